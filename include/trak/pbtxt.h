@@ -1,0 +1,45 @@
+/*
+** The protobuf text format, driven by the schema generated from protos/.
+**
+** trak_pbtxt_parse() turns text such as `packet { track_descriptor { uuid: 1 } }` into the
+** binary encoding of any message in the schema (Trace, TraceConfig, TracePacket, ...).
+** trak_pbtxt_print() does the reverse; fields the schema does not know are printed by number,
+** so nothing is lost. Text -> binary -> text -> binary is byte-identical.
+**
+** Accepted syntax: `name: value`, `name { ... }` and `name: { ... }` (also `< ... >`), `#`
+** comments, enum values by name or number, strings in double or single quotes with C escapes
+** (adjacent strings concatenate), `name: [a, b]` lists, decimal / hex / octal integers with a
+** sign, floats with exponents and inf/nan, true/false (also t/f, True/False), and `,` or `;`
+** between fields. Unknown fields may be written by number (`1234: 5`, `1234: "bytes"`,
+** `1234 { ... }`). Errors read "line L, column C: what went wrong (near 'token')".
+*/
+#ifndef TRAK_PBTXT_H
+#define TRAK_PBTXT_H
+
+#include <stddef.h>
+
+#include "trak/error.h"
+#include "trak/pb.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Parses `len` bytes of text as message `message_name` ("Trace", "TraceConfig" or a full
+** name like "perfetto.protos.Trace") and appends its binary encoding to `out`. Returns 0, or
+** TRAK_ENOTFOUND for an unknown message name, TRAK_EFORMAT with line and column for bad text,
+** TRAK_ENOMEM / TRAK_ENOSPC when `out` cannot grow. On error `out` holds a partial encoding. */
+int trak_pbtxt_parse(const char *message_name, const char *text, size_t len, trak_pb_buf *out,
+                     trak_error *err);
+
+/* Appends the text format of the binary message `data` to `out` (used as a byte buffer; it is
+** not NUL-terminated). Returns 0, TRAK_ENOTFOUND for an unknown message name, or TRAK_EFORMAT
+** (with the byte offset) when the binary is malformed: everything before the bad byte has
+** been printed. */
+int trak_pbtxt_print(const char *message_name, const void *data, size_t len, trak_pb_buf *out,
+                     trak_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* TRAK_PBTXT_H */

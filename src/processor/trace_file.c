@@ -1,0 +1,155 @@
+/*
+** Reading trace files whole, undoing gzip, and recognising the trace format from content.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "processor/trace_file.h"
+
+int trak__is_gzip(const uint8_t *data, size_t len) {
+  return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
+}
+
+static int read_stream(FILE *f, const char *path, uint8_t **data, size_t *len, trak_error *err) {
+  size_t cap = 1 << 16, n = 0;
+  uint8_t *buf = malloc(cap);
+  if (!buf) return trak_error_set(err, TRAK_ENOMEM, "%s: out of memory", path);
+  for (;;) {
+    if (n == cap) {
+      uint8_t *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        free(buf);
+        return trak_error_set(err, TRAK_ENOMEM, "%s: out of memory", path);
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    size_t got = fread(buf + n, 1, cap - n, f);
+    n += got;
+    if (got == 0) break;
+  }
+  if (ferror(f)) {
+    free(buf);
+    return trak_error_set(err, TRAK_EIO, "%s: read failed: %s", path, strerror(errno));
+  }
+  *data = buf;
+  *len = n;
+  return 0;
+}
+
+int trak__gunzip(const uint8_t *in, size_t in_len, int zlib_header, uint8_t **out,
+                 size_t *out_len, trak_error *err) {
+  z_stream z;
+  memset(&z, 0, sizeof z);
+  if (inflateInit2(&z, zlib_header ? 15 : 15 + 16) != Z_OK)
+    return trak_error_set(err, TRAK_ENOMEM, "cannot start zlib");
+  size_t cap = in_len * 4 + 4096, n = 0;
+  uint8_t *buf = malloc(cap);
+  int rc = buf ? Z_OK : Z_MEM_ERROR;
+  z.next_in = (Bytef *)in;
+  z.avail_in = 0;
+  size_t consumed = 0;
+  while (rc == Z_OK) {
+    if (n == cap) {
+      uint8_t *bigger = realloc(buf, cap * 2);
+      if (!bigger) {
+        rc = Z_MEM_ERROR;
+        break;
+      }
+      buf = bigger;
+      cap *= 2;
+    }
+    /* zlib counts in uInt; feed large inputs in slices. */
+    if (z.avail_in == 0 && consumed < in_len) {
+      size_t slice = in_len - consumed > (1u << 30) ? (1u << 30) : in_len - consumed;
+      z.next_in = (Bytef *)in + consumed;
+      z.avail_in = (uInt)slice;
+      consumed += slice;
+    }
+    size_t room = cap - n > (1u << 30) ? (1u << 30) : cap - n;
+    z.next_out = buf + n;
+    z.avail_out = (uInt)room;
+    rc = inflate(&z, Z_NO_FLUSH);
+    n += room - z.avail_out;
+    if (rc == Z_BUF_ERROR && z.avail_in == 0 && consumed == in_len) break;
+    if (rc == Z_BUF_ERROR) rc = Z_OK;
+  }
+  size_t bad_at = (size_t)z.total_in;
+  inflateEnd(&z);
+  if (rc != Z_STREAM_END) {
+    free(buf);
+    if (rc == Z_MEM_ERROR) return trak_error_set(err, TRAK_ENOMEM, "out of memory inflating");
+    return trak_error_set(err, TRAK_EFORMAT, "%s data at compressed byte %zu",
+                          rc == Z_BUF_ERROR ? "truncated compressed" : "corrupt compressed",
+                          bad_at);
+  }
+  *out = buf;
+  *out_len = n;
+  return 0;
+}
+
+int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_error *err) {
+  int is_stdin = !strcmp(path, "-");
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+  int rc = read_stream(f, path, data, len, err);
+  if (!is_stdin) fclose(f);
+  if (rc || !trak__is_gzip(*data, *len)) return rc;
+  uint8_t *plain;
+  size_t plain_len;
+  rc = trak__gunzip(*data, *len, 0, &plain, &plain_len, err);
+  free(*data);
+  *data = NULL;
+  if (rc) {
+    trak_error_prefix(err, "%s (gzip)", path);
+    return rc;
+  }
+  *data = plain;
+  *len = plain_len;
+  return 0;
+}
+
+trak_trace_format trak__detect_format(const uint8_t *data, size_t len) {
+  size_t probe = len < 4096 ? len : 4096;
+  for (size_t i = 0; i < probe; i++) {
+    uint8_t c = data[i];
+    /* Text never holds control bytes other than tab, newline and carriage return. */
+    if ((c < 0x20 && c != '\t' && c != '\n' && c != '\r') || c == 0x7f) return TRAK_FORMAT_PROTO;
+  }
+  size_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+    i++;
+  if (i == len) return len ? TRAK_FORMAT_PBTXT : TRAK_FORMAT_PROTO;
+  if (data[i] == '{' || data[i] == '[') return TRAK_FORMAT_JSON;
+  return TRAK_FORMAT_PBTXT;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && !strcmp(s + n - m, suffix);
+}
+
+trak_trace_format trak__format_from_name(const char *path) {
+  static const struct {
+    const char *suffix;
+    trak_trace_format format;
+  } known[] = {{".pbtxt", TRAK_FORMAT_PBTXT}, {".textproto", TRAK_FORMAT_PBTXT},
+               {".txt", TRAK_FORMAT_PBTXT},   {".pb", TRAK_FORMAT_PROTO},
+               {".pftrace", TRAK_FORMAT_PROTO}, {".perfetto-trace", TRAK_FORMAT_PROTO},
+               {".trace", TRAK_FORMAT_PROTO}, {".json", TRAK_FORMAT_JSON}};
+  for (size_t i = 0; i < sizeof known / sizeof *known; i++)
+    if (ends_with(path, known[i].suffix)) return known[i].format;
+  return TRAK_FORMAT_UNKNOWN;
+}
+
+const char *trak__format_name(trak_trace_format format) {
+  switch (format) {
+  case TRAK_FORMAT_PROTO: return "pb";
+  case TRAK_FORMAT_PBTXT: return "pbtxt";
+  case TRAK_FORMAT_JSON: return "json";
+  default: return "unknown";
+  }
+}

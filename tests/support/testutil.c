@@ -1,0 +1,1 @@
+int trak_testutil_placeholder;
