@@ -1,2 +1,71 @@
+/*
+** The trak command: dispatches `trak <subcommand> ...` to the cmd_*.c files and holds the
+** helpers they share. Every subcommand is a thin user of the public libraries.
+*/
+#include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
-int main(void) { puts("trak"); return 0; }
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const trak_cli_command commands[] = {
+    {"convert", trak_cli_convert, "convert a trace between binary, text and other formats"},
+    {"dump", trak_cli_dump, "print a trace as protobuf text format"},
+};
+#define N_COMMANDS (sizeof commands / sizeof *commands)
+
+static void usage(FILE *out) {
+  fprintf(out, "usage: trak <command> [options] [args]\n\ncommands:\n");
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf(out, "\n`trak <command> --help` describes a command. `trak --version` prints the "
+               "version.\n");
+}
+
+int trak_cli_fail(const char *cmd, const trak_error *err) {
+  fprintf(stderr, "trak %s: %s\n", cmd, err->message[0] ? err->message : trak_strerror(err->code));
+  return 1;
+}
+
+int trak_cli_failf(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "trak %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+  return 1;
+}
+
+int trak_cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+
+int trak_cli_write_file(const char *path, const void *data, size_t len, trak_error *err) {
+  int is_stdout = !strcmp(path, "-");
+  FILE *f = is_stdout ? stdout : fopen(path, "wb");
+  if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+  size_t wrote = fwrite(data, 1, len, f);
+  int rc = is_stdout ? fflush(f) : fclose(f);
+  if (wrote != len || rc)
+    return trak_error_set(err, TRAK_EIO, "%s: write failed: %s", path, strerror(errno));
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return 2;
+  }
+  if (trak_cli_is_help(argv[1])) {
+    usage(stdout);
+    return 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("trak %s\n", TRAK_VERSION);
+    return 0;
+  }
+  for (size_t i = 0; i < N_COMMANDS; i++)
+    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+  fprintf(stderr, "trak: unknown command '%s' (see trak --help)\n", argv[1]);
+  return 2;
+}

@@ -8,6 +8,7 @@
 #include <zlib.h>
 
 #include "processor/trace_file.h"
+#include "trak/pbtxt.h"
 
 int trak__is_gzip(const uint8_t *data, size_t len) {
   return len >= 2 && data[0] == 0x1f && data[1] == 0x8b;
@@ -152,4 +153,34 @@ const char *trak__format_name(trak_trace_format format) {
   case TRAK_FORMAT_JSON: return "json";
   default: return "unknown";
   }
+}
+
+int trak__load_trace_binary(const char *path, uint8_t **data, size_t *len,
+                            trak_trace_format *format, trak_error *err) {
+  uint8_t *raw;
+  size_t raw_len;
+  int rc = trak__read_trace_file(path, &raw, &raw_len, err);
+  if (rc) return rc;
+  *format = trak__detect_format(raw, raw_len);
+  if (*format == TRAK_FORMAT_PROTO) {
+    *data = raw;
+    *len = raw_len;
+    return 0;
+  }
+  if (*format != TRAK_FORMAT_PBTXT) {
+    free(raw);
+    return trak_error_set(err, TRAK_EUNSUPPORTED, "%s: %s traces cannot be converted to protobuf",
+                          path, trak__format_name(*format));
+  }
+  trak_pb_buf out;
+  trak_pb_buf_init_heap(&out);
+  rc = trak_pbtxt_parse("Trace", (const char *)raw, raw_len, &out, err);
+  free(raw);
+  if (rc) {
+    trak_pb_buf_free(&out);
+    trak_error_prefix(err, "%s", path);
+    return rc;
+  }
+  *data = trak_pb_buf_detach(&out, len);
+  return 0;
 }

@@ -37,4 +37,11 @@ trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 trak_trace_format trak__format_from_name(const char *path);
 const char *trak__format_name(trak_trace_format format);
 
+
+
+/* Reads any trace file trak can convert (binary or text, gzip or not) as binary
+** perfetto.protos.Trace bytes (malloc'ed, caller frees). *format receives the input format.
+** Errors name the file and the byte or line:column. */
+int trak__load_trace_binary(const char *path, uint8_t **data, size_t *len,
+                            trak_trace_format *format, trak_error *err);
 #endif /* TRAK_PROCESSOR_TRACE_FILE_H */

@@ -1,0 +1,34 @@
+/*
+** The trak command's internal interface: one entry point per subcommand (each in its own
+** cmd_<name>.c), plus the small helpers they share for errors and argument handling.
+*/
+#ifndef TRAK_CLI_H
+#define TRAK_CLI_H
+
+#include <stdio.h>
+
+#include "trak/error.h"
+
+/* A subcommand: receives argv with argv[0] being the subcommand name. Returns the exit code. */
+typedef int (*trak_cli_fn)(int argc, char **argv);
+
+typedef struct trak_cli_command {
+  const char *name;
+  trak_cli_fn run;
+  const char *summary; /* one line for `trak --help` */
+} trak_cli_command;
+
+int trak_cli_convert(int argc, char **argv);
+int trak_cli_dump(int argc, char **argv);
+
+/* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
+int trak_cli_fail(const char *cmd, const trak_error *err);
+int trak_cli_failf(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* True if argv[i] is -h or --help. */
+int trak_cli_is_help(const char *arg);
+
+/* Writes `len` bytes to `path` ("-" for stdout). Returns 0 or TRAK_EIO with the file named. */
+int trak_cli_write_file(const char *path, const void *data, size_t len, trak_error *err);
+
+#endif /* TRAK_CLI_H */

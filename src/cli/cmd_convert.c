@@ -1,0 +1,70 @@
+/*
+** `trak convert IN OUT`: rewrites a trace in another format. The input format is recognised
+** from content (gzip undone first); the output format comes from --to or OUT's extension.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "processor/trace_file.h"
+#include "trak/pbtxt.h"
+
+static const char CONVERT_HELP[] =
+    "usage: trak convert [--to pb|pbtxt] IN OUT\n"
+    "\n"
+    "Converts a trace between binary protobuf (.pb) and protobuf text format (.pbtxt).\n"
+    "IN may be gzip-compressed; its format is detected from its content. The output format\n"
+    "is taken from --to, else from OUT's extension (.pb .pftrace .perfetto-trace -> pb,\n"
+    ".pbtxt .textproto .txt -> pbtxt). OUT may be - for stdout.\n";
+
+/* Writes the binary trace `bin` to `out_path` in `format`. */
+static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin,
+                    size_t len, trak_error *err) {
+  if (format == TRAK_FORMAT_PROTO) return trak_cli_write_file(out_path, bin, len, err);
+  trak_pb_buf text;
+  trak_pb_buf_init_heap(&text);
+  int rc = trak_pbtxt_print("Trace", bin, len, &text, err);
+  if (!rc) rc = trak_cli_write_file(out_path, text.start, trak_pb_buf_len(&text), err);
+  trak_pb_buf_free(&text);
+  return rc;
+}
+
+int trak_cli_convert(int argc, char **argv) {
+  const char *to = NULL, *paths[2];
+  int n_paths = 0;
+  for (int i = 1; i < argc; i++) {
+    if (trak_cli_is_help(argv[i])) {
+      fputs(CONVERT_HELP, stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
+    else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
+    else if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("convert", "unknown option %s", argv[i]);
+    else if (n_paths < 2) paths[n_paths++] = argv[i];
+    else return trak_cli_failf("convert", "too many arguments (see --help)");
+  }
+  if (n_paths != 2) return trak_cli_failf("convert", "expected IN and OUT (see --help)");
+
+  trak_trace_format out_format = TRAK_FORMAT_UNKNOWN;
+  if (to && !strcmp(to, "pb")) out_format = TRAK_FORMAT_PROTO;
+  else if (to && !strcmp(to, "pbtxt")) out_format = TRAK_FORMAT_PBTXT;
+  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt, not '%s'", to);
+  else out_format = trak__format_from_name(paths[1]);
+  if (out_format != TRAK_FORMAT_PROTO && out_format != TRAK_FORMAT_PBTXT)
+    return trak_cli_failf("convert", "cannot tell the output format from '%s'; use --to pb|pbtxt",
+                          paths[1]);
+
+  trak_error err = {0};
+  trak_trace_format in_format;
+  uint8_t *bin;
+  size_t len;
+  int rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
+  if (rc) return trak_cli_fail("convert", &err);
+  rc = write_as(paths[1], out_format, bin, len, &err);
+  free(bin);
+  if (rc) {
+    if (rc == TRAK_EFORMAT) trak_error_prefix(&err, "%s", paths[0]);
+    return trak_cli_fail("convert", &err);
+  }
+  return 0;
+}
