@@ -215,9 +215,22 @@ static int parse_submessage(parser *ps, uint32_t number, const trak_pb_message_d
   else return trak__pbtxt_fail(&ps->lx, "expected '{' to open a message");
   if (++ps->depth > MAX_TEXT_DEPTH) return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
   if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
-  trak_pb_nested token = trak_pb_begin_nested(ps->out, number);
-  if (parse_message_body(ps, msg, close)) return ps->lx.error;
-  trak_pb_end_nested(ps->out, token);
+  if (!msg) {
+    /* Unknown message: encoded into its own buffer and written with a minimal length, the
+    ** same bytes the printer's quoted form parses back to. */
+    trak_pb_buf body, *outer = ps->out;
+    trak_pb_buf_init_heap(&body);
+    ps->out = &body;
+    int rc = parse_message_body(ps, NULL, close);
+    ps->out = outer;
+    if (!rc) trak_pb_put_bytes(outer, number, body.start, trak_pb_buf_len(&body));
+    trak_pb_buf_free(&body);
+    if (rc) return rc;
+  } else {
+    trak_pb_nested token = trak_pb_begin_nested(ps->out, number);
+    if (parse_message_body(ps, msg, close)) return ps->lx.error;
+    trak_pb_end_nested(ps->out, token);
+  }
   ps->depth--;
   return trak__pbtxt_next(&ps->lx); /* past the closing bracket */
 }
