@@ -240,14 +240,44 @@ static void test_unknown_fields_by_number(void **state) {
   free(text);
 }
 
-static void test_packed_input_prints_as_elements(void **state) {
+static void test_packed_input_on_unpacked_field_prints_by_number(void **state) {
+  /* Perfetto's repeated scalars are unpacked; packed bytes print raw so nothing changes. */
   trak_pb_buf b;
   const uint64_t v[] = {3, 4};
   trak_pb_buf_init_heap(&b);
   trak_pb_put_packed_varint(&b, TRAK_PB_TrackEvent_extra_counter_values, v, 2);
   char *text = tu_binary_to_pbtxt("TrackEvent", b.start, trak_pb_buf_len(&b));
-  assert_string_equal(text, "extra_counter_values: 3\nextra_counter_values: 4\n");
+  char expect[64];
+  snprintf(expect, sizeof expect, "%d: \"\\003\\004\"\n", TRAK_PB_TrackEvent_extra_counter_values);
+  assert_string_equal(text, expect);
   free(text);
+  assert_round_trip("TrackEvent", b.start, trak_pb_buf_len(&b));
+  trak_pb_buf_free(&b);
+}
+
+static void test_values_that_names_would_lose_print_by_number(void **state) {
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_sequence_flags, 1ull << 40);       /* > uint32 */
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_previous_packet_dropped, 2);       /* bool 2 */
+  trak_pb_put_fixed64(&b, TRAK_PB_TracePacket_timestamp, 5);                    /* wire type */
+  char *text = tu_binary_to_pbtxt("TracePacket", b.start, trak_pb_buf_len(&b));
+  assert_null(strstr(text, "sequence_flags"));
+  assert_null(strstr(text, "previous_packet_dropped"));
+  assert_null(strstr(text, "timestamp"));
+  free(text);
+  assert_round_trip("TracePacket", b.start, trak_pb_buf_len(&b));
+  trak_pb_buf_free(&b);
+
+  /* A NaN with a payload keeps its bits; the plain one prints as nan. */
+  trak_pb_buf_init_heap(&b);
+  trak_pb_put_fixed64(&b, TRAK_PB_TrackEvent_double_counter_value, 0x7ff8000000000001ull);
+  trak_pb_put_double(&b, TRAK_PB_TrackEvent_extra_double_counter_values, NAN);
+  text = tu_binary_to_pbtxt("TrackEvent", b.start, trak_pb_buf_len(&b));
+  assert_null(strstr(text, "double_counter_value: nan"));
+  assert_non_null(strstr(text, "extra_double_counter_values: nan"));
+  free(text);
+  assert_round_trip("TrackEvent", b.start, trak_pb_buf_len(&b));
   trak_pb_buf_free(&b);
 }
 
@@ -308,6 +338,7 @@ static uint64_t random_scalar_bits(const trak_pb_field_desc *fd) {
   }
 }
 
+/* Canonical encodings (minimal lengths), as the parser writes them. */
 static void random_message(trak_pb_buf *out, const trak_pb_message_desc *msg, int depth) {
   for (uint32_t i = 0; i < msg->n_fields; i++) {
     const trak_pb_field_desc *fd = &msg->fields[i];
@@ -316,9 +347,9 @@ static void random_message(trak_pb_buf *out, const trak_pb_message_desc *msg, in
     int n = fd->repeated ? 1 + (int)(rnd() % 3) : 1;
     for (int k = 0; k < n; k++) {
       if (fd->type == TRAK_PB_TYPE_MESSAGE) {
-        trak_pb_nested t = trak_pb_begin_nested(out, fd->number);
+        trak_pb_nested t = trak_pb_begin_nested_short(out, fd->number);
         random_message(out, trak__schema_field_message(fd), depth + 1);
-        trak_pb_end_nested(out, t);
+        trak_pb_end_nested_short(out, t);
       } else if (fd->type == TRAK_PB_TYPE_STRING || fd->type == TRAK_PB_TYPE_BYTES) {
         char s[24];
         size_t len = rnd() % sizeof s;
@@ -360,7 +391,8 @@ int main(void) {
       cmocka_unit_test(test_errors_have_positions),
       cmocka_unit_test(test_more_errors),
       cmocka_unit_test(test_unknown_fields_by_number),
-      cmocka_unit_test(test_packed_input_prints_as_elements),
+      cmocka_unit_test(test_packed_input_on_unpacked_field_prints_by_number),
+      cmocka_unit_test(test_values_that_names_would_lose_print_by_number),
       cmocka_unit_test(test_malformed_binary_prints_prefix_then_fails),
       cmocka_unit_test(test_random_messages_round_trip),
   };

@@ -216,7 +216,7 @@ int trak__pbtxt_next(pbtxt_lexer *lx) {
 int trak__pbtxt_lexer_init(pbtxt_lexer *lx, const char *text, size_t len, trak_error *err) {
   memset(lx, 0, sizeof *lx);
   lx->p = text;
-  lx->end = text + len;
+  lx->end = len ? text + len : text;
   lx->line = 1;
   lx->line_start = text;
   lx->err = err;

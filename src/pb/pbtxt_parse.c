@@ -1,7 +1,12 @@
 /*
 ** The text format parser: walks tokens from pbtxt_lexer.c against the generated schema
-** (schema.h) and writes the binary encoding as it goes, with no intermediate tree. Nested
-** messages use the encoder's reserved lengths, so the output is produced in one pass.
+** (schema.h) and writes the binary encoding as it goes, with no intermediate tree.
+**
+** The output is canonical: minimal varints and minimal nested lengths (the encoder's compact
+** nested form, shifted in the rare message over 127 bytes), and fields written by number are
+** encoded raw without consulting the schema. With the printer's rule of falling back to
+** by-number output whenever a name would lose bits, text -> binary -> text -> binary is
+** byte-identical for every input.
 */
 #include <errno.h>
 #include <math.h>
@@ -93,7 +98,7 @@ static int parse_integer(parser *ps, uint8_t type, uint64_t *bits) {
 }
 
 /* Parses a float/double literal: a number, inf/infinity/nan, optional '-', optional f suffix. */
-static int parse_real(parser *ps, double *value) {
+static int parse_real(parser *ps, int is_float, double *value) {
   int neg = 0;
   if (trak__pbtxt_is(&ps->lx, '-')) {
     neg = 1;
@@ -114,7 +119,7 @@ static int parse_real(parser *ps, double *value) {
       buf[--n] = 0;
     char *end;
     if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) *value = (double)strtoull(buf + 2, &end, 16);
-    else *value = strtod(buf, &end);
+    else *value = is_float ? strtof(buf, &end) : strtod(buf, &end);
     if (*end || end == buf) return trak__pbtxt_fail(&ps->lx, "expected a number");
   } else {
     return trak__pbtxt_fail(&ps->lx, "expected a number");
@@ -150,13 +155,13 @@ static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64
   case TRAK_PB_TYPE_ENUM: return parse_enum(ps, field, bits);
   case TRAK_PB_TYPE_DOUBLE: {
     double d;
-    if (parse_real(ps, &d)) return ps->lx.error;
+    if (parse_real(ps, 0, &d)) return ps->lx.error;
     memcpy(bits, &d, 8);
     return 0;
   }
   case TRAK_PB_TYPE_FLOAT: {
     double d;
-    if (parse_real(ps, &d)) return ps->lx.error;
+    if (parse_real(ps, 1, &d)) return ps->lx.error;
     float f = (float)d;
     uint32_t b32;
     memcpy(&b32, &f, 4);
@@ -215,22 +220,9 @@ static int parse_submessage(parser *ps, uint32_t number, const trak_pb_message_d
   else return trak__pbtxt_fail(&ps->lx, "expected '{' to open a message");
   if (++ps->depth > MAX_TEXT_DEPTH) return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
   if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
-  if (!msg) {
-    /* Unknown message: encoded into its own buffer and written with a minimal length, the
-    ** same bytes the printer's quoted form parses back to. */
-    trak_pb_buf body, *outer = ps->out;
-    trak_pb_buf_init_heap(&body);
-    ps->out = &body;
-    int rc = parse_message_body(ps, NULL, close);
-    ps->out = outer;
-    if (!rc) trak_pb_put_bytes(outer, number, body.start, trak_pb_buf_len(&body));
-    trak_pb_buf_free(&body);
-    if (rc) return rc;
-  } else {
-    trak_pb_nested token = trak_pb_begin_nested(ps->out, number);
-    if (parse_message_body(ps, msg, close)) return ps->lx.error;
-    trak_pb_end_nested(ps->out, token);
-  }
+  trak_pb_nested token = trak_pb_begin_nested_short(ps->out, number);
+  if (parse_message_body(ps, msg, close)) return ps->lx.error;
+  trak_pb_end_nested_short(ps->out, token);
   ps->depth--;
   return trak__pbtxt_next(&ps->lx); /* past the closing bracket */
 }
@@ -239,7 +231,7 @@ static int parse_submessage(parser *ps, uint32_t number, const trak_pb_message_d
 static int parse_list(parser *ps, const trak_pb_field_desc *field, int packed) {
   if (trak__pbtxt_next(&ps->lx)) return ps->lx.error; /* past '[' */
   trak_pb_nested token = 0;
-  if (packed) token = trak_pb_begin_nested(ps->out, field->number);
+  if (packed) token = trak_pb_begin_nested_short(ps->out, field->number);
   int first = 1;
   while (!trak__pbtxt_is(&ps->lx, ']')) {
     if (!first && expect(ps, ',', "between list elements")) return ps->lx.error;
@@ -249,7 +241,7 @@ static int parse_list(parser *ps, const trak_pb_field_desc *field, int packed) {
                  : parse_value(ps, field, packed);
     if (rc) return ps->lx.error;
   }
-  if (packed) trak_pb_end_nested(ps->out, token);
+  if (packed) trak_pb_end_nested_short(ps->out, token);
   return trak__pbtxt_next(&ps->lx);
 }
 
@@ -285,15 +277,15 @@ static int parse_known_field(parser *ps, const trak_pb_field_desc *field) {
   if (is_message) return parse_submessage(ps, field->number, trak__schema_field_message(field));
   if (!colon) return trak__pbtxt_fail(&ps->lx, "expected ':' after field '%s'", field->name);
   if (!field->packed) return parse_value(ps, field, 0);
-  trak_pb_nested token = trak_pb_begin_nested(ps->out, field->number);
+  trak_pb_nested token = trak_pb_begin_nested_short(ps->out, field->number);
   if (parse_value(ps, field, 1)) return ps->lx.error;
-  trak_pb_end_nested(ps->out, token);
+  trak_pb_end_nested_short(ps->out, token);
   return 0;
 }
 
 /* Fields until `close` (or the end of input when close is 0). msg NULL: unknown message. */
 static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char close) {
-  uint8_t seen[512] = {0}; /* non-repeated fields already given, by index (first 4096) */
+  trak_pb_seen_fields seen = {{0}};
   for (;;) {
     const pbtxt_token *t = &ps->lx.tok;
     if (close ? trak__pbtxt_is(&ps->lx, close) : t->kind == PBTXT_END) return 0;
@@ -312,12 +304,8 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
     } else if (t->kind == PBTXT_IDENT && msg) {
       const trak_pb_field_desc *field = trak__schema_field_by_name(msg, t->text, t->len);
       if (!field) return trak__pbtxt_fail(&ps->lx, "%s has no field with this name", msg->full_name);
-      size_t index = (size_t)(field - msg->fields);
-      if (!field->repeated && index < sizeof seen * 8) {
-        if (seen[index / 8] & (1u << (index % 8)))
-          return trak__pbtxt_fail(&ps->lx, "non-repeated field '%s' given twice", field->name);
-        seen[index / 8] |= (uint8_t)(1u << (index % 8));
-      }
+      if (!trak__schema_mark_seen(&seen, msg, field))
+        return trak__pbtxt_fail(&ps->lx, "non-repeated field '%s' given twice", field->name);
       if (trak__pbtxt_next(&ps->lx) || parse_known_field(ps, field)) return ps->lx.error;
     } else {
       return trak__pbtxt_fail(&ps->lx, msg ? "expected a field name" : "expected a field number");

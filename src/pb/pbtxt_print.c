@@ -1,7 +1,8 @@
 /*
 ** The text format printer: decodes binary with the pb decoder and prints each field in wire
 ** order using the generated schema, so that parsing the output gives back the same bytes.
-** Fields the schema does not know, or whose wire type disagrees with it, print by number:
+** Fields the schema does not know, whose wire type disagrees with it, whose value the name
+** would lose, or (for message fields) whose bytes are not a valid message, print by number:
 ** varints in decimal, fixed64 / fixed32 as 0x with 16 / 8 hex digits, length-delimited as a
 ** quoted byte string.
 */
@@ -71,7 +72,7 @@ static void emit_real(printer *pr, double v, int is_float) {
   if (isinf(v)) return emit_str(pr, v < 0 ? "-inf" : "inf");
   char buf[40];
   snprintf(buf, sizeof buf, "%.*g", is_float ? 6 : 15, v);
-  int same = is_float ? (float)strtod(buf, NULL) == (float)v : strtod(buf, NULL) == v;
+  int same = is_float ? strtof(buf, NULL) == (float)v : strtod(buf, NULL) == v;
   if (!same) snprintf(buf, sizeof buf, "%.*g", is_float ? 9 : 17, v);
   emit_str(pr, buf);
 }
@@ -110,6 +111,33 @@ static void emit_scalar(printer *pr, const trak_pb_field_desc *fd, uint64_t bits
   }
 }
 
+/* True when printing `bits` by name and parsing it back gives the same bits: the value fits
+** the declared type and, for reals, any NaN is the one the parser produces. */
+static int prints_losslessly(const trak_pb_field_desc *fd, uint64_t bits) {
+  switch (fd->type) {
+  case TRAK_PB_TYPE_BOOL: return bits <= 1;
+  case TRAK_PB_TYPE_INT32:
+  case TRAK_PB_TYPE_ENUM: return (uint64_t)(int64_t)(int32_t)bits == bits;
+  case TRAK_PB_TYPE_UINT32:
+  case TRAK_PB_TYPE_SINT32: return bits <= UINT32_MAX;
+  case TRAK_PB_TYPE_DOUBLE: {
+    double d = NAN;
+    uint64_t canonical;
+    memcpy(&canonical, &d, 8);
+    memcpy(&d, &bits, 8);
+    return !isnan(d) || bits == canonical;
+  }
+  case TRAK_PB_TYPE_FLOAT: {
+    float f = NAN;
+    uint32_t canonical, b32 = (uint32_t)bits;
+    memcpy(&canonical, &f, 4);
+    memcpy(&f, &b32, 4);
+    return !isnan(f) || b32 == canonical;
+  }
+  default: return 1;
+  }
+}
+
 static void emit_field_start(printer *pr, const char *name, uint32_t number) {
   emit_indent(pr);
   if (name) emit_str(pr, name);
@@ -131,31 +159,40 @@ static void emit_unknown(printer *pr, const trak_pb_field *f) {
 
 static int print_message(printer *pr, const trak_pb_message_desc *msg, trak_pb_decoder *dec);
 
-/* A packed repeated scalar: one line per element, as if it had been written unpacked. */
+/* A declared-packed field's payload, as the `name: [a, b]` list the parser packs again. */
 static int print_packed(printer *pr, const trak_pb_field_desc *fd, const trak_pb_field *f) {
   trak_pb_packed it;
   uint64_t bits;
   int rc;
   trak_pb_packed_init(&it, f, trak__schema_wire_type(fd->type));
-  while ((rc = trak_pb_packed_next(&it, &bits)) == 1) {
-    emit_field_start(pr, fd->name, fd->number);
-    emit_str(pr, ": ");
+  while ((rc = trak_pb_packed_next(&it, &bits)) == 1)
+    if (!prints_losslessly(fd, bits)) return TRAK_EFORMAT; /* caller prints it by number */
+  if (rc) return rc;
+  emit_field_start(pr, fd->name, fd->number);
+  emit_str(pr, ": [");
+  trak_pb_packed_init(&it, f, trak__schema_wire_type(fd->type));
+  for (int first = 1; trak_pb_packed_next(&it, &bits) == 1; first = 0) {
+    if (!first) emit_str(pr, ", ");
     emit_scalar(pr, fd, bits);
-    emit_str(pr, "\n");
   }
-  return rc;
+  emit_str(pr, "]\n");
+  return 0;
 }
 
 static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_decoder *dec,
-                       const trak_pb_field *f) {
+                       const trak_pb_field *f, trak_pb_seen_fields *seen) {
   const trak_pb_field_desc *fd = msg ? trak__schema_field_by_number(msg, f->number) : NULL;
-  if (!fd) return emit_unknown(pr, f), 0;
-  uint32_t expected = trak__schema_wire_type(fd->type);
-  if (f->wire_type != expected) {
-    int packable = f->wire_type == TRAK_PB_WIRE_LEN && fd->repeated && expected != TRAK_PB_WIRE_LEN;
-    if (packable && print_packed(pr, fd, f) == 0) return 0;
+  /* A repeat of a non-repeated field prints by number: the parser refuses the name twice. */
+  if (!fd || !trak__schema_mark_seen(seen, msg, fd)) return emit_unknown(pr, f), 0;
+  /* By name only in the encoding the parser would write back; anything else by number. */
+  uint32_t expected = fd->packed ? TRAK_PB_WIRE_LEN : trak__schema_wire_type(fd->type);
+  if (f->wire_type != expected) return emit_unknown(pr, f), 0;
+  if (fd->packed) {
+    if (print_packed(pr, fd, f) == 0) return 0;
     return emit_unknown(pr, f), 0;
   }
+  if (fd->type != TRAK_PB_TYPE_MESSAGE && !prints_losslessly(fd, f->value)) return emit_unknown(pr, f), 0;
+  size_t mark = trak_pb_buf_len(pr->out);
   emit_field_start(pr, fd->name, fd->number);
   if (fd->type == TRAK_PB_TYPE_MESSAGE) {
     trak_pb_decoder child;
@@ -164,9 +201,11 @@ static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_dec
     pr->indent++;
     int rc = print_message(pr, trak__schema_field_message(fd), &child);
     pr->indent--;
-    if (rc) {
-      *dec = child; /* carry the error position out */
-      return rc;
+    if (rc && !pr->out->error) {
+      /* Bytes that are not a valid message: take back what was printed and show them raw,
+      ** so nothing is lost and the text still parses to the same bytes. */
+      pr->out->p = pr->out->start + mark;
+      return emit_unknown(pr, f), 0;
     }
     emit_indent(pr);
     emit_str(pr, "}\n");
@@ -182,9 +221,10 @@ static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_dec
 
 static int print_message(printer *pr, const trak_pb_message_desc *msg, trak_pb_decoder *dec) {
   trak_pb_field f;
+  trak_pb_seen_fields seen = {{0}};
   int rc;
   while ((rc = trak_pb_decoder_next(dec, &f)) == 1)
-    if ((rc = print_field(pr, msg, dec, &f)) != 0) return rc;
+    if ((rc = print_field(pr, msg, dec, &f, &seen)) != 0) return rc;
   return rc;
 }
 
