@@ -220,6 +220,7 @@ typedef struct trak_pb_field {
 typedef struct trak_pb_decoder {
   const uint8_t *p;          /* next unread byte */
   const uint8_t *end;        /* end of this message's span */
+  const uint8_t *limit;      /* end of the outermost buffer: reading up to here is safe */
   const uint8_t *origin;     /* first byte of the outermost buffer: error offsets count from it */
   uint32_t depth;            /* 0 for the outermost message */
   int error;                 /* 0, or TRAK_EFORMAT once malformed bytes were met */
@@ -230,39 +231,129 @@ typedef struct trak_pb_decoder {
 /* Decodes the fields of one message in [data, data + len). Can't fail. */
 void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
 
+/* Out-of-line slow path of trak_pb_decoder_init_nested: records the error in `child`. */
+int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
+                                      const trak_pb_field *field);
+
 /* Decodes a LEN field of `parent` as a nested message. Returns 0, or TRAK_EFORMAT (recorded in
 ** `child`, whose next() then fails too) when the field is not LEN or nesting is too deep. */
-int trak_pb_decoder_init_nested(trak_pb_decoder *child, const trak_pb_decoder *parent,
-                                const trak_pb_field *field);
+static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child,
+                                              const trak_pb_decoder *parent,
+                                              const trak_pb_field *field) {
+  if (TRAK_UNLIKELY(field->wire_type != TRAK_PB_WIRE_LEN || parent->depth >= TRAK_PB_MAX_DEPTH))
+    return trak_pb__decoder_init_nested_slow(child, parent, field);
+  child->p = field->data;
+  child->end = field->data + field->len;
+  child->limit = parent->limit;
+  child->origin = parent->origin;
+  child->depth = parent->depth + 1;
+  child->error = 0; /* error_offset and error_reason are only read once error is set */
+  return 0;
+}
 
 /* Out-of-line slow path of trak_pb_decoder_next. */
 int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
 
+/* Decodes a multi-byte varint at p (p[0] >= 0x80) when at least 16 bytes are readable.
+** Up to eight bytes are decoded without branches from one 64-bit load: the stop bit is found
+** with ctz and the 7-bit groups are packed together by three mask-and-shift steps. Returns the
+** position after the varint, or NULL if it is longer than ten bytes. */
+static inline const uint8_t *trak_pb__read_varint_unchecked(const uint8_t *p, uint64_t *out) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  w = __builtin_bswap64(w);
+#endif
+  uint64_t stops = ~w & 0x8080808080808080ull;
+  if (TRAK_LIKELY(stops != 0)) {
+    unsigned bits = (unsigned)__builtin_ctzll(stops) + 1; /* 8 * number of bytes */
+    uint64_t x = bits == 64 ? w : w & ((1ull << bits) - 1);
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+    *out = x;
+    return p + bits / 8;
+  }
+  /* Nine or ten bytes: large unsigned or negative values. */
+  uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+  x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+  x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+  x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+  x |= (uint64_t)(p[8] & 0x7f) << 56;
+  if (p[8] < 0x80) {
+    *out = x;
+    return p + 9;
+  }
+  if (p[9] > 1) return NULL; /* a tenth byte may only hold the top bit */
+  *out = x | ((uint64_t)p[9] << 63);
+  return p + 10;
+}
+
 /* Reads the next field. Returns 1 and fills `field`; 0 at the clean end of the span; or
 ** TRAK_EFORMAT (and keeps returning it) when the bytes are malformed: truncated varint,
-** varint over 10 bytes, length past the end, invalid or group wire type, field number 0. */
+** varint over 10 bytes, length past the end, invalid or group wire type, field number 0.
+**
+** Fast path: with at least 16 readable bytes left in the outermost buffer, a tag of up to two
+** bytes (fields 1-2047) and a varint of up to ten bytes can be read without per-byte bounds
+** checks; only the result is checked against this message's end. Everything else, including
+** every malformed case, goes out of line. */
 static inline int trak_pb_decoder_next(trak_pb_decoder *dec, trak_pb_field *field) {
-  const uint8_t *p = dec->p;
-  /* Fast path: one-byte tag (fields 1-15) and, for varints, a one-byte value. */
-  if (TRAK_LIKELY(dec->end - p >= 2 && p[0] < 0x80 && p[0] >= 8)) {
+  const uint8_t *p = dec->p, *end = dec->end;
+  if (TRAK_UNLIKELY(p >= end)) return dec->error; /* 0 at a clean end */
+  if (TRAK_LIKELY(dec->limit - p >= 16)) {
     uint32_t tag = p[0];
-    uint32_t wt = tag & 7;
-    if (wt == TRAK_PB_WIRE_VARINT && p[1] < 0x80) {
-      field->number = tag >> 3;
-      field->wire_type = wt;
-      field->value = p[1];
-      dec->p = p + 2;
-      return 1;
+    p++;
+    if (tag >= 0x80) {
+      if (p[0] >= 0x80) goto slow;
+      tag = (tag & 0x7f) | ((uint32_t)p[0] << 7);
+      p++;
     }
-    if (wt == TRAK_PB_WIRE_LEN && p[1] < 0x80 && (size_t)(dec->end - p) >= 2u + p[1]) {
-      field->number = tag >> 3;
-      field->wire_type = wt;
-      field->len = p[1];
-      field->data = p + 2;
-      dec->p = p + 2 + p[1];
-      return 1;
+    uint32_t wire_type = tag & 7;
+    if (TRAK_UNLIKELY(tag < 8)) goto slow; /* field number 0 */
+    uint64_t v;
+    if (TRAK_LIKELY(wire_type == TRAK_PB_WIRE_VARINT || wire_type == TRAK_PB_WIRE_LEN)) {
+      v = p[0];
+      if (v < 0x80) {
+        p += 1;
+      } else {
+        p = trak_pb__read_varint_unchecked(p, &v);
+        if (TRAK_UNLIKELY(!p)) goto slow;
+      }
+      if (TRAK_UNLIKELY(p > end)) goto slow;
+      if (wire_type == TRAK_PB_WIRE_VARINT) {
+        field->value = v;
+      } else {
+        if (TRAK_UNLIKELY(v > (uint64_t)(end - p))) goto slow;
+        field->data = p;
+        field->len = (size_t)v;
+        p += v;
+      }
+    } else if (wire_type == TRAK_PB_WIRE_FIXED64) {
+      if (TRAK_UNLIKELY(end - p < 8)) goto slow;
+      memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+      v = __builtin_bswap64(v);
+#endif
+      field->value = v;
+      p += 8;
+    } else if (wire_type == TRAK_PB_WIRE_FIXED32) {
+      uint32_t v32;
+      if (TRAK_UNLIKELY(end - p < 4)) goto slow;
+      memcpy(&v32, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+      v32 = __builtin_bswap32(v32);
+#endif
+      field->value = v32;
+      p += 4;
+    } else {
+      goto slow; /* groups and invalid wire types */
     }
+    field->number = tag >> 3;
+    field->wire_type = wire_type;
+    dec->p = p;
+    return 1;
   }
+slow:
   return trak_pb__decoder_next_slow(dec, field);
 }
 
