@@ -254,16 +254,30 @@ static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child,
 /* Out-of-line slow path of trak_pb_decoder_next. */
 int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
 
+/* Little-endian loads of fixed-width values (the wire's byte order). */
+static inline uint64_t trak_pb__load_le64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+static inline uint32_t trak_pb__load_le32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
 /* Decodes a multi-byte varint at p (p[0] >= 0x80) when at least 16 bytes are readable.
 ** Up to eight bytes are decoded without branches from one 64-bit load: the stop bit is found
 ** with ctz and the 7-bit groups are packed together by three mask-and-shift steps. Returns the
 ** position after the varint, or NULL if it is longer than ten bytes. */
 static inline const uint8_t *trak_pb__read_varint_unchecked(const uint8_t *p, uint64_t *out) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-  w = __builtin_bswap64(w);
-#endif
+  uint64_t w = trak_pb__load_le64(p);
   uint64_t stops = ~w & 0x8080808080808080ull;
   if (TRAK_LIKELY(stops != 0)) {
     unsigned bits = (unsigned)__builtin_ctzll(stops) + 1; /* 8 * number of bytes */
@@ -328,23 +342,11 @@ static inline int trak_pb_decoder_next(trak_pb_decoder *dec, trak_pb_field *fiel
         field->len = (size_t)v;
         p += v;
       }
-    } else if (wire_type == TRAK_PB_WIRE_FIXED64) {
-      if (TRAK_UNLIKELY(end - p < 8)) goto slow;
-      memcpy(&v, p, 8);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-      v = __builtin_bswap64(v);
-#endif
-      field->value = v;
-      p += 8;
-    } else if (wire_type == TRAK_PB_WIRE_FIXED32) {
-      uint32_t v32;
-      if (TRAK_UNLIKELY(end - p < 4)) goto slow;
-      memcpy(&v32, p, 4);
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-      v32 = __builtin_bswap32(v32);
-#endif
-      field->value = v32;
-      p += 4;
+    } else if (wire_type == TRAK_PB_WIRE_FIXED64 || wire_type == TRAK_PB_WIRE_FIXED32) {
+      int wide = wire_type == TRAK_PB_WIRE_FIXED64;
+      if (TRAK_UNLIKELY(end - p < (wide ? 8 : 4))) goto slow;
+      field->value = wide ? trak_pb__load_le64(p) : trak_pb__load_le32(p);
+      p += wide ? 8 : 4;
     } else {
       goto slow; /* groups and invalid wire types */
     }
