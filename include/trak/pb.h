@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "trak/error.h"
+#include "trak/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,16 +77,16 @@ struct trak_pb_buf {
 typedef size_t trak_pb_nested;
 
 /* Writes into [mem, mem + size). Can't fail. */
-void trak_pb_buf_init_fixed(trak_pb_buf *buf, void *mem, size_t size);
+TRAK_API void trak_pb_buf_init_fixed(trak_pb_buf *buf, void *mem, size_t size);
 /* A buffer on the heap that doubles as needed; release it with trak_pb_buf_free(). */
-void trak_pb_buf_init_heap(trak_pb_buf *buf);
-void trak_pb_buf_free(trak_pb_buf *buf);
+TRAK_API void trak_pb_buf_init_heap(trak_pb_buf *buf);
+TRAK_API void trak_pb_buf_free(trak_pb_buf *buf);
 /* Hands the heap buffer's bytes to the caller (free() them); the buffer becomes empty. */
-uint8_t *trak_pb_buf_detach(trak_pb_buf *buf, size_t *len);
+TRAK_API uint8_t *trak_pb_buf_detach(trak_pb_buf *buf, size_t *len);
 static inline size_t trak_pb_buf_len(const trak_pb_buf *buf) { return (size_t)(buf->p - buf->start); }
 
 /* Out-of-line slow path of trak_pb_buf_ensure. */
-int trak_pb__buf_grow(trak_pb_buf *buf, size_t need);
+TRAK_API int trak_pb__buf_grow(trak_pb_buf *buf, size_t need);
 
 /* Makes `n` bytes writable at buf->p. Returns 1, or 0 when the buffer is (now) in error. */
 static inline int trak_pb_buf_ensure(trak_pb_buf *buf, size_t n) {
@@ -190,20 +191,20 @@ static inline void trak_pb_put_raw(trak_pb_buf *buf, const void *data, size_t le
 /* Nested messages. begin writes the tag and reserves TRAK_PB_NESTED_LEN_BYTES for the length;
 ** end patches it as a redundant (padded) varint. Nesting is unlimited; end calls must come in
 ** reverse order of begin calls. A message longer than TRAK_PB_MAX_NESTED_LEN sets TRAK_EINVAL. */
-trak_pb_nested trak_pb_begin_nested(trak_pb_buf *buf, uint32_t field);
-void trak_pb_end_nested(trak_pb_buf *buf, trak_pb_nested token);
+TRAK_API trak_pb_nested trak_pb_begin_nested(trak_pb_buf *buf, uint32_t field);
+TRAK_API void trak_pb_end_nested(trak_pb_buf *buf, trak_pb_nested token);
 
 /* Compact variant for messages that are almost always shorter than 128 bytes (the SDK's
 ** events): one length byte is reserved; a longer message is shifted once at the end to make
 ** room for its real length. Same pairing rules as above. */
-trak_pb_nested trak_pb_begin_nested_short(trak_pb_buf *buf, uint32_t field);
-void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token);
+TRAK_API trak_pb_nested trak_pb_begin_nested_short(trak_pb_buf *buf, uint32_t field);
+TRAK_API void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token);
 
 /* Packed repeated fields: one length-delimited field holding all elements. */
-void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n);
-void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n);
+TRAK_API void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Decoder                                                                                    */
@@ -229,10 +230,10 @@ typedef struct trak_pb_decoder {
 } trak_pb_decoder;
 
 /* Decodes the fields of one message in [data, data + len). Can't fail. */
-void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
+TRAK_API void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
 
 /* Out-of-line slow path of trak_pb_decoder_init_nested: records the error in `child`. */
-int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
+TRAK_API int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
                                       const trak_pb_field *field);
 
 /* Decodes a LEN field of `parent` as a nested message. Returns 0, or TRAK_EFORMAT (recorded in
@@ -252,7 +253,7 @@ static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child,
 }
 
 /* Out-of-line slow path of trak_pb_decoder_next. */
-int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
+TRAK_API int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
 
 /* Little-endian loads of fixed-width values (the wire's byte order). */
 static inline uint64_t trak_pb__load_le64(const uint8_t *p) {
@@ -360,11 +361,11 @@ slow:
 }
 
 /* Fills `err` with "malformed protobuf at byte N: reason" and returns TRAK_EFORMAT. */
-int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err);
+TRAK_API int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err);
 
 /* Decodes one varint at *pp (not past `end`). Returns 0 and advances *pp, or TRAK_EFORMAT
 ** with *reason set ("truncated varint" / "varint longer than 10 bytes"). */
-int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
+TRAK_API int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
                         const char **reason);
 
 /* Elements of a packed repeated field (LEN payload). element_wire_type is VARINT, FIXED32 or
@@ -374,9 +375,9 @@ typedef struct trak_pb_packed {
   const uint8_t *p, *end;
   uint32_t element_wire_type;
 } trak_pb_packed;
-void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,
+TRAK_API void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,
                          uint32_t element_wire_type);
-int trak_pb_packed_next(trak_pb_packed *it, uint64_t *value);
+TRAK_API int trak_pb_packed_next(trak_pb_packed *it, uint64_t *value);
 
 /* Typed views of a scalar field's raw value (no wire-type check: callers compare wire_type). */
 static inline int32_t trak_pb_as_int32(const trak_pb_field *f) { return (int32_t)f->value; }
