@@ -1,0 +1,293 @@
+/*
+** The event path. trak__event_fast() writes the common events (slice begin and end, instants
+** without options) straight into the writer's chunk, byte by byte, when their name and category
+** are already interned on the sequence: ~14 bytes, no lock, no allocation. Everything else
+** (options, run-time names, groups, first use of a name) is encoded by encode_event() into the
+** thread's scratch buffer with interned data collected on the side, then copied in as one
+** packet. Each session in the category's mask gets its own copy through its own writer.
+*/
+#include <string.h>
+
+#include "sdk/internal.h"
+
+_Static_assert(TRAK__SLICE_BEGIN == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN, "TrackEvent.Type");
+_Static_assert(TRAK__SLICE_END == TRAK_PB_TrackEvent_TYPE_SLICE_END, "TrackEvent.Type");
+_Static_assert(TRAK__INSTANT == TRAK_PB_TrackEvent_TYPE_INSTANT, "TrackEvent.Type");
+_Static_assert(TRAK__COUNTER == TRAK_PB_TrackEvent_TYPE_COUNTER, "TrackEvent.Type");
+_Static_assert(TRAK_ORDER_EXPLICIT == TRAK_PB_TrackDescriptor_EXPLICIT, "ChildTracksOrdering");
+_Static_assert(TRAK_UNIT_SIZE_BYTES == TRAK_PB_CounterDescriptor_UNIT_SIZE_BYTES, "Unit");
+
+struct trak_event_ctx {
+  trak_pb_buf *event;
+  trak__thread *t;
+  trak__writer *w;
+};
+
+static _Atomic int next_user_type = TRAK__INTERN_FIRST_USER;
+
+/* Marks the thread as writing and returns the sessions to write to (re-read after the mark,
+** see thread.c), or 0. */
+static inline uint32_t enter(trak__thread *t, const trak_category *cat) {
+  atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);
+  return __atomic_load_n(&cat->mask, __ATOMIC_RELAXED);
+}
+static inline void leave(trak__thread *t) {
+  atomic_store_explicit(&t->busy, 0, memory_order_release);
+}
+
+/* Gets `w` ready for an event at `now`. Returns 1 if it can write. */
+static inline int ready(trak__thread *t, trak__writer *w, int slot, uint64_t now) {
+  if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen, memory_order_relaxed) &&
+                  now < w->next_clear_ts))
+    return 1;
+  int r = trak__writer_prepare(t, w, slot, now);
+  if (r < 0) trak__session_lost(w->session, 1);
+  return r > 0;
+}
+
+static inline uint64_t take_delta(trak__writer *w, uint64_t ts) {
+  uint64_t delta = ts > w->last_ts ? ts - w->last_ts : 0;
+  w->last_ts += delta;
+  return delta;
+}
+
+/* Writes an option-less event directly into the chunk. Returns 1 when written, 0 when the
+** generic path must do it (something to intern), -1 when the packet was lost. */
+static inline int write_fast(trak__thread *t, trak__writer *w, const trak_category *cat,
+                             uint32_t type, const char *name, uint64_t ts) {
+  uint64_t name_iid = 0, cat_iid = 0;
+  if (name && !(name_iid = trak__intern_find(w, TRAK__INTERN_NAME, (uintptr_t)name))) return 0;
+  if (type != TRAK__SLICE_END) {
+    if (cat->flags & TRAK__CAT_GROUP) return 0;
+    if (!(cat_iid = trak__intern_find(w, TRAK__INTERN_CATEGORY, (uintptr_t)cat))) return 0;
+  }
+  uint8_t *p = trak__writer_reserve(t, w, 48);
+  if (!p) return -1;
+  uint8_t *q = trak_pb_write_tag(p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
+  uint8_t *pkt_len = q++;
+  q = trak_pb_write_tag(q, TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT);
+  q = trak_pb_write_varint(q, take_delta(w, ts));
+  q = trak_pb_write_tag(q, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN);
+  uint8_t *ev_len = q++;
+  q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT);
+  *q++ = (uint8_t)type;
+  if (name_iid) {
+    q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT);
+    q = trak_pb_write_varint(q, name_iid);
+  }
+  if (cat_iid) {
+    q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT);
+    q = trak_pb_write_varint(q, cat_iid);
+  }
+  *ev_len = (uint8_t)(q - ev_len - 1);
+  *pkt_len = (uint8_t)(q - pkt_len - 1);
+  trak__writer_commit(w, q);
+  return 1;
+}
+
+/* An event's parts, gathered from the macro's options. */
+typedef struct event {
+  const trak_category *cat;
+  uint32_t type;
+  const char *name;
+  int dynamic_name;
+  const trak_opt *opts;
+  size_t n;
+  trak_track track;  /* 0: the sequence default (thread) */
+  uint64_t explicit_ts; /* 0: now */
+} event;
+
+static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
+                           const trak_category *cat) {
+  if (!(cat->flags & TRAK__CAT_GROUP)) {
+    uint64_t iid = trak__intern(t, w, TRAK__INTERN_CATEGORY, TRAK_PB_InternedData_event_categories,
+                                (uintptr_t)cat, cat->name, NULL, NULL);
+    if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, iid);
+    else trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, cat->name);
+    return;
+  }
+  for (const char *p = cat->name;;) { /* a group lists its members */
+    const char *comma = strchr(p, ',');
+    size_t len = comma ? (size_t)(comma - p) : strlen(p);
+    trak_pb_put_bytes(b, TRAK_PB_TrackEvent_categories, p, len);
+    if (!comma) break;
+    p = comma + 1;
+  }
+}
+
+static void put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak_opt *o) {
+  trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TrackEvent_debug_annotations);
+  uint64_t iid = trak__intern(t, w, TRAK__INTERN_ANNOTATION,
+                              TRAK_PB_InternedData_debug_annotation_names, (uintptr_t)o->name,
+                              o->name, NULL, NULL);
+  if (iid) trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
+  else trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, o->name);
+  switch (o->kind) {
+    case TRAK__OPT_BOOL: trak_pb_put_bool(b, TRAK_PB_DebugAnnotation_bool_value, (int)o->v.u); break;
+    case TRAK__OPT_INT: trak_pb_put_int64(b, TRAK_PB_DebugAnnotation_int_value, o->v.i); break;
+    case TRAK__OPT_UINT: trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_uint_value, o->v.u); break;
+    case TRAK__OPT_DOUBLE: trak_pb_put_double(b, TRAK_PB_DebugAnnotation_double_value, o->v.d); break;
+    case TRAK__OPT_STRING: trak_pb_put_string(b, TRAK_PB_DebugAnnotation_string_value, o->v.s); break;
+    default:
+      trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_pointer_value, (uint64_t)(uintptr_t)o->v.p);
+  }
+  trak_pb_end_nested_short(b, n);
+}
+
+/* Encodes one event packet (with its interned data) into t->scratch. */
+static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint64_t now) {
+  trak_pb_buf *b = &t->scratch;
+  b->p = b->start;
+  b->error = 0;
+  t->interned.p = t->interned.start;
+  t->interned.error = 0;
+  trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
+  if (ev->explicit_ts) {
+    trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->explicit_ts);
+    trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp_clock_id, TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
+  } else {
+    trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, take_delta(w, now));
+  }
+  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, ev->type);
+  if (ev->track && ev->track != t->uuid)
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, ev->track);
+  if (ev->type != TRAK__SLICE_END) put_categories(t, w, b, ev->cat);
+  if (ev->name && ev->dynamic_name) {
+    trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
+  } else if (ev->name) {
+    uint64_t iid = trak__intern(t, w, TRAK__INTERN_NAME, TRAK_PB_InternedData_event_names,
+                                (uintptr_t)ev->name, ev->name, NULL, NULL);
+    if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, iid);
+    else trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
+  }
+  for (size_t i = 0; i < ev->n; i++) {
+    const trak_opt *o = &ev->opts[i];
+    switch (o->kind) {
+      case TRAK__OPT_BOOL: case TRAK__OPT_INT: case TRAK__OPT_UINT: case TRAK__OPT_DOUBLE:
+      case TRAK__OPT_STRING: case TRAK__OPT_POINTER: put_arg(t, w, b, o); break;
+      case TRAK__OPT_FLOW: trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_flow_ids, o->v.u); break;
+      case TRAK__OPT_TERMINATING_FLOW:
+        trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_terminating_flow_ids, o->v.u);
+        break;
+      case TRAK__OPT_COUNTER_INT: trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, o->v.i); break;
+      case TRAK__OPT_COUNTER_DOUBLE:
+        trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, o->v.d);
+        break;
+      default: break;
+    }
+  }
+  for (size_t i = 0; i < ev->n; i++) { /* callbacks last: they may add any field */
+    if (ev->opts[i].kind != TRAK__OPT_CALLBACK) continue;
+    struct trak_event_ctx ctx = {b, t, w};
+    ev->opts[i].v.fn(&ctx, ev->opts[i].user);
+  }
+  trak_pb_end_nested_short(b, te);
+  size_t ilen = trak_pb_buf_len(&t->interned);
+  if (ilen) trak_pb_put_bytes(b, TRAK_PB_TracePacket_interned_data, t->interned.start, ilen);
+  trak_pb_end_nested_short(b, pkt);
+}
+
+/* Writes `ev` through `w`: the descriptor of its track first if this sequence has not yet
+** described it, then the event. A packet that cannot be written counts as lost. */
+static void write_event(trak__thread *t, trak__writer *w, const event *ev, uint64_t now) {
+  if (ev->track && trak__writer_ensure_track(t, w, ev->track) != 0) return;
+  if (w->need_clear) { /* the descriptor was lost: the writer restarts first */
+    if (trak__writer_prepare(t, w, (int)(w - &t->w[0]), now) <= 0) return;
+  }
+  encode_event(t, w, ev, now);
+  if (t->scratch.error || t->interned.error) {
+    trak__session_lost(w->session, 1);
+    return;
+  }
+  trak__writer_put_packet(t, w, t->scratch.start, trak_pb_buf_len(&t->scratch));
+}
+
+void trak__event_fast(const trak_category *cat, uint32_t type, const char *name) {
+  trak__thread *t = trak__thread_get();
+  if (TRAK_UNLIKELY(!t)) return;
+  uint32_t mask = enter(t, cat);
+  uint64_t now = trak__now();
+  while (mask) {
+    int slot = __builtin_ctz(mask);
+    mask &= mask - 1;
+    trak__writer *w = &t->w[slot];
+    if (!ready(t, w, slot, now)) continue;
+    if (write_fast(t, w, cat, type, name, now) == 0) {
+      event ev = {cat, type, name, 0, NULL, 0, 0, 0};
+      write_event(t, w, &ev, now);
+    }
+  }
+  leave(t);
+}
+
+trak_track trak__event(const trak_category *cat, uint32_t type, const char *name,
+                       int dynamic_name, const trak_opt *opts, size_t n) {
+  event ev = {cat, type, name, dynamic_name, opts, n, 0, 0};
+  for (size_t i = 0; i < n; i++) {
+    if (opts[i].kind == TRAK__OPT_TRACK) ev.track = opts[i].v.u;
+    if (opts[i].kind == TRAK__OPT_TIMESTAMP) ev.explicit_ts = opts[i].v.u;
+  }
+  trak__thread *t = trak__thread_get();
+  if (TRAK_UNLIKELY(!t)) return ev.track;
+  uint32_t mask = enter(t, cat);
+  uint64_t now = trak__now();
+  while (mask) {
+    int slot = __builtin_ctz(mask);
+    mask &= mask - 1;
+    trak__writer *w = &t->w[slot];
+    if (ready(t, w, slot, now)) write_event(t, w, &ev, now);
+  }
+  leave(t);
+  return ev.track;
+}
+
+void trak__packet_all(uint32_t mask, void (*fn)(trak_pb_buf *b, void *user), void *user) {
+  trak__thread *t = trak__thread_get();
+  if (!t) return;
+  atomic_store_explicit(&t->busy, 1, memory_order_relaxed);
+  atomic_signal_fence(memory_order_seq_cst);
+  mask &= trak__started_mask();
+  uint64_t now = trak__now();
+  while (mask) {
+    int slot = __builtin_ctz(mask);
+    mask &= mask - 1;
+    trak__writer *w = &t->w[slot];
+    if (!ready(t, w, slot, now)) continue;
+    trak_pb_buf *b = &t->scratch;
+    b->p = b->start;
+    b->error = 0;
+    trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+    trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, take_delta(w, now));
+    fn(b, user);
+    trak_pb_end_nested(b, pkt);
+    if (b->error) trak__session_lost(w->session, 1);
+    else trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b));
+  }
+  leave(t);
+}
+
+void trak_packet_write(const trak_category *cat, void (*fn)(trak_pb_buf *packet, void *user),
+                       void *user) {
+  uint32_t mask = __atomic_load_n(&cat->mask, __ATOMIC_RELAXED);
+  if (mask) trak__packet_all(mask, fn, user);
+}
+
+trak_pb_buf *trak_event_buf(trak_event_ctx *ctx) { return ctx->event; }
+
+uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type, uint64_t key,
+                           const void *value) {
+  int index = __atomic_load_n(&type->index, __ATOMIC_ACQUIRE);
+  if (!index) {
+    int fresh = atomic_fetch_add(&next_user_type, 1);
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&type->index, &expected, fresh, 0, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE))
+      fresh = expected; /* another thread won; its index stands */
+    index = fresh;
+  }
+  if (index >= TRAK__INTERN_TYPES) return 0;
+  return trak__intern(ctx->t, ctx->w, (uint32_t)index, type->field, key ? key : ~0ull, NULL,
+                      type, value);
+}
