@@ -265,13 +265,13 @@ static inline void trak__scope_end(trak__scope *s) {
   }
 }
 
-#define TRAK__SCOPE(cat, name, dyn, ...)                                                  \
+#define TRAK__SCOPE(category, name, dyn, ...)                                                  \
   trak__scope TRAK__CAT(trak__scope_, __COUNTER__) __attribute__((cleanup(trak__scope_end))) = \
       ({                                                                                  \
         trak__scope trak__s_ = {0, 0};                                                    \
-        if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(cat))) {                                  \
-          trak__s_.cat = (cat);                                                           \
-          trak__s_.track = TRAK__EMIT(cat, TRAK__SLICE_BEGIN, name, dyn, ##__VA_ARGS__);  \
+        if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(category))) {                                  \
+          trak__s_.cat = (category);                                                           \
+          trak__s_.track = TRAK__EMIT(category, TRAK__SLICE_BEGIN, name, dyn, ##__VA_ARGS__);  \
         }                                                                                 \
         trak__s_;                                                                         \
       })
