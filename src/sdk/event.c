@@ -192,16 +192,15 @@ static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint
 /* Writes `ev` through `w`: the descriptor of its track first if this sequence has not yet
 ** described it, then the event. A packet that cannot be written counts as lost. */
 static void write_event(trak__thread *t, trak__writer *w, const event *ev, uint64_t now) {
-  if (ev->track && trak__writer_ensure_track(t, w, ev->track) != 0) return;
-  if (w->need_clear) { /* the descriptor was lost: the writer restarts first */
-    if (trak__writer_prepare(t, w, (int)(w - &t->w[0]), now) <= 0) return;
+  int ok = !ev->track || trak__writer_ensure_track(t, w, ev->track) == 0;
+  if (ok && w->need_clear) /* the descriptor was lost: the writer restarts first */
+    ok = trak__writer_prepare(t, w, (int)(w - &t->w[0]), now) > 0;
+  if (ok) {
+    encode_event(t, w, ev, now);
+    ok = !t->scratch.error && !t->interned.error &&
+         trak__writer_put_packet(t, w, t->scratch.start, trak_pb_buf_len(&t->scratch)) == 0;
   }
-  encode_event(t, w, ev, now);
-  if (t->scratch.error || t->interned.error) {
-    trak__session_lost(w->session, 1);
-    return;
-  }
-  trak__writer_put_packet(t, w, t->scratch.start, trak_pb_buf_len(&t->scratch));
+  if (!ok) trak__session_lost(w->session, 1);
 }
 
 void trak__event_fast(const trak_category *cat, uint32_t type, const char *name) {
@@ -214,9 +213,12 @@ void trak__event_fast(const trak_category *cat, uint32_t type, const char *name)
     mask &= mask - 1;
     trak__writer *w = &t->w[slot];
     if (!ready(t, w, slot, now)) continue;
-    if (write_fast(t, w, cat, type, name, now) == 0) {
+    int r = write_fast(t, w, cat, type, name, now);
+    if (r == 0) {
       event ev = {cat, type, name, 0, NULL, 0, 0, 0};
       write_event(t, w, &ev, now);
+    } else if (r < 0) {
+      trak__session_lost(w->session, 1);
     }
   }
   leave(t);
@@ -262,8 +264,8 @@ void trak__packet_all(uint32_t mask, void (*fn)(trak_pb_buf *b, void *user), voi
     trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, take_delta(w, now));
     fn(b, user);
     trak_pb_end_nested(b, pkt);
-    if (b->error) trak__session_lost(w->session, 1);
-    else trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b));
+    if (b->error || trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b)) != 0)
+      trak__session_lost(w->session, 1);
   }
   leave(t);
 }

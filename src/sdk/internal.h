@@ -135,6 +135,7 @@ struct trak_session {
   trak__chunk_meta *meta;
   trak_session_stats stats; /* writer-side fields accumulate at chunk retirement */
   _Atomic uint64_t packets_lost;
+  _Atomic int full; /* discard policy: no free chunk left (writers fail without locking) */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
   /* streaming */

@@ -102,6 +102,7 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
   m->read_pos = trak__fill_bytes(fill);
   m->read_pkts = trak__fill_packets(fill);
   if (m->state == TRAK__CHUNK_COMPLETE) {
+    atomic_store_explicit(&s->full, 0, memory_order_relaxed);
     m->state = TRAK__CHUNK_FREE;
     m->read_pos = m->read_pkts = 0;
   }

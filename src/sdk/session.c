@@ -272,6 +272,8 @@ int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
     w->end = (uint8_t *)c + s->chunk_size;
     w->packets = 0;
   }
+  if (found < 0 && s->fill_policy == TRAK_FILL_DISCARD)
+    atomic_store_explicit(&s->full, 1, memory_order_relaxed);
   pthread_mutex_unlock(&s->lock);
   return found >= 0 ? 0 : -1;
 }

@@ -40,9 +40,9 @@ static void bind(trak__writer *w, uint32_t gen, int slot) {
   intern_reset(w);
 }
 
-/* Records a lost packet: the next packet restarts the sequence. */
+/* Notes that a packet was lost: the next packet restarts the sequence. Callers count lost
+** events in the session stats; restart packets lost with them are not counted. */
 static void lose(trak__writer *w) {
-  trak__session_lost(w->session, 1);
   w->dropped = 1;
   w->need_clear = 1;
   w->next_clear_ts = 0;
@@ -50,9 +50,17 @@ static void lose(trak__writer *w) {
 
 uint8_t *trak__writer_reserve_slow(trak__thread *t, trak__writer *w, size_t need) {
   trak_session *s = w->session;
-  if (need > s->chunk_size - TRAK__CHUNK_HEADER || trak__session_acquire_chunk(s, w) != 0) {
+  if (need > s->chunk_size - TRAK__CHUNK_HEADER ||
+      atomic_load_explicit(&s->full, memory_order_relaxed) ||
+      trak__session_acquire_chunk(s, w) != 0) {
     lose(w);
     return NULL;
+  }
+  /* A ring buffer may lose any older chunk: restart at the next event so each chunk can be
+  ** decoded without its predecessors (at most the packet being written now needs them). */
+  if (s->fill_policy == TRAK_FILL_RING && w->started) {
+    w->need_clear = 1;
+    w->next_clear_ts = 0;
   }
   return w->p;
 }
@@ -108,6 +116,7 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
 
 /* Writes the restart packets; they go into one chunk together. Returns 1, or -1 on loss. */
 static TRAK__COLD int restart(trak__thread *t, trak__writer *w, uint64_t ts) {
+  if (atomic_load_explicit(&w->session->full, memory_order_relaxed)) return -1;
   intern_reset(w);
   encode_clear(t, w, ts);
   trak_pb_buf *b = &t->scratch;
