@@ -81,11 +81,11 @@ typedef struct dec_trace {
   int user_interned; /* InternedData entries in fields other than 1..3 */
 } dec_trace;
 
-static void dec_error(dec_trace *t, const char *what) {
+static __attribute__((unused)) void dec_error(dec_trace *t, const char *what) {
   if (!t->errors++) snprintf(t->error_text, sizeof t->error_text, "%s", what);
 }
 
-static dec_seq *dec_seq_get(dec_trace *t, uint32_t id) {
+static __attribute__((unused)) dec_seq *dec_seq_get(dec_trace *t, uint32_t id) {
   for (int i = 0; i < t->nseqs; i++)
     if (t->seqs[i].id == id) return &t->seqs[i];
   if (t->nseqs == DEC_MAX_SEQS) return NULL;
@@ -95,7 +95,7 @@ static dec_seq *dec_seq_get(dec_trace *t, uint32_t id) {
   return s;
 }
 
-static void dec_seq_reset(dec_seq *s) {
+static __attribute__((unused)) void dec_seq_reset(dec_seq *s) {
   for (int k = 0; k < 3; k++)
     for (int i = 0; i < DEC_MAX_IIDS; i++) {
       free(s->names[k][i]);
@@ -105,13 +105,13 @@ static void dec_seq_reset(dec_seq *s) {
   s->default_clock = 0;
 }
 
-static void dec_copy(char *dst, size_t cap, const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_copy(char *dst, size_t cap, const uint8_t *p, size_t n) {
   if (n >= cap) n = cap - 1;
   memcpy(dst, p, n);
   dst[n] = 0;
 }
 
-static dec_track *dec_track_get(dec_trace *t, uint64_t uuid) {
+static __attribute__((unused)) dec_track *dec_track_get(dec_trace *t, uint64_t uuid) {
   for (int i = 0; i < t->ntracks; i++)
     if (t->tracks[i].uuid == uuid) return &t->tracks[i];
   if (t->ntracks == DEC_MAX_TRACKS) return NULL;
@@ -121,7 +121,7 @@ static dec_track *dec_track_get(dec_trace *t, uint64_t uuid) {
   return k;
 }
 
-static void dec_track_descriptor(dec_trace *t, const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_track_descriptor(dec_trace *t, const uint8_t *p, size_t n) {
   trak_pb_decoder d, sub;
   trak_pb_field f, g;
   uint64_t uuid = 0;
@@ -171,7 +171,7 @@ static void dec_track_descriptor(dec_trace *t, const uint8_t *p, size_t n) {
   }
 }
 
-static void dec_interned(dec_trace *t, dec_seq *s, const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_interned(dec_trace *t, dec_seq *s, const uint8_t *p, size_t n) {
   trak_pb_decoder d, e;
   trak_pb_field f, g;
   trak_pb_decoder_init(&d, p, n);
@@ -201,13 +201,13 @@ static void dec_interned(dec_trace *t, dec_seq *s, const uint8_t *p, size_t n) {
   }
 }
 
-static const char *dec_lookup(dec_trace *t, dec_seq *s, int k, uint64_t iid) {
+static __attribute__((unused)) const char *dec_lookup(dec_trace *t, dec_seq *s, int k, uint64_t iid) {
   if (iid < DEC_MAX_IIDS && s->names[k][iid]) return s->names[k][iid];
   dec_error(t, k == 0 ? "unknown category iid" : k == 1 ? "unknown name iid" : "unknown arg iid");
   return "?";
 }
 
-static void dec_cat_append(char *cats, size_t cap, const char *c, size_t n) {
+static __attribute__((unused)) void dec_cat_append(char *cats, size_t cap, const char *c, size_t n) {
   size_t used = strlen(cats);
   if (used && used + 1 < cap) cats[used++] = ',';
   if (used + n >= cap) n = cap - used - 1;
@@ -215,7 +215,7 @@ static void dec_cat_append(char *cats, size_t cap, const char *c, size_t n) {
   cats[used + n] = 0;
 }
 
-static void dec_annotation(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
+static __attribute__((unused)) void dec_annotation(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
                            trak_pb_field *f) {
   if (ev->nargs == DEC_MAX_ARGS) return;
   dec_arg *a = &ev->args[ev->nargs++];
@@ -236,7 +236,7 @@ static void dec_annotation(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_deco
   }
 }
 
-static void dec_track_event(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
+static __attribute__((unused)) void dec_track_event(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
                             trak_pb_field *tf) {
   trak_pb_decoder d;
   trak_pb_field f;
@@ -283,7 +283,7 @@ static void dec_track_event(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_dec
 }
 
 /* Decodes one packet. */
-static void dec_packet(dec_trace *t, const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_packet(dec_trace *t, const uint8_t *p, size_t n) {
   trak_pb_decoder d, sub;
   trak_pb_field f, g;
   uint32_t seq_id = 0, flags = 0, clock_id = 0;
@@ -375,7 +375,7 @@ static void dec_packet(dec_trace *t, const uint8_t *p, size_t n) {
 
 /* Decodes a whole trace into `t` (zeroed by the caller or by dec_init). Returns 0 or -1 when
 ** the Trace framing itself is malformed. */
-static int dec_trace_decode(dec_trace *t, const uint8_t *data, size_t len) {
+static __attribute__((unused)) int dec_trace_decode(dec_trace *t, const uint8_t *data, size_t len) {
   if (!t->seqs) t->seqs = (dec_seq *)calloc(DEC_MAX_SEQS, sizeof *t->seqs);
   trak_pb_decoder d;
   trak_pb_field f;
@@ -387,7 +387,7 @@ static int dec_trace_decode(dec_trace *t, const uint8_t *data, size_t len) {
   return rc < 0 ? -1 : 0;
 }
 
-static void dec_trace_free(dec_trace *t) {
+static __attribute__((unused)) void dec_trace_free(dec_trace *t) {
   for (int i = 0; i < t->nseqs; i++) dec_seq_reset(&t->seqs[i]);
   free(t->seqs);
   free(t->ev);
@@ -395,20 +395,20 @@ static void dec_trace_free(dec_trace *t) {
 }
 
 /* Counts events with this type and name (NULL: any name). */
-static size_t dec_count(const dec_trace *t, int type, const char *name) {
+static __attribute__((unused)) size_t dec_count(const dec_trace *t, int type, const char *name) {
   size_t n = 0;
   for (size_t i = 0; i < t->nev; i++)
     if (t->ev[i].type == type && (!name || strcmp(t->ev[i].name, name) == 0)) n++;
   return n;
 }
 
-static const dec_event *dec_find(const dec_trace *t, int type, const char *name) {
+static __attribute__((unused)) const dec_event *dec_find(const dec_trace *t, int type, const char *name) {
   for (size_t i = 0; i < t->nev; i++)
     if (t->ev[i].type == type && (!name || strcmp(t->ev[i].name, name) == 0)) return &t->ev[i];
   return NULL;
 }
 
-static const dec_track *dec_track_find(const dec_trace *t, uint64_t uuid) {
+static __attribute__((unused)) const dec_track *dec_track_find(const dec_trace *t, uint64_t uuid) {
   for (int i = 0; i < t->ntracks; i++)
     if (t->tracks[i].uuid == uuid) return &t->tracks[i];
   return NULL;
