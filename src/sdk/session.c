@@ -333,7 +333,9 @@ int trak_session_start(trak_session *s, trak_error *err) {
   }
   if (rc == 0) {
     s->slot = slot;
+    pthread_mutex_lock(&s->lock);
     s->state = TRAK__S_STARTED;
+    pthread_mutex_unlock(&s->lock);
     trak__slots[slot].session = s;
     s->gen = atomic_load(&trak__slots[slot].gen) + 1; /* odd: started */
     atomic_store_explicit(&trak__slots[slot].gen, s->gen, memory_order_release);
@@ -364,7 +366,9 @@ int trak_session_stop(trak_session *s, trak_error *err) {
     return s->state == TRAK__S_STOPPED ? 0
                                        : trak_error_set(err, TRAK_ESTATE, "session not started");
   }
-  s->state = TRAK__S_STOPPED;
+  pthread_mutex_lock(&s->lock);
+  s->state = TRAK__S_STOPPED; /* writers' chunk requests fail from now on */
+  pthread_mutex_unlock(&s->lock);
   trak__categories_update();
   atomic_store_explicit(&trak__slots[s->slot].gen, s->gen + 1, memory_order_release);
   trak__threads_wait_idle();
