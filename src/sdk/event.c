@@ -52,17 +52,94 @@ static inline uint64_t take_delta(trak__writer *w, uint64_t ts) {
   return delta;
 }
 
-/* Writes an option-less event directly into the chunk. Returns 1 when written, 0 when the
-** generic path must do it (something to intern), -1 when the packet was lost. */
-static inline int write_fast(trak__thread *t, trak__writer *w, const trak_category *cat,
-                             uint32_t type, const char *name, uint64_t ts) {
-  uint64_t name_iid = 0, cat_iid = 0;
-  if (name && !(name_iid = trak__intern_find(w, TRAK__INTERN_NAME, (uintptr_t)name))) return 0;
-  if (type != TRAK__SLICE_END) {
-    if (cat->flags & TRAK__CAT_GROUP) return 0;
-    if (!(cat_iid = trak__intern_find(w, TRAK__INTERN_CATEGORY, (uintptr_t)cat))) return 0;
+/* Options the fast path encodes itself: a few debug arguments with short or no strings. */
+#define FAST_MAX_ARGS 4
+#define FAST_MAX_STRING 32
+static inline int fast_opts(const trak_opt *opts, size_t n) {
+  if (n > FAST_MAX_ARGS) return 0;
+  for (size_t i = 0; i < n; i++) {
+    if (opts[i].kind < TRAK__OPT_BOOL || opts[i].kind > TRAK__OPT_POINTER) return 0;
+    if (opts[i].kind == TRAK__OPT_STRING && strnlen(opts[i].v.s, FAST_MAX_STRING + 1) >
+                                                FAST_MAX_STRING)
+      return 0;
   }
-  uint8_t *p = trak__writer_reserve(t, w, 48);
+  return 1;
+}
+
+/* Appends one debug annotation whose name is interned as `iid`. */
+static inline uint8_t *fast_arg(uint8_t *q, const trak_opt *o, uint64_t iid) {
+  q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_debug_annotations, TRAK_PB_WIRE_LEN);
+  uint8_t *len = q++;
+  q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_name_iid, TRAK_PB_WIRE_VARINT);
+  q = trak_pb_write_varint(q, iid);
+  switch (o->kind) {
+    case TRAK__OPT_BOOL:
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_bool_value, TRAK_PB_WIRE_VARINT);
+      q = trak_pb_write_varint(q, o->v.u);
+      break;
+    case TRAK__OPT_INT:
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_int_value, TRAK_PB_WIRE_VARINT);
+      q = trak_pb_write_varint(q, (uint64_t)o->v.i);
+      break;
+    case TRAK__OPT_UINT:
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_uint_value, TRAK_PB_WIRE_VARINT);
+      q = trak_pb_write_varint(q, o->v.u);
+      break;
+    case TRAK__OPT_DOUBLE: {
+      uint64_t bits;
+      memcpy(&bits, &o->v.d, 8);
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_double_value, TRAK_PB_WIRE_FIXED64);
+      q = trak_pb_write_fixed64(q, bits);
+      break;
+    }
+    case TRAK__OPT_STRING: {
+      size_t n = strlen(o->v.s);
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_string_value, TRAK_PB_WIRE_LEN);
+      *q++ = (uint8_t)n;
+      memcpy(q, o->v.s, n);
+      q += n;
+      break;
+    }
+    default:
+      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_pointer_value, TRAK_PB_WIRE_VARINT);
+      q = trak_pb_write_varint(q, (uint64_t)(uintptr_t)o->v.p);
+  }
+  *len = (uint8_t)(q - len - 1);
+  return q;
+}
+
+/* Writes an event with at most FAST_MAX_ARGS simple arguments (fast_opts) directly into the
+** chunk. Returns 1 when written, 0 when the generic path must do it (something to intern),
+** -1 when the packet was lost. Every packet it writes is shorter than 128 bytes. */
+static inline __attribute__((always_inline)) int write_fast(trak__thread *t, trak__writer *w,
+                                                            const trak_category *cat,
+                                                            uint32_t type, const char *name,
+                                                            const trak_opt *opts, size_t n,
+                                                            uint64_t ts) {
+  uint32_t name_iid = 0, cat_iid = 0;
+  if (name) { /* begin or instant: name and category, usually from the cache */
+    trak__fast_entry *e = &w->fast[((uintptr_t)name >> 3) & (TRAK__FAST_ENTRIES - 1)];
+    if (TRAK_LIKELY(e->name == name && e->cat == cat)) {
+      name_iid = e->name_iid;
+      cat_iid = e->cat_iid;
+    } else {
+      if (cat->flags & TRAK__CAT_GROUP) return 0;
+      name_iid = (uint32_t)trak__intern_find(w, TRAK__INTERN_NAME, (uintptr_t)name);
+      cat_iid = (uint32_t)trak__intern_find(w, TRAK__INTERN_CATEGORY, (uintptr_t)cat);
+      if (!name_iid || !cat_iid) return 0;
+      e->name = name;
+      e->cat = cat;
+      e->name_iid = name_iid;
+      e->cat_iid = cat_iid;
+    }
+  } else if (type != TRAK__SLICE_END) {
+    return 0;
+  }
+  uint64_t arg_iids[FAST_MAX_ARGS];
+  for (size_t i = 0; i < n; i++)
+    if (!(arg_iids[i] = trak__intern_find(w, TRAK__INTERN_ANNOTATION, (uintptr_t)opts[i].name)))
+      return 0;
+  uint8_t *p = trak__writer_reserve(t, w, 48 + n * (24 + FAST_MAX_STRING));
   if (!p) return -1;
   uint8_t *q = trak_pb_write_tag(p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
   uint8_t *pkt_len = q++;
@@ -80,6 +157,7 @@ static inline int write_fast(trak__thread *t, trak__writer *w, const trak_catego
     q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT);
     q = trak_pb_write_varint(q, cat_iid);
   }
+  for (size_t i = 0; i < n; i++) q = fast_arg(q, &opts[i], arg_iids[i]);
   *ev_len = (uint8_t)(q - ev_len - 1);
   *pkt_len = (uint8_t)(q - pkt_len - 1);
   trak__writer_commit(w, q);
@@ -96,13 +174,21 @@ typedef struct event {
   size_t n;
   trak_track track;  /* 0: the sequence default (thread) */
   uint64_t explicit_ts; /* 0: now */
+  int has_callback;     /* callbacks run once: such events are never encoded twice */
 } event;
+
+/* trak__intern with the lookup inline: only a miss leaves the function. */
+static inline uint64_t intern_str(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field,
+                                  const char *str, const void *key) {
+  uint64_t iid = trak__intern_find(w, type, (uintptr_t)key);
+  return TRAK_LIKELY(iid != 0) ? iid : trak__intern(t, w, type, field, (uintptr_t)key, str, NULL, NULL);
+}
 
 static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
                            const trak_category *cat) {
   if (!(cat->flags & TRAK__CAT_GROUP)) {
-    uint64_t iid = trak__intern(t, w, TRAK__INTERN_CATEGORY, TRAK_PB_InternedData_event_categories,
-                                (uintptr_t)cat, cat->name, NULL, NULL);
+    uint64_t iid = intern_str(t, w, TRAK__INTERN_CATEGORY, TRAK_PB_InternedData_event_categories,
+                              cat->name, cat);
     if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, iid);
     else trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, cat->name);
     return;
@@ -118,9 +204,8 @@ static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
 
 static void put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak_opt *o) {
   trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TrackEvent_debug_annotations);
-  uint64_t iid = trak__intern(t, w, TRAK__INTERN_ANNOTATION,
-                              TRAK_PB_InternedData_debug_annotation_names, (uintptr_t)o->name,
-                              o->name, NULL, NULL);
+  uint64_t iid = intern_str(t, w, TRAK__INTERN_ANNOTATION,
+                            TRAK_PB_InternedData_debug_annotation_names, o->name, o->name);
   if (iid) trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
   else trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, o->name);
   switch (o->kind) {
@@ -135,13 +220,14 @@ static void put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak
   trak_pb_end_nested_short(b, n);
 }
 
-/* Encodes one event packet (with its interned data) into t->scratch. */
-static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint64_t now) {
-  trak_pb_buf *b = &t->scratch;
-  b->p = b->start;
-  b->error = 0;
-  t->interned.p = t->interned.start;
-  t->interned.error = 0;
+/* Encodes one event packet (with its interned data) into `b`. Interned entries created on the
+** way collect in t->interned; `keep_interned` keeps those of a failed earlier attempt. */
+static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint64_t now,
+                         trak_pb_buf *b, int keep_interned) {
+  if (!keep_interned) {
+    t->interned.p = t->interned.start;
+    t->interned.error = 0;
+  }
   trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   if (ev->explicit_ts) {
     trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->explicit_ts);
@@ -157,8 +243,8 @@ static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint
   if (ev->name && ev->dynamic_name) {
     trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
   } else if (ev->name) {
-    uint64_t iid = trak__intern(t, w, TRAK__INTERN_NAME, TRAK_PB_InternedData_event_names,
-                                (uintptr_t)ev->name, ev->name, NULL, NULL);
+    uint64_t iid =
+        intern_str(t, w, TRAK__INTERN_NAME, TRAK_PB_InternedData_event_names, ev->name, ev->name);
     if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, iid);
     else trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
   }
@@ -195,12 +281,48 @@ static void write_event(trak__thread *t, trak__writer *w, const event *ev, uint6
   int ok = !ev->track || trak__writer_ensure_track(t, w, ev->track) == 0;
   if (ok && w->need_clear) /* the descriptor was lost: the writer restarts first */
     ok = trak__writer_prepare(t, w, (int)(w - &t->w[0]), now) > 0;
+  int keep = 0;
+  if (ok && !ev->has_callback && w->end - w->p >= 256) {
+    /* Straight into the chunk. If it does not fit, nothing is committed and the scratch
+    ** encoding below redoes it with the same timestamp and interned entries. */
+    trak_pb_buf direct;
+    trak_pb_buf_init_fixed(&direct, w->p, (size_t)(w->end - w->p));
+    uint64_t last_ts = w->last_ts;
+    encode_event(t, w, ev, now, &direct, 0);
+    if (!direct.error && !t->interned.error) {
+      trak__writer_commit(w, direct.p);
+      return;
+    }
+    w->last_ts = last_ts;
+    keep = 1;
+  }
   if (ok) {
-    encode_event(t, w, ev, now);
-    ok = !t->scratch.error && !t->interned.error &&
-         trak__writer_put_packet(t, w, t->scratch.start, trak_pb_buf_len(&t->scratch)) == 0;
+    trak_pb_buf *b = &t->scratch;
+    b->p = b->start;
+    b->error = 0;
+    encode_event(t, w, ev, now, b, keep);
+    ok = !b->error && !t->interned.error &&
+         trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b)) == 0;
   }
   if (!ok) trak__session_lost(w->session, 1);
+}
+
+/* Every session in `mask`, any state: the general form of trak__event_fast. */
+static TRAK__COLD void event_fast_all(trak__thread *t, const trak_category *cat, uint32_t type,
+                                      const char *name, uint32_t mask, uint64_t now) {
+  while (mask) {
+    int slot = __builtin_ctz(mask);
+    mask &= mask - 1;
+    trak__writer *w = &t->w[slot];
+    if (!ready(t, w, slot, now)) continue;
+    int r = write_fast(t, w, cat, type, name, NULL, 0, now);
+    if (r == 0) {
+      event ev = {cat, type, name, 0, NULL, 0, 0, 0, 0};
+      write_event(t, w, &ev, now);
+    } else if (r < 0) {
+      trak__session_lost(w->session, 1);
+    }
+  }
 }
 
 void trak__event_fast(const trak_category *cat, uint32_t type, const char *name) {
@@ -208,38 +330,50 @@ void trak__event_fast(const trak_category *cat, uint32_t type, const char *name)
   if (TRAK_UNLIKELY(!t)) return;
   uint32_t mask = enter(t, cat);
   uint64_t now = trak__now();
-  while (mask) {
+  /* The common case, kept straight: one session, writer ready, names in the cache. */
+  if (TRAK_LIKELY(mask && !(mask & (mask - 1)))) {
     int slot = __builtin_ctz(mask);
-    mask &= mask - 1;
     trak__writer *w = &t->w[slot];
-    if (!ready(t, w, slot, now)) continue;
-    int r = write_fast(t, w, cat, type, name, now);
-    if (r == 0) {
-      event ev = {cat, type, name, 0, NULL, 0, 0, 0};
-      write_event(t, w, &ev, now);
-    } else if (r < 0) {
-      trak__session_lost(w->session, 1);
+    if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen,
+                                                   memory_order_relaxed) &&
+                    now < w->next_clear_ts)) {
+      int r = write_fast(t, w, cat, type, name, NULL, 0, now);
+      if (TRAK_LIKELY(r > 0)) {
+        leave(t);
+        return;
+      }
+      if (r < 0) {
+        trak__session_lost(w->session, 1);
+        leave(t);
+        return;
+      }
     }
   }
+  if (mask) event_fast_all(t, cat, type, name, mask, now);
   leave(t);
 }
 
 trak_track trak__event(const trak_category *cat, uint32_t type, const char *name,
                        int dynamic_name, const trak_opt *opts, size_t n) {
-  event ev = {cat, type, name, dynamic_name, opts, n, 0, 0};
+  event ev = {cat, type, name, dynamic_name, opts, n, 0, 0, 0};
   for (size_t i = 0; i < n; i++) {
+    ev.has_callback |= opts[i].kind == TRAK__OPT_CALLBACK;
     if (opts[i].kind == TRAK__OPT_TRACK) ev.track = opts[i].v.u;
     if (opts[i].kind == TRAK__OPT_TIMESTAMP) ev.explicit_ts = opts[i].v.u;
   }
   trak__thread *t = trak__thread_get();
   if (TRAK_UNLIKELY(!t)) return ev.track;
+  int simple = !dynamic_name && fast_opts(opts, n);
   uint32_t mask = enter(t, cat);
   uint64_t now = trak__now();
   while (mask) {
     int slot = __builtin_ctz(mask);
     mask &= mask - 1;
     trak__writer *w = &t->w[slot];
-    if (ready(t, w, slot, now)) write_event(t, w, &ev, now);
+    if (!ready(t, w, slot, now)) continue;
+    int r = simple ? write_fast(t, w, cat, type, name, opts, n, now) : 0;
+    if (r == 0) write_event(t, w, &ev, now);
+    else if (r < 0) trak__session_lost(w->session, 1);
   }
   leave(t);
   return ev.track;

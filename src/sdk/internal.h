@@ -72,6 +72,15 @@ typedef struct trak__intern_entry {
   uint32_t iid;
 } trak__intern_entry;
 
+/* A direct-mapped cache in front of the interning table for the fast path: one event name
+** (by address) with its category and both iids. Cleared with the incremental state. */
+typedef struct trak__fast_entry {
+  const char *name;
+  const void *cat;
+  uint32_t name_iid, cat_iid;
+} trak__fast_entry;
+#define TRAK__FAST_ENTRIES 32
+
 /* One thread's packet sequence into one session. */
 typedef struct trak__writer {
   uint32_t gen;                 /* slot generation this writer serves; 0: unbound */
@@ -89,6 +98,7 @@ typedef struct trak__writer {
   trak__intern_entry *tab; /* open addressing, pointer keys */
   uint32_t tab_cap, tab_count;
   uint64_t next_iid[TRAK__INTERN_TYPES];
+  trak__fast_entry fast[TRAK__FAST_ENTRIES];
   uint64_t *tracks; /* track uuids described on this sequence since the last clear */
   uint32_t tracks_cap, tracks_count;
 } trak__writer;

@@ -78,6 +78,9 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
     return trak_error_set(err, TRAK_ENOMEM, "out of memory for a %llu-byte trace buffer",
                           (unsigned long long)(n * chunk));
   }
+  /* Touch every page now: a page fault per chunk on the event path would cost more than
+  ** the events in it. */
+  memset(s->mem, 0, (size_t)n * chunk);
   pthread_mutex_init(&s->lock, NULL);
   pthread_cond_init(&s->stream_cond, NULL);
   *out = s;

@@ -22,6 +22,7 @@ static _Atomic uint32_t next_seq_id = 1;
 static void intern_reset(trak__writer *w) {
   if (w->tab) memset(w->tab, 0, w->tab_cap * sizeof *w->tab);
   w->tab_count = 0;
+  memset(w->fast, 0, sizeof w->fast);
   memset(w->next_iid, 0, sizeof w->next_iid);
   w->tracks_count = 0;
 }
