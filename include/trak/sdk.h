@@ -14,15 +14,10 @@
 #include <stdint.h>
 
 #include "trak/error.h"
+#include "trak/export.h"
 
 #ifdef __cplusplus
 extern "C" {
-#endif
-
-#if defined(TRAK_BUILDING_LIBRARY)
-#define TRAK_API __attribute__((visibility("default")))
-#else
-#define TRAK_API
 #endif
 
 #define TRAK_MAX_SESSIONS 16 /* concurrent sessions; one bit each in a category's mask */

@@ -89,9 +89,9 @@ TRAK_API uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *typ
 TRAK_API void trak_packet_write(const trak_category *cat,
                                 void (*fn)(trak_pb_buf *packet, void *user), void *user);
 
-/* Library entry points used by the macros. */
-TRAK_API void trak__event_fast(const trak_category *cat, uint32_t type, const char *name);
-TRAK_API trak_track trak__event(const trak_category *cat, uint32_t type, const char *name,
+/* Library entry points of the macros (not for direct use). */
+TRAK_API void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *name);
+TRAK_API trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *name,
                                 int dynamic_name, const trak_opt *opts, size_t n);
 
 static inline trak_opt trak__opt(uint32_t kind, const char *name) {
@@ -225,9 +225,9 @@ extern "C" {
     if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(cat))) {                                      \
       const trak_opt trak__o_[] = {trak__opt_none(), ##__VA_ARGS__};                      \
       if (sizeof(trak__o_) == sizeof(trak_opt) && !(dyn))                                 \
-        trak__event_fast((cat), (type), (name));                                          \
+        trak_event_emit_fast((cat), (type), (name));                                          \
       else                                                                                \
-        trak__t_ = trak__event((cat), (type), (name), (dyn), trak__o_ + 1,                \
+        trak__t_ = trak_event_emit((cat), (type), (name), (dyn), trak__o_ + 1,                \
                                sizeof(trak__o_) / sizeof(trak_opt) - 1);                  \
     }                                                                                     \
     trak__t_;                                                                             \
@@ -258,9 +258,9 @@ static inline void trak__scope_end(trak__scope *s) {
   if (TRAK_UNLIKELY(s->cat != 0) && TRAK_CATEGORY_ENABLED(s->cat)) {
     if (s->track) {
       trak_opt o = trak__opt_u64(TRAK__OPT_TRACK, s->track);
-      trak__event(s->cat, TRAK__SLICE_END, 0, 0, &o, 1);
+      trak_event_emit(s->cat, TRAK__SLICE_END, 0, 0, &o, 1);
     } else {
-      trak__event_fast(s->cat, TRAK__SLICE_END, 0);
+      trak_event_emit_fast(s->cat, TRAK__SLICE_END, 0);
     }
   }
 }

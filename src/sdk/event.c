@@ -1,5 +1,5 @@
 /*
-** The event path. trak__event_fast() writes the common events (slice begin and end, instants
+** The event path. trak_event_emit_fast() writes the common events (slice begin and end, instants
 ** without options) straight into the writer's chunk, byte by byte, when their name and category
 ** are already interned on the sequence: ~14 bytes, no lock, no allocation. Everything else
 ** (options, run-time names, groups, first use of a name) is encoded by encode_event() into the
@@ -307,7 +307,7 @@ static void write_event(trak__thread *t, trak__writer *w, const event *ev, uint6
   if (!ok) trak__session_lost(w->session, 1);
 }
 
-/* Every session in `mask`, any state: the general form of trak__event_fast. */
+/* Every session in `mask`, any state: the general form of trak_event_emit_fast. */
 static TRAK__COLD void event_fast_all(trak__thread *t, const trak_category *cat, uint32_t type,
                                       const char *name, uint32_t mask, uint64_t now) {
   while (mask) {
@@ -325,7 +325,7 @@ static TRAK__COLD void event_fast_all(trak__thread *t, const trak_category *cat,
   }
 }
 
-void trak__event_fast(const trak_category *cat, uint32_t type, const char *name) {
+void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *name) {
   trak__thread *t = trak__thread_get();
   if (TRAK_UNLIKELY(!t)) return;
   uint32_t mask = enter(t, cat);
@@ -353,7 +353,7 @@ void trak__event_fast(const trak_category *cat, uint32_t type, const char *name)
   leave(t);
 }
 
-trak_track trak__event(const trak_category *cat, uint32_t type, const char *name,
+trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *name,
                        int dynamic_name, const trak_opt *opts, size_t n) {
   event ev = {cat, type, name, dynamic_name, opts, n, 0, 0, 0};
   for (size_t i = 0; i < n; i++) {
