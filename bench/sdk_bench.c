@@ -162,23 +162,31 @@ int main(int argc, char **argv) {
   trak_session_stop(s, NULL);
   trak_session_free(s);
 
-  /* Bytes per event: a fresh session, one repeated slice with an interned name. */
-  cfg.buffer_size_kb = 16 * 1024;
-  trak_session_new(&cfg, &s, NULL);
-  trak_session_start(s, NULL);
-  for (int b = 0; b < 100; b++) run_slice();
-  trak_session_stop(s, NULL);
-  uint8_t *data;
-  size_t len;
-  trak_session_stats st;
-  trak_session_read(s, &data, &len, NULL);
-  trak_session_get_stats(s, &st);
-  double events = 100.0 * BATCH * 2;
-  printf("bytes_per_event: %.2f in the buffer, %.2f in the trace file (%zu bytes, %.0f events, "
-         "%llu lost)\n",
-         (double)st.bytes_written / events, (double)len / events, len, events,
-         (unsigned long long)st.packets_lost);
-  free(data);
-  trak_session_free(s);
+  /* Bytes per event: a fresh session, one repeated slice with an interned name; then the same
+  ** with the trace compressed (compressed_packets). */
+  for (int compress = 0; compress <= 1; compress++) {
+    cfg.buffer_size_kb = 16 * 1024;
+    cfg.compress = compress;
+    trak_session_new(&cfg, &s, NULL);
+    trak_session_start(s, NULL);
+    for (int b = 0; b < 100; b++) run_slice();
+    trak_session_stop(s, NULL);
+    uint8_t *data;
+    size_t len;
+    trak_session_stats st;
+    trak_session_read(s, &data, &len, NULL);
+    trak_session_get_stats(s, &st);
+    double events = 100.0 * BATCH * 2;
+    if (!compress)
+      printf("bytes_per_event: %.2f in the buffer, %.2f in the trace file (%zu bytes, %.0f "
+             "events, %llu lost)\n",
+             (double)st.bytes_written / events, (double)len / events, len, events,
+             (unsigned long long)st.packets_lost);
+    else
+      printf("bytes_per_event_compressed: %.2f in the trace file (%zu bytes)\n",
+             (double)len / events, len);
+    free(data);
+    trak_session_free(s);
+  }
   return 0;
 }

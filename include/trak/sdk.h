@@ -165,6 +165,9 @@ typedef struct trak_session_config {
   uint32_t clear_period_ms;      /* incremental state cleared this often; 0: never */
   const char *output_path;       /* non-NULL: stream the trace into this file */
   uint32_t file_write_period_ms; /* streaming period, 0: 1000 */
+  int compress;                  /* nonzero: the trace read out (or streamed) wraps packets in
+                                    TracePacket.compressed_packets (zlib), as Perfetto's
+                                    COMPRESSION_TYPE_DEFLATE does */
 } trak_session_config;
 
 typedef struct trak_session_stats {
@@ -184,7 +187,7 @@ TRAK_API int trak_session_new(const trak_session_config *cfg, trak_session **out
                               trak_error *err);
 /* Creates a session from a serialized perfetto.protos.TraceConfig: buffers[0] (size_kb,
 ** fill_policy), the "track_event" data source's TrackEventConfig, incremental_state_config,
-** write_into_file / output_path / file_write_period_ms. */
+** write_into_file / output_path / file_write_period_ms, compression_type. */
 TRAK_API int trak_session_new_from_proto(const void *trace_config, size_t len,
                                          trak_session **out, trak_error *err);
 /* Same from TraceConfig in protobuf text format (needs trak_pbtxt_parse). */

@@ -135,6 +135,7 @@ struct trak_session {
   pid_t owner_pid; /* a forked child sees its parent's sessions as inert */
   /* config (owned copies) */
   uint32_t fill_policy, clear_period_ms, file_write_period_ms;
+  int compress; /* readout wraps packets in compressed_packets (zlib) */
   char **lists[4]; /* enabled_categories, disabled_categories, enabled_tags, disabled_tags */
   trak_category_config cat_cfg;
   char *output_path;
@@ -269,6 +270,10 @@ int trak__session_acquire_chunk(struct trak_session *s, trak__writer *w) TRAK__H
 void trak__session_retire_chunk(struct trak_session *s, trak__writer *w) TRAK__HIDDEN;
 void trak__session_lost(struct trak_session *s, uint32_t packets) TRAK__HIDDEN;
 void trak__sessions_after_fork(void) TRAK__HIDDEN;
+
+/* deflate.c */
+/* Appends the zlib stream (RFC 1950) of [in, in + n) to `out`. Returns 0 or out->error. */
+int trak__zlib_compress(const uint8_t *in, size_t n, trak_pb_buf *out) TRAK__HIDDEN;
 
 /* readout.c */
 /* Appends unread packets of `s` to `out` as Trace.packet fields (s->lock held). */

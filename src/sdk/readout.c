@@ -108,7 +108,7 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
   }
 }
 
-void trak__session_drain(trak_session *s, trak_pb_buf *out) {
+static void drain_plain(trak_session *s, trak_pb_buf *out) {
   item *items = malloc((size_t)s->nchunks * sizeof *items);
   if (!items) {
     out->error = TRAK_ENOMEM;
@@ -136,6 +136,52 @@ void trak__session_drain(trak_session *s, trak_pb_buf *out) {
     }
     read_chunk(s, &items[i], q, out);
   }
-  s->stats.bytes_read += trak_pb_buf_len(out) - before;
   free(items);
+  (void)before;
+}
+
+#define COMPRESS_BATCH (512 * 1024) /* input bytes per compressed_packets packet */
+
+/* Wraps serialized packets [data, data + len) into compressed_packets packets, cutting only
+** at packet boundaries. */
+static void put_compressed(const uint8_t *data, size_t len, trak_pb_buf *out) {
+  trak_pb_buf z;
+  trak_pb_buf_init_heap(&z);
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, data, len);
+  const uint8_t *start = data;
+  for (;;) {
+    const uint8_t *at = d.p;
+    int more = trak_pb_decoder_next(&d, &f) == 1;
+    if (start < at && (!more || (size_t)(d.p - start) > COMPRESS_BATCH)) {
+      const uint8_t *cut = more ? at : d.p;
+      z.p = z.start;
+      if (trak__zlib_compress(start, (size_t)(cut - start), &z) != 0) {
+        out->error = TRAK_ENOMEM;
+        break;
+      }
+      trak_pb_nested n = trak_pb_begin_nested(out, TRAK_PB_Trace_packet);
+      trak_pb_put_bytes(out, TRAK_PB_TracePacket_compressed_packets, z.start, trak_pb_buf_len(&z));
+      trak_pb_end_nested(out, n);
+      start = cut;
+    }
+    if (!more) break;
+  }
+  trak_pb_buf_free(&z);
+}
+
+void trak__session_drain(trak_session *s, trak_pb_buf *out) {
+  size_t before = trak_pb_buf_len(out);
+  if (!s->compress) {
+    drain_plain(s, out);
+  } else {
+    trak_pb_buf plain;
+    trak_pb_buf_init_heap(&plain);
+    drain_plain(s, &plain);
+    if (plain.error) out->error = plain.error;
+    else put_compressed(plain.start, trak_pb_buf_len(&plain), out);
+    trak_pb_buf_free(&plain);
+  }
+  s->stats.bytes_read += trak_pb_buf_len(out) - before;
 }

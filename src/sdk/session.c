@@ -57,6 +57,7 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   s->nchunks = (uint32_t)n;
   s->fill_policy = (uint32_t)cfg->fill_policy;
   s->clear_period_ms = cfg->clear_period_ms;
+  s->compress = cfg->compress != 0;
   s->file_write_period_ms = cfg->file_write_period_ms ? cfg->file_write_period_ms : 1000;
   const char *const *lists[4] = {cfg->categories.enabled_categories,
                                  cfg->categories.disabled_categories,
@@ -181,6 +182,9 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
       case TRAK_PB_TraceConfig_write_into_file: write_into_file = f.value != 0; break;
       case TRAK_PB_TraceConfig_file_write_period_ms:
         cfg.file_write_period_ms = (uint32_t)f.value;
+        break;
+      case TRAK_PB_TraceConfig_compression_type:
+        cfg.compress = f.value == TRAK_PB_TraceConfig_COMPRESSION_TYPE_DEFLATE;
         break;
       case TRAK_PB_TraceConfig_output_path:
         free(path);
