@@ -149,7 +149,8 @@ struct trak_session {
   _Atomic int full; /* discard policy: no free chunk left (writers fail without locking) */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
-  /* streaming */
+  /* streaming (under file_lock) */
+  pthread_mutex_t file_lock;
   FILE *file;
   pthread_t streamer;
   int streaming;

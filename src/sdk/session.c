@@ -83,6 +83,7 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   ** the events in it. */
   memset(s->mem, 0, (size_t)n * chunk);
   pthread_mutex_init(&s->lock, NULL);
+  pthread_mutex_init(&s->file_lock, NULL);
   pthread_cond_init(&s->stream_cond, NULL);
   *out = s;
   return 0;
@@ -291,11 +292,14 @@ void trak__session_lost(trak_session *s, uint32_t packets) {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-/* Drains unread packets into the session's file. s->lock held. */
+/* Moves unread packets into the session's file. file_lock held; the buffer lock is held only
+** while draining, so writers never wait for the file. */
 static int drain_to_file(trak_session *s, trak_error *err) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
+  pthread_mutex_lock(&s->lock);
   trak__session_drain(s, &b);
+  pthread_mutex_unlock(&s->lock);
   int rc = b.error;
   size_t len = trak_pb_buf_len(&b);
   if (!rc && len && (fwrite(b.start, 1, len, s->file) != len || fflush(s->file) != 0))
@@ -306,17 +310,17 @@ static int drain_to_file(trak_session *s, trak_error *err) {
 
 static void *streamer(void *arg) {
   trak_session *s = arg;
-  pthread_mutex_lock(&s->lock);
+  pthread_mutex_lock(&s->file_lock);
   while (!s->stream_stop) {
     struct timespec until;
     clock_gettime(CLOCK_REALTIME, &until);
     uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)s->file_write_period_ms * 1000000u;
     until.tv_sec += (time_t)(ns / 1000000000u);
     until.tv_nsec = (long)(ns % 1000000000u);
-    pthread_cond_timedwait(&s->stream_cond, &s->lock, &until);
+    pthread_cond_timedwait(&s->stream_cond, &s->file_lock, &until);
     if (!s->stream_stop) drain_to_file(s, NULL);
   }
-  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&s->file_lock);
   return NULL;
 }
 
@@ -358,10 +362,10 @@ int trak_session_start(trak_session *s, trak_error *err) {
 }
 
 int trak_session_flush(trak_session *s, trak_error *err) {
-  if (inert(s) || !s->file) return 0;
-  pthread_mutex_lock(&s->lock);
-  int rc = drain_to_file(s, err);
-  pthread_mutex_unlock(&s->lock);
+  if (inert(s)) return 0;
+  pthread_mutex_lock(&s->file_lock);
+  int rc = s->file ? drain_to_file(s, err) : 0;
+  pthread_mutex_unlock(&s->file_lock);
   return rc;
 }
 
@@ -389,21 +393,23 @@ int trak_session_stop(trak_session *s, trak_error *err) {
     s->stats.bytes_written += trak__fill_bytes(fill);
     s->stats.packets_written += trak__fill_packets(fill);
   }
-  s->stream_stop = 1;
-  pthread_cond_signal(&s->stream_cond);
   pthread_mutex_unlock(&s->lock);
   pthread_mutex_unlock(&trak__lock);
+  pthread_mutex_lock(&s->file_lock);
+  s->stream_stop = 1;
+  pthread_cond_signal(&s->stream_cond);
+  pthread_mutex_unlock(&s->file_lock);
   int rc = 0;
   if (s->streaming) pthread_join(s->streamer, NULL);
   s->streaming = 0;
+  pthread_mutex_lock(&s->file_lock);
   if (s->file) {
-    pthread_mutex_lock(&s->lock);
     rc = drain_to_file(s, err);
-    pthread_mutex_unlock(&s->lock);
     if (fclose(s->file) != 0 && rc == 0)
       rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
     s->file = NULL;
   }
+  pthread_mutex_unlock(&s->file_lock);
   return rc;
 }
 
@@ -457,6 +463,7 @@ void trak_session_free(trak_session *s) {
   if (!inert(s)) {
     trak_session_stop(s, NULL);
     pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->file_lock);
     pthread_cond_destroy(&s->stream_cond);
   }
   free(s->mem);
