@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include <pthread.h>
+#include <unistd.h>
 #include <stdatomic.h>
 
 #include "sdk_decode.h"
@@ -150,10 +151,51 @@ static void test_start_stop_under_load(void **state) {
   for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
 }
 
+/* Streaming while threads write and another thread flushes: the file holds every event. */
+static void test_streaming_concurrent_flush(void **state) {
+  char path[] = "/tmp/trak_mt_stream_XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  close(fd);
+  trak_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.buffer_size_kb = 8 * 1024;
+  cfg.fill_policy = TRAK_FILL_DISCARD;
+  cfg.output_path = path;
+  cfg.file_write_period_ms = 2;
+  trak_session *s = NULL;
+  assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);
+  assert_int_equal(trak_session_start(s, NULL), 0);
+  pthread_t th[3];
+  for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
+  for (int i = 0; i < 20; i++) assert_int_equal(trak_session_flush(s, NULL), 0);
+  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  assert_int_equal(trak_session_stop(s, NULL), 0);
+  trak_session_stats st;
+  trak_session_get_stats(s, &st);
+  trak_session_free(s);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  bytes b = {malloc(64 << 20), 0};
+  b.n = fread(b.p, 1, 64 << 20, f);
+  fclose(f);
+  unlink(path);
+  dec_trace t;
+  memset(&t, 0, sizeof t);
+  assert_int_equal(dec_trace_decode(&t, b.p, b.n), 0);
+  if (t.errors) fail_msg("%s", t.error_text);
+  assert_int_equal(st.packets_lost, 0);
+  assert_int_equal(dec_count(&t, 1, "slice"), 3 * EVENTS);
+  assert_int_equal(dec_count(&t, 2, NULL), 3 * EVENTS);
+  dec_trace_free(&t);
+  free(b.p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_stress),
       cmocka_unit_test(test_start_stop_under_load),
+      cmocka_unit_test(test_streaming_concurrent_flush),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
