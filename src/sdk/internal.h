@@ -67,8 +67,9 @@ typedef struct trak__chunk_meta {
 /* ---- writers --------------------------------------------------------------------------- */
 
 typedef struct trak__intern_entry {
-  uint64_t key;  /* string address or user key; 0 = empty slot */
-  uint32_t type; /* TRAK__INTERN_* or user index */
+  uint64_t key;   /* string address or user key */
+  uint16_t type;  /* TRAK__INTERN_* or user index */
+  uint16_t epoch; /* the entry is live only when equal to the writer's epoch */
   uint32_t iid;
 } trak__intern_entry;
 
@@ -97,6 +98,7 @@ typedef struct trak__writer {
   uint8_t started;        /* a packet was written on this sequence */
   trak__intern_entry *tab; /* open addressing, pointer keys */
   uint32_t tab_cap, tab_count;
+  uint16_t epoch; /* bumped to empty the table in O(1) at each restart; never 0 */
   uint64_t next_iid[TRAK__INTERN_TYPES];
   trak__fast_entry fast[TRAK__FAST_ENTRIES];
   uint64_t *tracks; /* track uuids described on this sequence since the last clear */
@@ -147,6 +149,7 @@ struct trak_session {
   trak_session_stats stats; /* writer-side fields accumulate at chunk retirement */
   _Atomic uint64_t packets_lost;
   _Atomic int full; /* discard policy: no free chunk left (writers fail without locking) */
+  _Atomic int chunk_restarts; /* ring policy, buffer half used: restart at every new chunk */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
   /* streaming (under file_lock) */
@@ -234,8 +237,8 @@ static inline uint64_t trak__intern_find(const trak__writer *w, uint32_t type, u
   uint32_t mask = w->tab_cap - 1;
   for (uint32_t i = trak__intern_hash(key, type, mask);; i = (i + 1) & mask) {
     const trak__intern_entry *e = &w->tab[i];
+    if (e->epoch != w->epoch) return 0; /* an empty slot */
     if (e->key == key && e->type == type) return e->iid;
-    if (e->key == 0) return 0;
   }
 }
 static inline uint8_t *trak__writer_reserve(trak__thread *t, trak__writer *w, size_t need) {

@@ -271,6 +271,8 @@ int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
     s->meta[i].read_pos = 0;
     s->meta[i].read_pkts = 0;
     s->stats.chunks_written++;
+    if (s->fill_policy == TRAK_FILL_RING && s->stats.chunks_written * 2 >= s->nchunks)
+      atomic_store_explicit(&s->chunk_restarts, 1, memory_order_relaxed);
     trak__chunk *c = trak__chunk_at(s, i);
     c->writer_id = w->seq_id;
     c->chunk_index = w->next_chunk_index++;

@@ -20,7 +20,10 @@
 static _Atomic uint32_t next_seq_id = 1;
 
 static void intern_reset(trak__writer *w) {
-  if (w->tab) memset(w->tab, 0, w->tab_cap * sizeof *w->tab);
+  if (++w->epoch == 0) { /* wrapped: stale entries could look live again */
+    if (w->tab) memset(w->tab, 0, w->tab_cap * sizeof *w->tab);
+    w->epoch = 1;
+  }
   w->tab_count = 0;
   memset(w->fast, 0, sizeof w->fast);
   memset(w->next_iid, 0, sizeof w->next_iid);
@@ -57,9 +60,10 @@ uint8_t *trak__writer_reserve_slow(trak__thread *t, trak__writer *w, size_t need
     lose(w);
     return NULL;
   }
-  /* A ring buffer may lose any older chunk: restart at the next event so each chunk can be
-  ** decoded without its predecessors (at most the packet being written now needs them). */
-  if (s->fill_policy == TRAK_FILL_RING && w->started) {
+  /* Once a ring buffer may wrap (half of it was handed out), any older chunk may be lost:
+  ** restart at the next event so each chunk decodes without its predecessors (at most the
+  ** packet being written now needs them). */
+  if (w->started && atomic_load_explicit(&s->chunk_restarts, memory_order_relaxed)) {
     w->need_clear = 1;
     w->next_clear_ts = 0;
   }
@@ -175,9 +179,9 @@ static int tab_grow(trak__writer *w) {
   if (!tab) return -1;
   for (uint32_t i = 0; i < w->tab_cap; i++) {
     trak__intern_entry *e = &w->tab[i];
-    if (!e->key) continue;
+    if (e->epoch != w->epoch) continue;
     uint32_t j = trak__intern_hash(e->key, e->type, cap - 1);
-    while (tab[j].key) j = (j + 1) & (cap - 1);
+    while (tab[j].epoch == w->epoch) j = (j + 1) & (cap - 1);
     tab[j] = *e;
   }
   free(w->tab);
@@ -201,9 +205,10 @@ uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t 
   iid = ++w->next_iid[type];
   uint32_t mask = w->tab_cap - 1;
   uint32_t i = trak__intern_hash(key, type, mask);
-  while (w->tab[i].key) i = (i + 1) & mask;
+  while (w->tab[i].epoch == w->epoch) i = (i + 1) & mask;
   w->tab[i].key = key;
-  w->tab[i].type = type;
+  w->tab[i].type = (uint16_t)type;
+  w->tab[i].epoch = w->epoch;
   w->tab[i].iid = (uint32_t)iid;
   w->tab_count++;
   trak_pb_buf *b = &t->interned;
