@@ -266,7 +266,8 @@ static inline void trak__scope_end(trak__scope *s) {
 }
 
 #define TRAK__SCOPE(category, name, dyn, ...)                                                  \
-  trak__scope TRAK__CAT(trak__scope_, __COUNTER__) __attribute__((cleanup(trak__scope_end))) = \
+  trak__scope TRAK__CAT(trak__scope_, __COUNTER__)                                          \
+      __attribute__((cleanup(trak__scope_end), unused)) =                                   \
       ({                                                                                  \
         trak__scope trak__s_ = {0, 0};                                                    \
         if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(category))) {                                  \
