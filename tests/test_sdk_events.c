@@ -121,6 +121,49 @@ static void test_debug_args(void **state) {
   dec_trace_free(&t);
 }
 
+/* Around the fast path's limits: long strings, many arguments, repeated (interned) names. */
+static void test_many_and_long_args(void **state) {
+  trak_session *s = start(NULL);
+  const char *s30 = "abcdefghijklmnopqrstuvwxyz0123";
+  const char *s100 =
+      "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567"
+      "890123456789";
+  for (int k = 0; k < 2; k++) {
+    TRAK_EVENT_INSTANT(cat_a, "four", TRAK_ARG("a", s30), TRAK_ARG("b", s30), TRAK_ARG("c", s30),
+                       TRAK_ARG("d", s30));
+    TRAK_EVENT_INSTANT(cat_a, "long", TRAK_ARG("s", s100));
+    TRAK_EVENT_INSTANT(cat_a, "ten", TRAK_ARG("a", 1), TRAK_ARG("b", 2), TRAK_ARG("c", 3),
+                       TRAK_ARG("d", 4), TRAK_ARG("e", 5), TRAK_ARG("f", 6), TRAK_ARG("g", 7),
+                       TRAK_ARG("h", 8.5), TRAK_ARG("i", "x"), TRAK_ARG("j", -1LL));
+    TRAK_EVENT_INSTANT(cat_a, "big", TRAK_ARG("u", ~0ull), TRAK_ARG("i", (long long)INT64_MIN),
+                       TRAK_ARG("d", -1e300), TRAK_ARG("s", s30));
+  }
+  dec_trace t;
+  finish(s, &t);
+  for (size_t i = 0; i < t.nev; i++) {
+    const dec_event *e = &t.ev[i];
+    if (!strcmp(e->name, "four")) {
+      assert_int_equal(e->nargs, 4);
+      assert_string_equal(e->args[3].name, "d");
+      assert_string_equal(e->args[3].s, s30);
+    } else if (!strcmp(e->name, "long")) {
+      assert_int_equal(e->nargs, 1);
+      assert_memory_equal(e->args[0].s, s100, 63); /* the reader keeps 63 characters */
+    } else if (!strcmp(e->name, "ten")) {
+      assert_int_equal(e->nargs, DEC_MAX_ARGS); /* the reader keeps 8 */
+      assert_true(e->args[7].d == 8.5);
+    } else if (!strcmp(e->name, "big")) {
+      assert_true(e->args[0].u == ~0ull);
+      assert_true((int64_t)e->args[1].u == INT64_MIN);
+      assert_true(e->args[2].d == -1e300);
+    }
+  }
+  assert_int_equal(dec_count(&t, I, "four") + dec_count(&t, I, "long") + dec_count(&t, I, "ten") +
+                       dec_count(&t, I, "big"),
+                   8);
+  dec_trace_free(&t);
+}
+
 static void test_dynamic_names_and_timestamps(void **state) {
   trak_session *s = start(NULL);
   char name[32];
@@ -382,6 +425,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_slices_and_instants),
       cmocka_unit_test(test_debug_args),
+      cmocka_unit_test(test_many_and_long_args),
       cmocka_unit_test(test_dynamic_names_and_timestamps),
       cmocka_unit_test(test_counters),
       cmocka_unit_test(test_flows),

@@ -52,18 +52,19 @@ static inline uint64_t take_delta(trak__writer *w, uint64_t ts) {
   return delta;
 }
 
-/* Options the fast path encodes itself: a few debug arguments with short or no strings. */
+/* Options the fast path encodes itself: a few debug arguments with short or no strings, as
+** long as the whole packet surely stays under 128 bytes (one-byte lengths). Returns the bound
+** on the packet's size, or 0 when the generic path must encode the event. */
 #define FAST_MAX_ARGS 4
-#define FAST_MAX_STRING 32
-static inline int fast_opts(const trak_opt *opts, size_t n) {
+#define FAST_BASE 29 /* packet and event headers, 10-byte timestamp, 5-byte iids */
+static inline size_t fast_opts(const trak_opt *opts, size_t n) {
   if (n > FAST_MAX_ARGS) return 0;
+  size_t size = FAST_BASE;
   for (size_t i = 0; i < n; i++) {
     if (opts[i].kind < TRAK__OPT_BOOL || opts[i].kind > TRAK__OPT_POINTER) return 0;
-    if (opts[i].kind == TRAK__OPT_STRING && strnlen(opts[i].v.s, FAST_MAX_STRING + 1) >
-                                                FAST_MAX_STRING)
-      return 0;
+    size += opts[i].kind == TRAK__OPT_STRING ? 10 + strnlen(opts[i].v.s, 128) : 19;
   }
-  return 1;
+  return size <= 128 ? size : 0;
 }
 
 /* Appends one debug annotation whose name is interned as `iid`. */
@@ -109,13 +110,13 @@ static inline uint8_t *fast_arg(uint8_t *q, const trak_opt *o, uint64_t iid) {
 }
 
 /* Writes an event with at most FAST_MAX_ARGS simple arguments (fast_opts) directly into the
-** chunk. Returns 1 when written, 0 when the generic path must do it (something to intern),
-** -1 when the packet was lost. Every packet it writes is shorter than 128 bytes. */
+** chunk; `bound` (from fast_opts) is at most 128, so both one-byte lengths hold. Returns 1 when
+** written, 0 when the generic path must do it (something to intern), -1 when lost. */
 static inline __attribute__((always_inline)) int write_fast(trak__thread *t, trak__writer *w,
                                                             const trak_category *cat,
                                                             uint32_t type, const char *name,
                                                             const trak_opt *opts, size_t n,
-                                                            uint64_t ts) {
+                                                            size_t bound, uint64_t ts) {
   uint32_t name_iid = 0, cat_iid = 0;
   if (name) { /* begin or instant: name and category, usually from the cache */
     trak__fast_entry *e = &w->fast[((uintptr_t)name >> 3) & (TRAK__FAST_ENTRIES - 1)];
@@ -139,7 +140,7 @@ static inline __attribute__((always_inline)) int write_fast(trak__thread *t, tra
   for (size_t i = 0; i < n; i++)
     if (!(arg_iids[i] = trak__intern_find(w, TRAK__INTERN_ANNOTATION, (uintptr_t)opts[i].name)))
       return 0;
-  uint8_t *p = trak__writer_reserve(t, w, 48 + n * (24 + FAST_MAX_STRING));
+  uint8_t *p = trak__writer_reserve(t, w, bound);
   if (!p) return -1;
   uint8_t *q = trak_pb_write_tag(p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
   uint8_t *pkt_len = q++;
@@ -315,7 +316,7 @@ static TRAK__COLD void event_fast_all(trak__thread *t, const trak_category *cat,
     mask &= mask - 1;
     trak__writer *w = &t->w[slot];
     if (!ready(t, w, slot, now)) continue;
-    int r = write_fast(t, w, cat, type, name, NULL, 0, now);
+    int r = write_fast(t, w, cat, type, name, NULL, 0, FAST_BASE, now);
     if (r == 0) {
       event ev = {cat, type, name, 0, NULL, 0, 0, 0, 0};
       write_event(t, w, &ev, now);
@@ -337,7 +338,7 @@ void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *n
     if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen,
                                                    memory_order_relaxed) &&
                     now < w->next_clear_ts)) {
-      int r = write_fast(t, w, cat, type, name, NULL, 0, now);
+      int r = write_fast(t, w, cat, type, name, NULL, 0, FAST_BASE, now);
       if (TRAK_LIKELY(r > 0)) {
         leave(t);
         return;
@@ -363,7 +364,7 @@ trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *
   }
   trak__thread *t = trak__thread_get();
   if (TRAK_UNLIKELY(!t)) return ev.track;
-  int simple = !dynamic_name && fast_opts(opts, n);
+  size_t bound = dynamic_name ? 0 : fast_opts(opts, n);
   uint32_t mask = enter(t, cat);
   uint64_t now = trak__now();
   while (mask) {
@@ -371,7 +372,7 @@ trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *
     mask &= mask - 1;
     trak__writer *w = &t->w[slot];
     if (!ready(t, w, slot, now)) continue;
-    int r = simple ? write_fast(t, w, cat, type, name, opts, n, now) : 0;
+    int r = bound ? write_fast(t, w, cat, type, name, opts, n, bound, now) : 0;
     if (r == 0) write_event(t, w, &ev, now);
     else if (r < 0) trak__session_lost(w->session, 1);
   }

@@ -262,6 +262,7 @@ static inline void trak__writer_commit(trak__writer *w, uint8_t *end) {
 int trak__track_put_descriptor(trak_pb_buf *b, uint64_t uuid) TRAK__HIDDEN;
 void trak__put_thread_descriptor(trak_pb_buf *b, trak__thread *t) TRAK__HIDDEN;
 void trak__put_process_descriptor(trak_pb_buf *b) TRAK__HIDDEN;
+void trak__track_lock(int lock) TRAK__HIDDEN; /* fork handlers: 1 locks, 0 unlocks */
 
 /* event.c */
 /* Writes a packet built by fn(b, user) (TracePacket fields) into every session in `mask`. */

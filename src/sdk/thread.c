@@ -58,10 +58,25 @@ static void thread_destroy(void *arg) {
   free(t);
 }
 
-static void fork_prepare(void) { pthread_mutex_lock(&trak__lock); }
-static void fork_parent(void) { pthread_mutex_unlock(&trak__lock); }
+static void register_membarrier(void) {
+  have_membarrier =
+      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+}
+
+/* Locks other threads might hold across fork() are taken first, so the child inherits them
+** in a known state. */
+static void fork_prepare(void) {
+  pthread_mutex_lock(&trak__lock);
+  trak__track_lock(1);
+}
+static void fork_parent(void) {
+  trak__track_lock(0);
+  pthread_mutex_unlock(&trak__lock);
+}
 static void fork_child(void) {
+  trak__track_lock(0);
   pthread_mutex_init(&trak__lock, NULL);
+  register_membarrier(); /* the registration belongs to the parent's address space */
   new_process_identity();
   trak__sessions_after_fork();
   trak__threads_after_fork();
@@ -72,8 +87,7 @@ static void init_once_fn(void) {
   trak__clock_init();
   pthread_key_create(&thread_key, thread_destroy);
   pthread_atfork(fork_prepare, fork_parent, fork_child);
-  have_membarrier =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+  register_membarrier();
 }
 
 int trak_init(void) {
@@ -101,8 +115,8 @@ trak__thread *trak__thread_get_slow(void) {
 }
 
 void trak__threads_wait_idle(void) {
-  if (have_membarrier) syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0);
-  else nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
+  if (!have_membarrier || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0)
+    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
   for (trak__thread *t = threads; t; t = t->next)
     while (atomic_load_explicit(&t->busy, memory_order_acquire)) sched_yield();
 }

@@ -22,6 +22,11 @@ static pthread_mutex_t desc_lock = PTHREAD_MUTEX_INITIALIZER;
 static desc_entry *descs; /* short list: custom tracks are few */
 static char process_name[128];
 
+void trak__track_lock(int lock) {
+  if (lock) pthread_mutex_lock(&desc_lock);
+  else pthread_mutex_unlock(&desc_lock);
+}
+
 static uint64_t fnv1a(const char *s, uint64_t h) {
   for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
   return h;
