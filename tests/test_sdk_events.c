@@ -196,11 +196,22 @@ static void test_counters(void **state) {
   trak_track mem = trak_track_counter("memory", TRAK_UNIT_SIZE_BYTES, 0);
   trak_track load = trak_track_counter("load", TRAK_UNIT_UNSPECIFIED, 0);
   TRAK_COUNTER(cat_a, mem, 4096);
-  TRAK_COUNTER(cat_a, mem, 8192LL);
+  TRAK_COUNTER(cat_a, mem, 8192LL); /* the second sample takes the fast path */
   TRAK_COUNTER(cat_a, load, 0.75);
+  TRAK_COUNTER(cat_a, load, 0.75);
+  TRAK_COUNTER(cat_a, mem, -5);
   dec_trace t;
   finish(s, &t);
-  assert_int_equal(dec_count(&t, C, NULL), 3);
+  assert_int_equal(dec_count(&t, C, NULL), 5);
+  int64_t want[] = {4096, 8192, -5};
+  int k = 0;
+  for (size_t i = 0; i < t.nev; i++)
+    if (t.ev[i].type == C && !t.ev[i].counter_is_double) {
+      assert_int_equal(t.ev[i].track, mem);
+      assert_int_equal(t.ev[i].counter_i, want[k++]);
+      assert_string_equal(t.ev[i].cats, "alpha");
+    }
+  assert_int_equal(k, 3);
   const dec_event *c = dec_find(&t, C, NULL);
   assert_int_equal(c->track, mem);
   assert_true(c->has_counter && !c->counter_is_double);
@@ -228,8 +239,8 @@ static void *flow_target(void *arg) {
 
 static void test_flows(void **state) {
   trak_session *s = start(NULL);
-  {
-    TRAK_EVENT(cat_a, "produce", TRAK_FLOW(77), TRAK_FLOW(78));
+  for (int i = 0; i < 2; i++) { /* the second time through the fast path */
+    TRAK_EVENT(cat_a, "produce", TRAK_FLOW(77 + 100 * i), TRAK_FLOW(78));
   }
   pthread_t th;
   pthread_create(&th, NULL, flow_target, NULL);
@@ -237,7 +248,12 @@ static void test_flows(void **state) {
   dec_trace t;
   finish(s, &t);
   const dec_event *p = dec_find(&t, B, "produce");
-  assert_int_equal(p->nflows, 2);
+  assert_int_equal(dec_count(&t, B, "produce"), 2);
+  assert_int_equal(p[0].nflows, 2);
+  const dec_event *p2 = p + 2; /* begin, end, begin */
+  assert_string_equal(p2->name, "produce");
+  assert_int_equal(p2->flows[0], 177);
+  assert_int_equal(p2->flows[1], 78);
   assert_int_equal(p->flows[0], 77);
   assert_int_equal(p->flows[1], 78);
   const dec_event *c = dec_find(&t, B, "consume");

@@ -57,14 +57,31 @@ static inline uint64_t take_delta(trak__writer *w, uint64_t ts) {
 ** on the packet's size, or 0 when the generic path must encode the event. */
 #define FAST_MAX_ARGS 4
 #define FAST_BASE 29 /* packet and event headers, 10-byte timestamp, 5-byte iids */
+#define FAST_MAX_OPTS 6
 static inline size_t fast_opts(const trak_opt *opts, size_t n) {
-  if (n > FAST_MAX_ARGS) return 0;
-  size_t size = FAST_BASE;
+  if (n > FAST_MAX_OPTS) return 0;
+  size_t size = FAST_BASE, args = 0;
   for (size_t i = 0; i < n; i++) {
-    if (opts[i].kind < TRAK__OPT_BOOL || opts[i].kind > TRAK__OPT_POINTER) return 0;
-    size += opts[i].kind == TRAK__OPT_STRING ? 10 + strnlen(opts[i].v.s, 128) : 19;
+    switch (opts[i].kind) {
+      case TRAK__OPT_STRING: size += 10 + strnlen(opts[i].v.s, 128); args++; break;
+      case TRAK__OPT_BOOL: case TRAK__OPT_INT: case TRAK__OPT_UINT: case TRAK__OPT_DOUBLE:
+      case TRAK__OPT_POINTER: size += 19; args++; break;
+      case TRAK__OPT_TRACK: case TRAK__OPT_COUNTER_INT: size += 11; break;
+      case TRAK__OPT_FLOW: case TRAK__OPT_TERMINATING_FLOW: case TRAK__OPT_COUNTER_DOUBLE:
+        size += 9;
+        break;
+      default: return 0; /* timestamps, callbacks */
+    }
   }
-  return size <= 128 ? size : 0;
+  return size <= 128 && args <= FAST_MAX_ARGS ? size : 0;
+}
+
+/* Has this sequence described `uuid` since its last restart? */
+static inline int track_known(const trak__thread *t, const trak__writer *w, uint64_t uuid) {
+  if (uuid == t->uuid) return 1;
+  for (uint32_t i = 0; i < w->tracks_count; i++)
+    if (w->tracks[i] == uuid) return 1;
+  return 0;
 }
 
 /* Appends one debug annotation whose name is interned as `iid`. */
@@ -133,13 +150,21 @@ static inline __attribute__((always_inline)) int write_fast(trak__thread *t, tra
       e->name_iid = name_iid;
       e->cat_iid = cat_iid;
     }
-  } else if (type != TRAK__SLICE_END) {
-    return 0;
-  }
-  uint64_t arg_iids[FAST_MAX_ARGS];
-  for (size_t i = 0; i < n; i++)
-    if (!(arg_iids[i] = trak__intern_find(w, TRAK__INTERN_ANNOTATION, (uintptr_t)opts[i].name)))
+  } else if (type != TRAK__SLICE_END) { /* a counter: category only */
+    if (cat->flags & TRAK__CAT_GROUP) return 0;
+    if (!(cat_iid = (uint32_t)trak__intern_find(w, TRAK__INTERN_CATEGORY, (uintptr_t)cat)))
       return 0;
+  }
+  uint64_t arg_iids[FAST_MAX_OPTS];
+  for (size_t i = 0; i < n; i++) {
+    uint32_t k = opts[i].kind;
+    if (k == TRAK__OPT_TRACK) {
+      if (!track_known(t, w, opts[i].v.u)) return 0; /* its descriptor comes first */
+    } else if (k >= TRAK__OPT_BOOL && k <= TRAK__OPT_POINTER) {
+      arg_iids[i] = trak__intern_find(w, TRAK__INTERN_ANNOTATION, (uintptr_t)opts[i].name);
+      if (!arg_iids[i]) return 0;
+    }
+  }
   uint8_t *p = trak__writer_reserve(t, w, bound);
   if (!p) return -1;
   uint8_t *q = trak_pb_write_tag(p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
@@ -158,7 +183,36 @@ static inline __attribute__((always_inline)) int write_fast(trak__thread *t, tra
     q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT);
     q = trak_pb_write_varint(q, cat_iid);
   }
-  for (size_t i = 0; i < n; i++) q = fast_arg(q, &opts[i], arg_iids[i]);
+  for (size_t i = 0; i < n; i++) {
+    const trak_opt *o = &opts[i];
+    switch (o->kind) {
+      case TRAK__OPT_TRACK:
+        if (o->v.u == t->uuid) break; /* the sequence default */
+        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT);
+        q = trak_pb_write_varint(q, o->v.u);
+        break;
+      case TRAK__OPT_FLOW:
+        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_flow_ids, TRAK_PB_WIRE_FIXED64);
+        q = trak_pb_write_fixed64(q, o->v.u);
+        break;
+      case TRAK__OPT_TERMINATING_FLOW:
+        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_terminating_flow_ids, TRAK_PB_WIRE_FIXED64);
+        q = trak_pb_write_fixed64(q, o->v.u);
+        break;
+      case TRAK__OPT_COUNTER_INT:
+        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_counter_value, TRAK_PB_WIRE_VARINT);
+        q = trak_pb_write_varint(q, (uint64_t)o->v.i);
+        break;
+      case TRAK__OPT_COUNTER_DOUBLE: {
+        uint64_t bits;
+        memcpy(&bits, &o->v.d, 8);
+        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_double_counter_value, TRAK_PB_WIRE_FIXED64);
+        q = trak_pb_write_fixed64(q, bits);
+        break;
+      }
+      default: q = fast_arg(q, o, arg_iids[i]);
+    }
+  }
   *ev_len = (uint8_t)(q - ev_len - 1);
   *pkt_len = (uint8_t)(q - pkt_len - 1);
   trak__writer_commit(w, q);
