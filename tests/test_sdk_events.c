@@ -204,14 +204,14 @@ static void test_counters(void **state) {
   finish(s, &t);
   assert_int_equal(dec_count(&t, C, NULL), 5);
   int64_t want[] = {4096, 8192, -5};
-  int k = 0;
+  int ints = 0;
   for (size_t i = 0; i < t.nev; i++)
     if (t.ev[i].type == C && !t.ev[i].counter_is_double) {
       assert_int_equal(t.ev[i].track, mem);
-      assert_int_equal(t.ev[i].counter_i, want[k++]);
+      assert_int_equal(t.ev[i].counter_i, want[ints++]);
       assert_string_equal(t.ev[i].cats, "alpha");
     }
-  assert_int_equal(k, 3);
+  assert_int_equal(ints, 3);
   const dec_event *c = dec_find(&t, C, NULL);
   assert_int_equal(c->track, mem);
   assert_true(c->has_counter && !c->counter_is_double);
