@@ -324,6 +324,34 @@ static void test_config_from_text(void **state) {
   trak_session_free(s);
 }
 
+/* A packet larger than a chunk cannot be written: it is counted lost and the sequence goes on
+** (restarting its state, since the lost packet may have carried interned data). */
+static void test_oversized_packet(void **state) {
+  trak_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.chunk_size = 1024;
+  trak_session *s = start(&cfg);
+  static char big[4000];
+  memset(big, 'x', sizeof big - 1);
+  TRAK_EVENT_INSTANT(cat_s, "small");
+  TRAK_EVENT_INSTANT(cat_s, "huge", TRAK_ARG("payload", big));
+  TRAK_EVENT_INSTANT(cat_s, "small");
+  assert_int_equal(trak_session_stop(s, NULL), 0);
+  trak_session_stats st;
+  trak_session_get_stats(s, &st);
+  assert_int_equal(st.packets_lost, 1);
+  bytes all = {0};
+  read_more(s, &all);
+  dec_trace t;
+  decode(&all, &t);
+  assert_int_equal(dec_count(&t, I, "small"), 2);
+  assert_int_equal(dec_count(&t, I, "huge"), 0);
+  assert_int_equal(t.dropped_flags, 1);
+  free(all.p);
+  dec_trace_free(&t);
+  trak_session_free(s);
+}
+
 static void test_bad_usage(void **state) {
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
@@ -360,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_periodic_clear),
       cmocka_unit_test(test_config_from_proto),
       cmocka_unit_test(test_config_from_text),
+      cmocka_unit_test(test_oversized_packet),
       cmocka_unit_test(test_bad_usage),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
