@@ -449,10 +449,10 @@ void trak__packet_all(uint32_t mask, void (*fn)(trak_pb_buf *b, void *user), voi
     trak_pb_buf *b = &t->scratch;
     b->p = b->start;
     b->error = 0;
-    trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+    trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
     trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, take_delta(w, now));
     fn(b, user);
-    trak_pb_end_nested(b, pkt);
+    trak_pb_end_nested_short(b, pkt);
     if (b->error || trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b)) != 0)
       trak__session_lost(w->session, 1);
   }

@@ -161,9 +161,9 @@ static void put_compressed(const uint8_t *data, size_t len, trak_pb_buf *out) {
         out->error = TRAK_ENOMEM;
         break;
       }
-      trak_pb_nested n = trak_pb_begin_nested(out, TRAK_PB_Trace_packet);
+      trak_pb_nested n = trak_pb_begin_nested_short(out, TRAK_PB_Trace_packet);
       trak_pb_put_bytes(out, TRAK_PB_TracePacket_compressed_packets, z.start, trak_pb_buf_len(&z));
-      trak_pb_end_nested(out, n);
+      trak_pb_end_nested_short(out, n);
       start = cut;
     }
     if (!more) break;

@@ -137,38 +137,38 @@ int trak__track_put_descriptor(trak_pb_buf *b, uint64_t uuid) {
   pthread_mutex_lock(&desc_lock);
   desc_entry *e = *find_locked(uuid);
   if (e) {
-    trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
+    trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_descriptor);
     trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, uuid);
     trak_pb_put_raw(b, e->fields, e->len);
-    trak_pb_end_nested(b, n);
+    trak_pb_end_nested_short(b, n);
   }
   pthread_mutex_unlock(&desc_lock);
   return e != NULL;
 }
 
 void trak__put_thread_descriptor(trak_pb_buf *b, trak__thread *t) {
-  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
+  trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_descriptor);
   trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, t->uuid);
   trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_parent_uuid, trak__process_uuid());
-  trak_pb_nested th = trak_pb_begin_nested(b, TRAK_PB_TrackDescriptor_thread);
+  trak_pb_nested th = trak_pb_begin_nested_short(b, TRAK_PB_TrackDescriptor_thread);
   trak_pb_put_int32(b, TRAK_PB_ThreadDescriptor_pid, trak__pid);
   trak_pb_put_int64(b, TRAK_PB_ThreadDescriptor_tid, t->tid);
   if (t->name[0]) trak_pb_put_string(b, TRAK_PB_ThreadDescriptor_thread_name, t->name);
-  trak_pb_end_nested(b, th);
-  trak_pb_end_nested(b, n);
+  trak_pb_end_nested_short(b, th);
+  trak_pb_end_nested_short(b, n);
 }
 
 void trak__put_process_descriptor(trak_pb_buf *b) {
-  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
+  trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_descriptor);
   trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, trak__process_uuid());
-  trak_pb_nested pr = trak_pb_begin_nested(b, TRAK_PB_TrackDescriptor_process);
+  trak_pb_nested pr = trak_pb_begin_nested_short(b, TRAK_PB_TrackDescriptor_process);
   trak_pb_put_int32(b, TRAK_PB_ProcessDescriptor_pid, trak__pid);
   pthread_mutex_lock(&desc_lock);
   const char *name = process_name[0] ? process_name : program_invocation_short_name;
   trak_pb_put_string(b, TRAK_PB_ProcessDescriptor_process_name, name);
   pthread_mutex_unlock(&desc_lock);
-  trak_pb_end_nested(b, pr);
-  trak_pb_end_nested(b, n);
+  trak_pb_end_nested_short(b, pr);
+  trak_pb_end_nested_short(b, n);
 }
 
 static void put_process(trak_pb_buf *b, void *user) { trak__put_process_descriptor(b); }

@@ -83,7 +83,7 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
   trak_pb_buf *b = &t->scratch;
   b->p = b->start;
   b->error = 0;
-  trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   uint64_t boot = trak__boottime();
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, boot);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp_clock_id, TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
@@ -91,32 +91,32 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
                      TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED);
   if (!w->started) trak_pb_put_bool(b, TRAK_PB_TracePacket_first_packet_on_sequence, 1);
   if (w->dropped) trak_pb_put_varint(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
-  trak_pb_nested d = trak_pb_begin_nested(b, TRAK_PB_TracePacket_trace_packet_defaults);
+  trak_pb_nested d = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_trace_packet_defaults);
   trak_pb_put_varint(b, TRAK_PB_TracePacketDefaults_timestamp_clock_id, TRAK__SEQ_CLOCK_ID);
-  trak_pb_nested te = trak_pb_begin_nested(b, TRAK_PB_TracePacketDefaults_track_event_defaults);
+  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacketDefaults_track_event_defaults);
   trak_pb_put_varint(b, TRAK_PB_TrackEventDefaults_track_uuid, t->uuid);
-  trak_pb_end_nested(b, te);
-  trak_pb_end_nested(b, d);
-  trak_pb_nested cs = trak_pb_begin_nested(b, TRAK_PB_TracePacket_clock_snapshot);
-  trak_pb_nested c = trak_pb_begin_nested(b, TRAK_PB_ClockSnapshot_clocks);
+  trak_pb_end_nested_short(b, te);
+  trak_pb_end_nested_short(b, d);
+  trak_pb_nested cs = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_clock_snapshot);
+  trak_pb_nested c = trak_pb_begin_nested_short(b, TRAK_PB_ClockSnapshot_clocks);
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_Clock_clock_id, TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_Clock_timestamp, boot);
-  trak_pb_end_nested(b, c);
-  c = trak_pb_begin_nested(b, TRAK_PB_ClockSnapshot_clocks);
+  trak_pb_end_nested_short(b, c);
+  c = trak_pb_begin_nested_short(b, TRAK_PB_ClockSnapshot_clocks);
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_Clock_clock_id, TRAK__SEQ_CLOCK_ID);
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_Clock_timestamp, ts);
   trak_pb_put_bool(b, TRAK_PB_ClockSnapshot_Clock_is_incremental, 1);
-  trak_pb_end_nested(b, c);
+  trak_pb_end_nested_short(b, c);
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_primary_trace_clock,
                      TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
-  trak_pb_end_nested(b, cs);
-  trak_pb_end_nested(b, pkt);
-  pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_end_nested_short(b, cs);
+  trak_pb_end_nested_short(b, pkt);
+  pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   trak__put_process_descriptor(b);
-  trak_pb_end_nested(b, pkt);
-  pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_end_nested_short(b, pkt);
+  pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   trak__put_thread_descriptor(b, t);
-  trak_pb_end_nested(b, pkt);
+  trak_pb_end_nested_short(b, pkt);
 }
 
 /* Writes the restart packets; they go into one chunk together. Returns 1, or -1 on loss. */
@@ -239,9 +239,9 @@ int trak__writer_ensure_track(trak__thread *t, trak__writer *w, uint64_t uuid) {
   trak_pb_buf *b = &t->scratch;
   b->p = b->start;
   b->error = 0;
-  trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   int found = trak__track_put_descriptor(b, uuid);
-  trak_pb_end_nested(b, pkt);
+  trak_pb_end_nested_short(b, pkt);
   if (!found || b->error) return 0;
   return trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b));
 }
