@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A trace written by the SDK (the sdk_demo example) decodes with protoc against our protos:
-# every packet is valid perfetto.protos.Trace wire format, with the fields we expect.
+# every packet is valid perfetto.protos.Trace wire format, with the fields we expect; and
+# `trak convert` to text and back gives the same bytes.
 set -euo pipefail
 demo="$TRAK_BINARY_DIR/example_sdk_demo"
 [ -x "$demo" ] || { echo "missing $demo"; exit 1; }
@@ -20,4 +21,8 @@ if grep -qE '^\s*[0-9]+: ' "$tmp/demo.txt"; then
   echo "unknown fields in the decoded trace:"; grep -nE '^\s*[0-9]+: ' "$tmp/demo.txt" | head
   exit 1
 fi
+# trak's own text format round trip reproduces the SDK's bytes exactly (canonical encoding).
+"$1" convert "$tmp/demo.pftrace" "$tmp/demo.pbtxt"
+"$1" convert "$tmp/demo.pbtxt" "$tmp/again.pb"
+cmp "$tmp/demo.pftrace" "$tmp/again.pb" || { echo "text round trip changed the SDK's bytes"; exit 1; }
 echo "ok: $(grep -c '^packet {' "$tmp/demo.txt") packets decoded"
