@@ -15,6 +15,7 @@
 
 #include "trak/error.h"
 #include "trak/export.h"
+#include "trak/protos.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -102,18 +103,16 @@ TRAK_API int trak_category_config_enables(const trak_category_config *cfg,
 /* A track is named by its uuid. 0 in an event means the calling thread's track. */
 typedef uint64_t trak_track;
 
-enum { /* values of TrackDescriptor.ChildTracksOrdering */
-  TRAK_ORDER_UNKNOWN = 0,
-  TRAK_ORDER_LEXICOGRAPHIC = 1,
-  TRAK_ORDER_CHRONOLOGICAL = 2,
-  TRAK_ORDER_EXPLICIT = 3
-};
-enum { /* values of CounterDescriptor.Unit */
-  TRAK_UNIT_UNSPECIFIED = 0,
-  TRAK_UNIT_TIME_NS = 1,
-  TRAK_UNIT_COUNT = 2,
-  TRAK_UNIT_SIZE_BYTES = 3
-};
+/* Values of TrackDescriptor.ChildTracksOrdering (generated from protos/). */
+#define TRAK_ORDER_UNKNOWN TRAK_PB_TrackDescriptor_UNKNOWN
+#define TRAK_ORDER_LEXICOGRAPHIC TRAK_PB_TrackDescriptor_LEXICOGRAPHIC
+#define TRAK_ORDER_CHRONOLOGICAL TRAK_PB_TrackDescriptor_CHRONOLOGICAL
+#define TRAK_ORDER_EXPLICIT TRAK_PB_TrackDescriptor_EXPLICIT
+/* Values of CounterDescriptor.Unit (generated from protos/). */
+#define TRAK_UNIT_UNSPECIFIED TRAK_PB_CounterDescriptor_UNIT_UNSPECIFIED
+#define TRAK_UNIT_TIME_NS TRAK_PB_CounterDescriptor_UNIT_TIME_NS
+#define TRAK_UNIT_COUNT TRAK_PB_CounterDescriptor_UNIT_COUNT
+#define TRAK_UNIT_SIZE_BYTES TRAK_PB_CounterDescriptor_UNIT_SIZE_BYTES
 
 /* What a custom track's descriptor says. Zero-initialize, then set what you need. */
 typedef struct trak_track_desc {

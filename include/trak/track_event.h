@@ -26,8 +26,11 @@
 extern "C" {
 #endif
 
-/* Values of TrackEvent.Type (checked against the schema inside the library). */
-enum { TRAK__SLICE_BEGIN = 1, TRAK__SLICE_END = 2, TRAK__INSTANT = 3, TRAK__COUNTER = 4 };
+/* Values of TrackEvent.Type (generated from protos/). */
+#define TRAK__SLICE_BEGIN TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN
+#define TRAK__SLICE_END TRAK_PB_TrackEvent_TYPE_SLICE_END
+#define TRAK__INSTANT TRAK_PB_TrackEvent_TYPE_INSTANT
+#define TRAK__COUNTER TRAK_PB_TrackEvent_TYPE_COUNTER
 
 /* Kinds of options passed to the event macros. */
 enum {

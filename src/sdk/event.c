@@ -10,12 +10,6 @@
 
 #include "sdk/internal.h"
 
-_Static_assert(TRAK__SLICE_BEGIN == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN, "TrackEvent.Type");
-_Static_assert(TRAK__SLICE_END == TRAK_PB_TrackEvent_TYPE_SLICE_END, "TrackEvent.Type");
-_Static_assert(TRAK__INSTANT == TRAK_PB_TrackEvent_TYPE_INSTANT, "TrackEvent.Type");
-_Static_assert(TRAK__COUNTER == TRAK_PB_TrackEvent_TYPE_COUNTER, "TrackEvent.Type");
-_Static_assert(TRAK_ORDER_EXPLICIT == TRAK_PB_TrackDescriptor_EXPLICIT, "ChildTracksOrdering");
-_Static_assert(TRAK_UNIT_SIZE_BYTES == TRAK_PB_CounterDescriptor_UNIT_SIZE_BYTES, "Unit");
 
 struct trak_event_ctx {
   trak_pb_buf *event;
