@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: shows trak working end to end. An instrumented program (examples/sdk_demo.c)
-# records a trace with the SDK; then the examples of the synthetic-trace guide
+# records a trace with the SDK; another (examples/console_demo.c) prints its events live through
+# the console interceptor; then the examples of the synthetic-trace guide
 # (tests/data/seed/) go text -> binary -> text, with protoc agreeing with our encoding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -16,6 +17,10 @@ echo "  event names interned in the trace:"
 "$TRAK" dump "$out/sdk_demo.pftrace" | grep -A2 'event_names {' | grep -o '"[^"]*"' | sort -u \
   | tr '\n' ' ' | fold -w 90 | sed 's/^/    /'
 echo
+echo
+echo "== the console interceptor: events printed as they happen (examples/console_demo.c)"
+build/example_console_demo
+
 echo
 echo "== converting the seed examples to binary traces"
 for text in tests/data/seed/*.pbtxt; do
