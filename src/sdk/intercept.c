@@ -123,15 +123,41 @@ void trak__icpt_tls_free(trak__writer *w) {
   w->icpt_owner = NULL;
 }
 
+/* A varint at p (before end); NULL when truncated. Packets here come from trak's own writers,
+** are small, and sit at the end of a chunk, so this simple loop beats the general decoder,
+** whose fast path needs slack after the field. */
+static inline const uint8_t *get_varint(const uint8_t *p, const uint8_t *end, uint64_t *v) {
+  uint64_t r = 0;
+  for (int shift = 0; p < end && shift < 64; shift += 7) {
+    uint8_t b = *p++;
+    r |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) {
+      *v = r;
+      return p;
+    }
+  }
+  return NULL;
+}
+
 /* The packet's sequence_flags (top-level field; 0 when absent). */
-static uint32_t packet_flags(const uint8_t *data, size_t len) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, data, len);
+static uint32_t packet_flags(const uint8_t *p, const uint8_t *end) {
   uint32_t flags = 0;
-  while (trak_pb_decoder_next(&d, &f) == 1)
-    if (f.number == TRAK_PB_TracePacket_sequence_flags && f.wire_type == TRAK_PB_WIRE_VARINT)
-      flags = (uint32_t)f.value;
+  uint64_t tag, v;
+  while (p < end && (p = get_varint(p, end, &tag)) != NULL) {
+    switch (tag & 7) {
+      case TRAK_PB_WIRE_VARINT:
+        if (!(p = get_varint(p, end, &v))) return flags;
+        if (tag >> 3 == TRAK_PB_TracePacket_sequence_flags) flags = (uint32_t)v;
+        break;
+      case TRAK_PB_WIRE_FIXED64: p += 8; break;
+      case TRAK_PB_WIRE_FIXED32: p += 4; break;
+      case TRAK_PB_WIRE_LEN:
+        if (!(p = get_varint(p, end, &v)) || v > (uint64_t)(end - p)) return flags;
+        p += v;
+        break;
+      default: return flags;
+    }
+  }
   return flags;
 }
 
@@ -150,14 +176,15 @@ void trak__icpt_deliver(trak__writer *w) {
   pkt.thread_state = w->icpt_tls;
   pkt.user = ic->desc.user;
   pkt.inst_ = ii;
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, w->base, (size_t)(w->p - w->base));
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    pkt.data = f.data;
-    pkt.len = f.len;
-    pkt.sequence_flags = packet_flags(f.data, f.len);
+  /* The chunk holds Trace.packet fields: a one-byte tag, a length, the packet. */
+  const uint8_t *p = w->base, *end = w->p;
+  uint64_t len;
+  while (p < end && (p = get_varint(p + 1, end, &len)) != NULL && len <= (uint64_t)(end - p)) {
+    pkt.data = p;
+    pkt.len = (size_t)len;
+    pkt.sequence_flags = packet_flags(p, p + len);
     ic->desc.on_packet(&pkt);
+    p += len;
   }
   w->p = w->base;
   w->packets = 0;
