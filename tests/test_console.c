@@ -167,10 +167,42 @@ static void test_options(void **state) {
   close(out[1]);
 }
 
+/* An end whose begin came before the session, a double counter, an event before the
+** session's start time (negative), and nesting deeper than the console remembers. */
+static void test_edges(void **state) {
+  trak_console_options o;
+  trak_console_options_init(&o);
+  o.fd = pipe_fds[1];
+  o.colors = 0;
+  o.ids = 0;
+  trak_console_set_options(&o);
+  trak_track load = trak_track_counter("load", TRAK_UNIT_UNSPECIFIED, 0);
+  trak_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.track_event_interceptor = "console";
+  trak_session *s;
+  fake_ns = 10000000;
+  assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);
+  assert_int_equal(trak_session_start(s, NULL), 0);
+  TRAK_EVENT_END(cat_r);
+  TRAK_COUNTER(cat_m, load, 0.25);
+  TRAK_EVENT_INSTANT(cat_r, "Early", TRAK_TIMESTAMP(7500000));
+  for (int i = 0; i < 20; i++) TRAK_EVENT_BEGIN(cat_r, "Deep");
+  for (int i = 0; i < 20; i++) TRAK_EVENT_END(cat_r);
+  trak_session_free(s);
+  const char *out = drain(pipe_fds[0]);
+  assert_non_null(strstr(out, "    0.000 ms  demo/main  (end of a slice begun before the session)\n"
+                              "    0.000 ms  demo/main  mem  load = 0.25\n"
+                              "   -2.500 ms  demo/main  rendering  Early (instant)\n"));
+  assert_non_null(strstr(out, "(end of a slice nested too deep to show)"));
+  assert_non_null(strstr(out, "\n    0.000 ms  demo/main  rendering  Deep end (0 ns)\n"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_exact_text),
       cmocka_unit_test(test_options),
+      cmocka_unit_test(test_edges),
   };
   return cmocka_run_group_tests(tests, setup_pipe, teardown_pipe);
 }

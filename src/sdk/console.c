@@ -154,11 +154,56 @@ static void add(line *l, const char *fmt, ...) {
   if (r > 0) l->n += (size_t)r < sizeof l->buf - l->n ? (size_t)r : sizeof l->buf - 1 - l->n;
 }
 
+/* Plain appends: the console's lines are mostly names and integers, and printf's format
+** parsing used to be half of an event's cost. */
+static void add_mem(line *l, const void *s, size_t n) {
+  size_t room = sizeof l->buf - 1 - l->n;
+  if (n > room) n = room;
+  memcpy(l->buf + l->n, s, n);
+  l->n += n;
+  l->buf[l->n] = 0;
+}
+static void add_str(line *l, const char *s) { add_mem(l, s, strlen(s)); }
+
+static void add_u64_width(line *l, uint64_t v, int width) {
+  char tmp[24];
+  int n = 0;
+  do tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+  while ((v /= 10) != 0);
+  while (n < width && n < (int)sizeof tmp) tmp[sizeof tmp - 1 - n++] = ' ';
+  add_mem(l, tmp + sizeof tmp - n, (size_t)n);
+}
+static void add_i64(line *l, int64_t v) {
+  if (v < 0) add_mem(l, "-", 1);
+  add_u64_width(l, v < 0 ? 0 - (uint64_t)v : (uint64_t)v, 0);
+}
+
+/* `units` / `scale` with three decimals (truncated), the whole part padded to `width`. */
+static void add_fixed3(line *l, uint64_t units, uint64_t scale, int width) {
+  char frac[4];
+  uint64_t f = units % scale * 1000 / scale;
+  frac[0] = '.';
+  frac[1] = (char)('0' + f / 100);
+  frac[2] = (char)('0' + f / 10 % 10);
+  frac[3] = (char)('0' + f % 10);
+  add_u64_width(l, units / scale, width);
+  add_mem(l, frac, 4);
+}
+
 static void add_duration(line *l, uint64_t ns) {
-  if (ns < 1000) add(l, "%" PRIu64 " ns", ns);
-  else if (ns < 1000000) add(l, "%.3f us", (double)ns / 1e3);
-  else if (ns < 1000000000) add(l, "%.3f ms", (double)ns / 1e6);
-  else add(l, "%.3f s", (double)ns / 1e9);
+  if (ns < 1000) {
+    add_u64_width(l, ns, 0);
+    add_str(l, " ns");
+  } else if (ns < 1000000) {
+    add_fixed3(l, ns, 1000, 0);
+    add_str(l, " us");
+  } else if (ns < 1000000000) {
+    add_fixed3(l, ns, 1000000, 0);
+    add_str(l, " ms");
+  } else {
+    add_fixed3(l, ns, 1000000000, 0);
+    add_str(l, " s");
+  }
 }
 
 /* " name=value" for one DebugAnnotation. */
@@ -184,13 +229,15 @@ static void add_arg(line *l, const seq_state *s, const uint8_t *data, size_t len
         name = (const char *)f.data;
         nlen = f.len;
         break;
-      case TRAK_PB_DebugAnnotation_bool_value: add(&v, "%s", f.value ? "true" : "false"); break;
-      case TRAK_PB_DebugAnnotation_uint_value: add(&v, "%" PRIu64, f.value); break;
-      case TRAK_PB_DebugAnnotation_int_value: add(&v, "%" PRId64, (int64_t)f.value); break;
+      case TRAK_PB_DebugAnnotation_bool_value: add_str(&v, f.value ? "true" : "false"); break;
+      case TRAK_PB_DebugAnnotation_uint_value: add_u64_width(&v, f.value, 0); break;
+      case TRAK_PB_DebugAnnotation_int_value: add_i64(&v, (int64_t)f.value); break;
       case TRAK_PB_DebugAnnotation_double_value: add(&v, "%g", trak_pb_as_double(&f)); break;
       case TRAK_PB_DebugAnnotation_pointer_value: add(&v, "0x%" PRIx64, f.value); break;
       case TRAK_PB_DebugAnnotation_string_value:
-        add(&v, "\"%.*s\"", (int)f.len, (const char *)f.data);
+        add_str(&v, "\"");
+        add_mem(&v, f.data, f.len);
+        add_str(&v, "\"");
         break;
       case TRAK_PB_DebugAnnotation_string_value_iid:
         str = trak_interning_get(s->strings, TRAK_PB_InternedData_debug_annotation_string_values,
@@ -203,7 +250,10 @@ static void add_arg(line *l, const seq_state *s, const uint8_t *data, size_t len
       default: break;
     }
   }
-  add(l, " %.*s=%s", (int)nlen, name, v.n ? v.buf : "?");
+  add_str(l, " ");
+  add_mem(l, name, nlen);
+  add_str(l, "=");
+  add_mem(l, v.n ? v.buf : "?", v.n ? v.n : 1);
 }
 
 /* The parts of a TrackEvent the line needs. */
@@ -264,39 +314,66 @@ static int format_event(line *l, seq_state *s, const console *c, uint64_t ts,
   event ev;
   decode_event(s, data, len, &ev);
   track *tr = find_track(s, ev.track);
-  if (c->opt.timestamps) {
-    double ms = ((double)ts - (double)c->start_ts) / 1e6;
-    add(l, "%9.3f ms  ", ms);
+  if (c->opt.timestamps) { /* "%9.3f ms" of the time since the session started */
+    line num = {{0}, 0};
+    if (ts < c->start_ts) add_str(&num, "-");
+    add_fixed3(&num, ts < c->start_ts ? c->start_ts - ts : ts - c->start_ts, 1000000, 0);
+    if (num.n < 9) add_mem(l, "         ", 9 - num.n);
+    add_mem(l, num.buf, num.n);
+    add_str(l, " ms  ");
   }
-  if (c->opt.colors) add(l, "\x1b[3%dm", 1 + (int)((uint64_t)s->tid % 6));
-  add(l, "%s", s->pname[0] ? s->pname : "process");
-  if (c->opt.ids) add(l, " %" PRId64, s->pid);
-  add(l, "/%s", s->tname[0] ? s->tname : "thread");
-  if (c->opt.ids) add(l, " %" PRId64, s->tid);
-  if (c->opt.colors) add(l, "\x1b[0m");
+  if (c->opt.colors) {
+    char esc[] = "\x1b[3?m";
+    esc[3] = (char)('1' + (uint64_t)s->tid % 6);
+    add_str(l, esc);
+  }
+  add_str(l, s->pname[0] ? s->pname : "process");
+  if (c->opt.ids) {
+    add_str(l, " ");
+    add_i64(l, s->pid);
+  }
+  add_str(l, "/");
+  add_str(l, s->tname[0] ? s->tname : "thread");
+  if (c->opt.ids) {
+    add_str(l, " ");
+    add_i64(l, s->tid);
+  }
+  if (c->opt.colors) add_str(l, "\x1b[0m");
   int depth = tr ? tr->depth : 0;
   if (ev.type == TRAK_PB_TrackEvent_TYPE_SLICE_END && depth > 0) depth--;
-  add(l, "  %*s", depth * 2, "");
+  static const char spaces[2 * MAX_DEPTH + 2] = "                                  ";
+  add_mem(l, spaces, 2 + 2 * (size_t)(depth < MAX_DEPTH ? depth : MAX_DEPTH));
   if (ev.type == TRAK_PB_TrackEvent_TYPE_SLICE_END) {
-    if (tr && tr->depth > 0) {
+    if (tr && tr->depth > MAX_DEPTH) {
+      tr->depth--;
+      add_str(l, "(end of a slice nested too deep to show)");
+    } else if (tr && tr->depth > 0) {
       frame *fr = &tr->stack[--tr->depth];
-      add(l, "%s  %s end (", fr->cat, fr->name);
+      add_str(l, fr->cat);
+      add_str(l, "  ");
+      add_str(l, fr->name);
+      add_str(l, " end (");
       add_duration(l, ts > fr->ts ? ts - fr->ts : 0);
-      add(l, ")");
+      add_str(l, ")");
     } else {
-      add(l, "(end of a slice begun before the session)");
+      add_str(l, "(end of a slice begun before the session)");
     }
     return 1;
   }
-  if (ev.cat) add(l, "%.*s  ", (int)ev.cat_len, ev.cat);
+  if (ev.cat) {
+    add_mem(l, ev.cat, ev.cat_len);
+    add_str(l, "  ");
+  }
   if (ev.type == TRAK_PB_TrackEvent_TYPE_COUNTER) {
-    add(l, "%s = ", tr && tr->name[0] ? tr->name : "counter");
+    add_str(l, tr && tr->name[0] ? tr->name : "counter");
+    add_str(l, " = ");
     if (ev.has_double) add(l, "%g", ev.dcounter);
-    else add(l, "%" PRId64, ev.counter);
+    else add_i64(l, ev.counter);
     return 1;
   }
-  add(l, "%.*s", (int)(ev.name ? ev.name_len : 1), ev.name ? ev.name : "?");
-  if (ev.type == TRAK_PB_TrackEvent_TYPE_INSTANT) add(l, " (instant)");
+  if (ev.name) add_mem(l, ev.name, ev.name_len);
+  else add_str(l, "?");
+  if (ev.type == TRAK_PB_TrackEvent_TYPE_INSTANT) add_str(l, " (instant)");
   if (ev.type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN && tr && tr->depth < MAX_DEPTH) {
     frame *fr = &tr->stack[tr->depth++];
     fr->ts = ts;
@@ -311,7 +388,7 @@ static int format_event(line *l, seq_state *s, const console *c, uint64_t ts,
   trak_pb_decoder_init(&d, data, len);
   while (trak_pb_decoder_next(&d, &f) == 1) {
     if (f.number != TRAK_PB_TrackEvent_debug_annotations) continue;
-    if (first) add(l, " ");
+    if (first) add_str(l, " ");
     first = 0;
     add_arg(l, s, f.data, f.len);
   }
@@ -429,7 +506,7 @@ static void on_packet(const trak_intercepted_packet *pkt) {
   console *c = trak_interceptor_lock(pkt);
   line l = {{0}, 0};
   if (format_event(&l, s, c, ts, te, te_len)) {
-    add(&l, "\n");
+    add_str(&l, "\n");
     if (l.buf[l.n - 1] != '\n') l.buf[l.n - 1] = '\n'; /* a truncated line still ends */
     write_all(c->opt.fd, l.buf, l.n);
   }
