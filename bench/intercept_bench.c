@@ -37,7 +37,9 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-static void noop_packet(const trak_intercepted_packet *p) { __asm__ volatile("" ::"r"(p)); }
+static void noop_packet(const trak_intercepted_packet *p) {
+  __asm__ volatile("" ::"r"(p));
+}
 
 static void write_packet(trak_ds_ctx *ctx, void *user) {
   trak_pb_buf *p = trak_ds_new_packet(ctx);
@@ -85,7 +87,7 @@ typedef struct scenario {
   void (*fn)(void);
 } scenario;
 
-#define TE(icpt) \
+#define TE(icpt)                                                                                   \
   "data_sources { config { name: \"track_event\" interceptor_config { name: \"" icpt "\" } } }"
 #define DS "data_sources { config { name: \"bench.ds\" } }"
 
@@ -119,8 +121,8 @@ int main(int argc, char **argv) {
     const scenario *sc = &scenarios[i];
     if (only && strcmp(sc->name, only) != 0) continue;
     trak_session *s = NULL;
-    if (sc->config && (trak_session_new_from_text(sc->config, &s, &err) ||
-                       trak_session_start(s, &err))) {
+    if (sc->config &&
+        (trak_session_new_from_text(sc->config, &s, &err) || trak_session_start(s, &err))) {
       fprintf(stderr, "intercept_bench: %s\n", err.message);
       return 1;
     }

@@ -38,9 +38,15 @@ static int setup(void *user, uint32_t index, const uint8_t *config, size_t len, 
   *state = in;
   return 0;
 }
-static void stop(void *user, uint32_t index, void *state) { free(state); }
-static void *seq_new(void *user) { return calloc(1, sizeof(sequence)); }
-static void seq_free(void *user, void *state) { free(state); }
+static void stop(void *user, uint32_t index, void *state) {
+  free(state);
+}
+static void *seq_new(void *user) {
+  return calloc(1, sizeof(sequence));
+}
+static void seq_free(void *user, void *state) {
+  free(state);
+}
 
 #define TRACK_UUID 0x5eed
 

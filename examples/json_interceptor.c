@@ -38,8 +38,12 @@ static int setup(void *user, const uint8_t *config, size_t len, void **state, tr
   *state = calloc(1, sizeof(instance));
   return *state ? 0 : trak_error_set(err, TRAK_ENOMEM, "out of memory");
 }
-static void start(void *user, void *state) { ((instance *)state)->start_ns = trak_clock_now(); }
-static void stop(void *user, void *state) { free(state); }
+static void start(void *user, void *state) {
+  ((instance *)state)->start_ns = trak_clock_now();
+}
+static void stop(void *user, void *state) {
+  free(state);
+}
 
 static void *seq_new(void *user) {
   sequence *s = calloc(1, sizeof *s);
@@ -107,8 +111,8 @@ static void print_event(sequence *s, const uint8_t *data, size_t len, double ts_
     if (f.number == TRAK_PB_TrackEvent_name_iid)
       name = trak_interning_get(s->strings, TRAK_PB_InternedData_event_names, f.value, &name_len);
     if (f.number == TRAK_PB_TrackEvent_category_iids)
-      cat = trak_interning_get(s->strings, TRAK_PB_InternedData_event_categories, f.value,
-                               &cat_len);
+      cat =
+          trak_interning_get(s->strings, TRAK_PB_InternedData_event_categories, f.value, &cat_len);
   }
   FILE *o = out.f;
   fprintf(o, "{\"ph\":\"%c\",\"ts\":%.3f,\"pid\":%" PRId64 ",\"tid\":%" PRId64,
@@ -193,8 +197,10 @@ int main(void) {
     return 1;
   }
   pthread_t th[2];
-  for (intptr_t i = 0; i < 2; i++) pthread_create(&th[i], NULL, worker, (void *)i);
-  for (int i = 0; i < 2; i++) pthread_join(th[i], NULL);
+  for (intptr_t i = 0; i < 2; i++)
+    pthread_create(&th[i], NULL, worker, (void *)i);
+  for (int i = 0; i < 2; i++)
+    pthread_join(th[i], NULL);
   trak_session_free(session);
   return 0;
 }

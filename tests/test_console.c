@@ -23,7 +23,9 @@ TRAK_CATEGORY_DEFINE(cat_r, "rendering", "console tests");
 TRAK_CATEGORY_DEFINE(cat_m, "mem", "console tests");
 
 static uint64_t fake_ns;
-static uint64_t fake_clock(void) { return fake_ns; }
+static uint64_t fake_clock(void) {
+  return fake_ns;
+}
 
 /* Reads everything written into the pipe so far. */
 static char *drain(int fd) {
@@ -187,8 +189,10 @@ static void test_edges(void **state) {
   TRAK_EVENT_END(cat_r);
   TRAK_COUNTER(cat_m, load, 0.25);
   TRAK_EVENT_INSTANT(cat_r, "Early", TRAK_TIMESTAMP(7500000));
-  for (int i = 0; i < 20; i++) TRAK_EVENT_BEGIN(cat_r, "Deep");
-  for (int i = 0; i < 20; i++) TRAK_EVENT_END(cat_r);
+  for (int i = 0; i < 20; i++)
+    TRAK_EVENT_BEGIN(cat_r, "Deep");
+  for (int i = 0; i < 20; i++)
+    TRAK_EVENT_END(cat_r);
   trak_session_free(s);
   const char *out = drain(pipe_fds[0]);
   assert_non_null(strstr(out, "    0.000 ms  demo/main  (end of a slice begun before the session)\n"

@@ -49,12 +49,16 @@ static int ds_setup(void *user, uint32_t inst, const uint8_t *config, size_t len
   *state = calloc(1, sizeof(instance_state));
   return 0;
 }
-static void ds_start(void *user, uint32_t inst, void *state) { cnt.start++; }
+static void ds_start(void *user, uint32_t inst, void *state) {
+  cnt.start++;
+}
 static void ds_stop(void *user, uint32_t inst, void *state) {
   cnt.stop++;
   free(state);
 }
-static void ds_flush(void *user, uint32_t inst, void *state) { cnt.flush++; }
+static void ds_flush(void *user, uint32_t inst, void *state) {
+  cnt.flush++;
+}
 static void *incr_new(void *user) {
   cnt.incr_new++;
   return calloc(1, sizeof(int));
@@ -202,8 +206,8 @@ static void test_lifecycle_and_packets(void **state) {
   TRAK_DATA_SOURCE_TRACE(ds_test, trace_one, "never"); /* no session: not called */
   assert_int_equal(cnt.traced, 0);
   assert_false(TRAK_DATA_SOURCE_ENABLED(ds_test));
-  trak_session *s = start_text(
-      "data_sources { config { name: \"test.ds\" legacy_config: \"hello\" } }");
+  trak_session *s =
+      start_text("data_sources { config { name: \"test.ds\" legacy_config: \"hello\" } }");
   assert_int_equal(cnt.setup, 1);
   assert_int_equal(cnt.start, 1);
   assert_string_equal(cnt.config_name, "test.ds");
@@ -242,11 +246,11 @@ static void test_lifecycle_and_packets(void **state) {
 static void test_two_instances_and_refusal(void **state) {
   memset(&cnt, 0, sizeof cnt);
   trak_session *a = start_text("data_sources { config { name: \"test.ds\" } }");
-  trak_session *b = start_text(
-      "data_sources { config { name: \"test.ds\" } } data_sources { config { name: "
-      "\"track_event\" } }");
-  trak_session *c = start_text(
-      "data_sources { config { name: \"test.ds\" legacy_config: \"refuse\" } }");
+  trak_session *b =
+      start_text("data_sources { config { name: \"test.ds\" } } data_sources { config { name: "
+                 "\"track_event\" } }");
+  trak_session *c =
+      start_text("data_sources { config { name: \"test.ds\" legacy_config: \"refuse\" } }");
   assert_int_equal(cnt.setup, 3);
   assert_int_equal(cnt.start, 2);
   TRAK_DATA_SOURCE_TRACE(ds_test, trace_one, "both");
@@ -262,7 +266,8 @@ static void test_two_instances_and_refusal(void **state) {
   assert_true(nb > 2); /* the data source's packet, the track event and its restart packets */
   assert_int_equal(read_trace(c, pc, 16), 0);
   int found = 0;
-  for (int i = 0; i < nb; i++) found += strcmp(pb[i].name, "both") == 0;
+  for (int i = 0; i < nb; i++)
+    found += strcmp(pb[i].name, "both") == 0;
   assert_int_equal(found, 1);
   assert_int_not_equal(pa[0].seq, pb[0].seq);
   trak_session_free(a);
@@ -271,7 +276,9 @@ static void test_two_instances_and_refusal(void **state) {
 }
 
 static uint64_t fake_ns;
-static uint64_t fake_clock(void) { return fake_ns; }
+static uint64_t fake_clock(void) {
+  return fake_ns;
+}
 
 /* With periodic clears every millisecond, every packet's name still resolves through the
 ** interned data of its own sequence generation, and the incremental state is recreated. */
@@ -279,9 +286,9 @@ static void test_interning_across_clears(void **state) {
   memset(&cnt, 0, sizeof cnt);
   fake_ns = 1000000000;
   trak_clock_set_fake(fake_clock);
-  trak_session *s = start_text(
-      "data_sources { config { name: \"test.ds\" } } incremental_state_config { "
-      "clear_period_ms: 1 }");
+  trak_session *s =
+      start_text("data_sources { config { name: \"test.ds\" } } incremental_state_config { "
+                 "clear_period_ms: 1 }");
   static const char *names[] = {"a", "b", "c"};
   for (int i = 0; i < 30; i++) {
     fake_ns += 400000; /* a clear every 2.5 packets */

@@ -44,8 +44,7 @@ typedef struct tls_state {
   trak_interning *strings;
 } tls_state;
 
-static int r_setup(void *user, const uint8_t *config, size_t len, void **state,
-                   trak_error *err) {
+static int r_setup(void *user, const uint8_t *config, size_t len, void **state, trak_error *err) {
   recorder *r = user;
   trak_pb_decoder d;
   trak_pb_field f;
@@ -59,7 +58,9 @@ static int r_setup(void *user, const uint8_t *config, size_t len, void **state,
   *state = calloc(1, sizeof(inst_state));
   return 0;
 }
-static void r_start(void *user, void *state) { ((recorder *)user)->starts++; }
+static void r_start(void *user, void *state) {
+  ((recorder *)user)->starts++;
+}
 static void r_stop(void *user, void *state) {
   ((recorder *)user)->stops++;
   free(state);
@@ -214,7 +215,9 @@ static void test_thread_state_lifetime(void **state) {
 }
 
 static uint64_t fake_ns;
-static uint64_t fake_clock(void) { return fake_ns; }
+static uint64_t fake_clock(void) {
+  return fake_ns;
+}
 
 /* Periodic clears restart the sequence many times; the dictionary, cleared on each
 ** SEQ_INCREMENTAL_STATE_CLEARED, resolves every event's name. */
@@ -229,15 +232,23 @@ static void test_interning_across_clears(void **state) {
   for (int i = 0; i < 40; i++) {
     fake_ns += 300000;
     switch (i % 5) {
-      case 0: case 3: TRAK_EVENT_INSTANT(cat_i, "one"); break;
-      case 1: case 4: TRAK_EVENT_INSTANT(cat_i, "two"); break;
-      default: TRAK_EVENT_INSTANT(cat_i, "three");
+    case 0:
+    case 3:
+      TRAK_EVENT_INSTANT(cat_i, "one");
+      break;
+    case 1:
+    case 4:
+      TRAK_EVENT_INSTANT(cat_i, "two");
+      break;
+    default:
+      TRAK_EVENT_INSTANT(cat_i, "three");
     }
   }
   trak_session_free(s);
   trak_clock_set_fake(NULL);
   assert_int_equal(rec.nnames, 40);
-  for (int i = 0; i < 40; i++) assert_string_equal(rec.names[i], expect[i % 5]);
+  for (int i = 0; i < 40; i++)
+    assert_string_equal(rec.names[i], expect[i % 5]);
   assert_true(rec.cleared >= 10);
 }
 
@@ -265,9 +276,8 @@ static void test_interning_helper(void **state) {
   assert_null(trak_interning_get(in, TRAK_PB_InternedData_event_names, 3, &n));
   assert_non_null(trak_interning_get(in, TRAK_PB_InternedData_debug_annotation_names, 1, &n));
   /* A clearing packet without entries empties every kind. */
-  assert_int_equal(trak_interning_update(in, NULL, 0,
-                                         TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED),
-                   0);
+  assert_int_equal(
+      trak_interning_update(in, NULL, 0, TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED), 0);
   assert_null(trak_interning_get(in, TRAK_PB_InternedData_event_categories, 3, &n));
   const uint8_t bad[] = {0x62, 0x05, 0x0a}; /* interned_data longer than the packet */
   assert_int_equal(trak_interning_update(in, bad, sizeof bad, 0), TRAK_EFORMAT);
@@ -312,9 +322,9 @@ static void test_custom_data_source(void **state) {
   memset(&d, 0, sizeof d);
   d.name = "test.icpt.ds";
   assert_int_equal(trak_data_source_register(&d, &ds_icpt, NULL), 0);
-  trak_session *s = start_text(
-      "data_sources { config { name: \"test.icpt.ds\" interceptor_config { name: "
-      "\"recorder\" } } }");
+  trak_session *s =
+      start_text("data_sources { config { name: \"test.icpt.ds\" interceptor_config { name: "
+                 "\"recorder\" } } }");
   TRAK_DATA_SOURCE_TRACE(ds_icpt, ds_write, NULL);
   TRAK_DATA_SOURCE_TRACE(ds_icpt, ds_write, NULL);
   trak_session_stop(s, NULL);
@@ -326,12 +336,9 @@ static void test_custom_data_source(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_activation_by_config),
-      cmocka_unit_test(test_thread_state_lifetime),
-      cmocka_unit_test(test_interning_across_clears),
-      cmocka_unit_test(test_interning_helper),
-      cmocka_unit_test(test_registered_later),
-      cmocka_unit_test(test_custom_data_source),
+      cmocka_unit_test(test_activation_by_config),    cmocka_unit_test(test_thread_state_lifetime),
+      cmocka_unit_test(test_interning_across_clears), cmocka_unit_test(test_interning_helper),
+      cmocka_unit_test(test_registered_later),        cmocka_unit_test(test_custom_data_source),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }

@@ -29,8 +29,7 @@ typedef struct inst {
   int packets; /* under trak_interceptor_lock */
 } inst;
 
-static int c_setup(void *user, const uint8_t *config, size_t len, void **state,
-                   trak_error *err) {
+static int c_setup(void *user, const uint8_t *config, size_t len, void **state, trak_error *err) {
   *state = calloc(1, sizeof(inst));
   return 0;
 }
@@ -79,7 +78,8 @@ static void ds_write(trak_ds_ctx *ctx, void *user) {
 }
 
 static void *worker(void *arg) {
-  while (!atomic_load(&running)) {}
+  while (!atomic_load(&running)) {
+  }
   for (int i = 0; i < EVENTS; i++) {
     TRAK_EVENT_BEGIN(cat_mt, "work", TRAK_ARG("i", i));
     TRAK_DATA_SOURCE_TRACE(ds, ds_write, NULL);
@@ -112,7 +112,8 @@ static void test_threads_and_sessions(void **state) {
       " data_sources { config { name: \"mt.ds\" } }";
   trak_session *always = start_text(icpt_cfg);
   pthread_t th[THREADS];
-  for (int i = 0; i < THREADS; i++) pthread_create(&th[i], NULL, worker, NULL);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&th[i], NULL, worker, NULL);
   atomic_store(&running, 1);
   for (int round = 0; round < 20; round++) { /* sessions come and go while threads write */
     trak_session *a = start_text(icpt_cfg);
@@ -120,7 +121,8 @@ static void test_threads_and_sessions(void **state) {
     trak_session_free(a);
     trak_session_free(b);
   }
-  for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(th[i], NULL);
   trak_session_free(always);
   assert_int_equal(atomic_load(&bad_names), 0);
   assert_true(atomic_load(&delivered) >= THREADS * EVENTS * 3); /* 2 events + 1 packet each */

@@ -64,8 +64,8 @@ typedef struct trak_data_source_desc {
 /* Registers a data source (the name must not be "track_event" or taken). Sessions started
 ** afterwards enable it when their config names it. Returns 0, TRAK_EINVAL (name taken or
 ** empty), TRAK_ENOSPC (TRAK_MAX_DATA_SOURCES reached) or TRAK_ENOMEM. Thread-safe. */
-TRAK_API int trak_data_source_register(const trak_data_source_desc *desc,
-                                       trak_data_source **out, trak_error *err);
+TRAK_API int trak_data_source_register(const trak_data_source_desc *desc, trak_data_source **out,
+                                       trak_error *err);
 
 /* The context of one trace callback: one instance, one writer sequence. */
 typedef struct trak_ds_ctx trak_ds_ctx;
@@ -75,9 +75,9 @@ typedef void (*trak_ds_trace_fn)(trak_ds_ctx *ctx, void *user);
 #define TRAK_DATA_SOURCE_ENABLED(ds) (__atomic_load_n(&(ds)->mask, __ATOMIC_RELAXED) != 0)
 
 /* Calls fn(ctx, user) once per active instance of `ds`; costs a load and a branch when none. */
-#define TRAK_DATA_SOURCE_TRACE(ds, fn, user)                                              \
-  do {                                                                                    \
-    if (TRAK_UNLIKELY(TRAK_DATA_SOURCE_ENABLED(ds))) trak_data_source_trace((ds), (fn), (user)); \
+#define TRAK_DATA_SOURCE_TRACE(ds, fn, user)                                                       \
+  do {                                                                                             \
+    if (TRAK_UNLIKELY(TRAK_DATA_SOURCE_ENABLED(ds))) trak_data_source_trace((ds), (fn), (user));   \
   } while (0)
 
 /* The function behind TRAK_DATA_SOURCE_TRACE (also callable directly). */

@@ -35,15 +35,15 @@ struct trak__icpt_inst;
 
 /* One packet handed to an interceptor, with its context. Valid during on_packet only. */
 typedef struct trak_intercepted_packet {
-  const uint8_t *data;     /* one serialized perfetto.protos.TracePacket */
+  const uint8_t *data; /* one serialized perfetto.protos.TracePacket */
   size_t len;
-  uint32_t sequence_id;    /* the writer sequence (what the buffer would record as
-                              trusted_packet_sequence_id) */
-  uint32_t sequence_flags; /* this packet's TracePacket.sequence_flags, 0 when absent */
-  const char *data_source; /* the data source's name, e.g. "track_event" */
-  uint32_t instance;       /* instance index (the session's slot) */
-  void *thread_state;      /* per-sequence state from thread_state_new, or NULL */
-  void *user;              /* the interceptor's global state (desc.user) */
+  uint32_t sequence_id;          /* the writer sequence (what the buffer would record as
+                                    trusted_packet_sequence_id) */
+  uint32_t sequence_flags;       /* this packet's TracePacket.sequence_flags, 0 when absent */
+  const char *data_source;       /* the data source's name, e.g. "track_event" */
+  uint32_t instance;             /* instance index (the session's slot) */
+  void *thread_state;            /* per-sequence state from thread_state_new, or NULL */
+  void *user;                    /* the interceptor's global state (desc.user) */
   struct trak__icpt_inst *inst_; /* internal */
 } trak_intercepted_packet;
 

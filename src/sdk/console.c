@@ -41,7 +41,7 @@ typedef struct track {
 
 typedef struct seq_state {
   trak_interning *strings;
-  uint64_t clock;        /* the sequence's incremental clock */
+  uint64_t clock;         /* the sequence's incremental clock */
   uint64_t default_track; /* track_event_defaults.track_uuid */
   int64_t pid, tid;
   char pname[48], tname[48];
@@ -66,8 +66,10 @@ void trak_console_options_init(trak_console_options *o) {
 
 void trak_console_set_options(const trak_console_options *o) {
   pthread_mutex_lock(&defaults_lock);
-  if (o) defaults = *o;
-  else trak_console_options_init(&defaults);
+  if (o)
+    defaults = *o;
+  else
+    trak_console_options_init(&defaults);
   pthread_mutex_unlock(&defaults_lock);
 }
 
@@ -88,9 +90,11 @@ static int setup(void *user, const uint8_t *config, size_t len, void **state, tr
         trak_pb_decoder_init_nested(&cc, &d, &f) != 0)
       continue;
     while (trak_pb_decoder_next(&cc, &g) == 1) {
-      if (g.number == TRAK_PB_ConsoleConfig_output && g.value == TRAK_PB_ConsoleConfig_OUTPUT_STDOUT)
+      if (g.number == TRAK_PB_ConsoleConfig_output &&
+          g.value == TRAK_PB_ConsoleConfig_OUTPUT_STDOUT)
         c->opt.fd = 1;
-      if (g.number == TRAK_PB_ConsoleConfig_output && g.value == TRAK_PB_ConsoleConfig_OUTPUT_STDERR)
+      if (g.number == TRAK_PB_ConsoleConfig_output &&
+          g.value == TRAK_PB_ConsoleConfig_OUTPUT_STDERR)
         c->opt.fd = 2;
       if (g.number == TRAK_PB_ConsoleConfig_enable_colors) c->opt.colors = g.value != 0;
     }
@@ -100,8 +104,12 @@ static int setup(void *user, const uint8_t *config, size_t len, void **state, tr
   return 0;
 }
 
-static void start(void *user, void *state) { ((console *)state)->start_ts = trak_clock_now(); }
-static void stop(void *user, void *state) { free(state); }
+static void start(void *user, void *state) {
+  ((console *)state)->start_ts = trak_clock_now();
+}
+static void stop(void *user, void *state) {
+  free(state);
+}
 
 static void *seq_new(void *user) {
   seq_state *s = calloc(1, sizeof *s);
@@ -115,7 +123,8 @@ static void *seq_new(void *user) {
 static void seq_free(void *user, void *state) {
   seq_state *s = state;
   trak_interning_free(s->strings);
-  for (int i = 0; i < s->ntracks; i++) free(s->tracks[i]);
+  for (int i = 0; i < s->ntracks; i++)
+    free(s->tracks[i]);
   free(s);
 }
 
@@ -163,14 +172,18 @@ static void add_mem(line *l, const void *s, size_t n) {
   l->n += n;
   l->buf[l->n] = 0;
 }
-static void add_str(line *l, const char *s) { add_mem(l, s, strlen(s)); }
+static void add_str(line *l, const char *s) {
+  add_mem(l, s, strlen(s));
+}
 
 static void add_u64_width(line *l, uint64_t v, int width) {
   char tmp[24];
   int n = 0;
-  do tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+  do
+    tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
   while ((v /= 10) != 0);
-  while (n < width && n < (int)sizeof tmp) tmp[sizeof tmp - 1 - n++] = ' ';
+  while (n < width && n < (int)sizeof tmp)
+    tmp[sizeof tmp - 1 - n++] = ' ';
   add_mem(l, tmp + sizeof tmp - n, (size_t)n);
 }
 static void add_i64(line *l, int64_t v) {
@@ -218,36 +231,49 @@ static void add_arg(line *l, const seq_state *s, const uint8_t *data, size_t len
     const char *str;
     size_t slen;
     switch (f.number) {
-      case TRAK_PB_DebugAnnotation_name_iid:
-        if ((str = trak_interning_get(s->strings, TRAK_PB_InternedData_debug_annotation_names,
-                                      f.value, &slen))) {
-          name = str;
-          nlen = slen;
-        }
-        break;
-      case TRAK_PB_DebugAnnotation_name:
-        name = (const char *)f.data;
-        nlen = f.len;
-        break;
-      case TRAK_PB_DebugAnnotation_bool_value: add_str(&v, f.value ? "true" : "false"); break;
-      case TRAK_PB_DebugAnnotation_uint_value: add_u64_width(&v, f.value, 0); break;
-      case TRAK_PB_DebugAnnotation_int_value: add_i64(&v, (int64_t)f.value); break;
-      case TRAK_PB_DebugAnnotation_double_value: add(&v, "%g", trak_pb_as_double(&f)); break;
-      case TRAK_PB_DebugAnnotation_pointer_value: add(&v, "0x%" PRIx64, f.value); break;
-      case TRAK_PB_DebugAnnotation_string_value:
-        add_str(&v, "\"");
-        add_mem(&v, f.data, f.len);
-        add_str(&v, "\"");
-        break;
-      case TRAK_PB_DebugAnnotation_string_value_iid:
-        str = trak_interning_get(s->strings, TRAK_PB_InternedData_debug_annotation_string_values,
-                                 f.value, &slen);
-        if (str) add(&v, "\"%.*s\"", (int)slen, str);
-        break;
-      case TRAK_PB_DebugAnnotation_nested_value:
-      case TRAK_PB_DebugAnnotation_dict_entries:
-      case TRAK_PB_DebugAnnotation_array_values: add(&v, "{...}"); break;
-      default: break;
+    case TRAK_PB_DebugAnnotation_name_iid:
+      if ((str = trak_interning_get(s->strings, TRAK_PB_InternedData_debug_annotation_names,
+                                    f.value, &slen))) {
+        name = str;
+        nlen = slen;
+      }
+      break;
+    case TRAK_PB_DebugAnnotation_name:
+      name = (const char *)f.data;
+      nlen = f.len;
+      break;
+    case TRAK_PB_DebugAnnotation_bool_value:
+      add_str(&v, f.value ? "true" : "false");
+      break;
+    case TRAK_PB_DebugAnnotation_uint_value:
+      add_u64_width(&v, f.value, 0);
+      break;
+    case TRAK_PB_DebugAnnotation_int_value:
+      add_i64(&v, (int64_t)f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_double_value:
+      add(&v, "%g", trak_pb_as_double(&f));
+      break;
+    case TRAK_PB_DebugAnnotation_pointer_value:
+      add(&v, "0x%" PRIx64, f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_string_value:
+      add_str(&v, "\"");
+      add_mem(&v, f.data, f.len);
+      add_str(&v, "\"");
+      break;
+    case TRAK_PB_DebugAnnotation_string_value_iid:
+      str = trak_interning_get(s->strings, TRAK_PB_InternedData_debug_annotation_string_values,
+                               f.value, &slen);
+      if (str) add(&v, "\"%.*s\"", (int)slen, str);
+      break;
+    case TRAK_PB_DebugAnnotation_nested_value:
+    case TRAK_PB_DebugAnnotation_dict_entries:
+    case TRAK_PB_DebugAnnotation_array_values:
+      add(&v, "{...}");
+      break;
+    default:
+      break;
     }
   }
   add_str(l, " ");
@@ -274,43 +300,48 @@ static void decode_event(const seq_state *s, const uint8_t *data, size_t len, ev
   trak_pb_decoder_init(&d, data, len);
   while (trak_pb_decoder_next(&d, &f) == 1) {
     switch (f.number) {
-      case TRAK_PB_TrackEvent_type: ev->type = f.value; break;
-      case TRAK_PB_TrackEvent_track_uuid: ev->track = f.value; break;
-      case TRAK_PB_TrackEvent_name:
-        ev->name = (const char *)f.data;
-        ev->name_len = f.len;
-        break;
-      case TRAK_PB_TrackEvent_name_iid:
-        ev->name = trak_interning_get(s->strings, TRAK_PB_InternedData_event_names, f.value,
-                                      &ev->name_len);
-        break;
-      case TRAK_PB_TrackEvent_categories:
-        if (!ev->cat) {
-          ev->cat = (const char *)f.data;
-          ev->cat_len = f.len;
-        }
-        break;
-      case TRAK_PB_TrackEvent_category_iids:
-        if (!ev->cat)
-          ev->cat = trak_interning_get(s->strings, TRAK_PB_InternedData_event_categories,
-                                       f.value, &ev->cat_len);
-        break;
-      case TRAK_PB_TrackEvent_counter_value:
-        ev->has_int = 1;
-        ev->counter = (int64_t)f.value;
-        break;
-      case TRAK_PB_TrackEvent_double_counter_value:
-        ev->has_double = 1;
-        ev->dcounter = trak_pb_as_double(&f);
-        break;
-      default: break;
+    case TRAK_PB_TrackEvent_type:
+      ev->type = f.value;
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      ev->track = f.value;
+      break;
+    case TRAK_PB_TrackEvent_name:
+      ev->name = (const char *)f.data;
+      ev->name_len = f.len;
+      break;
+    case TRAK_PB_TrackEvent_name_iid:
+      ev->name =
+          trak_interning_get(s->strings, TRAK_PB_InternedData_event_names, f.value, &ev->name_len);
+      break;
+    case TRAK_PB_TrackEvent_categories:
+      if (!ev->cat) {
+        ev->cat = (const char *)f.data;
+        ev->cat_len = f.len;
+      }
+      break;
+    case TRAK_PB_TrackEvent_category_iids:
+      if (!ev->cat)
+        ev->cat = trak_interning_get(s->strings, TRAK_PB_InternedData_event_categories, f.value,
+                                     &ev->cat_len);
+      break;
+    case TRAK_PB_TrackEvent_counter_value:
+      ev->has_int = 1;
+      ev->counter = (int64_t)f.value;
+      break;
+    case TRAK_PB_TrackEvent_double_counter_value:
+      ev->has_double = 1;
+      ev->dcounter = trak_pb_as_double(&f);
+      break;
+    default:
+      break;
     }
   }
 }
 
 /* Formats the line of one track event at `ts`; returns 0 when nothing is to be printed. */
-static int format_event(line *l, seq_state *s, const console *c, uint64_t ts,
-                        const uint8_t *data, size_t len) {
+static int format_event(line *l, seq_state *s, const console *c, uint64_t ts, const uint8_t *data,
+                        size_t len) {
   event ev;
   decode_event(s, data, len, &ev);
   track *tr = find_track(s, ev.track);
@@ -367,12 +398,16 @@ static int format_event(line *l, seq_state *s, const console *c, uint64_t ts,
   if (ev.type == TRAK_PB_TrackEvent_TYPE_COUNTER) {
     add_str(l, tr && tr->name[0] ? tr->name : "counter");
     add_str(l, " = ");
-    if (ev.has_double) add(l, "%g", ev.dcounter);
-    else add_i64(l, ev.counter);
+    if (ev.has_double)
+      add(l, "%g", ev.dcounter);
+    else
+      add_i64(l, ev.counter);
     return 1;
   }
-  if (ev.name) add_mem(l, ev.name, ev.name_len);
-  else add_str(l, "?");
+  if (ev.name)
+    add_mem(l, ev.name, ev.name_len);
+  else
+    add_str(l, "?");
   if (ev.type == TRAK_PB_TrackEvent_TYPE_INSTANT) add_str(l, " (instant)");
   if (ev.type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN && tr && tr->depth < MAX_DEPTH) {
     frame *fr = &tr->stack[tr->depth++];
@@ -484,19 +519,28 @@ static void on_packet(const trak_intercepted_packet *pkt) {
   trak_pb_decoder_init(&d, pkt->data, pkt->len);
   while (trak_pb_decoder_next(&d, &f) == 1) {
     switch (f.number) {
-      case TRAK_PB_TracePacket_timestamp:
-        ts = f.value;
-        has_ts = 1;
-        break;
-      case TRAK_PB_TracePacket_timestamp_clock_id: clock_id = f.value; break;
-      case TRAK_PB_TracePacket_clock_snapshot: take_snapshot(s, f.data, f.len); break;
-      case TRAK_PB_TracePacket_trace_packet_defaults: take_defaults(s, f.data, f.len); break;
-      case TRAK_PB_TracePacket_track_descriptor: take_descriptor(s, f.data, f.len); break;
-      case TRAK_PB_TracePacket_track_event:
-        te = f.data;
-        te_len = f.len;
-        break;
-      default: break;
+    case TRAK_PB_TracePacket_timestamp:
+      ts = f.value;
+      has_ts = 1;
+      break;
+    case TRAK_PB_TracePacket_timestamp_clock_id:
+      clock_id = f.value;
+      break;
+    case TRAK_PB_TracePacket_clock_snapshot:
+      take_snapshot(s, f.data, f.len);
+      break;
+    case TRAK_PB_TracePacket_trace_packet_defaults:
+      take_defaults(s, f.data, f.len);
+      break;
+    case TRAK_PB_TracePacket_track_descriptor:
+      take_descriptor(s, f.data, f.len);
+      break;
+    case TRAK_PB_TracePacket_track_event:
+      te = f.data;
+      te_len = f.len;
+      break;
+    default:
+      break;
     }
   }
   /* Timestamps are deltas on the sequence's incremental clock unless another clock is named

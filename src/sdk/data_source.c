@@ -16,10 +16,10 @@
 #include "sdk/internal.h"
 
 typedef struct instance {
-  void *state;                 /* the data source's setup state */
+  void *state;                  /* the data source's setup state */
   struct trak__icpt_inst *icpt; /* where its packets go instead of the buffer, or NULL */
-  pthread_mutex_t lock;        /* trak_ds_lock_instance */
-  uint8_t live;                /* set up and not yet torn down */
+  pthread_mutex_t lock;         /* trak_ds_lock_instance */
+  uint8_t live;                 /* set up and not yet torn down */
 } instance;
 
 typedef struct trak__ds {
@@ -52,7 +52,8 @@ static trak__ds *ds_new(const char *name) {
     return NULL;
   }
   ds->desc.name = copy;
-  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) pthread_mutex_init(&ds->inst[i].lock, NULL);
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    pthread_mutex_init(&ds->inst[i].lock, NULL);
   return ds;
 }
 
@@ -79,8 +80,7 @@ int trak_data_source_register(const trak_data_source_desc *desc, trak_data_sourc
   pthread_mutex_lock(&registry_lock);
   int rc = 0;
   if (find_locked(desc->name, strlen(desc->name)) >= 0) {
-    rc = trak_error_set(err, TRAK_EINVAL, "data source \"%s\" is already registered",
-                        desc->name);
+    rc = trak_error_set(err, TRAK_EINVAL, "data source \"%s\" is already registered", desc->name);
   } else if (registry_count == TRAK__MAX_DS) {
     rc = trak_error_set(err, TRAK_ENOSPC, "%d data sources already registered",
                         TRAK_MAX_DATA_SOURCES);
@@ -143,8 +143,8 @@ static int setup_instance(trak__ds *ds, int slot, const trak__ds_cfg *cfg, trak_
   if (in->live) return 0; /* the first entry naming a data source wins */
   struct trak__icpt_inst *icpt = NULL;
   if (cfg->icpt_name) {
-    int rc = trak__icpt_setup(cfg->icpt_name, cfg->icpt_config, cfg->icpt_config_len,
-                              ds->desc.name, (uint32_t)slot, &icpt, err);
+    int rc = trak__icpt_setup(cfg->icpt_name, cfg->icpt_config, cfg->icpt_config_len, ds->desc.name,
+                              (uint32_t)slot, &icpt, err);
     if (rc) return rc;
   }
   void *state = NULL;
@@ -185,8 +185,10 @@ void trak__ds_session_enable(int slot, int on) {
   for (uint32_t i = 1; i < n; i++) { /* track events are gated by their categories */
     trak__ds *ds = registry[i];
     if (!ds || !ds->inst[slot].live) continue;
-    if (on) __atomic_fetch_or(&ds->pub.mask, 1u << slot, __ATOMIC_RELAXED);
-    else __atomic_fetch_and(&ds->pub.mask, ~(1u << slot), __ATOMIC_RELAXED);
+    if (on)
+      __atomic_fetch_or(&ds->pub.mask, 1u << slot, __ATOMIC_RELAXED);
+    else
+      __atomic_fetch_and(&ds->pub.mask, ~(1u << slot), __ATOMIC_RELAXED);
   }
 }
 
@@ -231,7 +233,8 @@ void trak__writer_forget_state(trak__writer *w) {
 static TRAK__COLD trak__writer *new_row(trak__thread *t, uint32_t index) {
   trak__writer *row = calloc(TRAK_MAX_SESSIONS, sizeof *row);
   if (!row) return NULL;
-  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) row[i].ds = (uint8_t)index;
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    row[i].ds = (uint8_t)index;
   t->dsw[index] = row;
   return row;
 }
@@ -288,13 +291,17 @@ trak_pb_buf *trak_ds_new_packet(trak_ds_ctx *ctx) {
   t->interned.p = t->interned.start;
   t->interned.error = 0;
   ctx->pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
-  if (TRAK_UNLIKELY(!w->started)) trak_pb_put_bool(b, TRAK_PB_TracePacket_first_packet_on_sequence, 1);
-  if (TRAK_UNLIKELY(w->dropped)) trak_pb_put_bool(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
+  if (TRAK_UNLIKELY(!w->started))
+    trak_pb_put_bool(b, TRAK_PB_TracePacket_first_packet_on_sequence, 1);
+  if (TRAK_UNLIKELY(w->dropped))
+    trak_pb_put_bool(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
   ctx->open = 1;
   return b;
 }
 
-int trak_ds_incremental_state_cleared(const trak_ds_ctx *ctx) { return ctx->w->cleared; }
+int trak_ds_incremental_state_cleared(const trak_ds_ctx *ctx) {
+  return ctx->w->cleared;
+}
 
 void *trak_ds_incremental_state(trak_ds_ctx *ctx) {
   trak__writer *w = ctx->w;
@@ -308,7 +315,9 @@ uint64_t trak_ds_intern(trak_ds_ctx *ctx, trak_interned_type *type, uint64_t key
   return ctx->open ? trak__intern_user(ctx->t, ctx->w, type, key, value) : 0;
 }
 
-uint32_t trak_ds_instance_index(const trak_ds_ctx *ctx) { return ctx->slot; }
+uint32_t trak_ds_instance_index(const trak_ds_ctx *ctx) {
+  return ctx->slot;
+}
 
 void *trak_ds_lock_instance(trak_ds_ctx *ctx) {
   instance *in = &ctx->ds->inst[ctx->slot];
@@ -320,4 +329,6 @@ void trak_ds_unlock_instance(trak_ds_ctx *ctx) {
   pthread_mutex_unlock(&ctx->ds->inst[ctx->slot].lock);
 }
 
-uint32_t trak_ds_sequence_id(const trak_ds_ctx *ctx) { return ctx->w->seq_id; }
+uint32_t trak_ds_sequence_id(const trak_ds_ctx *ctx) {
+  return ctx->w->seq_id;
+}

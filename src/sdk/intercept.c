@@ -33,7 +33,9 @@ static pthread_mutex_t icpt_lock = PTHREAD_MUTEX_INITIALIZER;
 static trak__icpt *icpts; /* registered interceptors, never freed */
 static pthread_once_t builtins_once = PTHREAD_ONCE_INIT;
 
-uint32_t trak__icpt_chunk_size(void) { return ICPT_CHUNK_SIZE; }
+uint32_t trak__icpt_chunk_size(void) {
+  return ICPT_CHUNK_SIZE;
+}
 
 static trak__icpt *find_locked(const char *name) {
   for (trak__icpt *ic = icpts; ic; ic = ic->next)
@@ -63,13 +65,14 @@ static int register_one(const trak_interceptor_desc *desc, trak_error *err) {
   if (taken) {
     free(name);
     free(ic);
-    return trak_error_set(err, TRAK_EINVAL, "interceptor \"%s\" is already registered",
-                          desc->name);
+    return trak_error_set(err, TRAK_EINVAL, "interceptor \"%s\" is already registered", desc->name);
   }
   return 0;
 }
 
-static void register_builtins(void) { register_one(&trak__console_desc, NULL); }
+static void register_builtins(void) {
+  register_one(&trak__console_desc, NULL);
+}
 
 int trak_interceptor_register(const trak_interceptor_desc *desc, trak_error *err) {
   pthread_once(&builtins_once, register_builtins);
@@ -97,8 +100,8 @@ int trak__icpt_setup(const char *name, const uint8_t *config, size_t len, const 
     if (rc) {
       pthread_mutex_destroy(&ii->lock);
       free(ii);
-      return rc < 0 ? rc : trak_error_set(err, TRAK_EINVAL, "interceptor \"%s\": setup failed",
-                                          name);
+      return rc < 0 ? rc
+                    : trak_error_set(err, TRAK_EINVAL, "interceptor \"%s\": setup failed", name);
     }
   }
   *out = ii;
@@ -145,17 +148,22 @@ static uint32_t packet_flags(const uint8_t *p, const uint8_t *end) {
   uint64_t tag, v;
   while (p < end && (p = get_varint(p, end, &tag)) != NULL) {
     switch (tag & 7) {
-      case TRAK_PB_WIRE_VARINT:
-        if (!(p = get_varint(p, end, &v))) return flags;
-        if (tag >> 3 == TRAK_PB_TracePacket_sequence_flags) flags = (uint32_t)v;
-        break;
-      case TRAK_PB_WIRE_FIXED64: p += 8; break;
-      case TRAK_PB_WIRE_FIXED32: p += 4; break;
-      case TRAK_PB_WIRE_LEN:
-        if (!(p = get_varint(p, end, &v)) || v > (uint64_t)(end - p)) return flags;
-        p += v;
-        break;
-      default: return flags;
+    case TRAK_PB_WIRE_VARINT:
+      if (!(p = get_varint(p, end, &v))) return flags;
+      if (tag >> 3 == TRAK_PB_TracePacket_sequence_flags) flags = (uint32_t)v;
+      break;
+    case TRAK_PB_WIRE_FIXED64:
+      p += 8;
+      break;
+    case TRAK_PB_WIRE_FIXED32:
+      p += 4;
+      break;
+    case TRAK_PB_WIRE_LEN:
+      if (!(p = get_varint(p, end, &v)) || v > (uint64_t)(end - p)) return flags;
+      p += v;
+      break;
+    default:
+      return flags;
     }
   }
   return flags;

@@ -22,10 +22,10 @@ typedef struct kind_tab {
 } kind_tab;
 
 /* The kinds kept: InternedData fields whose entries are {iid = 1, string = 2}. */
-static const uint32_t kinds[] = {
-    TRAK_PB_InternedData_event_categories, TRAK_PB_InternedData_event_names,
-    TRAK_PB_InternedData_debug_annotation_names,
-    TRAK_PB_InternedData_debug_annotation_string_values};
+static const uint32_t kinds[] = {TRAK_PB_InternedData_event_categories,
+                                 TRAK_PB_InternedData_event_names,
+                                 TRAK_PB_InternedData_debug_annotation_names,
+                                 TRAK_PB_InternedData_debug_annotation_string_values};
 #define NKINDS (sizeof kinds / sizeof kinds[0])
 
 struct trak_interning {
@@ -38,7 +38,9 @@ static int kind_index(uint32_t field) {
   return -1;
 }
 
-trak_interning *trak_interning_new(void) { return calloc(1, sizeof(trak_interning)); }
+trak_interning *trak_interning_new(void) {
+  return calloc(1, sizeof(trak_interning));
+}
 
 void trak_interning_clear(trak_interning *in) {
   for (size_t k = 0; k < NKINDS; k++) {
@@ -53,7 +55,8 @@ void trak_interning_clear(trak_interning *in) {
 void trak_interning_free(trak_interning *in) {
   if (!in) return;
   trak_interning_clear(in);
-  for (size_t k = 0; k < NKINDS; k++) free(in->k[k].v);
+  for (size_t k = 0; k < NKINDS; k++)
+    free(in->k[k].v);
   free(in);
 }
 
@@ -61,7 +64,8 @@ static int put(kind_tab *t, uint64_t iid, const uint8_t *s, size_t len) {
   if (iid == 0 || iid >= MAX_IID) return 0;
   if (iid >= t->cap) {
     size_t cap = t->cap ? t->cap : 64;
-    while (cap <= iid) cap *= 2;
+    while (cap <= iid)
+      cap *= 2;
     entry *grown = realloc(t->v, cap * sizeof *grown);
     if (!grown) return TRAK_ENOMEM;
     memset(grown + t->cap, 0, (cap - t->cap) * sizeof *grown);
@@ -104,24 +108,21 @@ static int update_interned(trak_interning *in, const uint8_t *data, size_t len) 
   return rc < 0 ? TRAK_EFORMAT : 0;
 }
 
-int trak_interning_update(trak_interning *in, const uint8_t *packet, size_t len,
-                          uint32_t flags) {
+int trak_interning_update(trak_interning *in, const uint8_t *packet, size_t len, uint32_t flags) {
   if (flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED) trak_interning_clear(in);
   trak_pb_decoder d;
   trak_pb_field f;
   trak_pb_decoder_init(&d, packet, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
-    if (f.number != TRAK_PB_TracePacket_interned_data || f.wire_type != TRAK_PB_WIRE_LEN)
-      continue;
+    if (f.number != TRAK_PB_TracePacket_interned_data || f.wire_type != TRAK_PB_WIRE_LEN) continue;
     int r = update_interned(in, f.data, f.len);
     if (r) return r;
   }
   return rc < 0 ? TRAK_EFORMAT : 0;
 }
 
-const char *trak_interning_get(const trak_interning *in, uint32_t kind, uint64_t iid,
-                               size_t *len) {
+const char *trak_interning_get(const trak_interning *in, uint32_t kind, uint64_t iid, size_t *len) {
   int k = kind_index(kind);
   if (k < 0 || iid >= in->k[k].cap || !in->k[k].v[iid].s) return NULL;
   if (len) *len = in->k[k].v[iid].len;
