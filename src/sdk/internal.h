@@ -337,7 +337,7 @@ void trak__icpt_start(struct trak__icpt_inst *ii) TRAK__HIDDEN;
 void trak__icpt_stop(struct trak__icpt_inst *ii) TRAK__HIDDEN; /* stops and frees */
 /* Hands the packets `w` collected to its interceptor and empties its chunk. */
 void trak__icpt_deliver(trak__writer *w) TRAK__HIDDEN;
-uint32_t trak__icpt_chunk_size(void) TRAK__HIDDEN;
+uint32_t trak__icpt_chunk_size(void) TRAK__HIDDEN; /* the least private chunk size */
 void trak__icpt_tls_free(trak__writer *w) TRAK__HIDDEN; /* the interceptor's thread state */
 
 /* console.c: the built-in "console" interceptor. */

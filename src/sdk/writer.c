@@ -30,6 +30,13 @@ static void intern_reset(trak__writer *w) {
   w->tracks_count = 0;
 }
 
+/* An intercepted writer's private chunk: as large as the session's chunks (so a packet that
+** fits a buffer fits here too), at least trak__icpt_chunk_size(). */
+static uint32_t icpt_chunk_size(int slot) {
+  uint32_t size = trak__slots[slot].session->chunk_size;
+  return size > trak__icpt_chunk_size() ? size : trak__icpt_chunk_size();
+}
+
 /* Binds `w` to the instance of its data source in `slot`. An intercepted writer collects
 ** its packets in a private chunk that trak__icpt_deliver() empties. Returns 0 or -1 (out of
 ** memory: the writer stays unbound). */
@@ -38,7 +45,7 @@ static int bind(trak__writer *w, uint32_t gen, int slot) {
   w->gen = 0;
   w->icpt = trak__ds_icpt(w->ds, slot);
   if (w->icpt) {
-    if (!(w->private_chunk = aligned_alloc(64, trak__icpt_chunk_size()))) {
+    if (!(w->private_chunk = malloc(icpt_chunk_size(slot)))) {
       w->icpt = NULL;
       return -1;
     }
@@ -59,7 +66,7 @@ static int bind(trak__writer *w, uint32_t gen, int slot) {
     w->chunk = (trak__chunk *)w->private_chunk;
     w->chunk->writer_id = w->seq_id;
     w->base = w->p = w->private_chunk + TRAK__CHUNK_HEADER;
-    w->end = w->private_chunk + trak__icpt_chunk_size();
+    w->end = w->private_chunk + icpt_chunk_size(slot);
   }
   return 0;
 }
@@ -74,7 +81,7 @@ static void lose(trak__writer *w) {
 
 uint8_t *trak__writer_reserve_slow(trak__thread *t, trak__writer *w, size_t need) {
   if (w->icpt) { /* hand over what the private chunk holds and start it again */
-    if (need > trak__icpt_chunk_size() - TRAK__CHUNK_HEADER) {
+    if (need > (size_t)(w->end - w->base)) {
       lose(w);
       return NULL;
     }
