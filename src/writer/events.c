@@ -1,0 +1,171 @@
+/*
+** This file holds trak_writer_write(): one event is checked against its track (kind, names,
+** arguments, flows, then the slice stack in slices.c), its strings are interned, and only then
+** is it encoded as one TracePacket with a TrackEvent (a COMPLETE slice as a BEGIN and an END).
+** The shorthands for the common events are here too.
+*/
+#include "writer/writer_internal.h"
+
+const char *trak__event_call(trak_event_type type) {
+  switch (type) {
+  case TRAK_EVENT_BEGIN: return "slice_begin";
+  case TRAK_EVENT_END: return "slice_end";
+  case TRAK_EVENT_COMPLETE: return "slice_complete";
+  case TRAK_EVENT_INSTANT: return "instant";
+  case TRAK_EVENT_COUNTER_INT: return "counter";
+  case TRAK_EVENT_COUNTER_DOUBLE: return "counter_double";
+  }
+  return NULL;
+}
+
+/* The checks that do not depend on the slice stack. Returns 0 or a refusal. */
+static int check_event(trak_writer *w, const trak_event *ev, const char *call) {
+  unsigned long long ts = (unsigned long long)ev->ts;
+  const trak__wtrack *t = trak__track(w, ev->track);
+  if (!t) return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: unknown track handle %u", call, ts, ev->track);
+  if (t->alias_of) t = trak__track(w, t->alias_of);
+  int counter = ev->type == TRAK_EVENT_COUNTER_INT || ev->type == TRAK_EVENT_COUNTER_DOUBLE;
+  if (counter != (t->kind == TRAK__KIND_COUNTER))
+    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu on track %u [%s]: %s", call, ts, ev->track,
+                             t->label,
+                             counter ? "counter values need a counter track"
+                                     : "a counter track takes only counter values");
+  if (ev->name_id && ev->name_id > w->names.count)
+    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: unknown name_id %llu", call, ts,
+                             (unsigned long long)ev->name_id);
+  int takes_extras = ev->type == TRAK_EVENT_BEGIN || ev->type == TRAK_EVENT_COMPLETE ||
+                     ev->type == TRAK_EVENT_INSTANT;
+  if (!takes_extras && (ev->n_args || ev->n_flow_ids || ev->n_terminating_flow_ids))
+    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: only slices and instants take arguments or flows",
+                             call, ts);
+  if ((ev->n_flow_ids && !ev->flow_ids) || (ev->n_terminating_flow_ids && !ev->terminating_flow_ids))
+    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: flow id list is NULL", call, ts);
+  return ev->n_args ? trak__args_check(w, call, ev->args, ev->n_args) : 0;
+}
+
+static void put_flows(trak_pb_buf *b, uint32_t field, const uint64_t *ids, size_t n) {
+  for (size_t i = 0; i < n; i++) trak_pb_put_fixed64(b, field, ids[i]);
+}
+
+/* Encodes the accepted event on `lane`. */
+static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_name name,
+                  uint64_t category) {
+  static const uint8_t types[] = {
+      [TRAK_EVENT_BEGIN] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
+      [TRAK_EVENT_END] = TRAK_PB_TrackEvent_TYPE_SLICE_END,
+      [TRAK_EVENT_COMPLETE] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
+      [TRAK_EVENT_INSTANT] = TRAK_PB_TrackEvent_TYPE_INSTANT,
+      [TRAK_EVENT_COUNTER_INT] = TRAK_PB_TrackEvent_TYPE_COUNTER,
+      [TRAK_EVENT_COUNTER_DOUBLE] = TRAK_PB_TrackEvent_TYPE_COUNTER,
+  };
+  trak_pb_buf *b = &w->out;
+  trak_pb_nested packet = trak__packet_begin(w, 1);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->ts);
+  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, types[ev->type]);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, w->tracks[lane - 1].uuid);
+  if (name && ev->type != TRAK_EVENT_END) trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, name);
+  if (category) trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, category);
+  if (ev->type == TRAK_EVENT_COUNTER_INT)
+    trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, ev->int_value);
+  else if (ev->type == TRAK_EVENT_COUNTER_DOUBLE)
+    trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, ev->double_value);
+  if (TRAK_UNLIKELY(ev->n_flow_ids | ev->n_terminating_flow_ids)) {
+    put_flows(b, TRAK_PB_TrackEvent_flow_ids, ev->flow_ids, ev->n_flow_ids);
+    put_flows(b, TRAK_PB_TrackEvent_terminating_flow_ids, ev->terminating_flow_ids,
+              ev->n_terminating_flow_ids);
+  }
+  if (TRAK_UNLIKELY(ev->n_args)) trak__args_encode(w, ev->args, ev->n_args);
+  trak_pb_end_nested_short(b, te);
+  int rc = trak__packet_end(w, packet);
+  if (!rc && ev->type == TRAK_EVENT_COMPLETE) rc = trak__write_end(w, lane, ev->ts + ev->dur);
+  return rc;
+}
+
+/* Interns the event's strings before its packet starts, so their definitions precede it. */
+static int intern_strings(trak_writer *w, const trak_event *ev, trak_name *name, uint64_t *category) {
+  if (ev->name && !*name) {
+    *name = trak__intern(w, &w->names, ev->name);
+    if (!*name) return TRAK_ENOMEM;
+  }
+  if (ev->category) {
+    *category = trak__intern(w, &w->categories, ev->category);
+    if (!*category) return TRAK_ENOMEM;
+  }
+  for (size_t i = 0; i < ev->n_args; i++)
+    if (!trak__intern(w, &w->arg_names, ev->args[i].name)) return TRAK_ENOMEM;
+  return 0;
+}
+
+static void count(trak_writer *w, const trak_event *ev) {
+  trak_writer_totals *t = &w->totals;
+  t->events++;
+  t->slices += ev->type == TRAK_EVENT_BEGIN || ev->type == TRAK_EVENT_COMPLETE;
+  t->instants += ev->type == TRAK_EVENT_INSTANT;
+  t->counter_values += ev->type == TRAK_EVENT_COUNTER_INT || ev->type == TRAK_EVENT_COUNTER_DOUBLE;
+  t->flows += ev->n_flow_ids + ev->n_terminating_flow_ids;
+}
+
+int trak_writer_write(trak_writer *w, trak_event *ev) {
+  const char *call = ev ? trak__event_call(ev->type) : NULL;
+  if (!call) return trak__writer_fail(w, TRAK_EINVAL, "trak_writer_write: %s", ev ? "unknown event type" : "NULL event");
+  int rc = check_event(w, ev, call);
+  if (rc) return rc;
+  trak_name name = ev->name_id;
+  if (!name && ev->name && ev->type == TRAK_EVENT_END) {
+    /* An END names the slice it closes only on AUTO_SIBLINGS tracks; it writes no name. */
+    name = trak__intern_find(&w->names, ev->name);
+    if (!name && (trak__track(w, ev->track)->flags & TRAK_TRACK_AUTO_SIBLINGS))
+      return trak__writer_fail(w, TRAK_ESTATE, "%s at %llu on track %u [%s]: no slice named '%s' was ever begun",
+                               call, (unsigned long long)ev->ts, ev->track,
+                               trak__track(w, ev->track)->label, ev->name);
+  }
+  trak_track track = ev->track;
+  int direct = trak__track(w, track)->alias_of != 0;
+  if (direct) track = trak__track(w, track)->alias_of;
+  trak__plan plan;
+  rc = trak__slices_plan(w, track, direct, ev, name, &plan);
+  if (rc) return rc;
+  uint64_t category = 0;
+  if (TRAK_UNLIKELY(intern_strings(w, ev, &name, &category)))
+    return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+  if (!plan.lane && !(plan.lane = trak__lane_add(w, track))) return w->last_error.code;
+  if (trak__slices_commit(w, ev, name, &plan))
+    return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+  /* Lane 0 is reported as its alias, so that writes on it nest instead of being placed. */
+  ev->lane = plan.lane == track && !direct && (trak__track(w, track)->flags & TRAK_TRACK_AUTO_SIBLINGS)
+                 ? track + 1 : plan.lane;
+  count(w, ev);
+  rc = encode(w, ev, plan.lane, name, category);
+  return rc ? trak__writer_fail(w, rc, "%s: writing failed: %s", call, trak_strerror(rc)) : 0;
+}
+
+/* The shorthands: one event without extras. */
+static int write_simple(trak_writer *w, trak_event_type type, trak_track track, uint64_t ts,
+                        const char *name) {
+  trak_event ev = {.type = type, .track = track, .ts = ts, .name = name};
+  return trak_writer_write(w, &ev);
+}
+
+int trak_writer_begin(trak_writer *w, trak_track track, uint64_t ts, const char *name) {
+  return write_simple(w, TRAK_EVENT_BEGIN, track, ts, name);
+}
+int trak_writer_end(trak_writer *w, trak_track track, uint64_t ts) {
+  return write_simple(w, TRAK_EVENT_END, track, ts, NULL);
+}
+int trak_writer_instant(trak_writer *w, trak_track track, uint64_t ts, const char *name) {
+  return write_simple(w, TRAK_EVENT_INSTANT, track, ts, name);
+}
+int trak_writer_complete(trak_writer *w, trak_track track, uint64_t ts, uint64_t dur,
+                         const char *name) {
+  trak_event ev = {.type = TRAK_EVENT_COMPLETE, .track = track, .ts = ts, .dur = dur, .name = name};
+  return trak_writer_write(w, &ev);
+}
+int trak_writer_counter(trak_writer *w, trak_track track, uint64_t ts, int64_t value) {
+  trak_event ev = {.type = TRAK_EVENT_COUNTER_INT, .track = track, .ts = ts, .int_value = value};
+  return trak_writer_write(w, &ev);
+}
+int trak_writer_counter_double(trak_writer *w, trak_track track, uint64_t ts, double value) {
+  trak_event ev = {.type = TRAK_EVENT_COUNTER_DOUBLE, .track = track, .ts = ts, .double_value = value};
+  return trak_writer_write(w, &ev);
+}

@@ -1,0 +1,203 @@
+/*
+** This file holds the per-track slice stacks that make the writer correct by construction:
+** every event is checked against its track's stack (timestamps never go backwards, slices
+** nest, an END has a slice to close) before anything is written, and AUTO_SIBLINGS tracks
+** place overlapping slices on lanes. COMPLETE slices stay on the stack until an event at or
+** after their end, which is when the trace processor, sorting by timestamp, sees their END.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "writer/writer_internal.h"
+
+static const char *slice_name(const trak_writer *w, const trak__wslice *s) {
+  const char *n = trak__intern_string(&w->names, s->name);
+  return n ? n : "(unnamed)";
+}
+
+/* Records why `ev` is refused on track h, prefixed with the call, and returns `code`. In quiet
+** mode (probing lanes) nothing is recorded. */
+__attribute__((format(printf, 6, 7), cold, noinline)) static int
+refuse(trak_writer *w, int quiet, int code, const trak_event *ev, trak_track h, const char *fmt, ...) {
+  if (quiet) return code;
+  char why[320];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(why, sizeof why, fmt, ap);
+  va_end(ap);
+  return trak__writer_fail(w, code, "%s at %llu on track %u [%s]: %s", trak__event_call(ev->type),
+                           (unsigned long long)ev->ts, h, trak__track(w, h)->label, why);
+}
+
+/* The stack depth of t once the COMPLETE slices that ended at or before ts are popped. */
+static uint32_t settled_depth(const trak__wtrack *t, uint64_t ts) {
+  uint32_t d = t->depth;
+  while (d && t->stack[d - 1].end != TRAK__OPEN && t->stack[d - 1].end <= ts) d--;
+  return d;
+}
+
+/* The slice among stack[0, k) whose end is the bound stack[k - 1].bound. */
+static const trak__wslice *bound_owner(const trak__wtrack *t, uint32_t k) {
+  uint64_t bound = t->stack[k - 1].bound;
+  while (k && t->stack[k - 1].end != bound) k--;
+  return k ? &t->stack[k - 1] : &t->stack[0];
+}
+
+/* Checks `ev` on exactly track h. Returns 0 and the settled depth, or a refusal. */
+static int check_on(trak_writer *w, trak_track h, const trak_event *ev, int quiet, uint32_t *depth) {
+  const trak__wtrack *t = trak__track(w, h);
+  uint64_t ts = ev->ts;
+  if (t->has_events && ts < t->last_ts)
+    return refuse(w, quiet, TRAK_ESTATE, ev, h,
+                  "timestamp goes backwards (the previous event on this track is at %llu)",
+                  (unsigned long long)t->last_ts);
+  uint32_t d = settled_depth(t, ts);
+  *depth = d;
+  if (ev->type == TRAK_EVENT_COUNTER_INT || ev->type == TRAK_EVENT_COUNTER_DOUBLE) return 0;
+  const trak__wslice *top = d ? &t->stack[d - 1] : NULL;
+
+  if (ev->type == TRAK_EVENT_END) {
+    uint32_t k = d;
+    while (k && t->stack[k - 1].end != TRAK__OPEN) k--;
+    if (!k) return refuse(w, quiet, TRAK_ESTATE, ev, h, "no open slice to end");
+    const trak__wslice *s = &t->stack[k - 1];
+    if (k != d)
+      return refuse(w, quiet, TRAK_ESTATE, ev, h,
+                    "slice '%s' would end before its child '%s', which ends at %llu",
+                    slice_name(w, s), slice_name(w, &t->stack[k]), (unsigned long long)t->stack[k].end);
+    if (k > 1 && t->stack[k - 2].bound != TRAK__OPEN && ts > t->stack[k - 2].bound)
+      return refuse(w, quiet, TRAK_ESTATE, ev, h,
+                    "slice '%s' would end after its parent '%s', which ends at %llu",
+                    slice_name(w, s), slice_name(w, bound_owner(t, k - 1)),
+                    (unsigned long long)t->stack[k - 2].bound);
+    return 0;
+  }
+  if (top && top->end == TRAK__OPEN && top->bound != TRAK__OPEN && ts >= top->bound)
+    return refuse(w, quiet, TRAK_ESTATE, ev, h,
+                  "starts at or after the end (%llu) of the enclosing slice '%s' while slice '%s' "
+                  "is still open",
+                  (unsigned long long)top->bound, slice_name(w, bound_owner(t, d)), slice_name(w, top));
+  if (ev->type == TRAK_EVENT_COMPLETE) {
+    if (ev->dur > UINT64_MAX - 1 - ts)
+      return refuse(w, quiet, TRAK_EINVAL, ev, h, "ts + dur overflows");
+    if (top && top->bound != TRAK__OPEN && ts + ev->dur > top->bound) {
+      const char *parent = top->end == top->bound ? slice_name(w, top) : slice_name(w, bound_owner(t, d));
+      return refuse(w, quiet, TRAK_ESTATE, ev, h,
+                    "slice '%s' would end at %llu, after its parent '%s', which ends at %llu",
+                    ev->name ? ev->name : "(unnamed)", (unsigned long long)(ts + ev->dur), parent,
+                    (unsigned long long)top->bound);
+    }
+  }
+  return 0;
+}
+
+/* Whether lane h can take `ev` as an AUTO_SIBLINGS placement. */
+static int lane_fits(trak_writer *w, trak_track h, const trak_event *ev, trak_name name,
+                     uint32_t *depth) {
+  if (check_on(w, h, ev, 1, depth)) return 0;
+  const trak__wtrack *t = trak__track(w, h);
+  switch (ev->type) {
+  case TRAK_EVENT_BEGIN: return *depth == 0;
+  case TRAK_EVENT_COMPLETE: return *depth == 0 || t->stack[*depth - 1].end != TRAK__OPEN;
+  case TRAK_EVENT_END: return !name || t->stack[*depth - 1].name == name;
+  default: return 1;
+  }
+}
+
+/* AUTO_SIBLINGS placement: the first lane that fits (for END: the newest matching open slice);
+** plan->lane = 0 asks for a new lane. */
+static int plan_auto(trak_writer *w, trak_track h, const trak_event *ev, trak_name name,
+                     trak__plan *plan) {
+  const trak__wtrack *t = trak__track(w, h);
+  uint64_t newest = 0;
+  plan->lane = 0;
+  plan->depth = 0;
+  for (uint32_t i = 0; i <= t->n_lanes; i++) {
+    trak_track lane = i ? t->lanes[i - 1] : h;
+    /* Lane 0 is the declared track itself. */
+    uint32_t depth;
+    if (!lane_fits(w, lane, ev, name, &depth)) continue;
+    if (ev->type != TRAK_EVENT_END) {
+      plan->lane = lane;
+      plan->depth = depth;
+      return 0;
+    }
+    uint64_t seq = trak__track(w, lane)->stack[depth - 1].seq;
+    if (seq > newest) {
+      newest = seq;
+      plan->lane = lane;
+      plan->depth = depth;
+    }
+  }
+  if (ev->type == TRAK_EVENT_END && !plan->lane) {
+    if (name || ev->name)
+      return refuse(w, 0, TRAK_ESTATE, ev, h, "no open slice named '%s' can end here on any lane",
+                    ev->name ? ev->name : trak__intern_string(&w->names, name));
+    return refuse(w, 0, TRAK_ESTATE, ev, h, "no open slice to end on any lane");
+  }
+  return 0;
+}
+
+int trak__slices_plan(trak_writer *w, trak_track h, int direct, const trak_event *ev,
+                      trak_name name, trak__plan *plan) {
+  if (!direct && (trak__track(w, h)->flags & TRAK_TRACK_AUTO_SIBLINGS))
+    return plan_auto(w, h, ev, name, plan);
+  plan->lane = h;
+  return check_on(w, h, ev, 0, &plan->depth);
+}
+
+int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
+                        const trak__plan *plan) {
+  trak__wtrack *t = trak__track(w, plan->lane);
+  int push = ev->type == TRAK_EVENT_BEGIN || ev->type == TRAK_EVENT_COMPLETE;
+  if (push && plan->depth == t->cap) {
+    uint32_t cap = t->cap ? t->cap * 2 : 8;
+    trak__wslice *stack = realloc(t->stack, cap * sizeof *stack);
+    if (!stack) return TRAK_ENOMEM;
+    t->stack = stack;
+    t->cap = cap;
+  }
+  t->depth = plan->depth;
+  t->last_ts = ev->ts;
+  t->has_events = 1;
+  if (ev->type == TRAK_EVENT_END) {
+    t->depth--;
+  } else if (push) {
+    uint64_t parent_bound = t->depth ? t->stack[t->depth - 1].bound : TRAK__OPEN;
+    uint64_t end = ev->type == TRAK_EVENT_COMPLETE ? ev->ts + ev->dur : TRAK__OPEN;
+    t->stack[t->depth++] = (trak__wslice){.start = ev->ts, .end = end,
+                                          .bound = end < parent_bound ? end : parent_bound,
+                                          .seq = ++w->slice_seq, .name = name};
+  }
+  return 0;
+}
+
+int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts) {
+  trak_pb_buf *b = &w->out;
+  trak_pb_nested packet = trak__packet_begin(w, 0);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ts);
+  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, trak__track(w, lane)->uuid);
+  trak_pb_end_nested_short(b, te);
+  return trak__packet_end(w, packet);
+}
+
+int trak__slices_finish(trak_writer *w) {
+  for (uint32_t h = 1; h <= w->n_tracks; h++) {
+    trak__wtrack *t = trak__track(w, h);
+    for (uint32_t i = t->depth; i-- > 0;) {
+      const trak__wslice *s = &t->stack[i];
+      if (s->end != TRAK__OPEN) continue;
+      if (s->bound == TRAK__OPEN) {
+        w->totals.open_slices++;
+        continue;
+      }
+      int rc = trak__write_end(w, h, s->bound);
+      if (rc) return rc;
+    }
+    t->depth = 0;
+  }
+  return 0;
+}
