@@ -21,6 +21,7 @@ static TM_UNUSED int mem_sink(void *user, const void *data, size_t len) {
 
 /* Reads a whole file (malloc'ed, NUL-terminated) or returns NULL. */
 static TM_UNUSED char *read_whole(const char *path, size_t *len) {
+  *len = 0;
   FILE *f = fopen(path, "rb");
   if (!f) return NULL;
   fseek(f, 0, SEEK_END);
