@@ -236,8 +236,9 @@ typedef enum trak_events_format {
   TRAK_EVENTS_JSONL
 } trak_events_format;
 
-/* Guesses the format of tabular event text: JSONL if the first non-blank byte is '{', CSV if
-** the first line looks like a header naming a ts column, else AUTO (not tabular events). */
+/* Guesses the format of tabular event text: JSONL if the first line is a JSON object naming a
+** "track", CSV if it is a header naming a timestamp column, else AUTO (not tabular events).
+** Blank lines and '#' comment lines before it are skipped. */
 trak_events_format trak_events_detect(const char *text, size_t len);
 
 /* The format a file name implies (.csv, .jsonl, .ndjson), else AUTO. */

@@ -5,6 +5,7 @@
 #ifndef TRAK_CLI_H
 #define TRAK_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trak/error.h"
@@ -20,6 +21,13 @@ typedef struct trak_cli_command {
 
 int trak_cli_convert(int argc, char **argv);
 int trak_cli_dump(int argc, char **argv);
+
+/* Reads tabular events (CSV / JSON Lines, recognised by name or first line; events_input.c) as
+** binary trace bytes (malloc'ed, caller frees). Returns 1 when converted, 0 when `path` is not
+** tabular events, or a negative code with `err` naming the file and line. Bad rows are printed
+** and skipped with `keep_going`. */
+int trak_cli_load_events(const char *path, int keep_going, uint8_t **bin, size_t *len,
+                         trak_error *err);
 
 /* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
 int trak_cli_fail(const char *cmd, const trak_error *err);
