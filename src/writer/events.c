@@ -59,7 +59,9 @@ static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_na
       [TRAK_EVENT_COUNTER_DOUBLE] = TRAK_PB_TrackEvent_TYPE_COUNTER,
   };
   trak_pb_buf *b = &w->out;
-  trak_pb_nested packet = trak__packet_begin(w, 1);
+  /* Only packets that refer to interned strings depend on the sequence's incremental state. */
+  int needs_state = (name && ev->type != TRAK_EVENT_END) || category || ev->n_args;
+  trak_pb_nested packet = trak__packet_begin(w, needs_state);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->ts);
   trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
   trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, types[ev->type]);

@@ -366,6 +366,7 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
   const trak_events_options *o = opts ? opts : &defaults;
   const char *source = o->source_name ? o->source_name : "";
   trak_events_result res = {0};
+  if (result) *result = res;
   trak_events_format format = o->format ? o->format : trak_events_detect(text, len);
   if (format == TRAK_EVENTS_AUTO)
     return trak_error_set(err, TRAK_EFORMAT, "%s%sneither CSV with a ts column nor JSON Lines", source,
