@@ -4,6 +4,8 @@
 ** is it encoded as one TracePacket with a TrackEvent (a COMPLETE slice as a BEGIN and an END).
 ** The shorthands for the common events are here too.
 */
+#include <string.h>
+
 #include "writer/writer_internal.h"
 
 const char *trak__event_call(trak_event_type type) {
@@ -47,40 +49,104 @@ static void put_flows(trak_pb_buf *b, uint32_t field, const uint64_t *ids, size_
   for (size_t i = 0; i < n; i++) trak_pb_put_fixed64(b, field, ids[i]);
 }
 
-/* Encodes the accepted event on `lane`. */
-static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_name name,
-                  uint64_t category) {
-  static const uint8_t types[] = {
-      [TRAK_EVENT_BEGIN] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
-      [TRAK_EVENT_END] = TRAK_PB_TrackEvent_TYPE_SLICE_END,
-      [TRAK_EVENT_COMPLETE] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
-      [TRAK_EVENT_INSTANT] = TRAK_PB_TrackEvent_TYPE_INSTANT,
-      [TRAK_EVENT_COUNTER_INT] = TRAK_PB_TrackEvent_TYPE_COUNTER,
-      [TRAK_EVENT_COUNTER_DOUBLE] = TRAK_PB_TrackEvent_TYPE_COUNTER,
-  };
+static const uint8_t TRACK_EVENT_TYPES[] = {
+    [TRAK_EVENT_BEGIN] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
+    [TRAK_EVENT_END] = TRAK_PB_TrackEvent_TYPE_SLICE_END,
+    [TRAK_EVENT_COMPLETE] = TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
+    [TRAK_EVENT_INSTANT] = TRAK_PB_TrackEvent_TYPE_INSTANT,
+    [TRAK_EVENT_COUNTER_INT] = TRAK_PB_TrackEvent_TYPE_COUNTER,
+    [TRAK_EVENT_COUNTER_DOUBLE] = TRAK_PB_TrackEvent_TYPE_COUNTER,
+};
+
+/* The TrackEvent fields every event has (type, track, name, category, counter value), written
+** at p, which has room for TRAK__SMALL_EVENT bytes. Returns the new end. */
+#define TRAK__SMALL_EVENT 64
+static uint8_t *put_small_fields(uint8_t *p, const trak_event *ev, uint64_t uuid, trak_name name,
+                                 uint64_t category) {
+  p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT);
+  p = trak_pb_write_varint(p, TRACK_EVENT_TYPES[ev->type]);
+  p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT);
+  p = trak_pb_write_varint(p, uuid);
+  if (name && ev->type != TRAK_EVENT_END) {
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT);
+    p = trak_pb_write_varint(p, name);
+  }
+  if (category) {
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT);
+    p = trak_pb_write_varint(p, category);
+  }
+  if (ev->type == TRAK_EVENT_COUNTER_INT) {
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_counter_value, TRAK_PB_WIRE_VARINT);
+    p = trak_pb_write_varint(p, (uint64_t)ev->int_value);
+  } else if (ev->type == TRAK_EVENT_COUNTER_DOUBLE) {
+    uint64_t bits;
+    memcpy(&bits, &ev->double_value, 8);
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_double_counter_value, TRAK_PB_WIRE_FIXED64);
+    p = trak_pb_write_fixed64(p, bits);
+  }
+  return p;
+}
+
+/* The fast path for the common packet (no arguments, flows or pending interned data, not the
+** first packet): the TrackEvent is built on the stack so both lengths are known up front and
+** nothing is patched or shifted. Returns 0 or the buffer / sink error. */
+static int encode_small(trak_writer *w, const trak_event *ev, uint64_t uuid, trak_name name,
+                        uint64_t category, int needs_state) {
+  uint8_t te[TRAK__SMALL_EVENT];
+  size_t te_len = (size_t)(put_small_fields(te, ev, uuid, name, category) - te);
+  size_t body = 1 + trak_pb_varint_size(TRAK__SEQUENCE_ID) + 1 + trak_pb_varint_size(ev->ts) +
+                1 + trak_pb_varint_size(te_len) + te_len + (needs_state ? 2 : 0);
   trak_pb_buf *b = &w->out;
-  /* Only packets that refer to interned strings depend on the sequence's incremental state. */
-  int needs_state = (name && ev->type != TRAK_EVENT_END) || category || ev->n_args;
+  if (!trak_pb_buf_ensure(b, 1 + TRAK_PB_MAX_VARINT_BYTES + body)) return b->error;
+  uint8_t *p = trak_pb_write_tag(b->p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
+  p = trak_pb_write_varint(p, body);
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT);
+  p = trak_pb_write_varint(p, ev->ts);
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT);
+  p = trak_pb_write_varint(p, TRAK__SEQUENCE_ID);
+  if (needs_state) {
+    p = trak_pb_write_tag(p, TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT);
+    p = trak_pb_write_varint(p, TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
+  }
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN);
+  p = trak_pb_write_varint(p, te_len);
+  memcpy(p, te, te_len);
+  b->p = p + te_len;
+  w->totals.packets++;
+  if (TRAK_UNLIKELY(trak_pb_buf_len(b) >= TRAK__FLUSH_BYTES)) return trak_writer_flush(w);
+  return 0;
+}
+
+/* The general path: any packet, with arguments, flows and interned definitions. */
+__attribute__((noinline)) static int encode_full(trak_writer *w, const trak_event *ev, uint64_t uuid,
+                                                 trak_name name, uint64_t category, int needs_state) {
+  trak_pb_buf *b = &w->out;
   trak_pb_nested packet = trak__packet_begin(w, needs_state);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->ts);
   trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
-  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, types[ev->type]);
-  trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, w->tracks[lane - 1].uuid);
-  if (name && ev->type != TRAK_EVENT_END) trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, name);
-  if (category) trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, category);
-  if (ev->type == TRAK_EVENT_COUNTER_INT)
-    trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, ev->int_value);
-  else if (ev->type == TRAK_EVENT_COUNTER_DOUBLE)
-    trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, ev->double_value);
-  if (TRAK_UNLIKELY(ev->n_flow_ids | ev->n_terminating_flow_ids)) {
-    put_flows(b, TRAK_PB_TrackEvent_flow_ids, ev->flow_ids, ev->n_flow_ids);
-    put_flows(b, TRAK_PB_TrackEvent_terminating_flow_ids, ev->terminating_flow_ids,
-              ev->n_terminating_flow_ids);
-  }
-  if (TRAK_UNLIKELY(ev->n_args)) trak__args_encode(w, ev->args, ev->n_args);
+  if (trak_pb_buf_ensure(b, TRAK__SMALL_EVENT)) b->p = put_small_fields(b->p, ev, uuid, name, category);
+  put_flows(b, TRAK_PB_TrackEvent_flow_ids, ev->flow_ids, ev->n_flow_ids);
+  put_flows(b, TRAK_PB_TrackEvent_terminating_flow_ids, ev->terminating_flow_ids,
+            ev->n_terminating_flow_ids);
+  trak__args_encode(w, ev->args, ev->n_args);
   trak_pb_end_nested_short(b, te);
-  int rc = trak__packet_end(w, packet);
-  if (!rc && ev->type == TRAK_EVENT_COMPLETE) rc = trak__write_end(w, lane, ev->ts + ev->dur);
+  return trak__packet_end(w, packet);
+}
+
+/* Encodes the accepted event on `lane` (a COMPLETE slice as a BEGIN and an END packet). */
+static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_name name,
+                  uint64_t category) {
+  uint64_t uuid = w->tracks[lane - 1].uuid;
+  /* Only packets that refer to interned strings depend on the sequence's incremental state. */
+  int needs_state = (name && ev->type != TRAK_EVENT_END) || category || ev->n_args;
+  int small = w->started && !(ev->n_args | ev->n_flow_ids | ev->n_terminating_flow_ids) &&
+              w->pending_interned.p == w->pending_interned.start;
+  int rc = small ? encode_small(w, ev, uuid, name, category, needs_state)
+                 : encode_full(w, ev, uuid, name, category, needs_state);
+  if (!rc && ev->type == TRAK_EVENT_COMPLETE) {
+    trak_event end = {.type = TRAK_EVENT_END, .ts = ev->ts + ev->dur};
+    rc = encode_small(w, &end, uuid, 0, 0, 0);
+  }
   return rc;
 }
 

@@ -17,4 +17,9 @@ printf '5 main start a\n4 main stop\n6 main stop\n' > "$TMP/bad.log"
 if "$EXAMPLE" "$TMP/bad.pb" "$TMP/bad.log" 2> "$TMP/err"; then echo "FAIL: bad log accepted"; exit 1; fi
 grep -q 'line 2: slice_end at 4000000 on track 3 \[thread 1 "main"\]: timestamp goes backwards' "$TMP/err" ||
   { echo "FAIL: $(cat "$TMP/err")"; exit 1; }
+# docs/writer.md shows the example verbatim.
+awk '/^## Example: a small log into a trace/{f=1} f&&/^```c$/{c=1;next} c&&/^```$/{exit} c' \
+  "$TRAK_SOURCE_DIR/docs/writer.md" > "$TMP/doc_example.c"
+cmp -s "$TMP/doc_example.c" "$TRAK_SOURCE_DIR/examples/log_to_trace.c" ||
+  { echo "FAIL: docs/writer.md and examples/log_to_trace.c differ"; exit 1; }
 echo ok
