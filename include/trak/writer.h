@@ -31,6 +31,7 @@
 #include <stdint.h>
 
 #include "trak/error.h"
+#include "trak/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -49,10 +50,10 @@ typedef uint64_t trak_name;
 typedef int (*trak_writer_sink_fn)(void *user, const void *data, size_t len);
 
 /* Opening. Each returns 0 and sets *out, or a negative code with `err` filled. */
-int trak_writer_open_file(trak_writer **out, const char *path, trak_error *err);
+TRAK_API int trak_writer_open_file(trak_writer **out, const char *path, trak_error *err);
 /* The fd stays open after close: the caller owns it. */
-int trak_writer_open_fd(trak_writer **out, int fd, trak_error *err);
-int trak_writer_open_callback(trak_writer **out, trak_writer_sink_fn sink, void *user,
+TRAK_API int trak_writer_open_fd(trak_writer **out, int fd, trak_error *err);
+TRAK_API int trak_writer_open_callback(trak_writer **out, trak_writer_sink_fn sink, void *user,
                               trak_error *err);
 
 /* What a writer wrote, reported by close. */
@@ -72,13 +73,13 @@ typedef struct trak_writer_totals {
 
 /* Flushes, closes the sink (the file when the writer opened one) and frees the writer, even on
 ** error. Fills `totals` if not NULL. Returns 0 or the first sink error (TRAK_EIO, ...). */
-int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *err);
+TRAK_API int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *err);
 
 /* Writes buffered bytes to the sink now. Returns 0 or the sink's error. */
-int trak_writer_flush(trak_writer *w);
+TRAK_API int trak_writer_flush(trak_writer *w);
 
 /* The error of the most recent failed call (code 0 and "" if none failed yet). */
-const trak_error *trak_writer_last_error(const trak_writer *w);
+TRAK_API const trak_error *trak_writer_last_error(const trak_writer *w);
 
 /* ---- Tracks ---------------------------------------------------------------------------- */
 
@@ -107,12 +108,12 @@ typedef struct trak_track_info {
 ** *out and returns 0; or refuses with TRAK_EINVAL (unknown parent, parent is a counter track,
 ** bad ordering value, a NULL name where one is required) and writes nothing. `info` may be NULL
 ** for processes and threads. */
-int trak_writer_add_process(trak_writer *w, int32_t pid, const char *process_name,
+TRAK_API int trak_writer_add_process(trak_writer *w, int32_t pid, const char *process_name,
                             const trak_track_info *info, trak_track *out);
-int trak_writer_add_thread(trak_writer *w, int32_t pid, int64_t tid, const char *thread_name,
+TRAK_API int trak_writer_add_thread(trak_writer *w, int32_t pid, int64_t tid, const char *thread_name,
                            const trak_track_info *info, trak_track *out);
 /* A custom track: info->name is required. */
-int trak_writer_add_track(trak_writer *w, const trak_track_info *info, trak_track *out);
+TRAK_API int trak_writer_add_track(trak_writer *w, const trak_track_info *info, trak_track *out);
 
 typedef enum trak_counter_unit {
   TRAK_UNIT_UNSPECIFIED = 0,
@@ -123,7 +124,7 @@ typedef enum trak_counter_unit {
 
 /* A counter track: info->name is required; `unit_name` (may be NULL) is a free-form unit such
 ** as "MHz". Only counter values can be written on it. AUTO_SIBLINGS is refused. */
-int trak_writer_add_counter_track(trak_writer *w, const trak_track_info *info,
+TRAK_API int trak_writer_add_counter_track(trak_writer *w, const trak_track_info *info,
                                   trak_counter_unit unit, const char *unit_name,
                                   trak_track *out);
 
@@ -212,21 +213,21 @@ typedef struct trak_event {
 ** to the first lane with no open slice, a COMPLETE to the first lane where it nests or that is
 ** idle, creating a lane when none fits; an END names the slice it closes by `name` (else the
 ** most recently begun one) among the lanes' innermost open slices. */
-int trak_writer_write(trak_writer *w, trak_event *ev);
+TRAK_API int trak_writer_write(trak_writer *w, trak_event *ev);
 
 /* Shorthands for trak_writer_write() without arguments, flows or category. */
-int trak_writer_begin(trak_writer *w, trak_track track, uint64_t ts, const char *name);
-int trak_writer_end(trak_writer *w, trak_track track, uint64_t ts);
-int trak_writer_complete(trak_writer *w, trak_track track, uint64_t ts, uint64_t dur,
+TRAK_API int trak_writer_begin(trak_writer *w, trak_track track, uint64_t ts, const char *name);
+TRAK_API int trak_writer_end(trak_writer *w, trak_track track, uint64_t ts);
+TRAK_API int trak_writer_complete(trak_writer *w, trak_track track, uint64_t ts, uint64_t dur,
                          const char *name);
-int trak_writer_instant(trak_writer *w, trak_track track, uint64_t ts, const char *name);
-int trak_writer_counter(trak_writer *w, trak_track track, uint64_t ts, int64_t value);
-int trak_writer_counter_double(trak_writer *w, trak_track track, uint64_t ts, double value);
+TRAK_API int trak_writer_instant(trak_writer *w, trak_track track, uint64_t ts, const char *name);
+TRAK_API int trak_writer_counter(trak_writer *w, trak_track track, uint64_t ts, int64_t value);
+TRAK_API int trak_writer_counter_double(trak_writer *w, trak_track track, uint64_t ts, double value);
 
 /* Interns an event name once so that events can refer to it by trak_event.name_id. Returns the
 ** id (never 0), or 0 when `name` is NULL or memory runs out. The definition is written with the
 ** next packet. */
-trak_name trak_writer_intern_name(trak_writer *w, const char *name);
+TRAK_API trak_name trak_writer_intern_name(trak_writer *w, const char *name);
 
 /* ---- Tabular events (CSV and JSON Lines) ---------------------------------------------- */
 
@@ -239,10 +240,10 @@ typedef enum trak_events_format {
 /* Guesses the format of tabular event text: JSONL if the first line is a JSON object naming a
 ** "track", CSV if it is a header naming a timestamp column, else AUTO (not tabular events).
 ** Blank lines and '#' comment lines before it are skipped. */
-trak_events_format trak_events_detect(const char *text, size_t len);
+TRAK_API trak_events_format trak_events_detect(const char *text, size_t len);
 
 /* The format a file name implies (.csv, .jsonl, .ndjson), else AUTO. */
-trak_events_format trak_events_format_from_name(const char *path);
+TRAK_API trak_events_format trak_events_format_from_name(const char *path);
 
 /* Reports one bad row during conversion: `message` reads "line N: ...". */
 typedef void (*trak_events_diag_fn)(void *user, const char *message);
@@ -264,7 +265,7 @@ typedef struct trak_events_result {
 /* Converts tabular events (see docs/writer.md) into `w`. Returns 0 when every row converted,
 ** or with keep_going when at least the bad rows were reported and skipped; otherwise the first
 ** bad row's error (TRAK_EFORMAT or the writer's refusal) with "line N: why" in `err`. */
-int trak_events_convert(trak_writer *w, const char *text, size_t len,
+TRAK_API int trak_events_convert(trak_writer *w, const char *text, size_t len,
                         const trak_events_options *opts, trak_events_result *result,
                         trak_error *err);
 

@@ -1,6 +1,6 @@
 /*
 ** Helpers shared by the writer tests: a writer whose bytes land in memory, the binary encoding
-** of a text-format trace (trak_pbtxt_parse when it is implemented, else `protoc --encode`), and
+** of a text-format trace (trak_pbtxt_parse), and
 ** a model comparison that prints both models when they differ. Header-only, like trace_model.h.
 */
 #ifndef TRAK_TEST_WRITER_TESTUTIL_H
@@ -52,25 +52,9 @@ static TM_UNUSED uint8_t *encode_pbtxt_file(const char *path, size_t *len) {
   int rc = trak_pbtxt_parse("Trace", text, tlen, &bin, &err);
   free(text);
   if (rc == 0) return trak_pb_buf_detach(&bin, len);
+  fprintf(stderr, "%s: %s\n", path, err.message);
   trak_pb_buf_free(&bin);
-  if (rc != TRAK_EUNSUPPORTED) {
-    fprintf(stderr, "%s: %s\n", path, err.message);
-    return NULL;
-  }
-  /* Text format parsing not implemented yet: protoc does it. */
-  const char *protoc = getenv("PROTOC"), *src = getenv("TRAK_SOURCE_DIR");
-  if (!protoc || !src) return NULL;
-  char out[] = "/tmp/trak_seed_XXXXXX";
-  int fd = mkstemp(out);
-  if (fd < 0) return NULL;
-  close(fd);
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "'%s' --encode=perfetto.protos.Trace -I '%s/protos' '%s/protos/trace.proto' < '%s' > '%s'",
-           protoc, src, src, path, out);
-  uint8_t *bin_bytes = NULL;
-  if (system(cmd) == 0) bin_bytes = (uint8_t *)read_whole(out, len);
-  unlink(out);
-  return bin_bytes;
+  return NULL;
 }
 
 /* Compares two model texts, printing both on a difference. Returns 1 when equal. */
