@@ -4,7 +4,8 @@
 ** that only counts bytes, so the figure is the writer's own cost. Also measured for reference:
 ** the same with names passed as strings (hashed per event), COMPLETE slices and counters.
 ** Prints events/s and bytes/event; asserts nothing.
-**   usage: writer_bench [events]   (default 10000000)
+**   usage: writer_bench [events [workload]]   (default 10000000 events, all four workloads;
+**          workload 0-3 runs one of them once, for callgrind)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +95,14 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
 
 int main(int argc, char **argv) {
   uint64_t n = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
+  if (argc > 2) {
+    uint64_t bytes;
+    workload k = (workload)atoi(argv[2]);
+    double s = run(k, n, &bytes);
+    printf("%s: %.1f M events/s, %.2f bytes/event\n", WORKLOAD_NAMES[k], (double)n / s / 1e6,
+           (double)bytes / (double)n);
+    return 0;
+  }
   printf("writer_bench: %llu events per workload, one thread, counting sink\n", (unsigned long long)n);
   for (workload k = BEGIN_END_IDS; k <= COUNTERS; k++) {
     uint64_t bytes;

@@ -88,18 +88,16 @@ static uint8_t *put_small_fields(uint8_t *p, const trak_event *ev, uint64_t uuid
 }
 
 /* The fast path for the common packet (no arguments, flows or pending interned data, not the
-** first packet): the TrackEvent is built on the stack so both lengths are known up front and
-** nothing is patched or shifted. Returns 0 or the buffer / sink error. */
+** first packet). Such a packet and its TrackEvent are always shorter than 128 bytes, so each
+** length takes one byte, reserved and then filled in: nothing is patched or shifted. Returns 0
+** or the buffer / sink error. */
 static int encode_small(trak_writer *w, const trak_event *ev, uint64_t uuid, trak_name name,
                         uint64_t category, int needs_state) {
-  uint8_t te[TRAK__SMALL_EVENT];
-  size_t te_len = (size_t)(put_small_fields(te, ev, uuid, name, category) - te);
-  size_t body = 1 + trak_pb_varint_size(TRAK__SEQUENCE_ID) + 1 + trak_pb_varint_size(ev->ts) +
-                1 + trak_pb_varint_size(te_len) + te_len + (needs_state ? 2 : 0);
   trak_pb_buf *b = &w->out;
-  if (!trak_pb_buf_ensure(b, 1 + TRAK_PB_MAX_VARINT_BYTES + body)) return b->error;
-  uint8_t *p = trak_pb_write_tag(b->p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
-  p = trak_pb_write_varint(p, body);
+  if (!trak_pb_buf_ensure(b, 2 + 32 + 2 + TRAK__SMALL_EVENT)) return b->error;
+  uint8_t *packet = b->p, *p;
+  p = trak_pb_write_tag(packet, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN) + 1;
+  uint8_t *body = p;
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT);
   p = trak_pb_write_varint(p, ev->ts);
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT);
@@ -108,10 +106,12 @@ static int encode_small(trak_writer *w, const trak_event *ev, uint64_t uuid, tra
     p = trak_pb_write_tag(p, TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT);
     p = trak_pb_write_varint(p, TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
   }
-  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN);
-  p = trak_pb_write_varint(p, te_len);
-  memcpy(p, te, te_len);
-  b->p = p + te_len;
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN) + 1;
+  uint8_t *te = p;
+  p = put_small_fields(p, ev, uuid, name, category);
+  te[-1] = (uint8_t)(p - te);
+  body[-1] = (uint8_t)(p - body);
+  b->p = p;
   w->totals.packets++;
   if (TRAK_UNLIKELY(trak_pb_buf_len(b) >= TRAK__FLUSH_BYTES)) return trak_writer_flush(w);
   return 0;
@@ -165,13 +165,11 @@ static int intern_strings(trak_writer *w, const trak_event *ev, trak_name *name,
   return 0;
 }
 
-static void count(trak_writer *w, const trak_event *ev) {
-  trak_writer_totals *t = &w->totals;
-  t->events++;
-  t->slices += ev->type == TRAK_EVENT_BEGIN || ev->type == TRAK_EVENT_COMPLETE;
-  t->instants += ev->type == TRAK_EVENT_INSTANT;
-  t->counter_values += ev->type == TRAK_EVENT_COUNTER_INT || ev->type == TRAK_EVENT_COUNTER_DOUBLE;
-  t->flows += ev->n_flow_ids + ev->n_terminating_flow_ids;
+/* Counts an accepted event; close turns the per-type counts into totals. */
+static inline void count(trak_writer *w, const trak_event *ev) {
+  w->type_counts[ev->type]++;
+  if (TRAK_UNLIKELY(ev->n_flow_ids | ev->n_terminating_flow_ids))
+    w->totals.flows += ev->n_flow_ids + ev->n_terminating_flow_ids;
 }
 
 int trak_writer_write(trak_writer *w, trak_event *ev) {

@@ -128,7 +128,13 @@ int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *er
   int frc = trak_writer_flush(w);
   if (!rc) rc = frc;
   if (w->own_fd && close(w->fd) && !rc) rc = TRAK_EIO;
+  const uint64_t *n = w->type_counts;
   w->totals.interned = w->names.count + w->categories.count + w->arg_names.count;
+  w->totals.events = n[TRAK_EVENT_BEGIN] + n[TRAK_EVENT_END] + n[TRAK_EVENT_COMPLETE] +
+                     n[TRAK_EVENT_INSTANT] + n[TRAK_EVENT_COUNTER_INT] + n[TRAK_EVENT_COUNTER_DOUBLE];
+  w->totals.slices = n[TRAK_EVENT_BEGIN] + n[TRAK_EVENT_COMPLETE];
+  w->totals.instants = n[TRAK_EVENT_INSTANT];
+  w->totals.counter_values = n[TRAK_EVENT_COUNTER_INT] + n[TRAK_EVENT_COUNTER_DOUBLE];
   if (totals) *totals = w->totals;
   if (rc)
     trak_error_set(err, rc, "trak_writer_close: %s",

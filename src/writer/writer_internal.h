@@ -72,6 +72,7 @@ struct trak_writer {
   trak__intern_table names, categories, arg_names;
   trak_pb_buf pending_interned;   /* InternedData body to attach to the next packet */
   uint64_t slice_seq;
+  uint64_t type_counts[TRAK_EVENT_COUNTER_DOUBLE + 1]; /* accepted events by trak_event_type */
   trak_writer_totals totals;
   trak_error last_error;
 };
