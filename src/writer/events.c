@@ -199,7 +199,7 @@ int trak_writer_write(trak_writer *w, trak_event *ev) {
   if (trak__slices_commit(w, ev, name, &plan))
     return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   /* Lane 0 is reported as its alias, so that writes on it nest instead of being placed. */
-  ev->lane = plan.lane == track && !direct && (trak__track(w, track)->flags & TRAK_TRACK_AUTO_SIBLINGS)
+  ev->lane = plan.lane == track && (trak__track(w, track)->flags & TRAK_TRACK_AUTO_SIBLINGS)
                  ? track + 1 : plan.lane;
   count(w, ev);
   rc = encode(w, ev, plan.lane, name, category);

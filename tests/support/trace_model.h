@@ -95,9 +95,9 @@ typedef struct tm_slice {
 
 /* Interned strings of one kind on one sequence. */
 typedef struct tm_intern {
-  uint64_t iid[256];
-  char *str[256];
-  int n;
+  uint64_t *iid;
+  char **str;
+  int n, cap;
 } tm_intern;
 
 typedef struct tm_model {
@@ -110,12 +110,20 @@ typedef struct tm_model {
   tm_str err;
 } tm_model;
 
-static TM_UNUSED void tm_intern_reset(tm_intern *t) {
+/* Forgets the strings; `release` also frees the arrays. */
+static TM_UNUSED void tm_intern_reset(tm_intern *t, int release) {
   for (int i = 0; i < t->n; i++) free(t->str[i]);
   t->n = 0;
+  if (release) {
+    free(t->iid);
+    free(t->str);
+    memset(t, 0, sizeof *t);
+  }
 }
 
 static TM_UNUSED const char *tm_intern_get(const tm_intern *t, uint64_t iid) {
+  /* Writers usually hand out iids 1, 2, 3...: try the direct slot first. */
+  if (iid && iid <= (uint64_t)t->n && t->iid[iid - 1] == iid) return t->str[iid - 1];
   for (int i = t->n - 1; i >= 0; i--)
     if (t->iid[i] == iid) return t->str[i];
   return NULL;
@@ -135,10 +143,14 @@ static TM_UNUSED void tm_intern_add(tm_intern *t, const trak_pb_decoder *parent,
       s = tm_strndup(g.data, g.len);
     }
   }
-  if (t->n < 256 && s) {
-    t->iid[t->n] = iid;
-    t->str[t->n++] = s;
-  } else free(s);
+  if (!s) return;
+  if (t->n == t->cap) {
+    t->cap = t->cap ? t->cap * 2 : 64;
+    t->iid = realloc(t->iid, (size_t)t->cap * sizeof *t->iid);
+    t->str = realloc(t->str, (size_t)t->cap * sizeof *t->str);
+  }
+  t->iid[t->n] = iid;
+  t->str[t->n++] = s;
 }
 
 /* Flattens a DebugAnnotation's value into "key=value;" text, the way args are flattened. */
@@ -294,9 +306,9 @@ static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent, cons
               (g.value & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED)) ||
              (g.number == TRAK_PB_TracePacket_incremental_state_cleared && g.value)) {
       m->cleared = 1;
-      tm_intern_reset(&m->names);
-      tm_intern_reset(&m->cats);
-      tm_intern_reset(&m->argnames);
+      tm_intern_reset(&m->names, 0);
+      tm_intern_reset(&m->cats, 0);
+      tm_intern_reset(&m->argnames, 0);
     }
   }
   trak_pb_decoder_init_nested(&d, parent, f);
@@ -513,9 +525,9 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   }
   free(m.tracks);
   free(m.events);
-  tm_intern_reset(&m.names);
-  tm_intern_reset(&m.cats);
-  tm_intern_reset(&m.argnames);
+  tm_intern_reset(&m.names, 1);
+  tm_intern_reset(&m.cats, 1);
+  tm_intern_reset(&m.argnames, 1);
   return out.s;
 }
 
