@@ -172,11 +172,50 @@ static void test_time_units(void **state) {
   trak_pb_buf_free(&out);
 }
 
+/* Track paths: what each segment declares, and the errors for bad paths. */
+static void test_track_paths(void **state) {
+  char long_name[400];
+  memset(long_name, 'x', sizeof long_name - 1);
+  long_name[sizeof long_name - 1] = 0;
+  char csv[1024];
+  snprintf(csv, sizeof csv,
+           "ts,ph,value,track\n"
+           "1,I,,process 5/thread 6/  spaced name  /\"q\\\"uote\"\n"
+           "2,C,1,process 5\n"
+           "3,I,,a/\"unterminated\n"
+           "4,I,,a/%s\n"
+           "5,I,,a//b\n"
+           "6,C,1.5,process 5/\"mem\"\n"
+           "7,I,,process 5/\"mem\"\n",
+           long_name);
+  diags d = {{0}};
+  trak_events_options go = {.keep_going = 1, .diag = collect, .diag_user = &d};
+  trak_writer *w;
+  trak_pb_buf out;
+  trak_pb_buf_init_heap(&out);
+  assert_int_equal(trak_writer_open_callback(&w, mem_sink, &out, NULL), 0);
+  trak_events_result res;
+  assert_int_equal(trak_events_convert(w, csv, strlen(csv), &go, &res, NULL), 0);
+  assert_int_equal(trak_writer_close(w, NULL, NULL), 0);
+  assert_string_equal(d.text,
+      "line 3: a counter needs a named track at the end of its path, as in 'process 5/\"memory\"'\n"
+      "line 4: unterminated quoted name in track path\n"
+      "line 5: track name longer than 255 bytes\n"
+      "line 6: empty segment 2 in track path 'a//b'\n"
+      "line 8: instant at 7 on track 5 [mem]: a counter track takes only counter values\n");
+  char *m = trace_model_text(out.start, trak_pb_buf_len(&out));
+  assert_non_null(strstr(m, "track process 5 \"\" / thread 5/6 \"\" / \"spaced name\" / \"q\"uote\"\n  instant ts=1"));
+  assert_non_null(strstr(m, "track process 5 \"\" / \"mem\" counter(unit=0)\n  counter ts=6 value=1.5\n"));
+  free(m);
+  trak_pb_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_csv_golden),   cmocka_unit_test(test_jsonl_golden),
       cmocka_unit_test(test_csv_bad_rows), cmocka_unit_test(test_jsonl_bad_rows_and_nested_args),
       cmocka_unit_test(test_detection),    cmocka_unit_test(test_time_units),
+      cmocka_unit_test(test_track_paths),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -16,7 +16,8 @@ typedef struct cells {
   size_t n, cap;
 } cells;
 
-static int push_cell(trak__arena *a, cells *c, const char *s, size_t len) {
+/* Appends a cell whose NUL-terminated text already lives in the arena. */
+static int push_text(trak__arena *a, cells *c, const char *text, size_t len) {
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 16;
     trak__val *v = trak__arena_alloc(a, cap * sizeof *v);
@@ -25,12 +26,17 @@ static int push_cell(trak__arena *a, cells *c, const char *s, size_t len) {
     c->v = v;
     c->cap = cap;
   }
+  c->v[c->n++] = (trak__val){.type = TRAK__V_TEXT, .str = text, .len = len};
+  return 0;
+}
+
+/* Appends a copy of [s, s + len) as a cell. */
+static int push_cell(trak__arena *a, cells *c, const char *s, size_t len) {
   char *copy = trak__arena_alloc(a, len + 1);
   if (!copy) return TRAK_ENOMEM;
   memcpy(copy, s, len);
   copy[len] = 0;
-  c->v[c->n++] = (trak__val){.type = TRAK__V_TEXT, .str = copy, .len = len};
-  return 0;
+  return push_text(a, c, copy, len);
 }
 
 /* Trims spaces and tabs around an unquoted cell. */
@@ -86,6 +92,7 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
         buf[len++] = *p;
         if (*p == '"') p++; /* the second quote of "" */
       }
+      buf[len] = 0;
       p = q + 1;
       r->line += newlines;
       while (p < r->end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
@@ -96,7 +103,7 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
         return trak_error_set(err, TRAK_EFORMAT, "line %llu: unexpected '%c' after a quoted cell",
                               (unsigned long long)line, *p);
       }
-      rc = push_cell(a, c, buf, len);
+      rc = push_text(a, c, buf, len);
     } else {
       const char *s = p;
       while (p < r->end && *p != ',' && *p != '\n') p++;

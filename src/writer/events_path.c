@@ -89,14 +89,16 @@ static void cache_put(trak__paths *p, const char *path, trak_track handle) {
   p->n_cache++;
 }
 
-/* Reads a quoted ("..." with \" and \\) or bare (up to '/', trimmed) name at *s. */
+/* Reads a quoted ("..." with \" and \\) or bare (up to '/', trimmed) name at *s into out
+** (`size` bytes). Returns 0, or TRAK_EFORMAT for an unterminated or over-long name. */
 static int parse_name(const char **s, char *out, size_t size, trak_error *err) {
   const char *p = *s;
   size_t n = 0;
   if (*p == '"') {
     for (p++; *p && *p != '"'; p++) {
       if (*p == '\\' && (p[1] == '"' || p[1] == '\\')) p++;
-      if (n + 1 < size) out[n++] = *p;
+      if (n + 1 == size) return trak_error_set(err, TRAK_EFORMAT, "track name longer than %zu bytes", size - 1);
+      out[n++] = *p;
     }
     if (*p != '"') return trak_error_set(err, TRAK_EFORMAT, "unterminated quoted name in track path");
     p++;
@@ -105,7 +107,8 @@ static int parse_name(const char **s, char *out, size_t size, trak_error *err) {
     while (*p && *p != '/') p++;
     const char *e = p;
     while (e > start && isspace((unsigned char)e[-1])) e--;
-    n = (size_t)(e - start) < size - 1 ? (size_t)(e - start) : size - 1;
+    n = (size_t)(e - start);
+    if (n >= size) return trak_error_set(err, TRAK_EFORMAT, "track name longer than %zu bytes", size - 1);
     memcpy(out, start, n);
   }
   out[n] = 0;
@@ -138,10 +141,12 @@ static int parse_path(const char *path, segment *segs, trak_error *err) {
       g->kind = is_process ? SEG_PROCESS : SEG_THREAD;
       g->id = strtoll(s, (char **)&s, 10);
       while (*s == ' ' || *s == '\t') s++;
-      if (*s && *s != '/' && parse_name(&s, g->name, sizeof g->name, err)) return err ? err->code : TRAK_EFORMAT;
+      int rc = *s && *s != '/' ? parse_name(&s, g->name, sizeof g->name, err) : 0;
+      if (rc) return rc;
     } else {
       if (keyword(&s, "async")) g->kind = SEG_ASYNC;
-      if (parse_name(&s, g->name, sizeof g->name, err)) return err ? err->code : TRAK_EFORMAT;
+      int rc = parse_name(&s, g->name, sizeof g->name, err);
+      if (rc) return rc;
       if (!g->name[0]) return trak_error_set(err, TRAK_EFORMAT, "empty segment %d in track path '%s'", n + 1, path);
     }
     while (isspace((unsigned char)*s)) s++;
