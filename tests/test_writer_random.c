@@ -4,7 +4,8 @@
 ** durations (some outlasting their parents) on plain and AUTO_SIBLINGS tracks. Whatever the
 ** writer accepts must import, under the processor's rules (tests/support/trace_model.h), into
 ** exactly the slices it accepted (same ts and dur, by unique name), every one nested in its
-** parent; whatever it refuses must leave no trace.
+** parent; whatever it refuses must leave no trace. Each track's events are in time order in
+** the file, so even a reader that does not sort sees them right.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -123,6 +124,7 @@ static void run(unsigned seed) {
   assert_int_equal(totals.refused, refused);
   if (refused < N_CALLS / 20 || refused > N_CALLS * 9 / 10) fail_msg("seed %u: %d of %d calls refused", seed0, refused, N_CALLS);
 
+  assert_true(trace_in_track_order(out.start, trak_pb_buf_len(&out)));
   char *model = trace_model_text(out.start, trak_pb_buf_len(&out));
   int closed_by_writer;
   check_model(model, sh, n, &closed_by_writer);

@@ -35,6 +35,7 @@ static char *check_seed(const char *seed, build_fn build) {
   assert_int_equal(trak_writer_close(w, &totals, NULL), 0);
   assert_int_equal(totals.bytes, trak_pb_buf_len(&out));
   assert_int_equal(totals.refused, 0);
+  assert_true(trace_in_track_order(out.start, trak_pb_buf_len(&out)));
   char *actual = trace_model_text(out.start, trak_pb_buf_len(&out));
   trak_pb_buf_free(&out);
   assert_true(models_equal(seed, expected, actual));

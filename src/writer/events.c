@@ -133,7 +133,8 @@ __attribute__((noinline)) static int encode_full(trak_writer *w, const trak_even
   return trak__packet_end(w, packet);
 }
 
-/* Encodes the accepted event on `lane` (a COMPLETE slice as a BEGIN and an END packet). */
+/* Encodes the accepted event on `lane`. A COMPLETE slice is written as its BEGIN; its END
+** follows when the track's time passes its end (slices.c), keeping each track in time order. */
 static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_name name,
                   uint64_t category) {
   uint64_t uuid = w->tracks[lane - 1].uuid;
@@ -141,13 +142,13 @@ static int encode(trak_writer *w, const trak_event *ev, trak_track lane, trak_na
   int needs_state = (name && ev->type != TRAK_EVENT_END) || category || ev->n_args;
   int small = w->started && !(ev->n_args | ev->n_flow_ids | ev->n_terminating_flow_ids) &&
               w->pending_interned.p == w->pending_interned.start;
-  int rc = small ? encode_small(w, ev, uuid, name, category, needs_state)
-                 : encode_full(w, ev, uuid, name, category, needs_state);
-  if (!rc && ev->type == TRAK_EVENT_COMPLETE) {
-    trak_event end = {.type = TRAK_EVENT_END, .ts = ev->ts + ev->dur};
-    rc = encode_small(w, &end, uuid, 0, 0, 0);
-  }
-  return rc;
+  return small ? encode_small(w, ev, uuid, name, category, needs_state)
+               : encode_full(w, ev, uuid, name, category, needs_state);
+}
+
+int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts) {
+  trak_event end = {.type = TRAK_EVENT_END, .ts = ts};
+  return encode(w, &end, lane, 0, 0);
 }
 
 /* Interns the event's strings before its packet starts, so their definitions precede it. */
@@ -196,8 +197,8 @@ int trak_writer_write(trak_writer *w, trak_event *ev) {
   if (TRAK_UNLIKELY(intern_strings(w, ev, &name, &category)))
     return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   if (!plan.lane && !(plan.lane = trak__lane_add(w, track))) return w->last_error.code;
-  if (trak__slices_commit(w, ev, name, &plan))
-    return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+  rc = trak__slices_commit(w, ev, name, &plan);
+  if (rc) return trak__writer_fail(w, rc, "%s: %s", call, trak_strerror(rc));
   /* Lane 0 is reported as its alias, so that writes on it nest instead of being placed. */
   ev->lane = plan.lane == track && (trak__track(w, track)->flags & TRAK_TRACK_AUTO_SIBLINGS)
                  ? track + 1 : plan.lane;

@@ -158,6 +158,11 @@ int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
     t->stack = stack;
     t->cap = cap;
   }
+  /* The COMPLETE slices that ended by now get their END packets, innermost first. */
+  for (uint32_t i = t->depth; i-- > plan->depth;) {
+    int rc = trak__write_end(w, plan->lane, t->stack[i].end);
+    if (rc) return rc;
+  }
   t->depth = plan->depth;
   t->last_ts = ev->ts;
   t->has_events = 1;
@@ -173,28 +178,18 @@ int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
   return 0;
 }
 
-int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts) {
-  trak_pb_buf *b = &w->out;
-  trak_pb_nested packet = trak__packet_begin(w, 0);
-  trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ts);
-  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
-  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
-  trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, trak__track(w, lane)->uuid);
-  trak_pb_end_nested_short(b, te);
-  return trak__packet_end(w, packet);
-}
-
 int trak__slices_finish(trak_writer *w) {
   for (uint32_t h = 1; h <= w->n_tracks; h++) {
     trak__wtrack *t = trak__track(w, h);
+    /* Innermost first: COMPLETE slices end at their end, open slices inside one end with it,
+    ** other open slices stay open. */
     for (uint32_t i = t->depth; i-- > 0;) {
       const trak__wslice *s = &t->stack[i];
-      if (s->end != TRAK__OPEN) continue;
-      if (s->bound == TRAK__OPEN) {
+      if (s->end == TRAK__OPEN && s->bound == TRAK__OPEN) {
         w->totals.open_slices++;
         continue;
       }
-      int rc = trak__write_end(w, h, s->bound);
+      int rc = trak__write_end(w, h, s->end != TRAK__OPEN ? s->end : s->bound);
       if (rc) return rc;
     }
     t->depth = 0;

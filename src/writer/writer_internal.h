@@ -120,14 +120,14 @@ typedef struct trak__plan {
 ** kind) and fills `plan`. Returns 0, or a refusal code with w->last_error set. Changes nothing. */
 int trak__slices_plan(trak_writer *w, trak_track h, int direct, const trak_event *ev,
                       trak_name name, trak__plan *plan);
-/* Applies an accepted event to its lane's stack. Returns 0 or TRAK_ENOMEM. */
+/* Applies an accepted event to its lane's stack, first writing the END packets of the COMPLETE
+** slices it pops. Returns 0, TRAK_ENOMEM (nothing changed) or a sink error. */
 int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
                         const trak__plan *plan);
-/* At close: ends slices left open inside a COMPLETE slice at that slice's end, so the trace
-** stays well nested; counts the other open slices. Returns 0 or a sink error. */
+/* At close: writes the END packets of the COMPLETE slices still on the stacks and ends slices
+** left open inside one at its end, so the trace stays well nested; counts the other open
+** slices. Returns 0 or a sink error. */
 int trak__slices_finish(trak_writer *w);
-/* Writes a bare SLICE_END packet on `lane` at ts. */
-int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts);
 
 /* args.c */
 /* Checks an argument list: names present, known types, strings not NULL, nesting not deeper
@@ -139,5 +139,7 @@ void trak__args_encode(trak_writer *w, const trak_arg *args, size_t n);
 /* events.c */
 /* The call name used in refusal messages ("slice_begin", ...). */
 const char *trak__event_call(trak_event_type type);
+/* Writes a SLICE_END packet on `lane` at ts. Returns 0 or the buffer / sink error. */
+int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts);
 
 #endif /* TRAK_WRITER_INTERNAL_H */

@@ -531,4 +531,39 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   return out.s;
 }
 
+/* Returns 1 if, in file order, the events of every track have non-decreasing timestamps (so a
+** reader that does not sort still sees each track in order), else 0. */
+static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
+  uint64_t uuids[1024], last[1024];
+  int n = 0, ok = 1;
+  trak_pb_decoder d, p, e;
+  trak_pb_field f, g, h;
+  trak_pb_decoder_init(&d, data, len);
+  while (ok && trak_pb_decoder_next(&d, &f) > 0) {
+    if (f.number != TRAK_PB_Trace_packet) continue;
+    uint64_t ts = 0, uuid = 0;
+    int has_event = 0;
+    trak_pb_decoder_init_nested(&p, &d, &f);
+    while (trak_pb_decoder_next(&p, &g) > 0) {
+      if (g.number == TRAK_PB_TracePacket_timestamp) ts = g.value;
+      if (g.number != TRAK_PB_TracePacket_track_event) continue;
+      has_event = 1;
+      trak_pb_decoder_init_nested(&e, &p, &g);
+      while (trak_pb_decoder_next(&e, &h) > 0)
+        if (h.number == TRAK_PB_TrackEvent_track_uuid) uuid = h.value;
+    }
+    if (!has_event) continue;
+    int i = 0;
+    while (i < n && uuids[i] != uuid) i++;
+    if (i == n && n < 1024) {
+      uuids[n] = uuid;
+      last[n++] = ts;
+    } else if (i < n) {
+      ok = ts >= last[i];
+      last[i] = ts;
+    }
+  }
+  return ok;
+}
+
 #endif /* TRAK_TEST_TRACE_MODEL_H */
