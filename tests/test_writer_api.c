@@ -273,7 +273,7 @@ static void test_file_and_fd_sinks(void **state) {
     trak_writer_totals totals;
     assert_int_equal(trak_writer_close(w, &totals, &err), 0);
     size_t len = 0;
-    char *data = read_whole(path, &len);
+    char *data = tu_read_file(path, &len);
     assert_int_equal(len, totals.bytes);
     assert_int_equal(totals.packets, 1 + 2 * 100000 + 0);
     char *m = trace_model_text(data, len);

@@ -27,10 +27,9 @@ static void collect(void *user, const char *message) {
 /* Converts a data file; returns the model text (caller frees) and the conversion's code. */
 static char *convert_file(const char *rel, trak_events_options *opts, trak_events_result *res,
                           int *rc_out, trak_error *err) {
-  char path[1024];
-  source_path(path, sizeof path, rel);
+  const char *path = tu_source_path(rel);
   size_t len;
-  char *text = read_whole(path, &len);
+  char *text = tu_read_file(path, &len);
   assert_non_null(text);
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);
@@ -52,15 +51,14 @@ static void check_golden(const char *input) {
   if (rc) fail_msg("%s: %s", input, err.message);
   assert_int_equal(res.rows, 12);
   assert_int_equal(res.converted, 12);
-  char path[1024];
-  source_path(path, sizeof path, "tests/data/writer/events.model");
+  const char *path = tu_source_path("tests/data/writer/events.model");
   if (getenv("TRAK_UPDATE_GOLDEN")) {
     FILE *f = fopen(path, "w");
     fputs(model, f);
     fclose(f);
   }
   size_t len;
-  char *golden = read_whole(path, &len);
+  char *golden = tu_read_file(path, &len);
   assert_non_null(golden);
   assert_true(models_equal(input, golden, model));
   free(golden);

@@ -17,8 +17,7 @@ typedef void (*build_fn)(trak_writer *w);
 /* Runs `build` on a writer in memory and compares its model with the seed's. Returns the
 ** seed's model (caller frees) for extra assertions. */
 static char *check_seed(const char *seed, build_fn build) {
-  char path[1024];
-  source_path(path, sizeof path, seed);
+  const char *path = tu_source_path(seed);
   size_t seed_len;
   uint8_t *seed_bin = encode_pbtxt_file(path, &seed_len);
   assert_non_null(seed_bin);

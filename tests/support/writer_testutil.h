@@ -1,7 +1,7 @@
 /*
-** Helpers shared by the writer tests: a writer whose bytes land in memory, the binary encoding
-** of a text-format trace (trak_pbtxt_parse), and
-** a model comparison that prints both models when they differ. Header-only, like trace_model.h.
+** Helpers shared by the writer tests, on top of testutil.h: a sink that collects a writer's
+** bytes in memory, the binary encoding of a text-format trace file, and a model comparison
+** that prints both models when they differ. Header-only, like trace_model.h.
 */
 #ifndef TRAK_TEST_WRITER_TESTUTIL_H
 #define TRAK_TEST_WRITER_TESTUTIL_H
@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "testutil.h"
 #include "trace_model.h"
 #include "trak/pbtxt.h"
 #include "trak/writer.h"
@@ -19,42 +20,13 @@ static TM_UNUSED int mem_sink(void *user, const void *data, size_t len) {
   return ((trak_pb_buf *)user)->error;
 }
 
-/* Reads a whole file (malloc'ed, NUL-terminated) or returns NULL. */
-static TM_UNUSED char *read_whole(const char *path, size_t *len) {
-  *len = 0;
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  char *s = malloc((size_t)n + 1);
-  size_t got = fread(s, 1, (size_t)n, f);
-  fclose(f);
-  s[got] = 0;
-  *len = got;
-  return s;
-}
-
-/* $TRAK_SOURCE_DIR/<rel> into `out`. */
-static TM_UNUSED void source_path(char *out, size_t size, const char *rel) {
-  const char *dir = getenv("TRAK_SOURCE_DIR");
-  snprintf(out, size, "%s/%s", dir ? dir : ".", rel);
-}
-
-/* The binary encoding of a text-format Trace file (malloc'ed), or NULL. */
+/* The binary encoding of a text-format Trace file (malloc'ed); fails the test on error. */
 static TM_UNUSED uint8_t *encode_pbtxt_file(const char *path, size_t *len) {
-  size_t tlen;
-  char *text = read_whole(path, &tlen);
-  if (!text) return NULL;
+  char *text = tu_read_file(path, NULL);
   trak_pb_buf bin;
-  trak_pb_buf_init_heap(&bin);
-  trak_error err = {0};
-  int rc = trak_pbtxt_parse("Trace", text, tlen, &bin, &err);
+  tu_pbtxt_to_binary("Trace", text, &bin);
   free(text);
-  if (rc == 0) return trak_pb_buf_detach(&bin, len);
-  fprintf(stderr, "%s: %s\n", path, err.message);
-  trak_pb_buf_free(&bin);
-  return NULL;
+  return trak_pb_buf_detach(&bin, len);
 }
 
 /* Compares two model texts, printing both on a difference. Returns 1 when equal. */
