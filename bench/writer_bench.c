@@ -35,15 +35,15 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
   trak_writer *w;
   *bytes = 0;
   if (trak_writer_open_callback(&w, count_sink, bytes, NULL)) exit(1);
-  trak_track process, threads[N_THREADS], counters[N_THREADS];
+  trak_writer_track process, threads[N_THREADS], counters[N_THREADS];
   trak_writer_add_process(w, 1, "bench", NULL, &process);
-  trak_track_info info = {.parent = process};
+  trak_writer_track_info info = {.parent = process};
   char names[N_NAMES][32];
-  trak_name ids[N_NAMES];
+  trak_writer_name ids[N_NAMES];
   for (int i = 0; i < N_THREADS; i++) {
     trak_writer_add_thread(w, 1, 100 + i, "worker", &info, &threads[i]);
     info.name = "counter";
-    trak_writer_add_counter_track(w, &info, TRAK_UNIT_COUNT, NULL, &counters[i]);
+    trak_writer_add_counter_track(w, &info, TRAK_WRITER_UNIT_COUNT, NULL, &counters[i]);
     info.name = NULL;
   }
   for (int i = 0; i < N_NAMES; i++) {
@@ -52,7 +52,7 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
   }
   uint64_t ts[N_THREADS] = {0};
   int depth[N_THREADS] = {0};
-  trak_event ev = {0};
+  trak_writer_event ev = {0};
   double t0 = now();
   for (uint64_t i = 0; i < n; i++) {
     unsigned t = (unsigned)(i >> 3) & (N_THREADS - 1); /* runs of 8 events per track */
@@ -64,27 +64,30 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
       /* Open up to DEPTH slices, then close them all: a sawtooth like a call stack. */
       int open = ((i >> 3) / N_THREADS) & 1 ? 0 : depth[t] < DEPTH;
       ev.track = threads[t];
-      ev.type = open || !depth[t] ? TRAK_EVENT_BEGIN : TRAK_EVENT_END;
-      if (ev.type == TRAK_EVENT_BEGIN) depth[t]++;
-      else depth[t]--;
+      ev.type = open || !depth[t] ? TRAK_WRITER_BEGIN : TRAK_WRITER_END;
+      if (ev.type == TRAK_WRITER_BEGIN)
+        depth[t]++;
+      else
+        depth[t]--;
       ev.name_id = kind == BEGIN_END_IDS ? ids[i % N_NAMES] : 0;
       ev.name = kind == BEGIN_END_STRINGS ? names[i % N_NAMES] : NULL;
       break;
     }
     case COMPLETE_IDS:
       ev.track = threads[t];
-      ev.type = TRAK_EVENT_COMPLETE;
+      ev.type = TRAK_WRITER_COMPLETE;
       ev.dur = 1;
       ev.name_id = ids[i % N_NAMES];
       break;
     case COUNTERS:
       ev.track = counters[t];
-      ev.type = TRAK_EVENT_COUNTER_INT;
+      ev.type = TRAK_WRITER_COUNTER_INT;
       ev.int_value = (int64_t)(i * 7919 % 100000);
       break;
     }
     if (trak_writer_write(w, &ev)) {
-      fprintf(stderr, "event %llu refused: %s\n", (unsigned long long)i, trak_writer_last_error(w)->message);
+      fprintf(stderr, "event %llu refused: %s\n", (unsigned long long)i,
+              trak_writer_last_error(w)->message);
       exit(1);
     }
   }
@@ -103,7 +106,8 @@ int main(int argc, char **argv) {
            (double)bytes / (double)n);
     return 0;
   }
-  printf("writer_bench: %llu events per workload, one thread, counting sink\n", (unsigned long long)n);
+  printf("writer_bench: %llu events per workload, one thread, counting sink\n",
+         (unsigned long long)n);
   for (workload k = BEGIN_END_IDS; k <= COUNTERS; k++) {
     uint64_t bytes;
     double best = 1e9;

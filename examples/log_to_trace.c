@@ -11,27 +11,26 @@
 
 #include "trak/writer.h"
 
-static const char SAMPLE[] =
-    "0.000 main start startup\n"
-    "0.120 main start load config\n"
-    "0.450 main stop\n"
-    "0.460 io start read file\n"
-    "0.500 queue 3\n"
-    "0.900 main mark config ready\n"
-    "1.200 io stop\n"
-    "1.250 queue 0\n"
-    "1.300 main stop\n";
+static const char SAMPLE[] = "0.000 main start startup\n"
+                             "0.120 main start load config\n"
+                             "0.450 main stop\n"
+                             "0.460 io start read file\n"
+                             "0.500 queue 3\n"
+                             "0.900 main mark config ready\n"
+                             "1.200 io stop\n"
+                             "1.250 queue 0\n"
+                             "1.300 main stop\n";
 
 /* The thread track of a log thread name, declared on first sight (tids 1, 2, ...). */
-static trak_track thread_track(trak_writer *w, trak_track process, const char *name) {
+static trak_writer_track thread_track(trak_writer *w, trak_writer_track process, const char *name) {
   static char names[16][32];
-  static trak_track tracks[16];
+  static trak_writer_track tracks[16];
   static int n;
   for (int i = 0; i < n; i++)
     if (!strcmp(names[i], name)) return tracks[i];
   if (n == 16) return 0;
   snprintf(names[n], sizeof names[n], "%s", name);
-  trak_track_info info = {.parent = process};
+  trak_writer_track_info info = {.parent = process};
   if (trak_writer_add_thread(w, 42, n + 1, name, &info, &tracks[n])) return 0;
   return tracks[n++];
 }
@@ -53,10 +52,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err.message);
     return 1;
   }
-  trak_track process, queue;
+  trak_writer_track process, queue;
   trak_writer_add_process(w, 42, "my app", NULL, &process);
-  trak_track_info qi = {.parent = process, .name = "queue depth"};
-  trak_writer_add_counter_track(w, &qi, TRAK_UNIT_COUNT, NULL, &queue);
+  trak_writer_track_info qi = {.parent = process, .name = "queue depth"};
+  trak_writer_add_counter_track(w, &qi, TRAK_WRITER_UNIT_COUNT, NULL, &queue);
 
   char line[256];
   int lineno = 0, bad = 0;
@@ -70,10 +69,13 @@ int main(int argc, char **argv) {
     if (n >= 3 && !strcmp(who, "queue")) {
       rc = trak_writer_counter(w, queue, ts, atoll(what));
     } else if (n >= 3) {
-      trak_track t = thread_track(w, process, who);
-      if (!strcmp(what, "start")) rc = trak_writer_begin(w, t, ts, name);
-      else if (!strcmp(what, "stop")) rc = trak_writer_end(w, t, ts);
-      else rc = trak_writer_instant(w, t, ts, name);
+      trak_writer_track t = thread_track(w, process, who);
+      if (!strcmp(what, "start"))
+        rc = trak_writer_begin(w, t, ts, name);
+      else if (!strcmp(what, "stop"))
+        rc = trak_writer_end(w, t, ts);
+      else
+        rc = trak_writer_instant(w, t, ts, name);
     } else {
       continue; /* not a log line */
     }
@@ -90,7 +92,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "%s\n", err.message);
     return 1;
   }
-  printf("%s: %llu events, %llu bytes, %d bad lines\n", argv[1],
-         (unsigned long long)totals.events, (unsigned long long)totals.bytes, bad);
+  printf("%s: %llu events, %llu bytes, %d bad lines\n", argv[1], (unsigned long long)totals.events,
+         (unsigned long long)totals.bytes, bad);
   return bad ? 1 : 0;
 }

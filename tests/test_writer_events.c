@@ -65,8 +65,12 @@ static void check_golden(const char *input) {
   free(model);
 }
 
-static void test_csv_golden(void **state) { check_golden("tests/data/writer/events.csv"); }
-static void test_jsonl_golden(void **state) { check_golden("tests/data/writer/events.jsonl"); }
+static void test_csv_golden(void **state) {
+  check_golden("tests/data/writer/events.csv");
+}
+static void test_jsonl_golden(void **state) {
+  check_golden("tests/data/writer/events.jsonl");
+}
 
 static void test_csv_bad_rows(void **state) {
   trak_events_result res;
@@ -76,7 +80,8 @@ static void test_csv_bad_rows(void **state) {
   trak_events_options stop = {.source_name = "events_bad.csv"};
   char *model = convert_file("tests/data/writer/events_bad.csv", &stop, &res, &rc, &err);
   assert_int_equal(rc, TRAK_EFORMAT);
-  assert_string_equal(err.message, "events_bad.csv: line 3: column 'ts': 'abc' is not a non-negative time");
+  assert_string_equal(err.message,
+                      "events_bad.csv: line 3: column 'ts': 'abc' is not a non-negative time");
   assert_int_equal(res.converted, 1);
   free(model);
 
@@ -87,15 +92,16 @@ static void test_csv_bad_rows(void **state) {
   assert_int_equal(res.rows, 10);
   assert_int_equal(res.bad_rows, 7);
   assert_int_equal(res.converted, 3);
-  assert_string_equal(d.text,
-      "line 3: column 'ts': 'abc' is not a non-negative time\n"
-      "line 4: column 'ph': 'Q' is not B, E, X, I or C\n"
-      "line 5: instant at 5 on track 1 [T]: timestamp goes backwards (the previous event on this track is at 10)\n"
-      "line 7: slice_end at 40 on track 1 [T]: no open slice to end\n"
-      "line 8: column 'dur': only complete slices (X) take a duration\n"
-      "line 9: empty segment 3 in track path 'process 1 \"p\"/\"q\"/'\n"
-      "line 10: unexpected 't' after a quoted cell\n");
-  assert_non_null(strstr(model, "track \"T\"\n  slice ts=10 dur=20 depth=0 name=\"a\"\n  instant ts=80 dur=0 depth=0 name=\"last\"\n"));
+  assert_string_equal(d.text, "line 3: column 'ts': 'abc' is not a non-negative time\n"
+                              "line 4: column 'ph': 'Q' is not B, E, X, I or C\n"
+                              "line 5: instant at 5 on track 1 [T]: timestamp goes backwards (the "
+                              "previous event on this track is at 10)\n"
+                              "line 7: slice_end at 40 on track 1 [T]: no open slice to end\n"
+                              "line 8: column 'dur': only complete slices (X) take a duration\n"
+                              "line 9: empty segment 3 in track path 'process 1 \"p\"/\"q\"/'\n"
+                              "line 10: unexpected 't' after a quoted cell\n");
+  assert_non_null(strstr(model, "track \"T\"\n  slice ts=10 dur=20 depth=0 name=\"a\"\n  instant "
+                                "ts=80 dur=0 depth=0 name=\"last\"\n"));
   free(model);
 }
 
@@ -104,15 +110,15 @@ static void test_jsonl_bad_rows_and_nested_args(void **state) {
   trak_events_result res;
   trak_error err = {0};
   int rc;
-  trak_events_options go = {.keep_going = 1, .diag = collect, .diag_user = &d, .source_name = "b.jsonl"};
+  trak_events_options go = {
+      .keep_going = 1, .diag = collect, .diag_user = &d, .source_name = "b.jsonl"};
   char *model = convert_file("tests/data/writer/events_bad.jsonl", &go, &res, &rc, &err);
   assert_int_equal(rc, 0);
   assert_int_equal(res.bad_rows, 4);
-  assert_string_equal(d.text,
-      "b.jsonl: line 2, column 38: expected a member name\n"
-      "b.jsonl: line 3: column 'ts': '-5' is not a non-negative time\n"
-      "b.jsonl: line 4, column 1: a line must hold one JSON object\n"
-      "b.jsonl: line 5: no timestamp (ts, ts_ns, ts_us, ts_ms or ts_s)\n");
+  assert_string_equal(d.text, "b.jsonl: line 2, column 38: expected a member name\n"
+                              "b.jsonl: line 3: column 'ts': '-5' is not a non-negative time\n"
+                              "b.jsonl: line 4, column 1: a line must hold one JSON object\n"
+                              "b.jsonl: line 5: no timestamp (ts, ts_ns, ts_us, ts_ms or ts_s)\n");
   assert_non_null(strstr(model, "name=\"nested\" args={args.k[0]=1;args.k[1]=2.5;args.k[2]=\"s\";"
                                 "args.k[3].deep=true;args.n=\"null\";}"));
   free(model);
@@ -140,19 +146,21 @@ static void test_detection(void **state) {
   assert_non_null(strstr(err.message, "neither CSV"));
   static const char no_ts[] = "time,track\n1,T\n";
   trak_events_options csv_opts = {.format = TRAK_EVENTS_CSV};
-  assert_int_equal(trak_events_convert(w, no_ts, sizeof no_ts - 1, &csv_opts, NULL, &err), TRAK_EFORMAT);
-  assert_string_equal(err.message, "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
+  assert_int_equal(trak_events_convert(w, no_ts, sizeof no_ts - 1, &csv_opts, NULL, &err),
+                   TRAK_EFORMAT);
+  assert_string_equal(
+      err.message,
+      "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
   assert_int_equal(trak_writer_close(w, NULL, NULL), 0);
   trak_pb_buf_free(&out);
 }
 
 /* Time parsing keeps nanosecond precision for decimal input in every unit. */
 static void test_time_units(void **state) {
-  static const char csv[] =
-      "ts_s,dur_ms,track,name\n"
-      "1.000000001,0.0000015,T,a\n"
-      "2,1e3,T,b\n"
-      "18446744073.709551615,,T,max\n";
+  static const char csv[] = "ts_s,dur_ms,track,name\n"
+                            "1.000000001,0.0000015,T,a\n"
+                            "2,1e3,T,b\n"
+                            "18446744073.709551615,,T,max\n";
   trak_writer *w;
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);
@@ -195,15 +203,18 @@ static void test_track_paths(void **state) {
   trak_events_result res;
   assert_int_equal(trak_events_convert(w, csv, strlen(csv), &go, &res, NULL), 0);
   assert_int_equal(trak_writer_close(w, NULL, NULL), 0);
-  assert_string_equal(d.text,
+  assert_string_equal(
+      d.text,
       "line 3: a counter needs a named track at the end of its path, as in 'process 5/\"memory\"'\n"
       "line 4: unterminated quoted name in track path\n"
       "line 5: track name longer than 255 bytes\n"
       "line 6: empty segment 2 in track path 'a//b'\n"
       "line 8: instant at 7 on track 5 [mem]: a counter track takes only counter values\n");
   char *m = trace_model_text(out.start, trak_pb_buf_len(&out));
-  assert_non_null(strstr(m, "track process 5 \"\" / thread 5/6 \"\" / \"spaced name\" / \"q\"uote\"\n  instant ts=1"));
-  assert_non_null(strstr(m, "track process 5 \"\" / \"mem\" counter(unit=0)\n  counter ts=6 value=1.5\n"));
+  assert_non_null(strstr(
+      m, "track process 5 \"\" / thread 5/6 \"\" / \"spaced name\" / \"q\"uote\"\n  instant ts=1"));
+  assert_non_null(
+      strstr(m, "track process 5 \"\" / \"mem\" counter(unit=0)\n  counter ts=6 value=1.5\n"));
   free(m);
   trak_pb_buf_free(&out);
 }

@@ -45,9 +45,9 @@ static char *check_seed(const char *seed, build_fn build) {
 #define OK(call) assert_int_equal((call), 0)
 
 static void build_01(trak_writer *w) {
-  trak_track p, t;
+  trak_writer_track p, t;
   OK(trak_writer_add_process(w, 1234, "My process name", NULL, &p));
-  trak_track_info ti = {.parent = p};
+  trak_writer_track_info ti = {.parent = p};
   OK(trak_writer_add_thread(w, 1234, 5678, "My thread name", &ti, &t));
   OK(trak_writer_begin(w, t, 200, "My special parent"));
   OK(trak_writer_begin(w, t, 250, "My special child"));
@@ -66,16 +66,18 @@ static void test_seed_01_thread_slices(void **state) {
 /* Seed 02 written the way its text is ordered: one async operation after the other. The
 ** second one overlaps the first without nesting, so it lands on a lane. */
 static void build_02(trak_writer *w) {
-  trak_track p;
-  trak_track_info pi = {.name = "My special track", .flags = TRAK_TRACK_AUTO_SIBLINGS};
+  trak_writer_track p;
+  trak_writer_track_info pi = {.name = "My special track", .flags = TRAK_WRITER_AUTO_SIBLINGS};
   OK(trak_writer_add_process(w, 1234, "My process name", &pi, &p));
-  trak_event a = {.type = TRAK_EVENT_BEGIN, .track = p, .ts = 200, .name = "My special parent A"};
+  trak_writer_event a = {
+      .type = TRAK_WRITER_BEGIN, .track = p, .ts = 200, .name = "My special parent A"};
   OK(trak_writer_write(w, &a));
   assert_int_not_equal(a.lane, 0);
   OK(trak_writer_begin(w, a.lane, 250, "My special child"));
   OK(trak_writer_end(w, a.lane, 290));
   OK(trak_writer_end(w, a.lane, 300));
-  trak_event b = {.type = TRAK_EVENT_BEGIN, .track = p, .ts = 230, .name = "My special parent A"};
+  trak_writer_event b = {
+      .type = TRAK_WRITER_BEGIN, .track = p, .ts = 230, .name = "My special parent A"};
   OK(trak_writer_write(w, &b));
   assert_int_not_equal(b.lane, p);
   OK(trak_writer_begin(w, b.lane, 260, "My special child"));
@@ -85,11 +87,13 @@ static void build_02(trak_writer *w) {
 
 /* The same trace written in timestamp order, ending the operations by name on the auto track. */
 static void build_02_interleaved(trak_writer *w) {
-  trak_track p;
-  trak_track_info pi = {.name = "My special track", .flags = TRAK_TRACK_AUTO_SIBLINGS};
+  trak_writer_track p;
+  trak_writer_track_info pi = {.name = "My special track", .flags = TRAK_WRITER_AUTO_SIBLINGS};
   OK(trak_writer_add_process(w, 1234, "My process name", &pi, &p));
-  trak_event a = {.type = TRAK_EVENT_BEGIN, .track = p, .ts = 200, .name = "My special parent A"};
-  trak_event b = {.type = TRAK_EVENT_BEGIN, .track = p, .ts = 230, .name = "My special parent A"};
+  trak_writer_event a = {
+      .type = TRAK_WRITER_BEGIN, .track = p, .ts = 200, .name = "My special parent A"};
+  trak_writer_event b = {
+      .type = TRAK_WRITER_BEGIN, .track = p, .ts = 230, .name = "My special parent A"};
   OK(trak_writer_write(w, &a));
   OK(trak_writer_write(w, &b));
   OK(trak_writer_begin(w, a.lane, 250, "My special child"));
@@ -108,13 +112,13 @@ static void test_seed_02_process_slices(void **state) {
 }
 
 static void build_03(trak_writer *w) {
-  trak_track root, pa, pb, a1, a2, b1;
-  OK(trak_writer_add_track(w, &(trak_track_info){.name = "Root"}, &root));
-  OK(trak_writer_add_track(w, &(trak_track_info){.parent = root, .name = "Parent B"}, &pb));
-  OK(trak_writer_add_track(w, &(trak_track_info){.parent = root, .name = "Parent A"}, &pa));
-  OK(trak_writer_add_track(w, &(trak_track_info){.parent = pa, .name = "Child A1"}, &a1));
-  OK(trak_writer_add_track(w, &(trak_track_info){.parent = pa, .name = "Child A2"}, &a2));
-  OK(trak_writer_add_track(w, &(trak_track_info){.parent = pb, .name = "Child B1"}, &b1));
+  trak_writer_track root, pa, pb, a1, a2, b1;
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.name = "Root"}, &root));
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.parent = root, .name = "Parent B"}, &pb));
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.parent = root, .name = "Parent A"}, &pa));
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.parent = pa, .name = "Child A1"}, &a1));
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.parent = pa, .name = "Child A2"}, &a2));
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.parent = pb, .name = "Child B1"}, &b1));
   OK(trak_writer_complete(w, a1, 200, 50, "A1"));
   OK(trak_writer_complete(w, a2, 220, 20, "A2"));
   OK(trak_writer_complete(w, b1, 210, 20, "B1"));
@@ -122,20 +126,22 @@ static void build_03(trak_writer *w) {
 
 static void test_seed_03_custom_tracks(void **state) {
   char *model = check_seed("tests/data/seed/03_custom_tracks.pbtxt", build_03);
-  assert_non_null(strstr(model, "track \"Root\" / \"Parent A\" / \"Child A1\"\n  slice ts=200 dur=50"));
+  assert_non_null(
+      strstr(model, "track \"Root\" / \"Parent A\" / \"Child A1\"\n  slice ts=200 dur=50"));
   free(model);
 }
 
 /* Root with `ordering` and children named by `names`, ranked by `ranks` when not NULL. */
-static void build_ordered(trak_writer *w, trak_child_ordering ordering, const char *const *names,
-                          const int32_t *ranks, int n, trak_track *children) {
-  trak_track root;
-  OK(trak_writer_add_track(w, &(trak_track_info){.name = "Root", .child_ordering = ordering}, &root));
+static void build_ordered(trak_writer *w, trak_writer_ordering ordering, const char *const *names,
+                          const int32_t *ranks, int n, trak_writer_track *children) {
+  trak_writer_track root;
+  OK(trak_writer_add_track(w, &(trak_writer_track_info){.name = "Root", .child_ordering = ordering},
+                           &root));
   for (int i = 0; i < n; i++) {
-    trak_track_info info = {.parent = root, .name = names[i]};
+    trak_writer_track_info info = {.parent = root, .name = names[i]};
     if (ranks) {
       info.sibling_rank = ranks[i];
-      info.flags = TRAK_TRACK_SIBLING_RANK;
+      info.flags = TRAK_WRITER_SIBLING_RANK;
     }
     OK(trak_writer_add_track(w, &info, &children[i]));
   }
@@ -143,14 +149,14 @@ static void build_ordered(trak_writer *w, trak_child_ordering ordering, const ch
 
 static void build_04(trak_writer *w) {
   static const char *const names[] = {"B", "A"};
-  trak_track c[2];
-  build_ordered(w, TRAK_ORDER_LEXICOGRAPHIC, names, NULL, 2, c);
+  trak_writer_track c[2];
+  build_ordered(w, TRAK_WRITER_ORDER_LEXICOGRAPHIC, names, NULL, 2, c);
 }
 
 static void build_05(trak_writer *w) {
   static const char *const names[] = {"A", "B"};
-  trak_track c[2];
-  build_ordered(w, TRAK_ORDER_CHRONOLOGICAL, names, NULL, 2, c);
+  trak_writer_track c[2];
+  build_ordered(w, TRAK_WRITER_ORDER_CHRONOLOGICAL, names, NULL, 2, c);
   /* The seed ends A1 on an undeclared track (60000), which the processor drops, so A1 stays
   ** open; the writer cannot write that END, and leaves A1 open too. */
   OK(trak_writer_begin(w, c[0], 220, "A1"));
@@ -160,8 +166,8 @@ static void build_05(trak_writer *w) {
 static void build_06(trak_writer *w) {
   static const char *const names[] = {"B", "A", "C"};
   static const int32_t ranks[] = {1, 100, -100};
-  trak_track c[3];
-  build_ordered(w, TRAK_ORDER_EXPLICIT, names, ranks, 3, c);
+  trak_writer_track c[3];
+  build_ordered(w, TRAK_WRITER_ORDER_EXPLICIT, names, ranks, 3, c);
 }
 
 static void test_seed_04_06_ordering(void **state) {
@@ -178,10 +184,14 @@ static void test_seed_04_06_ordering(void **state) {
 
 static void build_07(trak_writer *w) {
   static const uint64_t flow[] = {1055895987};
-  trak_track main_t, bg;
+  trak_writer_track main_t, bg;
   OK(trak_writer_add_thread(w, 100, 100, "Main thread", NULL, &main_t));
-  trak_event ev = {.type = TRAK_EVENT_BEGIN, .track = main_t, .ts = 200, .name = "Request generation",
-                   .flow_ids = flow, .n_flow_ids = 1};
+  trak_writer_event ev = {.type = TRAK_WRITER_BEGIN,
+                          .track = main_t,
+                          .ts = 200,
+                          .name = "Request generation",
+                          .flow_ids = flow,
+                          .n_flow_ids = 1};
   OK(trak_writer_write(w, &ev));
   OK(trak_writer_end(w, main_t, 300));
   ev.ts = 400;
@@ -189,8 +199,13 @@ static void build_07(trak_writer *w) {
   OK(trak_writer_write(w, &ev));
   OK(trak_writer_end(w, main_t, 500));
   OK(trak_writer_add_thread(w, 100, 101, "Background thread", NULL, &bg));
-  ev = (trak_event){.type = TRAK_EVENT_COMPLETE, .track = bg, .ts = 310, .dur = 75,
-                    .name = "Background work", .flow_ids = flow, .n_flow_ids = 1};
+  ev = (trak_writer_event){.type = TRAK_WRITER_COMPLETE,
+                           .track = bg,
+                           .ts = 310,
+                           .dur = 75,
+                           .name = "Background work",
+                           .flow_ids = flow,
+                           .n_flow_ids = 1};
   OK(trak_writer_write(w, &ev));
 }
 
@@ -202,10 +217,11 @@ static void test_seed_07_flows(void **state) {
 }
 
 static void build_08(trak_writer *w) {
-  trak_track p, c;
+  trak_writer_track p, c;
   OK(trak_writer_add_process(w, 1024, "MySpecialProcess", NULL, &p));
-  OK(trak_writer_add_counter_track(w, &(trak_track_info){.parent = p, .name = "My special counter"},
-                                   TRAK_UNIT_UNSPECIFIED, NULL, &c));
+  OK(trak_writer_add_counter_track(
+      w, &(trak_writer_track_info){.parent = p, .name = "My special counter"},
+      TRAK_WRITER_UNIT_UNSPECIFIED, NULL, &c));
   OK(trak_writer_counter(w, c, 200, 34567));
   OK(trak_writer_counter(w, c, 250, 67890));
   OK(trak_writer_counter(w, c, 300, 12345));
@@ -220,11 +236,13 @@ static void test_seed_08_counters(void **state) {
 
 static void build_09(trak_writer *w) {
   static const char name[] = "A very very very long slice name which we don't want to repeat";
-  trak_track p;
-  OK(trak_writer_add_process(w, 1234, "My process name", &(trak_track_info){.name = "My special track"}, &p));
-  trak_name id = trak_writer_intern_name(w, name);
+  trak_writer_track p;
+  OK(trak_writer_add_process(w, 1234, "My process name",
+                             &(trak_writer_track_info){.name = "My special track"}, &p));
+  trak_writer_name id = trak_writer_intern_name(w, name);
   assert_int_equal(id, 1);
-  trak_event ev = {.type = TRAK_EVENT_COMPLETE, .track = p, .ts = 200, .dur = 1, .name_id = id};
+  trak_writer_event ev = {
+      .type = TRAK_WRITER_COMPLETE, .track = p, .ts = 200, .dur = 1, .name_id = id};
   OK(trak_writer_write(w, &ev));
   ev.ts = 202;
   OK(trak_writer_write(w, &ev));

@@ -58,8 +58,8 @@ int trak_cli_load_events(const char *path, int keep_going, uint8_t **bin, size_t
   trak_pb_buf_init_heap(&out);
   trak_writer *w;
   rc = trak_writer_open_callback(&w, sink, &out, err);
-  trak_events_options opts = {.format = format, .keep_going = keep_going, .diag = print_bad_row,
-                              .source_name = path};
+  trak_events_options opts = {
+      .format = format, .keep_going = keep_going, .diag = print_bad_row, .source_name = path};
   trak_events_result result = {0};
   if (!rc) {
     rc = trak_events_convert(w, (const char *)text, text_len, &opts, &result, err);

@@ -1,7 +1,7 @@
 /*
 ** This file holds the tabular event converter's driver: it reads rows (events_csv.c or
 ** events_jsonl.c), turns each row's reserved columns (ts, dur, ph, track, name, cat, value,
-** unit, flow, flow_end) into a trak_event and the other columns into typed arguments, and
+** unit, flow, flow_end) into a trak_writer_event and the other columns into typed arguments, and
 ** writes it. A bad row is reported with its line number; with keep_going the rest converts.
 ** The format is documented in docs/writer.md.
 */
@@ -23,12 +23,17 @@
 static const struct time_column {
   const char *name;
   uint64_t ns;
-} TS_COLUMNS[] = {{"ts", 1}, {"ts_ns", 1}, {"ts_us", 1000}, {"ts_ms", 1000000}, {"ts_s", 1000000000}},
-  DUR_COLUMNS[] = {{"dur", 1}, {"dur_ns", 1}, {"dur_us", 1000}, {"dur_ms", 1000000}, {"dur_s", 1000000000}};
+} TS_COLUMNS[] = {{"ts", 1},
+                  {"ts_ns", 1},
+                  {"ts_us", 1000},
+                  {"ts_ms", 1000000},
+                  {"ts_s", 1000000000}},
+  DUR_COLUMNS[] = {
+      {"dur", 1}, {"dur_ns", 1}, {"dur_us", 1000}, {"dur_ms", 1000000}, {"dur_s", 1000000000}};
 #define N_TIME_COLUMNS (sizeof TS_COLUMNS / sizeof *TS_COLUMNS)
 
-static const char *const RESERVED[] = {"ph", "phase", "track", "name", "cat", "category", "value",
-                                       "unit", "flow", "flow_end"};
+static const char *const RESERVED[] = {"ph",       "phase", "track", "name", "cat",
+                                       "category", "value", "unit",  "flow", "flow_end"};
 
 /* The unit of a time column name, or 0 if it is not one. */
 static uint64_t time_unit(const struct time_column *cols, const char *name) {
@@ -123,7 +128,7 @@ static int parse_double(const char *s, double *out) {
 
 /* The conversion of one row, built in the row arena. */
 typedef struct row_event {
-  trak_event ev;
+  trak_writer_event ev;
   const char *track;
   const char *unit;
   const char *phase;
@@ -132,7 +137,8 @@ typedef struct row_event {
 } row_event;
 
 /* Reports a bad cell of the row: returns TRAK_EFORMAT with "column 'k': why". */
-__attribute__((format(printf, 3, 4))) static int bad(trak_error *err, const char *key, const char *fmt, ...) {
+__attribute__((format(printf, 3, 4))) static int bad(trak_error *err, const char *key,
+                                                     const char *fmt, ...) {
   char why[256];
   va_list ap;
   va_start(ap, fmt);
@@ -143,12 +149,16 @@ __attribute__((format(printf, 3, 4))) static int bad(trak_error *err, const char
 
 /* Reads flow ids from a cell: a number, a text of numbers separated by spaces, ';' or ',', or
 ** a JSON array of numbers. */
-static int parse_flows(const char *key, const trak__val *v, uint64_t *ids, size_t *n, trak_error *err) {
+static int parse_flows(const char *key, const trak__val *v, uint64_t *ids, size_t *n,
+                       trak_error *err) {
   *n = 0;
   if (v->type == TRAK__V_ARRAY) {
     for (size_t i = 0; i < v->n; i++) {
-      const char *t = v->items[i].type == TRAK__V_NUMBER || v->items[i].type == TRAK__V_STRING ? v->items[i].str : NULL;
-      if (!t || *n == MAX_FLOWS || parse_u64(t, &ids[*n])) return bad(err, key, "expected up to %d unsigned flow ids", MAX_FLOWS);
+      const char *t = v->items[i].type == TRAK__V_NUMBER || v->items[i].type == TRAK__V_STRING
+                          ? v->items[i].str
+                          : NULL;
+      if (!t || *n == MAX_FLOWS || parse_u64(t, &ids[*n]))
+        return bad(err, key, "expected up to %d unsigned flow ids", MAX_FLOWS);
       (*n)++;
     }
     return 0;
@@ -159,7 +169,8 @@ static int parse_flows(const char *key, const trak__val *v, uint64_t *ids, size_
   while (*s) {
     size_t len = strcspn(s, " ;,\t");
     if (len) {
-      if (len >= sizeof buf || *n == MAX_FLOWS) return bad(err, key, "expected up to %d unsigned flow ids", MAX_FLOWS);
+      if (len >= sizeof buf || *n == MAX_FLOWS)
+        return bad(err, key, "expected up to %d unsigned flow ids", MAX_FLOWS);
       memcpy(buf, s, len);
       buf[len] = 0;
       if (parse_u64(buf, &ids[*n])) return bad(err, key, "'%s' is not an unsigned flow id", buf);
@@ -172,36 +183,46 @@ static int parse_flows(const char *key, const trak__val *v, uint64_t *ids, size_
 }
 
 /* Builds the argument for a cell: CSV text is typed by its look, JSON by its type. */
-static int make_arg(trak__arena *a, const char *name, const trak__val *v, trak_arg *out) {
-  *out = (trak_arg){.name = name, .type = TRAK_ARG_STRING, .value.s = v->str ? v->str : "null"};
+static int make_arg(trak__arena *a, const char *name, const trak__val *v, trak_writer_arg *out) {
+  *out = (trak_writer_arg){
+      .name = name, .type = TRAK_WRITER_ARG_STRING, .value.s = v->str ? v->str : "null"};
   switch (v->type) {
-  case TRAK__V_NULL: return 0;
-  case TRAK__V_BOOL: out->type = TRAK_ARG_BOOL; out->value.b = v->b; return 0;
-  case TRAK__V_STRING: return 0;
+  case TRAK__V_NULL:
+    return 0;
+  case TRAK__V_BOOL:
+    out->type = TRAK_WRITER_ARG_BOOL;
+    out->value.b = v->b;
+    return 0;
+  case TRAK__V_STRING:
+    return 0;
   case TRAK__V_TEXT:
     if (!strcmp(v->str, "true") || !strcmp(v->str, "false")) {
-      out->type = TRAK_ARG_BOOL;
+      out->type = TRAK_WRITER_ARG_BOOL;
       out->value.b = v->str[0] == 't';
       return 0;
     }
     /* A number-looking cell becomes a number. */
     __attribute__((fallthrough));
   case TRAK__V_NUMBER:
-    if (!parse_i64(v->str, &out->value.i)) out->type = TRAK_ARG_INT;
-    else if (isdigit((unsigned char)v->str[0]) && !parse_u64(v->str, &out->value.u) && !strchr(v->str, 'x'))
-      out->type = TRAK_ARG_UINT;
-    else if (!parse_double(v->str, &out->value.d) && !strpbrk(v->str, "xXnN")) out->type = TRAK_ARG_DOUBLE;
-    else out->value.s = v->str;
+    if (!parse_i64(v->str, &out->value.i))
+      out->type = TRAK_WRITER_ARG_INT;
+    else if (isdigit((unsigned char)v->str[0]) && !parse_u64(v->str, &out->value.u) &&
+             !strchr(v->str, 'x'))
+      out->type = TRAK_WRITER_ARG_UINT;
+    else if (!parse_double(v->str, &out->value.d) && !strpbrk(v->str, "xXnN"))
+      out->type = TRAK_WRITER_ARG_DOUBLE;
+    else
+      out->value.s = v->str;
     return 0;
   case TRAK__V_OBJECT:
   case TRAK__V_ARRAY: {
-    trak_arg *items = v->n ? trak__arena_alloc(a, v->n * sizeof *items) : NULL;
+    trak_writer_arg *items = v->n ? trak__arena_alloc(a, v->n * sizeof *items) : NULL;
     if (v->n && !items) return TRAK_ENOMEM;
     for (size_t i = 0; i < v->n; i++) {
       int rc = make_arg(a, v->type == TRAK__V_OBJECT ? v->keys[i] : NULL, &v->items[i], &items[i]);
       if (rc) return rc;
     }
-    out->type = v->type == TRAK__V_OBJECT ? TRAK_ARG_DICT : TRAK_ARG_ARRAY;
+    out->type = v->type == TRAK__V_OBJECT ? TRAK_WRITER_ARG_DICT : TRAK_WRITER_ARG_ARRAY;
     out->value.nested.items = items;
     out->value.nested.count = v->n;
     return 0;
@@ -211,7 +232,7 @@ static int make_arg(trak__arena *a, const char *name, const trak__val *v, trak_a
 }
 
 /* Reads one reserved or argument cell into r. */
-static int read_cell(trak__arena *a, row_event *r, trak_arg *args, const char *key,
+static int read_cell(trak__arena *a, row_event *r, trak_writer_arg *args, const char *key,
                      const trak__val *v, trak_error *err) {
   uint64_t unit;
   const char *s = cell_text(v);
@@ -220,7 +241,8 @@ static int read_cell(trak__arena *a, row_event *r, trak_arg *args, const char *k
     return make_arg(a, key, v, &args[r->ev.n_args++]);
   }
   if (!strcmp(key, "flow")) return parse_flows(key, v, r->flows, &r->ev.n_flow_ids, err);
-  if (!strcmp(key, "flow_end")) return parse_flows(key, v, r->term, &r->ev.n_terminating_flow_ids, err);
+  if (!strcmp(key, "flow_end"))
+    return parse_flows(key, v, r->term, &r->ev.n_terminating_flow_ids, err);
   if (!s) return 0;
   if (!*s) return bad(err, key, "expected text or a number");
   if ((unit = time_unit(TS_COLUMNS, key))) {
@@ -230,7 +252,8 @@ static int read_cell(trak__arena *a, row_event *r, trak_arg *args, const char *k
   } else if ((unit = time_unit(DUR_COLUMNS, key))) {
     if (r->has_dur) return bad(err, key, "the row has two duration columns");
     r->has_dur = 1;
-    if (parse_time(s, unit, &r->ev.dur)) return bad(err, key, "'%s' is not a non-negative duration", s);
+    if (parse_time(s, unit, &r->ev.dur))
+      return bad(err, key, "'%s' is not a non-negative duration", s);
   } else if (!strcmp(key, "ph") || !strcmp(key, "phase")) {
     r->phase = s;
   } else if (!strcmp(key, "track")) {
@@ -254,22 +277,33 @@ static int read_cell(trak__arena *a, row_event *r, trak_arg *args, const char *k
 static int row_type(row_event *r, trak_error *err) {
   const char *ph = r->phase;
   if (!ph) {
-    r->ev.type = r->has_dur ? TRAK_EVENT_COMPLETE : r->has_value ? TRAK_EVENT_COUNTER_INT : TRAK_EVENT_INSTANT;
+    r->ev.type = r->has_dur     ? TRAK_WRITER_COMPLETE
+                 : r->has_value ? TRAK_WRITER_COUNTER_INT
+                                : TRAK_WRITER_INSTANT;
   } else {
-    static const struct { const char *letter, *word; trak_event_type type; } phases[] = {
-        {"B", "begin", TRAK_EVENT_BEGIN},     {"E", "end", TRAK_EVENT_END},
-        {"X", "complete", TRAK_EVENT_COMPLETE}, {"I", "instant", TRAK_EVENT_INSTANT},
-        {"C", "counter", TRAK_EVENT_COUNTER_INT}};
+    static const struct {
+      const char *letter, *word;
+      trak_writer_event_type type;
+    } phases[] = {{"B", "begin", TRAK_WRITER_BEGIN},
+                  {"E", "end", TRAK_WRITER_END},
+                  {"X", "complete", TRAK_WRITER_COMPLETE},
+                  {"I", "instant", TRAK_WRITER_INSTANT},
+                  {"C", "counter", TRAK_WRITER_COUNTER_INT}};
     size_t i = 0;
-    while (i < 5 && strcasecmp(ph, phases[i].letter) && strcasecmp(ph, phases[i].word)) i++;
+    while (i < 5 && strcasecmp(ph, phases[i].letter) && strcasecmp(ph, phases[i].word))
+      i++;
     if (i == 5) return bad(err, "ph", "'%s' is not B, E, X, I or C", ph);
     r->ev.type = phases[i].type;
   }
-  if (r->ev.type == TRAK_EVENT_COUNTER_INT && r->value_is_double) r->ev.type = TRAK_EVENT_COUNTER_DOUBLE;
-  if (r->ev.type == TRAK_EVENT_COMPLETE && !r->has_dur) return bad(err, "dur", "a complete slice (X) needs a duration");
-  if ((r->ev.type == TRAK_EVENT_COUNTER_INT || r->ev.type == TRAK_EVENT_COUNTER_DOUBLE) && !r->has_value)
+  if (r->ev.type == TRAK_WRITER_COUNTER_INT && r->value_is_double)
+    r->ev.type = TRAK_WRITER_COUNTER_DOUBLE;
+  if (r->ev.type == TRAK_WRITER_COMPLETE && !r->has_dur)
+    return bad(err, "dur", "a complete slice (X) needs a duration");
+  if ((r->ev.type == TRAK_WRITER_COUNTER_INT || r->ev.type == TRAK_WRITER_COUNTER_DOUBLE) &&
+      !r->has_value)
     return bad(err, "value", "a counter (C) needs a value");
-  if (r->has_dur && r->ev.type != TRAK_EVENT_COMPLETE) return bad(err, "dur", "only complete slices (X) take a duration");
+  if (r->has_dur && r->ev.type != TRAK_WRITER_COMPLETE)
+    return bad(err, "dur", "only complete slices (X) take a duration");
   return 0;
 }
 
@@ -278,7 +312,7 @@ static int row_type(row_event *r, trak_error *err) {
 static int convert_row(trak_writer *w, trak__paths *paths, trak__arena *a, const trak__row *row,
                        trak_error *err) {
   row_event r = {0};
-  trak_arg *args = row->n ? trak__arena_alloc(a, row->n * sizeof *args) : NULL;
+  trak_writer_arg *args = row->n ? trak__arena_alloc(a, row->n * sizeof *args) : NULL;
   if (row->n && !args) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   r.ev.args = args;
   r.ev.flow_ids = r.flows;
@@ -287,11 +321,12 @@ static int convert_row(trak_writer *w, trak__paths *paths, trak__arena *a, const
     int rc = read_cell(a, &r, args, row->keys[i], &row->vals[i], err);
     if (rc) return rc;
   }
-  if (!r.has_ts) return trak_error_set(err, TRAK_EFORMAT, "no timestamp (ts, ts_ns, ts_us, ts_ms or ts_s)");
+  if (!r.has_ts)
+    return trak_error_set(err, TRAK_EFORMAT, "no timestamp (ts, ts_ns, ts_us, ts_ms or ts_s)");
   if (!r.track) return trak_error_set(err, TRAK_EFORMAT, "no track");
   int rc = row_type(&r, err);
   if (rc) return rc;
-  int counter = r.ev.type == TRAK_EVENT_COUNTER_INT || r.ev.type == TRAK_EVENT_COUNTER_DOUBLE;
+  int counter = r.ev.type == TRAK_WRITER_COUNTER_INT || r.ev.type == TRAK_WRITER_COUNTER_DOUBLE;
   rc = trak__paths_resolve(paths, w, r.track, counter, r.unit, &r.ev.track, err);
   if (rc) return rc;
   rc = trak_writer_write(w, &r.ev);
@@ -311,7 +346,8 @@ trak_events_format trak_events_detect(const char *text, size_t len) {
   const char *p = text, *end = text + len;
   if (len >= 3 && !memcmp(p, "\xef\xbb\xbf", 3)) p += 3;
   for (;;) {
-    while (p < end && isspace((unsigned char)*p)) p++;
+    while (p < end && isspace((unsigned char)*p))
+      p++;
     if (p < end && *p == '#') {
       const char *nl = memchr(p, '\n', (size_t)(end - p));
       p = nl ? nl + 1 : end;
@@ -332,12 +368,16 @@ trak_events_format trak_events_detect(const char *text, size_t len) {
   /* CSV: the first line is a header naming a timestamp column. */
   while (p < line_end) {
     const char *c = p;
-    while (c < line_end && *c != ',') c++;
+    while (c < line_end && *c != ',')
+      c++;
     const char *s = p, *e = c;
-    while (s < e && (isspace((unsigned char)*s) || *s == '"')) s++;
-    while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '"')) e--;
+    while (s < e && (isspace((unsigned char)*s) || *s == '"'))
+      s++;
+    while (e > s && (isspace((unsigned char)e[-1]) || e[-1] == '"'))
+      e--;
     for (size_t i = 0; i < N_TIME_COLUMNS; i++)
-      if ((size_t)(e - s) == strlen(TS_COLUMNS[i].name) && !memcmp(s, TS_COLUMNS[i].name, (size_t)(e - s)))
+      if ((size_t)(e - s) == strlen(TS_COLUMNS[i].name) &&
+          !memcmp(s, TS_COLUMNS[i].name, (size_t)(e - s)))
         return TRAK_EVENTS_CSV;
     p = c + 1;
   }
@@ -350,8 +390,11 @@ static void report(const trak_events_options *o, const char *source, uint64_t li
   char msg[TRAK_ERROR_MESSAGE_MAX + 64];
   const char *why = row_err->message;
   /* Reader messages already start with "line N"; others get it here. */
-  if (!strncmp(why, "line ", 5)) snprintf(msg, sizeof msg, "%s%s%s", source, *source ? ": " : "", why);
-  else snprintf(msg, sizeof msg, "%s%sline %llu: %s", source, *source ? ": " : "", (unsigned long long)line, why);
+  if (!strncmp(why, "line ", 5))
+    snprintf(msg, sizeof msg, "%s%s%s", source, *source ? ": " : "", why);
+  else
+    snprintf(msg, sizeof msg, "%s%sline %llu: %s", source, *source ? ": " : "",
+             (unsigned long long)line, why);
   if (o->keep_going) {
     if (o->diag) o->diag(o->diag_user, msg);
   } else {
@@ -369,16 +412,19 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
   if (result) *result = res;
   trak_events_format format = o->format ? o->format : trak_events_detect(text, len);
   if (format == TRAK_EVENTS_AUTO)
-    return trak_error_set(err, TRAK_EFORMAT, "%s%sneither CSV with a ts column nor JSON Lines", source,
-                          *source ? ": " : "");
+    return trak_error_set(err, TRAK_EFORMAT, "%s%sneither CSV with a ts column nor JSON Lines",
+                          source, *source ? ": " : "");
   trak__reader reader;
   trak_error row_err = {0};
   if (format == TRAK_EVENTS_CSV) {
     int rc = trak__csv_reader_init(&reader, text, len, &row_err);
     int has_ts = 0;
-    for (size_t i = 0; !rc && i < reader.n_header; i++) has_ts |= time_unit(TS_COLUMNS, reader.header[i]) != 0;
+    for (size_t i = 0; !rc && i < reader.n_header; i++)
+      has_ts |= time_unit(TS_COLUMNS, reader.header[i]) != 0;
     if (!rc && !has_ts)
-      rc = trak_error_set(&row_err, TRAK_EFORMAT, "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
+      rc = trak_error_set(
+          &row_err, TRAK_EFORMAT,
+          "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
     if (rc) {
       trak__reader_free(&reader);
       trak_events_options fatal = *o;

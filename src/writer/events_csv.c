@@ -41,8 +41,10 @@ static int push_cell(trak__arena *a, cells *c, const char *s, size_t len) {
 
 /* Trims spaces and tabs around an unquoted cell. */
 static void trim(const char **s, size_t *len) {
-  while (*len && (**s == ' ' || **s == '\t')) (*s)++, (*len)--;
-  while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t' || (*s)[*len - 1] == '\r')) (*len)--;
+  while (*len && (**s == ' ' || **s == '\t'))
+    (*s)++, (*len)--;
+  while (*len && ((*s)[*len - 1] == ' ' || (*s)[*len - 1] == '\t' || (*s)[*len - 1] == '\r'))
+    (*len)--;
 }
 
 /* Skips to just past the next newline (error recovery). */
@@ -56,7 +58,8 @@ static void skip_line(trak__reader *r) {
 static void skip_blank(trak__reader *r) {
   while (r->p < r->end) {
     const char *q = r->p;
-    while (q < r->end && (*q == ' ' || *q == '\t' || *q == '\r')) q++;
+    while (q < r->end && (*q == ' ' || *q == '\t' || *q == '\r'))
+      q++;
     if (q < r->end && *q != '\n' && *q != '#') return;
     skip_line(r);
   }
@@ -69,7 +72,8 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
   uint64_t start_line = r->line;
   for (;;) {
     const char *p = r->p;
-    while (p < r->end && (*p == ' ' || *p == '\t')) p++;
+    while (p < r->end && (*p == ' ' || *p == '\t'))
+      p++;
     int rc;
     if (p < r->end && *p == '"') {
       /* Quoted cell: find its closing quote, then unescape "" into the arena. */
@@ -81,9 +85,12 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
           return trak_error_set(err, TRAK_EFORMAT, "line %llu: unterminated quoted cell",
                                 (unsigned long long)start_line);
         }
-        if (*q == '"' && q + 1 < r->end && q[1] == '"') q++;
-        else if (*q == '"') break;
-        else if (*q == '\n') newlines++;
+        if (*q == '"' && q + 1 < r->end && q[1] == '"')
+          q++;
+        else if (*q == '"')
+          break;
+        else if (*q == '\n')
+          newlines++;
       }
       char *buf = trak__arena_alloc(a, (size_t)(q - p));
       if (!buf) return TRAK_ENOMEM;
@@ -95,7 +102,8 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
       buf[len] = 0;
       p = q + 1;
       r->line += newlines;
-      while (p < r->end && (*p == ' ' || *p == '\t' || *p == '\r')) p++;
+      while (p < r->end && (*p == ' ' || *p == '\t' || *p == '\r'))
+        p++;
       if (p < r->end && *p != ',' && *p != '\n') {
         r->p = p;
         uint64_t line = r->line;
@@ -106,7 +114,8 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
       rc = push_text(a, c, buf, len);
     } else {
       const char *s = p;
-      while (p < r->end && *p != ',' && *p != '\n') p++;
+      while (p < r->end && *p != ',' && *p != '\n')
+        p++;
       size_t len = (size_t)(p - s);
       trim(&s, &len);
       rc = push_cell(a, c, s, len);
@@ -164,4 +173,6 @@ int trak__csv_reader_init(trak__reader *r, const char *text, size_t len, trak_er
   return 0;
 }
 
-void trak__reader_free(trak__reader *r) { trak__arena_free(&r->header_arena); }
+void trak__reader_free(trak__reader *r) {
+  trak__arena_free(&r->header_arena);
+}

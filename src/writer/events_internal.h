@@ -1,6 +1,6 @@
 /*
 ** The tabular event converter's internal interface. Two readers (events_csv.c, events_jsonl.c)
-** turn text into rows of named values; events_convert.c turns each row into a trak_event,
+** turn text into rows of named values; events_convert.c turns each row into a trak_writer_event,
 ** resolving its track path with events_path.c. Rows live in a per-row arena.
 */
 #ifndef TRAK_WRITER_EVENTS_INTERNAL_H
@@ -36,8 +36,8 @@ typedef enum trak__val_type {
 
 typedef struct trak__val {
   trak__val_type type;
-  int b;                   /* BOOL */
-  const char *str;         /* NUMBER, STRING, TEXT: NUL-terminated, in the arena */
+  int b;           /* BOOL */
+  const char *str; /* NUMBER, STRING, TEXT: NUL-terminated, in the arena */
   size_t len;
   struct trak__val *items; /* OBJECT, ARRAY */
   const char **keys;       /* OBJECT: keys[i] names items[i] */
@@ -55,9 +55,9 @@ typedef struct trak__row {
 /* A reader yields rows one by one. next() returns 1 with a row, 0 at the end, or TRAK_EFORMAT
 ** with `err` saying "line N: why"; after an error it skips to the next line and can go on. */
 typedef struct trak__reader {
-  const char *p, *end;     /* unread text */
-  uint64_t line;           /* line number at p */
-  const char **header;     /* CSV: column names (in the reader's own arena) */
+  const char *p, *end; /* unread text */
+  uint64_t line;       /* line number at p */
+  const char **header; /* CSV: column names (in the reader's own arena) */
   size_t n_header;
   trak__arena header_arena;
   int (*next)(struct trak__reader *r, trak__arena *a, trak__row *row, trak_error *err);
@@ -77,6 +77,6 @@ void trak__paths_free(trak__paths *p);
 ** with `unit` (ns, count, bytes, or any other text as unit_name; may be NULL). Returns 0 and
 ** sets *out, or TRAK_EFORMAT / the writer's refusal with a message in `err`. */
 int trak__paths_resolve(trak__paths *p, trak_writer *w, const char *path, int counter,
-                        const char *unit, trak_track *out, trak_error *err);
+                        const char *unit, trak_writer_track *out, trak_error *err);
 
 #endif /* TRAK_WRITER_EVENTS_INTERNAL_H */

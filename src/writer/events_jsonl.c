@@ -18,7 +18,8 @@ typedef struct jparser {
 } jparser;
 
 static void ws(jparser *j) {
-  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r')) j->p++;
+  while (j->p < j->end && (*j->p == ' ' || *j->p == '\t' || *j->p == '\r'))
+    j->p++;
 }
 
 static int fail(jparser *j, const char *why) {
@@ -31,10 +32,14 @@ static int hex4(const char *p, unsigned *out) {
   for (int i = 0; i < 4; i++) {
     char c = p[i];
     v <<= 4;
-    if (c >= '0' && c <= '9') v |= (unsigned)(c - '0');
-    else if (c >= 'a' && c <= 'f') v |= (unsigned)(c - 'a' + 10);
-    else if (c >= 'A' && c <= 'F') v |= (unsigned)(c - 'A' + 10);
-    else return -1;
+    if (c >= '0' && c <= '9')
+      v |= (unsigned)(c - '0');
+    else if (c >= 'a' && c <= 'f')
+      v |= (unsigned)(c - 'a' + 10);
+    else if (c >= 'A' && c <= 'F')
+      v |= (unsigned)(c - 'A' + 10);
+    else
+      return -1;
   }
   *out = v;
   return 0;
@@ -59,7 +64,8 @@ static size_t put_utf8(char *o, unsigned cp) {
 /* Parses a string at j->p (on the opening quote) into the arena. */
 static int parse_string(jparser *j, const char **out, size_t *out_len) {
   const char *q = ++j->p;
-  while (q < j->end && *q != '"') q += (*q == '\\' && q + 1 < j->end) ? 2 : 1;
+  while (q < j->end && *q != '"')
+    q += (*q == '\\' && q + 1 < j->end) ? 2 : 1;
   if (q >= j->end) return fail(j, "unterminated string");
   char *buf = trak__arena_alloc(j->a, (size_t)(q - j->p) + 1);
   if (!buf) return fail(j, "out of memory");
@@ -73,12 +79,26 @@ static int parse_string(jparser *j, const char **out, size_t *out_len) {
     }
     char e = *j->p++;
     switch (e) {
-    case '"': case '\\': case '/': buf[len++] = e; break;
-    case 'b': buf[len++] = '\b'; break;
-    case 'f': buf[len++] = '\f'; break;
-    case 'n': buf[len++] = '\n'; break;
-    case 'r': buf[len++] = '\r'; break;
-    case 't': buf[len++] = '\t'; break;
+    case '"':
+    case '\\':
+    case '/':
+      buf[len++] = e;
+      break;
+    case 'b':
+      buf[len++] = '\b';
+      break;
+    case 'f':
+      buf[len++] = '\f';
+      break;
+    case 'n':
+      buf[len++] = '\n';
+      break;
+    case 'r':
+      buf[len++] = '\r';
+      break;
+    case 't':
+      buf[len++] = '\t';
+      break;
     case 'u': {
       unsigned cp, lo;
       if (q - j->p < 4 || hex4(j->p, &cp)) return fail(j, "bad \\u escape");
@@ -91,7 +111,8 @@ static int parse_string(jparser *j, const char **out, size_t *out_len) {
       len += put_utf8(buf + len, cp); /* at most 4 bytes for the 6 or 12 read */
       break;
     }
-    default: return fail(j, "bad escape in string");
+    default:
+      return fail(j, "bad escape in string");
     }
   }
   buf[len] = 0;
@@ -106,17 +127,22 @@ static int parse_number(jparser *j, trak__val *v) {
   const char *s = j->p, *p = s;
   if (p < j->end && *p == '-') p++;
   if (p >= j->end || *p < '0' || *p > '9') return fail(j, "bad number");
-  if (*p == '0') p++;
-  else while (p < j->end && *p >= '0' && *p <= '9') p++;
+  if (*p == '0')
+    p++;
+  else
+    while (p < j->end && *p >= '0' && *p <= '9')
+      p++;
   if (p < j->end && *p == '.') {
     if (++p >= j->end || *p < '0' || *p > '9') return fail(j, "bad number");
-    while (p < j->end && *p >= '0' && *p <= '9') p++;
+    while (p < j->end && *p >= '0' && *p <= '9')
+      p++;
   }
   if (p < j->end && (*p == 'e' || *p == 'E')) {
     p++;
     if (p < j->end && (*p == '+' || *p == '-')) p++;
     if (p >= j->end || *p < '0' || *p > '9') return fail(j, "bad number");
-    while (p < j->end && *p >= '0' && *p <= '9') p++;
+    while (p < j->end && *p >= '0' && *p <= '9')
+      p++;
   }
   char *lit = trak__arena_alloc(j->a, (size_t)(p - s) + 1);
   if (!lit) return fail(j, "out of memory");
@@ -188,12 +214,23 @@ static int parse_value(jparser *j, trak__val *v, int depth) {
   ws(j);
   if (j->p >= j->end) return fail(j, "expected a value");
   switch (*j->p) {
-  case '{': case '[': return parse_container(j, v, depth);
-  case '"': *v = (trak__val){.type = TRAK__V_STRING}; return parse_string(j, &v->str, &v->len);
-  case 't': *v = (trak__val){.type = TRAK__V_BOOL, .b = 1}; return literal(j, "true");
-  case 'f': *v = (trak__val){.type = TRAK__V_BOOL, .b = 0}; return literal(j, "false");
-  case 'n': *v = (trak__val){.type = TRAK__V_NULL}; return literal(j, "null");
-  default: return parse_number(j, v);
+  case '{':
+  case '[':
+    return parse_container(j, v, depth);
+  case '"':
+    *v = (trak__val){.type = TRAK__V_STRING};
+    return parse_string(j, &v->str, &v->len);
+  case 't':
+    *v = (trak__val){.type = TRAK__V_BOOL, .b = 1};
+    return literal(j, "true");
+  case 'f':
+    *v = (trak__val){.type = TRAK__V_BOOL, .b = 0};
+    return literal(j, "false");
+  case 'n':
+    *v = (trak__val){.type = TRAK__V_NULL};
+    return literal(j, "null");
+  default:
+    return parse_number(j, v);
   }
 }
 

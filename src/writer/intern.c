@@ -14,7 +14,8 @@ void trak__intern_init(trak__intern_table *t, uint32_t field) {
 }
 
 void trak__intern_free(trak__intern_table *t) {
-  for (uint64_t i = 0; i < t->count; i++) free(t->strings[i]);
+  for (uint64_t i = 0; i < t->count; i++)
+    free(t->strings[i]);
   free(t->strings);
   free(t->hashes);
   free(t->slots);
@@ -25,7 +26,8 @@ void trak__intern_free(trak__intern_table *t) {
 static uint32_t hash_string(const char *s, size_t *len) {
   uint32_t h = 2166136261u;
   const char *p = s;
-  for (; *p; p++) h = (h ^ (uint8_t)*p) * 16777619u;
+  for (; *p; p++)
+    h = (h ^ (uint8_t)*p) * 16777619u;
   *len = (size_t)(p - s);
   return h ? h : 1;
 }
@@ -37,7 +39,8 @@ static int rehash(trak__intern_table *t) {
   if (!slots) return TRAK_ENOMEM;
   for (uint64_t i = 0; i < t->count; i++) {
     uint32_t s = t->hashes[i] & (n - 1);
-    while (slots[s]) s = (s + 1) & (n - 1);
+    while (slots[s])
+      s = (s + 1) & (n - 1);
     slots[s] = (uint32_t)(i + 1);
   }
   free(t->slots);
@@ -66,7 +69,8 @@ static uint64_t add(trak_writer *w, trak__intern_table *t, const char *s, size_t
   t->hashes[t->count] = h;
   uint64_t iid = ++t->count;
   uint32_t slot = h & (t->n_slots - 1);
-  while (t->slots[slot]) slot = (slot + 1) & (t->n_slots - 1);
+  while (t->slots[slot])
+    slot = (slot + 1) & (t->n_slots - 1);
   t->slots[slot] = (uint32_t)iid;
 
   /* EventName, EventCategory and DebugAnnotationName share the layout {iid = 1, name = 2}. */
@@ -104,6 +108,6 @@ const char *trak__intern_string(const trak__intern_table *t, uint64_t iid) {
   return iid && iid <= t->count ? t->strings[iid - 1] : NULL;
 }
 
-trak_name trak_writer_intern_name(trak_writer *w, const char *name) {
+trak_writer_name trak_writer_intern_name(trak_writer *w, const char *name) {
   return name ? trak__intern(w, &w->names, name) : 0;
 }

@@ -19,7 +19,8 @@ static const char *slice_name(const trak_writer *w, const trak__wslice *s) {
 /* Records why `ev` is refused on track h, prefixed with the call, and returns `code`. In quiet
 ** mode (probing lanes) nothing is recorded. */
 __attribute__((format(printf, 6, 7), cold, noinline)) static int
-refuse(trak_writer *w, int quiet, int code, const trak_event *ev, trak_track h, const char *fmt, ...) {
+refuse(trak_writer *w, int quiet, int code, const trak_writer_event *ev, trak_writer_track h,
+       const char *fmt, ...) {
   if (quiet) return code;
   char why[320];
   va_list ap;
@@ -33,19 +34,22 @@ refuse(trak_writer *w, int quiet, int code, const trak_event *ev, trak_track h, 
 /* The stack depth of t once the COMPLETE slices that ended at or before ts are popped. */
 static uint32_t settled_depth(const trak__wtrack *t, uint64_t ts) {
   uint32_t d = t->depth;
-  while (d && t->stack[d - 1].end != TRAK__OPEN && t->stack[d - 1].end <= ts) d--;
+  while (d && t->stack[d - 1].end != TRAK__OPEN && t->stack[d - 1].end <= ts)
+    d--;
   return d;
 }
 
 /* The slice among stack[0, k) whose end is the bound stack[k - 1].bound. */
 static const trak__wslice *bound_owner(const trak__wtrack *t, uint32_t k) {
   uint64_t bound = t->stack[k - 1].bound;
-  while (k && t->stack[k - 1].end != bound) k--;
+  while (k && t->stack[k - 1].end != bound)
+    k--;
   return k ? &t->stack[k - 1] : &t->stack[0];
 }
 
 /* Checks `ev` on exactly track h. Returns 0 and the settled depth, or a refusal. */
-static int check_on(trak_writer *w, trak_track h, const trak_event *ev, int quiet, uint32_t *depth) {
+static int check_on(trak_writer *w, trak_writer_track h, const trak_writer_event *ev, int quiet,
+                    uint32_t *depth) {
   const trak__wtrack *t = trak__track(w, h);
   uint64_t ts = ev->ts;
   if (t->has_events && ts < t->last_ts)
@@ -54,18 +58,20 @@ static int check_on(trak_writer *w, trak_track h, const trak_event *ev, int quie
                   (unsigned long long)t->last_ts);
   uint32_t d = settled_depth(t, ts);
   *depth = d;
-  if (ev->type == TRAK_EVENT_COUNTER_INT || ev->type == TRAK_EVENT_COUNTER_DOUBLE) return 0;
+  if (ev->type == TRAK_WRITER_COUNTER_INT || ev->type == TRAK_WRITER_COUNTER_DOUBLE) return 0;
   const trak__wslice *top = d ? &t->stack[d - 1] : NULL;
 
-  if (ev->type == TRAK_EVENT_END) {
+  if (ev->type == TRAK_WRITER_END) {
     uint32_t k = d;
-    while (k && t->stack[k - 1].end != TRAK__OPEN) k--;
+    while (k && t->stack[k - 1].end != TRAK__OPEN)
+      k--;
     if (!k) return refuse(w, quiet, TRAK_ESTATE, ev, h, "no open slice to end");
     const trak__wslice *s = &t->stack[k - 1];
     if (k != d)
       return refuse(w, quiet, TRAK_ESTATE, ev, h,
                     "slice '%s' would end before its child '%s', which ends at %llu",
-                    slice_name(w, s), slice_name(w, &t->stack[k]), (unsigned long long)t->stack[k].end);
+                    slice_name(w, s), slice_name(w, &t->stack[k]),
+                    (unsigned long long)t->stack[k].end);
     if (k > 1 && t->stack[k - 2].bound != TRAK__OPEN && ts > t->stack[k - 2].bound)
       return refuse(w, quiet, TRAK_ESTATE, ev, h,
                     "slice '%s' would end after its parent '%s', which ends at %llu",
@@ -77,12 +83,14 @@ static int check_on(trak_writer *w, trak_track h, const trak_event *ev, int quie
     return refuse(w, quiet, TRAK_ESTATE, ev, h,
                   "starts at or after the end (%llu) of the enclosing slice '%s' while slice '%s' "
                   "is still open",
-                  (unsigned long long)top->bound, slice_name(w, bound_owner(t, d)), slice_name(w, top));
-  if (ev->type == TRAK_EVENT_COMPLETE) {
+                  (unsigned long long)top->bound, slice_name(w, bound_owner(t, d)),
+                  slice_name(w, top));
+  if (ev->type == TRAK_WRITER_COMPLETE) {
     if (ev->dur > UINT64_MAX - 1 - ts)
       return refuse(w, quiet, TRAK_EINVAL, ev, h, "ts + dur overflows");
     if (top && top->bound != TRAK__OPEN && ts + ev->dur > top->bound) {
-      const char *parent = top->end == top->bound ? slice_name(w, top) : slice_name(w, bound_owner(t, d));
+      const char *parent =
+          top->end == top->bound ? slice_name(w, top) : slice_name(w, bound_owner(t, d));
       return refuse(w, quiet, TRAK_ESTATE, ev, h,
                     "slice '%s' would end at %llu, after its parent '%s', which ends at %llu",
                     ev->name ? ev->name : "(unnamed)", (unsigned long long)(ts + ev->dur), parent,
@@ -93,32 +101,36 @@ static int check_on(trak_writer *w, trak_track h, const trak_event *ev, int quie
 }
 
 /* Whether lane h can take `ev` as an AUTO_SIBLINGS placement. */
-static int lane_fits(trak_writer *w, trak_track h, const trak_event *ev, trak_name name,
-                     uint32_t *depth) {
+static int lane_fits(trak_writer *w, trak_writer_track h, const trak_writer_event *ev,
+                     trak_writer_name name, uint32_t *depth) {
   if (check_on(w, h, ev, 1, depth)) return 0;
   const trak__wtrack *t = trak__track(w, h);
   switch (ev->type) {
-  case TRAK_EVENT_BEGIN: return *depth == 0;
-  case TRAK_EVENT_COMPLETE: return *depth == 0 || t->stack[*depth - 1].end != TRAK__OPEN;
-  case TRAK_EVENT_END: return !name || t->stack[*depth - 1].name == name;
-  default: return 1;
+  case TRAK_WRITER_BEGIN:
+    return *depth == 0;
+  case TRAK_WRITER_COMPLETE:
+    return *depth == 0 || t->stack[*depth - 1].end != TRAK__OPEN;
+  case TRAK_WRITER_END:
+    return !name || t->stack[*depth - 1].name == name;
+  default:
+    return 1;
   }
 }
 
 /* AUTO_SIBLINGS placement: the first lane that fits (for END: the newest matching open slice);
 ** plan->lane = 0 asks for a new lane. */
-static int plan_auto(trak_writer *w, trak_track h, const trak_event *ev, trak_name name,
-                     trak__plan *plan) {
+static int plan_auto(trak_writer *w, trak_writer_track h, const trak_writer_event *ev,
+                     trak_writer_name name, trak__plan *plan) {
   const trak__wtrack *t = trak__track(w, h);
   uint64_t newest = 0;
   plan->lane = 0;
   plan->depth = 0;
   for (uint32_t i = 0; i <= t->n_lanes; i++) {
-    trak_track lane = i ? t->lanes[i - 1] : h;
+    trak_writer_track lane = i ? t->lanes[i - 1] : h;
     /* Lane 0 is the declared track itself. */
     uint32_t depth;
     if (!lane_fits(w, lane, ev, name, &depth)) continue;
-    if (ev->type != TRAK_EVENT_END) {
+    if (ev->type != TRAK_WRITER_END) {
       plan->lane = lane;
       plan->depth = depth;
       return 0;
@@ -130,7 +142,7 @@ static int plan_auto(trak_writer *w, trak_track h, const trak_event *ev, trak_na
       plan->depth = depth;
     }
   }
-  if (ev->type == TRAK_EVENT_END && !plan->lane) {
+  if (ev->type == TRAK_WRITER_END && !plan->lane) {
     if (name || ev->name)
       return refuse(w, 0, TRAK_ESTATE, ev, h, "no open slice named '%s' can end here on any lane",
                     ev->name ? ev->name : trak__intern_string(&w->names, name));
@@ -139,18 +151,18 @@ static int plan_auto(trak_writer *w, trak_track h, const trak_event *ev, trak_na
   return 0;
 }
 
-int trak__slices_plan(trak_writer *w, trak_track h, int direct, const trak_event *ev,
-                      trak_name name, trak__plan *plan) {
-  if (!direct && (trak__track(w, h)->flags & TRAK_TRACK_AUTO_SIBLINGS))
+int trak__slices_plan(trak_writer *w, trak_writer_track h, int direct, const trak_writer_event *ev,
+                      trak_writer_name name, trak__plan *plan) {
+  if (!direct && (trak__track(w, h)->flags & TRAK_WRITER_AUTO_SIBLINGS))
     return plan_auto(w, h, ev, name, plan);
   plan->lane = h;
   return check_on(w, h, ev, 0, &plan->depth);
 }
 
-int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
+int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
                         const trak__plan *plan) {
   trak__wtrack *t = trak__track(w, plan->lane);
-  int push = ev->type == TRAK_EVENT_BEGIN || ev->type == TRAK_EVENT_COMPLETE;
+  int push = ev->type == TRAK_WRITER_BEGIN || ev->type == TRAK_WRITER_COMPLETE;
   if (push && plan->depth == t->cap) {
     uint32_t cap = t->cap ? t->cap * 2 : 8;
     trak__wslice *stack = realloc(t->stack, cap * sizeof *stack);
@@ -166,14 +178,16 @@ int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
   t->depth = plan->depth;
   t->last_ts = ev->ts;
   t->has_events = 1;
-  if (ev->type == TRAK_EVENT_END) {
+  if (ev->type == TRAK_WRITER_END) {
     t->depth--;
   } else if (push) {
     uint64_t parent_bound = t->depth ? t->stack[t->depth - 1].bound : TRAK__OPEN;
-    uint64_t end = ev->type == TRAK_EVENT_COMPLETE ? ev->ts + ev->dur : TRAK__OPEN;
-    t->stack[t->depth++] = (trak__wslice){.start = ev->ts, .end = end,
+    uint64_t end = ev->type == TRAK_WRITER_COMPLETE ? ev->ts + ev->dur : TRAK__OPEN;
+    t->stack[t->depth++] = (trak__wslice){.start = ev->ts,
+                                          .end = end,
                                           .bound = end < parent_bound ? end : parent_bound,
-                                          .seq = ++w->slice_seq, .name = name};
+                                          .seq = ++w->slice_seq,
+                                          .name = name};
   }
   return 0;
 }

@@ -14,45 +14,51 @@ typedef struct descriptor {
   enum { D_CUSTOM, D_PROCESS, D_THREAD, D_COUNTER } kind;
   int32_t pid;
   int64_t tid;
-  const char *os_name;      /* process_name / thread_name, may be NULL */
-  trak_counter_unit unit;
+  const char *os_name; /* process_name / thread_name, may be NULL */
+  trak_writer_unit unit;
   const char *unit_name;
 } descriptor;
 
-static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+static char *dup_or_null(const char *s) {
+  return s ? strdup(s) : NULL;
+}
 
 /* Checks a declaration. Returns 0 or TRAK_EINVAL with the reason recorded. */
-static int check_info(trak_writer *w, const char *call, const trak_track_info *info,
+static int check_info(trak_writer *w, const char *call, const trak_writer_track_info *info,
                       const descriptor *d) {
   if (info->parent) {
     const trak__wtrack *p = trak__track(w, info->parent);
-    if (!p) return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown parent track handle %u", call, info->parent);
+    if (!p)
+      return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown parent track handle %u", call,
+                               info->parent);
     if (p->kind == TRAK__KIND_COUNTER)
-      return trak__writer_fail(w, TRAK_EINVAL, "%s: parent track %u (\"%s\") is a counter track", call,
-                               info->parent, p->label);
+      return trak__writer_fail(w, TRAK_EINVAL, "%s: parent track %u (\"%s\") is a counter track",
+                               call, info->parent, p->label);
   }
-  if ((unsigned)info->child_ordering > TRAK_ORDER_EXPLICIT)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: child_ordering %d is not a trak_child_ordering", call,
-                             (int)info->child_ordering);
-  if (info->flags & ~(unsigned)(TRAK_TRACK_SIBLING_RANK | TRAK_TRACK_AUTO_SIBLINGS))
+  if ((unsigned)info->child_ordering > TRAK_WRITER_ORDER_EXPLICIT)
+    return trak__writer_fail(w, TRAK_EINVAL, "%s: child_ordering %d is not a trak_writer_ordering",
+                             call, (int)info->child_ordering);
+  if (info->flags & ~(unsigned)(TRAK_WRITER_SIBLING_RANK | TRAK_WRITER_AUTO_SIBLINGS))
     return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown flags 0x%x", call, info->flags);
   if ((d->kind == D_CUSTOM || d->kind == D_COUNTER) && !info->name)
     return trak__writer_fail(w, TRAK_EINVAL, "%s: a name is required", call);
-  if (d->kind == D_COUNTER && (info->flags & TRAK_TRACK_AUTO_SIBLINGS))
+  if (d->kind == D_COUNTER && (info->flags & TRAK_WRITER_AUTO_SIBLINGS))
     return trak__writer_fail(w, TRAK_EINVAL, "%s: counter tracks cannot have AUTO_SIBLINGS", call);
-  if (d->kind == D_COUNTER && (unsigned)d->unit > TRAK_UNIT_SIZE_BYTES)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: unit %d is not a trak_counter_unit", call, (int)d->unit);
+  if (d->kind == D_COUNTER && (unsigned)d->unit > TRAK_WRITER_UNIT_SIZE_BYTES)
+    return trak__writer_fail(w, TRAK_EINVAL, "%s: unit %d is not a trak_writer_unit", call,
+                             (int)d->unit);
   return 0;
 }
 
 /* Writes the TrackDescriptor packet of track `t`. */
-static int write_descriptor(trak_writer *w, const trak__wtrack *t, const trak_track_info *info,
-                            const descriptor *d) {
+static int write_descriptor(trak_writer *w, const trak__wtrack *t,
+                            const trak_writer_track_info *info, const descriptor *d) {
   trak_pb_buf *b = &w->out;
   trak_pb_nested packet = trak__packet_begin(w, 0);
   trak_pb_nested td = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
   trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, t->uuid);
-  if (t->parent) trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_parent_uuid, w->tracks[t->parent - 1].uuid);
+  if (t->parent)
+    trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_parent_uuid, w->tracks[t->parent - 1].uuid);
   if (info->name) trak_pb_put_string(b, TRAK_PB_TrackDescriptor_name, info->name);
   if (d->kind == D_PROCESS) {
     trak_pb_nested pd = trak_pb_begin_nested(b, TRAK_PB_TrackDescriptor_process);
@@ -73,7 +79,7 @@ static int write_descriptor(trak_writer *w, const trak__wtrack *t, const trak_tr
   }
   if (info->child_ordering)
     trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_child_ordering, (uint64_t)info->child_ordering);
-  if (info->flags & TRAK_TRACK_SIBLING_RANK)
+  if (info->flags & TRAK_WRITER_SIBLING_RANK)
     trak_pb_put_int32(b, TRAK_PB_TrackDescriptor_sibling_order_rank, info->sibling_rank);
   trak_pb_end_nested(b, td);
   return trak__packet_end(w, packet);
@@ -95,18 +101,20 @@ static trak__wtrack *new_entry(trak_writer *w) {
 
 /* Declares a track of any kind: checks, allocates the handle, writes the descriptor. On
 ** refusal nothing changes; on a sink error the track exists (its descriptor may be lost). */
-static int declare(trak_writer *w, const char *call, const trak_track_info *info,
-                   const descriptor *d, trak_track *out) {
-  static const trak_track_info none;
+static int declare(trak_writer *w, const char *call, const trak_writer_track_info *info,
+                   const descriptor *d, trak_writer_track *out) {
+  static const trak_writer_track_info none;
   if (!info) info = &none;
   int rc = check_info(w, call, info, d);
   if (rc) return rc;
   char label[96];
-  if (info->name) snprintf(label, sizeof label, "%s", info->name);
+  if (info->name)
+    snprintf(label, sizeof label, "%s", info->name);
   else if (d->kind == D_PROCESS)
     snprintf(label, sizeof label, "process %d \"%s\"", d->pid, d->os_name ? d->os_name : "");
   else
-    snprintf(label, sizeof label, "thread %lld \"%s\"", (long long)d->tid, d->os_name ? d->os_name : "");
+    snprintf(label, sizeof label, "thread %lld \"%s\"", (long long)d->tid,
+             d->os_name ? d->os_name : "");
   trak__wtrack *t = new_entry(w);
   if (!t) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   t->uuid = w->n_tracks; /* small uuids keep every event's track_uuid to one or two bytes */
@@ -122,10 +130,10 @@ static int declare(trak_writer *w, const char *call, const trak_track_info *info
     return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   }
   w->totals.tracks++;
-  trak_track h = w->n_tracks;
+  trak_writer_track h = w->n_tracks;
   if (out) *out = h;
   rc = write_descriptor(w, t, info, d);
-  if (!rc && (info->flags & TRAK_TRACK_AUTO_SIBLINGS)) {
+  if (!rc && (info->flags & TRAK_WRITER_AUTO_SIBLINGS)) {
     /* The alias handle of lane 0: same uuid, writes skip placement. */
     trak__wtrack *alias = new_entry(w);
     if (!alias) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
@@ -134,51 +142,54 @@ static int declare(trak_writer *w, const char *call, const trak_track_info *info
     alias->label = strdup(w->tracks[h - 1].label);
     if (!alias->label) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   }
-  return rc ? trak__writer_fail(w, rc, "%s: writing the descriptor failed: %s", call, trak_strerror(rc)) : 0;
+  return rc ? trak__writer_fail(w, rc, "%s: writing the descriptor failed: %s", call,
+                                trak_strerror(rc))
+            : 0;
 }
 
 int trak_writer_add_process(trak_writer *w, int32_t pid, const char *process_name,
-                            const trak_track_info *info, trak_track *out) {
+                            const trak_writer_track_info *info, trak_writer_track *out) {
   descriptor d = {.kind = D_PROCESS, .pid = pid, .os_name = process_name};
   return declare(w, "add_process", info, &d, out);
 }
 
 int trak_writer_add_thread(trak_writer *w, int32_t pid, int64_t tid, const char *thread_name,
-                           const trak_track_info *info, trak_track *out) {
+                           const trak_writer_track_info *info, trak_writer_track *out) {
   descriptor d = {.kind = D_THREAD, .pid = pid, .tid = tid, .os_name = thread_name};
   return declare(w, "add_thread", info, &d, out);
 }
 
-int trak_writer_add_track(trak_writer *w, const trak_track_info *info, trak_track *out) {
+int trak_writer_add_track(trak_writer *w, const trak_writer_track_info *info,
+                          trak_writer_track *out) {
   descriptor d = {.kind = D_CUSTOM};
   if (!info) return trak__writer_fail(w, TRAK_EINVAL, "add_track: info is required");
   return declare(w, "add_track", info, &d, out);
 }
 
-int trak_writer_add_counter_track(trak_writer *w, const trak_track_info *info,
-                                  trak_counter_unit unit, const char *unit_name,
-                                  trak_track *out) {
+int trak_writer_add_counter_track(trak_writer *w, const trak_writer_track_info *info,
+                                  trak_writer_unit unit, const char *unit_name,
+                                  trak_writer_track *out) {
   descriptor d = {.kind = D_COUNTER, .unit = unit, .unit_name = unit_name};
   if (!info) return trak__writer_fail(w, TRAK_EINVAL, "add_counter_track: info is required");
   return declare(w, "add_counter_track", info, &d, out);
 }
 
-trak_track trak__lane_add(trak_writer *w, trak_track h) {
+trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h) {
   trak__wtrack *t = trak__track(w, h);
   if (t->n_lanes == t->lanes_cap) {
     uint32_t cap = t->lanes_cap ? t->lanes_cap * 2 : 4;
-    trak_track *lanes = realloc(t->lanes, cap * sizeof *lanes);
+    trak_writer_track *lanes = realloc(t->lanes, cap * sizeof *lanes);
     if (!lanes) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
     t->lanes = lanes;
     t->lanes_cap = cap;
   }
   /* A lane shares the name and hangs below the declared track, as the guide does by hand. */
-  trak_track_info info = {.parent = h, .name = t->name ? t->name : t->label};
+  trak_writer_track_info info = {.parent = h, .name = t->name ? t->name : t->label};
   descriptor d = {.kind = D_CUSTOM};
   char *name = strdup(info.name); /* `t` may move when the track array grows */
   if (!name) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
   info.name = name;
-  trak_track lane = 0;
+  trak_writer_track lane = 0;
   int rc = declare(w, "lane", &info, &d, &lane);
   free(name);
   if (rc && !lane) return 0;

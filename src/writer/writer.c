@@ -45,7 +45,8 @@ static int writer_new(trak_writer **out, trak_writer_sink_fn sink, void *user, i
 
 int trak_writer_open_callback(trak_writer **out, trak_writer_sink_fn sink, void *user,
                               trak_error *err) {
-  if (!out || !sink) return trak_error_set(err, TRAK_EINVAL, "trak_writer_open_callback: NULL argument");
+  if (!out || !sink)
+    return trak_error_set(err, TRAK_EINVAL, "trak_writer_open_callback: NULL argument");
   return writer_new(out, sink, user, -1, err);
 }
 
@@ -55,12 +56,15 @@ int trak_writer_open_fd(trak_writer **out, int fd, trak_error *err) {
 }
 
 int trak_writer_open_file(trak_writer **out, const char *path, trak_error *err) {
-  if (!out || !path) return trak_error_set(err, TRAK_EINVAL, "trak_writer_open_file: NULL argument");
+  if (!out || !path)
+    return trak_error_set(err, TRAK_EINVAL, "trak_writer_open_file: NULL argument");
   int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
   int rc = writer_new(out, fd_sink, NULL, fd, err);
-  if (rc) close(fd);
-  else (*out)->own_fd = 1;
+  if (rc)
+    close(fd);
+  else
+    (*out)->own_fd = 1;
   return rc;
 }
 
@@ -73,15 +77,19 @@ int trak__writer_fail(trak_writer *w, int code, const char *fmt, ...) {
   return code;
 }
 
-const trak_error *trak_writer_last_error(const trak_writer *w) { return &w->last_error; }
+const trak_error *trak_writer_last_error(const trak_writer *w) {
+  return &w->last_error;
+}
 
 int trak_writer_flush(trak_writer *w) {
   if (w->out.error) return w->out.error;
   size_t len = trak_pb_buf_len(&w->out);
   if (len && !w->sink_error) {
     int rc = w->sink(w->sink_user, w->out.start, len);
-    if (rc) w->sink_error = rc < 0 ? rc : TRAK_EIO;
-    else w->totals.bytes += len;
+    if (rc)
+      w->sink_error = rc < 0 ? rc : TRAK_EIO;
+    else
+      w->totals.bytes += len;
   }
   w->out.p = w->out.start;
   return w->sink_error;
@@ -130,11 +138,12 @@ int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *er
   if (w->own_fd && close(w->fd) && !rc) rc = TRAK_EIO;
   const uint64_t *n = w->type_counts;
   w->totals.interned = w->names.count + w->categories.count + w->arg_names.count;
-  w->totals.events = n[TRAK_EVENT_BEGIN] + n[TRAK_EVENT_END] + n[TRAK_EVENT_COMPLETE] +
-                     n[TRAK_EVENT_INSTANT] + n[TRAK_EVENT_COUNTER_INT] + n[TRAK_EVENT_COUNTER_DOUBLE];
-  w->totals.slices = n[TRAK_EVENT_BEGIN] + n[TRAK_EVENT_COMPLETE];
-  w->totals.instants = n[TRAK_EVENT_INSTANT];
-  w->totals.counter_values = n[TRAK_EVENT_COUNTER_INT] + n[TRAK_EVENT_COUNTER_DOUBLE];
+  w->totals.events = n[TRAK_WRITER_BEGIN] + n[TRAK_WRITER_END] + n[TRAK_WRITER_COMPLETE] +
+                     n[TRAK_WRITER_INSTANT] + n[TRAK_WRITER_COUNTER_INT] +
+                     n[TRAK_WRITER_COUNTER_DOUBLE];
+  w->totals.slices = n[TRAK_WRITER_BEGIN] + n[TRAK_WRITER_COMPLETE];
+  w->totals.instants = n[TRAK_WRITER_INSTANT];
+  w->totals.counter_values = n[TRAK_WRITER_COUNTER_INT] + n[TRAK_WRITER_COUNTER_DOUBLE];
   if (totals) *totals = w->totals;
   if (rc)
     trak_error_set(err, rc, "trak_writer_close: %s",

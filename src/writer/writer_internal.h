@@ -23,56 +23,58 @@
 
 /* One interning table: a string <-> iid map for one InternedData field. */
 typedef struct trak__intern_table {
-  char **strings;        /* strings[iid - 1], owned */
-  uint32_t *hashes;      /* hashes[iid - 1] */
-  uint64_t count;        /* iids handed out; the next iid is count + 1 */
-  uint64_t cap;          /* allocated entries of strings / hashes */
-  uint32_t *slots;       /* open addressing: iid, 0 when empty */
-  uint32_t n_slots;      /* a power of two, kept at least twice count */
-  uint32_t field;        /* InternedData field the definitions go to */
+  char **strings;   /* strings[iid - 1], owned */
+  uint32_t *hashes; /* hashes[iid - 1] */
+  uint64_t count;   /* iids handed out; the next iid is count + 1 */
+  uint64_t cap;     /* allocated entries of strings / hashes */
+  uint32_t *slots;  /* open addressing: iid, 0 when empty */
+  uint32_t n_slots; /* a power of two, kept at least twice count */
+  uint32_t field;   /* InternedData field the definitions go to */
 } trak__intern_table;
 
 /* One slice on a track's stack. */
 typedef struct trak__wslice {
   uint64_t start;
-  uint64_t end;    /* TRAK__OPEN while a BEGIN waits for its END */
-  uint64_t bound;  /* the earliest known end among this slice and its ancestors, or OPEN */
-  uint64_t seq;    /* begin order across the writer: picks the newest among lanes */
-  trak_name name;  /* iid of the name (0 for none) */
+  uint64_t end;          /* TRAK__OPEN while a BEGIN waits for its END */
+  uint64_t bound;        /* the earliest known end among this slice and its ancestors, or OPEN */
+  uint64_t seq;          /* begin order across the writer: picks the newest among lanes */
+  trak_writer_name name; /* iid of the name (0 for none) */
 } trak__wslice;
 
 enum trak__track_kind { TRAK__KIND_SLICES = 0, TRAK__KIND_COUNTER = 1 };
 
 typedef struct trak__wtrack {
   uint64_t uuid;
-  trak_track parent;     /* 0 for a top-level track */
-  trak_track alias_of;   /* lane 0 of an AUTO_SIBLINGS track: writes go to it without placement */
-  uint8_t kind;          /* enum trak__track_kind */
-  uint8_t has_events;    /* last_ts is meaningful */
-  unsigned flags;        /* TRAK_TRACK_* as declared */
-  uint64_t last_ts;      /* timestamp of the latest accepted event */
-  trak__wslice *stack;   /* open and not-yet-finished slices, outermost first */
+  trak_writer_track parent; /* 0 for a top-level track */
+  trak_writer_track
+      alias_of;        /* lane 0 of an AUTO_SIBLINGS track: writes go to it without placement */
+  uint8_t kind;        /* enum trak__track_kind */
+  uint8_t has_events;  /* last_ts is meaningful */
+  unsigned flags;      /* TRAK_TRACK_* as declared */
+  uint64_t last_ts;    /* timestamp of the latest accepted event */
+  trak__wslice *stack; /* open and not-yet-finished slices, outermost first */
   uint32_t depth, cap;
-  trak_track *lanes;     /* AUTO_SIBLINGS: the lanes below it (the track itself is lane 0) */
+  trak_writer_track *lanes; /* AUTO_SIBLINGS: the lanes below it (the track itself is lane 0) */
   uint32_t n_lanes, lanes_cap;
-  char *label;           /* for messages: the name, or "process 12", "thread 34" */
-  char *name;            /* the track's name (copied onto lanes), may be NULL */
+  char *label; /* for messages: the name, or "process 12", "thread 34" */
+  char *name;  /* the track's name (copied onto lanes), may be NULL */
 } trak__wtrack;
 
 struct trak_writer {
-  trak_pb_buf out;                /* encoded bytes not yet handed to the sink */
+  trak_pb_buf out; /* encoded bytes not yet handed to the sink */
   trak_writer_sink_fn sink;
   void *sink_user;
-  int fd;                         /* for the fd and file sinks */
-  int own_fd;                     /* close fd on close (open_file) */
-  int sink_error;                 /* sticky: first sink failure */
-  int started;                    /* the first packet (clearing incremental state) is out */
-  trak__wtrack *tracks;           /* tracks[handle - 1] */
+  int fd;               /* for the fd and file sinks */
+  int own_fd;           /* close fd on close (open_file) */
+  int sink_error;       /* sticky: first sink failure */
+  int started;          /* the first packet (clearing incremental state) is out */
+  trak__wtrack *tracks; /* tracks[handle - 1] */
   uint32_t n_tracks, tracks_cap;
   trak__intern_table names, categories, arg_names;
-  trak_pb_buf pending_interned;   /* InternedData body to attach to the next packet */
+  trak_pb_buf pending_interned; /* InternedData body to attach to the next packet */
   uint64_t slice_seq;
-  uint64_t type_counts[TRAK_EVENT_COUNTER_DOUBLE + 1]; /* accepted events by trak_event_type */
+  uint64_t
+      type_counts[TRAK_WRITER_COUNTER_DOUBLE + 1]; /* accepted events by trak_writer_event_type */
   trak_writer_totals totals;
   trak_error last_error;
 };
@@ -101,28 +103,28 @@ const char *trak__intern_string(const trak__intern_table *t, uint64_t iid);
 /* tracks.c */
 /* The track of a handle, or NULL. An alias handle (lane 0 of an AUTO_SIBLINGS track) has an
 ** entry of its own with no descriptor and no stack; callers resolve alias_of. */
-static inline trak__wtrack *trak__track(trak_writer *w, trak_track h) {
+static inline trak__wtrack *trak__track(trak_writer *w, trak_writer_track h) {
   return h && h <= w->n_tracks ? &w->tracks[h - 1] : NULL;
 }
 /* Creates the next lane of AUTO_SIBLINGS track `h` and writes its descriptor. Returns the lane
 ** handle, or 0 when memory or the sink fails (w->last_error set). */
-trak_track trak__lane_add(trak_writer *w, trak_track h);
+trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h);
 void trak__tracks_free(trak_writer *w);
 
 /* slices.c */
 /* Where an accepted event goes and what it does to the stack there. */
 typedef struct trak__plan {
-  trak_track lane;   /* the track to write on */
-  uint32_t depth;    /* the lane's stack depth once finished slices are popped */
+  trak_writer_track lane; /* the track to write on */
+  uint32_t depth;         /* the lane's stack depth once finished slices are popped */
 } trak__plan;
 /* Checks `ev` against track `h` (placing it on a lane when h is AUTO_SIBLINGS and not
 ** `direct`; already known to be a slice or counter track of the right
 ** kind) and fills `plan`. Returns 0, or a refusal code with w->last_error set. Changes nothing. */
-int trak__slices_plan(trak_writer *w, trak_track h, int direct, const trak_event *ev,
-                      trak_name name, trak__plan *plan);
+int trak__slices_plan(trak_writer *w, trak_writer_track h, int direct, const trak_writer_event *ev,
+                      trak_writer_name name, trak__plan *plan);
 /* Applies an accepted event to its lane's stack, first writing the END packets of the COMPLETE
 ** slices it pops. Returns 0, TRAK_ENOMEM (nothing changed) or a sink error. */
-int trak__slices_commit(trak_writer *w, const trak_event *ev, trak_name name,
+int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
                         const trak__plan *plan);
 /* At close: writes the END packets of the COMPLETE slices still on the stacks and ends slices
 ** left open inside one at its end, so the trace stays well nested; counts the other open
@@ -131,15 +133,16 @@ int trak__slices_finish(trak_writer *w);
 
 /* args.c */
 /* Checks an argument list: names present, known types, strings not NULL, nesting not deeper
-** than TRAK_ARG_MAX_DEPTH. Returns 0 or TRAK_EINVAL with w->last_error naming the argument. */
-int trak__args_check(trak_writer *w, const char *call, const trak_arg *args, size_t n);
+** than TRAK_WRITER_ARG_MAX_DEPTH. Returns 0 or TRAK_EINVAL with w->last_error naming the argument.
+ */
+int trak__args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
 /* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
-void trak__args_encode(trak_writer *w, const trak_arg *args, size_t n);
+void trak__args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
 
 /* events.c */
 /* The call name used in refusal messages ("slice_begin", ...). */
-const char *trak__event_call(trak_event_type type);
+const char *trak__event_call(trak_writer_event_type type);
 /* Writes a SLICE_END packet on `lane` at ts. Returns 0 or the buffer / sink error. */
-int trak__write_end(trak_writer *w, trak_track lane, uint64_t ts);
+int trak__write_end(trak_writer *w, trak_writer_track lane, uint64_t ts);
 
 #endif /* TRAK_WRITER_INTERNAL_H */

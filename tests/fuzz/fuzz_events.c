@@ -30,7 +30,8 @@ static void walk(trak_pb_decoder *d, int depth) {
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (size < 1) return 0;
-  trak_events_options opts = {.format = (trak_events_format)(data[0] % 3), .keep_going = data[0] & 4};
+  trak_events_options opts = {.format = (trak_events_format)(data[0] % 3),
+                              .keep_going = data[0] & 4};
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);
   trak_writer *w;

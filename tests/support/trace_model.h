@@ -67,8 +67,8 @@ typedef struct tm_track {
   uint64_t child_ordering;
   int has_rank;
   int32_t rank;
-  char *path;      /* filled by tm_paths */
-  int order;       /* descriptor order */
+  char *path; /* filled by tm_paths */
+  int order;  /* descriptor order */
 } tm_track;
 
 typedef struct tm_event {
@@ -85,7 +85,7 @@ typedef struct tm_event {
 } tm_event;
 
 typedef struct tm_slice {
-  int track;            /* index into tracks */
+  int track; /* index into tracks */
   uint64_t ts;
   int64_t dur;
   int depth;
@@ -112,7 +112,8 @@ typedef struct tm_model {
 
 /* Forgets the strings; `release` also frees the arrays. */
 static TM_UNUSED void tm_intern_reset(tm_intern *t, int release) {
-  for (int i = 0; i < t->n; i++) free(t->str[i]);
+  for (int i = 0; i < t->n; i++)
+    free(t->str[i]);
   t->n = 0;
   if (release) {
     free(t->iid);
@@ -130,14 +131,16 @@ static TM_UNUSED const char *tm_intern_get(const tm_intern *t, uint64_t iid) {
 }
 
 /* Reads InternedData entries of the {iid = 1, name = 2} layout into t. */
-static TM_UNUSED void tm_intern_add(tm_intern *t, const trak_pb_decoder *parent, const trak_pb_field *f) {
+static TM_UNUSED void tm_intern_add(tm_intern *t, const trak_pb_decoder *parent,
+                                    const trak_pb_field *f) {
   trak_pb_decoder d;
   trak_pb_field g;
   uint64_t iid = 0;
   char *s = NULL;
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
-    if (g.number == TRAK_PB_EventName_iid) iid = g.value;
+    if (g.number == TRAK_PB_EventName_iid)
+      iid = g.value;
     else if (g.number == TRAK_PB_EventName_name && g.wire_type == TRAK_PB_WIRE_LEN) {
       free(s);
       s = tm_strndup(g.data, g.len);
@@ -154,19 +157,29 @@ static TM_UNUSED void tm_intern_add(tm_intern *t, const trak_pb_decoder *parent,
 }
 
 /* Flattens a DebugAnnotation's value into "key=value;" text, the way args are flattened. */
-static TM_UNUSED void tm_annotation(tm_model *m, tm_str *out, const char *key, const trak_pb_decoder *parent,
-                          const trak_pb_field *f) {
+static TM_UNUSED void tm_annotation(tm_model *m, tm_str *out, const char *key,
+                                    const trak_pb_decoder *parent, const trak_pb_field *f) {
   trak_pb_decoder d;
   trak_pb_field g;
   int n_array = 0;
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
     switch (g.number) {
-    case TRAK_PB_DebugAnnotation_bool_value: tm_printf(out, "%s=%s;", key, g.value ? "true" : "false"); break;
-    case TRAK_PB_DebugAnnotation_uint_value: tm_printf(out, "%s=%" PRIu64 ";", key, g.value); break;
-    case TRAK_PB_DebugAnnotation_int_value: tm_printf(out, "%s=%" PRId64 ";", key, (int64_t)g.value); break;
-    case TRAK_PB_DebugAnnotation_double_value: tm_printf(out, "%s=%.17g;", key, trak_pb_as_double(&g)); break;
-    case TRAK_PB_DebugAnnotation_pointer_value: tm_printf(out, "%s=0x%" PRIx64 ";", key, g.value); break;
+    case TRAK_PB_DebugAnnotation_bool_value:
+      tm_printf(out, "%s=%s;", key, g.value ? "true" : "false");
+      break;
+    case TRAK_PB_DebugAnnotation_uint_value:
+      tm_printf(out, "%s=%" PRIu64 ";", key, g.value);
+      break;
+    case TRAK_PB_DebugAnnotation_int_value:
+      tm_printf(out, "%s=%" PRId64 ";", key, (int64_t)g.value);
+      break;
+    case TRAK_PB_DebugAnnotation_double_value:
+      tm_printf(out, "%s=%.17g;", key, trak_pb_as_double(&g));
+      break;
+    case TRAK_PB_DebugAnnotation_pointer_value:
+      tm_printf(out, "%s=0x%" PRIx64 ";", key, g.value);
+      break;
     case TRAK_PB_DebugAnnotation_string_value:
       tm_printf(out, "%s=\"%.*s\";", key, (int)g.len, (const char *)g.data);
       break;
@@ -187,13 +200,14 @@ static TM_UNUSED void tm_annotation(tm_model *m, tm_str *out, const char *key, c
       tm_annotation(m, out, sub, &d, &g);
       break;
     }
-    default: break;
+    default:
+      break;
     }
   }
 }
 
-static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent, const trak_pb_field *f,
-                           uint64_t ts) {
+static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent,
+                                     const trak_pb_field *f, uint64_t ts) {
   tm_event *e = &m->events[m->n_events];
   memset(e, 0, sizeof *e);
   e->ts = ts;
@@ -204,9 +218,16 @@ static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent,
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
     switch (g.number) {
-    case TRAK_PB_TrackEvent_type: e->type = g.value; break;
-    case TRAK_PB_TrackEvent_track_uuid: e->track_uuid = g.value; break;
-    case TRAK_PB_TrackEvent_name: free(e->name); e->name = tm_strndup(g.data, g.len); break;
+    case TRAK_PB_TrackEvent_type:
+      e->type = g.value;
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      e->track_uuid = g.value;
+      break;
+    case TRAK_PB_TrackEvent_name:
+      free(e->name);
+      e->name = tm_strndup(g.data, g.len);
+      break;
     case TRAK_PB_TrackEvent_name_iid: {
       const char *s = m->cleared ? tm_intern_get(&m->names, g.value) : NULL;
       char bad[64];
@@ -215,19 +236,30 @@ static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent,
       e->name = strdup(s ? s : bad);
       break;
     }
-    case TRAK_PB_TrackEvent_categories: free(e->category); e->category = tm_strndup(g.data, g.len); break;
+    case TRAK_PB_TrackEvent_categories:
+      free(e->category);
+      e->category = tm_strndup(g.data, g.len);
+      break;
     case TRAK_PB_TrackEvent_category_iids: {
       const char *s = m->cleared ? tm_intern_get(&m->cats, g.value) : NULL;
       free(e->category);
       e->category = strdup(s ? s : "<bad category_iid>");
       break;
     }
-    case TRAK_PB_TrackEvent_counter_value: e->has_int = 1; e->ivalue = (int64_t)g.value; break;
-    case TRAK_PB_TrackEvent_double_counter_value: e->has_double = 1; e->dvalue = trak_pb_as_double(&g); break;
-    case TRAK_PB_TrackEvent_flow_ids: case TRAK_PB_TrackEvent_flow_ids_old:
+    case TRAK_PB_TrackEvent_counter_value:
+      e->has_int = 1;
+      e->ivalue = (int64_t)g.value;
+      break;
+    case TRAK_PB_TrackEvent_double_counter_value:
+      e->has_double = 1;
+      e->dvalue = trak_pb_as_double(&g);
+      break;
+    case TRAK_PB_TrackEvent_flow_ids:
+    case TRAK_PB_TrackEvent_flow_ids_old:
       if (e->n_flows < 8) e->flows[e->n_flows++] = g.value;
       break;
-    case TRAK_PB_TrackEvent_terminating_flow_ids: case TRAK_PB_TrackEvent_terminating_flow_ids_old:
+    case TRAK_PB_TrackEvent_terminating_flow_ids:
+    case TRAK_PB_TrackEvent_terminating_flow_ids_old:
       if (e->n_term < 8) e->term[e->n_term++] = g.value;
       break;
     case TRAK_PB_TrackEvent_debug_annotations: {
@@ -246,13 +278,15 @@ static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent,
       tm_annotation(m, &args, key, &d, &g);
       break;
     }
-    default: break;
+    default:
+      break;
     }
   }
   e->args = args.s;
 }
 
-static TM_UNUSED void tm_descriptor(tm_model *m, const trak_pb_decoder *parent, const trak_pb_field *f) {
+static TM_UNUSED void tm_descriptor(tm_model *m, const trak_pb_decoder *parent,
+                                    const trak_pb_field *f) {
   tm_track *t = &m->tracks[m->n_tracks];
   memset(t, 0, sizeof *t);
   t->order = m->n_tracks++;
@@ -261,19 +295,35 @@ static TM_UNUSED void tm_descriptor(tm_model *m, const trak_pb_decoder *parent, 
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
     switch (g.number) {
-    case TRAK_PB_TrackDescriptor_uuid: t->uuid = g.value; break;
-    case TRAK_PB_TrackDescriptor_parent_uuid: t->parent_uuid = g.value; break;
-    case TRAK_PB_TrackDescriptor_name: free(t->name); t->name = tm_strndup(g.data, g.len); break;
-    case TRAK_PB_TrackDescriptor_child_ordering: t->child_ordering = g.value; break;
-    case TRAK_PB_TrackDescriptor_sibling_order_rank: t->has_rank = 1; t->rank = (int32_t)g.value; break;
+    case TRAK_PB_TrackDescriptor_uuid:
+      t->uuid = g.value;
+      break;
+    case TRAK_PB_TrackDescriptor_parent_uuid:
+      t->parent_uuid = g.value;
+      break;
+    case TRAK_PB_TrackDescriptor_name:
+      free(t->name);
+      t->name = tm_strndup(g.data, g.len);
+      break;
+    case TRAK_PB_TrackDescriptor_child_ordering:
+      t->child_ordering = g.value;
+      break;
+    case TRAK_PB_TrackDescriptor_sibling_order_rank:
+      t->has_rank = 1;
+      t->rank = (int32_t)g.value;
+      break;
     case TRAK_PB_TrackDescriptor_process:
     case TRAK_PB_TrackDescriptor_thread:
-      if (g.number == TRAK_PB_TrackDescriptor_process) t->has_process = 1;
-      else t->has_thread = 1;
+      if (g.number == TRAK_PB_TrackDescriptor_process)
+        t->has_process = 1;
+      else
+        t->has_thread = 1;
       trak_pb_decoder_init_nested(&s, &d, &g);
       while (trak_pb_decoder_next(&s, &h) > 0) {
-        if (h.number == TRAK_PB_ProcessDescriptor_pid) t->pid = (int32_t)h.value;
-        else if (t->has_thread && h.number == TRAK_PB_ThreadDescriptor_tid) t->tid = (int64_t)h.value;
+        if (h.number == TRAK_PB_ProcessDescriptor_pid)
+          t->pid = (int32_t)h.value;
+        else if (t->has_thread && h.number == TRAK_PB_ThreadDescriptor_tid)
+          t->tid = (int64_t)h.value;
         else if ((t->has_thread && h.number == TRAK_PB_ThreadDescriptor_thread_name) ||
                  (!t->has_thread && h.number == TRAK_PB_ProcessDescriptor_process_name)) {
           free(t->os_name);
@@ -285,23 +335,28 @@ static TM_UNUSED void tm_descriptor(tm_model *m, const trak_pb_decoder *parent, 
       t->has_counter = 1;
       trak_pb_decoder_init_nested(&s, &d, &g);
       while (trak_pb_decoder_next(&s, &h) > 0) {
-        if (h.number == TRAK_PB_CounterDescriptor_unit) t->unit = h.value;
-        else if (h.number == TRAK_PB_CounterDescriptor_unit_name) t->unit_name = tm_strndup(h.data, h.len);
+        if (h.number == TRAK_PB_CounterDescriptor_unit)
+          t->unit = h.value;
+        else if (h.number == TRAK_PB_CounterDescriptor_unit_name)
+          t->unit_name = tm_strndup(h.data, h.len);
       }
       break;
-    default: break;
+    default:
+      break;
     }
   }
 }
 
-static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent, const trak_pb_field *f) {
+static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent,
+                                const trak_pb_field *f) {
   trak_pb_decoder d;
   trak_pb_field g;
   uint64_t ts = 0;
   /* Pass 1: timestamp, flags, interned data (valid for this packet's own event too). */
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
-    if (g.number == TRAK_PB_TracePacket_timestamp) ts = g.value;
+    if (g.number == TRAK_PB_TracePacket_timestamp)
+      ts = g.value;
     else if ((g.number == TRAK_PB_TracePacket_sequence_flags &&
               (g.value & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED)) ||
              (g.number == TRAK_PB_TracePacket_incremental_state_cleared && g.value)) {
@@ -318,15 +373,20 @@ static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent, cons
     trak_pb_field h;
     trak_pb_decoder_init_nested(&i, &d, &g);
     while (trak_pb_decoder_next(&i, &h) > 0) {
-      if (h.number == TRAK_PB_InternedData_event_names) tm_intern_add(&m->names, &i, &h);
-      else if (h.number == TRAK_PB_InternedData_event_categories) tm_intern_add(&m->cats, &i, &h);
-      else if (h.number == TRAK_PB_InternedData_debug_annotation_names) tm_intern_add(&m->argnames, &i, &h);
+      if (h.number == TRAK_PB_InternedData_event_names)
+        tm_intern_add(&m->names, &i, &h);
+      else if (h.number == TRAK_PB_InternedData_event_categories)
+        tm_intern_add(&m->cats, &i, &h);
+      else if (h.number == TRAK_PB_InternedData_debug_annotation_names)
+        tm_intern_add(&m->argnames, &i, &h);
     }
   }
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
-    if (g.number == TRAK_PB_TracePacket_track_descriptor) tm_descriptor(m, &d, &g);
-    else if (g.number == TRAK_PB_TracePacket_track_event) tm_track_event(m, &d, &g, ts);
+    if (g.number == TRAK_PB_TracePacket_track_descriptor)
+      tm_descriptor(m, &d, &g);
+    else if (g.number == TRAK_PB_TracePacket_track_event)
+      tm_track_event(m, &d, &g, ts);
   }
 }
 
@@ -342,7 +402,8 @@ static TM_UNUSED char *tm_label(const tm_model *m, int i) {
   const tm_track *t = &m->tracks[i];
   tm_str b = {0};
   if (t->has_process) tm_printf(&b, "process %d \"%s\"", t->pid, t->os_name ? t->os_name : "");
-  if (t->has_thread) tm_printf(&b, "thread %d/%" PRId64 " \"%s\"", t->pid, t->tid, t->os_name ? t->os_name : "");
+  if (t->has_thread)
+    tm_printf(&b, "thread %d/%" PRId64 " \"%s\"", t->pid, t->tid, t->os_name ? t->os_name : "");
   if (t->name) tm_printf(&b, "%s\"%s\"", t->has_process || t->has_thread ? " " : "", t->name);
   if (!t->name && !t->has_process && !t->has_thread) tm_printf(&b, "<unnamed>");
   return b.s;
@@ -416,7 +477,8 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   if (rc < 0) tm_printf(&out, "MALFORMED at byte %zu: %s\n", d.error_offset, d.error_reason);
 
   /* Tracks: canonical paths, sorted. */
-  for (int i = 0; i < m.n_tracks; i++) tm_path(&m, i, 0);
+  for (int i = 0; i < m.n_tracks; i++)
+    tm_path(&m, i, 0);
   qsort(m.tracks, (size_t)m.n_tracks, sizeof *m.tracks, tm_cmp_path);
 
   /* Replay events in timestamp order onto per-track stacks. */
@@ -460,7 +522,8 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
       int term = k >= e->n_flows;
       uint64_t id = term ? e->term[k - e->n_flows] : e->flows[k];
       int j = 0;
-      while (j < n_flow_ids && flow_id[j] != id) j++;
+      while (j < n_flow_ids && flow_id[j] != id)
+        j++;
       if (j < n_flow_ids) {
         tm_str b = {0};
         tm_printf(&b, "flow ");
@@ -471,8 +534,10 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
       } else if (n_flow_ids < 256) {
         flow_id[n_flow_ids++] = id;
       }
-      if (term && j < n_flow_ids) flow_id[j] = flow_id[--n_flow_ids], flow_slice[j] = flow_slice[n_flow_ids];
-      else if (!term) flow_slice[j] = n_slices;
+      if (term && j < n_flow_ids)
+        flow_id[j] = flow_id[--n_flow_ids], flow_slice[j] = flow_slice[n_flow_ids];
+      else if (!term)
+        flow_slice[j] = n_slices;
     }
     n_slices++;
   }
@@ -492,8 +557,10 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
       const tm_slice *s = &slices[k];
       const tm_event *e = s->ev;
       if (s->depth < 0) {
-        if (e->has_double) tm_printf(&out, "  counter ts=%" PRIu64 " value=%.17g\n", s->ts, e->dvalue);
-        else tm_printf(&out, "  counter ts=%" PRIu64 " value=%" PRId64 "\n", s->ts, e->ivalue);
+        if (e->has_double)
+          tm_printf(&out, "  counter ts=%" PRIu64 " value=%.17g\n", s->ts, e->dvalue);
+        else
+          tm_printf(&out, "  counter ts=%" PRIu64 " value=%" PRId64 "\n", s->ts, e->ivalue);
         continue;
       }
       tm_printf(&out, "  %s ts=%" PRIu64 " dur=%" PRId64 " depth=%d name=\"%s\"",
@@ -504,10 +571,12 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
     }
   }
   qsort(flows, n_flows, sizeof *flows, tm_cmp_str);
-  for (size_t i = 0; i < n_flows; i++) tm_printf(&out, "%s\n", flows[i]);
+  for (size_t i = 0; i < n_flows; i++)
+    tm_printf(&out, "%s\n", flows[i]);
   if (!out.s) tm_printf(&out, "%s", "");
 
-  for (size_t i = 0; i < n_flows; i++) free(flows[i]);
+  for (size_t i = 0; i < n_flows; i++)
+    free(flows[i]);
   free(flows);
   free(stack);
   free(depth);
@@ -554,7 +623,8 @@ static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
     }
     if (!has_event) continue;
     int i = 0;
-    while (i < n && uuids[i] != uuid) i++;
+    while (i < n && uuids[i] != uuid)
+      i++;
     if (i == n && n < 1024) {
       uuids[n] = uuid;
       last[n++] = ts;
