@@ -158,8 +158,12 @@ static void test_refuse_wrong_kind_and_bad_input(void **state) {
       f, n,
       trak_writer_add_track(f->w, &(trak_writer_track_info){.parent = f->counter, .name = "x"}, &t),
       TRAK_EINVAL, "is a counter track", NULL);
-  expect_refusal(f, n, trak_writer_add_track(f->w, &(trak_writer_track_info){0}, &t), TRAK_EINVAL,
-                 "a name is required", NULL);
+  expect_refusal(f, n, trak_writer_add_counter_track(f->w, NULL, TRAK_WRITER_UNIT_COUNT, NULL, &t),
+                 TRAK_EINVAL, "add_counter_track: info is required", NULL);
+  expect_refusal(f, n,
+                 trak_writer_add_counter_track(f->w, &(trak_writer_track_info){0},
+                                               TRAK_WRITER_UNIT_COUNT, NULL, &t),
+                 TRAK_EINVAL, "add_counter_track: a counter track needs a name", NULL);
   trak_writer_arg unnamed[] = {TRAK_WRITER_ARG_I(NULL, 1)};
   trak_writer_event ev = {
       .type = TRAK_WRITER_INSTANT, .track = f->thread, .ts = 1, .args = unnamed, .n_args = 1};

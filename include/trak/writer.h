@@ -106,14 +106,14 @@ typedef struct trak_writer_track_info {
 
 /* Declare tracks. Each writes the descriptor at once (so always before the first event), sets
 ** *out and returns 0; or refuses with TRAK_EINVAL (unknown parent, parent is a counter track,
-** bad ordering value, a NULL name where one is required) and writes nothing. `info` may be NULL
+** bad ordering value, a counter track without a name) and writes nothing. `info` may be NULL
 ** for processes and threads. */
 TRAK_API int trak_writer_add_process(trak_writer *w, int32_t pid, const char *process_name,
                                      const trak_writer_track_info *info, trak_writer_track *out);
 TRAK_API int trak_writer_add_thread(trak_writer *w, int32_t pid, int64_t tid,
                                     const char *thread_name, const trak_writer_track_info *info,
                                     trak_writer_track *out);
-/* A custom track: info->name is required. */
+/* A custom track (info->name may be NULL for an unnamed one). */
 TRAK_API int trak_writer_add_track(trak_writer *w, const trak_writer_track_info *info,
                                    trak_writer_track *out);
 

@@ -40,8 +40,8 @@ static int check_info(trak_writer *w, const char *call, const trak_writer_track_
                              call, (int)info->child_ordering);
   if (info->flags & ~(unsigned)(TRAK_WRITER_SIBLING_RANK | TRAK_WRITER_AUTO_SIBLINGS))
     return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown flags 0x%x", call, info->flags);
-  if ((d->kind == D_CUSTOM || d->kind == D_COUNTER) && !info->name)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: a name is required", call);
+  if (d->kind == D_COUNTER && !info->name)
+    return trak__writer_fail(w, TRAK_EINVAL, "%s: a counter track needs a name", call);
   if (d->kind == D_COUNTER && (info->flags & TRAK_WRITER_AUTO_SIBLINGS))
     return trak__writer_fail(w, TRAK_EINVAL, "%s: counter tracks cannot have AUTO_SIBLINGS", call);
   if (d->kind == D_COUNTER && (unsigned)d->unit > TRAK_WRITER_UNIT_SIZE_BYTES)
@@ -110,6 +110,8 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
   char label[96];
   if (info->name)
     snprintf(label, sizeof label, "%s", info->name);
+  else if (d->kind == D_CUSTOM)
+    snprintf(label, sizeof label, "(unnamed)");
   else if (d->kind == D_PROCESS)
     snprintf(label, sizeof label, "process %d \"%s\"", d->pid, d->os_name ? d->os_name : "");
   else
@@ -120,6 +122,7 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
   t->uuid = w->n_tracks; /* small uuids keep every event's track_uuid to one or two bytes */
   t->parent = info->parent;
   t->kind = d->kind == D_COUNTER ? TRAK__KIND_COUNTER : TRAK__KIND_SLICES;
+  t->os_track = d->kind == D_PROCESS || d->kind == D_THREAD;
   t->flags = info->flags;
   t->label = strdup(label);
   t->name = dup_or_null(info->name);
@@ -184,11 +187,12 @@ trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h) {
     t->lanes_cap = cap;
   }
   /* A lane shares the name and hangs below the declared track, as the guide does by hand. */
-  trak_writer_track_info info = {.parent = h, .name = t->name ? t->name : t->label};
+  /* A process or thread without a track name lends its label ("process 1 \"app\"") instead. */
+  const char *shared = t->name ? t->name : t->os_track ? t->label : NULL;
+  char *name = shared ? strdup(shared) : NULL; /* `t` may move when the track array grows */
+  if (shared && !name) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
+  trak_writer_track_info info = {.parent = h, .name = name};
   descriptor d = {.kind = D_CUSTOM};
-  char *name = strdup(info.name); /* `t` may move when the track array grows */
-  if (!name) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
-  info.name = name;
   trak_writer_track lane = 0;
   int rc = declare(w, "lane", &info, &d, &lane);
   free(name);

@@ -50,6 +50,7 @@ typedef struct trak__wtrack {
       alias_of;        /* lane 0 of an AUTO_SIBLINGS track: writes go to it without placement */
   uint8_t kind;        /* enum trak__track_kind */
   uint8_t has_events;  /* last_ts is meaningful */
+  uint8_t os_track;    /* a process or thread track */
   unsigned flags;      /* TRAK_TRACK_* as declared */
   uint64_t last_ts;    /* timestamp of the latest accepted event */
   trak__wslice *stack; /* open and not-yet-finished slices, outermost first */
@@ -134,7 +135,7 @@ int trak__slices_finish(trak_writer *w);
 /* args.c */
 /* Checks an argument list: names present, known types, strings not NULL, nesting not deeper
 ** than TRAK_WRITER_ARG_MAX_DEPTH. Returns 0 or TRAK_EINVAL with w->last_error naming the argument.
- */
+*/
 int trak__args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
 /* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
 void trak__args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);

@@ -6,8 +6,9 @@
 ** Two traces that the trace processor would import into the same rows give the same text.
 **
 ** It mirrors the processor's rules that matter here: events are replayed in timestamp order
-** (stable), a SLICE_END closes the innermost open slice, an event on an undeclared track is
-** dropped, an unterminated slice has dur -1, interned strings are valid from the packet that
+** (stable), a SLICE_END closes the innermost open slice, an event on an undeclared track gets
+** an unnamed top-level track of its own, an unterminated slice has dur -1, interned strings are
+*valid from the packet that
 ** defines them and only after the sequence cleared its incremental state. When the trace
 ** processor lands, trace_model_text() can be re-implemented over its tables.
 **
@@ -476,6 +477,14 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
     if (f.number == TRAK_PB_Trace_packet) tm_packet(&m, &d, &f);
   if (rc < 0) tm_printf(&out, "MALFORMED at byte %zu: %s\n", d.error_offset, d.error_reason);
 
+  /* An event on an undeclared uuid implies an unnamed top-level track, as the processor has. */
+  for (size_t i = 0; i < m.n_events; i++) {
+    if (tm_find_track(&m, m.events[i].track_uuid) >= 0 || (size_t)m.n_tracks >= cap) continue;
+    tm_track *t = &m.tracks[m.n_tracks];
+    memset(t, 0, sizeof *t);
+    t->uuid = m.events[i].track_uuid;
+    t->order = m.n_tracks++;
+  }
   /* Tracks: canonical paths, sorted. */
   for (int i = 0; i < m.n_tracks; i++)
     tm_path(&m, i, 0);
@@ -495,7 +504,7 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   for (size_t i = 0; i < m.n_events; i++) {
     const tm_event *e = &m.events[i];
     int t = tm_find_track(&m, e->track_uuid);
-    if (t < 0) continue; /* the processor drops events on undeclared tracks */
+    if (t < 0) continue; /* only past the capacity of implied tracks */
     int *st = stack + (size_t)t * (m.n_events + 1);
     if (e->type == TRAK_PB_TrackEvent_TYPE_SLICE_END) {
       if (depth[t] > 0) {
