@@ -38,4 +38,12 @@ grep -q "events_bad.csv: line 3: column 'ts': 'abc' is not a non-negative time" 
 [ "$(grep -c 'events_bad.csv: line ' "$TMP/err")" = 7 ] || fail "expected 7 bad rows: $(cat "$TMP/err")"
 grep -q 'skipped 7 bad row(s) of 10' "$TMP/err" || fail "no summary"
 decode "$TMP/kept.pb" | grep -q 'name: "last"' || fail "rows after bad ones missing"
+# The examples of docs/writer.md convert.
+for lang in csv jsonl; do
+  awk -v lang="$lang" '$0 == "```" lang {c=1; next} c && /^```$/ {exit} c' \
+    "$TRAK_SOURCE_DIR/docs/writer.md" > "$TMP/doc.$lang"
+  [ -s "$TMP/doc.$lang" ] || fail "no $lang example in docs/writer.md"
+  "$TRAK" convert "$TMP/doc.$lang" "$TMP/doc_$lang.pb"
+  decode "$TMP/doc_$lang.pb" | grep -q 'name: "load"' || fail "docs $lang example lost its slices"
+done
 echo ok
