@@ -12,7 +12,7 @@ struct trak__arena_chunk {
   _Alignas(16) unsigned char data[];
 };
 
-void *trak__arena_alloc(trak__arena *a, size_t size) {
+void *trak__wr_arena_alloc(trak__arena *a, size_t size) {
   size = (size + 15) & ~(size_t)15;
   trak__arena_chunk *c = a->head;
   if (!c || c->size - c->used < size) {
@@ -29,7 +29,7 @@ void *trak__arena_alloc(trak__arena *a, size_t size) {
   return p;
 }
 
-void trak__arena_reset(trak__arena *a) {
+void trak__wr_arena_reset(trak__arena *a) {
   trak__arena_chunk *c = a->head;
   if (!c) return;
   /* Keep the newest chunk (the largest working set) and free the rest. */
@@ -43,8 +43,8 @@ void trak__arena_reset(trak__arena *a) {
   }
 }
 
-void trak__arena_free(trak__arena *a) {
-  trak__arena_reset(a);
+void trak__wr_arena_free(trak__arena *a) {
+  trak__wr_arena_reset(a);
   free(a->head);
   a->head = NULL;
 }

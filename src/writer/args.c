@@ -7,11 +7,11 @@
 
 static int check_list(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n,
                       int named, int depth) {
-  if (n && !args) return trak__writer_fail(w, TRAK_EINVAL, "%s: argument list is NULL", call);
+  if (n && !args) return trak__wr_fail(w, TRAK_EINVAL, "%s: argument list is NULL", call);
   for (size_t i = 0; i < n; i++) {
     const trak_writer_arg *a = &args[i];
     if (named && !a->name)
-      return trak__writer_fail(w, TRAK_EINVAL, "%s: argument %zu has no name", call, i);
+      return trak__wr_fail(w, TRAK_EINVAL, "%s: argument %zu has no name", call, i);
     const char *label = named ? a->name : "(array element)";
     switch (a->type) {
     case TRAK_WRITER_ARG_BOOL:
@@ -22,27 +22,26 @@ static int check_list(trak_writer *w, const char *call, const trak_writer_arg *a
       break;
     case TRAK_WRITER_ARG_STRING:
       if (!a->value.s)
-        return trak__writer_fail(w, TRAK_EINVAL, "%s: argument '%s' has a NULL string", call,
-                                 label);
+        return trak__wr_fail(w, TRAK_EINVAL, "%s: argument '%s' has a NULL string", call, label);
       break;
     case TRAK_WRITER_ARG_DICT:
     case TRAK_WRITER_ARG_ARRAY:
       if (depth >= TRAK_WRITER_ARG_MAX_DEPTH)
-        return trak__writer_fail(w, TRAK_EINVAL, "%s: argument '%s' nests deeper than %d", call,
-                                 label, TRAK_WRITER_ARG_MAX_DEPTH);
+        return trak__wr_fail(w, TRAK_EINVAL, "%s: argument '%s' nests deeper than %d", call, label,
+                             TRAK_WRITER_ARG_MAX_DEPTH);
       int rc = check_list(w, call, a->value.nested.items, a->value.nested.count,
                           a->type == TRAK_WRITER_ARG_DICT, depth + 1);
       if (rc) return rc;
       break;
     default:
-      return trak__writer_fail(w, TRAK_EINVAL, "%s: argument '%s' has unknown type %d", call, label,
-                               (int)a->type);
+      return trak__wr_fail(w, TRAK_EINVAL, "%s: argument '%s' has unknown type %d", call, label,
+                           (int)a->type);
     }
   }
   return 0;
 }
 
-int trak__args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n) {
+int trak__wr_args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n) {
   return check_list(w, call, args, n, 1, 0);
 }
 
@@ -83,11 +82,11 @@ static void encode_value(trak_pb_buf *b, const trak_writer_arg *a) {
   }
 }
 
-void trak__args_encode(trak_writer *w, const trak_writer_arg *args, size_t n) {
+void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n) {
   trak_pb_buf *b = &w->out;
   for (size_t i = 0; i < n; i++) {
     trak_pb_nested d = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
-    uint64_t iid = trak__intern(w, &w->arg_names, args[i].name);
+    uint64_t iid = trak__wr_intern(w, &w->arg_names, args[i].name);
     if (iid)
       trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
     else

@@ -8,7 +8,7 @@
 
 #include "writer/writer_internal.h"
 
-const char *trak__event_call(trak_writer_event_type type) {
+const char *trak__wr_event_call(trak_writer_event_type type) {
   switch (type) {
   case TRAK_WRITER_BEGIN:
     return "slice_begin";
@@ -31,27 +31,27 @@ static int check_event(trak_writer *w, const trak_writer_event *ev, const char *
   unsigned long long ts = (unsigned long long)ev->ts;
   const trak__wtrack *t = trak__track(w, ev->track);
   if (!t)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: unknown track handle %u", call, ts,
-                             ev->track);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s at %llu: unknown track handle %u", call, ts,
+                         ev->track);
   if (t->alias_of) t = trak__track(w, t->alias_of);
   int counter = ev->type == TRAK_WRITER_COUNTER_INT || ev->type == TRAK_WRITER_COUNTER_DOUBLE;
   if (counter != (t->kind == TRAK__KIND_COUNTER))
-    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu on track %u [%s]: %s", call, ts, ev->track,
-                             t->label,
-                             counter ? "counter values need a counter track"
-                                     : "a counter track takes only counter values");
+    return trak__wr_fail(w, TRAK_EINVAL, "%s at %llu on track %u [%s]: %s", call, ts, ev->track,
+                         t->label,
+                         counter ? "counter values need a counter track"
+                                 : "a counter track takes only counter values");
   if (ev->name_id && ev->name_id > w->names.count)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: unknown name_id %llu", call, ts,
-                             (unsigned long long)ev->name_id);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s at %llu: unknown name_id %llu", call, ts,
+                         (unsigned long long)ev->name_id);
   int takes_extras = ev->type == TRAK_WRITER_BEGIN || ev->type == TRAK_WRITER_COMPLETE ||
                      ev->type == TRAK_WRITER_INSTANT;
   if (!takes_extras && (ev->n_args || ev->n_flow_ids || ev->n_terminating_flow_ids))
-    return trak__writer_fail(
-        w, TRAK_EINVAL, "%s at %llu: only slices and instants take arguments or flows", call, ts);
+    return trak__wr_fail(w, TRAK_EINVAL,
+                         "%s at %llu: only slices and instants take arguments or flows", call, ts);
   if ((ev->n_flow_ids && !ev->flow_ids) ||
       (ev->n_terminating_flow_ids && !ev->terminating_flow_ids))
-    return trak__writer_fail(w, TRAK_EINVAL, "%s at %llu: flow id list is NULL", call, ts);
-  return ev->n_args ? trak__args_check(w, call, ev->args, ev->n_args) : 0;
+    return trak__wr_fail(w, TRAK_EINVAL, "%s at %llu: flow id list is NULL", call, ts);
+  return ev->n_args ? trak__wr_args_check(w, call, ev->args, ev->n_args) : 0;
 }
 
 static void put_flows(trak_pb_buf *b, uint32_t field, const uint64_t *ids, size_t n) {
@@ -132,7 +132,7 @@ __attribute__((noinline)) static int encode_full(trak_writer *w, const trak_writ
                                                  uint64_t uuid, trak_writer_name name,
                                                  uint64_t category, int needs_state) {
   trak_pb_buf *b = &w->out;
-  trak_pb_nested packet = trak__packet_begin(w, needs_state);
+  trak_pb_nested packet = trak__wr_packet_begin(w, needs_state);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->ts);
   trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
   if (trak_pb_buf_ensure(b, TRAK__SMALL_EVENT))
@@ -140,9 +140,9 @@ __attribute__((noinline)) static int encode_full(trak_writer *w, const trak_writ
   put_flows(b, TRAK_PB_TrackEvent_flow_ids, ev->flow_ids, ev->n_flow_ids);
   put_flows(b, TRAK_PB_TrackEvent_terminating_flow_ids, ev->terminating_flow_ids,
             ev->n_terminating_flow_ids);
-  trak__args_encode(w, ev->args, ev->n_args);
+  trak__wr_args_encode(w, ev->args, ev->n_args);
   trak_pb_end_nested_short(b, te);
-  return trak__packet_end(w, packet);
+  return trak__wr_packet_end(w, packet);
 }
 
 /* Encodes the accepted event on `lane`. A COMPLETE slice is written as its BEGIN; its END
@@ -158,7 +158,7 @@ static int encode(trak_writer *w, const trak_writer_event *ev, trak_writer_track
                : encode_full(w, ev, uuid, name, category, needs_state);
 }
 
-int trak__write_end(trak_writer *w, trak_writer_track lane, uint64_t ts) {
+int trak__wr_write_end(trak_writer *w, trak_writer_track lane, uint64_t ts) {
   trak_writer_event end = {.type = TRAK_WRITER_END, .ts = ts};
   return encode(w, &end, lane, 0, 0);
 }
@@ -167,15 +167,15 @@ int trak__write_end(trak_writer *w, trak_writer_track lane, uint64_t ts) {
 static int intern_strings(trak_writer *w, const trak_writer_event *ev, trak_writer_name *name,
                           uint64_t *category) {
   if (ev->name && !*name) {
-    *name = trak__intern(w, &w->names, ev->name);
+    *name = trak__wr_intern(w, &w->names, ev->name);
     if (!*name) return TRAK_ENOMEM;
   }
   if (ev->category) {
-    *category = trak__intern(w, &w->categories, ev->category);
+    *category = trak__wr_intern(w, &w->categories, ev->category);
     if (!*category) return TRAK_ENOMEM;
   }
   for (size_t i = 0; i < ev->n_args; i++)
-    if (!trak__intern(w, &w->arg_names, ev->args[i].name)) return TRAK_ENOMEM;
+    if (!trak__wr_intern(w, &w->arg_names, ev->args[i].name)) return TRAK_ENOMEM;
   return 0;
 }
 
@@ -187,18 +187,18 @@ static inline void count(trak_writer *w, const trak_writer_event *ev) {
 }
 
 int trak_writer_write(trak_writer *w, trak_writer_event *ev) {
-  const char *call = ev ? trak__event_call(ev->type) : NULL;
+  const char *call = ev ? trak__wr_event_call(ev->type) : NULL;
   if (!call)
-    return trak__writer_fail(w, TRAK_EINVAL, "trak_writer_write: %s",
-                             ev ? "unknown event type" : "NULL event");
+    return trak__wr_fail(w, TRAK_EINVAL, "trak_writer_write: %s",
+                         ev ? "unknown event type" : "NULL event");
   int rc = check_event(w, ev, call);
   if (rc) return rc;
   trak_writer_name name = ev->name_id;
   if (!name && ev->name && ev->type == TRAK_WRITER_END) {
     /* An END names the slice it closes only on AUTO_SIBLINGS tracks; it writes no name. */
-    name = trak__intern_find(&w->names, ev->name);
+    name = trak__wr_intern_find(&w->names, ev->name);
     if (!name && (trak__track(w, ev->track)->flags & TRAK_WRITER_AUTO_SIBLINGS))
-      return trak__writer_fail(
+      return trak__wr_fail(
           w, TRAK_ESTATE, "%s at %llu on track %u [%s]: no slice named '%s' was ever begun", call,
           (unsigned long long)ev->ts, ev->track, trak__track(w, ev->track)->label, ev->name);
   }
@@ -206,21 +206,21 @@ int trak_writer_write(trak_writer *w, trak_writer_event *ev) {
   int direct = trak__track(w, track)->alias_of != 0;
   if (direct) track = trak__track(w, track)->alias_of;
   trak__plan plan;
-  rc = trak__slices_plan(w, track, direct, ev, name, &plan);
+  rc = trak__wr_slices_plan(w, track, direct, ev, name, &plan);
   if (rc) return rc;
   uint64_t category = 0;
   if (TRAK_UNLIKELY(intern_strings(w, ev, &name, &category)))
-    return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
-  if (!plan.lane && !(plan.lane = trak__lane_add(w, track))) return w->last_error.code;
-  rc = trak__slices_commit(w, ev, name, &plan);
-  if (rc) return trak__writer_fail(w, rc, "%s: %s", call, trak_strerror(rc));
+    return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+  if (!plan.lane && !(plan.lane = trak__wr_lane_add(w, track))) return w->last_error.code;
+  rc = trak__wr_slices_commit(w, ev, name, &plan);
+  if (rc) return trak__wr_fail(w, rc, "%s: %s", call, trak_strerror(rc));
   /* Lane 0 is reported as its alias, so that writes on it nest instead of being placed. */
   ev->lane = plan.lane == track && (trak__track(w, track)->flags & TRAK_WRITER_AUTO_SIBLINGS)
                  ? track + 1
                  : plan.lane;
   count(w, ev);
   rc = encode(w, ev, plan.lane, name, category);
-  return rc ? trak__writer_fail(w, rc, "%s: writing failed: %s", call, trak_strerror(rc)) : 0;
+  return rc ? trak__wr_fail(w, rc, "%s: writing failed: %s", call, trak_strerror(rc)) : 0;
 }
 
 /* The shorthands: one event without extras. */

@@ -216,7 +216,7 @@ static int make_arg(trak__arena *a, const char *name, const trak__val *v, trak_w
     return 0;
   case TRAK__V_OBJECT:
   case TRAK__V_ARRAY: {
-    trak_writer_arg *items = v->n ? trak__arena_alloc(a, v->n * sizeof *items) : NULL;
+    trak_writer_arg *items = v->n ? trak__wr_arena_alloc(a, v->n * sizeof *items) : NULL;
     if (v->n && !items) return TRAK_ENOMEM;
     for (size_t i = 0; i < v->n; i++) {
       int rc = make_arg(a, v->type == TRAK__V_OBJECT ? v->keys[i] : NULL, &v->items[i], &items[i]);
@@ -312,7 +312,7 @@ static int row_type(row_event *r, trak_error *err) {
 static int convert_row(trak_writer *w, trak__paths *paths, trak__arena *a, const trak__row *row,
                        trak_error *err) {
   row_event r = {0};
-  trak_writer_arg *args = row->n ? trak__arena_alloc(a, row->n * sizeof *args) : NULL;
+  trak_writer_arg *args = row->n ? trak__wr_arena_alloc(a, row->n * sizeof *args) : NULL;
   if (row->n && !args) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   r.ev.args = args;
   r.ev.flow_ids = r.flows;
@@ -327,7 +327,7 @@ static int convert_row(trak_writer *w, trak__paths *paths, trak__arena *a, const
   int rc = row_type(&r, err);
   if (rc) return rc;
   int counter = r.ev.type == TRAK_WRITER_COUNTER_INT || r.ev.type == TRAK_WRITER_COUNTER_DOUBLE;
-  rc = trak__paths_resolve(paths, w, r.track, counter, r.unit, &r.ev.track, err);
+  rc = trak__wr_paths_resolve(paths, w, r.track, counter, r.unit, &r.ev.track, err);
   if (rc) return rc;
   rc = trak_writer_write(w, &r.ev);
   if (rc) return trak_error_set(err, rc, "%s", trak_writer_last_error(w)->message);
@@ -417,7 +417,7 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
   trak__reader reader;
   trak_error row_err = {0};
   if (format == TRAK_EVENTS_CSV) {
-    int rc = trak__csv_reader_init(&reader, text, len, &row_err);
+    int rc = trak__wr_csv_reader_init(&reader, text, len, &row_err);
     int has_ts = 0;
     for (size_t i = 0; !rc && i < reader.n_header; i++)
       has_ts |= time_unit(TS_COLUMNS, reader.header[i]) != 0;
@@ -426,20 +426,20 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
           &row_err, TRAK_EFORMAT,
           "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
     if (rc) {
-      trak__reader_free(&reader);
+      trak__wr_reader_free(&reader);
       trak_events_options fatal = *o;
       fatal.keep_going = 0;
       report(&fatal, source, 1, &row_err, err);
       return rc;
     }
   } else {
-    trak__jsonl_reader_init(&reader, text, len);
+    trak__wr_jsonl_reader_init(&reader, text, len);
   }
-  trak__paths *paths = trak__paths_new();
+  trak__paths *paths = trak__wr_paths_new();
   trak__arena arena = {0};
   int rc = paths ? 0 : trak_error_set(err, TRAK_ENOMEM, "out of memory");
   while (!rc) {
-    trak__arena_reset(&arena);
+    trak__wr_arena_reset(&arena);
     trak__row row = {0};
     int got = reader.next(&reader, &arena, &row, &row_err);
     if (got == 0) break;
@@ -458,9 +458,9 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
     report(o, source, row.line, &row_err, err);
     if (!o->keep_going) rc = row_rc;
   }
-  trak__arena_free(&arena);
-  trak__paths_free(paths);
-  trak__reader_free(&reader);
+  trak__wr_arena_free(&arena);
+  trak__wr_paths_free(paths);
+  trak__wr_reader_free(&reader);
   if (result) *result = res;
   return rc;
 }

@@ -20,7 +20,7 @@ typedef struct cells {
 static int push_text(trak__arena *a, cells *c, const char *text, size_t len) {
   if (c->n == c->cap) {
     size_t cap = c->cap ? c->cap * 2 : 16;
-    trak__val *v = trak__arena_alloc(a, cap * sizeof *v);
+    trak__val *v = trak__wr_arena_alloc(a, cap * sizeof *v);
     if (!v) return TRAK_ENOMEM;
     if (c->n) memcpy(v, c->v, c->n * sizeof *v);
     c->v = v;
@@ -32,7 +32,7 @@ static int push_text(trak__arena *a, cells *c, const char *text, size_t len) {
 
 /* Appends a copy of [s, s + len) as a cell. */
 static int push_cell(trak__arena *a, cells *c, const char *s, size_t len) {
-  char *copy = trak__arena_alloc(a, len + 1);
+  char *copy = trak__wr_arena_alloc(a, len + 1);
   if (!copy) return TRAK_ENOMEM;
   memcpy(copy, s, len);
   copy[len] = 0;
@@ -92,7 +92,7 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
         else if (*q == '\n')
           newlines++;
       }
-      char *buf = trak__arena_alloc(a, (size_t)(q - p));
+      char *buf = trak__wr_arena_alloc(a, (size_t)(q - p));
       if (!buf) return TRAK_ENOMEM;
       size_t len = 0;
       for (p++; p < q; p++) {
@@ -147,7 +147,7 @@ static int csv_next(trak__reader *r, trak__arena *a, trak__row *row, trak_error 
   return 1;
 }
 
-int trak__csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err) {
+int trak__wr_csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err) {
   memset(r, 0, sizeof *r);
   r->p = text;
   r->end = text + len;
@@ -157,7 +157,7 @@ int trak__csv_reader_init(trak__reader *r, const char *text, size_t len, trak_er
   int rc = read_record(r, &r->header_arena, &c, err);
   if (rc < 0) return rc;
   if (rc == 0) return trak_error_set(err, TRAK_EFORMAT, "line 1: no header line");
-  r->header = trak__arena_alloc(&r->header_arena, c.n * sizeof *r->header);
+  r->header = trak__wr_arena_alloc(&r->header_arena, c.n * sizeof *r->header);
   if (!r->header) return TRAK_ENOMEM;
   for (size_t i = 0; i < c.n; i++) {
     if (!c.v[i].len)
@@ -173,6 +173,6 @@ int trak__csv_reader_init(trak__reader *r, const char *text, size_t len, trak_er
   return 0;
 }
 
-void trak__reader_free(trak__reader *r) {
-  trak__arena_free(&r->header_arena);
+void trak__wr_reader_free(trak__reader *r) {
+  trak__wr_arena_free(&r->header_arena);
 }

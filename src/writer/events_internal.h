@@ -18,10 +18,10 @@ typedef struct trak__arena {
 } trak__arena;
 
 /* Returns `size` bytes aligned for any type, or NULL when memory runs out. */
-void *trak__arena_alloc(trak__arena *a, size_t size);
+void *trak__wr_arena_alloc(trak__arena *a, size_t size);
 /* Releases everything allocated so far (keeps one chunk for reuse). */
-void trak__arena_reset(trak__arena *a);
-void trak__arena_free(trak__arena *a);
+void trak__wr_arena_reset(trak__arena *a);
+void trak__wr_arena_free(trak__arena *a);
 
 /* A cell value. CSV cells are all TRAK__V_TEXT (untyped text); JSON gives the typed kinds. */
 typedef enum trak__val_type {
@@ -64,19 +64,19 @@ typedef struct trak__reader {
 } trak__reader;
 
 /* events_csv.c: reads the header line first; fails with TRAK_EFORMAT if it is unusable. */
-int trak__csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err);
+int trak__wr_csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err);
 /* events_jsonl.c */
-void trak__jsonl_reader_init(trak__reader *r, const char *text, size_t len);
-void trak__reader_free(trak__reader *r);
+void trak__wr_jsonl_reader_init(trak__reader *r, const char *text, size_t len);
+void trak__wr_reader_free(trak__reader *r);
 
 /* events_path.c: resolves track paths to writer tracks, declaring them on first use. */
 typedef struct trak__paths trak__paths;
-trak__paths *trak__paths_new(void);
-void trak__paths_free(trak__paths *p);
+trak__paths *trak__wr_paths_new(void);
+void trak__wr_paths_free(trak__paths *p);
 /* Resolves `path` for an event of `type`; a counter's last segment becomes a counter track
 ** with `unit` (ns, count, bytes, or any other text as unit_name; may be NULL). Returns 0 and
 ** sets *out, or TRAK_EFORMAT / the writer's refusal with a message in `err`. */
-int trak__paths_resolve(trak__paths *p, trak_writer *w, const char *path, int counter,
-                        const char *unit, trak_writer_track *out, trak_error *err);
+int trak__wr_paths_resolve(trak__paths *p, trak_writer *w, const char *path, int counter,
+                           const char *unit, trak_writer_track *out, trak_error *err);
 
 #endif /* TRAK_WRITER_EVENTS_INTERNAL_H */

@@ -67,7 +67,7 @@ static int parse_string(jparser *j, const char **out, size_t *out_len) {
   while (q < j->end && *q != '"')
     q += (*q == '\\' && q + 1 < j->end) ? 2 : 1;
   if (q >= j->end) return fail(j, "unterminated string");
-  char *buf = trak__arena_alloc(j->a, (size_t)(q - j->p) + 1);
+  char *buf = trak__wr_arena_alloc(j->a, (size_t)(q - j->p) + 1);
   if (!buf) return fail(j, "out of memory");
   size_t len = 0;
   while (j->p < q) {
@@ -144,7 +144,7 @@ static int parse_number(jparser *j, trak__val *v) {
     while (p < j->end && *p >= '0' && *p <= '9')
       p++;
   }
-  char *lit = trak__arena_alloc(j->a, (size_t)(p - s) + 1);
+  char *lit = trak__wr_arena_alloc(j->a, (size_t)(p - s) + 1);
   if (!lit) return fail(j, "out of memory");
   memcpy(lit, s, (size_t)(p - s));
   lit[p - s] = 0;
@@ -171,8 +171,8 @@ static int parse_container(jparser *j, trak__val *v, int depth) {
   for (;;) {
     if (v->n == cap) {
       cap = cap ? cap * 2 : 8;
-      trak__val *items = trak__arena_alloc(j->a, cap * sizeof *items);
-      const char **keys = object ? trak__arena_alloc(j->a, cap * sizeof *keys) : NULL;
+      trak__val *items = trak__wr_arena_alloc(j->a, cap * sizeof *items);
+      const char **keys = object ? trak__wr_arena_alloc(j->a, cap * sizeof *keys) : NULL;
       if (!items || (object && !keys)) return fail(j, "out of memory");
       if (v->n) memcpy(items, v->items, v->n * sizeof *items);
       if (v->n && object) memcpy(keys, v->keys, v->n * sizeof *keys);
@@ -263,7 +263,7 @@ static int jsonl_next(trak__reader *r, trak__arena *a, trak__row *row, trak_erro
   }
 }
 
-void trak__jsonl_reader_init(trak__reader *r, const char *text, size_t len) {
+void trak__wr_jsonl_reader_init(trak__reader *r, const char *text, size_t len) {
   memset(r, 0, sizeof *r);
   r->p = text;
   r->end = text + len;

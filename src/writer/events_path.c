@@ -41,11 +41,11 @@ struct trak__paths {
   size_t n_cache, cap_cache;
 };
 
-trak__paths *trak__paths_new(void) {
+trak__paths *trak__wr_paths_new(void) {
   return calloc(1, sizeof(trak__paths));
 }
 
-void trak__paths_free(trak__paths *p) {
+void trak__wr_paths_free(trak__paths *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_nodes; i++)
     free(p->nodes[i].name);
@@ -247,8 +247,8 @@ static int declare(trak__paths *p, trak_writer *w, trak_writer_track parent, int
   return 0;
 }
 
-int trak__paths_resolve(trak__paths *p, trak_writer *w, const char *path, int counter,
-                        const char *unit, trak_writer_track *out, trak_error *err) {
+int trak__wr_paths_resolve(trak__paths *p, trak_writer *w, const char *path, int counter,
+                           const char *unit, trak_writer_track *out, trak_error *err) {
   if ((*out = cache_get(p, path))) return 0;
   segment segs[MAX_SEGMENTS];
   int n = parse_path(path, segs, err);

@@ -8,18 +8,18 @@
 
 #include "writer/writer_internal.h"
 
-void trak__intern_init(trak__intern_table *t, uint32_t field) {
+void trak__wr_intern_init(trak__intern_table *t, uint32_t field) {
   memset(t, 0, sizeof *t);
   t->field = field;
 }
 
-void trak__intern_free(trak__intern_table *t) {
+void trak__wr_intern_free(trak__intern_table *t) {
   for (uint64_t i = 0; i < t->count; i++)
     free(t->strings[i]);
   free(t->strings);
   free(t->hashes);
   free(t->slots);
-  trak__intern_init(t, t->field);
+  trak__wr_intern_init(t, t->field);
 }
 
 /* FNV-1a: names are short and hashed once per call that passes a string. */
@@ -92,22 +92,22 @@ static uint64_t find(const trak__intern_table *t, const char *s, uint32_t h) {
   return 0;
 }
 
-uint64_t trak__intern(trak_writer *w, trak__intern_table *t, const char *s) {
+uint64_t trak__wr_intern(trak_writer *w, trak__intern_table *t, const char *s) {
   size_t len;
   uint32_t h = hash_string(s, &len);
   uint64_t iid = find(t, s, h);
   return iid ? iid : add(w, t, s, len, h);
 }
 
-uint64_t trak__intern_find(const trak__intern_table *t, const char *s) {
+uint64_t trak__wr_intern_find(const trak__intern_table *t, const char *s) {
   size_t len;
   return find(t, s, hash_string(s, &len));
 }
 
-const char *trak__intern_string(const trak__intern_table *t, uint64_t iid) {
+const char *trak__wr_intern_string(const trak__intern_table *t, uint64_t iid) {
   return iid && iid <= t->count ? t->strings[iid - 1] : NULL;
 }
 
 trak_writer_name trak_writer_intern_name(trak_writer *w, const char *name) {
-  return name ? trak__intern(w, &w->names, name) : 0;
+  return name ? trak__wr_intern(w, &w->names, name) : 0;
 }

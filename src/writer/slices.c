@@ -12,7 +12,7 @@
 #include "writer/writer_internal.h"
 
 static const char *slice_name(const trak_writer *w, const trak__wslice *s) {
-  const char *n = trak__intern_string(&w->names, s->name);
+  const char *n = trak__wr_intern_string(&w->names, s->name);
   return n ? n : "(unnamed)";
 }
 
@@ -27,8 +27,8 @@ refuse(trak_writer *w, int quiet, int code, const trak_writer_event *ev, trak_wr
   va_start(ap, fmt);
   vsnprintf(why, sizeof why, fmt, ap);
   va_end(ap);
-  return trak__writer_fail(w, code, "%s at %llu on track %u [%s]: %s", trak__event_call(ev->type),
-                           (unsigned long long)ev->ts, h, trak__track(w, h)->label, why);
+  return trak__wr_fail(w, code, "%s at %llu on track %u [%s]: %s", trak__wr_event_call(ev->type),
+                       (unsigned long long)ev->ts, h, trak__track(w, h)->label, why);
 }
 
 /* The stack depth of t once the COMPLETE slices that ended at or before ts are popped. */
@@ -145,22 +145,22 @@ static int plan_auto(trak_writer *w, trak_writer_track h, const trak_writer_even
   if (ev->type == TRAK_WRITER_END && !plan->lane) {
     if (name || ev->name)
       return refuse(w, 0, TRAK_ESTATE, ev, h, "no open slice named '%s' can end here on any lane",
-                    ev->name ? ev->name : trak__intern_string(&w->names, name));
+                    ev->name ? ev->name : trak__wr_intern_string(&w->names, name));
     return refuse(w, 0, TRAK_ESTATE, ev, h, "no open slice to end on any lane");
   }
   return 0;
 }
 
-int trak__slices_plan(trak_writer *w, trak_writer_track h, int direct, const trak_writer_event *ev,
-                      trak_writer_name name, trak__plan *plan) {
+int trak__wr_slices_plan(trak_writer *w, trak_writer_track h, int direct,
+                         const trak_writer_event *ev, trak_writer_name name, trak__plan *plan) {
   if (!direct && (trak__track(w, h)->flags & TRAK_WRITER_AUTO_SIBLINGS))
     return plan_auto(w, h, ev, name, plan);
   plan->lane = h;
   return check_on(w, h, ev, 0, &plan->depth);
 }
 
-int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
-                        const trak__plan *plan) {
+int trak__wr_slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
+                           const trak__plan *plan) {
   trak__wtrack *t = trak__track(w, plan->lane);
   int push = ev->type == TRAK_WRITER_BEGIN || ev->type == TRAK_WRITER_COMPLETE;
   if (push && plan->depth == t->cap) {
@@ -172,7 +172,7 @@ int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer
   }
   /* The COMPLETE slices that ended by now get their END packets, innermost first. */
   for (uint32_t i = t->depth; i-- > plan->depth;) {
-    int rc = trak__write_end(w, plan->lane, t->stack[i].end);
+    int rc = trak__wr_write_end(w, plan->lane, t->stack[i].end);
     if (rc) return rc;
   }
   t->depth = plan->depth;
@@ -192,7 +192,7 @@ int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer
   return 0;
 }
 
-int trak__slices_finish(trak_writer *w) {
+int trak__wr_slices_finish(trak_writer *w) {
   for (uint32_t h = 1; h <= w->n_tracks; h++) {
     trak__wtrack *t = trak__track(w, h);
     /* Innermost first: COMPLETE slices end at their end, open slices inside one end with it,
@@ -203,7 +203,7 @@ int trak__slices_finish(trak_writer *w) {
         w->totals.open_slices++;
         continue;
       }
-      int rc = trak__write_end(w, h, s->end != TRAK__OPEN ? s->end : s->bound);
+      int rc = trak__wr_write_end(w, h, s->end != TRAK__OPEN ? s->end : s->bound);
       if (rc) return rc;
     }
     t->depth = 0;

@@ -29,24 +29,24 @@ static int check_info(trak_writer *w, const char *call, const trak_writer_track_
   if (info->parent) {
     const trak__wtrack *p = trak__track(w, info->parent);
     if (!p)
-      return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown parent track handle %u", call,
-                               info->parent);
+      return trak__wr_fail(w, TRAK_EINVAL, "%s: unknown parent track handle %u", call,
+                           info->parent);
     if (p->kind == TRAK__KIND_COUNTER)
-      return trak__writer_fail(w, TRAK_EINVAL, "%s: parent track %u (\"%s\") is a counter track",
-                               call, info->parent, p->label);
+      return trak__wr_fail(w, TRAK_EINVAL, "%s: parent track %u (\"%s\") is a counter track", call,
+                           info->parent, p->label);
   }
   if ((unsigned)info->child_ordering > TRAK_WRITER_ORDER_EXPLICIT)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: child_ordering %d is not a trak_writer_ordering",
-                             call, (int)info->child_ordering);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s: child_ordering %d is not a trak_writer_ordering",
+                         call, (int)info->child_ordering);
   if (info->flags & ~(unsigned)(TRAK_WRITER_SIBLING_RANK | TRAK_WRITER_AUTO_SIBLINGS))
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: unknown flags 0x%x", call, info->flags);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s: unknown flags 0x%x", call, info->flags);
   if (d->kind == D_COUNTER && !info->name)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: a counter track needs a name", call);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s: a counter track needs a name", call);
   if (d->kind == D_COUNTER && (info->flags & TRAK_WRITER_AUTO_SIBLINGS))
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: counter tracks cannot have AUTO_SIBLINGS", call);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s: counter tracks cannot have AUTO_SIBLINGS", call);
   if (d->kind == D_COUNTER && (unsigned)d->unit > TRAK_WRITER_UNIT_SIZE_BYTES)
-    return trak__writer_fail(w, TRAK_EINVAL, "%s: unit %d is not a trak_writer_unit", call,
-                             (int)d->unit);
+    return trak__wr_fail(w, TRAK_EINVAL, "%s: unit %d is not a trak_writer_unit", call,
+                         (int)d->unit);
   return 0;
 }
 
@@ -54,7 +54,7 @@ static int check_info(trak_writer *w, const char *call, const trak_writer_track_
 static int write_descriptor(trak_writer *w, const trak__wtrack *t,
                             const trak_writer_track_info *info, const descriptor *d) {
   trak_pb_buf *b = &w->out;
-  trak_pb_nested packet = trak__packet_begin(w, 0);
+  trak_pb_nested packet = trak__wr_packet_begin(w, 0);
   trak_pb_nested td = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
   trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, t->uuid);
   if (t->parent)
@@ -82,7 +82,7 @@ static int write_descriptor(trak_writer *w, const trak__wtrack *t,
   if (info->flags & TRAK_WRITER_SIBLING_RANK)
     trak_pb_put_int32(b, TRAK_PB_TrackDescriptor_sibling_order_rank, info->sibling_rank);
   trak_pb_end_nested(b, td);
-  return trak__packet_end(w, packet);
+  return trak__wr_packet_end(w, packet);
 }
 
 /* Appends a zeroed track entry. Returns it, or NULL when memory runs out. */
@@ -118,7 +118,7 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
     snprintf(label, sizeof label, "thread %lld \"%s\"", (long long)d->tid,
              d->os_name ? d->os_name : "");
   trak__wtrack *t = new_entry(w);
-  if (!t) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+  if (!t) return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   t->uuid = w->n_tracks; /* small uuids keep every event's track_uuid to one or two bytes */
   t->parent = info->parent;
   t->kind = d->kind == D_COUNTER ? TRAK__KIND_COUNTER : TRAK__KIND_SLICES;
@@ -130,7 +130,7 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
     free(t->label);
     free(t->name);
     w->n_tracks--;
-    return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+    return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   }
   w->totals.tracks++;
   trak_writer_track h = w->n_tracks;
@@ -139,14 +139,13 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
   if (!rc && (info->flags & TRAK_WRITER_AUTO_SIBLINGS)) {
     /* The alias handle of lane 0: same uuid, writes skip placement. */
     trak__wtrack *alias = new_entry(w);
-    if (!alias) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+    if (!alias) return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
     alias->alias_of = h;
     alias->uuid = w->tracks[h - 1].uuid;
     alias->label = strdup(w->tracks[h - 1].label);
-    if (!alias->label) return trak__writer_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
+    if (!alias->label) return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
   }
-  return rc ? trak__writer_fail(w, rc, "%s: writing the descriptor failed: %s", call,
-                                trak_strerror(rc))
+  return rc ? trak__wr_fail(w, rc, "%s: writing the descriptor failed: %s", call, trak_strerror(rc))
             : 0;
 }
 
@@ -165,7 +164,7 @@ int trak_writer_add_thread(trak_writer *w, int32_t pid, int64_t tid, const char 
 int trak_writer_add_track(trak_writer *w, const trak_writer_track_info *info,
                           trak_writer_track *out) {
   descriptor d = {.kind = D_CUSTOM};
-  if (!info) return trak__writer_fail(w, TRAK_EINVAL, "add_track: info is required");
+  if (!info) return trak__wr_fail(w, TRAK_EINVAL, "add_track: info is required");
   return declare(w, "add_track", info, &d, out);
 }
 
@@ -173,16 +172,16 @@ int trak_writer_add_counter_track(trak_writer *w, const trak_writer_track_info *
                                   trak_writer_unit unit, const char *unit_name,
                                   trak_writer_track *out) {
   descriptor d = {.kind = D_COUNTER, .unit = unit, .unit_name = unit_name};
-  if (!info) return trak__writer_fail(w, TRAK_EINVAL, "add_counter_track: info is required");
+  if (!info) return trak__wr_fail(w, TRAK_EINVAL, "add_counter_track: info is required");
   return declare(w, "add_counter_track", info, &d, out);
 }
 
-trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h) {
+trak_writer_track trak__wr_lane_add(trak_writer *w, trak_writer_track h) {
   trak__wtrack *t = trak__track(w, h);
   if (t->n_lanes == t->lanes_cap) {
     uint32_t cap = t->lanes_cap ? t->lanes_cap * 2 : 4;
     trak_writer_track *lanes = realloc(t->lanes, cap * sizeof *lanes);
-    if (!lanes) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
+    if (!lanes) return trak__wr_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
     t->lanes = lanes;
     t->lanes_cap = cap;
   }
@@ -190,7 +189,7 @@ trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h) {
   /* A process or thread without a track name lends its label ("process 1 \"app\"") instead. */
   const char *shared = t->name ? t->name : t->os_track ? t->label : NULL;
   char *name = shared ? strdup(shared) : NULL; /* `t` may move when the track array grows */
-  if (shared && !name) return trak__writer_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
+  if (shared && !name) return trak__wr_fail(w, TRAK_ENOMEM, "out of memory adding a lane"), 0;
   trak_writer_track_info info = {.parent = h, .name = name};
   descriptor d = {.kind = D_CUSTOM};
   trak_writer_track lane = 0;
@@ -202,7 +201,7 @@ trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h) {
   return rc ? 0 : lane;
 }
 
-void trak__tracks_free(trak_writer *w) {
+void trak__wr_tracks_free(trak_writer *w) {
   for (uint32_t i = 0; i < w->n_tracks; i++) {
     free(w->tracks[i].stack);
     free(w->tracks[i].lanes);

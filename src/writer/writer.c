@@ -36,9 +36,9 @@ static int writer_new(trak_writer **out, trak_writer_sink_fn sink, void *user, i
   w->sink = sink;
   w->sink_user = sink == fd_sink ? w : user;
   w->fd = fd;
-  trak__intern_init(&w->names, TRAK_PB_InternedData_event_names);
-  trak__intern_init(&w->categories, TRAK_PB_InternedData_event_categories);
-  trak__intern_init(&w->arg_names, TRAK_PB_InternedData_debug_annotation_names);
+  trak__wr_intern_init(&w->names, TRAK_PB_InternedData_event_names);
+  trak__wr_intern_init(&w->categories, TRAK_PB_InternedData_event_categories);
+  trak__wr_intern_init(&w->arg_names, TRAK_PB_InternedData_debug_annotation_names);
   *out = w;
   return 0;
 }
@@ -68,7 +68,7 @@ int trak_writer_open_file(trak_writer **out, const char *path, trak_error *err) 
   return rc;
 }
 
-int trak__writer_fail(trak_writer *w, int code, const char *fmt, ...) {
+int trak__wr_fail(trak_writer *w, int code, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   trak_error_setv(&w->last_error, code, fmt, ap);
@@ -95,7 +95,7 @@ int trak_writer_flush(trak_writer *w) {
   return w->sink_error;
 }
 
-trak_pb_nested trak__packet_begin(trak_writer *w, int needs_state) {
+trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state) {
   trak_pb_buf *b = &w->out;
   trak_pb_nested packet = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK__SEQUENCE_ID);
@@ -119,7 +119,7 @@ trak_pb_nested trak__packet_begin(trak_writer *w, int needs_state) {
   return packet;
 }
 
-int trak__packet_end(trak_writer *w, trak_pb_nested packet) {
+int trak__wr_packet_end(trak_writer *w, trak_pb_nested packet) {
   trak_pb_end_nested_short(&w->out, packet);
   w->totals.packets++;
   if (TRAK_UNLIKELY(w->out.error)) return w->out.error;
@@ -129,10 +129,10 @@ int trak__packet_end(trak_writer *w, trak_pb_nested packet) {
 
 int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *err) {
   if (!w) return trak_error_set(err, TRAK_EINVAL, "trak_writer_close: NULL writer");
-  int rc = trak__slices_finish(w);
+  int rc = trak__wr_slices_finish(w);
   /* Interned strings nobody used yet still get defined, so every iid handed out is valid. */
   if (!rc && trak_pb_buf_len(&w->pending_interned))
-    rc = trak__packet_end(w, trak__packet_begin(w, 1));
+    rc = trak__wr_packet_end(w, trak__wr_packet_begin(w, 1));
   int frc = trak_writer_flush(w);
   if (!rc) rc = frc;
   if (w->own_fd && close(w->fd) && !rc) rc = TRAK_EIO;
@@ -150,10 +150,10 @@ int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *er
                    w->last_error.code ? w->last_error.message
                    : rc == TRAK_EIO   ? "writing the trace failed"
                                       : trak_strerror(rc));
-  trak__tracks_free(w);
-  trak__intern_free(&w->names);
-  trak__intern_free(&w->categories);
-  trak__intern_free(&w->arg_names);
+  trak__wr_tracks_free(w);
+  trak__wr_intern_free(&w->names);
+  trak__wr_intern_free(&w->categories);
+  trak__wr_intern_free(&w->arg_names);
   trak_pb_buf_free(&w->out);
   trak_pb_buf_free(&w->pending_interned);
   free(w);

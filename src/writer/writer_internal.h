@@ -82,24 +82,24 @@ struct trak_writer {
 
 /* writer.c */
 /* Records a refusal or failure in w->last_error (and totals) and returns `code`. */
-int trak__writer_fail(trak_writer *w, int code, const char *fmt, ...)
+int trak__wr_fail(trak_writer *w, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold, noinline));
 /* Starts a TracePacket with the sequence fields (and pending interned data); `needs_state` is
-** set for packets that refer to interned data. Pair with trak__packet_end. */
-trak_pb_nested trak__packet_begin(trak_writer *w, int needs_state);
+** set for packets that refer to interned data. Pair with trak__wr_packet_end. */
+trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state);
 /* Ends a packet; flushes to the sink past TRAK__FLUSH_BYTES. Returns 0 or the buffer/sink error. */
-int trak__packet_end(trak_writer *w, trak_pb_nested packet);
+int trak__wr_packet_end(trak_writer *w, trak_pb_nested packet);
 
 /* intern.c */
-void trak__intern_init(trak__intern_table *t, uint32_t field);
-void trak__intern_free(trak__intern_table *t);
+void trak__wr_intern_init(trak__intern_table *t, uint32_t field);
+void trak__wr_intern_free(trak__intern_table *t);
 /* Returns the iid of `s` in `t`, interning it (and queueing its definition in
 ** w->pending_interned) when new; 0 when memory runs out. */
-uint64_t trak__intern(trak_writer *w, trak__intern_table *t, const char *s);
+uint64_t trak__wr_intern(trak_writer *w, trak__intern_table *t, const char *s);
 /* The iid of `s` if already interned, else 0. Can't fail. */
-uint64_t trak__intern_find(const trak__intern_table *t, const char *s);
+uint64_t trak__wr_intern_find(const trak__intern_table *t, const char *s);
 /* The string of an iid, or NULL. */
-const char *trak__intern_string(const trak__intern_table *t, uint64_t iid);
+const char *trak__wr_intern_string(const trak__intern_table *t, uint64_t iid);
 
 /* tracks.c */
 /* The track of a handle, or NULL. An alias handle (lane 0 of an AUTO_SIBLINGS track) has an
@@ -109,8 +109,8 @@ static inline trak__wtrack *trak__track(trak_writer *w, trak_writer_track h) {
 }
 /* Creates the next lane of AUTO_SIBLINGS track `h` and writes its descriptor. Returns the lane
 ** handle, or 0 when memory or the sink fails (w->last_error set). */
-trak_writer_track trak__lane_add(trak_writer *w, trak_writer_track h);
-void trak__tracks_free(trak_writer *w);
+trak_writer_track trak__wr_lane_add(trak_writer *w, trak_writer_track h);
+void trak__wr_tracks_free(trak_writer *w);
 
 /* slices.c */
 /* Where an accepted event goes and what it does to the stack there. */
@@ -121,29 +121,29 @@ typedef struct trak__plan {
 /* Checks `ev` against track `h` (placing it on a lane when h is AUTO_SIBLINGS and not
 ** `direct`; already known to be a slice or counter track of the right
 ** kind) and fills `plan`. Returns 0, or a refusal code with w->last_error set. Changes nothing. */
-int trak__slices_plan(trak_writer *w, trak_writer_track h, int direct, const trak_writer_event *ev,
-                      trak_writer_name name, trak__plan *plan);
+int trak__wr_slices_plan(trak_writer *w, trak_writer_track h, int direct,
+                         const trak_writer_event *ev, trak_writer_name name, trak__plan *plan);
 /* Applies an accepted event to its lane's stack, first writing the END packets of the COMPLETE
 ** slices it pops. Returns 0, TRAK_ENOMEM (nothing changed) or a sink error. */
-int trak__slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
-                        const trak__plan *plan);
+int trak__wr_slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
+                           const trak__plan *plan);
 /* At close: writes the END packets of the COMPLETE slices still on the stacks and ends slices
 ** left open inside one at its end, so the trace stays well nested; counts the other open
 ** slices. Returns 0 or a sink error. */
-int trak__slices_finish(trak_writer *w);
+int trak__wr_slices_finish(trak_writer *w);
 
 /* args.c */
 /* Checks an argument list: names present, known types, strings not NULL, nesting not deeper
 ** than TRAK_WRITER_ARG_MAX_DEPTH. Returns 0 or TRAK_EINVAL with w->last_error naming the argument.
 */
-int trak__args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
+int trak__wr_args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
 /* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
-void trak__args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
+void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
 
 /* events.c */
 /* The call name used in refusal messages ("slice_begin", ...). */
-const char *trak__event_call(trak_writer_event_type type);
+const char *trak__wr_event_call(trak_writer_event_type type);
 /* Writes a SLICE_END packet on `lane` at ts. Returns 0 or the buffer / sink error. */
-int trak__write_end(trak_writer *w, trak_writer_track lane, uint64_t ts);
+int trak__wr_write_end(trak_writer *w, trak_writer_track lane, uint64_t ts);
 
 #endif /* TRAK_WRITER_INTERNAL_H */
