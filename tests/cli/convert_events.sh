@@ -27,6 +27,11 @@ cp "$DATA/events.csv" "$TMP/events.log"
 "$TRAK" convert "$TMP/events.log" "$TMP/detected.pb"
 cmp -s "$TMP/events.csv.pb" "$TMP/detected.pb" || fail "detected CSV converts differently"
 
+# Compressed input: events.csv.gz is recognised through its .gz suffix.
+gzip -c "$DATA/events.csv" > "$TMP/events.csv.gz"
+"$TRAK" convert "$TMP/events.csv.gz" "$TMP/gz.pb"
+cmp -s "$TMP/events.csv.pb" "$TMP/gz.pb" || fail "gzip'ed CSV converts differently"
+
 # A bad row stops the conversion, names the file and the line, and writes nothing.
 if "$TRAK" convert "$DATA/events_bad.csv" "$TMP/bad.pb" 2> "$TMP/err"; then fail "bad CSV accepted"; fi
 grep -q "events_bad.csv: line 3: column 'ts': 'abc' is not a non-negative time" "$TMP/err" ||
