@@ -2,8 +2,9 @@
 ** This file holds the per-track slice stacks that make the writer correct by construction:
 ** every event is checked against its track's stack (timestamps never go backwards, slices
 ** nest, an END has a slice to close) before anything is written, and AUTO_SIBLINGS tracks
-** place overlapping slices on lanes. COMPLETE slices stay on the stack until an event at or
-** after their end, which is when the trace processor, sorting by timestamp, sees their END.
+** place overlapping slices on lanes. A COMPLETE slice stays on the stack until the first event
+** at or after its end; its END packet is written then (or at close), so every track's packets
+** are in timestamp order and a reader sees the same nesting whether or not it sorts.
 */
 #include <stdarg.h>
 #include <stdio.h>
