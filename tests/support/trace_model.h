@@ -494,8 +494,9 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   qsort(m.events, m.n_events, sizeof *m.events, tm_cmp_event);
   tm_slice *slices = calloc(m.n_events + 1, sizeof *slices);
   size_t n_slices = 0;
-  int *stack = calloc((size_t)m.n_tracks * (m.n_events + 1) + 1, sizeof *stack);
+  int **stacks = calloc((size_t)m.n_tracks + 1, sizeof *stacks); /* open slices per track */
   int *depth = calloc((size_t)m.n_tracks + 1, sizeof *depth);
+  int *caps = calloc((size_t)m.n_tracks + 1, sizeof *caps);
   char **flows = calloc(m.n_events * 8 + 1, sizeof *flows);
   size_t n_flows = 0;
   uint64_t flow_id[256];
@@ -505,10 +506,9 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
     const tm_event *e = &m.events[i];
     int t = tm_find_track(&m, e->track_uuid);
     if (t < 0) continue; /* only past the capacity of implied tracks */
-    int *st = stack + (size_t)t * (m.n_events + 1);
     if (e->type == TRAK_PB_TrackEvent_TYPE_SLICE_END) {
       if (depth[t] > 0) {
-        tm_slice *s = &slices[st[--depth[t]]];
+        tm_slice *s = &slices[stacks[t][--depth[t]]];
         s->dur = (int64_t)(e->ts - s->ts);
       }
       continue;
@@ -524,7 +524,11 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
       s->dur = 0;
       s->instant = 1;
     } else {
-      st[depth[t]++] = (int)n_slices;
+      if (depth[t] == caps[t]) {
+        caps[t] = caps[t] ? caps[t] * 2 : 16;
+        stacks[t] = realloc(stacks[t], (size_t)caps[t] * sizeof **stacks);
+      }
+      stacks[t][depth[t]++] = (int)n_slices;
     }
     /* Flows: each id links the previous slice that carried it to this one. */
     for (int k = 0; k < e->n_flows + e->n_term; k++) {
@@ -587,7 +591,9 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   for (size_t i = 0; i < n_flows; i++)
     free(flows[i]);
   free(flows);
-  free(stack);
+  for (int i = 0; i < m.n_tracks; i++) free(stacks[i]);
+  free(stacks);
+  free(caps);
   free(depth);
   free(slices);
   for (int i = 0; i < m.n_tracks; i++) {
