@@ -1,0 +1,209 @@
+/*
+** This file holds the flattening of debug annotations into the args table with Perfetto's key
+** naming: an annotation `name` becomes key "debug.name"; a dict entry appends ".entry"; an array
+** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
+** flatten the same way. One event's annotations form one arg set (contiguous rows).
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import.h"
+
+#define KEY_MAX 1024
+#define MAX_DEPTH 32
+
+typedef struct key_buf {
+  char key[KEY_MAX], flat[KEY_MAX];
+  size_t key_len, flat_len;
+} key_buf;
+
+typedef struct args_ctx {
+  trak_importer *imp;
+  trak_sequence *seq;
+  uint32_t set;     /* arg_set_id: the first row of the set */
+  key_buf kb;
+} args_ctx;
+
+/* Appends text to the key (and to the flat key unless it is an array index). */
+static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
+  if (kb->key_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->key_len;
+  memcpy(kb->key + kb->key_len, s, len);
+  kb->key_len += len;
+  if (!flat_too) return;
+  if (kb->flat_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->flat_len;
+  memcpy(kb->flat + kb->flat_len, s, len);
+  kb->flat_len += len;
+}
+
+static uint32_t add_row(args_ctx *c, trak_arg_type type) {
+  trak_tables *t = c->imp->tables;
+  uint32_t key = trak__strpool_intern(&t->strings, c->kb.key, c->kb.key_len);
+  uint32_t flat = c->kb.flat_len == c->kb.key_len
+                      ? key
+                      : trak__strpool_intern(&t->strings, c->kb.flat, c->kb.flat_len);
+  return trak__arg_add(t, c->set, flat, key, type);
+}
+
+static void add_int(args_ctx *c, trak_arg_type type, int64_t v) {
+  c->imp->tables->args.int_value[add_row(c, type)] = v;
+}
+static void add_real(args_ctx *c, double v) {
+  c->imp->tables->args.real_value[add_row(c, TRAK_ARG_REAL)] = v;
+}
+static void add_string(args_ctx *c, trak_arg_type type, uint32_t str) {
+  c->imp->tables->args.string_value[add_row(c, type)] = str;
+}
+static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
+  return trak__strpool_intern(&c->imp->tables->strings, (const char *)f->data, f->len);
+}
+
+static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth);
+
+/* Legacy NestedValue: a dict (parallel dict_keys / dict_values), an array, or a scalar. */
+static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, uint64_t type,
+                                 int depth) {
+  trak_pb_decoder dec, keys;
+  trak_pb_field f, k;
+  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  trak_pb_decoder_init(&keys, data, len);
+  trak_pb_decoder_init(&dec, data, len);
+  uint32_t index = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (type == TRAK_PB_DebugAnnotation_NestedValue_DICT &&
+        f.number == TRAK_PB_DebugAnnotation_NestedValue_dict_values) {
+      /* Find the matching (next) key. */
+      int found = 0;
+      while (!found && trak_pb_decoder_next(&keys, &k) > 0)
+        found = k.number == TRAK_PB_DebugAnnotation_NestedValue_dict_keys &&
+                k.wire_type == TRAK_PB_WIRE_LEN;
+      if (!found) break;
+      key_push(&c->kb, ".", 1, 1);
+      key_push(&c->kb, (const char *)k.data, k.len, 1);
+    } else if (type == TRAK_PB_DebugAnnotation_NestedValue_ARRAY &&
+               f.number == TRAK_PB_DebugAnnotation_NestedValue_array_values) {
+      char idx[24];
+      int n = snprintf(idx, sizeof idx, "[%u]", index++);
+      key_push(&c->kb, idx, (size_t)n, 0);
+    } else {
+      continue;
+    }
+    nested_value(c, f.data, f.len, depth + 1);
+    c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+  }
+}
+
+static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+  if (depth > MAX_DEPTH) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_pb_decoder_init(&dec, data, len);
+  uint64_t type = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_DebugAnnotation_NestedValue_nested_type) type = f.value;
+  if (type == TRAK_PB_DebugAnnotation_NestedValue_DICT ||
+      type == TRAK_PB_DebugAnnotation_NestedValue_ARRAY) {
+    nested_dict_or_array(c, data, len, type, depth);
+    return;
+  }
+  trak_pb_decoder_init(&dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_DebugAnnotation_NestedValue_int_value: add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f)); return;
+    case TRAK_PB_DebugAnnotation_NestedValue_double_value: add_real(c, trak_pb_as_double(&f)); return;
+    case TRAK_PB_DebugAnnotation_NestedValue_bool_value: add_int(c, TRAK_ARG_BOOL, f.value != 0); return;
+    case TRAK_PB_DebugAnnotation_NestedValue_string_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
+      return;
+    default: break;
+    }
+  }
+}
+
+/* One DebugAnnotation whose name (if any) is already on the key. */
+static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+  if (depth > MAX_DEPTH) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_pb_decoder_init(&dec, data, len);
+  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  uint32_t index = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_DebugAnnotation_bool_value: add_int(c, TRAK_ARG_BOOL, f.value != 0); break;
+    case TRAK_PB_DebugAnnotation_uint_value: add_int(c, TRAK_ARG_UINT, (int64_t)f.value); break;
+    case TRAK_PB_DebugAnnotation_int_value: add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f)); break;
+    case TRAK_PB_DebugAnnotation_pointer_value: add_int(c, TRAK_ARG_POINTER, (int64_t)f.value); break;
+    case TRAK_PB_DebugAnnotation_double_value: add_real(c, trak_pb_as_double(&f)); break;
+    case TRAK_PB_DebugAnnotation_string_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
+      break;
+    case TRAK_PB_DebugAnnotation_string_value_iid:
+      add_string(c, TRAK_ARG_STRING,
+                 trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_STRING, f.value));
+      break;
+    case TRAK_PB_DebugAnnotation_legacy_json_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_JSON, intern_span(c, &f));
+      break;
+    case TRAK_PB_DebugAnnotation_nested_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) nested_value(c, f.data, f.len, depth + 1);
+      break;
+    case TRAK_PB_DebugAnnotation_dict_entries:
+    case TRAK_PB_DebugAnnotation_array_values: {
+      if (f.wire_type != TRAK_PB_WIRE_LEN) break;
+      if (f.number == TRAK_PB_DebugAnnotation_array_values) {
+        char idx[24];
+        int n = snprintf(idx, sizeof idx, "[%u]", index++);
+        key_push(&c->kb, idx, (size_t)n, 0);
+        annotation_value(c, f.data, f.len, depth + 1);
+      } else {
+        /* A dict entry carries its own name. */
+        trak_pb_decoder sub;
+        trak_pb_field g;
+        trak_pb_decoder_init(&sub, f.data, f.len);
+        uint32_t name = 0;
+        while (trak_pb_decoder_next(&sub, &g) > 0) {
+          if (g.number == TRAK_PB_DebugAnnotation_name && g.wire_type == TRAK_PB_WIRE_LEN)
+            name = intern_span(c, &g);
+          else if (g.number == TRAK_PB_DebugAnnotation_name_iid)
+            name = trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_NAME, g.value);
+        }
+        const trak_strpool *sp = &c->imp->tables->strings;
+        key_push(&c->kb, ".", 1, 1);
+        if (name) key_push(&c->kb, sp->str.v[name], sp->len.v[name], 1);
+        annotation_value(c, f.data, f.len, depth + 1);
+      }
+      c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+      break;
+    }
+    default: break;
+    }
+  }
+}
+
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n) {
+  args_ctx c;
+  c.imp = imp;
+  c.seq = seq;
+  c.set = (uint32_t)imp->tables->args.n;
+  const trak_strpool *sp = &imp->tables->strings;
+  for (size_t i = 0; i < n; i++) {
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak_pb_decoder_init(&dec, annos[i].data, annos[i].len);
+    uint32_t name = 0;
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      if (f.number == TRAK_PB_DebugAnnotation_name && f.wire_type == TRAK_PB_WIRE_LEN)
+        name = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+      else if (f.number == TRAK_PB_DebugAnnotation_name_iid)
+        name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
+    }
+    c.kb.key_len = c.kb.flat_len = 0;
+    key_push(&c.kb, "debug.", 6, 1);
+    if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+    annotation_value(&c, annos[i].data, annos[i].len, 0);
+  }
+  return imp->tables->args.n > c.set ? c.set : TRAK_NULL_U32;
+}

@@ -1,0 +1,201 @@
+/*
+** This file holds the parse phase: the sequences' event records are merged in timestamp order
+** (ties keep file order) and become slices with depth and parent_id per track, counter values
+** (incremental and scaled counters included), extra counter values and flows. Record blocks
+** are freed as soon as they are consumed, so records and tables are never both at full size.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import.h"
+
+static int ev_before(const trak_ev *a, const trak_ev *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
+static int ev_cmp(const void *pa, const void *pb) {
+  const trak_ev *a = pa, *b = pb;
+  return ev_before(a, b) ? -1 : ev_before(b, a) ? 1 : 0;
+}
+
+/* Rewrites an out-of-order sequence's blocks in timestamp order. */
+static void sequence_sort(trak_sequence *seq) {
+  trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
+  if (!all) abort();
+  size_t n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(all + n, b->ev, b->n * sizeof *all);
+    n += b->n;
+  }
+  qsort(all, n, sizeof *all, ev_cmp);
+  n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(b->ev, all + n, b->n * sizeof *all);
+    n += b->n;
+  }
+  free(all);
+}
+
+static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
+  const trak_track_info *info = &imp->tracks.v[track];
+  const char *name = trak__str(&imp->tables->strings, info->name);
+  if (info->is_legacy_thread) snprintf(buf, size, "the thread track of sequence's thread");
+  else if (name) snprintf(buf, size, "track uuid %llu (\"%s\")", (unsigned long long)info->uuid, name);
+  else snprintf(buf, size, "track uuid %llu", (unsigned long long)info->uuid);
+  return buf;
+}
+
+static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+  trak_tables *t = imp->tables;
+  const uint64_t *ids = aux + 3;
+  for (uint64_t i = 0; i < aux[0] + aux[1]; i++) {
+    int added;
+    uint32_t *last = trak__map_put(&imp->flows, ids[i], slice, &added);
+    if (!added && *last != TRAK_NULL_U32 && *last != slice) trak__flow_add(t, *last, slice);
+    *last = i < aux[0] ? slice : TRAK_NULL_U32; /* a terminating id ends the flow */
+  }
+}
+
+static void counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->is_counter && info->described) {
+    char label[160];
+    trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
+                    "counter value on %s, which has no counter descriptor",
+                    track_label(imp, track, label, sizeof label));
+  }
+  v *= (double)info->multiplier;
+  if (info->is_incremental) v = info->running += v;
+  trak__counter_add(imp->tables, ev->ts, track, v);
+}
+
+static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+  const uint64_t *p = aux + 3 + aux[0] + aux[1];
+  for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
+    double v;
+    memcpy(&v, &p[1], 8);
+    counter_value(imp, ev, (uint32_t)p[0], v);
+  }
+}
+
+static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
+  if (info->open_depth == info->open_cap)
+    trak__grow((void **)&info->open, &info->open_cap, info->open_depth + 1, sizeof *info->open);
+  info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
+}
+
+static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[track];
+  char label[160];
+  if (!info->open_depth) {
+    trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                    "slice end on %s, where no slice is open (no slice began there)",
+                    track_label(imp, track, label, sizeof label));
+    return;
+  }
+  uint32_t slice = (uint32_t)info->open[--info->open_depth];
+  if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end names \"%s\" but the innermost open slice on %s is \"%s\"",
+                    trak__str(&t->strings, ev->u.s.name),
+                    track_label(imp, track, label, sizeof label),
+                    t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
+  t->slice.dur[slice] = ev->ts - t->slice.ts[slice];
+  if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
+}
+
+static void parse_one(trak_importer *imp, const trak_ev *ev) {
+  trak_tables *t = imp->tables;
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
+  trak_track_info *info = &imp->tracks.v[track];
+  switch (type) {
+  case TRAK_EV_BEGIN:
+  case TRAK_EV_INSTANT: {
+    uint32_t depth = (uint32_t)info->open_depth;
+    uint32_t parent = depth ? (uint32_t)info->open[depth - 1] : TRAK_NULL_U32;
+    uint32_t id = trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent,
+                                  ev->arg_set_id);
+    if (type == TRAK_EV_BEGIN) push_open(info, ev->pkt, id);
+    else t->slice.dur[id] = 0;
+    if (ev->aux) flows(imp, imp->aux.v + ev->aux, id);
+    break;
+  }
+  case TRAK_EV_END: slice_end(imp, ev, track); break;
+  case TRAK_EV_COUNTER: counter_value(imp, ev, track, ev->u.value); break;
+  default: break;
+  }
+  if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux);
+}
+
+/* A sequence being merged: its current block and position. */
+typedef struct cursor {
+  trak_sequence *seq;
+  trak_ev_block *block;
+  uint32_t i;
+} cursor;
+
+static const trak_ev *cur_ev(const cursor *c) { return &c->block->ev[c->i]; }
+
+static void heap_down(cursor *h, size_t n, size_t i) {
+  for (;;) {
+    size_t l = 2 * i + 1, m = i;
+    if (l < n && ev_before(cur_ev(&h[l]), cur_ev(&h[m]))) m = l;
+    if (l + 1 < n && ev_before(cur_ev(&h[l + 1]), cur_ev(&h[m]))) m = l + 1;
+    if (m == i) return;
+    cursor tmp = h[i];
+    h[i] = h[m];
+    h[m] = tmp;
+    i = m;
+  }
+}
+
+/* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
+static int cursor_advance(cursor *c) {
+  if (++c->i < c->block->n) return 1;
+  trak_ev_block *next = c->block->next;
+  free(c->block);
+  c->seq->head = next;
+  if (!next) c->seq->tail = NULL;
+  c->block = next;
+  c->i = 0;
+  return next && next->n;
+}
+
+static void report_unterminated(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t track = 0; track < imp->tracks.n; track++) {
+    trak_track_info *info = &imp->tracks.v[track];
+    for (size_t i = 0; i < info->open_depth; i++) {
+      uint32_t slice = (uint32_t)info->open[i];
+      char label[160];
+      trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,
+                      "slice \"%s\" on %s never ends (dur stays -1)",
+                      t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "",
+                      track_label(imp, track, label, sizeof label));
+    }
+    free(info->open);
+    info->open = NULL;
+    info->open_depth = info->open_cap = 0;
+  }
+}
+
+void trak__events_parse(trak_importer *imp) {
+  cursor *heap = malloc((imp->seqs.n + 1) * sizeof *heap);
+  if (!heap) abort();
+  size_t n = 0;
+  for (size_t i = 0; i < imp->seqs.n; i++) {
+    trak_sequence *seq = imp->seqs.v[i];
+    if (!seq->head || !seq->head->n) continue;
+    if (seq->unsorted) sequence_sort(seq);
+    heap[n++] = (cursor){seq, seq->head, 0};
+  }
+  for (size_t i = n; i-- > 0;) heap_down(heap, n, i);
+  while (n) {
+    parse_one(imp, cur_ev(&heap[0]));
+    if (!cursor_advance(&heap[0])) heap[0] = heap[--n];
+    heap_down(heap, n, 0);
+  }
+  free(heap);
+  report_unterminated(imp);
+}
