@@ -46,13 +46,16 @@ static uint32_t add_row(args_ctx *c, trak_arg_type type) {
 }
 
 static void add_int(args_ctx *c, trak_arg_type type, int64_t v) {
-  c->imp->tables->args.int_value[add_row(c, type)] = v;
+  uint32_t row = add_row(c, type); /* before reading the column: add_row may move it */
+  c->imp->tables->args.int_value[row] = v;
 }
 static void add_real(args_ctx *c, double v) {
-  c->imp->tables->args.real_value[add_row(c, TRAK_ARG_REAL)] = v;
+  uint32_t row = add_row(c, TRAK_ARG_REAL);
+  c->imp->tables->args.real_value[row] = v;
 }
 static void add_string(args_ctx *c, trak_arg_type type, uint32_t str) {
-  c->imp->tables->args.string_value[add_row(c, type)] = str;
+  uint32_t row = add_row(c, type);
+  c->imp->tables->args.string_value[row] = str;
 }
 static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
   return trak__strpool_intern(&c->imp->tables->strings, (const char *)f->data, f->len);
