@@ -17,7 +17,7 @@ for sql in "$DATA"/golden/*.sql; do
   trace=$DATA/golden/$name.pbtxt
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
-  if ! "$PROTOC" --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
+  if ! "$PROTOC" 2>/dev/null --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
       <"$trace" >"$WORK/$name.pb"; then
     echo "FAIL $name: protoc cannot encode $trace"; fail=1; continue
   fi
