@@ -182,12 +182,14 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     trak_vec_free(p->raw_sniff);
   }
   if (p->raw_state == 2 && !p->z_ended) {
-    p->imp.packet_offset = p->plain_offset + p->pending.n;
+    p->imp.packet_offset = p->plain_offset;
     trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
-                 "gzip stream ends early at byte %llu of the uncompressed trace",
-                 (unsigned long long)(p->plain_offset + p->pending.n));
+                 "gzip stream ends early, inside the packet at byte %llu of the uncompressed "
+                 "trace; the packet was dropped",
+                 (unsigned long long)p->plain_offset);
   }
   plain_feed(p, NULL, 0, 1);
+  if (p->raw_state == 2 && !p->z_ended) p->dead = 1; /* one warning for one truncation */
   if (p->format == TRAK_FORMAT_JSON)
     return trak_error_set(err, TRAK_EUNSUPPORTED, "JSON traces are not supported");
   if (p->format == TRAK_FORMAT_PBTXT) {
