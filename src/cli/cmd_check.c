@@ -5,12 +5,23 @@
 ** each with its packet index and a one-line explanation. Exits 1 if any is an error.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
+/* Problems are found in two phases (file order, then timestamp order): they are collected and
+** printed by packet index, in the order found within one packet. */
+typedef struct problem {
+  uint64_t packet;
+  size_t seq;
+  char *line;
+} problem;
+
 typedef struct check_ctx {
   unsigned errors, warnings;
+  problem *v;
+  size_t n, cap;
 } check_ctx;
 
 static void on_problem(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
@@ -19,8 +30,22 @@ static void on_problem(void *user, uint64_t packet, uint64_t offset, trak_severi
   int is_error = severity != TRAK_SEVERITY_INFO;
   if (is_error) c->errors++;
   else c->warnings++;
-  printf("packet %llu: %s: %s [%s]\n", (unsigned long long)packet,
-         is_error ? "error" : "warning", message, stat);
+  if (c->n == c->cap) {
+    c->cap = c->cap ? c->cap * 2 : 64;
+    c->v = realloc(c->v, c->cap * sizeof *c->v);
+    if (!c->v) abort();
+  }
+  char line[1024];
+  snprintf(line, sizeof line, "packet %llu: %s: %s [%s]", (unsigned long long)packet,
+           is_error ? "error" : "warning", message, stat);
+  c->v[c->n] = (problem){packet, c->n, strdup(line)};
+  c->n++;
+}
+
+static int problem_cmp(const void *a, const void *b) {
+  const problem *x = a, *y = b;
+  if (x->packet != y->packet) return x->packet < y->packet ? -1 : 1;
+  return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
 int trak_cli_check(int argc, char **argv) {
@@ -30,11 +55,18 @@ int trak_cli_check(int argc, char **argv) {
           argc == 2 ? stdout : stderr);
     return argc == 2 ? 0 : 2;
   }
-  check_ctx c = {0, 0};
+  check_ctx c = {0};
   trak_processor_options opts = {on_problem, NULL, &c};
   trak_processor *p;
   trak_error err = {0};
-  if (trak_processor_open_file(argv[1], &opts, &p, &err)) return trak_cli_fail("check", &err);
+  int rc = trak_processor_open_file(argv[1], &opts, &p, &err);
+  qsort(c.v, c.n, sizeof *c.v, problem_cmp);
+  for (size_t i = 0; i < c.n; i++) {
+    puts(c.v[i].line);
+    free(c.v[i].line);
+  }
+  free(c.v);
+  if (rc) return trak_cli_fail("check", &err);
   printf("%s: %llu events, %u errors, %u warnings\n", argv[1],
          (unsigned long long)trak_processor_event_count(p), c.errors, c.warnings);
   trak_processor_free(p);
