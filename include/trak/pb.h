@@ -182,8 +182,8 @@ static inline void trak_pb_put_string(trak_pb_buf *buf, uint32_t field, const ch
 }
 /* Appends bytes that are already encoded fields (a pre-serialized sub-message body, say). */
 static inline void trak_pb_put_raw(trak_pb_buf *buf, const void *data, size_t len) {
-  if (!trak_pb_buf_ensure(buf, len)) return;
-  if (len) memcpy(buf->p, data, len);
+  if (!len || !trak_pb_buf_ensure(buf, len)) return;
+  memcpy(buf->p, data, len);
   buf->p += len;
 }
 

@@ -7,7 +7,7 @@
 
 void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len) {
   dec->p = (const uint8_t *)data;
-  dec->end = dec->p + len;
+  dec->end = len ? dec->p + len : dec->p; /* no arithmetic on NULL */
   dec->origin = dec->p;
   dec->depth = 0;
   dec->error = 0;

@@ -8,7 +8,7 @@
 
 void trak_pb_buf_init_fixed(trak_pb_buf *buf, void *mem, size_t size) {
   buf->start = buf->p = (uint8_t *)mem;
-  buf->end = buf->start + size;
+  buf->end = size ? buf->start + size : buf->start; /* no arithmetic on NULL */
   buf->grow = NULL;
   buf->user = NULL;
   buf->error = 0;

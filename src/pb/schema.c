@@ -66,6 +66,16 @@ const char *trak__schema_enum_name(const trak_pb_enum_desc *e, int32_t number) {
   return NULL;
 }
 
+int trak__schema_mark_seen(trak_pb_seen_fields *seen, const trak_pb_message_desc *msg,
+                           const trak_pb_field_desc *field) {
+  size_t index = (size_t)(field - msg->fields);
+  if (field->repeated || index >= sizeof seen->bits * 8) return 1;
+  uint8_t mask = (uint8_t)(1u << (index % 8));
+  if (seen->bits[index / 8] & mask) return 0;
+  seen->bits[index / 8] |= mask;
+  return 1;
+}
+
 uint32_t trak__schema_wire_type(uint8_t type) {
   switch (type) {
   case TRAK_PB_TYPE_DOUBLE:

@@ -82,6 +82,16 @@ int trak__schema_enum_number(const trak_pb_enum_desc *e, const char *name, size_
                              int32_t *number);
 const char *trak__schema_enum_name(const trak_pb_enum_desc *e, int32_t number);
 
+/* Which non-repeated fields of one message have been met (the text format allows each once). */
+typedef struct trak_pb_seen_fields {
+  uint8_t bits[512]; /* by field index; fields past index 4095 are not tracked */
+} trak_pb_seen_fields;
+
+/* Records that `field` of `msg` was met. Returns 1 the first time, 0 on a repeat of a
+** non-repeated field. Repeated fields always give 1. */
+int trak__schema_mark_seen(trak_pb_seen_fields *seen, const trak_pb_message_desc *msg,
+                           const trak_pb_field_desc *field);
+
 /* The wire type a field of this type is encoded with when not packed. */
 uint32_t trak__schema_wire_type(uint8_t type);
 

@@ -1,1 +1,48 @@
-int trak_testutil_placeholder;
+/*
+** Helpers shared by the cmocka tests (see testutil.h).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+#include "trak/pbtxt.h"
+
+const char *tu_source_path(const char *relative) {
+  static char path[4096];
+  const char *root = getenv("TRAK_SOURCE_DIR");
+  snprintf(path, sizeof path, "%s/%s", root ? root : ".", relative);
+  return path;
+}
+
+char *tu_read_file(const char *path, size_t *len) {
+  FILE *f = fopen(path, "rb");
+  if (!f) fail_msg("cannot open %s", path);
+  fseek(f, 0, SEEK_END);
+  long n = ftell(f);
+  fseek(f, 0, SEEK_SET);
+  char *data = malloc((size_t)n + 1);
+  assert_non_null(data);
+  assert_int_equal(fread(data, 1, (size_t)n, f), (size_t)n);
+  data[n] = 0;
+  fclose(f);
+  if (len) *len = (size_t)n;
+  return data;
+}
+
+void tu_pbtxt_to_binary(const char *message, const char *text, trak_pb_buf *out) {
+  trak_error err = {0};
+  trak_pb_buf_init_heap(out);
+  if (trak_pbtxt_parse(message, text, strlen(text), out, &err))
+    fail_msg("pbtxt parse failed: %s", err.message);
+}
+
+char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len) {
+  trak_error err = {0};
+  trak_pb_buf text;
+  trak_pb_buf_init_heap(&text);
+  if (trak_pbtxt_print(message, data, len, &text, &err)) fail_msg("pbtxt print failed: %s", err.message);
+  trak_pb_put_raw(&text, "", 1);
+  size_t n;
+  return (char *)trak_pb_buf_detach(&text, &n);
+}

@@ -1,0 +1,28 @@
+/*
+** Helpers shared by the cmocka tests: locating test data, reading files, and turning text
+** format into binary with one call.
+*/
+#ifndef TRAK_TESTUTIL_H
+#define TRAK_TESTUTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "trak/pb.h"
+
+/* $TRAK_SOURCE_DIR/relative, in a static buffer (valid until the next call). */
+const char *tu_source_path(const char *relative);
+
+/* Reads a whole file into a malloc'ed NUL-terminated buffer; fails the test if it can't. */
+char *tu_read_file(const char *path, size_t *len);
+
+/* Parses text as `message` into a heap buffer `out` (initialised here); fails the test on error. */
+void tu_pbtxt_to_binary(const char *message, const char *text, trak_pb_buf *out);
+
+/* Prints binary as text into a malloc'ed NUL-terminated string; fails the test on error. */
+char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len);
+
+#endif /* TRAK_TESTUTIL_H */
