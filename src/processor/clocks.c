@@ -88,10 +88,10 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
     return -1;
   }
   if (c->incremental) {
-    c->last += ts;
+    c->last = trak__wadd(c->last, ts);
     ts = c->last;
   }
-  int64_t ns = ts * (int64_t)c->multiplier;
+  int64_t ns = trak__wmul(ts, (int64_t)c->multiplier);
   /* The latest pair at or before ns (pairs are appended in snapshot order); else the first. */
   size_t lo = 0, hi = c->pairs.n;
   while (lo < hi) {
@@ -100,6 +100,6 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
     else hi = mid;
   }
   const trak_clock_pair *p = &c->pairs.v[lo ? lo - 1 : 0];
-  *out = p->dst + (ns - p->src);
+  *out = trak__wadd(p->dst, trak__wsub(ns, p->src));
   return 0;
 }

@@ -101,7 +101,7 @@ static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
                     trak__str(&t->strings, ev->u.s.name),
                     track_label(imp, track, label, sizeof label),
                     t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
-  t->slice.dur[slice] = ev->ts - t->slice.ts[slice];
+  t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
   if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
 }
 

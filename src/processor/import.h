@@ -19,6 +19,11 @@
 #include "trak/processor.h"
 #include "trak/protos.h"
 
+/* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
+static inline int64_t trak__wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
+static inline int64_t trak__wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
+static inline int64_t trak__wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+
 /* ---- stats ----------------------------------------------------------------------------- */
 
 typedef enum trak_stat_id {

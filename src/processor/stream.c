@@ -32,6 +32,7 @@ __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, co
 ** stream offset `base`. Returns the number of bytes consumed; the rest is an incomplete
 ** field that needs more input. */
 static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
+  if (!len) return 0;
   size_t pos = 0;
   const uint8_t *end = data + len;
   while (pos < len && !p->dead) {
@@ -87,7 +88,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
 }
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
-  if (p->dead) return;
+  if (p->dead || !len) return;
   if (p->pending.n) {
     bytes_append(&p->pending, data, len);
     size_t used = frame(p, p->pending.v, p->pending.n, p->plain_offset);

@@ -228,8 +228,10 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
 
   int64_t ts = ctx->ts;
-  if (ef.has_abs_us) ts = ef.abs_us * 1000, seq->last_event_us = ef.abs_us;
-  else if (ef.has_delta_us) seq->last_event_us += ef.delta_us, ts = seq->last_event_us * 1000;
+  if (ef.has_abs_us) ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
+  else if (ef.has_delta_us)
+    seq->last_event_us = trak__wadd(seq->last_event_us, ef.delta_us),
+    ts = trak__wmul(seq->last_event_us, 1000);
   else if (!ctx->has_ts) ts = 0;
 
   uint32_t type = record_type(&ef);
