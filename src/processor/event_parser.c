@@ -128,20 +128,27 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux);
 }
 
-/* A sequence being merged: its current block and position. */
+/* A sequence being merged: its current block and position, and the current record's sort key
+** (timestamp, packet) copied here so heap comparisons do not chase block pointers. */
 typedef struct cursor {
-  trak_sequence *seq;
-  trak_ev_block *block;
+  int64_t ts;
+  uint32_t pkt;
   uint32_t i;
+  trak_ev_block *block;
+  trak_sequence *seq;
 } cursor;
 
 static const trak_ev *cur_ev(const cursor *c) { return &c->block->ev[c->i]; }
 
+static inline int cur_before(const cursor *a, const cursor *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
 static void heap_down(cursor *h, size_t n, size_t i) {
   for (;;) {
     size_t l = 2 * i + 1, m = i;
-    if (l < n && ev_before(cur_ev(&h[l]), cur_ev(&h[m]))) m = l;
-    if (l + 1 < n && ev_before(cur_ev(&h[l + 1]), cur_ev(&h[m]))) m = l + 1;
+    if (l < n && cur_before(&h[l], &h[m])) m = l;
+    if (l + 1 < n && cur_before(&h[l + 1], &h[m])) m = l + 1;
     if (m == i) return;
     cursor tmp = h[i];
     h[i] = h[m];
@@ -152,14 +159,18 @@ static void heap_down(cursor *h, size_t n, size_t i) {
 
 /* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
 static int cursor_advance(cursor *c) {
-  if (++c->i < c->block->n) return 1;
-  trak_ev_block *next = c->block->next;
-  free(c->block);
-  c->seq->head = next;
-  if (!next) c->seq->tail = NULL;
-  c->block = next;
-  c->i = 0;
-  return next && next->n;
+  if (++c->i >= c->block->n) {
+    trak_ev_block *next = c->block->next;
+    free(c->block);
+    c->seq->head = next;
+    if (!next) c->seq->tail = NULL;
+    c->block = next;
+    c->i = 0;
+    if (!next || !next->n) return 0;
+  }
+  c->ts = c->block->ev[c->i].ts;
+  c->pkt = c->block->ev[c->i].pkt;
+  return 1;
 }
 
 static void report_unterminated(trak_importer *imp) {
@@ -188,7 +199,7 @@ void trak__events_parse(trak_importer *imp) {
     trak_sequence *seq = imp->seqs.v[i];
     if (!seq->head || !seq->head->n) continue;
     if (seq->unsorted) sequence_sort(seq);
-    heap[n++] = (cursor){seq, seq->head, 0};
+    heap[n++] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
   }
   for (size_t i = n; i-- > 0;) heap_down(heap, n, i);
   while (n) {
