@@ -10,6 +10,8 @@
 
 #include <stdarg.h>
 
+#include "trak/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,16 +36,16 @@ typedef struct trak_error {
 } trak_error;
 
 /* Returns a short static description of a TRAK_E* code ("malformed input", ...). */
-const char *trak_strerror(int code);
+TRAK_API const char *trak_strerror(int code);
 
 /* Fills `err` (if not NULL) with `code` and a printf-style message; returns `code`, so a
 ** caller can write `return trak_error_set(err, TRAK_EINVAL, "...")`. */
-int trak_error_set(trak_error *err, int code, const char *fmt, ...)
+TRAK_API int trak_error_set(trak_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
-int trak_error_setv(trak_error *err, int code, const char *fmt, va_list ap);
+TRAK_API int trak_error_setv(trak_error *err, int code, const char *fmt, va_list ap);
 
 /* Prepends "prefix: " to an existing message (for adding a file name at an outer layer). */
-void trak_error_prefix(trak_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+TRAK_API void trak_error_prefix(trak_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "trak/error.h"
+#include "trak/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -76,16 +77,16 @@ struct trak_pb_buf {
 typedef size_t trak_pb_nested;
 
 /* Writes into [mem, mem + size). Can't fail. */
-void trak_pb_buf_init_fixed(trak_pb_buf *buf, void *mem, size_t size);
+TRAK_API void trak_pb_buf_init_fixed(trak_pb_buf *buf, void *mem, size_t size);
 /* A buffer on the heap that doubles as needed; release it with trak_pb_buf_free(). */
-void trak_pb_buf_init_heap(trak_pb_buf *buf);
-void trak_pb_buf_free(trak_pb_buf *buf);
+TRAK_API void trak_pb_buf_init_heap(trak_pb_buf *buf);
+TRAK_API void trak_pb_buf_free(trak_pb_buf *buf);
 /* Hands the heap buffer's bytes to the caller (free() them); the buffer becomes empty. */
-uint8_t *trak_pb_buf_detach(trak_pb_buf *buf, size_t *len);
+TRAK_API uint8_t *trak_pb_buf_detach(trak_pb_buf *buf, size_t *len);
 static inline size_t trak_pb_buf_len(const trak_pb_buf *buf) { return (size_t)(buf->p - buf->start); }
 
 /* Out-of-line slow path of trak_pb_buf_ensure. */
-int trak_pb__buf_grow(trak_pb_buf *buf, size_t need);
+TRAK_API int trak_pb__buf_grow(trak_pb_buf *buf, size_t need);
 
 /* Makes `n` bytes writable at buf->p. Returns 1, or 0 when the buffer is (now) in error. */
 static inline int trak_pb_buf_ensure(trak_pb_buf *buf, size_t n) {
@@ -190,20 +191,20 @@ static inline void trak_pb_put_raw(trak_pb_buf *buf, const void *data, size_t le
 /* Nested messages. begin writes the tag and reserves TRAK_PB_NESTED_LEN_BYTES for the length;
 ** end patches it as a redundant (padded) varint. Nesting is unlimited; end calls must come in
 ** reverse order of begin calls. A message longer than TRAK_PB_MAX_NESTED_LEN sets TRAK_EINVAL. */
-trak_pb_nested trak_pb_begin_nested(trak_pb_buf *buf, uint32_t field);
-void trak_pb_end_nested(trak_pb_buf *buf, trak_pb_nested token);
+TRAK_API trak_pb_nested trak_pb_begin_nested(trak_pb_buf *buf, uint32_t field);
+TRAK_API void trak_pb_end_nested(trak_pb_buf *buf, trak_pb_nested token);
 
 /* Compact variant for messages that are almost always shorter than 128 bytes (the SDK's
 ** events): one length byte is reserved; a longer message is shifted once at the end to make
 ** room for its real length. Same pairing rules as above. */
-trak_pb_nested trak_pb_begin_nested_short(trak_pb_buf *buf, uint32_t field);
-void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token);
+TRAK_API trak_pb_nested trak_pb_begin_nested_short(trak_pb_buf *buf, uint32_t field);
+TRAK_API void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token);
 
 /* Packed repeated fields: one length-delimited field holding all elements. */
-void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n);
-void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n);
+TRAK_API void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n);
+TRAK_API void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Decoder                                                                                    */
@@ -220,6 +221,7 @@ typedef struct trak_pb_field {
 typedef struct trak_pb_decoder {
   const uint8_t *p;          /* next unread byte */
   const uint8_t *end;        /* end of this message's span */
+  const uint8_t *limit;      /* end of the outermost buffer: reading up to here is safe */
   const uint8_t *origin;     /* first byte of the outermost buffer: error offsets count from it */
   uint32_t depth;            /* 0 for the outermost message */
   int error;                 /* 0, or TRAK_EFORMAT once malformed bytes were met */
@@ -228,50 +230,142 @@ typedef struct trak_pb_decoder {
 } trak_pb_decoder;
 
 /* Decodes the fields of one message in [data, data + len). Can't fail. */
-void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
+TRAK_API void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
+
+/* Out-of-line slow path of trak_pb_decoder_init_nested: records the error in `child`. */
+TRAK_API int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
+                                      const trak_pb_field *field);
 
 /* Decodes a LEN field of `parent` as a nested message. Returns 0, or TRAK_EFORMAT (recorded in
 ** `child`, whose next() then fails too) when the field is not LEN or nesting is too deep. */
-int trak_pb_decoder_init_nested(trak_pb_decoder *child, const trak_pb_decoder *parent,
-                                const trak_pb_field *field);
+static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child,
+                                              const trak_pb_decoder *parent,
+                                              const trak_pb_field *field) {
+  if (TRAK_UNLIKELY(field->wire_type != TRAK_PB_WIRE_LEN || parent->depth >= TRAK_PB_MAX_DEPTH))
+    return trak_pb__decoder_init_nested_slow(child, parent, field);
+  child->p = field->data;
+  child->end = field->data + field->len;
+  child->limit = parent->limit;
+  child->origin = parent->origin;
+  child->depth = parent->depth + 1;
+  child->error = 0; /* error_offset and error_reason are only read once error is set */
+  return 0;
+}
 
 /* Out-of-line slow path of trak_pb_decoder_next. */
-int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
+TRAK_API int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field);
+
+/* Little-endian loads of fixed-width values (the wire's byte order). */
+static inline uint64_t trak_pb__load_le64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap64(v);
+#endif
+  return v;
+}
+static inline uint32_t trak_pb__load_le32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+  v = __builtin_bswap32(v);
+#endif
+  return v;
+}
+
+/* Decodes a multi-byte varint at p (p[0] >= 0x80) when at least 16 bytes are readable.
+** Up to eight bytes are decoded without branches from one 64-bit load: the stop bit is found
+** with ctz and the 7-bit groups are packed together by three mask-and-shift steps. Returns the
+** position after the varint, or NULL if it is longer than ten bytes. */
+static inline const uint8_t *trak_pb__read_varint_unchecked(const uint8_t *p, uint64_t *out) {
+  uint64_t w = trak_pb__load_le64(p);
+  uint64_t stops = ~w & 0x8080808080808080ull;
+  if (TRAK_LIKELY(stops != 0)) {
+    unsigned bits = (unsigned)__builtin_ctzll(stops) + 1; /* 8 * number of bytes */
+    uint64_t x = bits == 64 ? w : w & ((1ull << bits) - 1);
+    x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+    x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+    x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+    *out = x;
+    return p + bits / 8;
+  }
+  /* Nine or ten bytes: large unsigned or negative values. */
+  uint64_t x = w & 0x7f7f7f7f7f7f7f7full;
+  x = ((x & 0x7f007f007f007f00ull) >> 1) | (x & 0x007f007f007f007full);
+  x = ((x & 0x3fff00003fff0000ull) >> 2) | (x & 0x00003fff00003fffull);
+  x = ((x & 0x0fffffff00000000ull) >> 4) | (x & 0x000000000fffffffull);
+  x |= (uint64_t)(p[8] & 0x7f) << 56;
+  if (p[8] < 0x80) {
+    *out = x;
+    return p + 9;
+  }
+  if (p[9] > 1) return NULL; /* a tenth byte may only hold the top bit */
+  *out = x | ((uint64_t)p[9] << 63);
+  return p + 10;
+}
 
 /* Reads the next field. Returns 1 and fills `field`; 0 at the clean end of the span; or
 ** TRAK_EFORMAT (and keeps returning it) when the bytes are malformed: truncated varint,
-** varint over 10 bytes, length past the end, invalid or group wire type, field number 0. */
+** varint over 10 bytes, length past the end, invalid or group wire type, field number 0.
+**
+** Fast path: with at least 16 readable bytes left in the outermost buffer, a tag of up to two
+** bytes (fields 1-2047) and a varint of up to ten bytes can be read without per-byte bounds
+** checks; only the result is checked against this message's end. Everything else, including
+** every malformed case, goes out of line. */
 static inline int trak_pb_decoder_next(trak_pb_decoder *dec, trak_pb_field *field) {
-  const uint8_t *p = dec->p;
-  /* Fast path: one-byte tag (fields 1-15) and, for varints, a one-byte value. */
-  if (TRAK_LIKELY(dec->end - p >= 2 && p[0] < 0x80 && p[0] >= 8)) {
+  const uint8_t *p = dec->p, *end = dec->end;
+  if (TRAK_UNLIKELY(p >= end)) return dec->error; /* 0 at a clean end */
+  if (TRAK_LIKELY(dec->limit - p >= 16)) {
     uint32_t tag = p[0];
-    uint32_t wt = tag & 7;
-    if (wt == TRAK_PB_WIRE_VARINT && p[1] < 0x80) {
-      field->number = tag >> 3;
-      field->wire_type = wt;
-      field->value = p[1];
-      dec->p = p + 2;
-      return 1;
+    p++;
+    if (tag >= 0x80) {
+      if (p[0] >= 0x80) goto slow;
+      tag = (tag & 0x7f) | ((uint32_t)p[0] << 7);
+      p++;
     }
-    if (wt == TRAK_PB_WIRE_LEN && p[1] < 0x80 && (size_t)(dec->end - p) >= 2u + p[1]) {
-      field->number = tag >> 3;
-      field->wire_type = wt;
-      field->len = p[1];
-      field->data = p + 2;
-      dec->p = p + 2 + p[1];
-      return 1;
+    uint32_t wire_type = tag & 7;
+    if (TRAK_UNLIKELY(tag < 8)) goto slow; /* field number 0 */
+    uint64_t v;
+    if (TRAK_LIKELY(wire_type == TRAK_PB_WIRE_VARINT || wire_type == TRAK_PB_WIRE_LEN)) {
+      v = p[0];
+      if (v < 0x80) {
+        p += 1;
+      } else {
+        p = trak_pb__read_varint_unchecked(p, &v);
+        if (TRAK_UNLIKELY(!p)) goto slow;
+      }
+      if (TRAK_UNLIKELY(p > end)) goto slow;
+      if (wire_type == TRAK_PB_WIRE_VARINT) {
+        field->value = v;
+      } else {
+        if (TRAK_UNLIKELY(v > (uint64_t)(end - p))) goto slow;
+        field->data = p;
+        field->len = (size_t)v;
+        p += v;
+      }
+    } else if (wire_type == TRAK_PB_WIRE_FIXED64 || wire_type == TRAK_PB_WIRE_FIXED32) {
+      int wide = wire_type == TRAK_PB_WIRE_FIXED64;
+      if (TRAK_UNLIKELY(end - p < (wide ? 8 : 4))) goto slow;
+      field->value = wide ? trak_pb__load_le64(p) : trak_pb__load_le32(p);
+      p += wide ? 8 : 4;
+    } else {
+      goto slow; /* groups and invalid wire types */
     }
+    field->number = tag >> 3;
+    field->wire_type = wire_type;
+    dec->p = p;
+    return 1;
   }
+slow:
   return trak_pb__decoder_next_slow(dec, field);
 }
 
 /* Fills `err` with "malformed protobuf at byte N: reason" and returns TRAK_EFORMAT. */
-int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err);
+TRAK_API int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err);
 
 /* Decodes one varint at *pp (not past `end`). Returns 0 and advances *pp, or TRAK_EFORMAT
 ** with *reason set ("truncated varint" / "varint longer than 10 bytes"). */
-int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
+TRAK_API int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
                         const char **reason);
 
 /* Elements of a packed repeated field (LEN payload). element_wire_type is VARINT, FIXED32 or
@@ -281,9 +375,9 @@ typedef struct trak_pb_packed {
   const uint8_t *p, *end;
   uint32_t element_wire_type;
 } trak_pb_packed;
-void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,
+TRAK_API void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,
                          uint32_t element_wire_type);
-int trak_pb_packed_next(trak_pb_packed *it, uint64_t *value);
+TRAK_API int trak_pb_packed_next(trak_pb_packed *it, uint64_t *value);
 
 /* Typed views of a scalar field's raw value (no wire-type check: callers compare wire_type). */
 static inline int32_t trak_pb_as_int32(const trak_pb_field *f) { return (int32_t)f->value; }

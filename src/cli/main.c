@@ -48,7 +48,7 @@ int trak_cli_write_file(const char *path, const void *data, size_t len, trak_err
   int is_stdout = !strcmp(path, "-");
   FILE *f = is_stdout ? stdout : fopen(path, "wb");
   if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
-  size_t wrote = fwrite(data, 1, len, f);
+  size_t wrote = len ? fwrite(data, 1, len, f) : 0; /* data may be NULL when len is 0 */
   int rc = is_stdout ? fflush(f) : fclose(f);
   if (wrote != len || rc)
     return trak_error_set(err, TRAK_EIO, "%s: write failed: %s", path, strerror(errno));

@@ -8,6 +8,7 @@
 void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len) {
   dec->p = (const uint8_t *)data;
   dec->end = len ? dec->p + len : dec->p; /* no arithmetic on NULL */
+  dec->limit = dec->end;
   dec->origin = dec->p;
   dec->depth = 0;
   dec->error = 0;
@@ -96,9 +97,10 @@ int trak_pb__decoder_next_slow(trak_pb_decoder *dec, trak_pb_field *field) {
   return 1;
 }
 
-int trak_pb_decoder_init_nested(trak_pb_decoder *child, const trak_pb_decoder *parent,
-                                const trak_pb_field *field) {
+int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
+                                      const trak_pb_field *field) {
   child->origin = parent->origin;
+  child->limit = parent->limit;
   child->depth = parent->depth + 1;
   child->error = 0;
   child->error_reason = NULL;
