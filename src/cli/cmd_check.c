@@ -60,7 +60,7 @@ int trak_cli_check(int argc, char **argv) {
   trak_processor *p;
   trak_error err = {0};
   int rc = trak_processor_open_file(argv[1], &opts, &p, &err);
-  qsort(c.v, c.n, sizeof *c.v, problem_cmp);
+  if (c.n) qsort(c.v, c.n, sizeof *c.v, problem_cmp);
   for (size_t i = 0; i < c.n; i++) {
     puts(c.v[i].line);
     free(c.v[i].line);

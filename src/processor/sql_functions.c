@@ -81,7 +81,7 @@ static void descendants(trak_processor *p, uint32_t slice, id_list *out) {
     uint32_t s = out->v[i];
     for (uint32_t k = ch->off[s]; k < ch->off[s + 1]; k++) trak_vec_push(*out, ch->ids[k]);
   }
-  qsort(out->v, out->n, sizeof *out->v, cmp_u32);
+  if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_u32);
 }
 
 /* Walks flows from `slice`: forward (slice_out -> slice_in) or backward, optionally also to
@@ -122,6 +122,7 @@ static void flow_walk(trak_processor *p, uint32_t slice, int forward, int relati
 }
 
 static void sort_unique(id_list *out) {
+  if (!out->n) return;
   qsort(out->v, out->n, sizeof *out->v, cmp_u32);
   size_t w = 0;
   for (size_t i = 0; i < out->n; i++)
