@@ -246,7 +246,7 @@ int main(int argc, char **argv) {
          rss / (double)n, (double)before.ru_maxrss * 1024 / 1e6);
   if (argc > 3 && !strcmp(argv[3], "import-only")) {
     trak_processor_free(p);
-    remove(path);
+    if (!getenv("TRAK_BENCH_KEEP")) remove(path);
     return 0;
   }
   timed_query(p, "count slices", "SELECT COUNT(*) FROM slice");
@@ -266,6 +266,6 @@ int main(int argc, char **argv) {
   timed_query(p, "counter by track", "SELECT track_id, AVG(value) FROM counter GROUP BY track_id");
   timed_query(p, "flows", "SELECT COUNT(*) FROM flow");
   trak_processor_free(p);
-  remove(path);
+  if (!getenv("TRAK_BENCH_KEEP")) remove(path);
   return 0;
 }

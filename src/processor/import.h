@@ -167,6 +167,7 @@ typedef struct trak_importer {
 
   trak_map seq_index;                /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
+  trak_sequence *last_seq;           /* one-entry cache of sequence lookups */
   trak_map track_index;              /* uuid -> index in tracks */
   trak_map thread_track_index;       /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;

@@ -8,9 +8,10 @@
 #include "trak/protos.h"
 
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
+  if (TRAK_LIKELY(imp->last_seq && imp->last_seq->id == id)) return imp->last_seq;
   int added;
   uint32_t *slot = trak__map_put(&imp->seq_index, id, (uint32_t)imp->seqs.n, &added);
-  if (!added) return imp->seqs.v[*slot];
+  if (!added) return imp->last_seq = imp->seqs.v[*slot];
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
   seq->id = id;
@@ -18,7 +19,7 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   seq->last_ts = INT64_MIN;
   seq->last_track = TRAK_NULL_U32;
   trak_vec_push(imp->seqs, seq);
-  return seq;
+  return imp->last_seq = seq;
 }
 
 void trak__sequence_clear(trak_sequence *seq) {

@@ -28,6 +28,25 @@ __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, co
   p->dead = 1;
 }
 
+/* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
+static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
+                              const char **why) {
+  const uint8_t *p = *pp;
+  if (TRAK_LIKELY(end - p >= 2)) {
+    if (p[0] < 0x80) {
+      *out = p[0];
+      *pp = p + 1;
+      return 0;
+    }
+    if (p[1] < 0x80) {
+      *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+      *pp = p + 2;
+      return 0;
+    }
+  }
+  return trak_pb_read_varint(pp, end, out, why);
+}
+
 /* Tokenizes the complete packets at the start of [data, data + len) whose first byte is at
 ** stream offset `base`. Returns the number of bytes consumed; the rest is an incomplete
 ** field that needs more input. */
@@ -39,7 +58,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     const uint8_t *q = data + pos;
     uint64_t tag, v;
     const char *why;
-    if (trak_pb_read_varint(&q, end, &tag, &why)) {
+    if (read_varint(&q, end, &tag, &why)) {
       if (end - (data + pos) < TRAK_PB_MAX_VARINT_BYTES) return pos;
       corrupt(p, base + pos, why);
       return pos;
@@ -52,7 +71,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     size_t body = 0;
     switch (wt) {
     case TRAK_PB_WIRE_VARINT:
-      if (trak_pb_read_varint(&q, end, &v, &why)) {
+      if (read_varint(&q, end, &v, &why)) {
         if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
         corrupt(p, base + pos, why);
         return pos;
@@ -61,7 +80,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     case TRAK_PB_WIRE_FIXED64: body = 8; break;
     case TRAK_PB_WIRE_FIXED32: body = 4; break;
     case TRAK_PB_WIRE_LEN:
-      if (trak_pb_read_varint(&q, end, &v, &why)) {
+      if (read_varint(&q, end, &v, &why)) {
         if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
         corrupt(p, base + pos, why);
         return pos;
