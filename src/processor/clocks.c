@@ -39,14 +39,14 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
   size_t n = 0;
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ClockSnapshot_primary_trace_clock && f.wire_type == TRAK_PB_WIRE_VARINT)
       imp->trace_clock = (uint32_t)f.value;
     if (f.number != TRAK_PB_ClockSnapshot_clocks || f.wire_type != TRAK_PB_WIRE_LEN || n == 32)
       continue;
     snapshot_clock c = {.multiplier = 1};
-    trak_pb_decoder_init(&sub, f.data, f.len);
+    trak__dec_init(imp, &sub, f.data, f.len);
     while (trak_pb_decoder_next(&sub, &g) > 0) {
       if (g.wire_type != TRAK_PB_WIRE_VARINT) continue;
       if (g.number == TRAK_PB_ClockSnapshot_Clock_clock_id) c.id = (uint32_t)g.value;

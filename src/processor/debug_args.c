@@ -69,8 +69,8 @@ static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, u
   trak_pb_decoder dec, keys;
   trak_pb_field f, k;
   size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
-  trak_pb_decoder_init(&keys, data, len);
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(c->imp, &keys, data, len);
+  trak__dec_init(c->imp, &dec, data, len);
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
@@ -101,7 +101,7 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
   if (depth > MAX_DEPTH) return;
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(c->imp, &dec, data, len);
   uint64_t type = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number == TRAK_PB_DebugAnnotation_NestedValue_nested_type) type = f.value;
@@ -110,7 +110,7 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
     nested_dict_or_array(c, data, len, type, depth);
     return;
   }
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(c->imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
     case TRAK_PB_DebugAnnotation_NestedValue_int_value: add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f)); return;
@@ -129,7 +129,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
   if (depth > MAX_DEPTH) return;
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(c->imp, &dec, data, len);
   size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
@@ -164,7 +164,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
         /* A dict entry carries its own name. */
         trak_pb_decoder sub;
         trak_pb_field g;
-        trak_pb_decoder_init(&sub, f.data, f.len);
+        trak__dec_init(c->imp, &sub, f.data, f.len);
         uint32_t name = 0;
         while (trak_pb_decoder_next(&sub, &g) > 0) {
           if (g.number == TRAK_PB_DebugAnnotation_name && g.wire_type == TRAK_PB_WIRE_LEN)
@@ -195,7 +195,7 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
   for (size_t i = 0; i < n; i++) {
     trak_pb_decoder dec;
     trak_pb_field f;
-    trak_pb_decoder_init(&dec, annos[i].data, annos[i].len);
+    trak__dec_init(imp, &dec, annos[i].data, annos[i].len);
     uint32_t name = 0;
     while (trak_pb_decoder_next(&dec, &f) > 0) {
       if (f.number == TRAK_PB_DebugAnnotation_name && f.wire_type == TRAK_PB_WIRE_LEN)

@@ -144,29 +144,38 @@ static inline int cur_before(const cursor *a, const cursor *b) {
   return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
 }
 
-static void heap_down(cursor *h, size_t n, size_t i) {
-  for (;;) {
-    size_t l = 2 * i + 1, m = i;
-    if (l < n && cur_before(&h[l], &h[m])) m = l;
-    if (l + 1 < n && cur_before(&h[l + 1], &h[m])) m = l + 1;
-    if (m == i) return;
-    cursor tmp = h[i];
-    h[i] = h[m];
-    h[m] = tmp;
-    i = m;
-  }
+/* A tournament tree over the cursors: internal node i (1 <= i < size) holds the index of the
+** cursor with the earliest record below it; leaves are cursors (exhausted ones and padding
+** compare last). Taking the earliest record and advancing its cursor replays one leaf-to-root
+** path: log2(cursors) comparisons and no moves of cursors. */
+typedef struct tournament {
+  cursor *c;
+  uint32_t *node;
+  uint32_t size; /* number of leaves, a power of two */
+} tournament;
+
+static inline uint32_t winner_of(const tournament *t, uint32_t n) {
+  return n >= t->size ? n - t->size : t->node[n];
+}
+
+static inline void replay(tournament *t, uint32_t n) {
+  uint32_t a = winner_of(t, 2 * n), b = winner_of(t, 2 * n + 1);
+  t->node[n] = cur_before(&t->c[b], &t->c[a]) ? b : a;
 }
 
 /* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
 static int cursor_advance(cursor *c) {
   if (++c->i >= c->block->n) {
     trak_ev_block *next = c->block->next;
-    free(c->block);
+    trak__block_free(c->block);
     c->seq->head = next;
     if (!next) c->seq->tail = NULL;
     c->block = next;
     c->i = 0;
-    if (!next || !next->n) return 0;
+    if (!next || !next->n) {
+      c->ts = INT64_MAX, c->pkt = UINT32_MAX; /* exhausted: compares last */
+      return 0;
+    }
   }
   c->ts = c->block->ev[c->i].ts;
   c->pkt = c->block->ev[c->i].pkt;
@@ -192,21 +201,30 @@ static void report_unterminated(trak_importer *imp) {
 }
 
 void trak__events_parse(trak_importer *imp) {
-  cursor *heap = malloc((imp->seqs.n + 1) * sizeof *heap);
-  if (!heap) abort();
-  size_t n = 0;
-  for (size_t i = 0; i < imp->seqs.n; i++) {
-    trak_sequence *seq = imp->seqs.v[i];
-    if (!seq->head || !seq->head->n) continue;
+  trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
+  uint32_t size = 1;
+  while (size < imp->seqs.n) size *= 2;
+  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
+  if (!t.c || !t.node) abort();
+  size_t live = 0;
+  for (uint32_t i = 0; i < size; i++) {
+    trak_sequence *seq = i < imp->seqs.n ? imp->seqs.v[i] : NULL;
+    if (!seq || !seq->head || !seq->head->n) {
+      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+      continue;
+    }
     if (seq->unsorted) sequence_sort(seq);
-    heap[n++] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
+    t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
+    live++;
   }
-  for (size_t i = n; i-- > 0;) heap_down(heap, n, i);
-  while (n) {
-    parse_one(imp, cur_ev(&heap[0]));
-    if (!cursor_advance(&heap[0])) heap[0] = heap[--n];
-    heap_down(heap, n, 0);
+  for (uint32_t n = size - 1; n >= 1; n--) replay(&t, n);
+  while (live) {
+    uint32_t w = size > 1 ? t.node[1] : 0;
+    parse_one(imp, cur_ev(&t.c[w]));
+    if (!cursor_advance(&t.c[w])) live--;
+    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2) replay(&t, n);
   }
-  free(heap);
+  free(t.c);
+  free(t.node);
   report_unterminated(imp);
 }

@@ -177,13 +177,24 @@ typedef struct trak_importer {
   TRAK_VEC(trak_clock) clocks;
   uint32_t trace_clock;              /* BOOTTIME unless a snapshot says otherwise */
 
+  const uint8_t *base, *limit;       /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;             /* of the packet being tokenized */
   uint64_t packet_offset;            /* its byte offset */
   uint64_t n_events;
+  uint64_t n_slice_records;          /* begins and instants: the slice table's final size */
+  uint64_t n_counter_records;        /* counter values, extra ones included */
   char *scratch;                     /* key building for args */
   size_t scratch_cap;
   trak_map flows;                    /* parse phase: flow id -> slice id */
 } trak_importer;
+
+/* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
+** decoder may then read ahead up to that buffer's end (its fast path needs 16 bytes). */
+static inline void trak__dec_init(const trak_importer *imp, trak_pb_decoder *dec,
+                                  const uint8_t *data, size_t len) {
+  trak_pb_decoder_init(dec, data, len);
+  if (imp->limit && data >= imp->base && dec->end <= imp->limit) dec->limit = imp->limit;
+}
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
                          const trak_processor_options *opts);
@@ -222,6 +233,9 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
 /* The string id interned under `iid` of `kind`, or 0 (reported as missing). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
+** which frees them as it fills the tables, really lowers the resident memory. */
+void trak__block_free(trak_ev_block *b);
 
 /* Clocks (clocks.c). */
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,

@@ -88,7 +88,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(seq->default_extra_double_uuids);
     while (seq->head) {
       trak_ev_block *next = seq->head->next;
-      free(seq->head);
+      trak__block_free(seq->head);
       seq->head = next;
     }
     free(seq);

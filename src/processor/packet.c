@@ -29,10 +29,11 @@ static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
   }
 }
 
-static void packet_defaults(trak_sequence *seq, const trak_span *span) {
+static void packet_defaults(const trak_importer *imp, trak_sequence *seq,
+                            const trak_span *span) {
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
-  trak_pb_decoder_init(&dec, span->data, span->len);
+  trak__dec_init(imp, &dec, span->data, span->len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TracePacketDefaults_timestamp_clock_id &&
         f.wire_type == TRAK_PB_WIRE_VARINT) {
@@ -40,7 +41,7 @@ static void packet_defaults(trak_sequence *seq, const trak_span *span) {
     } else if (f.number == TRAK_PB_TracePacketDefaults_track_event_defaults &&
                f.wire_type == TRAK_PB_WIRE_LEN) {
       seq->default_extra_uuids.n = seq->default_extra_double_uuids.n = 0;
-      trak_pb_decoder_init(&sub, f.data, f.len);
+      trak__dec_init(imp, &sub, f.data, f.len);
       while (trak_pb_decoder_next(&sub, &g) > 0) {
         if (g.number == TRAK_PB_TrackEventDefaults_track_uuid && g.wire_type == TRAK_PB_WIRE_VARINT) {
           seq->default_track_uuid = g.value;
@@ -66,7 +67,9 @@ static void compressed_packets(trak_importer *imp, const trak_span *span) {
   }
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, plain, plain_len);
+  const uint8_t *base = imp->base, *limit = imp->limit;
+  imp->base = plain, imp->limit = plain + plain_len;
+  trak__dec_init(imp, &dec, plain, plain_len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     if (f.number != TRAK_PB_Trace_packet || f.wire_type != TRAK_PB_WIRE_LEN) continue;
@@ -77,13 +80,15 @@ static void compressed_packets(trak_importer *imp, const trak_span *span) {
     trak__report(imp, TRAK_STAT_COMPRESSED_ERRORS,
                  "compressed_packets: malformed packet at byte %zu of the inflated data",
                  dec.error_offset);
+  imp->base = base, imp->limit = limit;
   free(plain);
 }
 
-static int decode_fields(const uint8_t *data, size_t len, packet_fields *pf) {
+static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
+                         packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     trak_span span = {f.data, f.len};
@@ -133,7 +138,7 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
   packet_fields pf;
   memset(&pf, 0, sizeof pf);
-  if (decode_fields(data, len, &pf))
+  if (decode_fields(imp, data, len, &pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
   if (pf.compressed.data) compressed_packets(imp, &pf.compressed);
@@ -142,7 +147,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
 
   trak_sequence *seq = trak__sequence_get(imp, pf.seq_id);
   if (!sequence_state(imp, seq, &pf)) return;
-  if (pf.defaults.data) packet_defaults(seq, &pf.defaults);
+  if (pf.defaults.data) packet_defaults(imp, seq, &pf.defaults);
   if (pf.interned.data) trak__interned_data_add(imp, seq, pf.interned.data, pf.interned.len);
   if (pf.snapshot.data) trak__clock_snapshot_add(imp, seq, pf.snapshot.data, pf.snapshot.len);
   if (pf.descriptor.data) trak__track_descriptor_add(imp, pf.descriptor.data, pf.descriptor.len);

@@ -3,9 +3,12 @@
 ** TracePacketDefaults) and the block lists that collect their event records in file order.
 */
 #include <string.h>
+#include <sys/mman.h>
 
 #include "processor/import.h"
 #include "trak/protos.h"
+
+void trak__block_free(trak_ev_block *b) { munmap(b, sizeof *b); }
 
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   if (TRAK_LIKELY(imp->last_seq && imp->last_seq->id == id)) return imp->last_seq;
@@ -67,7 +70,7 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
                          const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field fld;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   uint64_t iid = 0;
   const uint8_t *s = (const uint8_t *)"";
   size_t slen = 0;
@@ -90,7 +93,7 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
                              size_t len) {
   trak_pb_decoder dec;
   trak_pb_field fld;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
     if (fld.wire_type != TRAK_PB_WIRE_LEN) continue;
@@ -109,8 +112,10 @@ uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, ui
 }
 
 __attribute__((noinline)) static trak_ev_block *new_block(trak_sequence *seq) {
-  trak_ev_block *b = malloc(sizeof *b);
-  if (!b) abort();
+  void *mem = mmap(NULL, sizeof(trak_ev_block), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) abort();
+  trak_ev_block *b = mem;
   b->next = NULL;
   b->n = 0;
   if (seq->tail) seq->tail->next = b;
@@ -127,4 +132,7 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
   seq->last_ts = ev->ts;
   seq->n_events++;
   imp->n_events++;
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
+  imp->n_slice_records += type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT;
+  imp->n_counter_records += type == TRAK_EV_COUNTER;
 }

@@ -208,6 +208,31 @@ static void grow_cols(size_t n, size_t *cap, void **cols[], const size_t sizes[]
   }
   *cap = newcap;
 }
+/* Grows every column to exactly `cap` rows (when larger than now). */
+static void reserve_cols(size_t *cap, size_t want, void **cols[], const size_t sizes[],
+                         size_t ncols) {
+  if (want <= *cap) return;
+  for (size_t i = 0; i < ncols; i++) {
+    void *p = realloc(*cols[i], want * sizes[i]);
+    if (!p) out_of_memory();
+    *cols[i] = p;
+  }
+  *cap = want;
+}
+
+void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {
+  void **scols[] = {(void **)&t->slice.ts,        (void **)&t->slice.dur,
+                    (void **)&t->slice.track_id,  (void **)&t->slice.name,
+                    (void **)&t->slice.category,  (void **)&t->slice.depth,
+                    (void **)&t->slice.parent_id, (void **)&t->slice.arg_set_id};
+  static const size_t ssizes[] = {8, 8, 4, 4, 4, 4, 4, 4};
+  reserve_cols(&t->slice.cap, slices, scols, ssizes, 8);
+  void **ccols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
+                    (void **)&t->counter.track_id};
+  static const size_t csizes[] = {8, 8, 4};
+  reserve_cols(&t->counter.cap, counters, ccols, csizes, 3);
+}
+
 uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
                          uint32_t depth, uint32_t parent, uint32_t arg_set_id) {
   if (t->slice.n == t->slice.cap) {

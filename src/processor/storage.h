@@ -148,6 +148,10 @@ extern const char *const trak__arg_type_names[];
 void trak__tables_init(trak_tables *t);
 void trak__tables_free(trak_tables *t);
 
+/* Sizes the slice and counter tables for their final row counts, so that filling them does
+** not copy them as they grow. Can't fail (OOM aborts). */
+void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);
+
 /* Appenders: each returns the new row's id and can't fail (OOM aborts). */
 uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
                          uint32_t depth, uint32_t parent, uint32_t arg_set_id);

@@ -52,6 +52,8 @@ static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 ** field that needs more input. */
 static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
   if (!len) return 0;
+  p->imp.base = data;
+  p->imp.limit = data + len;
   size_t pos = 0;
   const uint8_t *end = data + len;
   while (pos < len && !p->dead) {
@@ -103,6 +105,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     }
     pos = (size_t)(q - data) + body;
   }
+  p->imp.base = p->imp.limit = NULL;
   return pos;
 }
 

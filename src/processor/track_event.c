@@ -49,10 +49,11 @@ static void list_add(u64_list *l, const trak_pb_field *f, uint32_t packed_wire_t
   }
 }
 
-static int decode_event(const uint8_t *data, size_t len, event_fields *ef) {
+static int decode_event(const trak_importer *imp, const uint8_t *data, size_t len,
+                        event_fields *ef) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     switch (f.number) {
@@ -109,7 +110,7 @@ static int decode_event(const uint8_t *data, size_t len, event_fields *ef) {
       if (f.wire_type == TRAK_PB_WIRE_LEN) {
         trak_pb_decoder sub;
         trak_pb_field g;
-        trak_pb_decoder_init(&sub, f.data, f.len);
+        trak__dec_init(imp, &sub, f.data, f.len);
         while (trak_pb_decoder_next(&sub, &g) > 0)
           if (g.number == TRAK_PB_LogMessage_body_iid) ef->log_body_iid = g.value;
       }
@@ -179,6 +180,7 @@ static uint32_t aux_add(trak_importer *imp, trak_sequence *seq, const event_fiel
   trak_vec_push(imp->aux, ef->flows.n);
   trak_vec_push(imp->aux, ef->terms.n);
   trak_vec_push(imp->aux, n_int + n_dbl);
+  imp->n_counter_records += n_int + n_dbl;
   for (uint32_t i = 0; i < ef->flows.n; i++) trak_vec_push(imp->aux, ef->flows.v[i]);
   for (uint32_t i = 0; i < ef->terms.n; i++) trak_vec_push(imp->aux, ef->terms.v[i]);
   for (uint32_t i = 0; i < n_int + n_dbl; i++) {
@@ -224,7 +226,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ef.n_cats = ef.n_annos = 0;
   ef.source_location_iid = ef.correlation_iid = ef.log_body_iid = 0;
   trak_sequence *seq = ctx->seq;
-  if (decode_event(data, len, &ef) < 0)
+  if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
 
   int64_t ts = ctx->ts;

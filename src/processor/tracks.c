@@ -66,7 +66,7 @@ static uint32_t intern_field(trak_importer *imp, const trak_pb_field *f) {
 static uint32_t process_descriptor(trak_importer *imp, const trak_pb_field *outer) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, outer->data, outer->len);
+  trak__dec_init(imp, &dec, outer->data, outer->len);
   int64_t pid = 0;
   uint32_t name = 0;
   char cmdline[1024];
@@ -99,7 +99,7 @@ static uint32_t process_descriptor(trak_importer *imp, const trak_pb_field *oute
 static uint32_t thread_descriptor(trak_importer *imp, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   int64_t pid = -1, tid = 0;
   uint32_t name = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
@@ -124,7 +124,7 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
   static const char *const units[] = {NULL, "ns", "count", "bytes"};
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, outer->data, outer->len);
+  trak__dec_init(imp, &dec, outer->data, outer->len);
   info->is_counter = 1;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_CounterDescriptor_unit && f.wire_type == TRAK_PB_WIRE_VARINT) {
@@ -146,7 +146,7 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
 void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   uint64_t uuid = 0;
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0)
@@ -161,7 +161,7 @@ void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t 
   trak_track_info *info = &imp->tracks.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
-  trak_pb_decoder_init(&dec, data, len);
+  trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
     case TRAK_PB_TrackDescriptor_parent_uuid:
