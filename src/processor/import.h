@@ -81,7 +81,7 @@ typedef struct trak_ev {
   uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
 } trak_ev;
 
-#define TRAK_EV_BLOCK 16384
+#define TRAK_EV_BLOCK 65535 /* a block is just under 2 MiB: one huge page where available */
 typedef struct trak_ev_block {
   struct trak_ev_block *next;
   uint32_t n;
