@@ -185,6 +185,48 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
   }
 }
 
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t row_hash(const trak_tables *t, uint32_t row) {
+  uint64_t real;
+  memcpy(&real, &t->args.real_value[row], 8);
+  uint64_t h = mix(t->args.key[row], t->args.value_type[row]);
+  return mix(mix(mix(h, (uint64_t)t->args.int_value[row]), real), t->args.string_value[row]);
+}
+
+static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
+  return t->args.key[a] == t->args.key[b] && t->args.flat_key[a] == t->args.flat_key[b] &&
+         t->args.value_type[a] == t->args.value_type[b] &&
+         t->args.int_value[a] == t->args.int_value[b] &&
+         !memcmp(&t->args.real_value[a], &t->args.real_value[b], 8) &&
+         t->args.string_value[a] == t->args.string_value[b];
+}
+
+/* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
+** on equal an earlier set, they are dropped and the earlier id returned. */
+static uint32_t share_set(trak_importer *imp, uint32_t set) {
+  trak_tables *t = imp->tables;
+  uint32_t n = (uint32_t)t->args.n - set;
+  if (!n) return TRAK_NULL_U32;
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++) h = mix(h, row_hash(t, set + i));
+  int added;
+  uint32_t *slot = trak__map_put(&imp->arg_sets, h, set, &added);
+  if (added) return set;
+  uint32_t old = *slot;
+  uint32_t i = 0;
+  while (i < n && old + i < set && t->args.arg_set_id[old + i] == old &&
+         rows_equal(t, old + i, set + i))
+    i++;
+  int same = i == n && (old + n >= set || t->args.arg_set_id[old + n] != old);
+  if (!same) return set; /* a hash collision: keep both sets */
+  t->args.n = set;
+  return old;
+}
+
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n) {
   args_ctx c;
@@ -208,5 +250,5 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
     if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
     annotation_value(&c, annos[i].data, annos[i].len, 0);
   }
-  return imp->tables->args.n > c.set ? c.set : TRAK_NULL_U32;
+  return share_set(imp, c.set);
 }

@@ -186,6 +186,7 @@ typedef struct trak_importer {
   char *scratch;                     /* key building for args */
   size_t scratch_cap;
   trak_map flows;                    /* parse phase: flow id -> slice id */
+  trak_map arg_sets;                 /* content hash -> arg_set_id, to share identical sets */
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
