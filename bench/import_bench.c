@@ -29,7 +29,7 @@ typedef struct thread_gen {
   uint32_t seq;
   uint64_t uuid;
   int64_t ts;
-  int depth;        /* open slices */
+  int depth; /* open slices */
   uint64_t rng;
   uint64_t events;
 } thread_gen;
@@ -86,7 +86,8 @@ static void descriptors(trak_pb_buf *b, thread_gen *th) {
     trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
     trak_pb_nested td = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_descriptor);
     trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_uuid, th[t].uuid);
-    trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_parent_uuid, 1000 + (uint64_t)(t / THREADS_PER_PROCESS));
+    trak_pb_put_varint(b, TRAK_PB_TrackDescriptor_parent_uuid,
+                       1000 + (uint64_t)(t / THREADS_PER_PROCESS));
     trak_pb_nested thd = trak_pb_begin_nested(b, TRAK_PB_TrackDescriptor_thread);
     trak_pb_put_int32(b, TRAK_PB_ThreadDescriptor_pid, 100 + t / THREADS_PER_PROCESS);
     trak_pb_put_int64(b, TRAK_PB_ThreadDescriptor_tid, 1000 + t);
@@ -153,7 +154,8 @@ static void event(trak_pb_buf *b, thread_gen *th, uint64_t *flow_seq, int t) {
   trak_pb_nested ev = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
   if (is_counter) {
     trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_COUNTER);
-    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, 2000 + (uint64_t)(t / THREADS_PER_PROCESS));
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid,
+                       2000 + (uint64_t)(t / THREADS_PER_PROCESS));
     trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, (int64_t)(r % 1000000));
   } else if (begin) {
     trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN);
@@ -190,10 +192,15 @@ static uint64_t generate(const char *path, uint64_t events) {
   trak_pb_buf_init_heap(&b);
   thread_gen th[THREADS];
   for (int t = 0; t < THREADS; t++)
-    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 1000000000, 0,
-                         0x9E3779B97F4A7C15ULL * (uint64_t)(t + 1), 0};
+    th[t] = (thread_gen){(uint32_t)(t + 1),
+                         5000 + (uint64_t)t,
+                         1000000000,
+                         0,
+                         0x9E3779B97F4A7C15ULL * (uint64_t)(t + 1),
+                         0};
   descriptors(&b, th);
-  for (int t = 0; t < THREADS; t++) sequence_start(&b, &th[t]);
+  for (int t = 0; t < THREADS; t++)
+    sequence_start(&b, &th[t]);
   uint64_t written = 0, flow_seq = 0;
   while (written < events) {
     for (int t = 0; t < THREADS && written < events; t++) {
@@ -218,7 +225,8 @@ static void timed_query(trak_processor *p, const char *label, const char *sql) {
     printf("  %-28s error: %s\n", label, err.message);
     return;
   }
-  while (trak_query_next(q, &err) > 0) rows++;
+  while (trak_query_next(q, &err) > 0)
+    rows++;
   trak_query_free(q);
   printf("  %-28s %8.1f ms  (%llu rows)\n", label, (now() - t0) * 1e3, (unsigned long long)rows);
 }
@@ -271,7 +279,8 @@ int main(int argc, char **argv) {
   timed_query(p, "args of one slice",
               "SELECT a.key, a.display_value FROM slice s JOIN args a USING (arg_set_id) "
               "WHERE s.id = (SELECT MAX(id) FROM slice WHERE arg_set_id IS NOT NULL)");
-  timed_query(p, "ts range", "SELECT COUNT(*) FROM slice WHERE ts BETWEEN 1500000000 AND 1600000000");
+  timed_query(p, "ts range",
+              "SELECT COUNT(*) FROM slice WHERE ts BETWEEN 1500000000 AND 1600000000");
   timed_query(p, "counter by track", "SELECT track_id, AVG(value) FROM counter GROUP BY track_id");
   timed_query(p, "flows", "SELECT COUNT(*) FROM flow");
   trak_processor_free(p);

@@ -43,10 +43,14 @@ static void run(long rows, int with_index) {
     sqlite3_bind_text(st, 5, cat, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 6, name, -1, SQLITE_STATIC);
     sqlite3_bind_int64(st, 7, i % 4);
-    if (i % 4) sqlite3_bind_int64(st, 8, i - 1);
-    else sqlite3_bind_null(st, 8);
-    if (i % 5) sqlite3_bind_null(st, 9);
-    else sqlite3_bind_int64(st, 9, i);
+    if (i % 4)
+      sqlite3_bind_int64(st, 8, i - 1);
+    else
+      sqlite3_bind_null(st, 8);
+    if (i % 5)
+      sqlite3_bind_null(st, 9);
+    else
+      sqlite3_bind_int64(st, 9, i);
     sqlite3_step(st);
     sqlite3_reset(st);
   }

@@ -210,8 +210,8 @@ static void test_typed_rows_and_names(void **state) {
   trak_processor *p = import_chunks(b.start, trak_pb_buf_len(&b), 1 << 20);
   trak_query *q;
   trak_error err = {0};
-  assert_int_equal(trak_query_open(p, "SELECT 42 AS i, 2.5 AS d, 'x' AS s, NULL AS n", &q, NULL,
-                                   &err), 0);
+  assert_int_equal(
+      trak_query_open(p, "SELECT 42 AS i, 2.5 AS d, 'x' AS s, NULL AS n", &q, NULL, &err), 0);
   assert_int_equal(trak_query_column_count(q), 4);
   assert_string_equal(trak_query_column_name(q, 0), "i");
   assert_string_equal(trak_query_column_name(q, 3), "n");
@@ -285,7 +285,8 @@ static void test_stats_api(void **state) {
   trak_stat st;
   assert_int_equal(trak_processor_stat_get(p, n, &st), TRAK_EINVAL);
   assert_int_equal(trak_processor_stat_value(p, "no such stat"), -1);
-  assert_int_equal(query_int(p, "SELECT value FROM stats WHERE name = 'track_event_unknown_track'"), 1);
+  assert_int_equal(query_int(p, "SELECT value FROM stats WHERE name = 'track_event_unknown_track'"),
+                   1);
   trak_processor_free(p);
   trak_pb_buf_free(&b);
 }

@@ -71,7 +71,7 @@ uint64_t trak_processor_byte_count(const trak_processor *p);
 
 /* Import statistics, the rows of the `stats` table. */
 typedef struct trak_stat {
-  const char *name;        /* e.g. "misplaced_end_event" */
+  const char *name; /* e.g. "misplaced_end_event" */
   trak_severity severity;
   int64_t value;
   const char *description; /* one line */

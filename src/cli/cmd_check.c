@@ -28,8 +28,10 @@ static void on_problem(void *user, uint64_t packet, uint64_t offset, trak_severi
                        const char *stat, const char *message) {
   check_ctx *c = user;
   int is_error = severity != TRAK_SEVERITY_INFO;
-  if (is_error) c->errors++;
-  else c->warnings++;
+  if (is_error)
+    c->errors++;
+  else
+    c->warnings++;
   if (c->n == c->cap) {
     c->cap = c->cap ? c->cap * 2 : 64;
     c->v = realloc(c->v, c->cap * sizeof *c->v);

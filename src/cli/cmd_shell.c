@@ -20,14 +20,13 @@ typedef struct shell {
   size_t len, cap;
 } shell;
 
-static const char help_text[] =
-    ".tables            list the tables and views\n"
-    ".schema [TABLE]    show the columns of TABLE (or of every table)\n"
-    ".mode csv|table|json  output format (default table)\n"
-    ".timer on|off      print the time each statement takes\n"
-    ".help              this text\n"
-    ".quit              leave (also Ctrl-D)\n"
-    "SQL statements end with ';'.\n";
+static const char help_text[] = ".tables            list the tables and views\n"
+                                ".schema [TABLE]    show the columns of TABLE (or of every table)\n"
+                                ".mode csv|table|json  output format (default table)\n"
+                                ".timer on|off      print the time each statement takes\n"
+                                ".help              this text\n"
+                                ".quit              leave (also Ctrl-D)\n"
+                                "SQL statements end with ';'.\n";
 
 static const char *prompt_fn(EditLine *el) {
   shell *sh;
@@ -57,16 +56,20 @@ static int dot_command(shell *sh, char *line) {
   char *cmd = strtok(line, " \t\n");
   char *arg = strtok(NULL, " \t\n");
   if (!strcmp(cmd, ".quit") || !strcmp(cmd, ".exit")) return 1;
-  if (!strcmp(cmd, ".help")) fputs(help_text, stdout);
+  if (!strcmp(cmd, ".help"))
+    fputs(help_text, stdout);
   else if (!strcmp(cmd, ".tables")) {
     const char *const *names = trak_processor_table_names();
-    for (size_t i = 0; names[i]; i++) printf("%s\n", names[i]);
-  } else if (!strcmp(cmd, ".schema")) run_schema(sh, arg);
+    for (size_t i = 0; names[i]; i++)
+      printf("%s\n", names[i]);
+  } else if (!strcmp(cmd, ".schema"))
+    run_schema(sh, arg);
   else if (!strcmp(cmd, ".mode")) {
     if (!arg || trak_cli_parse_format(arg, &sh->format)) printf("usage: .mode csv|table|json\n");
   } else if (!strcmp(cmd, ".timer")) {
     sh->timer = arg && !strcmp(arg, "on");
-  } else printf("unknown command %s (see .help)\n", cmd);
+  } else
+    printf("unknown command %s (see .help)\n", cmd);
   return 0;
 }
 
@@ -86,7 +89,8 @@ static void run_statement(shell *sh) {
 /* Handles one input line. Returns 1 to quit. */
 static int shell_line(shell *sh, const char *line) {
   size_t n = strlen(line);
-  while (n && (line[n - 1] == '\n' || line[n - 1] == '\r')) n--;
+  while (n && (line[n - 1] == '\n' || line[n - 1] == '\r'))
+    n--;
   if (!sh->len && line[0] == '.') {
     char *copy = strndup(line, n);
     int quit = dot_command(sh, copy);
@@ -102,9 +106,12 @@ static int shell_line(shell *sh, const char *line) {
   sh->buf[sh->len++] = '\n';
   sh->buf[sh->len] = 0;
   size_t end = sh->len;
-  while (end && (sh->buf[end - 1] == '\n' || sh->buf[end - 1] == ' ')) end--;
-  if (end && sh->buf[end - 1] == ';') run_statement(sh);
-  else if (!end) sh->len = 0;
+  while (end && (sh->buf[end - 1] == '\n' || sh->buf[end - 1] == ' '))
+    end--;
+  if (end && sh->buf[end - 1] == ';')
+    run_statement(sh);
+  else if (!end)
+    sh->len = 0;
   return 0;
 }
 

@@ -10,10 +10,18 @@
 
 static void csv_value(FILE *out, trak_query *q, int col) {
   switch (trak_query_type(q, col)) {
-  case TRAK_VALUE_NULL: fputs("\"[NULL]\"", out); break;
-  case TRAK_VALUE_INT: fprintf(out, "%lld", (long long)trak_query_int(q, col)); break;
-  case TRAK_VALUE_DOUBLE: fprintf(out, "%f", trak_query_double(q, col)); break;
-  case TRAK_VALUE_STRING: fprintf(out, "\"%s\"", trak_query_string(q, col)); break;
+  case TRAK_VALUE_NULL:
+    fputs("\"[NULL]\"", out);
+    break;
+  case TRAK_VALUE_INT:
+    fprintf(out, "%lld", (long long)trak_query_int(q, col));
+    break;
+  case TRAK_VALUE_DOUBLE:
+    fprintf(out, "%f", trak_query_double(q, col));
+    break;
+  case TRAK_VALUE_STRING:
+    fprintf(out, "\"%s\"", trak_query_string(q, col));
+    break;
   }
 }
 
@@ -21,19 +29,30 @@ static void json_string(FILE *out, const char *s) {
   fputc('"', out);
   for (; *s; s++) {
     unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\') fprintf(out, "\\%c", c);
-    else if (c < 0x20) fprintf(out, "\\u%04x", c);
-    else fputc(c, out);
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(out, "\\u%04x", c);
+    else
+      fputc(c, out);
   }
   fputc('"', out);
 }
 
 static void json_value(FILE *out, trak_query *q, int col) {
   switch (trak_query_type(q, col)) {
-  case TRAK_VALUE_NULL: fputs("null", out); break;
-  case TRAK_VALUE_INT: fprintf(out, "%lld", (long long)trak_query_int(q, col)); break;
-  case TRAK_VALUE_DOUBLE: fprintf(out, "%.17g", trak_query_double(q, col)); break;
-  case TRAK_VALUE_STRING: json_string(out, trak_query_string(q, col)); break;
+  case TRAK_VALUE_NULL:
+    fputs("null", out);
+    break;
+  case TRAK_VALUE_INT:
+    fprintf(out, "%lld", (long long)trak_query_int(q, col));
+    break;
+  case TRAK_VALUE_DOUBLE:
+    fprintf(out, "%.17g", trak_query_double(q, col));
+    break;
+  case TRAK_VALUE_STRING:
+    json_string(out, trak_query_string(q, col));
+    break;
   }
 }
 
@@ -41,10 +60,16 @@ static void json_value(FILE *out, trak_query *q, int col) {
 static char *cell_text(trak_query *q, int col) {
   char buf[64];
   switch (trak_query_type(q, col)) {
-  case TRAK_VALUE_NULL: return strdup("[NULL]");
-  case TRAK_VALUE_INT: snprintf(buf, sizeof buf, "%lld", (long long)trak_query_int(q, col)); break;
-  case TRAK_VALUE_DOUBLE: snprintf(buf, sizeof buf, "%f", trak_query_double(q, col)); break;
-  case TRAK_VALUE_STRING: return strdup(trak_query_string(q, col));
+  case TRAK_VALUE_NULL:
+    return strdup("[NULL]");
+  case TRAK_VALUE_INT:
+    snprintf(buf, sizeof buf, "%lld", (long long)trak_query_int(q, col));
+    break;
+  case TRAK_VALUE_DOUBLE:
+    snprintf(buf, sizeof buf, "%f", trak_query_double(q, col));
+    break;
+  case TRAK_VALUE_STRING:
+    return strdup(trak_query_string(q, col));
   }
   return strdup(buf);
 }
@@ -54,7 +79,8 @@ static int print_table(FILE *out, trak_query *q, trak_error *err) {
   size_t nrows = 0, cap = 0;
   char **cells = NULL;
   size_t *width = calloc((size_t)ncols, sizeof *width);
-  for (int c = 0; c < ncols; c++) width[c] = strlen(trak_query_column_name(q, c));
+  for (int c = 0; c < ncols; c++)
+    width[c] = strlen(trak_query_column_name(q, c));
   int rc;
   while ((rc = trak_query_next(q, err)) > 0) {
     if ((nrows + 1) * (size_t)ncols > cap) {
@@ -73,7 +99,8 @@ static int print_table(FILE *out, trak_query *q, trak_error *err) {
   fputc('\n', out);
   for (int c = 0; c < ncols; c++) {
     fprintf(out, "%s", c ? " " : "");
-    for (size_t i = 0; i < width[c]; i++) fputc('-', out);
+    for (size_t i = 0; i < width[c]; i++)
+      fputc('-', out);
   }
   fputc('\n', out);
   for (size_t r = 0; r < nrows; r++) {
@@ -123,10 +150,14 @@ int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak
 }
 
 int trak_cli_parse_format(const char *s, trak_cli_format *out) {
-  if (!strcmp(s, "csv")) *out = TRAK_CLI_CSV;
-  else if (!strcmp(s, "table")) *out = TRAK_CLI_TABLE;
-  else if (!strcmp(s, "json")) *out = TRAK_CLI_JSON;
-  else return -1;
+  if (!strcmp(s, "csv"))
+    *out = TRAK_CLI_CSV;
+  else if (!strcmp(s, "table"))
+    *out = TRAK_CLI_TABLE;
+  else if (!strcmp(s, "json"))
+    *out = TRAK_CLI_JSON;
+  else
+    return -1;
   return 0;
 }
 

@@ -20,8 +20,7 @@ static trak_clock *clock_get(trak_importer *imp, uint64_t key, int create) {
   if (slot) return &imp->clocks.v[*slot];
   if (!create) return NULL;
   int added;
-  *trak__map_put(&imp->clock_index, key, (uint32_t)imp->clocks.n, &added) =
-      (uint32_t)imp->clocks.n;
+  *trak__map_put(&imp->clock_index, key, (uint32_t)imp->clocks.n, &added) = (uint32_t)imp->clocks.n;
   trak_clock c = {.key = key, .multiplier = 1};
   trak_vec_push(imp->clocks, c);
   return &imp->clocks.v[imp->clocks.n - 1];
@@ -49,9 +48,12 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     trak__dec_init(imp, &sub, f.data, f.len);
     while (trak_pb_decoder_next(&sub, &g) > 0) {
       if (g.wire_type != TRAK_PB_WIRE_VARINT) continue;
-      if (g.number == TRAK_PB_ClockSnapshot_Clock_clock_id) c.id = (uint32_t)g.value;
-      else if (g.number == TRAK_PB_ClockSnapshot_Clock_timestamp) c.ts = g.value;
-      else if (g.number == TRAK_PB_ClockSnapshot_Clock_is_incremental) c.incremental = g.value != 0;
+      if (g.number == TRAK_PB_ClockSnapshot_Clock_clock_id)
+        c.id = (uint32_t)g.value;
+      else if (g.number == TRAK_PB_ClockSnapshot_Clock_timestamp)
+        c.ts = g.value;
+      else if (g.number == TRAK_PB_ClockSnapshot_Clock_is_incremental)
+        c.incremental = g.value != 0;
       else if (g.number == TRAK_PB_ClockSnapshot_Clock_unit_multiplier_ns && g.value)
         c.multiplier = g.value;
     }
@@ -96,8 +98,10 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
   size_t lo = 0, hi = c->pairs.n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
-    if (c->pairs.v[mid].src <= ns) lo = mid + 1;
-    else hi = mid;
+    if (c->pairs.v[mid].src <= ns)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   const trak_clock_pair *p = &c->pairs.v[lo ? lo - 1 : 0];
   *out = trak__wadd(p->dst, trak__wsub(ns, p->src));

@@ -21,7 +21,7 @@ typedef struct key_buf {
 typedef struct args_ctx {
   trak_importer *imp;
   trak_sequence *seq;
-  uint32_t set;     /* arg_set_id: the first row of the set */
+  uint32_t set; /* arg_set_id: the first row of the set */
   key_buf kb;
 } args_ctx;
 
@@ -113,13 +113,20 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
   trak__dec_init(c->imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
-    case TRAK_PB_DebugAnnotation_NestedValue_int_value: add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f)); return;
-    case TRAK_PB_DebugAnnotation_NestedValue_double_value: add_real(c, trak_pb_as_double(&f)); return;
-    case TRAK_PB_DebugAnnotation_NestedValue_bool_value: add_int(c, TRAK_ARG_BOOL, f.value != 0); return;
+    case TRAK_PB_DebugAnnotation_NestedValue_int_value:
+      add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f));
+      return;
+    case TRAK_PB_DebugAnnotation_NestedValue_double_value:
+      add_real(c, trak_pb_as_double(&f));
+      return;
+    case TRAK_PB_DebugAnnotation_NestedValue_bool_value:
+      add_int(c, TRAK_ARG_BOOL, f.value != 0);
+      return;
     case TRAK_PB_DebugAnnotation_NestedValue_string_value:
       if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
       return;
-    default: break;
+    default:
+      break;
     }
   }
 }
@@ -134,11 +141,21 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
-    case TRAK_PB_DebugAnnotation_bool_value: add_int(c, TRAK_ARG_BOOL, f.value != 0); break;
-    case TRAK_PB_DebugAnnotation_uint_value: add_int(c, TRAK_ARG_UINT, (int64_t)f.value); break;
-    case TRAK_PB_DebugAnnotation_int_value: add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f)); break;
-    case TRAK_PB_DebugAnnotation_pointer_value: add_int(c, TRAK_ARG_POINTER, (int64_t)f.value); break;
-    case TRAK_PB_DebugAnnotation_double_value: add_real(c, trak_pb_as_double(&f)); break;
+    case TRAK_PB_DebugAnnotation_bool_value:
+      add_int(c, TRAK_ARG_BOOL, f.value != 0);
+      break;
+    case TRAK_PB_DebugAnnotation_uint_value:
+      add_int(c, TRAK_ARG_UINT, (int64_t)f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_int_value:
+      add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f));
+      break;
+    case TRAK_PB_DebugAnnotation_pointer_value:
+      add_int(c, TRAK_ARG_POINTER, (int64_t)f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_double_value:
+      add_real(c, trak_pb_as_double(&f));
+      break;
     case TRAK_PB_DebugAnnotation_string_value:
       if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
       break;
@@ -180,7 +197,8 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
       c->kb.key_len = key_len, c->kb.flat_len = flat_len;
       break;
     }
-    default: break;
+    default:
+      break;
     }
   }
 }
@@ -212,7 +230,8 @@ static uint32_t share_set(trak_importer *imp, uint32_t set) {
   uint32_t n = (uint32_t)t->args.n - set;
   if (!n) return TRAK_NULL_U32;
   uint64_t h = n;
-  for (uint32_t i = 0; i < n; i++) h = mix(h, row_hash(t, set + i));
+  for (uint32_t i = 0; i < n; i++)
+    h = mix(h, row_hash(t, set + i));
   int added;
   uint32_t *slot = trak__map_put(&imp->arg_sets, h, set, &added);
   if (added) return set;

@@ -39,9 +39,12 @@ static void sequence_sort(trak_sequence *seq) {
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
   const trak_track_info *info = &imp->tracks.v[track];
   const char *name = trak__str(&imp->tables->strings, info->name);
-  if (info->is_legacy_thread) snprintf(buf, size, "the thread track of sequence's thread");
-  else if (name) snprintf(buf, size, "track uuid %llu (\"%s\")", (unsigned long long)info->uuid, name);
-  else snprintf(buf, size, "track uuid %llu", (unsigned long long)info->uuid);
+  if (info->is_legacy_thread)
+    snprintf(buf, size, "the thread track of sequence's thread");
+  else if (name)
+    snprintf(buf, size, "track uuid %llu (\"%s\")", (unsigned long long)info->uuid, name);
+  else
+    snprintf(buf, size, "track uuid %llu", (unsigned long long)info->uuid);
   return buf;
 }
 
@@ -114,16 +117,23 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   case TRAK_EV_INSTANT: {
     uint32_t depth = (uint32_t)info->open_depth;
     uint32_t parent = depth ? (uint32_t)info->open[depth - 1] : TRAK_NULL_U32;
-    uint32_t id = trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent,
-                                  ev->arg_set_id);
-    if (type == TRAK_EV_BEGIN) push_open(info, ev->pkt, id);
-    else t->slice.dur[id] = 0;
+    uint32_t id =
+        trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent, ev->arg_set_id);
+    if (type == TRAK_EV_BEGIN)
+      push_open(info, ev->pkt, id);
+    else
+      t->slice.dur[id] = 0;
     if (ev->aux) flows(imp, imp->aux.v + ev->aux, id);
     break;
   }
-  case TRAK_EV_END: slice_end(imp, ev, track); break;
-  case TRAK_EV_COUNTER: counter_value(imp, ev, track, ev->u.value); break;
-  default: break;
+  case TRAK_EV_END:
+    slice_end(imp, ev, track);
+    break;
+  case TRAK_EV_COUNTER:
+    counter_value(imp, ev, track, ev->u.value);
+    break;
+  default:
+    break;
   }
   if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux);
 }
@@ -138,7 +148,9 @@ typedef struct cursor {
   trak_sequence *seq;
 } cursor;
 
-static const trak_ev *cur_ev(const cursor *c) { return &c->block->ev[c->i]; }
+static const trak_ev *cur_ev(const cursor *c) {
+  return &c->block->ev[c->i];
+}
 
 static inline int cur_before(const cursor *a, const cursor *b) {
   return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
@@ -203,7 +215,8 @@ static void report_unterminated(trak_importer *imp) {
 void trak__events_parse(trak_importer *imp) {
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
-  while (size < imp->seqs.n) size *= 2;
+  while (size < imp->seqs.n)
+    size *= 2;
   tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
   if (!t.c || !t.node) abort();
   size_t live = 0;
@@ -217,12 +230,14 @@ void trak__events_parse(trak_importer *imp) {
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }
-  for (uint32_t n = size - 1; n >= 1; n--) replay(&t, n);
+  for (uint32_t n = size - 1; n >= 1; n--)
+    replay(&t, n);
   while (live) {
     uint32_t w = size > 1 ? t.node[1] : 0;
     parse_one(imp, cur_ev(&t.c[w]));
     if (!cursor_advance(&t.c[w])) live--;
-    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2) replay(&t, n);
+    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
+      replay(&t, n);
   }
   free(t.c);
   free(t.node);

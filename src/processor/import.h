@@ -20,9 +20,15 @@
 #include "trak/protos.h"
 
 /* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
-static inline int64_t trak__wadd(int64_t a, int64_t b) { return (int64_t)((uint64_t)a + (uint64_t)b); }
-static inline int64_t trak__wsub(int64_t a, int64_t b) { return (int64_t)((uint64_t)a - (uint64_t)b); }
-static inline int64_t trak__wmul(int64_t a, int64_t b) { return (int64_t)((uint64_t)a * (uint64_t)b); }
+static inline int64_t trak__wadd(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t trak__wsub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t trak__wmul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
 
 /* ---- stats ----------------------------------------------------------------------------- */
 
@@ -61,21 +67,26 @@ extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 /* ---- event records --------------------------------------------------------------------- */
 
 /* Record types, stored in the top bits of trak_ev.track. */
-enum { TRAK_EV_BEGIN = 1, TRAK_EV_END = 2, TRAK_EV_INSTANT = 3, TRAK_EV_COUNTER = 4,
-       TRAK_EV_EXTRA_ONLY = 5 };
+enum {
+  TRAK_EV_BEGIN = 1,
+  TRAK_EV_END = 2,
+  TRAK_EV_INSTANT = 3,
+  TRAK_EV_COUNTER = 4,
+  TRAK_EV_EXTRA_ONLY = 5
+};
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
 typedef struct trak_ev {
-  int64_t ts;          /* trace clock, ns */
-  uint32_t track;      /* type << TRAK_EV_TYPE_SHIFT | index into imp->tracks */
-  uint32_t pkt;        /* packet index, for ordering ties and diagnostics */
+  int64_t ts;     /* trace clock, ns */
+  uint32_t track; /* type << TRAK_EV_TYPE_SHIFT | index into imp->tracks */
+  uint32_t pkt;   /* packet index, for ordering ties and diagnostics */
   union {
     struct {
-      uint32_t name;   /* string id (0: none) */
-      uint32_t cat;    /* string id (0: none) */
+      uint32_t name; /* string id (0: none) */
+      uint32_t cat;  /* string id (0: none) */
     } s;
-    double value;      /* counter value */
+    double value; /* counter value */
   } u;
   uint32_t arg_set_id; /* TRAK_NULL_U32: no args */
   uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
@@ -103,21 +114,21 @@ enum trak_intern_kind {
 };
 
 typedef struct trak_sequence {
-  uint32_t id;                        /* trusted_packet_sequence_id */
-  uint8_t state_valid;                /* incremental state usable */
-  uint8_t seen_clear;                 /* a clear was ever seen */
-  uint8_t unsorted;                   /* records are not in timestamp order */
+  uint32_t id;                          /* trusted_packet_sequence_id */
+  uint8_t state_valid;                  /* incremental state usable */
+  uint8_t seen_clear;                   /* a clear was ever seen */
+  uint8_t unsorted;                     /* records are not in timestamp order */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
-  uint32_t default_clock;             /* 0: none */
+  uint32_t default_clock; /* 0: none */
   uint8_t has_default_track;
   uint64_t default_track_uuid;
   TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
   TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
-  uint32_t thread_track;              /* legacy thread_descriptor track, or TRAK_NULL_U32 */
-  int64_t last_event_us;              /* for TrackEvent.timestamp_delta_us */
-  int64_t last_ts;                    /* last record timestamp, to detect disorder */
-  uint64_t last_track_uuid;           /* one-entry cache of uuid -> track index */
+  uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
+  int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
+  int64_t last_ts;          /* last record timestamp, to detect disorder */
+  uint64_t last_track_uuid; /* one-entry cache of uuid -> track index */
   uint32_t last_track;
   trak_ev_block *head, *tail;
   size_t n_events;
@@ -131,17 +142,17 @@ typedef struct trak_track_info {
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
   uint8_t is_thread, is_process, is_legacy_thread;
   int32_t rank;
-  uint32_t name;          /* string id */
+  uint32_t name; /* string id */
   uint32_t description;
-  uint32_t utid, upid;    /* TRAK_NULL_U32 unless a thread / process descriptor */
-  uint32_t unit;          /* string id */
-  int64_t multiplier;     /* counter unit multiplier, 1 by default */
-  double running;         /* incremental counter sum */
-  int64_t last_file_ts;   /* for the decreasing-timestamp check */
-  uint64_t first_pkt;     /* first packet that used or described it */
-  size_t open_depth;      /* parse phase: number of open slices */
+  uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
+  uint32_t unit;        /* string id */
+  int64_t multiplier;   /* counter unit multiplier, 1 by default */
+  double running;       /* incremental counter sum */
+  int64_t last_file_ts; /* for the decreasing-timestamp check */
+  uint64_t first_pkt;   /* first packet that used or described it */
+  size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;
-  uint64_t *open;         /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  uint64_t *open; /* parse phase: stack of open slices, begin packet << 32 | slice id */
 } trak_track_info;
 
 /* ---- clocks ---------------------------------------------------------------------------- */
@@ -151,10 +162,10 @@ typedef struct trak_clock_pair {
 } trak_clock_pair;
 
 typedef struct trak_clock {
-  uint64_t key;                  /* clock id, or sequence << 32 | id for ids 64..127 */
-  uint64_t multiplier;           /* unit_multiplier_ns (1 by default) */
+  uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
+  uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
   uint8_t incremental;
-  int64_t last;                  /* incremental clocks: last absolute value (in units) */
+  int64_t last; /* incremental clocks: last absolute value (in units) */
   TRAK_VEC(trak_clock_pair) pairs;
 } trak_clock;
 
@@ -165,28 +176,28 @@ typedef struct trak_importer {
   trak_processor_options opts;
   int64_t stats[TRAK_STAT_COUNT];
 
-  trak_map seq_index;                /* sequence id -> index in seqs */
+  trak_map seq_index; /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
-  trak_sequence *last_seq;           /* one-entry cache of sequence lookups */
-  trak_map track_index;              /* uuid -> index in tracks */
-  trak_map thread_track_index;       /* utid -> legacy thread track */
+  trak_sequence *last_seq;     /* one-entry cache of sequence lookups */
+  trak_map track_index;        /* uuid -> index in tracks */
+  trak_map thread_track_index; /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;
-  trak_map tid_index, pid_index;     /* tid -> utid, pid -> upid */
-  TRAK_VEC(uint64_t) aux;            /* flows and extra counters of records */
-  trak_map clock_index;              /* key -> index in clocks */
+  trak_map tid_index, pid_index; /* tid -> utid, pid -> upid */
+  TRAK_VEC(uint64_t) aux;        /* flows and extra counters of records */
+  trak_map clock_index;          /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
-  uint32_t trace_clock;              /* BOOTTIME unless a snapshot says otherwise */
+  uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
 
-  const uint8_t *base, *limit;       /* the buffer being tokenized (decoder fast path) */
-  uint64_t packet_index;             /* of the packet being tokenized */
-  uint64_t packet_offset;            /* its byte offset */
+  const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
+  uint64_t packet_index;       /* of the packet being tokenized */
+  uint64_t packet_offset;      /* its byte offset */
   uint64_t n_events;
-  uint64_t n_slice_records;          /* begins and instants: the slice table's final size */
-  uint64_t n_counter_records;        /* counter values, extra ones included */
-  char *scratch;                     /* key building for args */
+  uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
+  uint64_t n_counter_records; /* counter values, extra ones included */
+  char *scratch;              /* key building for args */
   size_t scratch_cap;
-  trak_map flows;                    /* parse phase: flow id -> slice id */
-  trak_map arg_sets;                 /* content hash -> arg_set_id, to share identical sets */
+  trak_map flows;    /* parse phase: flow id -> slice id */
+  trak_map arg_sets; /* content hash -> arg_set_id, to share identical sets */
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
@@ -205,15 +216,15 @@ void trak__importer_free(trak_importer *imp);
 void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
     __attribute__((format(printf, 3, 4), cold));
 /* Same, naming a given packet (parse phase). */
-void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
-                     ...) __attribute__((format(printf, 4, 5), cold));
+void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
 
 /* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
 /* Tokenizes a TrackEvent of a packet (track_event.c). */
 typedef struct trak_packet_ctx {
   trak_sequence *seq;
-  int64_t ts;     /* in the trace clock, valid when has_ts */
+  int64_t ts; /* in the trace clock, valid when has_ts */
   int has_ts;
 } trak_packet_ctx;
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,

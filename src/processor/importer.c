@@ -21,8 +21,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                     "A text format trace did not parse."},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
                                      "compressed_packets that do not inflate."},
-    [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported",
-                                          TRAK_SEVERITY_DATA_LOSS,
+    [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
                                           "zstd_compressed_packets are not supported."},
     [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_DATA_LOSS,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
@@ -50,8 +49,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
                                "Slice ends naming a slice other than the innermost open one "
                                "(overlapping slices that do not nest)."},
-    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track",
-                                             TRAK_SEVERITY_ERROR,
+    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
                                              "Counter values on a track without a counter "
                                              "descriptor (kept)."},
     [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
@@ -83,7 +81,8 @@ void trak__importer_init(trak_importer *imp, trak_tables *tables,
 void trak__importer_free(trak_importer *imp) {
   for (size_t i = 0; i < imp->seqs.n; i++) {
     trak_sequence *seq = imp->seqs.v[i];
-    for (int k = 0; k < TRAK_INTERN_KINDS; k++) trak__map_free(&seq->interned[k]);
+    for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+      trak__map_free(&seq->interned[k]);
     trak_vec_free(seq->default_extra_uuids);
     trak_vec_free(seq->default_extra_double_uuids);
     while (seq->head) {
@@ -94,15 +93,18 @@ void trak__importer_free(trak_importer *imp) {
     free(seq);
   }
   trak_vec_free(imp->seqs);
-  for (size_t i = 0; i < imp->tracks.n; i++) free(imp->tracks.v[i].open);
+  for (size_t i = 0; i < imp->tracks.n; i++)
+    free(imp->tracks.v[i].open);
   trak_vec_free(imp->tracks);
-  for (size_t i = 0; i < imp->clocks.n; i++) trak_vec_free(imp->clocks.v[i].pairs);
+  for (size_t i = 0; i < imp->clocks.n; i++)
+    trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
   trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index, &imp->pid_index,   &imp->clock_index,
                       &imp->flows,     &imp->arg_sets};
-  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++) trak__map_free(maps[i]);
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+    trak__map_free(maps[i]);
   free(imp->scratch);
   memset(imp, 0, sizeof *imp);
 }
@@ -124,8 +126,7 @@ void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...) {
   va_end(ap);
 }
 
-void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
-                     ...) {
+void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   report_v(imp, stat, packet, fmt, ap);

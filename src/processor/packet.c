@@ -25,12 +25,12 @@ static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
     trak_pb_packed it;
     uint64_t v;
     trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
-    while (trak_pb_packed_next(&it, &v) > 0) trak_vec_push(*vec, v);
+    while (trak_pb_packed_next(&it, &v) > 0)
+      trak_vec_push(*vec, v);
   }
 }
 
-static void packet_defaults(const trak_importer *imp, trak_sequence *seq,
-                            const trak_span *span) {
+static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const trak_span *span) {
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
   trak__dec_init(imp, &dec, span->data, span->len);
@@ -43,7 +43,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq,
       seq->default_extra_uuids.n = seq->default_extra_double_uuids.n = 0;
       trak__dec_init(imp, &sub, f.data, f.len);
       while (trak_pb_decoder_next(&sub, &g) > 0) {
-        if (g.number == TRAK_PB_TrackEventDefaults_track_uuid && g.wire_type == TRAK_PB_WIRE_VARINT) {
+        if (g.number == TRAK_PB_TrackEventDefaults_track_uuid &&
+            g.wire_type == TRAK_PB_WIRE_VARINT) {
           seq->default_track_uuid = g.value;
           seq->has_default_track = 1;
         } else if (g.number == TRAK_PB_TrackEventDefaults_extra_counter_track_uuids) {
@@ -94,24 +95,53 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     trak_span span = {f.data, f.len};
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
     switch (f.number) {
-    case TRAK_PB_TracePacket_timestamp: pf->timestamp = f.value, pf->has_ts = 1; break;
+    case TRAK_PB_TracePacket_timestamp:
+      pf->timestamp = f.value, pf->has_ts = 1;
+      break;
     case TRAK_PB_TracePacket_timestamp_clock_id:
       pf->clock_id = (uint32_t)f.value, pf->has_clock = 1;
       break;
-    case TRAK_PB_TracePacket_trusted_packet_sequence_id: pf->seq_id = (uint32_t)f.value; break;
-    case TRAK_PB_TracePacket_sequence_flags: pf->flags = (uint32_t)f.value; break;
-    case TRAK_PB_TracePacket_incremental_state_cleared: pf->cleared = f.value != 0; break;
-    case TRAK_PB_TracePacket_previous_packet_dropped: pf->dropped = f.value != 0; break;
-    case TRAK_PB_TracePacket_first_packet_on_sequence: pf->first_on_seq = f.value != 0; break;
-    case TRAK_PB_TracePacket_track_event: if (is_len) pf->track_event = span; break;
-    case TRAK_PB_TracePacket_interned_data: if (is_len) pf->interned = span; break;
-    case TRAK_PB_TracePacket_trace_packet_defaults: if (is_len) pf->defaults = span; break;
-    case TRAK_PB_TracePacket_track_descriptor: if (is_len) pf->descriptor = span; break;
-    case TRAK_PB_TracePacket_clock_snapshot: if (is_len) pf->snapshot = span; break;
-    case TRAK_PB_TracePacket_thread_descriptor: if (is_len) pf->thread = span; break;
-    case TRAK_PB_TracePacket_compressed_packets: if (is_len) pf->compressed = span; break;
-    case TRAK_PB_TracePacket_zstd_compressed_packets: pf->has_zstd = 1; break;
-    default: break;
+    case TRAK_PB_TracePacket_trusted_packet_sequence_id:
+      pf->seq_id = (uint32_t)f.value;
+      break;
+    case TRAK_PB_TracePacket_sequence_flags:
+      pf->flags = (uint32_t)f.value;
+      break;
+    case TRAK_PB_TracePacket_incremental_state_cleared:
+      pf->cleared = f.value != 0;
+      break;
+    case TRAK_PB_TracePacket_previous_packet_dropped:
+      pf->dropped = f.value != 0;
+      break;
+    case TRAK_PB_TracePacket_first_packet_on_sequence:
+      pf->first_on_seq = f.value != 0;
+      break;
+    case TRAK_PB_TracePacket_track_event:
+      if (is_len) pf->track_event = span;
+      break;
+    case TRAK_PB_TracePacket_interned_data:
+      if (is_len) pf->interned = span;
+      break;
+    case TRAK_PB_TracePacket_trace_packet_defaults:
+      if (is_len) pf->defaults = span;
+      break;
+    case TRAK_PB_TracePacket_track_descriptor:
+      if (is_len) pf->descriptor = span;
+      break;
+    case TRAK_PB_TracePacket_clock_snapshot:
+      if (is_len) pf->snapshot = span;
+      break;
+    case TRAK_PB_TracePacket_thread_descriptor:
+      if (is_len) pf->thread = span;
+      break;
+    case TRAK_PB_TracePacket_compressed_packets:
+      if (is_len) pf->compressed = span;
+      break;
+    case TRAK_PB_TracePacket_zstd_compressed_packets:
+      pf->has_zstd = 1;
+      break;
+    default:
+      break;
     }
   }
   return rc < 0 ? (int)dec.error_offset + 1 : 0;
@@ -120,8 +150,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
   if (pf->dropped && !pf->first_on_seq) {
-    trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one",
-                 seq->id);
+    trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
   }
   if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
@@ -159,7 +188,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
 
   trak_packet_ctx ctx = {seq, 0, 0};
   if (pf.has_ts) {
-    uint32_t clock = pf.has_clock       ? pf.clock_id
+    uint32_t clock = pf.has_clock         ? pf.clock_id
                      : seq->default_clock ? seq->default_clock
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
     if (trak__clock_convert(imp, seq, clock, (int64_t)pf.timestamp, &ctx.ts)) return;

@@ -98,12 +98,16 @@ void trak_processor_free(trak_processor *p) {
   free(p);
 }
 
-uint64_t trak_processor_event_count(const trak_processor *p) { return p->imp.n_events; }
+uint64_t trak_processor_event_count(const trak_processor *p) {
+  return p->imp.n_events;
+}
 uint64_t trak_processor_byte_count(const trak_processor *p) {
   return p->plain_offset + p->pending.n;
 }
 
-size_t trak_processor_stat_count(const trak_processor *p) { return TRAK_STAT_COUNT; }
+size_t trak_processor_stat_count(const trak_processor *p) {
+  return TRAK_STAT_COUNT;
+}
 
 int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
   if (i >= TRAK_STAT_COUNT) return TRAK_EINVAL;
@@ -153,21 +157,31 @@ int trak_query_next(trak_query *q, trak_error *err) {
   return trak_error_set(err, TRAK_EINVAL, "%s", sqlite3_errmsg(q->p->db));
 }
 
-int trak_query_column_count(const trak_query *q) { return sqlite3_column_count(q->stmt); }
+int trak_query_column_count(const trak_query *q) {
+  return sqlite3_column_count(q->stmt);
+}
 const char *trak_query_column_name(const trak_query *q, int col) {
   return sqlite3_column_name(q->stmt, col);
 }
 
 trak_value_type trak_query_type(trak_query *q, int col) {
   switch (sqlite3_column_type(q->stmt, col)) {
-  case SQLITE_INTEGER: return TRAK_VALUE_INT;
-  case SQLITE_FLOAT: return TRAK_VALUE_DOUBLE;
-  case SQLITE_NULL: return TRAK_VALUE_NULL;
-  default: return TRAK_VALUE_STRING;
+  case SQLITE_INTEGER:
+    return TRAK_VALUE_INT;
+  case SQLITE_FLOAT:
+    return TRAK_VALUE_DOUBLE;
+  case SQLITE_NULL:
+    return TRAK_VALUE_NULL;
+  default:
+    return TRAK_VALUE_STRING;
   }
 }
-int64_t trak_query_int(trak_query *q, int col) { return sqlite3_column_int64(q->stmt, col); }
-double trak_query_double(trak_query *q, int col) { return sqlite3_column_double(q->stmt, col); }
+int64_t trak_query_int(trak_query *q, int col) {
+  return sqlite3_column_int64(q->stmt, col);
+}
+double trak_query_double(trak_query *q, int col) {
+  return sqlite3_column_double(q->stmt, col);
+}
 const char *trak_query_string(trak_query *q, int col) {
   return (const char *)sqlite3_column_text(q->stmt, col);
 }

@@ -23,17 +23,17 @@ struct trak_processor {
   sqlite3 *db;
 
   /* input stream */
-  int raw_state;             /* 0 sniffing, 1 plain, 2 gzip */
+  int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
   trak_bytes raw_sniff;
   z_stream z;
   int z_live, z_ended;
-  trak_trace_format format;  /* of the uncompressed bytes; UNKNOWN while sniffing */
+  trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
-  trak_bytes text;           /* a text trace is parsed whole at finish */
-  trak_bytes pending;        /* bytes of a packet that straddles feed calls */
-  uint64_t plain_offset;     /* uncompressed bytes framed so far (start of pending) */
-  uint64_t fed;              /* raw bytes fed */
-  int dead;                  /* malformed framing: the rest of the input is ignored */
+  trak_bytes text;       /* a text trace is parsed whole at finish */
+  trak_bytes pending;    /* bytes of a packet that straddles feed calls */
+  uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
+  uint64_t fed;          /* raw bytes fed */
+  int dead;              /* malformed framing: the rest of the input is ignored */
 
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;

@@ -8,7 +8,9 @@
 #include "processor/import.h"
 #include "trak/protos.h"
 
-void trak__block_free(trak_ev_block *b) { munmap(b, sizeof *b); }
+void trak__block_free(trak_ev_block *b) {
+  munmap(b, sizeof *b);
+}
 
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   if (TRAK_LIKELY(imp->last_seq && imp->last_seq->id == id)) return imp->last_seq;
@@ -26,7 +28,8 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
 }
 
 void trak__sequence_clear(trak_sequence *seq) {
-  for (int k = 0; k < TRAK_INTERN_KINDS; k++) trak__map_clear(&seq->interned[k]);
+  for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+    trak__map_clear(&seq->interned[k]);
   seq->default_clock = 0;
   seq->has_default_track = 0;
   seq->default_extra_uuids.n = 0;
@@ -37,7 +40,7 @@ void trak__sequence_clear(trak_sequence *seq) {
 
 /* Field numbers of one interned message kind: its iid and the string it interns. */
 typedef struct intern_fields {
-  uint32_t field;   /* InternedData field */
+  uint32_t field; /* InternedData field */
   int kind;
   uint32_t iid, str; /* fields of the entry message */
 } intern_fields;
@@ -53,17 +56,19 @@ static const intern_fields intern_table[] = {
      TRAK_PB_DebugAnnotationValueTypeName_iid, TRAK_PB_DebugAnnotationValueTypeName_name},
     {TRAK_PB_InternedData_debug_annotation_string_values, TRAK_INTERN_DEBUG_STRING,
      TRAK_PB_InternedString_iid, TRAK_PB_InternedString_str},
-    {TRAK_PB_InternedData_source_locations, TRAK_INTERN_SOURCE_LOCATION,
-     TRAK_PB_SourceLocation_iid, TRAK_PB_SourceLocation_function_name},
+    {TRAK_PB_InternedData_source_locations, TRAK_INTERN_SOURCE_LOCATION, TRAK_PB_SourceLocation_iid,
+     TRAK_PB_SourceLocation_function_name},
     {TRAK_PB_InternedData_log_message_body, TRAK_INTERN_LOG_BODY, TRAK_PB_LogMessageBody_iid,
      TRAK_PB_LogMessageBody_body},
-    {TRAK_PB_InternedData_correlation_id_str, TRAK_INTERN_CORRELATION,
-     TRAK_PB_InternedString_iid, TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_correlation_id_str, TRAK_INTERN_CORRELATION, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
 };
 
 static const char *const intern_kind_names[TRAK_INTERN_KINDS] = {
-    "event category", "event name", "debug annotation name", "debug annotation type name",
-    "debug annotation string", "source location", "log message body", "correlation id"};
+    "event category",          "event name",
+    "debug annotation name",   "debug annotation type name",
+    "debug annotation string", "source location",
+    "log message body",        "correlation id"};
 
 /* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. */
 static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fields *f,
@@ -76,8 +81,10 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
   size_t slen = 0;
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
-    if (fld.number == f->iid && fld.wire_type == TRAK_PB_WIRE_VARINT) iid = fld.value;
-    else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN) s = fld.data, slen = fld.len;
+    if (fld.number == f->iid && fld.wire_type == TRAK_PB_WIRE_VARINT)
+      iid = fld.value;
+    else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN)
+      s = fld.data, slen = fld.len;
   }
   if (rc < 0 || iid == 0) {
     trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s entry %s", intern_kind_names[f->kind],
@@ -98,7 +105,8 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
   while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
     if (fld.wire_type != TRAK_PB_WIRE_LEN) continue;
     for (size_t i = 0; i < sizeof intern_table / sizeof *intern_table; i++)
-      if (intern_table[i].field == fld.number) intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
+      if (intern_table[i].field == fld.number)
+        intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "interned_data is malformed");
 }
@@ -112,15 +120,17 @@ uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, ui
 }
 
 __attribute__((noinline)) static trak_ev_block *new_block(trak_sequence *seq) {
-  void *mem = mmap(NULL, sizeof(trak_ev_block), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  void *mem =
+      mmap(NULL, sizeof(trak_ev_block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (mem == MAP_FAILED) abort();
   madvise(mem, sizeof(trak_ev_block), MADV_HUGEPAGE); /* fewer page faults; a hint only */
   trak_ev_block *b = mem;
   b->next = NULL;
   b->n = 0;
-  if (seq->tail) seq->tail->next = b;
-  else seq->head = b;
+  if (seq->tail)
+    seq->tail->next = b;
+  else
+    seq->head = b;
   seq->tail = b;
   return b;
 }

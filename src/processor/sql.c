@@ -28,12 +28,25 @@ static const char *const views_sql =
     "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
     "  description TEXT);";
 
-static const char *const table_names[] = {
-    "slice", "instant", "track", "thread_track", "process_track", "counter_track",
-    "thread_counter_track", "process_counter_track", "counter", "thread", "process", "flow",
-    "args", "stats", NULL};
+static const char *const table_names[] = {"slice",
+                                          "instant",
+                                          "track",
+                                          "thread_track",
+                                          "process_track",
+                                          "counter_track",
+                                          "thread_counter_track",
+                                          "process_counter_track",
+                                          "counter",
+                                          "thread",
+                                          "process",
+                                          "flow",
+                                          "args",
+                                          "stats",
+                                          NULL};
 
-const char *const *trak_processor_table_names(void) { return table_names; }
+const char *const *trak_processor_table_names(void) {
+  return table_names;
+}
 
 static int fill_stats(trak_processor *p) {
   static const char *const severities[] = {"info", "data_loss", "error"};
@@ -70,8 +83,7 @@ int trak_processor_export(trak_processor *p, const char *path, trak_error *err) 
   char *sql = sqlite3_mprintf("ATTACH DATABASE %Q AS export_db", path);
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
-  if (rc != SQLITE_OK)
-    return trak_error_set(err, TRAK_EIO, "%s: %s", path, sqlite3_errmsg(p->db));
+  if (rc != SQLITE_OK) return trak_error_set(err, TRAK_EIO, "%s: %s", path, sqlite3_errmsg(p->db));
   rc = sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL);
   for (size_t i = 0; rc == SQLITE_OK && table_names[i]; i++) {
     sql = sqlite3_mprintf("CREATE TABLE export_db.%s AS SELECT * FROM main.%s", table_names[i],
@@ -80,9 +92,8 @@ int trak_processor_export(trak_processor *p, const char *path, trak_error *err) 
     sqlite3_free(sql);
   }
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL);
-  int result = rc == SQLITE_OK ? 0
-                               : trak_error_set(err, TRAK_EIO, "%s: %s", path,
-                                                sqlite3_errmsg(p->db));
+  int result =
+      rc == SQLITE_OK ? 0 : trak_error_set(err, TRAK_EIO, "%s: %s", path, sqlite3_errmsg(p->db));
   if (rc != SQLITE_OK) sqlite3_exec(p->db, "ROLLBACK", NULL, NULL, NULL);
   sqlite3_exec(p->db, "DETACH DATABASE export_db", NULL, NULL, NULL);
   return result;

@@ -45,9 +45,14 @@ static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
       if (s) sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
       return;
     }
-    case TRAK_ARG_REAL: sqlite3_result_double(ctx, t->args.real_value[row]); return;
-    case TRAK_ARG_NULL: return;
-    default: sqlite3_result_int64(ctx, t->args.int_value[row]); return;
+    case TRAK_ARG_REAL:
+      sqlite3_result_double(ctx, t->args.real_value[row]);
+      return;
+    case TRAK_ARG_NULL:
+      return;
+    default:
+      sqlite3_result_int64(ctx, t->args.int_value[row]);
+      return;
     }
   }
 }
@@ -76,18 +81,19 @@ static void ancestors(trak_processor *p, uint32_t slice, id_list *out) {
 static void descendants(trak_processor *p, uint32_t slice, id_list *out) {
   trak__ensure_children(p);
   const trak_csr *ch = &p->children;
-  for (uint32_t k = ch->off[slice]; k < ch->off[slice + 1]; k++) trak_vec_push(*out, ch->ids[k]);
+  for (uint32_t k = ch->off[slice]; k < ch->off[slice + 1]; k++)
+    trak_vec_push(*out, ch->ids[k]);
   for (size_t i = 0; i < out->n; i++) {
     uint32_t s = out->v[i];
-    for (uint32_t k = ch->off[s]; k < ch->off[s + 1]; k++) trak_vec_push(*out, ch->ids[k]);
+    for (uint32_t k = ch->off[s]; k < ch->off[s + 1]; k++)
+      trak_vec_push(*out, ch->ids[k]);
   }
   if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_u32);
 }
 
 /* Walks flows from `slice`: forward (slice_out -> slice_in) or backward, optionally also to
 ** children (forward) or parents (backward) of every reached slice. Collects flow ids. */
-static void flow_walk(trak_processor *p, uint32_t slice, int forward, int relatives,
-                      id_list *out) {
+static void flow_walk(trak_processor *p, uint32_t slice, int forward, int relatives, id_list *out) {
   trak__ensure_flow_index(p);
   if (relatives && forward) trak__ensure_children(p);
   const trak_tables *t = &p->tables;
@@ -130,8 +136,12 @@ static void sort_unique(id_list *out) {
   out->n = w;
 }
 
-static void fn_ancestor(trak_processor *p, uint32_t s, id_list *out) { ancestors(p, s, out); }
-static void fn_descendant(trak_processor *p, uint32_t s, id_list *out) { descendants(p, s, out); }
+static void fn_ancestor(trak_processor *p, uint32_t s, id_list *out) {
+  ancestors(p, s, out);
+}
+static void fn_descendant(trak_processor *p, uint32_t s, id_list *out) {
+  descendants(p, s, out);
+}
 static void fn_connected(trak_processor *p, uint32_t s, id_list *out) {
   flow_walk(p, s, 1, 0, out);
   flow_walk(p, s, 0, 0, out);
@@ -254,8 +264,10 @@ static int tvf_eof(sqlite3_vtab_cursor *cur) {
 static int tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   tvf_cursor *c = (tvf_cursor *)cur;
   tvf_vtab *v = (tvf_vtab *)cur->pVtab;
-  if (col == v->def->base->ncols) sqlite3_result_int64(ctx, c->arg);
-  else trak__vt_result(&v->p->tables, &v->def->base->cols[col], c->ids.v[c->i], ctx);
+  if (col == v->def->base->ncols)
+    sqlite3_result_int64(ctx, c->arg);
+  else
+    trak__vt_result(&v->p->tables, &v->def->base->cols[col], c->ids.v[c->i], ctx);
   return SQLITE_OK;
 }
 
@@ -296,8 +308,8 @@ static int tvf_connect_aux(sqlite3 *db, void *aux, int argc, const char *const *
 }
 
 int trak__functions_register(trak_processor *p) {
-  int rc = sqlite3_create_function(p->db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-                                   p, extract_arg, NULL, NULL);
+  int rc = sqlite3_create_function(p->db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, p,
+                                   extract_arg, NULL, NULL);
   static sqlite3_module module;
   module = tvf_module;
   module.xConnect = tvf_connect_aux;

@@ -17,7 +17,8 @@ __attribute__((noinline, cold)) static void out_of_memory(void) {
 void trak__grow(void **ptr, size_t *cap, size_t need, size_t size) {
   if (need <= *cap) return;
   size_t n = *cap ? *cap : 16;
-  while (n < need) n += n / 2 + 16; /* 1.5x keeps the peak of a realloc copy lower than 2x */
+  while (n < need)
+    n += n / 2 + 16; /* 1.5x keeps the peak of a realloc copy lower than 2x */
   void *p = realloc(*ptr, n * size);
   if (!p) out_of_memory();
   *ptr = p;
@@ -90,7 +91,8 @@ void trak__map_free(trak_map *m) {
 
 static inline size_t hash_bytes(const char *s, size_t len) {
   uint64_t h = 0xcbf29ce484222325ULL; /* FNV-1a: names are short */
-  for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (uint8_t)s[i]) * 0x100000001b3ULL;
   return (size_t)(h ^ (h >> 29));
 }
 
@@ -101,7 +103,8 @@ void trak__strpool_init(trak_strpool *sp) {
 }
 
 void trak__strpool_free(trak_strpool *sp) {
-  for (size_t i = 0; i < sp->blocks.n; i++) free(sp->blocks.v[i]);
+  for (size_t i = 0; i < sp->blocks.n; i++)
+    free(sp->blocks.v[i]);
   trak_vec_free(sp->blocks);
   trak_vec_free(sp->str);
   trak_vec_free(sp->len);
@@ -125,7 +128,8 @@ static void strpool_rehash(trak_strpool *sp) {
   if (!slots) out_of_memory();
   for (uint32_t id = 1; id < sp->str.n; id++) {
     size_t i = hash_bytes(sp->str.v[id], sp->len.v[id]) & (cap - 1);
-    while (slots[i]) i = (i + 1) & (cap - 1);
+    while (slots[i])
+      i = (i + 1) & (cap - 1);
     slots[i] = id;
   }
   free(sp->slots);
@@ -168,8 +172,8 @@ uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
 
 /* ---- tables ---------------------------------------------------------------------------- */
 
-const char *const trak__arg_type_names[] = {"int",  "uint", "string", "real",
-                                            "pointer", "bool", "json", "null"};
+const char *const trak__arg_type_names[] = {"int",     "uint", "string", "real",
+                                            "pointer", "bool", "json",   "null"};
 
 void trak__tables_init(trak_tables *t) {
   memset(t, 0, sizeof *t);
@@ -177,15 +181,16 @@ void trak__tables_init(trak_tables *t) {
 }
 
 /* Frees every column array of a table struct: they are the pointer members after n and cap. */
-#define FREE_COLS(table, ...)                                                               \
-  do {                                                                                    \
-    void *cols_[] = {__VA_ARGS__};                                                        \
-    for (size_t i_ = 0; i_ < sizeof cols_ / sizeof *cols_; i_++) free(cols_[i_]);        \
+#define FREE_COLS(table, ...)                                                                      \
+  do {                                                                                             \
+    void *cols_[] = {__VA_ARGS__};                                                                 \
+    for (size_t i_ = 0; i_ < sizeof cols_ / sizeof *cols_; i_++)                                   \
+      free(cols_[i_]);                                                                             \
   } while (0)
 
 void trak__tables_free(trak_tables *t) {
-  FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name,
-            t->slice.category, t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
+  FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
+            t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
             t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
@@ -214,7 +219,8 @@ static void grow_cols(size_t n, size_t *cap, void **cols[], const size_t sizes[]
 ** page faults of filling it. */
 static void advise_huge(void *p, size_t size) {
   const uintptr_t huge = 2u << 20;
-  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1), end = ((uintptr_t)p + size) & ~(huge - 1);
+  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+            end = ((uintptr_t)p + size) & ~(huge - 1);
   if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
@@ -349,9 +355,9 @@ uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in) {
 uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, uint32_t key,
                        trak_arg_type type) {
   if (t->args.n == t->args.cap) {
-    void **cols[] = {(void **)&t->args.arg_set_id,   (void **)&t->args.flat_key,
-                     (void **)&t->args.key,          (void **)&t->args.string_value,
-                     (void **)&t->args.int_value,    (void **)&t->args.real_value,
+    void **cols[] = {(void **)&t->args.arg_set_id, (void **)&t->args.flat_key,
+                     (void **)&t->args.key,        (void **)&t->args.string_value,
+                     (void **)&t->args.int_value,  (void **)&t->args.real_value,
                      (void **)&t->args.value_type};
     static const size_t sizes[] = {4, 4, 4, 4, 8, 8, 1};
     grow_cols(t->args.n, &t->args.cap, cols, sizes, 7);
@@ -368,20 +374,20 @@ uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, u
 }
 
 const char *trak__track_type_name(trak_track_kind kind) {
-  static const char *const names[] = {"track",         "thread_track",
-                                      "process_track", "counter_track",
-                                      "thread_counter_track", "process_counter_track"};
+  static const char *const names[] = {
+      "track",         "thread_track",         "process_track",
+      "counter_track", "thread_counter_track", "process_counter_track"};
   return names[kind];
 }
 
-void trak__csr_build(trak_csr *csr, size_t n, size_t m, const uint32_t *from,
-                     const uint32_t *to) {
+void trak__csr_build(trak_csr *csr, size_t n, size_t m, const uint32_t *from, const uint32_t *to) {
   csr->off = calloc(n + 1, sizeof *csr->off);
   csr->ids = malloc((m ? m : 1) * sizeof *csr->ids);
   if (!csr->off || !csr->ids) out_of_memory();
   for (size_t i = 0; i < m; i++)
     if (from[i] < n) csr->off[from[i] + 1]++;
-  for (size_t i = 0; i < n; i++) csr->off[i + 1] += csr->off[i];
+  for (size_t i = 0; i < n; i++)
+    csr->off[i + 1] += csr->off[i];
   uint32_t *fill = malloc((n + 1) * sizeof *fill);
   if (!fill) out_of_memory();
   memcpy(fill, csr->off, (n + 1) * sizeof *fill);

@@ -17,12 +17,16 @@
 /* Grows *ptr (of *cap elements of `size` bytes) to hold at least `need`. Aborts on OOM: the
 ** importer has no sensible partial state to return when memory runs out mid-table. */
 void trak__grow(void **ptr, size_t *cap, size_t need, size_t size);
-#define TRAK_VEC(T) struct { T *v; size_t n, cap; }
-#define trak_vec_push(vec, x)                                                              \
-  do {                                                                                     \
-    if ((vec).n == (vec).cap) trak__grow((void **)&(vec).v, &(vec).cap, (vec).n + 1,      \
-                                         sizeof *(vec).v);                                 \
-    (vec).v[(vec).n++] = (x);                                                              \
+#define TRAK_VEC(T)                                                                                \
+  struct {                                                                                         \
+    T *v;                                                                                          \
+    size_t n, cap;                                                                                 \
+  }
+#define trak_vec_push(vec, x)                                                                      \
+  do {                                                                                             \
+    if ((vec).n == (vec).cap)                                                                      \
+      trak__grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v);                     \
+    (vec).v[(vec).n++] = (x);                                                                      \
   } while (0)
 #define trak_vec_free(vec) (free((vec).v), (vec).v = NULL, (vec).n = (vec).cap = 0)
 
@@ -51,9 +55,9 @@ typedef struct trak_strpool {
   TRAK_VEC(uint32_t) len;     /* id -> length */
   uint32_t *slots;            /* hash table of ids (0 = empty) */
   size_t slot_cap;
-  char *block;                /* current block being filled */
+  char *block; /* current block being filled */
   size_t block_used, block_cap;
-  TRAK_VEC(char *) blocks;    /* every block, for freeing */
+  TRAK_VEC(char *) blocks; /* every block, for freeing */
 } trak_strpool;
 
 void trak__strpool_init(trak_strpool *sp);
@@ -70,10 +74,10 @@ static inline const char *trak__str(const trak_strpool *sp, uint32_t id) {
 
 /* Track types, in the words Perfetto uses for track.type. */
 typedef enum trak_track_kind {
-  TRAK_TRACK_GLOBAL = 0,  /* "track" */
-  TRAK_TRACK_THREAD,      /* "thread_track" */
-  TRAK_TRACK_PROCESS,     /* "process_track" */
-  TRAK_TRACK_COUNTER,     /* "counter_track" */
+  TRAK_TRACK_GLOBAL = 0, /* "track" */
+  TRAK_TRACK_THREAD,     /* "thread_track" */
+  TRAK_TRACK_PROCESS,    /* "process_track" */
+  TRAK_TRACK_COUNTER,    /* "counter_track" */
   TRAK_TRACK_THREAD_COUNTER,
   TRAK_TRACK_PROCESS_COUNTER
 } trak_track_kind;

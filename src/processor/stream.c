@@ -79,8 +79,12 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
         return pos;
       }
       break;
-    case TRAK_PB_WIRE_FIXED64: body = 8; break;
-    case TRAK_PB_WIRE_FIXED32: body = 4; break;
+    case TRAK_PB_WIRE_FIXED64:
+      body = 8;
+      break;
+    case TRAK_PB_WIRE_FIXED32:
+      body = 4;
+      break;
     case TRAK_PB_WIRE_LEN:
       if (read_varint(&q, end, &v, &why)) {
         if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
@@ -125,8 +129,10 @@ static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
-  if (p->format == TRAK_FORMAT_PROTO) binary_feed(p, data, len);
-  else bytes_append(&p->text, data, len);
+  if (p->format == TRAK_FORMAT_PROTO)
+    binary_feed(p, data, len);
+  else
+    bytes_append(&p->text, data, len);
 }
 
 static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {

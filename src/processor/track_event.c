@@ -36,16 +36,20 @@ typedef struct event_fields {
 /* Appends a repeated scalar, accepting both packed and unpacked encodings. */
 static void list_add(u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
   if (f->wire_type != TRAK_PB_WIRE_LEN) {
-    if (l->n < MAX_REPEATED) l->v[l->n++] = f->value;
-    else l->overflow = 1;
+    if (l->n < MAX_REPEATED)
+      l->v[l->n++] = f->value;
+    else
+      l->overflow = 1;
     return;
   }
   trak_pb_packed it;
   uint64_t v;
   trak_pb_packed_init(&it, f, packed_wire_type);
   while (trak_pb_packed_next(&it, &v) > 0) {
-    if (l->n < MAX_REPEATED) l->v[l->n++] = v;
-    else l->overflow = 1;
+    if (l->n < MAX_REPEATED)
+      l->v[l->n++] = v;
+    else
+      l->overflow = 1;
   }
 }
 
@@ -57,13 +61,21 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     switch (f.number) {
-    case TRAK_PB_TrackEvent_type: ef->type = f.value, ef->has_type = 1; break;
-    case TRAK_PB_TrackEvent_track_uuid: ef->track_uuid = f.value, ef->has_track = 1; break;
-    case TRAK_PB_TrackEvent_name_iid: ef->name_iid = f.value, ef->has_name_iid = 1; break;
+    case TRAK_PB_TrackEvent_type:
+      ef->type = f.value, ef->has_type = 1;
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      ef->track_uuid = f.value, ef->has_track = 1;
+      break;
+    case TRAK_PB_TrackEvent_name_iid:
+      ef->name_iid = f.value, ef->has_name_iid = 1;
+      break;
     case TRAK_PB_TrackEvent_name:
       if (f.wire_type == TRAK_PB_WIRE_LEN) ef->name = (trak_span){f.data, f.len};
       break;
-    case TRAK_PB_TrackEvent_category_iids: list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT); break;
+    case TRAK_PB_TrackEvent_category_iids:
+      list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT);
+      break;
     case TRAK_PB_TrackEvent_categories:
       if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_cats < 8)
         ef->cats[ef->n_cats++] = (trak_span){f.data, f.len};
@@ -90,11 +102,15 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
     case TRAK_PB_TrackEvent_extra_double_counter_values:
       list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64);
       break;
-    case TRAK_PB_TrackEvent_flow_ids: list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64); break;
+    case TRAK_PB_TrackEvent_flow_ids:
+      list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64);
+      break;
     case TRAK_PB_TrackEvent_terminating_flow_ids:
       list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64);
       break;
-    case TRAK_PB_TrackEvent_flow_ids_old: list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT); break;
+    case TRAK_PB_TrackEvent_flow_ids_old:
+      list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT);
+      break;
     case TRAK_PB_TrackEvent_terminating_flow_ids_old:
       list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT);
       break;
@@ -104,8 +120,12 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
     case TRAK_PB_TrackEvent_timestamp_delta_us:
       ef->delta_us = trak_pb_as_int64(&f), ef->has_delta_us = 1;
       break;
-    case TRAK_PB_TrackEvent_source_location_iid: ef->source_location_iid = f.value; break;
-    case TRAK_PB_TrackEvent_correlation_id_str_iid: ef->correlation_iid = f.value; break;
+    case TRAK_PB_TrackEvent_source_location_iid:
+      ef->source_location_iid = f.value;
+      break;
+    case TRAK_PB_TrackEvent_correlation_id_str_iid:
+      ef->correlation_iid = f.value;
+      break;
     case TRAK_PB_TrackEvent_log_message:
       if (f.wire_type == TRAK_PB_WIRE_LEN) {
         trak_pb_decoder sub;
@@ -115,7 +135,8 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
           if (g.number == TRAK_PB_LogMessage_body_iid) ef->log_body_iid = g.value;
       }
       break;
-    default: break;
+    default:
+      break;
     }
   }
   return rc;
@@ -160,12 +181,16 @@ static uint32_t aux_add(trak_importer *imp, trak_sequence *seq, const event_fiel
   const u64_list *uuids = &ef->extra_uuids, *duuids = &ef->extra_double_uuids;
   u64_list defaults_int, defaults_double;
   if (!uuids->n && ef->extra_values.n && seq->default_extra_uuids.n) {
-    defaults_int.n = (uint32_t)(seq->default_extra_uuids.n < MAX_REPEATED ? seq->default_extra_uuids.n : MAX_REPEATED);
+    defaults_int.n =
+        (uint32_t)(seq->default_extra_uuids.n < MAX_REPEATED ? seq->default_extra_uuids.n
+                                                             : MAX_REPEATED);
     memcpy(defaults_int.v, seq->default_extra_uuids.v, defaults_int.n * 8);
     uuids = &defaults_int;
   }
   if (!duuids->n && ef->extra_double_values.n && seq->default_extra_double_uuids.n) {
-    defaults_double.n = (uint32_t)(seq->default_extra_double_uuids.n < MAX_REPEATED ? seq->default_extra_double_uuids.n : MAX_REPEATED);
+    defaults_double.n = (uint32_t)(seq->default_extra_double_uuids.n < MAX_REPEATED
+                                       ? seq->default_extra_double_uuids.n
+                                       : MAX_REPEATED);
     memcpy(defaults_double.v, seq->default_extra_double_uuids.v, defaults_double.n * 8);
     duuids = &defaults_double;
   }
@@ -181,15 +206,19 @@ static uint32_t aux_add(trak_importer *imp, trak_sequence *seq, const event_fiel
   trak_vec_push(imp->aux, ef->terms.n);
   trak_vec_push(imp->aux, n_int + n_dbl);
   imp->n_counter_records += n_int + n_dbl;
-  for (uint32_t i = 0; i < ef->flows.n; i++) trak_vec_push(imp->aux, ef->flows.v[i]);
-  for (uint32_t i = 0; i < ef->terms.n; i++) trak_vec_push(imp->aux, ef->terms.v[i]);
+  for (uint32_t i = 0; i < ef->flows.n; i++)
+    trak_vec_push(imp->aux, ef->flows.v[i]);
+  for (uint32_t i = 0; i < ef->terms.n; i++)
+    trak_vec_push(imp->aux, ef->terms.v[i]);
   for (uint32_t i = 0; i < n_int + n_dbl; i++) {
     int is_double = i >= n_int;
     uint64_t uuid = is_double ? duuids->v[i - n_int] : uuids->v[i];
     double value = is_double ? 0 : (double)(int64_t)ef->extra_values.v[i];
     uint64_t bits;
-    if (is_double) bits = ef->extra_double_values.v[i - n_int];
-    else memcpy(&bits, &value, 8);
+    if (is_double)
+      bits = ef->extra_double_values.v[i - n_int];
+    else
+      memcpy(&bits, &value, 8);
     trak_vec_push(imp->aux, (uint64_t)trak__track_for_uuid(imp, uuid));
     trak_vec_push(imp->aux, bits);
   }
@@ -198,10 +227,14 @@ static uint32_t aux_add(trak_importer *imp, trak_sequence *seq, const event_fiel
 
 static uint32_t record_type(const event_fields *ef) {
   switch (ef->has_type ? ef->type : 0) {
-  case TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN: return TRAK_EV_BEGIN;
-  case TRAK_PB_TrackEvent_TYPE_SLICE_END: return TRAK_EV_END;
-  case TRAK_PB_TrackEvent_TYPE_INSTANT: return TRAK_EV_INSTANT;
-  case TRAK_PB_TrackEvent_TYPE_COUNTER: return TRAK_EV_COUNTER;
+  case TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN:
+    return TRAK_EV_BEGIN;
+  case TRAK_PB_TrackEvent_TYPE_SLICE_END:
+    return TRAK_EV_END;
+  case TRAK_PB_TrackEvent_TYPE_INSTANT:
+    return TRAK_EV_INSTANT;
+  case TRAK_PB_TrackEvent_TYPE_COUNTER:
+    return TRAK_EV_COUNTER;
   default:
     return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
   }
@@ -211,7 +244,8 @@ static uint32_t record_type(const event_fields *ef) {
 static void check_other_iids(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
   if (ef->source_location_iid)
     trak__interned_get(imp, seq, TRAK_INTERN_SOURCE_LOCATION, ef->source_location_iid);
-  if (ef->correlation_iid) trak__interned_get(imp, seq, TRAK_INTERN_CORRELATION, ef->correlation_iid);
+  if (ef->correlation_iid)
+    trak__interned_get(imp, seq, TRAK_INTERN_CORRELATION, ef->correlation_iid);
   if (ef->log_body_iid) trak__interned_get(imp, seq, TRAK_INTERN_LOG_BODY, ef->log_body_iid);
 }
 
@@ -230,11 +264,13 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
 
   int64_t ts = ctx->ts;
-  if (ef.has_abs_us) ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
+  if (ef.has_abs_us)
+    ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
   else if (ef.has_delta_us)
     seq->last_event_us = trak__wadd(seq->last_event_us, ef.delta_us),
     ts = trak__wmul(seq->last_event_us, 1000);
-  else if (!ctx->has_ts) ts = 0;
+  else if (!ctx->has_ts)
+    ts = 0;
 
   uint32_t type = record_type(&ef);
   if (!type) {
@@ -265,9 +301,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
   } else {
     ev.u.s.name = 0;
-    if (ef.has_name_iid) ev.u.s.name = trak__interned_get(imp, seq, TRAK_INTERN_NAME, ef.name_iid);
+    if (ef.has_name_iid)
+      ev.u.s.name = trak__interned_get(imp, seq, TRAK_INTERN_NAME, ef.name_iid);
     else if (ef.name.data)
-      ev.u.s.name = trak__strpool_intern(&imp->tables->strings, (const char *)ef.name.data, ef.name.len);
+      ev.u.s.name =
+          trak__strpool_intern(&imp->tables->strings, (const char *)ef.name.data, ef.name.len);
     if (ef.cat_iids.n == 1 && !ef.n_cats)
       ev.u.s.cat = trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef.cat_iids.v[0]);
     else

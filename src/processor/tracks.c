@@ -88,7 +88,8 @@ static uint32_t process_descriptor(trak_importer *imp, const trak_pb_field *oute
   if (cmd_len) t->process.cmdline[upid] = trak__strpool_intern(&t->strings, cmdline, cmd_len);
   if (!name && cmd_len) {
     size_t first = 0;
-    while (first < cmd_len && cmdline[first] != ' ') first++;
+    while (first < cmd_len && cmdline[first] != ' ')
+      first++;
     name = trak__strpool_intern(&t->strings, cmdline, first);
   }
   if (name) t->process.name[upid] = name;
@@ -129,8 +130,8 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_CounterDescriptor_unit && f.wire_type == TRAK_PB_WIRE_VARINT) {
       if (f.value < 4 && units[f.value] && !info->unit)
-        info->unit = trak__strpool_intern(&imp->tables->strings, units[f.value],
-                                          strlen(units[f.value]));
+        info->unit =
+            trak__strpool_intern(&imp->tables->strings, units[f.value], strlen(units[f.value]));
     } else if (f.number == TRAK_PB_CounterDescriptor_unit_name && f.wire_type == TRAK_PB_WIRE_LEN) {
       info->unit = intern_field(imp, &f);
     } else if (f.number == TRAK_PB_CounterDescriptor_unit_multiplier &&
@@ -219,8 +220,8 @@ static void track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t
       *upid = info->upid;
       return;
     }
-    uint32_t *parent = info->has_parent ? trak__map_get(&imp->track_index, info->parent_uuid)
-                                        : NULL;
+    uint32_t *parent =
+        info->has_parent ? trak__map_get(&imp->track_index, info->parent_uuid) : NULL;
     if (!parent) return;
     i = *parent;
   }
@@ -232,8 +233,7 @@ static uint32_t str_id(trak_importer *imp, const char *s) {
 
 /* The viewer hints of a track (child_ordering, sibling_order_rank) as its source arg set. */
 static void track_hint_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
-  static const char *const orderings[] = {"unknown", "lexicographic", "chronological",
-                                          "explicit"};
+  static const char *const orderings[] = {"unknown", "lexicographic", "chronological", "explicit"};
   trak_tables *t = imp->tables;
   if (!info->child_ordering && !info->has_rank) return;
   uint32_t set = (uint32_t)t->args.n;

@@ -119,8 +119,8 @@ static const vt_col args_cols[] = {
 static const vt_table vt_args = {"args", COL(args, n), args_cols,
                                  sizeof args_cols / sizeof *args_cols};
 
-static const vt_table *const all_tables[] = {&trak__vt_slice, &vt_track,   &vt_thread, &vt_process,
-                                             &vt_counter,     &trak__vt_flow, &vt_args};
+static const vt_table *const all_tables[] = {
+    &trak__vt_slice, &vt_track, &vt_thread, &vt_process, &vt_counter, &trak__vt_flow, &vt_args};
 
 /* ---- column access --------------------------------------------------------------------- */
 
@@ -135,12 +135,19 @@ static size_t table_rows(const trak_tables *t, const vt_table *tbl) {
 /* The integer value of a column for filtering; returns 0 when the column is not integral. */
 static inline int col_int(const trak_tables *t, const vt_col *c, uint32_t row, int64_t *out) {
   switch (c->kind) {
-  case VT_ID: *out = row; return 1;
-  case VT_I64: *out = ((const int64_t *)col_array(t, c))[row]; return 1;
+  case VT_ID:
+    *out = row;
+    return 1;
+  case VT_I64:
+    *out = ((const int64_t *)col_array(t, c))[row];
+    return 1;
   case VT_U32:
   case VT_U32N:
-  case VT_STR: *out = ((const uint32_t *)col_array(t, c))[row]; return 1;
-  default: return 0;
+  case VT_STR:
+    *out = ((const uint32_t *)col_array(t, c))[row];
+    return 1;
+  default:
+    return 0;
   }
 }
 
@@ -153,19 +160,33 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
   char buf[64];
   int64_t v = t->args.int_value[row];
   switch (t->args.value_type[row]) {
-  case TRAK_ARG_INT: snprintf(buf, sizeof buf, "%" PRId64, v); break;
-  case TRAK_ARG_UINT: snprintf(buf, sizeof buf, "%" PRIu64, (uint64_t)v); break;
-  case TRAK_ARG_POINTER: snprintf(buf, sizeof buf, "0x%" PRIx64, (uint64_t)v); break;
-  case TRAK_ARG_BOOL: snprintf(buf, sizeof buf, "%s", v ? "true" : "false"); break;
-  case TRAK_ARG_REAL: snprintf(buf, sizeof buf, "%f", t->args.real_value[row]); break;
+  case TRAK_ARG_INT:
+    snprintf(buf, sizeof buf, "%" PRId64, v);
+    break;
+  case TRAK_ARG_UINT:
+    snprintf(buf, sizeof buf, "%" PRIu64, (uint64_t)v);
+    break;
+  case TRAK_ARG_POINTER:
+    snprintf(buf, sizeof buf, "0x%" PRIx64, (uint64_t)v);
+    break;
+  case TRAK_ARG_BOOL:
+    snprintf(buf, sizeof buf, "%s", v ? "true" : "false");
+    break;
+  case TRAK_ARG_REAL:
+    snprintf(buf, sizeof buf, "%f", t->args.real_value[row]);
+    break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
     const char *s = trak__str(&t->strings, t->args.string_value[row]);
-    if (s) sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
-    else sqlite3_result_null(ctx);
+    if (s)
+      sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+    else
+      sqlite3_result_null(ctx);
     return;
   }
-  default: sqlite3_result_null(ctx); return;
+  default:
+    sqlite3_result_null(ctx);
+    return;
   }
   sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
@@ -173,38 +194,58 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx) {
   const void *a = c->off ? col_array(t, c) : NULL;
   switch (c->kind) {
-  case VT_ID: sqlite3_result_int64(ctx, row); return;
-  case VT_I64: sqlite3_result_int64(ctx, ((const int64_t *)a)[row]); return;
+  case VT_ID:
+    sqlite3_result_int64(ctx, row);
+    return;
+  case VT_I64:
+    sqlite3_result_int64(ctx, ((const int64_t *)a)[row]);
+    return;
   case VT_I64N: {
     int64_t v = ((const int64_t *)a)[row];
-    if (v == INT64_MIN) sqlite3_result_null(ctx);
-    else sqlite3_result_int64(ctx, v);
+    if (v == INT64_MIN)
+      sqlite3_result_null(ctx);
+    else
+      sqlite3_result_int64(ctx, v);
     return;
   }
-  case VT_U32: sqlite3_result_int64(ctx, ((const uint32_t *)a)[row]); return;
+  case VT_U32:
+    sqlite3_result_int64(ctx, ((const uint32_t *)a)[row]);
+    return;
   case VT_U32N: {
     uint32_t v = ((const uint32_t *)a)[row];
-    if (v == TRAK_NULL_U32) sqlite3_result_null(ctx);
-    else sqlite3_result_int64(ctx, v);
+    if (v == TRAK_NULL_U32)
+      sqlite3_result_null(ctx);
+    else
+      sqlite3_result_int64(ctx, v);
     return;
   }
   case VT_STR: {
     uint32_t id = ((const uint32_t *)a)[row];
-    if (!id) sqlite3_result_null(ctx);
-    else sqlite3_result_text(ctx, t->strings.str.v[id], (int)t->strings.len.v[id], SQLITE_STATIC);
+    if (!id)
+      sqlite3_result_null(ctx);
+    else
+      sqlite3_result_text(ctx, t->strings.str.v[id], (int)t->strings.len.v[id], SQLITE_STATIC);
     return;
   }
-  case VT_F64: sqlite3_result_double(ctx, ((const double *)a)[row]); return;
+  case VT_F64:
+    sqlite3_result_double(ctx, ((const double *)a)[row]);
+    return;
   case VT_BOOLN: {
     uint8_t v = ((const uint8_t *)a)[row];
-    if (v == 2) sqlite3_result_null(ctx);
-    else sqlite3_result_int(ctx, v);
+    if (v == 2)
+      sqlite3_result_null(ctx);
+    else
+      sqlite3_result_int(ctx, v);
     return;
   }
-  case VT_NULL: sqlite3_result_null(ctx); return;
+  case VT_NULL:
+    sqlite3_result_null(ctx);
+    return;
   case VT_ARG_INT:
-    if (arg_is_int(t->args.value_type[row])) sqlite3_result_int64(ctx, t->args.int_value[row]);
-    else sqlite3_result_null(ctx);
+    if (arg_is_int(t->args.value_type[row]))
+      sqlite3_result_int64(ctx, t->args.int_value[row]);
+    else
+      sqlite3_result_null(ctx);
     return;
   case VT_ARG_STR: {
     uint8_t type = t->args.value_type[row];
@@ -216,20 +257,25 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
     return;
   }
   case VT_ARG_REAL:
-    if (t->args.value_type[row] == TRAK_ARG_REAL) sqlite3_result_double(ctx, t->args.real_value[row]);
-    else sqlite3_result_null(ctx);
+    if (t->args.value_type[row] == TRAK_ARG_REAL)
+      sqlite3_result_double(ctx, t->args.real_value[row]);
+    else
+      sqlite3_result_null(ctx);
     return;
   case VT_ARG_TYPE:
     sqlite3_result_text(ctx, trak__arg_type_names[t->args.value_type[row]], -1, SQLITE_STATIC);
     return;
-  case VT_ARG_DISPLAY: arg_display(t, row, ctx); return;
+  case VT_ARG_DISPLAY:
+    arg_display(t, row, ctx);
+    return;
   }
 }
 
 char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
   char *s = sqlite3_mprintf("CREATE TABLE x(");
   for (int i = 0; i < tbl->ncols; i++) {
-    char *next = sqlite3_mprintf("%s%s%s %s", s, i ? ", " : "", tbl->cols[i].name, tbl->cols[i].decl);
+    char *next =
+        sqlite3_mprintf("%s%s%s %s", s, i ? ", " : "", tbl->cols[i].name, tbl->cols[i].decl);
     sqlite3_free(s);
     s = next;
   }
@@ -255,13 +301,13 @@ typedef struct vt_filter {
 
 typedef struct vt_cursor {
   sqlite3_vtab_cursor base;
-  uint32_t row, end;   /* current row and end of the range */
+  uint32_t row, end; /* current row and end of the range */
   vt_filter filters[8];
   int nfilters;
 } vt_cursor;
 
-static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err) {
+static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                      char **err) {
   trak_processor *p = aux;
   const vt_table *tbl = NULL;
   for (size_t i = 0; i < sizeof all_tables / sizeof *all_tables; i++)
@@ -290,12 +336,18 @@ static int vt_disconnect(sqlite3_vtab *vt) {
 
 static unsigned char op_char(int op) {
   switch (op) {
-  case SQLITE_INDEX_CONSTRAINT_EQ: return '=';
-  case SQLITE_INDEX_CONSTRAINT_GT: return '>';
-  case SQLITE_INDEX_CONSTRAINT_GE: return 'g';
-  case SQLITE_INDEX_CONSTRAINT_LT: return '<';
-  case SQLITE_INDEX_CONSTRAINT_LE: return 'l';
-  default: return 0;
+  case SQLITE_INDEX_CONSTRAINT_EQ:
+    return '=';
+  case SQLITE_INDEX_CONSTRAINT_GT:
+    return '>';
+  case SQLITE_INDEX_CONSTRAINT_GE:
+    return 'g';
+  case SQLITE_INDEX_CONSTRAINT_LT:
+    return '<';
+  case SQLITE_INDEX_CONSTRAINT_LE:
+    return 'l';
+  default:
+    return 0;
   }
 }
 
@@ -310,17 +362,21 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     if (!c->usable || c->iColumn < 0 || c->iColumn >= tbl->ncols) continue;
     const vt_col *col = &tbl->cols[c->iColumn];
     unsigned char op = op_char(c->op);
-    int integral = col->kind == VT_ID || col->kind == VT_I64 || col->kind == VT_U32 ||
-                   col->kind == VT_U32N;
+    int integral =
+        col->kind == VT_ID || col->kind == VT_I64 || col->kind == VT_U32 || col->kind == VT_U32N;
     if (!op || (!integral && !(col->kind == VT_STR && op == '='))) continue;
     if (!col->sorted && op != '=') continue;
     plan[2 * n] = (char)('A' + c->iColumn);
     plan[2 * n + 1] = (char)op;
     info->aConstraintUsage[i].argvIndex = ++n;
-    if (col->kind == VT_ID && op == '=') unique = 1, cost = 1, rows = 1;
-    else if (col->sorted && op == '=') cost = cost > 20 ? 20 : cost, rows = rows > 4 ? 4 : rows;
-    else if (col->sorted) cost /= 4, rows /= 4;
-    else cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
+    if (col->kind == VT_ID && op == '=')
+      unique = 1, cost = 1, rows = 1;
+    else if (col->sorted && op == '=')
+      cost = cost > 20 ? 20 : cost, rows = rows > 4 ? 4 : rows;
+    else if (col->sorted)
+      cost /= 4, rows /= 4;
+    else
+      cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
   }
   plan[2 * n] = 0;
   info->idxStr = sqlite3_mprintf("%s", plan);
@@ -354,8 +410,10 @@ static uint32_t lower_bound(const trak_tables *t, const vt_col *c, uint32_t lo, 
     uint32_t mid = lo + (hi - lo) / 2;
     int64_t x = 0;
     col_int(t, c, mid, &x);
-    if (strict ? x <= v : x < v) lo = mid + 1;
-    else hi = mid;
+    if (strict ? x <= v : x < v)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo;
 }
@@ -372,7 +430,8 @@ static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_curs
 static void skip_unmatched(vt_cursor *c) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   if (!c->nfilters) return;
-  while (c->row < c->end && !filter_match(&v->p->tables, v->tbl, c)) c->row++;
+  while (c->row < c->end && !filter_match(&v->p->tables, v->tbl, c))
+    c->row++;
 }
 
 /* Narrows [*lo, *hi) by one constraint; returns 0 if no row can match. */
@@ -397,11 +456,21 @@ static int apply_constraint(const trak_tables *t, const vt_table *tbl, vt_cursor
   }
   uint32_t a = *lo, b = *hi;
   switch (op) {
-  case '=': a = lower_bound(t, cd, a, b, v, 0), b = lower_bound(t, cd, a, b, v, 1); break;
-  case '>': a = lower_bound(t, cd, a, b, v, 1); break;
-  case 'g': a = lower_bound(t, cd, a, b, v, 0); break;
-  case '<': b = lower_bound(t, cd, a, b, v, 0); break;
-  case 'l': b = lower_bound(t, cd, a, b, v, 1); break;
+  case '=':
+    a = lower_bound(t, cd, a, b, v, 0), b = lower_bound(t, cd, a, b, v, 1);
+    break;
+  case '>':
+    a = lower_bound(t, cd, a, b, v, 1);
+    break;
+  case 'g':
+    a = lower_bound(t, cd, a, b, v, 0);
+    break;
+  case '<':
+    b = lower_bound(t, cd, a, b, v, 0);
+    break;
+  case 'l':
+    b = lower_bound(t, cd, a, b, v, 1);
+    break;
   }
   *lo = a, *hi = b;
   return a < b;
@@ -416,8 +485,8 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
   c->nfilters = 0;
   int ok = 1;
   for (int i = 0; i < argc && ok && plan && plan[2 * i]; i++)
-    ok = apply_constraint(t, v->tbl, c, plan[2 * i] - 'A', (unsigned char)plan[2 * i + 1],
-                          argv[i], &lo, &hi);
+    ok = apply_constraint(t, v->tbl, c, plan[2 * i] - 'A', (unsigned char)plan[2 * i + 1], argv[i],
+                          &lo, &hi);
   c->row = ok ? lo : hi;
   c->end = hi;
   skip_unmatched(c);

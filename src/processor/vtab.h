@@ -30,15 +30,15 @@ typedef enum vt_kind {
 
 typedef struct vt_col {
   const char *name;
-  const char *decl;   /* declared SQL type */
+  const char *decl; /* declared SQL type */
   vt_kind kind;
-  size_t off;         /* offset of the array pointer in trak_tables */
-  int sorted;         /* values ascend with the row index */
+  size_t off; /* offset of the array pointer in trak_tables */
+  int sorted; /* values ascend with the row index */
 } vt_col;
 
 typedef struct vt_table {
   const char *name;
-  size_t count_off;   /* offset of the row count in trak_tables */
+  size_t count_off; /* offset of the row count in trak_tables */
   const vt_col *cols;
   int ncols;
 } vt_table;

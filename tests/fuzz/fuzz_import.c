@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   trak_processor_feed(p, data + split, size - split, NULL);
   if (trak_processor_finish(p, NULL) == 0) {
     run(p, "SELECT * FROM slice JOIN track ON slice.track_id = track.id");
-    run(p, "SELECT * FROM args; SELECT * FROM counter; SELECT * FROM thread; SELECT * FROM process");
+    run(p,
+        "SELECT * FROM args; SELECT * FROM counter; SELECT * FROM thread; SELECT * FROM process");
     run(p, "SELECT extract_arg(arg_set_id, 'debug.x') FROM slice");
     run(p, "SELECT (SELECT COUNT(*) FROM ancestor_slice(id)) + (SELECT COUNT(*) FROM "
            "descendant_slice(id)) + (SELECT COUNT(*) FROM following_flow(id)) + "
