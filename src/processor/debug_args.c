@@ -23,6 +23,8 @@ typedef struct args_ctx {
   trak_sequence *seq;
   uint32_t set; /* arg_set_id: the first row of the set */
   key_buf kb;
+  uint32_t top_key; /* string id of the annotation's own key "debug.<name>" */
+  size_t top_len;   /* its length: a longer key is a nested entry */
 } args_ctx;
 
 /* Appends text to the key (and to the flat key unless it is an array index). */
@@ -38,6 +40,7 @@ static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
 
 static uint32_t add_row(args_ctx *c, trak_arg_type type) {
   trak_tables *t = c->imp->tables;
+  if (c->kb.key_len == c->top_len) return trak__arg_add(t, c->set, c->top_key, c->top_key, type);
   uint32_t key = trak__strpool_intern(&t->strings, c->kb.key, c->kb.key_len);
   uint32_t flat = c->kb.flat_len == c->kb.key_len
                       ? key
@@ -267,6 +270,12 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
     c.kb.key_len = c.kb.flat_len = 0;
     key_push(&c.kb, "debug.", 6, 1);
     if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+    /* The key of a top-level value is interned once per name, not once per event. */
+    int added;
+    uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);
+    if (added) *key = trak__strpool_intern(&imp->tables->strings, c.kb.key, c.kb.key_len);
+    c.top_key = *key;
+    c.top_len = c.kb.key_len;
     annotation_value(&c, annos[i].data, annos[i].len, 0);
   }
   return share_set(imp, c.set);

@@ -198,6 +198,7 @@ typedef struct trak_importer {
   size_t scratch_cap;
   trak_map flows;    /* parse phase: flow id -> slice id */
   trak_map arg_sets; /* content hash -> arg_set_id, to share identical sets */
+  trak_map debug_keys; /* annotation name id -> id of "debug.<name>" */
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the

@@ -53,6 +53,11 @@ printf '.mode csv\nselect count(*) as n\n  from slice;\n.tables\n.quit\n' |
 grep -q '^3$' "$WORK/sh.txt" || expect "shell runs a statement spanning lines"
 grep -q '^thread_track$' "$WORK/sh.txt" || expect "shell .tables"
 
+# a gzip-compressed text trace, read from stdin: the format comes from the content.
+gzip -c "$DATA/seed/01_thread_slices.pbtxt" |
+  "$TRAK" query - 'select count(*) as n from slice' >"$WORK/gz.txt" || expect "gzip text from stdin"
+[ "$(cat "$WORK/gz.txt")" = "$(printf '"n"\n3')" ] || expect "gzip text gives the slices"
+
 # truncated trace: one warning with the byte offset; the valid packets are imported.
 size=$(stat -c %s "$WORK/01.pb")
 head -c $((size - 4)) "$WORK/01.pb" >"$WORK/trunc.pb"
