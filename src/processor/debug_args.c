@@ -228,7 +228,7 @@ static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
 
 /* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
 ** on equal an earlier set, they are dropped and the earlier id returned. */
-static uint32_t share_set(trak_importer *imp, uint32_t set) {
+uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
   trak_tables *t = imp->tables;
   uint32_t n = (uint32_t)t->args.n - set;
   if (!n) return TRAK_NULL_U32;
@@ -247,6 +247,27 @@ static uint32_t share_set(trak_importer *imp, uint32_t set) {
   if (!same) return set; /* a hash collision: keep both sets */
   t->args.n = set;
   return old;
+}
+
+/* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
+static void copy_set(trak_tables *t, uint32_t from, uint32_t set) {
+  for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++) {
+    uint32_t copy = trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
+                                  (trak_arg_type)t->args.value_type[row]);
+    t->args.int_value[copy] = t->args.int_value[row];
+    t->args.real_value[copy] = t->args.real_value[row];
+    t->args.string_value[copy] = t->args.string_value[row];
+  }
+}
+
+uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
+  if (a == TRAK_NULL_U32) return b;
+  if (b == TRAK_NULL_U32) return a;
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  copy_set(t, a, set);
+  copy_set(t, b, set);
+  return trak__args_share(imp, set);
 }
 
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
@@ -278,5 +299,5 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
     c.top_len = c.kb.key_len;
     annotation_value(&c, annos[i].data, annos[i].len, 0);
   }
-  return share_set(imp, c.set);
+  return trak__args_share(imp, c.set);
 }

@@ -105,6 +105,8 @@ static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
                     track_label(imp, track, label, sizeof label),
                     t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
   t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
+  if (ev->arg_set_id != TRAK_NULL_U32)
+    t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
   if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
 }
 

@@ -238,6 +238,13 @@ typedef struct trak_span {
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n);
 
+/* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
+** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
+uint32_t trak__args_share(trak_importer *imp, uint32_t set);
+/* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
+** a slice end's arguments join its begin's, as arg sets never change once made. */
+uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
+
 /* Sequences and interning (sequence.c). */
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
 void trak__sequence_clear(trak_sequence *seq);
