@@ -1,6 +1,6 @@
 /*
 ** `trak shell TRACE`: interactive SQL over a trace, with line editing and history (libedit),
-** statements spanning lines until a ';', and the dot commands .tables .schema .mode .timer
+** kept in ~/.trak_history, statements spanning lines until a ';', and the dot commands .tables .schema .mode .timer
 ** .help .quit. Without a terminal it reads statements from stdin the same way.
 */
 #include <histedit.h>
@@ -134,6 +134,10 @@ int trak_cli_shell(int argc, char **argv) {
     History *hist = history_init();
     HistEvent ev;
     history(hist, &ev, H_SETSIZE, 1000);
+    char hist_path[4096] = "";
+    const char *home = getenv("HOME");
+    if (home) snprintf(hist_path, sizeof hist_path, "%s/.trak_history", home);
+    if (hist_path[0]) history(hist, &ev, H_LOAD, hist_path); /* history persists across runs */
     el_set(el, EL_CLIENTDATA, &sh);
     el_set(el, EL_PROMPT, prompt_fn);
     el_set(el, EL_EDITOR, "emacs");
@@ -147,6 +151,7 @@ int trak_cli_shell(int argc, char **argv) {
       if (line[0] != '\n') history(hist, &ev, H_ENTER, line);
       if (shell_line(&sh, line)) break;
     }
+    if (hist_path[0]) history(hist, &ev, H_SAVE, hist_path);
     history_end(hist);
     el_end(el);
   } else {
