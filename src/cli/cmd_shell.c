@@ -1,6 +1,7 @@
 /*
 ** `trak shell TRACE`: interactive SQL over a trace, with line editing and history (libedit),
-** kept in ~/.trak_history, statements spanning lines until a ';', and the dot commands .tables .schema .mode .timer
+** kept in ~/.trak_history, statements spanning lines until a ';', and the dot commands .tables
+*.schema .mode .timer
 ** .help .quit. Without a terminal it reads statements from stdin the same way.
 */
 #include <histedit.h>
