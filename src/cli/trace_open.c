@@ -46,8 +46,13 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
                    !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors");
   if (!structural || ++c->warnings > 5) return;
   if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
-  fprintf(stderr, "trak %s: warning: %s: packet %llu at byte %llu: %s\n", c->cmd, c->path,
-          (unsigned long long)packet, (unsigned long long)offset, message);
+  /* Stream problems name their byte in the message; packet problems get it appended. */
+  if (strstr(message, "byte"))
+    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu)\n", c->cmd, c->path, message,
+            (unsigned long long)packet);
+  else
+    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu at byte %llu)\n", c->cmd, c->path,
+            message, (unsigned long long)packet, (unsigned long long)offset);
 }
 
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
