@@ -5,6 +5,7 @@
 ** search, and equality on other integer and string columns as a scan filter. SQLite rechecks
 ** every constraint (omit is never set), so the filters only need to be supersets.
 */
+#define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -304,7 +305,11 @@ typedef struct vt_cursor {
   uint32_t row, end; /* current row and end of the range */
   vt_filter filters[8];
   int nfilters;
+  uint32_t *group;   /* GROUP BY mode: the matching rows, equal values adjacent; or NULL */
+  size_t group_n, group_i;
 } vt_cursor;
+
+#define PLAN_GROUPED 1 /* idxNum bit: rows come grouped by column idxNum >> 8 */
 
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
@@ -384,6 +389,16 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   info->estimatedCost = cost;
   info->estimatedRows = (sqlite3_int64)(rows < 1 ? 1 : rows);
   if (unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+  /* GROUP BY one id or string column: rows only need equal values adjacent, which a counting
+  ** sort of the matching rows gives without SQLite's sorter. */
+  int gcol = info->nOrderBy == 1 ? info->aOrderBy[0].iColumn : -1;
+  if (gcol >= 0 && gcol < tbl->ncols && sqlite3_vtab_distinct(info) == 1 &&
+      (tbl->cols[gcol].kind == VT_STR || tbl->cols[gcol].kind == VT_U32 ||
+       tbl->cols[gcol].kind == VT_U32N) &&
+      !tbl->cols[gcol].sorted) {
+    info->idxNum = PLAN_GROUPED | gcol << 8;
+    info->orderByConsumed = 1;
+  }
   if (info->nOrderBy == 1 && !info->aOrderBy[0].desc && info->aOrderBy[0].iColumn >= 0 &&
       info->aOrderBy[0].iColumn < tbl->ncols && tbl->cols[info->aOrderBy[0].iColumn].sorted)
     info->orderByConsumed = 1;
@@ -399,6 +414,7 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 }
 
 static int vt_close(sqlite3_vtab_cursor *cur) {
+  free(((vt_cursor *)cur)->group);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -476,6 +492,67 @@ static int apply_constraint(const trak_tables *t, const vt_table *tbl, vt_cursor
   return a < b;
 }
 
+/* Orders group keys (string id + 1, 0 for NULL) as SQLite's sorter would: NULL first, then
+** by the strings' bytes (BINARY collation). */
+static int key_cmp(const void *a, const void *b, void *pool) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  if (!x || !y) return (x != 0) - (y != 0);
+  const trak_strpool *sp = pool;
+  uint32_t lx = sp->len.v[x - 1], ly = sp->len.v[y - 1];
+  int c = memcmp(sp->str.v[x - 1], sp->str.v[y - 1], lx < ly ? lx : ly);
+  return c ? c : (lx > ly) - (lx < ly);
+}
+
+/* GROUP BY mode: collects the rows that match the cursor's range and filters, then orders them
+** by the value of `col` with a counting sort whose groups come in SQLite's sort order, so the
+** output is what SQLite's own sorter would have produced. */
+static int group_rows(vt_cursor *c, const vt_col *col) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  const trak_tables *t = &v->p->tables;
+  const uint32_t *values = col_array(t, col);
+  size_t n = 0, cap = c->end > c->row ? c->end - c->row : 1;
+  uint32_t *rows = malloc(cap * sizeof *rows);
+  if (!rows) return SQLITE_NOMEM;
+  uint32_t max = 0;
+  for (; c->row < c->end; c->row++, skip_unmatched(c)) {
+    if (c->row >= c->end) break;
+    uint32_t key = values[c->row] + 1; /* TRAK_NULL_U32 wraps to 0: NULLs group first */
+    if (col->kind == VT_STR) key = values[c->row] ? values[c->row] + 1 : 0;
+    if (key > max) max = key;
+    rows[n++] = c->row;
+  }
+  size_t nkeys = (size_t)max + 1;
+  uint32_t *start = calloc(nkeys, sizeof *start), *keys = malloc(nkeys * sizeof *keys);
+  uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!start || !keys || !sorted) {
+    free(rows), free(start), free(keys), free(sorted);
+    return SQLITE_NOMEM;
+  }
+#define GROUP_KEY(r) (col->kind == VT_STR ? (values[r] ? values[r] + 1 : 0) : values[r] + 1)
+  for (size_t i = 0; i < n; i++) start[GROUP_KEY(rows[i])]++;
+  size_t used = 0;
+  for (size_t k = 0; k < nkeys; k++)
+    if (start[k]) keys[used++] = (uint32_t)k;
+  if (col->kind == VT_STR)
+    qsort_r(keys, used, sizeof *keys, key_cmp, (void *)&t->strings);
+  uint32_t at = 0;
+  for (size_t i = 0; i < used; i++) {
+    uint32_t size = start[keys[i]];
+    start[keys[i]] = at;
+    at += size;
+  }
+  for (size_t i = 0; i < n; i++) sorted[start[GROUP_KEY(rows[i])]++] = rows[i];
+#undef GROUP_KEY
+  free(rows);
+  free(start);
+  free(keys);
+  c->group = sorted;
+  c->group_n = n;
+  c->group_i = 0;
+  if (n) c->row = sorted[0];
+  return SQLITE_OK;
+}
+
 static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                         sqlite3_value **argv) {
   vt_cursor *c = (vt_cursor *)cur;
@@ -490,11 +567,18 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
   c->row = ok ? lo : hi;
   c->end = hi;
   skip_unmatched(c);
+  free(c->group);
+  c->group = NULL;
+  if (idx & PLAN_GROUPED) return group_rows(c, &v->tbl->cols[idx >> 8]);
   return SQLITE_OK;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
+  if (c->group) {
+    if (++c->group_i < c->group_n) c->row = c->group[c->group_i];
+    return SQLITE_OK;
+  }
   c->row++;
   skip_unmatched(c);
   return SQLITE_OK;
@@ -502,6 +586,7 @@ static int vt_next(sqlite3_vtab_cursor *cur) {
 
 static int vt_eof(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
+  if (c->group) return c->group_i >= c->group_n;
   return c->row >= c->end;
 }
 
