@@ -59,7 +59,8 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   }
 }
 
-static void counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+/* Adds one counter value; returns it after scaling and accumulation. */
+static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
   trak_track_info *info = &imp->tracks.v[track];
   if (!info->is_counter && info->described) {
     char label[160];
@@ -70,14 +71,39 @@ static void counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track,
   v *= (double)info->multiplier;
   if (info->is_incremental) v = info->running += v;
   trak__counter_add(imp->tables, ev->ts, track, v);
+  return v;
 }
 
-static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+/* A thread-time or instruction-count value on a slice's begin or end fills its thread_ts /
+** thread_dur (or thread_instruction_count / _delta), as Perfetto does. */
+static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint32_t slice,
+                        double v) {
+  trak_tables *t = imp->tables;
+  uint8_t kind = imp->tracks.v[track].counter_type;
+  if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
+  int64_t *start, *delta;
+  if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    start = t->slice.thread_ts, delta = t->slice.thread_dur;
+  else if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    start = t->slice.thread_ic, delta = t->slice.thread_icd;
+  else
+    return;
+  if (type == TRAK_EV_END) {
+    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub((int64_t)v, start[slice]);
+  } else {
+    start[slice] = (int64_t)v;
+    if (type == TRAK_EV_INSTANT) delta[slice] = 0;
+  }
+}
+
+static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                           uint32_t slice) {
   const uint64_t *p = aux + 3 + aux[0] + aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
-    counter_value(imp, ev, (uint32_t)p[0], v);
+    v = counter_value(imp, ev, (uint32_t)p[0], v);
+    thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
   }
 }
 
@@ -87,7 +113,8 @@ static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
-static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
+/* Ends the innermost open slice of `track`; returns its id, or TRAK_NULL_U32 (reported). */
+static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   char label[160];
@@ -95,7 +122,7 @@ static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
     trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
                     "slice end on %s, where no slice is open (no slice began there)",
                     track_label(imp, track, label, sizeof label));
-    return;
+    return TRAK_NULL_U32;
   }
   uint32_t slice = (uint32_t)info->open[--info->open_depth];
   if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
@@ -108,12 +135,14 @@ static void slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
   if (ev->arg_set_id != TRAK_NULL_U32)
     t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
   if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
+  return slice;
 }
 
 static void parse_one(trak_importer *imp, const trak_ev *ev) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
+  uint32_t slice = TRAK_NULL_U32;
   switch (type) {
   case TRAK_EV_BEGIN:
   case TRAK_EV_INSTANT: {
@@ -126,10 +155,11 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
     else
       t->slice.dur[id] = 0;
     if (ev->aux) flows(imp, imp->aux.v + ev->aux, id);
+    slice = id;
     break;
   }
   case TRAK_EV_END:
-    slice_end(imp, ev, track);
+    slice = slice_end(imp, ev, track);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value);
@@ -137,7 +167,7 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   default:
     break;
   }
-  if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux);
+  if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux, slice);
 }
 
 /* A sequence being merged: its current block and position, and the current record's sort key

@@ -141,6 +141,7 @@ typedef struct trak_track_info {
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
   uint8_t is_thread, is_process, is_legacy_thread;
+  uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
@@ -196,8 +197,8 @@ typedef struct trak_importer {
   uint64_t n_counter_records; /* counter values, extra ones included */
   char *scratch;              /* key building for args */
   size_t scratch_cap;
-  trak_map flows;    /* parse phase: flow id -> slice id */
-  trak_map arg_sets; /* content hash -> arg_set_id, to share identical sets */
+  trak_map flows;      /* parse phase: flow id -> slice id */
+  trak_map arg_sets;   /* content hash -> arg_set_id, to share identical sets */
   trak_map debug_keys; /* annotation name id -> id of "debug.<name>" */
 } trak_importer;
 

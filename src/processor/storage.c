@@ -198,6 +198,8 @@ void trak__tables_init(trak_tables *t) {
   } while (0)
 
 void trak__tables_free(trak_tables *t) {
+  FREE_COLS(slice, t->slice.thread_ts, t->slice.thread_dur, t->slice.thread_ic,
+            t->slice.thread_icd);
   FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
@@ -246,13 +248,32 @@ static void reserve_cols(size_t *cap, size_t want, void **cols[], const size_t s
   *cap = want;
 }
 
+/* Keeps the optional thread-time columns as large as the others, new rows NULL. */
+static void grow_thread_cols(trak_tables *t, size_t old_cap) {
+  int64_t **cols[] = {&t->slice.thread_ts, &t->slice.thread_dur, &t->slice.thread_ic,
+                      &t->slice.thread_icd};
+  for (size_t i = 0; i < 4; i++) {
+    int64_t *p = realloc(*cols[i], t->slice.cap * sizeof *p);
+    if (!p) out_of_memory();
+    for (size_t r = old_cap; r < t->slice.cap; r++)
+      p[r] = INT64_MIN;
+    *cols[i] = p;
+  }
+}
+
+void trak__tables_thread_time(trak_tables *t) {
+  if (!t->slice.thread_ts) grow_thread_cols(t, 0);
+}
+
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {
+  size_t old_cap = t->slice.cap;
   void **scols[] = {(void **)&t->slice.ts,        (void **)&t->slice.dur,
                     (void **)&t->slice.track_id,  (void **)&t->slice.name,
                     (void **)&t->slice.category,  (void **)&t->slice.depth,
                     (void **)&t->slice.parent_id, (void **)&t->slice.arg_set_id};
   static const size_t ssizes[] = {8, 8, 4, 4, 4, 4, 4, 4};
   reserve_cols(&t->slice.cap, slices, scols, ssizes, 8);
+  if (t->slice.thread_ts && t->slice.cap != old_cap) grow_thread_cols(t, old_cap);
   void **ccols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
                     (void **)&t->counter.track_id};
   static const size_t csizes[] = {8, 8, 4};
@@ -267,7 +288,9 @@ uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t ca
                      (void **)&t->slice.category,  (void **)&t->slice.depth,
                      (void **)&t->slice.parent_id, (void **)&t->slice.arg_set_id};
     static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 4};
+    size_t old_cap = t->slice.cap;
     grow_cols(t->slice.n, &t->slice.cap, cols, sizes, 8);
+    if (t->slice.thread_ts) grow_thread_cols(t, old_cap);
   }
   size_t i = t->slice.n++;
   t->slice.ts[i] = ts;

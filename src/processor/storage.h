@@ -88,6 +88,9 @@ typedef struct trak_tables {
   struct {
     size_t n, cap;
     int64_t *ts, *dur;
+    /* From thread-time / instruction-count counter tracks; NULL arrays when the trace has
+    ** none, else INT64_MIN for NULL. */
+    int64_t *thread_ts, *thread_dur, *thread_ic, *thread_icd;
     uint32_t *track_id, *name, *category, *depth, *parent_id, *arg_set_id;
   } slice;
 
@@ -155,6 +158,8 @@ void trak__tables_free(trak_tables *t);
 /* Sizes the slice and counter tables for their final row counts, so that filling them does
 ** not copy them as they grow. Can't fail (OOM aborts). */
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);
+/* Adds the slice table's thread_ts / thread_dur / thread_instruction_* columns (all NULL). */
+void trak__tables_thread_time(trak_tables *t);
 
 /* Appenders: each returns the new row's id and can't fail (OOM aborts). */
 uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,

@@ -310,8 +310,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
       ev.u.s.cat = trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef.cat_iids.v[0]);
     else
       ev.u.s.cat = ef.cat_iids.n || ef.n_cats ? categories(imp, seq, &ef) : 0;
-    if (ef.n_annos)
-      ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
+    if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
   }
   if (TRAK_UNLIKELY(ef.source_location_iid | ef.correlation_iid | ef.log_body_iid))
     check_other_iids(imp, seq, &ef);

@@ -132,6 +132,11 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
       if (f.value < 4 && units[f.value] && !info->unit)
         info->unit =
             trak__strpool_intern(&imp->tables->strings, units[f.value], strlen(units[f.value]));
+    } else if (f.number == TRAK_PB_CounterDescriptor_type && f.wire_type == TRAK_PB_WIRE_VARINT) {
+      info->counter_type = (uint8_t)f.value;
+      if (f.value == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS ||
+          f.value == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+        trak__tables_thread_time(imp->tables);
     } else if (f.number == TRAK_PB_CounterDescriptor_unit_name && f.wire_type == TRAK_PB_WIRE_LEN) {
       info->unit = intern_field(imp, &f);
     } else if (f.number == TRAK_PB_CounterDescriptor_unit_multiplier &&
@@ -269,6 +274,12 @@ void trak__tracks_finish(trak_importer *imp) {
     uint32_t id = trak__track_add(t, kind);
     t->track.type[id] = str_id(imp, trak__track_type_name(kind));
     t->track.name[id] = info->name;
+    /* Unnamed thread-time counters get Perfetto's names for them. */
+    if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+      t->track.name[id] = str_id(imp, "thread_time");
+    if (!info->name &&
+        info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+      t->track.name[id] = str_id(imp, "thread_instruction_count");
     t->track.description[id] = info->description;
     t->track.unit[id] = info->unit;
     t->track.utid[id] = utid;

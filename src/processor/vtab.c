@@ -25,10 +25,10 @@ static const vt_col slice_cols[] = {
     {"depth", "BIGINT", VT_U32, COL(slice, depth), 0},
     {"parent_id", "BIGINT", VT_U32N, COL(slice, parent_id), 0},
     {"arg_set_id", "BIGINT", VT_U32N, COL(slice, arg_set_id), 0},
-    {"thread_ts", "BIGINT", VT_NULL, NOCOL, 0},
-    {"thread_dur", "BIGINT", VT_NULL, NOCOL, 0},
-    {"thread_instruction_count", "BIGINT", VT_NULL, NOCOL, 0},
-    {"thread_instruction_delta", "BIGINT", VT_NULL, NOCOL, 0},
+    {"thread_ts", "BIGINT", VT_I64N, COL(slice, thread_ts), 0},
+    {"thread_dur", "BIGINT", VT_I64N, COL(slice, thread_dur), 0},
+    {"thread_instruction_count", "BIGINT", VT_I64N, COL(slice, thread_ic), 0},
+    {"thread_instruction_delta", "BIGINT", VT_I64N, COL(slice, thread_icd), 0},
     {"cat", "TEXT", VT_STR, COL(slice, category), 0},
     {"slice_id", "BIGINT", VT_ID, NOCOL, 1},
 };
@@ -202,6 +202,10 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
     sqlite3_result_int64(ctx, ((const int64_t *)a)[row]);
     return;
   case VT_I64N: {
+    if (!a) { /* an optional column the trace has no data for */
+      sqlite3_result_null(ctx);
+      return;
+    }
     int64_t v = ((const int64_t *)a)[row];
     if (v == INT64_MIN)
       sqlite3_result_null(ctx);
@@ -305,7 +309,7 @@ typedef struct vt_cursor {
   uint32_t row, end; /* current row and end of the range */
   vt_filter filters[8];
   int nfilters;
-  uint32_t *group;   /* GROUP BY mode: the matching rows, equal values adjacent; or NULL */
+  uint32_t *group; /* GROUP BY mode: the matching rows, equal values adjacent; or NULL */
   size_t group_n, group_i;
 } vt_cursor;
 
@@ -529,19 +533,20 @@ static int group_rows(vt_cursor *c, const vt_col *col) {
     return SQLITE_NOMEM;
   }
 #define GROUP_KEY(r) (col->kind == VT_STR ? (values[r] ? values[r] + 1 : 0) : values[r] + 1)
-  for (size_t i = 0; i < n; i++) start[GROUP_KEY(rows[i])]++;
+  for (size_t i = 0; i < n; i++)
+    start[GROUP_KEY(rows[i])]++;
   size_t used = 0;
   for (size_t k = 0; k < nkeys; k++)
     if (start[k]) keys[used++] = (uint32_t)k;
-  if (col->kind == VT_STR)
-    qsort_r(keys, used, sizeof *keys, key_cmp, (void *)&t->strings);
+  if (col->kind == VT_STR) qsort_r(keys, used, sizeof *keys, key_cmp, (void *)&t->strings);
   uint32_t at = 0;
   for (size_t i = 0; i < used; i++) {
     uint32_t size = start[keys[i]];
     start[keys[i]] = at;
     at += size;
   }
-  for (size_t i = 0; i < n; i++) sorted[start[GROUP_KEY(rows[i])]++] = rows[i];
+  for (size_t i = 0; i < n; i++)
+    sorted[start[GROUP_KEY(rows[i])]++] = rows[i];
 #undef GROUP_KEY
   free(rows);
   free(start);
