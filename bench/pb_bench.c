@@ -139,7 +139,8 @@ int main(int argc, char **argv) {
   qsort(enc, RUNS, sizeof *enc, cmp_double);
   qsort(dec, RUNS, sizeof *dec, cmp_double);
   double e = enc[RUNS / 2], d = dec[RUNS / 2];
-  printf("stream: %zu packets, %zu bytes (%.1f bytes/packet)\n", n, bytes, (double)bytes / (double)n);
+  printf("stream: %zu packets, %zu bytes (%.1f bytes/packet)\n", n, bytes,
+         (double)bytes / (double)n);
   printf("encode: %.0f MB/s, %.1f M packets/s\n", (double)bytes / e / 1e6, (double)n / e / 1e6);
   printf("decode: %.0f MB/s, %.1f M packets/s\n", (double)bytes / d / 1e6, (double)n / d / 1e6);
   printf("(checksum %llu)\n", (unsigned long long)checksum);

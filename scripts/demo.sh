@@ -1,13 +1,23 @@
 #!/usr/bin/env bash
-# `make demo`: shows trak working end to end on the examples of the synthetic-trace guide
-# (tests/data/seed/): text -> binary -> text, a dump, and protoc agreeing with our encoding.
+# `make demo`: shows trak working end to end. An instrumented program (examples/sdk_demo.c)
+# records a trace with the SDK; then the examples of the synthetic-trace guide
+# (tests/data/seed/) go text -> binary -> text, with protoc agreeing with our encoding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 TRAK=build/trak
 out=build/demo
 mkdir -p "$out"
 
-echo "== trak $("$TRAK" --version | cut -d' ' -f2): converting the seed examples to binary traces"
+echo "== trak $("$TRAK" --version | cut -d' ' -f2): recording a trace with the SDK (examples/sdk_demo.c)"
+build/example_sdk_demo "$out/sdk_demo.pftrace"
+printf '  %s: %d bytes, %d packets\n' "$out/sdk_demo.pftrace" "$(wc -c < "$out/sdk_demo.pftrace")" \
+  "$("$TRAK" dump "$out/sdk_demo.pftrace" | grep -c '^packet {')"
+echo "  event names interned in the trace:"
+"$TRAK" dump "$out/sdk_demo.pftrace" | grep -A2 'event_names {' | grep -o '"[^"]*"' | sort -u \
+  | tr '\n' ' ' | fold -w 90 | sed 's/^/    /'
+echo
+echo
+echo "== converting the seed examples to binary traces"
 for text in tests/data/seed/*.pbtxt; do
   name=$(basename "$text" .pbtxt)
   "$TRAK" convert "$text" "$out/$name.pb"

@@ -22,9 +22,8 @@ static trak_pb_field one_field(const uint8_t *data, size_t len) {
 }
 
 static void test_varint_boundaries(void **state) {
-  static const uint64_t values[] = {0,           1,           127,         128,
-                                    16383,       16384,       (1ull << 32) - 1,
-                                    1ull << 32,  1ull << 63,  UINT64_MAX};
+  static const uint64_t values[] = {
+      0, 1, 127, 128, 16383, 16384, (1ull << 32) - 1, 1ull << 32, 1ull << 63, UINT64_MAX};
   for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
     uint8_t mem[32];
     trak_pb_buf buf;
@@ -182,7 +181,8 @@ static void test_fixed_buffer_overflow_is_sticky(void **state) {
 static void test_heap_buffer_grows(void **state) {
   trak_pb_buf buf;
   trak_pb_buf_init_heap(&buf);
-  for (int i = 0; i < 100000; i++) trak_pb_put_varint(&buf, 1, (uint64_t)i);
+  for (int i = 0; i < 100000; i++)
+    trak_pb_put_varint(&buf, 1, (uint64_t)i);
   assert_int_equal(buf.error, 0);
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -274,8 +274,8 @@ static void test_malformed_inputs(void **state) {
   expect_malformed(truncated_value, sizeof truncated_value, 3, "truncated varint");
   const uint8_t truncated_tag[] = {0x08, 0x01, 0x80};
   expect_malformed(truncated_tag, sizeof truncated_tag, 2, "truncated varint");
-  const uint8_t too_long[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff,
-                              0xff, 0xff, 0xff, 0xff, 0x01};
+  const uint8_t too_long[] = {0x08, 0xff, 0xff, 0xff, 0xff, 0xff,
+                              0xff, 0xff, 0xff, 0xff, 0xff, 0x01};
   expect_malformed(too_long, sizeof too_long, 1, "longer than 10 bytes");
   const uint8_t past_end[] = {0x0a, 0x05, 'a', 'b'};
   expect_malformed(past_end, sizeof past_end, 1, "past the end");
@@ -318,9 +318,11 @@ static void test_nesting_depth_limit(void **state) {
   trak_pb_buf buf;
   trak_pb_buf_init_heap(&buf);
   trak_pb_nested tokens[TRAK_PB_MAX_DEPTH + 2];
-  for (int i = 0; i < TRAK_PB_MAX_DEPTH + 2; i++) tokens[i] = trak_pb_begin_nested(&buf, 1);
+  for (int i = 0; i < TRAK_PB_MAX_DEPTH + 2; i++)
+    tokens[i] = trak_pb_begin_nested(&buf, 1);
   trak_pb_put_varint(&buf, 2, 1);
-  for (int i = TRAK_PB_MAX_DEPTH + 1; i >= 0; i--) trak_pb_end_nested(&buf, tokens[i]);
+  for (int i = TRAK_PB_MAX_DEPTH + 1; i >= 0; i--)
+    trak_pb_end_nested(&buf, tokens[i]);
 
   trak_pb_decoder levels[TRAK_PB_MAX_DEPTH + 3];
   trak_pb_field f;

@@ -13,10 +13,15 @@
 #include "trak/pbtxt.h"
 #include "trak/protos.h"
 
-static const char *const SEEDS[] = {
-    "01_thread_slices",      "02_process_slices", "03_custom_tracks",
-    "04_order_lexicographic", "05_order_chronological", "06_order_explicit",
-    "07_flows",              "08_counters",        "09_interning"};
+static const char *const SEEDS[] = {"01_thread_slices",
+                                    "02_process_slices",
+                                    "03_custom_tracks",
+                                    "04_order_lexicographic",
+                                    "05_order_chronological",
+                                    "06_order_explicit",
+                                    "07_flows",
+                                    "08_counters",
+                                    "09_interning"};
 
 /* text -> binary -> text -> binary must give the same bytes both times. */
 static void assert_round_trip(const char *message, const void *bin, size_t len) {
@@ -59,7 +64,8 @@ static size_t count(const trak_pb_buf *buf, uint32_t number) {
   trak_pb_field f;
   size_t n = 0;
   trak_pb_decoder_init(&dec, buf->start, trak_pb_buf_len(buf));
-  while (trak_pb_decoder_next(&dec, &f) == 1) n += f.number == number;
+  while (trak_pb_decoder_next(&dec, &f) == 1)
+    n += f.number == number;
   return n;
 }
 
@@ -127,7 +133,8 @@ static void test_message_syntax(void **state) {
   trak_pb_buf out;
   trak_error err;
   trak_pb_buf_init_heap(&out);
-  assert_int_equal(trak_pbtxt_parse("perfetto.protos.TraceConfig", "duration_ms: 5", 14, &out, &err), 0);
+  assert_int_equal(
+      trak_pbtxt_parse("perfetto.protos.TraceConfig", "duration_ms: 5", 14, &out, &err), 0);
   assert_int_equal(trak_pbtxt_parse("NoSuchMessage", "", 0, &out, &err), TRAK_ENOTFOUND);
   assert_non_null(strstr(err.message, "NoSuchMessage"));
   trak_pb_buf_free(&out);
@@ -174,7 +181,8 @@ static void test_errors_have_positions(void **state) {
   expect_parse_error("TrackDescriptor", "sibling_order_rank: 2147483648", "out of range", NULL);
   /* ...while the extremes themselves are accepted. */
   trak_pb_buf b;
-  tu_pbtxt_to_binary("TrackDescriptor", "sibling_order_rank: -2147483648 uuid: 18446744073709551615", &b);
+  tu_pbtxt_to_binary("TrackDescriptor",
+                     "sibling_order_rank: -2147483648 uuid: 18446744073709551615", &b);
   trak_pb_field rank = find(&b, TRAK_PB_TrackDescriptor_sibling_order_rank);
   assert_int_equal(trak_pb_as_int32(&rank), INT32_MIN);
   assert_true(find(&b, TRAK_PB_TrackDescriptor_uuid).value == UINT64_MAX);
@@ -200,7 +208,8 @@ static void test_more_errors(void **state) {
   /* Deep nesting is refused with an error, not a stack overflow. */
   size_t depth = 5000;
   char *deep = malloc(depth * 4 + 1);
-  for (size_t i = 0; i < depth; i++) memcpy(deep + i * 4, "1 { ", 4);
+  for (size_t i = 0; i < depth; i++)
+    memcpy(deep + i * 4, "1 { ", 4);
   deep[depth * 4] = 0;
   expect_parse_error("Trace", deep, "nested too deeply", NULL);
   free(deep);
@@ -258,9 +267,9 @@ static void test_packed_input_on_unpacked_field_prints_by_number(void **state) {
 static void test_values_that_names_would_lose_print_by_number(void **state) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
-  trak_pb_put_varint(&b, TRAK_PB_TracePacket_sequence_flags, 1ull << 40);       /* > uint32 */
-  trak_pb_put_varint(&b, TRAK_PB_TracePacket_previous_packet_dropped, 2);       /* bool 2 */
-  trak_pb_put_fixed64(&b, TRAK_PB_TracePacket_timestamp, 5);                    /* wire type */
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_sequence_flags, 1ull << 40); /* > uint32 */
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_previous_packet_dropped, 2); /* bool 2 */
+  trak_pb_put_fixed64(&b, TRAK_PB_TracePacket_timestamp, 5);              /* wire type */
   char *text = tu_binary_to_pbtxt("TracePacket", b.start, trak_pb_buf_len(&b));
   assert_null(strstr(text, "sequence_flags"));
   assert_null(strstr(text, "previous_packet_dropped"));
@@ -289,7 +298,8 @@ static void test_malformed_binary_prints_prefix_then_fails(void **state) {
   trak_pb_buf text;
   trak_error err = {0};
   trak_pb_buf_init_heap(&text);
-  assert_int_equal(trak_pbtxt_print("Trace", b.start, trak_pb_buf_len(&b), &text, &err), TRAK_EFORMAT);
+  assert_int_equal(trak_pbtxt_print("Trace", b.start, trak_pb_buf_len(&b), &text, &err),
+                   TRAK_EFORMAT);
   char expect[64];
   snprintf(expect, sizeof expect, "at byte %zu", good + 1);
   assert_non_null(strstr(err.message, expect));
@@ -312,17 +322,22 @@ static uint64_t rnd(void) {
 static uint64_t random_scalar_bits(const trak_pb_field_desc *fd) {
   uint64_t r = rnd();
   switch (fd->type) {
-  case TRAK_PB_TYPE_BOOL: return r & 1;
+  case TRAK_PB_TYPE_BOOL:
+    return r & 1;
   case TRAK_PB_TYPE_ENUM: {
     const trak_pb_enum_desc *e = trak__schema_field_enum(fd);
     return (uint64_t)(int64_t)e->values[r % e->n_values].number;
   }
-  case TRAK_PB_TYPE_INT32: return (uint64_t)(int64_t)(int32_t)r;
+  case TRAK_PB_TYPE_INT32:
+    return (uint64_t)(int64_t)(int32_t)r;
   case TRAK_PB_TYPE_UINT32:
   case TRAK_PB_TYPE_FIXED32:
-  case TRAK_PB_TYPE_SFIXED32: return r & 0xffffffffu;
-  case TRAK_PB_TYPE_SINT32: return trak_pb_zigzag32((int32_t)r);
-  case TRAK_PB_TYPE_SINT64: return trak_pb_zigzag64((int64_t)r);
+  case TRAK_PB_TYPE_SFIXED32:
+    return r & 0xffffffffu;
+  case TRAK_PB_TYPE_SINT32:
+    return trak_pb_zigzag32((int32_t)r);
+  case TRAK_PB_TYPE_SINT64:
+    return trak_pb_zigzag64((int64_t)r);
   case TRAK_PB_TYPE_DOUBLE: {
     double d = (double)(int64_t)r / (double)((r >> 50) + 1);
     memcpy(&r, &d, 8);
@@ -334,7 +349,8 @@ static uint64_t random_scalar_bits(const trak_pb_field_desc *fd) {
     memcpy(&b, &f, 4);
     return b;
   }
-  default: return r >> (r % 64);
+  default:
+    return r >> (r % 64);
   }
 }
 
@@ -353,14 +369,18 @@ static void random_message(trak_pb_buf *out, const trak_pb_message_desc *msg, in
       } else if (fd->type == TRAK_PB_TYPE_STRING || fd->type == TRAK_PB_TYPE_BYTES) {
         char s[24];
         size_t len = rnd() % sizeof s;
-        for (size_t j = 0; j < len; j++) s[j] = (char)rnd();
+        for (size_t j = 0; j < len; j++)
+          s[j] = (char)rnd();
         trak_pb_put_bytes(out, fd->number, s, len);
       } else {
         uint64_t bits = random_scalar_bits(fd);
         uint32_t wt = trak__schema_wire_type(fd->type);
-        if (wt == TRAK_PB_WIRE_FIXED64) trak_pb_put_fixed64(out, fd->number, bits);
-        else if (wt == TRAK_PB_WIRE_FIXED32) trak_pb_put_fixed32(out, fd->number, (uint32_t)bits);
-        else trak_pb_put_varint(out, fd->number, bits);
+        if (wt == TRAK_PB_WIRE_FIXED64)
+          trak_pb_put_fixed64(out, fd->number, bits);
+        else if (wt == TRAK_PB_WIRE_FIXED32)
+          trak_pb_put_fixed32(out, fd->number, (uint32_t)bits);
+        else
+          trak_pb_put_varint(out, fd->number, bits);
       }
     }
   }
@@ -368,8 +388,8 @@ static void random_message(trak_pb_buf *out, const trak_pb_message_desc *msg, in
 }
 
 static void test_random_messages_round_trip(void **state) {
-  static const char *const roots[] = {"Trace", "TracePacket", "TraceConfig", "TrackEvent",
-                                      "DebugAnnotation", "InternedData"};
+  static const char *const roots[] = {"Trace",      "TracePacket",     "TraceConfig",
+                                      "TrackEvent", "DebugAnnotation", "InternedData"};
   rng_state = 0x9e3779b97f4a7c15ull;
   for (int iter = 0; iter < 600; iter++) {
     const char *root = roots[iter % (sizeof roots / sizeof *roots)];

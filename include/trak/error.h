@@ -18,21 +18,21 @@ extern "C" {
 
 enum {
   TRAK_OK = 0,
-  TRAK_EINVAL = -1,   /* bad argument or bad usage */
-  TRAK_ENOMEM = -2,   /* allocation failed */
-  TRAK_EIO = -3,      /* read or write failed; the message names the file */
-  TRAK_EFORMAT = -4,  /* malformed input; the message names the offset or line */
-  TRAK_ENOTFOUND = -5,/* no such name, file, field or object */
-  TRAK_ESTATE = -6,   /* call not valid in the object's current state */
-  TRAK_ENOSPC = -7,   /* a fixed-size buffer or limit is full */
+  TRAK_EINVAL = -1,      /* bad argument or bad usage */
+  TRAK_ENOMEM = -2,      /* allocation failed */
+  TRAK_EIO = -3,         /* read or write failed; the message names the file */
+  TRAK_EFORMAT = -4,     /* malformed input; the message names the offset or line */
+  TRAK_ENOTFOUND = -5,   /* no such name, file, field or object */
+  TRAK_ESTATE = -6,      /* call not valid in the object's current state */
+  TRAK_ENOSPC = -7,      /* a fixed-size buffer or limit is full */
   TRAK_EUNSUPPORTED = -8 /* valid input using a feature trak does not implement */
 };
 
 #define TRAK_ERROR_MESSAGE_MAX 512
 
 typedef struct trak_error {
-  int code;                              /* one of TRAK_E*, 0 when no error */
-  char message[TRAK_ERROR_MESSAGE_MAX];  /* NUL-terminated, no trailing newline */
+  int code;                             /* one of TRAK_E*, 0 when no error */
+  char message[TRAK_ERROR_MESSAGE_MAX]; /* NUL-terminated, no trailing newline */
 } trak_error;
 
 /* Returns a short static description of a TRAK_E* code ("malformed input", ...). */
@@ -45,7 +45,8 @@ TRAK_API int trak_error_set(trak_error *err, int code, const char *fmt, ...)
 TRAK_API int trak_error_setv(trak_error *err, int code, const char *fmt, va_list ap);
 
 /* Prepends "prefix: " to an existing message (for adding a file name at an outer layer). */
-TRAK_API void trak_error_prefix(trak_error *err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+TRAK_API void trak_error_prefix(trak_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 
 #ifdef __cplusplus
 }

@@ -49,8 +49,8 @@ enum trak_pb_wire_type {
 
 #define TRAK_PB_MAX_VARINT_BYTES 10
 #define TRAK_PB_MAX_FIELD_NUMBER ((1u << 29) - 1)
-#define TRAK_PB_MAX_DEPTH 64            /* nesting limit of the decoder */
-#define TRAK_PB_NESTED_LEN_BYTES 4      /* reserved length width of a nested message */
+#define TRAK_PB_MAX_DEPTH 64       /* nesting limit of the decoder */
+#define TRAK_PB_NESTED_LEN_BYTES 4 /* reserved length width of a nested message */
 #define TRAK_PB_MAX_NESTED_LEN ((1u << 28) - 1)
 
 /* ------------------------------------------------------------------------------------------ */
@@ -65,9 +65,9 @@ typedef struct trak_pb_buf trak_pb_buf;
 typedef int (*trak_pb_grow_fn)(trak_pb_buf *buf, size_t need);
 
 struct trak_pb_buf {
-  uint8_t *start;       /* first byte of what this buffer holds; nested tokens are offsets from it */
-  uint8_t *p;           /* next byte to write */
-  uint8_t *end;         /* one past the last writable byte */
+  uint8_t *start; /* first byte of what this buffer holds; nested tokens are offsets from it */
+  uint8_t *p;     /* next byte to write */
+  uint8_t *end;   /* one past the last writable byte */
   trak_pb_grow_fn grow; /* NULL for a fixed buffer: running out sets TRAK_ENOSPC */
   void *user;           /* for the grow function */
   int error;            /* sticky: 0, TRAK_ENOSPC, TRAK_ENOMEM or TRAK_EINVAL */
@@ -83,7 +83,9 @@ TRAK_API void trak_pb_buf_init_heap(trak_pb_buf *buf);
 TRAK_API void trak_pb_buf_free(trak_pb_buf *buf);
 /* Hands the heap buffer's bytes to the caller (free() them); the buffer becomes empty. */
 TRAK_API uint8_t *trak_pb_buf_detach(trak_pb_buf *buf, size_t *len);
-static inline size_t trak_pb_buf_len(const trak_pb_buf *buf) { return (size_t)(buf->p - buf->start); }
+static inline size_t trak_pb_buf_len(const trak_pb_buf *buf) {
+  return (size_t)(buf->p - buf->start);
+}
 
 /* Out-of-line slow path of trak_pb_buf_ensure. */
 TRAK_API int trak_pb__buf_grow(trak_pb_buf *buf, size_t need);
@@ -201,10 +203,14 @@ TRAK_API trak_pb_nested trak_pb_begin_nested_short(trak_pb_buf *buf, uint32_t fi
 TRAK_API void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token);
 
 /* Packed repeated fields: one length-delimited field holding all elements. */
-TRAK_API void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-TRAK_API void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n);
-TRAK_API void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n);
-TRAK_API void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n);
+TRAK_API void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v,
+                                        size_t n);
+TRAK_API void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v,
+                                         size_t n);
+TRAK_API void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v,
+                                         size_t n);
+TRAK_API void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v,
+                                        size_t n);
 
 /* ------------------------------------------------------------------------------------------ */
 /* Decoder                                                                                    */
@@ -219,27 +225,27 @@ typedef struct trak_pb_field {
 } trak_pb_field;
 
 typedef struct trak_pb_decoder {
-  const uint8_t *p;          /* next unread byte */
-  const uint8_t *end;        /* end of this message's span */
-  const uint8_t *limit;      /* end of the outermost buffer: reading up to here is safe */
-  const uint8_t *origin;     /* first byte of the outermost buffer: error offsets count from it */
-  uint32_t depth;            /* 0 for the outermost message */
-  int error;                 /* 0, or TRAK_EFORMAT once malformed bytes were met */
-  size_t error_offset;       /* absolute byte offset of the problem */
-  const char *error_reason;  /* static text: "truncated varint", ... */
+  const uint8_t *p;         /* next unread byte */
+  const uint8_t *end;       /* end of this message's span */
+  const uint8_t *limit;     /* end of the outermost buffer: reading up to here is safe */
+  const uint8_t *origin;    /* first byte of the outermost buffer: error offsets count from it */
+  uint32_t depth;           /* 0 for the outermost message */
+  int error;                /* 0, or TRAK_EFORMAT once malformed bytes were met */
+  size_t error_offset;      /* absolute byte offset of the problem */
+  const char *error_reason; /* static text: "truncated varint", ... */
 } trak_pb_decoder;
 
 /* Decodes the fields of one message in [data, data + len). Can't fail. */
 TRAK_API void trak_pb_decoder_init(trak_pb_decoder *dec, const void *data, size_t len);
 
 /* Out-of-line slow path of trak_pb_decoder_init_nested: records the error in `child`. */
-TRAK_API int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_decoder *parent,
-                                      const trak_pb_field *field);
+TRAK_API int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child,
+                                               const trak_pb_decoder *parent,
+                                               const trak_pb_field *field);
 
 /* Decodes a LEN field of `parent` as a nested message. Returns 0, or TRAK_EFORMAT (recorded in
 ** `child`, whose next() then fails too) when the field is not LEN or nesting is too deep. */
-static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child,
-                                              const trak_pb_decoder *parent,
+static inline int trak_pb_decoder_init_nested(trak_pb_decoder *child, const trak_pb_decoder *parent,
                                               const trak_pb_field *field) {
   if (TRAK_UNLIKELY(field->wire_type != TRAK_PB_WIRE_LEN || parent->depth >= TRAK_PB_MAX_DEPTH))
     return trak_pb__decoder_init_nested_slow(child, parent, field);
@@ -366,7 +372,7 @@ TRAK_API int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err);
 /* Decodes one varint at *pp (not past `end`). Returns 0 and advances *pp, or TRAK_EFORMAT
 ** with *reason set ("truncated varint" / "varint longer than 10 bytes"). */
 TRAK_API int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
-                        const char **reason);
+                                 const char **reason);
 
 /* Elements of a packed repeated field (LEN payload). element_wire_type is VARINT, FIXED32 or
 ** FIXED64. next() returns 1 with the raw element value, 0 at the end, TRAK_EFORMAT if the
@@ -376,15 +382,25 @@ typedef struct trak_pb_packed {
   uint32_t element_wire_type;
 } trak_pb_packed;
 TRAK_API void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,
-                         uint32_t element_wire_type);
+                                  uint32_t element_wire_type);
 TRAK_API int trak_pb_packed_next(trak_pb_packed *it, uint64_t *value);
 
 /* Typed views of a scalar field's raw value (no wire-type check: callers compare wire_type). */
-static inline int32_t trak_pb_as_int32(const trak_pb_field *f) { return (int32_t)f->value; }
-static inline int64_t trak_pb_as_int64(const trak_pb_field *f) { return (int64_t)f->value; }
-static inline uint32_t trak_pb_as_uint32(const trak_pb_field *f) { return (uint32_t)f->value; }
-static inline uint64_t trak_pb_as_uint64(const trak_pb_field *f) { return f->value; }
-static inline int trak_pb_as_bool(const trak_pb_field *f) { return f->value != 0; }
+static inline int32_t trak_pb_as_int32(const trak_pb_field *f) {
+  return (int32_t)f->value;
+}
+static inline int64_t trak_pb_as_int64(const trak_pb_field *f) {
+  return (int64_t)f->value;
+}
+static inline uint32_t trak_pb_as_uint32(const trak_pb_field *f) {
+  return (uint32_t)f->value;
+}
+static inline uint64_t trak_pb_as_uint64(const trak_pb_field *f) {
+  return f->value;
+}
+static inline int trak_pb_as_bool(const trak_pb_field *f) {
+  return f->value != 0;
+}
 static inline int64_t trak_pb_as_sint64(const trak_pb_field *f) {
   return (int64_t)(f->value >> 1) ^ -(int64_t)(f->value & 1);
 }

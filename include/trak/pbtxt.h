@@ -30,15 +30,15 @@ extern "C" {
 ** name like "perfetto.protos.Trace") and appends its binary encoding to `out`. Returns 0, or
 ** TRAK_ENOTFOUND for an unknown message name, TRAK_EFORMAT with line and column for bad text,
 ** TRAK_ENOMEM / TRAK_ENOSPC when `out` cannot grow. On error `out` holds a partial encoding. */
-TRAK_API int trak_pbtxt_parse(const char *message_name, const char *text, size_t len, trak_pb_buf *out,
-                     trak_error *err);
+TRAK_API int trak_pbtxt_parse(const char *message_name, const char *text, size_t len,
+                              trak_pb_buf *out, trak_error *err);
 
 /* Appends the text format of the binary message `data` to `out` (used as a byte buffer; it is
 ** not NUL-terminated). Returns 0, TRAK_ENOTFOUND for an unknown message name, or TRAK_EFORMAT
 ** (with the byte offset) when the binary is malformed: everything before the bad byte has
 ** been printed. */
-TRAK_API int trak_pbtxt_print(const char *message_name, const void *data, size_t len, trak_pb_buf *out,
-                     trak_error *err);
+TRAK_API int trak_pbtxt_print(const char *message_name, const void *data, size_t len,
+                              trak_pb_buf *out, trak_error *err);
 
 #ifdef __cplusplus
 }

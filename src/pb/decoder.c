@@ -48,7 +48,8 @@ int trak_pb_read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
 
 static uint64_t read_le(const uint8_t *p, unsigned n) {
   uint64_t v = 0;
-  for (unsigned i = 0; i < n; i++) v |= (uint64_t)p[i] << (8 * i);
+  for (unsigned i = 0; i < n; i++)
+    v |= (uint64_t)p[i] << (8 * i);
   return v;
 }
 
@@ -116,8 +117,8 @@ int trak_pb__decoder_init_nested_slow(trak_pb_decoder *child, const trak_pb_deco
 }
 
 int trak_pb_decoder_error(const trak_pb_decoder *dec, trak_error *err) {
-  return trak_error_set(err, TRAK_EFORMAT, "malformed protobuf at byte %zu: %s",
-                        dec->error_offset, dec->error_reason ? dec->error_reason : "?");
+  return trak_error_set(err, TRAK_EFORMAT, "malformed protobuf at byte %zu: %s", dec->error_offset,
+                        dec->error_reason ? dec->error_reason : "?");
 }
 
 void trak_pb_packed_init(trak_pb_packed *it, const trak_pb_field *field,

@@ -102,26 +102,29 @@ void trak_pb_end_nested_short(trak_pb_buf *buf, trak_pb_nested token) {
 }
 
 void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n) {
-  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * TRAK_PB_MAX_VARINT_BYTES))
-    return;
+  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * TRAK_PB_MAX_VARINT_BYTES)) return;
   size_t len = 0;
-  for (size_t i = 0; i < n; i++) len += trak_pb_varint_size(v[i]);
+  for (size_t i = 0; i < n; i++)
+    len += trak_pb_varint_size(v[i]);
   uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), len);
-  for (size_t i = 0; i < n; i++) p = trak_pb_write_varint(p, v[i]);
+  for (size_t i = 0; i < n; i++)
+    p = trak_pb_write_varint(p, v[i]);
   buf->p = p;
 }
 
 void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n) {
   if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * 8)) return;
   uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * 8);
-  for (size_t i = 0; i < n; i++) p = trak_pb_write_fixed64(p, v[i]);
+  for (size_t i = 0; i < n; i++)
+    p = trak_pb_write_fixed64(p, v[i]);
   buf->p = p;
 }
 
 void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n) {
   if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * 4)) return;
   uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * 4);
-  for (size_t i = 0; i < n; i++) p = trak_pb_write_fixed32(p, v[i]);
+  for (size_t i = 0; i < n; i++)
+    p = trak_pb_write_fixed32(p, v[i]);
   buf->p = p;
 }
 

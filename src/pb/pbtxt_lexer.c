@@ -10,8 +10,12 @@
 static int is_ident_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
 }
-static int is_ident_char(char c) { return is_ident_start(c) || (c >= '0' && c <= '9'); }
-static int is_digit(char c) { return c >= '0' && c <= '9'; }
+static int is_ident_char(char c) {
+  return is_ident_start(c) || (c >= '0' && c <= '9');
+}
+static int is_digit(char c) {
+  return c >= '0' && c <= '9';
+}
 
 int trak__pbtxt_fail(pbtxt_lexer *lx, const char *fmt, ...) {
   char what[256];
@@ -24,8 +28,7 @@ int trak__pbtxt_fail(pbtxt_lexer *lx, const char *fmt, ...) {
                    lx->tok.column, what);
   else
     trak_error_set(lx->err, TRAK_EFORMAT, "line %d, column %d: %s (near '%.*s')", lx->tok.line,
-                   lx->tok.column, what, (int)(lx->tok.len > 40 ? 40 : lx->tok.len),
-                   lx->tok.text);
+                   lx->tok.column, what, (int)(lx->tok.len > 40 ? 40 : lx->tok.len), lx->tok.text);
   lx->error = TRAK_EFORMAT;
   return TRAK_EFORMAT;
 }
@@ -39,7 +42,8 @@ static void skip_space_and_comments(pbtxt_lexer *lx) {
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       lx->p++;
     } else if (c == '#') {
-      while (lx->p < lx->end && *lx->p != '\n') lx->p++;
+      while (lx->p < lx->end && *lx->p != '\n')
+        lx->p++;
     } else {
       return;
     }
@@ -85,22 +89,44 @@ static int read_escape(pbtxt_lexer *lx, const char **pp) {
   char c = *p++;
   uint8_t byte;
   switch (c) {
-  case 'n': byte = '\n'; break;
-  case 'r': byte = '\r'; break;
-  case 't': byte = '\t'; break;
-  case 'a': byte = '\a'; break;
-  case 'b': byte = '\b'; break;
-  case 'f': byte = '\f'; break;
-  case 'v': byte = '\v'; break;
-  case '\\': case '\'': case '"': case '?': byte = (uint8_t)c; break;
-  case 'x': case 'X': {
+  case 'n':
+    byte = '\n';
+    break;
+  case 'r':
+    byte = '\r';
+    break;
+  case 't':
+    byte = '\t';
+    break;
+  case 'a':
+    byte = '\a';
+    break;
+  case 'b':
+    byte = '\b';
+    break;
+  case 'f':
+    byte = '\f';
+    break;
+  case 'v':
+    byte = '\v';
+    break;
+  case '\\':
+  case '\'':
+  case '"':
+  case '?':
+    byte = (uint8_t)c;
+    break;
+  case 'x':
+  case 'X': {
     int v = 0, n = 0;
-    while (n < 2 && p < lx->end && hex_value(*p) >= 0) v = v * 16 + hex_value(*p++), n++;
+    while (n < 2 && p < lx->end && hex_value(*p) >= 0)
+      v = v * 16 + hex_value(*p++), n++;
     if (!n) return -1;
     byte = (uint8_t)v;
     break;
   }
-  case 'u': case 'U': {
+  case 'u':
+  case 'U': {
     int digits = c == 'u' ? 4 : 8;
     uint32_t cp = 0;
     for (int i = 0; i < digits; i++) {
@@ -115,7 +141,8 @@ static int read_escape(pbtxt_lexer *lx, const char **pp) {
   default:
     if (c < '0' || c > '7') return -1;
     int v = c - '0';
-    for (int i = 0; i < 2 && p < lx->end && *p >= '0' && *p <= '7'; i++) v = v * 8 + (*p++ - '0');
+    for (int i = 0; i < 2 && p < lx->end && *p >= '0' && *p <= '7'; i++)
+      v = v * 8 + (*p++ - '0');
     if (v > 255) return -1;
     byte = (uint8_t)v;
   }
@@ -130,7 +157,8 @@ static int read_quoted(pbtxt_lexer *lx) {
   const char *p = lx->p + 1;
   for (;;) {
     const char *run = p;
-    while (p < lx->end && *p != quote && *p != '\\' && *p != '\n') p++;
+    while (p < lx->end && *p != quote && *p != '\\' && *p != '\n')
+      p++;
     trak_pb_put_raw(&lx->str, run, (size_t)(p - run));
     if (p >= lx->end || *p == '\n') {
       lx->tok.len = (size_t)(p - lx->tok.text);
@@ -179,7 +207,8 @@ int trak__pbtxt_next(pbtxt_lexer *lx) {
   }
   char c = *lx->p;
   if (is_ident_start(c)) {
-    while (lx->p < lx->end && is_ident_char(*lx->p)) lx->p++;
+    while (lx->p < lx->end && is_ident_char(*lx->p))
+      lx->p++;
     t->kind = PBTXT_IDENT;
   } else if (is_digit(c) || (c == '.' && lx->p + 1 < lx->end && is_digit(lx->p[1]))) {
     read_number(lx);
@@ -224,4 +253,6 @@ int trak__pbtxt_lexer_init(pbtxt_lexer *lx, const char *text, size_t len, trak_e
   return trak__pbtxt_next(lx);
 }
 
-void trak__pbtxt_lexer_free(pbtxt_lexer *lx) { trak_pb_buf_free(&lx->str); }
+void trak__pbtxt_lexer_free(pbtxt_lexer *lx) {
+  trak_pb_buf_free(&lx->str);
+}

@@ -30,10 +30,10 @@ typedef struct pbtxt_lexer {
   const char *p, *end;
   int line;
   const char *line_start;
-  pbtxt_token tok;  /* the current (lookahead) token */
-  trak_pb_buf str;  /* decoded bytes of the current PBTXT_STRING token */
+  pbtxt_token tok; /* the current (lookahead) token */
+  trak_pb_buf str; /* decoded bytes of the current PBTXT_STRING token */
   trak_error *err;
-  int error;        /* sticky TRAK_EFORMAT / TRAK_ENOMEM */
+  int error; /* sticky TRAK_EFORMAT / TRAK_ENOMEM */
 } pbtxt_lexer;
 
 /* Starts lexing and reads the first token. Returns 0 or an error (already in `err`). */

@@ -37,7 +37,8 @@ static int expect(parser *ps, char c, const char *context) {
 
 /* Skips an optional ',' or ';' after a field or list element. */
 static int skip_separator(parser *ps) {
-  if (trak__pbtxt_is(&ps->lx, ',') || trak__pbtxt_is(&ps->lx, ';')) return trak__pbtxt_next(&ps->lx);
+  if (trak__pbtxt_is(&ps->lx, ',') || trak__pbtxt_is(&ps->lx, ';'))
+    return trak__pbtxt_next(&ps->lx);
   return 0;
 }
 
@@ -54,14 +55,18 @@ static int_range range_of(uint8_t type) {
   case TRAK_PB_TYPE_INT32:
   case TRAK_PB_TYPE_SINT32:
   case TRAK_PB_TYPE_SFIXED32:
-  case TRAK_PB_TYPE_ENUM: return (int_range){INT32_MAX, (uint64_t)INT32_MAX + 1};
+  case TRAK_PB_TYPE_ENUM:
+    return (int_range){INT32_MAX, (uint64_t)INT32_MAX + 1};
   case TRAK_PB_TYPE_UINT32:
-  case TRAK_PB_TYPE_FIXED32: return (int_range){UINT32_MAX, 0};
+  case TRAK_PB_TYPE_FIXED32:
+    return (int_range){UINT32_MAX, 0};
   case TRAK_PB_TYPE_UINT64:
-  case TRAK_PB_TYPE_FIXED64: return (int_range){UINT64_MAX, 0};
+  case TRAK_PB_TYPE_FIXED64:
+    return (int_range){UINT64_MAX, 0};
   case TRAK_PB_TYPE_INT64:
   case TRAK_PB_TYPE_SINT64:
-  case TRAK_PB_TYPE_SFIXED64: return (int_range){INT64_MAX, (uint64_t)INT64_MAX + 1};
+  case TRAK_PB_TYPE_SFIXED64:
+    return (int_range){INT64_MAX, (uint64_t)INT64_MAX + 1};
   default: /* an unknown field given by number: any 64-bit value */
     return (int_range){UINT64_MAX, (uint64_t)INT64_MAX + 1};
   }
@@ -83,8 +88,10 @@ static int parse_integer(parser *ps, uint8_t type, uint64_t *bits) {
   buf[t->len] = 0;
   int base = 10;
   const char *digits = buf;
-  if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) base = 16, digits = buf + 2;
-  else if (buf[0] == '0' && buf[1]) base = 8, digits = buf + 1;
+  if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+    base = 16, digits = buf + 2;
+  else if (buf[0] == '0' && buf[1])
+    base = 8, digits = buf + 1;
   char *end;
   errno = 0;
   uint64_t magnitude = strtoull(digits, &end, base);
@@ -110,16 +117,22 @@ static int parse_real(parser *ps, int is_float, double *value) {
   memcpy(buf, t->text, t->len);
   buf[t->len] = 0;
   if (t->kind == PBTXT_IDENT) {
-    if (!strcasecmp(buf, "inf") || !strcasecmp(buf, "infinity")) *value = INFINITY;
-    else if (!strcasecmp(buf, "nan")) *value = NAN;
-    else return trak__pbtxt_fail(&ps->lx, "expected a number");
+    if (!strcasecmp(buf, "inf") || !strcasecmp(buf, "infinity"))
+      *value = INFINITY;
+    else if (!strcasecmp(buf, "nan"))
+      *value = NAN;
+    else
+      return trak__pbtxt_fail(&ps->lx, "expected a number");
   } else if (t->kind == PBTXT_NUMBER) {
     size_t n = t->len;
-    if (n > 1 && (buf[n - 1] == 'f' || buf[n - 1] == 'F') && !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))
+    if (n > 1 && (buf[n - 1] == 'f' || buf[n - 1] == 'F') &&
+        !(buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')))
       buf[--n] = 0;
     char *end;
-    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X')) *value = (double)strtoull(buf + 2, &end, 16);
-    else *value = is_float ? strtof(buf, &end) : strtod(buf, &end);
+    if (buf[0] == '0' && (buf[1] == 'x' || buf[1] == 'X'))
+      *value = (double)strtoull(buf + 2, &end, 16);
+    else
+      *value = is_float ? strtof(buf, &end) : strtod(buf, &end);
     if (*end || end == buf) return trak__pbtxt_fail(&ps->lx, "expected a number");
   } else {
     return trak__pbtxt_fail(&ps->lx, "expected a number");
@@ -130,9 +143,13 @@ static int parse_real(parser *ps, int is_float, double *value) {
 
 static int parse_bool(parser *ps, uint64_t *bits) {
   const pbtxt_token *t = &ps->lx.tok;
-  if (tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") || tok_equals(t, "1")) *bits = 1;
-  else if (tok_equals(t, "false") || tok_equals(t, "False") || tok_equals(t, "f") || tok_equals(t, "0")) *bits = 0;
-  else return trak__pbtxt_fail(&ps->lx, "expected true or false");
+  if (tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") || tok_equals(t, "1"))
+    *bits = 1;
+  else if (tok_equals(t, "false") || tok_equals(t, "False") || tok_equals(t, "f") ||
+           tok_equals(t, "0"))
+    *bits = 0;
+  else
+    return trak__pbtxt_fail(&ps->lx, "expected true or false");
   return trak__pbtxt_next(&ps->lx);
 }
 
@@ -151,8 +168,10 @@ static int parse_enum(parser *ps, const trak_pb_field_desc *field, uint64_t *bit
 /* Parses one scalar value of `field` into raw wire bits (varint value or fixed bits). */
 static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64_t *bits) {
   switch (field->type) {
-  case TRAK_PB_TYPE_BOOL: return parse_bool(ps, bits);
-  case TRAK_PB_TYPE_ENUM: return parse_enum(ps, field, bits);
+  case TRAK_PB_TYPE_BOOL:
+    return parse_bool(ps, bits);
+  case TRAK_PB_TYPE_ENUM:
+    return parse_enum(ps, field, bits);
   case TRAK_PB_TYPE_DOUBLE: {
     double d;
     if (parse_real(ps, 0, &d)) return ps->lx.error;
@@ -182,15 +201,21 @@ static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64
 /* Writes one element's raw bits without a tag (inside a packed field). */
 static void put_element(trak_pb_buf *out, uint32_t wire_type, uint64_t bits) {
   if (!trak_pb_buf_ensure(out, TRAK_PB_MAX_VARINT_BYTES)) return;
-  if (wire_type == TRAK_PB_WIRE_FIXED64) out->p = trak_pb_write_fixed64(out->p, bits);
-  else if (wire_type == TRAK_PB_WIRE_FIXED32) out->p = trak_pb_write_fixed32(out->p, (uint32_t)bits);
-  else out->p = trak_pb_write_varint(out->p, bits);
+  if (wire_type == TRAK_PB_WIRE_FIXED64)
+    out->p = trak_pb_write_fixed64(out->p, bits);
+  else if (wire_type == TRAK_PB_WIRE_FIXED32)
+    out->p = trak_pb_write_fixed32(out->p, (uint32_t)bits);
+  else
+    out->p = trak_pb_write_varint(out->p, bits);
 }
 
 static void put_field(trak_pb_buf *out, uint32_t number, uint32_t wire_type, uint64_t bits) {
-  if (wire_type == TRAK_PB_WIRE_FIXED64) trak_pb_put_fixed64(out, number, bits);
-  else if (wire_type == TRAK_PB_WIRE_FIXED32) trak_pb_put_fixed32(out, number, (uint32_t)bits);
-  else trak_pb_put_varint(out, number, bits);
+  if (wire_type == TRAK_PB_WIRE_FIXED64)
+    trak_pb_put_fixed64(out, number, bits);
+  else if (wire_type == TRAK_PB_WIRE_FIXED32)
+    trak_pb_put_fixed32(out, number, (uint32_t)bits);
+  else
+    trak_pb_put_varint(out, number, bits);
 }
 
 /* One value of a string/bytes or scalar field, written with its tag (or raw when packed). */
@@ -203,8 +228,10 @@ static int parse_value(parser *ps, const trak_pb_field_desc *field, int raw) {
   uint64_t bits;
   if (parse_scalar_bits(ps, field, &bits)) return ps->lx.error;
   uint32_t wire_type = trak__schema_wire_type(field->type);
-  if (raw) put_element(ps->out, wire_type, bits);
-  else put_field(ps->out, field->number, wire_type, bits);
+  if (raw)
+    put_element(ps->out, wire_type, bits);
+  else
+    put_field(ps->out, field->number, wire_type, bits);
   return 0;
 }
 
@@ -215,9 +242,12 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
 /* `{ ... }` or `< ... >` of a message field (msg NULL: an unknown field given by number). */
 static int parse_submessage(parser *ps, uint32_t number, const trak_pb_message_desc *msg) {
   char close;
-  if (trak__pbtxt_is(&ps->lx, '{')) close = '}';
-  else if (trak__pbtxt_is(&ps->lx, '<')) close = '>';
-  else return trak__pbtxt_fail(&ps->lx, "expected '{' to open a message");
+  if (trak__pbtxt_is(&ps->lx, '{'))
+    close = '}';
+  else if (trak__pbtxt_is(&ps->lx, '<'))
+    close = '>';
+  else
+    return trak__pbtxt_fail(&ps->lx, "expected '{' to open a message");
   if (++ps->depth > MAX_TEXT_DEPTH) return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
   if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
   trak_pb_nested token = trak_pb_begin_nested_short(ps->out, number);
@@ -250,7 +280,8 @@ static int parse_list(parser *ps, const trak_pb_field_desc *field, int packed) {
 static int parse_unknown_field(parser *ps, uint32_t number) {
   int colon = trak__pbtxt_is(&ps->lx, ':');
   if (colon && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
-  if (trak__pbtxt_is(&ps->lx, '{') || trak__pbtxt_is(&ps->lx, '<')) return parse_submessage(ps, number, NULL);
+  if (trak__pbtxt_is(&ps->lx, '{') || trak__pbtxt_is(&ps->lx, '<'))
+    return parse_submessage(ps, number, NULL);
   if (!colon) return trak__pbtxt_fail(&ps->lx, "expected ':' after the field number");
   if (ps->lx.tok.kind == PBTXT_STRING) {
     trak_pb_put_bytes(ps->out, number, ps->lx.str.start, trak_pb_buf_len(&ps->lx.str));
@@ -260,9 +291,12 @@ static int parse_unknown_field(parser *ps, uint32_t number) {
   int hex = ps->lx.tok.kind == PBTXT_NUMBER && len > 2 && ps->lx.tok.text[1] == 'x';
   uint64_t bits;
   if (parse_integer(ps, 0, &bits)) return ps->lx.error;
-  if (hex && len == 18) trak_pb_put_fixed64(ps->out, number, bits);
-  else if (hex && len == 10) trak_pb_put_fixed32(ps->out, number, (uint32_t)bits);
-  else trak_pb_put_varint(ps->out, number, bits);
+  if (hex && len == 18)
+    trak_pb_put_fixed64(ps->out, number, bits);
+  else if (hex && len == 10)
+    trak_pb_put_fixed32(ps->out, number, (uint32_t)bits);
+  else
+    trak_pb_put_varint(ps->out, number, bits);
   return 0;
 }
 
@@ -271,7 +305,8 @@ static int parse_known_field(parser *ps, const trak_pb_field_desc *field) {
   if (colon && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
   int is_message = field->type == TRAK_PB_TYPE_MESSAGE;
   if (trak__pbtxt_is(&ps->lx, '[')) {
-    if (!field->repeated) return trak__pbtxt_fail(&ps->lx, "field '%s' is not repeated", field->name);
+    if (!field->repeated)
+      return trak__pbtxt_fail(&ps->lx, "field '%s' is not repeated", field->name);
     return parse_list(ps, field, field->packed && !is_message);
   }
   if (is_message) return parse_submessage(ps, field->number, trak__schema_field_message(field));
@@ -289,7 +324,8 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
   for (;;) {
     const pbtxt_token *t = &ps->lx.tok;
     if (close ? trak__pbtxt_is(&ps->lx, close) : t->kind == PBTXT_END) return 0;
-    if (t->kind == PBTXT_END) return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
+    if (t->kind == PBTXT_END)
+      return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
     if (trak__pbtxt_is(&ps->lx, '['))
       return trak__pbtxt_fail(&ps->lx, "extension and Any syntax ([name]) is not supported");
     if (t->kind == PBTXT_NUMBER) {
@@ -303,7 +339,8 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
       if (parse_unknown_field(ps, (uint32_t)number)) return ps->lx.error;
     } else if (t->kind == PBTXT_IDENT && msg) {
       const trak_pb_field_desc *field = trak__schema_field_by_name(msg, t->text, t->len);
-      if (!field) return trak__pbtxt_fail(&ps->lx, "%s has no field with this name", msg->full_name);
+      if (!field)
+        return trak__pbtxt_fail(&ps->lx, "%s has no field with this name", msg->full_name);
       if (!trak__schema_mark_seen(&seen, msg, field))
         return trak__pbtxt_fail(&ps->lx, "non-repeated field '%s' given twice", field->name);
       if (trak__pbtxt_next(&ps->lx) || parse_known_field(ps, field)) return ps->lx.error;
@@ -317,7 +354,8 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
 int trak_pbtxt_parse(const char *message_name, const char *text, size_t len, trak_pb_buf *out,
                      trak_error *err) {
   const trak_pb_message_desc *msg = trak__schema_message(message_name);
-  if (!msg) return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
+  if (!msg)
+    return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
   parser ps = {.out = out};
   int rc = trak__pbtxt_lexer_init(&ps.lx, text, len, err);
   if (!rc) rc = parse_message_body(&ps, msg, 0);

@@ -20,8 +20,12 @@ typedef struct printer {
   int indent;
 } printer;
 
-static void emit(printer *pr, const char *s, size_t n) { trak_pb_put_raw(pr->out, s, n); }
-static void emit_str(printer *pr, const char *s) { emit(pr, s, strlen(s)); }
+static void emit(printer *pr, const char *s, size_t n) {
+  trak_pb_put_raw(pr->out, s, n);
+}
+static void emit_str(printer *pr, const char *s) {
+  emit(pr, s, strlen(s));
+}
 
 static void emitf(printer *pr, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void emitf(printer *pr, const char *fmt, ...) {
@@ -48,19 +52,33 @@ static void emit_quoted(printer *pr, const uint8_t *s, size_t n, int keep_high) 
     uint8_t c = s[i];
     const char *esc = NULL;
     switch (c) {
-    case '\n': esc = "\\n"; break;
-    case '\r': esc = "\\r"; break;
-    case '\t': esc = "\\t"; break;
-    case '"': esc = "\\\""; break;
-    case '\'': esc = "\\'"; break;
-    case '\\': esc = "\\\\"; break;
+    case '\n':
+      esc = "\\n";
+      break;
+    case '\r':
+      esc = "\\r";
+      break;
+    case '\t':
+      esc = "\\t";
+      break;
+    case '"':
+      esc = "\\\"";
+      break;
+    case '\'':
+      esc = "\\'";
+      break;
+    case '\\':
+      esc = "\\\\";
+      break;
     }
     int plain = !esc && c >= 0x20 && c != 0x7f && (c < 0x80 || keep_high);
     if (plain) continue;
     emit(pr, (const char *)s + run, i - run);
     run = i + 1;
-    if (esc) emit_str(pr, esc);
-    else emitf(pr, "\\%03o", c);
+    if (esc)
+      emit_str(pr, esc);
+    else
+      emitf(pr, "\\%03o", c);
   }
   emit(pr, (const char *)s + run, n - run);
   emit(pr, "\"", 1);
@@ -79,7 +97,8 @@ static void emit_real(printer *pr, double v, int is_float) {
 
 static void emit_scalar(printer *pr, const trak_pb_field_desc *fd, uint64_t bits) {
   switch (fd->type) {
-  case TRAK_PB_TYPE_BOOL: return emit_str(pr, bits ? "true" : "false");
+  case TRAK_PB_TYPE_BOOL:
+    return emit_str(pr, bits ? "true" : "false");
   case TRAK_PB_TYPE_DOUBLE: {
     double d;
     memcpy(&d, &bits, 8);
@@ -97,17 +116,22 @@ static void emit_scalar(printer *pr, const trak_pb_field_desc *fd, uint64_t bits
     return emitf(pr, "%" PRId32, (int32_t)bits);
   }
   case TRAK_PB_TYPE_INT32:
-  case TRAK_PB_TYPE_SFIXED32: return emitf(pr, "%" PRId32, (int32_t)bits);
+  case TRAK_PB_TYPE_SFIXED32:
+    return emitf(pr, "%" PRId32, (int32_t)bits);
   case TRAK_PB_TYPE_INT64:
-  case TRAK_PB_TYPE_SFIXED64: return emitf(pr, "%" PRId64, (int64_t)bits);
+  case TRAK_PB_TYPE_SFIXED64:
+    return emitf(pr, "%" PRId64, (int64_t)bits);
   case TRAK_PB_TYPE_SINT32: {
     uint32_t v = (uint32_t)bits;
     return emitf(pr, "%" PRId32, (int32_t)(v >> 1) ^ -(int32_t)(v & 1));
   }
-  case TRAK_PB_TYPE_SINT64: return emitf(pr, "%" PRId64, (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1));
+  case TRAK_PB_TYPE_SINT64:
+    return emitf(pr, "%" PRId64, (int64_t)(bits >> 1) ^ -(int64_t)(bits & 1));
   case TRAK_PB_TYPE_UINT32:
-  case TRAK_PB_TYPE_FIXED32: return emitf(pr, "%" PRIu32, (uint32_t)bits);
-  default: return emitf(pr, "%" PRIu64, bits);
+  case TRAK_PB_TYPE_FIXED32:
+    return emitf(pr, "%" PRIu32, (uint32_t)bits);
+  default:
+    return emitf(pr, "%" PRIu64, bits);
   }
 }
 
@@ -115,11 +139,14 @@ static void emit_scalar(printer *pr, const trak_pb_field_desc *fd, uint64_t bits
 ** the declared type and, for reals, any NaN is the one the parser produces. */
 static int prints_losslessly(const trak_pb_field_desc *fd, uint64_t bits) {
   switch (fd->type) {
-  case TRAK_PB_TYPE_BOOL: return bits <= 1;
+  case TRAK_PB_TYPE_BOOL:
+    return bits <= 1;
   case TRAK_PB_TYPE_INT32:
-  case TRAK_PB_TYPE_ENUM: return (uint64_t)(int64_t)(int32_t)bits == bits;
+  case TRAK_PB_TYPE_ENUM:
+    return (uint64_t)(int64_t)(int32_t)bits == bits;
   case TRAK_PB_TYPE_UINT32:
-  case TRAK_PB_TYPE_SINT32: return bits <= UINT32_MAX;
+  case TRAK_PB_TYPE_SINT32:
+    return bits <= UINT32_MAX;
   case TRAK_PB_TYPE_DOUBLE: {
     double d = NAN;
     uint64_t canonical;
@@ -134,22 +161,31 @@ static int prints_losslessly(const trak_pb_field_desc *fd, uint64_t bits) {
     memcpy(&f, &b32, 4);
     return !isnan(f) || b32 == canonical;
   }
-  default: return 1;
+  default:
+    return 1;
   }
 }
 
 static void emit_field_start(printer *pr, const char *name, uint32_t number) {
   emit_indent(pr);
-  if (name) emit_str(pr, name);
-  else emitf(pr, "%" PRIu32, number);
+  if (name)
+    emit_str(pr, name);
+  else
+    emitf(pr, "%" PRIu32, number);
 }
 
 static void emit_unknown(printer *pr, const trak_pb_field *f) {
   emit_field_start(pr, NULL, f->number);
   switch (f->wire_type) {
-  case TRAK_PB_WIRE_VARINT: emitf(pr, ": %" PRIu64 "\n", f->value); break;
-  case TRAK_PB_WIRE_FIXED64: emitf(pr, ": 0x%016" PRIx64 "\n", f->value); break;
-  case TRAK_PB_WIRE_FIXED32: emitf(pr, ": 0x%08" PRIx32 "\n", (uint32_t)f->value); break;
+  case TRAK_PB_WIRE_VARINT:
+    emitf(pr, ": %" PRIu64 "\n", f->value);
+    break;
+  case TRAK_PB_WIRE_FIXED64:
+    emitf(pr, ": 0x%016" PRIx64 "\n", f->value);
+    break;
+  case TRAK_PB_WIRE_FIXED32:
+    emitf(pr, ": 0x%08" PRIx32 "\n", (uint32_t)f->value);
+    break;
   default:
     emit_str(pr, ": ");
     emit_quoted(pr, f->data, f->len, 0);
@@ -191,7 +227,8 @@ static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_dec
     if (print_packed(pr, fd, f) == 0) return 0;
     return emit_unknown(pr, f), 0;
   }
-  if (fd->type != TRAK_PB_TYPE_MESSAGE && !prints_losslessly(fd, f->value)) return emit_unknown(pr, f), 0;
+  if (fd->type != TRAK_PB_TYPE_MESSAGE && !prints_losslessly(fd, f->value))
+    return emit_unknown(pr, f), 0;
   size_t mark = trak_pb_buf_len(pr->out);
   emit_field_start(pr, fd->name, fd->number);
   if (fd->type == TRAK_PB_TYPE_MESSAGE) {
@@ -214,7 +251,8 @@ static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_dec
   emit_str(pr, ": ");
   if (fd->type == TRAK_PB_TYPE_STRING || fd->type == TRAK_PB_TYPE_BYTES)
     emit_quoted(pr, f->data, f->len, fd->type == TRAK_PB_TYPE_STRING);
-  else emit_scalar(pr, fd, f->value);
+  else
+    emit_scalar(pr, fd, f->value);
   emit_str(pr, "\n");
   return 0;
 }
@@ -231,12 +269,14 @@ static int print_message(printer *pr, const trak_pb_message_desc *msg, trak_pb_d
 int trak_pbtxt_print(const char *message_name, const void *data, size_t len, trak_pb_buf *out,
                      trak_error *err) {
   const trak_pb_message_desc *msg = trak__schema_message(message_name);
-  if (!msg) return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
+  if (!msg)
+    return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
   printer pr = {.out = out, .indent = 0};
   trak_pb_decoder dec;
   trak_pb_decoder_init(&dec, data, len);
   int rc = print_message(&pr, msg, &dec);
   if (rc) return trak_pb_decoder_error(&dec, err);
-  if (out->error) return trak_error_set(err, out->error, "text output: %s", trak_strerror(out->error));
+  if (out->error)
+    return trak_error_set(err, out->error, "text output: %s", trak_strerror(out->error));
   return 0;
 }

@@ -18,9 +18,9 @@
 
 typedef struct node {
   char *name;
-  char *value;          /* scalar value (strings unescaped); NULL for a block */
-  struct node *child;   /* first child of a block */
-  struct node *next;    /* next sibling */
+  char *value;        /* scalar value (strings unescaped); NULL for a block */
+  struct node *child; /* first child of a block */
+  struct node *next;  /* next sibling */
 } node;
 
 static const char *src, *cur;
@@ -37,13 +37,14 @@ static void die(const char *fmt, ...) {
 }
 
 static void skip_space(void) {
-  while (*cur && isspace((unsigned char)*cur)) cur++;
+  while (*cur && isspace((unsigned char)*cur))
+    cur++;
 }
 
 static char *read_word(void) {
   const char *b = cur;
-  while (*cur && (isalnum((unsigned char)*cur) || *cur == '_' || *cur == '-' || *cur == '.' ||
-                  *cur == '+'))
+  while (*cur &&
+         (isalnum((unsigned char)*cur) || *cur == '_' || *cur == '-' || *cur == '.' || *cur == '+'))
     cur++;
   if (cur == b) die("%s: unexpected '%c' at offset %ld", input_path, *cur, (long)(cur - src));
   return strndup(b, (size_t)(cur - b));
@@ -57,11 +58,14 @@ static char *read_quoted(void) {
     char c = *cur++;
     if (c == '\\') {
       c = *cur++;
-      if (c == 'n') c = '\n';
-      else if (c == 't') c = '\t';
+      if (c == 'n')
+        c = '\n';
+      else if (c == 't')
+        c = '\t';
       else if (c >= '0' && c <= '7') {
         int v = c - '0';
-        for (int i = 0; i < 2 && *cur >= '0' && *cur <= '7'; i++) v = v * 8 + (*cur++ - '0');
+        for (int i = 0; i < 2 && *cur >= '0' && *cur <= '7'; i++)
+          v = v * 8 + (*cur++ - '0');
         c = (char)v;
       }
     }
@@ -120,8 +124,8 @@ typedef struct field {
 } field;
 
 typedef struct message {
-  char *full_name;     /* without leading dot */
-  char *c_name;        /* path below the package, '.' -> '_' */
+  char *full_name; /* without leading dot */
+  char *c_name;    /* path below the package, '.' -> '_' */
   const char *file;
   field *fields;
   int n_fields;
@@ -134,7 +138,7 @@ typedef struct enum_value {
 
 typedef struct enum_def {
   char *full_name;
-  char *c_scope;       /* c_name of the enclosing message, or "" at top level */
+  char *c_scope; /* c_name of the enclosing message, or "" at top level */
   enum_value *values;
   int n_values;
 } enum_def;

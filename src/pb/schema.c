@@ -25,8 +25,10 @@ const trak_pb_field_desc *trak__schema_field_by_number(const trak_pb_message_des
     uint32_t mid = lo + (hi - lo) / 2;
     uint32_t n = msg->fields[mid].number;
     if (n == number) return &msg->fields[mid];
-    if (n < number) lo = mid + 1;
-    else hi = mid;
+    if (n < number)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return NULL;
 }
@@ -80,14 +82,19 @@ uint32_t trak__schema_wire_type(uint8_t type) {
   switch (type) {
   case TRAK_PB_TYPE_DOUBLE:
   case TRAK_PB_TYPE_FIXED64:
-  case TRAK_PB_TYPE_SFIXED64: return TRAK_PB_WIRE_FIXED64;
+  case TRAK_PB_TYPE_SFIXED64:
+    return TRAK_PB_WIRE_FIXED64;
   case TRAK_PB_TYPE_FLOAT:
   case TRAK_PB_TYPE_FIXED32:
-  case TRAK_PB_TYPE_SFIXED32: return TRAK_PB_WIRE_FIXED32;
+  case TRAK_PB_TYPE_SFIXED32:
+    return TRAK_PB_WIRE_FIXED32;
   case TRAK_PB_TYPE_STRING:
   case TRAK_PB_TYPE_BYTES:
-  case TRAK_PB_TYPE_MESSAGE: return TRAK_PB_WIRE_LEN;
-  case TRAK_PB_TYPE_GROUP: return TRAK_PB_WIRE_SGROUP;
-  default: return TRAK_PB_WIRE_VARINT;
+  case TRAK_PB_TYPE_MESSAGE:
+    return TRAK_PB_WIRE_LEN;
+  case TRAK_PB_TYPE_GROUP:
+    return TRAK_PB_WIRE_SGROUP;
+  default:
+    return TRAK_PB_WIRE_VARINT;
   }
 }

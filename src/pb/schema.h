@@ -1,5 +1,6 @@
 /*
-** The runtime schema: every message and enum of the .proto files in protos/ as static tables generated at
+** The runtime schema: every message and enum of the .proto files in protos/ as static tables
+*generated at
 ** build time (gen/schema_tables.c, written by protogen.c). The text format parser and printer
 ** walk these tables; nothing here is typed by hand.
 */
@@ -32,7 +33,7 @@ enum trak_pb_type {
 };
 
 typedef struct trak_pb_field_desc {
-  const char *name;   /* as in the .proto: "track_uuid" */
+  const char *name; /* as in the .proto: "track_uuid" */
   uint32_t number;
   uint8_t type;       /* enum trak_pb_type */
   uint8_t repeated;   /* 1 for repeated fields */
@@ -41,8 +42,8 @@ typedef struct trak_pb_field_desc {
 } trak_pb_field_desc;
 
 typedef struct trak_pb_message_desc {
-  const char *full_name;             /* "perfetto.protos.TracePacket" */
-  const trak_pb_field_desc *fields;  /* sorted by field number */
+  const char *full_name;            /* "perfetto.protos.TracePacket" */
+  const trak_pb_field_desc *fields; /* sorted by field number */
   uint32_t n_fields;
 } trak_pb_message_desc;
 

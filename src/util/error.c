@@ -8,16 +8,26 @@
 
 const char *trak_strerror(int code) {
   switch (code) {
-  case TRAK_OK: return "success";
-  case TRAK_EINVAL: return "invalid argument";
-  case TRAK_ENOMEM: return "out of memory";
-  case TRAK_EIO: return "input/output error";
-  case TRAK_EFORMAT: return "malformed input";
-  case TRAK_ENOTFOUND: return "not found";
-  case TRAK_ESTATE: return "invalid state";
-  case TRAK_ENOSPC: return "no space left";
-  case TRAK_EUNSUPPORTED: return "unsupported";
-  default: return "unknown error";
+  case TRAK_OK:
+    return "success";
+  case TRAK_EINVAL:
+    return "invalid argument";
+  case TRAK_ENOMEM:
+    return "out of memory";
+  case TRAK_EIO:
+    return "input/output error";
+  case TRAK_EFORMAT:
+    return "malformed input";
+  case TRAK_ENOTFOUND:
+    return "not found";
+  case TRAK_ESTATE:
+    return "invalid state";
+  case TRAK_ENOSPC:
+    return "no space left";
+  case TRAK_EUNSUPPORTED:
+    return "unsupported";
+  default:
+    return "unknown error";
   }
 }
 

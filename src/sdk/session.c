@@ -1,0 +1,486 @@
+/*
+** In-process tracing sessions: configuration (struct or serialized TraceConfig), the chunked
+** buffer with its ring or discard policy, start / flush / stop, reading the trace into memory
+** or a file (with a streaming thread for long sessions), statistics, and fork handling.
+**
+** Locking. trak__lock guards session slots and category masks; a session's own lock guards
+** its chunk bookkeeping and is taken by writers only to swap a full chunk.
+*/
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdk/internal.h"
+#include "trak/pbtxt.h"
+
+trak__slot trak__slots[TRAK_MAX_SESSIONS];
+
+/* ---- configuration --------------------------------------------------------------------- */
+
+static char **list_copy(const char *const *list) {
+  size_t n = 0;
+  while (list && list[n]) n++;
+  char **out = calloc(n + 1, sizeof *out);
+  for (size_t i = 0; out && i < n; i++) out[i] = strdup(list[i]);
+  return out;
+}
+
+static void list_free(char **list) {
+  for (size_t i = 0; list && list[i]; i++) free(list[i]);
+  free(list);
+}
+
+static void session_free_config(trak_session *s) {
+  for (int i = 0; i < 4; i++) list_free(s->lists[i]);
+  free(s->output_path);
+}
+
+int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_error *err) {
+  trak_init();
+  *out = NULL;
+  uint32_t chunk = cfg->chunk_size ? cfg->chunk_size : 4096;
+  uint64_t size = (uint64_t)(cfg->buffer_size_kb ? cfg->buffer_size_kb : 1024) * 1024;
+  if (chunk < 512 || chunk > (1u << 20) || (chunk & 7))
+    return trak_error_set(err, TRAK_EINVAL, "chunk_size %u: want a multiple of 8 in 512..1M",
+                          chunk);
+  if (cfg->fill_policy != TRAK_FILL_RING && cfg->fill_policy != TRAK_FILL_DISCARD)
+    return trak_error_set(err, TRAK_EINVAL, "unknown fill_policy %d", cfg->fill_policy);
+  uint64_t n = size / chunk;
+  if (n < 2) n = 2;
+  trak_session *s = calloc(1, sizeof *s);
+  if (!s) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  s->slot = -1;
+  s->owner_pid = getpid();
+  s->chunk_size = chunk;
+  s->nchunks = (uint32_t)n;
+  s->fill_policy = (uint32_t)cfg->fill_policy;
+  s->clear_period_ms = cfg->clear_period_ms;
+  s->compress = cfg->compress != 0;
+  s->file_write_period_ms = cfg->file_write_period_ms ? cfg->file_write_period_ms : 1000;
+  const char *const *lists[4] = {cfg->categories.enabled_categories,
+                                 cfg->categories.disabled_categories,
+                                 cfg->categories.enabled_tags, cfg->categories.disabled_tags};
+  int ok = 1;
+  for (int i = 0; i < 4; i++)
+    if (lists[i] && !(s->lists[i] = list_copy(lists[i]))) ok = 0;
+  s->cat_cfg.enabled_categories = (const char *const *)s->lists[0];
+  s->cat_cfg.disabled_categories = (const char *const *)s->lists[1];
+  s->cat_cfg.enabled_tags = (const char *const *)s->lists[2];
+  s->cat_cfg.disabled_tags = (const char *const *)s->lists[3];
+  if (cfg->output_path && !(s->output_path = strdup(cfg->output_path))) ok = 0;
+  s->mem = ok ? aligned_alloc(64, (size_t)n * chunk) : NULL;
+  s->meta = s->mem ? calloc(n, sizeof *s->meta) : NULL;
+  if (!s->meta) {
+    free(s->mem);
+    session_free_config(s);
+    free(s);
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory for a %llu-byte trace buffer",
+                          (unsigned long long)(n * chunk));
+  }
+  /* Touch every page now: a page fault per chunk on the event path would cost more than
+  ** the events in it. */
+  memset(s->mem, 0, (size_t)n * chunk);
+  pthread_mutex_init(&s->lock, NULL);
+  pthread_mutex_init(&s->file_lock, NULL);
+  pthread_cond_init(&s->stream_cond, NULL);
+  *out = s;
+  return 0;
+}
+
+/* Appends the strings of repeated field `field` of message [data, len) to a growing list. */
+static int collect_strings(const uint8_t *data, size_t len, uint32_t field, char ***list) {
+  size_t n = 0;
+  if (!*list && !(*list = calloc(1, sizeof **list))) return TRAK_ENOMEM;
+  while ((*list)[n]) n++;
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, data, len);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
+    if (f.number != field || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    char **grown = realloc(*list, (n + 2) * sizeof *grown);
+    if (!grown || !(grown[n] = strndup((const char *)f.data, f.len))) {
+      if (grown) *list = grown;
+      return TRAK_ENOMEM;
+    }
+    grown[++n] = NULL;
+    *list = grown;
+  }
+  return rc < 0 ? TRAK_EFORMAT : 0;
+}
+
+/* Reads the "track_event" data source config: its TrackEventConfig's four glob lists. */
+static int parse_data_source(const uint8_t *data, size_t len, char **lists[4]) {
+  trak_pb_decoder d, ds;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, data, len);
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number != TRAK_PB_TraceConfig_DataSource_config) continue;
+    if (trak_pb_decoder_init_nested(&ds, &d, &f) != 0) return TRAK_EFORMAT;
+    const uint8_t *te = NULL;
+    size_t te_len = 0;
+    int is_track_event = 0;
+    while (trak_pb_decoder_next(&ds, &g) == 1) {
+      if (g.number == TRAK_PB_DataSourceConfig_name && g.wire_type == TRAK_PB_WIRE_LEN)
+        is_track_event = g.len == 11 && memcmp(g.data, "track_event", 11) == 0;
+      if (g.number == TRAK_PB_DataSourceConfig_track_event_config &&
+          g.wire_type == TRAK_PB_WIRE_LEN) {
+        te = g.data;
+        te_len = g.len;
+      }
+    }
+    if (!is_track_event) continue;
+    static const uint32_t fields[4] = {
+        TRAK_PB_TrackEventConfig_enabled_categories, TRAK_PB_TrackEventConfig_disabled_categories,
+        TRAK_PB_TrackEventConfig_enabled_tags, TRAK_PB_TrackEventConfig_disabled_tags};
+    for (int i = 0; i < 4 && te; i++) {
+      /* Absent lists stay NULL (disabled_tags then takes its default). */
+      int present = 0;
+      trak_pb_decoder_init(&ds, te, te_len);
+      while (trak_pb_decoder_next(&ds, &g) == 1) present |= g.number == fields[i];
+      if (present && collect_strings(te, te_len, fields[i], &lists[i]) != 0) return TRAK_ENOMEM;
+    }
+  }
+  return 0;
+}
+
+int trak_session_new_from_proto(const void *trace_config, size_t len, trak_session **out,
+                                trak_error *err) {
+  trak_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  char **lists[4] = {0};
+  char *path = NULL;
+  int write_into_file = 0, rc = 0;
+  trak_pb_decoder d, sub;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, trace_config, len);
+  int buffers = 0;
+  while (rc == 0 && (rc = trak_pb_decoder_next(&d, &f)) == 1) {
+    rc = 0;
+    switch (f.number) {
+      case TRAK_PB_TraceConfig_buffers:
+        if (buffers++ || trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
+        while (trak_pb_decoder_next(&sub, &g) == 1) {
+          if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb)
+            cfg.buffer_size_kb = (uint32_t)g.value;
+          if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy)
+            cfg.fill_policy = g.value == TRAK_PB_TraceConfig_BufferConfig_DISCARD
+                                  ? TRAK_FILL_DISCARD
+                                  : TRAK_FILL_RING;
+        }
+        break;
+      case TRAK_PB_TraceConfig_data_sources:
+        if (f.wire_type == TRAK_PB_WIRE_LEN) rc = parse_data_source(f.data, f.len, lists);
+        break;
+      case TRAK_PB_TraceConfig_incremental_state_config:
+        if (trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
+        while (trak_pb_decoder_next(&sub, &g) == 1)
+          if (g.number == TRAK_PB_TraceConfig_IncrementalStateConfig_clear_period_ms)
+            cfg.clear_period_ms = (uint32_t)g.value;
+        break;
+      case TRAK_PB_TraceConfig_write_into_file: write_into_file = f.value != 0; break;
+      case TRAK_PB_TraceConfig_file_write_period_ms:
+        cfg.file_write_period_ms = (uint32_t)f.value;
+        break;
+      case TRAK_PB_TraceConfig_compression_type:
+        cfg.compress = f.value == TRAK_PB_TraceConfig_COMPRESSION_TYPE_DEFLATE;
+        break;
+      case TRAK_PB_TraceConfig_output_path:
+        free(path);
+        path = f.wire_type == TRAK_PB_WIRE_LEN ? strndup((const char *)f.data, f.len) : NULL;
+        break;
+      default: break;
+    }
+  }
+  if (rc < 0 || d.error) {
+    rc = trak_pb_decoder_error(&d, err);
+  } else {
+    cfg.categories.enabled_categories = (const char *const *)lists[0];
+    cfg.categories.disabled_categories = (const char *const *)lists[1];
+    cfg.categories.enabled_tags = (const char *const *)lists[2];
+    cfg.categories.disabled_tags = (const char *const *)lists[3];
+    cfg.output_path = write_into_file ? path : NULL;
+    if (write_into_file && !path)
+      rc = trak_error_set(err, TRAK_EINVAL, "write_into_file needs output_path");
+    else
+      rc = trak_session_new(&cfg, out, err);
+  }
+  for (int i = 0; i < 4; i++) list_free(lists[i]);
+  free(path);
+  return rc;
+}
+
+int trak_session_new_from_text(const char *text, trak_session **out, trak_error *err) {
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  int rc = trak_pbtxt_parse("TraceConfig", text, strlen(text), &b, err);
+  if (rc == 0) rc = trak_session_new_from_proto(b.start, trak_pb_buf_len(&b), out, err);
+  trak_pb_buf_free(&b);
+  return rc;
+}
+
+/* ---- chunks ------------------------------------------------------------------------------ */
+
+/* Marks the writer's chunk complete and folds its counts into the stats. s->lock held. */
+static void retire_locked(trak_session *s, trak__writer *w) {
+  if (!w->chunk) return;
+  uint32_t i = (uint32_t)(((uint8_t *)w->chunk - s->mem) / s->chunk_size);
+  uint64_t fill = atomic_load_explicit(&w->chunk->fill, memory_order_relaxed);
+  if (s->meta[i].state == TRAK__CHUNK_WRITING) {
+    s->meta[i].state = TRAK__CHUNK_COMPLETE;
+    s->stats.bytes_written += trak__fill_bytes(fill);
+    s->stats.packets_written += trak__fill_packets(fill);
+  }
+  w->chunk = NULL;
+  w->base = w->p = w->end = NULL;
+}
+
+void trak__session_retire_chunk(trak_session *s, trak__writer *w) {
+  pthread_mutex_lock(&s->lock);
+  retire_locked(s, w);
+  pthread_mutex_unlock(&s->lock);
+}
+
+int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
+  pthread_mutex_lock(&s->lock);
+  retire_locked(s, w);
+  int found = -1;
+  for (uint32_t k = 0; k < s->nchunks && s->state == TRAK__S_STARTED; k++) {
+    uint32_t i = (s->cursor + k) % s->nchunks;
+    trak__chunk_meta *m = &s->meta[i];
+    if (m->state == TRAK__CHUNK_FREE) {
+      found = (int)i;
+      break;
+    }
+    if (m->state == TRAK__CHUNK_COMPLETE && s->fill_policy == TRAK_FILL_RING) {
+      uint64_t fill = atomic_load_explicit(&trak__chunk_at(s, i)->fill, memory_order_relaxed);
+      if (m->read_pos < trak__fill_bytes(fill)) {
+        s->stats.chunks_overwritten++;
+        s->stats.packets_overwritten += trak__fill_packets(fill) - m->read_pkts;
+      }
+      found = (int)i;
+      break;
+    }
+  }
+  if (found >= 0) {
+    uint32_t i = (uint32_t)found;
+    s->cursor = (i + 1) % s->nchunks;
+    s->meta[i].state = TRAK__CHUNK_WRITING;
+    s->meta[i].read_pos = 0;
+    s->meta[i].read_pkts = 0;
+    s->stats.chunks_written++;
+    if (s->fill_policy == TRAK_FILL_RING && s->stats.chunks_written * 2 >= s->nchunks)
+      atomic_store_explicit(&s->chunk_restarts, 1, memory_order_relaxed);
+    trak__chunk *c = trak__chunk_at(s, i);
+    c->writer_id = w->seq_id;
+    c->chunk_index = w->next_chunk_index++;
+    atomic_store_explicit(&c->fill, 0, memory_order_relaxed);
+    w->chunk = c;
+    w->base = w->p = (uint8_t *)c + TRAK__CHUNK_HEADER;
+    w->end = (uint8_t *)c + s->chunk_size;
+    w->packets = 0;
+  }
+  if (found < 0 && s->fill_policy == TRAK_FILL_DISCARD)
+    atomic_store_explicit(&s->full, 1, memory_order_relaxed);
+  pthread_mutex_unlock(&s->lock);
+  return found >= 0 ? 0 : -1;
+}
+
+void trak__session_lost(trak_session *s, uint32_t packets) {
+  atomic_fetch_add_explicit(&s->packets_lost, packets, memory_order_relaxed);
+}
+
+/* ---- output ------------------------------------------------------------------------------ */
+
+/* Moves unread packets into the session's file. file_lock held; the buffer lock is held only
+** while draining, so writers never wait for the file. */
+static int drain_to_file(trak_session *s, trak_error *err) {
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  pthread_mutex_lock(&s->lock);
+  trak__session_drain(s, &b);
+  pthread_mutex_unlock(&s->lock);
+  int rc = b.error;
+  size_t len = trak_pb_buf_len(&b);
+  if (!rc && len && (fwrite(b.start, 1, len, s->file) != len || fflush(s->file) != 0))
+    rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
+  trak_pb_buf_free(&b);
+  return rc;
+}
+
+static void *streamer(void *arg) {
+  trak_session *s = arg;
+  pthread_mutex_lock(&s->file_lock);
+  while (!s->stream_stop) {
+    struct timespec until;
+    clock_gettime(CLOCK_REALTIME, &until);
+    uint64_t ns = (uint64_t)until.tv_nsec + (uint64_t)s->file_write_period_ms * 1000000u;
+    until.tv_sec += (time_t)(ns / 1000000000u);
+    until.tv_nsec = (long)(ns % 1000000000u);
+    pthread_cond_timedwait(&s->stream_cond, &s->file_lock, &until);
+    if (!s->stream_stop) drain_to_file(s, NULL);
+  }
+  pthread_mutex_unlock(&s->file_lock);
+  return NULL;
+}
+
+/* ---- lifecycle ----------------------------------------------------------------------------- */
+
+static int inert(trak_session *s) { return s->owner_pid != getpid(); }
+
+int trak_session_start(trak_session *s, trak_error *err) {
+  if (inert(s)) return trak_error_set(err, TRAK_ESTATE, "session belongs to the parent process");
+  if (s->output_path && !(s->file = fopen(s->output_path, "wb")))
+    return trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
+  pthread_mutex_lock(&trak__lock);
+  int rc = 0, slot = -1;
+  if (s->state != TRAK__S_NEW) {
+    rc = trak_error_set(err, TRAK_ESTATE, "session already started");
+  } else {
+    for (int i = 0; i < TRAK_MAX_SESSIONS && slot < 0; i++)
+      if (!trak__slots[i].session) slot = i;
+    if (slot < 0) rc = trak_error_set(err, TRAK_ENOSPC, "%d sessions already active",
+                                      TRAK_MAX_SESSIONS);
+  }
+  if (rc == 0) {
+    s->slot = slot;
+    pthread_mutex_lock(&s->lock);
+    s->state = TRAK__S_STARTED;
+    pthread_mutex_unlock(&s->lock);
+    trak__slots[slot].session = s;
+    s->gen = atomic_load(&trak__slots[slot].gen) + 1; /* odd: started */
+    atomic_store_explicit(&trak__slots[slot].gen, s->gen, memory_order_release);
+    trak__categories_update();
+  }
+  pthread_mutex_unlock(&trak__lock);
+  if (rc != 0 && s->file) {
+    fclose(s->file);
+    s->file = NULL;
+  }
+  if (rc == 0 && s->file) s->streaming = pthread_create(&s->streamer, NULL, streamer, s) == 0;
+  return rc;
+}
+
+int trak_session_flush(trak_session *s, trak_error *err) {
+  if (inert(s)) return 0;
+  pthread_mutex_lock(&s->file_lock);
+  int rc = s->file ? drain_to_file(s, err) : 0;
+  pthread_mutex_unlock(&s->file_lock);
+  return rc;
+}
+
+int trak_session_stop(trak_session *s, trak_error *err) {
+  if (inert(s)) return 0;
+  pthread_mutex_lock(&trak__lock);
+  if (s->state != TRAK__S_STARTED) {
+    pthread_mutex_unlock(&trak__lock);
+    return s->state == TRAK__S_STOPPED ? 0
+                                       : trak_error_set(err, TRAK_ESTATE, "session not started");
+  }
+  pthread_mutex_lock(&s->lock);
+  s->state = TRAK__S_STOPPED; /* writers' chunk requests fail from now on */
+  pthread_mutex_unlock(&s->lock);
+  trak__categories_update();
+  atomic_store_explicit(&trak__slots[s->slot].gen, s->gen + 1, memory_order_release);
+  trak__threads_wait_idle();
+  trak__slots[s->slot].session = NULL;
+  s->slot = -1;
+  pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < s->nchunks; i++) {
+    if (s->meta[i].state != TRAK__CHUNK_WRITING) continue;
+    uint64_t fill = atomic_load_explicit(&trak__chunk_at(s, i)->fill, memory_order_acquire);
+    s->meta[i].state = TRAK__CHUNK_COMPLETE;
+    s->stats.bytes_written += trak__fill_bytes(fill);
+    s->stats.packets_written += trak__fill_packets(fill);
+  }
+  pthread_mutex_unlock(&s->lock);
+  pthread_mutex_unlock(&trak__lock);
+  pthread_mutex_lock(&s->file_lock);
+  s->stream_stop = 1;
+  pthread_cond_signal(&s->stream_cond);
+  pthread_mutex_unlock(&s->file_lock);
+  int rc = 0;
+  if (s->streaming) pthread_join(s->streamer, NULL);
+  s->streaming = 0;
+  pthread_mutex_lock(&s->file_lock);
+  if (s->file) {
+    rc = drain_to_file(s, err);
+    if (fclose(s->file) != 0 && rc == 0)
+      rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
+    s->file = NULL;
+  }
+  pthread_mutex_unlock(&s->file_lock);
+  return rc;
+}
+
+int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *err) {
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  if (!inert(s)) {
+    pthread_mutex_lock(&s->lock);
+    trak__session_drain(s, &b);
+    pthread_mutex_unlock(&s->lock);
+  }
+  if (b.error) {
+    trak_pb_buf_free(&b);
+    return trak_error_set(err, b.error, "reading the trace: %s", trak_strerror(b.error));
+  }
+  *data = trak_pb_buf_detach(&b, len);
+  if (!*data && !(*data = malloc(1))) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  return 0;
+}
+
+int trak_session_write_file(trak_session *s, const char *path, trak_error *err) {
+  uint8_t *data;
+  size_t len;
+  int rc = trak_session_read(s, &data, &len, err);
+  if (rc) return rc;
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(data, 1, len, f) != len) rc = trak_error_set(err, TRAK_EIO, "%s: %s", path,
+                                                                 strerror(errno));
+  if (f && fclose(f) != 0 && rc == 0)
+    rc = trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+  free(data);
+  return rc;
+}
+
+void trak_session_get_stats(trak_session *s, trak_session_stats *st) {
+  pthread_mutex_lock(&s->lock);
+  *st = s->stats;
+  /* Chunks still being written count what they hold so far. */
+  for (uint32_t i = 0; i < s->nchunks; i++) {
+    if (s->meta[i].state != TRAK__CHUNK_WRITING) continue;
+    uint64_t fill = atomic_load_explicit(&trak__chunk_at(s, i)->fill, memory_order_acquire);
+    st->bytes_written += trak__fill_bytes(fill);
+    st->packets_written += trak__fill_packets(fill);
+  }
+  pthread_mutex_unlock(&s->lock);
+  st->packets_lost = atomic_load(&s->packets_lost);
+}
+
+void trak_session_free(trak_session *s) {
+  if (!s) return;
+  if (!inert(s)) {
+    trak_session_stop(s, NULL);
+    pthread_mutex_destroy(&s->lock);
+    pthread_mutex_destroy(&s->file_lock);
+    pthread_cond_destroy(&s->stream_cond);
+  }
+  free(s->mem);
+  free(s->meta);
+  free(s->seqs);
+  session_free_config(s);
+  free(s);
+}
+
+/* In a forked child: no session records (the parent's become inert), every mask is clear. */
+void trak__sessions_after_fork(void) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
+    uint32_t gen = atomic_load(&trak__slots[i].gen);
+    atomic_store(&trak__slots[i].gen, (gen | 1) + 1);
+    trak__slots[i].session = NULL;
+  }
+  trak__categories_update();
+}
