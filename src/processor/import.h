@@ -149,7 +149,8 @@ typedef struct trak_track_info {
   uint32_t unit;        /* string id */
   int64_t multiplier;   /* counter unit multiplier, 1 by default */
   double running;       /* incremental counter sum */
-  int64_t last_file_ts; /* for the decreasing-timestamp check */
+  int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
+  uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
   size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;

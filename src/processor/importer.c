@@ -56,8 +56,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "Extra counter values without a matching track "
                                           "uuid; dropped."},
     [TRAK_STAT_DECREASING_TS] = {"track_timestamp_decreasing", TRAK_SEVERITY_INFO,
-                                 "Events written with a timestamp below the previous one on "
-                                 "their track (sorted on import)."},
+                                 "Events written with a timestamp below the previous one of their "
+                                 "sequence on the same track (sorted on import)."},
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_parent_unknown", TRAK_SEVERITY_ERROR,
                                         "Track descriptors whose parent_uuid is never "
                                         "described."},

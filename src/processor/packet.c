@@ -184,8 +184,8 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
     uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
   }
-  if (!pf.track_event.data) return;
-
+  /* Every timestamped packet converts, not only events: an incremental clock advances with
+  ** each packet of its sequence (SDKs give descriptors timestamps too). */
   trak_packet_ctx ctx = {seq, 0, 0};
   if (pf.has_ts) {
     uint32_t clock = pf.has_clock         ? pf.clock_id
@@ -194,5 +194,6 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
     if (trak__clock_convert(imp, seq, clock, (int64_t)pf.timestamp, &ctx.ts)) return;
     ctx.has_ts = 1;
   }
-  trak__track_event_tokenize(imp, &ctx, pf.track_event.data, pf.track_event.len);
+  if (pf.track_event.data)
+    trak__track_event_tokenize(imp, &ctx, pf.track_event.data, pf.track_event.len);
 }

@@ -286,11 +286,12 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     return;
   }
   trak_track_info *info = &imp->tracks.v[track];
-  if (TRAK_UNLIKELY(ts < info->last_file_ts))
+  if (TRAK_UNLIKELY(ts < info->last_file_ts) && info->last_seq == seq->id)
     trak__report(imp, TRAK_STAT_DECREASING_TS,
                  "timestamp %lld is before the previous event's %lld on track uuid %llu",
                  (long long)ts, (long long)info->last_file_ts, (unsigned long long)info->uuid);
   info->last_file_ts = ts;
+  info->last_seq = seq->id;
 
   trak_ev ev;
   ev.ts = ts;

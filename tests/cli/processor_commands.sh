@@ -65,5 +65,14 @@ head -c $((size - 4)) "$WORK/01.pb" >"$WORK/trunc.pb"
   expect "truncated trace still queries"
 [ "$(grep -c warning "$WORK/tw.txt")" = 1 ] || expect "exactly one warning line"
 grep -q 'trace ends inside a packet that starts at byte' "$WORK/tw.txt" || expect "warning names the byte"
+# A trace recorded by trak's SDK (its incremental sequence clock, interning, counters shared by
+# threads) checks clean and imports its slices.
+if [ -x "$TRAK_BINARY_DIR/example_sdk_demo" ]; then
+  "$TRAK_BINARY_DIR/example_sdk_demo" "$WORK/sdk.pftrace" >/dev/null 2>&1 || expect "sdk demo runs"
+  "$TRAK" check "$WORK/sdk.pftrace" >"$WORK/sdk_check.txt" || expect "SDK trace checks clean"
+  grep -q ' 0 errors, 0 warnings' "$WORK/sdk_check.txt" || expect "SDK trace has no problems"
+  n=$("$TRAK" query "$WORK/sdk.pftrace" 'select count(*) from slice where dur > 0' | tail -1)
+  [ "${n:-0}" -gt 0 ] || expect "SDK trace has slices"
+fi
 [ $fail = 0 ] && echo "processor command tests pass"
 exit $fail
