@@ -291,10 +291,21 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
 
 /* ---- the module ------------------------------------------------------------------------ */
 
+#define VT_MAX_COLS 16
+
+/* An equality index of one column, built on first use: the rows of each value in row order.
+** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
+typedef struct vt_index {
+  uint32_t *off;  /* nkeys + 1 offsets into rows */
+  uint32_t *rows;
+  uint32_t nkeys;
+} vt_index;
+
 typedef struct vt_vtab {
   sqlite3_vtab base;
   trak_processor *p;
   const vt_table *tbl;
+  vt_index index[VT_MAX_COLS];
 } vt_vtab;
 
 /* One constraint the cursor applies: column, operator and value. */
@@ -306,11 +317,12 @@ typedef struct vt_filter {
 
 typedef struct vt_cursor {
   sqlite3_vtab_cursor base;
-  uint32_t row, end; /* current row and end of the range */
+  uint32_t row, lo, end; /* current row and the range [lo, end) rows must be in */
   vt_filter filters[8];
   int nfilters;
-  uint32_t *group; /* GROUP BY mode: the matching rows, equal values adjacent; or NULL */
-  size_t group_n, group_i;
+  const uint32_t *list; /* list mode: candidate rows (an index's, or `owned`), or NULL */
+  size_t list_n, list_i;
+  uint32_t *owned;      /* GROUP BY mode: the matching rows, equal values adjacent */
 } vt_cursor;
 
 #define PLAN_GROUPED 1 /* idxNum bit: rows come grouped by column idxNum >> 8 */
@@ -339,6 +351,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 }
 
 static int vt_disconnect(sqlite3_vtab *vt) {
+  vt_vtab *v = (vt_vtab *)vt;
+  for (int i = 0; i < VT_MAX_COLS; i++) free(v->index[i].off), free(v->index[i].rows);
   sqlite3_free(vt);
   return SQLITE_OK;
 }
@@ -384,8 +398,10 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
       cost = cost > 20 ? 20 : cost, rows = rows > 4 ? 4 : rows;
     else if (col->sorted)
       cost /= 4, rows /= 4;
-    else
+    else if (col->kind == VT_I64)
       cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
+    else
+      cost = cost / 10 + 10, rows /= 10; /* an equality index, built on first use */
   }
   plan[2 * n] = 0;
   info->idxStr = sqlite3_mprintf("%s", plan);
@@ -418,7 +434,7 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 }
 
 static int vt_close(sqlite3_vtab_cursor *cur) {
-  free(((vt_cursor *)cur)->group);
+  free(((vt_cursor *)cur)->owned);
   sqlite3_free(cur);
   return SQLITE_OK;
 }
@@ -447,8 +463,16 @@ static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_curs
   return 1;
 }
 
+/* Moves to the first matching row at or after the current position (row, or list_i). */
 static void skip_unmatched(vt_cursor *c) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  if (c->list) {
+    for (; c->list_i < c->list_n; c->list_i++) {
+      c->row = c->list[c->list_i];
+      if (c->row >= c->lo && c->row < c->end && filter_match(&v->p->tables, v->tbl, c)) return;
+    }
+    return;
+  }
   if (!c->nfilters) return;
   while (c->row < c->end && !filter_match(&v->p->tables, v->tbl, c))
     c->row++;
@@ -551,11 +575,42 @@ static int group_rows(vt_cursor *c, const vt_col *col) {
   free(rows);
   free(start);
   free(keys);
-  c->group = sorted;
-  c->group_n = n;
-  c->group_i = 0;
-  if (n) c->row = sorted[0];
+  c->owned = sorted;
+  c->list = sorted;
+  c->list_n = n;
+  c->list_i = 0;
+  skip_unmatched(c);
   return SQLITE_OK;
+}
+
+/* The equality index of column `col` of the table, built on first use; NULL on OOM. */
+static const vt_index *index_get(vt_vtab *v, int col) {
+  vt_index *ix = &v->index[col];
+  if (ix->off) return ix;
+  const trak_tables *t = &v->p->tables;
+  const vt_col *cd = &v->tbl->cols[col];
+  const uint32_t *values = col_array(t, cd);
+  size_t n = table_rows(t, v->tbl);
+  uint32_t max = 0;
+#define INDEX_KEY(x) (cd->kind == VT_STR ? (x) : (x) == TRAK_NULL_U32 ? 0 : (x) + 1)
+  for (size_t r = 0; r < n; r++)
+    if (INDEX_KEY(values[r]) > max) max = INDEX_KEY(values[r]);
+  ix->nkeys = max + 1;
+  ix->off = calloc((size_t)max + 2, sizeof *ix->off);
+  ix->rows = malloc((n ? n : 1) * sizeof *ix->rows);
+  uint32_t *fill = malloc(((size_t)max + 2) * sizeof *fill);
+  if (!ix->off || !ix->rows || !fill) {
+    free(ix->off), free(ix->rows), free(fill);
+    ix->off = ix->rows = NULL;
+    return NULL;
+  }
+  for (size_t r = 0; r < n; r++) ix->off[INDEX_KEY(values[r]) + 1]++;
+  for (size_t k = 0; k <= max; k++) ix->off[k + 1] += ix->off[k];
+  memcpy(fill, ix->off, ((size_t)max + 2) * sizeof *fill);
+  for (size_t r = 0; r < n; r++) ix->rows[fill[INDEX_KEY(values[r])]++] = (uint32_t)r;
+#undef INDEX_KEY
+  free(fill);
+  return ix;
 }
 
 static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
@@ -570,18 +625,39 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
     ok = apply_constraint(t, v->tbl, c, plan[2 * i] - 'A', (unsigned char)plan[2 * i + 1], argv[i],
                           &lo, &hi);
   c->row = ok ? lo : hi;
+  c->lo = lo;
   c->end = hi;
+  free(c->owned);
+  c->owned = NULL;
+  c->list = NULL;
+  c->list_n = c->list_i = 0;
+  const vt_filter *f = NULL; /* the first equality on a 32-bit column: it has an index */
+  for (int i = 0; i < c->nfilters && !f; i++) {
+    vt_kind kind = v->tbl->cols[c->filters[i].col].kind;
+    if (kind == VT_U32 || kind == VT_U32N || kind == VT_STR) f = &c->filters[i];
+  }
+  if (ok && f && !(idx & PLAN_GROUPED)) {
+    /* Walk the rows of that value instead of the whole range. */
+    const vt_index *ix = index_get(v, f->col);
+    if (!ix) return SQLITE_NOMEM;
+    int64_t key = v->tbl->cols[f->col].kind == VT_STR ? f->value : f->value + 1;
+    if (f->value == TRAK_NULL_U32 && v->tbl->cols[f->col].kind == VT_U32N) key = 0;
+    c->list = ix->rows; /* an empty list when the key is out of range */
+    if (key >= 0 && key < ix->nkeys) {
+      c->list = ix->rows + ix->off[key];
+      c->list_n = ix->off[key + 1] - ix->off[key];
+    }
+  }
   skip_unmatched(c);
-  free(c->group);
-  c->group = NULL;
   if (idx & PLAN_GROUPED) return group_rows(c, &v->tbl->cols[idx >> 8]);
   return SQLITE_OK;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
-  if (c->group) {
-    if (++c->group_i < c->group_n) c->row = c->group[c->group_i];
+  if (c->list) {
+    c->list_i++;
+    skip_unmatched(c);
     return SQLITE_OK;
   }
   c->row++;
@@ -591,7 +667,7 @@ static int vt_next(sqlite3_vtab_cursor *cur) {
 
 static int vt_eof(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
-  if (c->group) return c->group_i >= c->group_n;
+  if (c->list) return c->list_i >= c->list_n;
   return c->row >= c->end;
 }
 
