@@ -12,9 +12,9 @@
 
 typedef enum trak_trace_format {
   TRAK_FORMAT_UNKNOWN = 0,
-  TRAK_FORMAT_PROTO, /* binary perfetto.protos.Trace */
-  TRAK_FORMAT_PBTXT, /* text format of perfetto.protos.Trace */
-  TRAK_FORMAT_JSON   /* legacy JSON trace-event format */
+  TRAK_FORMAT_PROTO,  /* binary perfetto.protos.Trace */
+  TRAK_FORMAT_PBTXT,  /* text format of perfetto.protos.Trace */
+  TRAK_FORMAT_JSON    /* legacy JSON trace-event format */
 } trak_trace_format;
 
 /* Reads `path` ("-" for stdin) into a malloc'ed buffer the caller frees; gzip input (by its
@@ -26,8 +26,8 @@ int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_er
 int trak__is_gzip(const uint8_t *data, size_t len);
 
 /* Inflates a whole gzip (or zlib, with `zlib_header`) buffer into a malloc'ed one. */
-int trak__gunzip(const uint8_t *in, size_t in_len, int zlib_header, uint8_t **out, size_t *out_len,
-                 trak_error *err);
+int trak__gunzip(const uint8_t *in, size_t in_len, int zlib_header, uint8_t **out,
+                 size_t *out_len, trak_error *err);
 
 /* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace. */
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
@@ -36,6 +36,8 @@ trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 ** .textproto .txt -> PBTXT, .json -> JSON), or UNKNOWN. */
 trak_trace_format trak__format_from_name(const char *path);
 const char *trak__format_name(trak_trace_format format);
+
+
 
 /* Reads any trace file trak can convert (binary or text, gzip or not) as binary
 ** perfetto.protos.Trace bytes (malloc'ed, caller frees). *format receives the input format.
