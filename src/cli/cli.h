@@ -5,9 +5,11 @@
 #ifndef TRAK_CLI_H
 #define TRAK_CLI_H
 
+#include <stdint.h>
 #include <stdio.h>
 
 #include "trak/error.h"
+#include "trak/processor.h"
 
 /* A subcommand: receives argv with argv[0] being the subcommand name. Returns the exit code. */
 typedef int (*trak_cli_fn)(int argc, char **argv);
@@ -20,6 +22,30 @@ typedef struct trak_cli_command {
 
 int trak_cli_convert(int argc, char **argv);
 int trak_cli_dump(int argc, char **argv);
+int trak_cli_query(int argc, char **argv);
+int trak_cli_shell(int argc, char **argv);
+int trak_cli_export(int argc, char **argv);
+int trak_cli_check(int argc, char **argv);
+
+/* Opens a trace for command `cmd` with progress and warnings on stderr. Returns 0, or 1 after
+** printing the error. */
+int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out);
+
+/* Query result printing, shared by query and shell (query_output.c). */
+typedef enum trak_cli_format { TRAK_CLI_CSV, TRAK_CLI_TABLE, TRAK_CLI_JSON } trak_cli_format;
+int trak_cli_parse_format(const char *s, trak_cli_format *out);
+/* Prints one open query's rows. Returns 0 or the query's error. */
+int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak_error *err);
+/* Runs every statement of `sql`, printing those that return rows, blank-line separated. */
+int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_format format,
+                     trak_error *err);
+
+/* Reads tabular events (CSV / JSON Lines, recognised by name or first line; events_input.c) as
+** binary trace bytes (malloc'ed, caller frees). Returns 1 when converted, 0 when `path` is not
+** tabular events, or a negative code with `err` naming the file and line. Bad rows are printed
+** and skipped with `keep_going`. */
+int trak_cli_load_events(const char *path, int keep_going, uint8_t **bin, size_t *len,
+                         trak_error *err);
 
 /* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
 int trak_cli_fail(const char *cmd, const trak_error *err);

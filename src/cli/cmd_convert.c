@@ -10,12 +10,16 @@
 #include "trak/pbtxt.h"
 
 static const char CONVERT_HELP[] =
-    "usage: trak convert [--to pb|pbtxt] IN OUT\n"
+    "usage: trak convert [--to pb|pbtxt] [--keep-going] IN OUT\n"
     "\n"
     "Converts a trace between binary protobuf (.pb) and protobuf text format (.pbtxt).\n"
     "IN may be gzip-compressed; its format is detected from its content. The output format\n"
     "is taken from --to, else from OUT's extension (.pb .pftrace .perfetto-trace -> pb,\n"
-    ".pbtxt .textproto .txt -> pbtxt). OUT may be - for stdout.\n";
+    ".pbtxt .textproto .txt -> pbtxt). OUT may be - for stdout.\n"
+    "\n"
+    "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
+    ".jsonl or .ndjson, or by content), written into a trace as docs/writer.md describes.\n"
+    "A bad row stops the conversion; with --keep-going it is reported and skipped.\n";
 
 /* Writes the binary trace `bin` to `out_path` in `format`. */
 static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin,
@@ -31,7 +35,7 @@ static int write_as(const char *out_path, trak_trace_format format, const uint8_
 
 int trak_cli_convert(int argc, char **argv) {
   const char *to = NULL, *paths[2];
-  int n_paths = 0;
+  int n_paths = 0, keep_going = 0;
   for (int i = 1; i < argc; i++) {
     if (trak_cli_is_help(argv[i])) {
       fputs(CONVERT_HELP, stdout);
@@ -39,6 +43,7 @@ int trak_cli_convert(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
     else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
+    else if (!strcmp(argv[i], "--keep-going")) keep_going = 1;
     else if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("convert", "unknown option %s", argv[i]);
     else if (n_paths < 2) paths[n_paths++] = argv[i];
     else return trak_cli_failf("convert", "too many arguments (see --help)");
@@ -58,7 +63,9 @@ int trak_cli_convert(int argc, char **argv) {
   trak_trace_format in_format;
   uint8_t *bin;
   size_t len;
-  int rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
+  int rc = trak_cli_load_events(paths[0], keep_going, &bin, &len, &err);
+  if (rc == 0) rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
+  else if (rc > 0) rc = 0;
   if (rc) return trak_cli_fail("convert", &err);
   rc = write_as(paths[1], out_format, bin, len, &err);
   free(bin);

@@ -12,6 +12,10 @@
 static const trak_cli_command commands[] = {
     {"convert", trak_cli_convert, "convert a trace between binary, text and other formats"},
     {"dump", trak_cli_dump, "print a trace as protobuf text format"},
+    {"query", trak_cli_query, "run SQL over a trace's tables"},
+    {"shell", trak_cli_shell, "interactive SQL over a trace"},
+    {"export", trak_cli_export, "write a trace's tables to a SQLite database file"},
+    {"check", trak_cli_check, "list every problem in a trace"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

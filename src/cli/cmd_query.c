@@ -1,0 +1,80 @@
+/*
+** `trak query TRACE 'SQL'` / `trak query TRACE -q FILE`: imports a trace and prints the result
+** of every statement that returns rows, in csv (the default, as trace_processor_shell -q),
+** table or json format.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+
+static const char usage[] =
+    "usage: trak query TRACE ['SQL' | -q FILE] [--format csv|table|json]\n"
+    "Imports TRACE (binary or text protobuf, gzip or not) and runs the SQL. Each statement\n"
+    "that returns rows prints its result; results are separated by an empty line.\n";
+
+static char *read_text(const char *path, trak_error *err) {
+  FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
+  if (!f) {
+    trak_error_set(err, TRAK_EIO, "%s: cannot open", path);
+    return NULL;
+  }
+  size_t n = 0, cap = 4096;
+  char *s = malloc(cap);
+  size_t got;
+  while (s && (got = fread(s + n, 1, cap - n - 1, f)) > 0) {
+    n += got;
+    if (cap - n - 1 == 0) s = realloc(s, cap *= 2);
+  }
+  if (f != stdin) fclose(f);
+  if (!s) {
+    trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    return NULL;
+  }
+  s[n] = 0;
+  return s;
+}
+
+int trak_cli_query(int argc, char **argv) {
+  const char *trace = NULL, *sql_arg = NULL, *sql_file = NULL;
+  trak_cli_format format = TRAK_CLI_CSV;
+  for (int i = 1; i < argc; i++) {
+    if (trak_cli_is_help(argv[i])) {
+      fputs(usage, stdout);
+      return 0;
+    } else if ((!strcmp(argv[i], "-q") || !strcmp(argv[i], "--query-file")) && i + 1 < argc) {
+      sql_file = argv[++i];
+    } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
+      if (trak_cli_parse_format(argv[++i], &format))
+        return trak_cli_failf("query", "unknown format '%s' (csv, table or json)", argv[i]);
+    } else if (!strncmp(argv[i], "--format=", 9)) {
+      if (trak_cli_parse_format(argv[i] + 9, &format))
+        return trak_cli_failf("query", "unknown format '%s' (csv, table or json)", argv[i] + 9);
+    } else if (!trace) {
+      trace = argv[i];
+    } else if (!sql_arg) {
+      sql_arg = argv[i];
+    } else {
+      fputs(usage, stderr);
+      return 2;
+    }
+  }
+  if (!trace || (!sql_arg == !sql_file)) {
+    fputs(usage, stderr);
+    return 2;
+  }
+  trak_error err = {0};
+  char *sql = sql_file ? read_text(sql_file, &err) : strdup(sql_arg);
+  if (!sql) return trak_cli_fail("query", &err);
+  trak_processor *p;
+  if (trak_cli_open_trace("query", trace, &p)) {
+    free(sql);
+    return 1;
+  }
+  int rc = trak_cli_run_sql(stdout, p, sql, format, &err);
+  free(sql);
+  trak_processor_free(p);
+  fflush(stdout);
+  return rc ? trak_cli_fail("query", &err) : 0;
+}

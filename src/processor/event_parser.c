@@ -1,0 +1,277 @@
+/*
+** This file holds the parse phase: the sequences' event records are merged in timestamp order
+** (ties keep file order) and become slices with depth and parent_id per track, counter values
+** (incremental and scaled counters included), extra counter values and flows. Record blocks
+** are freed as soon as they are consumed, so records and tables are never both at full size.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import.h"
+
+static int ev_before(const trak_ev *a, const trak_ev *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
+static int ev_cmp(const void *pa, const void *pb) {
+  const trak_ev *a = pa, *b = pb;
+  return ev_before(a, b) ? -1 : ev_before(b, a) ? 1 : 0;
+}
+
+/* Rewrites an out-of-order sequence's blocks in timestamp order. */
+static void sequence_sort(trak_sequence *seq) {
+  trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
+  if (!all) abort();
+  size_t n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(all + n, b->ev, b->n * sizeof *all);
+    n += b->n;
+  }
+  qsort(all, n, sizeof *all, ev_cmp);
+  n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(b->ev, all + n, b->n * sizeof *all);
+    n += b->n;
+  }
+  free(all);
+}
+
+static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
+  const trak_track_info *info = &imp->tracks.v[track];
+  const char *name = trak__str(&imp->tables->strings, info->name);
+  if (info->is_legacy_thread)
+    snprintf(buf, size, "the thread track of sequence's thread");
+  else if (name)
+    snprintf(buf, size, "track uuid %llu (\"%s\")", (unsigned long long)info->uuid, name);
+  else
+    snprintf(buf, size, "track uuid %llu", (unsigned long long)info->uuid);
+  return buf;
+}
+
+static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+  trak_tables *t = imp->tables;
+  const uint64_t *ids = aux + 3;
+  for (uint64_t i = 0; i < aux[0] + aux[1]; i++) {
+    int added;
+    uint32_t *last = trak__map_put(&imp->flows, ids[i], slice, &added);
+    if (!added && *last != TRAK_NULL_U32 && *last != slice) trak__flow_add(t, *last, slice);
+    *last = i < aux[0] ? slice : TRAK_NULL_U32; /* a terminating id ends the flow */
+  }
+}
+
+/* Adds one counter value; returns it after scaling and accumulation. */
+static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->is_counter && info->described) {
+    char label[160];
+    trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
+                    "counter value on %s, which has no counter descriptor",
+                    track_label(imp, track, label, sizeof label));
+  }
+  v *= (double)info->multiplier;
+  if (info->is_incremental) v = info->running += v;
+  trak__counter_add(imp->tables, ev->ts, track, v);
+  return v;
+}
+
+/* A thread-time or instruction-count value on a slice's begin or end fills its thread_ts /
+** thread_dur (or thread_instruction_count / _delta), as Perfetto does. */
+static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint32_t slice,
+                        double v) {
+  trak_tables *t = imp->tables;
+  uint8_t kind = imp->tracks.v[track].counter_type;
+  if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
+  int64_t *start, *delta;
+  if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    start = t->slice.thread_ts, delta = t->slice.thread_dur;
+  else if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    start = t->slice.thread_ic, delta = t->slice.thread_icd;
+  else
+    return;
+  if (type == TRAK_EV_END) {
+    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub((int64_t)v, start[slice]);
+  } else {
+    start[slice] = (int64_t)v;
+    if (type == TRAK_EV_INSTANT) delta[slice] = 0;
+  }
+}
+
+static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                           uint32_t slice) {
+  const uint64_t *p = aux + 3 + aux[0] + aux[1];
+  for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
+    double v;
+    memcpy(&v, &p[1], 8);
+    v = counter_value(imp, ev, (uint32_t)p[0], v);
+    thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
+  }
+}
+
+static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
+  if (info->open_depth == info->open_cap)
+    trak__grow((void **)&info->open, &info->open_cap, info->open_depth + 1, sizeof *info->open);
+  info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
+}
+
+/* Ends the innermost open slice of `track`; returns its id, or TRAK_NULL_U32 (reported). */
+static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[track];
+  char label[160];
+  if (!info->open_depth) {
+    trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                    "slice end on %s, where no slice is open (no slice began there)",
+                    track_label(imp, track, label, sizeof label));
+    return TRAK_NULL_U32;
+  }
+  uint32_t slice = (uint32_t)info->open[--info->open_depth];
+  if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end names \"%s\" but the innermost open slice on %s is \"%s\"",
+                    trak__str(&t->strings, ev->u.s.name),
+                    track_label(imp, track, label, sizeof label),
+                    t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
+  t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
+  if (ev->arg_set_id != TRAK_NULL_U32)
+    t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
+  if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
+  return slice;
+}
+
+static void parse_one(trak_importer *imp, const trak_ev *ev) {
+  trak_tables *t = imp->tables;
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
+  trak_track_info *info = &imp->tracks.v[track];
+  uint32_t slice = TRAK_NULL_U32;
+  switch (type) {
+  case TRAK_EV_BEGIN:
+  case TRAK_EV_INSTANT: {
+    uint32_t depth = (uint32_t)info->open_depth;
+    uint32_t parent = depth ? (uint32_t)info->open[depth - 1] : TRAK_NULL_U32;
+    uint32_t id =
+        trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent, ev->arg_set_id);
+    if (type == TRAK_EV_BEGIN)
+      push_open(info, ev->pkt, id);
+    else
+      t->slice.dur[id] = 0;
+    if (ev->aux) flows(imp, imp->aux.v + ev->aux, id);
+    slice = id;
+    break;
+  }
+  case TRAK_EV_END:
+    slice = slice_end(imp, ev, track);
+    break;
+  case TRAK_EV_COUNTER:
+    counter_value(imp, ev, track, ev->u.value);
+    break;
+  default:
+    break;
+  }
+  if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux, slice);
+}
+
+/* A sequence being merged: its current block and position, and the current record's sort key
+** (timestamp, packet) copied here so heap comparisons do not chase block pointers. */
+typedef struct cursor {
+  int64_t ts;
+  uint32_t pkt;
+  uint32_t i;
+  trak_ev_block *block;
+  trak_sequence *seq;
+} cursor;
+
+static const trak_ev *cur_ev(const cursor *c) {
+  return &c->block->ev[c->i];
+}
+
+static inline int cur_before(const cursor *a, const cursor *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
+/* A tournament tree over the cursors: internal node i (1 <= i < size) holds the index of the
+** cursor with the earliest record below it; leaves are cursors (exhausted ones and padding
+** compare last). Taking the earliest record and advancing its cursor replays one leaf-to-root
+** path: log2(cursors) comparisons and no moves of cursors. */
+typedef struct tournament {
+  cursor *c;
+  uint32_t *node;
+  uint32_t size; /* number of leaves, a power of two */
+} tournament;
+
+static inline uint32_t winner_of(const tournament *t, uint32_t n) {
+  return n >= t->size ? n - t->size : t->node[n];
+}
+
+static inline void replay(tournament *t, uint32_t n) {
+  uint32_t a = winner_of(t, 2 * n), b = winner_of(t, 2 * n + 1);
+  t->node[n] = cur_before(&t->c[b], &t->c[a]) ? b : a;
+}
+
+/* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
+static int cursor_advance(cursor *c) {
+  if (++c->i >= c->block->n) {
+    trak_ev_block *next = c->block->next;
+    trak__block_free(c->block);
+    c->seq->head = next;
+    if (!next) c->seq->tail = NULL;
+    c->block = next;
+    c->i = 0;
+    if (!next || !next->n) {
+      c->ts = INT64_MAX, c->pkt = UINT32_MAX; /* exhausted: compares last */
+      return 0;
+    }
+  }
+  c->ts = c->block->ev[c->i].ts;
+  c->pkt = c->block->ev[c->i].pkt;
+  return 1;
+}
+
+static void report_unterminated(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t track = 0; track < imp->tracks.n; track++) {
+    trak_track_info *info = &imp->tracks.v[track];
+    for (size_t i = 0; i < info->open_depth; i++) {
+      uint32_t slice = (uint32_t)info->open[i];
+      char label[160];
+      trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,
+                      "slice \"%s\" on %s never ends (dur stays -1)",
+                      t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "",
+                      track_label(imp, track, label, sizeof label));
+    }
+    free(info->open);
+    info->open = NULL;
+    info->open_depth = info->open_cap = 0;
+  }
+}
+
+void trak__events_parse(trak_importer *imp) {
+  trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
+  uint32_t size = 1;
+  while (size < imp->seqs.n)
+    size *= 2;
+  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
+  if (!t.c || !t.node) abort();
+  size_t live = 0;
+  for (uint32_t i = 0; i < size; i++) {
+    trak_sequence *seq = i < imp->seqs.n ? imp->seqs.v[i] : NULL;
+    if (!seq || !seq->head || !seq->head->n) {
+      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+      continue;
+    }
+    if (seq->unsorted) sequence_sort(seq);
+    t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
+    live++;
+  }
+  for (uint32_t n = size - 1; n >= 1; n--)
+    replay(&t, n);
+  while (live) {
+    uint32_t w = size > 1 ? t.node[1] : 0;
+    parse_one(imp, cur_ev(&t.c[w]));
+    if (!cursor_advance(&t.c[w])) live--;
+    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
+      replay(&t, n);
+  }
+  free(t.c);
+  free(t.node);
+  report_unterminated(imp);
+}

@@ -1,0 +1,204 @@
+/*
+** This file holds the public processor API of include/trak/processor.h: lifetime, feeding,
+** finishing (sort + tables + SQL), statistics, and queries with typed row access.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "processor/processor_internal.h"
+
+struct trak_query {
+  trak_processor *p;
+  sqlite3_stmt *stmt;
+};
+
+int trak_processor_new(const trak_processor_options *options, trak_processor **out,
+                       trak_error *err) {
+  trak_processor *p = calloc(1, sizeof *p);
+  if (!p) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (options) p->opts = *options;
+  trak__tables_init(&p->tables);
+  trak__importer_init(&p->imp, &p->tables, options);
+  *out = p;
+  return 0;
+}
+
+int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err) {
+  if (p->finished) return trak_error_set(err, TRAK_ESTATE, "trace already finished");
+  trak__stream_feed(p, data, len);
+  return 0;
+}
+
+int trak_processor_finish(trak_processor *p, trak_error *err) {
+  if (p->finished) return trak_error_set(err, TRAK_ESTATE, "trace already finished");
+  p->finished = 1;
+  int rc = trak__stream_finish(p, err);
+  trak__stream_free(p);
+  if (rc) return rc;
+  trak__events_parse(&p->imp);
+  trak__tracks_finish(&p->imp);
+  return trak__sql_init(p, err);
+}
+
+int trak_processor_open_file(const char *path, const trak_processor_options *options,
+                             trak_processor **out, trak_error *err) {
+  *out = NULL;
+  int is_stdin = !strcmp(path, "-");
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+  struct stat st;
+  uint64_t total = !is_stdin && fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  trak_processor *p;
+  int rc = trak_processor_new(options, &p, err);
+  if (rc) {
+    if (!is_stdin) fclose(f);
+    return rc;
+  }
+  size_t chunk = 1 << 20;
+  uint8_t *buf = malloc(chunk);
+  if (!buf) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  uint64_t done = 0, next_report = 0;
+  while (!rc) {
+    size_t got = fread(buf, 1, chunk, f);
+    if (!got) break;
+    trak__stream_feed(p, buf, got);
+    done += got;
+    if (p->opts.progress && done >= next_report) {
+      p->opts.progress(p->opts.user, done, total);
+      next_report = done + (16u << 20);
+    }
+  }
+  free(buf);
+  if (!rc && ferror(f)) rc = trak_error_set(err, TRAK_EIO, "%s: read failed", path);
+  if (!is_stdin) fclose(f);
+  if (!rc) {
+    rc = trak_processor_finish(p, err);
+    if (rc) trak_error_prefix(err, "%s", path);
+  }
+  if (p->opts.progress) p->opts.progress(p->opts.user, total ? total : done, total ? total : done);
+  if (rc) {
+    trak_processor_free(p);
+    return rc;
+  }
+  *out = p;
+  return 0;
+}
+
+void trak_processor_free(trak_processor *p) {
+  if (!p) return;
+  if (p->db) sqlite3_close_v2(p->db);
+  trak__stream_free(p);
+  trak__importer_free(&p->imp);
+  trak__tables_free(&p->tables);
+  trak__csr_free(&p->children);
+  trak__csr_free(&p->flows_out);
+  trak__csr_free(&p->flows_in);
+  free(p);
+}
+
+uint64_t trak_processor_event_count(const trak_processor *p) {
+  return p->imp.n_events;
+}
+uint64_t trak_processor_byte_count(const trak_processor *p) {
+  return p->plain_offset + p->pending.n;
+}
+
+size_t trak_processor_stat_count(const trak_processor *p) {
+  return TRAK_STAT_COUNT;
+}
+
+int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
+  if (i >= TRAK_STAT_COUNT) return TRAK_EINVAL;
+  out->name = trak__stat_defs[i].name;
+  out->severity = trak__stat_defs[i].severity;
+  out->description = trak__stat_defs[i].description;
+  out->value = p->imp.stats[i];
+  return 0;
+}
+
+int64_t trak_processor_stat_value(const trak_processor *p, const char *name) {
+  for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
+    if (!strcmp(trak__stat_defs[i].name, name)) return p->imp.stats[i];
+  return -1;
+}
+
+/* ---- queries --------------------------------------------------------------------------- */
+
+int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const char **tail,
+                    trak_error *err) {
+  *out = NULL;
+  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  sqlite3_stmt *stmt = NULL;
+  const char *rest = sql;
+  /* Skip statements that compile to nothing (comments, stray semicolons). */
+  while (!stmt && rest && *rest) {
+    if (sqlite3_prepare_v2(p->db, rest, -1, &stmt, &rest) != SQLITE_OK)
+      return trak_error_set(err, TRAK_EINVAL, "%s", sqlite3_errmsg(p->db));
+  }
+  if (tail) *tail = rest;
+  if (!stmt) return 0;
+  trak_query *q = malloc(sizeof *q);
+  if (!q) {
+    sqlite3_finalize(stmt);
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  }
+  q->p = p;
+  q->stmt = stmt;
+  *out = q;
+  return 0;
+}
+
+int trak_query_next(trak_query *q, trak_error *err) {
+  int rc = sqlite3_step(q->stmt);
+  if (rc == SQLITE_ROW) return 1;
+  if (rc == SQLITE_DONE) return 0;
+  return trak_error_set(err, TRAK_EINVAL, "%s", sqlite3_errmsg(q->p->db));
+}
+
+int trak_query_column_count(const trak_query *q) {
+  return sqlite3_column_count(q->stmt);
+}
+const char *trak_query_column_name(const trak_query *q, int col) {
+  return sqlite3_column_name(q->stmt, col);
+}
+
+trak_value_type trak_query_type(trak_query *q, int col) {
+  switch (sqlite3_column_type(q->stmt, col)) {
+  case SQLITE_INTEGER:
+    return TRAK_VALUE_INT;
+  case SQLITE_FLOAT:
+    return TRAK_VALUE_DOUBLE;
+  case SQLITE_NULL:
+    return TRAK_VALUE_NULL;
+  default:
+    return TRAK_VALUE_STRING;
+  }
+}
+int64_t trak_query_int(trak_query *q, int col) {
+  return sqlite3_column_int64(q->stmt, col);
+}
+double trak_query_double(trak_query *q, int col) {
+  return sqlite3_column_double(q->stmt, col);
+}
+const char *trak_query_string(trak_query *q, int col) {
+  return (const char *)sqlite3_column_text(q->stmt, col);
+}
+
+void trak_query_free(trak_query *q) {
+  if (!q) return;
+  sqlite3_finalize(q->stmt);
+  free(q);
+}
+
+int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err) {
+  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  char *msg = NULL;
+  if (sqlite3_exec(p->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+    trak_error_set(err, TRAK_EINVAL, "%s", msg ? msg : sqlite3_errmsg(p->db));
+    sqlite3_free(msg);
+    return TRAK_EINVAL;
+  }
+  return 0;
+}

@@ -1,0 +1,58 @@
+/*
+** The processor object shared by the API (processor.c), the input stream (stream.c) and the
+** SQL layer (vtab.c, sql_functions.c, sql.c).
+*/
+#ifndef TRAK_PROCESSOR_INTERNAL_H
+#define TRAK_PROCESSOR_INTERNAL_H
+
+#include <sqlite3.h>
+#include <zlib.h>
+
+#include "processor/import.h"
+#include "processor/storage.h"
+#include "processor/trace_file.h"
+#include "trak/processor.h"
+
+typedef TRAK_VEC(uint8_t) trak_bytes;
+
+struct trak_processor {
+  trak_tables tables;
+  trak_importer imp;
+  trak_processor_options opts;
+  int finished;
+  sqlite3 *db;
+
+  /* input stream */
+  int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
+  trak_bytes raw_sniff;
+  z_stream z;
+  int z_live, z_ended;
+  trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
+  trak_bytes plain_sniff;
+  trak_bytes text;       /* a text trace is parsed whole at finish */
+  trak_bytes pending;    /* bytes of a packet that straddles feed calls */
+  uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
+  uint64_t fed;          /* raw bytes fed */
+  int dead;              /* malformed framing: the rest of the input is ignored */
+
+  /* built on first use by the SQL functions */
+  trak_csr children, flows_out, flows_in;
+  int have_children, have_flow_index;
+};
+
+/* Input stream (stream.c). */
+void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
+/* Flushes the stream at end of input. Returns 0 or an error for an unparsable text trace. */
+int trak__stream_finish(trak_processor *p, trak_error *err);
+void trak__stream_free(trak_processor *p);
+
+/* SQL (sql.c): creates the database, registers tables, views and functions. */
+int trak__sql_init(trak_processor *p, trak_error *err);
+/* Registers the virtual table modules (vtab.c) and the functions (sql_functions.c). */
+int trak__vtab_register(trak_processor *p);
+int trak__functions_register(trak_processor *p);
+/* Lazily built indexes for the functions. */
+void trak__ensure_children(trak_processor *p);
+void trak__ensure_flow_index(trak_processor *p);
+
+#endif /* TRAK_PROCESSOR_INTERNAL_H */

@@ -1,0 +1,184 @@
+/*
+** The processor's in-memory database: growable arrays, a string pool, integer hash maps and the
+** columnar tables (plain C arrays, one per column) that the importer fills and the SQLite virtual
+** tables in vtab.c read. Row ids are array indexes, so `id = x` is a direct lookup.
+*/
+#ifndef TRAK_PROCESSOR_STORAGE_H
+#define TRAK_PROCESSOR_STORAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#define TRAK_NULL_U32 UINT32_MAX /* "no value" in uint32 id columns (parent_id, arg_set_id) */
+
+/* ---- growable arrays ------------------------------------------------------------------- */
+
+/* Grows *ptr (of *cap elements of `size` bytes) to hold at least `need`. Aborts on OOM: the
+** importer has no sensible partial state to return when memory runs out mid-table. */
+void trak__grow(void **ptr, size_t *cap, size_t need, size_t size);
+#define TRAK_VEC(T)                                                                                \
+  struct {                                                                                         \
+    T *v;                                                                                          \
+    size_t n, cap;                                                                                 \
+  }
+#define trak_vec_push(vec, x)                                                                      \
+  do {                                                                                             \
+    if ((vec).n == (vec).cap)                                                                      \
+      trak__grow((void **)&(vec).v, &(vec).cap, (vec).n + 1, sizeof *(vec).v);                     \
+    (vec).v[(vec).n++] = (x);                                                                      \
+  } while (0)
+#define trak_vec_free(vec) (free((vec).v), (vec).v = NULL, (vec).n = (vec).cap = 0)
+
+/* ---- u64 -> u32 hash map (open addressing, linear probing) ----------------------------- */
+
+typedef struct trak_map {
+  uint64_t *keys;
+  uint32_t *vals;
+  uint8_t *used;
+  size_t cap; /* power of two, or 0 */
+  size_t n;
+} trak_map;
+
+/* Returns a pointer to the value for `key`, or NULL. */
+uint32_t *trak__map_get(const trak_map *m, uint64_t key);
+/* Returns a pointer to the value for `key`, inserting `init` if absent (*added set to 1). */
+uint32_t *trak__map_put(trak_map *m, uint64_t key, uint32_t init, int *added);
+void trak__map_clear(trak_map *m);
+void trak__map_free(trak_map *m);
+
+/* ---- string pool ----------------------------------------------------------------------- */
+
+/* Strings are stored once, NUL-terminated, in large blocks that never move; id 0 is NULL. */
+typedef struct trak_strpool {
+  TRAK_VEC(const char *) str; /* id -> string */
+  TRAK_VEC(uint32_t) len;     /* id -> length */
+  uint32_t *slots;            /* hash table of ids (0 = empty) */
+  size_t slot_cap;
+  char *block; /* current block being filled */
+  size_t block_used, block_cap;
+  TRAK_VEC(char *) blocks; /* every block, for freeing */
+} trak_strpool;
+
+void trak__strpool_init(trak_strpool *sp);
+void trak__strpool_free(trak_strpool *sp);
+/* Interns `len` bytes (which may hold NULs; they are stored as is). Returns the id (>= 1). */
+uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len);
+/* The id of an interned string, or 0 when it was never interned. */
+uint32_t trak__strpool_find(const trak_strpool *sp, const char *s, size_t len);
+static inline const char *trak__str(const trak_strpool *sp, uint32_t id) {
+  return id ? sp->str.v[id] : NULL;
+}
+
+/* ---- tables ---------------------------------------------------------------------------- */
+
+/* Track types, in the words Perfetto uses for track.type. */
+typedef enum trak_track_kind {
+  TRAK_TRACK_GLOBAL = 0, /* "track" */
+  TRAK_TRACK_THREAD,     /* "thread_track" */
+  TRAK_TRACK_PROCESS,    /* "process_track" */
+  TRAK_TRACK_COUNTER,    /* "counter_track" */
+  TRAK_TRACK_THREAD_COUNTER,
+  TRAK_TRACK_PROCESS_COUNTER
+} trak_track_kind;
+
+typedef struct trak_tables {
+  trak_strpool strings;
+
+  struct {
+    size_t n, cap;
+    int64_t *ts, *dur;
+    /* From thread-time / instruction-count counter tracks; NULL arrays when the trace has
+    ** none, else INT64_MIN for NULL. */
+    int64_t *thread_ts, *thread_dur, *thread_ic, *thread_icd;
+    uint32_t *track_id, *name, *category, *depth, *parent_id, *arg_set_id;
+  } slice;
+
+  struct {
+    size_t n, cap;
+    uint32_t *name, *type, *parent_id, *source_arg_set_id; /* type: string id */
+    uint32_t *utid, *upid;                                 /* TRAK_NULL_U32 when not scoped */
+    uint32_t *unit, *description;                          /* string ids */
+    uint8_t *kind;                                         /* trak_track_kind */
+  } track;
+
+  struct {
+    size_t n, cap;
+    int64_t *tid;
+    uint32_t *name, *upid; /* upid TRAK_NULL_U32 when unknown */
+    uint8_t *is_main;      /* 0, 1, or 2 for NULL */
+    uint8_t *is_idle;
+  } thread;
+
+  struct {
+    size_t n, cap;
+    int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
+    uint32_t *name, *cmdline;
+  } process;
+
+  struct {
+    size_t n, cap;
+    int64_t *ts;
+    double *value;
+    uint32_t *track_id;
+  } counter;
+
+  struct {
+    size_t n, cap;
+    uint32_t *slice_out, *slice_in;
+  } flow;
+
+  /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in
+  ** Perfetto, so the column is sorted and a set is found by binary search. */
+  struct {
+    size_t n, cap;
+    uint32_t *arg_set_id, *flat_key, *key, *string_value;
+    int64_t *int_value;
+    double *real_value;
+    uint8_t *value_type; /* trak_arg_type */
+  } args;
+} trak_tables;
+
+typedef enum trak_arg_type {
+  TRAK_ARG_INT = 0,
+  TRAK_ARG_UINT,
+  TRAK_ARG_STRING,
+  TRAK_ARG_REAL,
+  TRAK_ARG_POINTER,
+  TRAK_ARG_BOOL,
+  TRAK_ARG_JSON,
+  TRAK_ARG_NULL
+} trak_arg_type;
+
+extern const char *const trak__arg_type_names[];
+
+void trak__tables_init(trak_tables *t);
+void trak__tables_free(trak_tables *t);
+
+/* Sizes the slice and counter tables for their final row counts, so that filling them does
+** not copy them as they grow. Can't fail (OOM aborts). */
+void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);
+/* Adds the slice table's thread_ts / thread_dur / thread_instruction_* columns (all NULL). */
+void trak__tables_thread_time(trak_tables *t);
+
+/* Appenders: each returns the new row's id and can't fail (OOM aborts). */
+uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
+                         uint32_t depth, uint32_t parent, uint32_t arg_set_id);
+uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
+uint32_t trak__thread_add(trak_tables *t, int64_t tid);
+uint32_t trak__process_add(trak_tables *t, int64_t pid);
+uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value);
+uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in);
+uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, uint32_t key,
+                       trak_arg_type type);
+const char *trak__track_type_name(trak_track_kind kind);
+
+/* Built on first use by the SQL functions: children of each slice and flows per slice, as
+** CSR arrays (offsets of n+1 entries into a list of ids). */
+typedef struct trak_csr {
+  uint32_t *off, *ids;
+} trak_csr;
+void trak__csr_build(trak_csr *csr, size_t n, size_t m, const uint32_t *from, const uint32_t *to);
+void trak__csr_free(trak_csr *csr);
+
+#endif /* TRAK_PROCESSOR_STORAGE_H */

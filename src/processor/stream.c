@@ -1,0 +1,256 @@
+/*
+** This file holds the input stream: bytes fed in any split are un-gzipped on the fly, the
+** format is recognised from the first bytes, and a binary trace is cut into TracePackets as
+** they complete (a packet straddling two feeds waits in `pending`). A text trace is collected
+** and parsed whole at the end. Malformed framing or a truncated end are reported with their
+** byte offset; everything before them is kept.
+*/
+#include <string.h>
+
+#include "processor/processor_internal.h"
+#include "trak/pbtxt.h"
+
+#define SNIFF_BYTES 4096
+#define MAX_PACKET (256u << 20)
+
+static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
+  if (!len) return;
+  trak__grow((void **)&b->v, &b->cap, b->n + len, 1);
+  memcpy(b->v + b->n, data, len);
+  b->n += len;
+}
+
+__attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, const char *why) {
+  p->imp.packet_offset = offset;
+  trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+               "malformed trace at byte %llu (%s); skipped the rest of the trace",
+               (unsigned long long)offset, why);
+  p->dead = 1;
+}
+
+/* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
+static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
+                              const char **why) {
+  const uint8_t *p = *pp;
+  if (TRAK_LIKELY(end - p >= 2)) {
+    if (p[0] < 0x80) {
+      *out = p[0];
+      *pp = p + 1;
+      return 0;
+    }
+    if (p[1] < 0x80) {
+      *out = (uint64_t)(p[0] & 0x7f) | (uint64_t)p[1] << 7;
+      *pp = p + 2;
+      return 0;
+    }
+  }
+  return trak_pb_read_varint(pp, end, out, why);
+}
+
+/* Tokenizes the complete packets at the start of [data, data + len) whose first byte is at
+** stream offset `base`. Returns the number of bytes consumed; the rest is an incomplete
+** field that needs more input. */
+static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
+  if (!len) return 0;
+  p->imp.base = data;
+  p->imp.limit = data + len;
+  size_t pos = 0;
+  const uint8_t *end = data + len;
+  while (pos < len && !p->dead) {
+    const uint8_t *q = data + pos;
+    uint64_t tag, v;
+    const char *why;
+    if (read_varint(&q, end, &tag, &why)) {
+      if (end - (data + pos) < TRAK_PB_MAX_VARINT_BYTES) return pos;
+      corrupt(p, base + pos, why);
+      return pos;
+    }
+    uint32_t field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
+    if (field == 0) {
+      corrupt(p, base + pos, "field number 0");
+      return pos;
+    }
+    size_t body = 0;
+    switch (wt) {
+    case TRAK_PB_WIRE_VARINT:
+      if (read_varint(&q, end, &v, &why)) {
+        if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
+        corrupt(p, base + pos, why);
+        return pos;
+      }
+      break;
+    case TRAK_PB_WIRE_FIXED64:
+      body = 8;
+      break;
+    case TRAK_PB_WIRE_FIXED32:
+      body = 4;
+      break;
+    case TRAK_PB_WIRE_LEN:
+      if (read_varint(&q, end, &v, &why)) {
+        if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
+        corrupt(p, base + pos, why);
+        return pos;
+      }
+      if (v > MAX_PACKET) {
+        corrupt(p, base + pos, "packet length over 256 MiB");
+        return pos;
+      }
+      body = (size_t)v;
+      break;
+    default:
+      corrupt(p, base + pos, "invalid wire type");
+      return pos;
+    }
+    if ((size_t)(end - q) < body) return pos;
+    if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
+      p->imp.packet_offset = base + pos;
+      trak__packet_tokenize(&p->imp, q, body);
+      p->imp.packet_index++;
+    }
+    pos = (size_t)(q - data) + body;
+  }
+  p->imp.base = p->imp.limit = NULL;
+  return pos;
+}
+
+static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->dead || !len) return;
+  if (p->pending.n) {
+    bytes_append(&p->pending, data, len);
+    size_t used = frame(p, p->pending.v, p->pending.n, p->plain_offset);
+    memmove(p->pending.v, p->pending.v + used, p->pending.n - used);
+    p->pending.n -= used;
+    p->plain_offset += used;
+    return;
+  }
+  size_t used = frame(p, data, len, p->plain_offset);
+  p->plain_offset += used;
+  if (!p->dead) bytes_append(&p->pending, data + used, len - used);
+}
+
+static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->format == TRAK_FORMAT_PROTO)
+    binary_feed(p, data, len);
+  else
+    bytes_append(&p->text, data, len);
+}
+
+static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {
+  if (p->format != TRAK_FORMAT_UNKNOWN) {
+    plain_dispatch(p, data, len);
+    return;
+  }
+  bytes_append(&p->plain_sniff, data, len);
+  if (p->plain_sniff.n < SNIFF_BYTES && !final) return;
+  p->format = trak__detect_format(p->plain_sniff.v, p->plain_sniff.n);
+  plain_dispatch(p, p->plain_sniff.v, p->plain_sniff.n);
+  trak_vec_free(p->plain_sniff);
+}
+
+static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  uint8_t out[1 << 16];
+  if (p->z_ended) return;
+  if (!p->z_live) {
+    memset(&p->z, 0, sizeof p->z);
+    if (inflateInit2(&p->z, 15 + 16) != Z_OK) abort();
+    p->z_live = 1;
+  }
+  p->z.next_in = (Bytef *)data;
+  p->z.avail_in = (uInt)len;
+  do {
+    p->z.next_out = out;
+    p->z.avail_out = sizeof out;
+    int rc = inflate(&p->z, Z_NO_FLUSH);
+    plain_feed(p, out, sizeof out - p->z.avail_out, 0);
+    if (rc == Z_STREAM_END) {
+      p->z_ended = 1;
+      return;
+    }
+    if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
+    if (rc != Z_OK) {
+      p->imp.packet_offset = p->plain_offset;
+      trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+                   "corrupt gzip data at compressed byte %lu; skipped the rest",
+                   (unsigned long)p->z.total_in);
+      p->z_ended = 1;
+      return;
+    }
+  } while (p->z.avail_in || p->z.avail_out == 0);
+}
+
+static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->raw_state == 2) {
+    /* zlib counts in uInt: feed huge buffers in slices. */
+    while (len > (1u << 30)) {
+      gzip_feed(p, data, 1u << 30);
+      data += 1u << 30, len -= 1u << 30;
+    }
+    if (len) gzip_feed(p, data, len);
+  } else {
+    plain_feed(p, data, len, 0);
+  }
+}
+
+void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  p->fed += len;
+  if (p->raw_state) {
+    raw_dispatch(p, data, len);
+    return;
+  }
+  bytes_append(&p->raw_sniff, data, len);
+  if (p->raw_sniff.n < 2) return;
+  p->raw_state = trak__is_gzip(p->raw_sniff.v, p->raw_sniff.n) ? 2 : 1;
+  raw_dispatch(p, p->raw_sniff.v, p->raw_sniff.n);
+  trak_vec_free(p->raw_sniff);
+}
+
+int trak__stream_finish(trak_processor *p, trak_error *err) {
+  if (!p->raw_state) {
+    p->raw_state = 1;
+    plain_feed(p, p->raw_sniff.v, p->raw_sniff.n, 0);
+    trak_vec_free(p->raw_sniff);
+  }
+  if (p->raw_state == 2 && !p->z_ended) {
+    p->imp.packet_offset = p->plain_offset;
+    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+                 "gzip stream ends early, inside the packet at byte %llu of the uncompressed "
+                 "trace; the packet was dropped",
+                 (unsigned long long)p->plain_offset);
+  }
+  plain_feed(p, NULL, 0, 1);
+  if (p->raw_state == 2 && !p->z_ended) p->dead = 1; /* one warning for one truncation */
+  if (p->format == TRAK_FORMAT_JSON)
+    return trak_error_set(err, TRAK_EUNSUPPORTED, "JSON traces are not supported");
+  if (p->format == TRAK_FORMAT_PBTXT) {
+    trak_pb_buf out;
+    trak_pb_buf_init_heap(&out);
+    int rc = trak_pbtxt_parse("Trace", (const char *)p->text.v, p->text.n, &out, err);
+    trak_vec_free(p->text);
+    if (rc) {
+      trak_pb_buf_free(&out);
+      p->imp.stats[TRAK_STAT_TEXT_PARSE_ERROR]++;
+      return rc;
+    }
+    p->format = TRAK_FORMAT_PROTO;
+    binary_feed(p, out.start, trak_pb_buf_len(&out));
+    trak_pb_buf_free(&out);
+  }
+  if (p->pending.n && !p->dead) {
+    p->imp.packet_offset = p->plain_offset;
+    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+                 "trace ends inside a packet that starts at byte %llu (%zu bytes present); "
+                 "the packet was dropped",
+                 (unsigned long long)p->plain_offset, p->pending.n);
+  }
+  trak_vec_free(p->pending);
+  return 0;
+}
+
+void trak__stream_free(trak_processor *p) {
+  trak_vec_free(p->raw_sniff);
+  trak_vec_free(p->plain_sniff);
+  trak_vec_free(p->text);
+  trak_vec_free(p->pending);
+  if (p->z_live) inflateEnd(&p->z);
+  p->z_live = 0;
+}

@@ -1,0 +1,53 @@
+/*
+** Column descriptions of the columnar tables, shared by the generic virtual table (vtab.c) and
+** the table-valued functions (sql_functions.c). A column reads row `i` of an array in
+** trak_tables found by its offset, so one module serves every table.
+*/
+#ifndef TRAK_PROCESSOR_VTAB_H
+#define TRAK_PROCESSOR_VTAB_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "processor/processor_internal.h"
+
+typedef enum vt_kind {
+  VT_ID,         /* the row index */
+  VT_I64,        /* int64_t[] */
+  VT_I64N,       /* int64_t[], INT64_MIN is NULL */
+  VT_U32,        /* uint32_t[] */
+  VT_U32N,       /* uint32_t[], TRAK_NULL_U32 is NULL */
+  VT_STR,        /* uint32_t[] string ids, 0 is NULL */
+  VT_F64,        /* double[] */
+  VT_BOOLN,      /* uint8_t[], 2 is NULL */
+  VT_NULL,       /* always NULL */
+  VT_ARG_INT,    /* args.int_value: NULL unless an integer kind */
+  VT_ARG_STR,    /* args.string_value: NULL unless string / json */
+  VT_ARG_REAL,   /* args.real_value: NULL unless real */
+  VT_ARG_TYPE,   /* args.value_type as text */
+  VT_ARG_DISPLAY /* args value as text */
+} vt_kind;
+
+typedef struct vt_col {
+  const char *name;
+  const char *decl; /* declared SQL type */
+  vt_kind kind;
+  size_t off; /* offset of the array pointer in trak_tables */
+  int sorted; /* values ascend with the row index */
+} vt_col;
+
+typedef struct vt_table {
+  const char *name;
+  size_t count_off; /* offset of the row count in trak_tables */
+  const vt_col *cols;
+  int ncols;
+} vt_table;
+
+extern const vt_table trak__vt_slice, trak__vt_flow;
+
+/* Sets the SQLite result to column `c` of row `row`. */
+void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
+/* The CREATE TABLE text declaring `tbl`'s columns, plus `hidden` (may be NULL). */
+char *trak__vt_schema(const vt_table *tbl, const char *hidden);
+
+#endif /* TRAK_PROCESSOR_VTAB_H */

@@ -1,0 +1,149 @@
+/*
+** The synthetic trace writer's internal interface, shared by src/writer/ files:
+**   writer.c    lifecycle, sinks, the output buffer and packet framing, refusals;
+**   intern.c    the interning tables (names, categories, argument names);
+**   tracks.c    track declaration and descriptors, lanes of AUTO_SIBLINGS tracks;
+**   slices.c    per-track slice stacks: validation and placement of events;
+**   events.c    trak_writer_write(): checks, placement, encoding of one TrackEvent;
+**   args.c      typed arguments (DebugAnnotation) validation and encoding;
+**   events_table.c, events_csv.c, events_jsonl.c   the tabular event converter.
+*/
+#ifndef TRAK_WRITER_INTERNAL_H
+#define TRAK_WRITER_INTERNAL_H
+
+#include <stdint.h>
+
+#include "trak/pb.h"
+#include "trak/protos.h"
+#include "trak/writer.h"
+
+#define TRAK__OPEN UINT64_MAX          /* end of a slice whose end is not known yet */
+#define TRAK__FLUSH_BYTES (256u << 10) /* hand bytes to the sink past this much */
+#define TRAK__SEQUENCE_ID 1u           /* the writer's one packet sequence */
+
+/* One interning table: a string <-> iid map for one InternedData field. */
+typedef struct trak__intern_table {
+  char **strings;   /* strings[iid - 1], owned */
+  uint32_t *hashes; /* hashes[iid - 1] */
+  uint64_t count;   /* iids handed out; the next iid is count + 1 */
+  uint64_t cap;     /* allocated entries of strings / hashes */
+  uint32_t *slots;  /* open addressing: iid, 0 when empty */
+  uint32_t n_slots; /* a power of two, kept at least twice count */
+  uint32_t field;   /* InternedData field the definitions go to */
+} trak__intern_table;
+
+/* One slice on a track's stack. */
+typedef struct trak__wslice {
+  uint64_t start;
+  uint64_t end;          /* TRAK__OPEN while a BEGIN waits for its END */
+  uint64_t bound;        /* the earliest known end among this slice and its ancestors, or OPEN */
+  uint64_t seq;          /* begin order across the writer: picks the newest among lanes */
+  trak_writer_name name; /* iid of the name (0 for none) */
+} trak__wslice;
+
+enum trak__track_kind { TRAK__KIND_SLICES = 0, TRAK__KIND_COUNTER = 1 };
+
+typedef struct trak__wtrack {
+  uint64_t uuid;
+  trak_writer_track parent; /* 0 for a top-level track */
+  trak_writer_track
+      alias_of;        /* lane 0 of an AUTO_SIBLINGS track: writes go to it without placement */
+  uint8_t kind;        /* enum trak__track_kind */
+  uint8_t has_events;  /* last_ts is meaningful */
+  uint8_t os_track;    /* a process or thread track */
+  unsigned flags;      /* TRAK_TRACK_* as declared */
+  uint64_t last_ts;    /* timestamp of the latest accepted event */
+  trak__wslice *stack; /* open and not-yet-finished slices, outermost first */
+  uint32_t depth, cap;
+  trak_writer_track *lanes; /* AUTO_SIBLINGS: the lanes below it (the track itself is lane 0) */
+  uint32_t n_lanes, lanes_cap;
+  char *label; /* for messages: the name, or "process 12", "thread 34" */
+  char *name;  /* the track's name (copied onto lanes), may be NULL */
+} trak__wtrack;
+
+struct trak_writer {
+  trak_pb_buf out; /* encoded bytes not yet handed to the sink */
+  trak_writer_sink_fn sink;
+  void *sink_user;
+  int fd;               /* for the fd and file sinks */
+  int own_fd;           /* close fd on close (open_file) */
+  int sink_error;       /* sticky: first sink failure */
+  int started;          /* the first packet (clearing incremental state) is out */
+  trak__wtrack *tracks; /* tracks[handle - 1] */
+  uint32_t n_tracks, tracks_cap;
+  trak__intern_table names, categories, arg_names;
+  trak_pb_buf pending_interned; /* InternedData body to attach to the next packet */
+  uint64_t slice_seq;
+  uint64_t
+      type_counts[TRAK_WRITER_COUNTER_DOUBLE + 1]; /* accepted events by trak_writer_event_type */
+  trak_writer_totals totals;
+  trak_error last_error;
+};
+
+/* writer.c */
+/* Records a refusal or failure in w->last_error (and totals) and returns `code`. */
+int trak__wr_fail(trak_writer *w, int code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold, noinline));
+/* Starts a TracePacket with the sequence fields (and pending interned data); `needs_state` is
+** set for packets that refer to interned data. Pair with trak__wr_packet_end. */
+trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state);
+/* Ends a packet; flushes to the sink past TRAK__FLUSH_BYTES. Returns 0 or the buffer/sink error. */
+int trak__wr_packet_end(trak_writer *w, trak_pb_nested packet);
+
+/* intern.c */
+void trak__wr_intern_init(trak__intern_table *t, uint32_t field);
+void trak__wr_intern_free(trak__intern_table *t);
+/* Returns the iid of `s` in `t`, interning it (and queueing its definition in
+** w->pending_interned) when new; 0 when memory runs out. */
+uint64_t trak__wr_intern(trak_writer *w, trak__intern_table *t, const char *s);
+/* The iid of `s` if already interned, else 0. Can't fail. */
+uint64_t trak__wr_intern_find(const trak__intern_table *t, const char *s);
+/* The string of an iid, or NULL. */
+const char *trak__wr_intern_string(const trak__intern_table *t, uint64_t iid);
+
+/* tracks.c */
+/* The track of a handle, or NULL. An alias handle (lane 0 of an AUTO_SIBLINGS track) has an
+** entry of its own with no descriptor and no stack; callers resolve alias_of. */
+static inline trak__wtrack *trak__track(trak_writer *w, trak_writer_track h) {
+  return h && h <= w->n_tracks ? &w->tracks[h - 1] : NULL;
+}
+/* Creates the next lane of AUTO_SIBLINGS track `h` and writes its descriptor. Returns the lane
+** handle, or 0 when memory or the sink fails (w->last_error set). */
+trak_writer_track trak__wr_lane_add(trak_writer *w, trak_writer_track h);
+void trak__wr_tracks_free(trak_writer *w);
+
+/* slices.c */
+/* Where an accepted event goes and what it does to the stack there. */
+typedef struct trak__plan {
+  trak_writer_track lane; /* the track to write on */
+  uint32_t depth;         /* the lane's stack depth once finished slices are popped */
+} trak__plan;
+/* Checks `ev` against track `h` (placing it on a lane when h is AUTO_SIBLINGS and not
+** `direct`; already known to be a slice or counter track of the right
+** kind) and fills `plan`. Returns 0, or a refusal code with w->last_error set. Changes nothing. */
+int trak__wr_slices_plan(trak_writer *w, trak_writer_track h, int direct,
+                         const trak_writer_event *ev, trak_writer_name name, trak__plan *plan);
+/* Applies an accepted event to its lane's stack, first writing the END packets of the COMPLETE
+** slices it pops. Returns 0, TRAK_ENOMEM (nothing changed) or a sink error. */
+int trak__wr_slices_commit(trak_writer *w, const trak_writer_event *ev, trak_writer_name name,
+                           const trak__plan *plan);
+/* At close: writes the END packets of the COMPLETE slices still on the stacks and ends slices
+** left open inside one at its end, so the trace stays well nested; counts the other open
+** slices. Returns 0 or a sink error. */
+int trak__wr_slices_finish(trak_writer *w);
+
+/* args.c */
+/* Checks an argument list: names present, known types, strings not NULL, nesting not deeper
+** than TRAK_WRITER_ARG_MAX_DEPTH. Returns 0 or TRAK_EINVAL with w->last_error naming the argument.
+*/
+int trak__wr_args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
+/* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
+void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
+
+/* events.c */
+/* The call name used in refusal messages ("slice_begin", ...). */
+const char *trak__wr_event_call(trak_writer_event_type type);
+/* Writes a SLICE_END packet on `lane` at ts. Returns 0 or the buffer / sink error. */
+int trak__wr_write_end(trak_writer *w, trak_writer_track lane, uint64_t ts);
+
+#endif /* TRAK_WRITER_INTERNAL_H */

@@ -1,0 +1,37 @@
+#!/bin/bash
+# Golden tests of the trace processor: for every tests/data/golden/NAME.sql, the trace (NAME.pbtxt,
+# or the file named by a "-- trace: PATH" line, relative to tests/data/) is encoded to binary with
+# protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv byte for byte.
+# The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
+set -u
+TRAK=$1
+DATA=$TRAK_SOURCE_DIR/tests/data
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail=0
+text_ok=0
+if "$TRAK" query "$DATA/seed/01_thread_slices.pbtxt" 'select 1' >/dev/null 2>&1; then text_ok=1; fi
+
+for sql in "$DATA"/golden/*.sql; do
+  name=$(basename "$sql" .sql)
+  trace=$DATA/golden/$name.pbtxt
+  ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
+  [ -n "$ref" ] && trace=$DATA/$ref
+  if ! "$PROTOC" 2>/dev/null --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
+      <"$trace" >"$WORK/$name.pb"; then
+    echo "FAIL $name: protoc cannot encode $trace"; fail=1; continue
+  fi
+  gzip -c "$WORK/$name.pb" >"$WORK/$name.pb.gz"
+  inputs="$WORK/$name.pb $WORK/$name.pb.gz"
+  [ $text_ok = 1 ] && inputs="$inputs $trace"
+  for input in $inputs; do
+    if ! "$TRAK" query "$input" -q "$sql" >"$WORK/out.csv" 2>"$WORK/err.txt"; then
+      echo "FAIL $name ($input): trak query failed"; cat "$WORK/err.txt"; fail=1; continue
+    fi
+    if ! diff -u "$DATA/golden/$name.csv" "$WORK/out.csv"; then
+      echo "FAIL $name ($(basename "$input"))"; fail=1
+    fi
+  done
+done
+[ $fail = 0 ] && echo "all golden tests pass"
+exit $fail

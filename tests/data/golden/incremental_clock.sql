@@ -1,0 +1,2 @@
+SELECT ts, name FROM slice ORDER BY ts;
+SELECT COUNT(*) AS problems FROM stats WHERE value > 0;
