@@ -218,8 +218,9 @@ TRAK_API int trak_session_start(trak_session *s, trak_error *err);
 /* Calls the flush callback of the session's custom data sources; streaming sessions then
 ** write everything committed so far into the file. Not concurrently with trak_session_stop. */
 TRAK_API int trak_session_flush(trak_session *s, trak_error *err);
-/* Stops recording; waits until no thread is writing into the session. Streaming sessions
-** write the rest of the trace and close the file. */
+/* Stops recording; waits until no thread is writing into the session, then calls the stop
+** callbacks of its data source and interceptor instances. Streaming sessions write the rest
+** of the trace and close the file. */
 TRAK_API int trak_session_stop(trak_session *s, trak_error *err);
 /* Returns the not yet read part of the trace as serialized perfetto.protos.Trace (malloc'ed;
 ** caller frees). Works while running or after stop; each byte is returned once. */
