@@ -334,11 +334,47 @@ static void test_custom_data_source(void **state) {
   trak_session_free(s);
 }
 
+static int refuse_setup(void *user, const uint8_t *config, size_t len, void **state,
+                        trak_error *err) {
+  return trak_error_set(err, TRAK_EINVAL, "refusing on purpose");
+}
+static int unwind_stops;
+static void unwind_stop(void *user, uint32_t instance, void *state) {
+  unwind_stops++;
+}
+
+/* An interceptor whose setup fails fails the session's start; the instances set up before it
+** are stopped again, and the session can be freed. */
+static void test_failing_setup_unwinds(void **state) {
+  trak_interceptor_desc d = {"refuser", NULL, refuse_setup, NULL, NULL, NULL, NULL, r_packet};
+  assert_int_equal(trak_interceptor_register(&d, NULL), 0);
+  trak_data_source_desc dd;
+  memset(&dd, 0, sizeof dd);
+  dd.name = "test.unwind";
+  dd.stop = unwind_stop;
+  trak_data_source *ds;
+  assert_int_equal(trak_data_source_register(&dd, &ds, NULL), 0);
+  trak_session *s;
+  trak_error err;
+  assert_int_equal(trak_session_new_from_text("data_sources { config { name: \"test.unwind\" } }"
+                                              " data_sources { config { name: \"track_event\""
+                                              " interceptor_config { name: \"refuser\" } } }",
+                                              &s, &err),
+                   0);
+  assert_int_equal(trak_session_start(s, &err), TRAK_EINVAL);
+  assert_string_equal(err.message, "refusing on purpose");
+  assert_int_equal(unwind_stops, 1);
+  assert_false(TRAK_DATA_SOURCE_ENABLED(ds));
+  trak_session_free(s);
+  assert_int_equal(unwind_stops, 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_activation_by_config),    cmocka_unit_test(test_thread_state_lifetime),
       cmocka_unit_test(test_interning_across_clears), cmocka_unit_test(test_interning_helper),
       cmocka_unit_test(test_registered_later),        cmocka_unit_test(test_custom_data_source),
+      cmocka_unit_test(test_failing_setup_unwinds),
   };
   return cmocka_run_group_tests(tests, group_setup, NULL);
 }
