@@ -13,5 +13,6 @@
 #include "trak/track_event.h"
 #include "trak/data_source.h"
 #include "trak/interceptor.h"
+#include "trak/system.h"
 
 #endif /* TRAK_TRAK_H */

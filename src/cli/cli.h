@@ -26,6 +26,8 @@ int trak_cli_query(int argc, char **argv);
 int trak_cli_shell(int argc, char **argv);
 int trak_cli_export(int argc, char **argv);
 int trak_cli_check(int argc, char **argv);
+int trak_cli_daemon(int argc, char **argv);
+int trak_cli_record(int argc, char **argv);
 
 /* Opens a trace for command `cmd` with progress and warnings on stderr. Returns 0, or 1 after
 ** printing the error. */

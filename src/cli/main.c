@@ -16,6 +16,8 @@ static const trak_cli_command commands[] = {
     {"shell", trak_cli_shell, "interactive SQL over a trace"},
     {"export", trak_cli_export, "write a trace's tables to a SQLite database file"},
     {"check", trak_cli_check, "list every problem in a trace"},
+    {"daemon", trak_cli_daemon, "run the system tracing service"},
+    {"record", trak_cli_record, "record a trace of every process connected to the daemon"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

@@ -57,7 +57,12 @@ static inline uint32_t trak__fill_bytes(uint64_t fill) { return (uint32_t)fill; 
 static inline uint32_t trak__fill_packets(uint64_t fill) { return (uint32_t)(fill >> 32); }
 
 /* Session-side bookkeeping of one chunk (not in the chunk: the writer never touches it). */
-enum { TRAK__CHUNK_FREE = 0, TRAK__CHUNK_WRITING, TRAK__CHUNK_COMPLETE };
+enum {
+  TRAK__CHUNK_FREE = 0,
+  TRAK__CHUNK_WRITING,
+  TRAK__CHUNK_COMPLETE,
+  TRAK__CHUNK_SHARED /* system backend: handed to the daemon, untouchable until released */
+};
 typedef struct trak__chunk_meta {
   uint8_t state;      /* TRAK__CHUNK_* */
   uint32_t read_pos;  /* payload bytes already read out */
@@ -182,7 +187,17 @@ struct trak_session {
   int track_events;            /* nonzero: the config enables track events */
   struct trak__ds_cfg *dss;    /* data sources of the config, track_event included */
   size_t ndss;
+  /* system backend (system_*.c) */
+  size_t mem_mapped;           /* nonzero: mem is a shared mapping of this size (munmap) */
+  struct trak__trust *trust;   /* daemon: sequence -> producer credentials; readout stamps them */
+  size_t ntrust, trust_cap;
 };
+
+/* The producer a daemon-side sequence came from (the daemon's own view, never the producer's). */
+typedef struct trak__trust {
+  uint32_t seq_id;
+  int32_t uid, pid;
+} trak__trust;
 
 /* One data source entry of a session's config. */
 typedef struct trak__ds_cfg {
@@ -238,6 +253,7 @@ static inline uint64_t trak__now(void) {
 void trak__categories_update(void) TRAK__HIDDEN; /* recompute masks; trak__lock held */
 
 /* thread.c */
+void trak__init_core(void) TRAK__HIDDEN; /* trak_init() without choosing a backend */
 trak__thread *trak__thread_get_slow(void) TRAK__HIDDEN;
 static inline trak__thread *trak__thread_get(void) {
   trak__thread *t = trak__tls;
@@ -309,6 +325,18 @@ int trak__session_acquire_chunk(struct trak_session *s, trak__writer *w) TRAK__H
 void trak__session_retire_chunk(struct trak_session *s, trak__writer *w) TRAK__HIDDEN;
 void trak__session_lost(struct trak_session *s, uint32_t packets) TRAK__HIDDEN;
 void trak__sessions_after_fork(void) TRAK__HIDDEN;
+/* System backend. Producer side: replaces the buffer with a shared mapping [mem, mem + size)
+** (freed with munmap), before start. Marks complete chunks shared and lists up to `max` of
+** them; gives shared chunks back. Daemon side: copies a validated chunk payload in as a
+** complete chunk of sequence `seq` (0, or -1 when a discard buffer is full), and records the
+** credentials readout stamps on a sequence's packets. */
+int trak__session_use_shared(struct trak_session *s, uint8_t *mem, size_t size) TRAK__HIDDEN;
+size_t trak__session_take_complete(struct trak_session *s, uint32_t *idx, size_t max) TRAK__HIDDEN;
+void trak__session_release(struct trak_session *s, const uint32_t *idx, size_t n) TRAK__HIDDEN;
+int trak__session_import_chunk(struct trak_session *s, uint32_t seq, uint32_t cindex,
+                               const uint8_t *payload, uint32_t bytes,
+                               uint32_t packets) TRAK__HIDDEN;
+int trak__session_trust(struct trak_session *s, uint32_t seq, int32_t uid, int32_t pid) TRAK__HIDDEN;
 
 /* data_source.c: instances of data sources, driven by sessions through these entry points
 ** (a later backend drives them the same way). All of them run without trak__lock except

@@ -56,8 +56,44 @@ static int restarts_state(const uint8_t *pkt, size_t len) {
   return 0;
 }
 
-static void emit(trak_pb_buf *out, const uint8_t *pkt, size_t len, uint32_t seq, int dropped) {
-  uint8_t extra[24], *e = extra;
+/* Is field `number` one only the service may write? */
+static int is_trusted_field(uint32_t number) {
+  return number == TRAK_PB_TracePacket_trusted_packet_sequence_id ||
+         number == TRAK_PB_TracePacket_trusted_uid || number == TRAK_PB_TracePacket_trusted_pid;
+}
+
+/* The packet without any trusted field its producer wrote, into `scratch` (the daemon's
+** path: it never passes on what a producer claims about itself). Returns its length. */
+static size_t strip_trusted(const uint8_t *pkt, size_t len, trak_pb_buf *scratch) {
+  scratch->p = scratch->start;
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, pkt, len);
+  const uint8_t *at = d.p;
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (!is_trusted_field(f.number)) trak_pb_put_raw(scratch, at, (size_t)(d.p - at));
+    at = d.p;
+  }
+  return trak_pb_buf_len(scratch);
+}
+
+static const trak__trust *trust_for(const trak_session *s, uint32_t seq) {
+  for (size_t i = 0; i < s->ntrust; i++)
+    if (s->trust[i].seq_id == seq) return &s->trust[i];
+  return NULL;
+}
+
+/* Appends one packet with the service's fields: its sequence id, the drop mark, and, for a
+** daemon's sequences, the producer's uid and pid. */
+static void emit(trak_pb_buf *out, const uint8_t *pkt, size_t len, uint32_t seq, int dropped,
+                 const trak__trust *tr) {
+  uint8_t extra[48], *e = extra;
+  if (tr) {
+    e = trak_pb_write_tag(e, TRAK_PB_TracePacket_trusted_uid, TRAK_PB_WIRE_VARINT);
+    e = trak_pb_write_varint(e, (uint64_t)(int64_t)tr->uid);
+    e = trak_pb_write_tag(e, TRAK_PB_TracePacket_trusted_pid, TRAK_PB_WIRE_VARINT);
+    e = trak_pb_write_varint(e, (uint64_t)(int64_t)tr->pid);
+  }
   e = trak_pb_write_tag(e, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT);
   e = trak_pb_write_varint(e, seq);
   if (dropped) {
@@ -74,7 +110,9 @@ static void emit(trak_pb_buf *out, const uint8_t *pkt, size_t len, uint32_t seq,
 }
 
 /* Reads one chunk's unread packets. */
-static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_pb_buf *out) {
+static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_pb_buf *out,
+                       trak_pb_buf *scratch) {
+  const trak__trust *tr = s->trust ? trust_for(s, it->writer) : NULL;
   trak__chunk *c = trak__chunk_at(s, it->index);
   trak__chunk_meta *m = &s->meta[it->index];
   uint64_t fill = atomic_load_explicit(&c->fill, memory_order_acquire);
@@ -97,7 +135,12 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
       dropped = q->skipping == 2;
       q->skipping = 0;
     }
-    emit(out, f.data, f.len, it->writer, dropped);
+    if (s->trust) {
+      size_t n = strip_trusted(f.data, f.len, scratch);
+      if (!scratch->error) emit(out, scratch->start, n, it->writer, dropped, tr);
+    } else {
+      emit(out, f.data, f.len, it->writer, dropped, NULL);
+    }
   }
   m->read_pos = trak__fill_bytes(fill);
   m->read_pkts = trak__fill_packets(fill);
@@ -117,7 +160,7 @@ static void drain_plain(trak_session *s, trak_pb_buf *out) {
   size_t n = 0;
   for (uint32_t i = 0; i < s->nchunks; i++) {
     trak__chunk_meta *m = &s->meta[i];
-    if (m->state == TRAK__CHUNK_FREE) continue;
+    if (m->state == TRAK__CHUNK_FREE || m->state == TRAK__CHUNK_SHARED) continue;
     trak__chunk *c = trak__chunk_at(s, i);
     uint64_t fill = atomic_load_explicit(&c->fill, memory_order_acquire);
     if (m->read_pos >= trak__fill_bytes(fill) && m->state == TRAK__CHUNK_WRITING) continue;
@@ -128,14 +171,17 @@ static void drain_plain(trak_session *s, trak_pb_buf *out) {
   }
   qsort(items, n, sizeof *items, item_cmp);
   size_t before = trak_pb_buf_len(out);
+  trak_pb_buf scratch;
+  trak_pb_buf_init_heap(&scratch);
   for (size_t i = 0; i < n; i++) {
     trak__seq_read *q = seq_for(s, items[i].writer);
     if (!q) {
       out->error = TRAK_ENOMEM;
       break;
     }
-    read_chunk(s, &items[i], q, out);
+    read_chunk(s, &items[i], q, out, &scratch);
   }
+  trak_pb_buf_free(&scratch);
   free(items);
   (void)before;
 }

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "sdk/internal.h"
@@ -356,11 +357,12 @@ void trak__session_retire_chunk(trak_session *s, trak__writer *w) {
   pthread_mutex_unlock(&s->lock);
 }
 
-int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
-  pthread_mutex_lock(&s->lock);
-  retire_locked(s, w);
+/* Picks the chunk to fill next by the fill policy (counting what a ring overwrites) and
+** resets its bookkeeping to WRITING. Returns its index, or -1 when none is available.
+** s->lock held. */
+static int pick_chunk_locked(trak_session *s) {
   int found = -1;
-  for (uint32_t k = 0; k < s->nchunks && s->state == TRAK__S_STARTED; k++) {
+  for (uint32_t k = 0; k < s->nchunks; k++) {
     uint32_t i = (s->cursor + k) % s->nchunks;
     trak__chunk_meta *m = &s->meta[i];
     if (m->state == TRAK__CHUNK_FREE) {
@@ -377,16 +379,27 @@ int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
       break;
     }
   }
+  if (found < 0) {
+    if (s->fill_policy == TRAK_FILL_DISCARD) atomic_store_explicit(&s->full, 1, memory_order_relaxed);
+    return -1;
+  }
+  uint32_t i = (uint32_t)found;
+  s->cursor = (i + 1) % s->nchunks;
+  s->meta[i].state = TRAK__CHUNK_WRITING;
+  s->meta[i].read_pos = 0;
+  s->meta[i].read_pkts = 0;
+  s->stats.chunks_written++;
+  if (s->fill_policy == TRAK_FILL_RING && s->stats.chunks_written * 2 >= s->nchunks)
+    atomic_store_explicit(&s->chunk_restarts, 1, memory_order_relaxed);
+  return found;
+}
+
+int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
+  pthread_mutex_lock(&s->lock);
+  retire_locked(s, w);
+  int found = s->state == TRAK__S_STARTED ? pick_chunk_locked(s) : -1;
   if (found >= 0) {
-    uint32_t i = (uint32_t)found;
-    s->cursor = (i + 1) % s->nchunks;
-    s->meta[i].state = TRAK__CHUNK_WRITING;
-    s->meta[i].read_pos = 0;
-    s->meta[i].read_pkts = 0;
-    s->stats.chunks_written++;
-    if (s->fill_policy == TRAK_FILL_RING && s->stats.chunks_written * 2 >= s->nchunks)
-      atomic_store_explicit(&s->chunk_restarts, 1, memory_order_relaxed);
-    trak__chunk *c = trak__chunk_at(s, i);
+    trak__chunk *c = trak__chunk_at(s, (uint32_t)found);
     c->writer_id = w->seq_id;
     c->chunk_index = w->next_chunk_index++;
     atomic_store_explicit(&c->fill, 0, memory_order_relaxed);
@@ -395,8 +408,6 @@ int trak__session_acquire_chunk(trak_session *s, trak__writer *w) {
     w->end = (uint8_t *)c + s->chunk_size;
     w->packets = 0;
   }
-  if (found < 0 && s->fill_policy == TRAK_FILL_DISCARD)
-    atomic_store_explicit(&s->full, 1, memory_order_relaxed);
   pthread_mutex_unlock(&s->lock);
   return found >= 0 ? 0 : -1;
 }
@@ -605,9 +616,11 @@ void trak_session_free(trak_session *s) {
     pthread_mutex_destroy(&s->file_lock);
     pthread_cond_destroy(&s->stream_cond);
   }
-  free(s->mem);
+  if (s->mem_mapped) munmap(s->mem, s->mem_mapped);
+  else free(s->mem);
   free(s->meta);
   free(s->seqs);
+  free(s->trust);
   session_free_config(s);
   free(s);
 }
@@ -620,4 +633,87 @@ void trak__sessions_after_fork(void) {
     trak__slots[i].session = NULL;
   }
   trak__categories_update();
+}
+
+/* ---- system backend ------------------------------------------------------------------------ */
+
+int trak__session_use_shared(trak_session *s, uint8_t *mem, size_t size) {
+  uint32_t n = (uint32_t)(size / s->chunk_size);
+  trak__chunk_meta *meta = n >= 2 ? calloc(n, sizeof *meta) : NULL;
+  if (!meta || s->state != TRAK__S_NEW) {
+    free(meta);
+    return TRAK_EINVAL;
+  }
+  if (s->mem_mapped) munmap(s->mem, s->mem_mapped);
+  else free(s->mem);
+  free(s->meta);
+  s->mem = mem;
+  s->mem_mapped = size;
+  s->meta = meta;
+  s->nchunks = n;
+  s->cursor = 0;
+  /* A producer never overwrites: chunks it cannot get are losses it reports. */
+  s->fill_policy = TRAK_FILL_DISCARD;
+  return 0;
+}
+
+size_t trak__session_take_complete(trak_session *s, uint32_t *idx, size_t max) {
+  size_t n = 0;
+  pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < s->nchunks && n < max; i++) {
+    if (s->meta[i].state != TRAK__CHUNK_COMPLETE) continue;
+    s->meta[i].state = TRAK__CHUNK_SHARED;
+    idx[n++] = i;
+  }
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
+void trak__session_release(trak_session *s, const uint32_t *idx, size_t n) {
+  pthread_mutex_lock(&s->lock);
+  for (size_t k = 0; k < n; k++) {
+    if (idx[k] >= s->nchunks || s->meta[idx[k]].state != TRAK__CHUNK_SHARED) continue;
+    s->meta[idx[k]].state = TRAK__CHUNK_FREE;
+    atomic_store_explicit(&s->full, 0, memory_order_relaxed);
+  }
+  pthread_mutex_unlock(&s->lock);
+}
+
+int trak__session_import_chunk(trak_session *s, uint32_t seq, uint32_t cindex,
+                               const uint8_t *payload, uint32_t bytes, uint32_t packets) {
+  if (bytes > s->chunk_size - TRAK__CHUNK_HEADER) return TRAK_EINVAL;
+  pthread_mutex_lock(&s->lock);
+  int i = pick_chunk_locked(s);
+  if (i >= 0) {
+    trak__chunk *c = trak__chunk_at(s, (uint32_t)i);
+    c->writer_id = seq;
+    c->chunk_index = cindex;
+    memcpy((uint8_t *)c + TRAK__CHUNK_HEADER, payload, bytes);
+    atomic_store_explicit(&c->fill, (uint64_t)bytes | ((uint64_t)packets << 32),
+                          memory_order_relaxed);
+    s->meta[i].state = TRAK__CHUNK_COMPLETE;
+    s->stats.bytes_written += bytes;
+    s->stats.packets_written += packets;
+  }
+  pthread_mutex_unlock(&s->lock);
+  if (i < 0) trak__session_lost(s, packets);
+  return i >= 0 ? 0 : -1;
+}
+
+int trak__session_trust(trak_session *s, uint32_t seq, int32_t uid, int32_t pid) {
+  pthread_mutex_lock(&s->lock);
+  int rc = 0;
+  if (s->ntrust == s->trust_cap) {
+    size_t cap = s->trust_cap ? s->trust_cap * 2 : 16;
+    trak__trust *grown = realloc(s->trust, cap * sizeof *grown);
+    if (grown) {
+      s->trust = grown;
+      s->trust_cap = cap;
+    } else {
+      rc = TRAK_ENOMEM;
+    }
+  }
+  if (rc == 0) s->trust[s->ntrust++] = (trak__trust){seq, uid, pid};
+  pthread_mutex_unlock(&s->lock);
+  return rc;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "sdk/internal.h"
+#include "sdk/system.h"
 
 __thread trak__thread *trak__tls __attribute__((tls_model("initial-exec")));
 pthread_mutex_t trak__lock = PTHREAD_MUTEX_INITIALIZER;
@@ -94,8 +95,12 @@ static void init_once_fn(void) {
   register_membarrier();
 }
 
+void trak__init_core(void) { pthread_once(&init_once, init_once_fn); }
+
 int trak_init(void) {
+  static pthread_once_t backend_once = PTHREAD_ONCE_INIT;
   pthread_once(&init_once, init_once_fn);
+  pthread_once(&backend_once, trak__system_autostart); /* TRAK_BACKEND=system */
   return 0;
 }
 

@@ -1,0 +1,60 @@
+/*
+** `trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [-v]`: runs the system
+** tracing service (trak_daemon_run) until SIGINT or SIGTERM.
+*/
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "trak/system.h"
+
+static const char DAEMON_HELP[] =
+    "usage: trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [-v]\n"
+    "\n"
+    "Runs the tracing service processes connect to when they trace in system mode\n"
+    "(TRAK_BACKEND=system, or trak_system_connect()), and `trak record` records through.\n"
+    "The socket (default $TRAK_SOCKET, $XDG_RUNTIME_DIR/trak.sock or /tmp/trak-$UID.sock)\n"
+    "is created readable and writable by its owner only. SIGINT or SIGTERM stops the daemon,\n"
+    "finishing the files of running sessions.\n"
+    "\n"
+    "  --producer-buffer KB  shared buffer per producer and session (default 1024)\n"
+    "  --max-buffer KB       largest central buffer a session may ask for (default 262144)\n"
+    "  -v                    log connections and sessions\n";
+
+static volatile int stop_flag;
+
+static void on_signal(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
+
+int trak_cli_daemon(int argc, char **argv) {
+  trak_daemon_config cfg = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (trak_cli_is_help(a)) {
+      fputs(DAEMON_HELP, stdout);
+      return 0;
+    }
+    if (!strcmp(a, "-v")) {
+      cfg.verbose = 1;
+    } else if (i + 1 < argc && !strcmp(a, "--socket")) {
+      cfg.socket_path = argv[++i];
+    } else if (i + 1 < argc && !strcmp(a, "--producer-buffer")) {
+      cfg.producer_buffer_kb = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else if (i + 1 < argc && !strcmp(a, "--max-buffer")) {
+      cfg.max_session_kb = (uint32_t)strtoul(argv[++i], NULL, 10);
+    } else {
+      return trak_cli_failf("daemon", "unknown option %s (see --help)", a);
+    }
+  }
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_signal;
+  sigaction(SIGINT, &sa, NULL);
+  sigaction(SIGTERM, &sa, NULL);
+  signal(SIGPIPE, SIG_IGN);
+  trak_error err = {0};
+  return trak_daemon_run(&cfg, &stop_flag, &err) ? trak_cli_fail("daemon", &err) : 0;
+}

@@ -1,0 +1,585 @@
+/*
+** `trak daemon`: the tracing service of the system backend. One thread polls a listening
+** SOCK_SEQPACKET socket and its clients: producers (traced processes) and consumers
+** (`trak record`). A consumer's IpcEnableTracing creates a session: a central buffer (an
+** unstarted trak_session used only as storage and readout) plus, for every producer, a memfd
+** the producer maps as its chunk buffer. Producers commit complete chunks; the daemon copies
+** each into the central buffer after checking its header and framing against its own copy,
+** remaps the writer's sequence id to one it allocates, and releases the chunk. Readout stamps
+** the trusted fields from the daemon's own record of the producer (SO_PEERCRED), dropping any
+** the producer wrote.
+**
+** Isolation. Each producer has its own memfd per session and can only name chunks of it; a
+** message or chunk that does not check out disconnects that producer alone, with a log line.
+** Sends to producers never block: one that stops reading is disconnected.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdk/system.h"
+
+#define MAX_CLIENTS 64
+#define STOP_GRACE_MS 2000 /* how long a stopping session waits for its producers */
+
+enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
+
+typedef struct seqmap {
+  uint32_t local, global;
+} seqmap;
+
+/* One producer's part in one session: its shared buffer and its sequences. */
+typedef struct attach {
+  uint32_t session_id; /* 0: unused */
+  uint8_t *mem;
+  size_t size;
+  uint32_t nchunks;
+  seqmap *seqs;
+  size_t nseqs;
+} attach;
+
+typedef struct client {
+  int fd;
+  int role;
+  int32_t pid, uid;
+  char name[64];
+  uint32_t session_id; /* consumer: its session */
+  attach at[TRAK_MAX_SESSIONS];
+} client;
+
+typedef struct dsession {
+  uint32_t id; /* 0: unused */
+  trak_session *central;
+  int out_fd, consumer; /* consumer: client index or -1 */
+  uint8_t *pconfig;     /* TraceConfig the producers get */
+  size_t pconfig_len;
+  int stream;           /* write_into_file: write as it goes */
+  int stopping;
+  uint64_t stop_deadline, next_write;
+  uint64_t chunks, bytes_out;
+  char error[160];
+} dsession;
+
+static struct {
+  const trak_daemon_config *cfg;
+  int listen_fd;
+  client c[MAX_CLIENTS];
+  dsession s[TRAK_MAX_SESSIONS];
+  uint32_t next_session, next_seq;
+  uint8_t *rx, *copy;
+  trak_pb_buf tx;
+  trak__ipc_msg m;
+} D;
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "trak daemon: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static dsession *session_by_id(uint32_t id) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (id && D.s[i].id == id) return &D.s[i];
+  return NULL;
+}
+
+/* ---- chunks ------------------------------------------------------------------------------ */
+
+/* The daemon-wide sequence id of producer sequence `local` in attachment `a`, registering the
+** producer's credentials with the session on first sight. 0 when out of memory. */
+static uint32_t global_seq(client *c, attach *a, dsession *s, uint32_t local) {
+  for (size_t i = 0; i < a->nseqs; i++)
+    if (a->seqs[i].local == local) return a->seqs[i].global;
+  seqmap *grown = realloc(a->seqs, (a->nseqs + 1) * sizeof *grown);
+  if (!grown) return 0;
+  a->seqs = grown;
+  uint32_t g = ++D.next_seq;
+  a->seqs[a->nseqs++] = (seqmap){local, g};
+  return trak__session_trust(s->central, g, c->uid, c->pid) == 0 ? g : 0;
+}
+
+/* Copies chunk `i` of the producer's buffer into the session: the header and payload are
+** copied out of shared memory first, and only the copy is checked and used. Returns 0, or -1
+** with a reason in `why` when the chunk is malformed. */
+static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, char *why, size_t n) {
+  uint32_t cs = s->central->chunk_size;
+  if (i >= a->nchunks) {
+    snprintf(why, n, "chunk index %u out of range (%u chunks)", i, a->nchunks);
+    return -1;
+  }
+  uint8_t *src = a->mem + (size_t)i * cs;
+  memcpy(D.copy, src, cs);
+  trak__chunk *h = (trak__chunk *)D.copy;
+  uint64_t fill = atomic_load_explicit(&h->fill, memory_order_relaxed);
+  uint32_t bytes = trak__fill_bytes(fill), packets = trak__fill_packets(fill);
+  if (bytes > cs - TRAK__CHUNK_HEADER) {
+    snprintf(why, n, "chunk %u claims %u bytes in a %u-byte chunk", i, bytes, cs);
+    return -1;
+  }
+  /* The payload must be exactly `packets` Trace.packet fields. */
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, D.copy + TRAK__CHUNK_HEADER, bytes);
+  uint32_t count = 0;
+  int rc;
+  while ((rc = trak_pb_decoder_next(&d, &f)) == 1 && f.number == TRAK_PB_Trace_packet &&
+         f.wire_type == TRAK_PB_WIRE_LEN)
+    count++;
+  if (rc != 0 || count != packets) {
+    snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
+    return -1;
+  }
+  /* Copied: a later salvage must not take it again. */
+  atomic_store_explicit(&((trak__chunk *)src)->fill, 0, memory_order_relaxed);
+  if (!bytes) return 0;
+  uint32_t g = global_seq(c, a, s, h->writer_id);
+  if (g) trak__session_import_chunk(s->central, g, h->chunk_index, D.copy + TRAK__CHUNK_HEADER,
+                                    bytes, packets);
+  s->chunks++;
+  return 0;
+}
+
+static void detach(attach *a) {
+  if (a->mem) munmap(a->mem, a->size);
+  free(a->seqs);
+  memset(a, 0, sizeof *a);
+}
+
+/* ---- clients ------------------------------------------------------------------------------ */
+
+static void end_session(dsession *s);
+
+/* Drops a client. A producer that went away (not one caught misbehaving) gets its buffers
+** salvaged: every chunk still holding packets is copied as if committed. */
+static void drop_client(int ci, int salvage) {
+  client *c = &D.c[ci];
+  char why[160];
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
+    attach *a = &c->at[k];
+    dsession *s = session_by_id(a->session_id);
+    for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
+      if (take_chunk(c, a, s, i, why, sizeof why) != 0) break;
+    detach(a);
+  }
+  if (c->role == C_CONSUMER) {
+    dsession *s = session_by_id(c->session_id);
+    if (s) {
+      s->consumer = -1;
+      if (!s->stopping) end_session(s);
+    }
+  }
+  if (D.cfg->verbose && c->role) logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid, c->name);
+  close(c->fd);
+  memset(c, 0, sizeof *c);
+  c->fd = -1;
+}
+
+static void misbehaved(int ci, const char *why) {
+  client *c = &D.c[ci];
+  logf_("disconnecting producer pid %d uid %d (%s): %s", (int)c->pid, (int)c->uid, c->name, why);
+  drop_client(ci, 0);
+}
+
+/* Sends D.tx to client `ci` without blocking; one that does not read is dropped. */
+static int send_to(int ci, int pass_fd) {
+  if (trak__ipc_send(D.c[ci].fd, &D.tx, pass_fd, 1) == 0) return 0;
+  if (D.c[ci].role == C_PRODUCER) misbehaved(ci, "its socket does not take messages (not reading?)");
+  else drop_client(ci, 0);
+  return -1;
+}
+
+/* Gives producer `ci` a buffer in session `s` and tells it to start. */
+static void attach_producer(int ci, dsession *s) {
+  client *c = &D.c[ci];
+  attach *a = NULL;
+  for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
+    if (!c->at[k].session_id) a = &c->at[k];
+  if (!a) return;
+  uint32_t cs = s->central->chunk_size;
+  size_t size = (size_t)(D.cfg->producer_buffer_kb ? D.cfg->producer_buffer_kb : 1024) * 1024;
+  size = size / cs * cs;
+  if (size < 2 * (size_t)cs) size = 2 * (size_t)cs;
+  int fd = memfd_create("trak-producer", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, (off_t)size) != 0 ||
+      (a->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+    logf_("no shared buffer for producer %d: %s", (int)c->pid, strerror(errno));
+    a->mem = NULL;
+    if (fd >= 0) close(fd);
+    return;
+  }
+  a->session_id = s->id;
+  a->size = size;
+  a->nchunks = (uint32_t)(size / cs);
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_start_session);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStartSession_session_id, s->id);
+  trak_pb_put_bytes(&D.tx, TRAK_PB_IpcStartSession_trace_config, s->pconfig, s->pconfig_len);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStartSession_buffer_size, size);
+  trak__ipc_end(&D.tx, n);
+  send_to(ci, fd);
+  close(fd);
+}
+
+static void on_commit(int ci, const trak__ipc_msg *m) {
+  client *c = &D.c[ci];
+  attach *a = NULL;
+  for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
+    if (m->session_id && c->at[k].session_id == m->session_id) a = &c->at[k];
+  dsession *s = session_by_id(m->session_id);
+  if (!a || !s) return; /* a session that ended meanwhile */
+  char why[160];
+  for (uint32_t k = 0; k < m->nchunks; k++)
+    if (take_chunk(c, a, s, m->chunks[k], why, sizeof why) != 0) return misbehaved(ci, why);
+  trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
+                       m->nchunks, 0);
+  send_to(ci, -1);
+}
+
+/* ---- sessions ------------------------------------------------------------------------------ */
+
+/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
+** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
+static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, cfg, len);
+  const uint8_t *at = d.p;
+  int stream = 0;
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number == TRAK_PB_TraceConfig_write_into_file) stream = f.value != 0;
+    if (f.number != TRAK_PB_TraceConfig_buffers && f.number != TRAK_PB_TraceConfig_write_into_file &&
+        f.number != TRAK_PB_TraceConfig_output_path && f.number != TRAK_PB_TraceConfig_duration_ms)
+      trak_pb_put_raw(out, at, (size_t)(d.p - at));
+    at = d.p;
+  }
+  return stream;
+}
+
+/* The session's buffer: the config's, capped by the daemon's limit. */
+static void put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
+                       int for_producer) {
+  uint32_t size_kb = 0, policy = TRAK_PB_TraceConfig_BufferConfig_RING_BUFFER;
+  trak_pb_decoder d, sub;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, cfg, len);
+  while (trak_pb_decoder_next(&d, &f) == 1)
+    if (f.number == TRAK_PB_TraceConfig_buffers && trak_pb_decoder_init_nested(&sub, &d, &f) == 0)
+      while (trak_pb_decoder_next(&sub, &g) == 1) {
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb) size_kb = (uint32_t)g.value;
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy) policy = (uint32_t)g.value;
+      }
+  if (!size_kb || size_kb > cap_kb) size_kb = cap_kb;
+  if (for_producer) size_kb = 64; /* the producer's real buffer is the memfd */
+  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
+  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
+  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy, policy);
+  trak_pb_end_nested(b, n);
+}
+
+static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
+  client *c = &D.c[ci];
+  dsession *s = NULL;
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !s; i++)
+    if (!D.s[i].id) s = &D.s[i];
+  const char *fail = out_fd < 0 ? "no output file descriptor" : !s ? "too many sessions" : NULL;
+  trak_pb_buf central, prod;
+  trak_pb_buf_init_heap(&central);
+  trak_pb_buf_init_heap(&prod);
+  trak_error err = {0};
+  uint32_t cap = D.cfg->max_session_kb ? D.cfg->max_session_kb : 262144;
+  if (!fail) {
+    memset(s, 0, sizeof *s);
+    s->stream = config_for(m->bytes, m->bytes_len, &central);
+    put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
+    config_for(m->bytes, m->bytes_len, &prod);
+    put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
+    if (central.error || prod.error ||
+        trak_session_new_from_proto(central.start, trak_pb_buf_len(&central), &s->central, &err))
+      fail = err.message[0] ? err.message : "out of memory";
+  }
+  if (fail) {
+    logf_("consumer %d: cannot start a session: %s", (int)c->pid, fail);
+    trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
+    trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
+    trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, fail);
+    trak__ipc_end(&D.tx, n);
+    send_to(ci, -1);
+    if (out_fd >= 0) close(out_fd);
+    trak_pb_buf_free(&central);
+    trak_pb_buf_free(&prod);
+    return;
+  }
+  trak_pb_buf_free(&central);
+  s->id = ++D.next_session;
+  s->out_fd = out_fd;
+  s->consumer = ci;
+  s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
+  s->next_write = now_ms() + 1000;
+  c->role = C_CONSUMER;
+  c->session_id = s->id;
+  if (D.cfg->verbose) logf_("session %u started by pid %d", s->id, (int)c->pid);
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    if (D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER) attach_producer(k, s);
+}
+
+/* Writes what the central buffer holds to the session's file. A failed write (disk full)
+** leaves the file cut back to its last whole write, so it stays a valid trace. */
+static void write_out(dsession *s) {
+  if (s->error[0]) return;
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  pthread_mutex_lock(&s->central->lock);
+  trak__session_drain(s->central, &b);
+  pthread_mutex_unlock(&s->central->lock);
+  size_t len = trak_pb_buf_len(&b), done = 0;
+  while (done < len) {
+    ssize_t n = write(s->out_fd, b.start + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      snprintf(s->error, sizeof s->error, "writing the trace: %s",
+               n < 0 ? strerror(errno) : "short write");
+      logf_("session %u: %s; the file keeps the %llu bytes before", s->id, s->error,
+            (unsigned long long)s->bytes_out);
+      if (ftruncate(s->out_fd, (off_t)s->bytes_out) != 0) { /* not a regular file */
+      }
+      break;
+    }
+    done += (size_t)n;
+  }
+  if (!s->error[0]) s->bytes_out += len;
+  trak_pb_buf_free(&b);
+}
+
+static uint32_t producers_in(const dsession *s) {
+  uint32_t n = 0;
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++) n += D.c[k].at[j].session_id == s->id;
+  return n;
+}
+
+static void send_status(dsession *s, int done) {
+  if (s->consumer < 0) return;
+  trak_session_stats st;
+  trak_session_get_stats(s->central, &st);
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_producers, producers_in(s));
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
+                     st.packets_lost + st.packets_overwritten);
+  if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
+  if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
+  trak__ipc_end(&D.tx, n);
+  send_to(s->consumer, -1);
+}
+
+/* Asks every producer in `s` to stop; the session ends when all answered or after a grace. */
+static void end_session(dsession *s) {
+  if (s->stopping) return;
+  s->stopping = 1;
+  s->stop_deadline = now_ms() + STOP_GRACE_MS;
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      if (D.c[k].at[j].session_id == s->id) {
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_stop_session, s->id);
+        if (send_to(k, -1) != 0) break;
+      }
+}
+
+static void finish_session(dsession *s) {
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      if (D.c[k].at[j].session_id == s->id) detach(&D.c[k].at[j]);
+  write_out(s);
+  send_status(s, 1);
+  if (D.cfg->verbose) logf_("session %u ended: %llu chunks, %llu bytes", s->id,
+                            (unsigned long long)s->chunks, (unsigned long long)s->bytes_out);
+  close(s->out_fd);
+  trak_session_free(s->central);
+  free(s->pconfig);
+  memset(s, 0, sizeof *s);
+}
+
+static void on_stop_done(int ci, uint32_t id) {
+  for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
+    if (id && D.c[ci].at[j].session_id == id) detach(&D.c[ci].at[j]);
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+static void on_message(int ci) {
+  client *c = &D.c[ci];
+  int got_fd;
+  long n = trak__ipc_recv(c->fd, D.rx, &got_fd);
+  if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  if (n == -2) return misbehaved(ci, "message longer than 64 KiB");
+  if (n <= 0) return drop_client(ci, 1);
+  trak__ipc_msg *m = &D.m;
+  if (trak__ipc_decode(D.rx, (size_t)n, m) != 0) {
+    if (got_fd >= 0) close(got_fd);
+    return misbehaved(ci, "malformed message");
+  }
+  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+             : m->type == TRAK_PB_IpcMessage_enable_tracing ? C_CONSUMER
+                                                           : c->role;
+  if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
+    close(got_fd);
+    got_fd = -1;
+  }
+  if (c->role != role && c->role != C_NEW) return misbehaved(ci, "message out of its role");
+  switch (m->type) {
+    case TRAK_PB_IpcMessage_hello:
+      c->role = C_PRODUCER;
+      snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
+               (const char *)m->bytes);
+      if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
+      for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+        if (D.s[i].id && !D.s[i].stopping) attach_producer(ci, &D.s[i]);
+      break;
+    case TRAK_PB_IpcMessage_commit_chunks: on_commit(ci, m); break;
+    case TRAK_PB_IpcMessage_stop_done: on_stop_done(ci, m->session_id); break;
+    case TRAK_PB_IpcMessage_enable_tracing:
+      if (c->session_id) {
+        if (got_fd >= 0) close(got_fd);
+        break;
+      }
+      on_enable(ci, m, got_fd);
+      break;
+    case TRAK_PB_IpcMessage_disable_tracing:
+      if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
+      break;
+    case TRAK_PB_IpcMessage_get_status:
+      if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
+      break;
+    default:
+      if (c->role == C_PRODUCER) misbehaved(ci, "unexpected message");
+      break;
+  }
+}
+
+static void on_accept(void) {
+  int fd = accept4(D.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0) return;
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int slot = -1;
+  for (int k = 0; k < MAX_CLIENTS && slot < 0; k++)
+    if (D.c[k].fd < 0) slot = k;
+  if (slot < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    logf_("refusing a connection: %s", slot < 0 ? "too many clients" : strerror(errno));
+    close(fd);
+    return;
+  }
+  client *c = &D.c[slot];
+  memset(c, 0, sizeof *c);
+  c->fd = fd;
+  c->pid = (int32_t)cred.pid;
+  c->uid = (int32_t)cred.uid;
+}
+
+/* Periodic work: streaming sessions write out; stopping ones finish when their producers
+** answered or the grace ran out. */
+static void tick(void) {
+  uint64_t now = now_ms();
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
+    dsession *s = &D.s[i];
+    if (!s->id) continue;
+    if (s->stopping && (producers_in(s) == 0 || now >= s->stop_deadline)) {
+      finish_session(s);
+    } else if (s->stream && now >= s->next_write) {
+      write_out(s);
+      s->next_write = now + 1000;
+    }
+  }
+}
+
+static int listen_on(const char *path, trak_error *err) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (strlen(path) >= sizeof addr.sun_path)
+    return trak_error_set(err, TRAK_EINVAL, "%s: socket path too long", path);
+  strcpy(addr.sun_path, path);
+  int probe = trak__ipc_connect(path);
+  if (probe >= 0) {
+    close(probe);
+    return trak_error_set(err, TRAK_EIO, "%s: a daemon already listens there", path);
+  }
+  unlink(path); /* a stale socket of a daemon that died */
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  mode_t old = umask(077); /* owner-only from the moment it exists */
+  int ok = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+           chmod(path, 0600) == 0 && listen(fd, 64) == 0;
+  umask(old);
+  if (!ok) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(e));
+  }
+  D.listen_fd = fd;
+  return 0;
+}
+
+int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_error *err) {
+  trak__system_no_autostart = 1;
+  trak_init();
+  char path[108];
+  if (cfg->socket_path) snprintf(path, sizeof path, "%s", cfg->socket_path);
+  else trak__ipc_default_path(path, sizeof path);
+  memset(&D, 0, sizeof D);
+  D.cfg = cfg;
+  for (int k = 0; k < MAX_CLIENTS; k++) D.c[k].fd = -1;
+  D.rx = malloc(TRAK__IPC_MAX);
+  D.copy = malloc(1u << 20); /* the largest chunk */
+  trak_pb_buf_init_heap(&D.tx);
+  int rc = D.rx && D.copy ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
+  while (rc == 0 && !*stop) {
+    struct pollfd p[MAX_CLIENTS + 1];
+    int who[MAX_CLIENTS + 1], n = 0;
+    p[n] = (struct pollfd){D.listen_fd, POLLIN, 0};
+    who[n++] = -1;
+    for (int k = 0; k < MAX_CLIENTS; k++)
+      if (D.c[k].fd >= 0) {
+        p[n] = (struct pollfd){D.c[k].fd, POLLIN, 0};
+        who[n++] = k;
+      }
+    if (poll(p, (nfds_t)n, 50) > 0) {
+      for (int i = 0; i < n; i++) {
+        if (!p[i].revents) continue;
+        if (who[i] < 0) on_accept();
+        else if (D.c[who[i]].fd == p[i].fd) on_message(who[i]);
+      }
+    }
+    tick();
+  }
+  if (rc == 0) {
+    for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+      if (D.s[i].id) finish_session(&D.s[i]);
+    for (int k = 0; k < MAX_CLIENTS; k++)
+      if (D.c[k].fd >= 0) drop_client(k, 0);
+    close(D.listen_fd);
+    unlink(path);
+  }
+  free(D.rx);
+  free(D.copy);
+  trak_pb_buf_free(&D.tx);
+  return rc;
+}

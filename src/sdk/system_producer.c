@@ -1,0 +1,240 @@
+/*
+** The producer side of the system backend: a background thread in a traced process that
+** keeps a connection to the daemon, and turns the daemon's commands into ordinary in-process
+** sessions whose buffer is a shared mapping of the memfd the daemon sent. Threads write
+** events exactly as in-process; this thread only moves chunk ownership: it hands complete
+** chunks to the daemon (state SHARED: no writer touches them) and frees them when the daemon
+** says it has copied them.
+**
+** Reconnection. When the daemon goes away the thread stops the sessions it ran and tries
+** again every 100 ms; events in between are not recorded (no session records them).
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sdk/system.h"
+
+int trak__system_no_autostart;
+
+typedef struct psession {
+  uint32_t id; /* the daemon's session id; 0: unused */
+  trak_session *s;
+} psession;
+
+static struct {
+  pthread_mutex_t lock; /* guards starting and stopping the thread */
+  pthread_t thread;
+  int running;
+  pid_t pid; /* the process that started the thread (a forked child has none) */
+  char path[108];
+  _Atomic int stop, connected, active;
+  int fd;
+  psession ps[TRAK_MAX_SESSIONS];
+  uint8_t *rx;
+  trak_pb_buf tx;
+} P = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
+
+static void log_line(const char *fmt, const char *arg) {
+  fprintf(stderr, "trak producer %d: ", (int)getpid());
+  fprintf(stderr, fmt, arg);
+  fputc('\n', stderr);
+}
+
+static psession *find(uint32_t id) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (P.ps[i].id == id && id) return &P.ps[i];
+  return NULL;
+}
+
+/* Hands every complete chunk of `p` to the daemon, in messages of bounded size. */
+static int commit(psession *p) {
+  static uint32_t idx[TRAK__IPC_MAX_CHUNKS / 2];
+  size_t n;
+  do {
+    n = trak__session_take_complete(p->s, idx, sizeof idx / sizeof *idx);
+    if (!n) break;
+    uint64_t lost = atomic_load(&p->s->packets_lost);
+    trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, idx, n, lost);
+    if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
+  } while (n == sizeof idx / sizeof *idx);
+  return 0;
+}
+
+static void end_session(psession *p) {
+  trak_session_free(p->s);
+  p->s = NULL;
+  p->id = 0;
+  atomic_fetch_sub(&P.active, 1);
+}
+
+/* IpcStartSession: an in-process session over the daemon's memfd. */
+static void start_session(const trak__ipc_msg *m, int memfd) {
+  psession *p = NULL;
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !p; i++)
+    if (!P.ps[i].id) p = &P.ps[i];
+  trak_error err = {0};
+  trak_session *s = NULL;
+  uint8_t *mem = MAP_FAILED;
+  if (p && memfd >= 0 && m->session_id && m->buffer_size)
+    mem = mmap(NULL, m->buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (mem == MAP_FAILED) {
+    log_line("cannot start a session: %s", p ? "bad memfd" : "no free slot");
+  } else if (trak_session_new_from_proto(m->bytes, m->bytes_len, &s, &err) != 0 ||
+             trak__session_use_shared(s, mem, m->buffer_size) != 0) {
+    log_line("cannot start a session: %s", err.message);
+    munmap(mem, m->buffer_size);
+    trak_session_free(s);
+    s = NULL;
+  } else if (trak_session_start(s, &err) != 0) {
+    log_line("cannot start a session: %s", err.message);
+    trak_session_free(s);
+    s = NULL;
+  }
+  if (memfd >= 0) close(memfd);
+  if (!s) return;
+  p->id = m->session_id;
+  p->s = s;
+  atomic_fetch_add(&P.active, 1);
+}
+
+/* Acts on one message from the daemon. Returns -1 when the connection is unusable. */
+static int handle(const trak__ipc_msg *m, int got_fd) {
+  psession *p = m->type == TRAK_PB_IpcMessage_start_session ? NULL : find(m->session_id);
+  switch (m->type) {
+    case TRAK_PB_IpcMessage_start_session: start_session(m, got_fd); return 0;
+    case TRAK_PB_IpcMessage_release_chunks:
+      if (p) trak__session_release(p->s, m->chunks, m->nchunks);
+      break;
+    case TRAK_PB_IpcMessage_flush_session:
+      if (p) {
+        trak_session_flush(p->s, NULL);
+        return commit(p);
+      }
+      break;
+    case TRAK_PB_IpcMessage_stop_session:
+      if (p) {
+        trak_session_stop(p->s, NULL); /* every chunk complete */
+        if (commit(p) != 0) return -1;
+        end_session(p); /* the daemon holds its own mapping */
+      }
+      trak__ipc_put_session(&P.tx, TRAK_PB_IpcMessage_stop_done, m->session_id);
+      return trak__ipc_send(P.fd, &P.tx, -1, 0);
+    default: break;
+  }
+  if (got_fd >= 0) close(got_fd);
+  return 0;
+}
+
+static void disconnect(void) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (P.ps[i].id) end_session(&P.ps[i]);
+  if (P.fd >= 0) close(P.fd);
+  P.fd = -1;
+  atomic_store(&P.connected, 0);
+}
+
+static int hello(void) {
+  char name[64] = "";
+  FILE *f = fopen("/proc/self/comm", "r");
+  if (f) {
+    if (fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = 0;
+    fclose(f);
+  }
+  trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_hello);
+  trak_pb_put_string(&P.tx, TRAK_PB_IpcHello_process_name, name);
+  trak__ipc_end(&P.tx, n);
+  return trak__ipc_send(P.fd, &P.tx, -1, 0);
+}
+
+static void *producer_main(void *arg) {
+  (void)arg;
+  static trak__ipc_msg m;
+  while (!atomic_load(&P.stop)) {
+    if (P.fd < 0) {
+      P.fd = trak__ipc_connect(P.path);
+      if (P.fd >= 0 && hello() != 0) disconnect();
+      if (P.fd < 0) {
+        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        continue;
+      }
+      atomic_store(&P.connected, 1);
+    }
+    struct pollfd pfd = {P.fd, POLLIN, 0};
+    int ready = poll(&pfd, 1, 20);
+    int bad = 0;
+    while (ready > 0 && !bad) {
+      int got_fd;
+      long n = trak__ipc_recv(P.fd, P.rx, &got_fd);
+      if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) break;
+      if (n <= 0 || trak__ipc_decode(P.rx, (size_t)n, &m) != 0) {
+        if (got_fd >= 0) close(got_fd);
+        bad = 1;
+        break;
+      }
+      bad = handle(&m, got_fd) != 0;
+    }
+    for (int i = 0; i < TRAK_MAX_SESSIONS && !bad; i++)
+      if (P.ps[i].id) bad = commit(&P.ps[i]) != 0;
+    if (bad) disconnect();
+  }
+  disconnect();
+  return NULL;
+}
+
+int trak_system_connect(const char *socket_path) {
+  trak__init_core();
+  char path[sizeof P.path];
+  if (socket_path) snprintf(path, sizeof path, "%s", socket_path);
+  else trak__ipc_default_path(path, sizeof path);
+  pthread_mutex_lock(&P.lock);
+  if (P.running && P.pid != getpid()) { /* inherited across fork: not ours */
+    P.running = 0;
+    if (P.fd >= 0) close(P.fd);
+    P.fd = -1;
+    memset(P.ps, 0, sizeof P.ps);
+    atomic_store(&P.active, 0);
+    atomic_store(&P.connected, 0);
+  }
+  int rc = 0;
+  if (P.running) {
+    rc = strcmp(path, P.path) ? TRAK_ESTATE : 0;
+  } else {
+    snprintf(P.path, sizeof P.path, "%s", path);
+    if (!P.rx) P.rx = malloc(TRAK__IPC_MAX);
+    trak_pb_buf_init_heap(&P.tx);
+    atomic_store(&P.stop, 0);
+    P.pid = getpid();
+    if (!P.rx || pthread_create(&P.thread, NULL, producer_main, NULL) != 0) rc = TRAK_ENOMEM;
+    else P.running = 1;
+  }
+  pthread_mutex_unlock(&P.lock);
+  return rc;
+}
+
+void trak_system_disconnect(void) {
+  pthread_mutex_lock(&P.lock);
+  if (P.running && P.pid == getpid()) {
+    atomic_store(&P.stop, 1);
+    pthread_join(P.thread, NULL);
+    trak_pb_buf_free(&P.tx);
+  }
+  P.running = 0;
+  pthread_mutex_unlock(&P.lock);
+}
+
+int trak_system_connected(void) { return P.pid == getpid() && atomic_load(&P.connected); }
+
+int trak_system_active_sessions(void) { return P.pid == getpid() ? atomic_load(&P.active) : 0; }
+
+void trak__system_autostart(void) {
+  const char *backend = getenv("TRAK_BACKEND");
+  if (!trak__system_no_autostart && backend && !strcmp(backend, "system"))
+    trak_system_connect(NULL);
+}
