@@ -46,6 +46,7 @@ typedef struct attach {
   uint32_t nchunks;
   seqmap *seqs;
   size_t nseqs;
+  uint64_t lost; /* the producer's last reported loss count */
 } attach;
 
 typedef struct client {
@@ -66,7 +67,7 @@ typedef struct dsession {
   int stream;           /* write_into_file: write as it goes */
   int stopping;
   uint64_t stop_deadline, next_write;
-  uint64_t chunks, bytes_out;
+  uint64_t chunks, bytes_out, producer_lost;
   char error[160];
 } dsession;
 
@@ -203,8 +204,10 @@ static void misbehaved(int ci, const char *why) {
 /* Sends D.tx to client `ci` without blocking; one that does not read is dropped. */
 static int send_to(int ci, int pass_fd) {
   if (trak__ipc_send(D.c[ci].fd, &D.tx, pass_fd, 1) == 0) return 0;
-  if (D.c[ci].role == C_PRODUCER) misbehaved(ci, "its socket does not take messages (not reading?)");
-  else drop_client(ci, 0);
+  if (D.c[ci].role == C_PRODUCER && (errno == EAGAIN || errno == EWOULDBLOCK))
+    misbehaved(ci, "its socket is full (it does not read)");
+  else
+    drop_client(ci, 1); /* it went away: keep what it left */
   return -1;
 }
 
@@ -246,6 +249,8 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
     if (m->session_id && c->at[k].session_id == m->session_id) a = &c->at[k];
   dsession *s = session_by_id(m->session_id);
   if (!a || !s) return; /* a session that ended meanwhile */
+  if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
+  a->lost = m->packets_lost;
   char why[160];
   for (uint32_t k = 0; k < m->nchunks; k++)
     if (take_chunk(c, a, s, m->chunks[k], why, sizeof why) != 0) return misbehaved(ci, why);
@@ -385,7 +390,7 @@ static void send_status(dsession *s, int done) {
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
-                     st.packets_lost + st.packets_overwritten);
+                     st.packets_lost + st.packets_overwritten + s->producer_lost);
   if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
   if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
   trak__ipc_end(&D.tx, n);

@@ -122,6 +122,10 @@ static int handle(const trak__ipc_msg *m, int got_fd) {
       if (p) {
         trak_session_stop(p->s, NULL); /* every chunk complete */
         if (commit(p) != 0) return -1;
+        /* The final loss count, even when no chunk was left to commit. */
+        trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, NULL, 0,
+                             atomic_load(&p->s->packets_lost));
+        if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
         end_session(p); /* the daemon holds its own mapping */
       }
       trak__ipc_put_session(&P.tx, TRAK_PB_IpcMessage_stop_done, m->session_id);

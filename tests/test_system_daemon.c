@@ -1,0 +1,479 @@
+/*
+** The system backend across processes: a daemon (forked), producers (forked, tracing through
+** shared memory), consumers (forked trak_record_run). Every child has an alarm and the parent
+** kills any child that overstays, so no test can hang. Sockets live in a fresh temp dir.
+**
+** Covered: N producers into one session with every event accounted for; a producer killed
+** with SIGKILL mid-trace; hostile producers (garbage chunk header, oversized message, chunk
+** index out of range, forged trusted fields) next to good ones; two concurrent sessions with
+** different category filters.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "sdk/system.h"
+#include "trak/pbtxt.h"
+#include "trak/trak.h"
+
+TRAK_CATEGORY_DEFINE(cat_app, "app", "slices");
+TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
+
+#define EVENTS 3000
+#define MAX_PIDS 16
+
+static char dir[64], sock[128];
+static pid_t daemon_pid;
+
+static void sleep_ms(int ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
+
+/* Waits for child `pid` up to `ms`; kills it after that. Returns its exit code, or -1 when it
+** had to be killed or died of a signal. */
+static int wait_child(pid_t pid, int ms) {
+  int status;
+  for (int t = 0; t < ms; t += 10) {
+    pid_t r = waitpid(pid, &status, WNOHANG);
+    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    sleep_ms(10);
+  }
+  kill(pid, SIGKILL);
+  waitpid(pid, &status, 0);
+  return -1;
+}
+
+static volatile int stop_flag;
+static void on_stop(int sig) {
+  (void)sig;
+  stop_flag = 1;
+}
+
+static void catch_stop(int sig) {
+  struct sigaction sa;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop;
+  sigaction(sig, &sa, NULL);
+}
+
+static int daemon_up(void) {
+  int fd = trak__ipc_connect(sock);
+  if (fd >= 0) close(fd);
+  return fd >= 0;
+}
+
+static void start_daemon(uint32_t producer_kb) {
+  snprintf(dir, sizeof dir, "/tmp/trak-sys-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  snprintf(sock, sizeof sock, "%s/trak.sock", dir);
+  daemon_pid = fork();
+  assert_true(daemon_pid >= 0);
+  if (daemon_pid == 0) {
+    alarm(60);
+    catch_stop(SIGTERM);
+    trak_daemon_config cfg = {sock, producer_kb, 0, 0};
+    trak_error err = {0};
+    int rc = trak_daemon_run(&cfg, &stop_flag, &err);
+    if (rc) fprintf(stderr, "daemon: %s\n", err.message);
+    _exit(rc ? 1 : 0);
+  }
+  for (int t = 0; t < 500 && !daemon_up(); t++) sleep_ms(10);
+  assert_true(daemon_up());
+}
+
+/* Stops the daemon; asserts it was alive and exits cleanly. */
+static void stop_daemon(void) {
+  assert_int_equal(kill(daemon_pid, SIGTERM), 0);
+  assert_int_equal(wait_child(daemon_pid, 10000), 0);
+  char path[160];
+  snprintf(path, sizeof path, "%s/trace0.pb", dir);
+  for (int i = 0; i < 4; i++) {
+    snprintf(path, sizeof path, "%s/trace%d.pb", dir, i);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+static void wait_sessions(int want) {
+  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++) sleep_ms(10);
+  if (trak_system_active_sessions() != want) _exit(2);
+}
+
+/* A producer child: waits for `sessions` sessions, emits `events` slices ("app") and
+** instants ("net") (forever when `events` < 0), reports on `ready`, waits for the end. */
+static pid_t spawn_producer(int sessions, long events, int ready) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  alarm(30);
+  trak_system_connect(sock);
+  wait_sessions(sessions);
+  for (long i = 0; events < 0 || i < events; i++) {
+    {
+      TRAK_EVENT(cat_app, "work");
+    }
+    TRAK_EVENT_INSTANT(cat_net, "ping");
+    if (i == (events < 0 ? 1000 : events - 1)) {
+      if (write(ready, "x", 1) != 1) _exit(3);
+    }
+    if (events < 0) usleep(100);
+  }
+  wait_sessions(0);
+  trak_system_disconnect();
+  _exit(0);
+}
+
+/* A consumer child recording `config_text` into trace<n>.pb until SIGUSR1. */
+static pid_t spawn_recorder(const char *config_text, int n) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  alarm(40);
+  catch_stop(SIGUSR1);
+  trak_pb_buf cfg;
+  trak_pb_buf_init_heap(&cfg);
+  trak_error err = {0};
+  if (trak_pbtxt_parse("TraceConfig", config_text, strlen(config_text), &cfg, &err)) _exit(4);
+  char path[160];
+  snprintf(path, sizeof path, "%s/trace%d.pb", dir, n);
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  trak_record_config rc = {sock, cfg.start, trak_pb_buf_len(&cfg), fd, 0, &stop_flag, 0, 0};
+  trak_record_status st;
+  int r = trak_record_run(&rc, &st, &err);
+  if (r) fprintf(stderr, "record: %s\n", err.message);
+  _exit(r ? 1 : st.packets_lost ? 5 : 0);
+}
+
+static const char ALL[] =
+    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
+    "data_sources { config { name: \"track_event\" } }\n";
+static const char ONLY_APP[] =
+    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
+    "data_sources { config { name: \"track_event\" track_event_config {\n"
+    "  enabled_categories: \"app\" disabled_categories: \"*\" } } }\n";
+static const char ONLY_NET[] =
+    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
+    "data_sources { config { name: \"track_event\" track_event_config {\n"
+    "  enabled_categories: \"n*\" disabled_categories: \"*\" } } }\n";
+
+/* ---- reading the result ------------------------------------------------------------------ */
+
+typedef struct tally {
+  int32_t pid[MAX_PIDS];
+  long slices[MAX_PIDS], instants[MAX_PIDS];
+  int n;
+  long packets, untrusted; /* packets without exactly one trusted pid, uid and sequence id */
+  long forged;             /* packets claiming the forged pid or uid */
+} tally;
+
+static int tally_pid(tally *t, int32_t pid) {
+  for (int i = 0; i < t->n; i++)
+    if (t->pid[i] == pid) return i;
+  assert_true(t->n < MAX_PIDS);
+  t->pid[t->n] = pid;
+  return t->n++;
+}
+
+#define FORGED_PID 4242
+#define FORGED_UID 4343
+
+static void read_trace(int n, tally *t) {
+  memset(t, 0, sizeof *t);
+  char path[160];
+  snprintf(path, sizeof path, "%s/trace%d.pb", dir, n);
+  FILE *f = fopen(path, "rb");
+  assert_non_null(f);
+  static uint8_t data[32 << 20];
+  size_t len = fread(data, 1, sizeof data, f);
+  fclose(f);
+  trak_pb_decoder d, pd, ed;
+  trak_pb_field fp, g, h;
+  trak_pb_decoder_init(&d, data, len);
+  while (trak_pb_decoder_next(&d, &fp) == 1) {
+    assert_int_equal(fp.number, TRAK_PB_Trace_packet);
+    assert_int_equal(trak_pb_decoder_init_nested(&pd, &d, &fp), 0);
+    int pids = 0, uids = 0, seqs = 0;
+    int32_t pid = 0;
+    int64_t type = -1;
+    while (trak_pb_decoder_next(&pd, &g) == 1) {
+      if (g.number == TRAK_PB_TracePacket_trusted_pid) pids++, pid = (int32_t)g.value;
+      if (g.number == TRAK_PB_TracePacket_trusted_uid) {
+        uids++;
+        t->forged += g.value == FORGED_UID;
+      }
+      if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seqs++;
+      if (g.number == TRAK_PB_TracePacket_track_event &&
+          trak_pb_decoder_init_nested(&ed, &pd, &g) == 0)
+        while (trak_pb_decoder_next(&ed, &h) == 1)
+          if (h.number == TRAK_PB_TrackEvent_type) type = (int64_t)h.value;
+    }
+    assert_int_equal(pd.error, 0);
+    t->packets++;
+    t->untrusted += pids != 1 || uids != 1 || seqs != 1;
+    t->forged += pid == FORGED_PID;
+    int i = tally_pid(t, pid);
+    t->slices[i] += type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN;
+    t->instants[i] += type == TRAK_PB_TrackEvent_TYPE_INSTANT;
+  }
+  assert_int_equal(d.error, 0);
+}
+
+static int index_of(const tally *t, pid_t pid) {
+  for (int i = 0; i < t->n; i++)
+    if (t->pid[i] == pid) return i;
+  return -1;
+}
+
+static void wait_ready(int fd, int count) {
+  char c;
+  for (int i = 0; i < count; i++) {
+    struct pollfd p = {fd, POLLIN, 0};
+    assert_int_equal(poll(&p, 1, 20000), 1);
+    assert_int_equal(read(fd, &c, 1), 1);
+  }
+}
+
+/* ---- tests ------------------------------------------------------------------------------- */
+
+static void test_producers_into_one_session(void **state) {
+  (void)state;
+  enum { N = 4 };
+  start_daemon(4096);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t prod[N];
+  for (int i = 0; i < N; i++) prod[i] = spawn_producer(1, EVENTS, ready[1]);
+  sleep_ms(200);
+  pid_t rec = spawn_recorder(ALL, 0);
+  wait_ready(ready[0], N);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  for (int i = 0; i < N; i++) assert_int_equal(wait_child(prod[i], 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.untrusted, 0);
+  for (int i = 0; i < N; i++) {
+    int k = index_of(&t, prod[i]);
+    assert_true(k >= 0);
+    assert_int_equal(t.slices[k], EVENTS);
+    assert_int_equal(t.instants[k], EVENTS);
+  }
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+static void test_sigkill_mid_trace(void **state) {
+  (void)state;
+  start_daemon(4096);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t victim = spawn_producer(1, -1, ready[1]);
+  pid_t good[2] = {spawn_producer(1, EVENTS, ready[1]), spawn_producer(1, EVENTS, ready[1])};
+  sleep_ms(200);
+  pid_t rec = spawn_recorder(ALL, 0);
+  wait_ready(ready[0], 3);
+  kill(victim, SIGKILL);
+  assert_int_equal(wait_child(victim, 5000), -1);
+  sleep_ms(100);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(wait_child(good[i], 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.untrusted, 0);
+  for (int i = 0; i < 2; i++) {
+    int k = index_of(&t, good[i]);
+    assert_true(k >= 0);
+    assert_int_equal(t.slices[k], EVENTS);
+    assert_int_equal(t.instants[k], EVENTS);
+  }
+  /* The victim's events up to its death are there (committed or salvaged). */
+  int k = index_of(&t, victim);
+  assert_true(k >= 0);
+  assert_true(t.slices[k] >= 1000);
+  /* The daemon carries on: a second session records. */
+  pid_t again = spawn_producer(1, 10, ready[1]);
+  sleep_ms(200);
+  rec = spawn_recorder(ALL, 1);
+  wait_ready(ready[0], 1);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  assert_int_equal(wait_child(again, 20000), 0);
+  read_trace(1, &t);
+  k = index_of(&t, again);
+  assert_true(k >= 0);
+  assert_int_equal(t.slices[k], 10);
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+enum { H_GARBAGE_HEADER, H_OVERSIZED, H_BAD_INDEX, H_BAD_FRAMING, H_FORGED_TRUST };
+
+/* Writes one packet (with forged trusted fields) into chunk 0 as a valid chunk. */
+static void forge_chunk(uint8_t *mem) {
+  trak__chunk *c = (trak__chunk *)mem;
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak_pb_nested n = trak_pb_begin_nested(&b, TRAK_PB_Trace_packet);
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_pid, FORGED_PID);
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_uid, FORGED_UID);
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_timestamp, 5);
+  trak_pb_end_nested(&b, n);
+  memcpy(mem + TRAK__CHUNK_HEADER, b.start, trak_pb_buf_len(&b));
+  c->writer_id = 1;
+  c->chunk_index = 0;
+  atomic_store(&c->fill, trak_pb_buf_len(&b) | (1ull << 32));
+  trak_pb_buf_free(&b);
+}
+
+/* A hostile producer child speaking the protocol by hand. Exits 0 when the daemon reacted
+** as it must: disconnected it (misbehaviour) or kept it (forged fields, which get replaced). */
+static pid_t spawn_hostile(int kind, int ready) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  alarm(30);
+  int fd = trak__ipc_connect(sock);
+  if (fd < 0) _exit(10);
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak__ipc_end(&b, trak__ipc_begin(&b, TRAK_PB_IpcMessage_hello));
+  if (trak__ipc_send(fd, &b, -1, 0)) _exit(11);
+  static uint8_t rx[TRAK__IPC_MAX];
+  static trak__ipc_msg m;
+  int memfd = -1;
+  for (int t = 0; t < 1000 && memfd < 0; t++) {
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, 10) != 1) continue;
+    long n = trak__ipc_recv(fd, rx, &memfd);
+    if (n <= 0 || trak__ipc_decode(rx, (size_t)n, &m) || m.type != TRAK_PB_IpcMessage_start_session)
+      _exit(12);
+  }
+  if (memfd < 0) _exit(13);
+  uint8_t *mem = mmap(NULL, m.buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (mem == MAP_FAILED) _exit(14);
+  uint32_t sid = m.session_id, chunk = 0;
+  trak__chunk *c = (trak__chunk *)mem;
+  switch (kind) {
+    case H_GARBAGE_HEADER:
+      memset(mem, 0xA5, 4096);
+      break;
+    case H_BAD_INDEX: chunk = m.buffer_size; break;
+    case H_BAD_FRAMING:
+      forge_chunk(mem);
+      atomic_store(&c->fill, atomic_load(&c->fill) + (3ull << 32)); /* claims 4 packets */
+      break;
+    case H_FORGED_TRUST: forge_chunk(mem); break;
+    default: break;
+  }
+  if (kind == H_OVERSIZED) {
+    static uint8_t big[TRAK__IPC_MAX * 2];
+    memset(big, 0x0A, sizeof big);
+    if (send(fd, big, sizeof big, 0) != (ssize_t)sizeof big) _exit(15);
+  } else {
+    trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0);
+    if (trak__ipc_send(fd, &b, -1, 0)) _exit(16);
+  }
+  if (write(ready, "h", 1) != 1) _exit(17);
+  /* Expect: end of stream (disconnected), or for forged fields a release of chunk 0. */
+  for (int t = 0; t < 500; t++) {
+    struct pollfd p = {fd, POLLIN, 0};
+    if (poll(&p, 1, 10) != 1) continue;
+    int got;
+    long n = trak__ipc_recv(fd, rx, &got);
+    if (n == 0) _exit(kind == H_FORGED_TRUST ? 18 : 0);
+    if (n > 0 && kind == H_FORGED_TRUST && !trak__ipc_decode(rx, (size_t)n, &m) &&
+        m.type == TRAK_PB_IpcMessage_release_chunks)
+      _exit(0);
+  }
+  _exit(19);
+}
+
+static void test_hostile_producers(void **state) {
+  (void)state;
+  start_daemon(1024);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t good[2] = {spawn_producer(1, EVENTS, ready[1]), spawn_producer(1, EVENTS, ready[1])};
+  pid_t bad[5];
+  for (int k = 0; k < 5; k++) bad[k] = spawn_hostile(k, ready[1]);
+  sleep_ms(300);
+  pid_t rec = spawn_recorder(ALL, 0);
+  wait_ready(ready[0], 7);
+  for (int k = 0; k < 5; k++) assert_int_equal(wait_child(bad[k], 20000), 0);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  for (int i = 0; i < 2; i++) assert_int_equal(wait_child(good[i], 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.untrusted, 0);
+  assert_int_equal(t.forged, 0);
+  for (int i = 0; i < 2; i++) {
+    int k = index_of(&t, good[i]);
+    assert_true(k >= 0);
+    assert_int_equal(t.slices[k], EVENTS);
+    assert_int_equal(t.instants[k], EVENTS);
+  }
+  /* The forged packet is there, stamped with its real sender. */
+  assert_true(index_of(&t, bad[H_FORGED_TRUST]) >= 0);
+  for (int k = 0; k < H_FORGED_TRUST; k++) assert_int_equal(index_of(&t, bad[k]), -1);
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+static void test_two_sessions_with_filters(void **state) {
+  (void)state;
+  enum { N = 2 };
+  start_daemon(4096);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t prod[N];
+  for (int i = 0; i < N; i++) prod[i] = spawn_producer(2, EVENTS, ready[1]);
+  sleep_ms(200);
+  pid_t rec_app = spawn_recorder(ONLY_APP, 0), rec_net = spawn_recorder(ONLY_NET, 1);
+  wait_ready(ready[0], N);
+  kill(rec_app, SIGUSR1);
+  kill(rec_net, SIGUSR1);
+  assert_int_equal(wait_child(rec_app, 20000), 0);
+  assert_int_equal(wait_child(rec_net, 20000), 0);
+  for (int i = 0; i < N; i++) assert_int_equal(wait_child(prod[i], 20000), 0);
+  tally app, net;
+  read_trace(0, &app);
+  read_trace(1, &net);
+  for (int i = 0; i < N; i++) {
+    int a = index_of(&app, prod[i]), n = index_of(&net, prod[i]);
+    assert_true(a >= 0 && n >= 0);
+    assert_int_equal(app.slices[a], EVENTS);
+    assert_int_equal(app.instants[a], 0);
+    assert_int_equal(net.slices[n], 0);
+    assert_int_equal(net.instants[n], EVENTS);
+  }
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_producers_into_one_session),
+      cmocka_unit_test(test_sigkill_mid_trace),
+      cmocka_unit_test(test_hostile_producers),
+      cmocka_unit_test(test_two_sessions_with_filters),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
