@@ -18,6 +18,22 @@
 
 /* ---- codec ------------------------------------------------------------------------------- */
 
+/* Appends the chunk indexes of a repeated field, packed or not. */
+static int add_chunks(const trak_pb_field *f, trak__ipc_msg *m) {
+  trak_pb_packed it;
+  uint64_t v = f->value;
+  int r = 1;
+  if (f->wire_type == TRAK_PB_WIRE_LEN) trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
+  for (int first = 1;; first = 0) {
+    if (f->wire_type == TRAK_PB_WIRE_LEN) r = trak_pb_packed_next(&it, &v);
+    else if (!first) r = 0;
+    if (r != 1) break;
+    if (m->nchunks == TRAK__IPC_MAX_CHUNKS || v > UINT32_MAX) return TRAK_EFORMAT;
+    m->chunks[m->nchunks++] = (uint32_t)v;
+  }
+  return r < 0 ? TRAK_EFORMAT : 0;
+}
+
 /* Reads the fields of one member message into `m`. */
 static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
   trak_pb_decoder d;
@@ -55,16 +71,8 @@ static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
         if (f.number == TRAK_PB_IpcCommitChunks_session_id && varint)
           m->session_id = (uint32_t)f.value;
         if (f.number == TRAK_PB_IpcCommitChunks_packets_lost && varint) m->packets_lost = f.value;
-        if (f.number == TRAK_PB_IpcCommitChunks_chunks) {
-          trak_pb_packed it;
-          uint64_t v;
-          trak_pb_packed_init(&it, &f, TRAK_PB_WIRE_VARINT);
-          int r;
-          while ((r = trak_pb_packed_next(&it, &v)) == 1) {
-            if (m->nchunks == TRAK__IPC_MAX_CHUNKS || v > UINT32_MAX) return TRAK_EFORMAT;
-            m->chunks[m->nchunks++] = (uint32_t)v;
-          }
-          if (r < 0) return TRAK_EFORMAT;
+        if (f.number == TRAK_PB_IpcCommitChunks_chunks && (varint || len)) {
+          if (add_chunks(&f, m) != 0) return TRAK_EFORMAT;
         }
         break;
       case TRAK_PB_IpcMessage_flush_session:
