@@ -8,104 +8,12 @@
 ** index out of range, forged trusted fields) next to good ones; two concurrent sessions with
 ** different category filters.
 */
-#define _GNU_SOURCE
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-
-#include "sdk/system.h"
-#include "trak/pbtxt.h"
-#include "trak/trak.h"
+#include "system_testutil.h"
 
 TRAK_CATEGORY_DEFINE(cat_app, "app", "slices");
 TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
 
 #define EVENTS 3000
-#define MAX_PIDS 16
-
-static char dir[64], sock[128];
-static pid_t daemon_pid;
-
-static void sleep_ms(int ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
-
-/* Waits for child `pid` up to `ms`; kills it after that. Returns its exit code, or -1 when it
-** had to be killed or died of a signal. */
-static int wait_child(pid_t pid, int ms) {
-  int status;
-  for (int t = 0; t < ms; t += 10) {
-    pid_t r = waitpid(pid, &status, WNOHANG);
-    if (r == pid) return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    sleep_ms(10);
-  }
-  kill(pid, SIGKILL);
-  waitpid(pid, &status, 0);
-  return -1;
-}
-
-static volatile int stop_flag;
-static void on_stop(int sig) {
-  (void)sig;
-  stop_flag = 1;
-}
-
-static void catch_stop(int sig) {
-  struct sigaction sa;
-  memset(&sa, 0, sizeof sa);
-  sa.sa_handler = on_stop;
-  sigaction(sig, &sa, NULL);
-}
-
-static int daemon_up(void) {
-  int fd = trak__ipc_connect(sock);
-  if (fd >= 0) close(fd);
-  return fd >= 0;
-}
-
-static void start_daemon(uint32_t producer_kb) {
-  snprintf(dir, sizeof dir, "/tmp/trak-sys-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(sock, sizeof sock, "%s/trak.sock", dir);
-  daemon_pid = fork();
-  assert_true(daemon_pid >= 0);
-  if (daemon_pid == 0) {
-    alarm(60);
-    catch_stop(SIGTERM);
-    trak_daemon_config cfg = {sock, producer_kb, 0, 0};
-    trak_error err = {0};
-    int rc = trak_daemon_run(&cfg, &stop_flag, &err);
-    if (rc) fprintf(stderr, "daemon: %s\n", err.message);
-    _exit(rc ? 1 : 0);
-  }
-  for (int t = 0; t < 500 && !daemon_up(); t++) sleep_ms(10);
-  assert_true(daemon_up());
-}
-
-/* Stops the daemon; asserts it was alive and exits cleanly. */
-static void stop_daemon(void) {
-  assert_int_equal(kill(daemon_pid, SIGTERM), 0);
-  assert_int_equal(wait_child(daemon_pid, 10000), 0);
-  char path[160];
-  snprintf(path, sizeof path, "%s/trace0.pb", dir);
-  for (int i = 0; i < 4; i++) {
-    snprintf(path, sizeof path, "%s/trace%d.pb", dir, i);
-    unlink(path);
-  }
-  rmdir(dir);
-}
 
 static void wait_sessions(int want) {
   for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++) sleep_ms(10);
@@ -135,115 +43,6 @@ static pid_t spawn_producer(int sessions, long events, int ready) {
   _exit(0);
 }
 
-/* A consumer child recording `config_text` into trace<n>.pb until SIGUSR1. */
-static pid_t spawn_recorder(const char *config_text, int n) {
-  pid_t pid = fork();
-  if (pid != 0) return pid;
-  alarm(40);
-  catch_stop(SIGUSR1);
-  trak_pb_buf cfg;
-  trak_pb_buf_init_heap(&cfg);
-  trak_error err = {0};
-  if (trak_pbtxt_parse("TraceConfig", config_text, strlen(config_text), &cfg, &err)) _exit(4);
-  char path[160];
-  snprintf(path, sizeof path, "%s/trace%d.pb", dir, n);
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-  trak_record_config rc = {sock, cfg.start, trak_pb_buf_len(&cfg), fd, 0, &stop_flag, 0, 0};
-  trak_record_status st;
-  int r = trak_record_run(&rc, &st, &err);
-  if (r) fprintf(stderr, "record: %s\n", err.message);
-  _exit(r ? 1 : st.packets_lost ? 5 : 0);
-}
-
-static const char ALL[] =
-    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
-    "data_sources { config { name: \"track_event\" } }\n";
-static const char ONLY_APP[] =
-    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
-    "data_sources { config { name: \"track_event\" track_event_config {\n"
-    "  enabled_categories: \"app\" disabled_categories: \"*\" } } }\n";
-static const char ONLY_NET[] =
-    "buffers { size_kb: 16384 fill_policy: DISCARD }\n"
-    "data_sources { config { name: \"track_event\" track_event_config {\n"
-    "  enabled_categories: \"n*\" disabled_categories: \"*\" } } }\n";
-
-/* ---- reading the result ------------------------------------------------------------------ */
-
-typedef struct tally {
-  int32_t pid[MAX_PIDS];
-  long slices[MAX_PIDS], instants[MAX_PIDS];
-  int n;
-  long packets, untrusted; /* packets without exactly one trusted pid, uid and sequence id */
-  long forged;             /* packets claiming the forged pid or uid */
-} tally;
-
-static int tally_pid(tally *t, int32_t pid) {
-  for (int i = 0; i < t->n; i++)
-    if (t->pid[i] == pid) return i;
-  assert_true(t->n < MAX_PIDS);
-  t->pid[t->n] = pid;
-  return t->n++;
-}
-
-#define FORGED_PID 4242
-#define FORGED_UID 4343
-
-static void read_trace(int n, tally *t) {
-  memset(t, 0, sizeof *t);
-  char path[160];
-  snprintf(path, sizeof path, "%s/trace%d.pb", dir, n);
-  FILE *f = fopen(path, "rb");
-  assert_non_null(f);
-  static uint8_t data[32 << 20];
-  size_t len = fread(data, 1, sizeof data, f);
-  fclose(f);
-  trak_pb_decoder d, pd, ed;
-  trak_pb_field fp, g, h;
-  trak_pb_decoder_init(&d, data, len);
-  while (trak_pb_decoder_next(&d, &fp) == 1) {
-    assert_int_equal(fp.number, TRAK_PB_Trace_packet);
-    assert_int_equal(trak_pb_decoder_init_nested(&pd, &d, &fp), 0);
-    int pids = 0, uids = 0, seqs = 0;
-    int32_t pid = 0;
-    int64_t type = -1;
-    while (trak_pb_decoder_next(&pd, &g) == 1) {
-      if (g.number == TRAK_PB_TracePacket_trusted_pid) pids++, pid = (int32_t)g.value;
-      if (g.number == TRAK_PB_TracePacket_trusted_uid) {
-        uids++;
-        t->forged += g.value == FORGED_UID;
-      }
-      if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seqs++;
-      if (g.number == TRAK_PB_TracePacket_track_event &&
-          trak_pb_decoder_init_nested(&ed, &pd, &g) == 0)
-        while (trak_pb_decoder_next(&ed, &h) == 1)
-          if (h.number == TRAK_PB_TrackEvent_type) type = (int64_t)h.value;
-    }
-    assert_int_equal(pd.error, 0);
-    t->packets++;
-    t->untrusted += pids != 1 || uids != 1 || seqs != 1;
-    t->forged += pid == FORGED_PID;
-    int i = tally_pid(t, pid);
-    t->slices[i] += type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN;
-    t->instants[i] += type == TRAK_PB_TrackEvent_TYPE_INSTANT;
-  }
-  assert_int_equal(d.error, 0);
-}
-
-static int index_of(const tally *t, pid_t pid) {
-  for (int i = 0; i < t->n; i++)
-    if (t->pid[i] == pid) return i;
-  return -1;
-}
-
-static void wait_ready(int fd, int count) {
-  char c;
-  for (int i = 0; i < count; i++) {
-    struct pollfd p = {fd, POLLIN, 0};
-    assert_int_equal(poll(&p, 1, 20000), 1);
-    assert_int_equal(read(fd, &c, 1), 1);
-  }
-}
-
 /* ---- tests ------------------------------------------------------------------------------- */
 
 static void test_producers_into_one_session(void **state) {
@@ -255,7 +54,7 @@ static void test_producers_into_one_session(void **state) {
   pid_t prod[N];
   for (int i = 0; i < N; i++) prod[i] = spawn_producer(1, EVENTS, ready[1]);
   sleep_ms(200);
-  pid_t rec = spawn_recorder(ALL, 0);
+  pid_t rec = spawn_recorder(ALL, 0, -1);
   wait_ready(ready[0], N);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
@@ -282,7 +81,7 @@ static void test_sigkill_mid_trace(void **state) {
   pid_t victim = spawn_producer(1, -1, ready[1]);
   pid_t good[2] = {spawn_producer(1, EVENTS, ready[1]), spawn_producer(1, EVENTS, ready[1])};
   sleep_ms(200);
-  pid_t rec = spawn_recorder(ALL, 0);
+  pid_t rec = spawn_recorder(ALL, 0, -1);
   wait_ready(ready[0], 3);
   kill(victim, SIGKILL);
   assert_int_equal(wait_child(victim, 5000), -1);
@@ -306,7 +105,7 @@ static void test_sigkill_mid_trace(void **state) {
   /* The daemon carries on: a second session records. */
   pid_t again = spawn_producer(1, 10, ready[1]);
   sleep_ms(200);
-  rec = spawn_recorder(ALL, 1);
+  rec = spawn_recorder(ALL, 1, -1);
   wait_ready(ready[0], 1);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
@@ -411,7 +210,7 @@ static void test_hostile_producers(void **state) {
   pid_t bad[5];
   for (int k = 0; k < 5; k++) bad[k] = spawn_hostile(k, ready[1]);
   sleep_ms(300);
-  pid_t rec = spawn_recorder(ALL, 0);
+  pid_t rec = spawn_recorder(ALL, 0, -1);
   wait_ready(ready[0], 7);
   for (int k = 0; k < 5; k++) assert_int_equal(wait_child(bad[k], 20000), 0);
   kill(rec, SIGUSR1);
@@ -444,7 +243,7 @@ static void test_two_sessions_with_filters(void **state) {
   pid_t prod[N];
   for (int i = 0; i < N; i++) prod[i] = spawn_producer(2, EVENTS, ready[1]);
   sleep_ms(200);
-  pid_t rec_app = spawn_recorder(ONLY_APP, 0), rec_net = spawn_recorder(ONLY_NET, 1);
+  pid_t rec_app = spawn_recorder(ONLY_APP, 0, -1), rec_net = spawn_recorder(ONLY_NET, 1, -1);
   wait_ready(ready[0], N);
   kill(rec_app, SIGUSR1);
   kill(rec_net, SIGUSR1);
