@@ -224,7 +224,8 @@ static void attach_producer(int ci, dsession *s) {
   if (size < 2 * (size_t)cs) size = 2 * (size_t)cs;
   int fd = memfd_create("trak-producer", MFD_CLOEXEC);
   if (fd < 0 || ftruncate(fd, (off_t)size) != 0 ||
-      (a->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+      (a->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0)) ==
+          MAP_FAILED) {
     logf_("no shared buffer for producer %d: %s", (int)c->pid, strerror(errno));
     a->mem = NULL;
     if (fd >= 0) close(fd);

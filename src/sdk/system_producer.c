@@ -83,7 +83,7 @@ static void start_session(const trak__ipc_msg *m, int memfd) {
   trak_session *s = NULL;
   uint8_t *mem = MAP_FAILED;
   if (p && memfd >= 0 && m->session_id && m->buffer_size)
-    mem = mmap(NULL, m->buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+    mem = mmap(NULL, m->buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, memfd, 0);
   if (mem == MAP_FAILED) {
     log_line("cannot start a session: %s", p ? "bad memfd" : "no free slot");
   } else if (trak_session_new_from_proto(m->bytes, m->bytes_len, &s, &err) != 0 ||
