@@ -119,7 +119,7 @@ static void test_sigkill_mid_trace(void **state) {
   stop_daemon();
 }
 
-enum { H_GARBAGE_HEADER, H_OVERSIZED, H_BAD_INDEX, H_BAD_FRAMING, H_FORGED_TRUST };
+enum { H_GARBAGE_HEADER, H_OVERSIZED, H_BAD_INDEX, H_BAD_FRAMING, H_NO_READ, H_FORGED_TRUST, H_KINDS };
 
 /* Writes one packet (with forged trusted fields) into chunk 0 as a valid chunk. */
 static void forge_chunk(uint8_t *mem) {
@@ -178,6 +178,16 @@ static pid_t spawn_hostile(int kind, int ready) {
     case H_FORGED_TRUST: forge_chunk(mem); break;
     default: break;
   }
+  if (kind == H_NO_READ) { /* commits an empty chunk over and over, never reading replies */
+    for (int i = 0; i < 1000000; i++) {
+      trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0);
+      if (trak__ipc_send(fd, &b, -1, 0)) {
+        if (write(ready, "h", 1) != 1) _exit(17);
+        _exit(errno == EPIPE || errno == ECONNRESET ? 0 : 20);
+      }
+    }
+    _exit(21);
+  }
   if (kind == H_OVERSIZED) {
     static uint8_t big[TRAK__IPC_MAX * 2];
     memset(big, 0x0A, sizeof big);
@@ -207,12 +217,12 @@ static void test_hostile_producers(void **state) {
   int ready[2];
   assert_int_equal(pipe(ready), 0);
   pid_t good[2] = {spawn_producer(1, EVENTS, ready[1]), spawn_producer(1, EVENTS, ready[1])};
-  pid_t bad[5];
-  for (int k = 0; k < 5; k++) bad[k] = spawn_hostile(k, ready[1]);
+  pid_t bad[H_KINDS];
+  for (int k = 0; k < H_KINDS; k++) bad[k] = spawn_hostile(k, ready[1]);
   sleep_ms(300);
   pid_t rec = spawn_recorder(ALL, 0, -1);
-  wait_ready(ready[0], 7);
-  for (int k = 0; k < 5; k++) assert_int_equal(wait_child(bad[k], 20000), 0);
+  wait_ready(ready[0], 2 + H_KINDS);
+  for (int k = 0; k < H_KINDS; k++) assert_int_equal(wait_child(bad[k], 20000), 0);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
   for (int i = 0; i < 2; i++) assert_int_equal(wait_child(good[i], 20000), 0);
@@ -266,6 +276,62 @@ static void test_two_sessions_with_filters(void **state) {
   stop_daemon();
 }
 
+/* The daemon goes away and comes back on the same socket: a producer reconnects by itself
+** and the next session records it. */
+static void test_daemon_restart(void **state) {
+  (void)state;
+  start_daemon(1024);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  /* Two sessions in its life: one before the restart, one after. */
+  pid_t prod = fork();
+  if (prod == 0) {
+    alarm(30);
+    trak_system_connect(sock);
+    for (int round = 0; round < 2; round++) {
+      wait_sessions(1);
+      for (int i = 0; i < 100; i++) TRAK_EVENT_INSTANT(cat_net, "ping");
+      if (write(ready[1], "x", 1) != 1) _exit(3);
+      wait_sessions(0);
+    }
+    trak_system_disconnect();
+    _exit(0);
+  }
+  sleep_ms(200);
+  pid_t rec = spawn_recorder(ALL, 0, -1);
+  wait_ready(ready[0], 1);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  /* Restart: same socket path, new daemon. */
+  assert_int_equal(kill(daemon_pid, SIGTERM), 0);
+  assert_int_equal(wait_child(daemon_pid, 10000), 0);
+  daemon_pid = fork();
+  if (daemon_pid == 0) {
+    alarm(60);
+    catch_stop(SIGTERM);
+    trak_daemon_config cfg = {sock, 1024, 0, 0};
+    trak_error err = {0};
+    _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
+  }
+  for (int t = 0; t < 500 && !daemon_up(); t++) sleep_ms(10);
+  sleep_ms(300); /* the producer retries every 100 ms */
+  rec = spawn_recorder(ALL, 1, -1);
+  wait_ready(ready[0], 1);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  assert_int_equal(wait_child(prod, 20000), 0);
+  tally t;
+  for (int n = 0; n < 2; n++) {
+    read_trace(n, &t);
+    int k = index_of(&t, prod);
+    assert_true(k >= 0);
+    assert_int_equal(t.instants[k], 100);
+  }
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -273,6 +339,7 @@ int main(void) {
       cmocka_unit_test(test_sigkill_mid_trace),
       cmocka_unit_test(test_hostile_producers),
       cmocka_unit_test(test_two_sessions_with_filters),
+      cmocka_unit_test(test_daemon_restart),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
