@@ -59,3 +59,5 @@ protoc -I protos --decode=perfetto.protos.Trace trace.proto < "$out/09_interning
 protoc -I protos --encode=perfetto.protos.Trace trace.proto < tests/data/seed/09_interning.pbtxt \
   | protoc -I protos --decode=perfetto.protos.Trace trace.proto > "$out/09.protoc.txt"
 cmp "$out/09.ours.txt" "$out/09.protoc.txt" && echo "  identical"
+echo
+scripts/demo_system.sh

@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# The system backend in one scene (part of `make demo`; tests/cli/system_record.sh runs it
+# too): `trak daemon`, two producer processes (examples/system_producer.c) tracing through
+# shared memory, `trak record` capturing both for a second, and a query showing each process.
+# Everything it starts is stopped on exit, whatever happens.
+set -euo pipefail
+TRAK=${TRAK:-build/trak}
+PRODUCER=${PRODUCER:-build/example_system_producer}
+out=${OUT:-build/demo}
+mkdir -p "$out"
+dir=$(mktemp -d)
+export TRAK_SOCKET=$dir/trak.sock
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$dir"
+}
+trap cleanup EXIT
+
+echo "== trak daemon on $TRAK_SOCKET, two producers (server, client), trak record for 1 s"
+"$TRAK" daemon & pids+=($!)
+for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
+"$PRODUCER" server 3 & pids+=($!)
+"$PRODUCER" client 3 & pids+=($!)
+sleep 0.3
+timeout 15 "$TRAK" record -o "$out/system.pb" --time 1s --categories 'app,n*'
+echo
+echo "== trak query: both processes in one trace"
+"$TRAK" query "$out/system.pb" --format table \
+  "select p.pid, p.name as process, count(*) as events
+   from slice s join thread_track tt on s.track_id = tt.id join thread using (utid)
+   join process p using (upid) group by p.upid order by p.name"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# `trak daemon` and `trak record` with real producer processes: the demo scene (both processes
+# in one trace), the socket's owner-only mode, the -c config form with a category filter,
+# Ctrl-C ending a recording that still writes a valid trace, and a full disk reported clearly.
+set -euo pipefail
+TRAK=$1
+PRODUCER=$TRAK_BINARY_DIR/example_system_producer
+TMP=$(mktemp -d)
+pids=()
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+count() { "$TRAK" query "$1" "$2" | tail -n 1; }
+
+# The demo scene.
+TRAK=$TRAK PRODUCER=$PRODUCER OUT=$TMP timeout 30 "$TRAK_SOURCE_DIR/scripts/demo_system.sh" \
+  > "$TMP/demo.out" 2>&1 || fail "demo: $(cat "$TMP/demo.out")"
+grep -q ' server ' "$TMP/demo.out" && grep -q ' client ' "$TMP/demo.out" ||
+  fail "demo: $(cat "$TMP/demo.out")"
+
+export TRAK_SOCKET=$TMP/trak.sock
+"$TRAK" daemon 2> "$TMP/daemon.log" & pids+=($!)
+for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
+[ "$(stat -c %a "$TRAK_SOCKET")" = 600 ] || fail "socket mode $(stat -c %a "$TRAK_SOCKET")"
+"$PRODUCER" one 20 & pids+=($!)
+"$PRODUCER" two 20 & pids+=($!)
+sleep 0.3
+
+# -c: a text-format TraceConfig recording only "app" (slices, no instants).
+cat > "$TMP/app.pbtxt" <<'CFG'
+duration_ms: 500
+buffers { size_kb: 8192 fill_policy: DISCARD }
+data_sources { config { name: "track_event"
+  track_event_config { enabled_categories: "app" disabled_categories: "*" } } }
+CFG
+timeout 15 "$TRAK" record -c "$TMP/app.pbtxt" -o "$TMP/app.pb" 2> "$TMP/rec.err" ||
+  fail "record -c: $(cat "$TMP/rec.err")"
+[ "$(count "$TMP/app.pb" "select count(distinct upid) from thread")" -ge 2 ] ||
+  fail "record -c: not both producers"
+[ "$(count "$TMP/app.pb" "select count(*) from slice where dur = 0")" = 0 ] ||
+  fail "record -c: instants of a disabled category"
+[ "$(count "$TMP/app.pb" "select count(*) from slice where name = 'handle'")" -gt 0 ] ||
+  fail "record -c: no slices"
+
+# Ctrl-C: no --time; SIGINT ends it and the trace is still written.
+timeout 15 "$TRAK" record -o "$TMP/int.pb" --ring --buffer 4mb 2> "$TMP/int.err" & rec=$!
+sleep 0.7
+kill -INT $rec
+wait $rec || fail "record after SIGINT: $(cat "$TMP/int.err")"
+[ "$(count "$TMP/int.pb" "select count(*) from slice")" -gt 0 ] || fail "SIGINT: empty trace"
+"$TRAK" check "$TMP/int.pb" > /dev/null || fail "SIGINT: trace does not check"
+
+# A full disk: a clear error, not a hang.
+if timeout 15 "$TRAK" record -o /dev/full --time 300ms 2> "$TMP/full.err"; then
+  fail "record into /dev/full succeeded"
+fi
+grep -q 'No space left on device' "$TMP/full.err" || fail "full disk: $(cat "$TMP/full.err")"
+
+# Bad options and no daemon are reported.
+if "$TRAK" record -o "$TMP/x.pb" --time banana 2> "$TMP/bad.err"; then fail "bad duration"; fi
+grep -q "bad duration" "$TMP/bad.err" || fail "$(cat "$TMP/bad.err")"
+if TRAK_SOCKET=$TMP/none.sock "$TRAK" record -o "$TMP/x.pb" --time 1s 2> "$TMP/none.err"; then
+  fail "record without daemon"
+fi
+grep -q "no daemon" "$TMP/none.err" || fail "$(cat "$TMP/none.err")"
+echo ok
