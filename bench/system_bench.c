@@ -43,16 +43,39 @@ static int cmp_double(const void *a, const void *b) {
   return x < y ? -1 : x > y;
 }
 
-/* Median ns per instant event over BATCHES batches. */
+/* Median ns per instant event over BATCHES batches; the least of three such medians. */
 static double event_cost(void) {
   static double v[BATCHES];
-  for (int b = 0; b < BATCHES; b++) {
-    uint64_t t0 = now_ns();
-    for (int i = 0; i < BATCH; i++) TRAK_EVENT_INSTANT(cat_b, "tick", TRAK_ARG("i", i));
-    v[b] = (double)(now_ns() - t0) / BATCH;
+  double best = 1e9;
+  for (int round = 0; round < 3; round++) {
+    for (int b = 0; b < BATCHES; b++) {
+      uint64_t t0 = now_ns();
+      for (int i = 0; i < BATCH; i++) TRAK_EVENT_INSTANT(cat_b, "tick", TRAK_ARG("i", i));
+      v[b] = (double)(now_ns() - t0) / BATCH;
+    }
+    qsort(v, BATCHES, sizeof *v, cmp_double);
+    if (v[BATCHES / 2] < best) best = v[BATCHES / 2];
   }
-  qsort(v, BATCHES, sizeof *v, cmp_double);
-  return v[BATCHES / 2];
+  return best;
+}
+
+/* Top-level Trace.packet fields in the file at `path`. */
+static uint64_t count_packets(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return 0;
+  static uint8_t buf[1 << 20];
+  trak_pb_buf all;
+  trak_pb_buf_init_heap(&all);
+  size_t n;
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0) trak_pb_put_raw(&all, buf, n);
+  fclose(f);
+  trak_pb_decoder d;
+  trak_pb_field fl;
+  uint64_t count = 0;
+  trak_pb_decoder_init(&d, all.start, trak_pb_buf_len(&all));
+  while (trak_pb_decoder_next(&d, &fl) == 1) count++;
+  trak_pb_buf_free(&all);
+  return count;
 }
 
 static const char CONFIG[] =
@@ -83,7 +106,7 @@ static pid_t spawn_recorder(const char *path, double *elapsed_out) {
 static void sleep_ms(int ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
 
 static void wait_sessions(int want) {
-  for (int t = 0; t < 500 && trak_system_active_sessions() != want; t++) sleep_ms(10);
+  for (int t = 0; t < 3000 && trak_system_active_sessions() != want; t++) sleep_ms(10);
 }
 
 /* A producer child: emits instants as fast as it can for SECONDS; prints how many. */
@@ -112,7 +135,7 @@ int main(void) {
   if (daemon == 0) {
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
-    trak_daemon_config cfg = {sock, 32768, 0, 0}; /* 32 MiB per producer */
+    trak_daemon_config cfg = {sock, 32768, 0, getenv("BENCH_VERBOSE") != NULL}; /* 32 MiB per producer */
     trak_error err = {0};
     _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
   }
@@ -127,15 +150,18 @@ int main(void) {
   sleep_ms(200);
   uint64_t t0 = now_ns();
   pid_t rec = spawn_recorder(path2, NULL);
+  sleep_ms((int)(SECONDS * 1000) + 300);
+  kill(rec, SIGUSR1); /* the producers are done emitting and wait for the stop */
+  waitpid(rec, NULL, 0);
   waitpid(f1, NULL, 0);
   waitpid(f2, NULL, 0);
-  kill(rec, SIGUSR1);
-  waitpid(rec, NULL, 0);
   double secs = (double)(now_ns() - t0) / 1e9;
   struct stat st;
   stat(path2, &st);
-  printf("  file: %.1f MB in %.2f s (session start to file complete) = %.1f MB/s\n",
-         st.st_size / 1e6, secs, st.st_size / 1e6 / secs);
+  uint64_t packets = count_packets(path2);
+  printf("  file: %.1f MB, %.2f M packets in %.2f s (session start to file complete) = "
+         "%.1f MB/s, %.2f M events/s\n",
+         st.st_size / 1e6, packets / 1e6, secs, st.st_size / 1e6 / secs, packets / 1e6 / secs);
 
   /* 1: in-process, then system mode, in this process. */
   trak_session *s;

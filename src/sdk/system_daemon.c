@@ -30,7 +30,7 @@
 #include "sdk/system.h"
 
 #define MAX_CLIENTS 64
-#define STOP_GRACE_MS 2000 /* how long a stopping session waits for its producers */
+#define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
 
 enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
 
@@ -201,13 +201,16 @@ static void misbehaved(int ci, const char *why) {
   drop_client(ci, 0);
 }
 
-/* Sends D.tx to client `ci` without blocking; one that does not read is dropped. */
+/* Sends D.tx to client `ci` without blocking; one that does not read is dropped. A peer
+** that closed its end is not dropped here: the messages it sent before closing are still
+** queued, and reading them to the end of the stream keeps its last commits and losses. */
 static int send_to(int ci, int pass_fd) {
   if (trak__ipc_send(D.c[ci].fd, &D.tx, pass_fd, 1) == 0) return 0;
+  if (errno == EPIPE || errno == ECONNRESET) return -1;
   if (D.c[ci].role == C_PRODUCER && (errno == EAGAIN || errno == EWOULDBLOCK))
     misbehaved(ci, "its socket is full (it does not read)");
   else
-    drop_client(ci, 1); /* it went away: keep what it left */
+    drop_client(ci, 1);
   return -1;
 }
 
@@ -250,6 +253,9 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
     if (m->session_id && c->at[k].session_id == m->session_id) a = &c->at[k];
   dsession *s = session_by_id(m->session_id);
   if (!a || !s) return; /* a session that ended meanwhile */
+  /* A stopping session waits as long as its producers make progress: the grace runs from
+  ** the last message, not from the stop (a busy daemon may read them late). */
+  if (s->stopping) s->stop_deadline = now_ms() + STOP_GRACE_MS;
   if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
   a->lost = m->packets_lost;
   char why[160];
@@ -391,7 +397,8 @@ static void send_status(dsession *s, int done) {
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
-                     st.packets_lost + st.packets_overwritten + s->producer_lost);
+                     st.packets_lost + st.packets_overwritten + st.packets_skipped +
+                         s->producer_lost);
   if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
   if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
   trak__ipc_end(&D.tx, n);
@@ -438,7 +445,7 @@ static void on_message(int ci) {
   long n = trak__ipc_recv(c->fd, D.rx, &got_fd);
   if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
   if (n == -2) return misbehaved(ci, "message longer than 64 KiB");
-  if (n <= 0) return drop_client(ci, 1);
+  if (n <= 0) return drop_client(ci, 1); /* it went away: keep what it left */
   trak__ipc_msg *m = &D.m;
   if (trak__ipc_decode(D.rx, (size_t)n, m) != 0) {
     if (got_fd >= 0) close(got_fd);
@@ -477,7 +484,11 @@ static void on_message(int ci) {
       if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
       break;
     default:
-      if (c->role == C_PRODUCER) misbehaved(ci, "unexpected message");
+      if (c->role == C_PRODUCER) {
+        char why[64];
+        snprintf(why, sizeof why, "unexpected message (IpcMessage field %u)", m->type);
+        misbehaved(ci, why);
+      }
       break;
   }
 }

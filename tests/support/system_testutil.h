@@ -99,6 +99,8 @@ static __attribute__((unused)) void stop_daemon(void) {
   for (int i = 0; i < 4; i++) {
     snprintf(path, sizeof path, "%s/trace%d.pb", dir, i);
     unlink(path);
+    snprintf(path, sizeof path, "%s/trace%d.lost", dir, i);
+    unlink(path);
   }
   rmdir(dir);
 }
@@ -123,6 +125,12 @@ static __attribute__((unused)) pid_t spawn_recorder(const char *config_text, int
   trak_record_status st;
   int r = trak_record_run(&rc, &st, &err);
   if (r) fprintf(stderr, "record: %s\n", err.message);
+  snprintf(path, sizeof path, "%s/trace%d.lost", dir, n);
+  FILE *lost = fopen(path, "w");
+  if (lost) {
+    fprintf(lost, "%llu\n", (unsigned long long)st.packets_lost);
+    fclose(lost);
+  }
   _exit(r ? 1 : st.packets_lost ? 5 : 0);
 }
 
@@ -198,6 +206,18 @@ static __attribute__((unused)) void read_trace(int n, tally *t) {
     t->instants[i] += type == TRAK_PB_TrackEvent_TYPE_INSTANT;
   }
   assert_int_equal(d.error, 0);
+}
+
+/* The loss count the recorder of trace<n>.pb reported. */
+static __attribute__((unused)) long read_lost(int n) {
+  char path[160];
+  snprintf(path, sizeof path, "%s/trace%d.lost", dir, n);
+  FILE *f = fopen(path, "r");
+  long lost = -1;
+  assert_non_null(f);
+  assert_int_equal(fscanf(f, "%ld", &lost), 1);
+  fclose(f);
+  return lost;
 }
 
 static __attribute__((unused)) int index_of(const tally *t, pid_t pid) {
