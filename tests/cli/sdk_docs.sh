@@ -37,3 +37,4 @@ check() {
 check sdk.md 8
 check data-sources.md 4
 check interceptors.md 5
+check system-tracing.md 1
