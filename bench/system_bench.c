@@ -50,7 +50,8 @@ static double event_cost(void) {
   for (int round = 0; round < 3; round++) {
     for (int b = 0; b < BATCHES; b++) {
       uint64_t t0 = now_ns();
-      for (int i = 0; i < BATCH; i++) TRAK_EVENT_INSTANT(cat_b, "tick", TRAK_ARG("i", i));
+      for (int i = 0; i < BATCH; i++)
+        TRAK_EVENT_INSTANT(cat_b, "tick", TRAK_ARG("i", i));
       v[b] = (double)(now_ns() - t0) / BATCH;
     }
     qsort(v, BATCHES, sizeof *v, cmp_double);
@@ -67,20 +68,21 @@ static uint64_t count_packets(const char *path) {
   trak_pb_buf all;
   trak_pb_buf_init_heap(&all);
   size_t n;
-  while ((n = fread(buf, 1, sizeof buf, f)) > 0) trak_pb_put_raw(&all, buf, n);
+  while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+    trak_pb_put_raw(&all, buf, n);
   fclose(f);
   trak_pb_decoder d;
   trak_pb_field fl;
   uint64_t count = 0;
   trak_pb_decoder_init(&d, all.start, trak_pb_buf_len(&all));
-  while (trak_pb_decoder_next(&d, &fl) == 1) count++;
+  while (trak_pb_decoder_next(&d, &fl) == 1)
+    count++;
   trak_pb_buf_free(&all);
   return count;
 }
 
-static const char CONFIG[] =
-    "buffers { size_kb: 262144 fill_policy: DISCARD }\n"
-    "write_into_file: true\n"; /* the daemon writes as it goes */
+static const char CONFIG[] = "buffers { size_kb: 262144 fill_policy: DISCARD }\n"
+                             "write_into_file: true\n"; /* the daemon writes as it goes */
 
 /* A recorder child: records CONFIG into `path` until SIGUSR1, prints its figures. */
 static pid_t spawn_recorder(const char *path, double *elapsed_out) {
@@ -103,10 +105,13 @@ static pid_t spawn_recorder(const char *path, double *elapsed_out) {
   _exit(0);
 }
 
-static void sleep_ms(int ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
+static void sleep_ms(int ms) {
+  nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
 
 static void wait_sessions(int want) {
-  for (int t = 0; t < 3000 && trak_system_active_sessions() != want; t++) sleep_ms(10);
+  for (int t = 0; t < 3000 && trak_system_active_sessions() != want; t++)
+    sleep_ms(10);
 }
 
 /* A producer child: emits instants as fast as it can for SECONDS; prints how many. */
@@ -117,9 +122,10 @@ static pid_t spawn_flood(void) {
   wait_sessions(1);
   uint64_t end = now_ns() + (uint64_t)(SECONDS * 1e9), n = 0;
   while (now_ns() < end)
-    for (int i = 0; i < 1000; i++, n++) TRAK_EVENT_INSTANT(cat_b, "flood", TRAK_ARG("i", i));
-  printf("  producer %d: %llu events emitted (%.1f M/s)\n", (int)getpid(),
-         (unsigned long long)n, n / SECONDS / 1e6);
+    for (int i = 0; i < 1000; i++, n++)
+      TRAK_EVENT_INSTANT(cat_b, "flood", TRAK_ARG("i", i));
+  printf("  producer %d: %llu events emitted (%.1f M/s)\n", (int)getpid(), (unsigned long long)n,
+         n / SECONDS / 1e6);
   wait_sessions(0);
   trak_system_disconnect();
   _exit(0);
@@ -135,7 +141,8 @@ int main(void) {
   if (daemon == 0) {
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
-    trak_daemon_config cfg = {sock, 32768, 0, getenv("BENCH_VERBOSE") != NULL}; /* 32 MiB per producer */
+    trak_daemon_config cfg = {sock, 32768, 0,
+                              getenv("BENCH_VERBOSE") != NULL}; /* 32 MiB per producer */
     trak_error err = {0};
     _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
   }
@@ -177,8 +184,8 @@ int main(void) {
   kill(rec, SIGUSR1);
   waitpid(rec, NULL, 0);
   trak_system_disconnect();
-  printf("instant event with one arg: in-process %.1f ns, system mode %.1f ns (%+.0f%%)\n",
-         in_proc, sys, (sys / in_proc - 1) * 100);
+  printf("instant event with one arg: in-process %.1f ns, system mode %.1f ns (%+.0f%%)\n", in_proc,
+         sys, (sys / in_proc - 1) * 100);
 
   kill(daemon, SIGTERM);
   waitpid(daemon, NULL, 0);

@@ -28,14 +28,18 @@ static void test_threads_into_daemon(void **state) {
   pid_t rec = spawn_recorder("buffers { size_kb: 32768 fill_policy: DISCARD }\n", 0, go[0]);
   assert_int_equal(trak_system_connect(sock), 0);
   assert_int_equal(write(go[1], "g", 1), 1);
-  for (int t = 0; t < 1000 && trak_system_active_sessions() != 1; t++) sleep_ms(10);
+  for (int t = 0; t < 1000 && trak_system_active_sessions() != 1; t++)
+    sleep_ms(10);
   assert_int_equal(trak_system_active_sessions(), 1);
   pthread_t th[THREADS];
-  for (int i = 0; i < THREADS; i++) assert_int_equal(pthread_create(&th[i], NULL, emit, NULL), 0);
-  for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < THREADS; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, emit, NULL), 0);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(th[i], NULL);
   kill(rec, SIGUSR1);
   int rc = wait_child(rec, 20000);
-  for (int t = 0; t < 1000 && trak_system_active_sessions() != 0; t++) sleep_ms(10);
+  for (int t = 0; t < 1000 && trak_system_active_sessions() != 0; t++)
+    sleep_ms(10);
   trak_system_disconnect();
   assert_int_equal(rc, 0); /* exit 5 would mean losses */
   tally t;

@@ -16,7 +16,8 @@ TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
 #define EVENTS 3000
 
 static void wait_sessions(int want) {
-  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++) sleep_ms(10);
+  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++)
+    sleep_ms(10);
   if (trak_system_active_sessions() != want) _exit(2);
 }
 
@@ -29,9 +30,7 @@ static pid_t spawn_producer(int sessions, long events, int ready) {
   trak_system_connect(sock);
   wait_sessions(sessions);
   for (long i = 0; events < 0 || i < events; i++) {
-    {
-      TRAK_EVENT(cat_app, "work");
-    }
+    { TRAK_EVENT(cat_app, "work"); }
     TRAK_EVENT_INSTANT(cat_net, "ping");
     if (i == (events < 0 ? 1000 : events - 1)) {
       if (write(ready, "x", 1) != 1) _exit(3);
@@ -52,13 +51,15 @@ static void test_producers_into_one_session(void **state) {
   int ready[2];
   assert_int_equal(pipe(ready), 0);
   pid_t prod[N];
-  for (int i = 0; i < N; i++) prod[i] = spawn_producer(1, EVENTS, ready[1]);
+  for (int i = 0; i < N; i++)
+    prod[i] = spawn_producer(1, EVENTS, ready[1]);
   sleep_ms(200);
   pid_t rec = spawn_recorder(ALL, 0, -1);
   wait_ready(ready[0], N);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
-  for (int i = 0; i < N; i++) assert_int_equal(wait_child(prod[i], 20000), 0);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(wait_child(prod[i], 20000), 0);
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
@@ -88,7 +89,8 @@ static void test_sigkill_mid_trace(void **state) {
   sleep_ms(100);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
-  for (int i = 0; i < 2; i++) assert_int_equal(wait_child(good[i], 20000), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(wait_child(good[i], 20000), 0);
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
@@ -119,7 +121,15 @@ static void test_sigkill_mid_trace(void **state) {
   stop_daemon();
 }
 
-enum { H_GARBAGE_HEADER, H_OVERSIZED, H_BAD_INDEX, H_BAD_FRAMING, H_NO_READ, H_FORGED_TRUST, H_KINDS };
+enum {
+  H_GARBAGE_HEADER,
+  H_OVERSIZED,
+  H_BAD_INDEX,
+  H_BAD_FRAMING,
+  H_NO_READ,
+  H_FORGED_TRUST,
+  H_KINDS
+};
 
 /* Writes one packet (with forged trusted fields) into chunk 0 as a valid chunk. */
 static void forge_chunk(uint8_t *mem) {
@@ -167,16 +177,21 @@ static pid_t spawn_hostile(int kind, int ready) {
   uint32_t sid = m.session_id, chunk = 0;
   trak__chunk *c = (trak__chunk *)mem;
   switch (kind) {
-    case H_GARBAGE_HEADER:
-      memset(mem, 0xA5, 4096);
-      break;
-    case H_BAD_INDEX: chunk = m.buffer_size; break;
-    case H_BAD_FRAMING:
-      forge_chunk(mem);
-      atomic_store(&c->fill, atomic_load(&c->fill) + (3ull << 32)); /* claims 4 packets */
-      break;
-    case H_FORGED_TRUST: forge_chunk(mem); break;
-    default: break;
+  case H_GARBAGE_HEADER:
+    memset(mem, 0xA5, 4096);
+    break;
+  case H_BAD_INDEX:
+    chunk = m.buffer_size;
+    break;
+  case H_BAD_FRAMING:
+    forge_chunk(mem);
+    atomic_store(&c->fill, atomic_load(&c->fill) + (3ull << 32)); /* claims 4 packets */
+    break;
+  case H_FORGED_TRUST:
+    forge_chunk(mem);
+    break;
+  default:
+    break;
   }
   if (kind == H_NO_READ) { /* commits an empty chunk over and over, never reading replies */
     for (int i = 0; i < 1000000; i++) {
@@ -218,14 +233,17 @@ static void test_hostile_producers(void **state) {
   assert_int_equal(pipe(ready), 0);
   pid_t good[2] = {spawn_producer(1, EVENTS, ready[1]), spawn_producer(1, EVENTS, ready[1])};
   pid_t bad[H_KINDS];
-  for (int k = 0; k < H_KINDS; k++) bad[k] = spawn_hostile(k, ready[1]);
+  for (int k = 0; k < H_KINDS; k++)
+    bad[k] = spawn_hostile(k, ready[1]);
   sleep_ms(300);
   pid_t rec = spawn_recorder(ALL, 0, -1);
   wait_ready(ready[0], 2 + H_KINDS);
-  for (int k = 0; k < H_KINDS; k++) assert_int_equal(wait_child(bad[k], 20000), 0);
+  for (int k = 0; k < H_KINDS; k++)
+    assert_int_equal(wait_child(bad[k], 20000), 0);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
-  for (int i = 0; i < 2; i++) assert_int_equal(wait_child(good[i], 20000), 0);
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(wait_child(good[i], 20000), 0);
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
@@ -238,7 +256,8 @@ static void test_hostile_producers(void **state) {
   }
   /* The forged packet is there, stamped with its real sender. */
   assert_true(index_of(&t, bad[H_FORGED_TRUST]) >= 0);
-  for (int k = 0; k < H_FORGED_TRUST; k++) assert_int_equal(index_of(&t, bad[k]), -1);
+  for (int k = 0; k < H_FORGED_TRUST; k++)
+    assert_int_equal(index_of(&t, bad[k]), -1);
   close(ready[0]);
   close(ready[1]);
   stop_daemon();
@@ -251,7 +270,8 @@ static void test_two_sessions_with_filters(void **state) {
   int ready[2];
   assert_int_equal(pipe(ready), 0);
   pid_t prod[N];
-  for (int i = 0; i < N; i++) prod[i] = spawn_producer(2, EVENTS, ready[1]);
+  for (int i = 0; i < N; i++)
+    prod[i] = spawn_producer(2, EVENTS, ready[1]);
   sleep_ms(200);
   pid_t rec_app = spawn_recorder(ONLY_APP, 0, -1), rec_net = spawn_recorder(ONLY_NET, 1, -1);
   wait_ready(ready[0], N);
@@ -259,7 +279,8 @@ static void test_two_sessions_with_filters(void **state) {
   kill(rec_net, SIGUSR1);
   assert_int_equal(wait_child(rec_app, 20000), 0);
   assert_int_equal(wait_child(rec_net, 20000), 0);
-  for (int i = 0; i < N; i++) assert_int_equal(wait_child(prod[i], 20000), 0);
+  for (int i = 0; i < N; i++)
+    assert_int_equal(wait_child(prod[i], 20000), 0);
   tally app, net;
   read_trace(0, &app);
   read_trace(1, &net);
@@ -290,7 +311,8 @@ static void test_daemon_restart(void **state) {
     trak_system_connect(sock);
     for (int round = 0; round < 2; round++) {
       wait_sessions(1);
-      for (int i = 0; i < 100; i++) TRAK_EVENT_INSTANT(cat_net, "ping");
+      for (int i = 0; i < 100; i++)
+        TRAK_EVENT_INSTANT(cat_net, "ping");
       if (write(ready[1], "x", 1) != 1) _exit(3);
       wait_sessions(0);
     }
@@ -313,7 +335,8 @@ static void test_daemon_restart(void **state) {
     trak_error err = {0};
     _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
   }
-  for (int t = 0; t < 500 && !daemon_up(); t++) sleep_ms(10);
+  for (int t = 0; t < 500 && !daemon_up(); t++)
+    sleep_ms(10);
   sleep_ms(300); /* the producer retries every 100 ms */
   rec = spawn_recorder(ALL, 1, -1);
   wait_ready(ready[0], 1);
@@ -345,7 +368,8 @@ static void test_losses_accounted(void **state) {
     alarm(30);
     trak_system_connect(sock);
     wait_sessions(1);
-    for (int i = 0; i < FLOOD; i++) TRAK_EVENT_INSTANT(cat_net, "ping");
+    for (int i = 0; i < FLOOD; i++)
+      TRAK_EVENT_INSTANT(cat_net, "ping");
     if (write(ready[1], "x", 1) != 1) _exit(3);
     wait_sessions(0);
     trak_system_disconnect();

@@ -56,9 +56,9 @@ typedef struct trak_record_config {
   const char *socket_path;  /* NULL: the default path */
   const void *trace_config; /* serialized perfetto.protos.TraceConfig */
   size_t trace_config_len;
-  int out_fd;               /* the trace goes here (the daemon writes it) */
-  uint32_t duration_ms;     /* 0: until *stop */
-  volatile int *stop;       /* may be NULL; nonzero ends the session early */
+  int out_fd;           /* the trace goes here (the daemon writes it) */
+  uint32_t duration_ms; /* 0: until *stop */
+  volatile int *stop;   /* may be NULL; nonzero ends the session early */
   /* Called about twice a second while recording; may be NULL. */
   void (*progress)(const trak_record_status *st, uint32_t ms_left, void *user);
   void *user;

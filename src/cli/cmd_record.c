@@ -38,7 +38,10 @@ static uint64_t parse_duration(const char *s) {
   char *end;
   double v = strtod(s, &end);
   if (end == s || v < 0) return 0;
-  double mult = !*end || !strcmp(end, "s") ? 1000 : !strcmp(end, "ms") ? 1 : !strcmp(end, "m") ? 60000 : -1;
+  double mult = !*end || !strcmp(end, "s") ? 1000
+                : !strcmp(end, "ms")       ? 1
+                : !strcmp(end, "m")        ? 60000
+                                           : -1;
   return mult < 0 ? 0 : (uint64_t)(v * mult);
 }
 
@@ -47,7 +50,7 @@ static uint64_t parse_size_kb(const char *s) {
   char *end;
   double v = strtod(s, &end);
   if (end == s || v <= 0) return 0;
-  double mult = !*end || !strcasecmp(end, "b")   ? 1.0 / 1024
+  double mult = !*end || !strcasecmp(end, "b")                    ? 1.0 / 1024
                 : !strcasecmp(end, "kb") || !strcasecmp(end, "k") ? 1
                 : !strcasecmp(end, "mb") || !strcasecmp(end, "m") ? 1024
                 : !strcasecmp(end, "gb") || !strcasecmp(end, "g") ? 1024 * 1024
@@ -110,9 +113,11 @@ static int load_config(const char *path, trak_pb_buf *b, trak_error *err) {
   trak_pb_buf_init_heap(&text);
   char chunk[4096];
   size_t n;
-  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) trak_pb_put_raw(&text, chunk, n);
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
+    trak_pb_put_raw(&text, chunk, n);
   fclose(f);
-  int rc = trak_pbtxt_parse("TraceConfig", (const char *)text.start, trak_pb_buf_len(&text), b, err);
+  int rc =
+      trak_pbtxt_parse("TraceConfig", (const char *)text.start, trak_pb_buf_len(&text), b, err);
   if (rc) trak_error_prefix(err, "%s", path);
   trak_pb_buf_free(&text);
   return rc;
@@ -134,10 +139,14 @@ int trak_cli_record(int argc, char **argv) {
     }
     if (!v) return trak_cli_failf("record", "%s needs a value (see --help)", a);
     i++;
-    if (!strcmp(a, "-c") || !strcmp(a, "--config")) config = v;
-    else if (!strcmp(a, "-o") || !strcmp(a, "--out")) out = v;
-    else if (!strcmp(a, "--socket")) socket = v;
-    else if (!strcmp(a, "--categories")) cats = v;
+    if (!strcmp(a, "-c") || !strcmp(a, "--config"))
+      config = v;
+    else if (!strcmp(a, "-o") || !strcmp(a, "--out"))
+      out = v;
+    else if (!strcmp(a, "--socket"))
+      socket = v;
+    else if (!strcmp(a, "--categories"))
+      cats = v;
     else if (!strcmp(a, "--time") || !strcmp(a, "-t")) {
       if (!(ms = parse_duration(v))) return trak_cli_failf("record", "bad duration '%s'", v);
     } else if (!strcmp(a, "--buffer") || !strcmp(a, "-b")) {
@@ -170,8 +179,8 @@ int trak_cli_record(int argc, char **argv) {
   sigaction(SIGINT, &sa, NULL);
   sigaction(SIGTERM, &sa, NULL);
   signal(SIGPIPE, SIG_IGN);
-  trak_record_config rc = {socket, cfg.start, trak_pb_buf_len(&cfg), fd, (uint32_t)ms,
-                           &stop_flag, isatty(2) ? progress : NULL, NULL};
+  trak_record_config rc = {socket,       cfg.start,  trak_pb_buf_len(&cfg),       fd,
+                           (uint32_t)ms, &stop_flag, isatty(2) ? progress : NULL, NULL};
   trak_record_status st;
   int r = trak_record_run(&rc, &st, &err);
   close(fd);

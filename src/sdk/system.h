@@ -13,8 +13,8 @@
 
 #include "sdk/internal.h"
 
-#define TRAK__IPC_MAX 65536        /* bytes per message */
-#define TRAK__IPC_MAX_CHUNKS 4096  /* chunk indexes per commit / release message */
+#define TRAK__IPC_MAX 65536       /* bytes per message */
+#define TRAK__IPC_MAX_CHUNKS 4096 /* chunk indexes per commit / release message */
 
 /* A decoded IpcMessage: the one member set (type is its TRAK_PB_IpcMessage_* field number,
 ** 0 when none) with its fields flattened. Pointers point into the decoded datagram. */
@@ -46,8 +46,8 @@ void trak__ipc_end(trak_pb_buf *b, trak_pb_nested n) TRAK__HIDDEN;
 /* A message holding only a session id (flush, stop, stop done) into `b`. */
 void trak__ipc_put_session(trak_pb_buf *b, uint32_t type, uint32_t session_id) TRAK__HIDDEN;
 /* A commit / release message of chunk indexes. */
-void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id,
-                          const uint32_t *idx, size_t n, uint64_t lost) TRAK__HIDDEN;
+void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id, const uint32_t *idx,
+                          size_t n, uint64_t lost) TRAK__HIDDEN;
 
 /* Sends `b` (with `pass_fd` >= 0 attached) without blocking when `nonblock`. Returns 0 or -1
 ** (errno set; EAGAIN: the peer does not read). */

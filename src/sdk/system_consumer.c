@@ -39,15 +39,17 @@ static int send_empty(int fd, uint32_t type, trak_pb_buf *b) {
 int trak_record_run(const trak_record_config *cfg, trak_record_status *final, trak_error *err) {
   trak__system_no_autostart = 1;
   char path[108];
-  if (cfg->socket_path) snprintf(path, sizeof path, "%s", cfg->socket_path);
-  else trak__ipc_default_path(path, sizeof path);
+  if (cfg->socket_path)
+    snprintf(path, sizeof path, "%s", cfg->socket_path);
+  else
+    trak__ipc_default_path(path, sizeof path);
   trak_record_status st = {0};
   if (final) *final = st;
   if (cfg->out_fd < 0) return trak_error_set(err, TRAK_EINVAL, "no output file");
   int fd = trak__ipc_connect(path);
   if (fd < 0)
-    return trak_error_set(err, TRAK_EIO, "no daemon at %s: %s (start one with `trak daemon`)",
-                          path, strerror(errno));
+    return trak_error_set(err, TRAK_EIO, "no daemon at %s: %s (start one with `trak daemon`)", path,
+                          strerror(errno));
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   uint8_t *rx = malloc(TRAK__IPC_MAX);
@@ -57,7 +59,8 @@ int trak_record_run(const trak_record_config *cfg, trak_record_status *final, tr
                     cfg->trace_config_len);
   trak__ipc_end(&b, n);
   int rc = 0;
-  if (!rx || !m) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (!rx || !m)
+    rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   else if (trak__ipc_send(fd, &b, cfg->out_fd, 0) != 0)
     rc = trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
   uint64_t start = now_ms(), next_status = start, deadline = 0;
@@ -91,10 +94,11 @@ int trak_record_run(const trak_record_config *cfg, trak_record_status *final, tr
     if (m->done) {
       done = 1;
       if (m->error)
-        rc = trak_error_set(err, TRAK_EIO, "daemon: %.*s", (int)m->error_len, (const char *)m->error);
+        rc = trak_error_set(err, TRAK_EIO, "daemon: %.*s", (int)m->error_len,
+                            (const char *)m->error);
     } else if (cfg->progress) {
-      uint64_t left = cfg->duration_ms && start + cfg->duration_ms > now
-                          ? start + cfg->duration_ms - now : 0;
+      uint64_t left =
+          cfg->duration_ms && start + cfg->duration_ms > now ? start + cfg->duration_ms - now : 0;
       cfg->progress(&st, (uint32_t)left, cfg->user);
     }
   }

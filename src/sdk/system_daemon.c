@@ -64,7 +64,7 @@ typedef struct dsession {
   int out_fd, consumer; /* consumer: client index or -1 */
   uint8_t *pconfig;     /* TraceConfig the producers get */
   size_t pconfig_len;
-  int stream;           /* write_into_file: write as it goes */
+  int stream; /* write_into_file: write as it goes */
   int stopping;
   uint64_t stop_deadline, next_write;
   uint64_t chunks, bytes_out, producer_lost;
@@ -154,8 +154,9 @@ static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, char *why, 
   atomic_store_explicit(&((trak__chunk *)src)->fill, 0, memory_order_relaxed);
   if (!bytes) return 0;
   uint32_t g = global_seq(c, a, s, h->writer_id);
-  if (g) trak__session_import_chunk(s->central, g, h->chunk_index, D.copy + TRAK__CHUNK_HEADER,
-                                    bytes, packets);
+  if (g)
+    trak__session_import_chunk(s->central, g, h->chunk_index, D.copy + TRAK__CHUNK_HEADER, bytes,
+                               packets);
   s->chunks++;
   return 0;
 }
@@ -189,7 +190,9 @@ static void drop_client(int ci, int salvage) {
       if (!s->stopping) end_session(s);
     }
   }
-  if (D.cfg->verbose && c->role) logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid, c->name);
+  if (D.cfg->verbose && c->role)
+    logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid,
+          c->name);
   close(c->fd);
   memset(c, 0, sizeof *c);
   c->fd = -1;
@@ -278,7 +281,8 @@ static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
   int stream = 0;
   while (trak_pb_decoder_next(&d, &f) == 1) {
     if (f.number == TRAK_PB_TraceConfig_write_into_file) stream = f.value != 0;
-    if (f.number != TRAK_PB_TraceConfig_buffers && f.number != TRAK_PB_TraceConfig_write_into_file &&
+    if (f.number != TRAK_PB_TraceConfig_buffers &&
+        f.number != TRAK_PB_TraceConfig_write_into_file &&
         f.number != TRAK_PB_TraceConfig_output_path && f.number != TRAK_PB_TraceConfig_duration_ms)
       trak_pb_put_raw(out, at, (size_t)(d.p - at));
     at = d.p;
@@ -384,7 +388,8 @@ static void write_out(dsession *s) {
 static uint32_t producers_in(const dsession *s) {
   uint32_t n = 0;
   for (int k = 0; k < MAX_CLIENTS; k++)
-    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++) n += D.c[k].at[j].session_id == s->id;
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      n += D.c[k].at[j].session_id == s->id;
   return n;
 }
 
@@ -424,8 +429,9 @@ static void finish_session(dsession *s) {
       if (D.c[k].at[j].session_id == s->id) detach(&D.c[k].at[j]);
   write_out(s);
   send_status(s, 1);
-  if (D.cfg->verbose) logf_("session %u ended: %llu chunks, %llu bytes", s->id,
-                            (unsigned long long)s->chunks, (unsigned long long)s->bytes_out);
+  if (D.cfg->verbose)
+    logf_("session %u ended: %llu chunks, %llu bytes", s->id, (unsigned long long)s->chunks,
+          (unsigned long long)s->bytes_out);
   close(s->out_fd);
   trak_session_free(s->central);
   free(s->pconfig);
@@ -451,45 +457,49 @@ static void on_message(int ci) {
     if (got_fd >= 0) close(got_fd);
     return misbehaved(ci, "malformed message");
   }
-  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+  int role = m->type == TRAK_PB_IpcMessage_hello            ? C_PRODUCER
              : m->type == TRAK_PB_IpcMessage_enable_tracing ? C_CONSUMER
-                                                           : c->role;
+                                                            : c->role;
   if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
     close(got_fd);
     got_fd = -1;
   }
   if (c->role != role && c->role != C_NEW) return misbehaved(ci, "message out of its role");
   switch (m->type) {
-    case TRAK_PB_IpcMessage_hello:
-      c->role = C_PRODUCER;
-      snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
-               (const char *)m->bytes);
-      if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
-      for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
-        if (D.s[i].id && !D.s[i].stopping) attach_producer(ci, &D.s[i]);
+  case TRAK_PB_IpcMessage_hello:
+    c->role = C_PRODUCER;
+    snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
+             (const char *)m->bytes);
+    if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
+    for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+      if (D.s[i].id && !D.s[i].stopping) attach_producer(ci, &D.s[i]);
+    break;
+  case TRAK_PB_IpcMessage_commit_chunks:
+    on_commit(ci, m);
+    break;
+  case TRAK_PB_IpcMessage_stop_done:
+    on_stop_done(ci, m->session_id);
+    break;
+  case TRAK_PB_IpcMessage_enable_tracing:
+    if (c->session_id) {
+      if (got_fd >= 0) close(got_fd);
       break;
-    case TRAK_PB_IpcMessage_commit_chunks: on_commit(ci, m); break;
-    case TRAK_PB_IpcMessage_stop_done: on_stop_done(ci, m->session_id); break;
-    case TRAK_PB_IpcMessage_enable_tracing:
-      if (c->session_id) {
-        if (got_fd >= 0) close(got_fd);
-        break;
-      }
-      on_enable(ci, m, got_fd);
-      break;
-    case TRAK_PB_IpcMessage_disable_tracing:
-      if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
-      break;
-    case TRAK_PB_IpcMessage_get_status:
-      if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
-      break;
-    default:
-      if (c->role == C_PRODUCER) {
-        char why[64];
-        snprintf(why, sizeof why, "unexpected message (IpcMessage field %u)", m->type);
-        misbehaved(ci, why);
-      }
-      break;
+    }
+    on_enable(ci, m, got_fd);
+    break;
+  case TRAK_PB_IpcMessage_disable_tracing:
+    if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
+    break;
+  case TRAK_PB_IpcMessage_get_status:
+    if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
+    break;
+  default:
+    if (c->role == C_PRODUCER) {
+      char why[64];
+      snprintf(why, sizeof why, "unexpected message (IpcMessage field %u)", m->type);
+      misbehaved(ci, why);
+    }
+    break;
   }
 }
 
@@ -558,15 +568,19 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
   trak__system_no_autostart = 1;
   trak_init();
   char path[108];
-  if (cfg->socket_path) snprintf(path, sizeof path, "%s", cfg->socket_path);
-  else trak__ipc_default_path(path, sizeof path);
+  if (cfg->socket_path)
+    snprintf(path, sizeof path, "%s", cfg->socket_path);
+  else
+    trak__ipc_default_path(path, sizeof path);
   memset(&D, 0, sizeof D);
   D.cfg = cfg;
-  for (int k = 0; k < MAX_CLIENTS; k++) D.c[k].fd = -1;
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    D.c[k].fd = -1;
   D.rx = malloc(TRAK__IPC_MAX);
   D.copy = malloc(1u << 20); /* the largest chunk */
   trak_pb_buf_init_heap(&D.tx);
-  int rc = D.rx && D.copy ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  int rc =
+      D.rx && D.copy ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
   while (rc == 0 && !*stop) {
     struct pollfd p[MAX_CLIENTS + 1];
@@ -581,8 +595,10 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
     if (poll(p, (nfds_t)n, 50) > 0) {
       for (int i = 0; i < n; i++) {
         if (!p[i].revents) continue;
-        if (who[i] < 0) on_accept();
-        else if (D.c[who[i]].fd == p[i].fd) on_message(who[i]);
+        if (who[i] < 0)
+          on_accept();
+        else if (D.c[who[i]].fd == p[i].fd)
+          on_message(who[i]);
       }
     }
     tick();

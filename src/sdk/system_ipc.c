@@ -25,8 +25,10 @@ static int add_chunks(const trak_pb_field *f, trak__ipc_msg *m) {
   int r = 1;
   if (f->wire_type == TRAK_PB_WIRE_LEN) trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
   for (int first = 1;; first = 0) {
-    if (f->wire_type == TRAK_PB_WIRE_LEN) r = trak_pb_packed_next(&it, &v);
-    else if (!first) r = 0;
+    if (f->wire_type == TRAK_PB_WIRE_LEN)
+      r = trak_pb_packed_next(&it, &v);
+    else if (!first)
+      r = 0;
     if (r != 1) break;
     if (m->nchunks == TRAK__IPC_MAX_CHUNKS || v > UINT32_MAX) return TRAK_EFORMAT;
     m->chunks[m->nchunks++] = (uint32_t)v;
@@ -43,56 +45,57 @@ static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
     int varint = f.wire_type == TRAK_PB_WIRE_VARINT, len = f.wire_type == TRAK_PB_WIRE_LEN;
     switch (m->type) {
-      case TRAK_PB_IpcMessage_hello:
-        if (f.number == TRAK_PB_IpcHello_process_name && len) {
-          m->bytes = f.data;
-          m->bytes_len = f.len;
-        }
-        break;
-      case TRAK_PB_IpcMessage_enable_tracing:
-        if (f.number == TRAK_PB_IpcEnableTracing_trace_config && len) {
-          m->bytes = f.data;
-          m->bytes_len = f.len;
-        }
-        break;
-      case TRAK_PB_IpcMessage_start_session:
-        if (f.number == TRAK_PB_IpcStartSession_session_id && varint)
-          m->session_id = (uint32_t)f.value;
-        if (f.number == TRAK_PB_IpcStartSession_trace_config && len) {
-          m->bytes = f.data;
-          m->bytes_len = f.len;
-        }
-        if (f.number == TRAK_PB_IpcStartSession_buffer_size && varint)
-          m->buffer_size = (uint32_t)f.value;
-        break;
-      case TRAK_PB_IpcMessage_commit_chunks:
-      case TRAK_PB_IpcMessage_release_chunks:
-        /* Both messages number their fields alike (checked at compile time below). */
-        if (f.number == TRAK_PB_IpcCommitChunks_session_id && varint)
-          m->session_id = (uint32_t)f.value;
-        if (f.number == TRAK_PB_IpcCommitChunks_packets_lost && varint) m->packets_lost = f.value;
-        if (f.number == TRAK_PB_IpcCommitChunks_chunks && (varint || len)) {
-          if (add_chunks(&f, m) != 0) return TRAK_EFORMAT;
-        }
-        break;
-      case TRAK_PB_IpcMessage_flush_session:
-      case TRAK_PB_IpcMessage_stop_session:
-      case TRAK_PB_IpcMessage_stop_done:
-        if (f.number == TRAK_PB_IpcStopSession_session_id && varint)
-          m->session_id = (uint32_t)f.value;
-        break;
-      case TRAK_PB_IpcMessage_status:
-        if (f.number == TRAK_PB_IpcStatus_producers && varint) m->producers = (uint32_t)f.value;
-        if (f.number == TRAK_PB_IpcStatus_bytes_written && varint) m->bytes_written = f.value;
-        if (f.number == TRAK_PB_IpcStatus_chunks && varint) m->chunk_count = f.value;
-        if (f.number == TRAK_PB_IpcStatus_packets_lost && varint) m->packets_lost = f.value;
-        if (f.number == TRAK_PB_IpcStatus_done && varint) m->done = f.value != 0;
-        if (f.number == TRAK_PB_IpcStatus_error && len) {
-          m->error = f.data;
-          m->error_len = f.len;
-        }
-        break;
-      default: break;
+    case TRAK_PB_IpcMessage_hello:
+      if (f.number == TRAK_PB_IpcHello_process_name && len) {
+        m->bytes = f.data;
+        m->bytes_len = f.len;
+      }
+      break;
+    case TRAK_PB_IpcMessage_enable_tracing:
+      if (f.number == TRAK_PB_IpcEnableTracing_trace_config && len) {
+        m->bytes = f.data;
+        m->bytes_len = f.len;
+      }
+      break;
+    case TRAK_PB_IpcMessage_start_session:
+      if (f.number == TRAK_PB_IpcStartSession_session_id && varint)
+        m->session_id = (uint32_t)f.value;
+      if (f.number == TRAK_PB_IpcStartSession_trace_config && len) {
+        m->bytes = f.data;
+        m->bytes_len = f.len;
+      }
+      if (f.number == TRAK_PB_IpcStartSession_buffer_size && varint)
+        m->buffer_size = (uint32_t)f.value;
+      break;
+    case TRAK_PB_IpcMessage_commit_chunks:
+    case TRAK_PB_IpcMessage_release_chunks:
+      /* Both messages number their fields alike (checked at compile time below). */
+      if (f.number == TRAK_PB_IpcCommitChunks_session_id && varint)
+        m->session_id = (uint32_t)f.value;
+      if (f.number == TRAK_PB_IpcCommitChunks_packets_lost && varint) m->packets_lost = f.value;
+      if (f.number == TRAK_PB_IpcCommitChunks_chunks && (varint || len)) {
+        if (add_chunks(&f, m) != 0) return TRAK_EFORMAT;
+      }
+      break;
+    case TRAK_PB_IpcMessage_flush_session:
+    case TRAK_PB_IpcMessage_stop_session:
+    case TRAK_PB_IpcMessage_stop_done:
+      if (f.number == TRAK_PB_IpcStopSession_session_id && varint)
+        m->session_id = (uint32_t)f.value;
+      break;
+    case TRAK_PB_IpcMessage_status:
+      if (f.number == TRAK_PB_IpcStatus_producers && varint) m->producers = (uint32_t)f.value;
+      if (f.number == TRAK_PB_IpcStatus_bytes_written && varint) m->bytes_written = f.value;
+      if (f.number == TRAK_PB_IpcStatus_chunks && varint) m->chunk_count = f.value;
+      if (f.number == TRAK_PB_IpcStatus_packets_lost && varint) m->packets_lost = f.value;
+      if (f.number == TRAK_PB_IpcStatus_done && varint) m->done = f.value != 0;
+      if (f.number == TRAK_PB_IpcStatus_error && len) {
+        m->error = f.data;
+        m->error_len = f.len;
+      }
+      break;
+    default:
+      break;
     }
   }
   return rc < 0 ? TRAK_EFORMAT : 0;
@@ -131,7 +134,9 @@ trak_pb_nested trak__ipc_begin(trak_pb_buf *b, uint32_t type) {
   return trak_pb_begin_nested(b, type);
 }
 
-void trak__ipc_end(trak_pb_buf *b, trak_pb_nested n) { trak_pb_end_nested(b, n); }
+void trak__ipc_end(trak_pb_buf *b, trak_pb_nested n) {
+  trak_pb_end_nested(b, n);
+}
 
 void trak__ipc_put_session(trak_pb_buf *b, uint32_t type, uint32_t session_id) {
   trak_pb_nested n = trak__ipc_begin(b, type);
@@ -139,8 +144,8 @@ void trak__ipc_put_session(trak_pb_buf *b, uint32_t type, uint32_t session_id) {
   trak__ipc_end(b, n);
 }
 
-void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id,
-                          const uint32_t *idx, size_t n, uint64_t lost) {
+void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id, const uint32_t *idx,
+                          size_t n, uint64_t lost) {
   trak_pb_nested m = trak__ipc_begin(b, type);
   trak_pb_put_varint(b, TRAK_PB_IpcCommitChunks_session_id, session_id);
   if (n) {
@@ -180,7 +185,8 @@ int trak__ipc_send(int fd, const trak_pb_buf *b, int pass_fd, int nonblock) {
     memcpy(CMSG_DATA(c), &pass_fd, sizeof(int));
   }
   ssize_t n;
-  do n = sendmsg(fd, &msg, MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : 0));
+  do
+    n = sendmsg(fd, &msg, MSG_NOSIGNAL | (nonblock ? MSG_DONTWAIT : 0));
   while (n < 0 && errno == EINTR);
   return n == (ssize_t)iov.iov_len ? 0 : -1;
 }
@@ -198,7 +204,8 @@ long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) {
   msg.msg_control = u.buf;
   msg.msg_controllen = sizeof u.buf;
   ssize_t n;
-  do n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+  do
+    n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
   while (n < 0 && errno == EINTR);
   /* Keep one descriptor; close any others a peer sent. */
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c)) {
@@ -207,8 +214,10 @@ long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) {
     for (size_t i = 0; i < count; i++) {
       int got;
       memcpy(&got, CMSG_DATA(c) + i * sizeof(int), sizeof got);
-      if (*got_fd < 0) *got_fd = got;
-      else close(got);
+      if (*got_fd < 0)
+        *got_fd = got;
+      else
+        close(got);
     }
   }
   if (n < 0) return -1;
@@ -240,7 +249,10 @@ int trak__ipc_connect(const char *path) {
 
 void trak__ipc_default_path(char *buf, size_t size) {
   const char *env = getenv("TRAK_SOCKET"), *xdg = getenv("XDG_RUNTIME_DIR");
-  if (env && *env) snprintf(buf, size, "%s", env);
-  else if (xdg && *xdg) snprintf(buf, size, "%s/trak.sock", xdg);
-  else snprintf(buf, size, "/tmp/trak-%u.sock", (unsigned)getuid());
+  if (env && *env)
+    snprintf(buf, size, "%s", env);
+  else if (xdg && *xdg)
+    snprintf(buf, size, "%s/trak.sock", xdg);
+  else
+    snprintf(buf, size, "/tmp/trak-%u.sock", (unsigned)getuid());
 }

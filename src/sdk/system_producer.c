@@ -108,29 +108,32 @@ static void start_session(const trak__ipc_msg *m, int memfd) {
 static int handle(const trak__ipc_msg *m, int got_fd) {
   psession *p = m->type == TRAK_PB_IpcMessage_start_session ? NULL : find(m->session_id);
   switch (m->type) {
-    case TRAK_PB_IpcMessage_start_session: start_session(m, got_fd); return 0;
-    case TRAK_PB_IpcMessage_release_chunks:
-      if (p) trak__session_release(p->s, m->chunks, m->nchunks);
-      break;
-    case TRAK_PB_IpcMessage_flush_session:
-      if (p) {
-        trak_session_flush(p->s, NULL);
-        return commit(p);
-      }
-      break;
-    case TRAK_PB_IpcMessage_stop_session:
-      if (p) {
-        trak_session_stop(p->s, NULL); /* every chunk complete */
-        if (commit(p) != 0) return -1;
-        /* The final loss count, even when no chunk was left to commit. */
-        trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, NULL, 0,
-                             atomic_load(&p->s->packets_lost));
-        if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
-        end_session(p); /* the daemon holds its own mapping */
-      }
-      trak__ipc_put_session(&P.tx, TRAK_PB_IpcMessage_stop_done, m->session_id);
-      return trak__ipc_send(P.fd, &P.tx, -1, 0);
-    default: break;
+  case TRAK_PB_IpcMessage_start_session:
+    start_session(m, got_fd);
+    return 0;
+  case TRAK_PB_IpcMessage_release_chunks:
+    if (p) trak__session_release(p->s, m->chunks, m->nchunks);
+    break;
+  case TRAK_PB_IpcMessage_flush_session:
+    if (p) {
+      trak_session_flush(p->s, NULL);
+      return commit(p);
+    }
+    break;
+  case TRAK_PB_IpcMessage_stop_session:
+    if (p) {
+      trak_session_stop(p->s, NULL); /* every chunk complete */
+      if (commit(p) != 0) return -1;
+      /* The final loss count, even when no chunk was left to commit. */
+      trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, NULL, 0,
+                           atomic_load(&p->s->packets_lost));
+      if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
+      end_session(p); /* the daemon holds its own mapping */
+    }
+    trak__ipc_put_session(&P.tx, TRAK_PB_IpcMessage_stop_done, m->session_id);
+    return trak__ipc_send(P.fd, &P.tx, -1, 0);
+  default:
+    break;
   }
   if (got_fd >= 0) close(got_fd);
   return 0;
@@ -195,8 +198,10 @@ static void *producer_main(void *arg) {
 int trak_system_connect(const char *socket_path) {
   trak__init_core();
   char path[sizeof P.path];
-  if (socket_path) snprintf(path, sizeof path, "%s", socket_path);
-  else trak__ipc_default_path(path, sizeof path);
+  if (socket_path)
+    snprintf(path, sizeof path, "%s", socket_path);
+  else
+    trak__ipc_default_path(path, sizeof path);
   pthread_mutex_lock(&P.lock);
   if (P.running && P.pid != getpid()) { /* inherited across fork: not ours */
     P.running = 0;
@@ -215,8 +220,10 @@ int trak_system_connect(const char *socket_path) {
     trak_pb_buf_init_heap(&P.tx);
     atomic_store(&P.stop, 0);
     P.pid = getpid();
-    if (!P.rx || pthread_create(&P.thread, NULL, producer_main, NULL) != 0) rc = TRAK_ENOMEM;
-    else P.running = 1;
+    if (!P.rx || pthread_create(&P.thread, NULL, producer_main, NULL) != 0)
+      rc = TRAK_ENOMEM;
+    else
+      P.running = 1;
   }
   pthread_mutex_unlock(&P.lock);
   return rc;
@@ -233,9 +240,13 @@ void trak_system_disconnect(void) {
   pthread_mutex_unlock(&P.lock);
 }
 
-int trak_system_connected(void) { return P.pid == getpid() && atomic_load(&P.connected); }
+int trak_system_connected(void) {
+  return P.pid == getpid() && atomic_load(&P.connected);
+}
 
-int trak_system_active_sessions(void) { return P.pid == getpid() ? atomic_load(&P.active) : 0; }
+int trak_system_active_sessions(void) {
+  return P.pid == getpid() ? atomic_load(&P.active) : 0;
+}
 
 void trak__system_autostart(void) {
   const char *backend = getenv("TRAK_BACKEND");

@@ -23,8 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     trak__ipc_put_chunks(&b, m.type, m.session_id, m.chunks, m.nchunks, m.packets_lost);
     if (!b.error && trak_pb_buf_len(&b) <= TRAK__IPC_MAX) {
       if (trak__ipc_decode(b.start, trak_pb_buf_len(&b), &again) != 0) abort();
-      if (again.type != m.type || again.session_id != m.session_id ||
-          again.nchunks != m.nchunks ||
+      if (again.type != m.type || again.session_id != m.session_id || again.nchunks != m.nchunks ||
           memcmp(again.chunks, m.chunks, m.nchunks * sizeof *m.chunks) != 0)
         abort();
     }

@@ -36,7 +36,9 @@
 static char dir[64], sock[128];
 static pid_t daemon_pid;
 
-static __attribute__((unused)) void sleep_ms(int ms) { nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL); }
+static __attribute__((unused)) void sleep_ms(int ms) {
+  nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
 
 /* Waits for child `pid` up to `ms`; kills it after that. Returns its exit code, or -1 when it
 ** had to be killed or died of a signal. */
@@ -86,7 +88,8 @@ static __attribute__((unused)) void start_daemon(uint32_t producer_kb) {
     if (rc) fprintf(stderr, "daemon: %s\n", err.message);
     _exit(rc ? 1 : 0);
   }
-  for (int t = 0; t < 500 && !daemon_up(); t++) sleep_ms(10);
+  for (int t = 0; t < 500 && !daemon_up(); t++)
+    sleep_ms(10);
   assert_true(daemon_up());
 }
 
