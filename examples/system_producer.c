@@ -2,7 +2,8 @@
 ** A process that traces in system mode: it connects to `trak daemon` (socket from
 ** $TRAK_SOCKET or the default path) and emits a few events a millisecond for the given
 ** number of seconds, in categories "app" and "net". `trak record` run meanwhile captures
-** them beside those of every other connected process:
+** them beside those of every other connected process (with TRAK_BACKEND=system in the
+** environment it leaves connecting to the SDK):
 **   trak daemon &  example_system_producer server 5 &  trak record -o out.pb --time 3s
 */
 #include <stdio.h>
@@ -18,7 +19,7 @@ int main(int argc, char **argv) {
   const char *name = argc > 1 ? argv[1] : "producer";
   double seconds = argc > 2 ? atof(argv[2]) : 5;
   trak_process_set_name(name);
-  trak_system_connect(NULL);
+  if (!getenv("TRAK_BACKEND")) trak_system_connect(NULL); /* else TRAK_BACKEND=system does it */
   struct timespec t0, t;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   for (long i = 0;; i++) {

@@ -22,7 +22,7 @@ echo "== trak daemon on $TRAK_SOCKET, two producers (server, client), trak recor
 "$TRAK" daemon & pids+=($!)
 for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 "$PRODUCER" server 3 & pids+=($!)
-"$PRODUCER" client 3 & pids+=($!)
+TRAK_BACKEND=system "$PRODUCER" client 3 & pids+=($!) # connects through the environment
 sleep 0.3
 timeout 15 "$TRAK" record -o "$out/system.pb" --time 1s --categories 'app,n*'
 echo

@@ -5,7 +5,7 @@
 ** memory the daemon reads. See docs/system-tracing.md.
 **
 ** Producers: call trak_system_connect() (the init option), or set TRAK_BACKEND=system in the
-** environment of a program that calls trak_init() or uses the SDK. Consumers: trak_record_run()
+** environment of any program linking libtrak (read when the library loads). Consumers: trak_record_run()
 ** (what `trak record` does). The daemon: trak_daemon_run() (what `trak daemon` does).
 */
 #ifndef TRAK_SYSTEM_H

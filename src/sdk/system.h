@@ -66,5 +66,8 @@ void trak__ipc_default_path(char *buf, size_t size) TRAK__HIDDEN;
 ** producers of themselves. */
 extern int trak__system_no_autostart TRAK__HIDDEN;
 void trak__system_autostart(void) TRAK__HIDDEN; /* from trak_init() */
+/* The daemon and the consumer call this first: ends a producer TRAK_BACKEND=system started in
+** their own process at load time, and prevents another. */
+void trak__system_not_a_producer(void) TRAK__HIDDEN;
 
 #endif /* TRAK_SDK_SYSTEM_H */

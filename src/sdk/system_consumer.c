@@ -37,7 +37,7 @@ static int send_empty(int fd, uint32_t type, trak_pb_buf *b) {
 }
 
 int trak_record_run(const trak_record_config *cfg, trak_record_status *final, trak_error *err) {
-  trak__system_no_autostart = 1;
+  trak__system_not_a_producer();
   char path[108];
   if (cfg->socket_path)
     snprintf(path, sizeof path, "%s", cfg->socket_path);

@@ -565,7 +565,7 @@ static int listen_on(const char *path, trak_error *err) {
 }
 
 int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_error *err) {
-  trak__system_no_autostart = 1;
+  trak__system_not_a_producer();
   trak_init();
   char path[108];
   if (cfg->socket_path)

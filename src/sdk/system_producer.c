@@ -253,3 +253,15 @@ void trak__system_autostart(void) {
   if (!trak__system_no_autostart && backend && !strcmp(backend, "system"))
     trak_system_connect(NULL);
 }
+
+/* A program that never calls into the SDK before its first event (categories stay off until a
+** session starts) still becomes a producer with TRAK_BACKEND=system: decided at load time. */
+__attribute__((constructor)) static void autostart_at_load(void) {
+  const char *backend = getenv("TRAK_BACKEND");
+  if (backend && !strcmp(backend, "system")) trak_init(); /* others pay nothing at load */
+}
+
+void trak__system_not_a_producer(void) {
+  trak__system_no_autostart = 1;
+  trak_system_disconnect();
+}
