@@ -549,7 +549,12 @@ static int listen_on(const char *path, trak_error *err) {
     close(probe);
     return trak_error_set(err, TRAK_EIO, "%s: a daemon already listens there", path);
   }
-  unlink(path); /* a stale socket of a daemon that died */
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    if (!S_ISSOCK(st.st_mode))
+      return trak_error_set(err, TRAK_EIO, "%s: exists and is not a socket", path);
+    unlink(path); /* a stale socket of a daemon that died */
+  }
   int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   mode_t old = umask(077); /* owner-only from the moment it exists */
   int ok = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&

@@ -60,6 +60,15 @@ if timeout 15 "$TRAK" record -o /dev/full --time 300ms 2> "$TMP/full.err"; then
 fi
 grep -q 'No space left on device' "$TMP/full.err" || fail "full disk: $(cat "$TMP/full.err")"
 
+# The daemon never replaces a file that is not a socket.
+echo keep > "$TMP/file"
+if timeout 5 "$TRAK" daemon --socket "$TMP/file" 2> "$TMP/notsock.err"; then fail "daemon on a file"; fi
+grep -q "not a socket" "$TMP/notsock.err" && [ "$(cat "$TMP/file")" = keep ] ||
+  fail "daemon on a file: $(cat "$TMP/notsock.err")"
+# A second daemon on a live socket refuses to start.
+if timeout 5 "$TRAK" daemon 2> "$TMP/second.err"; then fail "second daemon started"; fi
+grep -q "already listens" "$TMP/second.err" || fail "second daemon: $(cat "$TMP/second.err")"
+
 # Bad options and no daemon are reported.
 if "$TRAK" record -o "$TMP/x.pb" --time banana 2> "$TMP/bad.err"; then fail "bad duration"; fi
 grep -q "bad duration" "$TMP/bad.err" || fail "$(cat "$TMP/bad.err")"
