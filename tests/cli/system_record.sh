@@ -54,6 +54,14 @@ wait $rec || fail "record after SIGINT: $(cat "$TMP/int.err")"
 [ "$(count "$TMP/int.pb" "select count(*) from slice")" -gt 0 ] || fail "SIGINT: empty trace"
 "$TRAK" check "$TMP/int.pb" > /dev/null || fail "SIGINT: trace does not check"
 
+# A recorder killed outright: the daemon still finishes its file and carries on.
+"$TRAK" record -o "$TMP/killed.pb" 2> /dev/null & rec=$!
+sleep 0.5
+kill -KILL $rec
+wait $rec 2> /dev/null || true
+for _ in $(seq 50); do [ -s "$TMP/killed.pb" ] && break; sleep 0.1; done
+[ "$(count "$TMP/killed.pb" "select count(*) from slice")" -gt 0 ] || fail "killed recorder: no trace"
+
 # A full disk: a clear error, not a hang.
 if timeout 15 "$TRAK" record -o /dev/full --time 300ms 2> "$TMP/full.err"; then
   fail "record into /dev/full succeeded"
@@ -76,4 +84,12 @@ if TRAK_SOCKET=$TMP/none.sock "$TRAK" record -o "$TMP/x.pb" --time 1s 2> "$TMP/n
   fail "record without daemon"
 fi
 grep -q "no daemon" "$TMP/none.err" || fail "$(cat "$TMP/none.err")"
+# The daemon stopping during a recording finishes the file and tells the recorder.
+timeout 15 "$TRAK" record -o "$TMP/last.pb" 2> "$TMP/last.err" & rec=$!
+sleep 0.5
+kill -TERM "${pids[0]}"
+wait $rec || fail "record when the daemon stops: $(cat "$TMP/last.err")"
+[ "$(count "$TMP/last.pb" "select count(*) from slice")" -gt 0 ] || fail "daemon stop: no trace"
+wait "${pids[0]}" || fail "daemon exit status $?"
+[ ! -e "$TRAK_SOCKET" ] || fail "the daemon left its socket behind"
 echo ok
