@@ -64,5 +64,10 @@ int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out)
     fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", cmd, path,
             c.warnings - 5);
   if (rc) return trak_cli_fail(cmd, &err);
+  if (trak_cli_apply_descriptions(cmd, *out)) {
+    trak_processor_free(*out);
+    *out = NULL;
+    return 1;
+  }
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
+typedef struct trak_analysis trak_analysis; /* analysis.h */
 
 struct trak_processor {
   trak_tables tables;
@@ -38,6 +39,8 @@ struct trak_processor {
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;
   int have_children, have_flow_index;
+
+  trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
 };
 
 /* Input stream (stream.c). */
