@@ -291,7 +291,7 @@ int trak__annotations_import(trak_processor *p, const char *metric, trak_error *
     rc = trak_error_set(err, TRAK_EINVAL, "%s_annotations: %s", metric, sqlite3_errmsg(p->db));
   sqlite3_finalize(c.st);
   if (!rc) {
-    qsort(c.rows.v, c.rows.n, sizeof *c.rows.v, row_cmp);
+    if (c.rows.n) qsort(c.rows.v, c.rows.n, sizeof *c.rows.v, row_cmp);
     rc = append_rows(&c, err);
   }
   if (c.tracks.n) { /* rows were appended: timestamps are no longer sorted, indexes stale */
