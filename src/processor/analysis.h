@@ -9,8 +9,7 @@
 
 #include "processor/processor_internal.h"
 
-typedef struct trak_rules trak_rules;       /* describe.c */
-typedef struct trak_metric_run trak_metric_run; /* metrics.c */
+typedef struct trak_rules trak_rules; /* describe.c */
 
 struct trak_analysis {
   trak_rules *rules;       /* NULL until the first describe or rules file */

@@ -43,6 +43,8 @@ static const char *const table_names[] = {"slice",
                                           "flow",
                                           "args",
                                           "stats",
+                                          "alert",
+                                          "annotation_track",
                                           NULL};
 
 const char *const *trak_processor_table_names(void) {
