@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `make demo`: shows trak working end to end. An instrumented program (examples/sdk_demo.c)
-# records a trace with the SDK; then the examples of the synthetic-trace guide
+# records a trace with the SDK; another (examples/console_demo.c) prints its events live through
+# the console interceptor; then the examples of the synthetic-trace guide
 # (tests/data/seed/) go text -> binary -> text, with protoc agreeing with our encoding.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -12,10 +13,26 @@ echo "== trak $("$TRAK" --version | cut -d' ' -f2): recording a trace with the S
 build/example_sdk_demo "$out/sdk_demo.pftrace"
 printf '  %s: %d bytes, %d packets\n' "$out/sdk_demo.pftrace" "$(wc -c < "$out/sdk_demo.pftrace")" \
   "$("$TRAK" dump "$out/sdk_demo.pftrace" | grep -c '^packet {')"
-echo "  event names interned in the trace:"
-"$TRAK" dump "$out/sdk_demo.pftrace" | grep -A2 'event_names {' | grep -o '"[^"]*"' | sort -u \
-  | tr '\n' ' ' | fold -w 90 | sed 's/^/    /'
 echo
+echo "== trak query: where did the time go? (slices by total duration)"
+"$TRAK" query "$out/sdk_demo.pftrace" --format table \
+  "select name, count(*) as n, sum(dur) / 1000 as total_us, max(dur) / 1000 as max_us
+   from slice group by name order by total_us desc"
+echo
+echo "== trak query: threads and what ran on them"
+"$TRAK" query "$out/sdk_demo.pftrace" --format table \
+  "select t.tid, t.name as thread, count(s.id) as slices
+   from thread t join thread_track tt using (utid) join slice s on s.track_id = tt.id
+   group by t.utid order by slices desc"
+echo
+echo "== a CSV timeline from elsewhere becomes a trace (trak convert, the synthetic writer)"
+"$TRAK" convert tests/data/writer/events.csv "$out/events.pb"
+"$TRAK" query "$out/events.pb" --format table \
+  "select ts, dur, name, depth from slice order by ts limit 6"
+echo
+echo "== the console interceptor: events printed as they happen (examples/console_demo.c)"
+build/example_console_demo
+
 echo
 echo "== converting the seed examples to binary traces"
 for text in tests/data/seed/*.pbtxt; do

@@ -31,6 +31,10 @@ TRAK_API int trak_init(void);
 /* The trace clock (CLOCK_BOOTTIME) in nanoseconds, for explicit event timestamps. */
 TRAK_API uint64_t trak_clock_now(void);
 
+/* Tests only: makes every SDK timestamp come from now() (NULL restores the real clock). Call
+** it before any session starts; the TSC fast clock is off from then on. */
+TRAK_API void trak_clock_set_fake(uint64_t (*now)(void));
+
 /* ------------------------------------------------------------------------------------------ */
 /* Categories                                                                                 */
 /* ------------------------------------------------------------------------------------------ */
@@ -156,6 +160,14 @@ typedef struct trak_session trak_session;
 
 enum { TRAK_FILL_RING = 0, TRAK_FILL_DISCARD = 1 };
 
+/* One data source a session enables besides track events (see trak/data_source.h). */
+typedef struct trak_session_data_source {
+  const char *name;        /* a registered data source's name */
+  const char *interceptor; /* NULL, or the name of the interceptor its packets go to */
+  const void *config;      /* serialized DataSourceConfig for setup; NULL: one with the name */
+  size_t config_len;
+} trak_session_data_source;
+
 typedef struct trak_session_config {
   uint32_t buffer_size_kb;       /* 0: 1024 */
   uint32_t chunk_size;           /* bytes per chunk, 0: 4096 (512 .. 1 MiB) */
@@ -167,6 +179,9 @@ typedef struct trak_session_config {
   int compress;                  /* nonzero: the trace read out (or streamed) wraps packets in
                                     TracePacket.compressed_packets (zlib), as Perfetto's
                                     COMPRESSION_TYPE_DEFLATE does */
+  const char *track_event_interceptor; /* NULL, or the interceptor track events go to */
+  const trak_session_data_source *data_sources; /* custom data sources to enable */
+  size_t n_data_sources;
 } trak_session_config;
 
 typedef struct trak_session_stats {
@@ -185,19 +200,27 @@ typedef struct trak_session_stats {
 TRAK_API int trak_session_new(const trak_session_config *cfg, trak_session **out,
                               trak_error *err);
 /* Creates a session from a serialized perfetto.protos.TraceConfig: buffers[0] (size_kb,
-** fill_policy), the "track_event" data source's TrackEventConfig, incremental_state_config,
-** write_into_file / output_path / file_write_period_ms, compression_type. */
+** fill_policy), data_sources (the "track_event" one with its TrackEventConfig, others matched
+** by name against registered data sources at start; each may name an interceptor in
+** interceptor_config), incremental_state_config, write_into_file / output_path /
+** file_write_period_ms, compression_type. A config that lists data sources but not
+** "track_event" records no track events; one listing none records them. */
 TRAK_API int trak_session_new_from_proto(const void *trace_config, size_t len,
                                          trak_session **out, trak_error *err);
 /* Same from TraceConfig in protobuf text format (needs trak_pbtxt_parse). */
 TRAK_API int trak_session_new_from_text(const char *text, trak_session **out, trak_error *err);
 
-/* Starts recording. Returns 0, TRAK_ESTATE (not new) or TRAK_ENOSPC (TRAK_MAX_SESSIONS busy). */
+/* Starts recording: sets up and starts the instances of its data sources (and of their
+** interceptors). Returns 0, TRAK_ESTATE (not new), TRAK_ENOSPC (TRAK_MAX_SESSIONS busy),
+** TRAK_ENOTFOUND (an interceptor named in the config is not registered) or an interceptor
+** setup's error. */
 TRAK_API int trak_session_start(trak_session *s, trak_error *err);
-/* Streaming sessions: writes everything committed so far into the file. Others: no-op. */
+/* Calls the flush callback of the session's custom data sources; streaming sessions then
+** write everything committed so far into the file. Not concurrently with trak_session_stop. */
 TRAK_API int trak_session_flush(trak_session *s, trak_error *err);
-/* Stops recording; waits until no thread is writing into the session. Streaming sessions
-** write the rest of the trace and close the file. */
+/* Stops recording; waits until no thread is writing into the session, then calls the stop
+** callbacks of its data source and interceptor instances. Streaming sessions write the rest
+** of the trace and close the file. */
 TRAK_API int trak_session_stop(trak_session *s, trak_error *err);
 /* Returns the not yet read part of the trace as serialized perfetto.protos.Trace (malloc'ed;
 ** caller frees). Works while running or after stop; each byte is returned once. */

@@ -112,29 +112,34 @@ void trak_pb_put_packed_varint(trak_pb_buf *buf, uint32_t field, const uint64_t 
   buf->p = p;
 }
 
-void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n) {
-  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * 8)) return;
-  uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * 8);
-  for (size_t i = 0; i < n; i++)
-    p = trak_pb_write_fixed64(p, v[i]);
+/* Packed fixed-width elements of `width` bytes (8 or 4), read from `v` in host order. */
+static void put_packed_fixed(trak_pb_buf *buf, uint32_t field, const void *v, size_t n,
+                             unsigned width) {
+  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * width)) return;
+  uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * width);
+  const uint8_t *src = v;
+  for (size_t i = 0; i < n; i++, src += width) {
+    uint64_t bits64;
+    uint32_t bits32;
+    if (width == 8) {
+      memcpy(&bits64, src, 8);
+      p = trak_pb_write_fixed64(p, bits64);
+    } else {
+      memcpy(&bits32, src, 4);
+      p = trak_pb_write_fixed32(p, bits32);
+    }
+  }
   buf->p = p;
+}
+
+void trak_pb_put_packed_fixed64(trak_pb_buf *buf, uint32_t field, const uint64_t *v, size_t n) {
+  put_packed_fixed(buf, field, v, n, 8);
 }
 
 void trak_pb_put_packed_fixed32(trak_pb_buf *buf, uint32_t field, const uint32_t *v, size_t n) {
-  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * 4)) return;
-  uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * 4);
-  for (size_t i = 0; i < n; i++)
-    p = trak_pb_write_fixed32(p, v[i]);
-  buf->p = p;
+  put_packed_fixed(buf, field, v, n, 4);
 }
 
 void trak_pb_put_packed_double(trak_pb_buf *buf, uint32_t field, const double *v, size_t n) {
-  if (!trak_pb_buf_ensure(buf, 5 + TRAK_PB_MAX_VARINT_BYTES + n * 8)) return;
-  uint8_t *p = trak_pb_write_varint(trak_pb_write_tag(buf->p, field, TRAK_PB_WIRE_LEN), n * 8);
-  for (size_t i = 0; i < n; i++) {
-    uint64_t bits;
-    memcpy(&bits, &v[i], 8);
-    p = trak_pb_write_fixed64(p, bits);
-  }
-  buf->p = p;
+  put_packed_fixed(buf, field, v, n, 8);
 }

@@ -30,15 +30,7 @@ static inline void leave(trak__thread *t) {
   atomic_store_explicit(&t->busy, 0, memory_order_release);
 }
 
-/* Gets `w` ready for an event at `now`. Returns 1 if it can write. */
-static inline int ready(trak__thread *t, trak__writer *w, int slot, uint64_t now) {
-  if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen, memory_order_relaxed) &&
-                  now < w->next_clear_ts))
-    return 1;
-  int r = trak__writer_prepare(t, w, slot, now);
-  if (r < 0) trak__session_lost(w->session, 1);
-  return r > 0;
-}
+#define ready trak__writer_ready
 
 static inline uint64_t take_delta(trak__writer *w, uint64_t ts) {
   uint64_t delta = ts > w->last_ts ? ts - w->last_ts : 0;
@@ -371,6 +363,7 @@ static TRAK__COLD void event_fast_all(trak__thread *t, const trak_category *cat,
     } else if (r < 0) {
       trak__session_lost(w->session, 1);
     }
+    if (TRAK_UNLIKELY(w->icpt != NULL)) trak__icpt_deliver(w);
   }
 }
 
@@ -423,6 +416,7 @@ trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *
     int r = bound ? write_fast(t, w, cat, type, name, opts, n, bound, now) : 0;
     if (r == 0) write_event(t, w, &ev, now);
     else if (r < 0) trak__session_lost(w->session, 1);
+    if (TRAK_UNLIKELY(w->icpt != NULL)) trak__icpt_deliver(w);
   }
   leave(t);
   return ev.track;
@@ -449,6 +443,7 @@ void trak__packet_all(uint32_t mask, void (*fn)(trak_pb_buf *b, void *user), voi
     trak_pb_end_nested_short(b, pkt);
     if (b->error || trak__writer_put_packet(t, w, b->start, trak_pb_buf_len(b)) != 0)
       trak__session_lost(w->session, 1);
+    if (TRAK_UNLIKELY(w->icpt != NULL)) trak__icpt_deliver(w);
   }
   leave(t);
 }
@@ -463,6 +458,11 @@ trak_pb_buf *trak_event_buf(trak_event_ctx *ctx) { return ctx->event; }
 
 uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type, uint64_t key,
                            const void *value) {
+  return trak__intern_user(ctx->t, ctx->w, type, key, value);
+}
+
+uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type,
+                           uint64_t key, const void *value) {
   int index = __atomic_load_n(&type->index, __ATOMIC_ACQUIRE);
   if (!index) {
     int fresh = atomic_fetch_add(&next_user_type, 1);
@@ -473,6 +473,5 @@ uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type, uint64
     index = fresh;
   }
   if (index >= TRAK__INTERN_TYPES) return 0;
-  return trak__intern(ctx->t, ctx->w, (uint32_t)index, type->field, key ? key : ~0ull, NULL,
-                      type, value);
+  return trak__intern(t, w, (uint32_t)index, type->field, key ? key : ~0ull, NULL, type, value);
 }

@@ -82,9 +82,17 @@ typedef struct trak__fast_entry {
 } trak__fast_entry;
 #define TRAK__FAST_ENTRIES 32
 
-/* One thread's packet sequence into one session. */
+/* The bit a writer adds to its generation while its packets go to an interceptor: such a
+** writer never passes the event path's inline generation check, so interception costs the
+** ordinary path nothing. */
+#define TRAK__GEN_ICPT 0x80000000u
+
+struct trak__icpt_inst;
+
+/* One thread's packet sequence into one data source instance (one session). */
 typedef struct trak__writer {
-  uint32_t gen;                 /* slot generation this writer serves; 0: unbound */
+  uint32_t gen;                 /* slot generation this writer serves (| TRAK__GEN_ICPT when
+                                   intercepted); 0: unbound */
   uint32_t seq_id;              /* trusted_packet_sequence_id */
   struct trak_session *session; /* valid while gen matches the slot */
   trak__chunk *chunk;           /* current chunk, or NULL */
@@ -103,7 +111,17 @@ typedef struct trak__writer {
   trak__fast_entry fast[TRAK__FAST_ENTRIES];
   uint64_t *tracks; /* track uuids described on this sequence since the last clear */
   uint32_t tracks_cap, tracks_count;
+  /* data sources and interceptors (data_source.c, intercept.c) */
+  uint8_t ds;                    /* data source index: 0 track events, else custom */
+  uint8_t cleared;               /* custom: no packet committed since the state was cleared */
+  void *incr;                    /* custom: the user's incremental state, or NULL */
+  struct trak__icpt_inst *icpt;  /* intercepted: the interceptor instance */
+  const struct trak__icpt *icpt_owner; /* the interceptor whose thread state icpt_tls is */
+  void *icpt_tls;                /* the interceptor's per-sequence state */
+  uint8_t *private_chunk;        /* intercepted: the chunk packets collect in until delivered */
 } trak__writer;
+
+#define TRAK__MAX_DS (TRAK_MAX_DATA_SOURCES + 1) /* index 0: track events */
 
 /* Per-thread state, reached through the trak__tls pointer. */
 typedef struct trak__thread {
@@ -113,7 +131,8 @@ typedef struct trak__thread {
   char name[64];
   trak_pb_buf scratch;    /* heap: a packet being encoded off the fast path */
   trak_pb_buf interned;   /* heap: InternedData entries of that packet */
-  trak__writer w[TRAK_MAX_SESSIONS];
+  trak__writer w[TRAK_MAX_SESSIONS]; /* track events */
+  trak__writer *dsw[TRAK__MAX_DS];     /* custom data source i: TRAK_MAX_SESSIONS writers */
   struct trak__thread *next, *prev;
 } trak__thread;
 
@@ -121,7 +140,7 @@ extern __thread trak__thread *trak__tls __attribute__((tls_model("initial-exec")
 
 /* ---- sessions -------------------------------------------------------------------------- */
 
-enum { TRAK__S_NEW = 0, TRAK__S_STARTED, TRAK__S_STOPPED };
+enum { TRAK__S_NEW = 0, TRAK__S_STARTING, TRAK__S_STARTED, TRAK__S_STOPPED };
 
 typedef struct trak__seq_read { /* readout state of one writer sequence */
   uint32_t seq_id;
@@ -159,7 +178,21 @@ struct trak_session {
   int streaming;
   pthread_cond_t stream_cond;
   int stream_stop;
+  /* data sources (data_source.c) */
+  int track_events;            /* nonzero: the config enables track events */
+  struct trak__ds_cfg *dss;    /* data sources of the config, track_event included */
+  size_t ndss;
 };
+
+/* One data source entry of a session's config. */
+typedef struct trak__ds_cfg {
+  char *name;
+  uint8_t *config; /* serialized DataSourceConfig */
+  size_t config_len;
+  char *icpt_name; /* interceptor_config.name, or NULL */
+  uint8_t *icpt_config; /* serialized InterceptorConfig */
+  size_t icpt_config_len;
+} trak__ds_cfg;
 
 typedef struct trak__slot {
   _Atomic uint32_t gen; /* bumped at start and stop */
@@ -185,6 +218,7 @@ static inline trak__chunk *trak__chunk_at(struct trak_session *s, uint32_t i) {
 
 /* clock.c */
 void trak__clock_init(void) TRAK__HIDDEN;
+extern uint64_t (*trak__clock_fake)(void) TRAK__HIDDEN;
 extern int trak__clock_tsc TRAK__HIDDEN;
 extern uint64_t trak__tsc_base, trak__boot_base, trak__tsc_mult TRAK__HIDDEN;
 uint64_t trak__boottime(void) TRAK__HIDDEN;
@@ -275,6 +309,49 @@ int trak__session_acquire_chunk(struct trak_session *s, trak__writer *w) TRAK__H
 void trak__session_retire_chunk(struct trak_session *s, trak__writer *w) TRAK__HIDDEN;
 void trak__session_lost(struct trak_session *s, uint32_t packets) TRAK__HIDDEN;
 void trak__sessions_after_fork(void) TRAK__HIDDEN;
+
+/* data_source.c: instances of data sources, driven by sessions through these entry points
+** (a later backend drives them the same way). All of them run without trak__lock except
+** where noted. */
+/* Sets up and starts every data source instance `s` configures, in `slot`. On failure
+** nothing stays set up. */
+int trak__ds_session_setup(struct trak_session *s, int slot, trak_error *err) TRAK__HIDDEN;
+void trak__ds_session_enable(int slot, int on) TRAK__HIDDEN; /* masks; trak__lock held */
+void trak__ds_session_teardown(int slot) TRAK__HIDDEN;  /* stop callbacks, after the grace */
+void trak__ds_session_flush(int slot) TRAK__HIDDEN;
+/* The interceptor instance of data source `ds` in `slot`, or NULL. */
+struct trak__icpt_inst *trak__ds_icpt(int ds, int slot) TRAK__HIDDEN;
+/* Frees a writer's per-data-source and per-interceptor state (thread exit, rebinding). */
+void trak__writer_forget_state(trak__writer *w) TRAK__HIDDEN;
+uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type,
+                           uint64_t key, const void *value) TRAK__HIDDEN;
+void trak__ds_incremental_reset(trak__writer *w) TRAK__HIDDEN;
+
+/* intercept.c */
+/* Sets up an instance of the interceptor named `name` with its config. Returns 0, or
+** TRAK_ENOTFOUND (not registered) or the interceptor's error. */
+int trak__icpt_setup(const char *name, const uint8_t *config, size_t len,
+                     const char *ds_name, uint32_t instance, struct trak__icpt_inst **out,
+                     trak_error *err) TRAK__HIDDEN;
+void trak__icpt_start(struct trak__icpt_inst *ii) TRAK__HIDDEN;
+void trak__icpt_stop(struct trak__icpt_inst *ii) TRAK__HIDDEN; /* stops and frees */
+/* Hands the packets `w` collected to its interceptor and empties its chunk. */
+void trak__icpt_deliver(trak__writer *w) TRAK__HIDDEN;
+uint32_t trak__icpt_chunk_size(void) TRAK__HIDDEN; /* the least private chunk size */
+void trak__icpt_tls_free(trak__writer *w) TRAK__HIDDEN; /* the interceptor's thread state */
+
+/* console.c: the built-in "console" interceptor. */
+extern const trak_interceptor_desc trak__console_desc TRAK__HIDDEN;
+
+/* Gets `w` ready for a packet at `now`: 1 if it can write (see trak__writer_prepare). */
+static inline int trak__writer_ready(trak__thread *t, trak__writer *w, int slot, uint64_t now) {
+  if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen, memory_order_relaxed) &&
+                  now < w->next_clear_ts))
+    return 1;
+  int r = trak__writer_prepare(t, w, slot, now);
+  if (r < 0) trak__session_lost(w->session, 1);
+  return r > 0;
+}
 
 /* deflate.c */
 /* Appends the zlib stream (RFC 1950) of [in, in + n) to `out`. Returns 0 or out->error. */

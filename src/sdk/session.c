@@ -32,9 +32,85 @@ static void list_free(char **list) {
   free(list);
 }
 
+static void dss_free(trak__ds_cfg *dss, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    free(dss[i].name);
+    free(dss[i].config);
+    free(dss[i].icpt_name);
+    free(dss[i].icpt_config);
+  }
+  free(dss);
+}
+
 static void session_free_config(trak_session *s) {
   for (int i = 0; i < 4; i++) list_free(s->lists[i]);
   free(s->output_path);
+  dss_free(s->dss, s->ndss);
+}
+
+static uint8_t *mem_dup(const void *p, size_t n) {
+  uint8_t *copy = malloc(n ? n : 1);
+  if (copy && n) memcpy(copy, p, n);
+  return copy;
+}
+
+/* Appends a data source entry (copies of everything) to the list [*dss, *n). `config` is
+** its serialized DataSourceConfig, NULL to synthesize one holding the name; `icpt` the
+** interceptor's name or NULL, with its serialized InterceptorConfig (NULL: synthesized). */
+static int dss_add(trak__ds_cfg **dss, size_t *n, const char *name, size_t name_len,
+                   const void *config, size_t config_len, const char *icpt, size_t icpt_len,
+                   const void *icfg, size_t icfg_len) {
+  trak__ds_cfg *grown = realloc(*dss, (*n + 1) * sizeof *grown);
+  if (!grown) return TRAK_ENOMEM;
+  *dss = grown;
+  trak__ds_cfg *e = &grown[(*n)++];
+  memset(e, 0, sizeof *e);
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  e->name = strndup(name, name_len);
+  if (!config) {
+    trak_pb_put_bytes(&b, TRAK_PB_DataSourceConfig_name, name, name_len);
+    if (icpt) {
+      trak_pb_nested ic = trak_pb_begin_nested_short(&b, TRAK_PB_DataSourceConfig_interceptor_config);
+      trak_pb_put_bytes(&b, TRAK_PB_InterceptorConfig_name, icpt, icpt_len);
+      trak_pb_end_nested_short(&b, ic);
+    }
+    config = b.start;
+    config_len = trak_pb_buf_len(&b);
+  }
+  e->config = mem_dup(config, config_len);
+  e->config_len = config_len;
+  int ok = e->name && e->config && !b.error;
+  b.p = b.start;
+  if (icpt) {
+    if (!icfg) {
+      trak_pb_put_bytes(&b, TRAK_PB_InterceptorConfig_name, icpt, icpt_len);
+      icfg = b.start;
+      icfg_len = trak_pb_buf_len(&b);
+    }
+    e->icpt_name = strndup(icpt, icpt_len);
+    e->icpt_config = mem_dup(icfg, icfg_len);
+    e->icpt_config_len = icfg_len;
+    ok = ok && e->icpt_name && e->icpt_config && !b.error;
+  }
+  trak_pb_buf_free(&b);
+  return ok ? 0 : TRAK_ENOMEM;
+}
+
+/* The data sources of a config struct: track events first, then the custom ones. */
+static int dss_from_config(trak_session *s, const trak_session_config *cfg) {
+  const char *ti = cfg->track_event_interceptor;
+  int rc = dss_add(&s->dss, &s->ndss, "track_event", 11, NULL, 0, ti, ti ? strlen(ti) : 0,
+                   NULL, 0);
+  for (size_t i = 0; rc == 0 && i < cfg->n_data_sources; i++) {
+    const trak_session_data_source *d = &cfg->data_sources[i];
+    if (!d->name) return TRAK_EINVAL;
+    const char *ic = d->interceptor;
+    rc = dss_add(&s->dss, &s->ndss, d->name, strlen(d->name), d->config, d->config_len, ic,
+                 ic ? strlen(ic) : 0, NULL, 0);
+  }
+  s->track_events = 1;
+  return rc;
 }
 
 int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_error *err) {
@@ -70,6 +146,7 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   s->cat_cfg.enabled_tags = (const char *const *)s->lists[2];
   s->cat_cfg.disabled_tags = (const char *const *)s->lists[3];
   if (cfg->output_path && !(s->output_path = strdup(cfg->output_path))) ok = 0;
+  if (dss_from_config(s, cfg) != 0) ok = 0;
   s->mem = ok ? aligned_alloc(64, (size_t)n * chunk) : NULL;
   s->meta = s->mem ? calloc(n, sizeof *s->meta) : NULL;
   if (!s->meta) {
@@ -111,26 +188,51 @@ static int collect_strings(const uint8_t *data, size_t len, uint32_t field, char
   return rc < 0 ? TRAK_EFORMAT : 0;
 }
 
-/* Reads the "track_event" data source config: its TrackEventConfig's four glob lists. */
-static int parse_data_source(const uint8_t *data, size_t len, char **lists[4]) {
+/* A TraceConfig's data sources, collected while parsing. */
+typedef struct ds_list {
+  trak__ds_cfg *v;
+  size_t n;
+  int track_events; /* "track_event" is among them */
+} ds_list;
+
+/* Reads one TraceConfig.DataSource: its DataSourceConfig joins `dss` (with its interceptor
+** config, if any); the "track_event" one's TrackEventConfig fills the four glob lists. */
+static int parse_data_source(const uint8_t *data, size_t len, char **lists[4], ds_list *dss) {
   trak_pb_decoder d, ds;
   trak_pb_field f, g;
   trak_pb_decoder_init(&d, data, len);
   while (trak_pb_decoder_next(&d, &f) == 1) {
     if (f.number != TRAK_PB_TraceConfig_DataSource_config) continue;
     if (trak_pb_decoder_init_nested(&ds, &d, &f) != 0) return TRAK_EFORMAT;
-    const uint8_t *te = NULL;
-    size_t te_len = 0;
-    int is_track_event = 0;
+    const uint8_t *te = NULL, *ic = NULL, *name = NULL, *icname = NULL;
+    size_t te_len = 0, ic_len = 0, name_len = 0, icname_len = 0;
     while (trak_pb_decoder_next(&ds, &g) == 1) {
-      if (g.number == TRAK_PB_DataSourceConfig_name && g.wire_type == TRAK_PB_WIRE_LEN)
-        is_track_event = g.len == 11 && memcmp(g.data, "track_event", 11) == 0;
-      if (g.number == TRAK_PB_DataSourceConfig_track_event_config &&
-          g.wire_type == TRAK_PB_WIRE_LEN) {
+      if (g.wire_type != TRAK_PB_WIRE_LEN) continue;
+      if (g.number == TRAK_PB_DataSourceConfig_name) {
+        name = g.data;
+        name_len = g.len;
+      } else if (g.number == TRAK_PB_DataSourceConfig_track_event_config) {
         te = g.data;
         te_len = g.len;
+      } else if (g.number == TRAK_PB_DataSourceConfig_interceptor_config) {
+        ic = g.data;
+        ic_len = g.len;
       }
     }
+    if (!name) continue;
+    if (ic) { /* the interceptor's name */
+      trak_pb_decoder_init(&ds, ic, ic_len);
+      while (trak_pb_decoder_next(&ds, &g) == 1)
+        if (g.number == TRAK_PB_InterceptorConfig_name && g.wire_type == TRAK_PB_WIRE_LEN) {
+          icname = g.data;
+          icname_len = g.len;
+        }
+    }
+    if (dss_add(&dss->v, &dss->n, (const char *)name, name_len, f.data, f.len,
+                (const char *)icname, icname_len, ic, ic_len) != 0)
+      return TRAK_ENOMEM;
+    int is_track_event = name_len == 11 && memcmp(name, "track_event", 11) == 0;
+    dss->track_events |= is_track_event;
     if (!is_track_event) continue;
     static const uint32_t fields[4] = {
         TRAK_PB_TrackEventConfig_enabled_categories, TRAK_PB_TrackEventConfig_disabled_categories,
@@ -151,6 +253,7 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   char **lists[4] = {0};
+  ds_list dss = {NULL, 0, 0};
   char *path = NULL;
   int write_into_file = 0, rc = 0;
   trak_pb_decoder d, sub;
@@ -172,7 +275,7 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
         }
         break;
       case TRAK_PB_TraceConfig_data_sources:
-        if (f.wire_type == TRAK_PB_WIRE_LEN) rc = parse_data_source(f.data, f.len, lists);
+        if (f.wire_type == TRAK_PB_WIRE_LEN) rc = parse_data_source(f.data, f.len, lists, &dss);
         break;
       case TRAK_PB_TraceConfig_incremental_state_config:
         if (trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
@@ -207,6 +310,16 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
     else
       rc = trak_session_new(&cfg, out, err);
   }
+  if (rc == 0) { /* the config's data sources replace the default ones */
+    trak_session *s = *out;
+    dss_free(s->dss, s->ndss);
+    s->dss = dss.v;
+    s->ndss = dss.n;
+    s->track_events = dss.track_events || dss.n == 0;
+    dss.v = NULL;
+    dss.n = 0;
+  }
+  dss_free(dss.v, dss.n);
   for (int i = 0; i < 4; i++) list_free(lists[i]);
   free(path);
   return rc;
@@ -332,8 +445,7 @@ static int inert(trak_session *s) { return s->owner_pid != getpid(); }
 
 int trak_session_start(trak_session *s, trak_error *err) {
   if (inert(s)) return trak_error_set(err, TRAK_ESTATE, "session belongs to the parent process");
-  if (s->output_path && !(s->file = fopen(s->output_path, "wb")))
-    return trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
+  /* 1. Reserve a slot (its generation stays even: nothing records into it yet). */
   pthread_mutex_lock(&trak__lock);
   int rc = 0, slot = -1;
   if (s->state != TRAK__S_NEW) {
@@ -346,25 +458,43 @@ int trak_session_start(trak_session *s, trak_error *err) {
   }
   if (rc == 0) {
     s->slot = slot;
+    s->state = TRAK__S_STARTING;
+    trak__slots[slot].session = s;
+  }
+  pthread_mutex_unlock(&trak__lock);
+  if (rc) return rc;
+  /* 2. Set up and start the data source instances, running their callbacks without a lock. */
+  rc = trak__ds_session_setup(s, slot, err);
+  if (rc == 0 && s->output_path && !(s->file = fopen(s->output_path, "wb"))) {
+    rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
+    trak__ds_session_teardown(slot);
+  }
+  /* 3. Record. */
+  pthread_mutex_lock(&trak__lock);
+  if (rc) {
+    trak__slots[slot].session = NULL;
+    s->slot = -1;
+    s->state = TRAK__S_NEW;
+  } else {
     pthread_mutex_lock(&s->lock);
     s->state = TRAK__S_STARTED;
     pthread_mutex_unlock(&s->lock);
-    trak__slots[slot].session = s;
     s->gen = atomic_load(&trak__slots[slot].gen) + 1; /* odd: started */
     atomic_store_explicit(&trak__slots[slot].gen, s->gen, memory_order_release);
     trak__categories_update();
+    trak__ds_session_enable(slot, 1);
   }
   pthread_mutex_unlock(&trak__lock);
-  if (rc != 0 && s->file) {
-    fclose(s->file);
-    s->file = NULL;
-  }
   if (rc == 0 && s->file) s->streaming = pthread_create(&s->streamer, NULL, streamer, s) == 0;
   return rc;
 }
 
 int trak_session_flush(trak_session *s, trak_error *err) {
   if (inert(s)) return 0;
+  pthread_mutex_lock(&trak__lock);
+  int slot = s->state == TRAK__S_STARTED ? s->slot : -1;
+  pthread_mutex_unlock(&trak__lock);
+  if (slot >= 0) trak__ds_session_flush(slot); /* not concurrently with stop (documented) */
   pthread_mutex_lock(&s->file_lock);
   int rc = s->file ? drain_to_file(s, err) : 0;
   pthread_mutex_unlock(&s->file_lock);
@@ -382,10 +512,17 @@ int trak_session_stop(trak_session *s, trak_error *err) {
   pthread_mutex_lock(&s->lock);
   s->state = TRAK__S_STOPPED; /* writers' chunk requests fail from now on */
   pthread_mutex_unlock(&s->lock);
+  int slot = s->slot;
   trak__categories_update();
-  atomic_store_explicit(&trak__slots[s->slot].gen, s->gen + 1, memory_order_release);
+  trak__ds_session_enable(slot, 0);
+  atomic_store_explicit(&trak__slots[slot].gen, s->gen + 1, memory_order_release);
   trak__threads_wait_idle();
-  trak__slots[s->slot].session = NULL;
+  pthread_mutex_unlock(&trak__lock);
+  /* No thread writes into the slot now: stop its instances (callbacks run without a lock),
+  ** then give the slot back. */
+  trak__ds_session_teardown(slot);
+  pthread_mutex_lock(&trak__lock);
+  trak__slots[slot].session = NULL;
   s->slot = -1;
   pthread_mutex_lock(&s->lock);
   for (uint32_t i = 0; i < s->nchunks; i++) {

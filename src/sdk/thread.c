@@ -48,6 +48,10 @@ static void thread_destroy(void *arg) {
   trak__thread *t = arg;
   pthread_mutex_lock(&trak__lock);
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) trak__writer_release(&t->w[i]);
+  for (int d = 0; d < TRAK__MAX_DS; d++) {
+    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++) trak__writer_release(&t->dsw[d][i]);
+    free(t->dsw[d]);
+  }
   if (t->prev) t->prev->next = t->next;
   else threads = t->next;
   if (t->next) t->next->prev = t->prev;
@@ -121,6 +125,16 @@ void trak__threads_wait_idle(void) {
     while (atomic_load_explicit(&t->busy, memory_order_acquire)) sched_yield();
 }
 
+/* Drops a writer's state without retiring its chunk (a forked child's copy). */
+static void forget_writer(trak__writer *w) {
+  trak__writer_forget_state(w);
+  free(w->tab);
+  free(w->tracks);
+  uint8_t ds = w->ds;
+  memset(w, 0, sizeof *w);
+  w->ds = ds;
+}
+
 /* In the child only the forking thread survives: forget the others (their memory is the
 ** parent's copy) and give this one a fresh identity. Writers rebind because every slot's
 ** generation changed. */
@@ -132,11 +146,9 @@ void trak__threads_after_fork(void) {
   threads = t;
   t->tid = (pid_t)syscall(SYS_gettid);
   t->uuid = mix64(process_uuid ^ ((uint64_t)t->tid << 1)) | 1;
-  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
-    free(t->w[i].tab);
-    free(t->w[i].tracks);
-    memset(&t->w[i], 0, sizeof t->w[i]);
-  }
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) forget_writer(&t->w[i]);
+  for (int d = 0; d < TRAK__MAX_DS; d++)
+    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++) forget_writer(&t->dsw[d][i]);
 }
 
 trak_track trak_track_thread(void) {

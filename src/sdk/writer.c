@@ -30,7 +30,27 @@ static void intern_reset(trak__writer *w) {
   w->tracks_count = 0;
 }
 
-static void bind(trak__writer *w, uint32_t gen, int slot) {
+/* An intercepted writer's private chunk: as large as the session's chunks (so a packet that
+** fits a buffer fits here too), at least trak__icpt_chunk_size(). */
+static uint32_t icpt_chunk_size(int slot) {
+  uint32_t size = trak__slots[slot].session->chunk_size;
+  return size > trak__icpt_chunk_size() ? size : trak__icpt_chunk_size();
+}
+
+/* Binds `w` to the instance of its data source in `slot`. An intercepted writer collects
+** its packets in a private chunk that trak__icpt_deliver() empties. Returns 0 or -1 (out of
+** memory: the writer stays unbound). */
+static int bind(trak__writer *w, uint32_t gen, int slot) {
+  trak__writer_forget_state(w);
+  w->gen = 0;
+  w->icpt = trak__ds_icpt(w->ds, slot);
+  if (w->icpt) {
+    if (!(w->private_chunk = malloc(icpt_chunk_size(slot)))) {
+      w->icpt = NULL;
+      return -1;
+    }
+    gen |= TRAK__GEN_ICPT;
+  }
   w->gen = gen;
   w->session = trak__slots[slot].session;
   w->seq_id = atomic_fetch_add(&next_seq_id, 1);
@@ -42,6 +62,13 @@ static void bind(trak__writer *w, uint32_t gen, int slot) {
   w->started = 0;
   w->need_clear = 1;
   intern_reset(w);
+  if (w->private_chunk) {
+    w->chunk = (trak__chunk *)w->private_chunk;
+    w->chunk->writer_id = w->seq_id;
+    w->base = w->p = w->private_chunk + TRAK__CHUNK_HEADER;
+    w->end = w->private_chunk + icpt_chunk_size(slot);
+  }
+  return 0;
 }
 
 /* Notes that a packet was lost: the next packet restarts the sequence. Callers count lost
@@ -53,6 +80,14 @@ static void lose(trak__writer *w) {
 }
 
 uint8_t *trak__writer_reserve_slow(trak__thread *t, trak__writer *w, size_t need) {
+  if (w->icpt) { /* hand over what the private chunk holds and start it again */
+    if (need > (size_t)(w->end - w->base)) {
+      lose(w);
+      return NULL;
+    }
+    trak__icpt_deliver(w);
+    return w->p;
+  }
   trak_session *s = w->session;
   if (need > s->chunk_size - TRAK__CHUNK_HEADER ||
       atomic_load_explicit(&s->full, memory_order_relaxed) ||
@@ -119,10 +154,23 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
   trak_pb_end_nested_short(b, pkt);
 }
 
+/* Arms the next periodic clear after a restart at `ts`. Returns 1. */
+static int restarted(trak__writer *w, uint64_t ts) {
+  w->need_clear = 0;
+  w->last_ts = ts;
+  uint32_t period = w->session->clear_period_ms;
+  w->next_clear_ts = period ? ts + (uint64_t)period * 1000000u : UINT64_MAX;
+  return 1;
+}
+
 /* Writes the restart packets; they go into one chunk together. Returns 1, or -1 on loss. */
 static TRAK__COLD int restart(trak__thread *t, trak__writer *w, uint64_t ts) {
-  if (atomic_load_explicit(&w->session->full, memory_order_relaxed)) return -1;
+  if (!w->icpt && atomic_load_explicit(&w->session->full, memory_order_relaxed)) return -1;
   intern_reset(w);
+  if (w->ds) { /* custom data sources write their own restart (see trak_ds_new_packet) */
+    trak__ds_incremental_reset(w);
+    return restarted(w, ts);
+  }
   encode_clear(t, w, ts);
   trak_pb_buf *b = &t->scratch;
   size_t len = trak_pb_buf_len(b);
@@ -141,20 +189,16 @@ static TRAK__COLD int restart(trak__thread *t, trak__writer *w, uint64_t ts) {
     prev = dec.p;
     trak__writer_commit(w, p);
   }
-  w->need_clear = 0;
   w->dropped = 0;
   w->started = 1;
-  w->last_ts = ts;
-  uint32_t period = w->session->clear_period_ms;
-  w->next_clear_ts = period ? ts + (uint64_t)period * 1000000u : UINT64_MAX;
-  return 1;
+  return restarted(w, ts);
 }
 
 int trak__writer_prepare(trak__thread *t, trak__writer *w, int slot, uint64_t ts) {
   uint32_t gen = atomic_load_explicit(&trak__slots[slot].gen, memory_order_acquire);
-  if (w->gen != gen) {
+  if ((w->gen & ~TRAK__GEN_ICPT) != gen) {
     if (!(gen & 1)) return 0; /* stopped in between */
-    bind(w, gen, slot);
+    if (bind(w, gen, slot) != 0) return -1;
   }
   if (ts >= w->next_clear_ts) w->need_clear = 1;
   if (w->need_clear) return restart(t, w, ts);
@@ -168,9 +212,12 @@ void trak__writer_release(trak__writer *w) {
       break;
     }
   }
+  trak__writer_forget_state(w);
   free(w->tab);
   free(w->tracks);
+  uint8_t ds = w->ds;
   memset(w, 0, sizeof *w);
+  w->ds = ds;
 }
 
 static int tab_grow(trak__writer *w) {

@@ -1,28 +1,39 @@
 #!/usr/bin/env bash
-# Every ```c block of docs/sdk.md is a complete program: compile it against the public headers
-# and libtrak.a (with the build's sanitizers, if any) and run it.
+# Every ```c block of the SDK's guides (docs/sdk.md, docs/data-sources.md, docs/interceptors.md)
+# is a complete program: compile it against the public headers and libtrak.a (with the build's
+# sanitizers, if any) and run it in a scratch directory.
 set -euo pipefail
-doc="$TRAK_SOURCE_DIR/docs/sdk.md"
 lib="$TRAK_BINARY_DIR/libtrak.a"
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 san=$(sed -n 's/^TRAK_SANITIZE:STRING=//p' "$TRAK_BINARY_DIR/CMakeCache.txt")
 flags=(-std=gnu11 -Wall -Wextra -Werror -Wno-unused-parameter)
 [ -n "$san" ] && flags+=("-fsanitize=$san")
-awk -v dir="$tmp" '
-  /^```c$/ { n++; file = sprintf("%s/ex%02d.c", dir, n); inblock = 1; next }
-  /^```$/ { inblock = 0; next }
-  inblock { print > file }
-' "$doc"
-count=0
-for src in "$tmp"/ex*.c; do
-  exe="${src%.c}"
-  if ! cc "${flags[@]}" -I "$TRAK_SOURCE_DIR/include" -I "$TRAK_BINARY_DIR/gen" "$src" "$lib" \
-       -lpthread -o "$exe" 2> "$tmp/err"; then
-    echo "docs/sdk.md example $(basename "$src") does not compile:"; cat "$tmp/err"; exit 1
-  fi
-  "$exe" > /dev/null || { echo "docs/sdk.md example $(basename "$src") failed"; exit 1; }
-  count=$((count + 1))
-done
-[ "$count" -ge 8 ] || { echo "expected at least 8 examples, found $count"; exit 1; }
-echo "ok: $count examples compiled and ran"
+
+# check DOC MIN: compiles and runs each example of docs/DOC, expecting at least MIN of them.
+check() {
+  local doc="$TRAK_SOURCE_DIR/docs/$1" dir="$tmp/${1%.md}"
+  mkdir -p "$dir"
+  awk -v dir="$dir" '
+    /^```c$/ { n++; file = sprintf("%s/ex%02d.c", dir, n); inblock = 1; next }
+    /^```$/ { inblock = 0; next }
+    inblock { print > file }
+  ' "$doc"
+  local count=0 src exe
+  for src in "$dir"/ex*.c; do
+    [ -e "$src" ] || break
+    exe="${src%.c}"
+    if ! cc "${flags[@]}" -I "$TRAK_SOURCE_DIR/include" -I "$TRAK_BINARY_DIR/gen" "$src" "$lib" \
+         -lpthread -o "$exe" 2> "$tmp/err"; then
+      echo "docs/$1 example $(basename "$src") does not compile:"; cat "$tmp/err"; exit 1
+    fi
+    (cd "$dir" && "$exe" > /dev/null) || { echo "docs/$1 example $(basename "$src") failed"; exit 1; }
+    count=$((count + 1))
+  done
+  [ "$count" -ge "$2" ] || { echo "docs/$1: expected at least $2 examples, found $count"; exit 1; }
+  echo "ok: docs/$1: $count examples compiled and ran"
+}
+
+check sdk.md 8
+check data-sources.md 4
+check interceptors.md 5

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Every seed example rebuilt through the writer (test_writer_seeds) imports into exactly the
 # same rows as the seed's own text: tracks with their parents, ordering args, slices, counters,
-# flows, processes, threads and args, queried with `trak query`. Until the trace processor is
-# merged (no `trak query`), this only checks that the rebuilt traces are written.
+# flows, processes, threads and args, queried with `trak query`.
 set -euo pipefail
 TRAK=$1
 TMP=$(mktemp -d)
@@ -12,8 +11,8 @@ TRAK_WRITER_DUMP_DIR=$TMP "$TRAK_BINARY_DIR/test_writer_seeds" > "$TMP/log" 2>&1
 seeds=("$TRAK_SOURCE_DIR"/tests/data/seed/*.pbtxt)
 [ "$(ls "$TMP"/*.pb | wc -l)" = "${#seeds[@]}" ] || { echo "FAIL: not every seed was rebuilt"; exit 1; }
 if ! "$TRAK" query --help > /dev/null 2>&1; then
-  echo "SKIP row comparison: this trak has no query command yet"
-  exit 0
+  echo "FAIL: trak query is missing" >&2
+  exit 1
 fi
 Q="select 'track', t.name, t.type, p.name, p.type from track t left join track p on p.id = t.parent_id order by 2,3,4,5;
 select 'slice', s.ts, s.dur, s.depth, s.name, s.category, t.name, t.type from slice s join track t on t.id = s.track_id order by 2,4,5;
