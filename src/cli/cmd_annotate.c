@@ -3,8 +3,8 @@
 ** protobuf) followed by the metrics' annotation tracks, slices and counters as ordinary
 ** TrackEvent packets on a sequence of their own (descriptors first), so that they show in the
 ** Perfetto UI and re-import with trak. Slices carry their alert and source slice as debug
-** annotations. Tracks become global tracks; a thread's or process's scope is named in the
-** track's description.
+** annotations. A track scoped to a thread or process keeps that scope (thread / process in
+** its descriptor).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -119,27 +119,42 @@ static void put_event(writer *w, int64_t ts, int type, int64_t track, trak_query
   trak_pb_end_nested(w->out, pkt);
 }
 
+/* The descriptor of each annotation track. A thread or process scope becomes the
+** descriptor's thread {pid tid} or process {pid}, as SDKs write scoped tracks. */
 static int put_descriptors(writer *w, trak_processor *p, trak_error *err) {
   trak_query *q;
   int rc = trak_query_open(p,
                            "SELECT a.id, a.name, a.type = 'annotation_counter_track', "
-                           "'annotation from metric ' || a.metric || coalesce(' on thread ' || "
-                           "t.name || ' ' || t.tid, ' in process ' || pr.name || ' ' || pr.pid, '') "
+                           "'annotation from metric ' || a.metric, t.tid, tp.pid, pr.pid "
                            "FROM annotation_track a LEFT JOIN thread t USING (utid) "
+                           "LEFT JOIN process tp ON tp.upid = t.upid "
                            "LEFT JOIN process pr ON pr.upid = a.upid ORDER BY a.id",
                            &q, NULL, err);
   if (!rc)
     while ((rc = trak_query_next(q, err)) > 0) {
-    trak_pb_nested pkt = packet_begin(w, 0, 0);
-    trak_pb_nested td = trak_pb_begin_nested(w->out, TRAK_PB_TracePacket_track_descriptor);
-    trak_pb_put_varint(w->out, TRAK_PB_TrackDescriptor_uuid,
-                       UUID_BASE + (uint64_t)trak_query_int(q, 0));
-    trak_pb_put_string(w->out, TRAK_PB_TrackDescriptor_name, trak_query_string(q, 1));
-    trak_pb_put_string(w->out, TRAK_PB_TrackDescriptor_description, trak_query_string(q, 3));
-    if (trak_query_int(q, 2)) trak_pb_end_nested(w->out, trak_pb_begin_nested(w->out, TRAK_PB_TrackDescriptor_counter));
-    trak_pb_end_nested(w->out, td);
-    trak_pb_end_nested(w->out, pkt);
-  }
+      trak_pb_buf *out = w->out;
+      trak_pb_nested pkt = packet_begin(w, 0, 0);
+      trak_pb_nested td = trak_pb_begin_nested(out, TRAK_PB_TracePacket_track_descriptor);
+      trak_pb_put_varint(out, TRAK_PB_TrackDescriptor_uuid,
+                         UUID_BASE + (uint64_t)trak_query_int(q, 0));
+      trak_pb_put_string(out, TRAK_PB_TrackDescriptor_name, trak_query_string(q, 1));
+      trak_pb_put_string(out, TRAK_PB_TrackDescriptor_description, trak_query_string(q, 3));
+      if (trak_query_type(q, 4) != TRAK_VALUE_NULL) {
+        trak_pb_nested th = trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_thread);
+        if (trak_query_type(q, 5) != TRAK_VALUE_NULL)
+          trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_pid, (int32_t)trak_query_int(q, 5));
+        trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_tid, (int32_t)trak_query_int(q, 4));
+        trak_pb_end_nested(out, th);
+      } else if (trak_query_type(q, 6) != TRAK_VALUE_NULL) {
+        trak_pb_nested pr = trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_process);
+        trak_pb_put_int32(out, TRAK_PB_ProcessDescriptor_pid, (int32_t)trak_query_int(q, 6));
+        trak_pb_end_nested(out, pr);
+      }
+      if (trak_query_int(q, 2))
+        trak_pb_end_nested(out, trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_counter));
+      trak_pb_end_nested(out, td);
+      trak_pb_end_nested(out, pkt);
+    }
   trak_query_free(q);
   return rc;
 }

@@ -77,7 +77,8 @@ check alerts_pass "$TRAK" alerts app.pbtxt --run long_slices --fail-on error \
 check alerts_none "$TRAK" alerts app.pbtxt --run long_slices --fail-on warning \
   --param threshold_ns=1000000000 --format csv
 
-# annotate: the copy re-imports with the annotation tracks as ordinary tracks.
+# annotate: the copy re-imports with the annotation tracks as ordinary tracks, thread-scoped
+# ones on their thread.
 check annotate "$TRAK" annotate app.pbtxt $M --run frames,long_slices -o "$WORK/annotated.pb"
 check annotate_reimport "$TRAK" query "$WORK/annotated.pb" \
   'select t.name as track, s.ts, s.dur, s.name, s.depth,
@@ -86,7 +87,16 @@ check annotate_reimport "$TRAK" query "$WORK/annotated.pb" \
    from slice s join track t on s.track_id = t.id where t.id > 3 order by t.id, s.ts, s.depth;
    select t.name, c.ts, c.value from counter c join track t on c.track_id = t.id
    where t.id > 3 order by c.ts;
-   select count(*) as trace_slices from slice where track_id <= 3'
+   select count(*) as trace_slices from slice where track_id <= 3;
+   select name, utid from thread_track where name is not null order by id'
+
+# A metric without annotations leaves a binary (here gzipped) trace byte for byte as it was.
+gzip -c "$WORK/annotated.pb" >"$WORK/annotated.pb.gz"
+if ! "$TRAK" annotate "$WORK/annotated.pb.gz" --run slice_stats -o "$WORK/same.pb" ||
+   ! cmp "$WORK/annotated.pb" "$WORK/same.pb"; then
+  echo "FAIL annotate_passthrough"
+  fail=1
+fi
 
 [ $fail = 0 ] && echo "all analysis tests pass"
 exit $fail
