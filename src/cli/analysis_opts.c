@@ -19,7 +19,13 @@ static int add_names(trak_cli_analysis_opts *o, const char *list) {
   return 0;
 }
 
-int trak_cli_analysis_parse(const char *cmd, const char *usage, int argc, char **argv,
+/* Prints "trak <cmd>: <what><arg>" and returns 2, the exit status of bad usage. */
+static int usage_error(const char *cmd, const char *what, const char *arg) {
+  fprintf(stderr, "trak %s: %s%s\n", cmd, what, arg);
+  return 2;
+}
+
+int trak_cli_analysis_parse(const char *cmd, void (*usage)(FILE *out), int argc, char **argv,
                             unsigned allowed, trak_cli_analysis_opts *o) {
   memset(o, 0, sizeof *o);
   o->format = TRAK_CLI_TABLE;
@@ -27,7 +33,7 @@ int trak_cli_analysis_parse(const char *cmd, const char *usage, int argc, char *
     const char *a = argv[i];
     int has_value = i + 1 < argc;
     if (trak_cli_is_help(a)) {
-      fputs(usage, stdout);
+      usage(stdout);
       return 0;
     } else if (!strcmp(a, "--run") && has_value && o->n_owned < TRAK_CLI_MAX_METRICS) {
       if (add_names(o, argv[++i])) return 1;
@@ -35,32 +41,32 @@ int trak_cli_analysis_parse(const char *cmd, const char *usage, int argc, char *
       o->metrics_dir = argv[++i];
     } else if (!strcmp(a, "--param") && has_value && o->n_params < TRAK_CLI_MAX_METRICS) {
       if (!strchr(argv[++i], '='))
-        return trak_cli_failf(cmd, "--param wants key=value, not '%s'", argv[i]) * 2;
+        return usage_error(cmd, "--param wants key=value, not ", argv[i]);
       o->params[o->n_params++] = argv[i];
     } else if ((allowed & OPT_FORMAT) && !strcmp(a, "--format") && has_value) {
       const char *f = argv[++i];
       if (!strcmp(f, "text"))
         o->format = TRAK_CLI_TABLE;
       else if (trak_cli_parse_format(f, &o->format))
-        return trak_cli_failf(cmd, "unknown format '%s' (text, csv or json)", f) * 2;
+        return usage_error(cmd, "unknown format (text, csv or json): ", f);
     } else if ((allowed & OPT_FAIL_ON) && !strcmp(a, "--fail-on") && has_value) {
       o->fail_on = argv[++i];
       if (strcmp(o->fail_on, "warning") && strcmp(o->fail_on, "error"))
-        return trak_cli_failf(cmd, "--fail-on wants warning or error") * 2;
+        return usage_error(cmd, "--fail-on wants warning or error, not ", o->fail_on);
     } else if ((allowed & OPT_OUTPUT) && !strcmp(a, "-o") && has_value) {
       o->output = argv[++i];
     } else if (a[0] == '-' && a[1]) {
-      fputs(usage, stderr);
+      usage(stderr);
       return 2;
     } else if (!o->trace) {
       o->trace = a;
     } else {
-      fputs(usage, stderr);
+      usage(stderr);
       return 2;
     }
   }
   if (!o->trace || !o->n_names || ((allowed & OPT_OUTPUT) && !o->output)) {
-    fputs(usage, stderr);
+    usage(stderr);
     return 2;
   }
   o->ok = 1;

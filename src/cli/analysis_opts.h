@@ -24,7 +24,7 @@ typedef struct trak_cli_analysis_opts {
 
 /* Parses argv (argv[0] the command). Returns the exit code to leave with when o->ok is 0
 ** (0 after --help, 2 for bad usage), else 0. */
-int trak_cli_analysis_parse(const char *cmd, const char *usage, int argc, char **argv,
+int trak_cli_analysis_parse(const char *cmd, void (*usage)(FILE *out), int argc, char **argv,
                             unsigned allowed, trak_cli_analysis_opts *o);
 /* Opens the trace and computes the metrics. Returns 0, or 1 after printing the error. */
 int trak_cli_analysis_run(const char *cmd, trak_cli_analysis_opts *o, trak_processor **out);

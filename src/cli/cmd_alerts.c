@@ -16,6 +16,10 @@ static const char usage[] =
 
 #define EXIT_ALERTS 3
 
+static void print_usage(FILE *out) {
+  fputs(usage, out);
+}
+
 /* Counts alerts of each type into counts[0] (warning) and counts[1] (error). */
 static int count_alerts(trak_processor *p, int64_t counts[2], trak_error *err) {
   trak_query *q;
@@ -35,7 +39,7 @@ static int count_alerts(trak_processor *p, int64_t counts[2], trak_error *err) {
 
 int trak_cli_alerts(int argc, char **argv) {
   trak_cli_analysis_opts o;
-  int rc = trak_cli_analysis_parse("alerts", usage, argc, argv, OPT_FORMAT | OPT_FAIL_ON, &o);
+  int rc = trak_cli_analysis_parse("alerts", print_usage, argc, argv, OPT_FORMAT | OPT_FAIL_ON, &o);
   if (!o.ok) {
     trak_cli_analysis_free(&o);
     return rc;

@@ -21,6 +21,10 @@ static const char usage[] =
     "                     [--param KEY=VALUE]...\n"
     "Writes TRACE with the metrics' annotation tracks appended as TrackEvent packets.\n";
 
+static void print_usage(FILE *out) {
+  fputs(usage, out);
+}
+
 /* Annotation track uuids: a fixed high prefix plus the track id, unlikely to meet a writer's
 ** random uuids. */
 #define UUID_BASE 0x7a6e000000000000ull
@@ -221,7 +225,7 @@ static int put_counters(writer *w, trak_processor *p, trak_error *err) {
 
 int trak_cli_annotate(int argc, char **argv) {
   trak_cli_analysis_opts o;
-  int rc = trak_cli_analysis_parse("annotate", usage, argc, argv, OPT_OUTPUT, &o);
+  int rc = trak_cli_analysis_parse("annotate", print_usage, argc, argv, OPT_OUTPUT, &o);
   if (!o.ok) {
     trak_cli_analysis_free(&o);
     return rc;

@@ -15,15 +15,15 @@ static const char usage[] =
 
 static void print_usage(FILE *out) {
   fputs(usage, out);
-  for (size_t i = 0; trak_metric_builtin_name(i); i++) fprintf(out, " %s", trak_metric_builtin_name(i));
+  for (size_t i = 0; trak_metric_builtin_name(i); i++)
+    fprintf(out, " %s", trak_metric_builtin_name(i));
   fputc('\n', out);
 }
 
 int trak_cli_metrics(int argc, char **argv) {
   trak_cli_analysis_opts o;
-  int rc = trak_cli_analysis_parse("metrics", "", argc, argv, OPT_FORMAT, &o);
+  int rc = trak_cli_analysis_parse("metrics", print_usage, argc, argv, OPT_FORMAT, &o);
   if (!o.ok) {
-    print_usage(rc ? stderr : stdout);
     trak_cli_analysis_free(&o);
     return rc;
   }
