@@ -44,6 +44,9 @@ check describe_rules "$TRAK" query app.pbtxt --descriptions rules.pbtxt \
    where s.name in ("inflate", "traversal", "DrawFrame") order by s.id'
 check describe_bad_rules "$TRAK" query app.pbtxt --descriptions bad_rules.pbtxt 'select 1'
 check describe_check "$TRAK" check app.pbtxt --descriptions rules.pbtxt
+check describe_export_bad "$TRAK" export app.pbtxt --descriptions bad_rules.pbtxt "$WORK/x.db"
+check describe_shell bash -c "echo 'select description from describe_slice where slice_id = 1;' |
+  '$TRAK' shell app.pbtxt --descriptions=rules.pbtxt"
 
 # Metrics.
 check metrics_builtin "$TRAK" metrics app.pbtxt --format csv \
