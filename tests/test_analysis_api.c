@@ -134,17 +134,17 @@ static int setup_dir(void **state) {
   if (!mkdtemp(dir)) return -1;
   write_metric("base", "PARAM min DEFAULT 0;\n"
                        "CREATE TABLE base AS SELECT * FROM slice WHERE dur > {{min}};\n");
-  write_metric("ann",
-               "INCLUDE base;\n"
-               "CREATE VIEW ann_output AS SELECT count(*) AS n FROM base;\n"
-               "CREATE VIEW ann_annotations AS\n"
-               "SELECT 'slice' AS track_type, 'A' AS track_name, ts - 50 AS ts, dur + 100 AS dur,\n"
-               "  'outer ' || name AS slice_name, NULL AS value, id AS source_slice_id,\n"
-               "  CASE WHEN dur > 50 THEN 'error' END AS alert_type, 'long' AS alert_message\n"
-               "FROM base\n"
-               "UNION ALL SELECT 'slice', 'A', ts, dur, name, NULL, NULL, NULL, NULL FROM base\n"
-               "UNION ALL SELECT 'slice', 'A', ts, 0, 'start', NULL, NULL, 'warning', 'i' FROM base\n"
-               "UNION ALL SELECT 'counter', 'C', ts, NULL, NULL, dur, NULL, NULL, NULL FROM base;\n");
+  write_metric(
+      "ann", "INCLUDE base;\n"
+             "CREATE VIEW ann_output AS SELECT count(*) AS n FROM base;\n"
+             "CREATE VIEW ann_annotations AS\n"
+             "SELECT 'slice' AS track_type, 'A' AS track_name, ts - 50 AS ts, dur + 100 AS dur,\n"
+             "  'outer ' || name AS slice_name, NULL AS value, id AS source_slice_id,\n"
+             "  CASE WHEN dur > 50 THEN 'error' END AS alert_type, 'long' AS alert_message\n"
+             "FROM base\n"
+             "UNION ALL SELECT 'slice', 'A', ts, dur, name, NULL, NULL, NULL, NULL FROM base\n"
+             "UNION ALL SELECT 'slice', 'A', ts, 0, 'start', NULL, NULL, 'warning', 'i' FROM base\n"
+             "UNION ALL SELECT 'counter', 'C', ts, NULL, NULL, dur, NULL, NULL, NULL FROM base;\n");
   write_metric("bad", "CREATE TABLE bad_output AS SELECT 1;\n\n\nSELECT nope FROM slice;\n");
   return 0;
 }

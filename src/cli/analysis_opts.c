@@ -86,7 +86,8 @@ int trak_cli_analysis_run(const char *cmd, trak_cli_analysis_opts *o, trak_proce
 }
 
 void trak_cli_analysis_free(trak_cli_analysis_opts *o) {
-  for (int i = 0; i < o->n_owned; i++) free(o->owned[i]);
+  for (int i = 0; i < o->n_owned; i++)
+    free(o->owned[i]);
 }
 
 int trak_cli_metric_arg(trak_cli_metric_args *m, int argc, char **argv, int *i) {

@@ -170,37 +170,37 @@ typedef struct open_end {
 /* Slices in (track, ts, depth) order; a stack of open ends per track closes them in order. */
 static int put_slices(writer *w, trak_processor *p, trak_error *err) {
   trak_query *q;
-  int rc = trak_query_open(
-      p,
-      "SELECT s.track_id, s.ts, s.dur, s.name, "
-      "extract_arg(s.arg_set_id, 'annotation.source_slice_id'), "
-      "extract_arg(s.arg_set_id, 'annotation.alert_type'), "
-      "extract_arg(s.arg_set_id, 'annotation.alert_message') "
-      "FROM slice s JOIN annotation_track a ON s.track_id = a.id ORDER BY s.track_id, s.ts, s.depth",
-      &q, NULL, err);
+  int rc = trak_query_open(p,
+                           "SELECT s.track_id, s.ts, s.dur, s.name, "
+                           "extract_arg(s.arg_set_id, 'annotation.source_slice_id'), "
+                           "extract_arg(s.arg_set_id, 'annotation.alert_type'), "
+                           "extract_arg(s.arg_set_id, 'annotation.alert_message') "
+                           "FROM slice s JOIN annotation_track a ON s.track_id = a.id ORDER BY "
+                           "s.track_id, s.ts, s.depth",
+                           &q, NULL, err);
   struct {
     open_end *v;
     size_t n, cap;
   } stack = {0};
   if (!rc)
     while ((rc = trak_query_next(q, err)) > 0) {
-    int64_t track = trak_query_int(q, 0), ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
-    while (stack.n && (stack.v[stack.n - 1].track != track || stack.v[stack.n - 1].end <= ts)) {
-      open_end *e = &stack.v[--stack.n];
-      put_event(w, e->end, TRAK_PB_TrackEvent_TYPE_SLICE_END, e->track, q);
+      int64_t track = trak_query_int(q, 0), ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
+      while (stack.n && (stack.v[stack.n - 1].track != track || stack.v[stack.n - 1].end <= ts)) {
+        open_end *e = &stack.v[--stack.n];
+        put_event(w, e->end, TRAK_PB_TrackEvent_TYPE_SLICE_END, e->track, q);
+      }
+      if (dur == 0) {
+        put_event(w, ts, TRAK_PB_TrackEvent_TYPE_INSTANT, track, q);
+        continue;
+      }
+      put_event(w, ts, TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN, track, q);
+      if (stack.n == stack.cap) {
+        stack.cap = stack.cap ? stack.cap * 2 : 16;
+        stack.v = realloc(stack.v, stack.cap * sizeof *stack.v);
+        if (!stack.v) abort();
+      }
+      stack.v[stack.n++] = (open_end){ts + dur, track};
     }
-    if (dur == 0) {
-      put_event(w, ts, TRAK_PB_TrackEvent_TYPE_INSTANT, track, q);
-      continue;
-    }
-    put_event(w, ts, TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN, track, q);
-    if (stack.n == stack.cap) {
-      stack.cap = stack.cap ? stack.cap * 2 : 16;
-      stack.v = realloc(stack.v, stack.cap * sizeof *stack.v);
-      if (!stack.v) abort();
-    }
-    stack.v[stack.n++] = (open_end){ts + dur, track};
-  }
   while (rc == 0 && stack.n) {
     open_end *e = &stack.v[--stack.n];
     put_event(w, e->end, TRAK_PB_TrackEvent_TYPE_SLICE_END, e->track, q);
@@ -218,7 +218,7 @@ static int put_counters(writer *w, trak_processor *p, trak_error *err) {
                            &q, NULL, err);
   if (!rc)
     while ((rc = trak_query_next(q, err)) > 0)
-    put_event(w, trak_query_int(q, 1), TRAK_PB_TrackEvent_TYPE_COUNTER, trak_query_int(q, 0), q);
+      put_event(w, trak_query_int(q, 1), TRAK_PB_TrackEvent_TYPE_COUNTER, trak_query_int(q, 0), q);
   trak_query_free(q);
   return rc;
 }

@@ -21,7 +21,8 @@ void trak__analysis_free(trak_processor *p) {
   trak_analysis *a = p->analysis;
   if (!a) return;
   trak__rules_free(a->rules);
-  for (size_t i = 0; i < a->n_done; i++) free(a->done[i]);
+  for (size_t i = 0; i < a->n_done; i++)
+    free(a->done[i]);
   free(a->done);
   free(a);
   p->analysis = NULL;

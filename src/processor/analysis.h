@@ -12,8 +12,8 @@
 typedef struct trak_rules trak_rules; /* describe.c */
 
 struct trak_analysis {
-  trak_rules *rules;       /* NULL until the first describe or rules file */
-  char **done;             /* names of the metrics run so far (strdup'ed) */
+  trak_rules *rules; /* NULL until the first describe or rules file */
+  char **done;       /* names of the metrics run so far (strdup'ed) */
   size_t n_done;
   int have_alert_table;
 };

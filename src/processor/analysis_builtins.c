@@ -20,7 +20,8 @@ const char trak__builtin_rules[] =
     "  name: \"measure\"\n"
     "  description: \"Measuring the size of views: each View#measure call works out how big a "
     "view wants to be given its parent's constraints.\"\n"
-    "  doc_link: \"https://developer.android.com/reference/android/view/View#measure(int,%20int)\"\n"
+    "  doc_link: "
+    "\"https://developer.android.com/reference/android/view/View#measure(int,%20int)\"\n"
     "}\n"
     "rule {\n"
     "  name: \"layout\"\n"
@@ -61,8 +62,7 @@ const char trak__builtin_rules[] =
     "}\n";
 
 /* Slices of the trace itself, not of annotation tracks. */
-#define TRACE_SLICE                                                                                \
-  "(SELECT * FROM slice WHERE track_id NOT IN (SELECT id FROM annotation_track))"
+#define TRACE_SLICE "(SELECT * FROM slice WHERE track_id NOT IN (SELECT id FROM annotation_track))"
 
 /* Per slice name: count, total, mean, max and nearest-rank percentiles of dur. A rank r is
 ** within the first ceil(q * n) exactly when (r - 1) * 100 < q100 * n. */

@@ -32,8 +32,8 @@ enum {
   C_COUNT
 };
 static const char *const col_names[C_COUNT] = {
-    "track_type", "track_name", "ts",   "dur",            "slice_name",   "value",
-    "upid",       "utid",       "source_slice_id", "alert_type", "alert_message"};
+    "track_type", "track_name",      "ts",         "dur",          "slice_name", "value", "upid",
+    "utid",       "source_slice_id", "alert_type", "alert_message"};
 
 /* One annotation event, as read. Strings are string-pool ids (0: NULL). */
 typedef struct ann_row {
@@ -158,8 +158,8 @@ static int row_cmp(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
-static void add_arg(trak_tables *t, uint32_t set, const char *key, trak_arg_type type,
-                    int64_t i, uint32_t s) {
+static void add_arg(trak_tables *t, uint32_t set, const char *key, trak_arg_type type, int64_t i,
+                    uint32_t s) {
   uint32_t k = intern(t, key);
   uint32_t row = trak__arg_add(t, set, k, k, type);
   if (type == TRAK_ARG_STRING)
@@ -203,8 +203,7 @@ static int add_alert(import_ctx *c, const ann_row *r, int64_t slice_id, trak_err
   else
     sqlite3_bind_null(st, 9);
   if (sqlite3_step(st) != SQLITE_DONE)
-    return trak_error_set(err, TRAK_EINVAL, "%s: alert: %s", c->metric,
-                          sqlite3_errmsg(c->p->db));
+    return trak_error_set(err, TRAK_EINVAL, "%s: alert: %s", c->metric, sqlite3_errmsg(c->p->db));
   return 0;
 }
 
@@ -227,13 +226,13 @@ static int append_rows(import_ctx *c, trak_error *err) {
     } else {
       if (r->track != track) stack.n = 0, track = r->track;
       int64_t end = r->ts + r->dur;
-      while (stack.n && (stack.v[stack.n - 1].end <= r->ts ||
-                         (stack.v[stack.n - 1].end < end && r->dur > 0)))
+      while (stack.n &&
+             (stack.v[stack.n - 1].end <= r->ts || (stack.v[stack.n - 1].end < end && r->dur > 0)))
         stack.n--;
       uint32_t parent = stack.n ? stack.v[stack.n - 1].id : TRAK_NULL_U32;
       uint32_t depth = (uint32_t)stack.n;
-      uint32_t id = trak__slice_add(t, r->ts, r->track, c->metric_id, r->name, depth, parent,
-                                    add_args(c, r));
+      uint32_t id =
+          trak__slice_add(t, r->ts, r->track, c->metric_id, r->name, depth, parent, add_args(c, r));
       t->slice.dur[id] = r->dur;
       if (r->dur > 0) trak_vec_push(stack, ((open_slice){end, id, depth}));
       slice_id = id;
@@ -246,7 +245,8 @@ static int append_rows(import_ctx *c, trak_error *err) {
 
 /* Finds the view's columns by name; the mandatory ones must be there. */
 static int map_columns(import_ctx *c, trak_error *err) {
-  for (int k = 0; k < C_COUNT; k++) c->col[k] = -1;
+  for (int k = 0; k < C_COUNT; k++)
+    c->col[k] = -1;
   for (int i = 0; i < sqlite3_column_count(c->st); i++)
     for (int k = 0; k < C_COUNT; k++)
       if (!strcmp(sqlite3_column_name(c->st, i), col_names[k])) c->col[k] = i;
@@ -263,8 +263,8 @@ static int annotations_exist(trak_processor *p, const char *metric) {
                               "sqlite_temp_schema WHERE name = '%q_annotations'",
                               metric, metric);
   sqlite3_stmt *st = NULL;
-  int found = sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK &&
-              sqlite3_step(st) == SQLITE_ROW;
+  int found =
+      sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW;
   sqlite3_finalize(st);
   sqlite3_free(sql);
   return found;

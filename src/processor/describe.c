@@ -65,14 +65,16 @@ static int matcher_test(matcher *m, const trak_strpool *sp, uint32_t id) {
 static void rule_free(rule *r) {
   matcher_free(&r->name), matcher_free(&r->parent), matcher_free(&r->category);
   matcher_free(&r->thread), matcher_free(&r->process);
-  for (size_t i = 0; i < r->n_ancestors; i++) matcher_free(&r->ancestors[i]);
+  for (size_t i = 0; i < r->n_ancestors; i++)
+    matcher_free(&r->ancestors[i]);
   free(r->ancestors);
   free(r->description), free(r->doc_link);
 }
 
 void trak__rules_free(trak_rules *r) {
   if (!r) return;
-  for (size_t i = 0; i < r->v.n; i++) rule_free(&r->v.v[i]);
+  for (size_t i = 0; i < r->v.n; i++)
+    rule_free(&r->v.v[i]);
   trak_vec_free(r->v);
   trak__map_free(&r->by_name);
   trak_vec_free(r->cand);
@@ -158,7 +160,8 @@ static int rules_add_raw(trak_processor *p, const char *text, size_t len, const 
   if (!rc && more < 0) rc = trak_pb_decoder_error(&d, err);
   free(bin);
   if (rc) { /* all or nothing: drop the rules of this file */
-    while (rs->v.n > first) rule_free(&rs->v.v[--rs->v.n]);
+    while (rs->v.n > first)
+      rule_free(&rs->v.v[--rs->v.n]);
     trak_error_prefix(err, "%s", source);
     return rc;
   }
@@ -197,10 +200,8 @@ static int rule_matches(rule *r, const trak_tables *t, uint32_t slice) {
     uint32_t track = t->slice.track_id[slice];
     uint32_t utid = t->track.utid[track], upid = t->track.upid[track];
     if (utid != TRAK_NULL_U32 && upid == TRAK_NULL_U32) upid = t->thread.upid[utid];
-    if (!matcher_test(&r->thread, sp, utid == TRAK_NULL_U32 ? 0 : t->thread.name[utid]))
-      return 0;
-    if (!matcher_test(&r->process, sp, upid == TRAK_NULL_U32 ? 0 : t->process.name[upid]))
-      return 0;
+    if (!matcher_test(&r->thread, sp, utid == TRAK_NULL_U32 ? 0 : t->thread.name[utid])) return 0;
+    if (!matcher_test(&r->process, sp, upid == TRAK_NULL_U32 ? 0 : t->process.name[upid])) return 0;
   }
   for (size_t i = 0; i < r->n_ancestors; i++)
     if (!ancestors_match(&r->ancestors[i], t, slice)) return 0;
@@ -212,8 +213,7 @@ static trak_rules *rules_ready(trak_processor *p) {
   trak_analysis *a = trak__analysis(p);
   if (!a->rules) {
     trak_error err;
-    if (rules_add_raw(p, trak__builtin_rules, strlen(trak__builtin_rules), "built-in rules",
-                      &err))
+    if (rules_add_raw(p, trak__builtin_rules, strlen(trak__builtin_rules), "built-in rules", &err))
       abort(); /* the embedded text is tested */
   }
   return a->rules;
@@ -256,8 +256,8 @@ typedef struct ds_cursor {
 
 enum { DS_DESCRIPTION, DS_DOC_LINK, DS_SLICE_ID };
 
-static int ds_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err) {
+static int ds_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                      char **err) {
   int rc = sqlite3_declare_vtab(
       db, "CREATE TABLE x(description TEXT, doc_link TEXT, slice_id BIGINT HIDDEN)");
   if (rc != SQLITE_OK) return rc;

@@ -44,7 +44,8 @@ static char *read_file(const char *path) {
   char chunk[4096];
   size_t got;
   buf_add(&b, "", 0);
-  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0) buf_add(&b, chunk, got);
+  while ((got = fread(chunk, 1, sizeof chunk, f)) > 0)
+    buf_add(&b, chunk, got);
   fclose(f);
   return b.v;
 }
@@ -83,7 +84,8 @@ static const char *param_value(run_ctx *c, const char *key, size_t len, char **d
 
 static int line_of(const char *text, const char *at) {
   int line = 1;
-  for (const char *s = text; s < at; s++) line += *s == '\n';
+  for (const char *s = text; s < at; s++)
+    line += *s == '\n';
   return line;
 }
 
@@ -92,13 +94,16 @@ static int run_metric(run_ctx *c, const char *name, trak_error *err);
 /* Handles a directive line [s, e) if it is one (blanking it in `out`); 1 if it was. */
 static int directive(run_ctx *c, const char *s, const char *e, const char *source, int line,
                      text_buf *defaults_text, trak_error *err, int *rc) {
-  while (s < e && isspace((unsigned char)*s)) s++;
+  while (s < e && isspace((unsigned char)*s))
+    s++;
   int include = !strncasecmp(s, "INCLUDE ", 8), param = !strncasecmp(s, "PARAM ", 6);
   if (!include && !param) return 0;
   const char *a = s + (include ? 8 : 6);
-  while (a < e && isspace((unsigned char)*a)) a++;
+  while (a < e && isspace((unsigned char)*a))
+    a++;
   const char *z = e;
-  while (z > a && (isspace((unsigned char)z[-1]) || z[-1] == ';')) z--;
+  while (z > a && (isspace((unsigned char)z[-1]) || z[-1] == ';'))
+    z--;
   if (include) {
     if (z > a && (*a == '\'' || *a == '"')) a++, z--; /* INCLUDE 'name.sql'; */
     if (z - a > 4 && !memcmp(z - 4, ".sql", 4)) z -= 4;
@@ -114,16 +119,18 @@ static int directive(run_ctx *c, const char *s, const char *e, const char *sourc
   }
   /* PARAM key DEFAULT value */
   const char *k = a;
-  while (a < z && !isspace((unsigned char)*a)) a++;
+  while (a < z && !isspace((unsigned char)*a))
+    a++;
   const char *ke = a;
-  while (a < z && isspace((unsigned char)*a)) a++;
+  while (a < z && isspace((unsigned char)*a))
+    a++;
   if (z - a < 8 || strncasecmp(a, "DEFAULT ", 8) || !valid_name(k, (size_t)(ke - k))) {
-    *rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: expected PARAM key DEFAULT value", source,
-                         line);
+    *rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: expected PARAM key DEFAULT value", source, line);
     return 1;
   }
   a += 8;
-  while (a < z && isspace((unsigned char)*a)) a++;
+  while (a < z && isspace((unsigned char)*a))
+    a++;
   buf_add(defaults_text, k, (size_t)(ke - k));
   buf_add(defaults_text, "=", 1);
   buf_add(defaults_text, a, (size_t)(z - a));
@@ -144,7 +151,8 @@ static int preprocess(run_ctx *c, const char *text, const char *source, text_buf
   while (*s && !rc) {
     const char *e = strchr(s, '\n');
     if (!e) e = s + strlen(s);
-    if (!directive(c, s, e, source, line, &defaults_text, err, &rc)) buf_add(&body, s, (size_t)(e - s));
+    if (!directive(c, s, e, source, line, &defaults_text, err, &rc))
+      buf_add(&body, s, (size_t)(e - s));
     if (*e) buf_add(&body, "\n", 1), e++;
     s = e;
     line++;
@@ -167,9 +175,8 @@ static int preprocess(run_ctx *c, const char *text, const char *source, text_buf
     const char *close = strstr(open, "}}");
     buf_add(out, b, (size_t)(open - b));
     size_t vlen = 0;
-    const char *v = close ? param_value(c, open + 2, (size_t)(close - open - 2), defaults, nd,
-                                        &vlen)
-                          : NULL;
+    const char *v =
+        close ? param_value(c, open + 2, (size_t)(close - open - 2), defaults, nd, &vlen) : NULL;
     if (!v) {
       rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: unknown parameter %.*s", source,
                           line_of(body.v, open), close ? (int)(close - open + 2) : 2, open);
@@ -190,10 +197,12 @@ static int exec_sql(trak_processor *p, const char *sql, const char *source, trak
   while (*rest) {
     sqlite3_stmt *st = NULL;
     const char *prev = rest, *start = rest;
-    while (*start && isspace((unsigned char)*start)) start++;
+    while (*start && isspace((unsigned char)*start))
+      start++;
     int rc = sqlite3_prepare_v2(p->db, rest, -1, &st, &rest);
     if (rc == SQLITE_OK && st) {
-      while ((rc = sqlite3_step(st)) == SQLITE_ROW) {}
+      while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+      }
       rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
     }
     if (rc != SQLITE_OK) {
@@ -268,6 +277,7 @@ int trak_processor_metric_output(trak_processor *p, const char *name, trak_query
 
 const char *trak_metric_builtin_name(size_t i) {
   size_t n = 0;
-  while (trak__builtin_metrics[n].name) n++;
+  while (trak__builtin_metrics[n].name)
+    n++;
   return i < n ? trak__builtin_metrics[i].name : NULL;
 }

@@ -78,7 +78,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
                       "CREATE TABLE fz_input(track_type, track_name, ts, dur, slice_name, value, "
                       "utid, upid, alert_type, alert_message)",
                       NULL);
-  for (size_t i = split; i + 12 <= size; i += 12) add_row(p, data + i);
+  for (size_t i = split; i + 12 <= size; i += 12)
+    add_row(p, data + i);
   const char *names[] = {"fz"};
   trak_metrics_options opts = {dir, NULL, 0};
   trak_processor_compute_metrics(p, names, 1, &opts, NULL);
@@ -87,7 +88,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   run(p, "SELECT (SELECT count(*) FROM ancestor_slice(id)) + (SELECT count(*) FROM "
          "descendant_slice(id)) FROM slice");
   const char *d, *l;
-  for (int64_t id = 0; id < 40; id++) trak_processor_describe_slice(p, id, &d, &l);
+  for (int64_t id = 0; id < 40; id++)
+    trak_processor_describe_slice(p, id, &d, &l);
   trak_processor_free(p);
   return 0;
 }
