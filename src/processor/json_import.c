@@ -1,0 +1,836 @@
+/*
+** This file holds the streaming importer of the legacy JSON trace-event format (JSON Object
+** Format {"traceEvents": [...]} and JSON Array Format [...], unterminated arrays included). The
+** outer structure is read with a small state machine that resumes at value boundaries as bytes
+** arrive; each event object is read in one pass into spans (no DOM), then becomes records of
+** the importer's one JSON sequence, sorted and turned into slices, counters and flows by the
+** parse phase exactly like protobuf events (docs/formats.md maps each phase to the tables).
+** Memory: the unconsumed tail of the input (at most one event plus one feed) and the tables.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import.h"
+#include "processor/json.h"
+
+#define JSON_SEQUENCE 0xfffffff0u /* the sequence id the JSON events live on */
+#define STR_MAX 4096              /* longest decoded name, key or string value kept */
+
+enum state {
+  ST_START,
+  ST_TOP_FIRST, /* after the top-level '{' */
+  ST_TOP_KEY,
+  ST_TOP_NEXT,
+  ST_EVENTS_FIRST, /* after the events' '[' */
+  ST_EVENT,
+  ST_EVENTS_NEXT,
+  ST_DONE,
+  ST_DEAD
+};
+
+struct trak_json_import {
+  trak_importer *imp;
+  trak_sequence *seq;
+  enum state state;
+  int array_format;
+  char *buf; /* unconsumed input */
+  size_t n, cap;
+  uint64_t buf_offset;  /* trace offset of buf[0] */
+  uint64_t lines;       /* newlines before buf[0] */
+  uint64_t line_offset; /* trace offset where the line holding buf[0] starts */
+  uint64_t event_index;
+  trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
+  uint64_t last_thread_key;
+  uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
+  char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
+};
+
+/* The fields of one event that the importer reads (s == NULL: absent). */
+typedef struct jevent {
+  trak_json_value ph, name, cat, ts, dur, pid, tid, id, id2, scope, s, bp, args, bind_id,
+      flow_in, flow_out;
+} jevent;
+
+trak_json_import *trak__json_import_new(trak_importer *imp) {
+  trak_json_import *j = calloc(1, sizeof *j);
+  if (!j) abort();
+  j->imp = imp;
+  j->seq = trak__sequence_get(imp, JSON_SEQUENCE);
+  j->last_track = TRAK_NULL_U32;
+  return j;
+}
+
+void trak__json_import_free(trak_json_import *j) {
+  if (!j) return;
+  free(j->buf);
+  trak__map_free(&j->threads);
+  free(j);
+}
+
+/* ---- values ---------------------------------------------------------------------------- */
+
+static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t *len) {
+  if (!v->escaped) {
+    *len = v->len;
+    return v->s;
+  }
+  *len = trak__json_unescape(v, j->str, sizeof j->str);
+  return j->str;
+}
+
+static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
+  return trak__strpool_intern(&j->imp->tables->strings, s, len);
+}
+
+/* The string id of a string value (0 when absent or not a string, or empty). */
+static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
+  if (!v->s || v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  size_t len;
+  const char *s = str_of(j, v, &len);
+  return intern(j, s, len);
+}
+
+static int is_str(const trak_json_value *v, const char *lit) {
+  size_t n = strlen(lit);
+  return v->s && v->kind == TRAK_JSON_STRING && v->len == n && !memcmp(v->s, lit, n);
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+/* ---- diagnostics ----------------------------------------------------------------------- */
+
+/* Line and column (from 1) of buffer position `at`. */
+static void line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col) {
+  uint64_t lines = j->lines, start = j->line_offset;
+  for (const char *p = j->buf; p < at; p++)
+    if (*p == '\n') lines++, start = j->buf_offset + (uint64_t)(p - j->buf) + 1;
+  *line = lines + 1;
+  *col = j->buf_offset + (uint64_t)(at - j->buf) - start + 1;
+}
+
+__attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, const char *at,
+                                                          const char *msg) {
+  uint64_t line, col;
+  line_col(j, at, &line, &col);
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->buf);
+  trak__report(j->imp, TRAK_STAT_JSON_SYNTAX,
+               "JSON syntax error at line %llu, column %llu: %s; the events before it were "
+               "imported, the rest of the trace was skipped",
+               (unsigned long long)line, (unsigned long long)col, msg);
+  j->state = ST_DEAD;
+}
+
+__attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const char *why) {
+  trak__report(j->imp, TRAK_STAT_JSON_EVENT, "JSON event %llu: %s; skipped",
+               (unsigned long long)j->event_index, why);
+}
+
+/* ---- threads, tracks, records ---------------------------------------------------------- */
+
+/* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
+static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_string,
+                         uint32_t *name) {
+  int64_t n = 0;
+  *is_string = 0;
+  if (v->kind == TRAK_JSON_STRING) {
+    *name = intern_value(j, v);
+    *is_string = 1;
+    return *name;
+  }
+  if (v->kind == TRAK_JSON_NUMBER) trak__json_int(v->s, v->len, &n);
+  return (int64_t)(uint32_t)n;
+}
+
+typedef struct jctx {
+  int64_t ts;
+  int has_pid, has_tid;
+  int64_t pid, tid;
+  uint32_t utid, upid;
+  uint32_t name, cat;
+} jctx;
+
+/* Resolves the event's process and thread (threads are told apart by pid and tid). */
+static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
+  trak_tables *t = j->imp->tables;
+  int pid_str = 0, tid_str = 0;
+  uint32_t pid_name = 0, tid_name = 0;
+  x->has_pid = e->pid.s != NULL, x->has_tid = e->tid.s != NULL;
+  x->pid = x->has_pid ? id_number(j, &e->pid, &pid_str, &pid_name) : 0;
+  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : x->pid;
+  uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
+  x->upid = trak__process_for_pid(j->imp, x->pid);
+  if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
+  int added;
+  uint32_t *slot = trak__map_put(&j->threads, key, 0, &added);
+  if (added) {
+    *slot = key == 0 ? 0 : trak__thread_add(t, x->tid);
+    t->thread.upid[*slot] = x->upid;
+    t->thread.is_main[*slot] = x->tid == x->pid;
+  }
+  x->utid = *slot;
+  if (tid_str && tid_name) t->thread.name[x->utid] = tid_name;
+}
+
+static uint32_t thread_track(trak_json_import *j, const jctx *x) {
+  uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
+  if (j->last_track != TRAK_NULL_U32 && key == j->last_thread_key) return j->last_track;
+  j->last_thread_key = key;
+  return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
+}
+
+/* A track the JSON format implies (async, global or process instants, counters), found by a
+** key; made on first use with the given name and scope. */
+static uint32_t keyed_track(trak_json_import *j, uint64_t key, uint32_t name, uint32_t upid,
+                            int is_counter) {
+  uint32_t track = trak__track_for_uuid(j->imp, key | 1ULL << 63);
+  trak_track_info *info = &j->imp->tracks.v[track];
+  if (!info->described) {
+    info->described = 1;
+    info->name = name;
+    info->is_counter = (uint8_t)is_counter;
+    if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
+  }
+  return track;
+}
+
+static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track,
+                 uint32_t args, uint32_t aux) {
+  trak_ev ev;
+  ev.ts = x->ts;
+  ev.track = type << TRAK_EV_TYPE_SHIFT | track;
+  ev.pkt = (uint32_t)j->event_index;
+  ev.u.s.name = x->name;
+  ev.u.s.cat = x->cat;
+  ev.arg_set_id = args;
+  ev.aux = aux;
+  trak__sequence_push(j->imp, j->seq, &ev);
+}
+
+/* ---- args ------------------------------------------------------------------------------ */
+
+typedef struct keys {
+  size_t key_len, flat_len;
+} keys;
+
+static void key_append(trak_json_import *j, keys *k, const char *s, size_t len, int flat_too) {
+  if (k->key_len + len >= STR_MAX) len = STR_MAX - 1 - k->key_len;
+  memcpy(j->key + k->key_len, s, len);
+  k->key_len += len;
+  if (!flat_too) return;
+  if (k->flat_len + len >= STR_MAX) len = STR_MAX - 1 - k->flat_len;
+  memcpy(j->flat + k->flat_len, s, len);
+  k->flat_len += len;
+}
+
+static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const trak_json_value *v) {
+  trak_tables *t = j->imp->tables;
+  uint32_t key = intern(j, j->key, k->key_len);
+  uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
+  int64_t iv = 0;
+  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
+      !trak__json_int(v->s, v->len, &iv)) {
+    /* Past int64: jsoncpp keeps it as an unsigned value. */
+    uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
+    t->args.int_value[row] = (int64_t)(uint64_t)trak__json_real(v->s, v->len);
+    return;
+  }
+  uint32_t row;
+  switch (v->kind) {
+  case TRAK_JSON_NUMBER:
+    if (v->is_float || !trak__json_int(v->s, v->len, &iv)) {
+      row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
+      t->args.real_value[row] = trak__json_real(v->s, v->len);
+    } else {
+      row = trak__arg_add(t, set, flat, key, TRAK_ARG_INT);
+      t->args.int_value[row] = iv;
+    }
+    break;
+  case TRAK_JSON_TRUE:
+  case TRAK_JSON_FALSE:
+    row = trak__arg_add(t, set, flat, key, TRAK_ARG_BOOL);
+    t->args.int_value[row] = v->kind == TRAK_JSON_TRUE;
+    break;
+  case TRAK_JSON_STRING: {
+    size_t len;
+    const char *s = str_of(j, v, &len);
+    uint32_t str = intern(j, s, len);
+    row = trak__arg_add(t, set, flat, key, TRAK_ARG_STRING);
+    t->args.string_value[row] = str;
+    break;
+  }
+  default: /* null: no row, as in Perfetto */
+    break;
+  }
+}
+
+/* Flattens a validated value under the current key (Perfetto's naming: "args.a.b", arrays
+** "args.a[0]" with flat key "args.a"); returns the number of rows added. */
+static size_t args_value(trak_json_import *j, uint32_t set, keys k, const trak_json_value *v,
+                         int depth) {
+  if (v->kind != TRAK_JSON_OBJECT && v->kind != TRAK_JSON_ARRAY) {
+    size_t before = j->imp->tables->args.n;
+    arg_leaf(j, set, &k, v);
+    return j->imp->tables->args.n - before;
+  }
+  if (depth > 64) return 0;
+  size_t state = 0, added = 0, index = 0;
+  trak_json_value name, member;
+  while (trak__json_next(v, &state, &name, &member)) {
+    keys sub = k;
+    if (v->kind == TRAK_JSON_OBJECT) {
+      size_t len;
+      const char *s = str_of(j, &name, &len);
+      key_append(j, &sub, ".", 1, 1);
+      key_append(j, &sub, s, len, 1);
+    } else {
+      char idx[24];
+      int n = snprintf(idx, sizeof idx, "[%zu]", index);
+      key_append(j, &sub, idx, (size_t)n, 0);
+    }
+    size_t rows = args_value(j, set, sub, &member, depth + 1);
+    if (rows && v->kind == TRAK_JSON_ARRAY) index++; /* only entries that added rows count */
+    added += rows;
+  }
+  return added;
+}
+
+/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32. */
+static uint32_t event_args(trak_json_import *j, const jevent *e) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+  uint32_t set = (uint32_t)j->imp->tables->args.n;
+  keys k = {0, 0};
+  key_append(j, &k, "args", 4, 1);
+  args_value(j, set, k, &e->args, 0);
+  return trak__args_share(j->imp, set);
+}
+
+/* ---- flows ----------------------------------------------------------------------------- */
+
+/* A flow id from a number, or a string read as hex (as Perfetto does). */
+static int flow_number(const trak_json_value *v, uint64_t *out) {
+  if (!v->s) return 0;
+  if (v->kind == TRAK_JSON_NUMBER) {
+    int64_t n;
+    if (!trak__json_int(v->s, v->len, &n)) return 0;
+    *out = (uint64_t)n;
+    return 1;
+  }
+  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  uint64_t n = 0;
+  size_t i = v->len > 2 && v->s[0] == '0' && (v->s[1] == 'x' || v->s[1] == 'X') ? 2 : 0;
+  for (; i < v->len; i++) {
+    char ch = v->s[i];
+    int d = ch >= '0' && ch <= '9'   ? ch - '0'
+            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                     : -1;
+    if (d < 0) return 0;
+    n = n << 4 | (uint64_t)d;
+  }
+  *out = n;
+  return 1;
+}
+
+static int is_true(const trak_json_value *v) {
+  return v->s && v->kind == TRAK_JSON_TRUE;
+}
+
+/* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
+** flow_out continues the flow from this slice, flow_in alone ends it here. */
+static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
+  uint64_t id;
+  if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||
+      !flow_number(&e->bind_id, &id))
+    return 0;
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  int out = is_true(&e->flow_out);
+  trak_vec_push(imp->aux, (uint64_t)out);
+  trak_vec_push(imp->aux, (uint64_t)!out);
+  trak_vec_push(imp->aux, 0);
+  trak_vec_push(imp->aux, mix(0xf102, id));
+  return at;
+}
+
+/* s / t / f events: a FLOW record whose name field holds the step kind and whose aux entry the
+** flow key (id, category and name, as Perfetto keys v1 flows). */
+static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
+  uint64_t id;
+  if (!flow_number(&e->id, &id)) {
+    bad_event(j, "flow event without a valid id");
+    return;
+  }
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, mix(mix(mix(0xf101, id), x->cat), x->name));
+  uint32_t kind = ph == 's'   ? TRAK_FLOW_V1_BEGIN
+                  : ph == 't' ? TRAK_FLOW_V1_STEP
+                  : is_str(&e->bp, "e") ? TRAK_FLOW_V1_END_ENCLOSING
+                                        : TRAK_FLOW_V1_END_NEXT;
+  x->name = kind, x->cat = 0;
+  push(j, x, TRAK_EV_FLOW, thread_track(j, x), TRAK_NULL_U32, at);
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+static uint32_t no_name(trak_json_import *j, uint32_t name) {
+  return name ? name : intern(j, "[No name]", 9);
+}
+
+/* The track of an async event: keyed by category, scope and id; an id2.local id is scoped to
+** its process (a process track), an id or id2.global one is not (a global track). The track
+** is named after the first event on it. */
+static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint32_t *track) {
+  trak_json_value key, val, global = {0}, local = {0};
+  if (e->id2.s && e->id2.kind == TRAK_JSON_OBJECT) {
+    size_t state = 0;
+    while (trak__json_next(&e->id2, &state, &key, &val)) {
+      if (key.len == 6 && !memcmp(key.s, "global", 6)) global = val;
+      if (key.len == 5 && !memcmp(key.s, "local", 5)) local = val;
+    }
+  }
+  const trak_json_value *id = e->id.s ? &e->id : global.s ? &global : local.s ? &local : NULL;
+  if (!id || !x->has_pid) return 0;
+  int is_local = id == &local;
+  uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
+  if (e->scope.s && e->scope.kind == TRAK_JSON_STRING)
+    k = hash_bytes(mix(k, 0x5c09e), e->scope.s, e->scope.len);
+  if (is_local) k = mix(k, (uint64_t)x->upid + 1);
+  *track = keyed_track(j, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0);
+  return 1;
+}
+
+/* C: one process counter track per key of args, named "<name> <key>" ("<name> id: <id>
+** <key>" with an id), as Perfetto names them. */
+static void counters(trak_json_import *j, const jevent *e, jctx *x) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
+    bad_event(j, "counter event without an args object");
+    return;
+  }
+  char prefix[STR_MAX];
+  size_t n = 0;
+  if (x->name) {
+    const trak_strpool *sp = &j->imp->tables->strings;
+    n = sp->len.v[x->name] < STR_MAX / 2 ? sp->len.v[x->name] : STR_MAX / 2;
+    memcpy(prefix, sp->str.v[x->name], n);
+  }
+  if (e->id.s) {
+    size_t len;
+    const char *s = e->id.kind == TRAK_JSON_STRING ? str_of(j, &e->id, &len) : e->id.s;
+    if (e->id.kind != TRAK_JSON_STRING) len = e->id.len;
+    if (len > STR_MAX / 4) len = STR_MAX / 4;
+    memcpy(prefix + n, " id: ", 5);
+    memcpy(prefix + n + 5, s, len);
+    n += 5 + len;
+  }
+  size_t state = 0;
+  trak_json_value key, val;
+  while (trak__json_next(&e->args, &state, &key, &val)) {
+    double v;
+    if (val.kind == TRAK_JSON_NUMBER) {
+      v = trak__json_real(val.s, val.len);
+    } else if (val.kind == TRAK_JSON_STRING && val.len && !val.escaped) {
+      char buf[128], *end;
+      size_t len = val.len < sizeof buf - 1 ? val.len : sizeof buf - 1;
+      memcpy(buf, val.s, len);
+      buf[len] = 0;
+      v = strtod(buf, &end);
+      if (*end) {
+        bad_event(j, "counter value is not a number");
+        continue;
+      }
+    } else {
+      bad_event(j, "counter value is not a number");
+      continue;
+    }
+    size_t klen;
+    const char *ks = str_of(j, &key, &klen);
+    char name[STR_MAX];
+    size_t m = n;
+    memcpy(name, prefix, n);
+    if (klen > STR_MAX - m - 2) klen = STR_MAX - m - 2;
+    name[m++] = ' ';
+    memcpy(name + m, ks, klen);
+    m += klen;
+    uint32_t name_id = intern(j, name, m);
+    uint32_t track = keyed_track(j, mix(mix(0xc0, x->upid), name_id), name_id, x->upid, 1);
+    trak_ev ev;
+    ev.ts = x->ts;
+    ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
+    ev.pkt = (uint32_t)j->event_index;
+    ev.u.value = v;
+    ev.arg_set_id = TRAK_NULL_U32;
+    ev.aux = 0;
+    trak__sequence_push(j->imp, j->seq, &ev);
+  }
+}
+
+/* M: process and thread names (sort indexes and labels carry no table column; ignored). */
+static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
+  int is_process = is_str(&e->name, "process_name"), is_thread = is_str(&e->name, "thread_name");
+  if (!is_process && !is_thread) return;
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
+  size_t state = 0;
+  trak_json_value key, val;
+  while (trak__json_next(&e->args, &state, &key, &val)) {
+    if (key.len != 4 || memcmp(key.s, "name", 4)) continue;
+    uint32_t name = intern_value(j, &val);
+    if (!name) continue;
+    if (is_process)
+      j->imp->tables->process.name[x->upid] = name;
+    else
+      j->imp->tables->thread.name[x->utid] = name;
+  }
+}
+
+/* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
+static void instant(trak_json_import *j, const jevent *e, jctx *x) {
+  uint32_t track;
+  if (!e->s.s || is_str(&e->s, "t")) {
+    x->name = no_name(j, x->name);
+    track = thread_track(j, x);
+  } else if (is_str(&e->s, "p")) {
+    track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
+  } else if (is_str(&e->s, "g")) {
+    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
+  } else {
+    bad_event(j, "instant event with a scope other than g, p or t");
+    return;
+  }
+  push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), flow_v2_aux(j, e));
+}
+
+/* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
+static void complete(trak_json_import *j, const jevent *e, jctx *x) {
+  int64_t dur;
+  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !trak__json_ts_ns(e->dur.s, e->dur.len, &dur)) {
+    bad_event(j, "complete event (X) without a valid dur");
+    return;
+  }
+  x->name = no_name(j, x->name);
+  uint32_t track = thread_track(j, x);
+  uint32_t args = event_args(j, e);
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, (uint64_t)dur);
+  trak_vec_push(imp->aux, 0);
+  imp->aux.v[at + 1] = flow_v2_aux(j, e);
+  push(j, x, TRAK_EV_COMPLETE, track, args, at);
+}
+
+static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t type) {
+  uint32_t track;
+  if (!async_track(j, e, x, &track)) {
+    bad_event(j, "async event without pid or without id / id2");
+    return;
+  }
+  push(j, x, type, track, event_args(j, e), type == TRAK_EV_END ? 0 : flow_v2_aux(j, e));
+}
+
+static void event_apply(trak_json_import *j, const jevent *e) {
+  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || e->ph.len != 1) {
+    bad_event(j, "no one-letter \"ph\"");
+    return;
+  }
+  char ph = e->ph.s[0];
+  jctx x;
+  resolve_thread(j, e, &x);
+  x.name = intern_value(j, &e->name);
+  x.cat = intern_value(j, &e->cat);
+  if (ph == 'M') {
+    metadata(j, e, &x);
+    return;
+  }
+  if (!e->ts.s || e->ts.kind != TRAK_JSON_NUMBER || !trak__json_ts_ns(e->ts.s, e->ts.len, &x.ts)) {
+    if (!e->ts.s || e->ts.kind != TRAK_JSON_STRING ||
+        !trak__json_ts_ns(e->ts.s, e->ts.len, &x.ts)) {
+      bad_event(j, "no valid \"ts\"");
+      return;
+    }
+  }
+  switch (ph) {
+  case 'B':
+    x.name = no_name(j, x.name);
+    push(j, &x, TRAK_EV_BEGIN, thread_track(j, &x), event_args(j, e), flow_v2_aux(j, e));
+    break;
+  case 'E':
+    push(j, &x, TRAK_EV_END, thread_track(j, &x), event_args(j, e), 0);
+    break;
+  case 'X':
+    complete(j, e, &x);
+    break;
+  case 'I':
+  case 'i':
+  case 'R':
+    instant(j, e, &x);
+    break;
+  case 'b':
+  case 'S':
+    async_event(j, e, &x, TRAK_EV_BEGIN);
+    break;
+  case 'e':
+  case 'F':
+    async_event(j, e, &x, TRAK_EV_END);
+    break;
+  case 'n':
+  case 'T':
+  case 'p':
+    async_event(j, e, &x, TRAK_EV_INSTANT);
+    break;
+  case 's':
+  case 't':
+  case 'f':
+    flow_v1(j, e, &x, ph);
+    break;
+  case 'C':
+    counters(j, e, &x);
+    break;
+  default:
+    bad_event(j, "phase not imported");
+    break;
+  }
+}
+
+/* Stores a member's value span in the field its key names. */
+static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
+#define KEY(lit, f)                                                                                \
+  if (n == sizeof lit - 1 && !memcmp(k, lit, n)) return &e->f
+  switch (n) {
+  case 1:
+    KEY("s", s);
+    break;
+  case 2:
+    KEY("ph", ph);
+    KEY("ts", ts);
+    KEY("id", id);
+    KEY("bp", bp);
+    break;
+  case 3:
+    KEY("cat", cat);
+    KEY("dur", dur);
+    KEY("pid", pid);
+    KEY("tid", tid);
+    KEY("id2", id2);
+    break;
+  case 4:
+    KEY("name", name);
+    KEY("args", args);
+    break;
+  case 5:
+    KEY("scope", scope);
+    break;
+  case 7:
+    KEY("bind_id", bind_id);
+    KEY("flow_in", flow_in);
+    break;
+  case 8:
+    KEY("flow_out", flow_out);
+    break;
+  default:
+    break;
+  }
+#undef KEY
+  return NULL;
+}
+
+/* Reads one event object in one pass; its members' values stay spans into the buffer. */
+static int event_read(trak_json_cur *c, jevent *e) {
+  int rc = trak__json_expect(c, '{', "expected an event object");
+  if (rc) return rc;
+  int ch = trak__json_peek(c);
+  if (ch < 0) return trak__json_expect(c, '}', "unexpected end");
+  if (ch == '}') {
+    c->p++;
+    return TRAK_JSON_OK;
+  }
+  for (;;) {
+    trak_json_value key, val;
+    ch = trak__json_peek(c);
+    if (ch != '"') return trak__json_expect(c, '"', "expected a string key");
+    if ((rc = trak__json_value(c, &key))) return rc;
+    if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
+    if ((rc = trak__json_value(c, &val))) return rc;
+    trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+    if (slot) *slot = val;
+    ch = trak__json_peek(c);
+    if (ch == ',') {
+      c->p++;
+      continue;
+    }
+    if (ch == '}') {
+      c->p++;
+      return TRAK_JSON_OK;
+    }
+    return trak__json_expect(c, '}', "expected ',' or '}'");
+  }
+}
+
+/* ---- the outer structure --------------------------------------------------------------- */
+
+static int step(trak_json_import *j, trak_json_cur *c) {
+  int ch, rc;
+  trak_json_value v;
+  switch (j->state) {
+  case ST_START:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch != '[' && ch != '{') return trak__json_expect(c, '{', "a JSON trace starts with { or [");
+    c->p++;
+    j->array_format = ch == '[';
+    j->state = ch == '[' ? ST_EVENTS_FIRST : ST_TOP_FIRST;
+    return TRAK_JSON_OK;
+  case ST_TOP_FIRST:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == '}') {
+      c->p++;
+      j->state = ST_DONE;
+      return TRAK_JSON_OK;
+    }
+    j->state = ST_TOP_KEY;
+    return TRAK_JSON_OK;
+  case ST_TOP_KEY: {
+    ch = trak__json_peek(c);
+    if (ch >= 0 && ch != '"') return trak__json_expect(c, '"', "expected a string key");
+    if ((rc = trak__json_value(c, &v))) return rc;
+    if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
+    if (v.len == 11 && !memcmp(v.s, "traceEvents", 11)) {
+      if ((rc = trak__json_expect(c, '[', "traceEvents must be an array"))) return rc;
+      j->state = ST_EVENTS_FIRST;
+      return TRAK_JSON_OK;
+    }
+    /* Other keys (displayTimeUnit, metadata, systemTraceEvents, ...) are skipped. */
+    if ((rc = trak__json_value(c, &v))) return rc;
+    j->state = ST_TOP_NEXT;
+    return TRAK_JSON_OK;
+  }
+  case ST_TOP_NEXT:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch != ',' && ch != '}') return trak__json_expect(c, '}', "expected ',' or '}'");
+    c->p++;
+    j->state = ch == ',' ? ST_TOP_KEY : ST_DONE;
+    return TRAK_JSON_OK;
+  case ST_EVENTS_FIRST:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == ']') {
+      c->p++;
+      j->state = j->array_format ? ST_DONE : ST_TOP_NEXT;
+      return TRAK_JSON_OK;
+    }
+    j->state = ST_EVENT;
+    return TRAK_JSON_OK;
+  case ST_EVENT: {
+    jevent e;
+    memset(&e, 0, sizeof e);
+    const char *start = c->p;
+    if ((rc = event_read(c, &e))) return rc;
+    j->imp->packet_index = j->event_index;
+    j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->buf);
+    event_apply(j, &e);
+    j->event_index++;
+    j->state = ST_EVENTS_NEXT;
+    return TRAK_JSON_OK;
+  }
+  case ST_EVENTS_NEXT:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == ',') {
+      c->p++;
+      ch = trak__json_peek(c);
+      if (ch < 0) return TRAK_JSON_MORE;
+      if (ch != ']') { /* a trailing comma before ']' is forgiven */
+        j->state = ST_EVENT;
+        return TRAK_JSON_OK;
+      }
+    }
+    if (ch != ']') return trak__json_expect(c, ']', "expected ',' or ']' after an event");
+    c->p++;
+    j->state = j->array_format ? ST_DONE : ST_TOP_NEXT;
+    return TRAK_JSON_OK;
+  case ST_DONE:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    return trak__json_expect(c, ' ', "data after the end of the trace");
+  default:
+    return TRAK_JSON_MORE;
+  }
+}
+
+/* Drops the consumed first `used` bytes of the buffer, keeping line accounting. */
+static void consume(trak_json_import *j, size_t used) {
+  const char *p = j->buf, *end = j->buf + used;
+  uint64_t lines = 0;
+  const char *last = NULL;
+  while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+    lines++;
+    last = p++;
+  }
+  j->lines += lines;
+  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->buf) + 1;
+  memmove(j->buf, j->buf + used, j->n - used);
+  j->n -= used;
+  j->buf_offset += used;
+}
+
+void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
+  if (j->state == ST_DEAD || !len) return;
+  if (j->n + len > j->cap) trak__grow((void **)&j->buf, &j->cap, j->n + len, 1);
+  memcpy(j->buf + j->n, data, len);
+  j->n += len;
+  trak_json_cur c = {j->buf, j->buf + j->n, 0, NULL, NULL};
+  for (;;) {
+    const char *save = c.p;
+    int rc = step(j, &c);
+    if (rc == TRAK_JSON_MORE) {
+      c.p = save;
+      break;
+    }
+    if (rc == TRAK_JSON_ERROR) {
+      syntax_error(j, c.err_at, c.err_msg);
+      break;
+    }
+  }
+  consume(j, j->state == ST_DEAD ? j->n : (size_t)(c.p - j->buf));
+}
+
+void trak__json_import_finish(trak_json_import *j) {
+  if (j->state == ST_DEAD) return;
+  trak_json_cur c = {j->buf, j->buf + j->n, 1, NULL, NULL};
+  int ch = trak__json_peek(&c);
+  if (ch < 0 && j->state != ST_START) return; /* complete, or an array cut between events */
+  if (j->state == ST_START && ch < 0) {
+    syntax_error(j, c.p, "empty JSON trace");
+    return;
+  }
+  uint64_t line, col;
+  line_col(j, c.p, &line, &col);
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(c.p - j->buf);
+  trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
+               "the JSON trace ends inside a value that starts at line %llu, column %llu; "
+               "it was dropped",
+               (unsigned long long)line, (unsigned long long)col);
+}
+
+int trak__json_is_trace(const uint8_t *data, size_t len) {
+  size_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+    i++;
+  if (i == len) return 0;
+  if (data[i] == '[') return 1;
+  if (data[i] != '{') return 0;
+  static const char key[] = "\"traceEvents\"";
+  for (size_t k = i; k + sizeof key - 1 <= len; k++)
+    if (!memcmp(data + k, key, sizeof key - 1)) return 1;
+  return 0;
+}
