@@ -121,6 +121,7 @@ __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, co
                                                           const char *msg) {
   uint64_t line, col;
   line_col(j, at, &line, &col);
+  j->imp->packet_index = j->event_index;
   j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->buf);
   trak__report(j->imp, TRAK_STAT_JSON_SYNTAX,
                "JSON syntax error at line %llu, column %llu: %s; the events before it were "
