@@ -92,7 +92,7 @@ int trak_cli_convert(int argc, char **argv) {
   if (to && !strcmp(to, "pb")) out_format = TRAK_FORMAT_PROTO;
   else if (to && !strcmp(to, "pbtxt")) out_format = TRAK_FORMAT_PBTXT;
   else if (to && !strcmp(to, "json")) out_format = TRAK_FORMAT_JSON;
-  else if (to) return trak_cli_failf("convert", "--to takes pb, pbtxt or json, not '%s'", to);
+  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
   else out_format = trak__format_from_name(paths[1]);
   if (out_format == TRAK_FORMAT_UNKNOWN)
     return trak_cli_failf("convert",
