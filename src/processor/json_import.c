@@ -7,7 +7,9 @@
 ** parse phase exactly like protobuf events (docs/formats.md maps each phase to the tables).
 ** Memory: the unconsumed tail of the input (at most one event plus one feed) and the tables.
 */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import.h"
@@ -238,11 +240,18 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
   if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
-      !trak__json_int(v->s, v->len, &iv)) {
-    /* Past int64: jsoncpp keeps it as an unsigned value. */
-    uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
-    t->args.int_value[row] = (int64_t)(uint64_t)trak__json_real(v->s, v->len);
-    return;
+      !trak__json_int(v->s, v->len, &iv) && v->len <= 20) {
+    /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
+    char buf[24];
+    memcpy(buf, v->s, v->len);
+    buf[v->len] = 0;
+    errno = 0;
+    unsigned long long u = strtoull(buf, NULL, 10);
+    if (!errno) {
+      uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
+      t->args.int_value[row] = (int64_t)u;
+      return;
+    }
   }
   uint32_t row;
   switch (v->kind) {
@@ -513,7 +522,7 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
 /* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
 static void complete(trak_json_import *j, const jevent *e, jctx *x) {
   int64_t dur;
-  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !trak__json_ts_ns(e->dur.s, e->dur.len, &dur)) {
+  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !trak__json_ts_ns(e->dur.s, e->dur.len, &dur) || dur < 0) {
     bad_event(j, "complete event (X) without a valid dur");
     return;
   }

@@ -253,8 +253,12 @@ int trak__json_int(const char *s, size_t len, int64_t *out) {
   p += neg;
   if (p >= end || *p < '0' || *p > '9') return 0;
   uint64_t v = 0;
-  while (p < end && *p >= '0' && *p <= '9')
-    v = v * 10 + (uint64_t)(*p++ - '0');
+  while (p < end && *p >= '0' && *p <= '9') {
+    uint64_t d = (uint64_t)(*p++ - '0');
+    if (v > (UINT64_MAX - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  if (v > (uint64_t)INT64_MAX + neg) return 0;
   if (p < end) { /* a fraction or exponent: go through a double, as jsoncpp would */
     double d = trak__json_real(s, len);
     if (!(d > -9.2e18 && d < 9.2e18)) return 0;
