@@ -49,7 +49,13 @@ typedef struct trak_json_cur {
 } trak_json_cur;
 
 /* Skips whitespace; returns the next byte, or -1 at the end of the buffer. */
-int trak__json_peek(trak_json_cur *c);
+static inline int trak__json_peek(trak_json_cur *c) {
+  const char *p = c->p, *end = c->end;
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  c->p = p;
+  return p < end ? (unsigned char)*p : -1;
+}
 /* Reads one value of any kind (validating nested ones, at most 64 levels deep). */
 int trak__json_value(trak_json_cur *c, trak_json_value *v);
 /* Expects byte `ch` (after whitespace) and steps over it. */

@@ -15,8 +15,10 @@
 #include "processor/import.h"
 #include "processor/json.h"
 
-#define JSON_SEQUENCE 0xfffffff0u /* the sequence id the JSON events live on */
+#define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
 #define STR_MAX 4096              /* longest decoded name, key or string value kept */
+#define INTERN_CACHE 1024         /* direct-mapped cache of short interned strings */
+#define CACHED_MAX 32             /* longest string the cache holds */
 
 enum state {
   ST_START,
@@ -32,7 +34,7 @@ enum state {
 
 struct trak_json_import {
   trak_importer *imp;
-  trak_sequence *seq;
+  trak_sequence *seq; /* of the event being read: its thread's */
   enum state state;
   int array_format;
   char *buf; /* unconsumed input */
@@ -44,7 +46,15 @@ struct trak_json_import {
   trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
+  uint64_t last_key;   /* one-entry cache of the thread lookup */
+  uint32_t last_utid, last_upid;
+  trak_sequence *last_seq;
+  TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
   char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
+  struct {
+    uint32_t id, len;
+    const char *s; /* the pooled copy */
+  } cache[INTERN_CACHE];
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent). */
@@ -57,8 +67,8 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   trak_json_import *j = calloc(1, sizeof *j);
   if (!j) abort();
   j->imp = imp;
-  j->seq = trak__sequence_get(imp, JSON_SEQUENCE);
   j->last_track = TRAK_NULL_U32;
+  j->last_utid = TRAK_NULL_U32;
   return j;
 }
 
@@ -66,6 +76,7 @@ void trak__json_import_free(trak_json_import *j) {
   if (!j) return;
   free(j->buf);
   trak__map_free(&j->threads);
+  trak_vec_free(j->thread_seqs);
   free(j);
 }
 
@@ -80,8 +91,26 @@ static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t 
   return j->str;
 }
 
+/* Interns a string. Names, categories and arg keys repeat from event to event: short ones
+** are looked up first in a small direct-mapped cache, compared byte by byte inline. */
 static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
-  return trak__strpool_intern(&j->imp->tables->strings, s, len);
+  if (len > CACHED_MAX || !len) return trak__strpool_intern(&j->imp->tables->strings, s, len);
+  uint32_t h = (uint32_t)len * 0x9e3779b1u;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 0x01000193u;
+  uint32_t slot = (h ^ h >> 16) & (INTERN_CACHE - 1);
+  if (j->cache[slot].len == len) {
+    const char *c = j->cache[slot].s;
+    size_t i = 0;
+    while (i < len && c[i] == s[i])
+      i++;
+    if (i == len) return j->cache[slot].id;
+  }
+  uint32_t id = trak__strpool_intern(&j->imp->tables->strings, s, len);
+  j->cache[slot].id = id;
+  j->cache[slot].len = (uint32_t)len;
+  j->cache[slot].s = j->imp->tables->strings.str.v[id];
+  return id;
 }
 
 /* The string id of a string value (0 when absent or not a string, or empty). */
@@ -170,6 +199,11 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   x->pid = x->has_pid ? id_number(j, &e->pid, &pid_str, &pid_name) : 0;
   x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : x->pid;
   uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
+  if (TRAK_LIKELY(key == j->last_key && j->last_utid != TRAK_NULL_U32)) {
+    x->utid = j->last_utid, x->upid = j->last_upid;
+    j->seq = j->last_seq;
+    return;
+  }
   x->upid = trak__process_for_pid(j->imp, x->pid);
   if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
   int added;
@@ -181,6 +215,15 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   }
   x->utid = *slot;
   if (tid_str && tid_name) t->thread.name[x->utid] = tid_name;
+  /* One sequence per thread: a thread's events mostly come in order, so the parse phase
+  ** merges sorted runs instead of sorting the whole trace. */
+  while (j->thread_seqs.n <= x->utid)
+    trak_vec_push(j->thread_seqs, NULL);
+  if (!j->thread_seqs.v[x->utid])
+    j->thread_seqs.v[x->utid] = trak__sequence_get(j->imp, JSON_SEQUENCE | x->utid);
+  j->seq = j->thread_seqs.v[x->utid];
+  if (!pid_str && !tid_str)
+    j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
 }
 
 static uint32_t thread_track(trak_json_import *j, const jctx *x) {
@@ -613,7 +656,7 @@ static void event_apply(trak_json_import *j, const jevent *e) {
 /* Stores a member's value span in the field its key names. */
 static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
 #define KEY(lit, f)                                                                                \
-  if (n == sizeof lit - 1 && !memcmp(k, lit, n)) return &e->f
+  if (!memcmp(k, lit, sizeof lit - 1)) return &e->f
   switch (n) {
   case 1:
     KEY("s", s);
@@ -650,6 +693,16 @@ static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
   }
 #undef KEY
   return NULL;
+}
+
+/* Marks every field absent (only the pointers: clearing the whole struct costs more than
+** reading a small event). */
+static void jevent_clear(jevent *e) {
+  trak_json_value *f[] = {&e->ph,   &e->name,    &e->cat,     &e->ts,      &e->dur,  &e->pid,
+                          &e->tid,  &e->id,      &e->id2,     &e->scope,   &e->s,    &e->bp,
+                          &e->args, &e->bind_id, &e->flow_in, &e->flow_out};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    f[i]->s = NULL;
 }
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer. */
@@ -742,7 +795,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     return TRAK_JSON_OK;
   case ST_EVENT: {
     jevent e;
-    memset(&e, 0, sizeof e);
+    jevent_clear(&e);
     const char *start = c->p;
     if ((rc = event_read(c, &e))) return rc;
     j->imp->packet_index = j->event_index;

@@ -24,14 +24,6 @@ static int more(trak_json_cur *c, const char *what) {
   return c->final ? fail(c, c->end, what) : TRAK_JSON_MORE;
 }
 
-int trak__json_peek(trak_json_cur *c) {
-  const char *p = c->p, *end = c->end;
-  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-    p++;
-  c->p = p;
-  return p < end ? (unsigned char)*p : -1;
-}
-
 int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
   int got = trak__json_peek(c);
   if (got < 0) return more(c, what);
