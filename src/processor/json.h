@@ -58,6 +58,8 @@ static inline int trak__json_peek(trak_json_cur *c) {
 }
 /* Reads one value of any kind (validating nested ones, at most 64 levels deep). */
 int trak__json_value(trak_json_cur *c, trak_json_value *v);
+/* Reads one object member: a string key, ':' and its value. */
+int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val);
 /* Expects byte `ch` (after whitespace) and steps over it. */
 int trak__json_expect(trak_json_cur *c, char ch, const char *what);
 /* Iterates an object or array value already validated by trak__json_value: call with

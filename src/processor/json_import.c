@@ -717,11 +717,7 @@ static int event_read(trak_json_cur *c, jevent *e) {
   }
   for (;;) {
     trak_json_value key, val;
-    ch = trak__json_peek(c);
-    if (ch != '"') return trak__json_expect(c, '"', "expected a string key");
-    if ((rc = trak__json_value(c, &key))) return rc;
-    if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
-    if ((rc = trak__json_value(c, &val))) return rc;
+    if ((rc = trak__json_member(c, &key, &val))) return rc;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if (slot) *slot = val;
     ch = trak__json_peek(c);

@@ -32,14 +32,28 @@ int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
   return TRAK_JSON_OK;
 }
 
+/* Steps over bytes that are neither '"' nor '\\', eight at a time where the buffer allows. */
+static inline const char *plain_run(const char *p, const char *end) {
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    if (((q - ones) & ~q & highs) | ((b - ones) & ~b & highs)) break;
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\')
+    p++;
+  return p;
+}
+
 static int string_value(trak_json_cur *c, trak_json_value *v) {
   const char *p = c->p + 1, *end = c->end;
   v->kind = TRAK_JSON_STRING;
   v->escaped = 0;
   v->s = p;
   for (;;) {
-    while (p < end && *p != '"' && *p != '\\')
-      p++;
+    p = plain_run(p, end);
     if (p >= end) return more(c, "unterminated string");
     if (*p == '"') break;
     v->escaped = 1;
@@ -83,8 +97,9 @@ static int number_value(trak_json_cur *c, trak_json_value *v) {
 }
 
 static int literal(trak_json_cur *c, trak_json_value *v, const char *word, trak_json_kind kind) {
-  size_t n = strlen(word), have = (size_t)(c->end - c->p);
-  if (memcmp(c->p, word, have < n ? have : n)) return fail(c, c->p, "unexpected word");
+  size_t n = kind == TRAK_JSON_FALSE ? 5 : 4, have = (size_t)(c->end - c->p);
+  for (size_t i = 0; i < n && i < have; i++)
+    if (c->p[i] != word[i]) return fail(c, c->p + i, "unexpected word");
   if (have < n) return more(c, "unexpected end");
   v->kind = kind;
   v->s = c->p;
@@ -150,6 +165,18 @@ static int value_at(trak_json_cur *c, trak_json_value *v, int depth) {
 
 int trak__json_value(trak_json_cur *c, trak_json_value *v) {
   return value_at(c, v, 0);
+}
+
+int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
+  int ch = trak__json_peek(c), rc;
+  if (ch < 0) return more(c, "unexpected end");
+  if (ch != '"') return fail(c, c->p, "expected a string key");
+  if ((rc = string_value(c, key))) return rc;
+  ch = trak__json_peek(c);
+  if (ch < 0) return more(c, "unexpected end");
+  if (ch != ':') return fail(c, c->p, "expected ':' after a key");
+  c->p++;
+  return value_at(c, val, 1);
 }
 
 int trak__json_next(const trak_json_value *cont, size_t *state, trak_json_value *key,
