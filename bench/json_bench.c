@@ -140,6 +140,11 @@ int main(int argc, char **argv) {
   printf("imported %.1f MB, %llu records in %.2f s: %.1f MB/s, %.2f M events/s\n", bytes / 1e6,
          (unsigned long long)trak_processor_event_count(p), secs, bytes / 1e6 / secs,
          (double)events / 1e6 / secs);
+  double cpu = (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
+               (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6 +
+               (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
+               (double)(after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
+  printf("CPU time %.2f s (user + system): %.1f MB/s of CPU\n", cpu, bytes / 1e6 / cpu);
   printf("peak RSS: %.1f MB = %.1f bytes/event (before import: %.1f MB)\n", rss / 1e6,
          rss / (double)events, (double)before.ru_maxrss * 1024 / 1e6);
   trak_query *q;
