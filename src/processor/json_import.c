@@ -17,8 +17,9 @@
 
 #define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
 #define STR_MAX 4096              /* longest decoded name, key or string value kept */
-#define INTERN_CACHE 1024         /* direct-mapped cache of short interned strings */
+#define INTERN_CACHE 4096         /* direct-mapped cache of short interned strings */
 #define CACHED_MAX 32             /* longest string the cache holds */
+#define TRAK_JSON_PAUSE 2         /* step: stopped at a resumable position (c.p) */
 
 enum state {
   ST_START,
@@ -91,20 +92,36 @@ static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t 
   return j->str;
 }
 
+/* Copies `len` (1..CACHED_MAX) bytes into whole words, the last one zero-padded. */
+static inline void load_words(uint64_t *w, const char *s, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8)
+    memcpy(&w[i / 8], s + i, 8);
+  if (i == len) return;
+  uint64_t last = 0;
+  for (size_t k = 0; i + k < len; k++)
+    last |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+  w[i / 8] = last;
+}
+
 /* Interns a string. Names, categories and arg keys repeat from event to event: short ones
 ** are looked up first in a small direct-mapped cache, compared byte by byte inline. */
 static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
   if (len > CACHED_MAX || !len) return trak__strpool_intern(&j->imp->tables->strings, s, len);
-  uint32_t h = (uint32_t)len * 0x9e3779b1u;
-  for (size_t i = 0; i < len; i++)
-    h = (h ^ (unsigned char)s[i]) * 0x01000193u;
-  uint32_t slot = (h ^ h >> 16) & (INTERN_CACHE - 1);
+  /* Hash and compare a word at a time: these strings are a few words long at most. */
+  uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[CACHED_MAX / 8];
+  size_t words = (len + 7) / 8;
+  load_words(w, s, len);
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint32_t slot = (uint32_t)(h >> 40) & (INTERN_CACHE - 1);
   if (j->cache[slot].len == len) {
-    const char *c = j->cache[slot].s;
+    uint64_t c[CACHED_MAX / 8];
+    load_words(c, j->cache[slot].s, len);
     size_t i = 0;
-    while (i < len && c[i] == s[i])
+    while (i < words && c[i] == w[i])
       i++;
-    if (i == len) return j->cache[slot].id;
+    if (i == words) return j->cache[slot].id;
   }
   uint32_t id = trak__strpool_intern(&j->imp->tables->strings, s, len);
   j->cache[slot].id = id;
@@ -173,6 +190,12 @@ static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_
                          uint32_t *name) {
   int64_t n = 0;
   *is_string = 0;
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->len < 10 && v->s[0] != '-')) {
+    uint32_t u = 0; /* the usual small decimal pid / tid */
+    for (size_t i = 0; i < v->len; i++)
+      u = u * 10 + (uint32_t)(v->s[i] - '0');
+    return u;
+  }
   if (v->kind == TRAK_JSON_STRING) {
     *name = intern_value(j, v);
     *is_string = 1;
@@ -789,18 +812,35 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENT;
     return TRAK_JSON_OK;
-  case ST_EVENT: {
-    jevent e;
-    jevent_clear(&e);
-    const char *start = c->p;
-    if ((rc = event_read(c, &e))) return rc;
-    j->imp->packet_index = j->event_index;
-    j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->buf);
-    event_apply(j, &e);
-    j->event_index++;
+  case ST_EVENT:
+    /* Events one after another without going back through the state machine; an event cut
+    ** by the buffer's end is read again from its start with more bytes. */
+    for (int n = 0;; n++) {
+      jevent e;
+      jevent_clear(&e);
+      const char *start = c->p;
+      if ((rc = event_read(c, &e))) {
+        if (rc == TRAK_JSON_MORE && n) {
+          c->p = start;
+          return TRAK_JSON_PAUSE;
+        }
+        return rc;
+      }
+      j->imp->packet_index = j->event_index;
+      j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->buf);
+      event_apply(j, &e);
+      j->event_index++;
+      ch = trak__json_peek(c);
+      if (ch != ',') break;
+      const char *comma = c->p++;
+      ch = trak__json_peek(c);
+      if (ch != '{') { /* the end of the buffer, a trailing comma, or an error: the slow path */
+        c->p = comma;
+        break;
+      }
+    }
     j->state = ST_EVENTS_NEXT;
     return TRAK_JSON_OK;
-  }
   case ST_EVENTS_NEXT:
     ch = trak__json_peek(c);
     if (ch < 0) return TRAK_JSON_MORE;
@@ -855,6 +895,7 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
       c.p = save;
       break;
     }
+    if (rc == TRAK_JSON_PAUSE) break; /* c.p is where to resume */
     if (rc == TRAK_JSON_ERROR) {
       syntax_error(j, c.err_at, c.err_msg);
       break;

@@ -33,13 +33,18 @@ int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
 }
 
 /* Steps over bytes that are neither '"' nor '\\', eight at a time where the buffer allows. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "plain_run reads words as little-endian"
+#endif
 static inline const char *plain_run(const char *p, const char *end) {
   const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
   while (end - p >= 8) {
     uint64_t w;
     memcpy(&w, p, 8);
     uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    if (((q - ones) & ~q & highs) | ((b - ones) & ~b & highs)) break;
+    /* The lowest flagged byte is exact (borrows only flag bytes above a true match). */
+    uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+    if (hit) return p + (__builtin_ctzll(hit) >> 3);
     p += 8;
   }
   while (p < end && *p != '"' && *p != '\\')
@@ -176,6 +181,10 @@ int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *v
   if (ch < 0) return more(c, "unexpected end");
   if (ch != ':') return fail(c, c->p, "expected ':' after a key");
   c->p++;
+  /* The common scalar members straight away; containers through the recursive reader. */
+  ch = trak__json_peek(c);
+  if (ch == '"') return string_value(c, val);
+  if (ch == '-' || (ch >= '0' && ch <= '9')) return number_value(c, val);
   return value_at(c, val, 1);
 }
 
