@@ -763,6 +763,10 @@ static int step(trak_json_import *j, trak_json_cur *c) {
   trak_json_value v;
   switch (j->state) {
   case ST_START:
+    /* A UTF-8 byte order mark, or the start of one still to come. */
+    if (c->end - c->p < 3 && !memcmp(c->p, "\xef\xbb\xbf", (size_t)(c->end - c->p)))
+      return TRAK_JSON_MORE;
+    if (c->end - c->p >= 3 && !memcmp(c->p, "\xef\xbb\xbf", 3)) c->p += 3;
     ch = trak__json_peek(c);
     if (ch < 0) return TRAK_JSON_MORE;
     if (ch != '[' && ch != '{') return trak__json_expect(c, '{', "a JSON trace starts with { or [");
@@ -924,6 +928,9 @@ void trak__json_import_finish(trak_json_import *j) {
 
 int trak__json_is_trace(const uint8_t *data, size_t len) {
   size_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+    i++;
+  if (len - i >= 3 && !memcmp(data + i, "\xef\xbb\xbf", 3)) i += 3;
   while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
     i++;
   if (i == len) return 0;
