@@ -57,8 +57,9 @@ static int put_event(FILE *f, thread_gen *g) {
   unsigned kind = (unsigned)(r >> 32) % 16;
   const char *sep = ",\n";
   if (kind < 6 && g->depth < MAX_DEPTH) {
-    fprintf(f, "%s{\"ph\":\"B\",\"name\":\"slice%u\",\"cat\":\"cat%u\",\"ts\":%lld,\"pid\":%d,"
-               "\"tid\":%d",
+    fprintf(f,
+            "%s{\"ph\":\"B\",\"name\":\"slice%u\",\"cat\":\"cat%u\",\"ts\":%lld,\"pid\":%d,"
+            "\"tid\":%d",
             sep, (unsigned)(r >> 40) % NAMES, (unsigned)(r >> 48) % 8, (long long)g->ts, g->pid,
             g->tid);
     g->depth++;
@@ -67,15 +68,18 @@ static int put_event(FILE *f, thread_gen *g) {
             g->tid);
     g->depth--;
   } else if (kind < 14) {
-    fprintf(f, "%s{\"ph\":\"X\",\"name\":\"work%u\",\"cat\":\"cat%u\",\"ts\":%lld.%03u,\"dur\":%u.%03u,"
-               "\"pid\":%d,\"tid\":%d",
-            sep, (unsigned)(r >> 40) % NAMES, (unsigned)(r >> 48) % 8, (long long)g->ts,
-            (unsigned)(r % 1000), 0u, (unsigned)(r >> 12) % 1000, g->pid, g->tid);
+    fprintf(
+        f,
+        "%s{\"ph\":\"X\",\"name\":\"work%u\",\"cat\":\"cat%u\",\"ts\":%lld.%03u,\"dur\":%u.%03u,"
+        "\"pid\":%d,\"tid\":%d",
+        sep, (unsigned)(r >> 40) % NAMES, (unsigned)(r >> 48) % 8, (long long)g->ts,
+        (unsigned)(r % 1000), 0u, (unsigned)(r >> 12) % 1000, g->pid, g->tid);
   } else if (kind < 15) {
     fprintf(f, "%s{\"ph\":\"i\",\"name\":\"mark%u\",\"ts\":%lld,\"pid\":%d,\"tid\":%d,\"s\":\"t\"",
             sep, (unsigned)(r >> 40) % 20, (long long)g->ts, g->pid, g->tid);
   } else {
-    fprintf(f, "%s{\"ph\":\"C\",\"name\":\"memory\",\"ts\":%lld,\"pid\":%d,\"args\":{\"rss\":%llu}}",
+    fprintf(f,
+            "%s{\"ph\":\"C\",\"name\":\"memory\",\"ts\":%lld,\"pid\":%d,\"args\":{\"rss\":%llu}}",
             sep, (long long)g->ts, g->pid, (unsigned long long)(r >> 16) % 1000000);
     return 1;
   }
@@ -96,12 +100,14 @@ static uint64_t generate(const char *path, uint64_t bytes) {
   fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", f);
   for (int i = 0; i < THREADS; i++) {
     threads[i] = (thread_gen){100 + i / THREADS_PER_PROCESS, 1000 + i, 1000000, 0};
-    fprintf(f, "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":"
-               "\"worker %d\"}},\n",
+    fprintf(f,
+            "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":"
+            "\"worker %d\"}},\n",
             threads[i].pid, threads[i].tid, i);
   }
   for (int p = 0; p < PROCESSES; p++)
-    fprintf(f, "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"proc %d\"}}%s",
+    fprintf(f,
+            "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%d,\"args\":{\"name\":\"proc %d\"}}%s",
             100 + p, p, p + 1 < PROCESSES ? ",\n" : "");
   uint64_t events = 0;
   while ((uint64_t)ftell(f) < bytes) {
@@ -148,8 +154,9 @@ int main(int argc, char **argv) {
   printf("peak RSS: %.1f MB = %.1f bytes/event (before import: %.1f MB)\n", rss / 1e6,
          rss / (double)events, (double)before.ru_maxrss * 1024 / 1e6);
   trak_query *q;
-  if (!trak_query_open(p, "select (select count(*) from slice), (select count(*) from counter), "
-                          "(select count(*) from args)",
+  if (!trak_query_open(p,
+                       "select (select count(*) from slice), (select count(*) from counter), "
+                       "(select count(*) from args)",
                        &q, NULL, NULL) &&
       q && trak_query_next(q, NULL) == 1)
     printf("rows: %lld slices, %lld counter values, %lld args\n", (long long)trak_query_int(q, 0),

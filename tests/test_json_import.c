@@ -27,7 +27,8 @@ static const char TRACE[] =
     "  {\"ph\": \"C\", \"name\": \"c\", \"ts\": 3, \"pid\": 1, \"args\": {\"v\": 4}},\n"
     "  {\"ph\": \"s\", \"name\": \"f\", \"id\": 1, \"ts\": 2.1, \"pid\": 1, \"tid\": 2},\n"
     "  {\"ph\": \"X\", \"name\": \"t\", \"ts\": 5, \"dur\": 1, \"pid\": 1, \"tid\": 3},\n"
-    "  {\"ph\": \"f\", \"bp\": \"e\", \"name\": \"f\", \"id\": 1, \"ts\": 5.5, \"pid\": 1, \"tid\": 3},\n"
+    "  {\"ph\": \"f\", \"bp\": \"e\", \"name\": \"f\", \"id\": 1, \"ts\": 5.5, \"pid\": 1, "
+    "\"tid\": 3},\n"
     "  {\"ph\": \"E\", \"ts\": 9, \"pid\": 1, \"tid\": 2}\n"
     "]}\n";
 
@@ -56,7 +57,8 @@ static trak_processor *import_split(const char *data, size_t len, size_t chunk) 
   trak_processor *p;
   assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
   for (size_t at = 0; at < len; at += chunk)
-    assert_int_equal(trak_processor_feed(p, data + at, len - at < chunk ? len - at : chunk, NULL), 0);
+    assert_int_equal(trak_processor_feed(p, data + at, len - at < chunk ? len - at : chunk, NULL),
+                     0);
   assert_int_equal(trak_processor_finish(p, NULL), 0);
   return p;
 }

@@ -61,7 +61,8 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
     rc = trak_error_set(&err, TRAK_EIO, "%s: cannot create", out_path);
   } else {
     rc = trak__json_export(p, f, &dropped, &err);
-    if (f != stdout && fclose(f) && !rc) rc = trak_error_set(&err, TRAK_EIO, "%s: write failed", out_path);
+    if (f != stdout && fclose(f) && !rc)
+      rc = trak_error_set(&err, TRAK_EIO, "%s: write failed", out_path);
   }
   trak_processor_free(p);
   if (rc) return trak_cli_fail("convert", &err);

@@ -33,8 +33,8 @@ typedef enum trak_json_kind {
 ** from the bracket to its match. */
 typedef struct trak_json_value {
   trak_json_kind kind;
-  uint8_t escaped;   /* string holding backslash escapes */
-  uint8_t is_float;  /* number with a fraction or an exponent */
+  uint8_t escaped;  /* string holding backslash escapes */
+  uint8_t is_float; /* number with a fraction or an exponent */
   const char *s;
   size_t len;
 } trak_json_value;

@@ -21,7 +21,7 @@
 typedef struct out {
   FILE *f;
   const trak_tables *t;
-  int first; /* no event written yet: no comma before the next */
+  int first;                     /* no event written yet: no comma before the next */
   const uint8_t *is_thread_main; /* track id -> written as X slices */
   uint64_t dropped;              /* flows JSON cannot bind */
   uint32_t *bind;                /* slice -> v2 flow id (bind_id), 0: none */
@@ -245,7 +245,8 @@ static void async_event(out *o, uint32_t slice, char ph) {
   put_key_str(o, "name", t->slice.name[slice]);
   put_key_str(o, "cat", t->slice.category[slice]);
   fputs(",\"ts\":", o->f);
-  put_ts(o->f, ph == 'e' ? trak__wadd(t->slice.ts[slice], t->slice.dur[slice]) : t->slice.ts[slice]);
+  put_ts(o->f,
+         ph == 'e' ? trak__wadd(t->slice.ts[slice], t->slice.dur[slice]) : t->slice.ts[slice]);
   int local = t->track.upid[track] != TRAK_NULL_U32;
   fprintf(o->f, ",\"id2\":{\"%s\":\"0x%x\"}", local ? "local" : "global", track + 1);
   put_scope(o, track_scope(t, track));
@@ -277,8 +278,8 @@ static void async_slices(out *o) {
     if (o->is_thread_main[t->slice.track_id[i]]) continue;
     edges[n++] = (edge){t->slice.ts[i], 1, i, i};
     if (t->slice.dur[i] > 0)
-      edges[n++] = (edge){trak__wadd(t->slice.ts[i], t->slice.dur[i]), 0,
-                          UINT32_MAX - t->slice.depth[i], i};
+      edges[n++] =
+          (edge){trak__wadd(t->slice.ts[i], t->slice.dur[i]), 0, UINT32_MAX - t->slice.depth[i], i};
   }
   qsort(edges, n, sizeof *edges, edge_cmp);
   for (size_t i = 0; i < n; i++) {
@@ -326,8 +327,14 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_
       continue;
     thread_seen[utid] = is_thread_main[i] = 1;
   }
-  out o = {f, t, 1, is_thread_main, 0, calloc(t->slice.n + 1, sizeof(uint32_t)),
-           calloc(t->slice.n + 1, 1), calloc(t->flow.n + 1, 1)};
+  out o = {f,
+           t,
+           1,
+           is_thread_main,
+           0,
+           calloc(t->slice.n + 1, sizeof(uint32_t)),
+           calloc(t->slice.n + 1, 1),
+           calloc(t->flow.n + 1, 1)};
   if (!o.bind || !o.bind_dir || !o.flow_v2) abort();
   assign_v2_flows(&o);
   fputs("{\"traceEvents\":[", f);

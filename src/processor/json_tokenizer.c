@@ -12,8 +12,7 @@
 
 #define MAX_DEPTH 64
 
-__attribute__((cold, noinline)) static int fail(trak_json_cur *c, const char *at,
-                                                 const char *msg) {
+__attribute__((cold, noinline)) static int fail(trak_json_cur *c, const char *at, const char *msg) {
   c->err_at = at;
   c->err_msg = msg;
   return TRAK_JSON_ERROR;
@@ -209,10 +208,14 @@ static int hex4(const char *p, const char *end, uint32_t *out) {
   for (int i = 0; i < 4; i++) {
     char ch = p[i];
     v <<= 4;
-    if (ch >= '0' && ch <= '9') v |= (uint32_t)(ch - '0');
-    else if (ch >= 'a' && ch <= 'f') v |= (uint32_t)(ch - 'a' + 10);
-    else if (ch >= 'A' && ch <= 'F') v |= (uint32_t)(ch - 'A' + 10);
-    else return 0;
+    if (ch >= '0' && ch <= '9')
+      v |= (uint32_t)(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      v |= (uint32_t)(ch - 'a' + 10);
+    else if (ch >= 'A' && ch <= 'F')
+      v |= (uint32_t)(ch - 'A' + 10);
+    else
+      return 0;
   }
   *out = v;
   return 1;
@@ -221,8 +224,10 @@ static int hex4(const char *p, const char *end, uint32_t *out) {
 static size_t put_utf8(char *buf, size_t n, size_t cap, uint32_t cp) {
   char tmp[4];
   size_t k;
-  if (cp < 0x80) tmp[0] = (char)cp, k = 1;
-  else if (cp < 0x800) tmp[0] = (char)(0xc0 | cp >> 6), tmp[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
+  if (cp < 0x80)
+    tmp[0] = (char)cp, k = 1;
+  else if (cp < 0x800)
+    tmp[0] = (char)(0xc0 | cp >> 6), tmp[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
   else if (cp < 0x10000)
     tmp[0] = (char)(0xe0 | cp >> 12), tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3f)),
     tmp[2] = (char)(0x80 | (cp & 0x3f)), k = 3;
@@ -247,14 +252,26 @@ size_t trak__json_unescape(const trak_json_value *v, char *buf, size_t cap) {
     p += 2;
     uint32_t cp = 0;
     switch (e) {
-    case 'b': cp = '\b'; break;
-    case 'f': cp = '\f'; break;
-    case 'n': cp = '\n'; break;
-    case 'r': cp = '\r'; break;
-    case 't': cp = '\t'; break;
+    case 'b':
+      cp = '\b';
+      break;
+    case 'f':
+      cp = '\f';
+      break;
+    case 'n':
+      cp = '\n';
+      break;
+    case 'r':
+      cp = '\r';
+      break;
+    case 't':
+      cp = '\t';
+      break;
     case 'u':
-      if (!hex4(p, end, &cp)) cp = 0xfffd;
-      else p += 4;
+      if (!hex4(p, end, &cp))
+        cp = 0xfffd;
+      else
+        p += 4;
       if (cp >= 0xd800 && cp < 0xdc00) {
         uint32_t lo;
         if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, &lo) && lo >= 0xdc00 &&
@@ -268,7 +285,9 @@ size_t trak__json_unescape(const trak_json_value *v, char *buf, size_t cap) {
         cp = 0xfffd;
       }
       break;
-    default: cp = (unsigned char)e; break; /* \" \\ \/ and anything else: the byte itself */
+    default:
+      cp = (unsigned char)e;
+      break; /* \" \\ \/ and anything else: the byte itself */
     }
     n = put_utf8(buf, n, cap, cp);
   }
