@@ -35,7 +35,7 @@ static inline void load_words(uint64_t *w, const char *s, size_t len) {
 }
 
 /* Interns a string. Names, categories and arg keys repeat from event to event: short ones
-** are looked up first in a small direct-mapped cache, compared byte by byte inline. */
+** are looked up first in a small direct-mapped cache, compared a word at a time inline. */
 static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
   if (len > CACHED_MAX || !len) return trak__strpool_intern(&j->imp->tables->strings, s, len);
   /* Hash and compare a word at a time: these strings are a few words long at most. */
