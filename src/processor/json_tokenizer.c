@@ -51,7 +51,8 @@ static inline const char *plain_run(const char *p, const char *end) {
   return p;
 }
 
-static int string_value(trak_json_cur *c, trak_json_value *v) {
+static inline __attribute__((always_inline)) int string_value(trak_json_cur *c,
+                                                              trak_json_value *v) {
   const char *p = c->p + 1, *end = c->end;
   v->kind = TRAK_JSON_STRING;
   v->escaped = 0;
@@ -78,7 +79,8 @@ static int digits(const char **pp, const char *end) {
   return n;
 }
 
-static int number_value(trak_json_cur *c, trak_json_value *v) {
+static inline __attribute__((always_inline)) int number_value(trak_json_cur *c,
+                                                              trak_json_value *v) {
   const char *p = c->p, *end = c->end;
   v->kind = TRAK_JSON_NUMBER;
   v->s = p;
@@ -334,6 +336,10 @@ int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
   while (p < end && *p >= '0' && *p <= '9' && n_int < 19)
     v = v * 10 + (uint64_t)(*p++ - '0'), n_int++;
   if (!n_int) return 0;
+  if (p == end && v <= (uint64_t)INT64_MAX / 1000) { /* whole microseconds */
+    *out = neg ? -(int64_t)(v * 1000) : (int64_t)(v * 1000);
+    return 1;
+  }
   /* Digits after the point (and the exponent) move the decimal point, as text. */
   const char *frac = NULL, *frac_end = NULL;
   if (p < end && *p >= '0' && *p <= '9') return 0; /* over 19 integer digits */
