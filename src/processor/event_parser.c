@@ -118,12 +118,23 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   char label[160];
-  if (!info->open_depth) {
+  /* An end closes the innermost slice still open; slices of known duration (JSON X) above
+  ** it overlap the end and leave the stack with it. */
+  size_t depth = info->open_depth;
+  while (depth && t->slice.dur[(uint32_t)info->open[depth - 1]] >= 0)
+    depth--;
+  if (!depth) {
     trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
                     "slice end on %s, where no slice is open (no slice began there)",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
+  if (TRAK_UNLIKELY(depth != info->open_depth))
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end on %s falls inside a complete slice that began after the slice "
+                    "it ends",
+                    track_label(imp, track, label, sizeof label));
+  info->open_depth = depth;
   uint32_t slice = (uint32_t)info->open[--info->open_depth];
   if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
     trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
