@@ -200,8 +200,11 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
         trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent, ev->arg_set_id);
     uint32_t aux = ev->aux;
     if (type == TRAK_EV_COMPLETE) {
-      t->slice.dur[id] = (int64_t)imp->aux.v[aux];
-      aux = (uint32_t)imp->aux.v[aux + 1];
+      const uint64_t *c = imp->aux.v + aux;
+      t->slice.dur[id] = (int64_t)c[0];
+      if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
+        t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
+      aux = (uint32_t)c[1];
       if (parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
           trak__wadd(ev->ts, t->slice.dur[id]) >
               trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))

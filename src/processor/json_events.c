@@ -499,6 +499,12 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
     bad_event(j, "complete event (X) without a valid dur");
     return;
   }
+  /* Thread time: tts and tdur become thread_ts and thread_dur. */
+  int64_t tts = INT64_MIN, tdur = INT64_MIN;
+  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) trak__json_ts_ns(e->tts.s, e->tts.len, &tts);
+  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER)
+    trak__json_ts_ns(e->tdur.s, e->tdur.len, &tdur);
+  uint64_t has_thread_time = tts != INT64_MIN || tdur != INT64_MIN;
   x->name = no_name(j, x->name);
   uint32_t track = thread_track(j, x);
   uint32_t args = event_args(j, e);
@@ -506,7 +512,12 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
   uint32_t at = (uint32_t)imp->aux.n;
   trak_vec_push(imp->aux, (uint64_t)dur);
   trak_vec_push(imp->aux, 0);
-  imp->aux.v[at + 1] = flow_v2_aux(j, e);
+  if (has_thread_time) {
+    trak_vec_push(imp->aux, (uint64_t)tts);
+    trak_vec_push(imp->aux, (uint64_t)tdur);
+    trak__tables_thread_time(imp->tables);
+  }
+  imp->aux.v[at + 1] = flow_v2_aux(j, e) | has_thread_time << 63;
   push(j, x, TRAK_EV_COMPLETE, track, args, at);
 }
 

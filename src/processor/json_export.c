@@ -230,6 +230,16 @@ static void thread_slice(out *o, trak_processor *p, uint32_t slice) {
     fputs(",\"dur\":", o->f);
     put_ts(o->f, dur);
   }
+  if (t->slice.thread_ts && dur >= 0) { /* thread time of an X: tts and tdur */
+    if (t->slice.thread_ts[slice] != INT64_MIN) {
+      fputs(",\"tts\":", o->f);
+      put_ts(o->f, t->slice.thread_ts[slice]);
+    }
+    if (t->slice.thread_dur[slice] != INT64_MIN) {
+      fputs(",\"tdur\":", o->f);
+      put_ts(o->f, t->slice.thread_dur[slice]);
+    }
+  }
   put_scope(o, s);
   put_bind(o, slice);
   put_args(o, t->slice.arg_set_id[slice]);

@@ -75,11 +75,13 @@ static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
     KEY("dur", dur);
     KEY("pid", pid);
     KEY("tid", tid);
+    KEY("tts", tts);
     KEY("id2", id2);
     break;
   case 4:
     KEY("name", name);
     KEY("args", args);
+    KEY("tdur", tdur);
     break;
   case 5:
     KEY("scope", scope);
@@ -101,9 +103,9 @@ static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
 ** reading a small event). */
 static void jevent_clear(jevent *e) {
-  trak_json_value *f[] = {&e->ph,   &e->name,    &e->cat,     &e->ts,      &e->dur, &e->pid,
-                          &e->tid,  &e->id,      &e->id2,     &e->scope,   &e->s,   &e->bp,
-                          &e->args, &e->bind_id, &e->flow_in, &e->flow_out};
+  trak_json_value *f[] = {&e->ph,   &e->name, &e->cat,  &e->ts,      &e->dur,     &e->tts,
+                          &e->tdur, &e->pid,  &e->tid,  &e->id,      &e->id2,     &e->scope,
+                          &e->s,    &e->bp,   &e->args, &e->bind_id, &e->flow_in, &e->flow_out};
   for (size_t i = 0; i < sizeof f / sizeof *f; i++)
     f[i]->s = NULL;
 }

@@ -53,8 +53,8 @@ struct trak_json_import {
 
 /* The fields of one event that the importer reads (s == NULL: absent). */
 typedef struct jevent {
-  trak_json_value ph, name, cat, ts, dur, pid, tid, id, id2, scope, s, bp, args, bind_id, flow_in,
-      flow_out;
+  trak_json_value ph, name, cat, ts, dur, tts, tdur, pid, tid, id, id2, scope, s, bp, args, bind_id,
+      flow_in, flow_out;
 } jevent;
 
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
