@@ -1,6 +1,7 @@
 /*
-** The trace processor: imports a trace (binary or text protobuf, gzip or not) into in-memory
-** tables with the names and columns of Perfetto's trace processor, and answers SQL over them.
+** The trace processor: imports a trace (binary or text protobuf, or JSON trace events; gzip or
+** not) into in-memory tables with the names and columns of Perfetto's trace processor, and
+** answers SQL over them.
 **
 ** Life of a processor: create it, feed it bytes (a whole file with trak_processor_open_file, or
 ** chunks as they arrive with trak_processor_feed), call trak_processor_finish to sort events and
@@ -50,7 +51,7 @@ int trak_processor_new(const trak_processor_options *options, trak_processor **o
                        trak_error *err);
 
 /* Feeds the next `len` bytes of the trace (any split: packets may straddle calls). The format
-** (gzip, binary, text) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
+** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
 ** TRAK_ENOMEM. Malformed bytes are not an error here: they are counted and reported. */
 int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
 

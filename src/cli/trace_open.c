@@ -43,7 +43,8 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
                  const char *stat, const char *message) {
   open_ctx *c = user;
   int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
-                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors");
+                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
+                   !strcmp(stat, "json_tokenizer_failure");
   if (!structural || ++c->warnings > 5) return;
   if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
   /* Stream problems name their byte in the message; packet problems get it appended. */

@@ -9,6 +9,7 @@
 #include <zlib.h>
 
 #include "processor/import.h"
+#include "processor/json.h"
 #include "processor/storage.h"
 #include "processor/trace_file.h"
 #include "trak/processor.h"
@@ -35,6 +36,7 @@ struct trak_processor {
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
   uint64_t fed;          /* raw bytes fed */
   int dead;              /* malformed framing: the rest of the input is ignored */
+  trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
 
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;
