@@ -25,6 +25,9 @@ echo "== trak query: threads and what ran on them"
    from thread t join thread_track tt using (utid) join slice s on s.track_id = tt.id
    group by t.utid order by slices desc"
 echo
+echo "== trak metrics: per-name slice statistics (a built-in metric, docs/analysis.md)"
+"$TRAK" metrics "$out/sdk_demo.pftrace" --run slice_stats
+echo
 echo "== a CSV timeline from elsewhere becomes a trace (trak convert, the synthetic writer)"
 "$TRAK" convert tests/data/writer/events.csv "$out/events.pb"
 "$TRAK" query "$out/events.pb" --format table \

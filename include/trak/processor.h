@@ -1,6 +1,7 @@
 /*
-** The trace processor: imports a trace (binary or text protobuf, gzip or not) into in-memory
-** tables with the names and columns of Perfetto's trace processor, and answers SQL over them.
+** The trace processor: imports a trace (binary or text protobuf, or JSON trace events; gzip or
+** not) into in-memory tables with the names and columns of Perfetto's trace processor, and
+** answers SQL over them.
 **
 ** Life of a processor: create it, feed it bytes (a whole file with trak_processor_open_file, or
 ** chunks as they arrive with trak_processor_feed), call trak_processor_finish to sort events and
@@ -50,7 +51,7 @@ int trak_processor_new(const trak_processor_options *options, trak_processor **o
                        trak_error *err);
 
 /* Feeds the next `len` bytes of the trace (any split: packets may straddle calls). The format
-** (gzip, binary, text) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
+** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
 ** TRAK_ENOMEM. Malformed bytes are not an error here: they are counted and reported. */
 int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
 
@@ -123,6 +124,42 @@ int trak_processor_export(trak_processor *p, const char *path, trak_error *err);
 
 /* Names of the tables and views a user can query, NULL-terminated, static. */
 const char *const *trak_processor_table_names(void);
+
+/* ---- analysis (docs/analysis.md) ------------------------------------------------------- */
+
+/* Adds slice description rules: `len` bytes of the text format of SliceDescriptionRules
+** (protos/analysis_rules.proto). They take precedence over the built-in rules and rules added
+** before. `source` names the text in errors (NULL: "descriptions"). Returns 0, or
+** TRAK_EFORMAT naming source, line and column; then none of the text's rules are added. */
+int trak_processor_add_descriptions(trak_processor *p, const char *text, size_t len,
+                                    const char *source, trak_error *err);
+/* The same for a file. Also TRAK_EIO. */
+int trak_processor_load_descriptions(trak_processor *p, const char *path, trak_error *err);
+
+/* Describes one slice (what `describe_slice` returns for it): 1 with *description and
+** *doc_link (NULL when the rule has none) set, valid while the processor lives and no rules
+** are added; 0 when no rule matches, the id is not a slice or the trace is not finished. */
+int trak_processor_describe_slice(trak_processor *p, int64_t slice_id, const char **description,
+                                  const char **doc_link);
+
+typedef struct trak_metrics_options {
+  const char *metrics_dir;   /* NULL: built-in metrics only; else DIR/<name>.sql comes first */
+  const char *const *params; /* "key=value" strings, replacing {{key}} in metrics */
+  size_t n_params;
+} trak_metrics_options;
+
+/* Runs the named metrics (each, and what it INCLUDEs, once per processor) after finish. Each
+** creates `<name>_output`; a metric with `<name>_annotations` adds annotation tracks, slices
+** and counters to the trace's tables and its alerts to the `alert` table. Queries must not be
+** open meanwhile. Returns 0, TRAK_ESTATE before finish, TRAK_ENOTFOUND for an unknown metric,
+** or TRAK_EINVAL naming the metric's file and line. `opts` may be NULL. */
+int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
+                                   const trak_metrics_options *opts, trak_error *err);
+/* Opens `SELECT * FROM <name>_output` (after compute). */
+int trak_processor_metric_output(trak_processor *p, const char *name, trak_query **out,
+                                 trak_error *err);
+/* Name of built-in metric `i`, or NULL past the last. */
+const char *trak_metric_builtin_name(size_t i);
 
 #ifdef __cplusplus
 }

@@ -28,6 +28,15 @@ int trak_cli_export(int argc, char **argv);
 int trak_cli_check(int argc, char **argv);
 int trak_cli_daemon(int argc, char **argv);
 int trak_cli_record(int argc, char **argv);
+int trak_cli_metrics(int argc, char **argv);
+int trak_cli_alerts(int argc, char **argv);
+int trak_cli_annotate(int argc, char **argv);
+
+/* `--descriptions FILE` (any command, any position; repeatable): main() takes them out of argv
+** and every opened trace gets their rules (descriptions_opt.c). Returns the new argc. */
+int trak_cli_take_descriptions(int argc, char **argv);
+/* Loads the --descriptions files into `p`. Returns 0, or 1 after printing the error. */
+int trak_cli_apply_descriptions(const char *cmd, trak_processor *p);
 
 /* Opens a trace for command `cmd` with progress and warnings on stderr. Returns 0, or 1 after
 ** printing the error. */
@@ -48,6 +57,18 @@ int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_for
 ** and skipped with `keep_going`. */
 int trak_cli_load_events(const char *path, int keep_going, uint8_t **bin, size_t *len,
                          trak_error *err);
+
+/* `--run A,B --metrics-dir DIR --param K=V` for `trak query` (analysis_opts.c). */
+typedef struct trak_cli_metric_args {
+  const char *run; /* NULL: no metrics */
+  const char *metrics_dir;
+  const char *params[64];
+  size_t n_params;
+} trak_cli_metric_args;
+/* Consumes argv[*i] (and its value) if it is one of these options; returns 1 if it was. */
+int trak_cli_metric_arg(trak_cli_metric_args *m, int argc, char **argv, int *i);
+/* Computes the metrics named by --run, if any. Returns 0 or the error. */
+int trak_cli_metric_args_run(trak_cli_metric_args *m, trak_processor *p, trak_error *err);
 
 /* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
 int trak_cli_fail(const char *cmd, const trak_error *err);

@@ -69,6 +69,10 @@ int trak_cli_check(int argc, char **argv) {
   }
   free(c.v);
   if (rc) return trak_cli_fail("check", &err);
+  if (trak_cli_apply_descriptions("check", p)) { /* a bad rules file is a problem too */
+    trak_processor_free(p);
+    return 1;
+  }
   printf("%s: %llu events, %u errors, %u warnings\n", argv[1],
          (unsigned long long)trak_processor_event_count(p), c.errors, c.warnings);
   trak_processor_free(p);

@@ -6,16 +6,21 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "processor/json.h"
 #include "processor/trace_file.h"
+#include "trak/processor.h"
 #include "trak/pbtxt.h"
 
 static const char CONVERT_HELP[] =
-    "usage: trak convert [--to pb|pbtxt] [--keep-going] IN OUT\n"
+    "usage: trak convert [--to pb|pbtxt|json] [--keep-going] IN OUT\n"
     "\n"
     "Converts a trace between binary protobuf (.pb) and protobuf text format (.pbtxt).\n"
     "IN may be gzip-compressed; its format is detected from its content. The output format\n"
     "is taken from --to, else from OUT's extension (.pb .pftrace .perfetto-trace -> pb,\n"
-    ".pbtxt .textproto .txt -> pbtxt). OUT may be - for stdout.\n"
+    ".pbtxt .textproto .txt -> pbtxt, .json -> json). OUT may be - for stdout.\n"
+    "\n"
+    "JSON output is the trace-event JSON Object Format (docs/formats.md): any trace trak\n"
+    "reads, JSON traces included, is imported and its tables written out.\n"
     "\n"
     "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
     ".jsonl or .ndjson, or by content), written into a trace as docs/writer.md describes.\n"
@@ -31,6 +36,40 @@ static int write_as(const char *out_path, trak_trace_format format, const uint8_
   if (!rc) rc = trak_cli_write_file(out_path, text.start, trak_pb_buf_len(&text), err);
   trak_pb_buf_free(&text);
   return rc;
+}
+
+/* Imports IN (a trace, or events already converted to the binary trace `bin`) and writes
+** its tables as a JSON trace. */
+static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const char *out_path) {
+  trak_processor *p = NULL;
+  trak_error err = {0};
+  int rc;
+  if (bin) {
+    rc = trak_processor_new(NULL, &p, &err);
+    if (!rc) rc = trak_processor_feed(p, bin, len, &err);
+    if (!rc) rc = trak_processor_finish(p, &err);
+    if (rc) {
+      trak_processor_free(p);
+      return trak_cli_fail("convert", &err);
+    }
+  } else if ((rc = trak_cli_open_trace("convert", in, &p))) {
+    return rc;
+  }
+  FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
+  uint64_t dropped = 0;
+  if (!f) {
+    rc = trak_error_set(&err, TRAK_EIO, "%s: cannot create", out_path);
+  } else {
+    rc = trak__json_export(p, f, &dropped, &err);
+    if (f != stdout && fclose(f) && !rc)
+      rc = trak_error_set(&err, TRAK_EIO, "%s: write failed", out_path);
+  }
+  trak_processor_free(p);
+  if (rc) return trak_cli_fail("convert", &err);
+  if (dropped)
+    fprintf(stderr, "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
+            "(zero-length or not on a thread); not written\n", (unsigned long long)dropped);
+  return 0;
 }
 
 int trak_cli_convert(int argc, char **argv) {
@@ -53,10 +92,12 @@ int trak_cli_convert(int argc, char **argv) {
   trak_trace_format out_format = TRAK_FORMAT_UNKNOWN;
   if (to && !strcmp(to, "pb")) out_format = TRAK_FORMAT_PROTO;
   else if (to && !strcmp(to, "pbtxt")) out_format = TRAK_FORMAT_PBTXT;
-  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt, not '%s'", to);
+  else if (to && !strcmp(to, "json")) out_format = TRAK_FORMAT_JSON;
+  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
   else out_format = trak__format_from_name(paths[1]);
-  if (out_format != TRAK_FORMAT_PROTO && out_format != TRAK_FORMAT_PBTXT)
-    return trak_cli_failf("convert", "cannot tell the output format from '%s'; use --to pb|pbtxt",
+  if (out_format == TRAK_FORMAT_UNKNOWN)
+    return trak_cli_failf("convert",
+                          "cannot tell the output format from '%s'; use --to pb|pbtxt|json",
                           paths[1]);
 
   trak_error err = {0};
@@ -64,6 +105,13 @@ int trak_cli_convert(int argc, char **argv) {
   uint8_t *bin;
   size_t len;
   int rc = trak_cli_load_events(paths[0], keep_going, &bin, &len, &err);
+  if (out_format == TRAK_FORMAT_JSON) {
+    if (rc < 0) return trak_cli_fail("convert", &err);
+    int events = rc > 0;
+    rc = convert_to_json(paths[0], events ? bin : NULL, events ? len : 0, paths[1]);
+    if (events) free(bin);
+    return rc;
+  }
   if (rc == 0) rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
   else if (rc > 0) rc = 0;
   if (rc) return trak_cli_fail("convert", &err);

@@ -11,8 +11,10 @@
 
 static const char usage[] =
     "usage: trak query TRACE ['SQL' | -q FILE] [--format csv|table|json]\n"
+    "                  [--run METRIC[,METRIC...] [--metrics-dir DIR] [--param KEY=VALUE]...]\n"
     "Imports TRACE (binary or text protobuf, gzip or not) and runs the SQL. Each statement\n"
-    "that returns rows prints its result; results are separated by an empty line.\n";
+    "that returns rows prints its result; results are separated by an empty line. With --run\n"
+    "the metrics run first, so their tables, annotation tracks and alerts can be queried.\n";
 
 static char *read_text(const char *path, trak_error *err) {
   FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
@@ -39,6 +41,7 @@ static char *read_text(const char *path, trak_error *err) {
 int trak_cli_query(int argc, char **argv) {
   const char *trace = NULL, *sql_arg = NULL, *sql_file = NULL;
   trak_cli_format format = TRAK_CLI_CSV;
+  trak_cli_metric_args metrics = {0};
   for (int i = 1; i < argc; i++) {
     if (trak_cli_is_help(argv[i])) {
       fputs(usage, stdout);
@@ -51,6 +54,8 @@ int trak_cli_query(int argc, char **argv) {
     } else if (!strncmp(argv[i], "--format=", 9)) {
       if (trak_cli_parse_format(argv[i] + 9, &format))
         return trak_cli_failf("query", "unknown format '%s' (csv, table or json)", argv[i] + 9);
+    } else if (trak_cli_metric_arg(&metrics, argc, argv, &i)) {
+      continue;
     } else if (!trace) {
       trace = argv[i];
     } else if (!sql_arg) {
@@ -72,7 +77,8 @@ int trak_cli_query(int argc, char **argv) {
     free(sql);
     return 1;
   }
-  int rc = trak_cli_run_sql(stdout, p, sql, format, &err);
+  int rc = trak_cli_metric_args_run(&metrics, p, &err);
+  if (!rc) rc = trak_cli_run_sql(stdout, p, sql, format, &err);
   free(sql);
   trak_processor_free(p);
   fflush(stdout);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "processor/json.h"
 #include "processor/trace_file.h"
 #include "trak/pb.h"
 #include "trak/writer.h"
@@ -33,6 +34,8 @@ static trak_events_format format_from_content(const char *path) {
   size_t n = fread(head, 1, sizeof head, f);
   fclose(f);
   if (trak__is_gzip((const uint8_t *)head, n)) return TRAK_EVENTS_AUTO;
+  /* A JSON trace (an array, or an object with "traceEvents") is not a JSON Lines file. */
+  if (trak__json_is_trace((const uint8_t *)head, n)) return TRAK_EVENTS_AUTO;
   return trak_events_detect(head, n);
 }
 

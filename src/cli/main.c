@@ -18,6 +18,9 @@ static const trak_cli_command commands[] = {
     {"check", trak_cli_check, "list every problem in a trace"},
     {"daemon", trak_cli_daemon, "run the system tracing service"},
     {"record", trak_cli_record, "record a trace of every process connected to the daemon"},
+    {"metrics", trak_cli_metrics, "run SQL metrics over a trace and print their outputs"},
+    {"alerts", trak_cli_alerts, "run metrics and list their alerts (--fail-on gates CI)"},
+    {"annotate", trak_cli_annotate, "write a trace with metrics' annotation tracks added"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 
@@ -26,7 +29,8 @@ static void usage(FILE *out) {
   for (size_t i = 0; i < N_COMMANDS; i++)
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n`trak <command> --help` describes a command. `trak --version` prints the "
-               "version.\n");
+               "version.\nCommands that open a trace take --descriptions FILE (slice description "
+               "rules).\n");
 }
 
 int trak_cli_fail(const char *cmd, const trak_error *err) {
@@ -70,6 +74,7 @@ int main(int argc, char **argv) {
     printf("trak %s\n", TRAK_VERSION);
     return 0;
   }
+  argc = trak_cli_take_descriptions(argc, argv);
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "trak: unknown command '%s' (see trak --help)\n", argv[1]);

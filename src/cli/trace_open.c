@@ -43,7 +43,8 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
                  const char *stat, const char *message) {
   open_ctx *c = user;
   int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
-                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors");
+                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
+                   !strcmp(stat, "json_tokenizer_failure");
   if (!structural || ++c->warnings > 5) return;
   if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
   /* Stream problems name their byte in the message; packet problems get it appended. */
@@ -64,5 +65,10 @@ int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out)
     fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", cmd, path,
             c.warnings - 5);
   if (rc) return trak_cli_fail(cmd, &err);
+  if (trak_cli_apply_descriptions(cmd, *out)) {
+    trak_processor_free(*out);
+    *out = NULL;
+    return 1;
+  }
   return 0;
 }

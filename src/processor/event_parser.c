@@ -118,12 +118,23 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   char label[160];
-  if (!info->open_depth) {
+  /* An end closes the innermost slice still open; slices of known duration (JSON X) above
+  ** it overlap the end and leave the stack with it. */
+  size_t depth = info->open_depth;
+  while (depth && t->slice.dur[(uint32_t)info->open[depth - 1]] >= 0)
+    depth--;
+  if (!depth) {
     trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
                     "slice end on %s, where no slice is open (no slice began there)",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
+  if (TRAK_UNLIKELY(depth != info->open_depth))
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end on %s falls inside a complete slice that began after the slice "
+                    "it ends",
+                    track_label(imp, track, label, sizeof label));
+  info->open_depth = depth;
   uint32_t slice = (uint32_t)info->open[--info->open_depth];
   if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
     trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
@@ -138,26 +149,86 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
   return slice;
 }
 
+/* Pops the slices of known duration (JSON X events) that ended by `ts`: they stay on the
+** stack only to parent what starts inside them. Open B slices (dur -1) stop the popping. */
+static void close_complete(trak_tables *t, trak_track_info *info, int64_t ts) {
+  while (info->open_depth) {
+    uint32_t top = (uint32_t)info->open[info->open_depth - 1];
+    int64_t dur = t->slice.dur[top];
+    if (dur < 0 || trak__wadd(t->slice.ts[top], dur) > ts) return;
+    info->open_depth--;
+  }
+}
+
+/* A JSON v1 flow step (s, t, f) binding to the enclosing slice or, for f without bp "e",
+** to the next slice that begins on the track. */
+static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info) {
+  uint64_t key = imp->aux.v[ev->aux];
+  if (ev->u.s.name == TRAK_FLOW_V1_END_NEXT) {
+    info->pending_flow = key;
+    return;
+  }
+  if (!info->open_depth) {
+    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, ev->pkt,
+                    "flow event at %lld has no enclosing slice on its thread", (long long)ev->ts);
+    return;
+  }
+  uint32_t slice = (uint32_t)info->open[info->open_depth - 1];
+  uint64_t step[4] = {ev->u.s.name != TRAK_FLOW_V1_END_ENCLOSING,
+                      ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
+  if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
+    int added;
+    *trak__map_put(&imp->flows, key, slice, &added) = slice;
+    return;
+  }
+  flows(imp, step, slice);
+}
+
 static void parse_one(trak_importer *imp, const trak_ev *ev) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
+  if (info->open_depth) close_complete(t, info, ev->ts);
   switch (type) {
   case TRAK_EV_BEGIN:
-  case TRAK_EV_INSTANT: {
+  case TRAK_EV_INSTANT:
+  case TRAK_EV_COMPLETE: {
     uint32_t depth = (uint32_t)info->open_depth;
     uint32_t parent = depth ? (uint32_t)info->open[depth - 1] : TRAK_NULL_U32;
     uint32_t id =
         trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent, ev->arg_set_id);
-    if (type == TRAK_EV_BEGIN)
+    uint32_t aux = ev->aux;
+    if (type == TRAK_EV_COMPLETE) {
+      const uint64_t *c = imp->aux.v + aux;
+      t->slice.dur[id] = (int64_t)c[0];
+      if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
+        t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
+      aux = (uint32_t)c[1];
+      if (parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
+          trak__wadd(ev->ts, t->slice.dur[id]) >
+              trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))
+        trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                        "complete slice at %lld ends after its parent, which it overlaps",
+                        (long long)ev->ts);
+    }
+    if (type != TRAK_EV_INSTANT)
       push_open(info, ev->pkt, id);
     else
       t->slice.dur[id] = 0;
-    if (ev->aux) flows(imp, imp->aux.v + ev->aux, id);
+    if (aux) flows(imp, imp->aux.v + aux, id);
+    if (TRAK_UNLIKELY(info->pending_flow)) {
+      uint64_t end[4] = {0, 1, 0, info->pending_flow};
+      flows(imp, end, id);
+      info->pending_flow = 0;
+    }
     slice = id;
+    if (type == TRAK_EV_COMPLETE) return;
     break;
   }
+  case TRAK_EV_FLOW:
+    flow_v1(imp, ev, info);
+    return;
   case TRAK_EV_END:
     slice = slice_end(imp, ev, track);
     break;
@@ -232,6 +303,7 @@ static void report_unterminated(trak_importer *imp) {
     trak_track_info *info = &imp->tracks.v[track];
     for (size_t i = 0; i < info->open_depth; i++) {
       uint32_t slice = (uint32_t)info->open[i];
+      if (t->slice.dur[slice] >= 0) continue; /* a complete slice (JSON X) */
       char label[160];
       trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,
                       "slice \"%s\" on %s never ends (dur stays -1)",

@@ -54,6 +54,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_EXTRA_COUNTER_MISMATCH,
   TRAK_STAT_DECREASING_TS,
   TRAK_STAT_TRACK_PARENT_UNKNOWN,
+  TRAK_STAT_JSON_SYNTAX,
+  TRAK_STAT_JSON_EVENT,
+  TRAK_STAT_FLOW_NO_ENCLOSING,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -72,7 +75,18 @@ enum {
   TRAK_EV_END = 2,
   TRAK_EV_INSTANT = 3,
   TRAK_EV_COUNTER = 4,
-  TRAK_EV_EXTRA_ONLY = 5
+  TRAK_EV_EXTRA_ONLY = 5,
+  /* JSON only: a slice with its duration (imp->aux[aux] = dur, imp->aux[aux + 1] = index of
+  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step (u.s.name = trak_flow_v1_kind, imp->aux[aux] =
+  ** the flow key). */
+  TRAK_EV_COMPLETE = 6,
+  TRAK_EV_FLOW = 7
+};
+enum trak_flow_v1_kind {
+  TRAK_FLOW_V1_BEGIN = 1,          /* s: from the enclosing slice */
+  TRAK_FLOW_V1_STEP,               /* t: through the enclosing slice */
+  TRAK_FLOW_V1_END_ENCLOSING,      /* f with bp "e": into the enclosing slice */
+  TRAK_FLOW_V1_END_NEXT            /* f: into the next slice to begin on the track */
 };
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
@@ -155,6 +169,7 @@ typedef struct trak_track_info {
   size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open; /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  uint64_t pending_flow; /* parse phase: JSON flow key waiting for the next slice, 0: none */
 } trak_track_info;
 
 /* ---- clocks ---------------------------------------------------------------------------- */

@@ -61,6 +61,15 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_parent_unknown", TRAK_SEVERITY_ERROR,
                                         "Track descriptors whose parent_uuid is never "
                                         "described."},
+    [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
+                               "A JSON trace is not valid JSON; the events before the error "
+                               "were imported."},
+    [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
+                              "JSON events that cannot be imported (no ts, unknown phase, "
+                              "missing id or args); skipped."},
+    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
+                                     "JSON flow events (s, t, f with bp e) with no slice open "
+                                     "on their thread; dropped."},
 };
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "processor/analysis.h"
 #include "processor/processor_internal.h"
 
 struct trak_query {
@@ -89,6 +90,7 @@ int trak_processor_open_file(const char *path, const trak_processor_options *opt
 void trak_processor_free(trak_processor *p) {
   if (!p) return;
   if (p->db) sqlite3_close_v2(p->db);
+  trak__analysis_free(p);
   trak__stream_free(p);
   trak__importer_free(&p->imp);
   trak__tables_free(&p->tables);

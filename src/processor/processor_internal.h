@@ -9,11 +9,13 @@
 #include <zlib.h>
 
 #include "processor/import.h"
+#include "processor/json.h"
 #include "processor/storage.h"
 #include "processor/trace_file.h"
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
+typedef struct trak_analysis trak_analysis; /* analysis.h */
 
 struct trak_processor {
   trak_tables tables;
@@ -34,10 +36,13 @@ struct trak_processor {
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
   uint64_t fed;          /* raw bytes fed */
   int dead;              /* malformed framing: the rest of the input is ignored */
+  trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
 
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;
   int have_children, have_flow_index;
+
+  trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
 };
 
 /* Input stream (stream.c). */

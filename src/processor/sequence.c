@@ -144,6 +144,7 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
   seq->n_events++;
   imp->n_events++;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
-  imp->n_slice_records += type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT;
+  imp->n_slice_records +=
+      type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE;
   imp->n_counter_records += type == TRAK_EV_COUNTER;
 }

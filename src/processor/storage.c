@@ -102,6 +102,9 @@ static inline size_t hash_bytes(const char *s, size_t len) {
   uint64_t tail = 0;
   if (len) memcpy(&tail, s, len);
   h = (h ^ tail) * 0xc4ceb9fe1a85ec53ULL;
+  /* Fold the high half down: the table index takes low bits, and bytes late in the tail
+  ** (the digits ending "https://example.com/123") only reach high bits of the product. */
+  h ^= h >> 32;
   return (size_t)(h ^ (h >> 29));
 }
 

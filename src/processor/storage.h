@@ -137,6 +137,10 @@ typedef struct trak_tables {
     double *real_value;
     uint8_t *value_type; /* trak_arg_type */
   } args;
+
+  /* Bumped each time rows are appended after the import (annotations): from then on only id
+  ** columns are known to be sorted, and indexes built before are stale. */
+  uint32_t generation;
 } trak_tables;
 
 typedef enum trak_arg_type {

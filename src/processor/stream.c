@@ -129,9 +129,13 @@ static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
-  if (p->format == TRAK_FORMAT_PROTO)
+  if (p->format == TRAK_FORMAT_PROTO) {
     binary_feed(p, data, len);
-  else
+  } else if (p->format == TRAK_FORMAT_JSON) {
+    if (!p->json) p->json = trak__json_import_new(&p->imp);
+    trak__json_import_feed(p->json, data, len);
+    p->plain_offset += len;
+  } else
     bytes_append(&p->text, data, len);
 }
 
@@ -219,8 +223,10 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
   }
   plain_feed(p, NULL, 0, 1);
   if (p->raw_state == 2 && !p->z_ended) p->dead = 1; /* one warning for one truncation */
-  if (p->format == TRAK_FORMAT_JSON)
-    return trak_error_set(err, TRAK_EUNSUPPORTED, "JSON traces are not supported");
+  if (p->format == TRAK_FORMAT_JSON) {
+    if (p->json) trak__json_import_finish(p->json);
+    return 0;
+  }
   if (p->format == TRAK_FORMAT_PBTXT) {
     trak_pb_buf out;
     trak_pb_buf_init_heap(&out);
@@ -251,6 +257,8 @@ void trak__stream_free(trak_processor *p) {
   trak_vec_free(p->plain_sniff);
   trak_vec_free(p->text);
   trak_vec_free(p->pending);
+  trak__json_import_free(p->json);
+  p->json = NULL;
   if (p->z_live) inflateEnd(&p->z);
   p->z_live = 0;
 }

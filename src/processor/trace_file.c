@@ -114,6 +114,13 @@ int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_er
 }
 
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len) {
+  /* A UTF-8 byte order mark, which some tools put before a JSON trace. */
+  if (len >= 3 && data[0] == 0xef && data[1] == 0xbb && data[2] == 0xbf) {
+    size_t i = 3;
+    while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+      i++;
+    if (i < len && (data[i] == '{' || data[i] == '[')) return TRAK_FORMAT_JSON;
+  }
   size_t probe = len < 4096 ? len : 4096;
   for (size_t i = 0; i < probe; i++) {
     uint8_t c = data[i];

@@ -291,6 +291,12 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
 
 /* ---- the module ------------------------------------------------------------------------ */
 
+/* Whether `c`'s values ascend with the row index now: rows appended after the import
+** (annotations) keep ids in order but not timestamps. */
+static int col_sorted(const trak_tables *t, const vt_col *c) {
+  return c->sorted && (c->kind == VT_ID || !t->generation);
+}
+
 #define VT_MAX_COLS 16
 
 /* An equality index of one column, built on first use: the rows of each value in row order.
@@ -299,6 +305,7 @@ typedef struct vt_index {
   uint32_t *off;  /* nkeys + 1 offsets into rows */
   uint32_t *rows;
   uint32_t nkeys;
+  uint32_t generation; /* of the tables when built */
 } vt_index;
 
 typedef struct vt_vtab {
@@ -388,15 +395,15 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     int integral =
         col->kind == VT_ID || col->kind == VT_I64 || col->kind == VT_U32 || col->kind == VT_U32N;
     if (!op || (!integral && !(col->kind == VT_STR && op == '='))) continue;
-    if (!col->sorted && op != '=') continue;
+    if (!col_sorted(&((vt_vtab *)vt)->p->tables, col) && op != '=') continue;
     plan[2 * n] = (char)('A' + c->iColumn);
     plan[2 * n + 1] = (char)op;
     info->aConstraintUsage[i].argvIndex = ++n;
     if (col->kind == VT_ID && op == '=')
       unique = 1, cost = 1, rows = 1;
-    else if (col->sorted && op == '=')
+    else if (col_sorted(&((vt_vtab *)vt)->p->tables, col) && op == '=')
       cost = cost > 20 ? 20 : cost, rows = rows > 4 ? 4 : rows;
-    else if (col->sorted)
+    else if (col_sorted(&((vt_vtab *)vt)->p->tables, col))
       cost /= 4, rows /= 4;
     else if (col->kind == VT_I64)
       cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
@@ -420,7 +427,8 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     info->orderByConsumed = 1;
   }
   if (info->nOrderBy == 1 && !info->aOrderBy[0].desc && info->aOrderBy[0].iColumn >= 0 &&
-      info->aOrderBy[0].iColumn < tbl->ncols && tbl->cols[info->aOrderBy[0].iColumn].sorted)
+      info->aOrderBy[0].iColumn < tbl->ncols &&
+      col_sorted(&((vt_vtab *)vt)->p->tables, &tbl->cols[info->aOrderBy[0].iColumn]))
     info->orderByConsumed = 1;
   return SQLITE_OK;
 }
@@ -494,7 +502,8 @@ static int apply_constraint(const trak_tables *t, const vt_table *tbl, vt_cursor
   }
   if (type != SQLITE_INTEGER) return 1; /* leave unusual comparisons to SQLite */
   int64_t v = sqlite3_value_int64(val);
-  if (!cd->sorted) {
+  if (!col_sorted(t, cd)) {
+    if (op != '=') return 1; /* planned before rows were appended: SQLite rechecks it */
     if (c->nfilters < 8) c->filters[c->nfilters++] = (vt_filter){col, '=', v};
     return 1;
   }
@@ -586,8 +595,11 @@ static int group_rows(vt_cursor *c, const vt_col *col) {
 /* The equality index of column `col` of the table, built on first use; NULL on OOM. */
 static const vt_index *index_get(vt_vtab *v, int col) {
   vt_index *ix = &v->index[col];
-  if (ix->off) return ix;
   const trak_tables *t = &v->p->tables;
+  if (ix->off && ix->generation == t->generation) return ix;
+  free(ix->off), free(ix->rows);
+  ix->off = ix->rows = NULL;
+  ix->generation = t->generation;
   const vt_col *cd = &v->tbl->cols[col];
   const uint32_t *values = col_array(t, cd);
   size_t n = table_rows(t, v->tbl);

@@ -3,6 +3,7 @@
 # or the file named by a "-- trace: PATH" line, relative to tests/data/) is encoded to binary with
 # protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv byte for byte.
 # The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
+# A "-- trace: golden/NAME.json" line names a JSON trace-event trace, imported as it is.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
@@ -17,13 +18,19 @@ for sql in "$DATA"/golden/*.sql; do
   trace=$DATA/golden/$name.pbtxt
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
-  if ! "$PROTOC" 2>/dev/null --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
-      <"$trace" >"$WORK/$name.pb"; then
-    echo "FAIL $name: protoc cannot encode $trace"; fail=1; continue
+  if [ "${trace%.json}" != "$trace" ]; then
+    # A JSON trace is read as it is, and gzip-compressed.
+    gzip -c "$trace" >"$WORK/$name.json.gz"
+    inputs="$trace $WORK/$name.json.gz"
+  else
+    if ! "$PROTOC" 2>/dev/null --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
+        <"$trace" >"$WORK/$name.pb"; then
+      echo "FAIL $name: protoc cannot encode $trace"; fail=1; continue
   fi
   gzip -c "$WORK/$name.pb" >"$WORK/$name.pb.gz"
   inputs="$WORK/$name.pb $WORK/$name.pb.gz"
   [ $text_ok = 1 ] && inputs="$inputs $trace"
+  fi
   for input in $inputs; do
     if ! "$TRAK" query "$input" -q "$sql" >"$WORK/out.csv" 2>"$WORK/err.txt"; then
       echo "FAIL $name ($input): trak query failed"; cat "$WORK/err.txt"; fail=1; continue

@@ -1,0 +1,104 @@
+/*
+** The legacy JSON trace-event format inside the processor: a small tokenizer over a buffer that
+** may end in the middle of a value (json_tokenizer.c), the streaming importer that turns each
+** event object into the importer's records (json_import.c), and the exporter that writes the
+** tables back out as JSON Object Format (json_export.c).
+*/
+#ifndef TRAK_PROCESSOR_JSON_H
+#define TRAK_PROCESSOR_JSON_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trak/error.h"
+
+/* ---- tokenizer ------------------------------------------------------------------------- */
+
+/* Results of the scanning functions. */
+enum { TRAK_JSON_OK = 0, TRAK_JSON_MORE = 1, TRAK_JSON_ERROR = -1 };
+
+typedef enum trak_json_kind {
+  TRAK_JSON_NULL,
+  TRAK_JSON_FALSE,
+  TRAK_JSON_TRUE,
+  TRAK_JSON_NUMBER,
+  TRAK_JSON_STRING,
+  TRAK_JSON_OBJECT,
+  TRAK_JSON_ARRAY
+} trak_json_kind;
+
+/* A value found in the buffer: for a string the bytes between the quotes (escapes undone
+** only by trak__json_unescape), for a number its text, for an object or array the whole text
+** from the bracket to its match. */
+typedef struct trak_json_value {
+  trak_json_kind kind;
+  uint8_t escaped;  /* string holding backslash escapes */
+  uint8_t is_float; /* number with a fraction or an exponent */
+  const char *s;
+  size_t len;
+} trak_json_value;
+
+/* A cursor over [p, end). `final` says no more bytes will come: running out is then an error
+** instead of TRAK_JSON_MORE. On TRAK_JSON_ERROR, `err_at` and `err_msg` say where and why. */
+typedef struct trak_json_cur {
+  const char *p, *end;
+  int final;
+  const char *err_at;
+  const char *err_msg;
+} trak_json_cur;
+
+/* Skips whitespace; returns the next byte, or -1 at the end of the buffer. */
+static inline int trak__json_peek(trak_json_cur *c) {
+  const char *p = c->p, *end = c->end;
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  c->p = p;
+  return p < end ? (unsigned char)*p : -1;
+}
+/* Reads one value of any kind (validating nested ones, at most 64 levels deep). */
+int trak__json_value(trak_json_cur *c, trak_json_value *v);
+/* Reads one object member: a string key, ':' and its value. */
+int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val);
+/* Expects byte `ch` (after whitespace) and steps over it. */
+int trak__json_expect(trak_json_cur *c, char ch, const char *what);
+/* Iterates an object or array value already validated by trak__json_value: call with
+** *state 0 first; returns 1 with the next member (key is set for objects), 0 at the end. */
+int trak__json_next(const trak_json_value *container, size_t *state, trak_json_value *key,
+                    trak_json_value *val);
+/* Writes the string's decoded bytes (UTF-8) into buf (cap bytes, truncating); returns the
+** length. Unescaped strings need no call: their bytes are the value. */
+size_t trak__json_unescape(const trak_json_value *v, char *buf, size_t cap);
+/* Number parsing. trak__json_int: integer text (or a float truncated); trak__json_real: any
+** number. trak__json_ts_ns: microseconds text to nanoseconds from the decimal digits (no
+** floating point), truncating beyond nanoseconds; returns 0 if not a number. */
+int trak__json_int(const char *s, size_t len, int64_t *out);
+double trak__json_real(const char *s, size_t len);
+int trak__json_ts_ns(const char *s, size_t len, int64_t *out);
+
+/* ---- import (json_import.c) ------------------------------------------------------------ */
+
+struct trak_importer;
+typedef struct trak_json_import trak_json_import;
+
+trak_json_import *trak__json_import_new(struct trak_importer *imp);
+/* Tokenizes the next bytes of a JSON trace (any split). */
+void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len);
+/* Ends the input: a truncated trace (an unterminated array) is accepted, with what is left
+** of a cut event reported. */
+void trak__json_import_finish(trak_json_import *j);
+void trak__json_import_free(trak_json_import *j);
+
+/* Returns 1 if the bytes (the start of a plain trace) are a JSON trace: an array, or an
+** object whose first key is "traceEvents" or that holds a "traceEvents" key in `len` bytes. */
+int trak__json_is_trace(const uint8_t *data, size_t len);
+
+/* ---- export (json_export.c) ------------------------------------------------------------ */
+
+struct trak_processor;
+/* Writes the finished processor's tables to `out` as JSON Object Format; *dropped_flows (if
+** not NULL) receives the number of flows JSON could not express. Returns 0 or TRAK_EIO. */
+int trak__json_export(struct trak_processor *p, FILE *out, uint64_t *dropped_flows,
+                      trak_error *err);
+
+#endif /* TRAK_PROCESSOR_JSON_H */

@@ -1,0 +1,1 @@
+INCLUDE loop_a;

@@ -1,0 +1,236 @@
+/*
+** Tests of the analysis API of include/trak/processor.h (docs/analysis.md): describing slices
+** from built-in and added rules (name globs, ancestors, parent, thread), computing metrics
+** from a directory (INCLUDE, PARAM, errors with file and line), annotation slices appended to
+** the trace's tables (nesting, instants, counters, args) and the alert table, and that
+** timestamp constraints stay correct once rows are appended out of time order.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "trak/processor.h"
+
+/* A thread with doFrame > measure > inflate, then a lone inflate, then a lone draw. */
+static const char trace_text[] =
+    "packet { track_descriptor { uuid: 1 thread { pid: 5 tid: 6 thread_name: \"main\" } } }\n"
+    "packet { timestamp: 100 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_BEGIN "
+    "  track_uuid: 1 name: \"Choreographer#doFrame 1\" } }\n"
+    "packet { timestamp: 110 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_BEGIN "
+    "  track_uuid: 1 name: \"measure\" } }\n"
+    "packet { timestamp: 120 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_BEGIN "
+    "  track_uuid: 1 name: \"inflate\" } }\n"
+    "packet { timestamp: 130 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_END "
+    "  track_uuid: 1 } }\n"
+    "packet { timestamp: 140 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_END "
+    "  track_uuid: 1 } }\n"
+    "packet { timestamp: 200 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_END "
+    "  track_uuid: 1 } }\n"
+    "packet { timestamp: 300 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_BEGIN "
+    "  track_uuid: 1 name: \"inflate\" } }\n"
+    "packet { timestamp: 310 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_END "
+    "  track_uuid: 1 } }\n"
+    "packet { timestamp: 400 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_BEGIN "
+    "  track_uuid: 1 name: \"draw\" } }\n"
+    "packet { timestamp: 410 trusted_packet_sequence_id: 1 track_event { type: TYPE_SLICE_END "
+    "  track_uuid: 1 } }\n";
+/* slice ids: 0 doFrame, 1 measure, 2 inflate (nested), 3 inflate (alone), 4 draw */
+
+static trak_processor *open_trace(void) {
+  trak_processor *p;
+  trak_error err = {0};
+  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
+  assert_int_equal(trak_processor_feed(p, trace_text, strlen(trace_text), &err), 0);
+  assert_int_equal(trak_processor_finish(p, &err), 0);
+  return p;
+}
+
+/* The single integer the query returns. */
+static int64_t query_int(trak_processor *p, const char *sql) {
+  trak_query *q;
+  trak_error err = {0};
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  int64_t v = trak_query_int(q, 0);
+  trak_query_free(q);
+  return v;
+}
+
+static void test_builtin_descriptions(void **state) {
+  trak_processor *p = open_trace();
+  const char *desc, *link;
+  assert_int_equal(trak_processor_describe_slice(p, 2, &desc, &link), 1);
+  assert_non_null(strstr(desc, "LayoutInflater"));
+  assert_non_null(strstr(link, "layoutinflater#inflate"));
+  assert_int_equal(trak_processor_describe_slice(p, 0, &desc, &link), 1); /* a glob */
+  assert_non_null(strstr(desc, "one frame"));
+  /* draw's built-in rule wants a doFrame ancestor: slice 4 has none */
+  assert_int_equal(trak_processor_describe_slice(p, 4, &desc, &link), 0);
+  assert_null(desc);
+  assert_int_equal(trak_processor_describe_slice(p, 99, &desc, &link), 0);
+  assert_int_equal(trak_processor_describe_slice(p, -1, &desc, &link), 0);
+  /* both SQL shapes */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM describe_slice WHERE slice_id = 2"), 1);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM describe_slice WHERE slice_id = 4"), 0);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice s JOIN describe_slice d "
+                                "ON s.id = d.slice_id"),
+                   4);
+  trak_processor_free(p);
+}
+
+static void test_added_rules(void **state) {
+  trak_processor *p = open_trace();
+  static const char rules[] =
+      "rule { name: \"inflate\" ancestor: \"Choreographer*\" parent: \"measure\" "
+      "  thread_name: \"main\" description: \"nested inflate\" }\n"
+      "rule { name: \"dr?w\" description: \"any draw\" doc_link: \"x\" }\n"
+      "rule { name: \"measure\" thread_name: \"other\" description: \"never\" }\n";
+  trak_error err = {0};
+  assert_int_equal(trak_processor_add_descriptions(p, rules, strlen(rules), "r.txt", &err), 0);
+  const char *desc, *link;
+  assert_int_equal(trak_processor_describe_slice(p, 2, &desc, &link), 1);
+  assert_string_equal(desc, "nested inflate");
+  assert_null(link);
+  assert_int_equal(trak_processor_describe_slice(p, 3, &desc, &link), 1);
+  assert_non_null(strstr(desc, "LayoutInflater")); /* the built-in rule still applies */
+  assert_int_equal(trak_processor_describe_slice(p, 4, &desc, &link), 1);
+  assert_string_equal(desc, "any draw");
+  assert_string_equal(link, "x");
+  assert_int_equal(trak_processor_describe_slice(p, 1, &desc, &link), 1);
+  assert_non_null(strstr(desc, "Measuring"));
+  /* a bad file adds nothing and names its line */
+  static const char bad[] = "rule { name: \"measure\" description: \"new\" }\nrule { name: 5 }";
+  assert_int_equal(trak_processor_add_descriptions(p, bad, strlen(bad), "bad.txt", &err),
+                   TRAK_EFORMAT);
+  assert_non_null(strstr(err.message, "bad.txt"));
+  assert_int_equal(trak_processor_describe_slice(p, 1, &desc, &link), 1);
+  assert_non_null(strstr(desc, "Measuring"));
+  static const char no_desc[] = "rule { name: \"measure\" }";
+  assert_int_equal(trak_processor_add_descriptions(p, no_desc, strlen(no_desc), NULL, &err),
+                   TRAK_EFORMAT);
+  trak_processor_free(p);
+}
+
+static char dir[64];
+
+static void write_metric(const char *name, const char *sql) {
+  char path[128];
+  snprintf(path, sizeof path, "%s/%s.sql", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(sql, f);
+  fclose(f);
+}
+
+static int setup_dir(void **state) {
+  strcpy(dir, "/tmp/trak_analysis_XXXXXX");
+  if (!mkdtemp(dir)) return -1;
+  write_metric("base", "PARAM min DEFAULT 0;\n"
+                       "CREATE TABLE base AS SELECT * FROM slice WHERE dur > {{min}};\n");
+  write_metric(
+      "ann", "INCLUDE base;\n"
+             "CREATE VIEW ann_output AS SELECT count(*) AS n FROM base;\n"
+             "CREATE VIEW ann_annotations AS\n"
+             "SELECT 'slice' AS track_type, 'A' AS track_name, ts - 50 AS ts, dur + 100 AS dur,\n"
+             "  'outer ' || name AS slice_name, NULL AS value, id AS source_slice_id,\n"
+             "  CASE WHEN dur > 50 THEN 'error' END AS alert_type, 'long' AS alert_message\n"
+             "FROM base\n"
+             "UNION ALL SELECT 'slice', 'A', ts, dur, name, NULL, NULL, NULL, NULL FROM base\n"
+             "UNION ALL SELECT 'slice', 'A', ts, 0, 'start', NULL, NULL, 'warning', 'i' FROM base\n"
+             "UNION ALL SELECT 'counter', 'C', ts, NULL, NULL, dur, NULL, NULL, NULL FROM base;\n");
+  write_metric("bad", "CREATE TABLE bad_output AS SELECT 1;\n\n\nSELECT nope FROM slice;\n");
+  return 0;
+}
+
+static int teardown_dir(void **state) {
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  return system(cmd);
+}
+
+static void test_metrics_and_annotations(void **state) {
+  trak_processor *p = open_trace();
+  const char *params[] = {"min=15"}; /* base: doFrame (100) and measure (30) */
+  trak_metrics_options opts = {dir, params, 1};
+  trak_error err = {0};
+  const char *names[] = {"ann"};
+  assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
+  trak_query *q;
+  assert_int_equal(trak_processor_metric_output(p, "ann", &q, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  assert_int_equal(trak_query_int(q, 0), 2);
+  trak_query_free(q);
+  /* One annotation track of slices, one of counters. */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM annotation_track"), 2);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM track WHERE type = 'annotation_track'"), 1);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM counter c JOIN annotation_track a "
+                                "ON c.track_id = a.id"),
+                   2);
+  /* outer doFrame [50, 250) holds outer measure [60, 190) and doFrame [100, 200), which does
+  ** not fit in outer measure and goes beside it; doFrame > measure [110, 140) > instant. */
+  assert_int_equal(query_int(p, "SELECT max(depth) FROM slice s JOIN annotation_track a "
+                                "ON s.track_id = a.id"),
+                   3);
+  assert_int_equal(query_int(p, "SELECT depth FROM slice WHERE name = 'outer measure'"), 1);
+  assert_int_equal(query_int(p, "SELECT p.name = 'outer Choreographer#doFrame 1' FROM slice s "
+                                "JOIN slice p ON s.parent_id = p.id "
+                                "WHERE s.name = 'Choreographer#doFrame 1' AND s.id > 4"),
+                   1);
+  /* instants: dur 0, children of the slice they start in */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice WHERE name = 'start' AND dur = 0 "
+                                "AND parent_id IS NOT NULL"),
+                   2);
+  assert_int_equal(query_int(p, "SELECT extract_arg(arg_set_id, 'annotation.source_slice_id') "
+                                "FROM slice WHERE name = 'outer measure'"),
+                   1);
+  /* alerts: 1 error (doFrame, dur 100 > 50), 2 warnings (the instants) */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM alert WHERE alert_type = 'error'"), 1);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM alert WHERE alert_type = 'warning'"), 2);
+  /* ts constraints see appended rows although they are out of time order */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice WHERE ts >= 50 AND ts < 110"),
+                   query_int(p, "SELECT count(*) FROM slice WHERE +ts >= 50 AND +ts < 110"));
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice WHERE ts = 100"), 3);
+  /* running a metric again is a no-op */
+  assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM annotation_track"), 2);
+  trak_processor_free(p);
+}
+
+static void test_metric_errors(void **state) {
+  trak_processor *p;
+  trak_error err = {0};
+  const char *bad[] = {"bad"}, *missing[] = {"missing"}, *evil[] = {"x; DROP"};
+  trak_metrics_options opts = {dir, NULL, 0};
+  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
+  assert_int_equal(trak_processor_compute_metrics(p, bad, 1, &opts, &err), TRAK_ESTATE);
+  trak_processor_free(p);
+  p = open_trace();
+  assert_int_equal(trak_processor_compute_metrics(p, bad, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "bad.sql:4:"));
+  assert_non_null(strstr(err.message, "nope"));
+  assert_int_equal(trak_processor_compute_metrics(p, missing, 1, &opts, &err), TRAK_ENOTFOUND);
+  assert_int_equal(trak_processor_compute_metrics(p, evil, 1, &opts, &err), TRAK_EINVAL);
+  /* built-ins need no directory */
+  const char *stats[] = {"slice_stats"};
+  assert_int_equal(trak_processor_compute_metrics(p, stats, 1, NULL, &err), 0);
+  assert_int_equal(query_int(p, "SELECT count FROM slice_stats_output WHERE name = 'inflate'"), 2);
+  assert_non_null(trak_metric_builtin_name(0));
+  trak_processor_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_builtin_descriptions),
+      cmocka_unit_test(test_added_rules),
+      cmocka_unit_test(test_metrics_and_annotations),
+      cmocka_unit_test(test_metric_errors),
+  };
+  return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
+}
