@@ -395,6 +395,54 @@ static void test_losses_accounted(void **state) {
   stop_daemon();
 }
 
+static trak_data_source *flushed_ds;
+
+static void write_mark(trak_ds_ctx *ctx, void *user) {
+  (void)user;
+  trak_pb_put_varint(trak_ds_new_packet(ctx), TRAK_PB_TracePacket_timestamp, MARK_TS);
+}
+
+static void on_flush(void *user, uint32_t instance, void *state) {
+  (void)user, (void)instance, (void)state;
+  TRAK_DATA_SOURCE_TRACE(flushed_ds, write_mark, NULL);
+}
+
+/* A custom data source's flush callback runs in the producer before the stop (the daemon
+** flushes first), and what it writes reaches the trace. */
+static void test_flush_before_stop(void **state) {
+  (void)state;
+  start_daemon(1024);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t prod = fork();
+  if (prod == 0) {
+    alarm(30);
+    trak_data_source_desc d = {.name = "test.flushed", .flush = on_flush};
+    if (trak_data_source_register(&d, &flushed_ds, NULL) != 0) _exit(4);
+    trak_system_connect(sock);
+    wait_sessions(1);
+    if (write(ready[1], "x", 1) != 1) _exit(3);
+    wait_sessions(0);
+    trak_system_disconnect();
+    _exit(0);
+  }
+  sleep_ms(200);
+  pid_t rec = spawn_recorder("buffers { size_kb: 1024 }\n"
+                             "data_sources { config { name: \"test.flushed\" } }\n",
+                             0, -1);
+  wait_ready(ready[0], 1);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  assert_int_equal(wait_child(prod, 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.marked, 1);
+  assert_true(index_of(&t, prod) >= 0);
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -404,6 +452,7 @@ int main(void) {
       cmocka_unit_test(test_two_sessions_with_filters),
       cmocka_unit_test(test_daemon_restart),
       cmocka_unit_test(test_losses_accounted),
+      cmocka_unit_test(test_flush_before_stop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -410,7 +410,8 @@ static void send_status(dsession *s, int done) {
   send_to(s->consumer, -1);
 }
 
-/* Asks every producer in `s` to stop; the session ends when all answered or after a grace. */
+/* Asks every producer in `s` to flush and stop; the session ends when all answered or after a
+** grace. */
 static void end_session(dsession *s) {
   if (s->stopping) return;
   s->stopping = 1;
@@ -418,6 +419,9 @@ static void end_session(dsession *s) {
   for (int k = 0; k < MAX_CLIENTS; k++)
     for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
       if (D.c[k].at[j].session_id == s->id) {
+        /* Flush first, as Perfetto does: data sources' flush callbacks run before the stop. */
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_flush_session, s->id);
+        if (send_to(k, -1) != 0) break;
         trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_stop_session, s->id);
         if (send_to(k, -1) != 0) break;
       }

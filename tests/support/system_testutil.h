@@ -157,7 +157,10 @@ typedef struct tally {
   int n;
   long packets, untrusted; /* packets without exactly one trusted pid, uid and sequence id */
   long forged;             /* packets claiming the forged pid or uid */
+  long marked;             /* packets with timestamp MARK_TS (written by test data sources) */
 } tally;
+
+#define MARK_TS 777
 
 static __attribute__((unused)) int tally_pid(tally *t, int32_t pid) {
   for (int i = 0; i < t->n; i++)
@@ -195,6 +198,7 @@ static __attribute__((unused)) void read_trace(int n, tally *t) {
         t->forged += g.value == FORGED_UID;
       }
       if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seqs++;
+      if (g.number == TRAK_PB_TracePacket_timestamp && g.value == MARK_TS) t->marked++;
       if (g.number == TRAK_PB_TracePacket_track_event &&
           trak_pb_decoder_init_nested(&ed, &pd, &g) == 0)
         while (trak_pb_decoder_next(&ed, &h) == 1)
