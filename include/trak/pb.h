@@ -122,6 +122,13 @@ static inline uint8_t *trak_pb_write_fixed32(uint8_t *p, uint32_t v) {
 static inline uint8_t *trak_pb_write_tag(uint8_t *p, uint32_t field, uint32_t wire_type) {
   return trak_pb_write_varint(p, ((uint64_t)field << 3) | wire_type);
 }
+/* A whole field at a raw position (room already ensured): tag plus value. */
+static inline uint8_t *trak_pb_write_varint_field(uint8_t *p, uint32_t field, uint64_t v) {
+  return trak_pb_write_varint(trak_pb_write_tag(p, field, TRAK_PB_WIRE_VARINT), v);
+}
+static inline uint8_t *trak_pb_write_fixed64_field(uint8_t *p, uint32_t field, uint64_t v) {
+  return trak_pb_write_fixed64(trak_pb_write_tag(p, field, TRAK_PB_WIRE_FIXED64), v);
+}
 /* Number of bytes the varint encoding of v takes (1 to 10). */
 static inline size_t trak_pb_varint_size(uint64_t v) {
   return (size_t)((((64 - __builtin_clzll(v | 1)) * 9) + 64) / 64);

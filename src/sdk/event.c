@@ -10,7 +10,6 @@
 
 #include "sdk/internal.h"
 
-
 struct trak_event_ctx {
   trak_pb_buf *event;
   trak__thread *t;
@@ -49,14 +48,29 @@ static inline size_t fast_opts(const trak_opt *opts, size_t n) {
   size_t size = FAST_BASE, args = 0;
   for (size_t i = 0; i < n; i++) {
     switch (opts[i].kind) {
-      case TRAK__OPT_STRING: size += 10 + strnlen(opts[i].v.s, 128); args++; break;
-      case TRAK__OPT_BOOL: case TRAK__OPT_INT: case TRAK__OPT_UINT: case TRAK__OPT_DOUBLE:
-      case TRAK__OPT_POINTER: size += 19; args++; break;
-      case TRAK__OPT_TRACK: case TRAK__OPT_COUNTER_INT: size += 11; break;
-      case TRAK__OPT_FLOW: case TRAK__OPT_TERMINATING_FLOW: case TRAK__OPT_COUNTER_DOUBLE:
-        size += 9;
-        break;
-      default: return 0; /* timestamps, callbacks */
+    case TRAK__OPT_STRING:
+      size += 10 + strnlen(opts[i].v.s, 128);
+      args++;
+      break;
+    case TRAK__OPT_BOOL:
+    case TRAK__OPT_INT:
+    case TRAK__OPT_UINT:
+    case TRAK__OPT_DOUBLE:
+    case TRAK__OPT_POINTER:
+      size += 19;
+      args++;
+      break;
+    case TRAK__OPT_TRACK:
+    case TRAK__OPT_COUNTER_INT:
+      size += 11;
+      break;
+    case TRAK__OPT_FLOW:
+    case TRAK__OPT_TERMINATING_FLOW:
+    case TRAK__OPT_COUNTER_DOUBLE:
+      size += 9;
+      break;
+    default:
+      return 0; /* timestamps, callbacks */
     }
   }
   return size <= 128 && args <= FAST_MAX_ARGS ? size : 0;
@@ -74,39 +88,34 @@ static inline int track_known(const trak__thread *t, const trak__writer *w, uint
 static inline uint8_t *fast_arg(uint8_t *q, const trak_opt *o, uint64_t iid) {
   q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_debug_annotations, TRAK_PB_WIRE_LEN);
   uint8_t *len = q++;
-  q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_name_iid, TRAK_PB_WIRE_VARINT);
-  q = trak_pb_write_varint(q, iid);
+  q = trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_name_iid, iid);
   switch (o->kind) {
-    case TRAK__OPT_BOOL:
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_bool_value, TRAK_PB_WIRE_VARINT);
-      q = trak_pb_write_varint(q, o->v.u);
-      break;
-    case TRAK__OPT_INT:
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_int_value, TRAK_PB_WIRE_VARINT);
-      q = trak_pb_write_varint(q, (uint64_t)o->v.i);
-      break;
-    case TRAK__OPT_UINT:
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_uint_value, TRAK_PB_WIRE_VARINT);
-      q = trak_pb_write_varint(q, o->v.u);
-      break;
-    case TRAK__OPT_DOUBLE: {
-      uint64_t bits;
-      memcpy(&bits, &o->v.d, 8);
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_double_value, TRAK_PB_WIRE_FIXED64);
-      q = trak_pb_write_fixed64(q, bits);
-      break;
-    }
-    case TRAK__OPT_STRING: {
-      size_t n = strlen(o->v.s);
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_string_value, TRAK_PB_WIRE_LEN);
-      *q++ = (uint8_t)n;
-      memcpy(q, o->v.s, n);
-      q += n;
-      break;
-    }
-    default:
-      q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_pointer_value, TRAK_PB_WIRE_VARINT);
-      q = trak_pb_write_varint(q, (uint64_t)(uintptr_t)o->v.p);
+  case TRAK__OPT_BOOL:
+    q = trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_bool_value, o->v.u);
+    break;
+  case TRAK__OPT_INT:
+    q = trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_int_value, (uint64_t)o->v.i);
+    break;
+  case TRAK__OPT_UINT:
+    q = trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_uint_value, o->v.u);
+    break;
+  case TRAK__OPT_DOUBLE: {
+    uint64_t bits;
+    memcpy(&bits, &o->v.d, 8);
+    q = trak_pb_write_fixed64_field(q, TRAK_PB_DebugAnnotation_double_value, bits);
+    break;
+  }
+  case TRAK__OPT_STRING: {
+    size_t n = strlen(o->v.s);
+    q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_string_value, TRAK_PB_WIRE_LEN);
+    *q++ = (uint8_t)n;
+    memcpy(q, o->v.s, n);
+    q += n;
+    break;
+  }
+  default:
+    q = trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_pointer_value,
+                                   (uint64_t)(uintptr_t)o->v.p);
   }
   *len = (uint8_t)(q - len - 1);
   return q;
@@ -116,10 +125,9 @@ static inline uint8_t *fast_arg(uint8_t *q, const trak_opt *o, uint64_t iid) {
 ** chunk; `bound` (from fast_opts) is at most 128, so both one-byte lengths hold. Returns 1 when
 ** written, 0 when the generic path must do it (something to intern), -1 when lost. */
 static inline __attribute__((always_inline)) int write_fast(trak__thread *t, trak__writer *w,
-                                                            const trak_category *cat,
-                                                            uint32_t type, const char *name,
-                                                            const trak_opt *opts, size_t n,
-                                                            size_t bound, uint64_t ts) {
+                                                            const trak_category *cat, uint32_t type,
+                                                            const char *name, const trak_opt *opts,
+                                                            size_t n, size_t bound, uint64_t ts) {
   uint32_t name_iid = 0, cat_iid = 0;
   if (name) { /* begin or instant: name and category, usually from the cache */
     trak__fast_entry *e = &w->fast[((uintptr_t)name >> 3) & (TRAK__FAST_ENTRIES - 1)];
@@ -155,48 +163,41 @@ static inline __attribute__((always_inline)) int write_fast(trak__thread *t, tra
   if (!p) return -1;
   uint8_t *q = trak_pb_write_tag(p, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN);
   uint8_t *pkt_len = q++;
-  q = trak_pb_write_tag(q, TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT);
-  q = trak_pb_write_varint(q, take_delta(w, ts));
+  q = trak_pb_write_varint_field(q, TRAK_PB_TracePacket_timestamp, take_delta(w, ts));
   q = trak_pb_write_tag(q, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN);
   uint8_t *ev_len = q++;
   q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT);
   *q++ = (uint8_t)type;
   if (name_iid) {
-    q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT);
-    q = trak_pb_write_varint(q, name_iid);
+    q = trak_pb_write_varint_field(q, TRAK_PB_TrackEvent_name_iid, name_iid);
   }
   if (cat_iid) {
-    q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT);
-    q = trak_pb_write_varint(q, cat_iid);
+    q = trak_pb_write_varint_field(q, TRAK_PB_TrackEvent_category_iids, cat_iid);
   }
   for (size_t i = 0; i < n; i++) {
     const trak_opt *o = &opts[i];
     switch (o->kind) {
-      case TRAK__OPT_TRACK:
-        if (o->v.u == t->uuid) break; /* the sequence default */
-        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT);
-        q = trak_pb_write_varint(q, o->v.u);
-        break;
-      case TRAK__OPT_FLOW:
-        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_flow_ids, TRAK_PB_WIRE_FIXED64);
-        q = trak_pb_write_fixed64(q, o->v.u);
-        break;
-      case TRAK__OPT_TERMINATING_FLOW:
-        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_terminating_flow_ids, TRAK_PB_WIRE_FIXED64);
-        q = trak_pb_write_fixed64(q, o->v.u);
-        break;
-      case TRAK__OPT_COUNTER_INT:
-        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_counter_value, TRAK_PB_WIRE_VARINT);
-        q = trak_pb_write_varint(q, (uint64_t)o->v.i);
-        break;
-      case TRAK__OPT_COUNTER_DOUBLE: {
-        uint64_t bits;
-        memcpy(&bits, &o->v.d, 8);
-        q = trak_pb_write_tag(q, TRAK_PB_TrackEvent_double_counter_value, TRAK_PB_WIRE_FIXED64);
-        q = trak_pb_write_fixed64(q, bits);
-        break;
-      }
-      default: q = fast_arg(q, o, arg_iids[i]);
+    case TRAK__OPT_TRACK:
+      if (o->v.u == t->uuid) break; /* the sequence default */
+      q = trak_pb_write_varint_field(q, TRAK_PB_TrackEvent_track_uuid, o->v.u);
+      break;
+    case TRAK__OPT_FLOW:
+      q = trak_pb_write_fixed64_field(q, TRAK_PB_TrackEvent_flow_ids, o->v.u);
+      break;
+    case TRAK__OPT_TERMINATING_FLOW:
+      q = trak_pb_write_fixed64_field(q, TRAK_PB_TrackEvent_terminating_flow_ids, o->v.u);
+      break;
+    case TRAK__OPT_COUNTER_INT:
+      q = trak_pb_write_varint_field(q, TRAK_PB_TrackEvent_counter_value, (uint64_t)o->v.i);
+      break;
+    case TRAK__OPT_COUNTER_DOUBLE: {
+      uint64_t bits;
+      memcpy(&bits, &o->v.d, 8);
+      q = trak_pb_write_fixed64_field(q, TRAK_PB_TrackEvent_double_counter_value, bits);
+      break;
+    }
+    default:
+      q = fast_arg(q, o, arg_iids[i]);
     }
   }
   *ev_len = (uint8_t)(q - ev_len - 1);
@@ -213,7 +214,7 @@ typedef struct event {
   int dynamic_name;
   const trak_opt *opts;
   size_t n;
-  trak_track track;  /* 0: the sequence default (thread) */
+  trak_track track;     /* 0: the sequence default (thread) */
   uint64_t explicit_ts; /* 0: now */
   int has_callback;     /* callbacks run once: such events are never encoded twice */
 } event;
@@ -222,7 +223,8 @@ typedef struct event {
 static inline uint64_t intern_str(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field,
                                   const char *str, const void *key) {
   uint64_t iid = trak__intern_find(w, type, (uintptr_t)key);
-  return TRAK_LIKELY(iid != 0) ? iid : trak__intern(t, w, type, field, (uintptr_t)key, str, NULL, NULL);
+  return TRAK_LIKELY(iid != 0) ? iid
+                               : trak__intern(t, w, type, field, (uintptr_t)key, str, NULL, NULL);
 }
 
 static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
@@ -230,8 +232,10 @@ static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
   if (!(cat->flags & TRAK__CAT_GROUP)) {
     uint64_t iid = intern_str(t, w, TRAK__INTERN_CATEGORY, TRAK_PB_InternedData_event_categories,
                               cat->name, cat);
-    if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, iid);
-    else trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, cat->name);
+    if (iid)
+      trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, iid);
+    else
+      trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, cat->name);
     return;
   }
   for (const char *p = cat->name;;) { /* a group lists its members */
@@ -247,16 +251,28 @@ static void put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak
   trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TrackEvent_debug_annotations);
   uint64_t iid = intern_str(t, w, TRAK__INTERN_ANNOTATION,
                             TRAK_PB_InternedData_debug_annotation_names, o->name, o->name);
-  if (iid) trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
-  else trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, o->name);
+  if (iid)
+    trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
+  else
+    trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, o->name);
   switch (o->kind) {
-    case TRAK__OPT_BOOL: trak_pb_put_bool(b, TRAK_PB_DebugAnnotation_bool_value, (int)o->v.u); break;
-    case TRAK__OPT_INT: trak_pb_put_int64(b, TRAK_PB_DebugAnnotation_int_value, o->v.i); break;
-    case TRAK__OPT_UINT: trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_uint_value, o->v.u); break;
-    case TRAK__OPT_DOUBLE: trak_pb_put_double(b, TRAK_PB_DebugAnnotation_double_value, o->v.d); break;
-    case TRAK__OPT_STRING: trak_pb_put_string(b, TRAK_PB_DebugAnnotation_string_value, o->v.s); break;
-    default:
-      trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_pointer_value, (uint64_t)(uintptr_t)o->v.p);
+  case TRAK__OPT_BOOL:
+    trak_pb_put_bool(b, TRAK_PB_DebugAnnotation_bool_value, (int)o->v.u);
+    break;
+  case TRAK__OPT_INT:
+    trak_pb_put_int64(b, TRAK_PB_DebugAnnotation_int_value, o->v.i);
+    break;
+  case TRAK__OPT_UINT:
+    trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_uint_value, o->v.u);
+    break;
+  case TRAK__OPT_DOUBLE:
+    trak_pb_put_double(b, TRAK_PB_DebugAnnotation_double_value, o->v.d);
+    break;
+  case TRAK__OPT_STRING:
+    trak_pb_put_string(b, TRAK_PB_DebugAnnotation_string_value, o->v.s);
+    break;
+  default:
+    trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_pointer_value, (uint64_t)(uintptr_t)o->v.p);
   }
   trak_pb_end_nested_short(b, n);
 }
@@ -286,23 +302,36 @@ static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint
   } else if (ev->name) {
     uint64_t iid =
         intern_str(t, w, TRAK__INTERN_NAME, TRAK_PB_InternedData_event_names, ev->name, ev->name);
-    if (iid) trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, iid);
-    else trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
+    if (iid)
+      trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, iid);
+    else
+      trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
   }
   for (size_t i = 0; i < ev->n; i++) {
     const trak_opt *o = &ev->opts[i];
     switch (o->kind) {
-      case TRAK__OPT_BOOL: case TRAK__OPT_INT: case TRAK__OPT_UINT: case TRAK__OPT_DOUBLE:
-      case TRAK__OPT_STRING: case TRAK__OPT_POINTER: put_arg(t, w, b, o); break;
-      case TRAK__OPT_FLOW: trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_flow_ids, o->v.u); break;
-      case TRAK__OPT_TERMINATING_FLOW:
-        trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_terminating_flow_ids, o->v.u);
-        break;
-      case TRAK__OPT_COUNTER_INT: trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, o->v.i); break;
-      case TRAK__OPT_COUNTER_DOUBLE:
-        trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, o->v.d);
-        break;
-      default: break;
+    case TRAK__OPT_BOOL:
+    case TRAK__OPT_INT:
+    case TRAK__OPT_UINT:
+    case TRAK__OPT_DOUBLE:
+    case TRAK__OPT_STRING:
+    case TRAK__OPT_POINTER:
+      put_arg(t, w, b, o);
+      break;
+    case TRAK__OPT_FLOW:
+      trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_flow_ids, o->v.u);
+      break;
+    case TRAK__OPT_TERMINATING_FLOW:
+      trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_terminating_flow_ids, o->v.u);
+      break;
+    case TRAK__OPT_COUNTER_INT:
+      trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, o->v.i);
+      break;
+    case TRAK__OPT_COUNTER_DOUBLE:
+      trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, o->v.d);
+      break;
+    default:
+      break;
     }
   }
   for (size_t i = 0; i < ev->n; i++) { /* callbacks last: they may add any field */
@@ -376,8 +405,7 @@ void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *n
   if (TRAK_LIKELY(mask && !(mask & (mask - 1)))) {
     int slot = __builtin_ctz(mask);
     trak__writer *w = &t->w[slot];
-    if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen,
-                                                   memory_order_relaxed) &&
+    if (TRAK_LIKELY(w->gen == atomic_load_explicit(&trak__slots[slot].gen, memory_order_relaxed) &&
                     now < w->next_clear_ts)) {
       int r = write_fast(t, w, cat, type, name, NULL, 0, FAST_BASE, now);
       if (TRAK_LIKELY(r > 0)) {
@@ -396,7 +424,7 @@ void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *n
 }
 
 trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *name,
-                       int dynamic_name, const trak_opt *opts, size_t n) {
+                           int dynamic_name, const trak_opt *opts, size_t n) {
   event ev = {cat, type, name, dynamic_name, opts, n, 0, 0, 0};
   for (size_t i = 0; i < n; i++) {
     ev.has_callback |= opts[i].kind == TRAK__OPT_CALLBACK;
@@ -414,8 +442,10 @@ trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *
     trak__writer *w = &t->w[slot];
     if (!ready(t, w, slot, now)) continue;
     int r = bound ? write_fast(t, w, cat, type, name, opts, n, bound, now) : 0;
-    if (r == 0) write_event(t, w, &ev, now);
-    else if (r < 0) trak__session_lost(w->session, 1);
+    if (r == 0)
+      write_event(t, w, &ev, now);
+    else if (r < 0)
+      trak__session_lost(w->session, 1);
     if (TRAK_UNLIKELY(w->icpt != NULL)) trak__icpt_deliver(w);
   }
   leave(t);
@@ -454,15 +484,17 @@ void trak_packet_write(const trak_category *cat, void (*fn)(trak_pb_buf *packet,
   if (mask) trak__packet_all(mask, fn, user);
 }
 
-trak_pb_buf *trak_event_buf(trak_event_ctx *ctx) { return ctx->event; }
+trak_pb_buf *trak_event_buf(trak_event_ctx *ctx) {
+  return ctx->event;
+}
 
 uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type, uint64_t key,
                            const void *value) {
   return trak__intern_user(ctx->t, ctx->w, type, key, value);
 }
 
-uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type,
-                           uint64_t key, const void *value) {
+uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type, uint64_t key,
+                           const void *value) {
   int index = __atomic_load_n(&type->index, __ATOMIC_ACQUIRE);
   if (!index) {
     int fresh = atomic_fetch_add(&next_user_type, 1);
