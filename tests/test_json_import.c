@@ -139,7 +139,8 @@ static void tokenizer_resumes_and_rejects(void **state) {
   memset(deep, '[', 100);
   deep[100] = 0;
   assert_int_equal(scan(deep, 0, &v, &c), TRAK_JSON_ERROR);
-  trak_json_value s = {TRAK_JSON_STRING, 1, 0, "a\\n\\u00e9\\ud83d\\ude00\\\"", 23};
+  trak_json_value s = {.kind = TRAK_JSON_STRING, .escaped = 1,
+                       .s = "a\\n\\u00e9\\ud83d\\ude00\\\"", .len = 23};
   char buf[32];
   size_t n = trak__json_unescape(&s, buf, sizeof buf);
   assert_int_equal(n, 9);
