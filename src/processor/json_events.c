@@ -292,21 +292,31 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   }
 }
 
-/* Flattens a validated value under the current key (Perfetto's naming: "args.a.b", arrays
-** "args.a[0]" with flat key "args.a"); returns the number of rows added. */
-static size_t args_value(trak_json_import *j, uint32_t set, keys k, const trak_json_value *v,
-                         int depth) {
-  if (v->kind != TRAK_JSON_OBJECT && v->kind != TRAK_JSON_ARRAY) {
+/* Flattens the validated value at the cursor under the current key (Perfetto's naming:
+** "args.a.b", arrays "args.a[0]" with flat key "args.a") in one walk over its text, stepping
+** the cursor past it; returns the number of rows added. */
+static size_t args_value(trak_json_import *j, uint32_t set, keys k, trak_json_cur *c, int depth) {
+  trak_json_value v;
+  int ch = trak__json_peek(c);
+  if ((ch != '{' && ch != '[') || depth > 64) {
+    trak__json_value(c, &v);
+    if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY) return 0;
     size_t before = j->imp->tables->args.n;
-    arg_leaf(j, set, &k, v);
+    arg_leaf(j, set, &k, &v);
     return j->imp->tables->args.n - before;
   }
-  if (depth > 64) return 0;
-  size_t state = 0, added = 0, index = 0;
-  trak_json_value name, member;
-  while (trak__json_next(v, &state, &name, &member)) {
+  int is_obj = ch == '{';
+  c->p++;
+  size_t added = 0, index = 0;
+  for (;;) {
+    ch = trak__json_peek(c);
+    if (ch == ',') c->p++, ch = trak__json_peek(c);
+    if (ch < 0 || ch == '}' || ch == ']') break;
     keys sub = k;
-    if (v->kind == TRAK_JSON_OBJECT) {
+    if (is_obj) {
+      trak_json_value name;
+      trak__json_value(c, &name);
+      trak__json_expect(c, ':', "");
       size_t len;
       const char *s = str_of(j, &name, &len);
       key_append(j, &sub, ".", 1, 1);
@@ -316,10 +326,11 @@ static size_t args_value(trak_json_import *j, uint32_t set, keys k, const trak_j
       int n = snprintf(idx, sizeof idx, "[%zu]", index);
       key_append(j, &sub, idx, (size_t)n, 0);
     }
-    size_t rows = args_value(j, set, sub, &member, depth + 1);
-    if (rows && v->kind == TRAK_JSON_ARRAY) index++; /* only entries that added rows count */
+    size_t rows = args_value(j, set, sub, c, depth + 1);
+    if (rows && !is_obj) index++; /* only entries that added rows count */
     added += rows;
   }
+  if (ch >= 0) c->p++;
   return added;
 }
 
@@ -329,7 +340,8 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   keys k = {0, 0};
   key_append(j, &k, "args", 4, 1);
-  args_value(j, set, k, &e->args, 0);
+  trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
+  args_value(j, set, k, &c, 0);
   return trak__args_share(j->imp, set);
 }
 
