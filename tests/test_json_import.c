@@ -120,6 +120,32 @@ static void long_events_any_split(void **state) {
   free(trace);
 }
 
+/* Nested args flatten with Perfetto's key naming: objects "a.b", arrays "a[0]" (flat key
+** "a"), entries that add no row (null, empty containers) not counted in array indexes. */
+static void nested_args_flatten(void **state) {
+  (void)state;
+  static const char trace[] =
+      "[{\"ph\": \"X\", \"name\": \"n\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1, "
+      "\"args\": {\"a\": {\"b\": 1, \"c\": [null, 2, [3, {\"d\": \"x\"}], {}], \"e\\u0041\": true}, "
+      "\"f\": [], \"g\": null, \"h\": -1.5, \"i\": 18446744073709551615, "
+      "\"j\": {\"k\": {\"l\": false}}}}]";
+  trak_processor *p = import_split(trace, sizeof trace - 1, sizeof trace);
+  trak_query *q;
+  assert_int_equal(trak_query_open(p,
+                                   "select group_concat(flat_key || '|' || key || '=' || "
+                                   "display_value || ':' || value_type, ' ') from args",
+                                   &q, NULL, NULL),
+                   0);
+  assert_int_equal(trak_query_next(q, NULL), 1);
+  assert_string_equal(trak_query_string(q, 0),
+                      "args.a.b|args.a.b=1:int args.a.c|args.a.c[0]=2:int "
+                      "args.a.c|args.a.c[1][0]=3:int args.a.c.d|args.a.c[1][1].d=x:string "
+                      "args.a.eA|args.a.eA=true:bool args.h|args.h=-1.500000:real "
+                      "args.i|args.i=18446744073709551615:uint args.j.k.l|args.j.k.l=false:bool");
+  trak_query_free(q);
+  trak_processor_free(p);
+}
+
 static void timestamps_from_text(void **state) {
   (void)state;
   static const struct {
@@ -209,6 +235,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(any_split_same_tables),
       cmocka_unit_test(long_events_any_split),
+      cmocka_unit_test(nested_args_flatten),
       cmocka_unit_test(timestamps_from_text),
       cmocka_unit_test(tokenizer_resumes_and_rejects),
       cmocka_unit_test(export_reimports),
