@@ -287,6 +287,7 @@ static size_t run(trak_json_import *j, const char *base, size_t n) {
 
 /* Appends bytes to the buffer of unconsumed input. */
 static void keep(trak_json_import *j, const uint8_t *data, size_t len) {
+  if (!len) return; /* buf may still be NULL */
   if (j->n + len > j->cap) trak__grow((void **)&j->buf, &j->cap, j->n + len, 1);
   memcpy(j->buf + j->n, data, len);
   j->n += len;
