@@ -146,6 +146,16 @@ static void nested_args_flatten(void **state) {
   trak_processor_free(p);
 }
 
+/* An empty array, read in place, leaves the tokenizer no buffer: finishing still works. */
+static void empty_array_trace(void **state) {
+  (void)state;
+  trak_processor *p = import_split("[]", 2, 2);
+  char *got = digest(p);
+  assert_string_equal(got, "|||||"); /* no rows, no stats */
+  free(got);
+  trak_processor_free(p);
+}
+
 static void timestamps_from_text(void **state) {
   (void)state;
   static const struct {
@@ -236,6 +246,7 @@ int main(void) {
       cmocka_unit_test(any_split_same_tables),
       cmocka_unit_test(long_events_any_split),
       cmocka_unit_test(nested_args_flatten),
+      cmocka_unit_test(empty_array_trace),
       cmocka_unit_test(timestamps_from_text),
       cmocka_unit_test(tokenizer_resumes_and_rejects),
       cmocka_unit_test(export_reimports),

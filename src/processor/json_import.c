@@ -329,8 +329,8 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 
 void trak__json_import_finish(trak_json_import *j) {
   if (j->state == ST_DEAD) return;
-  j->base = j->buf;
-  trak_json_cur c = {j->buf, j->buf + j->n, 1, NULL, NULL};
+  j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */
+  trak_json_cur c = {j->base, j->base + j->n, 1, NULL, NULL};
   int ch = trak__json_peek(&c);
   if (ch < 0 && j->state != ST_START) return; /* complete, or an array cut between events */
   if (j->state == ST_START && ch < 0) {
