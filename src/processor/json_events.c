@@ -22,15 +22,28 @@ static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t 
   return j->str;
 }
 
-/* Copies `len` (1..CACHED_MAX) bytes into whole words, the last one zero-padded. */
+/* Copies `len` (1..CACHED_MAX) bytes into whole words, the last one zero-padded (its 1-7
+** bytes read as 4-, 2- and 1-byte pieces: never past the string). */
 static inline void load_words(uint64_t *w, const char *s, size_t len) {
   size_t i = 0;
   for (; i + 8 <= len; i += 8)
     memcpy(&w[i / 8], s + i, 8);
-  if (i == len) return;
+  size_t rest = len - i;
+  if (!rest) return;
+  const char *t = s + i;
   uint64_t last = 0;
-  for (size_t k = 0; i + k < len; k++)
-    last |= (uint64_t)(unsigned char)s[i + k] << (8 * k);
+  unsigned shift = 0;
+  if (rest & 4) {
+    uint32_t a;
+    memcpy(&a, t, 4);
+    last = a, t += 4, shift = 32;
+  }
+  if (rest & 2) {
+    uint16_t b;
+    memcpy(&b, t, 2);
+    last |= (uint64_t)b << shift, t += 2, shift += 16;
+  }
+  if (rest & 1) last |= (uint64_t)(unsigned char)*t << shift;
   w[i / 8] = last;
 }
 
@@ -68,6 +81,34 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
   return intern(j, s, len);
 }
 
+/* A number value as an integer, as trak__json_int reads it: from the value the scan read
+** when that is exact (at most 18 digits, no fraction or exponent). */
+static inline int int_of(const trak_json_value *v, int64_t *out) {
+  if (TRAK_LIKELY(!v->is_float && v->int_digits <= 18)) {
+    *out = v->s[0] == '-' ? -(int64_t)v->ival : (int64_t)v->ival;
+    return 1;
+  }
+  return trak__json_int(v->s, v->len, out);
+}
+
+/* A present number or string value as nanoseconds from microseconds, as trak__json_ts_ns
+** reads it; numbers without an exponent and with at most 15 integer digits straight from the
+** value the scan read (fraction digits past nanoseconds are truncated). */
+static inline int ts_of(const trak_json_value *v, int64_t *out) {
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !(v->is_float & 2) && v->int_digits <= 15)) {
+    int neg = v->s[0] == '-';
+    uint64_t ns = v->ival * 1000;
+    if (v->is_float) {
+      const char *f = v->s + neg + v->int_digits + 1, *end = v->s + v->len;
+      for (uint64_t scale = 100; f < end && scale; f++, scale /= 10)
+        ns += (uint64_t)(*f - '0') * scale;
+    }
+    *out = neg ? -(int64_t)ns : (int64_t)ns;
+    return 1;
+  }
+  return trak__json_ts_ns(v->s, v->len, out);
+}
+
 static int is_str(const trak_json_value *v, const char *lit) {
   size_t n = strlen(lit);
   return v->s && v->kind == TRAK_JSON_STRING && v->len == n && !memcmp(v->s, lit, n);
@@ -97,10 +138,7 @@ static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_
   int64_t n = 0;
   *is_string = 0;
   if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->len < 10 && v->s[0] != '-')) {
-    uint32_t u = 0; /* the usual small decimal pid / tid */
-    for (size_t i = 0; i < v->len; i++)
-      u = u * 10 + (uint32_t)(v->s[i] - '0');
-    return u;
+    return (uint32_t)v->ival; /* the usual small decimal pid / tid, read by the scan */
   }
   if (v->kind == TRAK_JSON_STRING) {
     *name = intern_value(j, v);
@@ -212,7 +250,7 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
   if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
-      !trak__json_int(v->s, v->len, &iv) && v->len <= 20) {
+      !int_of(v, &iv) && v->len <= 20) {
     /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
     char buf[24];
     memcpy(buf, v->s, v->len);
@@ -228,7 +266,7 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t row;
   switch (v->kind) {
   case TRAK_JSON_NUMBER:
-    if (v->is_float || !trak__json_int(v->s, v->len, &iv)) {
+    if (v->is_float || !int_of(v, &iv)) {
       row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
       t->args.real_value[row] = trak__json_real(v->s, v->len);
     } else {
@@ -254,21 +292,31 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   }
 }
 
-/* Flattens a validated value under the current key (Perfetto's naming: "args.a.b", arrays
-** "args.a[0]" with flat key "args.a"); returns the number of rows added. */
-static size_t args_value(trak_json_import *j, uint32_t set, keys k, const trak_json_value *v,
-                         int depth) {
-  if (v->kind != TRAK_JSON_OBJECT && v->kind != TRAK_JSON_ARRAY) {
+/* Flattens the validated value at the cursor under the current key (Perfetto's naming:
+** "args.a.b", arrays "args.a[0]" with flat key "args.a") in one walk over its text, stepping
+** the cursor past it; returns the number of rows added. */
+static size_t args_value(trak_json_import *j, uint32_t set, keys k, trak_json_cur *c, int depth) {
+  trak_json_value v;
+  int ch = trak__json_peek(c);
+  if ((ch != '{' && ch != '[') || depth > 64) {
+    trak__json_value(c, &v);
+    if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY) return 0;
     size_t before = j->imp->tables->args.n;
-    arg_leaf(j, set, &k, v);
+    arg_leaf(j, set, &k, &v);
     return j->imp->tables->args.n - before;
   }
-  if (depth > 64) return 0;
-  size_t state = 0, added = 0, index = 0;
-  trak_json_value name, member;
-  while (trak__json_next(v, &state, &name, &member)) {
+  int is_obj = ch == '{';
+  c->p++;
+  size_t added = 0, index = 0;
+  for (;;) {
+    ch = trak__json_peek(c);
+    if (ch == ',') c->p++, ch = trak__json_peek(c);
+    if (ch < 0 || ch == '}' || ch == ']') break;
     keys sub = k;
-    if (v->kind == TRAK_JSON_OBJECT) {
+    if (is_obj) {
+      trak_json_value name;
+      trak__json_value(c, &name);
+      trak__json_expect(c, ':', "");
       size_t len;
       const char *s = str_of(j, &name, &len);
       key_append(j, &sub, ".", 1, 1);
@@ -278,10 +326,11 @@ static size_t args_value(trak_json_import *j, uint32_t set, keys k, const trak_j
       int n = snprintf(idx, sizeof idx, "[%zu]", index);
       key_append(j, &sub, idx, (size_t)n, 0);
     }
-    size_t rows = args_value(j, set, sub, &member, depth + 1);
-    if (rows && v->kind == TRAK_JSON_ARRAY) index++; /* only entries that added rows count */
+    size_t rows = args_value(j, set, sub, c, depth + 1);
+    if (rows && !is_obj) index++; /* only entries that added rows count */
     added += rows;
   }
+  if (ch >= 0) c->p++;
   return added;
 }
 
@@ -291,7 +340,8 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   keys k = {0, 0};
   key_append(j, &k, "args", 4, 1);
-  args_value(j, set, k, &e->args, 0);
+  trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
+  args_value(j, set, k, &c, 0);
   return trak__args_share(j->imp, set);
 }
 
@@ -494,16 +544,14 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
 /* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
 static void complete(trak_json_import *j, const jevent *e, jctx *x) {
   int64_t dur;
-  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER ||
-      !trak__json_ts_ns(e->dur.s, e->dur.len, &dur) || dur < 0) {
+  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !ts_of(&e->dur, &dur) || dur < 0) {
     bad_event(j, "complete event (X) without a valid dur");
     return;
   }
   /* Thread time: tts and tdur become thread_ts and thread_dur. */
   int64_t tts = INT64_MIN, tdur = INT64_MIN;
-  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) trak__json_ts_ns(e->tts.s, e->tts.len, &tts);
-  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER)
-    trak__json_ts_ns(e->tdur.s, e->tdur.len, &tdur);
+  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, &tts);
+  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, &tdur);
   uint64_t has_thread_time = tts != INT64_MIN || tdur != INT64_MIN;
   x->name = no_name(j, x->name);
   uint32_t track = thread_track(j, x);
@@ -544,12 +592,10 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     metadata(j, e, &x);
     return;
   }
-  if (!e->ts.s || e->ts.kind != TRAK_JSON_NUMBER || !trak__json_ts_ns(e->ts.s, e->ts.len, &x.ts)) {
-    if (!e->ts.s || e->ts.kind != TRAK_JSON_STRING ||
-        !trak__json_ts_ns(e->ts.s, e->ts.len, &x.ts)) {
-      bad_event(j, "no valid \"ts\"");
-      return;
-    }
+  if (!e->ts.s || (e->ts.kind != TRAK_JSON_NUMBER && e->ts.kind != TRAK_JSON_STRING) ||
+      !ts_of(&e->ts, &x.ts)) {
+    bad_event(j, "no valid \"ts\"");
+    return;
   }
   switch (ph) {
   case 'B':

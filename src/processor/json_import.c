@@ -37,10 +37,10 @@ void trak__json_import_free(trak_json_import *j) {
 /* Line and column (from 1) of buffer position `at`. */
 static void line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col) {
   uint64_t lines = j->lines, start = j->line_offset;
-  for (const char *p = j->buf; p < at; p++)
-    if (*p == '\n') lines++, start = j->buf_offset + (uint64_t)(p - j->buf) + 1;
+  for (const char *p = j->base; p < at; p++)
+    if (*p == '\n') lines++, start = j->buf_offset + (uint64_t)(p - j->base) + 1;
   *line = lines + 1;
-  *col = j->buf_offset + (uint64_t)(at - j->buf) - start + 1;
+  *col = j->buf_offset + (uint64_t)(at - j->base) - start + 1;
 }
 
 __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, const char *at,
@@ -48,7 +48,7 @@ __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, co
   uint64_t line, col;
   line_col(j, at, &line, &col);
   j->imp->packet_index = j->event_index;
-  j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->buf);
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->base);
   trak__report(j->imp, TRAK_STAT_JSON_SYNTAX,
                "JSON syntax error at line %llu, column %llu: %s; the events before it were "
                "imported, the rest of the trace was skipped",
@@ -101,13 +101,11 @@ static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
 }
 
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
-** reading a small event). */
-static void jevent_clear(jevent *e) {
-  trak_json_value *f[] = {&e->ph,   &e->name, &e->cat,  &e->ts,      &e->dur,     &e->tts,
-                          &e->tdur, &e->pid,  &e->tid,  &e->id,      &e->id2,     &e->scope,
-                          &e->s,    &e->bp,   &e->args, &e->bind_id, &e->flow_in, &e->flow_out};
-  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
-    f[i]->s = NULL;
+** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
+static inline void jevent_clear(jevent *e) {
+  e->ph.s = e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
+  e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
+  e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
 }
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer. */
@@ -213,7 +211,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         return rc;
       }
       j->imp->packet_index = j->event_index;
-      j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->buf);
+      j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->base);
       trak__json_event_apply(j, &e);
       j->event_index++;
       ch = trak__json_peek(c);
@@ -252,28 +250,25 @@ static int step(trak_json_import *j, trak_json_cur *c) {
   }
 }
 
-/* Drops the consumed first `used` bytes of the buffer, keeping line accounting. */
-static void consume(trak_json_import *j, size_t used) {
-  const char *p = j->buf, *end = j->buf + used;
+/* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
+** accounting that diagnostics need. */
+static void advance(trak_json_import *j, size_t used) {
+  const char *p = j->base, *end = j->base + used, *last = NULL;
   uint64_t lines = 0;
-  const char *last = NULL;
   while ((p = memchr(p, '\n', (size_t)(end - p)))) {
     lines++;
     last = p++;
   }
   j->lines += lines;
-  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->buf) + 1;
-  memmove(j->buf, j->buf + used, j->n - used);
-  j->n -= used;
+  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->base) + 1;
   j->buf_offset += used;
 }
 
-void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
-  if (j->state == ST_DEAD || !len) return;
-  if (j->n + len > j->cap) trak__grow((void **)&j->buf, &j->cap, j->n + len, 1);
-  memcpy(j->buf + j->n, data, len);
-  j->n += len;
-  trak_json_cur c = {j->buf, j->buf + j->n, 0, NULL, NULL};
+/* Reads what it can of [base, base + n) (more bytes may follow); returns how many bytes were
+** consumed (all of them once the trace is dead). */
+static size_t run(trak_json_import *j, const char *base, size_t n) {
+  j->base = base;
+  trak_json_cur c = {base, base + n, 0, NULL, NULL};
   for (;;) {
     const char *save = c.p;
     int rc = step(j, &c);
@@ -287,12 +282,55 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
       break;
     }
   }
-  consume(j, j->state == ST_DEAD ? j->n : (size_t)(c.p - j->buf));
+  return j->state == ST_DEAD ? n : (size_t)(c.p - base);
+}
+
+/* Appends bytes to the buffer of unconsumed input. */
+static void keep(trak_json_import *j, const uint8_t *data, size_t len) {
+  if (!len) return; /* buf may still be NULL */
+  if (j->n + len > j->cap) trak__grow((void **)&j->buf, &j->cap, j->n + len, 1);
+  memcpy(j->buf + j->n, data, len);
+  j->n += len;
+}
+
+/* Reads the buffered input (with `len` new bytes appended); returns how many of the new bytes
+** were consumed, 0 while the buffer's bytes are not all consumed (then they stay). */
+static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len) {
+  size_t old = j->n;
+  keep(j, data, len);
+  size_t used = run(j, j->buf, j->n);
+  advance(j, used);
+  memmove(j->buf, j->buf + used, j->n - used);
+  j->n -= used;
+  if (used < old) return 0;
+  j->n = 0; /* the new bytes past `used` are read again from the caller's chunk */
+  return used - old;
+}
+
+/* Each chunk is read in place; only what an event cut by its end leaves is copied into the
+** buffer. That rest is completed from the next chunk's first bytes (or, for an event longer
+** than those, the whole next chunk) before the chunk is read in place from where it ended. */
+void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
+  enum { JOIN = 4096 };
+  if (j->state == ST_DEAD || !len) return;
+  if (j->n) {
+    size_t first = len < JOIN ? len : JOIN, used = run_buffered(j, data, first);
+    if (j->n && first < len) { /* still inside the buffered bytes: take the whole chunk */
+      data += first, len -= first;
+      used = run_buffered(j, data, len);
+    }
+    if (j->n || j->state == ST_DEAD) return;
+    data += used, len -= used;
+  }
+  size_t used = run(j, (const char *)data, len);
+  advance(j, used);
+  if (j->state != ST_DEAD) keep(j, data + used, len - used);
 }
 
 void trak__json_import_finish(trak_json_import *j) {
   if (j->state == ST_DEAD) return;
-  trak_json_cur c = {j->buf, j->buf + j->n, 1, NULL, NULL};
+  j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */
+  trak_json_cur c = {j->base, j->base + j->n, 1, NULL, NULL};
   int ch = trak__json_peek(&c);
   if (ch < 0 && j->state != ST_START) return; /* complete, or an array cut between events */
   if (j->state == ST_START && ch < 0) {
@@ -301,7 +339,7 @@ void trak__json_import_finish(trak_json_import *j) {
   }
   uint64_t line, col;
   line_col(j, c.p, &line, &col);
-  j->imp->packet_offset = j->buf_offset + (uint64_t)(c.p - j->buf);
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(c.p - j->base);
   trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
                "the JSON trace ends inside a value that starts at line %llu, column %llu; "
                "it was dropped",

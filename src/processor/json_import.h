@@ -31,11 +31,12 @@ struct trak_json_import {
   trak_sequence *seq; /* of the event being read: its thread's */
   enum state state;
   int array_format;
-  char *buf; /* unconsumed input */
+  char *buf; /* unconsumed input: what an event cut by a chunk's end left */
   size_t n, cap;
-  uint64_t buf_offset;  /* trace offset of buf[0] */
-  uint64_t lines;       /* newlines before buf[0] */
-  uint64_t line_offset; /* trace offset where the line holding buf[0] starts */
+  const char *base;     /* the bytes being read: buf, or the fed chunk read in place */
+  uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */
+  uint64_t lines;       /* newlines before base[0] */
+  uint64_t line_offset; /* trace offset where the line holding base[0] starts */
   uint64_t event_index;
   trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;

@@ -86,13 +86,21 @@ static inline __attribute__((always_inline)) int number_value(trak_json_cur *c,
   v->s = p;
   v->is_float = 0;
   if (*p == '-') p++;
-  if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
+  /* The integer digits' value comes with the scan: timestamps, pids and tids need no
+  ** second pass over their text. */
+  const char *first = p;
+  uint64_t u = 0;
+  while (p < end && (unsigned)(*p - '0') < 10)
+    u = u * 10 + (uint64_t)(*p++ - '0');
+  if (p == first) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
+  v->ival = u;
+  v->int_digits = p - first > 19 ? 255 : (uint8_t)(p - first);
   if (p < end && *p == '.') {
     p++, v->is_float = 1;
     if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
   }
   if (p < end && (*p == 'e' || *p == 'E')) {
-    p++, v->is_float = 1;
+    p++, v->is_float |= 2;
     if (p < end && (*p == '+' || *p == '-')) p++;
     if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
   }
