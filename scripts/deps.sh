@@ -8,6 +8,7 @@ packages=(
   cmake make gcc pkg-config          # the build
   protobuf-compiler libprotobuf-dev  # protoc and descriptor.proto, at build time only
   libsqlite3-dev zlib1g-dev          # libtrak_processor
+  sqlite3                            # tests: `trak export` output opens in the sqlite3 tool
   libedit-dev                        # `trak shell` line editing
   libcmocka-dev                      # unit tests
   clang libclang-rt-dev              # libFuzzer targets and the sanitizer builds
