@@ -129,6 +129,11 @@ static inline uint8_t *trak_pb_write_varint_field(uint8_t *p, uint32_t field, ui
 static inline uint8_t *trak_pb_write_fixed64_field(uint8_t *p, uint32_t field, uint64_t v) {
   return trak_pb_write_fixed64(trak_pb_write_tag(p, field, TRAK_PB_WIRE_FIXED64), v);
 }
+static inline uint8_t *trak_pb_write_double_field(uint8_t *p, uint32_t field, double v) {
+  uint64_t bits;
+  memcpy(&bits, &v, 8);
+  return trak_pb_write_fixed64_field(p, field, bits);
+}
 /* Number of bytes the varint encoding of v takes (1 to 10). */
 static inline size_t trak_pb_varint_size(uint64_t v) {
   return (size_t)((((64 - __builtin_clzll(v | 1)) * 9) + 64) / 64);
