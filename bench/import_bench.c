@@ -17,6 +17,7 @@
 #include "trak/pb.h"
 #include "trak/processor.h"
 #include "trak/protos.h"
+#include "bench_util.h"
 
 #define PROCESSES 4
 #define THREADS_PER_PROCESS 4
@@ -39,12 +40,6 @@ static uint64_t next_rand(uint64_t *s) {
   *s ^= *s >> 7;
   *s ^= *s << 17;
   return *s;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 static double cpu_seconds(const struct rusage *r) {
@@ -217,7 +212,7 @@ static uint64_t generate(const char *path, uint64_t events) {
 }
 
 static void timed_query(trak_processor *p, const char *label, const char *sql) {
-  double t0 = now();
+  double t0 = bench_now_sec();
   trak_query *q;
   trak_error err = {0};
   uint64_t rows = 0;
@@ -228,27 +223,27 @@ static void timed_query(trak_processor *p, const char *label, const char *sql) {
   while (trak_query_next(q, &err) > 0)
     rows++;
   trak_query_free(q);
-  printf("  %-28s %8.1f ms  (%llu rows)\n", label, (now() - t0) * 1e3, (unsigned long long)rows);
+  printf("  %-28s %8.1f ms  (%llu rows)\n", label, (bench_now_sec() - t0) * 1e3, (unsigned long long)rows);
 }
 
 int main(int argc, char **argv) {
   uint64_t events = argc > 1 ? strtoull(argv[1], NULL, 10) : 10000000;
   const char *path = argc > 2 ? argv[2] : "/tmp/trak_import_bench.pb";
-  double t0 = now();
+  double t0 = bench_now_sec();
   uint64_t size = generate(path, events);
   printf("generated %llu events, %.1f MB in %.2f s: %s\n", (unsigned long long)events,
-         (double)size / 1e6, now() - t0, path);
+         (double)size / 1e6, bench_now_sec() - t0, path);
 
   struct rusage before;
   getrusage(RUSAGE_SELF, &before);
-  t0 = now();
+  t0 = bench_now_sec();
   trak_processor *p;
   trak_error err = {0};
   if (trak_processor_open_file(path, NULL, &p, &err)) {
     fprintf(stderr, "import failed: %s\n", err.message);
     return 1;
   }
-  double secs = now() - t0;
+  double secs = bench_now_sec() - t0;
   struct rusage after;
   getrusage(RUSAGE_SELF, &after);
   uint64_t n = trak_processor_event_count(p);

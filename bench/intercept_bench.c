@@ -19,23 +19,13 @@
 #include <unistd.h>
 
 #include "trak/trak.h"
+#include "bench_util.h"
 
 TRAK_CATEGORY_DEFINE(cat_b, "bench", "recorded");
 
 enum { BATCH = 2000, BATCHES = 301 };
 
 static trak_data_source *ds;
-
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static void noop_packet(const trak_intercepted_packet *p) {
   __asm__ volatile("" ::"r"(p));
@@ -73,11 +63,11 @@ static double measure(void (*fn)(void)) {
   static double per[BATCHES];
   fn();
   for (int b = 0; b < BATCHES; b++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     fn();
-    per[b] = (double)(now_ns() - t0) / BATCH;
+    per[b] = (double)(bench_now_ns() - t0) / BATCH;
   }
-  qsort(per, BATCHES, sizeof per[0], cmp_double);
+  qsort(per, BATCHES, sizeof per[0], bench_cmp_double);
   return per[BATCHES / 2];
 }
 

@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "trak/processor.h"
+#include "bench_util.h"
 
 #define PROCESSES 4
 #define THREADS_PER_PROCESS 4
@@ -34,12 +35,6 @@ static uint64_t next_rand(void) {
   rng ^= rng >> 7;
   rng ^= rng << 17;
   return rng;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 /* Args on one event in five: a number, a string and a nested object. */
@@ -125,17 +120,17 @@ int main(int argc, char **argv) {
   uint64_t mb = argc > 1 ? strtoull(argv[1], NULL, 10) : 500;
   const char *path = argc > 2 ? argv[2] : "/tmp/trak_json_bench.json";
   int keep = argc > 3 && !strcmp(argv[3], "keep");
-  double t0 = now();
+  double t0 = bench_now_sec();
   uint64_t events = generate(path, mb * 1000000);
-  printf("generated %s: %llu events in %.1f s\n", path, (unsigned long long)events, now() - t0);
+  printf("generated %s: %llu events in %.1f s\n", path, (unsigned long long)events, bench_now_sec() - t0);
 
   struct rusage before, after;
   getrusage(RUSAGE_SELF, &before);
   trak_processor *p;
   trak_error err = {0};
-  t0 = now();
+  t0 = bench_now_sec();
   int rc = trak_processor_open_file(path, NULL, &p, &err);
-  double secs = now() - t0;
+  double secs = bench_now_sec() - t0;
   getrusage(RUSAGE_SELF, &after);
   if (rc) {
     fprintf(stderr, "import failed: %s\n", err.message);

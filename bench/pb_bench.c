@@ -16,19 +16,9 @@
 
 #include "trak/pb.h"
 #include "trak/protos.h"
+#include "bench_util.h"
 
 #define RUNS 7
-
-static double now_sec(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
 
 static void put_interned(trak_pb_buf *b, uint32_t field, uint64_t iid, const char *name) {
   trak_pb_nested t = trak_pb_begin_nested(b, field);
@@ -127,17 +117,17 @@ int main(int argc, char **argv) {
   uint64_t checksum = 0;
   for (int r = 0; r < RUNS; r++) {
     b.p = b.start;
-    double t0 = now_sec();
+    double t0 = bench_now_sec();
     encode_stream(&b, n);
-    enc[r] = now_sec() - t0;
+    enc[r] = bench_now_sec() - t0;
     trak_pb_decoder d;
     trak_pb_decoder_init(&d, b.start, trak_pb_buf_len(&b));
-    t0 = now_sec();
+    t0 = bench_now_sec();
     checksum += decode_message(&d, 0);
-    dec[r] = now_sec() - t0;
+    dec[r] = bench_now_sec() - t0;
   }
-  qsort(enc, RUNS, sizeof *enc, cmp_double);
-  qsort(dec, RUNS, sizeof *dec, cmp_double);
+  qsort(enc, RUNS, sizeof *enc, bench_cmp_double);
+  qsort(dec, RUNS, sizeof *dec, bench_cmp_double);
   double e = enc[RUNS / 2], d = dec[RUNS / 2];
   printf("stream: %zu packets, %zu bytes (%.1f bytes/packet)\n", n, bytes,
          (double)bytes / (double)n);

@@ -13,22 +13,12 @@
 
 #include "trak/protos.h"
 #include "trak/trak.h"
+#include "bench_util.h"
 
 TRAK_CATEGORY_DEFINE(cat_on, "bench", "recorded");
 TRAK_CATEGORY_DEFINE(cat_off, "bench.off", "never recorded");
 
 enum { BATCH = 2000, BATCHES = 301 };
-
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
 
 static void extra(trak_event_ctx *ctx, void *user) {
   trak_pb_put_varint(trak_event_buf(ctx), 1001, 42);
@@ -92,11 +82,11 @@ static double measure(void (*fn)(void)) {
   static double per[BATCHES];
   fn(); /* warm up: interning, first chunk */
   for (int b = 0; b < BATCHES; b++) {
-    uint64_t t0 = now_ns();
+    uint64_t t0 = bench_now_ns();
     fn();
-    per[b] = (double)(now_ns() - t0) / BATCH;
+    per[b] = (double)(bench_now_ns() - t0) / BATCH;
   }
-  qsort(per, BATCHES, sizeof per[0], cmp_double);
+  qsort(per, BATCHES, sizeof per[0], bench_cmp_double);
   return per[BATCHES / 2];
 }
 
@@ -115,10 +105,10 @@ static void *thread_slices(void *arg) {
 static double throughput(int n, double *cpu_ns_per_slice) {
   pthread_t th[2];
   double cpu[2] = {0, 0};
-  uint64_t t0 = now_ns();
+  uint64_t t0 = bench_now_ns();
   for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, thread_slices, &cpu[i]);
   for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
-  double secs = (double)(now_ns() - t0) / 1e9;
+  double secs = (double)(bench_now_ns() - t0) / 1e9;
   *cpu_ns_per_slice = (cpu[0] + cpu[1]) / n / (200.0 * BATCH);
   return (double)n * 200 * BATCH * 2 / secs;
 }

@@ -12,11 +12,7 @@
 #include <stdlib.h>
 #include <time.h>
 
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
+#include "bench_util.h"
 
 static void run(long rows, int with_index) {
   sqlite3 *db;
@@ -31,7 +27,7 @@ static void run(long rows, int with_index) {
   sqlite3_stmt *st;
   sqlite3_prepare_v2(db, "INSERT INTO slice VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)", -1, &st, NULL);
   char name[32], cat[16];
-  double t0 = now();
+  double t0 = bench_now_sec();
   sqlite3_exec(db, "BEGIN", NULL, NULL, NULL);
   for (long i = 0; i < rows; i++) {
     snprintf(name, sizeof name, "Task::Run_%ld", i % 200);
@@ -55,7 +51,7 @@ static void run(long rows, int with_index) {
     sqlite3_reset(st);
   }
   sqlite3_exec(db, "COMMIT", NULL, NULL, NULL);
-  double secs = now() - t0;
+  double secs = bench_now_sec() - t0;
   printf("%s: %ld rows in %.2f s = %.2f M rows/s, %.1f bytes/row of SQLite heap\n",
          with_index ? "with ts index" : "no index     ", rows, secs, (double)rows / secs / 1e6,
          (double)(sqlite3_memory_highwater(1) - base) / (double)rows);

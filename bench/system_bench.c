@@ -19,6 +19,7 @@
 
 #include "trak/pbtxt.h"
 #include "trak/trak.h"
+#include "bench_util.h"
 
 TRAK_CATEGORY_DEFINE(cat_b, "bench", "recorded");
 
@@ -32,29 +33,18 @@ static void on_stop(int sig) {
   stop_flag = 1;
 }
 
-static uint64_t now_ns(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (uint64_t)t.tv_sec * 1000000000u + (uint64_t)t.tv_nsec;
-}
-
-static int cmp_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return x < y ? -1 : x > y;
-}
-
 /* Median ns per instant event over BATCHES batches; the least of three such medians. */
 static double event_cost(void) {
   static double v[BATCHES];
   double best = 1e9;
   for (int round = 0; round < 3; round++) {
     for (int b = 0; b < BATCHES; b++) {
-      uint64_t t0 = now_ns();
+      uint64_t t0 = bench_now_ns();
       for (int i = 0; i < BATCH; i++)
         TRAK_EVENT_INSTANT(cat_b, "tick", TRAK_ARG("i", i));
-      v[b] = (double)(now_ns() - t0) / BATCH;
+      v[b] = (double)(bench_now_ns() - t0) / BATCH;
     }
-    qsort(v, BATCHES, sizeof *v, cmp_double);
+    qsort(v, BATCHES, sizeof *v, bench_cmp_double);
     if (v[BATCHES / 2] < best) best = v[BATCHES / 2];
   }
   return best;
@@ -120,8 +110,8 @@ static pid_t spawn_flood(void) {
   if (pid) return pid;
   trak_system_connect(sock);
   wait_sessions(1);
-  uint64_t end = now_ns() + (uint64_t)(SECONDS * 1e9), n = 0;
-  while (now_ns() < end)
+  uint64_t end = bench_now_ns() + (uint64_t)(SECONDS * 1e9), n = 0;
+  while (bench_now_ns() < end)
     for (int i = 0; i < 1000; i++, n++)
       TRAK_EVENT_INSTANT(cat_b, "flood", TRAK_ARG("i", i));
   printf("  producer %d: %llu events emitted (%.1f M/s)\n", (int)getpid(), (unsigned long long)n,
@@ -155,14 +145,14 @@ int main(void) {
   printf("daemon throughput, 2 producers flat out for %.0f s into one discard session:\n", SECONDS);
   pid_t f1 = spawn_flood(), f2 = spawn_flood();
   sleep_ms(200);
-  uint64_t t0 = now_ns();
+  uint64_t t0 = bench_now_ns();
   pid_t rec = spawn_recorder(path2, NULL);
   sleep_ms((int)(SECONDS * 1000) + 300);
   kill(rec, SIGUSR1); /* the producers are done emitting and wait for the stop */
   waitpid(rec, NULL, 0);
   waitpid(f1, NULL, 0);
   waitpid(f2, NULL, 0);
-  double secs = (double)(now_ns() - t0) / 1e9;
+  double secs = (double)(bench_now_ns() - t0) / 1e9;
   struct stat st;
   stat(path2, &st);
   uint64_t packets = count_packets(path2);

@@ -12,16 +12,11 @@
 #include <time.h>
 
 #include "trak/writer.h"
+#include "bench_util.h"
 
 static int count_sink(void *user, const void *data, size_t len) {
   *(uint64_t *)user += len;
   return 0;
-}
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 enum { N_THREADS = 8, N_NAMES = 64, DEPTH = 4 };
@@ -53,7 +48,7 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
   uint64_t ts[N_THREADS] = {0};
   int depth[N_THREADS] = {0};
   trak_writer_event ev = {0};
-  double t0 = now();
+  double t0 = bench_now_sec();
   for (uint64_t i = 0; i < n; i++) {
     unsigned t = (unsigned)(i >> 3) & (N_THREADS - 1); /* runs of 8 events per track */
     ts[t] += 1 + (i & 7);
@@ -93,7 +88,7 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
   }
   trak_writer_totals totals;
   trak_writer_close(w, &totals, NULL);
-  return now() - t0;
+  return bench_now_sec() - t0;
 }
 
 int main(int argc, char **argv) {
