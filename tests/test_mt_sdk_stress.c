@@ -22,21 +22,6 @@ TRAK_CATEGORY_DEFINE(cat_mt, "mt", "stress");
 
 enum { THREADS = 6, EVENTS = 3000 };
 
-typedef struct bytes {
-  uint8_t *p;
-  size_t n;
-} bytes;
-
-static void read_more(trak_session *s, bytes *all) {
-  uint8_t *data;
-  size_t len;
-  assert_int_equal(trak_session_read(s, &data, &len, NULL), 0);
-  all->p = realloc(all->p, all->n + len + 1);
-  memcpy(all->p + all->n, data, len);
-  all->n += len;
-  free(data);
-}
-
 static void *writer(void *arg) {
   int id = (int)(intptr_t)arg;
   for (int i = 0; i < EVENTS; i++) {
@@ -48,10 +33,11 @@ static void *writer(void *arg) {
 
 static _Atomic int writers_done;
 static trak_session *big;
-static bytes big_bytes;
+static dec_bytes big_bytes;
 
 static void *reader(void *arg) {
-  while (!atomic_load(&writers_done)) read_more(big, &big_bytes);
+  while (!atomic_load(&writers_done))
+    assert_int_equal(dec_read_session(big, &big_bytes), 0);
   return arg;
 }
 
@@ -70,13 +56,15 @@ static void test_stress(void **state) {
 
   pthread_t rd, th[THREADS];
   pthread_create(&rd, NULL, reader, NULL);
-  for (int i = 0; i < THREADS; i++) pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
-  for (int i = 0; i < THREADS; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < THREADS; i++)
+    pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
+  for (int i = 0; i < THREADS; i++)
+    pthread_join(th[i], NULL);
   atomic_store(&writers_done, 1);
   pthread_join(rd, NULL);
   assert_int_equal(trak_session_stop(big, NULL), 0);
   assert_int_equal(trak_session_stop(small, NULL), 0);
-  read_more(big, &big_bytes);
+  assert_int_equal(dec_read_session(big, &big_bytes), 0);
 
   const size_t slices = (size_t)THREADS * EVENTS, marks = (size_t)THREADS * (EVENTS / 100);
   dec_trace t;
@@ -99,8 +87,8 @@ static void test_stress(void **state) {
   assert_int_equal(st.packets_lost, 0);
   dec_trace_free(&t);
 
-  bytes sb = {0};
-  read_more(small, &sb);
+  dec_bytes sb = {0};
+  assert_int_equal(dec_read_session(small, &sb), 0);
   memset(&t, 0, sizeof t);
   assert_int_equal(dec_trace_decode(&t, sb.p, sb.n), 0);
   if (t.errors) fail_msg("small: %s", t.error_text);
@@ -126,7 +114,8 @@ static void *spinner(void *arg) {
 
 static void test_start_stop_under_load(void **state) {
   pthread_t th[3];
-  for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, spinner, NULL);
+  for (int i = 0; i < 3; i++)
+    pthread_create(&th[i], NULL, spinner, NULL);
   for (int round = 0; round < 20; round++) {
     trak_session_config cfg;
     memset(&cfg, 0, sizeof cfg);
@@ -137,8 +126,8 @@ static void test_start_stop_under_load(void **state) {
     for (volatile int k = 0; k < 100000; k++) {
     }
     assert_int_equal(trak_session_stop(s, NULL), 0);
-    bytes b = {0};
-    read_more(s, &b);
+    dec_bytes b = {0};
+    assert_int_equal(dec_read_session(s, &b), 0);
     dec_trace t;
     memset(&t, 0, sizeof t);
     assert_int_equal(dec_trace_decode(&t, b.p, b.n), 0);
@@ -148,7 +137,8 @@ static void test_start_stop_under_load(void **state) {
     trak_session_free(s);
   }
   atomic_store(&stop_writing, 1);
-  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 3; i++)
+    pthread_join(th[i], NULL);
 }
 
 /* Streaming while threads write and another thread flushes: the file holds every event. */
@@ -167,16 +157,19 @@ static void test_streaming_concurrent_flush(void **state) {
   assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);
   assert_int_equal(trak_session_start(s, NULL), 0);
   pthread_t th[3];
-  for (int i = 0; i < 3; i++) pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
-  for (int i = 0; i < 20; i++) assert_int_equal(trak_session_flush(s, NULL), 0);
-  for (int i = 0; i < 3; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 3; i++)
+    pthread_create(&th[i], NULL, writer, (void *)(intptr_t)i);
+  for (int i = 0; i < 20; i++)
+    assert_int_equal(trak_session_flush(s, NULL), 0);
+  for (int i = 0; i < 3; i++)
+    pthread_join(th[i], NULL);
   assert_int_equal(trak_session_stop(s, NULL), 0);
   trak_session_stats st;
   trak_session_get_stats(s, &st);
   trak_session_free(s);
   FILE *f = fopen(path, "rb");
   assert_non_null(f);
-  bytes b = {malloc(64 << 20), 0};
+  dec_bytes b = {malloc(64 << 20), 0};
   b.n = fread(b.p, 1, 64 << 20, f);
   fclose(f);
   unlink(path);

@@ -31,22 +31,7 @@ static trak_session *start(trak_session_config *cfg) {
   return s;
 }
 
-/* Appends the session's unread trace to a growing buffer. */
-typedef struct bytes {
-  uint8_t *p;
-  size_t n;
-} bytes;
-static void read_more(trak_session *s, bytes *all) {
-  uint8_t *data;
-  size_t len;
-  assert_int_equal(trak_session_read(s, &data, &len, NULL), 0);
-  all->p = realloc(all->p, all->n + len + 1);
-  memcpy(all->p + all->n, data, len);
-  all->n += len;
-  free(data);
-}
-
-static void decode(const bytes *all, dec_trace *t) {
+static void decode(const dec_bytes *all, dec_trace *t) {
   memset(t, 0, sizeof *t);
   assert_int_equal(dec_trace_decode(t, all->p, all->n), 0);
   if (t->errors) fail_msg("trace error: %s", t->error_text);
@@ -62,16 +47,18 @@ static void test_loss_restarts_incremental_state(void **state) {
   cfg.chunk_size = 512;
   cfg.fill_policy = TRAK_FILL_DISCARD;
   trak_session *s = start(&cfg);
-  bytes all = {0};
+  dec_bytes all = {0};
   const int before = 2000, after = 50;
-  for (int i = 0; i < before; i++) TRAK_EVENT_INSTANT(cat_s, "before", TRAK_ARG("i", i));
+  for (int i = 0; i < before; i++)
+    TRAK_EVENT_INSTANT(cat_s, "before", TRAK_ARG("i", i));
   trak_session_stats st;
   trak_session_get_stats(s, &st);
   assert_true(st.packets_lost > 0);
-  read_more(s, &all); /* frees the chunks */
-  for (int i = 0; i < after; i++) TRAK_EVENT_INSTANT(cat_s, "after", TRAK_ARG("i", i));
+  assert_int_equal(dec_read_session(s, &all), 0); /* frees the chunks */
+  for (int i = 0; i < after; i++)
+    TRAK_EVENT_INSTANT(cat_s, "after", TRAK_ARG("i", i));
   assert_int_equal(trak_session_stop(s, NULL), 0);
-  read_more(s, &all);
+  assert_int_equal(dec_read_session(s, &all), 0);
   trak_session_get_stats(s, &st);
   dec_trace t;
   decode(&all, &t);
@@ -105,8 +92,8 @@ static void test_ring_overwrite(void **state) {
   assert_true(st.chunks_overwritten > 0);
   assert_true(st.packets_overwritten > 0);
   assert_int_equal(st.packets_lost, 0);
-  bytes all = {0};
-  read_more(s, &all);
+  dec_bytes all = {0};
+  assert_int_equal(dec_read_session(s, &all), 0);
   dec_trace t;
   decode(&all, &t); /* no reference to lost interned data, no invalid incremental clock */
   assert_true(dec_count(&t, B, "ring") >= 40); /* most of the ring decodes */
@@ -125,13 +112,14 @@ static void test_read_while_running_and_stats(void **state) {
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   trak_session *s = start(&cfg);
-  bytes all = {0};
+  dec_bytes all = {0};
   for (int round = 0; round < 3; round++) {
-    for (int i = 0; i < 100; i++) TRAK_EVENT_INSTANT(cat_s, "tick");
-    read_more(s, &all);
+    for (int i = 0; i < 100; i++)
+      TRAK_EVENT_INSTANT(cat_s, "tick");
+    assert_int_equal(dec_read_session(s, &all), 0);
   }
   assert_int_equal(trak_session_stop(s, NULL), 0);
-  read_more(s, &all);
+  assert_int_equal(dec_read_session(s, &all), 0);
   trak_session_stats st;
   trak_session_get_stats(s, &st);
   dec_trace t;
@@ -159,17 +147,20 @@ static void test_thread_exit_loses_nothing(void **state) {
   memset(&cfg, 0, sizeof cfg);
   trak_session *s = start(&cfg);
   pthread_t th[4];
-  for (int i = 0; i < 4; i++) pthread_create(&th[i], NULL, short_lived, NULL);
-  for (int i = 0; i < 4; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < 4; i++)
+    pthread_create(&th[i], NULL, short_lived, NULL);
+  for (int i = 0; i < 4; i++)
+    pthread_join(th[i], NULL);
   assert_int_equal(trak_session_stop(s, NULL), 0);
-  bytes all = {0};
-  read_more(s, &all);
+  dec_bytes all = {0};
+  assert_int_equal(dec_read_session(s, &all), 0);
   dec_trace t;
   decode(&all, &t);
   assert_int_equal(dec_count(&t, B, "worker"), 40);
   assert_int_equal(dec_count(&t, E, NULL), 40);
   int named = 0;
-  for (int i = 0; i < t.ntracks; i++) named += strcmp(t.tracks[i].thread_name, "short-lived") == 0;
+  for (int i = 0; i < t.ntracks; i++)
+    named += strcmp(t.tracks[i].thread_name, "short-lived") == 0;
   assert_int_equal(named, 4);
   free(all.p);
   dec_trace_free(&t);
@@ -191,7 +182,8 @@ static void test_streaming_to_file(void **state) {
   trak_session *s = start(&cfg);
   int written = 0;
   for (int round = 0; round < 50; round++) {
-    for (int i = 0; i < 20; i++, written++) TRAK_EVENT_INSTANT(cat_s, "streamed");
+    for (int i = 0; i < 20; i++, written++)
+      TRAK_EVENT_INSTANT(cat_s, "streamed");
     assert_int_equal(trak_session_flush(s, NULL), 0);
   }
   assert_int_equal(trak_session_stop(s, NULL), 0);
@@ -200,7 +192,7 @@ static void test_streaming_to_file(void **state) {
   trak_session_free(s);
   FILE *f = fopen(path, "rb");
   assert_non_null(f);
-  bytes all = {malloc(1 << 20), 0};
+  dec_bytes all = {malloc(1 << 20), 0};
   all.n = fread(all.p, 1, 1 << 20, f);
   fclose(f);
   unlink(path);
@@ -244,8 +236,8 @@ static void test_fork_child_starts_off(void **state) {
   assert_int_equal(WEXITSTATUS(status), 0);
   TRAK_EVENT_INSTANT(cat_s, "parent-after");
   assert_int_equal(trak_session_stop(s, NULL), 0);
-  bytes all = {0};
-  read_more(s, &all);
+  dec_bytes all = {0};
+  assert_int_equal(dec_read_session(s, &all), 0);
   dec_trace t;
   decode(&all, &t);
   assert_int_equal(dec_count(&t, I, "parent-before"), 1);
@@ -266,8 +258,8 @@ static void test_periodic_clear(void **state) {
     nanosleep(&(struct timespec){0, 3 * 1000 * 1000}, NULL);
   }
   assert_int_equal(trak_session_stop(s, NULL), 0);
-  bytes all = {0};
-  read_more(s, &all);
+  dec_bytes all = {0};
+  assert_int_equal(dec_read_session(s, &all), 0);
   dec_trace t;
   decode(&all, &t);
   assert_int_equal(dec_count(&t, I, "periodic"), 5);
@@ -340,8 +332,8 @@ static void test_oversized_packet(void **state) {
   trak_session_stats st;
   trak_session_get_stats(s, &st);
   assert_int_equal(st.packets_lost, 1);
-  bytes all = {0};
-  read_more(s, &all);
+  dec_bytes all = {0};
+  assert_int_equal(dec_read_session(s, &all), 0);
   dec_trace t;
   decode(&all, &t);
   assert_int_equal(dec_count(&t, I, "small"), 2);
@@ -372,7 +364,8 @@ static void test_bad_usage(void **state) {
   }
   assert_int_equal(n, TRAK_MAX_SESSIONS - 1); /* one slot is taken by `s` */
   assert_int_equal(err.code, TRAK_ENOSPC);
-  for (int i = 0; i <= n && i < TRAK_MAX_SESSIONS; i++) trak_session_free(many[i]);
+  for (int i = 0; i <= n && i < TRAK_MAX_SESSIONS; i++)
+    trak_session_free(many[i]);
   trak_session_free(s);
   trak_session_free(NULL);
 }

@@ -14,6 +14,26 @@
 
 #include "trak/pb.h"
 #include "trak/protos.h"
+#include "trak/sdk.h"
+
+/* A session's trace read out in pieces: each read appends here (NUL-padded by one byte). */
+typedef struct dec_bytes {
+  uint8_t *p;
+  size_t n;
+} dec_bytes;
+
+/* Appends the session's unread trace to `all`. Returns trak_session_read()'s result. */
+static __attribute__((unused)) int dec_read_session(trak_session *s, dec_bytes *all) {
+  uint8_t *data;
+  size_t len;
+  int rc = trak_session_read(s, &data, &len, NULL);
+  if (rc) return rc;
+  all->p = realloc(all->p, all->n + len + 1);
+  if (len) memcpy(all->p + all->n, data, len);
+  all->n += len;
+  free(data);
+  return 0;
+}
 
 #define DEC_MAX_ARGS 8
 #define DEC_MAX_FLOWS 4
@@ -35,7 +55,7 @@ typedef struct dec_event {
   int explicit_clock; /* the packet named BOOTTIME itself */
   int type;
   char name[96];
-  char cats[96]; /* comma-joined */
+  char cats[96];  /* comma-joined */
   uint64_t track; /* resolved: explicit or sequence default */
   int nargs;
   dec_arg args[DEC_MAX_ARGS];
@@ -44,8 +64,8 @@ typedef struct dec_event {
   int has_counter, counter_is_double;
   int64_t counter_i;
   double counter_d;
-  uint32_t extra_field;  /* first field number >= 1000 seen in the TrackEvent */
-  uint64_t extra_value;  /* its varint value */
+  uint32_t extra_field; /* first field number >= 1000 seen in the TrackEvent */
+  uint64_t extra_value; /* its varint value */
 } dec_event;
 
 typedef struct dec_track {
@@ -60,8 +80,8 @@ typedef struct dec_track {
 
 typedef struct dec_seq {
   uint32_t id;
-  int valid;              /* incremental state seen */
-  uint64_t clock;         /* incremental clock 64 */
+  int valid;      /* incremental state seen */
+  uint64_t clock; /* incremental clock 64 */
   uint64_t default_track;
   int default_clock;
   char *names[3][DEC_MAX_IIDS]; /* categories, event names, annotation names by iid */
@@ -134,52 +154,60 @@ static __attribute__((unused)) void dec_track_descriptor(dec_trace *t, const uin
   trak_pb_decoder_init(&d, p, n);
   while (trak_pb_decoder_next(&d, &f) == 1) {
     switch (f.number) {
-      case TRAK_PB_TrackDescriptor_parent_uuid: k->parent = f.value; break;
-      case TRAK_PB_TrackDescriptor_name: dec_copy(k->name, sizeof k->name, f.data, f.len); break;
-      case TRAK_PB_TrackDescriptor_child_ordering: k->child_ordering = (int)f.value; break;
-      case TRAK_PB_TrackDescriptor_sibling_order_rank:
-        k->has_rank = 1;
-        k->rank = (int)f.value;
-        break;
-      case TRAK_PB_TrackDescriptor_counter:
-        k->is_counter = 1;
-        trak_pb_decoder_init_nested(&sub, &d, &f);
-        while (trak_pb_decoder_next(&sub, &g) == 1)
-          if (g.number == TRAK_PB_CounterDescriptor_unit) k->unit = (int)g.value;
-        break;
-      case TRAK_PB_TrackDescriptor_thread:
-        k->is_thread = 1;
-        trak_pb_decoder_init_nested(&sub, &d, &f);
-        while (trak_pb_decoder_next(&sub, &g) == 1) {
-          if (g.number == TRAK_PB_ThreadDescriptor_tid) k->tid = (int64_t)g.value;
-          if (g.number == TRAK_PB_ThreadDescriptor_pid) k->pid = (int64_t)g.value;
-          if (g.number == TRAK_PB_ThreadDescriptor_thread_name)
-            dec_copy(k->thread_name, sizeof k->thread_name, g.data, g.len);
-        }
-        break;
-      case TRAK_PB_TrackDescriptor_process:
-        k->is_process = 1;
-        trak_pb_decoder_init_nested(&sub, &d, &f);
-        while (trak_pb_decoder_next(&sub, &g) == 1) {
-          if (g.number == TRAK_PB_ProcessDescriptor_pid) k->pid = (int64_t)g.value;
-          if (g.number == TRAK_PB_ProcessDescriptor_process_name)
-            dec_copy(k->process_name, sizeof k->process_name, g.data, g.len);
-        }
-        break;
-      default: break;
+    case TRAK_PB_TrackDescriptor_parent_uuid:
+      k->parent = f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_name:
+      dec_copy(k->name, sizeof k->name, f.data, f.len);
+      break;
+    case TRAK_PB_TrackDescriptor_child_ordering:
+      k->child_ordering = (int)f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_sibling_order_rank:
+      k->has_rank = 1;
+      k->rank = (int)f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_counter:
+      k->is_counter = 1;
+      trak_pb_decoder_init_nested(&sub, &d, &f);
+      while (trak_pb_decoder_next(&sub, &g) == 1)
+        if (g.number == TRAK_PB_CounterDescriptor_unit) k->unit = (int)g.value;
+      break;
+    case TRAK_PB_TrackDescriptor_thread:
+      k->is_thread = 1;
+      trak_pb_decoder_init_nested(&sub, &d, &f);
+      while (trak_pb_decoder_next(&sub, &g) == 1) {
+        if (g.number == TRAK_PB_ThreadDescriptor_tid) k->tid = (int64_t)g.value;
+        if (g.number == TRAK_PB_ThreadDescriptor_pid) k->pid = (int64_t)g.value;
+        if (g.number == TRAK_PB_ThreadDescriptor_thread_name)
+          dec_copy(k->thread_name, sizeof k->thread_name, g.data, g.len);
+      }
+      break;
+    case TRAK_PB_TrackDescriptor_process:
+      k->is_process = 1;
+      trak_pb_decoder_init_nested(&sub, &d, &f);
+      while (trak_pb_decoder_next(&sub, &g) == 1) {
+        if (g.number == TRAK_PB_ProcessDescriptor_pid) k->pid = (int64_t)g.value;
+        if (g.number == TRAK_PB_ProcessDescriptor_process_name)
+          dec_copy(k->process_name, sizeof k->process_name, g.data, g.len);
+      }
+      break;
+    default:
+      break;
     }
   }
 }
 
-static __attribute__((unused)) void dec_interned(dec_trace *t, dec_seq *s, const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_interned(dec_trace *t, dec_seq *s, const uint8_t *p,
+                                                 size_t n) {
   trak_pb_decoder d, e;
   trak_pb_field f, g;
   trak_pb_decoder_init(&d, p, n);
   while (trak_pb_decoder_next(&d, &f) == 1) {
-    int k = f.number == TRAK_PB_InternedData_event_categories      ? 0
-            : f.number == TRAK_PB_InternedData_event_names         ? 1
+    int k = f.number == TRAK_PB_InternedData_event_categories         ? 0
+            : f.number == TRAK_PB_InternedData_event_names            ? 1
             : f.number == TRAK_PB_InternedData_debug_annotation_names ? 2
-                                                                     : -1;
+                                                                      : -1;
     if (k < 0) {
       t->user_interned++;
       continue;
@@ -201,13 +229,15 @@ static __attribute__((unused)) void dec_interned(dec_trace *t, dec_seq *s, const
   }
 }
 
-static __attribute__((unused)) const char *dec_lookup(dec_trace *t, dec_seq *s, int k, uint64_t iid) {
+static __attribute__((unused)) const char *dec_lookup(dec_trace *t, dec_seq *s, int k,
+                                                      uint64_t iid) {
   if (iid < DEC_MAX_IIDS && s->names[k][iid]) return s->names[k][iid];
   dec_error(t, k == 0 ? "unknown category iid" : k == 1 ? "unknown name iid" : "unknown arg iid");
   return "?";
 }
 
-static __attribute__((unused)) void dec_cat_append(char *cats, size_t cap, const char *c, size_t n) {
+static __attribute__((unused)) void dec_cat_append(char *cats, size_t cap, const char *c,
+                                                   size_t n) {
   size_t used = strlen(cats);
   if (used && used + 1 < cap) cats[used++] = ',';
   if (used + n >= cap) n = cap - used - 1;
@@ -215,8 +245,8 @@ static __attribute__((unused)) void dec_cat_append(char *cats, size_t cap, const
   cats[used + n] = 0;
 }
 
-static __attribute__((unused)) void dec_annotation(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
-                           trak_pb_field *f) {
+static __attribute__((unused)) void dec_annotation(dec_trace *t, dec_seq *s, dec_event *ev,
+                                                   trak_pb_decoder *parent, trak_pb_field *f) {
   if (ev->nargs == DEC_MAX_ARGS) return;
   dec_arg *a = &ev->args[ev->nargs++];
   trak_pb_decoder d;
@@ -236,48 +266,56 @@ static __attribute__((unused)) void dec_annotation(dec_trace *t, dec_seq *s, dec
   }
 }
 
-static __attribute__((unused)) void dec_track_event(dec_trace *t, dec_seq *s, dec_event *ev, trak_pb_decoder *parent,
-                            trak_pb_field *tf) {
+static __attribute__((unused)) void dec_track_event(dec_trace *t, dec_seq *s, dec_event *ev,
+                                                    trak_pb_decoder *parent, trak_pb_field *tf) {
   trak_pb_decoder d;
   trak_pb_field f;
   trak_pb_decoder_init_nested(&d, parent, tf);
   ev->track = s->default_track;
   while (trak_pb_decoder_next(&d, &f) == 1) {
     switch (f.number) {
-      case TRAK_PB_TrackEvent_type: ev->type = (int)f.value; break;
-      case TRAK_PB_TrackEvent_name_iid:
-        snprintf(ev->name, sizeof ev->name, "%s", dec_lookup(t, s, 1, f.value));
-        break;
-      case TRAK_PB_TrackEvent_name: dec_copy(ev->name, sizeof ev->name, f.data, f.len); break;
-      case TRAK_PB_TrackEvent_category_iids: {
-        const char *c = dec_lookup(t, s, 0, f.value);
-        dec_cat_append(ev->cats, sizeof ev->cats, c, strlen(c));
-        break;
+    case TRAK_PB_TrackEvent_type:
+      ev->type = (int)f.value;
+      break;
+    case TRAK_PB_TrackEvent_name_iid:
+      snprintf(ev->name, sizeof ev->name, "%s", dec_lookup(t, s, 1, f.value));
+      break;
+    case TRAK_PB_TrackEvent_name:
+      dec_copy(ev->name, sizeof ev->name, f.data, f.len);
+      break;
+    case TRAK_PB_TrackEvent_category_iids: {
+      const char *c = dec_lookup(t, s, 0, f.value);
+      dec_cat_append(ev->cats, sizeof ev->cats, c, strlen(c));
+      break;
+    }
+    case TRAK_PB_TrackEvent_categories:
+      dec_cat_append(ev->cats, sizeof ev->cats, (const char *)f.data, f.len);
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      ev->track = f.value;
+      break;
+    case TRAK_PB_TrackEvent_debug_annotations:
+      dec_annotation(t, s, ev, &d, &f);
+      break;
+    case TRAK_PB_TrackEvent_flow_ids:
+      if (ev->nflows < DEC_MAX_FLOWS) ev->flows[ev->nflows++] = f.value;
+      break;
+    case TRAK_PB_TrackEvent_terminating_flow_ids:
+      if (ev->nterm < DEC_MAX_FLOWS) ev->term[ev->nterm++] = f.value;
+      break;
+    case TRAK_PB_TrackEvent_counter_value:
+      ev->has_counter = 1;
+      ev->counter_i = (int64_t)f.value;
+      break;
+    case TRAK_PB_TrackEvent_double_counter_value:
+      ev->has_counter = ev->counter_is_double = 1;
+      ev->counter_d = trak_pb_as_double(&f);
+      break;
+    default:
+      if (f.number >= 1000 && !ev->extra_field) {
+        ev->extra_field = f.number;
+        ev->extra_value = f.value;
       }
-      case TRAK_PB_TrackEvent_categories:
-        dec_cat_append(ev->cats, sizeof ev->cats, (const char *)f.data, f.len);
-        break;
-      case TRAK_PB_TrackEvent_track_uuid: ev->track = f.value; break;
-      case TRAK_PB_TrackEvent_debug_annotations: dec_annotation(t, s, ev, &d, &f); break;
-      case TRAK_PB_TrackEvent_flow_ids:
-        if (ev->nflows < DEC_MAX_FLOWS) ev->flows[ev->nflows++] = f.value;
-        break;
-      case TRAK_PB_TrackEvent_terminating_flow_ids:
-        if (ev->nterm < DEC_MAX_FLOWS) ev->term[ev->nterm++] = f.value;
-        break;
-      case TRAK_PB_TrackEvent_counter_value:
-        ev->has_counter = 1;
-        ev->counter_i = (int64_t)f.value;
-        break;
-      case TRAK_PB_TrackEvent_double_counter_value:
-        ev->has_counter = ev->counter_is_double = 1;
-        ev->counter_d = trak_pb_as_double(&f);
-        break;
-      default:
-        if (f.number >= 1000 && !ev->extra_field) {
-          ev->extra_field = f.number;
-          ev->extra_value = f.value;
-        }
     }
   }
 }
@@ -388,7 +426,8 @@ static __attribute__((unused)) int dec_trace_decode(dec_trace *t, const uint8_t 
 }
 
 static __attribute__((unused)) void dec_trace_free(dec_trace *t) {
-  for (int i = 0; i < t->nseqs; i++) dec_seq_reset(&t->seqs[i]);
+  for (int i = 0; i < t->nseqs; i++)
+    dec_seq_reset(&t->seqs[i]);
   free(t->seqs);
   free(t->ev);
   memset(t, 0, sizeof *t);
@@ -402,7 +441,8 @@ static __attribute__((unused)) size_t dec_count(const dec_trace *t, int type, co
   return n;
 }
 
-static __attribute__((unused)) const dec_event *dec_find(const dec_trace *t, int type, const char *name) {
+static __attribute__((unused)) const dec_event *dec_find(const dec_trace *t, int type,
+                                                         const char *name) {
   for (size_t i = 0; i < t->nev; i++)
     if (t->ev[i].type == type && (!name || strcmp(t->ev[i].name, name) == 0)) return &t->ev[i];
   return NULL;
