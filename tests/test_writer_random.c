@@ -32,17 +32,12 @@ static unsigned rnd(unsigned *s) {
 static void check_model(const char *model, const shadow *sh, int n, int *closed_by_writer) {
   int seen = 0;
   *closed_by_writer = 0;
-  for (const char *line = strstr(model, "name=\"s"); line; line = strstr(line + 1, "name=\"s")) {
-    const char *start = line;
-    while (start > model && start[-1] != '\n')
-      start--;
-    unsigned long long ts;
-    long long dur;
-    int depth, i;
-    char kind[16];
-    assert_int_equal(
-        sscanf(start, "  %15s ts=%llu dur=%lld depth=%d name=\"s%d\"", kind, &ts, &dur, &depth, &i),
-        5);
+  const char *cursor = NULL;
+  model_s_slice sl;
+  while (model_next_s_slice(model, &cursor, &sl)) {
+    int i = sl.index, depth = sl.depth;
+    unsigned long long ts = sl.ts;
+    long long dur = sl.dur;
     assert_true(i >= 0 && i < n);
     assert_int_equal(ts, sh[i].ts);
     if (sh[i].dur < 0) {

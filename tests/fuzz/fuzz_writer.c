@@ -32,18 +32,11 @@ static int n_open[MAX_HANDLES];
 /* Checks the model's "name=\"s<i>\"" slices against what the writer accepted. */
 static void check(const char *model, int n) {
   int seen = 0;
-  for (const char *line = strstr(model, "name=\"s"); line; line = strstr(line + 1, "name=\"s")) {
-    const char *start = line;
-    while (start > model && start[-1] != '\n')
-      start--;
-    unsigned long long ts;
-    long long dur;
-    int depth, i;
-    char kind[16];
-    if (sscanf(start, "  %15s ts=%llu dur=%lld depth=%d name=\"s%d\"", kind, &ts, &dur, &depth,
-               &i) != 5 ||
-        i < 0 || i >= n || ts != sh[i].ts || (sh[i].dur >= 0 && dur != sh[i].dur))
-      abort();
+  const char *cursor = NULL;
+  model_s_slice sl;
+  while (model_next_s_slice(model, &cursor, &sl)) {
+    int i = sl.index;
+    if (i < 0 || i >= n || sl.ts != sh[i].ts || (sh[i].dur >= 0 && sl.dur != sh[i].dur)) abort();
     seen++;
   }
   if (seen != n) abort();

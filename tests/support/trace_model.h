@@ -651,4 +651,29 @@ static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
   return ok;
 }
 
+/* A slice line of a printed model whose name is "s<index>", as the writer's random tests name
+** their slices. */
+typedef struct model_s_slice {
+  unsigned long long ts;
+  long long dur;
+  int depth;
+  int index; /* -1 when the line does not parse */
+} model_s_slice;
+
+/* Finds the next "s<index>" slice line after *cursor (start with *cursor = NULL) and fills
+** `out`. Returns 1 for a line, 0 at the end of the model. */
+static __attribute__((unused)) int model_next_s_slice(const char *model, const char **cursor,
+                                                      model_s_slice *out) {
+  const char *line = strstr(*cursor ? *cursor + 1 : model, "name=\"s");
+  if (!line) return 0;
+  *cursor = line;
+  while (line > model && line[-1] != '\n')
+    line--;
+  char kind[16];
+  if (sscanf(line, "  %15s ts=%llu dur=%lld depth=%d name=\"s%d\"", kind, &out->ts, &out->dur,
+             &out->depth, &out->index) != 5)
+    out->index = -1;
+  return 1;
+}
+
 #endif /* TRAK_TEST_TRACE_MODEL_H */
