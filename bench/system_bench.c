@@ -95,6 +95,23 @@ static pid_t spawn_recorder(const char *path, double *elapsed_out) {
   _exit(0);
 }
 
+/* CPU seconds (user + system) process `pid` has used so far, from /proc (10 ms ticks). */
+static double cpu_seconds(pid_t pid) {
+  char path[64], line[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(line, 1, sizeof line - 1, f);
+  fclose(f);
+  line[n] = 0;
+  const char *p = strrchr(line, ')'); /* the command name may hold spaces */
+  unsigned long utime = 0, stime = 0;
+  if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
+                  &stime) != 2)
+    return 0;
+  return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+}
+
 static void sleep_ms(int ms) {
   nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
 }
@@ -147,6 +164,7 @@ int main(void) {
   pid_t f1 = spawn_flood(), f2 = spawn_flood();
   sleep_ms(200);
   uint64_t t0 = bench_now_ns();
+  double cpu0 = cpu_seconds(daemon);
   pid_t rec = spawn_recorder(path2, NULL);
   sleep_ms((int)(SECONDS * 1000) + 300);
   kill(rec, SIGUSR1); /* the producers are done emitting and wait for the stop */
@@ -154,12 +172,16 @@ int main(void) {
   waitpid(f1, NULL, 0);
   waitpid(f2, NULL, 0);
   double secs = (double)(bench_now_ns() - t0) / 1e9;
+  double cpu = cpu_seconds(daemon) - cpu0;
   struct stat st;
   stat(path2, &st);
   uint64_t packets = count_packets(path2);
   printf("  file: %.1f MB, %.2f M packets in %.2f s (session start to file complete) = "
          "%.1f MB/s, %.2f M events/s\n",
          st.st_size / 1e6, packets / 1e6, secs, st.st_size / 1e6 / secs, packets / 1e6 / secs);
+  printf("  daemon CPU: %.2f s for those bytes = %.0f MB per CPU-second (the machine's load "
+         "decides the rest)\n",
+         cpu, cpu > 0 ? st.st_size / 1e6 / cpu : 0.0);
 
   /* 1: in-process, then system mode, in this process. */
   trak_session *s;

@@ -164,8 +164,9 @@ static pid_t spawn_hostile(int kind, int ready) {
     struct pollfd p = {fd, POLLIN, 0};
     if (poll(&p, 1, 10) != 1) continue;
     long n = trak__ipc_recv(fd, rx, &memfd);
-    if (n <= 0 || trak__ipc_decode(rx, (size_t)n, &m) || m.type != TRAK_PB_IpcMessage_start_session)
-      _exit(12);
+    if (n <= 0 || trak__ipc_decode(rx, (size_t)n, &m)) _exit(12);
+    if (m.type == TRAK_PB_IpcMessage_welcome) continue;
+    if (m.type != TRAK_PB_IpcMessage_start_session) _exit(12);
   }
   if (memfd < 0) _exit(13);
   uint8_t *mem = mmap(NULL, m.buffer_size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);

@@ -66,6 +66,7 @@ enum {
 typedef struct trak__chunk_meta {
   uint8_t state;      /* TRAK__CHUNK_* */
   uint8_t continues;  /* daemon: the rest of a chunk whose first part was copied before */
+  uint8_t untrusted;  /* daemon: packets carry trusted fields their producer wrote */
   uint32_t read_pos;  /* payload bytes already read out */
   uint32_t read_pkts; /* packets already read out */
 } trak__chunk_meta;
@@ -335,14 +336,17 @@ int trak__session_use_shared(struct trak_session *s, uint8_t *mem, size_t size) 
 size_t trak__session_take_complete(struct trak_session *s, uint32_t *idx, size_t max) TRAK__HIDDEN;
 void trak__session_release(struct trak_session *s, const uint32_t *idx, size_t n) TRAK__HIDDEN;
 uint64_t trak__session_undelivered(struct trak_session *s) TRAK__HIDDEN;
-/* Daemon side: copies a validated chunk payload in as a complete chunk of sequence `seq`
-** (0, or -1 when a discard buffer is full). `continues`: the payload is the rest of chunk
-** (seq, cindex), whose first part an earlier call copied; *at (in/out, may be NULL) names the
-** central chunk that took the part before, which the rest joins while still unread, so
-** readout sees one chunk. Readout treats a rest whose first part it never read as a loss. */
-int trak__session_import_chunk(struct trak_session *s, uint32_t seq, uint32_t cindex,
-                               const uint8_t *payload, uint32_t bytes, uint32_t packets,
-                               int continues, uint32_t *at) TRAK__HIDDEN;
+/* Daemon side, copying each chunk once, straight into the central buffer, and checking the
+** copy there (s->lock held across both calls). Reserve: room for `bytes` of chunk (seq,
+** cindex); `continues`: they are the rest of a chunk whose first part went to central chunk
+** *at, which they join while it is still unread. Returns where to copy them and sets *at, or
+** NULL when a discard buffer is full. Commit: makes them readable (`ok`) or gives the room
+** back; `untrusted`: some packet carries fields only the service may write (readout strips
+** them). Readout treats a rest whose first part it never read as a loss. */
+uint8_t *trak__session_import_reserve(struct trak_session *s, uint32_t seq, uint32_t cindex,
+                                      uint32_t bytes, int continues, uint32_t *at) TRAK__HIDDEN;
+void trak__session_import_commit(struct trak_session *s, uint32_t at, uint32_t bytes,
+                                 uint32_t packets, int untrusted, int ok) TRAK__HIDDEN;
 int trak__session_trust(struct trak_session *s, uint32_t seq, int32_t uid, int32_t pid) TRAK__HIDDEN;
 
 /* data_source.c: instances of data sources, driven by sessions through these entry points
@@ -398,5 +402,16 @@ int trak__zlib_compress(const uint8_t *in, size_t n, trak_pb_buf *out) TRAK__HID
 /* readout.c */
 /* Appends unread packets of `s` to `out` as Trace.packet fields (s->lock held). */
 void trak__session_drain(struct trak_session *s, trak_pb_buf *out) TRAK__HIDDEN;
+/* Where trak__session_drain_to hands the packets: `fn` gets whole packets (compressed when
+** the session compresses), about `batch` bytes at a time, and returns 0 to go on. */
+typedef struct trak__drain_sink {
+  int (*fn)(const uint8_t *data, size_t len, void *user);
+  void *user;
+  size_t batch;
+} trak__drain_sink;
+/* Drains like trak__session_drain without holding the whole output in memory (s->lock held).
+** Returns 0, the sink's nonzero answer (chunks read until then are consumed), or
+** TRAK_ENOMEM. */
+int trak__session_drain_to(struct trak_session *s, const trak__drain_sink *sink) TRAK__HIDDEN;
 
 #endif /* TRAK_SDK_INTERNAL_H */

@@ -138,11 +138,11 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
       dropped = q->skipping == 2;
       q->skipping = 0;
     }
-    if (s->trust) {
+    if (m->untrusted) {
       size_t n = strip_trusted(f.data, f.len, scratch);
       if (!scratch->error) emit(out, scratch->start, n, it->writer, dropped, tr);
     } else {
-      emit(out, f.data, f.len, it->writer, dropped, NULL);
+      emit(out, f.data, f.len, it->writer, dropped, tr);
     }
   }
   m->read_pos = trak__fill_bytes(fill);
@@ -154,12 +154,16 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
   }
 }
 
-static void drain_plain(trak_session *s, trak_pb_buf *out) {
+/* Hands what `out` holds to the sink (compressed when the session compresses) and empties it.
+** Returns the sink's answer. */
+static int pass_on(trak_session *s, trak_pb_buf *out, const trak__drain_sink *sink);
+
+/* Appends the unread packets, sequence by sequence in chunk order, to `out`; with a sink,
+** passes them on whenever `out` holds a batch, and at the end. Returns 0, the sink's nonzero
+** answer (the drain stops there), or TRAK_ENOMEM. */
+static int drain_plain(trak_session *s, trak_pb_buf *out, const trak__drain_sink *sink) {
   item *items = malloc((size_t)s->nchunks * sizeof *items);
-  if (!items) {
-    out->error = TRAK_ENOMEM;
-    return;
-  }
+  if (!items) return out->error = TRAK_ENOMEM;
   size_t n = 0;
   for (uint32_t i = 0; i < s->nchunks; i++) {
     trak__chunk_meta *m = &s->meta[i];
@@ -173,20 +177,22 @@ static void drain_plain(trak_session *s, trak_pb_buf *out) {
     n++;
   }
   qsort(items, n, sizeof *items, item_cmp);
-  size_t before = trak_pb_buf_len(out);
   trak_pb_buf scratch;
   trak_pb_buf_init_heap(&scratch);
-  for (size_t i = 0; i < n; i++) {
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
     trak__seq_read *q = seq_for(s, items[i].writer);
     if (!q) {
-      out->error = TRAK_ENOMEM;
+      rc = out->error = TRAK_ENOMEM;
       break;
     }
     read_chunk(s, &items[i], q, out, &scratch);
+    if (sink && trak_pb_buf_len(out) >= sink->batch) rc = pass_on(s, out, sink);
   }
+  if (sink && !rc && trak_pb_buf_len(out)) rc = pass_on(s, out, sink);
   trak_pb_buf_free(&scratch);
   free(items);
-  (void)before;
+  return rc ? rc : out->error;
 }
 
 #define COMPRESS_BATCH (512 * 1024) /* input bytes per compressed_packets packet */
@@ -220,17 +226,45 @@ static void put_compressed(const uint8_t *data, size_t len, trak_pb_buf *out) {
   trak_pb_buf_free(&z);
 }
 
-void trak__session_drain(trak_session *s, trak_pb_buf *out) {
-  size_t before = trak_pb_buf_len(out);
+static int pass_on(trak_session *s, trak_pb_buf *out, const trak__drain_sink *sink) {
+  int rc;
+  if (out->error) return out->error;
   if (!s->compress) {
-    drain_plain(s, out);
+    rc = sink->fn(out->start, trak_pb_buf_len(out), sink->user);
+    s->stats.bytes_read += trak_pb_buf_len(out);
   } else {
-    trak_pb_buf plain;
-    trak_pb_buf_init_heap(&plain);
-    drain_plain(s, &plain);
-    if (plain.error) out->error = plain.error;
-    else put_compressed(plain.start, trak_pb_buf_len(&plain), out);
-    trak_pb_buf_free(&plain);
+    trak_pb_buf z;
+    trak_pb_buf_init_heap(&z);
+    put_compressed(out->start, trak_pb_buf_len(out), &z);
+    rc = z.error ? z.error : sink->fn(z.start, trak_pb_buf_len(&z), sink->user);
+    s->stats.bytes_read += trak_pb_buf_len(&z);
+    trak_pb_buf_free(&z);
   }
-  s->stats.bytes_read += trak_pb_buf_len(out) - before;
+  out->p = out->start;
+  return rc;
+}
+
+static int append_to(const uint8_t *data, size_t len, void *user) {
+  trak_pb_put_raw(user, data, len);
+  return ((trak_pb_buf *)user)->error;
+}
+
+void trak__session_drain(trak_session *s, trak_pb_buf *out) {
+  if (!s->compress) {
+    size_t before = trak_pb_buf_len(out);
+    drain_plain(s, out, NULL);
+    s->stats.bytes_read += trak_pb_buf_len(out) - before;
+    return;
+  }
+  trak__drain_sink into_out = {append_to, out, COMPRESS_BATCH};
+  int rc = trak__session_drain_to(s, &into_out);
+  if (rc && !out->error) out->error = rc;
+}
+
+int trak__session_drain_to(trak_session *s, const trak__drain_sink *sink) {
+  trak_pb_buf batch;
+  trak_pb_buf_init_heap(&batch);
+  int rc = drain_plain(s, &batch, sink);
+  trak_pb_buf_free(&batch);
+  return rc;
 }

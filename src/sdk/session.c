@@ -361,6 +361,9 @@ void trak__session_retire_chunk(trak_session *s, trak__writer *w) {
 ** resets its bookkeeping to WRITING. Returns its index, or -1 when none is available.
 ** s->lock held. */
 static int pick_chunk_locked(trak_session *s) {
+  /* A full discard buffer stays full until a chunk is freed (which clears the flag): no scan. */
+  if (s->fill_policy == TRAK_FILL_DISCARD && atomic_load_explicit(&s->full, memory_order_relaxed))
+    return -1;
   int found = -1;
   for (uint32_t k = 0; k < s->nchunks; k++) {
     uint32_t i = (s->cursor + k) % s->nchunks;
@@ -387,6 +390,7 @@ static int pick_chunk_locked(trak_session *s) {
   s->cursor = (i + 1) % s->nchunks;
   s->meta[i].state = TRAK__CHUNK_WRITING;
   s->meta[i].continues = 0;
+  s->meta[i].untrusted = 0;
   s->meta[i].read_pos = 0;
   s->meta[i].read_pkts = 0;
   s->stats.chunks_written++;
@@ -691,48 +695,51 @@ uint64_t trak__session_undelivered(trak_session *s) {
   return n;
 }
 
-/* Appends a chunk's rest to central chunk `at` when that still holds the unread part before
-** it. s->lock held. Returns 1 when it did. */
-static int join_rest_locked(trak_session *s, uint32_t at, uint32_t seq, uint32_t cindex,
-                            const uint8_t *payload, uint32_t bytes, uint32_t packets) {
-  if (at >= s->nchunks || s->meta[at].state != TRAK__CHUNK_COMPLETE) return 0;
+/* The free room after the unread part of chunk (seq, cindex) in central chunk `at`, or NULL
+** when `at` no longer holds it or `bytes` do not fit. s->lock held. */
+static uint8_t *room_after_locked(trak_session *s, uint32_t at, uint32_t seq, uint32_t cindex,
+                                  uint32_t bytes) {
+  if (at >= s->nchunks || s->meta[at].state != TRAK__CHUNK_COMPLETE) return NULL;
   trak__chunk *c = trak__chunk_at(s, at);
-  uint64_t fill = atomic_load_explicit(&c->fill, memory_order_relaxed);
-  uint32_t have = trak__fill_bytes(fill);
+  uint32_t have = trak__fill_bytes(atomic_load_explicit(&c->fill, memory_order_relaxed));
   if (c->writer_id != seq || c->chunk_index != cindex ||
       have + bytes > s->chunk_size - TRAK__CHUNK_HEADER)
-    return 0;
-  memcpy((uint8_t *)c + TRAK__CHUNK_HEADER + have, payload, bytes);
-  atomic_store_explicit(&c->fill, fill + bytes + ((uint64_t)packets << 32), memory_order_relaxed);
-  return 1;
+    return NULL;
+  return (uint8_t *)c + TRAK__CHUNK_HEADER + have;
 }
 
-int trak__session_import_chunk(trak_session *s, uint32_t seq, uint32_t cindex,
-                               const uint8_t *payload, uint32_t bytes, uint32_t packets,
-                               int continues, uint32_t *at) {
-  if (bytes > s->chunk_size - TRAK__CHUNK_HEADER) return TRAK_EINVAL;
-  pthread_mutex_lock(&s->lock);
-  int i = -1;
-  if (continues && at && join_rest_locked(s, *at, seq, cindex, payload, bytes, packets)) {
-    i = (int)*at;
-  } else if ((i = pick_chunk_locked(s)) >= 0) {
-    trak__chunk *c = trak__chunk_at(s, (uint32_t)i);
-    c->writer_id = seq;
-    c->chunk_index = cindex;
-    memcpy((uint8_t *)c + TRAK__CHUNK_HEADER, payload, bytes);
-    atomic_store_explicit(&c->fill, (uint64_t)bytes | ((uint64_t)packets << 32),
-                          memory_order_relaxed);
-    s->meta[i].state = TRAK__CHUNK_COMPLETE;
-    s->meta[i].continues = (uint8_t)(continues != 0);
+uint8_t *trak__session_import_reserve(trak_session *s, uint32_t seq, uint32_t cindex,
+                                      uint32_t bytes, int continues, uint32_t *at) {
+  if (bytes > s->chunk_size - TRAK__CHUNK_HEADER) return NULL;
+  uint8_t *room = continues ? room_after_locked(s, *at, seq, cindex, bytes) : NULL;
+  if (room) return room;
+  int i = pick_chunk_locked(s);
+  if (i < 0) return NULL;
+  trak__chunk *c = trak__chunk_at(s, (uint32_t)i);
+  c->writer_id = seq;
+  c->chunk_index = cindex;
+  atomic_store_explicit(&c->fill, 0, memory_order_relaxed);
+  s->meta[i].continues = (uint8_t)(continues != 0);
+  s->meta[i].untrusted = 0;
+  *at = (uint32_t)i; /* WRITING, empty: readout skips it until the commit */
+  return (uint8_t *)c + TRAK__CHUNK_HEADER;
+}
+
+void trak__session_import_commit(trak_session *s, uint32_t at, uint32_t bytes, uint32_t packets,
+                                 int untrusted, int ok) {
+  trak__chunk_meta *m = &s->meta[at];
+  if (!ok) { /* a fresh chunk goes back; a joined one keeps what it had */
+    if (m->state == TRAK__CHUNK_WRITING) m->state = TRAK__CHUNK_FREE;
+    atomic_store_explicit(&s->full, 0, memory_order_relaxed);
+    return;
   }
-  if (i >= 0) {
-    s->stats.bytes_written += bytes;
-    s->stats.packets_written += packets;
-    if (at) *at = (uint32_t)i;
-  }
-  pthread_mutex_unlock(&s->lock);
-  if (i < 0) trak__session_lost(s, packets);
-  return i >= 0 ? 0 : -1;
+  trak__chunk *c = trak__chunk_at(s, at);
+  uint64_t fill = atomic_load_explicit(&c->fill, memory_order_relaxed);
+  atomic_store_explicit(&c->fill, fill + bytes + ((uint64_t)packets << 32), memory_order_relaxed);
+  m->state = TRAK__CHUNK_COMPLETE;
+  m->untrusted |= (uint8_t)(untrusted != 0);
+  s->stats.bytes_written += bytes;
+  s->stats.packets_written += packets;
 }
 
 int trak__session_trust(trak_session *s, uint32_t seq, int32_t uid, int32_t pid) {

@@ -27,7 +27,7 @@ typedef struct trak__ipc_msg {
   uint32_t buffer_size;
   uint32_t nchunks;
   uint32_t chunks[TRAK__IPC_MAX_CHUNKS];
-  uint64_t packets_lost; /* commit: so far; hello: while away; status: in all */
+  uint64_t packets_lost; /* commit: so far; lost_while_away; status: in all */
   int flushed;           /* IpcCommitChunks.flushed */
   uint32_t nnames;       /* IpcHello / IpcDataSources data source names */
   const uint8_t *names[TRAK__IPC_MAX_NAMES];

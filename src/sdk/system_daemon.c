@@ -133,16 +133,32 @@ static uint32_t global_seq(client *c, attach *a, dsession *s, uint32_t local) {
   return trak__session_trust(s->central, g, c->uid, c->pid) == 0 ? g : 0;
 }
 
-/* Checks that [p, p + bytes) is exactly `packets` Trace.packet fields. */
-static int framed(const uint8_t *p, uint32_t bytes, uint32_t packets) {
+/* Does the packet [p, p + len) carry a field only the service may write? */
+static int has_trusted_field(const uint8_t *p, size_t len) {
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, p, len);
+  while (trak_pb_decoder_next(&d, &f) == 1)
+    if (f.number == TRAK_PB_TracePacket_trusted_packet_sequence_id ||
+        f.number == TRAK_PB_TracePacket_trusted_uid || f.number == TRAK_PB_TracePacket_trusted_pid)
+      return 1;
+  return 0;
+}
+
+/* Checks that [p, p + bytes) is exactly `packets` Trace.packet fields; sets *untrusted when
+** one carries trusted fields (readout then strips them). */
+static int framed(const uint8_t *p, uint32_t bytes, uint32_t packets, int *untrusted) {
   trak_pb_decoder d;
   trak_pb_field f;
   trak_pb_decoder_init(&d, p, bytes);
   uint32_t count = 0;
   int rc;
+  *untrusted = 0;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1 && f.number == TRAK_PB_Trace_packet &&
-         f.wire_type == TRAK_PB_WIRE_LEN)
+         f.wire_type == TRAK_PB_WIRE_LEN) {
     count++;
+    *untrusted |= has_trusted_field(f.data, f.len);
+  }
   return rc == 0 && count == packets;
 }
 
@@ -152,9 +168,9 @@ enum { TAKE_ALL, TAKE_SCRAPE };
 ** after the producer died) takes the chunk's packets not copied before and marks it copied;
 ** TAKE_SCRAPE takes the complete packets of a chunk still being written and leaves it to its
 ** writer, remembering how far it got. The fill word is read once (acquire: the writer
-** publishes packets with release) and the claimed bytes are copied out of shared memory
-** before anything looks at them. Returns 0, or -1 with a reason in `why` when the chunk is
-** malformed. */
+** publishes packets with release); the claimed bytes are copied out of shared memory, straight
+** into the central buffer (or scratch when that is full), and only the copy is checked and
+** used. Returns 0, or -1 with a reason in `why` when the chunk is malformed. */
 static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, int how, char *why,
                       size_t n) {
   uint32_t cs = s->central->chunk_size;
@@ -165,39 +181,39 @@ static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, int how, ch
   trak__chunk *shared = (trak__chunk *)(a->mem + (size_t)i * cs);
   uint64_t fill = atomic_load_explicit(&shared->fill, memory_order_acquire);
   uint32_t bytes = trak__fill_bytes(fill), packets = trak__fill_packets(fill);
+  uint32_t writer = shared->writer_id, cindex = shared->chunk_index;
   if (bytes > cs - TRAK__CHUNK_HEADER) {
     snprintf(why, n, "chunk %u claims %u bytes in a %u-byte chunk", i, bytes, cs);
     return -1;
   }
-  if (!bytes && how == TAKE_SCRAPE) return 0;
-  memcpy(D.copy, shared, TRAK__CHUNK_HEADER + bytes);
-  const trak__chunk *h = (const trak__chunk *)D.copy;
   scraped *sc = &a->scr[i], before = *sc;
-  if (before.bytes && (h->writer_id != before.writer || h->chunk_index != before.cindex ||
+  if (before.bytes && (writer != before.writer || cindex != before.cindex ||
                        bytes < before.bytes || packets < before.packets)) {
     snprintf(why, n, "chunk %u changed under the daemon (%u bytes copied, now %u)", i,
              before.bytes, bytes);
     return -1;
   }
-  if (!framed(D.copy + TRAK__CHUNK_HEADER + before.bytes, bytes - before.bytes,
-              packets - before.packets)) {
-    snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
-    return -1;
-  }
+  uint32_t add = bytes - before.bytes, add_packets = packets - before.packets;
   if (how == TAKE_ALL) { /* copied: a later salvage must not take it again */
     atomic_store_explicit(&shared->fill, 0, memory_order_relaxed);
     memset(sc, 0, sizeof *sc);
-  } else {
-    *sc = (scraped){h->writer_id, h->chunk_index, bytes, packets, before.central};
   }
-  if (bytes == before.bytes) return 0;
-  uint32_t g = global_seq(c, a, s, h->writer_id);
-  uint32_t at = before.central;
-  if (g)
-    trak__session_import_chunk(s->central, g, h->chunk_index,
-                               D.copy + TRAK__CHUNK_HEADER + before.bytes, bytes - before.bytes,
-                               packets - before.packets, before.bytes != 0, &at);
-  if (how == TAKE_SCRAPE) sc->central = at;
+  if (!add) return 0;
+  uint32_t g = global_seq(c, a, s, writer), at = before.central;
+  pthread_mutex_lock(&s->central->lock);
+  uint8_t *room =
+      g ? trak__session_import_reserve(s->central, g, cindex, add, before.bytes != 0, &at) : NULL;
+  uint8_t *dst = room ? room : D.copy;
+  memcpy(dst, (uint8_t *)shared + TRAK__CHUNK_HEADER + before.bytes, add);
+  int untrusted, ok = framed(dst, add, add_packets, &untrusted);
+  if (room) trak__session_import_commit(s->central, at, add, add_packets, untrusted, ok);
+  pthread_mutex_unlock(&s->central->lock);
+  if (!ok) {
+    snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
+    return -1;
+  }
+  if (!room) trak__session_lost(s->central, add_packets); /* the central buffer is full */
+  if (how == TAKE_SCRAPE) *sc = (scraped){writer, cindex, bytes, packets, at};
   s->chunks++;
   return 0;
 }
@@ -506,18 +522,12 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
     if (D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER) attach_producer(k, s);
 }
 
-/* Writes what the central buffer holds to the session's file. A failed write (disk full)
-** leaves the file cut back to its last whole write, so it stays a valid trace. */
-static void write_out(dsession *s) {
-  if (s->error[0]) return;
-  trak_pb_buf b;
-  trak_pb_buf_init_heap(&b);
-  pthread_mutex_lock(&s->central->lock);
-  trak__session_drain(s->central, &b);
-  pthread_mutex_unlock(&s->central->lock);
-  size_t len = trak_pb_buf_len(&b), done = 0;
-  while (done < len) {
-    ssize_t n = write(s->out_fd, b.start + done, len - done);
+/* Writes one batch of whole packets to the session's file. A failed write (disk full) cuts
+** the file back to the end of the last whole batch, so it stays a valid trace. */
+static int write_batch(const uint8_t *data, size_t len, void *user) {
+  dsession *s = user;
+  for (size_t done = 0; done < len;) {
+    ssize_t n = write(s->out_fd, data + done, len - done);
     if (n < 0 && errno == EINTR) continue;
     if (n <= 0) {
       snprintf(s->error, sizeof s->error, "writing the trace: %s",
@@ -526,12 +536,22 @@ static void write_out(dsession *s) {
             (unsigned long long)s->bytes_out);
       if (ftruncate(s->out_fd, (off_t)s->bytes_out) != 0) { /* not a regular file */
       }
-      break;
+      return TRAK_EIO;
     }
     done += (size_t)n;
   }
-  if (!s->error[0]) s->bytes_out += len;
-  trak_pb_buf_free(&b);
+  s->bytes_out += len;
+  return 0;
+}
+
+/* Writes what the central buffer holds to the session's file, 4 MiB at a time: the daemon
+** never holds a second copy of a session's buffer. */
+static void write_out(dsession *s) {
+  if (s->error[0]) return;
+  trak__drain_sink to_file = {write_batch, s, 4u << 20};
+  pthread_mutex_lock(&s->central->lock);
+  trak__session_drain_to(s->central, &to_file);
+  pthread_mutex_unlock(&s->central->lock);
 }
 
 static uint32_t producers_in(const dsession *s) {
@@ -610,8 +630,8 @@ static void attach_everywhere(int ci) {
     if (D.s[i].id) attach_producer(ci, &D.s[i]);
 }
 
-/* IpcHello: a producer; what it lost while no daemon was there goes to the sessions it joins
-** now, or to the next session started. */
+/* IpcHello: a producer. The welcome goes first: it tells the producer a live daemon heard it,
+** and precedes any session start. */
 static void on_hello(int ci, const trak__ipc_msg *m) {
   client *c = &D.c[ci];
   c->role = C_PRODUCER;
@@ -620,17 +640,23 @@ static void on_hello(int ci, const trak__ipc_msg *m) {
   names_free(c->sources);
   c->sources = names_from(m);
   if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
-  if (m->packets_lost)
-    logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
-          (unsigned long long)m->packets_lost);
-  attach_everywhere(ci);
+  trak__ipc_end(&D.tx, trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_welcome));
+  if (send_to(ci, -1) == 0) attach_everywhere(ci);
+}
+
+/* IpcLostWhileAway: goes to the sessions the producer joined at its hello, or to the next
+** session started. */
+static void on_lost_while_away(int ci, uint64_t packets) {
+  client *c = &D.c[ci];
+  logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
+        (unsigned long long)packets);
   int joined = 0;
-  for (int k = 0; k < TRAK_MAX_SESSIONS && c->fd >= 0; k++) {
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
     dsession *s = session_by_id(c->at[k].session_id);
-    if (s) s->lost_away += m->packets_lost;
+    if (s) s->lost_away += packets;
     joined |= s != NULL;
   }
-  if (!joined) D.lost_away += m->packets_lost;
+  if (!joined) D.lost_away += packets;
 }
 
 static void on_message(int ci) {
@@ -658,9 +684,14 @@ static void on_message(int ci) {
     on_hello(ci, m);
     break;
   case TRAK_PB_IpcMessage_data_sources:
+    if (c->role != C_PRODUCER) return misbehaved(ci, "data sources before its hello");
     names_free(c->sources);
     c->sources = names_from(m);
     attach_everywhere(ci);
+    break;
+  case TRAK_PB_IpcMessage_lost_while_away:
+    if (c->role != C_PRODUCER) return misbehaved(ci, "a loss report before its hello");
+    on_lost_while_away(ci, m->packets_lost);
     break;
   case TRAK_PB_IpcMessage_commit_chunks:
     on_commit(ci, m);

@@ -58,9 +58,11 @@ static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
         m->bytes = f.data;
         m->bytes_len = f.len;
       }
-      if (f.number == TRAK_PB_IpcHello_packets_lost_while_away && varint) m->packets_lost = f.value;
       if (f.number == TRAK_PB_IpcHello_data_sources && len && add_name(&f, m) != 0)
         return TRAK_EFORMAT;
+      break;
+    case TRAK_PB_IpcMessage_lost_while_away:
+      if (f.number == TRAK_PB_IpcLostWhileAway_packets && varint) m->packets_lost = f.value;
       break;
     case TRAK_PB_IpcMessage_data_sources:
       if (f.number == TRAK_PB_IpcDataSources_data_sources && len && add_name(&f, m) != 0)
@@ -138,7 +140,7 @@ int trak__ipc_decode(const uint8_t *data, size_t len, trak__ipc_msg *m) {
   trak_pb_decoder_init(&d, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
-    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_data_sources)
+    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_lost_while_away)
       continue; /* unknown members of a later version */
     if (f.wire_type != TRAK_PB_WIRE_LEN || m->type) return TRAK_EFORMAT;
     m->type = f.number;

@@ -9,8 +9,9 @@
 ** Reconnection. When the daemon goes away the thread tries again every 100 ms. The sessions
 ** it ran keep running meanwhile, orphaned: nobody copies their chunks, so threads fill the
 ** shared buffer and then lose events, all counted. At the next connection the thread stops
-** them and reports in IpcHello how many packets never reached a daemon, so the gap a restart
-** leaves is counted, not silent.
+** them and reports how many packets never reached a daemon (IpcLostWhileAway), so the gap a
+** restart leaves is counted, not silent. "Next connection" means the daemon's IpcWelcome: a
+** connect can succeed on the listening socket of a daemon that is just dying.
 */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -38,7 +39,7 @@ static struct {
   int running;
   pid_t pid; /* the process that started the thread (a forked child has none) */
   char path[108];
-  _Atomic int stop, connected, active;
+  _Atomic int stop, connected, active; /* connected: welcomed by a daemon */
   int fd;
   psession ps[TRAK_MAX_SESSIONS];
   uint64_t lost_away;     /* packets orphaned sessions never handed over, not yet reported */
@@ -88,6 +89,9 @@ static void end_session(psession *p) {
   atomic_fetch_sub(&P.active, 1);
 }
 
+static void end_orphans(void);
+static int tell_lost(void);
+
 /* IpcStartSession: an in-process session over the daemon's memfd. */
 static void start_session(const trak__ipc_msg *m, int memfd) {
   psession *p = NULL;
@@ -122,6 +126,10 @@ static void start_session(const trak__ipc_msg *m, int memfd) {
 static int handle(const trak__ipc_msg *m, int got_fd) {
   psession *p = m->type == TRAK_PB_IpcMessage_start_session ? NULL : find(m->session_id);
   switch (m->type) {
+  case TRAK_PB_IpcMessage_welcome:
+    end_orphans();
+    atomic_store(&P.connected, 1);
+    return tell_lost();
   case TRAK_PB_IpcMessage_start_session:
     start_session(m, got_fd);
     return 0;
@@ -157,7 +165,7 @@ static void lose_connection(int end_sessions) {
     if (P.ps[i].id) {
       if (end_sessions)
         end_session(&P.ps[i]);
-      else if (P.fd >= 0)
+      else if (atomic_load(&P.connected)) /* not yet orphaned */
         P.ps[i].lost_at_loss = atomic_load(&P.ps[i].s->packets_lost);
     }
   if (P.fd >= 0) close(P.fd);
@@ -165,7 +173,7 @@ static void lose_connection(int end_sessions) {
   atomic_store(&P.connected, 0);
 }
 
-/* A new connection: ends the sessions orphaned by the last one, counting the packets they
+/* Welcomed by a daemon: ends the sessions orphaned by the last one, counting the packets they
 ** never handed over (in chunks no daemon copied, or lost since the connection went). */
 static void end_orphans(void) {
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
@@ -196,10 +204,18 @@ static int hello(void) {
   trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_hello);
   trak_pb_put_string(&P.tx, TRAK_PB_IpcHello_process_name, name);
   P.sources_told = put_sources(TRAK_PB_IpcHello_data_sources);
-  if (P.lost_away) trak_pb_put_varint(&P.tx, TRAK_PB_IpcHello_packets_lost_while_away, P.lost_away);
+  trak__ipc_end(&P.tx, n);
+  return trak__ipc_send(P.fd, &P.tx, -1, 0);
+}
+
+/* Tells the daemon that welcomed us what orphaned sessions never handed over. */
+static int tell_lost(void) {
+  if (!P.lost_away) return 0;
+  trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_lost_while_away);
+  trak_pb_put_varint(&P.tx, TRAK_PB_IpcLostWhileAway_packets, P.lost_away);
   trak__ipc_end(&P.tx, n);
   if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
-  P.lost_away = 0; /* told */
+  P.lost_away = 0;
   return 0;
 }
 
@@ -219,13 +235,11 @@ static void *producer_main(void *arg) {
   while (!atomic_load(&P.stop)) {
     if (P.fd < 0) {
       P.fd = trak__ipc_connect(P.path);
-      if (P.fd >= 0) end_orphans();
       if (P.fd >= 0 && hello() != 0) lose_connection(0);
       if (P.fd < 0) {
         nanosleep(&(struct timespec){0, 100000000}, NULL);
         continue;
       }
-      atomic_store(&P.connected, 1);
     }
     struct pollfd pfd = {P.fd, POLLIN, 0};
     int ready = poll(&pfd, 1, 20);
@@ -240,6 +254,10 @@ static void *producer_main(void *arg) {
         break;
       }
       bad = handle(&m, got_fd) != 0;
+    }
+    if (!atomic_load(&P.connected)) { /* not welcomed yet: any session is an orphan */
+      if (bad) lose_connection(0);
+      continue;
     }
     for (int i = 0; i < TRAK_MAX_SESSIONS && !bad; i++)
       if (P.ps[i].id) bad = commit(&P.ps[i], 0) != 0;
