@@ -190,7 +190,7 @@ struct trak_session {
   struct trak__ds_cfg *dss;    /* data sources of the config, track_event included */
   size_t ndss;
   /* system backend (system_*.c) */
-  size_t mem_mapped;           /* nonzero: mem is a shared mapping of this size (munmap) */
+  size_t mem_mapped;           /* size of the mapping mem is (munmap) */
   struct trak__trust *trust;   /* daemon: sequence -> producer credentials; readout stamps them */
   size_t ntrust, trust_cap;
 };

@@ -148,18 +148,25 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   s->cat_cfg.disabled_tags = (const char *const *)s->lists[3];
   if (cfg->output_path && !(s->output_path = strdup(cfg->output_path))) ok = 0;
   if (dss_from_config(s, cfg) != 0) ok = 0;
-  s->mem = ok ? aligned_alloc(64, (size_t)n * chunk) : NULL;
+  /* Every page present from the start (MAP_POPULATE, in one pass of the kernel rather than a
+  ** fault per page): a page fault per chunk on the event path would cost more than the events
+  ** in it. */
+  size_t bytes = (size_t)n * chunk;
+  void *mem = ok ? mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1, 0)
+                 : MAP_FAILED;
+  if (mem != MAP_FAILED) {
+    s->mem = mem;
+    s->mem_mapped = bytes;
+  }
   s->meta = s->mem ? calloc(n, sizeof *s->meta) : NULL;
   if (!s->meta) {
-    free(s->mem);
+    if (s->mem) munmap(s->mem, bytes);
     session_free_config(s);
     free(s);
     return trak_error_set(err, TRAK_ENOMEM, "out of memory for a %llu-byte trace buffer",
                           (unsigned long long)(n * chunk));
   }
-  /* Touch every page now: a page fault per chunk on the event path would cost more than
-  ** the events in it. */
-  memset(s->mem, 0, (size_t)n * chunk);
   pthread_mutex_init(&s->lock, NULL);
   pthread_mutex_init(&s->file_lock, NULL);
   pthread_cond_init(&s->stream_cond, NULL);
@@ -621,8 +628,7 @@ void trak_session_free(trak_session *s) {
     pthread_mutex_destroy(&s->file_lock);
     pthread_cond_destroy(&s->stream_cond);
   }
-  if (s->mem_mapped) munmap(s->mem, s->mem_mapped);
-  else free(s->mem);
+  if (s->mem) munmap(s->mem, s->mem_mapped);
   free(s->meta);
   free(s->seqs);
   free(s->trust);
@@ -649,8 +655,7 @@ int trak__session_use_shared(trak_session *s, uint8_t *mem, size_t size) {
     free(meta);
     return TRAK_EINVAL;
   }
-  if (s->mem_mapped) munmap(s->mem, s->mem_mapped);
-  else free(s->mem);
+  if (s->mem) munmap(s->mem, s->mem_mapped);
   free(s->meta);
   s->mem = mem;
   s->mem_mapped = size;
