@@ -2,7 +2,8 @@
 ** The system backend when things go wrong or take long: a daemon killed mid-session and
 ** restarted (producers reconnect, and what they emitted meanwhile is counted as lost), and a
 ** streaming session whose producers emit too little to fill a chunk (periodic flushes move
-** partly written chunks, exactly once). Forked processes as in test_system_daemon.c.
+** partly written chunks, exactly once), and a daemon stopped while it records (sessions end
+** with every producer's data). Forked processes as in test_system_daemon.c.
 */
 #include "system_testutil.h"
 
@@ -142,11 +143,49 @@ static void test_periodic_flush_streams_partial_chunks(void **state) {
   stop_daemon();
 }
 
+/* `trak daemon` stopped (SIGTERM) while a session records: the session ends as if its
+** recorder stopped it, with every event the producer emitted, and the recorder succeeds. */
+static void test_daemon_stop_finishes_sessions(void **state) {
+  (void)state;
+  enum { EVENTS = 5000 };
+  start_daemon(1024);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t prod = fork();
+  if (prod == 0) {
+    alarm(30);
+    trak_system_connect(sock);
+    wait_sessions(1);
+    pings(EVENTS); /* most of them still in the producer's chunks */
+    tell(ready[1]);
+    wait_sessions(0);
+    trak_system_disconnect();
+    _exit(0);
+  }
+  sleep_ms(200);
+  pid_t rec = spawn_recorder(ALL, 0, -1);
+  wait_ready(ready[0], 1);
+  assert_int_equal(kill(daemon_pid, SIGTERM), 0);
+  assert_int_equal(wait_child(daemon_pid, 10000), 0);
+  assert_int_equal(wait_child(rec, 10000), 0);
+  assert_int_equal(wait_child(prod, 10000), 0);
+  tally t;
+  read_trace(0, &t);
+  int k = index_of(&t, prod);
+  assert_true(k >= 0);
+  assert_int_equal(t.instants[k], EVENTS);
+  close(ready[0]);
+  close(ready[1]);
+  fork_daemon(1024, 0); /* for stop_daemon's cleanup */
+  stop_daemon();
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_restart_counts_lost_events),
       cmocka_unit_test(test_periodic_flush_streams_partial_chunks),
+      cmocka_unit_test(test_daemon_stop_finishes_sessions),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,8 +44,10 @@ typedef struct trak_daemon_config {
 } trak_daemon_config;
 
 /* Runs the daemon until *stop becomes nonzero (checked at least every 100 ms; a signal
-** handler may set it). The socket is created owner-only and removed at exit. Returns 0 or
-** TRAK_EIO (socket could not be created). */
+** handler may set it). Running sessions then end as if their recorders stopped them: producers
+** hand over what they hold (2 s grace for a silent one) and the files are finished. The
+** socket is created owner-only (see `shared`) and removed at exit. Returns 0 or TRAK_EIO
+** (socket could not be created). */
 TRAK_API int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_error *err);
 
 typedef struct trak_record_status {

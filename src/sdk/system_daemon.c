@@ -91,6 +91,7 @@ static struct {
   dsession s[TRAK_MAX_SESSIONS];
   uint32_t next_session, next_seq;
   uint64_t lost_away; /* reported by reconnecting producers while no session ran */
+  int stopping;       /* asked to stop: sessions are ending, no new one starts */
   uint8_t *rx, *copy;
   trak_pb_buf tx;
   trak__ipc_msg m;
@@ -475,7 +476,10 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   dsession *s = NULL;
   for (int i = 0; i < TRAK_MAX_SESSIONS && !s; i++)
     if (!D.s[i].id) s = &D.s[i];
-  const char *fail = out_fd < 0 ? "no output file descriptor" : !s ? "too many sessions" : NULL;
+  const char *fail = out_fd < 0 ? "no output file descriptor"
+                     : D.stopping ? "the daemon is stopping"
+                     : !s         ? "too many sessions"
+                                  : NULL;
   trak_pb_buf central, prod;
   trak_pb_buf_init_heap(&central);
   trak_pb_buf_init_heap(&prod);
@@ -794,6 +798,12 @@ static int listen_on(const char *path, trak_error *err) {
   return 0;
 }
 
+static int sessions_running(void) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (D.s[i].id) return 1;
+  return 0;
+}
+
 int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_error *err) {
   trak__system_not_a_producer();
   trak_init();
@@ -812,7 +822,12 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
   int rc =
       D.rx && D.copy ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
-  while (rc == 0 && !*stop) {
+  while (rc == 0 && !(D.stopping && !sessions_running())) {
+    if (*stop && !D.stopping) { /* end sessions as a recorder would: producers hand over all */
+      D.stopping = 1;
+      for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+        if (D.s[i].id) end_session(&D.s[i]);
+    }
     struct pollfd p[MAX_CLIENTS + 1];
     int who[MAX_CLIENTS + 1], n = 0;
     p[n] = (struct pollfd){D.listen_fd, POLLIN, 0};
@@ -834,8 +849,6 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
     tick();
   }
   if (rc == 0) {
-    for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
-      if (D.s[i].id) finish_session(&D.s[i]);
     for (int k = 0; k < MAX_CLIENTS; k++)
       if (D.c[k].fd >= 0) drop_client(k, 0);
     close(D.listen_fd);
