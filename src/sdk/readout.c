@@ -198,8 +198,10 @@ static int drain_plain(trak_session *s, trak_pb_buf *out, const trak__drain_sink
 #define COMPRESS_BATCH (512 * 1024) /* input bytes per compressed_packets packet */
 
 /* Wraps serialized packets [data, data + len) into compressed_packets packets, cutting only
-** at packet boundaries. */
+** at packet boundaries, into pieces of equal size up to COMPRESS_BATCH (no small tail piece:
+** deflate does worse on it). */
 static void put_compressed(const uint8_t *data, size_t len, trak_pb_buf *out) {
+  size_t pieces = (len + COMPRESS_BATCH - 1) / COMPRESS_BATCH, piece = len / (pieces ? pieces : 1);
   trak_pb_buf z;
   trak_pb_buf_init_heap(&z);
   trak_pb_decoder d;
@@ -209,7 +211,7 @@ static void put_compressed(const uint8_t *data, size_t len, trak_pb_buf *out) {
   for (;;) {
     const uint8_t *at = d.p;
     int more = trak_pb_decoder_next(&d, &f) == 1;
-    if (start < at && (!more || (size_t)(d.p - start) > COMPRESS_BATCH)) {
+    if (start < at && (!more || (size_t)(d.p - start) > piece)) {
       const uint8_t *cut = more ? at : d.p;
       z.p = z.start;
       if (trak__zlib_compress(start, (size_t)(cut - start), &z) != 0) {
@@ -244,21 +246,19 @@ static int pass_on(trak_session *s, trak_pb_buf *out, const trak__drain_sink *si
   return rc;
 }
 
-static int append_to(const uint8_t *data, size_t len, void *user) {
-  trak_pb_put_raw(user, data, len);
-  return ((trak_pb_buf *)user)->error;
-}
-
 void trak__session_drain(trak_session *s, trak_pb_buf *out) {
+  size_t before = trak_pb_buf_len(out);
   if (!s->compress) {
-    size_t before = trak_pb_buf_len(out);
     drain_plain(s, out, NULL);
-    s->stats.bytes_read += trak_pb_buf_len(out) - before;
-    return;
+  } else {
+    trak_pb_buf plain;
+    trak_pb_buf_init_heap(&plain);
+    drain_plain(s, &plain, NULL);
+    if (plain.error) out->error = plain.error;
+    else put_compressed(plain.start, trak_pb_buf_len(&plain), out);
+    trak_pb_buf_free(&plain);
   }
-  trak__drain_sink into_out = {append_to, out, COMPRESS_BATCH};
-  int rc = trak__session_drain_to(s, &into_out);
-  if (rc && !out->error) out->error = rc;
+  s->stats.bytes_read += trak_pb_buf_len(out) - before;
 }
 
 int trak__session_drain_to(trak_session *s, const trak__drain_sink *sink) {
