@@ -311,7 +311,8 @@ static void test_interning_across_clears(void **state) {
   trak_session_free(s);
 }
 
-/* Configured from the C struct; an unregistered data source name is ignored. */
+/* Configured from the C struct. An unregistered data source name fails the start, naming it
+** (a typo would otherwise record nothing, silently); without it the session records. */
 static void test_struct_config(void **state) {
   memset(&cnt, 0, sizeof cnt);
   trak_session_data_source dss[2] = {{"no.such.ds", NULL, NULL, 0}, {"test.ds", NULL, NULL, 0}};
@@ -320,6 +321,14 @@ static void test_struct_config(void **state) {
   cfg.data_sources = dss;
   cfg.n_data_sources = 2;
   trak_session *s;
+  trak_error err = {0};
+  assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);
+  assert_int_equal(trak_session_start(s, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "\"no.such.ds\" is not registered"));
+  assert_string_equal(cnt.config_name, ""); /* nothing was set up */
+  trak_session_free(s);
+  cfg.data_sources = dss + 1;
+  cfg.n_data_sources = 1;
   assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);
   assert_int_equal(trak_session_start(s, NULL), 0);
   assert_string_equal(cnt.config_name, "test.ds");

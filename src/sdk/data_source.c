@@ -169,8 +169,14 @@ static int setup_instance(trak__ds *ds, int slot, const trak__ds_cfg *cfg, trak_
 int trak__ds_session_setup(trak_session *s, int slot, trak_error *err) {
   for (size_t i = 0; i < s->ndss; i++) {
     trak__ds *ds = lookup(s->dss[i].name);
-    if (!ds) continue; /* no such data source in this process: nothing to record */
-    int rc = setup_instance(ds, slot, &s->dss[i], err);
+    int rc = 0;
+    if (ds)
+      rc = setup_instance(ds, slot, &s->dss[i], err);
+    else if (!s->sources_optional) /* a typo would otherwise record nothing, silently */
+      rc = trak_error_set(err, TRAK_EINVAL,
+                          "data source \"%s\" is not registered in this process "
+                          "(trak_data_source_register)",
+                          s->dss[i].name);
     if (rc) {
       trak__ds_session_teardown(slot);
       return rc;

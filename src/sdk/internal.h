@@ -187,6 +187,7 @@ struct trak_session {
   int stream_stop;
   /* data sources (data_source.c) */
   int track_events;            /* nonzero: the config enables track events */
+  int sources_optional;        /* system producer: the config may name data sources it lacks */
   struct trak__ds_cfg *dss;    /* data sources of the config, track_event included */
   size_t ndss;
   /* system backend (system_*.c) */

@@ -92,6 +92,13 @@ static void end_session(psession *p) {
 static void end_orphans(void);
 static int tell_lost(void);
 
+/* The daemon starts a session here because this process has one of the data sources the
+** config names, not necessarily all of them. */
+static int start_as_producer(trak_session *s, trak_error *err) {
+  s->sources_optional = 1;
+  return trak_session_start(s, err);
+}
+
 /* IpcStartSession: an in-process session over the daemon's memfd. */
 static void start_session(const trak__ipc_msg *m, int memfd) {
   psession *p = NULL;
@@ -110,7 +117,7 @@ static void start_session(const trak__ipc_msg *m, int memfd) {
     munmap(mem, m->buffer_size);
     trak_session_free(s);
     s = NULL;
-  } else if (trak_session_start(s, &err) != 0) {
+  } else if (start_as_producer(s, &err) != 0) {
     log_line("cannot start a session: %s", err.message);
     trak_session_free(s);
     s = NULL;
