@@ -42,6 +42,10 @@ enum {
 /* The sequence-scoped incremental clock every writer's default timestamps use. */
 #define TRAK__SEQ_CLOCK_ID 64
 
+/* The sequence of the packets the service itself writes (trace_stats), as in Perfetto. Writer
+** sequences, in-process and the daemon's, start at 2. */
+#define TRAK__SERVICE_SEQ_ID 1
+
 /* ---- chunks ---------------------------------------------------------------------------- */
 
 /* A chunk is this header followed by packets framed as Trace.packet fields (field 1, LEN), so
@@ -176,6 +180,7 @@ struct trak_session {
   _Atomic int chunk_restarts; /* ring policy, buffer half used: restart at every new chunk */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
+  uint8_t stats_emitted; /* the trace_stats packet ending the trace was read out */
   /* streaming (under file_lock) */
   pthread_mutex_t file_lock;
   FILE *file;
@@ -388,5 +393,16 @@ int trak__zlib_compress(const uint8_t *in, size_t n, trak_pb_buf *out) TRAK__HID
 /* readout.c */
 /* Appends unread packets of `s` to `out` as Trace.packet fields (s->lock held). */
 void trak__session_drain(struct trak_session *s, trak_pb_buf *out) TRAK__HIDDEN;
+
+/* trace_stats.c */
+/* Appends one TracePacket with trace_stats for session `s` (its buffer figures and losses)
+** plus the caller's `extra` figures, on the service sequence. s->lock NOT held. */
+typedef struct trak__stats_extra {
+  uint64_t producer_packets_lost; /* lost before reaching the buffer (producer side) */
+  uint32_t producers_connected, producers_seen;
+  uint64_t invalid_chunks;        /* chunks rejected as malformed */
+} trak__stats_extra;
+void trak__session_put_trace_stats(trak_session *s, trak_pb_buf *out,
+                                   const trak__stats_extra *extra) TRAK__HIDDEN;
 
 #endif /* TRAK_SDK_INTERNAL_H */

@@ -418,14 +418,32 @@ void trak__session_lost(trak_session *s, uint32_t packets) {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-/* Moves unread packets into the session's file. file_lock held; the buffer lock is held only
-** while draining, so writers never wait for the file. */
-static int drain_to_file(trak_session *s, trak_error *err) {
+/* Appends the trace_stats packet that ends the trace to `out` if the session is stopped and
+** the packet was not read out yet: a trace holds it once, after its last drained packet.
+** s->lock not held. */
+static void put_final_stats(trak_session *s, trak_pb_buf *out) {
+  pthread_mutex_lock(&s->lock);
+  int due = s->state == TRAK__S_STOPPED && !s->stats_emitted;
+  s->stats_emitted |= due;
+  pthread_mutex_unlock(&s->lock);
+  if (!due) return;
+  size_t before = trak_pb_buf_len(out);
+  trak__session_put_trace_stats(s, out, NULL);
+  pthread_mutex_lock(&s->lock);
+  s->stats.bytes_read += trak_pb_buf_len(out) - before;
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Moves unread packets into the session's file, with the trace_stats packet when `final`.
+** file_lock held; the buffer lock is held only while draining, so writers never wait for the
+** file. */
+static int drain_to_file(trak_session *s, int final, trak_error *err) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   pthread_mutex_lock(&s->lock);
   trak__session_drain(s, &b);
   pthread_mutex_unlock(&s->lock);
+  if (final && !b.error) put_final_stats(s, &b);
   int rc = b.error;
   size_t len = trak_pb_buf_len(&b);
   if (!rc && len && (fwrite(b.start, 1, len, s->file) != len || fflush(s->file) != 0))
@@ -444,7 +462,7 @@ static void *streamer(void *arg) {
     until.tv_sec += (time_t)(ns / 1000000000u);
     until.tv_nsec = (long)(ns % 1000000000u);
     pthread_cond_timedwait(&s->stream_cond, &s->file_lock, &until);
-    if (!s->stream_stop) drain_to_file(s, NULL);
+    if (!s->stream_stop) drain_to_file(s, 0, NULL);
   }
   pthread_mutex_unlock(&s->file_lock);
   return NULL;
@@ -507,7 +525,7 @@ int trak_session_flush(trak_session *s, trak_error *err) {
   pthread_mutex_unlock(&trak__lock);
   if (slot >= 0) trak__ds_session_flush(slot); /* not concurrently with stop (documented) */
   pthread_mutex_lock(&s->file_lock);
-  int rc = s->file ? drain_to_file(s, err) : 0;
+  int rc = s->file ? drain_to_file(s, 0, err) : 0;
   pthread_mutex_unlock(&s->file_lock);
   return rc;
 }
@@ -554,7 +572,7 @@ int trak_session_stop(trak_session *s, trak_error *err) {
   s->streaming = 0;
   pthread_mutex_lock(&s->file_lock);
   if (s->file) {
-    rc = drain_to_file(s, err);
+    rc = drain_to_file(s, 1, err);
     if (fclose(s->file) != 0 && rc == 0)
       rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
     s->file = NULL;
@@ -570,6 +588,7 @@ int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *
     pthread_mutex_lock(&s->lock);
     trak__session_drain(s, &b);
     pthread_mutex_unlock(&s->lock);
+    if (!b.error) put_final_stats(s, &b);
   }
   if (b.error) {
     trak_pb_buf_free(&b);
@@ -694,6 +713,8 @@ int trak__session_import_chunk(trak_session *s, uint32_t seq, uint32_t cindex,
     s->meta[i].state = TRAK__CHUNK_COMPLETE;
     s->stats.bytes_written += bytes;
     s->stats.packets_written += packets;
+  } else {
+    s->stats.chunks_discarded++;
   }
   pthread_mutex_unlock(&s->lock);
   if (i < 0) trak__session_lost(s, packets);
