@@ -29,10 +29,27 @@ static trak_session *start(trak_session_config *cfg) {
   return s;
 }
 
+/* What the diag callback heard about losses the trace reports. */
+static struct {
+  int calls;
+  char stat[64], message[256];
+} heard;
+
+static void on_diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
+                    const char *stat, const char *message) {
+  if (strncmp(stat, "traced_", 7) != 0) return;
+  assert_int_equal(severity, TRAK_SEVERITY_DATA_LOSS);
+  heard.calls++;
+  snprintf(heard.stat, sizeof heard.stat, "%s", stat);
+  snprintf(heard.message, sizeof heard.message, "%s", message);
+}
+
 static trak_processor *import(const uint8_t *data, size_t len) {
   trak_processor *p;
   trak_error err;
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
+  trak_processor_options opts = {on_diag, NULL, NULL};
+  memset(&heard, 0, sizeof heard);
+  assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
   assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
   if (trak_processor_finish(p, &err) != 0) fail_msg("%s", err.message);
   return p;
@@ -104,6 +121,14 @@ static int64_t check_stats_rows(trak_session *s, const trak_session_config *cfg)
   assert_int_equal(stat(p, "traced_producers_seen", -1), 1);
   assert_int_equal(stat(p, "traced_chunks_discarded", -1), 0);
   assert_string_equal(severity(p, "traced_buf_trace_writer_packet_loss"), "data_loss");
+  /* A loss is also told to the diag callback (what `trak check` lists), once. */
+  assert_int_equal(heard.calls, loss ? 1 : 0);
+  if (loss) {
+    char want[64];
+    snprintf(want, sizeof want, "= %llu in buffer 0", (unsigned long long)loss);
+    assert_string_equal(heard.stat, "traced_buf_trace_writer_packet_loss");
+    assert_non_null(strstr(heard.message, want));
+  }
   /* One buffer: no row for a second one. */
   trak_query *q;
   assert_int_equal(trak_query_open(p, "SELECT COUNT(*) FROM stats WHERE idx > 0", &q, NULL, NULL),

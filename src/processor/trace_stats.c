@@ -3,8 +3,10 @@
 ** SDK and daemon, or Perfetto's traced) writes about its buffers and losses, into the `stats`
 ** table under Perfetto's names (traced_*, source 'trace'), as Perfetto's trace processor does:
 ** each packet sets the figures it carries, absent ones to 0; per-buffer figures are indexed by
-** the buffer's position in the packet. The severities follow Perfetto's stats.h.
+** the buffer's position in the packet. The severities follow Perfetto's stats.h; a figure of
+** data_loss severity above 0 is also passed to the diag callback, so `trak check` lists it.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "processor/import.h"
@@ -106,6 +108,23 @@ static const buffer_def buffers[] = {
 _Static_assert(sizeof singles / sizeof *singles == TRAK_TRACED_SINGLE_COUNT, "singles");
 _Static_assert(sizeof buffers / sizeof *buffers == TRAK_TRACED_BUFFER_COUNT, "buffers");
 
+/* Tells the diag callback about a loss the trace reports (it is not counted again: the row
+** holds the figure). */
+__attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
+                                                        const trak_stat_def *def, int64_t idx,
+                                                        int64_t value) {
+  if (!imp->opts.diag) return;
+  char msg[160];
+  if (idx < 0)
+    snprintf(msg, sizeof msg, "trace_stats: %s = %lld while recording", def->name,
+             (long long)value);
+  else
+    snprintf(msg, sizeof msg, "trace_stats: %s = %lld in buffer %lld while recording", def->name,
+             (long long)value, (long long)idx);
+  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, def->severity, def->name,
+                 msg);
+}
+
 /* Sets the figures of buffer `index` from one BufferStats, absent ones to 0. */
 static void buffer_stats_add(trak_importer *imp, size_t index, const uint8_t *data, size_t len) {
   size_t need = (index + 1) * TRAK_TRACED_BUFFER_COUNT;
@@ -126,6 +145,9 @@ static void buffer_stats_add(trak_importer *imp, size_t index, const uint8_t *da
     for (size_t i = 0; i < TRAK_TRACED_BUFFER_COUNT; i++)
       if (buffers[i].field == f.number) row[i] = (int64_t)f.value;
   }
+  for (size_t i = 0; i < TRAK_TRACED_BUFFER_COUNT; i++)
+    if (row[i] && buffers[i].def.severity != TRAK_SEVERITY_INFO)
+      report_loss(imp, &buffers[i].def, (int64_t)index, row[i]);
 }
 
 void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len) {
@@ -146,8 +168,11 @@ void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len) 
         value[i] = singles[i].outcome ? f.value == singles[i].outcome : (int64_t)f.value;
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "trace_stats does not decode");
-  for (size_t i = 0; i < TRAK_TRACED_SINGLE_COUNT; i++)
+  for (size_t i = 0; i < TRAK_TRACED_SINGLE_COUNT; i++) {
     imp->traced[i] = singles[i].outcome ? imp->traced[i] + value[i] : value[i];
+    if (value[i] && singles[i].def.severity != TRAK_SEVERITY_INFO)
+      report_loss(imp, &singles[i].def, -1, value[i]);
+  }
 }
 
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out) {
