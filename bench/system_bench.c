@@ -131,8 +131,9 @@ int main(void) {
   if (daemon == 0) {
     struct sigaction sa = {.sa_handler = on_stop};
     sigaction(SIGTERM, &sa, NULL);
-    trak_daemon_config cfg = {sock, 32768, 0,
-                              getenv("BENCH_VERBOSE") != NULL}; /* 32 MiB per producer */
+    trak_daemon_config cfg = {.socket_path = sock,
+                              .producer_buffer_kb = 32768, /* 32 MiB per producer */
+                              .verbose = getenv("BENCH_VERBOSE") != NULL};
     trak_error err = {0};
     _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
   }

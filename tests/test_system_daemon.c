@@ -15,12 +15,6 @@ TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
 
 #define EVENTS 3000
 
-static void wait_sessions(int want) {
-  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++)
-    sleep_ms(10);
-  if (trak_system_active_sessions() != want) _exit(2);
-}
-
 /* A producer child: waits for `sessions` sessions, emits `events` slices ("app") and
 ** instants ("net") (forever when `events` < 0), reports on `ready`, waits for the end. */
 static pid_t spawn_producer(int sessions, long events, int ready) {
@@ -159,7 +153,9 @@ static pid_t spawn_hostile(int kind, int ready) {
   if (fd < 0) _exit(10);
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
-  trak__ipc_end(&b, trak__ipc_begin(&b, TRAK_PB_IpcMessage_hello));
+  trak_pb_nested hello = trak__ipc_begin(&b, TRAK_PB_IpcMessage_hello);
+  trak_pb_put_string(&b, TRAK_PB_IpcHello_data_sources, "track_event");
+  trak__ipc_end(&b, hello);
   if (trak__ipc_send(fd, &b, -1, 0)) _exit(11);
   static uint8_t rx[TRAK__IPC_MAX];
   static trak__ipc_msg m;
@@ -195,7 +191,7 @@ static pid_t spawn_hostile(int kind, int ready) {
   }
   if (kind == H_NO_READ) { /* commits an empty chunk over and over, never reading replies */
     for (int i = 0; i < 1000000; i++) {
-      trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0);
+      trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0, 0);
       if (trak__ipc_send(fd, &b, -1, 0)) {
         if (write(ready, "h", 1) != 1) _exit(17);
         _exit(errno == EPIPE || errno == ECONNRESET ? 0 : 20);
@@ -208,7 +204,7 @@ static pid_t spawn_hostile(int kind, int ready) {
     memset(big, 0x0A, sizeof big);
     if (send(fd, big, sizeof big, 0) != (ssize_t)sizeof big) _exit(15);
   } else {
-    trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0);
+    trak__ipc_put_chunks(&b, TRAK_PB_IpcMessage_commit_chunks, sid, &chunk, 1, 0, 0);
     if (trak__ipc_send(fd, &b, -1, 0)) _exit(16);
   }
   if (write(ready, "h", 1) != 1) _exit(17);
@@ -327,16 +323,7 @@ static void test_daemon_restart(void **state) {
   /* Restart: same socket path, new daemon. */
   assert_int_equal(kill(daemon_pid, SIGTERM), 0);
   assert_int_equal(wait_child(daemon_pid, 10000), 0);
-  daemon_pid = fork();
-  if (daemon_pid == 0) {
-    alarm(60);
-    catch_stop(SIGTERM);
-    trak_daemon_config cfg = {sock, 1024, 0, 0};
-    trak_error err = {0};
-    _exit(trak_daemon_run(&cfg, &stop_flag, &err) ? 1 : 0);
-  }
-  for (int t = 0; t < 500 && !daemon_up(); t++)
-    sleep_ms(10);
+  fork_daemon(1024, 0);
   sleep_ms(300); /* the producer retries every 100 ms */
   rec = spawn_recorder(ALL, 1, -1);
   wait_ready(ready[0], 1);

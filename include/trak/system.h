@@ -38,6 +38,9 @@ typedef struct trak_daemon_config {
   uint32_t producer_buffer_kb; /* shared buffer per producer and session; 0: 1024 */
   uint32_t max_session_kb;     /* upper bound of a session's central buffer; 0: 262144 */
   int verbose;                 /* nonzero: log connections and sessions on stderr */
+  /* Nonzero: every local user may connect (socket mode 0666 instead of 0600). Whatever the
+  ** mode, a session records only producers of its consumer's uid; root's record every uid. */
+  int shared;
 } trak_daemon_config;
 
 /* Runs the daemon until *stop becomes nonzero (checked at least every 100 ms; a signal

@@ -1,7 +1,8 @@
 /*
-** `trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [-v]`: runs the system
-** tracing service (trak_daemon_run) until SIGINT or SIGTERM.
+** `trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [--shared] [-v]`: runs
+** the system tracing service (trak_daemon_run) until SIGINT or SIGTERM.
 */
+#include <errno.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,7 +11,7 @@
 #include "trak/system.h"
 
 static const char DAEMON_HELP[] =
-    "usage: trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [-v]\n"
+    "usage: trak daemon [--socket PATH] [--producer-buffer KB] [--max-buffer KB] [--shared] [-v]\n"
     "\n"
     "Runs the tracing service processes connect to when they trace in system mode\n"
     "(TRAK_BACKEND=system, or trak_system_connect()), and `trak record` records through.\n"
@@ -20,9 +21,21 @@ static const char DAEMON_HELP[] =
     "\n"
     "  --producer-buffer KB  shared buffer per producer and session (default 1024)\n"
     "  --max-buffer KB       largest central buffer a session may ask for (default 262144)\n"
+    "  --shared              let every local user connect (socket mode 0666); a session\n"
+    "                        records only producers of its recorder's uid (root's: all)\n"
     "  -v                    log connections and sessions\n";
 
 static volatile int stop_flag;
+
+/* A size in KiB: a whole number from 1 to 4194303 (under 4 GiB). */
+static int parse_kb(const char *s, uint32_t *out) {
+  char *end;
+  errno = 0;
+  unsigned long v = strtoul(s, &end, 10);
+  if (errno || end == s || *end || !v || v >= 4194304 || *s == '-') return -1;
+  *out = (uint32_t)v;
+  return 0;
+}
 
 static void on_signal(int sig) {
   (void)sig;
@@ -41,10 +54,14 @@ int trak_cli_daemon(int argc, char **argv) {
       cfg.verbose = 1;
     } else if (i + 1 < argc && !strcmp(a, "--socket")) {
       cfg.socket_path = argv[++i];
+    } else if (!strcmp(a, "--shared")) {
+      cfg.shared = 1;
     } else if (i + 1 < argc && !strcmp(a, "--producer-buffer")) {
-      cfg.producer_buffer_kb = (uint32_t)strtoul(argv[++i], NULL, 10);
+      if (parse_kb(argv[++i], &cfg.producer_buffer_kb))
+        return trak_cli_failf("daemon", "bad --producer-buffer '%s' (KiB, 1 or more)", argv[i]);
     } else if (i + 1 < argc && !strcmp(a, "--max-buffer")) {
-      cfg.max_session_kb = (uint32_t)strtoul(argv[++i], NULL, 10);
+      if (parse_kb(argv[++i], &cfg.max_session_kb))
+        return trak_cli_failf("daemon", "bad --max-buffer '%s' (KiB, 1 or more)", argv[i]);
     } else {
       return trak_cli_failf("daemon", "unknown option %s (see --help)", a);
     }

@@ -120,6 +120,13 @@ static uint32_t snapshot_count(void) {
   return n;
 }
 
+uint32_t trak__ds_names(const char **names, uint32_t max) {
+  uint32_t n = snapshot_count(), k = 0;
+  for (uint32_t i = 0; i < n && k < max; i++)
+    if (registry[i]) names[k++] = registry[i]->desc.name;
+  return k;
+}
+
 static void teardown_instance(trak__ds *ds, int slot) {
   instance *in = &ds->inst[slot];
   if (!in->live) return;

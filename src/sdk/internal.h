@@ -69,6 +69,7 @@ enum {
 };
 typedef struct trak__chunk_meta {
   uint8_t state;      /* TRAK__CHUNK_* */
+  uint8_t continues;  /* daemon: the rest of a chunk whose first part was copied before */
   uint32_t read_pos;  /* payload bytes already read out */
   uint32_t read_pkts; /* packets already read out */
 } trak__chunk_meta;
@@ -332,15 +333,21 @@ void trak__session_lost(struct trak_session *s, uint32_t packets) TRAK__HIDDEN;
 void trak__sessions_after_fork(void) TRAK__HIDDEN;
 /* System backend. Producer side: replaces the buffer with a shared mapping [mem, mem + size)
 ** (freed with munmap), before start. Marks complete chunks shared and lists up to `max` of
-** them; gives shared chunks back. Daemon side: copies a validated chunk payload in as a
-** complete chunk of sequence `seq` (0, or -1 when a discard buffer is full), and records the
-** credentials readout stamps on a sequence's packets. */
+** them; gives shared chunks back. Counts, in a stopped session, the packets never handed
+** over: those in chunks the daemon did not copy (it zeroes a chunk's fill word when it has)
+** plus the losses. */
 int trak__session_use_shared(struct trak_session *s, uint8_t *mem, size_t size) TRAK__HIDDEN;
 size_t trak__session_take_complete(struct trak_session *s, uint32_t *idx, size_t max) TRAK__HIDDEN;
 void trak__session_release(struct trak_session *s, const uint32_t *idx, size_t n) TRAK__HIDDEN;
+uint64_t trak__session_undelivered(struct trak_session *s) TRAK__HIDDEN;
+/* Daemon side: copies a validated chunk payload in as a complete chunk of sequence `seq`
+** (0, or -1 when a discard buffer is full). `continues`: the payload is the rest of chunk
+** (seq, cindex), whose first part an earlier call copied; *at (in/out, may be NULL) names the
+** central chunk that took the part before, which the rest joins while still unread, so
+** readout sees one chunk. Readout treats a rest whose first part it never read as a loss. */
 int trak__session_import_chunk(struct trak_session *s, uint32_t seq, uint32_t cindex,
-                               const uint8_t *payload, uint32_t bytes,
-                               uint32_t packets) TRAK__HIDDEN;
+                               const uint8_t *payload, uint32_t bytes, uint32_t packets,
+                               int continues, uint32_t *at) TRAK__HIDDEN;
 int trak__session_trust(struct trak_session *s, uint32_t seq, int32_t uid, int32_t pid) TRAK__HIDDEN;
 
 /* data_source.c: instances of data sources, driven by sessions through these entry points
@@ -352,6 +359,9 @@ int trak__ds_session_setup(struct trak_session *s, int slot, trak_error *err) TR
 void trak__ds_session_enable(int slot, int on) TRAK__HIDDEN; /* masks; trak__lock held */
 void trak__ds_session_teardown(int slot) TRAK__HIDDEN;  /* stop callbacks, after the grace */
 void trak__ds_session_flush(int slot) TRAK__HIDDEN;
+/* The names of the data sources registered so far, "track_event" first: up to `max` into
+** `names` (strings that live as long as the process). Returns how many. */
+uint32_t trak__ds_names(const char **names, uint32_t max) TRAK__HIDDEN;
 /* The interceptor instance of data source `ds` in `slot`, or NULL. */
 struct trak__icpt_inst *trak__ds_icpt(int ds, int slot) TRAK__HIDDEN;
 /* Frees a writer's per-data-source and per-interceptor state (thread exit, rebinding). */

@@ -116,7 +116,10 @@ static void read_chunk(trak_session *s, const item *it, trak__seq_read *q, trak_
   trak__chunk *c = trak__chunk_at(s, it->index);
   trak__chunk_meta *m = &s->meta[it->index];
   uint64_t fill = atomic_load_explicit(&c->fill, memory_order_acquire);
-  int gap = q->seen ? it->cindex > q->last_index + 1 : it->cindex != 0;
+  /* A chunk's rest continues only the chunk read last; any other way, packets went missing. */
+  int gap = m->continues ? !q->seen || it->cindex != q->last_index
+            : q->seen    ? it->cindex > q->last_index + 1
+                         : it->cindex != 0;
   if (gap) q->skipping = 2; /* 2: skipping, and the next packet read reports the drop */
   q->seen = 1;
   q->last_index = it->cindex;

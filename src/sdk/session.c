@@ -386,6 +386,7 @@ static int pick_chunk_locked(trak_session *s) {
   uint32_t i = (uint32_t)found;
   s->cursor = (i + 1) % s->nchunks;
   s->meta[i].state = TRAK__CHUNK_WRITING;
+  s->meta[i].continues = 0;
   s->meta[i].read_pos = 0;
   s->meta[i].read_pkts = 0;
   s->stats.chunks_written++;
@@ -698,12 +699,42 @@ void trak__session_release(trak_session *s, const uint32_t *idx, size_t n) {
   pthread_mutex_unlock(&s->lock);
 }
 
+uint64_t trak__session_undelivered(trak_session *s) {
+  uint64_t n = atomic_load(&s->packets_lost);
+  pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < s->nchunks; i++)
+    if (s->meta[i].state != TRAK__CHUNK_FREE)
+      n += trak__fill_packets(atomic_load_explicit(&trak__chunk_at(s, i)->fill,
+                                                   memory_order_acquire));
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
+/* Appends a chunk's rest to central chunk `at` when that still holds the unread part before
+** it. s->lock held. Returns 1 when it did. */
+static int join_rest_locked(trak_session *s, uint32_t at, uint32_t seq, uint32_t cindex,
+                            const uint8_t *payload, uint32_t bytes, uint32_t packets) {
+  if (at >= s->nchunks || s->meta[at].state != TRAK__CHUNK_COMPLETE) return 0;
+  trak__chunk *c = trak__chunk_at(s, at);
+  uint64_t fill = atomic_load_explicit(&c->fill, memory_order_relaxed);
+  uint32_t have = trak__fill_bytes(fill);
+  if (c->writer_id != seq || c->chunk_index != cindex ||
+      have + bytes > s->chunk_size - TRAK__CHUNK_HEADER)
+    return 0;
+  memcpy((uint8_t *)c + TRAK__CHUNK_HEADER + have, payload, bytes);
+  atomic_store_explicit(&c->fill, fill + bytes + ((uint64_t)packets << 32), memory_order_relaxed);
+  return 1;
+}
+
 int trak__session_import_chunk(trak_session *s, uint32_t seq, uint32_t cindex,
-                               const uint8_t *payload, uint32_t bytes, uint32_t packets) {
+                               const uint8_t *payload, uint32_t bytes, uint32_t packets,
+                               int continues, uint32_t *at) {
   if (bytes > s->chunk_size - TRAK__CHUNK_HEADER) return TRAK_EINVAL;
   pthread_mutex_lock(&s->lock);
-  int i = pick_chunk_locked(s);
-  if (i >= 0) {
+  int i = -1;
+  if (continues && at && join_rest_locked(s, *at, seq, cindex, payload, bytes, packets)) {
+    i = (int)*at;
+  } else if ((i = pick_chunk_locked(s)) >= 0) {
     trak__chunk *c = trak__chunk_at(s, (uint32_t)i);
     c->writer_id = seq;
     c->chunk_index = cindex;
@@ -711,8 +742,12 @@ int trak__session_import_chunk(trak_session *s, uint32_t seq, uint32_t cindex,
     atomic_store_explicit(&c->fill, (uint64_t)bytes | ((uint64_t)packets << 32),
                           memory_order_relaxed);
     s->meta[i].state = TRAK__CHUNK_COMPLETE;
+    s->meta[i].continues = (uint8_t)(continues != 0);
+  }
+  if (i >= 0) {
     s->stats.bytes_written += bytes;
     s->stats.packets_written += packets;
+    if (at) *at = (uint32_t)i;
   } else {
     s->stats.chunks_discarded++;
   }

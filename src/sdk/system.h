@@ -15,6 +15,7 @@
 
 #define TRAK__IPC_MAX 65536       /* bytes per message */
 #define TRAK__IPC_MAX_CHUNKS 4096 /* chunk indexes per commit / release message */
+#define TRAK__IPC_MAX_NAMES 64    /* data source names per hello / data-sources message */
 
 /* A decoded IpcMessage: the one member set (type is its TRAK_PB_IpcMessage_* field number,
 ** 0 when none) with its fields flattened. Pointers point into the decoded datagram. */
@@ -26,7 +27,11 @@ typedef struct trak__ipc_msg {
   uint32_t buffer_size;
   uint32_t nchunks;
   uint32_t chunks[TRAK__IPC_MAX_CHUNKS];
-  uint64_t packets_lost;
+  uint64_t packets_lost; /* commit: so far; hello: while away; status: in all */
+  int flushed;           /* IpcCommitChunks.flushed */
+  uint32_t nnames;       /* IpcHello / IpcDataSources data source names */
+  const uint8_t *names[TRAK__IPC_MAX_NAMES];
+  uint32_t name_lens[TRAK__IPC_MAX_NAMES];
   /* IpcStatus */
   uint32_t producers;
   uint64_t bytes_written, chunk_count;
@@ -45,9 +50,9 @@ trak_pb_nested trak__ipc_begin(trak_pb_buf *b, uint32_t type) TRAK__HIDDEN;
 void trak__ipc_end(trak_pb_buf *b, trak_pb_nested n) TRAK__HIDDEN;
 /* A message holding only a session id (flush, stop, stop done) into `b`. */
 void trak__ipc_put_session(trak_pb_buf *b, uint32_t type, uint32_t session_id) TRAK__HIDDEN;
-/* A commit / release message of chunk indexes. */
+/* A commit / release message of chunk indexes (`lost` and `flushed`: commits only). */
 void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id, const uint32_t *idx,
-                          size_t n, uint64_t lost) TRAK__HIDDEN;
+                          size_t n, uint64_t lost, int flushed) TRAK__HIDDEN;
 
 /* Sends `b` (with `pass_fd` >= 0 attached) without blocking when `nonblock`. Returns 0 or -1
 ** (errno set; EAGAIN: the peer does not read). */

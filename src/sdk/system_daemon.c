@@ -38,12 +38,21 @@ typedef struct seqmap {
   uint32_t local, global;
 } seqmap;
 
+/* What a scrape copied of a chunk still being written: the next copy of that chunk takes only
+** what follows. */
+typedef struct scraped {
+  uint32_t writer, cindex; /* the chunk's identity when scraped */
+  uint32_t bytes, packets; /* copied so far; 0: nothing */
+  uint32_t central;        /* the central chunk that took it */
+} scraped;
+
 /* One producer's part in one session: its shared buffer and its sequences. */
 typedef struct attach {
   uint32_t session_id; /* 0: unused */
   uint8_t *mem;
   size_t size;
   uint32_t nchunks;
+  scraped *scr; /* per chunk of mem */
   seqmap *seqs;
   size_t nseqs;
   uint64_t lost; /* the producer's last reported loss count */
@@ -54,6 +63,7 @@ typedef struct client {
   int role;
   int32_t pid, uid;
   char name[64];
+  char **sources; /* producer: its data sources (NULL-terminated), from IpcHello */
   uint32_t session_id; /* consumer: its session */
   attach at[TRAK_MAX_SESSIONS];
 } client;
@@ -64,10 +74,13 @@ typedef struct dsession {
   int out_fd, consumer; /* consumer: client index or -1 */
   uint8_t *pconfig;     /* TraceConfig the producers get */
   size_t pconfig_len;
-  int stream; /* write_into_file: write as it goes */
+  char **wanted; /* data source names the config lists (NULL-terminated) */
+  int32_t uid;   /* the consumer's: it records producers of this uid only, unless root */
+  int stream;    /* write_into_file: write as it goes */
   int stopping;
-  uint64_t stop_deadline, next_write;
-  uint64_t chunks, bytes_out, producer_lost;
+  uint32_t write_period_ms, flush_period_ms; /* 0: no periodic flush */
+  uint64_t stop_deadline, next_write, next_flush;
+  uint64_t chunks, bytes_out, producer_lost, lost_away;
   char error[160];
 } dsession;
 
@@ -77,6 +90,7 @@ static struct {
   client c[MAX_CLIENTS];
   dsession s[TRAK_MAX_SESSIONS];
   uint32_t next_session, next_seq;
+  uint64_t lost_away; /* reported by reconnecting producers while no session ran */
   uint8_t *rx, *copy;
   trak_pb_buf tx;
   trak__ipc_msg m;
@@ -119,52 +133,150 @@ static uint32_t global_seq(client *c, attach *a, dsession *s, uint32_t local) {
   return trak__session_trust(s->central, g, c->uid, c->pid) == 0 ? g : 0;
 }
 
-/* Copies chunk `i` of the producer's buffer into the session: the header and payload are
-** copied out of shared memory first, and only the copy is checked and used. Returns 0, or -1
-** with a reason in `why` when the chunk is malformed. */
-static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, char *why, size_t n) {
-  uint32_t cs = s->central->chunk_size;
-  if (i >= a->nchunks) {
-    snprintf(why, n, "chunk index %u out of range (%u chunks)", i, a->nchunks);
-    return -1;
-  }
-  uint8_t *src = a->mem + (size_t)i * cs;
-  memcpy(D.copy, src, cs);
-  trak__chunk *h = (trak__chunk *)D.copy;
-  uint64_t fill = atomic_load_explicit(&h->fill, memory_order_relaxed);
-  uint32_t bytes = trak__fill_bytes(fill), packets = trak__fill_packets(fill);
-  if (bytes > cs - TRAK__CHUNK_HEADER) {
-    snprintf(why, n, "chunk %u claims %u bytes in a %u-byte chunk", i, bytes, cs);
-    return -1;
-  }
-  /* The payload must be exactly `packets` Trace.packet fields. */
+/* Checks that [p, p + bytes) is exactly `packets` Trace.packet fields. */
+static int framed(const uint8_t *p, uint32_t bytes, uint32_t packets) {
   trak_pb_decoder d;
   trak_pb_field f;
-  trak_pb_decoder_init(&d, D.copy + TRAK__CHUNK_HEADER, bytes);
+  trak_pb_decoder_init(&d, p, bytes);
   uint32_t count = 0;
   int rc;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1 && f.number == TRAK_PB_Trace_packet &&
          f.wire_type == TRAK_PB_WIRE_LEN)
     count++;
-  if (rc != 0 || count != packets) {
+  return rc == 0 && count == packets;
+}
+
+enum { TAKE_ALL, TAKE_SCRAPE };
+
+/* Copies chunk `i` of the producer's buffer into the session. TAKE_ALL (a commit, or a salvage
+** after the producer died) takes the chunk's packets not copied before and marks it copied;
+** TAKE_SCRAPE takes the complete packets of a chunk still being written and leaves it to its
+** writer, remembering how far it got. The fill word is read once (acquire: the writer
+** publishes packets with release) and the claimed bytes are copied out of shared memory
+** before anything looks at them. Returns 0, or -1 with a reason in `why` when the chunk is
+** malformed. */
+static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, int how, char *why,
+                      size_t n) {
+  uint32_t cs = s->central->chunk_size;
+  if (i >= a->nchunks) {
+    snprintf(why, n, "chunk index %u out of range (%u chunks)", i, a->nchunks);
+    return -1;
+  }
+  trak__chunk *shared = (trak__chunk *)(a->mem + (size_t)i * cs);
+  uint64_t fill = atomic_load_explicit(&shared->fill, memory_order_acquire);
+  uint32_t bytes = trak__fill_bytes(fill), packets = trak__fill_packets(fill);
+  if (bytes > cs - TRAK__CHUNK_HEADER) {
+    snprintf(why, n, "chunk %u claims %u bytes in a %u-byte chunk", i, bytes, cs);
+    return -1;
+  }
+  if (!bytes && how == TAKE_SCRAPE) return 0;
+  memcpy(D.copy, shared, TRAK__CHUNK_HEADER + bytes);
+  const trak__chunk *h = (const trak__chunk *)D.copy;
+  scraped *sc = &a->scr[i], before = *sc;
+  if (before.bytes && (h->writer_id != before.writer || h->chunk_index != before.cindex ||
+                       bytes < before.bytes || packets < before.packets)) {
+    snprintf(why, n, "chunk %u changed under the daemon (%u bytes copied, now %u)", i,
+             before.bytes, bytes);
+    return -1;
+  }
+  if (!framed(D.copy + TRAK__CHUNK_HEADER + before.bytes, bytes - before.bytes,
+              packets - before.packets)) {
     snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
     return -1;
   }
-  /* Copied: a later salvage must not take it again. */
-  atomic_store_explicit(&((trak__chunk *)src)->fill, 0, memory_order_relaxed);
-  if (!bytes) return 0;
+  if (how == TAKE_ALL) { /* copied: a later salvage must not take it again */
+    atomic_store_explicit(&shared->fill, 0, memory_order_relaxed);
+    memset(sc, 0, sizeof *sc);
+  } else {
+    *sc = (scraped){h->writer_id, h->chunk_index, bytes, packets, before.central};
+  }
+  if (bytes == before.bytes) return 0;
   uint32_t g = global_seq(c, a, s, h->writer_id);
+  uint32_t at = before.central;
   if (g)
-    trak__session_import_chunk(s->central, g, h->chunk_index, D.copy + TRAK__CHUNK_HEADER, bytes,
-                               packets);
+    trak__session_import_chunk(s->central, g, h->chunk_index,
+                               D.copy + TRAK__CHUNK_HEADER + before.bytes, bytes - before.bytes,
+                               packets - before.packets, before.bytes != 0, &at);
+  if (how == TAKE_SCRAPE) sc->central = at;
   s->chunks++;
+  return 0;
+}
+
+/* After a flush: copies what every chunk still being written holds. */
+static int scrape(client *c, attach *a, dsession *s, char *why, size_t n) {
+  for (uint32_t i = 0; i < a->nchunks; i++)
+    if (take_chunk(c, a, s, i, TAKE_SCRAPE, why, n) != 0) return -1;
   return 0;
 }
 
 static void detach(attach *a) {
   if (a->mem) munmap(a->mem, a->size);
+  free(a->scr);
   free(a->seqs);
   memset(a, 0, sizeof *a);
+}
+
+/* ---- data sources and access ------------------------------------------------------------- */
+
+static void names_free(char **v) {
+  for (size_t i = 0; v && v[i]; i++)
+    free(v[i]);
+  free(v);
+}
+
+/* Appends a copy of [name, name + len) to the NULL-terminated list *v. */
+static int names_add(char ***v, const void *name, size_t len) {
+  size_t n = 0;
+  while (*v && (*v)[n]) n++;
+  char **grown = realloc(*v, (n + 2) * sizeof *grown);
+  if (!grown) return -1;
+  *v = grown;
+  grown[n] = strndup(name, len);
+  grown[n + 1] = NULL;
+  return grown[n] ? 0 : -1;
+}
+
+/* The data source names a producer advertised. */
+static char **names_from(const trak__ipc_msg *m) {
+  char **v = NULL;
+  for (uint32_t i = 0; i < m->nnames; i++)
+    if (names_add(&v, m->names[i], m->name_lens[i]) != 0) break;
+  return v;
+}
+
+/* The data source names a TraceConfig asks for; one without data sources records track
+** events, as in-process. */
+static char **config_sources(const uint8_t *cfg, size_t len) {
+  char **v = NULL;
+  trak_pb_decoder d, ds, dc;
+  trak_pb_field f, g, h;
+  trak_pb_decoder_init(&d, cfg, len);
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number != TRAK_PB_TraceConfig_data_sources || trak_pb_decoder_init_nested(&ds, &d, &f))
+      continue;
+    while (trak_pb_decoder_next(&ds, &g) == 1) {
+      if (g.number != TRAK_PB_TraceConfig_DataSource_config ||
+          trak_pb_decoder_init_nested(&dc, &ds, &g))
+        continue;
+      while (trak_pb_decoder_next(&dc, &h) == 1)
+        if (h.number == TRAK_PB_DataSourceConfig_name && h.wire_type == TRAK_PB_WIRE_LEN)
+          names_add(&v, h.data, h.len);
+    }
+  }
+  if (!v) names_add(&v, "track_event", 11);
+  return v;
+}
+
+/* Should producer `c` record into session `s`? Not already in it; of the consumer's uid
+** (root's sessions record every uid); with a data source the session asks for. */
+static int wants(const dsession *s, const client *c) {
+  if (s->stopping || (s->uid != 0 && s->uid != c->uid)) return 0;
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++)
+    if (c->at[k].session_id == s->id) return 0;
+  for (size_t i = 0; s->wanted && s->wanted[i]; i++)
+    for (size_t j = 0; c->sources && c->sources[j]; j++)
+      if (!strcmp(s->wanted[i], c->sources[j])) return 1;
+  return 0;
 }
 
 /* ---- clients ------------------------------------------------------------------------------ */
@@ -180,7 +292,7 @@ static void drop_client(int ci, int salvage) {
     attach *a = &c->at[k];
     dsession *s = session_by_id(a->session_id);
     for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
-      if (take_chunk(c, a, s, i, why, sizeof why) != 0) break;
+      if (take_chunk(c, a, s, i, TAKE_ALL, why, sizeof why) != 0) break;
     detach(a);
   }
   if (c->role == C_CONSUMER) {
@@ -194,6 +306,7 @@ static void drop_client(int ci, int salvage) {
     logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid,
           c->name);
   close(c->fd);
+  names_free(c->sources);
   memset(c, 0, sizeof *c);
   c->fd = -1;
 }
@@ -223,7 +336,7 @@ static void attach_producer(int ci, dsession *s) {
   attach *a = NULL;
   for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
     if (!c->at[k].session_id) a = &c->at[k];
-  if (!a) return;
+  if (!a || !wants(s, c)) return;
   uint32_t cs = s->central->chunk_size;
   size_t size = (size_t)(D.cfg->producer_buffer_kb ? D.cfg->producer_buffer_kb : 1024) * 1024;
   size = size / cs * cs;
@@ -240,6 +353,12 @@ static void attach_producer(int ci, dsession *s) {
   a->session_id = s->id;
   a->size = size;
   a->nchunks = (uint32_t)(size / cs);
+  if (!(a->scr = calloc(a->nchunks, sizeof *a->scr))) {
+    logf_("no memory for producer %d's buffer", (int)c->pid);
+    detach(a);
+    close(fd);
+    return;
+  }
   trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_start_session);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStartSession_session_id, s->id);
   trak_pb_put_bytes(&D.tx, TRAK_PB_IpcStartSession_trace_config, s->pconfig, s->pconfig_len);
@@ -263,9 +382,11 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   a->lost = m->packets_lost;
   char why[160];
   for (uint32_t k = 0; k < m->nchunks; k++)
-    if (take_chunk(c, a, s, m->chunks[k], why, sizeof why) != 0) return misbehaved(ci, why);
+    if (take_chunk(c, a, s, m->chunks[k], TAKE_ALL, why, sizeof why) != 0)
+      return misbehaved(ci, why);
+  if (m->flushed && scrape(c, a, s, why, sizeof why) != 0) return misbehaved(ci, why);
   trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
-                       m->nchunks, 0);
+                       m->nchunks, 0, 0);
   send_to(ci, -1);
 }
 
@@ -288,6 +409,28 @@ static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
     at = d.p;
   }
   return stream;
+}
+
+/* The session's write period (write_into_file) and flush period: the config's
+** file_write_period_ms (default 1000) and flush_period_ms; a streaming session flushes at its
+** write period unless told otherwise, so what it writes is at most one period old. */
+static void periods_from(dsession *s, const uint8_t *cfg, size_t len) {
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, cfg, len);
+  s->write_period_ms = 1000;
+  s->flush_period_ms = 0;
+  int flush_set = 0;
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_TraceConfig_file_write_period_ms && f.value)
+      s->write_period_ms = f.value < 100 ? 100 : (uint32_t)f.value;
+    if (f.number == TRAK_PB_TraceConfig_flush_period_ms) {
+      s->flush_period_ms = f.value && f.value < 50 ? 50 : (uint32_t)f.value;
+      flush_set = 1;
+    }
+  }
+  if (s->stream && !flush_set) s->flush_period_ms = s->write_period_ms;
 }
 
 /* The session's buffer: the config's, capped by the daemon's limit. */
@@ -349,7 +492,13 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   s->out_fd = out_fd;
   s->consumer = ci;
   s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
-  s->next_write = now_ms() + 1000;
+  s->wanted = config_sources(m->bytes, m->bytes_len);
+  s->uid = c->uid;
+  periods_from(s, m->bytes, m->bytes_len);
+  s->next_write = now_ms() + s->write_period_ms;
+  s->next_flush = now_ms() + s->flush_period_ms;
+  s->lost_away = D.lost_away; /* what reconnecting producers reported while none ran */
+  D.lost_away = 0;
   c->role = C_CONSUMER;
   c->session_id = s->id;
   if (D.cfg->verbose) logf_("session %u started by pid %d", s->id, (int)c->pid);
@@ -403,11 +552,23 @@ static void send_status(dsession *s, int done) {
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
                      st.packets_lost + st.packets_overwritten + st.packets_skipped +
-                         s->producer_lost);
+                         s->producer_lost + s->lost_away);
   if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
   if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
   trak__ipc_end(&D.tx, n);
   send_to(s->consumer, -1);
+}
+
+/* Sends IpcFlushSession to every producer in `s` (and, when `then_stop`, IpcStopSession). */
+static void signal_producers(dsession *s, int then_stop) {
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      if (D.c[k].at[j].session_id == s->id) {
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_flush_session, s->id);
+        if (send_to(k, -1) != 0 || !then_stop) break;
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_stop_session, s->id);
+        if (send_to(k, -1) != 0) break;
+      }
 }
 
 /* Asks every producer in `s` to flush and stop; the session ends when all answered or after a
@@ -416,15 +577,8 @@ static void end_session(dsession *s) {
   if (s->stopping) return;
   s->stopping = 1;
   s->stop_deadline = now_ms() + STOP_GRACE_MS;
-  for (int k = 0; k < MAX_CLIENTS; k++)
-    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
-      if (D.c[k].at[j].session_id == s->id) {
-        /* Flush first, as Perfetto does: data sources' flush callbacks run before the stop. */
-        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_flush_session, s->id);
-        if (send_to(k, -1) != 0) break;
-        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_stop_session, s->id);
-        if (send_to(k, -1) != 0) break;
-      }
+  /* Flush first, as Perfetto does: data sources' flush callbacks run before the stop. */
+  signal_producers(s, 1);
 }
 
 static void finish_session(dsession *s) {
@@ -439,6 +593,7 @@ static void finish_session(dsession *s) {
   close(s->out_fd);
   trak_session_free(s->central);
   free(s->pconfig);
+  names_free(s->wanted);
   memset(s, 0, sizeof *s);
 }
 
@@ -448,6 +603,35 @@ static void on_stop_done(int ci, uint32_t id) {
 }
 
 /* ---- the loop ------------------------------------------------------------------------------- */
+
+/* Attaches producer `ci` to every session that wants it and does not have it yet. */
+static void attach_everywhere(int ci) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS && D.c[ci].fd >= 0; i++)
+    if (D.s[i].id) attach_producer(ci, &D.s[i]);
+}
+
+/* IpcHello: a producer; what it lost while no daemon was there goes to the sessions it joins
+** now, or to the next session started. */
+static void on_hello(int ci, const trak__ipc_msg *m) {
+  client *c = &D.c[ci];
+  c->role = C_PRODUCER;
+  snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
+           (const char *)m->bytes);
+  names_free(c->sources);
+  c->sources = names_from(m);
+  if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
+  if (m->packets_lost)
+    logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
+          (unsigned long long)m->packets_lost);
+  attach_everywhere(ci);
+  int joined = 0;
+  for (int k = 0; k < TRAK_MAX_SESSIONS && c->fd >= 0; k++) {
+    dsession *s = session_by_id(c->at[k].session_id);
+    if (s) s->lost_away += m->packets_lost;
+    joined |= s != NULL;
+  }
+  if (!joined) D.lost_away += m->packets_lost;
+}
 
 static void on_message(int ci) {
   client *c = &D.c[ci];
@@ -471,12 +655,12 @@ static void on_message(int ci) {
   if (c->role != role && c->role != C_NEW) return misbehaved(ci, "message out of its role");
   switch (m->type) {
   case TRAK_PB_IpcMessage_hello:
-    c->role = C_PRODUCER;
-    snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
-             (const char *)m->bytes);
-    if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
-    for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
-      if (D.s[i].id && !D.s[i].stopping) attach_producer(ci, &D.s[i]);
+    on_hello(ci, m);
+    break;
+  case TRAK_PB_IpcMessage_data_sources:
+    names_free(c->sources);
+    c->sources = names_from(m);
+    attach_everywhere(ci);
     break;
   case TRAK_PB_IpcMessage_commit_chunks:
     on_commit(ci, m);
@@ -527,8 +711,8 @@ static void on_accept(void) {
   c->uid = (int32_t)cred.uid;
 }
 
-/* Periodic work: streaming sessions write out; stopping ones finish when their producers
-** answered or the grace ran out. */
+/* Periodic work: sessions flush and streaming ones write out at their periods; stopping ones
+** finish when their producers answered or the grace ran out. */
 static void tick(void) {
   uint64_t now = now_ms();
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
@@ -536,9 +720,15 @@ static void tick(void) {
     if (!s->id) continue;
     if (s->stopping && (producers_in(s) == 0 || now >= s->stop_deadline)) {
       finish_session(s);
-    } else if (s->stream && now >= s->next_write) {
+      continue;
+    }
+    if (s->flush_period_ms && now >= s->next_flush) {
+      signal_producers(s, 0);
+      s->next_flush = now + s->flush_period_ms;
+    }
+    if (s->stream && now >= s->next_write) {
       write_out(s);
-      s->next_write = now + 1000;
+      s->next_write = now + s->write_period_ms;
     }
   }
 }
@@ -562,7 +752,7 @@ static int listen_on(const char *path, trak_error *err) {
   int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   mode_t old = umask(077); /* owner-only from the moment it exists */
   int ok = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
-           chmod(path, 0600) == 0 && listen(fd, 64) == 0;
+           chmod(path, D.cfg->shared ? 0666 : 0600) == 0 && listen(fd, 64) == 0;
   umask(old);
   if (!ok) {
     int e = errno;

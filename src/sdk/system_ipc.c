@@ -36,6 +36,14 @@ static int add_chunks(const trak_pb_field *f, trak__ipc_msg *m) {
   return r < 0 ? TRAK_EFORMAT : 0;
 }
 
+/* Appends one data source name. */
+static int add_name(const trak_pb_field *f, trak__ipc_msg *m) {
+  if (m->nnames == TRAK__IPC_MAX_NAMES || f->len > 255) return TRAK_EFORMAT;
+  m->names[m->nnames] = f->data;
+  m->name_lens[m->nnames++] = (uint32_t)f->len;
+  return 0;
+}
+
 /* Reads the fields of one member message into `m`. */
 static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
   trak_pb_decoder d;
@@ -50,6 +58,13 @@ static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
         m->bytes = f.data;
         m->bytes_len = f.len;
       }
+      if (f.number == TRAK_PB_IpcHello_packets_lost_while_away && varint) m->packets_lost = f.value;
+      if (f.number == TRAK_PB_IpcHello_data_sources && len && add_name(&f, m) != 0)
+        return TRAK_EFORMAT;
+      break;
+    case TRAK_PB_IpcMessage_data_sources:
+      if (f.number == TRAK_PB_IpcDataSources_data_sources && len && add_name(&f, m) != 0)
+        return TRAK_EFORMAT;
       break;
     case TRAK_PB_IpcMessage_enable_tracing:
       if (f.number == TRAK_PB_IpcEnableTracing_trace_config && len) {
@@ -73,6 +88,7 @@ static int decode_member(const trak_pb_field *outer, trak__ipc_msg *m) {
       if (f.number == TRAK_PB_IpcCommitChunks_session_id && varint)
         m->session_id = (uint32_t)f.value;
       if (f.number == TRAK_PB_IpcCommitChunks_packets_lost && varint) m->packets_lost = f.value;
+      if (f.number == TRAK_PB_IpcCommitChunks_flushed && varint) m->flushed = f.value != 0;
       if (f.number == TRAK_PB_IpcCommitChunks_chunks && (varint || len)) {
         if (add_chunks(&f, m) != 0) return TRAK_EFORMAT;
       }
@@ -110,6 +126,8 @@ _Static_assert(TRAK_PB_IpcCommitChunks_session_id == TRAK_PB_IpcReleaseChunks_se
 int trak__ipc_decode(const uint8_t *data, size_t len, trak__ipc_msg *m) {
   memset(m, 0, offsetof(trak__ipc_msg, chunks));
   m->packets_lost = m->producers = 0;
+  m->flushed = 0;
+  m->nnames = 0;
   m->bytes_written = m->chunk_count = 0;
   m->done = 0;
   m->error = NULL;
@@ -120,7 +138,7 @@ int trak__ipc_decode(const uint8_t *data, size_t len, trak__ipc_msg *m) {
   trak_pb_decoder_init(&d, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
-    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_get_status)
+    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_data_sources)
       continue; /* unknown members of a later version */
     if (f.wire_type != TRAK_PB_WIRE_LEN || m->type) return TRAK_EFORMAT;
     m->type = f.number;
@@ -145,7 +163,7 @@ void trak__ipc_put_session(trak_pb_buf *b, uint32_t type, uint32_t session_id) {
 }
 
 void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id, const uint32_t *idx,
-                          size_t n, uint64_t lost) {
+                          size_t n, uint64_t lost, int flushed) {
   trak_pb_nested m = trak__ipc_begin(b, type);
   trak_pb_put_varint(b, TRAK_PB_IpcCommitChunks_session_id, session_id);
   if (n) {
@@ -156,6 +174,8 @@ void trak__ipc_put_chunks(trak_pb_buf *b, uint32_t type, uint32_t session_id, co
   }
   if (type == TRAK_PB_IpcMessage_commit_chunks)
     trak_pb_put_varint(b, TRAK_PB_IpcCommitChunks_packets_lost, lost);
+  if (type == TRAK_PB_IpcMessage_commit_chunks && flushed)
+    trak_pb_put_bool(b, TRAK_PB_IpcCommitChunks_flushed, 1);
   trak__ipc_end(b, m);
 }
 

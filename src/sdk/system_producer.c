@@ -6,8 +6,11 @@
 ** chunks to the daemon (state SHARED: no writer touches them) and frees them when the daemon
 ** says it has copied them.
 **
-** Reconnection. When the daemon goes away the thread stops the sessions it ran and tries
-** again every 100 ms; events in between are not recorded (no session records them).
+** Reconnection. When the daemon goes away the thread tries again every 100 ms. The sessions
+** it ran keep running meanwhile, orphaned: nobody copies their chunks, so threads fill the
+** shared buffer and then lose events, all counted. At the next connection the thread stops
+** them and reports in IpcHello how many packets never reached a daemon, so the gap a restart
+** leaves is counted, not silent.
 */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +29,7 @@ int trak__system_no_autostart;
 typedef struct psession {
   uint32_t id; /* the daemon's session id; 0: unused */
   trak_session *s;
+  uint64_t lost_at_loss; /* orphaned: its loss count when the connection went */
 } psession;
 
 static struct {
@@ -37,6 +41,8 @@ static struct {
   _Atomic int stop, connected, active;
   int fd;
   psession ps[TRAK_MAX_SESSIONS];
+  uint64_t lost_away;     /* packets orphaned sessions never handed over, not yet reported */
+  uint32_t sources_told;  /* data sources the daemon knows of */
   uint8_t *rx;
   trak_pb_buf tx;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
@@ -53,18 +59,26 @@ static psession *find(uint32_t id) {
   return NULL;
 }
 
-/* Hands every complete chunk of `p` to the daemon, in messages of bounded size. */
-static int commit(psession *p) {
+/* Sends one IpcCommitChunks of `n` chunk indexes with the loss count so far. */
+static int send_commit(psession *p, const uint32_t *idx, size_t n, int flushed) {
+  trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, idx, n,
+                       atomic_load(&p->s->packets_lost), flushed);
+  return trak__ipc_send(P.fd, &P.tx, -1, 0);
+}
+
+/* Hands every complete chunk of `p` to the daemon, in messages of bounded size. `flushed`:
+** this answers an IpcFlushSession, and the last message says so (even with no chunk). */
+static int commit(psession *p, int flushed) {
   static uint32_t idx[TRAK__IPC_MAX_CHUNKS / 2];
   size_t n;
   do {
     n = trak__session_take_complete(p->s, idx, sizeof idx / sizeof *idx);
     if (!n) break;
-    uint64_t lost = atomic_load(&p->s->packets_lost);
-    trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, idx, n, lost);
-    if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
+    int last = n < sizeof idx / sizeof *idx;
+    if (send_commit(p, idx, n, flushed && last) != 0) return -1;
+    if (last && flushed) return 0;
   } while (n == sizeof idx / sizeof *idx);
-  return 0;
+  return flushed ? send_commit(p, NULL, 0, 1) : 0;
 }
 
 static void end_session(psession *p) {
@@ -117,17 +131,14 @@ static int handle(const trak__ipc_msg *m, int got_fd) {
   case TRAK_PB_IpcMessage_flush_session:
     if (p) {
       trak_session_flush(p->s, NULL);
-      return commit(p);
+      return commit(p, 1);
     }
     break;
   case TRAK_PB_IpcMessage_stop_session:
     if (p) {
       trak_session_stop(p->s, NULL); /* every chunk complete */
-      if (commit(p) != 0) return -1;
-      /* The final loss count, even when no chunk was left to commit. */
-      trak__ipc_put_chunks(&P.tx, TRAK_PB_IpcMessage_commit_chunks, p->id, NULL, 0,
-                           atomic_load(&p->s->packets_lost));
-      if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
+      /* Then the final loss count, even when no chunk was left to commit. */
+      if (commit(p, 0) != 0 || send_commit(p, NULL, 0, 0) != 0) return -1;
       end_session(p); /* the daemon holds its own mapping */
     }
     trak__ipc_put_session(&P.tx, TRAK_PB_IpcMessage_stop_done, m->session_id);
@@ -139,12 +150,40 @@ static int handle(const trak__ipc_msg *m, int got_fd) {
   return 0;
 }
 
-static void disconnect(void) {
+/* The connection is gone. Its sessions keep recording, orphaned, until the next connection
+** (or, when `end_sessions`, end now: this process is leaving; the daemon salvages). */
+static void lose_connection(int end_sessions) {
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
-    if (P.ps[i].id) end_session(&P.ps[i]);
+    if (P.ps[i].id) {
+      if (end_sessions)
+        end_session(&P.ps[i]);
+      else if (P.fd >= 0)
+        P.ps[i].lost_at_loss = atomic_load(&P.ps[i].s->packets_lost);
+    }
   if (P.fd >= 0) close(P.fd);
   P.fd = -1;
   atomic_store(&P.connected, 0);
+}
+
+/* A new connection: ends the sessions orphaned by the last one, counting the packets they
+** never handed over (in chunks no daemon copied, or lost since the connection went). */
+static void end_orphans(void) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
+    psession *p = &P.ps[i];
+    if (!p->id) continue;
+    trak_session_stop(p->s, NULL);
+    P.lost_away += trak__session_undelivered(p->s) - p->lost_at_loss;
+    end_session(p);
+  }
+}
+
+/* Puts the registered data sources' names as repeated field `field`; returns how many. */
+static uint32_t put_sources(uint32_t field) {
+  const char *names[TRAK__IPC_MAX_NAMES];
+  uint32_t n = trak__ds_names(names, TRAK__IPC_MAX_NAMES);
+  for (uint32_t i = 0; i < n; i++)
+    trak_pb_put_string(&P.tx, field, names[i]);
+  return n;
 }
 
 static int hello(void) {
@@ -156,6 +195,20 @@ static int hello(void) {
   }
   trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_hello);
   trak_pb_put_string(&P.tx, TRAK_PB_IpcHello_process_name, name);
+  P.sources_told = put_sources(TRAK_PB_IpcHello_data_sources);
+  if (P.lost_away) trak_pb_put_varint(&P.tx, TRAK_PB_IpcHello_packets_lost_while_away, P.lost_away);
+  trak__ipc_end(&P.tx, n);
+  if (trak__ipc_send(P.fd, &P.tx, -1, 0) != 0) return -1;
+  P.lost_away = 0; /* told */
+  return 0;
+}
+
+/* Tells the daemon the data sources registered since it last heard. */
+static int tell_sources(void) {
+  const char *names[TRAK__IPC_MAX_NAMES];
+  if (trak__ds_names(names, TRAK__IPC_MAX_NAMES) == P.sources_told) return 0;
+  trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_data_sources);
+  P.sources_told = put_sources(TRAK_PB_IpcDataSources_data_sources);
   trak__ipc_end(&P.tx, n);
   return trak__ipc_send(P.fd, &P.tx, -1, 0);
 }
@@ -166,7 +219,8 @@ static void *producer_main(void *arg) {
   while (!atomic_load(&P.stop)) {
     if (P.fd < 0) {
       P.fd = trak__ipc_connect(P.path);
-      if (P.fd >= 0 && hello() != 0) disconnect();
+      if (P.fd >= 0) end_orphans();
+      if (P.fd >= 0 && hello() != 0) lose_connection(0);
       if (P.fd < 0) {
         nanosleep(&(struct timespec){0, 100000000}, NULL);
         continue;
@@ -188,10 +242,11 @@ static void *producer_main(void *arg) {
       bad = handle(&m, got_fd) != 0;
     }
     for (int i = 0; i < TRAK_MAX_SESSIONS && !bad; i++)
-      if (P.ps[i].id) bad = commit(&P.ps[i]) != 0;
-    if (bad) disconnect();
+      if (P.ps[i].id) bad = commit(&P.ps[i], 0) != 0;
+    if (!bad) bad = tell_sources() != 0;
+    if (bad) lose_connection(0);
   }
-  disconnect();
+  lose_connection(1);
   return NULL;
 }
 

@@ -20,6 +20,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -30,7 +31,6 @@
 #include "trak/pbtxt.h"
 #include "trak/trak.h"
 
-#define MAX_PIDS 16
 #define MAX_PIDS 16
 
 static char dir[64], sock[128];
@@ -54,6 +54,20 @@ static __attribute__((unused)) int wait_child(pid_t pid, int ms) {
   return -1;
 }
 
+/* In a producer child: waits (10 s at most, else exits 2) until `want` sessions record. */
+static __attribute__((unused)) void wait_sessions(int want) {
+  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++)
+    sleep_ms(10);
+  if (trak_system_active_sessions() != want) _exit(2);
+}
+
+/* In a producer child: waits (10 s at most, else exits 2) until connected is `want`. */
+static __attribute__((unused)) void wait_connected(int want) {
+  for (int t = 0; t < 1000 && !trak_system_connected() != !want; t++)
+    sleep_ms(10);
+  if (!trak_system_connected() != !want) _exit(2);
+}
+
 static volatile int stop_flag;
 static __attribute__((unused)) void on_stop(int sig) {
   (void)sig;
@@ -73,16 +87,15 @@ static __attribute__((unused)) int daemon_up(void) {
   return fd >= 0;
 }
 
-static __attribute__((unused)) void start_daemon(uint32_t producer_kb) {
-  snprintf(dir, sizeof dir, "/tmp/trak-sys-XXXXXX");
-  assert_non_null(mkdtemp(dir));
-  snprintf(sock, sizeof sock, "%s/trak.sock", dir);
+/* Forks a daemon on `sock` (a restart reuses the path) and waits until it answers. */
+static __attribute__((unused)) void fork_daemon(uint32_t producer_kb, int shared) {
   daemon_pid = fork();
   assert_true(daemon_pid >= 0);
   if (daemon_pid == 0) {
     alarm(60);
     catch_stop(SIGTERM);
-    trak_daemon_config cfg = {sock, producer_kb, 0, 0};
+    trak_daemon_config cfg = {.socket_path = sock, .producer_buffer_kb = producer_kb,
+                              .shared = shared};
     trak_error err = {0};
     int rc = trak_daemon_run(&cfg, &stop_flag, &err);
     if (rc) fprintf(stderr, "daemon: %s\n", err.message);
@@ -91,6 +104,19 @@ static __attribute__((unused)) void start_daemon(uint32_t producer_kb) {
   for (int t = 0; t < 500 && !daemon_up(); t++)
     sleep_ms(10);
   assert_true(daemon_up());
+}
+
+/* A daemon in a fresh temp dir; `shared`: one every user may use (the dir too). */
+static __attribute__((unused)) void start_daemon_with(uint32_t producer_kb, int shared) {
+  snprintf(dir, sizeof dir, "/tmp/trak-sys-XXXXXX");
+  assert_non_null(mkdtemp(dir));
+  if (shared) assert_int_equal(chmod(dir, 0777), 0);
+  snprintf(sock, sizeof sock, "%s/trak.sock", dir);
+  fork_daemon(producer_kb, shared);
+}
+
+static __attribute__((unused)) void start_daemon(uint32_t producer_kb) {
+  start_daemon_with(producer_kb, 0);
 }
 
 /* Stops the daemon; asserts it was alive and exits cleanly. */
@@ -108,12 +134,15 @@ static __attribute__((unused)) void stop_daemon(void) {
   rmdir(dir);
 }
 
-/* A consumer child recording `config_text` into trace<n>.pb until SIGUSR1; with `go` >= 0 it
-** first waits for a byte on it (so it can be forked before the parent starts threads). */
-static __attribute__((unused)) pid_t spawn_recorder(const char *config_text, int n, int go) {
+/* A consumer child recording `config_text` into trace<n>.pb until SIGUSR1, as user `uid`
+** (unchanged when (uid_t)-1); with `go` >= 0 it first waits for a byte on it (so it can be
+** forked before the parent starts threads). */
+static __attribute__((unused)) pid_t spawn_recorder_as(const char *config_text, int n, int go,
+                                                       uid_t uid) {
   pid_t pid = fork();
   if (pid != 0) return pid;
   alarm(40);
+  if (uid != (uid_t)-1 && setuid(uid) != 0) _exit(7);
   catch_stop(SIGUSR1);
   char c;
   if (go >= 0 && read(go, &c, 1) != 1) _exit(6);
@@ -135,6 +164,10 @@ static __attribute__((unused)) pid_t spawn_recorder(const char *config_text, int
     fclose(lost);
   }
   _exit(r ? 1 : st.packets_lost ? 5 : 0);
+}
+
+static __attribute__((unused)) pid_t spawn_recorder(const char *config_text, int n, int go) {
+  return spawn_recorder_as(config_text, n, go, (uid_t)-1);
 }
 
 static __attribute__((unused)) const char ALL[] =

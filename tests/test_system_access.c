@@ -1,0 +1,156 @@
+/*
+** Who records whom in the system backend: a session takes only producers that advertised a
+** data source it names (also one registered after connecting), and only producers of its
+** consumer's uid unless the consumer is root (a --shared daemon lets other users in; that
+** part needs root to switch uids and is skipped otherwise).
+*/
+#include <sys/stat.h>
+
+#include "system_testutil.h"
+
+TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
+
+#define NOBODY 65534
+
+static trak_data_source *gadget;
+
+static void write_mark(trak_ds_ctx *ctx, void *user) {
+  (void)user;
+  trak_pb_put_varint(trak_ds_new_packet(ctx), TRAK_PB_TracePacket_timestamp, MARK_TS);
+}
+
+static void on_flush(void *user, uint32_t instance, void *state) {
+  (void)user, (void)instance, (void)state;
+  TRAK_DATA_SOURCE_TRACE(gadget, write_mark, NULL);
+}
+
+static void register_gadget(void) {
+  trak_data_source_desc d = {.name = "test.gadget", .flush = on_flush};
+  if (trak_data_source_register(&d, &gadget, NULL) != 0) _exit(4);
+}
+
+enum { GADGET_FIRST, GADGET_LATER, NO_GADGET };
+
+/* A producer child: registers "test.gadget" before connecting, after connecting, or never;
+** reports on `ready` once connected and again once recording (or, without the gadget, after
+** a while), then stays until its sessions end. */
+static pid_t spawn_gadget_producer(int kind, int ready) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  alarm(30);
+  if (kind == GADGET_FIRST) register_gadget();
+  trak_system_connect(sock);
+  wait_connected(1);
+  if (write(ready, "c", 1) != 1) _exit(3);
+  if (kind == GADGET_LATER) {
+    sleep_ms(300); /* the session runs by now */
+    register_gadget();
+  }
+  if (kind == NO_GADGET) {
+    sleep_ms(500);
+    if (trak_system_active_sessions() != 0) _exit(5); /* it must not have been asked */
+  } else {
+    wait_sessions(1);
+  }
+  if (write(ready, "r", 1) != 1) _exit(3);
+  wait_sessions(0);
+  trak_system_disconnect();
+  _exit(0);
+}
+
+/* A session naming only "test.gadget" records the two producers that have it (one registered
+** it after connecting) and not the one that has only track events. */
+static void test_sessions_take_producers_with_their_data_sources(void **state) {
+  (void)state;
+  start_daemon(1024);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t first = spawn_gadget_producer(GADGET_FIRST, ready[1]);
+  pid_t later = spawn_gadget_producer(GADGET_LATER, ready[1]);
+  pid_t none = spawn_gadget_producer(NO_GADGET, ready[1]);
+  wait_ready(ready[0], 3);
+  pid_t rec = spawn_recorder("buffers { size_kb: 1024 }\n"
+                             "data_sources { config { name: \"test.gadget\" } }\n",
+                             0, -1);
+  wait_ready(ready[0], 3);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  assert_int_equal(wait_child(first, 20000), 0);
+  assert_int_equal(wait_child(later, 20000), 0);
+  assert_int_equal(wait_child(none, 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.marked, 2); /* one flush mark from each gadget producer */
+  assert_true(index_of(&t, first) >= 0);
+  assert_true(index_of(&t, later) >= 0);
+  assert_int_equal(index_of(&t, none), -1);
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+/* A producer child running as `uid` that emits 50 instants into each of `sessions` sessions. */
+static pid_t spawn_user_producer(uid_t uid, int sessions, int ready) {
+  pid_t pid = fork();
+  if (pid != 0) return pid;
+  alarm(30);
+  if (setuid(uid) != 0) _exit(6);
+  trak_system_connect(sock);
+  wait_sessions(sessions);
+  for (int i = 0; i < 50; i++)
+    TRAK_EVENT_INSTANT(cat_net, "ping");
+  if (write(ready, "x", 1) != 1) _exit(3);
+  wait_sessions(0);
+  trak_system_disconnect();
+  _exit(0);
+}
+
+/* The instants of `pid` in `t`; fails the test when it has no packet there. */
+static long instants_of(const tally *t, pid_t pid) {
+  int k = index_of(t, pid);
+  assert_true(k >= 0);
+  return t->instants[k];
+}
+
+/* On a --shared daemon, nobody's recorder gets nobody's producer only; root's gets both. */
+static void test_consumers_record_their_own_uid(void **state) {
+  (void)state;
+  if (geteuid() != 0) skip(); /* switching uids needs root */
+  start_daemon_with(1024, 1);
+  struct stat st;
+  assert_int_equal(stat(sock, &st), 0);
+  assert_int_equal(st.st_mode & 0777, 0666);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t mine = spawn_user_producer(NOBODY, 2, ready[1]);
+  pid_t roots = spawn_user_producer(0, 1, ready[1]);
+  sleep_ms(200);
+  pid_t rec_nobody = spawn_recorder_as(ALL, 0, -1, NOBODY);
+  pid_t rec_root = spawn_recorder_as(ALL, 1, -1, 0);
+  wait_ready(ready[0], 2);
+  kill(rec_nobody, SIGUSR1);
+  kill(rec_root, SIGUSR1);
+  assert_int_equal(wait_child(rec_nobody, 20000), 0);
+  assert_int_equal(wait_child(rec_root, 20000), 0);
+  assert_int_equal(wait_child(mine, 20000), 0);
+  assert_int_equal(wait_child(roots, 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(instants_of(&t, mine), 50);
+  assert_int_equal(index_of(&t, roots), -1);
+  read_trace(1, &t);
+  assert_int_equal(instants_of(&t, mine), 50);
+  assert_int_equal(instants_of(&t, roots), 50);
+  close(ready[0]);
+  close(ready[1]);
+  stop_daemon();
+}
+
+int main(void) {
+  signal(SIGPIPE, SIG_IGN);
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sessions_take_producers_with_their_data_sources),
+      cmocka_unit_test(test_consumers_record_their_own_uid),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
