@@ -181,6 +181,7 @@ struct trak_session {
   _Atomic int chunk_restarts; /* ring policy, buffer half used: restart at every new chunk */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
+  uint8_t trace_ended;   /* stop is done: no packet joins the buffer any more */
   uint8_t stats_emitted; /* the trace_stats packet ending the trace was read out */
   /* streaming (under file_lock) */
   pthread_mutex_t file_lock;

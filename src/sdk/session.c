@@ -419,12 +419,12 @@ void trak__session_lost(trak_session *s, uint32_t packets) {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-/* Appends the trace_stats packet that ends the trace to `out` if the session is stopped and
-** the packet was not read out yet: a trace holds it once, after its last drained packet.
-** s->lock not held. */
+/* Appends the trace_stats packet that ends the trace to `out` if the session's stop is done
+** (a read racing the stop must not get it before the last packets) and the packet was not read
+** out yet: a trace holds it once, after its last drained packet. s->lock not held. */
 static void put_final_stats(trak_session *s, trak_pb_buf *out) {
   pthread_mutex_lock(&s->lock);
-  int due = s->state == TRAK__S_STOPPED && !s->stats_emitted;
+  int due = s->trace_ended && !s->stats_emitted;
   s->stats_emitted |= due;
   pthread_mutex_unlock(&s->lock);
   if (!due) return;
@@ -562,6 +562,7 @@ int trak_session_stop(trak_session *s, trak_error *err) {
     s->stats.bytes_written += trak__fill_bytes(fill);
     s->stats.packets_written += trak__fill_packets(fill);
   }
+  s->trace_ended = 1;
   pthread_mutex_unlock(&s->lock);
   pthread_mutex_unlock(&trak__lock);
   pthread_mutex_lock(&s->file_lock);
