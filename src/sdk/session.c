@@ -419,15 +419,17 @@ void trak__session_lost(trak_session *s, uint32_t packets) {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-/* Appends the trace_stats packet that ends the trace to `out` if the session's stop is done
-** (a read racing the stop must not get it before the last packets) and the packet was not read
-** out yet: a trace holds it once, after its last drained packet. s->lock not held. */
-static void put_final_stats(trak_session *s, trak_pb_buf *out) {
+/* Drains unread packets of `s` into `out` and, when the session's stop is done and the trace
+** did not end yet, ends it with the trace_stats packet: a trace holds that packet once, after
+** its last packet. The end is decided in the same lock hold as the drain, so no packet can be
+** left behind it. s->lock not held. */
+static void drain_and_end(trak_session *s, trak_pb_buf *out) {
   pthread_mutex_lock(&s->lock);
-  int due = s->trace_ended && !s->stats_emitted;
-  s->stats_emitted |= due;
+  trak__session_drain(s, out);
+  int end = s->trace_ended && !s->stats_emitted && !out->error;
+  s->stats_emitted |= end;
   pthread_mutex_unlock(&s->lock);
-  if (!due) return;
+  if (!end) return;
   size_t before = trak_pb_buf_len(out);
   trak__session_put_trace_stats(s, out, NULL);
   pthread_mutex_lock(&s->lock);
@@ -435,16 +437,19 @@ static void put_final_stats(trak_session *s, trak_pb_buf *out) {
   pthread_mutex_unlock(&s->lock);
 }
 
-/* Moves unread packets into the session's file, with the trace_stats packet when `final`.
+/* Moves unread packets into the session's file; the final drain (`final`) ends the trace.
 ** file_lock held; the buffer lock is held only while draining, so writers never wait for the
 ** file. */
 static int drain_to_file(trak_session *s, int final, trak_error *err) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
-  pthread_mutex_lock(&s->lock);
-  trak__session_drain(s, &b);
-  pthread_mutex_unlock(&s->lock);
-  if (final && !b.error) put_final_stats(s, &b);
+  if (final) {
+    drain_and_end(s, &b);
+  } else {
+    pthread_mutex_lock(&s->lock);
+    trak__session_drain(s, &b);
+    pthread_mutex_unlock(&s->lock);
+  }
   int rc = b.error;
   size_t len = trak_pb_buf_len(&b);
   if (!rc && len && (fwrite(b.start, 1, len, s->file) != len || fflush(s->file) != 0))
@@ -587,10 +592,7 @@ int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   if (!inert(s)) {
-    pthread_mutex_lock(&s->lock);
-    trak__session_drain(s, &b);
-    pthread_mutex_unlock(&s->lock);
-    if (!b.error) put_final_stats(s, &b);
+    drain_and_end(s, &b);
   }
   if (b.error) {
     trak_pb_buf_free(&b);
