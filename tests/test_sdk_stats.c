@@ -61,8 +61,7 @@ static int64_t stat(trak_processor *p, const char *name, int idx) {
   if (idx < 0)
     snprintf(sql, sizeof sql, "SELECT value FROM stats WHERE name = '%s' AND idx IS NULL", name);
   else
-    snprintf(sql, sizeof sql, "SELECT value FROM stats WHERE name = '%s' AND idx = %d", name,
-             idx);
+    snprintf(sql, sizeof sql, "SELECT value FROM stats WHERE name = '%s' AND idx = %d", name, idx);
   trak_query *q;
   trak_error err;
   if (trak_query_open(p, sql, &q, NULL, &err) != 0) fail_msg("%s", err.message);
@@ -99,7 +98,8 @@ static int64_t check_stats_rows(trak_session *s, const trak_session_config *cfg)
   assert_int_equal(dec_trace_decode(&t, data, len), 0);
   if (t.errors) fail_msg("trace error: %s", t.error_text);
   assert_int_equal(t.trace_stats, 1);
-  for (int i = 0; i < t.nseqs; i++) assert_true(t.seqs[i].id >= 2); /* 1 is the service's */
+  for (int i = 0; i < t.nseqs; i++)
+    assert_true(t.seqs[i].id >= 2); /* 1 is the service's */
   size_t before_stats = len;
   assert_true(dec_cut_trace_stats(data, &before_stats));
 

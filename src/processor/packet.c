@@ -1,7 +1,8 @@
 /*
 ** This file holds the tokenization of one TracePacket: sequence bookkeeping (incremental state
 ** cleared / needed / lost), defaults, interned data, clock snapshots, descriptors, zlib
-** compressed_packets, the service's trace_stats, and hand-off of the TrackEvent with its timestamp in the trace clock.
+** compressed_packets, the service's trace_stats, and hand-off of the TrackEvent with its
+** timestamp in the trace clock.
 */
 #include <string.h>
 

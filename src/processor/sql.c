@@ -55,8 +55,10 @@ const char *const *trak_processor_table_names(void) {
 static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
   static const char *const severities[] = {"info", "data_loss", "error"};
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
-  if (idx < 0) sqlite3_bind_null(st, 2);
-  else sqlite3_bind_int64(st, 2, idx);
+  if (idx < 0)
+    sqlite3_bind_null(st, 2);
+  else
+    sqlite3_bind_int64(st, 2, idx);
   sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 4, value);
   sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
@@ -68,8 +70,8 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 /* The importer's own counts, then the figures trace_stats packets carried. */
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1,
-                              &st, NULL);
+  int rc =
+      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
     rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
   trak_traced_row row;

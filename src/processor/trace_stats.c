@@ -23,33 +23,46 @@ typedef struct single_def {
 } single_def;
 
 static const single_def singles[] = {
-    {TRAK_PB_TraceStats_producers_connected, 0,
+    {TRAK_PB_TraceStats_producers_connected,
+     0,
      {"traced_producers_connected", INFO, "Producers connected to the tracing service."}},
-    {TRAK_PB_TraceStats_producers_seen, 0,
+    {TRAK_PB_TraceStats_producers_seen,
+     0,
      {"traced_producers_seen", INFO, "Producers the tracing service ever saw."}},
-    {TRAK_PB_TraceStats_data_sources_registered, 0,
+    {TRAK_PB_TraceStats_data_sources_registered,
+     0,
      {"traced_data_sources_registered", INFO, "Data sources registered with the service."}},
-    {TRAK_PB_TraceStats_data_sources_seen, 0,
+    {TRAK_PB_TraceStats_data_sources_seen,
+     0,
      {"traced_data_sources_seen", INFO, "Data sources the service ever saw."}},
-    {TRAK_PB_TraceStats_tracing_sessions, 0,
+    {TRAK_PB_TraceStats_tracing_sessions,
+     0,
      {"traced_tracing_sessions", INFO, "Tracing sessions active in the service."}},
-    {TRAK_PB_TraceStats_total_buffers, 0,
+    {TRAK_PB_TraceStats_total_buffers,
+     0,
      {"traced_total_buffers", INFO, "Buffers of all the service's sessions."}},
-    {TRAK_PB_TraceStats_chunks_discarded, 0,
+    {TRAK_PB_TraceStats_chunks_discarded,
+     0,
      {"traced_chunks_discarded", INFO,
       "Chunks the service discarded before committing them to a buffer (trak: malformed "
       "chunks from producers)."}},
-    {TRAK_PB_TraceStats_patches_discarded, 0,
+    {TRAK_PB_TraceStats_patches_discarded,
+     0,
      {"traced_patches_discarded", INFO, "Patches the service discarded before applying them."}},
-    {TRAK_PB_TraceStats_flushes_requested, 0,
+    {TRAK_PB_TraceStats_flushes_requested,
+     0,
      {"traced_flushes_requested", INFO, "Flushes requested during the session."}},
-    {TRAK_PB_TraceStats_flushes_succeeded, 0,
+    {TRAK_PB_TraceStats_flushes_succeeded,
+     0,
      {"traced_flushes_succeeded", INFO, "Flushes that completed."}},
-    {TRAK_PB_TraceStats_flushes_failed, 0,
+    {TRAK_PB_TraceStats_flushes_failed,
+     0,
      {"traced_flushes_failed", LOSS, "Flushes that failed (timed out): data may be missing."}},
-    {TRAK_PB_TraceStats_final_flush_outcome, TRAK_PB_TraceStats_FINAL_FLUSH_SUCCEEDED,
+    {TRAK_PB_TraceStats_final_flush_outcome,
+     TRAK_PB_TraceStats_FINAL_FLUSH_SUCCEEDED,
      {"traced_final_flush_succeeded", INFO, "The flush at the end of the session completed."}},
-    {TRAK_PB_TraceStats_final_flush_outcome, TRAK_PB_TraceStats_FINAL_FLUSH_FAILED,
+    {TRAK_PB_TraceStats_final_flush_outcome,
+     TRAK_PB_TraceStats_FINAL_FLUSH_FAILED,
      {"traced_final_flush_failed", LOSS,
       "The flush at the end of the session failed: the end of the trace may be missing."}},
 };
@@ -110,9 +123,8 @@ _Static_assert(sizeof buffers / sizeof *buffers == TRAK_TRACED_BUFFER_COUNT, "bu
 
 /* Tells the diag callback about a loss the trace reports (it is not counted again: the row
 ** holds the figure). */
-__attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
-                                                        const trak_stat_def *def, int64_t idx,
-                                                        int64_t value) {
+__attribute__((noinline, cold)) static void
+report_loss(trak_importer *imp, const trak_stat_def *def, int64_t idx, int64_t value) {
   if (!imp->opts.diag) return;
   char msg[160];
   if (idx < 0)
@@ -129,10 +141,9 @@ __attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
 static void buffer_stats_add(trak_importer *imp, size_t index, const uint8_t *data, size_t len) {
   size_t need = (index + 1) * TRAK_TRACED_BUFFER_COUNT;
   if (imp->traced_buf.cap < need)
-    trak__grow((void **)&imp->traced_buf.v, &imp->traced_buf.cap, need, sizeof (int64_t));
+    trak__grow((void **)&imp->traced_buf.v, &imp->traced_buf.cap, need, sizeof(int64_t));
   if (imp->traced_buf.n < need) {
-    memset(imp->traced_buf.v + imp->traced_buf.n, 0,
-           (need - imp->traced_buf.n) * sizeof (int64_t));
+    memset(imp->traced_buf.v + imp->traced_buf.n, 0, (need - imp->traced_buf.n) * sizeof(int64_t));
     imp->traced_buf.n = need;
   }
   int64_t *row = imp->traced_buf.v + index * TRAK_TRACED_BUFFER_COUNT;

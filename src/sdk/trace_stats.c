@@ -19,8 +19,7 @@ static void put_buffer_stats(trak_pb_buf *b, const trak_session *s, const trak_s
   trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_bytes_written, st->bytes_written);
   trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_bytes_read, st->bytes_read);
   trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_chunks_written, st->chunks_written);
-  trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_chunks_overwritten,
-                     st->chunks_overwritten);
+  trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_chunks_overwritten, st->chunks_overwritten);
   trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_chunks_discarded, st->chunks_discarded);
   trak_pb_put_varint(b, TRAK_PB_TraceStats_BufferStats_trace_writer_packet_loss,
                      st->packets_lost + st->packets_overwritten + st->packets_skipped +

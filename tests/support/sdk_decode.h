@@ -96,8 +96,8 @@ typedef struct dec_trace {
   dec_seq *seqs;
   int nseqs;
   int packets, clears, firsts, dropped_flags, snapshots;
-  int trace_stats;             /* trace_stats packets (the service's: not counted in packets) */
-  uint64_t stats_packet_loss;  /* their buffer_stats[0].trace_writer_packet_loss */
+  int trace_stats;            /* trace_stats packets (the service's: not counted in packets) */
+  uint64_t stats_packet_loss; /* their buffer_stats[0].trace_writer_packet_loss */
   int errors;
   char error_text[256];
   int user_interned; /* InternedData entries in fields other than 1..3 */
@@ -324,8 +324,8 @@ static __attribute__((unused)) void dec_track_event(dec_trace *t, dec_seq *s, de
 
 /* Reads a trace_stats packet: the SDK writes one, on the service sequence (1), as the last
 ** packet of a stopped session's trace. */
-static __attribute__((unused)) void dec_trace_stats(dec_trace *t, uint32_t seq_id,
-                                                    const uint8_t *p, size_t n) {
+static __attribute__((unused)) void dec_trace_stats(dec_trace *t, uint32_t seq_id, const uint8_t *p,
+                                                    size_t n) {
   if (seq_id != 1) dec_error(t, "trace_stats off the service sequence");
   if (t->trace_stats++) dec_error(t, "a second trace_stats packet");
   trak_pb_decoder d, b;
