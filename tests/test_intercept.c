@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "trak/trak.h"
+#include "sdk_decode.h"
 
 TRAK_CATEGORY_DEFINE(cat_i, "icpt", "interceptor tests");
 
@@ -151,10 +152,12 @@ static trak_session *start_text(const char *text) {
   return s;
 }
 
+/* The length of a stopped session's trace without the trace_stats packet that ends it. */
 static size_t trace_len(trak_session *s) {
   uint8_t *data;
   size_t len;
   assert_int_equal(trak_session_read(s, &data, &len, NULL), 0);
+  assert_true(dec_cut_trace_stats(data, &len));
   free(data);
   return len;
 }

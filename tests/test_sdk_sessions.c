@@ -129,6 +129,10 @@ static void test_read_while_running_and_stats(void **state) {
   assert_true(st.bytes_written > 0 && st.bytes_read == all.n);
   assert_true(st.chunks_written >= 1);
   assert_int_equal(st.packets_lost + st.chunks_overwritten + st.packets_skipped, 0);
+  /* Only the read after the stop ended with trace_stats, reporting no loss. */
+  assert_int_equal(t.trace_stats, 1);
+  assert_int_equal(t.stats_packet_loss, 0);
+  assert_int_equal(t.errors, 0);
   free(all.p);
   dec_trace_free(&t);
   trak_session_free(s);

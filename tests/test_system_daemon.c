@@ -57,6 +57,8 @@ static void test_producers_into_one_session(void **state) {
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
+  assert_int_equal(t.trace_stats, 1);
+  assert_int_equal(t.stats_packet_loss, 0);
   for (int i = 0; i < N; i++) {
     int k = index_of(&t, prod[i]);
     assert_true(k >= 0);
@@ -375,6 +377,9 @@ static void test_losses_accounted(void **state) {
   int k = index_of(&t, prod);
   assert_true(k >= 0);
   long lost = read_lost(0);
+  /* The trace says so itself, in its trace_stats packet. */
+  assert_int_equal(t.trace_stats, 1);
+  assert_int_equal(t.stats_packet_loss, lost);
   /* Lost packets also include the few descriptor and restart packets of the sequence. */
   assert_true(t.instants[k] + lost >= FLOOD);
   assert_true(t.instants[k] + lost <= FLOOD + FLOOD / 20);

@@ -71,6 +71,7 @@ static void test_restart_counts_lost_events(void **state) {
   assert_int_equal(t.instants[k], AFTER);
   /* Everything emitted in between; at most also what the dead daemon never copied before. */
   long lost = read_lost(1);
+  assert_int_equal(t.stats_packet_loss, lost); /* in the trace too */
   assert_true(lost >= AWAY);
   assert_true(lost <= BEFORE + AWAY + 10);
   close(ready[0]);

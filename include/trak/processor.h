@@ -70,7 +70,8 @@ void trak_processor_free(trak_processor *p);
 uint64_t trak_processor_event_count(const trak_processor *p);
 uint64_t trak_processor_byte_count(const trak_processor *p);
 
-/* Import statistics, the rows of the `stats` table. */
+/* Import statistics, the importer's own rows of the `stats` table. The figures a trace carries
+** in trace_stats packets (traced_* rows) are in the SQL table only. */
 typedef struct trak_stat {
   const char *name; /* e.g. "misplaced_end_event" */
   trak_severity severity;

@@ -194,6 +194,8 @@ typedef struct trak_session_stats {
   uint64_t packets_skipped;     /* readout: packets withheld after a loss until their sequence
                                    restarted its incremental state */
   uint64_t bytes_read;          /* trace bytes read out or written to the file */
+  uint64_t chunks_discarded;    /* discard policy, system daemon: producer chunks refused because
+                                   the buffer was full (their packets count in packets_lost) */
 } trak_session_stats;
 
 /* Creates a session from a config struct (copied). Returns 0 or TRAK_EINVAL / TRAK_ENOMEM. */
@@ -220,10 +222,13 @@ TRAK_API int trak_session_start(trak_session *s, trak_error *err);
 TRAK_API int trak_session_flush(trak_session *s, trak_error *err);
 /* Stops recording; waits until no thread is writing into the session, then calls the stop
 ** callbacks of its data source and interceptor instances. Streaming sessions write the rest
-** of the trace and close the file. */
+** of the trace, end it with a trace_stats packet (the session's figures and losses, as
+** Perfetto's service writes them) and close the file. */
 TRAK_API int trak_session_stop(trak_session *s, trak_error *err);
 /* Returns the not yet read part of the trace as serialized perfetto.protos.Trace (malloc'ed;
-** caller frees). Works while running or after stop; each byte is returned once. */
+** caller frees). Works while running or after stop; each byte is returned once. The first read
+** after the stop ends with the trace_stats packet (sequence 1), which then is the trace's last
+** packet; reads of a running session never hold it. */
 TRAK_API int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *err);
 /* trak_session_read() into a new file at `path`. */
 TRAK_API int trak_session_write_file(trak_session *s, const char *path, trak_error *err);

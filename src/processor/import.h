@@ -67,6 +67,16 @@ typedef struct trak_stat_def {
 } trak_stat_def;
 extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
+/* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
+** listed, 0 until a packet sets them), then those of each buffer a packet reported. */
+#define TRAK_TRACED_SINGLE_COUNT 13
+#define TRAK_TRACED_BUFFER_COUNT 19
+typedef struct trak_traced_row {
+  const trak_stat_def *def;
+  int64_t idx; /* buffer index, or -1 for the service's figures */
+  int64_t value;
+} trak_traced_row;
+
 /* ---- event records --------------------------------------------------------------------- */
 
 /* Record types, stored in the top bits of trak_ev.track. */
@@ -192,6 +202,8 @@ typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
   int64_t stats[TRAK_STAT_COUNT];
+  int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats: the service's figures */
+  TRAK_VEC(int64_t) traced_buf; /* trace_stats: TRAK_TRACED_BUFFER_COUNT figures per buffer */
 
   trak_map seq_index; /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
@@ -293,6 +305,11 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Writes the track table from the track infos (after tokenizing, before parsing). */
 void trak__tracks_finish(trak_importer *imp);
+
+/* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past
+** the last row). */
+void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
+int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

@@ -109,6 +109,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
+  trak_vec_free(imp->traced_buf);
   trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index, &imp->pid_index,   &imp->clock_index,
                       &imp->flows,     &imp->arg_sets,    &imp->debug_keys};

@@ -1,7 +1,8 @@
 /*
 ** This file holds the tokenization of one TracePacket: sequence bookkeeping (incremental state
 ** cleared / needed / lost), defaults, interned data, clock snapshots, descriptors, zlib
-** compressed_packets, and hand-off of the TrackEvent with its timestamp in the trace clock.
+** compressed_packets, the service's trace_stats, and hand-off of the TrackEvent with its
+** timestamp in the trace clock.
 */
 #include <string.h>
 
@@ -14,6 +15,7 @@ typedef struct packet_fields {
   uint32_t clock_id, seq_id, flags;
   uint8_t has_ts, has_clock, cleared, dropped, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
+  trak_span trace_stats;
   uint8_t has_zstd;
 } packet_fields;
 
@@ -134,6 +136,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     case TRAK_PB_TracePacket_thread_descriptor:
       if (is_len) pf->thread = span;
       break;
+    case TRAK_PB_TracePacket_trace_stats:
+      if (is_len) pf->trace_stats = span;
+      break;
     case TRAK_PB_TracePacket_compressed_packets:
       if (is_len) pf->compressed = span;
       break;
@@ -180,6 +185,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
   if (pf.interned.data) trak__interned_data_add(imp, seq, pf.interned.data, pf.interned.len);
   if (pf.snapshot.data) trak__clock_snapshot_add(imp, seq, pf.snapshot.data, pf.snapshot.len);
   if (pf.descriptor.data) trak__track_descriptor_add(imp, pf.descriptor.data, pf.descriptor.len);
+  if (pf.trace_stats.data) trak__trace_stats_add(imp, pf.trace_stats.data, pf.trace_stats.len);
   if (pf.thread.data) {
     uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);

@@ -51,19 +51,32 @@ const char *const *trak_processor_table_names(void) {
   return table_names;
 }
 
-static int fill_stats(trak_processor *p) {
+/* Inserts one stats row; idx < 0 is NULL. */
+static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
   static const char *const severities[] = {"info", "data_loss", "error"};
+  sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
+  if (idx < 0)
+    sqlite3_bind_null(st, 2);
+  else
+    sqlite3_bind_int64(st, 2, idx);
+  sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 4, value);
+  sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+  sqlite3_reset(st);
+  return rc;
+}
+
+/* The importer's own counts, then the figures trace_stats packets carried. */
+static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, NULL, ?, 'trace', ?, ?)", -1,
-                              &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++) {
-    sqlite3_bind_text(st, 1, trak__stat_defs[i].name, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, severities[trak__stat_defs[i].severity], -1, SQLITE_STATIC);
-    sqlite3_bind_int64(st, 3, p->imp.stats[i]);
-    sqlite3_bind_text(st, 4, trak__stat_defs[i].description, -1, SQLITE_STATIC);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
+  int rc =
+      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
+    rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
+  trak_traced_row row;
+  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++)
+    rc = insert_stat(st, row.def, row.idx, row.value);
   sqlite3_finalize(st);
   return rc;
 }

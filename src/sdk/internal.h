@@ -42,6 +42,10 @@ enum {
 /* The sequence-scoped incremental clock every writer's default timestamps use. */
 #define TRAK__SEQ_CLOCK_ID 64
 
+/* The sequence of the packets the service itself writes (trace_stats), as in Perfetto. Writer
+** sequences, in-process and the daemon's, start at 2. */
+#define TRAK__SERVICE_SEQ_ID 1
+
 /* ---- chunks ---------------------------------------------------------------------------- */
 
 /* A chunk is this header followed by packets framed as Trace.packet fields (field 1, LEN), so
@@ -178,6 +182,8 @@ struct trak_session {
   _Atomic int chunk_restarts; /* ring policy, buffer half used: restart at every new chunk */
   trak__seq_read *seqs;
   size_t nseqs, seqs_cap;
+  uint8_t trace_ended;   /* stop is done: no packet joins the buffer any more */
+  uint8_t stats_emitted; /* the trace_stats packet ending the trace was read out */
   /* streaming (under file_lock) */
   pthread_mutex_t file_lock;
   FILE *file;
@@ -414,5 +420,16 @@ typedef struct trak__drain_sink {
 ** Returns 0, the sink's nonzero answer (chunks read until then are consumed), or
 ** TRAK_ENOMEM. */
 int trak__session_drain_to(struct trak_session *s, const trak__drain_sink *sink) TRAK__HIDDEN;
+
+/* trace_stats.c */
+/* Appends one TracePacket with trace_stats for session `s` (its buffer figures and losses)
+** plus the caller's `extra` figures, on the service sequence. s->lock NOT held. */
+typedef struct trak__stats_extra {
+  uint64_t producer_packets_lost; /* lost before reaching the buffer (producer side) */
+  uint32_t producers_connected, producers_seen;
+  uint64_t invalid_chunks;        /* chunks rejected as malformed */
+} trak__stats_extra;
+void trak__session_put_trace_stats(trak_session *s, trak_pb_buf *out,
+                                   const trak__stats_extra *extra) TRAK__HIDDEN;
 
 #endif /* TRAK_SDK_INTERNAL_H */

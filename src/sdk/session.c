@@ -430,14 +430,37 @@ void trak__session_lost(trak_session *s, uint32_t packets) {
 
 /* ---- output ------------------------------------------------------------------------------ */
 
-/* Moves unread packets into the session's file. file_lock held; the buffer lock is held only
-** while draining, so writers never wait for the file. */
-static int drain_to_file(trak_session *s, trak_error *err) {
+/* Drains unread packets of `s` into `out` and, when the session's stop is done and the trace
+** did not end yet, ends it with the trace_stats packet: a trace holds that packet once, after
+** its last packet. The end is decided in the same lock hold as the drain, so no packet can be
+** left behind it. s->lock not held. */
+static void drain_and_end(trak_session *s, trak_pb_buf *out) {
+  pthread_mutex_lock(&s->lock);
+  trak__session_drain(s, out);
+  int end = s->trace_ended && !s->stats_emitted && !out->error;
+  s->stats_emitted |= end;
+  pthread_mutex_unlock(&s->lock);
+  if (!end) return;
+  size_t before = trak_pb_buf_len(out);
+  trak__session_put_trace_stats(s, out, NULL);
+  pthread_mutex_lock(&s->lock);
+  s->stats.bytes_read += trak_pb_buf_len(out) - before;
+  pthread_mutex_unlock(&s->lock);
+}
+
+/* Moves unread packets into the session's file; the final drain (`final`) ends the trace.
+** file_lock held; the buffer lock is held only while draining, so writers never wait for the
+** file. */
+static int drain_to_file(trak_session *s, int final, trak_error *err) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
-  pthread_mutex_lock(&s->lock);
-  trak__session_drain(s, &b);
-  pthread_mutex_unlock(&s->lock);
+  if (final) {
+    drain_and_end(s, &b);
+  } else {
+    pthread_mutex_lock(&s->lock);
+    trak__session_drain(s, &b);
+    pthread_mutex_unlock(&s->lock);
+  }
   int rc = b.error;
   size_t len = trak_pb_buf_len(&b);
   if (!rc && len && (fwrite(b.start, 1, len, s->file) != len || fflush(s->file) != 0))
@@ -456,7 +479,7 @@ static void *streamer(void *arg) {
     until.tv_sec += (time_t)(ns / 1000000000u);
     until.tv_nsec = (long)(ns % 1000000000u);
     pthread_cond_timedwait(&s->stream_cond, &s->file_lock, &until);
-    if (!s->stream_stop) drain_to_file(s, NULL);
+    if (!s->stream_stop) drain_to_file(s, 0, NULL);
   }
   pthread_mutex_unlock(&s->file_lock);
   return NULL;
@@ -519,7 +542,7 @@ int trak_session_flush(trak_session *s, trak_error *err) {
   pthread_mutex_unlock(&trak__lock);
   if (slot >= 0) trak__ds_session_flush(slot); /* not concurrently with stop (documented) */
   pthread_mutex_lock(&s->file_lock);
-  int rc = s->file ? drain_to_file(s, err) : 0;
+  int rc = s->file ? drain_to_file(s, 0, err) : 0;
   pthread_mutex_unlock(&s->file_lock);
   return rc;
 }
@@ -555,6 +578,7 @@ int trak_session_stop(trak_session *s, trak_error *err) {
     s->stats.bytes_written += trak__fill_bytes(fill);
     s->stats.packets_written += trak__fill_packets(fill);
   }
+  s->trace_ended = 1;
   pthread_mutex_unlock(&s->lock);
   pthread_mutex_unlock(&trak__lock);
   pthread_mutex_lock(&s->file_lock);
@@ -566,7 +590,7 @@ int trak_session_stop(trak_session *s, trak_error *err) {
   s->streaming = 0;
   pthread_mutex_lock(&s->file_lock);
   if (s->file) {
-    rc = drain_to_file(s, err);
+    rc = drain_to_file(s, 1, err);
     if (fclose(s->file) != 0 && rc == 0)
       rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
     s->file = NULL;
@@ -579,9 +603,7 @@ int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   if (!inert(s)) {
-    pthread_mutex_lock(&s->lock);
-    trak__session_drain(s, &b);
-    pthread_mutex_unlock(&s->lock);
+    drain_and_end(s, &b);
   }
   if (b.error) {
     trak_pb_buf_free(&b);
@@ -719,7 +741,10 @@ uint8_t *trak__session_import_reserve(trak_session *s, uint32_t seq, uint32_t ci
   uint8_t *room = continues ? room_after_locked(s, *at, seq, cindex, bytes) : NULL;
   if (room) return room;
   int i = pick_chunk_locked(s);
-  if (i < 0) return NULL;
+  if (i < 0) {
+    s->stats.chunks_discarded++; /* the caller counts its packets lost */
+    return NULL;
+  }
   trak__chunk *c = trak__chunk_at(s, (uint32_t)i);
   c->writer_id = seq;
   c->chunk_index = cindex;

@@ -81,6 +81,8 @@ typedef struct dsession {
   uint32_t write_period_ms, flush_period_ms; /* 0: no periodic flush */
   uint64_t stop_deadline, next_write, next_flush;
   uint64_t chunks, bytes_out, producer_lost, lost_away;
+  uint32_t producers_seen;  /* producers that joined */
+  uint64_t invalid_chunks;  /* chunks refused as malformed (their producers disconnected) */
   char error[160];
 } dsession;
 
@@ -226,6 +228,18 @@ static int scrape(client *c, attach *a, dsession *s, char *why, size_t n) {
   return 0;
 }
 
+/* take_chunk for every chunk of a commit, then the scrape a flush answer allows. Returns -1
+** (reason in `why`, the chunk counted invalid) at the first malformed one. */
+static int take_commit(client *c, attach *a, dsession *s, const trak__ipc_msg *m, char *why,
+                       size_t n) {
+  int rc = 0;
+  for (uint32_t k = 0; k < m->nchunks && !rc; k++)
+    rc = take_chunk(c, a, s, m->chunks[k], TAKE_ALL, why, n);
+  if (!rc && m->flushed) rc = scrape(c, a, s, why, n);
+  s->invalid_chunks += rc != 0;
+  return rc;
+}
+
 static void detach(attach *a) {
   if (a->mem) munmap(a->mem, a->size);
   free(a->scr);
@@ -309,7 +323,10 @@ static void drop_client(int ci, int salvage) {
     attach *a = &c->at[k];
     dsession *s = session_by_id(a->session_id);
     for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
-      if (take_chunk(c, a, s, i, TAKE_ALL, why, sizeof why) != 0) break;
+      if (take_chunk(c, a, s, i, TAKE_ALL, why, sizeof why) != 0) {
+        s->invalid_chunks++;
+        break;
+      }
     detach(a);
   }
   if (c->role == C_CONSUMER) {
@@ -368,6 +385,7 @@ static void attach_producer(int ci, dsession *s) {
     return;
   }
   a->session_id = s->id;
+  s->producers_seen++;
   a->size = size;
   a->nchunks = (uint32_t)(size / cs);
   if (!(a->scr = calloc(a->nchunks, sizeof *a->scr))) {
@@ -398,10 +416,7 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
   a->lost = m->packets_lost;
   char why[160];
-  for (uint32_t k = 0; k < m->nchunks; k++)
-    if (take_chunk(c, a, s, m->chunks[k], TAKE_ALL, why, sizeof why) != 0)
-      return misbehaved(ci, why);
-  if (m->flushed && scrape(c, a, s, why, sizeof why) != 0) return misbehaved(ci, why);
+  if (take_commit(c, a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
   trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
                        m->nchunks, 0, 0);
   send_to(ci, -1);
@@ -605,11 +620,26 @@ static void end_session(dsession *s) {
   signal_producers(s, 1);
 }
 
+/* Ends the file with the session's trace_stats packet: buffer figures and every loss. */
+static void write_trace_stats(dsession *s, uint32_t connected) {
+  trak__stats_extra extra = {s->producer_lost + s->lost_away, connected, s->producers_seen,
+                             s->invalid_chunks};
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak__session_put_trace_stats(s->central, &b, &extra);
+  if (!s->error[0] && !b.error) write_batch(b.start, trak_pb_buf_len(&b), s);
+  trak_pb_buf_free(&b);
+}
+
 static void finish_session(dsession *s) {
+  uint32_t connected = 0; /* service-wide, as Perfetto counts it */
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    connected += D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER;
   for (int k = 0; k < MAX_CLIENTS; k++)
     for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
       if (D.c[k].at[j].session_id == s->id) detach(&D.c[k].at[j]);
   write_out(s);
+  write_trace_stats(s, connected);
   send_status(s, 1);
   if (D.cfg->verbose)
     logf_("session %u ended: %llu chunks, %llu bytes", s->id, (unsigned long long)s->chunks,
@@ -814,6 +844,7 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
     trak__ipc_default_path(path, sizeof path);
   memset(&D, 0, sizeof D);
   D.cfg = cfg;
+  D.next_seq = TRAK__SERVICE_SEQ_ID; /* producers' sequences follow the service's */
   for (int k = 0; k < MAX_CLIENTS; k++)
     D.c[k].fd = -1;
   D.rx = malloc(TRAK__IPC_MAX);

@@ -17,7 +17,7 @@
 #define TAB_INITIAL 256
 #define TAB_MAX 65536 /* beyond this the table is cleared with the incremental state */
 
-static _Atomic uint32_t next_seq_id = 1;
+static _Atomic uint32_t next_seq_id = TRAK__SERVICE_SEQ_ID + 1; /* 1: the service's */
 
 static void intern_reset(trak__writer *w) {
   if (++w->epoch == 0) { /* wrapped: stale entries could look live again */

@@ -96,6 +96,8 @@ typedef struct dec_trace {
   dec_seq *seqs;
   int nseqs;
   int packets, clears, firsts, dropped_flags, snapshots;
+  int trace_stats;            /* trace_stats packets (the service's: not counted in packets) */
+  uint64_t stats_packet_loss; /* their buffer_stats[0].trace_writer_packet_loss */
   int errors;
   char error_text[256];
   int user_interned; /* InternedData entries in fields other than 1..3 */
@@ -320,6 +322,24 @@ static __attribute__((unused)) void dec_track_event(dec_trace *t, dec_seq *s, de
   }
 }
 
+/* Reads a trace_stats packet: the SDK writes one, on the service sequence (1), as the last
+** packet of a stopped session's trace. */
+static __attribute__((unused)) void dec_trace_stats(dec_trace *t, uint32_t seq_id, const uint8_t *p,
+                                                    size_t n) {
+  if (seq_id != 1) dec_error(t, "trace_stats off the service sequence");
+  if (t->trace_stats++) dec_error(t, "a second trace_stats packet");
+  trak_pb_decoder d, b;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, p, n);
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number != TRAK_PB_TraceStats_buffer_stats) continue;
+    trak_pb_decoder_init_nested(&b, &d, &f);
+    while (trak_pb_decoder_next(&b, &g) == 1)
+      if (g.number == TRAK_PB_TraceStats_BufferStats_trace_writer_packet_loss)
+        t->stats_packet_loss = g.value;
+  }
+}
+
 /* Decodes one packet. */
 static __attribute__((unused)) void dec_packet(dec_trace *t, const uint8_t *p, size_t n) {
   trak_pb_decoder d, sub;
@@ -327,9 +347,11 @@ static __attribute__((unused)) void dec_packet(dec_trace *t, const uint8_t *p, s
   uint32_t seq_id = 0, flags = 0, clock_id = 0;
   uint64_t ts = 0;
   int has_ts = 0;
-  t->packets++;
+  const uint8_t *stats = NULL;
+  size_t stats_len = 0;
   trak_pb_decoder_init(&d, p, n);
   while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number == TRAK_PB_TracePacket_trace_stats) stats = f.data, stats_len = f.len;
     if (f.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seq_id = (uint32_t)f.value;
     if (f.number == TRAK_PB_TracePacket_sequence_flags) flags = (uint32_t)f.value;
     if (f.number == TRAK_PB_TracePacket_timestamp) ts = f.value, has_ts = 1;
@@ -341,6 +363,13 @@ static __attribute__((unused)) void dec_packet(dec_trace *t, const uint8_t *p, s
     dec_error(t, "malformed packet");
     return;
   }
+  if (stats) {
+    dec_trace_stats(t, seq_id, stats, stats_len);
+    return;
+  }
+  if (t->trace_stats) dec_error(t, "a packet after trace_stats");
+  if (seq_id == 1) dec_error(t, "a writer packet on the service sequence");
+  t->packets++;
   dec_seq *s = dec_seq_get(t, seq_id);
   if (!s) return;
   s->packets++;
@@ -423,6 +452,31 @@ static __attribute__((unused)) int dec_trace_decode(dec_trace *t, const uint8_t 
     if (f.number == TRAK_PB_Trace_packet && f.wire_type == TRAK_PB_WIRE_LEN)
       dec_packet(t, f.data, f.len);
   return rc < 0 ? -1 : 0;
+}
+
+/* Drops the trace_stats packet that ends a stopped session's trace from [data, data + *len).
+** Returns 1, or 0 (nothing dropped) when the last packet is not trace_stats on sequence 1. */
+static __attribute__((unused)) int dec_cut_trace_stats(const uint8_t *data, size_t *len) {
+  trak_pb_decoder d, p;
+  trak_pb_field f, g;
+  size_t last = 0, at = 0;
+  int is_stats = 0;
+  trak_pb_decoder_init(&d, data, *len);
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    last = at;
+    at = (size_t)(d.p - data);
+    int stats = 0;
+    uint64_t seq = 0;
+    trak_pb_decoder_init_nested(&p, &d, &f);
+    while (trak_pb_decoder_next(&p, &g) == 1) {
+      stats |= g.number == TRAK_PB_TracePacket_trace_stats;
+      if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seq = g.value;
+    }
+    is_stats = stats && seq == 1;
+  }
+  if (!is_stats || at != *len) return 0;
+  *len = last;
+  return 1;
 }
 
 static __attribute__((unused)) void dec_trace_free(dec_trace *t) {

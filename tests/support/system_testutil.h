@@ -191,6 +191,8 @@ typedef struct tally {
   long packets, untrusted; /* packets without exactly one trusted pid, uid and sequence id */
   long forged;             /* packets claiming the forged pid or uid */
   long marked;             /* packets with timestamp MARK_TS (written by test data sources) */
+  long trace_stats;        /* the daemon's trace_stats packets (not counted in `packets`) */
+  long stats_packet_loss;  /* their trace_writer_packet_loss */
 } tally;
 
 #define MARK_TS 777
@@ -205,6 +207,32 @@ static __attribute__((unused)) int tally_pid(tally *t, int32_t pid) {
 
 #define FORGED_PID 4242
 #define FORGED_UID 4343
+
+/* When packet `fp` is the daemon's trace_stats packet: tallies it and returns 1. It must be
+** the only one, on the service sequence, and last (read_trace checks). */
+static int read_trace_stats(const trak_pb_field *fp, tally *t) {
+  trak_pb_decoder d, ts, bs;
+  trak_pb_field g, h, k;
+  int found = 0, seq = 0;
+  trak_pb_decoder_init(&d, fp->data, fp->len);
+  while (trak_pb_decoder_next(&d, &g) == 1) {
+    if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seq = (int)g.value;
+    if (g.number != TRAK_PB_TracePacket_trace_stats) continue;
+    found = 1;
+    assert_int_equal(trak_pb_decoder_init_nested(&ts, &d, &g), 0);
+    while (trak_pb_decoder_next(&ts, &h) == 1)
+      if (h.number == TRAK_PB_TraceStats_buffer_stats &&
+          trak_pb_decoder_init_nested(&bs, &ts, &h) == 0)
+        while (trak_pb_decoder_next(&bs, &k) == 1)
+          if (k.number == TRAK_PB_TraceStats_BufferStats_trace_writer_packet_loss)
+            t->stats_packet_loss += (long)k.value;
+  }
+  if (!found) return 0;
+  assert_int_equal(seq, TRAK__SERVICE_SEQ_ID);
+  assert_int_equal(t->trace_stats, 0); /* one per trace */
+  t->trace_stats++;
+  return 1;
+}
 
 static __attribute__((unused)) void read_trace(int n, tally *t) {
   memset(t, 0, sizeof *t);
@@ -224,6 +252,8 @@ static __attribute__((unused)) void read_trace(int n, tally *t) {
     int pids = 0, uids = 0, seqs = 0;
     int32_t pid = 0;
     int64_t type = -1;
+    assert_int_equal(t->trace_stats, 0); /* nothing after the trace_stats packet */
+    if (read_trace_stats(&fp, t)) continue;
     while (trak_pb_decoder_next(&pd, &g) == 1) {
       if (g.number == TRAK_PB_TracePacket_trusted_pid) pids++, pid = (int32_t)g.value;
       if (g.number == TRAK_PB_TracePacket_trusted_uid) {

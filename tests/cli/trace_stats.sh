@@ -1,0 +1,30 @@
+#!/bin/bash
+# `trak check` lists the losses a trace's trace_stats packet reports (data_loss rows of the
+# stats table) and exits 1; a trace_stats packet that reports none is no problem.
+set -u
+TRAK=$1
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+encode() { "$PROTOC" --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto; }
+fail=0
+
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats.pbtxt" >"$WORK/lossy.pb" || exit 1
+"$TRAK" check "$WORK/lossy.pb" >"$WORK/out.txt"
+rc=$?
+if [ $rc != 1 ]; then echo "FAIL: check of a lossy trace exits $rc, not 1"; fail=1; fi
+for want in 'traced_buf_trace_writer_packet_loss = 17 in buffer 0' \
+            '[traced_buf_patches_failed]' '[traced_flushes_failed]' '5 errors'; do
+  grep -qF -- "$want" "$WORK/out.txt" || { echo "FAIL: check output lacks: $want"; fail=1; }
+done
+
+encode >"$WORK/clean.pb" <<'PBTXT' || exit 1
+packet { track_descriptor { uuid: 1 name: "t" } }
+packet { trusted_packet_sequence_id: 2 timestamp: 10 track_event { type: TYPE_INSTANT track_uuid: 1 name: "e" } }
+packet { trusted_packet_sequence_id: 1 timestamp: 20
+  trace_stats { buffer_stats { buffer_size: 4096 trace_writer_packet_loss: 0 } producers_connected: 1 } }
+PBTXT
+if ! "$TRAK" check "$WORK/clean.pb" >"$WORK/out.txt"; then
+  echo "FAIL: check of a trace without losses fails:"; cat "$WORK/out.txt"; fail=1
+fi
+[ $fail = 0 ] && echo "trace_stats checks pass"
+exit $fail
