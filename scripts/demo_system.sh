@@ -31,3 +31,9 @@ echo "== trak query: both processes in one trace"
   "select p.pid, p.name as process, count(*) as events
    from slice s join thread_track tt on s.track_id = tt.id join thread using (utid)
    join process p using (upid) group by p.upid order by p.name"
+echo
+echo "== the trace's own account of the session (its trace_stats packet)"
+"$TRAK" query "$out/system.pb" --format table \
+  "select name, value from stats where source = 'trace'
+   and name in ('traced_producers_seen', 'traced_buf_chunks_written',
+                'traced_buf_trace_writer_packet_loss') order by name"
