@@ -270,12 +270,12 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
   return trak__args_share(imp, set);
 }
 
-uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
-                              size_t n) {
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n) {
   args_ctx c;
   c.imp = imp;
   c.seq = seq;
-  c.set = (uint32_t)imp->tables->args.n;
+  c.set = set;
   const trak_strpool *sp = &imp->tables->strings;
   for (size_t i = 0; i < n; i++) {
     trak_pb_decoder dec;
@@ -299,5 +299,11 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
     c.top_len = c.kb.key_len;
     annotation_value(&c, annos[i].data, annos[i].len, 0);
   }
-  return trak__args_share(imp, c.set);
+}
+
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n) {
+  uint32_t set = (uint32_t)imp->tables->args.n;
+  trak__debug_args_append(imp, seq, set, annos, n);
+  return trak__args_share(imp, set);
 }

@@ -57,6 +57,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_JSON_SYNTAX,
   TRAK_STAT_JSON_EVENT,
   TRAK_STAT_FLOW_NO_ENCLOSING,
+  TRAK_STAT_LEGACY_UNSUPPORTED,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -87,16 +88,17 @@ enum {
   TRAK_EV_COUNTER = 4,
   TRAK_EV_EXTRA_ONLY = 5,
   /* JSON only: a slice with its duration (imp->aux[aux] = dur, imp->aux[aux + 1] = index of
-  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step (u.s.name = trak_flow_v1_kind, imp->aux[aux] =
+  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step
+  *(u.s.name = trak_flow_v1_kind, imp->aux[aux] =
   ** the flow key). */
   TRAK_EV_COMPLETE = 6,
   TRAK_EV_FLOW = 7
 };
 enum trak_flow_v1_kind {
-  TRAK_FLOW_V1_BEGIN = 1,          /* s: from the enclosing slice */
-  TRAK_FLOW_V1_STEP,               /* t: through the enclosing slice */
-  TRAK_FLOW_V1_END_ENCLOSING,      /* f with bp "e": into the enclosing slice */
-  TRAK_FLOW_V1_END_NEXT            /* f: into the next slice to begin on the track */
+  TRAK_FLOW_V1_BEGIN = 1,     /* s: from the enclosing slice */
+  TRAK_FLOW_V1_STEP,          /* t: through the enclosing slice */
+  TRAK_FLOW_V1_END_ENCLOSING, /* f with bp "e": into the enclosing slice */
+  TRAK_FLOW_V1_END_NEXT       /* f: into the next slice to begin on the track */
 };
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
@@ -178,7 +180,7 @@ typedef struct trak_track_info {
   uint64_t first_pkt;   /* first packet that used or described it */
   size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;
-  uint64_t *open; /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
   uint64_t pending_flow; /* parse phase: JSON flow key waiting for the next slice, 0: none */
 } trak_track_info;
 
@@ -195,6 +197,35 @@ typedef struct trak_clock {
   int64_t last; /* incremental clocks: last absolute value (in units) */
   TRAK_VEC(trak_clock_pair) pairs;
 } trak_clock;
+
+/* ---- typed arguments -------------------------------------------------------------------- */
+
+/* An interned SourceLocation (imp->source_locs; the sequence's map holds its index). */
+typedef struct trak_source_loc {
+  uint32_t file, function; /* string ids (0: absent) */
+  uint32_t line;
+  uint8_t has_line;
+} trak_source_loc;
+
+/* Arg keys the importer writes itself, interned on first use (typed_args.c). */
+enum trak_key {
+  TRAK_KEY_SOURCE_FILE,
+  TRAK_KEY_SOURCE_FUNCTION,
+  TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_INLINE_FILE,
+  TRAK_KEY_INLINE_FUNCTION,
+  TRAK_KEY_INLINE_LINE,
+  TRAK_KEY_LOG_BODY,
+  TRAK_KEY_LOG_FILE,
+  TRAK_KEY_LOG_FUNCTION,
+  TRAK_KEY_LOG_LINE,
+  TRAK_KEY_LOG_PRIORITY,
+  TRAK_KEY_CORRELATION,
+  TRAK_KEY_LEGACY_SOURCE_ID,
+  TRAK_KEY_LEGACY_PASSTHROUGH_UTID,
+  TRAK_KEY_LEGACY_PHASE,
+  TRAK_KEY_COUNT
+};
 
 /* ---- the importer ---------------------------------------------------------------------- */
 
@@ -225,9 +256,11 @@ typedef struct trak_importer {
   uint64_t n_counter_records; /* counter values, extra ones included */
   char *scratch;              /* key building for args */
   size_t scratch_cap;
-  trak_map flows;      /* parse phase: flow id -> slice id */
-  trak_map arg_sets;   /* content hash -> arg_set_id, to share identical sets */
-  trak_map debug_keys; /* annotation name id -> id of "debug.<name>" */
+  trak_map flows;                        /* parse phase: flow id -> slice id */
+  trak_map arg_sets;                     /* content hash -> arg_set_id, to share identical sets */
+  trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
+  TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
+  uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
@@ -266,6 +299,9 @@ typedef struct trak_span {
 } trak_span;
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n);
+/* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n);
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
@@ -279,12 +315,17 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
 void trak__sequence_clear(trak_sequence *seq);
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
-/* The string id interned under `iid` of `kind`, or 0 (reported as missing). */
+/* The string id interned under `iid` of `kind` (for source locations: the index in
+** imp->source_locs), or 0 (reported as missing). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
 /* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
 ** which frees them as it fills the tables, really lowers the resident memory. */
 void trak__block_free(trak_ev_block *b);
+
+/* Decodes a SourceLocation (typed_args.c); returns the decoder's result (<0: malformed). */
+int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
+                            trak_source_loc *out, uint64_t *iid);
 
 /* Clocks (clocks.c). */
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
@@ -301,6 +342,11 @@ uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
+/* A track the format implies rather than describes (legacy async tracks, process and global
+** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
+** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32. */
+uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
+                           int is_counter);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Writes the track table from the track infos (after tokenizing, before parsing). */

@@ -41,7 +41,9 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                             "Events with no track_uuid, no default track and no thread; "
                             "dropped."},
     [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_ERROR,
-                            "Events of unspecified or unknown type; dropped."},
+                            "Events of unspecified or unknown type, or legacy events without "
+                            "the thread, process or id their phase needs (dropped); log "
+                            "messages on events without a thread (left out of the args)."},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
                                  "Slice ends on a track with no open slice; dropped."},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
@@ -70,6 +72,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
                                      "on their thread; dropped."},
+    [TRAK_STAT_LEGACY_UNSUPPORTED] = {"legacy_event_unsupported", TRAK_SEVERITY_INFO,
+                                      "TrackEvent.legacy_event phases (dropped) or fields "
+                                      "(ignored) trak does not import; Perfetto keeps such "
+                                      "events in its raw table."},
 };
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
@@ -109,6 +115,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
+  trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
   trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index, &imp->pid_index,   &imp->clock_index,

@@ -70,21 +70,32 @@ static const char *const intern_kind_names[TRAK_INTERN_KINDS] = {
     "debug annotation string", "source location",
     "log message body",        "correlation id"};
 
-/* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. */
+/* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. A
+** SourceLocation keeps its three fields: the map holds its index in imp->source_locs. */
 static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fields *f,
                          const uint8_t *data, size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field fld;
-  trak__dec_init(imp, &dec, data, len);
   uint64_t iid = 0;
-  const uint8_t *s = (const uint8_t *)"";
-  size_t slen = 0;
+  uint32_t value = 0;
   int rc;
-  while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
-    if (fld.number == f->iid && fld.wire_type == TRAK_PB_WIRE_VARINT)
-      iid = fld.value;
-    else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN)
-      s = fld.data, slen = fld.len;
+  if (f->kind == TRAK_INTERN_SOURCE_LOCATION) {
+    trak_source_loc loc;
+    rc = trak__source_loc_decode(imp, data, len, &loc, &iid);
+    if (!imp->source_locs.n) trak_vec_push(imp->source_locs, loc); /* index 0: unused */
+    value = (uint32_t)imp->source_locs.n;
+    if (rc >= 0 && iid) trak_vec_push(imp->source_locs, loc);
+  } else {
+    trak_pb_decoder dec;
+    trak_pb_field fld;
+    trak__dec_init(imp, &dec, data, len);
+    const uint8_t *s = (const uint8_t *)"";
+    size_t slen = 0;
+    while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
+      if (fld.number == f->iid && fld.wire_type == TRAK_PB_WIRE_VARINT)
+        iid = fld.value;
+      else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN)
+        s = fld.data, slen = fld.len;
+    }
+    if (rc >= 0 && iid) value = trak__strpool_intern(&imp->tables->strings, (const char *)s, slen);
   }
   if (rc < 0 || iid == 0) {
     trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s entry %s", intern_kind_names[f->kind],
@@ -92,8 +103,7 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
     return;
   }
   int added;
-  *trak__map_put(&seq->interned[f->kind], iid, 0, &added) =
-      trak__strpool_intern(&imp->tables->strings, (const char *)s, slen);
+  *trak__map_put(&seq->interned[f->kind], iid, 0, &added) = value;
 }
 
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,

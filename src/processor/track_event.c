@@ -7,36 +7,13 @@
 #include <stddef.h>
 #include <string.h>
 
-#include "processor/import.h"
+#include "processor/track_event.h"
 
-#define MAX_REPEATED 64 /* flow ids, categories, extra counters per event */
-#define MAX_ANNOTATIONS 256
+typedef trak_te_fields event_fields;
 
-typedef struct u64_list {
-  uint64_t v[MAX_REPEATED];
-  uint32_t n;
-  uint8_t overflow;
-} u64_list;
-
-typedef struct event_fields {
-  uint64_t type, track_uuid, name_iid;
-  uint8_t has_type, has_track, has_name_iid, has_value, value_is_double, has_abs_us, has_delta_us;
-  int64_t int_value, abs_us, delta_us;
-  double double_value;
-  trak_span name;
-  u64_list cat_iids, flows, terms, extra_uuids, extra_values, extra_double_uuids,
-      extra_double_values;
-  trak_span cats[8];
-  uint32_t n_cats;
-  trak_span annos[MAX_ANNOTATIONS];
-  uint32_t n_annos;
-  uint64_t source_location_iid, correlation_iid, log_body_iid;
-} event_fields;
-
-/* Appends a repeated scalar, accepting both packed and unpacked encodings. */
-static void list_add(u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
+void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
   if (f->wire_type != TRAK_PB_WIRE_LEN) {
-    if (l->n < MAX_REPEATED)
+    if (l->n < TRAK_TE_MAX_REPEATED)
       l->v[l->n++] = f->value;
     else
       l->overflow = 1;
@@ -46,11 +23,18 @@ static void list_add(u64_list *l, const trak_pb_field *f, uint32_t packed_wire_t
   uint64_t v;
   trak_pb_packed_init(&it, f, packed_wire_type);
   while (trak_pb_packed_next(&it, &v) > 0) {
-    if (l->n < MAX_REPEATED)
+    if (l->n < TRAK_TE_MAX_REPEATED)
       l->v[l->n++] = v;
     else
       l->overflow = 1;
   }
+}
+
+/* Keeps a length-delimited field most events lack; a later one replaces it (last one wins). */
+static void rare_span(event_fields *ef, const trak_pb_field *f, trak_span *span, uint32_t bit) {
+  if (f->wire_type != TRAK_PB_WIRE_LEN) return;
+  *span = (trak_span){f->data, f->len};
+  ef->extras |= bit;
 }
 
 static int decode_event(const trak_importer *imp, const uint8_t *data, size_t len,
@@ -74,14 +58,14 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
       if (f.wire_type == TRAK_PB_WIRE_LEN) ef->name = (trak_span){f.data, f.len};
       break;
     case TRAK_PB_TrackEvent_category_iids:
-      list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_categories:
       if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_cats < 8)
         ef->cats[ef->n_cats++] = (trak_span){f.data, f.len};
       break;
     case TRAK_PB_TrackEvent_debug_annotations:
-      if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_annos < MAX_ANNOTATIONS)
+      if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_annos < TRAK_TE_MAX_ANNOTATIONS)
         ef->annos[ef->n_annos++] = (trak_span){f.data, f.len};
       break;
     case TRAK_PB_TrackEvent_counter_value:
@@ -91,28 +75,28 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
       ef->double_value = trak_pb_as_double(&f), ef->has_value = 1, ef->value_is_double = 1;
       break;
     case TRAK_PB_TrackEvent_extra_counter_track_uuids:
-      list_add(&ef->extra_uuids, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->extra_uuids, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_extra_counter_values:
-      list_add(&ef->extra_values, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->extra_values, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_extra_double_counter_track_uuids:
-      list_add(&ef->extra_double_uuids, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->extra_double_uuids, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_extra_double_counter_values:
-      list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64);
+      trak__u64_list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64);
       break;
     case TRAK_PB_TrackEvent_flow_ids:
-      list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64);
+      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64);
       break;
     case TRAK_PB_TrackEvent_terminating_flow_ids:
-      list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64);
+      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64);
       break;
     case TRAK_PB_TrackEvent_flow_ids_old:
-      list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_terminating_flow_ids_old:
-      list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT);
+      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT);
       break;
     case TRAK_PB_TrackEvent_timestamp_absolute_us:
       ef->abs_us = trak_pb_as_int64(&f), ef->has_abs_us = 1;
@@ -121,19 +105,25 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
       ef->delta_us = trak_pb_as_int64(&f), ef->has_delta_us = 1;
       break;
     case TRAK_PB_TrackEvent_source_location_iid:
-      ef->source_location_iid = f.value;
+      ef->source_location_iid = f.value, ef->extras |= TRAK_TE_SOURCE_IID;
+      break;
+    case TRAK_PB_TrackEvent_correlation_id:
+      ef->correlation_id = f.value, ef->extras |= TRAK_TE_CORRELATION;
       break;
     case TRAK_PB_TrackEvent_correlation_id_str_iid:
-      ef->correlation_iid = f.value;
+      ef->correlation_iid = f.value, ef->extras |= TRAK_TE_CORRELATION_IID;
+      break;
+    case TRAK_PB_TrackEvent_correlation_id_str:
+      rare_span(ef, &f, &ef->correlation_str, TRAK_TE_CORRELATION_STR);
+      break;
+    case TRAK_PB_TrackEvent_source_location:
+      rare_span(ef, &f, &ef->source_location, TRAK_TE_SOURCE_INLINE);
       break;
     case TRAK_PB_TrackEvent_log_message:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        trak_pb_decoder sub;
-        trak_pb_field g;
-        trak__dec_init(imp, &sub, f.data, f.len);
-        while (trak_pb_decoder_next(&sub, &g) > 0)
-          if (g.number == TRAK_PB_LogMessage_body_iid) ef->log_body_iid = g.value;
-      }
+      rare_span(ef, &f, &ef->log_message, TRAK_TE_LOG);
+      break;
+    case TRAK_PB_TrackEvent_legacy_event:
+      rare_span(ef, &f, &ef->legacy, TRAK_TE_LEGACY);
       break;
     default:
       break;
@@ -166,7 +156,8 @@ __attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_se
   return n ? trak__strpool_intern(sp, buf, n) : 0;
 }
 
-static uint32_t resolve_track(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
+                                     const event_fields *ef) {
   uint64_t uuid = ef->has_track ? ef->track_uuid : 0;
   if (!uuid && seq->has_default_track) uuid = seq->default_track_uuid;
   if (!uuid) return seq->thread_track;
@@ -176,21 +167,24 @@ static uint32_t resolve_track(trak_importer *imp, trak_sequence *seq, const even
   return seq->last_track = trak__track_for_uuid(imp, uuid);
 }
 
-/* Packs flows and extra counters into imp->aux; returns the index (0 when none). */
-static uint32_t aux_add(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
-  const u64_list *uuids = &ef->extra_uuids, *duuids = &ef->extra_double_uuids;
-  u64_list defaults_int, defaults_double;
+uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  return resolve_track(imp, seq, ef);
+}
+
+uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  const trak_u64_list *uuids = &ef->extra_uuids, *duuids = &ef->extra_double_uuids;
+  trak_u64_list defaults_int, defaults_double;
   if (!uuids->n && ef->extra_values.n && seq->default_extra_uuids.n) {
     defaults_int.n =
-        (uint32_t)(seq->default_extra_uuids.n < MAX_REPEATED ? seq->default_extra_uuids.n
-                                                             : MAX_REPEATED);
+        (uint32_t)(seq->default_extra_uuids.n < TRAK_TE_MAX_REPEATED ? seq->default_extra_uuids.n
+                                                                     : TRAK_TE_MAX_REPEATED);
     memcpy(defaults_int.v, seq->default_extra_uuids.v, defaults_int.n * 8);
     uuids = &defaults_int;
   }
   if (!duuids->n && ef->extra_double_values.n && seq->default_extra_double_uuids.n) {
-    defaults_double.n = (uint32_t)(seq->default_extra_double_uuids.n < MAX_REPEATED
+    defaults_double.n = (uint32_t)(seq->default_extra_double_uuids.n < TRAK_TE_MAX_REPEATED
                                        ? seq->default_extra_double_uuids.n
-                                       : MAX_REPEATED);
+                                       : TRAK_TE_MAX_REPEATED);
     memcpy(defaults_double.v, seq->default_extra_double_uuids.v, defaults_double.n * 8);
     duuids = &defaults_double;
   }
@@ -240,25 +234,64 @@ static uint32_t record_type(const event_fields *ef) {
   }
 }
 
-/* Looks up the interned ids an event references only to validate them. */
-static void check_other_iids(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
-  if (ef->source_location_iid)
-    trak__interned_get(imp, seq, TRAK_INTERN_SOURCE_LOCATION, ef->source_location_iid);
-  if (ef->correlation_iid)
-    trak__interned_get(imp, seq, TRAK_INTERN_CORRELATION, ef->correlation_iid);
-  if (ef->log_body_iid) trak__interned_get(imp, seq, TRAK_INTERN_LOG_BODY, ef->log_body_iid);
+static inline uint32_t event_name(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  if (ef->has_name_iid) return trak__interned_get(imp, seq, TRAK_INTERN_NAME, ef->name_iid);
+  if (ef->name.data)
+    return trak__strpool_intern(&imp->tables->strings, (const char *)ef->name.data, ef->name.len);
+  return 0;
+}
+
+static inline uint32_t event_category(trak_importer *imp, trak_sequence *seq,
+                                      const event_fields *ef) {
+  if (ef->cat_iids.n == 1 && !ef->n_cats)
+    return trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef->cat_iids.v[0]);
+  return ef->cat_iids.n || ef->n_cats ? categories(imp, seq, ef) : 0;
+}
+
+uint32_t trak__te_name(trak_importer *imp, trak_sequence *seq, const event_fields *ef,
+                       uint64_t legacy_iid) {
+  if (!ef->has_name_iid && legacy_iid)
+    return trak__interned_get(imp, seq, TRAK_INTERN_NAME, legacy_iid);
+  return event_name(imp, seq, ef);
+}
+
+uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  return event_category(imp, seq, ef);
+}
+
+/* The arg set of an event with typed arguments: a log message needs the track's thread. */
+__attribute__((noinline)) static uint32_t typed_args(trak_importer *imp, trak_sequence *seq,
+                                                     const event_fields *ef,
+                                                     const trak_track_info *info) {
+  trak_te_args_extra x = {info->is_thread ? info->utid : TRAK_NULL_U32, TRAK_NULL_U32, 0, 0, 0};
+  return trak__te_args(imp, seq, ef, &x);
+}
+
+static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
+  trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  if (TRAK_UNLIKELY(ev->ts < info->last_file_ts) && info->last_seq == seq->id)
+    trak__report(imp, TRAK_STAT_DECREASING_TS,
+                 "timestamp %lld is before the previous event's %lld on track uuid %llu",
+                 (long long)ev->ts, (long long)info->last_file_ts, (unsigned long long)info->uuid);
+  info->last_file_ts = ev->ts;
+  info->last_seq = seq->id;
+  trak__sequence_push(imp, seq, ev);
+}
+
+void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
+  push_event(imp, seq, ev);
 }
 
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
   event_fields ef;
-  /* Only the counters of the lists need zeroing; the arrays are filled before being read. */
+  /* Only the counters of the lists need zeroing; the arrays are filled before being read, and
+  ** the rare fields only when their `extras` bit is set. */
   memset(&ef, 0, offsetof(event_fields, cat_iids));
   ef.cat_iids.n = ef.flows.n = ef.terms.n = ef.extra_uuids.n = ef.extra_values.n = 0;
   ef.extra_double_uuids.n = ef.extra_double_values.n = 0;
   ef.cat_iids.overflow = ef.flows.overflow = ef.terms.overflow = 0;
   ef.n_cats = ef.n_annos = 0;
-  ef.source_location_iid = ef.correlation_iid = ef.log_body_iid = 0;
   trak_sequence *seq = ctx->seq;
   if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
@@ -272,6 +305,10 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   else if (!ctx->has_ts)
     ts = 0;
 
+  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY)) {
+    trak__legacy_event_tokenize(imp, seq, &ef, ts);
+    return;
+  }
   uint32_t type = record_type(&ef);
   if (!type) {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "track_event has type %llu, which trak does not import",
@@ -285,13 +322,6 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  seq->id);
     return;
   }
-  trak_track_info *info = &imp->tracks.v[track];
-  if (TRAK_UNLIKELY(ts < info->last_file_ts) && info->last_seq == seq->id)
-    trak__report(imp, TRAK_STAT_DECREASING_TS,
-                 "timestamp %lld is before the previous event's %lld on track uuid %llu",
-                 (long long)ts, (long long)info->last_file_ts, (unsigned long long)info->uuid);
-  info->last_file_ts = ts;
-  info->last_seq = seq->id;
 
   trak_ev ev;
   ev.ts = ts;
@@ -301,22 +331,15 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   if (type == TRAK_EV_COUNTER) {
     ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
   } else {
-    ev.u.s.name = 0;
-    if (ef.has_name_iid)
-      ev.u.s.name = trak__interned_get(imp, seq, TRAK_INTERN_NAME, ef.name_iid);
-    else if (ef.name.data)
-      ev.u.s.name =
-          trak__strpool_intern(&imp->tables->strings, (const char *)ef.name.data, ef.name.len);
-    if (ef.cat_iids.n == 1 && !ef.n_cats)
-      ev.u.s.cat = trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef.cat_iids.v[0]);
-    else
-      ev.u.s.cat = ef.cat_iids.n || ef.n_cats ? categories(imp, seq, &ef) : 0;
-    if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
+    ev.u.s.name = event_name(imp, seq, &ef);
+    ev.u.s.cat = event_category(imp, seq, &ef);
+    if (TRAK_UNLIKELY(ef.extras))
+      ev.arg_set_id = typed_args(imp, seq, &ef, &imp->tracks.v[track]);
+    else if (ef.n_annos)
+      ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
   }
-  if (TRAK_UNLIKELY(ef.source_location_iid | ef.correlation_iid | ef.log_body_iid))
-    check_other_iids(imp, seq, &ef);
   ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
-               ? aux_add(imp, seq, &ef)
+               ? trak__te_aux(imp, seq, &ef)
                : 0;
-  trak__sequence_push(imp, seq, &ev);
+  push_event(imp, seq, &ev);
 }

@@ -58,6 +58,21 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
   return *slot;
 }
 
+uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
+                           int is_counter) {
+  uint32_t track = trak__track_for_uuid(imp, key | 1ULL << 63);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->described) {
+    info->described = 1;
+    info->name = name;
+    info->is_counter = (uint8_t)is_counter;
+    if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
+  } else if (!info->name) {
+    info->name = name; /* made by an unnamed event (an end): the first name names it */
+  }
+  return track;
+}
+
 static uint32_t intern_field(trak_importer *imp, const trak_pb_field *f) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
 }

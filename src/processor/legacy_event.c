@@ -1,0 +1,352 @@
+/*
+** This file holds TrackEvents that carry legacy_event (TrackEvent.LegacyEvent, the JSON trace
+** event model inside the protobuf format), mapped as Perfetto's track event parser does:
+**   B / E              slice begin / end on the event's thread track;
+**   X                  a complete slice of duration_us;
+**   I / i / R          an instant: on the thread track (scope thread or unspecified), on the
+**                      process's instant track (scope process) or the global one (scope global);
+**   b / e / n, S / F / T / p   begin / end / instant on an async track keyed by the id
+**                      (unscoped_id, global_id, or local_id scoped to the process), the id
+**                      scope (the category, or the name for S / F / T / p; "<cat>:<id_scope>"
+**                      with id_scope) and, for local ids, the process;
+**   s / t / f          v1 flow steps keyed by unscoped_id, category and name;
+**   bind_id            v2 flows (flow_direction out / inout continue, in ends).
+** Tracks follow the sequence's thread (tid_override picks another thread of its process)
+** unless the event names a track_uuid. What trak does not map (other phases, pid_override,
+** thread times, use_async_tts) is counted in legacy_event_unsupported; what Perfetto rejects
+** (a phase without the thread, process or id it needs) in track_event_parser_errors.
+*/
+#include <string.h>
+
+#include "processor/track_event.h"
+
+typedef struct legacy_fields {
+  uint64_t name_iid, id, bind_id, flow_direction, scope;
+  int64_t phase, duration_us, tid_override;
+  uint8_t has_phase, has_duration, has_bind_id, has_direction, has_tid_override;
+  uint8_t id_kind; /* 0: none, else the LegacyEvent field number of the id */
+  uint8_t bind_to_enclosing;
+  uint32_t ignored; /* field numbers of fields trak ignores, as bits */
+  trak_span id_scope;
+} legacy_fields;
+
+static int decode(trak_importer *imp, const trak_span *msg, legacy_fields *lf) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, msg->data, msg->len);
+  memset(lf, 0, sizeof *lf);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    if (f.wire_type == TRAK_PB_WIRE_LEN) {
+      if (f.number == TRAK_PB_TrackEvent_LegacyEvent_id_scope)
+        lf->id_scope = (trak_span){f.data, f.len};
+      continue;
+    }
+    switch (f.number) {
+    case TRAK_PB_TrackEvent_LegacyEvent_name_iid:
+      lf->name_iid = f.value;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_phase:
+      lf->phase = trak_pb_as_int32(&f), lf->has_phase = 1;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_duration_us:
+      lf->duration_us = trak_pb_as_int64(&f), lf->has_duration = 1;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_unscoped_id:
+    case TRAK_PB_TrackEvent_LegacyEvent_local_id:
+    case TRAK_PB_TrackEvent_LegacyEvent_global_id:
+      lf->id = f.value, lf->id_kind = (uint8_t)f.number; /* a oneof: the last one wins */
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_bind_id:
+      lf->bind_id = f.value, lf->has_bind_id = 1;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_bind_to_enclosing:
+      lf->bind_to_enclosing = f.value != 0;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_flow_direction:
+      lf->flow_direction = f.value, lf->has_direction = 1;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_instant_event_scope:
+      lf->scope = f.value;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_tid_override:
+      lf->tid_override = trak_pb_as_int32(&f), lf->has_tid_override = 1;
+      break;
+    case TRAK_PB_TrackEvent_LegacyEvent_thread_duration_us:
+    case TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta:
+    case TRAK_PB_TrackEvent_LegacyEvent_use_async_tts:
+    case TRAK_PB_TrackEvent_LegacyEvent_pid_override:
+      lf->ignored |= 1u << f.number;
+      break;
+    default:
+      break;
+    }
+  }
+  return rc;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+/* What the event's phase needs, and where it goes. */
+typedef struct legacy_ctx {
+  uint32_t track, utid, upid, name, cat;
+  trak_te_args_extra args;
+} legacy_ctx;
+
+__attribute__((cold)) static void reject(trak_importer *imp, const legacy_fields *lf,
+                                         const char *why) {
+  trak__report(imp, TRAK_STAT_BAD_TYPE, "legacy event with phase '%c' %s; dropped", (char)lf->phase,
+               why);
+}
+
+__attribute__((cold)) static void report_ignored(trak_importer *imp, uint32_t ignored) {
+  static const struct {
+    uint32_t field;
+    const char *name;
+  } names[] = {
+      {TRAK_PB_TrackEvent_LegacyEvent_thread_duration_us, "thread_duration_us"},
+      {TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta, "thread_instruction_delta"},
+      {TRAK_PB_TrackEvent_LegacyEvent_use_async_tts, "use_async_tts"},
+      {TRAK_PB_TrackEvent_LegacyEvent_pid_override, "pid_override"}};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (ignored & 1u << names[i].field)
+      trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED, "legacy_event.%s is not imported; ignored",
+                   names[i].name);
+}
+
+/* The event's track before its phase is considered: its track_uuid (or the sequence's
+** default), else the sequence's thread or, with tid_override, another thread of its process. */
+static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                      const legacy_fields *lf, legacy_ctx *c) {
+  uint32_t track = trak__te_track(imp, seq, ef);
+  if (track == TRAK_NULL_U32) return 0;
+  const trak_track_info *info = &imp->tracks.v[track];
+  if (lf->has_tid_override && info->is_legacy_thread) {
+    uint32_t upid = imp->tables->thread.upid[info->utid];
+    int64_t pid = upid != TRAK_NULL_U32 ? imp->tables->process.pid[upid] : -1;
+    track = trak__legacy_thread_track(imp, trak__thread_for_tid(imp, lf->tid_override, pid));
+    info = &imp->tracks.v[track];
+  }
+  c->track = track;
+  c->utid = info->is_thread ? info->utid : TRAK_NULL_U32;
+  c->upid = c->utid != TRAK_NULL_U32 ? imp->tables->thread.upid[c->utid] : info->upid;
+  return 1;
+}
+
+/* b / e / n / S / F / T / p: the async track of the event's id. */
+static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *c) {
+  if (!lf->id_kind) {
+    reject(imp, lf, "has no unscoped_id, global_id or local_id");
+    return 0;
+  }
+  int local = lf->id_kind == TRAK_PB_TrackEvent_LegacyEvent_local_id;
+  if (local && c->upid == TRAK_NULL_U32) {
+    reject(imp, lf, "has a local_id but no process");
+    return 0;
+  }
+  int by_name = strchr("STpF", (int)lf->phase) != NULL;
+  uint64_t key = mix(mix(0xa5a5, lf->id), by_name ? c->name : c->cat);
+  if (lf->id_scope.data) {
+    /* "<category>:<id_scope>", as Perfetto scopes ids. */
+    const trak_strpool *sp = &imp->tables->strings;
+    char buf[1024];
+    size_t n = c->cat ? sp->len.v[c->cat] : 0;
+    if (n + 1 + lf->id_scope.len > sizeof buf) {
+      reject(imp, lf, "has too long an id_scope");
+      return 0;
+    }
+    if (n) memcpy(buf, sp->str.v[c->cat], n);
+    buf[n++] = ':';
+    memcpy(buf + n, lf->id_scope.data, lf->id_scope.len);
+    key = mix(mix(0xa5a6, lf->id),
+              trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len));
+  }
+  if (local) key = mix(key, (uint64_t)c->upid + 1);
+  c->args.passthrough_utid = c->utid;
+  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0);
+  c->args.has_source_id = 1;
+  c->args.source_id = (int64_t)lf->id;
+  return 1;
+}
+
+/* I / i: thread-scoped instants stay on the thread track; process and global ones get the
+** process's or the trace's instant track. */
+static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *c) {
+  switch (lf->scope) {
+  case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_GLOBAL:
+    c->args.passthrough_utid = c->utid;
+    c->track = trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0);
+    return 1;
+  case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_PROCESS:
+    if (c->upid == TRAK_NULL_U32) {
+      reject(imp, lf, "(process scope) has no process");
+      return 0;
+    }
+    c->args.passthrough_utid = c->utid;
+    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0);
+    return 1;
+  default:
+    if (c->utid == TRAK_NULL_U32) {
+      reject(imp, lf, "(thread scope) has no thread");
+      return 0;
+    }
+    return 1;
+  }
+}
+
+/* s / t / f: a FLOW record (see import.h) on the thread track, keyed as Perfetto keys v1
+** flows: by unscoped_id, category and name. */
+static void flow_v1(trak_importer *imp, trak_sequence *seq, const legacy_fields *lf, legacy_ctx *c,
+                    int64_t ts) {
+  if (lf->id_kind != TRAK_PB_TrackEvent_LegacyEvent_unscoped_id) {
+    reject(imp, lf, "(a v1 flow) has no unscoped_id");
+    return;
+  }
+  if (c->utid == TRAK_NULL_U32) {
+    reject(imp, lf, "(a v1 flow) has no thread");
+    return;
+  }
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, mix(mix(mix(0xf1, lf->id), c->cat), c->name));
+  uint32_t kind = lf->phase == 's'        ? TRAK_FLOW_V1_BEGIN
+                  : lf->phase == 't'      ? TRAK_FLOW_V1_STEP
+                  : lf->bind_to_enclosing ? TRAK_FLOW_V1_END_ENCLOSING
+                                          : TRAK_FLOW_V1_END_NEXT;
+  trak_ev ev = {ts,
+                (uint32_t)TRAK_EV_FLOW << TRAK_EV_TYPE_SHIFT | c->track,
+                (uint32_t)imp->packet_index,
+                {{kind, 0}},
+                TRAK_NULL_U32,
+                at};
+  trak__te_push(imp, seq, &ev);
+}
+
+/* bind_id with flow_direction: v2 flows, in the id space of flow_ids. */
+static void flow_v2(trak_importer *imp, trak_te_fields *ef, const legacy_fields *lf) {
+  if (!lf->has_bind_id) return;
+  uint64_t dir = lf->has_direction ? lf->flow_direction : 0;
+  trak_u64_list *l = dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN ? &ef->terms : &ef->flows;
+  if (dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN &&
+      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_OUT &&
+      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_INOUT) {
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "legacy_event.bind_id %llu without a flow_direction; no flow",
+                 (unsigned long long)lf->bind_id);
+    return;
+  }
+  if (l->n < TRAK_TE_MAX_REPEATED) l->v[l->n++] = lf->bind_id;
+}
+
+/* X: a COMPLETE record whose aux entry holds the duration, then the flows block index. */
+static uint32_t complete_aux(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                             int64_t dur) {
+  if (ef->extra_values.n || ef->extra_double_values.n)
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "extra counter values on a complete (X) legacy event; ignored");
+  trak_te_fields flows_only = *ef;
+  flows_only.extra_values.n = flows_only.extra_double_values.n = 0;
+  uint32_t flows = trak__te_aux(imp, seq, &flows_only);
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, (uint64_t)dur);
+  trak_vec_push(imp->aux, flows);
+  return at;
+}
+
+void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
+                                 int64_t ts) {
+  legacy_fields lf;
+  if (decode(imp, &ef->legacy, &lf) < 0)
+    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "legacy_event fields do not decode");
+  if (TRAK_UNLIKELY(lf.ignored)) report_ignored(imp, lf.ignored);
+  if (!lf.has_phase) {
+    /* A typed event: the legacy fields only add flows and the name. */
+    ef->extras &= ~(uint32_t)TRAK_TE_LEGACY;
+    lf.phase = ef->type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN ? 'B'
+               : ef->type == TRAK_PB_TrackEvent_TYPE_SLICE_END ? 'E'
+               : ef->type == TRAK_PB_TrackEvent_TYPE_INSTANT   ? 'i'
+                                                               : 0;
+    if (!ef->has_type || !lf.phase) {
+      trak__report(imp, TRAK_STAT_BAD_TYPE, "track_event without a slice type or legacy phase");
+      return;
+    }
+  }
+  legacy_ctx c;
+  memset(&c, 0, sizeof c);
+  c.args.utid = c.args.passthrough_utid = TRAK_NULL_U32;
+  if (!base_track(imp, seq, ef, &lf, &c)) {
+    trak__report(imp, TRAK_STAT_NO_TRACK,
+                 "legacy event has no track_uuid, its sequence %u no default track and no thread",
+                 seq->id);
+    return;
+  }
+  c.args.utid = c.utid;
+  c.name = trak__te_name(imp, seq, ef, lf.name_iid);
+  c.cat = trak__te_category(imp, seq, ef);
+  uint32_t type;
+  int needs_thread = ef->extras & TRAK_TE_LEGACY; /* typed events go where their track is */
+  switch (lf.phase) {
+  case 'B':
+  case 'E':
+  case 'X':
+    if (needs_thread && c.utid == TRAK_NULL_U32) {
+      reject(imp, &lf, "has no thread");
+      return;
+    }
+    if (lf.phase == 'X' && (!lf.has_duration || lf.duration_us < 0)) {
+      reject(imp, &lf, "has no duration_us, or a negative one");
+      return;
+    }
+    type = lf.phase == 'B' ? TRAK_EV_BEGIN : lf.phase == 'E' ? TRAK_EV_END : TRAK_EV_COMPLETE;
+    break;
+  case 'I':
+  case 'i':
+    if (needs_thread && !instant_track(imp, &lf, &c)) return;
+    type = TRAK_EV_INSTANT;
+    break;
+  case 'R':
+    type = TRAK_EV_INSTANT;
+    c.args.phase = 'R';
+    break;
+  case 'b':
+  case 'S':
+  case 'e':
+  case 'F':
+  case 'n':
+  case 'T':
+  case 'p':
+    if (!async_track(imp, &lf, &c)) return;
+    type = lf.phase == 'b' || lf.phase == 'S'   ? TRAK_EV_BEGIN
+           : lf.phase == 'e' || lf.phase == 'F' ? TRAK_EV_END
+                                                : TRAK_EV_INSTANT;
+    if (lf.phase == 'S' || lf.phase == 'T' || lf.phase == 'p') c.args.phase = (char)lf.phase;
+    break;
+  case 's':
+  case 't':
+  case 'f':
+    flow_v1(imp, seq, &lf, &c, ts);
+    return;
+  default:
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "legacy event with phase '%c' (%lld) is not imported; dropped", (char)lf.phase,
+                 (long long)lf.phase);
+    return;
+  }
+  if (type == TRAK_EV_END) /* the begin's args already carry them */
+    c.args.has_source_id = 0, c.args.passthrough_utid = TRAK_NULL_U32;
+  flow_v2(imp, ef, &lf);
+  trak_ev ev;
+  ev.ts = ts;
+  ev.track = type << TRAK_EV_TYPE_SHIFT | c.track;
+  ev.pkt = (uint32_t)imp->packet_index;
+  ev.u.s.name = c.name;
+  ev.u.s.cat = c.cat;
+  ev.arg_set_id = trak__te_args(imp, seq, ef, &c.args); /* TRAK_NULL_U32 when empty */
+  if (type == TRAK_EV_COMPLETE)
+    ev.aux = complete_aux(imp, seq, ef, trak__wmul(lf.duration_us, 1000));
+  else
+    ev.aux = trak__te_aux(imp, seq, ef);
+  trak__te_push(imp, seq, &ev);
+}

@@ -1,0 +1,5 @@
+SELECT s.name, s.arg_set_id, a.flat_key, a.key, a.int_value, a.string_value, a.value_type,
+       a.display_value FROM slice s LEFT JOIN args a USING (arg_set_id) ORDER BY s.id, a.id;
+SELECT name, extract_arg(arg_set_id, 'source.file_name') AS file,
+       extract_arg(arg_set_id, 'source.line_number') AS line FROM slice ORDER BY id;
+SELECT name, value FROM stats WHERE value > 0 ORDER BY name;
