@@ -1,0 +1,9 @@
+SELECT s.id, s.ts, s.dur, s.name, s.category, s.depth, s.parent_id, t.name AS track, t.type
+FROM slice s JOIN track t ON s.track_id = t.id ORDER BY s.id;
+SELECT s.name, a.key, a.int_value, a.string_value, a.value_type FROM slice s
+JOIN args a USING (arg_set_id) ORDER BY s.id, a.id;
+SELECT so.name AS slice_out, si.name AS slice_in FROM flow f JOIN slice so ON so.id = f.slice_out
+JOIN slice si ON si.id = f.slice_in ORDER BY f.id;
+SELECT t.id, t.name, t.type, p.pid FROM process_track t JOIN process p USING (upid) ORDER BY t.id;
+SELECT tt.id, th.tid FROM thread_track tt JOIN thread th USING (utid) ORDER BY tt.id;
+SELECT name, value FROM stats WHERE value > 0 ORDER BY name;
