@@ -11,11 +11,14 @@
 **                      with id_scope) and, for local ids, the process;
 **   s / t / f          v1 flow steps keyed by unscoped_id, category and name;
 **   bind_id            v2 flows (flow_direction out / inout continue, in ends).
+**   C                  counters, as its JSON export would import (see counters());
+**   M                  thread_name / process_name.
 ** Tracks follow the sequence's thread (tid_override picks another thread of its process)
 ** unless the event names a track_uuid. What trak does not map (other phases, pid_override,
 ** thread times, use_async_tts) is counted in legacy_event_unsupported; what Perfetto rejects
 ** (a phase without the thread, process or id it needs) in track_event_parser_errors.
 */
+#include <stdio.h>
 #include <string.h>
 
 #include "processor/track_event.h"
@@ -224,6 +227,104 @@ static void flow_v1(trak_importer *imp, trak_sequence *seq, const legacy_fields 
   trak__te_push(imp, seq, &ev);
 }
 
+/* A debug annotation's name and value, as C and M events read them. */
+typedef struct annotation {
+  uint32_t name, str; /* string ids (0: none) */
+  double number;
+  int is_number;
+} annotation;
+
+static void annotation_read(trak_importer *imp, trak_sequence *seq, const trak_span *span,
+                            annotation *a) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  memset(a, 0, sizeof *a);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_DebugAnnotation_name && is_len)
+      a->name = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+    else if (f.number == TRAK_PB_DebugAnnotation_name_iid && !is_len)
+      a->name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
+    else if (f.number == TRAK_PB_DebugAnnotation_string_value && is_len)
+      a->str = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+    else if (f.number == TRAK_PB_DebugAnnotation_int_value && !is_len)
+      a->number = (double)trak_pb_as_int64(&f), a->is_number = 1;
+    else if (f.number == TRAK_PB_DebugAnnotation_uint_value && !is_len)
+      a->number = (double)f.value, a->is_number = 1;
+    else if (f.number == TRAK_PB_DebugAnnotation_double_value && !is_len)
+      a->number = trak_pb_as_double(&f), a->is_number = 1;
+  }
+}
+
+/* C: Perfetto keeps it in its raw table and its JSON export turns it into a JSON counter
+** event; trak imports it as that JSON event would be: each numeric debug annotation is a value
+** on the process counter track "<name> <key>" ("<name> id: <id> <key>" with an id). */
+static void counters(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                     const legacy_fields *lf, const legacy_ctx *c, int64_t ts) {
+  if (c->upid == TRAK_NULL_U32) {
+    reject(imp, lf, "(a counter) has no process");
+    return;
+  }
+  const trak_strpool *sp = &imp->tables->strings;
+  char prefix[512];
+  int n = snprintf(prefix, sizeof prefix, "%.*s", c->name ? (int)sp->len.v[c->name] : 0,
+                   c->name ? sp->str.v[c->name] : "");
+  if (lf->id_kind)
+    n += snprintf(prefix + n, sizeof prefix - (size_t)n, " id: %llu", (unsigned long long)lf->id);
+  for (uint32_t i = 0; i < ef->n_annos; i++) {
+    annotation a;
+    annotation_read(imp, seq, &ef->annos[i], &a);
+    if (!a.is_number) {
+      trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                   "counter (C) legacy event with a value that is not a number; ignored");
+      continue;
+    }
+    char name[1024];
+    int m = snprintf(name, sizeof name, "%s %.*s", prefix, a.name ? (int)sp->len.v[a.name] : 0,
+                     a.name ? sp->str.v[a.name] : "");
+    uint32_t name_id = trak__strpool_intern(&imp->tables->strings, name,
+                                            (size_t)m < sizeof name ? (size_t)m : sizeof name - 1);
+    uint32_t track =
+        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1);
+    trak_ev ev = {ts,
+                  (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
+                  (uint32_t)imp->packet_index,
+                  {{0, 0}},
+                  TRAK_NULL_U32,
+                  0};
+    ev.u.value = a.number;
+    trak__te_push(imp, seq, &ev);
+  }
+}
+
+/* M: thread_name and process_name name the event's thread or process from the string value
+** of its first debug annotation, unless a descriptor named it; others are not imported. */
+static void metadata(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                     const legacy_fields *lf, const legacy_ctx *c) {
+  const char *name = c->name ? trak__str(&imp->tables->strings, c->name) : "";
+  int thread = !strcmp(name, "thread_name"), process = !strcmp(name, "process_name");
+  if (!thread && !process) {
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "metadata (M) legacy event \"%s\" is not imported; dropped", name);
+    return;
+  }
+  if (thread ? c->utid == TRAK_NULL_U32 : c->upid == TRAK_NULL_U32) {
+    reject(imp, lf, thread ? "(thread_name) has no thread" : "(process_name) has no process");
+    return;
+  }
+  if (!ef->n_annos) {
+    reject(imp, lf, "(a name) has no debug annotation");
+    return;
+  }
+  annotation a;
+  annotation_read(imp, seq, &ef->annos[0], &a);
+  if (!a.str || !imp->tables->strings.len.v[a.str]) return;
+  uint32_t *slot =
+      thread ? &imp->tables->thread.name[c->utid] : &imp->tables->process.name[c->upid];
+  if (!*slot) *slot = a.str; /* descriptors name with a higher priority in Perfetto */
+}
+
 /* bind_id with flow_direction: v2 flows, in the id space of flow_ids. */
 static void flow_v2(trak_importer *imp, trak_te_fields *ef, const legacy_fields *lf) {
   if (!lf->has_bind_id) return;
@@ -327,6 +428,12 @@ void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te
   case 't':
   case 'f':
     flow_v1(imp, seq, &lf, &c, ts);
+    return;
+  case 'C':
+    counters(imp, seq, ef, &lf, &c, ts);
+    return;
+  case 'M':
+    metadata(imp, seq, ef, &lf, &c);
     return;
   default:
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,

@@ -6,4 +6,8 @@ SELECT so.name AS slice_out, si.name AS slice_in FROM flow f JOIN slice so ON so
 JOIN slice si ON si.id = f.slice_in ORDER BY f.id;
 SELECT t.id, t.name, t.type, p.pid FROM process_track t JOIN process p USING (upid) ORDER BY t.id;
 SELECT tt.id, th.tid FROM thread_track tt JOIN thread th USING (utid) ORDER BY tt.id;
+SELECT c.ts, t.name, t.type, c.value FROM counter c JOIN counter_track t ON c.track_id = t.id
+ORDER BY c.id;
+SELECT utid, tid, name FROM thread ORDER BY utid;
+SELECT upid, pid, name FROM process ORDER BY upid;
 SELECT name, value FROM stats WHERE value > 0 ORDER BY name;
