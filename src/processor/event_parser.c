@@ -74,6 +74,15 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
   return v;
 }
 
+/* A counter value as an integer column holds it: out-of-range values saturate, NaN is 0 (the
+** values come from untrusted input, and such a conversion is undefined in C). */
+static int64_t counter_int(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
 /* A thread-time or instruction-count value on a slice's begin or end fills its thread_ts /
 ** thread_dur (or thread_instruction_count / _delta), as Perfetto does. */
 static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint32_t slice,
@@ -89,9 +98,9 @@ static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint3
   else
     return;
   if (type == TRAK_EV_END) {
-    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub((int64_t)v, start[slice]);
+    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub(counter_int(v), start[slice]);
   } else {
-    start[slice] = (int64_t)v;
+    start[slice] = counter_int(v);
     if (type == TRAK_EV_INSTANT) delta[slice] = 0;
   }
 }
