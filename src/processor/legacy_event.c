@@ -356,23 +356,18 @@ static uint32_t complete_aux(trak_importer *imp, trak_sequence *seq, const trak_
   return at;
 }
 
-void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
-                                 int64_t ts) {
+int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
+                                int64_t ts) {
   legacy_fields lf;
   if (decode(imp, &ef->legacy, &lf) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "legacy_event fields do not decode");
   if (TRAK_UNLIKELY(lf.ignored)) report_ignored(imp, lf.ignored);
+  ef->extras &= ~(uint32_t)TRAK_TE_LEGACY;
   if (!lf.has_phase) {
-    /* A typed event: the legacy fields only add flows and the name. */
-    ef->extras &= ~(uint32_t)TRAK_TE_LEGACY;
-    lf.phase = ef->type == TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN ? 'B'
-               : ef->type == TRAK_PB_TrackEvent_TYPE_SLICE_END ? 'E'
-               : ef->type == TRAK_PB_TrackEvent_TYPE_INSTANT   ? 'i'
-                                                               : 0;
-    if (!ef->has_type || !lf.phase) {
-      trak__report(imp, TRAK_STAT_BAD_TYPE, "track_event without a slice type or legacy phase");
-      return;
-    }
+    /* A typed event: the legacy fields only name it and add v2 flows. */
+    if (!ef->has_name_iid && lf.name_iid) ef->name_iid = lf.name_iid, ef->has_name_iid = 1;
+    flow_v2(imp, ef, &lf);
+    return 0;
   }
   legacy_ctx c;
   memset(&c, 0, sizeof c);
@@ -381,30 +376,29 @@ void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te
     trak__report(imp, TRAK_STAT_NO_TRACK,
                  "legacy event has no track_uuid, its sequence %u no default track and no thread",
                  seq->id);
-    return;
+    return 1;
   }
   c.args.utid = c.utid;
   c.name = trak__te_name(imp, seq, ef, lf.name_iid);
   c.cat = trak__te_category(imp, seq, ef);
   uint32_t type;
-  int needs_thread = ef->extras & TRAK_TE_LEGACY; /* typed events go where their track is */
   switch (lf.phase) {
   case 'B':
   case 'E':
   case 'X':
-    if (needs_thread && c.utid == TRAK_NULL_U32) {
+    if (c.utid == TRAK_NULL_U32) {
       reject(imp, &lf, "has no thread");
-      return;
+      return 1;
     }
     if (lf.phase == 'X' && (!lf.has_duration || lf.duration_us < 0)) {
       reject(imp, &lf, "has no duration_us, or a negative one");
-      return;
+      return 1;
     }
     type = lf.phase == 'B' ? TRAK_EV_BEGIN : lf.phase == 'E' ? TRAK_EV_END : TRAK_EV_COMPLETE;
     break;
   case 'I':
   case 'i':
-    if (needs_thread && !instant_track(imp, &lf, &c)) return;
+    if (!instant_track(imp, &lf, &c)) return 1;
     type = TRAK_EV_INSTANT;
     break;
   case 'R':
@@ -418,7 +412,7 @@ void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te
   case 'n':
   case 'T':
   case 'p':
-    if (!async_track(imp, &lf, &c)) return;
+    if (!async_track(imp, &lf, &c)) return 1;
     type = lf.phase == 'b' || lf.phase == 'S'   ? TRAK_EV_BEGIN
            : lf.phase == 'e' || lf.phase == 'F' ? TRAK_EV_END
                                                 : TRAK_EV_INSTANT;
@@ -428,18 +422,18 @@ void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te
   case 't':
   case 'f':
     flow_v1(imp, seq, &lf, &c, ts);
-    return;
+    return 1;
   case 'C':
     counters(imp, seq, ef, &lf, &c, ts);
-    return;
+    return 1;
   case 'M':
     metadata(imp, seq, ef, &lf, &c);
-    return;
+    return 1;
   default:
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
                  "legacy event with phase '%c' (%lld) is not imported; dropped", (char)lf.phase,
                  (long long)lf.phase);
-    return;
+    return 1;
   }
   if (type == TRAK_EV_END) /* the begin's args already carry them */
     c.args.has_source_id = 0, c.args.passthrough_utid = TRAK_NULL_U32;
@@ -456,4 +450,5 @@ void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te
   else
     ev.aux = trak__te_aux(imp, seq, ef);
   trak__te_push(imp, seq, &ev);
+  return 1;
 }

@@ -305,10 +305,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   else if (!ctx->has_ts)
     ts = 0;
 
-  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY)) {
-    trak__legacy_event_tokenize(imp, seq, &ef, ts);
+  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
     return;
-  }
   uint32_t type = record_type(&ef);
   if (!type) {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "track_event has type %llu, which trak does not import",

@@ -81,8 +81,10 @@ uint32_t trak__te_args(trak_importer *imp, trak_sequence *seq, const trak_te_fie
 
 /* Tokenizes an event carrying legacy_event (legacy_event.c): its phase decides the record,
 ** the track (thread, async or instant tracks) and the ids and flows. `ts` is in the trace
-** clock. Phases and fields trak does not map are counted (legacy_event_unsupported). */
-void trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
-                                 int64_t ts);
+** clock. Phases and fields trak does not map are counted (legacy_event_unsupported). Returns 1
+** when the event is done; 0 for an event without phase, whose name and flows the legacy
+** fields completed in `ef` and which the caller imports as a typed event. */
+int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
+                                int64_t ts);
 
 #endif /* TRAK_PROCESSOR_TRACK_EVENT_H */
