@@ -10,7 +10,8 @@
 **                      scope (the category, or the name for S / F / T / p; "<cat>:<id_scope>"
 **                      with id_scope) and, for local ids, the process;
 **   s / t / f          v1 flow steps keyed by unscoped_id, category and name;
-**   bind_id            v2 flows (flow_direction out / inout continue, in ends).
+**   bind_id            v2 flows in the id space of flow_ids: flow_direction out / inout
+**                      continue a flow, in ends it (Perfetto leaves it open for another in);
 **   C                  counters, as its JSON export would import (see counters());
 **   M                  thread_name / process_name.
 ** Tracks follow the sequence's thread (tid_override picks another thread of its process)
