@@ -153,6 +153,8 @@ typedef struct trak_sequence {
   TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
   uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
   int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
+  int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
+  int64_t thread_ic;        /* for TrackEvent.thread_instruction_count_delta */
   int64_t last_ts;          /* last record timestamp, to detect disorder */
   uint64_t last_track_uuid; /* one-entry cache of uuid -> track index */
   uint32_t last_track;

@@ -15,9 +15,11 @@
 **   C                  counters, as its JSON export would import (see counters());
 **   M                  thread_name / process_name.
 ** Tracks follow the sequence's thread (tid_override picks another thread of its process)
-** unless the event names a track_uuid. What trak does not map (other phases, pid_override,
-** thread times, use_async_tts) is counted in legacy_event_unsupported; what Perfetto rejects
-** (a phase without the thread, process or id it needs) in track_event_parser_errors.
+** unless the event names a track_uuid. Thread times (track_event.c) fill the thread slices'
+** columns; an X event's thread_duration_us is its thread_dur. What trak does not map (other
+** phases, pid_override, thread_instruction_delta, use_async_tts) is counted in
+** legacy_event_unsupported; what Perfetto rejects (a phase without the thread, process or id
+** it needs) in track_event_parser_errors.
 */
 #include <stdio.h>
 #include <string.h>
@@ -26,8 +28,8 @@
 
 typedef struct legacy_fields {
   uint64_t name_iid, id, bind_id, flow_direction, scope;
-  int64_t phase, duration_us, tid_override;
-  uint8_t has_phase, has_duration, has_bind_id, has_direction, has_tid_override;
+  int64_t phase, duration_us, tid_override, thread_duration_us;
+  uint8_t has_phase, has_duration, has_bind_id, has_direction, has_tid_override, has_thread_dur;
   uint8_t id_kind; /* 0: none, else the LegacyEvent field number of the id */
   uint8_t bind_to_enclosing;
   uint32_t ignored; /* field numbers of fields trak ignores, as bits */
@@ -77,6 +79,8 @@ static int decode(trak_importer *imp, const trak_span *msg, legacy_fields *lf) {
       lf->tid_override = trak_pb_as_int32(&f), lf->has_tid_override = 1;
       break;
     case TRAK_PB_TrackEvent_LegacyEvent_thread_duration_us:
+      lf->thread_duration_us = trak_pb_as_int64(&f), lf->has_thread_dur = 1;
+      break;
     case TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta:
     case TRAK_PB_TrackEvent_LegacyEvent_use_async_tts:
     case TRAK_PB_TrackEvent_LegacyEvent_pid_override:
@@ -97,6 +101,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 /* What the event's phase needs, and where it goes. */
 typedef struct legacy_ctx {
   uint32_t track, utid, upid, name, cat;
+  uint32_t thread_track; /* the base track when it is a thread's, else TRAK_NULL_U32 */
   trak_te_args_extra args;
 } legacy_ctx;
 
@@ -111,7 +116,6 @@ __attribute__((cold)) static void report_ignored(trak_importer *imp, uint32_t ig
     uint32_t field;
     const char *name;
   } names[] = {
-      {TRAK_PB_TrackEvent_LegacyEvent_thread_duration_us, "thread_duration_us"},
       {TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta, "thread_instruction_delta"},
       {TRAK_PB_TrackEvent_LegacyEvent_use_async_tts, "use_async_tts"},
       {TRAK_PB_TrackEvent_LegacyEvent_pid_override, "pid_override"}};
@@ -135,6 +139,7 @@ static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fiel
     info = &imp->tracks.v[track];
   }
   c->track = track;
+  c->thread_track = info->is_thread ? track : TRAK_NULL_U32;
   c->utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   c->upid = c->utid != TRAK_NULL_U32 ? imp->tables->thread.upid[c->utid] : info->upid;
   return 1;
@@ -342,18 +347,42 @@ static void flow_v2(trak_importer *imp, trak_te_fields *ef, const legacy_fields 
   if (l->n < TRAK_TE_MAX_REPEATED) l->v[l->n++] = lf->bind_id;
 }
 
-/* X: a COMPLETE record whose aux entry holds the duration, then the flows block index. */
+/* Pushes a value on one of the thread counters of `utid` (a complete event's thread time and
+** instruction count, which its COMPLETE record does not carry as extra counters). */
+static void thread_value(trak_importer *imp, trak_sequence *seq, uint32_t utid, int instructions,
+                         int64_t ts, double v) {
+  trak_ev ev = {ts,
+                (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT |
+                    trak__te_thread_counter(imp, utid, instructions),
+                (uint32_t)imp->packet_index,
+                {{0, 0}},
+                TRAK_NULL_U32,
+                0};
+  ev.u.value = v;
+  trak__te_push(imp, seq, &ev);
+}
+
+/* X: a COMPLETE record whose aux entry holds the duration, then the flows block index (bit 63:
+** the thread time and thread_duration_us follow, as Perfetto fills thread_ts / thread_dur). */
 static uint32_t complete_aux(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
-                             int64_t dur) {
+                             const legacy_fields *lf, const trak_te_thread *th, uint32_t utid,
+                             int64_t ts) {
   if (ef->extra_values.n || ef->extra_double_values.n)
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
                  "extra counter values on a complete (X) legacy event; ignored");
+  if (th->has_ic) thread_value(imp, seq, utid, 1, ts, (double)th->ic);
+  if (th->has_time) thread_value(imp, seq, utid, 0, ts, (double)th->time);
   trak_te_fields flows_only = *ef;
   flows_only.extra_values.n = flows_only.extra_double_values.n = 0;
-  uint32_t flows = trak__te_aux(imp, seq, &flows_only);
+  uint64_t flows = trak__te_aux(imp, seq, &flows_only, NULL, TRAK_NULL_U32);
   uint32_t at = (uint32_t)imp->aux.n;
-  trak_vec_push(imp->aux, (uint64_t)dur);
-  trak_vec_push(imp->aux, flows);
+  trak_vec_push(imp->aux, (uint64_t)trak__wmul(lf->duration_us, 1000));
+  trak_vec_push(imp->aux, flows | (uint64_t)th->has_time << 63);
+  if (th->has_time) {
+    trak_vec_push(imp->aux, (uint64_t)th->time);
+    trak_vec_push(imp->aux, (uint64_t)trak__wmul(lf->thread_duration_us, 1000));
+    trak__tables_thread_time(imp->tables);
+  }
   return at;
 }
 
@@ -370,6 +399,11 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
     flow_v2(imp, ef, &lf);
     return 0;
   }
+  trak_te_thread th = {0, 0, 0, 0};
+  if (ef->extras & (TRAK_TE_THREAD_TIME | TRAK_TE_THREAD_IC)) trak__te_thread(seq, ef, &th);
+  if (lf.has_thread_dur && !(lf.phase == 'X' && th.has_time))
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "legacy_event.thread_duration_us without a thread time on an X event; ignored");
   legacy_ctx c;
   memset(&c, 0, sizeof c);
   c.args.utid = c.args.passthrough_utid = TRAK_NULL_U32;
@@ -446,10 +480,13 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
   ev.u.s.name = c.name;
   ev.u.s.cat = c.cat;
   ev.arg_set_id = trak__te_args(imp, seq, ef, &c.args); /* TRAK_NULL_U32 when empty */
+  /* Thread times fill the slice columns of thread slices only: Perfetto keeps those of async
+  ** slices (use_async_tts) in a table trak does not have. */
+  int on_thread = c.track == c.thread_track;
   if (type == TRAK_EV_COMPLETE)
-    ev.aux = complete_aux(imp, seq, ef, trak__wmul(lf.duration_us, 1000));
+    ev.aux = complete_aux(imp, seq, ef, &lf, &th, c.utid, ts);
   else
-    ev.aux = trak__te_aux(imp, seq, ef);
+    ev.aux = trak__te_aux(imp, seq, ef, on_thread ? &th : NULL, c.utid);
   trak__te_push(imp, seq, &ev);
   return 1;
 }

@@ -169,6 +169,24 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   return 1;
 }
 
+/* A legacy thread_descriptor packet's reference values: the bases of the sequence's
+** timestamp_delta_us, thread_time_delta_us and thread_instruction_count_delta. */
+__attribute__((noinline, cold)) static void
+thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *thread) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, thread->data, thread->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_ThreadDescriptor_reference_timestamp_us)
+      seq->last_event_us = trak_pb_as_int64(&f);
+    else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_time_us)
+      seq->thread_time_us = trak_pb_as_int64(&f);
+    else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_instruction_count)
+      seq->thread_ic = trak_pb_as_int64(&f);
+  }
+}
+
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
   packet_fields pf;
   memset(&pf, 0, sizeof pf);
@@ -189,6 +207,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
   if (pf.thread.data) {
     uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
+    thread_references(imp, seq, &pf.thread);
   }
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */

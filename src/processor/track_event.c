@@ -2,7 +2,10 @@
 ** This file holds the tokenization of TrackEvent payloads into 32-byte event records: the
 ** track (explicit uuid, sequence default, or the writer's thread), name and categories from
 ** interned ids or inline strings, debug annotations into args, counter values, extra counters
-** and flow ids (kept in imp->aux for the parse phase). This is the importer's hot path.
+** and flow ids (kept in imp->aux for the parse phase). This is the importer's hot path: fields
+** most events lack (typed arguments, legacy_event, the legacy thread time fields, whose values
+** become extra counter values on the thread's "thread_time" / "thread_instruction_count"
+** counter tracks) are decoded and handled out of line.
 */
 #include <stddef.h>
 #include <string.h>
@@ -35,6 +38,46 @@ static void rare_span(event_fields *ef, const trak_pb_field *f, trak_span *span,
   if (f->wire_type != TRAK_PB_WIRE_LEN) return;
   *span = (trak_span){f->data, f->len};
   ef->extras |= bit;
+}
+
+/* The fields most events lack, out of the common switch so that its dispatch stays as cheap
+** as before they were imported; each sets its `extras` bit. */
+__attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb_field *f) {
+  switch (f->number) {
+  case TRAK_PB_TrackEvent_thread_time_delta_us:
+  case TRAK_PB_TrackEvent_thread_time_absolute_us:
+    ef->thread_time = trak_pb_as_int64(f), ef->extras |= TRAK_TE_THREAD_TIME;
+    ef->thread_time_kind = f->number == TRAK_PB_TrackEvent_thread_time_delta_us ? 1 : 2;
+    break;
+  case TRAK_PB_TrackEvent_thread_instruction_count_delta:
+  case TRAK_PB_TrackEvent_thread_instruction_count_absolute:
+    ef->thread_ic = trak_pb_as_int64(f), ef->extras |= TRAK_TE_THREAD_IC;
+    ef->thread_ic_kind = f->number == TRAK_PB_TrackEvent_thread_instruction_count_delta ? 1 : 2;
+    break;
+  case TRAK_PB_TrackEvent_source_location_iid:
+    ef->source_location_iid = f->value, ef->extras |= TRAK_TE_SOURCE_IID;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id:
+    ef->correlation_id = f->value, ef->extras |= TRAK_TE_CORRELATION;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id_str_iid:
+    ef->correlation_iid = f->value, ef->extras |= TRAK_TE_CORRELATION_IID;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id_str:
+    rare_span(ef, f, &ef->correlation_str, TRAK_TE_CORRELATION_STR);
+    break;
+  case TRAK_PB_TrackEvent_source_location:
+    rare_span(ef, f, &ef->source_location, TRAK_TE_SOURCE_INLINE);
+    break;
+  case TRAK_PB_TrackEvent_log_message:
+    rare_span(ef, f, &ef->log_message, TRAK_TE_LOG);
+    break;
+  case TRAK_PB_TrackEvent_legacy_event:
+    rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
+    break;
+  default:
+    break;
+  }
 }
 
 static int decode_event(const trak_importer *imp, const uint8_t *data, size_t len,
@@ -104,28 +147,8 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
     case TRAK_PB_TrackEvent_timestamp_delta_us:
       ef->delta_us = trak_pb_as_int64(&f), ef->has_delta_us = 1;
       break;
-    case TRAK_PB_TrackEvent_source_location_iid:
-      ef->source_location_iid = f.value, ef->extras |= TRAK_TE_SOURCE_IID;
-      break;
-    case TRAK_PB_TrackEvent_correlation_id:
-      ef->correlation_id = f.value, ef->extras |= TRAK_TE_CORRELATION;
-      break;
-    case TRAK_PB_TrackEvent_correlation_id_str_iid:
-      ef->correlation_iid = f.value, ef->extras |= TRAK_TE_CORRELATION_IID;
-      break;
-    case TRAK_PB_TrackEvent_correlation_id_str:
-      rare_span(ef, &f, &ef->correlation_str, TRAK_TE_CORRELATION_STR);
-      break;
-    case TRAK_PB_TrackEvent_source_location:
-      rare_span(ef, &f, &ef->source_location, TRAK_TE_SOURCE_INLINE);
-      break;
-    case TRAK_PB_TrackEvent_log_message:
-      rare_span(ef, &f, &ef->log_message, TRAK_TE_LOG);
-      break;
-    case TRAK_PB_TrackEvent_legacy_event:
-      rare_span(ef, &f, &ef->legacy, TRAK_TE_LEGACY);
-      break;
     default:
+      rare_field(ef, &f);
       break;
     }
   }
@@ -171,7 +194,41 @@ uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const event_fiel
   return resolve_track(imp, seq, ef);
 }
 
-uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+void trak__te_thread(trak_sequence *seq, const event_fields *ef, trak_te_thread *out) {
+  out->has_time = out->has_ic = 0;
+  if (ef->extras & TRAK_TE_THREAD_TIME) {
+    seq->thread_time_us = ef->thread_time_kind == 1
+                              ? trak__wadd(seq->thread_time_us, ef->thread_time)
+                              : ef->thread_time;
+    out->time = trak__wmul(seq->thread_time_us, 1000), out->has_time = 1;
+  }
+  if (ef->extras & TRAK_TE_THREAD_IC) {
+    seq->thread_ic =
+        ef->thread_ic_kind == 1 ? trak__wadd(seq->thread_ic, ef->thread_ic) : ef->thread_ic;
+    out->ic = seq->thread_ic, out->has_ic = 1;
+  }
+}
+
+uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions) {
+  static const char *const names[] = {"thread_time", "thread_instruction_count"};
+  uint32_t track = trak__track_for_uuid(
+      imp, (0x7417ULL << 40 | (uint64_t)instructions << 32 | utid) | 1ULL << 63);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->described) {
+    info->described = info->is_counter = info->is_thread = 1;
+    info->utid = utid;
+    info->upid = imp->tables->thread.upid[utid];
+    info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
+                                      strlen(names[instructions]));
+    info->counter_type = instructions ? TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT
+                                      : TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS;
+    trak__tables_thread_time(imp->tables);
+  }
+  return track;
+}
+
+uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields *ef,
+                      const trak_te_thread *th, uint32_t utid) {
   const trak_u64_list *uuids = &ef->extra_uuids, *duuids = &ef->extra_double_uuids;
   trak_u64_list defaults_int, defaults_double;
   if (!uuids->n && ef->extra_values.n && seq->default_extra_uuids.n) {
@@ -194,12 +251,22 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
     trak__report(imp, TRAK_STAT_EXTRA_COUNTER_MISMATCH,
                  "%u extra counter values for %u track uuids",
                  ef->extra_values.n + ef->extra_double_values.n, uuids->n + duuids->n);
-  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl) return 0;
+  uint32_t n_thread = 0;
+  uint64_t thread_track[2], thread_value[2];
+  if (th && utid != TRAK_NULL_U32) {
+    for (int k = 0; k < 2; k++) {
+      if (!(k ? th->has_ic : th->has_time)) continue;
+      double v = (double)(k ? th->ic : th->time);
+      thread_track[n_thread] = trak__te_thread_counter(imp, utid, k);
+      memcpy(&thread_value[n_thread++], &v, 8);
+    }
+  }
+  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread) return 0;
   uint32_t at = (uint32_t)imp->aux.n;
   trak_vec_push(imp->aux, ef->flows.n);
   trak_vec_push(imp->aux, ef->terms.n);
-  trak_vec_push(imp->aux, n_int + n_dbl);
-  imp->n_counter_records += n_int + n_dbl;
+  trak_vec_push(imp->aux, n_int + n_dbl + n_thread);
+  imp->n_counter_records += n_int + n_dbl + n_thread;
   for (uint32_t i = 0; i < ef->flows.n; i++)
     trak_vec_push(imp->aux, ef->flows.v[i]);
   for (uint32_t i = 0; i < ef->terms.n; i++)
@@ -215,6 +282,10 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
       memcpy(&bits, &value, 8);
     trak_vec_push(imp->aux, (uint64_t)trak__track_for_uuid(imp, uuid));
     trak_vec_push(imp->aux, bits);
+  }
+  for (uint32_t i = 0; i < n_thread; i++) {
+    trak_vec_push(imp->aux, thread_track[i]);
+    trak_vec_push(imp->aux, thread_value[i]);
   }
   return at;
 }
@@ -259,12 +330,23 @@ uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_f
   return event_category(imp, seq, ef);
 }
 
-/* The arg set of an event with typed arguments: a log message needs the track's thread. */
-__attribute__((noinline)) static uint32_t typed_args(trak_importer *imp, trak_sequence *seq,
-                                                     const event_fields *ef,
-                                                     const trak_track_info *info) {
-  trak_te_args_extra x = {info->is_thread ? info->utid : TRAK_NULL_U32, TRAK_NULL_U32, 0, 0, 0};
-  return trak__te_args(imp, seq, ef, &x);
+/* The record of an event with typed arguments or legacy thread times (ev's ts, track and pkt
+** set): a log message needs the track's thread, and thread times go to its thread counters. */
+__attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequence *seq,
+                                                 const event_fields *ef, trak_ev *ev) {
+  const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
+  if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
+    ev->u.value = ef->value_is_double ? ef->double_value : (double)ef->int_value;
+  } else {
+    ev->u.s.name = event_name(imp, seq, ef);
+    ev->u.s.cat = event_category(imp, seq, ef);
+    trak_te_args_extra x = {utid, TRAK_NULL_U32, 0, 0, 0};
+    ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
+  }
+  trak_te_thread th;
+  trak__te_thread(seq, ef, &th);
+  ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
 }
 
 static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
@@ -326,18 +408,19 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ev.track = type << TRAK_EV_TYPE_SHIFT | track;
   ev.pkt = (uint32_t)imp->packet_index;
   ev.arg_set_id = TRAK_NULL_U32;
-  if (type == TRAK_EV_COUNTER) {
-    ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
+  if (TRAK_UNLIKELY(ef.extras)) {
+    rare_event(imp, seq, &ef, &ev);
   } else {
-    ev.u.s.name = event_name(imp, seq, &ef);
-    ev.u.s.cat = event_category(imp, seq, &ef);
-    if (TRAK_UNLIKELY(ef.extras))
-      ev.arg_set_id = typed_args(imp, seq, &ef, &imp->tracks.v[track]);
-    else if (ef.n_annos)
-      ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
+    if (type == TRAK_EV_COUNTER) {
+      ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
+    } else {
+      ev.u.s.name = event_name(imp, seq, &ef);
+      ev.u.s.cat = event_category(imp, seq, &ef);
+      if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
+    }
+    ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
+                 ? trak__te_aux(imp, seq, &ef, NULL, TRAK_NULL_U32)
+                 : 0;
   }
-  ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
-               ? trak__te_aux(imp, seq, &ef)
-               : 0;
   push_event(imp, seq, &ev);
 }

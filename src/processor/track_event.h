@@ -26,7 +26,9 @@ enum {
   TRAK_TE_LOG = 8,              /* log_message */
   TRAK_TE_CORRELATION = 16,     /* correlation_id */
   TRAK_TE_CORRELATION_STR = 32, /* correlation_id_str */
-  TRAK_TE_CORRELATION_IID = 64  /* correlation_id_str_iid */
+  TRAK_TE_CORRELATION_IID = 64, /* correlation_id_str_iid */
+  TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
+  TRAK_TE_THREAD_IC = 256       /* thread_instruction_count_delta / _absolute */
 };
 
 typedef struct trak_te_fields {
@@ -46,7 +48,15 @@ typedef struct trak_te_fields {
   /* ---- valid when their extras bit is set ---- */
   uint64_t source_location_iid, correlation_id, correlation_iid;
   trak_span source_location, log_message, correlation_str, legacy;
+  int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
+  uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
 } trak_te_fields;
+
+/* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
+typedef struct trak_te_thread {
+  int64_t time, ic;
+  uint8_t has_time, has_ic;
+} trak_te_thread;
 
 /* What the arg set of an event takes besides its own fields (legacy events and thread
 ** association, which the tokenizer knows from the event's track). */
@@ -66,8 +76,17 @@ void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packe
 uint32_t trak__te_name(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
                        uint64_t legacy_iid);
 uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef);
-/* Packs flows and extra counters into imp->aux; returns the index (0 when none). */
-uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef);
+/* Resolves the event's thread time and instruction count against the sequence's bases (which
+** deltas advance). */
+void trak__te_thread(trak_sequence *seq, const trak_te_fields *ef, trak_te_thread *out);
+/* The thread counter track ("thread_time" or "thread_instruction_count") of `utid` that the
+** legacy fields feed; its values fill the slices' thread_ts / thread_dur (or instruction
+** columns) as extra counter values of the thread-time types do. */
+uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions);
+/* Packs flows and extra counters into imp->aux, with the thread time and instruction count
+** `th` (may be NULL) as values of `utid`'s thread counters; returns the index (0 when none). */
+uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                      const trak_te_thread *th, uint32_t utid);
 /* The track of the event's uuid (or the sequence's default track, or its thread's track). */
 uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef);
 /* Appends the record and checks the track's timestamps (decreasing ones are reported). */
