@@ -270,8 +270,10 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
   return trak__args_share(imp, set);
 }
 
-void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
-                             const trak_span *annos, size_t n) {
+/* The body of trak__debug_args_append, inlined into trak__debug_args_add too: most arg sets
+** are debug annotations only, and a call per set is measurable on the import's hot path. */
+static inline __attribute__((always_inline)) void
+append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *annos, size_t n) {
   args_ctx c;
   c.imp = imp;
   c.seq = seq;
@@ -301,9 +303,14 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
   }
 }
 
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n) {
+  append(imp, seq, set, annos, n);
+}
+
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n) {
   uint32_t set = (uint32_t)imp->tables->args.n;
-  trak__debug_args_append(imp, seq, set, annos, n);
+  append(imp, seq, set, annos, n);
   return trak__args_share(imp, set);
 }
