@@ -1,6 +1,7 @@
 /*
 ** The importer's internal interface. Importing happens in two phases, as in Perfetto:
-**   1. tokenize (import.c, packet.c, track_event.c, debug_args.c, clocks.c, tracks.c): packets
+**   1. tokenize (importer.c, packet.c, track_event.c with typed_args.c and legacy_event.c,
+**      debug_args.c, clocks.c, tracks.c): packets
 **      are read in file order; per-sequence incremental state, interning, defaults, clock
 **      snapshots and track descriptors are applied at once, and each TrackEvent becomes a
 **      32-byte record with resolved string ids and a timestamp in the trace clock, appended to
