@@ -608,7 +608,7 @@ void trak__json_meta_args(trak_json_import *j) {
 /* ---- thread time (tts, tdur) ----------------------------------------------------------- */
 
 /* The event's tts and tdur (INT64_MIN when absent); 1 if it has either. */
-static int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
+static inline int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
   *tts = *tdur = INT64_MIN;
   if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return 0;
   if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, tts);
@@ -616,11 +616,14 @@ static int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
   return *tts != INT64_MIN || *tdur != INT64_MIN;
 }
 
-/* The aux block of a B, E, thread I or async b event: its flows block (or 0) as it is, or,
-** with tts / tdur, a flows block flagged TRAK_AUX_JSON_THREAD_TIME with the two values after
-** its ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does). */
-__attribute__((noinline)) static uint32_t with_thread_time(trak_json_import *j, uint32_t flows,
-                                                           int64_t tts, int64_t tdur) {
+/* The aux block of a B, E, thread I or async b event with tts / tdur: its flows block (index
+** `flows`, or 0) copied and flagged TRAK_AUX_JSON_THREAD_TIME, with the two values after its
+** ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does); `flows` as
+** it is when neither value is a number. */
+__attribute__((noinline, cold)) static uint32_t with_thread_time(trak_json_import *j,
+                                                                 const jevent *e, uint32_t flows) {
+  int64_t tts, tdur;
+  if (!thread_time_of(e, &tts, &tdur)) return flows;
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
   uint64_t out = flows ? imp->aux.v[flows] : 0, in = flows ? imp->aux.v[flows + 1] : 0;
@@ -635,10 +638,11 @@ __attribute__((noinline)) static uint32_t with_thread_time(trak_json_import *j, 
   return at;
 }
 
-static uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t flows) {
-  int64_t tts, tdur;
-  if (TRAK_LIKELY(!thread_time_of(e, &tts, &tdur))) return flows;
-  return with_thread_time(j, flows, tts, tdur);
+/* The aux entry of a slice event: its flows block, with thread time when it has any. Most
+** events have neither tts nor tdur: two loads on the hot path. */
+static inline uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t flows) {
+  if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return flows;
+  return with_thread_time(j, e, flows);
 }
 
 /* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
