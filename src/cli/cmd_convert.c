@@ -7,6 +7,7 @@
 
 #include "cli/cli.h"
 #include "processor/json.h"
+#include "processor/pb_export.h"
 #include "processor/trace_file.h"
 #include "trak/processor.h"
 #include "trak/pbtxt.h"
@@ -20,7 +21,8 @@ static const char CONVERT_HELP[] =
     ".pbtxt .textproto .txt -> pbtxt, .json -> json). OUT may be - for stdout.\n"
     "\n"
     "JSON output is the trace-event JSON Object Format (docs/formats.md): any trace trak\n"
-    "reads, JSON traces included, is imported and its tables written out.\n"
+    "reads, JSON traces included, is imported and its tables written out. A JSON trace\n"
+    "converts to protobuf the same way: imported, then its tables written as track events.\n"
     "\n"
     "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
     ".jsonl or .ndjson, or by content), written into a trace as docs/writer.md describes.\n"
@@ -72,6 +74,21 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
   return 0;
 }
 
+/* Imports the JSON trace IN and writes its tables as a protobuf trace in `format`. */
+static int convert_json_to_pb(const char *in, trak_trace_format format, const char *out_path) {
+  trak_processor *p = NULL;
+  int rc = trak_cli_open_trace("convert", in, &p);
+  if (rc) return rc;
+  trak_error err = {0};
+  trak_pb_buf bin;
+  trak_pb_buf_init_heap(&bin);
+  rc = trak__pb_export(p, &bin, &err);
+  trak_processor_free(p);
+  if (!rc) rc = write_as(out_path, format, bin.start, trak_pb_buf_len(&bin), &err);
+  trak_pb_buf_free(&bin);
+  return rc ? trak_cli_fail("convert", &err) : 0;
+}
+
 int trak_cli_convert(int argc, char **argv) {
   const char *to = NULL, *paths[2];
   int n_paths = 0, keep_going = 0;
@@ -112,8 +129,13 @@ int trak_cli_convert(int argc, char **argv) {
     if (events) free(bin);
     return rc;
   }
-  if (rc == 0) rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
-  else if (rc > 0) rc = 0;
+  if (rc == 0) {
+    rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
+    if (rc == TRAK_EUNSUPPORTED && in_format == TRAK_FORMAT_JSON)
+      return convert_json_to_pb(paths[0], out_format, paths[1]);
+  } else if (rc > 0) {
+    rc = 0;
+  }
   if (rc) return trak_cli_fail("convert", &err);
   rc = write_as(paths[1], out_format, bin, len, &err);
   free(bin);
