@@ -249,8 +249,8 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t key = intern(j, j->key, k->key_len);
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
-  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
-      !int_of(v, &iv) && v->len <= 20) {
+  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && !int_of(v, &iv) &&
+      v->len <= 20) {
     /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
     char buf[24];
     memcpy(buf, v->s, v->len);
@@ -531,21 +531,25 @@ static int sort_index_of(trak_json_import *j, const trak_json_value *v, int64_t 
 ** keys: process_sort_index_hint, thread_sort_index_hint, chrome.process_label[i]). The last
 ** event of each kind wins. */
 static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
-  enum { NAME, SORT, LABELS } what;
-  int is_thread = 0;
-  if (is_str(&e->name, "process_name")) what = NAME;
-  else if (is_str(&e->name, "thread_name")) what = NAME, is_thread = 1;
-  else if (is_str(&e->name, "process_sort_index")) what = SORT;
-  else if (is_str(&e->name, "thread_sort_index")) what = SORT, is_thread = 1;
-  else if (is_str(&e->name, "process_labels")) what = LABELS;
-  else return;
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
-  static const char *const arg_of[] = {"name", "sort_index", "labels"};
-  size_t klen = strlen(arg_of[what]), state = 0;
+  enum { NAME, SORT, LABELS };
+  static const struct {
+    const char *event, *arg;
+    uint8_t what, is_thread;
+  } kinds[] = {{"process_name", "name", NAME, 0},
+               {"thread_name", "name", NAME, 1},
+               {"process_sort_index", "sort_index", SORT, 0},
+               {"thread_sort_index", "sort_index", SORT, 1},
+               {"process_labels", "labels", LABELS, 0}};
+  size_t k = 0;
+  while (k < sizeof kinds / sizeof *kinds && !is_str(&e->name, kinds[k].event))
+    k++;
+  if (k == sizeof kinds / sizeof *kinds || !e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
+  int what = kinds[k].what, is_thread = kinds[k].is_thread;
+  size_t klen = strlen(kinds[k].arg), state = 0;
   trak_json_value key, val;
   trak_tables *t = j->imp->tables;
   while (trak__json_next(&e->args, &state, &key, &val)) {
-    if (key.len != klen || memcmp(key.s, arg_of[what], klen)) continue;
+    if (key.len != klen || memcmp(key.s, kinds[k].arg, klen)) continue;
     int64_t index;
     uint32_t str = what == SORT ? 0 : intern_value(j, &val);
     if (what == NAME && str && is_thread)

@@ -54,7 +54,7 @@ struct trak_json_import {
   uint32_t last_utid, last_upid;
   trak_sequence *last_seq;
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
-  TRAK_VEC(trak_json_meta) meta; /* sort indexes and labels, made into args at the end */
+  TRAK_VEC(trak_json_meta) meta;         /* sort indexes and labels, made into args at the end */
   char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
   struct {
     uint32_t id, len;

@@ -150,13 +150,14 @@ static const char *placeholder_end(const char *s) {
 ** in comments stay as written (they document the metric); one inside a quoted string or
 ** identifier is an error, since no literal can be spliced there. Returns 0 or an error
 ** naming source:line. */
-static int substitute(run_ctx *c, const char *body, const char *source, char **defaults,
-                      size_t nd, text_buf *out, trak_error *err) {
+static int substitute(run_ctx *c, const char *body, const char *source, char **defaults, size_t nd,
+                      text_buf *out, trak_error *err) {
   const char *s = body, *copied = body;
   char quote = 0; /* the closing character while inside '...', "...", `...` or [...] */
   while (*s) {
     if (quote) {
-      if (*s == quote) quote = 0;
+      if (*s == quote)
+        quote = 0;
       else if (s[0] == '{' && s[1] == '{' && placeholder_end(s))
         return trak_error_set(err, TRAK_EINVAL,
                               "%s:%d: parameter %.*s inside a quoted string or name (write "

@@ -159,14 +159,14 @@ static void slice_begin(pb_out *o, uint32_t s) {
   put_str_field(b, TRAK_PB_TrackEvent_name, str(t, t->slice.name[s]));
   put_str_field(b, TRAK_PB_TrackEvent_categories, str(t, t->slice.category[s]));
   uint32_t set = t->slice.arg_set_id[s];
-  for (uint32_t row = set; set != TRAK_NULL_U32 && row < t->args.n && t->args.arg_set_id[row] == set;
-       row++)
+  for (uint32_t row = set;
+       set != TRAK_NULL_U32 && row < t->args.n && t->args.arg_set_id[row] == set; row++)
     debug_annotation(o, row);
   for (uint32_t k = o->flow_off[s]; k < o->flow_off[s + 1]; k++) {
     uint32_t f = o->flow_ids[k];
-    trak_pb_put_fixed64(b, f & 1 ? TRAK_PB_TrackEvent_terminating_flow_ids
-                                 : TRAK_PB_TrackEvent_flow_ids,
-                        (uint64_t)(f >> 1) + 1);
+    trak_pb_put_fixed64(
+        b, f & 1 ? TRAK_PB_TrackEvent_terminating_flow_ids : TRAK_PB_TrackEvent_flow_ids,
+        (uint64_t)(f >> 1) + 1);
   }
   trak_pb_end_nested(b, ev);
   trak_pb_end_nested(b, pkt);
@@ -213,7 +213,8 @@ static int slice_cmp(const void *a, const void *b) {
 static void slices(pb_out *o) {
   const trak_tables *t = o->t;
   size_t n = t->slice.n;
-  uint32_t *order = malloc((n ? n : 1) * sizeof *order), *stack = malloc((n ? n : 1) * sizeof *stack);
+  uint32_t *order = malloc((n ? n : 1) * sizeof *order),
+           *stack = malloc((n ? n : 1) * sizeof *stack);
   if (!order || !stack) abort();
   for (size_t i = 0; i < n; i++)
     order[i] = (uint32_t)i;

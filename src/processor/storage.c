@@ -333,9 +333,9 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
 
 uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   if (t->thread.n == t->thread.cap) {
-    void **cols[] = {(void **)&t->thread.tid, (void **)&t->thread.name, (void **)&t->thread.upid,
-                     (void **)&t->thread.is_main, (void **)&t->thread.is_idle,
-                     (void **)&t->thread.arg_set_id};
+    void **cols[] = {(void **)&t->thread.tid,     (void **)&t->thread.name,
+                     (void **)&t->thread.upid,    (void **)&t->thread.is_main,
+                     (void **)&t->thread.is_idle, (void **)&t->thread.arg_set_id};
     static const size_t sizes[] = {8, 4, 4, 1, 1, 4};
     grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 6);
   }
