@@ -56,6 +56,7 @@ typedef struct trak__chunk {
   _Atomic uint64_t fill; /* payload bytes of complete packets (low 32) | packet count << 32 */
 } trak__chunk;
 #define TRAK__CHUNK_HEADER sizeof(trak__chunk)
+#define TRAK__CHUNK_MAX (1u << 20) /* the largest chunk size a session allows */
 
 static inline uint32_t trak__fill_bytes(uint64_t fill) { return (uint32_t)fill; }
 static inline uint32_t trak__fill_packets(uint64_t fill) { return (uint32_t)(fill >> 32); }
