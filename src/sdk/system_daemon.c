@@ -452,17 +452,22 @@ static uint32_t producers_in(const dsession *s) {
   return n;
 }
 
-static void send_status(dsession *s, int done) {
-  if (s->consumer < 0) return;
+/* Every packet the session lost: in producers (also while no daemon was there), in the
+** central buffer, withheld at readout. */
+static uint64_t packets_lost(dsession *s) {
   trak_session_stats st;
   trak_session_get_stats(s->central, &st);
+  return st.packets_lost + st.packets_overwritten + st.packets_skipped + s->producer_lost +
+         s->lost_away;
+}
+
+static void send_status(dsession *s, int done) {
+  if (s->consumer < 0) return;
   trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_producers, producers_in(s));
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
-  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
-                     st.packets_lost + st.packets_overwritten + st.packets_skipped +
-                         s->producer_lost + s->lost_away);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost, packets_lost(s));
   if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
   if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
   trak__ipc_end(&D.tx, n);
@@ -527,6 +532,65 @@ static void on_stop_done(int ci, uint32_t id) {
     if (id && D.c[ci].at[j].session_id == id) trak__attach_free(&D.c[ci].at[j]);
 }
 
+/* ---- service state (`trak status`) -------------------------------------------------------- */
+
+static void put_producer(const client *p) {
+  uint32_t sessions = 0;
+  for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
+    sessions += p->at[j].session_id != 0;
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_producers);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_pid, (uint64_t)(int64_t)p->pid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_uid, (uint64_t)(int64_t)p->uid);
+  trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_name, p->name);
+  for (size_t i = 0; p->sources && p->sources[i]; i++)
+    trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_data_sources, p->sources[i]);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_sessions, sessions);
+  trak_pb_end_nested(&D.tx, n);
+}
+
+static void put_session(dsession *s) {
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_sessions);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_id, s->id);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_uid, (uint64_t)(int64_t)s->uid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_producers, producers_in(s));
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_bytes_written, s->bytes_out);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_chunks, s->chunks);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_packets_lost, packets_lost(s));
+  trak_pb_end_nested(&D.tx, n);
+}
+
+/* Keeps the entry written since `mark` if the message still fits one datagram; else takes it
+** back. Returns 0 when it did not fit. */
+static int fits(uint8_t *mark) {
+  if (!D.tx.error && trak_pb_buf_len(&D.tx) <= TRAK__IPC_MAX - 64) return 1;
+  D.tx.p = mark;
+  D.tx.error = 0;
+  return 0;
+}
+
+/* IpcQueryService: the producers and sessions the asker may see (its uid's; root: all). */
+static void on_query(int ci) {
+  int32_t asker = D.c[ci].uid;
+  int full = 0;
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_service_state);
+  for (int k = 0; k < MAX_CLIENTS && !full; k++) {
+    const client *p = &D.c[k];
+    if (p->fd < 0 || p->role != C_PRODUCER || (asker != 0 && p->uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_producer(p);
+    full = !fits(mark);
+  }
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !full; i++) {
+    if (!D.s[i].id || (asker != 0 && D.s[i].uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_session(&D.s[i]);
+    full = !fits(mark);
+  }
+  if (full) trak_pb_put_bool(&D.tx, TRAK_PB_IpcServiceState_truncated, 1);
+  trak__ipc_end(&D.tx, n);
+  send_to(ci, -1);
+}
+
 /* ---- the loop ------------------------------------------------------------------------------- */
 
 /* Attaches producer `ci` to every session that wants it and does not have it yet. */
@@ -576,9 +640,10 @@ static void on_message(int ci) {
     if (got_fd >= 0) close(got_fd);
     return misbehaved(ci, "malformed message");
   }
-  int role = m->type == TRAK_PB_IpcMessage_hello            ? C_PRODUCER
-             : m->type == TRAK_PB_IpcMessage_enable_tracing ? C_CONSUMER
-                                                            : c->role;
+  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+             : m->type == TRAK_PB_IpcMessage_enable_tracing || m->type == TRAK_PB_IpcMessage_query_service
+                 ? C_CONSUMER
+                 : c->role;
   if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
     close(got_fd);
     got_fd = -1;
@@ -613,6 +678,10 @@ static void on_message(int ci) {
     break;
   case TRAK_PB_IpcMessage_disable_tracing:
     if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
+    break;
+  case TRAK_PB_IpcMessage_query_service:
+    c->role = C_CONSUMER;
+    on_query(ci);
     break;
   case TRAK_PB_IpcMessage_get_status:
     if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
