@@ -15,8 +15,10 @@
 **     terminating_flow_ids of its incoming slice's begin;
 **   - a slice's args as debug annotations named after the key without its first segment
 **     ("args.size" -> "size", read back as debug.size).
-** Not written: thread_ts / thread_dur (protobuf carries them as counter values, which would add
-** counter rows), process and thread args.
+** A process's chrome.process_label[i] args (from JSON process_labels) become its descriptor's
+** process_labels. Not written: thread_ts / thread_dur (protobuf carries them as counter
+** values, which would add counter rows), sort indexes (Perfetto reads no protobuf field for
+** them), other process and thread args.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -73,6 +75,14 @@ static void process_descriptor(pb_out *o, uint32_t upid) {
   trak_pb_nested pd = trak_pb_begin_nested(o->buf, TRAK_PB_TrackDescriptor_process);
   trak_pb_put_int64(o->buf, TRAK_PB_ProcessDescriptor_pid, t->process.pid[upid]);
   put_str_field(o->buf, TRAK_PB_ProcessDescriptor_process_name, str(t, t->process.name[upid]));
+  uint32_t set = t->process.arg_set_id[upid];
+  for (uint32_t row = set;
+       set != TRAK_NULL_U32 && row < t->args.n && t->args.arg_set_id[row] == set;
+       row++) /* labels from a JSON process_labels event, where Perfetto reads them from */
+    if (t->args.value_type[row] == TRAK_ARG_STRING &&
+        !strcmp(str(t, t->args.flat_key[row]), "chrome.process_label"))
+      put_str_field(o->buf, TRAK_PB_ProcessDescriptor_process_labels,
+                    str(t, t->args.string_value[row]));
   trak_pb_end_nested(o->buf, pd);
   trak_pb_end_nested(o->buf, td);
   trak_pb_end_nested(o->buf, pkt);
