@@ -2,9 +2,10 @@
 # Golden tests of trace analysis (docs/analysis.md) over tests/data/analysis/app.pbtxt:
 # describe_slice in both query shapes of the seed, built-in and --descriptions rules (ancestor,
 # parent, thread and process matching), metrics (built-in, INCLUDE, PARAM values as literals,
-# errors with file and line), nested / instant / counter / thread-scoped annotations, alerts with the exit codes of
-# --fail-on, and the annotate round trip. Each case's stdout, stderr and exit status must equal
-# tests/data/analysis/golden/CASE.out; TRAK_UPDATE_GOLDEN=1 rewrites the golden files instead.
+# errors with file and line), nested / instant / counter / thread-scoped annotations, alerts
+# with the exit codes of --fail-on, and the annotate round trip. Each case's stdout, stderr and
+# exit status must equal tests/data/analysis/golden/CASE.out; TRAK_UPDATE_GOLDEN=1 rewrites the
+# golden files instead.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data/analysis
