@@ -500,6 +500,7 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
                         const trak_events_options *opts, trak_events_result *result,
                         trak_error *err) {
   trak__source s = {0};
+  if (!text) text = "", len = 0; /* no arithmetic on NULL */
   trak__reader r = {.p = text, .end = text + len, .eof = 1, .line = 1};
   return convert(w, &s, &r, opts, result, err);
 }
@@ -510,7 +511,8 @@ int trak_events_convert_stream(trak_writer *w, trak_events_read_fn read, void *u
   if (result) *result = (trak_events_result){0};
   if (!read) return trak_error_set(err, TRAK_EINVAL, "trak_events_convert_stream: NULL read");
   trak__source s = {.read = read, .user = user};
-  trak__reader r = {.line = 1};
+  static const char empty[] = "";
+  trak__reader r = {.p = empty, .end = empty, .line = 1}; /* empty until the first read */
   int rc = convert(w, &s, &r, opts, result, err);
   trak__wr_source_free(&s);
   return rc;
