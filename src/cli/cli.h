@@ -61,8 +61,9 @@ typedef struct trak_cli_events_opts {
 } trak_cli_events_opts;
 /* The tabular events format of `path` by its name or first line; AUTO (0) if it is none. */
 trak_events_format trak_cli_events_format(const char *path);
-/* Streams the events at `path` into a trace at `out_path` (PROTO or PBTXT; "-" is stdout,
-** written as rows convert). A file appears, atomically, only when the conversion succeeds.
+/* Streams the events at `path` into a trace at `out_path` (PROTO or PBTXT). A regular file
+** appears, atomically, only when the conversion succeeds; stdout ("-"), a device or a FIFO is
+** written as rows convert.
 ** Returns 0 or a negative code with `err` naming the file and line. */
 int trak_cli_convert_events(const char *path, trak_events_format format, const char *out_path,
                             trak_trace_format out_format, const trak_cli_events_opts *o,

@@ -147,13 +147,25 @@ static FILE *create_temp(const char *path, char *tmp, size_t tmp_size, trak_erro
   return f;
 }
 
+/* Opens OUT as it exists when it is not a regular file (a device, a FIFO): no temporary file
+** can stand in for it. Returns the FILE, or NULL with *direct 0 for a regular or new file. */
+static FILE *open_special(const char *path, int *direct, trak_error *err) {
+  struct stat st;
+  *direct = !strcmp(path, "-") || (!stat(path, &st) && !S_ISREG(st.st_mode));
+  if (!*direct) return NULL;
+  FILE *f = strcmp(path, "-") ? fopen(path, "wb") : stdout;
+  if (!f) trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+  return f;
+}
+
 int trak_cli_convert_events(const char *path, trak_events_format format, const char *out_path,
                             trak_trace_format out_format, const trak_cli_events_opts *o,
                             trak_error *err) {
-  int to_stdout = !strcmp(out_path, "-");
+  int direct;
   char tmp[4096];
-  output out = {.f = to_stdout ? stdout : create_temp(out_path, tmp, sizeof tmp, err),
-                .text = out_format == TRAK_FORMAT_PBTXT};
+  output out = {.text = out_format == TRAK_FORMAT_PBTXT};
+  out.f = open_special(out_path, &direct, err);
+  if (!direct) out.f = create_temp(out_path, tmp, sizeof tmp, err);
   if (!out.f) return err->code;
   trak_pb_buf_init_heap(&out.printed);
   trak_writer *w;
@@ -164,13 +176,13 @@ int trak_cli_convert_events(const char *path, trak_events_format format, const c
     trak_error_prefix(err, "%s", out_path);
   }
   trak_pb_buf_free(&out.printed);
-  int close_rc = to_stdout ? fflush(stdout) : fclose(out.f);
+  int close_rc = out.f == stdout ? fflush(stdout) : fclose(out.f);
   if (!rc && close_rc)
     rc = trak_error_set(err, TRAK_EIO, "%s: write failed: %s", out_path, strerror(errno));
-  if (!to_stdout && !rc && rename(tmp, out_path))
+  if (!direct && !rc && rename(tmp, out_path))
     rc = trak_error_set(err, TRAK_EIO, "%s: %s", out_path, strerror(errno));
   /* A failed conversion leaves no output file behind (and an earlier one untouched). */
-  if (!to_stdout && rc) unlink(tmp);
+  if (!direct && rc) unlink(tmp);
   return rc;
 }
 

@@ -481,7 +481,7 @@ static int convert(trak_writer *w, trak__source *s, trak__reader *r,
     if (fatal || row_rc == TRAK_ENOMEM || row_rc == TRAK_EIO) {
       trak_events_options stop = *o;
       stop.keep_going = 0;
-      report(&stop, source, r->line, &row_err, err);
+      report(&stop, source, fatal ? r->line : row.line, &row_err, err);
       rc = row_rc;
       break;
     }

@@ -56,6 +56,9 @@ int trak__wr_source_more(trak__source *s, trak__reader *r, trak_error *err) {
     }
     err->code = 0;
     int64_t n = s->read(s->user, s->buf + s->len, s->cap - s->len, err);
+    if (n > (int64_t)(s->cap - s->len))
+      return trak_error_set(err, TRAK_EINVAL, "the read function returned %lld bytes for %zu",
+                            (long long)n, s->cap - s->len);
     if (n < 0) {
       if (!err->code)
         trak_error_set(err, (int)n, "reading the input failed: %s", trak_strerror((int)n));
