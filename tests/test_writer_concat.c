@@ -63,7 +63,7 @@ static trak_processor *import_concatenated(const uint8_t *a, size_t a_len, const
   assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
   uint8_t *both = malloc(a_len + b_len);
   memcpy(both, a, a_len);
-  memcpy(both + a_len, b, b_len);
+  if (b_len) memcpy(both + a_len, b, b_len);
   if (trak_processor_feed(p, both, a_len + b_len, &err) || trak_processor_finish(p, &err))
     fail_msg("import: %s", err.message);
   free(both);

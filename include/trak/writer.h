@@ -302,8 +302,8 @@ typedef int64_t (*trak_events_read_fn)(void *user, void *buf, size_t cap, trak_e
 ** TRAK_EVENTS_AUTO the format is detected from the first 64 KiB. Returns and reports as
 ** trak_events_convert(), and TRAK_EIO when `read` fails. */
 TRAK_API int trak_events_convert_stream(trak_writer *w, trak_events_read_fn read, void *user,
-                                        const trak_events_options *opts,
-                                        trak_events_result *result, trak_error *err);
+                                        const trak_events_options *opts, trak_events_result *result,
+                                        trak_error *err);
 
 #ifdef __cplusplus
 }

@@ -62,8 +62,8 @@ static int64_t input_read(void *user, void *buf, size_t cap, trak_error *err) {
   if (n >= 0) return n;
   int zerr;
   const char *why = gzerror(in->gz, &zerr);
-  return trak_error_set(err, zerr == Z_ERRNO ? TRAK_EIO : TRAK_EFORMAT, "reading %s: %s",
-                        in->path, zerr == Z_ERRNO ? strerror(errno) : why);
+  return trak_error_set(err, zerr == Z_ERRNO ? TRAK_EIO : TRAK_EFORMAT, "reading %s: %s", in->path,
+                        zerr == Z_ERRNO ? strerror(errno) : why);
 }
 
 static void print_bad_row(void *user, const char *message) {
@@ -191,9 +191,8 @@ static int buffer_sink(void *user, const void *data, size_t len) {
   return ((trak_pb_buf *)user)->error;
 }
 
-int trak_cli_load_events(const char *path, trak_events_format format,
-                         const trak_cli_events_opts *o, uint8_t **bin, size_t *len,
-                         trak_error *err) {
+int trak_cli_load_events(const char *path, trak_events_format format, const trak_cli_events_opts *o,
+                         uint8_t **bin, size_t *len, trak_error *err) {
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);
   trak_writer *w;

@@ -82,9 +82,9 @@ void trak__wr_reader_free(trak__reader *r);
 typedef struct trak__source {
   trak_events_read_fn read;
   void *user;
-  char *buf;      /* owned: bytes read, [0, len), the window and what follows it */
+  char *buf; /* owned: bytes read, [0, len), the window and what follows it */
   size_t len, cap;
-  int at_eof;     /* read() reported the end */
+  int at_eof; /* read() reported the end */
 } trak__source;
 /* Widens r's window by at least one whole line, or to the end of the input (setting r->eof),
 ** first moving the unread text to the start of the buffer (rows hold no pointers into it).

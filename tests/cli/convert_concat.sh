@@ -53,7 +53,8 @@ cmp -s "$TMP/s1.pb" "$TMP/stdout.pb" || fail "gzip input to stdout differs"
 cmp -s "$TMP/s1.pbtxt" "$TMP/s1_from_pb.pbtxt" || fail "streamed text output differs"
 
 # Output of many pieces (the writer hands over 256 KiB at a time): text printed piece by piece
-# is the text of the whole; a device is written in place (never replaced by a renamed file).
+# is the text of the whole; a FIFO (like a device) is written in place, never replaced by a
+# renamed temporary file.
 awk 'BEGIN { print "ts,dur,track,name,n"; for (i = 0; i < 30000; i++)
   printf "%d,5,process 1 \"p\"/thread %d \"t\",op%d,%d\n", i * 10, 2 + i % 4, i % 9, i }' \
   > "$TMP/many.csv"
@@ -62,8 +63,13 @@ awk 'BEGIN { print "ts,dur,track,name,n"; for (i = 0; i < 30000; i++)
 "$TRAK" convert --seed 2 "$TMP/many.csv" "$TMP/many.pbtxt"
 "$TRAK" convert "$TMP/many.pb" "$TMP/many_from_pb.pbtxt"
 cmp -s "$TMP/many.pbtxt" "$TMP/many_from_pb.pbtxt" || fail "text output in pieces differs"
-"$TRAK" convert --to pb "$TMP/many.csv" /dev/null
-[ -c /dev/null ] || fail "/dev/null was replaced"
+mkfifo "$TMP/fifo"
+timeout 60 cat "$TMP/fifo" > "$TMP/from_fifo.pb" &
+reader=$!
+"$TRAK" convert --seed 2 --to pb "$TMP/many.csv" "$TMP/fifo" || { kill $reader; fail "FIFO output"; }
+wait $reader || fail "nothing was written into the FIFO"
+[ -p "$TMP/fifo" ] || fail "the FIFO was replaced"
+cmp -s "$TMP/many.pb" "$TMP/from_fifo.pb" || fail "the FIFO received another trace"
 
 # A failure writes nothing: no output, no temporary file, an older output kept.
 printf 'ts,track\n1,T\nnope,T\n' > "$TMP/bad.csv"

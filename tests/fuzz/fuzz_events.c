@@ -47,8 +47,8 @@ static int64_t read_pieces(void *user, void *buf, size_t cap, trak_error *err) {
 }
 
 /* Converts the text whole (piece 0) or streamed; fills `out` (initialised here) and `res`. */
-static int convert(const uint8_t *text, size_t len, const trak_events_options *opts,
-                   size_t piece, trak_pb_buf *out, trak_events_result *res, trak_error *err) {
+static int convert(const uint8_t *text, size_t len, const trak_events_options *opts, size_t piece,
+                   trak_pb_buf *out, trak_events_result *res, trak_error *err) {
   trak_pb_buf_init_heap(out);
   trak_writer *w;
   if (trak_writer_open_callback(&w, sink, out, NULL)) abort();
