@@ -13,7 +13,8 @@
 #include "trak/pbtxt.h"
 
 static const char CONVERT_HELP[] =
-    "usage: trak convert [--to pb|pbtxt|json] [--keep-going] [--seed N] IN OUT\n"
+    "usage: trak convert [--to pb|pbtxt|json] [--from csv|jsonl] [--keep-going] [--seed N]\n"
+    "                    IN OUT\n"
     "\n"
     "Converts a trace between binary protobuf (.pb) and protobuf text format (.pbtxt).\n"
     "IN may be gzip-compressed; its format is detected from its content. The output format\n"
@@ -24,7 +25,8 @@ static const char CONVERT_HELP[] =
     "reads, JSON traces included, is imported and its tables written out.\n"
     "\n"
     "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
-    ".jsonl or .ndjson, or by content), written into a trace as docs/writer.md describes.\n"
+    ".jsonl or .ndjson, or by content, or as --from says; IN - is stdin with --from),\n"
+    "written into a trace as docs/writer.md describes.\n"
     "They are streamed: read, converted and written row by row. A bad row stops the\n"
     "conversion and no OUT file is written; with --keep-going it is reported and skipped.\n"
     "Each conversion gives its trace a random packet sequence id and track uuids, so that\n"
@@ -78,7 +80,7 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
 }
 
 int trak_cli_convert(int argc, char **argv) {
-  const char *to = NULL, *paths[2];
+  const char *to = NULL, *from = NULL, *paths[2];
   int n_paths = 0;
   trak_cli_events_opts events = {0};
   for (int i = 1; i < argc; i++) {
@@ -88,6 +90,8 @@ int trak_cli_convert(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
     else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = argv[++i];
+    else if (!strncmp(argv[i], "--from=", 7)) from = argv[i] + 7;
     else if (!strcmp(argv[i], "--keep-going")) events.keep_going = 1;
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       char *end;
@@ -119,7 +123,11 @@ int trak_cli_convert(int argc, char **argv) {
   uint8_t *bin;
   size_t len;
   int rc;
-  trak_events_format events_format = trak_cli_events_format(paths[0]);
+  trak_events_format events_format;
+  if (!from) events_format = trak_cli_events_format(paths[0]);
+  else if (!strcmp(from, "csv")) events_format = TRAK_EVENTS_CSV;
+  else if (!strcmp(from, "jsonl")) events_format = TRAK_EVENTS_JSONL;
+  else return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
   if (events_format && out_format == TRAK_FORMAT_JSON) {
     if (trak_cli_load_events(paths[0], events_format, &events, &bin, &len, &err))
       return trak_cli_fail("convert", &err);

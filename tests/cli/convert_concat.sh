@@ -44,10 +44,16 @@ cmp -s "$TMP/s1.pb" "$TMP/s2.pb" || fail "--seed 5 twice gives different bytes"
 if "$TRAK" convert --seed x "$TMP/part1.csv" "$TMP/bad.pb" 2> "$TMP/err"; then fail "--seed x accepted"; fi
 grep -q "seed takes an unsigned number" "$TMP/err" || fail "--seed x: $(cat "$TMP/err")"
 
-# Streams: gzip input, stdout, text output.
+# Streams: gzip input, stdin with --from, stdout, text output.
 gzip -c "$TMP/part1.csv" > "$TMP/part1.csv.gz"
 "$TRAK" convert --seed 5 --to pb "$TMP/part1.csv.gz" - > "$TMP/stdout.pb"
 cmp -s "$TMP/s1.pb" "$TMP/stdout.pb" || fail "gzip input to stdout differs"
+"$TRAK" convert --seed 5 --from csv - "$TMP/stdin.pb" < "$TMP/part1.csv"
+cmp -s "$TMP/s1.pb" "$TMP/stdin.pb" || fail "CSV from stdin differs"
+gzip -c "$TMP/part1.csv" | "$TRAK" convert --seed 5 --from=csv - "$TMP/stdin_gz.pb"
+cmp -s "$TMP/s1.pb" "$TMP/stdin_gz.pb" || fail "gzip'ed CSV from stdin differs"
+if "$TRAK" convert --from tsv - "$TMP/x.pb" < /dev/null 2> "$TMP/err"; then fail "--from tsv accepted"; fi
+grep -q "from takes csv or jsonl" "$TMP/err" || fail "--from tsv: $(cat "$TMP/err")"
 "$TRAK" convert --seed 5 "$TMP/part1.csv" "$TMP/s1.pbtxt"
 "$TRAK" convert "$TMP/s1.pb" "$TMP/s1_from_pb.pbtxt"
 cmp -s "$TMP/s1.pbtxt" "$TMP/s1_from_pb.pbtxt" || fail "streamed text output differs"
