@@ -62,8 +62,8 @@ TRAK_API int trak_writer_open_callback(trak_writer **out, trak_writer_sink_fn si
 ** bytes (tests, traces that are diffed), call one or both of these right after opening, before
 ** declaring any track:
 **   trak_writer_set_seed: the sequence id and the uuids follow from `seed`; the same seed and
-**     the same calls give the same bytes (two writers given the same seed must not be
-**     concatenated: their tracks would merge);
+**     the same calls give the same bytes (the traces of two writers given the same seed must
+**     not be concatenated: their tracks would merge);
 **   trak_writer_set_sequence_id: this sequence id (2 or more; 1 is the tracing service's).
 ** Each returns 0, TRAK_EINVAL for sequence id 0 or 1, or TRAK_ESTATE once a track was
 ** declared or a packet written. */
