@@ -24,7 +24,12 @@ for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 "$PRODUCER" server 3 & pids+=($!)
 TRAK_BACKEND=system "$PRODUCER" client 3 & pids+=($!) # connects through the environment
 sleep 0.3
-timeout 15 "$TRAK" record -o "$out/system.pb" --time 1s --categories 'app,n*'
+timeout 15 "$TRAK" record -o "$out/system.pb" --time 1s --categories 'app,n*' & rec=$!
+sleep 0.5
+echo
+echo "== trak status, while recording"
+"$TRAK" status
+wait $rec
 echo
 echo "== trak query: both processes in one trace"
 "$TRAK" query "$out/system.pb" --format table \

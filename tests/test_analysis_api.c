@@ -1,7 +1,9 @@
 /*
 ** Tests of the analysis API of include/trak/processor.h (docs/analysis.md): describing slices
 ** from built-in and added rules (name globs, ancestors, parent, thread), computing metrics
-** from a directory (INCLUDE, PARAM, errors with file and line), annotation slices appended to
+** from a directory (INCLUDE, PARAM, errors with file, line and statement), parameters that
+** stay literals whatever their value (injection attempts), metrics that fail leaving the
+** database and the trace model as they were, annotation slices appended to
 ** the trace's tables (nesting, instants, counters, args) and the alert table, and that
 ** timestamp constraints stay correct once rows are appended out of time order.
 */
@@ -145,6 +147,17 @@ static int setup_dir(void **state) {
              "UNION ALL SELECT 'slice', 'A', ts, dur, name, NULL, NULL, NULL, NULL FROM base\n"
              "UNION ALL SELECT 'slice', 'A', ts, 0, 'start', NULL, NULL, 'warning', 'i' FROM base\n"
              "UNION ALL SELECT 'counter', 'C', ts, NULL, NULL, dur, NULL, NULL, NULL FROM base;\n");
+  write_metric("lit", "PARAM who DEFAULT nobody;\n"
+                      "-- {{who}} in a comment stays as written\n"
+                      "CREATE TABLE lit_output AS SELECT {{who}} AS who, 10 -{{n}} AS n;\n");
+  write_metric("quoted", "PARAM who DEFAULT x;\nSELECT 'hello {{who}}';\n");
+  write_metric("half", "CREATE TABLE half_tmp AS SELECT 1 AS x;\n"
+                       "INSERT INTO half_tmp SELECT nope FROM slice;\n");
+  write_metric("badann", "INCLUDE base;\n"
+                         "CREATE VIEW badann_annotations AS\n"
+                         "SELECT 'slice' AS track_type, 'B' AS track_name, ts, dur,\n"
+                         "  name AS slice_name FROM base\n"
+                         "UNION ALL SELECT 'nonsense', 'B', 0, 0, 'x';\n");
   write_metric("bad", "CREATE TABLE bad_output AS SELECT 1;\n\n\nSELECT nope FROM slice;\n");
   return 0;
 }
@@ -225,12 +238,90 @@ static void test_metric_errors(void **state) {
   trak_processor_free(p);
 }
 
+/* The string the query returns (static buffer). */
+static const char *query_text(trak_processor *p, const char *sql) {
+  static char out[256];
+  trak_query *q;
+  trak_error err = {0};
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  snprintf(out, sizeof out, "%s", trak_query_string(q, 0));
+  trak_query_free(q);
+  return out;
+}
+
+static void test_metric_params_are_literals(void **state) {
+  trak_processor *p = open_trace();
+  trak_error err = {0};
+  const char *names[] = {"lit"};
+  /* Each attempt would end the literal and run a statement of its own. */
+  const char *evil = "x'; DROP TABLE alert; SELECT '";
+  char who[128];
+  snprintf(who, sizeof who, "who=%s", evil);
+  const char *params[] = {who, "n=-5"};
+  trak_metrics_options opts = {dir, params, 2};
+  assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
+  assert_string_equal(query_text(p, "SELECT who FROM lit_output"), evil);
+  assert_int_equal(query_int(p, "SELECT n FROM lit_output"), 15); /* 10 - (-5), no comment */
+  assert_int_equal(query_int(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'alert'"), 1);
+  trak_processor_free(p);
+
+  /* A newline in a value can't end a comment: it is spelt char(10). */
+  p = open_trace();
+  const char *multi[] = {"who=a\nDROP TABLE alert;", "n=1e2"};
+  opts.params = multi;
+  assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
+  assert_string_equal(query_text(p, "SELECT who FROM lit_output"), "a\nDROP TABLE alert;");
+  assert_int_equal(query_int(p, "SELECT n FROM lit_output"), -90);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'alert'"), 1);
+  /* Inside a quoted string a placeholder can't become a literal: an error names it. */
+  const char *quoted[] = {"quoted"};
+  assert_int_equal(trak_processor_compute_metrics(p, quoted, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "quoted.sql:2: parameter {{who}} inside a quoted"));
+  trak_processor_free(p);
+}
+
+static void test_metric_failure_rolls_back(void **state) {
+  trak_processor *p = open_trace();
+  trak_error err = {0};
+  trak_metrics_options opts = {dir, NULL, 0};
+  const char *half[] = {"half"};
+  /* The second statement fails: the table the first made is gone again. */
+  assert_int_equal(trak_processor_compute_metrics(p, half, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "half.sql:2:"));
+  assert_non_null(strstr(err.message, "no such column: nope"));
+  assert_non_null(strstr(err.message, "INSERT INTO half_tmp SELECT nope FROM slice"));
+  assert_int_equal(query_int(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'half_tmp'"), 0);
+  /* Fixed, it runs on the same processor (no "table half_tmp already exists"). */
+  write_metric("half", "CREATE TABLE half_tmp AS SELECT 1 AS x;\n"
+                       "INSERT INTO half_tmp SELECT id FROM slice;\n"
+                       "CREATE VIEW half_output AS SELECT count(*) AS n FROM half_tmp;\n");
+  assert_int_equal(trak_processor_compute_metrics(p, half, 1, &opts, &err), 0);
+  assert_int_equal(query_int(p, "SELECT n FROM half_output"), 6);
+
+  /* Annotations that fail at their second row: no annotation track, slice or alert stays,
+  ** nor the table of the metric it included, which runs again later. */
+  int64_t tracks = query_int(p, "SELECT count(*) FROM track");
+  const char *badann[] = {"badann"}, *ann[] = {"ann"};
+  assert_int_equal(trak_processor_compute_metrics(p, badann, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "badann_annotations row"));
+  assert_int_equal(query_int(p, "SELECT count(*) FROM track"), tracks);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice"), 5);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM sqlite_schema WHERE name = 'base'"), 0);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM slice WHERE ts >= 100 AND ts < 110"), 1);
+  assert_int_equal(trak_processor_compute_metrics(p, ann, 1, &opts, &err), 0);
+  assert_int_equal(query_int(p, "SELECT count(*) FROM annotation_track"), 2);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_descriptions),
       cmocka_unit_test(test_added_rules),
       cmocka_unit_test(test_metrics_and_annotations),
       cmocka_unit_test(test_metric_errors),
+      cmocka_unit_test(test_metric_params_are_literals),
+      cmocka_unit_test(test_metric_failure_rolls_back),
   };
   return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -58,6 +58,36 @@ static pid_t spawn_gadget_producer(int kind, int ready) {
   _exit(0);
 }
 
+static const trak_producer_info *producer(const trak_service_state *st, pid_t pid) {
+  for (size_t i = 0; i < st->n_producers; i++)
+    if (st->producers[i].pid == pid) return &st->producers[i];
+  fail_msg("producer %d is not in the service state", (int)pid);
+  return NULL;
+}
+
+/* What trak_system_query (`trak status`) reports while the gadget session records: each
+** producer's advertised data sources (a later registration included) and its sessions. */
+static void check_service_state(pid_t first, pid_t later, pid_t none) {
+  trak_service_state *st;
+  trak_error err = {0};
+  assert_int_equal(trak_system_query(sock, &st, &err), 0);
+  assert_int_equal(st->n_producers, 3);
+  assert_int_equal(st->n_sessions, 1);
+  assert_int_equal(st->sessions[0].producers, 2);
+  assert_false(st->truncated);
+  const trak_producer_info *p = producer(st, first);
+  assert_string_equal(p->data_sources[0], "track_event");
+  assert_string_equal(p->data_sources[1], "test.gadget");
+  assert_null(p->data_sources[2]);
+  assert_int_equal(p->sessions, 1);
+  assert_string_equal(producer(st, later)->data_sources[1], "test.gadget");
+  assert_int_equal(producer(st, later)->sessions, 1);
+  assert_null(producer(st, none)->data_sources[1]);
+  assert_int_equal(producer(st, none)->sessions, 0);
+  assert_int_equal(producer(st, none)->uid, (int32_t)getuid());
+  trak_service_state_free(st);
+}
+
 /* A session naming only "test.gadget" records the two producers that have it (one registered
 ** it after connecting) and not the one that has only track events. */
 static void test_sessions_take_producers_with_their_data_sources(void **state) {
@@ -73,6 +103,7 @@ static void test_sessions_take_producers_with_their_data_sources(void **state) {
                              "data_sources { config { name: \"test.gadget\" } }\n",
                              0, -1);
   wait_ready(ready[0], 3);
+  check_service_state(first, later, none);
   kill(rec, SIGUSR1);
   assert_int_equal(wait_child(rec, 20000), 0);
   assert_int_equal(wait_child(first, 20000), 0);

@@ -145,15 +145,18 @@ int trak_processor_describe_slice(trak_processor *p, int64_t slice_id, const cha
 
 typedef struct trak_metrics_options {
   const char *metrics_dir;   /* NULL: built-in metrics only; else DIR/<name>.sql comes first */
-  const char *const *params; /* "key=value" strings, replacing {{key}} in metrics */
+  const char *const *params; /* "key=value": {{key}} in a metric becomes value as one SQL
+                             ** literal (a decimal number, else a quoted string) */
   size_t n_params;
 } trak_metrics_options;
 
 /* Runs the named metrics (each, and what it INCLUDEs, once per processor) after finish. Each
 ** creates `<name>_output`; a metric with `<name>_annotations` adds annotation tracks, slices
 ** and counters to the trace's tables and its alerts to the `alert` table. Queries must not be
-** open meanwhile. Returns 0, TRAK_ESTATE before finish, TRAK_ENOTFOUND for an unknown metric,
-** or TRAK_EINVAL naming the metric's file and line. `opts` may be NULL. */
+** open meanwhile. Each metric of `names` runs all or nothing: when it fails, the database and
+** the trace's tables are as they were before it (the metrics before it stay). Returns 0,
+** TRAK_ESTATE before finish, TRAK_ENOTFOUND for an unknown metric, or TRAK_EINVAL naming the
+** metric's file and line, the statement and SQLite's message. `opts` may be NULL. */
 int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
                                    const trak_metrics_options *opts, trak_error *err);
 /* Opens `SELECT * FROM <name>_output` (after compute). */

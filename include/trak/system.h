@@ -75,6 +75,37 @@ typedef struct trak_record_config {
 TRAK_API int trak_record_run(const trak_record_config *cfg, trak_record_status *final,
                              trak_error *err);
 
+/* What the daemon has: its producers and sessions (`trak status`). A caller that is not root
+** sees only those of its own uid. */
+typedef struct trak_producer_info {
+  int32_t pid, uid;
+  char *name;          /* the process name it announced */
+  char **data_sources; /* NULL-terminated: every data source it registered */
+  uint32_t sessions;   /* sessions recording it now */
+} trak_producer_info;
+
+typedef struct trak_session_info {
+  uint32_t id;
+  int32_t uid;        /* its recorder's */
+  uint32_t producers; /* recording into it now */
+  uint64_t bytes_written, chunks, packets_lost;
+} trak_session_info;
+
+typedef struct trak_service_state {
+  trak_producer_info *producers;
+  size_t n_producers;
+  trak_session_info *sessions;
+  size_t n_sessions;
+  int truncated; /* nonzero: more than one answer would hold; the lists stop early */
+} trak_service_state;
+
+/* Asks the daemon at `socket_path` (NULL: the default path) what it has. Returns 0 with *out
+** set (free it with trak_service_state_free), TRAK_EIO (no daemon, or it did not answer) or
+** TRAK_EFORMAT (an answer that does not decode) or TRAK_ENOMEM. */
+TRAK_API int trak_system_query(const char *socket_path, trak_service_state **out,
+                               trak_error *err);
+TRAK_API void trak_service_state_free(trak_service_state *st);
+
 #ifdef __cplusplus
 }
 #endif

@@ -56,6 +56,20 @@ TRAK_API int trak_writer_open_fd(trak_writer **out, int fd, trak_error *err);
 TRAK_API int trak_writer_open_callback(trak_writer **out, trak_writer_sink_fn sink, void *user,
                                        trak_error *err);
 
+/* Identity in the trace. Each writer writes its packets on a packet sequence of its own and
+** gives its tracks uuids of its own, both drawn at random when it opens, so the traces of
+** different writers can be concatenated (`cat a.pb b.pb`) and read as one. For reproducible
+** bytes (tests, traces that are diffed), call one or both of these right after opening, before
+** declaring any track:
+**   trak_writer_set_seed: the sequence id and the uuids follow from `seed`; the same seed and
+**     the same calls give the same bytes (the traces of two writers given the same seed must
+**     not be concatenated: their tracks would merge);
+**   trak_writer_set_sequence_id: this sequence id (2 or more; 1 is the tracing service's).
+** Each returns 0, TRAK_EINVAL for sequence id 0 or 1, or TRAK_ESTATE once a track was
+** declared or a packet written. */
+TRAK_API int trak_writer_set_seed(trak_writer *w, uint64_t seed);
+TRAK_API int trak_writer_set_sequence_id(trak_writer *w, uint32_t sequence_id);
+
 /* What a writer wrote, reported by close. */
 typedef struct trak_writer_totals {
   uint64_t packets; /* TracePackets written */
@@ -277,6 +291,19 @@ typedef struct trak_events_result {
 TRAK_API int trak_events_convert(trak_writer *w, const char *text, size_t len,
                                  const trak_events_options *opts, trak_events_result *result,
                                  trak_error *err);
+
+/* Supplies input to trak_events_convert_stream(): reads up to `cap` bytes into `buf` and
+** returns how many, 0 at the end of the input, or a negative TRAK_E* code (optionally filling
+** `err`, else the conversion reports a read failure). */
+typedef int64_t (*trak_events_read_fn)(void *user, void *buf, size_t cap, trak_error *err);
+
+/* trak_events_convert() on input read piece by piece: rows are converted as they arrive, so
+** memory stays bounded by the longest row (at most 64 MiB) however long the input is. With
+** TRAK_EVENTS_AUTO the format is detected from the first 64 KiB. Returns and reports as
+** trak_events_convert(), and TRAK_EIO when `read` fails. */
+TRAK_API int trak_events_convert_stream(trak_writer *w, trak_events_read_fn read, void *user,
+                                        const trak_events_options *opts, trak_events_result *result,
+                                        trak_error *err);
 
 #ifdef __cplusplus
 }

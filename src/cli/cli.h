@@ -9,7 +9,9 @@
 #include <stdio.h>
 
 #include "trak/error.h"
+#include "processor/trace_file.h"
 #include "trak/processor.h"
+#include "trak/writer.h"
 
 /* A subcommand: receives argv with argv[0] being the subcommand name. Returns the exit code. */
 typedef int (*trak_cli_fn)(int argc, char **argv);
@@ -28,6 +30,7 @@ int trak_cli_export(int argc, char **argv);
 int trak_cli_check(int argc, char **argv);
 int trak_cli_daemon(int argc, char **argv);
 int trak_cli_record(int argc, char **argv);
+int trak_cli_status(int argc, char **argv);
 int trak_cli_metrics(int argc, char **argv);
 int trak_cli_alerts(int argc, char **argv);
 int trak_cli_annotate(int argc, char **argv);
@@ -51,11 +54,25 @@ int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak
 int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_format format,
                      trak_error *err);
 
-/* Reads tabular events (CSV / JSON Lines, recognised by name or first line; events_input.c) as
-** binary trace bytes (malloc'ed, caller frees). Returns 1 when converted, 0 when `path` is not
-** tabular events, or a negative code with `err` naming the file and line. Bad rows are printed
-** and skipped with `keep_going`. */
-int trak_cli_load_events(const char *path, int keep_going, uint8_t **bin, size_t *len,
+/* Tabular events input of `trak convert` (CSV / JSON Lines; events_input.c). */
+typedef struct trak_cli_events_opts {
+  int keep_going;  /* bad rows are printed and skipped */
+  int seeded;      /* --seed: reproducible sequence id and track uuids from `seed` */
+  uint64_t seed;
+} trak_cli_events_opts;
+/* The tabular events format of `path` by its name or first line; AUTO (0) if it is none. */
+trak_events_format trak_cli_events_format(const char *path);
+/* Streams the events at `path` into a trace at `out_path` (PROTO or PBTXT). A regular file
+** appears, atomically, only when the conversion succeeds; stdout ("-"), a device or a FIFO is
+** written as rows convert.
+** Returns 0 or a negative code with `err` naming the file and line. */
+int trak_cli_convert_events(const char *path, trak_events_format format, const char *out_path,
+                            trak_trace_format out_format, const trak_cli_events_opts *o,
+                            trak_error *err);
+/* Converts the events at `path` into binary trace bytes in memory (malloc'ed, caller frees).
+** Returns 0 or a negative code with `err` set. */
+int trak_cli_load_events(const char *path, trak_events_format format,
+                         const trak_cli_events_opts *o, uint8_t **bin, size_t *len,
                          trak_error *err);
 
 /* `--run A,B --metrics-dir DIR --param K=V` for `trak query` (analysis_opts.c). */

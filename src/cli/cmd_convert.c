@@ -2,17 +2,20 @@
 ** `trak convert IN OUT`: rewrites a trace in another format. The input format is recognised
 ** from content (gzip undone first); the output format comes from --to or OUT's extension.
 */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 #include "processor/json.h"
+#include "processor/pb_export.h"
 #include "processor/trace_file.h"
 #include "trak/processor.h"
 #include "trak/pbtxt.h"
 
 static const char CONVERT_HELP[] =
-    "usage: trak convert [--to pb|pbtxt|json] [--keep-going] IN OUT\n"
+    "usage: trak convert [--to pb|pbtxt|json] [--from csv|jsonl] [--keep-going] [--seed N]\n"
+    "                    IN OUT\n"
     "\n"
     "Converts a trace between binary protobuf (.pb) and protobuf text format (.pbtxt).\n"
     "IN may be gzip-compressed; its format is detected from its content. The output format\n"
@@ -20,11 +23,17 @@ static const char CONVERT_HELP[] =
     ".pbtxt .textproto .txt -> pbtxt, .json -> json). OUT may be - for stdout.\n"
     "\n"
     "JSON output is the trace-event JSON Object Format (docs/formats.md): any trace trak\n"
-    "reads, JSON traces included, is imported and its tables written out.\n"
+    "reads, JSON traces included, is imported and its tables written out. A JSON trace\n"
+    "converts to protobuf the same way: imported, then its tables written as track events.\n"
     "\n"
     "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
-    ".jsonl or .ndjson, or by content), written into a trace as docs/writer.md describes.\n"
-    "A bad row stops the conversion; with --keep-going it is reported and skipped.\n";
+    ".jsonl or .ndjson, or by content, or as --from says; IN - is stdin with --from),\n"
+    "written into a trace as docs/writer.md describes.\n"
+    "They are streamed: read, converted and written row by row. A bad row stops the\n"
+    "conversion and no OUT file is written; with --keep-going it is reported and skipped.\n"
+    "Each conversion gives its trace a random packet sequence id and track uuids, so that\n"
+    "converted traces can be concatenated; --seed N derives them from N instead, for\n"
+    "byte-for-byte reproducible output.\n";
 
 /* Writes the binary trace `bin` to `out_path` in `format`. */
 static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin,
@@ -72,9 +81,25 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
   return 0;
 }
 
+/* Imports the JSON trace IN and writes its tables as a protobuf trace in `format`. */
+static int convert_json_to_pb(const char *in, trak_trace_format format, const char *out_path) {
+  trak_processor *p = NULL;
+  int rc = trak_cli_open_trace("convert", in, &p);
+  if (rc) return rc;
+  trak_error err = {0};
+  trak_pb_buf bin;
+  trak_pb_buf_init_heap(&bin);
+  rc = trak__pb_export(p, &bin, &err);
+  trak_processor_free(p);
+  if (!rc) rc = write_as(out_path, format, bin.start, trak_pb_buf_len(&bin), &err);
+  trak_pb_buf_free(&bin);
+  return rc ? trak_cli_fail("convert", &err) : 0;
+}
+
 int trak_cli_convert(int argc, char **argv) {
-  const char *to = NULL, *paths[2];
-  int n_paths = 0, keep_going = 0;
+  const char *to = NULL, *from = NULL, *paths[2];
+  int n_paths = 0;
+  trak_cli_events_opts events = {0};
   for (int i = 1; i < argc; i++) {
     if (trak_cli_is_help(argv[i])) {
       fputs(CONVERT_HELP, stdout);
@@ -82,7 +107,17 @@ int trak_cli_convert(int argc, char **argv) {
     }
     if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
     else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
-    else if (!strcmp(argv[i], "--keep-going")) keep_going = 1;
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = argv[++i];
+    else if (!strncmp(argv[i], "--from=", 7)) from = argv[i] + 7;
+    else if (!strcmp(argv[i], "--keep-going")) events.keep_going = 1;
+    else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      events.seed = strtoull(argv[++i], &end, 0);
+      if (errno || end == argv[i] || *end || argv[i][0] == '-')
+        return trak_cli_failf("convert", "--seed takes an unsigned number, not '%s'", argv[i]);
+      events.seeded = 1;
+    }
     else if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("convert", "unknown option %s", argv[i]);
     else if (n_paths < 2) paths[n_paths++] = argv[i];
     else return trak_cli_failf("convert", "too many arguments (see --help)");
@@ -104,16 +139,29 @@ int trak_cli_convert(int argc, char **argv) {
   trak_trace_format in_format;
   uint8_t *bin;
   size_t len;
-  int rc = trak_cli_load_events(paths[0], keep_going, &bin, &len, &err);
-  if (out_format == TRAK_FORMAT_JSON) {
-    if (rc < 0) return trak_cli_fail("convert", &err);
-    int events = rc > 0;
-    rc = convert_to_json(paths[0], events ? bin : NULL, events ? len : 0, paths[1]);
-    if (events) free(bin);
+  int rc;
+  trak_events_format events_format;
+  if (!from) events_format = trak_cli_events_format(paths[0]);
+  else if (!strcmp(from, "csv")) events_format = TRAK_EVENTS_CSV;
+  else if (!strcmp(from, "jsonl")) events_format = TRAK_EVENTS_JSONL;
+  else return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
+  if (events_format && out_format == TRAK_FORMAT_JSON) {
+    if (trak_cli_load_events(paths[0], events_format, &events, &bin, &len, &err))
+      return trak_cli_fail("convert", &err);
+    rc = convert_to_json(paths[0], bin, len, paths[1]);
+    free(bin);
     return rc;
   }
-  if (rc == 0) rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
-  else if (rc > 0) rc = 0;
+  if (events_format) {
+    rc = trak_cli_convert_events(paths[0], events_format, paths[1], out_format, &events, &err);
+    return rc ? trak_cli_fail("convert", &err) : 0;
+  }
+  if (events.seeded)
+    return trak_cli_failf("convert", "--seed applies to tabular events (CSV, JSON Lines) only");
+  if (out_format == TRAK_FORMAT_JSON) return convert_to_json(paths[0], NULL, 0, paths[1]);
+  rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
+  if (rc == TRAK_EUNSUPPORTED && in_format == TRAK_FORMAT_JSON)
+    return convert_json_to_pb(paths[0], out_format, paths[1]);
   if (rc) return trak_cli_fail("convert", &err);
   rc = write_as(paths[1], out_format, bin, len, &err);
   free(bin);

@@ -105,6 +105,21 @@ static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint3
   }
 }
 
+/* JSON tts / tdur on a B, I, async b (thread_ts, and thread_dur when given; an instant with a
+** tts has thread_dur 0) or E (thread_dur = tts - the slice's thread_ts), as Perfetto reads
+** them. `tt` points at the two values after the event's flow ids. */
+static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, const uint64_t *tt) {
+  int64_t tts = (int64_t)tt[0], tdur = (int64_t)tt[1];
+  if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
+  if (type == TRAK_EV_END) {
+    if (tts != INT64_MIN && t->slice.thread_ts[slice] != INT64_MIN)
+      t->slice.thread_dur[slice] = trak__wsub(tts, t->slice.thread_ts[slice]);
+    return;
+  }
+  t->slice.thread_ts[slice] = tts;
+  t->slice.thread_dur[slice] = type == TRAK_EV_INSTANT && tts != INT64_MIN ? 0 : tdur;
+}
+
 static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
                            uint32_t slice) {
   const uint64_t *p = aux + 3 + aux[0] + aux[1];
@@ -247,7 +262,12 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   default:
     break;
   }
-  if (ev->aux && imp->aux.v[ev->aux + 2]) extra_counters(imp, ev, imp->aux.v + ev->aux, slice);
+  if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
+  const uint64_t *aux = imp->aux.v + ev->aux;
+  if (TRAK_UNLIKELY(aux[2] == TRAK_AUX_JSON_THREAD_TIME))
+    json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
+  else
+    extra_counters(imp, ev, aux, slice);
 }
 
 /* A sequence being merged: its current block and position, and the current record's sort key

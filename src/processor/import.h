@@ -101,6 +101,10 @@ enum trak_flow_v1_kind {
   TRAK_FLOW_V1_END_ENCLOSING, /* f with bp "e": into the enclosing slice */
   TRAK_FLOW_V1_END_NEXT       /* f: into the next slice to begin on the track */
 };
+/* In the third word of a JSON event's flows block (where protobuf events count their extra
+** counter values, which JSON events never have): the block's flow ids are followed by the
+** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
+#define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 

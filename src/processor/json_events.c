@@ -249,8 +249,8 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t key = intern(j, j->key, k->key_len);
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
-  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
-      !int_of(v, &iv) && v->len <= 20) {
+  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && !int_of(v, &iv) &&
+      v->len <= 20) {
     /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
     char buf[24];
     memcpy(buf, v->s, v->len);
@@ -506,30 +506,156 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
   }
 }
 
-/* M: process and thread names (sort indexes and labels carry no table column; ignored). */
+/* ---- metadata (M) ---------------------------------------------------------------------- */
+
+/* The metadata entry of a process or thread, made on first use. M events are few, so a
+** linear search is enough. */
+static trak_json_meta *meta_for(trak_json_import *j, int is_thread, uint32_t row) {
+  for (size_t i = 0; i < j->meta.n; i++)
+    if (j->meta.v[i].row == row && j->meta.v[i].is_thread == is_thread) return &j->meta.v[i];
+  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0, 0}));
+  return &j->meta.v[j->meta.n - 1];
+}
+
+/* A sort index: an integer, or a string holding one ("sort_index": "3" is common). */
+static int sort_index_of(trak_json_import *j, const trak_json_value *v, int64_t *out) {
+  if (v->kind == TRAK_JSON_NUMBER) return !v->is_float && trak__json_int(v->s, v->len, out);
+  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  size_t len;
+  const char *s = str_of(j, v, &len);
+  return trak__json_int(s, len, out);
+}
+
+/* M: process_name and thread_name name the process or thread; process_sort_index,
+** thread_sort_index and process_labels become its args when the import ends (Perfetto's
+** keys: process_sort_index_hint, thread_sort_index_hint, chrome.process_label[i]). The last
+** event of each kind wins. */
 static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
-  int is_process = is_str(&e->name, "process_name"), is_thread = is_str(&e->name, "thread_name");
-  if (!is_process && !is_thread) return;
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
-  size_t state = 0;
+  enum { NAME, SORT, LABELS };
+  static const struct {
+    const char *event, *arg;
+    uint8_t what, is_thread;
+  } kinds[] = {{"process_name", "name", NAME, 0},
+               {"thread_name", "name", NAME, 1},
+               {"process_sort_index", "sort_index", SORT, 0},
+               {"thread_sort_index", "sort_index", SORT, 1},
+               {"process_labels", "labels", LABELS, 0}};
+  size_t k = 0;
+  while (k < sizeof kinds / sizeof *kinds && !is_str(&e->name, kinds[k].event))
+    k++;
+  if (k == sizeof kinds / sizeof *kinds || !e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
+  int what = kinds[k].what, is_thread = kinds[k].is_thread;
+  size_t klen = strlen(kinds[k].arg), state = 0;
   trak_json_value key, val;
+  trak_tables *t = j->imp->tables;
   while (trak__json_next(&e->args, &state, &key, &val)) {
-    if (key.len != 4 || memcmp(key.s, "name", 4)) continue;
-    uint32_t name = intern_value(j, &val);
-    if (!name) continue;
-    if (is_process)
-      j->imp->tables->process.name[x->upid] = name;
-    else
-      j->imp->tables->thread.name[x->utid] = name;
+    if (key.len != klen || memcmp(key.s, kinds[k].arg, klen)) continue;
+    int64_t index;
+    uint32_t str = what == SORT ? 0 : intern_value(j, &val);
+    if (what == NAME && str && is_thread)
+      t->thread.name[x->utid] = str;
+    else if (what == NAME && str)
+      t->process.name[x->upid] = str;
+    else if (what == LABELS && str)
+      meta_for(j, 0, x->upid)->labels = str;
+    else if (what == SORT && sort_index_of(j, &val, &index)) {
+      trak_json_meta *m = meta_for(j, is_thread, is_thread ? x->utid : x->upid);
+      m->has_sort_index = 1, m->sort_index = index;
+    } else if (what == SORT)
+      bad_event(j, "sort index that is not an integer");
   }
+}
+
+/* process_labels' text, "a, b", as the args chrome.process_label[0], [1], ...: split at
+** commas, white space around each label dropped, empty labels skipped. */
+static void label_args(trak_json_import *j, uint32_t set, uint32_t labels) {
+  trak_tables *t = j->imp->tables;
+  const char *s = trak__str(&t->strings, labels);
+  uint32_t flat = intern(j, "chrome.process_label", 20);
+  for (size_t index = 0; *s;) {
+    size_t len = strcspn(s, ",");
+    const char *a = s, *z = s + len;
+    s = *z ? z + 1 : z;
+    while (a < z && (*a == ' ' || *a == '\t'))
+      a++;
+    while (z > a && (z[-1] == ' ' || z[-1] == '\t'))
+      z--;
+    if (a == z) continue;
+    char key[48];
+    int n = snprintf(key, sizeof key, "chrome.process_label[%zu]", index++);
+    uint32_t row = trak__arg_add(t, set, flat, intern(j, key, (size_t)n), TRAK_ARG_STRING);
+    t->args.string_value[row] = intern(j, a, (size_t)(z - a));
+  }
+}
+
+void trak__json_meta_args(trak_json_import *j) {
+  trak_tables *t = j->imp->tables;
+  for (size_t i = 0; i < j->meta.n; i++) {
+    const trak_json_meta *m = &j->meta.v[i];
+    uint32_t set = (uint32_t)t->args.n;
+    if (m->has_sort_index) {
+      const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+      uint32_t key = intern(j, k, strlen(k));
+      uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
+      t->args.int_value[row] = m->sort_index;
+    }
+    if (m->labels) label_args(j, set, m->labels);
+    if (t->args.n == set) continue;
+    if (m->is_thread)
+      t->thread.arg_set_id[m->row] = set;
+    else
+      t->process.arg_set_id[m->row] = set;
+  }
+  j->meta.n = 0;
+}
+
+/* ---- thread time (tts, tdur) ----------------------------------------------------------- */
+
+/* The event's tts and tdur (INT64_MIN when absent); 1 if it has either. */
+static inline int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
+  *tts = *tdur = INT64_MIN;
+  if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return 0;
+  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, tts);
+  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, tdur);
+  return *tts != INT64_MIN || *tdur != INT64_MIN;
+}
+
+/* The aux block of a B, E, thread I or async b event with tts / tdur: its flows block (index
+** `flows`, or 0) copied and flagged TRAK_AUX_JSON_THREAD_TIME, with the two values after its
+** ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does); `flows` as
+** it is when neither value is a number. */
+__attribute__((noinline, cold)) static uint32_t with_thread_time(trak_json_import *j,
+                                                                 const jevent *e, uint32_t flows) {
+  int64_t tts, tdur;
+  if (!thread_time_of(e, &tts, &tdur)) return flows;
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  uint64_t out = flows ? imp->aux.v[flows] : 0, in = flows ? imp->aux.v[flows + 1] : 0;
+  trak_vec_push(imp->aux, out);
+  trak_vec_push(imp->aux, in);
+  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME);
+  for (uint64_t i = 0; i < out + in; i++)
+    trak_vec_push(imp->aux, imp->aux.v[flows + 3 + i]);
+  trak_vec_push(imp->aux, (uint64_t)tts);
+  trak_vec_push(imp->aux, (uint64_t)tdur);
+  trak__tables_thread_time(imp->tables);
+  return at;
+}
+
+/* The aux entry of a slice event: its flows block, with thread time when it has any. Most
+** events have neither tts nor tdur: two loads on the hot path. */
+static inline uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t flows) {
+  if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return flows;
+  return with_thread_time(j, e, flows);
 }
 
 /* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
 static void instant(trak_json_import *j, const jevent *e, jctx *x) {
-  uint32_t track;
+  uint32_t track, aux = flow_v2_aux(j, e);
   if (!e->s.s || is_str(&e->s, "t")) {
     x->name = no_name(j, x->name);
     track = thread_track(j, x);
+    aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
   } else if (is_str(&e->s, "p")) {
     track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
   } else if (is_str(&e->s, "g")) {
@@ -538,7 +664,7 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
     bad_event(j, "instant event with a scope other than g, p or t");
     return;
   }
-  push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), flow_v2_aux(j, e));
+  push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
 }
 
 /* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
@@ -549,10 +675,8 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
     return;
   }
   /* Thread time: tts and tdur become thread_ts and thread_dur. */
-  int64_t tts = INT64_MIN, tdur = INT64_MIN;
-  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, &tts);
-  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, &tdur);
-  uint64_t has_thread_time = tts != INT64_MIN || tdur != INT64_MIN;
+  int64_t tts, tdur;
+  uint64_t has_thread_time = (uint64_t)thread_time_of(e, &tts, &tdur);
   x->name = no_name(j, x->name);
   uint32_t track = thread_track(j, x);
   uint32_t args = event_args(j, e);
@@ -575,7 +699,10 @@ static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t 
     bad_event(j, "async event without pid or without id / id2");
     return;
   }
-  push(j, x, type, track, event_args(j, e), type == TRAK_EV_END ? 0 : flow_v2_aux(j, e));
+  /* tts / tdur on an async begin, as Perfetto reads them there too (not on its end) */
+  uint32_t aux = type == TRAK_EV_END ? 0 : flow_v2_aux(j, e);
+  if (type == TRAK_EV_BEGIN) aux = slice_aux(j, e, aux);
+  push(j, x, type, track, event_args(j, e), aux);
 }
 
 void trak__json_event_apply(trak_json_import *j, const jevent *e) {
@@ -600,10 +727,11 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);
-    push(j, &x, TRAK_EV_BEGIN, thread_track(j, &x), event_args(j, e), flow_v2_aux(j, e));
+    push(j, &x, TRAK_EV_BEGIN, thread_track(j, &x), event_args(j, e),
+         slice_aux(j, e, flow_v2_aux(j, e)));
     break;
   case 'E':
-    push(j, &x, TRAK_EV_END, thread_track(j, &x), event_args(j, e), 0);
+    push(j, &x, TRAK_EV_END, thread_track(j, &x), event_args(j, e), slice_aux(j, e, 0));
     break;
   case 'X':
     complete(j, e, &x);

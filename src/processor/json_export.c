@@ -1,7 +1,8 @@
 /*
 ** This file holds the JSON exporter: the tables of a finished processor written as JSON Object
 ** Format, so that re-importing the file gives the same slices, counters and flows:
-**   - process and thread names as M events;
+**   - process and thread names as M events, and their args from JSON M events (sort indexes,
+**     labels) as the M events they came from;
 **   - slices of each thread's first thread track as X (B when unterminated), with v1 flow
 **     events (s, f with bp "e") right after the slice they bind to;
 **   - slices of every other track (process, global and nested custom tracks) as nestable async
@@ -140,9 +141,53 @@ static void put_scope(out *o, scope s) {
   fprintf(o->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, s.pid, s.tid);
 }
 
+/* Opens an M event named `name` for a process (thread NULL) or a thread, up to its args. */
+static void begin_metadata(out *o, const char *name, int64_t pid, const scope *thread) {
+  begin_event(o, 'M');
+  fprintf(o->f, ",\"name\":\"%s\"", name);
+  if (thread)
+    put_scope(o, *thread);
+  else
+    fprintf(o->f, ",\"pid\":%" PRId64, pid);
+  fputs(",\"args\":{", o->f);
+}
+
+/* The M events that give a process's or thread's args back as the JSON importer keyed them
+** (json_events.c): its sort index hint as process_sort_index / thread_sort_index, its
+** chrome.process_label[i] strings joined with commas as process_labels. */
+static void metadata_args(out *o, uint32_t set, int64_t pid, const scope *thread) {
+  const trak_tables *t = o->t;
+  if (set == TRAK_NULL_U32) return;
+  const char *hint = thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+  char *labels = NULL;
+  size_t len = 0;
+  FILE *lf = NULL;
+  for (uint32_t row = set; row < t->args.n && t->args.arg_set_id[row] == set; row++) {
+    const char *key = trak__str(&t->strings, t->args.key[row]);
+    const char *flat = trak__str(&t->strings, t->args.flat_key[row]);
+    uint8_t type = t->args.value_type[row];
+    if (!strcmp(key, hint) && type == TRAK_ARG_INT) {
+      begin_metadata(o, thread ? "thread_sort_index" : "process_sort_index", pid, thread);
+      fprintf(o->f, "\"sort_index\":%" PRId64 "}}", t->args.int_value[row]);
+    } else if (!thread && !strcmp(flat, "chrome.process_label") && type == TRAK_ARG_STRING &&
+               (lf || (lf = open_memstream(&labels, &len)))) {
+      if (ftell(lf)) fputc(',', lf);
+      fputs(trak__str(&t->strings, t->args.string_value[row]), lf);
+    }
+  }
+  if (!lf) return;
+  fclose(lf);
+  begin_metadata(o, "process_labels", pid, NULL);
+  fputs("\"labels\":", o->f);
+  put_str(o->f, labels);
+  fputs("}}", o->f);
+  free(labels);
+}
+
 static void metadata(out *o) {
   const trak_tables *t = o->t;
   for (uint32_t upid = 0; upid < t->process.n; upid++) {
+    metadata_args(o, t->process.arg_set_id[upid], t->process.pid[upid], NULL);
     if (!t->process.name[upid]) continue;
     begin_event(o, 'M');
     fprintf(o->f, ",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":",
@@ -151,6 +196,8 @@ static void metadata(out *o) {
     fputs("}}", o->f);
   }
   for (uint32_t utid = 0; utid < t->thread.n; utid++) {
+    scope s = thread_scope(t, utid);
+    metadata_args(o, t->thread.arg_set_id[utid], s.pid, &s);
     if (!t->thread.name[utid]) continue;
     begin_event(o, 'M');
     fputs(",\"name\":\"thread_name\"", o->f);

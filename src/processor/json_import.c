@@ -29,6 +29,7 @@ void trak__json_import_free(trak_json_import *j) {
   free(j->buf);
   trak__map_free(&j->threads);
   trak_vec_free(j->thread_seqs);
+  trak_vec_free(j->meta);
   free(j);
 }
 
@@ -328,6 +329,7 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 }
 
 void trak__json_import_finish(trak_json_import *j) {
+  trak__json_meta_args(j);
   if (j->state == ST_DEAD) return;
   j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */
   trak_json_cur c = {j->base, j->base + j->n, 1, NULL, NULL};

@@ -4,8 +4,13 @@
 ** `<name>_annotations`. Two directives, each alone on its line, are handled before SQLite sees
 ** the text: `INCLUDE other;` runs metric `other` first (once per processor), and
 ** `PARAM key DEFAULT value;` gives a default to a parameter that the text uses as `{{key}}`
-** (replaced textually; callers pass `key=value`). Directive lines become blank lines, so SQL
-** errors name the file and the line as the author sees it.
+** (callers pass `key=value`). A parameter's value always becomes one SQL literal: a number as
+** written, anything else a quoted string, so no value can change the statement around it.
+** Directive lines become blank lines, so SQL errors name the file and the line as the author
+** sees it.
+**
+** Each metric named by the caller runs inside a SAVEPOINT: when it (or a metric it includes,
+** or its annotations) fails, the database and the trace model are put back as they were.
 */
 #include <ctype.h>
 #include <errno.h>
@@ -89,6 +94,103 @@ static int line_of(const char *text, const char *at) {
   return line;
 }
 
+/* Whether [v, v + n) is a decimal number SQLite reads as one numeric literal: digits with an
+** optional sign, fraction and exponent, nothing else. */
+static int is_number(const char *v, size_t n) {
+  size_t i = 0, digits = 0;
+  if (i < n && (v[i] == '-' || v[i] == '+')) i++;
+  for (; i < n && isdigit((unsigned char)v[i]); i++)
+    digits++;
+  if (i < n && v[i] == '.')
+    for (i++; i < n && isdigit((unsigned char)v[i]); i++)
+      digits++;
+  if (!digits) return 0;
+  if (i < n && (v[i] == 'e' || v[i] == 'E')) {
+    if (++i < n && (v[i] == '-' || v[i] == '+')) i++;
+    size_t first = i;
+    while (i < n && isdigit((unsigned char)v[i]))
+      i++;
+    if (i == first) return 0;
+  }
+  return i == n;
+}
+
+/* Appends a parameter's value as one SQL literal: a number as written (in parentheses when
+** signed, so `x -{{v}}` cannot turn into a `--` comment), anything else between single
+** quotes with its quotes doubled. A newline is spelt char(10), so the statement keeps the
+** file's line numbers for error messages. */
+static void add_literal(text_buf *out, const char *v, size_t n) {
+  if (is_number(v, n)) {
+    int sign = v[0] == '-' || v[0] == '+';
+    if (sign) buf_add(out, "(", 1);
+    buf_add(out, v, n);
+    if (sign) buf_add(out, ")", 1);
+    return;
+  }
+  int multiline = memchr(v, '\n', n) != NULL;
+  buf_add(out, multiline ? "('" : "'", multiline ? 2 : 1);
+  for (size_t i = 0; i < n; i++) {
+    if (v[i] == '\'')
+      buf_add(out, "''", 2);
+    else if (v[i] == '\n')
+      buf_add(out, "'||char(10)||'", 14);
+    else
+      buf_add(out, v + i, 1);
+  }
+  buf_add(out, multiline ? "')" : "'", multiline ? 2 : 1);
+}
+
+/* The end of the `{{key}}` placeholder starting at s when key is a valid name, else NULL. */
+static const char *placeholder_end(const char *s) {
+  const char *close = strstr(s + 2, "}}");
+  return close && valid_name(s + 2, (size_t)(close - s - 2)) ? close + 2 : NULL;
+}
+
+/* Copies `body` to `out` with each {{key}} replaced by its value as a literal. Placeholders
+** in comments stay as written (they document the metric); one inside a quoted string or
+** identifier is an error, since no literal can be spliced there. Returns 0 or an error
+** naming source:line. */
+static int substitute(run_ctx *c, const char *body, const char *source, char **defaults, size_t nd,
+                      text_buf *out, trak_error *err) {
+  const char *s = body, *copied = body;
+  char quote = 0; /* the closing character while inside '...', "...", `...` or [...] */
+  while (*s) {
+    if (quote) {
+      if (*s == quote)
+        quote = 0;
+      else if (s[0] == '{' && s[1] == '{' && placeholder_end(s))
+        return trak_error_set(err, TRAK_EINVAL,
+                              "%s:%d: parameter %.*s inside a quoted string or name (write "
+                              "'text' || {{key}})",
+                              source, line_of(body, s), (int)(placeholder_end(s) - s), s);
+      s++;
+    } else if (s[0] == '-' && s[1] == '-') {
+      s += strcspn(s, "\n");
+    } else if (s[0] == '/' && s[1] == '*') {
+      const char *e = strstr(s + 2, "*/");
+      s = e ? e + 2 : s + strlen(s);
+    } else if (*s == '\'' || *s == '"' || *s == '`' || *s == '[') {
+      quote = *s == '[' ? ']' : *s;
+      s++;
+    } else if (s[0] == '{' && s[1] == '{') {
+      const char *close = strstr(s, "}}");
+      size_t vlen = 0;
+      const char *v =
+          close ? param_value(c, s + 2, (size_t)(close - s - 2), defaults, nd, &vlen) : NULL;
+      if (!v)
+        return trak_error_set(err, TRAK_EINVAL, "%s:%d: unknown parameter %.*s", source,
+                              line_of(body, s), close ? (int)(close - s + 2) : 2, s);
+      buf_add(out, copied, (size_t)(s - copied));
+      add_literal(out, v, vlen);
+      s = copied = close + 2;
+    } else {
+      s++;
+    }
+  }
+  buf_add(out, copied, (size_t)(s - copied));
+  return 0;
+}
+
 static int run_metric(run_ctx *c, const char *name, trak_error *err);
 
 /* Handles a directive line [s, e) if it is one (blanking it in `out`); 1 if it was. */
@@ -166,32 +268,31 @@ static int preprocess(run_ctx *c, const char *text, const char *source, text_buf
     defaults[nd++] = d;
     d = nl + 1;
   }
-  for (const char *b = body.v; !rc && *b;) {
-    const char *open = strstr(b, "{{");
-    if (!open) {
-      buf_add(out, b, strlen(b));
-      break;
-    }
-    const char *close = strstr(open, "}}");
-    buf_add(out, b, (size_t)(open - b));
-    size_t vlen = 0;
-    const char *v =
-        close ? param_value(c, open + 2, (size_t)(close - open - 2), defaults, nd, &vlen) : NULL;
-    if (!v) {
-      rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: unknown parameter %.*s", source,
-                          line_of(body.v, open), close ? (int)(close - open + 2) : 2, open);
-      break;
-    }
-    buf_add(out, v, vlen);
-    b = close + 2;
-  }
+  if (!rc) rc = substitute(c, body.v, source, defaults, nd, out, err);
   trak_vec_free(defaults_text);
   trak_vec_free(body);
   return rc;
 }
 
+/* The statement [s, e) on one line for an error message: runs of white space become one
+** space, and past `cap` - 4 bytes it is cut with "...". */
+static void statement_excerpt(const char *s, const char *e, char *out, size_t cap) {
+  size_t n = 0;
+  for (; s < e && n + 4 < cap; s++) {
+    if (!isspace((unsigned char)*s))
+      out[n++] = *s;
+    else if (n && out[n - 1] != ' ')
+      out[n++] = ' ';
+  }
+  while (n && out[n - 1] == ' ')
+    n--;
+  if (s < e) memcpy(out + n, "...", 3), n += 3;
+  out[n] = 0;
+}
+
 /* Runs every statement of `sql`; an error names source:line (of the failing token when SQLite
-** says where it is, else of the statement's first token). */
+** says where it is, else of the statement's first token), the statement and SQLite's
+** message. */
 static int exec_sql(trak_processor *p, const char *sql, const char *source, trak_error *err) {
   const char *rest = sql;
   while (*rest) {
@@ -208,8 +309,11 @@ static int exec_sql(trak_processor *p, const char *sql, const char *source, trak
     if (rc != SQLITE_OK) {
       int off = sqlite3_error_offset(p->db);
       const char *at = off >= 0 && (size_t)off <= strlen(prev) ? prev + off : start;
-      int line = line_of(sql, at);
-      trak_error_set(err, TRAK_EINVAL, "%s:%d: %s", source, line, sqlite3_errmsg(p->db));
+      const char *end = st ? rest : start + strcspn(start, ";");
+      char stmt[160];
+      statement_excerpt(start, end, stmt, sizeof stmt);
+      trak_error_set(err, TRAK_EINVAL, "%s:%d: %s (in: %s)", source, line_of(sql, at),
+                     sqlite3_errmsg(p->db), stmt);
       sqlite3_finalize(st);
       return TRAK_EINVAL;
     }
@@ -250,6 +354,55 @@ static int run_metric(run_ctx *c, const char *name, trak_error *err) {
   return trak__annotations_import(c->p, name, err);
 }
 
+/* What a metric may add to the trace model, measured before it runs. */
+typedef struct model_mark {
+  size_t slices, tracks, counters, args, done;
+} model_mark;
+
+static model_mark model_mark_take(trak_processor *p) {
+  const trak_tables *t = &p->tables;
+  return (model_mark){t->slice.n, t->track.n, t->counter.n, t->args.n, trak__analysis(p)->n_done};
+}
+
+/* Drops what a failed metric appended to the trace model (annotation tracks, slices,
+** counters, args) and forgets the metrics it ran; strings it interned stay, unreferenced.
+** Indexes built meanwhile are stale, as after any append. */
+static void model_rollback(trak_processor *p, const model_mark *m) {
+  trak_tables *t = &p->tables;
+  trak_analysis *a = trak__analysis(p);
+  if (t->slice.n == m->slices && t->track.n == m->tracks && t->counter.n == m->counters &&
+      t->args.n == m->args && a->n_done == m->done)
+    return;
+  t->slice.n = m->slices, t->track.n = m->tracks, t->counter.n = m->counters;
+  t->args.n = m->args;
+  while (a->n_done > m->done)
+    free(a->done[--a->n_done]);
+  t->generation++;
+  trak__csr_free(&p->children);
+  p->have_children = 0;
+}
+
+/* Runs one metric named by the caller, all or nothing: inside a SAVEPOINT, rolled back (SQL
+** objects, alert rows, the trace model's appended rows) when it fails. */
+static int run_atomic(run_ctx *c, const char *name, trak_error *err) {
+  trak_processor *p = c->p;
+  if (metric_done(trak__analysis(p), name)) return 0;
+  if (sqlite3_exec(p->db, "SAVEPOINT trak_metric", NULL, NULL, NULL) != SQLITE_OK)
+    return trak_error_set(err, TRAK_EINVAL, "metric %s: %s", name, sqlite3_errmsg(p->db));
+  model_mark mark = model_mark_take(p);
+  int rc = run_metric(c, name, err);
+  if (rc) {
+    sqlite3_exec(p->db, "ROLLBACK TO trak_metric", NULL, NULL, NULL);
+    model_rollback(p, &mark);
+  }
+  if (sqlite3_exec(p->db, "RELEASE trak_metric", NULL, NULL, NULL) != SQLITE_OK && !rc) {
+    rc = trak_error_set(err, TRAK_EINVAL, "metric %s: %s", name, sqlite3_errmsg(p->db));
+    sqlite3_exec(p->db, "ROLLBACK TO trak_metric; RELEASE trak_metric", NULL, NULL, NULL);
+    model_rollback(p, &mark);
+  }
+  return rc;
+}
+
 int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
                                    const trak_metrics_options *opts, trak_error *err) {
   if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
@@ -258,7 +411,7 @@ int trak_processor_compute_metrics(trak_processor *p, const char *const *names, 
     if (!valid_name(names[i], strlen(names[i])))
       return trak_error_set(err, TRAK_EINVAL, "bad metric name '%s' (letters, digits, _)",
                             names[i]);
-    int rc = run_metric(&c, names[i], err);
+    int rc = run_atomic(&c, names[i], err);
     if (rc) return rc;
   }
   return 0;

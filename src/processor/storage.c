@@ -208,8 +208,9 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
             t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
-            t->thread.is_idle);
-  FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline);
+            t->thread.is_idle, t->thread.arg_set_id);
+  FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
+            t->process.arg_set_id);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
@@ -332,10 +333,11 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
 
 uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   if (t->thread.n == t->thread.cap) {
-    void **cols[] = {(void **)&t->thread.tid, (void **)&t->thread.name, (void **)&t->thread.upid,
-                     (void **)&t->thread.is_main, (void **)&t->thread.is_idle};
-    static const size_t sizes[] = {8, 4, 4, 1, 1};
-    grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 5);
+    void **cols[] = {(void **)&t->thread.tid,     (void **)&t->thread.name,
+                     (void **)&t->thread.upid,    (void **)&t->thread.is_main,
+                     (void **)&t->thread.is_idle, (void **)&t->thread.arg_set_id};
+    static const size_t sizes[] = {8, 4, 4, 1, 1, 4};
+    grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 6);
   }
   size_t i = t->thread.n++;
   t->thread.tid[i] = tid;
@@ -343,21 +345,24 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   t->thread.upid[i] = TRAK_NULL_U32;
   t->thread.is_main[i] = 2;
   t->thread.is_idle[i] = 0;
+  t->thread.arg_set_id[i] = TRAK_NULL_U32;
   return (uint32_t)i;
 }
 
 uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   if (t->process.n == t->process.cap) {
     void **cols[] = {(void **)&t->process.pid, (void **)&t->process.start_ts,
-                     (void **)&t->process.name, (void **)&t->process.cmdline};
-    static const size_t sizes[] = {8, 8, 4, 4};
-    grow_cols(t->process.n, &t->process.cap, cols, sizes, 4);
+                     (void **)&t->process.name, (void **)&t->process.cmdline,
+                     (void **)&t->process.arg_set_id};
+    static const size_t sizes[] = {8, 8, 4, 4, 4};
+    grow_cols(t->process.n, &t->process.cap, cols, sizes, 5);
   }
   size_t i = t->process.n++;
   t->process.pid[i] = pid;
   t->process.start_ts[i] = INT64_MIN;
   t->process.name[i] = 0;
   t->process.cmdline[i] = 0;
+  t->process.arg_set_id[i] = TRAK_NULL_U32;
   return (uint32_t)i;
 }
 

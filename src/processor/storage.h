@@ -108,12 +108,14 @@ typedef struct trak_tables {
     uint32_t *name, *upid; /* upid TRAK_NULL_U32 when unknown */
     uint8_t *is_main;      /* 0, 1, or 2 for NULL */
     uint8_t *is_idle;
+    uint32_t *arg_set_id; /* TRAK_NULL_U32 when the thread has no args */
   } thread;
 
   struct {
     size_t n, cap;
     int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
     uint32_t *name, *cmdline;
+    uint32_t *arg_set_id; /* TRAK_NULL_U32 when the process has no args */
   } process;
 
   struct {

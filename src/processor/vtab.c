@@ -63,7 +63,7 @@ static const vt_col thread_cols[] = {
     {"is_main_thread", "BIGINT", VT_BOOLN, COL(thread, is_main), 0},
     {"is_idle", "BIGINT", VT_BOOLN, COL(thread, is_idle), 0},
     {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},
-    {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(thread, arg_set_id), 0},
 };
 static const vt_table vt_thread = {"thread", COL(thread, n), thread_cols,
                                    sizeof thread_cols / sizeof *thread_cols};
@@ -80,7 +80,7 @@ static const vt_col process_cols[] = {
     {"android_appid", "BIGINT", VT_NULL, NOCOL, 0},
     {"android_user_id", "BIGINT", VT_NULL, NOCOL, 0},
     {"cmdline", "TEXT", VT_STR, COL(process, cmdline), 0},
-    {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(process, arg_set_id), 0},
     {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},
 };
 static const vt_table vt_process = {"process", COL(process, n), process_cols,

@@ -56,6 +56,7 @@ typedef struct trak__chunk {
   _Atomic uint64_t fill; /* payload bytes of complete packets (low 32) | packet count << 32 */
 } trak__chunk;
 #define TRAK__CHUNK_HEADER sizeof(trak__chunk)
+#define TRAK__CHUNK_MAX (1u << 20) /* the largest chunk size a session allows */
 
 static inline uint32_t trak__fill_bytes(uint64_t fill) { return (uint32_t)fill; }
 static inline uint32_t trak__fill_packets(uint64_t fill) { return (uint32_t)(fill >> 32); }
@@ -321,6 +322,8 @@ static inline void trak__writer_commit(trak__writer *w, uint8_t *end) {
 int trak__track_put_descriptor(trak_pb_buf *b, uint64_t uuid) TRAK__HIDDEN;
 void trak__put_thread_descriptor(trak_pb_buf *b, trak__thread *t) TRAK__HIDDEN;
 void trak__put_process_descriptor(trak_pb_buf *b) TRAK__HIDDEN;
+/* The process's name: trak_process_set_name's, else the program's short name. */
+void trak__process_name(char *buf, size_t size) TRAK__HIDDEN;
 void trak__track_lock(int lock) TRAK__HIDDEN; /* fork handlers: 1 locks, 0 unlocks */
 
 /* event.c */

@@ -119,7 +119,7 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   *out = NULL;
   uint32_t chunk = cfg->chunk_size ? cfg->chunk_size : 4096;
   uint64_t size = (uint64_t)(cfg->buffer_size_kb ? cfg->buffer_size_kb : 1024) * 1024;
-  if (chunk < 512 || chunk > (1u << 20) || (chunk & 7))
+  if (chunk < 512 || chunk > TRAK__CHUNK_MAX || (chunk & 7))
     return trak_error_set(err, TRAK_EINVAL, "chunk_size %u: want a multiple of 8 in 512..1M",
                           chunk);
   if (cfg->fill_policy != TRAK_FILL_RING && cfg->fill_policy != TRAK_FILL_DISCARD)

@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "sdk/internal.h"
+#include "trak/system.h"
 
 #define TRAK__IPC_MAX 65536       /* bytes per message */
 #define TRAK__IPC_MAX_CHUNKS 4096 /* chunk indexes per commit / release message */
@@ -22,7 +23,7 @@
 typedef struct trak__ipc_msg {
   uint32_t type;
   uint32_t session_id;
-  const uint8_t *bytes; /* trace_config or process_name */
+  const uint8_t *bytes; /* trace_config, process_name, or service_state's whole member */
   size_t bytes_len;
   uint32_t buffer_size;
   uint32_t nchunks;
@@ -60,6 +61,11 @@ int trak__ipc_send(int fd, const trak_pb_buf *b, int pass_fd, int nonblock) TRAK
 /* Receives one datagram into buf[TRAK__IPC_MAX]; a passed descriptor goes to *got_fd (else
 ** -1). Returns its length, 0 at end of stream, -1 on error, -2 when it was too long. */
 long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) TRAK__HIDDEN;
+
+/* Decodes an IpcServiceState member [data, len) into `st` (zeroed; free with
+** trak_service_state_free even on failure). Returns 0, TRAK_EFORMAT or TRAK_ENOMEM. */
+int trak__service_state_decode(const uint8_t *data, size_t len,
+                               trak_service_state *st) TRAK__HIDDEN;
 
 /* Connects to the daemon's socket. Returns the descriptor or -1 (errno set). */
 int trak__ipc_connect(const char *path) TRAK__HIDDEN;

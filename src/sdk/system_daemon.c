@@ -3,9 +3,9 @@
 ** SOCK_SEQPACKET socket and its clients: producers (traced processes) and consumers
 ** (`trak record`). A consumer's IpcEnableTracing creates a session: a central buffer (an
 ** unstarted trak_session used only as storage and readout) plus, for every producer, a memfd
-** the producer maps as its chunk buffer. Producers commit complete chunks; the daemon copies
-** each into the central buffer after checking its header and framing against its own copy,
-** remaps the writer's sequence id to one it allocates, and releases the chunk. Readout stamps
+** the producer maps as its chunk buffer (an attachment, system_daemon.h). Producers commit
+** complete chunks; the daemon copies each into the central buffer (system_chunks.c checks the
+** copy and remaps the writer's sequence id to one it allocates) and releases the chunk. Readout stamps
 ** the trusted fields from the daemon's own record of the producer (SO_PEERCRED), dropping any
 ** the producer wrote.
 **
@@ -27,36 +27,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sdk/system.h"
+#include "sdk/system_daemon.h"
 
 #define MAX_CLIENTS 64
 #define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
 
 enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
-
-typedef struct seqmap {
-  uint32_t local, global;
-} seqmap;
-
-/* What a scrape copied of a chunk still being written: the next copy of that chunk takes only
-** what follows. */
-typedef struct scraped {
-  uint32_t writer, cindex; /* the chunk's identity when scraped */
-  uint32_t bytes, packets; /* copied so far; 0: nothing */
-  uint32_t central;        /* the central chunk that took it */
-} scraped;
-
-/* One producer's part in one session: its shared buffer and its sequences. */
-typedef struct attach {
-  uint32_t session_id; /* 0: unused */
-  uint8_t *mem;
-  size_t size;
-  uint32_t nchunks;
-  scraped *scr; /* per chunk of mem */
-  seqmap *seqs;
-  size_t nseqs;
-  uint64_t lost; /* the producer's last reported loss count */
-} attach;
 
 typedef struct client {
   int fd;
@@ -65,7 +41,7 @@ typedef struct client {
   char name[64];
   char **sources; /* producer: its data sources (NULL-terminated), from IpcHello */
   uint32_t session_id; /* consumer: its session */
-  attach at[TRAK_MAX_SESSIONS];
+  trak__attach at[TRAK_MAX_SESSIONS];
 } client;
 
 typedef struct dsession {
@@ -91,10 +67,11 @@ static struct {
   int listen_fd;
   client c[MAX_CLIENTS];
   dsession s[TRAK_MAX_SESSIONS];
-  uint32_t next_session, next_seq;
+  uint32_t next_session;
   uint64_t lost_away; /* reported by reconnecting producers while no session ran */
   int stopping;       /* asked to stop: sessions are ending, no new one starts */
-  uint8_t *rx, *copy;
+  uint8_t *rx;
+  trak__copier copier;
   trak_pb_buf tx;
   trak__ipc_msg m;
 } D;
@@ -123,128 +100,23 @@ static dsession *session_by_id(uint32_t id) {
 
 /* ---- chunks ------------------------------------------------------------------------------ */
 
-/* The daemon-wide sequence id of producer sequence `local` in attachment `a`, registering the
-** producer's credentials with the session on first sight. 0 when out of memory. */
-static uint32_t global_seq(client *c, attach *a, dsession *s, uint32_t local) {
-  for (size_t i = 0; i < a->nseqs; i++)
-    if (a->seqs[i].local == local) return a->seqs[i].global;
-  seqmap *grown = realloc(a->seqs, (a->nseqs + 1) * sizeof *grown);
-  if (!grown) return 0;
-  a->seqs = grown;
-  uint32_t g = ++D.next_seq;
-  a->seqs[a->nseqs++] = (seqmap){local, g};
-  return trak__session_trust(s->central, g, c->uid, c->pid) == 0 ? g : 0;
+/* Takes chunk `i` of `a` into session `s` (system_chunks.c), counting it. */
+static int take(trak__attach *a, dsession *s, uint32_t i, int how, char *why, size_t n) {
+  int rc = trak__attach_take(&D.copier, a, s->central, i, how, why, n);
+  if (rc > 0) s->chunks++;
+  s->invalid_chunks += rc < 0;
+  return rc < 0 ? -1 : 0;
 }
 
-/* Does the packet [p, p + len) carry a field only the service may write? */
-static int has_trusted_field(const uint8_t *p, size_t len) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, p, len);
-  while (trak_pb_decoder_next(&d, &f) == 1)
-    if (f.number == TRAK_PB_TracePacket_trusted_packet_sequence_id ||
-        f.number == TRAK_PB_TracePacket_trusted_uid || f.number == TRAK_PB_TracePacket_trusted_pid)
-      return 1;
-  return 0;
-}
-
-/* Checks that [p, p + bytes) is exactly `packets` Trace.packet fields; sets *untrusted when
-** one carries trusted fields (readout then strips them). */
-static int framed(const uint8_t *p, uint32_t bytes, uint32_t packets, int *untrusted) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, p, bytes);
-  uint32_t count = 0;
-  int rc;
-  *untrusted = 0;
-  while ((rc = trak_pb_decoder_next(&d, &f)) == 1 && f.number == TRAK_PB_Trace_packet &&
-         f.wire_type == TRAK_PB_WIRE_LEN) {
-    count++;
-    *untrusted |= has_trusted_field(f.data, f.len);
-  }
-  return rc == 0 && count == packets;
-}
-
-enum { TAKE_ALL, TAKE_SCRAPE };
-
-/* Copies chunk `i` of the producer's buffer into the session. TAKE_ALL (a commit, or a salvage
-** after the producer died) takes the chunk's packets not copied before and marks it copied;
-** TAKE_SCRAPE takes the complete packets of a chunk still being written and leaves it to its
-** writer, remembering how far it got. The fill word is read once (acquire: the writer
-** publishes packets with release); the claimed bytes are copied out of shared memory, straight
-** into the central buffer (or scratch when that is full), and only the copy is checked and
-** used. Returns 0, or -1 with a reason in `why` when the chunk is malformed. */
-static int take_chunk(client *c, attach *a, dsession *s, uint32_t i, int how, char *why,
-                      size_t n) {
-  uint32_t cs = s->central->chunk_size;
-  if (i >= a->nchunks) {
-    snprintf(why, n, "chunk index %u out of range (%u chunks)", i, a->nchunks);
-    return -1;
-  }
-  trak__chunk *shared = (trak__chunk *)(a->mem + (size_t)i * cs);
-  uint64_t fill = atomic_load_explicit(&shared->fill, memory_order_acquire);
-  uint32_t bytes = trak__fill_bytes(fill), packets = trak__fill_packets(fill);
-  uint32_t writer = shared->writer_id, cindex = shared->chunk_index;
-  if (bytes > cs - TRAK__CHUNK_HEADER) {
-    snprintf(why, n, "chunk %u claims %u bytes in a %u-byte chunk", i, bytes, cs);
-    return -1;
-  }
-  scraped *sc = &a->scr[i], before = *sc;
-  if (before.bytes && (writer != before.writer || cindex != before.cindex ||
-                       bytes < before.bytes || packets < before.packets)) {
-    snprintf(why, n, "chunk %u changed under the daemon (%u bytes copied, now %u)", i,
-             before.bytes, bytes);
-    return -1;
-  }
-  uint32_t add = bytes - before.bytes, add_packets = packets - before.packets;
-  if (how == TAKE_ALL) { /* copied: a later salvage must not take it again */
-    atomic_store_explicit(&shared->fill, 0, memory_order_relaxed);
-    memset(sc, 0, sizeof *sc);
-  }
-  if (!add) return 0;
-  uint32_t g = global_seq(c, a, s, writer), at = before.central;
-  pthread_mutex_lock(&s->central->lock);
-  uint8_t *room =
-      g ? trak__session_import_reserve(s->central, g, cindex, add, before.bytes != 0, &at) : NULL;
-  uint8_t *dst = room ? room : D.copy;
-  memcpy(dst, (uint8_t *)shared + TRAK__CHUNK_HEADER + before.bytes, add);
-  int untrusted, ok = framed(dst, add, add_packets, &untrusted);
-  if (room) trak__session_import_commit(s->central, at, add, add_packets, untrusted, ok);
-  pthread_mutex_unlock(&s->central->lock);
-  if (!ok) {
-    snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
-    return -1;
-  }
-  if (!room) trak__session_lost(s->central, add_packets); /* the central buffer is full */
-  if (how == TAKE_SCRAPE) *sc = (scraped){writer, cindex, bytes, packets, at};
-  s->chunks++;
-  return 0;
-}
-
-/* After a flush: copies what every chunk still being written holds. */
-static int scrape(client *c, attach *a, dsession *s, char *why, size_t n) {
-  for (uint32_t i = 0; i < a->nchunks; i++)
-    if (take_chunk(c, a, s, i, TAKE_SCRAPE, why, n) != 0) return -1;
-  return 0;
-}
-
-/* take_chunk for every chunk of a commit, then the scrape a flush answer allows. Returns -1
-** (reason in `why`, the chunk counted invalid) at the first malformed one. */
-static int take_commit(client *c, attach *a, dsession *s, const trak__ipc_msg *m, char *why,
-                       size_t n) {
+/* Every chunk of a commit, then, when it answers a flush, what the chunks still being written
+** hold. Returns -1 (reason in `why`) at the first malformed one. */
+static int take_commit(trak__attach *a, dsession *s, const trak__ipc_msg *m, char *why, size_t n) {
   int rc = 0;
   for (uint32_t k = 0; k < m->nchunks && !rc; k++)
-    rc = take_chunk(c, a, s, m->chunks[k], TAKE_ALL, why, n);
-  if (!rc && m->flushed) rc = scrape(c, a, s, why, n);
-  s->invalid_chunks += rc != 0;
+    rc = take(a, s, m->chunks[k], TRAK__TAKE_ALL, why, n);
+  for (uint32_t i = 0; !rc && m->flushed && i < a->nchunks; i++)
+    rc = take(a, s, i, TRAK__TAKE_SCRAPE, why, n);
   return rc;
-}
-
-static void detach(attach *a) {
-  if (a->mem) munmap(a->mem, a->size);
-  free(a->scr);
-  free(a->seqs);
-  memset(a, 0, sizeof *a);
 }
 
 /* ---- data sources and access ------------------------------------------------------------- */
@@ -320,14 +192,11 @@ static void drop_client(int ci, int salvage) {
   client *c = &D.c[ci];
   char why[160];
   for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
-    attach *a = &c->at[k];
+    trak__attach *a = &c->at[k];
     dsession *s = session_by_id(a->session_id);
     for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
-      if (take_chunk(c, a, s, i, TAKE_ALL, why, sizeof why) != 0) {
-        s->invalid_chunks++;
-        break;
-      }
-    detach(a);
+      if (take(a, s, i, TRAK__TAKE_ALL, why, sizeof why) != 0) break;
+    trak__attach_free(a);
   }
   if (c->role == C_CONSUMER) {
     dsession *s = session_by_id(c->session_id);
@@ -367,7 +236,7 @@ static int send_to(int ci, int pass_fd) {
 /* Gives producer `ci` a buffer in session `s` and tells it to start. */
 static void attach_producer(int ci, dsession *s) {
   client *c = &D.c[ci];
-  attach *a = NULL;
+  trak__attach *a = NULL;
   for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
     if (!c->at[k].session_id) a = &c->at[k];
   if (!a || !wants(s, c)) return;
@@ -385,12 +254,14 @@ static void attach_producer(int ci, dsession *s) {
     return;
   }
   a->session_id = s->id;
+  a->uid = c->uid;
+  a->pid = c->pid;
   s->producers_seen++;
   a->size = size;
   a->nchunks = (uint32_t)(size / cs);
   if (!(a->scr = calloc(a->nchunks, sizeof *a->scr))) {
     logf_("no memory for producer %d's buffer", (int)c->pid);
-    detach(a);
+    trak__attach_free(a);
     close(fd);
     return;
   }
@@ -405,7 +276,7 @@ static void attach_producer(int ci, dsession *s) {
 
 static void on_commit(int ci, const trak__ipc_msg *m) {
   client *c = &D.c[ci];
-  attach *a = NULL;
+  trak__attach *a = NULL;
   for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
     if (m->session_id && c->at[k].session_id == m->session_id) a = &c->at[k];
   dsession *s = session_by_id(m->session_id);
@@ -416,7 +287,7 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
   a->lost = m->packets_lost;
   char why[160];
-  if (take_commit(c, a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
+  if (take_commit(a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
   trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
                        m->nchunks, 0, 0);
   send_to(ci, -1);
@@ -581,17 +452,22 @@ static uint32_t producers_in(const dsession *s) {
   return n;
 }
 
-static void send_status(dsession *s, int done) {
-  if (s->consumer < 0) return;
+/* Every packet the session lost: in producers (also while no daemon was there), in the
+** central buffer, withheld at readout. */
+static uint64_t packets_lost(dsession *s) {
   trak_session_stats st;
   trak_session_get_stats(s->central, &st);
+  return st.packets_lost + st.packets_overwritten + st.packets_skipped + s->producer_lost +
+         s->lost_away;
+}
+
+static void send_status(dsession *s, int done) {
+  if (s->consumer < 0) return;
   trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_producers, producers_in(s));
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
   trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
-  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost,
-                     st.packets_lost + st.packets_overwritten + st.packets_skipped +
-                         s->producer_lost + s->lost_away);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost, packets_lost(s));
   if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
   if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
   trak__ipc_end(&D.tx, n);
@@ -637,7 +513,7 @@ static void finish_session(dsession *s) {
     connected += D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER;
   for (int k = 0; k < MAX_CLIENTS; k++)
     for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
-      if (D.c[k].at[j].session_id == s->id) detach(&D.c[k].at[j]);
+      if (D.c[k].at[j].session_id == s->id) trak__attach_free(&D.c[k].at[j]);
   write_out(s);
   write_trace_stats(s, connected);
   send_status(s, 1);
@@ -653,7 +529,66 @@ static void finish_session(dsession *s) {
 
 static void on_stop_done(int ci, uint32_t id) {
   for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
-    if (id && D.c[ci].at[j].session_id == id) detach(&D.c[ci].at[j]);
+    if (id && D.c[ci].at[j].session_id == id) trak__attach_free(&D.c[ci].at[j]);
+}
+
+/* ---- service state (`trak status`) -------------------------------------------------------- */
+
+static void put_producer(const client *p) {
+  uint32_t sessions = 0;
+  for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
+    sessions += p->at[j].session_id != 0;
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_producers);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_pid, (uint64_t)(int64_t)p->pid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_uid, (uint64_t)(int64_t)p->uid);
+  trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_name, p->name);
+  for (size_t i = 0; p->sources && p->sources[i]; i++)
+    trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_data_sources, p->sources[i]);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_sessions, sessions);
+  trak_pb_end_nested(&D.tx, n);
+}
+
+static void put_session(dsession *s) {
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_sessions);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_id, s->id);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_uid, (uint64_t)(int64_t)s->uid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_producers, producers_in(s));
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_bytes_written, s->bytes_out);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_chunks, s->chunks);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_packets_lost, packets_lost(s));
+  trak_pb_end_nested(&D.tx, n);
+}
+
+/* Keeps the entry written since `mark` if the message still fits one datagram; else takes it
+** back. Returns 0 when it did not fit. */
+static int fits(uint8_t *mark) {
+  if (!D.tx.error && trak_pb_buf_len(&D.tx) <= TRAK__IPC_MAX - 64) return 1;
+  D.tx.p = mark;
+  D.tx.error = 0;
+  return 0;
+}
+
+/* IpcQueryService: the producers and sessions the asker may see (its uid's; root: all). */
+static void on_query(int ci) {
+  int32_t asker = D.c[ci].uid;
+  int full = 0;
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_service_state);
+  for (int k = 0; k < MAX_CLIENTS && !full; k++) {
+    const client *p = &D.c[k];
+    if (p->fd < 0 || p->role != C_PRODUCER || (asker != 0 && p->uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_producer(p);
+    full = !fits(mark);
+  }
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !full; i++) {
+    if (!D.s[i].id || (asker != 0 && D.s[i].uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_session(&D.s[i]);
+    full = !fits(mark);
+  }
+  if (full) trak_pb_put_bool(&D.tx, TRAK_PB_IpcServiceState_truncated, 1);
+  trak__ipc_end(&D.tx, n);
+  send_to(ci, -1);
 }
 
 /* ---- the loop ------------------------------------------------------------------------------- */
@@ -705,9 +640,10 @@ static void on_message(int ci) {
     if (got_fd >= 0) close(got_fd);
     return misbehaved(ci, "malformed message");
   }
-  int role = m->type == TRAK_PB_IpcMessage_hello            ? C_PRODUCER
-             : m->type == TRAK_PB_IpcMessage_enable_tracing ? C_CONSUMER
-                                                            : c->role;
+  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+             : m->type == TRAK_PB_IpcMessage_enable_tracing || m->type == TRAK_PB_IpcMessage_query_service
+                 ? C_CONSUMER
+                 : c->role;
   if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
     close(got_fd);
     got_fd = -1;
@@ -742,6 +678,10 @@ static void on_message(int ci) {
     break;
   case TRAK_PB_IpcMessage_disable_tracing:
     if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
+    break;
+  case TRAK_PB_IpcMessage_query_service:
+    c->role = C_CONSUMER;
+    on_query(ci);
     break;
   case TRAK_PB_IpcMessage_get_status:
     if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
@@ -844,14 +784,14 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
     trak__ipc_default_path(path, sizeof path);
   memset(&D, 0, sizeof D);
   D.cfg = cfg;
-  D.next_seq = TRAK__SERVICE_SEQ_ID; /* producers' sequences follow the service's */
+  D.copier.last_seq = TRAK__SERVICE_SEQ_ID; /* producers' sequences follow the service's */
   for (int k = 0; k < MAX_CLIENTS; k++)
     D.c[k].fd = -1;
   D.rx = malloc(TRAK__IPC_MAX);
-  D.copy = malloc(1u << 20); /* the largest chunk */
+  D.copier.scratch = malloc(TRAK__CHUNK_MAX);
   trak_pb_buf_init_heap(&D.tx);
   int rc =
-      D.rx && D.copy ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+      D.rx && D.copier.scratch ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
   while (rc == 0 && !(D.stopping && !sessions_running())) {
     if (*stop && !D.stopping) { /* end sessions as a recorder would: producers hand over all */
@@ -886,7 +826,7 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
     unlink(path);
   }
   free(D.rx);
-  free(D.copy);
+  free(D.copier.scratch);
   trak_pb_buf_free(&D.tx);
   return rc;
 }

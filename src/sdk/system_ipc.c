@@ -140,11 +140,15 @@ int trak__ipc_decode(const uint8_t *data, size_t len, trak__ipc_msg *m) {
   trak_pb_decoder_init(&d, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
-    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_lost_while_away)
+    if (f.number < TRAK_PB_IpcMessage_hello || f.number > TRAK_PB_IpcMessage_service_state)
       continue; /* unknown members of a later version */
     if (f.wire_type != TRAK_PB_WIRE_LEN || m->type) return TRAK_EFORMAT;
     m->type = f.number;
     if (decode_member(&f, m) != 0) return TRAK_EFORMAT;
+    if (m->type == TRAK_PB_IpcMessage_service_state) { /* nested lists: the reader walks them */
+      m->bytes = f.data;
+      m->bytes_len = f.len;
+    }
   }
   return rc < 0 ? TRAK_EFORMAT : 0;
 }

@@ -202,12 +202,8 @@ static uint32_t put_sources(uint32_t field) {
 }
 
 static int hello(void) {
-  char name[64] = "";
-  FILE *f = fopen("/proc/self/comm", "r");
-  if (f) {
-    if (fgets(name, sizeof name, f)) name[strcspn(name, "\n")] = 0;
-    fclose(f);
-  }
+  char name[64];
+  trak__process_name(name, sizeof name); /* as its process track is named in traces */
   trak_pb_nested n = trak__ipc_begin(&P.tx, TRAK_PB_IpcMessage_hello);
   trak_pb_put_string(&P.tx, TRAK_PB_IpcHello_process_name, name);
   P.sources_told = put_sources(TRAK_PB_IpcHello_data_sources);

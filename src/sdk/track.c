@@ -171,6 +171,12 @@ void trak__put_process_descriptor(trak_pb_buf *b) {
   trak_pb_end_nested_short(b, n);
 }
 
+void trak__process_name(char *buf, size_t size) {
+  pthread_mutex_lock(&desc_lock);
+  snprintf(buf, size, "%s", process_name[0] ? process_name : program_invocation_short_name);
+  pthread_mutex_unlock(&desc_lock);
+}
+
 static void put_process(trak_pb_buf *b, void *user) { trak__put_process_descriptor(b); }
 
 void trak_process_set_name(const char *name) {

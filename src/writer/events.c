@@ -111,7 +111,7 @@ static int encode_small(trak_writer *w, const trak_writer_event *ev, uint64_t uu
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT);
   p = trak_pb_write_varint(p, ev->ts);
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT);
-  p = trak_pb_write_varint(p, TRAK__SEQUENCE_ID);
+  p = trak_pb_write_varint(p, w->seq_id);
   if (needs_state) {
     p = trak_pb_write_tag(p, TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT);
     p = trak_pb_write_varint(p, TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);

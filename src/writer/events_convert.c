@@ -389,8 +389,8 @@ static void report(const trak_events_options *o, const char *source, uint64_t li
                    const trak_error *row_err, trak_error *err) {
   char msg[TRAK_ERROR_MESSAGE_MAX + 64];
   const char *why = row_err->message;
-  /* Reader messages already start with "line N"; others get it here. */
-  if (!strncmp(why, "line ", 5))
+  /* Reader messages already start with "line N"; others get it here (line 0: not about one). */
+  if (!strncmp(why, "line ", 5) || !line)
     snprintf(msg, sizeof msg, "%s%s%s", source, *source ? ": " : "", why);
   else
     snprintf(msg, sizeof msg, "%s%sline %llu: %s", source, *source ? ": " : "",
@@ -402,55 +402,86 @@ static void report(const trak_events_options *o, const char *source, uint64_t li
   }
 }
 
-int trak_events_convert(trak_writer *w, const char *text, size_t len,
-                        const trak_events_options *opts, trak_events_result *result,
-                        trak_error *err) {
+#define DETECT_BYTES (64u << 10) /* a stream's format is decided from this much text */
+
+/* Reads the next row, widening the window whenever the reader asks. Returns as the reader's
+** next(); a failing source (I/O, memory, a row past the size limit) sets *fatal. */
+static int next_row(trak__source *s, trak__reader *r, trak__arena *a, trak__row *row,
+                    trak_error *err, int *fatal) {
+  for (;;) {
+    trak__wr_arena_reset(a); /* a retry starts the row over */
+    *row = (trak__row){0};
+    int got = r->next(r, a, row, err);
+    if (got != TRAK__NEED_MORE) return got;
+    int rc = trak__wr_source_more(s, r, err);
+    if (rc) {
+      *fatal = 1;
+      return rc;
+    }
+  }
+}
+
+/* Decides the format (when AUTO) and reads the CSV header. Returns 0, or an error in `row_err`
+** that stops the conversion whatever keep_going says. */
+static int start(trak__source *s, trak__reader *r, trak_events_format *format,
+                 trak_error *row_err) {
+  int rc = 0;
+  while (!*format) {
+    *format = trak_events_detect(r->p, (size_t)(r->end - r->p));
+    if (*format || r->eof || (size_t)(r->end - r->p) >= DETECT_BYTES) break;
+    if ((rc = trak__wr_source_more(s, r, row_err))) return rc;
+  }
+  if (*format == TRAK_EVENTS_AUTO)
+    return trak_error_set(row_err, TRAK_EFORMAT, "neither CSV with a ts column nor JSON Lines");
+  if (*format == TRAK_EVENTS_JSONL) {
+    trak__wr_jsonl_reader_init(r);
+    return 0;
+  }
+  trak__wr_csv_reader_init(r);
+  while ((rc = trak__wr_csv_read_header(r, row_err)) == TRAK__NEED_MORE)
+    if ((rc = trak__wr_source_more(s, r, row_err))) return rc;
+  if (rc) return rc;
+  for (size_t i = 0; i < r->n_header; i++)
+    if (time_unit(TS_COLUMNS, r->header[i])) return 0;
+  return trak_error_set(
+      row_err, TRAK_EFORMAT,
+      "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
+}
+
+/* The conversion of text from `s` (in memory when s->read is NULL), whose window r holds. */
+static int convert(trak_writer *w, trak__source *s, trak__reader *r,
+                   const trak_events_options *opts, trak_events_result *result, trak_error *err) {
   static const trak_events_options defaults;
   const trak_events_options *o = opts ? opts : &defaults;
   const char *source = o->source_name ? o->source_name : "";
   trak_events_result res = {0};
-  if (result) *result = res;
-  trak_events_format format = o->format ? o->format : trak_events_detect(text, len);
-  if (format == TRAK_EVENTS_AUTO)
-    return trak_error_set(err, TRAK_EFORMAT, "%s%sneither CSV with a ts column nor JSON Lines",
-                          source, *source ? ": " : "");
-  trak__reader reader;
+  trak_events_format format = o->format;
   trak_error row_err = {0};
-  if (format == TRAK_EVENTS_CSV) {
-    int rc = trak__wr_csv_reader_init(&reader, text, len, &row_err);
-    int has_ts = 0;
-    for (size_t i = 0; !rc && i < reader.n_header; i++)
-      has_ts |= time_unit(TS_COLUMNS, reader.header[i]) != 0;
-    if (!rc && !has_ts)
-      rc = trak_error_set(
-          &row_err, TRAK_EFORMAT,
-          "line 1: the header names no timestamp column (ts, ts_ns, ts_us, ts_ms or ts_s)");
-    if (rc) {
-      trak__wr_reader_free(&reader);
-      trak_events_options fatal = *o;
-      fatal.keep_going = 0;
-      report(&fatal, source, 1, &row_err, err);
-      return rc;
-    }
-  } else {
-    trak__wr_jsonl_reader_init(&reader, text, len);
+  int rc = start(s, r, &format, &row_err);
+  if (rc) {
+    /* A header or input that cannot be read stops the conversion, keep_going or not. */
+    trak_events_options fatal = *o;
+    fatal.keep_going = 0;
+    report(&fatal, source, format ? r->line : 0, &row_err, err);
   }
-  trak__paths *paths = trak__wr_paths_new();
+  trak__paths *paths = rc ? NULL : trak__wr_paths_new();
   trak__arena arena = {0};
-  int rc = paths ? 0 : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (!rc && !paths) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   while (!rc) {
-    trak__wr_arena_reset(&arena);
-    trak__row row = {0};
-    int got = reader.next(&reader, &arena, &row, &row_err);
+    trak__row row;
+    int fatal = 0;
+    int got = next_row(s, r, &arena, &row, &row_err, &fatal);
     if (got == 0) break;
-    res.rows++;
     int row_rc = got < 0 ? got : convert_row(w, paths, &arena, &row, &row_err);
+    if (!fatal) res.rows++;
     if (!row_rc) {
       res.converted++;
       continue;
     }
-    if (row_rc == TRAK_ENOMEM || row_rc == TRAK_EIO) {
-      trak_error_set(err, row_rc, "%s", row_err.message);
+    if (fatal || row_rc == TRAK_ENOMEM || row_rc == TRAK_EIO) {
+      trak_events_options stop = *o;
+      stop.keep_going = 0;
+      report(&stop, source, fatal ? r->line : row.line, &row_err, err);
       rc = row_rc;
       break;
     }
@@ -460,7 +491,29 @@ int trak_events_convert(trak_writer *w, const char *text, size_t len,
   }
   trak__wr_arena_free(&arena);
   trak__wr_paths_free(paths);
-  trak__wr_reader_free(&reader);
+  trak__wr_reader_free(r);
   if (result) *result = res;
+  return rc;
+}
+
+int trak_events_convert(trak_writer *w, const char *text, size_t len,
+                        const trak_events_options *opts, trak_events_result *result,
+                        trak_error *err) {
+  trak__source s = {0};
+  if (!text) text = "", len = 0; /* no arithmetic on NULL */
+  trak__reader r = {.p = text, .end = text + len, .eof = 1, .line = 1};
+  return convert(w, &s, &r, opts, result, err);
+}
+
+int trak_events_convert_stream(trak_writer *w, trak_events_read_fn read, void *user,
+                               const trak_events_options *opts, trak_events_result *result,
+                               trak_error *err) {
+  if (result) *result = (trak_events_result){0};
+  if (!read) return trak_error_set(err, TRAK_EINVAL, "trak_events_convert_stream: NULL read");
+  trak__source s = {.read = read, .user = user};
+  static const char empty[] = "";
+  trak__reader r = {.p = empty, .end = empty, .line = 1}; /* empty until the first read */
+  int rc = convert(w, &s, &r, opts, result, err);
+  trak__wr_source_free(&s);
   return rc;
 }

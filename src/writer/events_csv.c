@@ -65,10 +65,13 @@ static void skip_blank(trak__reader *r) {
   }
 }
 
-/* Reads one record into `c`. Returns 1, 0 at the end of the text, or TRAK_EFORMAT / ENOMEM. */
+/* Reads one record into `c`. Returns 1, 0 at the end of the text, TRAK__NEED_MORE when a
+** quoted cell goes on past the window (r is left at the record's start), or TRAK_EFORMAT /
+** ENOMEM. */
 static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *err) {
   skip_blank(r);
-  if (r->p >= r->end) return 0;
+  if (r->p >= r->end) return r->eof ? 0 : TRAK__NEED_MORE;
+  const char *start = r->p;
   uint64_t start_line = r->line;
   for (;;) {
     const char *p = r->p;
@@ -80,6 +83,11 @@ static int read_record(trak__reader *r, trak__arena *a, cells *c, trak_error *er
       const char *q = p + 1;
       uint64_t newlines = 0;
       for (;; q++) {
+        if (q >= r->end && !r->eof) {
+          r->p = start;
+          r->line = start_line;
+          return TRAK__NEED_MORE;
+        }
         if (q >= r->end) {
           r->p = r->end;
           return trak_error_set(err, TRAK_EFORMAT, "line %llu: unterminated quoted cell",
@@ -136,7 +144,7 @@ static int csv_next(trak__reader *r, trak__arena *a, trak__row *row, trak_error 
   skip_blank(r);
   row->line = r->line;
   int rc = read_record(r, a, &c, err);
-  if (rc <= 0) return rc;
+  if (rc <= 0 || rc == TRAK__NEED_MORE) return rc;
   if (c.n > r->n_header) {
     return trak_error_set(err, TRAK_EFORMAT, "line %llu: %zu cells, but the header has %zu columns",
                           (unsigned long long)row->line, c.n, r->n_header);
@@ -147,15 +155,15 @@ static int csv_next(trak__reader *r, trak__arena *a, trak__row *row, trak_error 
   return 1;
 }
 
-int trak__wr_csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err) {
-  memset(r, 0, sizeof *r);
-  r->p = text;
-  r->end = text + len;
-  r->line = 1;
+void trak__wr_csv_reader_init(trak__reader *r) {
   r->next = csv_next;
+}
+
+int trak__wr_csv_read_header(trak__reader *r, trak_error *err) {
   cells c = {0};
+  trak__wr_arena_reset(&r->header_arena); /* a retry after NEED_MORE starts over */
   int rc = read_record(r, &r->header_arena, &c, err);
-  if (rc < 0) return rc;
+  if (rc < 0 || rc == TRAK__NEED_MORE) return rc;
   if (rc == 0) return trak_error_set(err, TRAK_EFORMAT, "line 1: no header line");
   r->header = trak__wr_arena_alloc(&r->header_arena, c.n * sizeof *r->header);
   if (!r->header) return TRAK_ENOMEM;

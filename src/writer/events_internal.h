@@ -52,10 +52,15 @@ typedef struct trak__row {
   uint64_t line;
 } trak__row;
 
-/* A reader yields rows one by one. next() returns 1 with a row, 0 at the end, or TRAK_EFORMAT
-** with `err` saying "line N: why"; after an error it skips to the next line and can go on. */
+/* A reader yields rows one by one from a window of whole lines, [p, end), that the driver
+** refills from its source (events_source.c) between rows. next() returns 1 with a row, 0 at the
+** end of the input, TRAK__NEED_MORE when the window ends before the row does (nothing consumed:
+** the driver widens the window and calls again), or TRAK_EFORMAT with `err` saying
+** "line N: why"; after an error it skips to the next line and can go on. */
+#define TRAK__NEED_MORE 2
 typedef struct trak__reader {
-  const char *p, *end; /* unread text */
+  const char *p, *end; /* unread text in the window: whole lines, or all the rest when eof */
+  int eof;             /* nothing follows `end` */
   uint64_t line;       /* line number at p */
   const char **header; /* CSV: column names (in the reader's own arena) */
   size_t n_header;
@@ -63,11 +68,30 @@ typedef struct trak__reader {
   int (*next)(struct trak__reader *r, trak__arena *a, trak__row *row, trak_error *err);
 } trak__reader;
 
-/* events_csv.c: reads the header line first; fails with TRAK_EFORMAT if it is unusable. */
-int trak__wr_csv_reader_init(trak__reader *r, const char *text, size_t len, trak_error *err);
+/* The readers' init functions set r->next on a reader whose window the caller set up. */
+/* events_csv.c. Read the header line first: returns 0, TRAK__NEED_MORE, or TRAK_EFORMAT if
+** it is unusable. */
+void trak__wr_csv_reader_init(trak__reader *r);
+int trak__wr_csv_read_header(trak__reader *r, trak_error *err);
 /* events_jsonl.c */
-void trak__wr_jsonl_reader_init(trak__reader *r, const char *text, size_t len);
+void trak__wr_jsonl_reader_init(trak__reader *r);
 void trak__wr_reader_free(trak__reader *r);
+
+/* events_source.c: where the window's text comes from. A source with no `read` function is
+** text in memory, all in the window from the start. */
+typedef struct trak__source {
+  trak_events_read_fn read;
+  void *user;
+  char *buf; /* owned: bytes read, [0, len), the window and what follows it */
+  size_t len, cap;
+  int at_eof; /* read() reported the end */
+} trak__source;
+/* Widens r's window by at least one whole line, or to the end of the input (setting r->eof),
+** first moving the unread text to the start of the buffer (rows hold no pointers into it).
+** Returns 0, or TRAK_EIO / TRAK_ENOMEM / TRAK_EFORMAT (a row longer than the limit) with `err`
+** set. */
+int trak__wr_source_more(trak__source *s, trak__reader *r, trak_error *err);
+void trak__wr_source_free(trak__source *s);
 
 /* events_path.c: resolves track paths to writer tracks, declaring them on first use. */
 typedef struct trak__paths trak__paths;

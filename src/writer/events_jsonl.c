@@ -236,7 +236,7 @@ static int parse_value(jparser *j, trak__val *v, int depth) {
 
 static int jsonl_next(trak__reader *r, trak__arena *a, trak__row *row, trak_error *err) {
   for (;;) {
-    if (r->p >= r->end) return 0;
+    if (r->p >= r->end) return r->eof ? 0 : TRAK__NEED_MORE;
     const char *nl = memchr(r->p, '\n', (size_t)(r->end - r->p));
     const char *line_end = nl ? nl : r->end;
     const char *line_start = r->p;
@@ -263,10 +263,6 @@ static int jsonl_next(trak__reader *r, trak__arena *a, trak__row *row, trak_erro
   }
 }
 
-void trak__wr_jsonl_reader_init(trak__reader *r, const char *text, size_t len) {
-  memset(r, 0, sizeof *r);
-  r->p = text;
-  r->end = text + len;
-  r->line = 1;
+void trak__wr_jsonl_reader_init(trak__reader *r) {
   r->next = jsonl_next;
 }

@@ -119,14 +119,14 @@ static int declare(trak_writer *w, const char *call, const trak_writer_track_inf
              d->os_name ? d->os_name : "");
   trak__wtrack *t = new_entry(w);
   if (!t) return trak__wr_fail(w, TRAK_ENOMEM, "%s: out of memory", call);
-  t->uuid = w->n_tracks; /* small uuids keep every event's track_uuid to one or two bytes */
+  t->uuid = trak__wr_uuid(w, w->n_tracks - 1); /* ids.c: unique across writers */
   t->parent = info->parent;
   t->kind = d->kind == D_COUNTER ? TRAK__KIND_COUNTER : TRAK__KIND_SLICES;
   t->os_track = d->kind == D_PROCESS || d->kind == D_THREAD;
   t->flags = info->flags;
   t->label = strdup(label);
   t->name = dup_or_null(info->name);
-  if (!t->label || (info->name && !t->name)) {
+  if (!t->uuid || !t->label || (info->name && !t->name)) {
     free(t->label);
     free(t->name);
     w->n_tracks--;

@@ -39,6 +39,7 @@ static int writer_new(trak_writer **out, trak_writer_sink_fn sink, void *user, i
   trak__wr_intern_init(&w->names, TRAK_PB_InternedData_event_names);
   trak__wr_intern_init(&w->categories, TRAK_PB_InternedData_event_categories);
   trak__wr_intern_init(&w->arg_names, TRAK_PB_InternedData_debug_annotation_names);
+  trak__wr_ids_init(w);
   *out = w;
   return 0;
 }
@@ -98,7 +99,7 @@ int trak_writer_flush(trak_writer *w) {
 trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state) {
   trak_pb_buf *b = &w->out;
   trak_pb_nested packet = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
-  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK__SEQUENCE_ID);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, w->seq_id);
   if (TRAK_UNLIKELY(!w->started)) {
     /* The first packet resets the sequence's incremental state, as the Perfetto SDK does. */
     w->started = 1;
@@ -151,6 +152,7 @@ int trak_writer_close(trak_writer *w, trak_writer_totals *totals, trak_error *er
                    : rc == TRAK_EIO   ? "writing the trace failed"
                                       : trak_strerror(rc));
   trak__wr_tracks_free(w);
+  trak__wr_ids_free(w);
   trak__wr_intern_free(&w->names);
   trak__wr_intern_free(&w->categories);
   trak__wr_intern_free(&w->arg_names);

@@ -2,6 +2,7 @@
 ** The synthetic trace writer's internal interface, shared by src/writer/ files:
 **   writer.c    lifecycle, sinks, the output buffer and packet framing, refusals;
 **   intern.c    the interning tables (names, categories, argument names);
+**   ids.c       the writer's packet sequence id and track uuids (random, or from a seed);
 **   tracks.c    track declaration and descriptors, lanes of AUTO_SIBLINGS tracks;
 **   slices.c    per-track slice stacks: validation and placement of events;
 **   events.c    trak_writer_write(): checks, placement, encoding of one TrackEvent;
@@ -19,7 +20,7 @@
 
 #define TRAK__OPEN UINT64_MAX          /* end of a slice whose end is not known yet */
 #define TRAK__FLUSH_BYTES (256u << 10) /* hand bytes to the sink past this much */
-#define TRAK__SEQUENCE_ID 1u           /* the writer's one packet sequence */
+#define TRAK__UUID_BLOCK_BITS 12u      /* tracks per block of consecutive uuids: 4096 */
 
 /* One interning table: a string <-> iid map for one InternedData field. */
 typedef struct trak__intern_table {
@@ -65,10 +66,15 @@ struct trak_writer {
   trak_pb_buf out; /* encoded bytes not yet handed to the sink */
   trak_writer_sink_fn sink;
   void *sink_user;
-  int fd;               /* for the fd and file sinks */
-  int own_fd;           /* close fd on close (open_file) */
-  int sink_error;       /* sticky: first sink failure */
-  int started;          /* the first packet (clearing incremental state) is out */
+  int fd;                /* for the fd and file sinks */
+  int own_fd;            /* close fd on close (open_file) */
+  int sink_error;        /* sticky: first sink failure */
+  int started;           /* the first packet (clearing incremental state) is out */
+  uint32_t seq_id;       /* trusted_packet_sequence_id of every packet (ids.c) */
+  int seq_explicit;      /* seq_id was set by trak_writer_set_sequence_id */
+  uint64_t rng;          /* splitmix64 state drawing seq_id and uuid blocks */
+  uint64_t *uuid_blocks; /* uuid_blocks[k]: uuid of track index k << 12 (ids.c) */
+  uint32_t n_uuid_blocks;
   trak__wtrack *tracks; /* tracks[handle - 1] */
   uint32_t n_tracks, tracks_cap;
   trak__intern_table names, categories, arg_names;
@@ -89,6 +95,15 @@ int trak__wr_fail(trak_writer *w, int code, const char *fmt, ...)
 trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state);
 /* Ends a packet; flushes to the sink past TRAK__FLUSH_BYTES. Returns 0 or the buffer/sink error. */
 int trak__wr_packet_end(trak_writer *w, trak_pb_nested packet);
+
+/* ids.c */
+/* Draws a random sequence id and seeds the uuid generator (from getrandom, else pid, time and
+** address). Can't fail. */
+void trak__wr_ids_init(trak_writer *w);
+/* The uuid of the track at index i (handle i + 1), drawing a new block of uuids every 4096
+** tracks. Returns 0 when memory runs out. */
+uint64_t trak__wr_uuid(trak_writer *w, uint32_t i);
+void trak__wr_ids_free(trak_writer *w);
 
 /* intern.c */
 void trak__wr_intern_init(trak__intern_table *t, uint32_t field);

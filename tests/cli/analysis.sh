@@ -1,10 +1,11 @@
 #!/bin/bash
 # Golden tests of trace analysis (docs/analysis.md) over tests/data/analysis/app.pbtxt:
 # describe_slice in both query shapes of the seed, built-in and --descriptions rules (ancestor,
-# parent, thread and process matching), metrics (built-in, INCLUDE, PARAM, errors with file and
-# line), nested / instant / counter / thread-scoped annotations, alerts with the exit codes of
-# --fail-on, and the annotate round trip. Each case's stdout, stderr and exit status must equal
-# tests/data/analysis/golden/CASE.out; TRAK_UPDATE_GOLDEN=1 rewrites the golden files instead.
+# parent, thread and process matching), metrics (built-in, INCLUDE, PARAM values as literals,
+# errors with file and line), nested / instant / counter / thread-scoped annotations, alerts
+# with the exit codes of --fail-on, and the annotate round trip. Each case's stdout, stderr and
+# exit status must equal tests/data/analysis/golden/CASE.out; TRAK_UPDATE_GOLDEN=1 rewrites the
+# golden files instead.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data/analysis
@@ -54,6 +55,13 @@ check metrics_builtin "$TRAK" metrics app.pbtxt --format csv \
 check metrics_text "$TRAK" metrics app.pbtxt --run counter_stats,flow_latency
 check metrics_json "$TRAK" metrics app.pbtxt --run longest_slices --param top=1 --format json
 check metrics_include "$TRAK" metrics app.pbtxt $M --run frames,frame_list --param min_dur=10000000
+# A parameter is one literal: "0 OR 1=1" is a string (every dur compares below it: no frames),
+# a negative number stays a number, and a quote can't end the literal.
+check metrics_param_literal "$TRAK" metrics app.pbtxt $M --run frame_list \
+  --param "min_dur=0 OR 1=1"
+check metrics_param_negative "$TRAK" metrics app.pbtxt $M --run frame_list --param min_dur=-1
+check metrics_param_quote "$TRAK" query app.pbtxt $M --run frame_list \
+  --param "min_dur=0'; DROP TABLE slice; --" 'select count(*) as slices from slice'
 check metrics_error "$TRAK" metrics app.pbtxt $M --run broken
 check metrics_unknown "$TRAK" metrics app.pbtxt $M --run nope
 check metrics_cycle "$TRAK" metrics app.pbtxt $M --run loop_a

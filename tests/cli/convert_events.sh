@@ -12,7 +12,7 @@ decode() { "$PROTOC" --decode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos"
 fail() { echo "FAIL: $*" >&2; exit 1; }
 
 for input in events.csv events.jsonl; do
-  "$TRAK" convert "$DATA/$input" "$TMP/$input.pb"
+  "$TRAK" convert --seed 7 "$DATA/$input" "$TMP/$input.pb"
   decode "$TMP/$input.pb" > "$TMP/$input.txt"
   grep -q 'process_name: "app"' "$TMP/$input.txt" || fail "$input: no process descriptor"
   grep -q 'thread_name: "main"' "$TMP/$input.txt" || fail "$input: no thread descriptor"
@@ -24,12 +24,12 @@ cmp -s "$TMP/events.csv.pb" "$TMP/events.jsonl.pb" || fail "CSV and JSONL traces
 
 # Content detection: the same CSV under a name that says nothing.
 cp "$DATA/events.csv" "$TMP/events.log"
-"$TRAK" convert "$TMP/events.log" "$TMP/detected.pb"
+"$TRAK" convert --seed 7 "$TMP/events.log" "$TMP/detected.pb"
 cmp -s "$TMP/events.csv.pb" "$TMP/detected.pb" || fail "detected CSV converts differently"
 
 # Compressed input: events.csv.gz is recognised through its .gz suffix.
 gzip -c "$DATA/events.csv" > "$TMP/events.csv.gz"
-"$TRAK" convert "$TMP/events.csv.gz" "$TMP/gz.pb"
+"$TRAK" convert --seed 7 "$TMP/events.csv.gz" "$TMP/gz.pb"
 cmp -s "$TMP/events.csv.pb" "$TMP/gz.pb" || fail "gzip'ed CSV converts differently"
 
 # A bad row stops the conversion, names the file and the line, and writes nothing.

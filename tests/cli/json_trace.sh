@@ -30,6 +30,15 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt "$DATA"/golden/json_*.j
 done
 [ $n -gt 20 ] || fail "only $n traces round-tripped"
 
+# Sort indexes and labels (process and thread args) survive JSON -> JSON.
+META="select 'p', p.pid, a.key, a.display_value from process p join args a using (arg_set_id)
+      union all select 't', t.tid, a.key, a.display_value from thread t join args a using (arg_set_id)
+      order by 1, 2, 3"
+"$TRAK" convert "$DATA/golden/json_metadata.json" "$TMP/meta.json"
+[ "$(q "$TMP/meta.json" "$META")" = "$(q "$DATA/golden/json_metadata.json" "$META")" ] ||
+  fail "sort indexes or labels lost in JSON -> JSON"
+[ "$(q "$TMP/meta.json" "$META" | wc -l)" = 8 ] || fail "json_metadata.json: expected 7 args"
+
 # A syntax error: one warning naming line and column; the events before it are kept.
 "$TRAK" query "$DATA/golden/json_malformed.json" 'select count(*) from slice' \
   >"$TMP/out" 2>"$TMP/err"

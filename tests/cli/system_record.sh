@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `trak daemon` and `trak record` with real producer processes: the demo scene (both processes
-# in one trace), the socket's owner-only mode, the -c config form with a category filter,
+# in one trace), the socket's owner-only mode, `trak status`, the -c config form with a category filter,
 # Ctrl-C ending a recording that still writes a valid trace, and a full disk reported clearly.
 set -euo pipefail
 TRAK=$1
@@ -29,6 +29,19 @@ for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 "$PRODUCER" one 20 & pids+=($!)
 "$PRODUCER" two 20 & pids+=($!)
 sleep 0.3
+
+# trak status: both producers with their data sources; no session yet; then one.
+"$TRAK" status > "$TMP/status.out" || fail "status: $(cat "$TMP/status.out")"
+grep -q '^producers: 2' "$TMP/status.out" && grep -Eq ' one .* track_event' "$TMP/status.out" &&
+  grep -Eq ' two .* track_event' "$TMP/status.out" && grep -q '^sessions: 0' "$TMP/status.out" ||
+  fail "status: $(cat "$TMP/status.out")"
+timeout 15 "$TRAK" record -o "$TMP/during.pb" --time 1s 2> /dev/null & rec=$!
+sleep 0.5
+"$TRAK" status > "$TMP/status2.out" || fail "status while recording"
+grep -q '^sessions: 1' "$TMP/status2.out" || fail "status while recording: $(cat "$TMP/status2.out")"
+wait $rec || fail "record during status"
+if "$TRAK" status --socket "$TMP/none.sock" 2> "$TMP/st.err"; then fail "status without daemon"; fi
+grep -q "no daemon" "$TMP/st.err" || fail "$(cat "$TMP/st.err")"
 
 # -c: a text-format TraceConfig recording only "app" (slices, no instants).
 cat > "$TMP/app.pbtxt" <<'CFG'

@@ -3,7 +3,8 @@
 ** src/sdk/system_ipc.c), the first code to read what a producer or consumer sends. Any input
 ** must decode or be rejected without reading outside it; what decodes must keep every
 ** pointer inside the input and every count in bounds, and a decoded chunk list must survive
-** re-encoding unchanged.
+** re-encoding unchanged. A service state answer (what `trak status` reads) must decode or be
+** rejected without leaking or crashing.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -19,6 +20,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (m.nchunks > TRAK__IPC_MAX_CHUNKS || m.nnames > TRAK__IPC_MAX_NAMES) abort();
   for (uint32_t i = 0; i < m.nnames; i++)
     if (m.names[i] < data || m.names[i] + m.name_lens[i] > data + size) abort();
+  if (m.type == TRAK_PB_IpcMessage_service_state) { /* what `trak status` reads */
+    trak_service_state *st = calloc(1, sizeof *st);
+    if (!st) return 0;
+    if (trak__service_state_decode(m.bytes, m.bytes_len, st) == 0)
+      for (size_t i = 0; i < st->n_producers; i++)
+        if (!st->producers[i].name) abort();
+    trak_service_state_free(st);
+  }
   if (m.type == TRAK_PB_IpcMessage_commit_chunks || m.type == TRAK_PB_IpcMessage_release_chunks) {
     trak_pb_buf b;
     trak_pb_buf_init_heap(&b);

@@ -2,13 +2,15 @@
 ** libFuzzer target for the JSON trace-event importer and exporter: the input (given a '['
 ** when it does not start a JSON value itself) is fed in three chunks split where its first
 ** bytes say, imported, exported as JSON, and the export imported again, which must parse
-** without a syntax error. Nothing may crash, leak or read out of bounds.
+** without a syntax error; it is also exported as protobuf (`trak convert trace.json out.pb`),
+** which must import. Nothing may crash, leak or read out of bounds.
 */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #include "processor/json.h"
+#include "processor/pb_export.h"
 #include "trak/processor.h"
 
 static trak_processor *import(const uint8_t *data, size_t size, size_t a, size_t b) {
@@ -23,6 +25,20 @@ static trak_processor *import(const uint8_t *data, size_t size, size_t a, size_t
     return NULL;
   }
   return p;
+}
+
+/* The protobuf export of p must import again. */
+static void check_pb_export(trak_processor *p) {
+  trak_pb_buf bin;
+  trak_pb_buf_init_heap(&bin);
+  if (trak__pb_export(p, &bin, NULL)) abort();
+  trak_processor *q;
+  if (trak_processor_new(NULL, &q, NULL)) abort();
+  if (trak_processor_feed(q, bin.start, trak_pb_buf_len(&bin), NULL) ||
+      trak_processor_finish(q, NULL))
+    abort();
+  trak_processor_free(q);
+  trak_pb_buf_free(&bin);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
@@ -42,6 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   if (f) fclose(f);
   free(out);
+  check_pb_export(p);
   trak_processor_free(p);
   return 0;
 }
