@@ -53,9 +53,7 @@ static pid_t spawn_gadget_producer(int kind, int ready) {
     wait_sessions(1);
   }
   if (write(ready, "r", 1) != 1) _exit(3);
-  wait_sessions(0);
-  trak_system_disconnect();
-  _exit(0);
+  producer_exit();
 }
 
 static const trak_producer_info *producer(const trak_service_state *st, pid_t pid) {
@@ -115,9 +113,7 @@ static void test_sessions_take_producers_with_their_data_sources(void **state) {
   assert_true(index_of(&t, first) >= 0);
   assert_true(index_of(&t, later) >= 0);
   assert_int_equal(index_of(&t, none), -1);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 /* A producer child running as `uid` that emits 50 instants into each of `sessions` sessions. */
@@ -131,9 +127,7 @@ static pid_t spawn_user_producer(uid_t uid, int sessions, int ready) {
   for (int i = 0; i < 50; i++)
     TRAK_EVENT_INSTANT(cat_net, "ping");
   if (write(ready, "x", 1) != 1) _exit(3);
-  wait_sessions(0);
-  trak_system_disconnect();
-  _exit(0);
+  producer_exit();
 }
 
 /* The instants of `pid` in `t`; fails the test when it has no packet there. */
@@ -172,9 +166,7 @@ static void test_consumers_record_their_own_uid(void **state) {
   read_trace(1, &t);
   assert_int_equal(instants_of(&t, mine), 50);
   assert_int_equal(instants_of(&t, roots), 50);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 int main(void) {

@@ -18,11 +18,8 @@ TRAK_CATEGORY_DEFINE(cat_net, "net", "instants");
 /* A producer child: waits for `sessions` sessions, emits `events` slices ("app") and
 ** instants ("net") (forever when `events` < 0), reports on `ready`, waits for the end. */
 static pid_t spawn_producer(int sessions, long events, int ready) {
-  pid_t pid = fork();
+  pid_t pid = fork_producer(sessions);
   if (pid != 0) return pid;
-  alarm(30);
-  trak_system_connect(sock);
-  wait_sessions(sessions);
   for (long i = 0; events < 0 || i < events; i++) {
     { TRAK_EVENT(cat_app, "work"); }
     TRAK_EVENT_INSTANT(cat_net, "ping");
@@ -31,9 +28,7 @@ static pid_t spawn_producer(int sessions, long events, int ready) {
     }
     if (events < 0) usleep(100);
   }
-  wait_sessions(0);
-  trak_system_disconnect();
-  _exit(0);
+  producer_exit();
 }
 
 /* ---- tests ------------------------------------------------------------------------------- */
@@ -65,9 +60,7 @@ static void test_producers_into_one_session(void **state) {
     assert_int_equal(t.slices[k], EVENTS);
     assert_int_equal(t.instants[k], EVENTS);
   }
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 static void test_sigkill_mid_trace(void **state) {
@@ -112,9 +105,7 @@ static void test_sigkill_mid_trace(void **state) {
   k = index_of(&t, again);
   assert_true(k >= 0);
   assert_int_equal(t.slices[k], 10);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 enum {
@@ -257,9 +248,7 @@ static void test_hostile_producers(void **state) {
   assert_true(index_of(&t, bad[H_FORGED_TRUST]) >= 0);
   for (int k = 0; k < H_FORGED_TRUST; k++)
     assert_int_equal(index_of(&t, bad[k]), -1);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 static void test_two_sessions_with_filters(void **state) {
@@ -291,9 +280,7 @@ static void test_two_sessions_with_filters(void **state) {
     assert_int_equal(net.slices[n], 0);
     assert_int_equal(net.instants[n], EVENTS);
   }
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 /* The daemon goes away and comes back on the same socket: a producer reconnects by itself
@@ -340,9 +327,7 @@ static void test_daemon_restart(void **state) {
     assert_true(k >= 0);
     assert_int_equal(t.instants[k], 100);
   }
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 /* A producer far faster than its 64 KiB shared buffer drains: events are lost, and every
@@ -353,17 +338,12 @@ static void test_losses_accounted(void **state) {
   start_daemon(64);
   int ready[2];
   assert_int_equal(pipe(ready), 0);
-  pid_t prod = fork();
+  pid_t prod = fork_producer(1);
   if (prod == 0) {
-    alarm(30);
-    trak_system_connect(sock);
-    wait_sessions(1);
     for (int i = 0; i < FLOOD; i++)
       TRAK_EVENT_INSTANT(cat_net, "ping");
     if (write(ready[1], "x", 1) != 1) _exit(3);
-    wait_sessions(0);
-    trak_system_disconnect();
-    _exit(0);
+    producer_exit();
   }
   sleep_ms(200);
   pid_t rec = spawn_recorder(ALL, 0, -1);
@@ -383,9 +363,7 @@ static void test_losses_accounted(void **state) {
   /* Lost packets also include the few descriptor and restart packets of the sequence. */
   assert_true(t.instants[k] + lost >= FLOOD);
   assert_true(t.instants[k] + lost <= FLOOD + FLOOD / 20);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 static trak_data_source *flushed_ds;
@@ -415,9 +393,7 @@ static void test_flush_before_stop(void **state) {
     trak_system_connect(sock);
     wait_sessions(1);
     if (write(ready[1], "x", 1) != 1) _exit(3);
-    wait_sessions(0);
-    trak_system_disconnect();
-    _exit(0);
+    producer_exit();
   }
   sleep_ms(200);
   pid_t rec = spawn_recorder("buffers { size_kb: 1024 }\n"
@@ -431,9 +407,7 @@ static void test_flush_before_stop(void **state) {
   read_trace(0, &t);
   assert_int_equal(t.marked, 1);
   assert_true(index_of(&t, prod) >= 0);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 int main(void) {

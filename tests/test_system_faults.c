@@ -32,11 +32,8 @@ static void test_restart_counts_lost_events(void **state) {
   start_daemon(1024);
   int ready[2];
   assert_int_equal(pipe(ready), 0);
-  pid_t prod = fork();
+  pid_t prod = fork_producer(1);
   if (prod == 0) {
-    alarm(30);
-    trak_system_connect(sock);
-    wait_sessions(1);
     pings(BEFORE);
     tell(ready[1]);
     wait_connected(0);
@@ -46,9 +43,7 @@ static void test_restart_counts_lost_events(void **state) {
     wait_sessions(1);
     pings(AFTER);
     tell(ready[1]);
-    wait_sessions(0);
-    trak_system_disconnect();
-    _exit(0);
+    producer_exit();
   }
   sleep_ms(200);
   pid_t rec = spawn_recorder(ALL, 0, -1);
@@ -74,9 +69,7 @@ static void test_restart_counts_lost_events(void **state) {
   assert_int_equal(t.stats_packet_loss, lost); /* in the trace too */
   assert_true(lost >= AWAY);
   assert_true(lost <= BEFORE + AWAY + 10);
-  close(ready[0]);
-  close(ready[1]);
-  stop_daemon();
+  end_test(ready);
 }
 
 static const char STREAMING[] = "write_into_file: true\n"
@@ -107,19 +100,14 @@ static void test_periodic_flush_streams_partial_chunks(void **state) {
   int ready[2], go[2];
   assert_int_equal(pipe(ready), 0);
   assert_int_equal(pipe(go), 0);
-  pid_t prod = fork();
+  pid_t prod = fork_producer(1);
   if (prod == 0) {
-    alarm(30);
-    trak_system_connect(sock);
-    wait_sessions(1);
     for (int round = 0; round < 3; round++) {
       pings(STEP);
       tell(ready[1]);
       await(go[0]);
     }
-    wait_sessions(0);
-    trak_system_disconnect();
-    _exit(0);
+    producer_exit();
   }
   sleep_ms(200);
   pid_t rec = spawn_recorder(STREAMING, 0, -1);
@@ -152,16 +140,11 @@ static void test_daemon_stop_finishes_sessions(void **state) {
   start_daemon(1024);
   int ready[2];
   assert_int_equal(pipe(ready), 0);
-  pid_t prod = fork();
+  pid_t prod = fork_producer(1);
   if (prod == 0) {
-    alarm(30);
-    trak_system_connect(sock);
-    wait_sessions(1);
     pings(EVENTS); /* most of them still in the producer's chunks */
     tell(ready[1]);
-    wait_sessions(0);
-    trak_system_disconnect();
-    _exit(0);
+    producer_exit();
   }
   sleep_ms(200);
   pid_t rec = spawn_recorder(ALL, 0, -1);

@@ -61,6 +61,25 @@ static __attribute__((unused)) void wait_sessions(int want) {
   if (trak_system_active_sessions() != want) _exit(2);
 }
 
+/* Forks a producer child. In the child (0 returned) it is connected to the daemon and
+** `sessions` sessions record it; the parent gets its pid. */
+static __attribute__((unused)) pid_t fork_producer(int sessions) {
+  pid_t pid = fork();
+  if (pid == 0) {
+    alarm(30);
+    trak_system_connect(sock);
+    wait_sessions(sessions);
+  }
+  return pid;
+}
+
+/* Ends a producer child: waits until no session records it, disconnects, exits 0. */
+static __attribute__((unused, noreturn)) void producer_exit(void) {
+  wait_sessions(0);
+  trak_system_disconnect();
+  _exit(0);
+}
+
 /* In a producer child: waits (10 s at most, else exits 2) until connected is `want`. */
 static __attribute__((unused)) void wait_connected(int want) {
   for (int t = 0; t < 1000 && !trak_system_connected() != !want; t++)
@@ -117,6 +136,15 @@ static __attribute__((unused)) void start_daemon_with(uint32_t producer_kb, int 
 
 static __attribute__((unused)) void start_daemon(uint32_t producer_kb) {
   start_daemon_with(producer_kb, 0);
+}
+
+static __attribute__((unused)) void stop_daemon(void);
+
+/* The end of a test: closes its pipe and stops the daemon. */
+static __attribute__((unused)) void end_test(int pipe_fds[2]) {
+  close(pipe_fds[0]);
+  close(pipe_fds[1]);
+  stop_daemon();
 }
 
 /* Stops the daemon; asserts it was alive and exits cleanly. */
