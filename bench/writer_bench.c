@@ -1,11 +1,13 @@
 /*
 ** Throughput of the synthetic trace writer: 10 million events (BEGIN / END pairs nesting up
-** to four deep over 8 thread tracks, names interned once and passed by id) written to a sink
-** that only counts bytes, so the figure is the writer's own cost. Also measured for reference:
-** the same with names passed as strings (hashed per event), COMPLETE slices and counters.
+** to four deep over 8 thread tracks in runs of 8 events, names interned once and passed by id)
+** written to a sink that only counts bytes, so the figure is the writer's own cost. Also
+** measured for reference: the same with names passed as strings (hashed per event), COMPLETE
+** slices and counters, and begin/end on one thread track (every event on the sequence's default
+** track) or switching track at every event (the worst case for the default track).
 ** Prints events/s and bytes/event; asserts nothing.
-**   usage: writer_bench [events [workload]]   (default 10000000 events, all four workloads;
-**          workload 0-3 runs one of them once, for callgrind)
+**   usage: writer_bench [events [workload]]   (default 10000000 events, all six workloads;
+**          workload 0-5 runs one of them once, for callgrind)
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +22,26 @@ static int count_sink(void *user, const void *data, size_t len) {
 }
 
 enum { N_THREADS = 8, N_NAMES = 64, DEPTH = 4 };
-typedef enum { BEGIN_END_IDS, BEGIN_END_STRINGS, COMPLETE_IDS, COUNTERS } workload;
+typedef enum {
+  BEGIN_END_IDS,
+  BEGIN_END_STRINGS,
+  COMPLETE_IDS,
+  COUNTERS,
+  ONE_THREAD,
+  EVERY_EVENT_SWITCHES
+} workload;
+enum { N_WORKLOADS = EVERY_EVENT_SWITCHES + 1 };
 
-static const char *const WORKLOAD_NAMES[] = {"begin/end, interned names", "begin/end, string names",
-                                             "complete slices, interned names", "int counters"};
+static const char *const WORKLOAD_NAMES[] = {
+    "begin/end, interned names",      "begin/end, string names", "complete slices, interned names",
+    "int counters",                   "begin/end, one thread",   "begin/end, new track each event"};
+
+/* The thread of event i: runs of 8 events per thread, or one thread, or a new one each time. */
+static unsigned thread_of(workload kind, uint64_t i) {
+  if (kind == ONE_THREAD) return 0;
+  if (kind == EVERY_EVENT_SWITCHES) return (unsigned)i & (N_THREADS - 1);
+  return (unsigned)(i >> 3) & (N_THREADS - 1);
+}
 
 /* Writes `n` events of `kind`; returns the seconds taken and fills bytes. */
 static double run(workload kind, uint64_t n, uint64_t *bytes) {
@@ -50,12 +68,14 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
   trak_writer_event ev = {0};
   double t0 = bench_now_sec();
   for (uint64_t i = 0; i < n; i++) {
-    unsigned t = (unsigned)(i >> 3) & (N_THREADS - 1); /* runs of 8 events per track */
+    unsigned t = thread_of(kind, i);
     ts[t] += 1 + (i & 7);
     ev.ts = ts[t];
     switch (kind) {
     case BEGIN_END_IDS:
-    case BEGIN_END_STRINGS: {
+    case BEGIN_END_STRINGS:
+    case ONE_THREAD:
+    case EVERY_EVENT_SWITCHES: {
       /* Open up to DEPTH slices, then close them all: a sawtooth like a call stack. */
       int open = ((i >> 3) / N_THREADS) & 1 ? 0 : depth[t] < DEPTH;
       ev.track = threads[t];
@@ -64,7 +84,7 @@ static double run(workload kind, uint64_t n, uint64_t *bytes) {
         depth[t]++;
       else
         depth[t]--;
-      ev.name_id = kind == BEGIN_END_IDS ? ids[i % N_NAMES] : 0;
+      ev.name_id = kind != BEGIN_END_STRINGS ? ids[i % N_NAMES] : 0;
       ev.name = kind == BEGIN_END_STRINGS ? names[i % N_NAMES] : NULL;
       break;
     }
@@ -96,6 +116,7 @@ int main(int argc, char **argv) {
   if (argc > 2) {
     uint64_t bytes;
     workload k = (workload)atoi(argv[2]);
+    if ((unsigned)k >= N_WORKLOADS) return 2;
     double s = run(k, n, &bytes);
     printf("%s: %.1f M events/s, %.2f bytes/event\n", WORKLOAD_NAMES[k], (double)n / s / 1e6,
            (double)bytes / (double)n);
@@ -103,7 +124,7 @@ int main(int argc, char **argv) {
   }
   printf("writer_bench: %llu events per workload, one thread, counting sink\n",
          (unsigned long long)n);
-  for (workload k = BEGIN_END_IDS; k <= COUNTERS; k++) {
+  for (int k = BEGIN_END_IDS; k < N_WORKLOADS; k++) {
     uint64_t bytes;
     double best = 1e9;
     for (int rep = 0; rep < 3; rep++) {
