@@ -1,8 +1,9 @@
 /*
 ** This file holds trak_writer_write(): one event is checked against its track (kind, names,
 ** arguments, flows, then the slice stack in slices.c), its strings are interned, and only then
-** is it encoded as one TracePacket with a TrackEvent (a COMPLETE slice as a BEGIN and an END).
-** The shorthands for the common events are here too.
+** is it encoded as one TracePacket with a TrackEvent (a COMPLETE slice as a BEGIN and an END),
+** naming its track or relying on the sequence's default track (default_track.c). The
+** shorthands for the common events are here too.
 */
 #include <string.h>
 
@@ -68,15 +69,18 @@ static const uint8_t TRACK_EVENT_TYPES[] = {
     [TRAK_WRITER_COUNTER_DOUBLE] = TRAK_PB_TrackEvent_TYPE_COUNTER,
 };
 
-/* The TrackEvent fields every event has (type, track, name, category, counter value), written
-** at p, which has room for TRAK__SMALL_EVENT bytes. Returns the new end. */
+/* The TrackEvent fields every event has (type, track unless `uuid` is 0 for the default track,
+** name, category, counter value), written at p, which has room for TRAK__SMALL_EVENT bytes.
+** Returns the new end. */
 #define TRAK__SMALL_EVENT 64
 static uint8_t *put_small_fields(uint8_t *p, const trak_writer_event *ev, uint64_t uuid,
                                  trak_writer_name name, uint64_t category) {
   p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT);
   p = trak_pb_write_varint(p, TRACK_EVENT_TYPES[ev->type]);
-  p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT);
-  p = trak_pb_write_varint(p, uuid);
+  if (uuid) {
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT);
+    p = trak_pb_write_varint(p, uuid);
+  }
   if (name && ev->type != TRAK_WRITER_END) {
     p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT);
     p = trak_pb_write_varint(p, name);
@@ -97,14 +101,26 @@ static uint8_t *put_small_fields(uint8_t *p, const trak_writer_event *ev, uint64
   return p;
 }
 
+/* How one event packet is encoded: its track's uuid and how the packet names it. */
+typedef struct track_ref {
+  uint64_t uuid;
+  enum trak__track_ref how;
+} track_ref;
+
+/* The track_uuid the TrackEvent carries: 0 (none) when the default track is meant. */
+static inline uint64_t event_uuid(track_ref track) {
+  return track.how == TRAK__REF_UUID ? track.uuid : 0;
+}
+
 /* The fast path for the common packet (no arguments, flows or pending interned data, not the
-** first packet). Such a packet and its TrackEvent are always shorter than 128 bytes, so each
-** length takes one byte, reserved and then filled in: nothing is patched or shifted. Returns 0
-** or the buffer / sink error. */
-static int encode_small(trak_writer *w, const trak_writer_event *ev, uint64_t uuid,
+** first packet). Such a packet and its TrackEvent are always shorter than 128 bytes (defaults
+** included), so each length takes one byte, reserved and then filled in: nothing is patched or
+** shifted. Returns 0 or the buffer / sink error. */
+static int encode_small(trak_writer *w, const trak_writer_event *ev, track_ref track,
                         trak_writer_name name, uint64_t category, int needs_state) {
   trak_pb_buf *b = &w->out;
-  if (!trak_pb_buf_ensure(b, 2 + 32 + 2 + TRAK__SMALL_EVENT)) return b->error;
+  if (!trak_pb_buf_ensure(b, 2 + 32 + TRAK__DEFAULT_TRACK_BYTES + 2 + TRAK__SMALL_EVENT))
+    return b->error;
   uint8_t *packet = b->p, *p;
   p = trak_pb_write_tag(packet, TRAK_PB_Trace_packet, TRAK_PB_WIRE_LEN) + 1;
   uint8_t *body = p;
@@ -116,9 +132,10 @@ static int encode_small(trak_writer *w, const trak_writer_event *ev, uint64_t uu
     p = trak_pb_write_tag(p, TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT);
     p = trak_pb_write_varint(p, TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
   }
+  if (track.how == TRAK__REF_SWITCH) p = trak__wr_put_default_track(p, track.uuid);
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN) + 1;
   uint8_t *te = p;
-  p = put_small_fields(p, ev, uuid, name, category);
+  p = put_small_fields(p, ev, event_uuid(track), name, category);
   te[-1] = (uint8_t)(p - te);
   body[-1] = (uint8_t)(p - body);
   b->p = p;
@@ -129,14 +146,16 @@ static int encode_small(trak_writer *w, const trak_writer_event *ev, uint64_t uu
 
 /* The general path: any packet, with arguments, flows and interned definitions. */
 __attribute__((noinline)) static int encode_full(trak_writer *w, const trak_writer_event *ev,
-                                                 uint64_t uuid, trak_writer_name name,
+                                                 track_ref track, trak_writer_name name,
                                                  uint64_t category, int needs_state) {
   trak_pb_buf *b = &w->out;
   trak_pb_nested packet = trak__wr_packet_begin(w, needs_state);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, ev->ts);
+  if (track.how == TRAK__REF_SWITCH && trak_pb_buf_ensure(b, TRAK__DEFAULT_TRACK_BYTES))
+    b->p = trak__wr_put_default_track(b->p, track.uuid);
   trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_track_event);
   if (trak_pb_buf_ensure(b, TRAK__SMALL_EVENT))
-    b->p = put_small_fields(b->p, ev, uuid, name, category);
+    b->p = put_small_fields(b->p, ev, event_uuid(track), name, category);
   put_flows(b, TRAK_PB_TrackEvent_flow_ids, ev->flow_ids, ev->n_flow_ids);
   put_flows(b, TRAK_PB_TrackEvent_terminating_flow_ids, ev->terminating_flow_ids,
             ev->n_terminating_flow_ids);
@@ -149,13 +168,19 @@ __attribute__((noinline)) static int encode_full(trak_writer *w, const trak_writ
 ** follows when the track's time passes its end (slices.c), keeping each track in time order. */
 static int encode(trak_writer *w, const trak_writer_event *ev, trak_writer_track lane,
                   trak_writer_name name, uint64_t category) {
-  uint64_t uuid = w->tracks[lane - 1].uuid;
-  /* Only packets that refer to interned strings depend on the sequence's incremental state. */
-  int needs_state = (name && ev->type != TRAK_WRITER_END) || category || ev->n_args;
+  track_ref track = {w->tracks[lane - 1].uuid, trak__wr_track_ref(w, lane)};
+  /* Packets that refer to interned strings or the default track depend on the sequence's
+  ** incremental state; once the sequence has a default track, all of them do (see
+  ** default_track.c). */
+  int needs_state = (name && ev->type != TRAK_WRITER_END) || category || ev->n_args ||
+                    track.how != TRAK__REF_UUID || w->default_track;
   int small = w->started && !(ev->n_args | ev->n_flow_ids | ev->n_terminating_flow_ids) &&
               w->pending_interned.p == w->pending_interned.start;
-  return small ? encode_small(w, ev, uuid, name, category, needs_state)
-               : encode_full(w, ev, uuid, name, category, needs_state);
+  int rc = small ? encode_small(w, ev, track, name, category, needs_state)
+                 : encode_full(w, ev, track, name, category, needs_state);
+  /* The packet is in the sequence unless the buffer failed (a sink error loses everything). */
+  if (track.how == TRAK__REF_SWITCH && !w->out.error) w->default_track = lane;
+  return rc;
 }
 
 int trak__wr_write_end(trak_writer *w, trak_writer_track lane, uint64_t ts) {

@@ -108,7 +108,9 @@ trak_pb_nested trak__wr_packet_begin(trak_writer *w, int needs_state) {
                            TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
     trak_pb_put_bool(b, TRAK_PB_TracePacket_first_packet_on_sequence, 1);
     trak_pb_put_varint(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
-  } else if (needs_state) {
+  } else if (needs_state || w->default_track) {
+    /* Once the sequence has a default track, every packet says it needs the incremental state,
+    ** as Perfetto's trace_packet.proto asks of packets after trace_packet_defaults. */
     trak_pb_put_varint(b, TRAK_PB_TracePacket_sequence_flags,
                        TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
   }

@@ -6,8 +6,9 @@
 **   tracks.c    track declaration and descriptors, lanes of AUTO_SIBLINGS tracks;
 **   slices.c    per-track slice stacks: validation and placement of events;
 **   events.c    trak_writer_write(): checks, placement, encoding of one TrackEvent;
+**   default_track.c   which events name their track and which rely on the sequence's default;
 **   args.c      typed arguments (DebugAnnotation) validation and encoding;
-**   events_table.c, events_csv.c, events_jsonl.c   the tabular event converter.
+**   events_convert.c, events_csv.c, events_jsonl.c, ...   the tabular event converter.
 */
 #ifndef TRAK_WRITER_INTERNAL_H
 #define TRAK_WRITER_INTERNAL_H
@@ -54,6 +55,7 @@ typedef struct trak__wtrack {
   uint8_t os_track;    /* a process or thread track */
   unsigned flags;      /* TRAK_TRACK_* as declared */
   uint64_t last_ts;    /* timestamp of the latest accepted event */
+  uint32_t last_run;   /* packets in this track's latest run (default_track.c) */
   trak__wslice *stack; /* open and not-yet-finished slices, outermost first */
   uint32_t depth, cap;
   trak_writer_track *lanes; /* AUTO_SIBLINGS: the lanes below it (the track itself is lane 0) */
@@ -70,6 +72,9 @@ struct trak_writer {
   int own_fd;            /* close fd on close (open_file) */
   int sink_error;        /* sticky: first sink failure */
   int started;           /* the first packet (clearing incremental state) is out */
+  trak_writer_track default_track; /* the sequence's default track (0: none yet), see below */
+  trak_writer_track run_track;     /* the track of the latest event packet */
+  uint32_t run_len;                /* event packets in a row on run_track */
   uint32_t seq_id;       /* trusted_packet_sequence_id of every packet (ids.c) */
   int seq_explicit;      /* seq_id was set by trak_writer_set_sequence_id */
   uint64_t rng;          /* splitmix64 state drawing seq_id and uuid blocks */
@@ -154,6 +159,28 @@ int trak__wr_slices_finish(trak_writer *w);
 int trak__wr_args_check(trak_writer *w, const char *call, const trak_writer_arg *args, size_t n);
 /* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
 void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
+
+/* default_track.c
+** How an event packet names its track: by track_uuid (5 bytes of uuid), by omitting it because
+** the track is the sequence's default track, or by making its track the default in the same
+** packet (TracePacketDefaults, 11 bytes) and omitting it. */
+enum trak__track_ref { TRAK__REF_UUID, TRAK__REF_DEFAULT, TRAK__REF_SWITCH };
+/* The start of a run of event packets on `lane` (the previous packet was on another track):
+** records the run that ended and decides how this packet names its track. */
+enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane)
+    __attribute__((noinline));
+/* How the next event packet, on `lane`, names its track. Counts the packet in the current run;
+** the caller makes `lane` the default once a TRAK__REF_SWITCH packet is written. */
+static inline enum trak__track_ref trak__wr_track_ref(trak_writer *w, trak_writer_track lane) {
+  if (TRAK_UNLIKELY(lane != w->run_track)) return trak__wr_run_start(w, lane);
+  w->run_len++;
+  /* The second packet of a run on another track: the run is long enough to pay for a switch. */
+  return TRAK_LIKELY(lane == w->default_track) ? TRAK__REF_DEFAULT : TRAK__REF_SWITCH;
+}
+/* Writes at p (room for TRAK__DEFAULT_TRACK_BYTES) the TracePacket.trace_packet_defaults that
+** makes `uuid` the sequence's default track. Returns the new end. */
+#define TRAK__DEFAULT_TRACK_BYTES 16
+uint8_t *trak__wr_put_default_track(uint8_t *p, uint64_t uuid);
 
 /* events.c */
 /* The call name used in refusal messages ("slice_begin", ...). */

@@ -8,9 +8,10 @@
 ** It mirrors the processor's rules that matter here: events are replayed in timestamp order
 ** (stable), a SLICE_END closes the innermost open slice, an event on an undeclared track gets
 ** an unnamed top-level track of its own, an unterminated slice has dur -1, interned strings are
-*valid from the packet that
-** defines them and only after the sequence cleared its incremental state. When the trace
-** processor lands, trace_model_text() can be re-implemented over its tables.
+** valid from the packet that defines them and only after the sequence cleared its incremental
+** state, and an event without track_uuid is on its sequence's default track
+** (trace_packet_defaults.track_event_defaults.track_uuid, from the packet that sets it, that
+** packet's own event included, until the sequence clears its incremental state).
 **
 ** Header-only (static functions) so that any test can include it.
 */
@@ -101,7 +102,67 @@ typedef struct tm_intern {
   int n, cap;
 } tm_intern;
 
+/* Each packet sequence's default track (0: none). */
+enum { TM_MAX_SEQUENCES = 256 };
+typedef struct tm_defaults {
+  uint32_t seq[TM_MAX_SEQUENCES];
+  uint64_t track[TM_MAX_SEQUENCES];
+  int n;
+} tm_defaults;
+
+/* The track_uuid of a TracePacketDefaults' track_event_defaults, or 0. */
+static TM_UNUSED uint64_t tm_default_track_of(const trak_pb_decoder *parent,
+                                              const trak_pb_field *f) {
+  trak_pb_decoder d, e;
+  trak_pb_field g, h;
+  uint64_t uuid = 0;
+  trak_pb_decoder_init_nested(&d, parent, f);
+  while (trak_pb_decoder_next(&d, &g) > 0) {
+    if (g.number != TRAK_PB_TracePacketDefaults_track_event_defaults) continue;
+    trak_pb_decoder_init_nested(&e, &d, &g);
+    while (trak_pb_decoder_next(&e, &h) > 0)
+      if (h.number == TRAK_PB_TrackEventDefaults_track_uuid) uuid = h.value;
+  }
+  return uuid;
+}
+
+/* Applies packet f's clearing of incremental state and its defaults to its sequence; returns
+** the default track that holds for the packet's own event (0: none). Like the processor, a
+** defaults message without a track_uuid leaves the default track as it was. */
+static TM_UNUSED uint64_t tm_defaults_apply(tm_defaults *t, const trak_pb_decoder *parent,
+                                            const trak_pb_field *f) {
+  trak_pb_decoder d;
+  trak_pb_field g;
+  uint32_t seq = 0;
+  int cleared = 0;
+  uint64_t track = 0;
+  trak_pb_decoder_init_nested(&d, parent, f);
+  while (trak_pb_decoder_next(&d, &g) > 0) {
+    if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id)
+      seq = (uint32_t)g.value;
+    else if ((g.number == TRAK_PB_TracePacket_sequence_flags &&
+              (g.value & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED)) ||
+             (g.number == TRAK_PB_TracePacket_incremental_state_cleared && g.value))
+      cleared = 1;
+    else if (g.number == TRAK_PB_TracePacket_trace_packet_defaults &&
+             g.wire_type == TRAK_PB_WIRE_LEN)
+      track = tm_default_track_of(&d, &g);
+  }
+  int i = 0;
+  while (i < t->n && t->seq[i] != seq)
+    i++;
+  if (i == t->n) {
+    if (t->n == TM_MAX_SEQUENCES) return 0;
+    t->seq[t->n] = seq;
+    t->track[t->n++] = 0;
+  }
+  if (cleared) t->track[i] = 0;
+  if (track) t->track[i] = track;
+  return t->track[i];
+}
+
 typedef struct tm_model {
+  tm_defaults defaults;
   tm_track *tracks;
   int n_tracks;
   tm_event *events;
@@ -208,10 +269,11 @@ static TM_UNUSED void tm_annotation(tm_model *m, tm_str *out, const char *key,
 }
 
 static TM_UNUSED void tm_track_event(tm_model *m, const trak_pb_decoder *parent,
-                                     const trak_pb_field *f, uint64_t ts) {
+                                     const trak_pb_field *f, uint64_t ts, uint64_t default_track) {
   tm_event *e = &m->events[m->n_events];
   memset(e, 0, sizeof *e);
   e->ts = ts;
+  e->track_uuid = default_track;
   e->order = m->n_events++;
   tm_str args = {0};
   trak_pb_decoder d;
@@ -353,6 +415,7 @@ static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent,
   trak_pb_decoder d;
   trak_pb_field g;
   uint64_t ts = 0;
+  uint64_t default_track = tm_defaults_apply(&m->defaults, parent, f);
   /* Pass 1: timestamp, flags, interned data (valid for this packet's own event too). */
   trak_pb_decoder_init_nested(&d, parent, f);
   while (trak_pb_decoder_next(&d, &g) > 0) {
@@ -387,7 +450,7 @@ static TM_UNUSED void tm_packet(tm_model *m, const trak_pb_decoder *parent,
     if (g.number == TRAK_PB_TracePacket_track_descriptor)
       tm_descriptor(m, &d, &g);
     else if (g.number == TRAK_PB_TracePacket_track_event)
-      tm_track_event(m, &d, &g, ts);
+      tm_track_event(m, &d, &g, ts, default_track);
   }
 }
 
@@ -615,17 +678,19 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   return out.s;
 }
 
-/* Returns 1 if, in file order, the events of every track have non-decreasing timestamps (so a
-** reader that does not sort still sees each track in order), else 0. */
+/* Returns 1 if, in file order, the events of every track (named by uuid or the sequence's
+** default track) have non-decreasing timestamps (so a reader that does not sort still sees
+** each track in order), else 0. */
 static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
   uint64_t uuids[1024], last[1024];
   int n = 0, ok = 1;
   trak_pb_decoder d, p, e;
   trak_pb_field f, g, h;
+  tm_defaults *defaults = calloc(1, sizeof *defaults);
   trak_pb_decoder_init(&d, data, len);
   while (ok && trak_pb_decoder_next(&d, &f) > 0) {
     if (f.number != TRAK_PB_Trace_packet) continue;
-    uint64_t ts = 0, uuid = 0;
+    uint64_t ts = 0, uuid = tm_defaults_apply(defaults, &d, &f);
     int has_event = 0;
     trak_pb_decoder_init_nested(&p, &d, &f);
     while (trak_pb_decoder_next(&p, &g) > 0) {
@@ -648,6 +713,7 @@ static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
       last[i] = ts;
     }
   }
+  free(defaults);
   return ok;
 }
 

@@ -1,0 +1,41 @@
+/*
+** This file holds the writer's use of the sequence's default track: an event on the default
+** track omits its track_uuid (6 of a begin/end event's 22.6 bytes, since uuids are drawn in
+** [2^28, 2^35) so that writers' traces can be concatenated). The default is per packet
+** sequence and each writer has its own, so concatenated traces keep their defaults apart.
+**
+** The default follows the runs of events on one track: an event packet on a track other than
+** the default names it by uuid (6 bytes) or makes it the default in its own packet with
+** TracePacketDefaults.track_event_defaults.track_uuid (11 bytes, the event then omits it).
+** Switching pays off from the second packet of a run, so a run starts by uuid and switches at
+** its second packet, unless the track's previous run was 2 packets or more, in which case it
+** switches at once. A track seen once now and then (a counter sampled between the slices of a
+** thread) never takes the default from the track around it; tracks that alternate at every
+** event never switch, and cost what they did before defaults.
+**
+** Readers (trak's processor, Perfetto's) apply a packet's defaults before its event and keep
+** the other incremental state (interned strings), so a switch needs no clearing. Perfetto's
+** trace_packet.proto asks that every packet after the first defaults carry
+** SEQ_NEEDS_INCREMENTAL_STATE, and the writer does so (events.c, writer.c).
+*/
+#include "writer/writer_internal.h"
+
+enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane) {
+  if (w->run_track) w->tracks[w->run_track - 1].last_run = w->run_len;
+  w->run_track = lane;
+  w->run_len = 1;
+  if (lane == w->default_track) return TRAK__REF_DEFAULT;
+  return w->tracks[lane - 1].last_run >= 2 ? TRAK__REF_SWITCH : TRAK__REF_UUID;
+}
+
+uint8_t *trak__wr_put_default_track(uint8_t *p, uint64_t uuid) {
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacket_trace_packet_defaults, TRAK_PB_WIRE_LEN) + 1;
+  uint8_t *defaults = p;
+  p = trak_pb_write_tag(p, TRAK_PB_TracePacketDefaults_track_event_defaults, TRAK_PB_WIRE_LEN) + 1;
+  uint8_t *track_event = p;
+  p = trak_pb_write_tag(p, TRAK_PB_TrackEventDefaults_track_uuid, TRAK_PB_WIRE_VARINT);
+  p = trak_pb_write_varint(p, uuid);
+  track_event[-1] = (uint8_t)(p - track_event);
+  defaults[-1] = (uint8_t)(p - defaults);
+  return p;
+}
