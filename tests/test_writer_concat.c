@@ -8,7 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "trak/processor.h"
 #include "writer_testutil.h"
 
 /* Writes the same shape of trace as another writer would: a process with a thread, and a
@@ -42,34 +41,6 @@ static uint8_t *trace_of(int32_t pid, const char *tag, uint64_t t0, uint64_t see
   return trak_pb_buf_detach(&out, len);
 }
 
-/* The first column of the first row of `sql`, in a static buffer. */
-static const char *query1(trak_processor *p, const char *sql) {
-  static char out[4096];
-  trak_query *q;
-  trak_error err = {0};
-  if (trak_query_open(p, sql, &q, NULL, &err)) fail_msg("%s: %s", sql, err.message);
-  assert_int_equal(trak_query_next(q, NULL), 1);
-  const char *s = trak_query_string(q, 0);
-  snprintf(out, sizeof out, "%s", s ? s : "");
-  trak_query_free(q);
-  return out;
-}
-
-/* Imports a then b, as `cat a b` would give them. */
-static trak_processor *import_concatenated(const uint8_t *a, size_t a_len, const uint8_t *b,
-                                           size_t b_len) {
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
-  uint8_t *both = malloc(a_len + b_len);
-  memcpy(both, a, a_len);
-  if (b_len) memcpy(both + a_len, b, b_len);
-  if (trak_processor_feed(p, both, a_len + b_len, &err) || trak_processor_finish(p, &err))
-    fail_msg("import: %s", err.message);
-  free(both);
-  return p;
-}
-
 static const char SLICES[] =
     "select group_concat(x, ',') from (select s.name || '@' || s.depth || '<' || "
     "coalesce(par.name, '-') || ':' || s.dur as x from slice s left join slice par on "
@@ -80,7 +51,7 @@ static void test_concatenated_writers_stay_apart(void **state) {
   size_t a_len, b_len;
   uint8_t *a = trace_of(10, "a", 1000, 0, &a_len);
   uint8_t *b = trace_of(20, "b", 1005, 0, &b_len); /* interleaves with a in time */
-  trak_processor *p = import_concatenated(a, a_len, b, b_len);
+  trak_processor *p = import_parts(a, a_len, b, b_len);
   assert_string_equal(query1(p, "select count(*) from track where name = 'GPU'"), "2");
   assert_string_equal(query1(p, SLICES), "a_gpu@0<-:20,a_inner@1<a_outer:10,a_outer@0<-:100,"
                                          "b_gpu@0<-:20,b_inner@1<b_outer:10,b_outer@0<-:100");
@@ -100,7 +71,7 @@ static void test_concatenated_writers_stay_apart(void **state) {
   free(b);
   a = trace_of(10, "a", 1000, 42, &a_len);
   b = trace_of(20, "b", 1005, 42, &b_len);
-  p = import_concatenated(a, a_len, b, b_len);
+  p = import_parts(a, a_len, b, b_len);
   assert_string_equal(query1(p, "select count(*) from track where name = 'GPU'"), "1");
   trak_processor_free(p);
   free(a);
@@ -201,7 +172,7 @@ static void test_many_tracks(void **state) {
   assert_int_equal(trak_writer_close(w, NULL, NULL), 0);
   size_t len;
   uint8_t *bin = trak_pb_buf_detach(&out, &len);
-  trak_processor *p = import_concatenated(bin, len, NULL, 0);
+  trak_processor *p = import_parts(bin, len, NULL, 0);
   assert_string_equal(query1(p, "select count(distinct track_id) from slice"), "9000");
   trak_processor_free(p);
   free(bin);

@@ -654,7 +654,8 @@ static TM_UNUSED char *trace_model_text(const void *data, size_t len) {
   for (size_t i = 0; i < n_flows; i++)
     free(flows[i]);
   free(flows);
-  for (int i = 0; i < m.n_tracks; i++) free(stacks[i]);
+  for (int i = 0; i < m.n_tracks; i++)
+    free(stacks[i]);
   free(stacks);
   free(caps);
   free(depth);
