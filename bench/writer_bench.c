@@ -33,8 +33,9 @@ typedef enum {
 enum { N_WORKLOADS = EVERY_EVENT_SWITCHES + 1 };
 
 static const char *const WORKLOAD_NAMES[] = {
-    "begin/end, interned names",      "begin/end, string names", "complete slices, interned names",
-    "int counters",                   "begin/end, one thread",   "begin/end, new track each event"};
+    "begin/end, interned names",       "begin/end, string names",
+    "complete slices, interned names", "int counters",
+    "begin/end, one thread",           "begin/end, new track each event"};
 
 /* The thread of event i: runs of 8 events per thread, or one thread, or a new one each time. */
 static unsigned thread_of(workload kind, uint64_t i) {

@@ -3,8 +3,8 @@
 ** (src/writer/default_track.c). These tests check that a trace mixing events on the default
 ** track and on other tracks imports with every event on its right track, alone, concatenated
 ** with another writer's trace and interleaved packet by packet with it (defaults are per
-** sequence); that the trace really mixes the two forms and marks every packet after the first
-** defaults as needing incremental state; and that the trace model resolves defaults per
+** sequence); that the trace really mixes the two forms and marks every packet from the first
+** defaults on as needing incremental state; and that the trace model resolves defaults per
 ** sequence as the processor does.
 */
 #include <stdio.h>
@@ -164,21 +164,17 @@ static script_result write_script(uint64_t seed, int32_t pid, int n) {
 /* How a trace names the tracks of its events. */
 typedef struct track_forms {
   int by_uuid, by_default, switches;
-  int unflagged_after_defaults; /* packets after the first defaults without NEEDS_INCREMENTAL */
 } track_forms;
 
 static track_forms count_forms(const uint8_t *data, size_t len) {
   track_forms c = {0};
-  int seen_defaults = 0;
   trak_pb_decoder d, p, e;
   trak_pb_field f, g, h;
   trak_pb_decoder_init(&d, data, len);
   while (trak_pb_decoder_next(&d, &f) > 0) {
-    int event = 0, uuid = 0, flagged = 0, defaults = 0;
+    int event = 0, uuid = 0, defaults = 0;
     trak_pb_decoder_init_nested(&p, &d, &f);
     while (trak_pb_decoder_next(&p, &g) > 0) {
-      if (g.number == TRAK_PB_TracePacket_sequence_flags)
-        flagged = (g.value & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE) != 0;
       defaults |= g.number == TRAK_PB_TracePacket_trace_packet_defaults;
       if (g.number != TRAK_PB_TracePacket_track_event) continue;
       event = 1;
@@ -186,8 +182,6 @@ static track_forms count_forms(const uint8_t *data, size_t len) {
       while (trak_pb_decoder_next(&e, &h) > 0)
         uuid |= h.number == TRAK_PB_TrackEvent_track_uuid;
     }
-    c.unflagged_after_defaults += (seen_defaults || defaults) && !flagged;
-    seen_defaults |= defaults;
     c.switches += defaults;
     c.by_uuid += event && uuid;
     c.by_default += event && !uuid;
@@ -225,7 +219,7 @@ static void test_mixed_tracks_import_on_their_tracks(void **state) {
   assert_true(c.by_default > 1000);
   assert_true(c.by_uuid > 50);
   assert_true(c.switches > 100);
-  assert_int_equal(c.unflagged_after_defaults, 0);
+  assert_true(trace_defaults_flagged(r.data, r.len));
   assert_true(r.slices > 800 && r.counters > 300);
 
   trak_processor *p = import_parts(r.data, r.len, NULL, 0);
@@ -278,6 +272,7 @@ static void test_writers_keep_their_defaults_apart(void **state) {
   check_import(p, slices, counters, a.sum + b.sum);
   trak_processor_free(p);
   assert_true(trace_in_track_order(mixed, len));
+  assert_true(trace_defaults_flagged(mixed, len));
   free(mixed);
   free(a.data);
   free(b.data);

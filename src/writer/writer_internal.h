@@ -68,17 +68,17 @@ struct trak_writer {
   trak_pb_buf out; /* encoded bytes not yet handed to the sink */
   trak_writer_sink_fn sink;
   void *sink_user;
-  int fd;                /* for the fd and file sinks */
-  int own_fd;            /* close fd on close (open_file) */
-  int sink_error;        /* sticky: first sink failure */
-  int started;           /* the first packet (clearing incremental state) is out */
+  int fd;                          /* for the fd and file sinks */
+  int own_fd;                      /* close fd on close (open_file) */
+  int sink_error;                  /* sticky: first sink failure */
+  int started;                     /* the first packet (clearing incremental state) is out */
   trak_writer_track default_track; /* the sequence's default track (0: none yet), see below */
   trak_writer_track run_track;     /* the track of the latest event packet */
   uint32_t run_len;                /* event packets in a row on run_track */
-  uint32_t seq_id;       /* trusted_packet_sequence_id of every packet (ids.c) */
-  int seq_explicit;      /* seq_id was set by trak_writer_set_sequence_id */
-  uint64_t rng;          /* splitmix64 state drawing seq_id and uuid blocks */
-  uint64_t *uuid_blocks; /* uuid_blocks[k]: uuid of track index k << 12 (ids.c) */
+  uint32_t seq_id;                 /* trusted_packet_sequence_id of every packet (ids.c) */
+  int seq_explicit;                /* seq_id was set by trak_writer_set_sequence_id */
+  uint64_t rng;                    /* splitmix64 state drawing seq_id and uuid blocks */
+  uint64_t *uuid_blocks;           /* uuid_blocks[k]: uuid of track index k << 12 (ids.c) */
   uint32_t n_uuid_blocks;
   trak__wtrack *tracks; /* tracks[handle - 1] */
   uint32_t n_tracks, tracks_cap;

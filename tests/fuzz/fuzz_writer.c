@@ -3,7 +3,9 @@
 ** end, complete, instant, counter, with timestamps that may go backwards and durations that may
 ** outlast parents). Whatever is accepted must import, under the processor's rules
 ** (tests/support/trace_model.h), into exactly the slices accepted; whatever is refused must
-** write nothing; every track's events must be in time order in the file.
+** write nothing; every track's events (named by uuid or the sequence's default track) must be
+** in time order in the file, and every packet from the first defaults on must say it needs the
+** sequence's incremental state.
 */
 #include <stdint.h>
 #include <stdio.h>
@@ -112,9 +114,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (trak_writer_close(w, NULL, NULL)) abort();
   size_t len = trak_pb_buf_len(&out);
   if (out.start) {
-    if (!trace_in_track_order(out.start, len)) abort();
+    if (!trace_in_track_order(out.start, len) || !trace_defaults_flagged(out.start, len)) abort();
     char *model = trace_model_text(out.start, len);
-    if (strstr(model, "MALFORMED")) abort();
+    /* Every track is named "t": an unnamed one holds events that named no track and had no
+    ** default track to fall back on. */
+    if (strstr(model, "MALFORMED") || strstr(model, "<unnamed>")) abort();
     if (checkable) check(model, n);
     free(model);
   }

@@ -718,6 +718,34 @@ static TM_UNUSED int trace_in_track_order(const void *data, size_t len) {
   return ok;
 }
 
+/* Returns 1 if, on every sequence, each packet from the first that sets trace_packet_defaults
+** on has SEQ_NEEDS_INCREMENTAL_STATE, as Perfetto's trace_packet.proto asks, else 0. */
+static TM_UNUSED int trace_defaults_flagged(const void *data, size_t len) {
+  uint32_t with_defaults[TM_MAX_SEQUENCES];
+  int n = 0, ok = 1;
+  trak_pb_decoder d, p;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, data, len);
+  while (ok && trak_pb_decoder_next(&d, &f) > 0) {
+    if (f.number != TRAK_PB_Trace_packet) continue;
+    uint32_t seq = 0;
+    int flagged = 0, defaults = 0;
+    trak_pb_decoder_init_nested(&p, &d, &f);
+    while (trak_pb_decoder_next(&p, &g) > 0) {
+      if (g.number == TRAK_PB_TracePacket_trusted_packet_sequence_id) seq = (uint32_t)g.value;
+      if (g.number == TRAK_PB_TracePacket_sequence_flags)
+        flagged = (g.value & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE) != 0;
+      defaults |= g.number == TRAK_PB_TracePacket_trace_packet_defaults;
+    }
+    int i = 0;
+    while (i < n && with_defaults[i] != seq)
+      i++;
+    if (i == n && defaults && n < TM_MAX_SEQUENCES) with_defaults[n++] = seq;
+    ok = flagged || (i == n && !defaults);
+  }
+  return ok;
+}
+
 /* A slice line of a printed model whose name is "s<index>", as the writer's random tests name
 ** their slices. */
 typedef struct model_s_slice {
