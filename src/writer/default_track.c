@@ -20,14 +20,6 @@
 */
 #include "writer/writer_internal.h"
 
-enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane) {
-  if (w->run_track) w->tracks[w->run_track - 1].last_run = w->run_len;
-  w->run_track = lane;
-  w->run_len = 1;
-  if (lane == w->default_track) return TRAK__REF_DEFAULT;
-  return w->tracks[lane - 1].last_run >= 2 ? TRAK__REF_SWITCH : TRAK__REF_UUID;
-}
-
 uint8_t *trak__wr_put_default_track(uint8_t *p, uint64_t uuid) {
   p = trak_pb_write_tag(p, TRAK_PB_TracePacket_trace_packet_defaults, TRAK_PB_WIRE_LEN) + 1;
   uint8_t *defaults = p;

@@ -6,7 +6,8 @@
 **   tracks.c    track declaration and descriptors, lanes of AUTO_SIBLINGS tracks;
 **   slices.c    per-track slice stacks: validation and placement of events;
 **   events.c    trak_writer_write(): checks, placement, encoding of one TrackEvent;
-**   default_track.c   which events name their track and which rely on the sequence's default;
+**   default_track.c   the sequence's default track: why and when events rely on it, the
+**               TracePacketDefaults encoding (the per-packet choice is inline below);
 **   args.c      typed arguments (DebugAnnotation) validation and encoding;
 **   events_convert.c, events_csv.c, events_jsonl.c, ...   the tabular event converter.
 */
@@ -160,15 +161,21 @@ int trak__wr_args_check(trak_writer *w, const char *call, const trak_writer_arg 
 /* Appends args as TrackEvent.debug_annotations; top-level names are interned. */
 void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n);
 
-/* default_track.c
+/* default_track.c, and the choice made for every event packet, inline here (the policy is
+** explained in default_track.c).
 ** How an event packet names its track: by track_uuid (5 bytes of uuid), by omitting it because
 ** the track is the sequence's default track, or by making its track the default in the same
 ** packet (TracePacketDefaults, 11 bytes) and omitting it. */
 enum trak__track_ref { TRAK__REF_UUID, TRAK__REF_DEFAULT, TRAK__REF_SWITCH };
 /* The start of a run of event packets on `lane` (the previous packet was on another track):
 ** records the run that ended and decides how this packet names its track. */
-enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane)
-    __attribute__((noinline));
+static inline enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane) {
+  if (w->run_track) w->tracks[w->run_track - 1].last_run = w->run_len;
+  w->run_track = lane;
+  w->run_len = 1;
+  if (lane == w->default_track) return TRAK__REF_DEFAULT;
+  return w->tracks[lane - 1].last_run >= 2 ? TRAK__REF_SWITCH : TRAK__REF_UUID;
+}
 /* How the next event packet, on `lane`, names its track. Counts the packet in the current run;
 ** the caller makes `lane` the default once a TRAK__REF_SWITCH packet is written. */
 static inline enum trak__track_ref trak__wr_track_ref(trak_writer *w, trak_writer_track lane) {
