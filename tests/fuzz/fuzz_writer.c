@@ -2,10 +2,10 @@
 ** libFuzzer target for the writer API: the input is a program of calls (declare tracks, begin,
 ** end, complete, instant, counter, with timestamps that may go backwards and durations that may
 ** outlast parents). Whatever is accepted must import, under the processor's rules
-** (tests/support/trace_model.h), into exactly the slices accepted; whatever is refused must
-** write nothing; every track's events (named by uuid or the sequence's default track) must be
-** in time order in the file, and every packet from the first defaults on must say it needs the
-** sequence's incremental state.
+** (tests/support/trace_model.h), into exactly the slices accepted, each on its track (or a lane
+** of it); whatever is refused must write nothing; every track's events (named by uuid or the
+** sequence's default track) must be in time order in the file, and every packet from the first
+** defaults on must say it needs the sequence's incremental state.
 */
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +20,7 @@ enum { MAX_TRACKS = 16, MAX_SLICES = 4096, MAX_HANDLES = 2048, MAX_DEPTH = 64 };
 typedef struct shadow {
   uint64_t ts;
   int64_t dur; /* -1 while open */
+  int track;   /* index of the declared track, named "t<index>" (its lanes too); -1: unknown */
 } shadow;
 
 static int sink(void *user, const void *data, size_t len) {
@@ -30,8 +31,10 @@ static int sink(void *user, const void *data, size_t len) {
 static shadow sh[MAX_SLICES];
 static int open_stack[MAX_HANDLES][MAX_DEPTH];
 static int n_open[MAX_HANDLES];
+static int owner[MAX_HANDLES]; /* handle -> index of the declared track it belongs to, or -1 */
 
-/* Checks the model's "name=\"s<i>\"" slices against what the writer accepted. */
+/* Checks the model's "name=\"s<i>\"" slices against what the writer accepted, each on the
+** track it was written to (or a lane of it, which has its name). */
 static void check(const char *model, int n) {
   int seen = 0;
   const char *cursor = NULL;
@@ -39,6 +42,9 @@ static void check(const char *model, int n) {
   while (model_next_s_slice(model, &cursor, &sl)) {
     int i = sl.index;
     if (i < 0 || i >= n || sl.ts != sh[i].ts || (sh[i].dur >= 0 && sl.dur != sh[i].dur)) abort();
+    char name[16];
+    snprintf(name, sizeof name, "\"t%d\"", sh[i].track);
+    if (sh[i].track >= 0 && strncmp(sl.track, name, strlen(name))) abort();
     seen++;
   }
   if (seen != n) abort();
@@ -53,18 +59,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   uint64_t now[MAX_TRACKS];
   int n_tracks = 0, n = 0, checkable = 1;
   memset(n_open, 0, sizeof n_open);
+  memset(owner, 0xff, sizeof owner);
   for (size_t i = 0; i + 3 < size && n < MAX_SLICES; i += 4) {
     uint8_t op = data[i], which = data[i + 1], dt = data[i + 2], dur = data[i + 3];
     if (op % 8 == 7 || n_tracks == 0) { /* declare a track */
       if (n_tracks == MAX_TRACKS) continue;
-      trak_writer_track_info info = {.name = "t",
+      char name[16];
+      snprintf(name, sizeof name, "t%d", n_tracks);
+      trak_writer_track_info info = {.name = name,
                                      .flags = (op & 16) ? TRAK_WRITER_AUTO_SIBLINGS : 0};
       if (n_tracks && (op & 32)) info.parent = tracks[which % n_tracks];
       int counter = (op & 64) && !(op & 16);
       int rc = counter ? trak_writer_add_counter_track(w, &info, TRAK_WRITER_UNIT_COUNT, NULL,
                                                        &tracks[n_tracks])
                        : trak_writer_add_track(w, &info, &tracks[n_tracks]);
-      if (!rc) now[n_tracks++] = 0;
+      if (rc) continue;
+      /* The track, and the alias handle of its lane 0, belong to it. */
+      for (trak_writer_track h = tracks[n_tracks]; h < MAX_HANDLES && h <= tracks[n_tracks] + 1;
+           h++)
+        if (h == tracks[n_tracks] || (info.flags & TRAK_WRITER_AUTO_SIBLINGS)) owner[h] = n_tracks;
+      now[n_tracks++] = 0;
       continue;
     }
     int k = which % n_tracks;
@@ -92,6 +106,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       checkable = 0; /* past what the harness tracks: stop, check only the trace's shape */
       break;
     }
+    /* A lane first seen here belongs to the track whose handle placed the event on it. */
+    if (owner[ev.lane] < 0 && ev.track < MAX_HANDLES) owner[ev.lane] = owner[ev.track];
     if (ev.type == TRAK_WRITER_END) {
       if (n_open[ev.lane] == 0) abort(); /* closed something the caller never opened there */
       int j = open_stack[ev.lane][--n_open[ev.lane]];
@@ -99,9 +115,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       continue;
     }
     if (ev.type == TRAK_WRITER_COUNTER_INT) continue;
-    sh[n] = (shadow){ts, ev.type == TRAK_WRITER_BEGIN     ? -1
-                         : ev.type == TRAK_WRITER_INSTANT ? 0
-                                                          : (int64_t)ev.dur};
+    sh[n] = (shadow){ts,
+                     ev.type == TRAK_WRITER_BEGIN     ? -1
+                     : ev.type == TRAK_WRITER_INSTANT ? 0
+                                                      : (int64_t)ev.dur,
+                     owner[ev.lane]};
     n++;
     if (ev.type == TRAK_WRITER_BEGIN) {
       if (n_open[ev.lane] == MAX_DEPTH) {
@@ -116,7 +134,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (out.start) {
     if (!trace_in_track_order(out.start, len) || !trace_defaults_flagged(out.start, len)) abort();
     char *model = trace_model_text(out.start, len);
-    /* Every track is named "t": an unnamed one holds events that named no track and had no
+    /* Every track is named "t<k>": an unnamed one holds events that named no track and had no
     ** default track to fall back on. */
     if (strstr(model, "MALFORMED") || strstr(model, "<unnamed>")) abort();
     if (checkable) check(model, n);

@@ -752,7 +752,8 @@ typedef struct model_s_slice {
   unsigned long long ts;
   long long dur;
   int depth;
-  int index; /* -1 when the line does not parse */
+  int index;      /* -1 when the line does not parse */
+  char track[64]; /* the last segment of its track's path and what follows on that line */
 } model_s_slice;
 
 /* Finds the next "s<index>" slice line after *cursor (start with *cursor = NULL) and fills
@@ -768,6 +769,17 @@ static __attribute__((unused)) int model_next_s_slice(const char *model, const c
   if (sscanf(line, "  %15s ts=%llu dur=%lld depth=%d name=\"s%d\"", kind, &out->ts, &out->dur,
              &out->depth, &out->index) != 5)
     out->index = -1;
+  /* The track header above the line. */
+  const char *h = line;
+  while (h > model && strncmp(h, "track ", 6)) {
+    h--;
+    while (h > model && h[-1] != '\n')
+      h--;
+  }
+  const char *end = strchr(h, '\n'), *seg = h + (strncmp(h, "track ", 6) ? 0 : 6);
+  for (const char *q = seg; (q = strstr(q, " / ")) && q < end; q += 3)
+    seg = q + 3;
+  snprintf(out->track, sizeof out->track, "%.*s", (int)(end - seg), seg);
   return 1;
 }
 
