@@ -7,7 +7,8 @@
 ** (processes, threads, custom tracks to any depth, counter tracks); events then name a track
 ** handle and carry explicit timestamps in nanoseconds. The writer does the error-prone parts of
 ** the format itself: names, categories and argument names are interned, every track descriptor
-** is written before the track's first event, sequence flags are set, slices nest.
+** is written before the track's first event, sequence flags are set, slices nest, and events
+** on the track of the current run omit their track uuid (it is the sequence's default track).
 **
 ** It cannot produce a broken trace. A call that would (a slice ending after its parent, an end
 ** with no open slice, a timestamp going backwards on a track, an unknown track handle, a counter

@@ -6,8 +6,9 @@
 **   sequence ids in [2^14, 2^21): three varint bytes on every packet; sequence 1 is the tracing
 **     service's and small ids are the SDK's, so neither collides with them;
 **   uuids in blocks of 4096 consecutive values starting at a random multiple of 4096 in
-**     [2^28, 2^35): five varint bytes in every event's track_uuid, and two writers' first
-**     blocks coincide with odds of 1 in 8.3 million.
+**     [2^28, 2^35): five varint bytes in the track_uuid of events off the sequence's default
+**     track (default_track.c), and two writers' first blocks coincide with odds of 1 in 8.3
+**     million.
 */
 #include <stdlib.h>
 #include <sys/random.h>
