@@ -93,14 +93,16 @@ enum { K_THREAD1, K_THREAD2, K_GPU, K_ASYNC, K_MEM, N_KEYS };
 /* Writes `n` events in runs of 1 to 8 on random tracks: instants, COMPLETE slices (whose ENDs
 ** come later, often in another track's run), BEGIN / END pairs, lane-placed overlapping slices
 ** and counter values. Events the writer refuses (a BEGIN's END before its COMPLETE child ends)
-** are left out of the expectations, since a refusal writes nothing. `pid` picks the tids. */
-static script_result write_script(uint64_t seed, int32_t pid, int n) {
+** are left out of the expectations, since a refusal writes nothing. `pid` picks the tids;
+** `seq_id`, if not 0, is the writer's sequence id. */
+static script_result write_script(uint64_t seed, int32_t pid, int n, uint32_t seq_id) {
   script_result r = {0};
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);
   trak_writer *w;
   assert_int_equal(trak_writer_open_callback(&w, mem_sink, &out, NULL), 0);
   assert_int_equal(trak_writer_set_seed(w, seed), 0);
+  if (seq_id) assert_int_equal(trak_writer_set_sequence_id(w, seq_id), 0);
   trak_writer_track process, tracks[N_KEYS];
   char keys[N_KEYS][16];
   assert_int_equal(trak_writer_add_process(w, pid, "app", NULL, &process), 0);
@@ -213,7 +215,7 @@ static void check_import(trak_processor *p, int slices, int counters, long long 
 
 static void test_mixed_tracks_import_on_their_tracks(void **state) {
   (void)state;
-  script_result r = write_script(1, 10, 3000);
+  script_result r = write_script(1, 10, 3000, 0);
   track_forms c = count_forms(r.data, r.len);
   /* The script mixes both forms, switching the default many times. */
   assert_true(c.by_default > 1000);
@@ -256,7 +258,7 @@ static uint8_t *interleave(const script_result *a, const script_result *b, size_
 
 static void test_writers_keep_their_defaults_apart(void **state) {
   (void)state;
-  script_result a = write_script(2, 10, 2000), b = write_script(3, 20, 2000);
+  script_result a = write_script(2, 10, 2000, 0), b = write_script(3, 20, 2000, 0);
   int slices = a.slices + b.slices, counters = a.counters + b.counters;
   /* `cat a b`, `cat b a`, and packets mixed as a tracing service would. */
   trak_processor *p = import_parts(a.data, a.len, b.data, b.len);
@@ -274,6 +276,15 @@ static void test_writers_keep_their_defaults_apart(void **state) {
   assert_true(trace_in_track_order(mixed, len));
   assert_true(trace_defaults_flagged(mixed, len));
   free(mixed);
+  free(a.data);
+  free(b.data);
+
+  /* Concatenated writers that share a sequence id: each one's first packet clears the
+  ** sequence's incremental state, and each relies only on defaults it set after that. */
+  a = write_script(4, 10, 2000, 77), b = write_script(5, 20, 2000, 77);
+  p = import_parts(a.data, a.len, b.data, b.len);
+  check_import(p, a.slices + b.slices, a.counters + b.counters, a.sum + b.sum);
+  trak_processor_free(p);
   free(a.data);
   free(b.data);
 }
