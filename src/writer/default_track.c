@@ -6,12 +6,16 @@
 **
 ** The default follows the runs of events on one track: an event packet on a track other than
 ** the default names it by uuid (6 bytes) or makes it the default in its own packet with
-** TracePacketDefaults.track_event_defaults.track_uuid (11 bytes, the event then omits it).
-** Switching pays off from the second packet of a run, so a run starts by uuid and switches at
-** its second packet, unless the track's previous run was 2 packets or more, in which case it
-** switches at once. A track seen once now and then (a counter sampled between the slices of a
-** thread) never takes the default from the track around it; tracks that alternate at every
-** event never switch, and cost what they did before defaults.
+** TracePacketDefaults.track_event_defaults.track_uuid (11 bytes, the event then omits it). Once
+** a sequence has defaults, every packet carries sequence_flags (2 bytes; see below), which
+** packets with interned names have anyway but ENDs and counter values do not. A switch costs
+** at most 11 + 2 bytes per packet of the run against 6 per packet, so it pays from runs of 3
+** packets (TRAK__RUN_WORTH_A_SWITCH) and may lose on runs of 2 (a COMPLETE slice per turn on
+** each of several threads is an END and a BEGIN: 13 bytes against 12). A run therefore
+** switches at once when the track's previous run was 3 packets or more, else at its third
+** packet. A track seen once now and then (a counter sampled between the slices of a thread)
+** never takes the default from the track around it; tracks that alternate at every event or
+** every two never switch, and cost what they did before defaults.
 **
 ** Readers (trak's processor, Perfetto's) apply a packet's defaults before its event and keep
 ** the other incremental state (interned strings), so a switch needs no clearing. Perfetto's

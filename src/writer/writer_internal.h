@@ -167,6 +167,8 @@ void trak__wr_args_encode(trak_writer *w, const trak_writer_arg *args, size_t n)
 ** the track is the sequence's default track, or by making its track the default in the same
 ** packet (TracePacketDefaults, 11 bytes) and omitting it. */
 enum trak__track_ref { TRAK__REF_UUID, TRAK__REF_DEFAULT, TRAK__REF_SWITCH };
+/* Runs of this many packets or more pay for a switch of the default track (default_track.c). */
+#define TRAK__RUN_WORTH_A_SWITCH 3u
 /* The start of a run of event packets on `lane` (the previous packet was on another track):
 ** records the run that ended and decides how this packet names its track. */
 static inline enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_writer_track lane) {
@@ -174,15 +176,17 @@ static inline enum trak__track_ref trak__wr_run_start(trak_writer *w, trak_write
   w->run_track = lane;
   w->run_len = 1;
   if (lane == w->default_track) return TRAK__REF_DEFAULT;
-  return w->tracks[lane - 1].last_run >= 2 ? TRAK__REF_SWITCH : TRAK__REF_UUID;
+  return w->tracks[lane - 1].last_run >= TRAK__RUN_WORTH_A_SWITCH ? TRAK__REF_SWITCH
+                                                                  : TRAK__REF_UUID;
 }
 /* How the next event packet, on `lane`, names its track. Counts the packet in the current run;
 ** the caller makes `lane` the default once a TRAK__REF_SWITCH packet is written. */
 static inline enum trak__track_ref trak__wr_track_ref(trak_writer *w, trak_writer_track lane) {
   if (TRAK_UNLIKELY(lane != w->run_track)) return trak__wr_run_start(w, lane);
   w->run_len++;
-  /* The second packet of a run on another track: the run is long enough to pay for a switch. */
-  return TRAK_LIKELY(lane == w->default_track) ? TRAK__REF_DEFAULT : TRAK__REF_SWITCH;
+  if (TRAK_LIKELY(lane == w->default_track)) return TRAK__REF_DEFAULT;
+  /* A run on another track that grew long enough switches now. */
+  return w->run_len >= TRAK__RUN_WORTH_A_SWITCH ? TRAK__REF_SWITCH : TRAK__REF_UUID;
 }
 /* Writes at p (room for TRAK__DEFAULT_TRACK_BYTES) the TracePacket.trace_packet_defaults that
 ** makes `uuid` the sequence's default track. Returns the new end. */
