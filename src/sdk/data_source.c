@@ -12,15 +12,18 @@
 **
 ** Joining. A data source registered while sessions run joins every one whose config names it
 ** (join_slot). Each slot's instances are set up, joined and torn down under that slot's
-** slot_lock, never under trak__lock, so the callbacks may take trak__lock's users; the lock
-** order is slot_lock, then trak__lock, then registry_lock. slot_ready says the session's own
+** slot_lock, never under trak__lock, so callbacks may call what takes trak__lock (registering
+** a category or a data source); the lock order is slot_lock, then trak__lock, then
+** registry_lock. slot_ready says the session's own
 ** setup ran (and its teardown did not): before it, the session's setup will find the new
 ** data source itself. An instance's `live` flag and its mask bit change under trak__lock as
 ** well, so a session's start (which enables live instances) and stop (which disables them)
 ** see a join either wholly or not at all; a join that ends after the stop began leaves its
 ** instance to the stop's teardown, so every instance gets one setup, start and stop.
 */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#endif
 #include <stdlib.h>
 #include <string.h>
 
