@@ -41,12 +41,16 @@ static int ds_setup(void *user, uint32_t inst, const uint8_t *config, size_t len
   *state = calloc(1, sizeof(int));
   return 0;
 }
-static void ds_start(void *user, uint32_t inst, void *state) { cnt.start++; }
+static void ds_start(void *user, uint32_t inst, void *state) {
+  cnt.start++;
+}
 static void ds_stop(void *user, uint32_t inst, void *state) {
   cnt.stop++;
   free(state);
 }
-static void ds_flush(void *user, uint32_t inst, void *state) { cnt.flush++; }
+static void ds_flush(void *user, uint32_t inst, void *state) {
+  cnt.flush++;
+}
 
 /* One packet carrying `user` as its TracePacket.timestamp, counted in the instance state. */
 static void trace_one(trak_ds_ctx *ctx, void *user) {
@@ -181,7 +185,9 @@ static void test_stopped_and_later_sessions(void **state) {
 }
 
 /* An interceptor named by the config entry receives the joined instance's packets. */
-static void on_packet(const trak_intercepted_packet *packet) { cnt.intercepted++; }
+static void on_packet(const trak_intercepted_packet *packet) {
+  cnt.intercepted++;
+}
 
 static void test_join_with_interceptor(void **state) {
   memset(&cnt, 0, sizeof cnt);

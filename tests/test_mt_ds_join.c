@@ -23,11 +23,11 @@
 #include "trak/trak.h"
 
 enum {
-  N_DS = 16,          /* data sources registered while sessions run */
+  N_DS = 16, /* data sources registered while sessions run */
   SESSION_THREADS = 2,
   TRACE_THREADS = 2,
-  MAX_ROUNDS = 4000,  /* sessions per session thread, at most */
-  ROUNDS_PER_DS = 4,  /* sessions cycled between two registrations */
+  MAX_ROUNDS = 4000, /* sessions per session thread, at most */
+  ROUNDS_PER_DS = 4, /* sessions cycled between two registrations */
 };
 
 typedef struct instance_state {
@@ -95,7 +95,8 @@ static void trace_one(trak_ds_ctx *ctx, void *user) {
 static void *tracer(void *arg) {
   while (atomic_load(&tracing)) {
     int n = atomic_load(&registered);
-    for (int i = 0; i < n; i++) TRAK_DATA_SOURCE_TRACE(handles[i], trace_one, NULL);
+    for (int i = 0; i < n; i++)
+      TRAK_DATA_SOURCE_TRACE(handles[i], trace_one, NULL);
     sched_yield();
   }
   return NULL;
@@ -104,7 +105,8 @@ static void *tracer(void *arg) {
 static void *registerer(void *arg) {
   on_registerer = 1;
   for (int i = 0; i < N_DS; i++) {
-    while (atomic_load(&rounds_done) < i * ROUNDS_PER_DS) sched_yield();
+    while (atomic_load(&rounds_done) < i * ROUNDS_PER_DS)
+      sched_yield();
     char name[32];
     snprintf(name, sizeof name, "mt.join.%d", i);
     trak_data_source_desc d;
@@ -131,9 +133,9 @@ static int one_session(int id) {
   char text[N_DS * 128];
   size_t len = 0;
   for (int i = 0; i < N_DS; i++)
-    len += (size_t)snprintf(text + len, sizeof text - len,
-                            "data_sources { config { name: \"mt.join.%d\" legacy_config: \"%d\" } }\n",
-                            i, id);
+    len += (size_t)snprintf(
+        text + len, sizeof text - len,
+        "data_sources { config { name: \"mt.join.%d\" legacy_config: \"%d\" } }\n", i, id);
   len += (size_t)snprintf(text + len, sizeof text - len, "buffers { size_kb: 64 }");
   trak_session *s;
   trak_error err;
@@ -164,14 +166,17 @@ static void *session_loop(void *arg) {
 static void test_register_while_sessions_cycle(void **state) {
   pthread_t st[SESSION_THREADS], tt[TRACE_THREADS], rt;
   atomic_store(&tracing, 1);
-  for (int i = 0; i < TRACE_THREADS; i++) pthread_create(&tt[i], NULL, tracer, NULL);
+  for (int i = 0; i < TRACE_THREADS; i++)
+    pthread_create(&tt[i], NULL, tracer, NULL);
   for (int i = 0; i < SESSION_THREADS; i++)
     pthread_create(&st[i], NULL, session_loop, (void *)(intptr_t)i);
   pthread_create(&rt, NULL, registerer, NULL);
   pthread_join(rt, NULL);
-  for (int i = 0; i < SESSION_THREADS; i++) pthread_join(st[i], NULL);
+  for (int i = 0; i < SESSION_THREADS; i++)
+    pthread_join(st[i], NULL);
   atomic_store(&tracing, 0);
-  for (int i = 0; i < TRACE_THREADS; i++) pthread_join(tt[i], NULL);
+  for (int i = 0; i < TRACE_THREADS; i++)
+    pthread_join(tt[i], NULL);
   assert_int_equal(atomic_load(&registered), N_DS);
   assert_int_equal(atomic_load(&bad), 0);
   long total = 0;
@@ -181,7 +186,8 @@ static void test_register_while_sessions_cycle(void **state) {
     total += atomic_load(&setups[i]);
   }
   assert_true(total >= SESSION_THREADS * N_DS); /* at least the final sessions' instances */
-  for (int i = 0; i < N_DS; i++) assert_false(TRAK_DATA_SOURCE_ENABLED(handles[i]));
+  for (int i = 0; i < N_DS; i++)
+    assert_false(TRAK_DATA_SOURCE_ENABLED(handles[i]));
   printf("%d sessions, %ld instances (%d joined running sessions), %d packets traced\n",
          atomic_load(&rounds_done) + 2, total, atomic_load(&joined), atomic_load(&traced));
 }

@@ -55,10 +55,10 @@ struct trak_ds_ctx {
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Recursive: a callback run under it may register another data source (which then skips
 ** this slot: it is not ready, or its session stops). */
-static pthread_mutex_t slot_lock[TRAK_MAX_SESSIONS] = {
-    [0 ... TRAK_MAX_SESSIONS - 1] = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
+static pthread_mutex_t slot_lock[TRAK_MAX_SESSIONS] = {[0 ... TRAK_MAX_SESSIONS - 1] =
+                                                           PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
 static uint8_t slot_ready[TRAK_MAX_SESSIONS]; /* slot_lock held */
-static trak__ds *registry[TRAK__MAX_DS]; /* entries are never removed */
+static trak__ds *registry[TRAK__MAX_DS];      /* entries are never removed */
 static uint32_t registry_count;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
@@ -122,7 +122,8 @@ int trak_data_source_register(const trak_data_source_desc *desc, trak_data_sourc
   }
   pthread_mutex_unlock(&registry_lock);
   /* Sessions that set up their instances from now on find it; earlier ones get it here. */
-  for (int slot = 0; added && slot < TRAK_MAX_SESSIONS; slot++) join_slot(added, slot);
+  for (int slot = 0; added && slot < TRAK_MAX_SESSIONS; slot++)
+    join_slot(added, slot);
   return rc;
 }
 
