@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "sdk/internal.h"
 #include "trak/pbtxt.h"
@@ -221,6 +223,52 @@ static void test_unregistered_still_fails(void **state) {
   trak_session_free(s);
 }
 
+/* The child's checks of test_fork_child_sets_up_its_own: exit codes say which one failed. */
+static int fork_child_checks(trak_data_source *ds) {
+  if (TRAK_DATA_SOURCE_ENABLED(ds)) return 10; /* the parent's instance is not the child's */
+  counts before = cnt;
+  trak_session *s;
+  if (trak_session_new_from_text("data_sources { config { name: \"join.fork\" } } "
+                                 "data_sources { config { name: \"join.fork.late\" } }",
+                                 &s, NULL) != 0)
+    return 11;
+  s->sources_optional = 1;
+  if (trak_session_start(s, NULL) != 0) return 12;
+  if (cnt.setup != before.setup + 1 || cnt.start != before.start + 1) return 13;
+  trak_data_source *late = register_ds("join.fork.late"); /* joins the child's session */
+  if (cnt.setup != before.setup + 2 || cnt.start != before.start + 2) return 14;
+  TRAK_DATA_SOURCE_TRACE(ds, trace_one, (void *)(uintptr_t)1);
+  TRAK_DATA_SOURCE_TRACE(late, trace_one, (void *)(uintptr_t)2);
+  if (cnt.traced != before.traced + 2) return 15;
+  trak_session_stop(s, NULL);
+  if (cnt.stop != before.stop + 2) return 16;
+  trak_session_free(s);
+  return 0;
+}
+
+/* A child forked while a session runs starts with no instance: its own session sets the data
+** source up, a registration joins it, and the parent's instance is stopped once, by the
+** parent. */
+static void test_fork_child_sets_up_its_own(void **state) {
+  memset(&cnt, 0, sizeof cnt);
+  trak_data_source *ds = register_ds("join.fork");
+  trak_session *s = start_text("data_sources { config { name: \"join.fork\" } }");
+  assert_int_equal(cnt.setup, 1);
+  fflush(NULL);
+  pid_t pid = fork();
+  assert_true(pid >= 0);
+  if (pid == 0) _exit(fork_child_checks(ds));
+  int status;
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  assert_int_equal(WEXITSTATUS(status), 0);
+  assert_true(TRAK_DATA_SOURCE_ENABLED(ds));
+  trak_session_stop(s, NULL);
+  assert_int_equal(cnt.setup, 1);
+  assert_int_equal(cnt.stop, 1);
+  trak_session_free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_register_after_start),
@@ -228,6 +276,7 @@ int main(void) {
       cmocka_unit_test(test_stopped_and_later_sessions),
       cmocka_unit_test(test_join_with_interceptor),
       cmocka_unit_test(test_unregistered_still_fails),
+      cmocka_unit_test(test_fork_child_sets_up_its_own),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -303,6 +303,30 @@ void trak__ds_session_flush(int slot) {
   pthread_mutex_unlock(&slot_lock[slot]);
 }
 
+void trak__ds_after_fork(void) {
+  pthread_mutex_init(&registry_lock, NULL);
+  pthread_mutexattr_t recursive;
+  pthread_mutexattr_init(&recursive);
+  pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+  for (int slot = 0; slot < TRAK_MAX_SESSIONS; slot++) {
+    pthread_mutex_init(&slot_lock[slot], &recursive);
+    slot_ready[slot] = 0;
+  }
+  pthread_mutexattr_destroy(&recursive);
+  for (uint32_t i = 0; i < registry_count; i++) {
+    trak__ds *ds = registry[i];
+    if (!ds) continue;
+    ds->pub.mask = 0;
+    for (int slot = 0; slot < TRAK_MAX_SESSIONS; slot++) {
+      instance *in = &ds->inst[slot];
+      pthread_mutex_init(&in->lock, NULL);
+      in->state = NULL; /* the parent's: neither started nor stopped here */
+      in->icpt = NULL;
+      in->live = 0;
+    }
+  }
+}
+
 struct trak__icpt_inst *trak__ds_icpt(int index, int slot) {
   trak__ds *ds = registry[index];
   return ds ? __atomic_load_n(&ds->inst[slot].icpt, __ATOMIC_ACQUIRE) : NULL;

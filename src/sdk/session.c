@@ -659,7 +659,8 @@ void trak_session_free(trak_session *s) {
   free(s);
 }
 
-/* In a forked child: no session records (the parent's become inert), every mask is clear. */
+/* In a forked child: no session records (the parent's become inert), every mask is clear,
+** and no data source instance is set up (a session of the child sets up its own). */
 void trak__sessions_after_fork(void) {
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
     uint32_t gen = atomic_load(&trak__slots[i].gen);
@@ -667,6 +668,7 @@ void trak__sessions_after_fork(void) {
     trak__slots[i].session = NULL;
   }
   trak__categories_update();
+  trak__ds_after_fork();
 }
 
 /* ---- system backend ------------------------------------------------------------------------ */
