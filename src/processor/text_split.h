@@ -1,0 +1,49 @@
+/*
+** Cutting a text-format trace into its top-level fields (`packet { ... }`) as its bytes
+** arrive, so that the importer parses and imports each packet without holding the whole text.
+** The cutter only counts brackets outside strings and `#` comments; the text format parser
+** (trak_pbtxt_parse_at) still judges every byte. stream.c drives it.
+*/
+#ifndef TRAK_PROCESSOR_TEXT_SPLIT_H
+#define TRAK_PROCESSOR_TEXT_SPLIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor/storage.h"
+
+/* A position in the whole text: byte offset and 1-based line and column. */
+typedef struct trak_text_pos {
+  uint64_t offset, line, column;
+} trak_text_pos;
+
+/* Receives one piece of text: everything since the previous piece up to and including the
+** bracket that closes a top-level field, starting at `at`. Returns 0 to go on, or nonzero to
+** stop the cutter for good (the rest of the input is ignored). */
+typedef int trak_text_piece_fn(void *ctx, const char *text, size_t len, trak_text_pos at);
+
+typedef struct trak_text_split {
+  TRAK_VEC(char) held;      /* the piece in progress when it straddles feeds */
+  uint64_t offset;          /* text offset of the next byte to scan */
+  uint64_t line, line_start; /* the line (1-based) of that byte and its line's first offset */
+  trak_text_pos start;      /* where the piece in progress starts */
+  uint32_t depth;           /* brackets open */
+  char in;                  /* 0, or inside a string ('"', '\'') or a comment ('#') */
+  uint8_t escaped;          /* the previous byte was a backslash inside a string */
+  uint8_t after_field;      /* a field just closed: a ',' or ';' next is its separator */
+  uint8_t stopped;
+} trak_text_split;
+
+void trak__text_split_init(trak_text_split *s);
+void trak__text_split_free(trak_text_split *s);
+
+/* Scans `len` more bytes, handing each complete piece to `fn`. Bytes of an incomplete piece
+** are copied and kept for the next call. */
+void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
+                           trak_text_piece_fn *fn, void *ctx);
+
+/* Hands the rest (whatever follows the last complete field: whitespace, an unfinished field)
+** to `fn` as the last piece, unless the cutter was stopped. */
+void trak__text_split_finish(trak_text_split *s, trak_text_piece_fn *fn, void *ctx);
+
+#endif /* TRAK_PROCESSOR_TEXT_SPLIT_H */
