@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "processor/text_split.h"
 #include "testutil.h"
 #include "trak/pb.h"
 #include "trak/pbtxt.h"
@@ -141,9 +142,24 @@ static char *reference_tables(const char *pbtxt, size_t len) {
   return dump;
 }
 
+/* The importer sniffs the format from the first 4096 bytes before it cuts anything: this
+** header of comments (50 lines, 4000 bytes) brings the trace after it into the cut pieces. */
+static char *padded(const char *pbtxt, size_t len, size_t *out_len) {
+  text t = {0};
+  for (int i = 0; i < 50; i++)
+    text_add(&t, "# %-77d\n", i);
+  assert_int_equal(t.n, 4000);
+  text_add(&t, "%.*s", (int)len, pbtxt);
+  *out_len = t.n;
+  return t.v;
+}
+
 /* Feeds the text in pieces of 1..max_chunk bytes (and a few larger sizes around the format
 ** sniffing window) and checks every import against the binary one. */
-static void check_every_split(const char *name, const char *pbtxt, size_t len, size_t max_chunk) {
+static void check_every_split(const char *name, const char *unpadded, size_t unpadded_len,
+                              size_t max_chunk) {
+  size_t len;
+  char *pbtxt = padded(unpadded, unpadded_len, &len);
   char *want = reference_tables(pbtxt, len);
   static const size_t larger[] = {0, 100, 1000, 4095, 4096, 4097, 65536};
   size_t n_sizes = max_chunk + sizeof larger / sizeof *larger;
@@ -158,6 +174,7 @@ static void check_every_split(const char *name, const char *pbtxt, size_t len, s
     trak_processor_free(p);
   }
   free(want);
+  free(pbtxt);
 }
 
 /* ---- valid traces ------------------------------------------------------------------------ */
@@ -210,13 +227,74 @@ static void test_tricky_forms_in_pieces(void **state) {
   trak_processor_free(p);
 }
 
+/* ---- the cutter itself ------------------------------------------------------------------- */
+
+typedef struct pieces {
+  text all; /* every piece as "line:column:offset[text]" */
+} pieces;
+
+static int on_piece(void *ctx, const char *t, size_t len, trak_text_pos at) {
+  pieces *p = ctx;
+  text_add(&p->all, "%llu:%llu:%llu[%.*s]", (unsigned long long)at.line,
+           (unsigned long long)at.column, (unsigned long long)at.offset, (int)len, t);
+  return 0;
+}
+
+/* The pieces `want` (consecutive substrings of `full`, less skipped separators) as on_piece
+** writes them, positions computed from where they are in `full`. */
+static char *expected_pieces(const char *full, const char *const *want, size_t n) {
+  text out = {0};
+  const char *from = full;
+  for (size_t i = 0; i < n; i++) {
+    const char *at = strstr(from, want[i]);
+    assert_non_null(at);
+    unsigned long long line = 1, line_start = 0;
+    for (const char *c = full; c < at; c++)
+      if (*c == '\n') line++, line_start = (unsigned long long)(c - full) + 1;
+    unsigned long long offset = (unsigned long long)(at - full);
+    text_add(&out, "%llu:%llu:%llu[%s]", line, offset - line_start + 1, offset, want[i]);
+    from = at + strlen(want[i]);
+  }
+  return out.v;
+}
+
+/* One field per piece (batch 0): cut exactly after each top-level field whatever the feed
+** sizes, not at brackets inside strings (escaped quotes included) or comments, separators
+** dropped. */
+static void test_cutter_cuts_at_top_level_fields(void **state) {
+  (void)state;
+  static const char full[] = "# c } \" {\n"
+                             "packet { name: \"a}\\\"{\" }, packet <x: '>\\''> ;\n"
+                             "packet: [ {}, {} ] 7: 1\n"
+                             "  packet {}   # end }";
+  static const char *const want[] = {
+      "# c } \" {\npacket { name: \"a}\\\"{\" }", " packet <x: '>\\''>",
+      "\npacket: [ {}, {} ]", " 7: 1\n  packet {}", "   # end }"};
+  char *expect = expected_pieces(full, want, sizeof want / sizeof *want);
+  for (size_t chunk = 1; chunk <= sizeof full - 1; chunk++) {
+    trak_text_split s;
+    trak__text_split_init(&s, (trak_text_pos){0, 1, 1}, 0);
+    pieces got = {0};
+    for (size_t off = 0; off < sizeof full - 1; off += chunk) {
+      size_t n = sizeof full - 1 - off < chunk ? sizeof full - 1 - off : chunk;
+      trak__text_split_feed(&s, full + off, n, on_piece, &got);
+    }
+    trak__text_split_finish(&s, on_piece, &got);
+    trak__text_split_free(&s);
+    if (strcmp(got.all.v, expect)) fail_msg("pieces of %zu:\n%s\nwant:\n%s", chunk, got.all.v, expect);
+    free(got.all.v);
+  }
+  free(expect);
+}
+
 /* ---- syntax errors ------------------------------------------------------------------------ */
 
-/* Imports `pbtxt` in pieces of every size up to 32 and whole; each import must report one
+/* Imports `pbtxt` (after the header of padded()) in pieces of every size up to 32 and whole; each import must report one
 ** text_parse_error holding the message trak_pbtxt_parse gives for the whole text, and keep
 ** `packets` slices and instants. */
-static void check_error(const char *pbtxt, int64_t packets) {
-  size_t len = strlen(pbtxt);
+static void check_error(const char *unpadded, int64_t packets) {
+  size_t len;
+  char *pbtxt = padded(unpadded, strlen(unpadded), &len);
   trak_pb_buf bin;
   trak_pb_buf_init_heap(&bin);
   trak_error want = {0};
@@ -232,6 +310,7 @@ static void check_error(const char *pbtxt, int64_t packets) {
     assert_int_equal(query_int(p, "select value from stats where name = 'text_parse_error'"), 1);
     trak_processor_free(p);
   }
+  free(pbtxt);
 }
 
 #define EV(ts) "packet { timestamp: " #ts " track_event { type: TYPE_INSTANT track_uuid: 1 } }"
@@ -292,6 +371,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_golden_and_seed_traces_in_pieces),
       cmocka_unit_test(test_tricky_forms_in_pieces),
+      cmocka_unit_test(test_cutter_cuts_at_top_level_fields),
       cmocka_unit_test(test_errors_report_whole_file_position),
       cmocka_unit_test(test_error_deep_in_large_trace),
   };

@@ -15,6 +15,7 @@
 
 #define SNIFF_BYTES 4096
 #define MAX_PACKET (256u << 20)
+#define TEXT_BATCH (64u << 10) /* text bytes parsed per call, to spread its fixed cost */
 
 static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
   if (!len) return;
@@ -145,26 +146,44 @@ static int clamp_int(uint64_t v) {
   return v > INT_MAX ? INT_MAX : (int)v;
 }
 
-/* Parses one piece of a text trace (whole top-level fields, see text_split.h) and imports its
-** packets. Their offsets in reports are the text offset of the piece. Returns nonzero to stop
-** the cutter after a syntax error. */
+/* Parses whole top-level fields of a text trace and imports their packets, whose offsets in
+** reports are the text offset of the piece. Returns 0 or the parser's error. */
+static int text_parse(trak_processor *p, const char *text, size_t len, trak_text_pos at,
+                      trak_error *err) {
+  p->text_out.p = p->text_out.start;
+  int rc = trak_pbtxt_parse_at("Trace", text, len, clamp_int(at.line), clamp_int(at.column),
+                               &p->text_out, err);
+  if (!rc) frame(p, p->text_out.start, trak_pb_buf_len(&p->text_out), at.offset);
+  return rc;
+}
+
+/* A piece of one field (see text_piece): reports a syntax error and stops the cutter. */
+static int text_field(void *ctx, const char *text, size_t len, trak_text_pos at) {
+  trak_processor *p = ctx;
+  trak_error err = {0};
+  if (text_parse(p, text, len, at, &err)) text_error(p, at, &err);
+  return p->dead;
+}
+
+/* A piece of several fields (a batch, text_split.h). When it does not parse, its output is
+** partial, so it is cut again field by field: the fields before the error are imported and
+** the error is reported. Returns nonzero to stop the cutter. */
 static int text_piece(void *ctx, const char *text, size_t len, trak_text_pos at) {
   trak_processor *p = ctx;
   trak_error err = {0};
-  p->text_out.p = p->text_out.start;
-  if (trak_pbtxt_parse_at("Trace", text, len, clamp_int(at.line), clamp_int(at.column),
-                          &p->text_out, &err)) {
-    text_error(p, at, &err);
-    return 1;
-  }
-  frame(p, p->text_out.start, trak_pb_buf_len(&p->text_out), at.offset);
+  if (!text_parse(p, text, len, at, &err)) return p->dead;
+  trak_text_split one;
+  trak__text_split_init(&one, at, 0);
+  trak__text_split_feed(&one, text, len, text_field, p);
+  trak__text_split_finish(&one, text_field, p);
+  trak__text_split_free(&one);
   return p->dead;
 }
 
 static void text_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (!p->text_live) {
     p->text_live = 1;
-    trak__text_split_init(&p->text);
+    trak__text_split_init(&p->text, (trak_text_pos){0, 1, 1}, TEXT_BATCH);
     trak_pb_buf_init_heap(&p->text_out);
   }
   trak__text_split_feed(&p->text, (const char *)data, len, text_piece, p);

@@ -1,16 +1,26 @@
 /*
 ** The cutter of text traces into top-level fields: see text_split.h.
 **
-** A piece ends at a closing bracket that brings the bracket depth back to 0, outside strings
+** A field ends at a closing bracket that brings the bracket depth back to 0, outside strings
 ** and comments. At such a point the text format parser, had it read the whole text, would be
 ** between two fields of the Trace (or would have failed on the same bytes), so parsing the
 ** pieces one after another gives the same packets and the same first error. The one place
 ** where a piece boundary could differ is the optional ',' or ';' after a field: it belongs to
-** the field before, so the cutter drops it instead of starting the next piece with it.
+** the field before, so a piece that opens with one drops it (skip_separator).
+**
+** Pieces gather fields up to `batch` bytes because each parse call has a fixed cost (the
+** schema lookup of "Trace"); they point into the caller's bytes except the one piece that
+** straddles two feeds, which is copied.
 */
 #include <string.h>
 
 #include "processor/text_split.h"
+
+/* Bytes the scanner stops at outside strings and comments. */
+static const uint8_t SPECIAL[256] = {
+    ['\n'] = 1, ['#'] = 1, ['"'] = 1, ['\''] = 1, ['{'] = 1,
+    ['<'] = 1,  ['['] = 1, ['}'] = 1, ['>'] = 1,  [']'] = 1,
+};
 
 static void held_append(trak_text_split *s, const char *data, size_t len) {
   if (!len) return;
@@ -19,32 +29,47 @@ static void held_append(trak_text_split *s, const char *data, size_t len) {
   s->held.n += len;
 }
 
-void trak__text_split_init(trak_text_split *s) {
+void trak__text_split_init(trak_text_split *s, trak_text_pos at, size_t batch) {
   memset(s, 0, sizeof *s);
-  s->line = 1;
-  s->start = (trak_text_pos){0, 1, 1};
+  s->batch = batch;
+  s->offset = at.offset;
+  s->line = at.line;
+  s->line_start = at.offset - (at.column - 1);
+  s->start = at;
 }
 
 void trak__text_split_free(trak_text_split *s) {
   trak_vec_free(s->held);
 }
 
-/* The scanner's state lives in locals while a feed runs; these carry it between feeds. */
-typedef struct scan {
-  uint64_t base_offset; /* text offset of data[0] */
-  uint64_t line, line_start;
-  uint32_t depth;
-  char in;
-  int escaped, after_field;
-} scan;
-
-static trak_text_pos pos_at(const scan *sc, size_t i) {
-  uint64_t offset = sc->base_offset + i;
-  return (trak_text_pos){offset, sc->line, offset - sc->line_start + 1};
+/* If blanks and comments then ',' or ';' open the text, returns the length up to and
+** including the separator and moves *at past it; otherwise returns 0. */
+static size_t skip_separator(const char *text, size_t len, trak_text_pos *at) {
+  trak_text_pos p = *at;
+  for (size_t i = 0; i < len; i++, p.offset++, p.column++) {
+    char c = text[i];
+    if (c == ',' || c == ';') {
+      *at = (trak_text_pos){p.offset + 1, p.line, p.column + 1};
+      return i + 1;
+    }
+    if (c == '\n') {
+      p.line++;
+      p.column = 0; /* 1 after the loop's increment */
+    } else if (c == '#') {
+      const char *eol = memchr(text + i, '\n', len - i);
+      size_t skip = (eol ? (size_t)(eol - text) : len) - i;
+      i += skip - 1;
+      p.offset += skip - 1;
+      p.column += skip - 1;
+    } else if (c != ' ' && c != '\t' && c != '\r' && c != '\f' && c != '\v') {
+      return 0;
+    }
+  }
+  return 0;
 }
 
-/* Hands the piece that ends just before data[end] (held bytes first) to `fn`. Returns its
-** verdict. */
+/* Hands the piece data[begin, end) (after the held bytes) to `fn`; the held bytes are used up.
+** Returns nonzero when `fn` stops the cutter. */
 static int emit(trak_text_split *s, const char *data, size_t begin, size_t end,
                 trak_text_piece_fn *fn, void *ctx) {
   const char *piece = data + begin;
@@ -54,45 +79,83 @@ static int emit(trak_text_split *s, const char *data, size_t begin, size_t end,
     piece = s->held.v;
     len = s->held.n;
   }
-  int stop = fn(ctx, piece, len, s->start);
   s->held.n = 0;
-  return stop;
+  trak_text_pos at = s->start;
+  if (s->after_cut) {
+    size_t skip = skip_separator(piece, len, &at);
+    piece += skip, len -= skip;
+  }
+  s->after_cut = 1;
+  if (fn(ctx, piece, len, at)) {
+    s->stopped = 1;
+    trak_vec_free(s->held);
+    return 1;
+  }
+  return 0;
+}
+
+/* The scanner's state while a feed runs. */
+typedef struct scan {
+  uint64_t base_offset; /* text offset of data[0] */
+  uint64_t line, line_start;
+  uint32_t depth;
+  char in;
+  int escaped;
+} scan;
+
+static trak_text_pos pos_at(const scan *sc, size_t i) {
+  uint64_t offset = sc->base_offset + i;
+  return (trak_text_pos){offset, sc->line, offset - sc->line_start + 1};
+}
+
+/* Advances *i over string bytes to the closing quote (returns 1), a newline, which ends the
+** string as an error the parser reports (returns 0 at it), or the end of data (0). */
+static int scan_string(scan *sc, const char *data, size_t len, size_t *i) {
+  for (; *i < len; ++*i) {
+    char c = data[*i];
+    if (c == '\n') return 0;
+    if (sc->escaped)
+      sc->escaped = 0;
+    else if (c == '\\')
+      sc->escaped = 1;
+    else if (c == sc->in) {
+      sc->in = 0;
+      return 1;
+    }
+  }
+  return 0;
 }
 
 void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
                            trak_text_piece_fn *fn, void *ctx) {
   if (s->stopped || !len) return;
-  scan sc = {s->offset, s->line, s->line_start, s->depth, s->in, s->escaped, s->after_field};
-  size_t begin = 0; /* the piece in progress: held bytes, then data[begin, i) */
+  scan sc = {s->offset, s->line, s->line_start, s->depth, s->in, s->escaped};
+  size_t begin = 0;              /* the piece in progress: held bytes, then data[begin, i) */
+  size_t last_cut = 0;           /* end of the last whole field in data (0: none yet) */
+  trak_text_pos last_cut_pos = {0};
   for (size_t i = 0; i < len; i++) {
+    if (sc.in == '#') {
+      const char *eol = memchr(data + i, '\n', len - i);
+      if (!eol) break;
+      i = (size_t)(eol - data);
+    } else if (sc.in) {
+      if (scan_string(&sc, data, len, &i)) continue;
+      if (i == len) break;
+    } else {
+      while (i < len && !SPECIAL[(uint8_t)data[i]])
+        i++;
+      if (i == len) break;
+    }
     char c = data[i];
     if (c == '\n') {
       sc.line++;
       sc.line_start = sc.base_offset + i + 1;
-      sc.in = 0; /* ends a comment; a string with a newline is an error the parser reports */
+      sc.in = 0;
       sc.escaped = 0;
       continue;
     }
-    if (sc.in) {
-      if (sc.in == '#') continue;
-      if (sc.escaped)
-        sc.escaped = 0;
-      else if (c == '\\')
-        sc.escaped = 1;
-      else if (c == sc.in)
-        sc.in = 0;
-      continue;
-    }
     switch (c) {
-    case ' ':
-    case '\t':
-    case '\r':
-    case '\f':
-    case '\v':
-      continue;
     case '#':
-      sc.in = '#';
-      continue;
     case '"':
     case '\'':
       sc.in = c;
@@ -102,38 +165,26 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
     case '[':
       sc.depth++;
       break;
-    case '}':
-    case '>':
-    case ']':
+    default: /* a closing bracket */
       if (sc.depth > 1) {
         sc.depth--;
         break;
       }
       /* Depth back to 0 (or a stray closer at 0, which the parser rejects in this piece). */
       sc.depth = 0;
-      if (emit(s, data, begin, i + 1, fn, ctx)) {
-        s->stopped = 1;
-        trak_vec_free(s->held);
-        return;
+      last_cut = i + 1;
+      last_cut_pos = pos_at(&sc, last_cut);
+      if (s->held.n || last_cut - begin >= s->batch) {
+        if (emit(s, data, begin, last_cut, fn, ctx)) return;
+        begin = last_cut;
+        s->start = last_cut_pos;
       }
-      begin = i + 1;
-      s->start = pos_at(&sc, begin);
-      sc.after_field = 1;
-      continue;
-    case ',':
-    case ';':
-      if (sc.after_field && sc.depth == 0) {
-        s->held.n = 0; /* only blanks and comments since the field closed */
-        begin = i + 1;
-        s->start = pos_at(&sc, begin);
-        sc.after_field = 0;
-        continue;
-      }
-      break;
-    default:
-      break;
     }
-    sc.after_field = 0;
+  }
+  if (last_cut > begin) { /* whole fields not yet handed out: do not copy them */
+    if (emit(s, data, begin, last_cut, fn, ctx)) return;
+    begin = last_cut;
+    s->start = last_cut_pos;
   }
   held_append(s, data + begin, len - begin);
   s->offset = sc.base_offset + len;
@@ -142,11 +193,10 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
   s->depth = sc.depth;
   s->in = sc.in;
   s->escaped = (uint8_t)sc.escaped;
-  s->after_field = (uint8_t)sc.after_field;
 }
 
 void trak__text_split_finish(trak_text_split *s, trak_text_piece_fn *fn, void *ctx) {
-  if (!s->stopped && s->held.n) fn(ctx, s->held.v, s->held.n, s->start);
+  if (!s->stopped && s->held.n) emit(s, s->held.v, 0, 0, fn, ctx);
   s->stopped = 1;
   trak_vec_free(s->held);
 }

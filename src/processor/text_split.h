@@ -17,24 +17,27 @@ typedef struct trak_text_pos {
   uint64_t offset, line, column;
 } trak_text_pos;
 
-/* Receives one piece of text: everything since the previous piece up to and including the
-** bracket that closes a top-level field, starting at `at`. Returns 0 to go on, or nonzero to
+/* Receives one piece of text: one or more whole top-level fields, from the end of the
+** previous piece (less the separator after it) to the bracket that closes the last field, or
+** the rest of the text at the end. It starts at `at`. Returns 0 to go on, or nonzero to
 ** stop the cutter for good (the rest of the input is ignored). */
 typedef int trak_text_piece_fn(void *ctx, const char *text, size_t len, trak_text_pos at);
 
 typedef struct trak_text_split {
-  TRAK_VEC(char) held;      /* the piece in progress when it straddles feeds */
-  uint64_t offset;          /* text offset of the next byte to scan */
+  TRAK_VEC(char) held;       /* the piece in progress when it straddles feeds */
+  size_t batch;              /* a piece gathers whole fields up to this many bytes (0: one) */
+  uint64_t offset;           /* text offset of the next byte to scan */
   uint64_t line, line_start; /* the line (1-based) of that byte and its line's first offset */
-  trak_text_pos start;      /* where the piece in progress starts */
-  uint32_t depth;           /* brackets open */
-  char in;                  /* 0, or inside a string ('"', '\'') or a comment ('#') */
-  uint8_t escaped;          /* the previous byte was a backslash inside a string */
-  uint8_t after_field;      /* a field just closed: a ',' or ';' next is its separator */
+  trak_text_pos start;       /* where the piece in progress starts */
+  uint32_t depth;            /* brackets open */
+  char in;                   /* 0, or inside a string ('"', '\'') or a comment ('#') */
+  uint8_t escaped;           /* the previous byte was a backslash inside a string */
+  uint8_t after_cut;         /* a piece was handed out: the next may open with a separator */
   uint8_t stopped;
 } trak_text_split;
 
-void trak__text_split_init(trak_text_split *s);
+/* Starts a cutter at `at` of a text (trak_text_pos){0, 1, 1} for a whole one). */
+void trak__text_split_init(trak_text_split *s, trak_text_pos at, size_t batch);
 void trak__text_split_free(trak_text_split *s);
 
 /* Scans `len` more bytes, handing each complete piece to `fn`. Bytes of an incomplete piece
