@@ -320,6 +320,7 @@ static void test_errors_report_whole_file_position(void **state) {
   check_error(EV(1) "\n" EV(2) "\npacket { bogus: 1 }\n" EV(3), 2);
   check_error(EV(1) " " EV(2) " packet { timestamp: 3 bogus: 1 }", 2); /* mid-line */
   check_error(EV(1) ", , " EV(2), 1);                                   /* two separators */
+  check_error(EV(1) "\n  # }\n  ; ;" EV(2), 1);                          /* on a later line */
   check_error(EV(1) "\n" EV(2) " }\n" EV(3), 2);                        /* stray closer */
   check_error(EV(1) "\npacket { track_event { name: \"a}\n } }\n" EV(2), 1);
   check_error(EV(1) "\n  # comment }\n" EV(2) "\n" EV(3) "\npacket { timestamp: 4", 3);
