@@ -203,7 +203,7 @@ static void test_golden_and_seed_traces_in_pieces(void **state) {
 /* Every form a top-level field can take, and brackets where they do not count. */
 static const char TRICKY[] =
     "# a comment with a brace } and a quote \" that count for nothing\n"
-    "packet { track_descriptor { uuid: 1 name: \"t } { # \\\" \" } }\n"
+    "packet { track_descriptor { uuid: 1 name: \"t } { # \\\" \xc3\xa4\xc2\x8a\" } }\n"
     "packet: { timestamp: 10 trusted_packet_sequence_id: 1\n"
     "  track_event { type: TYPE_SLICE_BEGIN track_uuid: 1 name: 'a }\\' > {' } },\n"
     "packet < timestamp: 20 trusted_packet_sequence_id: 1\n"
@@ -325,6 +325,7 @@ static void test_errors_report_whole_file_position(void **state) {
   check_error(EV(1) "\npacket { track_event { name: \"a}\n } }\n" EV(2), 1);
   check_error(EV(1) "\n  # comment }\n" EV(2) "\n" EV(3) "\npacket { timestamp: 4", 3);
   check_error(EV(1) "\n" EV(2) " 7", 2);
+  check_error(EV(1) "\n# \xc3\xa4\xc2\x8a\xc2\x8a\xc2\x8a high bytes\n" EV(2) " packet { bogus: 1 }", 2);
   check_error("packet { timestamp: 1 ]", 0);
 }
 

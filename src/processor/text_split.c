@@ -16,10 +16,11 @@
 
 #include "processor/text_split.h"
 
-/* Bytes the scanner stops at outside strings and comments. */
+/* Bytes the scanner stops at outside strings and comments. Newlines are not among them:
+** lines are counted only over the pieces handed out (advance), not byte by byte. */
 static const uint8_t SPECIAL[256] = {
-    ['\n'] = 1, ['#'] = 1, ['"'] = 1, ['\''] = 1, ['{'] = 1,
-    ['<'] = 1,  ['['] = 1, ['}'] = 1, ['>'] = 1,  [']'] = 1,
+    ['#'] = 1, ['"'] = 1, ['\''] = 1, ['{'] = 1, ['<'] = 1,
+    ['['] = 1, ['}'] = 1, ['>'] = 1,  [']'] = 1,
 };
 
 static void held_append(trak_text_split *s, const char *data, size_t len) {
@@ -32,9 +33,6 @@ static void held_append(trak_text_split *s, const char *data, size_t len) {
 void trak__text_split_init(trak_text_split *s, trak_text_pos at, size_t batch) {
   memset(s, 0, sizeof *s);
   s->batch = batch;
-  s->offset = at.offset;
-  s->line = at.line;
-  s->line_start = at.offset - (at.column - 1);
   s->start = at;
 }
 
@@ -68,6 +66,33 @@ static size_t skip_separator(const char *text, size_t len, trak_text_pos *at) {
   return 0;
 }
 
+/* Newlines in text[0, len), eight bytes at a time: a byte of x is zero where text has '\n';
+** ~((x & 0x7f..) + 0x7f.. | x | 0x7f..) sets exactly the high bit of each zero byte. */
+static uint64_t count_newlines(const char *text, size_t len) {
+  const uint64_t low7 = 0x7f7f7f7f7f7f7f7full, nl = 0x0a0a0a0a0a0a0a0aull;
+  uint64_t lines = 0;
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, text + i, 8);
+    uint64_t x = w ^ nl;
+    lines += (uint64_t)__builtin_popcountll(~(((x & low7) + low7) | x | low7));
+  }
+  for (; i < len; i++)
+    lines += text[i] == '\n';
+  return lines;
+}
+
+/* The position just past `len` bytes of text that start at `at`. */
+static trak_text_pos advance(trak_text_pos at, const char *text, size_t len) {
+  uint64_t lines = count_newlines(text, len);
+  if (!lines) return (trak_text_pos){at.offset + len, at.line, at.column + len};
+  size_t last = len - 1;
+  while (text[last] != '\n')
+    last--;
+  return (trak_text_pos){at.offset + len, at.line + lines, len - last};
+}
+
 /* Hands the piece data[begin, end) (after the held bytes) to `fn`; the held bytes are used up.
 ** Returns nonzero when `fn` stops the cutter. */
 static int emit(trak_text_split *s, const char *data, size_t begin, size_t end,
@@ -81,6 +106,7 @@ static int emit(trak_text_split *s, const char *data, size_t begin, size_t end,
   }
   s->held.n = 0;
   trak_text_pos at = s->start;
+  s->start = advance(at, piece, len);
   if (s->after_cut) {
     size_t skip = skip_separator(piece, len, &at);
     piece += skip, len -= skip;
@@ -96,17 +122,10 @@ static int emit(trak_text_split *s, const char *data, size_t begin, size_t end,
 
 /* The scanner's state while a feed runs. */
 typedef struct scan {
-  uint64_t base_offset; /* text offset of data[0] */
-  uint64_t line, line_start;
   uint32_t depth;
   char in;
   int escaped;
 } scan;
-
-static trak_text_pos pos_at(const scan *sc, size_t i) {
-  uint64_t offset = sc->base_offset + i;
-  return (trak_text_pos){offset, sc->line, offset - sc->line_start + 1};
-}
 
 /* Advances *i over string bytes to the closing quote (returns 1), a newline, which ends the
 ** string as an error the parser reports (returns 0 at it), or the end of data (0). */
@@ -129,10 +148,9 @@ static int scan_string(scan *sc, const char *data, size_t len, size_t *i) {
 void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
                            trak_text_piece_fn *fn, void *ctx) {
   if (s->stopped || !len) return;
-  scan sc = {s->offset, s->line, s->line_start, s->depth, s->in, s->escaped};
-  size_t begin = 0;              /* the piece in progress: held bytes, then data[begin, i) */
-  size_t last_cut = 0;           /* end of the last whole field in data (0: none yet) */
-  trak_text_pos last_cut_pos = {0};
+  scan sc = {s->depth, s->in, s->escaped};
+  size_t begin = 0;    /* the piece in progress: held bytes, then data[begin, i) */
+  size_t last_cut = 0; /* end of the last whole field in data (0: none yet) */
   for (size_t i = 0; i < len; i++) {
     if (sc.in == '#') {
       const char *eol = memchr(data + i, '\n', len - i);
@@ -147,9 +165,7 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
       if (i == len) break;
     }
     char c = data[i];
-    if (c == '\n') {
-      sc.line++;
-      sc.line_start = sc.base_offset + i + 1;
+    if (c == '\n') { /* only inside a comment or a string, which it ends */
       sc.in = 0;
       sc.escaped = 0;
       continue;
@@ -173,23 +189,17 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
       /* Depth back to 0 (or a stray closer at 0, which the parser rejects in this piece). */
       sc.depth = 0;
       last_cut = i + 1;
-      last_cut_pos = pos_at(&sc, last_cut);
       if (s->held.n || last_cut - begin >= s->batch) {
         if (emit(s, data, begin, last_cut, fn, ctx)) return;
         begin = last_cut;
-        s->start = last_cut_pos;
       }
     }
   }
   if (last_cut > begin) { /* whole fields not yet handed out: do not copy them */
     if (emit(s, data, begin, last_cut, fn, ctx)) return;
     begin = last_cut;
-    s->start = last_cut_pos;
   }
   held_append(s, data + begin, len - begin);
-  s->offset = sc.base_offset + len;
-  s->line = sc.line;
-  s->line_start = sc.line_start;
   s->depth = sc.depth;
   s->in = sc.in;
   s->escaped = (uint8_t)sc.escaped;

@@ -26,9 +26,7 @@ typedef int trak_text_piece_fn(void *ctx, const char *text, size_t len, trak_tex
 typedef struct trak_text_split {
   TRAK_VEC(char) held;       /* the piece in progress when it straddles feeds */
   size_t batch;              /* a piece gathers whole fields up to this many bytes (0: one) */
-  uint64_t offset;           /* text offset of the next byte to scan */
-  uint64_t line, line_start; /* the line (1-based) of that byte and its line's first offset */
-  trak_text_pos start;       /* where the piece in progress starts */
+  trak_text_pos start;       /* where the piece in progress (held bytes first) starts */
   uint32_t depth;            /* brackets open */
   char in;                   /* 0, or inside a string ('"', '\'') or a comment ('#') */
   uint8_t escaped;           /* the previous byte was a backslash inside a string */
