@@ -33,7 +33,7 @@ struct trak_processor {
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
-  trak_pb_buf text_out;  /* the binary of one such field */
+  trak_pb_buf text_out;  /* the binary of one piece of such fields */
   int text_live;         /* text and text_out are initialised */
   trak_bytes pending;    /* bytes of a packet that straddles feed calls */
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */

@@ -21,6 +21,15 @@ gzip -c "$TMP/big.pbtxt" >"$TMP/big.pbtxt.gz"
 [ "$(q "$TMP/big.pbtxt.gz" "$ALL")" = "$want" ] || fail "gzip text import differs"
 [ "$(q - "$ALL" <"$TMP/big.pbtxt")" = "$want" ] || fail "stdin text import differs"
 
+# A gzip stream cut in half: one truncation warning, the packets before it kept.
+head -c $(($(stat -c %s "$TMP/big.pbtxt.gz") / 2)) "$TMP/big.pbtxt.gz" >"$TMP/cut.gz"
+"$TRAK" query "$TMP/cut.gz" "select count(*) from slice" >"$TMP/out" 2>"$TMP/err"
+grep -q "gzip stream ends early" "$TMP/err" || fail "no truncation warning: $(cat "$TMP/err")"
+grep -q "text_parse_error\|text format error" "$TMP/err" && fail "a truncation is not a syntax error"
+total=$(q "$TMP/big.pb" "select count(*) from slice" | tail -1)
+kept=$(tail -1 "$TMP/out")
+[ "$kept" -gt 0 ] && [ "$kept" -lt "$total" ] || fail "kept $kept of $total slices"
+
 # An unknown field name in the middle: line and column of the whole file on stderr, the
 # packets before it imported (the seed's slices, 100 times).
 lines=$(wc -l <"$DATA/seed/02_process_slices.pbtxt")
