@@ -313,6 +313,20 @@ static void check_error(const char *unpadded, int64_t packets) {
   free(pbtxt);
 }
 
+/* An escape cut by the end of the text: the message quotes no byte past the end (the piece
+** of a streamed trace is followed by unrelated bytes). */
+static void test_escape_at_end_reads_nothing_past_it(void **state) {
+  (void)state;
+  static const char cut[] = "packet { track_event { name: \"a\\Z";
+  trak_pb_buf bin;
+  trak_pb_buf_init_heap(&bin);
+  trak_error err = {0};
+  assert_int_equal(trak_pbtxt_parse("Trace", cut, sizeof cut - 2, &bin, &err), TRAK_EFORMAT);
+  assert_non_null(strstr(err.message, "column 32: invalid escape"));
+  assert_null(strchr(err.message, 'Z'));
+  trak_pb_buf_free(&bin);
+}
+
 #define EV(ts) "packet { timestamp: " #ts " track_event { type: TYPE_INSTANT track_uuid: 1 } }"
 
 static void test_errors_report_whole_file_position(void **state) {
@@ -374,6 +388,7 @@ int main(void) {
       cmocka_unit_test(test_golden_and_seed_traces_in_pieces),
       cmocka_unit_test(test_tricky_forms_in_pieces),
       cmocka_unit_test(test_cutter_cuts_at_top_level_fields),
+      cmocka_unit_test(test_escape_at_end_reads_nothing_past_it),
       cmocka_unit_test(test_errors_report_whole_file_position),
       cmocka_unit_test(test_error_deep_in_large_trace),
   };

@@ -169,7 +169,7 @@ static int read_quoted(pbtxt_lexer *lx) {
     const char *esc = p++;
     if (read_escape(lx, &p)) {
       lx->tok.text = esc;
-      lx->tok.len = (size_t)(p - esc) + 1;
+      lx->tok.len = (size_t)(p - esc) + (p < lx->end); /* the next byte, if there is one */
       lx->tok.column = (int)(esc - lx->line_start) + 1 + lx->column_base;
       return trak__pbtxt_fail(lx, "invalid escape sequence in string");
     }

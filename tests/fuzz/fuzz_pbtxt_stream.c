@@ -6,6 +6,7 @@
 ** message (line, column, token) when it does not. One field per piece and small batches.
 */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -38,10 +39,15 @@ static void check(const uint8_t *data, size_t size, size_t a, size_t b, size_t b
   trak__text_split_free(&s);
   if (!!r.rc != !!whole->rc) abort();
   if (whole->rc) {
-    if (strcmp(r.err.message, whole->err.message)) abort();
+    if (strcmp(r.err.message, whole->err.message)) {
+      fprintf(stderr, "pieces (batch %zu): %s\nwhole: %s\n", batch, r.err.message,
+              whole->err.message);
+      abort();
+    }
   } else {
     size_t n = trak_pb_buf_len(&r.out);
-    if (n != trak_pb_buf_len(&whole->out) || memcmp(r.out.start, whole->out.start, n)) abort();
+    if (n != trak_pb_buf_len(&whole->out) || (n && memcmp(r.out.start, whole->out.start, n)))
+      abort();
   }
   trak_pb_buf_free(&r.out);
 }
