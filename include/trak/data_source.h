@@ -62,8 +62,11 @@ typedef struct trak_data_source_desc {
 } trak_data_source_desc;
 
 /* Registers a data source (the name must not be "track_event" or taken). Sessions started
-** afterwards enable it when their config names it. Returns 0, TRAK_EINVAL (name taken or
-** empty), TRAK_ENOSPC (TRAK_MAX_DATA_SOURCES reached) or TRAK_ENOMEM. Thread-safe. */
+** afterwards enable it when their config names it, and so does every session already started
+** whose config names it (a system producer's, typically): its instance there is set up,
+** started and enabled before this returns, with its callbacks run on this thread. Returns 0,
+** TRAK_EINVAL (name taken or empty), TRAK_ENOSPC (TRAK_MAX_DATA_SOURCES reached) or
+** TRAK_ENOMEM. Thread-safe. */
 TRAK_API int trak_data_source_register(const trak_data_source_desc *desc, trak_data_source **out,
                                        trak_error *err);
 

@@ -9,7 +9,21 @@
 ** same way. A custom data source's `mask` has bit i set while instance i is active; each
 ** thread writes to instance i through its own writer (thread->dsw[index][i]), a packet
 ** sequence of its own with its own interning table and incremental state.
+**
+** Joining. A data source registered while sessions run joins every one whose config names it
+** (join_slot). Each slot's instances are set up, joined and torn down under that slot's
+** slot_lock, never under trak__lock, so callbacks may call what takes trak__lock (registering
+** a category or a data source); the lock order is slot_lock, then trak__lock, then
+** registry_lock. slot_ready says the session's own
+** setup ran (and its teardown did not): before it, the session's setup will find the new
+** data source itself. An instance's `live` flag and its mask bit change under trak__lock as
+** well, so a session's start (which enables live instances) and stop (which disables them)
+** see a join either wholly or not at all; a join that ends after the stop began leaves its
+** instance to the stop's teardown, so every instance gets one setup, start and stop.
 */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP */
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -39,7 +53,12 @@ struct trak_ds_ctx {
 };
 
 static pthread_mutex_t registry_lock = PTHREAD_MUTEX_INITIALIZER;
-static trak__ds *registry[TRAK__MAX_DS]; /* entries are never removed */
+/* Recursive: a callback run under it may register another data source (which then skips
+** this slot: it is not ready, or its session stops). */
+static pthread_mutex_t slot_lock[TRAK_MAX_SESSIONS] = {[0 ... TRAK_MAX_SESSIONS - 1] =
+                                                           PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP};
+static uint8_t slot_ready[TRAK_MAX_SESSIONS]; /* slot_lock held */
+static trak__ds *registry[TRAK__MAX_DS];      /* entries are never removed */
 static uint32_t registry_count;
 static pthread_once_t registry_once = PTHREAD_ONCE_INIT;
 
@@ -71,6 +90,8 @@ static int find_locked(const char *name, size_t len) {
   return -1;
 }
 
+static void join_slot(trak__ds *ds, int slot);
+
 int trak_data_source_register(const trak_data_source_desc *desc, trak_data_source **out,
                               trak_error *err) {
   trak_init();
@@ -79,6 +100,7 @@ int trak_data_source_register(const trak_data_source_desc *desc, trak_data_sourc
     return trak_error_set(err, TRAK_EINVAL, "a data source needs a name");
   pthread_mutex_lock(&registry_lock);
   int rc = 0;
+  trak__ds *added = NULL;
   if (find_locked(desc->name, strlen(desc->name)) >= 0) {
     rc = trak_error_set(err, TRAK_EINVAL, "data source \"%s\" is already registered", desc->name);
   } else if (registry_count == TRAK__MAX_DS) {
@@ -95,9 +117,13 @@ int trak_data_source_register(const trak_data_source_desc *desc, trak_data_sourc
       ds->index = registry_count;
       registry[registry_count++] = ds;
       *out = &ds->pub;
+      added = ds;
     }
   }
   pthread_mutex_unlock(&registry_lock);
+  /* Sessions that set up their instances from now on find it; earlier ones get it here. */
+  for (int slot = 0; added && slot < TRAK_MAX_SESSIONS; slot++)
+    join_slot(added, slot);
   return rc;
 }
 
@@ -127,27 +153,40 @@ uint32_t trak__ds_names(const char **names, uint32_t max) {
   return k;
 }
 
+/* Stops the instance of `ds` in `slot` if it is live. slot_lock held, and no thread writes
+** into the slot any more. */
 static void teardown_instance(trak__ds *ds, int slot) {
   instance *in = &ds->inst[slot];
   if (!in->live) return;
   if (ds->desc.stop) ds->desc.stop(ds->desc.user, (uint32_t)slot, in->state);
   if (in->icpt) trak__icpt_stop(in->icpt);
-  in->icpt = NULL;
+  __atomic_store_n(&in->icpt, NULL, __ATOMIC_RELAXED);
+  pthread_mutex_lock(&in->lock);
   in->state = NULL;
+  pthread_mutex_unlock(&in->lock);
   in->live = 0;
 }
 
-void trak__ds_session_teardown(int slot) {
+/* Tears down every instance of `slot`; joins skip it until its next setup. slot_lock held. */
+static void teardown_locked(int slot) {
+  slot_ready[slot] = 0;
   uint32_t n = snapshot_count();
   for (uint32_t i = 0; i < n; i++)
     if (registry[i]) teardown_instance(registry[i], slot);
 }
 
-/* Sets up the instance of `ds` that `cfg` describes. Returns 0, or an error that fails the
-** session (an unknown or failing interceptor); a data source refusing its setup is skipped. */
+void trak__ds_session_teardown(int slot) {
+  pthread_mutex_lock(&slot_lock[slot]);
+  teardown_locked(slot);
+  pthread_mutex_unlock(&slot_lock[slot]);
+}
+
+/* Sets up the instance of `ds` that `cfg` describes (its interceptor first) and records its
+** state; the caller marks it live. Returns 1 when set up, 0 when the data source refuses its
+** setup (the instance is skipped), or an error that fails the session (an unknown or failing
+** interceptor). slot_lock held. */
 static int setup_instance(trak__ds *ds, int slot, const trak__ds_cfg *cfg, trak_error *err) {
   instance *in = &ds->inst[slot];
-  if (in->live) return 0; /* the first entry naming a data source wins */
   struct trak__icpt_inst *icpt = NULL;
   if (cfg->icpt_name) {
     int rc = trak__icpt_setup(cfg->icpt_name, cfg->icpt_config, cfg->icpt_config_len, ds->desc.name,
@@ -160,37 +199,85 @@ static int setup_instance(trak__ds *ds, int slot, const trak__ds_cfg *cfg, trak_
     if (icpt) trak__icpt_stop(icpt);
     return 0;
   }
+  /* Published for writers that bind later (trak__ds_icpt) and for trak_ds_lock_instance. */
+  pthread_mutex_lock(&in->lock);
   in->state = state;
-  in->icpt = icpt;
-  in->live = 1;
-  return 0;
+  pthread_mutex_unlock(&in->lock);
+  __atomic_store_n(&in->icpt, icpt, __ATOMIC_RELEASE);
+  return 1;
 }
 
-int trak__ds_session_setup(trak_session *s, int slot, trak_error *err) {
+static void start_instance(trak__ds *ds, int slot) {
+  instance *in = &ds->inst[slot];
+  if (in->icpt) trak__icpt_start(in->icpt);
+  if (ds->desc.start) ds->desc.start(ds->desc.user, (uint32_t)slot, in->state);
+}
+
+/* Sets up the instances `s` names, then starts them. slot_lock held. */
+static int session_setup_locked(trak_session *s, int slot, trak_error *err) {
   for (size_t i = 0; i < s->ndss; i++) {
     trak__ds *ds = lookup(s->dss[i].name);
     int rc = 0;
-    if (ds)
+    if (ds && !ds->inst[slot].live) { /* the first entry naming a data source wins */
       rc = setup_instance(ds, slot, &s->dss[i], err);
-    else if (!s->sources_optional) /* a typo would otherwise record nothing, silently */
+      ds->inst[slot].live = rc > 0;
+    } else if (!ds && !s->sources_optional) { /* a typo would otherwise record nothing */
       rc = trak_error_set(err, TRAK_EINVAL,
                           "data source \"%s\" is not registered in this process "
                           "(trak_data_source_register)",
                           s->dss[i].name);
-    if (rc) {
-      trak__ds_session_teardown(slot);
+    }
+    if (rc < 0) {
+      teardown_locked(slot);
       return rc;
     }
   }
   uint32_t n = snapshot_count();
-  for (uint32_t i = 0; i < n; i++) {
-    trak__ds *ds = registry[i];
-    instance *in = ds ? &ds->inst[slot] : NULL;
-    if (!in || !in->live) continue;
-    if (in->icpt) trak__icpt_start(in->icpt);
-    if (ds->desc.start) ds->desc.start(ds->desc.user, (uint32_t)slot, in->state);
-  }
+  for (uint32_t i = 0; i < n; i++)
+    if (registry[i] && registry[i]->inst[slot].live) start_instance(registry[i], slot);
+  slot_ready[slot] = 1;
   return 0;
+}
+
+int trak__ds_session_setup(trak_session *s, int slot, trak_error *err) {
+  pthread_mutex_lock(&slot_lock[slot]);
+  int rc = session_setup_locked(s, slot, err);
+  pthread_mutex_unlock(&slot_lock[slot]);
+  return rc;
+}
+
+/* The entry naming `ds` in the config of the session in `slot`, when that session's own
+** setup is done and it is not stopping and `ds` has no instance there yet; otherwise NULL.
+** The session cannot go away meanwhile: its stop waits for slot_lock to tear down.
+** slot_lock held. */
+static const trak__ds_cfg *joinable(const trak__ds *ds, int slot) {
+  if (!slot_ready[slot] || ds->inst[slot].live) return NULL;
+  pthread_mutex_lock(&trak__lock);
+  trak_session *s = trak__slots[slot].session;
+  int running = s && (s->state == TRAK__S_STARTING || s->state == TRAK__S_STARTED);
+  pthread_mutex_unlock(&trak__lock);
+  for (size_t i = 0; running && i < s->ndss; i++)
+    if (strcmp(s->dss[i].name, ds->desc.name) == 0) return &s->dss[i];
+  return NULL;
+}
+
+/* Adds the just registered `ds` to the session in `slot` if its config names it, as that
+** session's start would have: setup (with the entry's interceptor), start, then its mask bit
+** once the session records. A session still starting enables it itself (it enables every
+** live instance); a session that began stopping meanwhile tears it down. An interceptor
+** that fails, or a refused setup, leaves the session without the instance. */
+static void join_slot(trak__ds *ds, int slot) {
+  pthread_mutex_lock(&slot_lock[slot]);
+  const trak__ds_cfg *cfg = joinable(ds, slot);
+  if (cfg && setup_instance(ds, slot, cfg, NULL) > 0) {
+    start_instance(ds, slot);
+    pthread_mutex_lock(&trak__lock);
+    ds->inst[slot].live = 1;
+    if (trak__slots[slot].session->state == TRAK__S_STARTED)
+      __atomic_fetch_or(&ds->pub.mask, 1u << slot, __ATOMIC_RELEASE);
+    pthread_mutex_unlock(&trak__lock);
+  }
+  pthread_mutex_unlock(&slot_lock[slot]);
 }
 
 void trak__ds_session_enable(int slot, int on) {
@@ -199,24 +286,50 @@ void trak__ds_session_enable(int slot, int on) {
     trak__ds *ds = registry[i];
     if (!ds || !ds->inst[slot].live) continue;
     if (on)
-      __atomic_fetch_or(&ds->pub.mask, 1u << slot, __ATOMIC_RELAXED);
+      __atomic_fetch_or(&ds->pub.mask, 1u << slot, __ATOMIC_RELEASE);
     else
       __atomic_fetch_and(&ds->pub.mask, ~(1u << slot), __ATOMIC_RELAXED);
   }
 }
 
 void trak__ds_session_flush(int slot) {
-  uint32_t n = snapshot_count();
+  pthread_mutex_lock(&slot_lock[slot]);
+  uint32_t n = slot_ready[slot] ? snapshot_count() : 0;
   for (uint32_t i = 1; i < n; i++) {
     trak__ds *ds = registry[i];
     if (ds && ds->inst[slot].live && ds->desc.flush)
       ds->desc.flush(ds->desc.user, (uint32_t)slot, ds->inst[slot].state);
   }
+  pthread_mutex_unlock(&slot_lock[slot]);
+}
+
+void trak__ds_after_fork(void) {
+  pthread_mutex_init(&registry_lock, NULL);
+  pthread_mutexattr_t recursive;
+  pthread_mutexattr_init(&recursive);
+  pthread_mutexattr_settype(&recursive, PTHREAD_MUTEX_RECURSIVE);
+  for (int slot = 0; slot < TRAK_MAX_SESSIONS; slot++) {
+    pthread_mutex_init(&slot_lock[slot], &recursive);
+    slot_ready[slot] = 0;
+  }
+  pthread_mutexattr_destroy(&recursive);
+  for (uint32_t i = 0; i < registry_count; i++) {
+    trak__ds *ds = registry[i];
+    if (!ds) continue;
+    ds->pub.mask = 0;
+    for (int slot = 0; slot < TRAK_MAX_SESSIONS; slot++) {
+      instance *in = &ds->inst[slot];
+      pthread_mutex_init(&in->lock, NULL);
+      in->state = NULL; /* the parent's: neither started nor stopped here */
+      in->icpt = NULL;
+      in->live = 0;
+    }
+  }
 }
 
 struct trak__icpt_inst *trak__ds_icpt(int index, int slot) {
   trak__ds *ds = registry[index];
-  return ds ? ds->inst[slot].icpt : NULL;
+  return ds ? __atomic_load_n(&ds->inst[slot].icpt, __ATOMIC_ACQUIRE) : NULL;
 }
 
 /* ---- writer state -------------------------------------------------------------------------- */

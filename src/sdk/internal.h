@@ -368,6 +368,9 @@ int trak__ds_session_setup(struct trak_session *s, int slot, trak_error *err) TR
 void trak__ds_session_enable(int slot, int on) TRAK__HIDDEN; /* masks; trak__lock held */
 void trak__ds_session_teardown(int slot) TRAK__HIDDEN;  /* stop callbacks, after the grace */
 void trak__ds_session_flush(int slot) TRAK__HIDDEN;
+/* In a forked child (single-threaded): the locks fresh, no instance live, every mask clear.
+** The parent's instances are the parent's: their callbacks do not run in the child. */
+void trak__ds_after_fork(void) TRAK__HIDDEN;
 /* The names of the data sources registered so far, "track_event" first: up to `max` into
 ** `names` (strings that live as long as the process). Returns how many. */
 uint32_t trak__ds_names(const char **names, uint32_t max) TRAK__HIDDEN;

@@ -509,7 +509,8 @@ int trak_session_start(trak_session *s, trak_error *err) {
   }
   pthread_mutex_unlock(&trak__lock);
   if (rc) return rc;
-  /* 2. Set up and start the data source instances, running their callbacks without a lock. */
+  /* 2. Set up and start the data source instances, running their callbacks without trak__lock
+  **    (data sources registered from now on join the session: data_source.c). */
   rc = trak__ds_session_setup(s, slot, err);
   if (rc == 0 && s->output_path && !(s->file = fopen(s->output_path, "wb"))) {
     rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
@@ -564,8 +565,8 @@ int trak_session_stop(trak_session *s, trak_error *err) {
   atomic_store_explicit(&trak__slots[slot].gen, s->gen + 1, memory_order_release);
   trak__threads_wait_idle();
   pthread_mutex_unlock(&trak__lock);
-  /* No thread writes into the slot now: stop its instances (callbacks run without a lock),
-  ** then give the slot back. */
+  /* No thread writes into the slot now: stop its instances (callbacks run without trak__lock;
+  ** a data source joining meanwhile is stopped with them), then give the slot back. */
   trak__ds_session_teardown(slot);
   pthread_mutex_lock(&trak__lock);
   trak__slots[slot].session = NULL;
@@ -658,7 +659,8 @@ void trak_session_free(trak_session *s) {
   free(s);
 }
 
-/* In a forked child: no session records (the parent's become inert), every mask is clear. */
+/* In a forked child: no session records (the parent's become inert), every mask is clear,
+** and no data source instance is set up (a session of the child sets up its own). */
 void trak__sessions_after_fork(void) {
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
     uint32_t gen = atomic_load(&trak__slots[i].gen);
@@ -666,6 +668,7 @@ void trak__sessions_after_fork(void) {
     trak__slots[i].session = NULL;
   }
   trak__categories_update();
+  trak__ds_after_fork();
 }
 
 /* ---- system backend ------------------------------------------------------------------------ */
