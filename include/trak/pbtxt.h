@@ -33,6 +33,11 @@ extern "C" {
 TRAK_API int trak_pbtxt_parse(const char *message_name, const char *text, size_t len,
                               trak_pb_buf *out, trak_error *err);
 
+/* trak_pbtxt_parse() for a piece of a larger text that starts at 1-based `line`:`column` of
+** it: errors name positions in the larger text. Used to parse a big trace field by field. */
+TRAK_API int trak_pbtxt_parse_at(const char *message_name, const char *text, size_t len, int line,
+                                 int column, trak_pb_buf *out, trak_error *err);
+
 /* Appends the text format of the binary message `data` to `out` (used as a byte buffer; it is
 ** not NUL-terminated). Returns 0, TRAK_ENOTFOUND for an unknown message name, or TRAK_EFORMAT
 ** (with the byte offset) when the binary is malformed: everything before the bad byte has

@@ -44,7 +44,7 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
   open_ctx *c = user;
   int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
                    !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
-                   !strcmp(stat, "json_tokenizer_failure");
+                   !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
   if (!structural || ++c->warnings > 5) return;
   if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
   /* Stream problems name their byte in the message; packet problems get it appended. */

@@ -39,6 +39,7 @@ static void skip_space_and_comments(pbtxt_lexer *lx) {
     if (c == '\n') {
       lx->line++;
       lx->line_start = ++lx->p;
+      lx->column_base = 0;
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       lx->p++;
     } else if (c == '#') {
@@ -168,8 +169,8 @@ static int read_quoted(pbtxt_lexer *lx) {
     const char *esc = p++;
     if (read_escape(lx, &p)) {
       lx->tok.text = esc;
-      lx->tok.len = (size_t)(p - esc) + 1;
-      lx->tok.column = (int)(esc - lx->line_start) + 1;
+      lx->tok.len = (size_t)(p - esc) + (p < lx->end); /* the next byte, if there is one */
+      lx->tok.column = (int)(esc - lx->line_start) + 1 + lx->column_base;
       return trak__pbtxt_fail(lx, "invalid escape sequence in string");
     }
   }
@@ -199,7 +200,7 @@ int trak__pbtxt_next(pbtxt_lexer *lx) {
   pbtxt_token *t = &lx->tok;
   t->text = lx->p;
   t->line = lx->line;
-  t->column = (int)(lx->p - lx->line_start) + 1;
+  t->column = (int)(lx->p - lx->line_start) + 1 + lx->column_base;
   if (lx->p >= lx->end) {
     t->kind = PBTXT_END;
     t->len = 0;
@@ -243,11 +244,17 @@ int trak__pbtxt_next(pbtxt_lexer *lx) {
 }
 
 int trak__pbtxt_lexer_init(pbtxt_lexer *lx, const char *text, size_t len, trak_error *err) {
+  return trak__pbtxt_lexer_init_at(lx, text, len, 1, 1, err);
+}
+
+int trak__pbtxt_lexer_init_at(pbtxt_lexer *lx, const char *text, size_t len, int line, int column,
+                              trak_error *err) {
   memset(lx, 0, sizeof *lx);
   lx->p = text;
   lx->end = len ? text + len : text;
-  lx->line = 1;
+  lx->line = line;
   lx->line_start = text;
+  lx->column_base = column - 1;
   lx->err = err;
   trak_pb_buf_init_heap(&lx->str);
   return trak__pbtxt_next(lx);

@@ -30,6 +30,7 @@ typedef struct pbtxt_lexer {
   const char *p, *end;
   int line;
   const char *line_start;
+  int column_base; /* columns before the text on its first line (trak_pbtxt_parse_at) */
   pbtxt_token tok; /* the current (lookahead) token */
   trak_pb_buf str; /* decoded bytes of the current PBTXT_STRING token */
   trak_error *err;
@@ -38,6 +39,10 @@ typedef struct pbtxt_lexer {
 
 /* Starts lexing and reads the first token. Returns 0 or an error (already in `err`). */
 int trak__pbtxt_lexer_init(pbtxt_lexer *lx, const char *text, size_t len, trak_error *err);
+/* Same for text that starts at `line`:`column` (1-based) of a larger file, so that positions
+** in errors are those of the whole file. */
+int trak__pbtxt_lexer_init_at(pbtxt_lexer *lx, const char *text, size_t len, int line, int column,
+                              trak_error *err);
 void trak__pbtxt_lexer_free(pbtxt_lexer *lx);
 
 /* Advances to the next token. Returns 0 or an error. */

@@ -353,11 +353,16 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
 
 int trak_pbtxt_parse(const char *message_name, const char *text, size_t len, trak_pb_buf *out,
                      trak_error *err) {
+  return trak_pbtxt_parse_at(message_name, text, len, 1, 1, out, err);
+}
+
+int trak_pbtxt_parse_at(const char *message_name, const char *text, size_t len, int line,
+                        int column, trak_pb_buf *out, trak_error *err) {
   const trak_pb_message_desc *msg = trak__schema_message(message_name);
   if (!msg)
     return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
   parser ps = {.out = out};
-  int rc = trak__pbtxt_lexer_init(&ps.lx, text, len, err);
+  int rc = trak__pbtxt_lexer_init_at(&ps.lx, text, len, line, column, err);
   if (!rc) rc = parse_message_body(&ps, msg, 0);
   trak__pbtxt_lexer_free(&ps.lx);
   if (!rc && out->error)

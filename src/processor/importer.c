@@ -18,7 +18,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                     "A packet whose fields do not decode; its valid fields "
                                     "before the error were kept."},
     [TRAK_STAT_TEXT_PARSE_ERROR] = {"text_parse_error", TRAK_SEVERITY_ERROR,
-                                    "A text format trace did not parse."},
+                                    "A text format trace does not parse; the packets before the error "
+                                    "were imported."},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
                                      "compressed_packets that do not inflate."},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,

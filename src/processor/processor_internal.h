@@ -11,6 +11,7 @@
 #include "processor/import.h"
 #include "processor/json.h"
 #include "processor/storage.h"
+#include "processor/text_split.h"
 #include "processor/trace_file.h"
 #include "trak/processor.h"
 
@@ -31,7 +32,9 @@ struct trak_processor {
   int z_live, z_ended;
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
-  trak_bytes text;       /* a text trace is parsed whole at finish */
+  trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
+  trak_pb_buf text_out;  /* the binary of one piece of such fields */
+  int text_live;         /* text and text_out are initialised */
   trak_bytes pending;    /* bytes of a packet that straddles feed calls */
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
   uint64_t fed;          /* raw bytes fed */
@@ -47,7 +50,7 @@ struct trak_processor {
 
 /* Input stream (stream.c). */
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
-/* Flushes the stream at end of input. Returns 0 or an error for an unparsable text trace. */
+/* Flushes the stream at end of input. Returns 0 (problems in the trace are reported as stats). */
 int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);
 

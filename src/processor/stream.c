@@ -1,10 +1,13 @@
 /*
 ** This file holds the input stream: bytes fed in any split are un-gzipped on the fly, the
 ** format is recognised from the first bytes, and a binary trace is cut into TracePackets as
-** they complete (a packet straddling two feeds waits in `pending`). A text trace is collected
-** and parsed whole at the end. Malformed framing or a truncated end are reported with their
-** byte offset; everything before them is kept.
+** they complete (a packet straddling two feeds waits in `pending`). A text trace is cut into
+** its top-level fields as they complete (text_split.c); each is parsed to binary and framed
+** like a binary trace, so memory holds one field's text and binary, not the whole trace.
+** Malformed framing, a truncated end or a text syntax error are reported with their position;
+** everything before them is kept.
 */
+#include <limits.h>
 #include <string.h>
 
 #include "processor/processor_internal.h"
@@ -12,6 +15,7 @@
 
 #define SNIFF_BYTES 4096
 #define MAX_PACKET (256u << 20)
+#define TEXT_BATCH (64u << 10) /* text bytes parsed per call, to spread its fixed cost */
 
 static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
   if (!len) return;
@@ -128,6 +132,64 @@ static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (!p->dead) bytes_append(&p->pending, data + used, len - used);
 }
 
+__attribute__((cold, noinline)) static void text_error(trak_processor *p, trak_text_pos at,
+                                                       const trak_error *err) {
+  p->imp.packet_offset = at.offset;
+  trak__report(&p->imp, TRAK_STAT_TEXT_PARSE_ERROR,
+               "text format error at %s; the packets before it were imported, the rest of the "
+               "trace was skipped",
+               err->message);
+  p->dead = 1;
+}
+
+static int clamp_int(uint64_t v) {
+  return v > INT_MAX ? INT_MAX : (int)v;
+}
+
+/* Parses whole top-level fields of a text trace and imports their packets, whose offsets in
+** reports are the text offset of the piece. Returns 0 or the parser's error. */
+static int text_parse(trak_processor *p, const char *text, size_t len, trak_text_pos at,
+                      trak_error *err) {
+  p->text_out.p = p->text_out.start;
+  int rc = trak_pbtxt_parse_at("Trace", text, len, clamp_int(at.line), clamp_int(at.column),
+                               &p->text_out, err);
+  if (!rc) frame(p, p->text_out.start, trak_pb_buf_len(&p->text_out), at.offset);
+  return rc;
+}
+
+/* A piece of one field (see text_piece): reports a syntax error and stops the cutter. */
+static int text_field(void *ctx, const char *text, size_t len, trak_text_pos at) {
+  trak_processor *p = ctx;
+  trak_error err = {0};
+  if (text_parse(p, text, len, at, &err)) text_error(p, at, &err);
+  return p->dead;
+}
+
+/* A piece of several fields (a batch, text_split.h). When it does not parse, its output is
+** partial, so it is cut again field by field: the fields before the error are imported and
+** the error is reported. Returns nonzero to stop the cutter. */
+static int text_piece(void *ctx, const char *text, size_t len, trak_text_pos at) {
+  trak_processor *p = ctx;
+  trak_error err = {0};
+  if (!text_parse(p, text, len, at, &err)) return p->dead;
+  trak_text_split one;
+  trak__text_split_init(&one, at, 0);
+  trak__text_split_feed(&one, text, len, text_field, p);
+  trak__text_split_finish(&one, text_field, p);
+  trak__text_split_free(&one);
+  return p->dead;
+}
+
+static void text_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  if (!p->text_live) {
+    p->text_live = 1;
+    trak__text_split_init(&p->text, (trak_text_pos){0, 1, 1}, TEXT_BATCH);
+    trak_pb_buf_init_heap(&p->text_out);
+  }
+  trak__text_split_feed(&p->text, (const char *)data, len, text_piece, p);
+  p->plain_offset += len;
+}
+
 static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
   if (p->format == TRAK_FORMAT_PROTO) {
     binary_feed(p, data, len);
@@ -135,8 +197,9 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
     if (!p->json) p->json = trak__json_import_new(&p->imp);
     trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
-  } else
-    bytes_append(&p->text, data, len);
+  } else {
+    text_feed(p, data, len);
+  }
 }
 
 static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {
@@ -209,6 +272,7 @@ void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 int trak__stream_finish(trak_processor *p, trak_error *err) {
+  (void)err; /* problems in the trace are stats, not errors */
   if (!p->raw_state) {
     p->raw_state = 1;
     plain_feed(p, p->raw_sniff.v, p->raw_sniff.n, 0);
@@ -227,19 +291,9 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     if (p->json) trak__json_import_finish(p->json);
     return 0;
   }
-  if (p->format == TRAK_FORMAT_PBTXT) {
-    trak_pb_buf out;
-    trak_pb_buf_init_heap(&out);
-    int rc = trak_pbtxt_parse("Trace", (const char *)p->text.v, p->text.n, &out, err);
-    trak_vec_free(p->text);
-    if (rc) {
-      trak_pb_buf_free(&out);
-      p->imp.stats[TRAK_STAT_TEXT_PARSE_ERROR]++;
-      return rc;
-    }
-    p->format = TRAK_FORMAT_PROTO;
-    binary_feed(p, out.start, trak_pb_buf_len(&out));
-    trak_pb_buf_free(&out);
+  if (p->format == TRAK_FORMAT_PBTXT && !p->dead) {
+    text_feed(p, NULL, 0); /* starts the cutter of an empty text */
+    trak__text_split_finish(&p->text, text_piece, p);
   }
   if (p->pending.n && !p->dead) {
     p->imp.packet_offset = p->plain_offset;
@@ -255,7 +309,8 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
 void trak__stream_free(trak_processor *p) {
   trak_vec_free(p->raw_sniff);
   trak_vec_free(p->plain_sniff);
-  trak_vec_free(p->text);
+  trak__text_split_free(&p->text);
+  trak_pb_buf_free(&p->text_out);
   trak_vec_free(p->pending);
   trak__json_import_free(p->json);
   p->json = NULL;
