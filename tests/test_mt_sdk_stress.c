@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 
 #include "sdk_decode.h"
+#include "testutil.h"
 #include "trak/trak.h"
 
 TRAK_CATEGORY_DEFINE(cat_mt, "mt", "stress");
@@ -144,9 +145,7 @@ static void test_start_stop_under_load(void **state) {
 /* Streaming while threads write and another thread flushes: the file holds every event. */
 static void test_streaming_concurrent_flush(void **state) {
   char path[] = "/tmp/trak_mt_stream_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  tu_temp_file(path);
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.buffer_size_kb = 8 * 1024;

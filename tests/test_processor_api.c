@@ -16,6 +16,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
+#include "testutil.h"
 #include "trak/pb.h"
 #include "trak/pbtxt.h"
 #include "trak/processor.h"
@@ -296,9 +297,7 @@ static void test_export_to_sqlite_file(void **state) {
   build_trace(&b, 3);
   trak_processor *p = import_chunks(b.start, trak_pb_buf_len(&b), 1 << 20);
   char path[] = "/tmp/trak_export_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  tu_temp_file(path);
   trak_error err = {0};
   assert_int_equal(trak_processor_export(p, path, &err), 0);
   trak_processor_free(p);

@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "sdk_decode.h"
+#include "testutil.h"
 #include "trak/pbtxt.h"
 #include "trak/trak.h"
 
@@ -173,9 +174,7 @@ static void test_thread_exit_loses_nothing(void **state) {
 
 static void test_streaming_to_file(void **state) {
   char path[] = "/tmp/trak_sdk_stream_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  tu_temp_file(path);
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.buffer_size_kb = 8; /* far smaller than the trace: streaming must keep up */

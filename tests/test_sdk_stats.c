@@ -214,9 +214,7 @@ static void test_once_at_the_end_of_reads(void **state) {
 
 static void test_file_ends_with_trace_stats(void **state) {
   char path[] = "/tmp/trak_stats_XXXXXX";
-  int fd = mkstemp(path);
-  assert_true(fd >= 0);
-  close(fd);
+  tu_temp_file(path);
   trak_session_config cfg;
   memset(&cfg, 0, sizeof cfg);
   cfg.output_path = path;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "testutil.h"
 #include "trak/pbtxt.h"
@@ -13,6 +14,12 @@ const char *tu_source_path(const char *relative) {
   const char *root = getenv("TRAK_SOURCE_DIR");
   snprintf(path, sizeof path, "%s/%s", root ? root : ".", relative);
   return path;
+}
+
+void tu_temp_file(char *path) {
+  int fd = mkstemp(path);
+  if (fd < 0) fail_msg("cannot create a file from %s", path);
+  close(fd);
 }
 
 char *tu_read_file(const char *path, size_t *len) {

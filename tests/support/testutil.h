@@ -19,6 +19,10 @@ const char *tu_source_path(const char *relative);
 /* Reads a whole file into a malloc'ed NUL-terminated buffer; fails the test if it can't. */
 char *tu_read_file(const char *path, size_t *len);
 
+/* Creates an empty file from the mkstemp template `path` (rewritten in place to its name);
+** fails the test if it can't. */
+void tu_temp_file(char *path);
+
 /* Parses text as `message` into a heap buffer `out` (initialised here); fails the test on error. */
 void tu_pbtxt_to_binary(const char *message, const char *text, trak_pb_buf *out);
 
