@@ -132,8 +132,7 @@ static pid_t spawn_user_producer(uid_t uid, int sessions, int ready) {
 
 /* The instants of `pid` in `t`; fails the test when it has no packet there. */
 static long instants_of(const tally *t, pid_t pid) {
-  int k = index_of(t, pid);
-  assert_true(k >= 0);
+  int k = must_index(t, pid);
   return t->instants[k];
 }
 

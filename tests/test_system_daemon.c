@@ -31,6 +31,15 @@ static pid_t spawn_producer(int sessions, long events, int ready) {
   producer_exit();
 }
 
+/* Each of the `n` producers has all its EVENTS slices and EVENTS instants in `t`. */
+static void assert_all_events(const tally *t, const pid_t *pids, int n) {
+  for (int i = 0; i < n; i++) {
+    int k = must_index(t, pids[i]);
+    assert_int_equal(t->slices[k], EVENTS);
+    assert_int_equal(t->instants[k], EVENTS);
+  }
+}
+
 /* ---- tests ------------------------------------------------------------------------------- */
 
 static void test_producers_into_one_session(void **state) {
@@ -54,12 +63,7 @@ static void test_producers_into_one_session(void **state) {
   assert_int_equal(t.untrusted, 0);
   assert_int_equal(t.trace_stats, 1);
   assert_int_equal(t.stats_packet_loss, 0);
-  for (int i = 0; i < N; i++) {
-    int k = index_of(&t, prod[i]);
-    assert_true(k >= 0);
-    assert_int_equal(t.slices[k], EVENTS);
-    assert_int_equal(t.instants[k], EVENTS);
-  }
+  assert_all_events(&t, prod, N);
   end_test(ready);
 }
 
@@ -83,15 +87,9 @@ static void test_sigkill_mid_trace(void **state) {
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
-  for (int i = 0; i < 2; i++) {
-    int k = index_of(&t, good[i]);
-    assert_true(k >= 0);
-    assert_int_equal(t.slices[k], EVENTS);
-    assert_int_equal(t.instants[k], EVENTS);
-  }
+  assert_all_events(&t, good, 2);
   /* The victim's events up to its death are there (committed or salvaged). */
-  int k = index_of(&t, victim);
-  assert_true(k >= 0);
+  int k = must_index(&t, victim);
   assert_true(t.slices[k] >= 1000);
   /* The daemon carries on: a second session records. */
   pid_t again = spawn_producer(1, 10, ready[1]);
@@ -238,12 +236,7 @@ static void test_hostile_producers(void **state) {
   read_trace(0, &t);
   assert_int_equal(t.untrusted, 0);
   assert_int_equal(t.forged, 0);
-  for (int i = 0; i < 2; i++) {
-    int k = index_of(&t, good[i]);
-    assert_true(k >= 0);
-    assert_int_equal(t.slices[k], EVENTS);
-    assert_int_equal(t.instants[k], EVENTS);
-  }
+  assert_all_events(&t, good, 2);
   /* The forged packet is there, stamped with its real sender. */
   assert_true(index_of(&t, bad[H_FORGED_TRUST]) >= 0);
   for (int k = 0; k < H_FORGED_TRUST; k++)
@@ -323,8 +316,7 @@ static void test_daemon_restart(void **state) {
   tally t;
   for (int n = 0; n < 2; n++) {
     read_trace(n, &t);
-    int k = index_of(&t, prod);
-    assert_true(k >= 0);
+    int k = must_index(&t, prod);
     assert_int_equal(t.instants[k], 100);
   }
   end_test(ready);
@@ -354,8 +346,7 @@ static void test_losses_accounted(void **state) {
   assert_int_equal(wait_child(prod, 20000), 0);
   tally t;
   read_trace(0, &t);
-  int k = index_of(&t, prod);
-  assert_true(k >= 0);
+  int k = must_index(&t, prod);
   long lost = read_lost(0);
   /* The trace says so itself, in its trace_stats packet. */
   assert_int_equal(t.trace_stats, 1);

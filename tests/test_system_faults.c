@@ -61,8 +61,7 @@ static void test_restart_counts_lost_events(void **state) {
   assert_int_equal(wait_child(prod, 20000), 0);
   tally t;
   read_trace(1, &t);
-  int k = index_of(&t, prod);
-  assert_true(k >= 0);
+  int k = must_index(&t, prod);
   assert_int_equal(t.instants[k], AFTER);
   /* Everything emitted in between; at most also what the dead daemon never copied before. */
   long lost = read_lost(1);
@@ -121,8 +120,7 @@ static void test_periodic_flush_streams_partial_chunks(void **state) {
   assert_int_equal(wait_child(prod, 20000), 0);
   tally t;
   read_trace(0, &t);
-  int k = index_of(&t, prod);
-  assert_true(k >= 0);
+  int k = must_index(&t, prod);
   assert_int_equal(t.instants[k], 3 * STEP);
   assert_int_equal(t.untrusted, 0);
   for (int i = 0; i < 2; i++) {
@@ -155,8 +153,7 @@ static void test_daemon_stop_finishes_sessions(void **state) {
   assert_int_equal(wait_child(prod, 10000), 0);
   tally t;
   read_trace(0, &t);
-  int k = index_of(&t, prod);
-  assert_true(k >= 0);
+  int k = must_index(&t, prod);
   assert_int_equal(t.instants[k], EVENTS);
   close(ready[0]);
   close(ready[1]);

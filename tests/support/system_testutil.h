@@ -324,6 +324,13 @@ static __attribute__((unused)) int index_of(const tally *t, pid_t pid) {
   return -1;
 }
 
+/* The index of `pid` in `t`; fails the test when it has no packet there. */
+static __attribute__((unused)) int must_index(const tally *t, pid_t pid) {
+  int k = index_of(t, pid);
+  if (k < 0) fail_msg("pid %d has no packet in the trace", (int)pid);
+  return k;
+}
+
 static __attribute__((unused)) void wait_ready(int fd, int count) {
   char c;
   for (int i = 0; i < count; i++) {
