@@ -4,28 +4,23 @@
 # and the check exits 1 (track_event_parser_errors are errors).
 set -u
 TRAK=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-encode() { "$PROTOC" --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto; }
-fail=0
+. "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 
 encode <"$TRAK_SOURCE_DIR/tests/data/golden/legacy_events.pbtxt" >"$WORK/legacy.pb" || exit 1
 "$TRAK" check "$WORK/legacy.pb" >"$WORK/out.txt"
 rc=$?
 if [ $rc != 1 ]; then echo "FAIL: check of the legacy trace exits $rc, not 1"; fail=1; fi
-for want in "phase 'b' has no unscoped_id, global_id or local_id; dropped [track_event_parser_errors]" \
-            "phase 'B' has no thread; dropped [track_event_parser_errors]" \
-            'metadata (M) legacy event "thread_sort_index" is not imported' \
-            'counter (C) legacy event with a value that is not a number' \
-            'legacy_event.thread_duration_us without a thread time'; do
-  grep -qF -- "$want" "$WORK/out.txt" || { echo "FAIL: check output lacks: $want"; fail=1; }
-done
+expect_lines "$WORK/out.txt" \
+  "phase 'b' has no unscoped_id, global_id or local_id; dropped [track_event_parser_errors]" \
+  "phase 'B' has no thread; dropped [track_event_parser_errors]" \
+  'metadata (M) legacy event "thread_sort_index" is not imported' \
+  'counter (C) legacy event with a value that is not a number' \
+  'legacy_event.thread_duration_us without a thread time'
 
 encode <"$TRAK_SOURCE_DIR/tests/data/golden/log_messages.pbtxt" >"$WORK/log.pb" || exit 1
 "$TRAK" check "$WORK/log.pb" >"$WORK/log.txt"
-for want in 'log_message on an event without a thread; left out of its args' \
-            'log message body iid 7 is not interned on sequence 1'; do
-  grep -qF -- "$want" "$WORK/log.txt" || { echo "FAIL: check output lacks: $want"; fail=1; }
-done
+expect_lines "$WORK/log.txt" \
+  'log_message on an event without a thread; left out of its args' \
+  'log message body iid 7 is not interned on sequence 1'
 [ $fail = 0 ] && echo "legacy and typed-argument diagnostics ok"
 exit $fail

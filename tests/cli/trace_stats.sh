@@ -3,19 +3,14 @@
 # stats table) and exits 1; a trace_stats packet that reports none is no problem.
 set -u
 TRAK=$1
-WORK=$(mktemp -d)
-trap 'rm -rf "$WORK"' EXIT
-encode() { "$PROTOC" --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto; }
-fail=0
+. "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 
 encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats.pbtxt" >"$WORK/lossy.pb" || exit 1
 "$TRAK" check "$WORK/lossy.pb" >"$WORK/out.txt"
 rc=$?
 if [ $rc != 1 ]; then echo "FAIL: check of a lossy trace exits $rc, not 1"; fail=1; fi
-for want in 'traced_buf_trace_writer_packet_loss = 17 in buffer 0' \
-            '[traced_buf_patches_failed]' '[traced_flushes_failed]' '5 errors'; do
-  grep -qF -- "$want" "$WORK/out.txt" || { echo "FAIL: check output lacks: $want"; fail=1; }
-done
+expect_lines "$WORK/out.txt" 'traced_buf_trace_writer_packet_loss = 17 in buffer 0' \
+  '[traced_buf_patches_failed]' '[traced_flushes_failed]' '5 errors'
 
 encode >"$WORK/clean.pb" <<'PBTXT' || exit 1
 packet { track_descriptor { uuid: 1 name: "t" } }
