@@ -50,7 +50,6 @@ typedef struct dsession {
   int out_fd, consumer; /* consumer: client index or -1 */
   uint8_t *pconfig;     /* TraceConfig the producers get */
   size_t pconfig_len;
-  char **wanted; /* data source names the config lists (NULL-terminated) */
   int32_t uid;   /* the consumer's: it records producers of this uid only, unless root */
   int stream;    /* write_into_file: write as it goes */
   int stopping;
@@ -147,27 +146,11 @@ static char **names_from(const trak__ipc_msg *m) {
   return v;
 }
 
-/* The data source names a TraceConfig asks for; one without data sources records track
-** events, as in-process. */
-static char **config_sources(const uint8_t *cfg, size_t len) {
-  char **v = NULL;
-  trak_pb_decoder d, ds, dc;
-  trak_pb_field f, g, h;
-  trak_pb_decoder_init(&d, cfg, len);
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    if (f.number != TRAK_PB_TraceConfig_data_sources || trak_pb_decoder_init_nested(&ds, &d, &f))
-      continue;
-    while (trak_pb_decoder_next(&ds, &g) == 1) {
-      if (g.number != TRAK_PB_TraceConfig_DataSource_config ||
-          trak_pb_decoder_init_nested(&dc, &ds, &g))
-        continue;
-      while (trak_pb_decoder_next(&dc, &h) == 1)
-        if (h.number == TRAK_PB_DataSourceConfig_name && h.wire_type == TRAK_PB_WIRE_LEN)
-          names_add(&v, h.data, h.len);
-    }
-  }
-  if (!v) names_add(&v, "track_event", 11);
-  return v;
+/* Did producer `c` advertise data source `name`? */
+static int has_source(const client *c, const char *name) {
+  for (size_t j = 0; c->sources && c->sources[j]; j++)
+    if (!strcmp(name, c->sources[j])) return 1;
+  return 0;
 }
 
 /* Should producer `c` record into session `s`? Not already in it; of the consumer's uid
@@ -176,9 +159,12 @@ static int wants(const dsession *s, const client *c) {
   if (s->stopping || (s->uid != 0 && s->uid != c->uid)) return 0;
   for (int k = 0; k < TRAK_MAX_SESSIONS; k++)
     if (c->at[k].session_id == s->id) return 0;
-  for (size_t i = 0; s->wanted && s->wanted[i]; i++)
-    for (size_t j = 0; c->sources && c->sources[j]; j++)
-      if (!strcmp(s->wanted[i], c->sources[j])) return 1;
+  /* The central buffer's session parsed the config's data sources; none means track events,
+  ** as in-process. */
+  const trak_session *cs = s->central;
+  if (!cs->ndss) return has_source(c, "track_event");
+  for (size_t i = 0; i < cs->ndss; i++)
+    if (has_source(c, cs->dss[i].name)) return 1;
   return 0;
 }
 
@@ -398,7 +384,6 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   s->out_fd = out_fd;
   s->consumer = ci;
   s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
-  s->wanted = config_sources(m->bytes, m->bytes_len);
   s->uid = c->uid;
   periods_from(s, m->bytes, m->bytes_len);
   s->next_write = now_ms() + s->write_period_ms;
@@ -523,7 +508,6 @@ static void finish_session(dsession *s) {
   close(s->out_fd);
   trak_session_free(s->central);
   free(s->pconfig);
-  names_free(s->wanted);
   memset(s, 0, sizeof *s);
 }
 
