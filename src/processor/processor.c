@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "processor/analysis.h"
+#include "processor/analysis/analysis.h"
 #include "processor/processor_internal.h"
 
 struct trak_query {

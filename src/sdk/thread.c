@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "sdk/internal.h"
-#include "sdk/system.h"
+#include "system/system.h"
 
 __thread trak__thread *trak__tls __attribute__((tls_model("initial-exec")));
 pthread_mutex_t trak__lock = PTHREAD_MUTEX_INITIALIZER;
