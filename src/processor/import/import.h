@@ -317,7 +317,8 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 ** a slice end's arguments join its begin's, as arg sets never change once made. */
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 
-/* Sequences and interning (sequence.c). */
+/* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
+extern const char *const trak__intern_kind_names[TRAK_INTERN_KINDS]; /* for messages */
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
 void trak__sequence_clear(trak_sequence *seq);
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
@@ -330,7 +331,7 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
 ** which frees them as it fills the tables, really lowers the resident memory. */
 void trak__block_free(trak_ev_block *b);
 
-/* Decodes a SourceLocation (typed_args.c); returns the decoder's result (<0: malformed). */
+/* Decodes a SourceLocation (proto/typed_args.c); returns the decoder's result (<0: malformed). */
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid);
 
