@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "processor/util/inflate.h"
 #include "trak/error.h"
 
 typedef enum trak_trace_format {
@@ -22,13 +23,6 @@ typedef enum trak_trace_format {
 ** TRAK_ENOMEM with a message naming the file. */
 int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_error *err);
 
-/* Returns 1 if the bytes start with the gzip magic. */
-int trak__is_gzip(const uint8_t *data, size_t len);
-
-/* Inflates a whole gzip (or zlib, with `zlib_header`) buffer into a malloc'ed one. */
-int trak__gunzip(const uint8_t *in, size_t in_len, int zlib_header, uint8_t **out,
-                 size_t *out_len, trak_error *err);
-
 /* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace. */
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 
@@ -36,8 +30,6 @@ trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 ** .textproto .txt -> PBTXT, .json -> JSON), or UNKNOWN. */
 trak_trace_format trak__format_from_name(const char *path);
 const char *trak__format_name(trak_trace_format format);
-
-
 
 /* Reads any trace file trak can convert (binary or text, gzip or not) as binary
 ** perfetto.protos.Trace bytes (malloc'ed, caller frees). *format receives the input format.

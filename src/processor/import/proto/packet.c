@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "processor/import/import.h"
-#include "processor/read/trace_file.h"
+#include "processor/util/inflate.h"
 
 /* The fields of a packet that need ordering: state changes apply before the payload. */
 typedef struct packet_fields {
