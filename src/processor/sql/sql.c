@@ -6,7 +6,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "processor/analysis/analysis.h"
 #include "processor/processor_internal.h"
 
 static const char *const views_sql =
@@ -87,7 +86,6 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);
-  if (rc == SQLITE_OK) rc = trak__analysis_register(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
