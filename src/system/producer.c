@@ -25,8 +25,6 @@
 
 #include "system/system.h"
 
-int trak__system_no_autostart;
-
 typedef struct psession {
   uint32_t id; /* the daemon's session id; 0: unused */
   trak_session *s;
@@ -324,12 +322,6 @@ int trak_system_active_sessions(void) {
   return P.pid == getpid() ? atomic_load(&P.active) : 0;
 }
 
-void trak__system_autostart(void) {
-  const char *backend = getenv("TRAK_BACKEND");
-  if (!trak__system_no_autostart && backend && !strcmp(backend, "system"))
-    trak_system_connect(NULL);
-}
-
 /* A program that never calls into the SDK before its first event (categories stay off until a
 ** session starts) still becomes a producer with TRAK_BACKEND=system: decided at load time. */
 __attribute__((constructor)) static void autostart_at_load(void) {
@@ -338,6 +330,6 @@ __attribute__((constructor)) static void autostart_at_load(void) {
 }
 
 void trak__system_not_a_producer(void) {
-  trak__system_no_autostart = 1;
+  trak__backend_no_autostart = 1;
   trak_system_disconnect();
 }

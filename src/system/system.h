@@ -5,13 +5,13 @@
 ** datagram on the SOCK_SEQPACKET socket is one IpcMessage of at most TRAK__IPC_MAX bytes,
 ** with at most one file descriptor beside it (SCM_RIGHTS).
 */
-#ifndef TRAK_SDK_SYSTEM_H
-#define TRAK_SDK_SYSTEM_H
+#ifndef TRAK_SYSTEM_SYSTEM_H
+#define TRAK_SYSTEM_SYSTEM_H
 
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 #include "trak/system.h"
 
 #define TRAK__IPC_MAX 65536       /* bytes per message */
@@ -73,12 +73,8 @@ int trak__ipc_connect(const char *path) TRAK__HIDDEN;
 ** /tmp/trak-$UID.sock. */
 void trak__ipc_default_path(char *buf, size_t size) TRAK__HIDDEN;
 
-/* producer.c: set by the daemon and consumer so TRAK_BACKEND=system never makes them
-** producers of themselves. */
-extern int trak__system_no_autostart TRAK__HIDDEN;
-void trak__system_autostart(void) TRAK__HIDDEN; /* from trak_init() */
 /* The daemon and the consumer call this first: ends a producer TRAK_BACKEND=system started in
 ** their own process at load time, and prevents another. */
 void trak__system_not_a_producer(void) TRAK__HIDDEN;
 
-#endif /* TRAK_SDK_SYSTEM_H */
+#endif /* TRAK_SYSTEM_SYSTEM_H */
