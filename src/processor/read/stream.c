@@ -12,9 +12,9 @@
 
 #include "processor/processor_internal.h"
 #include "trak/pbtxt.h"
+#include "util/limits.h"
 
 #define SNIFF_BYTES 4096
-#define MAX_PACKET (256u << 20)
 #define TEXT_BATCH (64u << 10) /* text bytes parsed per call, to spread its fixed cost */
 
 static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
@@ -30,6 +30,16 @@ __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, co
                "malformed trace at byte %llu (%s); skipped the rest of the trace",
                (unsigned long long)offset, why);
   p->dead = 1;
+}
+
+/* A packet over the size limit: it is skipped (frame() and binary_feed() drop its bytes as
+** they come, without holding them) and the packets after it are kept. */
+__attribute__((cold)) static void too_large(trak_processor *p, uint64_t offset, uint64_t len) {
+  p->imp.packet_offset = offset;
+  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+               "packet at byte %llu is %llu bytes, over the %u MiB limit; skipped it",
+               (unsigned long long)offset, (unsigned long long)len, TRAK_LIMIT_PACKET_BYTES >> 20);
+  p->imp.packet_index++;
 }
 
 /* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
@@ -95,9 +105,15 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
         corrupt(p, base + pos, why);
         return pos;
       }
-      if (v > MAX_PACKET) {
-        corrupt(p, base + pos, "packet length over 256 MiB");
-        return pos;
+      if (v > TRAK_LIMIT_PACKET_BYTES) {
+        too_large(p, base + pos, v);
+        if ((uint64_t)(end - q) >= v) {
+          pos = (size_t)(q - data) + (size_t)v;
+          continue;
+        }
+        p->skip_left = v - (uint64_t)(end - q);
+        pos = len;
+        continue;
       }
       body = (size_t)v;
       break;
@@ -118,6 +134,11 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
 }
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->skip_left && len) {
+    size_t n = p->skip_left < len ? (size_t)p->skip_left : len;
+    p->skip_left -= n, p->plain_offset += n;
+    data += n, len -= n;
+  }
   if (p->dead || !len) return;
   if (p->pending.n) {
     bytes_append(&p->pending, data, len);
@@ -260,6 +281,7 @@ static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
 
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
   p->fed += len;
+  p->imp.bytes_in += len;
   if (p->raw_state) {
     raw_dispatch(p, data, len);
     return;
@@ -294,6 +316,12 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
   if (p->format == TRAK_FORMAT_PBTXT && !p->dead) {
     text_feed(p, NULL, 0); /* starts the cutter of an empty text */
     trak__text_split_finish(&p->text, text_piece, p);
+  }
+  if (p->skip_left && !p->dead) {
+    p->imp.packet_offset = p->plain_offset;
+    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+                 "trace ends inside the oversized packet being skipped, %llu bytes short",
+                 (unsigned long long)p->skip_left);
   }
   if (p->pending.n && !p->dead) {
     p->imp.packet_offset = p->plain_offset;

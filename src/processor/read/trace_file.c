@@ -46,7 +46,7 @@ int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_er
   if (rc || !trak__is_gzip(*data, *len)) return rc;
   uint8_t *plain;
   size_t plain_len;
-  rc = trak__gunzip(*data, *len, 0, &plain, &plain_len, err);
+  rc = trak__gunzip(*data, *len, 0, SIZE_MAX, &plain, &plain_len, err);
   free(*data);
   *data = NULL;
   if (rc) {
