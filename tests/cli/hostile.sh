@@ -54,5 +54,14 @@ run_case bigpacket 1 "over the 256 MiB limit; skipped it" packet_too_large 1 1 "
 tracks=$("$TRAK" query "$WORK/big.pb.gz" "select count(*) from track" | tail -1)
 [ "$tracks" = 2 ] || { echo "FAIL: bigpacket: $tracks tracks, want both descriptors"; fail=1; }
 
+# 7. Debug annotations nested past 32 levels and keys past 1024 bytes: dropped, but counted and
+# reported (they used to vanish with `check` saying 0 errors).
+"$GEN" deep_args 40 >"$WORK/deep.pb"
+run_case deep_args 1 "nests deeper than 32 levels" debug_annotation_too_deep 1 0 "$WORK/deep.pb"
+"$GEN" deep_args 31 >"$WORK/deep31.pb"
+"$TRAK" check "$WORK/deep31.pb" >/dev/null || { echo "FAIL: 31 levels of annotations rejected"; fail=1; }
+"$GEN" long_key 2000 >"$WORK/key.pb"
+run_case long_key 1 "is 2006 bytes, over the 1024-byte limit" arg_key_too_long 1 0 "$WORK/key.pb"
+
 [ $fail = 0 ] && echo "hostile trace checks pass"
 exit $fail
