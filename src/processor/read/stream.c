@@ -331,6 +331,12 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
                  (unsigned long long)p->plain_offset, p->pending.n);
   }
   trak_vec_free(p->pending);
+  if (p->format != TRAK_FORMAT_JSON && !p->imp.packet_index && !p->dead) {
+    p->imp.packet_offset = 0;
+    trak__report(&p->imp, TRAK_STAT_TRACE_EMPTY,
+                 "the trace holds no packets (%llu bytes); was the recording cut short?",
+                 (unsigned long long)p->fed);
+  }
   return 0;
 }
 
