@@ -36,8 +36,8 @@ static const char CONVERT_HELP[] =
     "byte-for-byte reproducible output.\n";
 
 /* Writes the binary trace `bin` to `out_path` in `format`. */
-static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin,
-                    size_t len, trak_error *err) {
+static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin, size_t len,
+                    trak_error *err) {
   if (format == TRAK_FORMAT_PROTO) return trak_cli_write_file(out_path, bin, len, err);
   trak_pb_buf text;
   trak_pb_buf_init_heap(&text);
@@ -76,15 +76,17 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
   trak_processor_free(p);
   if (rc) return trak_cli_fail("convert", &err);
   if (dropped)
-    fprintf(stderr, "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
-            "(zero-length or not on a thread); not written\n", (unsigned long long)dropped);
+    fprintf(stderr,
+            "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
+            "(zero-length or not on a thread); not written\n",
+            (unsigned long long)dropped);
   return 0;
 }
 
-/* Imports the JSON trace IN and writes its tables as a protobuf trace in `format`. */
-static int convert_json_to_pb(const char *in, trak_trace_format format, const char *out_path) {
+int trak_cli_json_to_pb(const char *cmd, const char *in, trak_trace_format format,
+                        const char *out_path) {
   trak_processor *p = NULL;
-  int rc = trak_cli_open_trace("convert", in, &p);
+  int rc = trak_cli_open_trace(cmd, in, &p);
   if (rc) return rc;
   trak_error err = {0};
   trak_pb_buf bin;
@@ -93,7 +95,21 @@ static int convert_json_to_pb(const char *in, trak_trace_format format, const ch
   trak_processor_free(p);
   if (!rc) rc = write_as(out_path, format, bin.start, trak_pb_buf_len(&bin), &err);
   trak_pb_buf_free(&bin);
-  return rc ? trak_cli_fail("convert", &err) : 0;
+  return rc ? trak_cli_fail(cmd, &err) : 0;
+}
+
+/* Copies the binary or text trace IN to OUT in `format`, packet by packet. */
+static int convert_pb(const char *in, trak_trace_format format, const char *out_path) {
+  trak_cli_trace_out out;
+  trak_error err = {0};
+  if (trak_cli_trace_out_open(&out, out_path, format, &err)) return trak_cli_fail("convert", &err);
+  trak_trace_format in_format;
+  int rc = trak_cli_read_packets("convert", in, trak_cli_trace_out_field, &out, &in_format);
+  if (in_format == TRAK_FORMAT_JSON) out.failed = 1; /* nothing written: remove the file */
+  int wrc = trak_cli_trace_out_close(&out, &err);
+  if (rc) return rc;
+  if (in_format == TRAK_FORMAT_JSON) return trak_cli_json_to_pb("convert", in, format, out_path);
+  return wrc ? trak_cli_fail("convert", &err) : 0;
 }
 
 int trak_cli_convert(int argc, char **argv) {
@@ -105,11 +121,16 @@ int trak_cli_convert(int argc, char **argv) {
       fputs(CONVERT_HELP, stdout);
       return 0;
     }
-    if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
-    else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
-    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = argv[++i];
-    else if (!strncmp(argv[i], "--from=", 7)) from = argv[i] + 7;
-    else if (!strcmp(argv[i], "--keep-going")) events.keep_going = 1;
+    if (!strcmp(argv[i], "--to") && i + 1 < argc)
+      to = argv[++i];
+    else if (!strncmp(argv[i], "--to=", 5))
+      to = argv[i] + 5;
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+      from = argv[++i];
+    else if (!strncmp(argv[i], "--from=", 7))
+      from = argv[i] + 7;
+    else if (!strcmp(argv[i], "--keep-going"))
+      events.keep_going = 1;
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       char *end;
       errno = 0;
@@ -117,34 +138,43 @@ int trak_cli_convert(int argc, char **argv) {
       if (errno || end == argv[i] || *end || argv[i][0] == '-')
         return trak_cli_failf("convert", "--seed takes an unsigned number, not '%s'", argv[i]);
       events.seeded = 1;
-    }
-    else if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("convert", "unknown option %s", argv[i]);
-    else if (n_paths < 2) paths[n_paths++] = argv[i];
-    else return trak_cli_failf("convert", "too many arguments (see --help)");
+    } else if (argv[i][0] == '-' && argv[i][1])
+      return trak_cli_failf("convert", "unknown option %s", argv[i]);
+    else if (n_paths < 2)
+      paths[n_paths++] = argv[i];
+    else
+      return trak_cli_failf("convert", "too many arguments (see --help)");
   }
   if (n_paths != 2) return trak_cli_failf("convert", "expected IN and OUT (see --help)");
 
   trak_trace_format out_format = TRAK_FORMAT_UNKNOWN;
-  if (to && !strcmp(to, "pb")) out_format = TRAK_FORMAT_PROTO;
-  else if (to && !strcmp(to, "pbtxt")) out_format = TRAK_FORMAT_PBTXT;
-  else if (to && !strcmp(to, "json")) out_format = TRAK_FORMAT_JSON;
-  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
-  else out_format = trak__format_from_name(paths[1]);
+  if (to && !strcmp(to, "pb"))
+    out_format = TRAK_FORMAT_PROTO;
+  else if (to && !strcmp(to, "pbtxt"))
+    out_format = TRAK_FORMAT_PBTXT;
+  else if (to && !strcmp(to, "json"))
+    out_format = TRAK_FORMAT_JSON;
+  else if (to)
+    return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
+  else
+    out_format = trak__format_from_name(paths[1]);
   if (out_format == TRAK_FORMAT_UNKNOWN)
-    return trak_cli_failf("convert",
-                          "cannot tell the output format from '%s'; use --to pb|pbtxt|json",
-                          paths[1]);
+    return trak_cli_failf(
+        "convert", "cannot tell the output format from '%s'; use --to pb|pbtxt|json", paths[1]);
 
   trak_error err = {0};
-  trak_trace_format in_format;
   uint8_t *bin;
   size_t len;
   int rc;
   trak_events_format events_format;
-  if (!from) events_format = trak_cli_events_format(paths[0]);
-  else if (!strcmp(from, "csv")) events_format = TRAK_EVENTS_CSV;
-  else if (!strcmp(from, "jsonl")) events_format = TRAK_EVENTS_JSONL;
-  else return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
+  if (!from)
+    events_format = trak_cli_events_format(paths[0]);
+  else if (!strcmp(from, "csv"))
+    events_format = TRAK_EVENTS_CSV;
+  else if (!strcmp(from, "jsonl"))
+    events_format = TRAK_EVENTS_JSONL;
+  else
+    return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
   if (events_format && out_format == TRAK_FORMAT_JSON) {
     if (trak_cli_load_events(paths[0], events_format, &events, &bin, &len, &err))
       return trak_cli_fail("convert", &err);
@@ -159,15 +189,5 @@ int trak_cli_convert(int argc, char **argv) {
   if (events.seeded)
     return trak_cli_failf("convert", "--seed applies to tabular events (CSV, JSON Lines) only");
   if (out_format == TRAK_FORMAT_JSON) return convert_to_json(paths[0], NULL, 0, paths[1]);
-  rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
-  if (rc == TRAK_EUNSUPPORTED && in_format == TRAK_FORMAT_JSON)
-    return convert_json_to_pb(paths[0], out_format, paths[1]);
-  if (rc) return trak_cli_fail("convert", &err);
-  rc = write_as(paths[1], out_format, bin, len, &err);
-  free(bin);
-  if (rc) {
-    if (rc == TRAK_EFORMAT) trak_error_prefix(&err, "%s", paths[0]);
-    return trak_cli_fail("convert", &err);
-  }
-  return 0;
+  return convert_pb(paths[0], out_format, paths[1]);
 }

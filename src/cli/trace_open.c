@@ -1,7 +1,8 @@
 /*
 ** This file holds what the commands that read a trace share: opening it through the processor
-** API with a progress bar on a terminal and one warning line per structural problem (a
-** truncated or corrupt trace), naming the byte offset.
+** API (or streaming its packets, for dump and convert) with a progress bar on a terminal, one
+** error line per problem that damages the input (malformed, truncated, cut by a limit) naming
+** the byte offset, and the flag that makes such a command exit 1.
 */
 #include <stdio.h>
 #include <string.h>
@@ -39,21 +40,64 @@ static void progress(void *user, uint64_t done, uint64_t total) {
   if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, "");
 }
 
+int trak_cli_input_damaged;
+
+/* The stats that mean the input is malformed or was cut by a limit (docs/limits.md). Each is
+** printed as an error line, and any of them makes the command exit 1 (main.c). Losses the
+** trace itself reports (traced_*, previous_packet_dropped) are `trak check`'s business. */
+static int damages_input(const char *stat) {
+  static const char *const names[] = {"trace_truncated",
+                                      "trace_corrupt",
+                                      "packet_malformed",
+                                      "text_parse_error",
+                                      "compressed_packets_errors",
+                                      "compressed_packets_unsupported",
+                                      "json_tokenizer_failure",
+                                      "packet_too_large",
+                                      "compressed_packets_too_deep",
+                                      "compressed_packets_inflate_limit",
+                                      "json_event_too_large",
+                                      "debug_annotation_too_deep",
+                                      "arg_key_too_long"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(stat, names[i])) return 1;
+  return 0;
+}
+
 static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
                  const char *stat, const char *message) {
+  (void)severity;
   open_ctx *c = user;
-  int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
-                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
-                   !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
-  if (!structural || ++c->warnings > 5) return;
+  if (!damages_input(stat)) return;
+  trak_cli_input_damaged = 1;
+  if (++c->warnings > 5) return;
   if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
   /* Stream problems name their byte in the message; packet problems get it appended. */
   if (strstr(message, "byte"))
-    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu)\n", c->cmd, c->path, message,
+    fprintf(stderr, "trak %s: error: %s: %s (packet %llu)\n", c->cmd, c->path, message,
             (unsigned long long)packet);
   else
-    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu at byte %llu)\n", c->cmd, c->path,
-            message, (unsigned long long)packet, (unsigned long long)offset);
+    fprintf(stderr, "trak %s: error: %s: %s (packet %llu at byte %llu)\n", c->cmd, c->path, message,
+            (unsigned long long)packet, (unsigned long long)offset);
+}
+
+static void more_problems(const open_ctx *c) {
+  if (c->warnings > 5)
+    fprintf(stderr, "trak %s: error: %s: %d more problems; see the stats table\n", c->cmd, c->path,
+            c->warnings - 5);
+}
+
+int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
+                          trak_trace_format *format) {
+  open_ctx c = {cmd, path, isatty(2), now_seconds(), 0, 0};
+  trak_processor_options opts = {diag, progress, &c};
+  trak_error err = {0};
+  uint64_t damaged;
+  int rc = trak__read_packets(path, &opts, sink, user, format, &damaged, &err);
+  more_problems(&c);
+  if (rc) return trak_cli_fail(cmd, &err);
+  if (damaged) trak_cli_input_damaged = 1;
+  return 0;
 }
 
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
@@ -61,9 +105,7 @@ int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out)
   trak_processor_options opts = {diag, progress, &c};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
-  if (c.warnings > 5)
-    fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", cmd, path,
-            c.warnings - 5);
+  more_problems(&c);
   if (rc) return trak_cli_fail(cmd, &err);
   if (trak_cli_apply_descriptions(cmd, *out)) {
     trak_processor_free(*out);

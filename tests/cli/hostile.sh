@@ -60,8 +60,48 @@ tracks=$("$TRAK" query "$WORK/big.pb.gz" "select count(*) from track" | tail -1)
 run_case deep_args 1 "nests deeper than 32 levels" debug_annotation_too_deep 1 0 "$WORK/deep.pb"
 "$GEN" deep_args 31 >"$WORK/deep31.pb"
 "$TRAK" check "$WORK/deep31.pb" >/dev/null || { echo "FAIL: 31 levels of annotations rejected"; fail=1; }
+# 10,000 levels: check stops at 32; dump prints past 100 levels as bytes, with a small stack,
+# and the text converts back to the same bytes.
+"$GEN" deep_args 10000 >"$WORK/deep10k.pb"
+run_case deep10k 1 "nests deeper than 32 levels" debug_annotation_too_deep 1 0 "$WORK/deep10k.pb"
+(ulimit -s 1024; exec "$TRAK" dump "$WORK/deep10k.pb") >"$WORK/deep10k.txt" ||
+  { echo "FAIL: dump of 10,000 nested annotations fails"; fail=1; }
+"$TRAK" convert "$WORK/deep10k.txt" "$WORK/deep10k_back.pb" &&
+  cmp -s "$WORK/deep10k.pb" "$WORK/deep10k_back.pb" ||
+  { echo "FAIL: deep annotations do not round-trip through dump"; fail=1; }
 "$GEN" long_key 2000 >"$WORK/key.pb"
 run_case long_key 1 "is 2006 bytes, over the 1024-byte limit" arg_key_too_long 1 0 "$WORK/key.pb"
+
+# 3. dump and convert stream: 300 MB of packets (1.6 MB gzip) convert, and 64 MB dump to 256 MB
+# of text, within 256 MB of address space (they used to hold the whole trace, and its text).
+"$GEN" padding 300 | gzip -1 >"$WORK/pad300.gz"
+"$GEN" padding 64 | gzip -1 >"$WORK/pad64.gz"
+limit=unlimited
+[ "$limited" = 1 ] && limit=262144
+n=$( (ulimit -v $limit; "$TRAK" convert --to pb "$WORK/pad300.gz" -) | wc -c)
+[ "$n" = $((300 * 1048576 / 4098 * 4098)) ] || { echo "FAIL: streaming convert wrote $n bytes"; fail=1; }
+n=$( (ulimit -v $limit; "$TRAK" dump "$WORK/pad64.gz") | wc -c)
+[ "$n" -gt $((200 << 20)) ] || { echo "FAIL: streaming dump wrote $n bytes"; fail=1; }
+
+# 9. Exit codes: data lost or input malformed -> 1. convert validates what it copies: random
+# bytes and zeros are not a trace; a JSON trace dumps as protobuf text.
+head -c 100000 /dev/zero >"$WORK/zeros.pb"
+"$TRAK" convert "$WORK/zeros.pb" "$WORK/zeros_out.pb" 2>"$WORK/zeros.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of zeros exits $rc"; fail=1; }
+expect_lines "$WORK/zeros.err" "malformed trace at byte 0 (field number 0)"
+[ -s "$WORK/zeros_out.pb" ] && { echo "FAIL: convert copied zeros"; fail=1; }
+printf '\x0a\x01\x08' >"$WORK/badpkt.pb" # a packet whose field is cut short
+printf '\x0a\x02\x08\x01' >>"$WORK/badpkt.pb" # then a good one
+"$TRAK" convert "$WORK/badpkt.pb" "$WORK/badpkt_out.pb" 2>"$WORK/badpkt.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of a malformed packet exits $rc"; fail=1; }
+expect_lines "$WORK/badpkt.err" "packet at byte 0 does not decode"
+cmp -s "$WORK/badpkt_out.pb" <(printf '\x0a\x02\x08\x01') ||
+  { echo "FAIL: convert did not keep just the good packet"; fail=1; }
+"$TRAK" dump "$TRAK_SOURCE_DIR/tests/data/golden/json_thread_slices.json" >"$WORK/json.txt" ||
+  { echo "FAIL: dump of a JSON trace fails"; fail=1; }
+expect_lines "$WORK/json.txt" "track_event {"
 
 [ $fail = 0 ] && echo "hostile trace checks pass"
 exit $fail

@@ -8,6 +8,7 @@
 **   bigpacket MIB a descriptor, a packet of MIB MiB (unknown field), a descriptor
 **   deep_args N   one event whose debug annotation dict is nested N deep
 **   long_key N    one event with a debug annotation named by N bytes
+**   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
 **   sanitized     prints 1 if built with a sanitizer (memory limits then do not apply), else 0
 */
 #include <stdint.h>
@@ -211,6 +212,14 @@ static void long_key(int len) {
   free(name), free(a.v);
 }
 
+static void padding(int mib) {
+  buf one = {0};
+  padding_packets(&one, 4096 + 8); /* one packet */
+  for (uint64_t left = (uint64_t)mib << 20; left >= one.n; left -= one.n)
+    fwrite(one.v, 1, one.n, stdout);
+  free(one.v);
+}
+
 static int sanitized(void) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return 1;
@@ -237,10 +246,13 @@ int main(int argc, char **argv) {
     deep_args(n);
   else if (!strcmp(what, "long_key"))
     long_key(n);
+  else if (!strcmp(what, "padding"))
+    padding(n);
   else if (!strcmp(what, "sanitized"))
     printf("%d\n", sanitized());
   else {
-    fprintf(stderr, "usage: hostile_gen nested|bomb|bomb1|bigpacket|deep_args|long_key N\n");
+    fprintf(stderr,
+            "usage: hostile_gen nested|bomb|bomb1|bigpacket|deep_args|long_key|padding N\n");
     return 2;
   }
   return fflush(stdout) ? 1 : 0;

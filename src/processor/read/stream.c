@@ -61,6 +61,30 @@ static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
   return trak_pb_read_varint(pp, end, out, why);
 }
 
+/* Reader mode (trak__read_packets): hands a whole top-level field to the sink. A packet whose
+** fields do not decode is reported and held back, so what is copied is a valid trace. */
+static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int is_packet,
+                       size_t body, uint64_t offset) {
+  if (is_packet) {
+    p->imp.packet_offset = offset;
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    int rc;
+    trak_pb_decoder_init(&dec, field + len - body, body);
+    while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    }
+    if (rc < 0) {
+      trak__report(&p->imp, TRAK_STAT_PACKET_MALFORMED,
+                   "packet at byte %llu does not decode (at its byte %zu); skipped it",
+                   (unsigned long long)offset, dec.error_offset);
+      p->imp.packet_index++;
+      return;
+    }
+    p->imp.packet_index++;
+  }
+  p->sink(p->sink_user, field, len);
+}
+
 /* Tokenizes the complete packets at the start of [data, data + len) whose first byte is at
 ** stream offset `base`. Returns the number of bytes consumed; the rest is an incomplete
 ** field that needs more input. */
@@ -122,7 +146,10 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
       return pos;
     }
     if ((size_t)(end - q) < body) return pos;
-    if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
+    if (p->sink) {
+      sink_field(p, data + pos, (size_t)(q - data) + body - pos,
+                 field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN, body, base + pos);
+    } else if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
       p->imp.packet_offset = base + pos;
       trak__packet_tokenize(&p->imp, q, body);
       p->imp.packet_index++;
@@ -215,6 +242,10 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
   if (p->format == TRAK_FORMAT_PROTO) {
     binary_feed(p, data, len);
   } else if (p->format == TRAK_FORMAT_JSON) {
+    if (p->sink) { /* the reader's caller imports JSON itself */
+      p->dead = 1;
+      return;
+    }
     if (!p->json) p->json = trak__json_import_new(&p->imp);
     trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
