@@ -9,6 +9,7 @@
 **   deep_args N   one event whose debug annotation dict is nested N deep
 **   long_key N    one event with a debug annotation named by N bytes
 **   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
+**   json_long MIB a JSON trace: an event with a string arg of MIB MiB, then a small event
 **   sanitized     prints 1 if built with a sanitizer (memory limits then do not apply), else 0
 */
 #include <stdint.h>
@@ -220,6 +221,18 @@ static void padding(int mib) {
   free(one.v);
 }
 
+static void json_long(int mib) {
+  fputs("{\"traceEvents\":[{\"name\":\"big\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,"
+        "\"tid\":1,\"args\":{\"s\":\"",
+        stdout);
+  static char xs[1 << 16];
+  memset(xs, 'x', sizeof xs);
+  for (int i = 0; i < mib * 16; i++)
+    fwrite(xs, 1, sizeof xs, stdout);
+  fputs("\"}},\n{\"name\":\"after\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]}\n",
+        stdout);
+}
+
 static int sanitized(void) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return 1;
@@ -248,11 +261,14 @@ int main(int argc, char **argv) {
     long_key(n);
   else if (!strcmp(what, "padding"))
     padding(n);
+  else if (!strcmp(what, "json_long"))
+    json_long(n);
   else if (!strcmp(what, "sanitized"))
     printf("%d\n", sanitized());
   else {
-    fprintf(stderr,
-            "usage: hostile_gen nested|bomb|bomb1|bigpacket|deep_args|long_key|padding N\n");
+    fprintf(
+        stderr,
+        "usage: hostile_gen nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long N\n");
     return 2;
   }
   return fflush(stdout) ? 1 : 0;
