@@ -84,6 +84,17 @@ run_case json_huge 1 "is over the 64 MiB event limit; skipped it" json_event_too
 got=$("$TRAK" query "$WORK/huge.json.gz" "select group_concat(name) from slice" 2>/dev/null | tail -1)
 [ "$got" = '"after"' ] || { echo "FAIL: the event after the huge one: $got"; fail=1; }
 
+# 9. Invalid UTF-8 in JSON strings is repaired to U+FFFD and counted; the protobuf that
+# convert writes then decodes with protoc (it used to be rejected).
+printf '[{"name":"a\xffb","ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"args":{"k":"v\xe2\x82"}}]' \
+  >"$WORK/utf8.json"
+run_case utf8 1 "invalid UTF-8 sequence(s)" json_invalid_utf8 2 0 "$WORK/utf8.json"
+got=$("$TRAK" query "$WORK/utf8.json" "select hex(name) from slice" | tail -1)
+[ "$got" = '"61EFBFBD62"' ] || { echo "FAIL: repaired name is $got"; fail=1; }
+"$TRAK" convert "$WORK/utf8.json" "$WORK/utf8.pb" &&
+  "$PROTOC" --decode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
+    <"$WORK/utf8.pb" >/dev/null || { echo "FAIL: converted invalid UTF-8 is not valid protobuf"; fail=1; }
+
 # 3. dump and convert stream: 300 MB of packets (1.6 MB gzip) convert, and 64 MB dump to 256 MB
 # of text, within 256 MB of address space (they used to hold the whole trace, and its text).
 "$GEN" padding 300 | gzip -1 >"$WORK/pad300.gz"
