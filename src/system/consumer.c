@@ -99,6 +99,19 @@ static void end_failed_trace(int fd) {
   trak_pb_buf_free(&b);
 }
 
+/* The send to the daemon failed: a daemon that refused the connection (too many clients)
+** left its reason in a final IpcStatus, which is reported rather than "Broken pipe". */
+static int refusal(int fd, uint8_t *rx, trak__ipc_msg *m, const char *path, trak_error *err) {
+  int e = errno, got_fd;
+  long len = trak__ipc_recv(fd, rx, &got_fd);
+  if (got_fd >= 0) close(got_fd);
+  if (len > 0 && trak__ipc_decode(rx, (size_t)len, m) == 0 &&
+      m->type == TRAK_PB_IpcMessage_status && m->error)
+    return trak_error_set(err, TRAK_EIO, "%s: %.*s", path, (int)m->error_len,
+                          (const char *)m->error);
+  return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(e));
+}
+
 int trak_record_run(const trak_record_config *cfg, trak_record_status *final, trak_error *err) {
   trak__system_not_a_producer();
   char path[108];
@@ -125,7 +138,7 @@ int trak_record_run(const trak_record_config *cfg, trak_record_status *final, tr
   if (!rx || !m)
     rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   else if (trak__ipc_send(fd, &b, cfg->out_fd, 0) != 0)
-    rc = trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+    rc = refusal(fd, rx, m, path, err);
   uint64_t start = now_ms(), next_status = start, deadline = 0;
   int stopping = 0, done = 0;
   while (rc == 0 && !done) {

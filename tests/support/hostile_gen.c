@@ -10,12 +10,18 @@
 **   long_key N    one event with a debug annotation named by N bytes
 **   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
 **   json_long MIB a JSON trace: an event with a string arg of MIB MiB, then a small event
+**   idle N        opens N connections to the daemon at $TRAK_SOCKET that never say anything,
+**                 holds them for 5 s, prints how many connected
+**   fake_loss N   connects to the daemon as a producer and claims N packets lost while away
 **   sanitized     prints 1 if built with a sanitizer (memory limits then do not apply), else 0
 */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <unistd.h>
 #include <zlib.h>
 
 typedef struct buf {
@@ -233,6 +239,51 @@ static void json_long(int mib) {
         stdout);
 }
 
+static int daemon_connect(int nonblock) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  const char *path = getenv("TRAK_SOCKET");
+  if (!path || strlen(path) >= sizeof addr.sun_path) return -1;
+  strcpy(addr.sun_path, path);
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | (nonblock ? SOCK_NONBLOCK : 0), 0);
+  if (fd < 0) return -1;
+  if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+static void idle(int n) {
+  int connected = 0;
+  for (int i = 0; i < n; i++)
+    connected += daemon_connect(1) >= 0; /* kept open until exit */
+  printf("%d\n", connected);
+  fflush(stdout);
+  sleep(5);
+}
+
+/* IpcMessage{hello{process_name "liar", data_sources "track_event"}}, then after the welcome
+** IpcMessage{lost_while_away{packets N}}. */
+static int fake_loss(uint64_t packets) {
+  int fd = daemon_connect(0);
+  if (fd < 0) return 1;
+  buf hello = {0}, msg = {0};
+  field_len(&hello, 1, "liar", 4);
+  field_len(&hello, 2, "track_event", 11);
+  field_len(&msg, 1, hello.v, hello.n);
+  if (send(fd, msg.v, msg.n, 0) < 0) return 1;
+  uint8_t rx[1 << 16];
+  if (recv(fd, rx, sizeof rx, 0) <= 0) return 1; /* the welcome */
+  buf lost = {0}, msg2 = {0};
+  field_varint(&lost, 1, packets);
+  field_len(&msg2, 14, lost.v, lost.n);
+  if (send(fd, msg2.v, msg2.n, 0) < 0) return 1;
+  usleep(500000);
+  close(fd);
+  free(hello.v), free(msg.v), free(lost.v), free(msg2.v);
+  return 0;
+}
+
 static int sanitized(void) {
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
   return 1;
@@ -263,12 +314,16 @@ int main(int argc, char **argv) {
     padding(n);
   else if (!strcmp(what, "json_long"))
     json_long(n);
+  else if (!strcmp(what, "idle"))
+    idle(n);
+  else if (!strcmp(what, "fake_loss"))
+    return fake_loss(strtoull(argv[2], NULL, 10));
   else if (!strcmp(what, "sanitized"))
     printf("%d\n", sanitized());
   else {
-    fprintf(
-        stderr,
-        "usage: hostile_gen nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long N\n");
+    fprintf(stderr,
+            "usage: hostile_gen "
+            "nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long|idle|fake_loss N\n");
     return 2;
   }
   return fflush(stdout) ? 1 : 0;
