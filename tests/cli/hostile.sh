@@ -72,6 +72,14 @@ run_case deep10k 1 "nests deeper than 32 levels" debug_annotation_too_deep 1 0 "
 "$GEN" long_key 2000 >"$WORK/key.pb"
 run_case long_key 1 "is 2006 bytes, over the 1024-byte limit" arg_key_too_long 1 0 "$WORK/key.pb"
 
+# 8. A text packet over the 64 MiB text packet limit is skipped without being held, the
+# packets after it kept (a 500 MB one used to cost 1.5 GB).
+"$GEN" text_long 100 | gzip -1 >"$WORK/long.pbtxt.gz"
+run_case text_long 1 "over the 64 MiB text packet limit; skipped it" packet_too_large 1 1 \
+  "$WORK/long.pbtxt.gz"
+got=$("$TRAK" query "$WORK/long.pbtxt.gz" "select group_concat(name) from track" 2>/dev/null | tail -1)
+[ "$got" = '"after"' ] || { echo "FAIL: the text packet after the long one: $got"; fail=1; }
+
 # 6. One long JSON event cut by many reads is read once, not again from its start at every read
 # (figures in docs/testing.md); an event over the 64 MiB event limit is skipped, and the events
 # after it are kept.

@@ -10,6 +10,7 @@
 **   long_key N    one event with a debug annotation named by N bytes
 **   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
 **   json_long MIB a JSON trace: an event with a string arg of MIB MiB, then a small event
+**   text_long MIB a text trace: a descriptor named by MIB MiB of x, then another descriptor
 **   idle N        opens N connections to the daemon at $TRAK_SOCKET that never say anything,
 **                 holds them for 5 s, prints how many connected
 **   fake_loss N   connects to the daemon as a producer and claims N packets lost while away
@@ -239,6 +240,15 @@ static void json_long(int mib) {
         stdout);
 }
 
+static void text_long(int mib) {
+  fputs("packet { track_descriptor { uuid: 1 name: \"", stdout);
+  static char xs[1 << 16];
+  memset(xs, 'x', sizeof xs);
+  for (int i = 0; i < mib * 16; i++)
+    fwrite(xs, 1, sizeof xs, stdout);
+  fputs("\" } }\npacket { track_descriptor { uuid: 2 name: \"after\" } }\n", stdout);
+}
+
 static int daemon_connect(int nonblock) {
   struct sockaddr_un addr = {.sun_family = AF_UNIX};
   const char *path = getenv("TRAK_SOCKET");
@@ -314,6 +324,8 @@ int main(int argc, char **argv) {
     padding(n);
   else if (!strcmp(what, "json_long"))
     json_long(n);
+  else if (!strcmp(what, "text_long"))
+    text_long(n);
   else if (!strcmp(what, "idle"))
     idle(n);
   else if (!strcmp(what, "fake_loss"))
@@ -321,9 +333,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(what, "sanitized"))
     printf("%d\n", sanitized());
   else {
-    fprintf(stderr,
-            "usage: hostile_gen "
-            "nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long|idle|fake_loss N\n");
+    fprintf(stderr, "usage: hostile_gen "
+                    "nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long|text_long|"
+                    "idle|fake_loss N\n");
     return 2;
   }
   return fflush(stdout) ? 1 : 0;

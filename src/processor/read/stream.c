@@ -228,13 +228,29 @@ static int text_piece(void *ctx, const char *text, size_t len, trak_text_pos at)
   return p->dead;
 }
 
+/* A top-level field of a text trace over the text packet limit: skipped unparsed (the cutter
+** does not hold it), the fields after it imported. */
+__attribute__((cold, noinline)) static void text_too_long(trak_processor *p) {
+  trak_text_pos at = p->text.skipped_at;
+  p->imp.packet_offset = at.offset;
+  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+               "the text packet at line %llu, column %llu is over the %u MiB text packet limit; "
+               "skipped it",
+               (unsigned long long)at.line, (unsigned long long)at.column,
+               TRAK_LIMIT_TEXT_PACKET_BYTES >> 20);
+  p->imp.packet_index++;
+}
+
 static void text_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (!p->text_live) {
     p->text_live = 1;
     trak__text_split_init(&p->text, (trak_text_pos){0, 1, 1}, TEXT_BATCH);
+    p->text.max_field = TRAK_LIMIT_TEXT_PACKET_BYTES;
     trak_pb_buf_init_heap(&p->text_out);
   }
+  uint64_t skipped = p->text.skipped;
   trak__text_split_feed(&p->text, (const char *)data, len, text_piece, p);
+  if (p->text.skipped != skipped) text_too_long(p);
   p->plain_offset += len;
 }
 
