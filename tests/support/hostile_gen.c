@@ -305,38 +305,28 @@ static int sanitized(void) {
   return 0;
 }
 
+/* The cases that take one count. */
+static const struct {
+  const char *name;
+  void (*write)(int n);
+} cases[] = {{"nested", nested},       {"bomb", bomb},
+             {"bomb1", bomb1},         {"bigpacket", bigpacket},
+             {"deep_args", deep_args}, {"long_key", long_key},
+             {"padding", padding},     {"json_long", json_long},
+             {"text_long", text_long}, {"idle", idle}};
+
 int main(int argc, char **argv) {
-  int n = argc > 2 ? atoi(argv[2]) : 0;
   const char *what = argc > 1 ? argv[1] : "";
-  if (!strcmp(what, "nested"))
-    nested(n);
-  else if (!strcmp(what, "bomb"))
-    bomb(n);
-  else if (!strcmp(what, "bomb1"))
-    bomb1(n);
-  else if (!strcmp(what, "bigpacket"))
-    bigpacket(n);
-  else if (!strcmp(what, "deep_args"))
-    deep_args(n);
-  else if (!strcmp(what, "long_key"))
-    long_key(n);
-  else if (!strcmp(what, "padding"))
-    padding(n);
-  else if (!strcmp(what, "json_long"))
-    json_long(n);
-  else if (!strcmp(what, "text_long"))
-    text_long(n);
-  else if (!strcmp(what, "idle"))
-    idle(n);
-  else if (!strcmp(what, "fake_loss"))
-    return fake_loss(strtoull(argv[2], NULL, 10));
-  else if (!strcmp(what, "sanitized"))
+  if (!strcmp(what, "sanitized")) {
     printf("%d\n", sanitized());
-  else {
-    fprintf(stderr, "usage: hostile_gen "
-                    "nested|bomb|bomb1|bigpacket|deep_args|long_key|padding|json_long|text_long|"
-                    "idle|fake_loss N\n");
-    return 2;
+    return 0;
   }
-  return fflush(stdout) ? 1 : 0;
+  if (argc > 2 && !strcmp(what, "fake_loss")) return fake_loss(strtoull(argv[2], NULL, 10));
+  for (size_t i = 0; argc > 2 && i < sizeof cases / sizeof *cases; i++)
+    if (!strcmp(what, cases[i].name)) {
+      cases[i].write(atoi(argv[2]));
+      return fflush(stdout) ? 1 : 0;
+    }
+  fprintf(stderr, "usage: hostile_gen CASE N (the cases are listed at the top of the file)\n");
+  return 2;
 }
