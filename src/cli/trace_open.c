@@ -92,12 +92,9 @@ int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink si
   open_ctx c = {cmd, path, isatty(2), now_seconds(), 0, 0};
   trak_processor_options opts = {diag, progress, &c};
   trak_error err = {0};
-  uint64_t damaged;
-  int rc = trak__read_packets(path, &opts, sink, user, format, &damaged, &err);
+  int rc = trak__read_packets(path, &opts, sink, user, format, &err);
   more_problems(&c);
-  if (rc) return trak_cli_fail(cmd, &err);
-  if (damaged) trak_cli_input_damaged = 1;
-  return 0;
+  return rc ? trak_cli_fail(cmd, &err) : 0;
 }
 
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {

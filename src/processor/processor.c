@@ -110,9 +110,8 @@ int trak_processor_open_file(const char *path, const trak_processor_options *opt
 }
 
 int trak__read_packets(const char *path, const trak_processor_options *opts, trak__field_sink sink,
-                       void *user, trak_trace_format *format, uint64_t *damaged, trak_error *err) {
+                       void *user, trak_trace_format *format, trak_error *err) {
   *format = TRAK_FORMAT_UNKNOWN;
-  *damaged = 0;
   uint64_t total;
   FILE *f = open_input(path, &total, err);
   if (!f) return TRAK_EIO;
@@ -127,8 +126,6 @@ int trak__read_packets(const char *path, const trak_processor_options *opts, tra
     p->finished = 1;
     rc = trak__stream_finish(p, err);
     *format = p->format;
-    for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
-      if (trak__stat_defs[i].severity == TRAK_SEVERITY_DATA_LOSS) *damaged += p->imp.stats[i];
   }
   trak_processor_free(p);
   return rc;

@@ -757,6 +757,10 @@ static void refuse(int fd, const char *why) {
   trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, why);
   trak__ipc_end(&D.tx, n);
   trak__ipc_send(fd, &D.tx, -1, 1);
+  /* Read what it already sent: closing with it unread would make the client's next read fail
+  ** with ECONNRESET before it sees why. */
+  while (recv(fd, D.rx, TRAK__IPC_MAX, MSG_DONTWAIT) > 0) {
+  }
   close(fd);
   log_refusal(why);
 }

@@ -13,9 +13,9 @@
 
 typedef enum trak_trace_format {
   TRAK_FORMAT_UNKNOWN = 0,
-  TRAK_FORMAT_PROTO,  /* binary perfetto.protos.Trace */
-  TRAK_FORMAT_PBTXT,  /* text format of perfetto.protos.Trace */
-  TRAK_FORMAT_JSON    /* legacy JSON trace-event format */
+  TRAK_FORMAT_PROTO, /* binary perfetto.protos.Trace */
+  TRAK_FORMAT_PBTXT, /* text format of perfetto.protos.Trace */
+  TRAK_FORMAT_JSON   /* legacy JSON trace-event format */
 } trak_trace_format;
 
 /* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace. */
@@ -35,9 +35,9 @@ struct trak_processor_options;
 ** `convert` stream through here. The fields are checked as the importer checks them (same
 ** limits, util/limits.h): a packet that does not decode or passes a limit is reported through
 ** opts->diag as a stat and not handed on. *format receives the input's format; for a JSON trace
-** nothing is read and the caller imports it instead. *damaged receives the number of problems
-** of severity data_loss. Returns 0, or TRAK_EIO / TRAK_ENOMEM naming the file. */
+** nothing is read and the caller imports it instead. Returns 0, or TRAK_EIO / TRAK_ENOMEM
+** naming the file. */
 int trak__read_packets(const char *path, const struct trak_processor_options *opts,
                        trak__field_sink sink, void *user, trak_trace_format *format,
-                       uint64_t *damaged, trak_error *err);
+                       trak_error *err);
 #endif /* TRAK_PROCESSOR_TRACE_FILE_H */
