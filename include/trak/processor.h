@@ -51,7 +51,8 @@ int trak_processor_new(const trak_processor_options *options, trak_processor **o
                        trak_error *err);
 
 /* Feeds the next `len` bytes of the trace (any split: packets may straddle calls). The format
-** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
+** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after
+*finish;
 ** TRAK_ENOMEM. Malformed bytes are not an error here: they are counted and reported. */
 int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
 
@@ -90,7 +91,8 @@ typedef enum trak_value_type {
   TRAK_VALUE_NULL = 0,
   TRAK_VALUE_INT = 1,
   TRAK_VALUE_DOUBLE = 2,
-  TRAK_VALUE_STRING = 3
+  TRAK_VALUE_STRING = 3,
+  TRAK_VALUE_BLOB = 4 /* bytes: read with trak_query_blob (trak_query_string gives their text) */
 } trak_value_type;
 
 /* Compiles the first SQL statement of `sql` (after finish). *tail (if not NULL) receives the
@@ -112,8 +114,16 @@ trak_value_type trak_query_type(trak_query *q, int col);
 int64_t trak_query_int(trak_query *q, int col);
 double trak_query_double(trak_query *q, int col);
 const char *trak_query_string(trak_query *q, int col);
+/* The bytes of a value and their count in *len (any type; a NULL value gives NULL, 0). Valid
+** until the next trak_query_next. */
+const void *trak_query_blob(trak_query *q, int col, size_t *len);
 
 void trak_query_free(trak_query *q);
+
+/* Makes the statement running on `p` (in another thread, or from a signal handler: it only
+** sets a flag) stop soon with TRAK_EINVAL and the message "interrupted"; statements started later
+*run normally. */
+void trak_processor_interrupt(trak_processor *p);
 
 /* Runs every statement of `sql`, discarding rows (for DDL, ATTACH, ...). Returns 0 or the
 ** first error. */
