@@ -13,7 +13,9 @@ trak, trace = sys.argv[1], sys.argv[2]
 home = tempfile.mkdtemp()  # the shell's history file goes here
 pid, fd = pty.fork()
 if pid == 0:
-    os.environ.update(TERM="xterm", HOME=home)
+    supp = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support",
+                        "lsan_libedit.supp")
+    os.environ.update(TERM="xterm", HOME=home, LSAN_OPTIONS="suppressions=" + supp)
     os.execv(trak, [trak, "shell", trace])
 
 seen = b""
