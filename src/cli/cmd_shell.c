@@ -175,9 +175,11 @@ static void run_statement(shell *sh) {
   clock_gettime(CLOCK_MONOTONIC, &a);
   trak_error err = {0};
   sh->o.out = sh->once ? sh->once : sh->output ? sh->output : stdout;
-  sigint_seen = 0;
   sigint_p = sh->p;
-  int rc = trak_cli_run_sql(&sh->o, sh->p, sh->buf, &err);
+  /* A Ctrl-C since the line was read, before the handler could reach the statement, counts
+  ** too (sqlite3_interrupt does nothing while no statement runs). */
+  int rc = sigint_seen ? trak_error_set(&err, TRAK_EINVAL, "interrupted")
+                       : trak_cli_run_sql(&sh->o, sh->p, sh->buf, &err);
   sigint_p = NULL;
   fflush(sh->o.out);
   close_output(&sh->once);

@@ -48,12 +48,18 @@ read_until(b"trak> ")
 # statement starts) stops it with an error, and the prompt comes back.
 send(b"WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT count(*) FROM c;\r")
 read_until(b"FROM c;\r\n")
-for attempt in range(100):
+out = b""
+for attempt in range(50):
     time.sleep(0.2)
     send(b"\x03")
-    ready, _, _ = select.select([fd], [], [], 0.5)
-    if ready:
+    end = time.time() + 2
+    while b"interrupted" not in out and time.time() < end:
+        ready, _, _ = select.select([fd], [], [], 0.1)
+        if ready:
+            out += os.read(fd, 4096)
+    if b"interrupted" in out:
         break
+seen = out + seen
 out = read_until(b"trak> ")
 if b"interrupted" not in out:
     sys.exit(f"FAIL: Ctrl-C did not interrupt the statement: {out!r}")
