@@ -87,6 +87,9 @@ int trak_cli_run_sql(const trak_cli_output *o, trak_processor *p, const char *sq
 /* Writes the shortest text that reads back as exactly `v` ("0.1", "1e-09", "2.0", "nan",
 ** "inf") into buf (32 bytes are enough). */
 void trak_cli_format_double(char *buf, size_t size, double v);
+/* Writes `s` as a JSON string: control characters escaped, bytes that are not UTF-8 become
+** U+FFFD. */
+void trak_cli_json_string(FILE *out, const char *s);
 /* Writes bytes as x'0a1b...'. */
 void trak_cli_blob_hex(FILE *out, const void *data, size_t len);
 /* Decodes the UTF-8 sequence at s into *cp and returns its length (1-4), or 0 when the bytes

@@ -39,8 +39,11 @@ int trak_cli_metrics(int argc, char **argv) {
     trak_query *q;
     rc = trak_processor_metric_output(p, o.names[i], &q, &err);
     if (rc) break;
-    if (o.format == TRAK_CLI_JSON)
-      printf("%s\n\"%s\": ", i ? "," : "", o.names[i]);
+    if (o.format == TRAK_CLI_JSON) {
+      printf("%s\n", i ? "," : "");
+      trak_cli_json_string(stdout, o.names[i]);
+      fputs(": ", stdout);
+    }
     else if (o.format == TRAK_CLI_TABLE)
       printf("%s%s_output:\n", i ? "\n" : "", o.names[i]);
     else if (i)

@@ -153,8 +153,7 @@ size_t trak_cli_utf8_len(const unsigned char *s, unsigned *cp) {
   return n;
 }
 
-/* A JSON string: control characters escaped, bytes that are not UTF-8 become U+FFFD. */
-static void json_string(FILE *out, const char *str) {
+void trak_cli_json_string(FILE *out, const char *str) {
   const unsigned char *s = (const unsigned char *)str;
   fputc('"', out);
   while (*s) {
@@ -205,7 +204,7 @@ static void json_value(FILE *out, trak_query *q, int col) {
     break;
   }
   case TRAK_VALUE_STRING:
-    json_string(out, trak_query_string(q, col));
+    trak_cli_json_string(out, trak_query_string(q, col));
     break;
   case TRAK_VALUE_BLOB: {
     const void *b = trak_query_blob(q, col, &len);
@@ -226,7 +225,7 @@ static int print_json(FILE *out, trak_query *q, trak_error *err) {
     first = 0;
     for (int c = 0; c < ncols; c++) {
       if (c) fputs(", ", out);
-      json_string(out, trak_query_column_name(q, c));
+      trak_cli_json_string(out, trak_query_column_name(q, c));
       fputs(": ", out);
       json_value(out, q, c);
     }

@@ -83,6 +83,13 @@ for j, c in zip(by_json, by_csv):
         if ("" if v is None else str(v)) != c[k]:
             fail(f"slice.{k}: json {v!r}, csv {c[k]!r}")
 
+# metrics --format json is one JSON object of every metric's rows.
+metrics = json.loads(subprocess.run(
+    [trak, "metrics", trace, "--run", "slice_stats,longest_slices", "--format", "json"],
+    check=True, capture_output=True).stdout)
+if sorted(metrics) != ["longest_slices", "slice_stats"] or not metrics["slice_stats"]:
+    fail(f"metrics json: {metrics!r}")
+
 # tp stays what trace_processor_shell prints.
 tp = run("tp", "select 1e-9 as d, null as n, 'a' as s")
 if tp != '"d","n","s"\n0.000000,"[NULL]","a"\n':
