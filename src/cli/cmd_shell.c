@@ -6,7 +6,10 @@
 ** .quit. Without a terminal it reads statements from stdin the same way and, unless
 ** `-bail off`, stops at the first error with exit status 1.
 */
+#define _GNU_SOURCE /* ppoll */
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -14,6 +17,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <wchar.h>
 
 #include "cli/shell.h"
 
@@ -25,6 +29,7 @@ typedef struct shell {
   FILE *output;      /* .output FILE, or NULL for stdout */
   FILE *once;        /* .once FILE for the next statement, or NULL */
   int timer;
+  int interactive;    /* on a terminal: SIGINT is blocked but for statements and the prompt */
   int bail;           /* stop at the first error */
   int failed;         /* an error happened */
   int read_depth;     /* nesting of .read */
@@ -56,15 +61,52 @@ static const char help_text[] =
 
 /* ---- Ctrl-C ------------------------------------------------------------------------------ */
 
-/* The signal handler interrupts the statement running on `sigint_p` (sqlite3_interrupt only
-** sets a flag, which is safe from a handler) and notes the signal for the prompt. */
+/* On a terminal SIGINT stays blocked except while a statement runs and while the prompt waits
+** for a key (ppoll unblocks it atomically), so a Ctrl-C never falls between checking the flag
+** and blocking in read(). The handler interrupts the statement running on `sigint_p`
+** (sqlite3_interrupt only sets a flag, which is safe from a handler) and notes the signal for
+** the prompt. */
 static trak_processor *volatile sigint_p;
 static volatile sig_atomic_t sigint_seen;
+static sigset_t sigint_set;  /* {SIGINT} */
+static sigset_t prompt_mask; /* the mask while waiting for a key: SIGINT open */
 
 static void on_sigint(int sig) {
   (void)sig;
   sigint_seen = 1;
   if (sigint_p) trak_processor_interrupt(sigint_p);
+}
+
+/* libedit's character reader (EL_GETCFN): one UTF-8 character from stdin, or -1 (errno EINTR)
+** as soon as Ctrl-C is pressed, 0 at end of input. */
+static int read_key(EditLine *el, wchar_t *wc) {
+  (void)el;
+  char buf[MB_LEN_MAX];
+  size_t n = 0;
+  for (;;) {
+    if (sigint_seen) {
+      errno = EINTR;
+      return -1;
+    }
+    struct pollfd pfd = {0, POLLIN, 0};
+    if (ppoll(&pfd, 1, NULL, &prompt_mask) < 0) {
+      if (errno == EINTR) continue;
+      return -1;
+    }
+    ssize_t got = read(0, buf + n, 1);
+    if (got == 0) return 0;
+    if (got < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return -1;
+    }
+    n++;
+    mbstate_t st;
+    memset(&st, 0, sizeof st);
+    size_t k = mbrtowc(wc, buf, n, &st);
+    if (k == (size_t)-2 && n < sizeof buf) continue; /* a multibyte character goes on */
+    if (k == (size_t)-1 || k == (size_t)-2) *wc = (unsigned char)buf[0]; /* not UTF-8: a byte */
+    return 1;
+  }
 }
 
 /* ---- errors and output ------------------------------------------------------------------- */
@@ -176,10 +218,12 @@ static void run_statement(shell *sh) {
   trak_error err = {0};
   sh->o.out = sh->once ? sh->once : sh->output ? sh->output : stdout;
   sigint_p = sh->p;
+  if (sh->interactive) sigprocmask(SIG_UNBLOCK, &sigint_set, NULL);
   /* A Ctrl-C since the line was read, before the handler could reach the statement, counts
   ** too (sqlite3_interrupt does nothing while no statement runs). */
   int rc = sigint_seen ? trak_error_set(&err, TRAK_EINVAL, "interrupted")
                        : trak_cli_run_sql(&sh->o, sh->p, sh->buf, &err);
+  if (sh->interactive) sigprocmask(SIG_BLOCK, &sigint_set, NULL);
   sigint_p = NULL;
   fflush(sh->o.out);
   close_output(&sh->once);
@@ -311,11 +355,18 @@ static void interactive(shell *sh) {
   el_set(el, EL_BIND, "^I", "trak-complete", NULL);
   el_source(el, NULL);
 
-  /* No SA_RESTART: Ctrl-C makes the read under el_gets return, so the prompt starts again. */
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
   sa.sa_handler = on_sigint;
   sigaction(SIGINT, &sa, NULL);
+  sigset_t saved_mask;
+  sigemptyset(&sigint_set);
+  sigaddset(&sigint_set, SIGINT);
+  sigprocmask(SIG_BLOCK, &sigint_set, &saved_mask);
+  prompt_mask = saved_mask;
+  sigdelset(&prompt_mask, SIGINT);
+  el_set(el, EL_GETCFN, read_key);
+  sh->interactive = 1;
 
   printf("trak shell: %llu events. Type .help for commands.\n",
          (unsigned long long)trak_processor_event_count(sh->p));
@@ -336,7 +387,9 @@ static void interactive(shell *sh) {
     sh->failed = 0;
     if (shell_line(sh, line)) break;
   }
+  sh->interactive = 0;
   signal(SIGINT, SIG_DFL);
+  sigprocmask(SIG_SETMASK, &saved_mask, NULL);
   if (hist_path[0]) history(hist, &ev, H_SAVE, hist_path);
   history_end(hist);
   el_end(el);
