@@ -78,33 +78,43 @@ static void on_sigint(int sig) {
 }
 
 /* libedit's character reader (EL_GETCFN): one UTF-8 character from stdin, or -1 (errno EINTR)
-** as soon as Ctrl-C is pressed, 0 at end of input. */
+** as soon as Ctrl-C is pressed, 0 at end of input. A byte that cannot continue a character
+** ends it as U+FFFD and is read again as the start of the next one. */
 static int read_key(EditLine *el, wchar_t *wc) {
   (void)el;
+  static int held = -1; /* a byte read but not yet used */
   char buf[MB_LEN_MAX];
   size_t n = 0;
   for (;;) {
-    if (sigint_seen) {
-      errno = EINTR;
-      return -1;
+    if (held >= 0) {
+      buf[n++] = (char)held;
+      held = -1;
+    } else {
+      if (sigint_seen) {
+        errno = EINTR;
+        return -1;
+      }
+      struct pollfd pfd = {0, POLLIN, 0};
+      if (ppoll(&pfd, 1, NULL, &prompt_mask) < 0) {
+        if (errno == EINTR) continue;
+        return -1;
+      }
+      ssize_t got = read(0, buf + n, 1);
+      if (got == 0) return 0;
+      if (got < 0) {
+        if (errno == EINTR || errno == EAGAIN) continue;
+        return -1;
+      }
+      n++;
     }
-    struct pollfd pfd = {0, POLLIN, 0};
-    if (ppoll(&pfd, 1, NULL, &prompt_mask) < 0) {
-      if (errno == EINTR) continue;
-      return -1;
-    }
-    ssize_t got = read(0, buf + n, 1);
-    if (got == 0) return 0;
-    if (got < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return -1;
-    }
-    n++;
     mbstate_t st;
     memset(&st, 0, sizeof st);
     size_t k = mbrtowc(wc, buf, n, &st);
     if (k == (size_t)-2 && n < sizeof buf) continue; /* a multibyte character goes on */
-    if (k == (size_t)-1 || k == (size_t)-2) *wc = (unsigned char)buf[0]; /* not UTF-8: a byte */
+    if (k == (size_t)-1 || k == (size_t)-2) {
+      if (n > 1) held = (unsigned char)buf[n - 1];
+      *wc = 0xfffd;
+    }
     return 1;
   }
 }

@@ -90,6 +90,12 @@ out = read_until(b"trak> ")
 if b"\r\n1\r\n" not in out or b"error" in out:
     sys.exit(f"FAIL: tab did not complete depth: {out!r}")
 
+# Multibyte input arrives whole; a byte that is not UTF-8 becomes U+FFFD, the next one kept.
+send("select 'é中' as u, length('a".encode() + b"\xc3" + b"b') as n;\r")
+out = read_until(b"trak> ")
+if "é中".encode() not in out or b" 3\r\n" not in out:
+    sys.exit(f"FAIL: multibyte input: {out!r}")
+
 send(b".quit\r")
 _, status = os.waitpid(pid, 0)
 if os.WEXITSTATUS(status) != 0:
