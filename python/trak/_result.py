@@ -13,6 +13,7 @@ from . import _lib
 class TraceProcessorException(Exception):
     """An error of the trace processor (a trace that does not load, a SQL error, ...), with
     trak's message."""
+    __module__ = "trak.trace_processor"  # where users import it from
 
 
 class Row:
