@@ -83,6 +83,34 @@ def fetch_only(tp):
     return calls
 
 
+def per_cell(tp, rows):
+    """`rows` rows of `select * from slice` the plain way a binding would: trak_query_next
+    and one typed getter per cell through ctypes. Returns seconds."""
+    lib, q, tail = tp._lib, ctypes.c_void_p(), ctypes.c_void_p()
+    for name, res in (("trak_query_next", ctypes.c_int), ("trak_query_type", ctypes.c_int),
+                      ("trak_query_int", ctypes.c_int64), ("trak_query_double", ctypes.c_double),
+                      ("trak_query_string", ctypes.c_char_p)):
+        getattr(lib, name).restype = res
+    lib.trak_query_next.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+    for name in ("trak_query_type", "trak_query_int", "trak_query_double", "trak_query_string"):
+        getattr(lib, name).argtypes = [ctypes.c_void_p, ctypes.c_int]
+    sql = ctypes.create_string_buffer(b"select * from slice limit %d" % rows)
+    lib.trak_query_open(tp._p, ctypes.addressof(sql), ctypes.byref(q), ctypes.byref(tail), None)
+    ncols = lib.trak_query_column_count(q)
+    getters = {1: lib.trak_query_int, 2: lib.trak_query_double, 3: lib.trak_query_string}
+    start = time.perf_counter()
+    out = []
+    while lib.trak_query_next(q, None) > 0:
+        row = []
+        for c in range(ncols):
+            t = lib.trak_query_type(q, c)
+            row.append(getters[t](q, c) if t else None)
+        out.append(row)
+    elapsed = time.perf_counter() - start
+    lib.trak_query_free(q)
+    return elapsed
+
+
 def main():
     path = trace(EVENTS)
     print("trace: %s, %d events, %.1f MB; load average %.1f" % (
@@ -107,6 +135,10 @@ def main():
     print("  C columnar fetch alone:       %.3f s wall (%d calls of 65536 rows)"
           % (fetch[0], fetch_only(tp)))
     print("  result -> DataFrame (numpy):  %.3f s wall" % frame[0])
+    sample = min(rows, 100_000)
+    cell = per_cell(tp, sample)
+    print("  for scale, one ctypes call per cell: %.3f s for %d rows = %.2f s for all rows "
+          "(before any DataFrame)" % (cell, sample, cell * rows / sample))
     tp.close()
 
     small = trace(EVENTS // 4)

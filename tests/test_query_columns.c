@@ -54,7 +54,7 @@ static void test_types_and_nulls(void **state) {
   /* 2, 2.5, 'x': numbers become text as SQLite prints them */
   assert_int_equal(c[4].type, TRAK_VALUE_STRING);
   assert_int_equal(c[4].n_new_strings, 3);
-  assert_memory_equal(c[4].new_strings, "x\0002\0002.5\0", 9);
+  assert_memory_equal(c[4].new_strings, "x\0002\0002.5", 8); /* with the NULs */
   assert_true(c[4].codes[0] == 1 && c[4].codes[1] == 2 && c[4].codes[2] == 0);
   assert_int_equal(trak_query_fetch_columns(q, 0, c, &err), 0);
   assert_int_equal(trak_query_fetch_columns(q, 0, c, &err), 0); /* done stays done */
