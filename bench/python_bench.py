@@ -7,7 +7,7 @@
 2. tp.query('select * from slice').as_pandas_dataframe() after the import (best of 3), split
    into the C library's columnar fetch alone and the Python side (copies, numpy, pandas).
 3. BatchTraceProcessor over 8 traces (EVENTS/4 events each): load + a GROUP BY query on each,
-   with 1 thread and with 2.
+   with 1 thread and with 2, and the same for sha256 as a control of what the machine allows.
 The benchmark trace is bench/import_bench's (docs/performance.md), generated once in /tmp.
 """
 import ctypes
@@ -151,12 +151,24 @@ def main():
             with trak.BatchTraceProcessor([small] * 8, config=config) as btp:
                 btp.query_and_flatten(sql)
         times[workers] = best(run, runs=2)
+    # The same comparison for pure computation (sha256 of 8 x 64 MB, which releases Python's
+    # lock too) shows how much of a second core the shared machine gave at that moment.
+    import concurrent.futures
+    import hashlib
+    data = b"x" * (64 << 20)
+    control = {}
+    for workers in (1, 2):
+        with concurrent.futures.ThreadPoolExecutor(workers) as ex:
+            control[workers] = best(lambda: list(ex.map(lambda _: hashlib.sha256(data), range(8))),
+                                    runs=2)
     print("BatchTraceProcessor, 8 traces of %d events, load + GROUP BY:" % (EVENTS // 4))
     # CPU / wall shows how many cores the threads kept busy, whatever else runs meanwhile.
     print("  1 thread:  %.2f s wall, %.2f s CPU (%.2f cores busy)" % (
         times[1] + (times[1][1] / times[1][0],)))
     print("  2 threads: %.2f s wall, %.2f s CPU (%.2f cores busy) -> %.2fx the throughput" % (
         times[2] + (times[2][1] / times[2][0], times[1][0] / times[2][0])))
+    print("  control, sha256 on 2 threads: %.2fx the throughput of 1" % (
+        control[1][0] / control[2][0]))
 
 
 if __name__ == "__main__":
