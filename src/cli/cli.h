@@ -34,6 +34,8 @@ int trak_cli_status(int argc, char **argv);
 int trak_cli_metrics(int argc, char **argv);
 int trak_cli_alerts(int argc, char **argv);
 int trak_cli_annotate(int argc, char **argv);
+int trak_cli_ui(int argc, char **argv);
+int trak_cli_html(int argc, char **argv);
 
 /* `--descriptions FILE` (any command, any position; repeatable): main() takes them out of argv
 ** and every opened trace gets their rules (descriptions_opt.c). Returns the new argc. */
