@@ -14,7 +14,7 @@
 
 #include <cmocka.h>
 
-#include "processor/json.h"
+#include "processor/import/json/json.h"
 #include "processor/processor_internal.h"
 #include "trak/processor.h"
 

@@ -1,5 +1,5 @@
 /*
-** Tests of importing text-format traces as a stream (src/processor/text_split.c, stream.c): a
+** Tests of importing text-format traces as a stream (src/processor/read/text_split.c, stream.c): a
 ** text trace fed in pieces of every small size gives the same tables as its binary encoding
 ** fed whole, across the golden and seed traces and a text that uses every tricky form (braces
 ** in strings and comments, `packet: {`, `packet <...>`, lists, separators); a syntax error
@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "processor/text_split.h"
+#include "processor/read/text_split.h"
 #include "testutil.h"
 #include "trak/pb.h"
 #include "trak/pbtxt.h"

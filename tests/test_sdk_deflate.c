@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "processor/trace_file.h"
+#include "processor/read/trace_file.h"
 #include "sdk/internal.h"
 #include "sdk_decode.h"
 

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 
 #define SEQ 5
 #define OTHER 6

@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "trak/error.h"
-#include "processor/trace_file.h"
+#include "processor/read/trace_file.h"
 #include "trak/processor.h"
 #include "trak/writer.h"
 

@@ -7,9 +7,9 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "processor/json.h"
-#include "processor/pb_export.h"
-#include "processor/trace_file.h"
+#include "processor/import/json/json.h"
+#include "processor/export/pb_export.h"
+#include "processor/read/trace_file.h"
 #include "trak/processor.h"
 #include "trak/pbtxt.h"
 

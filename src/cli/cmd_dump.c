@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "processor/trace_file.h"
+#include "processor/read/trace_file.h"
 #include "trak/pbtxt.h"
 
 static const char DUMP_HELP[] =

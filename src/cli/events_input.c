@@ -14,8 +14,8 @@
 #include <zlib.h>
 
 #include "cli/cli.h"
-#include "processor/json.h"
-#include "processor/trace_file.h"
+#include "processor/import/json/json.h"
+#include "processor/read/trace_file.h"
 #include "trak/pb.h"
 #include "trak/pbtxt.h"
 

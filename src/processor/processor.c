@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "processor/analysis.h"
+#include "processor/analysis/analysis.h"
 #include "processor/processor_internal.h"
 
 struct trak_query {
@@ -40,7 +40,13 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   if (rc) return rc;
   trak__events_parse(&p->imp);
   trak__tracks_finish(&p->imp);
-  return trak__sql_init(p, err);
+  rc = trak__sql_init(p, err);
+  if (rc) return rc;
+  /* The analysis layer (describe_slice, alert, annotation_track) is built on the SQL layer, so
+  ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
+  if (trak__analysis_register(p) != SQLITE_OK)
+    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  return 0;
 }
 
 int trak_processor_open_file(const char *path, const trak_processor_options *options,

@@ -8,11 +8,11 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
-#include "processor/import.h"
-#include "processor/json.h"
-#include "processor/storage.h"
-#include "processor/text_split.h"
-#include "processor/trace_file.h"
+#include "processor/import/import.h"
+#include "processor/import/json/json.h"
+#include "processor/tables/storage.h"
+#include "processor/read/text_split.h"
+#include "processor/read/trace_file.h"
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 
 typedef struct item {
   uint32_t index;  /* chunk position in the buffer */

@@ -13,7 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 #include "trak/pbtxt.h"
 
 trak__slot trak__slots[TRAK_MAX_SESSIONS];

@@ -17,8 +17,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sdk/internal.h"
-#include "sdk/system.h"
+#include "sdk/backend.h"
+#include "trak/system.h"
 
 __thread trak__thread *trak__tls __attribute__((tls_model("initial-exec")));
 pthread_mutex_t trak__lock = PTHREAD_MUTEX_INITIALIZER;
@@ -97,10 +97,20 @@ static void init_once_fn(void) {
 
 void trak__init_core(void) { pthread_once(&init_once, init_once_fn); }
 
+int trak__backend_no_autostart;
+
+/* TRAK_BACKEND=system makes this process a producer of the system daemon on first use. The SDK
+** asks the backend through its public API, so sdk/ never calls into system/'s internals. */
+static void backend_autostart(void) {
+  const char *backend = getenv("TRAK_BACKEND");
+  if (!trak__backend_no_autostart && backend && !strcmp(backend, "system"))
+    trak_system_connect(NULL);
+}
+
 int trak_init(void) {
   static pthread_once_t backend_once = PTHREAD_ONCE_INIT;
   pthread_once(&init_once, init_once_fn);
-  pthread_once(&backend_once, trak__system_autostart); /* TRAK_BACKEND=system */
+  pthread_once(&backend_once, backend_autostart);
   return 0;
 }
 

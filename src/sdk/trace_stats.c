@@ -5,7 +5,7 @@
 ** session.c appends it once per in-process session; the system daemon appends it with the
 ** figures only it knows (producers, producer-side losses, rejected chunks).
 */
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 
 /* The session's figures as TraceStats.BufferStats. Every loss trak counts becomes a lost
 ** packet in trace_writer_packet_loss: the counters are disjoint (a packet is lost by its

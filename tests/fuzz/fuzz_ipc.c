@@ -1,6 +1,6 @@
 /*
 ** libFuzzer target for the daemon's message decoder (trak__ipc_decode in
-** src/sdk/system_ipc.c), the first code to read what a producer or consumer sends. Any input
+** src/system/ipc.c), the first code to read what a producer or consumer sends. Any input
 ** must decode or be rejected without reading outside it; what decodes must keep every
 ** pointer inside the input and every count in bounds, and a decoded chunk list must survive
 ** re-encoding unchanged. A service state answer (what `trak status` reads) must decode or be
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sdk/system.h"
+#include "system/system.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static trak__ipc_msg m, again;

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "processor/json.h"
-#include "processor/pb_export.h"
+#include "processor/import/json/json.h"
+#include "processor/export/pb_export.h"
 #include "trak/processor.h"
 
 static trak_processor *import(const uint8_t *data, size_t size, size_t a, size_t b) {

@@ -1,5 +1,5 @@
 /*
-** libFuzzer target for the cutter of streamed text traces (src/processor/text_split.c): the
+** libFuzzer target for the cutter of streamed text traces (src/processor/read/text_split.c): the
 ** input is fed to a cutter in three chunks split where its first bytes say, each piece is
 ** parsed with trak_pbtxt_parse_at at its position, and the result must be the one of
 ** trak_pbtxt_parse over the whole input: the same binary when it parses, the same error
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/text_split.h"
+#include "processor/read/text_split.h"
 #include "trak/pbtxt.h"
 
 typedef struct run {

@@ -27,7 +27,7 @@
 
 #include <cmocka.h>
 
-#include "sdk/system.h"
+#include "system/system.h"
 #include "trak/pbtxt.h"
 #include "trak/trak.h"
 

@@ -1,0 +1,365 @@
+/*
+** Slice descriptions (docs/analysis.md): rules read from SliceDescriptionRules text (the
+** built-in set, then `--descriptions` files) are compiled once into matchers, and the
+** describe_slice table-valued function answers "what does slice N mean" from them.
+**
+** Matching stays cheap when joined over every slice: a pattern's verdict is memoised per
+** string id (names are interned, so each distinct name is globbed once per pattern), and the
+** rules whose name pattern matches a slice name are listed once per name id; a slice then only
+** checks those candidates' other conditions, all integer compares after the first sight.
+*/
+#include <sqlite3.h>
+#include <string.h>
+
+#include "processor/analysis/analysis.h"
+#include "trak/pbtxt.h"
+#include "trak/protos.h"
+
+/* A name pattern with its verdict per string id (map value 1: no match, 2: match). */
+typedef struct matcher {
+  char *pattern;
+  int glob;
+  trak_map memo;
+} matcher;
+
+typedef struct rule {
+  matcher name, parent, category, thread, process; /* pattern NULL: matches anything */
+  matcher *ancestors;
+  size_t n_ancestors;
+  char *description, *doc_link;
+} rule;
+
+struct trak_rules {
+  TRAK_VEC(rule) v;
+  /* slice name id -> offset in cand of its candidate rules (highest priority first),
+  ** terminated by UINT32_MAX */
+  trak_map by_name;
+  TRAK_VEC(uint32_t) cand;
+};
+
+static void matcher_init(matcher *m, const char *s, size_t len) {
+  memset(m, 0, sizeof *m);
+  m->pattern = strndup(s, len);
+  if (!m->pattern) abort();
+  m->glob = strpbrk(m->pattern, "*?[") != NULL;
+}
+
+static void matcher_free(matcher *m) {
+  free(m->pattern);
+  trak__map_free(&m->memo);
+}
+
+/* Whether string `id` (0: NULL) matches; an unset pattern matches anything. */
+static int matcher_test(matcher *m, const trak_strpool *sp, uint32_t id) {
+  if (!m->pattern) return 1;
+  if (!id) return 0;
+  int added;
+  uint32_t *v = trak__map_put(&m->memo, id, 0, &added);
+  if (!*v) {
+    const char *s = trak__str(sp, id);
+    *v = (m->glob ? sqlite3_strglob(m->pattern, s) == 0 : strcmp(m->pattern, s) == 0) ? 2 : 1;
+  }
+  return *v == 2;
+}
+
+static void rule_free(rule *r) {
+  matcher_free(&r->name), matcher_free(&r->parent), matcher_free(&r->category);
+  matcher_free(&r->thread), matcher_free(&r->process);
+  for (size_t i = 0; i < r->n_ancestors; i++)
+    matcher_free(&r->ancestors[i]);
+  free(r->ancestors);
+  free(r->description), free(r->doc_link);
+}
+
+void trak__rules_free(trak_rules *r) {
+  if (!r) return;
+  for (size_t i = 0; i < r->v.n; i++)
+    rule_free(&r->v.v[i]);
+  trak_vec_free(r->v);
+  trak__map_free(&r->by_name);
+  trak_vec_free(r->cand);
+  free(r);
+}
+
+/* Decodes one SliceDescriptionRule into `r`. Returns 0 or TRAK_EFORMAT. */
+static int rule_decode(rule *r, const trak_pb_field *msg, trak_error *err) {
+  memset(r, 0, sizeof *r);
+  trak_pb_decoder d;
+  trak_pb_decoder_init(&d, msg->data, msg->len);
+  trak_pb_field f;
+  int rc;
+  while ((rc = trak_pb_decoder_next(&d, &f)) > 0) {
+    const char *s = (const char *)f.data;
+    switch (f.number) {
+    case TRAK_PB_SliceDescriptionRule_name:
+      matcher_free(&r->name), matcher_init(&r->name, s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_parent:
+      matcher_free(&r->parent), matcher_init(&r->parent, s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_category:
+      matcher_free(&r->category), matcher_init(&r->category, s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_thread_name:
+      matcher_free(&r->thread), matcher_init(&r->thread, s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_process_name:
+      matcher_free(&r->process), matcher_init(&r->process, s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_ancestor:
+      r->ancestors = realloc(r->ancestors, (r->n_ancestors + 1) * sizeof *r->ancestors);
+      if (!r->ancestors) abort();
+      matcher_init(&r->ancestors[r->n_ancestors++], s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_description:
+      free(r->description), r->description = strndup(s, f.len);
+      break;
+    case TRAK_PB_SliceDescriptionRule_doc_link:
+      free(r->doc_link), r->doc_link = strndup(s, f.len);
+      break;
+    }
+  }
+  if (rc < 0) return trak_pb_decoder_error(&d, err);
+  if (!r->name.pattern || !r->description)
+    return trak_error_set(err, TRAK_EFORMAT, "rule %s needs a name and a description",
+                          r->name.pattern ? r->name.pattern : "(unnamed)");
+  return 0;
+}
+
+static trak_rules *rules_get(trak_processor *p) {
+  trak_analysis *a = trak__analysis(p);
+  if (!a->rules) {
+    a->rules = calloc(1, sizeof *a->rules);
+    if (!a->rules) abort();
+  }
+  return a->rules;
+}
+
+static int rules_add_raw(trak_processor *p, const char *text, size_t len, const char *source,
+                         trak_error *err) {
+  trak_pb_buf buf;
+  trak_pb_buf_init_heap(&buf);
+  int rc = trak_pbtxt_parse("SliceDescriptionRules", text, len, &buf, err);
+  size_t n;
+  uint8_t *bin = trak_pb_buf_detach(&buf, &n);
+  trak_rules *rs = rules_get(p);
+  size_t first = rs->v.n;
+  trak_pb_decoder d;
+  trak_pb_decoder_init(&d, bin, n);
+  trak_pb_field f;
+  int more = 0;
+  while (!rc && (more = trak_pb_decoder_next(&d, &f)) > 0) {
+    if (f.number != TRAK_PB_SliceDescriptionRules_rule) continue;
+    rule r;
+    rc = rule_decode(&r, &f, err);
+    if (rc)
+      rule_free(&r);
+    else
+      trak_vec_push(rs->v, r);
+  }
+  if (!rc && more < 0) rc = trak_pb_decoder_error(&d, err);
+  free(bin);
+  if (rc) { /* all or nothing: drop the rules of this file */
+    while (rs->v.n > first)
+      rule_free(&rs->v.v[--rs->v.n]);
+    trak_error_prefix(err, "%s", source);
+    return rc;
+  }
+  trak__map_clear(&rs->by_name); /* candidate lists are stale */
+  rs->cand.n = 0;
+  return 0;
+}
+
+/* Offset in rs->cand of the rules whose name pattern matches name `id`, built on first sight. */
+static uint32_t candidates(trak_rules *rs, const trak_strpool *sp, uint32_t id) {
+  int added;
+  uint32_t *off = trak__map_put(&rs->by_name, id, 0, &added);
+  if (!added) return *off;
+  uint32_t start = (uint32_t)rs->cand.n;
+  for (size_t i = rs->v.n; i-- > 0;)
+    if (matcher_test(&rs->v.v[i].name, sp, id)) trak_vec_push(rs->cand, (uint32_t)i);
+  trak_vec_push(rs->cand, UINT32_MAX);
+  *off = start; /* still valid: only other maps were written meanwhile */
+  return start;
+}
+
+static int ancestors_match(matcher *m, const trak_tables *t, uint32_t slice) {
+  for (uint32_t s = t->slice.parent_id[slice]; s != TRAK_NULL_U32; s = t->slice.parent_id[s])
+    if (matcher_test(m, &t->strings, t->slice.name[s])) return 1;
+  return 0;
+}
+
+static int rule_matches(rule *r, const trak_tables *t, uint32_t slice) {
+  const trak_strpool *sp = &t->strings;
+  if (!matcher_test(&r->category, sp, t->slice.category[slice])) return 0;
+  uint32_t parent = t->slice.parent_id[slice];
+  if (r->parent.pattern &&
+      (parent == TRAK_NULL_U32 || !matcher_test(&r->parent, sp, t->slice.name[parent])))
+    return 0;
+  if (r->thread.pattern || r->process.pattern) {
+    uint32_t track = t->slice.track_id[slice];
+    uint32_t utid = t->track.utid[track], upid = t->track.upid[track];
+    if (utid != TRAK_NULL_U32 && upid == TRAK_NULL_U32) upid = t->thread.upid[utid];
+    if (!matcher_test(&r->thread, sp, utid == TRAK_NULL_U32 ? 0 : t->thread.name[utid])) return 0;
+    if (!matcher_test(&r->process, sp, upid == TRAK_NULL_U32 ? 0 : t->process.name[upid])) return 0;
+  }
+  for (size_t i = 0; i < r->n_ancestors; i++)
+    if (!ancestors_match(&r->ancestors[i], t, slice)) return 0;
+  return 1;
+}
+
+/* Loads the built-in rules the first time rules are needed. */
+static trak_rules *rules_ready(trak_processor *p) {
+  trak_analysis *a = trak__analysis(p);
+  if (!a->rules) {
+    trak_error err;
+    if (rules_add_raw(p, trak__builtin_rules, strlen(trak__builtin_rules), "built-in rules", &err))
+      abort(); /* the embedded text is tested */
+  }
+  return a->rules;
+}
+
+int trak__rules_add(trak_processor *p, const char *text, size_t len, const char *source,
+                    trak_error *err) {
+  rules_ready(p);
+  return rules_add_raw(p, text, len, source, err);
+}
+
+int trak__describe(trak_processor *p, uint32_t slice, const char **desc, const char **link) {
+  trak_rules *rs = rules_ready(p);
+  const trak_tables *t = &p->tables;
+  uint32_t name = t->slice.name[slice];
+  if (!name) return 0;
+  for (uint32_t i = candidates(rs, &t->strings, name); rs->cand.v[i] != UINT32_MAX; i++) {
+    rule *r = &rs->v.v[rs->cand.v[i]];
+    if (!rule_matches(r, t, slice)) continue;
+    *desc = r->description;
+    *link = r->doc_link;
+    return 1;
+  }
+  return 0;
+}
+
+/* ---- the describe_slice table-valued function ------------------------------------------ */
+
+typedef struct ds_vtab {
+  sqlite3_vtab base;
+  trak_processor *p;
+} ds_vtab;
+
+typedef struct ds_cursor {
+  sqlite3_vtab_cursor base;
+  int64_t slice;
+  const char *desc, *link;
+  int eof;
+} ds_cursor;
+
+enum { DS_DESCRIPTION, DS_DOC_LINK, DS_SLICE_ID };
+
+static int ds_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                      char **err) {
+  int rc = sqlite3_declare_vtab(
+      db, "CREATE TABLE x(description TEXT, doc_link TEXT, slice_id BIGINT HIDDEN)");
+  if (rc != SQLITE_OK) return rc;
+  ds_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->p = aux;
+  *out = &v->base;
+  return SQLITE_OK;
+}
+
+static int ds_disconnect(sqlite3_vtab *vt) {
+  sqlite3_free(vt);
+  return SQLITE_OK;
+}
+
+/* Only plans with `slice_id = x` are usable: there is no listing of every description. */
+static int ds_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if (c->iColumn != DS_SLICE_ID || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!c->usable) return SQLITE_CONSTRAINT;
+    info->aConstraintUsage[i].argvIndex = 1;
+    info->aConstraintUsage[i].omit = 1;
+    info->idxNum = 1;
+    info->estimatedCost = 2;
+    info->estimatedRows = 1;
+    info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
+    return SQLITE_OK;
+  }
+  info->idxNum = 0;
+  info->estimatedCost = 1e12;
+  return SQLITE_OK;
+}
+
+static int ds_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
+  ds_cursor *c = sqlite3_malloc(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  c->eof = 1;
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static int ds_close(sqlite3_vtab_cursor *cur) {
+  sqlite3_free(cur);
+  return SQLITE_OK;
+}
+
+static int ds_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
+                     sqlite3_value **argv) {
+  ds_cursor *c = (ds_cursor *)cur;
+  trak_processor *p = ((ds_vtab *)cur->pVtab)->p;
+  c->eof = 1;
+  if (idx != 1 || argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER) return SQLITE_OK;
+  c->slice = sqlite3_value_int64(argv[0]);
+  if (c->slice < 0 || (uint64_t)c->slice >= p->tables.slice.n) return SQLITE_OK;
+  c->eof = !trak__describe(p, (uint32_t)c->slice, &c->desc, &c->link);
+  return SQLITE_OK;
+}
+
+static int ds_next(sqlite3_vtab_cursor *cur) {
+  ((ds_cursor *)cur)->eof = 1;
+  return SQLITE_OK;
+}
+
+static int ds_eof(sqlite3_vtab_cursor *cur) {
+  return ((ds_cursor *)cur)->eof;
+}
+
+static int ds_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+  ds_cursor *c = (ds_cursor *)cur;
+  if (col == DS_SLICE_ID)
+    sqlite3_result_int64(ctx, c->slice);
+  else if (col == DS_DESCRIPTION)
+    sqlite3_result_text(ctx, c->desc, -1, SQLITE_STATIC);
+  else if (c->link)
+    sqlite3_result_text(ctx, c->link, -1, SQLITE_STATIC);
+  return SQLITE_OK;
+}
+
+static int ds_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
+  *rowid = ((ds_cursor *)cur)->slice;
+  return SQLITE_OK;
+}
+
+static const sqlite3_module ds_module = {
+    .iVersion = 1,
+    .xCreate = NULL, /* eponymous-only */
+    .xConnect = ds_connect,
+    .xBestIndex = ds_best_index,
+    .xDisconnect = ds_disconnect,
+    .xDestroy = ds_disconnect,
+    .xOpen = ds_open,
+    .xClose = ds_close,
+    .xFilter = ds_filter,
+    .xNext = ds_next,
+    .xEof = ds_eof,
+    .xColumn = ds_column,
+    .xRowid = ds_rowid,
+};
+
+int trak__describe_register(trak_processor *p) {
+  return sqlite3_create_module(p->db, "describe_slice", &ds_module, p);
+}

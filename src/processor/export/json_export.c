@@ -1,0 +1,414 @@
+/*
+** This file holds the JSON exporter: the tables of a finished processor written as JSON Object
+** Format, so that re-importing the file gives the same slices, counters and flows:
+**   - process and thread names as M events, and their args from JSON M events (sort indexes,
+**     labels) as the M events they came from;
+**   - slices of each thread's first thread track as X (B when unterminated), with v1 flow
+**     events (s, f with bp "e") right after the slice they bind to;
+**   - slices of every other track (process, global and nested custom tracks) as nestable async
+**     b/e (n for zero duration) with the track id as id2.local (process) or id2.global;
+**   - counter values as C events, one series "value" per counter track;
+**   - each slice's arg set as "args", keys without their first segment ("debug.", "args.").
+** Timestamps are printed from integer nanoseconds as exact decimal microseconds.
+*/
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/json/json.h"
+#include "processor/processor_internal.h"
+
+typedef struct out {
+  FILE *f;
+  const trak_tables *t;
+  int first;                     /* no event written yet: no comma before the next */
+  const uint8_t *is_thread_main; /* track id -> written as X slices */
+  uint64_t dropped;              /* flows JSON cannot bind */
+  uint32_t *bind;                /* slice -> v2 flow id (bind_id), 0: none */
+  uint8_t *bind_dir;             /* slice -> 1 flow_in, 2 flow_out, 3 both */
+  uint8_t *flow_v2;              /* flow -> expressed with bind_id */
+} out;
+
+static void put_ts(FILE *f, int64_t ns) {
+  uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+  if (ns < 0) fputc('-', f);
+  fprintf(f, "%" PRIu64, mag / 1000);
+  unsigned frac = (unsigned)(mag % 1000);
+  if (!frac) return;
+  char digits[5];
+  snprintf(digits, sizeof digits, ".%03u", frac);
+  size_t n = strlen(digits);
+  while (digits[n - 1] == '0')
+    digits[--n] = 0;
+  fputs(digits, f);
+}
+
+static void put_str(FILE *f, const char *s) {
+  fputc('"', f);
+  for (; *s; s++) {
+    unsigned char ch = (unsigned char)*s;
+    if (ch == '"' || ch == '\\')
+      fputc('\\', f), fputc(ch, f);
+    else if (ch < 0x20)
+      fprintf(f, "\\u%04x", ch);
+    else
+      fputc(ch, f);
+  }
+  fputc('"', f);
+}
+
+static void begin_event(out *o, char ph) {
+  fputs(o->first ? "\n" : ",\n", o->f);
+  o->first = 0;
+  fprintf(o->f, "{\"ph\":\"%c\"", ph);
+}
+
+static void put_key_str(out *o, const char *key, uint32_t str) {
+  if (!str) return;
+  fprintf(o->f, ",\"%s\":", key);
+  put_str(o->f, trak__str(&o->t->strings, str));
+}
+
+/* One arg row's value as JSON. */
+static void put_arg_value(out *o, uint32_t row) {
+  const trak_tables *t = o->t;
+  FILE *f = o->f;
+  switch ((trak_arg_type)t->args.value_type[row]) {
+  case TRAK_ARG_INT:
+    fprintf(f, "%" PRId64, t->args.int_value[row]);
+    break;
+  case TRAK_ARG_UINT:
+    fprintf(f, "%" PRIu64, (uint64_t)t->args.int_value[row]);
+    break;
+  case TRAK_ARG_BOOL:
+    fputs(t->args.int_value[row] ? "true" : "false", f);
+    break;
+  case TRAK_ARG_POINTER:
+    fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)t->args.int_value[row]);
+    break;
+  case TRAK_ARG_REAL:
+    if (isfinite(t->args.real_value[row]))
+      fprintf(f, "%.17g", t->args.real_value[row]);
+    else
+      fputs("null", f);
+    break;
+  case TRAK_ARG_STRING:
+  case TRAK_ARG_JSON:
+    put_str(f, t->args.string_value[row] ? trak__str(&t->strings, t->args.string_value[row]) : "");
+    break;
+  default:
+    fputs("null", f);
+    break;
+  }
+}
+
+/* "args": the rows of one arg set, keys after their first segment. */
+static void put_args(out *o, uint32_t set) {
+  const trak_tables *t = o->t;
+  if (set == TRAK_NULL_U32 || set >= t->args.n) return;
+  fputs(",\"args\":{", o->f);
+  for (uint32_t row = set; row < t->args.n && t->args.arg_set_id[row] == set; row++) {
+    const char *key = trak__str(&t->strings, t->args.key[row]);
+    const char *dot = strchr(key, '.');
+    if (row != set) fputc(',', o->f);
+    put_str(o->f, dot ? dot + 1 : key);
+    fputc(':', o->f);
+    put_arg_value(o, row);
+  }
+  fputc('}', o->f);
+}
+
+typedef struct scope {
+  int64_t pid, tid;
+} scope;
+
+static scope thread_scope(const trak_tables *t, uint32_t utid) {
+  scope s = {0, t->thread.tid[utid]};
+  uint32_t upid = t->thread.upid[utid];
+  if (upid != TRAK_NULL_U32) s.pid = t->process.pid[upid];
+  return s;
+}
+
+static scope track_scope(const trak_tables *t, uint32_t track) {
+  scope s = {0, 0};
+  if (t->track.utid[track] != TRAK_NULL_U32) return thread_scope(t, t->track.utid[track]);
+  if (t->track.upid[track] != TRAK_NULL_U32) s.pid = s.tid = t->process.pid[t->track.upid[track]];
+  return s;
+}
+
+static void put_scope(out *o, scope s) {
+  fprintf(o->f, ",\"pid\":%" PRId64 ",\"tid\":%" PRId64, s.pid, s.tid);
+}
+
+/* Opens an M event named `name` for a process (thread NULL) or a thread, up to its args. */
+static void begin_metadata(out *o, const char *name, int64_t pid, const scope *thread) {
+  begin_event(o, 'M');
+  fprintf(o->f, ",\"name\":\"%s\"", name);
+  if (thread)
+    put_scope(o, *thread);
+  else
+    fprintf(o->f, ",\"pid\":%" PRId64, pid);
+  fputs(",\"args\":{", o->f);
+}
+
+/* The M events that give a process's or thread's args back as the JSON importer keyed them
+** (json_events.c): its sort index hint as process_sort_index / thread_sort_index, its
+** chrome.process_label[i] strings joined with commas as process_labels. */
+static void metadata_args(out *o, uint32_t set, int64_t pid, const scope *thread) {
+  const trak_tables *t = o->t;
+  if (set == TRAK_NULL_U32) return;
+  const char *hint = thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+  char *labels = NULL;
+  size_t len = 0;
+  FILE *lf = NULL;
+  for (uint32_t row = set; row < t->args.n && t->args.arg_set_id[row] == set; row++) {
+    const char *key = trak__str(&t->strings, t->args.key[row]);
+    const char *flat = trak__str(&t->strings, t->args.flat_key[row]);
+    uint8_t type = t->args.value_type[row];
+    if (!strcmp(key, hint) && type == TRAK_ARG_INT) {
+      begin_metadata(o, thread ? "thread_sort_index" : "process_sort_index", pid, thread);
+      fprintf(o->f, "\"sort_index\":%" PRId64 "}}", t->args.int_value[row]);
+    } else if (!thread && !strcmp(flat, "chrome.process_label") && type == TRAK_ARG_STRING &&
+               (lf || (lf = open_memstream(&labels, &len)))) {
+      if (ftell(lf)) fputc(',', lf);
+      fputs(trak__str(&t->strings, t->args.string_value[row]), lf);
+    }
+  }
+  if (!lf) return;
+  fclose(lf);
+  begin_metadata(o, "process_labels", pid, NULL);
+  fputs("\"labels\":", o->f);
+  put_str(o->f, labels);
+  fputs("}}", o->f);
+  free(labels);
+}
+
+static void metadata(out *o) {
+  const trak_tables *t = o->t;
+  for (uint32_t upid = 0; upid < t->process.n; upid++) {
+    metadata_args(o, t->process.arg_set_id[upid], t->process.pid[upid], NULL);
+    if (!t->process.name[upid]) continue;
+    begin_event(o, 'M');
+    fprintf(o->f, ",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"args\":{\"name\":",
+            t->process.pid[upid]);
+    put_str(o->f, trak__str(&t->strings, t->process.name[upid]));
+    fputs("}}", o->f);
+  }
+  for (uint32_t utid = 0; utid < t->thread.n; utid++) {
+    scope s = thread_scope(t, utid);
+    metadata_args(o, t->thread.arg_set_id[utid], s.pid, &s);
+    if (!t->thread.name[utid]) continue;
+    begin_event(o, 'M');
+    fputs(",\"name\":\"thread_name\"", o->f);
+    put_scope(o, thread_scope(t, utid));
+    fputs(",\"args\":{\"name\":", o->f);
+    put_str(o->f, trak__str(&t->strings, t->thread.name[utid]));
+    fputs("}}", o->f);
+  }
+}
+
+/* v1 flows bind to thread slices only, and a zero-length slice closes before a flow event
+** can bind to it. */
+static int v1_expressible(const out *o, uint32_t flow) {
+  const trak_tables *t = o->t;
+  uint32_t a = t->flow.slice_out[flow], b = t->flow.slice_in[flow];
+  return t->slice.dur[a] != 0 && t->slice.dur[b] != 0 && o->is_thread_main[t->slice.track_id[a]] &&
+         o->is_thread_main[t->slice.track_id[b]];
+}
+
+/* The v1 flow events that bind to `slice` (just written, so it encloses them). */
+static void slice_flows(out *o, trak_processor *p, uint32_t slice, scope s, int64_t ts) {
+  const trak_csr *sides[2] = {&p->flows_out, &p->flows_in};
+  for (int side = 0; side < 2; side++) {
+    for (uint32_t k = sides[side]->off[slice]; k < sides[side]->off[slice + 1]; k++) {
+      uint32_t flow = sides[side]->ids[k];
+      if (o->flow_v2[flow]) continue;
+      if (!v1_expressible(o, flow)) continue;
+      begin_event(o, side ? 'f' : 's');
+      fprintf(o->f, ",\"name\":\"flow\",\"cat\":\"flow\",\"id\":%u%s,\"ts\":", flow + 1,
+              side ? ",\"bp\":\"e\"" : "");
+      put_ts(o->f, ts);
+      put_scope(o, s);
+      fputc('}', o->f);
+    }
+  }
+}
+
+/* Flows as v2 chains (bind_id on the slice events: flow_out continues a flow from a slice,
+** flow_in ends it there): a slice carries one bind_id, so a flow fits when its source has no
+** other outgoing v2 flow and its target no other v2 binding. The others go out as v1 events. */
+static void assign_v2_flows(out *o) {
+  const trak_tables *t = o->t;
+  uint32_t next_id = 1;
+  for (uint32_t f = 0; f < t->flow.n; f++) {
+    uint32_t a = t->flow.slice_out[f], b = t->flow.slice_in[f];
+    if (a >= t->slice.n || b >= t->slice.n || a == b) continue;
+    if ((o->bind_dir[a] & 2) || o->bind[b]) continue;
+    uint32_t id = o->bind[a] ? o->bind[a] : next_id++;
+    o->bind[a] = o->bind[b] = id;
+    o->bind_dir[a] |= 2;
+    o->bind_dir[b] |= 1;
+    o->flow_v2[f] = 1;
+  }
+}
+
+static void put_bind(out *o, uint32_t slice) {
+  if (!o->bind[slice]) return;
+  fprintf(o->f, ",\"bind_id\":\"0x%x\"%s%s", o->bind[slice],
+          o->bind_dir[slice] & 1 ? ",\"flow_in\":true" : "",
+          o->bind_dir[slice] & 2 ? ",\"flow_out\":true" : "");
+}
+
+static void common_fields(out *o, uint32_t slice) {
+  put_key_str(o, "name", o->t->slice.name[slice]);
+  put_key_str(o, "cat", o->t->slice.category[slice]);
+  fputs(",\"ts\":", o->f);
+  put_ts(o->f, o->t->slice.ts[slice]);
+}
+
+static void thread_slice(out *o, trak_processor *p, uint32_t slice) {
+  const trak_tables *t = o->t;
+  int64_t dur = t->slice.dur[slice];
+  scope s = track_scope(t, t->slice.track_id[slice]);
+  begin_event(o, dur < 0 ? 'B' : 'X');
+  common_fields(o, slice);
+  if (dur >= 0) {
+    fputs(",\"dur\":", o->f);
+    put_ts(o->f, dur);
+  }
+  if (t->slice.thread_ts && dur >= 0) { /* thread time of an X: tts and tdur */
+    if (t->slice.thread_ts[slice] != INT64_MIN) {
+      fputs(",\"tts\":", o->f);
+      put_ts(o->f, t->slice.thread_ts[slice]);
+    }
+    if (t->slice.thread_dur[slice] != INT64_MIN) {
+      fputs(",\"tdur\":", o->f);
+      put_ts(o->f, t->slice.thread_dur[slice]);
+    }
+  }
+  put_scope(o, s);
+  put_bind(o, slice);
+  put_args(o, t->slice.arg_set_id[slice]);
+  fputc('}', o->f);
+  slice_flows(o, p, slice, s, t->slice.ts[slice]);
+}
+
+/* An async event of an exported track: b, e or n, with the track as its id. */
+static void async_event(out *o, uint32_t slice, char ph) {
+  const trak_tables *t = o->t;
+  uint32_t track = t->slice.track_id[slice];
+  begin_event(o, ph);
+  put_key_str(o, "name", t->slice.name[slice]);
+  put_key_str(o, "cat", t->slice.category[slice]);
+  fputs(",\"ts\":", o->f);
+  put_ts(o->f,
+         ph == 'e' ? trak__wadd(t->slice.ts[slice], t->slice.dur[slice]) : t->slice.ts[slice]);
+  int local = t->track.upid[track] != TRAK_NULL_U32;
+  fprintf(o->f, ",\"id2\":{\"%s\":\"0x%x\"}", local ? "local" : "global", track + 1);
+  put_scope(o, track_scope(t, track));
+  if (ph != 'e') put_bind(o, slice);
+  if (ph != 'e') put_args(o, t->slice.arg_set_id[slice]);
+  fputc('}', o->f);
+}
+
+/* Async edges sort by time; at one time ends come first (inner ones first), then begins in
+** table order (outer first), so that re-import nests them as they were. */
+typedef struct edge {
+  int64_t ts;
+  uint32_t is_begin, key, slice;
+} edge;
+
+static int edge_cmp(const void *pa, const void *pb) {
+  const edge *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (a->is_begin != b->is_begin) return a->is_begin ? 1 : -1;
+  return a->key < b->key ? -1 : a->key > b->key;
+}
+
+static void async_slices(out *o) {
+  const trak_tables *t = o->t;
+  edge *edges = malloc((2 * t->slice.n + 1) * sizeof *edges);
+  if (!edges) abort();
+  size_t n = 0;
+  for (uint32_t i = 0; i < t->slice.n; i++) {
+    if (o->is_thread_main[t->slice.track_id[i]]) continue;
+    edges[n++] = (edge){t->slice.ts[i], 1, i, i};
+    if (t->slice.dur[i] > 0)
+      edges[n++] =
+          (edge){trak__wadd(t->slice.ts[i], t->slice.dur[i]), 0, UINT32_MAX - t->slice.depth[i], i};
+  }
+  qsort(edges, n, sizeof *edges, edge_cmp);
+  for (size_t i = 0; i < n; i++) {
+    uint32_t s = edges[i].slice;
+    async_event(o, s, !edges[i].is_begin ? 'e' : t->slice.dur[s] == 0 ? 'n' : 'b');
+  }
+  free(edges);
+}
+
+static void counters(out *o) {
+  const trak_tables *t = o->t;
+  for (uint32_t i = 0; i < t->counter.n; i++) {
+    uint32_t track = t->counter.track_id[i];
+    begin_event(o, 'C');
+    uint32_t name = t->track.name[track];
+    if (name) {
+      fputs(",\"name\":", o->f);
+      put_str(o->f, trak__str(&t->strings, name));
+    } else {
+      fprintf(o->f, ",\"name\":\"counter %u\"", track);
+    }
+    fputs(",\"ts\":", o->f);
+    put_ts(o->f, t->counter.ts[i]);
+    scope s = track_scope(t, track);
+    fprintf(o->f, ",\"pid\":%" PRId64 ",\"args\":{\"value\":", s.pid);
+    double v = t->counter.value[i];
+    if (isfinite(v))
+      fprintf(o->f, "%.17g", v);
+    else
+      fputs("0", o->f);
+    fputs("}}", o->f);
+  }
+}
+
+int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_error *err) {
+  const trak_tables *t = &p->tables;
+  trak__ensure_flow_index(p);
+  /* Each thread's first thread track holds its X slices; other tracks go out as async. */
+  uint8_t *is_thread_main = calloc(t->track.n + 1, 1);
+  uint8_t *thread_seen = calloc(t->thread.n + 1, 1);
+  if (!is_thread_main || !thread_seen) abort();
+  for (uint32_t i = 0; i < t->track.n; i++) {
+    uint32_t utid = t->track.utid[i];
+    if (t->track.kind[i] != TRAK_TRACK_THREAD || utid == TRAK_NULL_U32 || thread_seen[utid])
+      continue;
+    thread_seen[utid] = is_thread_main[i] = 1;
+  }
+  out o = {f,
+           t,
+           1,
+           is_thread_main,
+           0,
+           calloc(t->slice.n + 1, sizeof(uint32_t)),
+           calloc(t->slice.n + 1, 1),
+           calloc(t->flow.n + 1, 1)};
+  if (!o.bind || !o.bind_dir || !o.flow_v2) abort();
+  assign_v2_flows(&o);
+  fputs("{\"traceEvents\":[", f);
+  metadata(&o);
+  for (uint32_t i = 0; i < t->slice.n; i++)
+    if (is_thread_main[t->slice.track_id[i]]) thread_slice(&o, p, i);
+  async_slices(&o);
+  counters(&o);
+  fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
+  for (uint32_t i = 0; i < t->flow.n; i++)
+    o.dropped += !o.flow_v2[i] && !v1_expressible(&o, i);
+  free(is_thread_main);
+  free(thread_seen);
+  free(o.bind);
+  free(o.bind_dir);
+  free(o.flow_v2);
+  if (fflush(f) || ferror(f)) return trak_error_set(err, TRAK_EIO, "write failed");
+  if (dropped_flows) *dropped_flows = o.dropped;
+  return 0;
+}

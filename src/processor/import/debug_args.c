@@ -1,0 +1,316 @@
+/*
+** This file holds the flattening of debug annotations into the args table with Perfetto's key
+** naming: an annotation `name` becomes key "debug.name"; a dict entry appends ".entry"; an array
+** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
+** flatten the same way. One event's annotations form one arg set (contiguous rows).
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import/import.h"
+
+#define KEY_MAX 1024
+#define MAX_DEPTH 32
+
+typedef struct key_buf {
+  char key[KEY_MAX], flat[KEY_MAX];
+  size_t key_len, flat_len;
+} key_buf;
+
+typedef struct args_ctx {
+  trak_importer *imp;
+  trak_sequence *seq;
+  uint32_t set; /* arg_set_id: the first row of the set */
+  key_buf kb;
+  uint32_t top_key; /* string id of the annotation's own key "debug.<name>" */
+  size_t top_len;   /* its length: a longer key is a nested entry */
+} args_ctx;
+
+/* Appends text to the key (and to the flat key unless it is an array index). */
+static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
+  if (kb->key_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->key_len;
+  memcpy(kb->key + kb->key_len, s, len);
+  kb->key_len += len;
+  if (!flat_too) return;
+  if (kb->flat_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->flat_len;
+  memcpy(kb->flat + kb->flat_len, s, len);
+  kb->flat_len += len;
+}
+
+static uint32_t add_row(args_ctx *c, trak_arg_type type) {
+  trak_tables *t = c->imp->tables;
+  if (c->kb.key_len == c->top_len) return trak__arg_add(t, c->set, c->top_key, c->top_key, type);
+  uint32_t key = trak__strpool_intern(&t->strings, c->kb.key, c->kb.key_len);
+  uint32_t flat = c->kb.flat_len == c->kb.key_len
+                      ? key
+                      : trak__strpool_intern(&t->strings, c->kb.flat, c->kb.flat_len);
+  return trak__arg_add(t, c->set, flat, key, type);
+}
+
+static void add_int(args_ctx *c, trak_arg_type type, int64_t v) {
+  uint32_t row = add_row(c, type); /* before reading the column: add_row may move it */
+  c->imp->tables->args.int_value[row] = v;
+}
+static void add_real(args_ctx *c, double v) {
+  uint32_t row = add_row(c, TRAK_ARG_REAL);
+  c->imp->tables->args.real_value[row] = v;
+}
+static void add_string(args_ctx *c, trak_arg_type type, uint32_t str) {
+  uint32_t row = add_row(c, type);
+  c->imp->tables->args.string_value[row] = str;
+}
+static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
+  return trak__strpool_intern(&c->imp->tables->strings, (const char *)f->data, f->len);
+}
+
+static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth);
+
+/* Legacy NestedValue: a dict (parallel dict_keys / dict_values), an array, or a scalar. */
+static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, uint64_t type,
+                                 int depth) {
+  trak_pb_decoder dec, keys;
+  trak_pb_field f, k;
+  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  trak__dec_init(c->imp, &keys, data, len);
+  trak__dec_init(c->imp, &dec, data, len);
+  uint32_t index = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (type == TRAK_PB_DebugAnnotation_NestedValue_DICT &&
+        f.number == TRAK_PB_DebugAnnotation_NestedValue_dict_values) {
+      /* Find the matching (next) key. */
+      int found = 0;
+      while (!found && trak_pb_decoder_next(&keys, &k) > 0)
+        found = k.number == TRAK_PB_DebugAnnotation_NestedValue_dict_keys &&
+                k.wire_type == TRAK_PB_WIRE_LEN;
+      if (!found) break;
+      key_push(&c->kb, ".", 1, 1);
+      key_push(&c->kb, (const char *)k.data, k.len, 1);
+    } else if (type == TRAK_PB_DebugAnnotation_NestedValue_ARRAY &&
+               f.number == TRAK_PB_DebugAnnotation_NestedValue_array_values) {
+      char idx[24];
+      int n = snprintf(idx, sizeof idx, "[%u]", index++);
+      key_push(&c->kb, idx, (size_t)n, 0);
+    } else {
+      continue;
+    }
+    nested_value(c, f.data, f.len, depth + 1);
+    c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+  }
+}
+
+static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+  if (depth > MAX_DEPTH) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(c->imp, &dec, data, len);
+  uint64_t type = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_DebugAnnotation_NestedValue_nested_type) type = f.value;
+  if (type == TRAK_PB_DebugAnnotation_NestedValue_DICT ||
+      type == TRAK_PB_DebugAnnotation_NestedValue_ARRAY) {
+    nested_dict_or_array(c, data, len, type, depth);
+    return;
+  }
+  trak__dec_init(c->imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_DebugAnnotation_NestedValue_int_value:
+      add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f));
+      return;
+    case TRAK_PB_DebugAnnotation_NestedValue_double_value:
+      add_real(c, trak_pb_as_double(&f));
+      return;
+    case TRAK_PB_DebugAnnotation_NestedValue_bool_value:
+      add_int(c, TRAK_ARG_BOOL, f.value != 0);
+      return;
+    case TRAK_PB_DebugAnnotation_NestedValue_string_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
+      return;
+    default:
+      break;
+    }
+  }
+}
+
+/* One DebugAnnotation whose name (if any) is already on the key. */
+static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+  if (depth > MAX_DEPTH) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(c->imp, &dec, data, len);
+  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  uint32_t index = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_DebugAnnotation_bool_value:
+      add_int(c, TRAK_ARG_BOOL, f.value != 0);
+      break;
+    case TRAK_PB_DebugAnnotation_uint_value:
+      add_int(c, TRAK_ARG_UINT, (int64_t)f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_int_value:
+      add_int(c, TRAK_ARG_INT, trak_pb_as_int64(&f));
+      break;
+    case TRAK_PB_DebugAnnotation_pointer_value:
+      add_int(c, TRAK_ARG_POINTER, (int64_t)f.value);
+      break;
+    case TRAK_PB_DebugAnnotation_double_value:
+      add_real(c, trak_pb_as_double(&f));
+      break;
+    case TRAK_PB_DebugAnnotation_string_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_STRING, intern_span(c, &f));
+      break;
+    case TRAK_PB_DebugAnnotation_string_value_iid:
+      add_string(c, TRAK_ARG_STRING,
+                 trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_STRING, f.value));
+      break;
+    case TRAK_PB_DebugAnnotation_legacy_json_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_JSON, intern_span(c, &f));
+      break;
+    case TRAK_PB_DebugAnnotation_nested_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) nested_value(c, f.data, f.len, depth + 1);
+      break;
+    case TRAK_PB_DebugAnnotation_dict_entries:
+    case TRAK_PB_DebugAnnotation_array_values: {
+      if (f.wire_type != TRAK_PB_WIRE_LEN) break;
+      if (f.number == TRAK_PB_DebugAnnotation_array_values) {
+        char idx[24];
+        int n = snprintf(idx, sizeof idx, "[%u]", index++);
+        key_push(&c->kb, idx, (size_t)n, 0);
+        annotation_value(c, f.data, f.len, depth + 1);
+      } else {
+        /* A dict entry carries its own name. */
+        trak_pb_decoder sub;
+        trak_pb_field g;
+        trak__dec_init(c->imp, &sub, f.data, f.len);
+        uint32_t name = 0;
+        while (trak_pb_decoder_next(&sub, &g) > 0) {
+          if (g.number == TRAK_PB_DebugAnnotation_name && g.wire_type == TRAK_PB_WIRE_LEN)
+            name = intern_span(c, &g);
+          else if (g.number == TRAK_PB_DebugAnnotation_name_iid)
+            name = trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_NAME, g.value);
+        }
+        const trak_strpool *sp = &c->imp->tables->strings;
+        key_push(&c->kb, ".", 1, 1);
+        if (name) key_push(&c->kb, sp->str.v[name], sp->len.v[name], 1);
+        annotation_value(c, f.data, f.len, depth + 1);
+      }
+      c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+      break;
+    }
+    default:
+      break;
+    }
+  }
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+static uint64_t row_hash(const trak_tables *t, uint32_t row) {
+  uint64_t real;
+  memcpy(&real, &t->args.real_value[row], 8);
+  uint64_t h = mix(t->args.key[row], t->args.value_type[row]);
+  return mix(mix(mix(h, (uint64_t)t->args.int_value[row]), real), t->args.string_value[row]);
+}
+
+static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
+  return t->args.key[a] == t->args.key[b] && t->args.flat_key[a] == t->args.flat_key[b] &&
+         t->args.value_type[a] == t->args.value_type[b] &&
+         t->args.int_value[a] == t->args.int_value[b] &&
+         !memcmp(&t->args.real_value[a], &t->args.real_value[b], 8) &&
+         t->args.string_value[a] == t->args.string_value[b];
+}
+
+/* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
+** on equal an earlier set, they are dropped and the earlier id returned. */
+uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
+  trak_tables *t = imp->tables;
+  uint32_t n = (uint32_t)t->args.n - set;
+  if (!n) return TRAK_NULL_U32;
+  uint64_t h = n;
+  for (uint32_t i = 0; i < n; i++)
+    h = mix(h, row_hash(t, set + i));
+  int added;
+  uint32_t *slot = trak__map_put(&imp->arg_sets, h, set, &added);
+  if (added) return set;
+  uint32_t old = *slot;
+  uint32_t i = 0;
+  while (i < n && old + i < set && t->args.arg_set_id[old + i] == old &&
+         rows_equal(t, old + i, set + i))
+    i++;
+  int same = i == n && (old + n >= set || t->args.arg_set_id[old + n] != old);
+  if (!same) return set; /* a hash collision: keep both sets */
+  t->args.n = set;
+  return old;
+}
+
+/* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
+static void copy_set(trak_tables *t, uint32_t from, uint32_t set) {
+  for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++) {
+    uint32_t copy = trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
+                                  (trak_arg_type)t->args.value_type[row]);
+    t->args.int_value[copy] = t->args.int_value[row];
+    t->args.real_value[copy] = t->args.real_value[row];
+    t->args.string_value[copy] = t->args.string_value[row];
+  }
+}
+
+uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
+  if (a == TRAK_NULL_U32) return b;
+  if (b == TRAK_NULL_U32) return a;
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  copy_set(t, a, set);
+  copy_set(t, b, set);
+  return trak__args_share(imp, set);
+}
+
+/* The body of trak__debug_args_append, inlined into trak__debug_args_add too: most arg sets
+** are debug annotations only, and a call per set is measurable on the import's hot path. */
+static inline __attribute__((always_inline)) void
+append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *annos, size_t n) {
+  args_ctx c;
+  c.imp = imp;
+  c.seq = seq;
+  c.set = set;
+  const trak_strpool *sp = &imp->tables->strings;
+  for (size_t i = 0; i < n; i++) {
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak__dec_init(imp, &dec, annos[i].data, annos[i].len);
+    uint32_t name = 0;
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      if (f.number == TRAK_PB_DebugAnnotation_name && f.wire_type == TRAK_PB_WIRE_LEN)
+        name = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+      else if (f.number == TRAK_PB_DebugAnnotation_name_iid)
+        name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
+    }
+    c.kb.key_len = c.kb.flat_len = 0;
+    key_push(&c.kb, "debug.", 6, 1);
+    if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+    /* The key of a top-level value is interned once per name, not once per event. */
+    int added;
+    uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);
+    if (added) *key = trak__strpool_intern(&imp->tables->strings, c.kb.key, c.kb.key_len);
+    c.top_key = *key;
+    c.top_len = c.kb.key_len;
+    annotation_value(&c, annos[i].data, annos[i].len, 0);
+  }
+}
+
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n) {
+  append(imp, seq, set, annos, n);
+}
+
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n) {
+  uint32_t set = (uint32_t)imp->tables->args.n;
+  append(imp, seq, set, annos, n);
+  return trak__args_share(imp, set);
+}

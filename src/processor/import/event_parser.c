@@ -1,0 +1,378 @@
+/*
+** This file holds the parse phase: the sequences' event records are merged in timestamp order
+** (ties keep file order) and become slices with depth and parent_id per track, counter values
+** (incremental and scaled counters included), extra counter values and flows. Record blocks
+** are freed as soon as they are consumed, so records and tables are never both at full size.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import/import.h"
+
+static int ev_before(const trak_ev *a, const trak_ev *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
+static int ev_cmp(const void *pa, const void *pb) {
+  const trak_ev *a = pa, *b = pb;
+  return ev_before(a, b) ? -1 : ev_before(b, a) ? 1 : 0;
+}
+
+/* Rewrites an out-of-order sequence's blocks in timestamp order. */
+static void sequence_sort(trak_sequence *seq) {
+  trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
+  if (!all) abort();
+  size_t n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(all + n, b->ev, b->n * sizeof *all);
+    n += b->n;
+  }
+  qsort(all, n, sizeof *all, ev_cmp);
+  n = 0;
+  for (trak_ev_block *b = seq->head; b; b = b->next) {
+    memcpy(b->ev, all + n, b->n * sizeof *all);
+    n += b->n;
+  }
+  free(all);
+}
+
+static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
+  const trak_track_info *info = &imp->tracks.v[track];
+  const char *name = trak__str(&imp->tables->strings, info->name);
+  if (info->is_legacy_thread)
+    snprintf(buf, size, "the thread track of sequence's thread");
+  else if (name)
+    snprintf(buf, size, "track uuid %llu (\"%s\")", (unsigned long long)info->uuid, name);
+  else
+    snprintf(buf, size, "track uuid %llu", (unsigned long long)info->uuid);
+  return buf;
+}
+
+static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+  trak_tables *t = imp->tables;
+  const uint64_t *ids = aux + 3;
+  for (uint64_t i = 0; i < aux[0] + aux[1]; i++) {
+    int added;
+    uint32_t *last = trak__map_put(&imp->flows, ids[i], slice, &added);
+    if (!added && *last != TRAK_NULL_U32 && *last != slice) trak__flow_add(t, *last, slice);
+    *last = i < aux[0] ? slice : TRAK_NULL_U32; /* a terminating id ends the flow */
+  }
+}
+
+/* Adds one counter value; returns it after scaling and accumulation. */
+static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->is_counter && info->described) {
+    char label[160];
+    trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
+                    "counter value on %s, which has no counter descriptor",
+                    track_label(imp, track, label, sizeof label));
+  }
+  v *= (double)info->multiplier;
+  if (info->is_incremental) v = info->running += v;
+  trak__counter_add(imp->tables, ev->ts, track, v);
+  return v;
+}
+
+/* A counter value as an integer column holds it: out-of-range values saturate, NaN is 0 (the
+** values come from untrusted input, and such a conversion is undefined in C). */
+static int64_t counter_int(double v) {
+  if (!(v == v)) return 0;
+  if (v >= 9223372036854775807.0) return INT64_MAX;
+  if (v <= -9223372036854775808.0) return INT64_MIN;
+  return (int64_t)v;
+}
+
+/* A thread-time or instruction-count value on a slice's begin or end fills its thread_ts /
+** thread_dur (or thread_instruction_count / _delta), as Perfetto does. */
+static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint32_t slice,
+                        double v) {
+  trak_tables *t = imp->tables;
+  uint8_t kind = imp->tracks.v[track].counter_type;
+  if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
+  int64_t *start, *delta;
+  if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    start = t->slice.thread_ts, delta = t->slice.thread_dur;
+  else if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    start = t->slice.thread_ic, delta = t->slice.thread_icd;
+  else
+    return;
+  if (type == TRAK_EV_END) {
+    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub(counter_int(v), start[slice]);
+  } else {
+    start[slice] = counter_int(v);
+    if (type == TRAK_EV_INSTANT) delta[slice] = 0;
+  }
+}
+
+/* JSON tts / tdur on a B, I, async b (thread_ts, and thread_dur when given; an instant with a
+** tts has thread_dur 0) or E (thread_dur = tts - the slice's thread_ts), as Perfetto reads
+** them. `tt` points at the two values after the event's flow ids. */
+static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, const uint64_t *tt) {
+  int64_t tts = (int64_t)tt[0], tdur = (int64_t)tt[1];
+  if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
+  if (type == TRAK_EV_END) {
+    if (tts != INT64_MIN && t->slice.thread_ts[slice] != INT64_MIN)
+      t->slice.thread_dur[slice] = trak__wsub(tts, t->slice.thread_ts[slice]);
+    return;
+  }
+  t->slice.thread_ts[slice] = tts;
+  t->slice.thread_dur[slice] = type == TRAK_EV_INSTANT && tts != INT64_MIN ? 0 : tdur;
+}
+
+static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                           uint32_t slice) {
+  const uint64_t *p = aux + 3 + aux[0] + aux[1];
+  for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
+    double v;
+    memcpy(&v, &p[1], 8);
+    v = counter_value(imp, ev, (uint32_t)p[0], v);
+    thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
+  }
+}
+
+static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
+  if (info->open_depth == info->open_cap)
+    trak__grow((void **)&info->open, &info->open_cap, info->open_depth + 1, sizeof *info->open);
+  info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
+}
+
+/* Ends the innermost open slice of `track`; returns its id, or TRAK_NULL_U32 (reported). */
+static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[track];
+  char label[160];
+  /* An end closes the innermost slice still open; slices of known duration (JSON X) above
+  ** it overlap the end and leave the stack with it. */
+  size_t depth = info->open_depth;
+  while (depth && t->slice.dur[(uint32_t)info->open[depth - 1]] >= 0)
+    depth--;
+  if (!depth) {
+    trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                    "slice end on %s, where no slice is open (no slice began there)",
+                    track_label(imp, track, label, sizeof label));
+    return TRAK_NULL_U32;
+  }
+  if (TRAK_UNLIKELY(depth != info->open_depth))
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end on %s falls inside a complete slice that began after the slice "
+                    "it ends",
+                    track_label(imp, track, label, sizeof label));
+  info->open_depth = depth;
+  uint32_t slice = (uint32_t)info->open[--info->open_depth];
+  if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
+    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                    "slice end names \"%s\" but the innermost open slice on %s is \"%s\"",
+                    trak__str(&t->strings, ev->u.s.name),
+                    track_label(imp, track, label, sizeof label),
+                    t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
+  t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
+  if (ev->arg_set_id != TRAK_NULL_U32)
+    t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
+  if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
+  return slice;
+}
+
+/* Pops the slices of known duration (JSON X events) that ended by `ts`: they stay on the
+** stack only to parent what starts inside them. Open B slices (dur -1) stop the popping. */
+static void close_complete(trak_tables *t, trak_track_info *info, int64_t ts) {
+  while (info->open_depth) {
+    uint32_t top = (uint32_t)info->open[info->open_depth - 1];
+    int64_t dur = t->slice.dur[top];
+    if (dur < 0 || trak__wadd(t->slice.ts[top], dur) > ts) return;
+    info->open_depth--;
+  }
+}
+
+/* A JSON v1 flow step (s, t, f) binding to the enclosing slice or, for f without bp "e",
+** to the next slice that begins on the track. */
+static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info) {
+  uint64_t key = imp->aux.v[ev->aux];
+  if (ev->u.s.name == TRAK_FLOW_V1_END_NEXT) {
+    info->pending_flow = key;
+    return;
+  }
+  if (!info->open_depth) {
+    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, ev->pkt,
+                    "flow event at %lld has no enclosing slice on its thread", (long long)ev->ts);
+    return;
+  }
+  uint32_t slice = (uint32_t)info->open[info->open_depth - 1];
+  uint64_t step[4] = {ev->u.s.name != TRAK_FLOW_V1_END_ENCLOSING,
+                      ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
+  if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
+    int added;
+    *trak__map_put(&imp->flows, key, slice, &added) = slice;
+    return;
+  }
+  flows(imp, step, slice);
+}
+
+static void parse_one(trak_importer *imp, const trak_ev *ev) {
+  trak_tables *t = imp->tables;
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
+  trak_track_info *info = &imp->tracks.v[track];
+  uint32_t slice = TRAK_NULL_U32;
+  if (info->open_depth) close_complete(t, info, ev->ts);
+  switch (type) {
+  case TRAK_EV_BEGIN:
+  case TRAK_EV_INSTANT:
+  case TRAK_EV_COMPLETE: {
+    uint32_t depth = (uint32_t)info->open_depth;
+    uint32_t parent = depth ? (uint32_t)info->open[depth - 1] : TRAK_NULL_U32;
+    uint32_t id =
+        trak__slice_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, depth, parent, ev->arg_set_id);
+    uint32_t aux = ev->aux;
+    if (type == TRAK_EV_COMPLETE) {
+      const uint64_t *c = imp->aux.v + aux;
+      t->slice.dur[id] = (int64_t)c[0];
+      if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
+        t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
+      aux = (uint32_t)c[1];
+      if (parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
+          trak__wadd(ev->ts, t->slice.dur[id]) >
+              trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))
+        trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
+                        "complete slice at %lld ends after its parent, which it overlaps",
+                        (long long)ev->ts);
+    }
+    if (type != TRAK_EV_INSTANT)
+      push_open(info, ev->pkt, id);
+    else
+      t->slice.dur[id] = 0;
+    if (aux) flows(imp, imp->aux.v + aux, id);
+    if (TRAK_UNLIKELY(info->pending_flow)) {
+      uint64_t end[4] = {0, 1, 0, info->pending_flow};
+      flows(imp, end, id);
+      info->pending_flow = 0;
+    }
+    slice = id;
+    if (type == TRAK_EV_COMPLETE) return;
+    break;
+  }
+  case TRAK_EV_FLOW:
+    flow_v1(imp, ev, info);
+    return;
+  case TRAK_EV_END:
+    slice = slice_end(imp, ev, track);
+    break;
+  case TRAK_EV_COUNTER:
+    counter_value(imp, ev, track, ev->u.value);
+    break;
+  default:
+    break;
+  }
+  if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
+  const uint64_t *aux = imp->aux.v + ev->aux;
+  if (TRAK_UNLIKELY(aux[2] == TRAK_AUX_JSON_THREAD_TIME))
+    json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
+  else
+    extra_counters(imp, ev, aux, slice);
+}
+
+/* A sequence being merged: its current block and position, and the current record's sort key
+** (timestamp, packet) copied here so heap comparisons do not chase block pointers. */
+typedef struct cursor {
+  int64_t ts;
+  uint32_t pkt;
+  uint32_t i;
+  trak_ev_block *block;
+  trak_sequence *seq;
+} cursor;
+
+static const trak_ev *cur_ev(const cursor *c) {
+  return &c->block->ev[c->i];
+}
+
+static inline int cur_before(const cursor *a, const cursor *b) {
+  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+}
+
+/* A tournament tree over the cursors: internal node i (1 <= i < size) holds the index of the
+** cursor with the earliest record below it; leaves are cursors (exhausted ones and padding
+** compare last). Taking the earliest record and advancing its cursor replays one leaf-to-root
+** path: log2(cursors) comparisons and no moves of cursors. */
+typedef struct tournament {
+  cursor *c;
+  uint32_t *node;
+  uint32_t size; /* number of leaves, a power of two */
+} tournament;
+
+static inline uint32_t winner_of(const tournament *t, uint32_t n) {
+  return n >= t->size ? n - t->size : t->node[n];
+}
+
+static inline void replay(tournament *t, uint32_t n) {
+  uint32_t a = winner_of(t, 2 * n), b = winner_of(t, 2 * n + 1);
+  t->node[n] = cur_before(&t->c[b], &t->c[a]) ? b : a;
+}
+
+/* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
+static int cursor_advance(cursor *c) {
+  if (++c->i >= c->block->n) {
+    trak_ev_block *next = c->block->next;
+    trak__block_free(c->block);
+    c->seq->head = next;
+    if (!next) c->seq->tail = NULL;
+    c->block = next;
+    c->i = 0;
+    if (!next || !next->n) {
+      c->ts = INT64_MAX, c->pkt = UINT32_MAX; /* exhausted: compares last */
+      return 0;
+    }
+  }
+  c->ts = c->block->ev[c->i].ts;
+  c->pkt = c->block->ev[c->i].pkt;
+  return 1;
+}
+
+static void report_unterminated(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t track = 0; track < imp->tracks.n; track++) {
+    trak_track_info *info = &imp->tracks.v[track];
+    for (size_t i = 0; i < info->open_depth; i++) {
+      uint32_t slice = (uint32_t)info->open[i];
+      if (t->slice.dur[slice] >= 0) continue; /* a complete slice (JSON X) */
+      char label[160];
+      trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,
+                      "slice \"%s\" on %s never ends (dur stays -1)",
+                      t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "",
+                      track_label(imp, track, label, sizeof label));
+    }
+    free(info->open);
+    info->open = NULL;
+    info->open_depth = info->open_cap = 0;
+  }
+}
+
+void trak__events_parse(trak_importer *imp) {
+  trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
+  uint32_t size = 1;
+  while (size < imp->seqs.n)
+    size *= 2;
+  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
+  if (!t.c || !t.node) abort();
+  size_t live = 0;
+  for (uint32_t i = 0; i < size; i++) {
+    trak_sequence *seq = i < imp->seqs.n ? imp->seqs.v[i] : NULL;
+    if (!seq || !seq->head || !seq->head->n) {
+      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+      continue;
+    }
+    if (seq->unsorted) sequence_sort(seq);
+    t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
+    live++;
+  }
+  for (uint32_t n = size - 1; n >= 1; n--)
+    replay(&t, n);
+  while (live) {
+    uint32_t w = size > 1 ? t.node[1] : 0;
+    parse_one(imp, cur_ev(&t.c[w]));
+    if (!cursor_advance(&t.c[w])) live--;
+    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
+      replay(&t, n);
+  }
+  free(t.c);
+  free(t.node);
+  report_unterminated(imp);
+}

@@ -1,0 +1,371 @@
+/*
+** The importer's internal interface. Importing happens in two phases, as in Perfetto:
+**   1. tokenize (importer.c, packet.c, track_event.c with typed_args.c and legacy_event.c,
+**      debug_args.c, clocks.c, tracks.c): packets
+**      are read in file order; per-sequence incremental state, interning, defaults, clock
+**      snapshots and track descriptors are applied at once, and each TrackEvent becomes a
+**      32-byte record with resolved string ids and a timestamp in the trace clock, appended to
+**      its sequence's block list;
+**   2. parse (event_parser.c): the sequences' records are merged by timestamp and turned into
+**      slices (with depth and parent), counters and flows.
+** The tables live in storage.h; the SQL layer only reads them once the import is finished.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_H
+#define TRAK_PROCESSOR_IMPORT_H
+
+#include <stdint.h>
+
+#include "processor/tables/storage.h"
+#include "trak/pb.h"
+#include "trak/processor.h"
+#include "trak/protos.h"
+
+/* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
+static inline int64_t trak__wadd(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t trak__wsub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t trak__wmul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+/* ---- stats ----------------------------------------------------------------------------- */
+
+typedef enum trak_stat_id {
+  TRAK_STAT_TRACE_TRUNCATED,
+  TRAK_STAT_TRACE_CORRUPT,
+  TRAK_STAT_PACKET_MALFORMED,
+  TRAK_STAT_TEXT_PARSE_ERROR,
+  TRAK_STAT_COMPRESSED_ERRORS,
+  TRAK_STAT_COMPRESSED_UNSUPPORTED,
+  TRAK_STAT_INCREMENTAL_INVALID,
+  TRAK_STAT_PACKET_LOSS,
+  TRAK_STAT_INTERNED_ERRORS,
+  TRAK_STAT_INTERNED_MISSING,
+  TRAK_STAT_CLOCK_SYNC_FAILURE,
+  TRAK_STAT_UNKNOWN_TRACK,
+  TRAK_STAT_NO_TRACK,
+  TRAK_STAT_BAD_TYPE,
+  TRAK_STAT_MISPLACED_END,
+  TRAK_STAT_UNTERMINATED,
+  TRAK_STAT_NON_NESTING,
+  TRAK_STAT_COUNTER_NOT_COUNTER_TRACK,
+  TRAK_STAT_EXTRA_COUNTER_MISMATCH,
+  TRAK_STAT_DECREASING_TS,
+  TRAK_STAT_TRACK_PARENT_UNKNOWN,
+  TRAK_STAT_JSON_SYNTAX,
+  TRAK_STAT_JSON_EVENT,
+  TRAK_STAT_FLOW_NO_ENCLOSING,
+  TRAK_STAT_LEGACY_UNSUPPORTED,
+  TRAK_STAT_COUNT
+} trak_stat_id;
+
+typedef struct trak_stat_def {
+  const char *name;
+  trak_severity severity;
+  const char *description;
+} trak_stat_def;
+extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
+
+/* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
+** listed, 0 until a packet sets them), then those of each buffer a packet reported. */
+#define TRAK_TRACED_SINGLE_COUNT 13
+#define TRAK_TRACED_BUFFER_COUNT 19
+typedef struct trak_traced_row {
+  const trak_stat_def *def;
+  int64_t idx; /* buffer index, or -1 for the service's figures */
+  int64_t value;
+} trak_traced_row;
+
+/* ---- event records --------------------------------------------------------------------- */
+
+/* Record types, stored in the top bits of trak_ev.track. */
+enum {
+  TRAK_EV_BEGIN = 1,
+  TRAK_EV_END = 2,
+  TRAK_EV_INSTANT = 3,
+  TRAK_EV_COUNTER = 4,
+  TRAK_EV_EXTRA_ONLY = 5,
+  /* JSON only: a slice with its duration (imp->aux[aux] = dur, imp->aux[aux + 1] = index of
+  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step
+  *(u.s.name = trak_flow_v1_kind, imp->aux[aux] =
+  ** the flow key). */
+  TRAK_EV_COMPLETE = 6,
+  TRAK_EV_FLOW = 7
+};
+enum trak_flow_v1_kind {
+  TRAK_FLOW_V1_BEGIN = 1,     /* s: from the enclosing slice */
+  TRAK_FLOW_V1_STEP,          /* t: through the enclosing slice */
+  TRAK_FLOW_V1_END_ENCLOSING, /* f with bp "e": into the enclosing slice */
+  TRAK_FLOW_V1_END_NEXT       /* f: into the next slice to begin on the track */
+};
+/* In the third word of a JSON event's flows block (where protobuf events count their extra
+** counter values, which JSON events never have): the block's flow ids are followed by the
+** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
+#define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
+#define TRAK_EV_TYPE_SHIFT 29
+#define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
+
+typedef struct trak_ev {
+  int64_t ts;     /* trace clock, ns */
+  uint32_t track; /* type << TRAK_EV_TYPE_SHIFT | index into imp->tracks */
+  uint32_t pkt;   /* packet index, for ordering ties and diagnostics */
+  union {
+    struct {
+      uint32_t name; /* string id (0: none) */
+      uint32_t cat;  /* string id (0: none) */
+    } s;
+    double value; /* counter value */
+  } u;
+  uint32_t arg_set_id; /* TRAK_NULL_U32: no args */
+  uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
+} trak_ev;
+
+#define TRAK_EV_BLOCK 65535 /* a block is just under 2 MiB: one huge page where available */
+typedef struct trak_ev_block {
+  struct trak_ev_block *next;
+  uint32_t n;
+  trak_ev ev[TRAK_EV_BLOCK];
+} trak_ev_block;
+
+/* ---- sequences ------------------------------------------------------------------------- */
+
+enum trak_intern_kind {
+  TRAK_INTERN_CATEGORY,
+  TRAK_INTERN_NAME,
+  TRAK_INTERN_DEBUG_NAME,
+  TRAK_INTERN_DEBUG_TYPE_NAME,
+  TRAK_INTERN_DEBUG_STRING,
+  TRAK_INTERN_SOURCE_LOCATION,
+  TRAK_INTERN_LOG_BODY,
+  TRAK_INTERN_CORRELATION,
+  TRAK_INTERN_KINDS
+};
+
+typedef struct trak_sequence {
+  uint32_t id;                          /* trusted_packet_sequence_id */
+  uint8_t state_valid;                  /* incremental state usable */
+  uint8_t seen_clear;                   /* a clear was ever seen */
+  uint8_t unsorted;                     /* records are not in timestamp order */
+  trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
+  /* TracePacketDefaults */
+  uint32_t default_clock; /* 0: none */
+  uint8_t has_default_track;
+  uint64_t default_track_uuid;
+  TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
+  TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
+  uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
+  int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
+  int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
+  int64_t thread_ic;        /* for TrackEvent.thread_instruction_count_delta */
+  int64_t last_ts;          /* last record timestamp, to detect disorder */
+  uint64_t last_track_uuid; /* one-entry cache of uuid -> track index */
+  uint32_t last_track;
+  trak_ev_block *head, *tail;
+  size_t n_events;
+} trak_sequence;
+
+/* ---- tracks as the importer sees them (index = final track id) -------------------------- */
+
+typedef struct trak_track_info {
+  uint64_t uuid;
+  uint64_t parent_uuid;
+  uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
+  uint8_t is_thread, is_process, is_legacy_thread;
+  uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
+  int32_t rank;
+  uint32_t name; /* string id */
+  uint32_t description;
+  uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
+  uint32_t unit;        /* string id */
+  int64_t multiplier;   /* counter unit multiplier, 1 by default */
+  double running;       /* incremental counter sum */
+  int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
+  uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
+  uint64_t first_pkt;   /* first packet that used or described it */
+  size_t open_depth;    /* parse phase: number of open slices */
+  size_t open_cap;
+  uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  uint64_t pending_flow; /* parse phase: JSON flow key waiting for the next slice, 0: none */
+} trak_track_info;
+
+/* ---- clocks ---------------------------------------------------------------------------- */
+
+typedef struct trak_clock_pair {
+  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock */
+} trak_clock_pair;
+
+typedef struct trak_clock {
+  uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
+  uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
+  uint8_t incremental;
+  int64_t last; /* incremental clocks: last absolute value (in units) */
+  TRAK_VEC(trak_clock_pair) pairs;
+} trak_clock;
+
+/* ---- typed arguments -------------------------------------------------------------------- */
+
+/* An interned SourceLocation (imp->source_locs; the sequence's map holds its index). */
+typedef struct trak_source_loc {
+  uint32_t file, function; /* string ids (0: absent) */
+  uint32_t line;
+  uint8_t has_line;
+} trak_source_loc;
+
+/* Arg keys the importer writes itself, interned on first use (typed_args.c). */
+enum trak_key {
+  TRAK_KEY_SOURCE_FILE,
+  TRAK_KEY_SOURCE_FUNCTION,
+  TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_INLINE_FILE,
+  TRAK_KEY_INLINE_FUNCTION,
+  TRAK_KEY_INLINE_LINE,
+  TRAK_KEY_LOG_BODY,
+  TRAK_KEY_LOG_FILE,
+  TRAK_KEY_LOG_FUNCTION,
+  TRAK_KEY_LOG_LINE,
+  TRAK_KEY_LOG_PRIORITY,
+  TRAK_KEY_CORRELATION,
+  TRAK_KEY_LEGACY_SOURCE_ID,
+  TRAK_KEY_LEGACY_PASSTHROUGH_UTID,
+  TRAK_KEY_LEGACY_PHASE,
+  TRAK_KEY_COUNT
+};
+
+/* ---- the importer ---------------------------------------------------------------------- */
+
+typedef struct trak_importer {
+  trak_tables *tables;
+  trak_processor_options opts;
+  int64_t stats[TRAK_STAT_COUNT];
+  int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats: the service's figures */
+  TRAK_VEC(int64_t) traced_buf; /* trace_stats: TRAK_TRACED_BUFFER_COUNT figures per buffer */
+
+  trak_map seq_index; /* sequence id -> index in seqs */
+  TRAK_VEC(trak_sequence *) seqs;
+  trak_sequence *last_seq;     /* one-entry cache of sequence lookups */
+  trak_map track_index;        /* uuid -> index in tracks */
+  trak_map thread_track_index; /* utid -> legacy thread track */
+  TRAK_VEC(trak_track_info) tracks;
+  trak_map tid_index, pid_index; /* tid -> utid, pid -> upid */
+  TRAK_VEC(uint64_t) aux;        /* flows and extra counters of records */
+  trak_map clock_index;          /* key -> index in clocks */
+  TRAK_VEC(trak_clock) clocks;
+  uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
+
+  const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
+  uint64_t packet_index;       /* of the packet being tokenized */
+  uint64_t packet_offset;      /* its byte offset */
+  uint64_t n_events;
+  uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
+  uint64_t n_counter_records; /* counter values, extra ones included */
+  char *scratch;              /* key building for args */
+  size_t scratch_cap;
+  trak_map flows;                        /* parse phase: flow id -> slice id */
+  trak_map arg_sets;                     /* content hash -> arg_set_id, to share identical sets */
+  trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
+  TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
+  uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
+} trak_importer;
+
+/* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
+** decoder may then read ahead up to that buffer's end (its fast path needs 16 bytes). */
+static inline void trak__dec_init(const trak_importer *imp, trak_pb_decoder *dec,
+                                  const uint8_t *data, size_t len) {
+  trak_pb_decoder_init(dec, data, len);
+  if (imp->limit && data >= imp->base && dec->end <= imp->limit) dec->limit = imp->limit;
+}
+
+void trak__importer_init(trak_importer *imp, trak_tables *tables,
+                         const trak_processor_options *opts);
+void trak__importer_free(trak_importer *imp);
+
+/* Counts one problem and reports it to the diag callback with the current packet. */
+void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+/* Same, naming a given packet (parse phase). */
+void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
+
+/* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
+void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
+/* Tokenizes a TrackEvent of a packet (track_event.c). */
+typedef struct trak_packet_ctx {
+  trak_sequence *seq;
+  int64_t ts; /* in the trace clock, valid when has_ts */
+  int has_ts;
+} trak_packet_ctx;
+void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len);
+/* Adds the debug annotations of one event as a new arg set; returns its id or TRAK_NULL_U32. */
+typedef struct trak_span {
+  const uint8_t *data;
+  size_t len;
+} trak_span;
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n);
+/* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n);
+
+/* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
+** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
+uint32_t trak__args_share(trak_importer *imp, uint32_t set);
+/* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
+** a slice end's arguments join its begin's, as arg sets never change once made. */
+uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
+
+/* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
+extern const char *const trak__intern_kind_names[TRAK_INTERN_KINDS]; /* for messages */
+trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
+void trak__sequence_clear(trak_sequence *seq);
+void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                             size_t len);
+/* The string id interned under `iid` of `kind` (for source locations: the index in
+** imp->source_locs), or 0 (reported as missing). */
+uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
+void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
+** which frees them as it fills the tables, really lowers the resident memory. */
+void trak__block_free(trak_ev_block *b);
+
+/* Decodes a SourceLocation (proto/typed_args.c); returns the decoder's result (<0: malformed). */
+int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
+                            trak_source_loc *out, uint64_t *iid);
+
+/* Clocks (clocks.c). */
+void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                              size_t len);
+/* Converts `ts` in clock `clock_id` to the trace clock. Returns 0, or -1 (reported) if no
+** snapshot relates the clocks. */
+int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
+                        int64_t *out);
+
+/* Tracks, threads and processes (tracks.c). */
+void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* The track index of `uuid`, creating an undescribed track on first use. */
+uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
+uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
+/* A track the format implies rather than describes (legacy async tracks, process and global
+** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
+** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32. */
+uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
+                           int is_counter);
+/* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
+uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Writes the track table from the track infos (after tokenizing, before parsing). */
+void trak__tracks_finish(trak_importer *imp);
+
+/* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past
+** the last row). */
+void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
+int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+/* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
+void trak__events_parse(trak_importer *imp);
+
+#endif /* TRAK_PROCESSOR_IMPORT_H */

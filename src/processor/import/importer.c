@@ -1,0 +1,56 @@
+/*
+** This file holds the importer's lifetime: the state one import builds (sequences, tracks,
+** threads and processes, clocks) from its start with the idle thread to its end.
+** Problem accounting is report.c's.
+*/
+#include <string.h>
+
+#include "processor/import/import.h"
+
+void trak__importer_init(trak_importer *imp, trak_tables *tables,
+                         const trak_processor_options *opts) {
+  memset(imp, 0, sizeof *imp);
+  imp->tables = tables;
+  if (opts) imp->opts = *opts;
+  imp->trace_clock = TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
+  trak_vec_push(imp->aux, 0); /* aux index 0 means "none" */
+  /* utid 0 / upid 0: the idle thread and process (pid 0), as in Perfetto. */
+  uint32_t upid = trak__process_for_pid(imp, 0);
+  uint32_t utid = trak__thread_for_tid(imp, 0, 0);
+  tables->thread.upid[utid] = upid;
+  tables->thread.is_main[utid] = 1;
+  tables->thread.is_idle[utid] = 1;
+}
+
+void trak__importer_free(trak_importer *imp) {
+  for (size_t i = 0; i < imp->seqs.n; i++) {
+    trak_sequence *seq = imp->seqs.v[i];
+    for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+      trak__map_free(&seq->interned[k]);
+    trak_vec_free(seq->default_extra_uuids);
+    trak_vec_free(seq->default_extra_double_uuids);
+    while (seq->head) {
+      trak_ev_block *next = seq->head->next;
+      trak__block_free(seq->head);
+      seq->head = next;
+    }
+    free(seq);
+  }
+  trak_vec_free(imp->seqs);
+  for (size_t i = 0; i < imp->tracks.n; i++)
+    free(imp->tracks.v[i].open);
+  trak_vec_free(imp->tracks);
+  for (size_t i = 0; i < imp->clocks.n; i++)
+    trak_vec_free(imp->clocks.v[i].pairs);
+  trak_vec_free(imp->clocks);
+  trak_vec_free(imp->aux);
+  trak_vec_free(imp->source_locs);
+  trak_vec_free(imp->traced_buf);
+  trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
+                      &imp->tid_index, &imp->pid_index,   &imp->clock_index,
+                      &imp->flows,     &imp->arg_sets,    &imp->debug_keys};
+  for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
+    trak__map_free(maps[i]);
+  free(imp->scratch);
+  memset(imp, 0, sizeof *imp);
+}

@@ -1,0 +1,769 @@
+/*
+** This file holds what each JSON trace event means (docs/formats.md): the event's spans, read
+** by json_import.c, become threads and processes, tracks (thread, async, instant and counter
+** tracks), records of the importer's per-thread sequences, args rows with Perfetto's key
+** naming, and flow records for the parse phase.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/json/json_import.h"
+
+/* ---- values ---------------------------------------------------------------------------- */
+
+static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t *len) {
+  if (!v->escaped) {
+    *len = v->len;
+    return v->s;
+  }
+  *len = trak__json_unescape(v, j->str, sizeof j->str);
+  return j->str;
+}
+
+/* Copies `len` (1..CACHED_MAX) bytes into whole words, the last one zero-padded (its 1-7
+** bytes read as 4-, 2- and 1-byte pieces: never past the string). */
+static inline void load_words(uint64_t *w, const char *s, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8)
+    memcpy(&w[i / 8], s + i, 8);
+  size_t rest = len - i;
+  if (!rest) return;
+  const char *t = s + i;
+  uint64_t last = 0;
+  unsigned shift = 0;
+  if (rest & 4) {
+    uint32_t a;
+    memcpy(&a, t, 4);
+    last = a, t += 4, shift = 32;
+  }
+  if (rest & 2) {
+    uint16_t b;
+    memcpy(&b, t, 2);
+    last |= (uint64_t)b << shift, t += 2, shift += 16;
+  }
+  if (rest & 1) last |= (uint64_t)(unsigned char)*t << shift;
+  w[i / 8] = last;
+}
+
+/* Interns a string. Names, categories and arg keys repeat from event to event: short ones
+** are looked up first in a small direct-mapped cache, compared a word at a time inline. */
+static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
+  if (len > CACHED_MAX || !len) return trak__strpool_intern(&j->imp->tables->strings, s, len);
+  /* Hash and compare a word at a time: these strings are a few words long at most. */
+  uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[CACHED_MAX / 8];
+  size_t words = (len + 7) / 8;
+  load_words(w, s, len);
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint32_t slot = (uint32_t)(h >> 40) & (INTERN_CACHE - 1);
+  if (j->cache[slot].len == len) {
+    uint64_t c[CACHED_MAX / 8];
+    load_words(c, j->cache[slot].s, len);
+    size_t i = 0;
+    while (i < words && c[i] == w[i])
+      i++;
+    if (i == words) return j->cache[slot].id;
+  }
+  uint32_t id = trak__strpool_intern(&j->imp->tables->strings, s, len);
+  j->cache[slot].id = id;
+  j->cache[slot].len = (uint32_t)len;
+  j->cache[slot].s = j->imp->tables->strings.str.v[id];
+  return id;
+}
+
+/* The string id of a string value (0 when absent or not a string, or empty). */
+static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
+  if (!v->s || v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  size_t len;
+  const char *s = str_of(j, v, &len);
+  return intern(j, s, len);
+}
+
+/* A number value as an integer, as trak__json_int reads it: from the value the scan read
+** when that is exact (at most 18 digits, no fraction or exponent). */
+static inline int int_of(const trak_json_value *v, int64_t *out) {
+  if (TRAK_LIKELY(!v->is_float && v->int_digits <= 18)) {
+    *out = v->s[0] == '-' ? -(int64_t)v->ival : (int64_t)v->ival;
+    return 1;
+  }
+  return trak__json_int(v->s, v->len, out);
+}
+
+/* A present number or string value as nanoseconds from microseconds, as trak__json_ts_ns
+** reads it; numbers without an exponent and with at most 15 integer digits straight from the
+** value the scan read (fraction digits past nanoseconds are truncated). */
+static inline int ts_of(const trak_json_value *v, int64_t *out) {
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !(v->is_float & 2) && v->int_digits <= 15)) {
+    int neg = v->s[0] == '-';
+    uint64_t ns = v->ival * 1000;
+    if (v->is_float) {
+      const char *f = v->s + neg + v->int_digits + 1, *end = v->s + v->len;
+      for (uint64_t scale = 100; f < end && scale; f++, scale /= 10)
+        ns += (uint64_t)(*f - '0') * scale;
+    }
+    *out = neg ? -(int64_t)ns : (int64_t)ns;
+    return 1;
+  }
+  return trak__json_ts_ns(v->s, v->len, out);
+}
+
+static int is_str(const trak_json_value *v, const char *lit) {
+  size_t n = strlen(lit);
+  return v->s && v->kind == TRAK_JSON_STRING && v->len == n && !memcmp(v->s, lit, n);
+}
+
+static uint64_t hash_bytes(uint64_t h, const char *s, size_t len) {
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
+  return h;
+}
+
+static uint64_t mix(uint64_t h, uint64_t v) {
+  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
+  return h * 0xff51afd7ed558ccdULL;
+}
+
+__attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const char *why) {
+  trak__report(j->imp, TRAK_STAT_JSON_EVENT, "JSON event %llu: %s; skipped",
+               (unsigned long long)j->event_index, why);
+}
+
+/* ---- threads, tracks, records ---------------------------------------------------------- */
+
+/* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
+static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_string,
+                         uint32_t *name) {
+  int64_t n = 0;
+  *is_string = 0;
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->len < 10 && v->s[0] != '-')) {
+    return (uint32_t)v->ival; /* the usual small decimal pid / tid, read by the scan */
+  }
+  if (v->kind == TRAK_JSON_STRING) {
+    *name = intern_value(j, v);
+    *is_string = 1;
+    return *name;
+  }
+  if (v->kind == TRAK_JSON_NUMBER) trak__json_int(v->s, v->len, &n);
+  return (int64_t)(uint32_t)n;
+}
+
+typedef struct jctx {
+  int64_t ts;
+  int has_pid, has_tid;
+  int64_t pid, tid;
+  uint32_t utid, upid;
+  uint32_t name, cat;
+} jctx;
+
+/* Resolves the event's process and thread (threads are told apart by pid and tid). */
+static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
+  trak_tables *t = j->imp->tables;
+  int pid_str = 0, tid_str = 0;
+  uint32_t pid_name = 0, tid_name = 0;
+  x->has_pid = e->pid.s != NULL, x->has_tid = e->tid.s != NULL;
+  x->pid = x->has_pid ? id_number(j, &e->pid, &pid_str, &pid_name) : 0;
+  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : x->pid;
+  uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
+  if (TRAK_LIKELY(key == j->last_key && j->last_utid != TRAK_NULL_U32)) {
+    x->utid = j->last_utid, x->upid = j->last_upid;
+    j->seq = j->last_seq;
+    return;
+  }
+  x->upid = trak__process_for_pid(j->imp, x->pid);
+  if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
+  int added;
+  uint32_t *slot = trak__map_put(&j->threads, key, 0, &added);
+  if (added) {
+    *slot = key == 0 ? 0 : trak__thread_add(t, x->tid);
+    t->thread.upid[*slot] = x->upid;
+    t->thread.is_main[*slot] = x->tid == x->pid;
+  }
+  x->utid = *slot;
+  if (tid_str && tid_name) t->thread.name[x->utid] = tid_name;
+  /* One sequence per thread: a thread's events mostly come in order, so the parse phase
+  ** merges sorted runs instead of sorting the whole trace. */
+  while (j->thread_seqs.n <= x->utid)
+    trak_vec_push(j->thread_seqs, NULL);
+  if (!j->thread_seqs.v[x->utid])
+    j->thread_seqs.v[x->utid] = trak__sequence_get(j->imp, JSON_SEQUENCE | x->utid);
+  j->seq = j->thread_seqs.v[x->utid];
+  if (!pid_str && !tid_str)
+    j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
+}
+
+static uint32_t thread_track(trak_json_import *j, const jctx *x) {
+  uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
+  if (j->last_track != TRAK_NULL_U32 && key == j->last_thread_key) return j->last_track;
+  j->last_thread_key = key;
+  return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
+}
+
+/* A track the JSON format implies (async, global or process instants, counters), found by a
+** key; made on first use with the given name and scope. */
+static uint32_t keyed_track(trak_json_import *j, uint64_t key, uint32_t name, uint32_t upid,
+                            int is_counter) {
+  uint32_t track = trak__track_for_uuid(j->imp, key | 1ULL << 63);
+  trak_track_info *info = &j->imp->tracks.v[track];
+  if (!info->described) {
+    info->described = 1;
+    info->name = name;
+    info->is_counter = (uint8_t)is_counter;
+    if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
+  }
+  return track;
+}
+
+static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
+                 uint32_t aux) {
+  trak_ev ev;
+  ev.ts = x->ts;
+  ev.track = type << TRAK_EV_TYPE_SHIFT | track;
+  ev.pkt = (uint32_t)j->event_index;
+  ev.u.s.name = x->name;
+  ev.u.s.cat = x->cat;
+  ev.arg_set_id = args;
+  ev.aux = aux;
+  trak__sequence_push(j->imp, j->seq, &ev);
+}
+
+/* ---- args ------------------------------------------------------------------------------ */
+
+typedef struct keys {
+  size_t key_len, flat_len;
+} keys;
+
+static void key_append(trak_json_import *j, keys *k, const char *s, size_t len, int flat_too) {
+  if (k->key_len + len >= STR_MAX) len = STR_MAX - 1 - k->key_len;
+  memcpy(j->key + k->key_len, s, len);
+  k->key_len += len;
+  if (!flat_too) return;
+  if (k->flat_len + len >= STR_MAX) len = STR_MAX - 1 - k->flat_len;
+  memcpy(j->flat + k->flat_len, s, len);
+  k->flat_len += len;
+}
+
+static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const trak_json_value *v) {
+  trak_tables *t = j->imp->tables;
+  uint32_t key = intern(j, j->key, k->key_len);
+  uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
+  int64_t iv = 0;
+  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && !int_of(v, &iv) &&
+      v->len <= 20) {
+    /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
+    char buf[24];
+    memcpy(buf, v->s, v->len);
+    buf[v->len] = 0;
+    errno = 0;
+    unsigned long long u = strtoull(buf, NULL, 10);
+    if (!errno) {
+      uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
+      t->args.int_value[row] = (int64_t)u;
+      return;
+    }
+  }
+  uint32_t row;
+  switch (v->kind) {
+  case TRAK_JSON_NUMBER:
+    if (v->is_float || !int_of(v, &iv)) {
+      row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
+      t->args.real_value[row] = trak__json_real(v->s, v->len);
+    } else {
+      row = trak__arg_add(t, set, flat, key, TRAK_ARG_INT);
+      t->args.int_value[row] = iv;
+    }
+    break;
+  case TRAK_JSON_TRUE:
+  case TRAK_JSON_FALSE:
+    row = trak__arg_add(t, set, flat, key, TRAK_ARG_BOOL);
+    t->args.int_value[row] = v->kind == TRAK_JSON_TRUE;
+    break;
+  case TRAK_JSON_STRING: {
+    size_t len;
+    const char *s = str_of(j, v, &len);
+    uint32_t str = intern(j, s, len);
+    row = trak__arg_add(t, set, flat, key, TRAK_ARG_STRING);
+    t->args.string_value[row] = str;
+    break;
+  }
+  default: /* null: no row, as in Perfetto */
+    break;
+  }
+}
+
+/* Flattens the validated value at the cursor under the current key (Perfetto's naming:
+** "args.a.b", arrays "args.a[0]" with flat key "args.a") in one walk over its text, stepping
+** the cursor past it; returns the number of rows added. */
+static size_t args_value(trak_json_import *j, uint32_t set, keys k, trak_json_cur *c, int depth) {
+  trak_json_value v;
+  int ch = trak__json_peek(c);
+  if ((ch != '{' && ch != '[') || depth > 64) {
+    trak__json_value(c, &v);
+    if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY) return 0;
+    size_t before = j->imp->tables->args.n;
+    arg_leaf(j, set, &k, &v);
+    return j->imp->tables->args.n - before;
+  }
+  int is_obj = ch == '{';
+  c->p++;
+  size_t added = 0, index = 0;
+  for (;;) {
+    ch = trak__json_peek(c);
+    if (ch == ',') c->p++, ch = trak__json_peek(c);
+    if (ch < 0 || ch == '}' || ch == ']') break;
+    keys sub = k;
+    if (is_obj) {
+      trak_json_value name;
+      trak__json_value(c, &name);
+      trak__json_expect(c, ':', "");
+      size_t len;
+      const char *s = str_of(j, &name, &len);
+      key_append(j, &sub, ".", 1, 1);
+      key_append(j, &sub, s, len, 1);
+    } else {
+      char idx[24];
+      int n = snprintf(idx, sizeof idx, "[%zu]", index);
+      key_append(j, &sub, idx, (size_t)n, 0);
+    }
+    size_t rows = args_value(j, set, sub, c, depth + 1);
+    if (rows && !is_obj) index++; /* only entries that added rows count */
+    added += rows;
+  }
+  if (ch >= 0) c->p++;
+  return added;
+}
+
+/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32. */
+static uint32_t event_args(trak_json_import *j, const jevent *e) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+  uint32_t set = (uint32_t)j->imp->tables->args.n;
+  keys k = {0, 0};
+  key_append(j, &k, "args", 4, 1);
+  trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
+  args_value(j, set, k, &c, 0);
+  return trak__args_share(j->imp, set);
+}
+
+/* ---- flows ----------------------------------------------------------------------------- */
+
+/* A flow id from a number, or a string read as hex (as Perfetto does). */
+static int flow_number(const trak_json_value *v, uint64_t *out) {
+  if (!v->s) return 0;
+  if (v->kind == TRAK_JSON_NUMBER) {
+    int64_t n;
+    if (!trak__json_int(v->s, v->len, &n)) return 0;
+    *out = (uint64_t)n;
+    return 1;
+  }
+  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  uint64_t n = 0;
+  size_t i = v->len > 2 && v->s[0] == '0' && (v->s[1] == 'x' || v->s[1] == 'X') ? 2 : 0;
+  for (; i < v->len; i++) {
+    char ch = v->s[i];
+    int d = ch >= '0' && ch <= '9'   ? ch - '0'
+            : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+            : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+                                     : -1;
+    if (d < 0) return 0;
+    n = n << 4 | (uint64_t)d;
+  }
+  *out = n;
+  return 1;
+}
+
+static int is_true(const trak_json_value *v) {
+  return v->s && v->kind == TRAK_JSON_TRUE;
+}
+
+/* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
+** flow_out continues the flow from this slice, flow_in alone ends it here. */
+static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
+  uint64_t id;
+  if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||
+      !flow_number(&e->bind_id, &id))
+    return 0;
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  int out = is_true(&e->flow_out);
+  trak_vec_push(imp->aux, (uint64_t)out);
+  trak_vec_push(imp->aux, (uint64_t)!out);
+  trak_vec_push(imp->aux, 0);
+  trak_vec_push(imp->aux, mix(0xf102, id));
+  return at;
+}
+
+/* s / t / f events: a FLOW record whose name field holds the step kind and whose aux entry the
+** flow key (id, category and name, as Perfetto keys v1 flows). */
+static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
+  uint64_t id;
+  if (!flow_number(&e->id, &id)) {
+    bad_event(j, "flow event without a valid id");
+    return;
+  }
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, mix(mix(mix(0xf101, id), x->cat), x->name));
+  uint32_t kind = ph == 's'             ? TRAK_FLOW_V1_BEGIN
+                  : ph == 't'           ? TRAK_FLOW_V1_STEP
+                  : is_str(&e->bp, "e") ? TRAK_FLOW_V1_END_ENCLOSING
+                                        : TRAK_FLOW_V1_END_NEXT;
+  x->name = kind, x->cat = 0;
+  push(j, x, TRAK_EV_FLOW, thread_track(j, x), TRAK_NULL_U32, at);
+}
+
+/* ---- events ---------------------------------------------------------------------------- */
+
+static uint32_t no_name(trak_json_import *j, uint32_t name) {
+  return name ? name : intern(j, "[No name]", 9);
+}
+
+/* The track of an async event: keyed by category, scope and id; an id2.local id is scoped to
+** its process (a process track), an id or id2.global one is not (a global track). The track
+** is named after the first event on it. */
+static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint32_t *track) {
+  trak_json_value key, val, global = {0}, local = {0};
+  if (e->id2.s && e->id2.kind == TRAK_JSON_OBJECT) {
+    size_t state = 0;
+    while (trak__json_next(&e->id2, &state, &key, &val)) {
+      if (key.len == 6 && !memcmp(key.s, "global", 6)) global = val;
+      if (key.len == 5 && !memcmp(key.s, "local", 5)) local = val;
+    }
+  }
+  const trak_json_value *id = e->id.s ? &e->id : global.s ? &global : local.s ? &local : NULL;
+  if (!id || !x->has_pid) return 0;
+  int is_local = id == &local;
+  uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
+  if (e->scope.s && e->scope.kind == TRAK_JSON_STRING)
+    k = hash_bytes(mix(k, 0x5c09e), e->scope.s, e->scope.len);
+  if (is_local) k = mix(k, (uint64_t)x->upid + 1);
+  *track = keyed_track(j, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0);
+  return 1;
+}
+
+/* C: one process counter track per key of args, named "<name> <key>" ("<name> id: <id>
+** <key>" with an id), as Perfetto names them. */
+static void counters(trak_json_import *j, const jevent *e, jctx *x) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
+    bad_event(j, "counter event without an args object");
+    return;
+  }
+  char prefix[STR_MAX];
+  size_t n = 0;
+  if (x->name) {
+    const trak_strpool *sp = &j->imp->tables->strings;
+    n = sp->len.v[x->name] < STR_MAX / 2 ? sp->len.v[x->name] : STR_MAX / 2;
+    memcpy(prefix, sp->str.v[x->name], n);
+  }
+  if (e->id.s) {
+    size_t len;
+    const char *s = e->id.kind == TRAK_JSON_STRING ? str_of(j, &e->id, &len) : e->id.s;
+    if (e->id.kind != TRAK_JSON_STRING) len = e->id.len;
+    if (len > STR_MAX / 4) len = STR_MAX / 4;
+    memcpy(prefix + n, " id: ", 5);
+    memcpy(prefix + n + 5, s, len);
+    n += 5 + len;
+  }
+  size_t state = 0;
+  trak_json_value key, val;
+  while (trak__json_next(&e->args, &state, &key, &val)) {
+    double v;
+    if (val.kind == TRAK_JSON_NUMBER) {
+      v = trak__json_real(val.s, val.len);
+    } else if (val.kind == TRAK_JSON_STRING && val.len && !val.escaped) {
+      char buf[128], *end;
+      size_t len = val.len < sizeof buf - 1 ? val.len : sizeof buf - 1;
+      memcpy(buf, val.s, len);
+      buf[len] = 0;
+      v = strtod(buf, &end);
+      if (*end) {
+        bad_event(j, "counter value is not a number");
+        continue;
+      }
+    } else {
+      bad_event(j, "counter value is not a number");
+      continue;
+    }
+    size_t klen;
+    const char *ks = str_of(j, &key, &klen);
+    char name[STR_MAX];
+    size_t m = n;
+    memcpy(name, prefix, n);
+    if (klen > STR_MAX - m - 2) klen = STR_MAX - m - 2;
+    name[m++] = ' ';
+    memcpy(name + m, ks, klen);
+    m += klen;
+    uint32_t name_id = intern(j, name, m);
+    uint32_t track = keyed_track(j, mix(mix(0xc0, x->upid), name_id), name_id, x->upid, 1);
+    trak_ev ev;
+    ev.ts = x->ts;
+    ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
+    ev.pkt = (uint32_t)j->event_index;
+    ev.u.value = v;
+    ev.arg_set_id = TRAK_NULL_U32;
+    ev.aux = 0;
+    trak__sequence_push(j->imp, j->seq, &ev);
+  }
+}
+
+/* ---- metadata (M) ---------------------------------------------------------------------- */
+
+/* The metadata entry of a process or thread, made on first use. M events are few, so a
+** linear search is enough. */
+static trak_json_meta *meta_for(trak_json_import *j, int is_thread, uint32_t row) {
+  for (size_t i = 0; i < j->meta.n; i++)
+    if (j->meta.v[i].row == row && j->meta.v[i].is_thread == is_thread) return &j->meta.v[i];
+  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0, 0}));
+  return &j->meta.v[j->meta.n - 1];
+}
+
+/* A sort index: an integer, or a string holding one ("sort_index": "3" is common). */
+static int sort_index_of(trak_json_import *j, const trak_json_value *v, int64_t *out) {
+  if (v->kind == TRAK_JSON_NUMBER) return !v->is_float && trak__json_int(v->s, v->len, out);
+  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
+  size_t len;
+  const char *s = str_of(j, v, &len);
+  return trak__json_int(s, len, out);
+}
+
+/* M: process_name and thread_name name the process or thread; process_sort_index,
+** thread_sort_index and process_labels become its args when the import ends (Perfetto's
+** keys: process_sort_index_hint, thread_sort_index_hint, chrome.process_label[i]). The last
+** event of each kind wins. */
+static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
+  enum { NAME, SORT, LABELS };
+  static const struct {
+    const char *event, *arg;
+    uint8_t what, is_thread;
+  } kinds[] = {{"process_name", "name", NAME, 0},
+               {"thread_name", "name", NAME, 1},
+               {"process_sort_index", "sort_index", SORT, 0},
+               {"thread_sort_index", "sort_index", SORT, 1},
+               {"process_labels", "labels", LABELS, 0}};
+  size_t k = 0;
+  while (k < sizeof kinds / sizeof *kinds && !is_str(&e->name, kinds[k].event))
+    k++;
+  if (k == sizeof kinds / sizeof *kinds || !e->args.s || e->args.kind != TRAK_JSON_OBJECT) return;
+  int what = kinds[k].what, is_thread = kinds[k].is_thread;
+  size_t klen = strlen(kinds[k].arg), state = 0;
+  trak_json_value key, val;
+  trak_tables *t = j->imp->tables;
+  while (trak__json_next(&e->args, &state, &key, &val)) {
+    if (key.len != klen || memcmp(key.s, kinds[k].arg, klen)) continue;
+    int64_t index;
+    uint32_t str = what == SORT ? 0 : intern_value(j, &val);
+    if (what == NAME && str && is_thread)
+      t->thread.name[x->utid] = str;
+    else if (what == NAME && str)
+      t->process.name[x->upid] = str;
+    else if (what == LABELS && str)
+      meta_for(j, 0, x->upid)->labels = str;
+    else if (what == SORT && sort_index_of(j, &val, &index)) {
+      trak_json_meta *m = meta_for(j, is_thread, is_thread ? x->utid : x->upid);
+      m->has_sort_index = 1, m->sort_index = index;
+    } else if (what == SORT)
+      bad_event(j, "sort index that is not an integer");
+  }
+}
+
+/* process_labels' text, "a, b", as the args chrome.process_label[0], [1], ...: split at
+** commas, white space around each label dropped, empty labels skipped. */
+static void label_args(trak_json_import *j, uint32_t set, uint32_t labels) {
+  trak_tables *t = j->imp->tables;
+  const char *s = trak__str(&t->strings, labels);
+  uint32_t flat = intern(j, "chrome.process_label", 20);
+  for (size_t index = 0; *s;) {
+    size_t len = strcspn(s, ",");
+    const char *a = s, *z = s + len;
+    s = *z ? z + 1 : z;
+    while (a < z && (*a == ' ' || *a == '\t'))
+      a++;
+    while (z > a && (z[-1] == ' ' || z[-1] == '\t'))
+      z--;
+    if (a == z) continue;
+    char key[48];
+    int n = snprintf(key, sizeof key, "chrome.process_label[%zu]", index++);
+    uint32_t row = trak__arg_add(t, set, flat, intern(j, key, (size_t)n), TRAK_ARG_STRING);
+    t->args.string_value[row] = intern(j, a, (size_t)(z - a));
+  }
+}
+
+void trak__json_meta_args(trak_json_import *j) {
+  trak_tables *t = j->imp->tables;
+  for (size_t i = 0; i < j->meta.n; i++) {
+    const trak_json_meta *m = &j->meta.v[i];
+    uint32_t set = (uint32_t)t->args.n;
+    if (m->has_sort_index) {
+      const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+      uint32_t key = intern(j, k, strlen(k));
+      uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
+      t->args.int_value[row] = m->sort_index;
+    }
+    if (m->labels) label_args(j, set, m->labels);
+    if (t->args.n == set) continue;
+    if (m->is_thread)
+      t->thread.arg_set_id[m->row] = set;
+    else
+      t->process.arg_set_id[m->row] = set;
+  }
+  j->meta.n = 0;
+}
+
+/* ---- thread time (tts, tdur) ----------------------------------------------------------- */
+
+/* The event's tts and tdur (INT64_MIN when absent); 1 if it has either. */
+static inline int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
+  *tts = *tdur = INT64_MIN;
+  if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return 0;
+  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, tts);
+  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, tdur);
+  return *tts != INT64_MIN || *tdur != INT64_MIN;
+}
+
+/* The aux block of a B, E, thread I or async b event with tts / tdur: its flows block (index
+** `flows`, or 0) copied and flagged TRAK_AUX_JSON_THREAD_TIME, with the two values after its
+** ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does); `flows` as
+** it is when neither value is a number. */
+__attribute__((noinline, cold)) static uint32_t with_thread_time(trak_json_import *j,
+                                                                 const jevent *e, uint32_t flows) {
+  int64_t tts, tdur;
+  if (!thread_time_of(e, &tts, &tdur)) return flows;
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  uint64_t out = flows ? imp->aux.v[flows] : 0, in = flows ? imp->aux.v[flows + 1] : 0;
+  trak_vec_push(imp->aux, out);
+  trak_vec_push(imp->aux, in);
+  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME);
+  for (uint64_t i = 0; i < out + in; i++)
+    trak_vec_push(imp->aux, imp->aux.v[flows + 3 + i]);
+  trak_vec_push(imp->aux, (uint64_t)tts);
+  trak_vec_push(imp->aux, (uint64_t)tdur);
+  trak__tables_thread_time(imp->tables);
+  return at;
+}
+
+/* The aux entry of a slice event: its flows block, with thread time when it has any. Most
+** events have neither tts nor tdur: two loads on the hot path. */
+static inline uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t flows) {
+  if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return flows;
+  return with_thread_time(j, e, flows);
+}
+
+/* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
+static void instant(trak_json_import *j, const jevent *e, jctx *x) {
+  uint32_t track, aux = flow_v2_aux(j, e);
+  if (!e->s.s || is_str(&e->s, "t")) {
+    x->name = no_name(j, x->name);
+    track = thread_track(j, x);
+    aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
+  } else if (is_str(&e->s, "p")) {
+    track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
+  } else if (is_str(&e->s, "g")) {
+    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
+  } else {
+    bad_event(j, "instant event with a scope other than g, p or t");
+    return;
+  }
+  push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
+}
+
+/* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
+static void complete(trak_json_import *j, const jevent *e, jctx *x) {
+  int64_t dur;
+  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !ts_of(&e->dur, &dur) || dur < 0) {
+    bad_event(j, "complete event (X) without a valid dur");
+    return;
+  }
+  /* Thread time: tts and tdur become thread_ts and thread_dur. */
+  int64_t tts, tdur;
+  uint64_t has_thread_time = (uint64_t)thread_time_of(e, &tts, &tdur);
+  x->name = no_name(j, x->name);
+  uint32_t track = thread_track(j, x);
+  uint32_t args = event_args(j, e);
+  trak_importer *imp = j->imp;
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, (uint64_t)dur);
+  trak_vec_push(imp->aux, 0);
+  if (has_thread_time) {
+    trak_vec_push(imp->aux, (uint64_t)tts);
+    trak_vec_push(imp->aux, (uint64_t)tdur);
+    trak__tables_thread_time(imp->tables);
+  }
+  imp->aux.v[at + 1] = flow_v2_aux(j, e) | has_thread_time << 63;
+  push(j, x, TRAK_EV_COMPLETE, track, args, at);
+}
+
+static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t type) {
+  uint32_t track;
+  if (!async_track(j, e, x, &track)) {
+    bad_event(j, "async event without pid or without id / id2");
+    return;
+  }
+  /* tts / tdur on an async begin, as Perfetto reads them there too (not on its end) */
+  uint32_t aux = type == TRAK_EV_END ? 0 : flow_v2_aux(j, e);
+  if (type == TRAK_EV_BEGIN) aux = slice_aux(j, e, aux);
+  push(j, x, type, track, event_args(j, e), aux);
+}
+
+void trak__json_event_apply(trak_json_import *j, const jevent *e) {
+  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || e->ph.len != 1) {
+    bad_event(j, "no one-letter \"ph\"");
+    return;
+  }
+  char ph = e->ph.s[0];
+  jctx x;
+  resolve_thread(j, e, &x);
+  x.name = intern_value(j, &e->name);
+  x.cat = intern_value(j, &e->cat);
+  if (ph == 'M') {
+    metadata(j, e, &x);
+    return;
+  }
+  if (!e->ts.s || (e->ts.kind != TRAK_JSON_NUMBER && e->ts.kind != TRAK_JSON_STRING) ||
+      !ts_of(&e->ts, &x.ts)) {
+    bad_event(j, "no valid \"ts\"");
+    return;
+  }
+  switch (ph) {
+  case 'B':
+    x.name = no_name(j, x.name);
+    push(j, &x, TRAK_EV_BEGIN, thread_track(j, &x), event_args(j, e),
+         slice_aux(j, e, flow_v2_aux(j, e)));
+    break;
+  case 'E':
+    push(j, &x, TRAK_EV_END, thread_track(j, &x), event_args(j, e), slice_aux(j, e, 0));
+    break;
+  case 'X':
+    complete(j, e, &x);
+    break;
+  case 'I':
+  case 'i':
+  case 'R':
+    instant(j, e, &x);
+    break;
+  case 'b':
+  case 'S':
+    async_event(j, e, &x, TRAK_EV_BEGIN);
+    break;
+  case 'e':
+  case 'F':
+    async_event(j, e, &x, TRAK_EV_END);
+    break;
+  case 'n':
+  case 'T':
+  case 'p':
+    async_event(j, e, &x, TRAK_EV_INSTANT);
+    break;
+  case 's':
+  case 't':
+  case 'f':
+    flow_v1(j, e, &x, ph);
+    break;
+  case 'C':
+    counters(j, e, &x);
+    break;
+  default:
+    bad_event(j, "phase not imported");
+    break;
+  }
+}

@@ -1,0 +1,365 @@
+/*
+** This file holds the streaming importer of the legacy JSON trace-event format (JSON Object
+** Format {"traceEvents": [...]} and JSON Array Format [...], unterminated arrays included). The
+** outer structure is read with a small state machine that resumes at value boundaries as bytes
+** arrive; each event object is read in one pass into spans (no DOM) and handed to
+** json_events.c, which makes records of the importer's per-thread sequences, sorted and turned
+** into slices, counters and flows by the parse phase exactly like protobuf events.
+** Memory: the unconsumed tail of the input (at most one event plus one feed) and the tables.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/json/json_import.h"
+
+#define TRAK_JSON_PAUSE 2 /* step: stopped at a resumable position (c.p) */
+
+trak_json_import *trak__json_import_new(trak_importer *imp) {
+  trak_json_import *j = calloc(1, sizeof *j);
+  if (!j) abort();
+  j->imp = imp;
+  j->last_track = TRAK_NULL_U32;
+  j->last_utid = TRAK_NULL_U32;
+  return j;
+}
+
+void trak__json_import_free(trak_json_import *j) {
+  if (!j) return;
+  free(j->buf);
+  trak__map_free(&j->threads);
+  trak_vec_free(j->thread_seqs);
+  trak_vec_free(j->meta);
+  free(j);
+}
+
+/* ---- diagnostics ----------------------------------------------------------------------- */
+
+/* Line and column (from 1) of buffer position `at`. */
+static void line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col) {
+  uint64_t lines = j->lines, start = j->line_offset;
+  for (const char *p = j->base; p < at; p++)
+    if (*p == '\n') lines++, start = j->buf_offset + (uint64_t)(p - j->base) + 1;
+  *line = lines + 1;
+  *col = j->buf_offset + (uint64_t)(at - j->base) - start + 1;
+}
+
+__attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, const char *at,
+                                                         const char *msg) {
+  uint64_t line, col;
+  line_col(j, at, &line, &col);
+  j->imp->packet_index = j->event_index;
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->base);
+  trak__report(j->imp, TRAK_STAT_JSON_SYNTAX,
+               "JSON syntax error at line %llu, column %llu: %s; the events before it were "
+               "imported, the rest of the trace was skipped",
+               (unsigned long long)line, (unsigned long long)col, msg);
+  j->state = ST_DEAD;
+}
+
+/* Stores a member's value span in the field its key names. */
+static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
+#define KEY(lit, f)                                                                                \
+  if (!memcmp(k, lit, sizeof lit - 1)) return &e->f
+  switch (n) {
+  case 1:
+    KEY("s", s);
+    break;
+  case 2:
+    KEY("ph", ph);
+    KEY("ts", ts);
+    KEY("id", id);
+    KEY("bp", bp);
+    break;
+  case 3:
+    KEY("cat", cat);
+    KEY("dur", dur);
+    KEY("pid", pid);
+    KEY("tid", tid);
+    KEY("tts", tts);
+    KEY("id2", id2);
+    break;
+  case 4:
+    KEY("name", name);
+    KEY("args", args);
+    KEY("tdur", tdur);
+    break;
+  case 5:
+    KEY("scope", scope);
+    break;
+  case 7:
+    KEY("bind_id", bind_id);
+    KEY("flow_in", flow_in);
+    break;
+  case 8:
+    KEY("flow_out", flow_out);
+    break;
+  default:
+    break;
+  }
+#undef KEY
+  return NULL;
+}
+
+/* Marks every field absent (only the pointers: clearing the whole struct costs more than
+** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
+static inline void jevent_clear(jevent *e) {
+  e->ph.s = e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
+  e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
+  e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
+}
+
+/* Reads one event object in one pass; its members' values stay spans into the buffer. */
+static int event_read(trak_json_cur *c, jevent *e) {
+  int rc = trak__json_expect(c, '{', "expected an event object");
+  if (rc) return rc;
+  int ch = trak__json_peek(c);
+  if (ch < 0) return trak__json_expect(c, '}', "unexpected end");
+  if (ch == '}') {
+    c->p++;
+    return TRAK_JSON_OK;
+  }
+  for (;;) {
+    trak_json_value key, val;
+    if ((rc = trak__json_member(c, &key, &val))) return rc;
+    trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+    if (slot) *slot = val;
+    ch = trak__json_peek(c);
+    if (ch == ',') {
+      c->p++;
+      continue;
+    }
+    if (ch == '}') {
+      c->p++;
+      return TRAK_JSON_OK;
+    }
+    return trak__json_expect(c, '}', "expected ',' or '}'");
+  }
+}
+
+/* ---- the outer structure --------------------------------------------------------------- */
+
+static int step(trak_json_import *j, trak_json_cur *c) {
+  int ch, rc;
+  trak_json_value v;
+  switch (j->state) {
+  case ST_START:
+    /* A UTF-8 byte order mark, or the start of one still to come. */
+    if (c->end - c->p < 3 && !memcmp(c->p, "\xef\xbb\xbf", (size_t)(c->end - c->p)))
+      return TRAK_JSON_MORE;
+    if (c->end - c->p >= 3 && !memcmp(c->p, "\xef\xbb\xbf", 3)) c->p += 3;
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch != '[' && ch != '{') return trak__json_expect(c, '{', "a JSON trace starts with { or [");
+    c->p++;
+    j->array_format = ch == '[';
+    j->state = ch == '[' ? ST_EVENTS_FIRST : ST_TOP_FIRST;
+    return TRAK_JSON_OK;
+  case ST_TOP_FIRST:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == '}') {
+      c->p++;
+      j->state = ST_DONE;
+      return TRAK_JSON_OK;
+    }
+    j->state = ST_TOP_KEY;
+    return TRAK_JSON_OK;
+  case ST_TOP_KEY: {
+    ch = trak__json_peek(c);
+    if (ch >= 0 && ch != '"') return trak__json_expect(c, '"', "expected a string key");
+    if ((rc = trak__json_value(c, &v))) return rc;
+    if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
+    if (v.len == 11 && !memcmp(v.s, "traceEvents", 11)) {
+      if ((rc = trak__json_expect(c, '[', "traceEvents must be an array"))) return rc;
+      j->state = ST_EVENTS_FIRST;
+      return TRAK_JSON_OK;
+    }
+    /* Other keys (displayTimeUnit, metadata, systemTraceEvents, ...) are skipped. */
+    if ((rc = trak__json_value(c, &v))) return rc;
+    j->state = ST_TOP_NEXT;
+    return TRAK_JSON_OK;
+  }
+  case ST_TOP_NEXT:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch != ',' && ch != '}') return trak__json_expect(c, '}', "expected ',' or '}'");
+    c->p++;
+    j->state = ch == ',' ? ST_TOP_KEY : ST_DONE;
+    return TRAK_JSON_OK;
+  case ST_EVENTS_FIRST:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == ']') {
+      c->p++;
+      j->state = j->array_format ? ST_DONE : ST_TOP_NEXT;
+      return TRAK_JSON_OK;
+    }
+    j->state = ST_EVENT;
+    return TRAK_JSON_OK;
+  case ST_EVENT:
+    /* Events one after another without going back through the state machine; an event cut
+    ** by the buffer's end is read again from its start with more bytes. */
+    for (int n = 0;; n++) {
+      jevent e;
+      jevent_clear(&e);
+      const char *start = c->p;
+      if ((rc = event_read(c, &e))) {
+        if (rc == TRAK_JSON_MORE && n) {
+          c->p = start;
+          return TRAK_JSON_PAUSE;
+        }
+        return rc;
+      }
+      j->imp->packet_index = j->event_index;
+      j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->base);
+      trak__json_event_apply(j, &e);
+      j->event_index++;
+      ch = trak__json_peek(c);
+      if (ch != ',') break;
+      const char *comma = c->p++;
+      ch = trak__json_peek(c);
+      if (ch != '{') { /* the end of the buffer, a trailing comma, or an error: the slow path */
+        c->p = comma;
+        break;
+      }
+    }
+    j->state = ST_EVENTS_NEXT;
+    return TRAK_JSON_OK;
+  case ST_EVENTS_NEXT:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    if (ch == ',') {
+      c->p++;
+      ch = trak__json_peek(c);
+      if (ch < 0) return TRAK_JSON_MORE;
+      if (ch != ']') { /* a trailing comma before ']' is forgiven */
+        j->state = ST_EVENT;
+        return TRAK_JSON_OK;
+      }
+    }
+    if (ch != ']') return trak__json_expect(c, ']', "expected ',' or ']' after an event");
+    c->p++;
+    j->state = j->array_format ? ST_DONE : ST_TOP_NEXT;
+    return TRAK_JSON_OK;
+  case ST_DONE:
+    ch = trak__json_peek(c);
+    if (ch < 0) return TRAK_JSON_MORE;
+    return trak__json_expect(c, ' ', "data after the end of the trace");
+  default:
+    return TRAK_JSON_MORE;
+  }
+}
+
+/* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
+** accounting that diagnostics need. */
+static void advance(trak_json_import *j, size_t used) {
+  const char *p = j->base, *end = j->base + used, *last = NULL;
+  uint64_t lines = 0;
+  while ((p = memchr(p, '\n', (size_t)(end - p)))) {
+    lines++;
+    last = p++;
+  }
+  j->lines += lines;
+  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->base) + 1;
+  j->buf_offset += used;
+}
+
+/* Reads what it can of [base, base + n) (more bytes may follow); returns how many bytes were
+** consumed (all of them once the trace is dead). */
+static size_t run(trak_json_import *j, const char *base, size_t n) {
+  j->base = base;
+  trak_json_cur c = {base, base + n, 0, NULL, NULL};
+  for (;;) {
+    const char *save = c.p;
+    int rc = step(j, &c);
+    if (rc == TRAK_JSON_MORE) {
+      c.p = save;
+      break;
+    }
+    if (rc == TRAK_JSON_PAUSE) break; /* c.p is where to resume */
+    if (rc == TRAK_JSON_ERROR) {
+      syntax_error(j, c.err_at, c.err_msg);
+      break;
+    }
+  }
+  return j->state == ST_DEAD ? n : (size_t)(c.p - base);
+}
+
+/* Appends bytes to the buffer of unconsumed input. */
+static void keep(trak_json_import *j, const uint8_t *data, size_t len) {
+  if (!len) return; /* buf may still be NULL */
+  if (j->n + len > j->cap) trak__grow((void **)&j->buf, &j->cap, j->n + len, 1);
+  memcpy(j->buf + j->n, data, len);
+  j->n += len;
+}
+
+/* Reads the buffered input (with `len` new bytes appended); returns how many of the new bytes
+** were consumed, 0 while the buffer's bytes are not all consumed (then they stay). */
+static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len) {
+  size_t old = j->n;
+  keep(j, data, len);
+  size_t used = run(j, j->buf, j->n);
+  advance(j, used);
+  memmove(j->buf, j->buf + used, j->n - used);
+  j->n -= used;
+  if (used < old) return 0;
+  j->n = 0; /* the new bytes past `used` are read again from the caller's chunk */
+  return used - old;
+}
+
+/* Each chunk is read in place; only what an event cut by its end leaves is copied into the
+** buffer. That rest is completed from the next chunk's first bytes (or, for an event longer
+** than those, the whole next chunk) before the chunk is read in place from where it ended. */
+void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
+  enum { JOIN = 4096 };
+  if (j->state == ST_DEAD || !len) return;
+  if (j->n) {
+    size_t first = len < JOIN ? len : JOIN, used = run_buffered(j, data, first);
+    if (j->n && first < len) { /* still inside the buffered bytes: take the whole chunk */
+      data += first, len -= first;
+      used = run_buffered(j, data, len);
+    }
+    if (j->n || j->state == ST_DEAD) return;
+    data += used, len -= used;
+  }
+  size_t used = run(j, (const char *)data, len);
+  advance(j, used);
+  if (j->state != ST_DEAD) keep(j, data + used, len - used);
+}
+
+void trak__json_import_finish(trak_json_import *j) {
+  trak__json_meta_args(j);
+  if (j->state == ST_DEAD) return;
+  j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */
+  trak_json_cur c = {j->base, j->base + j->n, 1, NULL, NULL};
+  int ch = trak__json_peek(&c);
+  if (ch < 0 && j->state != ST_START) return; /* complete, or an array cut between events */
+  if (j->state == ST_START && ch < 0) {
+    syntax_error(j, c.p, "empty JSON trace");
+    return;
+  }
+  uint64_t line, col;
+  line_col(j, c.p, &line, &col);
+  j->imp->packet_offset = j->buf_offset + (uint64_t)(c.p - j->base);
+  trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
+               "the JSON trace ends inside a value that starts at line %llu, column %llu; "
+               "it was dropped",
+               (unsigned long long)line, (unsigned long long)col);
+}
+
+int trak__json_is_trace(const uint8_t *data, size_t len) {
+  size_t i = 0;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+    i++;
+  if (len - i >= 3 && !memcmp(data + i, "\xef\xbb\xbf", 3)) i += 3;
+  while (i < len && (data[i] == ' ' || data[i] == '\t' || data[i] == '\n' || data[i] == '\r'))
+    i++;
+  if (i == len) return 0;
+  if (data[i] == '[') return 1;
+  if (data[i] != '{') return 0;
+  static const char key[] = "\"traceEvents\"";
+  for (size_t k = i; k + sizeof key - 1 <= len; k++)
+    if (!memcmp(data + k, key, sizeof key - 1)) return 1;
+  return 0;
+}

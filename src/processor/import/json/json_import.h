@@ -1,0 +1,78 @@
+/*
+** The JSON importer's private state, shared by json_import.c (the input stream and the outer
+** structure of the file: reading each event object into spans) and json_events.c (what each
+** event means: tracks, records, args, flows).
+*/
+#ifndef TRAK_PROCESSOR_JSON_IMPORT_H
+#define TRAK_PROCESSOR_JSON_IMPORT_H
+
+#include "processor/import/import.h"
+#include "processor/import/json/json.h"
+
+#define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
+#define STR_MAX 4096              /* longest decoded name, key or string value kept */
+#define INTERN_CACHE 4096         /* direct-mapped cache of short interned strings */
+#define CACHED_MAX 32             /* longest string the cache holds */
+
+enum state {
+  ST_START,
+  ST_TOP_FIRST, /* after the top-level '{' */
+  ST_TOP_KEY,
+  ST_TOP_NEXT,
+  ST_EVENTS_FIRST, /* after the events' '[' */
+  ST_EVENT,
+  ST_EVENTS_NEXT,
+  ST_DONE,
+  ST_DEAD
+};
+
+/* What M events said of one process or thread beyond its name. Its args rows are added when
+** the import ends, so they form one contiguous arg set whatever order the events came in. */
+typedef struct trak_json_meta {
+  uint32_t row; /* upid or utid */
+  uint8_t is_thread, has_sort_index;
+  int64_t sort_index;
+  uint32_t labels; /* string id of process_labels' "labels" text, 0: none */
+} trak_json_meta;
+
+struct trak_json_import {
+  trak_importer *imp;
+  trak_sequence *seq; /* of the event being read: its thread's */
+  enum state state;
+  int array_format;
+  char *buf; /* unconsumed input: what an event cut by a chunk's end left */
+  size_t n, cap;
+  const char *base;     /* the bytes being read: buf, or the fed chunk read in place */
+  uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */
+  uint64_t lines;       /* newlines before base[0] */
+  uint64_t line_offset; /* trace offset where the line holding base[0] starts */
+  uint64_t event_index;
+  trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
+  uint64_t last_thread_key;
+  uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
+  uint64_t last_key;   /* one-entry cache of the thread lookup */
+  uint32_t last_utid, last_upid;
+  trak_sequence *last_seq;
+  TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
+  TRAK_VEC(trak_json_meta) meta;         /* sort indexes and labels, made into args at the end */
+  char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
+  struct {
+    uint32_t id, len;
+    const char *s; /* the pooled copy */
+  } cache[INTERN_CACHE];
+};
+
+/* The fields of one event that the importer reads (s == NULL: absent). */
+typedef struct jevent {
+  trak_json_value ph, name, cat, ts, dur, tts, tdur, pid, tid, id, id2, scope, s, bp, args, bind_id,
+      flow_in, flow_out;
+} jevent;
+
+/* Turns one event read into spans into threads, tracks and records (json_events.c). Never
+** fails: an event that cannot be imported is counted in json_parser_failure. */
+void trak__json_event_apply(trak_json_import *j, const jevent *e);
+/* Adds the args of the processes and threads that had sort indexes or labels (at the end of
+** the import, once: json_events.c). */
+void trak__json_meta_args(trak_json_import *j);
+
+#endif /* TRAK_PROCESSOR_JSON_IMPORT_H */

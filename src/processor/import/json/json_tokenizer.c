@@ -1,0 +1,384 @@
+/*
+** This file holds the JSON tokenizer of the trace-event importer: it reads one value at a time
+** from a buffer that may stop anywhere (a value cut by the end of the buffer answers
+** TRAK_JSON_MORE, and the caller retries once more bytes came), validates nested values without
+** building them, and lets the importer walk a validated object or array again. Number text is
+** kept as text: timestamps are converted from their decimal digits, never through a double.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/json/json.h"
+
+#define MAX_DEPTH 64
+
+__attribute__((cold, noinline)) static int fail(trak_json_cur *c, const char *at, const char *msg) {
+  c->err_at = at;
+  c->err_msg = msg;
+  return TRAK_JSON_ERROR;
+}
+
+/* The end of the buffer was reached inside a value: more input may complete it. */
+static int more(trak_json_cur *c, const char *what) {
+  return c->final ? fail(c, c->end, what) : TRAK_JSON_MORE;
+}
+
+int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
+  int got = trak__json_peek(c);
+  if (got < 0) return more(c, what);
+  if (got != (unsigned char)ch) return fail(c, c->p, what);
+  c->p++;
+  return TRAK_JSON_OK;
+}
+
+/* Steps over bytes that are neither '"' nor '\\', eight at a time where the buffer allows. */
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "plain_run reads words as little-endian"
+#endif
+static inline const char *plain_run(const char *p, const char *end) {
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    /* The lowest flagged byte is exact (borrows only flag bytes above a true match). */
+    uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+    if (hit) return p + (__builtin_ctzll(hit) >> 3);
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\')
+    p++;
+  return p;
+}
+
+static inline __attribute__((always_inline)) int string_value(trak_json_cur *c,
+                                                              trak_json_value *v) {
+  const char *p = c->p + 1, *end = c->end;
+  v->kind = TRAK_JSON_STRING;
+  v->escaped = 0;
+  v->s = p;
+  for (;;) {
+    p = plain_run(p, end);
+    if (p >= end) return more(c, "unterminated string");
+    if (*p == '"') break;
+    v->escaped = 1;
+    if (end - p < 2) return more(c, "unterminated string");
+    p += 2;
+  }
+  v->len = (size_t)(p - v->s);
+  c->p = p + 1;
+  return TRAK_JSON_OK;
+}
+
+static int digits(const char **pp, const char *end) {
+  const char *p = *pp;
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  int n = p != *pp;
+  *pp = p;
+  return n;
+}
+
+static inline __attribute__((always_inline)) int number_value(trak_json_cur *c,
+                                                              trak_json_value *v) {
+  const char *p = c->p, *end = c->end;
+  v->kind = TRAK_JSON_NUMBER;
+  v->s = p;
+  v->is_float = 0;
+  if (*p == '-') p++;
+  /* The integer digits' value comes with the scan: timestamps, pids and tids need no
+  ** second pass over their text. */
+  const char *first = p;
+  uint64_t u = 0;
+  while (p < end && (unsigned)(*p - '0') < 10)
+    u = u * 10 + (uint64_t)(*p++ - '0');
+  if (p == first) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
+  v->ival = u;
+  v->int_digits = p - first > 19 ? 255 : (uint8_t)(p - first);
+  if (p < end && *p == '.') {
+    p++, v->is_float = 1;
+    if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++, v->is_float |= 2;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
+  }
+  if (p >= end && !c->final) return TRAK_JSON_MORE; /* more digits may follow */
+  v->len = (size_t)(p - v->s);
+  c->p = p;
+  return TRAK_JSON_OK;
+}
+
+static int literal(trak_json_cur *c, trak_json_value *v, const char *word, trak_json_kind kind) {
+  size_t n = kind == TRAK_JSON_FALSE ? 5 : 4, have = (size_t)(c->end - c->p);
+  for (size_t i = 0; i < n && i < have; i++)
+    if (c->p[i] != word[i]) return fail(c, c->p + i, "unexpected word");
+  if (have < n) return more(c, "unexpected end");
+  v->kind = kind;
+  v->s = c->p;
+  v->len = n;
+  c->p += n;
+  return TRAK_JSON_OK;
+}
+
+static int value_at(trak_json_cur *c, trak_json_value *v, int depth);
+
+/* An object or array from its opening bracket: members are validated and skipped. */
+static int container(trak_json_cur *c, trak_json_value *v, int depth) {
+  int is_obj = *c->p == '{';
+  char close = is_obj ? '}' : ']';
+  if (depth >= MAX_DEPTH) return fail(c, c->p, "nesting deeper than 64 levels");
+  v->kind = is_obj ? TRAK_JSON_OBJECT : TRAK_JSON_ARRAY;
+  v->s = c->p++;
+  int ch = trak__json_peek(c), rc;
+  if (ch < 0) return more(c, "unexpected end");
+  if (ch != close) {
+    for (;;) {
+      trak_json_value member;
+      if (is_obj) {
+        ch = trak__json_peek(c);
+        if (ch < 0) return more(c, "unexpected end");
+        if (ch != '"') return fail(c, c->p, "expected a string key");
+        if ((rc = string_value(c, &member))) return rc;
+        if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
+      }
+      if ((rc = value_at(c, &member, depth + 1))) return rc;
+      ch = trak__json_peek(c);
+      if (ch < 0) return more(c, "unexpected end");
+      if (ch == close) break;
+      if (ch != ',') return fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+      c->p++;
+    }
+  }
+  c->p++;
+  v->len = (size_t)(c->p - v->s);
+  return TRAK_JSON_OK;
+}
+
+static int value_at(trak_json_cur *c, trak_json_value *v, int depth) {
+  int ch = trak__json_peek(c);
+  if (ch < 0) return more(c, "unexpected end");
+  switch (ch) {
+  case '"':
+    return string_value(c, v);
+  case '{':
+  case '[':
+    return container(c, v, depth);
+  case 't':
+    return literal(c, v, "true", TRAK_JSON_TRUE);
+  case 'f':
+    return literal(c, v, "false", TRAK_JSON_FALSE);
+  case 'n':
+    return literal(c, v, "null", TRAK_JSON_NULL);
+  default:
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return number_value(c, v);
+    return fail(c, c->p, "unexpected character");
+  }
+}
+
+int trak__json_value(trak_json_cur *c, trak_json_value *v) {
+  return value_at(c, v, 0);
+}
+
+int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
+  int ch = trak__json_peek(c), rc;
+  if (ch < 0) return more(c, "unexpected end");
+  if (ch != '"') return fail(c, c->p, "expected a string key");
+  if ((rc = string_value(c, key))) return rc;
+  ch = trak__json_peek(c);
+  if (ch < 0) return more(c, "unexpected end");
+  if (ch != ':') return fail(c, c->p, "expected ':' after a key");
+  c->p++;
+  /* The common scalar members straight away; containers through the recursive reader. */
+  ch = trak__json_peek(c);
+  if (ch == '"') return string_value(c, val);
+  if (ch == '-' || (ch >= '0' && ch <= '9')) return number_value(c, val);
+  return value_at(c, val, 1);
+}
+
+int trak__json_next(const trak_json_value *cont, size_t *state, trak_json_value *key,
+                    trak_json_value *val) {
+  trak_json_cur c = {cont->s + (*state ? *state : 1), cont->s + cont->len, 1, NULL, NULL};
+  int ch = trak__json_peek(&c);
+  if (ch == ',') c.p++;
+  ch = trak__json_peek(&c);
+  if (ch < 0 || ch == '}' || ch == ']') return 0;
+  if (cont->kind == TRAK_JSON_OBJECT) {
+    if (string_value(&c, key) || trak__json_expect(&c, ':', "")) return 0;
+  }
+  if (trak__json_value(&c, val)) return 0;
+  *state = (size_t)(c.p - cont->s);
+  return 1;
+}
+
+static int hex4(const char *p, const char *end, uint32_t *out) {
+  if (end - p < 4) return 0;
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) {
+    char ch = p[i];
+    v <<= 4;
+    if (ch >= '0' && ch <= '9')
+      v |= (uint32_t)(ch - '0');
+    else if (ch >= 'a' && ch <= 'f')
+      v |= (uint32_t)(ch - 'a' + 10);
+    else if (ch >= 'A' && ch <= 'F')
+      v |= (uint32_t)(ch - 'A' + 10);
+    else
+      return 0;
+  }
+  *out = v;
+  return 1;
+}
+
+static size_t put_utf8(char *buf, size_t n, size_t cap, uint32_t cp) {
+  char tmp[4];
+  size_t k;
+  if (cp < 0x80)
+    tmp[0] = (char)cp, k = 1;
+  else if (cp < 0x800)
+    tmp[0] = (char)(0xc0 | cp >> 6), tmp[1] = (char)(0x80 | (cp & 0x3f)), k = 2;
+  else if (cp < 0x10000)
+    tmp[0] = (char)(0xe0 | cp >> 12), tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3f)),
+    tmp[2] = (char)(0x80 | (cp & 0x3f)), k = 3;
+  else
+    tmp[0] = (char)(0xf0 | cp >> 18), tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3f)),
+    tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), tmp[3] = (char)(0x80 | (cp & 0x3f)), k = 4;
+  if (n + k > cap) return n;
+  memcpy(buf + n, tmp, k);
+  return n + k;
+}
+
+size_t trak__json_unescape(const trak_json_value *v, char *buf, size_t cap) {
+  const char *p = v->s, *end = v->s + v->len;
+  size_t n = 0;
+  while (p < end) {
+    if (*p != '\\') {
+      if (n < cap) buf[n++] = *p;
+      p++;
+      continue;
+    }
+    char e = p + 1 < end ? p[1] : 0;
+    p += 2;
+    uint32_t cp = 0;
+    switch (e) {
+    case 'b':
+      cp = '\b';
+      break;
+    case 'f':
+      cp = '\f';
+      break;
+    case 'n':
+      cp = '\n';
+      break;
+    case 'r':
+      cp = '\r';
+      break;
+    case 't':
+      cp = '\t';
+      break;
+    case 'u':
+      if (!hex4(p, end, &cp))
+        cp = 0xfffd;
+      else
+        p += 4;
+      if (cp >= 0xd800 && cp < 0xdc00) {
+        uint32_t lo;
+        if (end - p >= 6 && p[0] == '\\' && p[1] == 'u' && hex4(p + 2, end, &lo) && lo >= 0xdc00 &&
+            lo < 0xe000) {
+          cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+          p += 6;
+        } else {
+          cp = 0xfffd;
+        }
+      } else if (cp >= 0xdc00 && cp < 0xe000) {
+        cp = 0xfffd;
+      }
+      break;
+    default:
+      cp = (unsigned char)e;
+      break; /* \" \\ \/ and anything else: the byte itself */
+    }
+    n = put_utf8(buf, n, cap, cp);
+  }
+  return n;
+}
+
+int trak__json_int(const char *s, size_t len, int64_t *out) {
+  const char *p = s, *end = s + len;
+  int neg = p < end && *p == '-';
+  p += neg;
+  if (p >= end || *p < '0' || *p > '9') return 0;
+  uint64_t v = 0;
+  while (p < end && *p >= '0' && *p <= '9') {
+    uint64_t d = (uint64_t)(*p++ - '0');
+    if (v > (UINT64_MAX - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  if (v > (uint64_t)INT64_MAX + neg) return 0;
+  if (p < end) { /* a fraction or exponent: go through a double, as jsoncpp would */
+    double d = trak__json_real(s, len);
+    if (!(d > -9.2e18 && d < 9.2e18)) return 0;
+    *out = (int64_t)d;
+    return 1;
+  }
+  *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+  return 1;
+}
+
+double trak__json_real(const char *s, size_t len) {
+  char buf[128];
+  if (len >= sizeof buf) len = sizeof buf - 1;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  return strtod(buf, NULL);
+}
+
+int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
+  const char *p = s, *end = s + len;
+  int neg = p < end && *p == '-';
+  p += neg;
+  /* Fast path: plain integer microseconds. */
+  uint64_t v = 0;
+  int n_int = 0;
+  while (p < end && *p >= '0' && *p <= '9' && n_int < 19)
+    v = v * 10 + (uint64_t)(*p++ - '0'), n_int++;
+  if (!n_int) return 0;
+  if (p == end && v <= (uint64_t)INT64_MAX / 1000) { /* whole microseconds */
+    *out = neg ? -(int64_t)(v * 1000) : (int64_t)(v * 1000);
+    return 1;
+  }
+  /* Digits after the point (and the exponent) move the decimal point, as text. */
+  const char *frac = NULL, *frac_end = NULL;
+  if (p < end && *p >= '0' && *p <= '9') return 0; /* over 19 integer digits */
+  if (p < end && *p == '.') {
+    frac = ++p;
+    while (p < end && *p >= '0' && *p <= '9')
+      p++;
+    frac_end = p;
+  }
+  long exp = 0;
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++;
+    int eneg = p < end && *p == '-';
+    if (p < end && (*p == '-' || *p == '+')) p++;
+    while (p < end && *p >= '0' && *p <= '9' && exp < 100)
+      exp = exp * 10 + (*p++ - '0');
+    if (eneg) exp = -exp;
+  }
+  if (p != end) return 0;
+  /* Shift by 3 + exp decimal places: fraction digits come in, then zeros; negative shifts
+  ** drop integer digits (truncation, as Perfetto's text conversion does). */
+  long shift = 3 + exp;
+  const char *f = frac;
+  for (; shift > 0; shift--) {
+    uint64_t d = f && f < frac_end ? (uint64_t)(*f++ - '0') : 0;
+    if (v > (UINT64_MAX - d) / 10) return 0;
+    v = v * 10 + d;
+  }
+  for (; shift < 0; shift++)
+    v /= 10;
+  if (v > (uint64_t)INT64_MAX) return 0;
+  *out = neg ? -(int64_t)v : (int64_t)v;
+  return 1;
+}

@@ -1,0 +1,426 @@
+/*
+** This file holds the tokenization of TrackEvent payloads into 32-byte event records: the
+** track (explicit uuid, sequence default, or the writer's thread), name and categories from
+** interned ids or inline strings, debug annotations into args, counter values, extra counters
+** and flow ids (kept in imp->aux for the parse phase). This is the importer's hot path: fields
+** most events lack (typed arguments, legacy_event, the legacy thread time fields, whose values
+** become extra counter values on the thread's "thread_time" / "thread_instruction_count"
+** counter tracks) are decoded and handled out of line.
+*/
+#include <stddef.h>
+#include <string.h>
+
+#include "processor/import/proto/track_event.h"
+
+typedef trak_te_fields event_fields;
+
+void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
+  if (f->wire_type != TRAK_PB_WIRE_LEN) {
+    if (l->n < TRAK_TE_MAX_REPEATED)
+      l->v[l->n++] = f->value;
+    else
+      l->overflow = 1;
+    return;
+  }
+  trak_pb_packed it;
+  uint64_t v;
+  trak_pb_packed_init(&it, f, packed_wire_type);
+  while (trak_pb_packed_next(&it, &v) > 0) {
+    if (l->n < TRAK_TE_MAX_REPEATED)
+      l->v[l->n++] = v;
+    else
+      l->overflow = 1;
+  }
+}
+
+/* Keeps a length-delimited field most events lack; a later one replaces it (last one wins). */
+static void rare_span(event_fields *ef, const trak_pb_field *f, trak_span *span, uint32_t bit) {
+  if (f->wire_type != TRAK_PB_WIRE_LEN) return;
+  *span = (trak_span){f->data, f->len};
+  ef->extras |= bit;
+}
+
+/* The fields most events lack, out of the common switch so that its dispatch stays as cheap
+** as before they were imported; each sets its `extras` bit. */
+__attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb_field *f) {
+  switch (f->number) {
+  case TRAK_PB_TrackEvent_thread_time_delta_us:
+  case TRAK_PB_TrackEvent_thread_time_absolute_us:
+    ef->thread_time = trak_pb_as_int64(f), ef->extras |= TRAK_TE_THREAD_TIME;
+    ef->thread_time_kind = f->number == TRAK_PB_TrackEvent_thread_time_delta_us ? 1 : 2;
+    break;
+  case TRAK_PB_TrackEvent_thread_instruction_count_delta:
+  case TRAK_PB_TrackEvent_thread_instruction_count_absolute:
+    ef->thread_ic = trak_pb_as_int64(f), ef->extras |= TRAK_TE_THREAD_IC;
+    ef->thread_ic_kind = f->number == TRAK_PB_TrackEvent_thread_instruction_count_delta ? 1 : 2;
+    break;
+  case TRAK_PB_TrackEvent_source_location_iid:
+    ef->source_location_iid = f->value, ef->extras |= TRAK_TE_SOURCE_IID;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id:
+    ef->correlation_id = f->value, ef->extras |= TRAK_TE_CORRELATION;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id_str_iid:
+    ef->correlation_iid = f->value, ef->extras |= TRAK_TE_CORRELATION_IID;
+    break;
+  case TRAK_PB_TrackEvent_correlation_id_str:
+    rare_span(ef, f, &ef->correlation_str, TRAK_TE_CORRELATION_STR);
+    break;
+  case TRAK_PB_TrackEvent_source_location:
+    rare_span(ef, f, &ef->source_location, TRAK_TE_SOURCE_INLINE);
+    break;
+  case TRAK_PB_TrackEvent_log_message:
+    rare_span(ef, f, &ef->log_message, TRAK_TE_LOG);
+    break;
+  case TRAK_PB_TrackEvent_legacy_event:
+    rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
+    break;
+  default:
+    break;
+  }
+}
+
+static int decode_event(const trak_importer *imp, const uint8_t *data, size_t len,
+                        event_fields *ef) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    switch (f.number) {
+    case TRAK_PB_TrackEvent_type:
+      ef->type = f.value, ef->has_type = 1;
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      ef->track_uuid = f.value, ef->has_track = 1;
+      break;
+    case TRAK_PB_TrackEvent_name_iid:
+      ef->name_iid = f.value, ef->has_name_iid = 1;
+      break;
+    case TRAK_PB_TrackEvent_name:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) ef->name = (trak_span){f.data, f.len};
+      break;
+    case TRAK_PB_TrackEvent_category_iids:
+      trak__u64_list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_categories:
+      if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_cats < 8)
+        ef->cats[ef->n_cats++] = (trak_span){f.data, f.len};
+      break;
+    case TRAK_PB_TrackEvent_debug_annotations:
+      if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_annos < TRAK_TE_MAX_ANNOTATIONS)
+        ef->annos[ef->n_annos++] = (trak_span){f.data, f.len};
+      break;
+    case TRAK_PB_TrackEvent_counter_value:
+      ef->int_value = trak_pb_as_int64(&f), ef->has_value = 1, ef->value_is_double = 0;
+      break;
+    case TRAK_PB_TrackEvent_double_counter_value:
+      ef->double_value = trak_pb_as_double(&f), ef->has_value = 1, ef->value_is_double = 1;
+      break;
+    case TRAK_PB_TrackEvent_extra_counter_track_uuids:
+      trak__u64_list_add(&ef->extra_uuids, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_extra_counter_values:
+      trak__u64_list_add(&ef->extra_values, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_extra_double_counter_track_uuids:
+      trak__u64_list_add(&ef->extra_double_uuids, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_extra_double_counter_values:
+      trak__u64_list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64);
+      break;
+    case TRAK_PB_TrackEvent_flow_ids:
+      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64);
+      break;
+    case TRAK_PB_TrackEvent_terminating_flow_ids:
+      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64);
+      break;
+    case TRAK_PB_TrackEvent_flow_ids_old:
+      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_terminating_flow_ids_old:
+      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT);
+      break;
+    case TRAK_PB_TrackEvent_timestamp_absolute_us:
+      ef->abs_us = trak_pb_as_int64(&f), ef->has_abs_us = 1;
+      break;
+    case TRAK_PB_TrackEvent_timestamp_delta_us:
+      ef->delta_us = trak_pb_as_int64(&f), ef->has_delta_us = 1;
+      break;
+    default:
+      rare_field(ef, &f);
+      break;
+    }
+  }
+  return rc;
+}
+
+/* Joins several categories with ',' as Perfetto's slice.category does. */
+__attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_sequence *seq,
+                                                     const event_fields *ef) {
+  char buf[1024];
+  size_t n = 0;
+  trak_strpool *sp = &imp->tables->strings;
+  for (uint32_t i = 0; i < ef->cat_iids.n + ef->n_cats; i++) {
+    const char *s;
+    size_t len;
+    if (i < ef->cat_iids.n) {
+      uint32_t id = trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef->cat_iids.v[i]);
+      if (!id) continue;
+      s = sp->str.v[id], len = sp->len.v[id];
+    } else {
+      s = (const char *)ef->cats[i - ef->cat_iids.n].data, len = ef->cats[i - ef->cat_iids.n].len;
+    }
+    if (n + len + 1 >= sizeof buf) break;
+    if (n) buf[n++] = ',';
+    memcpy(buf + n, s, len);
+    n += len;
+  }
+  return n ? trak__strpool_intern(sp, buf, n) : 0;
+}
+
+static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
+                                     const event_fields *ef) {
+  uint64_t uuid = ef->has_track ? ef->track_uuid : 0;
+  if (!uuid && seq->has_default_track) uuid = seq->default_track_uuid;
+  if (!uuid) return seq->thread_track;
+  if (TRAK_LIKELY(uuid == seq->last_track_uuid && seq->last_track != TRAK_NULL_U32))
+    return seq->last_track;
+  seq->last_track_uuid = uuid;
+  return seq->last_track = trak__track_for_uuid(imp, uuid);
+}
+
+uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  return resolve_track(imp, seq, ef);
+}
+
+void trak__te_thread(trak_sequence *seq, const event_fields *ef, trak_te_thread *out) {
+  out->has_time = out->has_ic = 0;
+  if (ef->extras & TRAK_TE_THREAD_TIME) {
+    seq->thread_time_us = ef->thread_time_kind == 1
+                              ? trak__wadd(seq->thread_time_us, ef->thread_time)
+                              : ef->thread_time;
+    out->time = trak__wmul(seq->thread_time_us, 1000), out->has_time = 1;
+  }
+  if (ef->extras & TRAK_TE_THREAD_IC) {
+    seq->thread_ic =
+        ef->thread_ic_kind == 1 ? trak__wadd(seq->thread_ic, ef->thread_ic) : ef->thread_ic;
+    out->ic = seq->thread_ic, out->has_ic = 1;
+  }
+}
+
+uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions) {
+  static const char *const names[] = {"thread_time", "thread_instruction_count"};
+  uint32_t track = trak__track_for_uuid(
+      imp, (0x7417ULL << 40 | (uint64_t)instructions << 32 | utid) | 1ULL << 63);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->described) {
+    info->described = info->is_counter = info->is_thread = 1;
+    info->utid = utid;
+    info->upid = imp->tables->thread.upid[utid];
+    info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
+                                      strlen(names[instructions]));
+    info->counter_type = instructions ? TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT
+                                      : TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS;
+    trak__tables_thread_time(imp->tables);
+  }
+  return track;
+}
+
+uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields *ef,
+                      const trak_te_thread *th, uint32_t utid) {
+  const trak_u64_list *uuids = &ef->extra_uuids, *duuids = &ef->extra_double_uuids;
+  trak_u64_list defaults_int, defaults_double;
+  if (!uuids->n && ef->extra_values.n && seq->default_extra_uuids.n) {
+    defaults_int.n =
+        (uint32_t)(seq->default_extra_uuids.n < TRAK_TE_MAX_REPEATED ? seq->default_extra_uuids.n
+                                                                     : TRAK_TE_MAX_REPEATED);
+    memcpy(defaults_int.v, seq->default_extra_uuids.v, defaults_int.n * 8);
+    uuids = &defaults_int;
+  }
+  if (!duuids->n && ef->extra_double_values.n && seq->default_extra_double_uuids.n) {
+    defaults_double.n = (uint32_t)(seq->default_extra_double_uuids.n < TRAK_TE_MAX_REPEATED
+                                       ? seq->default_extra_double_uuids.n
+                                       : TRAK_TE_MAX_REPEATED);
+    memcpy(defaults_double.v, seq->default_extra_double_uuids.v, defaults_double.n * 8);
+    duuids = &defaults_double;
+  }
+  uint32_t n_int = ef->extra_values.n < uuids->n ? ef->extra_values.n : uuids->n;
+  uint32_t n_dbl = ef->extra_double_values.n < duuids->n ? ef->extra_double_values.n : duuids->n;
+  if (n_int != ef->extra_values.n || n_dbl != ef->extra_double_values.n)
+    trak__report(imp, TRAK_STAT_EXTRA_COUNTER_MISMATCH,
+                 "%u extra counter values for %u track uuids",
+                 ef->extra_values.n + ef->extra_double_values.n, uuids->n + duuids->n);
+  uint32_t n_thread = 0;
+  uint64_t thread_track[2], thread_value[2];
+  if (th && utid != TRAK_NULL_U32) {
+    for (int k = 0; k < 2; k++) {
+      if (!(k ? th->has_ic : th->has_time)) continue;
+      double v = (double)(k ? th->ic : th->time);
+      thread_track[n_thread] = trak__te_thread_counter(imp, utid, k);
+      memcpy(&thread_value[n_thread++], &v, 8);
+    }
+  }
+  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread) return 0;
+  uint32_t at = (uint32_t)imp->aux.n;
+  trak_vec_push(imp->aux, ef->flows.n);
+  trak_vec_push(imp->aux, ef->terms.n);
+  trak_vec_push(imp->aux, n_int + n_dbl + n_thread);
+  imp->n_counter_records += n_int + n_dbl + n_thread;
+  for (uint32_t i = 0; i < ef->flows.n; i++)
+    trak_vec_push(imp->aux, ef->flows.v[i]);
+  for (uint32_t i = 0; i < ef->terms.n; i++)
+    trak_vec_push(imp->aux, ef->terms.v[i]);
+  for (uint32_t i = 0; i < n_int + n_dbl; i++) {
+    int is_double = i >= n_int;
+    uint64_t uuid = is_double ? duuids->v[i - n_int] : uuids->v[i];
+    double value = is_double ? 0 : (double)(int64_t)ef->extra_values.v[i];
+    uint64_t bits;
+    if (is_double)
+      bits = ef->extra_double_values.v[i - n_int];
+    else
+      memcpy(&bits, &value, 8);
+    trak_vec_push(imp->aux, (uint64_t)trak__track_for_uuid(imp, uuid));
+    trak_vec_push(imp->aux, bits);
+  }
+  for (uint32_t i = 0; i < n_thread; i++) {
+    trak_vec_push(imp->aux, thread_track[i]);
+    trak_vec_push(imp->aux, thread_value[i]);
+  }
+  return at;
+}
+
+static uint32_t record_type(const event_fields *ef) {
+  switch (ef->has_type ? ef->type : 0) {
+  case TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN:
+    return TRAK_EV_BEGIN;
+  case TRAK_PB_TrackEvent_TYPE_SLICE_END:
+    return TRAK_EV_END;
+  case TRAK_PB_TrackEvent_TYPE_INSTANT:
+    return TRAK_EV_INSTANT;
+  case TRAK_PB_TrackEvent_TYPE_COUNTER:
+    return TRAK_EV_COUNTER;
+  default:
+    return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
+  }
+}
+
+static inline uint32_t event_name(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  if (ef->has_name_iid) return trak__interned_get(imp, seq, TRAK_INTERN_NAME, ef->name_iid);
+  if (ef->name.data)
+    return trak__strpool_intern(&imp->tables->strings, (const char *)ef->name.data, ef->name.len);
+  return 0;
+}
+
+static inline uint32_t event_category(trak_importer *imp, trak_sequence *seq,
+                                      const event_fields *ef) {
+  if (ef->cat_iids.n == 1 && !ef->n_cats)
+    return trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, ef->cat_iids.v[0]);
+  return ef->cat_iids.n || ef->n_cats ? categories(imp, seq, ef) : 0;
+}
+
+uint32_t trak__te_name(trak_importer *imp, trak_sequence *seq, const event_fields *ef,
+                       uint64_t legacy_iid) {
+  if (!ef->has_name_iid && legacy_iid)
+    return trak__interned_get(imp, seq, TRAK_INTERN_NAME, legacy_iid);
+  return event_name(imp, seq, ef);
+}
+
+uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
+  return event_category(imp, seq, ef);
+}
+
+/* The record of an event with typed arguments or legacy thread times (ev's ts, track and pkt
+** set): a log message needs the track's thread, and thread times go to its thread counters. */
+__attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequence *seq,
+                                                 const event_fields *ef, trak_ev *ev) {
+  const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
+  if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
+    ev->u.value = ef->value_is_double ? ef->double_value : (double)ef->int_value;
+  } else {
+    ev->u.s.name = event_name(imp, seq, ef);
+    ev->u.s.cat = event_category(imp, seq, ef);
+    trak_te_args_extra x = {utid, TRAK_NULL_U32, 0, 0, 0};
+    ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
+  }
+  trak_te_thread th;
+  trak__te_thread(seq, ef, &th);
+  ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
+}
+
+static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
+  trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  if (TRAK_UNLIKELY(ev->ts < info->last_file_ts) && info->last_seq == seq->id)
+    trak__report(imp, TRAK_STAT_DECREASING_TS,
+                 "timestamp %lld is before the previous event's %lld on track uuid %llu",
+                 (long long)ev->ts, (long long)info->last_file_ts, (unsigned long long)info->uuid);
+  info->last_file_ts = ev->ts;
+  info->last_seq = seq->id;
+  trak__sequence_push(imp, seq, ev);
+}
+
+void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
+  push_event(imp, seq, ev);
+}
+
+void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len) {
+  event_fields ef;
+  /* Only the counters of the lists need zeroing; the arrays are filled before being read, and
+  ** the rare fields only when their `extras` bit is set. */
+  memset(&ef, 0, offsetof(event_fields, cat_iids));
+  ef.cat_iids.n = ef.flows.n = ef.terms.n = ef.extra_uuids.n = ef.extra_values.n = 0;
+  ef.extra_double_uuids.n = ef.extra_double_values.n = 0;
+  ef.cat_iids.overflow = ef.flows.overflow = ef.terms.overflow = 0;
+  ef.n_cats = ef.n_annos = 0;
+  trak_sequence *seq = ctx->seq;
+  if (decode_event(imp, data, len, &ef) < 0)
+    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
+
+  int64_t ts = ctx->ts;
+  if (ef.has_abs_us)
+    ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
+  else if (ef.has_delta_us)
+    seq->last_event_us = trak__wadd(seq->last_event_us, ef.delta_us),
+    ts = trak__wmul(seq->last_event_us, 1000);
+  else if (!ctx->has_ts)
+    ts = 0;
+
+  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
+    return;
+  uint32_t type = record_type(&ef);
+  if (!type) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "track_event has type %llu, which trak does not import",
+                 (unsigned long long)ef.type);
+    return;
+  }
+  uint32_t track = resolve_track(imp, seq, &ef);
+  if (track == TRAK_NULL_U32) {
+    trak__report(imp, TRAK_STAT_NO_TRACK,
+                 "track_event has no track_uuid, its sequence %u no default track and no thread",
+                 seq->id);
+    return;
+  }
+
+  trak_ev ev;
+  ev.ts = ts;
+  ev.track = type << TRAK_EV_TYPE_SHIFT | track;
+  ev.pkt = (uint32_t)imp->packet_index;
+  ev.arg_set_id = TRAK_NULL_U32;
+  if (TRAK_UNLIKELY(ef.extras)) {
+    rare_event(imp, seq, &ef, &ev);
+  } else {
+    if (type == TRAK_EV_COUNTER) {
+      ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
+    } else {
+      ev.u.s.name = event_name(imp, seq, &ef);
+      ev.u.s.cat = event_category(imp, seq, &ef);
+      if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
+    }
+    ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
+                 ? trak__te_aux(imp, seq, &ef, NULL, TRAK_NULL_U32)
+                 : 0;
+  }
+  push_event(imp, seq, &ev);
+}

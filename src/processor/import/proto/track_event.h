@@ -1,0 +1,109 @@
+/*
+** This file holds what the TrackEvent tokenizer shares between its files: the decoded fields of
+** one event (track_event.c decodes them), the typed arguments that join its debug annotations
+** in its arg set (typed_args.c), and the TrackEvent.legacy_event path (legacy_event.c). Fields
+** most events lack are flagged in `extras`, so the common path tests one word for all of them.
+*/
+#ifndef TRAK_PROCESSOR_TRACK_EVENT_H
+#define TRAK_PROCESSOR_TRACK_EVENT_H
+
+#include "processor/import/import.h"
+
+#define TRAK_TE_MAX_REPEATED 64 /* flow ids, categories, extra counters per event */
+#define TRAK_TE_MAX_ANNOTATIONS 256
+
+typedef struct trak_u64_list {
+  uint64_t v[TRAK_TE_MAX_REPEATED];
+  uint32_t n;
+  uint8_t overflow;
+} trak_u64_list;
+
+/* Bits of trak_te_fields.extras: the rare fields the event has. */
+enum {
+  TRAK_TE_LEGACY = 1,           /* legacy_event */
+  TRAK_TE_SOURCE_IID = 2,       /* source_location_iid */
+  TRAK_TE_SOURCE_INLINE = 4,    /* source_location */
+  TRAK_TE_LOG = 8,              /* log_message */
+  TRAK_TE_CORRELATION = 16,     /* correlation_id */
+  TRAK_TE_CORRELATION_STR = 32, /* correlation_id_str */
+  TRAK_TE_CORRELATION_IID = 64, /* correlation_id_str_iid */
+  TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
+  TRAK_TE_THREAD_IC = 256       /* thread_instruction_count_delta / _absolute */
+};
+
+typedef struct trak_te_fields {
+  uint64_t type, track_uuid, name_iid;
+  uint8_t has_type, has_track, has_name_iid, has_value, value_is_double, has_abs_us, has_delta_us;
+  uint32_t extras; /* TRAK_TE_* bits; the fields they flag are read only when set */
+  int64_t int_value, abs_us, delta_us;
+  double double_value;
+  trak_span name;
+  /* ---- zeroed by their counters only ---- */
+  trak_u64_list cat_iids, flows, terms, extra_uuids, extra_values, extra_double_uuids,
+      extra_double_values;
+  trak_span cats[8];
+  uint32_t n_cats;
+  trak_span annos[TRAK_TE_MAX_ANNOTATIONS];
+  uint32_t n_annos;
+  /* ---- valid when their extras bit is set ---- */
+  uint64_t source_location_iid, correlation_id, correlation_iid;
+  trak_span source_location, log_message, correlation_str, legacy;
+  int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
+  uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
+} trak_te_fields;
+
+/* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
+typedef struct trak_te_thread {
+  int64_t time, ic;
+  uint8_t has_time, has_ic;
+} trak_te_thread;
+
+/* What the arg set of an event takes besides its own fields (legacy events and thread
+** association, which the tokenizer knows from the event's track). */
+typedef struct trak_te_args_extra {
+  uint32_t utid;             /* thread of the event's track, TRAK_NULL_U32: none */
+  uint32_t passthrough_utid; /* legacy_event.passthrough_utid, TRAK_NULL_U32: none */
+  uint8_t has_source_id;     /* legacy_trace_source_id */
+  char phase;                /* legacy_event.phase arg ('R', 'S', 'T', 'p'), 0: none */
+  int64_t source_id;
+} trak_te_args_extra;
+
+/* Appends a repeated scalar, accepting both packed and unpacked encodings. */
+void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type);
+
+/* The event's name (name_iid, or else name; legacy_iid when the event has no name_iid) and
+** category (one or several joined with ','), as string ids (0: none). */
+uint32_t trak__te_name(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                       uint64_t legacy_iid);
+uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef);
+/* Resolves the event's thread time and instruction count against the sequence's bases (which
+** deltas advance). */
+void trak__te_thread(trak_sequence *seq, const trak_te_fields *ef, trak_te_thread *out);
+/* The thread counter track ("thread_time" or "thread_instruction_count") of `utid` that the
+** legacy fields feed; its values fill the slices' thread_ts / thread_dur (or instruction
+** columns) as extra counter values of the thread-time types do. */
+uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions);
+/* Packs flows and extra counters into imp->aux, with the thread time and instruction count
+** `th` (may be NULL) as values of `utid`'s thread counters; returns the index (0 when none). */
+uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                      const trak_te_thread *th, uint32_t utid);
+/* The track of the event's uuid (or the sequence's default track, or its thread's track). */
+uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef);
+/* Appends the record and checks the track's timestamps (decreasing ones are reported). */
+void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev);
+
+/* The event's arg set: typed arguments (source location, log message, correlation id, legacy
+** extras) in Perfetto's order, then its debug annotations; TRAK_NULL_U32 when empty. Problems
+** (iids never interned, a log message off a thread) are reported and their rows left out. */
+uint32_t trak__te_args(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                       const trak_te_args_extra *x);
+
+/* Tokenizes an event carrying legacy_event (legacy_event.c): its phase decides the record,
+** the track (thread, async or instant tracks) and the ids and flows. `ts` is in the trace
+** clock. Phases and fields trak does not map are counted (legacy_event_unsupported). Returns 1
+** when the event is done; 0 for an event without phase, whose name and flows the legacy
+** fields completed in `ef` and which the caller imports as a typed event. */
+int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
+                                int64_t ts);
+
+#endif /* TRAK_PROCESSOR_TRACK_EVENT_H */

@@ -1,0 +1,195 @@
+/*
+** This file holds the typed arguments of a TrackEvent, the rows its arg set takes besides its
+** debug annotations, with the keys and types of Perfetto's track event parser:
+**   source_location_iid    source.file_name (string, '\' made '/'), source.function_name,
+**                          source.line_number (uint);
+**   source_location        source_location.file_name, .function_name, .line_number (uint):
+**                          Perfetto reflects the inline message field by field;
+**   log_message            track_event.log_message (the body), and with a source location
+**                          track_event.log_message.file_name, .function_name, .line_number
+**                          (int), track_event.priority (int) when prio is set;
+**   correlation_id(_str)   correlation_id (string; a number n becomes "tp:#n");
+**   legacy events          legacy_trace_source_id (int), legacy_event.passthrough_utid (uint),
+**                          legacy_event.phase (string).
+** Rows come in Perfetto's order: the typed ones, then debug.*, then the legacy passthrough.
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/import/proto/track_event.h"
+
+static const char *const key_names[TRAK_KEY_COUNT] = {
+    [TRAK_KEY_SOURCE_FILE] = "source.file_name",
+    [TRAK_KEY_SOURCE_FUNCTION] = "source.function_name",
+    [TRAK_KEY_SOURCE_LINE] = "source.line_number",
+    [TRAK_KEY_INLINE_FILE] = "source_location.file_name",
+    [TRAK_KEY_INLINE_FUNCTION] = "source_location.function_name",
+    [TRAK_KEY_INLINE_LINE] = "source_location.line_number",
+    [TRAK_KEY_LOG_BODY] = "track_event.log_message",
+    [TRAK_KEY_LOG_FILE] = "track_event.log_message.file_name",
+    [TRAK_KEY_LOG_FUNCTION] = "track_event.log_message.function_name",
+    [TRAK_KEY_LOG_LINE] = "track_event.log_message.line_number",
+    [TRAK_KEY_LOG_PRIORITY] = "track_event.priority",
+    [TRAK_KEY_CORRELATION] = "correlation_id",
+    [TRAK_KEY_LEGACY_SOURCE_ID] = "legacy_trace_source_id",
+    [TRAK_KEY_LEGACY_PASSTHROUGH_UTID] = "legacy_event.passthrough_utid",
+    [TRAK_KEY_LEGACY_PHASE] = "legacy_event.phase",
+};
+
+static uint32_t intern(trak_importer *imp, const void *s, size_t len) {
+  return trak__strpool_intern(&imp->tables->strings, (const char *)s, len);
+}
+
+/* Adds a row with a fixed key to the set being built; returns the row. */
+static uint32_t row(trak_importer *imp, uint32_t set, int key, trak_arg_type type) {
+  if (!imp->keys[key]) imp->keys[key] = intern(imp, key_names[key], strlen(key_names[key]));
+  return trak__arg_add(imp->tables, set, imp->keys[key], imp->keys[key], type);
+}
+static void add_string(trak_importer *imp, uint32_t set, int key, uint32_t str) {
+  uint32_t r = row(imp, set, key, TRAK_ARG_STRING); /* before reading the column: it may move */
+  imp->tables->args.string_value[r] = str;
+}
+static void add_int(trak_importer *imp, uint32_t set, int key, trak_arg_type type, int64_t v) {
+  uint32_t r = row(imp, set, key, type);
+  imp->tables->args.int_value[r] = v;
+}
+
+int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
+                            trak_source_loc *out, uint64_t *iid) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  memset(out, 0, sizeof *out);
+  *iid = 0;
+  int rc;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_SourceLocation_iid && !is_len)
+      *iid = f.value;
+    else if (f.number == TRAK_PB_SourceLocation_file_name && is_len)
+      out->file = intern(imp, f.data, f.len);
+    else if (f.number == TRAK_PB_SourceLocation_function_name && is_len)
+      out->function = intern(imp, f.data, f.len);
+    else if (f.number == TRAK_PB_SourceLocation_line_number && !is_len)
+      out->line = (uint32_t)f.value, out->has_line = 1;
+  }
+  return rc;
+}
+
+/* An absent string is an empty one, as Perfetto's decoders read it. */
+static uint32_t str_or_empty(trak_importer *imp, uint32_t str) {
+  return str ? str : intern(imp, "", 0);
+}
+
+/* The file name with Windows separators made '/', as Perfetto normalises it. */
+static uint32_t normalized_path(trak_importer *imp, uint32_t file) {
+  const trak_strpool *sp = &imp->tables->strings;
+  if (!file || !memchr(sp->str.v[file], '\\', sp->len.v[file])) return str_or_empty(imp, file);
+  char buf[4096];
+  size_t n = sp->len.v[file] < sizeof buf ? sp->len.v[file] : sizeof buf;
+  memcpy(buf, sp->str.v[file], n);
+  for (size_t i = 0; i < n; i++)
+    if (buf[i] == '\\') buf[i] = '/';
+  return intern(imp, buf, n);
+}
+
+/* The interned source location `iid`, or NULL (reported as missing). */
+static const trak_source_loc *source_loc(trak_importer *imp, trak_sequence *seq, uint64_t iid) {
+  uint32_t i = trak__interned_get(imp, seq, TRAK_INTERN_SOURCE_LOCATION, iid);
+  return i && i < imp->source_locs.n ? &imp->source_locs.v[i] : NULL;
+}
+
+static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set, uint64_t iid) {
+  const trak_source_loc *loc = source_loc(imp, seq, iid);
+  if (!loc) return;
+  trak_source_loc l = *loc;
+  add_string(imp, set, TRAK_KEY_SOURCE_FILE, normalized_path(imp, l.file));
+  add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
+  add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
+}
+
+/* The inline SourceLocation, field by field in wire order, as Perfetto's reflection does. */
+static void source_inline_args(trak_importer *imp, uint32_t set, const trak_span *msg) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, msg->data, msg->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_SourceLocation_file_name && is_len)
+      add_string(imp, set, TRAK_KEY_INLINE_FILE, intern(imp, f.data, f.len));
+    else if (f.number == TRAK_PB_SourceLocation_function_name && is_len)
+      add_string(imp, set, TRAK_KEY_INLINE_FUNCTION, intern(imp, f.data, f.len));
+    else if (f.number == TRAK_PB_SourceLocation_line_number && !is_len)
+      add_int(imp, set, TRAK_KEY_INLINE_LINE, TRAK_ARG_UINT, (uint32_t)f.value);
+  }
+}
+
+/* A LogMessage: Perfetto also writes it to its android_logs table, which trak does not have;
+** the args carry all of it. Like Perfetto, it needs the event's thread. */
+static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *msg,
+                     uint32_t utid) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, msg->data, msg->len);
+  uint64_t body_iid = 0, loc_iid = 0, prio = 0;
+  int has_loc = 0, has_prio = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type == TRAK_PB_WIRE_LEN) continue;
+    if (f.number == TRAK_PB_LogMessage_body_iid) body_iid = f.value;
+    if (f.number == TRAK_PB_LogMessage_source_location_iid) loc_iid = f.value, has_loc = 1;
+    if (f.number == TRAK_PB_LogMessage_prio) prio = f.value, has_prio = 1;
+  }
+  if (utid == TRAK_NULL_U32) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE,
+                 "log_message on an event without a thread; left out of its args");
+    return;
+  }
+  uint32_t body = trak__interned_get(imp, seq, TRAK_INTERN_LOG_BODY, body_iid);
+  if (!body) return;
+  add_string(imp, set, TRAK_KEY_LOG_BODY, body);
+  if (has_loc) {
+    const trak_source_loc *loc = source_loc(imp, seq, loc_iid);
+    if (!loc) return;
+    trak_source_loc l = *loc;
+    add_string(imp, set, TRAK_KEY_LOG_FILE, str_or_empty(imp, l.file));
+    add_string(imp, set, TRAK_KEY_LOG_FUNCTION, str_or_empty(imp, l.function));
+    add_int(imp, set, TRAK_KEY_LOG_LINE, TRAK_ARG_INT, l.line);
+  }
+  /* LogMessage priorities have the values of Android's. */
+  if (has_prio)
+    add_int(imp, set, TRAK_KEY_LOG_PRIORITY, TRAK_ARG_INT, prio <= 7 ? (int64_t)prio : 0);
+}
+
+static void correlation_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_te_fields *ef) {
+  if (ef->extras & TRAK_TE_CORRELATION) {
+    char buf[32];
+    int n = snprintf(buf, sizeof buf, "tp:#%" PRIu64, ef->correlation_id);
+    add_string(imp, set, TRAK_KEY_CORRELATION, intern(imp, buf, (size_t)n));
+  }
+  if (ef->extras & TRAK_TE_CORRELATION_STR)
+    add_string(imp, set, TRAK_KEY_CORRELATION,
+               intern(imp, ef->correlation_str.data, ef->correlation_str.len));
+  if (ef->extras & TRAK_TE_CORRELATION_IID) {
+    uint32_t s = trak__interned_get(imp, seq, TRAK_INTERN_CORRELATION, ef->correlation_iid);
+    if (s) add_string(imp, set, TRAK_KEY_CORRELATION, s);
+  }
+}
+
+uint32_t trak__te_args(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
+                       const trak_te_args_extra *x) {
+  uint32_t set = (uint32_t)imp->tables->args.n;
+  uint32_t extras = ef->extras;
+  if (extras & TRAK_TE_SOURCE_IID) source_iid_args(imp, seq, set, ef->source_location_iid);
+  if (extras & TRAK_TE_LOG) log_args(imp, seq, set, &ef->log_message, x->utid);
+  if (extras & (TRAK_TE_CORRELATION | TRAK_TE_CORRELATION_STR | TRAK_TE_CORRELATION_IID))
+    correlation_args(imp, seq, set, ef);
+  if (x->has_source_id) add_int(imp, set, TRAK_KEY_LEGACY_SOURCE_ID, TRAK_ARG_INT, x->source_id);
+  if (extras & TRAK_TE_SOURCE_INLINE) source_inline_args(imp, set, &ef->source_location);
+  if (ef->n_annos) trak__debug_args_append(imp, seq, set, ef->annos, ef->n_annos);
+  if (x->passthrough_utid != TRAK_NULL_U32)
+    add_int(imp, set, TRAK_KEY_LEGACY_PASSTHROUGH_UTID, TRAK_ARG_UINT, x->passthrough_utid);
+  if (x->phase) add_string(imp, set, TRAK_KEY_LEGACY_PHASE, intern(imp, &x->phase, 1));
+  return trak__args_share(imp, set);
+}

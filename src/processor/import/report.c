@@ -1,0 +1,105 @@
+/*
+** This file holds the importer's problem accounting: the stats definitions (the rows of the
+** `stats` table, with Perfetto's names and severities) and the report functions every importer
+** file calls. It depends on nothing but the importer's state, so any part of import/, read/ or
+** a format's folder can report without calling back into the others.
+*/
+#include <stdarg.h>
+#include <stdio.h>
+
+#include "processor/import/import.h"
+
+const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
+    [TRAK_STAT_TRACE_TRUNCATED] = {"trace_truncated", TRAK_SEVERITY_DATA_LOSS,
+                                   "The trace ends in the middle of a packet; it was dropped."},
+    [TRAK_STAT_TRACE_CORRUPT] = {"trace_corrupt", TRAK_SEVERITY_DATA_LOSS,
+                                 "Malformed bytes between packets; the rest of the trace was "
+                                 "skipped."},
+    [TRAK_STAT_PACKET_MALFORMED] = {"packet_malformed", TRAK_SEVERITY_DATA_LOSS,
+                                    "A packet whose fields do not decode; its valid fields "
+                                    "before the error were kept."},
+    [TRAK_STAT_TEXT_PARSE_ERROR] = {"text_parse_error", TRAK_SEVERITY_ERROR,
+                                    "A text format trace does not parse; the packets before the error "
+                                    "were imported."},
+    [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
+                                     "compressed_packets that do not inflate."},
+    [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
+                                          "zstd_compressed_packets are not supported."},
+    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_DATA_LOSS,
+                                       "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
+                                       "the sequence's incremental state was invalid."},
+    [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
+                               "previous_packet_dropped: the writer lost packets on a sequence."},
+    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_ERROR,
+                                   "Interned entries without an iid or with iid 0."},
+    [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
+                                    "References to interned ids never defined on the sequence."},
+    [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
+                                      "Timestamps in a clock no snapshot relates to the trace "
+                                      "clock; the packets were dropped."},
+    [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
+                                 "Track uuids used by events but never described."},
+    [TRAK_STAT_NO_TRACK] = {"track_event_without_track", TRAK_SEVERITY_ERROR,
+                            "Events with no track_uuid, no default track and no thread; "
+                            "dropped."},
+    [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_ERROR,
+                            "Events of unspecified or unknown type, or legacy events without "
+                            "the thread, process or id their phase needs (dropped); log "
+                            "messages on events without a thread (left out of the args)."},
+    [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
+                                 "Slice ends on a track with no open slice; dropped."},
+    [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
+                                "Slices never ended; their dur is -1."},
+    [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
+                               "Slice ends naming a slice other than the innermost open one "
+                               "(overlapping slices that do not nest)."},
+    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
+                                             "Counter values on a track without a counter "
+                                             "descriptor (kept)."},
+    [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
+                                          "Extra counter values without a matching track "
+                                          "uuid; dropped."},
+    [TRAK_STAT_DECREASING_TS] = {"track_timestamp_decreasing", TRAK_SEVERITY_INFO,
+                                 "Events written with a timestamp below the previous one of their "
+                                 "sequence on the same track (sorted on import)."},
+    [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_parent_unknown", TRAK_SEVERITY_ERROR,
+                                        "Track descriptors whose parent_uuid is never "
+                                        "described."},
+    [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
+                               "A JSON trace is not valid JSON; the events before the error "
+                               "were imported."},
+    [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
+                              "JSON events that cannot be imported (no ts, unknown phase, "
+                              "missing id or args); skipped."},
+    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
+                                     "JSON flow events (s, t, f with bp e) with no slice open "
+                                     "on their thread; dropped."},
+    [TRAK_STAT_LEGACY_UNSUPPORTED] = {"legacy_event_unsupported", TRAK_SEVERITY_INFO,
+                                      "TrackEvent.legacy_event phases (dropped) or fields "
+                                      "(ignored) trak does not import; Perfetto keeps such "
+                                      "events in its raw table."},
+};
+
+static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
+                     va_list ap) {
+  imp->stats[stat]++;
+  if (!imp->opts.diag) return;
+  char msg[512];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  imp->opts.diag(imp->opts.user, packet, imp->packet_offset, trak__stat_defs[stat].severity,
+                 trak__stat_defs[stat].name, msg);
+}
+
+void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report_v(imp, stat, imp->packet_index, fmt, ap);
+  va_end(ap);
+}
+
+void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  report_v(imp, stat, packet, fmt, ap);
+  va_end(ap);
+}

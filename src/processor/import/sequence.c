@@ -1,0 +1,84 @@
+/*
+** This file holds packet sequences: their incremental state (interned strings per kind,
+** TracePacketDefaults) and the block lists that collect their event records in file order.
+** What fills the interned tables from a packet's InternedData is protobuf's business
+** (proto/interned_data.c); JSON traces use sequences only for their record lists.
+*/
+#include <string.h>
+#include <sys/mman.h>
+
+#include "processor/import/import.h"
+
+void trak__block_free(trak_ev_block *b) {
+  munmap(b, sizeof *b);
+}
+
+trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
+  if (TRAK_LIKELY(imp->last_seq && imp->last_seq->id == id)) return imp->last_seq;
+  int added;
+  uint32_t *slot = trak__map_put(&imp->seq_index, id, (uint32_t)imp->seqs.n, &added);
+  if (!added) return imp->last_seq = imp->seqs.v[*slot];
+  trak_sequence *seq = calloc(1, sizeof *seq);
+  if (!seq) abort();
+  seq->id = id;
+  seq->thread_track = TRAK_NULL_U32;
+  seq->last_ts = INT64_MIN;
+  seq->last_track = TRAK_NULL_U32;
+  trak_vec_push(imp->seqs, seq);
+  return imp->last_seq = seq;
+}
+
+void trak__sequence_clear(trak_sequence *seq) {
+  for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+    trak__map_clear(&seq->interned[k]);
+  seq->default_clock = 0;
+  seq->has_default_track = 0;
+  seq->default_extra_uuids.n = 0;
+  seq->default_extra_double_uuids.n = 0;
+  seq->state_valid = 1;
+  seq->seen_clear = 1;
+}
+
+const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {
+    "event category",          "event name",
+    "debug annotation name",   "debug annotation type name",
+    "debug annotation string", "source location",
+    "log message body",        "correlation id"};
+
+uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid) {
+  uint32_t *id = trak__map_get(&seq->interned[kind], iid);
+  if (TRAK_LIKELY(id != NULL)) return *id;
+  trak__report(imp, TRAK_STAT_INTERNED_MISSING, "%s iid %llu is not interned on sequence %u",
+               trak__intern_kind_names[kind], (unsigned long long)iid, seq->id);
+  return 0;
+}
+
+__attribute__((noinline)) static trak_ev_block *new_block(trak_sequence *seq) {
+  void *mem =
+      mmap(NULL, sizeof(trak_ev_block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (mem == MAP_FAILED) abort();
+  madvise(mem, sizeof(trak_ev_block), MADV_HUGEPAGE); /* fewer page faults; a hint only */
+  trak_ev_block *b = mem;
+  b->next = NULL;
+  b->n = 0;
+  if (seq->tail)
+    seq->tail->next = b;
+  else
+    seq->head = b;
+  seq->tail = b;
+  return b;
+}
+
+void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev) {
+  trak_ev_block *b = seq->tail;
+  if (TRAK_UNLIKELY(!b || b->n == TRAK_EV_BLOCK)) b = new_block(seq);
+  b->ev[b->n++] = *ev;
+  if (TRAK_UNLIKELY(ev->ts < seq->last_ts)) seq->unsorted = 1;
+  seq->last_ts = ev->ts;
+  seq->n_events++;
+  imp->n_events++;
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
+  imp->n_slice_records +=
+      type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE;
+  imp->n_counter_records += type == TRAK_EV_COUNTER;
+}

@@ -1,0 +1,115 @@
+/*
+** This file holds the SQL database of a finished import: an in-memory SQLite connection with the
+** columnar virtual tables, the views that give Perfetto's table names (track, thread_track,
+** counter_track, instant, ...), the stats table and the functions.
+*/
+#include <stdio.h>
+#include <string.h>
+
+#include "processor/processor_internal.h"
+
+static const char *const views_sql =
+    "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
+    "  source_arg_set_id, machine_id, track_group_id FROM __intrinsic_track;"
+    "CREATE VIEW thread_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
+    "  machine_id, utid FROM __intrinsic_track WHERE type = 'thread_track';"
+    "CREATE VIEW process_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
+    "  machine_id, upid FROM __intrinsic_track WHERE type = 'process_track';"
+    "CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
+    "  source_arg_set_id, machine_id, unit, description FROM __intrinsic_track "
+    "  WHERE type IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
+    "CREATE VIEW thread_counter_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
+    "  machine_id, unit, description, utid FROM __intrinsic_track "
+    "  WHERE type = 'thread_counter_track';"
+    "CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, "
+    "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
+    "  WHERE type = 'process_counter_track';"
+    "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
+    "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
+    "  description TEXT);";
+
+static const char *const table_names[] = {"slice",
+                                          "instant",
+                                          "track",
+                                          "thread_track",
+                                          "process_track",
+                                          "counter_track",
+                                          "thread_counter_track",
+                                          "process_counter_track",
+                                          "counter",
+                                          "thread",
+                                          "process",
+                                          "flow",
+                                          "args",
+                                          "stats",
+                                          "alert",
+                                          "annotation_track",
+                                          NULL};
+
+const char *const *trak_processor_table_names(void) {
+  return table_names;
+}
+
+/* Inserts one stats row; idx < 0 is NULL. */
+static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
+  static const char *const severities[] = {"info", "data_loss", "error"};
+  sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
+  if (idx < 0)
+    sqlite3_bind_null(st, 2);
+  else
+    sqlite3_bind_int64(st, 2, idx);
+  sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 4, value);
+  sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
+  int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+  sqlite3_reset(st);
+  return rc;
+}
+
+/* The importer's own counts, then the figures trace_stats packets carried. */
+static int fill_stats(trak_processor *p) {
+  sqlite3_stmt *st;
+  int rc =
+      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
+    rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
+  trak_traced_row row;
+  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++)
+    rc = insert_stat(st, row.def, row.idx, row.value);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+int trak__sql_init(trak_processor *p, trak_error *err) {
+  int rc = sqlite3_open_v2(":memory:", &p->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if (rc == SQLITE_OK) rc = trak__vtab_register(p);
+  if (rc == SQLITE_OK) rc = trak__functions_register(p);
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
+  if (rc == SQLITE_OK) rc = fill_stats(p);
+  if (rc != SQLITE_OK)
+    return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
+                          p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
+  return 0;
+}
+
+int trak_processor_export(trak_processor *p, const char *path, trak_error *err) {
+  if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
+  remove(path);
+  char *sql = sqlite3_mprintf("ATTACH DATABASE %Q AS export_db", path);
+  int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
+  sqlite3_free(sql);
+  if (rc != SQLITE_OK) return trak_error_set(err, TRAK_EIO, "%s: %s", path, sqlite3_errmsg(p->db));
+  rc = sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && table_names[i]; i++) {
+    sql = sqlite3_mprintf("CREATE TABLE export_db.%s AS SELECT * FROM main.%s", table_names[i],
+                          table_names[i]);
+    rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
+    sqlite3_free(sql);
+  }
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL);
+  int result =
+      rc == SQLITE_OK ? 0 : trak_error_set(err, TRAK_EIO, "%s: %s", path, sqlite3_errmsg(p->db));
+  if (rc != SQLITE_OK) sqlite3_exec(p->db, "ROLLBACK", NULL, NULL, NULL);
+  sqlite3_exec(p->db, "DETACH DATABASE export_db", NULL, NULL, NULL);
+  return result;
+}

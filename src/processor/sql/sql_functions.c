@@ -1,0 +1,324 @@
+/*
+** This file holds the SQL functions Perfetto users lean on: extract_arg(arg_set_id, key) and
+** the table-valued functions ancestor_slice, descendant_slice (rows of `slice`) and
+** directly_connected_flow, following_flow, preceding_flow (rows of `flow`). Each table-valued
+** function computes a list of row ids and serves the base table's columns for them.
+*/
+#include <string.h>
+
+#include "processor/tables/vtab.h"
+
+/* ---- lazily built indexes -------------------------------------------------------------- */
+
+void trak__ensure_children(trak_processor *p) {
+  if (p->have_children) return;
+  trak_tables *t = &p->tables;
+  trak__csr_build(&p->children, t->slice.n, t->slice.n, t->slice.parent_id, NULL);
+  p->have_children = 1;
+}
+
+void trak__ensure_flow_index(trak_processor *p) {
+  if (p->have_flow_index) return;
+  trak_tables *t = &p->tables;
+  trak__csr_build(&p->flows_out, t->slice.n, t->flow.n, t->flow.slice_out, NULL);
+  trak__csr_build(&p->flows_in, t->slice.n, t->flow.n, t->flow.slice_in, NULL);
+  p->have_flow_index = 1;
+}
+
+/* ---- extract_arg ----------------------------------------------------------------------- */
+
+static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  trak_processor *p = sqlite3_user_data(ctx);
+  const trak_tables *t = &p->tables;
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_type(argv[1]) != SQLITE_TEXT)
+    return; /* NULL */
+  int64_t set = sqlite3_value_int64(argv[0]);
+  uint32_t key = trak__strpool_find(&t->strings, (const char *)sqlite3_value_text(argv[1]),
+                                    (size_t)sqlite3_value_bytes(argv[1]));
+  if (!key || set < 0 || (uint64_t)set >= t->args.n) return;
+  for (size_t row = (size_t)set; row < t->args.n && t->args.arg_set_id[row] == set; row++) {
+    if (t->args.key[row] != key) continue;
+    switch (t->args.value_type[row]) {
+    case TRAK_ARG_STRING:
+    case TRAK_ARG_JSON: {
+      const char *s = trak__str(&t->strings, t->args.string_value[row]);
+      if (s) sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
+      return;
+    }
+    case TRAK_ARG_REAL:
+      sqlite3_result_double(ctx, t->args.real_value[row]);
+      return;
+    case TRAK_ARG_NULL:
+      return;
+    default:
+      sqlite3_result_int64(ctx, t->args.int_value[row]);
+      return;
+    }
+  }
+}
+
+/* ---- id lists -------------------------------------------------------------------------- */
+
+typedef TRAK_VEC(uint32_t) id_list;
+
+static int cmp_u32(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+static void ancestors(trak_processor *p, uint32_t slice, id_list *out) {
+  const trak_tables *t = &p->tables;
+  for (uint32_t s = t->slice.parent_id[slice]; s != TRAK_NULL_U32 && out->n < t->slice.n;
+       s = t->slice.parent_id[s])
+    trak_vec_push(*out, s);
+  for (size_t i = 0; i < out->n / 2; i++) { /* root first */
+    uint32_t tmp = out->v[i];
+    out->v[i] = out->v[out->n - 1 - i];
+    out->v[out->n - 1 - i] = tmp;
+  }
+}
+
+static void descendants(trak_processor *p, uint32_t slice, id_list *out) {
+  trak__ensure_children(p);
+  const trak_csr *ch = &p->children;
+  for (uint32_t k = ch->off[slice]; k < ch->off[slice + 1]; k++)
+    trak_vec_push(*out, ch->ids[k]);
+  for (size_t i = 0; i < out->n; i++) {
+    uint32_t s = out->v[i];
+    for (uint32_t k = ch->off[s]; k < ch->off[s + 1]; k++)
+      trak_vec_push(*out, ch->ids[k]);
+  }
+  if (out->n) qsort(out->v, out->n, sizeof *out->v, cmp_u32);
+}
+
+/* Walks flows from `slice`: forward (slice_out -> slice_in) or backward, optionally also to
+** children (forward) or parents (backward) of every reached slice. Collects flow ids. */
+static void flow_walk(trak_processor *p, uint32_t slice, int forward, int relatives, id_list *out) {
+  trak__ensure_flow_index(p);
+  if (relatives && forward) trak__ensure_children(p);
+  const trak_tables *t = &p->tables;
+  const trak_csr *idx = forward ? &p->flows_out : &p->flows_in;
+  const uint32_t *other = forward ? t->flow.slice_in : t->flow.slice_out;
+  trak_map seen = {0};
+  id_list queue = {0};
+  int added;
+  trak__map_put(&seen, slice, 0, &added);
+  trak_vec_push(queue, slice);
+  for (size_t qi = 0; qi < queue.n; qi++) {
+    uint32_t s = queue.v[qi];
+    for (uint32_t k = idx->off[s]; k < idx->off[s + 1]; k++) {
+      uint32_t flow = idx->ids[k];
+      trak_vec_push(*out, flow);
+      trak__map_put(&seen, other[flow], 0, &added);
+      if (added) trak_vec_push(queue, other[flow]);
+    }
+    if (!relatives) continue;
+    if (forward) {
+      for (uint32_t k = p->children.off[s]; k < p->children.off[s + 1]; k++) {
+        trak__map_put(&seen, p->children.ids[k], 0, &added);
+        if (added) trak_vec_push(queue, p->children.ids[k]);
+      }
+    } else if (t->slice.parent_id[s] != TRAK_NULL_U32) {
+      trak__map_put(&seen, t->slice.parent_id[s], 0, &added);
+      if (added) trak_vec_push(queue, t->slice.parent_id[s]);
+    }
+  }
+  trak_vec_free(queue);
+  trak__map_free(&seen);
+}
+
+static void sort_unique(id_list *out) {
+  if (!out->n) return;
+  qsort(out->v, out->n, sizeof *out->v, cmp_u32);
+  size_t w = 0;
+  for (size_t i = 0; i < out->n; i++)
+    if (!w || out->v[w - 1] != out->v[i]) out->v[w++] = out->v[i];
+  out->n = w;
+}
+
+static void fn_ancestor(trak_processor *p, uint32_t s, id_list *out) {
+  ancestors(p, s, out);
+}
+static void fn_descendant(trak_processor *p, uint32_t s, id_list *out) {
+  descendants(p, s, out);
+}
+static void fn_connected(trak_processor *p, uint32_t s, id_list *out) {
+  flow_walk(p, s, 1, 0, out);
+  flow_walk(p, s, 0, 0, out);
+  sort_unique(out);
+}
+static void fn_following(trak_processor *p, uint32_t s, id_list *out) {
+  flow_walk(p, s, 1, 1, out);
+  sort_unique(out);
+}
+static void fn_preceding(trak_processor *p, uint32_t s, id_list *out) {
+  flow_walk(p, s, 0, 1, out);
+  sort_unique(out);
+}
+
+typedef struct tvf_def {
+  const char *name;
+  const vt_table *base;
+  void (*compute)(trak_processor *p, uint32_t slice, id_list *out);
+} tvf_def;
+
+static const tvf_def tvfs[] = {
+    {"ancestor_slice", &trak__vt_slice, fn_ancestor},
+    {"descendant_slice", &trak__vt_slice, fn_descendant},
+    {"directly_connected_flow", &trak__vt_flow, fn_connected},
+    {"following_flow", &trak__vt_flow, fn_following},
+    {"preceding_flow", &trak__vt_flow, fn_preceding},
+};
+
+/* ---- the table-valued function module -------------------------------------------------- */
+
+typedef struct tvf_vtab {
+  sqlite3_vtab base;
+  trak_processor *p;
+  const tvf_def *def;
+} tvf_vtab;
+
+typedef struct tvf_cursor {
+  sqlite3_vtab_cursor base;
+  id_list ids;
+  size_t i;
+  int64_t arg;
+} tvf_cursor;
+
+static int tvf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                       sqlite3_vtab **out, char **err) {
+  const tvf_def *def = aux;
+  char *schema = trak__vt_schema(def->base, "start_id BIGINT HIDDEN");
+  int rc = sqlite3_declare_vtab(db, schema);
+  sqlite3_free(schema);
+  if (rc != SQLITE_OK) return rc;
+  tvf_vtab *v = sqlite3_malloc(sizeof *v);
+  if (!v) return SQLITE_NOMEM;
+  memset(v, 0, sizeof *v);
+  v->def = def;
+  *out = &v->base;
+  return SQLITE_OK;
+}
+
+static int tvf_disconnect(sqlite3_vtab *vt) {
+  sqlite3_free(vt);
+  return SQLITE_OK;
+}
+
+static int tvf_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
+  int hidden = ((tvf_vtab *)vt)->def->base->ncols;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if (c->iColumn != hidden || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+    if (!c->usable) return SQLITE_CONSTRAINT;
+    info->aConstraintUsage[i].argvIndex = 1;
+    info->aConstraintUsage[i].omit = 1;
+    info->idxNum = 1;
+    info->estimatedCost = 10;
+    info->estimatedRows = 10;
+    return SQLITE_OK;
+  }
+  info->idxNum = 0;
+  info->estimatedCost = 1e12;
+  return SQLITE_OK;
+}
+
+static int tvf_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
+  tvf_cursor *c = sqlite3_malloc(sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  memset(c, 0, sizeof *c);
+  *out = &c->base;
+  return SQLITE_OK;
+}
+
+static int tvf_close(sqlite3_vtab_cursor *cur) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  trak_vec_free(c->ids);
+  sqlite3_free(c);
+  return SQLITE_OK;
+}
+
+static int tvf_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
+                      sqlite3_value **argv) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  tvf_vtab *v = (tvf_vtab *)cur->pVtab;
+  c->ids.n = 0;
+  c->i = 0;
+  if (idx != 1 || argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER) return SQLITE_OK;
+  c->arg = sqlite3_value_int64(argv[0]);
+  if (c->arg < 0 || (uint64_t)c->arg >= v->p->tables.slice.n) return SQLITE_OK;
+  v->def->compute(v->p, (uint32_t)c->arg, &c->ids);
+  return SQLITE_OK;
+}
+
+static int tvf_next(sqlite3_vtab_cursor *cur) {
+  ((tvf_cursor *)cur)->i++;
+  return SQLITE_OK;
+}
+
+static int tvf_eof(sqlite3_vtab_cursor *cur) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  return c->i >= c->ids.n;
+}
+
+static int tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  tvf_vtab *v = (tvf_vtab *)cur->pVtab;
+  if (col == v->def->base->ncols)
+    sqlite3_result_int64(ctx, c->arg);
+  else
+    trak__vt_result(&v->p->tables, &v->def->base->cols[col], c->ids.v[c->i], ctx);
+  return SQLITE_OK;
+}
+
+static int tvf_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
+  tvf_cursor *c = (tvf_cursor *)cur;
+  *rowid = c->ids.v[c->i];
+  return SQLITE_OK;
+}
+
+static const sqlite3_module tvf_module = {
+    .iVersion = 1,
+    .xCreate = NULL, /* eponymous-only */
+    .xConnect = tvf_connect,
+    .xBestIndex = tvf_best_index,
+    .xDisconnect = tvf_disconnect,
+    .xDestroy = tvf_disconnect,
+    .xOpen = tvf_open,
+    .xClose = tvf_close,
+    .xFilter = tvf_filter,
+    .xNext = tvf_next,
+    .xEof = tvf_eof,
+    .xColumn = tvf_column,
+    .xRowid = tvf_rowid,
+};
+
+/* The modules' client data: a tvf_def with the processor attached. */
+typedef struct tvf_aux {
+  tvf_def def;
+  trak_processor *p;
+} tvf_aux;
+
+static int tvf_connect_aux(sqlite3 *db, void *aux, int argc, const char *const *argv,
+                           sqlite3_vtab **out, char **err) {
+  tvf_aux *a = aux;
+  int rc = tvf_connect(db, &a->def, argc, argv, out, err);
+  if (rc == SQLITE_OK) ((tvf_vtab *)*out)->p = a->p;
+  return rc;
+}
+
+int trak__functions_register(trak_processor *p) {
+  int rc = sqlite3_create_function(p->db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, p,
+                                   extract_arg, NULL, NULL);
+  static sqlite3_module module;
+  module = tvf_module;
+  module.xConnect = tvf_connect_aux;
+  for (size_t i = 0; rc == SQLITE_OK && i < sizeof tvfs / sizeof *tvfs; i++) {
+    tvf_aux *a = sqlite3_malloc(sizeof *a);
+    if (!a) return SQLITE_NOMEM;
+    a->def = tvfs[i];
+    a->p = p;
+    rc = sqlite3_create_module_v2(p->db, tvfs[i].name, &module, a, sqlite3_free);
+  }
+  return rc;
+}

@@ -1,0 +1,816 @@
+/*
+** `trak daemon`: the tracing service of the system backend. One thread polls a listening
+** SOCK_SEQPACKET socket and its clients: producers (traced processes) and consumers
+** (`trak record`). A consumer's IpcEnableTracing creates a session: a central buffer (an
+** unstarted trak_session used only as storage and readout) plus, for every producer, a memfd
+** the producer maps as its chunk buffer (an attachment, daemon.h). Producers commit
+** complete chunks; the daemon copies each into the central buffer (chunks.c checks the
+** copy and remaps the writer's sequence id to one it allocates) and releases the chunk. Readout stamps
+** the trusted fields from the daemon's own record of the producer (SO_PEERCRED), dropping any
+** the producer wrote.
+**
+** Isolation. Each producer has its own memfd per session and can only name chunks of it; a
+** message or chunk that does not check out disconnects that producer alone, with a log line.
+** Sends to producers never block: one that stops reading is disconnected.
+*/
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "system/daemon.h"
+
+#define MAX_CLIENTS 64
+#define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
+
+enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
+
+typedef struct client {
+  int fd;
+  int role;
+  int32_t pid, uid;
+  char name[64];
+  char **sources; /* producer: its data sources (NULL-terminated), from IpcHello */
+  uint32_t session_id; /* consumer: its session */
+  trak__attach at[TRAK_MAX_SESSIONS];
+} client;
+
+typedef struct dsession {
+  uint32_t id; /* 0: unused */
+  trak_session *central;
+  int out_fd, consumer; /* consumer: client index or -1 */
+  uint8_t *pconfig;     /* TraceConfig the producers get */
+  size_t pconfig_len;
+  int32_t uid;   /* the consumer's: it records producers of this uid only, unless root */
+  int stream;    /* write_into_file: write as it goes */
+  int stopping;
+  uint32_t write_period_ms, flush_period_ms; /* 0: no periodic flush */
+  uint64_t stop_deadline, next_write, next_flush;
+  uint64_t chunks, bytes_out, producer_lost, lost_away;
+  uint32_t producers_seen;  /* producers that joined */
+  uint64_t invalid_chunks;  /* chunks refused as malformed (their producers disconnected) */
+  char error[160];
+} dsession;
+
+static struct {
+  const trak_daemon_config *cfg;
+  int listen_fd;
+  client c[MAX_CLIENTS];
+  dsession s[TRAK_MAX_SESSIONS];
+  uint32_t next_session;
+  uint64_t lost_away; /* reported by reconnecting producers while no session ran */
+  int stopping;       /* asked to stop: sessions are ending, no new one starts */
+  uint8_t *rx;
+  trak__copier copier;
+  trak_pb_buf tx;
+  trak__ipc_msg m;
+} D;
+
+static uint64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static void logf_(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void logf_(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  fprintf(stderr, "trak daemon: ");
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+  va_end(ap);
+}
+
+static dsession *session_by_id(uint32_t id) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (id && D.s[i].id == id) return &D.s[i];
+  return NULL;
+}
+
+/* ---- chunks ------------------------------------------------------------------------------ */
+
+/* Takes chunk `i` of `a` into session `s` (chunks.c), counting it. */
+static int take(trak__attach *a, dsession *s, uint32_t i, int how, char *why, size_t n) {
+  int rc = trak__attach_take(&D.copier, a, s->central, i, how, why, n);
+  if (rc > 0) s->chunks++;
+  s->invalid_chunks += rc < 0;
+  return rc < 0 ? -1 : 0;
+}
+
+/* Every chunk of a commit, then, when it answers a flush, what the chunks still being written
+** hold. Returns -1 (reason in `why`) at the first malformed one. */
+static int take_commit(trak__attach *a, dsession *s, const trak__ipc_msg *m, char *why, size_t n) {
+  int rc = 0;
+  for (uint32_t k = 0; k < m->nchunks && !rc; k++)
+    rc = take(a, s, m->chunks[k], TRAK__TAKE_ALL, why, n);
+  for (uint32_t i = 0; !rc && m->flushed && i < a->nchunks; i++)
+    rc = take(a, s, i, TRAK__TAKE_SCRAPE, why, n);
+  return rc;
+}
+
+/* ---- data sources and access ------------------------------------------------------------- */
+
+static void names_free(char **v) {
+  for (size_t i = 0; v && v[i]; i++)
+    free(v[i]);
+  free(v);
+}
+
+/* Appends a copy of [name, name + len) to the NULL-terminated list *v. */
+static int names_add(char ***v, const void *name, size_t len) {
+  size_t n = 0;
+  while (*v && (*v)[n]) n++;
+  char **grown = realloc(*v, (n + 2) * sizeof *grown);
+  if (!grown) return -1;
+  *v = grown;
+  grown[n] = strndup(name, len);
+  grown[n + 1] = NULL;
+  return grown[n] ? 0 : -1;
+}
+
+/* The data source names a producer advertised. */
+static char **names_from(const trak__ipc_msg *m) {
+  char **v = NULL;
+  for (uint32_t i = 0; i < m->nnames; i++)
+    if (names_add(&v, m->names[i], m->name_lens[i]) != 0) break;
+  return v;
+}
+
+/* Did producer `c` advertise data source `name`? */
+static int has_source(const client *c, const char *name) {
+  for (size_t j = 0; c->sources && c->sources[j]; j++)
+    if (!strcmp(name, c->sources[j])) return 1;
+  return 0;
+}
+
+/* Should producer `c` record into session `s`? Not already in it; of the consumer's uid
+** (root's sessions record every uid); with a data source the session asks for. */
+static int wants(const dsession *s, const client *c) {
+  if (s->stopping || (s->uid != 0 && s->uid != c->uid)) return 0;
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++)
+    if (c->at[k].session_id == s->id) return 0;
+  /* The central buffer's session parsed the config's data sources; none means track events,
+  ** as in-process. */
+  const trak_session *cs = s->central;
+  if (!cs->ndss) return has_source(c, "track_event");
+  for (size_t i = 0; i < cs->ndss; i++)
+    if (has_source(c, cs->dss[i].name)) return 1;
+  return 0;
+}
+
+/* ---- clients ------------------------------------------------------------------------------ */
+
+static void end_session(dsession *s);
+
+/* Drops a client. A producer that went away (not one caught misbehaving) gets its buffers
+** salvaged: every chunk still holding packets is copied as if committed. */
+static void drop_client(int ci, int salvage) {
+  client *c = &D.c[ci];
+  char why[160];
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
+    trak__attach *a = &c->at[k];
+    dsession *s = session_by_id(a->session_id);
+    for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
+      if (take(a, s, i, TRAK__TAKE_ALL, why, sizeof why) != 0) break;
+    trak__attach_free(a);
+  }
+  if (c->role == C_CONSUMER) {
+    dsession *s = session_by_id(c->session_id);
+    if (s) {
+      s->consumer = -1;
+      if (!s->stopping) end_session(s);
+    }
+  }
+  if (D.cfg->verbose && c->role)
+    logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid,
+          c->name);
+  close(c->fd);
+  names_free(c->sources);
+  memset(c, 0, sizeof *c);
+  c->fd = -1;
+}
+
+static void misbehaved(int ci, const char *why) {
+  client *c = &D.c[ci];
+  logf_("disconnecting producer pid %d uid %d (%s): %s", (int)c->pid, (int)c->uid, c->name, why);
+  drop_client(ci, 0);
+}
+
+/* Sends D.tx to client `ci` without blocking; one that does not read is dropped. A peer
+** that closed its end is not dropped here: the messages it sent before closing are still
+** queued, and reading them to the end of the stream keeps its last commits and losses. */
+static int send_to(int ci, int pass_fd) {
+  if (trak__ipc_send(D.c[ci].fd, &D.tx, pass_fd, 1) == 0) return 0;
+  if (errno == EPIPE || errno == ECONNRESET) return -1;
+  if (D.c[ci].role == C_PRODUCER && (errno == EAGAIN || errno == EWOULDBLOCK))
+    misbehaved(ci, "its socket is full (it does not read)");
+  else
+    drop_client(ci, 1);
+  return -1;
+}
+
+/* Gives producer `ci` a buffer in session `s` and tells it to start. */
+static void attach_producer(int ci, dsession *s) {
+  client *c = &D.c[ci];
+  trak__attach *a = NULL;
+  for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
+    if (!c->at[k].session_id) a = &c->at[k];
+  if (!a || !wants(s, c)) return;
+  uint32_t cs = s->central->chunk_size;
+  size_t size = (size_t)(D.cfg->producer_buffer_kb ? D.cfg->producer_buffer_kb : 1024) * 1024;
+  size = size / cs * cs;
+  if (size < 2 * (size_t)cs) size = 2 * (size_t)cs;
+  int fd = memfd_create("trak-producer", MFD_CLOEXEC);
+  if (fd < 0 || ftruncate(fd, (off_t)size) != 0 ||
+      (a->mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0)) ==
+          MAP_FAILED) {
+    logf_("no shared buffer for producer %d: %s", (int)c->pid, strerror(errno));
+    a->mem = NULL;
+    if (fd >= 0) close(fd);
+    return;
+  }
+  a->session_id = s->id;
+  a->uid = c->uid;
+  a->pid = c->pid;
+  s->producers_seen++;
+  a->size = size;
+  a->nchunks = (uint32_t)(size / cs);
+  if (!(a->scr = calloc(a->nchunks, sizeof *a->scr))) {
+    logf_("no memory for producer %d's buffer", (int)c->pid);
+    trak__attach_free(a);
+    close(fd);
+    return;
+  }
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_start_session);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStartSession_session_id, s->id);
+  trak_pb_put_bytes(&D.tx, TRAK_PB_IpcStartSession_trace_config, s->pconfig, s->pconfig_len);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStartSession_buffer_size, size);
+  trak__ipc_end(&D.tx, n);
+  send_to(ci, fd);
+  close(fd);
+}
+
+static void on_commit(int ci, const trak__ipc_msg *m) {
+  client *c = &D.c[ci];
+  trak__attach *a = NULL;
+  for (int k = 0; k < TRAK_MAX_SESSIONS && !a; k++)
+    if (m->session_id && c->at[k].session_id == m->session_id) a = &c->at[k];
+  dsession *s = session_by_id(m->session_id);
+  if (!a || !s) return; /* a session that ended meanwhile */
+  /* A stopping session waits as long as its producers make progress: the grace runs from
+  ** the last message, not from the stop (a busy daemon may read them late). */
+  if (s->stopping) s->stop_deadline = now_ms() + STOP_GRACE_MS;
+  if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
+  a->lost = m->packets_lost;
+  char why[160];
+  if (take_commit(a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
+  trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
+                       m->nchunks, 0, 0);
+  send_to(ci, -1);
+}
+
+/* ---- sessions ------------------------------------------------------------------------------ */
+
+/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
+** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
+static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, cfg, len);
+  const uint8_t *at = d.p;
+  int stream = 0;
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.number == TRAK_PB_TraceConfig_write_into_file) stream = f.value != 0;
+    if (f.number != TRAK_PB_TraceConfig_buffers &&
+        f.number != TRAK_PB_TraceConfig_write_into_file &&
+        f.number != TRAK_PB_TraceConfig_output_path && f.number != TRAK_PB_TraceConfig_duration_ms)
+      trak_pb_put_raw(out, at, (size_t)(d.p - at));
+    at = d.p;
+  }
+  return stream;
+}
+
+/* The session's write period (write_into_file) and flush period: the config's
+** file_write_period_ms (default 1000) and flush_period_ms; a streaming session flushes at its
+** write period unless told otherwise, so what it writes is at most one period old. */
+static void periods_from(dsession *s, const uint8_t *cfg, size_t len) {
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, cfg, len);
+  s->write_period_ms = 1000;
+  s->flush_period_ms = 0;
+  int flush_set = 0;
+  while (trak_pb_decoder_next(&d, &f) == 1) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_TraceConfig_file_write_period_ms && f.value)
+      s->write_period_ms = f.value < 100 ? 100 : (uint32_t)f.value;
+    if (f.number == TRAK_PB_TraceConfig_flush_period_ms) {
+      s->flush_period_ms = f.value && f.value < 50 ? 50 : (uint32_t)f.value;
+      flush_set = 1;
+    }
+  }
+  if (s->stream && !flush_set) s->flush_period_ms = s->write_period_ms;
+}
+
+/* The session's buffer: the config's, capped by the daemon's limit. */
+static void put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
+                       int for_producer) {
+  uint32_t size_kb = 0, policy = TRAK_PB_TraceConfig_BufferConfig_RING_BUFFER;
+  trak_pb_decoder d, sub;
+  trak_pb_field f, g;
+  trak_pb_decoder_init(&d, cfg, len);
+  while (trak_pb_decoder_next(&d, &f) == 1)
+    if (f.number == TRAK_PB_TraceConfig_buffers && trak_pb_decoder_init_nested(&sub, &d, &f) == 0)
+      while (trak_pb_decoder_next(&sub, &g) == 1) {
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb) size_kb = (uint32_t)g.value;
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy) policy = (uint32_t)g.value;
+      }
+  if (!size_kb || size_kb > cap_kb) size_kb = cap_kb;
+  if (for_producer) size_kb = 64; /* the producer's real buffer is the memfd */
+  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
+  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
+  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy, policy);
+  trak_pb_end_nested(b, n);
+}
+
+static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
+  client *c = &D.c[ci];
+  dsession *s = NULL;
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !s; i++)
+    if (!D.s[i].id) s = &D.s[i];
+  const char *fail = out_fd < 0 ? "no output file descriptor"
+                     : D.stopping ? "the daemon is stopping"
+                     : !s         ? "too many sessions"
+                                  : NULL;
+  trak_pb_buf central, prod;
+  trak_pb_buf_init_heap(&central);
+  trak_pb_buf_init_heap(&prod);
+  trak_error err = {0};
+  uint32_t cap = D.cfg->max_session_kb ? D.cfg->max_session_kb : 262144;
+  if (!fail) {
+    memset(s, 0, sizeof *s);
+    s->stream = config_for(m->bytes, m->bytes_len, &central);
+    put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
+    config_for(m->bytes, m->bytes_len, &prod);
+    put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
+    if (central.error || prod.error ||
+        trak_session_new_from_proto(central.start, trak_pb_buf_len(&central), &s->central, &err))
+      fail = err.message[0] ? err.message : "out of memory";
+  }
+  if (fail) {
+    logf_("consumer %d: cannot start a session: %s", (int)c->pid, fail);
+    trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
+    trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
+    trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, fail);
+    trak__ipc_end(&D.tx, n);
+    send_to(ci, -1);
+    if (out_fd >= 0) close(out_fd);
+    trak_pb_buf_free(&central);
+    trak_pb_buf_free(&prod);
+    return;
+  }
+  trak_pb_buf_free(&central);
+  s->id = ++D.next_session;
+  s->out_fd = out_fd;
+  s->consumer = ci;
+  s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
+  s->uid = c->uid;
+  periods_from(s, m->bytes, m->bytes_len);
+  s->next_write = now_ms() + s->write_period_ms;
+  s->next_flush = now_ms() + s->flush_period_ms;
+  s->lost_away = D.lost_away; /* what reconnecting producers reported while none ran */
+  D.lost_away = 0;
+  c->role = C_CONSUMER;
+  c->session_id = s->id;
+  if (D.cfg->verbose) logf_("session %u started by pid %d", s->id, (int)c->pid);
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    if (D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER) attach_producer(k, s);
+}
+
+/* Writes one batch of whole packets to the session's file. A failed write (disk full) cuts
+** the file back to the end of the last whole batch, so it stays a valid trace. */
+static int write_batch(const uint8_t *data, size_t len, void *user) {
+  dsession *s = user;
+  for (size_t done = 0; done < len;) {
+    ssize_t n = write(s->out_fd, data + done, len - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) {
+      snprintf(s->error, sizeof s->error, "writing the trace: %s",
+               n < 0 ? strerror(errno) : "short write");
+      logf_("session %u: %s; the file keeps the %llu bytes before", s->id, s->error,
+            (unsigned long long)s->bytes_out);
+      if (ftruncate(s->out_fd, (off_t)s->bytes_out) != 0) { /* not a regular file */
+      }
+      return TRAK_EIO;
+    }
+    done += (size_t)n;
+  }
+  s->bytes_out += len;
+  return 0;
+}
+
+/* Writes what the central buffer holds to the session's file, 4 MiB at a time: the daemon
+** never holds a second copy of a session's buffer. */
+static void write_out(dsession *s) {
+  if (s->error[0]) return;
+  trak__drain_sink to_file = {write_batch, s, 4u << 20};
+  pthread_mutex_lock(&s->central->lock);
+  trak__session_drain_to(s->central, &to_file);
+  pthread_mutex_unlock(&s->central->lock);
+}
+
+static uint32_t producers_in(const dsession *s) {
+  uint32_t n = 0;
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      n += D.c[k].at[j].session_id == s->id;
+  return n;
+}
+
+/* Every packet the session lost: in producers (also while no daemon was there), in the
+** central buffer, withheld at readout. */
+static uint64_t packets_lost(dsession *s) {
+  trak_session_stats st;
+  trak_session_get_stats(s->central, &st);
+  return st.packets_lost + st.packets_overwritten + st.packets_skipped + s->producer_lost +
+         s->lost_away;
+}
+
+static void send_status(dsession *s, int done) {
+  if (s->consumer < 0) return;
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_producers, producers_in(s));
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_bytes_written, s->bytes_out);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_chunks, s->chunks);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcStatus_packets_lost, packets_lost(s));
+  if (done) trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
+  if (s->error[0]) trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, s->error);
+  trak__ipc_end(&D.tx, n);
+  send_to(s->consumer, -1);
+}
+
+/* Sends IpcFlushSession to every producer in `s` (and, when `then_stop`, IpcStopSession). */
+static void signal_producers(dsession *s, int then_stop) {
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      if (D.c[k].at[j].session_id == s->id) {
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_flush_session, s->id);
+        if (send_to(k, -1) != 0 || !then_stop) break;
+        trak__ipc_put_session(&D.tx, TRAK_PB_IpcMessage_stop_session, s->id);
+        if (send_to(k, -1) != 0) break;
+      }
+}
+
+/* Asks every producer in `s` to flush and stop; the session ends when all answered or after a
+** grace. */
+static void end_session(dsession *s) {
+  if (s->stopping) return;
+  s->stopping = 1;
+  s->stop_deadline = now_ms() + STOP_GRACE_MS;
+  /* Flush first, as Perfetto does: data sources' flush callbacks run before the stop. */
+  signal_producers(s, 1);
+}
+
+/* Ends the file with the session's trace_stats packet: buffer figures and every loss. */
+static void write_trace_stats(dsession *s, uint32_t connected) {
+  trak__stats_extra extra = {s->producer_lost + s->lost_away, connected, s->producers_seen,
+                             s->invalid_chunks};
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak__session_put_trace_stats(s->central, &b, &extra);
+  if (!s->error[0] && !b.error) write_batch(b.start, trak_pb_buf_len(&b), s);
+  trak_pb_buf_free(&b);
+}
+
+static void finish_session(dsession *s) {
+  uint32_t connected = 0; /* service-wide, as Perfetto counts it */
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    connected += D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER;
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
+      if (D.c[k].at[j].session_id == s->id) trak__attach_free(&D.c[k].at[j]);
+  write_out(s);
+  write_trace_stats(s, connected);
+  send_status(s, 1);
+  if (D.cfg->verbose)
+    logf_("session %u ended: %llu chunks, %llu bytes", s->id, (unsigned long long)s->chunks,
+          (unsigned long long)s->bytes_out);
+  close(s->out_fd);
+  trak_session_free(s->central);
+  free(s->pconfig);
+  memset(s, 0, sizeof *s);
+}
+
+static void on_stop_done(int ci, uint32_t id) {
+  for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
+    if (id && D.c[ci].at[j].session_id == id) trak__attach_free(&D.c[ci].at[j]);
+}
+
+/* ---- service state (`trak status`) -------------------------------------------------------- */
+
+static void put_producer(const client *p) {
+  uint32_t sessions = 0;
+  for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
+    sessions += p->at[j].session_id != 0;
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_producers);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_pid, (uint64_t)(int64_t)p->pid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_uid, (uint64_t)(int64_t)p->uid);
+  trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_name, p->name);
+  for (size_t i = 0; p->sources && p->sources[i]; i++)
+    trak_pb_put_string(&D.tx, TRAK_PB_IpcServiceState_Producer_data_sources, p->sources[i]);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Producer_sessions, sessions);
+  trak_pb_end_nested(&D.tx, n);
+}
+
+static void put_session(dsession *s) {
+  trak_pb_nested n = trak_pb_begin_nested(&D.tx, TRAK_PB_IpcServiceState_sessions);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_id, s->id);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_uid, (uint64_t)(int64_t)s->uid);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_producers, producers_in(s));
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_bytes_written, s->bytes_out);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_chunks, s->chunks);
+  trak_pb_put_varint(&D.tx, TRAK_PB_IpcServiceState_Session_packets_lost, packets_lost(s));
+  trak_pb_end_nested(&D.tx, n);
+}
+
+/* Keeps the entry written since `mark` if the message still fits one datagram; else takes it
+** back. Returns 0 when it did not fit. */
+static int fits(uint8_t *mark) {
+  if (!D.tx.error && trak_pb_buf_len(&D.tx) <= TRAK__IPC_MAX - 64) return 1;
+  D.tx.p = mark;
+  D.tx.error = 0;
+  return 0;
+}
+
+/* IpcQueryService: the producers and sessions the asker may see (its uid's; root: all). */
+static void on_query(int ci) {
+  int32_t asker = D.c[ci].uid;
+  int full = 0;
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_service_state);
+  for (int k = 0; k < MAX_CLIENTS && !full; k++) {
+    const client *p = &D.c[k];
+    if (p->fd < 0 || p->role != C_PRODUCER || (asker != 0 && p->uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_producer(p);
+    full = !fits(mark);
+  }
+  for (int i = 0; i < TRAK_MAX_SESSIONS && !full; i++) {
+    if (!D.s[i].id || (asker != 0 && D.s[i].uid != asker)) continue;
+    uint8_t *mark = D.tx.p;
+    put_session(&D.s[i]);
+    full = !fits(mark);
+  }
+  if (full) trak_pb_put_bool(&D.tx, TRAK_PB_IpcServiceState_truncated, 1);
+  trak__ipc_end(&D.tx, n);
+  send_to(ci, -1);
+}
+
+/* ---- the loop ------------------------------------------------------------------------------- */
+
+/* Attaches producer `ci` to every session that wants it and does not have it yet. */
+static void attach_everywhere(int ci) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS && D.c[ci].fd >= 0; i++)
+    if (D.s[i].id) attach_producer(ci, &D.s[i]);
+}
+
+/* IpcHello: a producer. The welcome goes first: it tells the producer a live daemon heard it,
+** and precedes any session start. */
+static void on_hello(int ci, const trak__ipc_msg *m) {
+  client *c = &D.c[ci];
+  c->role = C_PRODUCER;
+  snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
+           (const char *)m->bytes);
+  names_free(c->sources);
+  c->sources = names_from(m);
+  if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
+  trak__ipc_end(&D.tx, trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_welcome));
+  if (send_to(ci, -1) == 0) attach_everywhere(ci);
+}
+
+/* IpcLostWhileAway: goes to the sessions the producer joined at its hello, or to the next
+** session started. */
+static void on_lost_while_away(int ci, uint64_t packets) {
+  client *c = &D.c[ci];
+  logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
+        (unsigned long long)packets);
+  int joined = 0;
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
+    dsession *s = session_by_id(c->at[k].session_id);
+    if (s) s->lost_away += packets;
+    joined |= s != NULL;
+  }
+  if (!joined) D.lost_away += packets;
+}
+
+static void on_message(int ci) {
+  client *c = &D.c[ci];
+  int got_fd;
+  long n = trak__ipc_recv(c->fd, D.rx, &got_fd);
+  if (n == -1 && (errno == EAGAIN || errno == EWOULDBLOCK)) return;
+  if (n == -2) return misbehaved(ci, "message longer than 64 KiB");
+  if (n <= 0) return drop_client(ci, 1); /* it went away: keep what it left */
+  trak__ipc_msg *m = &D.m;
+  if (trak__ipc_decode(D.rx, (size_t)n, m) != 0) {
+    if (got_fd >= 0) close(got_fd);
+    return misbehaved(ci, "malformed message");
+  }
+  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+             : m->type == TRAK_PB_IpcMessage_enable_tracing || m->type == TRAK_PB_IpcMessage_query_service
+                 ? C_CONSUMER
+                 : c->role;
+  if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
+    close(got_fd);
+    got_fd = -1;
+  }
+  if (c->role != role && c->role != C_NEW) return misbehaved(ci, "message out of its role");
+  switch (m->type) {
+  case TRAK_PB_IpcMessage_hello:
+    on_hello(ci, m);
+    break;
+  case TRAK_PB_IpcMessage_data_sources:
+    if (c->role != C_PRODUCER) return misbehaved(ci, "data sources before its hello");
+    names_free(c->sources);
+    c->sources = names_from(m);
+    attach_everywhere(ci);
+    break;
+  case TRAK_PB_IpcMessage_lost_while_away:
+    if (c->role != C_PRODUCER) return misbehaved(ci, "a loss report before its hello");
+    on_lost_while_away(ci, m->packets_lost);
+    break;
+  case TRAK_PB_IpcMessage_commit_chunks:
+    on_commit(ci, m);
+    break;
+  case TRAK_PB_IpcMessage_stop_done:
+    on_stop_done(ci, m->session_id);
+    break;
+  case TRAK_PB_IpcMessage_enable_tracing:
+    if (c->session_id) {
+      if (got_fd >= 0) close(got_fd);
+      break;
+    }
+    on_enable(ci, m, got_fd);
+    break;
+  case TRAK_PB_IpcMessage_disable_tracing:
+    if (session_by_id(c->session_id)) end_session(session_by_id(c->session_id));
+    break;
+  case TRAK_PB_IpcMessage_query_service:
+    c->role = C_CONSUMER;
+    on_query(ci);
+    break;
+  case TRAK_PB_IpcMessage_get_status:
+    if (session_by_id(c->session_id)) send_status(session_by_id(c->session_id), 0);
+    break;
+  default:
+    if (c->role == C_PRODUCER) {
+      char why[64];
+      snprintf(why, sizeof why, "unexpected message (IpcMessage field %u)", m->type);
+      misbehaved(ci, why);
+    }
+    break;
+  }
+}
+
+static void on_accept(void) {
+  int fd = accept4(D.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
+  if (fd < 0) return;
+  struct ucred cred;
+  socklen_t len = sizeof cred;
+  int slot = -1;
+  for (int k = 0; k < MAX_CLIENTS && slot < 0; k++)
+    if (D.c[k].fd < 0) slot = k;
+  if (slot < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    logf_("refusing a connection: %s", slot < 0 ? "too many clients" : strerror(errno));
+    close(fd);
+    return;
+  }
+  client *c = &D.c[slot];
+  memset(c, 0, sizeof *c);
+  c->fd = fd;
+  c->pid = (int32_t)cred.pid;
+  c->uid = (int32_t)cred.uid;
+}
+
+/* Periodic work: sessions flush and streaming ones write out at their periods; stopping ones
+** finish when their producers answered or the grace ran out. */
+static void tick(void) {
+  uint64_t now = now_ms();
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
+    dsession *s = &D.s[i];
+    if (!s->id) continue;
+    if (s->stopping && (producers_in(s) == 0 || now >= s->stop_deadline)) {
+      finish_session(s);
+      continue;
+    }
+    if (s->flush_period_ms && now >= s->next_flush) {
+      signal_producers(s, 0);
+      s->next_flush = now + s->flush_period_ms;
+    }
+    if (s->stream && now >= s->next_write) {
+      write_out(s);
+      s->next_write = now + s->write_period_ms;
+    }
+  }
+}
+
+static int listen_on(const char *path, trak_error *err) {
+  struct sockaddr_un addr = {.sun_family = AF_UNIX};
+  if (strlen(path) >= sizeof addr.sun_path)
+    return trak_error_set(err, TRAK_EINVAL, "%s: socket path too long", path);
+  strcpy(addr.sun_path, path);
+  int probe = trak__ipc_connect(path);
+  if (probe >= 0) {
+    close(probe);
+    return trak_error_set(err, TRAK_EIO, "%s: a daemon already listens there", path);
+  }
+  struct stat st;
+  if (lstat(path, &st) == 0) {
+    if (!S_ISSOCK(st.st_mode))
+      return trak_error_set(err, TRAK_EIO, "%s: exists and is not a socket", path);
+    unlink(path); /* a stale socket of a daemon that died */
+  }
+  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  mode_t old = umask(077); /* owner-only from the moment it exists */
+  int ok = fd >= 0 && bind(fd, (struct sockaddr *)&addr, sizeof addr) == 0 &&
+           chmod(path, D.cfg->shared ? 0666 : 0600) == 0 && listen(fd, 64) == 0;
+  umask(old);
+  if (!ok) {
+    int e = errno;
+    if (fd >= 0) close(fd);
+    return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(e));
+  }
+  D.listen_fd = fd;
+  return 0;
+}
+
+static int sessions_running(void) {
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    if (D.s[i].id) return 1;
+  return 0;
+}
+
+int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_error *err) {
+  trak__system_not_a_producer();
+  trak_init();
+  char path[108];
+  if (cfg->socket_path)
+    snprintf(path, sizeof path, "%s", cfg->socket_path);
+  else
+    trak__ipc_default_path(path, sizeof path);
+  memset(&D, 0, sizeof D);
+  D.cfg = cfg;
+  D.copier.last_seq = TRAK__SERVICE_SEQ_ID; /* producers' sequences follow the service's */
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    D.c[k].fd = -1;
+  D.rx = malloc(TRAK__IPC_MAX);
+  D.copier.scratch = malloc(TRAK__CHUNK_MAX);
+  trak_pb_buf_init_heap(&D.tx);
+  int rc =
+      D.rx && D.copier.scratch ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
+  while (rc == 0 && !(D.stopping && !sessions_running())) {
+    if (*stop && !D.stopping) { /* end sessions as a recorder would: producers hand over all */
+      D.stopping = 1;
+      for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+        if (D.s[i].id) end_session(&D.s[i]);
+    }
+    struct pollfd p[MAX_CLIENTS + 1];
+    int who[MAX_CLIENTS + 1], n = 0;
+    p[n] = (struct pollfd){D.listen_fd, POLLIN, 0};
+    who[n++] = -1;
+    for (int k = 0; k < MAX_CLIENTS; k++)
+      if (D.c[k].fd >= 0) {
+        p[n] = (struct pollfd){D.c[k].fd, POLLIN, 0};
+        who[n++] = k;
+      }
+    if (poll(p, (nfds_t)n, 50) > 0) {
+      for (int i = 0; i < n; i++) {
+        if (!p[i].revents) continue;
+        if (who[i] < 0)
+          on_accept();
+        else if (D.c[who[i]].fd == p[i].fd)
+          on_message(who[i]);
+      }
+    }
+    tick();
+  }
+  if (rc == 0) {
+    for (int k = 0; k < MAX_CLIENTS; k++)
+      if (D.c[k].fd >= 0) drop_client(k, 0);
+    close(D.listen_fd);
+    unlink(path);
+  }
+  free(D.rx);
+  free(D.copier.scratch);
+  trak_pb_buf_free(&D.tx);
+  return rc;
+}
