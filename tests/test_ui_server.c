@@ -169,6 +169,8 @@ static void tracks_endpoint(void **state) {
   expect(get(f, "/api/tracks"), 200, "\"main\"");
   expect(get(f, "/api/tracks"), 200, "\"load v\"");
   expect(get(f, "/api/tracks"), 200, "\"processes\":[");
+  /* The main thread's row ends: max depth 1, first ts 0, not a counter, no metric, 2000 slices. */
+  expect(get(f, "/api/tracks"), 200, ",null,1,0,0,null,2000]");
 }
 
 /* Counts the entries ("[depth,...]") of a slices answer and checks their counts add up. */

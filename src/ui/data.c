@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ui/cache.h"
 #include "ui/ui.h"
 
 /* Appends the current row's column `c` as a JSON value. */
@@ -72,52 +73,55 @@ int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf 
   return finish_query(q, rc, out, err);
 }
 
-/* Runs `sql` (at most one row expected) and stores its integer columns in `v` (NULL as `dflt`).
-** Returns 1 with a row, 0 without, or a negative error. */
-static int ints_row(trak_processor *p, const char *sql, int64_t *v, int n, int64_t dflt,
-                    trak_error *err) {
-  trak_query *q;
-  int rc = trak_query_open(p, sql, &q, NULL, err);
-  if (rc) return rc;
-  if (!q) return 0;
-  rc = trak_query_next(q, err);
-  for (int c = 0; c < n; c++)
-    v[c] = rc == 1 && trak_query_type(q, c) != TRAK_VALUE_NULL ? trak_query_int(q, c) : dflt;
-  trak_query_free(q);
-  return rc;
-}
-
 static const char tracks_sql[] =
-    "WITH s AS (SELECT track_id, max(depth) AS md, min(ts) AS ft, count(*) AS n FROM slice "
-    "GROUP BY track_id), "
-    "c AS (SELECT track_id, min(ts) AS ft, count(*) AS n FROM counter GROUP BY track_id) "
     "SELECT t.id, t.name, t.type, coalesce(tt.utid, tct.utid, at.utid), "
     "coalesce(pt.upid, pct.upid, at.upid, th.upid), t.parent_id, "
     "extract_arg(t.source_arg_set_id, 'child_ordering'), "
-    "extract_arg(t.source_arg_set_id, 'sibling_order_rank'), ct.unit, s.md, "
-    "coalesce(s.ft, c.ft), ct.id IS NOT NULL, at.metric, coalesce(s.n, c.n, 0) "
+    "extract_arg(t.source_arg_set_id, 'sibling_order_rank'), ct.unit, "
+    "ct.id IS NOT NULL, at.metric "
     "FROM track t LEFT JOIN thread_track tt ON tt.id = t.id "
     "LEFT JOIN process_track pt ON pt.id = t.id "
     "LEFT JOIN thread_counter_track tct ON tct.id = t.id "
     "LEFT JOIN process_counter_track pct ON pct.id = t.id "
     "LEFT JOIN counter_track ct ON ct.id = t.id "
     "LEFT JOIN annotation_track at ON at.id = t.id "
-    "LEFT JOIN thread th ON th.utid = coalesce(tt.utid, tct.utid, at.utid) "
-    "LEFT JOIN s ON s.track_id = t.id LEFT JOIN c ON c.track_id = t.id ORDER BY t.id";
+    "LEFT JOIN thread th ON th.utid = coalesce(tt.utid, tct.utid, at.utid) ORDER BY t.id";
 
-int trak__ui_tracks(trak_processor *p, trak_ui_buf *out, trak_error *err) {
-  int64_t bounds[2];
-  int rc = ints_row(p,
-                    "SELECT min(a), max(b) FROM (SELECT min(ts) AS a, max(ts + max(dur, 0)) AS b "
-                    "FROM slice UNION ALL SELECT min(ts), max(ts) FROM counter)",
-                    bounds, 2, 0, err);
-  if (rc < 0) return rc;
-  trak__ui_printf(out, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"processes\":", bounds[0],
-                  bounds[1] > bounds[0] ? bounds[1] : bounds[0] + 1);
-  rc = trak__ui_rows(p,
-                     "SELECT upid, pid, name, extract_arg(arg_set_id, 'process_sort_index_hint') "
-                     "FROM process ORDER BY upid",
-                     0, out, NULL, err);
+/* The tracks' rows: the columns of tracks_sql, with max_depth and first_ts inserted before
+** is_counter and the event count appended, from the cache. */
+static int track_rows(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                      trak_error *err) {
+  trak_query *q;
+  int rc = trak_query_open(p, tracks_sql, &q, NULL, err);
+  if (rc) return rc;
+  trak__ui_put(out, "[", 1);
+  for (int n = 0; (rc = trak_query_next(q, err)) == 1; n++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, trak_query_int(q, 0));
+    trak__ui_puts(out, n ? ",[" : "[");
+    for (int col = 0; col < 11; col++) {
+      if (col) trak__ui_put(out, ",", 1);
+      if (col == 9 && t && t->n_lines)
+        trak__ui_printf(out, "%zu,%" PRId64 ",", t->n_lines - 1, t->first_ts);
+      else if (col == 9 && t)
+        trak__ui_printf(out, "null,%" PRId64 ",", t->first_ts);
+      else if (col == 9)
+        trak__ui_puts(out, "null,null,");
+      json_cell(out, q, col);
+    }
+    trak__ui_printf(out, ",%" PRId64 "]", t ? t->count : 0);
+  }
+  trak__ui_put(out, "]", 1);
+  return finish_query(q, rc < 0 ? rc : 0, out, err);
+}
+
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                    trak_error *err) {
+  trak__ui_printf(out, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"processes\":", c->start,
+                  c->end);
+  int rc = trak__ui_rows(p,
+                         "SELECT upid, pid, name, extract_arg(arg_set_id, "
+                         "'process_sort_index_hint') FROM process ORDER BY upid",
+                         0, out, NULL, err);
   if (!rc) trak__ui_puts(out, ",\"threads\":");
   if (!rc)
     rc = trak__ui_rows(p,
@@ -125,91 +129,83 @@ int trak__ui_tracks(trak_processor *p, trak_ui_buf *out, trak_error *err) {
                        "'thread_sort_index_hint'), is_main_thread FROM thread ORDER BY utid",
                        0, out, NULL, err);
   if (!rc) trak__ui_puts(out, ",\"tracks\":");
-  if (!rc) rc = trak__ui_rows(p, tracks_sql, 0, out, NULL, err);
+  if (!rc) rc = track_rows(p, c, out, err);
   trak__ui_put(out, "}", 1);
   return rc;
 }
 
-/* One pending summary entry of a depth: the longest slice starting in pixel column `col`. */
-typedef struct summary {
-  int64_t col, ts, dur, id, count;
-  char *name;
-} summary;
-
-static void flush_summary(trak_ui_buf *out, summary *s, int depth, int *first) {
-  if (!s->count) return;
-  trak__ui_printf(out, "%s[%d,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
-                  s->ts, s->dur, s->id);
-  trak__ui_json_str(out, s->name);
-  trak__ui_printf(out, ",%" PRId64 "]", s->count);
-  *first = 0;
-  free(s->name);
-  memset(s, 0, sizeof *s);
-}
-
-/* Summarises one track's slices. Rows arrive in time order, so a depth's entries are complete
-** as soon as a slice starts in a later column. */
-static int track_slices(trak_processor *p, int64_t track, const trak_ui_range *r,
-                        trak_ui_buf *out, trak_error *err) {
-  char sql[256];
-  snprintf(sql, sizeof sql,
-           "SELECT ts, dur, depth, id, name FROM slice WHERE track_id = %" PRId64
-           " AND ts <= %" PRId64 " ORDER BY ts",
-           track, r->end);
-  trak_query *q;
-  int rc = trak_query_open(p, sql, &q, NULL, err);
-  if (rc) return rc;
-  summary *depths = NULL;
-  size_t n_depths = 0;
-  int first = 1;
-  trak__ui_put(out, "[", 1);
-  while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t ts = trak_query_int(q, 0), dur = trak_query_int(q, 1), depth = trak_query_int(q, 2);
-    if (dur >= 0 && ts + dur < r->start) continue;
-    if (depth < 0 || depth > 100000) continue; /* a depth the viewer cannot lay out */
-    if ((size_t)depth >= n_depths) {
-      size_t n = (size_t)depth + 8;
-      summary *d = realloc(depths, n * sizeof *d);
-      if (!d) {
-        rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
-        break;
-      }
-      memset(d + n_depths, 0, (n - n_depths) * sizeof *d);
-      depths = d, n_depths = n;
-    }
-    summary *s = &depths[depth];
-    int64_t col = ts < r->start ? -1 : (ts - r->start) / r->px; /* -1: began before */
-    if (s->count && s->col != col) flush_summary(out, s, (int)depth, &first);
-    s->count++;
-    if (s->count == 1 || dur > s->dur || dur < 0) {
-      const char *name = trak_query_string(q, 4);
-      free(s->name);
-      s->name = name ? strdup(name) : NULL;
-      s->col = col, s->ts = ts, s->dur = dur, s->id = trak_query_int(q, 3);
-    }
+/* First index of `l` whose slice may end at or after `t` (max_end is nondecreasing). */
+static size_t first_ending_after(const trak_ui_line *l, int64_t t) {
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (l->max_end[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
-  for (size_t d = 0; d < n_depths; d++) flush_summary(out, &depths[d], (int)d, &first);
-  free(depths);
-  trak__ui_put(out, "]", 1);
-  return finish_query(q, rc < 0 ? rc : 0, out, err);
+  return lo;
 }
 
-static int check_range(const trak_ui_range *r, trak_error *err) {
-  if (r->end < r->start || r->px < 1)
-    return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
-  return 0;
+/* Summarises one depth: the longest slice starting in each pixel column stands for the column
+** (column -1 for those that began before the range). */
+static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t depth,
+                        const trak_ui_range *r, trak_ui_buf *out, int *first) {
+  size_t i = first_ending_after(l, r->start);
+  while (i < l->n && l->v[i].ts <= r->end) {
+    const trak_ui_slice *s = &l->v[i];
+    if (s->dur >= 0 && s->ts + s->dur < r->start) {
+      i++;
+      continue;
+    }
+    int64_t col = s->ts < r->start ? -1 : (s->ts - r->start) / r->px;
+    int64_t col_end = col < 0 ? r->start : r->start + (col + 1) * r->px;
+    const trak_ui_slice *best = s;
+    int64_t count = 0;
+    for (; i < l->n && l->v[i].ts < col_end && l->v[i].ts <= r->end; i++) {
+      const trak_ui_slice *x = &l->v[i];
+      if (x->dur >= 0 && x->ts + x->dur < r->start) continue;
+      count++;
+      if (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur)) best = x;
+    }
+    trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
+                    best->ts, best->dur, best->id);
+    trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
+    trak__ui_printf(out, ",%" PRId64 "]", count);
+    *first = 0;
+  }
 }
 
-int trak__ui_slices(trak_processor *p, const int64_t *tracks, size_t n, const trak_ui_range *r,
-                    trak_ui_buf *out, trak_error *err) {
-  int rc = check_range(r, err);
+#define TIME_LIMIT ((int64_t)1 << 62) /* |start| and |end| below this: no overflow in columns */
+
+/* Calls `fn` for each of `tracks` (the answer is {"<id>":[...],...}) after checking the range. */
+static int per_track(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                     const trak_ui_range *r, trak_ui_buf *out, trak_error *err,
+                     void (*fn)(const trak_ui_cache *, const trak_ui_track *,
+                                const trak_ui_range *, trak_ui_buf *)) {
+  if (r->end < r->start || r->px < 1 || r->start <= -TIME_LIMIT || r->end >= TIME_LIMIT)
+    return trak_error_set(err, TRAK_EINVAL,
+                          "bad range: start must not be after end, |times| < 2^62, px >= 1");
   trak__ui_put(out, "{", 1);
-  for (size_t i = 0; i < n && !rc; i++) {
-    trak__ui_printf(out, "%s\"%" PRId64 "\":", i ? "," : "", tracks[i]);
-    rc = track_slices(p, tracks[i], r, out, err);
+  for (size_t i = 0; i < n; i++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
+    trak__ui_printf(out, "%s\"%" PRId64 "\":[", i ? "," : "", tracks[i]);
+    if (t) fn(c, t, r, out);
+    trak__ui_put(out, "]", 1);
   }
   trak__ui_put(out, "}", 1);
-  return rc;
+  return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
+}
+
+static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
+                         trak_ui_buf *out) {
+  int first = 1;
+  for (size_t d = 0; d < t->n_lines; d++) line_slices(c, &t->lines[d], d, r, out, &first);
+}
+
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                    const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  return per_track(c, tracks, n, r, out, err, track_slices);
 }
 
 /* One pixel column of a counter: the values seen in it. */
@@ -232,61 +228,60 @@ static void flush_column(trak_ui_buf *out, column *c, int *first) {
   c->used = 0;
 }
 
-static int track_counters(trak_processor *p, int64_t track, const trak_ui_range *r,
-                          trak_ui_buf *out, trak_error *err) {
-  char sql[512];
-  /* The value in force at start, the values inside, and the next one (where the line ends). */
-  snprintf(sql, sizeof sql,
-           "SELECT * FROM (SELECT max(ts), value FROM counter WHERE track_id = %" PRId64
-           " AND ts < %" PRId64 ") WHERE value IS NOT NULL "
-           "UNION ALL SELECT * FROM (SELECT ts, value FROM counter WHERE track_id = %" PRId64
-           " AND ts >= %" PRId64 " AND ts <= %" PRId64 " ORDER BY ts) "
-           "UNION ALL SELECT * FROM (SELECT min(ts), value FROM counter WHERE track_id = %" PRId64
-           " AND ts > %" PRId64 ") WHERE value IS NOT NULL",
-           track, r->start, track, r->start, r->end, track, r->end);
-  trak_query *q;
-  int rc = trak_query_open(p, sql, &q, NULL, err);
-  if (rc) return rc;
-  column c = {0};
+/* First index of values at or after `t`. */
+static size_t first_value_at(const trak_ui_track *t, int64_t ts) {
+  size_t lo = 0, hi = t->n_values;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->values[mid].ts < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The value in force at start, one entry per column inside, and the next value after end. */
+static void track_counters(const trak_ui_cache *c, const trak_ui_track *t,
+                           const trak_ui_range *r, trak_ui_buf *out) {
+  size_t i = first_value_at(t, r->start);
+  if (i > 0) i--; /* the value in force at start */
+  column col = {0};
   int first = 1;
-  trak__ui_put(out, "[", 1);
-  while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t ts = trak_query_int(q, 0);
-    double v = trak_query_double(q, 1);
-    int64_t col = ts < r->start ? -1 : ts > r->end ? INT64_MAX : (ts - r->start) / r->px;
-    if (c.used && c.col != col) flush_column(out, &c, &first);
-    if (!c.used) c = (column){.col = col, .ts = ts, .min = v, .max = v, .used = 1};
-    if (v < c.min) c.min = v;
-    if (v > c.max) c.max = v;
-    c.last = v;
+  for (; i < t->n_values; i++) {
+    int64_t ts = t->values[i].ts;
+    double v = t->values[i].value;
+    int64_t k = ts < r->start ? -1 : ts > r->end ? INT64_MAX : (ts - r->start) / r->px;
+    if (col.used && col.col != k) flush_column(out, &col, &first);
+    if (!col.used) col = (column){.col = k, .ts = ts, .min = v, .max = v, .used = 1};
+    if (v < col.min) col.min = v;
+    if (v > col.max) col.max = v;
+    col.last = v;
+    if (ts > r->end) break; /* the one after the range ends the line */
   }
-  flush_column(out, &c, &first);
-  trak__ui_put(out, "]", 1);
-  return finish_query(q, rc < 0 ? rc : 0, out, err);
+  flush_column(out, &col, &first);
 }
 
-int trak__ui_counters(trak_processor *p, const int64_t *tracks, size_t n, const trak_ui_range *r,
-                      trak_ui_buf *out, trak_error *err) {
-  int rc = check_range(r, err);
-  trak__ui_put(out, "{", 1);
-  for (size_t i = 0; i < n && !rc; i++) {
-    trak__ui_printf(out, "%s\"%" PRId64 "\":", i ? "," : "", tracks[i]);
-    rc = track_counters(p, tracks[i], r, out, err);
-  }
-  trak__ui_put(out, "}", 1);
-  return rc;
+int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  return per_track(c, tracks, n, r, out, err, track_counters);
 }
 
-int trak__ui_flows(trak_processor *p, int64_t start, int64_t end, size_t limit,
+int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err) {
-  char sql[640];
-  snprintf(sql, sizeof sql,
-           "SELECT o.id, o.track_id, o.ts, o.dur, o.depth, i.id, i.track_id, i.ts, i.dur, "
-           "i.depth FROM flow f JOIN slice o ON o.id = f.slice_out JOIN slice i ON i.id = "
-           "f.slice_in WHERE min(o.ts + max(o.dur, 0), i.ts) <= %" PRId64
-           " AND max(o.ts + max(o.dur, 0), i.ts) >= %" PRId64 " ORDER BY o.ts",
-           end, start);
-  return trak__ui_rows(p, sql, limit, out, NULL, err);
+  size_t n = 0;
+  trak__ui_put(out, "[", 1);
+  for (size_t i = 0; i < c->n_flows && n < limit; i++) {
+    const int64_t *f = c->flows[i].v;
+    int64_t a = f[2] + (f[3] > 0 ? f[3] : 0), b = f[7];
+    if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
+    trak__ui_puts(out, n++ ? ",[" : "[");
+    for (int k = 0; k < 10; k++) trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "]", 1);
+  if (out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  return 0;
 }
 
 int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,

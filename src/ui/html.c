@@ -83,10 +83,6 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   size_t max_slices = o && o->max_slices ? o->max_slices : 200000;
   size_t max_details = o && o->max_details ? o->max_details : 2000;
   int rc = 0;
-  int64_t start = count_of(p, "SELECT min(a) FROM (SELECT min(ts) AS a FROM slice UNION ALL "
-                              "SELECT min(ts) FROM counter)", &rc, err);
-  int64_t end = count_of(p, "SELECT max(b) FROM (SELECT max(ts + max(dur, 0)) AS b FROM slice "
-                            "UNION ALL SELECT max(ts) FROM counter)", &rc, err);
   int64_t n_slices = count_of(p, "SELECT count(*) FROM slice", &rc, err);
   int64_t slice_rows =
       count_of(p, "SELECT count(*) FROM (SELECT DISTINCT track_id, depth FROM slice)", &rc, err);
@@ -98,8 +94,10 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   int64_t *counter_tracks =
       ids_of(p, "SELECT DISTINCT track_id FROM counter ORDER BY 1", &n_counter_tracks, &rc, err);
   int64_t *detail_ids = NULL;
+  trak_ui_cache *cache = NULL;
+  if (!rc) rc = trak__ui_cache_new(p, &cache, err);
   if (rc) goto done;
-  if (end < start) end = start;
+  int64_t start = cache->start, end = cache->end;
   trak_ui_range r = {start, end, resolution(n_slices, slice_rows, end - start, max_slices)};
   trak_ui_range rc_range = {start, end, resolution(n_values, counter_rows, end - start, max_slices)};
   *summary = NULL;
@@ -118,13 +116,13 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   trak__ui_json_str(out, *summary);
   trak__ui_printf(out, ",\"px\":%" PRId64 ",\"counter_px\":%" PRId64 ",\"tracks\":", r.px,
                   rc_range.px);
-  rc = trak__ui_tracks(p, out, err);
+  rc = trak__ui_tracks(p, cache, out, err);
   trak__ui_puts(out, ",\"slices\":");
-  if (!rc) rc = trak__ui_slices(p, slice_tracks, n_slice_tracks, &r, out, err);
+  if (!rc) rc = trak__ui_slices(cache, slice_tracks, n_slice_tracks, &r, out, err);
   trak__ui_puts(out, ",\"counters\":");
-  if (!rc) rc = trak__ui_counters(p, counter_tracks, n_counter_tracks, &rc_range, out, err);
+  if (!rc) rc = trak__ui_counters(cache, counter_tracks, n_counter_tracks, &rc_range, out, err);
   trak__ui_puts(out, ",\"flows\":");
-  if (!rc) rc = trak__ui_flows(p, start, end, 100000, out, err);
+  if (!rc) rc = trak__ui_flows(cache, start, end, 100000, out, err);
 
   /* Details of the longest slices: ids first (one query at a time), then each answer. */
   trak__ui_puts(out, ",\"details\":{");
@@ -138,6 +136,7 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   }
   trak__ui_puts(out, "}}");
 done:
+  trak__ui_cache_free(cache);
   free(detail_ids);
   free(slice_tracks);
   free(counter_tracks);

@@ -19,14 +19,15 @@
 #define MAX_BODY (1u << 20)  /* bytes of SQL a POST may carry */
 #define MAX_TRACKS 4096      /* track ids in one slices/counters request */
 #define MAX_ROWS 10000       /* rows of a search or SQL answer */
-#define MAX_FLOWS 20000
+#define MAX_FLOWS 5000    /* flow arrows on one screen */
 
 struct trak_ui_server {
   struct MHD_Daemon *daemon;
   trak_processor *p;
   int loopback;       /* bound to loopback: only local Host headers are accepted */
   uint16_t port;
-  trak_ui_buf tracks; /* /api/tracks, computed once at start */
+  trak_ui_cache *cache; /* the timeline, read once at start */
+  trak_ui_buf tracks;   /* /api/tracks, computed once at start */
 };
 
 /* One request's state across libmicrohttpd's calls: the POST body as it arrives. */
@@ -114,8 +115,8 @@ static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_e
   return 0;
 }
 
-typedef int (*tracks_answer)(trak_processor *, const int64_t *, size_t, const trak_ui_range *,
-                             trak_ui_buf *, trak_error *);
+typedef int (*tracks_answer)(const trak_ui_cache *, const int64_t *, size_t,
+                             const trak_ui_range *, trak_ui_buf *, trak_error *);
 
 /* /api/slices and /api/counters: tracks, start, end and px arguments. */
 static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer fn,
@@ -128,7 +129,7 @@ static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer 
   if (!rc) rc = int_arg(c, "px", &r.px, err);
   if (!rc) rc = track_list(c, &ids, &n, err);
   if (rc) return rc;
-  rc = fn(s->p, ids, n, &r, out, err);
+  rc = fn(s->cache, ids, n, &r, out, err);
   free(ids);
   return rc;
 }
@@ -148,7 +149,7 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
   } else if (!strcmp(what, "flows")) {
     rc = int_arg(c, "start", &a, &err);
     if (!rc) rc = int_arg(c, "end", &b, &err);
-    if (!rc) rc = trak__ui_flows(s->p, a, b, MAX_FLOWS, &out, &err);
+    if (!rc) rc = trak__ui_flows(s->cache, a, b, MAX_FLOWS, &out, &err);
   } else if (!strcmp(what, "slice")) {
     rc = int_arg(c, "id", &a, &err);
     if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);
@@ -238,7 +239,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o,
   if (!s) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   s->p = p;
   s->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
-  int rc = trak__ui_tracks(p, &s->tracks, err);
+  int rc = trak__ui_cache_new(p, &s->cache, err);
+  if (!rc) rc = trak__ui_tracks(p, s->cache, &s->tracks, err);
   if (!rc && s->tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc) {
     trak__ui_server_stop(s);
@@ -267,5 +269,6 @@ void trak__ui_server_stop(trak_ui_server *s) {
   if (!s) return;
   if (s->daemon) MHD_stop_daemon(s->daemon);
   trak__ui_buf_free(&s->tracks);
+  trak__ui_cache_free(s->cache);
   free(s);
 }

@@ -11,6 +11,7 @@
 
 #include "trak/error.h"
 #include "trak/processor.h"
+#include "ui/cache.h"
 
 /* ---- text buffer (json_buf.c) -------------------------------------------------------- */
 
@@ -34,6 +35,8 @@ void trak__ui_sql_str(trak_ui_buf *b, const char *s);
 void trak__ui_buf_free(trak_ui_buf *b);
 
 /* ---- data answers (data.c, details.c) ------------------------------------------------- */
+/* The timeline answers (slices, counters, flows) come from the cache (cache.h), read once from
+** the tables; the others run SQL. */
 /* Each appends one JSON value to `out` and returns 0, or a negative TRAK_E* code with `err`
 ** set (TRAK_EINVAL for a bad argument or SQL, TRAK_ENOMEM). On error `out` may hold a partial
 ** answer: callers send the error instead. */
@@ -47,23 +50,24 @@ typedef struct trak_ui_range {
 /* The trace's bounds, processes, threads and tracks with what the viewer needs to lay them out:
 ** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
-** unit,max_depth,first_ts,is_counter,metric,count]...]}. One pass over slices and counters. */
-int trak__ui_tracks(trak_processor *p, trak_ui_buf *out, trak_error *err);
+** unit,max_depth,first_ts,is_counter,metric,count]...]}. */
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                    trak_error *err);
 
 /* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
 ** depth: the longest slice starting in that column stands for all of them.
 ** {"<track>":[[depth,ts,dur,id,name,count]...],...}. */
-int trak__ui_slices(trak_processor *p, const int64_t *tracks, size_t n, const trak_ui_range *r,
-                    trak_ui_buf *out, trak_error *err);
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                    const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
 
 /* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
 ** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */
-int trak__ui_counters(trak_processor *p, const int64_t *tracks, size_t n, const trak_ui_range *r,
-                      trak_ui_buf *out, trak_error *err);
+int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
 
 /* Flows whose arrow crosses [start, end], at most `limit`:
 ** [[out_id,out_track,out_ts,out_dur,out_depth,in_id,in_track,in_ts,in_dur,in_depth]...]. */
-int trak__ui_flows(trak_processor *p, int64_t start, int64_t end, size_t limit,
+int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err);
 
 /* Slices whose name contains `text` (ASCII case-insensitive), in time order, at most `limit`:
