@@ -88,8 +88,8 @@ function layout(t) {
     const p = th.upid !== null ? procs.get(th.upid) : null;
     if (p) p.threads.push(th);
   }
-  // A track is shown if it or a descendant has data.
-  const hasData = (tr) => tr.count > 0 || tr.children.some(hasData);
+  // A track is shown if it has data, a name (a descriptor made it on purpose), or a child shown.
+  const hasData = (tr) => tr.count > 0 || !!tr.name || tr.children.some(hasData);
 
   rows = [];
   rowOfTrack.clear();
@@ -324,18 +324,24 @@ function drawCounterRow(row, top) {
   drawn.counters.push({ track: row.track.id, name: row.label, unit: row.track.unit, points: entries.length, max: hi, min: lo });
 }
 
+// Above this many flows on screen, arrows would hide the slices: only the selected slice's show.
+const MAX_ARROWS = 400;
+
 function drawFlows() {
   ctx.lineWidth = 1.2;
+  const sel = selected ? selected.slice[0] : null;
+  const crowded = data.flows.length > MAX_ARROWS;
   for (const f of data.flows) {
     const [oid, otrack, ots, odur, odepth, iid, itrack, its, , idepth] = f;
+    if (crowded && oid !== sel && iid !== sel) continue;
     const ro = rowOfTrack.get(otrack), ri = rowOfTrack.get(itrack);
     if (!ro || !ri) continue;
     const x1 = xOf(ots + Math.max(odur, 0)), y1 = rowTop(ro) + 2 + odepth * ROW_H + ROW_H / 2;
     const x2 = xOf(its), y2 = rowTop(ri) + 2 + idepth * ROW_H + ROW_H / 2;
     if (Math.max(y1, y2) < RULER_H || Math.min(y1, y2) > view.height) continue;
     if (Math.max(x1, x2) < LABEL_W || Math.min(x1, x2) > view.width) continue;
-    const sel = selected && (selected.slice[0] === oid || selected.slice[0] === iid);
-    ctx.strokeStyle = ctx.fillStyle = sel ? '#d50000' : 'rgba(38,50,56,0.55)';
+    const mine = oid === sel || iid === sel;
+    ctx.strokeStyle = ctx.fillStyle = mine ? '#d50000' : 'rgba(38,50,56,0.55)';
     const bend = Math.max(20, Math.abs(x2 - x1) / 2);
     ctx.beginPath(); ctx.moveTo(x1, y1); ctx.bezierCurveTo(x1 + bend, y1, x2 - bend, y2, x2, y2); ctx.stroke();
     ctx.beginPath(); ctx.moveTo(x2, y2); ctx.lineTo(x2 - 6, y2 - 3.5); ctx.lineTo(x2 - 6, y2 + 3.5); ctx.fill();
@@ -424,7 +430,7 @@ function renderDetails(d) {
     ['Start', `${esc(fmtDur(ts - view.traceStart))} <span class="hint">(ts ${ts})</span>`],
     ['Duration', dur < 0 ? 'did not end' : `${esc(fmtDur(dur))} <span class="hint">(${dur} ns)</span>`],
     ['Thread duration', threadDur !== null && threadDur !== undefined ? esc(fmtDur(threadDur)) : null],
-    ['Track', `${esc(trackName ?? '')} <span class="hint">#${track}</span>`],
+    ['Track', `${esc(trackName ?? thread ?? '')} <span class="hint">#${track}</span>`],
     ['Thread', thread !== null && thread !== undefined ? `${esc(thread)} ${tid}` : null],
     ['Process', process !== null && process !== undefined ? `${esc(process)} ${pid}` : null],
     ['Depth', depth], ['Slice id', id],

@@ -184,6 +184,19 @@ async function screenshot(page, file) {
     assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
     await screenshot(page, path.join(outDir, 'html.png'));
     await page.close();
+
+    // ---- Perfetto's child ordering (tests/data/seed/04-06: tracks with no events)
+    const orders = { '04_order_lexicographic': 'Root,A,B', '05_order_chronological': 'Root,B,A',
+      '06_order_explicit': 'Root,C,B,A' };
+    for (const [seed, want] of Object.entries(orders)) {
+      const file = path.join(outDir, `${seed}.html`);
+      execFileSync(trak, ['html', path.join(__dirname, '../data/seed', `${seed}.pbtxt`), '-o', file]);
+      page = await newPage();
+      await page.goto(`file://${file}`);
+      const s = await settle(page, 0);
+      assert.equal(s.rows.map((r) => r.label).join(), want, seed);
+      await page.close();
+    }
     assert.deepEqual(errors, []);
     console.log(`ok: ui and html modes; report ${size} bytes; screenshots in ${outDir}`);
   } finally {
