@@ -30,7 +30,8 @@ static int64_t *ids(trak_processor *p, const char *sql, size_t *n) {
   int64_t *v = malloc(4096 * sizeof *v);
   *n = 0;
   if (!v || trak_query_open(p, sql, &q, NULL, NULL)) exit(1);
-  while (trak_query_next(q, NULL) == 1 && *n < 4096) v[(*n)++] = trak_query_int(q, 0);
+  while (trak_query_next(q, NULL) == 1 && *n < 4096)
+    v[(*n)++] = trak_query_int(q, 0);
   trak_query_free(q);
   return v;
 }

@@ -29,23 +29,28 @@
 ** every 10 us, and a flow from the first slice to a slice on another thread. */
 static char *make_trace(void) {
   trak_ui_buf b = {0};
-  trak__ui_puts(&b, "{\"traceEvents\":[\n"
-                    "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"app\"}},\n"
-                    "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":\"main\"}},\n");
+  trak__ui_puts(&b,
+                "{\"traceEvents\":[\n"
+                "{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":1,\"args\":{\"name\":\"app\"}},\n"
+                "{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":2,\"args\":{\"name\":"
+                "\"main\"}},\n");
   for (int i = 0; i < 1000; i++) {
-    trak__ui_printf(&b,
-                    "{\"ph\":\"X\",\"name\":\"step\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":2,"
-                    "\"args\":{\"i\":%d}},\n"
-                    "{\"ph\":\"X\",\"name\":\"inner\",\"ts\":%d,\"dur\":0.5,\"pid\":1,\"tid\":2},\n",
-                    i, i, i);
+    trak__ui_printf(
+        &b,
+        "{\"ph\":\"X\",\"name\":\"step\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":2,"
+        "\"args\":{\"i\":%d}},\n"
+        "{\"ph\":\"X\",\"name\":\"inner\",\"ts\":%d,\"dur\":0.5,\"pid\":1,\"tid\":2},\n",
+        i, i, i);
     if (i % 10 == 0)
-      trak__ui_printf(&b, "{\"ph\":\"C\",\"name\":\"load\",\"ts\":%d,\"pid\":1,\"args\":{\"v\":%d}},\n",
+      trak__ui_printf(&b,
+                      "{\"ph\":\"C\",\"name\":\"load\",\"ts\":%d,\"pid\":1,\"args\":{\"v\":%d}},\n",
                       i, i / 10);
   }
-  trak__ui_puts(&b, "{\"ph\":\"s\",\"name\":\"f\",\"id\":7,\"ts\":0.2,\"pid\":1,\"tid\":2},\n"
-                    "{\"ph\":\"X\",\"name\":\"done\",\"ts\":2000,\"dur\":5,\"pid\":1,\"tid\":3},\n"
-                    "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"f\",\"id\":7,\"ts\":2000,\"pid\":1,\"tid\":3}\n"
-                    "]}\n");
+  trak__ui_puts(
+      &b, "{\"ph\":\"s\",\"name\":\"f\",\"id\":7,\"ts\":0.2,\"pid\":1,\"tid\":2},\n"
+          "{\"ph\":\"X\",\"name\":\"done\",\"ts\":2000,\"dur\":5,\"pid\":1,\"tid\":3},\n"
+          "{\"ph\":\"f\",\"bp\":\"e\",\"name\":\"f\",\"id\":7,\"ts\":2000,\"pid\":1,\"tid\":3}\n"
+          "]}\n");
   assert_false(b.oom);
   return b.s;
 }
@@ -101,8 +106,8 @@ static int connect_to(uint32_t addr_host_order, uint16_t port) {
   assert_true(fd >= 0);
   struct timeval tv = {10, 0};
   setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-  struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons(port),
-                          .sin_addr.s_addr = htonl(addr_host_order)};
+  struct sockaddr_in a = {
+      .sin_family = AF_INET, .sin_port = htons(port), .sin_addr.s_addr = htonl(addr_host_order)};
   if (connect(fd, (struct sockaddr *)&a, sizeof a)) {
     close(fd);
     return -1;
@@ -123,7 +128,8 @@ static reply raw(fixture *f, const char *req, size_t len) {
   trak_ui_buf in = {0};
   char buf[65536];
   ssize_t n;
-  while ((n = recv(fd, buf, sizeof buf, 0)) > 0) trak__ui_put(&in, buf, (size_t)n);
+  while ((n = recv(fd, buf, sizeof buf, 0)) > 0)
+    trak__ui_put(&in, buf, (size_t)n);
   close(fd);
   reply r = {0, NULL};
   if (in.s) sscanf(in.s, "HTTP/1.%*d %d", &r.status);
@@ -146,7 +152,28 @@ static reply request(fixture *f, const char *method, const char *path, const cha
   return r;
 }
 
-static reply get(fixture *f, const char *path) { return request(f, "GET", path, NULL, NULL); }
+static reply get(fixture *f, const char *path) {
+  return request(f, "GET", path, NULL, NULL);
+}
+
+/* GET of a path made with printf formatting. */
+static reply getf(fixture *f, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static reply getf(fixture *f, const char *fmt, ...) {
+  char path[512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(path, sizeof path, fmt, ap);
+  va_end(ap);
+  return get(f, path);
+}
+
+/* Occurrences of `needle` in `s`. */
+static int count(const char *s, const char *needle) {
+  int n = 0;
+  for (; (s = strstr(s, needle)); s++)
+    n++;
+  return n;
+}
 
 static void expect(reply r, int status, const char *needle) {
   if (r.status != status || (needle && !strstr(r.body, needle)))
@@ -176,22 +203,15 @@ static void tracks_endpoint(void **state) {
 /* Counts the entries ("[depth,...]") of a slices answer and checks their counts add up. */
 static void slices_endpoint(void **state) {
   fixture *f = *state;
-  char path[256];
   /* 1000 us of slices at 1 us per pixel: every slice has its own column. */
-  snprintf(path, sizeof path, "/api/slices?tracks=%" PRId64 "&start=0&end=1000000&px=1000",
-           f->main_track);
-  reply r = get(f, path);
+  reply r = getf(f, "/api/slices?tracks=%" PRId64 "&start=0&end=1000000&px=1000", f->main_track);
   assert_int_equal(r.status, 200);
   assert_non_null(strstr(r.body, "\"step\""));
   assert_non_null(strstr(r.body, "\"inner\""));
-  int entries = 0;
-  for (const char *s = r.body; (s = strstr(s, ",\"step\",1]")); s++) entries++;
-  assert_int_equal(entries, 1000);
+  assert_int_equal(count(r.body, ",\"step\",1]"), 1000);
   free(r.body);
   /* 100 pixels over the same range: one entry per column per depth, counts summing to 1000. */
-  snprintf(path, sizeof path, "/api/slices?tracks=%" PRId64 "&start=0&end=1000000&px=10000",
-           f->main_track);
-  r = get(f, path);
+  r = getf(f, "/api/slices?tracks=%" PRId64 "&start=0&end=1000000&px=10000", f->main_track);
   assert_int_equal(r.status, 200);
   int steps = 0, total = 0;
   for (const char *s = r.body; (s = strstr(s, ",\"step\",")); s++) {
@@ -202,31 +222,23 @@ static void slices_endpoint(void **state) {
   assert_int_equal(total, 1000);
   free(r.body);
   /* A range inside the trace: only the slices overlapping it. */
-  snprintf(path, sizeof path, "/api/slices?tracks=%" PRId64 "&start=500000&end=502500&px=1",
-           f->main_track);
-  r = get(f, path);
-  steps = 0;
-  for (const char *s = r.body; (s = strstr(s, ",\"step\",")); s++) steps++;
-  assert_int_equal(steps, 4); /* the slices at 499..500 us (ends at 500 us), 500, 501, 502 us */
+  r = getf(f, "/api/slices?tracks=%" PRId64 "&start=500000&end=502500&px=1", f->main_track);
+  assert_int_equal(count(r.body, ",\"step\","),
+                   4); /* the slices at 499..500 us (ends at 500 us), 500, 501, 502 us */
   free(r.body);
 }
 
 static void counters_endpoint(void **state) {
   fixture *f = *state;
-  char path[256];
-  snprintf(path, sizeof path, "/api/counters?tracks=%" PRId64 "&start=0&end=1000000&px=100000",
-           f->counter_track);
-  reply r = get(f, path);
+  reply r =
+      getf(f, "/api/counters?tracks=%" PRId64 "&start=0&end=1000000&px=100000", f->counter_track);
   assert_int_equal(r.status, 200);
-  int columns = 0;
-  for (const char *s = r.body; (s = strstr(s, "],[")); s++) columns++;
-  assert_int_equal(columns + 1, 10); /* 100 values in 10 columns */
-  assert_non_null(strstr(r.body, "[0,0,9,9]")); /* first column: min 0, max 9, last 9 */
+  assert_int_equal(count(r.body, "],[") + 1, 10); /* 100 values in 10 columns */
+  assert_non_null(strstr(r.body, "[0,0,9,9]"));   /* first column: min 0, max 9, last 9 */
   free(r.body);
   /* The value in force before the range comes first. */
-  snprintf(path, sizeof path, "/api/counters?tracks=%" PRId64 "&start=15000&end=16000&px=1",
-           f->counter_track);
-  expect(get(f, path), 200, "[10000,1,1,1]");
+  expect(getf(f, "/api/counters?tracks=%" PRId64 "&start=15000&end=16000&px=1", f->counter_track),
+         200, "[10000,1,1,1]");
 }
 
 static void flows_details_search_query(void **state) {
@@ -234,13 +246,11 @@ static void flows_details_search_query(void **state) {
   expect(get(f, "/api/flows?start=0&end=3000000"), 200, "[[");
   expect(get(f, "/api/flows?start=2100000&end=3000000"), 200, "[]");
   int64_t id = one_int(f->p, "SELECT slice_out FROM flow");
-  char path[128];
-  snprintf(path, sizeof path, "/api/slice?id=%" PRId64, id);
-  expect(get(f, path), 200, "\"flows_out\":[[");
-  expect(get(f, path), 200, "\"main\"");
+  expect(getf(f, "/api/slice?id=%" PRId64, id), 200, "\"flows_out\":[[");
+  expect(getf(f, "/api/slice?id=%" PRId64, id), 200, "\"main\"");
   int64_t inner = one_int(f->p, "SELECT id FROM slice WHERE name = 'inner' AND ts = 7000");
-  snprintf(path, sizeof path, "/api/slice?id=%" PRId64, inner);
-  expect(get(f, path), 200, ",\"step\",7000,1000,0]]"); /* its ancestor */
+  expect(getf(f, "/api/slice?id=%" PRId64, inner), 200,
+         ",\"step\",7000,1000,0]]"); /* its ancestor */
   expect(get(f, "/api/slice?id=999999"), 404, "no slice 999999");
   expect(get(f, "/api/search?q=don"), 200, "\"rows\":[[");
   expect(get(f, "/api/search?q=%25"), 200, "\"rows\":[]"); /* LIKE wildcards match themselves */

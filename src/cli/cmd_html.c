@@ -17,9 +17,9 @@ static const char usage[] =
     "(default 200000) or counter values is summarised to fit, and the page says so.\n";
 
 int trak_cli_html(int argc, char **argv) {
-  const char *trace = NULL, *output = NULL;
+  const char *output = NULL;
+  trak_cli_viewer_args args = {0};
   trak_ui_html_options ho = {0};
-  trak_cli_metric_args metrics = {0};
   for (int i = 1; i < argc; i++) {
     if (trak_cli_is_help(argv[i])) {
       fputs(usage, stdout);
@@ -31,28 +31,23 @@ int trak_cli_html(int argc, char **argv) {
       long long n = strtoll(argv[++i], &end, 10);
       if (*end || n < 1) return trak_cli_failf("html", "--max-slices wants a positive count");
       ho.max_slices = (size_t)n;
-    } else if (trak_cli_metric_arg(&metrics, argc, argv, &i)) {
-      continue;
-    } else if (!trace && (argv[i][0] != '-' || !argv[i][1])) {
-      trace = argv[i];
-    } else {
+    } else if (!trak_cli_viewer_arg(&args, argc, argv, &i)) {
       fputs(usage, stderr);
       return 2;
     }
   }
-  if (!trace || !output) {
+  if (!args.trace || !output) {
     fputs(usage, stderr);
     return 2;
   }
-  const char *slash = strrchr(trace, '/');
-  ho.title = slash ? slash + 1 : trace;
+  const char *slash = strrchr(args.trace, '/');
+  ho.title = slash ? slash + 1 : args.trace;
   trak_processor *p;
-  if (trak_cli_open_trace("html", trace, &p)) return 1;
+  if (trak_cli_viewer_open("html", &args, &p)) return 1;
   trak_error err = {0};
   trak_ui_buf page = {0};
   const char *summary = NULL;
-  int rc = trak_cli_metric_args_run(&metrics, p, &err);
-  if (!rc) rc = trak__ui_html(p, &ho, &page, &summary, &err);
+  int rc = trak__ui_html(p, &ho, &page, &summary, &err);
   if (!rc) rc = trak_cli_write_file(output, page.s, page.len, &err);
   trak_processor_free(p);
   trak__ui_buf_free(&page);

@@ -32,10 +32,9 @@ static void open_browser(const char *url) {
 }
 
 int trak_cli_ui(int argc, char **argv) {
-  const char *trace = NULL;
+  trak_cli_viewer_args args = {0};
   trak_ui_server_options so = {0};
   int open = 0;
-  trak_cli_metric_args metrics = {0};
   for (int i = 1; i < argc; i++) {
     if (trak_cli_is_help(argv[i])) {
       fputs(usage, stdout);
@@ -50,16 +49,12 @@ int trak_cli_ui(int argc, char **argv) {
       so.bind = argv[++i];
     } else if (!strcmp(argv[i], "--open")) {
       open = 1;
-    } else if (trak_cli_metric_arg(&metrics, argc, argv, &i)) {
-      continue;
-    } else if (!trace && (argv[i][0] != '-' || !argv[i][1])) {
-      trace = argv[i];
-    } else {
+    } else if (!trak_cli_viewer_arg(&args, argc, argv, &i)) {
       fputs(usage, stderr);
       return 2;
     }
   }
-  if (!trace) {
+  if (!args.trace) {
     fputs(usage, stderr);
     return 2;
   }
@@ -73,19 +68,17 @@ int trak_cli_ui(int argc, char **argv) {
   pthread_sigmask(SIG_BLOCK, &stop, NULL);
 
   trak_processor *p;
-  if (trak_cli_open_trace("ui", trace, &p)) return 1;
+  if (trak_cli_viewer_open("ui", &args, &p)) return 1;
   trak_error err = {0};
   trak_ui_server *s = NULL;
-  int rc = trak_cli_metric_args_run(&metrics, p, &err);
-  if (!rc) rc = trak__ui_server_start(p, &so, &s, &err);
-  if (rc) {
+  if (trak__ui_server_start(p, &so, &s, &err)) {
     trak_processor_free(p);
     return trak_cli_fail("ui", &err);
   }
   char url[96];
   snprintf(url, sizeof url, "http://%s:%u/", so.bind ? so.bind : "127.0.0.1",
            (unsigned)trak__ui_server_port(s));
-  printf("trak ui: serving %s at %s (Ctrl-C to stop)\n", trace, url);
+  printf("trak ui: serving %s at %s (Ctrl-C to stop)\n", args.trace, url);
   fflush(stdout);
   if (open) open_browser(url);
   int sig;

@@ -11,7 +11,9 @@
 
 #define NO_TRACK UINT32_MAX
 
-static int oom(trak_error *err) { return trak_error_set(err, TRAK_ENOMEM, "out of memory"); }
+static int oom(trak_error *err) {
+  return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+}
 
 /* Grows `*v` (of `*cap` elements of `size` bytes) to hold n + 1. Returns 0 or -1. */
 static int grow(void **v, size_t *cap, size_t n, size_t size) {
@@ -27,7 +29,8 @@ static int grow(void **v, size_t *cap, size_t n, size_t size) {
 
 static uint64_t hash(const char *s) {
   uint64_t h = 1469598103934665603u;
-  for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+  for (; *s; s++)
+    h = (h ^ (unsigned char)*s) * 1099511628211u;
   return h;
 }
 
@@ -41,7 +44,8 @@ static uint32_t intern(trak_ui_cache *c, const char *s) {
     memset(t, 0xff, slots * sizeof *t);
     for (size_t i = 0; i < c->n_names; i++) {
       size_t k = hash(c->names[i]) & (slots - 1);
-      while (t[k] != UINT32_MAX) k = (k + 1) & (slots - 1);
+      while (t[k] != UINT32_MAX)
+        k = (k + 1) & (slots - 1);
       t[k] = (uint32_t)i;
     }
     free(c->table);
@@ -107,7 +111,8 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
     for (size_t d = 0; d < tr->n_lines; d++) {
       trak_ui_line *l = &tr->lines[d];
       int sorted = 1;
-      for (size_t i = 1; i < l->n && sorted; i++) sorted = l->v[i - 1].ts <= l->v[i].ts;
+      for (size_t i = 1; i < l->n && sorted; i++)
+        sorted = l->v[i - 1].ts <= l->v[i].ts;
       if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
       l->max_end = malloc((l->n ? l->n : 1) * sizeof *l->max_end);
       if (!l->max_end) return oom(err);
@@ -130,10 +135,17 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
   return 0;
 }
 
+/* Counts one more event from `start` to `end` in the trace's bounds. */
+static void widen(trak_ui_cache *c, int64_t start, int64_t end) {
+  if (!c->n_events || start < c->start) c->start = start;
+  if (!c->n_events || end > c->end) c->end = end;
+  c->n_events++;
+}
+
 static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   trak_query *q;
-  int rc = trak_query_open(p, "SELECT track_id, depth, ts, dur, id, name FROM slice", &q, NULL,
-                           err);
+  int rc =
+      trak_query_open(p, "SELECT track_id, depth, ts, dur, id, name FROM slice", &q, NULL, err);
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
     int64_t depth = trak_query_int(q, 1);
@@ -153,10 +165,7 @@ static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
     s->dur = trak_query_int(q, 3);
     s->id = trak_query_int(q, 4);
     s->name = intern(c, trak_query_string(q, 5));
-    int64_t end = s->dur < 0 ? s->ts : s->ts + s->dur;
-    if (!c->n_events || s->ts < c->start) c->start = s->ts;
-    if (!c->n_events || end > c->end) c->end = end;
-    c->n_events++;
+    widen(c, s->ts, s->dur < 0 ? s->ts : s->ts + s->dur);
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);
@@ -169,14 +178,11 @@ static int load_counters(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
     trak_ui_track *tr = track_for(c, trak_query_int(q, 0));
-    if (!tr || grow((void **)&tr->values, &tr->values_cap, tr->n_values, sizeof *tr->values))
-      break;
+    if (!tr || grow((void **)&tr->values, &tr->values_cap, tr->n_values, sizeof *tr->values)) break;
     trak_ui_value *v = &tr->values[tr->n_values++];
     v->ts = trak_query_int(q, 1);
     v->value = trak_query_double(q, 2);
-    if (!c->n_events || v->ts < c->start) c->start = v->ts;
-    if (!c->n_events || v->ts > c->end) c->end = v->ts;
-    c->n_events++;
+    widen(c, v->ts, v->ts);
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);
@@ -194,7 +200,8 @@ static int load_flows(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   while ((rc = trak_query_next(q, err)) == 1) {
     if (grow((void **)&c->flows, &c->flows_cap, c->n_flows, sizeof *c->flows)) break;
     trak_ui_flow *f = &c->flows[c->n_flows++];
-    for (int i = 0; i < 10; i++) f->v[i] = trak_query_int(q, i);
+    for (int i = 0; i < 10; i++)
+      f->v[i] = trak_query_int(q, i);
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);
@@ -228,7 +235,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     free(c->tracks[t].lines);
     free(c->tracks[t].values);
   }
-  for (size_t i = 0; i < c->n_names; i++) free(c->names[i]);
+  for (size_t i = 0; i < c->n_names; i++)
+    free(c->names[i]);
   free(c->names);
   free(c->table);
   free(c->tracks);

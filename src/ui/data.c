@@ -114,8 +114,7 @@ static int track_rows(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *ou
   return finish_query(q, rc < 0 ? rc : 0, out, err);
 }
 
-int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
-                    trak_error *err) {
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err) {
   trak__ui_printf(out, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"processes\":", c->start,
                   c->end);
   int rc = trak__ui_rows(p,
@@ -181,8 +180,8 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t de
 /* Calls `fn` for each of `tracks` (the answer is {"<id>":[...],...}) after checking the range. */
 static int per_track(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err,
-                     void (*fn)(const trak_ui_cache *, const trak_ui_track *,
-                                const trak_ui_range *, trak_ui_buf *)) {
+                     void (*fn)(const trak_ui_cache *, const trak_ui_track *, const trak_ui_range *,
+                                trak_ui_buf *)) {
   if (r->end < r->start || r->px < 1 || r->start <= -TIME_LIMIT || r->end >= TIME_LIMIT)
     return trak_error_set(err, TRAK_EINVAL,
                           "bad range: start must not be after end, |times| < 2^62, px >= 1");
@@ -200,11 +199,12 @@ static int per_track(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
                          trak_ui_buf *out) {
   int first = 1;
-  for (size_t d = 0; d < t->n_lines; d++) line_slices(c, &t->lines[d], d, r, out, &first);
+  for (size_t d = 0; d < t->n_lines; d++)
+    line_slices(c, &t->lines[d], d, r, out, &first);
 }
 
-int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
-                    const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
+                    trak_ui_buf *out, trak_error *err) {
   return per_track(c, tracks, n, r, out, err, track_slices);
 }
 
@@ -242,8 +242,8 @@ static size_t first_value_at(const trak_ui_track *t, int64_t ts) {
 }
 
 /* The value in force at start, one entry per column inside, and the next value after end. */
-static void track_counters(const trak_ui_cache *c, const trak_ui_track *t,
-                           const trak_ui_range *r, trak_ui_buf *out) {
+static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
+                           trak_ui_buf *out) {
   size_t i = first_value_at(t, r->start);
   if (i > 0) i--; /* the value in force at start */
   column col = {0};
@@ -276,7 +276,8 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
     int64_t a = f[2] + (f[3] > 0 ? f[3] : 0), b = f[7];
     if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
     trak__ui_puts(out, n++ ? ",[" : "[");
-    for (int k = 0; k < 10; k++) trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
+    for (int k = 0; k < 10; k++)
+      trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
     trak__ui_put(out, "]", 1);
   }
   trak__ui_put(out, "]", 1);

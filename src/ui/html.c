@@ -53,8 +53,10 @@ static int64_t *ids_of(trak_processor *p, const char *sql, size_t *n, int *rc, t
     v[(*n)++] = trak_query_int(q, 0);
   }
   trak_query_free(q);
-  if (!v) *rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
-  else if (step < 0) *rc = step, free(v), v = NULL;
+  if (!v)
+    *rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  else if (step < 0)
+    *rc = step, free(v), v = NULL;
   return v;
 }
 
@@ -99,7 +101,8 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   if (rc) goto done;
   int64_t start = cache->start, end = cache->end;
   trak_ui_range r = {start, end, resolution(n_slices, slice_rows, end - start, max_slices)};
-  trak_ui_range rc_range = {start, end, resolution(n_values, counter_rows, end - start, max_slices)};
+  trak_ui_range rc_range = {start, end,
+                            resolution(n_values, counter_rows, end - start, max_slices)};
   *summary = NULL;
   if (r.px > 1 || rc_range.px > 1) {
     char a[32];

@@ -15,7 +15,8 @@ static int reserve(trak_ui_buf *b, size_t n) {
   if (b->oom) return -1;
   if (b->len + n + 1 <= b->cap) return 0;
   size_t cap = b->cap ? b->cap : 256;
-  while (cap < b->len + n + 1) cap *= 2;
+  while (cap < b->len + n + 1)
+    cap *= 2;
   char *s = realloc(b->s, cap);
   if (!s) {
     b->oom = 1;
@@ -33,7 +34,9 @@ void trak__ui_put(trak_ui_buf *b, const char *s, size_t n) {
   b->s[b->len] = 0;
 }
 
-void trak__ui_puts(trak_ui_buf *b, const char *s) { trak__ui_put(b, s, strlen(s)); }
+void trak__ui_puts(trak_ui_buf *b, const char *s) {
+  trak__ui_put(b, s, strlen(s));
+}
 
 void trak__ui_printf(trak_ui_buf *b, const char *fmt, ...) {
   va_list ap;

@@ -16,15 +16,15 @@
 
 #include "ui/ui.h"
 
-#define MAX_BODY (1u << 20)  /* bytes of SQL a POST may carry */
-#define MAX_TRACKS 4096      /* track ids in one slices/counters request */
-#define MAX_ROWS 10000       /* rows of a search or SQL answer */
-#define MAX_FLOWS 5000    /* flow arrows on one screen */
+#define MAX_BODY (1u << 20) /* bytes of SQL a POST may carry */
+#define MAX_TRACKS 4096     /* track ids in one slices/counters request */
+#define MAX_ROWS 10000      /* rows of a search or SQL answer */
+#define MAX_FLOWS 5000      /* flow arrows on one screen */
 
 struct trak_ui_server {
   struct MHD_Daemon *daemon;
   trak_processor *p;
-  int loopback;       /* bound to loopback: only local Host headers are accepted */
+  int loopback; /* bound to loopback: only local Host headers are accepted */
   uint16_t port;
   trak_ui_cache *cache; /* the timeline, read once at start */
   trak_ui_buf tracks;   /* /api/tracks, computed once at start */
@@ -82,7 +82,8 @@ static int int_arg(struct MHD_Connection *c, const char *name, int64_t *out, tra
   char *end;
   errno = 0;
   long long v = strtoll(s, &end, 10);
-  if (*end || errno) return trak_error_set(err, TRAK_EINVAL, "argument '%s' is not an integer", name);
+  if (*end || errno)
+    return trak_error_set(err, TRAK_EINVAL, "argument '%s' is not an integer", name);
   *out = v;
   return 0;
 }
@@ -115,8 +116,8 @@ static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_e
   return 0;
 }
 
-typedef int (*tracks_answer)(const trak_ui_cache *, const int64_t *, size_t,
-                             const trak_ui_range *, trak_ui_buf *, trak_error *);
+typedef int (*tracks_answer)(const trak_ui_cache *, const int64_t *, size_t, const trak_ui_range *,
+                             trak_ui_buf *, trak_error *);
 
 /* /api/slices and /api/counters: tracks, start, end and px arguments. */
 static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer fn,
@@ -228,8 +229,8 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
   *state = NULL;
 }
 
-int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o,
-                          trak_ui_server **out, trak_error *err) {
+int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
+                          trak_error *err) {
   *out = NULL;
   const char *bind = o && o->bind ? o->bind : "127.0.0.1";
   struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(o ? o->port : 0)};
@@ -249,9 +250,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o,
   s->daemon = MHD_start_daemon(
       MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL, handle, s,
       MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s,
-      MHD_OPTION_END);
+      (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
   if (!s->daemon) {
     trak__ui_server_stop(s);
     return trak_error_set(err, TRAK_EIO, "cannot listen on %s:%u (port in use?)", bind,
@@ -263,7 +263,9 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o,
   return 0;
 }
 
-uint16_t trak__ui_server_port(const trak_ui_server *s) { return s->port; }
+uint16_t trak__ui_server_port(const trak_ui_server *s) {
+  return s->port;
+}
 
 void trak__ui_server_stop(trak_ui_server *s) {
   if (!s) return;

@@ -16,10 +16,10 @@
 /* ---- text buffer (json_buf.c) -------------------------------------------------------- */
 
 typedef struct trak_ui_buf {
-  char *s;     /* NUL-terminated once anything is written; NULL while empty */
-  size_t len;  /* bytes used, excluding the NUL */
-  size_t cap;  /* bytes allocated */
-  int oom;     /* an allocation failed: the text is incomplete */
+  char *s;    /* NUL-terminated once anything is written; NULL while empty */
+  size_t len; /* bytes used, excluding the NUL */
+  size_t cap; /* bytes allocated */
+  int oom;    /* an allocation failed: the text is incomplete */
 } trak_ui_buf;
 
 void trak__ui_put(trak_ui_buf *b, const char *s, size_t n);
@@ -51,14 +51,13 @@ typedef struct trak_ui_range {
 ** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
 ** unit,max_depth,first_ts,is_counter,metric,count]...]}. */
-int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
-                    trak_error *err);
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
 
 /* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
 ** depth: the longest slice starting in that column stands for all of them.
 ** {"<track>":[[depth,ts,dur,id,name,count]...],...}. */
-int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
-                    const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
+                    trak_ui_buf *out, trak_error *err);
 
 /* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
 ** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */
@@ -114,8 +113,8 @@ typedef struct trak_ui_server_options {
 /* Serves the viewer and its data answers for `p` (finished) on a thread of its own; `p` must not
 ** be used by the caller until trak__ui_server_stop. Requests are answered one at a time.
 ** Returns 0, TRAK_EINVAL for a bad bind address, TRAK_EIO when the port cannot be bound. */
-int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o,
-                          trak_ui_server **out, trak_error *err);
+int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
+                          trak_error *err);
 uint16_t trak__ui_server_port(const trak_ui_server *s);
 /* Stops serving and frees the server (not the processor). NULL is allowed. */
 void trak__ui_server_stop(trak_ui_server *s);
