@@ -252,6 +252,7 @@ static void flows_details_search_query(void **state) {
   expect(getf(f, "/api/slice?id=%" PRId64, inner), 200,
          ",\"step\",7000,1000,0]]"); /* its ancestor */
   expect(get(f, "/api/slice?id=999999"), 404, "no slice 999999");
+  expect(get(f, "/api/alerts"), 200, "[]"); /* no metric ran */
   expect(get(f, "/api/search?q=don"), 200, "\"rows\":[[");
   expect(get(f, "/api/search?q=%25"), 200, "\"rows\":[]"); /* LIKE wildcards match themselves */
   expect(get(f, "/api/search?q=x%27%20OR%201%3D1%20--"), 200, "\"rows\":[]");

@@ -23,6 +23,7 @@ class ServerBackend {
     return this.get('api/counters', { tracks: ids.join(','), start: r.start, end: r.end, px: r.px });
   }
   flows(r) { return this.get('api/flows', { start: r.start, end: r.end }); }
+  alerts() { return this.get('api/alerts'); }
   details(id) { return this.get('api/slice', { id }); }
   search(q) { return this.get('api/search', { q }); }
 
@@ -47,6 +48,7 @@ class EmbeddedBackend {
   }
 
   async tracks() { return this.d.tracks; }
+  async alerts() { return this.d.alerts; }
 
   // Entries [depth, ts, dur, id, name, count] overlapping r, merged per depth and column: the
   // longest stands for the others, as the server does.

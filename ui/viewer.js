@@ -18,6 +18,7 @@ const data = { slices: {}, counters: {}, flows: [] };
 const drawn = { slices: [], counters: [], flows: [], labels: [] };
 let selected = null;           // details answer of the selected slice
 let highlight = new Set();     // slice ids of the SQL result
+const alerts = new Map();      // slice id -> [alert_type, message] (the analysis layer's alerts)
 const search = { rows: [], index: -1, text: '' };
 const net = { inflight: 0, again: false, answers: 0, error: null, key: '' };
 let mouseX = null;
@@ -283,14 +284,16 @@ function drawSliceRow(row, top) {
     const a = Math.max(x0, left), w = Math.max(Math.min(x1, right) - a, 1);
     ctx.fillStyle = colourOf(name);
     ctx.fillRect(a, y, w, h);
+    const alert = alerts.get(id);
     let label = '';
     if (w > 16) {
-      label = fitText(count > 1 ? name : name, w - 6);
+      label = fitText(alert ? `\u26a0 ${name}` : name, w - 6);
       if (label) { ctx.fillStyle = '#fff'; ctx.fillText(label, a + 3, y + h / 2 + 0.5); }
     }
+    if (alert) { ctx.strokeStyle = alert[0] === 'error' ? '#b71c1c' : '#ff6f00'; ctx.lineWidth = 2; ctx.strokeRect(a + 1, y + 1, w - 2, h - 2); ctx.lineWidth = 1; }
     if (highlight.has(id)) { ctx.strokeStyle = '#ffab00'; ctx.lineWidth = 3; ctx.strokeRect(a, y, w, h); ctx.lineWidth = 1; }
     if (selected && selected.slice[0] === id) { ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.strokeRect(a + 1, y + 1, w - 2, h - 2); ctx.lineWidth = 1; }
-    drawn.slices.push({ id, name, x: a, y, w, h, track: row.track.id, count, label });
+    drawn.slices.push({ id, name, x: a, y, w, h, track: row.track.id, count, label, alert: alert ? alert[0] : null });
   }
 }
 
@@ -436,6 +439,8 @@ function renderDetails(d) {
     ['Depth', depth], ['Slice id', id],
   ].filter(([, v]) => v !== null && v !== undefined);
   let html = `<h2>${esc(name)}</h2>`;
+  const alert = alerts.get(id);
+  if (alert) html += `<div class="alert ${esc(alert[0])}" id="alert">${esc(alert[0])}: ${esc(alert[1])}</div>`;
   if (d.description) {
     html += `<div class="desc" id="description">${esc(d.description)}${d.doc_link ? ` <a href="${esc(d.doc_link)}" target="_blank" rel="noopener">docs</a>` : ''}</div>`;
   }
@@ -636,7 +641,8 @@ async function start() {
     if (window.TRAK_DATA.summary) showNotice(`Summarised: ${window.TRAK_DATA.summary}`);
   }
   try {
-    const t = await backend.tracks();
+    const [t, al] = await Promise.all([backend.tracks(), backend.alerts()]);
+    for (const [id, type, message] of al) alerts.set(id, [type, message]);
     layout(t);
     const pad = (t.end - t.start) * 0.02;
     view.start = t.start - pad;

@@ -124,6 +124,8 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   if (!rc) rc = trak__ui_slices(cache, slice_tracks, n_slice_tracks, &r, out, err);
   trak__ui_puts(out, ",\"counters\":");
   if (!rc) rc = trak__ui_counters(cache, counter_tracks, n_counter_tracks, &rc_range, out, err);
+  trak__ui_puts(out, ",\"alerts\":");
+  if (!rc) rc = trak__ui_alerts(p, out, err);
   trak__ui_puts(out, ",\"flows\":");
   if (!rc) rc = trak__ui_flows(cache, start, end, 100000, out, err);
 

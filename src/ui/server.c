@@ -151,6 +151,8 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
     rc = int_arg(c, "start", &a, &err);
     if (!rc) rc = int_arg(c, "end", &b, &err);
     if (!rc) rc = trak__ui_flows(s->cache, a, b, MAX_FLOWS, &out, &err);
+  } else if (!strcmp(what, "alerts")) {
+    rc = trak__ui_alerts(s->p, &out, &err);
   } else if (!strcmp(what, "slice")) {
     rc = int_arg(c, "id", &a, &err);
     if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);

@@ -74,6 +74,9 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
 int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
                     trak_error *err);
 
+/* The analysis layer's alerts, in time order: [[slice_id,alert_type,message]...]. */
+int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err);
+
 /* Runs one SQL statement: {"columns":[...],"rows":[[...]...],"truncated":bool}, at most `limit`
 ** rows. */
 int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,

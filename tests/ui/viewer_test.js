@@ -73,8 +73,14 @@ async function checkViewer(page, mode) {
   // Slices drawn on the first screen: names and at least one name written inside its slice.
   const names = new Set(s.slices.map((x) => x.name));
   assert.ok(names.has('request'), `drawn: ${[...names]}`);
-  assert.ok(s.slices.some((x) => x.label && x.label.startsWith('req')), 'no slice label written');
+  assert.ok(s.slices.some((x) => x.label && x.label.includes('req')), 'no slice label written');
   assert.ok(s.slices.some((x) => x.track === annotation.track), 'annotation slices not drawn');
+  // long_slices flags its annotations as warnings: they are outlined, and their details say so.
+  const flagged = s.slices.find((x) => x.alert === 'warning' && x.w >= 6);
+  assert.ok(flagged, 'no alert drawn');
+  await page.evaluate((id) => window.trakViewer.selectSlice(id, false), flagged.id);
+  await page.waitForSelector('#alert');
+  assert.match(await page.textContent('#alert'), /^warning: .* took \d+ ns \(over 1000000 ns\)/);
 
   // Threads, the counter and flows further down.
   await page.evaluate((id) => window.trakViewer.scrollToTrack(id), counterRow.track);
@@ -197,6 +203,25 @@ async function screenshot(page, file) {
       assert.equal(s.rows.map((r) => r.label).join(), want, seed);
       await page.close();
     }
+
+    // ---- JSON sort indexes: processes and threads by sort index before pid and tid
+    const json = path.join(outDir, 'sorted.json');
+    const M = (name, pid, tid, args) => ({ ph: 'M', name, pid, tid, args });
+    const X = (pid, tid) => ({ ph: 'X', name: 'work', ts: tid, dur: 5, pid, tid });
+    fs.writeFileSync(json, JSON.stringify({ traceEvents: [
+      M('process_name', 10, 0, { name: 'proc-a' }), M('process_sort_index', 10, 0, { sort_index: 2 }),
+      M('process_name', 20, 0, { name: 'proc-b' }), M('process_sort_index', 20, 0, { sort_index: 1 }),
+      M('thread_name', 10, 11, { name: 't11' }), M('thread_sort_index', 10, 11, { sort_index: 5 }),
+      M('thread_name', 10, 12, { name: 't12' }), M('thread_sort_index', 10, 12, { sort_index: -1 }),
+      M('thread_name', 20, 21, { name: 't21' }), X(10, 11), X(10, 12), X(20, 21),
+    ] }));
+    const sortedHtml = path.join(outDir, 'sorted.html');
+    execFileSync(trak, ['html', json, '-o', sortedHtml]);
+    page = await newPage();
+    await page.goto(`file://${sortedHtml}`);
+    const sorted = await settle(page, 0);
+    assert.equal(sorted.rows.map((r) => r.label).join(), 'proc-b 20,t21 21,proc-a 10,t12 12,t11 11');
+    await page.close();
     assert.deepEqual(errors, []);
     console.log(`ok: ui and html modes; report ${size} bytes; screenshots in ${outDir}`);
   } finally {
