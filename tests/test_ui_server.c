@@ -272,6 +272,12 @@ static void bad_requests_get_errors(void **state) {
   expect(get(f, "/api/slices?tracks=1&start=10&end=0&px=1"), 400, "bad range");
   expect(get(f, "/api/slices?tracks=1&start=0&end=10&px=0"), 400, "bad range");
   expect(get(f, "/api/counters?tracks=1&start=0&end=99999999999999999999&px=1"), 400, NULL);
+  /* The widest range there is: no overflow, the whole trace in column 0. */
+  expect(get(f, "/api/slices?tracks=0&start=-9223372036854775808&end=9223372036854775807&px=1"),
+         200, NULL);
+  expect(getf(f, "/api/slices?tracks=%" PRId64 "&start=-9223372036854775808&end=%" PRId64
+                 "&px=9223372036854775807", f->main_track, INT64_MAX),
+         200, ",\"step\",1000]");
   expect(get(f, "/api/search"), 400, "missing argument 'q'");
   expect(get(f, "/api/nothing"), 404, "no such endpoint");
   /* Path traversal: nothing is read from disk, so anything but a known file is 404. */

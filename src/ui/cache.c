@@ -118,7 +118,7 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       if (!l->max_end) return oom(err);
       int64_t m = INT64_MIN;
       for (size_t i = 0; i < l->n; i++) {
-        int64_t end = l->v[i].dur < 0 ? INT64_MAX : l->v[i].ts + l->v[i].dur;
+        int64_t end = trak__ui_slice_end(&l->v[i]);
         l->max_end[i] = m = end > m ? end : m;
       }
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
@@ -165,7 +165,7 @@ static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
     s->dur = trak_query_int(q, 3);
     s->id = trak_query_int(q, 4);
     s->name = intern(c, trak_query_string(q, 5));
-    widen(c, s->ts, s->dur < 0 ? s->ts : s->ts + s->dur);
+    widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);

@@ -17,6 +17,12 @@ typedef struct trak_ui_slice {
   uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
 } trak_ui_slice;
 
+/* The end of a slice: INT64_MAX when it did not end, or when ts + dur would overflow. */
+static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
+  if (s->dur < 0 || (s->ts > 0 && s->dur > INT64_MAX - s->ts)) return INT64_MAX;
+  return s->ts + s->dur;
+}
+
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;

@@ -146,27 +146,30 @@ static size_t first_ending_after(const trak_ui_line *l, int64_t t) {
   return lo;
 }
 
+/* The pixel column of `ts` in `r`; NO_COLUMN for a time before the range. Computed on unsigned
+** differences: any two int64 times are less than 2^64 apart. */
+#define NO_COLUMN UINT64_MAX
+static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
+  if (ts < r->start) return NO_COLUMN;
+  return ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px;
+}
+
 /* Summarises one depth: the longest slice starting in each pixel column stands for the column
-** (column -1 for those that began before the range). */
+** (NO_COLUMN gathers those that began before the range). */
 static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t depth,
                         const trak_ui_range *r, trak_ui_buf *out, int *first) {
   size_t i = first_ending_after(l, r->start);
   while (i < l->n && l->v[i].ts <= r->end) {
-    const trak_ui_slice *s = &l->v[i];
-    if (s->dur >= 0 && s->ts + s->dur < r->start) {
-      i++;
-      continue;
-    }
-    int64_t col = s->ts < r->start ? -1 : (s->ts - r->start) / r->px;
-    int64_t col_end = col < 0 ? r->start : r->start + (col + 1) * r->px;
-    const trak_ui_slice *best = s;
+    uint64_t col = column_of(l->v[i].ts, r);
+    const trak_ui_slice *best = NULL;
     int64_t count = 0;
-    for (; i < l->n && l->v[i].ts < col_end && l->v[i].ts <= r->end; i++) {
+    for (; i < l->n && l->v[i].ts <= r->end && column_of(l->v[i].ts, r) == col; i++) {
       const trak_ui_slice *x = &l->v[i];
-      if (x->dur >= 0 && x->ts + x->dur < r->start) continue;
+      if (trak__ui_slice_end(x) < r->start) continue;
       count++;
-      if (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur)) best = x;
+      if (!best || (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur))) best = x;
     }
+    if (!best) continue;
     trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
                     best->ts, best->dur, best->id);
     trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
@@ -175,16 +178,13 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t de
   }
 }
 
-#define TIME_LIMIT ((int64_t)1 << 62) /* |start| and |end| below this: no overflow in columns */
-
 /* Calls `fn` for each of `tracks` (the answer is {"<id>":[...],...}) after checking the range. */
 static int per_track(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err,
                      void (*fn)(const trak_ui_cache *, const trak_ui_track *, const trak_ui_range *,
                                 trak_ui_buf *)) {
-  if (r->end < r->start || r->px < 1 || r->start <= -TIME_LIMIT || r->end >= TIME_LIMIT)
-    return trak_error_set(err, TRAK_EINVAL,
-                          "bad range: start must not be after end, |times| < 2^62, px >= 1");
+  if (r->end < r->start || r->px < 1)
+    return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
   trak__ui_put(out, "{", 1);
   for (size_t i = 0; i < n; i++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
@@ -210,7 +210,8 @@ int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, con
 
 /* One pixel column of a counter: the values seen in it. */
 typedef struct column {
-  int64_t col, ts;
+  uint64_t col; /* column_of, or the one past the range */
+  int64_t ts;
   double min, max, last;
   int used;
 } column;
@@ -251,7 +252,7 @@ static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const
   for (; i < t->n_values; i++) {
     int64_t ts = t->values[i].ts;
     double v = t->values[i].value;
-    int64_t k = ts < r->start ? -1 : ts > r->end ? INT64_MAX : (ts - r->start) / r->px;
+    uint64_t k = ts > r->end ? NO_COLUMN - 1 : column_of(ts, r); /* before, inside, after */
     if (col.used && col.col != k) flush_column(out, &col, &first);
     if (!col.used) col = (column){.col = k, .ts = ts, .min = v, .max = v, .used = 1};
     if (v < col.min) col.min = v;
@@ -273,7 +274,8 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
   trak__ui_put(out, "[", 1);
   for (size_t i = 0; i < c->n_flows && n < limit; i++) {
     const int64_t *f = c->flows[i].v;
-    int64_t a = f[2] + (f[3] > 0 ? f[3] : 0), b = f[7];
+    trak_ui_slice out_slice = {.ts = f[2], .dur = f[3] > 0 ? f[3] : 0};
+    int64_t a = trak__ui_slice_end(&out_slice), b = f[7];
     if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
     trak__ui_puts(out, n++ ? ",[" : "[");
     for (int k = 0; k < 10; k++)

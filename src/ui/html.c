@@ -62,10 +62,10 @@ static int64_t *ids_of(trak_processor *p, const char *sql, size_t *n, int *rc, t
 
 /* The resolution that keeps at most `cap` entries: `rows` lines (track and depth) of `span` ns
 ** each hold one entry per column. 1 (every value kept) when `count` fits. */
-static int64_t resolution(int64_t count, int64_t rows, int64_t span, size_t cap) {
+static int64_t resolution(int64_t count, int64_t rows, double span, size_t cap) {
   if (count <= (int64_t)cap || rows <= 0) return 1;
-  int64_t px = (int64_t)((double)span * (double)rows / (double)cap) + 1;
-  return px > 1 ? px : 1;
+  double px = span * (double)rows / (double)cap + 1;
+  return px >= 9e18 ? INT64_MAX : px > 1 ? (int64_t)px : 1;
 }
 
 static const char *format_ns(int64_t ns, char *buf, size_t n) {
