@@ -173,6 +173,14 @@ async function screenshot(page, file) {
     assert.match(await page.textContent('#sql-status'), new RegExp(`^${enqueues} rows`));
     await page.click('#sql-result tr.link');
     await page.waitForFunction(() => document.querySelector('#details h2')?.textContent === 'enqueue');
+    // The picture docs/ui.md shows: the first half of the trace, the threads and their flows.
+    const before = (await state(page)).answers;
+    await page.evaluate(() => {
+      const v = window.trakViewer, st = v.state();
+      v.setRange(st.traceStart, st.traceStart + (st.traceEnd - st.traceStart) / 2);
+      v.scrollToTrack(st.rows.find((r) => /^producer/.test(r.label)).track);
+    });
+    await settle(page, before + 1);
     await screenshot(page, path.join(outDir, 'ui.png'));
     await page.close();
 
