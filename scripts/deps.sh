@@ -14,6 +14,7 @@ packages=(
   clang libclang-rt-dev              # libFuzzer targets and the sanitizer builds
   libmicrohttpd-dev                  # `trak ui`: the viewer's HTTP server
   chromium                           # tests/ui: the viewer's browser tests (headless)
+  clang-format                       # `make format`
 )
 # tests/ui drives chromium with playwright-core from npm. Debian's npm needs Debian's nodejs; a
 # machine with another Node.js (which ships npm) keeps it.
