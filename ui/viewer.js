@@ -181,14 +181,19 @@ function visibleRows() {
   return rows.filter((r) => r.track && r.y + r.h >= top && r.y <= bottom);
 }
 
-async function requestData() {
-  if (net.inflight) { net.again = true; return; }
+// What the screen needs: the range at its resolution and the tracks in (or near) view.
+function wanted() {
   const vis = visibleRows();
   const r = { start: Math.floor(view.start), end: Math.ceil(view.end) };
   r.px = Math.max(1, Math.floor((r.end - r.start) / plotW()));
   const sliceIds = vis.filter((x) => x.kind === 'slice').map((x) => x.track.id);
   const counterIds = vis.filter((x) => x.kind === 'counter').map((x) => x.track.id);
-  const key = `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}`;
+  return { r, sliceIds, counterIds, key: `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}` };
+}
+
+async function requestData() {
+  if (net.inflight) { net.again = true; return; }
+  const { r, sliceIds, counterIds, key } = wanted();
   if (key === net.key) return;
   net.inflight++;
   try {
@@ -626,6 +631,7 @@ window.trakViewer = {
     slices: drawn.slices.slice(), counters: drawn.counters.slice(), flows: drawn.flows.slice(), labels: drawn.labels.slice(),
     selected: selected ? selected.slice[0] : null, highlighted: [...highlight], answers: net.answers,
     idle: net.inflight === 0 && !drawQueued, error: net.error,
+    fresh: net.key === wanted().key, // the data drawn is what the current view needs
   }),
   zoom, pan, setRange, selectSlice,
   // Scrolls the track's row to the top of the timeline.

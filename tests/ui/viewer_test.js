@@ -31,11 +31,12 @@ function startUi(trace) {
 
 const state = (page) => page.evaluate(() => window.trakViewer.state());
 
-async function settle(page, minAnswers = 1) {
-  await page.waitForFunction((n) => {
+// Waits until the page has the data its current view needs and has drawn it.
+async function settle(page) {
+  await page.waitForFunction(() => {
     const s = window.trakViewer && window.trakViewer.state();
-    return s && s.answers >= n && s.idle;
-  }, minAnswers, { timeout: 20000 });
+    return s && s.answers > 0 && s.idle && s.fresh;
+  }, null, { timeout: 30000 });
   await page.waitForTimeout(100); // one more frame
   return state(page);
 }
@@ -84,15 +85,15 @@ async function checkViewer(page, mode) {
 
   // Threads, the counter and flows further down.
   await page.evaluate((id) => window.trakViewer.scrollToTrack(id), counterRow.track);
-  s = await settle(page, s.answers + 1);
+  s = await settle(page);
   const producer = s.rows.find((r) => /^producer/.test(r.label));
   await page.evaluate((id) => window.trakViewer.scrollToTrack(id), producer.track);
-  s = await settle(page, s.answers + 1);
+  s = await settle(page);
   const threadNames = new Set(s.slices.filter((x) => x.track === producer.track).map((x) => x.name));
   assert.ok(threadNames.has('enqueue'), `producer slices: ${[...threadNames]}`);
   assert.ok(s.flows.length > 0, 'no flow arrow drawn');
   await page.evaluate((id) => window.trakViewer.scrollToTrack(id), counterRow.track);
-  s = await settle(page, s.answers + 1);
+  s = await settle(page);
   const counter = s.counters.find((c) => c.name === 'queue depth');
   assert.ok(counter && counter.points > 1 && counter.max > 0, `counter: ${JSON.stringify(s.counters)}`);
   assert.equal(counter.unit, 'count');
@@ -109,7 +110,7 @@ async function checkViewer(page, mode) {
   const before = s.end - s.start;
   await page.mouse.move(box.x + box.width * 0.6, box.y + 80);
   for (let i = 0; i < 6; i++) await page.keyboard.press('w');
-  s = await settle(page, s.answers + 1);
+  s = await settle(page);
   assert.ok(s.end - s.start < before * 0.4, `span ${s.end - s.start} after zoom, was ${before}`);
   const zoomed = s.end - s.start;
   await page.keyboard.press('d');
@@ -174,13 +175,12 @@ async function screenshot(page, file) {
     await page.click('#sql-result tr.link');
     await page.waitForFunction(() => document.querySelector('#details h2')?.textContent === 'enqueue');
     // The picture docs/ui.md shows: the first half of the trace, the threads and their flows.
-    const before = (await state(page)).answers;
     await page.evaluate(() => {
       const v = window.trakViewer, st = v.state();
       v.setRange(st.traceStart, st.traceStart + (st.traceEnd - st.traceStart) / 2);
       v.scrollToTrack(st.rows.find((r) => /^producer/.test(r.label)).track);
     });
-    await settle(page, before + 1);
+    await settle(page);
     await screenshot(page, path.join(outDir, 'ui.png'));
     await page.close();
 
@@ -207,7 +207,7 @@ async function screenshot(page, file) {
       execFileSync(trak, ['html', path.join(__dirname, '../data/seed', `${seed}.pbtxt`), '-o', file]);
       page = await newPage();
       await page.goto(`file://${file}`);
-      const s = await settle(page, 0);
+      const s = await settle(page);
       assert.equal(s.rows.map((r) => r.label).join(), want, seed);
       await page.close();
     }
@@ -227,7 +227,7 @@ async function screenshot(page, file) {
     execFileSync(trak, ['html', json, '-o', sortedHtml]);
     page = await newPage();
     await page.goto(`file://${sortedHtml}`);
-    const sorted = await settle(page, 0);
+    const sorted = await settle(page);
     assert.equal(sorted.rows.map((r) => r.label).join(), 'proc-b 20,t21 21,proc-a 10,t12 12,t11 11');
     await page.close();
     assert.deepEqual(errors, []);
