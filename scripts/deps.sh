@@ -15,6 +15,9 @@ packages=(
   libmicrohttpd-dev                  # `trak ui`: the viewer's HTTP server
   chromium                           # tests/ui: the viewer's browser tests (headless)
   clang-format                       # `make format`
+  python3 python3-pytest             # the Python package's tests (python/), run by /usr/bin/python3
+  python3-numpy python3-pandas       # its dataframes
+  python3-setuptools python3-pip     # `pip install ./python`, tested offline
 )
 # tests/ui drives chromium with playwright-core from npm. Debian's npm needs Debian's nodejs; a
 # machine with another Node.js (which ships npm) keeps it.
