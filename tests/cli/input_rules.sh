@@ -34,6 +34,7 @@ for f in "$WORK/notes.txt" "$WORK/cut.json" "$WORK/program"; do
   not_trace "$f" export "$f" "$WORK/x.db"
   not_trace "$f" metrics "$f" --run slice_stats
   not_trace "$f" alerts "$f" --run long_slices
+  not_trace "$f" html "$f" -o "$WORK/x.html"
   echo 'select 1;' | not_trace "$f" shell "$f"
 done
 "$TRAK" check "$WORK/program" >"$WORK/out" 2>"$WORK/err" && { echo "FAIL: check of a program passes"; fail=1; }
@@ -55,7 +56,7 @@ done
 
 # Unknown options are named, exit 2.
 for cmd in "query $SEED" "shell $SEED" "export $SEED" "check" "metrics $SEED" "alerts $SEED" \
-  "annotate $SEED" "dump" "convert" "status" "record" "daemon"; do
+  "annotate $SEED" "dump" "convert" "status" "record" "daemon" "ui $SEED" "html $SEED"; do
   # shellcheck disable=SC2086
   "$TRAK" $cmd --frobnicate >"$WORK/out" 2>"$WORK/err" </dev/null
   rc=$?
