@@ -139,7 +139,7 @@ int trak_cli_convert(int argc, char **argv) {
         return trak_cli_failf("convert", "--seed takes an unsigned number, not '%s'", argv[i]);
       events.seeded = 1;
     } else if (argv[i][0] == '-' && argv[i][1])
-      return trak_cli_failf("convert", "unknown option %s", argv[i]);
+      return trak_cli_unknown_option("convert", argv[i]);
     else if (n_paths < 2)
       paths[n_paths++] = argv[i];
     else

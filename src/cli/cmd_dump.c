@@ -23,8 +23,7 @@ int trak_cli_dump(int argc, char **argv) {
       fputs(DUMP_HELP, stdout);
       return 0;
     }
-    if (argv[i][0] == '-' && argv[i][1])
-      return trak_cli_failf("dump", "unknown option %s", argv[i]);
+    if (argv[i][0] == '-' && argv[i][1]) return trak_cli_unknown_option("dump", argv[i]);
     if (path) return trak_cli_failf("dump", "expected one TRACE (see --help)");
     path = argv[i];
   }

@@ -2,7 +2,9 @@
 ** This file holds what the commands that read a trace share: opening it through the processor
 ** API (or streaming its packets, for dump and convert) with a progress bar on a terminal, one
 ** error line per problem that damages the input (malformed, truncated, cut by a limit) naming
-** the byte offset, and the flag that makes such a command exit 1.
+** the byte offset, the flag that then makes the command exit 1 (docs/limits.md), and the one
+** rule for input that is not a trace: nothing readable is an error (exit 1), a trace without
+** events a warning (or nothing, with --allow-empty).
 */
 #include <stdio.h>
 #include <string.h>
@@ -10,13 +12,26 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "trak/pb.h"
+#include "trak/protos.h"
+
+#define MAX_WARNINGS 5
+
+static const char EXPECTED[] =
+    "expected a Perfetto trace (binary or text protobuf, gzip or not) or a JSON trace";
 
 typedef struct open_ctx {
   const char *cmd, *path;
   int tty;
   double start;
   int bar_shown;
-  int warnings;
+  int warnings;                       /* problems that damage the input, seen */
+  int malformed;                      /* of them, malformed input (not limits) */
+  char lines[MAX_WARNINGS][640];      /* the first ones, printed once the import ends */
+  char first[TRAK_ERROR_MESSAGE_MAX]; /* the first problem's message, up to its first ';' */
+  uint64_t first_packet;              /* packet index of the first malformed input */
+  trak_processor_diag_fn diag;        /* the caller's, or NULL */
+  void *user;
 } open_ctx;
 
 static double now_seconds(void) {
@@ -37,7 +52,7 @@ static void progress(void *user, uint64_t done, uint64_t total) {
   fprintf(stderr, "\r[%s] %3d%% %llu MB", bar, (int)(done * 100 / total),
           (unsigned long long)(done >> 20));
   c->bar_shown = 1;
-  if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, "");
+  if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, ""), c->bar_shown = 0;
 }
 
 int trak_cli_input_damaged;
@@ -66,48 +81,135 @@ static int damages_input(const char *stat) {
 
 static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
                  const char *stat, const char *message) {
-  (void)severity;
   open_ctx *c = user;
+  if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
   if (!damages_input(stat)) return;
   trak_cli_input_damaged = 1;
-  if (++c->warnings > 5) return;
-  if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
+  /* Malformed bytes before anything was read make it "not a trace"; a limit does not. */
+  int malformed = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
+                  !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
+                  !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
+  if (malformed && !c->malformed++) {
+    snprintf(c->first, sizeof c->first, "%s", message);
+    c->first[strcspn(c->first, ";")] = 0;
+    c->first_packet = packet;
+  }
+  c->warnings++;
+  if (c->warnings > MAX_WARNINGS) return;
+  char *line = c->lines[c->warnings - 1];
   /* Stream problems name their byte in the message; packet problems get it appended. */
   if (strstr(message, "byte"))
-    fprintf(stderr, "trak %s: error: %s: %s (packet %llu)\n", c->cmd, c->path, message,
-            (unsigned long long)packet);
+    snprintf(line, sizeof c->lines[0], "%s (packet %llu)", message, (unsigned long long)packet);
   else
-    fprintf(stderr, "trak %s: error: %s: %s (packet %llu at byte %llu)\n", c->cmd, c->path, message,
-            (unsigned long long)packet, (unsigned long long)offset);
+    snprintf(line, sizeof c->lines[0], "%s (packet %llu at byte %llu)", message,
+             (unsigned long long)packet, (unsigned long long)offset);
 }
 
-static void more_problems(const open_ctx *c) {
-  if (c->warnings > 5)
+static void print_warnings(const open_ctx *c) {
+  if (c->diag) return; /* the caller lists the problems itself */
+  for (int i = 0; i < c->warnings && i < MAX_WARNINGS; i++)
+    fprintf(stderr, "trak %s: error: %s: %s\n", c->cmd, c->path, c->lines[i]);
+  if (c->warnings > MAX_WARNINGS)
     fprintf(stderr, "trak %s: error: %s: %d more problems; see the stats table\n", c->cmd, c->path,
-            c->warnings - 5);
+            c->warnings - MAX_WARNINGS);
 }
 
-int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
-                          trak_trace_format *format) {
-  open_ctx c = {cmd, path, isatty(2), now_seconds(), 0, 0};
-  trak_processor_options opts = {diag, progress, &c};
-  trak_error err = {0};
-  int rc = trak__read_packets(path, &opts, sink, user, format, &err);
-  more_problems(&c);
-  return rc ? trak_cli_fail(cmd, &err) : 0;
+static void warn_empty(const char *cmd, const char *path) {
+  if (!trak_cli_allow_empty())
+    fprintf(stderr, "trak %s: warning: %s: empty trace: no events (--allow-empty accepts it)\n",
+            cmd, path);
 }
 
-int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
-  open_ctx c = {cmd, path, isatty(2), now_seconds(), 0, 0};
+int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn user_diag,
+                             void *user, trak_processor **out) {
+  open_ctx c = {.cmd = cmd,
+                .path = path,
+                .tty = isatty(2),
+                .start = now_seconds(),
+                .diag = user_diag,
+                .user = user};
   trak_processor_options opts = {diag, progress, &c};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
-  more_problems(&c);
-  if (rc) return trak_cli_fail(cmd, &err);
+  if (rc) {
+    print_warnings(&c);
+    return trak_cli_fail(cmd, &err);
+  }
+  if (!trak_processor_event_count(*out)) {
+    if (c.malformed && c.first_packet == 0) { /* nothing was readable before the first problem */
+      trak_processor_free(*out);
+      *out = NULL;
+      return trak_cli_failf(cmd, "%s: not a trace (%s); %s", path, c.first, EXPECTED);
+    }
+    print_warnings(&c);
+    warn_empty(cmd, path);
+  } else {
+    print_warnings(&c);
+  }
   if (trak_cli_apply_descriptions(cmd, *out)) {
     trak_processor_free(*out);
     *out = NULL;
     return 1;
   }
   return 0;
+}
+
+int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
+  return trak_cli_open_trace_diag(cmd, path, NULL, NULL, out);
+}
+
+/* A sink that counts the Trace.packet fields it passes on (field 1, length-delimited: tag 0x0a). */
+typedef struct counting_sink {
+  trak__field_sink sink;
+  void *user;
+  uint64_t packets;
+} counting_sink;
+
+static void count_field(void *user, const uint8_t *field, size_t len) {
+  counting_sink *cs = user;
+  cs->packets += field[0] == 0x0a;
+  cs->sink(cs->user, field, len);
+}
+
+int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
+                          trak_trace_format *format) {
+  open_ctx c = {.cmd = cmd, .path = path, .tty = isatty(2), .start = now_seconds()};
+  trak_processor_options opts = {diag, progress, &c};
+  trak_error err = {0};
+  counting_sink cs = {sink, user, 0};
+  uint64_t bytes;
+  int rc = trak__read_packets(path, &opts, count_field, &cs, format, &bytes, &err);
+  if (rc) {
+    print_warnings(&c);
+    return trak_cli_fail(cmd, &err);
+  }
+  if (*format == TRAK_FORMAT_JSON || cs.packets) {
+    print_warnings(&c);
+    return 0;
+  }
+  /* No packet: the same rule as trak_cli_open_trace and trak_cli_check_trace_bytes. */
+  if (c.malformed && c.first_packet == 0)
+    return trak_cli_failf(cmd, "%s: not a trace (%s); %s", path, c.first, EXPECTED);
+  print_warnings(&c);
+  if (bytes)
+    return trak_cli_failf(cmd, "%s: not a trace: no TracePacket in its %llu bytes; %s", path,
+                          (unsigned long long)bytes, EXPECTED);
+  warn_empty(cmd, path);
+  return 0;
+}
+
+int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len) {
+  if (!len) {
+    warn_empty(cmd, path);
+    return 0;
+  }
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, bin, len);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&d, &f)) > 0)
+    if (f.number == TRAK_PB_Trace_packet) return 0;
+  if (rc < 0) return 0; /* malformed: the caller's decoder reports the byte */
+  return trak_cli_failf(cmd, "%s: not a trace: no TracePacket in its %zu bytes; %s", path, len,
+                        EXPECTED);
 }

@@ -8,11 +8,13 @@
 #include <sys/stat.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/sql/column_fetch.h"
 #include "processor/processor_internal.h"
 
 struct trak_query {
   trak_processor *p;
   sqlite3_stmt *stmt;
+  trak__columns *columns; /* NULL until the first trak_query_fetch_columns */
 };
 
 int trak_processor_new(const trak_processor_options *options, trak_processor **out,
@@ -110,8 +112,9 @@ int trak_processor_open_file(const char *path, const trak_processor_options *opt
 }
 
 int trak__read_packets(const char *path, const trak_processor_options *opts, trak__field_sink sink,
-                       void *user, trak_trace_format *format, trak_error *err) {
+                       void *user, trak_trace_format *format, uint64_t *bytes, trak_error *err) {
   *format = TRAK_FORMAT_UNKNOWN;
+  *bytes = 0;
   uint64_t total;
   FILE *f = open_input(path, &total, err);
   if (!f) return TRAK_EIO;
@@ -126,6 +129,7 @@ int trak__read_packets(const char *path, const trak_processor_options *opts, tra
     p->finished = 1;
     rc = trak__stream_finish(p, err);
     *format = p->format;
+    *bytes = p->plain_offset;
   }
   trak_processor_free(p);
   return rc;
@@ -192,6 +196,7 @@ int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const 
   }
   q->p = p;
   q->stmt = stmt;
+  q->columns = NULL;
   *out = q;
   return 0;
 }
@@ -218,6 +223,8 @@ trak_value_type trak_query_type(trak_query *q, int col) {
     return TRAK_VALUE_DOUBLE;
   case SQLITE_NULL:
     return TRAK_VALUE_NULL;
+  case SQLITE_BLOB:
+    return TRAK_VALUE_BLOB;
   default:
     return TRAK_VALUE_STRING;
   }
@@ -232,10 +239,26 @@ const char *trak_query_string(trak_query *q, int col) {
   return (const char *)sqlite3_column_text(q->stmt, col);
 }
 
+const void *trak_query_blob(trak_query *q, int col, size_t *len) {
+  const void *v = sqlite3_column_blob(q->stmt, col); /* before _bytes, as SQLite advises */
+  *len = (size_t)sqlite3_column_bytes(q->stmt, col);
+  return v;
+}
+
+int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_column_batch *cols,
+                                 trak_error *err) {
+  return trak__columns_fetch(q->p->db, q->stmt, &q->columns, max_rows, cols, err);
+}
+
 void trak_query_free(trak_query *q) {
   if (!q) return;
+  trak__columns_free(q->columns);
   sqlite3_finalize(q->stmt);
   free(q);
+}
+
+void trak_processor_interrupt(trak_processor *p) {
+  if (p->db) sqlite3_interrupt(p->db);
 }
 
 int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err) {

@@ -35,9 +35,9 @@ struct trak_processor_options;
 ** `convert` stream through here. The fields are checked as the importer checks them (same
 ** limits, util/limits.h): a packet that does not decode or passes a limit is reported through
 ** opts->diag as a stat and not handed on. *format receives the input's format; for a JSON trace
-** nothing is read and the caller imports it instead. Returns 0, or TRAK_EIO / TRAK_ENOMEM
-** naming the file. */
+** nothing is read and the caller imports it instead. *bytes receives the number of trace bytes
+** (uncompressed) read. Returns 0, or TRAK_EIO / TRAK_ENOMEM naming the file. */
 int trak__read_packets(const char *path, const struct trak_processor_options *opts,
                        trak__field_sink sink, void *user, trak_trace_format *format,
-                       trak_error *err);
+                       uint64_t *bytes, trak_error *err);
 #endif /* TRAK_PROCESSOR_TRACE_FILE_H */
