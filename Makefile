@@ -7,8 +7,8 @@ PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 CTEST = ctest --output-on-failure --no-tests=error -j$(JOBS)
 
-.PHONY: all deps build demo test test-plain test-asan test-tsan test-fuzz bench clean format \
-        install package
+.PHONY: all deps build demo test test-plain test-asan test-tsan test-fuzz fuzz-build fuzz-long \
+        bench clean format install package
 
 all: build
 
@@ -41,11 +41,18 @@ test-tsan: deps
 	cmake --build build-tsan -j$(JOBS)
 	cd build-tsan && $(CTEST) -L concurrency
 
-test-fuzz: deps
+test-fuzz: fuzz-build
+	cd build-fuzz && $(CTEST) -L fuzz
+
+fuzz-build: deps
 	CC=clang cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DTRAK_WERROR=ON \
 	  -DTRAK_FUZZ=ON $(CMAKE_FLAGS) >/dev/null
 	cmake --build build-fuzz -j$(JOBS)
-	cd build-fuzz && $(CTEST) -L fuzz
+
+# Every fuzz target for FUZZ_SECONDS each, one after another; a table of exec/s and coverage.
+FUZZ_SECONDS ?= 600
+fuzz-long: fuzz-build
+	scripts/fuzz_long.sh $(FUZZ_SECONDS) build-fuzz
 
 bench: build
 	scripts/bench.sh

@@ -20,7 +20,7 @@ static void round_trip(const uint8_t *in, size_t n) {
   uint8_t *back = NULL;
   size_t back_len = 0;
   trak_error err;
-  if (trak__gunzip(z.start, trak_pb_buf_len(&z), 1, &back, &back_len, &err) != 0)
+  if (trak__gunzip(z.start, trak_pb_buf_len(&z), 1, SIZE_MAX, &back, &back_len, &err) != 0)
     fail_msg("inflate: %s (input %zu bytes)", err.message, n);
   assert_int_equal(back_len, n);
   if (n) assert_memory_equal(back, in, n);
@@ -82,7 +82,7 @@ static void test_compressed_session(void **state) {
       assert_int_equal(g.number, TRAK_PB_TracePacket_compressed_packets);
       uint8_t *out;
       size_t out_len;
-      assert_int_equal(trak__gunzip(g.data, g.len, 1, &out, &out_len, NULL), 0);
+      assert_int_equal(trak__gunzip(g.data, g.len, 1, SIZE_MAX, &out, &out_len, NULL), 0);
       trak_pb_put_raw(&plain, out, out_len);
       free(out);
       batches++;

@@ -61,7 +61,7 @@ typedef struct trak_record_config {
   const char *socket_path;  /* NULL: the default path */
   const void *trace_config; /* serialized perfetto.protos.TraceConfig */
   size_t trace_config_len;
-  int out_fd;           /* the trace goes here (the daemon writes it) */
+  int out_fd;           /* the trace goes here (the daemon writes it); open it read-write */
   uint32_t duration_ms; /* 0: until *stop */
   volatile int *stop;   /* may be NULL; nonzero ends the session early */
   /* Called about twice a second while recording; may be NULL. */
@@ -71,7 +71,9 @@ typedef struct trak_record_config {
 
 /* Records one session through the daemon: starts it, waits for the duration or *stop, stops
 ** it and waits until the daemon has written the trace to out_fd. Returns 0, TRAK_EIO (no
-** daemon, or the daemon failed) or TRAK_EINVAL. */
+** daemon, or the daemon failed) or TRAK_EINVAL. When the session started but failed (e.g.
+** the daemon died), out_fd still ends as a valid trace: cut back to its last whole packet
+** (when out_fd is readable) and ended by a trace_stats packet whose final flush failed. */
 TRAK_API int trak_record_run(const trak_record_config *cfg, trak_record_status *final,
                              trak_error *err);
 

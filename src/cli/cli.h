@@ -10,6 +10,7 @@
 
 #include "trak/error.h"
 #include "processor/read/trace_file.h"
+#include "trak/pb.h"
 #include "trak/processor.h"
 #include "trak/writer.h"
 
@@ -57,6 +58,35 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
 /* The same rule for commands that read a trace's bytes without importing it (dump, convert):
 ** `len` bytes of binary trace loaded from `path`. Returns 0, or 1 after printing the error. */
 int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len);
+/* Streams the top-level fields of the binary or text trace `path` to `sink` (see
+** trak__read_packets), printing problems like trak_cli_open_trace. *format receives the input
+** format: for JSON nothing was read. Returns 0, or 1 after printing the error. */
+int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
+                          trak_trace_format *format);
+/* A protobuf trace being written field by field (trace_out.c), as binary (PROTO) or text
+** (PBTXT); trak_cli_trace_out_field is a trak__field_sink. */
+typedef struct trak_cli_trace_out {
+  FILE *f;
+  const char *path; /* "-": stdout */
+  trak_trace_format format;
+  trak_pb_buf text; /* one field's text */
+  int failed;       /* a write or print failed: the rest is ignored, `err` says why */
+  trak_error err;
+} trak_cli_trace_out;
+/* Opens `path` for writing. Returns 0 or TRAK_EIO naming it. */
+int trak_cli_trace_out_open(trak_cli_trace_out *o, const char *path, trak_trace_format format,
+                            trak_error *err);
+void trak_cli_trace_out_field(void *user, const uint8_t *field, size_t len);
+/* Closes the output. Returns 0, or the first error (the file is then removed). */
+int trak_cli_trace_out_close(trak_cli_trace_out *o, trak_error *err);
+/* `convert` of a JSON trace to protobuf (binary or text) at `out_path`: imported, then its
+** tables written as track events. Returns the exit code, after printing any error. */
+int trak_cli_json_to_pb(const char *cmd, const char *in, trak_trace_format format,
+                        const char *out_path);
+
+/* Set when a trace read by the command was malformed or cut by a limit: the exit-code rule
+** (docs/limits.md) is that the command then exits 1, whatever else it printed. */
+extern int trak_cli_input_damaged;
 
 /* Query result printing, shared by query, shell, metrics and alerts (query_output.c,
 ** table_output.c). */

@@ -83,10 +83,10 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
   return 0;
 }
 
-/* Imports the JSON trace IN and writes its tables as a protobuf trace in `format`. */
-static int convert_json_to_pb(const char *in, trak_trace_format format, const char *out_path) {
+int trak_cli_json_to_pb(const char *cmd, const char *in, trak_trace_format format,
+                        const char *out_path) {
   trak_processor *p = NULL;
-  int rc = trak_cli_open_trace("convert", in, &p);
+  int rc = trak_cli_open_trace(cmd, in, &p);
   if (rc) return rc;
   trak_error err = {0};
   trak_pb_buf bin;
@@ -95,7 +95,21 @@ static int convert_json_to_pb(const char *in, trak_trace_format format, const ch
   trak_processor_free(p);
   if (!rc) rc = write_as(out_path, format, bin.start, trak_pb_buf_len(&bin), &err);
   trak_pb_buf_free(&bin);
-  return rc ? trak_cli_fail("convert", &err) : 0;
+  return rc ? trak_cli_fail(cmd, &err) : 0;
+}
+
+/* Copies the binary or text trace IN to OUT in `format`, packet by packet. */
+static int convert_pb(const char *in, trak_trace_format format, const char *out_path) {
+  trak_cli_trace_out out;
+  trak_error err = {0};
+  if (trak_cli_trace_out_open(&out, out_path, format, &err)) return trak_cli_fail("convert", &err);
+  trak_trace_format in_format;
+  int rc = trak_cli_read_packets("convert", in, trak_cli_trace_out_field, &out, &in_format);
+  if (in_format == TRAK_FORMAT_JSON) out.failed = 1; /* nothing written: remove the file */
+  int wrc = trak_cli_trace_out_close(&out, &err);
+  if (rc) return rc;
+  if (in_format == TRAK_FORMAT_JSON) return trak_cli_json_to_pb("convert", in, format, out_path);
+  return wrc ? trak_cli_fail("convert", &err) : 0;
 }
 
 int trak_cli_convert(int argc, char **argv) {
@@ -149,7 +163,6 @@ int trak_cli_convert(int argc, char **argv) {
         "convert", "cannot tell the output format from '%s'; use --to pb|pbtxt|json", paths[1]);
 
   trak_error err = {0};
-  trak_trace_format in_format;
   uint8_t *bin;
   size_t len;
   int rc;
@@ -176,19 +189,5 @@ int trak_cli_convert(int argc, char **argv) {
   if (events.seeded)
     return trak_cli_failf("convert", "--seed applies to tabular events (CSV, JSON Lines) only");
   if (out_format == TRAK_FORMAT_JSON) return convert_to_json(paths[0], NULL, 0, paths[1]);
-  rc = trak__load_trace_binary(paths[0], &bin, &len, &in_format, &err);
-  if (rc == TRAK_EUNSUPPORTED && in_format == TRAK_FORMAT_JSON)
-    return convert_json_to_pb(paths[0], out_format, paths[1]);
-  if (rc) return trak_cli_fail("convert", &err);
-  if (trak_cli_check_trace_bytes("convert", paths[0], bin, len)) {
-    free(bin);
-    return 1;
-  }
-  rc = write_as(paths[1], out_format, bin, len, &err);
-  free(bin);
-  if (rc) {
-    if (rc == TRAK_EFORMAT) trak_error_prefix(&err, "%s", paths[0]);
-    return trak_cli_fail("convert", &err);
-  }
-  return 0;
+  return convert_pb(paths[0], out_format, paths[1]);
 }

@@ -1,19 +1,20 @@
 /*
-** `trak dump TRACE`: prints any trace trak can read as protobuf text format on stdout.
+** `trak dump TRACE`: prints any trace trak can read as protobuf text format on stdout,
+** streaming it packet by packet.
 */
-#include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
-#include "processor/read/trace_file.h"
-#include "trak/pbtxt.h"
 
 static const char DUMP_HELP[] =
     "usage: trak dump TRACE\n"
     "\n"
     "Prints TRACE (binary or text protobuf, optionally gzip-compressed) as protobuf text\n"
-    "format on stdout. Fields the schema does not know are printed by number. A malformed\n"
-    "trace is printed up to the first bad byte, then reported with its offset.\n";
+    "format on stdout, one packet at a time. Fields the schema does not know are printed by\n"
+    "number. A packet that does not decode or passes a limit (docs/limits.md) is reported\n"
+    "with its offset and skipped; a malformed trace is printed up to the first bad byte.\n"
+    "Either way the exit status is 1. A JSON trace prints as `trak convert` makes it\n"
+    "protobuf.\n";
 
 int trak_cli_dump(int argc, char **argv) {
   const char *path = NULL;
@@ -28,25 +29,16 @@ int trak_cli_dump(int argc, char **argv) {
   }
   if (!path) return trak_cli_failf("dump", "expected one TRACE (see --help)");
 
+  trak_cli_trace_out out;
   trak_error err = {0};
-  trak_trace_format format;
-  uint8_t *bin;
-  size_t len;
-  if (trak__load_trace_binary(path, &bin, &len, &format, &err)) return trak_cli_fail("dump", &err);
-  if (trak_cli_check_trace_bytes("dump", path, bin, len)) {
-    free(bin);
-    return 1;
-  }
-  trak_pb_buf text;
-  trak_pb_buf_init_heap(&text);
-  int rc = trak_pbtxt_print("Trace", bin, len, &text, &err);
-  trak_error werr = {0};
-  int wrc = trak_cli_write_file("-", text.start, trak_pb_buf_len(&text), &werr);
-  trak_pb_buf_free(&text);
-  free(bin);
-  if (rc) {
-    trak_error_prefix(&err, "%s", path);
+  if (trak_cli_trace_out_open(&out, "-", TRAK_FORMAT_PBTXT, &err))
     return trak_cli_fail("dump", &err);
-  }
-  return wrc ? trak_cli_fail("dump", &werr) : 0;
+  trak_trace_format format;
+  int rc = trak_cli_read_packets("dump", path, trak_cli_trace_out_field, &out, &format);
+  int wrc = trak_cli_trace_out_close(&out, &err);
+  if (rc) return rc;
+  if (wrc) return trak_cli_fail("dump", &err);
+  /* A JSON trace prints as what convert makes of it. */
+  if (format == TRAK_FORMAT_JSON) return trak_cli_json_to_pb("dump", path, TRAK_FORMAT_PBTXT, "-");
+  return 0;
 }

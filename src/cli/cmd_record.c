@@ -174,7 +174,8 @@ int trak_cli_record(int argc, char **argv) {
   } else {
     short_config(&cfg, size_kb, ring, ms, cats);
   }
-  int fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* Readable too: a recording that fails is cut back to its last whole packet. */
+  int fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
     trak_pb_buf_free(&cfg);
     return trak_cli_failf("record", "%s: %s", out, strerror(errno));

@@ -99,7 +99,11 @@ int main(int argc, char **argv) {
   }
   argc = trak_cli_take_global_options(argc, argv);
   for (size_t i = 0; i < N_COMMANDS; i++)
-    if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    if (!strcmp(argv[1], commands[i].name)) {
+      int rc = commands[i].run(argc - 1, argv + 1);
+      /* One rule for every command: data lost or input malformed -> non-zero. */
+      return rc ? rc : trak_cli_input_damaged ? 1 : 0;
+    }
   fprintf(stderr, "trak: unknown command '%s' (see trak --help)\n", argv[1]);
   return 2;
 }

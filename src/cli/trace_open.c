@@ -1,9 +1,10 @@
 /*
 ** This file holds what the commands that read a trace share: opening it through the processor
-** API with a progress bar on a terminal, one warning line per structural problem (a truncated
-** or corrupt trace) naming the byte offset, and the one rule for input that is not a trace:
-** nothing readable is an error (exit 1), a trace without events a warning (or nothing, with
-** --allow-empty).
+** API (or streaming its packets, for dump and convert) with a progress bar on a terminal, one
+** error line per problem that damages the input (malformed, truncated, cut by a limit) naming
+** the byte offset, the flag that then makes the command exit 1 (docs/limits.md), and the one
+** rule for input that is not a trace: nothing readable is an error (exit 1), a trace without
+** events a warning (or nothing, with --allow-empty).
 */
 #include <stdio.h>
 #include <string.h>
@@ -24,10 +25,11 @@ typedef struct open_ctx {
   int tty;
   double start;
   int bar_shown;
-  int warnings;                       /* structural problems seen */
+  int warnings;                       /* problems that damage the input, seen */
+  int malformed;                      /* of them, malformed input (not limits) */
   char lines[MAX_WARNINGS][640];      /* the first ones, printed once the import ends */
   char first[TRAK_ERROR_MESSAGE_MAX]; /* the first problem's message, up to its first ';' */
-  uint64_t first_packet;              /* packet index of the first problem */
+  uint64_t first_packet;              /* packet index of the first malformed input */
   trak_processor_diag_fn diag;        /* the caller's, or NULL */
   void *user;
 } open_ctx;
@@ -53,20 +55,46 @@ static void progress(void *user, uint64_t done, uint64_t total) {
   if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, ""), c->bar_shown = 0;
 }
 
+int trak_cli_input_damaged;
+
+/* The stats that mean the input is malformed or was cut by a limit (docs/limits.md). Each is
+** printed as an error line, and any of them makes the command exit 1 (main.c). Losses the
+** trace itself reports (traced_*, previous_packet_dropped) are `trak check`'s business. */
+static int damages_input(const char *stat) {
+  static const char *const names[] = {"trace_truncated",
+                                      "trace_corrupt",
+                                      "packet_malformed",
+                                      "text_parse_error",
+                                      "compressed_packets_errors",
+                                      "compressed_packets_unsupported",
+                                      "json_tokenizer_failure",
+                                      "packet_too_large",
+                                      "compressed_packets_too_deep",
+                                      "compressed_packets_inflate_limit",
+                                      "json_event_too_large",
+                                      "debug_annotation_too_deep",
+                                      "arg_key_too_long"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+    if (!strcmp(stat, names[i])) return 1;
+  return 0;
+}
+
 static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
                  const char *stat, const char *message) {
   open_ctx *c = user;
   if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
-  int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
-                   !strcmp(stat, "packet_malformed") ||
-                   !strcmp(stat, "compressed_packets_errors") ||
-                   !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
-  if (!structural) return;
-  if (!c->warnings++) {
+  if (!damages_input(stat)) return;
+  trak_cli_input_damaged = 1;
+  /* Malformed bytes before anything was read make it "not a trace"; a limit does not. */
+  int malformed = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
+                  !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
+                  !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
+  if (malformed && !c->malformed++) {
     snprintf(c->first, sizeof c->first, "%s", message);
     c->first[strcspn(c->first, ";")] = 0;
     c->first_packet = packet;
   }
+  c->warnings++;
   if (c->warnings > MAX_WARNINGS) return;
   char *line = c->lines[c->warnings - 1];
   /* Stream problems name their byte in the message; packet problems get it appended. */
@@ -80,10 +108,10 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
 static void print_warnings(const open_ctx *c) {
   if (c->diag) return; /* the caller lists the problems itself */
   for (int i = 0; i < c->warnings && i < MAX_WARNINGS; i++)
-    fprintf(stderr, "trak %s: warning: %s: %s\n", c->cmd, c->path, c->lines[i]);
+    fprintf(stderr, "trak %s: error: %s: %s\n", c->cmd, c->path, c->lines[i]);
   if (c->warnings > MAX_WARNINGS)
-    fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", c->cmd,
-            c->path, c->warnings - MAX_WARNINGS);
+    fprintf(stderr, "trak %s: error: %s: %d more problems; see the stats table\n", c->cmd, c->path,
+            c->warnings - MAX_WARNINGS);
 }
 
 static void warn_empty(const char *cmd, const char *path) {
@@ -108,7 +136,7 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
     return trak_cli_fail(cmd, &err);
   }
   if (!trak_processor_event_count(*out)) {
-    if (c.warnings && c.first_packet == 0) { /* nothing was readable before the first problem */
+    if (c.malformed && c.first_packet == 0) { /* nothing was readable before the first problem */
       trak_processor_free(*out);
       *out = NULL;
       return trak_cli_failf(cmd, "%s: not a trace (%s); %s", path, c.first, EXPECTED);
@@ -128,6 +156,46 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
 
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
   return trak_cli_open_trace_diag(cmd, path, NULL, NULL, out);
+}
+
+/* A sink that counts the Trace.packet fields it passes on (field 1, length-delimited: tag 0x0a). */
+typedef struct counting_sink {
+  trak__field_sink sink;
+  void *user;
+  uint64_t packets;
+} counting_sink;
+
+static void count_field(void *user, const uint8_t *field, size_t len) {
+  counting_sink *cs = user;
+  cs->packets += field[0] == 0x0a;
+  cs->sink(cs->user, field, len);
+}
+
+int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
+                          trak_trace_format *format) {
+  open_ctx c = {.cmd = cmd, .path = path, .tty = isatty(2), .start = now_seconds()};
+  trak_processor_options opts = {diag, progress, &c};
+  trak_error err = {0};
+  counting_sink cs = {sink, user, 0};
+  uint64_t bytes;
+  int rc = trak__read_packets(path, &opts, count_field, &cs, format, &bytes, &err);
+  if (rc) {
+    print_warnings(&c);
+    return trak_cli_fail(cmd, &err);
+  }
+  if (*format == TRAK_FORMAT_JSON || cs.packets) {
+    print_warnings(&c);
+    return 0;
+  }
+  /* No packet: the same rule as trak_cli_open_trace and trak_cli_check_trace_bytes. */
+  if (c.malformed && c.first_packet == 0)
+    return trak_cli_failf(cmd, "%s: not a trace (%s); %s", path, c.first, EXPECTED);
+  print_warnings(&c);
+  if (bytes)
+    return trak_cli_failf(cmd, "%s: not a trace: no TracePacket in its %llu bytes; %s", path,
+                          (unsigned long long)bytes, EXPECTED);
+  warn_empty(cmd, path);
+  return 0;
 }
 
 int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len) {

@@ -17,8 +17,9 @@
 #include "pb/pbtxt_lexer.h"
 #include "pb/schema.h"
 #include "trak/pbtxt.h"
+#include "util/limits.h"
 
-#define MAX_TEXT_DEPTH 100
+#define MAX_TEXT_DEPTH TRAK_LIMIT_MESSAGE_DEPTH
 
 typedef struct parser {
   pbtxt_lexer lx;

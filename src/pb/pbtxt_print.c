@@ -14,6 +14,7 @@
 
 #include "pb/schema.h"
 #include "trak/pbtxt.h"
+#include "util/limits.h"
 
 typedef struct printer {
   trak_pb_buf *out;
@@ -228,6 +229,10 @@ static int print_field(printer *pr, const trak_pb_message_desc *msg, trak_pb_dec
     return emit_unknown(pr, f), 0;
   }
   if (fd->type != TRAK_PB_TYPE_MESSAGE && !prints_losslessly(fd, f->value))
+    return emit_unknown(pr, f), 0;
+  /* Past the nesting limit a message prints as its bytes: still lossless, and neither the
+  ** stack nor the indentation grows with the input. */
+  if (fd->type == TRAK_PB_TYPE_MESSAGE && pr->indent >= TRAK_LIMIT_MESSAGE_DEPTH)
     return emit_unknown(pr, f), 0;
   size_t mark = trak_pb_buf_len(pr->out);
   emit_field_start(pr, fd->name, fd->number);

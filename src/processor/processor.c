@@ -51,25 +51,15 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   return 0;
 }
 
-int trak_processor_open_file(const char *path, const trak_processor_options *options,
-                             trak_processor **out, trak_error *err) {
-  *out = NULL;
-  int is_stdin = !strcmp(path, "-");
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
-  struct stat st;
-  uint64_t total = !is_stdin && fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
-  trak_processor *p;
-  int rc = trak_processor_new(options, &p, err);
-  if (rc) {
-    if (!is_stdin) fclose(f);
-    return rc;
-  }
+/* Feeds the file `f` to the stream in 1 MiB reads, reporting progress. Returns 0 or TRAK_EIO
+** / TRAK_ENOMEM naming `path`. */
+static int feed_file(trak_processor *p, FILE *f, const char *path, uint64_t total,
+                     trak_error *err) {
   size_t chunk = 1 << 20;
   uint8_t *buf = malloc(chunk);
-  if (!buf) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (!buf) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   uint64_t done = 0, next_report = 0;
-  while (!rc) {
+  for (;;) {
     size_t got = fread(buf, 1, chunk, f);
     if (!got) break;
     trak__stream_feed(p, buf, got);
@@ -80,19 +70,69 @@ int trak_processor_open_file(const char *path, const trak_processor_options *opt
     }
   }
   free(buf);
-  if (!rc && ferror(f)) rc = trak_error_set(err, TRAK_EIO, "%s: read failed", path);
-  if (!is_stdin) fclose(f);
-  if (!rc) {
-    rc = trak_processor_finish(p, err);
-    if (rc) trak_error_prefix(err, "%s", path);
-  }
+  if (ferror(f)) return trak_error_set(err, TRAK_EIO, "%s: read failed", path);
   if (p->opts.progress) p->opts.progress(p->opts.user, total ? total : done, total ? total : done);
+  return 0;
+}
+
+static FILE *open_input(const char *path, uint64_t *total, trak_error *err) {
+  int is_stdin = !strcmp(path, "-");
+  FILE *f = is_stdin ? stdin : fopen(path, "rb");
+  if (!f) {
+    trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
+    return NULL;
+  }
+  struct stat st;
+  *total = !is_stdin && fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  return f;
+}
+
+int trak_processor_open_file(const char *path, const trak_processor_options *options,
+                             trak_processor **out, trak_error *err) {
+  *out = NULL;
+  uint64_t total;
+  FILE *f = open_input(path, &total, err);
+  if (!f) return TRAK_EIO;
+  trak_processor *p;
+  int rc = trak_processor_new(options, &p, err);
+  if (!rc) rc = feed_file(p, f, path, total, err);
+  if (f != stdin) fclose(f);
   if (rc) {
+    trak_processor_free(p);
+    return rc;
+  }
+  rc = trak_processor_finish(p, err);
+  if (rc) {
+    trak_error_prefix(err, "%s", path);
     trak_processor_free(p);
     return rc;
   }
   *out = p;
   return 0;
+}
+
+int trak__read_packets(const char *path, const trak_processor_options *opts, trak__field_sink sink,
+                       void *user, trak_trace_format *format, uint64_t *bytes, trak_error *err) {
+  *format = TRAK_FORMAT_UNKNOWN;
+  *bytes = 0;
+  uint64_t total;
+  FILE *f = open_input(path, &total, err);
+  if (!f) return TRAK_EIO;
+  trak_processor *p;
+  int rc = trak_processor_new(opts, &p, err);
+  if (!rc) {
+    p->sink = sink, p->sink_user = user;
+    rc = feed_file(p, f, path, total, err);
+  }
+  if (f != stdin) fclose(f);
+  if (!rc) {
+    p->finished = 1;
+    rc = trak__stream_finish(p, err);
+    *format = p->format;
+    *bytes = p->plain_offset;
+  }
+  trak_processor_free(p);
+  return rc;
 }
 
 void trak_processor_free(trak_processor *p) {

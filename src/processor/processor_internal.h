@@ -38,8 +38,11 @@ struct trak_processor {
   trak_bytes pending;    /* bytes of a packet that straddles feed calls */
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
   uint64_t fed;          /* raw bytes fed */
+  uint64_t skip_left;    /* bytes still to skip of a packet over the size limit */
   int dead;              /* malformed framing: the rest of the input is ignored */
   trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
+  trak__field_sink sink;  /* reader mode (trak__read_packets): fields go here, not imported */
+  void *sink_user;
 
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;

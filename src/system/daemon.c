@@ -5,7 +5,8 @@
 ** unstarted trak_session used only as storage and readout) plus, for every producer, a memfd
 ** the producer maps as its chunk buffer (an attachment, daemon.h). Producers commit
 ** complete chunks; the daemon copies each into the central buffer (chunks.c checks the
-** copy and remaps the writer's sequence id to one it allocates) and releases the chunk. Readout stamps
+** copy and remaps the writer's sequence id to one it allocates) and releases the chunk. Readout
+*stamps
 ** the trusted fields from the daemon's own record of the producer (SO_PEERCRED), dropping any
 ** the producer wrote.
 **
@@ -31,6 +32,15 @@
 
 #define MAX_CLIENTS 64
 #define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
+/* A client must say what it is (hello, enable_tracing, query_service) this soon after it
+** connects, or it is disconnected: idle connections cannot hold the slots. */
+#define HELLO_DEADLINE_MS 1000
+/* The slots one uid may hold: with --shared, one user cannot lock the others out. */
+#define UID_QUOTA (MAX_CLIENTS * 3 / 4)
+/* A producer's loss reports are believed up to this many packets per second of its process's
+** life (far above what one process writes): a scribbled or hostile report cannot claim
+** billions. */
+#define MAX_LOSS_PER_SECOND 100000000ull
 
 enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
 
@@ -38,8 +48,11 @@ typedef struct client {
   int fd;
   int role;
   int32_t pid, uid;
+  uint64_t since_ms;  /* when it connected */
+  uint64_t lost_told; /* packets its loss reports claimed, as believed (clamped) */
+  int loss_clamped;   /* a report was clamped (logged once) */
   char name[64];
-  char **sources; /* producer: its data sources (NULL-terminated), from IpcHello */
+  char **sources;      /* producer: its data sources (NULL-terminated), from IpcHello */
   uint32_t session_id; /* consumer: its session */
   trak__attach at[TRAK_MAX_SESSIONS];
 } client;
@@ -50,14 +63,14 @@ typedef struct dsession {
   int out_fd, consumer; /* consumer: client index or -1 */
   uint8_t *pconfig;     /* TraceConfig the producers get */
   size_t pconfig_len;
-  int32_t uid;   /* the consumer's: it records producers of this uid only, unless root */
-  int stream;    /* write_into_file: write as it goes */
+  int32_t uid; /* the consumer's: it records producers of this uid only, unless root */
+  int stream;  /* write_into_file: write as it goes */
   int stopping;
   uint32_t write_period_ms, flush_period_ms; /* 0: no periodic flush */
   uint64_t stop_deadline, next_write, next_flush;
   uint64_t chunks, bytes_out, producer_lost, lost_away;
-  uint32_t producers_seen;  /* producers that joined */
-  uint64_t invalid_chunks;  /* chunks refused as malformed (their producers disconnected) */
+  uint32_t producers_seen; /* producers that joined */
+  uint64_t invalid_chunks; /* chunks refused as malformed (their producers disconnected) */
   char error[160];
 } dsession;
 
@@ -67,8 +80,9 @@ static struct {
   client c[MAX_CLIENTS];
   dsession s[TRAK_MAX_SESSIONS];
   uint32_t next_session;
-  uint64_t lost_away; /* reported by reconnecting producers while no session ran */
-  int stopping;       /* asked to stop: sessions are ending, no new one starts */
+  uint64_t lost_away;                 /* reported by reconnecting producers while no session ran */
+  uint64_t refused, next_refusal_log; /* connections refused since the last log line */
+  int stopping;                       /* asked to stop: sessions are ending, no new one starts */
   uint8_t *rx;
   trak__copier copier;
   trak_pb_buf tx;
@@ -129,7 +143,8 @@ static void names_free(char **v) {
 /* Appends a copy of [name, name + len) to the NULL-terminated list *v. */
 static int names_add(char ***v, const void *name, size_t len) {
   size_t n = 0;
-  while (*v && (*v)[n]) n++;
+  while (*v && (*v)[n])
+    n++;
   char **grown = realloc(*v, (n + 2) * sizeof *grown);
   if (!grown) return -1;
   *v = grown;
@@ -260,6 +275,47 @@ static void attach_producer(int ci, dsession *s) {
   close(fd);
 }
 
+/* Milliseconds since process `pid` started, from /proc; 0 when it cannot be read. */
+static uint64_t process_age_ms(int32_t pid) {
+  char path[64], buf[1024];
+  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+  FILE *f = fopen(path, "r");
+  if (!f) return 0;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
+  unsigned long long start = 0;
+  for (int field = 2; p && field < 22; field++)
+    p = strchr(p + 1, ' ');
+  if (!p || sscanf(p + 1, "%llu", &start) != 1) return 0;
+  struct timespec up;
+  clock_gettime(CLOCK_BOOTTIME, &up);
+  uint64_t now = (uint64_t)up.tv_sec * 1000 + (uint64_t)up.tv_nsec / 1000000;
+  uint64_t born = start * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
+  return now > born ? now - born : 0;
+}
+
+/* How many of `claimed` more lost packets of producer `c` are believed: its reports together
+** may not pass MAX_LOSS_PER_SECOND for the life of its process (or of its connection, plus a
+** second, when /proc does not say). A clamped report is logged once per producer. */
+static uint64_t plausible_loss(client *c, uint64_t claimed) {
+  uint64_t age = process_age_ms(c->pid);
+  if (!age) age = now_ms() - c->since_ms;
+  uint64_t cap = (age + 1000) * (MAX_LOSS_PER_SECOND / 1000);
+  uint64_t room = cap > c->lost_told ? cap - c->lost_told : 0;
+  if (claimed > room) {
+    if (!c->loss_clamped)
+      logf_("producer %d (%s) claims %llu lost packets, more than it could have written; "
+            "counting %llu",
+            (int)c->pid, c->name, (unsigned long long)claimed, (unsigned long long)room);
+    c->loss_clamped = 1;
+    claimed = room;
+  }
+  c->lost_told += claimed;
+  return claimed;
+}
+
 static void on_commit(int ci, const trak__ipc_msg *m) {
   client *c = &D.c[ci];
   trak__attach *a = NULL;
@@ -270,7 +326,7 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   /* A stopping session waits as long as its producers make progress: the grace runs from
   ** the last message, not from the stop (a busy daemon may read them late). */
   if (s->stopping) s->stop_deadline = now_ms() + STOP_GRACE_MS;
-  if (m->packets_lost > a->lost) s->producer_lost += m->packets_lost - a->lost;
+  if (m->packets_lost > a->lost) s->producer_lost += plausible_loss(c, m->packets_lost - a->lost);
   a->lost = m->packets_lost;
   char why[160];
   if (take_commit(a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
@@ -348,7 +404,7 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   dsession *s = NULL;
   for (int i = 0; i < TRAK_MAX_SESSIONS && !s; i++)
     if (!D.s[i].id) s = &D.s[i];
-  const char *fail = out_fd < 0 ? "no output file descriptor"
+  const char *fail = out_fd < 0   ? "no output file descriptor"
                      : D.stopping ? "the daemon is stopping"
                      : !s         ? "too many sessions"
                                   : NULL;
@@ -601,6 +657,7 @@ static void on_hello(int ci, const trak__ipc_msg *m) {
 ** session started. */
 static void on_lost_while_away(int ci, uint64_t packets) {
   client *c = &D.c[ci];
+  packets = plausible_loss(c, packets);
   logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
         (unsigned long long)packets);
   int joined = 0;
@@ -624,10 +681,11 @@ static void on_message(int ci) {
     if (got_fd >= 0) close(got_fd);
     return misbehaved(ci, "malformed message");
   }
-  int role = m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
-             : m->type == TRAK_PB_IpcMessage_enable_tracing || m->type == TRAK_PB_IpcMessage_query_service
-                 ? C_CONSUMER
-                 : c->role;
+  int role =
+      m->type == TRAK_PB_IpcMessage_hello ? C_PRODUCER
+      : m->type == TRAK_PB_IpcMessage_enable_tracing || m->type == TRAK_PB_IpcMessage_query_service
+          ? C_CONSUMER
+          : c->role;
   if (got_fd >= 0 && m->type != TRAK_PB_IpcMessage_enable_tracing) {
     close(got_fd);
     got_fd = -1;
@@ -680,17 +738,57 @@ static void on_message(int ci) {
   }
 }
 
+/* Logs refused connections at most once a second, with how many there were: a client that
+** retries in a loop must not flood the log. */
+static void log_refusal(const char *why) {
+  D.refused++;
+  uint64_t now = now_ms();
+  if (now < D.next_refusal_log) return;
+  logf_("refused %llu connection(s): %s", (unsigned long long)D.refused, why);
+  D.refused = 0;
+  D.next_refusal_log = now + 1000;
+}
+
+/* Tells a refused client why, as a final IpcStatus (trak record and trak status print it),
+** then closes it. */
+static void refuse(int fd, const char *why) {
+  trak_pb_nested n = trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_status);
+  trak_pb_put_bool(&D.tx, TRAK_PB_IpcStatus_done, 1);
+  trak_pb_put_string(&D.tx, TRAK_PB_IpcStatus_error, why);
+  trak__ipc_end(&D.tx, n);
+  trak__ipc_send(fd, &D.tx, -1, 1);
+  /* Read what it already sent: closing with it unread would make the client's next read fail
+  ** with ECONNRESET before it sees why. */
+  while (recv(fd, D.rx, TRAK__IPC_MAX, MSG_DONTWAIT) > 0) {
+  }
+  close(fd);
+  log_refusal(why);
+}
+
 static void on_accept(void) {
   int fd = accept4(D.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (fd < 0) return;
   struct ucred cred;
   socklen_t len = sizeof cred;
-  int slot = -1;
-  for (int k = 0; k < MAX_CLIENTS && slot < 0; k++)
-    if (D.c[k].fd < 0) slot = k;
-  if (slot < 0 || getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
-    logf_("refusing a connection: %s", slot < 0 ? "too many clients" : strerror(errno));
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    logf_("refusing a connection: %s", strerror(errno));
     close(fd);
+    return;
+  }
+  int slot = -1, used = 0, of_uid = 0;
+  for (int k = 0; k < MAX_CLIENTS; k++) {
+    if (D.c[k].fd < 0) {
+      if (slot < 0) slot = k;
+      continue;
+    }
+    used++;
+    of_uid += D.c[k].uid == (int32_t)cred.uid;
+  }
+  char why[128];
+  if (slot < 0 || of_uid >= UID_QUOTA) {
+    snprintf(why, sizeof why, "daemon busy: %d clients (%d of uid %d; at most %d, %d per uid)",
+             used, of_uid, (int)cred.uid, MAX_CLIENTS, UID_QUOTA);
+    refuse(fd, why);
     return;
   }
   client *c = &D.c[slot];
@@ -698,12 +796,18 @@ static void on_accept(void) {
   c->fd = fd;
   c->pid = (int32_t)cred.pid;
   c->uid = (int32_t)cred.uid;
+  c->since_ms = now_ms();
 }
 
 /* Periodic work: sessions flush and streaming ones write out at their periods; stopping ones
 ** finish when their producers answered or the grace ran out. */
 static void tick(void) {
   uint64_t now = now_ms();
+  for (int k = 0; k < MAX_CLIENTS; k++)
+    if (D.c[k].fd >= 0 && D.c[k].role == C_NEW && now - D.c[k].since_ms > HELLO_DEADLINE_MS) {
+      log_refusal("a client said nothing within a second of connecting");
+      drop_client(k, 0);
+    }
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
     dsession *s = &D.s[i];
     if (!s->id) continue;
@@ -774,8 +878,8 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
   D.rx = malloc(TRAK__IPC_MAX);
   D.copier.scratch = malloc(TRAK__CHUNK_MAX);
   trak_pb_buf_init_heap(&D.tx);
-  int rc =
-      D.rx && D.copier.scratch ? listen_on(path, err) : trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  int rc = D.rx && D.copier.scratch ? listen_on(path, err)
+                                    : trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc == 0 && cfg->verbose) logf_("listening on %s", path);
   while (rc == 0 && !(D.stopping && !sessions_running())) {
     if (*stop && !D.stopping) { /* end sessions as a recorder would: producers hand over all */

@@ -230,9 +230,13 @@ long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) {
   msg.msg_control = u.buf;
   msg.msg_controllen = sizeof u.buf;
   ssize_t n;
+  int resets = 0;
+  /* A peer that closed with our last message unread leaves ECONNRESET pending, reported
+  ** before the messages it sent first (a daemon refusing us as busy sends why, then closes):
+  ** reading once more gets them. */
   do
     n = recvmsg(fd, &msg, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
-  while (n < 0 && errno == EINTR);
+  while (n < 0 && (errno == EINTR || (errno == ECONNRESET && !resets++)));
   /* Keep one descriptor; close any others a peer sent. */
   for (struct cmsghdr *c = CMSG_FIRSTHDR(&msg); n >= 0 && c; c = CMSG_NXTHDR(&msg, c)) {
     if (c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS) continue;

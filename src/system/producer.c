@@ -6,7 +6,8 @@
 ** chunks to the daemon (state SHARED: no writer touches them) and frees them when the daemon
 ** says it has copied them.
 **
-** Reconnection. When the daemon goes away the thread tries again every 100 ms. The sessions
+** Reconnection. When the daemon goes away the thread tries again after 100 ms, doubling the
+** wait (to 5 s) while attempts fail or are refused. The sessions
 ** it ran keep running meanwhile, orphaned: nobody copies their chunks, so threads fill the
 ** shared buffer and then lose events, all counted. At the next connection the thread stops
 ** them and reports how many packets never reached a daemon (IpcLostWhileAway), so the gap a
@@ -40,8 +41,9 @@ static struct {
   _Atomic int stop, connected, active; /* connected: welcomed by a daemon */
   int fd;
   psession ps[TRAK_MAX_SESSIONS];
-  uint64_t lost_away;     /* packets orphaned sessions never handed over, not yet reported */
-  uint32_t sources_told;  /* data sources the daemon knows of */
+  uint64_t lost_away;    /* packets orphaned sessions never handed over, not yet reported */
+  uint32_t sources_told; /* data sources the daemon knows of */
+  uint32_t backoff_ms;   /* wait before the next connection attempt: 100 ms, doubling to 5 s */
   uint8_t *rx;
   trak_pb_buf tx;
 } P = {.lock = PTHREAD_MUTEX_INITIALIZER, .fd = -1};
@@ -134,6 +136,7 @@ static int handle(const trak__ipc_msg *m, int got_fd) {
   case TRAK_PB_IpcMessage_welcome:
     end_orphans();
     atomic_store(&P.connected, 1);
+    P.backoff_ms = 100; /* the next loss of the connection starts over */
     return tell_lost();
   case TRAK_PB_IpcMessage_start_session:
     start_session(m, got_fd);
@@ -230,6 +233,16 @@ static int tell_sources(void) {
   return trak__ipc_send(P.fd, &P.tx, -1, 0);
 }
 
+/* Waits before connecting again: 100 ms after a daemon that welcomed us went away, doubling
+** (to 5 s) while connections fail or are refused, so a full or absent daemon is not hammered.
+** Wakes early when asked to stop. */
+static void back_off(void) {
+  if (P.backoff_ms < 100) P.backoff_ms = 100;
+  for (uint32_t waited = 0; waited < P.backoff_ms && !atomic_load(&P.stop); waited += 50)
+    nanosleep(&(struct timespec){0, 50000000}, NULL);
+  P.backoff_ms = P.backoff_ms >= 2500 ? 5000 : P.backoff_ms * 2;
+}
+
 static void *producer_main(void *arg) {
   (void)arg;
   static trak__ipc_msg m;
@@ -238,7 +251,7 @@ static void *producer_main(void *arg) {
       P.fd = trak__ipc_connect(P.path);
       if (P.fd >= 0 && hello() != 0) lose_connection(0);
       if (P.fd < 0) {
-        nanosleep(&(struct timespec){0, 100000000}, NULL);
+        back_off();
         continue;
       }
     }
@@ -257,7 +270,10 @@ static void *producer_main(void *arg) {
       bad = handle(&m, got_fd) != 0;
     }
     if (!atomic_load(&P.connected)) { /* not welcomed yet: any session is an orphan */
-      if (bad) lose_connection(0);
+      if (bad) {
+        lose_connection(0);
+        back_off(); /* refused (a full daemon) or dropped before its welcome */
+      }
       continue;
     }
     for (int i = 0; i < TRAK_MAX_SESSIONS && !bad; i++)

@@ -28,7 +28,8 @@ static void *grow(void *v, size_t *n, size_t size, void **out) {
 
 static int add_source(trak_producer_info *p, const trak_pb_field *f) {
   size_t n = 0;
-  while (p->data_sources && p->data_sources[n]) n++;
+  while (p->data_sources && p->data_sources[n])
+    n++;
   char **bigger = realloc(p->data_sources, (n + 2) * sizeof *bigger);
   if (!bigger) return TRAK_ENOMEM;
   p->data_sources = bigger;
@@ -64,13 +65,26 @@ static int read_session(const trak_pb_field *outer, trak_session_info *s) {
   while ((rc = trak_pb_decoder_next(&d, &f)) == 1) {
     if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
     switch (f.number) {
-    case TRAK_PB_IpcServiceState_Session_id: s->id = (uint32_t)f.value; break;
-    case TRAK_PB_IpcServiceState_Session_uid: s->uid = (int32_t)f.value; break;
-    case TRAK_PB_IpcServiceState_Session_producers: s->producers = (uint32_t)f.value; break;
-    case TRAK_PB_IpcServiceState_Session_bytes_written: s->bytes_written = f.value; break;
-    case TRAK_PB_IpcServiceState_Session_chunks: s->chunks = f.value; break;
-    case TRAK_PB_IpcServiceState_Session_packets_lost: s->packets_lost = f.value; break;
-    default: break;
+    case TRAK_PB_IpcServiceState_Session_id:
+      s->id = (uint32_t)f.value;
+      break;
+    case TRAK_PB_IpcServiceState_Session_uid:
+      s->uid = (int32_t)f.value;
+      break;
+    case TRAK_PB_IpcServiceState_Session_producers:
+      s->producers = (uint32_t)f.value;
+      break;
+    case TRAK_PB_IpcServiceState_Session_bytes_written:
+      s->bytes_written = f.value;
+      break;
+    case TRAK_PB_IpcServiceState_Session_chunks:
+      s->chunks = f.value;
+      break;
+    case TRAK_PB_IpcServiceState_Session_packets_lost:
+      s->packets_lost = f.value;
+      break;
+    default:
+      break;
     }
   }
   return rc < 0 ? TRAK_EFORMAT : 0;
@@ -135,11 +149,15 @@ int trak_system_query(const char *socket_path, trak_service_state **out, trak_er
   trak_service_state *st = calloc(1, sizeof *st);
   int rc = 0;
   long n;
-  if (!rx || !m || !st)
-    rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
-  else if (trak__ipc_send(fd, &b, -1, 0) != 0 || (n = await_answer(fd, rx)) < 0)
+  if (!rx || !m || !st) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  /* A failed send is not the end: a daemon that refused us left its reason to read. */
+  else if ((void)trak__ipc_send(fd, &b, -1, 0), (n = await_answer(fd, rx)) < 0)
     rc = trak_error_set(err, TRAK_EIO, "%s: the daemon did not answer", path);
-  else if (trak__ipc_decode(rx, (size_t)n, m) != 0 || m->type != TRAK_PB_IpcMessage_service_state)
+  else if (trak__ipc_decode(rx, (size_t)n, m) != 0)
+    rc = trak_error_set(err, TRAK_EFORMAT, "%s: not a service state answer", path);
+  else if (m->type == TRAK_PB_IpcMessage_status && m->error) /* refused: it says why */
+    rc = trak_error_set(err, TRAK_EIO, "%s: %.*s", path, (int)m->error_len, (const char *)m->error);
+  else if (m->type != TRAK_PB_IpcMessage_service_state)
     rc = trak_error_set(err, TRAK_EFORMAT, "%s: not a service state answer", path);
   else if ((rc = trak__service_state_decode(m->bytes, m->bytes_len, st)) != 0)
     rc = trak_error_set(err, rc, "%s: the service state does not decode: %s", path,
@@ -148,8 +166,10 @@ int trak_system_query(const char *socket_path, trak_service_state **out, trak_er
   trak_pb_buf_free(&b);
   free(rx);
   free(m);
-  if (rc) trak_service_state_free(st);
-  else *out = st;
+  if (rc)
+    trak_service_state_free(st);
+  else
+    *out = st;
   return rc;
 }
 

@@ -57,9 +57,9 @@ expect_error() {
 }
 expect_error "no/such/file: No such file" "$TRAK" convert no/such/file "$work/x.pb"
 printf 'packet {\n  timestamp: 1\n  bogus: 2\n}\n' > "$work/bad.pbtxt"
-expect_error "bad.pbtxt: line 3, column 3" "$TRAK" convert "$work/bad.pbtxt" "$work/x.pb"
+expect_error "text format error at line 3, column 3" "$TRAK" convert "$work/bad.pbtxt" "$work/x.pb"
 printf '\x0a\x05\x08\x01' > "$work/trunc.pb"
-expect_error "at byte 1: length runs past the end" "$TRAK" dump "$work/trunc.pb"
+expect_error "trace ends inside a packet that starts at byte 0" "$TRAK" dump "$work/trunc.pb"
 expect_error "cannot tell the output format" "$TRAK" convert "$seed" "$work/out.xyz"
 expect_error "--to takes pb or pbtxt" "$TRAK" convert --to yaml "$seed" "$work/out.pb"
 expect_error "unknown option" "$TRAK" dump --frobnicate "$seed"

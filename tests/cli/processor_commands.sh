@@ -57,13 +57,15 @@ gzip -c "$DATA/seed/01_thread_slices.pbtxt" |
   "$TRAK" query - 'select count(*) as n from slice' >"$WORK/gz.txt" || expect "gzip text from stdin"
 [ "$(cat "$WORK/gz.txt")" = "$(printf '"n"\n3')" ] || expect "gzip text gives the slices"
 
-# truncated trace: one warning with the byte offset; the valid packets are imported.
+# truncated trace: one error line with the byte offset; the valid packets are imported and
+# queried, and the exit status is 1 (data lost, docs/limits.md).
 size=$(stat -c %s "$WORK/01.pb")
 head -c $((size - 4)) "$WORK/01.pb" >"$WORK/trunc.pb"
-"$TRAK" query "$WORK/trunc.pb" 'select count(*) from slice' >"$WORK/tq.txt" 2>"$WORK/tw.txt" ||
-  expect "truncated trace still queries"
-[ "$(grep -c warning "$WORK/tw.txt")" = 1 ] || expect "exactly one warning line"
-grep -q 'trace ends inside a packet that starts at byte' "$WORK/tw.txt" || expect "warning names the byte"
+"$TRAK" query "$WORK/trunc.pb" 'select count(*) from slice' >"$WORK/tq.txt" 2>"$WORK/tw.txt"
+[ $? = 1 ] || expect "a truncated trace exits 1"
+[ "$(tail -1 "$WORK/tq.txt")" -gt 0 ] 2>/dev/null || expect "truncated trace still queries"
+[ "$(grep -c error "$WORK/tw.txt")" = 1 ] || expect "exactly one error line"
+grep -q 'trace ends inside a packet that starts at byte' "$WORK/tw.txt" || expect "error names the byte"
 # A trace recorded by trak's SDK (its incremental sequence clock, interning, counters shared by
 # threads) checks clean and imports its slices.
 if [ -x "$TRAK_BINARY_DIR/example_sdk_demo" ]; then

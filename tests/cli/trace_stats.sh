@@ -10,7 +10,7 @@ encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats.pbtxt" >"$WORK/lossy.pb"
 rc=$?
 if [ $rc != 1 ]; then echo "FAIL: check of a lossy trace exits $rc, not 1"; fail=1; fi
 expect_lines "$WORK/out.txt" 'traced_buf_trace_writer_packet_loss = 17 in buffer 0' \
-  '[traced_buf_patches_failed]' '[traced_flushes_failed]' '5 errors'
+  '[traced_buf_patches_failed]' '[traced_flushes_failed]' '[traced_chunks_discarded]' '8 errors'
 
 encode >"$WORK/clean.pb" <<'PBTXT' || exit 1
 packet { track_descriptor { uuid: 1 name: "t" } }

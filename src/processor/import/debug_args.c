@@ -9,14 +9,28 @@
 #include <string.h>
 
 #include "processor/import/import.h"
+#include "util/limits.h"
 
-#define KEY_MAX 1024
-#define MAX_DEPTH 32
+#define KEY_MAX TRAK_LIMIT_KEY_BYTES
+#define MAX_DEPTH TRAK_LIMIT_ANNOTATION_DEPTH
 
 typedef struct key_buf {
   char key[KEY_MAX], flat[KEY_MAX];
   size_t key_len, flat_len;
+  size_t cut; /* bytes that did not fit: a cut key could collide, so its values are dropped */
 } key_buf;
+
+/* Where a key stood before a nested part was pushed, to go back there. */
+typedef struct key_mark {
+  size_t key_len, flat_len, cut;
+} key_mark;
+
+static key_mark key_save(const key_buf *kb) {
+  return (key_mark){kb->key_len, kb->flat_len, kb->cut};
+}
+static void key_restore(key_buf *kb, key_mark m) {
+  kb->key_len = m.key_len, kb->flat_len = m.flat_len, kb->cut = m.cut;
+}
 
 typedef struct args_ctx {
   trak_importer *imp;
@@ -29,7 +43,10 @@ typedef struct args_ctx {
 
 /* Appends text to the key (and to the flat key unless it is an array index). */
 static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
-  if (kb->key_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->key_len;
+  if (kb->key_len + len >= KEY_MAX) {
+    kb->cut += kb->key_len + len - (KEY_MAX - 1);
+    len = KEY_MAX - 1 - kb->key_len;
+  }
   memcpy(kb->key + kb->key_len, s, len);
   kb->key_len += len;
   if (!flat_too) return;
@@ -38,8 +55,16 @@ static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
   kb->flat_len += len;
 }
 
+/* Adds a row for the current key, or returns TRAK_NULL_U32 (reported) if the key was cut. */
 static uint32_t add_row(args_ctx *c, trak_arg_type type) {
   trak_tables *t = c->imp->tables;
+  if (TRAK_UNLIKELY(c->kb.cut)) {
+    trak__report(c->imp, TRAK_STAT_KEY_TOO_LONG,
+                 "debug annotation key '%.40s...' is %zu bytes, over the %d-byte limit; its "
+                 "value was dropped",
+                 c->kb.key, c->kb.key_len + c->kb.cut, KEY_MAX); /* a cut key holds 1023 */
+    return TRAK_NULL_U32;
+  }
   if (c->kb.key_len == c->top_len) return trak__arg_add(t, c->set, c->top_key, c->top_key, type);
   uint32_t key = trak__strpool_intern(&t->strings, c->kb.key, c->kb.key_len);
   uint32_t flat = c->kb.flat_len == c->kb.key_len
@@ -50,15 +75,15 @@ static uint32_t add_row(args_ctx *c, trak_arg_type type) {
 
 static void add_int(args_ctx *c, trak_arg_type type, int64_t v) {
   uint32_t row = add_row(c, type); /* before reading the column: add_row may move it */
-  c->imp->tables->args.int_value[row] = v;
+  if (row != TRAK_NULL_U32) c->imp->tables->args.int_value[row] = v;
 }
 static void add_real(args_ctx *c, double v) {
   uint32_t row = add_row(c, TRAK_ARG_REAL);
-  c->imp->tables->args.real_value[row] = v;
+  if (row != TRAK_NULL_U32) c->imp->tables->args.real_value[row] = v;
 }
 static void add_string(args_ctx *c, trak_arg_type type, uint32_t str) {
   uint32_t row = add_row(c, type);
-  c->imp->tables->args.string_value[row] = str;
+  if (row != TRAK_NULL_U32) c->imp->tables->args.string_value[row] = str;
 }
 static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
   return trak__strpool_intern(&c->imp->tables->strings, (const char *)f->data, f->len);
@@ -71,7 +96,7 @@ static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, u
                                  int depth) {
   trak_pb_decoder dec, keys;
   trak_pb_field f, k;
-  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  key_mark mark = key_save(&c->kb);
   trak__dec_init(c->imp, &keys, data, len);
   trak__dec_init(c->imp, &dec, data, len);
   uint32_t index = 0;
@@ -96,12 +121,23 @@ static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, u
       continue;
     }
     nested_value(c, f.data, f.len, depth + 1);
-    c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+    key_restore(&c->kb, mark);
   }
 }
 
+/* A value nested past the depth limit: dropped, and counted. */
+__attribute__((cold, noinline)) static void too_deep(args_ctx *c) {
+  trak__report(c->imp, TRAK_STAT_ANNOTATION_TOO_DEEP,
+               "debug annotation '%.*s' nests deeper than %d levels; the deeper values were "
+               "dropped",
+               (int)(c->kb.key_len < 60 ? c->kb.key_len : 60), c->kb.key, MAX_DEPTH);
+}
+
 static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH) {
+    too_deep(c);
+    return;
+  }
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(c->imp, &dec, data, len);
@@ -136,11 +172,14 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
 
 /* One DebugAnnotation whose name (if any) is already on the key. */
 static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
-  if (depth > MAX_DEPTH) return;
+  if (depth > MAX_DEPTH) {
+    too_deep(c);
+    return;
+  }
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(c->imp, &dec, data, len);
-  size_t key_len = c->kb.key_len, flat_len = c->kb.flat_len;
+  key_mark mark = key_save(&c->kb);
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
@@ -197,7 +236,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
         if (name) key_push(&c->kb, sp->str.v[name], sp->len.v[name], 1);
         annotation_value(c, f.data, f.len, depth + 1);
       }
-      c->kb.key_len = key_len, c->kb.flat_len = flat_len;
+      key_restore(&c->kb, mark);
       break;
     }
     default:
@@ -290,7 +329,7 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
       else if (f.number == TRAK_PB_DebugAnnotation_name_iid)
         name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
     }
-    c.kb.key_len = c.kb.flat_len = 0;
+    c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
     key_push(&c.kb, "debug.", 6, 1);
     if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
     /* The key of a top-level value is interned once per name, not once per event. */

@@ -59,6 +59,14 @@ typedef enum trak_stat_id {
   TRAK_STAT_JSON_EVENT,
   TRAK_STAT_FLOW_NO_ENCLOSING,
   TRAK_STAT_LEGACY_UNSUPPORTED,
+  TRAK_STAT_PACKET_TOO_LARGE,
+  TRAK_STAT_COMPRESSED_TOO_DEEP,
+  TRAK_STAT_INFLATE_LIMIT,
+  TRAK_STAT_ANNOTATION_TOO_DEEP,
+  TRAK_STAT_KEY_TOO_LONG,
+  TRAK_STAT_JSON_EVENT_TOO_LARGE,
+  TRAK_STAT_JSON_INVALID_UTF8,
+  TRAK_STAT_TRACE_EMPTY,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -258,6 +266,8 @@ typedef struct trak_importer {
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
   uint64_t packet_offset;      /* its byte offset */
+  uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
+  uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
   uint64_t n_events;
   uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
   uint64_t n_counter_records; /* counter values, extra ones included */

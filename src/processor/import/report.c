@@ -18,9 +18,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_PACKET_MALFORMED] = {"packet_malformed", TRAK_SEVERITY_DATA_LOSS,
                                     "A packet whose fields do not decode; its valid fields "
                                     "before the error were kept."},
-    [TRAK_STAT_TEXT_PARSE_ERROR] = {"text_parse_error", TRAK_SEVERITY_ERROR,
-                                    "A text format trace does not parse; the packets before the error "
-                                    "were imported."},
+    [TRAK_STAT_TEXT_PARSE_ERROR] =
+        {"text_parse_error", TRAK_SEVERITY_ERROR,
+         "A text format trace does not parse; the packets before the error "
+         "were imported."},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
                                      "compressed_packets that do not inflate."},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
@@ -78,6 +79,29 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                       "TrackEvent.legacy_event phases (dropped) or fields "
                                       "(ignored) trak does not import; Perfetto keeps such "
                                       "events in its raw table."},
+    [TRAK_STAT_PACKET_TOO_LARGE] = {"packet_too_large", TRAK_SEVERITY_DATA_LOSS,
+                                    "Packets longer than the packet limit (docs/limits.md); "
+                                    "skipped, the packets after them kept."},
+    [TRAK_STAT_COMPRESSED_TOO_DEEP] = {"compressed_packets_too_deep", TRAK_SEVERITY_DATA_LOSS,
+                                       "compressed_packets nested past the nesting limit; the "
+                                       "innermost were skipped."},
+    [TRAK_STAT_INFLATE_LIMIT] = {"compressed_packets_inflate_limit", TRAK_SEVERITY_DATA_LOSS,
+                                 "compressed_packets that inflate past the per-packet or "
+                                 "per-trace limit (a decompression bomb?); skipped."},
+    [TRAK_STAT_ANNOTATION_TOO_DEEP] = {"debug_annotation_too_deep", TRAK_SEVERITY_ERROR,
+                                       "Debug annotation values nested past the depth limit; "
+                                       "the deeper values were dropped."},
+    [TRAK_STAT_KEY_TOO_LONG] = {"arg_key_too_long", TRAK_SEVERITY_ERROR,
+                                "Arg keys longer than the key limit; the values were dropped "
+                                "(a cut key could collide with another)."},
+    [TRAK_STAT_JSON_EVENT_TOO_LARGE] = {"json_event_too_large", TRAK_SEVERITY_DATA_LOSS,
+                                        "JSON events longer than the event limit; skipped."},
+    [TRAK_STAT_JSON_INVALID_UTF8] = {"json_invalid_utf8", TRAK_SEVERITY_ERROR,
+                                     "JSON strings with bytes that are not UTF-8; each bad "
+                                     "sequence was replaced by U+FFFD."},
+    [TRAK_STAT_TRACE_EMPTY] = {"trace_empty", TRAK_SEVERITY_DATA_LOSS,
+                               "The trace holds no packets or events at all (e.g. a recording "
+                               "whose daemon died)."},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

@@ -12,9 +12,9 @@
 
 #include "processor/processor_internal.h"
 #include "trak/pbtxt.h"
+#include "util/limits.h"
 
 #define SNIFF_BYTES 4096
-#define MAX_PACKET (256u << 20)
 #define TEXT_BATCH (64u << 10) /* text bytes parsed per call, to spread its fixed cost */
 
 static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
@@ -30,6 +30,16 @@ __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, co
                "malformed trace at byte %llu (%s); skipped the rest of the trace",
                (unsigned long long)offset, why);
   p->dead = 1;
+}
+
+/* A packet over the size limit: it is skipped (frame() and binary_feed() drop its bytes as
+** they come, without holding them) and the packets after it are kept. */
+__attribute__((cold)) static void too_large(trak_processor *p, uint64_t offset, uint64_t len) {
+  p->imp.packet_offset = offset;
+  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+               "packet at byte %llu is %llu bytes, over the %u MiB limit; skipped it",
+               (unsigned long long)offset, (unsigned long long)len, TRAK_LIMIT_PACKET_BYTES >> 20);
+  p->imp.packet_index++;
 }
 
 /* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
@@ -49,6 +59,30 @@ static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
     }
   }
   return trak_pb_read_varint(pp, end, out, why);
+}
+
+/* Reader mode (trak__read_packets): hands a whole top-level field to the sink. A packet whose
+** fields do not decode is reported and held back, so what is copied is a valid trace. */
+static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int is_packet,
+                       size_t body, uint64_t offset) {
+  if (is_packet) {
+    p->imp.packet_offset = offset;
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    int rc;
+    trak_pb_decoder_init(&dec, field + len - body, body);
+    while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    }
+    if (rc < 0) {
+      trak__report(&p->imp, TRAK_STAT_PACKET_MALFORMED,
+                   "packet at byte %llu does not decode (at its byte %zu); skipped it",
+                   (unsigned long long)offset, dec.error_offset);
+      p->imp.packet_index++;
+      return;
+    }
+    p->imp.packet_index++;
+  }
+  p->sink(p->sink_user, field, len);
 }
 
 /* Tokenizes the complete packets at the start of [data, data + len) whose first byte is at
@@ -95,9 +129,15 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
         corrupt(p, base + pos, why);
         return pos;
       }
-      if (v > MAX_PACKET) {
-        corrupt(p, base + pos, "packet length over 256 MiB");
-        return pos;
+      if (v > TRAK_LIMIT_PACKET_BYTES) {
+        too_large(p, base + pos, v);
+        if ((uint64_t)(end - q) >= v) {
+          pos = (size_t)(q - data) + (size_t)v;
+          continue;
+        }
+        p->skip_left = v - (uint64_t)(end - q);
+        pos = len;
+        continue;
       }
       body = (size_t)v;
       break;
@@ -106,7 +146,10 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
       return pos;
     }
     if ((size_t)(end - q) < body) return pos;
-    if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
+    if (p->sink) {
+      sink_field(p, data + pos, (size_t)(q - data) + body - pos,
+                 field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN, body, base + pos);
+    } else if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
       p->imp.packet_offset = base + pos;
       trak__packet_tokenize(&p->imp, q, body);
       p->imp.packet_index++;
@@ -118,6 +161,11 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
 }
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->skip_left && len) {
+    size_t n = p->skip_left < len ? (size_t)p->skip_left : len;
+    p->skip_left -= n, p->plain_offset += n;
+    data += n, len -= n;
+  }
   if (p->dead || !len) return;
   if (p->pending.n) {
     bytes_append(&p->pending, data, len);
@@ -180,13 +228,29 @@ static int text_piece(void *ctx, const char *text, size_t len, trak_text_pos at)
   return p->dead;
 }
 
+/* A top-level field of a text trace over the text packet limit: skipped unparsed (the cutter
+** does not hold it), the fields after it imported. */
+__attribute__((cold, noinline)) static void text_too_long(trak_processor *p) {
+  trak_text_pos at = p->text.skipped_at;
+  p->imp.packet_offset = at.offset;
+  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+               "the text packet at line %llu, column %llu is over the %u MiB text packet limit; "
+               "skipped it",
+               (unsigned long long)at.line, (unsigned long long)at.column,
+               TRAK_LIMIT_TEXT_PACKET_BYTES >> 20);
+  p->imp.packet_index++;
+}
+
 static void text_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (!p->text_live) {
     p->text_live = 1;
     trak__text_split_init(&p->text, (trak_text_pos){0, 1, 1}, TEXT_BATCH);
+    p->text.max_field = TRAK_LIMIT_TEXT_PACKET_BYTES;
     trak_pb_buf_init_heap(&p->text_out);
   }
+  uint64_t skipped = p->text.skipped;
   trak__text_split_feed(&p->text, (const char *)data, len, text_piece, p);
+  if (p->text.skipped != skipped) text_too_long(p);
   p->plain_offset += len;
 }
 
@@ -194,6 +258,10 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
   if (p->format == TRAK_FORMAT_PROTO) {
     binary_feed(p, data, len);
   } else if (p->format == TRAK_FORMAT_JSON) {
+    if (p->sink) { /* the reader's caller imports JSON itself */
+      p->dead = 1;
+      return;
+    }
     if (!p->json) p->json = trak__json_import_new(&p->imp);
     trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
@@ -260,6 +328,7 @@ static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
 
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
   p->fed += len;
+  p->imp.bytes_in += len;
   if (p->raw_state) {
     raw_dispatch(p, data, len);
     return;
@@ -295,6 +364,12 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     text_feed(p, NULL, 0); /* starts the cutter of an empty text */
     trak__text_split_finish(&p->text, text_piece, p);
   }
+  if (p->skip_left && !p->dead) {
+    p->imp.packet_offset = p->plain_offset;
+    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+                 "trace ends inside the oversized packet being skipped, %llu bytes short",
+                 (unsigned long long)p->skip_left);
+  }
   if (p->pending.n && !p->dead) {
     p->imp.packet_offset = p->plain_offset;
     trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
@@ -303,6 +378,12 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
                  (unsigned long long)p->plain_offset, p->pending.n);
   }
   trak_vec_free(p->pending);
+  if (p->format != TRAK_FORMAT_JSON && !p->imp.packet_index && !p->dead) {
+    p->imp.packet_offset = 0;
+    trak__report(&p->imp, TRAK_STAT_TRACE_EMPTY,
+                 "the trace holds no packets (%llu bytes); was the recording cut short?",
+                 (unsigned long long)p->fed);
+  }
   return 0;
 }
 

@@ -145,8 +145,8 @@ static int scan_string(scan *sc, const char *data, size_t len, size_t *i) {
   return 0;
 }
 
-void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
-                           trak_text_piece_fn *fn, void *ctx) {
+void trak__text_split_feed(trak_text_split *s, const char *data, size_t len, trak_text_piece_fn *fn,
+                           void *ctx) {
   if (s->stopped || !len) return;
   scan sc = {s->depth, s->in, s->escaped};
   size_t begin = 0;    /* the piece in progress: held bytes, then data[begin, i) */
@@ -188,6 +188,13 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
       }
       /* Depth back to 0 (or a stray closer at 0, which the parser rejects in this piece). */
       sc.depth = 0;
+      if (s->skipping) { /* the end of a field too long to hold: the next piece starts after */
+        s->start = advance(s->start, data + begin, i + 1 - begin);
+        s->skipping = 0;
+        s->after_cut = 1;
+        begin = last_cut = i + 1;
+        break;
+      }
       last_cut = i + 1;
       if (s->held.n || last_cut - begin >= s->batch) {
         if (emit(s, data, begin, last_cut, fn, ctx)) return;
@@ -199,14 +206,25 @@ void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
     if (emit(s, data, begin, last_cut, fn, ctx)) return;
     begin = last_cut;
   }
-  held_append(s, data + begin, len - begin);
+  if (s->skipping) {
+    s->start = advance(s->start, data + begin, len - begin);
+  } else {
+    held_append(s, data + begin, len - begin);
+    if (s->max_field && s->held.n > s->max_field && sc.depth > 0) {
+      s->skipped++;
+      s->skipped_at = s->start;
+      s->start = advance(s->start, s->held.v, s->held.n);
+      s->held.n = 0;
+      s->skipping = 1;
+    }
+  }
   s->depth = sc.depth;
   s->in = sc.in;
   s->escaped = (uint8_t)sc.escaped;
 }
 
 void trak__text_split_finish(trak_text_split *s, trak_text_piece_fn *fn, void *ctx) {
-  if (!s->stopped && s->held.n) emit(s, s->held.v, 0, 0, fn, ctx);
+  if (!s->stopped && s->held.n && !s->skipping) emit(s, s->held.v, 0, 0, fn, ctx);
   s->stopped = 1;
   trak_vec_free(s->held);
 }

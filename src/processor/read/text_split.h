@@ -24,24 +24,30 @@ typedef struct trak_text_pos {
 typedef int trak_text_piece_fn(void *ctx, const char *text, size_t len, trak_text_pos at);
 
 typedef struct trak_text_split {
-  TRAK_VEC(char) held;       /* the piece in progress when it straddles feeds */
-  size_t batch;              /* a piece gathers whole fields up to this many bytes (0: one) */
-  trak_text_pos start;       /* where the piece in progress (held bytes first) starts */
-  uint32_t depth;            /* brackets open */
-  char in;                   /* 0, or inside a string ('"', '\'') or a comment ('#') */
-  uint8_t escaped;           /* the previous byte was a backslash inside a string */
-  uint8_t after_cut;         /* a piece was handed out: the next may open with a separator */
+  TRAK_VEC(char) held; /* the piece in progress when it straddles feeds */
+  size_t batch;        /* a piece gathers whole fields up to this many bytes (0: one) */
+  trak_text_pos start; /* where the piece in progress (held bytes first) starts */
+  uint32_t depth;      /* brackets open */
+  char in;             /* 0, or inside a string ('"', '\'') or a comment ('#') */
+  uint8_t escaped;     /* the previous byte was a backslash inside a string */
+  uint8_t after_cut;   /* a piece was handed out: the next may open with a separator */
   uint8_t stopped;
+  uint8_t skipping;         /* inside a field over max_field: its bytes are scanned, not held */
+  size_t max_field;         /* longest field held, in bytes (0: no limit) */
+  uint64_t skipped;         /* fields skipped for their length */
+  trak_text_pos skipped_at; /* where the last of them starts */
 } trak_text_split;
 
-/* Starts a cutter at `at` of a text (trak_text_pos){0, 1, 1} for a whole one). */
+/* Starts a cutter at `at` of a text (trak_text_pos){0, 1, 1} for a whole one). A field longer
+** than `max_field` (set after init; 0: none) is not held: it is skipped to its closing bracket
+** and counted in `skipped`, and the fields after it are cut as usual. */
 void trak__text_split_init(trak_text_split *s, trak_text_pos at, size_t batch);
 void trak__text_split_free(trak_text_split *s);
 
 /* Scans `len` more bytes, handing each complete piece to `fn`. Bytes of an incomplete piece
 ** are copied and kept for the next call. */
-void trak__text_split_feed(trak_text_split *s, const char *data, size_t len,
-                           trak_text_piece_fn *fn, void *ctx);
+void trak__text_split_feed(trak_text_split *s, const char *data, size_t len, trak_text_piece_fn *fn,
+                           void *ctx);
 
 /* Hands the rest (whatever follows the last complete field: whitespace, an unfinished field)
 ** to `fn` as the last piece, unless the cutter was stopped. */

@@ -1,62 +1,9 @@
 /*
-** Reading trace files whole, undoing gzip, and recognising the trace format from content.
+** Recognising a trace's format from its content or its file name.
 */
-#include <errno.h>
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "processor/read/trace_file.h"
-#include "processor/util/inflate.h"
-#include "trak/pbtxt.h"
-
-static int read_stream(FILE *f, const char *path, uint8_t **data, size_t *len, trak_error *err) {
-  size_t cap = 1 << 16, n = 0;
-  uint8_t *buf = malloc(cap);
-  if (!buf) return trak_error_set(err, TRAK_ENOMEM, "%s: out of memory", path);
-  for (;;) {
-    if (n == cap) {
-      uint8_t *bigger = realloc(buf, cap * 2);
-      if (!bigger) {
-        free(buf);
-        return trak_error_set(err, TRAK_ENOMEM, "%s: out of memory", path);
-      }
-      buf = bigger;
-      cap *= 2;
-    }
-    size_t got = fread(buf + n, 1, cap - n, f);
-    n += got;
-    if (got == 0) break;
-  }
-  if (ferror(f)) {
-    free(buf);
-    return trak_error_set(err, TRAK_EIO, "%s: read failed: %s", path, strerror(errno));
-  }
-  *data = buf;
-  *len = n;
-  return 0;
-}
-
-int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_error *err) {
-  int is_stdin = !strcmp(path, "-");
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) return trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
-  int rc = read_stream(f, path, data, len, err);
-  if (!is_stdin) fclose(f);
-  if (rc || !trak__is_gzip(*data, *len)) return rc;
-  uint8_t *plain;
-  size_t plain_len;
-  rc = trak__gunzip(*data, *len, 0, &plain, &plain_len, err);
-  free(*data);
-  *data = NULL;
-  if (rc) {
-    trak_error_prefix(err, "%s (gzip)", path);
-    return rc;
-  }
-  *data = plain;
-  *len = plain_len;
-  return 0;
-}
 
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len) {
   /* A UTF-8 byte order mark, which some tools put before a JSON trace. */
@@ -105,34 +52,4 @@ const char *trak__format_name(trak_trace_format format) {
   case TRAK_FORMAT_JSON: return "json";
   default: return "unknown";
   }
-}
-
-int trak__load_trace_binary(const char *path, uint8_t **data, size_t *len,
-                            trak_trace_format *format, trak_error *err) {
-  uint8_t *raw;
-  size_t raw_len;
-  int rc = trak__read_trace_file(path, &raw, &raw_len, err);
-  if (rc) return rc;
-  *format = trak__detect_format(raw, raw_len);
-  if (*format == TRAK_FORMAT_PROTO) {
-    *data = raw;
-    *len = raw_len;
-    return 0;
-  }
-  if (*format != TRAK_FORMAT_PBTXT) {
-    free(raw);
-    return trak_error_set(err, TRAK_EUNSUPPORTED, "%s: %s traces cannot be converted to protobuf",
-                          path, trak__format_name(*format));
-  }
-  trak_pb_buf out;
-  trak_pb_buf_init_heap(&out);
-  rc = trak_pbtxt_parse("Trace", (const char *)raw, raw_len, &out, err);
-  free(raw);
-  if (rc) {
-    trak_pb_buf_free(&out);
-    trak_error_prefix(err, "%s", path);
-    return rc;
-  }
-  *data = trak_pb_buf_detach(&out, len);
-  return 0;
 }

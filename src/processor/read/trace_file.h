@@ -1,6 +1,6 @@
 /*
-** Reading trace files whole: gzip detection and decompression (zlib), and telling binary
-** protobuf, protobuf text format and JSON traces apart by their content.
+** Telling binary protobuf, protobuf text format and JSON traces apart by their content, and
+** streaming a trace's packets out without importing them (for `dump` and `convert`).
 */
 #ifndef TRAK_PROCESSOR_TRACE_FILE_H
 #define TRAK_PROCESSOR_TRACE_FILE_H
@@ -13,15 +13,10 @@
 
 typedef enum trak_trace_format {
   TRAK_FORMAT_UNKNOWN = 0,
-  TRAK_FORMAT_PROTO,  /* binary perfetto.protos.Trace */
-  TRAK_FORMAT_PBTXT,  /* text format of perfetto.protos.Trace */
-  TRAK_FORMAT_JSON    /* legacy JSON trace-event format */
+  TRAK_FORMAT_PROTO, /* binary perfetto.protos.Trace */
+  TRAK_FORMAT_PBTXT, /* text format of perfetto.protos.Trace */
+  TRAK_FORMAT_JSON   /* legacy JSON trace-event format */
 } trak_trace_format;
-
-/* Reads `path` ("-" for stdin) into a malloc'ed buffer the caller frees; gzip input (by its
-** magic bytes, not its name) is decompressed. On error returns TRAK_EIO / TRAK_EFORMAT /
-** TRAK_ENOMEM with a message naming the file. */
-int trak__read_trace_file(const char *path, uint8_t **data, size_t *len, trak_error *err);
 
 /* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace. */
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
@@ -31,9 +26,18 @@ trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 trak_trace_format trak__format_from_name(const char *path);
 const char *trak__format_name(trak_trace_format format);
 
-/* Reads any trace file trak can convert (binary or text, gzip or not) as binary
-** perfetto.protos.Trace bytes (malloc'ed, caller frees). *format receives the input format.
-** Errors name the file and the byte or line:column. */
-int trak__load_trace_binary(const char *path, uint8_t **data, size_t *len,
-                            trak_trace_format *format, trak_error *err);
+/* Receives one whole top-level field of a Trace (tag and length included), in order. */
+typedef void (*trak__field_sink)(void *user, const uint8_t *field, size_t len);
+
+struct trak_processor_options;
+/* Reads the binary or text trace `path` ("-" for stdin; gzip or not) in bounded memory and
+** hands each top-level field, as binary, to `sink`, without importing anything: `dump` and
+** `convert` stream through here. The fields are checked as the importer checks them (same
+** limits, util/limits.h): a packet that does not decode or passes a limit is reported through
+** opts->diag as a stat and not handed on. *format receives the input's format; for a JSON trace
+** nothing is read and the caller imports it instead. *bytes receives the number of trace bytes
+** (uncompressed) read. Returns 0, or TRAK_EIO / TRAK_ENOMEM naming the file. */
+int trak__read_packets(const char *path, const struct trak_processor_options *opts,
+                       trak__field_sink sink, void *user, trak_trace_format *format,
+                       uint64_t *bytes, trak_error *err);
 #endif /* TRAK_PROCESSOR_TRACE_FILE_H */

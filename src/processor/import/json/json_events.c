@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "processor/util/utf8.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
 
@@ -47,10 +48,31 @@ static inline void load_words(uint64_t *w, const char *s, size_t len) {
   w[i / 8] = last;
 }
 
+/* Interns a string into the pool, repairing invalid UTF-8 to U+FFFD (counted): JSON text from
+** other tools may hold any bytes, and they would reach protobuf string fields.
+** *clean says whether the pooled string is `s` as given (only such strings are cached). */
+static uint32_t pool(trak_json_import *j, const char *s, size_t len, int *clean) {
+  trak_strpool *sp = &j->imp->tables->strings;
+  size_t ok = trak__utf8_valid_prefix(s, len);
+  *clean = ok == len;
+  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern(sp, s, len);
+  char *fixed = malloc(3 * len);
+  if (!fixed) abort();
+  size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
+  trak__report(j->imp, TRAK_STAT_JSON_INVALID_UTF8,
+               "a JSON string holds %zu invalid UTF-8 sequence(s) (the first at its byte %zu); "
+               "replaced by U+FFFD",
+               bad, ok);
+  uint32_t id = trak__strpool_intern(sp, fixed, n);
+  free(fixed);
+  return id;
+}
+
 /* Interns a string. Names, categories and arg keys repeat from event to event: short ones
 ** are looked up first in a small direct-mapped cache, compared a word at a time inline. */
 static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
-  if (len > CACHED_MAX || !len) return trak__strpool_intern(&j->imp->tables->strings, s, len);
+  int clean;
+  if (len > CACHED_MAX || !len) return pool(j, s, len, &clean);
   /* Hash and compare a word at a time: these strings are a few words long at most. */
   uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[CACHED_MAX / 8];
   size_t words = (len + 7) / 8;
@@ -66,7 +88,8 @@ static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
       i++;
     if (i == words) return j->cache[slot].id;
   }
-  uint32_t id = trak__strpool_intern(&j->imp->tables->strings, s, len);
+  uint32_t id = pool(j, s, len, &clean);
+  if (TRAK_UNLIKELY(!clean)) return id;
   j->cache[slot].id = id;
   j->cache[slot].len = (uint32_t)len;
   j->cache[slot].s = j->imp->tables->strings.str.v[id];

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "util/limits.h"
 
 #define TRAK_JSON_PAUSE 2 /* step: stopped at a resumable position (c.p) */
 
@@ -308,17 +309,91 @@ static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len)
   return used - old;
 }
 
+/* Scans the bytes of an event being skipped for its closing brace, tracking strings and
+** nesting only. Returns how many bytes of [p, p + n) belong to it; the skip ends when its
+** brace is found. */
+static size_t skip_scan(trak_json_import *j, const char *p, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    char ch = p[i];
+    if (j->skip.in_string) {
+      if (j->skip.escape)
+        j->skip.escape = 0;
+      else if (ch == '\\')
+        j->skip.escape = 1;
+      else if (ch == '"')
+        j->skip.in_string = 0;
+    } else if (ch == '"') {
+      j->skip.in_string = 1;
+    } else if (ch == '{' || ch == '[') {
+      j->skip.depth++;
+    } else if ((ch == '}' || ch == ']') && j->skip.depth && --j->skip.depth == 0) {
+      j->skip.on = 0;
+      return i + 1;
+    }
+  }
+  return n;
+}
+
+/* Steps over the `n` bytes at `p` of the event being skipped; returns how many it took. */
+static size_t skip_bytes(trak_json_import *j, const char *p, size_t n) {
+  size_t used = skip_scan(j, p, n);
+  j->base = p;
+  advance(j, used);
+  if (!j->skip.on) {
+    j->event_index++;
+    j->state = ST_EVENTS_NEXT;
+  }
+  return used;
+}
+
+/* The buffered, unfinished event passed the event size limit: it is reported and skipped,
+** scanning its bytes for its end without keeping them, and the events after it are read. */
+__attribute__((cold, noinline)) static void event_too_large(trak_json_import *j) {
+  uint64_t line, col;
+  j->base = j->buf;
+  line_col(j, j->buf, &line, &col);
+  j->imp->packet_index = j->event_index;
+  j->imp->packet_offset = j->buf_offset;
+  trak__report(j->imp, TRAK_STAT_JSON_EVENT_TOO_LARGE,
+               "the JSON event at line %llu, column %llu is over the %u MiB event limit; "
+               "skipped it",
+               (unsigned long long)line, (unsigned long long)col,
+               TRAK_LIMIT_JSON_EVENT_BYTES >> 20);
+  j->skip.on = 1;
+  j->skip.depth = 0;
+  j->skip.in_string = j->skip.escape = 0;
+  size_t used = skip_bytes(j, j->buf, j->n);
+  memmove(j->buf, j->buf + used, j->n - used);
+  j->n -= used;
+  j->retry_at = 0;
+}
+
 /* Each chunk is read in place; only what an event cut by its end leaves is copied into the
 ** buffer. That rest is completed from the next chunk's first bytes (or, for an event longer
-** than those, the whole next chunk) before the chunk is read in place from where it ended. */
+** than those, the whole next chunk) before the chunk is read in place from where it ended.
+** An event longer than a chunk is read again only each time the buffer has doubled. */
 void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
   enum { JOIN = 4096 };
   if (j->state == ST_DEAD || !len) return;
+  if (j->skip.on) {
+    size_t used = skip_bytes(j, (const char *)data, len);
+    data += used, len -= used;
+    if (j->skip.on || !len) return;
+  }
   if (j->n) {
+    if (j->n + len < j->retry_at) {
+      keep(j, data, len);
+      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) event_too_large(j);
+      return;
+    }
     size_t first = len < JOIN ? len : JOIN, used = run_buffered(j, data, first);
     if (j->n && first < len) { /* still inside the buffered bytes: take the whole chunk */
       data += first, len -= first;
       used = run_buffered(j, data, len);
+    }
+    if (j->n && j->state != ST_DEAD) {
+      j->retry_at = 2 * j->n;
+      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) event_too_large(j);
     }
     if (j->n || j->state == ST_DEAD) return;
     data += used, len -= used;
@@ -329,8 +404,18 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 }
 
 void trak__json_import_finish(trak_json_import *j) {
+  if (j->n && j->state != ST_DEAD && !j->skip.on) { /* a last read of what waited for more */
+    j->retry_at = 0;
+    run_buffered(j, NULL, 0);
+  }
   trak__json_meta_args(j);
   if (j->state == ST_DEAD) return;
+  if (j->skip.on) {
+    j->imp->packet_offset = j->buf_offset;
+    trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
+                 "the JSON trace ends inside the oversized event being skipped");
+    return;
+  }
   j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */
   trak_json_cur c = {j->base, j->base + j->n, 1, NULL, NULL};
   int ch = trak__json_peek(&c);

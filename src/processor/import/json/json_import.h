@@ -42,6 +42,13 @@ struct trak_json_import {
   int array_format;
   char *buf; /* unconsumed input: what an event cut by a chunk's end left */
   size_t n, cap;
+  size_t retry_at; /* buf is read again once it holds this many bytes: doubling keeps one long
+                      event linear, not read from its start at every chunk */
+  struct {
+    int on;         /* an event over TRAK_LIMIT_JSON_EVENT_BYTES is being skipped */
+    uint64_t depth; /* of its braces and brackets */
+    uint8_t in_string, escape;
+  } skip;
   const char *base;     /* the bytes being read: buf, or the fed chunk read in place */
   uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */
   uint64_t lines;       /* newlines before base[0] */

@@ -8,6 +8,7 @@
 
 #include "processor/import/import.h"
 #include "processor/util/inflate.h"
+#include "util/limits.h"
 
 /* The fields of a packet that need ordering: state changes apply before the payload. */
 typedef struct packet_fields {
@@ -57,34 +58,6 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
       }
     }
   }
-}
-
-/* Tokenizes the packets of a zlib-inflated Trace fragment, counting them as packets. */
-static void compressed_packets(trak_importer *imp, const trak_span *span) {
-  uint8_t *plain;
-  size_t plain_len;
-  trak_error err;
-  if (trak__gunzip(span->data, span->len, 1, &plain, &plain_len, &err)) {
-    trak__report(imp, TRAK_STAT_COMPRESSED_ERRORS, "compressed_packets: %s", err.message);
-    return;
-  }
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  const uint8_t *base = imp->base, *limit = imp->limit;
-  imp->base = plain, imp->limit = plain + plain_len;
-  trak__dec_init(imp, &dec, plain, plain_len);
-  int rc;
-  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    if (f.number != TRAK_PB_Trace_packet || f.wire_type != TRAK_PB_WIRE_LEN) continue;
-    imp->packet_index++;
-    trak__packet_tokenize(imp, f.data, f.len);
-  }
-  if (rc < 0)
-    trak__report(imp, TRAK_STAT_COMPRESSED_ERRORS,
-                 "compressed_packets: malformed packet at byte %zu of the inflated data",
-                 dec.error_offset);
-  imp->base = base, imp->limit = limit;
-  free(plain);
 }
 
 static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
@@ -187,38 +160,143 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
   }
 }
 
-void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
-  packet_fields pf;
-  memset(&pf, 0, sizeof pf);
-  if (decode_fields(imp, data, len, &pf))
-    trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
-                 "packet fields do not decode; kept the fields before the error");
-  if (pf.compressed.data) compressed_packets(imp, &pf.compressed);
-  if (pf.has_zstd)
+/* Everything of a packet but its compressed_packets, which the caller has handled. */
+static void packet_body(trak_importer *imp, const packet_fields *pf) {
+  if (pf->has_zstd)
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
-
-  trak_sequence *seq = trak__sequence_get(imp, pf.seq_id);
-  if (!sequence_state(imp, seq, &pf)) return;
-  if (pf.defaults.data) packet_defaults(imp, seq, &pf.defaults);
-  if (pf.interned.data) trak__interned_data_add(imp, seq, pf.interned.data, pf.interned.len);
-  if (pf.snapshot.data) trak__clock_snapshot_add(imp, seq, pf.snapshot.data, pf.snapshot.len);
-  if (pf.descriptor.data) trak__track_descriptor_add(imp, pf.descriptor.data, pf.descriptor.len);
-  if (pf.trace_stats.data) trak__trace_stats_add(imp, pf.trace_stats.data, pf.trace_stats.len);
-  if (pf.thread.data) {
-    uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);
+  trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
+  if (!sequence_state(imp, seq, pf)) return;
+  if (pf->defaults.data) packet_defaults(imp, seq, &pf->defaults);
+  if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
+  if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
+  if (pf->descriptor.data) trak__track_descriptor_add(imp, pf->descriptor.data, pf->descriptor.len);
+  if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
+  if (pf->thread.data) {
+    uint32_t utid = trak__thread_descriptor_add(imp, pf->thread.data, pf->thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
-    thread_references(imp, seq, &pf.thread);
+    thread_references(imp, seq, &pf->thread);
   }
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */
   trak_packet_ctx ctx = {seq, 0, 0};
-  if (pf.has_ts) {
-    uint32_t clock = pf.has_clock         ? pf.clock_id
+  if (pf->has_ts) {
+    uint32_t clock = pf->has_clock        ? pf->clock_id
                      : seq->default_clock ? seq->default_clock
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
-    if (trak__clock_convert(imp, seq, clock, (int64_t)pf.timestamp, &ctx.ts)) return;
+    if (trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts)) return;
     ctx.has_ts = 1;
   }
-  if (pf.track_event.data)
-    trak__track_event_tokenize(imp, &ctx, pf.track_event.data, pf.track_event.len);
+  if (pf->track_event.data)
+    trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
+}
+
+static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
+  memset(pf, 0, sizeof *pf);
+  if (decode_fields(imp, data, len, pf))
+    trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
+                 "packet fields do not decode; kept the fields before the error");
+}
+
+/* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder
+** walking it, and the packet that holds it, whose other fields follow its inner packets. */
+typedef struct inflated_level {
+  uint8_t *plain;
+  size_t len;
+  trak_pb_decoder dec;
+  packet_fields owner;
+} inflated_level;
+
+/* Inflates the compressed_packets of `owner` within the limits (util/limits.h): the levels
+** already open share TRAK_LIMIT_INFLATED_PACKET_BYTES, the trace its ratio and cap. Returns 0
+** with `level` filled, or -1 after reporting why the compressed packets were skipped. */
+static int inflate_level(trak_importer *imp, const packet_fields *owner, size_t open_bytes,
+                         inflated_level *level) {
+  const trak_span *span = &owner->compressed;
+  uint64_t budget =
+      (uint64_t)TRAK_LIMIT_INFLATE_RATIO * imp->bytes_in + TRAK_LIMIT_INFLATED_PACKET_BYTES;
+  if (budget > TRAK_LIMIT_INFLATED_TRACE_BYTES) budget = TRAK_LIMIT_INFLATED_TRACE_BYTES;
+  uint64_t trace_left = imp->inflated_total < budget ? budget - imp->inflated_total : 0;
+  size_t max = TRAK_LIMIT_INFLATED_PACKET_BYTES - open_bytes;
+  int by_trace = trace_left < max;
+  if (by_trace) max = (size_t)trace_left;
+  trak_error err;
+  int rc = trak__gunzip(span->data, span->len, 1, max, &level->plain, &level->len, &err);
+  if (rc == TRAK_ENOSPC) {
+    trak__report(imp, TRAK_STAT_INFLATE_LIMIT,
+                 by_trace ? "compressed_packets skipped: the trace's compressed packets inflate "
+                            "past %d times its size (a decompression bomb?)"
+                          : "compressed_packets skipped: they inflate past %d MiB",
+                 by_trace ? TRAK_LIMIT_INFLATE_RATIO
+                          : (int)(TRAK_LIMIT_INFLATED_PACKET_BYTES >> 20));
+    return -1;
+  }
+  if (rc) {
+    trak__report(imp, TRAK_STAT_COMPRESSED_ERRORS, "compressed_packets: %s", err.message);
+    return -1;
+  }
+  imp->inflated_total += level->len;
+  trak_pb_decoder_init(&level->dec, level->plain, level->len);
+  level->owner = *owner;
+  return 0;
+}
+
+/* Tokenizes the packets inside `top`'s compressed_packets, and theirs, in order, then the rest
+** of `top`. Nesting is walked with an explicit stack of at most TRAK_LIMIT_COMPRESSED_DEPTH
+** levels, never by recursion: the input cannot grow the C stack. */
+static void compressed_packets(trak_importer *imp, const packet_fields *top) {
+  inflated_level stack[TRAK_LIMIT_COMPRESSED_DEPTH];
+  int depth = 0;
+  size_t open_bytes = 0;
+  const uint8_t *base = imp->base, *limit = imp->limit;
+  if (inflate_level(imp, top, 0, &stack[0])) {
+    packet_body(imp, top);
+    return;
+  }
+  open_bytes = stack[depth++].len;
+  while (depth) {
+    inflated_level *lv = &stack[depth - 1];
+    trak_pb_field f;
+    int rc = trak_pb_decoder_next(&lv->dec, &f);
+    if (rc <= 0) {
+      if (rc < 0)
+        trak__report(imp, TRAK_STAT_COMPRESSED_ERRORS,
+                     "compressed_packets: malformed packet at byte %zu of the inflated data",
+                     lv->dec.error_offset);
+      packet_fields owner = lv->owner;
+      open_bytes -= lv->len;
+      free(lv->plain);
+      depth--;
+      imp->base = depth ? stack[depth - 1].plain : base;
+      imp->limit = depth ? stack[depth - 1].plain + stack[depth - 1].len : limit;
+      packet_body(imp, &owner);
+      continue;
+    }
+    if (f.number != TRAK_PB_Trace_packet || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    imp->packet_index++;
+    imp->base = lv->plain, imp->limit = lv->plain + lv->len;
+    packet_fields pf;
+    decode_packet(imp, f.data, f.len, &pf);
+    if (!pf.compressed.data) {
+      packet_body(imp, &pf);
+    } else if (depth == TRAK_LIMIT_COMPRESSED_DEPTH) {
+      trak__report(imp, TRAK_STAT_COMPRESSED_TOO_DEEP,
+                   "compressed_packets nested deeper than %d levels; the innermost skipped",
+                   TRAK_LIMIT_COMPRESSED_DEPTH);
+      packet_body(imp, &pf);
+    } else if (!inflate_level(imp, &pf, open_bytes, &stack[depth])) {
+      open_bytes += stack[depth++].len;
+    } else {
+      packet_body(imp, &pf);
+    }
+  }
+  imp->base = base, imp->limit = limit;
+}
+
+void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
+  packet_fields pf;
+  decode_packet(imp, data, len, &pf);
+  if (pf.compressed.data)
+    compressed_packets(imp, &pf);
+  else
+    packet_body(imp, &pf);
 }

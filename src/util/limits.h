@@ -1,0 +1,42 @@
+/*
+** The one set of input limits every trace reader and writer in trak shares (the processor's
+** readers and importers, `dump`, `convert`, the text format parser and printer). A hostile or
+** broken trace cannot make any of them use unbounded memory, time or stack: past a limit the
+** reader skips that packet, event or value, counts it in a stats row that names the limit, and
+** goes on with the rest of the trace. docs/limits.md lists them with the stat each one feeds.
+*/
+#ifndef TRAK_UTIL_LIMITS_H
+#define TRAK_UTIL_LIMITS_H
+
+/* One binary TracePacket (a length-delimited field of Trace). Perfetto's own cap. */
+#define TRAK_LIMIT_PACKET_BYTES (256u << 20)
+
+/* Messages nested inside one another, when printed or parsed as text. */
+#define TRAK_LIMIT_MESSAGE_DEPTH 100
+
+/* compressed_packets inside compressed_packets: SDKs and traced never nest them at all. */
+#define TRAK_LIMIT_COMPRESSED_DEPTH 4
+
+/* Bytes one compressed_packets field may inflate to, nested levels included: they are held in
+** memory while their packets are tokenized. traced compresses about 1 MB at a time. */
+#define TRAK_LIMIT_INFLATED_PACKET_BYTES (64u << 20)
+
+/* All compressed_packets of a trace together may inflate to at most this many times the trace's
+** bytes plus one packet's worth: a decompression bomb then costs bounded time. */
+#define TRAK_LIMIT_INFLATE_RATIO 100
+/* and to at most this many bytes in all, whatever the ratio. */
+#define TRAK_LIMIT_INFLATED_TRACE_BYTES (16ull << 30)
+
+/* One top-level field of a text-format trace (a `packet { ... }`), in text bytes. */
+#define TRAK_LIMIT_TEXT_PACKET_BYTES (64u << 20)
+
+/* One JSON trace event (an element of traceEvents), in bytes of JSON text. */
+#define TRAK_LIMIT_JSON_EVENT_BYTES (64u << 20)
+
+/* Debug annotations (dicts and arrays) nested inside one another. */
+#define TRAK_LIMIT_ANNOTATION_DEPTH 32
+
+/* One arg key, e.g. "debug.a.b[3].c", in bytes; a longer key is not stored. */
+#define TRAK_LIMIT_KEY_BYTES 1024
+
+#endif /* TRAK_UTIL_LIMITS_H */
