@@ -105,9 +105,8 @@ static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint3
   }
 }
 
-/* JSON tts / tdur on a B, I, async b (thread_ts, and thread_dur when given; an instant with a
-** tts has thread_dur 0) or E (thread_dur = tts - the slice's thread_ts), as Perfetto reads
-** them. `tt` points at the two values after the event's flow ids. */
+/* JSON tts on a B or thread I (thread_ts) or E (thread_dur = tts - the slice's thread_ts), as
+** Perfetto reads them. `tt` points at the two values after the event's flow ids. */
 static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, const uint64_t *tt) {
   int64_t tts = (int64_t)tt[0], tdur = (int64_t)tt[1];
   if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
@@ -117,7 +116,7 @@ static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, cons
     return;
   }
   t->slice.thread_ts[slice] = tts;
-  t->slice.thread_dur[slice] = type == TRAK_EV_INSTANT && tts != INT64_MIN ? 0 : tdur;
+  (void)tdur; /* a B's or an instant's tdur is not read (thread_dur stays NULL), as in Perfetto */
 }
 
 static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,

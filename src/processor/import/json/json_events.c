@@ -91,21 +91,16 @@ static inline int int_of(const trak_json_value *v, int64_t *out) {
   return trak__json_int(v->s, v->len, out);
 }
 
-/* A present number or string value as nanoseconds from microseconds, as trak__json_ts_ns
-** reads it; numbers without an exponent and with at most 15 integer digits straight from the
-** value the scan read (fraction digits past nanoseconds are truncated). */
+/* A present number or string value (Perfetto reads "ts": "12" as 12) as nanoseconds from
+** microseconds, as trak__json_ts_ns reads it; whole numbers of at most 15 digits straight
+** from the value the scan read. */
 static inline int ts_of(const trak_json_value *v, int64_t *out) {
-  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !(v->is_float & 2) && v->int_digits <= 15)) {
-    int neg = v->s[0] == '-';
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->int_digits <= 15)) {
     uint64_t ns = v->ival * 1000;
-    if (v->is_float) {
-      const char *f = v->s + neg + v->int_digits + 1, *end = v->s + v->len;
-      for (uint64_t scale = 100; f < end && scale; f++, scale /= 10)
-        ns += (uint64_t)(*f - '0') * scale;
-    }
-    *out = neg ? -(int64_t)ns : (int64_t)ns;
+    *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
     return 1;
   }
+  if (v->kind != TRAK_JSON_NUMBER && v->kind != TRAK_JSON_STRING) return 0;
   return trak__json_ts_ns(v->s, v->len, out);
 }
 
@@ -130,6 +125,13 @@ __attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const
                (unsigned long long)j->event_index, why);
 }
 
+/* An event the tokenizer rejects (no phase, no valid ts, a dur / tts / tdur that is not a
+** number), counted where Perfetto's tokenizer counts it. */
+__attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const char *why) {
+  trak__report(j->imp, TRAK_STAT_JSON_SYNTAX, "JSON event %llu: %s; skipped",
+               (unsigned long long)j->event_index, why);
+}
+
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
 /* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
@@ -146,11 +148,11 @@ static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_
     return *name;
   }
   if (v->kind == TRAK_JSON_NUMBER) trak__json_int(v->s, v->len, &n);
-  return (int64_t)(uint32_t)n;
+  return n < 0 || n > UINT32_MAX ? 0 : n; /* out of range reads as 0, as in Perfetto */
 }
 
 typedef struct jctx {
-  int64_t ts;
+  int64_t ts, dur; /* dur: of an X event, when it has one */
   int has_pid, has_tid;
   int64_t pid, tid;
   uint32_t utid, upid;
@@ -164,7 +166,8 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   uint32_t pid_name = 0, tid_name = 0;
   x->has_pid = e->pid.s != NULL, x->has_tid = e->tid.s != NULL;
   x->pid = x->has_pid ? id_number(j, &e->pid, &pid_str, &pid_name) : 0;
-  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : x->pid;
+  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : 0;
+  if (!x->tid && !tid_str) x->tid = x->pid; /* no tid, or tid 0 in a process: its main thread */
   uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
   if (TRAK_LIKELY(key == j->last_key && j->last_utid != TRAK_NULL_U32)) {
     x->utid = j->last_utid, x->upid = j->last_upid;
@@ -615,12 +618,12 @@ void trak__json_meta_args(trak_json_import *j) {
 static inline int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
   *tts = *tdur = INT64_MIN;
   if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return 0;
-  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, tts);
-  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, tdur);
+  if (e->tts.s) ts_of(&e->tts, tts);
+  if (e->tdur.s) ts_of(&e->tdur, tdur);
   return *tts != INT64_MIN || *tdur != INT64_MIN;
 }
 
-/* The aux block of a B, E, thread I or async b event with tts / tdur: its flows block (index
+/* The aux block of a B, E or thread I event with tts / tdur: its flows block (index
 ** `flows`, or 0) copied and flagged TRAK_AUX_JSON_THREAD_TIME, with the two values after its
 ** ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does); `flows` as
 ** it is when neither value is a number. */
@@ -669,8 +672,8 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
 
 /* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
 static void complete(trak_json_import *j, const jevent *e, jctx *x) {
-  int64_t dur;
-  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !ts_of(&e->dur, &dur) || dur < 0) {
+  int64_t dur = x->dur;
+  if (!e->dur.s || dur < 0) {
     bad_event(j, "complete event (X) without a valid dur");
     return;
   }
@@ -699,15 +702,17 @@ static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t 
     bad_event(j, "async event without pid or without id / id2");
     return;
   }
-  /* tts / tdur on an async begin, as Perfetto reads them there too (not on its end) */
+  /* tts / tdur are not read on async events: thread_ts / thread_dur stay NULL, as in
+  ** Perfetto */
   uint32_t aux = type == TRAK_EV_END ? 0 : flow_v2_aux(j, e);
-  if (type == TRAK_EV_BEGIN) aux = slice_aux(j, e, aux);
   push(j, x, type, track, event_args(j, e), aux);
 }
 
 void trak__json_event_apply(trak_json_import *j, const jevent *e) {
-  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || e->ph.len != 1) {
-    bad_event(j, "no one-letter \"ph\"");
+  /* The phase is the first letter of "ph" (Perfetto reads "ph": "XY" as X). An empty
+  ** object is a common filler and skipped silently. */
+  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || !e->ph.len) {
+    if (e->saw_field) bad_token(j, "no \"ph\"");
     return;
   }
   char ph = e->ph.s[0];
@@ -719,9 +724,14 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     metadata(j, e, &x);
     return;
   }
-  if (!e->ts.s || (e->ts.kind != TRAK_JSON_NUMBER && e->ts.kind != TRAK_JSON_STRING) ||
-      !ts_of(&e->ts, &x.ts)) {
-    bad_event(j, "no valid \"ts\"");
+  if (!e->ts.s || !ts_of(&e->ts, &x.ts)) {
+    bad_token(j, "no valid \"ts\"");
+    return;
+  }
+  int64_t tt;
+  if ((e->dur.s && !ts_of(&e->dur, &x.dur)) || (TRAK_UNLIKELY(e->tts.s) && !ts_of(&e->tts, &tt)) ||
+      (TRAK_UNLIKELY(e->tdur.s) && !ts_of(&e->tdur, &tt))) {
+    bad_token(j, "a \"dur\", \"tts\" or \"tdur\" that is not a number");
     return;
   }
   switch (ph) {

@@ -107,6 +107,7 @@ static inline void jevent_clear(jevent *e) {
   e->ph.s = e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
   e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
   e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
+  e->saw_field = 0;
 }
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer. */
@@ -122,12 +123,14 @@ static int event_read(trak_json_cur *c, jevent *e) {
   for (;;) {
     trak_json_value key, val;
     if ((rc = trak__json_member(c, &key, &val))) return rc;
+    e->saw_field = 1;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if (slot) *slot = val;
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
-      continue;
+      if (trak__json_peek(c) != '}') continue; /* a trailing comma is forgiven */
+      ch = '}';
     }
     if (ch == '}') {
       c->p++;

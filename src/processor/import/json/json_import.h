@@ -66,6 +66,7 @@ struct trak_json_import {
 typedef struct jevent {
   trak_json_value ph, name, cat, ts, dur, tts, tdur, pid, tid, id, id2, scope, s, bp, args, bind_id,
       flow_in, flow_out;
+  int saw_field; /* the object had any member at all */
 } jevent;
 
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
