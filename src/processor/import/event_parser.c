@@ -1,25 +1,30 @@
 /*
 ** This file holds the parse phase: the sequences' event records are merged in timestamp order
-** (ties keep file order) and become slices with depth and parent_id per track, counter values
+** (ties keep file order; JSON ties as Perfetto's sorter orders them) and become slices with depth and parent_id per track, counter values
 ** (incremental and scaled counters included), extra counter values and flows. Record blocks
 ** are freed as soon as they are consumed, so records and tables are never both at full size.
 */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
 
-static int ev_before(const trak_ev *a, const trak_ev *b) {
-  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
-}
-
-static int ev_cmp(const void *pa, const void *pb) {
+/* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
+static int ev_cmp(const void *pa, const void *pb, void *ctx) {
   const trak_ev *a = pa, *b = pb;
-  return ev_before(a, b) ? -1 : ev_before(b, a) ? 1 : 0;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (ctx) {
+    int64_t ka = trak__ev_tie_key(ctx, a), kb = trak__ev_tie_key(ctx, b);
+    if (ka != kb) return ka < kb ? -1 : 1;
+  }
+  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
 }
 
-/* Rewrites an out-of-order sequence's blocks in timestamp order. */
-static void sequence_sort(trak_sequence *seq) {
+/* Rewrites an out-of-order sequence's blocks in timestamp order (ties: see
+** trak__ev_tie_key when imp->json_tie_order, else file order). */
+static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
   trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
   if (!all) abort();
   size_t n = 0;
@@ -27,7 +32,7 @@ static void sequence_sort(trak_sequence *seq) {
     memcpy(all + n, b->ev, b->n * sizeof *all);
     n += b->n;
   }
-  qsort(all, n, sizeof *all, ev_cmp);
+  qsort_r(all, n, sizeof *all, ev_cmp, imp->json_tie_order ? imp : NULL);
   n = 0;
   for (trak_ev_block *b = seq->head; b; b = b->next) {
     memcpy(b->ev, all + n, b->n * sizeof *all);
@@ -212,7 +217,23 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
-  if (info->open_depth) close_complete(t, info, ev->ts);
+  if (imp->json) {
+    /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
+    ** ended stays the enclosing one until the next slice event); slices prepare it. */
+    if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
+      int64_t dur = type == TRAK_EV_BEGIN     ? -1
+                    : type == TRAK_EV_INSTANT ? 0
+                                              : (int64_t)imp->aux.v[ev->aux];
+      trak_overlap overlap;
+      if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
+        track = trak__spill_track(imp, track, ev, dur, &overlap);
+        t = imp->tables;
+      }
+      info = &imp->tracks.v[track];
+    }
+  } else if (info->open_depth) {
+    close_complete(t, info, ev->ts);
+  }
   switch (type) {
   case TRAK_EV_BEGIN:
   case TRAK_EV_INSTANT:
@@ -228,17 +249,15 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
       if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
         t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
       aux = (uint32_t)c[1];
-      if (parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
+      if (!imp->json && parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
           trak__wadd(ev->ts, t->slice.dur[id]) >
               trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))
         trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
                         "complete slice at %lld ends after its parent, which it overlaps",
                         (long long)ev->ts);
     }
-    if (type != TRAK_EV_INSTANT)
-      push_open(info, ev->pkt, id);
-    else
-      t->slice.dur[id] = 0;
+    if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
+    if (type != TRAK_EV_INSTANT || imp->json) push_open(info, ev->pkt, id); /* instants stack */
     if (aux) flows(imp, imp->aux.v + aux, id);
     if (TRAK_UNLIKELY(info->pending_flow)) {
       uint64_t end[4] = {0, 1, 0, info->pending_flow};
@@ -253,7 +272,7 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
     flow_v1(imp, ev, info);
     return;
   case TRAK_EV_END:
-    slice = slice_end(imp, ev, track);
+    slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value);
@@ -358,7 +377,7 @@ void trak__events_parse(trak_importer *imp) {
       t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
       continue;
     }
-    if (seq->unsorted) sequence_sort(seq);
+    if (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order)) sequence_sort(imp, seq);
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }

@@ -59,6 +59,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_JSON_EVENT,
   TRAK_STAT_FLOW_NO_ENCLOSING,
   TRAK_STAT_LEGACY_UNSUPPORTED,
+  TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
+  TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -149,6 +151,8 @@ typedef struct trak_sequence {
   uint8_t state_valid;                  /* incremental state usable */
   uint8_t seen_clear;                   /* a clear was ever seen */
   uint8_t unsorted;                     /* records are not in timestamp order */
+  uint8_t tie_unsorted;                 /* JSON: same-timestamp records out of tie order */
+  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
@@ -177,6 +181,7 @@ typedef struct trak_track_info {
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   int32_t rank;
   uint32_t name; /* string id */
+  uint32_t type; /* string id of track.type when not the kind's (0: the kind's) */
   uint32_t description;
   uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
   uint32_t unit;        /* string id */
@@ -254,6 +259,9 @@ typedef struct trak_importer {
   trak_map clock_index;          /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
   uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
+  uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
+  uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
+  trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
@@ -364,6 +372,37 @@ void trak__tracks_finish(trak_importer *imp);
 ** the last row). */
 void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+/* The order of JSON records with the same timestamp once the trace has an X event (as
+** Perfetto's sorter orders them): ends first, then complete slices by duration, longest
+** first, then everything else; file order within a key. */
+static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *ev) {
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
+  if (type == TRAK_EV_END) return INT64_MIN;
+  if (type == TRAK_EV_COMPLETE) return INT64_MAX - (int64_t)imp->aux.v[ev->aux];
+  return INT64_MAX;
+}
+
+/* JSON slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
+typedef struct trak_overlap {
+  int64_t start, end; /* the region a new complete slice shares with an open one */
+  uint32_t name;      /* the open slice's name, its ts and dur */
+  int64_t ts, dur;
+} trak_overlap;
+/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
+** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
+** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
+** *overlap filled, if the new slice would partly overlap an open complete slice. */
+int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                        trak_overlap *overlap);
+/* Ends the innermost open slice of `track` whose name and category match the end record's
+** (absent ones match any), merging the end's args; returns it, or TRAK_NULL_U32 (an end with
+** nothing to end is not counted, as in Perfetto). */
+uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
+/* Reports the overlap and returns the overflow track of the thread of `track` the complete
+** slice goes to (made on first use; prepared for the slice). */
+uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                           const trak_overlap *overlap);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

@@ -48,7 +48,8 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->traced_buf);
   trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index, &imp->pid_index,   &imp->clock_index,
-                      &imp->flows,     &imp->arg_sets,    &imp->debug_keys};
+                      &imp->flows,     &imp->arg_sets,    &imp->debug_keys,
+                      &imp->spill_lanes};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     trak__map_free(maps[i]);
   free(imp->scratch);

@@ -66,11 +66,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                         "Track descriptors whose parent_uuid is never "
                                         "described."},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
-                               "A JSON trace is not valid JSON; the events before the error "
-                               "were imported."},
+                               "A JSON trace is not valid JSON (the events before the error "
+                               "were imported), or a JSON event has no ph, no valid ts, or a "
+                               "dur, tts or tdur that is not a number (skipped)."},
     [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
-                              "JSON events that cannot be imported (no ts, unknown phase, "
-                              "missing id or args); skipped."},
+                              "JSON events that cannot be imported (unknown phase, X without "
+                              "dur, missing id or args); skipped."},
     [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
                                      "on their thread; dropped."},
@@ -78,6 +79,17 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                       "TrackEvent.legacy_event phases (dropped) or fields "
                                       "(ignored) trak does not import; Perfetto keeps such "
                                       "events in its raw table."},
+    [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
+                                              TRAK_SEVERITY_ERROR,
+                                              "JSON complete (X) events that partly overlap a "
+                                              "slice of their thread (they neither nest nor "
+                                              "follow it); each went to an overflow track of "
+                                              "the thread (type thread_overlapping_slice)."},
+    [TRAK_STAT_DROP_OVERLAPPING_COMPLETE] = {"slice_drop_overlapping_complete_event",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Complete slices that partly overlap a slice of "
+                                             "their track and have no overflow track to go "
+                                             "to; dropped."},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

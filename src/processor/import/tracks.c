@@ -287,7 +287,7 @@ void trak__tracks_finish(trak_importer *imp) {
              : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
                                      : TRAK_TRACK_GLOBAL;
     uint32_t id = trak__track_add(t, kind);
-    t->track.type[id] = str_id(imp, trak__track_type_name(kind));
+    t->track.type[id] = info->type ? info->type : str_id(imp, trak__track_type_name(kind));
     t->track.name[id] = info->name;
     /* Unnamed thread-time counters get Perfetto's names for them. */
     if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)

@@ -218,6 +218,16 @@ static uint32_t keyed_track(trak_json_import *j, uint64_t key, uint32_t name, ui
   return track;
 }
 
+/* Adds a record to the event's thread sequence, noting a same-timestamp record that Perfetto's
+** sorter would put before the previous one (the parse phase then sorts the sequence). */
+static inline void seq_push(trak_json_import *j, const trak_ev *ev) {
+  trak_sequence *seq = j->seq;
+  int64_t key = trak__ev_tie_key(j->imp, ev);
+  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
+  seq->last_tie_key = key;
+  trak__sequence_push(j->imp, seq, ev);
+}
+
 static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
                  uint32_t aux) {
   trak_ev ev;
@@ -228,7 +238,7 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
   ev.aux = aux;
-  trak__sequence_push(j->imp, j->seq, &ev);
+  seq_push(j, &ev);
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
@@ -505,7 +515,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.u.value = v;
     ev.arg_set_id = TRAK_NULL_U32;
     ev.aux = 0;
-    trak__sequence_push(j->imp, j->seq, &ev);
+    seq_push(j, &ev);
   }
 }
 
@@ -693,6 +703,7 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
     trak__tables_thread_time(imp->tables);
   }
   imp->aux.v[at + 1] = flow_v2_aux(j, e) | has_thread_time << 63;
+  imp->json_tie_order = 1; /* Perfetto's sorter orders ties by kind once it has seen an X */
   push(j, x, TRAK_EV_COMPLETE, track, args, at);
 }
 

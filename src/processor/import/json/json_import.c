@@ -19,6 +19,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   trak_json_import *j = calloc(1, sizeof *j);
   if (!j) abort();
   j->imp = imp;
+  imp->json = 1;
   j->last_track = TRAK_NULL_U32;
   j->last_utid = TRAK_NULL_U32;
   return j;
