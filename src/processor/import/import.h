@@ -61,6 +61,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_LEGACY_UNSUPPORTED,
   TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
   TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
+  TRAK_STAT_THREAD_MISSING_PID_TID,
+  TRAK_STAT_PROCESS_MISSING_PID,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -254,9 +256,11 @@ typedef struct trak_importer {
   trak_map track_index;        /* uuid -> index in tracks */
   trak_map thread_track_index; /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;
-  trak_map tid_index, pid_index; /* tid -> utid, pid -> upid */
-  TRAK_VEC(uint64_t) aux;        /* flows and extra counters of records */
-  trak_map clock_index;          /* key -> index in clocks */
+  trak_map tid_index, pid_index;      /* tid -> newest utid, pid -> live upid (threads.c) */
+  TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
+  trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
+  TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
+  trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
   uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
@@ -276,6 +280,9 @@ typedef struct trak_importer {
   trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
   TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
   uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
+  /* The root track descriptor's (uuid 0) process_ordering / thread_ordering are EXPLICIT:
+  ** process and thread tracks' sibling_order_rank become their sort index hints. */
+  uint8_t process_ordering_explicit, thread_ordering_explicit;
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
@@ -351,12 +358,27 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                         int64_t *out);
 
-/* Tracks, threads and processes (tracks.c). */
-void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
+/* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0), which no lookup returns. */
+void trak__threads_init(trak_importer *imp);
+/* The live process with `pid`, made on first use together with its main thread (tid == pid). */
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* A new process for `pid` (the pid was reused): the old one and its threads end. */
+uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
+/* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
+** the newest live thread with `tid` in any process, or a new one with no process. */
+uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+/* A new thread (pid, tid) even if one is live (the tid was reused). */
+uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid);
+
+/* Tracks (tracks.c). */
+/* Applies a TrackDescriptor; a thread descriptor also becomes `seq`'s thread (seq may be NULL). */
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
-uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
-uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* The global "Default Track" (uuid 0): events with no track and no thread go there. */
+uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named

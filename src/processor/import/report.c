@@ -18,9 +18,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_PACKET_MALFORMED] = {"packet_malformed", TRAK_SEVERITY_DATA_LOSS,
                                     "A packet whose fields do not decode; its valid fields "
                                     "before the error were kept."},
-    [TRAK_STAT_TEXT_PARSE_ERROR] = {"text_parse_error", TRAK_SEVERITY_ERROR,
-                                    "A text format trace does not parse; the packets before the error "
-                                    "were imported."},
+    [TRAK_STAT_TEXT_PARSE_ERROR] =
+        {"text_parse_error", TRAK_SEVERITY_ERROR,
+         "A text format trace does not parse; the packets before the error "
+         "were imported."},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
                                      "compressed_packets that do not inflate."},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
@@ -90,6 +91,13 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "Complete slices that partly overlap a slice of "
                                              "their track and have no overflow track to go "
                                              "to; dropped."},
+    [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
+                                          TRAK_SEVERITY_ERROR,
+                                          "Track descriptors with a thread that lacks its pid or "
+                                          "tid; the descriptor was skipped."},
+    [TRAK_STAT_PROCESS_MISSING_PID] = {"track_descriptor_process_missing_pid", TRAK_SEVERITY_ERROR,
+                                       "Track descriptors with a process that lacks its pid; the "
+                                       "descriptor was skipped."},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

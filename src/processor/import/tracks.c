@@ -1,29 +1,15 @@
 /*
-** This file holds tracks, threads and processes: TrackDescriptor packets (thread, process,
-** custom tracks nested to any depth, counter tracks), deduplication of threads by tid and
-** processes by pid, and the final track table with each track's type and scope.
+** This file holds tracks: TrackDescriptor packets (thread, process, custom tracks nested to any
+** depth, counter tracks; which thread or process a descriptor names is threads.c's identity
+** model), the implied tracks of legacy events, and the final track table with each track's
+** type, scope, parent and source args.
 */
 #include <string.h>
 
 #include "processor/import/import.h"
 
-uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
-  int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
-  if (added) *slot = trak__process_add(imp->tables, pid);
-  return *slot;
-}
-
-uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
-  int added;
-  uint32_t *slot = trak__map_put(&imp->tid_index, (uint64_t)tid, 0, &added);
-  if (added) *slot = trak__thread_add(imp->tables, tid);
-  uint32_t utid = *slot;
-  if (pid >= 0) {
-    imp->tables->thread.upid[utid] = trak__process_for_pid(imp, pid);
-    imp->tables->thread.is_main[utid] = tid == pid;
-  }
-  return utid;
+static uint32_t str_id(trak_importer *imp, const char *s) {
+  return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
 }
 
 static uint32_t track_new(trak_importer *imp, uint64_t uuid) {
@@ -43,6 +29,16 @@ uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid) {
   uint32_t *slot = trak__map_put(&imp->track_index, uuid, 0, &added);
   if (added) *slot = track_new(imp, uuid);
   return *slot;
+}
+
+uint32_t trak__default_track(trak_importer *imp) {
+  uint32_t track = trak__track_for_uuid(imp, 0);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->described) {
+    info->described = 1;
+    if (!info->name) info->name = str_id(imp, "Default Track");
+  }
+  return track;
 }
 
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
@@ -77,66 +73,86 @@ static uint32_t intern_field(trak_importer *imp, const trak_pb_field *f) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
 }
 
-/* Decodes a ProcessDescriptor into the process table; returns the upid. */
-static uint32_t process_descriptor(trak_importer *imp, const trak_pb_field *outer) {
+/* A ProcessDescriptor's fields. */
+typedef struct process_fields {
+  int64_t pid;
+  uint8_t has_pid;
+  uint32_t name; /* string id, 0: none */
+  uint32_t cmdline;
+  uint32_t cmd0; /* the command line's first word, 0: none */
+} process_fields;
+
+static void process_fields_decode(trak_importer *imp, const trak_span *span, process_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, outer->data, outer->len);
-  int64_t pid = 0;
-  uint32_t name = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
   char cmdline[1024];
-  size_t cmd_len = 0;
+  size_t cmd_len = 0, first = 0;
+  memset(pf, 0, sizeof *pf);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ProcessDescriptor_pid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      pid = trak_pb_as_int32(&f);
-    else if (f.number == TRAK_PB_ProcessDescriptor_process_name && f.wire_type == TRAK_PB_WIRE_LEN)
-      name = intern_field(imp, &f);
+      pf->pid = trak_pb_as_int32(&f), pf->has_pid = 1;
+    else if (f.number == TRAK_PB_ProcessDescriptor_process_name &&
+             f.wire_type == TRAK_PB_WIRE_LEN && f.len)
+      pf->name = intern_field(imp, &f);
     else if (f.number == TRAK_PB_ProcessDescriptor_cmdline && f.wire_type == TRAK_PB_WIRE_LEN &&
              cmd_len + f.len + 1 < sizeof cmdline) {
-      if (cmd_len) cmdline[cmd_len++] = ' ';
+      if (cmd_len)
+        cmdline[cmd_len++] = ' ';
+      else
+        first = f.len;
       memcpy(cmdline + cmd_len, f.data, f.len);
       cmd_len += f.len;
     }
   }
-  trak_tables *t = imp->tables;
-  uint32_t upid = trak__process_for_pid(imp, pid);
-  if (cmd_len) t->process.cmdline[upid] = trak__strpool_intern(&t->strings, cmdline, cmd_len);
-  if (!name && cmd_len) {
-    size_t first = 0;
-    while (first < cmd_len && cmdline[first] != ' ')
-      first++;
-    name = trak__strpool_intern(&t->strings, cmdline, first);
-  }
-  if (name) t->process.name[upid] = name;
-  return upid;
+  trak_strpool *sp = &imp->tables->strings;
+  if (cmd_len) pf->cmdline = trak__strpool_intern(sp, cmdline, cmd_len);
+  if (first) pf->cmd0 = trak__strpool_intern(sp, cmdline, first);
 }
 
-/* Decodes a ThreadDescriptor into the thread table; returns the utid. */
-static uint32_t thread_descriptor(trak_importer *imp, const uint8_t *data, size_t len) {
+/* Writes a process descriptor's name and command line into its process row. */
+static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf) {
+  trak_tables *t = imp->tables;
+  if (pf->cmdline) t->process.cmdline[upid] = pf->cmdline;
+  if (pf->name)
+    t->process.name[upid] = pf->name;
+  else if (pf->cmd0 && !t->process.name[upid])
+    t->process.name[upid] = pf->cmd0;
+}
+
+/* A ThreadDescriptor's fields. */
+typedef struct thread_fields {
+  int64_t pid, tid;
+  uint8_t has_pid, has_tid;
+  uint32_t name; /* string id, 0: none */
+} thread_fields;
+
+static void thread_fields_decode(trak_importer *imp, const trak_span *span, thread_fields *tf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  int64_t pid = -1, tid = 0;
-  uint32_t name = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  memset(tf, 0, sizeof *tf);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ThreadDescriptor_pid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      pid = trak_pb_as_int32(&f);
+      tf->pid = trak_pb_as_int32(&f), tf->has_pid = 1;
     else if (f.number == TRAK_PB_ThreadDescriptor_tid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      tid = trak_pb_as_int64(&f);
-    else if (f.number == TRAK_PB_ThreadDescriptor_thread_name && f.wire_type == TRAK_PB_WIRE_LEN)
-      name = intern_field(imp, &f);
+      tf->tid = trak_pb_as_int64(&f), tf->has_tid = 1;
+    else if (f.number == TRAK_PB_ThreadDescriptor_thread_name && f.wire_type == TRAK_PB_WIRE_LEN &&
+             f.len)
+      tf->name = intern_field(imp, &f);
   }
-  uint32_t utid = trak__thread_for_tid(imp, tid, pid);
-  if (name) imp->tables->thread.name[utid] = name;
-  return utid;
 }
 
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len) {
-  return thread_descriptor(imp, data, len);
+  trak_span span = {data, len};
+  thread_fields tf;
+  thread_fields_decode(imp, &span, &tf);
+  uint32_t utid = trak__thread_for_tid(imp, tf.tid, tf.has_pid ? tf.pid : -1);
+  if (tf.name) imp->tables->thread.name[utid] = tf.name;
+  return utid;
 }
 
-static void counter_descriptor(trak_importer *imp, trak_track_info *info,
-                               const trak_pb_field *outer) {
+static void counter_descriptor(trak_importer *imp, trak_track_info *info, const trak_span *outer) {
   static const char *const units[] = {NULL, "ns", "count", "bytes"};
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -164,24 +180,190 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
   }
 }
 
-void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len) {
+/* The fields of a TrackDescriptor that decide its identity, read before the rest. */
+typedef struct descriptor_fields {
+  uint64_t uuid;
+  trak_span thread, process, chrome_thread, chrome_process, counter;
+  uint32_t merge;    /* sibling_merge_behavior */
+  uint8_t separate; /* disallow_merging_with_system_tracks */
+} descriptor_fields;
+
+/* Whether a ChromeThreadDescriptor says the tid was read in a sandbox. */
+static int chrome_thread_sandboxed(trak_importer *imp, const trak_span *span) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  uint64_t uuid = 0;
-  int rc;
-  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0)
-    if (f.number == TRAK_PB_TrackDescriptor_uuid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      uuid = f.value;
-  if (rc < 0 || uuid == 0) {
-    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_descriptor %s",
-                 rc < 0 ? "is malformed" : "has no uuid");
+  int sandboxed = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_ChromeThreadDescriptor_is_sandboxed_tid &&
+        f.wire_type == TRAK_PB_WIRE_VARINT)
+      sandboxed = f.value != 0;
+  return sandboxed;
+}
+
+/* A ChromeProcessDescriptor's host_app_package_name becomes the process's
+** chrome.host_app_package_name arg (once: descriptors are re-emitted). */
+static void chrome_process_args(trak_importer *imp, uint32_t upid, const trak_span *span) {
+  trak_tables *t = imp->tables;
+  if (t->process.arg_set_id[upid] != TRAK_NULL_U32) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_ChromeProcessDescriptor_host_app_package_name ||
+        f.wire_type != TRAK_PB_WIRE_LEN)
+      continue;
+    uint32_t set = (uint32_t)t->args.n;
+    uint32_t key = str_id(imp, "chrome.host_app_package_name");
+    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_STRING);
+    t->args.string_value[row] = intern_field(imp, &f);
+    t->process.arg_set_id[upid] = set;
     return;
   }
-  uint32_t index = trak__track_for_uuid(imp, uuid);
+}
+
+/* Claims a thread or process row for descriptor `uuid`; returns 0 when another uuid claimed it
+** first, which means its tid / pid was reused. */
+static int claim(trak_map *claims, uint32_t row, uint64_t uuid) {
+  int added;
+  uint32_t *slot = trak__map_put(claims, row, 0, &added);
+  if (added) *slot = (uint32_t)(uuid ^ uuid >> 32); /* for debugging only: the map is u32 */
+  return added;
+}
+
+/* The thread of a thread descriptor: the descriptor's track uuid owns one (pid, tid) thread; a
+** second uuid for a live (pid, tid) means the tid was reused, and starts a new thread. */
+static uint32_t descriptor_thread(trak_importer *imp, const descriptor_fields *df,
+                                  const thread_fields *tf, const uint32_t *existing) {
+  if (existing && imp->tracks.v[*existing].is_thread) return imp->tracks.v[*existing].utid;
+  int64_t tid = tf->tid;
+  if (df->chrome_thread.data && chrome_thread_sandboxed(imp, &df->chrome_thread))
+    tid = (int64_t)((uint64_t)tf->pid << 32 | (uint64_t)tf->tid);
+  uint32_t utid = trak__thread_for_tid(imp, tid, tf->pid);
+  if (!claim(&imp->thread_uuid, utid, df->uuid)) {
+    utid = trak__thread_start_new(imp, tid, tf->pid);
+    claim(&imp->thread_uuid, utid, df->uuid);
+  }
+  return utid;
+}
+
+/* The process of a process descriptor, by the same rule as descriptor_thread. */
+static uint32_t descriptor_process(trak_importer *imp, const descriptor_fields *df,
+                                   const process_fields *pf, const uint32_t *existing) {
+  if (existing && imp->tracks.v[*existing].is_process) return imp->tracks.v[*existing].upid;
+  uint32_t upid = trak__process_for_pid(imp, pf->pid);
+  if (!claim(&imp->process_uuid, upid, df->uuid)) {
+    upid = trak__process_start_new(imp, pf->pid);
+    claim(&imp->process_uuid, upid, df->uuid);
+  }
+  return upid;
+}
+
+static int descriptor_fields_decode(trak_importer *imp, const uint8_t *data, size_t len,
+                                    descriptor_fields *df) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int rc;
+  memset(df, 0, sizeof *df);
+  trak__dec_init(imp, &dec, data, len);
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    trak_span span = {f.data, f.len};
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    switch (f.number) {
+    case TRAK_PB_TrackDescriptor_uuid:
+      if (f.wire_type == TRAK_PB_WIRE_VARINT) df->uuid = f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_thread:
+      if (is_len) df->thread = span;
+      break;
+    case TRAK_PB_TrackDescriptor_process:
+      if (is_len) df->process = span;
+      break;
+    case TRAK_PB_TrackDescriptor_chrome_thread:
+      if (is_len) df->chrome_thread = span;
+      break;
+    case TRAK_PB_TrackDescriptor_chrome_process:
+      if (is_len) df->chrome_process = span;
+      break;
+    case TRAK_PB_TrackDescriptor_counter:
+      if (is_len) df->counter = span;
+      break;
+    case TRAK_PB_TrackDescriptor_sibling_merge_behavior:
+      df->merge = (uint32_t)f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_disallow_merging_with_system_tracks:
+      df->separate = f.value != 0;
+      break;
+    default:
+      break;
+    }
+  }
+  return rc;
+}
+
+/* The track of a thread descriptor without a counter is the thread's own track (the one events
+** without a track_uuid use), as Perfetto interns it: a second uuid for the thread shares it. */
+static uint32_t thread_own_track(trak_importer *imp, uint64_t uuid, uint32_t utid) {
+  const uint32_t *slot = trak__map_get(&imp->track_index, uuid);
+  if (slot) return *slot;
+  uint32_t track = trak__legacy_thread_track(imp, utid);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->uuid) info->uuid = uuid; /* the first uuid is its trace_id */
+  int added;
+  *trak__map_put(&imp->track_index, uuid, 0, &added) = track;
+  return track;
+}
+
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len) {
+  descriptor_fields df;
+  if (descriptor_fields_decode(imp, data, len, &df) < 0) {
+    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_descriptor is malformed");
+    return;
+  }
+  const uint32_t *existing = trak__map_get(&imp->track_index, df.uuid);
+  uint32_t utid = TRAK_NULL_U32, upid = TRAK_NULL_U32, index;
+  if (df.thread.data) {
+    thread_fields tf;
+    thread_fields_decode(imp, &df.thread, &tf);
+    if (!tf.has_pid || !tf.has_tid) {
+      trak__report(imp, TRAK_STAT_THREAD_MISSING_PID_TID,
+                   "track_descriptor uuid %llu has a thread without pid or tid; skipped",
+                   (unsigned long long)df.uuid);
+      return;
+    }
+    utid = descriptor_thread(imp, &df, &tf, existing);
+    if (tf.name) imp->tables->thread.name[utid] = tf.name;
+    upid = imp->tables->thread.upid[utid];
+    /* The sequence's thread, for its events without a track (kept across clears). */
+    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, utid);
+    index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
+                                             : trak__track_for_uuid(imp, df.uuid);
+  } else if (df.process.data) {
+    process_fields pf;
+    process_fields_decode(imp, &df.process, &pf);
+    if (!pf.has_pid) {
+      trak__report(imp, TRAK_STAT_PROCESS_MISSING_PID,
+                   "track_descriptor uuid %llu has a process without pid; skipped",
+                   (unsigned long long)df.uuid);
+      return;
+    }
+    upid = descriptor_process(imp, &df, &pf, existing);
+    process_fields_apply(imp, upid, &pf);
+    if (df.chrome_process.data) chrome_process_args(imp, upid, &df.chrome_process);
+    index = trak__track_for_uuid(imp, df.uuid);
+  } else {
+    index = trak__track_for_uuid(imp, df.uuid);
+  }
   trak_track_info *info = &imp->tracks.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
+  if (utid != TRAK_NULL_U32) info->is_thread = 1, info->utid = utid, info->upid = upid;
+  if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
+  if (df.counter.data) counter_descriptor(imp, info, &df.counter);
+  int keep_name = df.merge != TRAK_PB_TrackDescriptor_SIBLING_MERGE_BEHAVIOR_NONE;
+  trak_pb_decoder dec;
+  trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
@@ -192,26 +374,12 @@ void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_TrackDescriptor_name:
     case TRAK_PB_TrackDescriptor_static_name:
     case TRAK_PB_TrackDescriptor_atrace_name:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) info->name = intern_field(imp, &f);
+      /* The first non-empty name sticks, unless the track never merges with siblings. */
+      if (f.wire_type == TRAK_PB_WIRE_LEN && f.len && !(info->name && keep_name))
+        info->name = intern_field(imp, &f);
       break;
     case TRAK_PB_TrackDescriptor_description:
       if (f.wire_type == TRAK_PB_WIRE_LEN) info->description = intern_field(imp, &f);
-      break;
-    case TRAK_PB_TrackDescriptor_process:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        info->upid = process_descriptor(imp, &f);
-        info->is_process = 1;
-      }
-      break;
-    case TRAK_PB_TrackDescriptor_thread:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        info->utid = thread_descriptor(imp, f.data, f.len);
-        info->upid = imp->tables->thread.upid[info->utid];
-        info->is_thread = 1;
-      }
-      break;
-    case TRAK_PB_TrackDescriptor_counter:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) counter_descriptor(imp, info, &f);
       break;
     case TRAK_PB_TrackDescriptor_child_ordering:
       info->child_ordering = (uint8_t)f.value;
@@ -219,6 +387,12 @@ void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_TrackDescriptor_sibling_order_rank:
       info->rank = trak_pb_as_int32(&f);
       info->has_rank = 1;
+      break;
+    case TRAK_PB_TrackDescriptor_process_ordering:
+      if (df.uuid == 0) imp->process_ordering_explicit = f.value == 1;
+      break;
+    case TRAK_PB_TrackDescriptor_thread_ordering:
+      if (df.uuid == 0) imp->thread_ordering_explicit = f.value == 1;
       break;
     default:
       break;
@@ -245,10 +419,6 @@ static void track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t
     if (!parent) return;
     i = *parent;
   }
-}
-
-static uint32_t str_id(trak_importer *imp, const char *s) {
-  return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
 }
 
 /* The viewer hints of a track (child_ordering, sibling_order_rank) as its source arg set. */

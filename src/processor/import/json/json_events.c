@@ -178,11 +178,7 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
   int added;
   uint32_t *slot = trak__map_put(&j->threads, key, 0, &added);
-  if (added) {
-    *slot = key == 0 ? 0 : trak__thread_add(t, x->tid);
-    t->thread.upid[*slot] = x->upid;
-    t->thread.is_main[*slot] = x->tid == x->pid;
-  }
+  if (added) *slot = trak__thread_for_tid(j->imp, x->tid, x->pid);
   x->utid = *slot;
   if (tid_str && tid_name) t->thread.name[x->utid] = tid_name;
   /* One sequence per thread: a thread's events mostly come in order, so the parse phase

@@ -181,9 +181,16 @@ __attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_se
 
 static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
                                      const event_fields *ef) {
-  uint64_t uuid = ef->has_track ? ef->track_uuid : 0;
-  if (!uuid && seq->has_default_track) uuid = seq->default_track_uuid;
-  if (!uuid) return seq->thread_track;
+  uint64_t uuid = ef->has_track            ? ef->track_uuid
+                  : seq->has_default_track ? seq->default_track_uuid
+                                           : 0;
+  if (TRAK_UNLIKELY(!uuid)) {
+    /* The sequence's thread, unless an explicit track_uuid 0 on a typed event asks for the
+    ** global "Default Track" (where events go without a thread too), as in Perfetto. */
+    if ((!ef->has_track || !ef->has_type) && seq->thread_track != TRAK_NULL_U32)
+      return seq->thread_track;
+    return trak__default_track(imp);
+  }
   if (TRAK_LIKELY(uuid == seq->last_track_uuid && seq->last_track != TRAK_NULL_U32))
     return seq->last_track;
   seq->last_track_uuid = uuid;
