@@ -258,18 +258,28 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
     }
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
     if (type != TRAK_EV_INSTANT || imp->json) push_open(info, ev->pkt, id); /* instants stack */
-    if (aux) flows(imp, imp->aux.v + aux, id);
-    if (TRAK_UNLIKELY(info->pending_flow)) {
-      uint64_t end[4] = {0, 1, 0, info->pending_flow};
-      flows(imp, end, id);
-      info->pending_flow = 0;
+    if (imp->json) {
+      if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
+      if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);
+    } else {
+      if (aux) flows(imp, imp->aux.v + aux, id);
+      if (TRAK_UNLIKELY(info->pending_flow)) {
+        uint64_t end[4] = {0, 1, 0, info->pending_flow};
+        flows(imp, end, id);
+        info->pending_flow = 0;
+      }
     }
     slice = id;
     if (type == TRAK_EV_COMPLETE) return;
     break;
   }
   case TRAK_EV_FLOW:
-    flow_v1(imp, ev, info);
+    if (imp->json) {
+      uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
+      trak__json_flow(imp, (int)ev->u.s.name, imp->aux.v[ev->aux], top, track, ev->pkt);
+    } else {
+      flow_v1(imp, ev, info);
+    }
     return;
   case TRAK_EV_END:
     slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
@@ -282,10 +292,12 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   }
   if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
   const uint64_t *aux = imp->aux.v + ev->aux;
-  if (TRAK_UNLIKELY(aux[2] == TRAK_AUX_JSON_THREAD_TIME))
-    json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
-  else
+  if (TRAK_UNLIKELY(imp->json)) {
+    if (aux[2] & TRAK_AUX_JSON_THREAD_TIME)
+      json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
+  } else {
     extra_counters(imp, ev, aux, slice);
+  }
 }
 
 /* A sequence being merged: its current block and position, and the current record's sort key

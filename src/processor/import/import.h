@@ -61,6 +61,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_LEGACY_UNSUPPORTED,
   TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
   TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
+  TRAK_STAT_FLOW_DUPLICATE_ID,
+  TRAK_STAT_FLOW_STEP_WITHOUT_START,
+  TRAK_STAT_FLOW_END_WITHOUT_START,
   TRAK_STAT_THREAD_MISSING_PID_TID,
   TRAK_STAT_PROCESS_MISSING_PID,
   TRAK_STAT_COUNT
@@ -109,6 +112,8 @@ enum trak_flow_v1_kind {
 ** counter values, which JSON events never have): the block's flow ids are followed by the
 ** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
 #define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
+/* Also in that word, for a JSON v2 flow id with both flow_in and flow_out: a step. */
+#define TRAK_AUX_JSON_FLOW_STEP (1ULL << 62)
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
@@ -195,7 +200,7 @@ typedef struct trak_track_info {
   size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
-  uint64_t pending_flow; /* parse phase: JSON flow key waiting for the next slice, 0: none */
+  uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
 } trak_track_info;
 
 /* ---- clocks ---------------------------------------------------------------------------- */
@@ -243,6 +248,12 @@ enum trak_key {
 
 /* ---- the importer ---------------------------------------------------------------------- */
 
+/* A JSON flow end (f without bp "e") waiting for the next slice to begin on its track. */
+typedef struct trak_pending_flow {
+  uint64_t key;
+  uint32_t track;
+} trak_pending_flow;
+
 typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
@@ -266,6 +277,7 @@ typedef struct trak_importer {
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
   uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
+  TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
@@ -425,6 +437,19 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
 ** slice goes to (made on first use; prepared for the slice). */
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                            const trak_overlap *overlap);
+
+/* JSON flows (json_flows.c), bound as Perfetto's flow tracker binds them: `op` is a
+** trak_flow_v1_kind (v2 flow_out: BEGIN; flow_in with flow_out: STEP; flow_in: END_ENCLOSING),
+** `slice` the topmost slice of `track` (TRAK_NULL_U32: none, reported) for all but
+** END_NEXT, which waits for the next slice that begins on `track`. */
+void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
+                     uint64_t pkt);
+/* A v2 flow (bind_id with flow_in / flow_out) on the slice that just began on `track`; `block`
+** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
+void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
+                        uint64_t pkt);
+/* Binds the flow ends waiting on `track` to `slice`, which just began there. */
+void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

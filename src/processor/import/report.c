@@ -91,6 +91,15 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "Complete slices that partly overlap a slice of "
                                              "their track and have no overflow track to go "
                                              "to; dropped."},
+    [TRAK_STAT_FLOW_DUPLICATE_ID] = {"flow_duplicate_id", TRAK_SEVERITY_ERROR,
+                                     "JSON flow starts (s, flow_out) with an id whose flow "
+                                     "already started; the flow keeps its first slice."},
+    [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
+                                           "JSON flow steps (t, flow_in with flow_out) whose "
+                                           "id no flow started with; dropped."},
+    [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
+                                          "JSON flow ends (f with bp e, flow_in) whose id no "
+                                          "flow started with; dropped."},
     [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
                                           TRAK_SEVERITY_ERROR,
                                           "Track descriptors with a thread that lacks its pid or "

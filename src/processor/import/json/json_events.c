@@ -386,7 +386,8 @@ static int is_true(const trak_json_value *v) {
 }
 
 /* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
-** flow_out continues the flow from this slice, flow_in alone ends it here. */
+** flow_out starts the flow at this slice, flow_in alone ends it here (without closing it),
+** both step it on (json_flows.c). */
 static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   uint64_t id;
   if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||
@@ -394,10 +395,10 @@ static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
     return 0;
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
-  int out = is_true(&e->flow_out);
+  int out = is_true(&e->flow_out), in = is_true(&e->flow_in);
   trak_vec_push(imp->aux, (uint64_t)out);
   trak_vec_push(imp->aux, (uint64_t)!out);
-  trak_vec_push(imp->aux, 0);
+  trak_vec_push(imp->aux, out && in ? TRAK_AUX_JSON_FLOW_STEP : 0);
   trak_vec_push(imp->aux, mix(0xf102, id));
   return at;
 }
@@ -642,7 +643,7 @@ __attribute__((noinline, cold)) static uint32_t with_thread_time(trak_json_impor
   uint64_t out = flows ? imp->aux.v[flows] : 0, in = flows ? imp->aux.v[flows + 1] : 0;
   trak_vec_push(imp->aux, out);
   trak_vec_push(imp->aux, in);
-  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME);
+  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME | (flows ? imp->aux.v[flows + 2] : 0));
   for (uint64_t i = 0; i < out + in; i++)
     trak_vec_push(imp->aux, imp->aux.v[flows + 3 + i]);
   trak_vec_push(imp->aux, (uint64_t)tts);
