@@ -97,6 +97,14 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
                                            "JSON flow steps (t, flow_in with flow_out) whose "
                                            "id no flow started with; dropped."},
+    [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
+                                       TRAK_SEVERITY_ERROR,
+                                       "JSON events with a negative timestamp; dropped, as "
+                                       "Perfetto's sorter drops them."},
+    [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
+                                          "The JSON trace has a displayTimeUnit key; it is a "
+                                          "hint for viewers and does not change timestamps, "
+                                          "which stay microseconds."},
     [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
                                           "JSON flow ends (f with bp e, flow_in) whose id no "
                                           "flow started with; dropped."},

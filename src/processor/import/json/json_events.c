@@ -523,33 +523,29 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
 static trak_json_meta *meta_for(trak_json_import *j, int is_thread, uint32_t row) {
   for (size_t i = 0; i < j->meta.n; i++)
     if (j->meta.v[i].row == row && j->meta.v[i].is_thread == is_thread) return &j->meta.v[i];
-  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0, 0}));
+  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0}));
   return &j->meta.v[j->meta.n - 1];
 }
 
-/* A sort index: an integer, or a string holding one ("sort_index": "3" is common). */
-static int sort_index_of(trak_json_import *j, const trak_json_value *v, int64_t *out) {
-  if (v->kind == TRAK_JSON_NUMBER) return !v->is_float && trak__json_int(v->s, v->len, out);
-  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
-  size_t len;
-  const char *s = str_of(j, v, &len);
-  return trak__json_int(s, len, out);
+/* A sort index: a number (a fraction truncated), as Perfetto reads it; not a string. */
+static int sort_index_of(const trak_json_value *v, int64_t *out) {
+  return v->kind == TRAK_JSON_NUMBER && trak__json_int(v->s, v->len, out);
 }
 
-/* M: process_name and thread_name name the process or thread; process_sort_index,
-** thread_sort_index and process_labels become its args when the import ends (Perfetto's
-** keys: process_sort_index_hint, thread_sort_index_hint, chrome.process_label[i]). The last
-** event of each kind wins. */
+/* M: process_name and thread_name name the process or thread; process_sort_index and
+** thread_sort_index become its args when the import ends (Perfetto's keys:
+** process_sort_index_hint, thread_sort_index_hint). The last event of each kind wins; an
+** empty name or a sort index that is not a number counts in json_parser_failure. Other M
+** events (process_labels, ...) are ignored, as in Perfetto. */
 static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
-  enum { NAME, SORT, LABELS };
+  enum { NAME, SORT };
   static const struct {
     const char *event, *arg;
     uint8_t what, is_thread;
   } kinds[] = {{"process_name", "name", NAME, 0},
                {"thread_name", "name", NAME, 1},
                {"process_sort_index", "sort_index", SORT, 0},
-               {"thread_sort_index", "sort_index", SORT, 1},
-               {"process_labels", "labels", LABELS, 0}};
+               {"thread_sort_index", "sort_index", SORT, 1}};
   size_t k = 0;
   while (k < sizeof kinds / sizeof *kinds && !is_str(&e->name, kinds[k].event))
     k++;
@@ -566,35 +562,13 @@ static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
       t->thread.name[x->utid] = str;
     else if (what == NAME && str)
       t->process.name[x->upid] = str;
-    else if (what == LABELS && str)
-      meta_for(j, 0, x->upid)->labels = str;
-    else if (what == SORT && sort_index_of(j, &val, &index)) {
+    else if (what == NAME)
+      bad_event(j, "process or thread name that is not a non-empty string");
+    else if (sort_index_of(&val, &index)) {
       trak_json_meta *m = meta_for(j, is_thread, is_thread ? x->utid : x->upid);
-      m->has_sort_index = 1, m->sort_index = index;
-    } else if (what == SORT)
-      bad_event(j, "sort index that is not an integer");
-  }
-}
-
-/* process_labels' text, "a, b", as the args chrome.process_label[0], [1], ...: split at
-** commas, white space around each label dropped, empty labels skipped. */
-static void label_args(trak_json_import *j, uint32_t set, uint32_t labels) {
-  trak_tables *t = j->imp->tables;
-  const char *s = trak__str(&t->strings, labels);
-  uint32_t flat = intern(j, "chrome.process_label", 20);
-  for (size_t index = 0; *s;) {
-    size_t len = strcspn(s, ",");
-    const char *a = s, *z = s + len;
-    s = *z ? z + 1 : z;
-    while (a < z && (*a == ' ' || *a == '\t'))
-      a++;
-    while (z > a && (z[-1] == ' ' || z[-1] == '\t'))
-      z--;
-    if (a == z) continue;
-    char key[48];
-    int n = snprintf(key, sizeof key, "chrome.process_label[%zu]", index++);
-    uint32_t row = trak__arg_add(t, set, flat, intern(j, key, (size_t)n), TRAK_ARG_STRING);
-    t->args.string_value[row] = intern(j, a, (size_t)(z - a));
+      m->has_sort_index = 1, m->sort_index = (int32_t)index;
+    } else
+      bad_event(j, "sort index that is not a number");
   }
 }
 
@@ -603,14 +577,10 @@ void trak__json_meta_args(trak_json_import *j) {
   for (size_t i = 0; i < j->meta.n; i++) {
     const trak_json_meta *m = &j->meta.v[i];
     uint32_t set = (uint32_t)t->args.n;
-    if (m->has_sort_index) {
-      const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
-      uint32_t key = intern(j, k, strlen(k));
-      uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
-      t->args.int_value[row] = m->sort_index;
-    }
-    if (m->labels) label_args(j, set, m->labels);
-    if (t->args.n == set) continue;
+    const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+    uint32_t key = intern(j, k, strlen(k));
+    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
+    t->args.int_value[row] = m->sort_index;
     if (m->is_thread)
       t->thread.arg_set_id[m->row] = set;
     else
@@ -662,17 +632,14 @@ static inline uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t 
 /* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
 static void instant(trak_json_import *j, const jevent *e, jctx *x) {
   uint32_t track, aux = flow_v2_aux(j, e);
-  if (!e->s.s || is_str(&e->s, "t")) {
+  if (!e->s.s || (!is_str(&e->s, "p") && !is_str(&e->s, "g"))) { /* t, none or unknown */
     x->name = no_name(j, x->name);
     track = thread_track(j, x);
     aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
   } else if (is_str(&e->s, "p")) {
     track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
-  } else if (is_str(&e->s, "g")) {
-    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
   } else {
-    bad_event(j, "instant event with a scope other than g, p or t");
-    return;
+    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
   }
   push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
 }
@@ -742,6 +709,12 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     bad_token(j, "a \"dur\", \"tts\" or \"tdur\" that is not a number");
     return;
   }
+  if (TRAK_UNLIKELY(x.ts < 0)) {
+    trak__report(j->imp, TRAK_STAT_NEGATIVE_TS_DROPPED,
+                 "JSON event %llu has a negative timestamp; dropped",
+                 (unsigned long long)j->event_index);
+    return;
+  }
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);
@@ -760,17 +733,16 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     instant(j, e, &x);
     break;
   case 'b':
-  case 'S':
     async_event(j, e, &x, TRAK_EV_BEGIN);
     break;
   case 'e':
-  case 'F':
     async_event(j, e, &x, TRAK_EV_END);
     break;
   case 'n':
-  case 'T':
-  case 'p':
     async_event(j, e, &x, TRAK_EV_INSTANT);
+    break;
+  case 'T': /* a thread state event: trak has no thread_state table */
+    if (!e->dur.s) bad_event(j, "thread state event (T) without dur");
     break;
   case 's':
   case 't':
@@ -780,8 +752,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   case 'C':
     counters(j, e, &x);
     break;
-  default:
-    bad_event(j, "phase not imported");
+  default: /* S, F, p, P, O, ... are skipped without a count, as Perfetto skips them */
     break;
   }
 }

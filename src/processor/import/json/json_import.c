@@ -179,7 +179,11 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       j->state = ST_EVENTS_FIRST;
       return TRAK_JSON_OK;
     }
-    /* Other keys (displayTimeUnit, metadata, systemTraceEvents, ...) are skipped. */
+    /* Other keys (metadata, systemTraceEvents, ...) are skipped; displayTimeUnit is
+    ** counted, as Perfetto counts it. */
+    if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
+      trak__report(j->imp, TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
+                   "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     if ((rc = trak__json_value(c, &v))) return rc;
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;
