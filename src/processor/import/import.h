@@ -61,6 +61,10 @@ typedef enum trak_stat_id {
   TRAK_STAT_LEGACY_UNSUPPORTED,
   TRAK_STAT_THREAD_MISSING_PID_TID,
   TRAK_STAT_PROCESS_MISSING_PID,
+  TRAK_STAT_FLOW_END_WITHOUT_START,
+  TRAK_STAT_FLOW_WITHOUT_DIRECTION,
+  TRAK_STAT_FLOW_DUPLICATE_ID,
+  TRAK_STAT_FLOW_STEP_WITHOUT_START,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -68,6 +72,7 @@ typedef struct trak_stat_def {
   const char *name;
   trak_severity severity;
   const char *description;
+  uint8_t analysis; /* Perfetto's source: 0 "trace" (the trace's own data), 1 "analysis" */
 } trak_stat_def;
 extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
@@ -107,6 +112,10 @@ enum trak_flow_v1_kind {
 ** counter values, which JSON events never have): the block's flow ids are followed by the
 ** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
 #define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
+/* An aux block of a protobuf event: [n flow ids, n terminating ids | v2 kind << 32, n extra
+** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
+** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
+enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
