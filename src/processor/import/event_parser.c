@@ -53,14 +53,42 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
   return buf;
 }
 
+/* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
+** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
+** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
+** (IN: the flow stays open, from the same slice) a flow. */
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   trak_tables *t = imp->tables;
   const uint64_t *ids = aux + 3;
-  for (uint64_t i = 0; i < aux[0] + aux[1]; i++) {
+  uint64_t n = aux[0] + (uint32_t)aux[1];
+  uint32_t v2 = (uint32_t)(aux[1] >> 32);
+  for (uint64_t i = 0; i < n; i++) {
     int added;
-    uint32_t *last = trak__map_put(&imp->flows, ids[i], slice, &added);
-    if (!added && *last != TRAK_NULL_U32 && *last != slice) trak__flow_add(t, *last, slice);
-    *last = i < aux[0] ? slice : TRAK_NULL_U32; /* a terminating id ends the flow */
+    uint32_t *last = trak__map_put(&imp->flows, ids[i], TRAK_NULL_U32, &added);
+    uint32_t from = *last;
+    int open = from != TRAK_NULL_U32;
+    uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
+    if (kind == TRAK_FLOW_V2_OUT && open) {
+      trak__report(imp, TRAK_STAT_FLOW_DUPLICATE_ID, "flow %llu begins again while open",
+                   (unsigned long long)ids[i]);
+      continue;
+    }
+    if (!open) {
+      if (kind == TRAK_FLOW_V2_INOUT)
+        trak__report(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, "flow %llu steps without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind == TRAK_FLOW_V2_IN)
+        trak__report(imp, TRAK_STAT_FLOW_END_WITHOUT_START, "flow %llu ends without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind <= TRAK_FLOW_V2_OUT)
+        *last = slice; /* begins */
+      continue;
+    }
+    if (from != slice) trak__flow_add(t, from, slice, (int64_t)ids[i]);
+    if (kind == TRAK_FLOW_V2_IN + 1)
+      *last = TRAK_NULL_U32; /* a terminating id closes the flow */
+    else if (kind != TRAK_FLOW_V2_IN)
+      *last = slice;
   }
 }
 
@@ -126,7 +154,7 @@ static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, cons
 
 static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
                            uint32_t slice) {
-  const uint64_t *p = aux + 3 + aux[0] + aux[1];
+  const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
@@ -276,7 +304,8 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   case TRAK_EV_FLOW:
     if (imp->json) {
       uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
-      trak__json_flow(imp, (int)ev->u.s.name, imp->aux.v[ev->aux], top, track, ev->pkt);
+      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux]);
+      trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
     } else {
       flow_v1(imp, ev, info);
     }

@@ -61,13 +61,14 @@ typedef enum trak_stat_id {
   TRAK_STAT_LEGACY_UNSUPPORTED,
   TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
   TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
-  TRAK_STAT_FLOW_DUPLICATE_ID,
-  TRAK_STAT_FLOW_STEP_WITHOUT_START,
-  TRAK_STAT_FLOW_END_WITHOUT_START,
   TRAK_STAT_NEGATIVE_TS_DROPPED,
   TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
   TRAK_STAT_THREAD_MISSING_PID_TID,
   TRAK_STAT_PROCESS_MISSING_PID,
+  TRAK_STAT_FLOW_END_WITHOUT_START,
+  TRAK_STAT_FLOW_WITHOUT_DIRECTION,
+  TRAK_STAT_FLOW_DUPLICATE_ID,
+  TRAK_STAT_FLOW_STEP_WITHOUT_START,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -75,6 +76,7 @@ typedef struct trak_stat_def {
   const char *name;
   trak_severity severity;
   const char *description;
+  uint8_t analysis; /* Perfetto's source: 0 "trace" (the trace's own data), 1 "analysis" */
 } trak_stat_def;
 extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
@@ -116,6 +118,10 @@ enum trak_flow_v1_kind {
 #define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
 /* Also in that word, for a JSON v2 flow id with both flow_in and flow_out: a step. */
 #define TRAK_AUX_JSON_FLOW_STEP (1ULL << 62)
+/* An aux block of a protobuf event: [n flow ids, n terminating ids | v2 kind << 32, n extra
+** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
+** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
+enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
@@ -280,6 +286,8 @@ typedef struct trak_importer {
   uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
+  trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
+  uint32_t json_v1_flows;    /* v1 flow ids given so far */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
@@ -442,6 +450,7 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
 
 /* JSON flows (json_flows.c), bound as Perfetto's flow tracker binds them: `op` is a
 ** trak_flow_v1_kind (v2 flow_out: BEGIN; flow_in with flow_out: STEP; flow_in: END_ENCLOSING),
+** `key` the flow id (a v2 bind_id, or trak__json_v1_flow_id's),
 ** `slice` the topmost slice of `track` (TRAK_NULL_U32: none, reported) for all but
 ** END_NEXT, which waits for the next slice that begins on `track`. */
 void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
@@ -450,6 +459,8 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
 ** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
 void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
                         uint64_t pkt);
+/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
 

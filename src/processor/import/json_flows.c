@@ -4,17 +4,27 @@
 ** slice of its track (a second start of the same id is flow_duplicate_id and ignored), t
 ** (flow_in with flow_out) steps it on, f with bp "e" (and v2 flow_in) ends it in the topmost
 ** slice without closing it, f without bp "e" waits for the next slice to begin on its track.
-** A flow between two slices always runs from the earlier one to the later one.
+** A flow between two slices always runs from the earlier one to the later one. Flows are
+** identified as in Perfetto: a v2 flow by its bind_id, a v1 flow (id, category, name) by a
+** number counted from 0 in order of first use; both share one space, and flow.trace_id
+** holds it.
 */
 #include "processor/import/import.h"
 
-/* Adds the flow of `key` between its current slice and `slice`, earlier to later. */
-static void link(trak_importer *imp, uint32_t from, uint32_t slice) {
+/* Adds the flow `id` between its current slice and `slice`, earlier to later. */
+static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
   const trak_tables *t = imp->tables;
   if (t->slice.ts[from] > t->slice.ts[slice])
-    trak__flow_add(imp->tables, slice, from);
+    trak__flow_add(imp->tables, slice, from, (int64_t)id);
   else
-    trak__flow_add(imp->tables, from, slice);
+    trak__flow_add(imp->tables, from, slice, (int64_t)id);
+}
+
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key) {
+  int added;
+  uint32_t *id = trak__map_put(&imp->json_v1_flow_ids, key, 0, &added);
+  if (added) *id = imp->json_v1_flows++;
+  return *id;
 }
 
 void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
@@ -46,7 +56,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow step with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice);
+    link(imp, *from, slice, key);
     *from = slice;
     return;
   default: /* an end binding to the enclosing slice: the flow stays open */
@@ -55,7 +65,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow end with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice);
+    link(imp, *from, slice, key);
     return;
   }
 }
@@ -70,7 +80,7 @@ void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice)
       continue;
     }
     const uint32_t *from = trak__map_get(&imp->flows, p.key);
-    if (from) trak__flow_add(imp->tables, *from, slice);
+    if (from) trak__flow_add(imp->tables, *from, slice, (int64_t)p.key);
   }
   imp->pending_flows.n = kept;
 }

@@ -26,29 +26,29 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "compressed_packets that do not inflate."},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
                                           "zstd_compressed_packets are not supported."},
-    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_DATA_LOSS,
+    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
-                                       "the sequence's incremental state was invalid."},
+                                       "the sequence's incremental state was invalid.", 1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
                                "previous_packet_dropped: the writer lost packets on a sequence."},
-    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_ERROR,
-                                   "Interned entries without an iid or with iid 0."},
+    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
+                                   "Interned entries without an iid or with iid 0.", 1},
     [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
                                     "References to interned ids never defined on the sequence."},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
-                                      "clock; the packets were dropped."},
+                                      "clock; the packets were dropped.", 1},
     [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
                                  "Track uuids used by events but never described."},
     [TRAK_STAT_NO_TRACK] = {"track_event_without_track", TRAK_SEVERITY_ERROR,
                             "Events with no track_uuid, no default track and no thread; "
                             "dropped."},
-    [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_ERROR,
+    [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
                             "Events of unspecified or unknown type, or legacy events without "
                             "the thread, process or id their phase needs (dropped); log "
-                            "messages on events without a thread (left out of the args)."},
+                            "messages on events without a thread (left out of the args).", 1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
-                                 "Slice ends on a track with no open slice; dropped."},
+                                 "Slice ends on a track with no open slice; dropped.", 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
                                 "Slices never ended; their dur is -1."},
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
@@ -63,9 +63,9 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_DECREASING_TS] = {"track_timestamp_decreasing", TRAK_SEVERITY_INFO,
                                  "Events written with a timestamp below the previous one of their "
                                  "sequence on the same track (sorted on import)."},
-    [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_parent_unknown", TRAK_SEVERITY_ERROR,
+    [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
                                         "Track descriptors whose parent_uuid is never "
-                                        "described."},
+                                        "described.", 1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
                                "A JSON trace is not valid JSON (the events before the error "
                                "were imported), or a JSON event has no ph, no valid ts, or a "
@@ -73,7 +73,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
                               "JSON events that cannot be imported (unknown phase, X without "
                               "dur, missing id or args); skipped."},
-    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
+    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_ERROR,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
                                      "on their thread; dropped."},
     [TRAK_STAT_LEGACY_UNSUPPORTED] = {"legacy_event_unsupported", TRAK_SEVERITY_INFO,
@@ -91,12 +91,6 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "Complete slices that partly overlap a slice of "
                                              "their track and have no overflow track to go "
                                              "to; dropped."},
-    [TRAK_STAT_FLOW_DUPLICATE_ID] = {"flow_duplicate_id", TRAK_SEVERITY_ERROR,
-                                     "JSON flow starts (s, flow_out) with an id whose flow "
-                                     "already started; the flow keeps its first slice."},
-    [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
-                                           "JSON flow steps (t, flow_in with flow_out) whose "
-                                           "id no flow started with; dropped."},
     [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
                                        TRAK_SEVERITY_ERROR,
                                        "JSON events with a negative timestamp; dropped, as "
@@ -105,16 +99,25 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "The JSON trace has a displayTimeUnit key; it is a "
                                           "hint for viewers and does not change timestamps, "
                                           "which stay microseconds."},
-    [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
-                                          "JSON flow ends (f with bp e, flow_in) whose id no "
-                                          "flow started with; dropped."},
     [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
                                           TRAK_SEVERITY_ERROR,
                                           "Track descriptors with a thread that lacks its pid or "
-                                          "tid; the descriptor was skipped."},
+                                          "tid; the descriptor was skipped.", 1},
     [TRAK_STAT_PROCESS_MISSING_PID] = {"track_descriptor_process_missing_pid", TRAK_SEVERITY_ERROR,
                                        "Track descriptors with a process that lacks its pid; the "
-                                       "descriptor was skipped."},
+                                       "descriptor was skipped.", 1},
+    [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
+                                          "Flow ends (legacy FLOW_IN) for flows that never "
+                                          "began; no flow row."},
+    [TRAK_STAT_FLOW_WITHOUT_DIRECTION] = {"flow_without_direction", TRAK_SEVERITY_ERROR,
+                                          "legacy_event.bind_id without a valid flow_direction; "
+                                          "no flow."},
+    [TRAK_STAT_FLOW_DUPLICATE_ID] = {"flow_duplicate_id", TRAK_SEVERITY_ERROR,
+                                     "Flows begun (legacy FLOW_OUT) with the id of a flow still "
+                                     "open; ignored."},
+    [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
+                                           "Flow steps (legacy FLOW_INOUT) for flows that never "
+                                           "began; no flow row."},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

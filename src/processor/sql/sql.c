@@ -60,8 +60,9 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
   else
     sqlite3_bind_int64(st, 2, idx);
   sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 4, value);
-  sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 5, value);
+  sqlite3_bind_text(st, 6, def->description, -1, SQLITE_STATIC);
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
   sqlite3_reset(st);
   return rc;
@@ -71,7 +72,7 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
   int rc =
-      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
+      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
     rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
   trak_traced_row row;

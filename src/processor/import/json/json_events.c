@@ -399,7 +399,7 @@ static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   trak_vec_push(imp->aux, (uint64_t)out);
   trak_vec_push(imp->aux, (uint64_t)!out);
   trak_vec_push(imp->aux, out && in ? TRAK_AUX_JSON_FLOW_STEP : 0);
-  trak_vec_push(imp->aux, mix(0xf102, id));
+  trak_vec_push(imp->aux, id); /* the flow id, as Perfetto's: the bind_id itself */
   return at;
 }
 

@@ -331,20 +331,22 @@ static void metadata(trak_importer *imp, trak_sequence *seq, const trak_te_field
   if (!*slot) *slot = a.str; /* descriptors name with a higher priority in Perfetto */
 }
 
-/* bind_id with flow_direction: v2 flows, in the id space of flow_ids. */
+/* bind_id with flow_direction: v2 flows, in the id space of flow_ids (the parse phase applies
+** the direction; see flows() in event_parser.c). */
 static void flow_v2(trak_importer *imp, trak_te_fields *ef, const legacy_fields *lf) {
   if (!lf->has_bind_id) return;
   uint64_t dir = lf->has_direction ? lf->flow_direction : 0;
-  trak_u64_list *l = dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN ? &ef->terms : &ef->flows;
-  if (dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN &&
-      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_OUT &&
-      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_INOUT) {
-    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+  uint32_t kind = dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_OUT     ? TRAK_FLOW_V2_OUT
+                  : dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_INOUT ? TRAK_FLOW_V2_INOUT
+                  : dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN    ? TRAK_FLOW_V2_IN
+                                                                     : 0;
+  if (!kind) {
+    trak__report(imp, TRAK_STAT_FLOW_WITHOUT_DIRECTION,
                  "legacy_event.bind_id %llu without a flow_direction; no flow",
                  (unsigned long long)lf->bind_id);
     return;
   }
-  if (l->n < TRAK_TE_MAX_REPEATED) l->v[l->n++] = lf->bind_id;
+  ef->bind_id = lf->bind_id, ef->bind_kind = kind, ef->extras |= TRAK_TE_FLOW_V2;
 }
 
 /* Pushes a value on one of the thread counters of `utid` (a complete event's thread time and

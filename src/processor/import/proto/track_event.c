@@ -268,16 +268,20 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
       memcpy(&thread_value[n_thread++], &v, 8);
     }
   }
-  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread) return 0;
+  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread &&
+      !(ef->extras & TRAK_TE_FLOW_V2))
+    return 0;
   uint32_t at = (uint32_t)imp->aux.n;
   trak_vec_push(imp->aux, ef->flows.n);
-  trak_vec_push(imp->aux, ef->terms.n);
+  uint64_t v2 = ef->extras & TRAK_TE_FLOW_V2 ? ef->bind_kind : 0;
+  trak_vec_push(imp->aux, (ef->terms.n + (v2 != 0)) | v2 << 32);
   trak_vec_push(imp->aux, n_int + n_dbl + n_thread);
   imp->n_counter_records += n_int + n_dbl + n_thread;
   for (uint32_t i = 0; i < ef->flows.n; i++)
     trak_vec_push(imp->aux, ef->flows.v[i]);
   for (uint32_t i = 0; i < ef->terms.n; i++)
     trak_vec_push(imp->aux, ef->terms.v[i]);
+  if (v2) trak_vec_push(imp->aux, ef->bind_id);
   for (uint32_t i = 0; i < n_int + n_dbl; i++) {
     int is_double = i >= n_int;
     uint64_t uuid = is_double ? duuids->v[i - n_int] : uuids->v[i];
