@@ -25,7 +25,8 @@ FLOWS="select so.ts, so.name, si.ts, si.name from flow f join slice so on so.id 
        join slice si on si.id = f.slice_in order by 1, 2, 3, 4"
 SLICES_ONLY="select ts, dur, coalesce(name, '[No name]'), category, depth from slice
              order by 1, 2, 3, 4, 5"
-NON_NESTING="select count(*) from stats where name = 'slice_non_nesting' and value > 0"
+NON_NESTING="select count(*) from stats where name in ('slice_non_nesting',
+             'slice_spill_overlapping_complete_event', 'misplaced_end_event') and value > 0"
 SHARED_TIDS="select count(*) from (select tid from thread group by tid having count(*) > 1)"
 ZERO=$(printf '"count(*)"\n0')
 

@@ -240,7 +240,9 @@ static void slice_flows(out *o, trak_processor *p, uint32_t slice, scope s, int6
 ** other outgoing v2 flow and its target no other v2 binding. The others go out as v1 events. */
 static void assign_v2_flows(out *o) {
   const trak_tables *t = o->t;
-  uint32_t next_id = 1;
+  /* A reader (trak or Perfetto) numbers v1 flows 0, 1, ... in the space bind_ids live in:
+  ** bind_ids start past every number the v1 flows written below can get. */
+  uint32_t next_id = (uint32_t)t->flow.n + 1;
   for (uint32_t f = 0; f < t->flow.n; f++) {
     uint32_t a = t->flow.slice_out[f], b = t->flow.slice_in[f];
     if (a >= t->slice.n || b >= t->slice.n || a == b) continue;
