@@ -418,11 +418,13 @@ void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
 
 /* The order of JSON records with the same timestamp once the trace has an X event (as
-** Perfetto's sorter orders them): ends first, then complete slices by duration, longest
+** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by duration, longest
 ** first, then everything else; file order within a key. */
 static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *ev) {
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
-  if (type == TRAK_EV_END) return INT64_MIN;
+  /* E ends a thread slice; an async e (on its own track) sorts with everything else */
+  if (type == TRAK_EV_END && imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK].is_legacy_thread)
+    return INT64_MIN;
   if (type == TRAK_EV_COMPLETE) return INT64_MAX - (int64_t)imp->aux.v[ev->aux];
   return INT64_MAX;
 }

@@ -1,7 +1,8 @@
 -- trace: golden/json_ties.json
 -- Same-timestamp order as Perfetto's sorter (ends first, X by duration, then file order),
 -- instants stacking, ends matched by name, X events that partly overlap spilling onto
--- thread_overlapping_slice tracks, ends with nothing to end not counted.
+-- thread_overlapping_slice tracks, ends with nothing to end not counted, an async e sorted
+-- after an n at its timestamp (only thread ends sort first).
 select s.id, s.name, s.ts, s.dur, s.depth, s.parent_id, t.type,
        (select count(*) from track o where o.type = t.type and o.id < t.id) as lane
 from slice s join track t on s.track_id = t.id order by s.id;

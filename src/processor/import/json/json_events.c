@@ -443,9 +443,8 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   const trak_json_value *id = e->id.s ? &e->id : global.s ? &global : local.s ? &local : NULL;
   if (!id || !x->has_pid) return 0;
   int is_local = id == &local;
+  /* "scope" is not part of the key: Perfetto's JSON reader ignores it */
   uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
-  if (e->scope.s && e->scope.kind == TRAK_JSON_STRING)
-    k = hash_bytes(mix(k, 0x5c09e), e->scope.s, e->scope.len);
   if (is_local) k = mix(k, (uint64_t)x->upid + 1);
   *track = keyed_track(j, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0);
   return 1;
