@@ -69,7 +69,7 @@ static void any_split_same_tables(void **state) {
   char *want = digest(whole);
   assert_non_null(strstr(want, "1500:7500:out\xc3\xa9r:0"));
   assert_non_null(strstr(want, "args.s=q\"uote"));
-  assert_non_null(strstr(want, "args.big=18446744073709551615"));
+  assert_non_null(strstr(want, "args.big=-1")); /* uint64 bits as an int64, as Perfetto */
   assert_non_null(strstr(want, "1>2")); /* s binds to "in", open at 2.1; f to "t" */
   assert_null(strstr(want, "json_tokenizer_failure"));
   static const size_t chunks[] = {1, 2, 3, 7, 64};
@@ -141,7 +141,7 @@ static void nested_args_flatten(void **state) {
                       "args.a.b|args.a.b=1:int args.a.c|args.a.c[0]=2:int "
                       "args.a.c|args.a.c[1][0]=3:int args.a.c.d|args.a.c[1][1].d=x:string "
                       "args.a.eA|args.a.eA=true:bool args.h|args.h=-1.500000:real "
-                      "args.i|args.i=18446744073709551615:uint args.j.k.l|args.j.k.l=false:bool");
+                      "args.i|args.i=-1.000000:real args.j.k.l|args.j.k.l=false:bool");
   trak_query_free(q);
   trak_processor_free(p);
 }

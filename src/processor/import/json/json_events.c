@@ -258,19 +258,19 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t key = intern(j, j->key, k->key_len);
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
-  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && !int_of(v, &iv) &&
-      v->len <= 20) {
-    /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
+  if (TRAK_UNLIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
+                    v->len <= 20 && !int_of(v, &iv))) {
+    /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
+    ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
     char buf[24];
     memcpy(buf, v->s, v->len);
     buf[v->len] = 0;
+    char *end;
     errno = 0;
-    unsigned long long u = strtoull(buf, NULL, 10);
-    if (!errno) {
-      uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
-      t->args.int_value[row] = (int64_t)u;
-      return;
-    }
+    unsigned long long u = strtoull(buf, &end, 10);
+    uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
+    t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
+    return;
   }
   uint32_t row;
   switch (v->kind) {
