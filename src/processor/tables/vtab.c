@@ -175,7 +175,8 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
     snprintf(buf, sizeof buf, "%s", v ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    snprintf(buf, sizeof buf, "%f", t->args.real_value[row]);
+    /* As SQLite turns a REAL into TEXT, which is what Perfetto's display_value shows. */
+    sqlite3_snprintf(sizeof buf, buf, "%!.15g", t->args.real_value[row]);
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
