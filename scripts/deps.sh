@@ -12,6 +12,7 @@ packages=(
   libedit-dev                        # `trak shell` line editing
   libcmocka-dev                      # unit tests
   clang libclang-rt-dev              # libFuzzer targets and the sanitizer builds
+  clang-format                       # `make format`
 )
 
 missing=()

@@ -18,7 +18,10 @@ SLICES="select s.ts, s.dur, coalesce(s.name, '[No name]'), s.category, s.depth, 
         p.pid, p.name from slice s left join thread_track tt on s.track_id = tt.id
         left join thread th using (utid) left join process p on p.upid = th.upid
         order by 1, 2, 3, 4, 5, 6"
-ARGS="select s.ts, s.name, substr(a.key, instr(a.key, '.')), a.display_value
+# Arg keys past their first segment: the exporter writes nested keys as flat annotation names,
+# whose '.', '[' and ']' a reader turns into '_' (as Perfetto does), so they compare that way.
+ARGS="select s.ts, s.name, replace(replace(replace(substr(a.key, instr(a.key, '.') + 1), '.', '_'),
+      '[', '_'), ']', '_'), a.display_value
       from slice s join args a using (arg_set_id) order by 1, 2, 3, 4"
 COUNTERS="select ts, value from counter order by 1, 2"
 FLOWS="select so.ts, so.name, si.ts, si.name from flow f join slice so on so.id = f.slice_out

@@ -1,6 +1,7 @@
 /*
 ** This file holds the flattening of debug annotations into the args table with Perfetto's key
-** naming: an annotation `name` becomes key "debug.name"; a dict entry appends ".entry"; an array
+** naming: an annotation `name` becomes key "debug.name" ('.', '[' and ']' in the name become
+** '_'); a dict entry appends ".entry"; an array
 ** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
 ** flatten the same way. One event's annotations form one arg set (contiguous rows).
 */
@@ -292,7 +293,14 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     }
     c.kb.key_len = c.kb.flat_len = 0;
     key_push(&c.kb, "debug.", 6, 1);
-    if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+    if (name) {
+      /* '.', '[' and ']' in a name would read as nesting: Perfetto makes them '_'. */
+      size_t at = c.kb.key_len;
+      key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+      for (size_t k = at; k < c.kb.key_len; k++)
+        if (c.kb.key[k] == '.' || c.kb.key[k] == '[' || c.kb.key[k] == ']')
+          c.kb.key[k] = c.kb.flat[k] = '_';
+    }
     /* The key of a top-level value is interned once per name, not once per event. */
     int added;
     uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);

@@ -95,14 +95,14 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
 /* Adds one counter value; returns it after scaling and accumulation. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
   trak_track_info *info = &imp->tracks.v[track];
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
   if (!info->is_counter && info->described) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
                     "counter value on %s, which has no counter descriptor",
                     track_label(imp, track, label, sizeof label));
   }
-  v *= (double)info->multiplier;
-  if (info->is_incremental) v = info->running += v;
+  v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
 }
@@ -245,6 +245,8 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) /* the event that makes the track a row */
+    info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
   if (imp->json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
     ** ended stays the enclosing one until the next slice event); slices prepare it. */
@@ -256,6 +258,8 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
       if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
+        info = &imp->tracks.v[track];
+        if (info->first_ts == INT64_MAX) info->first_ts = ev->ts, info->first_name = 0;
       }
       info = &imp->tracks.v[track];
     }

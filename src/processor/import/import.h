@@ -184,6 +184,10 @@ typedef struct trak_sequence {
   uint32_t last_track;
   trak_ev_block *head, *tail;
   size_t n_events;
+  /* Incremental counters' sums on this sequence (track index -> index in inc_values), which
+  ** restart at 0 when its incremental state is cleared, as Perfetto keeps them. */
+  trak_map inc_index;
+  TRAK_VEC(double) inc_values;
 } trak_sequence;
 
 /* ---- tracks as the importer sees them (index = final track id) -------------------------- */
@@ -192,19 +196,21 @@ typedef struct trak_track_info {
   uint64_t uuid;
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
+  uint8_t merge_none; /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  const char *type;   /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   int32_t rank;
   uint32_t name; /* string id */
-  uint32_t type; /* string id of track.type when not the kind's (0: the kind's) */
   uint32_t description;
   uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
   uint32_t unit;        /* string id */
   int64_t multiplier;   /* counter unit multiplier, 1 by default */
-  double running;       /* incremental counter sum */
   int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
+  int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
+  uint32_t first_name;  /* parse phase: its first event's name (string id) */
   size_t open_depth;    /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
@@ -364,6 +370,14 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
 ** imp->source_locs), or 0 (reported as missing). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* A counter value as recorded: on an incremental counter track, the sequence's running sum
+** (before the track's unit multiplier, which the parse phase applies). */
+double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);
+static inline double trak__counter_in(trak_importer *imp, trak_sequence *seq, uint32_t track,
+                                      double v) {
+  if (TRAK_LIKELY(!imp->tracks.v[track].is_incremental)) return v;
+  return trak__counter_add_incremental(seq, track, v);
+}
 /* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
 ** which frees them as it fills the tables, really lowers the resident memory. */
 void trak__block_free(trak_ev_block *b);
@@ -381,7 +395,7 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
                         int64_t *out);
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
-/* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0), which no lookup returns. */
+/* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */
 void trak__threads_init(trak_importer *imp);
 /* The live process with `pid`, made on first use together with its main thread (tid == pid). */
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
@@ -397,6 +411,8 @@ uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid);
 /* Applies a TrackDescriptor; a thread descriptor also becomes `seq`'s thread (seq may be NULL). */
 void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                                 size_t len);
+/* A new undescribed track info with `uuid` (0: none); returns its index. */
+uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
@@ -404,9 +420,10 @@ uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
-** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32. */
+** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32, of
+** Perfetto's track type `type` (NULL: the one its scope implies). */
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter);
+                           int is_counter, const char *type);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Writes the track table from the track infos (after tokenizing, before parsing). */

@@ -24,6 +24,8 @@ void trak__importer_free(trak_importer *imp) {
       trak__map_free(&seq->interned[k]);
     trak_vec_free(seq->default_extra_uuids);
     trak_vec_free(seq->default_extra_double_uuids);
+    trak__map_free(&seq->inc_index);
+    trak_vec_free(seq->inc_values);
     while (seq->head) {
       trak_ev_block *next = seq->head->next;
       trak__block_free(seq->head);

@@ -37,6 +37,15 @@ void trak__sequence_clear(trak_sequence *seq) {
   seq->default_extra_double_uuids.n = 0;
   seq->state_valid = 1;
   seq->seen_clear = 1;
+  trak__map_clear(&seq->inc_index);
+  seq->inc_values.n = 0;
+}
+
+double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v) {
+  int added;
+  uint32_t *slot = trak__map_put(&seq->inc_index, track, (uint32_t)seq->inc_values.n, &added);
+  if (added) trak_vec_push(seq->inc_values, 0.0);
+  return seq->inc_values.v[*slot] += v;
 }
 
 const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {

@@ -5,8 +5,6 @@
 ** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
 ** which such slices nest or follow each other.
 */
-#include <string.h>
-
 #include "processor/import/import.h"
 
 static void stack_pop(trak_track_info *info) {
@@ -94,16 +92,14 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
 /* A new overflow lane of the thread: a thread track of its own kind (written to the track
 ** table with the others when the parse phase ends). */
 static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
-  trak_track_info lane;
-  memset(&lane, 0, sizeof lane);
-  lane.utid = utid;
-  lane.upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
-  lane.multiplier = 1;
-  lane.last_file_ts = INT64_MIN;
-  lane.described = lane.is_thread = 1;
-  lane.type = trak__strpool_intern(&imp->tables->strings, "thread_overlapping_slice", 24);
-  trak_vec_push(imp->tracks, lane);
-  return (uint32_t)(imp->tracks.n - 1);
+  uint32_t upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
+  uint32_t lane = trak__track_new(imp, 0);
+  trak_track_info *info = &imp->tracks.v[lane];
+  info->utid = utid;
+  info->upid = upid;
+  info->described = info->is_thread = 1;
+  info->type = "thread_overlapping_slice";
+  return lane;
 }
 
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,

@@ -2,8 +2,10 @@
 ** This file holds thread and process identity, Perfetto's model: a process is found by pid and
 ** a thread by (pid, tid); creating a process creates its main thread (tid == pid) at once; a
 ** new process for a pid (pid reuse) ends the old one and all its threads; utid 0 / upid 0 are
-** the idle ("swapper") rows, which no lookup by tid or pid returns.
+** the idle rows ("swapper", pid 0 / tid 0), which pid 0 and tid 0 of a trace find.
 */
+#include <string.h>
+
 #include "processor/import/import.h"
 
 /* Every thread with a given tid, newest first: tid_index holds the newest utid, thread_prev
@@ -95,4 +97,8 @@ void trak__threads_init(trak_importer *imp) {
   t->thread.upid[utid] = upid;
   t->thread.is_main[utid] = 1;
   t->thread.is_idle[utid] = 1;
+  t->thread.name[utid] = trak__strpool_intern(&t->strings, "swapper", strlen("swapper"));
+  int added;
+  *trak__map_put(&imp->pid_index, 0, 0, &added) = upid;
+  *trak__map_put(&imp->tid_index, 0, 0, &added) = utid;
 }

@@ -4,6 +4,7 @@
 ** model), the implied tracks of legacy events, and the final track table with each track's
 ** type, scope, parent and source args.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
@@ -12,13 +13,14 @@ static uint32_t str_id(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
 }
 
-static uint32_t track_new(trak_importer *imp, uint64_t uuid) {
+uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   trak_track_info info;
   memset(&info, 0, sizeof info);
   info.uuid = uuid;
   info.utid = info.upid = TRAK_NULL_U32;
   info.multiplier = 1;
   info.last_file_ts = INT64_MIN;
+  info.first_ts = INT64_MAX;
   info.first_pkt = imp->packet_index;
   trak_vec_push(imp->tracks, info);
   return (uint32_t)(imp->tracks.n - 1);
@@ -27,7 +29,7 @@ static uint32_t track_new(trak_importer *imp, uint64_t uuid) {
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid) {
   int added;
   uint32_t *slot = trak__map_put(&imp->track_index, uuid, 0, &added);
-  if (added) *slot = track_new(imp, uuid);
+  if (added) *slot = trak__track_new(imp, uuid);
   return *slot;
 }
 
@@ -45,7 +47,7 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
   int added;
   uint32_t *slot = trak__map_put(&imp->thread_track_index, utid, 0, &added);
   if (added) {
-    uint32_t t = track_new(imp, 0);
+    uint32_t t = trak__track_new(imp, 0);
     *slot = t;
     trak_track_info *info = &imp->tracks.v[t];
     info->described = info->is_thread = info->is_legacy_thread = 1;
@@ -55,11 +57,12 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
 }
 
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter) {
+                           int is_counter, const char *type) {
   uint32_t track = trak__track_for_uuid(imp, key | 1ULL << 63);
   trak_track_info *info = &imp->tracks.v[track];
   if (!info->described) {
     info->described = 1;
+    info->type = type;
     info->name = name;
     info->is_counter = (uint8_t)is_counter;
     if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
@@ -110,14 +113,10 @@ static void process_fields_decode(trak_importer *imp, const trak_span *span, pro
   if (first) pf->cmd0 = trak__strpool_intern(sp, cmdline, first);
 }
 
-/* Writes a process descriptor's name and command line into its process row. */
+/* Writes a process descriptor's name into its process row. Perfetto's track event importer
+** leaves cmdline (and names from it) to system process data, so trak does too. */
 static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf) {
-  trak_tables *t = imp->tables;
-  if (pf->cmdline) t->process.cmdline[upid] = pf->cmdline;
-  if (pf->name)
-    t->process.name[upid] = pf->name;
-  else if (pf->cmd0 && !t->process.name[upid])
-    t->process.name[upid] = pf->cmd0;
+  if (pf->name) imp->tables->process.name[upid] = pf->name;
 }
 
 /* A ThreadDescriptor's fields. */
@@ -184,7 +183,7 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info, const 
 typedef struct descriptor_fields {
   uint64_t uuid;
   trak_span thread, process, chrome_thread, chrome_process, counter;
-  uint32_t merge;    /* sibling_merge_behavior */
+  uint32_t merge;   /* sibling_merge_behavior */
   uint8_t separate; /* disallow_merging_with_system_tracks */
 } descriptor_fields;
 
@@ -362,6 +361,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
   if (df.counter.data) counter_descriptor(imp, info, &df.counter);
   int keep_name = df.merge != TRAK_PB_TrackDescriptor_SIBLING_MERGE_BEHAVIOR_NONE;
+  info->merge_none = !keep_name;
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -421,67 +421,157 @@ static void track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t
   }
 }
 
-/* The viewer hints of a track (child_ordering, sibling_order_rank) as its source arg set. */
-static void track_hint_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
+/* Perfetto's type for a track (as its track_event tracker and legacy importers name them). */
+static const char *track_type(const trak_track_info *info, const trak_track_info *parent,
+                              uint32_t utid, uint32_t upid) {
+  if (info->type) return info->type;
+  if (info->is_legacy_thread) return "thread_execution";
+  const char *scope = utid != TRAK_NULL_U32   ? "thread"
+                      : upid != TRAK_NULL_U32 ? "process"
+                                              : "global";
+  if (info->is_counter)
+    return utid != TRAK_NULL_U32   ? "thread_counter_track_event"
+           : upid != TRAK_NULL_U32 ? "process_counter_track_event"
+                                   : "global_counter_track_event";
+  /* Root thread / process descriptor tracks, and tracks that never merge with siblings, are
+  ** Perfetto's plain *_track_event; other tracks are merged by name with their siblings. */
+  int plain = info->is_thread || info->is_process || info->merge_none;
+  (void)parent;
+  if (scope[0] == 't') return plain ? "thread_track_event" : "thread_merged_track_event";
+  if (scope[0] == 'p') return plain ? "process_track_event" : "process_merged_track_event";
+  return plain ? "global_track_event" : "global_merged_track_event";
+}
+
+/* Appends one row to arg set `set` (the last one of args): a string (string id) or an
+** integer-like value. The args columns may move, so the row is written after it is added. */
+static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {
+  uint32_t k = str_id(imp, key);
+  uint32_t row = trak__arg_add(imp->tables, set, k, k, TRAK_ARG_STRING);
+  imp->tables->args.string_value[row] = value;
+}
+static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
+                    int64_t value) {
+  uint32_t k = str_id(imp, key);
+  uint32_t row = trak__arg_add(imp->tables, set, k, k, type);
+  imp->tables->args.int_value[row] = value;
+}
+
+/* A descriptor track's source args, as Perfetto's: source, trace_id (its uuid),
+** is_root_in_scope, the viewer hints (child_ordering, sibling_order_rank) and description. */
+static void track_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
   static const char *const orderings[] = {"unknown", "lexicographic", "chronological", "explicit"};
   trak_tables *t = imp->tables;
-  if (!info->child_ordering && !info->has_rank) return;
   uint32_t set = (uint32_t)t->args.n;
-  if (info->child_ordering) {
-    uint32_t key = str_id(imp, "child_ordering");
-    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_STRING);
-    t->args.string_value[row] =
-        str_id(imp, info->child_ordering < 4 ? orderings[info->child_ordering] : "unknown");
-  }
-  if (info->has_rank) {
-    uint32_t key = str_id(imp, "sibling_order_rank");
-    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
-    t->args.int_value[row] = info->rank;
-  }
+  arg_str(imp, set, "source", str_id(imp, "descriptor"));
+  arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
+  arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
+          info->is_thread || info->is_process || info->uuid == 0);
+  if (info->child_ordering && info->child_ordering < 4)
+    arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
+  if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
+  if (info->description) arg_str(imp, set, "description", info->description);
   t->track.source_arg_set_id[id] = set;
+}
+
+/* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
+** makes a track when an event first uses it), ordered by their first event, each after its
+** parents. */
+typedef struct track_order {
+  int64_t first_ts;    /* INT64_MAX: unused */
+  uint32_t first_name; /* name of its first event */
+  uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
+} track_order;
+
+static const track_order *order_v;
+static int order_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  if (order_v[x].first_ts != order_v[y].first_ts)
+    return order_v[x].first_ts < order_v[y].first_ts ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
+  if (!info->has_parent) return TRAK_NULL_U32;
+  uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+  return parent && imp->tracks.v[*parent].described ? *parent : TRAK_NULL_U32;
+}
+
+/* Writes the row of track `i` (its parents' first); returns its id. */
+static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int hops) {
+  if (ord[i].final != TRAK_NULL_U32) return ord[i].final;
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[i];
+  uint32_t parent = parent_index(imp, info);
+  uint32_t parent_id = TRAK_NULL_U32;
+  if (parent != TRAK_NULL_U32 && hops < 100) {
+    const trak_track_info *p = &imp->tracks.v[parent];
+    uint32_t pid = track_row(imp, ord, parent, hops + 1);
+    /* Children of root thread / process descriptors have no parent, for compatibility. */
+    if (!p->is_thread && !p->is_process) parent_id = pid;
+  } else if (info->has_parent) {
+    trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
+                    "track uuid %llu names parent_uuid %llu, which is never described",
+                    (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
+  }
+  if (ord[i].final != TRAK_NULL_U32) return ord[i].final; /* a cycle made it already */
+  uint32_t utid, upid;
+  track_scope(imp, i, &utid, &upid);
+  trak_track_kind kind;
+  if (info->is_counter)
+    kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_COUNTER
+           : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_COUNTER
+                                   : TRAK_TRACK_COUNTER;
+  else
+    kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD
+           : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
+                                   : TRAK_TRACK_GLOBAL;
+  uint32_t id = trak__track_add(t, kind);
+  ord[i].final = id;
+  t->track.type[id] = str_id(
+      imp, track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid));
+  t->track.name[id] = info->name;
+  /* A track of events with no name of its own takes its first event's (not root thread or
+  ** process tracks, nor counters), as Perfetto names it. */
+  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->type)
+    t->track.name[id] = ord[i].first_name;
+  /* Unnamed thread-time counters get Perfetto's names for them. */
+  if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    t->track.name[id] = str_id(imp, "thread_time");
+  if (!info->name &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    t->track.name[id] = str_id(imp, "thread_instruction_count");
+  t->track.description[id] = info->description;
+  t->track.unit[id] = info->unit;
+  t->track.utid[id] = utid;
+  t->track.upid[id] = upid;
+  t->track.parent_id[id] = parent_id;
+  if (!info->described)
+    trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
+                    "events use track uuid %llu, which no track_descriptor describes",
+                    (unsigned long long)info->uuid);
+  if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
+  return id;
 }
 
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
-  for (uint32_t i = 0; i < imp->tracks.n; i++) {
-    trak_track_info *info = &imp->tracks.v[i];
-    uint32_t utid, upid;
-    track_scope(imp, i, &utid, &upid);
-    trak_track_kind kind;
-    if (info->is_counter)
-      kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_COUNTER
-             : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_COUNTER
-                                     : TRAK_TRACK_COUNTER;
-    else
-      kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD
-             : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
-                                     : TRAK_TRACK_GLOBAL;
-    uint32_t id = trak__track_add(t, kind);
-    t->track.type[id] = info->type ? info->type : str_id(imp, trak__track_type_name(kind));
-    t->track.name[id] = info->name;
-    /* Unnamed thread-time counters get Perfetto's names for them. */
-    if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
-      t->track.name[id] = str_id(imp, "thread_time");
-    if (!info->name &&
-        info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
-      t->track.name[id] = str_id(imp, "thread_instruction_count");
-    t->track.description[id] = info->description;
-    t->track.unit[id] = info->unit;
-    t->track.utid[id] = utid;
-    t->track.upid[id] = upid;
-    if (info->has_parent) {
-      uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
-      if (parent && imp->tracks.v[*parent].described)
-        t->track.parent_id[id] = *parent;
-      else
-        trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
-                        "track uuid %llu names parent_uuid %llu, which is never described",
-                        (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
-    }
-    if (!info->described)
-      trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
-                      "events use track uuid %llu, which no track_descriptor describes",
-                      (unsigned long long)info->uuid);
-    track_hint_args(imp, info, id);
-  }
+  size_t n = imp->tracks.n;
+  track_order *ord = malloc((n ? n : 1) * sizeof *ord);
+  uint32_t *used = malloc((n ? n : 1) * sizeof *used);
+  if (!ord || !used) abort();
+  for (size_t i = 0; i < n; i++)
+    ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
+  size_t n_used = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (ord[i].first_ts != INT64_MAX) used[n_used++] = i;
+  order_v = ord;
+  qsort(used, n_used, sizeof *used, order_cmp);
+  for (size_t k = 0; k < n_used; k++)
+    track_row(imp, ord, used[k], 0);
+  for (size_t r = 0; r < t->slice.n; r++)
+    t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
+  for (size_t r = 0; r < t->counter.n; r++)
+    t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
+  free(ord);
+  free(used);
 }

@@ -12,19 +12,18 @@ static const char *const views_sql =
     "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
     "  source_arg_set_id, machine_id, track_group_id FROM __intrinsic_track;"
     "CREATE VIEW thread_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
-    "  machine_id, utid FROM __intrinsic_track "
-    "  WHERE type IN ('thread_track', 'thread_overlapping_slice');"
+    "  machine_id, utid FROM __intrinsic_track WHERE classification = 'thread_track';"
     "CREATE VIEW process_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
-    "  machine_id, upid FROM __intrinsic_track WHERE type = 'process_track';"
+    "  machine_id, upid FROM __intrinsic_track WHERE classification = 'process_track';"
     "CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
     "  source_arg_set_id, machine_id, unit, description FROM __intrinsic_track "
-    "  WHERE type IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
+    "  WHERE classification IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
     "CREATE VIEW thread_counter_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
     "  machine_id, unit, description, utid FROM __intrinsic_track "
-    "  WHERE type = 'thread_counter_track';"
+    "  WHERE classification = 'thread_counter_track';"
     "CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, "
     "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
-    "  WHERE type = 'process_counter_track';"
+    "  WHERE classification = 'process_counter_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
     "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
     "  description TEXT);";
@@ -71,8 +70,7 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 /* The importer's own counts, then the figures trace_stats packets carried. */
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc =
-      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
     rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
   trak_traced_row row;

@@ -206,7 +206,8 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
-            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind);
+            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind,
+            t->track.classification);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
             t->thread.is_idle, t->thread.arg_set_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
@@ -314,9 +315,9 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
                      (void **)&t->track.parent_id, (void **)&t->track.source_arg_set_id,
                      (void **)&t->track.utid,      (void **)&t->track.upid,
                      (void **)&t->track.unit,      (void **)&t->track.description,
-                     (void **)&t->track.kind};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 9);
+                     (void **)&t->track.kind,      (void **)&t->track.classification};
+    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4};
+    grow_cols(t->track.n, &t->track.cap, cols, sizes, 10);
   }
   size_t i = t->track.n++;
   t->track.name[i] = 0;
@@ -328,6 +329,8 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   t->track.unit[i] = 0;
   t->track.description[i] = 0;
   t->track.kind[i] = (uint8_t)kind;
+  const char *cls = trak__track_type_name(kind);
+  t->track.classification[i] = trak__strpool_intern(&t->strings, cls, strlen(cls));
   return (uint32_t)i;
 }
 

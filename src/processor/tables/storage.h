@@ -100,6 +100,9 @@ typedef struct trak_tables {
     uint32_t *utid, *upid;                                 /* TRAK_NULL_U32 when not scoped */
     uint32_t *unit, *description;                          /* string ids */
     uint8_t *kind;                                         /* trak_track_kind */
+    /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
+    ** ... views select on, while `type` holds Perfetto's finer track type. */
+    uint32_t *classification;
   } track;
 
   struct {

@@ -199,21 +199,6 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
   return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
 }
 
-/* A track the JSON format implies (async, global or process instants, counters), found by a
-** key; made on first use with the given name and scope. */
-static uint32_t keyed_track(trak_json_import *j, uint64_t key, uint32_t name, uint32_t upid,
-                            int is_counter) {
-  uint32_t track = trak__track_for_uuid(j->imp, key | 1ULL << 63);
-  trak_track_info *info = &j->imp->tracks.v[track];
-  if (!info->described) {
-    info->described = 1;
-    info->name = name;
-    info->is_counter = (uint8_t)is_counter;
-    if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
-  }
-  return track;
-}
-
 /* Adds a record to the event's thread sequence, noting a same-timestamp record that Perfetto's
 ** sorter would put before the previous one (the parse phase then sorts the sequence). */
 static inline void seq_push(trak_json_import *j, const trak_ev *ev) {
@@ -446,7 +431,8 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   /* "scope" is not part of the key: Perfetto's JSON reader ignores it */
   uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
   if (is_local) k = mix(k, (uint64_t)x->upid + 1);
-  *track = keyed_track(j, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0);
+  *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
+                             is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
   return 1;
 }
 
@@ -503,7 +489,8 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     memcpy(name + m, ks, klen);
     m += klen;
     uint32_t name_id = intern(j, name, m);
-    uint32_t track = keyed_track(j, mix(mix(0xc0, x->upid), name_id), name_id, x->upid, 1);
+    uint32_t track = trak__keyed_track(j->imp, mix(mix(0xc0, x->upid), name_id), name_id, x->upid,
+                                       1, "json_counter");
     trak_ev ev;
     ev.ts = x->ts;
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
@@ -636,9 +623,9 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
     track = thread_track(j, x);
     aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
   } else if (is_str(&e->s, "p")) {
-    track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
+    track = trak__keyed_track(j->imp, mix(0x1b, x->upid), 0, x->upid, 0, "chrome_process_instant");
   } else {
-    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
+    track = trak__keyed_track(j->imp, 0x16, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
   }
   push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
 }

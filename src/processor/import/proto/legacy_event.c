@@ -175,7 +175,8 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
   }
   if (local) key = mix(key, (uint64_t)c->upid + 1);
   c->args.passthrough_utid = c->utid;
-  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0);
+  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
+                               local ? "legacy_async_process_slice" : "legacy_async_global_slice");
   c->args.has_source_id = 1;
   c->args.source_id = (int64_t)lf->id;
   return 1;
@@ -187,7 +188,8 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
   switch (lf->scope) {
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_GLOBAL:
     c->args.passthrough_utid = c->utid;
-    c->track = trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0);
+    c->track =
+        trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
     return 1;
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_PROCESS:
     if (c->upid == TRAK_NULL_U32) {
@@ -195,7 +197,7 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
       return 0;
     }
     c->args.passthrough_utid = c->utid;
-    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0);
+    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0, "chrome_process_instant");
     return 1;
   default:
     if (c->utid == TRAK_NULL_U32) {
@@ -292,7 +294,7 @@ static void counters(trak_importer *imp, trak_sequence *seq, const trak_te_field
     uint32_t name_id = trak__strpool_intern(&imp->tables->strings, name,
                                             (size_t)m < sizeof name ? (size_t)m : sizeof name - 1);
     uint32_t track =
-        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1);
+        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1, NULL);
     trak_ev ev = {ts,
                   (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
                   (uint32_t)imp->packet_index,

@@ -202,7 +202,8 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
   if (pf.defaults.data) packet_defaults(imp, seq, &pf.defaults);
   if (pf.interned.data) trak__interned_data_add(imp, seq, pf.interned.data, pf.interned.len);
   if (pf.snapshot.data) trak__clock_snapshot_add(imp, seq, pf.snapshot.data, pf.snapshot.len);
-  if (pf.descriptor.data) trak__track_descriptor_add(imp, seq, pf.descriptor.data, pf.descriptor.len);
+  if (pf.descriptor.data)
+    trak__track_descriptor_add(imp, seq, pf.descriptor.data, pf.descriptor.len);
   if (pf.trace_stats.data) trak__trace_stats_add(imp, pf.trace_stats.data, pf.trace_stats.len);
   if (pf.thread.data) {
     uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);

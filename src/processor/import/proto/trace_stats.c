@@ -45,7 +45,8 @@ static const single_def singles[] = {
      0,
      {"traced_chunks_discarded", INFO,
       "Chunks the service discarded before committing them to a buffer (trak: malformed "
-      "chunks from producers).", 0}},
+      "chunks from producers).",
+      0}},
     {TRAK_PB_TraceStats_patches_discarded,
      0,
      {"traced_patches_discarded", INFO, "Patches the service discarded before applying them.", 0}},
@@ -107,7 +108,8 @@ static const buffer_def buffers[] = {
      {"traced_buf_patches_failed", LOSS,
       "Chunk patches that failed: data written into this buffer may be lost.", 0}},
     {TRAK_PB_TraceStats_BufferStats_readaheads_succeeded,
-     {"traced_buf_readaheads_succeeded", INFO, "Reads of packets spanning chunks that succeeded.", 0}},
+     {"traced_buf_readaheads_succeeded", INFO, "Reads of packets spanning chunks that succeeded.",
+      0}},
     {TRAK_PB_TraceStats_BufferStats_readaheads_failed,
      {"traced_buf_readaheads_failed", INFO, "Reads of packets spanning chunks that failed.", 0}},
     {TRAK_PB_TraceStats_BufferStats_abi_violations,
@@ -115,7 +117,8 @@ static const buffer_def buffers[] = {
     {TRAK_PB_TraceStats_BufferStats_trace_writer_packet_loss,
      {"traced_buf_trace_writer_packet_loss", LOSS,
       "Packet loss the service saw on this buffer's writer sequences (trak: packets written "
-      "that the trace does not hold).", 0}},
+      "that the trace does not hold).",
+      0}},
 };
 
 _Static_assert(sizeof singles / sizeof *singles == TRAK_TRACED_SINGLE_COUNT, "singles");

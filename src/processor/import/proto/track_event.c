@@ -223,6 +223,7 @@ uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instruct
   trak_track_info *info = &imp->tracks.v[track];
   if (!info->described) {
     info->described = info->is_counter = info->is_thread = 1;
+    info->type = instructions ? "thread_instructions" : "thread_time";
     info->utid = utid;
     info->upid = imp->tables->thread.upid[utid];
     info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
@@ -285,13 +286,16 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
   for (uint32_t i = 0; i < n_int + n_dbl; i++) {
     int is_double = i >= n_int;
     uint64_t uuid = is_double ? duuids->v[i - n_int] : uuids->v[i];
-    double value = is_double ? 0 : (double)(int64_t)ef->extra_values.v[i];
-    uint64_t bits;
+    double value;
     if (is_double)
-      bits = ef->extra_double_values.v[i - n_int];
+      memcpy(&value, &ef->extra_double_values.v[i - n_int], 8);
     else
-      memcpy(&bits, &value, 8);
-    trak_vec_push(imp->aux, (uint64_t)trak__track_for_uuid(imp, uuid));
+      value = (double)(int64_t)ef->extra_values.v[i];
+    uint32_t track = trak__track_for_uuid(imp, uuid);
+    value = trak__counter_in(imp, seq, track, value);
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    trak_vec_push(imp->aux, (uint64_t)track);
     trak_vec_push(imp->aux, bits);
   }
   for (uint32_t i = 0; i < n_thread; i++) {
@@ -348,7 +352,8 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
   uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
-    ev->u.value = ef->value_is_double ? ef->double_value : (double)ef->int_value;
+    ev->u.value = trak__counter_in(imp, seq, ev->track & TRAK_EV_TRACK_MASK,
+                                   ef->value_is_double ? ef->double_value : (double)ef->int_value);
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
@@ -423,7 +428,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     rare_event(imp, seq, &ef, &ev);
   } else {
     if (type == TRAK_EV_COUNTER) {
-      ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
+      ev.u.value = trak__counter_in(imp, seq, track,
+                                    ef.value_is_double ? ef.double_value : (double)ef.int_value);
     } else {
       ev.u.s.name = event_name(imp, seq, &ef);
       ev.u.s.cat = event_category(imp, seq, &ef);
