@@ -174,6 +174,11 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
     j->seq = j->last_seq;
     return;
   }
+  if (TRAK_UNLIKELY(x->pid == 0 && !j->pid0_seen)) {
+    /* pid 0 of a JSON trace is a process of its own, not the idle row, as in Perfetto */
+    j->pid0_seen = 1;
+    trak__process_start_new(j->imp, 0);
+  }
   x->upid = trak__process_for_pid(j->imp, x->pid);
   if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
   int added;

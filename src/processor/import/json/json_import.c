@@ -20,6 +20,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   if (!j) abort();
   j->imp = imp;
   imp->json = 1;
+  imp->tables->thread.name[0] = 0; /* the idle thread is unnamed in a JSON trace's tables */
   j->last_track = TRAK_NULL_U32;
   j->last_utid = TRAK_NULL_U32;
   return j;

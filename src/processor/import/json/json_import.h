@@ -46,6 +46,7 @@ struct trak_json_import {
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */
   uint64_t event_index;
+  int pid0_seen;        /* an event had pid 0 (made a process apart from the idle row) */
   trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
