@@ -262,6 +262,14 @@ enum trak_key {
 
 /* ---- the importer ---------------------------------------------------------------------- */
 
+/* One row of _trace_import_logs: a problem the parse phase logged with its details as args
+** (Perfetto's table; trak logs the conditions listed where it is filled). */
+typedef struct trak_import_log {
+  int64_t ts;
+  trak_stat_id stat;
+  uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+} trak_import_log;
+
 /* A JSON flow end (f without bp "e") waiting for the next slice to begin on its track. */
 typedef struct trak_pending_flow {
   uint64_t key;
@@ -292,6 +300,7 @@ typedef struct trak_importer {
   uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
+  TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
   trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
   uint32_t json_v1_flows;    /* v1 flow ids given so far */
 

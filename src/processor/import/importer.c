@@ -42,6 +42,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
   trak_vec_free(imp->pending_flows);
+  trak_vec_free(imp->import_logs);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
   trak_vec_free(imp->thread_prev);

@@ -3,8 +3,11 @@
 ** applies it: which open slices a new slice or an end closes, how an end finds its begin (by
 ** name and category), and where a complete (X) event goes that partly overlaps a slice of its
 ** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
-** which such slices nest or follow each other.
+** which such slices nest or follow each other. Each spill is also a row of
+** _trace_import_logs with the overlap's details as args.
 */
+#include <string.h>
+
 #include "processor/import/import.h"
 
 static void stack_pop(trak_track_info *info) {
@@ -102,6 +105,32 @@ static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
   return lane;
 }
 
+/* Appends one string (string id) or integer row to the arg set that starts at `set`. */
+static void log_arg(trak_tables *t, uint32_t set, const char *key, uint32_t str, int64_t i) {
+  uint32_t k = trak__strpool_intern(&t->strings, key, strlen(key));
+  uint32_t row = trak__arg_add(t, set, k, k, str ? TRAK_ARG_STRING : TRAK_ARG_INT);
+  if (str)
+    t->args.string_value[row] = str;
+  else
+    t->args.int_value[row] = i;
+}
+
+/* The _trace_import_logs row of a spilled complete slice, with Perfetto's args: the event's
+** name and phase, the overlap and the slice it conflicts with. */
+static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overlap *overlap) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  if (ev->u.s.name) log_arg(t, set, "event_name", ev->u.s.name, 0);
+  log_arg(t, set, "event_phase", trak__strpool_intern(&t->strings, "X", 1), 0);
+  log_arg(t, set, "overlap_start", 0, overlap->start);
+  log_arg(t, set, "overlap_end", 0, overlap->end);
+  if (overlap->name) log_arg(t, set, "conflicting_slice_name", overlap->name, 0);
+  log_arg(t, set, "conflicting_slice_ts", 0, overlap->ts);
+  log_arg(t, set, "conflicting_slice_dur", 0, overlap->dur);
+  trak_vec_push(imp->import_logs,
+                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set}));
+}
+
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                            const trak_overlap *overlap) {
   const trak_tables *t = imp->tables;
@@ -115,6 +144,7 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
                   name ? name : "", (long long)ev->ts, (long long)dur, other ? other : "",
                   (long long)overlap->ts, (long long)overlap->dur, (long long)overlap->start,
                   (long long)overlap->end);
+  overlap_log(imp, ev, overlap);
   /* The first lane where the slice nests in the innermost open slice or follows them all. */
   for (uint32_t lane = 0;; lane++) {
     int added;

@@ -26,7 +26,9 @@ static const char *const views_sql =
     "  WHERE classification = 'process_counter_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
     "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
-    "  description TEXT);";
+    "  description TEXT);"
+    "CREATE TABLE _trace_import_logs(id BIGINT, trace_id BIGINT, ts BIGINT, byte_offset BIGINT, "
+    "  severity TEXT, name TEXT, arg_set_id BIGINT);";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -50,9 +52,10 @@ const char *const *trak_processor_table_names(void) {
   return table_names;
 }
 
+static const char *const severities[] = {"info", "data_loss", "error"};
+
 /* Inserts one stats row; idx < 0 is NULL. */
 static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
-  static const char *const severities[] = {"info", "data_loss", "error"};
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
   if (idx < 0)
     sqlite3_bind_null(st, 2);
@@ -80,12 +83,36 @@ static int fill_stats(trak_processor *p) {
   return rc;
 }
 
+/* The problems the import logged with details, as Perfetto's _trace_import_logs. */
+static int fill_import_logs(trak_processor *p) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO _trace_import_logs VALUES (?, 0, ?, NULL, ?, ?, ?)",
+                              -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
+    const trak_import_log *l = &p->imp.import_logs.v[i];
+    const trak_stat_def *def = &trak__stat_defs[l->stat];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    sqlite3_bind_int64(st, 2, l->ts);
+    sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, def->name, -1, SQLITE_STATIC);
+    if (l->arg_set_id == TRAK_NULL_U32)
+      sqlite3_bind_null(st, 5);
+    else
+      sqlite3_bind_int64(st, 5, l->arg_set_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int trak__sql_init(trak_processor *p, trak_error *err) {
   int rc = sqlite3_open_v2(":memory:", &p->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
   if (rc == SQLITE_OK) rc = trak__vtab_register(p);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);
+  if (rc == SQLITE_OK) rc = fill_import_logs(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
