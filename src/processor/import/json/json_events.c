@@ -100,6 +100,18 @@ static inline int ts_of(const trak_json_value *v, int64_t *out) {
     *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
     return 1;
   }
+  /* A fraction of at most 3 digits on at most 12 integer digits: Perfetto's double rounds to
+  ** the exact decimal value there (its error is far below half a nanosecond). */
+  size_t frac = v->len - (size_t)(v->s[0] == '-') - v->int_digits - 1;
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && v->is_float == 1 && v->int_digits <= 12 &&
+                  frac <= 3)) {
+    uint64_t ns = v->ival * 1000;
+    const char *f = v->s + v->len - frac;
+    for (uint64_t scale = 100; frac--; scale /= 10)
+      ns += (uint64_t)(*f++ - '0') * scale;
+    *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
+    return 1;
+  }
   if (v->kind != TRAK_JSON_NUMBER && v->kind != TRAK_JSON_STRING) return 0;
   return trak__json_ts_ns(v->s, v->len, out);
 }

@@ -122,10 +122,10 @@ static int event_read(trak_json_cur *c, jevent *e) {
     c->p++;
     return TRAK_JSON_OK;
   }
+  e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
     trak_json_value key, val;
     if ((rc = trak__json_member(c, &key, &val))) return rc;
-    e->saw_field = 1;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if (slot) *slot = val;
     ch = trak__json_peek(c);
