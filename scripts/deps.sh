@@ -13,6 +13,9 @@ packages=(
   libcmocka-dev                      # unit tests
   clang libclang-rt-dev              # libFuzzer targets and the sanitizer builds
   clang-format                       # `make format`
+  python3 python3-pytest             # the Python package's tests (python/), run by /usr/bin/python3
+  python3-numpy python3-pandas       # its dataframes
+  python3-setuptools python3-pip     # `pip install ./python`, tested offline
 )
 
 missing=()
