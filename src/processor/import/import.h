@@ -65,6 +65,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_FLOW_WITHOUT_DIRECTION,
   TRAK_STAT_FLOW_DUPLICATE_ID,
   TRAK_STAT_FLOW_STEP_WITHOUT_START,
+  TRAK_STAT_INVALID_TIMESTAMP,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -373,6 +374,10 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 ** snapshot relates the clocks. */
 int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                         int64_t *out);
+/* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
+** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
+int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                int64_t ts);
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
 /* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */
