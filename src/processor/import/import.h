@@ -338,7 +338,8 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 /* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
-** a slice end's arguments join its begin's, as arg sets never change once made. */
+** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
+** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 
 /* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
