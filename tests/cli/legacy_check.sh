@@ -22,5 +22,13 @@ encode <"$TRAK_SOURCE_DIR/tests/data/golden/log_messages.pbtxt" >"$WORK/log.pb" 
 expect_lines "$WORK/log.txt" \
   'log_message on an event without a thread; left out of its args' \
   'log message body iid 7 is not interned on sequence 1'
+# Each stat counted is explained once, in words, after the problems.
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/flows_v2.pbtxt" >"$WORK/flows.pb" || exit 1
+"$TRAK" check "$WORK/flows.pb" >"$WORK/flows.txt"
+expect_lines "$WORK/flows.txt" \
+  'flow 9 begins again while open [flow_duplicate_id]' \
+  'flow_duplicate_id (1): Flows begun (legacy FLOW_OUT) with the id of a flow still open' \
+  'flow_end_without_start (1): Flow ends (legacy FLOW_IN) for flows that never began' \
+  'flow_without_direction (1): legacy_event.bind_id without a valid flow_direction'
 [ $fail = 0 ] && echo "legacy and typed-argument diagnostics ok"
 exit $fail

@@ -88,9 +88,12 @@ static void put_arg_value(out *o, uint32_t row) {
     fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)t->args.int_value[row]);
     break;
   case TRAK_ARG_REAL:
-    if (isfinite(t->args.real_value[row]))
-      fprintf(f, "%.17g", t->args.real_value[row]);
-    else
+    if (isfinite(t->args.real_value[row])) {
+      /* With a point, so that it reads back as a real, not an integer. */
+      char num[40];
+      snprintf(num, sizeof num, "%.17g", t->args.real_value[row]);
+      fprintf(f, "%s%s", num, strpbrk(num, ".eE") ? "" : ".0");
+    } else
       fputs("null", f);
     break;
   case TRAK_ARG_STRING:

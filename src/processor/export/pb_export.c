@@ -127,8 +127,30 @@ static void debug_annotation(pb_out *o, uint32_t row) {
   trak_arg_type type = (trak_arg_type)t->args.value_type[row];
   if (type == TRAK_ARG_NULL) return;
   const char *key = str(t, t->args.key[row]), *dot = strchr(key, '.');
-  trak_pb_nested da = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
-  trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, dot ? dot + 1 : key);
+  /* The key after its first segment as nested values: ".name" a dict entry, "[i]" the i-th
+  ** array element (after i empty ones, as each row is its own annotation), since names with
+  ** '.', '[' or ']' in them read back sanitised ('_'), as Perfetto reads them. */
+  const char *p = dot ? dot + 1 : key;
+  trak_pb_nested nest[32];
+  int depth = 0;
+  nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
+  size_t n = strcspn(p, ".[");
+  trak_pb_put_bytes(b, TRAK_PB_DebugAnnotation_name, p, n);
+  for (p += n; *p && depth < 32;) {
+    if (*p == '.') {
+      n = strcspn(++p, ".[");
+      nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_dict_entries);
+      trak_pb_put_bytes(b, TRAK_PB_DebugAnnotation_name, p, n);
+      p += n;
+    } else {
+      char *end;
+      unsigned long index = strtoul(p + 1, &end, 10);
+      for (unsigned long k = 0; k < index && k < 4096; k++)
+        trak_pb_end_nested(b, trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_array_values));
+      nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_array_values);
+      p = *end == ']' ? end + 1 : end;
+    }
+  }
   int64_t i = t->args.int_value[row];
   switch (type) {
   case TRAK_ARG_INT:
@@ -158,7 +180,8 @@ static void debug_annotation(pb_out *o, uint32_t row) {
   default:
     break;
   }
-  trak_pb_end_nested(b, da);
+  while (depth > 0)
+    trak_pb_end_nested(b, nest[--depth]);
 }
 
 /* A slice's begin (or instant): name, category, args and flows. */

@@ -69,6 +69,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_FLOW_WITHOUT_DIRECTION,
   TRAK_STAT_FLOW_DUPLICATE_ID,
   TRAK_STAT_FLOW_STEP_WITHOUT_START,
+  TRAK_STAT_INVALID_TIMESTAMP,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -366,7 +367,8 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 /* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
-** a slice end's arguments join its begin's, as arg sets never change once made. */
+** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
+** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 
 /* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
@@ -402,6 +404,10 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 ** snapshot relates the clocks. */
 int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                         int64_t *out);
+/* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
+** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
+int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                int64_t ts);
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
 /* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */

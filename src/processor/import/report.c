@@ -28,7 +28,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "zstd_compressed_packets are not supported."},
     [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
-                                       "the sequence's incremental state was invalid.", 1},
+                                       "the sequence's incremental state was invalid.",
+                                       1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
                                "previous_packet_dropped: the writer lost packets on a sequence."},
     [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
@@ -37,7 +38,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                     "References to interned ids never defined on the sequence."},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
-                                      "clock; the packets were dropped.", 1},
+                                      "clock; the packets were dropped.",
+                                      1},
     [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
                                  "Track uuids used by events but never described."},
     [TRAK_STAT_NO_TRACK] = {"track_event_without_track", TRAK_SEVERITY_ERROR,
@@ -46,7 +48,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
                             "Events of unspecified or unknown type, or legacy events without "
                             "the thread, process or id their phase needs (dropped); log "
-                            "messages on events without a thread (left out of the args).", 1},
+                            "messages on events without a thread (left out of the args).",
+                            1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
                                  "Slice ends on a track with no open slice; dropped.", 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
@@ -65,7 +68,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "sequence on the same track (sorted on import)."},
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
                                         "Track descriptors whose parent_uuid is never "
-                                        "described.", 1},
+                                        "described.",
+                                        1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
                                "A JSON trace is not valid JSON (the events before the error "
                                "were imported), or a JSON event has no ph, no valid ts, or a "
@@ -102,10 +106,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
                                           TRAK_SEVERITY_ERROR,
                                           "Track descriptors with a thread that lacks its pid or "
-                                          "tid; the descriptor was skipped.", 1},
+                                          "tid; the descriptor was skipped.",
+                                          1},
     [TRAK_STAT_PROCESS_MISSING_PID] = {"track_descriptor_process_missing_pid", TRAK_SEVERITY_ERROR,
                                        "Track descriptors with a process that lacks its pid; the "
-                                       "descriptor was skipped.", 1},
+                                       "descriptor was skipped.",
+                                       1},
     [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
                                           "Flow ends (legacy FLOW_IN) for flows that never "
                                           "began; no flow row."},
@@ -118,6 +124,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
                                            "Flow steps (legacy FLOW_INOUT) for flows that never "
                                            "began; no flow row."},
+    [TRAK_STAT_INVALID_TIMESTAMP] = {"track_event_invalid_timestamp", TRAK_SEVERITY_ERROR,
+                                     "Track events whose timestamp is negative (or saturates "
+                                     "there); dropped.",
+                                     1},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

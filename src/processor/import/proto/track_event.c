@@ -380,6 +380,33 @@ void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
   push_event(imp, seq, ev);
 }
 
+static int64_t saturating_mul_1000(int64_t us) {
+  if (us > INT64_MAX / 1000) return INT64_MAX;
+  if (us < INT64_MIN / 1000) return INT64_MIN;
+  return us * 1000;
+}
+
+/* The legacy timestamp_delta_us / timestamp_absolute_us, which are CLOCK_MONOTONIC
+** microseconds (a delta from the sequence's last delta-based time; an absolute one does not
+** move that base), as Perfetto reads them. Returns -1 (counted) for a negative time: drop. */
+__attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_sequence *seq,
+                                                      const event_fields *ef, int64_t *ts) {
+  int64_t ns;
+  if (ef->has_delta_us) {
+    seq->last_event_us = trak__wadd(seq->last_event_us, ef->delta_us);
+    ns = saturating_mul_1000(seq->last_event_us);
+  } else {
+    ns = saturating_mul_1000(ef->abs_us);
+  }
+  if (ns < 0) {
+    trak__report(imp, TRAK_STAT_INVALID_TIMESTAMP, "track_event time %lld us is negative; dropped",
+                 (long long)(ef->has_delta_us ? seq->last_event_us : ef->abs_us));
+    return -1;
+  }
+  *ts = trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_MONOTONIC, ns);
+  return 0;
+}
+
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
   event_fields ef;
@@ -395,13 +422,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
 
   int64_t ts = ctx->ts;
-  if (ef.has_abs_us)
-    ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
-  else if (ef.has_delta_us)
-    seq->last_event_us = trak__wadd(seq->last_event_us, ef.delta_us),
-    ts = trak__wmul(seq->last_event_us, 1000);
-  else if (!ctx->has_ts)
+  if (TRAK_UNLIKELY(ef.has_abs_us | ef.has_delta_us)) {
+    if (legacy_timestamp(imp, seq, &ef, &ts)) return;
+  } else if (!ctx->has_ts) {
     ts = 0;
+  }
 
   if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
     return;
