@@ -245,6 +245,10 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
+  if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
+    track = trak__async_track(imp, track, type, ev->u.s.name);
+    info = &imp->tracks.v[track];
+  }
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) /* the event that makes the track a row */
     info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
   if (imp->json) {

@@ -200,6 +200,7 @@ typedef struct trak_track_info {
   uint8_t merge_none; /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
   const char *type;   /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
+  uint8_t json_async; /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   int32_t rank;
   uint32_t name; /* string id */
@@ -271,6 +272,15 @@ typedef struct trak_import_log {
   uint32_t arg_set_id; /* TRAK_NULL_U32: none */
 } trak_import_log;
 
+/* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
+** holds it and how many of its begins are open. */
+typedef struct trak_async_lane {
+  uint32_t cookie; /* cookie track index */
+  uint32_t nest;
+  uint32_t track; /* output track index */
+  uint32_t next;  /* next lane of the set in async_lanes, TRAK_NULL_U32: last */
+} trak_async_lane;
+
 /* A JSON flow end (f without bp "e") waiting for the next slice to begin on its track. */
 typedef struct trak_pending_flow {
   uint64_t key;
@@ -302,6 +312,9 @@ typedef struct trak_importer {
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  trak_map async_roots;                      /* JSON cookie track -> its set's root name */
+  trak_map async_sets;                       /* root name << 32 | upid + 1 -> first lane */
+  TRAK_VEC(trak_async_lane) async_lanes;     /* lanes of all sets */
   trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
   uint32_t json_v1_flows;    /* v1 flow ids given so far */
 
@@ -495,6 +508,9 @@ void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slic
                         uint64_t pkt);
 /* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
 uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
+/* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
+** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
+uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
 
