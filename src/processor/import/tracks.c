@@ -4,6 +4,7 @@
 ** model), the implied tracks of legacy events, and the final track table with each track's
 ** type, scope, parent and source args.
 */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -482,8 +483,9 @@ typedef struct track_order {
   uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
 } track_order;
 
-static const track_order *order_v;
-static int order_cmp(const void *a, const void *b) {
+/* qsort_r's comparator (the order array as its context: processors run in parallel threads). */
+static int order_cmp(const void *a, const void *b, void *ctx) {
+  const track_order *order_v = ctx;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   if (order_v[x].first_ts != order_v[y].first_ts)
     return order_v[x].first_ts < order_v[y].first_ts ? -1 : 1;
@@ -564,8 +566,7 @@ void trak__tracks_finish(trak_importer *imp) {
   size_t n_used = 0;
   for (uint32_t i = 0; i < n; i++)
     if (ord[i].first_ts != INT64_MAX) used[n_used++] = i;
-  order_v = ord;
-  qsort(used, n_used, sizeof *used, order_cmp);
+  qsort_r(used, n_used, sizeof *used, order_cmp, ord);
   for (size_t k = 0; k < n_used; k++)
     track_row(imp, ord, used[k], 0);
   for (size_t r = 0; r < t->slice.n; r++)
