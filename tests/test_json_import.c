@@ -70,7 +70,7 @@ static void any_split_same_tables(void **state) {
   assert_non_null(strstr(want, "1500:7500:out\xc3\xa9r:0"));
   assert_non_null(strstr(want, "args.s=q\"uote"));
   assert_non_null(strstr(want, "args.big=-1")); /* uint64 bits as an int64, as Perfetto */
-  assert_non_null(strstr(want, "1>2")); /* s binds to "in", open at 2.1; f to "t" */
+  assert_non_null(strstr(want, "1>2"));         /* s binds to "in", open at 2.1; f to "t" */
   assert_null(strstr(want, "json_tokenizer_failure"));
   static const size_t chunks[] = {1, 2, 3, 7, 64};
   for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
@@ -126,7 +126,8 @@ static void nested_args_flatten(void **state) {
   (void)state;
   static const char trace[] =
       "[{\"ph\": \"X\", \"name\": \"n\", \"ts\": 1, \"dur\": 1, \"pid\": 1, \"tid\": 1, "
-      "\"args\": {\"a\": {\"b\": 1, \"c\": [null, 2, [3, {\"d\": \"x\"}], {}], \"e\\u0041\": true}, "
+      "\"args\": {\"a\": {\"b\": 1, \"c\": [null, 2, [3, {\"d\": \"x\"}], {}], \"e\\u0041\": "
+      "true}, "
       "\"f\": [], \"g\": null, \"h\": -1.5, \"i\": 18446744073709551615, "
       "\"j\": {\"k\": {\"l\": false}}}}]";
   trak_processor *p = import_split(trace, sizeof trace - 1, sizeof trace);
@@ -174,7 +175,7 @@ static void timestamps_from_text(void **state) {
                {"1234567890123.456", 1, 1234567890123456},
                {"1.5e3", 1, 1500000},
                {"15e-1", 1, 1500},
-               {"9223372036854775.807", 0, 0}, /* past int64 once rounded to a double */
+               {"9223372036854775.807", 0, 0},             /* past int64 once rounded to a double */
                {"9223372036854.775", 1, 9223372036854776}, /* double rounding */
                {"9223372036854775.808", 0, 0},
                {"99999999999999999999", 0, 0},
@@ -218,8 +219,8 @@ static void tokenizer_resumes_and_rejects(void **state) {
   memset(deep, '[', 100);
   deep[100] = 0;
   assert_int_equal(scan(deep, 0, &v, &c), TRAK_JSON_ERROR);
-  trak_json_value s = {.kind = TRAK_JSON_STRING, .escaped = 1,
-                       .s = "a\\n\\u00e9\\ud83d\\ude00\\\"", .len = 23};
+  trak_json_value s = {
+      .kind = TRAK_JSON_STRING, .escaped = 1, .s = "a\\n\\u00e9\\ud83d\\ude00\\\"", .len = 23};
   char buf[32];
   size_t n = trak__json_unescape(&s, buf, sizeof buf);
   assert_int_equal(n, 9);
@@ -250,12 +251,9 @@ static void export_reimports(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(any_split_same_tables),
-      cmocka_unit_test(long_events_any_split),
-      cmocka_unit_test(nested_args_flatten),
-      cmocka_unit_test(empty_array_trace),
-      cmocka_unit_test(timestamps_from_text),
-      cmocka_unit_test(tokenizer_resumes_and_rejects),
+      cmocka_unit_test(any_split_same_tables), cmocka_unit_test(long_events_any_split),
+      cmocka_unit_test(nested_args_flatten),   cmocka_unit_test(empty_array_trace),
+      cmocka_unit_test(timestamps_from_text),  cmocka_unit_test(tokenizer_resumes_and_rejects),
       cmocka_unit_test(export_reimports),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -1,6 +1,7 @@
 /*
 ** This file holds the parse phase: the sequences' event records are merged in timestamp order
-** (ties keep file order; JSON ties as Perfetto's sorter orders them) and become slices with depth and parent_id per track, counter values
+** (ties keep file order; JSON ties as Perfetto's sorter orders them) and become slices with depth
+*and parent_id per track, counter values
 ** (incremental and scaled counters included), extra counter values and flows. Record blocks
 ** are freed as soon as they are consumed, so records and tables are never both at full size.
 */

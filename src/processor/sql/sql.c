@@ -86,8 +86,8 @@ static int fill_stats(trak_processor *p) {
 /* The problems the import logged with details, as Perfetto's _trace_import_logs. */
 static int fill_import_logs(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO _trace_import_logs VALUES (?, 0, ?, NULL, ?, ?, ?)",
-                              -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(
+      p->db, "INSERT INTO _trace_import_logs VALUES (?, 0, ?, NULL, ?, ?, ?)", -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
     const trak_import_log *l = &p->imp.import_logs.v[i];
     const trak_stat_def *def = &trak__stat_defs[l->stat];

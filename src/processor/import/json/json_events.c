@@ -260,8 +260,8 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t key = intern(j, j->key, k->key_len);
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
-  if (TRAK_UNLIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' &&
-                    v->len <= 20 && !int_of(v, &iv))) {
+  if (TRAK_UNLIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && v->len <= 20 &&
+                    !int_of(v, &iv))) {
     /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
     ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
     char buf[24];
