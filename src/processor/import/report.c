@@ -11,40 +11,45 @@
 
 const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_TRACE_TRUNCATED] = {"trace_truncated", TRAK_SEVERITY_DATA_LOSS,
-                                   "The trace ends in the middle of a packet; it was dropped."},
+                                   "The trace ends in the middle of a packet; it was dropped.", 0},
     [TRAK_STAT_TRACE_CORRUPT] = {"trace_corrupt", TRAK_SEVERITY_DATA_LOSS,
                                  "Malformed bytes between packets; the rest of the trace was "
-                                 "skipped."},
+                                 "skipped.",
+                                 0},
     [TRAK_STAT_PACKET_MALFORMED] = {"packet_malformed", TRAK_SEVERITY_DATA_LOSS,
                                     "A packet whose fields do not decode; its valid fields "
-                                    "before the error were kept."},
+                                    "before the error were kept.",
+                                    0},
     [TRAK_STAT_TEXT_PARSE_ERROR] =
         {"text_parse_error", TRAK_SEVERITY_ERROR,
          "A text format trace does not parse; the packets before the error "
-         "were imported."},
+         "were imported.",
+         0},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
-                                     "compressed_packets that do not inflate."},
+                                     "compressed_packets that do not inflate.", 0},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
-                                          "zstd_compressed_packets are not supported."},
+                                          "zstd_compressed_packets are not supported.", 0},
     [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
                                        "the sequence's incremental state was invalid.",
                                        1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
-                               "previous_packet_dropped: the writer lost packets on a sequence."},
+                               "previous_packet_dropped: the writer lost packets on a sequence.",
+                               0},
     [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
                                    "Interned entries without an iid or with iid 0.", 1},
     [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
-                                    "References to interned ids never defined on the sequence."},
+                                    "References to interned ids never defined on the sequence.", 0},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
                                       "clock; the packets were dropped.",
                                       1},
     [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
-                                 "Track uuids used by events but never described."},
+                                 "Track uuids used by events but never described.", 0},
     [TRAK_STAT_NO_TRACK] = {"track_event_without_track", TRAK_SEVERITY_ERROR,
                             "Events with no track_uuid, no default track and no thread; "
-                            "dropped."},
+                            "dropped.",
+                            0},
     [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
                             "Events of unspecified or unknown type, or legacy events without "
                             "the thread, process or id their phase needs (dropped); log "
@@ -53,36 +58,44 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
                                  "Slice ends on a track with no open slice; dropped.", 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
-                                "Slices never ended; their dur is -1."},
+                                "Slices never ended; their dur is -1.", 0},
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
                                "Slice ends naming a slice other than the innermost open one "
-                               "(overlapping slices that do not nest)."},
+                               "(overlapping slices that do not nest).",
+                               0},
     [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
                                              "Counter values on a track without a counter "
-                                             "descriptor (kept)."},
+                                             "descriptor (kept).",
+                                             0},
     [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
                                           "Extra counter values without a matching track "
-                                          "uuid; dropped."},
+                                          "uuid; dropped.",
+                                          0},
     [TRAK_STAT_DECREASING_TS] = {"track_timestamp_decreasing", TRAK_SEVERITY_INFO,
                                  "Events written with a timestamp below the previous one of their "
-                                 "sequence on the same track (sorted on import)."},
+                                 "sequence on the same track (sorted on import).",
+                                 0},
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
                                         "Track descriptors whose parent_uuid is never "
                                         "described.",
                                         1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
                                "A JSON trace is not valid JSON; the events before the error "
-                               "were imported."},
+                               "were imported.",
+                               0},
     [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
                               "JSON events that cannot be imported (no ts, unknown phase, "
-                              "missing id or args); skipped."},
+                              "missing id or args); skipped.",
+                              0},
     [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_ERROR,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
-                                     "on their thread; dropped."},
+                                     "on their thread; dropped.",
+                                     0},
     [TRAK_STAT_LEGACY_UNSUPPORTED] = {"legacy_event_unsupported", TRAK_SEVERITY_INFO,
                                       "TrackEvent.legacy_event phases (dropped) or fields "
                                       "(ignored) trak does not import; Perfetto keeps such "
-                                      "events in its raw table."},
+                                      "events in its raw table.",
+                                      0},
     [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
                                           TRAK_SEVERITY_ERROR,
                                           "Track descriptors with a thread that lacks its pid or "
@@ -94,16 +107,20 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        1},
     [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
                                           "Flow ends (legacy FLOW_IN) for flows that never "
-                                          "began; no flow row."},
+                                          "began; no flow row.",
+                                          0},
     [TRAK_STAT_FLOW_WITHOUT_DIRECTION] = {"flow_without_direction", TRAK_SEVERITY_ERROR,
                                           "legacy_event.bind_id without a valid flow_direction; "
-                                          "no flow."},
+                                          "no flow.",
+                                          0},
     [TRAK_STAT_FLOW_DUPLICATE_ID] = {"flow_duplicate_id", TRAK_SEVERITY_ERROR,
                                      "Flows begun (legacy FLOW_OUT) with the id of a flow still "
-                                     "open; ignored."},
+                                     "open; ignored.",
+                                     0},
     [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
                                            "Flow steps (legacy FLOW_INOUT) for flows that never "
-                                           "began; no flow row."},
+                                           "began; no flow row.",
+                                           0},
     [TRAK_STAT_INVALID_TIMESTAMP] = {"track_event_invalid_timestamp", TRAK_SEVERITY_ERROR,
                                      "Track events whose timestamp is negative (or saturates "
                                      "there); dropped.",
