@@ -43,7 +43,6 @@ typedef enum trak_stat_id {
   TRAK_STAT_INCREMENTAL_INVALID,
   TRAK_STAT_PACKET_LOSS,
   TRAK_STAT_INTERNED_ERRORS,
-  TRAK_STAT_INTERNED_MISSING,
   TRAK_STAT_CLOCK_SYNC_FAILURE,
   TRAK_STAT_UNKNOWN_TRACK,
   TRAK_STAT_NO_TRACK,
@@ -238,6 +237,7 @@ enum trak_key {
   TRAK_KEY_SOURCE_FILE,
   TRAK_KEY_SOURCE_FUNCTION,
   TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_SOURCE_IID,
   TRAK_KEY_INLINE_FILE,
   TRAK_KEY_INLINE_FUNCTION,
   TRAK_KEY_INLINE_LINE,
@@ -349,7 +349,8 @@ void trak__sequence_clear(trak_sequence *seq);
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
 /* The string id interned under `iid` of `kind` (for source locations: the index in
-** imp->source_locs), or 0 (reported as missing). */
+** imp->source_locs), or 0 (reported as missing; a missing category is named
+** "unknown(<iid>)", as Perfetto names it). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
 /* A counter value as recorded: on an incremental counter track, the sequence's running sum
@@ -399,6 +400,10 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
                                 size_t len);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
+/* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
+** when `track` is a global track, or a process track of that thread's process; else
+** TRAK_NULL_U32. */
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);

@@ -29,17 +29,19 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "compressed_packets that do not inflate.", 0},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
                                           "zstd_compressed_packets are not supported.", 0},
-    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_INFO,
+    [TRAK_STAT_INCREMENTAL_INVALID] = {"packet_skipped_seq_needs_incremental_state_invalid",
+                                       TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
                                        "the sequence's incremental state was invalid.",
                                        1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
                                "previous_packet_dropped: the writer lost packets on a sequence.",
                                0},
-    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
-                                   "Interned entries without an iid or with iid 0.", 1},
-    [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
-                                    "References to interned ids never defined on the sequence.", 0},
+    [TRAK_STAT_INTERNED_ERRORS] =
+        {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
+         "Interned entries without an iid or with iid 0, and references to interned ids never "
+         "defined on the sequence (the field is left out).",
+         1},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
                                       "clock; the packets were dropped.",
