@@ -87,16 +87,18 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   }
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. */
+/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
+** is not a counter track is dropped (and counted), as Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
   trak_track_info *info = &imp->tracks.v[track];
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
-  if (!info->is_counter && info->described) {
+  if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
-                    "counter value on %s, which has no counter descriptor",
+                    "counter value on %s, which has no counter descriptor; dropped",
                     track_label(imp, track, label, sizeof label));
+    return v;
   }
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;

@@ -65,10 +65,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                "Slice ends naming a slice other than the innermost open one "
                                "(overlapping slices that do not nest).",
                                0},
-    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
-                                             "Counter values on a track without a counter "
-                                             "descriptor (kept).",
-                                             0},
+    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"track_event_counter_invalid_track_uuid",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Counter values on a track that is not a counter "
+                                             "track (no counter descriptor); dropped.",
+                                             1},
     [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
                                           "Extra counter values without a matching track "
                                           "uuid; dropped.",
