@@ -65,6 +65,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_FLOW_DUPLICATE_ID,
   TRAK_STAT_FLOW_STEP_WITHOUT_START,
   TRAK_STAT_INVALID_TIMESTAMP,
+  TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+  TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -156,10 +158,12 @@ enum trak_intern_kind {
 };
 
 typedef struct trak_sequence {
-  uint32_t id;                          /* trusted_packet_sequence_id */
-  uint8_t state_valid;                  /* incremental state usable */
-  uint8_t seen_clear;                   /* a clear was ever seen */
-  uint8_t unsorted;                     /* records are not in timestamp order */
+  uint32_t id;         /* trusted_packet_sequence_id */
+  uint8_t state_valid; /* incremental state usable */
+  uint8_t seen_clear;  /* a clear was ever seen */
+  uint8_t unsorted;    /* records are not in timestamp order */
+  uint8_t
+      timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */

@@ -128,6 +128,18 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "Track events whose timestamp is negative (or saturates "
                                      "there); dropped.",
                                      1},
+    [TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED] = {"thread_descriptor_skipped_incremental_state_invalid",
+                                             TRAK_SEVERITY_INFO,
+                                             "thread_descriptor packets on a sequence whose "
+                                             "incremental state is not valid (not cleared yet, "
+                                             "or packets were lost); skipped.",
+                                             1},
+    [TRAK_STAT_DELTA_WITHOUT_STATE] = {"track_event_skipped_timestamp_delta_without_valid_state",
+                                       TRAK_SEVERITY_INFO,
+                                       "Track events with timestamp_delta_us on a sequence with "
+                                       "no valid thread_descriptor since its last clear or loss; "
+                                       "dropped.",
+                                       1},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

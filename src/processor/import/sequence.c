@@ -38,6 +38,7 @@ void trak__sequence_clear(trak_sequence *seq) {
   seq->default_extra_double_uuids.n = 0;
   seq->state_valid = 1;
   seq->seen_clear = 1;
+  seq->timestamps_valid = 0;
   trak__map_clear(&seq->inc_index);
   seq->inc_values.n = 0;
 }

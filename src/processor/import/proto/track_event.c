@@ -393,6 +393,12 @@ static int64_t saturating_mul_1000(int64_t us) {
 __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_sequence *seq,
                                                       const event_fields *ef, int64_t *ts) {
   int64_t ns;
+  if (ef->has_delta_us && !seq->timestamps_valid) {
+    trak__report(imp, TRAK_STAT_DELTA_WITHOUT_STATE,
+                 "timestamp_delta_us on sequence %u without a valid thread_descriptor; dropped",
+                 seq->id);
+    return -1;
+  }
   if (ef->has_delta_us) {
     seq->last_event_us = trak__wadd(seq->last_event_us, ef->delta_us);
     ns = saturating_mul_1000(seq->last_event_us);
