@@ -58,7 +58,9 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                             "messages on events without a thread (left out of the args).",
                             1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
-                                 "Slice ends on a track with no open slice; dropped.", 1},
+                                 "Slices left open inside a slice that ended (ends that do not "
+                                 "nest); cut off at its end.",
+                                 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
                                 "Slices never ended; their dur is -1.", 0},
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
@@ -140,6 +142,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        "no valid thread_descriptor since its last clear or loss; "
                                        "dropped.",
                                        1},
+    [TRAK_STAT_END_UNMATCHED] = {"slice_end_unmatched", TRAK_SEVERITY_INFO,
+                                 "Slice ends that match no open slice on their track (it began "
+                                 "before the trace, or never); dropped. Perfetto drops them "
+                                 "without counting.",
+                                 0},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
