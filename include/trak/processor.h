@@ -116,6 +116,35 @@ TRAK_API const char *trak_query_string(trak_query *q, int col);
 
 TRAK_API void trak_query_free(trak_query *q);
 
+/* A batch of rows in columns, for callers that move whole results (Python, dataframes) rather
+** than values one at a time. Filled by trak_query_fetch_columns; every pointer stays valid until
+** the next fetch or trak_query_free, and belongs to the query. */
+typedef struct trak_column_batch {
+  /* The column's type in this batch: INT, DOUBLE or STRING, or NULL when every value of the
+  ** batch is NULL. A column mixing types comes as the widest: integers with doubles as DOUBLE;
+  ** numbers with strings as STRING (the numbers as SQLite prints them). Blobs come as STRING. */
+  trak_value_type type;
+  const uint8_t *nulls;        /* one byte per row: 1 where the value is NULL */
+  const int64_t *ints;         /* INT: the values, 0 where NULL */
+  const double *doubles;       /* DOUBLE: the values, NaN where NULL */
+  const int32_t *codes;        /* STRING: index of the row's string in the column's dictionary, -1
+                               ** where NULL. The dictionary grows over the whole query: batch after
+                               ** batch, each distinct string gets the next index once. */
+  const char *new_strings;     /* the strings this batch adds to the dictionary, in index order,
+                               ** each followed by a NUL */
+  const uint64_t *new_offsets; /* n_new_strings + 1 offsets into new_strings (for strings that
+                               ** hold a NUL themselves) */
+  uint32_t n_new_strings;
+  int new_strings_have_nul; /* 1 when some new string holds a NUL (use the offsets) */
+} trak_column_batch;
+
+/* Runs the query on for up to `max_rows` rows (from the row after the current one; 0 means
+** 65536) and fills `cols` (trak_query_column_count entries) with them, column by column.
+** Returns the number of rows fetched (0 when the query is done), TRAK_EINVAL on a SQL error
+** (the rows fetched before it are lost), TRAK_ENOMEM. Do not mix with trak_query_next. */
+TRAK_API int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_column_batch *cols,
+                                          trak_error *err);
+
 /* Runs every statement of `sql`, discarding rows (for DDL, ATTACH, ...). Returns 0 or the
 ** first error. */
 TRAK_API int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err);
