@@ -93,16 +93,18 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   }
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. */
+/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
+** is not a counter track is dropped (and counted), as Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
   trak_track_info *info = &imp->tracks.v[track];
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
-  if (!info->is_counter && info->described) {
+  if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
-                    "counter value on %s, which has no counter descriptor",
+                    "counter value on %s, which has no counter descriptor; dropped",
                     track_label(imp, track, label, sizeof label));
+    return v;
   }
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
@@ -170,35 +172,31 @@ static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
-/* Ends the innermost open slice of `track`; returns its id, or TRAK_NULL_U32 (reported). */
+/* Ends the topmost open slice of `track` that the end matches (its name and category, when the
+** end has them), as Perfetto's slice tracker does; returns its id, or TRAK_NULL_U32 (reported).
+** The slice leaves the stack at once only if it is the top one: slices still open above it are
+** cut off by the next event after its end (close_stack). */
 static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   char label[160];
-  /* An end closes the innermost slice still open; slices of known duration (JSON X) above
-  ** it overlap the end and leave the stack with it. */
   size_t depth = info->open_depth;
-  while (depth && t->slice.dur[(uint32_t)info->open[depth - 1]] >= 0)
+  uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
+  while (depth) {
+    uint32_t s = (uint32_t)info->open[depth - 1];
+    if (t->slice.dur[s] < 0 && (!cat || t->slice.category[s] == cat) &&
+        (!name || !t->slice.name[s] || t->slice.name[s] == name))
+      break;
     depth--;
+  }
   if (!depth) {
-    trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
-                    "slice end on %s, where no slice is open (no slice began there)",
+    trak__report_at(imp, TRAK_STAT_END_UNMATCHED, ev->pkt,
+                    "slice end on %s matches no open slice (none began there); dropped",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  if (TRAK_UNLIKELY(depth != info->open_depth))
-    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
-                    "slice end on %s falls inside a complete slice that began after the slice "
-                    "it ends",
-                    track_label(imp, track, label, sizeof label));
-  info->open_depth = depth;
-  uint32_t slice = (uint32_t)info->open[--info->open_depth];
-  if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
-    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
-                    "slice end names \"%s\" but the innermost open slice on %s is \"%s\"",
-                    trak__str(&t->strings, ev->u.s.name),
-                    track_label(imp, track, label, sizeof label),
-                    t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
+  uint32_t slice = (uint32_t)info->open[depth - 1];
+  if (depth == info->open_depth) info->open_depth--;
   t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
   if (ev->arg_set_id != TRAK_NULL_U32)
     t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
@@ -206,14 +204,38 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
   return slice;
 }
 
-/* Pops the slices of known duration (JSON X events) that ended by `ts`: they stay on the
-** stack only to parent what starts inside them. Open B slices (dur -1) stop the popping. */
-static void close_complete(trak_tables *t, trak_track_info *info, int64_t ts) {
-  while (info->open_depth) {
-    uint32_t top = (uint32_t)info->open[info->open_depth - 1];
-    int64_t dur = t->slice.dur[top];
-    if (dur < 0 || trak__wadd(t->slice.ts[top], dur) > ts) return;
-    info->open_depth--;
+/* Before an event at `ts` (of duration `dur`: -1 for a begin or an end, 0 for an instant), pops
+** the slices that ended, as Perfetto's slice tracker does: a slice that ended before `ts`, or
+** at `ts` unless both it and the event are instants (instants at one time stack); a slice
+** that ended while slices above it are still open cuts them off at its end (counted as
+** misplaced_end_event). */
+static void close_stack(trak_importer *imp, trak_track_info *info, const trak_ev *ev,
+                        int64_t dur_new) {
+  trak_tables *t = imp->tables;
+  int incomplete = 0;
+  for (size_t i = info->open_depth; i-- > 0;) {
+    uint32_t s = (uint32_t)info->open[i];
+    int64_t dur = t->slice.dur[s];
+    if (dur < 0) {
+      incomplete = 1;
+      continue;
+    }
+    int64_t end = trak__wadd(t->slice.ts[s], dur);
+    if (incomplete) {
+      if (ev->ts <= end) continue;
+      trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                      "slices still open inside \"%s\", which ended at %lld: cut off there",
+                      t->slice.name[s] ? trak__str(&t->strings, t->slice.name[s]) : "",
+                      (long long)end);
+      for (size_t j = info->open_depth; j-- > i + 1;) {
+        uint32_t child = (uint32_t)info->open[j];
+        if (t->slice.dur[child] < 0) t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
+      }
+      info->open_depth = i;
+      incomplete = 0;
+      continue;
+    }
+    if (end < ev->ts || (end == ev->ts && !(dur == 0 && dur_new == 0))) info->open_depth = i;
   }
 }
 
@@ -269,7 +291,10 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
       info = &imp->tracks.v[track];
     }
   } else if (info->open_depth) {
-    close_complete(t, info, ev->ts);
+    close_stack(imp, info, ev,
+                type == TRAK_EV_INSTANT    ? 0
+                : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
+                                           : -1);
   }
   switch (type) {
   case TRAK_EV_BEGIN:
@@ -294,7 +319,7 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
                         (long long)ev->ts);
     }
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
-    if (type != TRAK_EV_INSTANT || imp->json) push_open(info, ev->pkt, id); /* instants stack */
+    push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
     if (imp->json) {
       if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
       if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);

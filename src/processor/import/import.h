@@ -43,7 +43,6 @@ typedef enum trak_stat_id {
   TRAK_STAT_INCREMENTAL_INVALID,
   TRAK_STAT_PACKET_LOSS,
   TRAK_STAT_INTERNED_ERRORS,
-  TRAK_STAT_INTERNED_MISSING,
   TRAK_STAT_CLOCK_SYNC_FAILURE,
   TRAK_STAT_UNKNOWN_TRACK,
   TRAK_STAT_NO_TRACK,
@@ -70,6 +69,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_FLOW_DUPLICATE_ID,
   TRAK_STAT_FLOW_STEP_WITHOUT_START,
   TRAK_STAT_INVALID_TIMESTAMP,
+  TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+  TRAK_STAT_DELTA_WITHOUT_STATE,
+  TRAK_STAT_END_UNMATCHED,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -163,12 +165,14 @@ enum trak_intern_kind {
 };
 
 typedef struct trak_sequence {
-  uint32_t id;                          /* trusted_packet_sequence_id */
-  uint8_t state_valid;                  /* incremental state usable */
-  uint8_t seen_clear;                   /* a clear was ever seen */
-  uint8_t unsorted;                     /* records are not in timestamp order */
-  uint8_t tie_unsorted;                 /* JSON: same-timestamp records out of tie order */
-  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
+  uint32_t id;         /* trusted_packet_sequence_id */
+  uint8_t state_valid; /* incremental state usable */
+  uint8_t seen_clear;  /* a clear was ever seen */
+  uint8_t unsorted;    /* records are not in timestamp order */
+  uint8_t
+      timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
+  uint8_t tie_unsorted; /* JSON: same-timestamp records out of tie order */
+  int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
@@ -247,6 +251,7 @@ enum trak_key {
   TRAK_KEY_SOURCE_FILE,
   TRAK_KEY_SOURCE_FUNCTION,
   TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_SOURCE_IID,
   TRAK_KEY_INLINE_FILE,
   TRAK_KEY_INLINE_FUNCTION,
   TRAK_KEY_INLINE_LINE,
@@ -391,7 +396,8 @@ void trak__sequence_clear(trak_sequence *seq);
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
 /* The string id interned under `iid` of `kind` (for source locations: the index in
-** imp->source_locs), or 0 (reported as missing). */
+** imp->source_locs), or 0 (reported as missing; a missing category is named
+** "unknown(<iid>)", as Perfetto names it). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
 /* A counter value as recorded: on an incremental counter track, the sequence's running sum
@@ -443,6 +449,10 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
 uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
+/* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
+** when `track` is a global track, or a process track of that thread's process; else
+** TRAK_NULL_U32. */
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);

@@ -29,17 +29,19 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "compressed_packets that do not inflate.", 0},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
                                           "zstd_compressed_packets are not supported.", 0},
-    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_INFO,
+    [TRAK_STAT_INCREMENTAL_INVALID] = {"packet_skipped_seq_needs_incremental_state_invalid",
+                                       TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
                                        "the sequence's incremental state was invalid.",
                                        1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
                                "previous_packet_dropped: the writer lost packets on a sequence.",
                                0},
-    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
-                                   "Interned entries without an iid or with iid 0.", 1},
-    [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
-                                    "References to interned ids never defined on the sequence.", 0},
+    [TRAK_STAT_INTERNED_ERRORS] =
+        {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
+         "Interned entries without an iid or with iid 0, and references to interned ids never "
+         "defined on the sequence (the field is left out).",
+         1},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
                                       "clock; the packets were dropped.",
@@ -56,17 +58,20 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                             "messages on events without a thread (left out of the args).",
                             1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
-                                 "Slice ends on a track with no open slice; dropped.", 1},
+                                 "Slices left open inside a slice that ended (ends that do not "
+                                 "nest); cut off at its end.",
+                                 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
                                 "Slices never ended; their dur is -1.", 0},
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
                                "Slice ends naming a slice other than the innermost open one "
                                "(overlapping slices that do not nest).",
                                0},
-    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
-                                             "Counter values on a track without a counter "
-                                             "descriptor (kept).",
-                                             0},
+    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"track_event_counter_invalid_track_uuid",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Counter values on a track that is not a counter "
+                                             "track (no counter descriptor); dropped.",
+                                             1},
     [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
                                           "Extra counter values without a matching track "
                                           "uuid; dropped.",
@@ -85,8 +90,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                "dur, tts or tdur that is not a number (skipped).",
                                0},
     [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
-                              "JSON events that cannot be imported (unknown phase, X without "
-                              "dur, missing id or args); skipped.",
+                              "JSON events that cannot be imported (X without dur, async "
+                              "event without id, counter without args, bad M args); skipped.",
                               0},
     [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_ERROR,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
@@ -97,29 +102,6 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                       "(ignored) trak does not import; Perfetto keeps such "
                                       "events in its raw table.",
                                       0},
-    [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
-                                              TRAK_SEVERITY_ERROR,
-                                              "JSON complete (X) events that partly overlap a "
-                                              "slice of their thread (they neither nest nor "
-                                              "follow it); each went to an overflow track of "
-                                              "the thread (type thread_overlapping_slice).",
-                                              0},
-    [TRAK_STAT_DROP_OVERLAPPING_COMPLETE] = {"slice_drop_overlapping_complete_event",
-                                             TRAK_SEVERITY_ERROR,
-                                             "Complete slices that partly overlap a slice of "
-                                             "their track and have no overflow track to go "
-                                             "to; dropped.",
-                                             0},
-    [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
-                                       TRAK_SEVERITY_ERROR,
-                                       "JSON events with a negative timestamp; dropped, as "
-                                       "Perfetto's sorter drops them.",
-                                       0},
-    [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
-                                          "The JSON trace has a displayTimeUnit key; it is a "
-                                          "hint for viewers and does not change timestamps, "
-                                          "which stay microseconds.",
-                                          0},
     [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
                                           TRAK_SEVERITY_ERROR,
                                           "Track descriptors with a thread that lacks its pid or "
@@ -149,6 +131,47 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "Track events whose timestamp is negative (or saturates "
                                      "there); dropped.",
                                      1},
+    [TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED] = {"thread_descriptor_skipped_incremental_state_invalid",
+                                             TRAK_SEVERITY_INFO,
+                                             "thread_descriptor packets on a sequence whose "
+                                             "incremental state is not valid (not cleared yet, "
+                                             "or packets were lost); skipped.",
+                                             1},
+    [TRAK_STAT_DELTA_WITHOUT_STATE] = {"track_event_skipped_timestamp_delta_without_valid_state",
+                                       TRAK_SEVERITY_INFO,
+                                       "Track events with timestamp_delta_us on a sequence with "
+                                       "no valid thread_descriptor since its last clear or loss; "
+                                       "dropped.",
+                                       1},
+    [TRAK_STAT_END_UNMATCHED] = {"slice_end_unmatched", TRAK_SEVERITY_INFO,
+                                 "Slice ends that match no open slice on their track (it began "
+                                 "before the trace, or never); dropped. Perfetto drops them "
+                                 "without counting.",
+                                 0},
+    [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
+                                              TRAK_SEVERITY_ERROR,
+                                              "JSON complete (X) events that partly overlap a "
+                                              "slice of their thread (they neither nest nor "
+                                              "follow it); each went to an overflow track of "
+                                              "the thread (type thread_overlapping_slice) and "
+                                              "is logged in _trace_import_logs.",
+                                              1},
+    [TRAK_STAT_DROP_OVERLAPPING_COMPLETE] = {"slice_drop_overlapping_complete_event",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Complete slices that partly overlap a slice of "
+                                             "their track and have no overflow track to go "
+                                             "to; dropped.",
+                                             1},
+    [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
+                                       TRAK_SEVERITY_ERROR,
+                                       "JSON events with a negative timestamp; dropped, as "
+                                       "Perfetto's sorter drops them.",
+                                       0},
+    [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
+                                          "The JSON trace has a displayTimeUnit key; it is a "
+                                          "hint for viewers and does not change timestamps, "
+                                          "which stay microseconds.",
+                                          0},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

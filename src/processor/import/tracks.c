@@ -443,6 +443,16 @@ static const char *track_type(const trak_track_info *info, const trak_track_info
   return plain ? "global_track_event" : "global_merged_track_event";
 }
 
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
+  uint32_t utid, upid;
+  track_scope(imp, track, &utid, &upid);
+  if (utid != TRAK_NULL_U32) return TRAK_NULL_U32;
+  uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
+  if (seq_utid == TRAK_NULL_U32) return TRAK_NULL_U32;
+  if (upid != TRAK_NULL_U32 && imp->tables->thread.upid[seq_utid] != upid) return TRAK_NULL_U32;
+  return seq_utid;
+}
+
 /* Appends one row to arg set `set` (the last one of args): a string (string id) or an
 ** integer-like value. The args columns may move, so the row is written after it is added. */
 static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {

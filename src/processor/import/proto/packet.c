@@ -157,6 +157,7 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   if (pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
+    seq->timestamps_valid = 0;
   }
   if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
@@ -205,10 +206,16 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
   if (pf.descriptor.data)
     trak__track_descriptor_add(imp, seq, pf.descriptor.data, pf.descriptor.len);
   if (pf.trace_stats.data) trak__trace_stats_add(imp, pf.trace_stats.data, pf.trace_stats.len);
-  if (pf.thread.data) {
+  if (pf.thread.data && !seq->state_valid) {
+    trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+                 "thread_descriptor on sequence %u before it cleared its incremental state; "
+                 "skipped, as Perfetto skips it",
+                 seq->id);
+  } else if (pf.thread.data) {
     uint32_t utid = trak__thread_descriptor_add(imp, pf.thread.data, pf.thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
     thread_references(imp, seq, &pf.thread);
+    seq->timestamps_valid = 1;
   }
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */

@@ -348,7 +348,8 @@ uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_f
 /* The record of an event with typed arguments or legacy thread times (ev's ts, track and pkt
 ** set): a log message needs the track's thread, and thread times go to its thread counters. */
 __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequence *seq,
-                                                 const event_fields *ef, trak_ev *ev) {
+                                                 const event_fields *ef, trak_ev *ev,
+                                                 uint32_t passthrough_utid) {
   const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
   uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
@@ -357,7 +358,7 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, TRAK_NULL_U32, 0, 0, 0};
+    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
   trak_te_thread th;
@@ -392,6 +393,12 @@ static int64_t saturating_mul_1000(int64_t us) {
 __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_sequence *seq,
                                                       const event_fields *ef, int64_t *ts) {
   int64_t ns;
+  if (ef->has_delta_us && !seq->timestamps_valid) {
+    trak__report(imp, TRAK_STAT_DELTA_WITHOUT_STATE,
+                 "timestamp_delta_us on sequence %u without a valid thread_descriptor; dropped",
+                 seq->id);
+    return -1;
+  }
   if (ef->has_delta_us) {
     seq->last_event_us = trak__wadd(seq->last_event_us, ef->delta_us);
     ns = saturating_mul_1000(seq->last_event_us);
@@ -449,8 +456,14 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ev.track = type << TRAK_EV_TYPE_SHIFT | track;
   ev.pkt = (uint32_t)imp->packet_index;
   ev.arg_set_id = TRAK_NULL_U32;
-  if (TRAK_UNLIKELY(ef.extras)) {
-    rare_event(imp, seq, &ef, &ev);
+  /* An event on a process or global track from a sequence with a thread names that thread in
+  ** legacy_event.passthrough_utid, as Perfetto's importer does. */
+  uint32_t passthrough = TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 &&
+                                       track != seq->thread_track && type != TRAK_EV_COUNTER)
+                             ? trak__passthrough_utid(imp, seq, track)
+                             : TRAK_NULL_U32;
+  if (TRAK_UNLIKELY(ef.extras | (passthrough != TRAK_NULL_U32))) {
+    rare_event(imp, seq, &ef, &ev, passthrough);
   } else {
     if (type == TRAK_EV_COUNTER) {
       ev.u.value = trak__counter_in(imp, seq, track,
