@@ -492,12 +492,16 @@ typedef struct track_order {
   uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
 } track_order;
 
-static const track_order *order_v;
-static int order_cmp(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  if (order_v[x].first_ts != order_v[y].first_ts)
-    return order_v[x].first_ts < order_v[y].first_ts ? -1 : 1;
-  return x < y ? -1 : x > y;
+/* A used track and its first event's time, sorted by (time, index). */
+typedef struct track_first {
+  int64_t ts;
+  uint32_t i;
+} track_first;
+
+static int first_cmp(const void *a, const void *b) {
+  const track_first *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
@@ -567,17 +571,16 @@ void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
   size_t n = imp->tracks.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
-  uint32_t *used = malloc((n ? n : 1) * sizeof *used);
+  track_first *used = malloc((n ? n : 1) * sizeof *used);
   if (!ord || !used) abort();
   for (size_t i = 0; i < n; i++)
     ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
   size_t n_used = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (ord[i].first_ts != INT64_MAX) used[n_used++] = i;
-  order_v = ord;
-  qsort(used, n_used, sizeof *used, order_cmp);
+    if (ord[i].first_ts != INT64_MAX) used[n_used++] = (track_first){ord[i].first_ts, i};
+  qsort(used, n_used, sizeof *used, first_cmp);
   for (size_t k = 0; k < n_used; k++)
-    track_row(imp, ord, used[k], 0);
+    track_row(imp, ord, used[k].i, 0);
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)
