@@ -567,8 +567,30 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   return id;
 }
 
+/* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread
+** descriptor's sibling_order_rank becomes its process_sort_index_hint / thread_sort_index_hint
+** arg, as Perfetto writes them when the import ends. */
+static void sort_index_hints(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    const trak_track_info *info = &imp->tracks.v[i];
+    if (!info->has_rank) continue;
+    int thread = info->is_thread && imp->thread_ordering_explicit;
+    int process = info->is_process && imp->process_ordering_explicit;
+    if (!thread && !process) continue;
+    uint32_t *slot =
+        thread ? &t->thread.arg_set_id[info->utid] : &t->process.arg_set_id[info->upid];
+    uint32_t set = (uint32_t)t->args.n;
+    arg_int(imp, set, thread ? "thread_sort_index_hint" : "process_sort_index_hint", TRAK_ARG_INT,
+            info->rank);
+    set = trak__args_share(imp, set);
+    *slot = trak__args_merge(imp, *slot, set);
+  }
+}
+
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
+  sort_index_hints(imp);
   size_t n = imp->tracks.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
   track_first *used = malloc((n ? n : 1) * sizeof *used);
