@@ -467,7 +467,8 @@ static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_
 }
 
 /* A descriptor track's source args, as Perfetto's: source, trace_id (its uuid),
-** is_root_in_scope, the viewer hints (child_ordering, sibling_order_rank) and description. */
+** is_root_in_scope, has_first_packet_on_sequence, the viewer hints (child_ordering,
+*sibling_order_rank) and description. */
 static void track_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
   static const char *const orderings[] = {"unknown", "lexicographic", "chronological", "explicit"};
   trak_tables *t = imp->tables;
@@ -476,6 +477,8 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
   arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
   arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
           info->is_thread || info->is_process || info->uuid == 0);
+  /* The sequence of the event that made the track a row said it wrote from its first packet. */
+  if (info->first_seq_flagged) arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
   if (info->child_ordering && info->child_ordering < 4)
     arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
   if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
