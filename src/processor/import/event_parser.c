@@ -263,7 +263,7 @@ static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info
   flows(imp, step, slice);
 }
 
-static void parse_one(trak_importer *imp, const trak_ev *ev) {
+static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
@@ -272,8 +272,10 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) /* the event that makes the track a row */
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) { /* the event that makes the track a row */
     info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
+    info->first_seq_flagged = seq->first_packet_flag;
+  }
   if (imp->json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
     ** ended stays the enclosing one until the next slice event); slices prepare it. */
@@ -460,7 +462,7 @@ void trak__events_parse(trak_importer *imp) {
     replay(&t, n);
   while (live) {
     uint32_t w = size > 1 ? t.node[1] : 0;
-    parse_one(imp, cur_ev(&t.c[w]));
+    parse_one(imp, cur_ev(&t.c[w]), t.c[w].seq);
     if (!cursor_advance(&t.c[w])) live--;
     for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
       replay(&t, n);

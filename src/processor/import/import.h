@@ -171,6 +171,7 @@ typedef struct trak_sequence {
   uint8_t unsorted;    /* records are not in timestamp order */
   uint8_t
       timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
+  uint8_t first_packet_flag;            /* a packet of the sequence had first_packet_on_sequence */
   uint8_t tie_unsorted; /* JSON: same-timestamp records out of tie order */
   int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
@@ -217,7 +218,9 @@ typedef struct trak_track_info {
   uint64_t first_pkt;   /* first packet that used or described it */
   int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
   uint32_t first_name;  /* parse phase: its first event's name (string id) */
-  size_t open_depth;    /* parse phase: number of open slices */
+  uint8_t
+      first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
+  size_t open_depth;     /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
   uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */

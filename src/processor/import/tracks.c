@@ -4,7 +4,6 @@
 ** model), the implied tracks of legacy events, and the final track table with each track's
 ** type, scope, parent and source args.
 */
-#define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
@@ -468,7 +467,8 @@ static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_
 }
 
 /* A descriptor track's source args, as Perfetto's: source, trace_id (its uuid),
-** is_root_in_scope, the viewer hints (child_ordering, sibling_order_rank) and description. */
+** is_root_in_scope, has_first_packet_on_sequence, the viewer hints (child_ordering,
+*sibling_order_rank) and description. */
 static void track_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
   static const char *const orderings[] = {"unknown", "lexicographic", "chronological", "explicit"};
   trak_tables *t = imp->tables;
@@ -477,6 +477,8 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
   arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
   arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
           info->is_thread || info->is_process || info->uuid == 0);
+  /* The sequence of the event that made the track a row said it wrote from its first packet. */
+  if (info->first_seq_flagged) arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
   if (info->child_ordering && info->child_ordering < 4)
     arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
   if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
@@ -493,13 +495,16 @@ typedef struct track_order {
   uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
 } track_order;
 
-/* qsort_r's comparator (the order array as its context: processors run in parallel threads). */
-static int order_cmp(const void *a, const void *b, void *ctx) {
-  const track_order *order_v = ctx;
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  if (order_v[x].first_ts != order_v[y].first_ts)
-    return order_v[x].first_ts < order_v[y].first_ts ? -1 : 1;
-  return x < y ? -1 : x > y;
+/* A used track and its first event's time, sorted by (time, index). */
+typedef struct track_first {
+  int64_t ts;
+  uint32_t i;
+} track_first;
+
+static int first_cmp(const void *a, const void *b) {
+  const track_first *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
 }
 
 static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
@@ -565,20 +570,42 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   return id;
 }
 
+/* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread
+** descriptor's sibling_order_rank becomes its process_sort_index_hint / thread_sort_index_hint
+** arg, as Perfetto writes them when the import ends. */
+static void sort_index_hints(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    const trak_track_info *info = &imp->tracks.v[i];
+    if (!info->has_rank) continue;
+    int thread = info->is_thread && imp->thread_ordering_explicit;
+    int process = info->is_process && imp->process_ordering_explicit;
+    if (!thread && !process) continue;
+    uint32_t *slot =
+        thread ? &t->thread.arg_set_id[info->utid] : &t->process.arg_set_id[info->upid];
+    uint32_t set = (uint32_t)t->args.n;
+    arg_int(imp, set, thread ? "thread_sort_index_hint" : "process_sort_index_hint", TRAK_ARG_INT,
+            info->rank);
+    set = trak__args_share(imp, set);
+    *slot = trak__args_merge(imp, *slot, set);
+  }
+}
+
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
+  sort_index_hints(imp);
   size_t n = imp->tracks.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
-  uint32_t *used = malloc((n ? n : 1) * sizeof *used);
+  track_first *used = malloc((n ? n : 1) * sizeof *used);
   if (!ord || !used) abort();
   for (size_t i = 0; i < n; i++)
     ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
   size_t n_used = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (ord[i].first_ts != INT64_MAX) used[n_used++] = i;
-  qsort_r(used, n_used, sizeof *used, order_cmp, ord);
+    if (ord[i].first_ts != INT64_MAX) used[n_used++] = (track_first){ord[i].first_ts, i};
+  qsort(used, n_used, sizeof *used, first_cmp);
   for (size_t k = 0; k < n_used; k++)
-    track_row(imp, ord, used[k], 0);
+    track_row(imp, ord, used[k].i, 0);
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)

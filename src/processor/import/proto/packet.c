@@ -199,6 +199,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
 
   trak_sequence *seq = trak__sequence_get(imp, pf.seq_id);
+  if (pf.first_on_seq) seq->first_packet_flag = 1;
   if (!sequence_state(imp, seq, &pf)) return;
   if (pf.defaults.data) packet_defaults(imp, seq, &pf.defaults);
   if (pf.interned.data) trak__interned_data_add(imp, seq, pf.interned.data, pf.interned.len);
