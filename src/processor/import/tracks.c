@@ -559,6 +559,13 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     t->track.name[id] = str_id(imp, "thread_instruction_count");
   t->track.description[id] = info->description;
   t->track.unit[id] = info->unit;
+  /* Builtin thread-time and instruction-count counters have Perfetto's units. */
+  if (!info->unit && !info->type &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    t->track.unit[id] = str_id(imp, "ns");
+  if (!info->unit && !info->type &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    t->track.unit[id] = str_id(imp, "count");
   t->track.utid[id] = utid;
   t->track.upid[id] = upid;
   t->track.parent_id[id] = parent_id;
