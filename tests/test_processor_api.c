@@ -285,10 +285,10 @@ static void test_stats_api(void **state) {
     trak_stat st;
     assert_int_equal(trak_processor_stat_get(p, i, &st), 0);
     assert_non_null(st.description);
-    if (!strcmp(st.name, "misplaced_end_event")) {
+    if (!strcmp(st.name, "slice_end_unmatched")) {
       found = 1;
       assert_int_equal(st.value, 1);
-      assert_int_equal(st.severity, TRAK_SEVERITY_DATA_LOSS);
+      assert_int_equal(st.severity, TRAK_SEVERITY_INFO);
     }
   }
   assert_true(found);

@@ -76,11 +76,74 @@ static uint64_t max_sequence(const uint8_t *data, size_t len) {
   return max;
 }
 
+/* A thread (pid, tid) or process (pid, tid -1) and the uuid of the descriptor that names it. */
+typedef struct scope_uuid {
+  int64_t pid, tid;
+  uint64_t uuid;
+} scope_uuid;
+
 typedef struct writer {
   trak_pb_buf *out;
   uint64_t seq;
   int first;
+  scope_uuid *scopes; /* the trace's thread and process descriptors, later ones win */
+  size_t n_scopes, cap_scopes;
 } writer;
+
+static scope_uuid *scope_find(writer *w, int64_t pid, int64_t tid) {
+  for (size_t i = w->n_scopes; i-- > 0;)
+    if (w->scopes[i].pid == pid && w->scopes[i].tid == tid) return &w->scopes[i];
+  return NULL;
+}
+
+static void scope_add(writer *w, int64_t pid, int64_t tid, uint64_t uuid) {
+  if (w->n_scopes == w->cap_scopes) {
+    w->cap_scopes = w->cap_scopes ? 2 * w->cap_scopes : 16;
+    w->scopes = realloc(w->scopes, w->cap_scopes * sizeof *w->scopes);
+    if (!w->scopes) abort();
+  }
+  w->scopes[w->n_scopes++] = (scope_uuid){pid, tid, uuid};
+}
+
+/* Reads the pid and tid of a Thread/ProcessDescriptor field (tid -1 for a process). */
+static void scope_of(const trak_pb_field *f, int is_thread, int64_t *pid, int64_t *tid) {
+  trak_pb_decoder d;
+  trak_pb_field g;
+  *pid = 0, *tid = -1;
+  trak_pb_decoder_init(&d, f->data, f->len);
+  while (trak_pb_decoder_next(&d, &g) > 0) {
+    if (g.number == (is_thread ? TRAK_PB_ThreadDescriptor_pid : TRAK_PB_ProcessDescriptor_pid))
+      *pid = (int32_t)g.value;
+    if (is_thread && g.number == TRAK_PB_ThreadDescriptor_tid) *tid = (int64_t)g.value;
+  }
+}
+
+/* The uuids of the trace's thread and process descriptors: an annotation track of a thread or
+** process becomes a child of its descriptor, since a second descriptor naming the same pid /
+** tid would mean, to Perfetto and trak alike, that the pid / tid was reused. */
+static void scan_scopes(writer *w, const uint8_t *data, size_t len) {
+  trak_pb_decoder d, pd, td;
+  trak_pb_field f, pf, tf;
+  trak_pb_decoder_init(&d, data, len);
+  while (trak_pb_decoder_next(&d, &f) > 0) {
+    if (f.number != TRAK_PB_Trace_packet || trak_pb_decoder_init_nested(&pd, &d, &f)) continue;
+    while (trak_pb_decoder_next(&pd, &pf) > 0) {
+      if (pf.number != TRAK_PB_TracePacket_track_descriptor ||
+          trak_pb_decoder_init_nested(&td, &pd, &pf))
+        continue;
+      uint64_t uuid = 0;
+      int64_t pid = 0, tid = -2;
+      while (trak_pb_decoder_next(&td, &tf) > 0) {
+        if (tf.number == TRAK_PB_TrackDescriptor_uuid) uuid = tf.value;
+        if ((tf.number == TRAK_PB_TrackDescriptor_thread ||
+             tf.number == TRAK_PB_TrackDescriptor_process) &&
+            tf.wire_type == TRAK_PB_WIRE_LEN)
+          scope_of(&tf, tf.number == TRAK_PB_TrackDescriptor_thread, &pid, &tid);
+      }
+      if (tid != -2 && uuid) scope_add(w, pid, tid, uuid);
+    }
+  }
+}
 
 static trak_pb_nested packet_begin(writer *w, int64_t ts, int has_ts) {
   trak_pb_nested pkt = trak_pb_begin_nested(w->out, TRAK_PB_Trace_packet);
@@ -143,16 +206,25 @@ static int put_descriptors(writer *w, trak_processor *p, trak_error *err) {
                          UUID_BASE + (uint64_t)trak_query_int(q, 0));
       trak_pb_put_string(out, TRAK_PB_TrackDescriptor_name, trak_query_string(q, 1));
       trak_pb_put_string(out, TRAK_PB_TrackDescriptor_description, trak_query_string(q, 3));
-      if (trak_query_type(q, 4) != TRAK_VALUE_NULL) {
+      uint64_t uuid = UUID_BASE + (uint64_t)trak_query_int(q, 0);
+      int is_thread = trak_query_type(q, 4) != TRAK_VALUE_NULL;
+      int64_t pid = trak_query_int(q, is_thread ? 5 : 6),
+              tid = is_thread ? trak_query_int(q, 4) : -1;
+      scope_uuid *scope = scope_find(w, pid, tid);
+      if ((is_thread || trak_query_type(q, 6) != TRAK_VALUE_NULL) && scope) {
+        trak_pb_put_varint(out, TRAK_PB_TrackDescriptor_parent_uuid, scope->uuid);
+      } else if (is_thread) {
         trak_pb_nested th = trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_thread);
         if (trak_query_type(q, 5) != TRAK_VALUE_NULL)
-          trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_pid, (int32_t)trak_query_int(q, 5));
-        trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_tid, (int32_t)trak_query_int(q, 4));
+          trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_pid, (int32_t)pid);
+        trak_pb_put_int32(out, TRAK_PB_ThreadDescriptor_tid, (int32_t)tid);
         trak_pb_end_nested(out, th);
+        scope_add(w, pid, tid, uuid);
       } else if (trak_query_type(q, 6) != TRAK_VALUE_NULL) {
         trak_pb_nested pr = trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_process);
-        trak_pb_put_int32(out, TRAK_PB_ProcessDescriptor_pid, (int32_t)trak_query_int(q, 6));
+        trak_pb_put_int32(out, TRAK_PB_ProcessDescriptor_pid, (int32_t)pid);
         trak_pb_end_nested(out, pr);
+        scope_add(w, pid, tid, uuid);
       }
       if (trak_query_int(q, 2))
         trak_pb_end_nested(out, trak_pb_begin_nested(out, TRAK_PB_TrackDescriptor_counter));
@@ -244,11 +316,13 @@ int trak_cli_annotate(int argc, char **argv) {
     uint8_t *data = trak_pb_buf_detach(&out, &len);
     trak_pb_buf_init_heap(&out);
     trak_pb_put_raw(&out, data, len);
-    writer w = {&out, max_sequence(data, len) + 1, 1};
+    writer w = {&out, max_sequence(data, len) + 1, 1, NULL, 0, 0};
+    scan_scopes(&w, data, len);
     free(data);
     rc = put_descriptors(&w, p, &err);
     if (!rc) rc = put_slices(&w, p, &err);
     if (!rc) rc = put_counters(&w, p, &err);
+    free(w.scopes);
   }
   uint8_t *data = trak_pb_buf_detach(&out, &len);
   if (!rc) rc = trak_cli_write_file(o.output, data, len, &err);

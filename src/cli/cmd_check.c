@@ -74,6 +74,13 @@ int trak_cli_check(int argc, char **argv) {
   }
   free(c.v);
   if (rc) return 1;
+  /* What each counted stat means, once, in words. */
+  size_t n_stats = trak_processor_stat_count(p);
+  for (size_t i = 0; i < n_stats; i++) {
+    trak_stat st;
+    if (trak_processor_stat_get(p, i, &st) == 0 && st.value > 0)
+      printf("%s (%lld): %s\n", st.name, (long long)st.value, st.description);
+  }
   printf("%s: %llu events, %u errors, %u warnings\n", argv[1],
          (unsigned long long)trak_processor_event_count(p), c.errors, c.warnings);
   trak_processor_free(p);

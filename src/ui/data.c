@@ -74,12 +74,14 @@ int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf 
 }
 
 static const char tracks_sql[] =
-    "SELECT t.id, t.name, t.type, coalesce(tt.utid, tct.utid, at.utid), "
+    "SELECT t.id, t.name, CASE WHEN at.id IS NULL THEN it.classification ELSE t.type END, "
+    "coalesce(tt.utid, tct.utid, at.utid), "
     "coalesce(pt.upid, pct.upid, at.upid, th.upid), t.parent_id, "
     "extract_arg(t.source_arg_set_id, 'child_ordering'), "
     "extract_arg(t.source_arg_set_id, 'sibling_order_rank'), ct.unit, "
     "ct.id IS NOT NULL, at.metric "
-    "FROM track t LEFT JOIN thread_track tt ON tt.id = t.id "
+    "FROM track t JOIN __intrinsic_track it ON it.id = t.id "
+    "LEFT JOIN thread_track tt ON tt.id = t.id "
     "LEFT JOIN process_track pt ON pt.id = t.id "
     "LEFT JOIN thread_counter_track tct ON tct.id = t.id "
     "LEFT JOIN process_counter_track pct ON pct.id = t.id "

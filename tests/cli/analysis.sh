@@ -95,10 +95,13 @@ check annotate_reimport "$TRAK" query "$WORK/annotated.pb" \
   'select t.name as track, s.ts, s.dur, s.name, s.depth,
      extract_arg(s.arg_set_id, "debug.alert_type") as alert,
      extract_arg(s.arg_set_id, "debug.source_slice_id") as source
-   from slice s join track t on s.track_id = t.id where t.id > 3 order by t.id, s.ts, s.depth;
+   from slice s join track t on s.track_id = t.id
+   where extract_arg(t.source_arg_set_id, "description") like "annotation from %"
+   order by t.id, s.ts, s.depth;
    select t.name, c.ts, c.value from counter c join track t on c.track_id = t.id
-   where t.id > 3 order by c.ts;
-   select count(*) as trace_slices from slice where track_id <= 3;
+   where extract_arg(t.source_arg_set_id, "description") like "annotation from %" order by c.ts;
+   select count(*) as trace_slices from slice s join track t on s.track_id = t.id
+   where extract_arg(t.source_arg_set_id, "description") is null;
    select name, utid from thread_track where name is not null order by id'
 
 # A metric without annotations leaves a binary (here gzipped) trace byte for byte as it was.

@@ -36,7 +36,7 @@ for sql in "$DATA"/golden/*.sql; do
     rc=$?
     # Malformed input exits 1 (docs/limits.md), after printing the rows it could import.
     want=0
-    case $name in json_malformed | json_unterminated) want=1 ;; esac
+    grep -qx "$name" "$DATA/golden/malformed.list" && want=1
     if [ $rc != $want ]; then
       echo "FAIL $name ($input): trak query exits $rc, not $want"; cat "$WORK/err.txt"; fail=1; continue
     fi

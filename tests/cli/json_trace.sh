@@ -12,6 +12,10 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 q() { "$TRAK" query "$1" "$2" 2>/dev/null; }
 
 SLICES="select ts, dur, coalesce(name, '[No name]'), depth from slice order by 1, 2, 3, 4"
+SLICES_NO_DEPTH="select ts, dur, coalesce(name, '[No name]') from slice order by 1, 2, 3"
+OVERLAPS="select count(*) from stats where value > 0 and name in
+          ('slice_spill_overlapping_complete_event', 'misplaced_end_event')"
+ZERO=$(printf '"count(*)"\n0')
 COUNTERS="select ts, value from counter order by 1, 2"
 FLOWS="select so.ts, so.name, si.ts, si.name from flow f join slice so on so.id = f.slice_out
        join slice si on si.id = f.slice_in order by 1, 2, 3, 4"
@@ -23,9 +27,13 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt "$DATA"/golden/json_*.j
   "$TRAK" convert "$trace" "$out" 2>"$TMP/err" || rc=$?
   # Malformed input still converts what it holds, and exits 1 (docs/limits.md).
   want=0
-  case $name in json_malformed.json | json_unterminated.json) want=1 ;; esac
+  grep -qx "${name%.json}" "$DATA/golden/malformed.list" && want=1
   [ $rc = $want ] || fail "$trace: convert exits $rc, not $want: $(cat "$TMP/err")"
-  [ "$(q "$trace" "$SLICES")" = "$(q "$out" "$SLICES")" ] || fail "$name: slices differ"
+  # A B slice that a complete slice partly overlaps becomes an X in JSON, and then the other
+  # spills (as in Perfetto): such traces keep their slices but not every depth.
+  slices=$SLICES
+  [ "$(q "$trace" "$OVERLAPS")" = "$ZERO" ] || slices=$SLICES_NO_DEPTH
+  [ "$(q "$trace" "$slices")" = "$(q "$out" "$slices")" ] || fail "$name: slices differ"
   [ "$(q "$trace" "$COUNTERS")" = "$(q "$out" "$COUNTERS")" ] || fail "$name: counters differ"
   # A slice with two outgoing flows on an async track is beyond JSON: convert says so.
   if ! grep -q 'flow(s)' "$TMP/err"; then
@@ -35,14 +43,15 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt "$DATA"/golden/json_*.j
 done
 [ $n -gt 20 ] || fail "only $n traces round-tripped"
 
-# Sort indexes and labels (process and thread args) survive JSON -> JSON.
+# Sort indexes (process and thread args) survive JSON -> JSON; process_labels are not read,
+# as Perfetto does not read them.
 META="select 'p', p.pid, a.key, a.display_value from process p join args a using (arg_set_id)
       union all select 't', t.tid, a.key, a.display_value from thread t join args a using (arg_set_id)
       order by 1, 2, 3"
 "$TRAK" convert "$DATA/golden/json_metadata.json" "$TMP/meta.json"
 [ "$(q "$TMP/meta.json" "$META")" = "$(q "$DATA/golden/json_metadata.json" "$META")" ] ||
-  fail "sort indexes or labels lost in JSON -> JSON"
-[ "$(q "$TMP/meta.json" "$META" | wc -l)" = 8 ] || fail "json_metadata.json: expected 7 args"
+  fail "sort indexes lost in JSON -> JSON"
+[ "$(q "$TMP/meta.json" "$META" | wc -l)" = 3 ] || fail "json_metadata.json: expected 2 args"
 
 # A syntax error: one warning naming line and column; the events before it are kept.
 # The exit status is 1: the input is malformed (docs/limits.md).

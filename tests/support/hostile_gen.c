@@ -73,6 +73,21 @@ static void descriptor_packet(buf *out, uint64_t uuid) {
   free(td.v), free(pkt.v);
 }
 
+/* A descriptor packet and an instant event on its track: a track becomes a row of `track` only
+** once an event uses it (as in Perfetto), so the tests count tracks that each have one. */
+static void track_packets(buf *out, uint64_t uuid) {
+  buf ev = {0}, pkt = {0};
+  descriptor_packet(out, uuid);
+  field_varint(&ev, 9, 3);     /* type: TYPE_INSTANT */
+  field_varint(&ev, 11, uuid); /* track_uuid */
+  field_len(&ev, 23, "e", 1);  /* name */
+  field_varint(&pkt, 8, 10);   /* timestamp */
+  field_varint(&pkt, 10, 7);   /* trusted_packet_sequence_id */
+  field_len(&pkt, 11, ev.v, ev.n);
+  field_len(out, 1, pkt.v, pkt.n);
+  free(ev.v), free(pkt.v);
+}
+
 /* zlib-compresses `in` (level 0 when `store`, for speed on incompressible nesting). */
 static void zlib_of(const buf *in, int level, buf *out) {
   uLongf cap = compressBound(in->n);
@@ -92,10 +107,10 @@ static void compressed_packet(buf *out, const buf *inner, int level) {
 
 static void nested(int depth) {
   buf cur = {0};
-  descriptor_packet(&cur, (uint64_t)depth + 1);
+  track_packets(&cur, (uint64_t)depth + 1);
   for (int i = depth; i > 0; i--) {
     buf next = {0};
-    descriptor_packet(&next, (uint64_t)i);
+    track_packets(&next, (uint64_t)i);
     compressed_packet(&next, &cur, 0);
     free(cur.v);
     cur = next;
@@ -118,7 +133,7 @@ static void bomb(int count) {
   buf plain = {0}, one = {0};
   padding_packets(&plain, 4u << 20);
   compressed_packet(&one, &plain, 9);
-  descriptor_packet(&one, 1);
+  track_packets(&one, 1);
   for (int i = 0; i < count; i++)
     fwrite(one.v, 1, one.n, stdout);
   free(plain.v), free(one.v);
@@ -149,7 +164,7 @@ static void bomb1(int mib) {
   buf pkt = {0}, trace = {0};
   field_len(&pkt, 50, z.v, z.n);
   field_len(&trace, 1, pkt.v, pkt.n);
-  descriptor_packet(&trace, 1);
+  track_packets(&trace, 1);
   fwrite(trace.v, 1, trace.n, stdout);
   free(plain.v), free(z.v), free(pkt.v), free(trace.v);
 }
@@ -158,7 +173,7 @@ static void bomb1(int mib) {
 static void bigpacket(int mib) {
   buf head = {0}, pkt_head = {0};
   uint64_t body = (uint64_t)mib << 20;
-  descriptor_packet(&head, 1);
+  track_packets(&head, 1);
   varint(&pkt_head, 9999u << 3 | 2); /* an unknown TracePacket field holding the bytes */
   varint(&pkt_head, body);
   varint(&head, 1u << 3 | 2);
@@ -172,7 +187,7 @@ static void bigpacket(int mib) {
     left -= n;
   }
   buf tail = {0};
-  descriptor_packet(&tail, 2);
+  track_packets(&tail, 2);
   fwrite(tail.v, 1, tail.n, stdout);
   free(head.v), free(pkt_head.v), free(tail.v);
 }
@@ -246,7 +261,10 @@ static void text_long(int mib) {
   memset(xs, 'x', sizeof xs);
   for (int i = 0; i < mib * 16; i++)
     fwrite(xs, 1, sizeof xs, stdout);
-  fputs("\" } }\npacket { track_descriptor { uuid: 2 name: \"after\" } }\n", stdout);
+  fputs("\" } }\npacket { track_descriptor { uuid: 2 name: \"after\" } }\n"
+        "packet { timestamp: 10 trusted_packet_sequence_id: 7 "
+        "track_event { type: TYPE_INSTANT track_uuid: 2 name: \"e\" } }\n",
+        stdout);
 }
 
 static int daemon_connect(int nonblock) {

@@ -202,9 +202,20 @@ async function screenshot(page, file) {
     // ---- Perfetto's child ordering (tests/data/seed/04-06: tracks with no events)
     const orders = { '04_order_lexicographic': 'Root,A,B', '05_order_chronological': 'Root,B,A',
       '06_order_explicit': 'Root,C,B,A' };
+    // A track is a row only once an event uses it, as in Perfetto: the seeds without events
+    // get one instant on each child track.
+    const withEvents = { '04_order_lexicographic': [11, 12], '06_order_explicit': [11, 12, 13] };
     for (const [seed, want] of Object.entries(orders)) {
       const file = path.join(outDir, `${seed}.html`);
-      execFileSync(trak, ['html', path.join(__dirname, '../data/seed', `${seed}.pbtxt`), '-o', file]);
+      let input = path.join(__dirname, '../data/seed', `${seed}.pbtxt`);
+      if (withEvents[seed]) {
+        const events = withEvents[seed].map((u, i) => `packet { trusted_packet_sequence_id: 1 ` +
+          `timestamp: ${100 + i} track_event { type: TYPE_INSTANT track_uuid: ${u} name: "e" } }\n`);
+        const copy = path.join(outDir, `${seed}.pbtxt`);
+        fs.writeFileSync(copy, fs.readFileSync(input, 'utf8') + events.join(''));
+        input = copy;
+      }
+      execFileSync(trak, ['html', input, '-o', file]);
       page = await newPage();
       await page.goto(`file://${file}`);
       const s = await settle(page);

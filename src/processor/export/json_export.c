@@ -88,9 +88,12 @@ static void put_arg_value(out *o, uint32_t row) {
     fprintf(f, "\"0x%" PRIx64 "\"", (uint64_t)t->args.int_value[row]);
     break;
   case TRAK_ARG_REAL:
-    if (isfinite(t->args.real_value[row]))
-      fprintf(f, "%.17g", t->args.real_value[row]);
-    else
+    if (isfinite(t->args.real_value[row])) {
+      /* With a point, so that it reads back as a real, not an integer. */
+      char num[40];
+      snprintf(num, sizeof num, "%.17g", t->args.real_value[row]);
+      fprintf(f, "%s%s", num, strpbrk(num, ".eE") ? "" : ".0");
+    } else
       fputs("null", f);
     break;
   case TRAK_ARG_STRING:
@@ -240,7 +243,9 @@ static void slice_flows(out *o, trak_processor *p, uint32_t slice, scope s, int6
 ** other outgoing v2 flow and its target no other v2 binding. The others go out as v1 events. */
 static void assign_v2_flows(out *o) {
   const trak_tables *t = o->t;
-  uint32_t next_id = 1;
+  /* A reader (trak or Perfetto) numbers v1 flows 0, 1, ... in the space bind_ids live in:
+  ** bind_ids start past every number the v1 flows written below can get. */
+  uint32_t next_id = (uint32_t)t->flow.n + 1;
   for (uint32_t f = 0; f < t->flow.n; f++) {
     uint32_t a = t->flow.slice_out[f], b = t->flow.slice_in[f];
     if (a >= t->slice.n || b >= t->slice.n || a == b) continue;

@@ -34,6 +34,7 @@ typedef struct pb_out {
   trak_pb_buf *buf;
   const trak_tables *t;
   uint32_t *flow_off, *flow_ids; /* slice -> its flow rows (CSR; an id's low bit: incoming) */
+  uint32_t *thread_root; /* utid -> the track written as its thread descriptor, or NULL_U32 */
 } pb_out;
 
 static const char *str(const trak_tables *t, uint32_t id) {
@@ -97,7 +98,12 @@ static void track_descriptor(pb_out *o, uint32_t id) {
   trak_pb_put_varint(o->buf, TRAK_PB_TrackDescriptor_uuid, (uint64_t)id + 1);
   put_str_field(o->buf, TRAK_PB_TrackDescriptor_name, str(t, t->track.name[id]));
   uint32_t utid = t->track.utid[id], upid = t->track.upid[id];
-  if (is_thread_kind(kind) && utid != TRAK_NULL_U32) {
+  if (is_thread_kind(kind) && utid != TRAK_NULL_U32 && o->thread_root[utid] != id) {
+    /* A thread's other tracks are children of its descriptor: a second descriptor with the
+    ** same pid and tid would mean the tid was reused. */
+    trak_pb_put_varint(o->buf, TRAK_PB_TrackDescriptor_parent_uuid,
+                       (uint64_t)o->thread_root[utid] + 1);
+  } else if (is_thread_kind(kind) && utid != TRAK_NULL_U32) {
     uint32_t tp = t->thread.upid[utid];
     trak_pb_nested th = trak_pb_begin_nested(o->buf, TRAK_PB_TrackDescriptor_thread);
     trak_pb_put_int64(o->buf, TRAK_PB_ThreadDescriptor_pid,
@@ -121,8 +127,30 @@ static void debug_annotation(pb_out *o, uint32_t row) {
   trak_arg_type type = (trak_arg_type)t->args.value_type[row];
   if (type == TRAK_ARG_NULL) return;
   const char *key = str(t, t->args.key[row]), *dot = strchr(key, '.');
-  trak_pb_nested da = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
-  trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, dot ? dot + 1 : key);
+  /* The key after its first segment as nested values: ".name" a dict entry, "[i]" the i-th
+  ** array element (after i empty ones, as each row is its own annotation), since names with
+  ** '.', '[' or ']' in them read back sanitised ('_'), as Perfetto reads them. */
+  const char *p = dot ? dot + 1 : key;
+  trak_pb_nested nest[32];
+  int depth = 0;
+  nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
+  size_t n = strcspn(p, ".[");
+  trak_pb_put_bytes(b, TRAK_PB_DebugAnnotation_name, p, n);
+  for (p += n; *p && depth < 32;) {
+    if (*p == '.') {
+      n = strcspn(++p, ".[");
+      nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_dict_entries);
+      trak_pb_put_bytes(b, TRAK_PB_DebugAnnotation_name, p, n);
+      p += n;
+    } else {
+      char *end;
+      unsigned long index = strtoul(p + 1, &end, 10);
+      for (unsigned long k = 0; k < index && k < 4096; k++)
+        trak_pb_end_nested(b, trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_array_values));
+      nest[depth++] = trak_pb_begin_nested(b, TRAK_PB_DebugAnnotation_array_values);
+      p = *end == ']' ? end + 1 : end;
+    }
+  }
   int64_t i = t->args.int_value[row];
   switch (type) {
   case TRAK_ARG_INT:
@@ -152,7 +180,8 @@ static void debug_annotation(pb_out *o, uint32_t row) {
   default:
     break;
   }
-  trak_pb_end_nested(b, da);
+  while (depth > 0)
+    trak_pb_end_nested(b, nest[--depth]);
 }
 
 /* A slice's begin (or instant): name, category, args and flows. */
@@ -268,7 +297,19 @@ static void index_flows(pb_out *o) {
 int trak__pb_export(trak_processor *p, trak_pb_buf *buf, trak_error *err) {
   if (!p->finished) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
   const trak_tables *t = &p->tables;
-  pb_out o = {buf, t, NULL, NULL};
+  pb_out o = {buf, t, NULL, NULL, NULL};
+  /* Each thread's descriptor is its first slice track, else its first counter track. */
+  o.thread_root = malloc((t->thread.n ? t->thread.n : 1) * sizeof *o.thread_root);
+  if (!o.thread_root) return trak_error_set(err, TRAK_ENOMEM, "protobuf export: out of memory");
+  for (uint32_t u = 0; u < t->thread.n; u++)
+    o.thread_root[u] = TRAK_NULL_U32;
+  for (int pass = 0; pass < 2; pass++)
+    for (uint32_t id = 0; id < t->track.n; id++) {
+      uint32_t u = t->track.utid[id];
+      if (u < t->thread.n && o.thread_root[u] == TRAK_NULL_U32 &&
+          t->track.kind[id] == (pass ? TRAK_TRACK_THREAD_COUNTER : TRAK_TRACK_THREAD))
+        o.thread_root[u] = id;
+    }
   for (uint32_t upid = 0; upid < t->process.n; upid++)
     process_descriptor(&o, upid);
   for (uint32_t id = 0; id < t->track.n; id++)
@@ -279,6 +320,7 @@ int trak__pb_export(trak_processor *p, trak_pb_buf *buf, trak_error *err) {
     counter_value(&o, c);
   free(o.flow_off);
   free(o.flow_ids);
+  free(o.thread_root);
   if (buf->error) return trak_error_set(err, buf->error, "protobuf export: out of memory");
   return 0;
 }

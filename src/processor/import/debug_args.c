@@ -1,11 +1,13 @@
 /*
 ** This file holds the flattening of debug annotations into the args table with Perfetto's key
-** naming: an annotation `name` becomes key "debug.name"; a dict entry appends ".entry"; an array
+** naming: an annotation `name` becomes key "debug.name" ('.', '[' and ']' in the name become
+** '_'); a dict entry appends ".entry"; an array
 ** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
 ** flatten the same way. One event's annotations form one arg set (contiguous rows).
 */
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
@@ -289,14 +291,61 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
 }
 
 /* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
+static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
+  t->args.value_type[to] = t->args.value_type[from];
+  t->args.int_value[to] = t->args.int_value[from];
+  t->args.real_value[to] = t->args.real_value[from];
+  t->args.string_value[to] = t->args.string_value[from];
+}
+
 static void copy_set(trak_tables *t, uint32_t from, uint32_t set) {
-  for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++) {
-    uint32_t copy = trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
-                                  (trak_arg_type)t->args.value_type[row]);
-    t->args.int_value[copy] = t->args.int_value[row];
-    t->args.real_value[copy] = t->args.real_value[row];
-    t->args.string_value[copy] = t->args.string_value[row];
+  for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++)
+    copy_value(t, row,
+               trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
+                             (trak_arg_type)t->args.value_type[row]));
+}
+
+/* The index of a key's first array element ("debug.arr[3].x" -> 3, the prefix length 9 up to
+** '['), or -1 when it has none. */
+static long first_index(const char *key, size_t *prefix) {
+  const char *open = strchr(key, '[');
+  if (!open) return -1;
+  *prefix = (size_t)(open - key);
+  return strtol(open + 1, NULL, 10);
+}
+
+/* Adds row `row` (of the end's set) to the merged set `set` of `n_begin` rows: the value of a
+** key the begin has replaces it; an array the begin has continues after its last element. */
+static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32_t row) {
+  trak_tables *t = imp->tables;
+  uint32_t key = t->args.key[row];
+  const char *k = trak__str(&t->strings, key);
+  size_t prefix;
+  long index = k ? first_index(k, &prefix) : -1;
+  if (index >= 0) {
+    long next = -1;
+    for (uint32_t r = set; r < set + n_begin; r++) {
+      const char *rk = trak__str(&t->strings, t->args.key[r]);
+      size_t rp;
+      long ri = rk ? first_index(rk, &rp) : -1;
+      if (ri >= 0 && rp == prefix && !strncmp(rk, k, prefix) && ri + 1 > next) next = ri + 1;
+    }
+    if (next > 0) {
+      char buf[KEY_MAX];
+      const char *close = strchr(k + prefix, ']');
+      int n = snprintf(buf, sizeof buf, "%.*s[%ld]%s", (int)prefix, k, index + next,
+                       close ? close + 1 : "");
+      if (n > 0 && (size_t)n < sizeof buf) key = trak__strpool_intern(&t->strings, buf, (size_t)n);
+    }
   }
+  for (uint32_t r = set; r < set + n_begin; r++)
+    if (t->args.key[r] == key) {
+      copy_value(t, row, r);
+      return;
+    }
+  copy_value(
+      t, row,
+      trak__arg_add(t, set, t->args.flat_key[row], key, (trak_arg_type)t->args.value_type[row]));
 }
 
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
@@ -305,7 +354,9 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   copy_set(t, a, set);
-  copy_set(t, b, set);
+  uint32_t n_begin = (uint32_t)t->args.n - set;
+  for (uint32_t row = b; row < t->args.n && t->args.arg_set_id[row] == b; row++)
+    merge_row(imp, set, n_begin, row);
   return trak__args_share(imp, set);
 }
 
@@ -331,7 +382,14 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     }
     c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
     key_push(&c.kb, "debug.", 6, 1);
-    if (name) key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+    if (name) {
+      /* '.', '[' and ']' in a name would read as nesting: Perfetto makes them '_'. */
+      size_t at = c.kb.key_len;
+      key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
+      for (size_t k = at; k < c.kb.key_len; k++)
+        if (c.kb.key[k] == '.' || c.kb.key[k] == '[' || c.kb.key[k] == ']')
+          c.kb.key[k] = c.kb.flat[k] = '_';
+    }
     /* The key of a top-level value is interned once per name, not once per event. */
     int added;
     uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);

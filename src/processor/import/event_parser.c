@@ -1,25 +1,31 @@
 /*
 ** This file holds the parse phase: the sequences' event records are merged in timestamp order
-** (ties keep file order) and become slices with depth and parent_id per track, counter values
+** (ties keep file order; JSON ties as Perfetto's sorter orders them) and become slices with depth
+*and parent_id per track, counter values
 ** (incremental and scaled counters included), extra counter values and flows. Record blocks
 ** are freed as soon as they are consumed, so records and tables are never both at full size.
 */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
 
-static int ev_before(const trak_ev *a, const trak_ev *b) {
-  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
-}
-
-static int ev_cmp(const void *pa, const void *pb) {
+/* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
+static int ev_cmp(const void *pa, const void *pb, void *ctx) {
   const trak_ev *a = pa, *b = pb;
-  return ev_before(a, b) ? -1 : ev_before(b, a) ? 1 : 0;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (ctx) {
+    int64_t ka = trak__ev_tie_key(ctx, a), kb = trak__ev_tie_key(ctx, b);
+    if (ka != kb) return ka < kb ? -1 : 1;
+  }
+  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
 }
 
-/* Rewrites an out-of-order sequence's blocks in timestamp order. */
-static void sequence_sort(trak_sequence *seq) {
+/* Rewrites an out-of-order sequence's blocks in timestamp order (ties: see
+** trak__ev_tie_key when imp->json_tie_order, else file order). */
+static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
   trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
   if (!all) abort();
   size_t n = 0;
@@ -27,7 +33,7 @@ static void sequence_sort(trak_sequence *seq) {
     memcpy(all + n, b->ev, b->n * sizeof *all);
     n += b->n;
   }
-  qsort(all, n, sizeof *all, ev_cmp);
+  qsort_r(all, n, sizeof *all, ev_cmp, imp->json_tie_order ? imp : NULL);
   n = 0;
   for (trak_ev_block *b = seq->head; b; b = b->next) {
     memcpy(b->ev, all + n, b->n * sizeof *all);
@@ -48,28 +54,58 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
   return buf;
 }
 
+/* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
+** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
+** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
+** (IN: the flow stays open, from the same slice) a flow. */
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   trak_tables *t = imp->tables;
   const uint64_t *ids = aux + 3;
-  for (uint64_t i = 0; i < aux[0] + aux[1]; i++) {
+  uint64_t n = aux[0] + (uint32_t)aux[1];
+  uint32_t v2 = (uint32_t)(aux[1] >> 32);
+  for (uint64_t i = 0; i < n; i++) {
     int added;
-    uint32_t *last = trak__map_put(&imp->flows, ids[i], slice, &added);
-    if (!added && *last != TRAK_NULL_U32 && *last != slice) trak__flow_add(t, *last, slice);
-    *last = i < aux[0] ? slice : TRAK_NULL_U32; /* a terminating id ends the flow */
+    uint32_t *last = trak__map_put(&imp->flows, ids[i], TRAK_NULL_U32, &added);
+    uint32_t from = *last;
+    int open = from != TRAK_NULL_U32;
+    uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
+    if (kind == TRAK_FLOW_V2_OUT && open) {
+      trak__report(imp, TRAK_STAT_FLOW_DUPLICATE_ID, "flow %llu begins again while open",
+                   (unsigned long long)ids[i]);
+      continue;
+    }
+    if (!open) {
+      if (kind == TRAK_FLOW_V2_INOUT)
+        trak__report(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, "flow %llu steps without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind == TRAK_FLOW_V2_IN)
+        trak__report(imp, TRAK_STAT_FLOW_END_WITHOUT_START, "flow %llu ends without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind <= TRAK_FLOW_V2_OUT)
+        *last = slice; /* begins */
+      continue;
+    }
+    if (from != slice) trak__flow_add(t, from, slice, (int64_t)ids[i]);
+    if (kind == TRAK_FLOW_V2_IN + 1)
+      *last = TRAK_NULL_U32; /* a terminating id closes the flow */
+    else if (kind != TRAK_FLOW_V2_IN)
+      *last = slice;
   }
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. */
+/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
+** is not a counter track is dropped (and counted), as Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
   trak_track_info *info = &imp->tracks.v[track];
-  if (!info->is_counter && info->described) {
+  if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
-                    "counter value on %s, which has no counter descriptor",
+                    "counter value on %s, which has no counter descriptor; dropped",
                     track_label(imp, track, label, sizeof label));
+    return v;
   }
-  v *= (double)info->multiplier;
-  if (info->is_incremental) v = info->running += v;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
+  v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
 }
@@ -105,9 +141,8 @@ static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint3
   }
 }
 
-/* JSON tts / tdur on a B, I, async b (thread_ts, and thread_dur when given; an instant with a
-** tts has thread_dur 0) or E (thread_dur = tts - the slice's thread_ts), as Perfetto reads
-** them. `tt` points at the two values after the event's flow ids. */
+/* JSON tts on a B or thread I (thread_ts) or E (thread_dur = tts - the slice's thread_ts), as
+** Perfetto reads them. `tt` points at the two values after the event's flow ids. */
 static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, const uint64_t *tt) {
   int64_t tts = (int64_t)tt[0], tdur = (int64_t)tt[1];
   if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
@@ -117,12 +152,12 @@ static void json_thread_time(trak_tables *t, uint32_t type, uint32_t slice, cons
     return;
   }
   t->slice.thread_ts[slice] = tts;
-  t->slice.thread_dur[slice] = type == TRAK_EV_INSTANT && tts != INT64_MIN ? 0 : tdur;
+  (void)tdur; /* a B's or an instant's tdur is not read (thread_dur stays NULL), as in Perfetto */
 }
 
 static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
                            uint32_t slice) {
-  const uint64_t *p = aux + 3 + aux[0] + aux[1];
+  const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
@@ -137,35 +172,31 @@ static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
-/* Ends the innermost open slice of `track`; returns its id, or TRAK_NULL_U32 (reported). */
+/* Ends the topmost open slice of `track` that the end matches (its name and category, when the
+** end has them), as Perfetto's slice tracker does; returns its id, or TRAK_NULL_U32 (reported).
+** The slice leaves the stack at once only if it is the top one: slices still open above it are
+** cut off by the next event after its end (close_stack). */
 static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   char label[160];
-  /* An end closes the innermost slice still open; slices of known duration (JSON X) above
-  ** it overlap the end and leave the stack with it. */
   size_t depth = info->open_depth;
-  while (depth && t->slice.dur[(uint32_t)info->open[depth - 1]] >= 0)
+  uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
+  while (depth) {
+    uint32_t s = (uint32_t)info->open[depth - 1];
+    if (t->slice.dur[s] < 0 && (!cat || t->slice.category[s] == cat) &&
+        (!name || !t->slice.name[s] || t->slice.name[s] == name))
+      break;
     depth--;
+  }
   if (!depth) {
-    trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
-                    "slice end on %s, where no slice is open (no slice began there)",
+    trak__report_at(imp, TRAK_STAT_END_UNMATCHED, ev->pkt,
+                    "slice end on %s matches no open slice (none began there); dropped",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  if (TRAK_UNLIKELY(depth != info->open_depth))
-    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
-                    "slice end on %s falls inside a complete slice that began after the slice "
-                    "it ends",
-                    track_label(imp, track, label, sizeof label));
-  info->open_depth = depth;
-  uint32_t slice = (uint32_t)info->open[--info->open_depth];
-  if (ev->u.s.name && ev->u.s.name != t->slice.name[slice])
-    trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
-                    "slice end names \"%s\" but the innermost open slice on %s is \"%s\"",
-                    trak__str(&t->strings, ev->u.s.name),
-                    track_label(imp, track, label, sizeof label),
-                    t->slice.name[slice] ? trak__str(&t->strings, t->slice.name[slice]) : "");
+  uint32_t slice = (uint32_t)info->open[depth - 1];
+  if (depth == info->open_depth) info->open_depth--;
   t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
   if (ev->arg_set_id != TRAK_NULL_U32)
     t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
@@ -173,14 +204,38 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
   return slice;
 }
 
-/* Pops the slices of known duration (JSON X events) that ended by `ts`: they stay on the
-** stack only to parent what starts inside them. Open B slices (dur -1) stop the popping. */
-static void close_complete(trak_tables *t, trak_track_info *info, int64_t ts) {
-  while (info->open_depth) {
-    uint32_t top = (uint32_t)info->open[info->open_depth - 1];
-    int64_t dur = t->slice.dur[top];
-    if (dur < 0 || trak__wadd(t->slice.ts[top], dur) > ts) return;
-    info->open_depth--;
+/* Before an event at `ts` (of duration `dur`: -1 for a begin or an end, 0 for an instant), pops
+** the slices that ended, as Perfetto's slice tracker does: a slice that ended before `ts`, or
+** at `ts` unless both it and the event are instants (instants at one time stack); a slice
+** that ended while slices above it are still open cuts them off at its end (counted as
+** misplaced_end_event). */
+static void close_stack(trak_importer *imp, trak_track_info *info, const trak_ev *ev,
+                        int64_t dur_new) {
+  trak_tables *t = imp->tables;
+  int incomplete = 0;
+  for (size_t i = info->open_depth; i-- > 0;) {
+    uint32_t s = (uint32_t)info->open[i];
+    int64_t dur = t->slice.dur[s];
+    if (dur < 0) {
+      incomplete = 1;
+      continue;
+    }
+    int64_t end = trak__wadd(t->slice.ts[s], dur);
+    if (incomplete) {
+      if (ev->ts <= end) continue;
+      trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                      "slices still open inside \"%s\", which ended at %lld: cut off there",
+                      t->slice.name[s] ? trak__str(&t->strings, t->slice.name[s]) : "",
+                      (long long)end);
+      for (size_t j = info->open_depth; j-- > i + 1;) {
+        uint32_t child = (uint32_t)info->open[j];
+        if (t->slice.dur[child] < 0) t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
+      }
+      info->open_depth = i;
+      incomplete = 0;
+      continue;
+    }
+    if (end < ev->ts || (end == ev->ts && !(dur == 0 && dur_new == 0))) info->open_depth = i;
   }
 }
 
@@ -208,12 +263,41 @@ static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info
   flows(imp, step, slice);
 }
 
-static void parse_one(trak_importer *imp, const trak_ev *ev) {
+static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
-  if (info->open_depth) close_complete(t, info, ev->ts);
+  if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
+    track = trak__async_track(imp, track, type, ev->u.s.name);
+    info = &imp->tracks.v[track];
+  }
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) { /* the event that makes the track a row */
+    info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
+    info->first_seq_flagged = seq->first_packet_flag;
+  }
+  if (imp->json) {
+    /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
+    ** ended stays the enclosing one until the next slice event); slices prepare it. */
+    if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
+      int64_t dur = type == TRAK_EV_BEGIN     ? -1
+                    : type == TRAK_EV_INSTANT ? 0
+                                              : (int64_t)imp->aux.v[ev->aux];
+      trak_overlap overlap;
+      if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
+        track = trak__spill_track(imp, track, ev, dur, &overlap);
+        t = imp->tables;
+        info = &imp->tracks.v[track];
+        if (info->first_ts == INT64_MAX) info->first_ts = ev->ts, info->first_name = 0;
+      }
+      info = &imp->tracks.v[track];
+    }
+  } else if (info->open_depth) {
+    close_stack(imp, info, ev,
+                type == TRAK_EV_INSTANT    ? 0
+                : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
+                                           : -1);
+  }
   switch (type) {
   case TRAK_EV_BEGIN:
   case TRAK_EV_INSTANT:
@@ -229,32 +313,41 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
       if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
         t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
       aux = (uint32_t)c[1];
-      if (parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
+      if (!imp->json && parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
           trak__wadd(ev->ts, t->slice.dur[id]) >
               trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))
         trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
                         "complete slice at %lld ends after its parent, which it overlaps",
                         (long long)ev->ts);
     }
-    if (type != TRAK_EV_INSTANT)
-      push_open(info, ev->pkt, id);
-    else
-      t->slice.dur[id] = 0;
-    if (aux) flows(imp, imp->aux.v + aux, id);
-    if (TRAK_UNLIKELY(info->pending_flow)) {
-      uint64_t end[4] = {0, 1, 0, info->pending_flow};
-      flows(imp, end, id);
-      info->pending_flow = 0;
+    if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
+    push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
+    if (imp->json) {
+      if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
+      if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);
+    } else {
+      if (aux) flows(imp, imp->aux.v + aux, id);
+      if (TRAK_UNLIKELY(info->pending_flow)) {
+        uint64_t end[4] = {0, 1, 0, info->pending_flow};
+        flows(imp, end, id);
+        info->pending_flow = 0;
+      }
     }
     slice = id;
     if (type == TRAK_EV_COMPLETE) return;
     break;
   }
   case TRAK_EV_FLOW:
-    flow_v1(imp, ev, info);
+    if (imp->json) {
+      uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
+      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux]);
+      trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
+    } else {
+      flow_v1(imp, ev, info);
+    }
     return;
   case TRAK_EV_END:
-    slice = slice_end(imp, ev, track);
+    slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value);
@@ -264,10 +357,12 @@ static void parse_one(trak_importer *imp, const trak_ev *ev) {
   }
   if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
   const uint64_t *aux = imp->aux.v + ev->aux;
-  if (TRAK_UNLIKELY(aux[2] == TRAK_AUX_JSON_THREAD_TIME))
-    json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
-  else
+  if (TRAK_UNLIKELY(imp->json)) {
+    if (aux[2] & TRAK_AUX_JSON_THREAD_TIME)
+      json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
+  } else {
     extra_counters(imp, ev, aux, slice);
+  }
 }
 
 /* A sequence being merged: its current block and position, and the current record's sort key
@@ -359,7 +454,7 @@ void trak__events_parse(trak_importer *imp) {
       t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
       continue;
     }
-    if (seq->unsorted) sequence_sort(seq);
+    if (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order)) sequence_sort(imp, seq);
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }
@@ -367,7 +462,7 @@ void trak__events_parse(trak_importer *imp) {
     replay(&t, n);
   while (live) {
     uint32_t w = size > 1 ? t.node[1] : 0;
-    parse_one(imp, cur_ev(&t.c[w]));
+    parse_one(imp, cur_ev(&t.c[w]), t.c[w].seq);
     if (!cursor_advance(&t.c[w])) live--;
     for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
       replay(&t, n);

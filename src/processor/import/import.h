@@ -43,7 +43,6 @@ typedef enum trak_stat_id {
   TRAK_STAT_INCREMENTAL_INVALID,
   TRAK_STAT_PACKET_LOSS,
   TRAK_STAT_INTERNED_ERRORS,
-  TRAK_STAT_INTERNED_MISSING,
   TRAK_STAT_CLOCK_SYNC_FAILURE,
   TRAK_STAT_UNKNOWN_TRACK,
   TRAK_STAT_NO_TRACK,
@@ -67,6 +66,20 @@ typedef enum trak_stat_id {
   TRAK_STAT_JSON_EVENT_TOO_LARGE,
   TRAK_STAT_JSON_INVALID_UTF8,
   TRAK_STAT_TRACE_EMPTY,
+  TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
+  TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
+  TRAK_STAT_NEGATIVE_TS_DROPPED,
+  TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
+  TRAK_STAT_THREAD_MISSING_PID_TID,
+  TRAK_STAT_PROCESS_MISSING_PID,
+  TRAK_STAT_FLOW_END_WITHOUT_START,
+  TRAK_STAT_FLOW_WITHOUT_DIRECTION,
+  TRAK_STAT_FLOW_DUPLICATE_ID,
+  TRAK_STAT_FLOW_STEP_WITHOUT_START,
+  TRAK_STAT_INVALID_TIMESTAMP,
+  TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+  TRAK_STAT_DELTA_WITHOUT_STATE,
+  TRAK_STAT_END_UNMATCHED,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -74,6 +87,7 @@ typedef struct trak_stat_def {
   const char *name;
   trak_severity severity;
   const char *description;
+  uint8_t analysis; /* Perfetto's source: 0 "trace" (the trace's own data), 1 "analysis" */
 } trak_stat_def;
 extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
@@ -113,6 +127,12 @@ enum trak_flow_v1_kind {
 ** counter values, which JSON events never have): the block's flow ids are followed by the
 ** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
 #define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
+/* Also in that word, for a JSON v2 flow id with both flow_in and flow_out: a step. */
+#define TRAK_AUX_JSON_FLOW_STEP (1ULL << 62)
+/* An aux block of a protobuf event: [n flow ids, n terminating ids | v2 kind << 32, n extra
+** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
+** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
+enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
@@ -153,10 +173,15 @@ enum trak_intern_kind {
 };
 
 typedef struct trak_sequence {
-  uint32_t id;                          /* trusted_packet_sequence_id */
-  uint8_t state_valid;                  /* incremental state usable */
-  uint8_t seen_clear;                   /* a clear was ever seen */
-  uint8_t unsorted;                     /* records are not in timestamp order */
+  uint32_t id;         /* trusted_packet_sequence_id */
+  uint8_t state_valid; /* incremental state usable */
+  uint8_t seen_clear;  /* a clear was ever seen */
+  uint8_t unsorted;    /* records are not in timestamp order */
+  uint8_t
+      timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
+  uint8_t first_packet_flag;            /* a packet of the sequence had first_packet_on_sequence */
+  uint8_t tie_unsorted;                 /* JSON: same-timestamp records out of tie order */
+  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
@@ -173,6 +198,10 @@ typedef struct trak_sequence {
   uint32_t last_track;
   trak_ev_block *head, *tail;
   size_t n_events;
+  /* Incremental counters' sums on this sequence (track index -> index in inc_values), which
+  ** restart at 0 when its incremental state is cleared, as Perfetto keeps them. */
+  trak_map inc_index;
+  TRAK_VEC(double) inc_values;
 } trak_sequence;
 
 /* ---- tracks as the importer sees them (index = final track id) -------------------------- */
@@ -181,7 +210,10 @@ typedef struct trak_track_info {
   uint64_t uuid;
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
+  uint8_t merge_none; /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  const char *type;   /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
+  uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   int32_t rank;
   uint32_t name; /* string id */
@@ -189,14 +221,17 @@ typedef struct trak_track_info {
   uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
   uint32_t unit;        /* string id */
   int64_t multiplier;   /* counter unit multiplier, 1 by default */
-  double running;       /* incremental counter sum */
   int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
-  size_t open_depth;    /* parse phase: number of open slices */
+  int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
+  uint32_t first_name;  /* parse phase: its first event's name (string id) */
+  uint8_t
+      first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
+  size_t open_depth;     /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
-  uint64_t pending_flow; /* parse phase: JSON flow key waiting for the next slice, 0: none */
+  uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
 } trak_track_info;
 
 /* ---- clocks ---------------------------------------------------------------------------- */
@@ -227,6 +262,7 @@ enum trak_key {
   TRAK_KEY_SOURCE_FILE,
   TRAK_KEY_SOURCE_FUNCTION,
   TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_SOURCE_IID,
   TRAK_KEY_INLINE_FILE,
   TRAK_KEY_INLINE_FUNCTION,
   TRAK_KEY_INLINE_LINE,
@@ -244,6 +280,29 @@ enum trak_key {
 
 /* ---- the importer ---------------------------------------------------------------------- */
 
+/* One row of _trace_import_logs: a problem the parse phase logged with its details as args
+** (Perfetto's table; trak logs the conditions listed where it is filled). */
+typedef struct trak_import_log {
+  int64_t ts;
+  trak_stat_id stat;
+  uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+} trak_import_log;
+
+/* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
+** holds it and how many of its begins are open. */
+typedef struct trak_async_lane {
+  uint32_t cookie; /* cookie track index */
+  uint32_t nest;
+  uint32_t track; /* output track index */
+  uint32_t next;  /* next lane of the set in async_lanes, TRAK_NULL_U32: last */
+} trak_async_lane;
+
+/* A JSON flow end (f without bp "e") waiting for the next slice to begin on its track. */
+typedef struct trak_pending_flow {
+  uint64_t key;
+  uint32_t track;
+} trak_pending_flow;
+
 typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
@@ -257,11 +316,23 @@ typedef struct trak_importer {
   trak_map track_index;        /* uuid -> index in tracks */
   trak_map thread_track_index; /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;
-  trak_map tid_index, pid_index; /* tid -> utid, pid -> upid */
-  TRAK_VEC(uint64_t) aux;        /* flows and extra counters of records */
-  trak_map clock_index;          /* key -> index in clocks */
+  trak_map tid_index, pid_index;      /* tid -> newest utid, pid -> live upid (threads.c) */
+  TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
+  trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
+  TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
+  trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
-  uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
+  uint32_t trace_clock;   /* BOOTTIME unless a snapshot says otherwise */
+  uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
+  uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
+  trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
+  TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
+  TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  trak_map async_roots;                      /* JSON cookie track -> its set's root name */
+  trak_map async_sets;                       /* root name << 32 | upid + 1 -> first lane */
+  TRAK_VEC(trak_async_lane) async_lanes;     /* lanes of all sets */
+  trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
+  uint32_t json_v1_flows;    /* v1 flow ids given so far */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
@@ -278,6 +349,9 @@ typedef struct trak_importer {
   trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
   TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
   uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
+  /* The root track descriptor's (uuid 0) process_ordering / thread_ordering are EXPLICIT:
+  ** process and thread tracks' sibling_order_rank become their sort index hints. */
+  uint8_t process_ordering_explicit, thread_ordering_explicit;
 } trak_importer;
 
 /* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
@@ -324,7 +398,8 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 /* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
-** a slice end's arguments join its begin's, as arg sets never change once made. */
+** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
+** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 
 /* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
@@ -334,9 +409,18 @@ void trak__sequence_clear(trak_sequence *seq);
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
 /* The string id interned under `iid` of `kind` (for source locations: the index in
-** imp->source_locs), or 0 (reported as missing). */
+** imp->source_locs), or 0 (reported as missing; a missing category is named
+** "unknown(<iid>)", as Perfetto names it). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* A counter value as recorded: on an incremental counter track, the sequence's running sum
+** (before the track's unit multiplier, which the parse phase applies). */
+double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);
+static inline double trak__counter_in(trak_importer *imp, trak_sequence *seq, uint32_t track,
+                                      double v) {
+  if (TRAK_LIKELY(!imp->tracks.v[track].is_incremental)) return v;
+  return trak__counter_add_incremental(seq, track, v);
+}
 /* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
 ** which frees them as it fills the tables, really lowers the resident memory. */
 void trak__block_free(trak_ev_block *b);
@@ -352,19 +436,45 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 ** snapshot relates the clocks. */
 int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                         int64_t *out);
+/* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
+** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
+int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                int64_t ts);
 
-/* Tracks, threads and processes (tracks.c). */
-void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
+/* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */
+void trak__threads_init(trak_importer *imp);
+/* The live process with `pid`, made on first use together with its main thread (tid == pid). */
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* A new process for `pid` (the pid was reused): the old one and its threads end. */
+uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
+/* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
+** the newest live thread with `tid` in any process, or a new one with no process. */
+uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+/* A new thread (pid, tid) even if one is live (the tid was reused). */
+uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid);
+
+/* Tracks (tracks.c). */
+/* Applies a TrackDescriptor; a thread descriptor also becomes `seq`'s thread (seq may be NULL). */
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len);
+/* A new undescribed track info with `uuid` (0: none); returns its index. */
+uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
-uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
-uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
+** when `track` is a global track, or a process track of that thread's process; else
+** TRAK_NULL_U32. */
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
+/* The global "Default Track" (uuid 0): events with no track and no thread go there. */
+uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
-** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32. */
+** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32, of
+** Perfetto's track type `type` (NULL: the one its scope implies). */
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter);
+                           int is_counter, const char *type);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Writes the track table from the track infos (after tokenizing, before parsing). */
@@ -374,6 +484,59 @@ void trak__tracks_finish(trak_importer *imp);
 ** the last row). */
 void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+/* The order of JSON records with the same timestamp once the trace has an X event (as
+** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by duration,
+*longest
+** first, then everything else; file order within a key. */
+static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *ev) {
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
+  /* E ends a thread slice; an async e (on its own track) sorts with everything else */
+  if (type == TRAK_EV_END && imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK].is_legacy_thread)
+    return INT64_MIN;
+  if (type == TRAK_EV_COMPLETE) return INT64_MAX - (int64_t)imp->aux.v[ev->aux];
+  return INT64_MAX;
+}
+
+/* JSON slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
+typedef struct trak_overlap {
+  int64_t start, end; /* the region a new complete slice shares with an open one */
+  uint32_t name;      /* the open slice's name, its ts and dur */
+  int64_t ts, dur;
+} trak_overlap;
+/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
+** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
+** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
+** *overlap filled, if the new slice would partly overlap an open complete slice. */
+int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                        trak_overlap *overlap);
+/* Ends the innermost open slice of `track` whose name and category match the end record's
+** (absent ones match any), merging the end's args; returns it, or TRAK_NULL_U32 (an end with
+** nothing to end is not counted, as in Perfetto). */
+uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
+/* Reports the overlap and returns the overflow track of the thread of `track` the complete
+** slice goes to (made on first use; prepared for the slice). */
+uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                           const trak_overlap *overlap);
+
+/* JSON flows (json_flows.c), bound as Perfetto's flow tracker binds them: `op` is a
+** trak_flow_v1_kind (v2 flow_out: BEGIN; flow_in with flow_out: STEP; flow_in: END_ENCLOSING),
+** `key` the flow id (a v2 bind_id, or trak__json_v1_flow_id's),
+** `slice` the topmost slice of `track` (TRAK_NULL_U32: none, reported) for all but
+** END_NEXT, which waits for the next slice that begins on `track`. */
+void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
+                     uint64_t pkt);
+/* A v2 flow (bind_id with flow_in / flow_out) on the slice that just began on `track`; `block`
+** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
+void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
+                        uint64_t pkt);
+/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
+/* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
+** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
+uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
+/* Binds the flow ends waiting on `track` to `slice`, which just began there. */
+void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

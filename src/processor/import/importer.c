@@ -14,12 +14,7 @@ void trak__importer_init(trak_importer *imp, trak_tables *tables,
   if (opts) imp->opts = *opts;
   imp->trace_clock = TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
   trak_vec_push(imp->aux, 0); /* aux index 0 means "none" */
-  /* utid 0 / upid 0: the idle thread and process (pid 0), as in Perfetto. */
-  uint32_t upid = trak__process_for_pid(imp, 0);
-  uint32_t utid = trak__thread_for_tid(imp, 0, 0);
-  tables->thread.upid[utid] = upid;
-  tables->thread.is_main[utid] = 1;
-  tables->thread.is_idle[utid] = 1;
+  trak__threads_init(imp);
 }
 
 void trak__importer_free(trak_importer *imp) {
@@ -29,6 +24,8 @@ void trak__importer_free(trak_importer *imp) {
       trak__map_free(&seq->interned[k]);
     trak_vec_free(seq->default_extra_uuids);
     trak_vec_free(seq->default_extra_double_uuids);
+    trak__map_free(&seq->inc_index);
+    trak_vec_free(seq->inc_values);
     while (seq->head) {
       trak_ev_block *next = seq->head->next;
       trak__block_free(seq->head);
@@ -44,11 +41,18 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
+  trak_vec_free(imp->pending_flows);
+  trak_vec_free(imp->import_logs);
+  trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
-  trak_map *maps[] = {&imp->seq_index, &imp->track_index, &imp->thread_track_index,
-                      &imp->tid_index, &imp->pid_index,   &imp->clock_index,
-                      &imp->flows,     &imp->arg_sets,    &imp->debug_keys};
+  trak_vec_free(imp->thread_prev);
+  trak_map *maps[] = {&imp->seq_index,   &imp->track_index, &imp->thread_track_index,
+                      &imp->tid_index,   &imp->pid_index,   &imp->clock_index,
+                      &imp->flows,       &imp->arg_sets,    &imp->debug_keys,
+                      &imp->spill_lanes, &imp->json_v1_flow_ids, &imp->async_roots,
+                      &imp->async_sets,
+                      &imp->thread_uuid, &imp->process_uuid};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     trak__map_free(maps[i]);
   free(imp->scratch);

@@ -11,97 +11,197 @@
 
 const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_TRACE_TRUNCATED] = {"trace_truncated", TRAK_SEVERITY_DATA_LOSS,
-                                   "The trace ends in the middle of a packet; it was dropped."},
+                                   "The trace ends in the middle of a packet; it was dropped.", 0},
     [TRAK_STAT_TRACE_CORRUPT] = {"trace_corrupt", TRAK_SEVERITY_DATA_LOSS,
                                  "Malformed bytes between packets; the rest of the trace was "
-                                 "skipped."},
+                                 "skipped.",
+                                 0},
     [TRAK_STAT_PACKET_MALFORMED] = {"packet_malformed", TRAK_SEVERITY_DATA_LOSS,
                                     "A packet whose fields do not decode; its valid fields "
-                                    "before the error were kept."},
+                                    "before the error were kept.",
+                                    0},
     [TRAK_STAT_TEXT_PARSE_ERROR] =
         {"text_parse_error", TRAK_SEVERITY_ERROR,
          "A text format trace does not parse; the packets before the error "
-         "were imported."},
+         "were imported.",
+         0},
     [TRAK_STAT_COMPRESSED_ERRORS] = {"compressed_packets_errors", TRAK_SEVERITY_DATA_LOSS,
-                                     "compressed_packets that do not inflate."},
+                                     "compressed_packets that do not inflate.", 0},
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
-                                          "zstd_compressed_packets are not supported."},
-    [TRAK_STAT_INCREMENTAL_INVALID] = {"tokenizer_skipped_packets", TRAK_SEVERITY_DATA_LOSS,
+                                          "zstd_compressed_packets are not supported.", 0},
+    [TRAK_STAT_INCREMENTAL_INVALID] = {"packet_skipped_seq_needs_incremental_state_invalid",
+                                       TRAK_SEVERITY_INFO,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
-                                       "the sequence's incremental state was invalid."},
+                                       "the sequence's incremental state was invalid.",
+                                       1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
-                               "previous_packet_dropped: the writer lost packets on a sequence."},
-    [TRAK_STAT_INTERNED_ERRORS] = {"interned_data_tokenizer_errors", TRAK_SEVERITY_ERROR,
-                                   "Interned entries without an iid or with iid 0."},
-    [TRAK_STAT_INTERNED_MISSING] = {"interned_id_missing", TRAK_SEVERITY_ERROR,
-                                    "References to interned ids never defined on the sequence."},
+                               "previous_packet_dropped: the writer lost packets on a sequence.",
+                               0},
+    [TRAK_STAT_INTERNED_ERRORS] =
+        {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
+         "Interned entries without an iid or with iid 0, and references to interned ids never "
+         "defined on the sequence (the field is left out).",
+         1},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Timestamps in a clock no snapshot relates to the trace "
-                                      "clock; the packets were dropped."},
+                                      "clock; the packets were dropped.",
+                                      1},
     [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
-                                 "Track uuids used by events but never described."},
+                                 "Track uuids used by events but never described.", 0},
     [TRAK_STAT_NO_TRACK] = {"track_event_without_track", TRAK_SEVERITY_ERROR,
                             "Events with no track_uuid, no default track and no thread; "
-                            "dropped."},
-    [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_ERROR,
+                            "dropped.",
+                            0},
+    [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
                             "Events of unspecified or unknown type, or legacy events without "
                             "the thread, process or id their phase needs (dropped); log "
-                            "messages on events without a thread (left out of the args)."},
+                            "messages on events without a thread (left out of the args).",
+                            1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
-                                 "Slice ends on a track with no open slice; dropped."},
+                                 "Slices left open inside a slice that ended (ends that do not "
+                                 "nest); cut off at its end.",
+                                 1},
     [TRAK_STAT_UNTERMINATED] = {"slice_unterminated", TRAK_SEVERITY_INFO,
-                                "Slices never ended; their dur is -1."},
+                                "Slices never ended; their dur is -1.", 0},
     [TRAK_STAT_NON_NESTING] = {"slice_non_nesting", TRAK_SEVERITY_ERROR,
                                "Slice ends naming a slice other than the innermost open one "
-                               "(overlapping slices that do not nest)."},
-    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"counter_on_non_counter_track", TRAK_SEVERITY_ERROR,
-                                             "Counter values on a track without a counter "
-                                             "descriptor (kept)."},
+                               "(overlapping slices that do not nest).",
+                               0},
+    [TRAK_STAT_COUNTER_NOT_COUNTER_TRACK] = {"track_event_counter_invalid_track_uuid",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Counter values on a track that is not a counter "
+                                             "track (no counter descriptor); dropped.",
+                                             1},
     [TRAK_STAT_EXTRA_COUNTER_MISMATCH] = {"extra_counter_mismatch", TRAK_SEVERITY_ERROR,
                                           "Extra counter values without a matching track "
-                                          "uuid; dropped."},
+                                          "uuid; dropped.",
+                                          0},
     [TRAK_STAT_DECREASING_TS] = {"track_timestamp_decreasing", TRAK_SEVERITY_INFO,
                                  "Events written with a timestamp below the previous one of their "
-                                 "sequence on the same track (sorted on import)."},
-    [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_parent_unknown", TRAK_SEVERITY_ERROR,
+                                 "sequence on the same track (sorted on import).",
+                                 0},
+    [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
                                         "Track descriptors whose parent_uuid is never "
-                                        "described."},
+                                        "described.",
+                                        1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
-                               "A JSON trace is not valid JSON; the events before the error "
-                               "were imported."},
+                               "A JSON trace is not valid JSON (the events before the error "
+                               "were imported), or a JSON event has no ph, no valid ts, or a "
+                               "dur, tts or tdur that is not a number (skipped).",
+                               0},
     [TRAK_STAT_JSON_EVENT] = {"json_parser_failure", TRAK_SEVERITY_ERROR,
-                              "JSON events that cannot be imported (no ts, unknown phase, "
-                              "missing id or args); skipped."},
-    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_DATA_LOSS,
+                              "JSON events that cannot be imported (X without dur, async "
+                              "event without id, counter without args, bad M args); skipped.",
+                              0},
+    [TRAK_STAT_FLOW_NO_ENCLOSING] = {"flow_no_enclosing_slice", TRAK_SEVERITY_ERROR,
                                      "JSON flow events (s, t, f with bp e) with no slice open "
-                                     "on their thread; dropped."},
+                                     "on their thread; dropped.",
+                                     0},
     [TRAK_STAT_LEGACY_UNSUPPORTED] = {"legacy_event_unsupported", TRAK_SEVERITY_INFO,
                                       "TrackEvent.legacy_event phases (dropped) or fields "
                                       "(ignored) trak does not import; Perfetto keeps such "
-                                      "events in its raw table."},
+                                      "events in its raw table.",
+                                      0},
+    [TRAK_STAT_THREAD_MISSING_PID_TID] = {"track_descriptor_thread_missing_pid_tid",
+                                          TRAK_SEVERITY_ERROR,
+                                          "Track descriptors with a thread that lacks its pid or "
+                                          "tid; the descriptor was skipped.",
+                                          1},
+    [TRAK_STAT_PROCESS_MISSING_PID] = {"track_descriptor_process_missing_pid", TRAK_SEVERITY_ERROR,
+                                       "Track descriptors with a process that lacks its pid; the "
+                                       "descriptor was skipped.",
+                                       1},
+    [TRAK_STAT_FLOW_END_WITHOUT_START] = {"flow_end_without_start", TRAK_SEVERITY_INFO,
+                                          "Flow ends (legacy FLOW_IN) for flows that never "
+                                          "began; no flow row.",
+                                          0},
+    [TRAK_STAT_FLOW_WITHOUT_DIRECTION] = {"flow_without_direction", TRAK_SEVERITY_ERROR,
+                                          "legacy_event.bind_id without a valid flow_direction; "
+                                          "no flow.",
+                                          0},
+    [TRAK_STAT_FLOW_DUPLICATE_ID] = {"flow_duplicate_id", TRAK_SEVERITY_ERROR,
+                                     "Flows begun (legacy FLOW_OUT) with the id of a flow still "
+                                     "open; ignored.",
+                                     0},
+    [TRAK_STAT_FLOW_STEP_WITHOUT_START] = {"flow_step_without_start", TRAK_SEVERITY_INFO,
+                                           "Flow steps (legacy FLOW_INOUT) for flows that never "
+                                           "began; no flow row.",
+                                           0},
+    [TRAK_STAT_INVALID_TIMESTAMP] = {"track_event_invalid_timestamp", TRAK_SEVERITY_ERROR,
+                                     "Track events whose timestamp is negative (or saturates "
+                                     "there); dropped.",
+                                     1},
+    [TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED] = {"thread_descriptor_skipped_incremental_state_invalid",
+                                             TRAK_SEVERITY_INFO,
+                                             "thread_descriptor packets on a sequence whose "
+                                             "incremental state is not valid (not cleared yet, "
+                                             "or packets were lost); skipped.",
+                                             1},
+    [TRAK_STAT_DELTA_WITHOUT_STATE] = {"track_event_skipped_timestamp_delta_without_valid_state",
+                                       TRAK_SEVERITY_INFO,
+                                       "Track events with timestamp_delta_us on a sequence with "
+                                       "no valid thread_descriptor since its last clear or loss; "
+                                       "dropped.",
+                                       1},
+    [TRAK_STAT_END_UNMATCHED] = {"slice_end_unmatched", TRAK_SEVERITY_INFO,
+                                 "Slice ends that match no open slice on their track (it began "
+                                 "before the trace, or never); dropped. Perfetto drops them "
+                                 "without counting.",
+                                 0},
+    [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
+                                              TRAK_SEVERITY_ERROR,
+                                              "JSON complete (X) events that partly overlap a "
+                                              "slice of their thread (they neither nest nor "
+                                              "follow it); each went to an overflow track of "
+                                              "the thread (type thread_overlapping_slice) and "
+                                              "is logged in _trace_import_logs.",
+                                              1},
+    [TRAK_STAT_DROP_OVERLAPPING_COMPLETE] = {"slice_drop_overlapping_complete_event",
+                                             TRAK_SEVERITY_ERROR,
+                                             "Complete slices that partly overlap a slice of "
+                                             "their track and have no overflow track to go "
+                                             "to; dropped.",
+                                             1},
+    [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
+                                       TRAK_SEVERITY_ERROR,
+                                       "JSON events with a negative timestamp; dropped, as "
+                                       "Perfetto's sorter drops them.",
+                                       0},
+    [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
+                                          "The JSON trace has a displayTimeUnit key; it is a "
+                                          "hint for viewers and does not change timestamps, "
+                                          "which stay microseconds.",
+                                          0},
     [TRAK_STAT_PACKET_TOO_LARGE] = {"packet_too_large", TRAK_SEVERITY_DATA_LOSS,
                                     "Packets longer than the packet limit (docs/limits.md); "
-                                    "skipped, the packets after them kept."},
+                                    "skipped, the packets after them kept.",
+                                    0},
     [TRAK_STAT_COMPRESSED_TOO_DEEP] = {"compressed_packets_too_deep", TRAK_SEVERITY_DATA_LOSS,
                                        "compressed_packets nested past the nesting limit; the "
-                                       "innermost were skipped."},
+                                       "innermost were skipped.",
+                                       0},
     [TRAK_STAT_INFLATE_LIMIT] = {"compressed_packets_inflate_limit", TRAK_SEVERITY_DATA_LOSS,
                                  "compressed_packets that inflate past the per-packet or "
-                                 "per-trace limit (a decompression bomb?); skipped."},
+                                 "per-trace limit (a decompression bomb?); skipped.",
+                                 0},
     [TRAK_STAT_ANNOTATION_TOO_DEEP] = {"debug_annotation_too_deep", TRAK_SEVERITY_ERROR,
                                        "Debug annotation values nested past the depth limit; "
-                                       "the deeper values were dropped."},
+                                       "the deeper values were dropped.",
+                                       0},
     [TRAK_STAT_KEY_TOO_LONG] = {"arg_key_too_long", TRAK_SEVERITY_ERROR,
                                 "Arg keys longer than the key limit; the values were dropped "
-                                "(a cut key could collide with another)."},
+                                "(a cut key could collide with another).",
+                                0},
     [TRAK_STAT_JSON_EVENT_TOO_LARGE] = {"json_event_too_large", TRAK_SEVERITY_DATA_LOSS,
-                                        "JSON events longer than the event limit; skipped."},
+                                        "JSON events longer than the event limit; skipped.", 0},
     [TRAK_STAT_JSON_INVALID_UTF8] = {"json_invalid_utf8", TRAK_SEVERITY_ERROR,
                                      "JSON strings with bytes that are not UTF-8; each bad "
-                                     "sequence was replaced by U+FFFD."},
+                                     "sequence was replaced by U+FFFD.",
+                                     0},
     [TRAK_STAT_TRACE_EMPTY] = {"trace_empty", TRAK_SEVERITY_DATA_LOSS,
                                "The trace holds no packets or events at all (e.g. a recording "
-                               "whose daemon died)."},
+                               "whose daemon died).",
+                               0},
 };
 
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,

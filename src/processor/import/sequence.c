@@ -4,6 +4,7 @@
 ** What fills the interned tables from a packet's InternedData is protobuf's business
 ** (proto/interned_data.c); JSON traces use sequences only for their record lists.
 */
+#include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -37,6 +38,16 @@ void trak__sequence_clear(trak_sequence *seq) {
   seq->default_extra_double_uuids.n = 0;
   seq->state_valid = 1;
   seq->seen_clear = 1;
+  seq->timestamps_valid = 0;
+  trak__map_clear(&seq->inc_index);
+  seq->inc_values.n = 0;
+}
+
+double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v) {
+  int added;
+  uint32_t *slot = trak__map_put(&seq->inc_index, track, (uint32_t)seq->inc_values.n, &added);
+  if (added) trak_vec_push(seq->inc_values, 0.0);
+  return seq->inc_values.v[*slot] += v;
 }
 
 const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {
@@ -48,8 +59,13 @@ const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid) {
   uint32_t *id = trak__map_get(&seq->interned[kind], iid);
   if (TRAK_LIKELY(id != NULL)) return *id;
-  trak__report(imp, TRAK_STAT_INTERNED_MISSING, "%s iid %llu is not interned on sequence %u",
+  trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s iid %llu is not interned on sequence %u",
                trak__intern_kind_names[kind], (unsigned long long)iid, seq->id);
+  if (kind == TRAK_INTERN_CATEGORY) { /* Perfetto names such a category "unknown(<iid>)" */
+    char buf[40];
+    int n = snprintf(buf, sizeof buf, "unknown(%llu)", (unsigned long long)iid);
+    return trak__strpool_intern(&imp->tables->strings, buf, (size_t)n);
+  }
   return 0;
 }
 

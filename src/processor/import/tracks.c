@@ -1,38 +1,26 @@
 /*
-** This file holds tracks, threads and processes: TrackDescriptor packets (thread, process,
-** custom tracks nested to any depth, counter tracks), deduplication of threads by tid and
-** processes by pid, and the final track table with each track's type and scope.
+** This file holds tracks: TrackDescriptor packets (thread, process, custom tracks nested to any
+** depth, counter tracks; which thread or process a descriptor names is threads.c's identity
+** model), the implied tracks of legacy events, and the final track table with each track's
+** type, scope, parent and source args.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
 
-uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
-  int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
-  if (added) *slot = trak__process_add(imp->tables, pid);
-  return *slot;
+static uint32_t str_id(trak_importer *imp, const char *s) {
+  return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
 }
 
-uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
-  int added;
-  uint32_t *slot = trak__map_put(&imp->tid_index, (uint64_t)tid, 0, &added);
-  if (added) *slot = trak__thread_add(imp->tables, tid);
-  uint32_t utid = *slot;
-  if (pid >= 0) {
-    imp->tables->thread.upid[utid] = trak__process_for_pid(imp, pid);
-    imp->tables->thread.is_main[utid] = tid == pid;
-  }
-  return utid;
-}
-
-static uint32_t track_new(trak_importer *imp, uint64_t uuid) {
+uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   trak_track_info info;
   memset(&info, 0, sizeof info);
   info.uuid = uuid;
   info.utid = info.upid = TRAK_NULL_U32;
   info.multiplier = 1;
   info.last_file_ts = INT64_MIN;
+  info.first_ts = INT64_MAX;
   info.first_pkt = imp->packet_index;
   trak_vec_push(imp->tracks, info);
   return (uint32_t)(imp->tracks.n - 1);
@@ -41,15 +29,25 @@ static uint32_t track_new(trak_importer *imp, uint64_t uuid) {
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid) {
   int added;
   uint32_t *slot = trak__map_put(&imp->track_index, uuid, 0, &added);
-  if (added) *slot = track_new(imp, uuid);
+  if (added) *slot = trak__track_new(imp, uuid);
   return *slot;
+}
+
+uint32_t trak__default_track(trak_importer *imp) {
+  uint32_t track = trak__track_for_uuid(imp, 0);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->described) {
+    info->described = 1;
+    if (!info->name) info->name = str_id(imp, "Default Track");
+  }
+  return track;
 }
 
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
   int added;
   uint32_t *slot = trak__map_put(&imp->thread_track_index, utid, 0, &added);
   if (added) {
-    uint32_t t = track_new(imp, 0);
+    uint32_t t = trak__track_new(imp, 0);
     *slot = t;
     trak_track_info *info = &imp->tracks.v[t];
     info->described = info->is_thread = info->is_legacy_thread = 1;
@@ -59,11 +57,12 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
 }
 
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter) {
+                           int is_counter, const char *type) {
   uint32_t track = trak__track_for_uuid(imp, key | 1ULL << 63);
   trak_track_info *info = &imp->tracks.v[track];
   if (!info->described) {
     info->described = 1;
+    info->type = type;
     info->name = name;
     info->is_counter = (uint8_t)is_counter;
     if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
@@ -77,66 +76,82 @@ static uint32_t intern_field(trak_importer *imp, const trak_pb_field *f) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
 }
 
-/* Decodes a ProcessDescriptor into the process table; returns the upid. */
-static uint32_t process_descriptor(trak_importer *imp, const trak_pb_field *outer) {
+/* A ProcessDescriptor's fields. */
+typedef struct process_fields {
+  int64_t pid;
+  uint8_t has_pid;
+  uint32_t name; /* string id, 0: none */
+  uint32_t cmdline;
+  uint32_t cmd0; /* the command line's first word, 0: none */
+} process_fields;
+
+static void process_fields_decode(trak_importer *imp, const trak_span *span, process_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, outer->data, outer->len);
-  int64_t pid = 0;
-  uint32_t name = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
   char cmdline[1024];
-  size_t cmd_len = 0;
+  size_t cmd_len = 0, first = 0;
+  memset(pf, 0, sizeof *pf);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ProcessDescriptor_pid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      pid = trak_pb_as_int32(&f);
-    else if (f.number == TRAK_PB_ProcessDescriptor_process_name && f.wire_type == TRAK_PB_WIRE_LEN)
-      name = intern_field(imp, &f);
+      pf->pid = trak_pb_as_int32(&f), pf->has_pid = 1;
+    else if (f.number == TRAK_PB_ProcessDescriptor_process_name &&
+             f.wire_type == TRAK_PB_WIRE_LEN && f.len)
+      pf->name = intern_field(imp, &f);
     else if (f.number == TRAK_PB_ProcessDescriptor_cmdline && f.wire_type == TRAK_PB_WIRE_LEN &&
              cmd_len + f.len + 1 < sizeof cmdline) {
-      if (cmd_len) cmdline[cmd_len++] = ' ';
+      if (cmd_len)
+        cmdline[cmd_len++] = ' ';
+      else
+        first = f.len;
       memcpy(cmdline + cmd_len, f.data, f.len);
       cmd_len += f.len;
     }
   }
-  trak_tables *t = imp->tables;
-  uint32_t upid = trak__process_for_pid(imp, pid);
-  if (cmd_len) t->process.cmdline[upid] = trak__strpool_intern(&t->strings, cmdline, cmd_len);
-  if (!name && cmd_len) {
-    size_t first = 0;
-    while (first < cmd_len && cmdline[first] != ' ')
-      first++;
-    name = trak__strpool_intern(&t->strings, cmdline, first);
-  }
-  if (name) t->process.name[upid] = name;
-  return upid;
+  trak_strpool *sp = &imp->tables->strings;
+  if (cmd_len) pf->cmdline = trak__strpool_intern(sp, cmdline, cmd_len);
+  if (first) pf->cmd0 = trak__strpool_intern(sp, cmdline, first);
 }
 
-/* Decodes a ThreadDescriptor into the thread table; returns the utid. */
-static uint32_t thread_descriptor(trak_importer *imp, const uint8_t *data, size_t len) {
+/* Writes a process descriptor's name into its process row. Perfetto's track event importer
+** leaves cmdline (and names from it) to system process data, so trak does too. */
+static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf) {
+  if (pf->name) imp->tables->process.name[upid] = pf->name;
+}
+
+/* A ThreadDescriptor's fields. */
+typedef struct thread_fields {
+  int64_t pid, tid;
+  uint8_t has_pid, has_tid;
+  uint32_t name; /* string id, 0: none */
+} thread_fields;
+
+static void thread_fields_decode(trak_importer *imp, const trak_span *span, thread_fields *tf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  int64_t pid = -1, tid = 0;
-  uint32_t name = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  memset(tf, 0, sizeof *tf);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ThreadDescriptor_pid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      pid = trak_pb_as_int32(&f);
+      tf->pid = trak_pb_as_int32(&f), tf->has_pid = 1;
     else if (f.number == TRAK_PB_ThreadDescriptor_tid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      tid = trak_pb_as_int64(&f);
-    else if (f.number == TRAK_PB_ThreadDescriptor_thread_name && f.wire_type == TRAK_PB_WIRE_LEN)
-      name = intern_field(imp, &f);
+      tf->tid = trak_pb_as_int64(&f), tf->has_tid = 1;
+    else if (f.number == TRAK_PB_ThreadDescriptor_thread_name && f.wire_type == TRAK_PB_WIRE_LEN &&
+             f.len)
+      tf->name = intern_field(imp, &f);
   }
-  uint32_t utid = trak__thread_for_tid(imp, tid, pid);
-  if (name) imp->tables->thread.name[utid] = name;
-  return utid;
 }
 
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len) {
-  return thread_descriptor(imp, data, len);
+  trak_span span = {data, len};
+  thread_fields tf;
+  thread_fields_decode(imp, &span, &tf);
+  uint32_t utid = trak__thread_for_tid(imp, tf.tid, tf.has_pid ? tf.pid : -1);
+  if (tf.name) imp->tables->thread.name[utid] = tf.name;
+  return utid;
 }
 
-static void counter_descriptor(trak_importer *imp, trak_track_info *info,
-                               const trak_pb_field *outer) {
+static void counter_descriptor(trak_importer *imp, trak_track_info *info, const trak_span *outer) {
   static const char *const units[] = {NULL, "ns", "count", "bytes"};
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -164,24 +179,191 @@ static void counter_descriptor(trak_importer *imp, trak_track_info *info,
   }
 }
 
-void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len) {
+/* The fields of a TrackDescriptor that decide its identity, read before the rest. */
+typedef struct descriptor_fields {
+  uint64_t uuid;
+  trak_span thread, process, chrome_thread, chrome_process, counter;
+  uint32_t merge;   /* sibling_merge_behavior */
+  uint8_t separate; /* disallow_merging_with_system_tracks */
+} descriptor_fields;
+
+/* Whether a ChromeThreadDescriptor says the tid was read in a sandbox. */
+static int chrome_thread_sandboxed(trak_importer *imp, const trak_span *span) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  uint64_t uuid = 0;
-  int rc;
-  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0)
-    if (f.number == TRAK_PB_TrackDescriptor_uuid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      uuid = f.value;
-  if (rc < 0 || uuid == 0) {
-    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_descriptor %s",
-                 rc < 0 ? "is malformed" : "has no uuid");
+  int sandboxed = 0;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_ChromeThreadDescriptor_is_sandboxed_tid &&
+        f.wire_type == TRAK_PB_WIRE_VARINT)
+      sandboxed = f.value != 0;
+  return sandboxed;
+}
+
+/* A ChromeProcessDescriptor's host_app_package_name becomes the process's
+** chrome.host_app_package_name arg (once: descriptors are re-emitted). */
+static void chrome_process_args(trak_importer *imp, uint32_t upid, const trak_span *span) {
+  trak_tables *t = imp->tables;
+  if (t->process.arg_set_id[upid] != TRAK_NULL_U32) return;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, span->data, span->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_ChromeProcessDescriptor_host_app_package_name ||
+        f.wire_type != TRAK_PB_WIRE_LEN)
+      continue;
+    uint32_t set = (uint32_t)t->args.n;
+    uint32_t key = str_id(imp, "chrome.host_app_package_name");
+    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_STRING);
+    t->args.string_value[row] = intern_field(imp, &f);
+    t->process.arg_set_id[upid] = set;
     return;
   }
-  uint32_t index = trak__track_for_uuid(imp, uuid);
+}
+
+/* Claims a thread or process row for descriptor `uuid`; returns 0 when another uuid claimed it
+** first, which means its tid / pid was reused. */
+static int claim(trak_map *claims, uint32_t row, uint64_t uuid) {
+  int added;
+  uint32_t *slot = trak__map_put(claims, row, 0, &added);
+  if (added) *slot = (uint32_t)(uuid ^ uuid >> 32); /* for debugging only: the map is u32 */
+  return added;
+}
+
+/* The thread of a thread descriptor: the descriptor's track uuid owns one (pid, tid) thread; a
+** second uuid for a live (pid, tid) means the tid was reused, and starts a new thread. */
+static uint32_t descriptor_thread(trak_importer *imp, const descriptor_fields *df,
+                                  const thread_fields *tf, const uint32_t *existing) {
+  if (existing && imp->tracks.v[*existing].is_thread) return imp->tracks.v[*existing].utid;
+  int64_t tid = tf->tid;
+  if (df->chrome_thread.data && chrome_thread_sandboxed(imp, &df->chrome_thread))
+    tid = (int64_t)((uint64_t)tf->pid << 32 | (uint64_t)tf->tid);
+  uint32_t utid = trak__thread_for_tid(imp, tid, tf->pid);
+  if (!claim(&imp->thread_uuid, utid, df->uuid)) {
+    utid = trak__thread_start_new(imp, tid, tf->pid);
+    claim(&imp->thread_uuid, utid, df->uuid);
+  }
+  return utid;
+}
+
+/* The process of a process descriptor, by the same rule as descriptor_thread. */
+static uint32_t descriptor_process(trak_importer *imp, const descriptor_fields *df,
+                                   const process_fields *pf, const uint32_t *existing) {
+  if (existing && imp->tracks.v[*existing].is_process) return imp->tracks.v[*existing].upid;
+  uint32_t upid = trak__process_for_pid(imp, pf->pid);
+  if (!claim(&imp->process_uuid, upid, df->uuid)) {
+    upid = trak__process_start_new(imp, pf->pid);
+    claim(&imp->process_uuid, upid, df->uuid);
+  }
+  return upid;
+}
+
+static int descriptor_fields_decode(trak_importer *imp, const uint8_t *data, size_t len,
+                                    descriptor_fields *df) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int rc;
+  memset(df, 0, sizeof *df);
+  trak__dec_init(imp, &dec, data, len);
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    trak_span span = {f.data, f.len};
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    switch (f.number) {
+    case TRAK_PB_TrackDescriptor_uuid:
+      if (f.wire_type == TRAK_PB_WIRE_VARINT) df->uuid = f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_thread:
+      if (is_len) df->thread = span;
+      break;
+    case TRAK_PB_TrackDescriptor_process:
+      if (is_len) df->process = span;
+      break;
+    case TRAK_PB_TrackDescriptor_chrome_thread:
+      if (is_len) df->chrome_thread = span;
+      break;
+    case TRAK_PB_TrackDescriptor_chrome_process:
+      if (is_len) df->chrome_process = span;
+      break;
+    case TRAK_PB_TrackDescriptor_counter:
+      if (is_len) df->counter = span;
+      break;
+    case TRAK_PB_TrackDescriptor_sibling_merge_behavior:
+      df->merge = (uint32_t)f.value;
+      break;
+    case TRAK_PB_TrackDescriptor_disallow_merging_with_system_tracks:
+      df->separate = f.value != 0;
+      break;
+    default:
+      break;
+    }
+  }
+  return rc;
+}
+
+/* The track of a thread descriptor without a counter is the thread's own track (the one events
+** without a track_uuid use), as Perfetto interns it: a second uuid for the thread shares it. */
+static uint32_t thread_own_track(trak_importer *imp, uint64_t uuid, uint32_t utid) {
+  const uint32_t *slot = trak__map_get(&imp->track_index, uuid);
+  if (slot) return *slot;
+  uint32_t track = trak__legacy_thread_track(imp, utid);
+  trak_track_info *info = &imp->tracks.v[track];
+  if (!info->uuid) info->uuid = uuid; /* the first uuid is its trace_id */
+  int added;
+  *trak__map_put(&imp->track_index, uuid, 0, &added) = track;
+  return track;
+}
+
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len) {
+  descriptor_fields df;
+  if (descriptor_fields_decode(imp, data, len, &df) < 0) {
+    trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_descriptor is malformed");
+    return;
+  }
+  const uint32_t *existing = trak__map_get(&imp->track_index, df.uuid);
+  uint32_t utid = TRAK_NULL_U32, upid = TRAK_NULL_U32, index;
+  if (df.thread.data) {
+    thread_fields tf;
+    thread_fields_decode(imp, &df.thread, &tf);
+    if (!tf.has_pid || !tf.has_tid) {
+      trak__report(imp, TRAK_STAT_THREAD_MISSING_PID_TID,
+                   "track_descriptor uuid %llu has a thread without pid or tid; skipped",
+                   (unsigned long long)df.uuid);
+      return;
+    }
+    utid = descriptor_thread(imp, &df, &tf, existing);
+    if (tf.name) imp->tables->thread.name[utid] = tf.name;
+    upid = imp->tables->thread.upid[utid];
+    /* The sequence's thread, for its events without a track (kept across clears). */
+    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, utid);
+    index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
+                                             : trak__track_for_uuid(imp, df.uuid);
+  } else if (df.process.data) {
+    process_fields pf;
+    process_fields_decode(imp, &df.process, &pf);
+    if (!pf.has_pid) {
+      trak__report(imp, TRAK_STAT_PROCESS_MISSING_PID,
+                   "track_descriptor uuid %llu has a process without pid; skipped",
+                   (unsigned long long)df.uuid);
+      return;
+    }
+    upid = descriptor_process(imp, &df, &pf, existing);
+    process_fields_apply(imp, upid, &pf);
+    if (df.chrome_process.data) chrome_process_args(imp, upid, &df.chrome_process);
+    index = trak__track_for_uuid(imp, df.uuid);
+  } else {
+    index = trak__track_for_uuid(imp, df.uuid);
+  }
   trak_track_info *info = &imp->tracks.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
+  if (utid != TRAK_NULL_U32) info->is_thread = 1, info->utid = utid, info->upid = upid;
+  if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
+  if (df.counter.data) counter_descriptor(imp, info, &df.counter);
+  int keep_name = df.merge != TRAK_PB_TrackDescriptor_SIBLING_MERGE_BEHAVIOR_NONE;
+  info->merge_none = !keep_name;
+  trak_pb_decoder dec;
+  trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
@@ -192,26 +374,12 @@ void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_TrackDescriptor_name:
     case TRAK_PB_TrackDescriptor_static_name:
     case TRAK_PB_TrackDescriptor_atrace_name:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) info->name = intern_field(imp, &f);
+      /* The first non-empty name sticks, unless the track never merges with siblings. */
+      if (f.wire_type == TRAK_PB_WIRE_LEN && f.len && !(info->name && keep_name))
+        info->name = intern_field(imp, &f);
       break;
     case TRAK_PB_TrackDescriptor_description:
       if (f.wire_type == TRAK_PB_WIRE_LEN) info->description = intern_field(imp, &f);
-      break;
-    case TRAK_PB_TrackDescriptor_process:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        info->upid = process_descriptor(imp, &f);
-        info->is_process = 1;
-      }
-      break;
-    case TRAK_PB_TrackDescriptor_thread:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        info->utid = thread_descriptor(imp, f.data, f.len);
-        info->upid = imp->tables->thread.upid[info->utid];
-        info->is_thread = 1;
-      }
-      break;
-    case TRAK_PB_TrackDescriptor_counter:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) counter_descriptor(imp, info, &f);
       break;
     case TRAK_PB_TrackDescriptor_child_ordering:
       info->child_ordering = (uint8_t)f.value;
@@ -219,6 +387,12 @@ void trak__track_descriptor_add(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_TrackDescriptor_sibling_order_rank:
       info->rank = trak_pb_as_int32(&f);
       info->has_rank = 1;
+      break;
+    case TRAK_PB_TrackDescriptor_process_ordering:
+      if (df.uuid == 0) imp->process_ordering_explicit = f.value == 1;
+      break;
+    case TRAK_PB_TrackDescriptor_thread_ordering:
+      if (df.uuid == 0) imp->thread_ordering_explicit = f.value == 1;
       break;
     default:
       break;
@@ -247,71 +421,202 @@ static void track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t
   }
 }
 
-static uint32_t str_id(trak_importer *imp, const char *s) {
-  return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
+/* Perfetto's type for a track (as its track_event tracker and legacy importers name them). */
+static const char *track_type(const trak_track_info *info, const trak_track_info *parent,
+                              uint32_t utid, uint32_t upid) {
+  if (info->type) return info->type;
+  if (info->is_legacy_thread) return "thread_execution";
+  const char *scope = utid != TRAK_NULL_U32   ? "thread"
+                      : upid != TRAK_NULL_U32 ? "process"
+                                              : "global";
+  if (info->is_counter)
+    return utid != TRAK_NULL_U32   ? "thread_counter_track_event"
+           : upid != TRAK_NULL_U32 ? "process_counter_track_event"
+                                   : "global_counter_track_event";
+  /* Root thread / process descriptor tracks, and tracks that never merge with siblings, are
+  ** Perfetto's plain *_track_event; other tracks are merged by name with their siblings. */
+  int plain = info->is_thread || info->is_process || info->merge_none;
+  (void)parent;
+  if (scope[0] == 't') return plain ? "thread_track_event" : "thread_merged_track_event";
+  if (scope[0] == 'p') return plain ? "process_track_event" : "process_merged_track_event";
+  return plain ? "global_track_event" : "global_merged_track_event";
 }
 
-/* The viewer hints of a track (child_ordering, sibling_order_rank) as its source arg set. */
-static void track_hint_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
+  uint32_t utid, upid;
+  track_scope(imp, track, &utid, &upid);
+  if (utid != TRAK_NULL_U32) return TRAK_NULL_U32;
+  uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
+  if (seq_utid == TRAK_NULL_U32) return TRAK_NULL_U32;
+  if (upid != TRAK_NULL_U32 && imp->tables->thread.upid[seq_utid] != upid) return TRAK_NULL_U32;
+  return seq_utid;
+}
+
+/* Appends one row to arg set `set` (the last one of args): a string (string id) or an
+** integer-like value. The args columns may move, so the row is written after it is added. */
+static void arg_str(trak_importer *imp, uint32_t set, const char *key, uint32_t value) {
+  uint32_t k = str_id(imp, key);
+  uint32_t row = trak__arg_add(imp->tables, set, k, k, TRAK_ARG_STRING);
+  imp->tables->args.string_value[row] = value;
+}
+static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
+                    int64_t value) {
+  uint32_t k = str_id(imp, key);
+  uint32_t row = trak__arg_add(imp->tables, set, k, k, type);
+  imp->tables->args.int_value[row] = value;
+}
+
+/* A descriptor track's source args, as Perfetto's: source, trace_id (its uuid),
+** is_root_in_scope, has_first_packet_on_sequence, the viewer hints (child_ordering,
+*sibling_order_rank) and description. */
+static void track_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id) {
   static const char *const orderings[] = {"unknown", "lexicographic", "chronological", "explicit"};
   trak_tables *t = imp->tables;
-  if (!info->child_ordering && !info->has_rank) return;
   uint32_t set = (uint32_t)t->args.n;
-  if (info->child_ordering) {
-    uint32_t key = str_id(imp, "child_ordering");
-    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_STRING);
-    t->args.string_value[row] =
-        str_id(imp, info->child_ordering < 4 ? orderings[info->child_ordering] : "unknown");
-  }
-  if (info->has_rank) {
-    uint32_t key = str_id(imp, "sibling_order_rank");
-    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
-    t->args.int_value[row] = info->rank;
-  }
+  arg_str(imp, set, "source", str_id(imp, "descriptor"));
+  arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
+  arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
+          info->is_thread || info->is_process || info->uuid == 0);
+  /* The sequence of the event that made the track a row said it wrote from its first packet. */
+  if (info->first_seq_flagged) arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
+  if (info->child_ordering && info->child_ordering < 4)
+    arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
+  if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
+  if (info->description) arg_str(imp, set, "description", info->description);
   t->track.source_arg_set_id[id] = set;
+}
+
+/* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
+** makes a track when an event first uses it), ordered by their first event, each after its
+** parents. */
+typedef struct track_order {
+  int64_t first_ts;    /* INT64_MAX: unused */
+  uint32_t first_name; /* name of its first event */
+  uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
+} track_order;
+
+/* A used track and its first event's time, sorted by (time, index). */
+typedef struct track_first {
+  int64_t ts;
+  uint32_t i;
+} track_first;
+
+static int first_cmp(const void *a, const void *b) {
+  const track_first *x = a, *y = b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x->i < y->i ? -1 : x->i > y->i;
+}
+
+static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
+  if (!info->has_parent) return TRAK_NULL_U32;
+  uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+  return parent && imp->tracks.v[*parent].described ? *parent : TRAK_NULL_U32;
+}
+
+/* Writes the row of track `i` (its parents' first); returns its id. */
+static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int hops) {
+  if (ord[i].final != TRAK_NULL_U32) return ord[i].final;
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[i];
+  uint32_t parent = parent_index(imp, info);
+  uint32_t parent_id = TRAK_NULL_U32;
+  if (parent != TRAK_NULL_U32 && hops < 100) {
+    const trak_track_info *p = &imp->tracks.v[parent];
+    uint32_t pid = track_row(imp, ord, parent, hops + 1);
+    /* Children of root thread / process descriptors have no parent, for compatibility. */
+    if (!p->is_thread && !p->is_process) parent_id = pid;
+  } else if (info->has_parent) {
+    trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
+                    "track uuid %llu names parent_uuid %llu, which is never described",
+                    (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
+  }
+  if (ord[i].final != TRAK_NULL_U32) return ord[i].final; /* a cycle made it already */
+  uint32_t utid, upid;
+  track_scope(imp, i, &utid, &upid);
+  trak_track_kind kind;
+  if (info->is_counter)
+    kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_COUNTER
+           : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_COUNTER
+                                   : TRAK_TRACK_COUNTER;
+  else
+    kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD
+           : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
+                                   : TRAK_TRACK_GLOBAL;
+  uint32_t id = trak__track_add(t, kind);
+  ord[i].final = id;
+  t->track.type[id] = str_id(
+      imp, track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid));
+  t->track.name[id] = info->name;
+  /* A track of events with no name of its own takes its first event's (not root thread or
+  ** process tracks, nor counters), as Perfetto names it. */
+  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->type)
+    t->track.name[id] = ord[i].first_name;
+  /* Unnamed thread-time counters get Perfetto's names for them. */
+  if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    t->track.name[id] = str_id(imp, "thread_time");
+  if (!info->name &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    t->track.name[id] = str_id(imp, "thread_instruction_count");
+  t->track.description[id] = info->description;
+  t->track.unit[id] = info->unit;
+  /* Builtin thread-time and instruction-count counters have Perfetto's units. */
+  if (!info->unit && !info->type &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    t->track.unit[id] = str_id(imp, "ns");
+  if (!info->unit && !info->type &&
+      info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    t->track.unit[id] = str_id(imp, "count");
+  t->track.utid[id] = utid;
+  t->track.upid[id] = upid;
+  t->track.parent_id[id] = parent_id;
+  if (!info->described)
+    trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
+                    "events use track uuid %llu, which no track_descriptor describes",
+                    (unsigned long long)info->uuid);
+  if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
+  return id;
+}
+
+/* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread
+** descriptor's sibling_order_rank becomes its process_sort_index_hint / thread_sort_index_hint
+** arg, as Perfetto writes them when the import ends. */
+static void sort_index_hints(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    const trak_track_info *info = &imp->tracks.v[i];
+    if (!info->has_rank) continue;
+    int thread = info->is_thread && imp->thread_ordering_explicit;
+    int process = info->is_process && imp->process_ordering_explicit;
+    if (!thread && !process) continue;
+    uint32_t *slot =
+        thread ? &t->thread.arg_set_id[info->utid] : &t->process.arg_set_id[info->upid];
+    uint32_t set = (uint32_t)t->args.n;
+    arg_int(imp, set, thread ? "thread_sort_index_hint" : "process_sort_index_hint", TRAK_ARG_INT,
+            info->rank);
+    set = trak__args_share(imp, set);
+    *slot = trak__args_merge(imp, *slot, set);
+  }
 }
 
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
-  for (uint32_t i = 0; i < imp->tracks.n; i++) {
-    trak_track_info *info = &imp->tracks.v[i];
-    uint32_t utid, upid;
-    track_scope(imp, i, &utid, &upid);
-    trak_track_kind kind;
-    if (info->is_counter)
-      kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_COUNTER
-             : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_COUNTER
-                                     : TRAK_TRACK_COUNTER;
-    else
-      kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD
-             : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
-                                     : TRAK_TRACK_GLOBAL;
-    uint32_t id = trak__track_add(t, kind);
-    t->track.type[id] = str_id(imp, trak__track_type_name(kind));
-    t->track.name[id] = info->name;
-    /* Unnamed thread-time counters get Perfetto's names for them. */
-    if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
-      t->track.name[id] = str_id(imp, "thread_time");
-    if (!info->name &&
-        info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
-      t->track.name[id] = str_id(imp, "thread_instruction_count");
-    t->track.description[id] = info->description;
-    t->track.unit[id] = info->unit;
-    t->track.utid[id] = utid;
-    t->track.upid[id] = upid;
-    if (info->has_parent) {
-      uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
-      if (parent && imp->tracks.v[*parent].described)
-        t->track.parent_id[id] = *parent;
-      else
-        trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
-                        "track uuid %llu names parent_uuid %llu, which is never described",
-                        (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
-    }
-    if (!info->described)
-      trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
-                      "events use track uuid %llu, which no track_descriptor describes",
-                      (unsigned long long)info->uuid);
-    track_hint_args(imp, info, id);
-  }
+  sort_index_hints(imp);
+  size_t n = imp->tracks.n;
+  track_order *ord = malloc((n ? n : 1) * sizeof *ord);
+  track_first *used = malloc((n ? n : 1) * sizeof *used);
+  if (!ord || !used) abort();
+  for (size_t i = 0; i < n; i++)
+    ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
+  size_t n_used = 0;
+  for (uint32_t i = 0; i < n; i++)
+    if (ord[i].first_ts != INT64_MAX) used[n_used++] = (track_first){ord[i].first_ts, i};
+  qsort(used, n_used, sizeof *used, first_cmp);
+  for (size_t k = 0; k < n_used; k++)
+    track_row(imp, ord, used[k].i, 0);
+  for (size_t r = 0; r < t->slice.n; r++)
+    t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
+  for (size_t r = 0; r < t->counter.n; r++)
+    t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
+  free(ord);
+  free(used);
 }

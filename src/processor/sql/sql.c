@@ -12,21 +12,23 @@ static const char *const views_sql =
     "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
     "  source_arg_set_id, machine_id, track_group_id FROM __intrinsic_track;"
     "CREATE VIEW thread_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
-    "  machine_id, utid FROM __intrinsic_track WHERE type = 'thread_track';"
+    "  machine_id, utid FROM __intrinsic_track WHERE classification = 'thread_track';"
     "CREATE VIEW process_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
-    "  machine_id, upid FROM __intrinsic_track WHERE type = 'process_track';"
+    "  machine_id, upid FROM __intrinsic_track WHERE classification = 'process_track';"
     "CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
     "  source_arg_set_id, machine_id, unit, description FROM __intrinsic_track "
-    "  WHERE type IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
+    "  WHERE classification IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
     "CREATE VIEW thread_counter_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
     "  machine_id, unit, description, utid FROM __intrinsic_track "
-    "  WHERE type = 'thread_counter_track';"
+    "  WHERE classification = 'thread_counter_track';"
     "CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, "
     "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
-    "  WHERE type = 'process_counter_track';"
+    "  WHERE classification = 'process_counter_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
     "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
-    "  description TEXT);";
+    "  description TEXT);"
+    "CREATE TABLE _trace_import_logs(id BIGINT, trace_id BIGINT, ts BIGINT, byte_offset BIGINT, "
+    "  severity TEXT, name TEXT, arg_set_id BIGINT);";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -50,17 +52,19 @@ const char *const *trak_processor_table_names(void) {
   return table_names;
 }
 
+static const char *const severities[] = {"info", "data_loss", "error"};
+
 /* Inserts one stats row; idx < 0 is NULL. */
 static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
-  static const char *const severities[] = {"info", "data_loss", "error"};
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
   if (idx < 0)
     sqlite3_bind_null(st, 2);
   else
     sqlite3_bind_int64(st, 2, idx);
   sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 4, value);
-  sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 5, value);
+  sqlite3_bind_text(st, 6, def->description, -1, SQLITE_STATIC);
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
   sqlite3_reset(st);
   return rc;
@@ -69,13 +73,35 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 /* The importer's own counts, then the figures trace_stats packets carried. */
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc =
-      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
     rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
   trak_traced_row row;
   for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++)
     rc = insert_stat(st, row.def, row.idx, row.value);
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* The problems the import logged with details, as Perfetto's _trace_import_logs. */
+static int fill_import_logs(trak_processor *p) {
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(
+      p->db, "INSERT INTO _trace_import_logs VALUES (?, 0, ?, NULL, ?, ?, ?)", -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
+    const trak_import_log *l = &p->imp.import_logs.v[i];
+    const trak_stat_def *def = &trak__stat_defs[l->stat];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    sqlite3_bind_int64(st, 2, l->ts);
+    sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, def->name, -1, SQLITE_STATIC);
+    if (l->arg_set_id == TRAK_NULL_U32)
+      sqlite3_bind_null(st, 5);
+    else
+      sqlite3_bind_int64(st, 5, l->arg_set_id);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
   sqlite3_finalize(st);
   return rc;
 }
@@ -89,6 +115,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);
+  if (rc == SQLITE_OK) rc = fill_import_logs(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");

@@ -206,13 +206,14 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
-            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind);
+            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind,
+            t->track.classification);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
             t->thread.is_idle, t->thread.arg_set_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
-  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in);
+  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
   trak__strpool_free(&t->strings);
@@ -314,9 +315,9 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
                      (void **)&t->track.parent_id, (void **)&t->track.source_arg_set_id,
                      (void **)&t->track.utid,      (void **)&t->track.upid,
                      (void **)&t->track.unit,      (void **)&t->track.description,
-                     (void **)&t->track.kind};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 9);
+                     (void **)&t->track.kind,      (void **)&t->track.classification};
+    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4};
+    grow_cols(t->track.n, &t->track.cap, cols, sizes, 10);
   }
   size_t i = t->track.n++;
   t->track.name[i] = 0;
@@ -328,6 +329,8 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   t->track.unit[i] = 0;
   t->track.description[i] = 0;
   t->track.kind[i] = (uint8_t)kind;
+  const char *cls = trak__track_type_name(kind);
+  t->track.classification[i] = trak__strpool_intern(&t->strings, cls, strlen(cls));
   return (uint32_t)i;
 }
 
@@ -380,15 +383,17 @@ uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double va
   return (uint32_t)i;
 }
 
-uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in) {
+uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id) {
   if (t->flow.n == t->flow.cap) {
-    void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in};
-    static const size_t sizes[] = {4, 4};
-    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 2);
+    void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in,
+                     (void **)&t->flow.trace_id};
+    static const size_t sizes[] = {4, 4, 8};
+    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 3);
   }
   size_t i = t->flow.n++;
   t->flow.slice_out[i] = out;
   t->flow.slice_in[i] = in;
+  t->flow.trace_id[i] = trace_id;
   return (uint32_t)i;
 }
 

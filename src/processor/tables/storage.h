@@ -100,6 +100,9 @@ typedef struct trak_tables {
     uint32_t *utid, *upid;                                 /* TRAK_NULL_U32 when not scoped */
     uint32_t *unit, *description;                          /* string ids */
     uint8_t *kind;                                         /* trak_track_kind */
+    /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
+    ** ... views select on, while `type` holds Perfetto's finer track type. */
+    uint32_t *classification;
   } track;
 
   struct {
@@ -128,6 +131,7 @@ typedef struct trak_tables {
   struct {
     size_t n, cap;
     uint32_t *slice_out, *slice_in;
+    int64_t *trace_id; /* the flow's id in the trace, INT64_MIN for NULL */
   } flow;
 
   /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in
@@ -174,7 +178,8 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
 uint32_t trak__thread_add(trak_tables *t, int64_t tid);
 uint32_t trak__process_add(trak_tables *t, int64_t pid);
 uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value);
-uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in);
+/* trace_id: the flow's id in the trace (INT64_MIN: NULL). */
+uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id);
 uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, uint32_t key,
                        trak_arg_type type);
 const char *trak__track_type_name(trak_track_kind kind);

@@ -48,6 +48,7 @@ static const vt_col track_cols[] = {
     {"upid", "BIGINT", VT_U32N, COL(track, upid), 0},
     {"unit", "TEXT", VT_STR, COL(track, unit), 0},
     {"description", "TEXT", VT_STR, COL(track, description), 0},
+    {"classification", "TEXT", VT_STR, COL(track, classification), 0},
 };
 static const vt_table vt_track = {"__intrinsic_track", COL(track, n), track_cols,
                                   sizeof track_cols / sizeof *track_cols};
@@ -100,7 +101,7 @@ static const vt_col flow_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
     {"slice_out", "BIGINT", VT_U32, COL(flow, slice_out), 0},
     {"slice_in", "BIGINT", VT_U32, COL(flow, slice_in), 0},
-    {"trace_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"trace_id", "BIGINT", VT_I64N, COL(flow, trace_id), 0},
     {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
 };
 const vt_table trak__vt_flow = {"flow", COL(flow, n), flow_cols,
@@ -174,7 +175,8 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
     snprintf(buf, sizeof buf, "%s", v ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    snprintf(buf, sizeof buf, "%f", t->args.real_value[row]);
+    /* As SQLite turns a REAL into TEXT, which is what Perfetto's display_value shows. */
+    sqlite3_snprintf(sizeof buf, buf, "%!.15g", t->args.real_value[row]);
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
@@ -302,7 +304,7 @@ static int col_sorted(const trak_tables *t, const vt_col *c) {
 /* An equality index of one column, built on first use: the rows of each value in row order.
 ** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
 typedef struct vt_index {
-  uint32_t *off;  /* nkeys + 1 offsets into rows */
+  uint32_t *off; /* nkeys + 1 offsets into rows */
   uint32_t *rows;
   uint32_t nkeys;
   uint32_t generation; /* of the tables when built */
@@ -329,7 +331,7 @@ typedef struct vt_cursor {
   int nfilters;
   const uint32_t *list; /* list mode: candidate rows (an index's, or `owned`), or NULL */
   size_t list_n, list_i;
-  uint32_t *owned;      /* GROUP BY mode: the matching rows, equal values adjacent */
+  uint32_t *owned; /* GROUP BY mode: the matching rows, equal values adjacent */
 } vt_cursor;
 
 #define PLAN_GROUPED 1 /* idxNum bit: rows come grouped by column idxNum >> 8 */
@@ -359,7 +361,8 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 
 static int vt_disconnect(sqlite3_vtab *vt) {
   vt_vtab *v = (vt_vtab *)vt;
-  for (int i = 0; i < VT_MAX_COLS; i++) free(v->index[i].off), free(v->index[i].rows);
+  for (int i = 0; i < VT_MAX_COLS; i++)
+    free(v->index[i].off), free(v->index[i].rows);
   sqlite3_free(vt);
   return SQLITE_OK;
 }
@@ -616,10 +619,13 @@ static const vt_index *index_get(vt_vtab *v, int col) {
     ix->off = ix->rows = NULL;
     return NULL;
   }
-  for (size_t r = 0; r < n; r++) ix->off[INDEX_KEY(values[r]) + 1]++;
-  for (size_t k = 0; k <= max; k++) ix->off[k + 1] += ix->off[k];
+  for (size_t r = 0; r < n; r++)
+    ix->off[INDEX_KEY(values[r]) + 1]++;
+  for (size_t k = 0; k <= max; k++)
+    ix->off[k + 1] += ix->off[k];
   memcpy(fill, ix->off, ((size_t)max + 2) * sizeof *fill);
-  for (size_t r = 0; r < n; r++) ix->rows[fill[INDEX_KEY(values[r])]++] = (uint32_t)r;
+  for (size_t r = 0; r < n; r++)
+    ix->rows[fill[INDEX_KEY(values[r])]++] = (uint32_t)r;
 #undef INDEX_KEY
   free(fill);
   return ix;

@@ -1,5 +1,7 @@
 -- trace: golden/json_async.json
--- Nestable async b/e/n keyed by category and id, id2 local (per process) and global, S/T/p/F.
+-- Nestable async b/e/n keyed by category and id, id2 local (per process) and global, S/T/p/F
+-- skipped, scope ignored; ids whose first events share a name reuse a track no other id holds
+-- open (req 102 takes req 100's track), as Perfetto's track compressor.
 select s.ts, s.dur, s.name, s.category, s.depth, s.track_id, t.name as track, t.type,
        (select upid from process_track where id = t.id) as upid,
        (select group_concat(key || '=' || display_value, ' ') from args a

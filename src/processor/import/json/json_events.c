@@ -114,21 +114,28 @@ static inline int int_of(const trak_json_value *v, int64_t *out) {
   return trak__json_int(v->s, v->len, out);
 }
 
-/* A present number or string value as nanoseconds from microseconds, as trak__json_ts_ns
-** reads it; numbers without an exponent and with at most 15 integer digits straight from the
-** value the scan read (fraction digits past nanoseconds are truncated). */
+/* A present number or string value (Perfetto reads "ts": "12" as 12) as nanoseconds from
+** microseconds, as trak__json_ts_ns reads it; whole numbers of at most 15 digits straight
+** from the value the scan read. */
 static inline int ts_of(const trak_json_value *v, int64_t *out) {
-  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !(v->is_float & 2) && v->int_digits <= 15)) {
-    int neg = v->s[0] == '-';
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->int_digits <= 15)) {
     uint64_t ns = v->ival * 1000;
-    if (v->is_float) {
-      const char *f = v->s + neg + v->int_digits + 1, *end = v->s + v->len;
-      for (uint64_t scale = 100; f < end && scale; f++, scale /= 10)
-        ns += (uint64_t)(*f - '0') * scale;
-    }
-    *out = neg ? -(int64_t)ns : (int64_t)ns;
+    *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
     return 1;
   }
+  /* A fraction of at most 3 digits on at most 12 integer digits: Perfetto's double rounds to
+  ** the exact decimal value there (its error is far below half a nanosecond). */
+  size_t frac = v->len - (size_t)(v->s[0] == '-') - v->int_digits - 1;
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && v->is_float == 1 && v->int_digits <= 12 &&
+                  frac <= 3)) {
+    uint64_t ns = v->ival * 1000;
+    const char *f = v->s + v->len - frac;
+    for (uint64_t scale = 100; frac--; scale /= 10)
+      ns += (uint64_t)(*f++ - '0') * scale;
+    *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
+    return 1;
+  }
+  if (v->kind != TRAK_JSON_NUMBER && v->kind != TRAK_JSON_STRING) return 0;
   return trak__json_ts_ns(v->s, v->len, out);
 }
 
@@ -153,6 +160,13 @@ __attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const
                (unsigned long long)j->event_index, why);
 }
 
+/* An event the tokenizer rejects (no phase, no valid ts, a dur / tts / tdur that is not a
+** number), counted where Perfetto's tokenizer counts it. */
+__attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const char *why) {
+  trak__report(j->imp, TRAK_STAT_JSON_SYNTAX, "JSON event %llu: %s; skipped",
+               (unsigned long long)j->event_index, why);
+}
+
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
 /* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
@@ -169,11 +183,11 @@ static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_
     return *name;
   }
   if (v->kind == TRAK_JSON_NUMBER) trak__json_int(v->s, v->len, &n);
-  return (int64_t)(uint32_t)n;
+  return n < 0 || n > UINT32_MAX ? 0 : n; /* out of range reads as 0, as in Perfetto */
 }
 
 typedef struct jctx {
-  int64_t ts;
+  int64_t ts, dur; /* dur: of an X event, when it has one */
   int has_pid, has_tid;
   int64_t pid, tid;
   uint32_t utid, upid;
@@ -187,22 +201,24 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   uint32_t pid_name = 0, tid_name = 0;
   x->has_pid = e->pid.s != NULL, x->has_tid = e->tid.s != NULL;
   x->pid = x->has_pid ? id_number(j, &e->pid, &pid_str, &pid_name) : 0;
-  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : x->pid;
+  x->tid = x->has_tid ? id_number(j, &e->tid, &tid_str, &tid_name) : 0;
+  if (!x->tid && !tid_str) x->tid = x->pid; /* no tid, or tid 0 in a process: its main thread */
   uint64_t key = (uint64_t)(uint32_t)x->pid << 32 | (uint32_t)x->tid;
   if (TRAK_LIKELY(key == j->last_key && j->last_utid != TRAK_NULL_U32)) {
     x->utid = j->last_utid, x->upid = j->last_upid;
     j->seq = j->last_seq;
     return;
   }
+  if (TRAK_UNLIKELY(x->pid == 0 && !j->pid0_seen)) {
+    /* pid 0 of a JSON trace is a process of its own, not the idle row, as in Perfetto */
+    j->pid0_seen = 1;
+    trak__process_start_new(j->imp, 0);
+  }
   x->upid = trak__process_for_pid(j->imp, x->pid);
   if (pid_str && pid_name) t->process.name[x->upid] = pid_name;
   int added;
   uint32_t *slot = trak__map_put(&j->threads, key, 0, &added);
-  if (added) {
-    *slot = key == 0 ? 0 : trak__thread_add(t, x->tid);
-    t->thread.upid[*slot] = x->upid;
-    t->thread.is_main[*slot] = x->tid == x->pid;
-  }
+  if (added) *slot = trak__thread_for_tid(j->imp, x->tid, x->pid);
   x->utid = *slot;
   if (tid_str && tid_name) t->thread.name[x->utid] = tid_name;
   /* One sequence per thread: a thread's events mostly come in order, so the parse phase
@@ -223,19 +239,14 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
   return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
 }
 
-/* A track the JSON format implies (async, global or process instants, counters), found by a
-** key; made on first use with the given name and scope. */
-static uint32_t keyed_track(trak_json_import *j, uint64_t key, uint32_t name, uint32_t upid,
-                            int is_counter) {
-  uint32_t track = trak__track_for_uuid(j->imp, key | 1ULL << 63);
-  trak_track_info *info = &j->imp->tracks.v[track];
-  if (!info->described) {
-    info->described = 1;
-    info->name = name;
-    info->is_counter = (uint8_t)is_counter;
-    if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
-  }
-  return track;
+/* Adds a record to the event's thread sequence, noting a same-timestamp record that Perfetto's
+** sorter would put before the previous one (the parse phase then sorts the sequence). */
+static inline void seq_push(trak_json_import *j, const trak_ev *ev) {
+  trak_sequence *seq = j->seq;
+  int64_t key = trak__ev_tie_key(j->imp, ev);
+  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
+  seq->last_tie_key = key;
+  trak__sequence_push(j->imp, seq, ev);
 }
 
 static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
@@ -248,7 +259,7 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
   ev.aux = aux;
-  trak__sequence_push(j->imp, j->seq, &ev);
+  seq_push(j, &ev);
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
@@ -272,19 +283,19 @@ static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const tra
   uint32_t key = intern(j, j->key, k->key_len);
   uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
   int64_t iv = 0;
-  if (v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && !int_of(v, &iv) &&
-      v->len <= 20) {
-    /* Past int64 but within uint64: jsoncpp keeps it as an unsigned value. */
+  if (TRAK_UNLIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && v->len <= 20 &&
+                    !int_of(v, &iv))) {
+    /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
+    ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
     char buf[24];
     memcpy(buf, v->s, v->len);
     buf[v->len] = 0;
+    char *end;
     errno = 0;
-    unsigned long long u = strtoull(buf, NULL, 10);
-    if (!errno) {
-      uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_UINT);
-      t->args.int_value[row] = (int64_t)u;
-      return;
-    }
+    unsigned long long u = strtoull(buf, &end, 10);
+    uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
+    t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
+    return;
   }
   uint32_t row;
   switch (v->kind) {
@@ -400,7 +411,8 @@ static int is_true(const trak_json_value *v) {
 }
 
 /* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
-** flow_out continues the flow from this slice, flow_in alone ends it here. */
+** flow_out starts the flow at this slice, flow_in alone ends it here (without closing it),
+** both step it on (json_flows.c). */
 static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   uint64_t id;
   if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||
@@ -408,11 +420,11 @@ static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
     return 0;
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
-  int out = is_true(&e->flow_out);
+  int out = is_true(&e->flow_out), in = is_true(&e->flow_in);
   trak_vec_push(imp->aux, (uint64_t)out);
   trak_vec_push(imp->aux, (uint64_t)!out);
-  trak_vec_push(imp->aux, 0);
-  trak_vec_push(imp->aux, mix(0xf102, id));
+  trak_vec_push(imp->aux, out && in ? TRAK_AUX_JSON_FLOW_STEP : 0);
+  trak_vec_push(imp->aux, id); /* the flow id, as Perfetto's: the bind_id itself */
   return at;
 }
 
@@ -456,11 +468,12 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   const trak_json_value *id = e->id.s ? &e->id : global.s ? &global : local.s ? &local : NULL;
   if (!id || !x->has_pid) return 0;
   int is_local = id == &local;
+  /* "scope" is not part of the key: Perfetto's JSON reader ignores it */
   uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
-  if (e->scope.s && e->scope.kind == TRAK_JSON_STRING)
-    k = hash_bytes(mix(k, 0x5c09e), e->scope.s, e->scope.len);
   if (is_local) k = mix(k, (uint64_t)x->upid + 1);
-  *track = keyed_track(j, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0);
+  *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
+                             is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
+  j->imp->tracks.v[*track].json_async = 1;
   return 1;
 }
 
@@ -517,7 +530,8 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     memcpy(name + m, ks, klen);
     m += klen;
     uint32_t name_id = intern(j, name, m);
-    uint32_t track = keyed_track(j, mix(mix(0xc0, x->upid), name_id), name_id, x->upid, 1);
+    uint32_t track = trak__keyed_track(j->imp, mix(mix(0xc0, x->upid), name_id), name_id, x->upid,
+                                       1, "json_counter");
     trak_ev ev;
     ev.ts = x->ts;
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
@@ -525,7 +539,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.u.value = v;
     ev.arg_set_id = TRAK_NULL_U32;
     ev.aux = 0;
-    trak__sequence_push(j->imp, j->seq, &ev);
+    seq_push(j, &ev);
   }
 }
 
@@ -536,33 +550,29 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
 static trak_json_meta *meta_for(trak_json_import *j, int is_thread, uint32_t row) {
   for (size_t i = 0; i < j->meta.n; i++)
     if (j->meta.v[i].row == row && j->meta.v[i].is_thread == is_thread) return &j->meta.v[i];
-  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0, 0}));
+  trak_vec_push(j->meta, ((trak_json_meta){row, (uint8_t)is_thread, 0, 0}));
   return &j->meta.v[j->meta.n - 1];
 }
 
-/* A sort index: an integer, or a string holding one ("sort_index": "3" is common). */
-static int sort_index_of(trak_json_import *j, const trak_json_value *v, int64_t *out) {
-  if (v->kind == TRAK_JSON_NUMBER) return !v->is_float && trak__json_int(v->s, v->len, out);
-  if (v->kind != TRAK_JSON_STRING || !v->len) return 0;
-  size_t len;
-  const char *s = str_of(j, v, &len);
-  return trak__json_int(s, len, out);
+/* A sort index: a number (a fraction truncated), as Perfetto reads it; not a string. */
+static int sort_index_of(const trak_json_value *v, int64_t *out) {
+  return v->kind == TRAK_JSON_NUMBER && trak__json_int(v->s, v->len, out);
 }
 
-/* M: process_name and thread_name name the process or thread; process_sort_index,
-** thread_sort_index and process_labels become its args when the import ends (Perfetto's
-** keys: process_sort_index_hint, thread_sort_index_hint, chrome.process_label[i]). The last
-** event of each kind wins. */
+/* M: process_name and thread_name name the process or thread; process_sort_index and
+** thread_sort_index become its args when the import ends (Perfetto's keys:
+** process_sort_index_hint, thread_sort_index_hint). The last event of each kind wins; an
+** empty name or a sort index that is not a number counts in json_parser_failure. Other M
+** events (process_labels, ...) are ignored, as in Perfetto. */
 static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
-  enum { NAME, SORT, LABELS };
+  enum { NAME, SORT };
   static const struct {
     const char *event, *arg;
     uint8_t what, is_thread;
   } kinds[] = {{"process_name", "name", NAME, 0},
                {"thread_name", "name", NAME, 1},
                {"process_sort_index", "sort_index", SORT, 0},
-               {"thread_sort_index", "sort_index", SORT, 1},
-               {"process_labels", "labels", LABELS, 0}};
+               {"thread_sort_index", "sort_index", SORT, 1}};
   size_t k = 0;
   while (k < sizeof kinds / sizeof *kinds && !is_str(&e->name, kinds[k].event))
     k++;
@@ -579,35 +589,13 @@ static void metadata(trak_json_import *j, const jevent *e, const jctx *x) {
       t->thread.name[x->utid] = str;
     else if (what == NAME && str)
       t->process.name[x->upid] = str;
-    else if (what == LABELS && str)
-      meta_for(j, 0, x->upid)->labels = str;
-    else if (what == SORT && sort_index_of(j, &val, &index)) {
+    else if (what == NAME)
+      bad_event(j, "process or thread name that is not a non-empty string");
+    else if (sort_index_of(&val, &index)) {
       trak_json_meta *m = meta_for(j, is_thread, is_thread ? x->utid : x->upid);
-      m->has_sort_index = 1, m->sort_index = index;
-    } else if (what == SORT)
-      bad_event(j, "sort index that is not an integer");
-  }
-}
-
-/* process_labels' text, "a, b", as the args chrome.process_label[0], [1], ...: split at
-** commas, white space around each label dropped, empty labels skipped. */
-static void label_args(trak_json_import *j, uint32_t set, uint32_t labels) {
-  trak_tables *t = j->imp->tables;
-  const char *s = trak__str(&t->strings, labels);
-  uint32_t flat = intern(j, "chrome.process_label", 20);
-  for (size_t index = 0; *s;) {
-    size_t len = strcspn(s, ",");
-    const char *a = s, *z = s + len;
-    s = *z ? z + 1 : z;
-    while (a < z && (*a == ' ' || *a == '\t'))
-      a++;
-    while (z > a && (z[-1] == ' ' || z[-1] == '\t'))
-      z--;
-    if (a == z) continue;
-    char key[48];
-    int n = snprintf(key, sizeof key, "chrome.process_label[%zu]", index++);
-    uint32_t row = trak__arg_add(t, set, flat, intern(j, key, (size_t)n), TRAK_ARG_STRING);
-    t->args.string_value[row] = intern(j, a, (size_t)(z - a));
+      m->has_sort_index = 1, m->sort_index = (int32_t)index;
+    } else
+      bad_event(j, "sort index that is not a number");
   }
 }
 
@@ -616,14 +604,10 @@ void trak__json_meta_args(trak_json_import *j) {
   for (size_t i = 0; i < j->meta.n; i++) {
     const trak_json_meta *m = &j->meta.v[i];
     uint32_t set = (uint32_t)t->args.n;
-    if (m->has_sort_index) {
-      const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
-      uint32_t key = intern(j, k, strlen(k));
-      uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
-      t->args.int_value[row] = m->sort_index;
-    }
-    if (m->labels) label_args(j, set, m->labels);
-    if (t->args.n == set) continue;
+    const char *k = m->is_thread ? "thread_sort_index_hint" : "process_sort_index_hint";
+    uint32_t key = intern(j, k, strlen(k));
+    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_INT);
+    t->args.int_value[row] = m->sort_index;
     if (m->is_thread)
       t->thread.arg_set_id[m->row] = set;
     else
@@ -638,12 +622,12 @@ void trak__json_meta_args(trak_json_import *j) {
 static inline int thread_time_of(const jevent *e, int64_t *tts, int64_t *tdur) {
   *tts = *tdur = INT64_MIN;
   if (TRAK_LIKELY(!e->tts.s && !e->tdur.s)) return 0;
-  if (e->tts.s && e->tts.kind == TRAK_JSON_NUMBER) ts_of(&e->tts, tts);
-  if (e->tdur.s && e->tdur.kind == TRAK_JSON_NUMBER) ts_of(&e->tdur, tdur);
+  if (e->tts.s) ts_of(&e->tts, tts);
+  if (e->tdur.s) ts_of(&e->tdur, tdur);
   return *tts != INT64_MIN || *tdur != INT64_MIN;
 }
 
-/* The aux block of a B, E, thread I or async b event with tts / tdur: its flows block (index
+/* The aux block of a B, E or thread I event with tts / tdur: its flows block (index
 ** `flows`, or 0) copied and flagged TRAK_AUX_JSON_THREAD_TIME, with the two values after its
 ** ids (the parse phase fills thread_ts / thread_dur from them, as Perfetto does); `flows` as
 ** it is when neither value is a number. */
@@ -656,7 +640,7 @@ __attribute__((noinline, cold)) static uint32_t with_thread_time(trak_json_impor
   uint64_t out = flows ? imp->aux.v[flows] : 0, in = flows ? imp->aux.v[flows + 1] : 0;
   trak_vec_push(imp->aux, out);
   trak_vec_push(imp->aux, in);
-  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME);
+  trak_vec_push(imp->aux, TRAK_AUX_JSON_THREAD_TIME | (flows ? imp->aux.v[flows + 2] : 0));
   for (uint64_t i = 0; i < out + in; i++)
     trak_vec_push(imp->aux, imp->aux.v[flows + 3 + i]);
   trak_vec_push(imp->aux, (uint64_t)tts);
@@ -675,25 +659,22 @@ static inline uint32_t slice_aux(trak_json_import *j, const jevent *e, uint32_t 
 /* I / i / R: thread instants (scope t, the default), process (p) or global (g) instants. */
 static void instant(trak_json_import *j, const jevent *e, jctx *x) {
   uint32_t track, aux = flow_v2_aux(j, e);
-  if (!e->s.s || is_str(&e->s, "t")) {
+  if (!e->s.s || (!is_str(&e->s, "p") && !is_str(&e->s, "g"))) { /* t, none or unknown */
     x->name = no_name(j, x->name);
     track = thread_track(j, x);
     aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
   } else if (is_str(&e->s, "p")) {
-    track = keyed_track(j, mix(0x1b, x->upid), 0, x->upid, 0);
-  } else if (is_str(&e->s, "g")) {
-    track = keyed_track(j, 0x16, 0, TRAK_NULL_U32, 0);
+    track = trak__keyed_track(j->imp, mix(0x1b, x->upid), 0, x->upid, 0, "chrome_process_instant");
   } else {
-    bad_event(j, "instant event with a scope other than g, p or t");
-    return;
+    track = trak__keyed_track(j->imp, 0x16, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
   }
   push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
 }
 
 /* X: a COMPLETE record, its duration in the aux entry (then the flows block, if any). */
 static void complete(trak_json_import *j, const jevent *e, jctx *x) {
-  int64_t dur;
-  if (!e->dur.s || e->dur.kind != TRAK_JSON_NUMBER || !ts_of(&e->dur, &dur) || dur < 0) {
+  int64_t dur = x->dur;
+  if (!e->dur.s || dur < 0) {
     bad_event(j, "complete event (X) without a valid dur");
     return;
   }
@@ -713,6 +694,7 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
     trak__tables_thread_time(imp->tables);
   }
   imp->aux.v[at + 1] = flow_v2_aux(j, e) | has_thread_time << 63;
+  imp->json_tie_order = 1; /* Perfetto's sorter orders ties by kind once it has seen an X */
   push(j, x, TRAK_EV_COMPLETE, track, args, at);
 }
 
@@ -722,15 +704,17 @@ static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t 
     bad_event(j, "async event without pid or without id / id2");
     return;
   }
-  /* tts / tdur on an async begin, as Perfetto reads them there too (not on its end) */
+  /* tts / tdur are not read on async events: thread_ts / thread_dur stay NULL, as in
+  ** Perfetto */
   uint32_t aux = type == TRAK_EV_END ? 0 : flow_v2_aux(j, e);
-  if (type == TRAK_EV_BEGIN) aux = slice_aux(j, e, aux);
   push(j, x, type, track, event_args(j, e), aux);
 }
 
 void trak__json_event_apply(trak_json_import *j, const jevent *e) {
-  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || e->ph.len != 1) {
-    bad_event(j, "no one-letter \"ph\"");
+  /* The phase is the first letter of "ph" (Perfetto reads "ph": "XY" as X). An empty
+  ** object is a common filler and skipped silently. */
+  if (!e->ph.s || e->ph.kind != TRAK_JSON_STRING || !e->ph.len) {
+    if (e->saw_field) bad_token(j, "no \"ph\"");
     return;
   }
   char ph = e->ph.s[0];
@@ -742,9 +726,20 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     metadata(j, e, &x);
     return;
   }
-  if (!e->ts.s || (e->ts.kind != TRAK_JSON_NUMBER && e->ts.kind != TRAK_JSON_STRING) ||
-      !ts_of(&e->ts, &x.ts)) {
-    bad_event(j, "no valid \"ts\"");
+  if (!e->ts.s || !ts_of(&e->ts, &x.ts)) {
+    bad_token(j, "no valid \"ts\"");
+    return;
+  }
+  int64_t tt;
+  if ((e->dur.s && !ts_of(&e->dur, &x.dur)) || (TRAK_UNLIKELY(e->tts.s) && !ts_of(&e->tts, &tt)) ||
+      (TRAK_UNLIKELY(e->tdur.s) && !ts_of(&e->tdur, &tt))) {
+    bad_token(j, "a \"dur\", \"tts\" or \"tdur\" that is not a number");
+    return;
+  }
+  if (TRAK_UNLIKELY(x.ts < 0)) {
+    trak__report(j->imp, TRAK_STAT_NEGATIVE_TS_DROPPED,
+                 "JSON event %llu has a negative timestamp; dropped",
+                 (unsigned long long)j->event_index);
     return;
   }
   switch (ph) {
@@ -765,17 +760,16 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     instant(j, e, &x);
     break;
   case 'b':
-  case 'S':
     async_event(j, e, &x, TRAK_EV_BEGIN);
     break;
   case 'e':
-  case 'F':
     async_event(j, e, &x, TRAK_EV_END);
     break;
   case 'n':
-  case 'T':
-  case 'p':
     async_event(j, e, &x, TRAK_EV_INSTANT);
+    break;
+  case 'T': /* a thread state event: trak has no thread_state table */
+    if (!e->dur.s) bad_event(j, "thread state event (T) without dur");
     break;
   case 's':
   case 't':
@@ -785,8 +779,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   case 'C':
     counters(j, e, &x);
     break;
-  default:
-    bad_event(j, "phase not imported");
+  default: /* S, F, p, P, O, ... are skipped without a count, as Perfetto skips them */
     break;
   }
 }

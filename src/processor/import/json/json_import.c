@@ -20,6 +20,8 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   trak_json_import *j = calloc(1, sizeof *j);
   if (!j) abort();
   j->imp = imp;
+  imp->json = 1;
+  imp->tables->thread.name[0] = 0; /* the idle thread is unnamed in a JSON trace's tables */
   j->last_track = TRAK_NULL_U32;
   j->last_utid = TRAK_NULL_U32;
   return j;
@@ -108,6 +110,7 @@ static inline void jevent_clear(jevent *e) {
   e->ph.s = e->name.s = e->cat.s = e->ts.s = e->dur.s = e->tts.s = NULL;
   e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
   e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
+  e->saw_field = 0;
 }
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer. */
@@ -120,6 +123,7 @@ static int event_read(trak_json_cur *c, jevent *e) {
     c->p++;
     return TRAK_JSON_OK;
   }
+  e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
     trak_json_value key, val;
     if ((rc = trak__json_member(c, &key, &val))) return rc;
@@ -128,7 +132,8 @@ static int event_read(trak_json_cur *c, jevent *e) {
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
-      continue;
+      if (trak__json_peek(c) != '}') continue; /* a trailing comma is forgiven */
+      ch = '}';
     }
     if (ch == '}') {
       c->p++;
@@ -176,7 +181,11 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       j->state = ST_EVENTS_FIRST;
       return TRAK_JSON_OK;
     }
-    /* Other keys (displayTimeUnit, metadata, systemTraceEvents, ...) are skipped. */
+    /* Other keys (metadata, systemTraceEvents, ...) are skipped; displayTimeUnit is
+    ** counted, as Perfetto counts it. */
+    if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
+      trak__report(j->imp, TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
+                   "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     if ((rc = trak__json_value(c, &v))) return rc;
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;

@@ -26,13 +26,12 @@ enum state {
   ST_DEAD
 };
 
-/* What M events said of one process or thread beyond its name. Its args rows are added when
+/* What M events said of one process or thread beyond its name (its sort index). Its args rows are added when
 ** the import ends, so they form one contiguous arg set whatever order the events came in. */
 typedef struct trak_json_meta {
   uint32_t row; /* upid or utid */
   uint8_t is_thread, has_sort_index;
   int64_t sort_index;
-  uint32_t labels; /* string id of process_labels' "labels" text, 0: none */
 } trak_json_meta;
 
 struct trak_json_import {
@@ -54,6 +53,7 @@ struct trak_json_import {
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */
   uint64_t event_index;
+  int pid0_seen;        /* an event had pid 0 (made a process apart from the idle row) */
   trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
@@ -61,7 +61,7 @@ struct trak_json_import {
   uint32_t last_utid, last_upid;
   trak_sequence *last_seq;
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
-  TRAK_VEC(trak_json_meta) meta;         /* sort indexes and labels, made into args at the end */
+  TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
   char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
   struct {
     uint32_t id, len;
@@ -73,12 +73,13 @@ struct trak_json_import {
 typedef struct jevent {
   trak_json_value ph, name, cat, ts, dur, tts, tdur, pid, tid, id, id2, scope, s, bp, args, bind_id,
       flow_in, flow_out;
+  int saw_field; /* the object had any member at all */
 } jevent;
 
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
 ** fails: an event that cannot be imported is counted in json_parser_failure. */
 void trak__json_event_apply(trak_json_import *j, const jevent *e);
-/* Adds the args of the processes and threads that had sort indexes or labels (at the end of
+/* Adds the args of the processes and threads that had sort indexes (at the end of
 ** the import, once: json_events.c). */
 void trak__json_meta_args(trak_json_import *j);
 

@@ -5,6 +5,7 @@
 ** building them, and lets the importer walk a validated object or array again. Number text is
 ** kept as text: timestamps are converted from their decimal digits, never through a double.
 */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -149,6 +150,10 @@ static int container(trak_json_cur *c, trak_json_value *v, int depth) {
       if (ch == close) break;
       if (ch != ',') return fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
       c->p++;
+      /* A trailing comma before the close is forgiven, as Perfetto's reader forgives it. */
+      ch = trak__json_peek(c);
+      if (ch < 0) return more(c, "unexpected end");
+      if (ch == close) break;
     }
   }
   c->p++;
@@ -344,41 +349,39 @@ int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
   while (p < end && *p >= '0' && *p <= '9' && n_int < 19)
     v = v * 10 + (uint64_t)(*p++ - '0'), n_int++;
   if (!n_int) return 0;
-  if (p == end && v <= (uint64_t)INT64_MAX / 1000) { /* whole microseconds */
+  if (p == end) { /* whole microseconds */
+    if (v > (uint64_t)INT64_MAX / 1000) return 0;
     *out = neg ? -(int64_t)(v * 1000) : (int64_t)(v * 1000);
     return 1;
   }
-  /* Digits after the point (and the exponent) move the decimal point, as text. */
-  const char *frac = NULL, *frac_end = NULL;
-  if (p < end && *p >= '0' && *p <= '9') return 0; /* over 19 integer digits */
-  if (p < end && *p == '.') {
-    frac = ++p;
-    while (p < end && *p >= '0' && *p <= '9')
-      p++;
-    frac_end = p;
+  if (*p >= '0' && *p <= '9') return 0; /* over 19 integer digits */
+  /* A fraction or an exponent: the value is a double built as Perfetto builds it (integer
+  ** part plus fraction digits over their power of ten, then the exponent), and a value that
+  ** is not whole becomes llround(value * 1000), so sub-nanosecond digits round. */
+  uint64_t frac = 0, divisor = 1;
+  if (*p == '.') {
+    p++;
+    for (int n = 0; p < end && *p >= '0' && *p <= '9'; p++, n++)
+      if (n < 18) frac = frac * 10 + (uint64_t)(*p - '0'), divisor *= 10;
   }
   long exp = 0;
+  int eneg = 0;
   if (p < end && (*p == 'e' || *p == 'E')) {
     p++;
-    int eneg = p < end && *p == '-';
+    eneg = p < end && *p == '-';
     if (p < end && (*p == '-' || *p == '+')) p++;
-    while (p < end && *p >= '0' && *p <= '9' && exp < 100)
-      exp = exp * 10 + (*p++ - '0');
-    if (eneg) exp = -exp;
+    while (p < end && *p >= '0' && *p <= '9')
+      exp = exp < 1000 ? exp * 10 + (*p - '0') : exp, p++;
   }
   if (p != end) return 0;
-  /* Shift by 3 + exp decimal places: fraction digits come in, then zeros; negative shifts
-  ** drop integer digits (truncation, as Perfetto's text conversion does). */
-  long shift = 3 + exp;
-  const char *f = frac;
-  for (; shift > 0; shift--) {
-    uint64_t d = f && f < frac_end ? (uint64_t)(*f++ - '0') : 0;
-    if (v > (UINT64_MAX - d) / 10) return 0;
-    v = v * 10 + d;
-  }
-  for (; shift < 0; shift++)
-    v /= 10;
-  if (v > (uint64_t)INT64_MAX) return 0;
-  *out = neg ? -(int64_t)v : (int64_t)v;
+  double d = (double)v + (double)frac / (double)divisor;
+  if (eneg)
+    d /= pow(10, (double)exp);
+  else if (exp)
+    d *= pow(10, (double)exp);
+  if (neg) d = -d;
+  double ns = d == trunc(d) ? d * 1000 : (double)llround(d * 1000.0);
+  if (!(ns > -9.2e18 && ns < 9.2e18)) return 0;
+  *out = d == trunc(d) ? (int64_t)d * 1000 : (int64_t)ns;
   return 1;
 }

@@ -83,6 +83,7 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
   }
   trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
   if (!c || !c->pairs.n) {
+    if (!out) return -1; /* trak__clock_try_convert: no report */
     trak__report(imp, TRAK_STAT_CLOCK_SYNC_FAILURE,
                  "timestamp in clock %u, which no earlier clock snapshot relates to the trace "
                  "clock %u",
@@ -106,4 +107,12 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
   const trak_clock_pair *p = &c->pairs.v[lo ? lo - 1 : 0];
   *out = trak__wadd(p->dst, trak__wsub(ns, p->src));
   return 0;
+}
+
+int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                int64_t ts) {
+  int64_t out = ts;
+  trak_clock *c = clock_id == imp->trace_clock ? NULL : clock_get(imp, clock_key(seq, clock_id), 0);
+  if (c && c->pairs.n && !c->incremental) trak__clock_convert(imp, seq, clock_id, ts, &out);
+  return out;
 }

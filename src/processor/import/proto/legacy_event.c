@@ -175,7 +175,8 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
   }
   if (local) key = mix(key, (uint64_t)c->upid + 1);
   c->args.passthrough_utid = c->utid;
-  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0);
+  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
+                               local ? "legacy_async_process_slice" : "legacy_async_global_slice");
   c->args.has_source_id = 1;
   c->args.source_id = (int64_t)lf->id;
   return 1;
@@ -187,7 +188,8 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
   switch (lf->scope) {
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_GLOBAL:
     c->args.passthrough_utid = c->utid;
-    c->track = trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0);
+    c->track =
+        trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
     return 1;
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_PROCESS:
     if (c->upid == TRAK_NULL_U32) {
@@ -195,7 +197,7 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
       return 0;
     }
     c->args.passthrough_utid = c->utid;
-    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0);
+    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0, "chrome_process_instant");
     return 1;
   default:
     if (c->utid == TRAK_NULL_U32) {
@@ -292,7 +294,7 @@ static void counters(trak_importer *imp, trak_sequence *seq, const trak_te_field
     uint32_t name_id = trak__strpool_intern(&imp->tables->strings, name,
                                             (size_t)m < sizeof name ? (size_t)m : sizeof name - 1);
     uint32_t track =
-        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1);
+        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1, NULL);
     trak_ev ev = {ts,
                   (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
                   (uint32_t)imp->packet_index,
@@ -331,20 +333,22 @@ static void metadata(trak_importer *imp, trak_sequence *seq, const trak_te_field
   if (!*slot) *slot = a.str; /* descriptors name with a higher priority in Perfetto */
 }
 
-/* bind_id with flow_direction: v2 flows, in the id space of flow_ids. */
+/* bind_id with flow_direction: v2 flows, in the id space of flow_ids (the parse phase applies
+** the direction; see flows() in event_parser.c). */
 static void flow_v2(trak_importer *imp, trak_te_fields *ef, const legacy_fields *lf) {
   if (!lf->has_bind_id) return;
   uint64_t dir = lf->has_direction ? lf->flow_direction : 0;
-  trak_u64_list *l = dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN ? &ef->terms : &ef->flows;
-  if (dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN &&
-      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_OUT &&
-      dir != TRAK_PB_TrackEvent_LegacyEvent_FLOW_INOUT) {
-    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+  uint32_t kind = dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_OUT     ? TRAK_FLOW_V2_OUT
+                  : dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_INOUT ? TRAK_FLOW_V2_INOUT
+                  : dir == TRAK_PB_TrackEvent_LegacyEvent_FLOW_IN    ? TRAK_FLOW_V2_IN
+                                                                     : 0;
+  if (!kind) {
+    trak__report(imp, TRAK_STAT_FLOW_WITHOUT_DIRECTION,
                  "legacy_event.bind_id %llu without a flow_direction; no flow",
                  (unsigned long long)lf->bind_id);
     return;
   }
-  if (l->n < TRAK_TE_MAX_REPEATED) l->v[l->n++] = lf->bind_id;
+  ef->bind_id = lf->bind_id, ef->bind_kind = kind, ef->extras |= TRAK_TE_FLOW_V2;
 }
 
 /* Pushes a value on one of the thread counters of `utid` (a complete event's thread time and

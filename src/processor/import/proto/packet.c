@@ -130,6 +130,7 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   if (pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
+    seq->timestamps_valid = 0;
   }
   if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
@@ -165,16 +166,24 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->has_zstd)
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
   trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
+  if (pf->first_on_seq) seq->first_packet_flag = 1;
   if (!sequence_state(imp, seq, pf)) return;
   if (pf->defaults.data) packet_defaults(imp, seq, &pf->defaults);
   if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
   if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
-  if (pf->descriptor.data) trak__track_descriptor_add(imp, pf->descriptor.data, pf->descriptor.len);
+  if (pf->descriptor.data)
+    trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
   if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
-  if (pf->thread.data) {
+  if (pf->thread.data && !seq->state_valid) {
+    trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+                 "thread_descriptor on sequence %u before it cleared its incremental state; "
+                 "skipped, as Perfetto skips it",
+                 seq->id);
+  } else if (pf->thread.data) {
     uint32_t utid = trak__thread_descriptor_add(imp, pf->thread.data, pf->thread.len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
     thread_references(imp, seq, &pf->thread);
+    seq->timestamps_valid = 1;
   }
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */

@@ -181,9 +181,16 @@ __attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_se
 
 static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
                                      const event_fields *ef) {
-  uint64_t uuid = ef->has_track ? ef->track_uuid : 0;
-  if (!uuid && seq->has_default_track) uuid = seq->default_track_uuid;
-  if (!uuid) return seq->thread_track;
+  uint64_t uuid = ef->has_track            ? ef->track_uuid
+                  : seq->has_default_track ? seq->default_track_uuid
+                                           : 0;
+  if (TRAK_UNLIKELY(!uuid)) {
+    /* The sequence's thread, unless an explicit track_uuid 0 on a typed event asks for the
+    ** global "Default Track" (where events go without a thread too), as in Perfetto. */
+    if ((!ef->has_track || !ef->has_type) && seq->thread_track != TRAK_NULL_U32)
+      return seq->thread_track;
+    return trak__default_track(imp);
+  }
   if (TRAK_LIKELY(uuid == seq->last_track_uuid && seq->last_track != TRAK_NULL_U32))
     return seq->last_track;
   seq->last_track_uuid = uuid;
@@ -216,6 +223,7 @@ uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instruct
   trak_track_info *info = &imp->tracks.v[track];
   if (!info->described) {
     info->described = info->is_counter = info->is_thread = 1;
+    info->type = instructions ? "thread_instructions" : "thread_time";
     info->utid = utid;
     info->upid = imp->tables->thread.upid[utid];
     info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
@@ -261,26 +269,33 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
       memcpy(&thread_value[n_thread++], &v, 8);
     }
   }
-  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread) return 0;
+  if (!ef->flows.n && !ef->terms.n && !n_int && !n_dbl && !n_thread &&
+      !(ef->extras & TRAK_TE_FLOW_V2))
+    return 0;
   uint32_t at = (uint32_t)imp->aux.n;
   trak_vec_push(imp->aux, ef->flows.n);
-  trak_vec_push(imp->aux, ef->terms.n);
+  uint64_t v2 = ef->extras & TRAK_TE_FLOW_V2 ? ef->bind_kind : 0;
+  trak_vec_push(imp->aux, (ef->terms.n + (v2 != 0)) | v2 << 32);
   trak_vec_push(imp->aux, n_int + n_dbl + n_thread);
   imp->n_counter_records += n_int + n_dbl + n_thread;
   for (uint32_t i = 0; i < ef->flows.n; i++)
     trak_vec_push(imp->aux, ef->flows.v[i]);
   for (uint32_t i = 0; i < ef->terms.n; i++)
     trak_vec_push(imp->aux, ef->terms.v[i]);
+  if (v2) trak_vec_push(imp->aux, ef->bind_id);
   for (uint32_t i = 0; i < n_int + n_dbl; i++) {
     int is_double = i >= n_int;
     uint64_t uuid = is_double ? duuids->v[i - n_int] : uuids->v[i];
-    double value = is_double ? 0 : (double)(int64_t)ef->extra_values.v[i];
-    uint64_t bits;
+    double value;
     if (is_double)
-      bits = ef->extra_double_values.v[i - n_int];
+      memcpy(&value, &ef->extra_double_values.v[i - n_int], 8);
     else
-      memcpy(&bits, &value, 8);
-    trak_vec_push(imp->aux, (uint64_t)trak__track_for_uuid(imp, uuid));
+      value = (double)(int64_t)ef->extra_values.v[i];
+    uint32_t track = trak__track_for_uuid(imp, uuid);
+    value = trak__counter_in(imp, seq, track, value);
+    uint64_t bits;
+    memcpy(&bits, &value, 8);
+    trak_vec_push(imp->aux, (uint64_t)track);
     trak_vec_push(imp->aux, bits);
   }
   for (uint32_t i = 0; i < n_thread; i++) {
@@ -333,15 +348,17 @@ uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_f
 /* The record of an event with typed arguments or legacy thread times (ev's ts, track and pkt
 ** set): a log message needs the track's thread, and thread times go to its thread counters. */
 __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequence *seq,
-                                                 const event_fields *ef, trak_ev *ev) {
+                                                 const event_fields *ef, trak_ev *ev,
+                                                 uint32_t passthrough_utid) {
   const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
   uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
-    ev->u.value = ef->value_is_double ? ef->double_value : (double)ef->int_value;
+    ev->u.value = trak__counter_in(imp, seq, ev->track & TRAK_EV_TRACK_MASK,
+                                   ef->value_is_double ? ef->double_value : (double)ef->int_value);
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, TRAK_NULL_U32, 0, 0, 0};
+    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
   trak_te_thread th;
@@ -364,6 +381,39 @@ void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
   push_event(imp, seq, ev);
 }
 
+static int64_t saturating_mul_1000(int64_t us) {
+  if (us > INT64_MAX / 1000) return INT64_MAX;
+  if (us < INT64_MIN / 1000) return INT64_MIN;
+  return us * 1000;
+}
+
+/* The legacy timestamp_delta_us / timestamp_absolute_us, which are CLOCK_MONOTONIC
+** microseconds (a delta from the sequence's last delta-based time; an absolute one does not
+** move that base), as Perfetto reads them. Returns -1 (counted) for a negative time: drop. */
+__attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_sequence *seq,
+                                                      const event_fields *ef, int64_t *ts) {
+  int64_t ns;
+  if (ef->has_delta_us && !seq->timestamps_valid) {
+    trak__report(imp, TRAK_STAT_DELTA_WITHOUT_STATE,
+                 "timestamp_delta_us on sequence %u without a valid thread_descriptor; dropped",
+                 seq->id);
+    return -1;
+  }
+  if (ef->has_delta_us) {
+    seq->last_event_us = trak__wadd(seq->last_event_us, ef->delta_us);
+    ns = saturating_mul_1000(seq->last_event_us);
+  } else {
+    ns = saturating_mul_1000(ef->abs_us);
+  }
+  if (ns < 0) {
+    trak__report(imp, TRAK_STAT_INVALID_TIMESTAMP, "track_event time %lld us is negative; dropped",
+                 (long long)(ef->has_delta_us ? seq->last_event_us : ef->abs_us));
+    return -1;
+  }
+  *ts = trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_MONOTONIC, ns);
+  return 0;
+}
+
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
   event_fields ef;
@@ -379,13 +429,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
 
   int64_t ts = ctx->ts;
-  if (ef.has_abs_us)
-    ts = trak__wmul(ef.abs_us, 1000), seq->last_event_us = ef.abs_us;
-  else if (ef.has_delta_us)
-    seq->last_event_us = trak__wadd(seq->last_event_us, ef.delta_us),
-    ts = trak__wmul(seq->last_event_us, 1000);
-  else if (!ctx->has_ts)
+  if (TRAK_UNLIKELY(ef.has_abs_us | ef.has_delta_us)) {
+    if (legacy_timestamp(imp, seq, &ef, &ts)) return;
+  } else if (!ctx->has_ts) {
     ts = 0;
+  }
 
   if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
     return;
@@ -408,11 +456,18 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ev.track = type << TRAK_EV_TYPE_SHIFT | track;
   ev.pkt = (uint32_t)imp->packet_index;
   ev.arg_set_id = TRAK_NULL_U32;
-  if (TRAK_UNLIKELY(ef.extras)) {
-    rare_event(imp, seq, &ef, &ev);
+  /* An event on a process or global track from a sequence with a thread names that thread in
+  ** legacy_event.passthrough_utid, as Perfetto's importer does. */
+  uint32_t passthrough = TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 &&
+                                       track != seq->thread_track && type != TRAK_EV_COUNTER)
+                             ? trak__passthrough_utid(imp, seq, track)
+                             : TRAK_NULL_U32;
+  if (TRAK_UNLIKELY(ef.extras | (passthrough != TRAK_NULL_U32))) {
+    rare_event(imp, seq, &ef, &ev, passthrough);
   } else {
     if (type == TRAK_EV_COUNTER) {
-      ev.u.value = ef.value_is_double ? ef.double_value : (double)ef.int_value;
+      ev.u.value = trak__counter_in(imp, seq, track,
+                                    ef.value_is_double ? ef.double_value : (double)ef.int_value);
     } else {
       ev.u.s.name = event_name(imp, seq, &ef);
       ev.u.s.cat = event_category(imp, seq, &ef);

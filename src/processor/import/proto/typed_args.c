@@ -23,10 +23,11 @@ static const char *const key_names[TRAK_KEY_COUNT] = {
     [TRAK_KEY_SOURCE_FILE] = "source.file_name",
     [TRAK_KEY_SOURCE_FUNCTION] = "source.function_name",
     [TRAK_KEY_SOURCE_LINE] = "source.line_number",
+    [TRAK_KEY_SOURCE_IID] = "source_location_iid",
     [TRAK_KEY_INLINE_FILE] = "source_location.file_name",
     [TRAK_KEY_INLINE_FUNCTION] = "source_location.function_name",
     [TRAK_KEY_INLINE_LINE] = "source_location.line_number",
-    [TRAK_KEY_LOG_BODY] = "track_event.log_message",
+    [TRAK_KEY_LOG_BODY] = "track_event.log_message.message",
     [TRAK_KEY_LOG_FILE] = "track_event.log_message.file_name",
     [TRAK_KEY_LOG_FUNCTION] = "track_event.log_message.function_name",
     [TRAK_KEY_LOG_LINE] = "track_event.log_message.line_number",
@@ -100,13 +101,20 @@ static const trak_source_loc *source_loc(trak_importer *imp, trak_sequence *seq,
   return i && i < imp->source_locs.n ? &imp->source_locs.v[i] : NULL;
 }
 
+/* source.* from the interned location, then the iid itself as Perfetto's reflection of the
+** field writes it (also when the iid is unknown, which Perfetto counts as a parser error). */
 static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set, uint64_t iid) {
   const trak_source_loc *loc = source_loc(imp, seq, iid);
-  if (!loc) return;
-  trak_source_loc l = *loc;
-  add_string(imp, set, TRAK_KEY_SOURCE_FILE, normalized_path(imp, l.file));
-  add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
-  add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
+  if (loc) {
+    trak_source_loc l = *loc;
+    add_string(imp, set, TRAK_KEY_SOURCE_FILE, normalized_path(imp, l.file));
+    add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
+    add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
+  } else {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "source_location_iid %llu is not interned",
+                 (unsigned long long)iid);
+  }
+  add_int(imp, set, TRAK_KEY_SOURCE_IID, TRAK_ARG_UINT, (int64_t)iid);
 }
 
 /* The inline SourceLocation, field by field in wire order, as Perfetto's reflection does. */
@@ -146,7 +154,11 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
     return;
   }
   uint32_t body = trak__interned_get(imp, seq, TRAK_INTERN_LOG_BODY, body_iid);
-  if (!body) return;
+  if (!body) { /* Perfetto also counts the message as a parser error */
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "log_message body iid %llu is not interned",
+                 (unsigned long long)body_iid);
+    return;
+  }
   add_string(imp, set, TRAK_KEY_LOG_BODY, body);
   if (has_loc) {
     const trak_source_loc *loc = source_loc(imp, seq, loc_iid);

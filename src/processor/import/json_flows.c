@@ -1,0 +1,95 @@
+/*
+** This file binds JSON flow events to slices as Perfetto's flow tracker does: a flow's id
+** maps to the slice it last left from; s (and v2 flow_out) starts a flow at the topmost
+** slice of its track (a second start of the same id is flow_duplicate_id and ignored), t
+** (flow_in with flow_out) steps it on, f with bp "e" (and v2 flow_in) ends it in the topmost
+** slice without closing it, f without bp "e" waits for the next slice to begin on its track.
+** A flow between two slices always runs from the earlier one to the later one. Flows are
+** identified as in Perfetto: a v2 flow by its bind_id, a v1 flow (id, category, name) by a
+** number counted from 0 in order of first use; both share one space, and flow.trace_id
+** holds it.
+*/
+#include "processor/import/import.h"
+
+/* Adds the flow `id` between its current slice and `slice`, earlier to later. */
+static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
+  const trak_tables *t = imp->tables;
+  if (t->slice.ts[from] > t->slice.ts[slice])
+    trak__flow_add(imp->tables, slice, from, (int64_t)id);
+  else
+    trak__flow_add(imp->tables, from, slice, (int64_t)id);
+}
+
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key) {
+  int added;
+  uint32_t *id = trak__map_put(&imp->json_v1_flow_ids, key, 0, &added);
+  if (added) *id = imp->json_v1_flows++;
+  return *id;
+}
+
+void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
+                     uint64_t pkt) {
+  if (op == TRAK_FLOW_V1_END_NEXT) {
+    imp->tracks.v[track].pending_flow++;
+    trak_vec_push(imp->pending_flows, ((trak_pending_flow){key, track}));
+    return;
+  }
+  if (slice == TRAK_NULL_U32) {
+    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, pkt,
+                    "flow event has no enclosing slice on its track");
+    return;
+  }
+  uint32_t *from = trak__map_get(&imp->flows, key);
+  switch (op) {
+  case TRAK_FLOW_V1_BEGIN:
+    if (from) {
+      trak__report_at(imp, TRAK_STAT_FLOW_DUPLICATE_ID, pkt,
+                      "flow starts again with an id that already started; ignored");
+      return;
+    }
+    int added;
+    *trak__map_put(&imp->flows, key, slice, &added) = slice;
+    return;
+  case TRAK_FLOW_V1_STEP:
+    if (!from) {
+      trak__report_at(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, pkt,
+                      "flow step with an id no flow started with; ignored");
+      return;
+    }
+    link(imp, *from, slice, key);
+    *from = slice;
+    return;
+  default: /* an end binding to the enclosing slice: the flow stays open */
+    if (!from) {
+      trak__report_at(imp, TRAK_STAT_FLOW_END_WITHOUT_START, pkt,
+                      "flow end with an id no flow started with; ignored");
+      return;
+    }
+    link(imp, *from, slice, key);
+    return;
+  }
+}
+
+void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice) {
+  imp->tracks.v[track].pending_flow = 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < imp->pending_flows.n; i++) {
+    trak_pending_flow p = imp->pending_flows.v[i];
+    if (p.track != track) {
+      imp->pending_flows.v[kept++] = p;
+      continue;
+    }
+    const uint32_t *from = trak__map_get(&imp->flows, p.key);
+    if (from) trak__flow_add(imp->tables, *from, slice, (int64_t)p.key);
+  }
+  imp->pending_flows.n = kept;
+}
+
+void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
+                        uint64_t pkt) {
+  if (!block[0] && !block[1]) return;
+  int op = block[2] & TRAK_AUX_JSON_FLOW_STEP ? TRAK_FLOW_V1_STEP
+           : block[0]                         ? TRAK_FLOW_V1_BEGIN
+                                              : TRAK_FLOW_V1_END_ENCLOSING;
+  trak__json_flow(imp, op, block[3], slice, track, pkt);
+}

@@ -1,0 +1,156 @@
+/*
+** This file holds the stack discipline of JSON traces' slices, as Perfetto's slice tracker
+** applies it: which open slices a new slice or an end closes, how an end finds its begin (by
+** name and category), and where a complete (X) event goes that partly overlaps a slice of its
+** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
+** which such slices nest or follow each other. Each spill is also a row of
+** _trace_import_logs with the overlap's details as args.
+*/
+#include <string.h>
+
+#include "processor/import/import.h"
+
+static void stack_pop(trak_track_info *info) {
+  info->open_depth--;
+}
+
+/* The end of open slice `s` (INT64_MAX while it is open). */
+static int64_t slice_end_ts(const trak_tables *t, uint32_t s) {
+  return t->slice.dur[s] < 0 ? INT64_MAX : trak__wadd(t->slice.ts[s], t->slice.dur[s]);
+}
+
+int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                        trak_overlap *overlap) {
+  trak_tables *t = imp->tables;
+  trak_track_info *info = &imp->tracks.v[track];
+  int64_t ts = ev->ts;
+  int under_open = 0; /* a slice still open (dur -1) lies above the one looked at */
+  for (size_t i = info->open_depth; i-- > 0;) {
+    uint32_t s = (uint32_t)info->open[i];
+    int64_t sdur = t->slice.dur[s];
+    if (sdur < 0) {
+      under_open = 1;
+      continue;
+    }
+    int64_t end = slice_end_ts(t, s);
+    if (under_open) {
+      /* A complete slice ended under a slice still open above it: the open ones are cut at
+      ** its end (Perfetto's misplaced_end_event) and leave the stack with it. */
+      if (ts <= end) continue;
+      const char *open = trak__str(&t->strings, t->slice.name[(uint32_t)info->open[i + 1]]);
+      trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
+                      "slice \"%s\" is still open at %lld, after the complete slice it began "
+                      "in ended at %lld; it is cut there",
+                      open ? open : "", (long long)ts, (long long)end);
+      while (info->open_depth > i + 1) {
+        uint32_t child = (uint32_t)info->open[info->open_depth - 1];
+        t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
+        stack_pop(info);
+      }
+      stack_pop(info);
+      under_open = 0;
+      continue;
+    }
+    /* Closed on the left, open on the right: a slice ending at ts leaves the stack, except
+    ** that instants at the same timestamp stack on each other. */
+    if (end < ts || (end == ts && !(sdur == 0 && dur == 0))) {
+      stack_pop(info);
+      continue;
+    }
+    if (dur < 0) continue;
+    if (ts < end && trak__wadd(ts, dur) > end) {
+      overlap->start = ts;
+      overlap->end = end;
+      overlap->name = t->slice.name[s];
+      overlap->ts = t->slice.ts[s];
+      overlap->dur = sdur;
+      return 0;
+    }
+  }
+  return 1;
+}
+
+uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
+  trak_tables *t = imp->tables;
+  trak_overlap unused;
+  trak__stack_prepare(imp, track, ev, -1, &unused);
+  trak_track_info *info = &imp->tracks.v[track];
+  uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
+  /* The innermost open slice whose category and name match (absent ones match any). An end
+  ** that matches none ends nothing and is not counted, as in Perfetto. */
+  for (size_t i = info->open_depth; i-- > 0;) {
+    uint32_t s = (uint32_t)info->open[i];
+    if (t->slice.dur[s] >= 0) continue;
+    if (cat && t->slice.category[s] != cat) continue;
+    if (name && t->slice.name[s] && t->slice.name[s] != name) continue;
+    t->slice.dur[s] = trak__wsub(ev->ts, t->slice.ts[s]);
+    if (ev->arg_set_id != TRAK_NULL_U32)
+      t->slice.arg_set_id[s] = trak__args_merge(imp, t->slice.arg_set_id[s], ev->arg_set_id);
+    if (i == info->open_depth - 1) stack_pop(info);
+    return s;
+  }
+  return TRAK_NULL_U32;
+}
+
+/* A new overflow lane of the thread: a thread track of its own kind (written to the track
+** table with the others when the parse phase ends). */
+static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
+  uint32_t upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
+  uint32_t lane = trak__track_new(imp, 0);
+  trak_track_info *info = &imp->tracks.v[lane];
+  info->utid = utid;
+  info->upid = upid;
+  info->described = info->is_thread = 1;
+  info->type = "thread_overlapping_slice";
+  return lane;
+}
+
+/* Appends one string (string id) or integer row to the arg set that starts at `set`. */
+static void log_arg(trak_tables *t, uint32_t set, const char *key, uint32_t str, int64_t i) {
+  uint32_t k = trak__strpool_intern(&t->strings, key, strlen(key));
+  uint32_t row = trak__arg_add(t, set, k, k, str ? TRAK_ARG_STRING : TRAK_ARG_INT);
+  if (str)
+    t->args.string_value[row] = str;
+  else
+    t->args.int_value[row] = i;
+}
+
+/* The _trace_import_logs row of a spilled complete slice, with Perfetto's args: the event's
+** name and phase, the overlap and the slice it conflicts with. */
+static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overlap *overlap) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  if (ev->u.s.name) log_arg(t, set, "event_name", ev->u.s.name, 0);
+  log_arg(t, set, "event_phase", trak__strpool_intern(&t->strings, "X", 1), 0);
+  log_arg(t, set, "overlap_start", 0, overlap->start);
+  log_arg(t, set, "overlap_end", 0, overlap->end);
+  if (overlap->name) log_arg(t, set, "conflicting_slice_name", overlap->name, 0);
+  log_arg(t, set, "conflicting_slice_ts", 0, overlap->ts);
+  log_arg(t, set, "conflicting_slice_dur", 0, overlap->dur);
+  trak_vec_push(imp->import_logs,
+                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set}));
+}
+
+uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                           const trak_overlap *overlap) {
+  const trak_tables *t = imp->tables;
+  uint32_t utid = imp->tracks.v[track].utid;
+  const char *name = trak__str(&t->strings, ev->u.s.name);
+  const char *other = trak__str(&t->strings, overlap->name);
+  trak__report_at(imp, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, ev->pkt,
+                  "complete event \"%s\" at %lld (dur %lld) partly overlaps \"%s\" at %lld "
+                  "(dur %lld) on its thread; the overlap is [%lld, %lld); it goes to an overflow "
+                  "track of the thread",
+                  name ? name : "", (long long)ev->ts, (long long)dur, other ? other : "",
+                  (long long)overlap->ts, (long long)overlap->dur, (long long)overlap->start,
+                  (long long)overlap->end);
+  overlap_log(imp, ev, overlap);
+  /* The first lane where the slice nests in the innermost open slice or follows them all. */
+  for (uint32_t lane = 0;; lane++) {
+    int added;
+    uint32_t *slot = trak__map_put(&imp->spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
+    if (added) *slot = lane_new(imp, utid);
+    trak_overlap unused;
+    if (trak__stack_prepare(imp, *slot, ev, dur, &unused)) return *slot;
+  }
+}

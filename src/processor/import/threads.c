@@ -1,0 +1,104 @@
+/*
+** This file holds thread and process identity, Perfetto's model: a process is found by pid and
+** a thread by (pid, tid); creating a process creates its main thread (tid == pid) at once; a
+** new process for a pid (pid reuse) ends the old one and all its threads; utid 0 / upid 0 are
+** the idle rows ("swapper", pid 0 / tid 0), which pid 0 and tid 0 of a trace find.
+*/
+#include <string.h>
+
+#include "processor/import/import.h"
+
+/* Every thread with a given tid, newest first: tid_index holds the newest utid, thread_prev
+** links each to the one before it (TRAK_NULL_U32 ends the chain). */
+static uint32_t thread_new(trak_importer *imp, int64_t tid) {
+  uint32_t utid = trak__thread_add(imp->tables, tid);
+  int added;
+  uint32_t *head = trak__map_put(&imp->tid_index, (uint64_t)tid, TRAK_NULL_U32, &added);
+  while (imp->thread_prev.n <= utid)
+    trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
+  imp->thread_prev.v[utid] = *head;
+  *head = utid;
+  return utid;
+}
+
+/* A thread is alive until a new process takes its process's pid. */
+static int thread_alive(const trak_importer *imp, uint32_t utid) {
+  const trak_tables *t = imp->tables;
+  uint32_t upid = t->thread.upid[utid];
+  if (upid == TRAK_NULL_U32) return 1;
+  uint32_t *live = trak__map_get(&imp->pid_index, (uint64_t)t->process.pid[upid]);
+  return live && *live == upid;
+}
+
+/* The newest live thread with `tid` whose process is unknown or has `pid` (any process when
+** pid < 0), or TRAK_NULL_U32. */
+static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) {
+  const trak_tables *t = imp->tables;
+  uint32_t *head = trak__map_get(&imp->tid_index, (uint64_t)tid);
+  for (uint32_t u = head ? *head : TRAK_NULL_U32; u != TRAK_NULL_U32; u = imp->thread_prev.v[u]) {
+    if (!thread_alive(imp, u)) continue;
+    uint32_t upid = t->thread.upid[u];
+    if (pid < 0 || upid == TRAK_NULL_U32 || t->process.pid[upid] == pid) return u;
+  }
+  return TRAK_NULL_U32;
+}
+
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
+  int added;
+  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
+  if (!added) return *slot;
+  uint32_t upid = trak__process_add(imp->tables, pid);
+  *slot = upid;
+  trak__thread_for_tid(imp, pid, pid); /* the main thread, right after its process */
+  return upid;
+}
+
+uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
+  int added;
+  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
+  /* The old process and its threads end: its pid no longer finds it (so its threads are no
+  ** longer alive), and no thread with tid == pid survives, as the pid is the new main's. */
+  *slot = trak__process_add(imp->tables, pid);
+  uint32_t upid = *slot;
+  uint32_t *head = trak__map_get(&imp->tid_index, (uint64_t)pid);
+  if (head) *head = TRAK_NULL_U32;
+  uint32_t main = thread_new(imp, pid);
+  imp->tables->thread.upid[main] = upid;
+  imp->tables->thread.is_main[main] = 1;
+  return upid;
+}
+
+uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
+  if (pid < 0) {
+    uint32_t utid = thread_find(imp, tid, -1);
+    return utid != TRAK_NULL_U32 ? utid : thread_new(imp, tid);
+  }
+  uint32_t upid = trak__process_for_pid(imp, pid);
+  uint32_t utid = thread_find(imp, tid, pid);
+  if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
+  trak_tables *t = imp->tables;
+  if (t->thread.upid[utid] == TRAK_NULL_U32) {
+    t->thread.upid[utid] = upid;
+    t->thread.is_main[utid] = tid == pid;
+  }
+  return utid;
+}
+
+uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid) {
+  thread_new(imp, tid);
+  return trak__thread_for_tid(imp, tid, pid);
+}
+
+void trak__threads_init(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  uint32_t upid = trak__process_add(t, 0);
+  uint32_t utid = trak__thread_add(t, 0);
+  trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
+  t->thread.upid[utid] = upid;
+  t->thread.is_main[utid] = 1;
+  t->thread.is_idle[utid] = 1;
+  t->thread.name[utid] = trak__strpool_intern(&t->strings, "swapper", strlen("swapper"));
+  int added;
+  *trak__map_put(&imp->pid_index, 0, 0, &added) = upid;
+  *trak__map_put(&imp->tid_index, 0, 0, &added) = utid;
+}

@@ -1,0 +1,1 @@
+SELECT flat_key, key, real_value, value_type, display_value FROM args ORDER BY id;
