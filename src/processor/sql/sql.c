@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "processor/processor_internal.h"
+#include "processor/sql/perfetto_sql/psql.h"
 
 static const char *const views_sql =
     "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
@@ -89,7 +90,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
-  return 0;
+  return trak__psql_init(p, err);
 }
 
 int trak_processor_export(trak_processor *p, const char *path, trak_error *err) {
