@@ -140,7 +140,7 @@ static void nested_args_flatten(void **state) {
   assert_string_equal(trak_query_string(q, 0),
                       "args.a.b|args.a.b=1:int args.a.c|args.a.c[0]=2:int "
                       "args.a.c|args.a.c[1][0]=3:int args.a.c.d|args.a.c[1][1].d=x:string "
-                      "args.a.eA|args.a.eA=true:bool args.h|args.h=-1.500000:real "
+                      "args.a.eA|args.a.eA=true:bool args.h|args.h=-1.5:real "
                       "args.i|args.i=18446744073709551615:uint args.j.k.l|args.j.k.l=false:bool");
   trak_query_free(q);
   trak_processor_free(p);

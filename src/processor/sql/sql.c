@@ -26,8 +26,11 @@ static const char *const views_sql =
     "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
     "  WHERE type = 'process_counter_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
-    "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
-    "  description TEXT);";
+    "CREATE TABLE __intrinsic_stats(id INTEGER PRIMARY KEY, name TEXT, key BIGINT, idx BIGINT, "
+    "  severity TEXT, source TEXT, value BIGINT, description TEXT, machine_id BIGINT, "
+    "  trace_id BIGINT);"
+    "CREATE VIEW stats AS SELECT id, name, key, idx, severity, source, value, description, "
+    "  machine_id, trace_id FROM __intrinsic_stats;";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -51,17 +54,19 @@ const char *const *trak_processor_table_names(void) {
   return table_names;
 }
 
-/* Inserts one stats row; idx < 0 is NULL. */
-static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
+/* Inserts one stats row; idx < 0 is NULL. `key` numbers the stat (as Perfetto's enum does). */
+static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t key, int64_t idx,
+                       int64_t value) {
   static const char *const severities[] = {"info", "data_loss", "error"};
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, key);
   if (idx < 0)
-    sqlite3_bind_null(st, 2);
+    sqlite3_bind_null(st, 3);
   else
-    sqlite3_bind_int64(st, 2, idx);
-  sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 4, value);
-  sqlite3_bind_text(st, 5, def->description, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, idx);
+  sqlite3_bind_text(st, 4, severities[def->severity], -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 5, value);
+  sqlite3_bind_text(st, 6, def->description, -1, SQLITE_STATIC);
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
   sqlite3_reset(st);
   return rc;
@@ -70,13 +75,21 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 /* The importer's own counts, then the figures trace_stats packets carried. */
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc =
-      sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, 'trace', ?, ?)", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_stats(id, name, key, idx, severity, source, "
+                              "value, description) VALUES ((SELECT count(*) FROM "
+                              "__intrinsic_stats), ?, ?, ?, ?, 'trace', ?, ?)",
+                              -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
-    rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
+    rc = insert_stat(st, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
   trak_traced_row row;
-  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++)
-    rc = insert_stat(st, row.def, row.idx, row.value);
+  const trak_stat_def *prev = NULL;
+  int64_t key = TRAK_STAT_COUNT - 1;
+  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
+    if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
+    prev = row.def;
+    rc = insert_stat(st, row.def, key, row.idx, row.value);
+  }
   sqlite3_finalize(st);
   return rc;
 }

@@ -174,7 +174,8 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
     snprintf(buf, sizeof buf, "%s", v ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    snprintf(buf, sizeof buf, "%f", t->args.real_value[row]);
+    /* As SQLite writes a REAL as text: 3.5 is "3.5", 1 is "1.0". */
+    sqlite3_snprintf(sizeof buf, buf, "%!.15g", t->args.real_value[row]);
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
