@@ -21,6 +21,7 @@ typedef struct macro {
   char **params;
   size_t nparams;
   char *body;
+  psql_macro_gen gen; /* built-in macros written in C; NULL for SQL bodies */
 } macro;
 
 struct psql_macros {
@@ -112,6 +113,21 @@ int trak__psql_macro_define(psql_macros *m, const char *name, size_t name_len, c
   mc->nparams = nparams;
   if (!mc->name || !mc->body || !mc->params) return set_msg(msg, msg_len, "out of memory"), -1;
   return 0;
+}
+
+int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t nparams,
+                                    psql_macro_gen gen) {
+  char msg[128];
+  char **params = calloc(nparams ? nparams : 1, sizeof *params);
+  char none[] = "";
+  for (size_t i = 0; params && i < nparams; i++)
+    params[i] = none;
+  int rc = params ? trak__psql_macro_define(m, name, strlen(name), params, nparams, "", 0, 0, msg,
+                                            sizeof msg)
+                  : -1;
+  free(params);
+  if (!rc) find(m, name, strlen(name))->gen = gen;
+  return rc;
 }
 
 /* An invocation `name!(args)` starting at token `t`: its name, argument ranges and end. */
@@ -221,7 +237,21 @@ static int expand_text(const psql_macros *m, const char *s, size_t n, int depth,
              -1;
     sbuf body = {0};
     size_t inner_off;
-    int rc = substitute(mc, s, &inv, &body) ? (set_msg(msg, msg_len, "out of memory"), -1) : 0;
+    int rc = 0;
+    if (mc->gen) {
+      const char *args[64];
+      for (size_t i = 0; i < inv.nargs; i++)
+        args[i] = s + inv.arg_off[i];
+      sqlite3_str *gen = sqlite3_str_new(NULL);
+      if (mc->gen(args, inv.arg_len, inv.nargs, gen, msg, msg_len)) rc = -1;
+      int len = sqlite3_str_length(gen);
+      char *text = sqlite3_str_finish(gen);
+      if (!rc && sb_add(&body, text ? text : "", (size_t)len))
+        rc = (set_msg(msg, msg_len, "out of memory"), -1);
+      sqlite3_free(text);
+    } else if (substitute(mc, s, &inv, &body)) {
+      rc = (set_msg(msg, msg_len, "out of memory"), -1);
+    }
     if (!rc && sb_add(out, s + copied, t.off - copied)) rc = -1;
     if (!rc)
       rc = expand_text(m, body.v ? body.v : "", body.n, depth + 1, out, msg, msg_len, &inner_off);
@@ -300,4 +330,20 @@ size_t trak__psql_expansion_source(const psql_expansion *e, size_t off) {
     src = e->spans[i].verbatim ? e->spans[i].src_off + (off - e->spans[i].out_off)
                                : e->spans[i].src_off;
   return src;
+}
+
+int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max) {
+  size_t o = 0, l = n;
+  trim(s, &o, &l);
+  if (l < 2 || s[o] != '(' || s[o + l - 1] != ')') return -1;
+  psql_tok paren = trak__psql_lex(s, o + l, o);
+  invocation inv = {0};
+  char msg[64];
+  if (parse_args(s, o + l, paren, &inv, msg, sizeof msg) || inv.end != o + l || inv.nargs > max)
+    return -1;
+  for (size_t i = 0; i < inv.nargs; i++) {
+    off[i] = inv.arg_off[i];
+    len[i] = inv.arg_len[i];
+  }
+  return (int)inv.nargs;
 }

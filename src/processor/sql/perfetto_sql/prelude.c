@@ -418,6 +418,7 @@ int trak__psql_prelude_register(trak_processor *p) {
       {"__intrinsic_arg_set_to_json", 1, fn_arg_set_to_json},
   };
   int rc = fill_tables(p);
+  if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p->db);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof fns / sizeof *fns; i++)
     rc = sqlite3_create_function(p->db, fns[i].name, fns[i].nargs,
                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC, p, fns[i].fn, NULL, NULL);

@@ -70,6 +70,19 @@ void trak__psql_macros_free(psql_macros *m);
 int trak__psql_macro_define(psql_macros *m, const char *name, size_t name_len, char **params,
                             size_t nparams, const char *body, size_t body_len, int replace,
                             char *msg, size_t msg_len);
+/* A macro whose expansion C computes: writes the text for arguments args[i] (lens[i] bytes,
+** as written) into `out`; returns 0, or -1 with a message. */
+typedef int (*psql_macro_gen)(const char *const *args, const size_t *lens, size_t nargs,
+                              sqlite3_str *out, char *msg, size_t msg_len);
+int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t nparams,
+                                    psql_macro_gen gen);
+/* Splits a parenthesised list "(a, (b, c), 'd,e')" into its items (offsets into s, trimmed).
+** Returns the number of items (0 for "()"), or -1 if s is not a parenthesised list or has more
+** than `max` items. */
+int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max);
+/* Registers the built-in macros written in C (interval_macros.c). */
+int trak__psql_interval_macros_register(psql_macros *m);
+
 /* Whether s[0..n) contains a macro invocation `name!(`. */
 int trak__psql_has_macro_call(const char *s, size_t n);
 /* Expands every macro invocation in s[0..n). Returns 0 and fills `out` (free with
@@ -129,6 +142,8 @@ int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, siz
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Registers the SPAN_JOIN, SPAN_LEFT_JOIN and SPAN_OUTER_JOIN modules (span_join.c). */
+int trak__psql_span_join_register(sqlite3 *db);
 
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
