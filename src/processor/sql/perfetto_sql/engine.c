@@ -199,7 +199,7 @@ int trak__psql_init(trak_processor *p, trak_error *err) {
                                 strlen(builtin_macros[i].body), 0, msg, sizeof msg))
       return trak_error_set(err, TRAK_ENOMEM, "cannot set up PerfettoSQL: %s", msg);
   }
-  if (trak__psql_interval_macros_register(st->macros))
+  if (trak__psql_builtin_macros_register(st->macros))
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up PerfettoSQL: out of memory");
   if (trak__psql_prelude_register(p) != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up the prelude: %s",

@@ -138,11 +138,12 @@ typedef struct invocation {
   size_t end; /* offset after the closing ')' */
 } invocation;
 
-/* Whether token t starts an invocation: an identifier, '!' right after it, then '('. */
+/* Whether token t starts an invocation: an identifier, '!', then '(' (Perfetto's own modules
+** sometimes put a space before the '!'; a lone '!' is no SQLite operator, so this is safe). */
 static int starts_invocation(const char *s, size_t n, psql_tok t, psql_tok *paren) {
   if (t.kind != PSQL_ID || s[t.off] == '"' || s[t.off] == '`' || s[t.off] == '[') return 0;
   psql_tok bang = trak__psql_lex(s, n, t.off + t.len);
-  if (bang.off != t.off + t.len || !trak__psql_is_char(s, bang, '!')) return 0;
+  if (!trak__psql_is_char(s, bang, '!')) return 0;
   *paren = trak__psql_lex(s, n, bang.off + 1);
   return trak__psql_is_char(s, *paren, '(');
 }

@@ -136,6 +136,25 @@ static void fn_slice_is_ancestor(sqlite3_context *ctx, int argc, sqlite3_value *
   sqlite3_result_int(ctx, hit);
 }
 
+/* hash(v, ...): a 64-bit FNV-1a hash of the values (integers by their 8 bytes, others by their
+** text), for grouping equal stacks; not Perfetto's numbers. */
+static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  uint64_t h = 14695981039346656037ull;
+  for (int i = 0; i < argc; i++) {
+    if (sqlite3_value_type(argv[i]) == SQLITE_INTEGER) {
+      uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]);
+      for (int b = 0; b < 8; b++)
+        h = (h ^ (uint8_t)(v >> (8 * b))) * 1099511628211ull;
+    } else {
+      const unsigned char *s = sqlite3_value_text(argv[i]);
+      for (int n = sqlite3_value_bytes(argv[i]), k = 0; s && k < n; k++)
+        h = (h ^ s[k]) * 1099511628211ull;
+    }
+    h = (h ^ 0xff) * 1099511628211ull; /* separates ("ab", "c") from ("a", "bc") */
+  }
+  sqlite3_result_int64(ctx, (int64_t)h);
+}
+
 /* ---- clocks ------------------------------------------------------------------------------- */
 
 static int cmp_pair_dst(const void *a, const void *b) {
@@ -387,13 +406,11 @@ static int fill_tables(trak_processor *p) {
       "  int_value BIGINT, str_value TEXT, machine_id BIGINT, trace_id BIGINT);"
       "INSERT INTO __intrinsic_metadata(id, name, key_type, int_value, str_value, trace_id) "
       "VALUES (0, 'trace_uuid', 'single', NULL, %Q, 0),"
-      "  (1, 'trace_size_bytes', 'single', %lld, NULL, 0),"
-      "  (2, 'trace_type', 'single', NULL, %Q, 0),"
-      "  (3, 'trace_time_clock_id', 'single', %lld, NULL, 0);"
+      "  (1, 'trace_type', 'single', NULL, %Q, 0),"
+      "  (2, 'trace_size_bytes', 'single', %lld, NULL, 0);"
       "CREATE TABLE __intrinsic_trace_import_logs(id INTEGER PRIMARY KEY, trace_id BIGINT, "
       "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);",
-      (long long)start, (long long)end, uuid, (long long)p->fed, type,
-      (long long)p->imp.trace_clock);
+      (long long)start, (long long)end, uuid, type, (long long)p->fed);
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
@@ -411,6 +428,7 @@ int trak__psql_prelude_register(trak_processor *p) {
       {"regexp_replace_simple", 3, fn_regexp_replace},
       {"str_split", 3, fn_str_split},
       {"slice_is_ancestor", 2, fn_slice_is_ancestor},
+      {"hash", -1, fn_hash},
       {"to_realtime", 1, fn_to_realtime},
       {"to_monotonic", 1, fn_to_monotonic},
       {"abs_time_str", 1, fn_abs_time_str},

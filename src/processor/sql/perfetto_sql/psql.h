@@ -80,8 +80,8 @@ int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t npa
 ** Returns the number of items (0 for "()"), or -1 if s is not a parenthesised list or has more
 ** than `max` items. */
 int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max);
-/* Registers the built-in macros written in C (interval_macros.c). */
-int trak__psql_interval_macros_register(psql_macros *m);
+/* Registers the built-in macros written in C (builtin_macros.c). */
+int trak__psql_builtin_macros_register(psql_macros *m);
 
 /* Whether s[0..n) contains a macro invocation `name!(`. */
 int trak__psql_has_macro_call(const char *s, size_t n);

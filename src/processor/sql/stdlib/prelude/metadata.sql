@@ -1,5 +1,5 @@
 -- prelude.metadata: what is known about the trace as name/value rows (trace_uuid,
--- trace_size_bytes, trace_type, trace_time_clock_id), the import problems (`stats`, made by the
+-- trace_type, trace_size_bytes), the import problems (`stats`, made by the
 -- SQL layer) and their per-event log (_trace_import_logs).
 
 CREATE PERFETTO VIEW metadata(

@@ -1,8 +1,9 @@
 /*
-** This file holds the built-in macros whose SQL depends on how many arguments a list has, so
-** they are written in C: _interval_intersect!((t0, t1, ...), (partition columns)) intersects
-** tables of (id, ts, dur) intervals, giving each non-empty overlap of one interval from every
-** table as (ts, dur, id_0, id_1, ..., partition columns).
+** This file holds the built-in macros whose SQL depends on how many items a list has, so they
+** are written in C: _interval_intersect!((t0, t1, ...), (partition columns)) intersects tables
+** of (id, ts, dur) intervals, giving each non-empty overlap of one interval from every table as
+** (ts, dur, id_0, id_1, ..., partition columns); metasql_unparenthesize_exprlist!((a, b))
+** gives `a, b`.
 */
 #include <stdio.h>
 
@@ -65,6 +66,22 @@ static int interval_intersect(const char *const *args, const size_t *lens, size_
   return sqlite3_str_errcode(out) == SQLITE_OK ? 0 : (snprintf(msg, msg_len, "out of memory"), -1);
 }
 
-int trak__psql_interval_macros_register(psql_macros *m) {
-  return trak__psql_macro_define_builtin(m, "_interval_intersect", 2, interval_intersect);
+static int unparenthesize(const char *const *args, const size_t *lens, size_t nargs,
+                          sqlite3_str *out, char *msg, size_t msg_len) {
+  size_t off[64], len[64];
+  int n = trak__psql_split_list(args[0], lens[0], off, len, 64);
+  if (n < 0) {
+    snprintf(msg, msg_len, "metasql_unparenthesize_exprlist: expected a list in parentheses");
+    return -1;
+  }
+  for (int i = 0; i < n; i++)
+    sqlite3_str_appendf(out, "%s%.*s", i ? ", " : "", (int)len[i], args[0] + off[i]);
+  return 0;
+}
+
+int trak__psql_builtin_macros_register(psql_macros *m) {
+  int rc = trak__psql_macro_define_builtin(m, "_interval_intersect", 2, interval_intersect);
+  if (!rc)
+    rc = trak__psql_macro_define_builtin(m, "metasql_unparenthesize_exprlist", 1, unparenthesize);
+  return rc;
 }
