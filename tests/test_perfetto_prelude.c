@@ -67,7 +67,8 @@ static void bounds(void **state) {
 
 static void metadata_and_stats(void **state) {
   char want[128];
-  snprintf(want, sizeof want, "trace_size_bytes|single|%zu|NULL\ntrace_type|single|NULL|proto",
+  /* In Perfetto's order: uuid, type, size. */
+  snprintf(want, sizeof want, "trace_type|single|NULL|proto\ntrace_size_bytes|single|%zu|NULL",
            strlen(CLOCKS));
   assert_string_equal(sc_rows(p, "SELECT name, key_type, int_value, str_value FROM metadata "
                                  "WHERE name IN ('trace_type', 'trace_size_bytes') ORDER BY id"),
