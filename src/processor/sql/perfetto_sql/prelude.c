@@ -267,7 +267,7 @@ static void json_value(const trak_tables *t, uint32_t row, sqlite3_str *out) {
     sqlite3_str_appendall(out, v ? "true" : "false");
     break;
   case TRAK_ARG_REAL:
-    sqlite3_str_appendf(out, "%!.15g", t->args.real_value[row]);
+    sqlite3_str_appendf(out, "%.15g", t->args.real_value[row]); /* 2.0 is 2, as Perfetto writes */
     break;
   case TRAK_ARG_STRING:
   case TRAK_ARG_JSON: {
@@ -340,10 +340,7 @@ static void json_object(const trak_tables *t, uint32_t lo, uint32_t hi, size_t s
 static void fn_arg_set_to_json(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   trak_processor *p = sqlite3_user_data(ctx);
   const trak_tables *t = &p->tables;
-  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
-    if (sqlite3_value_type(argv[0]) == SQLITE_NULL) sqlite3_result_text(ctx, "{}", -1, SQLITE_STATIC);
-    return;
-  }
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) return; /* NULL */
   int64_t set = sqlite3_value_int64(argv[0]);
   uint32_t lo = set >= 0 && (uint64_t)set < t->args.n ? (uint32_t)set : 0, hi = lo;
   while (hi < t->args.n && t->args.arg_set_id[hi] == set)
