@@ -64,8 +64,7 @@ static void with_context(void **state) {
        "7|200000|50000|frame|main|1|1|browser|1|0|NULL\n"
        "8|210000|30000|layout|main|1|1|browser|1|1|7"},
       {"SELECT id, name, process_name, pid FROM process_slice ORDER BY id", ""},
-      {"SELECT count(*), count(utid) FROM thread_or_process_slice",
-       "9|9"},
+      {"SELECT count(*), count(utid) FROM thread_or_process_slice", "9|9"},
   };
   run_checks(p, c, sizeof c / sizeof *c);
 }
@@ -102,9 +101,8 @@ static void slices_modules(void **state) {
        "0|frame\n"
        "1|layout\n"
        "2|measure"},
-      {"SELECT id, name FROM _slice_descendant_and_self(1) ORDER BY id",
-       "1|layout\n"
-       "2|measure"},
+      {"SELECT id, name FROM _slice_descendant_and_self(1) ORDER BY id", "1|layout\n"
+                                                                         "2|measure"},
       /* Stack ids are trak's hashes: checked for equal stacks having equal ids. */
       {"INCLUDE PERFETTO MODULE slices.stack;"
        "SELECT a.id, b.id FROM slice_with_stack_id a JOIN slice_with_stack_id b "
@@ -187,7 +185,8 @@ static void counters_and_intervals(void **state) {
        "()) ORDER BY ts, id_1",
        "30000|60000|0|3\n"
        "50000|60000|0|5"},
-      {"SELECT * FROM _interval_intersect_single!(40000, 30000, (SELECT id, ts, dur FROM slice WHERE "
+      {"SELECT * FROM _interval_intersect_single!(40000, 30000, (SELECT id, ts, dur FROM slice "
+       "WHERE "
        "depth = 0)) ORDER BY id",
        "0|40000|30000\n"
        "3|40000|30000\n"

@@ -115,8 +115,7 @@ static void strings(void **state) {
                                  "regexp('B', 'abc', 'i'), regexp('B', 'abc', 'ic')"),
                       "1|0|1|0");
   assert_non_null(strstr(sc_error(p, "SELECT regexp('(', 'x')"), "bad pattern '('"));
-  assert_string_equal(sc_rows(p, "SELECT regexp_replace_simple('a1b22c', '[0-9]+', '#')"),
-                      "a#b#c");
+  assert_string_equal(sc_rows(p, "SELECT regexp_replace_simple('a1b22c', '[0-9]+', '#')"), "a#b#c");
   assert_string_equal(sc_rows(p, "SELECT str_split('a,b,c', ',', 0), str_split('a,b,c', ',', 2),"
                                  " str_split('a,b', ',', 5) IS NULL, str_split('a::b', '::', 1)"),
                       "a|c|1|b");
@@ -166,7 +165,7 @@ static void span_join(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bounds),  cmocka_unit_test(metadata_and_stats), cmocka_unit_test(clocks),
-      cmocka_unit_test(strings), cmocka_unit_test(slices_and_args), cmocka_unit_test(span_join),
+      cmocka_unit_test(strings), cmocka_unit_test(slices_and_args),    cmocka_unit_test(span_join),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

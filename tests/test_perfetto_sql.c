@@ -79,8 +79,9 @@ static void table_view_index(void **state) {
                                  "SELECT typeof(id), typeof(n), count(*) FROM t"),
                       "integer|text|4");
   assert_string_equal(sc_rows(p, "SELECT type FROM sqlite_master WHERE name = 't'"), "table");
-  assert_non_null(strstr(sc_error(p, "CREATE PERFETTO TABLE t2(id INT) AS SELECT id, name FROM slice"),
-                         "column 'name' of the SELECT is not in the schema"));
+  assert_non_null(
+      strstr(sc_error(p, "CREATE PERFETTO TABLE t2(id INT) AS SELECT id, name FROM slice"),
+             "column 'name' of the SELECT is not in the schema"));
   assert_non_null(strstr(sc_error(p, "CREATE PERFETTO TABLE t3(id FOO) AS SELECT id FROM slice"),
                          "unknown type 'FOO'"));
   assert_string_equal(sc_rows(p, "CREATE PERFETTO TABLE u AS SELECT 1 AS a;"
@@ -133,8 +134,8 @@ static void include(void **state) {
                                  "INCLUDE PERFETTO MODULE time.conversion;"
                                  "SELECT time_to_ms(2000000)"),
                       "2");
-  assert_string_equal(sc_rows(p, "INCLUDE PERFETTO MODULE slices.*; SELECT count(*) FROM thread_slice"),
-                      "4");
+  assert_string_equal(
+      sc_rows(p, "INCLUDE PERFETTO MODULE slices.*; SELECT count(*) FROM thread_slice"), "4");
   assert_string_equal(sc_error(p, "INCLUDE PERFETTO MODULE foo.bar;"),
                       "unknown module 'foo.bar' (INCLUDE PERFETTO MODULE foo.bar at line 1, "
                       "column 25)");
@@ -161,9 +162,9 @@ static void error_positions(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(scalar_function), cmocka_unit_test(table_function),
+      cmocka_unit_test(scalar_function),  cmocka_unit_test(table_function),
       cmocka_unit_test(table_view_index), cmocka_unit_test(macros),
-      cmocka_unit_test(include),         cmocka_unit_test(error_positions),
+      cmocka_unit_test(include),          cmocka_unit_test(error_positions),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -126,6 +126,10 @@ int trak_processor_export(trak_processor *p, const char *path, trak_error *err);
 /* Names of the tables and views a user can query, NULL-terminated, static. */
 const char *const *trak_processor_table_names(void);
 
+/* Names of the PerfettoSQL modules trak ships (docs/sql.md), sorted, NULL-terminated, static:
+** each can be loaded with `INCLUDE PERFETTO MODULE name;` ("prelude.*" are always loaded). */
+const char *const *trak_perfetto_modules_list(void);
+
 /* ---- analysis (docs/analysis.md) ------------------------------------------------------- */
 
 /* Adds slice description rules: `len` bytes of the text format of SliceDescriptionRules

@@ -26,13 +26,17 @@ static int interval_intersect(const char *const *args, const size_t *lens, size_
   int nt = trak__psql_split_list(args[0], lens[0], toff, tlen, MAX_TABLES);
   int np = trak__psql_split_list(args[1], lens[1], poff, plen, MAX_PARTITIONS);
   if (nt < 1) {
-    snprintf(msg, msg_len, "_interval_intersect: the first argument must be a list of 1 to %d "
-                           "tables in parentheses", MAX_TABLES);
+    snprintf(msg, msg_len,
+             "_interval_intersect: the first argument must be a list of 1 to %d "
+             "tables in parentheses",
+             MAX_TABLES);
     return -1;
   }
   if (np < 0) {
-    snprintf(msg, msg_len, "_interval_intersect: the second argument must be a list of at most "
-                           "%d partition columns in parentheses, () for none", MAX_PARTITIONS);
+    snprintf(msg, msg_len,
+             "_interval_intersect: the second argument must be a list of at most "
+             "%d partition columns in parentheses, () for none",
+             MAX_PARTITIONS);
     return -1;
   }
   size_t n = (size_t)nt;

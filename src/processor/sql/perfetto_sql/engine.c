@@ -12,9 +12,9 @@
 /* The first words of the statement at `off`, for messages: "CREATE PERFETTO FUNCTION f",
 ** "INCLUDE PERFETTO MODULE slices.with_context", "SELECT". */
 static void describe(const char *s, size_t n, size_t off, char *out, size_t len) {
-  static const char *const keywords[] = {"CREATE", "OR",       "REPLACE",  "PERFETTO", "INCLUDE",
-                                         "DROP",   "MODULE",   "FUNCTION", "TABLE",    "VIEW",
-                                         "MACRO",  "INDEX"};
+  static const char *const keywords[] = {"CREATE",  "OR",   "REPLACE", "PERFETTO",
+                                         "INCLUDE", "DROP", "MODULE",  "FUNCTION",
+                                         "TABLE",   "VIEW", "MACRO",   "INDEX"};
   size_t w = 0;
   out[0] = 0;
   psql_tok t = trak__psql_lex(s, n, off);
@@ -24,9 +24,9 @@ static void describe(const char *s, size_t n, size_t off, char *out, size_t len)
       keyword |= trak__psql_is(s, t, keywords[k]);
     size_t stop = t.off + t.len;
     if (!keyword) { /* the name: extend over a dotted name written without spaces */
-      for (psql_tok u = trak__psql_lex(s, n, stop); u.off == stop && u.kind != PSQL_EOF &&
-                                                    (u.kind == PSQL_ID || s[u.off] == '.' ||
-                                                     s[u.off] == '*');
+      for (psql_tok u = trak__psql_lex(s, n, stop);
+           u.off == stop && u.kind != PSQL_EOF &&
+           (u.kind == PSQL_ID || s[u.off] == '.' || s[u.off] == '*');
            u = trak__psql_lex(s, n, stop))
         stop = u.off + u.len;
     }
@@ -98,8 +98,8 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
       const char *rest = NULL;
       if (sqlite3_prepare_v2(p->db, sql + t.off, (int)(n - t.off), out, &rest) != SQLITE_OK) {
         int at = sqlite3_error_offset(p->db);
-        locate(p, sql, origin, t.off, at >= 0 ? t.off + (size_t)at : t.off,
-               sqlite3_errmsg(p->db), msg, msg_len);
+        locate(p, sql, origin, t.off, at >= 0 ? t.off + (size_t)at : t.off, sqlite3_errmsg(p->db),
+               msg, msg_len);
         rc = -1;
         pos = end;
         break;
@@ -189,21 +189,19 @@ int trak__psql_init(trak_processor *p, trak_error *err) {
   if (st) st->macros = trak__psql_macros_new();
   if (st) st->included = calloc(trak__psql_stdlib_count + 1, 1);
   p->psql = st;
-  if (!st || !st->macros || !st->included)
-    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (!st || !st->macros || !st->included) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   char msg[1024];
   for (size_t i = 0; i < sizeof builtin_macros / sizeof *builtin_macros; i++) {
     char *param = (char *)builtin_macros[i].param;
     if (trak__psql_macro_define(st->macros, builtin_macros[i].name, strlen(builtin_macros[i].name),
-                                &param, 1, builtin_macros[i].body,
-                                strlen(builtin_macros[i].body), 0, msg, sizeof msg))
+                                &param, 1, builtin_macros[i].body, strlen(builtin_macros[i].body),
+                                0, msg, sizeof msg))
       return trak_error_set(err, TRAK_ENOMEM, "cannot set up PerfettoSQL: %s", msg);
   }
   if (trak__psql_builtin_macros_register(st->macros))
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up PerfettoSQL: out of memory");
   if (trak__psql_prelude_register(p) != SQLITE_OK)
-    return trak_error_set(err, TRAK_ENOMEM, "cannot set up the prelude: %s",
-                          sqlite3_errmsg(p->db));
+    return trak_error_set(err, TRAK_ENOMEM, "cannot set up the prelude: %s", sqlite3_errmsg(p->db));
   if (trak__psql_include(p, "prelude.*", msg, sizeof msg))
     return trak_error_set(err, TRAK_EINVAL, "cannot set up the prelude: %s", msg);
   return 0;

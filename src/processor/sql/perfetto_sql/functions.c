@@ -35,12 +35,24 @@ static void set_msg(char *msg, size_t len, const char *fmt, ...) {
 const char *trak__psql_sqlite_type(const char *type) {
   static const struct {
     const char *perfetto, *sqlite;
-  } types[] = {{"INT", "INTEGER"},      {"LONG", "INTEGER"},    {"BOOL", "INTEGER"},
-               {"UINT", "INTEGER"},     {"TIMESTAMP", "INTEGER"}, {"DURATION", "INTEGER"},
-               {"ID", "INTEGER"},       {"JOINID", "INTEGER"},  {"ARGSETID", "INTEGER"},
-               {"INTEGER", "INTEGER"},  {"BIGINT", "INTEGER"},  {"DOUBLE", "REAL"},
-               {"FLOAT", "REAL"},       {"REAL", "REAL"},       {"STRING", "TEXT"},
-               {"TEXT", "TEXT"},        {"BYTES", "BLOB"},      {"BLOB", "BLOB"},
+  } types[] = {{"INT", "INTEGER"},
+               {"LONG", "INTEGER"},
+               {"BOOL", "INTEGER"},
+               {"UINT", "INTEGER"},
+               {"TIMESTAMP", "INTEGER"},
+               {"DURATION", "INTEGER"},
+               {"ID", "INTEGER"},
+               {"JOINID", "INTEGER"},
+               {"ARGSETID", "INTEGER"},
+               {"INTEGER", "INTEGER"},
+               {"BIGINT", "INTEGER"},
+               {"DOUBLE", "REAL"},
+               {"FLOAT", "REAL"},
+               {"REAL", "REAL"},
+               {"STRING", "TEXT"},
+               {"TEXT", "TEXT"},
+               {"BYTES", "BLOB"},
+               {"BLOB", "BLOB"},
                {"ANY", ""}};
   size_t n = strcspn(type, "( \t\n");
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
@@ -151,14 +163,15 @@ typedef struct tf_cursor {
   sqlite3_value **argv; /* the arguments of this scan, for the hidden columns */
 } tf_cursor;
 
-static int tf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err) {
+static int tf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                      char **err) {
   psql_fn *f = aux;
   sqlite3_str *s = sqlite3_str_new(db);
   sqlite3_str_appendall(s, "CREATE TABLE x(");
   for (size_t i = 0; i < f->ncols; i++)
-    sqlite3_str_appendf(s, "%s\"%w\" %s", i ? ", " : "", f->cols[i].name,
-                        trak__psql_sqlite_type(f->cols[i].type) ? trak__psql_sqlite_type(f->cols[i].type) : "");
+    sqlite3_str_appendf(
+        s, "%s\"%w\" %s", i ? ", " : "", f->cols[i].name,
+        trak__psql_sqlite_type(f->cols[i].type) ? trak__psql_sqlite_type(f->cols[i].type) : "");
   for (size_t i = 0; i < f->nargs; i++)
     sqlite3_str_appendf(s, ", \"$%w\" HIDDEN", f->args[i].name);
   sqlite3_str_appendall(s, ")");
@@ -255,8 +268,9 @@ static int tf_filter(sqlite3_vtab_cursor *cur, int mask, const char *plan, int a
   if ((size_t)sqlite3_column_count(st) != f->ncols) {
     release(st, fresh);
     sqlite3_free(cur->pVtab->zErrMsg);
-    cur->pVtab->zErrMsg = sqlite3_mprintf("%s: the body returns %d columns, RETURNS TABLE declares %d",
-                                          f->name, sqlite3_column_count(st), (int)f->ncols);
+    cur->pVtab->zErrMsg =
+        sqlite3_mprintf("%s: the body returns %d columns, RETURNS TABLE declares %d", f->name,
+                        sqlite3_column_count(st), (int)f->ncols);
     return SQLITE_ERROR;
   }
   bind_args(f, st, c->argv);
@@ -336,8 +350,8 @@ static psql_fn **find(trak_psql *s, const char *name) {
 }
 
 int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
-                               size_t nargs, const psql_arg *cols, size_t ncols,
-                               const char *body, int replace, char *msg, size_t msg_len) {
+                               size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
+                               int replace, char *msg, size_t msg_len) {
   trak_psql *s = p->psql;
   psql_fn **slot = find(s, name);
   if (slot && !replace) {
@@ -348,7 +362,8 @@ int trak__psql_function_define(trak_processor *p, const char *name, const psql_a
     set_msg(msg, msg_len, "function '%s' cannot change between scalar and table", name);
     return -1;
   }
-  if (nargs > 64) return set_msg(msg, msg_len, "function '%s' has more than 64 arguments", name), -1;
+  if (nargs > 64)
+    return set_msg(msg, msg_len, "function '%s' has more than 64 arguments", name), -1;
   for (size_t i = 0; i < nargs + ncols; i++) {
     const psql_arg *a = i < nargs ? &args[i] : &cols[i - nargs];
     if (!trak__psql_sqlite_type(a->type)) {
@@ -369,7 +384,7 @@ int trak__psql_function_define(trak_processor *p, const char *name, const psql_a
   }
   f->nargs = nargs;
   f->ncols = ncols;
-  f->p = p; /* the statement is prepared at the first call: the body may call f itself */
+  f->p = p;    /* the statement is prepared at the first call: the body may call f itself */
   f->refs = 2; /* the registry and SQLite */
   int rc;
   if (ncols)

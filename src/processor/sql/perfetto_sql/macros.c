@@ -205,9 +205,11 @@ static int substitute(const macro *mc, const char *s, const invocation *inv, sbu
        t = trak__psql_lex(b, n, t.off + t.len)) {
     if (t.kind != PSQL_VAR || b[t.off] != '$') continue;
     for (size_t i = 0; i < mc->nparams; i++) {
-      if (strlen(mc->params[i]) != t.len - 1 || strncasecmp(mc->params[i], b + t.off + 1, t.len - 1))
+      if (strlen(mc->params[i]) != t.len - 1 ||
+          strncasecmp(mc->params[i], b + t.off + 1, t.len - 1))
         continue;
-      if (sb_add(out, b + copied, t.off - copied) || sb_add(out, s + inv->arg_off[i], inv->arg_len[i]))
+      if (sb_add(out, b + copied, t.off - copied) ||
+          sb_add(out, s + inv->arg_off[i], inv->arg_len[i]))
         return -1;
       copied = t.off + t.len;
       break;
@@ -277,8 +279,8 @@ static int add_span(psql_expansion *e, size_t out_off, size_t src_off, int verba
   return 0;
 }
 
-int trak__psql_expand(const psql_macros *m, const char *s, size_t n, psql_expansion *out,
-                      char *msg, size_t msg_len, size_t *err_off) {
+int trak__psql_expand(const psql_macros *m, const char *s, size_t n, psql_expansion *out, char *msg,
+                      size_t msg_len, size_t *err_off) {
   memset(out, 0, sizeof *out);
   sbuf b = {0};
   size_t copied = 0;

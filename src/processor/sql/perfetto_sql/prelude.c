@@ -123,7 +123,8 @@ static void fn_str_split(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 static void fn_slice_is_ancestor(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   trak_processor *p = sqlite3_user_data(ctx);
   const trak_tables *t = &p->tables;
-  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER ||
+      sqlite3_value_type(argv[1]) != SQLITE_INTEGER)
     return;
   int64_t a = sqlite3_value_int64(argv[0]), d = sqlite3_value_int64(argv[1]);
   if (a < 0 || d < 0 || (uint64_t)a >= t->slice.n || (uint64_t)d >= t->slice.n) {
@@ -210,8 +211,7 @@ static int ts_arg(sqlite3_context *ctx, sqlite3_value *v, const char *name, int6
   return 0;
 }
 
-static void fn_to_clock(sqlite3_context *ctx, sqlite3_value **argv, uint32_t id,
-                        const char *name) {
+static void fn_to_clock(sqlite3_context *ctx, sqlite3_value **argv, uint32_t id, const char *name) {
   int64_t ts, out;
   if (ts_arg(ctx, argv[0], name, &ts) && !from_trace_time(sqlite3_user_data(ctx), id, ts, &out))
     sqlite3_result_int64(ctx, out);
@@ -244,9 +244,9 @@ static void fn_to_timecode(sqlite3_context *ctx, int argc, sqlite3_value **argv)
   if (!ts_arg(ctx, argv[0], "TO_TIMECODE", &ns)) return;
   int64_t us = ns / 1000, ms = us / 1000, s = ms / 1000, m = s / 60, h = m / 60;
   char buf[80];
-  snprintf(buf, sizeof buf, "%02" PRId64 ":%02" PRId64 ":%02" PRId64 " %03" PRId64 " %03" PRId64
-                            " %03" PRId64,
-           h, m % 60, s % 60, ms % 1000, us % 1000, ns % 1000);
+  snprintf(buf, sizeof buf,
+           "%02" PRId64 ":%02" PRId64 ":%02" PRId64 " %03" PRId64 " %03" PRId64 " %03" PRId64, h,
+           m % 60, s % 60, ms % 1000, us % 1000, ns % 1000);
   sqlite3_result_text(ctx, buf, -1, SQLITE_TRANSIENT);
 }
 
@@ -377,7 +377,10 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
 ** the same trace, so trace_uuid identifies it across runs. */
 static void trace_uuid(const trak_processor *p, char out[37]) {
   uint64_t h1 = 1469598103934665603ull, h2 = 1099511628211ull ^ p->fed;
-  const uint64_t parts[] = {p->fed, p->imp.n_events, p->tables.slice.n, p->tables.counter.n,
+  const uint64_t parts[] = {p->fed,
+                            p->imp.n_events,
+                            p->tables.slice.n,
+                            p->tables.counter.n,
                             p->tables.slice.n ? (uint64_t)p->tables.slice.ts[0] : 0,
                             p->tables.counter.n ? (uint64_t)p->tables.counter.ts[0] : 0};
   for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
@@ -387,8 +390,9 @@ static void trace_uuid(const trak_processor *p, char out[37]) {
       h2 = (h2 ^ byte) * 1469598103934665603ull + 0x9e3779b97f4a7c15ull;
     }
   }
-  snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(h1 >> 32), (unsigned)(h1 >> 16) & 0xffff,
-           (unsigned)h1 & 0xffff, (unsigned)(h2 >> 48), (unsigned long long)(h2 & 0xffffffffffffull));
+  snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(h1 >> 32),
+           (unsigned)(h1 >> 16) & 0xffff, (unsigned)h1 & 0xffff, (unsigned)(h2 >> 48),
+           (unsigned long long)(h2 & 0xffffffffffffull));
 }
 
 static int fill_tables(trak_processor *p) {

@@ -51,9 +51,9 @@ typedef struct psql_macros psql_macros;
 /* The result of expanding a text: the new text and, for each byte range of it, where it came
 ** from, so that an error inside can be reported at the user's text. */
 typedef struct psql_span {
-  size_t out_off;  /* first byte of the range in the output */
-  size_t src_off;  /* the source byte it maps to */
-  int verbatim;    /* 1: byte i of the range is source byte src_off + i; 0: a macro's output */
+  size_t out_off; /* first byte of the range in the output */
+  size_t src_off; /* the source byte it maps to */
+  int verbatim;   /* 1: byte i of the range is source byte src_off + i; 0: a macro's output */
 } psql_span;
 
 typedef struct psql_expansion {
@@ -88,8 +88,8 @@ int trak__psql_has_macro_call(const char *s, size_t n);
 /* Expands every macro invocation in s[0..n). Returns 0 and fills `out` (free with
 ** trak__psql_expansion_free), or -1 with a message and `*err_off` the offset in `s` of the
 ** invocation at fault. */
-int trak__psql_expand(const psql_macros *m, const char *s, size_t n, psql_expansion *out,
-                      char *msg, size_t msg_len, size_t *err_off);
+int trak__psql_expand(const psql_macros *m, const char *s, size_t n, psql_expansion *out, char *msg,
+                      size_t msg_len, size_t *err_off);
 void trak__psql_expansion_free(psql_expansion *e);
 /* The source offset for output offset `off` of an expansion. */
 size_t trak__psql_expansion_source(const psql_expansion *e, size_t off);
@@ -105,8 +105,8 @@ typedef struct psql_arg {
 ** have columns `cols`. `body` is the (expanded) SELECT, prepared at the first call. Returns 0 or
 ** -1 with a message. */
 int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
-                               size_t nargs, const psql_arg *cols, size_t ncols,
-                               const char *body, int replace, char *msg, size_t msg_len);
+                               size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
+                               int replace, char *msg, size_t msg_len);
 /* Removes function `name` (after its body failed to compile). */
 void trak__psql_function_drop(trak_processor *p, const char *name);
 void trak__psql_functions_free(trak_processor *p);
@@ -135,8 +135,8 @@ int trak__psql_include(trak_processor *p, const char *pattern, char *msg, size_t
 
 /* If the statement s[start..end) is a PerfettoSQL statement, runs it and returns 1 (0 if it is
 ** plain SQL). On failure returns -1 with a message and `*err_off` the offset of the fault. */
-int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end,
-                             char *msg, size_t msg_len, size_t *err_off);
+int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
+                             size_t msg_len, size_t *err_off);
 
 /* ---- prelude.c ----------------------------------------------------------------------------- */
 

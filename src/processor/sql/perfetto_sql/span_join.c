@@ -101,7 +101,9 @@ static int read_columns(sqlite3 *db, side *s, char **err) {
   sqlite3_finalize(st);
   if (!have_ts || !have_dur || !have_part) {
     *err = sqlite3_mprintf("SPAN_JOIN: table %s has no %s column", s->table,
-                           !have_ts ? "ts" : !have_dur ? "dur" : s->partition);
+                           !have_ts    ? "ts"
+                           : !have_dur ? "dur"
+                                       : s->partition);
     return SQLITE_ERROR;
   }
   return SQLITE_OK;
@@ -250,7 +252,8 @@ static int load(sj_vtab *v, const side *s, rows *r) {
     r->end[r->n] = r->ts[r->n] + sqlite3_column_int64(st, 1);
     r->part[r->n] = sqlite3_column_int64(st, 2);
     for (int c = 0; c < s->ncols; c++)
-      r->vals[r->n * (size_t)s->ncols + (size_t)c] = sqlite3_value_dup(sqlite3_column_value(st, 3 + c));
+      r->vals[r->n * (size_t)s->ncols + (size_t)c] =
+          sqlite3_value_dup(sqlite3_column_value(st, 3 + c));
     r->n++;
   }
   if (rc == SQLITE_OK && st && sqlite3_errcode(v->db) != SQLITE_OK &&
@@ -278,8 +281,7 @@ static int cmp_i64(const void *x, const void *y) {
 }
 
 /* Sweeps one partition: rows [a0, a1) of side 0 and [b0, b1) of side 1. */
-static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, size_t b0,
-                 size_t b1) {
+static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, size_t b0, size_t b1) {
   const rows *A = &c->r[0], *B = &c->r[1];
   size_t nb = 2 * ((a1 - a0) + (b1 - b0));
   int64_t *pts = malloc((nb ? nb : 1) * sizeof *pts);
@@ -301,7 +303,9 @@ static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, siz
       ib++;
     long a = ia < a1 && A->ts[ia] <= x ? (long)ia : -1;
     long b = ib < b1 && B->ts[ib] <= x ? (long)ib : -1;
-    int keep = kind == JOIN_INNER ? a >= 0 && b >= 0 : kind == JOIN_LEFT ? a >= 0 : a >= 0 || b >= 0;
+    int keep = kind == JOIN_INNER  ? a >= 0 && b >= 0
+               : kind == JOIN_LEFT ? a >= 0
+                                   : a >= 0 || b >= 0;
     if (keep) rc = emit(c, x, y, part, a, b);
   }
   free(pts);
@@ -379,7 +383,9 @@ static int sj_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   int side_i = col < v->s[0].ncols ? 0 : 1;
   if (side_i) col -= v->s[0].ncols;
   long row = side_i ? pc->b : pc->a;
-  if (row >= 0) sqlite3_result_value(ctx, c->r[side_i].vals[(size_t)row * (size_t)v->s[side_i].ncols + (size_t)col]);
+  if (row >= 0)
+    sqlite3_result_value(ctx,
+                         c->r[side_i].vals[(size_t)row * (size_t)v->s[side_i].ncols + (size_t)col]);
   return SQLITE_OK;
 }
 
@@ -391,9 +397,9 @@ static int sj_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
 #define SPAN_MODULE(connect)                                                                       \
   {                                                                                                \
     .iVersion = 1, .xCreate = connect, .xConnect = connect, .xBestIndex = sj_best_index,           \
-    .xDisconnect = sj_disconnect, .xDestroy = sj_disconnect, .xOpen = sj_open,                     \
-    .xClose = sj_close, .xFilter = sj_filter, .xNext = sj_next, .xEof = sj_eof,                    \
-    .xColumn = sj_column, .xRowid = sj_rowid                                                       \
+    .xDisconnect = sj_disconnect, .xDestroy = sj_disconnect, .xOpen = sj_open, .xClose = sj_close, \
+    .xFilter = sj_filter, .xNext = sj_next, .xEof = sj_eof, .xColumn = sj_column,                  \
+    .xRowid = sj_rowid                                                                             \
   }
 
 int trak__psql_span_join_register(sqlite3 *db) {

@@ -15,8 +15,8 @@
 typedef struct parser {
   trak_processor *p;
   const char *s;
-  size_t end;     /* end of the statement */
-  psql_tok t;     /* the current token */
+  size_t end; /* end of the statement */
+  psql_tok t; /* the current token */
   char *msg;
   size_t msg_len;
   size_t *err_off;
@@ -142,9 +142,9 @@ static int exec_sql(parser *ps, size_t off, const char *sql) {
 static int body(parser *ps, psql_expansion *e, size_t *body_off) {
   if (expect(ps, "AS", accept(ps, "AS"))) return -1;
   size_t start = ps->t.off, stop = ps->end;
-  while (stop > start && (ps->s[stop - 1] == ';' || ps->s[stop - 1] == ' ' ||
-                          ps->s[stop - 1] == '\n' || ps->s[stop - 1] == '\t' ||
-                          ps->s[stop - 1] == '\r'))
+  while (stop > start &&
+         (ps->s[stop - 1] == ';' || ps->s[stop - 1] == ' ' || ps->s[stop - 1] == '\n' ||
+          ps->s[stop - 1] == '\t' || ps->s[stop - 1] == '\r'))
     stop--;
   if (stop == start) return fail(ps, start, "the body after AS is empty");
   *body_off = start;
@@ -173,8 +173,8 @@ static int check_body(parser *ps, const psql_expansion *e, size_t body_off, sqli
       return fail(ps, body_off, "the body is not a statement");
   }
   sqlite3_finalize(st);
-  return fail(ps, at >= 0 ? body_off + trak__psql_expansion_source(e, (size_t)at) : body_off,
-              "%s", sqlite3_errmsg(ps->p->db));
+  return fail(ps, at >= 0 ? body_off + trak__psql_expansion_source(e, (size_t)at) : body_off, "%s",
+              sqlite3_errmsg(ps->p->db));
 }
 
 /* Compares a declared schema with the statement's columns (as sets, without case). */
@@ -274,8 +274,9 @@ static int create_function(parser *ps, int replace) {
   if (!rc) {
     rc = check_body(ps, &e, body_off, &st);
     if (!rc && cols.n && (size_t)sqlite3_column_count(st) != cols.n)
-      rc = fail(ps, body_off, "function '%s': the body returns %d columns, RETURNS TABLE declares %zu",
-                name, sqlite3_column_count(st), cols.n);
+      rc = fail(ps, body_off,
+                "function '%s': the body returns %d columns, RETURNS TABLE declares %zu", name,
+                sqlite3_column_count(st), cols.n);
     sqlite3_finalize(st);
     if (rc) trak__psql_function_drop(ps->p, name);
   }
@@ -327,8 +328,8 @@ static int index_statement(parser *ps, size_t stmt_off, int create, int replace)
     size_t start = ps->t.off;
     rc = expect(ps, "'(' and the indexed columns", trak__psql_is_char(ps->s, ps->t, '('));
     size_t stop = trak__psql_statement_end(ps->s, ps->end, start);
-    while (!rc && stop > start && (ps->s[stop - 1] == ';' || ps->s[stop - 1] == ' ' ||
-                                   ps->s[stop - 1] == '\n'))
+    while (!rc && stop > start &&
+           (ps->s[stop - 1] == ';' || ps->s[stop - 1] == ' ' || ps->s[stop - 1] == '\n'))
       stop--;
     if (!rc && replace) {
       sql = sqlite3_mprintf("DROP INDEX IF EXISTS \"%w\"", name);
@@ -370,8 +371,8 @@ static int include(parser *ps) {
   return rc;
 }
 
-int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end,
-                             char *msg, size_t msg_len, size_t *err_off) {
+int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
+                             size_t msg_len, size_t *err_off) {
   parser ps = {p, s, end, trak__psql_lex(s, end, start), msg, msg_len, err_off};
   if (accept(&ps, "INCLUDE")) {
     if (!accept(&ps, "PERFETTO")) return 0;
