@@ -96,6 +96,12 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
     }
     if (!trak__psql_has_macro_call(sql + t.off, end - t.off)) {
       const char *rest = NULL;
+      if (trak__psql_lazy_ensure(p, sql + t.off, end - t.off, inner, sizeof inner)) {
+        locate(p, sql, origin, t.off, t.off, inner, msg, msg_len);
+        rc = -1;
+        pos = end;
+        break;
+      }
       if (sqlite3_prepare_v2(p->db, sql + t.off, (int)(n - t.off), out, &rest) != SQLITE_OK) {
         int at = sqlite3_error_offset(p->db);
         locate(p, sql, origin, t.off, at >= 0 ? t.off + (size_t)at : t.off, sqlite3_errmsg(p->db),
@@ -117,7 +123,10 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
       pos = end;
       break;
     }
-    if (sqlite3_prepare_v2(p->db, e.text, (int)e.len, out, NULL) != SQLITE_OK) {
+    if (trak__psql_lazy_ensure(p, e.text, e.len, inner, sizeof inner)) {
+      locate(p, sql, origin, t.off, t.off, inner, msg, msg_len);
+      rc = -1;
+    } else if (sqlite3_prepare_v2(p->db, e.text, (int)e.len, out, NULL) != SQLITE_OK) {
       int at = sqlite3_error_offset(p->db);
       size_t src = at >= 0 ? t.off + trak__psql_expansion_source(&e, (size_t)at) : t.off;
       locate(p, sql, origin, t.off, src, sqlite3_errmsg(p->db), msg, msg_len);
@@ -210,6 +219,7 @@ int trak__psql_init(trak_processor *p, trak_error *err) {
 void trak__psql_free(trak_processor *p) {
   if (!p->psql) return;
   trak__psql_functions_free(p);
+  trak__psql_lazy_free(p);
   trak__psql_macros_free(p->psql->macros);
   free(p->psql->included);
   free(p->psql);

@@ -137,6 +137,19 @@ static void fn_slice_is_ancestor(sqlite3_context *ctx, int argc, sqlite3_value *
   sqlite3_result_int(ctx, hit);
 }
 
+/* __intrinsic_slice_root_id(id): the id of the slice's depth-0 ancestor (itself at depth 0). */
+static void fn_slice_root_id(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  trak_processor *p = sqlite3_user_data(ctx);
+  const trak_tables *t = &p->tables;
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) return;
+  int64_t id = sqlite3_value_int64(argv[0]);
+  if (id < 0 || (uint64_t)id >= t->slice.n) return;
+  uint32_t s = (uint32_t)id;
+  for (size_t steps = 0; t->slice.parent_id[s] != TRAK_NULL_U32 && steps < t->slice.n; steps++)
+    s = t->slice.parent_id[s];
+  sqlite3_result_int64(ctx, s);
+}
+
 /* hash(v, ...): a 64-bit FNV-1a hash of the values (integers by their 8 bytes, others by their
 ** text), for grouping equal stacks; not Perfetto's numbers. */
 static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -430,6 +443,7 @@ int trak__psql_prelude_register(trak_processor *p) {
       {"str_split", 3, fn_str_split},
       {"slice_is_ancestor", 2, fn_slice_is_ancestor},
       {"hash", -1, fn_hash},
+      {"__intrinsic_slice_root_id", 1, fn_slice_root_id},
       {"to_realtime", 1, fn_to_realtime},
       {"to_monotonic", 1, fn_to_monotonic},
       {"abs_time_str", 1, fn_abs_time_str},

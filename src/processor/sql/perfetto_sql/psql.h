@@ -145,6 +145,21 @@ int trak__psql_prelude_register(trak_processor *p);
 /* Registers the SPAN_JOIN, SPAN_LEFT_JOIN and SPAN_OUTER_JOIN modules (span_join.c). */
 int trak__psql_span_join_register(sqlite3 *db);
 
+/* ---- lazy.c -------------------------------------------------------------------------------- */
+
+typedef struct psql_lazy psql_lazy;
+
+/* Registers table `name`, created empty, to be filled by `fill_sql` when a statement first
+** names it; `body` is its SELECT (the names it mentions are filled first). Returns 0 or -1. */
+int trak__psql_lazy_table(trak_processor *p, const char *name, const char *fill_sql,
+                          const char *body);
+/* Records that view or function `name` reads what `body` mentions. Returns 0 or -1. */
+int trak__psql_lazy_note(trak_processor *p, const char *name, const char *body);
+/* Fills the deferred tables text[0..n) needs. Returns 0, or -1 with a message. */
+int trak__psql_lazy_ensure(trak_processor *p, const char *text, size_t n, char *msg,
+                           size_t msg_len);
+void trak__psql_lazy_free(trak_processor *p);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */
@@ -154,6 +169,7 @@ struct trak_psql {
   size_t nfns;
   unsigned char *included; /* per trak__psql_stdlib entry: included already */
   int include_depth;
+  psql_lazy *lazy; /* deferred module tables (lazy.c) */
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
   const char *last_tail;

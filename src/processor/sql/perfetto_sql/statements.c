@@ -203,6 +203,34 @@ static int check_schema(parser *ps, size_t off, const char *name, const arg_list
   return 0;
 }
 
+/* Creates a module's table empty, with the columns of the schema or else of the SELECT `st`,
+** and registers the INSERT that fills it on first use (lazy.c). */
+static int create_deferred(parser *ps, size_t stmt_off, const char *name, const arg_list *schema,
+                           sqlite3_stmt *st, const char *select) {
+  sqlite3_str *def = sqlite3_str_new(ps->p->db), *cols = sqlite3_str_new(ps->p->db);
+  sqlite3_str_appendf(def, "CREATE TABLE \"%w\"(", name);
+  int n = schema->n ? (int)schema->n : sqlite3_column_count(st);
+  for (int i = 0; i < n; i++) {
+    const char *col = schema->n ? schema->v[i].name : sqlite3_column_name(st, i);
+    const char *type =
+        schema->n ? trak__psql_sqlite_type(schema->v[i].type) : sqlite3_column_decltype(st, i);
+    sqlite3_str_appendf(def, "%s\"%w\" %s", i ? ", " : "", col, type ? type : "");
+    sqlite3_str_appendf(cols, "%s\"%w\"", i ? ", " : "", col);
+  }
+  sqlite3_str_appendall(def, ")");
+  char *col_list = sqlite3_str_finish(cols);
+  char *fill = sqlite3_mprintf("INSERT INTO \"%w\"(%s) SELECT %s FROM (%s)", name, col_list,
+                               col_list, select);
+  sqlite3_free(col_list);
+  char *sql = sqlite3_str_finish(def);
+  int rc = sql && fill ? exec_sql(ps, stmt_off, sql) : fail(ps, stmt_off, "out of memory");
+  if (!rc && trak__psql_lazy_table(ps->p, name, fill, select))
+    rc = fail(ps, stmt_off, "out of memory");
+  sqlite3_free(sql);
+  sqlite3_free(fill);
+  return rc;
+}
+
 /* CREATE PERFETTO TABLE / VIEW name [(schema)] AS select. */
 static int create_relation(parser *ps, size_t stmt_off, int replace, int is_table) {
   arg_list schema = {0};
@@ -220,10 +248,17 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
     rc = exec_sql(ps, stmt_off, sql);
     sqlite3_free(sql);
   }
+  int deferred = is_table && ps->p->psql->include_depth > 0;
+  /* A table of a module is filled when first used; the user's tables read what they need now
+  ** (a view reads nothing until queried). */
+  if (!rc && is_table && !deferred &&
+      trak__psql_lazy_ensure(ps->p, e.text, e.len, ps->msg, ps->msg_len))
+    rc = -1, *ps->err_off = stmt_off;
   if (!rc) rc = check_body(ps, &e, body_off, &st);
   if (!rc && schema.n) rc = check_schema(ps, stmt_off, name, &schema, st);
-  sqlite3_finalize(st);
-  if (!rc && (!is_table || !schema.n)) {
+  if (!rc && deferred) {
+    rc = create_deferred(ps, stmt_off, name, &schema, st, e.text);
+  } else if (!rc && (!is_table || !schema.n)) {
     sql = sqlite3_mprintf("CREATE %s \"%w\" AS %s", is_table ? "TABLE" : "VIEW", name, e.text);
     rc = exec_sql(ps, stmt_off, sql);
     sqlite3_free(sql);
@@ -244,6 +279,9 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
     rc = exec_sql(ps, stmt_off, sql);
     sqlite3_free(sql);
   }
+  sqlite3_finalize(st);
+  if (!rc && !is_table && trak__psql_lazy_note(ps->p, name, e.text))
+    rc = fail(ps, stmt_off, "out of memory");
   free(name);
   arg_list_free(&schema);
   trak__psql_expansion_free(&e);
@@ -280,6 +318,7 @@ static int create_function(parser *ps, int replace) {
     sqlite3_finalize(st);
     if (rc) trak__psql_function_drop(ps->p, name);
   }
+  if (!rc && trak__psql_lazy_note(ps->p, name, e.text)) rc = fail(ps, name_off, "out of memory");
   free(name);
   free(ret);
   arg_list_free(&args);
