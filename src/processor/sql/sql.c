@@ -96,6 +96,8 @@ static int fill_stats(trak_processor *p) {
 
 int trak__sql_init(trak_processor *p, trak_error *err) {
   int rc = sqlite3_open_v2(":memory:", &p->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  /* The database lives in memory; so do the sorts and temporary tables of big queries. */
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = trak__vtab_register(p);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);

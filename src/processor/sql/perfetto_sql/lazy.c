@@ -4,6 +4,8 @@
 ** through a view, function or table whose body names it. So INCLUDE costs what parsing costs,
 ** and a module's tables over millions of slices are only computed for the queries that read
 ** them. The registry maps each name to the names its body mentions that need filling first.
+** Indexes on such a table are built after it is filled, which is much faster than keeping them
+** up to date row by row.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -124,6 +126,19 @@ int trak__psql_lazy_ensure(trak_processor *p, const char *text, size_t n, char *
     rc = fill(p, idx[i], msg, msg_len, 0);
   free(idx);
   return rc;
+}
+
+int trak__psql_lazy_after_fill(trak_processor *p, const char *table, const char *sql) {
+  psql_lazy *l = p->psql->lazy;
+  long i = find(l, table, strlen(table));
+  if (i < 0 || !l->v[i].fill_sql || l->v[i].filled) return 0;
+  char *joined = sqlite3_mprintf("%s; %s", l->v[i].fill_sql, sql);
+  char *copy = joined ? strdup(joined) : NULL;
+  sqlite3_free(joined);
+  if (!copy) return -1;
+  free(l->v[i].fill_sql);
+  l->v[i].fill_sql = copy;
+  return 1;
 }
 
 void trak__psql_lazy_free(trak_processor *p) {

@@ -153,6 +153,9 @@ typedef struct psql_lazy psql_lazy;
 ** names it; `body` is its SELECT (the names it mentions are filled first). Returns 0 or -1. */
 int trak__psql_lazy_table(trak_processor *p, const char *name, const char *fill_sql,
                           const char *body);
+/* If `table` is a deferred table not yet filled, runs `sql` (an index on it) right after
+** filling it and returns 1; returns 0 when `table` is filled or not deferred, -1 on OOM. */
+int trak__psql_lazy_after_fill(trak_processor *p, const char *table, const char *sql);
 /* Records that view or function `name` reads what `body` mentions. Returns 0 or -1. */
 int trak__psql_lazy_note(trak_processor *p, const char *name, const char *body);
 /* Fills the deferred tables text[0..n) needs. Returns 0, or -1 with a message. */

@@ -378,7 +378,11 @@ static int index_statement(parser *ps, size_t stmt_off, int create, int replace)
     if (!rc) {
       sql = sqlite3_mprintf("CREATE INDEX \"%w\" ON \"%w\" %.*s", name, table, (int)(stop - start),
                             ps->s + start);
-      rc = exec_sql(ps, stmt_off, sql);
+      int later = sql ? trak__psql_lazy_after_fill(ps->p, table, sql) : -1;
+      if (later < 0)
+        rc = fail(ps, stmt_off, "out of memory");
+      else if (!later)
+        rc = exec_sql(ps, stmt_off, sql);
       sqlite3_free(sql);
     }
   } else if (!rc) {

@@ -17,25 +17,37 @@ WHERE parent_id IS NOT NULL AND dur > 0;
 
 CREATE PERFETTO INDEX _slice_timed_children_idx ON _slice_timed_children(owner, ts);
 
+-- Thread and process of each thread track (few rows), to label the pieces without a per-piece
+-- walk through thread_slice's joins.
+CREATE PERFETTO TABLE _slice_flat_thread_track AS
+SELECT tt.id AS track_id, th.utid, th.tid, th.name AS thread_name, th.upid, pr.pid,
+  pr.name AS process_name
+FROM thread_track AS tt
+JOIN thread AS th ON th.utid = tt.utid
+LEFT JOIN process AS pr ON pr.upid = th.upid;
+
+CREATE PERFETTO INDEX _slice_flat_thread_track_idx ON _slice_flat_thread_track(track_id);
+
 CREATE PERFETTO TABLE _slice_flattened AS
 WITH
   pieces AS (
     -- From a slice's start to its first child (or its end).
     SELECT s.id, s.ts,
       coalesce((SELECT min(k.ts) FROM _slice_timed_children AS k WHERE k.owner = s.id),
-        s.ts + s.dur) AS e
+        s.ts + s.dur) AS e,
+      s.depth, s.name, s.track_id
     FROM slice AS s
     WHERE s.dur >= 0
     UNION ALL
     -- From each child's end to the next child (or the parent's end).
-    SELECT k.owner, k.e, coalesce(k.next_ts, p.ts + p.dur)
+    SELECT k.owner, k.e, coalesce(k.next_ts, p.ts + p.dur), p.depth, p.name, p.track_id
     FROM _slice_timed_children AS k JOIN slice AS p ON p.id = k.owner
   )
-SELECT pieces.id AS slice_id, pieces.ts, pieces.e - pieces.ts AS dur, ts_.depth, ts_.name,
-  __intrinsic_slice_root_id(pieces.id) AS root_id, ts_.track_id, ts_.utid, ts_.tid, ts_.thread_name, ts_.upid, ts_.pid,
-  ts_.process_name
+SELECT pieces.id AS slice_id, pieces.ts, pieces.e - pieces.ts AS dur, pieces.depth, pieces.name,
+  __intrinsic_slice_root_id(pieces.id) AS root_id, pieces.track_id, t.utid, t.tid,
+  t.thread_name, t.upid, t.pid, t.process_name
 FROM pieces
-JOIN thread_slice AS ts_ ON ts_.id = pieces.id
+JOIN _slice_flat_thread_track AS t ON t.track_id = pieces.track_id
 WHERE pieces.e > pieces.ts
 ORDER BY pieces.id, pieces.ts;
 
