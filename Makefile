@@ -1,11 +1,14 @@
 # Thin wrapper around CMake. `make` builds into build/; `make test` runs every suite:
 # the plain build, AddressSanitizer+UBSan, ThreadSanitizer on the concurrency tests,
-# and the libFuzzer targets for a few seconds each.
+# and the libFuzzer targets for a few seconds each. `make install` installs under PREFIX;
+# `make package` writes build/trak_<version>_amd64.deb.
 JOBS ?= 2
+PREFIX ?= /usr/local
 CMAKE_FLAGS ?=
 CTEST = ctest --output-on-failure --no-tests=error -j$(JOBS)
 
-.PHONY: all deps build demo test test-plain test-asan test-tsan test-fuzz bench clean format
+.PHONY: all deps build demo test test-plain test-asan test-tsan test-fuzz bench clean format \
+        install package
 
 all: build
 
@@ -47,8 +50,14 @@ test-fuzz: deps
 bench: build
 	scripts/bench.sh
 
+install: build
+	cmake --install build --prefix $(PREFIX)
+
+package: build
+	cd build && cpack
+
 clean:
 	rm -rf build build-asan build-tsan build-fuzz
 
-format:
-	git ls-files '*.c' '*.h' | xargs clang-format -i
+format: deps
+	git ls-files '*.c' '*.h' '*.cpp' | xargs clang-format -i

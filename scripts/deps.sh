@@ -12,6 +12,10 @@ packages=(
   libedit-dev                        # `trak shell` line editing
   libcmocka-dev                      # unit tests
   clang libclang-rt-dev              # libFuzzer targets and the sanitizer builds
+  clang-format                       # `make format`
+  python3 python3-pytest             # the Python package's tests (python/), run by /usr/bin/python3
+  python3-numpy python3-pandas       # its dataframes
+  python3-setuptools python3-pip     # `pip install ./python`, tested offline
 )
 
 missing=()

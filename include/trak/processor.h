@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "trak/error.h"
+#include "trak/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -47,28 +48,28 @@ typedef struct trak_processor_options {
 } trak_processor_options;
 
 /* Creates an empty processor ready to be fed. `options` may be NULL. Returns 0 or TRAK_ENOMEM. */
-int trak_processor_new(const trak_processor_options *options, trak_processor **out,
-                       trak_error *err);
+TRAK_API int trak_processor_new(const trak_processor_options *options, trak_processor **out,
+                                trak_error *err);
 
 /* Feeds the next `len` bytes of the trace (any split: packets may straddle calls). The format
-** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after finish;
-** TRAK_ENOMEM. Malformed bytes are not an error here: they are counted and reported. */
-int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
+** (gzip, binary, text, JSON) is recognised from the first bytes. Returns 0; TRAK_ESTATE after
+** finish; TRAK_ENOMEM. Malformed bytes are not an error here: they are counted and reported. */
+TRAK_API int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_error *err);
 
 /* Ends the input: sorts the events, builds the tables and makes SQL available. Returns 0, or
 ** TRAK_EFORMAT when a text trace does not parse (nothing is imported then), TRAK_ENOMEM. */
-int trak_processor_finish(trak_processor *p, trak_error *err);
+TRAK_API int trak_processor_finish(trak_processor *p, trak_error *err);
 
 /* new + feed the whole file ("-" for stdin) in chunks + finish. On error *out is NULL. */
-int trak_processor_open_file(const char *path, const trak_processor_options *options,
-                             trak_processor **out, trak_error *err);
+TRAK_API int trak_processor_open_file(const char *path, const trak_processor_options *options,
+                                      trak_processor **out, trak_error *err);
 
 /* Frees the processor. Queries still open on it must be freed first. NULL is allowed. */
-void trak_processor_free(trak_processor *p);
+TRAK_API void trak_processor_free(trak_processor *p);
 
 /* Number of events (TrackEvent packets) imported, and bytes fed (after gunzip). */
-uint64_t trak_processor_event_count(const trak_processor *p);
-uint64_t trak_processor_byte_count(const trak_processor *p);
+TRAK_API uint64_t trak_processor_event_count(const trak_processor *p);
+TRAK_API uint64_t trak_processor_byte_count(const trak_processor *p);
 
 /* Import statistics, the importer's own rows of the `stats` table. The figures a trace carries
 ** in trace_stats packets (traced_* rows) are in the SQL table only. */
@@ -78,11 +79,11 @@ typedef struct trak_stat {
   int64_t value;
   const char *description; /* one line */
 } trak_stat;
-size_t trak_processor_stat_count(const trak_processor *p);
+TRAK_API size_t trak_processor_stat_count(const trak_processor *p);
 /* Fills `out` with stat `i` (< trak_processor_stat_count). Returns 0 or TRAK_EINVAL. */
-int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out);
+TRAK_API int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out);
 /* The value of the stat called `name`, or -1 if there is no such stat. */
-int64_t trak_processor_stat_value(const trak_processor *p, const char *name);
+TRAK_API int64_t trak_processor_stat_value(const trak_processor *p, const char *name);
 
 /* ---- SQL ------------------------------------------------------------------------------- */
 
@@ -97,34 +98,63 @@ typedef enum trak_value_type {
 ** rest of the text, so a caller can run several statements one by one; *out is NULL when the
 ** text holds only whitespace or comments. Returns 0, TRAK_ESTATE before finish, or TRAK_EINVAL
 ** with SQLite's message. The query is freed with trak_query_free. */
-int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const char **tail,
-                    trak_error *err);
+TRAK_API int trak_query_open(trak_processor *p, const char *sql, trak_query **out,
+                             const char **tail, trak_error *err);
 
 /* Advances to the next row. Returns 1 with a row, 0 when done, TRAK_EINVAL on a SQL error. */
-int trak_query_next(trak_query *q, trak_error *err);
+TRAK_API int trak_query_next(trak_query *q, trak_error *err);
 
 /* Columns of the result, valid as soon as the query is open. */
-int trak_query_column_count(const trak_query *q);
-const char *trak_query_column_name(const trak_query *q, int col);
+TRAK_API int trak_query_column_count(const trak_query *q);
+TRAK_API const char *trak_query_column_name(const trak_query *q, int col);
 
 /* Values of the current row. A string stays valid until the next trak_query_next. */
-trak_value_type trak_query_type(trak_query *q, int col);
-int64_t trak_query_int(trak_query *q, int col);
-double trak_query_double(trak_query *q, int col);
-const char *trak_query_string(trak_query *q, int col);
+TRAK_API trak_value_type trak_query_type(trak_query *q, int col);
+TRAK_API int64_t trak_query_int(trak_query *q, int col);
+TRAK_API double trak_query_double(trak_query *q, int col);
+TRAK_API const char *trak_query_string(trak_query *q, int col);
 
-void trak_query_free(trak_query *q);
+TRAK_API void trak_query_free(trak_query *q);
+
+/* A batch of rows in columns, for callers that move whole results (Python, dataframes) rather
+** than values one at a time. Filled by trak_query_fetch_columns; every pointer stays valid until
+** the next fetch or trak_query_free, and belongs to the query. */
+typedef struct trak_column_batch {
+  /* The column's type in this batch: INT, DOUBLE or STRING, or NULL when every value of the
+  ** batch is NULL. A column mixing types comes as the widest: integers with doubles as DOUBLE;
+  ** numbers with strings as STRING (the numbers as SQLite prints them). Blobs come as STRING. */
+  trak_value_type type;
+  const uint8_t *nulls;        /* one byte per row: 1 where the value is NULL */
+  const int64_t *ints;         /* INT: the values, 0 where NULL */
+  const double *doubles;       /* DOUBLE: the values, NaN where NULL */
+  const int32_t *codes;        /* STRING: index of the row's string in the column's dictionary, -1
+                               ** where NULL. The dictionary grows over the whole query: batch after
+                               ** batch, each distinct string gets the next index once. */
+  const char *new_strings;     /* the strings this batch adds to the dictionary, in index order,
+                               ** each followed by a NUL */
+  const uint64_t *new_offsets; /* n_new_strings + 1 offsets into new_strings (for strings that
+                               ** hold a NUL themselves) */
+  uint32_t n_new_strings;
+  int new_strings_have_nul; /* 1 when some new string holds a NUL (use the offsets) */
+} trak_column_batch;
+
+/* Runs the query on for up to `max_rows` rows (from the row after the current one; 0 means
+** 65536) and fills `cols` (trak_query_column_count entries) with them, column by column.
+** Returns the number of rows fetched (0 when the query is done), TRAK_EINVAL on a SQL error
+** (the rows fetched before it are lost), TRAK_ENOMEM. Do not mix with trak_query_next. */
+TRAK_API int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_column_batch *cols,
+                                          trak_error *err);
 
 /* Runs every statement of `sql`, discarding rows (for DDL, ATTACH, ...). Returns 0 or the
 ** first error. */
-int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err);
+TRAK_API int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err);
 
 /* Writes every table to a new SQLite database file at `path` (an existing file is replaced).
 ** Returns 0, TRAK_ESTATE before finish, TRAK_EIO. */
-int trak_processor_export(trak_processor *p, const char *path, trak_error *err);
+TRAK_API int trak_processor_export(trak_processor *p, const char *path, trak_error *err);
 
 /* Names of the tables and views a user can query, NULL-terminated, static. */
-const char *const *trak_processor_table_names(void);
+TRAK_API const char *const *trak_processor_table_names(void);
 
 /* Names of the PerfettoSQL modules trak ships (docs/sql.md), sorted, NULL-terminated, static:
 ** each can be loaded with `INCLUDE PERFETTO MODULE name;` ("prelude.*" are always loaded). */
@@ -136,16 +166,16 @@ const char *const *trak_perfetto_modules_list(void);
 ** (protos/analysis_rules.proto). They take precedence over the built-in rules and rules added
 ** before. `source` names the text in errors (NULL: "descriptions"). Returns 0, or
 ** TRAK_EFORMAT naming source, line and column; then none of the text's rules are added. */
-int trak_processor_add_descriptions(trak_processor *p, const char *text, size_t len,
-                                    const char *source, trak_error *err);
+TRAK_API int trak_processor_add_descriptions(trak_processor *p, const char *text, size_t len,
+                                             const char *source, trak_error *err);
 /* The same for a file. Also TRAK_EIO. */
-int trak_processor_load_descriptions(trak_processor *p, const char *path, trak_error *err);
+TRAK_API int trak_processor_load_descriptions(trak_processor *p, const char *path, trak_error *err);
 
 /* Describes one slice (what `describe_slice` returns for it): 1 with *description and
 ** *doc_link (NULL when the rule has none) set, valid while the processor lives and no rules
 ** are added; 0 when no rule matches, the id is not a slice or the trace is not finished. */
-int trak_processor_describe_slice(trak_processor *p, int64_t slice_id, const char **description,
-                                  const char **doc_link);
+TRAK_API int trak_processor_describe_slice(trak_processor *p, int64_t slice_id,
+                                           const char **description, const char **doc_link);
 
 typedef struct trak_metrics_options {
   const char *metrics_dir;   /* NULL: built-in metrics only; else DIR/<name>.sql comes first */
@@ -161,13 +191,13 @@ typedef struct trak_metrics_options {
 ** the trace's tables are as they were before it (the metrics before it stay). Returns 0,
 ** TRAK_ESTATE before finish, TRAK_ENOTFOUND for an unknown metric, or TRAK_EINVAL naming the
 ** metric's file and line, the statement and SQLite's message. `opts` may be NULL. */
-int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
-                                   const trak_metrics_options *opts, trak_error *err);
+TRAK_API int trak_processor_compute_metrics(trak_processor *p, const char *const *names, size_t n,
+                                            const trak_metrics_options *opts, trak_error *err);
 /* Opens `SELECT * FROM <name>_output` (after compute). */
-int trak_processor_metric_output(trak_processor *p, const char *name, trak_query **out,
-                                 trak_error *err);
+TRAK_API int trak_processor_metric_output(trak_processor *p, const char *name, trak_query **out,
+                                          trak_error *err);
 /* Name of built-in metric `i`, or NULL past the last. */
-const char *trak_metric_builtin_name(size_t i);
+TRAK_API const char *trak_metric_builtin_name(size_t i);
 
 #ifdef __cplusplus
 }

@@ -8,12 +8,14 @@
 #include <sys/stat.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/sql/column_fetch.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
 
 struct trak_query {
   trak_processor *p;
   sqlite3_stmt *stmt;
+  trak__columns *columns; /* NULL until the first trak_query_fetch_columns */
 };
 
 int trak_processor_new(const trak_processor_options *options, trak_processor **out,
@@ -157,6 +159,7 @@ int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const 
   }
   q->p = p;
   q->stmt = stmt;
+  q->columns = NULL;
   *out = q;
   return 0;
 }
@@ -197,8 +200,14 @@ const char *trak_query_string(trak_query *q, int col) {
   return (const char *)sqlite3_column_text(q->stmt, col);
 }
 
+int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_column_batch *cols,
+                                 trak_error *err) {
+  return trak__columns_fetch(q->p->db, q->stmt, &q->columns, max_rows, cols, err);
+}
+
 void trak_query_free(trak_query *q) {
   if (!q) return;
+  trak__columns_free(q->columns);
   sqlite3_finalize(q->stmt);
   free(q);
 }
