@@ -158,7 +158,7 @@ TRAK_API const char *const *trak_processor_table_names(void);
 
 /* Names of the PerfettoSQL modules trak ships (docs/sql.md), sorted, NULL-terminated, static:
 ** each can be loaded with `INCLUDE PERFETTO MODULE name;` ("prelude.*" are always loaded). */
-const char *const *trak_perfetto_modules_list(void);
+TRAK_API const char *const *trak_perfetto_modules_list(void);
 
 /* ---- analysis (docs/analysis.md) ------------------------------------------------------- */
 
