@@ -1,7 +1,8 @@
 /*
 ** Tests of the standard modules and the prelude's table functions on tests/data/psql/modules.json
 ** (two processes, nested slices, an instant, a counter). Every expected answer below was
-** compared with Perfetto's trace_processor_shell on the same trace, except where a comment says
+** compared with Perfetto's trace_processor_shell on the same trace (graphs: on the same tables),
+** except where a comment says
 ** otherwise (trak's own choices: hash values, ids the importer numbers differently).
 */
 #include <setjmp.h>
@@ -219,12 +220,100 @@ static void other_modules(void **state) {
   run_checks(p, c, sizeof c / sizeof *c);
 }
 
+/* Edges 1->2, 1->3, 2->4, 3->4, 4->5, 2->6, 6->5, 5->2 and 7->8; a forest in three groups. */
+static const char GRAPH[] =
+    "CREATE OR REPLACE PERFETTO TABLE edges AS SELECT 1 AS source_node_id, 2 AS dest_node_id "
+    "UNION ALL SELECT 1, 3 UNION ALL SELECT 2, 4 UNION ALL SELECT 3, 4 UNION ALL SELECT 4, 5 "
+    "UNION ALL SELECT 2, 6 UNION ALL SELECT 6, 5 UNION ALL SELECT 5, 2 UNION ALL SELECT 7, 8;"
+    "CREATE OR REPLACE PERFETTO TABLE tree AS SELECT 1 AS id, NULL AS parent_id, 1 AS group_key "
+    "UNION ALL SELECT 2, 1, 1 UNION ALL SELECT 3, 2, 2 UNION ALL SELECT 4, 2, 2 "
+    "UNION ALL SELECT 5, 3, 1 UNION ALL SELECT 6, 5, 3 UNION ALL SELECT 7, 5, 2 "
+    "UNION ALL SELECT 8, 4, 1;";
+
+static void graphs(void **state) {
+  sc_rows(p, GRAPH);
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE graphs.search;"
+       "SELECT * FROM graph_reachable_dfs!(edges, (SELECT 1 AS node_id))",
+       "1|NULL\n"
+       "2|1\n"
+       "4|2\n"
+       "5|4\n"
+       "6|2\n"
+       "3|1"},
+      {"SELECT * FROM graph_reachable_bfs!(edges, (SELECT 1 AS node_id))", "1|NULL\n"
+                                                                           "2|1\n"
+                                                                           "3|1\n"
+                                                                           "4|2\n"
+                                                                           "6|2\n"
+                                                                           "5|4"},
+      /* Several start nodes: all stacked (the last searched first) or queued in order. */
+      {"SELECT * FROM graph_reachable_dfs!(edges, (SELECT 3 AS node_id UNION ALL SELECT 7 "
+       "UNION ALL SELECT 2))",
+       "2|NULL\n"
+       "4|2\n"
+       "5|4\n"
+       "6|2\n"
+       "7|NULL\n"
+       "8|7\n"
+       "3|NULL"},
+      {"SELECT * FROM graph_reachable_bfs!(edges, (SELECT 3 AS node_id UNION ALL SELECT 7 "
+       "UNION ALL SELECT 2))",
+       "3|NULL\n"
+       "7|NULL\n"
+       "2|NULL\n"
+       "4|3\n"
+       "8|7\n"
+       "6|2\n"
+       "5|4"},
+      {"SELECT * FROM graph_next_sibling!((SELECT id AS node_id, parent_id AS node_parent_id, "
+       "id AS sort_key FROM tree)) ORDER BY node_id",
+       "1|NULL\n"
+       "2|NULL\n"
+       "3|4\n"
+       "4|NULL\n"
+       "5|NULL\n"
+       "6|7\n"
+       "7|NULL\n"
+       "8|NULL"},
+      {"INCLUDE PERFETTO MODULE graphs.dominator_tree;"
+       "SELECT * FROM graph_dominator_tree!(edges, 1) ORDER BY node_id",
+       "1|NULL\n"
+       "2|1\n"
+       "3|1\n"
+       "4|1\n"
+       "5|1\n"
+       "6|2"},
+      {"SELECT * FROM graph_dominator_tree!(edges, 2) ORDER BY node_id", "2|NULL\n"
+                                                                         "4|2\n"
+                                                                         "5|2\n"
+                                                                         "6|2"},
+      {"INCLUDE PERFETTO MODULE graphs.partition;"
+       "SELECT * FROM tree_structural_partition_by_group!(tree) ORDER BY id",
+       "1|NULL|1\n"
+       "2|1|1\n"
+       "3|NULL|2\n"
+       "4|NULL|2\n"
+       "5|2|1\n"
+       "6|NULL|3\n"
+       "7|3|2\n"
+       "8|2|1"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_graph('nope', 'SELECT 1, 2')"),
+                         "unknown algorithm 'nope'"));
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM graph_reachable_dfs!(nosuch, (SELECT 1 AS "
+                                     "node_id))"),
+                         "no such table: nosuch"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(with_context),
       cmocka_unit_test(slices_modules),
       cmocka_unit_test(counters_and_intervals),
       cmocka_unit_test(other_modules),
+      cmocka_unit_test(graphs),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -3,7 +3,8 @@
 ** are written in C: _interval_intersect!((t0, t1, ...), (partition columns)) intersects tables
 ** of (id, ts, dur) intervals, giving each non-empty overlap of one interval from every table as
 ** (ts, dur, id_0, id_1, ..., partition columns); metasql_unparenthesize_exprlist!((a, b))
-** gives `a, b`.
+** gives `a, b`; __intrinsic_stringify!(any text) gives that text, expanded, as a SQL string
+** literal (so a module can hand a query to a C table function).
 */
 #include <stdio.h>
 
@@ -83,9 +84,22 @@ static int unparenthesize(const char *const *args, const size_t *lens, size_t na
   return 0;
 }
 
+static int stringify(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                     char *msg, size_t msg_len) {
+  sqlite3_str *text = sqlite3_str_new(NULL);
+  for (size_t i = 0; i < nargs; i++)
+    sqlite3_str_appendf(text, "%s%.*s", i ? ", " : "", (int)lens[i], args[i]);
+  char *joined = sqlite3_str_finish(text);
+  sqlite3_str_appendf(out, "%Q", joined ? joined : "");
+  sqlite3_free(joined);
+  return 0;
+}
+
 int trak__psql_builtin_macros_register(psql_macros *m) {
   int rc = trak__psql_macro_define_builtin(m, "_interval_intersect", 2, interval_intersect);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "metasql_unparenthesize_exprlist", 1, unparenthesize);
+  if (!rc)
+    rc = trak__psql_macro_define_builtin(m, "__intrinsic_stringify", PSQL_VARIADIC, stringify);
   return rc;
 }

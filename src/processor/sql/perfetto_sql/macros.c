@@ -22,6 +22,7 @@ typedef struct macro {
   size_t nparams;
   char *body;
   psql_macro_gen gen; /* built-in macros written in C; NULL for SQL bodies */
+  int variadic;       /* takes any number of arguments (C macros only) */
 } macro;
 
 struct psql_macros {
@@ -118,15 +119,18 @@ int trak__psql_macro_define(psql_macros *m, const char *name, size_t name_len, c
 int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t nparams,
                                     psql_macro_gen gen) {
   char msg[128];
-  char **params = calloc(nparams ? nparams : 1, sizeof *params);
+  size_t count = nparams == PSQL_VARIADIC ? 1 : nparams ? nparams : 1;
+  char **params = calloc(count, sizeof *params);
   char none[] = "";
-  for (size_t i = 0; params && i < nparams; i++)
+  for (size_t i = 0; params && i < count; i++)
     params[i] = none;
-  int rc = params ? trak__psql_macro_define(m, name, strlen(name), params, nparams, "", 0, 0, msg,
-                                            sizeof msg)
-                  : -1;
+  size_t n = nparams == PSQL_VARIADIC ? 0 : nparams;
+  int rc =
+      params ? trak__psql_macro_define(m, name, strlen(name), params, n, "", 0, 0, msg, sizeof msg)
+             : -1;
   free(params);
   if (!rc) find(m, name, strlen(name))->gen = gen;
+  if (!rc) find(m, name, strlen(name))->variadic = nparams == PSQL_VARIADIC;
   return rc;
 }
 
@@ -234,7 +238,7 @@ static int expand_text(const psql_macros *m, const char *s, size_t n, int depth,
     if (parse_args(s, n, paren, &inv, msg, msg_len)) return -1;
     const macro *mc = find(m, s + t.off, t.len);
     if (!mc) return set_msg(msg, msg_len, "unknown macro '%.*s'", (int)t.len, s + t.off), -1;
-    if (inv.nargs != mc->nparams)
+    if (!mc->variadic && inv.nargs != mc->nparams)
       return set_msg(msg, msg_len, "macro '%s' takes %zu argument%s, got %zu", mc->name,
                      mc->nparams, mc->nparams == 1 ? "" : "s", inv.nargs),
              -1;
@@ -242,11 +246,22 @@ static int expand_text(const psql_macros *m, const char *s, size_t n, int depth,
     size_t inner_off;
     int rc = 0;
     if (mc->gen) {
+      /* A C macro sees its arguments expanded, since it may quote them into a string where
+      ** a later expansion would not look. */
+      sbuf expanded[64] = {{0}};
       const char *args[64];
-      for (size_t i = 0; i < inv.nargs; i++)
-        args[i] = s + inv.arg_off[i];
+      size_t lens[64];
+      for (size_t i = 0; !rc && i < inv.nargs; i++) {
+        size_t at;
+        rc = expand_text(m, s + inv.arg_off[i], inv.arg_len[i], depth + 1, &expanded[i], msg,
+                         msg_len, &at);
+        args[i] = expanded[i].v ? expanded[i].v : "";
+        lens[i] = expanded[i].n;
+      }
       sqlite3_str *gen = sqlite3_str_new(NULL);
-      if (mc->gen(args, inv.arg_len, inv.nargs, gen, msg, msg_len)) rc = -1;
+      if (!rc && mc->gen(args, lens, inv.nargs, gen, msg, msg_len)) rc = -1;
+      for (size_t i = 0; i < inv.nargs; i++)
+        free(expanded[i].v);
       int len = sqlite3_str_length(gen);
       char *text = sqlite3_str_finish(gen);
       if (!rc && sb_add(&body, text ? text : "", (size_t)len))

@@ -74,6 +74,8 @@ int trak__psql_macro_define(psql_macros *m, const char *name, size_t name_len, c
 ** as written) into `out`; returns 0, or -1 with a message. */
 typedef int (*psql_macro_gen)(const char *const *args, const size_t *lens, size_t nargs,
                               sqlite3_str *out, char *msg, size_t msg_len);
+/* nparams PSQL_VARIADIC: any number of arguments. */
+#define PSQL_VARIADIC ((size_t)-1)
 int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t nparams,
                                     psql_macro_gen gen);
 /* Splits a parenthesised list "(a, (b, c), 'd,e')" into its items (offsets into s, trimmed).
@@ -81,6 +83,8 @@ int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t npa
 ** than `max` items. */
 int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max);
 /* Registers the built-in macros written in C (builtin_macros.c). */
+/* Registers the __trak_graph table function (graphs.c). */
+int trak__psql_graphs_register(trak_processor *p);
 int trak__psql_builtin_macros_register(psql_macros *m);
 
 /* Whether s[0..n) contains a macro invocation `name!(`. */
