@@ -8,23 +8,21 @@
 --     node_parent_id by sort_key.
 -- The searches run in C (__trak_graph), given the queries as text.
 
-CREATE PERFETTO MACRO graph_reachable_dfs(graph_table TableOrSubquery, start_nodes TableOrSubquery)
+CREATE PERFETTO MACRO _graph_search(algorithm Expr, graph_table TableOrSubquery,
+  start_nodes TableOrSubquery)
 RETURNS TableOrSubquery AS
 (
   SELECT c0 AS node_id, c1 AS parent_node_id
-  FROM __trak_graph('dfs',
+  FROM __trak_graph($algorithm,
     __intrinsic_stringify!(SELECT source_node_id, dest_node_id FROM $graph_table),
     __intrinsic_stringify!(SELECT node_id FROM $start_nodes))
 );
 
+CREATE PERFETTO MACRO graph_reachable_dfs(graph_table TableOrSubquery, start_nodes TableOrSubquery)
+RETURNS TableOrSubquery AS _graph_search!('dfs', $graph_table, $start_nodes);
+
 CREATE PERFETTO MACRO graph_reachable_bfs(graph_table TableOrSubquery, start_nodes TableOrSubquery)
-RETURNS TableOrSubquery AS
-(
-  SELECT c0 AS node_id, c1 AS parent_node_id
-  FROM __trak_graph('bfs',
-    __intrinsic_stringify!(SELECT source_node_id, dest_node_id FROM $graph_table),
-    __intrinsic_stringify!(SELECT node_id FROM $start_nodes))
-);
+RETURNS TableOrSubquery AS _graph_search!('bfs', $graph_table, $start_nodes);
 
 CREATE PERFETTO MACRO graph_next_sibling(graph_table TableOrSubquery)
 RETURNS TableOrSubquery AS
