@@ -50,6 +50,10 @@ static void scalar_function(void **state) {
                                  "SELECT IIF($n <= 1, 1, $n * fact($n - 1));"
                                  "SELECT fact(5)"),
                       "120");
+  /* Runaway recursion is an error, not a stack overflow. */
+  assert_non_null(strstr(sc_error(p, "CREATE PERFETTO FUNCTION forever(n INT) RETURNS INT AS "
+                                     "SELECT forever($n + 1); SELECT forever(0)"),
+                         "functions nested deeper than 100 calls"));
   assert_non_null(strstr(sc_error(p, "CREATE PERFETTO FUNCTION add_ints(x INT) RETURNS INT AS "
                                      "SELECT $x"),
                          "function 'add_ints' already exists"));
@@ -126,6 +130,10 @@ static void macros(void **state) {
   assert_non_null(strstr(sc_error(p, "CREATE PERFETTO MACRO loop(e Expr) RETURNS Expr AS loop!($e);"
                                      "SELECT loop!(1)"),
                          "deeper than"));
+  /* Twice per level would double 64 times: stopped by size. */
+  assert_non_null(strstr(sc_error(p, "CREATE PERFETTO MACRO dbl(e Expr) RETURNS Expr AS "
+                                     "dbl!($e) + dbl!($e); SELECT dbl!(1)"),
+                         "macro expansion"));
 }
 
 static void include(void **state) {

@@ -127,8 +127,33 @@ static void release(sqlite3_stmt *st, int fresh) {
   }
 }
 
+/* Fails the call with the body's error, named by the function unless it already is (a nested
+** call of the same function, or the depth limit, which names the function itself). */
+static void call_error(sqlite3_context *ctx, psql_fn *f) {
+  const char *e = sqlite3_errmsg(f->p->db);
+  size_t n = strlen(f->name);
+  if ((!strncmp(e, f->name, n) && e[n] == ':') || strstr(e, "nested deeper than")) {
+    sqlite3_result_error(ctx, e, -1);
+    return;
+  }
+  char *m = sqlite3_mprintf("%s: %s", f->name, e);
+  sqlite3_result_error(ctx, m, -1);
+  sqlite3_free(m);
+}
+
+/* Nested calls of PerfettoSQL functions (recursion, or functions calling functions) each run a
+** statement on the C stack; past this depth the call fails instead of overflowing the stack. */
+enum { MAX_CALL_DEPTH = 100 };
+
 static void scalar_call(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   psql_fn *f = sqlite3_user_data(ctx);
+  if (f->p->psql->call_depth >= MAX_CALL_DEPTH) {
+    char *m = sqlite3_mprintf("%s: functions nested deeper than %d calls", f->name,
+                              MAX_CALL_DEPTH);
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    return;
+  }
   int fresh;
   sqlite3_stmt *st = acquire(f, &fresh);
   if (!st) {
@@ -138,13 +163,13 @@ static void scalar_call(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     return;
   }
   bind_args(f, st, argv);
+  f->p->psql->call_depth++;
   int rc = sqlite3_step(st);
+  f->p->psql->call_depth--;
   if (rc == SQLITE_ROW) {
     sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
   } else if (rc != SQLITE_DONE) {
-    char *m = sqlite3_mprintf("%s: %s", f->name, sqlite3_errmsg(f->p->db));
-    sqlite3_result_error(ctx, m, -1);
-    sqlite3_free(m);
+    call_error(ctx, f);
   }
   release(st, fresh);
 }
@@ -273,13 +298,22 @@ static int tf_filter(sqlite3_vtab_cursor *cur, int mask, const char *plan, int a
                         sqlite3_column_count(st), (int)f->ncols);
     return SQLITE_ERROR;
   }
+  if (f->p->psql->call_depth >= MAX_CALL_DEPTH) {
+    release(st, fresh);
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg =
+        sqlite3_mprintf("%s: functions nested deeper than %d calls", f->name, MAX_CALL_DEPTH);
+    return SQLITE_ERROR;
+  }
   bind_args(f, st, c->argv);
   int rc;
+  f->p->psql->call_depth++;
   while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
     if ((c->rows + 1) * f->ncols > c->cap) {
       size_t cap = c->cap ? c->cap * 2 : 64 * (f->ncols ? f->ncols : 1);
       sqlite3_value **v = sqlite3_realloc64(c->vals, cap * sizeof *v);
       if (!v) {
+        f->p->psql->call_depth--;
         release(st, fresh);
         return SQLITE_NOMEM;
       }
@@ -290,6 +324,7 @@ static int tf_filter(sqlite3_vtab_cursor *cur, int mask, const char *plan, int a
       c->vals[c->rows * f->ncols + i] = sqlite3_value_dup(sqlite3_column_value(st, (int)i));
     c->rows++;
   }
+  f->p->psql->call_depth--;
   if (rc != SQLITE_DONE) {
     rc = tf_error(cur, f);
     release(st, fresh);

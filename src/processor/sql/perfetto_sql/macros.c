@@ -14,7 +14,9 @@
 
 #include "processor/sql/perfetto_sql/psql.h"
 
-enum { MAX_DEPTH = 64 };
+/* Limits that keep a runaway macro (one calling itself, or itself twice per level) an error
+** rather than a hang or an exhausted memory. */
+enum { MAX_DEPTH = 64, MAX_OUTPUT = 16 << 20 };
 
 typedef struct macro {
   char *name;
@@ -234,6 +236,8 @@ static int expand_text(const psql_macros *m, const char *s, size_t n, int depth,
     *err_off = t.off;
     if (depth >= MAX_DEPTH)
       return set_msg(msg, msg_len, "macro expansion deeper than %d levels", MAX_DEPTH), -1;
+    if (out->n > MAX_OUTPUT)
+      return set_msg(msg, msg_len, "macro expansion larger than %d MB", MAX_OUTPUT >> 20), -1;
     invocation inv = {.name = t};
     if (parse_args(s, n, paren, &inv, msg, msg_len)) return -1;
     const macro *mc = find(m, s + t.off, t.len);

@@ -176,7 +176,8 @@ struct trak_psql {
   size_t nfns;
   unsigned char *included; /* per trak__psql_stdlib entry: included already */
   int include_depth;
-  psql_lazy *lazy; /* deferred module tables (lazy.c) */
+  psql_lazy *lazy;  /* deferred module tables (lazy.c) */
+  int call_depth;   /* PerfettoSQL function calls running, nested (functions.c) */
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
   const char *last_tail;
