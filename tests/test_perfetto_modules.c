@@ -307,6 +307,23 @@ static void graphs(void **state) {
                          "no such table: nosuch"));
 }
 
+/* The prelude's experimental_slice_layout packs the listed tracks' slice stacks into rows. */
+static void slice_layout(void **state) {
+  static const check c[] = {
+      {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
+       "thread_track)) ORDER BY id",
+       "0|0\n1|1\n2|2\n3|3\n4|4\n5|5\n6|1\n7|0\n8|1"},
+      {"SELECT id, layout_depth FROM experimental_slice_layout('0,1') ORDER BY id",
+       "0|0\n1|1\n2|2\n3|3\n4|4\n6|1\n7|0\n8|1"},
+      /* Ids that do not parse are skipped. */
+      {"SELECT id, layout_depth FROM experimental_slice_layout('1,x,2') ORDER BY id",
+       "3|0\n4|1\n5|2"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM experimental_slice_layout(7)"),
+                         "invalid input track id list"));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(with_context),
@@ -314,6 +331,7 @@ int main(void) {
       cmocka_unit_test(counters_and_intervals),
       cmocka_unit_test(other_modules),
       cmocka_unit_test(graphs),
+      cmocka_unit_test(slice_layout),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -29,7 +29,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (!sql) return 0;
   memcpy(sql, data, size);
   sql[size] = 0;
-  if (strcasestr(sql, "recursive") || strcasestr(sql, "randomblob") || strcasestr(sql, "zeroblob")) {
+  if (strcasestr(sql, "recursive") || strcasestr(sql, "randomblob") ||
+      strcasestr(sql, "zeroblob")) {
     free(sql);
     return 0;
   }

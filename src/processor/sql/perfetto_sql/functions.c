@@ -148,8 +148,7 @@ enum { MAX_CALL_DEPTH = 100 };
 static void scalar_call(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   psql_fn *f = sqlite3_user_data(ctx);
   if (f->p->psql->call_depth >= MAX_CALL_DEPTH) {
-    char *m = sqlite3_mprintf("%s: functions nested deeper than %d calls", f->name,
-                              MAX_CALL_DEPTH);
+    char *m = sqlite3_mprintf("%s: functions nested deeper than %d calls", f->name, MAX_CALL_DEPTH);
     sqlite3_result_error(ctx, m, -1);
     sqlite3_free(m);
     return;

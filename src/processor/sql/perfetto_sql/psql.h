@@ -84,6 +84,8 @@ int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t npa
 int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max);
 /* Registers the built-in macros written in C (builtin_macros.c). */
 /* Registers the __trak_graph table function (graphs.c). */
+/* Registers experimental_slice_layout (slice_layout.c). */
+int trak__psql_slice_layout_register(trak_processor *p);
 int trak__psql_graphs_register(trak_processor *p);
 int trak__psql_builtin_macros_register(psql_macros *m);
 
@@ -176,8 +178,8 @@ struct trak_psql {
   size_t nfns;
   unsigned char *included; /* per trak__psql_stdlib entry: included already */
   int include_depth;
-  psql_lazy *lazy;  /* deferred module tables (lazy.c) */
-  int call_depth;   /* PerfettoSQL function calls running, nested (functions.c) */
+  psql_lazy *lazy; /* deferred module tables (lazy.c) */
+  int call_depth;  /* PerfettoSQL function calls running, nested (functions.c) */
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
   const char *last_tail;
