@@ -34,6 +34,8 @@ int trak_cli_status(int argc, char **argv);
 int trak_cli_metrics(int argc, char **argv);
 int trak_cli_alerts(int argc, char **argv);
 int trak_cli_annotate(int argc, char **argv);
+int trak_cli_ui(int argc, char **argv);
+int trak_cli_html(int argc, char **argv);
 
 /* `--descriptions FILE` (any command, any position; repeatable): main() takes them out of argv
 ** and every opened trace gets their rules (descriptions_opt.c). Returns the new argc. */
@@ -86,6 +88,16 @@ typedef struct trak_cli_metric_args {
 int trak_cli_metric_arg(trak_cli_metric_args *m, int argc, char **argv, int *i);
 /* Computes the metrics named by --run, if any. Returns 0 or the error. */
 int trak_cli_metric_args_run(trak_cli_metric_args *m, trak_processor *p, trak_error *err);
+
+/* TRACE and the metric options of `trak ui` and `trak html` (viewer_args.c). */
+typedef struct trak_cli_viewer_args {
+  const char *trace; /* the first argument that is not an option */
+  trak_cli_metric_args metrics;
+} trak_cli_viewer_args;
+/* Consumes argv[*i] (and a value) if it is TRACE or a metric option; returns 1 if it was. */
+int trak_cli_viewer_arg(trak_cli_viewer_args *a, int argc, char **argv, int *i);
+/* Opens the trace and computes its metrics. Returns 0, or 1 after printing the error. */
+int trak_cli_viewer_open(const char *cmd, trak_cli_viewer_args *a, trak_processor **out);
 
 /* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
 int trak_cli_fail(const char *cmd, const trak_error *err);

@@ -22,6 +22,8 @@ static const trak_cli_command commands[] = {
     {"metrics", trak_cli_metrics, "run SQL metrics over a trace and print their outputs"},
     {"alerts", trak_cli_alerts, "run metrics and list their alerts (--fail-on gates CI)"},
     {"annotate", trak_cli_annotate, "write a trace with metrics' annotation tracks added"},
+    {"ui", trak_cli_ui, "serve a timeline viewer for a trace on 127.0.0.1"},
+    {"html", trak_cli_html, "write a trace's timeline as one self-contained HTML file"},
 };
 #define N_COMMANDS (sizeof commands / sizeof *commands)
 

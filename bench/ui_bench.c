@@ -1,0 +1,141 @@
+/*
+** Benchmark of the timeline viewer's server side (src/ui/): imports a trace, then times what
+** `trak ui` does before and while a page shows it: starting the server (the track list), the
+** first screen's answers (slices and counters of every track and the flows over the whole
+** trace at 1200 pixels), and zoom and pan steps. Optionally writes `trak html` of a second
+** trace and prints its size. Prints figures, never a verdict.
+**
+**   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
+**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE]
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "bench_util.h"
+#include "trak/processor.h"
+#include "ui/ui.h"
+
+#define WIDTH 1200 /* pixels of the timeline */
+#define STEPS 24
+
+typedef struct trace_info {
+  int64_t start, end;
+  int64_t *slice_tracks, *counter_tracks;
+  size_t n_slice, n_counter;
+} trace_info;
+
+static int64_t *ids(trak_processor *p, const char *sql, size_t *n) {
+  trak_query *q;
+  int64_t *v = malloc(4096 * sizeof *v);
+  *n = 0;
+  if (!v || trak_query_open(p, sql, &q, NULL, NULL)) exit(1);
+  while (trak_query_next(q, NULL) == 1 && *n < 4096)
+    v[(*n)++] = trak_query_int(q, 0);
+  trak_query_free(q);
+  return v;
+}
+
+/* One screen's answers, as the page asks for them; returns the milliseconds taken and the bytes. */
+static double screen(const trak_ui_cache *c, const trace_info *t, int64_t start, int64_t end,
+                     size_t *bytes) {
+  trak_ui_range r = {start, end, (end - start) / WIDTH > 0 ? (end - start) / WIDTH : 1};
+  trak_ui_buf out = {0};
+  double t0 = bench_now_sec();
+  if (trak__ui_slices(c, t->slice_tracks, t->n_slice, &r, &out, NULL) ||
+      trak__ui_counters(c, t->counter_tracks, t->n_counter, &r, &out, NULL) ||
+      trak__ui_flows(c, start, end, 5000, &out, NULL)) {
+    fprintf(stderr, "ui_bench: an answer failed\n");
+    exit(1);
+  }
+  double ms = (bench_now_sec() - t0) * 1e3;
+  *bytes = out.len;
+  trak__ui_buf_free(&out);
+  return ms;
+}
+
+static void html_size(const char *path) {
+  trak_processor *p;
+  trak_error err = {0};
+  if (trak_processor_open_file(path, NULL, &p, &err)) {
+    fprintf(stderr, "ui_bench: %s\n", err.message);
+    exit(1);
+  }
+  trak_ui_buf page = {0};
+  const char *summary;
+  double t0 = bench_now_sec();
+  if (trak__ui_html(p, NULL, &page, &summary, &err)) exit(1);
+  printf("trak html of %s: %zu bytes (%.2f MB) in %.0f ms%s%s\n", path, page.len,
+         page.len / 1048576.0, (bench_now_sec() - t0) * 1e3, summary ? "; " : "",
+         summary ? summary : "");
+  trak__ui_buf_free(&page);
+  trak_processor_free(p);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2) {
+    fprintf(stderr, "usage: ui_bench TRACE [DEMO_TRACE]\n");
+    return 2;
+  }
+  trak_processor *p;
+  trak_error err = {0};
+  double t0 = bench_now_sec();
+  if (trak_processor_open_file(argv[1], NULL, &p, &err)) {
+    fprintf(stderr, "ui_bench: %s\n", err.message);
+    return 1;
+  }
+  printf("import: %" PRIu64 " events in %.2f s\n", trak_processor_event_count(p),
+         bench_now_sec() - t0);
+
+  trace_info t = {0};
+  t.slice_tracks = ids(p, "SELECT DISTINCT track_id FROM slice ORDER BY 1", &t.n_slice);
+  t.counter_tracks = ids(p, "SELECT DISTINCT track_id FROM counter ORDER BY 1", &t.n_counter);
+  trak_query *q;
+  if (trak_query_open(p, "SELECT min(ts), max(ts + dur) FROM slice", &q, NULL, NULL) ||
+      trak_query_next(q, NULL) != 1)
+    return 1;
+  t.start = trak_query_int(q, 0), t.end = trak_query_int(q, 1);
+  trak_query_free(q);
+
+  /* First paint: the server starts (the track list) and answers the first screen. */
+  trak_ui_server *s;
+  t0 = bench_now_sec();
+  if (trak__ui_server_start(p, NULL, &s, &err)) {
+    fprintf(stderr, "ui_bench: %s\n", err.message);
+    return 1;
+  }
+  double start_ms = (bench_now_sec() - t0) * 1e3;
+  trak__ui_server_stop(s);
+  trak_ui_cache *c;
+  if (trak__ui_cache_new(p, &c, &err)) return 1;
+  size_t bytes;
+  double first_ms = screen(c, &t, t.start, t.end, &bytes);
+  printf("first paint: %.0f ms = server start (timeline read, track list) %.0f ms + first "
+         "screen %.0f ms "
+         "(%zu slice and %zu counter tracks at %d px, %zu bytes of JSON)\n",
+         start_ms + first_ms, start_ms, first_ms, t.n_slice, t.n_counter, WIDTH, bytes);
+
+  /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
+  double ms[STEPS];
+  int64_t a = t.start, b = t.end;
+  for (int i = 0; i < STEPS; i++) {
+    int64_t span = b - a;
+    if (i % 2 == 0 && span > 2000) {
+      a += span / 4, b -= span / 4;
+    } else {
+      a += span / 2, b += span / 2;
+      if (b > t.end) a -= b - t.end, b = t.end;
+    }
+    ms[i] = screen(c, &t, a, b, &bytes);
+  }
+  qsort(ms, STEPS, sizeof *ms, bench_cmp_double);
+  printf("pan/zoom (server time, all tracks): median %.1f ms, max %.1f ms over %d steps\n",
+         ms[STEPS / 2], ms[STEPS - 1], STEPS);
+  if (argc > 2) html_size(argv[2]);
+  html_size(argv[1]);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+  free(t.slice_tracks);
+  free(t.counter_tracks);
+  return 0;
+}

@@ -1,0 +1,75 @@
+/*
+** The viewer's copy of the timeline (cache.c): slices per track and depth and counter values
+** per track, each sorted by time, and the flows with both ends' positions. Read once from the
+** SQL tables; read-only afterwards.
+*/
+#ifndef TRAK_UI_CACHE_H
+#define TRAK_UI_CACHE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trak/error.h"
+#include "trak/processor.h"
+
+typedef struct trak_ui_slice {
+  int64_t ts, dur, id; /* dur -1: did not end */
+  uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
+} trak_ui_slice;
+
+/* The end of a slice: INT64_MAX when it did not end, or when ts + dur would overflow. */
+static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
+  if (s->dur < 0 || (s->ts > 0 && s->dur > INT64_MAX - s->ts)) return INT64_MAX;
+  return s->ts + s->dur;
+}
+
+/* One depth of one track: slices that do not overlap each other, by start time. */
+typedef struct trak_ui_line {
+  trak_ui_slice *v;
+  int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search) */
+  size_t n, cap;
+} trak_ui_line;
+
+typedef struct trak_ui_value {
+  int64_t ts;
+  double value;
+} trak_ui_value;
+
+typedef struct trak_ui_track {
+  int64_t id;
+  trak_ui_line *lines; /* by depth */
+  size_t n_lines;
+  trak_ui_value *values; /* counter values by time */
+  size_t n_values, values_cap;
+  int64_t first_ts, count; /* earliest event and events (slices and values) */
+} trak_ui_track;
+
+/* out and in ends: id, track_id, ts, dur, depth each. */
+typedef struct trak_ui_flow {
+  int64_t v[10];
+} trak_ui_flow;
+
+typedef struct trak_ui_cache {
+  int64_t start, end; /* the trace's bounds: earliest start, latest end */
+  size_t n_events;
+  trak_ui_track *tracks;
+  size_t n_tracks, tracks_cap;
+  uint32_t *index; /* track id -> position in tracks, UINT32_MAX if none */
+  size_t index_len;
+  trak_ui_flow *flows; /* by the out slice's start */
+  size_t n_flows, flows_cap;
+  char **names; /* interned slice names */
+  size_t n_names, names_cap;
+  uint32_t *table; /* open addressing over names */
+  size_t slots;
+} trak_ui_cache;
+
+/* Reads the tables of `p` (finished). Returns 0, TRAK_ENOMEM, or a query's error. */
+int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err);
+void trak__ui_cache_free(trak_ui_cache *c);
+/* The track with data called `id`, or NULL (no slices or values). */
+const trak_ui_track *trak__ui_cache_track(const trak_ui_cache *c, int64_t id);
+/* Slice name `id`, or NULL. */
+const char *trak__ui_cache_name(const trak_ui_cache *c, uint32_t id);
+
+#endif /* TRAK_UI_CACHE_H */

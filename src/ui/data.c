@@ -1,0 +1,337 @@
+/*
+** This file holds the viewer's data answers: the track list, slices and counters summarised to
+** screen resolution, flows, search and free SQL. Everything is read with the public query API,
+** so the viewer sees exactly the tables a user can query.
+*/
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+/* Appends the current row's column `c` as a JSON value. */
+static void json_cell(trak_ui_buf *b, trak_query *q, int c) {
+  switch (trak_query_type(q, c)) {
+  case TRAK_VALUE_INT:
+    trak__ui_printf(b, "%" PRId64, trak_query_int(q, c));
+    break;
+  case TRAK_VALUE_DOUBLE:
+    trak__ui_json_double(b, trak_query_double(q, c));
+    break;
+  case TRAK_VALUE_STRING:
+    trak__ui_json_str(b, trak_query_string(q, c));
+    break;
+  default:
+    trak__ui_puts(b, "null");
+  }
+}
+
+/* Finishes a query loop: frees `q`, turns a step error or an incomplete buffer into the result. */
+static int finish_query(trak_query *q, int step, trak_ui_buf *out, trak_error *err) {
+  trak_query_free(q);
+  if (step < 0) return step;
+  if (out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  return 0;
+}
+
+/* Appends the remaining rows of `q` as "[[...],...]", at most `limit` (0: all). Returns 0 or
+** the query's error. */
+static int emit_rows(trak_query *q, size_t limit, trak_ui_buf *out, int *truncated,
+                     trak_error *err) {
+  int cols = trak_query_column_count(q), rc;
+  size_t n = 0;
+  *truncated = 0;
+  trak__ui_put(out, "[", 1);
+  while ((rc = trak_query_next(q, err)) == 1) {
+    if (limit && n == limit) {
+      *truncated = 1;
+      break;
+    }
+    trak__ui_puts(out, n++ ? ",[" : "[");
+    for (int c = 0; c < cols; c++) {
+      if (c) trak__ui_put(out, ",", 1);
+      json_cell(out, q, c);
+    }
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "]", 1);
+  return rc < 0 ? rc : 0;
+}
+
+int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
+                  int *truncated, trak_error *err) {
+  trak_query *q;
+  int t, rc = trak_query_open(p, sql, &q, NULL, err);
+  if (rc) return rc;
+  if (!q) {
+    trak__ui_puts(out, "[]");
+    return 0;
+  }
+  rc = emit_rows(q, limit, out, truncated ? truncated : &t, err);
+  return finish_query(q, rc, out, err);
+}
+
+static const char tracks_sql[] =
+    "SELECT t.id, t.name, t.type, coalesce(tt.utid, tct.utid, at.utid), "
+    "coalesce(pt.upid, pct.upid, at.upid, th.upid), t.parent_id, "
+    "extract_arg(t.source_arg_set_id, 'child_ordering'), "
+    "extract_arg(t.source_arg_set_id, 'sibling_order_rank'), ct.unit, "
+    "ct.id IS NOT NULL, at.metric "
+    "FROM track t LEFT JOIN thread_track tt ON tt.id = t.id "
+    "LEFT JOIN process_track pt ON pt.id = t.id "
+    "LEFT JOIN thread_counter_track tct ON tct.id = t.id "
+    "LEFT JOIN process_counter_track pct ON pct.id = t.id "
+    "LEFT JOIN counter_track ct ON ct.id = t.id "
+    "LEFT JOIN annotation_track at ON at.id = t.id "
+    "LEFT JOIN thread th ON th.utid = coalesce(tt.utid, tct.utid, at.utid) ORDER BY t.id";
+
+/* The tracks' rows: the columns of tracks_sql, with max_depth and first_ts inserted before
+** is_counter and the event count appended, from the cache. */
+static int track_rows(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                      trak_error *err) {
+  trak_query *q;
+  int rc = trak_query_open(p, tracks_sql, &q, NULL, err);
+  if (rc) return rc;
+  trak__ui_put(out, "[", 1);
+  for (int n = 0; (rc = trak_query_next(q, err)) == 1; n++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, trak_query_int(q, 0));
+    trak__ui_puts(out, n ? ",[" : "[");
+    for (int col = 0; col < 11; col++) {
+      if (col) trak__ui_put(out, ",", 1);
+      if (col == 9 && t && t->n_lines)
+        trak__ui_printf(out, "%zu,%" PRId64 ",", t->n_lines - 1, t->first_ts);
+      else if (col == 9 && t)
+        trak__ui_printf(out, "null,%" PRId64 ",", t->first_ts);
+      else if (col == 9)
+        trak__ui_puts(out, "null,null,");
+      json_cell(out, q, col);
+    }
+    trak__ui_printf(out, ",%" PRId64 "]", t ? t->count : 0);
+  }
+  trak__ui_put(out, "]", 1);
+  return finish_query(q, rc < 0 ? rc : 0, out, err);
+}
+
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err) {
+  trak__ui_printf(out, "{\"start\":%" PRId64 ",\"end\":%" PRId64 ",\"processes\":", c->start,
+                  c->end);
+  int rc = trak__ui_rows(p,
+                         "SELECT upid, pid, name, extract_arg(arg_set_id, "
+                         "'process_sort_index_hint') FROM process ORDER BY upid",
+                         0, out, NULL, err);
+  if (!rc) trak__ui_puts(out, ",\"threads\":");
+  if (!rc)
+    rc = trak__ui_rows(p,
+                       "SELECT utid, tid, name, upid, extract_arg(arg_set_id, "
+                       "'thread_sort_index_hint'), is_main_thread FROM thread ORDER BY utid",
+                       0, out, NULL, err);
+  if (!rc) trak__ui_puts(out, ",\"tracks\":");
+  if (!rc) rc = track_rows(p, c, out, err);
+  trak__ui_put(out, "}", 1);
+  return rc;
+}
+
+/* First index of `l` whose slice may end at or after `t` (max_end is nondecreasing). */
+static size_t first_ending_after(const trak_ui_line *l, int64_t t) {
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (l->max_end[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The pixel column of `ts` in `r`; NO_COLUMN for a time before the range. Computed on unsigned
+** differences: any two int64 times are less than 2^64 apart. */
+#define NO_COLUMN UINT64_MAX
+static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
+  if (ts < r->start) return NO_COLUMN;
+  return ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px;
+}
+
+/* Summarises one depth: the longest slice starting in each pixel column stands for the column
+** (NO_COLUMN gathers those that began before the range). */
+static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t depth,
+                        const trak_ui_range *r, trak_ui_buf *out, int *first) {
+  size_t i = first_ending_after(l, r->start);
+  while (i < l->n && l->v[i].ts <= r->end) {
+    uint64_t col = column_of(l->v[i].ts, r);
+    const trak_ui_slice *best = NULL;
+    int64_t count = 0;
+    for (; i < l->n && l->v[i].ts <= r->end && column_of(l->v[i].ts, r) == col; i++) {
+      const trak_ui_slice *x = &l->v[i];
+      if (trak__ui_slice_end(x) < r->start) continue;
+      count++;
+      if (!best || (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur))) best = x;
+    }
+    if (!best) continue;
+    trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
+                    best->ts, best->dur, best->id);
+    trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
+    trak__ui_printf(out, ",%" PRId64 "]", count);
+    *first = 0;
+  }
+}
+
+/* Calls `fn` for each of `tracks` (the answer is {"<id>":[...],...}) after checking the range. */
+static int per_track(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                     const trak_ui_range *r, trak_ui_buf *out, trak_error *err,
+                     void (*fn)(const trak_ui_cache *, const trak_ui_track *, const trak_ui_range *,
+                                trak_ui_buf *)) {
+  if (r->end < r->start || r->px < 1)
+    return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
+  trak__ui_put(out, "{", 1);
+  for (size_t i = 0; i < n; i++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
+    trak__ui_printf(out, "%s\"%" PRId64 "\":[", i ? "," : "", tracks[i]);
+    if (t) fn(c, t, r, out);
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "}", 1);
+  return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
+}
+
+static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
+                         trak_ui_buf *out) {
+  int first = 1;
+  for (size_t d = 0; d < t->n_lines; d++)
+    line_slices(c, &t->lines[d], d, r, out, &first);
+}
+
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
+                    trak_ui_buf *out, trak_error *err) {
+  return per_track(c, tracks, n, r, out, err, track_slices);
+}
+
+/* One pixel column of a counter: the values seen in it. */
+typedef struct column {
+  uint64_t col; /* column_of, or the one past the range */
+  int64_t ts;
+  double min, max, last;
+  int used;
+} column;
+
+static void flush_column(trak_ui_buf *out, column *c, int *first) {
+  if (!c->used) return;
+  trak__ui_printf(out, "%s[%" PRId64 ",", *first ? "" : ",", c->ts);
+  trak__ui_json_double(out, c->min);
+  trak__ui_put(out, ",", 1);
+  trak__ui_json_double(out, c->max);
+  trak__ui_put(out, ",", 1);
+  trak__ui_json_double(out, c->last);
+  trak__ui_put(out, "]", 1);
+  *first = 0;
+  c->used = 0;
+}
+
+/* First index of values at or after `t`. */
+static size_t first_value_at(const trak_ui_track *t, int64_t ts) {
+  size_t lo = 0, hi = t->n_values;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (t->values[mid].ts < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The value in force at start, one entry per column inside, and the next value after end. */
+static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
+                           trak_ui_buf *out) {
+  size_t i = first_value_at(t, r->start);
+  if (i > 0) i--; /* the value in force at start */
+  column col = {0};
+  int first = 1;
+  for (; i < t->n_values; i++) {
+    int64_t ts = t->values[i].ts;
+    double v = t->values[i].value;
+    uint64_t k = ts > r->end ? NO_COLUMN - 1 : column_of(ts, r); /* before, inside, after */
+    if (col.used && col.col != k) flush_column(out, &col, &first);
+    if (!col.used) col = (column){.col = k, .ts = ts, .min = v, .max = v, .used = 1};
+    if (v < col.min) col.min = v;
+    if (v > col.max) col.max = v;
+    col.last = v;
+    if (ts > r->end) break; /* the one after the range ends the line */
+  }
+  flush_column(out, &col, &first);
+}
+
+int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  return per_track(c, tracks, n, r, out, err, track_counters);
+}
+
+int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
+                   trak_ui_buf *out, trak_error *err) {
+  size_t n = 0;
+  trak__ui_put(out, "[", 1);
+  for (size_t i = 0; i < c->n_flows && n < limit; i++) {
+    const int64_t *f = c->flows[i].v;
+    trak_ui_slice out_slice = {.ts = f[2], .dur = f[3] > 0 ? f[3] : 0};
+    int64_t a = trak__ui_slice_end(&out_slice), b = f[7];
+    if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
+    trak__ui_puts(out, n++ ? ",[" : "[");
+    for (int k = 0; k < 10; k++)
+      trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "]", 1);
+  if (out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  return 0;
+}
+
+int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
+                    trak_error *err) {
+  trak_ui_buf sql = {0};
+  trak__ui_puts(&sql, "SELECT id, ts, dur, track_id, depth FROM slice WHERE name LIKE ");
+  /* LIKE's wildcards in the text match themselves: escape them with '\'. */
+  trak_ui_buf pattern = {0};
+  trak__ui_put(&pattern, "%", 1);
+  for (const char *s = text; *s; s++) {
+    if (*s == '%' || *s == '_' || *s == '\\') trak__ui_put(&pattern, "\\", 1);
+    trak__ui_put(&pattern, s, 1);
+  }
+  trak__ui_put(&pattern, "%", 1);
+  trak__ui_sql_str(&sql, pattern.s);
+  trak__ui_puts(&sql, " ESCAPE '\\' ORDER BY ts, id");
+  int rc = 0, truncated = 0;
+  if (sql.oom || pattern.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  trak__ui_puts(out, "{\"rows\":");
+  if (!rc) rc = trak__ui_rows(p, sql.s, limit, out, &truncated, err);
+  trak__ui_printf(out, ",\"truncated\":%s}", truncated ? "true" : "false");
+  trak__ui_buf_free(&sql);
+  trak__ui_buf_free(&pattern);
+  return rc;
+}
+
+int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err) {
+  return trak__ui_rows(p, "SELECT slice_id, alert_type, message FROM alert ORDER BY ts, id", 0,
+                       out, NULL, err);
+}
+
+int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
+                   trak_error *err) {
+  trak_query *q;
+  const char *tail;
+  int rc = trak_query_open(p, sql, &q, &tail, err);
+  if (rc) return rc;
+  if (!q) return trak_error_set(err, TRAK_EINVAL, "no SQL statement");
+  trak__ui_puts(out, "{\"columns\":[");
+  int cols = trak_query_column_count(q);
+  for (int c = 0; c < cols; c++) {
+    if (c) trak__ui_put(out, ",", 1);
+    trak__ui_json_str(out, trak_query_column_name(q, c));
+  }
+  trak__ui_puts(out, "],\"rows\":");
+  int truncated;
+  rc = emit_rows(q, limit, out, &truncated, err);
+  trak__ui_printf(out, ",\"truncated\":%s}", truncated ? "true" : "false");
+  return finish_query(q, rc, out, err);
+}

@@ -1,0 +1,27 @@
+# Run with cmake -P: writes OUT, a C file holding every file of DIR (the viewer, ui/) as a byte
+# array in trak__ui_assets, so that the trak binary serves and inlines them with no files around.
+file(GLOB files ${DIR}/*.html ${DIR}/*.js ${DIR}/*.css)
+list(SORT files)
+set(arrays "")
+set(table "")
+set(i 0)
+foreach(f ${files})
+  get_filename_component(name ${f} NAME)
+  get_filename_component(ext ${f} LAST_EXT)
+  if(ext STREQUAL ".html")
+    set(mime "text/html; charset=utf-8")
+  elseif(ext STREQUAL ".js")
+    set(mime "text/javascript; charset=utf-8")
+  else()
+    set(mime "text/css; charset=utf-8")
+  endif()
+  file(READ ${f} hex HEX)
+  string(REGEX REPLACE "(..)" "0x\\1," bytes "${hex}")
+  string(APPEND arrays "static const unsigned char asset${i}[] = {${bytes}0};\n")
+  string(APPEND table "    {\"${name}\", \"${mime}\", asset${i}, sizeof asset${i} - 1},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+file(WRITE ${OUT}.tmp "/* Generated from ui/ by src/ui/embed.cmake: do not edit. */\n"
+  "#include \"ui/ui.h\"\n\n${arrays}\nconst trak_ui_asset trak__ui_assets[] = {\n${table}};\n"
+  "const size_t trak__ui_asset_count = ${i};\n")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

@@ -1,0 +1,278 @@
+/*
+** This file holds `trak ui`'s HTTP server, on libmicrohttpd: it serves the embedded viewer files
+** and answers the viewer's /api/ requests from the processor. It binds to 127.0.0.1 unless told
+** otherwise, answers one request at a time (a processor is single-threaded), and refuses what a
+** web page elsewhere could send it: a Host that is not this machine (DNS rebinding) and a SQL
+** POST without the viewer's own header (a cross-site form cannot add one).
+*/
+#include <arpa/inet.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "ui/ui.h"
+
+#define MAX_BODY (1u << 20) /* bytes of SQL a POST may carry */
+#define MAX_TRACKS 4096     /* track ids in one slices/counters request */
+#define MAX_ROWS 10000      /* rows of a search or SQL answer */
+#define MAX_FLOWS 5000      /* flow arrows on one screen */
+
+struct trak_ui_server {
+  struct MHD_Daemon *daemon;
+  trak_processor *p;
+  int loopback; /* bound to loopback: only local Host headers are accepted */
+  uint16_t port;
+  trak_ui_cache *cache; /* the timeline, read once at start */
+  trak_ui_buf tracks;   /* /api/tracks, computed once at start */
+};
+
+/* One request's state across libmicrohttpd's calls: the POST body as it arrives. */
+typedef struct request {
+  trak_ui_buf body;
+  int too_big;
+} request;
+
+static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *mime,
+                                 const void *data, size_t len, enum MHD_ResponseMemoryMode mode) {
+  struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)data, mode);
+  if (!r) return MHD_NO;
+  MHD_add_response_header(r, "Content-Type", mime);
+  MHD_add_response_header(r, "Cache-Control", "no-store");
+  MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
+  enum MHD_Result ret = MHD_queue_response(c, status, r);
+  MHD_destroy_response(r);
+  return ret;
+}
+
+static enum MHD_Result send_error(struct MHD_Connection *c, unsigned status, const char *msg) {
+  trak_ui_buf b = {0};
+  trak__ui_puts(&b, "{\"error\":");
+  trak__ui_json_str(&b, msg);
+  trak__ui_puts(&b, "}");
+  if (b.oom) return MHD_NO;
+  enum MHD_Result ret = send_text(c, status, "application/json", b.s, b.len, MHD_RESPMEM_MUST_FREE);
+  if (ret == MHD_NO) free(b.s);
+  return ret;
+}
+
+/* Sends a built answer, or the error it ended with (400 for bad input, 404, 500). */
+static enum MHD_Result send_answer(struct MHD_Connection *c, trak_ui_buf *b, int rc,
+                                   const trak_error *err) {
+  if (rc || b->oom) {
+    trak__ui_buf_free(b);
+    unsigned status = rc == TRAK_ENOTFOUND ? MHD_HTTP_NOT_FOUND
+                      : rc == TRAK_EINVAL  ? MHD_HTTP_BAD_REQUEST
+                                           : MHD_HTTP_INTERNAL_SERVER_ERROR;
+    return send_error(c, status, err->message[0] ? err->message : trak_strerror(rc));
+  }
+  enum MHD_Result ret =
+      send_text(c, MHD_HTTP_OK, "application/json", b->s, b->len, MHD_RESPMEM_MUST_FREE);
+  if (ret == MHD_NO) trak__ui_buf_free(b);
+  return ret;
+}
+
+/* Parses query argument `name` as a decimal int64. Returns 0, or TRAK_EINVAL naming it. */
+static int int_arg(struct MHD_Connection *c, const char *name, int64_t *out, trak_error *err) {
+  const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+  if (!s || !*s) return trak_error_set(err, TRAK_EINVAL, "missing argument '%s'", name);
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (*end || errno)
+    return trak_error_set(err, TRAK_EINVAL, "argument '%s' is not an integer", name);
+  *out = v;
+  return 0;
+}
+
+/* Parses `tracks=1,2,3` into a malloc'ed array. Returns 0 or TRAK_EINVAL. */
+static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_error *err) {
+  const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tracks");
+  *ids = NULL, *n = 0;
+  if (!s) return trak_error_set(err, TRAK_EINVAL, "missing argument 'tracks'");
+  if (!*s) return 0;
+  int64_t *v = malloc(MAX_TRACKS * sizeof *v);
+  if (!v) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  for (;;) {
+    char *end;
+    errno = 0;
+    long long id = strtoll(s, &end, 10);
+    if (end == s || errno || (*end && *end != ',')) {
+      free(v);
+      return trak_error_set(err, TRAK_EINVAL, "argument 'tracks' is not a list of track ids");
+    }
+    if (*n == MAX_TRACKS) {
+      free(v);
+      return trak_error_set(err, TRAK_EINVAL, "more than %d tracks in one request", MAX_TRACKS);
+    }
+    v[(*n)++] = id;
+    if (!*end) break;
+    s = end + 1;
+  }
+  *ids = v;
+  return 0;
+}
+
+typedef int (*tracks_answer)(const trak_ui_cache *, const int64_t *, size_t, const trak_ui_range *,
+                             trak_ui_buf *, trak_error *);
+
+/* /api/slices and /api/counters: tracks, start, end and px arguments. */
+static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer fn,
+                     trak_ui_buf *out, trak_error *err) {
+  trak_ui_range r;
+  int64_t *ids;
+  size_t n;
+  int rc = int_arg(c, "start", &r.start, err);
+  if (!rc) rc = int_arg(c, "end", &r.end, err);
+  if (!rc) rc = int_arg(c, "px", &r.px, err);
+  if (!rc) rc = track_list(c, &ids, &n, err);
+  if (rc) return rc;
+  rc = fn(s->cache, ids, n, &r, out, err);
+  free(ids);
+  return rc;
+}
+
+static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, const char *what) {
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  int rc;
+  int64_t a, b;
+  if (!strcmp(what, "tracks")) {
+    return send_text(c, MHD_HTTP_OK, "application/json", s->tracks.s, s->tracks.len,
+                     MHD_RESPMEM_PERSISTENT);
+  } else if (!strcmp(what, "slices")) {
+    rc = per_track(s, c, trak__ui_slices, &out, &err);
+  } else if (!strcmp(what, "counters")) {
+    rc = per_track(s, c, trak__ui_counters, &out, &err);
+  } else if (!strcmp(what, "flows")) {
+    rc = int_arg(c, "start", &a, &err);
+    if (!rc) rc = int_arg(c, "end", &b, &err);
+    if (!rc) rc = trak__ui_flows(s->cache, a, b, MAX_FLOWS, &out, &err);
+  } else if (!strcmp(what, "alerts")) {
+    rc = trak__ui_alerts(s->p, &out, &err);
+  } else if (!strcmp(what, "slice")) {
+    rc = int_arg(c, "id", &a, &err);
+    if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);
+  } else if (!strcmp(what, "search")) {
+    const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+    rc = q && *q ? trak__ui_search(s->p, q, MAX_ROWS, &out, &err)
+                 : trak_error_set(&err, TRAK_EINVAL, "missing argument 'q'");
+  } else {
+    return send_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint");
+  }
+  return send_answer(c, &out, rc, &err);
+}
+
+/* True if the Host header names this machine (any port: the URL printed is what users open). */
+static int local_host(struct MHD_Connection *c) {
+  const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+  if (!h) return 0;
+  static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
+  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+    size_t n = strlen(names[i]);
+    if (!strncasecmp(h, names[i], n) && (h[n] == 0 || h[n] == ':')) return 1;
+  }
+  return 0;
+}
+
+static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
+                              const char *method, const char *version, const char *upload,
+                              size_t *upload_size, void **state) {
+  trak_ui_server *s = cls;
+  int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
+  int is_post = !strcmp(method, "POST");
+  int is_query = !strcmp(url, "/api/query");
+  request *req = *state;
+  if (!req) { /* first call: headers only; refuse early what will never be answered */
+    if (s->loopback && !local_host(c))
+      return send_error(c, MHD_HTTP_FORBIDDEN, "Host must be 127.0.0.1 or localhost");
+    if (is_query ? !is_post : !is_get)
+      return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
+                        is_query ? "use POST for /api/query" : "use GET");
+    req = calloc(1, sizeof *req);
+    if (!req) return MHD_NO;
+    *state = req;
+    return MHD_YES;
+  }
+  if (*upload_size) { /* a piece of the POST body */
+    if (req->body.len + *upload_size > MAX_BODY)
+      req->too_big = 1;
+    else
+      trak__ui_put(&req->body, upload, *upload_size);
+    *upload_size = 0;
+    return MHD_YES;
+  }
+  if (is_query) {
+    if (req->too_big) return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
+    const char *mark = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trak-Request");
+    if (!mark) return send_error(c, MHD_HTTP_FORBIDDEN, "missing X-Trak-Request header");
+    if (!req->body.s || memchr(req->body.s, 0, req->body.len))
+      return send_error(c, MHD_HTTP_BAD_REQUEST, "the body must be SQL text");
+    trak_ui_buf out = {0};
+    trak_error err = {0};
+    int rc = trak__ui_query(s->p, req->body.s, MAX_ROWS, &out, &err);
+    return send_answer(c, &out, rc, &err);
+  }
+  if (!strncmp(url, "/api/", 5)) return api_get(s, c, url + 5);
+  const trak_ui_asset *a = trak__ui_asset_find(!strcmp(url, "/") ? "index.html" : url + 1);
+  if (!a) return send_error(c, MHD_HTTP_NOT_FOUND, "not found");
+  return send_text(c, MHD_HTTP_OK, a->mime, a->data, a->len, MHD_RESPMEM_PERSISTENT);
+}
+
+static void completed(void *cls, struct MHD_Connection *c, void **state,
+                      enum MHD_RequestTerminationCode code) {
+  request *req = *state;
+  if (!req) return;
+  trak__ui_buf_free(&req->body);
+  free(req);
+  *state = NULL;
+}
+
+int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
+                          trak_error *err) {
+  *out = NULL;
+  const char *bind = o && o->bind ? o->bind : "127.0.0.1";
+  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons(o ? o->port : 0)};
+  if (inet_pton(AF_INET, bind, &addr.sin_addr) != 1)
+    return trak_error_set(err, TRAK_EINVAL, "--bind %s: not an IPv4 address", bind);
+  trak_ui_server *s = calloc(1, sizeof *s);
+  if (!s) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  s->p = p;
+  s->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
+  int rc = trak__ui_cache_new(p, &s->cache, err);
+  if (!rc) rc = trak__ui_tracks(p, s->cache, &s->tracks, err);
+  if (!rc && s->tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (rc) {
+    trak__ui_server_stop(s);
+    return rc;
+  }
+  s->daemon = MHD_start_daemon(
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL, handle, s,
+      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+  if (!s->daemon) {
+    trak__ui_server_stop(s);
+    return trak_error_set(err, TRAK_EIO, "cannot listen on %s:%u (port in use?)", bind,
+                          (unsigned)ntohs(addr.sin_port));
+  }
+  const union MHD_DaemonInfo *info = MHD_get_daemon_info(s->daemon, MHD_DAEMON_INFO_BIND_PORT);
+  s->port = info ? info->port : ntohs(addr.sin_port);
+  *out = s;
+  return 0;
+}
+
+uint16_t trak__ui_server_port(const trak_ui_server *s) {
+  return s->port;
+}
+
+void trak__ui_server_stop(trak_ui_server *s) {
+  if (!s) return;
+  if (s->daemon) MHD_stop_daemon(s->daemon);
+  trak__ui_buf_free(&s->tracks);
+  trak__ui_cache_free(s->cache);
+  free(s);
+}

@@ -1,0 +1,138 @@
+/*
+** The timeline viewer's internal interface (`trak ui`, `trak html`): a growable text buffer with
+** JSON helpers, the data answers the viewer asks for (read through the public query API only),
+** the HTTP server around them, the self-contained HTML report, and the viewer's embedded files.
+*/
+#ifndef TRAK_UI_H
+#define TRAK_UI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "trak/error.h"
+#include "trak/processor.h"
+#include "ui/cache.h"
+
+/* ---- text buffer (json_buf.c) -------------------------------------------------------- */
+
+typedef struct trak_ui_buf {
+  char *s;    /* NUL-terminated once anything is written; NULL while empty */
+  size_t len; /* bytes used, excluding the NUL */
+  size_t cap; /* bytes allocated */
+  int oom;    /* an allocation failed: the text is incomplete */
+} trak_ui_buf;
+
+void trak__ui_put(trak_ui_buf *b, const char *s, size_t n);
+void trak__ui_puts(trak_ui_buf *b, const char *s);
+void trak__ui_printf(trak_ui_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* `s` as a JSON string literal (NULL as null). '<' is written as \u003c so that the text can sit
+** inside an HTML <script> element. */
+void trak__ui_json_str(trak_ui_buf *b, const char *s);
+/* A double as JSON: NaN and infinities (which JSON lacks) become null. */
+void trak__ui_json_double(trak_ui_buf *b, double v);
+/* `s` as one SQL string literal, quotes doubled. */
+void trak__ui_sql_str(trak_ui_buf *b, const char *s);
+void trak__ui_buf_free(trak_ui_buf *b);
+
+/* ---- data answers (data.c, details.c) ------------------------------------------------- */
+/* The timeline answers (slices, counters, flows) come from the cache (cache.h), read once from
+** the tables; the others run SQL. */
+/* Each appends one JSON value to `out` and returns 0, or a negative TRAK_E* code with `err`
+** set (TRAK_EINVAL for a bad argument or SQL, TRAK_ENOMEM). On error `out` may hold a partial
+** answer: callers send the error instead. */
+
+/* A range of the timeline at a resolution: [start, end] in trace nanoseconds, `px` nanoseconds
+** per pixel column (at least 1). */
+typedef struct trak_ui_range {
+  int64_t start, end, px;
+} trak_ui_range;
+
+/* The trace's bounds, processes, threads and tracks with what the viewer needs to lay them out:
+** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
+** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
+** unit,max_depth,first_ts,is_counter,metric,count]...]}. */
+int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
+
+/* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
+** depth: the longest slice starting in that column stands for all of them.
+** {"<track>":[[depth,ts,dur,id,name,count]...],...}. */
+int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
+                    trak_ui_buf *out, trak_error *err);
+
+/* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
+** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */
+int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
+
+/* Flows whose arrow crosses [start, end], at most `limit`:
+** [[out_id,out_track,out_ts,out_dur,out_depth,in_id,in_track,in_ts,in_dur,in_depth]...]. */
+int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
+                   trak_ui_buf *out, trak_error *err);
+
+/* Slices whose name contains `text` (ASCII case-insensitive), in time order, at most `limit`:
+** {"rows":[[id,ts,dur,track_id,depth]...],"truncated":bool}. */
+int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
+                    trak_error *err);
+
+/* The analysis layer's alerts, in time order: [[slice_id,alert_type,message]...]. */
+int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err);
+
+/* Runs one SQL statement: {"columns":[...],"rows":[[...]...],"truncated":bool}, at most `limit`
+** rows. */
+int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
+                   trak_error *err);
+
+/* Everything the details panel shows about slice `id`: {"slice":{...},"args":[[key,value]...],
+** "description","doc_link","ancestors":[[id,name,ts,dur,depth]...],"flows_out":[[flow_id,
+** slice_id,name,ts]...],"flows_in":[...]}. TRAK_ENOTFOUND when there is no such slice. */
+int trak__ui_slice_details(trak_processor *p, int64_t id, trak_ui_buf *out, trak_error *err);
+
+/* Appends the rows of `sql` as a JSON array of arrays, at most `limit` rows (0: no limit);
+** *truncated (may be NULL) says whether rows were left out. */
+int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
+                  int *truncated, trak_error *err);
+
+/* ---- embedded viewer files (generated from ui/ by the build) -------------------------- */
+
+typedef struct trak_ui_asset {
+  const char *name; /* "index.html", "viewer.js", ... */
+  const char *mime;
+  const unsigned char *data;
+  size_t len;
+} trak_ui_asset;
+extern const trak_ui_asset trak__ui_assets[];
+extern const size_t trak__ui_asset_count;
+/* The asset called `name`, or NULL. */
+const trak_ui_asset *trak__ui_asset_find(const char *name);
+
+/* ---- HTTP server (server.c) ------------------------------------------------------------ */
+
+typedef struct trak_ui_server trak_ui_server;
+typedef struct trak_ui_server_options {
+  const char *bind; /* an IPv4 address; NULL: 127.0.0.1 (loopback only) */
+  uint16_t port;    /* 0: any free port */
+} trak_ui_server_options;
+
+/* Serves the viewer and its data answers for `p` (finished) on a thread of its own; `p` must not
+** be used by the caller until trak__ui_server_stop. Requests are answered one at a time.
+** Returns 0, TRAK_EINVAL for a bad bind address, TRAK_EIO when the port cannot be bound. */
+int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
+                          trak_error *err);
+uint16_t trak__ui_server_port(const trak_ui_server *s);
+/* Stops serving and frees the server (not the processor). NULL is allowed. */
+void trak__ui_server_stop(trak_ui_server *s);
+
+/* ---- self-contained report (html.c) ---------------------------------------------------- */
+
+typedef struct trak_ui_html_options {
+  size_t max_slices;  /* above this many slices (0: 200000) the slices are summarised */
+  size_t max_details; /* details embedded for at most this many slices, longest first (0: 5000) */
+  const char *title;  /* shown in the page; NULL: "trace" */
+} trak_ui_html_options;
+
+/* Writes the viewer with the trace's data inlined. *summary (may be NULL) receives a one-line
+** message (static storage until the next call) when the data was summarised, else NULL. */
+int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf *out,
+                  const char **summary, trak_error *err);
+
+#endif /* TRAK_UI_H */
