@@ -300,6 +300,31 @@ static void graphs(void **state) {
        "8|2|1"},
   };
   run_checks(p, c, sizeof c / sizeof *c);
+  /* Weight-bounded: each root on its own; the node passing the target is kept with a floor. */
+  static const check w[] = {
+      {"CREATE PERFETTO TABLE wedges AS SELECT 1 AS source_node_id, 2 AS dest_node_id, "
+       "1 AS edge_weight UNION ALL SELECT 1, 3, 5 UNION ALL SELECT 2, 4, 1 UNION ALL "
+       "SELECT 4, 5, 1 UNION ALL SELECT 3, 6, 1 UNION ALL SELECT 5, 1, 1;"
+       "SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "3 AS root_target_weight UNION ALL SELECT 3, 10), 1)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4\n1|3|1\n3|3|NULL\n3|6|3"},
+      {"SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "3 AS root_target_weight), 0)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4"},
+      {"SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "2 AS root_target_weight), 1)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4"},
+  };
+  run_checks(p, w, sizeof w / sizeof *w);
+  /* slices.flow on the seed trace with flows 0 -> 1 -> 2. */
+  size_t len;
+  char *text = tu_read_file(tu_source_path("tests/data/seed/07_flows.pbtxt"), &len);
+  trak_processor *flows = sc_open(text);
+  free(text);
+  assert_string_equal(sc_rows(flows, "INCLUDE PERFETTO MODULE slices.flow;"
+                                     "SELECT * FROM _slice_following_flow!(slice)"),
+                      "0|0|NULL\n0|1|0\n0|2|1\n1|1|NULL\n1|2|1");
+  trak_processor_free(flows);
   assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_graph('nope', 'SELECT 1, 2')"),
                          "unknown algorithm 'nope'"));
   assert_non_null(strstr(sc_error(p, "SELECT * FROM graph_reachable_dfs!(nosuch, (SELECT 1 AS "

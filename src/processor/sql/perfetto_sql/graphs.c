@@ -8,6 +8,10 @@
 **     every node reachable from the root (NULL for the root).
 **   'partition': query_a gives a forest (id, parent_id, group_key); rows (id, parent, group_key)
 **     where parent is the nearest ancestor in the same group.
+**   'weight_floor' / 'weight_ceiling': query_a gives edges (source, dest, weight), query_b roots
+**     (node, target weight); rows (root, node, parent) of a depth-first search from each root
+**     on its own, stopping once the weights of the nodes taken pass the target (the node that
+**     passes it is kept with 'weight_floor', not with 'weight_ceiling').
 ** Node ids are any integers; they are numbered densely on the way in.
 */
 #include <stdlib.h>
@@ -275,6 +279,84 @@ static void partition(forest *f, out_rows *o) {
   }
 }
 
+/* ---- weight-bounded search ------------------------------------------------------------------- */
+
+typedef struct weighted {
+  graph *g;
+  u32_vec from, to, weight;
+} weighted;
+
+static void weighted_row(void *ctx, const int64_t *v, const int *null) {
+  weighted *w = ctx;
+  if (null[0] || null[1]) return;
+  trak_vec_push(w->from, node(w->g, v[0]));
+  trak_vec_push(w->to, node(w->g, v[1]));
+  trak_vec_push(w->weight, null[2] ? 0 : (uint32_t)v[2]);
+}
+
+typedef struct roots {
+  graph *g;
+  u32_vec node, target;
+} roots;
+
+static void root_row(void *ctx, const int64_t *v, const int *null) {
+  roots *r = ctx;
+  if (null[0]) return;
+  trak_vec_push(r->node, node(r->g, v[0]));
+  trak_vec_push(r->target, null[1] ? 0 : (uint32_t)v[1]);
+}
+
+/* The search of each root on its own: a stack of (node, edge weight, parent), children pushed
+** last to first; a node's weight counts when it is taken. */
+static int weight_bounded(sqlite3 *db, const char *qa, const char *qb, int floor_kept, out_rows *o,
+                          char **err) {
+  graph g = {0};
+  weighted w = {&g, {0}, {0}, {0}};
+  roots r = {&g, {0}, {0}};
+  int rc = each_row(db, qa, 3, weighted_row, &w, err);
+  if (rc == SQLITE_OK && qb) rc = each_row(db, qb, 2, root_row, &r, err);
+  size_t n = g.ids.n;
+  uint32_t *off = calloc(n + 1, sizeof *off), *adj = malloc((w.from.n + 1) * sizeof *adj);
+  uint32_t *wt = malloc((w.from.n + 1) * sizeof *wt), *fill = calloc(n + 1, sizeof *fill);
+  uint8_t *seen = malloc(n + 1);
+  uint32_t *stack = malloc((w.from.n + 1) * 3 * sizeof *stack);
+  if (rc == SQLITE_OK && (!off || !adj || !wt || !fill || !seen || !stack)) rc = SQLITE_NOMEM;
+  for (size_t i = 0; rc == SQLITE_OK && i < w.from.n; i++)
+    off[w.from.v[i] + 1]++;
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++)
+    off[i + 1] += off[i];
+  for (size_t i = 0; rc == SQLITE_OK && i < w.from.n; i++) {
+    uint32_t at = off[w.from.v[i]] + fill[w.from.v[i]]++;
+    adj[at] = w.to.v[i];
+    wt[at] = w.weight.v[i];
+  }
+  for (size_t k = 0; rc == SQLITE_OK && k < r.node.n; k++) {
+    memset(seen, 0, n + 1);
+    size_t top = 0;
+    uint64_t total = 0;
+    stack[top++] = r.node.v[k], stack[top++] = 0, stack[top++] = NONE;
+    while (top) {
+      top -= 3;
+      uint32_t v = stack[top], weight = stack[top + 1], parent = stack[top + 2];
+      if (seen[v]) continue;
+      seen[v] = 1;
+      total += weight;
+      if (!floor_kept && total > r.target.v[k]) break;
+      emit(o, g.ids.v[r.node.v[k]], g.ids.v[v], 0, parent == NONE ? 0 : g.ids.v[parent],
+           parent == NONE);
+      if (total > r.target.v[k]) break;
+      for (uint32_t e = off[v + 1]; e > off[v]; e--)
+        if (!seen[adj[e - 1]])
+          stack[top++] = adj[e - 1], stack[top++] = wt[e - 1], stack[top++] = v;
+    }
+  }
+  free(off), free(adj), free(wt), free(fill), free(seen), free(stack);
+  trak_vec_free(w.from), trak_vec_free(w.to), trak_vec_free(w.weight);
+  trak_vec_free(r.node), trak_vec_free(r.target);
+  graph_free(&g);
+  return rc;
+}
+
 /* ---- the table function --------------------------------------------------------------------- */
 
 typedef struct gv_vtab {
@@ -376,6 +458,8 @@ static int run(sqlite3 *db, const char *algo, const char *qa, const char *qb, ou
       if (rc == SQLITE_OK) dominators(&g, &rev, starts.v.v[0], o);
     }
     trak_vec_free(starts.v);
+  } else if (!strcmp(algo, "weight_floor") || !strcmp(algo, "weight_ceiling")) {
+    rc = weight_bounded(db, qa, qb, !strcmp(algo, "weight_floor"), o, err);
   } else if (!strcmp(algo, "partition")) {
     forest f = {&g, {0}, {0}, {0}};
     rc = each_row(db, qa, 3, forest_row, &f, err);
