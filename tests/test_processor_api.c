@@ -211,9 +211,10 @@ static void test_typed_rows_and_names(void **state) {
   trak_processor *p = import_chunks(b.start, trak_pb_buf_len(&b), 1 << 20);
   trak_query *q;
   trak_error err = {0};
-  assert_int_equal(
-      trak_query_open(p, "SELECT 42 AS i, 2.5 AS d, 'x' AS s, NULL AS n", &q, NULL, &err), 0);
-  assert_int_equal(trak_query_column_count(q), 4);
+  assert_int_equal(trak_query_open(p, "SELECT 42 AS i, 2.5 AS d, 'x' AS s, NULL AS n, x'00ff41'",
+                                   &q, NULL, &err),
+                   0);
+  assert_int_equal(trak_query_column_count(q), 5);
   assert_string_equal(trak_query_column_name(q, 0), "i");
   assert_string_equal(trak_query_column_name(q, 3), "n");
   assert_int_equal(trak_query_next(q, &err), 1);
@@ -224,6 +225,14 @@ static void test_typed_rows_and_names(void **state) {
   assert_int_equal(trak_query_type(q, 2), TRAK_VALUE_STRING);
   assert_string_equal(trak_query_string(q, 2), "x");
   assert_int_equal(trak_query_type(q, 3), TRAK_VALUE_NULL);
+  /* Blobs are their own type and read as bytes, NUL included; NULL has no bytes. */
+  assert_int_equal(trak_query_type(q, 4), TRAK_VALUE_BLOB);
+  size_t len;
+  const unsigned char *v = trak_query_blob(q, 4, &len);
+  assert_int_equal(len, 3);
+  assert_memory_equal(v, "\x00\xff\x41", 3);
+  assert_null(trak_query_blob(q, 3, &len));
+  assert_int_equal(len, 0);
   assert_int_equal(trak_query_next(q, &err), 0);
   trak_query_free(q);
 
@@ -329,6 +338,32 @@ static void test_text_trace(void **state) {
   trak_processor_free(p);
 }
 
+/* An interrupt stops the running statement with an error; the next statement runs. */
+static void test_interrupt(void **state) {
+  trak_pb_buf b;
+  build_trace(&b, 1);
+  trak_processor *p = import_chunks(b.start, trak_pb_buf_len(&b), 1 << 20);
+  trak_query *q;
+  trak_error err = {0};
+  trak_processor_interrupt(p); /* idle: no effect on what runs later */
+  assert_int_equal(trak_query_open(p,
+                                   "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c)"
+                                   " SELECT x FROM c",
+                                   &q, NULL, &err),
+                   0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  trak_processor_interrupt(p);
+  assert_int_equal(trak_query_next(q, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "interrupt"));
+  trak_query_free(q);
+  assert_int_equal(trak_query_open(p, "SELECT 7", &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  assert_int_equal(trak_query_int(q, 0), 7);
+  trak_query_free(q);
+  trak_processor_free(p);
+  trak_pb_buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chunk_splits_give_same_tables),
@@ -337,6 +372,7 @@ int main(void) {
       cmocka_unit_test(test_truncated_trace_keeps_valid_packets),
       cmocka_unit_test(test_corrupt_bytes_stop_with_offset),
       cmocka_unit_test(test_typed_rows_and_names),
+      cmocka_unit_test(test_interrupt),
       cmocka_unit_test(test_errors_are_values),
       cmocka_unit_test(test_stats_api),
       cmocka_unit_test(test_export_to_sqlite_file),

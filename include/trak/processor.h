@@ -91,7 +91,8 @@ typedef enum trak_value_type {
   TRAK_VALUE_NULL = 0,
   TRAK_VALUE_INT = 1,
   TRAK_VALUE_DOUBLE = 2,
-  TRAK_VALUE_STRING = 3
+  TRAK_VALUE_STRING = 3,
+  TRAK_VALUE_BLOB = 4 /* bytes: read with trak_query_blob (trak_query_string gives their text) */
 } trak_value_type;
 
 /* Compiles the first SQL statement of `sql` (after finish). *tail (if not NULL) receives the
@@ -113,8 +114,16 @@ TRAK_API trak_value_type trak_query_type(trak_query *q, int col);
 TRAK_API int64_t trak_query_int(trak_query *q, int col);
 TRAK_API double trak_query_double(trak_query *q, int col);
 TRAK_API const char *trak_query_string(trak_query *q, int col);
+/* The bytes of a value and their count in *len (any type; a NULL value gives NULL, 0). Valid
+** until the next trak_query_next. */
+TRAK_API const void *trak_query_blob(trak_query *q, int col, size_t *len);
 
 TRAK_API void trak_query_free(trak_query *q);
+
+/* Makes the statement running on `p` (in another thread, or from a signal handler: it only
+** sets a flag) stop soon with TRAK_EINVAL and the message "interrupted". Statements started
+** later run normally. */
+TRAK_API void trak_processor_interrupt(trak_processor *p);
 
 /* A batch of rows in columns, for callers that move whole results (Python, dataframes) rather
 ** than values one at a time. Filled by trak_query_fetch_columns; every pointer stays valid until

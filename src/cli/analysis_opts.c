@@ -31,7 +31,7 @@ int trak_cli_analysis_parse(const char *cmd, void (*usage)(FILE *out), int argc,
   o->format = TRAK_CLI_TABLE;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
-    int has_value = i + 1 < argc;
+    int has_value = i + 1 < argc, bad;
     if (trak_cli_is_help(a)) {
       usage(stdout);
       return 0;
@@ -43,21 +43,17 @@ int trak_cli_analysis_parse(const char *cmd, void (*usage)(FILE *out), int argc,
       if (!strchr(argv[++i], '='))
         return usage_error(cmd, "--param wants key=value, not ", argv[i]);
       o->params[o->n_params++] = argv[i];
-    } else if ((allowed & OPT_FORMAT) && !strcmp(a, "--format") && has_value) {
-      const char *f = argv[++i];
-      if (!strcmp(f, "text"))
-        o->format = TRAK_CLI_TABLE;
-      else if (trak_cli_parse_format(f, &o->format))
-        return usage_error(cmd, "unknown format (text, csv or json): ", f);
+    } else if ((allowed & OPT_FORMAT) &&
+               trak_cli_format_option(cmd, argc, argv, &i, &o->format, &bad)) {
+      if (bad) return 2;
     } else if ((allowed & OPT_FAIL_ON) && !strcmp(a, "--fail-on") && has_value) {
       o->fail_on = argv[++i];
       if (strcmp(o->fail_on, "warning") && strcmp(o->fail_on, "error"))
         return usage_error(cmd, "--fail-on wants warning or error, not ", o->fail_on);
     } else if ((allowed & OPT_OUTPUT) && !strcmp(a, "-o") && has_value) {
       o->output = argv[++i];
-    } else if (a[0] == '-' && a[1]) {
-      usage(stderr);
-      return 2;
+    } else if (trak_cli_is_option(a)) {
+      return trak_cli_unknown_option(cmd, a);
     } else if (!o->trace) {
       o->trace = a;
     } else {

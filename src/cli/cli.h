@@ -37,29 +37,71 @@ int trak_cli_annotate(int argc, char **argv);
 int trak_cli_ui(int argc, char **argv);
 int trak_cli_html(int argc, char **argv);
 
-/* `--descriptions FILE` (any command, any position; repeatable): main() takes them out of argv
-** and every opened trace gets their rules (descriptions_opt.c). Returns the new argc. */
-int trak_cli_take_descriptions(int argc, char **argv);
+/* `--descriptions FILE` (repeatable) and `--allow-empty`, any command, any position: main()
+** takes them out of argv (global_opts.c). Returns the new argc. */
+int trak_cli_take_global_options(int argc, char **argv);
 /* Loads the --descriptions files into `p`. Returns 0, or 1 after printing the error. */
 int trak_cli_apply_descriptions(const char *cmd, trak_processor *p);
+/* 1 when --allow-empty was given. */
+int trak_cli_allow_empty(void);
 
-/* Opens a trace for command `cmd` with progress and warnings on stderr. Returns 0, or 1 after
-** printing the error. */
+/* Opens a trace for command `cmd` (trace_open.c) with progress and warnings on stderr, under
+** the one rule of every command: input in which nothing could be read (the first bytes match
+** no format, or no packet or event decoded before the first malformed byte) is an error naming
+** the file and what was expected; a trace without events is a warning unless --allow-empty.
+** `diag` (may be NULL) receives every problem; when given, the caller reports them and no
+** warning lines are printed. Returns 0, or 1 after printing the error (*out is then NULL). */
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out);
+int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn diag,
+                             void *user, trak_processor **out);
+/* The same rule for commands that read a trace's bytes without importing it (dump, convert):
+** `len` bytes of binary trace loaded from `path`. Returns 0, or 1 after printing the error. */
+int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len);
 
-/* Query result printing, shared by query and shell (query_output.c). */
-typedef enum trak_cli_format { TRAK_CLI_CSV, TRAK_CLI_TABLE, TRAK_CLI_JSON } trak_cli_format;
+/* Query result printing, shared by query, shell, metrics and alerts (query_output.c,
+** table_output.c). */
+typedef enum trak_cli_format {
+  TRAK_CLI_TP,    /* trace_processor_shell's csv, byte for byte (query's default) */
+  TRAK_CLI_CSV,   /* RFC 4180: NULL an empty field, doubles round-trip */
+  TRAK_CLI_TABLE, /* aligned columns for people ("text" is another name for it) */
+  TRAK_CLI_JSON   /* an array of one object per row */
+} trak_cli_format;
+#define TRAK_CLI_FORMATS "table, csv, json or tp"
+
+typedef struct trak_cli_output {
+  FILE *out;
+  trak_cli_format format;
+  int headers; /* print the column names (tp, csv, table) */
+} trak_cli_output;
+
+/* Parses a format word. Returns 0, or -1 if it names none. */
 int trak_cli_parse_format(const char *s, trak_cli_format *out);
+/* If argv[*i] is `--format F` or `--format=F`, consumes it (advancing *i past the value) and
+** returns 1; an unknown F is reported (naming cmd) and sets *bad. Returns 0 otherwise. */
+int trak_cli_format_option(const char *cmd, int argc, char **argv, int *i, trak_cli_format *out,
+                           int *bad);
 /* Prints one open query's rows. Returns 0 or the query's error. */
-int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak_error *err);
-/* Runs every statement of `sql`, printing those that return rows, blank-line separated. */
-int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_format format,
-                     trak_error *err);
+int trak_cli_print_result(const trak_cli_output *o, trak_query *q, trak_error *err);
+int trak_cli_print_table(const trak_cli_output *o, trak_query *q, trak_error *err);
+/* Runs every statement of `sql`, printing those that return rows, blank-line separated.
+** Returns 0 or the first error (the statements before it ran). */
+int trak_cli_run_sql(const trak_cli_output *o, trak_processor *p, const char *sql, trak_error *err);
+/* Writes the shortest text that reads back as exactly `v` ("0.1", "1e-09", "2.0", "nan",
+** "inf") into buf (32 bytes are enough). */
+void trak_cli_format_double(char *buf, size_t size, double v);
+/* Writes `s` as a JSON string: control characters escaped, bytes that are not UTF-8 become
+** U+FFFD. */
+void trak_cli_json_string(FILE *out, const char *s);
+/* Writes bytes as x'0a1b...'. */
+void trak_cli_blob_hex(FILE *out, const void *data, size_t len);
+/* Decodes the UTF-8 sequence at s into *cp and returns its length (1-4), or 0 when the bytes
+** there are not valid UTF-8 (overlong, surrogate, cut short by the NUL). */
+size_t trak_cli_utf8_len(const unsigned char *s, unsigned *cp);
 
 /* Tabular events input of `trak convert` (CSV / JSON Lines; events_input.c). */
 typedef struct trak_cli_events_opts {
-  int keep_going;  /* bad rows are printed and skipped */
-  int seeded;      /* --seed: reproducible sequence id and track uuids from `seed` */
+  int keep_going; /* bad rows are printed and skipped */
+  int seeded;     /* --seed: reproducible sequence id and track uuids from `seed` */
   uint64_t seed;
 } trak_cli_events_opts;
 /* The tabular events format of `path` by its name or first line; AUTO (0) if it is none. */
@@ -73,9 +115,8 @@ int trak_cli_convert_events(const char *path, trak_events_format format, const c
                             trak_error *err);
 /* Converts the events at `path` into binary trace bytes in memory (malloc'ed, caller frees).
 ** Returns 0 or a negative code with `err` set. */
-int trak_cli_load_events(const char *path, trak_events_format format,
-                         const trak_cli_events_opts *o, uint8_t **bin, size_t *len,
-                         trak_error *err);
+int trak_cli_load_events(const char *path, trak_events_format format, const trak_cli_events_opts *o,
+                         uint8_t **bin, size_t *len, trak_error *err);
 
 /* `--run A,B --metrics-dir DIR --param K=V` for `trak query` (analysis_opts.c). */
 typedef struct trak_cli_metric_args {
@@ -102,6 +143,14 @@ int trak_cli_viewer_open(const char *cmd, trak_cli_viewer_args *a, trak_processo
 /* Prints "trak <cmd>: <message>" to stderr and returns exit code 1. */
 int trak_cli_fail(const char *cmd, const trak_error *err);
 int trak_cli_failf(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "trak <cmd>: unknown option '<arg>' (see trak <cmd> --help)" and returns 2, the
+** exit status of bad usage. */
+int trak_cli_unknown_option(const char *cmd, const char *arg);
+/* Prints "trak <cmd>: <what> (see trak <cmd> --help)" and returns 2. */
+int trak_cli_usage_error(const char *cmd, const char *what);
+/* True if arg looks like an option ("-x", "--x"; "-" alone is stdin). */
+int trak_cli_is_option(const char *arg);
 
 /* True if argv[i] is -h or --help. */
 int trak_cli_is_help(const char *arg);

@@ -10,7 +10,7 @@
 
 static const char usage[] =
     "usage: trak alerts TRACE --run NAME[,NAME...] [--fail-on warning|error]\n"
-    "                   [--metrics-dir DIR] [--param KEY=VALUE]... [--format text|csv|json]\n"
+    "                   [--metrics-dir DIR] [--param KEY=VALUE]... [--format table|csv|json|tp]\n"
     "Runs the metrics and prints their alerts by time. Exit status: 0, or 3 with --fail-on\n"
     "when an alert at that level (error counts as warning too) exists, 1 on errors.\n";
 
@@ -56,7 +56,7 @@ int trak_cli_alerts(int argc, char **argv) {
                        "FROM alert ORDER BY ts, id",
                        &q, NULL, &err);
   if (!rc) {
-    rc = trak_cli_print_result(stdout, q, o.format, &err);
+    rc = trak_cli_print_result(&(trak_cli_output){stdout, o.format, 1}, q, &err);
     trak_query_free(q);
   }
   int64_t counts[2] = {0, 0};

@@ -51,28 +51,28 @@ static int problem_cmp(const void *a, const void *b) {
 }
 
 int trak_cli_check(int argc, char **argv) {
-  if (argc != 2 || trak_cli_is_help(argv[1])) {
-    fputs("usage: trak check TRACE\nLists every problem in TRACE with its packet index; exits 1 "
-          "if any is an error.\n",
-          argc == 2 ? stdout : stderr);
-    return argc == 2 ? 0 : 2;
+  static const char usage[] = "usage: trak check TRACE [--allow-empty]\nLists every problem in "
+                              "TRACE with its packet index; exits 1 if any is an error.\n";
+  if (argc == 2 && trak_cli_is_help(argv[1])) {
+    fputs(usage, stdout);
+    return 0;
+  }
+  if (argc == 2 && trak_cli_is_option(argv[1])) return trak_cli_unknown_option("check", argv[1]);
+  if (argc != 2) {
+    fputs(usage, stderr);
+    return 2;
   }
   check_ctx c = {0};
-  trak_processor_options opts = {on_problem, NULL, &c};
   trak_processor *p;
-  trak_error err = {0};
-  int rc = trak_processor_open_file(argv[1], &opts, &p, &err);
+  /* Opening applies the --descriptions rules: a bad rules file is a problem too. */
+  int rc = trak_cli_open_trace_diag("check", argv[1], on_problem, &c, &p);
   if (c.n) qsort(c.v, c.n, sizeof *c.v, problem_cmp);
   for (size_t i = 0; i < c.n; i++) {
     puts(c.v[i].line);
     free(c.v[i].line);
   }
   free(c.v);
-  if (rc) return trak_cli_fail("check", &err);
-  if (trak_cli_apply_descriptions("check", p)) { /* a bad rules file is a problem too */
-    trak_processor_free(p);
-    return 1;
-  }
+  if (rc) return 1;
   printf("%s: %llu events, %u errors, %u warnings\n", argv[1],
          (unsigned long long)trak_processor_event_count(p), c.errors, c.warnings);
   trak_processor_free(p);

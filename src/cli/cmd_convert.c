@@ -36,8 +36,8 @@ static const char CONVERT_HELP[] =
     "byte-for-byte reproducible output.\n";
 
 /* Writes the binary trace `bin` to `out_path` in `format`. */
-static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin,
-                    size_t len, trak_error *err) {
+static int write_as(const char *out_path, trak_trace_format format, const uint8_t *bin, size_t len,
+                    trak_error *err) {
   if (format == TRAK_FORMAT_PROTO) return trak_cli_write_file(out_path, bin, len, err);
   trak_pb_buf text;
   trak_pb_buf_init_heap(&text);
@@ -76,8 +76,10 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
   trak_processor_free(p);
   if (rc) return trak_cli_fail("convert", &err);
   if (dropped)
-    fprintf(stderr, "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
-            "(zero-length or not on a thread); not written\n", (unsigned long long)dropped);
+    fprintf(stderr,
+            "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
+            "(zero-length or not on a thread); not written\n",
+            (unsigned long long)dropped);
   return 0;
 }
 
@@ -105,11 +107,16 @@ int trak_cli_convert(int argc, char **argv) {
       fputs(CONVERT_HELP, stdout);
       return 0;
     }
-    if (!strcmp(argv[i], "--to") && i + 1 < argc) to = argv[++i];
-    else if (!strncmp(argv[i], "--to=", 5)) to = argv[i] + 5;
-    else if (!strcmp(argv[i], "--from") && i + 1 < argc) from = argv[++i];
-    else if (!strncmp(argv[i], "--from=", 7)) from = argv[i] + 7;
-    else if (!strcmp(argv[i], "--keep-going")) events.keep_going = 1;
+    if (!strcmp(argv[i], "--to") && i + 1 < argc)
+      to = argv[++i];
+    else if (!strncmp(argv[i], "--to=", 5))
+      to = argv[i] + 5;
+    else if (!strcmp(argv[i], "--from") && i + 1 < argc)
+      from = argv[++i];
+    else if (!strncmp(argv[i], "--from=", 7))
+      from = argv[i] + 7;
+    else if (!strcmp(argv[i], "--keep-going"))
+      events.keep_going = 1;
     else if (!strcmp(argv[i], "--seed") && i + 1 < argc) {
       char *end;
       errno = 0;
@@ -117,23 +124,29 @@ int trak_cli_convert(int argc, char **argv) {
       if (errno || end == argv[i] || *end || argv[i][0] == '-')
         return trak_cli_failf("convert", "--seed takes an unsigned number, not '%s'", argv[i]);
       events.seeded = 1;
-    }
-    else if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("convert", "unknown option %s", argv[i]);
-    else if (n_paths < 2) paths[n_paths++] = argv[i];
-    else return trak_cli_failf("convert", "too many arguments (see --help)");
+    } else if (argv[i][0] == '-' && argv[i][1])
+      return trak_cli_unknown_option("convert", argv[i]);
+    else if (n_paths < 2)
+      paths[n_paths++] = argv[i];
+    else
+      return trak_cli_failf("convert", "too many arguments (see --help)");
   }
   if (n_paths != 2) return trak_cli_failf("convert", "expected IN and OUT (see --help)");
 
   trak_trace_format out_format = TRAK_FORMAT_UNKNOWN;
-  if (to && !strcmp(to, "pb")) out_format = TRAK_FORMAT_PROTO;
-  else if (to && !strcmp(to, "pbtxt")) out_format = TRAK_FORMAT_PBTXT;
-  else if (to && !strcmp(to, "json")) out_format = TRAK_FORMAT_JSON;
-  else if (to) return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
-  else out_format = trak__format_from_name(paths[1]);
+  if (to && !strcmp(to, "pb"))
+    out_format = TRAK_FORMAT_PROTO;
+  else if (to && !strcmp(to, "pbtxt"))
+    out_format = TRAK_FORMAT_PBTXT;
+  else if (to && !strcmp(to, "json"))
+    out_format = TRAK_FORMAT_JSON;
+  else if (to)
+    return trak_cli_failf("convert", "--to takes pb or pbtxt or json, not '%s'", to);
+  else
+    out_format = trak__format_from_name(paths[1]);
   if (out_format == TRAK_FORMAT_UNKNOWN)
-    return trak_cli_failf("convert",
-                          "cannot tell the output format from '%s'; use --to pb|pbtxt|json",
-                          paths[1]);
+    return trak_cli_failf(
+        "convert", "cannot tell the output format from '%s'; use --to pb|pbtxt|json", paths[1]);
 
   trak_error err = {0};
   trak_trace_format in_format;
@@ -141,10 +154,14 @@ int trak_cli_convert(int argc, char **argv) {
   size_t len;
   int rc;
   trak_events_format events_format;
-  if (!from) events_format = trak_cli_events_format(paths[0]);
-  else if (!strcmp(from, "csv")) events_format = TRAK_EVENTS_CSV;
-  else if (!strcmp(from, "jsonl")) events_format = TRAK_EVENTS_JSONL;
-  else return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
+  if (!from)
+    events_format = trak_cli_events_format(paths[0]);
+  else if (!strcmp(from, "csv"))
+    events_format = TRAK_EVENTS_CSV;
+  else if (!strcmp(from, "jsonl"))
+    events_format = TRAK_EVENTS_JSONL;
+  else
+    return trak_cli_failf("convert", "--from takes csv or jsonl, not '%s'", from);
   if (events_format && out_format == TRAK_FORMAT_JSON) {
     if (trak_cli_load_events(paths[0], events_format, &events, &bin, &len, &err))
       return trak_cli_fail("convert", &err);
@@ -163,6 +180,10 @@ int trak_cli_convert(int argc, char **argv) {
   if (rc == TRAK_EUNSUPPORTED && in_format == TRAK_FORMAT_JSON)
     return convert_json_to_pb(paths[0], out_format, paths[1]);
   if (rc) return trak_cli_fail("convert", &err);
+  if (trak_cli_check_trace_bytes("convert", paths[0], bin, len)) {
+    free(bin);
+    return 1;
+  }
   rc = write_as(paths[1], out_format, bin, len, &err);
   free(bin);
   if (rc) {

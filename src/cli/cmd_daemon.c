@@ -63,7 +63,7 @@ int trak_cli_daemon(int argc, char **argv) {
       if (parse_kb(argv[++i], &cfg.max_session_kb))
         return trak_cli_failf("daemon", "bad --max-buffer '%s' (KiB, 1 or more)", argv[i]);
     } else {
-      return trak_cli_failf("daemon", "unknown option %s (see --help)", a);
+      return trak_cli_unknown_option("daemon", a);
     }
   }
   struct sigaction sa;

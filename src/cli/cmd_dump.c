@@ -22,7 +22,7 @@ int trak_cli_dump(int argc, char **argv) {
       fputs(DUMP_HELP, stdout);
       return 0;
     }
-    if (argv[i][0] == '-' && argv[i][1]) return trak_cli_failf("dump", "unknown option %s", argv[i]);
+    if (argv[i][0] == '-' && argv[i][1]) return trak_cli_unknown_option("dump", argv[i]);
     if (path) return trak_cli_failf("dump", "expected one TRACE (see --help)");
     path = argv[i];
   }
@@ -33,6 +33,10 @@ int trak_cli_dump(int argc, char **argv) {
   uint8_t *bin;
   size_t len;
   if (trak__load_trace_binary(path, &bin, &len, &format, &err)) return trak_cli_fail("dump", &err);
+  if (trak_cli_check_trace_bytes("dump", path, bin, len)) {
+    free(bin);
+    return 1;
+  }
   trak_pb_buf text;
   trak_pb_buf_init_heap(&text);
   int rc = trak_pbtxt_print("Trace", bin, len, &text, &err);

@@ -32,8 +32,8 @@ int trak_cli_html(int argc, char **argv) {
       if (*end || n < 1) return trak_cli_failf("html", "--max-slices wants a positive count");
       ho.max_slices = (size_t)n;
     } else if (!trak_cli_viewer_arg(&args, argc, argv, &i)) {
-      fputs(usage, stderr);
-      return 2;
+      if (trak_cli_is_option(argv[i])) return trak_cli_unknown_option("html", argv[i]);
+      return trak_cli_usage_error("html", "expected one TRACE");
     }
   }
   if (!args.trace || !output) {

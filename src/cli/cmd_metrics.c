@@ -9,7 +9,7 @@
 
 static const char usage[] =
     "usage: trak metrics TRACE --run NAME[,NAME...] [--metrics-dir DIR] [--param KEY=VALUE]...\n"
-    "                    [--format text|csv|json] [--descriptions FILE]\n"
+    "                    [--format table|csv|json|tp] [--descriptions FILE]\n"
     "Runs each metric (DIR/NAME.sql, else a built-in one) and prints its NAME_output table.\n"
     "Built-in metrics:";
 
@@ -39,13 +39,16 @@ int trak_cli_metrics(int argc, char **argv) {
     trak_query *q;
     rc = trak_processor_metric_output(p, o.names[i], &q, &err);
     if (rc) break;
-    if (o.format == TRAK_CLI_JSON)
-      printf("%s\n\"%s\": ", i ? "," : "", o.names[i]);
+    if (o.format == TRAK_CLI_JSON) {
+      printf("%s\n", i ? "," : "");
+      trak_cli_json_string(stdout, o.names[i]);
+      fputs(": ", stdout);
+    }
     else if (o.format == TRAK_CLI_TABLE)
       printf("%s%s_output:\n", i ? "\n" : "", o.names[i]);
     else if (i)
       fputc('\n', stdout);
-    rc = trak_cli_print_result(stdout, q, o.format, &err);
+    rc = trak_cli_print_result(&(trak_cli_output){stdout, o.format, 1}, q, &err);
     trak_query_free(q);
   }
   if (o.format == TRAK_CLI_JSON && !rc) fputs("}\n", stdout);

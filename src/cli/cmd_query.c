@@ -1,7 +1,7 @@
 /*
 ** `trak query TRACE 'SQL'` / `trak query TRACE -q FILE`: imports a trace and prints the result
-** of every statement that returns rows, in csv (the default, as trace_processor_shell -q),
-** table or json format.
+** of every statement that returns rows: by default as trace_processor_shell -q prints them
+** (`tp`), or as RFC 4180 csv, an aligned table or JSON.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,11 +10,14 @@
 #include "cli/cli.h"
 
 static const char usage[] =
-    "usage: trak query TRACE ['SQL' | -q FILE] [--format csv|table|json]\n"
+    "usage: trak query TRACE ['SQL' | -q FILE] [--format tp|csv|table|json] [--allow-empty]\n"
     "                  [--run METRIC[,METRIC...] [--metrics-dir DIR] [--param KEY=VALUE]...]\n"
-    "Imports TRACE (binary or text protobuf, gzip or not) and runs the SQL. Each statement\n"
-    "that returns rows prints its result; results are separated by an empty line. With --run\n"
-    "the metrics run first, so their tables, annotation tracks and alerts can be queried.\n";
+    "Imports TRACE (binary or text protobuf or JSON, gzip or not) and runs the SQL. Each\n"
+    "statement that returns rows prints its result; results are separated by an empty line.\n"
+    "Formats: tp (the default) is what Perfetto's trace_processor_shell prints; csv is RFC\n"
+    "4180 (quotes doubled, NULL an empty field, doubles exact), for scripts; table aligns\n"
+    "columns (`text` is the same); json is an array of objects. With --run the metrics run\n"
+    "first, so their tables, annotation tracks and alerts can be queried.\n";
 
 static char *read_text(const char *path, trak_error *err) {
   FILE *f = !strcmp(path, "-") ? stdin : fopen(path, "rb");
@@ -40,29 +43,27 @@ static char *read_text(const char *path, trak_error *err) {
 
 int trak_cli_query(int argc, char **argv) {
   const char *trace = NULL, *sql_arg = NULL, *sql_file = NULL;
-  trak_cli_format format = TRAK_CLI_CSV;
+  trak_cli_output out = {stdout, TRAK_CLI_TP, 1};
   trak_cli_metric_args metrics = {0};
   for (int i = 1; i < argc; i++) {
+    int bad;
     if (trak_cli_is_help(argv[i])) {
       fputs(usage, stdout);
       return 0;
     } else if ((!strcmp(argv[i], "-q") || !strcmp(argv[i], "--query-file")) && i + 1 < argc) {
       sql_file = argv[++i];
-    } else if (!strcmp(argv[i], "--format") && i + 1 < argc) {
-      if (trak_cli_parse_format(argv[++i], &format))
-        return trak_cli_failf("query", "unknown format '%s' (csv, table or json)", argv[i]);
-    } else if (!strncmp(argv[i], "--format=", 9)) {
-      if (trak_cli_parse_format(argv[i] + 9, &format))
-        return trak_cli_failf("query", "unknown format '%s' (csv, table or json)", argv[i] + 9);
+    } else if (trak_cli_format_option("query", argc, argv, &i, &out.format, &bad)) {
+      if (bad) return 2;
     } else if (trak_cli_metric_arg(&metrics, argc, argv, &i)) {
       continue;
+    } else if (trak_cli_is_option(argv[i])) {
+      return trak_cli_unknown_option("query", argv[i]);
     } else if (!trace) {
       trace = argv[i];
     } else if (!sql_arg) {
       sql_arg = argv[i];
     } else {
-      fputs(usage, stderr);
-      return 2;
+      return trak_cli_usage_error("query", "too many arguments");
     }
   }
   if (!trace || (!sql_arg == !sql_file)) {
@@ -78,7 +79,7 @@ int trak_cli_query(int argc, char **argv) {
     return 1;
   }
   int rc = trak_cli_metric_args_run(&metrics, p, &err);
-  if (!rc) rc = trak_cli_run_sql(stdout, p, sql, format, &err);
+  if (!rc) rc = trak_cli_run_sql(&out, p, sql, &err);
   free(sql);
   trak_processor_free(p);
   fflush(stdout);

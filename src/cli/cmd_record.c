@@ -137,6 +137,12 @@ int trak_cli_record(int argc, char **argv) {
       ring = 1;
       continue;
     }
+    static const char *const valued[] = {"-c",           "--config", "-o", "--out",    "--socket",
+                                         "--categories", "--time",   "-t", "--buffer", "-b"};
+    int known = 0;
+    for (size_t k = 0; k < sizeof valued / sizeof *valued; k++)
+      known |= !strcmp(a, valued[k]);
+    if (!known) return trak_cli_unknown_option("record", a);
     if (!v) return trak_cli_failf("record", "%s needs a value (see --help)", a);
     i++;
     if (!strcmp(a, "-c") || !strcmp(a, "--config"))
@@ -152,7 +158,7 @@ int trak_cli_record(int argc, char **argv) {
     } else if (!strcmp(a, "--buffer") || !strcmp(a, "-b")) {
       if (!(size_kb = parse_size_kb(v))) return trak_cli_failf("record", "bad size '%s'", v);
     } else {
-      return trak_cli_failf("record", "unknown option %s (see --help)", a);
+      return trak_cli_unknown_option("record", a);
     }
   }
   if (!out) return trak_cli_failf("record", "expected -o OUT.pb (see --help)");

@@ -50,8 +50,8 @@ int trak_cli_ui(int argc, char **argv) {
     } else if (!strcmp(argv[i], "--open")) {
       open = 1;
     } else if (!trak_cli_viewer_arg(&args, argc, argv, &i)) {
-      fputs(usage, stderr);
-      return 2;
+      if (trak_cli_is_option(argv[i])) return trak_cli_unknown_option("ui", argv[i]);
+      return trak_cli_usage_error("ui", "expected one TRACE");
     }
   }
   if (!args.trace) {

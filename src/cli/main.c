@@ -3,6 +3,7 @@
 ** helpers they share. Every subcommand is a thin user of the public libraries.
 */
 #include <errno.h>
+#include <locale.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -33,7 +34,7 @@ static void usage(FILE *out) {
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n`trak <command> --help` describes a command. `trak --version` prints the "
                "version.\nCommands that open a trace take --descriptions FILE (slice description "
-               "rules).\n");
+               "rules)\nand --allow-empty (a trace without events is no warning).\n");
 }
 
 int trak_cli_fail(const char *cmd, const trak_error *err) {
@@ -51,7 +52,23 @@ int trak_cli_failf(const char *cmd, const char *fmt, ...) {
   return 1;
 }
 
-int trak_cli_is_help(const char *arg) { return !strcmp(arg, "-h") || !strcmp(arg, "--help"); }
+int trak_cli_unknown_option(const char *cmd, const char *arg) {
+  fprintf(stderr, "trak %s: unknown option '%s' (see trak %s --help)\n", cmd, arg, cmd);
+  return 2;
+}
+
+int trak_cli_usage_error(const char *cmd, const char *what) {
+  fprintf(stderr, "trak %s: %s (see trak %s --help)\n", cmd, what, cmd);
+  return 2;
+}
+
+int trak_cli_is_option(const char *arg) {
+  return arg[0] == '-' && arg[1];
+}
+
+int trak_cli_is_help(const char *arg) {
+  return !strcmp(arg, "-h") || !strcmp(arg, "--help");
+}
 
 int trak_cli_write_file(const char *path, const void *data, size_t len, trak_error *err) {
   int is_stdout = !strcmp(path, "-");
@@ -65,6 +82,9 @@ int trak_cli_write_file(const char *path, const void *data, size_t len, trak_err
 }
 
 int main(int argc, char **argv) {
+  /* Character classes of UTF-8 (display widths in tables, multibyte input in the shell); the
+  ** numeric locale stays C, so numbers always print with a '.'. */
+  if (!setlocale(LC_CTYPE, "C.UTF-8")) setlocale(LC_CTYPE, "");
   if (argc < 2) {
     usage(stderr);
     return 2;
@@ -77,7 +97,7 @@ int main(int argc, char **argv) {
     printf("trak %s\n", TRAK_VERSION);
     return 0;
   }
-  argc = trak_cli_take_descriptions(argc, argv);
+  argc = trak_cli_take_global_options(argc, argv);
   for (size_t i = 0; i < N_COMMANDS; i++)
     if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
   fprintf(stderr, "trak: unknown command '%s' (see trak --help)\n", argv[1]);

@@ -1,14 +1,45 @@
 /*
-** This file holds the printers of query results shared by `trak query` and `trak shell`:
-** csv (byte-compatible with trace_processor_shell -q), an aligned table, and JSON.
+** This file holds the printers of query results shared by the commands that print rows
+** (query, shell, metrics, alerts): `tp` (byte-compatible with trace_processor_shell -q), RFC
+** 4180 `csv`, JSON, and the dispatch to the aligned table (table_output.c). Numbers in csv,
+** json and table round-trip: a double prints with the fewest digits that read back to the same
+** bits.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli/cli.h"
 
-static void csv_value(FILE *out, trak_query *q, int col) {
+void trak_cli_format_double(char *buf, size_t size, double v) {
+  if (isnan(v)) {
+    snprintf(buf, size, "nan");
+    return;
+  }
+  if (isinf(v)) {
+    snprintf(buf, size, v < 0 ? "-inf" : "inf");
+    return;
+  }
+  for (int prec = 15; prec <= 17; prec++) {
+    snprintf(buf, size, "%.*g", prec, v);
+    if (strtod(buf, NULL) == v) break;
+  }
+  /* A double keeps looking like one ("2.0", not "2"), so readers keep its type. */
+  if (!strpbrk(buf, ".e")) strncat(buf, ".0", size - strlen(buf) - 1);
+}
+
+void trak_cli_blob_hex(FILE *out, const void *data, size_t len) {
+  const unsigned char *b = data;
+  fputs("x'", out);
+  for (size_t i = 0; i < len; i++)
+    fprintf(out, "%02x", b[i]);
+  fputc('\'', out);
+}
+
+/* ---- tp: what trace_processor_shell prints, kept byte for byte ------------------------- */
+
+static void tp_value(FILE *out, trak_query *q, int col) {
   switch (trak_query_type(q, col)) {
   case TRAK_VALUE_NULL:
     fputs("\"[NULL]\"", out);
@@ -20,26 +51,137 @@ static void csv_value(FILE *out, trak_query *q, int col) {
     fprintf(out, "%f", trak_query_double(q, col));
     break;
   case TRAK_VALUE_STRING:
+  case TRAK_VALUE_BLOB:
     fprintf(out, "\"%s\"", trak_query_string(q, col));
     break;
   }
 }
 
-static void json_string(FILE *out, const char *s) {
+/* ---- csv: RFC 4180 ---------------------------------------------------------------------- */
+
+/* A field is quoted when it must be (a comma, quote, CR or LF in it) and when it is empty, so
+** that an empty string differs from NULL (an empty field). Quotes inside are doubled. */
+static void csv_string(FILE *out, const char *s) {
+  if (*s && !strpbrk(s, ",\"\r\n")) {
+    fputs(s, out);
+    return;
+  }
   fputc('"', out);
   for (; *s; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(out, "\\u%04x", c);
+    if (*s == '"') fputc('"', out);
+    fputc(*s, out);
+  }
+  fputc('"', out);
+}
+
+static void csv_value(FILE *out, trak_query *q, int col) {
+  char buf[64];
+  size_t len;
+  switch (trak_query_type(q, col)) {
+  case TRAK_VALUE_NULL:
+    break;
+  case TRAK_VALUE_INT:
+    fprintf(out, "%lld", (long long)trak_query_int(q, col));
+    break;
+  case TRAK_VALUE_DOUBLE:
+    trak_cli_format_double(buf, sizeof buf, trak_query_double(q, col));
+    fputs(buf, out);
+    break;
+  case TRAK_VALUE_STRING:
+    csv_string(out, trak_query_string(q, col));
+    break;
+  case TRAK_VALUE_BLOB: {
+    const void *b = trak_query_blob(q, col, &len);
+    trak_cli_blob_hex(out, b, len);
+    break;
+  }
+  }
+}
+
+/* Prints the header (when wanted) and every row of `q` in tp or csv format. */
+static int print_delimited(const trak_cli_output *o, trak_query *q, trak_error *err) {
+  int ncols = trak_query_column_count(q), rc;
+  int tp = o->format == TRAK_CLI_TP;
+  if (o->headers) {
+    for (int c = 0; c < ncols; c++) {
+      if (c) fputc(',', o->out);
+      if (tp)
+        fprintf(o->out, "\"%s\"", trak_query_column_name(q, c));
+      else
+        csv_string(o->out, trak_query_column_name(q, c));
+    }
+    fputc('\n', o->out);
+  }
+  while ((rc = trak_query_next(q, err)) > 0) {
+    for (int c = 0; c < ncols; c++) {
+      if (c) fputc(',', o->out);
+      if (tp)
+        tp_value(o->out, q, c);
+      else
+        csv_value(o->out, q, c);
+    }
+    fputc('\n', o->out);
+  }
+  return rc;
+}
+
+/* ---- json ------------------------------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (1-4), or 0 if the bytes there are not one. */
+size_t trak_cli_utf8_len(const unsigned char *s, unsigned *cp) {
+  unsigned c = s[0];
+  size_t n;
+  unsigned v, min;
+  if (c < 0x80) {
+    *cp = c;
+    return 1;
+  } else if ((c & 0xe0) == 0xc0) {
+    n = 2, v = c & 0x1f, min = 0x80;
+  } else if ((c & 0xf0) == 0xe0) {
+    n = 3, v = c & 0x0f, min = 0x800;
+  } else if ((c & 0xf8) == 0xf0) {
+    n = 4, v = c & 0x07, min = 0x10000;
+  } else {
+    return 0;
+  }
+  for (size_t i = 1; i < n; i++) {
+    if ((s[i] & 0xc0) != 0x80) return 0; /* also stops at the NUL */
+    v = v << 6 | (s[i] & 0x3f);
+  }
+  if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) return 0;
+  *cp = v;
+  return n;
+}
+
+void trak_cli_json_string(FILE *out, const char *str) {
+  const unsigned char *s = (const unsigned char *)str;
+  fputc('"', out);
+  while (*s) {
+    unsigned cp;
+    size_t n = trak_cli_utf8_len(s, &cp);
+    if (!n) {
+      fputs("\\ufffd", out);
+      s++;
+      continue;
+    }
+    if (cp == '"' || cp == '\\')
+      fprintf(out, "\\%c", (char)cp);
+    else if (cp == '\n')
+      fputs("\\n", out);
+    else if (cp == '\t')
+      fputs("\\t", out);
+    else if (cp < 0x20)
+      fprintf(out, "\\u%04x", cp);
     else
-      fputc(c, out);
+      fwrite(s, 1, n, out);
+    s += n;
   }
   fputc('"', out);
 }
 
 static void json_value(FILE *out, trak_query *q, int col) {
+  char buf[64];
+  size_t len;
   switch (trak_query_type(q, col)) {
   case TRAK_VALUE_NULL:
     fputs("null", out);
@@ -47,91 +189,35 @@ static void json_value(FILE *out, trak_query *q, int col) {
   case TRAK_VALUE_INT:
     fprintf(out, "%lld", (long long)trak_query_int(q, col));
     break;
-  case TRAK_VALUE_DOUBLE:
-    fprintf(out, "%.17g", trak_query_double(q, col));
+  case TRAK_VALUE_DOUBLE: {
+    double v = trak_query_double(q, col);
+    /* JSON has no NaN or infinity: NaN is null, an infinity the number too large for any
+    ** double, which JSON readers (Python's json, JavaScript) read back as infinity. */
+    if (isnan(v)) {
+      fputs("null", out);
+    } else if (isinf(v)) {
+      fputs(v < 0 ? "-1e999" : "1e999", out);
+    } else {
+      trak_cli_format_double(buf, sizeof buf, v);
+      fputs(buf, out);
+    }
     break;
+  }
   case TRAK_VALUE_STRING:
-    json_string(out, trak_query_string(q, col));
+    trak_cli_json_string(out, trak_query_string(q, col));
     break;
+  case TRAK_VALUE_BLOB: {
+    const void *b = trak_query_blob(q, col, &len);
+    fputc('"', out);
+    trak_cli_blob_hex(out, b, len);
+    fputc('"', out);
+    break;
+  }
   }
 }
 
-/* The text of a cell for the table format (malloc'ed). */
-static char *cell_text(trak_query *q, int col) {
-  char buf[64];
-  switch (trak_query_type(q, col)) {
-  case TRAK_VALUE_NULL:
-    return strdup("[NULL]");
-  case TRAK_VALUE_INT:
-    snprintf(buf, sizeof buf, "%lld", (long long)trak_query_int(q, col));
-    break;
-  case TRAK_VALUE_DOUBLE:
-    snprintf(buf, sizeof buf, "%f", trak_query_double(q, col));
-    break;
-  case TRAK_VALUE_STRING:
-    return strdup(trak_query_string(q, col));
-  }
-  return strdup(buf);
-}
-
-static int print_table(FILE *out, trak_query *q, trak_error *err) {
-  int ncols = trak_query_column_count(q);
-  size_t nrows = 0, cap = 0;
-  char **cells = NULL;
-  size_t *width = calloc((size_t)ncols, sizeof *width);
-  for (int c = 0; c < ncols; c++)
-    width[c] = strlen(trak_query_column_name(q, c));
-  int rc;
-  while ((rc = trak_query_next(q, err)) > 0) {
-    if ((nrows + 1) * (size_t)ncols > cap) {
-      cap = (cap + (size_t)ncols) * 2;
-      cells = realloc(cells, cap * sizeof *cells);
-    }
-    for (int c = 0; c < ncols; c++) {
-      char *s = cell_text(q, c);
-      if (strlen(s) > width[c]) width[c] = strlen(s);
-      cells[nrows * (size_t)ncols + (size_t)c] = s;
-    }
-    nrows++;
-  }
-  for (int c = 0; c < ncols; c++)
-    fprintf(out, "%s%-*s", c ? " " : "", (int)width[c], trak_query_column_name(q, c));
-  fputc('\n', out);
-  for (int c = 0; c < ncols; c++) {
-    fprintf(out, "%s", c ? " " : "");
-    for (size_t i = 0; i < width[c]; i++)
-      fputc('-', out);
-  }
-  fputc('\n', out);
-  for (size_t r = 0; r < nrows; r++) {
-    for (int c = 0; c < ncols; c++) {
-      char *s = cells[r * (size_t)ncols + (size_t)c];
-      fprintf(out, "%s%-*s", c ? " " : "", (int)width[c], s);
-      free(s);
-    }
-    fputc('\n', out);
-  }
-  free(cells);
-  free(width);
-  return rc;
-}
-
-int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak_error *err) {
+static int print_json(FILE *out, trak_query *q, trak_error *err) {
   int ncols = trak_query_column_count(q), rc;
-  if (format == TRAK_CLI_TABLE) return print_table(out, q, err);
-  if (format == TRAK_CLI_CSV) {
-    for (int c = 0; c < ncols; c++)
-      fprintf(out, "%s\"%s\"", c ? "," : "", trak_query_column_name(q, c));
-    fputc('\n', out);
-    while ((rc = trak_query_next(q, err)) > 0) {
-      for (int c = 0; c < ncols; c++) {
-        if (c) fputc(',', out);
-        csv_value(out, q, c);
-      }
-      fputc('\n', out);
-    }
-    return rc;
-  }
   fputc('[', out);
   int first = 1;
   while ((rc = trak_query_next(q, err)) > 0) {
@@ -139,7 +225,7 @@ int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak
     first = 0;
     for (int c = 0; c < ncols; c++) {
       if (c) fputs(", ", out);
-      json_string(out, trak_query_column_name(q, c));
+      trak_cli_json_string(out, trak_query_column_name(q, c));
       fputs(": ", out);
       json_value(out, q, c);
     }
@@ -149,19 +235,53 @@ int trak_cli_print_result(FILE *out, trak_query *q, trak_cli_format format, trak
   return rc;
 }
 
-int trak_cli_parse_format(const char *s, trak_cli_format *out) {
-  if (!strcmp(s, "csv"))
-    *out = TRAK_CLI_CSV;
-  else if (!strcmp(s, "table"))
-    *out = TRAK_CLI_TABLE;
-  else if (!strcmp(s, "json"))
-    *out = TRAK_CLI_JSON;
-  else
-    return -1;
-  return 0;
+int trak_cli_print_result(const trak_cli_output *o, trak_query *q, trak_error *err) {
+  switch (o->format) {
+  case TRAK_CLI_TABLE:
+    return trak_cli_print_table(o, q, err);
+  case TRAK_CLI_JSON:
+    return print_json(o->out, q, err);
+  default:
+    return print_delimited(o, q, err);
+  }
 }
 
-int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_format format,
+static const struct {
+  const char *name;
+  trak_cli_format format;
+} format_names[] = {
+    {"table", TRAK_CLI_TABLE}, {"text", TRAK_CLI_TABLE}, /* `text`: the old word of metrics */
+    {"csv", TRAK_CLI_CSV},     {"json", TRAK_CLI_JSON},  {"tp", TRAK_CLI_TP},
+};
+
+int trak_cli_parse_format(const char *s, trak_cli_format *out) {
+  for (size_t i = 0; i < sizeof format_names / sizeof *format_names; i++)
+    if (!strcmp(s, format_names[i].name)) {
+      *out = format_names[i].format;
+      return 0;
+    }
+  return -1;
+}
+
+int trak_cli_format_option(const char *cmd, int argc, char **argv, int *i, trak_cli_format *out,
+                           int *bad) {
+  const char *a = argv[*i], *v;
+  *bad = 0;
+  if (!strncmp(a, "--format=", 9)) {
+    v = a + 9;
+  } else if (!strcmp(a, "--format") && *i + 1 < argc) {
+    v = argv[++*i];
+  } else {
+    return 0;
+  }
+  if (trak_cli_parse_format(v, out)) {
+    trak_cli_failf(cmd, "unknown format '%s' (%s)", v, TRAK_CLI_FORMATS);
+    *bad = 1;
+  }
+  return 1;
+}
+
+int trak_cli_run_sql(const trak_cli_output *o, trak_processor *p, const char *sql,
                      trak_error *err) {
   const char *rest = sql;
   int blocks = 0;
@@ -174,8 +294,8 @@ int trak_cli_run_sql(FILE *out, trak_processor *p, const char *sql, trak_cli_for
       while ((rc = trak_query_next(q, err)) > 0) {
       }
     } else {
-      if (blocks++) fputc('\n', out);
-      rc = trak_cli_print_result(out, q, format, err);
+      if (blocks++) fputc('\n', o->out);
+      rc = trak_cli_print_result(o, q, err);
     }
     trak_query_free(q);
     if (rc < 0) return rc;

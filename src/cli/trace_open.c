@@ -1,7 +1,9 @@
 /*
 ** This file holds what the commands that read a trace share: opening it through the processor
-** API with a progress bar on a terminal and one warning line per structural problem (a
-** truncated or corrupt trace), naming the byte offset.
+** API with a progress bar on a terminal, one warning line per structural problem (a truncated
+** or corrupt trace) naming the byte offset, and the one rule for input that is not a trace:
+** nothing readable is an error (exit 1), a trace without events a warning (or nothing, with
+** --allow-empty).
 */
 #include <stdio.h>
 #include <string.h>
@@ -9,13 +11,25 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "trak/pb.h"
+#include "trak/protos.h"
+
+#define MAX_WARNINGS 5
+
+static const char EXPECTED[] =
+    "expected a Perfetto trace (binary or text protobuf, gzip or not) or a JSON trace";
 
 typedef struct open_ctx {
   const char *cmd, *path;
   int tty;
   double start;
   int bar_shown;
-  int warnings;
+  int warnings;                       /* structural problems seen */
+  char lines[MAX_WARNINGS][640];      /* the first ones, printed once the import ends */
+  char first[TRAK_ERROR_MESSAGE_MAX]; /* the first problem's message, up to its first ';' */
+  uint64_t first_packet;              /* packet index of the first problem */
+  trak_processor_diag_fn diag;        /* the caller's, or NULL */
+  void *user;
 } open_ctx;
 
 static double now_seconds(void) {
@@ -36,39 +50,98 @@ static void progress(void *user, uint64_t done, uint64_t total) {
   fprintf(stderr, "\r[%s] %3d%% %llu MB", bar, (int)(done * 100 / total),
           (unsigned long long)(done >> 20));
   c->bar_shown = 1;
-  if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, "");
+  if (done >= total) fprintf(stderr, "\r%*s\r", width + 20, ""), c->bar_shown = 0;
 }
 
 static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
                  const char *stat, const char *message) {
   open_ctx *c = user;
+  if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
   int structural = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
-                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
+                   !strcmp(stat, "packet_malformed") ||
+                   !strcmp(stat, "compressed_packets_errors") ||
                    !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
-  if (!structural || ++c->warnings > 5) return;
-  if (c->bar_shown) fputc('\n', stderr), c->bar_shown = 0;
+  if (!structural) return;
+  if (!c->warnings++) {
+    snprintf(c->first, sizeof c->first, "%s", message);
+    c->first[strcspn(c->first, ";")] = 0;
+    c->first_packet = packet;
+  }
+  if (c->warnings > MAX_WARNINGS) return;
+  char *line = c->lines[c->warnings - 1];
   /* Stream problems name their byte in the message; packet problems get it appended. */
   if (strstr(message, "byte"))
-    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu)\n", c->cmd, c->path, message,
-            (unsigned long long)packet);
+    snprintf(line, sizeof c->lines[0], "%s (packet %llu)", message, (unsigned long long)packet);
   else
-    fprintf(stderr, "trak %s: warning: %s: %s (packet %llu at byte %llu)\n", c->cmd, c->path,
-            message, (unsigned long long)packet, (unsigned long long)offset);
+    snprintf(line, sizeof c->lines[0], "%s (packet %llu at byte %llu)", message,
+             (unsigned long long)packet, (unsigned long long)offset);
 }
 
-int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
-  open_ctx c = {cmd, path, isatty(2), now_seconds(), 0, 0};
+static void print_warnings(const open_ctx *c) {
+  if (c->diag) return; /* the caller lists the problems itself */
+  for (int i = 0; i < c->warnings && i < MAX_WARNINGS; i++)
+    fprintf(stderr, "trak %s: warning: %s: %s\n", c->cmd, c->path, c->lines[i]);
+  if (c->warnings > MAX_WARNINGS)
+    fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", c->cmd,
+            c->path, c->warnings - MAX_WARNINGS);
+}
+
+static void warn_empty(const char *cmd, const char *path) {
+  if (!trak_cli_allow_empty())
+    fprintf(stderr, "trak %s: warning: %s: empty trace: no events (--allow-empty accepts it)\n",
+            cmd, path);
+}
+
+int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn user_diag,
+                             void *user, trak_processor **out) {
+  open_ctx c = {.cmd = cmd,
+                .path = path,
+                .tty = isatty(2),
+                .start = now_seconds(),
+                .diag = user_diag,
+                .user = user};
   trak_processor_options opts = {diag, progress, &c};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
-  if (c.warnings > 5)
-    fprintf(stderr, "trak %s: warning: %s: %d more problems; see the stats table\n", cmd, path,
-            c.warnings - 5);
-  if (rc) return trak_cli_fail(cmd, &err);
+  if (rc) {
+    print_warnings(&c);
+    return trak_cli_fail(cmd, &err);
+  }
+  if (!trak_processor_event_count(*out)) {
+    if (c.warnings && c.first_packet == 0) { /* nothing was readable before the first problem */
+      trak_processor_free(*out);
+      *out = NULL;
+      return trak_cli_failf(cmd, "%s: not a trace (%s); %s", path, c.first, EXPECTED);
+    }
+    print_warnings(&c);
+    warn_empty(cmd, path);
+  } else {
+    print_warnings(&c);
+  }
   if (trak_cli_apply_descriptions(cmd, *out)) {
     trak_processor_free(*out);
     *out = NULL;
     return 1;
   }
   return 0;
+}
+
+int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
+  return trak_cli_open_trace_diag(cmd, path, NULL, NULL, out);
+}
+
+int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len) {
+  if (!len) {
+    warn_empty(cmd, path);
+    return 0;
+  }
+  trak_pb_decoder d;
+  trak_pb_field f;
+  trak_pb_decoder_init(&d, bin, len);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&d, &f)) > 0)
+    if (f.number == TRAK_PB_Trace_packet) return 0;
+  if (rc < 0) return 0; /* malformed: the caller's decoder reports the byte */
+  return trak_cli_failf(cmd, "%s: not a trace: no TracePacket in its %zu bytes; %s", path, len,
+                        EXPECTED);
 }

@@ -186,6 +186,8 @@ trak_value_type trak_query_type(trak_query *q, int col) {
     return TRAK_VALUE_DOUBLE;
   case SQLITE_NULL:
     return TRAK_VALUE_NULL;
+  case SQLITE_BLOB:
+    return TRAK_VALUE_BLOB;
   default:
     return TRAK_VALUE_STRING;
   }
@@ -200,6 +202,12 @@ const char *trak_query_string(trak_query *q, int col) {
   return (const char *)sqlite3_column_text(q->stmt, col);
 }
 
+const void *trak_query_blob(trak_query *q, int col, size_t *len) {
+  const void *v = sqlite3_column_blob(q->stmt, col); /* before _bytes, as SQLite advises */
+  *len = (size_t)sqlite3_column_bytes(q->stmt, col);
+  return v;
+}
+
 int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_column_batch *cols,
                                  trak_error *err) {
   return trak__columns_fetch(q->p->db, q->stmt, &q->columns, max_rows, cols, err);
@@ -210,6 +218,10 @@ void trak_query_free(trak_query *q) {
   trak__columns_free(q->columns);
   sqlite3_finalize(q->stmt);
   free(q);
+}
+
+void trak_processor_interrupt(trak_processor *p) {
+  if (p->db) sqlite3_interrupt(p->db);
 }
 
 int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err) {

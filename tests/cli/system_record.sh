@@ -28,13 +28,19 @@ for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 [ "$(stat -c %a "$TRAK_SOCKET")" = 600 ] || fail "socket mode $(stat -c %a "$TRAK_SOCKET")"
 "$PRODUCER" one 20 & pids+=($!)
 "$PRODUCER" two 20 & pids+=($!)
+"$PRODUCER" a-producer-with-a-name-longer-than-sixteen 20 & pids+=($!)
 sleep 0.3
 
 # trak status: both producers with their data sources; no session yet; then one.
 "$TRAK" status > "$TMP/status.out" || fail "status: $(cat "$TMP/status.out")"
-grep -q '^producers: 2' "$TMP/status.out" && grep -Eq ' one .* track_event' "$TMP/status.out" &&
+grep -q '^producers: 3' "$TMP/status.out" && grep -Eq ' one .* track_event' "$TMP/status.out" &&
   grep -Eq ' two .* track_event' "$TMP/status.out" && grep -q '^sessions: 0' "$TMP/status.out" ||
   fail "status: $(cat "$TMP/status.out")"
+# A long name widens its column: every row's "sessions" value starts under the header's.
+col=$(awk '/ sessions /{print index($0, " sessions ")}' "$TMP/status.out")
+awk -v col="$col" 'NR > 2 && /track_event/ && substr($0, col, 1) != " " {bad = 1}
+  NR > 2 && /track_event/ && substr($0, col + 1, 1) !~ /[0-9]/ {bad = 1} END {exit bad}' \
+  "$TMP/status.out" || fail "status columns out of line: $(cat "$TMP/status.out")"
 timeout 15 "$TRAK" record -o "$TMP/during.pb" --time 1s 2> /dev/null & rec=$!
 sleep 0.5
 "$TRAK" status > "$TMP/status2.out" || fail "status while recording"

@@ -1,7 +1,8 @@
 /*
-** `--descriptions FILE`, accepted by every command that opens a trace: main() removes the
-** option from argv before the command parses it, and trak_cli_open_trace (or a command that
-** opens traces itself) loads the files' rules into each processor it opens.
+** The options every command takes, in any position: `--descriptions FILE` (slice description
+** rules, repeatable) and `--allow-empty` (a trace without events is no warning). main()
+** removes them from argv before the command parses it; trak_cli_open_trace (or a command that
+** opens traces itself) applies them to each trace it opens.
 */
 #include <string.h>
 
@@ -10,8 +11,9 @@
 #define MAX_FILES 16
 static const char *files[MAX_FILES];
 static int n_files;
+static int allow_empty;
 
-int trak_cli_take_descriptions(int argc, char **argv) {
+int trak_cli_take_global_options(int argc, char **argv) {
   int out = 2; /* argv[0] is trak, argv[1] the command */
   for (int i = 2; i < argc; i++) {
     const char *file = NULL;
@@ -19,6 +21,10 @@ int trak_cli_take_descriptions(int argc, char **argv) {
       file = argv[++i];
     else if (!strncmp(argv[i], "--descriptions=", 15))
       file = argv[i] + 15;
+    else if (!strcmp(argv[i], "--allow-empty")) {
+      allow_empty = 1;
+      continue;
+    }
     if (file && n_files < MAX_FILES)
       files[n_files++] = file;
     else if (!file)
@@ -26,6 +32,10 @@ int trak_cli_take_descriptions(int argc, char **argv) {
   }
   if (out < argc) argv[out] = NULL;
   return argc < 2 ? argc : out;
+}
+
+int trak_cli_allow_empty(void) {
+  return allow_empty;
 }
 
 int trak_cli_apply_descriptions(const char *cmd, trak_processor *p) {
