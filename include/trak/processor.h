@@ -165,6 +165,10 @@ TRAK_API int trak_processor_export(trak_processor *p, const char *path, trak_err
 /* Names of the tables and views a user can query, NULL-terminated, static. */
 TRAK_API const char *const *trak_processor_table_names(void);
 
+/* Names of the PerfettoSQL modules trak ships (docs/sql.md), sorted, NULL-terminated, static:
+** each can be loaded with `INCLUDE PERFETTO MODULE name;` ("prelude.*" are always loaded). */
+TRAK_API const char *const *trak_perfetto_modules_list(void);
+
 /* ---- analysis (docs/analysis.md) ------------------------------------------------------- */
 
 /* Adds slice description rules: `len` bytes of the text format of SliceDescriptionRules

@@ -184,6 +184,10 @@ static int dot_command(shell *sh, char *line) {
   if (!strcmp(cmd, ".quit") || !strcmp(cmd, ".exit")) return 1;
   if (!strcmp(cmd, ".help")) {
     fputs(help_text, stdout);
+    for (const char *const *m = trak_perfetto_modules_list(); *m; m++)
+      printf("%s%s\n",
+             m == trak_perfetto_modules_list() ? "modules (INCLUDE PERFETTO MODULE name;): " : "  ",
+             *m);
   } else if (!strcmp(cmd, ".tables")) {
     const char *const *names = trak_processor_table_names();
     for (size_t i = 0; names[i]; i++)

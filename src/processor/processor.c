@@ -10,6 +10,7 @@
 #include "processor/analysis/analysis.h"
 #include "processor/sql/column_fetch.h"
 #include "processor/processor_internal.h"
+#include "processor/sql/perfetto_sql/psql.h"
 
 struct trak_query {
   trak_processor *p;
@@ -137,6 +138,7 @@ int trak__read_packets(const char *path, const trak_processor_options *opts, tra
 
 void trak_processor_free(trak_processor *p) {
   if (!p) return;
+  trak__psql_free(p);
   if (p->db) sqlite3_close_v2(p->db);
   trak__analysis_free(p);
   trak__stream_free(p);
@@ -182,10 +184,11 @@ int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const 
   if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
   sqlite3_stmt *stmt = NULL;
   const char *rest = sql;
-  /* Skip statements that compile to nothing (comments, stray semicolons). */
-  while (!stmt && rest && *rest) {
-    if (sqlite3_prepare_v2(p->db, rest, -1, &stmt, &rest) != SQLITE_OK)
-      return trak_error_set(err, TRAK_EINVAL, "%s", sqlite3_errmsg(p->db));
+  /* PerfettoSQL statements run on the way; comments and stray semicolons are skipped. */
+  char msg[1200];
+  if (trak__psql_prepare(p, sql, NULL, &stmt, &rest, msg, sizeof msg)) {
+    if (tail) *tail = rest;
+    return trak_error_set(err, TRAK_EINVAL, "%s", msg);
   }
   if (tail) *tail = rest;
   if (!stmt) return 0;
@@ -263,11 +266,8 @@ void trak_processor_interrupt(trak_processor *p) {
 
 int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err) {
   if (!p->db) return trak_error_set(err, TRAK_ESTATE, "the trace is not finished");
-  char *msg = NULL;
-  if (sqlite3_exec(p->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-    trak_error_set(err, TRAK_EINVAL, "%s", msg ? msg : sqlite3_errmsg(p->db));
-    sqlite3_free(msg);
-    return TRAK_EINVAL;
-  }
+  char msg[1200];
+  if (trak__psql_exec(p, sql, NULL, msg, sizeof msg))
+    return trak_error_set(err, TRAK_EINVAL, "%s", msg);
   return 0;
 }

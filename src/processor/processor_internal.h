@@ -17,6 +17,7 @@
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
 typedef struct trak_analysis trak_analysis; /* analysis.h */
+typedef struct trak_psql trak_psql;         /* sql/perfetto_sql/psql.h */
 
 struct trak_processor {
   trak_tables tables;
@@ -48,6 +49,7 @@ struct trak_processor {
   trak_csr children, flows_out, flows_in;
   int have_children, have_flow_index;
 
+  trak_psql *psql; /* PerfettoSQL macros, functions and included modules; NULL before SQL */
   trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
 };
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "processor/processor_internal.h"
+#include "processor/sql/perfetto_sql/psql.h"
 
 static const char *const views_sql =
     "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
@@ -25,10 +26,13 @@ static const char *const views_sql =
     "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
     "  WHERE classification = 'process_counter_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
-    "CREATE TABLE stats(name TEXT, idx BIGINT, severity TEXT, source TEXT, value BIGINT, "
-    "  description TEXT);"
-    "CREATE TABLE _trace_import_logs(id BIGINT, trace_id BIGINT, ts BIGINT, byte_offset BIGINT, "
-    "  severity TEXT, name TEXT, arg_set_id BIGINT);";
+    "CREATE TABLE __intrinsic_stats(id INTEGER PRIMARY KEY, name TEXT, key BIGINT, idx BIGINT, "
+    "  severity TEXT, source TEXT, value BIGINT, description TEXT, machine_id BIGINT, "
+    "  trace_id BIGINT);"
+    "CREATE VIEW stats AS SELECT id, name, key, idx, severity, source, value, description, "
+    "  machine_id, trace_id FROM __intrinsic_stats;"
+    "CREATE TABLE __intrinsic_trace_import_logs(id INTEGER PRIMARY KEY, trace_id BIGINT, "
+    "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -54,17 +58,19 @@ const char *const *trak_processor_table_names(void) {
 
 static const char *const severities[] = {"info", "data_loss", "error"};
 
-/* Inserts one stats row; idx < 0 is NULL. */
-static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, int64_t value) {
+/* Inserts one stats row; idx < 0 is NULL. `key` numbers the stat (as Perfetto's enum does). */
+static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t key, int64_t idx,
+                       int64_t value) {
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 2, key);
   if (idx < 0)
-    sqlite3_bind_null(st, 2);
+    sqlite3_bind_null(st, 3);
   else
-    sqlite3_bind_int64(st, 2, idx);
-  sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
-  sqlite3_bind_text(st, 4, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 5, value);
-  sqlite3_bind_text(st, 6, def->description, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, idx);
+  sqlite3_bind_text(st, 4, severities[def->severity], -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
+  sqlite3_bind_int64(st, 6, value);
+  sqlite3_bind_text(st, 7, def->description, -1, SQLITE_STATIC);
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
   sqlite3_reset(st);
   return rc;
@@ -73,32 +79,42 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t idx, 
 /* The importer's own counts, then the figures trace_stats packets carried. */
 static int fill_stats(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db, "INSERT INTO stats VALUES (?, ?, ?, ?, ?, ?)", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_stats(id, name, key, idx, severity, source, "
+                              "value, description) VALUES ((SELECT count(*) FROM "
+                              "__intrinsic_stats), ?, ?, ?, ?, ?, ?, ?)",
+                              -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
-    rc = insert_stat(st, &trak__stat_defs[i], -1, p->imp.stats[i]);
+    rc = insert_stat(st, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
   trak_traced_row row;
-  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++)
-    rc = insert_stat(st, row.def, row.idx, row.value);
+  const trak_stat_def *prev = NULL;
+  int64_t key = TRAK_STAT_COUNT - 1;
+  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
+    if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
+    prev = row.def;
+    rc = insert_stat(st, row.def, key, row.idx, row.value);
+  }
   sqlite3_finalize(st);
   return rc;
 }
 
-/* The problems the import logged with details, as Perfetto's _trace_import_logs. */
+/* The problems the import logged with details; the prelude's _trace_import_logs view names them
+** through `stat_key`, the stat's key in `stats` (an importer stat's key is its index). */
 static int fill_import_logs(trak_processor *p) {
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(
-      p->db, "INSERT INTO _trace_import_logs VALUES (?, 0, ?, NULL, ?, ?, ?)", -1, &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
+                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, NULL, ?, ?)",
+                              -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
     const trak_import_log *l = &p->imp.import_logs.v[i];
-    const trak_stat_def *def = &trak__stat_defs[l->stat];
     sqlite3_bind_int64(st, 1, (int64_t)i);
     sqlite3_bind_int64(st, 2, l->ts);
-    sqlite3_bind_text(st, 3, severities[def->severity], -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, def->name, -1, SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, (int64_t)l->stat);
     if (l->arg_set_id == TRAK_NULL_U32)
-      sqlite3_bind_null(st, 5);
+      sqlite3_bind_null(st, 4);
     else
-      sqlite3_bind_int64(st, 5, l->arg_set_id);
+      sqlite3_bind_int64(st, 4, l->arg_set_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     sqlite3_reset(st);
   }
@@ -111,6 +127,8 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   ** call need not lock the connection (15% of fetching a whole table through Python). */
   int flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX;
   int rc = sqlite3_open_v2(":memory:", &p->db, flags, NULL);
+  /* The database lives in memory; so do the sorts and temporary tables of big queries. */
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = trak__vtab_register(p);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
@@ -119,7 +137,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");
-  return 0;
+  return trak__psql_init(p, err);
 }
 
 int trak_processor_export(trak_processor *p, const char *path, trak_error *err) {

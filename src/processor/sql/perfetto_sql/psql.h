@@ -1,0 +1,203 @@
+/*
+** PerfettoSQL on top of SQLite: the interface between its parts. lexer.c cuts text into tokens,
+** macros.c keeps CREATE PERFETTO MACRO definitions and expands `name!(...)` invocations,
+** functions.c turns CREATE PERFETTO FUNCTION into SQLite scalar functions and eponymous virtual
+** tables, modules.c holds the modules embedded at build time and INCLUDE, statements.c
+** recognises and runs each PerfettoSQL statement, and engine.c drives a text statement by
+** statement for trak_query_open and module bodies.
+*/
+#ifndef TRAK_PSQL_H
+#define TRAK_PSQL_H
+
+#include <sqlite3.h>
+#include <stddef.h>
+
+#include "processor/processor_internal.h"
+
+/* ---- lexer.c -------------------------------------------------------------------------------- */
+
+typedef enum psql_tok_kind {
+  PSQL_EOF,
+  PSQL_ID,     /* identifier or keyword, quoted ones included */
+  PSQL_STRING, /* '...' or x'...' */
+  PSQL_NUMBER,
+  PSQL_VAR,   /* $name, :name, @name, ?NNN */
+  PSQL_PUNCT, /* one character: ( ) , ; ! . * = ... or a two-character operator */
+} psql_tok_kind;
+
+typedef struct psql_tok {
+  psql_tok_kind kind;
+  size_t off; /* byte offset of the token in the text */
+  size_t len;
+} psql_tok;
+
+/* The token starting at or after `pos` (whitespace and comments skipped). At the end of the
+** text, or at an unterminated string or comment, returns a PSQL_EOF token at the end. */
+psql_tok trak__psql_lex(const char *s, size_t n, size_t pos);
+/* Whether token `t` of `s` is the identifier `word`, compared without case. */
+int trak__psql_is(const char *s, psql_tok t, const char *word);
+/* Whether token `t` is the single character `c`. */
+int trak__psql_is_char(const char *s, psql_tok t, char c);
+/* Offset of the end of the statement starting at `pos`: the `;` at parenthesis depth 0 (the
+** offset just after it), or `n`. CREATE TRIGGER bodies (BEGIN ... END) count as one statement. */
+size_t trak__psql_statement_end(const char *s, size_t n, size_t pos);
+/* 1-based line and column of byte `off` in `s`. */
+void trak__psql_line_col(const char *s, size_t off, int *line, int *col);
+
+/* ---- macros.c ------------------------------------------------------------------------------- */
+
+typedef struct psql_macros psql_macros;
+
+/* The result of expanding a text: the new text and, for each byte range of it, where it came
+** from, so that an error inside can be reported at the user's text. */
+typedef struct psql_span {
+  size_t out_off; /* first byte of the range in the output */
+  size_t src_off; /* the source byte it maps to */
+  int verbatim;   /* 1: byte i of the range is source byte src_off + i; 0: a macro's output */
+} psql_span;
+
+typedef struct psql_expansion {
+  char *text; /* NUL-terminated; malloc'ed */
+  size_t len;
+  psql_span *spans;
+  size_t nspans, cap;
+} psql_expansion;
+
+psql_macros *trak__psql_macros_new(void);
+void trak__psql_macros_free(psql_macros *m);
+/* Defines (or, with replace, redefines) macro `name` with parameters `params` (n names) and
+** `body`. Returns 0, or -1 with a message in `msg` (at most msg_len bytes) if it exists. */
+int trak__psql_macro_define(psql_macros *m, const char *name, size_t name_len, char **params,
+                            size_t nparams, const char *body, size_t body_len, int replace,
+                            char *msg, size_t msg_len);
+/* A macro whose expansion C computes: writes the text for arguments args[i] (lens[i] bytes,
+** as written) into `out`; returns 0, or -1 with a message. */
+typedef int (*psql_macro_gen)(const char *const *args, const size_t *lens, size_t nargs,
+                              sqlite3_str *out, char *msg, size_t msg_len);
+/* nparams PSQL_VARIADIC: any number of arguments. */
+#define PSQL_VARIADIC ((size_t)-1)
+int trak__psql_macro_define_builtin(psql_macros *m, const char *name, size_t nparams,
+                                    psql_macro_gen gen);
+/* Splits a parenthesised list "(a, (b, c), 'd,e')" into its items (offsets into s, trimmed).
+** Returns the number of items (0 for "()"), or -1 if s is not a parenthesised list or has more
+** than `max` items. */
+int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, size_t max);
+/* Registers the built-in macros written in C (builtin_macros.c). */
+/* Registers the __trak_graph table function (graphs.c). */
+/* Registers experimental_slice_layout (slice_layout.c). */
+int trak__psql_slice_layout_register(trak_processor *p);
+int trak__psql_graphs_register(trak_processor *p);
+int trak__psql_builtin_macros_register(psql_macros *m);
+
+/* Whether s[0..n) contains a macro invocation `name!(`. */
+int trak__psql_has_macro_call(const char *s, size_t n);
+/* Expands every macro invocation in s[0..n). Returns 0 and fills `out` (free with
+** trak__psql_expansion_free), or -1 with a message and `*err_off` the offset in `s` of the
+** invocation at fault. */
+int trak__psql_expand(const psql_macros *m, const char *s, size_t n, psql_expansion *out, char *msg,
+                      size_t msg_len, size_t *err_off);
+void trak__psql_expansion_free(psql_expansion *e);
+/* The source offset for output offset `off` of an expansion. */
+size_t trak__psql_expansion_source(const psql_expansion *e, size_t off);
+
+/* ---- functions.c ---------------------------------------------------------------------------- */
+
+typedef struct psql_arg {
+  char *name; /* without the $ */
+  char *type; /* as written: INT, STRING, JOINID(slice.id), ... */
+} psql_arg;
+
+/* Defines a PerfettoSQL function: scalar when ncols == 0, otherwise a table function whose rows
+** have columns `cols`. `body` is the (expanded) SELECT, prepared at the first call. Returns 0 or
+** -1 with a message. */
+int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
+                               size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
+                               int replace, char *msg, size_t msg_len);
+/* Removes function `name` (after its body failed to compile). */
+void trak__psql_function_drop(trak_processor *p, const char *name);
+void trak__psql_functions_free(trak_processor *p);
+
+/* The SQLite column type for a PerfettoSQL type name (INT -> INTEGER, STRING -> TEXT, ...), or
+** NULL if the type is unknown. */
+const char *trak__psql_sqlite_type(const char *type);
+
+/* ---- modules.c ------------------------------------------------------------------------------ */
+
+typedef struct psql_module_src {
+  const char *name; /* a.b.c */
+  const char *sql;
+} psql_module_src;
+
+/* The embedded modules (generated at build time from src/processor/sql/stdlib), sorted by name. */
+extern const psql_module_src trak__psql_stdlib[];
+extern const size_t trak__psql_stdlib_count;
+/* The same names, NULL-terminated. */
+extern const char *const trak__psql_module_names[];
+
+/* Runs INCLUDE PERFETTO MODULE `pattern` (a.b.c or a.b.*). Returns 0 or -1 with a message. */
+int trak__psql_include(trak_processor *p, const char *pattern, char *msg, size_t msg_len);
+
+/* ---- statements.c --------------------------------------------------------------------------- */
+
+/* If the statement s[start..end) is a PerfettoSQL statement, runs it and returns 1 (0 if it is
+** plain SQL). On failure returns -1 with a message and `*err_off` the offset of the fault. */
+int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
+                             size_t msg_len, size_t *err_off);
+
+/* ---- prelude.c ----------------------------------------------------------------------------- */
+
+/* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
+int trak__psql_prelude_register(trak_processor *p);
+/* Registers the SPAN_JOIN, SPAN_LEFT_JOIN and SPAN_OUTER_JOIN modules (span_join.c). */
+int trak__psql_span_join_register(sqlite3 *db);
+
+/* ---- lazy.c -------------------------------------------------------------------------------- */
+
+typedef struct psql_lazy psql_lazy;
+
+/* Registers table `name`, created empty, to be filled by `fill_sql` when a statement first
+** names it; `body` is its SELECT (the names it mentions are filled first). Returns 0 or -1. */
+int trak__psql_lazy_table(trak_processor *p, const char *name, const char *fill_sql,
+                          const char *body);
+/* If `table` is a deferred table not yet filled, runs `sql` (an index on it) right after
+** filling it and returns 1; returns 0 when `table` is filled or not deferred, -1 on OOM. */
+int trak__psql_lazy_after_fill(trak_processor *p, const char *table, const char *sql);
+/* Records that view or function `name` reads what `body` mentions. Returns 0 or -1. */
+int trak__psql_lazy_note(trak_processor *p, const char *name, const char *body);
+/* Fills the deferred tables text[0..n) needs. Returns 0, or -1 with a message. */
+int trak__psql_lazy_ensure(trak_processor *p, const char *text, size_t n, char *msg,
+                           size_t msg_len);
+void trak__psql_lazy_free(trak_processor *p);
+
+/* ---- engine.c ------------------------------------------------------------------------------- */
+
+/* The PerfettoSQL state of a processor. */
+struct trak_psql {
+  psql_macros *macros;
+  struct psql_fn **fns; /* defined functions (functions.c) */
+  size_t nfns;
+  unsigned char *included; /* per trak__psql_stdlib entry: included already */
+  int include_depth;
+  psql_lazy *lazy; /* deferred module tables (lazy.c) */
+  int call_depth;  /* PerfettoSQL function calls running, nested (functions.c) */
+  /* Where the last statement of the user's text ended, so that a caller passing that tail back
+  ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
+  const char *last_tail;
+  int tail_line, tail_col;
+};
+
+/* Prepares `sql`'s statements in order until one is a SQLite statement: PerfettoSQL statements
+** on the way run, macros are expanded. `origin` names the text in errors (NULL for the user's
+** text). Returns 0 with *out the statement (NULL at the end) and *tail after it, or -1 with a
+** message naming the statement, line and column. */
+int trak__psql_prepare(trak_processor *p, const char *sql, const char *origin, sqlite3_stmt **out,
+                       const char **tail, char *msg, size_t msg_len);
+/* Runs every statement of `sql` (a module's text), stepping SQLite ones to completion. */
+int trak__psql_exec(trak_processor *p, const char *sql, const char *origin, char *msg,
+                    size_t msg_len);
+/* Sets up PerfettoSQL on the processor's database: the built-in macros and functions, then the
+** prelude. Returns SQLITE_OK or an error code with a message in p->db. */
+int trak__psql_init(trak_processor *p, trak_error *err);
+void trak__psql_free(trak_processor *p);
+
+#endif /* TRAK_PSQL_H */

@@ -1,0 +1,12 @@
+-- graphs.dominator_tree: graph_dominator_tree!(graph_table, root_node_id) -> (node_id,
+-- dominator_node_id): for every node reachable from the root in the graph of edges
+-- (source_node_id, dest_node_id), its immediate dominator (NULL for the root). Computed in C.
+
+CREATE PERFETTO MACRO graph_dominator_tree(graph_table TableOrSubquery, root_node_id Expr)
+RETURNS TableOrSubquery AS
+(
+  SELECT c0 AS node_id, c1 AS dominator_node_id
+  FROM __trak_graph('dominator',
+    __intrinsic_stringify!(SELECT source_node_id, dest_node_id FROM $graph_table),
+    __intrinsic_stringify!(SELECT $root_node_id))
+);

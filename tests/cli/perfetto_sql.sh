@@ -1,0 +1,31 @@
+#!/bin/bash
+# PerfettoSQL through the trak command: Perfetto's getting-started queries give what Perfetto's
+# trace_processor_shell gave on the same trace (tests/data/psql/getting_started.expected), the
+# columns of `SELECT * FROM slice` are Perfetto's, an error names the line and column, and
+# `trak shell`'s .help lists the modules.
+set -u
+TRAK=$1
+DATA=$TRAK_SOURCE_DIR/tests/data/psql
+WORK=$(mktemp -d)
+trap 'rm -rf "$WORK"' EXIT
+fail=0
+expect() { echo "FAIL: $1"; fail=1; }
+
+"$TRAK" query "$DATA/modules.json" -q "$DATA/getting_started.sql" >"$WORK/out.txt" ||
+  expect "the getting-started queries run"
+diff "$WORK/out.txt" "$DATA/getting_started.expected" || expect "getting-started answers"
+
+"$TRAK" query "$DATA/modules.json" "SELECT * FROM slice LIMIT 1" | head -1 >"$WORK/cols.txt"
+echo '"id","ts","dur","track_id","category","name","depth","parent_id","arg_set_id","thread_ts","thread_dur","thread_instruction_count","thread_instruction_delta","cat","slice_id"' |
+  diff - "$WORK/cols.txt" || expect "slice has Perfetto's columns"
+
+printf 'SELECT 1;\nINCLUDE PERFETTO MODULE no.such;\n' >"$WORK/bad.sql"
+"$TRAK" query "$DATA/modules.json" -q "$WORK/bad.sql" >/dev/null 2>"$WORK/err.txt" &&
+  expect "an unknown module fails the query"
+grep -qF "trak query: unknown module 'no.such' (INCLUDE PERFETTO MODULE no.such at line 2, column 25)" \
+  "$WORK/err.txt" || expect "the error names the module, line and column: $(cat "$WORK/err.txt")"
+
+echo .help | "$TRAK" shell "$DATA/modules.json" >"$WORK/help.txt" 2>&1
+grep -q "slices.with_context" "$WORK/help.txt" || expect ".help lists the modules"
+
+exit $fail

@@ -1,0 +1,61 @@
+/* The helpers of sqlcheck.h: tests that state a query's rows as one string. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sqlcheck.h"
+#include "testutil.h"
+#include "trak/pb.h"
+
+trak_processor *sc_open(const char *text) {
+  trak_processor *p;
+  trak_error err = {0};
+  if (trak_processor_new(NULL, &p, &err)) fail_msg("%s", err.message);
+  int rc = trak_processor_feed(p, text, strlen(text), &err);
+  if (!rc) rc = trak_processor_finish(p, &err);
+  if (rc) fail_msg("import: %s", err.message);
+  return p;
+}
+
+static char result[1 << 16];
+
+/* Runs sql; returns 0 and fills `result`, or an error code with err filled. */
+static int run(trak_processor *p, const char *sql, trak_error *err) {
+  const char *rest = sql;
+  result[0] = 0;
+  while (rest && *rest) {
+    trak_query *q;
+    int rc = trak_query_open(p, rest, &q, &rest, err);
+    if (rc) return rc;
+    if (!q) break;
+    int cols = trak_query_column_count(q);
+    size_t w = 0;
+    char buf[sizeof result];
+    buf[0] = 0;
+    while ((rc = trak_query_next(q, err)) > 0) {
+      for (int c = 0; c < cols; c++) {
+        const char *v = trak_query_type(q, c) == TRAK_VALUE_NULL ? "NULL" : trak_query_string(q, c);
+        int k = snprintf(buf + w, sizeof buf - w, "%s%s", c ? "|" : (w ? "\n" : ""), v ? v : "");
+        if (k > 0 && (size_t)k < sizeof buf - w) w += (size_t)k;
+      }
+    }
+    trak_query_free(q);
+    if (rc < 0) return rc;
+    if (cols) memcpy(result, buf, w + 1);
+  }
+  return 0;
+}
+
+const char *sc_rows(trak_processor *p, const char *sql) {
+  trak_error err = {0};
+  if (run(p, sql, &err)) fail_msg("%s\nin: %s", err.message, sql);
+  return result;
+}
+
+const char *sc_error(trak_processor *p, const char *sql) {
+  trak_error err = {0};
+  static char msg[sizeof err.message];
+  if (!run(p, sql, &err)) fail_msg("expected an error from: %s", sql);
+  memcpy(msg, err.message, sizeof msg);
+  return msg;
+}

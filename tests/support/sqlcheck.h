@@ -1,0 +1,21 @@
+/*
+** Helpers for tests that run SQL on a small trace: open a processor from a literal trace (JSON
+** or text protobuf) and return the rows of a query as text ("a|b\nc|d"), so that a test states
+** the expected answer in one string.
+*/
+#ifndef TRAK_SQLCHECK_H
+#define TRAK_SQLCHECK_H
+
+#include "trak/processor.h"
+
+/* Imports `text` (a JSON trace, or a text protobuf when it starts with "packet"); fails the test
+** on error. */
+trak_processor *sc_open(const char *text);
+/* Runs every statement of `sql` and returns the rows of the last one that has columns, values
+** separated by '|', rows by '\n', NULL as "NULL". The string is static (valid until the next
+** call). Fails the test on an error. */
+const char *sc_rows(trak_processor *p, const char *sql);
+/* Runs `sql` expecting an error and returns its message (static). Fails the test if it works. */
+const char *sc_error(trak_processor *p, const char *sql);
+
+#endif /* TRAK_SQLCHECK_H */

@@ -1,0 +1,368 @@
+/*
+** Tests of the standard modules and the prelude's table functions on tests/data/psql/modules.json
+** (two processes, nested slices, an instant, a counter). Every expected answer below was
+** compared with Perfetto's trace_processor_shell on the same trace (graphs: on the same tables),
+** except where a comment says
+** otherwise (trak's own choices: hash values, ids the importer numbers differently).
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sqlcheck.h"
+#include "testutil.h"
+
+typedef struct check {
+  const char *sql;
+  const char *want;
+} check;
+
+/* Runs every check, printing each mismatch with the actual rows, then fails if any did. */
+static void run_checks(trak_processor *p, const check *c, size_t n) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *got = sc_rows(p, c[i].sql);
+    if (strcmp(got, c[i].want)) {
+      print_error("query: %s\nwant: %s\ngot:  %s\n\n", c[i].sql, c[i].want, got);
+      bad++;
+    }
+  }
+  assert_int_equal(bad, 0);
+}
+
+static trak_processor *p;
+
+static int setup(void **state) {
+  size_t len;
+  char *text = tu_read_file(tu_source_path("tests/data/psql/modules.json"), &len);
+  p = sc_open(text);
+  free(text);
+  return 0;
+}
+static int teardown(void **state) {
+  trak_processor_free(p);
+  return 0;
+}
+
+static void with_context(void **state) {
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.with_context;"
+       "SELECT id, ts, dur, name, thread_name, tid, is_main_thread, process_name, pid, depth, "
+       "parent_id FROM thread_slice ORDER BY id",
+       "0|10000|100000|frame|main|1|1|browser|1|0|NULL\n"
+       "1|20000|30000|layout|main|1|1|browser|1|1|0\n"
+       "2|25000|10000|measure|main|1|1|browser|1|2|1\n"
+       "3|30000|60000|read|io|2|0|browser|1|0|NULL\n"
+       "4|40000|0|tick|io|2|0|browser|1|1|3\n"
+       "5|50000|100000|draw|NULL|3|0|gpu|2|0|NULL\n"
+       "6|60000|20000|paint|main|1|1|browser|1|1|0\n"
+       "7|200000|50000|frame|main|1|1|browser|1|0|NULL\n"
+       "8|210000|30000|layout|main|1|1|browser|1|1|7"},
+      {"SELECT id, name, process_name, pid FROM process_slice ORDER BY id", ""},
+      {"SELECT count(*), count(utid) FROM thread_or_process_slice", "9|9"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+}
+
+static void slices_modules(void **state) {
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.flat_slices;"
+       "SELECT slice_id, ts, dur, depth, name, root_id, tid, thread_name, pid, process_name "
+       "FROM _slice_flattened ORDER BY slice_id, ts",
+       "0|10000|10000|0|frame|0|1|main|1|browser\n"
+       "0|50000|10000|0|frame|0|1|main|1|browser\n"
+       "0|80000|30000|0|frame|0|1|main|1|browser\n"
+       "1|20000|5000|1|layout|0|1|main|1|browser\n"
+       "1|35000|15000|1|layout|0|1|main|1|browser\n"
+       "2|25000|10000|2|measure|0|1|main|1|browser\n"
+       "3|30000|60000|0|read|3|2|io|1|browser\n"
+       "5|50000|100000|0|draw|5|3|NULL|2|gpu\n"
+       "6|60000|20000|1|paint|0|1|main|1|browser\n"
+       "7|200000|10000|0|frame|7|1|main|1|browser\n"
+       "7|240000|10000|0|frame|7|1|main|1|browser\n"
+       "8|210000|30000|1|layout|7|1|main|1|browser"},
+      {"INCLUDE PERFETTO MODULE slices.self_dur; SELECT * FROM slice_self_dur ORDER BY id",
+       "0|50000\n"
+       "1|20000\n"
+       "2|10000\n"
+       "3|60000\n"
+       "4|0\n"
+       "5|100000\n"
+       "6|20000\n"
+       "7|20000\n"
+       "8|30000"},
+      {"INCLUDE PERFETTO MODULE slices.hierarchy;"
+       "SELECT id, name FROM _slice_ancestor_and_self(2) ORDER BY depth",
+       "0|frame\n"
+       "1|layout\n"
+       "2|measure"},
+      {"SELECT id, name FROM _slice_descendant_and_self(1) ORDER BY id", "1|layout\n"
+                                                                         "2|measure"},
+      /* Stack ids are trak's hashes: checked for equal stacks having equal ids. */
+      {"INCLUDE PERFETTO MODULE slices.stack;"
+       "SELECT a.id, b.id FROM slice_with_stack_id a JOIN slice_with_stack_id b "
+       "ON a.stack_id = b.stack_id AND a.id < b.id ORDER BY 1",
+       "0|7\n"
+       "1|8"},
+      {"SELECT count(*) FROM slice_with_stack_id s JOIN slice_with_stack_id p ON s.parent_id = "
+       "p.id WHERE s.parent_stack_id != p.stack_id",
+       "0"},
+      {"SELECT group_concat(id) FROM (SELECT id FROM ancestor_slice_by_stack((SELECT stack_id "
+       "FROM slice_with_stack_id WHERE name = 'layout' LIMIT 1)) ORDER BY id)",
+       "0,1,7,8"},
+      {"SELECT group_concat(id) FROM (SELECT id FROM descendant_slice_by_stack((SELECT stack_id "
+       "FROM slice_with_stack_id WHERE name = 'layout' LIMIT 1)) ORDER BY id)",
+       "1,2,8"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+}
+
+static void counters_and_intervals(void **state) {
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE counters.intervals;"
+       "SELECT id, ts, dur, value, next_value, delta_value FROM counter_leading_intervals!("
+       "(SELECT id, ts, track_id, value FROM counter)) ORDER BY ts",
+       "0|0|50000|10.0|10.0|NULL\n"
+       "1|50000|50000|10.0|10.0|0.0\n"
+       "2|100000|50000|10.0|30.0|0.0\n"
+       "3|150000|70000|30.0|5.0|20.0\n"
+       "4|220000|30000|5.0|NULL|-25.0"},
+      /* Runs of four: the first, the second (standing for the middle) and the last. */
+      {"CREATE PERFETTO TABLE cc AS SELECT 0 AS id, 0 AS ts, 1 AS track_id, 10.0 AS value "
+       "UNION ALL SELECT 1, 10, 1, 10 UNION ALL SELECT 2, 20, 1, 10 UNION ALL SELECT 3, 30, 1, 10 "
+       "UNION ALL SELECT 4, 40, 1, 10 UNION ALL SELECT 5, 50, 1, 7 UNION ALL SELECT 6, 5, 2, 1 "
+       "UNION ALL SELECT 7, 15, 2, 1;"
+       "SELECT id, ts, dur, track_id, value, next_value, delta_value "
+       "FROM counter_leading_intervals!(cc) ORDER BY track_id, ts",
+       "0|0|10|1|10.0|10.0|NULL\n"
+       "1|10|30|1|10.0|10.0|0.0\n"
+       "4|40|10|1|10.0|7.0|0.0\n"
+       "5|50|249950|1|7.0|NULL|-3.0\n"
+       "6|5|10|2|1.0|1.0|NULL\n"
+       "7|15|249985|2|1.0|NULL|0.0"},
+      {"INCLUDE PERFETTO MODULE intervals.overlap;"
+       "SELECT * FROM intervals_overlap_count!(slice, ts, dur)",
+       "10000|1\n"
+       "20000|2\n"
+       "25000|3\n"
+       "30000|4\n"
+       "35000|3\n"
+       "40000|3\n"
+       "50000|3\n"
+       "60000|4\n"
+       "80000|3\n"
+       "90000|2\n"
+       "110000|1\n"
+       "150000|0\n"
+       "200000|1\n"
+       "210000|2\n"
+       "240000|1\n"
+       "250000|0"},
+      {"SELECT * FROM interval_merge_overlapping!((SELECT ts, dur FROM slice WHERE depth = 0), 0)",
+       "10000|140000\n"
+       "200000|50000"},
+      {"SELECT ts, value, group_name FROM intervals_overlap_count_by_group!(slice, ts, dur, "
+       "category) WHERE group_name = 'io'",
+       "30000|1|io\n"
+       "90000|0|io"},
+      {"SELECT _intervals_overlap_in_table!((SELECT ts, dur FROM slice WHERE depth = 0)), "
+       "_intervals_overlap_in_table!((SELECT ts, dur FROM slice WHERE name = 'frame'))",
+       "1|0"},
+      /* Tracks named by their thread's tid: the module is under test, not track numbering. */
+      {"SELECT m.ts, m.dur, t.tid FROM interval_merge_overlapping_partitioned!((SELECT ts, dur, "
+       "track_id FROM slice WHERE depth = 0), (track_id)) m JOIN thread_track tt "
+       "ON tt.id = m.track_id JOIN thread t USING (utid) ORDER BY t.tid, m.ts",
+       "10000|100000|1\n"
+       "200000|50000|1\n"
+       "30000|60000|2\n"
+       "50000|100000|3"},
+      {"INCLUDE PERFETTO MODULE intervals.intersect;"
+       "SELECT ts, dur, id_0, id_1 FROM _interval_intersect!(((SELECT id, ts, dur FROM slice "
+       "WHERE name = 'frame'), (SELECT id, ts, dur FROM slice WHERE name IN ('read', 'draw'))), "
+       "()) ORDER BY ts, id_1",
+       "30000|60000|0|3\n"
+       "50000|60000|0|5"},
+      {"SELECT * FROM _interval_intersect_single!(40000, 30000, (SELECT id, ts, dur FROM slice "
+       "WHERE "
+       "depth = 0)) ORDER BY id",
+       "0|40000|30000\n"
+       "3|40000|30000\n"
+       "5|50000|20000"},
+      {"INCLUDE PERFETTO MODULE intervals.create_intervals;"
+       "SELECT * FROM _interval_create!((SELECT 10 AS ts UNION ALL SELECT 30 UNION ALL SELECT "
+       "70), (SELECT 20 AS ts UNION ALL SELECT 30 UNION ALL SELECT 50))",
+       "10|10\n"
+       "30|20"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+}
+
+static void other_modules(void **state) {
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE time.conversion;"
+       "SELECT time_to_ms(2500000), time_from_s(2), time_to_us(1999), time_from_ms(3), "
+       "time_to_s(2999999999), time_from_us(4), time_to_min(120000000000), time_from_min(1), "
+       "time_to_hours(7200000000000), time_from_hours(1), time_to_days(86400000000000), "
+       "time_from_days(1), time_to_ns(5), time_from_ns(5)",
+       "2|2000000000|1|3000000|2|4000|2|60000000000|2|3600000000000|1|86400000000000|5|5"},
+      {"INCLUDE PERFETTO MODULE std.metasql.unparenthesize;"
+       "SELECT metasql_unparenthesize_exprlist!((1 + 1, 'a,b'))",
+       "2|a,b"},
+      /* trace_uuid is trak's own; the others are as Perfetto gives them. */
+      {"INCLUDE PERFETTO MODULE std.traceinfo.trace;"
+       "SELECT trace_id, trace_type, trace_size_bytes > 0 FROM _metadata_by_trace",
+       "0|json|1"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+}
+
+/* Edges 1->2, 1->3, 2->4, 3->4, 4->5, 2->6, 6->5, 5->2 and 7->8; a forest in three groups. */
+static const char GRAPH[] =
+    "CREATE OR REPLACE PERFETTO TABLE edges AS SELECT 1 AS source_node_id, 2 AS dest_node_id "
+    "UNION ALL SELECT 1, 3 UNION ALL SELECT 2, 4 UNION ALL SELECT 3, 4 UNION ALL SELECT 4, 5 "
+    "UNION ALL SELECT 2, 6 UNION ALL SELECT 6, 5 UNION ALL SELECT 5, 2 UNION ALL SELECT 7, 8;"
+    "CREATE OR REPLACE PERFETTO TABLE tree AS SELECT 1 AS id, NULL AS parent_id, 1 AS group_key "
+    "UNION ALL SELECT 2, 1, 1 UNION ALL SELECT 3, 2, 2 UNION ALL SELECT 4, 2, 2 "
+    "UNION ALL SELECT 5, 3, 1 UNION ALL SELECT 6, 5, 3 UNION ALL SELECT 7, 5, 2 "
+    "UNION ALL SELECT 8, 4, 1;";
+
+static void graphs(void **state) {
+  sc_rows(p, GRAPH);
+  static const check c[] = {
+      {"INCLUDE PERFETTO MODULE graphs.search;"
+       "SELECT * FROM graph_reachable_dfs!(edges, (SELECT 1 AS node_id))",
+       "1|NULL\n"
+       "2|1\n"
+       "4|2\n"
+       "5|4\n"
+       "6|2\n"
+       "3|1"},
+      {"SELECT * FROM graph_reachable_bfs!(edges, (SELECT 1 AS node_id))", "1|NULL\n"
+                                                                           "2|1\n"
+                                                                           "3|1\n"
+                                                                           "4|2\n"
+                                                                           "6|2\n"
+                                                                           "5|4"},
+      /* Several start nodes: all stacked (the last searched first) or queued in order. */
+      {"SELECT * FROM graph_reachable_dfs!(edges, (SELECT 3 AS node_id UNION ALL SELECT 7 "
+       "UNION ALL SELECT 2))",
+       "2|NULL\n"
+       "4|2\n"
+       "5|4\n"
+       "6|2\n"
+       "7|NULL\n"
+       "8|7\n"
+       "3|NULL"},
+      {"SELECT * FROM graph_reachable_bfs!(edges, (SELECT 3 AS node_id UNION ALL SELECT 7 "
+       "UNION ALL SELECT 2))",
+       "3|NULL\n"
+       "7|NULL\n"
+       "2|NULL\n"
+       "4|3\n"
+       "8|7\n"
+       "6|2\n"
+       "5|4"},
+      {"SELECT * FROM graph_next_sibling!((SELECT id AS node_id, parent_id AS node_parent_id, "
+       "id AS sort_key FROM tree)) ORDER BY node_id",
+       "1|NULL\n"
+       "2|NULL\n"
+       "3|4\n"
+       "4|NULL\n"
+       "5|NULL\n"
+       "6|7\n"
+       "7|NULL\n"
+       "8|NULL"},
+      {"INCLUDE PERFETTO MODULE graphs.dominator_tree;"
+       "SELECT * FROM graph_dominator_tree!(edges, 1) ORDER BY node_id",
+       "1|NULL\n"
+       "2|1\n"
+       "3|1\n"
+       "4|1\n"
+       "5|1\n"
+       "6|2"},
+      {"SELECT * FROM graph_dominator_tree!(edges, 2) ORDER BY node_id", "2|NULL\n"
+                                                                         "4|2\n"
+                                                                         "5|2\n"
+                                                                         "6|2"},
+      {"INCLUDE PERFETTO MODULE graphs.partition;"
+       "SELECT * FROM tree_structural_partition_by_group!(tree) ORDER BY id",
+       "1|NULL|1\n"
+       "2|1|1\n"
+       "3|NULL|2\n"
+       "4|NULL|2\n"
+       "5|2|1\n"
+       "6|NULL|3\n"
+       "7|3|2\n"
+       "8|2|1"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+  /* Weight-bounded: each root on its own; the node passing the target is kept with a floor. */
+  static const check w[] = {
+      {"CREATE PERFETTO TABLE wedges AS SELECT 1 AS source_node_id, 2 AS dest_node_id, "
+       "1 AS edge_weight UNION ALL SELECT 1, 3, 5 UNION ALL SELECT 2, 4, 1 UNION ALL "
+       "SELECT 4, 5, 1 UNION ALL SELECT 3, 6, 1 UNION ALL SELECT 5, 1, 1;"
+       "SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "3 AS root_target_weight UNION ALL SELECT 3, 10), 1)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4\n1|3|1\n3|3|NULL\n3|6|3"},
+      {"SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "3 AS root_target_weight), 0)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4"},
+      {"SELECT * FROM graph_reachable_weight_bounded_dfs!(wedges, (SELECT 1 AS root_node_id, "
+       "2 AS root_target_weight), 1)",
+       "1|1|NULL\n1|2|1\n1|4|2\n1|5|4"},
+  };
+  run_checks(p, w, sizeof w / sizeof *w);
+  /* slices.flow on the seed trace with flows 0 -> 1 -> 2. */
+  size_t len;
+  char *text = tu_read_file(tu_source_path("tests/data/seed/07_flows.pbtxt"), &len);
+  trak_processor *flows = sc_open(text);
+  free(text);
+  assert_string_equal(sc_rows(flows, "INCLUDE PERFETTO MODULE slices.flow;"
+                                     "SELECT * FROM _slice_following_flow!(slice)"),
+                      "0|0|NULL\n0|1|0\n0|2|1\n1|1|NULL\n1|2|1");
+  trak_processor_free(flows);
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_graph('nope', 'SELECT 1, 2')"),
+                         "unknown algorithm 'nope'"));
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM graph_reachable_dfs!(nosuch, (SELECT 1 AS "
+                                     "node_id))"),
+                         "no such table: nosuch"));
+}
+
+/* The prelude's experimental_slice_layout packs the listed tracks' slice stacks into rows. */
+static void slice_layout(void **state) {
+  static const check c[] = {
+      {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
+       "thread_track)) ORDER BY id",
+       "0|0\n1|1\n2|2\n3|3\n4|4\n5|5\n6|1\n7|0\n8|1"},
+      /* The tracks of tids 1 and 2, listed by id. */
+      {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
+       "thread_track WHERE utid IN (SELECT utid FROM thread WHERE tid IN (1, 2)))) ORDER BY id",
+       "0|0\n1|1\n2|2\n3|3\n4|4\n6|1\n7|0\n8|1"},
+      /* Ids that do not parse are skipped. */
+      {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id, ',x,') "
+       "FROM thread_track WHERE utid IN (SELECT utid FROM thread WHERE tid IN (2, 3)))) "
+       "ORDER BY id",
+       "3|0\n4|1\n5|2"},
+  };
+  run_checks(p, c, sizeof c / sizeof *c);
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM experimental_slice_layout(7)"),
+                         "invalid input track id list"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(with_context),
+      cmocka_unit_test(slices_modules),
+      cmocka_unit_test(counters_and_intervals),
+      cmocka_unit_test(other_modules),
+      cmocka_unit_test(graphs),
+      cmocka_unit_test(slice_layout),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

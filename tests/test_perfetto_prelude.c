@@ -1,0 +1,171 @@
+/*
+** Tests of the PerfettoSQL prelude, there without an INCLUDE: trace_bounds and trace_start/
+** end/dur, metadata, stats, the clock conversions (TO_REALTIME, TO_MONOTONIC, ABS_TIME_STR,
+** TO_TIMECODE), regexp, regexp_replace_simple, str_split, slice_is_ancestor, args as JSON and
+** display_value written as SQLite writes a REAL. The answers were compared with Perfetto's
+** trace_processor_shell on the same trace (converted to binary by `trak convert`).
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sqlcheck.h"
+
+/* Boottime is the trace clock. Two snapshots relate it to REALTIME (1) and MONOTONIC (3);
+** MONOTONIC runs 900 ns while BOOTTIME runs 1000. Slices: outer [1000, 1600] > inner, and a
+** counter at 2500. */
+static const char CLOCKS[] =
+    "packet { trusted_packet_sequence_id: 1 clock_snapshot {\n"
+    "  clocks { clock_id: 6 timestamp: 1000 }\n"
+    "  clocks { clock_id: 1 timestamp: 1700000000000000000 }\n"
+    "  clocks { clock_id: 3 timestamp: 500 } } }\n"
+    "packet { trusted_packet_sequence_id: 1 clock_snapshot {\n"
+    "  clocks { clock_id: 6 timestamp: 2000 }\n"
+    "  clocks { clock_id: 1 timestamp: 1700000000000001000 }\n"
+    "  clocks { clock_id: 3 timestamp: 1400 } } }\n"
+    "packet { track_descriptor { uuid: 1 name: \"t\" } }\n"
+    "packet { track_descriptor { uuid: 2 name: \"c\" counter {} } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 1000 track_event { type: TYPE_SLICE_BEGIN "
+    "track_uuid: 1 name: \"outer\" debug_annotations { name: \"ratio\" double_value: 3.5 } "
+    "debug_annotations { name: \"whole\" double_value: 2 } "
+    "debug_annotations { name: \"label\" string_value: \"a\\\"b\" } } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 1100 track_event { type: TYPE_SLICE_BEGIN "
+    "track_uuid: 1 name: \"inner\" } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 1200 track_event { type: TYPE_SLICE_END "
+    "track_uuid: 1 } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 1600 track_event { type: TYPE_SLICE_END "
+    "track_uuid: 1 } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 2500 track_event { type: TYPE_COUNTER "
+    "track_uuid: 2 counter_value: 7 } }\n";
+
+static trak_processor *p;
+
+static int setup(void **state) {
+  p = sc_open(CLOCKS);
+  return 0;
+}
+static int teardown(void **state) {
+  trak_processor_free(p);
+  return 0;
+}
+
+static void bounds(void **state) {
+  assert_string_equal(sc_rows(p, "SELECT start_ts, end_ts FROM trace_bounds"), "1000|2500");
+  assert_string_equal(sc_rows(p, "SELECT trace_start(), trace_end(), trace_dur()"),
+                      "1000|2500|1500");
+  /* An empty trace has bounds 0, 0. */
+  trak_processor *empty = sc_open("{\"traceEvents\":[]}");
+  assert_string_equal(sc_rows(empty, "SELECT * FROM trace_bounds"), "0|0");
+  assert_string_equal(sc_rows(empty, "SELECT str_value FROM metadata WHERE name = 'trace_type'"),
+                      "json");
+  trak_processor_free(empty);
+}
+
+static void metadata_and_stats(void **state) {
+  char want[128];
+  /* In Perfetto's order: uuid, type, size. */
+  snprintf(want, sizeof want, "trace_type|single|NULL|proto\ntrace_size_bytes|single|%zu|NULL",
+           strlen(CLOCKS));
+  assert_string_equal(sc_rows(p, "SELECT name, key_type, int_value, str_value FROM metadata "
+                                 "WHERE name IN ('trace_type', 'trace_size_bytes') ORDER BY id"),
+                      want);
+  /* The uuid is stable for the same trace. */
+  trak_processor *again = sc_open(CLOCKS);
+  char uuid[64];
+  strcpy(uuid, sc_rows(p, "SELECT str_value FROM metadata WHERE name = 'trace_uuid'"));
+  assert_int_equal(strlen(uuid), 36);
+  assert_string_equal(sc_rows(again, "SELECT str_value FROM metadata WHERE name = 'trace_uuid'"),
+                      uuid);
+  trak_processor_free(again);
+  /* trace_corrupt is trak's own stat (Perfetto has no such row). */
+  assert_string_equal(sc_rows(p, "SELECT id, key, source FROM stats WHERE name = 'trace_corrupt'"),
+                      "1|1|trace");
+  assert_string_equal(sc_rows(p, "SELECT count(*) FROM _trace_import_logs"), "0");
+}
+
+static void clocks(void **state) {
+  /* Before the first snapshot: its value; between: the offset from the previous one, never
+  ** past the next; after the last: the offset from it. */
+  assert_string_equal(sc_rows(p, "SELECT to_monotonic(500), to_monotonic(1000), "
+                                 "to_monotonic(1500), to_monotonic(1950), to_monotonic(3000)"),
+                      "500|500|1000|1400|2400");
+  assert_string_equal(sc_rows(p, "SELECT to_realtime(1500) - 1700000000000000000, "
+                                 "to_realtime(NULL) IS NULL"),
+                      "500|1");
+  assert_string_equal(sc_rows(p, "SELECT abs_time_str(1000), abs_time_str(1001)"),
+                      "2023-11-14T22:13:20.000000000|2023-11-14T22:13:20.000000001");
+  assert_string_equal(sc_rows(p, "SELECT to_timecode(3723004005006), to_timecode(0)"),
+                      "01:02:03 004 005 006|00:00:00 000 000 000");
+  assert_non_null(strstr(sc_error(p, "SELECT to_realtime('x')"),
+                         "TO_REALTIME: first argument should be timestamp"));
+  /* Without snapshots of the clock: NULL. */
+  trak_processor *none = sc_open("{\"traceEvents\":[]}");
+  assert_string_equal(sc_rows(none, "SELECT abs_time_str(5) IS NULL, to_monotonic(5) IS NULL"),
+                      "1|1");
+  trak_processor_free(none);
+}
+
+static void strings(void **state) {
+  assert_string_equal(sc_rows(p, "SELECT regexp('a.c', 'xabcx'), 'abc' REGEXP '^b', "
+                                 "regexp('B', 'abc', 'i'), regexp('B', 'abc', 'ic')"),
+                      "1|0|1|0");
+  assert_non_null(strstr(sc_error(p, "SELECT regexp('(', 'x')"), "bad pattern '('"));
+  assert_string_equal(sc_rows(p, "SELECT regexp_replace_simple('a1b22c', '[0-9]+', '#')"), "a#b#c");
+  assert_string_equal(sc_rows(p, "SELECT str_split('a,b,c', ',', 0), str_split('a,b,c', ',', 2),"
+                                 " str_split('a,b', ',', 5) IS NULL, str_split('a::b', '::', 1)"),
+                      "a|c|1|b");
+}
+
+static void slices_and_args(void **state) {
+  assert_string_equal(sc_rows(p, "SELECT slice_is_ancestor(o.id, i.id), slice_is_ancestor(i.id, "
+                                 "o.id), slice_is_ancestor(o.id, o.id) FROM slice o, slice i "
+                                 "WHERE o.name = 'outer' AND i.name = 'inner'"),
+                      "1|0|0");
+  assert_string_equal(sc_rows(p, "SELECT key, display_value FROM args JOIN slice USING "
+                                 "(arg_set_id) WHERE name = 'outer' ORDER BY key"),
+                      "debug.label|a\"b\ndebug.ratio|3.5\ndebug.whole|2.0");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_arg_set_to_json(arg_set_id) FROM slice "
+                                 "WHERE name = 'outer'"),
+                      "{\"debug\":{\"ratio\":3.5,\"whole\":2,\"label\":\"a\\\"b\"}}");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_arg_set_to_json(NULL)"), "NULL");
+}
+
+/* Two partitioned tables (and one unpartitioned): inner, left and outer joins cut time at every
+** boundary of either side. */
+static void span_join(void **state) {
+  sc_rows(p, "CREATE TABLE a(ts INT, dur INT, cpu INT, x TEXT);"
+             "INSERT INTO a VALUES (0, 10, 1, 'a1'), (20, 10, 1, 'a2'), (0, 100, 2, 'a3');"
+             "CREATE TABLE b(ts INT, dur INT, cpu INT, y TEXT);"
+             "INSERT INTO b VALUES (5, 20, 1, 'b1'), (40, 5, 1, 'b2'), (50, 10, 3, 'b3');"
+             "CREATE TABLE g(ts INT, dur INT, z TEXT); INSERT INTO g VALUES (8, 20, 'g');"
+             "CREATE VIRTUAL TABLE j USING SPAN_JOIN(a PARTITIONED cpu, b PARTITIONED cpu);"
+             "CREATE VIRTUAL TABLE l USING SPAN_LEFT_JOIN(a PARTITIONED cpu, b PARTITIONED cpu);"
+             "CREATE VIRTUAL TABLE o USING SPAN_OUTER_JOIN(a PARTITIONED cpu, b PARTITIONED cpu);"
+             "CREATE VIRTUAL TABLE m USING SPAN_JOIN(a PARTITIONED cpu, g);");
+  assert_string_equal(sc_rows(p, "SELECT * FROM j"), "5|5|1|a1|b1\n20|5|1|a2|b1");
+  assert_string_equal(sc_rows(p, "SELECT * FROM l"),
+                      "0|5|1|a1|NULL\n5|5|1|a1|b1\n20|5|1|a2|b1\n25|5|1|a2|NULL\n"
+                      "0|100|2|a3|NULL");
+  assert_string_equal(sc_rows(p, "SELECT * FROM o"),
+                      "0|5|1|a1|NULL\n5|5|1|a1|b1\n10|10|1|NULL|b1\n20|5|1|a2|b1\n"
+                      "25|5|1|a2|NULL\n40|5|1|NULL|b2\n0|100|2|a3|NULL\n50|10|3|NULL|b3");
+  assert_string_equal(sc_rows(p, "SELECT * FROM m"), "8|2|1|a1|g\n20|8|1|a2|g\n8|20|2|a3|g");
+  assert_non_null(strstr(sc_error(p, "CREATE VIRTUAL TABLE bad USING SPAN_JOIN(a PARTITIONED "
+                                     "cpu, nosuch)"),
+                         "no such table: nosuch"));
+  assert_non_null(strstr(sc_error(p, "CREATE VIRTUAL TABLE bad USING SPAN_JOIN(a, a)"),
+                         "column cpu is in both tables"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(bounds),  cmocka_unit_test(metadata_and_stats), cmocka_unit_test(clocks),
+      cmocka_unit_test(strings), cmocka_unit_test(slices_and_args),    cmocka_unit_test(span_join),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}
