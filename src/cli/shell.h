@@ -24,8 +24,5 @@ size_t trak_cli_shell_complete(trak_processor *p, const char *line, size_t curso
 /* The libedit function bound to Tab: completes in place or lists the choices. */
 unsigned char trak_cli_shell_complete_key(EditLine *el, int ch);
 
-/* Names of the PerfettoSQL modules a statement can include, NULL-terminated (none yet: the
-** hook for when INCLUDE PERFETTO MODULE lands). */
-const char *const *trak_cli_shell_modules(trak_processor *p);
 
 #endif /* TRAK_CLI_SHELL_H */

@@ -9,16 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "cli/shell.h"
-
-const char *const *trak_cli_shell_modules(trak_processor *p) {
-  /* PerfettoSQL modules (INCLUDE PERFETTO MODULE) are not implemented yet; when they are,
-  ** this lists their names. */
-  static const char *const none[] = {NULL};
-  (void)p;
-  return none;
-}
 
 typedef struct words {
   char **v;
@@ -88,13 +81,28 @@ static void candidates(words *w, trak_processor *p, const char *line, size_t wor
   for (size_t i = 0; i < tables.n; i++)
     add_columns(w, p, tables.v[i]);
   free_words(&tables);
-  const char *const *modules = trak_cli_shell_modules(p);
+  const char *const *modules = trak_perfetto_modules_list();
   for (size_t i = 0; modules[i]; i++)
     add_word(w, modules[i]);
 }
 
 static int is_word_char(char c) {
   return isalnum((unsigned char)c) || c == '_';
+}
+
+/* Whether the word before `cursor`, dots included, follows the keyword MODULE (as in INCLUDE
+** PERFETTO MODULE a.b.c); if so sets *start to where that dotted word begins. */
+static int after_module_keyword(const char *line, size_t cursor, size_t *start) {
+  size_t s = cursor;
+  while (s && (is_word_char(line[s - 1]) || line[s - 1] == '.'))
+    s--;
+  size_t k = s;
+  while (k && line[k - 1] == ' ')
+    k--;
+  if (k == s || k < 6 || strncasecmp(line + k - 6, "module", 6)) return 0;
+  if (k > 6 && is_word_char(line[k - 7])) return 0;
+  *start = s;
+  return 1;
 }
 
 size_t trak_cli_shell_complete(trak_processor *p, const char *line, size_t cursor,
@@ -104,7 +112,9 @@ size_t trak_cli_shell_complete(trak_processor *p, const char *line, size_t curso
     start--;
   if (start == 1 && line[0] == '.') start = 0; /* a dot command */
   char *table = NULL;
-  if (start && line[start - 1] == '.' && start > 1) { /* table.column */
+  if (after_module_keyword(line, cursor, &start)) {
+    /* a dotted module name: completes whole, not as table.column */
+  } else if (start && line[start - 1] == '.' && start > 1) { /* table.column */
     size_t t = start - 1;
     while (t && is_word_char(line[t - 1]))
       t--;

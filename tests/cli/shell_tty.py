@@ -90,6 +90,14 @@ out = read_until(b"trak> ")
 if b"\r\n1\r\n" not in out or b"error" in out:
     sys.exit(f"FAIL: tab did not complete depth: {out!r}")
 
+# Tab completes a dotted module name after INCLUDE PERFETTO MODULE.
+send(b"include perfetto module slices.with_cont\t;\r")
+read_until(b"trak> ")
+send(b"select count(*) as n from thread_slice;\r")
+out = read_until(b"trak> ")
+if b"error" in out:
+    sys.exit(f"FAIL: tab did not complete the module slices.with_context: {out!r}")
+
 # Multibyte input arrives whole; a byte that is not UTF-8 becomes U+FFFD, the next one kept.
 send("select 'é中' as u, length('a".encode() + b"\xc3" + b"b') as n;\r")
 out = read_until(b"trak> ")
