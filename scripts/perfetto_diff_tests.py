@@ -5,7 +5,7 @@ A dev tool, not run by CI. Perfetto's diff tests (test/trace_processor/diff_test
 Perfetto checkout) are blueprints: a trace (inline text proto, inline JSON, or a file), a
 query and the expected CSV. This script imports those blueprint classes from the checkout
 at run time (they are read, never copied here), writes each test's trace to a temporary
-file, runs the query through `trak query TRACE -q FILE --format csv` (or, with --oracle,
+file, runs the query through `trak query TRACE -q FILE --format tp` (or, with --oracle,
 through Perfetto's trace_processor_shell, as a check of this harness) and compares the
 output the way Perfetto's runner does: each line stripped, leading newlines dropped.
 
@@ -232,7 +232,7 @@ def run_one(args, testing, folder, name, bp, kind, workdir):
   if args.oracle:
     cmd = [args.binary, '--crop-track-events', '-q', query, trace]
   else:
-    cmd = [args.binary, 'query', trace, '-q', query, '--format', 'csv']
+    cmd = [args.binary, 'query', trace, '-q', query, '--format', 'tp']
   try:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                        errors='replace')
