@@ -20,6 +20,7 @@
 #include "trak/pbtxt.h"
 #include "trak/trak.h"
 #include "bench_util.h"
+#include "util/proc_stat.h"
 
 TRAK_CATEGORY_DEFINE(cat_b, "bench", "recorded");
 
@@ -95,21 +96,11 @@ static pid_t spawn_recorder(const char *path, double *elapsed_out) {
   _exit(0);
 }
 
-/* CPU seconds (user + system) process `pid` has used so far, from /proc (10 ms ticks). */
+/* CPU seconds (user + system) process `pid` has used so far, from /proc. */
 static double cpu_seconds(pid_t pid) {
-  char path[64], line[1024];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(line, 1, sizeof line - 1, f);
-  fclose(f);
-  line[n] = 0;
-  const char *p = strrchr(line, ')'); /* the command name may hold spaces */
-  unsigned long utime = 0, stime = 0;
-  if (p && sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %lu %lu", &utime,
-                  &stime) != 2)
-    return 0;
-  return (double)(utime + stime) / (double)sysconf(_SC_CLK_TCK);
+  unsigned long long t[2]; /* fields 14 and 15: utime, stime in clock ticks */
+  if (trak__proc_stat((int)pid, 14, 2, t)) return 0;
+  return (double)(t[0] + t[1]) / (double)sysconf(_SC_CLK_TCK);
 }
 
 static void sleep_ms(int ms) {

@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "system/daemon.h"
+#include "util/proc_stat.h"
 
 #define MAX_CLIENTS 64
 #define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
@@ -134,33 +135,6 @@ static int take_commit(trak__attach *a, dsession *s, const trak__ipc_msg *m, cha
 
 /* ---- data sources and access ------------------------------------------------------------- */
 
-static void names_free(char **v) {
-  for (size_t i = 0; v && v[i]; i++)
-    free(v[i]);
-  free(v);
-}
-
-/* Appends a copy of [name, name + len) to the NULL-terminated list *v. */
-static int names_add(char ***v, const void *name, size_t len) {
-  size_t n = 0;
-  while (*v && (*v)[n])
-    n++;
-  char **grown = realloc(*v, (n + 2) * sizeof *grown);
-  if (!grown) return -1;
-  *v = grown;
-  grown[n] = strndup(name, len);
-  grown[n + 1] = NULL;
-  return grown[n] ? 0 : -1;
-}
-
-/* The data source names a producer advertised. */
-static char **names_from(const trak__ipc_msg *m) {
-  char **v = NULL;
-  for (uint32_t i = 0; i < m->nnames; i++)
-    if (names_add(&v, m->names[i], m->name_lens[i]) != 0) break;
-  return v;
-}
-
 /* Did producer `c` advertise data source `name`? */
 static int has_source(const client *c, const char *name) {
   for (size_t j = 0; c->sources && c->sources[j]; j++)
@@ -210,7 +184,7 @@ static void drop_client(int ci, int salvage) {
     logf_("%s %d (%s) disconnected", c->role == C_PRODUCER ? "producer" : "consumer", (int)c->pid,
           c->name);
   close(c->fd);
-  names_free(c->sources);
+  trak__names_free(c->sources);
   memset(c, 0, sizeof *c);
   c->fd = -1;
 }
@@ -277,18 +251,8 @@ static void attach_producer(int ci, dsession *s) {
 
 /* Milliseconds since process `pid` started, from /proc; 0 when it cannot be read. */
 static uint64_t process_age_ms(int32_t pid) {
-  char path[64], buf[1024];
-  snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
-  FILE *f = fopen(path, "r");
-  if (!f) return 0;
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  char *p = strrchr(buf, ')'); /* the name may hold spaces and parentheses */
-  unsigned long long start = 0;
-  for (int field = 2; p && field < 22; field++)
-    p = strchr(p + 1, ' ');
-  if (!p || sscanf(p + 1, "%llu", &start) != 1) return 0;
+  unsigned long long start; /* field 22: starttime, in clock ticks since boot */
+  if (trak__proc_stat((int)pid, 22, 1, &start)) return 0;
   struct timespec up;
   clock_gettime(CLOCK_BOOTTIME, &up);
   uint64_t now = (uint64_t)up.tv_sec * 1000 + (uint64_t)up.tv_nsec / 1000000;
@@ -646,8 +610,8 @@ static void on_hello(int ci, const trak__ipc_msg *m) {
   c->role = C_PRODUCER;
   snprintf(c->name, sizeof c->name, "%.*s", (int)(m->bytes_len < 63 ? m->bytes_len : 63),
            (const char *)m->bytes);
-  names_free(c->sources);
-  c->sources = names_from(m);
+  trak__names_free(c->sources);
+  c->sources = trak__names_from(m);
   if (D.cfg->verbose) logf_("producer %d (%s) connected", (int)c->pid, c->name);
   trak__ipc_end(&D.tx, trak__ipc_begin(&D.tx, TRAK_PB_IpcMessage_welcome));
   if (send_to(ci, -1) == 0) attach_everywhere(ci);
@@ -697,8 +661,8 @@ static void on_message(int ci) {
     break;
   case TRAK_PB_IpcMessage_data_sources:
     if (c->role != C_PRODUCER) return misbehaved(ci, "data sources before its hello");
-    names_free(c->sources);
-    c->sources = names_from(m);
+    trak__names_free(c->sources);
+    c->sources = trak__names_from(m);
     attach_everywhere(ci);
     break;
   case TRAK_PB_IpcMessage_lost_while_away:

@@ -77,4 +77,11 @@ void trak__ipc_default_path(char *buf, size_t size) TRAK__HIDDEN;
 ** their own process at load time, and prevents another. */
 void trak__system_not_a_producer(void) TRAK__HIDDEN;
 
+/* names.c: NULL-terminated lists of malloc'ed names (NULL is the empty list). names_add
+** appends a copy of [name, name + len) and returns 0, or -1 out of memory (the list is kept);
+** names_from copies a message's data source names (stopping at the first failure). */
+void trak__names_free(char **v) TRAK__HIDDEN;
+int trak__names_add(char ***v, const void *name, size_t len) TRAK__HIDDEN;
+char **trak__names_from(const trak__ipc_msg *m) TRAK__HIDDEN;
+
 #endif /* TRAK_SYSTEM_SYSTEM_H */
