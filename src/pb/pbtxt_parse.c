@@ -189,6 +189,9 @@ static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64
     return 0;
   }
   default: {
+    /* true/false for an integer field: Perfetto widened some bool fields to bit sets
+    ** (previous_packet_dropped), and traces written for the bool still say `true`. */
+    if (ps->lx.tok.kind == PBTXT_IDENT) return parse_bool(ps, bits);
     if (parse_integer(ps, field->type, bits)) return ps->lx.error;
     if (field->type == TRAK_PB_TYPE_SINT32) *bits = trak_pb_zigzag32((int32_t)*bits);
     if (field->type == TRAK_PB_TYPE_SINT64) *bits = trak_pb_zigzag64((int64_t)*bits);
