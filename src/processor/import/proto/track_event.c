@@ -75,7 +75,33 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
   case TRAK_PB_TrackEvent_legacy_event:
     rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
     break;
+  case TRAK_PB_TrackEvent_task_execution:
+    rare_span(ef, f, &ef->task, TRAK_TE_TASK);
+    break;
+  case TRAK_PB_TrackEvent_chrome_histogram_sample:
+    rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
+    ef->extras |= TRAK_TE_REFLECT;
+    break;
+  /* The typed payloads Perfetto's parser reflects into args. */
+  case TRAK_PB_TrackEvent_cc_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_user_event:
+  case TRAK_PB_TrackEvent_chrome_keyed_service:
+  case TRAK_PB_TrackEvent_chrome_legacy_ipc:
+  case TRAK_PB_TrackEvent_chrome_latency_info:
+  case TRAK_PB_TrackEvent_chrome_frame_reporter:
+  case TRAK_PB_TrackEvent_chrome_message_pump:
+  case TRAK_PB_TrackEvent_chrome_mojo_event_info:
+  case TRAK_PB_TrackEvent_chrome_application_state_info:
+  case TRAK_PB_TrackEvent_chrome_renderer_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_window_handle_event_info:
+  case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
+  case TRAK_PB_TrackEvent_chrome_active_processes:
+  case TRAK_PB_TrackEvent_screenshot:
+    ef->extras |= TRAK_TE_REFLECT;
+    break;
   default:
+    /* Chromium's extensions (ChromeTrackEvent, 1000 and up) are reflected too. */
+    if (f->number >= TRAK_PB_ChromeTrackEvent_chrome_app_state) ef->extras |= TRAK_TE_REFLECT;
     break;
   }
 }
@@ -85,6 +111,7 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
+  ef->blob = (trak_span){data, len};
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     switch (f.number) {

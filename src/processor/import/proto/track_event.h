@@ -29,7 +29,10 @@ enum {
   TRAK_TE_CORRELATION_IID = 64, /* correlation_id_str_iid */
   TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
-  TRAK_TE_FLOW_V2 = 512         /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_TASK = 1024,          /* task_execution */
+  TRAK_TE_HISTOGRAM = 2048,     /* chrome_histogram_sample */
+  TRAK_TE_REFLECT = 4096        /* a typed payload Perfetto reflects into args (chrome_*) */
 };
 
 typedef struct trak_te_fields {
@@ -48,7 +51,8 @@ typedef struct trak_te_fields {
   uint32_t n_annos;
   /* ---- valid when their extras bit is set ---- */
   uint64_t source_location_iid, correlation_id, correlation_iid;
-  trak_span source_location, log_message, correlation_str, legacy;
+  trak_span source_location, log_message, correlation_str, legacy, task, histogram;
+  trak_span blob; /* the whole TrackEvent, for the reflected payloads (TRAK_TE_REFLECT) */
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
   uint64_t bind_id;     /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
