@@ -312,7 +312,7 @@ typedef struct trak_pending_flow {
 typedef struct trak_owner_arg {
   uint32_t upid, flat, key;
   uint8_t type; /* trak_arg_type */
-  int64_t int_value;
+  int64_t int_value, ts; /* ts: of the descriptor's packet, which orders the values */
   uint32_t str;
 } trak_owner_arg;
 
@@ -334,6 +334,7 @@ typedef struct trak_importer {
   trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
   trak_map process_name_prio, thread_name_prio; /* upid / utid -> priority of its name */
   TRAK_VEC(trak_owner_arg) owner_args;          /* process args collected (chrome_descriptors.c) */
+  int64_t descriptor_ts; /* timestamp of the last track descriptor packet that had one */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
   trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;

@@ -8,7 +8,8 @@
 **                   chrome.process_type (the type's name), chrome.host_app_package_name,
 **                   chrome.crash_trace_id (uint).
 ** Descriptors are re-emitted on every sequence, so process args are collected while importing
-** and each process gets one arg set at the end (a later value for a key replaces the earlier).
+** and each process gets one arg set at the end: a later value for a key replaces the earlier,
+** later by the descriptor packet's timestamp, as Perfetto parses them in timestamp order.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,7 @@ void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name, uin
 
 void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
                        trak_arg_type type, int64_t int_value, uint32_t str) {
-  trak_owner_arg a = {upid, flat, key, (uint8_t)type, int_value, str};
+  trak_owner_arg a = {upid, flat, key, (uint8_t)type, int_value, imp->descriptor_ts, str};
   trak_vec_push(imp->owner_args, a);
 }
 
@@ -108,10 +109,12 @@ void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uin
       trak__thread_name_set(imp, utid, trak__chrome_thread_name(imp, (int32_t)f.value), 3);
 }
 
-/* Orders collected args by process, then by the order they came in. */
+/* Orders collected args by process, then as Perfetto parses descriptors: by their packets'
+** timestamps, then in the order they came in. */
 static int by_owner(const void *a, const void *b) {
   const trak_owner_arg *x = *(trak_owner_arg *const *)a, *y = *(trak_owner_arg *const *)b;
   if (x->upid != y->upid) return x->upid < y->upid ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
   return x < y ? -1 : x > y;
 }
 

@@ -171,8 +171,10 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->defaults.data) packet_defaults(imp, seq, &pf->defaults);
   if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
   if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
-  if (pf->descriptor.data)
+  if (pf->descriptor.data) {
+    if (pf->has_ts) imp->descriptor_ts = (int64_t)pf->timestamp; /* else the last one's */
     trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
+  }
   if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
   if (pf->thread.data && !seq->state_valid) {
     trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
