@@ -559,6 +559,13 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                     "events use track uuid %llu, which no track_descriptor describes",
                     (unsigned long long)info->uuid);
   if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
+  /* Legacy global and process-scoped instants' tracks say where they came from. */
+  if (info->type && (!strcmp(info->type, "legacy_chrome_global_instants") ||
+                     !strcmp(info->type, "chrome_process_instant"))) {
+    uint32_t set = (uint32_t)t->args.n;
+    arg_str(imp, set, "source", str_id(imp, "chrome"));
+    t->track.source_arg_set_id[id] = trak__args_share(imp, set);
+  }
   return id;
 }
 
