@@ -316,6 +316,12 @@ typedef struct trak_owner_arg {
   uint32_t str;
 } trak_owner_arg;
 
+/* What named a process or thread row: the name's priority and its packet's timestamp. */
+typedef struct trak_name_mark {
+  uint32_t prio;
+  int64_t ts;
+} trak_name_mark;
+
 typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
@@ -332,9 +338,11 @@ typedef struct trak_importer {
   trak_map tid_index, pid_index;      /* tid -> newest utid, pid -> live upid (threads.c) */
   TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
   trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
-  trak_map process_name_prio, thread_name_prio; /* upid / utid -> priority of its name */
+  trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
+  TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
   TRAK_VEC(trak_owner_arg) owner_args;          /* process args collected (chrome_descriptors.c) */
-  int64_t descriptor_ts; /* timestamp of the last track descriptor packet that had one */
+  int64_t descriptor_ts; /* of the track descriptor's packet (or latest_ts without one) */
+  int64_t latest_ts;     /* the largest packet timestamp so far, as written */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
   trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
@@ -457,6 +465,12 @@ void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const ui
 void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
                                     size_t len);
 void trak__process_args_flush(trak_importer *imp);
+/* ProcessStats' Chrome figures (proto/chrome_process_stats.c): chrome_private_footprint_kb and
+** chrome_peak_resident_set_kb become bytes on the process's counter tracks
+** "chrome.private_footprint_kb" / "chrome.peak_resident_set_kb" (type chrome_process_stats),
+** is_peak_rss_resettable the process arg of that name. */
+void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len);
 
 /* The names Perfetto gives Chromium's process and thread types (a string id, 0 for none:
 ** unspecified or unknown types) (chrome_names.c). */

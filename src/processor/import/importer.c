@@ -48,6 +48,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->traced_buf);
   trak_vec_free(imp->thread_prev);
   trak_vec_free(imp->owner_args);
+  trak_vec_free(imp->name_marks);
   trak_map *maps[] = {&imp->seq_index,   &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index,   &imp->pid_index,   &imp->clock_index,
                       &imp->flows,       &imp->arg_sets,    &imp->debug_keys,

@@ -7,6 +7,7 @@
 **   process args    chrome.process_label[i] (ProcessDescriptor.process_labels),
 **                   chrome.process_type (the type's name), chrome.host_app_package_name,
 **                   chrome.crash_trace_id (uint).
+** Names of the same priority: the one of the latest descriptor packet by timestamp stays.
 ** Descriptors are re-emitted on every sequence, so process args are collected while importing
 ** and each process gets one arg set at the end: a later value for a key replaces the earlier,
 ** later by the descriptor packet's timestamp, as Perfetto parses them in timestamp order.
@@ -22,22 +23,32 @@ static uint32_t str_id(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
 }
 
-/* Sets `name` on row `row` of a name column unless the row has a name of higher priority. */
-static void set_name(trak_map *prio, uint32_t *names, uint32_t row, uint32_t name, uint32_t p) {
+/* Sets `name` on row `row` of a name column unless the row has a name of higher priority, or
+** of the same priority from a later descriptor packet (Perfetto parses them in timestamp
+** order). The map holds the index of the row's (priority, timestamp) in imp->name_marks. */
+static void set_name(trak_importer *imp, trak_map *marks, uint32_t *names, uint32_t row,
+                     uint32_t name, uint32_t p) {
   if (!name) return;
   int added;
-  uint32_t *slot = trak__map_put(prio, row, 0, &added);
-  if (!added && p < *slot) return;
-  *slot = p;
+  uint32_t *slot = trak__map_put(marks, row, 0, &added);
+  if (added) {
+    trak_name_mark m = {p, INT64_MIN};
+    *slot = (uint32_t)imp->name_marks.n;
+    trak_vec_push(imp->name_marks, m);
+  }
+  trak_name_mark *m = &imp->name_marks.v[*slot];
+  if (p < m->prio || (p == m->prio && imp->descriptor_ts < m->ts)) return;
+  m->prio = p;
+  m->ts = imp->descriptor_ts;
   names[row] = name;
 }
 
 void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name, uint32_t prio) {
-  set_name(&imp->process_name_prio, imp->tables->process.name, upid, name, prio);
+  set_name(imp, &imp->process_name_prio, imp->tables->process.name, upid, name, prio);
 }
 
 void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name, uint32_t prio) {
-  set_name(&imp->thread_name_prio, imp->tables->thread.name, utid, name, prio);
+  set_name(imp, &imp->thread_name_prio, imp->tables->thread.name, utid, name, prio);
 }
 
 void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
