@@ -302,7 +302,8 @@ static uint32_t rep_next(rep_counts *r, uint32_t number) {
 /* Fields whose interned SourceLocation Perfetto writes in place of the iid, and the key the
 ** location's fields go under. */
 static const char *const location_overrides[][2] = {
-    {"begin_impl_frame_args.current_args.source_location_iid", "begin_impl_frame_args.current_args"},
+    {"begin_impl_frame_args.current_args.source_location_iid",
+     "begin_impl_frame_args.current_args"},
     {"begin_impl_frame_args.last_args.source_location_iid", "begin_impl_frame_args.last_args"},
     {"begin_frame_observer_state.last_begin_frame_args.source_location_iid",
      "begin_frame_observer_state.last_begin_frame_args"},

@@ -78,8 +78,8 @@ void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const ui
   uint32_t name = trak__chrome_process_name(imp, type);
   const trak_pb_enum_desc *e = trak__schema_enum("ChromeEnums.ProcessType");
   const char *value = e ? trak__schema_enum_name(e, type) : NULL;
-  int renderer = value && (!strcmp(value, "PROCESS_RENDERER") ||
-                           !strcmp(value, "PROCESS_RENDERER_EXTENSION"));
+  int renderer =
+      value && (!strcmp(value, "PROCESS_RENDERER") || !strcmp(value, "PROCESS_RENDERER_EXTENSION"));
   trak__process_name_set(imp, upid, name, renderer ? 3 : 1);
   uint32_t k = str_id(imp, "chrome.process_type");
   trak__process_arg(imp, upid, k, k, TRAK_ARG_STRING, 0, name); /* NULL when unnamed */

@@ -1,7 +1,8 @@
 /*
 ** This file holds the decoding of TracePacket.interned_data: each InternedData table trak knows
 ** (event names and categories, debug annotation names, types and strings, source locations, log
-** message bodies, correlation ids, histogram names) adds its entries to the sequence's interned maps, which
+** message bodies, correlation ids, histogram names) adds its entries to the sequence's interned
+*maps, which
 ** import/sequence.c owns and every later packet of the sequence looks up.
 */
 #include "processor/import/import.h"

@@ -175,7 +175,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
   if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
   /* A packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
-  if (pf->has_ts && (int64_t)pf->timestamp > imp->latest_ts) imp->latest_ts = (int64_t)pf->timestamp;
+  if (pf->has_ts && (int64_t)pf->timestamp > imp->latest_ts)
+    imp->latest_ts = (int64_t)pf->timestamp;
   if (pf->descriptor.data) {
     imp->descriptor_ts = pf->has_ts ? (int64_t)pf->timestamp : imp->latest_ts;
     trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);

@@ -82,26 +82,8 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
     ef->extras |= TRAK_TE_REFLECT;
     break;
-  /* The typed payloads Perfetto's parser reflects into args. */
-  case TRAK_PB_TrackEvent_cc_scheduler_state:
-  case TRAK_PB_TrackEvent_chrome_user_event:
-  case TRAK_PB_TrackEvent_chrome_keyed_service:
-  case TRAK_PB_TrackEvent_chrome_legacy_ipc:
-  case TRAK_PB_TrackEvent_chrome_latency_info:
-  case TRAK_PB_TrackEvent_chrome_frame_reporter:
-  case TRAK_PB_TrackEvent_chrome_message_pump:
-  case TRAK_PB_TrackEvent_chrome_mojo_event_info:
-  case TRAK_PB_TrackEvent_chrome_application_state_info:
-  case TRAK_PB_TrackEvent_chrome_renderer_scheduler_state:
-  case TRAK_PB_TrackEvent_chrome_window_handle_event_info:
-  case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
-  case TRAK_PB_TrackEvent_chrome_active_processes:
-  case TRAK_PB_TrackEvent_screenshot:
-    ef->extras |= TRAK_TE_REFLECT;
-    break;
   default:
-    /* Chromium's extensions (ChromeTrackEvent, 1000 and up) are reflected too. */
-    if (f->number >= TRAK_PB_ChromeTrackEvent_chrome_app_state) ef->extras |= TRAK_TE_REFLECT;
+    if (trak__te_reflected(f->number)) ef->extras |= TRAK_TE_REFLECT;
     break;
   }
 }

@@ -55,8 +55,8 @@ typedef struct trak_te_fields {
   trak_span blob; /* the whole TrackEvent, for the reflected payloads (TRAK_TE_REFLECT) */
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
-  uint64_t bind_id;     /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
-  uint32_t bind_kind;   /* enum trak_flow_v2_kind */
+  uint64_t bind_id;                         /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
+  uint32_t bind_kind;                       /* enum trak_flow_v2_kind */
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
@@ -74,6 +74,31 @@ typedef struct trak_te_args_extra {
   char phase;                /* legacy_event.phase arg ('R', 'S', 'T', 'p'), 0: none */
   int64_t source_id;
 } trak_te_args_extra;
+
+/* Whether Perfetto's parser reflects TrackEvent field `number` into args: Chrome's typed
+** payloads (fields 24..50) and Chromium's extensions (1000 and up). */
+static inline int trak__te_reflected(uint32_t number) {
+  switch (number) {
+  case TRAK_PB_TrackEvent_cc_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_user_event:
+  case TRAK_PB_TrackEvent_chrome_keyed_service:
+  case TRAK_PB_TrackEvent_chrome_legacy_ipc:
+  case TRAK_PB_TrackEvent_chrome_histogram_sample:
+  case TRAK_PB_TrackEvent_chrome_latency_info:
+  case TRAK_PB_TrackEvent_chrome_frame_reporter:
+  case TRAK_PB_TrackEvent_chrome_message_pump:
+  case TRAK_PB_TrackEvent_chrome_mojo_event_info:
+  case TRAK_PB_TrackEvent_chrome_application_state_info:
+  case TRAK_PB_TrackEvent_chrome_renderer_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_window_handle_event_info:
+  case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
+  case TRAK_PB_TrackEvent_chrome_active_processes:
+  case TRAK_PB_TrackEvent_screenshot:
+    return 1;
+  default:
+    return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state;
+  }
+}
 
 /* Appends a repeated scalar, accepting both packed and unpacked encodings. */
 void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type);

@@ -247,33 +247,21 @@ static void reflected_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
     const trak_pb_field_desc *fd = NULL;
     switch (f.number) {
     case TRAK_PB_TrackEvent_source_location:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) source_inline_args(imp, set, &(trak_span){f.data, f.len});
+      if (f.wire_type == TRAK_PB_WIRE_LEN)
+        source_inline_args(imp, set, &(trak_span){f.data, f.len});
       continue;
     case TRAK_PB_TrackEvent_source_location_iid:
       if (f.wire_type == TRAK_PB_WIRE_VARINT)
         add_int(imp, set, TRAK_KEY_SOURCE_IID, TRAK_ARG_UINT, (int64_t)f.value);
       continue;
-    case TRAK_PB_TrackEvent_cc_scheduler_state:
-    case TRAK_PB_TrackEvent_chrome_user_event:
-    case TRAK_PB_TrackEvent_chrome_keyed_service:
-    case TRAK_PB_TrackEvent_chrome_legacy_ipc:
-    case TRAK_PB_TrackEvent_chrome_histogram_sample:
-    case TRAK_PB_TrackEvent_chrome_latency_info:
-    case TRAK_PB_TrackEvent_chrome_frame_reporter:
-    case TRAK_PB_TrackEvent_chrome_message_pump:
-    case TRAK_PB_TrackEvent_chrome_mojo_event_info:
-    case TRAK_PB_TrackEvent_chrome_application_state_info:
-    case TRAK_PB_TrackEvent_chrome_renderer_scheduler_state:
-    case TRAK_PB_TrackEvent_chrome_window_handle_event_info:
-    case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
-    case TRAK_PB_TrackEvent_chrome_active_processes:
-    case TRAK_PB_TrackEvent_screenshot:
-      fd = imp->te_schema ? trak__schema_field_by_number(imp->te_schema, f.number) : NULL;
+    default: {
+      if (!trak__te_reflected(f.number)) break;
+      const trak_pb_message_desc *m = f.number >= TRAK_PB_ChromeTrackEvent_chrome_app_state
+                                          ? imp->chrome_te_schema
+                                          : imp->te_schema;
+      fd = m ? trak__schema_field_by_number(m, f.number) : NULL;
       break;
-    default:
-      if (f.number >= TRAK_PB_ChromeTrackEvent_chrome_app_state && imp->chrome_te_schema)
-        fd = trak__schema_field_by_number(imp->chrome_te_schema, f.number);
-      break;
+    }
     }
     if (fd) trak__reflect_field_args(imp, seq, set, fd, &f);
   }
