@@ -80,6 +80,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
+  TRAK_STAT_TEXT_UNKNOWN_FIELD,
+  TRAK_STAT_PROTO_UNKNOWN_FIELD,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -372,6 +374,11 @@ void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
 /* Same, naming a given packet (parse phase). */
 void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), cold));
+
+/* 1 if trak's schema has no field `number` in message `name` ("TracePacket", "TrackEvent"):
+** the field is one a protobuf reader skips as unknown (proto_unknown_field). The message is
+** looked up once per process. Called only for fields the importer does not read. */
+int trak__schema_lacks(const char *name, uint32_t number) __attribute__((cold));
 
 /* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);

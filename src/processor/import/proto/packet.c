@@ -18,6 +18,7 @@ typedef struct packet_fields {
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
   trak_span trace_stats;
   uint8_t has_zstd;
+  uint32_t unknown_fields; /* fields trak's schema lacks (proto_unknown_field) */
 } packet_fields;
 
 static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
@@ -119,6 +120,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->has_zstd = 1;
       break;
     default:
+      pf->unknown_fields += (uint32_t)trak__schema_lacks("TracePacket", f.number);
       break;
     }
   }
@@ -204,6 +206,7 @@ static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, p
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
+  imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += pf->unknown_fields;
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder

@@ -76,6 +76,7 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
     break;
   default:
+    ef->unknown_fields += (uint32_t)trak__schema_lacks("TrackEvent", f->number);
     break;
   }
 }
@@ -427,6 +428,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   trak_sequence *seq = ctx->seq;
   if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
+  imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef.unknown_fields;
 
   int64_t ts = ctx->ts;
   if (TRAK_UNLIKELY(ef.has_abs_us | ef.has_delta_us)) {

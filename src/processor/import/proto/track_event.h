@@ -36,6 +36,7 @@ typedef struct trak_te_fields {
   uint64_t type, track_uuid, name_iid;
   uint8_t has_type, has_track, has_name_iid, has_value, value_is_double, has_abs_us, has_delta_us;
   uint32_t extras; /* TRAK_TE_* bits; the fields they flag are read only when set */
+  uint32_t unknown_fields; /* fields trak's schema lacks (proto_unknown_field) */
   int64_t int_value, abs_us, delta_us;
   double double_value;
   trak_span name;
