@@ -217,6 +217,8 @@ typedef struct trak_track_info {
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
+  uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
+  uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;

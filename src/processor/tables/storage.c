@@ -213,6 +213,8 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
+  FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category,
+            t->state.value, t->state.arg_set_id);
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
@@ -383,6 +385,25 @@ uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double va
   return (uint32_t)i;
 }
 
+uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
+                         uint32_t value, uint32_t arg_set_id) {
+  if (t->state.n == t->state.cap) {
+    void **cols[] = {(void **)&t->state.ts,       (void **)&t->state.dur,
+                     (void **)&t->state.track_id, (void **)&t->state.category,
+                     (void **)&t->state.value,    (void **)&t->state.arg_set_id};
+    static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
+    grow_cols(t->state.n, &t->state.cap, cols, sizes, 6);
+  }
+  size_t i = t->state.n++;
+  t->state.ts[i] = ts;
+  t->state.dur[i] = -1;
+  t->state.track_id[i] = track;
+  t->state.category[i] = category;
+  t->state.value[i] = value;
+  t->state.arg_set_id[i] = arg_set_id;
+  return (uint32_t)i;
+}
+
 uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id) {
   if (t->flow.n == t->flow.cap) {
     void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in,
@@ -421,7 +442,8 @@ uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, u
 const char *trak__track_type_name(trak_track_kind kind) {
   static const char *const names[] = {
       "track",         "thread_track",         "process_track",
-      "counter_track", "thread_counter_track", "process_counter_track"};
+      "counter_track", "thread_counter_track", "process_counter_track",
+      "state_track",   "thread_state_track",   "process_state_track"};
   return names[kind];
 }
 

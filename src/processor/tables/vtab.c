@@ -97,6 +97,18 @@ static const vt_col counter_cols[] = {
 static const vt_table vt_counter = {"counter", COL(counter, n), counter_cols,
                                     sizeof counter_cols / sizeof *counter_cols};
 
+static const vt_col state_cols[] = {
+    {"id", "BIGINT", VT_ID, NOCOL, 1},
+    {"ts", "BIGINT", VT_I64, COL(state, ts), 1},
+    {"dur", "BIGINT", VT_I64, COL(state, dur), 0},
+    {"track_id", "BIGINT", VT_U32, COL(state, track_id), 0},
+    {"category", "TEXT", VT_STR, COL(state, category), 0},
+    {"value", "TEXT", VT_STR, COL(state, value), 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(state, arg_set_id), 0},
+};
+static const vt_table vt_state = {"state", COL(state, n), state_cols,
+                                  sizeof state_cols / sizeof *state_cols};
+
 static const vt_col flow_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
     {"slice_out", "BIGINT", VT_U32, COL(flow, slice_out), 0},
@@ -122,7 +134,8 @@ static const vt_table vt_args = {"args", COL(args, n), args_cols,
                                  sizeof args_cols / sizeof *args_cols};
 
 static const vt_table *const all_tables[] = {
-    &trak__vt_slice, &vt_track, &vt_thread, &vt_process, &vt_counter, &trak__vt_flow, &vt_args};
+    &trak__vt_slice, &vt_track, &vt_thread, &vt_process, &vt_counter, &vt_state, &trak__vt_flow,
+    &vt_args};
 
 /* ---- column access --------------------------------------------------------------------- */
 

@@ -316,6 +316,8 @@ static uint32_t record_type(const event_fields *ef) {
     return TRAK_EV_INSTANT;
   case TRAK_PB_TrackEvent_TYPE_COUNTER:
     return TRAK_EV_COUNTER;
+  case TRAK_PB_TrackEvent_TYPE_STATE: /* a state track's value: state_value() in the parser */
+    return TRAK_EV_EXTRA_ONLY;
   default:
     return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
   }
@@ -415,6 +417,16 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
   return 0;
 }
 
+/* A TYPE_STATE event with legacy_event fields: they give it a legacy (thread) track, which is
+** never a state track, so it is dropped as Perfetto drops it. Returns 1 when dropped. */
+__attribute__((cold, noinline)) static int state_on_legacy(trak_importer *imp,
+                                                           const event_fields *ef) {
+  if (!ef->has_type || ef->type != TRAK_PB_TrackEvent_TYPE_STATE) return 0;
+  trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
+               "whose track is not a state track; dropped");
+  return 1;
+}
+
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
   event_fields ef;
@@ -437,6 +449,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     ts = 0;
   }
 
+  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && state_on_legacy(imp, &ef)) return;
   if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
     return;
   uint32_t type = record_type(&ef);
@@ -450,6 +463,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_NO_TRACK,
                  "track_event has no track_uuid, its sequence %u no default track and no thread",
                  seq->id);
+    return;
+  }
+  if (TRAK_UNLIKELY(ef.type == TRAK_PB_TrackEvent_TYPE_STATE) && !imp->tracks.v[track].is_state) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event on track uuid %llu, which is "
+                 "not a state track; dropped", (unsigned long long)imp->tracks.v[track].uuid);
     return;
   }
 
