@@ -64,6 +64,12 @@ static void test_every_kind_of_value_is_skipped(void **state) {
                   "packet { timestamp: 9 }",
                   "1:10 TracePacket has no field 'm'\n1:51 TracePacket has no field 'l'\n"
                   "1:73 TracePacket has no field 'l2'\n");
+  /* Extensions and Any type names in brackets, at any depth. */
+  assert_skips_to("packet { [perfetto.protos.Ext.a] { b: 1 [x.y/z] < c: 2 > } [ e.f ]: 5 "
+                  "timestamp: 2 }",
+                  "packet { timestamp: 2 }",
+                  "1:10 TracePacket has no field '[perfetto.protos.Ext.a]'\n"
+                  "1:60 TracePacket has no field '[ e.f ]'\n");
   /* An enum value name the enum lacks: the field goes, the message stays. */
   assert_skips_to("packet { track_event { type: TYPE_FROM_THE_FUTURE name: \"b\" } }",
                   "packet { track_event { name: \"b\" } }",
@@ -77,7 +83,8 @@ static void test_syntax_errors_stay_errors(void **state) {
                        "packet { unknown: }",         /* no value */
                        "packet { unknown 5 }",        /* no colon before a scalar */
                        "packet { unknown: [1 2] }",   /* no comma */
-                       "packet { unknown { : 1 } }"}; /* no name inside */
+                       "packet { unknown { : 1 } }",  /* no name inside */
+                       "packet { [a.b\n] { } }"};      /* bracket not closed on its line */
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     trak_pb_buf out;
     trak_pb_buf_init_heap(&out);

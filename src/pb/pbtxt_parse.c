@@ -334,6 +334,16 @@ static int parse_unknown_field(parser *ps, uint32_t number) {
   return 0;
 }
 
+/* Moves past a field name of a message being skipped: an identifier, a number or an extension
+** or Any type name in brackets (`[perfetto.protos.Ext.field]`), whose tokens are not judged. */
+static int skip_field_name(parser *ps) {
+  const pbtxt_token *t = &ps->lx.tok;
+  if (trak__pbtxt_is(&ps->lx, '[')) return trak__pbtxt_skip_bracketed(&ps->lx);
+  if (t->kind != PBTXT_IDENT && t->kind != PBTXT_NUMBER)
+    return trak__pbtxt_fail(&ps->lx, "expected a field name");
+  return trak__pbtxt_next(&ps->lx);
+}
+
 /* Skips one value of a field the schema lacks, after its name and optional ':': a scalar (with
 ** its sign), a string, an identifier, a `{...}` / `<...>` message or a `[...]` list of them. */
 static int skip_value(parser *ps) {
@@ -343,13 +353,9 @@ static int skip_value(parser *ps) {
       return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
     if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
     while (!trak__pbtxt_is(&ps->lx, close)) {
-      const pbtxt_token *t = &ps->lx.tok;
-      if (t->kind != PBTXT_IDENT && t->kind != PBTXT_NUMBER) {
-        if (t->kind == PBTXT_END)
-          return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
-        return trak__pbtxt_fail(&ps->lx, "expected a field name");
-      }
-      if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+      if (ps->lx.tok.kind == PBTXT_END)
+        return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
+      if (skip_field_name(ps)) return ps->lx.error;
       if (trak__pbtxt_is(&ps->lx, ':') && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
       if (skip_value(ps) || skip_separator(ps)) return ps->lx.error;
     }
@@ -373,11 +379,16 @@ static int skip_value(parser *ps) {
   return trak__pbtxt_next(&ps->lx);
 }
 
-/* A field name the schema lacks, in lenient mode: reported, then skipped with its value. */
+/* A field name the schema lacks, in lenient mode (an extension's `[name]` included): reported,
+** then skipped with its value. */
 __attribute__((cold, noinline)) static int skip_unknown_name(parser *ps,
                                                              const trak_pb_message_desc *msg) {
   pbtxt_token at = ps->lx.tok;
-  if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+  if (skip_field_name(ps)) return ps->lx.error;
+  if (at.text[0] == '[') { /* the name is the text up to its ']' */
+    const char *close = memchr(at.text, ']', (size_t)(ps->lx.tok.text - at.text));
+    at.len = close ? (size_t)(close - at.text) + 1 : 1;
+  }
   int colon = trak__pbtxt_is(&ps->lx, ':');
   if (colon && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
   if (!colon && !trak__pbtxt_is(&ps->lx, '{') && !trak__pbtxt_is(&ps->lx, '<') &&
@@ -416,6 +427,10 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
     if (close ? trak__pbtxt_is(&ps->lx, close) : t->kind == PBTXT_END) return 0;
     if (t->kind == PBTXT_END)
       return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
+    if (trak__pbtxt_is(&ps->lx, '[') && msg && ps->skip) {
+      if (skip_unknown_name(ps, msg) || skip_separator(ps)) return ps->lx.error;
+      continue;
+    }
     if (trak__pbtxt_is(&ps->lx, '['))
       return trak__pbtxt_fail(&ps->lx, "extension and Any syntax ([name]) is not supported");
     if (t->kind == PBTXT_NUMBER) {
