@@ -151,6 +151,11 @@ static int parse_real(parser *ps, int is_float, double *value) {
   return trak__pbtxt_next(&ps->lx);
 }
 
+static int is_bool_word(const pbtxt_token *t) {
+  return tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") ||
+         tok_equals(t, "false") || tok_equals(t, "False") || tok_equals(t, "f");
+}
+
 static int parse_bool(parser *ps, uint64_t *bits) {
   const pbtxt_token *t = &ps->lx.tok;
   if (tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") || tok_equals(t, "1"))
@@ -217,7 +222,7 @@ static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64
   default: {
     /* true/false for an integer field: Perfetto widened some bool fields to bit sets
     ** (previous_packet_dropped), and traces written for the bool still say `true`. */
-    if (ps->lx.tok.kind == PBTXT_IDENT) return parse_bool(ps, bits);
+    if (ps->lx.tok.kind == PBTXT_IDENT && is_bool_word(&ps->lx.tok)) return parse_bool(ps, bits);
     if (parse_integer(ps, field->type, bits)) return ps->lx.error;
     if (field->type == TRAK_PB_TYPE_SINT32) *bits = trak_pb_zigzag32((int32_t)*bits);
     if (field->type == TRAK_PB_TYPE_SINT64) *bits = trak_pb_zigzag64((int64_t)*bits);

@@ -22,6 +22,7 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   info.last_file_ts = INT64_MIN;
   info.first_ts = INT64_MAX;
   info.first_pkt = imp->packet_index;
+  info.machine = imp->machine;
   trak_vec_push(imp->tracks, info);
   return (uint32_t)(imp->tracks.n - 1);
 }
@@ -581,6 +582,7 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     t->track.unit[id] = str_id(imp, "count");
   t->track.utid[id] = utid;
   t->track.upid[id] = upid;
+  t->track.machine_id[id] = info->machine;
   t->track.parent_id[id] = parent_id;
   if (!info->described)
     trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,

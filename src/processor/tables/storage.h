@@ -106,6 +106,7 @@ typedef struct trak_tables {
     /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
     ** ... views select on, while `type` holds Perfetto's finer track type. */
     uint32_t *classification;
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } track;
 
   struct {
@@ -115,6 +116,7 @@ typedef struct trak_tables {
     uint8_t *is_main;      /* 0, 1, or 2 for NULL */
     uint8_t *is_idle;
     uint32_t *arg_set_id; /* TRAK_NULL_U32 when the thread has no args */
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } thread;
 
   struct {
@@ -122,7 +124,16 @@ typedef struct trak_tables {
     int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
     uint32_t *name, *cmdline;
     uint32_t *arg_set_id; /* TRAK_NULL_U32 when the process has no args */
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } process;
+
+  /* Perfetto's machine table: row 0 is the host (the machine of packets without machine_id),
+  ** then one row per other TracePacket.machine_id, in order of first appearance. */
+  struct {
+    size_t n, cap;
+    int64_t *raw_id; /* TracePacket.machine_id; the host's is 0 unless the first packet had one */
+    int64_t *label_index; /* the UI's machine number: 0 for a host without raw id, else from 1 */
+  } machine;
 
   struct {
     size_t n, cap;
@@ -188,6 +199,7 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
 uint32_t trak__thread_add(trak_tables *t, int64_t tid);
 uint32_t trak__process_add(trak_tables *t, int64_t pid);
 uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value);
+uint32_t trak__machine_add(trak_tables *t, int64_t raw_id);
 uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
                          uint32_t value, uint32_t arg_set_id);
 /* trace_id: the flow's id in the trace (INT64_MIN: NULL). */

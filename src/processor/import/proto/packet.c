@@ -19,6 +19,8 @@ typedef struct packet_fields {
   trak_span trace_stats;
   uint8_t has_zstd;
   uint32_t unknown_fields; /* fields trak's schema lacks (proto_unknown_field) */
+  uint8_t has_machine;
+  uint64_t machine_id; /* TracePacket.machine_id */
 } packet_fields;
 
 static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
@@ -119,6 +121,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     case TRAK_PB_TracePacket_zstd_compressed_packets:
       pf->has_zstd = 1;
       break;
+    case TRAK_PB_TracePacket_machine_id:
+      pf->machine_id = f.value, pf->has_machine = 1;
+      break;
     default:
       pf->unknown_fields += (uint32_t)trak__schema_lacks("TracePacket", f.number);
       break;
@@ -165,6 +170,8 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
 
 /* Everything of a packet but its compressed_packets, which the caller has handled. */
 static void packet_body(trak_importer *imp, const packet_fields *pf) {
+  if (TRAK_UNLIKELY(pf->has_machine | (imp->machine != 0)))
+    trak__machine_switch(imp, pf->has_machine, pf->machine_id);
   if (pf->has_zstd)
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
   trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
