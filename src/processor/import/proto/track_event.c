@@ -76,7 +76,9 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
     break;
   default:
-    ef->unknown_fields += (uint32_t)trak__schema_lacks("TrackEvent", f->number);
+    if (!trak__schema_lacks("TrackEvent", f->number)) break;
+    if (!(ef->extras & TRAK_TE_UNKNOWN)) ef->unknown_fields = 0;
+    ef->unknown_fields++, ef->extras |= TRAK_TE_UNKNOWN;
     break;
   }
 }
@@ -417,14 +419,20 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
   return 0;
 }
 
-/* A TYPE_STATE event with legacy_event fields: they give it a legacy (thread) track, which is
-** never a state track, so it is dropped as Perfetto drops it. Returns 1 when dropped. */
-__attribute__((cold, noinline)) static int state_on_legacy(trak_importer *imp,
-                                                           const event_fields *ef) {
-  if (!ef->has_type || ef->type != TRAK_PB_TrackEvent_TYPE_STATE) return 0;
-  trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
-               "whose track is not a state track; dropped");
-  return 1;
+/* An event with unknown fields or legacy_event fields: counts the unknown ones, and imports
+** the legacy ones (trak__legacy_event_tokenize). A TYPE_STATE event with legacy_event fields
+** gets a legacy (thread) track, never a state track, so it is dropped as Perfetto drops it.
+** Returns 1 when the event is done with. */
+__attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_sequence *seq,
+                                                       event_fields *ef, int64_t ts) {
+  if (ef->extras & TRAK_TE_UNKNOWN) imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+  if (!(ef->extras & TRAK_TE_LEGACY)) return 0;
+  if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
+                 "whose track is not a state track; dropped");
+    return 1;
+  }
+  return trak__legacy_event_tokenize(imp, seq, ef, ts);
 }
 
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
@@ -440,7 +448,6 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   trak_sequence *seq = ctx->seq;
   if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
-  imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef.unknown_fields;
 
   int64_t ts = ctx->ts;
   if (TRAK_UNLIKELY(ef.has_abs_us | ef.has_delta_us)) {
@@ -449,8 +456,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     ts = 0;
   }
 
-  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && state_on_legacy(imp, &ef)) return;
-  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
+  if (TRAK_UNLIKELY(ef.extras & (TRAK_TE_LEGACY | TRAK_TE_UNKNOWN)) &&
+      unknown_or_legacy(imp, seq, &ef, ts))
     return;
   uint32_t type = record_type(&ef);
   if (!type) {
@@ -465,7 +472,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  seq->id);
     return;
   }
-  if (TRAK_UNLIKELY(ef.type == TRAK_PB_TrackEvent_TYPE_STATE) && !imp->tracks.v[track].is_state) {
+  if (TRAK_UNLIKELY(type == TRAK_EV_EXTRA_ONLY) && ef.type == TRAK_PB_TrackEvent_TYPE_STATE &&
+      !imp->tracks.v[track].is_state) {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event on track uuid %llu, which is "
                  "not a state track; dropped", (unsigned long long)imp->tracks.v[track].uuid);
     return;

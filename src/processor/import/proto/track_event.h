@@ -29,14 +29,14 @@ enum {
   TRAK_TE_CORRELATION_IID = 64, /* correlation_id_str_iid */
   TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
-  TRAK_TE_FLOW_V2 = 512         /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_UNKNOWN = 1024        /* fields trak's schema lacks: unknown_fields counts them */
 };
 
 typedef struct trak_te_fields {
   uint64_t type, track_uuid, name_iid;
   uint8_t has_type, has_track, has_name_iid, has_value, value_is_double, has_abs_us, has_delta_us;
   uint32_t extras; /* TRAK_TE_* bits; the fields they flag are read only when set */
-  uint32_t unknown_fields; /* fields trak's schema lacks (proto_unknown_field) */
   int64_t int_value, abs_us, delta_us;
   double double_value;
   trak_span name;
@@ -54,6 +54,7 @@ typedef struct trak_te_fields {
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
   uint64_t bind_id;     /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
   uint32_t bind_kind;   /* enum trak_flow_v2_kind */
+  uint32_t unknown_fields; /* TRAK_TE_UNKNOWN: fields trak's schema lacks (proto_unknown_field) */
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
