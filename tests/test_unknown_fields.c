@@ -96,6 +96,22 @@ static void test_syntax_errors_stay_errors(void **state) {
     assert_non_null(strstr(err.message, "line 1, column"));
     trak_pb_buf_free(&out);
   }
+  /* Deep nesting in a skipped value is bounded like known messages' (no stack overflow). */
+  static char deep[4 * 5000 + 64];
+  size_t n = (size_t)snprintf(deep, sizeof deep, "packet { unknown: ");
+  for (int i = 0; i < 5000; i++)
+    deep[n++] = '[', deep[n++] = ' ';
+  deep[n] = 0;
+  {
+    trak_pb_buf out;
+    trak_pb_buf_init_heap(&out);
+    trak_error err = {0};
+    skips s = {{0}, 0};
+    assert_int_equal(trak_pbtxt_parse_lenient("Trace", deep, n, 1, 1, on_skip, &s, &out, &err),
+                     TRAK_EFORMAT);
+    assert_non_null(strstr(err.message, "nested too deeply"));
+    trak_pb_buf_free(&out);
+  }
   /* The strict parser still refuses the unknown name. */
   trak_pb_buf out;
   trak_pb_buf_init_heap(&out);

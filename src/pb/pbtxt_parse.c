@@ -367,7 +367,9 @@ static int skip_value(parser *ps) {
     ps->depth--;
     return trak__pbtxt_next(&ps->lx);
   }
-  if (trak__pbtxt_is(&ps->lx, '[')) {
+  if (trak__pbtxt_is(&ps->lx, '[')) { /* lists nest here (unlike in known fields): bounded too */
+    if (++ps->depth > MAX_TEXT_DEPTH)
+      return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
     if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
     int first = 1;
     while (!trak__pbtxt_is(&ps->lx, ']')) {
@@ -375,6 +377,7 @@ static int skip_value(parser *ps) {
       first = 0;
       if (skip_value(ps)) return ps->lx.error;
     }
+    ps->depth--;
     return trak__pbtxt_next(&ps->lx);
   }
   if (trak__pbtxt_is(&ps->lx, '-') && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
