@@ -272,7 +272,10 @@ static int link_rows(fg_source *src, char *msg, size_t len) {
   }
   if (!rc) qsort(ids, n, sizeof *ids, by_id);
   for (size_t r = 1; !rc && r < n; r++)
-    if (ids[r].id == ids[r - 1].id) rc = fail(msg, len, "flamegraph: id %s appears twice", "");
+    if (ids[r].id == ids[r - 1].id) {
+      snprintf(msg, len, "flamegraph: id %lld appears twice", (long long)ids[r].id);
+      rc = -1;
+    }
   for (size_t r = 0; !rc && r < n; r++) {
     sqlite3_value *p = FG_CELL(src, r, 1);
     parent[r] = -1;
@@ -281,10 +284,9 @@ static int link_rows(fg_source *src, char *msg, size_t len) {
     id_row *hit = sqlite3_value_type(p) == SQLITE_INTEGER ? bsearch(&key, ids, n, sizeof *ids, by_id)
                                                           : NULL;
     if (!hit) {
-      char m[96];
-      snprintf(m, sizeof m, "flamegraph: parent_id of id %lld is not an id of the source%%s",
+      snprintf(msg, len, "flamegraph: parent_id of id %lld is not an id of the source",
                (long long)sqlite3_value_int64(FG_CELL(src, r, 0)));
-      rc = fail(msg, len, m, NULL);
+      rc = -1;
       break;
     }
     parent[r] = (int64_t)hit->row;
@@ -312,6 +314,8 @@ static int link_rows(fg_source *src, char *msg, size_t len) {
     }
     if (placed_n != n) rc = fail(msg, len, "flamegraph: the parent_id links form a cycle%s", NULL);
   }
+  int64_t *new_parent = rc ? NULL : malloc((n + 1) * sizeof *new_parent);
+  if (!rc && !new_parent) rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
   if (!rc) {
     size_t *new_row = stack; /* reused: old row -> new row */
     for (size_t k = 0; k < n; k++)
@@ -319,15 +323,13 @@ static int link_rows(fg_source *src, char *msg, size_t len) {
     for (size_t k = 0; k < n; k++) {
       memcpy(&cells[k * src->ncols], &src->cells[order[k] * src->ncols],
              src->ncols * sizeof *cells);
-      child_off[k] = (size_t)parent[order[k]]; /* reused: the old parent row */
+      int64_t old = parent[order[k]];
+      new_parent[k] = old < 0 ? -1 : (int64_t)new_row[old];
     }
-    for (size_t k = 0; k < n; k++)
-      parent[k] = (int64_t)child_off[k] == -1 ? -1 : (int64_t)new_row[child_off[k]];
     free(src->cells);
     src->cells = cells;
-    src->parent = parent;
+    src->parent = new_parent;
     cells = NULL;
-    parent = NULL;
   }
   free(ids), free(parent), free(order), free(stack), free(child_off), free(children), free(placed);
   free(cells);
