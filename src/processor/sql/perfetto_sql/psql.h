@@ -164,6 +164,8 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Registers __intrinsic_stdlib_objects, the catalogue of the modules (stdlib_docs.c). */
+int trak__psql_stdlib_docs_register(sqlite3 *db);
 /* Registers __intrinsic_flamegraph and its config and find functions (flamegraph.c). */
 int trak__psql_flamegraph_register(sqlite3 *db);
 /* Registers LAST_NON_NULL, FIRST_NON_NULL and INTERNAL_LAYOUT (window_functions.c). */
