@@ -3,8 +3,9 @@
 ** tests use: SELECT create_function / create_view_function / IMPORT / EXPERIMENTAL_MEMOIZE,
 ** CREATE PERFETTO FUNCTION ... DELEGATES TO (variadic too), INCLUDE PERFETTO MODULE *,
 ** __intrinsic_stringify!, HASH, the window functions LAST_NON_NULL, FIRST_NON_NULL and
-** INTERNAL_LAYOUT, regexp_extract, unhex and regexp_replace_simple. Each answer was checked
-** against Perfetto's trace_processor_shell on the same query.
+** INTERNAL_LAYOUT, regexp_extract, unhex, regexp_replace_simple, the extract_metadata family
+** and pointers in __intrinsic_arg_set_to_json. Each answer was checked against Perfetto's
+** trace_processor_shell on the same query.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -145,11 +146,29 @@ static void text_functions(void **state) {
                       "abCde|abcde||a|b|c|d|e|");
 }
 
+static void metadata_and_pointers(void **state) {
+  (void)state;
+  assert_string_equal(sc_rows(p, "SELECT extract_metadata('trace_type'), "
+                                 "extract_metadata('nope'), extract_metadata(NULL), "
+                                 "extract_metadata_for_trace(0, 'trace_type'), "
+                                 "extract_metadata_for_trace(1, 'trace_type')"),
+                      "json|NULL|NULL|json|NULL");
+  /* A pointer argument is a hexadecimal string in JSON, as Perfetto writes it. */
+  trak_processor *q = sc_open(
+      "packet { trusted_packet_sequence_id: 1 timestamp: 10 track_event { type: TYPE_INSTANT "
+      "track_uuid: 0 name: \"e\" debug_annotations { name: \"ptr\" pointer_value: 100 } "
+      "debug_annotations { name: \"n\" int_value: -5 } } }\n");
+  assert_string_equal(sc_rows(q, "SELECT __intrinsic_arg_set_to_json(arg_set_id) FROM slice"),
+                      "{\"debug\":{\"ptr\":\"0x64\",\"n\":-5}}");
+  trak_processor_free(q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(legacy_create_function), cmocka_unit_test(memoize),
       cmocka_unit_test(delegates_to),           cmocka_unit_test(include_and_stringify),
       cmocka_unit_test(window_functions),       cmocka_unit_test(text_functions),
+      cmocka_unit_test(metadata_and_pointers),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -325,8 +325,10 @@ static void json_value(const trak_tables *t, uint32_t row, sqlite3_str *out) {
   int64_t v = t->args.int_value[row];
   switch (t->args.value_type[row]) {
   case TRAK_ARG_INT:
-  case TRAK_ARG_POINTER:
     sqlite3_str_appendf(out, "%lld", (long long)v);
+    break;
+  case TRAK_ARG_POINTER: /* as Perfetto: a hexadecimal string, "0x64" */
+    sqlite3_str_appendf(out, "\"0x%llx\"", (unsigned long long)v);
     break;
   case TRAK_ARG_UINT:
     sqlite3_str_appendf(out, "%llu", (unsigned long long)v);
