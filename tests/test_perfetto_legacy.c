@@ -4,7 +4,7 @@
 ** CREATE PERFETTO FUNCTION ... DELEGATES TO (variadic too), INCLUDE PERFETTO MODULE *,
 ** __intrinsic_stringify!, HASH, the window functions LAST_NON_NULL, FIRST_NON_NULL and
 ** INTERNAL_LAYOUT, regexp_extract, unhex, regexp_replace_simple, the extract_metadata family
-** and pointers in __intrinsic_arg_set_to_json. Each answer was checked against Perfetto's
+** pointers in __intrinsic_arg_set_to_json and perfetto_table_info. Each answer was checked against Perfetto's
 ** trace_processor_shell on the same query.
 */
 #include <setjmp.h>
@@ -163,12 +163,30 @@ static void metadata_and_pointers(void **state) {
   trak_processor_free(q);
 }
 
+static void table_info(void **state) {
+  (void)state;
+  sc_rows(p, "CREATE PERFETTO TABLE ti_ids AS SELECT 0 AS c UNION SELECT 1 UNION SELECT 2");
+  assert_string_equal(sc_rows(p, "SELECT id, name, col_type, nullable, sorted "
+                                 "FROM perfetto_table_info('ti_ids')"),
+                      "0|c|id|0|0\n1|_auto_id|id|0|0");
+  sc_rows(p, "CREATE PERFETTO TABLE ti_mixed AS SELECT 2 AS a, 'x' AS s, 1.5 AS d, NULL AS n, "
+             "-1 AS neg, 5000000000 AS big, 0 AS setid UNION ALL SELECT 1, NULL, 2.5, NULL, 3, 1, 0 "
+             "UNION ALL SELECT 1, 'y', NULL, NULL, 3, 2, 2");
+  assert_string_equal(sc_rows(p, "SELECT name, col_type, nullable, sorted "
+                                 "FROM perfetto_table_info('ti_mixed')"),
+                      "a|uint32|0|3\ns|string|1|3\nd|double|1|3\nn|uint32|1|3\n"
+                      "neg|int32|0|2\nbig|int64|0|3\nsetid|uint32|0|1\n_auto_id|id|0|0");
+  /* Only tables made by CREATE PERFETTO TABLE. */
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM perfetto_table_info('slice')"),
+                         "Perfetto table 'slice' not found."));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(legacy_create_function), cmocka_unit_test(memoize),
       cmocka_unit_test(delegates_to),           cmocka_unit_test(include_and_stringify),
       cmocka_unit_test(window_functions),       cmocka_unit_test(text_functions),
-      cmocka_unit_test(metadata_and_pointers),
+      cmocka_unit_test(metadata_and_pointers),  cmocka_unit_test(table_info),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -164,6 +164,12 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Registers perfetto_table_info(name) (table_info.c). */
+int trak__psql_table_info_register(trak_processor *p);
+/* Records that CREATE PERFETTO TABLE made table `name`, which perfetto_table_info describes.
+** Returns 0 or -1 out of memory. */
+int trak__psql_table_note(trak_processor *p, const char *name);
+void trak__psql_tables_free(trak_processor *p);
 /* Registers __intrinsic_stdlib_objects, the catalogue of the modules (stdlib_docs.c). */
 int trak__psql_stdlib_docs_register(sqlite3 *db);
 /* Registers __intrinsic_flamegraph and its config and find functions (flamegraph.c). */
@@ -202,6 +208,8 @@ struct trak_psql {
   int include_depth;
   psql_lazy *lazy; /* deferred module tables (lazy.c) */
   int call_depth;  /* PerfettoSQL function calls running, nested (functions.c) */
+  char **tables;   /* made by CREATE PERFETTO TABLE (table_info.c) */
+  size_t ntables;
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
   const char *last_tail;

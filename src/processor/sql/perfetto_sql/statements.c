@@ -287,6 +287,7 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
   sqlite3_finalize(st);
   if (!rc && !is_table && trak__psql_lazy_note(ps->p, name, e.text))
     rc = fail(ps, stmt_off, "out of memory");
+  if (!rc && is_table && trak__psql_table_note(ps->p, name)) rc = fail(ps, stmt_off, "out of memory");
   free(name);
   arg_list_free(&schema);
   trak__psql_expansion_free(&e);
