@@ -120,7 +120,7 @@ static void super_root_and_errors(void **state) {
                          "value column 'nope' does not exist"));
   assert_non_null(strstr(sc_error(p, "CREATE VIRTUAL TABLE bad USING __intrinsic_flamegraph(("
                                      "SELECT 1 AS id, 2 AS parent_id, 'x' AS name, 1 AS value))"),
-                         "is not an id of the source"));
+                         "parent_id not found in id column"));
   assert_non_null(strstr(sc_error(p, "CREATE VIRTUAL TABLE bad USING __intrinsic_flamegraph(("
                                      "SELECT 1 AS id, 1 AS parent_id, 'x' AS name, 1 AS value))"),
                          "cycle"));

@@ -58,7 +58,7 @@ static int word_index(const char *word, const char *const *words) {
   return -1;
 }
 
-static int column_index(const fg_source *src, const char *name, size_t *out, const char *what,
+static int column_index(const tree_source *src, const char *name, size_t *out, const char *what,
                         char *msg, size_t len) {
   for (size_t c = 0; c < src->ncols; c++)
     if (!strcmp(src->names[c], name)) return *out = c, 0;
@@ -87,7 +87,7 @@ static void config_free(fg_config *cfg) {
 
 /* Parses the config's arguments. Without a source, only checks their shape; with one, also
 ** resolves the columns and compiles the patterns into `cfg` (config_free it). */
-static int config_parse(const fg_source *src, char **tok, size_t n, fg_config *cfg, char *msg,
+static int config_parse(const tree_source *src, char **tok, size_t n, fg_config *cfg, char *msg,
                         size_t len) {
   static const char *const tags[] = {"view",  "view_pattern", "filter", "grouping",
                                      "value", "aggregate",    NULL};
@@ -142,14 +142,14 @@ static int config_parse(const fg_source *src, char **tok, size_t n, fg_config *c
     } else if (tag == 4) {
       size_t c = 0;
       rc = column_index(src, v[0], &c, "value", msg, len);
-      if (!rc && src->rows && src->types[c] != FG_INT && src->types[c] != FG_REAL)
+      if (!rc && src->rows && src->types[c] != TREE_INT && src->types[c] != TREE_REAL)
         rc = fail(msg, len, "flamegraph: value columns must be numeric%s", NULL);
       if (!rc) cfg->values[cfg->nvalues++] = c;
     } else if (tag == 5) {
       size_t c = 0;
       rc = column_index(src, v[1], &c, "aggregate", msg, len);
-      if (!rc && kind == FG_SUM && src->types[c] != FG_INT && src->types[c] != FG_REAL &&
-          src->types[c] != FG_NULL)
+      if (!rc && kind == FG_SUM && src->types[c] != TREE_INT && src->types[c] != TREE_REAL &&
+          src->types[c] != TREE_NULL)
         rc = fail(msg, len, "flamegraph: SUM aggregate columns must be numeric%s", NULL);
       if (!rc) cfg->aggs[cfg->naggs].kind = (fg_agg)kind, cfg->aggs[cfg->naggs++].col = c;
     }
@@ -160,7 +160,7 @@ static int config_parse(const fg_source *src, char **tok, size_t n, fg_config *c
     config_free(cfg);
     return fail(msg, len, "flamegraph_config: PIVOT and FROM_FRAME require a view pattern%s", NULL);
   }
-  if (src && src->rows && src->types[2] != FG_TEXT && src->types[2] != FG_NULL) {
+  if (src && src->rows && src->types[2] != TREE_TEXT && src->types[2] != TREE_NULL) {
     config_free(cfg);
     return fail(msg, len, "flamegraph: name column must be a string%s", NULL);
   }
@@ -230,123 +230,6 @@ static void find_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
 
 /* ---- the source --------------------------------------------------------------------------- */
 
-static void source_free(fg_source *src) {
-  for (size_t c = 0; c < src->ncols; c++)
-    free(src->names[c]);
-  for (size_t i = 0; src->cells && i < src->rows * src->ncols; i++)
-    sqlite3_value_free(src->cells[i]);
-  free(src->names);
-  free(src->types);
-  free(src->cells);
-  free(src->parent);
-  memset(src, 0, sizeof *src);
-}
-
-typedef struct id_row {
-  int64_t id;
-  size_t row;
-} id_row;
-
-static int by_id(const void *a, const void *b) {
-  int64_t x = ((const id_row *)a)->id, y = ((const id_row *)b)->id;
-  return x < y ? -1 : x > y;
-}
-
-/* Sets each row's parent row and reorders the rows so that parents come first, keeping the
-** source's order where it already is so. */
-static int link_rows(fg_source *src, char *msg, size_t len) {
-  size_t n = src->rows;
-  id_row *ids = malloc((n + 1) * sizeof *ids);
-  int64_t *parent = malloc((n + 1) * sizeof *parent);
-  size_t *order = malloc((n + 1) * sizeof *order), *stack = malloc((n + 1) * sizeof *stack);
-  size_t *child_off = calloc(n + 2, sizeof *child_off), *children = malloc((n + 1) * sizeof *children);
-  char *placed = calloc(n + 1, 1);
-  sqlite3_value **cells = malloc((n * src->ncols + 1) * sizeof *cells);
-  int rc = ids && parent && order && stack && child_off && children && placed && cells
-               ? 0
-               : fail(msg, len, "flamegraph: out of memory%s", NULL);
-  for (size_t r = 0; !rc && r < n; r++) {
-    if (sqlite3_value_type(FG_CELL(src, r, 0)) != SQLITE_INTEGER)
-      rc = fail(msg, len, "flamegraph: id must be an integer%s", NULL);
-    ids[r] = (id_row){sqlite3_value_int64(FG_CELL(src, r, 0)), r};
-  }
-  if (!rc) qsort(ids, n, sizeof *ids, by_id);
-  for (size_t r = 1; !rc && r < n; r++)
-    if (ids[r].id == ids[r - 1].id) {
-      snprintf(msg, len, "flamegraph: id %lld appears twice", (long long)ids[r].id);
-      rc = -1;
-    }
-  for (size_t r = 0; !rc && r < n; r++) {
-    sqlite3_value *p = FG_CELL(src, r, 1);
-    parent[r] = -1;
-    if (sqlite3_value_type(p) == SQLITE_NULL) continue;
-    id_row key = {sqlite3_value_int64(p), 0};
-    id_row *hit = sqlite3_value_type(p) == SQLITE_INTEGER ? bsearch(&key, ids, n, sizeof *ids, by_id)
-                                                          : NULL;
-    if (!hit) {
-      snprintf(msg, len, "flamegraph: parent_id of id %lld is not an id of the source",
-               (long long)sqlite3_value_int64(FG_CELL(src, r, 0)));
-      rc = -1;
-      break;
-    }
-    parent[r] = (int64_t)hit->row;
-    child_off[hit->row + 2]++;
-  }
-  if (!rc) {
-    for (size_t i = 2; i < n + 2; i++)
-      child_off[i] += child_off[i - 1];
-    for (size_t r = 0; r < n; r++)
-      if (parent[r] >= 0) children[child_off[parent[r] + 1]++] = r;
-    /* In source order, a row goes when its parent has gone; then any of its children passed
-    ** over earlier go with it. */
-    size_t placed_n = 0;
-    for (size_t i = 0; i < n; i++) {
-      if (placed[i] || (parent[i] >= 0 && !placed[parent[i]])) continue;
-      size_t top = 0;
-      stack[top++] = i;
-      while (top) {
-        size_t x = stack[--top];
-        placed[x] = 1;
-        order[placed_n++] = x;
-        for (size_t k = child_off[x + 1]; k-- > child_off[x];)
-          if (children[k] < i && !placed[children[k]]) stack[top++] = children[k];
-      }
-    }
-    if (placed_n != n) rc = fail(msg, len, "flamegraph: the parent_id links form a cycle%s", NULL);
-  }
-  int64_t *new_parent = rc ? NULL : malloc((n + 1) * sizeof *new_parent);
-  if (!rc && !new_parent) rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
-  if (!rc) {
-    size_t *new_row = stack; /* reused: old row -> new row */
-    for (size_t k = 0; k < n; k++)
-      new_row[order[k]] = k;
-    for (size_t k = 0; k < n; k++) {
-      memcpy(&cells[k * src->ncols], &src->cells[order[k] * src->ncols],
-             src->ncols * sizeof *cells);
-      int64_t old = parent[order[k]];
-      new_parent[k] = old < 0 ? -1 : (int64_t)new_row[old];
-    }
-    free(src->cells);
-    src->cells = cells;
-    src->parent = new_parent;
-    cells = NULL;
-  }
-  free(ids), free(parent), free(order), free(stack), free(child_off), free(children), free(placed);
-  free(cells);
-  return rc;
-}
-
-static fg_type type_of(const fg_source *src, size_t c) {
-  fg_type t = FG_NULL;
-  for (size_t r = 0; r < src->rows; r++) {
-    int v = sqlite3_value_type(FG_CELL(src, r, c));
-    if (v == SQLITE_TEXT || v == SQLITE_BLOB) return FG_TEXT;
-    if (v == SQLITE_FLOAT) t = FG_REAL;
-    if (v == SQLITE_INTEGER && t == FG_NULL) t = FG_INT;
-  }
-  return t;
-}
-
 static int is_reserved(const char *name) {
   static const char *const reserved[] = {"in_config",  "_tree_id",  "_tree_parent_id",
                                          "depth",      "name",      "self_value",
@@ -356,61 +239,19 @@ static int is_reserved(const char *name) {
 }
 
 /* Runs SELECT * FROM `from` and keeps its rows. */
-static int source_load(sqlite3 *db, const char *from, fg_source *src, char *msg, size_t len) {
-  memset(src, 0, sizeof *src);
+static int source_load(sqlite3 *db, const char *from, tree_source *src, char *msg, size_t len) {
+  static const char *const fixed[] = {"id", "parent_id", "name", "value", NULL};
   char *sql = sqlite3_mprintf("SELECT * FROM %s", from);
-  sqlite3_stmt *st = NULL;
-  if (!sql || sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {
-    sqlite3_free(sql);
-    return fail(msg, len, "flamegraph: source: %s", sqlite3_errmsg(db));
-  }
+  if (!sql) return fail(msg, len, "flamegraph: out of memory%s", NULL);
+  int rc = trak__tree_source_load(db, sql, "flamegraph", fixed, src, msg, len);
   sqlite3_free(sql);
-  int rc = 0;
-  src->ncols = (size_t)sqlite3_column_count(st);
-  static const char *const fixed[] = {"id", "parent_id", "name", "value"};
-  if (src->ncols < SOURCE_FIXED)
-    rc = fail(msg, len, "flamegraph: source must contain id, parent_id, name and value%s", NULL);
-  for (size_t c = 0; !rc && c < SOURCE_FIXED; c++)
-    if (strcmp(sqlite3_column_name(st, (int)c), fixed[c]))
-      rc = fail(msg, len, "flamegraph: first source columns must be id, parent_id, name, value%s",
-                NULL);
-  src->names = calloc(src->ncols + 1, sizeof *src->names);
-  src->types = calloc(src->ncols + 1, sizeof *src->types);
-  if (!rc && (!src->names || !src->types)) rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
-  for (size_t c = 0; !rc && c < src->ncols; c++) {
-    src->names[c] = strdup(sqlite3_column_name(st, (int)c));
-    if (!src->names[c]) rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
-    else if (c >= SOURCE_FIXED && is_reserved(src->names[c]))
+  if (rc) return -1;
+  for (size_t c = SOURCE_FIXED; !rc && c < src->ncols; c++)
+    if (is_reserved(src->names[c]))
       rc = fail(msg, len, "flamegraph: reserved property column '%s'", src->names[c]);
-  }
-  size_t cap = 0;
-  int step;
-  while (!rc && (step = sqlite3_step(st)) == SQLITE_ROW) {
-    if ((src->rows + 1) * src->ncols > cap) {
-      size_t ncap = cap ? cap * 2 : 64 * src->ncols;
-      sqlite3_value **cells = realloc(src->cells, ncap * sizeof *cells);
-      if (!cells) {
-        rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
-        break;
-      }
-      src->cells = cells;
-      cap = ncap;
-    }
-    for (size_t c = 0; c < src->ncols; c++) {
-      sqlite3_value *v = sqlite3_value_dup(sqlite3_column_value(st, (int)c));
-      FG_CELL(src, src->rows, c) = v;
-      if (!v) rc = fail(msg, len, "flamegraph: out of memory%s", NULL);
-    }
-    src->rows++;
-  }
-  if (!rc && step != SQLITE_DONE) rc = fail(msg, len, "flamegraph: source: %s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  for (size_t c = 0; !rc && c < src->ncols; c++)
-    src->types[c] = type_of(src, c);
-  if (!rc && src->rows && src->types[3] != FG_INT && src->types[3] != FG_REAL)
+  if (!rc && src->rows && src->types[3] != TREE_INT && src->types[3] != TREE_REAL)
     rc = fail(msg, len, "flamegraph: value column must be numeric%s", NULL);
-  if (!rc) rc = link_rows(src, msg, len);
-  if (rc) source_free(src);
+  if (rc) trak__tree_source_free(src);
   return rc;
 }
 
@@ -418,7 +259,7 @@ static int source_load(sqlite3 *db, const char *from, fg_source *src, char *msg,
 
 typedef struct fg_vtab {
   sqlite3_vtab base;
-  fg_source src;
+  tree_source src;
   size_t *numeric; /* property columns that are numbers: the self_/cumulative_ pairs */
   size_t nnumeric;
   double value_sum; /* the super root's cumulative value */
@@ -462,7 +303,7 @@ static int fg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                            "parent_cumulative_value, x_start, x_end");
   for (size_t c = SOURCE_FIXED; c < v->src.ncols; c++) {
     sqlite3_str_appendf(s, ", \"%w\"", v->src.names[c]);
-    if (v->numeric && (v->src.types[c] == FG_INT || v->src.types[c] == FG_REAL))
+    if (v->numeric && (v->src.types[c] == TREE_INT || v->src.types[c] == TREE_REAL))
       v->numeric[v->nnumeric++] = c;
   }
   for (size_t k = 0; k < v->nnumeric; k++)
@@ -470,12 +311,12 @@ static int fg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                         v->src.names[v->numeric[k]]);
   sqlite3_str_appendall(s, ")");
   for (size_t r = 0; r < v->src.rows; r++)
-    v->value_sum += sqlite3_value_double(FG_CELL(&v->src, r, 3));
+    v->value_sum += sqlite3_value_double(TREE_CELL(&v->src, r, 3));
   char *schema = sqlite3_str_finish(s);
   int rc = v->numeric && schema ? sqlite3_declare_vtab(db, schema) : SQLITE_NOMEM;
   sqlite3_free(schema);
   if (rc != SQLITE_OK) {
-    source_free(&v->src);
+    trak__tree_source_free(&v->src);
     free(v->numeric);
     sqlite3_free(v);
     *err = sqlite3_mprintf("flamegraph: cannot declare the table");
@@ -487,7 +328,7 @@ static int fg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 
 static int fg_disconnect(sqlite3_vtab *vt) {
   fg_vtab *v = (fg_vtab *)vt;
-  source_free(&v->src);
+  trak__tree_source_free(&v->src);
   free(v->numeric);
   sqlite3_free(v);
   return SQLITE_OK;
@@ -610,7 +451,7 @@ static void property(sqlite3_context *ctx, const fg_vtab *v, const fg_cursor *c,
                      const fg_out *o) {
   for (size_t k = 0; k < c->cfg.ngrouping; k++)
     if (c->cfg.grouping[k] == col) {
-      sqlite3_result_value(ctx, FG_CELL(&v->src, o->source_row, col));
+      sqlite3_result_value(ctx, TREE_CELL(&v->src, o->source_row, col));
       return;
     }
   for (size_t a = 0; a < c->cfg.naggs; a++)
@@ -629,7 +470,7 @@ static int fg_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
     return SQLITE_OK;
   }
   const fg_out *o = &c->res.rows[c->row];
-  int primary_int = v->src.types[c->cfg.values[0]] == FG_INT;
+  int primary_int = v->src.types[c->cfg.values[0]] == TREE_INT;
   const fg_num *cum = c->res.cumulative[0];
   switch (col) {
     case COL_CONFIG:
@@ -644,7 +485,7 @@ static int fg_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
       sqlite3_result_int64(ctx, o->depth);
       return SQLITE_OK;
     case COL_NAME:
-      sqlite3_result_value(ctx, FG_CELL(&v->src, o->source_row, 2));
+      sqlite3_result_value(ctx, TREE_CELL(&v->src, o->source_row, 2));
       return SQLITE_OK;
     case COL_SELF:
       result_num(ctx, primary_int, &c->res.self[0][o->node]);
@@ -681,7 +522,7 @@ static int fg_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   for (size_t m = 0; m < c->cfg.nvalues; m++)
     if (c->cfg.values[m] == source_col) {
       const fg_num *arr = k % 2 ? c->res.cumulative[m] : c->res.self[m];
-      result_num(ctx, v->src.types[source_col] == FG_INT, &arr[o->node]);
+      result_num(ctx, v->src.types[source_col] == TREE_INT, &arr[o->node]);
       break;
     }
   return SQLITE_OK;

@@ -11,21 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A source column's type over all its values: NULL when every value is NULL; INT when the
-** others are integers; REAL when they are numbers, one at least a REAL; TEXT otherwise. */
-typedef enum fg_type { FG_NULL, FG_INT, FG_REAL, FG_TEXT } fg_type;
-
-/* The source: rows ordered so that a parent comes before its children; columns 0-3 are id,
-** parent_id, name and value, then the property columns. */
-typedef struct fg_source {
-  size_t rows, ncols;
-  char **names;
-  fg_type *types;
-  sqlite3_value **cells; /* rows * ncols */
-  int64_t *parent;       /* row of the parent, -1 for a root */
-} fg_source;
-
-#define FG_CELL(src, r, c) ((src)->cells[(size_t)(r) * (src)->ncols + (size_t)(c)])
+#include "processor/sql/perfetto_sql/tree_source.h"
 
 typedef enum fg_view { FG_TOP_DOWN, FG_BOTTOM_UP, FG_PIVOT, FG_FROM_FRAME } fg_view;
 typedef enum fg_agg { FG_SUM, FG_ONE_OR_SUMMARY, FG_CONCAT } fg_agg;
@@ -82,7 +68,7 @@ typedef struct fg_result {
 
 /* Builds the flamegraph of `src` for `cfg`. Returns 0, or -1 with a message (a negative value,
 ** an integer overflow, out of memory). */
-int trak__fg_build(const fg_source *src, const fg_config *cfg, fg_result *out, char *msg,
+int trak__fg_build(const tree_source *src, const fg_config *cfg, fg_result *out, char *msg,
                    size_t msg_len);
 void trak__fg_result_free(fg_result *r, const fg_config *cfg);
 

@@ -118,10 +118,10 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n) {
 
 /* A frame's identity: a 64-bit hash of the name and grouping values with their types (NULL and
 ** '' differ, as do 1 and '1'). Two frames colliding would merge; at 64 bits that is remote. */
-static uint64_t frame_hash(const fg_source *src, const fg_config *cfg, size_t row) {
+static uint64_t frame_hash(const tree_source *src, const fg_config *cfg, size_t row) {
   uint64_t h = UINT64_C(14695981039346656037);
   for (size_t k = 0; k <= cfg->ngrouping; k++) {
-    sqlite3_value *v = FG_CELL(src, row, k == 0 ? 2 : cfg->grouping[k - 1]);
+    sqlite3_value *v = TREE_CELL(src, row, k == 0 ? 2 : cfg->grouping[k - 1]);
     unsigned char type = (unsigned char)sqlite3_value_type(v);
     h = fnv(h, &type, 1);
     if (type == SQLITE_INTEGER) {
@@ -161,12 +161,12 @@ static void match_text(const fg_config *cfg, const char *text, matches *m) {
   m->hide_frame |= any_match(cfg->hide_frame, cfg->nhide_frame, text);
 }
 
-static matches match_frame(const fg_source *src, const fg_config *cfg, size_t row) {
+static matches match_frame(const tree_source *src, const fg_config *cfg, size_t row) {
   matches m = {0};
   char buf[64];
-  match_text(cfg, value_text(FG_CELL(src, row, 2), buf, sizeof buf), &m);
+  match_text(cfg, value_text(TREE_CELL(src, row, 2), buf, sizeof buf), &m);
   for (size_t k = 0; k < cfg->ngrouping; k++)
-    match_text(cfg, value_text(FG_CELL(src, row, cfg->grouping[k]), buf, sizeof buf), &m);
+    match_text(cfg, value_text(TREE_CELL(src, row, cfg->grouping[k]), buf, sizeof buf), &m);
   return m;
 }
 
@@ -181,7 +181,7 @@ typedef struct path {
 } path;
 
 typedef struct builder {
-  const fg_source *src;
+  const tree_source *src;
   const fg_config *cfg;
   size_t rows;
   uint64_t *fh;
@@ -322,7 +322,7 @@ static int build_upward(builder *b) {
   if (!active || !b->bottom_up) return free(active), oom(b);
   for (size_t r = 0; r < n; r++)
     for (size_t k = 0; k < cfg->nvalues; k++)
-      if (nonzero(FG_CELL(b->src, r, cfg->values[k])) && contributes(b, r))
+      if (nonzero(TREE_CELL(b->src, r, cfg->values[k])) && contributes(b, r))
         active[b->kept[r]] = 1;
   int rc = 0;
   for (size_t r = 0; r < n && !rc; r++)
@@ -360,10 +360,10 @@ static int propagate(builder *b, const tree *t, size_t offset, int is_int, fg_nu
 
 static int metric(builder *b, size_t col, fg_num *self, fg_num *cum) {
   const fg_config *cfg = b->cfg;
-  int is_int = b->src->types[col] == FG_INT;
+  int is_int = b->src->types[col] == TREE_INT;
   size_t n = b->rows, d = b->down.n;
   for (size_t r = 0; r < n; r++) {
-    sqlite3_value *v = FG_CELL(b->src, r, col);
+    sqlite3_value *v = TREE_CELL(b->src, r, col);
     if (sqlite3_value_type(v) == SQLITE_NULL) continue;
     fg_num x = num_of(v);
     if (b->dnode[r] >= 0 && contributes(b, r) &&
@@ -373,7 +373,7 @@ static int metric(builder *b, size_t col, fg_num *self, fg_num *cum) {
   if (propagate(b, &b->down, 0, is_int, cum)) return -1;
   if (cfg->view == FG_BOTTOM_UP) {
     for (size_t r = 0; r < n; r++) {
-      sqlite3_value *v = FG_CELL(b->src, r, col);
+      sqlite3_value *v = TREE_CELL(b->src, r, col);
       if (!nonzero(v) || !contributes(b, r)) continue;
       fg_num x = num_of(v);
       const path *p = &b->bottom_up[b->kept[r]];
@@ -387,7 +387,7 @@ static int metric(builder *b, size_t col, fg_num *self, fg_num *cum) {
     if (!weight) return oom(b);
     int rc = 0;
     for (size_t r = 0; r < n && !rc; r++) {
-      sqlite3_value *v = FG_CELL(b->src, r, col);
+      sqlite3_value *v = TREE_CELL(b->src, r, col);
       if (sqlite3_value_type(v) == SQLITE_NULL || b->dnode[r] < 0 || !contributes(b, r)) continue;
       fg_num x = num_of(v);
       rc = add(b, is_int, &weight[b->kept[r]], &x);
@@ -484,13 +484,13 @@ static int route(builder *b, routing *rt) {
 /* Sums the rows of each kept frame, then the frames of each node; NULL when none had a value. */
 static int aggregate_sum(builder *b, size_t col, fg_val *out) {
   size_t n = b->rows, d = b->down.n;
-  int is_int = b->src->types[col] == FG_INT;
+  int is_int = b->src->types[col] == TREE_INT;
   fg_num *total = calloc(n ? n : 1, sizeof *total);
   char *has = calloc(n ? n : 1, 1);
   if (!total || !has) return free(total), free(has), oom(b);
   int rc = 0;
   for (size_t r = 0; r < n && !rc; r++) {
-    sqlite3_value *v = FG_CELL(b->src, r, col);
+    sqlite3_value *v = TREE_CELL(b->src, r, col);
     if (sqlite3_value_type(v) == SQLITE_NULL || b->kept[r] < 0 || (b->bits[r] & HIDE_STACK_BIT))
       continue;
     fg_num x = num_of(v);
@@ -526,7 +526,7 @@ static int aggregate_text(builder *b, const routing *rt, size_t col, fg_agg kind
     for (size_t fi = rt->node_off[node]; fi < rt->node_off[node + 1]; fi++) {
       size_t f = rt->frames[fi];
       for (size_t ri = rt->frame_off[f]; ri < rt->frame_off[f + 1]; ri++) {
-        sqlite3_value *v = FG_CELL(b->src, rt->rows[ri], col);
+        sqlite3_value *v = TREE_CELL(b->src, rt->rows[ri], col);
         if (sqlite3_value_type(v) == SQLITE_NULL) continue;
         if (kind == FG_CONCAT) {
           if (sqlite3_str_length(s)) sqlite3_str_appendchar(s, 1, ',');
@@ -640,13 +640,13 @@ static int pack(builder *b, fg_result *res) {
   int64_t *packed_of = malloc((nodes + 1) * sizeof *packed_of);
   if (!pk || !packed_of) return free(pk), free(packed_of), oom(b);
   size_t np = 0;
-  int primary_int = b->src->types[b->cfg->values[0]] == FG_INT;
+  int primary_int = b->src->types[b->cfg->values[0]] == TREE_INT;
   for (size_t node = 0; node < nodes; node++) {
     packed_of[node] = -1;
     int keep = 0;
     for (size_t k = 0; k < b->cfg->nvalues && !keep; k++) {
       const fg_num *c = &res->cumulative[k][node];
-      keep = b->src->types[b->cfg->values[k]] == FG_INT ? c->i != 0 : c->d != 0;
+      keep = b->src->types[b->cfg->values[k]] == TREE_INT ? c->i != 0 : c->d != 0;
     }
     if (!keep) continue;
     int upward = node >= d;
@@ -675,7 +675,7 @@ static int pack(builder *b, fg_result *res) {
 static int check_values(builder *b) {
   for (size_t k = 0; k < b->cfg->nvalues; k++)
     for (size_t r = 0; r < b->rows; r++) {
-      sqlite3_value *v = FG_CELL(b->src, r, b->cfg->values[k]);
+      sqlite3_value *v = TREE_CELL(b->src, r, b->cfg->values[k]);
       int t = sqlite3_value_type(v);
       if ((t == SQLITE_INTEGER && sqlite3_value_int64(v) < 0) ||
           (t == SQLITE_FLOAT && sqlite3_value_double(v) < 0)) {
@@ -686,7 +686,7 @@ static int check_values(builder *b) {
   return 0;
 }
 
-int trak__fg_build(const fg_source *src, const fg_config *cfg, fg_result *out, char *msg,
+int trak__fg_build(const tree_source *src, const fg_config *cfg, fg_result *out, char *msg,
                    size_t msg_len) {
   builder b = {.src = src, .cfg = cfg, .rows = src->rows, .msg = msg, .msg_len = msg_len};
   b.required = (UINT64_C(1) << cfg->nshow) - 1;
@@ -713,7 +713,7 @@ int trak__fg_build(const fg_source *src, const fg_config *cfg, fg_result *out, c
     out->agg[a] = calloc(nodes + 1, sizeof *out->agg[a]);
     if (!out->agg[a]) {
       rc = oom(&b);
-    } else if (src->types[cfg->aggs[a].col] == FG_NULL) {
+    } else if (src->types[cfg->aggs[a].col] == TREE_NULL) {
       /* no values: NULL everywhere */
     } else if (cfg->aggs[a].kind == FG_SUM) {
       rc = aggregate_sum(&b, cfg->aggs[a].col, out->agg[a]);
