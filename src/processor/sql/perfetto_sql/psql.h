@@ -164,6 +164,9 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Registers the __trak_tree table function and the __trak_tree_query!/__trak_tree_table!
+** macros behind std.trees (trees.c). */
+int trak__psql_trees_register(trak_processor *p);
 /* Registers perfetto_table_info(name) (table_info.c). */
 int trak__psql_table_info_register(trak_processor *p);
 /* Records that CREATE PERFETTO TABLE made table `name`, which perfetto_table_info describes.
