@@ -4,7 +4,8 @@
 ** CREATE PERFETTO FUNCTION ... DELEGATES TO (variadic too), INCLUDE PERFETTO MODULE *,
 ** __intrinsic_stringify!, HASH, the window functions LAST_NON_NULL, FIRST_NON_NULL and
 ** INTERNAL_LAYOUT, regexp_extract, unhex, regexp_replace_simple, the extract_metadata family
-** pointers in __intrinsic_arg_set_to_json and perfetto_table_info. Each answer was checked against Perfetto's
+** pointers in __intrinsic_arg_set_to_json, perfetto_table_info and __intrinsic_zstd_compress
+** (whose frames the zstd tool decoded when this was written). Each answer was checked against Perfetto's
 ** trace_processor_shell on the same query.
 */
 #include <setjmp.h>
@@ -181,12 +182,25 @@ static void table_info(void **state) {
                          "Perfetto table 'slice' not found."));
 }
 
+static void zstd_frame(void **state) {
+  (void)state;
+  /* Magic, header (8-byte size 19), one last raw block of 19 bytes, the bytes. */
+  assert_string_equal(sc_rows(p, "SELECT hex(__intrinsic_zstd_compress('hello, hello, hello')), "
+                                 "__intrinsic_zstd_compress(NULL) IS NULL"),
+                      "28B52FFDE0130000000000000099000068656C6C6F2C2068656C6C6F2C2068656C6C6F|1");
+  /* An empty input is one empty last block; 300000 bytes take three blocks. */
+  assert_string_equal(sc_rows(p, "SELECT hex(__intrinsic_zstd_compress('')), "
+                                 "length(__intrinsic_zstd_compress(zeroblob(300000)))"),
+                      "28B52FFDE00000000000000000010000|300022");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(legacy_create_function), cmocka_unit_test(memoize),
       cmocka_unit_test(delegates_to),           cmocka_unit_test(include_and_stringify),
       cmocka_unit_test(window_functions),       cmocka_unit_test(text_functions),
       cmocka_unit_test(metadata_and_pointers),  cmocka_unit_test(table_info),
+      cmocka_unit_test(zstd_frame),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -516,6 +516,7 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_stdlib_docs_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_table_info_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_trees_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_zstd_register(p->db);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof fns / sizeof *fns; i++)
     rc = sqlite3_create_function(p->db, fns[i].name, fns[i].nargs,
                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC, p, fns[i].fn, NULL, NULL);

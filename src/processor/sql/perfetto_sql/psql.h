@@ -167,6 +167,8 @@ int trak__psql_prelude_register(trak_processor *p);
 /* Registers the __trak_tree table function and the __trak_tree_query!/__trak_tree_table!
 ** macros behind std.trees (trees.c). */
 int trak__psql_trees_register(trak_processor *p);
+/* Registers __intrinsic_zstd_compress (zstd_frame.c). */
+int trak__psql_zstd_register(sqlite3 *db);
 /* Registers perfetto_table_info(name) (table_info.c). */
 int trak__psql_table_info_register(trak_processor *p);
 /* Records that CREATE PERFETTO TABLE made table `name`, which perfetto_table_info describes.
