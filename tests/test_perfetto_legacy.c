@@ -18,21 +18,8 @@
 
 #include "sqlcheck.h"
 
-static trak_processor *p;
-
-static int setup(void **state) {
-  (void)state;
-  p = sc_open("{\"traceEvents\":[]}");
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  trak_processor_free(p);
-  return 0;
-}
-
 static void legacy_create_function(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "SELECT create_function('lf(x INT)', 'INT', 'SELECT $x + 1');"
                                  "SELECT lf(5)"),
                       "6");
@@ -52,7 +39,7 @@ static void legacy_create_function(void **state) {
 }
 
 static void memoize(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   /* 2^50 by doubling recursion: 2^50 calls without the cache. */
   assert_string_equal(sc_rows(p, "SELECT create_function('twice(x INT)', 'INT', "
                                  "'SELECT IIF($x = 0, 1, twice($x - 1) + twice($x - 1))');"
@@ -67,7 +54,7 @@ static void memoize(void **state) {
 }
 
 static void delegates_to(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "CREATE PERFETTO FUNCTION my_hash(args ANY...) RETURNS INT "
                                  "DELEGATES TO hash;"
                                  "SELECT my_hash(1, 'hello', 42), my_hash('single_arg'), "
@@ -82,7 +69,7 @@ static void delegates_to(void **state) {
 }
 
 static void include_and_stringify(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "SELECT IMPORT('time.conversion');"
                                  "INCLUDE PERFETTO MODULE time.conversion; SELECT time_to_ms(2000000)"),
                       "2");
@@ -94,7 +81,7 @@ static void include_and_stringify(void **state) {
 }
 
 static void window_functions(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   sc_rows(p, "CREATE TABLE nn(id INTEGER, part TEXT, val INTEGER);"
              "INSERT INTO nn VALUES (1, 'A', 1), (2, 'A', NULL), (3, 'A', 3), (4, 'B', NULL),"
              "(5, 'B', 5), (6, 'B', NULL), (7, 'B', NULL)");
@@ -132,7 +119,7 @@ static void window_functions(void **state) {
 }
 
 static void text_functions(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "SELECT REGEXP_EXTRACT('abcde', 'b(c)d'), "
                                  "REGEXP_EXTRACT('abcde', 'fgh'), REGEXP_EXTRACT('abc', 'a(b)?c'), "
                                  "REGEXP_EXTRACT('ac', 'a(b)?c'), REGEXP_EXTRACT('abc', 'b.')"),
@@ -148,7 +135,7 @@ static void text_functions(void **state) {
 }
 
 static void metadata_and_pointers(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "SELECT extract_metadata('trace_type'), "
                                  "extract_metadata('nope'), extract_metadata(NULL), "
                                  "extract_metadata_for_trace(0, 'trace_type'), "
@@ -165,7 +152,7 @@ static void metadata_and_pointers(void **state) {
 }
 
 static void table_info(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   sc_rows(p, "CREATE PERFETTO TABLE ti_ids AS SELECT 0 AS c UNION SELECT 1 UNION SELECT 2");
   assert_string_equal(sc_rows(p, "SELECT id, name, col_type, nullable, sorted "
                                  "FROM perfetto_table_info('ti_ids')"),
@@ -183,7 +170,7 @@ static void table_info(void **state) {
 }
 
 static void zstd_frame(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   /* Magic, header (8-byte size 19), one last raw block of 19 bytes, the bytes. */
   assert_string_equal(sc_rows(p, "SELECT hex(__intrinsic_zstd_compress('hello, hello, hello')), "
                                  "__intrinsic_zstd_compress(NULL) IS NULL"),
@@ -202,5 +189,5 @@ int main(void) {
       cmocka_unit_test(metadata_and_pointers),  cmocka_unit_test(table_info),
       cmocka_unit_test(zstd_frame),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, sc_setup_empty, sc_teardown);
 }

@@ -14,21 +14,8 @@
 
 #include "sqlcheck.h"
 
-static trak_processor *p;
-
-static int setup(void **state) {
-  (void)state;
-  p = sc_open("{\"traceEvents\":[]}");
-  return 0;
-}
-static int teardown(void **state) {
-  (void)state;
-  trak_processor_free(p);
-  return 0;
-}
-
 static void modules_and_kinds(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(sc_rows(p, "SELECT module, package, qualified_name, exposed FROM "
                                  "__intrinsic_stdlib_objects WHERE object_type = 'MODULE' AND "
                                  "module IN ('slices.hierarchy', 'time.conversion') ORDER BY 1"),
@@ -52,7 +39,7 @@ static void modules_and_kinds(void **state) {
 }
 
 static void documentation(void **state) {
-  (void)state;
+  trak_processor *p = *state;
   assert_string_equal(
       sc_rows(p, "SELECT short_description, return_type, return_description, "
                  "a.value ->> 'name', a.value ->> 'type', a.value ->> 'description' "
@@ -81,5 +68,5 @@ int main(void) {
       cmocka_unit_test(modules_and_kinds),
       cmocka_unit_test(documentation),
   };
-  return cmocka_run_group_tests(tests, setup, teardown);
+  return cmocka_run_group_tests(tests, sc_setup_empty, sc_teardown);
 }
