@@ -33,6 +33,8 @@ static void legacy_create_function(void **state) {
   /* Wrong argument count: a clear error at the call. */
   assert_non_null(strstr(sc_error(p, "SELECT create_function('g()', 'INT')"),
                          "create_function takes 3 string arguments, not 2"));
+  assert_non_null(strstr(sc_error(p, "SELECT RUN_METRIC('android/cpu_info.sql')"),
+                         "RUN_METRIC: trak has no metrics to run ('android/cpu_info.sql')"));
   /* Not the statement form (a second column): plain SQL, where the function does not exist. */
   assert_non_null(
       strstr(sc_error(p, "SELECT create_function('g()', 'INT', 'SELECT 1'), 2"), "no such"));

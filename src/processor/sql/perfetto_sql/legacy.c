@@ -3,7 +3,8 @@
 ** them, still found in published queries: SELECT create_function('f(x INT)', 'INT', 'body'),
 ** create_view_function('f(x INT)', 'col INT, ...', 'body'), IMPORT('a.b') and
 ** EXPERIMENTAL_MEMOIZE('f'). Each is recognised as a whole statement and run as its modern form,
-** so that, as in Perfetto, it prints nothing.
+** so that, as in Perfetto, it prints nothing. RUN_METRIC('file.sql', ...) is recognised to say
+** plainly that trak has no metrics.
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,7 +12,7 @@
 
 #include "processor/sql/perfetto_sql/psql.h"
 
-enum { MAX_ARGS = 3 };
+enum { MAX_ARGS = 16 };
 
 /* The value of SQL string literal token `t` ('it''s' -> it's), malloc'ed, or NULL. */
 static char *unquote(const char *s, psql_tok t) {
@@ -45,7 +46,8 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
   } forms[] = {{"create_function", 3},
                {"create_view_function", 3},
                {"IMPORT", 1},
-               {"EXPERIMENTAL_MEMOIZE", 1}};
+               {"EXPERIMENTAL_MEMOIZE", 1},
+               {"RUN_METRIC", 0}}; /* 0: any number */
   psql_tok t = trak__psql_lex(s, end, start); /* SELECT */
   psql_tok fn = trak__psql_lex(s, end, t.off + t.len);
   size_t form = sizeof forms / sizeof *forms;
@@ -69,7 +71,7 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
   t = trak__psql_lex(s, end, t.off + t.len);
   if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, end, t.off + t.len);
   if (t.kind != PSQL_EOF) return 0;
-  if (n != forms[form].nargs) {
+  if (forms[form].nargs && n != forms[form].nargs) {
     snprintf(msg, msg_len, "%s takes %zu string arguments, not %zu", forms[form].name,
              forms[form].nargs, n);
     *err_off = fn.off;
@@ -100,8 +102,16 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
       case 2:
         if (trak__psql_include(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
         break;
-      default:
+      case 3:
         if (trak__psql_function_memoize(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
+        break;
+      default:
+        snprintf(msg, msg_len,
+                 "RUN_METRIC: trak has no metrics to run ('%s'); its standard modules "
+                 "(INCLUDE PERFETTO MODULE) hold what it offers",
+                 a[0]);
+        *err_off = fn.off;
+        rc = -1;
         break;
     }
     sqlite3_free(sql);
