@@ -30,9 +30,10 @@ enum {
   TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
   TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
-  TRAK_TE_TASK = 1024,          /* task_execution */
-  TRAK_TE_HISTOGRAM = 2048,     /* chrome_histogram_sample */
-  TRAK_TE_REFLECT = 4096        /* a typed payload Perfetto reflects into args (chrome_*) */
+  TRAK_TE_UNKNOWN = 1024,       /* fields trak's schema lacks: unknown_fields counts them */
+  TRAK_TE_TASK = 2048,          /* task_execution */
+  TRAK_TE_HISTOGRAM = 4096,     /* chrome_histogram_sample */
+  TRAK_TE_REFLECT = 8192        /* a typed payload Perfetto reflects into args (chrome_*) */
 };
 
 typedef struct trak_te_fields {
@@ -55,8 +56,9 @@ typedef struct trak_te_fields {
   trak_span blob; /* the whole TrackEvent, for the reflected payloads (TRAK_TE_REFLECT) */
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
-  uint64_t bind_id;                         /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
-  uint32_t bind_kind;                       /* enum trak_flow_v2_kind */
+  uint64_t bind_id;         /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
+  uint32_t bind_kind;       /* enum trak_flow_v2_kind */
+  uint32_t unknown_fields;  /* TRAK_TE_UNKNOWN: fields trak's schema lacks (proto_unknown_field) */
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
@@ -75,8 +77,12 @@ typedef struct trak_te_args_extra {
   int64_t source_id;
 } trak_te_args_extra;
 
+/* 1 if `number` is one of Chromium's TrackEvent extensions (ChromeTrackEvent in
+** protos/chrome_track_event_ext.proto). The schema is looked up once per process. */
+int trak__chrome_extension_known(uint32_t number) __attribute__((cold));
+
 /* Whether Perfetto's parser reflects TrackEvent field `number` into args: Chrome's typed
-** payloads (fields 24..50) and Chromium's extensions (1000 and up). */
+** payloads (fields 24..50) and Chromium's extensions (1000 and up) that the schema has. */
 static inline int trak__te_reflected(uint32_t number) {
   switch (number) {
   case TRAK_PB_TrackEvent_cc_scheduler_state:
@@ -96,7 +102,8 @@ static inline int trak__te_reflected(uint32_t number) {
   case TRAK_PB_TrackEvent_screenshot:
     return 1;
   default:
-    return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state;
+    return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state &&
+           trak__chrome_extension_known(number);
   }
 }
 

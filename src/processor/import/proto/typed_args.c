@@ -14,6 +14,7 @@
 ** Rows come in Perfetto's order: the typed ones, then debug.*, then the legacy passthrough.
 */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -233,6 +234,16 @@ static void histogram_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
   }
   uint32_t name = trak__interned_get(imp, seq, TRAK_INTERN_HISTOGRAM, iid);
   if (name) add_string(imp, set, TRAK_KEY_HISTOGRAM_NAME, name);
+}
+
+int trak__chrome_extension_known(uint32_t number) {
+  static _Atomic(const trak_pb_message_desc *) cache; /* a race finds the same pointer twice */
+  const trak_pb_message_desc *msg = atomic_load_explicit(&cache, memory_order_relaxed);
+  if (!msg) {
+    msg = trak__schema_message("ChromeTrackEvent");
+    atomic_store_explicit(&cache, msg, memory_order_relaxed);
+  }
+  return msg && trak__schema_field_by_number(msg, number);
 }
 
 /* The fields Perfetto's parser reflects, in wire order: the inline source location, the
