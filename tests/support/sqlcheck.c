@@ -59,3 +59,15 @@ const char *sc_error(trak_processor *p, const char *sql) {
   memcpy(msg, err.message, sizeof msg);
   return msg;
 }
+
+void sc_run_checks(trak_processor *p, const sc_check *c, size_t n) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *got = sc_rows(p, c[i].sql);
+    if (strcmp(got, c[i].want)) {
+      print_error("query: %s\nwant: %s\ngot:  %s\n\n", c[i].sql, c[i].want, got);
+      bad++;
+    }
+  }
+  assert_int_equal(bad, 0);
+}

@@ -4,7 +4,8 @@
 ** of (id, ts, dur) intervals, giving each non-empty overlap of one interval from every table as
 ** (ts, dur, id_0, id_1, ..., partition columns); metasql_unparenthesize_exprlist!((a, b))
 ** gives `a, b`; __intrinsic_stringify!(any text) gives that text, expanded, as a SQL string
-** literal (so a module can hand a query to a C table function).
+** literal (so a module can hand a query to a C table function); __intrinsic_token_apply!(m,
+** (a, b), (c, d)) gives `m!(a, c), m!(b, d)` (one call per item, as many as the shortest list).
 */
 #include <stdio.h>
 
@@ -60,12 +61,26 @@ static int interval_intersect(const char *const *args, const size_t *lens, size_
     for (int k = 0; k < np; k++)
       sqlite3_str_appendf(out, "t%d.%.*s = t0.%.*s AND ", (int)i, (int)plen[k], args[1] + poff[k],
                           (int)plen[k], args[1] + poff[k]);
-    /* Overlaps every earlier table's interval (and so their common part). */
-    sqlite3_str_appendf(out, "t%d.ts < ", (int)i);
+    /* Touches every earlier table's interval (and so their common part); whether it really
+    ** overlaps is decided once all tables are joined, below. */
+    sqlite3_str_appendf(out, "t%d.ts <= ", (int)i);
     extreme(out, "MIN", i, 1);
     sqlite3_str_appendf(out, " AND ");
     extreme(out, "MAX", i, 0);
-    sqlite3_str_appendf(out, " < t%d.ts + t%d.dur", (int)i, (int)i);
+    sqlite3_str_appendf(out, " <= t%d.ts + t%d.dur", (int)i, (int)i);
+  }
+  /* As Perfetto's interval tree: intervals are half-open, [ts, ts + dur), so intervals that only
+  ** touch do not overlap; an instant (dur 0) at t is inside [s, e) when s <= t < e, and two
+  ** instants meet when they are at the same t. So the common part may be empty only when every
+  ** interval with a duration ends after it. */
+  if (n > 1) {
+    sqlite3_str_appendall(out, " WHERE ");
+    for (size_t i = 0; i < n; i++) {
+      sqlite3_str_appendf(out, "%s(t%d.dur = 0 OR t%d.ts + t%d.dur > ", i ? " AND " : "", (int)i,
+                          (int)i, (int)i);
+      extreme(out, "MAX", n, 0);
+      sqlite3_str_appendall(out, ")");
+    }
   }
   sqlite3_str_appendall(out, ")");
   return sqlite3_str_errcode(out) == SQLITE_OK ? 0 : (snprintf(msg, msg_len, "out of memory"), -1);
@@ -95,11 +110,44 @@ static int stringify(const char *const *args, const size_t *lens, size_t nargs, 
   return 0;
 }
 
+static int token_apply(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                       char *msg, size_t msg_len) {
+  enum { MAX_LISTS = 8, MAX_ITEMS = 64 };
+  size_t off[MAX_LISTS][MAX_ITEMS], len[MAX_LISTS][MAX_ITEMS];
+  int items = MAX_ITEMS;
+  if (nargs < 2 || nargs - 1 > MAX_LISTS) {
+    snprintf(msg, msg_len, "__intrinsic_token_apply: expected a macro name and 1 to %d lists",
+             MAX_LISTS);
+    return -1;
+  }
+  for (size_t l = 1; l < nargs; l++) {
+    int k = trak__psql_split_list(args[l], lens[l], off[l - 1], len[l - 1], MAX_ITEMS);
+    if (k < 0) {
+      snprintf(msg, msg_len,
+               "__intrinsic_token_apply: argument %zu must be a list of at most %d items in "
+               "parentheses",
+               l + 1, MAX_ITEMS);
+      return -1;
+    }
+    if (k < items) items = k;
+  }
+  for (int i = 0; i < items; i++) {
+    sqlite3_str_appendf(out, "%s%.*s!(", i ? ", " : "", (int)lens[0], args[0]);
+    for (size_t l = 1; l < nargs; l++)
+      sqlite3_str_appendf(out, "%s%.*s", l > 1 ? ", " : "", (int)len[l - 1][i],
+                          args[l] + off[l - 1][i]);
+    sqlite3_str_appendall(out, ")");
+  }
+  return 0;
+}
+
 int trak__psql_builtin_macros_register(psql_macros *m) {
   int rc = trak__psql_macro_define_builtin(m, "_interval_intersect", 2, interval_intersect);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "metasql_unparenthesize_exprlist", 1, unparenthesize);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "__intrinsic_stringify", PSQL_VARIADIC, stringify);
+  if (!rc)
+    rc = trak__psql_macro_define_builtin(m, "__intrinsic_token_apply", PSQL_VARIADIC, token_apply);
   return rc;
 }
