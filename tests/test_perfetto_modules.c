@@ -3,7 +3,7 @@
 ** (two processes, nested slices, an instant, a counter). Every expected answer below was
 ** compared with Perfetto's trace_processor_shell on the same trace (graphs: on the same tables),
 ** except where a comment says
-** otherwise (trak's own choices: hash values, ids the importer numbers differently).
+** otherwise (ids the importer numbers differently).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -86,7 +86,7 @@ static void slices_modules(void **state) {
        "2|measure"},
       {"SELECT id, name FROM _slice_descendant_and_self(1) ORDER BY id", "1|layout\n"
                                                                          "2|measure"},
-      /* Stack ids are trak's hashes: checked for equal stacks having equal ids. */
+      /* Equal stacks have equal stack ids (the numbers: test_perfetto_stdlib.c). */
       {"INCLUDE PERFETTO MODULE slices.stack;"
        "SELECT a.id, b.id FROM slice_with_stack_id a JOIN slice_with_stack_id b "
        "ON a.stack_id = b.stack_id AND a.id < b.id ORDER BY 1",

@@ -150,21 +150,27 @@ static void fn_slice_root_id(sqlite3_context *ctx, int argc, sqlite3_value **arg
   sqlite3_result_int64(ctx, s);
 }
 
-/* hash(v, ...): a 64-bit FNV-1a hash of the values (integers by their 8 bytes, others by their
-** text), for grouping equal stacks; not Perfetto's numbers. */
+/* hash(v, ...): Perfetto's hash, a 64-bit FNV-1a over the values' bytes run together (an
+** integer's 8 little-endian bytes, a string's text), so stack ids match Perfetto's numbers. As
+** Perfetto, a NULL, REAL or BLOB argument is an error. */
 static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   uint64_t h = 14695981039346656037ull;
   for (int i = 0; i < argc; i++) {
-    if (sqlite3_value_type(argv[i]) == SQLITE_INTEGER) {
+    int type = sqlite3_value_type(argv[i]);
+    if (type == SQLITE_INTEGER) {
       uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]);
       for (int b = 0; b < 8; b++)
         h = (h ^ (uint8_t)(v >> (8 * b))) * 1099511628211ull;
-    } else {
+    } else if (type == SQLITE_TEXT) {
       const unsigned char *s = sqlite3_value_text(argv[i]);
       for (int n = sqlite3_value_bytes(argv[i]), k = 0; s && k < n; k++)
         h = (h ^ s[k]) * 1099511628211ull;
+    } else {
+      char msg[64];
+      snprintf(msg, sizeof msg, "HASH: arg %d has unknown type", i);
+      sqlite3_result_error(ctx, msg, -1);
+      return;
     }
-    h = (h ^ 0xff) * 1099511628211ull; /* separates ("ab", "c") from ("a", "bc") */
   }
   sqlite3_result_int64(ctx, (int64_t)h);
 }
