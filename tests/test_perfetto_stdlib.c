@@ -2,7 +2,8 @@
 ** Tests of standard modules on their own small traces: viz.summary.track_event on
 ** tests/data/psql/viz_orderings.pbtxt (track-event tracks numbered among their siblings as their
 ** parent's child_ordering says), slices.stack, slices.self_dur and hash() on
-** tests/data/psql/stacks.json (nested slices, unfinished ones, NULL and empty categories). The
+** tests/data/psql/stacks.json (nested slices, unfinished ones, NULL and empty categories),
+** slices.flat_slices on tests/data/psql/flat_edges.json (children at their root's edges). The
 ** expected rows were compared with Perfetto's trace_processor_shell on the same traces (the
 ** protobuf one encoded with protoc).
 */
@@ -102,10 +103,32 @@ static void stacks(void **state) {
   trak_processor_free(p);
 }
 
+/* _slice_flattened as Perfetto's: a root's first and last pieces even when empty (a child starts
+** at its start, another ends at its end), nothing under an unfinished root, no piece for an
+** instant. */
+static void flat_edges(void **state) {
+  trak_processor *p = open_file("tests/data/psql/flat_edges.json");
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.flat_slices; SELECT slice_id, ts, dur, depth, name, "
+       "root_id, tid FROM _slice_flattened ORDER BY ts, dur",
+       "0|10000|0|0|root|0|1\n"
+       "1|10000|20000|1|first|0|1\n"
+       "0|30000|20000|0|root|0|1\n"
+       "2|50000|5000|1|last|0|1\n"
+       "3|55000|5000|2|inner|0|1\n"
+       "2|60000|50000|1|last|0|1\n"
+       "0|110000|0|0|root|0|1\n"
+       "4|200000|10000|0|solo|4|1"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(orderings),
       cmocka_unit_test(stacks),
+      cmocka_unit_test(flat_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

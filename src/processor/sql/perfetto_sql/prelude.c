@@ -154,17 +154,18 @@ static void fn_slice_root_id(sqlite3_context *ctx, int argc, sqlite3_value **arg
 ** integer's 8 little-endian bytes, a string's text), so stack ids match Perfetto's numbers. As
 ** Perfetto, a NULL, REAL or BLOB argument is an error. */
 static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  uint64_t h = 14695981039346656037ull;
+  uint64_t h = TRAK_PSQL_FNV1A_BASIS;
   for (int i = 0; i < argc; i++) {
     int type = sqlite3_value_type(argv[i]);
     if (type == SQLITE_INTEGER) {
       uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]);
+      unsigned char le[8];
       for (int b = 0; b < 8; b++)
-        h = (h ^ (uint8_t)(v >> (8 * b))) * 1099511628211ull;
+        le[b] = (unsigned char)(v >> (8 * b));
+      h = trak__psql_fnv1a(h, le, sizeof le);
     } else if (type == SQLITE_TEXT) {
       const unsigned char *s = sqlite3_value_text(argv[i]);
-      for (int n = sqlite3_value_bytes(argv[i]), k = 0; s && k < n; k++)
-        h = (h ^ s[k]) * 1099511628211ull;
+      if (s) h = trak__psql_fnv1a(h, s, (size_t)sqlite3_value_bytes(argv[i]));
     } else {
       char msg[64];
       snprintf(msg, sizeof msg, "HASH: arg %d has unknown type", i);
@@ -458,6 +459,7 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_graphs_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_slice_walks_register(p);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof fns / sizeof *fns; i++)
     rc = sqlite3_create_function(p->db, fns[i].name, fns[i].nargs,
                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC, p, fns[i].fn, NULL, NULL);

@@ -3,21 +3,13 @@
 -- Stack ids are Perfetto's numbers: hash() of the '|'-joined frame hashes
 -- hash("category|name") (category '' when NULL) in the order Perfetto's
 -- _slice_ancestor_and_self gives the frames: the slice itself, then its ancestors from the
--- root down. parent_stack_id is 0 for a root. The ids are computed once, top down, and kept.
+-- root down. parent_stack_id is 0 for a root. The ids are computed once and kept.
 
 INCLUDE PERFETTO MODULE slices.hierarchy;
 
+-- Filled by a walk in C (slice_walks.c): the recursive SQL form took seconds per million slices.
 CREATE PERFETTO TABLE _slice_stack_hash AS
-WITH RECURSIVE stacks(id, path, frames) AS (
-  SELECT id, CAST(hash(coalesce(category, '') || '|' || name) AS TEXT),
-    CAST(hash(coalesce(category, '') || '|' || name) AS TEXT)
-  FROM slice WHERE parent_id IS NULL
-  UNION ALL
-  SELECT s.id, stacks.path || '|' || hash(coalesce(s.category, '') || '|' || s.name),
-    hash(coalesce(s.category, '') || '|' || s.name) || '|' || stacks.path
-  FROM stacks JOIN slice AS s ON s.parent_id = stacks.id
-)
-SELECT id, hash(frames) AS stack_hash FROM stacks;
+SELECT id, stack_hash FROM __trak_slice_stack_ids;
 
 CREATE PERFETTO INDEX _slice_stack_hash_id ON _slice_stack_hash(id);
 
