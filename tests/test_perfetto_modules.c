@@ -21,10 +21,7 @@
 static trak_processor *p;
 
 static int setup(void **state) {
-  size_t len;
-  char *text = tu_read_file(tu_source_path("tests/data/psql/modules.json"), &len);
-  p = sc_open(text);
-  free(text);
+  p = sc_open_file("tests/data/psql/modules.json");
   return 0;
 }
 static int teardown(void **state) {

@@ -17,6 +17,14 @@ trak_processor *sc_open(const char *text) {
   return p;
 }
 
+trak_processor *sc_open_file(const char *path) {
+  size_t len;
+  char *text = tu_read_file(tu_source_path(path), &len);
+  trak_processor *p = sc_open(text);
+  free(text);
+  return p;
+}
+
 static char result[1 << 16];
 
 /* Runs sql; returns 0 and fills `result`, or an error code with err filled. */

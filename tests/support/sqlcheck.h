@@ -13,6 +13,8 @@
 /* Imports `text` (a JSON trace, or a text protobuf when it starts with "packet"); fails the test
 ** on error. */
 trak_processor *sc_open(const char *text);
+/* sc_open of the file at `path` in the source tree (tests/data/...). */
+trak_processor *sc_open_file(const char *path);
 /* Runs every statement of `sql` and returns the rows of the last one that has columns, values
 ** separated by '|', rows by '\n', NULL as "NULL". The string is static (valid until the next
 ** call). Fails the test on an error. */
