@@ -1,12 +1,13 @@
 /*
-** Tests of standard modules on small traces: intervals.* (overlap, intersect, fill_gaps) on
-** tests/data/psql/modules.json (trace bounds 0 to 250000 ns; the intervals are given as VALUES);
-** viz.summary.track_event on tests/data/psql/viz_orderings.pbtxt (track-event tracks numbered
-** among their siblings as their parent's child_ordering says); slices.stack, slices.self_dur and
-** hash() on tests/data/psql/stacks.json (nested slices, unfinished ones, NULL and empty
-** categories); slices.flat_slices on tests/data/psql/flat_edges.json (children at their root's
-** edges). The expected rows were compared with Perfetto's trace_processor_shell on the same
-** traces (the protobuf one encoded with protoc).
+** Tests of standard modules on small traces: intervals.* (overlap, intersect, fill_gaps) and
+** slices.hierarchy on tests/data/psql/modules.json (trace bounds 0 to 250000 ns; the intervals
+** are given as VALUES); viz.summary.track_event on tests/data/psql/viz_orderings.pbtxt
+** (track-event tracks numbered among their siblings as their parent's child_ordering says);
+** slices.stack, slices.self_dur and hash() on tests/data/psql/stacks.json (nested slices,
+** unfinished ones, NULL and empty categories); slices.flat_slices on
+** tests/data/psql/flat_edges.json (children at their root's edges). The expected rows were
+** compared with Perfetto's trace_processor_shell on the same traces (the protobuf one encoded
+** with protoc).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -175,6 +176,30 @@ static void intervals_fill_gaps(void **state) {
   trak_processor_free(p);
 }
 
+/* Ancestors come after the slice itself, as Perfetto's; slices whose column is NULL are taken
+** out and their children hung under the deepest ancestor with a value (at that ancestor's
+** depth, as Perfetto's). */
+static void hierarchy(void **state) {
+  trak_processor *p = sc_open_file("tests/data/psql/modules.json");
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.hierarchy; SELECT id, parent_id, depth, name FROM "
+       "_slice_remove_nulls_and_reparent!((SELECT id, parent_id, depth, IIF(name IN ('layout', "
+       "'read'), NULL, name) AS name FROM slice), name) ORDER BY id",
+       "0|NULL|0|frame\n"
+       "2|0|0|measure\n"
+       "4|3|0|tick\n"
+       "5|NULL|0|draw\n"
+       "6|0|0|paint\n"
+       "7|NULL|0|frame"},
+      {"INCLUDE PERFETTO MODULE slices.hierarchy; SELECT id, name FROM _slice_ancestor_and_self(2)",
+       "2|measure\n"
+       "0|frame\n"
+       "1|layout"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
 static void orderings(void **state) {
   trak_processor *p = sc_open_file("tests/data/psql/viz_orderings.pbtxt");
   /* Explicit: by sibling_order_rank, a missing rank counting as 0; chronological: by first
@@ -274,11 +299,9 @@ static void flat_edges(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(intervals_overlap),
-      cmocka_unit_test(intervals_intersect),
-      cmocka_unit_test(intervals_fill_gaps),
-      cmocka_unit_test(orderings),
-      cmocka_unit_test(stacks),
+      cmocka_unit_test(intervals_overlap),   cmocka_unit_test(intervals_intersect),
+      cmocka_unit_test(intervals_fill_gaps), cmocka_unit_test(hierarchy),
+      cmocka_unit_test(orderings),           cmocka_unit_test(stacks),
       cmocka_unit_test(flat_edges),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
