@@ -11,17 +11,11 @@
 
 #include "processor/sql/perfetto_sql/psql.h"
 
-enum { MAX_TABLES = 15, MAX_PARTITIONS = 8 };
+enum { MAX_TABLES = 15, MAX_PARTITIONS = 8 }; /* as interval_intersect.c's columns */
 
-/* The latest start (or earliest end) of tables t0..t{n-1}; one table needs no MAX. */
-static void extreme(sqlite3_str *out, const char *fn, size_t n, int ends) {
-  if (n > 1) sqlite3_str_appendf(out, "%s(", fn);
-  for (size_t i = 0; i < n; i++)
-    sqlite3_str_appendf(out, ends ? "%st%d.ts + t%d.dur" : "%st%d.ts", i ? ", " : "", (int)i,
-                        (int)i);
-  if (n > 1) sqlite3_str_appendall(out, ")");
-}
-
+/* Expands to a query of __trak_interval_intersect (interval_intersect.c), which meets the
+** tables' intervals in C; each table is handed over as a BLOB its rows are packed into by the
+** __trak_intervals aggregate, in the statement itself, so a table may be one of its CTEs. */
 static int interval_intersect(const char *const *args, const size_t *lens, size_t nargs,
                               sqlite3_str *out, char *msg, size_t msg_len) {
   size_t toff[MAX_TABLES], tlen[MAX_TABLES], poff[MAX_PARTITIONS], plen[MAX_PARTITIONS];
@@ -41,48 +35,19 @@ static int interval_intersect(const char *const *args, const size_t *lens, size_
              MAX_PARTITIONS);
     return -1;
   }
-  size_t n = (size_t)nt;
-  sqlite3_str_appendall(out, "(SELECT ");
-  extreme(out, "MAX", n, 0);
-  sqlite3_str_appendall(out, " AS ts, ");
-  extreme(out, "MIN", n, 1);
-  sqlite3_str_appendall(out, " - ");
-  extreme(out, "MAX", n, 0);
-  sqlite3_str_appendall(out, " AS dur");
-  for (size_t i = 0; i < n; i++)
-    sqlite3_str_appendf(out, ", t%d.id AS id_%d", (int)i, (int)i);
+  sqlite3_str_appendall(out, "(SELECT ts, dur");
+  for (int i = 0; i < nt; i++)
+    sqlite3_str_appendf(out, ", id_%d", i);
   for (int k = 0; k < np; k++)
-    sqlite3_str_appendf(out, ", t0.%.*s AS %.*s", (int)plen[k], args[1] + poff[k], (int)plen[k],
-                        args[1] + poff[k]);
-  for (size_t i = 0; i < n; i++) {
-    sqlite3_str_appendf(out, i ? " JOIN %.*s AS t%d ON " : " FROM %.*s AS t%d", (int)tlen[i],
-                        args[0] + toff[i], (int)i);
-    if (!i) continue;
+    sqlite3_str_appendf(out, ", p_%d AS %.*s", k, (int)plen[k], args[1] + poff[k]);
+  sqlite3_str_appendall(out, " FROM __trak_interval_intersect(");
+  for (int i = 0; i < nt; i++) {
+    sqlite3_str_appendf(out, "%s(SELECT __trak_intervals(id, ts, dur", i ? ", " : "");
     for (int k = 0; k < np; k++)
-      sqlite3_str_appendf(out, "t%d.%.*s = t0.%.*s AND ", (int)i, (int)plen[k], args[1] + poff[k],
-                          (int)plen[k], args[1] + poff[k]);
-    /* Touches every earlier table's interval (and so their common part); whether it really
-    ** overlaps is decided once all tables are joined, below. */
-    sqlite3_str_appendf(out, "t%d.ts <= ", (int)i);
-    extreme(out, "MIN", i, 1);
-    sqlite3_str_appendf(out, " AND ");
-    extreme(out, "MAX", i, 0);
-    sqlite3_str_appendf(out, " <= t%d.ts + t%d.dur", (int)i, (int)i);
+      sqlite3_str_appendf(out, ", %.*s", (int)plen[k], args[1] + poff[k]);
+    sqlite3_str_appendf(out, ") FROM %.*s)", (int)tlen[i], args[0] + toff[i]);
   }
-  /* As Perfetto's interval tree: intervals are half-open, [ts, ts + dur), so intervals that only
-  ** touch do not overlap; an instant (dur 0) at t is inside [s, e) when s <= t < e, and two
-  ** instants meet when they are at the same t. So the common part may be empty only when every
-  ** interval with a duration ends after it. */
-  if (n > 1) {
-    sqlite3_str_appendall(out, " WHERE ");
-    for (size_t i = 0; i < n; i++) {
-      sqlite3_str_appendf(out, "%s(t%d.dur = 0 OR t%d.ts + t%d.dur > ", i ? " AND " : "", (int)i,
-                          (int)i, (int)i);
-      extreme(out, "MAX", n, 0);
-      sqlite3_str_appendall(out, ")");
-    }
-  }
-  sqlite3_str_appendall(out, ")");
+  sqlite3_str_appendall(out, "))");
   return sqlite3_str_errcode(out) == SQLITE_OK ? 0 : (snprintf(msg, msg_len, "out of memory"), -1);
 }
 

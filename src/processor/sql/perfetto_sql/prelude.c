@@ -460,6 +460,7 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_graphs_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_walks_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_interval_intersect_register(p);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof fns / sizeof *fns; i++)
     rc = sqlite3_create_function(p->db, fns[i].name, fns[i].nargs,
                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC, p, fns[i].fn, NULL, NULL);

@@ -86,6 +86,8 @@ int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, siz
 /* Registers the __trak_graph table function (graphs.c). */
 /* Registers experimental_slice_layout (slice_layout.c). */
 int trak__psql_slice_layout_register(trak_processor *p);
+/* Registers __trak_intervals and __trak_interval_intersect (interval_intersect.c). */
+int trak__psql_interval_intersect_register(trak_processor *p);
 /* Registers __trak_slice_flat_pieces and __trak_slice_stack_ids (slice_walks.c). */
 int trak__psql_slice_walks_register(trak_processor *p);
 
