@@ -136,8 +136,28 @@ static void intervals_intersect(void **state) {
        "()) ORDER BY ts, id_0",
        "3|0|0|10|20\n"
        "7|0|2|11|20"},
+      /* NULL partition values meet each other; three tables by utid. */
+      {"INCLUDE PERFETTO MODULE intervals.intersect; SELECT * FROM _interval_intersect!(((SELECT 1 "
+       "AS id, 5 AS ts, 3 AS dur, NULL AS p UNION ALL SELECT 2, 5, 3, 1 UNION ALL SELECT 3, 6, 9, "
+       "4), (SELECT 7 AS id, 5 AS ts, 2 AS dur, NULL AS p UNION ALL SELECT 8, 5, 2, 1 UNION ALL "
+       "SELECT 9, 2, 5, 4)), (p)) ORDER BY id_0",
+       "5|2|1|7|NULL\n"
+       "5|2|2|8|1\n"
+       "6|1|3|9|4"},
+      {"INCLUDE PERFETTO MODULE intervals.intersect; SELECT ts, dur, id_0, id_1, id_2, utid FROM "
+       "_interval_intersect!(((SELECT s.id, s.ts, s.dur, t.utid FROM slice s JOIN thread_track t "
+       "ON t.id = s.track_id WHERE s.depth = 0), (SELECT s.id, s.ts, s.dur, t.utid FROM slice s "
+       "JOIN thread_track t ON t.id = s.track_id WHERE s.depth = 1), (SELECT s.id, s.ts, s.dur, "
+       "t.utid FROM slice s JOIN thread_track t ON t.id = s.track_id WHERE s.depth = 2)), (utid)) "
+       "ORDER BY ts",
+       "25000|10000|0|1|2|1"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* As Perfetto, a negative dur is an error. */
+  assert_non_null(
+      strstr(sc_error(p, "SELECT * FROM _interval_intersect!(((SELECT 1 AS id, 5 AS ts, "
+                         "-1 AS dur)), ())"),
+             "non negative duration"));
   trak_processor_free(p);
 }
 

@@ -10,8 +10,8 @@
 ** (dur 0) at t meets [s, e) when s <= t < e, and two instants meet when at the same t. Each
 ** table is sorted by (partition, start) and met with the running result by a sweep: every
 ** interval, as it starts, meets the other side's intervals still open, so the cost is the sort
-** plus the output. Intervals with a negative dur and rows with a NULL partition value meet
-** nothing (as the SQL join this replaces).
+** plus the output. As Perfetto, an interval with a negative dur is an error and NULL partition
+** values are equal to each other.
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
@@ -160,25 +160,9 @@ static int ivl_cmp(const void *a, const void *b) {
   return x->row < y->row ? -1 : x->row > y->row;
 }
 
-/* Whether the key has a NULL value (such rows match nothing, as `a = b` with a NULL). */
-static int key_has_null(const unsigned char *k, uint32_t len) {
-  for (uint32_t i = 0; i < len;) {
-    unsigned char type = k[i++];
-    if (type == SQLITE_NULL) return 1;
-    if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
-      i += 8;
-    } else {
-      uint32_t n;
-      memcpy(&n, k + i, sizeof n);
-      i += (uint32_t)sizeof n + n;
-    }
-  }
-  return 0;
-}
-
-/* Reads a table's BLOB into a list of width 1. Returns 0, or -1 on a malformed BLOB or out of
-** memory. With `keep_all` (a single table) every row is kept as it is. */
-static int list_read(ivl_list *l, const unsigned char *p, size_t n, int keep_all) {
+/* Reads a table's BLOB into a list of width 1. Returns 0, -1 on a malformed BLOB or out of
+** memory, or -2 for an interval with a negative dur (which Perfetto rejects). */
+static int list_read(ivl_list *l, const unsigned char *p, size_t n) {
   memset(l, 0, sizeof *l);
   l->width = 1;
   size_t at = 0;
@@ -190,10 +174,9 @@ static int list_read(ivl_list *l, const unsigned char *p, size_t n, int keep_all
     memcpy(&key_len, p + at + sizeof head, sizeof key_len);
     at += sizeof head + sizeof key_len;
     if (n - at < key_len) return -1;
-    const unsigned char *key = p + at;
+    if (head[2] < 0) return -2;
+    if (list_add(l, head[1], head[1] + head[2], p + at, key_len, &head[0], 1, NULL, 0)) return -1;
     at += key_len;
-    if (!keep_all && (head[2] < 0 || key_has_null(key, key_len))) continue;
-    if (list_add(l, head[1], head[1] + head[2], key, key_len, &head[0], 1, NULL, 0)) return -1;
   }
   return 0;
 }
@@ -376,7 +359,7 @@ static int ii_close(sqlite3_vtab_cursor *cur) {
 
 static int ii_error(sqlite3_vtab_cursor *cur, const char *msg) {
   sqlite3_free(cur->pVtab->zErrMsg);
-  cur->pVtab->zErrMsg = sqlite3_mprintf("_interval_intersect: %s", msg);
+  cur->pVtab->zErrMsg = sqlite3_mprintf("%s", msg);
   return SQLITE_ERROR;
 }
 
@@ -399,8 +382,11 @@ static int ii_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
     }
     const unsigned char *p = sqlite3_value_blob(c->args[t]);
     size_t n = (size_t)sqlite3_value_bytes(c->args[t]);
-    if (list_read(t ? &next : &acc, p, n, argc == 1)) {
-      rc = ii_error(cur, "out of memory or malformed intervals");
+    int read = list_read(t ? &next : &acc, p, n);
+    if (read) {
+      rc = ii_error(cur, read == -2 ? "Interval intersect only works on intervals with non "
+                                      "negative duration."
+                                    : "out of memory or malformed intervals");
       break;
     }
     if (!t) {
