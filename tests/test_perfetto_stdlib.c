@@ -153,6 +153,14 @@ static void intervals_intersect(void **state) {
        "25000|10000|0|1|2|1"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* BLOBs not made by __trak_intervals: a key cut short reads as NULL, a row cut short is an
+  ** error. */
+  assert_string_equal(sc_rows(p, "SELECT ts, dur, id_0, p_0 FROM __trak_interval_intersect(x'"
+                                 "010000000000000000000000000000000500000000000000"
+                                 "03000000030100')"),
+                      "0|5|1|NULL");
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_interval_intersect(x'0100')"),
+                         "malformed intervals"));
   /* As Perfetto, a negative dur is an error. */
   assert_non_null(
       strstr(sc_error(p, "SELECT * FROM _interval_intersect!(((SELECT 1 AS id, 5 AS ts, "

@@ -424,18 +424,22 @@ static int ii_eof(sqlite3_vtab_cursor *cur) {
   return c->i >= c->result.n;
 }
 
-/* Sets the result to partition value k of key bytes k[0..len) (NULL past the last). */
+/* Sets the result to partition value `want` of key bytes k[0..len) (NULL past the last).
+** A BLOB not made by __trak_intervals (a user may pass any) gives NULL where it runs short. */
 static void key_value(sqlite3_context *ctx, const unsigned char *k, uint32_t len, int want) {
   for (uint32_t i = 0, at = 0; i < len; at++) {
     unsigned char type = k[i++];
     int64_t v = 0;
     uint32_t n = 0;
     if (type == SQLITE_INTEGER || type == SQLITE_FLOAT) {
+      if (len - i < sizeof v) return;
       memcpy(&v, k + i, sizeof v);
       i += 8;
     } else if (type != SQLITE_NULL) {
+      if (len - i < sizeof n) return;
       memcpy(&n, k + i, sizeof n);
       i += (uint32_t)sizeof n;
+      if (len - i < n) return;
     }
     if ((int)at == want) {
       if (type == SQLITE_INTEGER) {
