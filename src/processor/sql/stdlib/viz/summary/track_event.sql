@@ -5,8 +5,8 @@
 -- has_callstacks, min_track_id, track_ids (comma-separated), order_id. order_id numbers the
 -- children of one parent as the parent's child_ordering says: 'explicit' by
 -- sibling_order_rank (missing ranks count as 0), 'chronological' by first event, otherwise
--- (lexicographic or unset) by name. trak imports no track-event callstacks or state tracks,
--- so has_callstacks and is_state are always 0.
+-- (lexicographic or unset) by name; a track's first event is its first slice, counter value
+-- or state. trak imports no track-event callstacks, so has_callstacks is always 0.
 
 CREATE PERFETTO TABLE _track_event_tracks_unordered AS
 WITH te AS (
@@ -27,6 +27,10 @@ GROUP BY track_id
 UNION ALL
 SELECT track_id AS id, min(ts) AS min_ts
 FROM slice JOIN _track_event_tracks_unordered AS t ON t.id = slice.track_id
+GROUP BY track_id
+UNION ALL
+SELECT track_id AS id, min(ts) AS min_ts
+FROM state JOIN _track_event_tracks_unordered AS t ON t.id = state.track_id
 GROUP BY track_id;
 
 CREATE PERFETTO TABLE _track_event_has_children AS
