@@ -15,6 +15,9 @@
 trak_processor *sc_open(const char *text);
 /* sc_open of the file at `path` in the source tree (tests/data/...). */
 trak_processor *sc_open_file(const char *path);
+/* cmocka group setup and teardown: a processor on an empty JSON trace in *state, freed after. */
+int sc_setup_empty(void **state);
+int sc_teardown(void **state);
 /* Runs every statement of `sql` and returns the rows of the last one that has columns, values
 ** separated by '|', rows by '\n', NULL as "NULL". The string is static (valid until the next
 ** call). Fails the test on an error. */
