@@ -57,9 +57,9 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
 /* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
 ** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
 ** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
-** (IN: the flow stays open, from the same slice) a flow. */
+** (IN: the flow stays open, from the same slice) a flow. A flow runs from the earlier of its
+** two slices to the later one, whichever event named it first. */
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
-  trak_tables *t = imp->tables;
   const uint64_t *ids = aux + 3;
   uint64_t n = aux[0] + (uint32_t)aux[1];
   uint32_t v2 = (uint32_t)(aux[1] >> 32);
@@ -85,7 +85,7 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
         *last = slice; /* begins */
       continue;
     }
-    if (from != slice) trak__flow_add(t, from, slice, (int64_t)ids[i]);
+    if (from != slice) trak__flow_link(imp, from, slice, ids[i]);
     if (kind == TRAK_FLOW_V2_IN + 1)
       *last = TRAK_NULL_U32; /* a terminating id closes the flow */
     else if (kind != TRAK_FLOW_V2_IN)

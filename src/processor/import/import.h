@@ -80,6 +80,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
+  TRAK_STAT_MISSING_SEQUENCE_ID,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -283,9 +284,10 @@ enum trak_key {
 /* One row of _trace_import_logs: a problem the parse phase logged with its details as args
 ** (Perfetto's table; trak logs the conditions listed where it is filled). */
 typedef struct trak_import_log {
-  int64_t ts;
+  int64_t ts; /* INT64_MIN: none (a problem found while tokenizing) */
   trak_stat_id stat;
   uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+  int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
 } trak_import_log;
 
 /* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
@@ -337,6 +339,7 @@ typedef struct trak_importer {
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
   uint64_t packet_offset;      /* its byte offset */
+  int64_t payload_offset;      /* the byte offset of its payload (of the outer packet) */
   uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
   uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
   uint64_t n_events;
@@ -530,6 +533,9 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
 ** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
 void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
                         uint64_t pkt);
+/* Adds flow `id` between `from` (the slice it last left) and `slice`, from the earlier slice
+** to the later one, as Perfetto's flow tracker orders a step or an end (both formats). */
+void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id);
 /* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
 uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
 /* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on

@@ -11,8 +11,7 @@
 */
 #include "processor/import/import.h"
 
-/* Adds the flow `id` between its current slice and `slice`, earlier to later. */
-static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
+void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
   const trak_tables *t = imp->tables;
   if (t->slice.ts[from] > t->slice.ts[slice])
     trak__flow_add(imp->tables, slice, from, (int64_t)id);
@@ -56,7 +55,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow step with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice, key);
+    trak__flow_link(imp, *from, slice, key);
     *from = slice;
     return;
   default: /* an end binding to the enclosing slice: the flow stays open */
@@ -65,7 +64,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow end with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice, key);
+    trak__flow_link(imp, *from, slice, key);
     return;
   }
 }

@@ -148,6 +148,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "before the trace, or never); dropped. Perfetto drops them "
                                  "without counting.",
                                  0},
+    [TRAK_STAT_MISSING_SEQUENCE_ID] = {"track_event_missing_sequence_id", TRAK_SEVERITY_ERROR,
+                                       "Track events in packets without a "
+                                       "trusted_packet_sequence_id, whose interned data and "
+                                       "defaults cannot be known; dropped, as Perfetto drops "
+                                       "them, and logged in _trace_import_logs.",
+                                       1},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

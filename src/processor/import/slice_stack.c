@@ -128,7 +128,7 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
   log_arg(t, set, "conflicting_slice_ts", 0, overlap->ts);
   log_arg(t, set, "conflicting_slice_dur", 0, overlap->dur);
   trak_vec_push(imp->import_logs,
-                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set}));
+                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set, -1}));
 }
 
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,

@@ -104,17 +104,24 @@ static int fill_import_logs(trak_processor *p) {
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,
                               "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
-                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, NULL, ?, ?)",
+                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, ?, ?, ?)",
                               -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
     const trak_import_log *l = &p->imp.import_logs.v[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
-    sqlite3_bind_int64(st, 2, l->ts);
-    sqlite3_bind_int64(st, 3, (int64_t)l->stat);
-    if (l->arg_set_id == TRAK_NULL_U32)
-      sqlite3_bind_null(st, 4);
+    if (l->ts == INT64_MIN)
+      sqlite3_bind_null(st, 2);
     else
-      sqlite3_bind_int64(st, 4, l->arg_set_id);
+      sqlite3_bind_int64(st, 2, l->ts);
+    if (l->byte_offset < 0)
+      sqlite3_bind_null(st, 3);
+    else
+      sqlite3_bind_int64(st, 3, l->byte_offset);
+    sqlite3_bind_int64(st, 4, (int64_t)l->stat);
+    if (l->arg_set_id == TRAK_NULL_U32)
+      sqlite3_bind_null(st, 5);
+    else
+      sqlite3_bind_int64(st, 5, l->arg_set_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     sqlite3_reset(st);
   }
