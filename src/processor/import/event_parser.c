@@ -268,6 +268,12 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
+  /* (Perfetto finds a counter value on a track that is no counter track while tokenizing, so
+  ** before it resolves the track's hierarchy.) */
+  if (TRAK_UNLIKELY(info->orphan) && (type != TRAK_EV_COUNTER || info->is_counter)) {
+    trak__track_orphan_report(imp, track, ev->pkt);
+    return;
+  }
   if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
@@ -441,6 +447,7 @@ static void report_unterminated(trak_importer *imp) {
 }
 
 void trak__events_parse(trak_importer *imp) {
+  trak__tracks_check_hierarchy(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
   while (size < imp->seqs.n)

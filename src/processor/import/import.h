@@ -81,6 +81,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
   TRAK_STAT_MISSING_SEQUENCE_ID,
+  TRAK_STAT_TRACK_EVENT_PARSER_ERRORS,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -211,8 +212,10 @@ typedef struct trak_track_info {
   uint64_t uuid;
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
-  uint8_t merge_none; /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
-  const char *type;   /* Perfetto's track type when the format implies the track, else NULL */
+  uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
+  uint32_t n_descriptors; /* TrackDescriptor packets that described it */
+  const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
@@ -480,7 +483,13 @@ uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint
                            int is_counter, const char *type);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
-/* Writes the track table from the track infos (after tokenizing, before parsing). */
+/* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
+** events the parse phase drops as Perfetto does (each of their descriptors and events counts
+** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */
+void trak__tracks_check_hierarchy(trak_importer *imp);
+/* Counts and logs one descriptor or event on orphan track `track`. */
+void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet);
+/* Writes the track table from the track infos (after parsing). */
 void trak__tracks_finish(trak_importer *imp);
 
 /* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past

@@ -81,8 +81,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "sequence on the same track (sorted on import).",
                                  0},
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
-                                        "Track descriptors whose parent_uuid is never "
-                                        "described.",
+                                        "Track descriptors and track events on a track with "
+                                        "an ancestor (parent_uuid) that is never described; "
+                                        "the events are dropped and each is logged in "
+                                        "_trace_import_logs with its track_uuid. As in "
+                                        "Perfetto, an upper bound on the events lost.",
                                         1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
                                "A JSON trace is not valid JSON (the events before the error "
@@ -148,6 +151,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "before the trace, or never); dropped. Perfetto drops them "
                                  "without counting.",
                                  0},
+    [TRAK_STAT_TRACK_EVENT_PARSER_ERRORS] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
+                                             "Track descriptors and track events the parser "
+                                             "could not resolve to a track (see "
+                                             "track_hierarchy_missing_uuid); dropped.",
+                                             1},
     [TRAK_STAT_MISSING_SEQUENCE_ID] = {"track_event_missing_sequence_id", TRAK_SEVERITY_ERROR,
                                        "Track events in packets without a "
                                        "trusted_packet_sequence_id, whose interned data and "

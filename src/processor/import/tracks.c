@@ -357,6 +357,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   trak_track_info *info = &imp->tracks.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
+  info->n_descriptors++;
   if (utid != TRAK_NULL_U32) info->is_thread = 1, info->utid = utid, info->upid = upid;
   if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
   if (df.counter.data) counter_descriptor(imp, info, &df.counter);
@@ -525,10 +526,6 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     uint32_t pid = track_row(imp, ord, parent, hops + 1);
     /* Children of root thread / process descriptors have no parent, for compatibility. */
     if (!p->is_thread && !p->is_process) parent_id = pid;
-  } else if (info->has_parent) {
-    trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
-                    "track uuid %llu names parent_uuid %llu, which is never described",
-                    (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
   }
   if (ord[i].final != TRAK_NULL_U32) return ord[i].final; /* a cycle made it already */
   uint32_t utid, upid;
@@ -575,6 +572,41 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                     (unsigned long long)info->uuid);
   if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
   return id;
+}
+
+void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet) {
+  trak_tables *t = imp->tables;
+  const trak_track_info *info = &imp->tracks.v[track];
+  trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, packet,
+                  "track uuid %llu has an ancestor that is never described; dropped",
+                  (unsigned long long)info->uuid);
+  imp->stats[TRAK_STAT_TRACK_EVENT_PARSER_ERRORS]++;
+  uint32_t set = (uint32_t)t->args.n;
+  arg_int(imp, set, "track_uuid", TRAK_ARG_UINT, (int64_t)info->uuid);
+  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_TRACK_PARENT_UNKNOWN,
+                                                     trak__args_share(imp, set), -1}));
+}
+
+/* Whether track `i` has an ancestor that is never described (a cycle or a chain past 100
+** hops counts too: Perfetto refuses those as well). */
+static int orphaned(trak_importer *imp, uint32_t i) {
+  for (int hops = 0; hops < 100; hops++) {
+    const trak_track_info *info = &imp->tracks.v[i];
+    if (!info->has_parent) return 0;
+    const uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+    if (!parent || !imp->tracks.v[*parent].described) return 1;
+    i = *parent;
+  }
+  return 1;
+}
+
+void trak__tracks_check_hierarchy(trak_importer *imp) {
+  for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    if (!imp->tracks.v[i].has_parent || !orphaned(imp, i)) continue;
+    imp->tracks.v[i].orphan = 1;
+    for (uint32_t d = 0; d < imp->tracks.v[i].n_descriptors; d++)
+      trak__track_orphan_report(imp, i, imp->tracks.v[i].first_pkt);
+  }
 }
 
 /* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread
