@@ -85,10 +85,12 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
   if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
   if (!damages_input(stat)) return;
   trak_cli_input_damaged = 1;
-  /* Malformed bytes before anything was read make it "not a trace"; a limit does not. */
+  /* Malformed bytes before anything was read make it "not a trace"; a limit does not, nor a
+  ** JSON event that is well-formed JSON with a bad value (a bad "ts": the file is JSON). */
   int malformed = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
-                  !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
+                  !strcmp(stat, "text_parse_error") ||
+                  (!strcmp(stat, "json_tokenizer_failure") && !strncmp(message, "JSON syntax", 11));
   if (malformed && !c->malformed++) {
     snprintf(c->first, sizeof c->first, "%s", message);
     c->first[strcspn(c->first, ";")] = 0;
