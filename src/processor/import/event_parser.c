@@ -104,7 +104,8 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
                     track_label(imp, track, label, sizeof label));
     return v;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
+    info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
@@ -163,6 +164,16 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
     memcpy(&v, &p[1], 8);
     v = counter_value(imp, ev, (uint32_t)p[0], v);
     thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
+  }
+}
+
+/* Numbers the extra counter tracks of `ev` that no event used before. */
+static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+  const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
+  for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
+    trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
+    if (info->is_counter && info->first_ts == INT64_MAX)
+      info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
   }
 }
 
@@ -278,8 +289,12 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
   }
+  /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
+  if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
+    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) { /* the event that makes the track a row */
     info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
+    info->first_order = imp->n_tracks_used++;
     info->first_seq_flagged = seq->first_packet_flag;
   }
   if (imp->json) {
@@ -294,7 +309,8 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.v[track];
-        if (info->first_ts == INT64_MAX) info->first_ts = ev->ts, info->first_name = 0;
+        if (info->first_ts == INT64_MAX)
+          info->first_ts = ev->ts, info->first_name = 0, info->first_order = imp->n_tracks_used++;
       }
       info = &imp->tracks.v[track];
     }

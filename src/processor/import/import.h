@@ -229,6 +229,7 @@ typedef struct trak_track_info {
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
   int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
+  uint32_t first_order; /* parse phase: how many tracks had a first event before it */
   uint32_t first_name;  /* parse phase: its first event's name (string id) */
   uint8_t
       first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
@@ -346,6 +347,7 @@ typedef struct trak_importer {
   uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
   uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
   uint64_t n_events;
+  uint32_t n_tracks_used;     /* parse phase: tracks that had an event so far */
   uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
   uint64_t n_counter_records; /* counter values, extra ones included */
   char *scratch;              /* key building for args */

@@ -478,8 +478,10 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
   arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
   arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
           info->is_thread || info->is_process || info->uuid == 0);
-  /* The sequence of the event that made the track a row said it wrote from its first packet. */
-  if (info->first_seq_flagged) arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
+  /* The sequence of the event that made the track a row said it wrote from its first packet
+  ** (not said of the default track, uuid 0, which belongs to no sequence). */
+  if (info->first_seq_flagged && info->uuid)
+    arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
   if (info->child_ordering && info->child_ordering < 4)
     arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
   if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
@@ -488,25 +490,13 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
 }
 
 /* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
-** makes a track when an event first uses it), ordered by their first event, each after its
-** parents. */
+** makes a track when an event first uses it), in the order the parse phase first used them,
+** each after its parents. */
 typedef struct track_order {
   int64_t first_ts;    /* INT64_MAX: unused */
   uint32_t first_name; /* name of its first event */
   uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
 } track_order;
-
-/* A used track and its first event's time, sorted by (time, index). */
-typedef struct track_first {
-  int64_t ts;
-  uint32_t i;
-} track_first;
-
-static int first_cmp(const void *a, const void *b) {
-  const track_first *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->i < y->i ? -1 : x->i > y->i;
-}
 
 static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
   if (!info->has_parent) return TRAK_NULL_U32;
@@ -635,16 +625,19 @@ void trak__tracks_finish(trak_importer *imp) {
   sort_index_hints(imp);
   size_t n = imp->tracks.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
-  track_first *used = malloc((n ? n : 1) * sizeof *used);
+  uint32_t *used = malloc((n ? n : 1) * sizeof *used); /* track index by order of first use */
   if (!ord || !used) abort();
   for (size_t i = 0; i < n; i++)
     ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
-  size_t n_used = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (ord[i].first_ts != INT64_MAX) used[n_used++] = (track_first){ord[i].first_ts, i};
-  qsort(used, n_used, sizeof *used, first_cmp);
-  for (size_t k = 0; k < n_used; k++)
-    track_row(imp, ord, used[k].i, 0);
+    if (ord[i].first_ts != INT64_MAX) used[imp->tracks.v[i].first_order] = i;
+  /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
+  ** late), so their tracks are made after all others. */
+  for (int late = 0; late < 2; late++)
+    for (size_t k = 0; k < imp->n_tracks_used; k++) {
+      const char *type = imp->tracks.v[used[k]].type;
+      if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
+    }
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)

@@ -1,0 +1,7 @@
+-- trace: golden/json_track_order.json
+-- Track ids follow the order in which the parse phase (by timestamp, JSON ties as Perfetto's
+-- sorter orders them) first uses each track, async lanes included; JSON counter tracks come
+-- after all others, as Perfetto makes them when the import ends (oracle-checked).
+SELECT id, name, type FROM track ORDER BY id;
+SELECT s.ts, s.name, s.track_id FROM slice s ORDER BY s.id;
+SELECT c.ts, c.track_id, c.value FROM counter c ORDER BY c.id;
