@@ -292,7 +292,9 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
     extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) { /* the event that makes the track a row */
+  /* the event that makes the track a row (not a counter value on a track that is no counter
+  ** track: dropped, as Perfetto's tokenizer drops it) */
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
     info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
     info->first_order = imp->n_tracks_used++;
     info->first_seq_flagged = seq->first_packet_flag;

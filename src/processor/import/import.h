@@ -81,7 +81,6 @@ typedef enum trak_stat_id {
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
   TRAK_STAT_MISSING_SEQUENCE_ID,
-  TRAK_STAT_TRACK_EVENT_PARSER_ERRORS,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -222,6 +221,10 @@ typedef struct trak_track_info {
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
+  uint32_t scope;       /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t root_name;   /* legacy async tracks: the first name of the id, 0: the track's name */
+  uint32_t src_upid;    /* implied tracks: the process of the event that made it, or NULL */
+  uint32_t lane;        /* a lane of a set of tracks (async ids, overflow slices): its index */
   uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
   uint32_t unit;        /* string id */
   int64_t multiplier;   /* counter unit multiplier, 1 by default */
@@ -335,8 +338,9 @@ typedef struct trak_importer {
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
   trak_map async_roots;                      /* JSON cookie track -> its set's root name */
-  trak_map async_sets;                       /* root name << 32 | upid + 1 -> first lane */
-  TRAK_VEC(trak_async_lane) async_lanes;     /* lanes of all sets */
+  trak_map legacy_async_roots; /* legacy async id (and process) -> first name (legacy_event.c) */
+  trak_map async_sets;         /* root name << 32 | upid + 1 -> first lane */
+  TRAK_VEC(trak_async_lane) async_lanes; /* lanes of all sets */
   trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
   uint32_t json_v1_flows;    /* v1 flow ids given so far */
 

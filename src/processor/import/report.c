@@ -53,9 +53,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                             "dropped.",
                             0},
     [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
-                            "Events of unspecified or unknown type, or legacy events without "
-                            "the thread, process or id their phase needs (dropped); log "
-                            "messages on events without a thread (left out of the args).",
+                            "Events of unspecified or unknown type, legacy events without "
+                            "the thread, process or id their phase needs, and descriptors and "
+                            "events on a track with an ancestor never described "
+                            "(track_hierarchy_missing_uuid) (dropped); log messages on events "
+                            "without a thread (left out of the args).",
                             1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
                                  "Slices left open inside a slice that ended (ends that do not "
@@ -151,11 +153,6 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "before the trace, or never); dropped. Perfetto drops them "
                                  "without counting.",
                                  0},
-    [TRAK_STAT_TRACK_EVENT_PARSER_ERRORS] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
-                                             "Track descriptors and track events the parser "
-                                             "could not resolve to a track (see "
-                                             "track_hierarchy_missing_uuid); dropped.",
-                                             1},
     [TRAK_STAT_MISSING_SEQUENCE_ID] = {"track_event_missing_sequence_id", TRAK_SEVERITY_ERROR,
                                        "Track events in packets without a "
                                        "trusted_packet_sequence_id, whose interned data and "

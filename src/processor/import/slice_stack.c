@@ -94,7 +94,7 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
 
 /* A new overflow lane of the thread: a thread track of its own kind (written to the track
 ** table with the others when the parse phase ends). */
-static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
+static uint32_t lane_new(trak_importer *imp, uint32_t utid, uint32_t index) {
   uint32_t upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
   uint32_t lane = trak__track_new(imp, 0);
   trak_track_info *info = &imp->tracks.v[lane];
@@ -102,6 +102,7 @@ static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
   info->upid = upid;
   info->described = info->is_thread = 1;
   info->type = "thread_overlapping_slice";
+  info->lane = index;
   return lane;
 }
 
@@ -149,7 +150,7 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
   for (uint32_t lane = 0;; lane++) {
     int added;
     uint32_t *slot = trak__map_put(&imp->spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
-    if (added) *slot = lane_new(imp, utid);
+    if (added) *slot = lane_new(imp, utid, lane);
     trak_overlap unused;
     if (trak__stack_prepare(imp, *slot, ev, dur, &unused)) return *slot;
   }

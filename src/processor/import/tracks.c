@@ -17,7 +17,7 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   trak_track_info info;
   memset(&info, 0, sizeof info);
   info.uuid = uuid;
-  info.utid = info.upid = TRAK_NULL_U32;
+  info.utid = info.upid = info.src_upid = TRAK_NULL_U32;
   info.multiplier = 1;
   info.last_file_ts = INT64_MIN;
   info.first_ts = INT64_MAX;
@@ -484,9 +484,61 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
     arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
   if (info->child_ordering && info->child_ordering < 4)
     arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
+  if (info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    arg_str(imp, set, "builtin_counter_type", str_id(imp, "thread_time"));
+  else if (info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    arg_str(imp, set, "builtin_counter_type", str_id(imp, "thread_instruction_count"));
   if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
   if (info->description) arg_str(imp, set, "description", info->description);
   t->track.source_arg_set_id[id] = set;
+}
+
+/* A track's dimension args, as Perfetto's track blueprints list them: the thread or process,
+** then what tells the track from its siblings (its uuid; for merged tracks the parent's uuid
+** and the merge key, a name; for async and overflow tracks the lane), so that
+** dimension_arg_set_id is Perfetto's. Tracks of no dimension keep NULL. */
+static void dimension_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                           const char *type, uint32_t utid, uint32_t upid) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  size_t tl = strlen(type);
+  int merged = tl > 18 && !strcmp(type + tl - 18, "merged_track_event");
+  int async = !strncmp(type, "legacy_async_", 13);
+  int by_uuid = !merged && tl > 11 && !strcmp(type + tl - 11, "track_event");
+  if (utid != TRAK_NULL_U32 && !async)
+    arg_int(imp, set, "utid", TRAK_ARG_INT, utid);
+  else if (upid != TRAK_NULL_U32 && strcmp(type, "legacy_chrome_global_instants"))
+    arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
+  if (by_uuid) {
+    arg_int(imp, set, "track_uuid", TRAK_ARG_INT, (int64_t)info->uuid);
+  } else if (merged) {
+    arg_int(imp, set, "parent_track_uuid", TRAK_ARG_INT,
+            info->has_parent ? (int64_t)info->parent_uuid : 0);
+    arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, 0); /* merged by name */
+    arg_str(imp, set, "merge_key_value", t->track.name[id]);
+  } else if (async) {
+    arg_str(imp, set, "scope", info->scope);
+    arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
+  } else if (!strcmp(type, "json_counter")) {
+    arg_str(imp, set, "name", info->name);
+  }
+  if (merged || async || !strcmp(type, "thread_overlapping_slice"))
+    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
+  t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
+}
+
+/* The source args of the tracks legacy Chrome events imply, as Perfetto writes them. */
+static void chrome_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                               const char *type) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  arg_str(imp, set, "source", str_id(imp, "chrome"));
+  if (!strncmp(type, "legacy_async_", 13)) {
+    arg_int(imp, set, "trace_id_is_process_scoped", TRAK_ARG_BOOL, info->is_process);
+    arg_int(imp, set, "upid", TRAK_ARG_UINT, info->src_upid == TRAK_NULL_U32 ? 0 : info->src_upid);
+    arg_str(imp, set, "source_scope", info->scope);
+  }
+  t->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 
 /* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
@@ -531,8 +583,9 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                                    : TRAK_TRACK_GLOBAL;
   uint32_t id = trak__track_add(t, kind);
   ord[i].final = id;
-  t->track.type[id] = str_id(
-      imp, track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid));
+  const char *type =
+      track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid);
+  t->track.type[id] = str_id(imp, type);
   t->track.name[id] = info->name;
   /* A track of events with no name of its own takes its first event's (not root thread or
   ** process tracks, nor counters), as Perfetto names it. */
@@ -560,7 +613,12 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
                     "events use track uuid %llu, which no track_descriptor describes",
                     (unsigned long long)info->uuid);
-  if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
+  /* dimensions first: Perfetto makes them before it makes the track and its source args */
+  dimension_args(imp, info, id, type, utid, upid);
+  if (!info->is_legacy_thread && !info->type)
+    track_source_args(imp, info, id);
+  else if (info->type && (!strncmp(info->type, "legacy_", 7) || !strncmp(info->type, "chrome_", 7)))
+    chrome_source_args(imp, info, id, info->type);
   return id;
 }
 
@@ -570,7 +628,7 @@ void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t pack
   trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, packet,
                   "track uuid %llu has an ancestor that is never described; dropped",
                   (unsigned long long)info->uuid);
-  imp->stats[TRAK_STAT_TRACK_EVENT_PARSER_ERRORS]++;
+  imp->stats[TRAK_STAT_BAD_TYPE]++; /* Perfetto's track_event_parser_errors */
   uint32_t set = (uint32_t)t->args.n;
   arg_int(imp, set, "track_uuid", TRAK_ARG_UINT, (int64_t)info->uuid);
   trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_TRACK_PARENT_UNKNOWN,

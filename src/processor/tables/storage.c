@@ -206,8 +206,8 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
-            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind,
-            t->track.classification);
+            t->track.dimension_arg_set_id, t->track.utid, t->track.upid, t->track.unit,
+            t->track.description, t->track.kind, t->track.classification);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
             t->thread.is_idle, t->thread.arg_set_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
@@ -311,19 +311,26 @@ uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t ca
 
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   if (t->track.n == t->track.cap) {
-    void **cols[] = {(void **)&t->track.name,      (void **)&t->track.type,
-                     (void **)&t->track.parent_id, (void **)&t->track.source_arg_set_id,
-                     (void **)&t->track.utid,      (void **)&t->track.upid,
-                     (void **)&t->track.unit,      (void **)&t->track.description,
-                     (void **)&t->track.kind,      (void **)&t->track.classification};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 10);
+    void **cols[] = {(void **)&t->track.name,
+                     (void **)&t->track.type,
+                     (void **)&t->track.parent_id,
+                     (void **)&t->track.source_arg_set_id,
+                     (void **)&t->track.utid,
+                     (void **)&t->track.upid,
+                     (void **)&t->track.unit,
+                     (void **)&t->track.description,
+                     (void **)&t->track.kind,
+                     (void **)&t->track.classification,
+                     (void **)&t->track.dimension_arg_set_id};
+    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4, 4};
+    grow_cols(t->track.n, &t->track.cap, cols, sizes, 11);
   }
   size_t i = t->track.n++;
   t->track.name[i] = 0;
   t->track.type[i] = 0;
   t->track.parent_id[i] = TRAK_NULL_U32;
   t->track.source_arg_set_id[i] = TRAK_NULL_U32;
+  t->track.dimension_arg_set_id[i] = TRAK_NULL_U32;
   t->track.utid[i] = TRAK_NULL_U32;
   t->track.upid[i] = TRAK_NULL_U32;
   t->track.unit[i] = 0;

@@ -39,7 +39,7 @@ static const vt_col track_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
     {"name", "TEXT", VT_STR, COL(track, name), 0},
     {"type", "TEXT", VT_STR, COL(track, type), 0},
-    {"dimension_arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"dimension_arg_set_id", "BIGINT", VT_U32N, COL(track, dimension_arg_set_id), 0},
     {"parent_id", "BIGINT", VT_U32N, COL(track, parent_id), 0},
     {"source_arg_set_id", "BIGINT", VT_U32N, COL(track, source_arg_set_id), 0},
     {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},

@@ -157,7 +157,8 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
     return 0;
   }
   int by_name = strchr("STpF", (int)lf->phase) != NULL;
-  uint64_t key = mix(mix(0xa5a5, lf->id), by_name ? c->name : c->cat);
+  uint32_t scope = by_name ? c->name : c->cat; /* Perfetto's scope of the id */
+  uint64_t key = mix(mix(0xa5a5, lf->id), scope);
   if (lf->id_scope.data) {
     /* "<category>:<id_scope>", as Perfetto scopes ids. */
     const trak_strpool *sp = &imp->tables->strings;
@@ -170,13 +171,22 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
     if (n) memcpy(buf, sp->str.v[c->cat], n);
     buf[n++] = ':';
     memcpy(buf + n, lf->id_scope.data, lf->id_scope.len);
-    key = mix(mix(0xa5a6, lf->id),
-              trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len));
+    scope = trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len);
+    key = mix(mix(0xa5a6, lf->id), scope);
   }
   if (local) key = mix(key, (uint64_t)c->upid + 1);
   c->args.passthrough_utid = c->utid;
   c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
                                local ? "legacy_async_process_slice" : "legacy_async_global_slice");
+  trak_track_info *info = &imp->tracks.v[c->track];
+  if (!info->scope) {
+    /* Perfetto's async tracks are told apart by scope and by the first name the id had (in
+    ** its process, for a local id): the track's "name" dimension. */
+    int added;
+    uint64_t id_key = mix(lf->id, local ? (uint64_t)c->upid + 1 : 0);
+    uint32_t *root = trak__map_put(&imp->legacy_async_roots, id_key, c->name, &added);
+    info->scope = scope, info->src_upid = c->upid, info->root_name = *root;
+  }
   c->args.has_source_id = 1;
   c->args.source_id = (int64_t)lf->id;
   return 1;
