@@ -246,6 +246,13 @@ static uint32_t descriptor_thread(trak_importer *imp, const descriptor_fields *d
   return utid;
 }
 
+/* Whether thread `utid` is (pid, tid). */
+static int thread_is(const trak_importer *imp, uint32_t utid, int64_t pid, int64_t tid) {
+  const trak_tables *t = imp->tables;
+  uint32_t upid = t->thread.upid[utid];
+  return t->thread.tid[utid] == tid && upid != TRAK_NULL_U32 && t->process.pid[upid] == pid;
+}
+
 /* The process of a process descriptor, by the same rule as descriptor_thread. */
 static uint32_t descriptor_process(trak_importer *imp, const descriptor_fields *df,
                                    const process_fields *pf, const uint32_t *existing) {
@@ -332,10 +339,18 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
       return;
     }
     utid = descriptor_thread(imp, &df, &tf, existing);
-    if (tf.name) imp->tables->thread.name[utid] = tf.name;
+    int other = existing && !df.chrome_thread.data && !thread_is(imp, utid, tf.pid, tf.tid);
+    if (tf.name && !other) imp->tables->thread.name[utid] = tf.name;
     upid = imp->tables->thread.upid[utid];
-    /* The sequence's thread, for its events without a track (kept across clears). */
-    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, utid);
+    /* The sequence's thread, for its events without a track (kept across clears): the
+    ** descriptor's pid and tid, even when its uuid names another thread already, as Perfetto
+    ** takes them. */
+    uint32_t seq_utid = utid;
+    if (other) {
+      seq_utid = trak__thread_for_tid(imp, tf.tid, tf.pid);
+      if (tf.name) imp->tables->thread.name[seq_utid] = tf.name;
+    }
+    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, seq_utid);
     index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
                                              : trak__track_for_uuid(imp, df.uuid);
   } else if (df.process.data) {

@@ -443,7 +443,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  (unsigned long long)ef.type);
     return;
   }
-  uint32_t track = resolve_track(imp, seq, &ef);
+  uint32_t track = TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY_TRACK) ? ef.legacy_track
+                                                                   : resolve_track(imp, seq, &ef);
   if (track == TRAK_NULL_U32) {
     trak__report(imp, TRAK_STAT_NO_TRACK,
                  "track_event has no track_uuid, its sequence %u no default track and no thread",
