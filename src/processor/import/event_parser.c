@@ -183,71 +183,19 @@ static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
-/* Ends the topmost open slice of `track` that the end matches (its name and category, when the
-** end has them), as Perfetto's slice tracker does; returns its id, or TRAK_NULL_U32 (reported).
-** The slice leaves the stack at once only if it is the top one: slices still open above it are
-** cut off by the next event after its end (close_stack). */
+/* Ends the topmost open slice of `track` that the end matches (slice_stack.c), with the end's
+** flows; an end that matches nothing is reported (Perfetto drops it without counting). */
 static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
-  trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.v[track];
-  char label[160];
-  size_t depth = info->open_depth;
-  uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
-  while (depth) {
-    uint32_t s = (uint32_t)info->open[depth - 1];
-    if (t->slice.dur[s] < 0 && (!cat || t->slice.category[s] == cat) &&
-        (!name || !t->slice.name[s] || t->slice.name[s] == name))
-      break;
-    depth--;
-  }
-  if (!depth) {
+  uint32_t slice = trak__stack_end(imp, track, ev);
+  if (slice == TRAK_NULL_U32) {
+    char label[160];
     trak__report_at(imp, TRAK_STAT_END_UNMATCHED, ev->pkt,
                     "slice end on %s matches no open slice (none began there); dropped",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  uint32_t slice = (uint32_t)info->open[depth - 1];
-  if (depth == info->open_depth) info->open_depth--;
-  t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
-  if (ev->arg_set_id != TRAK_NULL_U32)
-    t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
   if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
   return slice;
-}
-
-/* Before an event at `ts` (of duration `dur`: -1 for a begin or an end, 0 for an instant), pops
-** the slices that ended, as Perfetto's slice tracker does: a slice that ended before `ts`, or
-** at `ts` unless both it and the event are instants (instants at one time stack); a slice
-** that ended while slices above it are still open cuts them off at its end (counted as
-** misplaced_end_event). */
-static void close_stack(trak_importer *imp, trak_track_info *info, const trak_ev *ev,
-                        int64_t dur_new) {
-  trak_tables *t = imp->tables;
-  int incomplete = 0;
-  for (size_t i = info->open_depth; i-- > 0;) {
-    uint32_t s = (uint32_t)info->open[i];
-    int64_t dur = t->slice.dur[s];
-    if (dur < 0) {
-      incomplete = 1;
-      continue;
-    }
-    int64_t end = trak__wadd(t->slice.ts[s], dur);
-    if (incomplete) {
-      if (ev->ts <= end) continue;
-      trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
-                      "slices still open inside \"%s\", which ended at %lld: cut off there",
-                      t->slice.name[s] ? trak__str(&t->strings, t->slice.name[s]) : "",
-                      (long long)end);
-      for (size_t j = info->open_depth; j-- > i + 1;) {
-        uint32_t child = (uint32_t)info->open[j];
-        if (t->slice.dur[child] < 0) t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
-      }
-      info->open_depth = i;
-      incomplete = 0;
-      continue;
-    }
-    if (end < ev->ts || (end == ev->ts && !(dur == 0 && dur_new == 0))) info->open_depth = i;
-  }
 }
 
 /* A JSON v1 flow step (s, t, f) binding to the enclosing slice or, for f without bp "e",
@@ -302,7 +250,10 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
   if (imp->json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
     ** ended stays the enclosing one until the next slice event); slices prepare it. */
-    if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
+    if (type == TRAK_EV_END) {
+      trak_overlap unused;
+      trak__stack_prepare(imp, track, ev, -1, &unused);
+    } else if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
       int64_t dur = type == TRAK_EV_BEGIN     ? -1
                     : type == TRAK_EV_INSTANT ? 0
                                               : (int64_t)imp->aux.v[ev->aux];
@@ -316,11 +267,13 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
       }
       info = &imp->tracks.v[track];
     }
-  } else if (info->open_depth) {
-    close_stack(imp, info, ev,
-                type == TRAK_EV_INSTANT    ? 0
-                : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
-                                           : -1);
+  } else if (info->open_depth) { /* the same discipline (a proto overlap is only reported) */
+    trak_overlap unused;
+    trak__stack_prepare(imp, track, ev,
+                        type == TRAK_EV_INSTANT    ? 0
+                        : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
+                                                   : -1,
+                        &unused);
   }
   switch (type) {
   case TRAK_EV_BEGIN:

@@ -516,7 +516,7 @@ static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *
   return INT64_MAX;
 }
 
-/* JSON slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
+/* Slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
 typedef struct trak_overlap {
   int64_t start, end; /* the region a new complete slice shares with an open one */
   uint32_t name;      /* the open slice's name, its ts and dur */
@@ -528,9 +528,11 @@ typedef struct trak_overlap {
 ** *overlap filled, if the new slice would partly overlap an open complete slice. */
 int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                         trak_overlap *overlap);
-/* Ends the innermost open slice of `track` whose name and category match the end record's
-** (absent ones match any), merging the end's args; returns it, or TRAK_NULL_U32 (an end with
-** nothing to end is not counted, as in Perfetto). */
+/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
+** category match the end record's (absent ones match any), merging the end's args; returns it,
+** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves
+** the stack only if it is the top one: slices still open above it are cut off by the next
+** event after its end. */
 uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
 /* Reports the overlap and returns the overflow track of the thread of `track` the complete
 ** slice goes to (made on first use; prepared for the slice). */

@@ -1,6 +1,7 @@
 /*
-** This file holds the stack discipline of JSON traces' slices, as Perfetto's slice tracker
-** applies it: which open slices a new slice or an end closes, how an end finds its begin (by
+** This file holds the stack discipline of slices (of JSON and protobuf traces alike), as
+** Perfetto's slice tracker applies it: which open slices a new slice or an end closes, how an end
+*finds its begin (by
 ** name and category), and where a complete (X) event goes that partly overlaps a slice of its
 ** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
 ** which such slices nest or follow each other. Each spill is also a row of
@@ -72,8 +73,6 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
 
 uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
   trak_tables *t = imp->tables;
-  trak_overlap unused;
-  trak__stack_prepare(imp, track, ev, -1, &unused);
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
   /* The innermost open slice whose category and name match (absent ones match any). An end
