@@ -222,7 +222,9 @@ static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info
   flows(imp, step, slice);
 }
 
-static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq) {
+/* (Inlined into the merge loop: it runs once per record.) */
+__attribute__((always_inline)) static inline void parse_one(trak_importer *imp, const trak_ev *ev,
+                                                            const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];

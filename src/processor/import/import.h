@@ -347,7 +347,7 @@ typedef struct trak_importer {
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
   uint64_t packet_offset;      /* its byte offset */
-  int64_t payload_offset;      /* the byte offset of its payload (of the outer packet) */
+  size_t packet_len;           /* its length (of the outer packet) */
   uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
   uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
   uint64_t n_events;

@@ -167,8 +167,12 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
 static void missing_sequence_id(trak_importer *imp) {
   trak__report(imp, TRAK_STAT_MISSING_SEQUENCE_ID,
                "track_event in a packet without trusted_packet_sequence_id; dropped");
+  /* The payload follows the (outer) packet's one-byte tag and its length's varint. */
+  int64_t offset = (int64_t)imp->packet_offset + 2;
+  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
+    offset++;
   trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_MISSING_SEQUENCE_ID,
-                                                     TRAK_NULL_U32, imp->payload_offset}));
+                                                     TRAK_NULL_U32, offset}));
 }
 
 /* Everything of a packet but its compressed_packets, which the caller has handled. */
@@ -314,10 +318,7 @@ static void compressed_packets(trak_importer *imp, const packet_fields *top) {
 }
 
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
-  /* The payload follows the packet's one-byte tag and its length's varint. */
-  imp->payload_offset = (int64_t)imp->packet_offset + 2;
-  for (size_t n = len; n >= 0x80; n >>= 7)
-    imp->payload_offset++;
+  imp->packet_len = len;
   packet_fields pf;
   decode_packet(imp, data, len, &pf);
   if (pf.compressed.data)
