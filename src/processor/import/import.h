@@ -297,6 +297,13 @@ typedef struct trak_import_log {
   int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
 } trak_import_log;
 
+/* One row of android_logs: a TrackEvent log message, as Perfetto's importer also logs it. */
+typedef struct trak_log_row {
+  int64_t ts;
+  uint32_t utid, prio; /* prio: Android's priority, INFO (4) when the message has none */
+  uint32_t tag, msg;   /* string ids; tag "<file>:<line>" of its source location, 0: none */
+} trak_log_row;
+
 /* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
 ** holds it and how many of its begins are open. */
 typedef struct trak_async_lane {
@@ -337,6 +344,7 @@ typedef struct trak_importer {
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  TRAK_VEC(trak_log_row) android_logs;       /* rows of android_logs, in file order */
   trak_map async_roots;                      /* JSON cookie track -> its set's root name */
   trak_map legacy_async_roots; /* legacy async id (and process) -> first name (legacy_event.c) */
   trak_map async_sets;         /* root name << 32 | upid + 1 -> first lane */

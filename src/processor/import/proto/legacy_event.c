@@ -522,6 +522,7 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
   ev.pkt = (uint32_t)imp->packet_index;
   ev.u.s.name = c.name;
   ev.u.s.cat = c.cat;
+  c.args.ts = ev.ts;
   ev.arg_set_id = trak__te_args(imp, seq, ef, &c.args); /* TRAK_NULL_U32 when empty */
   /* Thread times fill the slice columns of thread slices only: Perfetto keeps those of async
   ** slices (use_async_tts) in a table trak does not have. */

@@ -358,7 +358,7 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0};
+    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
   trak_te_thread th;

@@ -71,6 +71,7 @@ typedef struct trak_te_args_extra {
   uint8_t has_source_id;     /* legacy_trace_source_id */
   char phase;                /* legacy_event.phase arg ('R', 'S', 'T', 'p'), 0: none */
   int64_t source_id;
+  int64_t ts; /* the event's, for its android_logs row */
 } trak_te_args_extra;
 
 /* Appends a repeated scalar, accepting both packed and unpacked encodings. */
