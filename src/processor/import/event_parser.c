@@ -319,7 +319,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   case TRAK_EV_FLOW:
     if (imp->json) {
       uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
-      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux]);
+      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux], imp->aux.v[ev->aux + 1]);
       trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
     } else {
       flow_v1(imp, ev, info);

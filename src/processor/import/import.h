@@ -351,6 +351,7 @@ typedef struct trak_importer {
   TRAK_VEC(trak_async_lane) async_lanes; /* lanes of all sets */
   trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
   uint32_t json_v1_flows;    /* v1 flow ids given so far */
+  TRAK_VEC(uint32_t) json_v1_flow_args; /* v1 flow id -> its flows' arg set */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
@@ -561,8 +562,9 @@ void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slic
 /* Adds flow `id` between `from` (the slice it last left) and `slice`, from the earlier slice
 ** to the later one, as Perfetto's flow tracker orders a step or an end (both formats). */
 void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id);
-/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
-uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
+/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's; a new
+** id gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry. */
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
 /* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
 ** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);

@@ -213,7 +213,7 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
-  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id);
+  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
   trak__strpool_free(&t->strings);
@@ -393,14 +393,15 @@ uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double va
 uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id) {
   if (t->flow.n == t->flow.cap) {
     void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in,
-                     (void **)&t->flow.trace_id};
-    static const size_t sizes[] = {4, 4, 8};
-    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 3);
+                     (void **)&t->flow.trace_id, (void **)&t->flow.arg_set_id};
+    static const size_t sizes[] = {4, 4, 8, 4};
+    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 4);
   }
   size_t i = t->flow.n++;
   t->flow.slice_out[i] = out;
   t->flow.slice_in[i] = in;
   t->flow.trace_id[i] = trace_id;
+  t->flow.arg_set_id[i] = TRAK_NULL_U32;
   return (uint32_t)i;
 }
 

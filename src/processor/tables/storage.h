@@ -132,7 +132,8 @@ typedef struct trak_tables {
   struct {
     size_t n, cap;
     uint32_t *slice_out, *slice_in;
-    int64_t *trace_id; /* the flow's id in the trace, INT64_MIN for NULL */
+    int64_t *trace_id;    /* the flow's id in the trace, INT64_MIN for NULL */
+    uint32_t *arg_set_id; /* TRAK_NULL_U32: none */
   } flow;
 
   /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in

@@ -102,7 +102,7 @@ static const vt_col flow_cols[] = {
     {"slice_out", "BIGINT", VT_U32, COL(flow, slice_out), 0},
     {"slice_in", "BIGINT", VT_U32, COL(flow, slice_in), 0},
     {"trace_id", "BIGINT", VT_I64N, COL(flow, trace_id), 0},
-    {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(flow, arg_set_id), 0},
 };
 const vt_table trak__vt_flow = {"flow", COL(flow, n), flow_cols,
                                 sizeof flow_cols / sizeof *flow_cols};
