@@ -589,7 +589,10 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   uint32_t parent = parent_index(imp, info);
   uint32_t parent_id = TRAK_NULL_U32;
   if (parent != TRAK_NULL_U32 && hops < 100) {
-    const trak_track_info *p = &imp->tracks.v[parent];
+    trak_track_info *p = &imp->tracks.v[parent];
+    /* A parent made for its child is made on the child's sequence, as Perfetto resolves it. */
+    if (p->first_ts == INT64_MAX && ord[parent].final == TRAK_NULL_U32)
+      p->first_seq_flagged = info->first_seq_flagged;
     uint32_t pid = track_row(imp, ord, parent, hops + 1);
     /* Children of root thread / process descriptors have no parent, for compatibility. */
     if (!p->is_thread && !p->is_process) parent_id = pid;
