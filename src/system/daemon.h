@@ -31,7 +31,9 @@ typedef struct trak__attach {
   trak__scraped *scr; /* per chunk of mem */
   trak__seqmap *seqs;
   size_t nseqs;
-  uint64_t lost; /* the producer's last reported loss count */
+  uint64_t lost;         /* the producer's last reported loss count */
+  uint64_t lost_pending; /* lost packets it reported that are not believed yet (daemon.c) */
+  uint64_t copied;       /* packets copied from it (framed and counted by the daemon) */
 } trak__attach;
 
 /* What copying needs from the daemon as a whole. */
