@@ -92,6 +92,14 @@ run_case json_huge 1 "is over the 64 MiB event limit; skipped it" json_event_too
 got=$("$TRAK" query "$WORK/huge.json.gz" "select group_concat(name) from slice" 2>/dev/null | tail -1)
 [ "$got" = '"after"' ] || { echo "FAIL: the event after the huge one: $got"; fail=1; }
 
+# JSON nested past the 64-level limit: that event alone is skipped, counted and reported with its
+# byte offset; the events after it are kept (the rest of the trace used to be dropped).
+"$GEN" json_deep 100000 >"$WORK/deep.json"
+run_case json_deep 1 "the JSON event at byte 60 (line 2, column 1) nests deeper than 64 levels; skipped it" \
+  json_nesting_too_deep 1 0 "$WORK/deep.json"
+got=$("$TRAK" query "$WORK/deep.json" "select group_concat(name) from slice" 2>/dev/null | tail -1)
+[ "$got" = '"before,after"' ] || { echo "FAIL: the events around the deep one: $got"; fail=1; }
+
 # 9. Invalid UTF-8 in JSON strings is repaired to U+FFFD and counted; the protobuf that
 # convert writes then decodes with protoc (it used to be rejected).
 printf '[{"name":"a\xffb","ph":"X","ts":1,"dur":1,"pid":1,"tid":1,"args":{"k":"v\xe2\x82"}}]' \

@@ -10,6 +10,7 @@
 **   long_key N    one event with a debug annotation named by N bytes
 **   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
 **   json_long MIB a JSON trace: an event with a string arg of MIB MiB, then a small event
+**   json_deep N   a JSON trace: an event, an event whose args nest N arrays deep, an event
 **   text_long MIB a text trace: a descriptor named by MIB MiB of x, then another descriptor
 **   idle N        opens N connections to the daemon at $TRAK_SOCKET that never say anything,
 **                 holds them for 5 s, prints how many connected
@@ -266,6 +267,18 @@ static void json_long(int mib) {
         stdout);
 }
 
+static void json_deep(int depth) {
+  fputs("[{\"name\":\"before\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"deep\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":",
+        stdout);
+  for (int i = 0; i < depth; i++)
+    putchar('[');
+  for (int i = 0; i < depth; i++)
+    putchar(']');
+  fputs("}},\n{\"name\":\"after\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]\n",
+        stdout);
+}
+
 static void text_long(int mib) {
   fputs("packet { track_descriptor { uuid: 1 name: \"", stdout);
   static char xs[1 << 16];
@@ -494,7 +507,8 @@ static const struct {
              {"bomb1", bomb1},         {"bigpacket", bigpacket},
              {"deep_args", deep_args}, {"long_key", long_key},
              {"padding", padding},     {"json_long", json_long},
-             {"text_long", text_long}, {"idle", idle}};
+             {"text_long", text_long}, {"json_deep", json_deep},
+             {"idle", idle}};
 
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "";
