@@ -325,68 +325,6 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
 
 /* ---- sessions ------------------------------------------------------------------------------ */
 
-/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
-** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
-static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, cfg, len);
-  const uint8_t *at = d.p;
-  int stream = 0;
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    if (f.number == TRAK_PB_TraceConfig_write_into_file) stream = f.value != 0;
-    if (f.number != TRAK_PB_TraceConfig_buffers &&
-        f.number != TRAK_PB_TraceConfig_write_into_file &&
-        f.number != TRAK_PB_TraceConfig_output_path && f.number != TRAK_PB_TraceConfig_duration_ms)
-      trak_pb_put_raw(out, at, (size_t)(d.p - at));
-    at = d.p;
-  }
-  return stream;
-}
-
-/* The session's write period (write_into_file) and flush period: the config's
-** file_write_period_ms (default 1000) and flush_period_ms; a streaming session flushes at its
-** write period unless told otherwise, so what it writes is at most one period old. */
-static void periods_from(dsession *s, const uint8_t *cfg, size_t len) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, cfg, len);
-  s->write_period_ms = 1000;
-  s->flush_period_ms = 0;
-  int flush_set = 0;
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
-    if (f.number == TRAK_PB_TraceConfig_file_write_period_ms && f.value)
-      s->write_period_ms = f.value < 100 ? 100 : (uint32_t)f.value;
-    if (f.number == TRAK_PB_TraceConfig_flush_period_ms) {
-      s->flush_period_ms = f.value && f.value < 50 ? 50 : (uint32_t)f.value;
-      flush_set = 1;
-    }
-  }
-  if (s->stream && !flush_set) s->flush_period_ms = s->write_period_ms;
-}
-
-/* The session's buffer: the config's, capped by the daemon's limit. */
-static void put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
-                       int for_producer) {
-  uint32_t size_kb = 0, policy = TRAK_PB_TraceConfig_BufferConfig_RING_BUFFER;
-  trak_pb_decoder d, sub;
-  trak_pb_field f, g;
-  trak_pb_decoder_init(&d, cfg, len);
-  while (trak_pb_decoder_next(&d, &f) == 1)
-    if (f.number == TRAK_PB_TraceConfig_buffers && trak_pb_decoder_init_nested(&sub, &d, &f) == 0)
-      while (trak_pb_decoder_next(&sub, &g) == 1) {
-        if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb) size_kb = (uint32_t)g.value;
-        if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy) policy = (uint32_t)g.value;
-      }
-  if (!size_kb || size_kb > cap_kb) size_kb = cap_kb;
-  if (for_producer) size_kb = 64; /* the producer's real buffer is the memfd */
-  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
-  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
-  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy, policy);
-  trak_pb_end_nested(b, n);
-}
-
 static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   client *c = &D.c[ci];
   dsession *s = NULL;
@@ -403,10 +341,10 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   uint32_t cap = D.cfg->max_session_kb ? D.cfg->max_session_kb : 262144;
   if (!fail) {
     memset(s, 0, sizeof *s);
-    s->stream = config_for(m->bytes, m->bytes_len, &central);
-    put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
-    config_for(m->bytes, m->bytes_len, &prod);
-    put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
+    s->stream = trak__config_for_buffer(m->bytes, m->bytes_len, &central);
+    trak__config_put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
+    trak__config_for_buffer(m->bytes, m->bytes_len, &prod);
+    trak__config_put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
     if (central.error || prod.error ||
         trak_session_new_from_proto(central.start, trak_pb_buf_len(&central), &s->central, &err))
       fail = err.message[0] ? err.message : "out of memory";
@@ -429,7 +367,7 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   s->consumer = ci;
   s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
   s->uid = c->uid;
-  periods_from(s, m->bytes, m->bytes_len);
+  trak__config_periods(m->bytes, m->bytes_len, s->stream, &s->write_period_ms, &s->flush_period_ms);
   s->next_write = now_ms() + s->write_period_ms;
   s->next_flush = now_ms() + s->flush_period_ms;
   s->lost_away = D.lost_away; /* what reconnecting producers reported while none ran */

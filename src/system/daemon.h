@@ -57,4 +57,18 @@ int trak__attach_take(trak__copier *cp, trak__attach *a, struct trak_session *ce
 /* Unmaps and frees what `a` holds, and clears it. */
 void trak__attach_free(trak__attach *a) TRAK__HIDDEN;
 
+/* ---- session_config.c: the TraceConfig fields the daemon acts on ---- */
+
+/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
+** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
+int trak__config_for_buffer(const uint8_t *cfg, size_t len, trak_pb_buf *out) TRAK__HIDDEN;
+/* Appends the config's first buffer to `b`: its size capped at `cap_kb` (64 KiB for a
+** producer, whose real buffer is its memfd) and its fill policy. */
+void trak__config_put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
+                             int for_producer) TRAK__HIDDEN;
+/* The session's write period (file_write_period_ms, default 1000, at least 100) and flush
+** period (flush_period_ms, at least 50; a `stream`ing session's default is its write period). */
+void trak__config_periods(const uint8_t *cfg, size_t len, int stream, uint32_t *write_ms,
+                          uint32_t *flush_ms) TRAK__HIDDEN;
+
 #endif /* TRAK_SDK_SYSTEM_DAEMON_H */
