@@ -237,13 +237,14 @@ static void deep_event_skipped_alone(void **state) {
   enum { DEEP = 10000, PAD = 20000 };
   size_t cap = 8 * DEEP + PAD + 4096, n = 0;
   char *t = malloc(cap);
-  n += (size_t)sprintf(t + n, "{\"other\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
-                              "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
-                              "]]]]]]]]]]]]]]]]]]],\n\"traceEvents\": [\n"
-                              "{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, "
-                              "\"pid\": 1, \"tid\": 1},\n"
-                              "{\"ph\": \"X\", \"name\": \"deep\", \"ts\": 2, \"dur\": 1, "
-                              "\"pid\": 1, \"tid\": 1, \"args\": {\"d\": ");
+  n += (size_t)sprintf(t + n,
+                       "{\"other\": [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                       "[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]"
+                       "]]]]]]]]]]]]]]]]]]],\n\"traceEvents\": [\n"
+                       "{\"ph\": \"X\", \"name\": \"a\", \"ts\": 1, \"dur\": 1, "
+                       "\"pid\": 1, \"tid\": 1},\n"
+                       "{\"ph\": \"X\", \"name\": \"deep\", \"ts\": 2, \"dur\": 1, "
+                       "\"pid\": 1, \"tid\": 1, \"args\": {\"d\": ");
   for (int i = 0; i < DEEP; i++) /* {"k": [{"k": [ ... */
     n += (size_t)sprintf(t + n, i % 2 ? "[" : "{\"k\": ");
   n += (size_t)sprintf(t + n, "\"}]\\\" ");
@@ -294,9 +295,9 @@ static void export_reimports(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(any_split_same_tables), cmocka_unit_test(long_events_any_split),
-      cmocka_unit_test(nested_args_flatten),   cmocka_unit_test(empty_array_trace),
-      cmocka_unit_test(timestamps_from_text),  cmocka_unit_test(tokenizer_resumes_and_rejects),
+      cmocka_unit_test(any_split_same_tables),    cmocka_unit_test(long_events_any_split),
+      cmocka_unit_test(nested_args_flatten),      cmocka_unit_test(empty_array_trace),
+      cmocka_unit_test(timestamps_from_text),     cmocka_unit_test(tokenizer_resumes_and_rejects),
       cmocka_unit_test(deep_event_skipped_alone), cmocka_unit_test(export_reimports),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

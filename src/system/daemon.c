@@ -52,8 +52,8 @@ typedef struct client {
   int role;
   int32_t pid, uid;
   uint64_t since_ms;  /* when it connected */
-  uint64_t delivered;    /* packets the daemon copied from it */
-  uint64_t believed;     /* lost packets of its reports counted so far */
+  uint64_t delivered; /* packets the daemon copied from it */
+  uint64_t believed;  /* lost packets of its reports counted so far */
   uint64_t away_pending; /* IpcLostWhileAway packets not believed yet */
   int loss_logged;       /* a report went past what it delivered (logged once) */
   char name[64];
@@ -120,8 +120,7 @@ static dsession *session_by_id(uint32_t id) {
 
 /* Takes chunk `i` of producer `c`'s attachment `a` into session `s` (chunks.c), counting it
 ** and the packets it delivered. */
-static int take(client *c, trak__attach *a, dsession *s, uint32_t i, int how, char *why,
-                size_t n) {
+static int take(client *c, trak__attach *a, dsession *s, uint32_t i, int how, char *why, size_t n) {
   uint64_t before = a->copied;
   int rc = trak__attach_take(&D.copier, a, s->central, i, how, why, n);
   c->delivered += a->copied - before;
@@ -315,7 +314,8 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   if (s->stopping) s->stop_deadline = now_ms() + STOP_GRACE_MS;
   char why[160];
   if (take_commit(c, a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
-  if (m->packets_lost > a->lost) a->lost_pending = add_sat(a->lost_pending, m->packets_lost - a->lost);
+  if (m->packets_lost > a->lost)
+    a->lost_pending = add_sat(a->lost_pending, m->packets_lost - a->lost);
   a->lost = m->packets_lost;
   credit(ci);
   trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
@@ -587,8 +587,8 @@ static void on_hello(int ci, const trak__ipc_msg *m) {
 ** session started, as far as credit() believes it. */
 static void on_lost_while_away(int ci, uint64_t packets) {
   client *c = &D.c[ci];
-  logf_("producer %d (%s) reports %llu packets lost while no daemon was there", (int)c->pid, c->name,
-        (unsigned long long)packets);
+  logf_("producer %d (%s) reports %llu packets lost while no daemon was there", (int)c->pid,
+        c->name, (unsigned long long)packets);
   c->away_pending = add_sat(c->away_pending, packets);
   credit(ci);
 }

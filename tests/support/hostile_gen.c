@@ -275,8 +275,7 @@ static void json_deep(int depth) {
     putchar('[');
   for (int i = 0; i < depth; i++)
     putchar(']');
-  fputs("}},\n{\"name\":\"after\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]\n",
-        stdout);
+  fputs("}},\n{\"name\":\"after\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]\n", stdout);
 }
 
 static void text_long(int mib) {
@@ -357,8 +356,8 @@ static long recv_msg(int fd, uint32_t type, uint8_t *out, size_t cap, int *fd_ou
     uint8_t rx[1 << 16];
     char cbuf[CMSG_SPACE(sizeof(int))];
     struct iovec io = {rx, sizeof rx};
-    struct msghdr mh = {.msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf,
-                        .msg_controllen = sizeof cbuf};
+    struct msghdr mh = {
+        .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
     ssize_t n = recvmsg(fd, &mh, 0);
     if (n <= 0) return -1;
     struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
@@ -503,11 +502,16 @@ static int sanitized(void) {
 static const struct {
   const char *name;
   void (*write)(int n);
-} cases[] = {{"nested", nested},       {"bomb", bomb},
-             {"bomb1", bomb1},         {"bigpacket", bigpacket},
-             {"deep_args", deep_args}, {"long_key", long_key},
-             {"padding", padding},     {"json_long", json_long},
-             {"text_long", text_long}, {"json_deep", json_deep},
+} cases[] = {{"nested", nested},
+             {"bomb", bomb},
+             {"bomb1", bomb1},
+             {"bigpacket", bigpacket},
+             {"deep_args", deep_args},
+             {"long_key", long_key},
+             {"padding", padding},
+             {"json_long", json_long},
+             {"text_long", text_long},
+             {"json_deep", json_deep},
              {"idle", idle}};
 
 int main(int argc, char **argv) {
