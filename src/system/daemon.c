@@ -186,10 +186,11 @@ static void credit(int ci) {
   for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
     trak__attach *a = &c->at[k];
     dsession *s = session_by_id(a->session_id);
+    if (!s) continue;
     uint64_t t = a->lost_pending < room ? a->lost_pending : room;
-    if (s) s->producer_lost += t;
+    s->producer_lost += t;
     a->lost_pending -= t, room -= t, c->believed += t;
-    waiting += a->lost_pending;
+    waiting = add_sat(waiting, a->lost_pending);
   }
   uint64_t t = c->away_pending < room ? c->away_pending : room;
   if (t) { /* to the sessions it joined at its hello, or to the next session started */
@@ -202,7 +203,7 @@ static void credit(int ci) {
     if (!joined) D.lost_away += t;
     c->away_pending -= t, c->believed += t;
   }
-  waiting += c->away_pending;
+  waiting = add_sat(waiting, c->away_pending);
   if (waiting && !c->loss_logged) {
     logf_("producer %d (%s) claims %llu more lost packets than the %llu packets it delivered "
           "vouch for (%llu each, plus %llu); %llu counted so far",
