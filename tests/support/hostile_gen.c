@@ -43,6 +43,7 @@ typedef struct buf {
 } buf;
 
 static void put(buf *b, const void *data, size_t len) {
+  if (!len) return; /* data may be NULL (an empty message) */
   if (b->n + len > b->cap) {
     b->cap = (b->n + len) * 2 + 64;
     b->v = realloc(b->v, b->cap);
