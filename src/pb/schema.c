@@ -18,6 +18,14 @@ const trak_pb_message_desc *trak__schema_message(const char *name) {
   return NULL;
 }
 
+const trak_pb_enum_desc *trak__schema_enum(const char *name) {
+  size_t prefix = sizeof PACKAGE_PREFIX - 1;
+  if (!strncmp(name, PACKAGE_PREFIX, prefix)) name += prefix;
+  for (size_t i = 0; i < trak_pb_n_enums; i++)
+    if (!strcmp(trak_pb_enums[i].full_name + prefix, name)) return &trak_pb_enums[i];
+  return NULL;
+}
+
 const trak_pb_field_desc *trak__schema_field_by_number(const trak_pb_message_desc *msg,
                                                        uint32_t number) {
   uint32_t lo = 0, hi = msg->n_fields;

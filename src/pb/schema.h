@@ -67,6 +67,10 @@ extern const size_t trak_pb_n_enums;
 ** ("Trace", "TrackEvent.LegacyEvent"). Returns NULL if there is none. */
 const trak_pb_message_desc *trak__schema_message(const char *name);
 
+/* Finds an enum by full name or by its name without the package ("ChromeEnums.ThreadType").
+** NULL if there is none. */
+const trak_pb_enum_desc *trak__schema_enum(const char *name);
+
 /* Finds a field by number (binary search) or by name. NULL if absent. */
 const trak_pb_field_desc *trak__schema_field_by_number(const trak_pb_message_desc *msg,
                                                        uint32_t number);

@@ -3,7 +3,8 @@
 # or the file named by a "-- trace: PATH" line, relative to tests/data/) is encoded to binary with
 # protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv byte for byte.
 # The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
-# A "-- trace: golden/NAME.json" line names a JSON trace-event trace, imported as it is.
+# A "-- trace: golden/NAME.json" line names a JSON trace-event trace, "-- trace: DIR/NAME.pb" a
+# binary trace, each imported as it is.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
@@ -18,10 +19,11 @@ for sql in "$DATA"/golden/*.sql; do
   trace=$DATA/golden/$name.pbtxt
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
-  if [ "${trace%.json}" != "$trace" ]; then
-    # A JSON trace is read as it is, and gzip-compressed.
-    gzip -c "$trace" >"$WORK/$name.json.gz"
-    inputs="$trace $WORK/$name.json.gz"
+  if [ "${trace%.json}" != "$trace" ] || [ "${trace%.pb}" != "$trace" ]; then
+    # A JSON trace, or a binary one (encoded elsewhere, e.g. with Chromium's extensions), is
+    # read as it is, and gzip-compressed.
+    gzip -c "$trace" >"$WORK/$name.gz"
+    inputs="$trace $WORK/$name.gz"
   else
     if ! "$PROTOC" 2>/dev/null --encode=perfetto.protos.Trace -I "$TRAK_SOURCE_DIR/protos" trace.proto \
         <"$trace" >"$WORK/$name.pb"; then

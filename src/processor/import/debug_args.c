@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "pb/schema.h"
 #include "processor/import/import.h"
 #include "processor/import/json/json.h"
 #include "util/limits.h"
@@ -94,6 +95,10 @@ static uint32_t intern_span(args_ctx *c, const trak_pb_field *f) {
 }
 
 static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth);
+static void reflect(args_ctx *c, const trak_pb_message_desc *m, const uint8_t *data, size_t len,
+                    int depth);
+static void proto_value(args_ctx *c, const uint8_t *data, size_t len, const trak_pb_field *value,
+                        int depth);
 
 /* Legacy NestedValue: a dict (parallel dict_keys / dict_values), an array, or a scalar. */
 static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, uint64_t type,
@@ -172,6 +177,44 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
       break;
     }
   }
+}
+
+/* The string id of an annotation's name (name, or name_iid interned), 0 if it has none. */
+static uint32_t annotation_name(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  uint32_t name = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_DebugAnnotation_name && f.wire_type == TRAK_PB_WIRE_LEN)
+      name = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+    else if (f.number == TRAK_PB_DebugAnnotation_name_iid)
+      name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
+  }
+  return name;
+}
+
+/* Appends an annotation's name to the key: '.', '[' and ']' in it would read as nesting, so
+** Perfetto makes them '_' (in top-level names, dict entries and annotations inside protos). */
+static void name_push(key_buf *kb, const trak_strpool *sp, uint32_t name) {
+  size_t at = kb->key_len;
+  if (name) key_push(kb, sp->str.v[name], sp->len.v[name], 1);
+  for (size_t k = at; k < kb->key_len; k++)
+    if (kb->key[k] == '.' || kb->key[k] == '[' || kb->key[k] == ']')
+      kb->key[k] = kb->flat[k + kb->flat_len - kb->key_len] = '_';
+}
+
+static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth);
+
+/* A named annotation nested in another value: a dict entry, or a DebugAnnotation field of a
+** reflected message (Perfetto drops that field's own name). */
+static void entry(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+  key_mark mark = key_save(&c->kb);
+  key_push(&c->kb, ".", 1, 1);
+  name_push(&c->kb, &c->imp->tables->strings, annotation_name(c->imp, c->seq, data, len));
+  annotation_value(c, data, len, depth);
+  key_restore(&c->kb, mark);
 }
 
 /* A value of a legacy_json_value under the current key, flattened as a JSON trace's args are:
@@ -273,6 +316,9 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
     case TRAK_PB_DebugAnnotation_nested_value:
       if (f.wire_type == TRAK_PB_WIRE_LEN) nested_value(c, f.data, f.len, depth + 1);
       break;
+    case TRAK_PB_DebugAnnotation_proto_value:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) proto_value(c, data, len, &f, depth + 1);
+      break;
     case TRAK_PB_DebugAnnotation_dict_entries:
     case TRAK_PB_DebugAnnotation_array_values: {
       if (f.wire_type != TRAK_PB_WIRE_LEN) break;
@@ -282,21 +328,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
         key_push(&c->kb, idx, (size_t)n, 0);
         annotation_value(c, f.data, f.len, depth + 1);
       } else {
-        /* A dict entry carries its own name. */
-        trak_pb_decoder sub;
-        trak_pb_field g;
-        trak__dec_init(c->imp, &sub, f.data, f.len);
-        uint32_t name = 0;
-        while (trak_pb_decoder_next(&sub, &g) > 0) {
-          if (g.number == TRAK_PB_DebugAnnotation_name && g.wire_type == TRAK_PB_WIRE_LEN)
-            name = intern_span(c, &g);
-          else if (g.number == TRAK_PB_DebugAnnotation_name_iid)
-            name = trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_NAME, g.value);
-        }
-        const trak_strpool *sp = &c->imp->tables->strings;
-        key_push(&c->kb, ".", 1, 1);
-        if (name) key_push(&c->kb, sp->str.v[name], sp->len.v[name], 1);
-        annotation_value(c, f.data, f.len, depth + 1);
+        entry(c, f.data, f.len, depth + 1); /* a dict entry carries its own name */
       }
       key_restore(&c->kb, mark);
       break;
@@ -305,6 +337,256 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
       break;
     }
   }
+}
+
+/* ---- Perfetto's reflection of a proto message into args ----
+** A field `name` appends ".name" to the key (nothing before the first); a repeated field's n-th
+** value appends "name[n]" to the key and "name" to the flat key, counting per field at each
+** level (packed values one by one); a message with no field at all becomes a null row; an enum
+** becomes its value's name (its number as a string if the schema lacks it); a few
+** `*source_location_iid` fields become the interned location's file_name, function_name and
+** line_number, as Perfetto's overrides make them. */
+
+/* The repeated fields met so far in one message, and how many values each had. */
+typedef struct rep_counts {
+  uint32_t number[32], count[32], n;
+} rep_counts;
+
+static uint32_t rep_next(rep_counts *r, uint32_t number) {
+  for (uint32_t i = 0; i < r->n; i++)
+    if (r->number[i] == number) return r->count[i]++;
+  if (r->n < 32) r->number[r->n] = number, r->count[r->n++] = 1;
+  return 0;
+}
+
+/* Fields whose interned SourceLocation Perfetto writes in place of the iid, and the key the
+** location's fields go under. */
+static const char *const location_overrides[][2] = {
+    {"begin_impl_frame_args.current_args.source_location_iid",
+     "begin_impl_frame_args.current_args"},
+    {"begin_impl_frame_args.last_args.source_location_iid", "begin_impl_frame_args.last_args"},
+    {"begin_frame_observer_state.last_begin_frame_args.source_location_iid",
+     "begin_frame_observer_state.last_begin_frame_args"},
+    {"chrome_memory_pressure_notification.creation_location_iid",
+     "chrome_memory_pressure_notification"},
+};
+
+static void add_keyed(args_ctx *c, const char *prefix, const char *leaf, trak_arg_type type,
+                      int64_t v, uint32_t str) {
+  char buf[KEY_MAX];
+  int n = snprintf(buf, sizeof buf, "%s.%s", prefix, leaf);
+  trak_tables *t = c->imp->tables;
+  uint32_t key = trak__strpool_intern(&t->strings, buf, (size_t)n);
+  uint32_t row = trak__arg_add(t, c->set, key, key, type);
+  t->args.int_value[row] = v;
+  t->args.string_value[row] = str;
+}
+
+/* Returns 1 when the field at the current key is a location override that resolved. */
+static int location_override(args_ctx *c, uint64_t iid) {
+  for (size_t i = 0; i < sizeof location_overrides / sizeof *location_overrides; i++) {
+    const char *k = location_overrides[i][0];
+    if (strlen(k) != c->kb.flat_len || memcmp(k, c->kb.flat, c->kb.flat_len)) continue;
+    const trak_source_loc *loc = trak__source_loc_get(c->imp, c->seq, iid);
+    if (!loc) return 0;
+    trak_source_loc l = *loc;
+    trak_strpool *sp = &c->imp->tables->strings;
+    const char *prefix = location_overrides[i][1];
+    add_keyed(c, prefix, "file_name", TRAK_ARG_STRING, 0, trak__source_path(c->imp, l.file));
+    add_keyed(c, prefix, "function_name", TRAK_ARG_STRING, 0,
+              l.function ? l.function : trak__strpool_intern(sp, "", 0));
+    if (l.has_line) add_keyed(c, prefix, "line_number", TRAK_ARG_INT, l.line, 0);
+    return 1;
+  }
+  return 0;
+}
+
+/* One scalar value of field `fd` at the current key. */
+static void reflect_scalar(args_ctx *c, const trak_pb_field_desc *fd, uint64_t v,
+                           const trak_pb_field *f) {
+  switch (fd->type) {
+  case TRAK_PB_TYPE_INT32:
+  case TRAK_PB_TYPE_SFIXED32:
+    add_int(c, TRAK_ARG_INT, (int32_t)v);
+    break;
+  case TRAK_PB_TYPE_INT64:
+  case TRAK_PB_TYPE_SFIXED64:
+    add_int(c, TRAK_ARG_INT, (int64_t)v);
+    break;
+  case TRAK_PB_TYPE_SINT32:
+  case TRAK_PB_TYPE_SINT64:
+    add_int(c, TRAK_ARG_INT, (int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+    break;
+  case TRAK_PB_TYPE_UINT32:
+  case TRAK_PB_TYPE_FIXED32:
+    add_int(c, TRAK_ARG_UINT, (uint32_t)v);
+    break;
+  case TRAK_PB_TYPE_UINT64:
+  case TRAK_PB_TYPE_FIXED64:
+    if (c->kb.flat_len > 4 && !memcmp(c->kb.flat + c->kb.flat_len - 4, "_iid", 4) &&
+        location_override(c, v))
+      break;
+    add_int(c, TRAK_ARG_UINT, (int64_t)v);
+    break;
+  case TRAK_PB_TYPE_BOOL:
+    add_int(c, TRAK_ARG_BOOL, v != 0);
+    break;
+  case TRAK_PB_TYPE_DOUBLE: {
+    double d;
+    memcpy(&d, &v, 8);
+    add_real(c, d);
+    break;
+  }
+  case TRAK_PB_TYPE_FLOAT: {
+    float x;
+    uint32_t u = (uint32_t)v;
+    memcpy(&x, &u, 4);
+    add_real(c, x);
+    break;
+  }
+  case TRAK_PB_TYPE_STRING:
+    if (f) add_string(c, TRAK_ARG_STRING, intern_span(c, f));
+    break;
+  case TRAK_PB_TYPE_ENUM: {
+    const trak_pb_enum_desc *e = trak__schema_field_enum(fd);
+    const char *name = e ? trak__schema_enum_name(e, (int32_t)v) : NULL;
+    char num[16];
+    if (!name) snprintf(num, sizeof num, "%d", (int32_t)v), name = num;
+    add_string(c, TRAK_ARG_STRING,
+               trak__strpool_intern(&c->imp->tables->strings, name, strlen(name)));
+    break;
+  }
+  default: /* bytes: Perfetto's args have no bytes type either */
+    break;
+  }
+}
+
+/* One field of a message being reflected, its key parts pushed by the caller. */
+static void reflect_value(args_ctx *c, const trak_pb_field_desc *fd, const trak_pb_field *f,
+                          int depth) {
+  if (fd->type == TRAK_PB_TYPE_MESSAGE) {
+    const trak_pb_message_desc *sub = trak__schema_field_message(fd);
+    if (f->wire_type == TRAK_PB_WIRE_LEN && sub) reflect(c, sub, f->data, f->len, depth + 1);
+    return;
+  }
+  int is_len = f->wire_type == TRAK_PB_WIRE_LEN;
+  if (is_len != (fd->type == TRAK_PB_TYPE_STRING || fd->type == TRAK_PB_TYPE_BYTES)) return;
+  reflect_scalar(c, fd, f->value, is_len ? f : NULL);
+}
+
+/* Pushes ".name" (or "name" first) and, for a repeated field, "[i]" on the key only. */
+static void push_field_key(key_buf *kb, const trak_pb_field_desc *fd, int repeated_index) {
+  if (kb->key_len) key_push(kb, ".", 1, 1);
+  key_push(kb, fd->name, strlen(fd->name), 1);
+  if (repeated_index >= 0) {
+    char idx[24];
+    int n = snprintf(idx, sizeof idx, "[%d]", repeated_index);
+    key_push(kb, idx, (size_t)n, 0);
+  }
+}
+
+static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_pb_field *f,
+                          rep_counts *reps, int depth) {
+  key_mark mark = key_save(&c->kb);
+  int packed = fd->repeated && f->wire_type == TRAK_PB_WIRE_LEN &&
+               fd->type != TRAK_PB_TYPE_MESSAGE && fd->type != TRAK_PB_TYPE_STRING &&
+               fd->type != TRAK_PB_TYPE_BYTES;
+  if (fd->type == TRAK_PB_TYPE_MESSAGE && f->wire_type == TRAK_PB_WIRE_LEN &&
+      trak__schema_field_message(fd) == c->imp->da_schema) {
+    entry(c, f->data, f->len, depth + 1); /* named by itself, not by the field */
+    return;
+  }
+  if (!packed) {
+    push_field_key(&c->kb, fd, fd->repeated ? (int)rep_next(reps, fd->number) : -1);
+    reflect_value(c, fd, f, depth);
+    key_restore(&c->kb, mark);
+    return;
+  }
+  trak_pb_packed it;
+  uint64_t v;
+  trak_pb_packed_init(&it, f, trak__schema_wire_type(fd->type));
+  while (trak_pb_packed_next(&it, &v) > 0) {
+    push_field_key(&c->kb, fd, (int)rep_next(reps, fd->number));
+    reflect_scalar(c, fd, v, NULL);
+    key_restore(&c->kb, mark);
+  }
+}
+
+static void reflect(args_ctx *c, const trak_pb_message_desc *m, const uint8_t *data, size_t len,
+                    int depth) {
+  if (depth > MAX_DEPTH) {
+    too_deep(c);
+    return;
+  }
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(c->imp, &dec, data, len);
+  rep_counts reps;
+  reps.n = 0;
+  int empty = 1;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    empty = 0;
+    const trak_pb_field_desc *fd = trak__schema_field_by_number(m, f.number);
+    if (fd) reflect_field(c, fd, &f, &reps, depth);
+  }
+  if (empty) add_row(c, TRAK_ARG_NULL);
+}
+
+/* A DebugAnnotation's proto_value, reflected with the message its proto_type_name names. */
+static void proto_value(args_ctx *c, const uint8_t *data, size_t len, const trak_pb_field *value,
+                        int depth) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(c->imp, &dec, data, len);
+  const char *name = NULL;
+  size_t name_len = 0;
+  const trak_strpool *sp = &c->imp->tables->strings;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_DebugAnnotation_proto_type_name && f.wire_type == TRAK_PB_WIRE_LEN) {
+      name = (const char *)f.data, name_len = f.len;
+    } else if (f.number == TRAK_PB_DebugAnnotation_proto_type_name_iid) {
+      uint32_t s = trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_TYPE_NAME, f.value);
+      if (s) name = sp->str.v[s], name_len = sp->len.v[s];
+    }
+  }
+  trak__schemas_init(c->imp);
+  char buf[256];
+  if (name && name_len && name[0] == '.') name++, name_len--;
+  const trak_pb_message_desc *m = NULL;
+  if (name && name_len < sizeof buf) {
+    memcpy(buf, name, name_len);
+    buf[name_len] = 0;
+    m = trak__schema_message(buf);
+  }
+  if (!m) {
+    trak__report(c->imp, TRAK_STAT_BAD_TYPE,
+                 "debug annotation proto_value of type '%.*s', which trak's schema lacks; left "
+                 "out of the args",
+                 (int)(name_len < 80 ? name_len : 80), name ? name : "");
+    return;
+  }
+  reflect(c, m, value->data, value->len, depth);
+}
+
+void trak__schemas_init(trak_importer *imp) {
+  if (imp->te_schema) return;
+  imp->te_schema = trak__schema_message("TrackEvent");
+  imp->chrome_te_schema = trak__schema_message("ChromeTrackEvent");
+  imp->da_schema = trak__schema_message("DebugAnnotation");
+}
+
+void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                              const trak_pb_field_desc *fd, const trak_pb_field *f) {
+  args_ctx c;
+  c.imp = imp;
+  c.seq = seq;
+  c.set = set;
+  c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
+  c.top_len = (size_t)-1; /* every key is interned */
+  c.top_key = 0;
+  rep_counts reps;
+  reps.n = 0;
+  reflect_field(&c, fd, f, &reps, 0);
 }
 
 static uint64_t mix(uint64_t h, uint64_t v) {
@@ -327,12 +609,70 @@ static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
          t->args.string_value[a] == t->args.string_value[b];
 }
 
+static void move_row(trak_tables *t, uint32_t from, uint32_t to) {
+  t->args.flat_key[to] = t->args.flat_key[from];
+  t->args.key[to] = t->args.key[from];
+  t->args.value_type[to] = t->args.value_type[from];
+  t->args.int_value[to] = t->args.int_value[from];
+  t->args.real_value[to] = t->args.real_value[from];
+  t->args.string_value[to] = t->args.string_value[from];
+}
+
+/* The row of `set` (its first `n` rows) holding `key`, or TRAK_NULL_U32. Sets past 64 rows
+** (long arrays) use `index`, an open-addressing table of `mask` + 1 slots. */
+static uint32_t find_key(const trak_tables *t, uint32_t set, uint32_t n, uint32_t key,
+                         uint32_t *index, uint32_t mask) {
+  if (!index) {
+    for (uint32_t r = set; r < set + n; r++)
+      if (t->args.key[r] == key) return r;
+    return TRAK_NULL_U32;
+  }
+  for (uint32_t h = (key * 0x9e3779b1u) & mask;; h = (h + 1) & mask) {
+    if (index[h] == TRAK_NULL_U32) {
+      index[h] = set + n; /* where the caller puts the new row */
+      return TRAK_NULL_U32;
+    }
+    if (t->args.key[index[h]] == key) return index[h];
+  }
+}
+
+/* One key, one row, as Perfetto's args tracker keeps them: a later value for a key already in
+** the set replaces the earlier value in its place (its flat key too). Returns the row count. */
+static uint32_t dedupe(trak_tables *t, uint32_t set, uint32_t n) {
+  uint32_t *index = NULL, mask = 0;
+  if (n > 64) {
+    for (mask = 127; mask < 2 * n; mask = mask * 2 + 1) {
+    }
+    index = malloc(((size_t)mask + 1) * sizeof *index);
+    if (!index) abort();
+    memset(index, 0xff, ((size_t)mask + 1) * sizeof *index);
+  }
+  uint32_t out = 0;
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t old = find_key(t, set, out, t->args.key[set + i], index, mask);
+    if (old == TRAK_NULL_U32) {
+      if (out != i) move_row(t, set + i, set + out);
+      out++;
+    } else {
+      uint32_t key = t->args.key[old];
+      move_row(t, set + i, old);
+      t->args.key[old] = key;
+    }
+  }
+  free(index);
+  return out;
+}
+
 /* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
 ** on equal an earlier set, they are dropped and the earlier id returned. */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
   trak_tables *t = imp->tables;
   uint32_t n = (uint32_t)t->args.n - set;
   if (!n) return TRAK_NULL_U32;
+  if (n > 1) {
+    n = dedupe(t, set, n);
+    t->args.n = set + n;
+  }
   uint64_t h = n;
   for (uint32_t i = 0; i < n; i++)
     h = mix(h, row_hash(t, set + i));
@@ -430,26 +770,10 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
   c.set = set;
   const trak_strpool *sp = &imp->tables->strings;
   for (size_t i = 0; i < n; i++) {
-    trak_pb_decoder dec;
-    trak_pb_field f;
-    trak__dec_init(imp, &dec, annos[i].data, annos[i].len);
-    uint32_t name = 0;
-    while (trak_pb_decoder_next(&dec, &f) > 0) {
-      if (f.number == TRAK_PB_DebugAnnotation_name && f.wire_type == TRAK_PB_WIRE_LEN)
-        name = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
-      else if (f.number == TRAK_PB_DebugAnnotation_name_iid)
-        name = trak__interned_get(imp, seq, TRAK_INTERN_DEBUG_NAME, f.value);
-    }
+    uint32_t name = annotation_name(imp, seq, annos[i].data, annos[i].len);
     c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
     key_push(&c.kb, "debug.", 6, 1);
-    if (name) {
-      /* '.', '[' and ']' in a name would read as nesting: Perfetto makes them '_'. */
-      size_t at = c.kb.key_len;
-      key_push(&c.kb, sp->str.v[name], sp->len.v[name], 1);
-      for (size_t k = at; k < c.kb.key_len; k++)
-        if (c.kb.key[k] == '.' || c.kb.key[k] == '[' || c.kb.key[k] == ']')
-          c.kb.key[k] = c.kb.flat[k] = '_';
-    }
+    name_push(&c.kb, sp, name);
     /* The key of a top-level value is interned once per name, not once per event. */
     int added;
     uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);

@@ -468,4 +468,5 @@ void trak__events_parse(trak_importer *imp) {
   free(t.c);
   free(t.node);
   report_unterminated(imp);
+  trak__process_args_flush(imp);
 }

@@ -173,6 +173,7 @@ enum trak_intern_kind {
   TRAK_INTERN_SOURCE_LOCATION,
   TRAK_INTERN_LOG_BODY,
   TRAK_INTERN_CORRELATION,
+  TRAK_INTERN_HISTOGRAM,
   TRAK_INTERN_KINDS
 };
 
@@ -289,6 +290,10 @@ enum trak_key {
   TRAK_KEY_LEGACY_SOURCE_ID,
   TRAK_KEY_LEGACY_PASSTHROUGH_UTID,
   TRAK_KEY_LEGACY_PHASE,
+  TRAK_KEY_TASK_FILE,
+  TRAK_KEY_TASK_FUNCTION,
+  TRAK_KEY_TASK_LINE,
+  TRAK_KEY_HISTOGRAM_NAME,
   TRAK_KEY_COUNT
 };
 
@@ -325,6 +330,20 @@ typedef struct trak_pending_flow {
   uint32_t track;
 } trak_pending_flow;
 
+/* A process arg collected from descriptors, written at the end (chrome_descriptors.c). */
+typedef struct trak_owner_arg {
+  uint32_t upid, flat, key;
+  uint8_t type; /* trak_arg_type */
+  int64_t int_value, ts; /* ts: of the descriptor's packet, which orders the values */
+  uint32_t str;
+} trak_owner_arg;
+
+/* What named a process or thread row: the name's priority and its packet's timestamp. */
+typedef struct trak_name_mark {
+  uint32_t prio;
+  int64_t ts;
+} trak_name_mark;
+
 typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
@@ -342,6 +361,11 @@ typedef struct trak_importer {
   uint32_t machine;              /* machine table row of the packet being tokenized (0: the host) */
   TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
   trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
+  trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
+  TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
+  TRAK_VEC(trak_owner_arg) owner_args;          /* process args collected (chrome_descriptors.c) */
+  int64_t descriptor_ts; /* of the track descriptor's packet (or latest_ts without one) */
+  int64_t latest_ts;     /* the largest packet timestamp so far, as written */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
   trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
@@ -377,6 +401,9 @@ typedef struct trak_importer {
   trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
   TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
   uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
+  /* TrackEvent, ChromeTrackEvent (its extensions) and DebugAnnotation in the schema, found on
+  ** first use. */
+  const struct trak_pb_message_desc *te_schema, *chrome_te_schema, *da_schema;
   /* The root track descriptor's (uuid 0) process_ordering / thread_ordering are EXPLICIT:
   ** process and thread tracks' sibling_order_rank become their sort index hints. */
   uint8_t process_ordering_explicit, thread_ordering_explicit;
@@ -462,9 +489,48 @@ static inline double trak__counter_in(trak_importer *imp, trak_sequence *seq, ui
 ** which frees them as it fills the tables, really lowers the resident memory. */
 void trak__block_free(trak_ev_block *b);
 
+/* Chromium's descriptors (proto/chrome_descriptors.c). Names are set by Perfetto's priorities
+** (a name replaces one of lower or equal priority); process args are collected and written
+** by trak__process_args_flush at the end of the import, one arg set per process. */
+void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name, uint32_t prio);
+void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name, uint32_t prio);
+void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
+                       trak_arg_type type, int64_t int_value, uint32_t str);
+void trak__process_labels(trak_importer *imp, uint32_t upid, const uint8_t *data, size_t len);
+void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const uint8_t *data,
+                                     size_t len);
+void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
+                                    size_t len);
+void trak__process_args_flush(trak_importer *imp);
+/* ProcessStats' Chrome figures (proto/chrome_process_stats.c): chrome_private_footprint_kb and
+** chrome_peak_resident_set_kb become bytes on the process's counter tracks
+** "chrome.private_footprint_kb" / "chrome.peak_resident_set_kb" (type chrome_process_stats),
+** is_peak_rss_resettable the process arg of that name. */
+void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len);
+
+/* The names Perfetto gives Chromium's process and thread types (a string id, 0 for none:
+** unspecified or unknown types) (chrome_names.c). */
+uint32_t trak__chrome_process_name(trak_importer *imp, int32_t type);
+uint32_t trak__chrome_thread_name(trak_importer *imp, int32_t type);
+
 /* Decodes a SourceLocation (proto/typed_args.c); returns the decoder's result (<0: malformed). */
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid);
+/* The interned SourceLocation `iid` of the sequence, or NULL (reported as missing). */
+const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
+/* A location's file name as Perfetto writes it: '\\' made '/', absent made "". */
+uint32_t trak__source_path(trak_importer *imp, uint32_t file);
+
+/* Adds the args of one field of a message (a TrackEvent's typed payload) to the arg set `set`
+** as Perfetto's reflection names them: key "name", nested fields "name.sub", repeated values
+** "name[i]" (flat key "name"), enums by value name, an empty message as a null row
+** (debug_args.c). */
+struct trak_pb_field_desc;
+/* Finds imp->te_schema, chrome_te_schema and da_schema once. */
+void trak__schemas_init(trak_importer *imp);
+void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
 
 /* Clocks (clocks.c). */
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,

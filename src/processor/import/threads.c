@@ -111,7 +111,8 @@ static void idle_rows(trak_importer *imp) {
   t->thread.upid[utid] = upid;
   t->thread.is_main[utid] = 1;
   t->thread.is_idle[utid] = 1;
-  t->thread.name[utid] = trak__strpool_intern(&t->strings, "swapper", strlen("swapper"));
+  /* A name trace processor gives: above every name a trace gives (Perfetto's priority 5). */
+  trak__thread_name_set(imp, utid, trak__strpool_intern(&t->strings, "swapper", 7), 5);
   int added;
   *trak__map_put(&imp->pid_index, id_key(imp->machine, 0), 0, &added) = upid;
   *trak__map_put(&imp->tid_index, id_key(imp->machine, 0), 0, &added) = utid;

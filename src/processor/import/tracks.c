@@ -114,10 +114,13 @@ static void process_fields_decode(trak_importer *imp, const trak_span *span, pro
   if (first) pf->cmd0 = trak__strpool_intern(sp, cmdline, first);
 }
 
-/* Writes a process descriptor's name into its process row. Perfetto's track event importer
-** leaves cmdline (and names from it) to system process data, so trak does too. */
-static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf) {
-  if (pf->name) imp->tables->process.name[upid] = pf->name;
+/* Writes a process descriptor's name into its process row, and its labels into its args.
+** Perfetto's track event importer leaves cmdline (and names from it) to system process data,
+** so trak does too. */
+static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf,
+                                 const trak_span *span) {
+  trak__process_name_set(imp, upid, pf->name, 2);
+  trak__process_labels(imp, upid, span->data, span->len);
 }
 
 /* A ThreadDescriptor's fields. */
@@ -200,27 +203,6 @@ static int chrome_thread_sandboxed(trak_importer *imp, const trak_span *span) {
         f.wire_type == TRAK_PB_WIRE_VARINT)
       sandboxed = f.value != 0;
   return sandboxed;
-}
-
-/* A ChromeProcessDescriptor's host_app_package_name becomes the process's
-** chrome.host_app_package_name arg (once: descriptors are re-emitted). */
-static void chrome_process_args(trak_importer *imp, uint32_t upid, const trak_span *span) {
-  trak_tables *t = imp->tables;
-  if (t->process.arg_set_id[upid] != TRAK_NULL_U32) return;
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  trak__dec_init(imp, &dec, span->data, span->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number != TRAK_PB_ChromeProcessDescriptor_host_app_package_name ||
-        f.wire_type != TRAK_PB_WIRE_LEN)
-      continue;
-    uint32_t set = (uint32_t)t->args.n;
-    uint32_t key = str_id(imp, "chrome.host_app_package_name");
-    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_STRING);
-    t->args.string_value[row] = intern_field(imp, &f);
-    t->process.arg_set_id[upid] = set;
-    return;
-  }
 }
 
 /* Claims a thread or process row for descriptor `uuid`; returns 0 when another uuid claimed it
@@ -345,7 +327,9 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     }
     utid = descriptor_thread(imp, &df, &tf, existing);
     int other = existing && !df.chrome_thread.data && !thread_is(imp, utid, tf.pid, tf.tid);
-    if (tf.name && !other) imp->tables->thread.name[utid] = tf.name;
+    if (!other) trak__thread_name_set(imp, utid, tf.name, 4);
+    if (df.chrome_thread.data)
+      trak__chrome_thread_descriptor(imp, utid, df.chrome_thread.data, df.chrome_thread.len);
     upid = imp->tables->thread.upid[utid];
     /* The sequence's thread, for its events without a track (kept across clears): the
     ** descriptor's pid and tid, even when its uuid names another thread already, as Perfetto
@@ -353,7 +337,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     uint32_t seq_utid = utid;
     if (other) {
       seq_utid = trak__thread_for_tid(imp, tf.tid, tf.pid);
-      if (tf.name) imp->tables->thread.name[seq_utid] = tf.name;
+      trak__thread_name_set(imp, seq_utid, tf.name, 4);
     }
     if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, seq_utid);
     index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
@@ -368,8 +352,9 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
       return;
     }
     upid = descriptor_process(imp, &df, &pf, existing);
-    process_fields_apply(imp, upid, &pf);
-    if (df.chrome_process.data) chrome_process_args(imp, upid, &df.chrome_process);
+    process_fields_apply(imp, upid, &pf, &df.process);
+    if (df.chrome_process.data)
+      trak__chrome_process_descriptor(imp, upid, df.chrome_process.data, df.chrome_process.len);
     index = trak__track_for_uuid(imp, df.uuid);
   } else {
     index = trak__track_for_uuid(imp, df.uuid);

@@ -11,3 +11,5 @@ ORDER BY c.id;
 SELECT utid, tid, name FROM thread ORDER BY utid;
 SELECT upid, pid, name FROM process ORDER BY upid;
 SELECT name, value FROM stats WHERE value > 0 ORDER BY name;
+SELECT t.type, a.key, a.display_value FROM track t JOIN args a ON a.arg_set_id = t.source_arg_set_id
+WHERE t.type IN ('legacy_chrome_global_instants', 'chrome_process_instant') ORDER BY t.id, a.id;

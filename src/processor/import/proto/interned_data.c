@@ -1,7 +1,8 @@
 /*
 ** This file holds the decoding of TracePacket.interned_data: each InternedData table trak knows
 ** (event names and categories, debug annotation names, types and strings, source locations, log
-** message bodies, correlation ids) adds its entries to the sequence's interned maps, which
+** message bodies, correlation ids, histogram names) adds its entries to the sequence's interned
+*maps, which
 ** import/sequence.c owns and every later packet of the sequence looks up.
 */
 #include "processor/import/import.h"
@@ -31,6 +32,8 @@ static const intern_fields intern_table[] = {
      TRAK_PB_LogMessageBody_body},
     {TRAK_PB_InternedData_correlation_id_str, TRAK_INTERN_CORRELATION, TRAK_PB_InternedString_iid,
      TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_histogram_names, TRAK_INTERN_HISTOGRAM, TRAK_PB_HistogramName_iid,
+     TRAK_PB_HistogramName_name},
 };
 
 /* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. A

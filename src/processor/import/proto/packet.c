@@ -16,7 +16,7 @@ typedef struct packet_fields {
   uint32_t clock_id, seq_id, flags;
   uint8_t has_ts, has_clock, has_seq, cleared, dropped, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
-  trak_span trace_stats;
+  trak_span trace_stats, process_stats;
   uint8_t has_zstd;
   uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
 } packet_fields;
@@ -113,6 +113,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     case TRAK_PB_TracePacket_trace_stats:
       if (is_len) pf->trace_stats = span;
       break;
+    case TRAK_PB_TracePacket_process_stats:
+      if (is_len) pf->process_stats = span;
+      break;
     case TRAK_PB_TracePacket_compressed_packets:
       if (is_len) pf->compressed = span;
       break;
@@ -187,8 +190,13 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->defaults.data) packet_defaults(imp, seq, &pf->defaults);
   if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
   if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
-  if (pf->descriptor.data)
+  /* A packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
+  if (pf->has_ts && (int64_t)pf->timestamp > imp->latest_ts)
+    imp->latest_ts = (int64_t)pf->timestamp;
+  if (pf->descriptor.data) {
+    imp->descriptor_ts = pf->has_ts ? (int64_t)pf->timestamp : imp->latest_ts;
     trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
+  }
   if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
   if (pf->thread.data && !seq->state_valid) {
     trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
@@ -215,6 +223,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     missing_sequence_id(imp);
   else if (pf->track_event.data)
     trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
+  if (pf->process_stats.data && ctx.has_ts)
+    trak__chrome_process_stats(imp, &ctx, pf->process_stats.data, pf->process_stats.len);
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the

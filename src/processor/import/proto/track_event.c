@@ -75,7 +75,18 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
   case TRAK_PB_TrackEvent_legacy_event:
     rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
     break;
+  case TRAK_PB_TrackEvent_task_execution:
+    rare_span(ef, f, &ef->task, TRAK_TE_TASK);
+    break;
+  case TRAK_PB_TrackEvent_chrome_histogram_sample:
+    rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
+    ef->extras |= TRAK_TE_REFLECT;
+    break;
   default:
+    if (trak__te_reflected(f->number)) { /* known to Perfetto, reflected into args */
+      ef->extras |= TRAK_TE_REFLECT;
+      break;
+    }
     if (!trak__schema_lacks("TrackEvent", f->number)) break;
     if (!(ef->extras & TRAK_TE_UNKNOWN)) ef->unknown_fields = 0;
     ef->unknown_fields++, ef->extras |= TRAK_TE_UNKNOWN;
@@ -88,6 +99,7 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
+  ef->blob = (trak_span){data, len};
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     switch (f.number) {

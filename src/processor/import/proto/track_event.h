@@ -31,7 +31,10 @@ enum {
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
   TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
   TRAK_TE_UNKNOWN = 1024,       /* fields trak's schema lacks: unknown_fields counts them */
-  TRAK_TE_LEGACY_TRACK = 2048   /* legacy_event overrides chose the track (legacy_track) */
+  TRAK_TE_LEGACY_TRACK = 2048,  /* legacy_event overrides chose the track (legacy_track) */
+  TRAK_TE_TASK = 4096,          /* task_execution */
+  TRAK_TE_HISTOGRAM = 8192,     /* chrome_histogram_sample */
+  TRAK_TE_REFLECT = 16384       /* a typed payload Perfetto reflects into args (chrome_*) */
 };
 
 typedef struct trak_te_fields {
@@ -50,7 +53,8 @@ typedef struct trak_te_fields {
   uint32_t n_annos;
   /* ---- valid when their extras bit is set ---- */
   uint64_t source_location_iid, correlation_id, correlation_iid;
-  trak_span source_location, log_message, correlation_str, legacy;
+  trak_span source_location, log_message, correlation_str, legacy, task, histogram;
+  trak_span blob; /* the whole TrackEvent, for the reflected payloads (TRAK_TE_REFLECT) */
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
   uint64_t bind_id;                         /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
@@ -75,6 +79,36 @@ typedef struct trak_te_args_extra {
   int64_t source_id;
   int64_t ts; /* the event's, for its android_logs row */
 } trak_te_args_extra;
+
+/* 1 if `number` is one of Chromium's TrackEvent extensions (ChromeTrackEvent in
+** protos/chrome_track_event_ext.proto). The schema is looked up once per process. */
+int trak__chrome_extension_known(uint32_t number) __attribute__((cold));
+
+/* Whether Perfetto's parser reflects TrackEvent field `number` into args: Chrome's typed
+** payloads (fields 24..50) and Chromium's extensions (1000 and up) that the schema has. */
+static inline int trak__te_reflected(uint32_t number) {
+  switch (number) {
+  case TRAK_PB_TrackEvent_cc_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_user_event:
+  case TRAK_PB_TrackEvent_chrome_keyed_service:
+  case TRAK_PB_TrackEvent_chrome_legacy_ipc:
+  case TRAK_PB_TrackEvent_chrome_histogram_sample:
+  case TRAK_PB_TrackEvent_chrome_latency_info:
+  case TRAK_PB_TrackEvent_chrome_frame_reporter:
+  case TRAK_PB_TrackEvent_chrome_message_pump:
+  case TRAK_PB_TrackEvent_chrome_mojo_event_info:
+  case TRAK_PB_TrackEvent_chrome_application_state_info:
+  case TRAK_PB_TrackEvent_chrome_renderer_scheduler_state:
+  case TRAK_PB_TrackEvent_chrome_window_handle_event_info:
+  case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
+  case TRAK_PB_TrackEvent_chrome_active_processes:
+  case TRAK_PB_TrackEvent_screenshot:
+    return 1;
+  default:
+    return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state &&
+           trak__chrome_extension_known(number);
+  }
+}
 
 /* Appends a repeated scalar, accepting both packed and unpacked encodings. */
 void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type);

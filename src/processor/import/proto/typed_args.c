@@ -14,9 +14,11 @@
 ** Rows come in Perfetto's order: the typed ones, then debug.*, then the legacy passthrough.
 */
 #include <inttypes.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "pb/schema.h"
 #include "processor/import/proto/track_event.h"
 
 static const char *const key_names[TRAK_KEY_COUNT] = {
@@ -36,6 +38,10 @@ static const char *const key_names[TRAK_KEY_COUNT] = {
     [TRAK_KEY_LEGACY_SOURCE_ID] = "legacy_trace_source_id",
     [TRAK_KEY_LEGACY_PASSTHROUGH_UTID] = "legacy_event.passthrough_utid",
     [TRAK_KEY_LEGACY_PHASE] = "legacy_event.phase",
+    [TRAK_KEY_TASK_FILE] = "task.posted_from.file_name",
+    [TRAK_KEY_TASK_FUNCTION] = "task.posted_from.function_name",
+    [TRAK_KEY_TASK_LINE] = "task.posted_from.line_number",
+    [TRAK_KEY_HISTOGRAM_NAME] = "chrome_histogram_sample.name",
 };
 
 static uint32_t intern(trak_importer *imp, const void *s, size_t len) {
@@ -83,8 +89,7 @@ static uint32_t str_or_empty(trak_importer *imp, uint32_t str) {
   return str ? str : intern(imp, "", 0);
 }
 
-/* The file name with Windows separators made '/', as Perfetto normalises it. */
-static uint32_t normalized_path(trak_importer *imp, uint32_t file) {
+uint32_t trak__source_path(trak_importer *imp, uint32_t file) {
   const trak_strpool *sp = &imp->tables->strings;
   if (!file || !memchr(sp->str.v[file], '\\', sp->len.v[file])) return str_or_empty(imp, file);
   char buf[4096];
@@ -95,26 +100,24 @@ static uint32_t normalized_path(trak_importer *imp, uint32_t file) {
   return intern(imp, buf, n);
 }
 
-/* The interned source location `iid`, or NULL (reported as missing). */
-static const trak_source_loc *source_loc(trak_importer *imp, trak_sequence *seq, uint64_t iid) {
+const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid) {
   uint32_t i = trak__interned_get(imp, seq, TRAK_INTERN_SOURCE_LOCATION, iid);
   return i && i < imp->source_locs.n ? &imp->source_locs.v[i] : NULL;
 }
 
-/* source.* from the interned location, then the iid itself as Perfetto's reflection of the
-** field writes it (also when the iid is unknown, which Perfetto counts as a parser error). */
+/* source.* from the interned location (the iid itself comes with the reflected fields, also
+** when it is unknown, which Perfetto counts as a parser error). */
 static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set, uint64_t iid) {
-  const trak_source_loc *loc = source_loc(imp, seq, iid);
+  const trak_source_loc *loc = trak__source_loc_get(imp, seq, iid);
   if (loc) {
     trak_source_loc l = *loc;
-    add_string(imp, set, TRAK_KEY_SOURCE_FILE, normalized_path(imp, l.file));
+    add_string(imp, set, TRAK_KEY_SOURCE_FILE, trak__source_path(imp, l.file));
     add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
     add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
   } else {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "source_location_iid %llu is not interned",
                  (unsigned long long)iid);
   }
-  add_int(imp, set, TRAK_KEY_SOURCE_IID, TRAK_ARG_UINT, (int64_t)iid);
 }
 
 /* The inline SourceLocation, field by field in wire order, as Perfetto's reflection does. */
@@ -163,7 +166,7 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
   add_string(imp, set, TRAK_KEY_LOG_BODY, body);
   trak_log_row row = {ts, utid, has_prio ? (uint32_t)(prio <= 7 ? prio : 0) : 4, 0, body};
   if (has_loc) {
-    const trak_source_loc *loc = source_loc(imp, seq, loc_iid);
+    const trak_source_loc *loc = trak__source_loc_get(imp, seq, loc_iid);
     if (!loc) return;
     trak_source_loc l = *loc;
     const trak_strpool *sp = &imp->tables->strings;
@@ -197,16 +200,105 @@ static void correlation_args(trak_importer *imp, trak_sequence *seq, uint32_t se
   }
 }
 
+/* task.posted_from.* from the interned location the task was posted from. */
+static void task_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *msg) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, msg->data, msg->len);
+  uint64_t iid = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_TaskExecution_posted_from_iid && f.wire_type == TRAK_PB_WIRE_VARINT)
+      iid = f.value;
+  const trak_source_loc *loc = iid ? trak__source_loc_get(imp, seq, iid) : NULL;
+  if (!loc) { /* Perfetto counts it as a parser error too */
+    if (!iid) trak__report(imp, TRAK_STAT_BAD_TYPE, "task_execution without posted_from_iid");
+    return;
+  }
+  trak_source_loc l = *loc;
+  add_string(imp, set, TRAK_KEY_TASK_FILE, trak__source_path(imp, l.file));
+  add_string(imp, set, TRAK_KEY_TASK_FUNCTION, str_or_empty(imp, l.function));
+  add_int(imp, set, TRAK_KEY_TASK_LINE, TRAK_ARG_UINT, l.line);
+}
+
+/* chrome_histogram_sample.name from the interned histogram name (name_iid without a name). */
+static void histogram_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                           const trak_span *msg) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, msg->data, msg->len);
+  uint64_t iid = 0;
+  int has_iid = 0, has_name = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_ChromeHistogramSample_name_iid && f.wire_type == TRAK_PB_WIRE_VARINT)
+      iid = f.value, has_iid = 1;
+    if (f.number == TRAK_PB_ChromeHistogramSample_name && f.wire_type == TRAK_PB_WIRE_LEN)
+      has_name = 1;
+  }
+  if (!has_iid) return;
+  if (has_name) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE,
+                 "chrome_histogram_sample has both name and name_iid; only one may be set");
+    return;
+  }
+  uint32_t name = trak__interned_get(imp, seq, TRAK_INTERN_HISTOGRAM, iid);
+  if (name) add_string(imp, set, TRAK_KEY_HISTOGRAM_NAME, name);
+}
+
+int trak__chrome_extension_known(uint32_t number) {
+  static _Atomic(const trak_pb_message_desc *) cache; /* a race finds the same pointer twice */
+  const trak_pb_message_desc *msg = atomic_load_explicit(&cache, memory_order_relaxed);
+  if (!msg) {
+    msg = trak__schema_message("ChromeTrackEvent");
+    atomic_store_explicit(&cache, msg, memory_order_relaxed);
+  }
+  return msg && trak__schema_field_by_number(msg, number);
+}
+
+/* The fields Perfetto's parser reflects, in wire order: the inline source location, the
+** source_location_iid, Chrome's typed payloads (TrackEvent 24..50) and extensions (1000+). */
+static void reflected_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                           const trak_te_fields *ef) {
+  trak__schemas_init(imp);
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, ef->blob.data, ef->blob.len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    const trak_pb_field_desc *fd = NULL;
+    switch (f.number) {
+    case TRAK_PB_TrackEvent_source_location:
+      if (f.wire_type == TRAK_PB_WIRE_LEN)
+        source_inline_args(imp, set, &(trak_span){f.data, f.len});
+      continue;
+    case TRAK_PB_TrackEvent_source_location_iid:
+      if (f.wire_type == TRAK_PB_WIRE_VARINT)
+        add_int(imp, set, TRAK_KEY_SOURCE_IID, TRAK_ARG_UINT, (int64_t)f.value);
+      continue;
+    default: {
+      if (!trak__te_reflected(f.number)) break;
+      const trak_pb_message_desc *m = f.number >= TRAK_PB_ChromeTrackEvent_chrome_app_state
+                                          ? imp->chrome_te_schema
+                                          : imp->te_schema;
+      fd = m ? trak__schema_field_by_number(m, f.number) : NULL;
+      break;
+    }
+    }
+    if (fd) trak__reflect_field_args(imp, seq, set, fd, &f);
+  }
+}
+
 uint32_t trak__te_args(trak_importer *imp, trak_sequence *seq, const trak_te_fields *ef,
                        const trak_te_args_extra *x) {
   uint32_t set = (uint32_t)imp->tables->args.n;
   uint32_t extras = ef->extras;
   if (extras & TRAK_TE_SOURCE_IID) source_iid_args(imp, seq, set, ef->source_location_iid);
+  if (extras & TRAK_TE_TASK) task_args(imp, seq, set, &ef->task);
   if (extras & TRAK_TE_LOG) log_args(imp, seq, set, &ef->log_message, x->utid, x->ts);
+  if (extras & TRAK_TE_HISTOGRAM) histogram_args(imp, seq, set, &ef->histogram);
   if (extras & (TRAK_TE_CORRELATION | TRAK_TE_CORRELATION_STR | TRAK_TE_CORRELATION_IID))
     correlation_args(imp, seq, set, ef);
   if (x->has_source_id) add_int(imp, set, TRAK_KEY_LEGACY_SOURCE_ID, TRAK_ARG_INT, x->source_id);
-  if (extras & TRAK_TE_SOURCE_INLINE) source_inline_args(imp, set, &ef->source_location);
+  if (extras & (TRAK_TE_SOURCE_INLINE | TRAK_TE_SOURCE_IID | TRAK_TE_REFLECT))
+    reflected_args(imp, seq, set, ef);
   if (ef->n_annos) trak__debug_args_append(imp, seq, set, ef->annos, ef->n_annos);
   if (x->passthrough_utid != TRAK_NULL_U32)
     add_int(imp, set, TRAK_KEY_LEGACY_PASSTHROUGH_UTID, TRAK_ARG_UINT, x->passthrough_utid);
