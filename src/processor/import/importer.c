@@ -25,6 +25,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(seq->default_extra_uuids);
     trak_vec_free(seq->default_extra_double_uuids);
     trak__map_free(&seq->inc_index);
+    free(seq->losses);
     trak_vec_free(seq->inc_values);
     while (seq->head) {
       trak_ev_block *next = seq->head->next;
@@ -46,6 +47,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
+  trak__meta_free(imp);
   trak_vec_free(imp->thread_prev);
   trak_map *maps[] = {&imp->seq_index,   &imp->track_index, &imp->thread_track_index,
                       &imp->tid_index,   &imp->pid_index,   &imp->clock_index,

@@ -14,9 +14,12 @@
 typedef struct packet_fields {
   uint64_t timestamp;
   uint32_t clock_id, seq_id, flags;
-  uint8_t has_ts, has_clock, cleared, dropped, first_on_seq;
+  uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
+  uint8_t has_ts, has_clock, cleared, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
-  trak_span trace_stats;
+  trak_span trace_stats, config;
+  trak_span meta; /* a payload metadata.c handles (rare), and its field number */
+  uint32_t meta_field;
   uint8_t has_zstd;
 } packet_fields;
 
@@ -86,7 +89,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->cleared = f.value != 0;
       break;
     case TRAK_PB_TracePacket_previous_packet_dropped:
-      pf->dropped = f.value != 0;
+      pf->dropped = (uint32_t)f.value;
       break;
     case TRAK_PB_TracePacket_first_packet_on_sequence:
       pf->first_on_seq = f.value != 0;
@@ -112,6 +115,19 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     case TRAK_PB_TracePacket_trace_stats:
       if (is_len) pf->trace_stats = span;
       break;
+    case TRAK_PB_TracePacket_trace_config:
+      if (is_len) pf->config = span;
+      break;
+    case TRAK_PB_TracePacket_trace_uuid:
+    case TRAK_PB_TracePacket_system_info:
+    case TRAK_PB_TracePacket_service_event:
+    case TRAK_PB_TracePacket_trigger:
+    case TRAK_PB_TracePacket_clone_snapshot_trigger:
+    case TRAK_PB_TracePacket_chrome_trigger:
+    case TRAK_PB_TracePacket_chrome_metadata:
+    case TRAK_PB_TracePacket_trace_attributes:
+      if (is_len) pf->meta = span, pf->meta_field = f.number;
+      break;
     case TRAK_PB_TracePacket_compressed_packets:
       if (is_len) pf->compressed = span;
       break;
@@ -127,6 +143,10 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
+  /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
+  if (TRAK_UNLIKELY(pf->dropped) && seq->packet_seen && pf->seq_id)
+    trak__trace_stats_loss(seq, pf->dropped);
+  seq->packet_seen = 1;
   if (pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
@@ -134,7 +154,10 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   }
   if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
-  if ((pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE) && !seq->state_valid) {
+  if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
+  seq->needs_state_total++;
+  if (!seq->state_valid) {
+    seq->needs_state_skipped++;
     trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
                  "packet needs incremental state, but sequence %u has %s", seq->id,
                  seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
@@ -174,6 +197,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->descriptor.data)
     trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
   if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
+  if (pf->config.data) trak__meta_packet(imp, NULL, TRAK_PB_TracePacket_trace_config,
+                                         pf->config.data, pf->config.len);
   if (pf->thread.data && !seq->state_valid) {
     trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
                  "thread_descriptor on sequence %u before it cleared its incremental state; "
@@ -197,6 +222,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   }
   if (pf->track_event.data)
     trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
+  else if (pf->meta.data)
+    trak__meta_packet(imp, &ctx, pf->meta_field, pf->meta.data, pf->meta.len);
 }
 
 static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
