@@ -93,7 +93,7 @@ extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
 /* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
 ** listed, 0 until a packet sets them), then those of each buffer a packet reported. */
-#define TRAK_TRACED_SINGLE_COUNT 20
+#define TRAK_TRACED_SINGLE_COUNT 21
 /* One figure of one buffer (trace_stats.c's `indexed` stat `def`). */
 typedef struct trak_traced_indexed {
   uint32_t def;
@@ -501,9 +501,11 @@ __attribute__((cold)) void trak__trace_stats_loss(trak_sequence *seq, uint32_t b
 ** trigger fired (at trace time `ts`). */
 typedef enum { TRAK_CLONE_STARTED, TRAK_CLONE_BUFFER_DONE, TRAK_CLONE_TRIGGER } trak_clone_event;
 void trak__trace_stats_clone(trak_importer *imp, trak_clone_event what, int64_t buffer, int64_t ts);
-/* End of import: figures that depend on the trace config (long_trace_mode_bytes_overwritten),
-** then the rows in order. `config` is the last TraceConfig (NULL: none). */
-void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len);
+/* End of import: figures that depend on the trace config (config_write_into_file_*,
+** long_trace_mode_bytes_overwritten), then the rows in order. `config` is the last
+** TraceConfig (NULL: none); `service_major` the Perfetto version of the service (-1: unknown). */
+void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
+                              int64_t service_major);
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
 
 /* The metadata table (metadata.c), filled as Perfetto's importer fills it. */

@@ -60,11 +60,11 @@ static char *dup_n(const void *s, size_t n) {
 /* ---- rows ------------------------------------------------------------------------------- */
 
 /* Adds a row, or with `single` replaces the value of the row named `name` in place (Perfetto
-** keeps a key's first position). `str` NULL with is_str: a NULL value (an empty string). */
+** keeps a key's first position). `str` NULL with is_str: a NULL value (an absent string). */
 static void put(trak_metadata *m, const char *name, int is_str, const char *str, size_t len,
                 int64_t value, int scope, int multi, int single) {
   trak_meta_row r = {0};
-  r.str = is_str && len ? dup_n(str, len) : NULL;
+  r.str = is_str && str ? dup_n(str, len) : NULL;
   r.value = is_str ? 0 : value;
   r.is_str = (uint8_t)is_str;
   r.multi = (uint8_t)multi;
@@ -525,6 +525,20 @@ static void chrome_trigger(trak_importer *imp, trak_metadata *m, const late_pack
   put(m, "cr-triggered_rule_name_hash", 0, NULL, 0, hash, TRAK_META_MACHINE_TRACE, 0, 0);
 }
 
+/* The major version of a "Perfetto vNN.x" tracing_service_version, or -1. */
+static int64_t service_major(const trak_metadata *m) {
+  for (size_t i = 0; i < m->rows.n; i++) {
+    const trak_meta_row *r = &m->rows.v[i];
+    if (strcmp(r->name, "tracing_service_version") || !r->str) continue;
+    if (strncmp(r->str, "Perfetto v", 10)) return -1;
+    const char *s = r->str + 10;
+    char *end;
+    unsigned long v = strtoul(s, &end, 10);
+    return end != s && (*end == '.' || *end == '-') && v < 1000000 ? (int64_t)v : -1;
+  }
+  return -1;
+}
+
 static int late_cmp(const void *a, const void *b) {
   const late_packet *x = a, *y = b;
   if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
@@ -575,8 +589,8 @@ void trak__meta_json(trak_importer *imp, const char *text, size_t len) {
       break;
     }
     case TRAK_JSON_OBJECT:
-    case TRAK_JSON_ARRAY: /* the text between the brackets */
-      set_str(m, name, TRAK_META_MACHINE_TRACE, val.s + 1, val.len >= 2 ? val.len - 2 : 0);
+    case TRAK_JSON_ARRAY: /* its text, brackets included */
+      set_str(m, name, TRAK_META_MACHINE_TRACE, val.s, val.len);
       break;
     default: /* null: no row */
       break;
@@ -603,7 +617,7 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
     free(lp->data);
   }
   trak_vec_free(m->late);
-  trak__trace_stats_finish(imp, m->config, m->config_len);
+  trak__trace_stats_finish(imp, m->config, m->config_len, service_major(m));
   /* trace_uuid and trace_type first, trace_size_bytes last, as Perfetto numbers them */
   char uuid[37];
   if (m->uuid_found)

@@ -84,8 +84,15 @@ static const single_def singles[] = {
     {0, 0,
      {"traced_clone_trigger_timestamp_ns", INFO,
       "When the trigger that made the service clone the session fired (trace time).", 0}},
+    /* the trace config (trak__trace_stats_finish) */
+    {0, 0,
+     {"config_write_into_file_no_flush", ERR,
+      "The trace was written into a file (write_into_file) without flush_period_ms, by a "
+      "service older than Perfetto v54 (or of unknown version): data of long-lived sources "
+      "may be missing from the file.",
+      0}},
 };
-enum { FILTER_FIRST = 13, CLONE_STARTED = 18, CLONE_TRIGGER = 19 };
+enum { FILTER_FIRST = 13, CLONE_STARTED = 18, CLONE_TRIGGER = 19, NO_FLUSH = 20 };
 
 /* Stats of one buffer, indexed by buffer: first TraceStats.BufferStats's fields, then the
 ** figures that come from elsewhere (field 0). */
@@ -131,7 +138,7 @@ static const buffer_def buffers[] = {
      {"traced_buf_readaheads_succeeded", INFO, "Reads of packets spanning chunks that succeeded.",
       0}},
     {TRAK_PB_TraceStats_BufferStats_readaheads_failed,
-     {"traced_buf_readaheads_failed", LOSS, "Reads of packets spanning chunks that failed.", 0}},
+     {"traced_buf_readaheads_failed", INFO, "Reads of packets spanning chunks that failed.", 0}},
     {TRAK_PB_TraceStats_BufferStats_abi_violations,
      {"traced_buf_abi_violations", LOSS, "Violations of the shared memory ABI by producers.", 0}},
     {TRAK_PB_TraceStats_BufferStats_trace_writer_packet_loss,
@@ -148,12 +155,12 @@ static const buffer_def buffers[] = {
      {"traced_buf_sequence_packet_loss", LOSS,
       "Packets after which packets were lost, on the sequences writing into the buffer "
       "(TracePacket.previous_packet_dropped; the first packet of a sequence is not counted).",
-      0}},
+      1}},
     {0,
      {"traced_buf_incremental_sequences_dropped", LOSS,
       "Sequences writing into the buffer all of whose packets needing incremental state were "
       "skipped because that state was lost.",
-      0}},
+      1}},
     /* the cause bits of previous_packet_dropped, 2 to 256 */
     {0, {"traced_buf_data_loss_read_gap", LOSS, "Losses from a gap in the read chunks.", 0}},
     {0, {"traced_buf_data_loss_chunk_corrupted", LOSS, "Losses from a corrupted chunk.", 0}},
@@ -175,6 +182,11 @@ static const buffer_def buffers[] = {
      {"traced_buf_clone_done_timestamp_ns", INFO,
       "When the service finished cloning the buffer (trace time).", 0}},
     {0,
+     {"config_write_into_file_discard", LOSS,
+      "The trace was written into a file (write_into_file) through this DISCARD buffer: once "
+      "full, it dropped everything that came later.",
+      0}},
+    {0,
      {"long_trace_mode_bytes_overwritten", LOSS,
       "Bytes a ring buffer overwrote in a trace written into a file (write_into_file with "
       "file_write_period_ms under a day): they never reached the file.",
@@ -187,6 +199,7 @@ enum {
   INC_DROPPED,
   LOSS_CAUSE_FIRST, /* 8 of them */
   CLONE_DONE = LOSS_CAUSE_FIRST + 8,
+  INTO_FILE_DISCARD,
   LONG_TRACE_OVERWRITTEN,
   INDEXED_COUNT
 };
@@ -195,22 +208,21 @@ _Static_assert(sizeof singles / sizeof *singles == TRAK_TRACED_SINGLE_COUNT, "si
 _Static_assert(sizeof buffers / sizeof *buffers == INDEXED_COUNT, "buffers");
 
 /* Tells the diag callback about a loss the trace reports (it is not counted again: the row
-** holds the figure). */
-__attribute__((noinline, cold)) static void
-report_loss(trak_importer *imp, const trak_stat_def *def, int64_t idx, int64_t value) {
+** holds the figure), with what the figure means. `from` says where the figure comes from. */
+__attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
+                                                        const trak_stat_def *def, int64_t idx,
+                                                        int64_t value, const char *from) {
   if (!imp->opts.diag) return;
   /* Perfetto calls discarded chunks and patches info, but they are data the service lost:
   ** `trak check` hears of them as losses. */
   trak_severity severity = def->severity == TRAK_SEVERITY_INFO ? TRAK_SEVERITY_DATA_LOSS
                                                               : def->severity;
-  char msg[160];
-  if (idx < 0)
-    snprintf(msg, sizeof msg, "trace_stats: %s = %lld while recording", def->name,
-             (long long)value);
-  else
-    snprintf(msg, sizeof msg, "trace_stats: %s = %lld in buffer %lld while recording", def->name,
-             (long long)value, (long long)idx);
-  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, severity, def->name, msg);
+  char msg[512], where[48] = "";
+  if (idx >= 0) snprintf(where, sizeof where, " in buffer %lld", (long long)idx);
+  snprintf(msg, sizeof msg, "%s: %s = %lld%s: %s", from, def->name, (long long)value, where,
+           def->description);
+  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, severity, def->name,
+                 msg);
 }
 
 /* Sets figure `def` of buffer `idx` (a later value replaces an earlier one). Packets that
@@ -241,8 +253,9 @@ static void buffer_stats_add(trak_importer *imp, size_t index, const uint8_t *da
   for (uint32_t i = 0; i < BUF_STATS_COUNT; i++) {
     set_indexed(imp, i, (int64_t)index, row[i]);
     if (row[i] && (buffers[i].def.severity != TRAK_SEVERITY_INFO ||
-                   buffers[i].field == TRAK_PB_TraceStats_BufferStats_chunks_discarded))
-      report_loss(imp, &buffers[i].def, (int64_t)index, row[i]);
+                   buffers[i].field == TRAK_PB_TraceStats_BufferStats_chunks_discarded ||
+                   buffers[i].field == TRAK_PB_TraceStats_BufferStats_readaheads_failed))
+      report_loss(imp, &buffers[i].def, (int64_t)index, row[i], "trace_stats");
   }
 }
 
@@ -356,7 +369,7 @@ void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len) 
                singles[i].field == TRAK_PB_TraceStats_chunks_discarded ||
                singles[i].field == TRAK_PB_TraceStats_patches_discarded;
     if (value[i] && (i < FILTER_FIRST || value[i] != was) && loss)
-      report_loss(imp, &singles[i].def, -1, value[i]);
+      report_loss(imp, &singles[i].def, -1, value[i], "trace_stats");
   }
 }
 
@@ -376,31 +389,61 @@ static int indexed_cmp(const void *a, const void *b) {
   return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* A write_into_file trace whose ring buffers overwrote data lost it for good, unless the
-** period is a day or more (Perfetto's cut-off: a ring-buffer trace saved now and then). */
-static void long_trace_mode(trak_importer *imp, const uint8_t *config, size_t len) {
+/* The fill policy of a TraceConfig.BufferConfig. */
+static uint64_t fill_policy(trak_importer *imp, const trak_pb_field *buffer) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint64_t policy = 0;
+  trak__dec_init(imp, &dec, buffer->data, buffer->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy) policy = f.value;
+  return policy;
+}
+
+/* What the config of a write_into_file trace says about its losses: DISCARD buffers, no
+** flush period (unless the service is Perfetto v54 or later, `service_major`, -1: unknown),
+** and ring buffers that overwrote data, lost for good unless the file period is a day or more
+** (Perfetto's cut-off: a ring-buffer trace saved now and then). */
+static void config_stats(trak_importer *imp, const uint8_t *config, size_t len,
+                         int64_t service_major) {
   trak_pb_decoder dec;
   trak_pb_field f;
   int into_file = 0;
-  uint64_t period = 0;
+  uint64_t period = 0, flush = 0;
   int64_t nbuf = 0;
   trak__dec_init(imp, &dec, config, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TraceConfig_write_into_file) into_file = f.value != 0;
     if (f.number == TRAK_PB_TraceConfig_file_write_period_ms) period = f.value;
-    if (f.number == TRAK_PB_TraceConfig_buffers) nbuf++;
+    if (f.number == TRAK_PB_TraceConfig_flush_period_ms) flush = f.value;
   }
-  if (!into_file || period >= 24ull * 60 * 60 * 1000) return;
+  if (!into_file) return;
+  trak__dec_init(imp, &dec, config, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_TraceConfig_buffers || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (fill_policy(imp, &f) == TRAK_PB_TraceConfig_BufferConfig_DISCARD) {
+      set_indexed(imp, INTO_FILE_DISCARD, nbuf, 1);
+      report_loss(imp, &buffers[INTO_FILE_DISCARD].def, nbuf, 1, "trace_config");
+    }
+    nbuf++;
+  }
+  if (!flush && (service_major < 0 || service_major < 54)) {
+    imp->traced[NO_FLUSH] = 1;
+    report_loss(imp, &singles[NO_FLUSH].def, -1, 1, "trace_config");
+  }
+  if (period >= 24ull * 60 * 60 * 1000) return;
   size_t n = imp->traced_buf.n;
   for (size_t i = 0; i < n; i++) {
     trak_traced_indexed e = imp->traced_buf.v[i];
-    if (e.def == 2 /* bytes_overwritten */ && e.idx < nbuf && e.value > 0)
-      set_indexed(imp, LONG_TRACE_OVERWRITTEN, e.idx, e.value);
+    if (e.def != 2 /* bytes_overwritten */ || e.idx >= nbuf || e.value <= 0) continue;
+    set_indexed(imp, LONG_TRACE_OVERWRITTEN, e.idx, e.value);
+    report_loss(imp, &buffers[LONG_TRACE_OVERWRITTEN].def, e.idx, e.value, "trace_stats");
   }
 }
 
-void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len) {
-  if (config) long_trace_mode(imp, config, config_len);
+void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
+                              int64_t service_major) {
+  if (config) config_stats(imp, config, config_len, service_major);
   if (imp->traced_buf.n)
     qsort(imp->traced_buf.v, imp->traced_buf.n, sizeof *imp->traced_buf.v, indexed_cmp);
 }
