@@ -420,6 +420,75 @@ static void trace_uuid(trak_importer *imp, trak_metadata *m, const uint8_t *data
   m->uuid_found = 1;
 }
 
+/* ---- trigger slices ---------------------------------------------------------------------- */
+
+/* Adds an arg row (`key` as both keys) to the set that starts at row `set`; returns the row. */
+static uint32_t arg_row(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type) {
+  trak_tables *t = imp->tables;
+  uint32_t k = trak__strpool_intern(&t->strings, key, strlen(key));
+  return trak__arg_add(t, set, k, k, type);
+}
+
+/* A trigger is an instant on the global "Trace Triggers" track, named by the trigger, with its
+** producer as args (a Chrome trigger: its name hash), as Perfetto's importer makes it. */
+static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_t ts,
+                          uint32_t field, const uint8_t *data, size_t len) {
+  trak_tables *t = imp->tables;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_span name = {0}, producer = {0};
+  int has_uid = 0, has_name = 0;
+  int64_t uid = 0;
+  uint64_t hash = 0;
+  int chrome = field == TRAK_PB_TracePacket_chrome_trigger;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == 1 && f.wire_type == TRAK_PB_WIRE_LEN) /* trigger_name in both */
+      name = (trak_span){f.data, f.len}, has_name = 1;
+    else if (!chrome && f.number == TRAK_PB_Trigger_producer_name && f.wire_type == TRAK_PB_WIRE_LEN)
+      producer = (trak_span){f.data, f.len};
+    else if (!chrome && f.number == TRAK_PB_Trigger_trusted_producer_uid &&
+             f.wire_type == TRAK_PB_WIRE_VARINT)
+      uid = (int32_t)f.value, has_uid = 1;
+    else if (chrome && f.number == TRAK_PB_ChromeTrigger_trigger_name_hash &&
+             f.wire_type == TRAK_PB_WIRE_FIXED32)
+      hash = (uint32_t)f.value;
+  }
+  uint32_t name_id = has_name || !chrome ? trak__strpool_intern(&t->strings, (const char *)name.data,
+                                                                name.len)
+                                         : trak__strpool_intern(&t->strings, "chrome_trigger", 14);
+  uint32_t set = (uint32_t)t->args.n, row;
+  if (chrome) {
+    row = arg_row(imp, set, "chrome_trigger.name_hash", TRAK_ARG_UINT);
+    t->args.int_value[row] = (int64_t)hash;
+    if (has_name) {
+      row = arg_row(imp, set, "chrome_trigger.name", TRAK_ARG_STRING);
+      t->args.string_value[row] = name_id;
+    }
+  } else {
+    if (producer.len) {
+      uint32_t str = trak__strpool_intern(&t->strings, (const char *)producer.data, producer.len);
+      row = arg_row(imp, set, "producer_name", TRAK_ARG_STRING);
+      t->args.string_value[row] = str;
+    }
+    if (has_uid) {
+      row = arg_row(imp, set, "trusted_producer_uid", TRAK_ARG_INT);
+      t->args.int_value[row] = uid;
+    }
+  }
+  static const char track_name[] = "Trace Triggers";
+  uint32_t track = trak__keyed_track(
+      imp, 0x7219931e5, trak__strpool_intern(&t->strings, track_name, sizeof track_name - 1),
+      TRAK_NULL_U32, 0, "triggers");
+  trak_ev ev = {0};
+  ev.ts = ts;
+  ev.track = (uint32_t)TRAK_EV_INSTANT << TRAK_EV_TYPE_SHIFT | track;
+  ev.pkt = (uint32_t)imp->packet_index;
+  ev.u.s.name = name_id;
+  ev.arg_set_id = trak__args_share(imp, set);
+  trak__sequence_push(imp, ctx->seq, &ev);
+}
+
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
@@ -454,7 +523,9 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   default:
     break;
   }
-  /* trace_config and triggers: read after sorting */
+  /* trace_config and triggers: read after sorting; a trigger is also a slice */
+  if (ctx && field != TRAK_PB_TracePacket_trace_config)
+    trigger_slice(imp, ctx, ctx->has_ts ? ctx->ts : m->last_ts, field, data, len);
   late_packet lp = {field, ctx && ctx->has_ts ? ctx->ts : m->last_ts, m->late.n, NULL, len};
   lp.data = (uint8_t *)dup_n(data, len);
   trak_vec_push(m->late, lp);
