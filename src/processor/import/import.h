@@ -193,10 +193,10 @@ typedef struct trak_sequence {
   uint64_t default_track_uuid;
   TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
   TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
-  /* For Perfetto's per-buffer loss stats (trace_stats.c): whether a packet was read (the
-  ** first packet's previous_packet_dropped is not counted), SEQ_NEEDS_INCREMENTAL_STATE
+  /* For Perfetto's per-buffer loss stats (trace_stats.c): the index of the sequence's first
+  ** packet (whose previous_packet_dropped is not counted), SEQ_NEEDS_INCREMENTAL_STATE
   ** packets and those skipped, and (made on the first loss) the losses and their causes. */
-  uint8_t packet_seen;
+  uint64_t first_packet_index;
   uint32_t needs_state_total, needs_state_skipped;
   uint32_t *losses; /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
   uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */

@@ -17,7 +17,7 @@ typedef struct packet_fields {
   uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
   uint8_t has_ts, has_clock, cleared, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
-  trak_span trace_stats, config;
+  trak_span trace_stats;
   trak_span meta; /* a payload metadata.c handles (rare), and its field number */
   uint32_t meta_field;
   uint8_t has_zstd;
@@ -62,6 +62,19 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
     }
   }
 }
+
+/* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
+#define META_BIT(n) (1ull << ((n) & 63))
+#define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
+#define META_FIELDS(w)                                                                         \
+  (META_WORD(w, TRAK_PB_TracePacket_trace_config) | META_WORD(w, TRAK_PB_TracePacket_trace_uuid) | \
+   META_WORD(w, TRAK_PB_TracePacket_system_info) | META_WORD(w, TRAK_PB_TracePacket_service_event) | \
+   META_WORD(w, TRAK_PB_TracePacket_trigger) |                                                  \
+   META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                   \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                          \
+   META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
+static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
                          packet_fields *pf) {
@@ -115,19 +128,6 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     case TRAK_PB_TracePacket_trace_stats:
       if (is_len) pf->trace_stats = span;
       break;
-    case TRAK_PB_TracePacket_trace_config:
-      if (is_len) pf->config = span;
-      break;
-    case TRAK_PB_TracePacket_trace_uuid:
-    case TRAK_PB_TracePacket_system_info:
-    case TRAK_PB_TracePacket_service_event:
-    case TRAK_PB_TracePacket_trigger:
-    case TRAK_PB_TracePacket_clone_snapshot_trigger:
-    case TRAK_PB_TracePacket_chrome_trigger:
-    case TRAK_PB_TracePacket_chrome_metadata:
-    case TRAK_PB_TracePacket_trace_attributes:
-      if (is_len) pf->meta = span, pf->meta_field = f.number;
-      break;
     case TRAK_PB_TracePacket_compressed_packets:
       if (is_len) pf->compressed = span;
       break;
@@ -135,6 +135,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->has_zstd = 1;
       break;
     default:
+      /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
+      if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
+        pf->meta = span, pf->meta_field = f.number;
       break;
     }
   }
@@ -144,9 +147,8 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
-  if (TRAK_UNLIKELY(pf->dropped) && seq->packet_seen && pf->seq_id)
+  if (TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index && pf->seq_id)
     trak__trace_stats_loss(seq, pf->dropped);
-  seq->packet_seen = 1;
   if (pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
@@ -197,8 +199,6 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->descriptor.data)
     trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
   if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
-  if (pf->config.data) trak__meta_packet(imp, NULL, TRAK_PB_TracePacket_trace_config,
-                                         pf->config.data, pf->config.len);
   if (pf->thread.data && !seq->state_valid) {
     trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
                  "thread_descriptor on sequence %u before it cleared its incremental state; "
