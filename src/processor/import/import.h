@@ -319,6 +319,7 @@ typedef struct trak_importer {
   int64_t stats[TRAK_STAT_COUNT];
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats: the service's figures */
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats: per-buffer figures, sparse */
+  trak_map traced_buf_index;                 /* (figure, buffer) -> index in traced_buf */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
 
   trak_map seq_index; /* sequence id -> index in seqs */

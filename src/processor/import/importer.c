@@ -47,6 +47,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
+  trak__map_free(&imp->traced_buf_index);
   trak__meta_free(imp);
   trak_vec_free(imp->thread_prev);
   trak_map *maps[] = {&imp->seq_index,   &imp->track_index, &imp->thread_track_index,

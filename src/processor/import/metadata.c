@@ -29,10 +29,11 @@ typedef struct late_packet {
 
 typedef struct trak_metadata {
   TRAK_VEC(trak_meta_row) rows; /* after trak__meta_finish: every row, in order */
+  trak_map by_name;             /* FNV-1a of a single key's name -> its row */
   TRAK_VEC(late_packet) late;
   uint64_t hash; /* FNV-1a of the first UUID_HASH_BYTES bytes */
   char uuid[37]; /* from the trace, when uuid_found */
-  uint8_t uuid_found;
+  uint8_t uuid_found, clock_set;
   uint8_t trigger_kind; /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
   uint32_t chrome_count;
   int64_t last_ts;     /* for late packets without a timestamp */
@@ -69,15 +70,19 @@ static void put(trak_metadata *m, const char *name, int is_str, const char *str,
   r.is_str = (uint8_t)is_str;
   r.multi = (uint8_t)multi;
   r.scope = (uint8_t)scope;
-  if (single) {
-    for (size_t i = 0; i < m->rows.n; i++) {
-      trak_meta_row *o = &m->rows.v[i];
-      if (strcmp(o->name, name)) continue;
+  if (single) { /* a trace can set many keys (a JSON object's): found by hash, not a scan */
+    uint64_t h = 14695981039346656037ull;
+    for (const char *c = name; *c; c++)
+      h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    int added;
+    uint32_t *slot = trak__map_put(&m->by_name, h, (uint32_t)m->rows.n, &added);
+    trak_meta_row *o = added ? NULL : &m->rows.v[*slot];
+    if (o && !strcmp(o->name, name)) {
       free(o->str);
       r.name = o->name;
       *o = r;
       return;
-    }
+    } /* a new key (or a hash collision): a row of its own */
   }
   r.name = dup_n(name, strlen(name));
   trak_vec_push(m->rows, r);
@@ -107,8 +112,8 @@ void trak__meta_hash_input(trak_importer *imp, const uint8_t *data, size_t len, 
 
 void trak__meta_clock_seen(trak_importer *imp) {
   trak_metadata *m = meta_get(imp);
-  for (size_t i = 0; i < m->rows.n; i++)
-    if (!strcmp(m->rows.v[i].name, "trace_time_clock_id")) return; /* the first one counts */
+  if (m->clock_set) return; /* the first snapshot fixes it */
+  m->clock_set = 1;
   set_int(m, "trace_time_clock_id", TRAK_META_GLOBAL, imp->trace_clock);
 }
 
@@ -726,6 +731,7 @@ void trak__meta_free(trak_importer *imp) {
     free(m->rows.v[i].str);
   }
   trak_vec_free(m->rows);
+  trak__map_free(&m->by_name);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

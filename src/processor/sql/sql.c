@@ -68,9 +68,11 @@ static int stat_is_global(const char *name) {
   return 0;
 }
 
-/* Inserts one stats row; idx < 0 is NULL. `key` numbers the stat (as Perfetto's enum does). */
-static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t key, int64_t idx,
-                       int64_t value) {
+/* Inserts one stats row, numbered by *id (then incremented); idx < 0 is NULL. `key` numbers
+** the stat (as Perfetto's enum does). */
+static int insert_stat(sqlite3_stmt *st, int64_t *id, const trak_stat_def *def, int64_t key,
+                       int64_t idx, int64_t value) {
+  sqlite3_bind_int64(st, 10, (*id)++);
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, key);
   if (idx < 0)
@@ -103,24 +105,25 @@ static int fill_stats(trak_processor *p) {
       "trace are the same on every run.",
       1};
   trak__meta_finish(&p->imp, p->format == TRAK_FORMAT_JSON, (int64_t)p->fed);
+  int64_t id = 0;
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,
                               "INSERT INTO __intrinsic_stats(id, name, key, idx, severity, source, "
-                              "value, description, machine_id, trace_id) VALUES ((SELECT count(*) "
-                              "FROM __intrinsic_stats), ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                              "value, description, machine_id, trace_id) VALUES (?10, ?1, ?2, ?3, "
+                              "?4, ?5, ?6, ?7, ?8, ?9)",
                               -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
-    rc = insert_stat(st, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
+    rc = insert_stat(st, &id, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
   trak_traced_row row;
   const trak_stat_def *prev = NULL;
   int64_t key = TRAK_STAT_COUNT - 1;
   for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
     if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
     prev = row.def;
-    rc = insert_stat(st, row.def, key, row.idx, row.value);
+    rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
   }
   if (rc == SQLITE_OK)
-    rc = insert_stat(st, &parse_duration, key + 1, -1, 0);
+    rc = insert_stat(st, &id, &parse_duration, key + 1, -1, 0);
   sqlite3_finalize(st);
   return rc;
 }

@@ -225,15 +225,15 @@ __attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
                  msg);
 }
 
-/* Sets figure `def` of buffer `idx` (a later value replaces an earlier one). Packets that
-** carry these are few, so a linear search is enough. */
+/* Sets figure `def` of buffer `idx` (a later value replaces an earlier one). Buffer indexes
+** come from the trace (up to 2^32): the map keeps a packet with many buffers linear. */
 static void set_indexed(trak_importer *imp, uint32_t def, int64_t idx, int64_t value) {
-  for (size_t i = 0; i < imp->traced_buf.n; i++) {
-    trak_traced_indexed *e = &imp->traced_buf.v[i];
-    if (e->def == def && e->idx == idx) {
-      e->value = value;
-      return;
-    }
+  int added;
+  uint64_t key = (uint64_t)def << 40 | ((uint64_t)idx & 0xffffffffffull);
+  uint32_t *slot = trak__map_put(&imp->traced_buf_index, key, (uint32_t)imp->traced_buf.n, &added);
+  if (!added) {
+    imp->traced_buf.v[*slot].value = value;
+    return;
   }
   trak_traced_indexed e = {def, idx, value};
   trak_vec_push(imp->traced_buf, e);
@@ -444,6 +444,7 @@ static void config_stats(trak_importer *imp, const uint8_t *config, size_t len,
 void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
                               int64_t service_major) {
   if (config) config_stats(imp, config, config_len, service_major);
+  trak__map_free(&imp->traced_buf_index); /* the sort moves the figures */
   if (imp->traced_buf.n)
     qsort(imp->traced_buf.v, imp->traced_buf.n, sizeof *imp->traced_buf.v, indexed_cmp);
 }
