@@ -331,15 +331,15 @@ static void test_escape_at_end_reads_nothing_past_it(void **state) {
 
 static void test_errors_report_whole_file_position(void **state) {
   (void)state;
-  check_error(EV(1) "\n" EV(2) "\npacket { bogus: 1 }\n" EV(3), 2);
-  check_error(EV(1) " " EV(2) " packet { timestamp: 3 bogus: 1 }", 2); /* mid-line */
+  check_error(EV(1) "\n" EV(2) "\npacket { 'bogus': 1 }\n" EV(3), 2);
+  check_error(EV(1) " " EV(2) " packet { timestamp: 3 'bogus': 1 }", 2); /* mid-line */
   check_error(EV(1) ", , " EV(2), 1);                                   /* two separators */
   check_error(EV(1) "\n  # }\n  ; ;" EV(2), 1);                          /* on a later line */
   check_error(EV(1) "\n" EV(2) " }\n" EV(3), 2);                        /* stray closer */
   check_error(EV(1) "\npacket { track_event { name: \"a}\n } }\n" EV(2), 1);
   check_error(EV(1) "\n  # comment }\n" EV(2) "\n" EV(3) "\npacket { timestamp: 4", 3);
   check_error(EV(1) "\n" EV(2) " 7", 2);
-  check_error(EV(1) "\n# \xc3\xa4\xc2\x8a\xc2\x8a\xc2\x8a high bytes\n" EV(2) " packet { bogus: 1 }", 2);
+  check_error(EV(1) "\n# \xc3\xa4\xc2\x8a\xc2\x8a\xc2\x8a high bytes\n" EV(2) " packet { 'bogus': 1 }", 2);
   check_error("packet { timestamp: 1 ]", 0);
 }
 
@@ -357,7 +357,7 @@ static void test_error_deep_in_large_trace(void **state) {
       text_add(&t, "packet {\n  timestamp: %d\n  trusted_packet_sequence_id: 1\n", 10 * i + end);
       if (i == BAD && end) {
         bad_line = lines + 5;
-        text_add(&t, "  track_event { type: TYPE_SLICE_END track_uuid: 1 }\n    bogus: 1\n}\n");
+        text_add(&t, "  track_event { type: TYPE_SLICE_END track_uuid: 1 }\n    'bogus': 1\n}\n");
       } else {
         text_add(&t, "  track_event { type: %s track_uuid: 1 name: \"s%d\" }\n}\n",
                  end ? "TYPE_SLICE_END" : "TYPE_SLICE_BEGIN", i);

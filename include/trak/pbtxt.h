@@ -38,6 +38,20 @@ TRAK_API int trak_pbtxt_parse(const char *message_name, const char *text, size_t
 TRAK_API int trak_pbtxt_parse_at(const char *message_name, const char *text, size_t len, int line,
                                  int column, trak_pb_buf *out, trak_error *err);
 
+/* Told about one name trak_pbtxt_parse_lenient() skipped, at 1-based `line`:`column` of the
+** text: `what` reads "TrackEvent has no field 'foo'" or "perfetto.protos.TrackEvent.Type has no
+** value 'TYPE_NEW' (field 'type')". */
+typedef void trak_pbtxt_skip_fn(void *user, int line, int column, const char *what);
+
+/* trak_pbtxt_parse_at() that skips what the schema lacks instead of failing: a field name
+** unknown in its message is skipped with its whole value (scalar, string, identifier, message,
+** list), an enum value name unknown to its enum is skipped with its field (one list element),
+** and each is passed to `skip` (not NULL). Nothing of a skipped field is written. Other errors
+** are those of trak_pbtxt_parse_at(). */
+TRAK_API int trak_pbtxt_parse_lenient(const char *message_name, const char *text, size_t len,
+                                      int line, int column, trak_pbtxt_skip_fn *skip, void *user,
+                                      trak_pb_buf *out, trak_error *err);
+
 /* Appends the text format of the binary message `data` to `out` (used as a byte buffer; it is
 ** not NUL-terminated). Returns 0, TRAK_ENOTFOUND for an unknown message name, or TRAK_EFORMAT
 ** (with the byte offset) when the binary is malformed: everything before the bad byte has

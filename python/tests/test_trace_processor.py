@@ -77,7 +77,7 @@ def test_malformed_text_keeps_the_packets_before_the_error():
     bad = (b'packet { trusted_packet_sequence_id: 1 track_descriptor { uuid: 1 name: "t" } }\n'
            b'packet { trusted_packet_sequence_id: 1 timestamp: 5 '
            b'track_event { type: TYPE_INSTANT track_uuid: 1 name: "e" } }\n'
-           b'packet { nonsense: 1 }\n')
+           b'packet { timestamp: }\n')
     with TraceProcessor(trace=bad) as tp:
         assert [r.name for r in tp.query("select name from track")] == ["t"]
         errors = tp.query("select sum(value) as n from stats where severity = 'error'")

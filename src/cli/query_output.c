@@ -290,7 +290,11 @@ int trak_cli_run_sql(const trak_cli_output *o, trak_processor *p, const char *sq
     int rc = trak_query_open(p, rest, &q, &rest, err);
     if (rc) return rc;
     if (!q) break;
-    if (trak_query_column_count(q) == 0) {
+    /* As in Perfetto's shell, a statement whose only column is named suppress_query_output
+    ** runs without printing (so setup queries can say they are setup). */
+    if (trak_query_column_count(q) == 0 ||
+        (trak_query_column_count(q) == 1 &&
+         !strcmp(trak_query_column_name(q, 0), "suppress_query_output"))) {
       while ((rc = trak_query_next(q, err)) > 0) {
       }
     } else {

@@ -28,6 +28,7 @@ typedef struct open_ctx {
   int warnings;                       /* problems that damage the input, seen */
   int malformed;                      /* of them, malformed input (not limits) */
   char lines[MAX_WARNINGS][640];      /* the first ones, printed once the import ends */
+  uint8_t line_is_error[MAX_WARNINGS]; /* else a warning: the input is kept whole otherwise */
   char first[TRAK_ERROR_MESSAGE_MAX]; /* the first problem's message, up to its first ';' */
   uint64_t first_packet;              /* packet index of the first malformed input */
   trak_processor_diag_fn diag;        /* the caller's, or NULL */
@@ -83,8 +84,10 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
                  const char *stat, const char *message) {
   open_ctx *c = user;
   if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
-  if (!damages_input(stat)) return;
-  trak_cli_input_damaged = 1;
+  /* A text field trak's schema lacks is printed too, as a warning: the rest imports. */
+  int damaged = damages_input(stat);
+  if (!damaged && strcmp(stat, "text_unknown_field")) return;
+  if (damaged) trak_cli_input_damaged = 1;
   /* Malformed bytes before anything was read make it "not a trace"; a limit does not. */
   int malformed = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
@@ -97,6 +100,7 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
   c->warnings++;
   if (c->warnings > MAX_WARNINGS) return;
   char *line = c->lines[c->warnings - 1];
+  c->line_is_error[c->warnings - 1] = (uint8_t)damaged;
   /* Stream problems name their byte in the message; packet problems get it appended. */
   if (strstr(message, "byte"))
     snprintf(line, sizeof c->lines[0], "%s (packet %llu)", message, (unsigned long long)packet);
@@ -108,7 +112,8 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
 static void print_warnings(const open_ctx *c) {
   if (c->diag) return; /* the caller lists the problems itself */
   for (int i = 0; i < c->warnings && i < MAX_WARNINGS; i++)
-    fprintf(stderr, "trak %s: error: %s: %s\n", c->cmd, c->path, c->lines[i]);
+    fprintf(stderr, "trak %s: %s: %s: %s\n", c->cmd, c->line_is_error[i] ? "error" : "warning",
+            c->path, c->lines[i]);
   if (c->warnings > MAX_WARNINGS)
     fprintf(stderr, "trak %s: error: %s: %d more problems; see the stats table\n", c->cmd, c->path,
             c->warnings - MAX_WARNINGS);

@@ -194,6 +194,15 @@ static void read_number(pbtxt_lexer *lx) {
   lx->p = p;
 }
 
+int trak__pbtxt_skip_bracketed(pbtxt_lexer *lx) {
+  if (lx->error) return lx->error;
+  while (lx->p < lx->end && *lx->p != ']' && *lx->p != '\n')
+    lx->p++;
+  if (lx->p >= lx->end || *lx->p != ']') return trak__pbtxt_fail(lx, "expected ']' after the name");
+  lx->p++;
+  return trak__pbtxt_next(lx);
+}
+
 int trak__pbtxt_next(pbtxt_lexer *lx) {
   if (lx->error) return lx->error;
   skip_space_and_comments(lx);

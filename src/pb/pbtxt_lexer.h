@@ -48,6 +48,11 @@ void trak__pbtxt_lexer_free(pbtxt_lexer *lx);
 /* Advances to the next token. Returns 0 or an error. */
 int trak__pbtxt_next(pbtxt_lexer *lx);
 
+/* With '[' the current token: moves past the raw text up to the next ']' on the same line (an
+** extension or Any type name, whose dots and slashes are no tokens) and reads the token after
+** it. Returns 0 or an error when the line has no ']'. */
+int trak__pbtxt_skip_bracketed(pbtxt_lexer *lx);
+
 /* True if the current token is the punctuation character `c`. */
 static inline int trak__pbtxt_is(const pbtxt_lexer *lx, char c) {
   return lx->tok.kind == PBTXT_PUNCT && lx->tok.text[0] == c;

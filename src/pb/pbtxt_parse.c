@@ -7,9 +7,15 @@
 ** encoded raw without consulting the schema. With the printer's rule of falling back to
 ** by-number output whenever a name would lose bits, text -> binary -> text -> binary is
 ** byte-identical for every input.
+**
+** trak_pbtxt_parse_lenient() also takes names the schema lacks (a newer producer's field, an
+** enum value added since): the field and its whole value are skipped and reported to a
+** callback, and nothing of them reaches the output.
 */
+#include <stdio.h>
 #include <errno.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -25,6 +31,9 @@ typedef struct parser {
   pbtxt_lexer lx;
   trak_pb_buf *out;
   int depth;
+  trak_pbtxt_skip_fn *skip; /* NULL: an unknown name is an error */
+  void *skip_user;
+  int skip_value; /* set by parse_enum: the value just read is an unknown name, write nothing */
 } parser;
 
 static int tok_equals(const pbtxt_token *t, const char *s) {
@@ -142,6 +151,11 @@ static int parse_real(parser *ps, int is_float, double *value) {
   return trak__pbtxt_next(&ps->lx);
 }
 
+static int is_bool_word(const pbtxt_token *t) {
+  return tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") ||
+         tok_equals(t, "false") || tok_equals(t, "False") || tok_equals(t, "f");
+}
+
 static int parse_bool(parser *ps, uint64_t *bits) {
   const pbtxt_token *t = &ps->lx.tok;
   if (tok_equals(t, "true") || tok_equals(t, "True") || tok_equals(t, "t") || tok_equals(t, "1"))
@@ -154,12 +168,29 @@ static int parse_bool(parser *ps, uint64_t *bits) {
   return trak__pbtxt_next(&ps->lx);
 }
 
+/* Tells the skip callback about the name at `at` that the schema lacks. */
+__attribute__((cold, noinline)) static void report_skip(parser *ps, const pbtxt_token *at,
+                                                        const char *fmt, ...) {
+  char what[256];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  ps->skip(ps->skip_user, at->line, at->column, what);
+}
+
 static int parse_enum(parser *ps, const trak_pb_field_desc *field, uint64_t *bits) {
   const trak_pb_enum_desc *e = trak__schema_field_enum(field);
   if (ps->lx.tok.kind == PBTXT_IDENT) {
     int32_t number;
-    if (trak__schema_enum_number(e, ps->lx.tok.text, ps->lx.tok.len, &number))
-      return trak__pbtxt_fail(&ps->lx, "%s has no value with this name", e->full_name);
+    if (trak__schema_enum_number(e, ps->lx.tok.text, ps->lx.tok.len, &number)) {
+      if (!ps->skip)
+        return trak__pbtxt_fail(&ps->lx, "%s has no value with this name", e->full_name);
+      report_skip(ps, &ps->lx.tok, "%s has no value '%.*s' (field '%s')", e->full_name,
+                  (int)(ps->lx.tok.len > 64 ? 64 : ps->lx.tok.len), ps->lx.tok.text, field->name);
+      ps->skip_value = 1, *bits = 0;
+      return trak__pbtxt_next(&ps->lx);
+    }
     *bits = (uint64_t)(int64_t)number;
     return trak__pbtxt_next(&ps->lx);
   }
@@ -189,6 +220,9 @@ static int parse_scalar_bits(parser *ps, const trak_pb_field_desc *field, uint64
     return 0;
   }
   default: {
+    /* true/false for an integer field: Perfetto widened some bool fields to bit sets
+    ** (previous_packet_dropped), and traces written for the bool still say `true`. */
+    if (ps->lx.tok.kind == PBTXT_IDENT && is_bool_word(&ps->lx.tok)) return parse_bool(ps, bits);
     if (parse_integer(ps, field->type, bits)) return ps->lx.error;
     if (field->type == TRAK_PB_TYPE_SINT32) *bits = trak_pb_zigzag32((int32_t)*bits);
     if (field->type == TRAK_PB_TYPE_SINT64) *bits = trak_pb_zigzag64((int64_t)*bits);
@@ -228,6 +262,10 @@ static int parse_value(parser *ps, const trak_pb_field_desc *field, int raw) {
   }
   uint64_t bits;
   if (parse_scalar_bits(ps, field, &bits)) return ps->lx.error;
+  if (ps->skip_value) {
+    ps->skip_value = 0;
+    return 0;
+  }
   uint32_t wire_type = trak__schema_wire_type(field->type);
   if (raw)
     put_element(ps->out, wire_type, bits);
@@ -301,6 +339,76 @@ static int parse_unknown_field(parser *ps, uint32_t number) {
   return 0;
 }
 
+/* Moves past a field name of a message being skipped: an identifier, a number or an extension
+** or Any type name in brackets (`[perfetto.protos.Ext.field]`), whose tokens are not judged. */
+static int skip_field_name(parser *ps) {
+  const pbtxt_token *t = &ps->lx.tok;
+  if (trak__pbtxt_is(&ps->lx, '[')) return trak__pbtxt_skip_bracketed(&ps->lx);
+  if (t->kind != PBTXT_IDENT && t->kind != PBTXT_NUMBER)
+    return trak__pbtxt_fail(&ps->lx, "expected a field name");
+  return trak__pbtxt_next(&ps->lx);
+}
+
+/* Skips one value of a field the schema lacks, after its name and optional ':': a scalar (with
+** its sign), a string, an identifier, a `{...}` / `<...>` message or a `[...]` list of them. */
+static int skip_value(parser *ps) {
+  if (trak__pbtxt_is(&ps->lx, '{') || trak__pbtxt_is(&ps->lx, '<')) {
+    char close = trak__pbtxt_is(&ps->lx, '{') ? '}' : '>';
+    if (++ps->depth > MAX_TEXT_DEPTH)
+      return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
+    if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+    while (!trak__pbtxt_is(&ps->lx, close)) {
+      if (ps->lx.tok.kind == PBTXT_END)
+        return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
+      if (skip_field_name(ps)) return ps->lx.error;
+      if (trak__pbtxt_is(&ps->lx, ':') && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+      if (skip_value(ps) || skip_separator(ps)) return ps->lx.error;
+    }
+    ps->depth--;
+    return trak__pbtxt_next(&ps->lx);
+  }
+  if (trak__pbtxt_is(&ps->lx, '[')) { /* lists nest here (unlike in known fields): bounded too */
+    if (++ps->depth > MAX_TEXT_DEPTH)
+      return trak__pbtxt_fail(&ps->lx, "messages nested too deeply");
+    if (trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+    int first = 1;
+    while (!trak__pbtxt_is(&ps->lx, ']')) {
+      if (!first && expect(ps, ',', "between list elements")) return ps->lx.error;
+      first = 0;
+      if (skip_value(ps)) return ps->lx.error;
+    }
+    ps->depth--;
+    return trak__pbtxt_next(&ps->lx);
+  }
+  if (trak__pbtxt_is(&ps->lx, '-') && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+  pbtxt_token_kind kind = ps->lx.tok.kind;
+  if (kind != PBTXT_IDENT && kind != PBTXT_NUMBER && kind != PBTXT_STRING)
+    return trak__pbtxt_fail(&ps->lx, "expected a value");
+  return trak__pbtxt_next(&ps->lx);
+}
+
+/* A field name the schema lacks, in lenient mode (an extension's `[name]` included): reported,
+** then skipped with its value. */
+__attribute__((cold, noinline)) static int skip_unknown_name(parser *ps,
+                                                             const trak_pb_message_desc *msg) {
+  pbtxt_token at = ps->lx.tok;
+  if (skip_field_name(ps)) return ps->lx.error;
+  if (at.text[0] == '[') { /* the name is the text up to its ']' */
+    const char *close = memchr(at.text, ']', (size_t)(ps->lx.tok.text - at.text));
+    at.len = close ? (size_t)(close - at.text) + 1 : 1;
+  }
+  int colon = trak__pbtxt_is(&ps->lx, ':');
+  if (colon && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
+  if (!colon && !trak__pbtxt_is(&ps->lx, '{') && !trak__pbtxt_is(&ps->lx, '<') &&
+      !trak__pbtxt_is(&ps->lx, '['))
+    return trak__pbtxt_fail(&ps->lx, "expected ':' after field '%.*s'", (int)at.len, at.text);
+  if (skip_value(ps)) return ps->lx.error;
+  const char *name = strrchr(msg->full_name, '.');
+  report_skip(ps, &at, "%s has no field '%.*s'", name ? name + 1 : msg->full_name,
+              (int)(at.len > 64 ? 64 : at.len), at.text);
+  return 0;
+}
+
 static int parse_known_field(parser *ps, const trak_pb_field_desc *field) {
   int colon = trak__pbtxt_is(&ps->lx, ':');
   if (colon && trak__pbtxt_next(&ps->lx)) return ps->lx.error;
@@ -327,6 +435,10 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
     if (close ? trak__pbtxt_is(&ps->lx, close) : t->kind == PBTXT_END) return 0;
     if (t->kind == PBTXT_END)
       return trak__pbtxt_fail(&ps->lx, "expected '%c' to close the message", close);
+    if (trak__pbtxt_is(&ps->lx, '[') && msg && ps->skip) {
+      if (skip_unknown_name(ps, msg) || skip_separator(ps)) return ps->lx.error;
+      continue;
+    }
     if (trak__pbtxt_is(&ps->lx, '['))
       return trak__pbtxt_fail(&ps->lx, "extension and Any syntax ([name]) is not supported");
     if (t->kind == PBTXT_NUMBER) {
@@ -340,6 +452,10 @@ static int parse_message_body(parser *ps, const trak_pb_message_desc *msg, char 
       if (parse_unknown_field(ps, (uint32_t)number)) return ps->lx.error;
     } else if (t->kind == PBTXT_IDENT && msg) {
       const trak_pb_field_desc *field = trak__schema_field_by_name(msg, t->text, t->len);
+      if (!field && ps->skip) {
+        if (skip_unknown_name(ps, msg) || skip_separator(ps)) return ps->lx.error;
+        continue;
+      }
       if (!field)
         return trak__pbtxt_fail(&ps->lx, "%s has no field with this name", msg->full_name);
       if (!trak__schema_mark_seen(&seen, msg, field))
@@ -359,10 +475,16 @@ int trak_pbtxt_parse(const char *message_name, const char *text, size_t len, tra
 
 int trak_pbtxt_parse_at(const char *message_name, const char *text, size_t len, int line,
                         int column, trak_pb_buf *out, trak_error *err) {
+  return trak_pbtxt_parse_lenient(message_name, text, len, line, column, NULL, NULL, out, err);
+}
+
+int trak_pbtxt_parse_lenient(const char *message_name, const char *text, size_t len, int line,
+                             int column, trak_pbtxt_skip_fn *skip, void *user, trak_pb_buf *out,
+                             trak_error *err) {
   const trak_pb_message_desc *msg = trak__schema_message(message_name);
   if (!msg)
     return trak_error_set(err, TRAK_ENOTFOUND, "no message named '%s' in the schema", message_name);
-  parser ps = {.out = out};
+  parser ps = {.out = out, .skip = skip, .skip_user = user};
   int rc = trak__pbtxt_lexer_init_at(&ps.lx, text, len, line, column, err);
   if (!rc) rc = parse_message_body(&ps, msg, 0);
   trak__pbtxt_lexer_free(&ps.lx);

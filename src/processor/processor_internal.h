@@ -36,6 +36,8 @@ struct trak_processor {
   trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
   trak_pb_buf text_out;  /* the binary of one piece of such fields */
   int text_live;         /* text and text_out are initialised */
+  trak_bytes text_skips; /* unknown names met in the piece being parsed: "line L, column C: what"
+                         ** strings, each NUL-ended, reported once the piece parses */
   trak_bytes pending;    /* bytes of a packet that straddles feed calls */
   uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
   uint64_t fed;          /* raw bytes fed */

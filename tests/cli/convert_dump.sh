@@ -56,7 +56,7 @@ expect_error() {
   grep -q -- "$want" "$work/err" || fail "error for '$*' lacks '$want': $(cat "$work/err")"
 }
 expect_error "no/such/file: No such file" "$TRAK" convert no/such/file "$work/x.pb"
-printf 'packet {\n  timestamp: 1\n  bogus: 2\n}\n' > "$work/bad.pbtxt"
+printf 'packet {\n  timestamp: 1\n  "bogus": 2\n}\n' > "$work/bad.pbtxt"
 expect_error "text format error at line 3, column 3" "$TRAK" convert "$work/bad.pbtxt" "$work/x.pb"
 printf '\x0a\x05\x08\x01' > "$work/trunc.pb"
 expect_error "trace ends inside a packet that starts at byte 0" "$TRAK" dump "$work/trunc.pb"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Text-format traces are imported as a stream: a large text trace (every seed's packets
 # repeated), plain, gzip-compressed or on stdin, gives the tables of its binary encoding; a
+# field trak lacks is skipped with a warning naming its line and column; a
 # syntax error deep in it is reported by `trak query` with the whole file's line and column,
 # and the packets before it are kept.
 set -euo pipefail
@@ -32,14 +33,28 @@ total=$(q "$TMP/big.pb" "select count(*) from slice" | tail -1)
 kept=$(tail -1 "$TMP/out")
 [ "$kept" -gt 0 ] && [ "$kept" -lt "$total" ] || fail "kept $kept of $total slices"
 
-# An unknown field name in the middle: line and column of the whole file on stderr, the
-# packets before it imported (the seed's slices, 100 times).
+# An unknown field name in the middle: a warning naming line and column of the whole file, and
+# every packet imported (the seed's slices, 200 times).
 lines=$(wc -l <"$DATA/seed/02_process_slices.pbtxt")
 {
   for i in $(seq 100); do cat "$DATA/seed/02_process_slices.pbtxt"; done
-  printf 'packet {\n  timestamp: 1\n     track_evnt { }\n}\n'
+  printf 'packet {\n  timestamp: 1\n     track_evnt { name: "x" }\n}\n'
   for i in $(seq 100); do cat "$DATA/seed/02_process_slices.pbtxt"; done
-} >"$TMP/bad.pbtxt"
+} >"$TMP/newer.pbtxt"
+"$TRAK" query "$TMP/newer.pbtxt" "select count(*) from slice" >"$TMP/out" 2>"$TMP/err" ||
+  fail "a trace with an unknown field exits $?"
+where="warning: $TMP/newer.pbtxt: line $((lines * 100 + 3)), column 6: TracePacket has no field 'track_evnt'"
+grep -qF "$where" "$TMP/err" || fail "no '$where' in: $(cat "$TMP/err")"
+all=$(for i in $(seq 200); do cat "$DATA/seed/02_process_slices.pbtxt"; done |
+  "$TRAK" query - "select count(*) from slice" 2>/dev/null | tail -1)
+[ "$(tail -1 "$TMP/out")" = "$all" ] || fail "packets around the unknown field: $(cat "$TMP/out"), want $all"
+"$TRAK" check "$TMP/newer.pbtxt" >"$TMP/check" 2>&1 || true
+grep -q "text_unknown_field (1): Fields of a text trace" "$TMP/check" ||
+  fail "trak check does not explain text_unknown_field: $(cat "$TMP/check")"
+
+# A syntax error in the middle: line and column of the whole file on stderr, the packets before
+# it imported (the seed's slices, 100 times).
+sed "s/track_evnt/'track_evnt'/" "$TMP/newer.pbtxt" >"$TMP/bad.pbtxt"
 "$TRAK" query "$TMP/bad.pbtxt" "select count(*) from slice" >"$TMP/out" 2>"$TMP/err" &&
   fail "a trace with a syntax error exits 0"
 where="line $((lines * 100 + 3)), column 6"

@@ -1,8 +1,9 @@
 #!/bin/bash
 # PerfettoSQL through the trak command: Perfetto's getting-started queries give what Perfetto's
 # trace_processor_shell gave on the same trace (tests/data/psql/getting_started.expected), the
-# columns of `SELECT * FROM slice` are Perfetto's, an error names the line and column, and
-# `trak shell`'s .help lists the modules.
+# columns of `SELECT * FROM slice` are Perfetto's, an error names the line and column, a
+# statement whose only column is suppress_query_output prints nothing (as in Perfetto's shell),
+# and `trak shell`'s .help lists the modules.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data/psql
@@ -24,6 +25,11 @@ printf 'SELECT 1;\nINCLUDE PERFETTO MODULE no.such;\n' >"$WORK/bad.sql"
   expect "an unknown module fails the query"
 grep -qF "trak query: unknown module 'no.such' (INCLUDE PERFETTO MODULE no.such at line 2, column 25)" \
   "$WORK/err.txt" || expect "the error names the module, line and column: $(cat "$WORK/err.txt")"
+
+printf 'SELECT 1 AS suppress_query_output;\nSELECT 2 AS a;\n' >"$WORK/quiet.sql"
+"$TRAK" query "$DATA/modules.json" -q "$WORK/quiet.sql" --format tp >"$WORK/quiet.txt" ||
+  expect "suppress_query_output runs"
+printf '"a"\n2\n' | diff - "$WORK/quiet.txt" || expect "suppress_query_output is not printed"
 
 echo .help | "$TRAK" shell "$DATA/modules.json" >"$WORK/help.txt" 2>&1
 grep -q "slices.with_context" "$WORK/help.txt" || expect ".help lists the modules"

@@ -17,6 +17,16 @@ trak_processor *sc_open(const char *text) {
   return p;
 }
 
+int sc_setup_empty(void **state) {
+  *state = sc_open("{\"traceEvents\":[]}");
+  return 0;
+}
+
+int sc_teardown(void **state) {
+  trak_processor_free(*state);
+  return 0;
+}
+
 static char result[1 << 16];
 
 /* Runs sql; returns 0 and fills `result`, or an error code with err filled. */

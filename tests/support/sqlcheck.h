@@ -11,6 +11,9 @@
 /* Imports `text` (a JSON trace, or a text protobuf when it starts with "packet"); fails the test
 ** on error. */
 trak_processor *sc_open(const char *text);
+/* cmocka group setup and teardown: a processor on an empty JSON trace in *state, freed after. */
+int sc_setup_empty(void **state);
+int sc_teardown(void **state);
 /* Runs every statement of `sql` and returns the rows of the last one that has columns, values
 ** separated by '|', rows by '\n', NULL as "NULL". The string is static (valid until the next
 ** call). Fails the test on an error. */

@@ -263,6 +263,21 @@ static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info
   flows(imp, step, slice);
 }
 
+/* A TYPE_STATE event (tokenized as EXTRA_ONLY, on a state track only): the track's current
+** state ends here, and the event's name, if it has one, is the new state (no name: none). */
+__attribute__((noinline)) static void state_value(trak_importer *imp, const trak_ev *ev,
+                                                  trak_track_info *info, uint32_t track) {
+  trak_tables *t = imp->tables;
+  if (info->state_row) {
+    uint32_t row = info->state_row - 1;
+    t->state.dur[row] = ev->ts - t->state.ts[row];
+    info->state_row = 0;
+  }
+  if (!ev->u.s.name) return;
+  info->state_row =
+      trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id) + 1;
+}
+
 static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
@@ -351,6 +366,9 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value);
+    break;
+  case TRAK_EV_EXTRA_ONLY:
+    if (TRAK_UNLIKELY(info->is_state)) state_value(imp, ev, info, track);
     break;
   default:
     break;

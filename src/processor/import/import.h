@@ -80,6 +80,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
+  TRAK_STAT_TEXT_UNKNOWN_FIELD,
+  TRAK_STAT_PROTO_UNKNOWN_FIELD,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -225,6 +227,9 @@ typedef struct trak_track_info {
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
+  uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
+  uint32_t machine;     /* machine table row of the packet that first named it */
+  uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
@@ -329,6 +334,7 @@ typedef struct trak_importer {
   trak_map thread_track_index; /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;
   trak_map tid_index, pid_index;      /* tid -> newest utid, pid -> live upid (threads.c) */
+  uint32_t machine; /* machine table row of the packet being tokenized (0: the host) */
   TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
   trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
@@ -384,6 +390,15 @@ void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
 /* Same, naming a given packet (parse phase). */
 void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), cold));
+
+/* 1 if trak's schema has no field `number` in message `name` ("TracePacket", "TrackEvent"):
+** the field is one a protobuf reader skips as unknown (proto_unknown_field). The message is
+** looked up once per process. Called only for fields the importer does not read. */
+int trak__schema_lacks(const char *name, uint32_t number) __attribute__((cold));
+
+/* Makes the machine of a packet (TracePacket.machine_id, if it has one) the current one,
+** adding its machine row and idle thread and process the first time (threads.c). */
+void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) __attribute__((cold));
 
 /* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
@@ -521,6 +536,7 @@ typedef struct trak_meta_row {
   char *str; /* a string value (NULL: a NULL value) when is_str */
   int64_t value;
   uint8_t multi, is_str, scope;
+  uint32_t machine; /* machine table row, for the scopes with a machine_id */
 } trak_meta_row;
 /* The first raw bytes of the trace (Perfetto's trace_uuid, when the trace has none, is an
 ** FNV-1a hash of its first 4096 bytes). `offset` is where `data` starts in the input. */

@@ -20,7 +20,7 @@
 
 /* A packet Perfetto reads after sorting: kept (copied) until the end of the import. */
 typedef struct late_packet {
-  uint32_t field;
+  uint32_t field, machine;
   int64_t ts;
   size_t order; /* file order, for a stable sort */
   uint8_t *data;
@@ -34,6 +34,7 @@ typedef struct trak_metadata {
   uint64_t hash; /* FNV-1a of the first UUID_HASH_BYTES bytes */
   char uuid[37]; /* from the trace, when uuid_found */
   uint8_t uuid_found, clock_set;
+  uint32_t machine; /* the machine of the packet being read (machine table row) */
   uint8_t trigger_kind; /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
   uint32_t chrome_count;
   int64_t last_ts;     /* for late packets without a timestamp */
@@ -70,14 +71,15 @@ static void put(trak_metadata *m, const char *name, int is_str, const char *str,
   r.is_str = (uint8_t)is_str;
   r.multi = (uint8_t)multi;
   r.scope = (uint8_t)scope;
+  r.machine = m->machine;
   if (single) { /* a trace can set many keys (a JSON object's): found by hash, not a scan */
-    uint64_t h = 14695981039346656037ull;
+    uint64_t h = 14695981039346656037ull ^ m->machine; /* a key per machine */
     for (const char *c = name; *c; c++)
       h = (h ^ (uint8_t)*c) * 1099511628211ull;
     int added;
     uint32_t *slot = trak__map_put(&m->by_name, h, (uint32_t)m->rows.n, &added);
     trak_meta_row *o = added ? NULL : &m->rows.v[*slot];
-    if (o && !strcmp(o->name, name)) {
+    if (o && o->machine == m->machine && !strcmp(o->name, name)) {
       free(o->str);
       r.name = o->name;
       *o = r;
@@ -497,6 +499,7 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
+  m->machine = imp->machine;
   if (ctx && ctx->has_ts) m->last_ts = ctx->ts;
   int64_t ts = ctx && ctx->has_ts ? ctx->ts : 0;
   switch (field) {
@@ -531,7 +534,8 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   /* trace_config and triggers: read after sorting; a trigger is also a slice */
   if (ctx && field != TRAK_PB_TracePacket_trace_config)
     trigger_slice(imp, ctx, ctx->has_ts ? ctx->ts : m->last_ts, field, data, len);
-  late_packet lp = {field, ctx && ctx->has_ts ? ctx->ts : m->last_ts, m->late.n, NULL, len};
+  late_packet lp = {field, m->machine, ctx && ctx->has_ts ? ctx->ts : m->last_ts, m->late.n,
+                    NULL, len};
   lp.data = (uint8_t *)dup_n(data, len);
   trak_vec_push(m->late, lp);
 }
@@ -684,6 +688,7 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
   if (m->late.n) qsort(m->late.v, m->late.n, sizeof *m->late.v, late_cmp);
   for (size_t i = 0; i < m->late.n; i++) {
     late_packet *lp = &m->late.v[i];
+    m->machine = lp->machine;
     if (lp->field == TRAK_PB_TracePacket_trace_config)
       trace_config(imp, m, lp);
     else if (lp->field == TRAK_PB_TracePacket_chrome_trigger)
@@ -693,6 +698,7 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
     free(lp->data);
   }
   trak_vec_free(m->late);
+  m->machine = 0;
   trak__trace_stats_finish(imp, m->config, m->config_len, service_major(m));
   /* trace_uuid and trace_type first, trace_size_bytes last, as Perfetto numbers them */
   char uuid[37];
@@ -708,13 +714,13 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
   memmove(m->rows.v + head, m->rows.v, n * sizeof *m->rows.v);
   trak_meta_row *r = m->rows.v;
   r[0] = (trak_meta_row){dup_n("trace_uuid", 10), dup_n(uuid, 36), 0, 0, 1,
-                         m->uuid_found ? TRAK_META_TRACE : TRAK_META_GLOBAL};
+                         m->uuid_found ? TRAK_META_TRACE : TRAK_META_GLOBAL, 0};
   r[1] = (trak_meta_row){dup_n("trace_type", 10), dup_n(json ? "json" : "proto", json ? 4 : 5),
-                         0, 0, 1, TRAK_META_TRACE};
+                         0, 0, 1, TRAK_META_TRACE, 0};
   if (json) /* JSON timestamps are on the trace file's own clock */
     r[2] = (trak_meta_row){dup_n("trace_time_clock_id", 19), NULL,
-                           TRAK_PB_BUILTIN_CLOCK_TRACE_FILE, 0, 0, TRAK_META_GLOBAL};
-  r[head + n] = (trak_meta_row){dup_n("trace_size_bytes", 16), NULL, size, 0, 0, TRAK_META_TRACE};
+                           TRAK_PB_BUILTIN_CLOCK_TRACE_FILE, 0, 0, TRAK_META_GLOBAL, 0};
+  r[head + n] = (trak_meta_row){dup_n("trace_size_bytes", 16), NULL, size, 0, 0, TRAK_META_TRACE, 0};
 }
 
 int trak__meta_row(const trak_importer *imp, size_t i, trak_meta_row *out) {

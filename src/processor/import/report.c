@@ -5,7 +5,11 @@
 ** a format's folder can report without calling back into the others.
 */
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "pb/schema.h"
 
 #include "processor/import/import.h"
 
@@ -148,6 +152,16 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "before the trace, or never); dropped. Perfetto drops them "
                                  "without counting.",
                                  0},
+    [TRAK_STAT_TEXT_UNKNOWN_FIELD] = {"text_unknown_field", TRAK_SEVERITY_DATA_LOSS,
+                                      "Fields of a text trace whose name (or enum value name) "
+                                      "trak's schema lacks; each was skipped with its whole "
+                                      "value and the rest of the trace imported.",
+                                      0},
+    [TRAK_STAT_PROTO_UNKNOWN_FIELD] = {"proto_unknown_field", TRAK_SEVERITY_INFO,
+                                       "Fields of binary TracePackets and TrackEvents that "
+                                       "trak's schema lacks (newer producers, packet types trak "
+                                       "does not import); skipped, as protobuf readers do.",
+                                       0},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "
@@ -226,4 +240,16 @@ void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, con
   va_start(ap, fmt);
   report_v(imp, stat, packet, fmt, ap);
   va_end(ap);
+}
+
+int trak__schema_lacks(const char *name, uint32_t number) {
+  /* Two messages asked for; each found once (a race finds the same pointer twice). */
+  static _Atomic(const trak_pb_message_desc *) cache[2];
+  int slot = strcmp(name, "TracePacket") != 0;
+  const trak_pb_message_desc *msg = atomic_load_explicit(&cache[slot], memory_order_relaxed);
+  if (!msg) {
+    msg = trak__schema_message(name);
+    atomic_store_explicit(&cache[slot], msg, memory_order_relaxed);
+  }
+  return msg && !trak__schema_field_by_number(msg, number);
 }

@@ -3,17 +3,25 @@
 ** a thread by (pid, tid); creating a process creates its main thread (tid == pid) at once; a
 ** new process for a pid (pid reuse) ends the old one and all its threads; utid 0 / upid 0 are
 ** the idle rows ("swapper", pid 0 / tid 0), which pid 0 and tid 0 of a trace find.
+** Each machine of a multi-machine trace (imp->machine, the current packet's) has its own pids
+** and tids and its own idle rows, as in Perfetto: the indexes key ids with the machine.
 */
 #include <string.h>
 
 #include "processor/import/import.h"
 
+/* The index key of a pid or tid on a machine (the host's keys are the ids themselves). */
+static inline uint64_t id_key(uint32_t machine, int64_t id) {
+  return (uint64_t)id ^ ((uint64_t)machine << 56);
+}
+
 /* Every thread with a given tid, newest first: tid_index holds the newest utid, thread_prev
 ** links each to the one before it (TRAK_NULL_U32 ends the chain). */
 static uint32_t thread_new(trak_importer *imp, int64_t tid) {
   uint32_t utid = trak__thread_add(imp->tables, tid);
+  imp->tables->thread.machine_id[utid] = imp->machine;
   int added;
-  uint32_t *head = trak__map_put(&imp->tid_index, (uint64_t)tid, TRAK_NULL_U32, &added);
+  uint32_t *head = trak__map_put(&imp->tid_index, id_key(imp->machine, tid), TRAK_NULL_U32, &added);
   while (imp->thread_prev.n <= utid)
     trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
   imp->thread_prev.v[utid] = *head;
@@ -26,7 +34,8 @@ static int thread_alive(const trak_importer *imp, uint32_t utid) {
   const trak_tables *t = imp->tables;
   uint32_t upid = t->thread.upid[utid];
   if (upid == TRAK_NULL_U32) return 1;
-  uint32_t *live = trak__map_get(&imp->pid_index, (uint64_t)t->process.pid[upid]);
+  uint32_t *live =
+      trak__map_get(&imp->pid_index, id_key(t->process.machine_id[upid], t->process.pid[upid]));
   return live && *live == upid;
 }
 
@@ -34,7 +43,7 @@ static int thread_alive(const trak_importer *imp, uint32_t utid) {
 ** pid < 0), or TRAK_NULL_U32. */
 static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) {
   const trak_tables *t = imp->tables;
-  uint32_t *head = trak__map_get(&imp->tid_index, (uint64_t)tid);
+  uint32_t *head = trak__map_get(&imp->tid_index, id_key(imp->machine, tid));
   for (uint32_t u = head ? *head : TRAK_NULL_U32; u != TRAK_NULL_U32; u = imp->thread_prev.v[u]) {
     if (!thread_alive(imp, u)) continue;
     uint32_t upid = t->thread.upid[u];
@@ -45,9 +54,10 @@ static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) 
 
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
+  uint32_t *slot = trak__map_put(&imp->pid_index, id_key(imp->machine, pid), 0, &added);
   if (!added) return *slot;
   uint32_t upid = trak__process_add(imp->tables, pid);
+  imp->tables->process.machine_id[upid] = imp->machine;
   *slot = upid;
   trak__thread_for_tid(imp, pid, pid); /* the main thread, right after its process */
   return upid;
@@ -55,12 +65,13 @@ uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
 
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, (uint64_t)pid, 0, &added);
+  uint32_t *slot = trak__map_put(&imp->pid_index, id_key(imp->machine, pid), 0, &added);
   /* The old process and its threads end: its pid no longer finds it (so its threads are no
   ** longer alive), and no thread with tid == pid survives, as the pid is the new main's. */
   *slot = trak__process_add(imp->tables, pid);
   uint32_t upid = *slot;
-  uint32_t *head = trak__map_get(&imp->tid_index, (uint64_t)pid);
+  imp->tables->process.machine_id[upid] = imp->machine;
+  uint32_t *head = trak__map_get(&imp->tid_index, id_key(imp->machine, pid));
   if (head) *head = TRAK_NULL_U32;
   uint32_t main = thread_new(imp, pid);
   imp->tables->thread.upid[main] = upid;
@@ -89,16 +100,41 @@ uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid) {
   return trak__thread_for_tid(imp, tid, pid);
 }
 
-void trak__threads_init(trak_importer *imp) {
+/* The idle process and thread ("swapper", pid 0 / tid 0) of the current machine. */
+static void idle_rows(trak_importer *imp) {
   trak_tables *t = imp->tables;
   uint32_t upid = trak__process_add(t, 0);
   uint32_t utid = trak__thread_add(t, 0);
-  trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
+  t->process.machine_id[upid] = t->thread.machine_id[utid] = imp->machine;
+  while (imp->thread_prev.n <= utid)
+    trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
   t->thread.upid[utid] = upid;
   t->thread.is_main[utid] = 1;
   t->thread.is_idle[utid] = 1;
   t->thread.name[utid] = trak__strpool_intern(&t->strings, "swapper", strlen("swapper"));
   int added;
-  *trak__map_put(&imp->pid_index, 0, 0, &added) = upid;
-  *trak__map_put(&imp->tid_index, 0, 0, &added) = utid;
+  *trak__map_put(&imp->pid_index, id_key(imp->machine, 0), 0, &added) = upid;
+  *trak__map_put(&imp->tid_index, id_key(imp->machine, 0), 0, &added) = utid;
+}
+
+void trak__threads_init(trak_importer *imp) {
+  imp->machine = trak__machine_add(imp->tables, 0); /* the host */
+  idle_rows(imp);
+}
+
+void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) {
+  trak_tables *t = imp->tables;
+  /* The host row takes the first packet's machine_id (a trace recorded on a guest only). */
+  if (has_id && imp->packet_index == 0 && t->machine.n == 1 && raw_id)
+    t->machine.raw_id[0] = (int64_t)raw_id, t->machine.label_index[0] = 1;
+  uint32_t m = 0;
+  if (has_id && (int64_t)raw_id != t->machine.raw_id[0]) {
+    for (m = 1; m < t->machine.n && t->machine.raw_id[m] != (int64_t)raw_id; m++)
+      ;
+    if (m == t->machine.n) {
+      imp->machine = trak__machine_add(t, (int64_t)raw_id);
+      idle_rows(imp);
+    }
+  }
+  imp->machine = m;
 }

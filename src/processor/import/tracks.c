@@ -22,6 +22,7 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   info.last_file_ts = INT64_MIN;
   info.first_ts = INT64_MAX;
   info.first_pkt = imp->packet_index;
+  info.machine = imp->machine;
   trak_vec_push(imp->tracks, info);
   return (uint32_t)(imp->tracks.n - 1);
 }
@@ -185,6 +186,7 @@ typedef struct descriptor_fields {
   trak_span thread, process, chrome_thread, chrome_process, counter;
   uint32_t merge;   /* sibling_merge_behavior */
   uint8_t separate; /* disallow_merging_with_system_tracks */
+  uint8_t state;    /* a state track */
 } descriptor_fields;
 
 /* Whether a ChromeThreadDescriptor says the tid was read in a sandbox. */
@@ -287,6 +289,9 @@ static int descriptor_fields_decode(trak_importer *imp, const uint8_t *data, siz
     case TRAK_PB_TrackDescriptor_counter:
       if (is_len) df->counter = span;
       break;
+    case TRAK_PB_TrackDescriptor_state:
+      df->state = is_len;
+      break;
     case TRAK_PB_TrackDescriptor_sibling_merge_behavior:
       df->merge = (uint32_t)f.value;
       break;
@@ -360,6 +365,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   if (utid != TRAK_NULL_U32) info->is_thread = 1, info->utid = utid, info->upid = upid;
   if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
   if (df.counter.data) counter_descriptor(imp, info, &df.counter);
+  if (df.state) info->is_state = 1;
   int keep_name = df.merge != TRAK_PB_TrackDescriptor_SIBLING_MERGE_BEHAVIOR_NONE;
   info->merge_none = !keep_name;
   trak_pb_decoder dec;
@@ -433,6 +439,10 @@ static const char *track_type(const trak_track_info *info, const trak_track_info
     return utid != TRAK_NULL_U32   ? "thread_counter_track_event"
            : upid != TRAK_NULL_U32 ? "process_counter_track_event"
                                    : "global_counter_track_event";
+  if (info->is_state)
+    return utid != TRAK_NULL_U32   ? "thread_state_track_event"
+           : upid != TRAK_NULL_U32 ? "process_state_track_event"
+                                   : "global_state_track_event";
   /* Root thread / process descriptor tracks, and tracks that never merge with siblings, are
   ** Perfetto's plain *_track_event; other tracks are merged by name with their siblings. */
   int plain = info->is_thread || info->is_process || info->merge_none;
@@ -538,6 +548,10 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_COUNTER
            : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_COUNTER
                                    : TRAK_TRACK_COUNTER;
+  else if (info->is_state)
+    kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD_STATE
+           : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS_STATE
+                                   : TRAK_TRACK_STATE;
   else
     kind = utid != TRAK_NULL_U32   ? TRAK_TRACK_THREAD
            : upid != TRAK_NULL_U32 ? TRAK_TRACK_PROCESS
@@ -568,6 +582,7 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     t->track.unit[id] = str_id(imp, "count");
   t->track.utid[id] = utid;
   t->track.upid[id] = upid;
+  t->track.machine_id[id] = info->machine;
   t->track.parent_id[id] = parent_id;
   if (!info->described)
     trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
@@ -617,6 +632,8 @@ void trak__tracks_finish(trak_importer *imp) {
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)
     t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
+  for (size_t r = 0; r < t->state.n; r++)
+    t->state.track_id[r] = ord[t->state.track_id[r]].final;
   free(ord);
   free(used);
 }

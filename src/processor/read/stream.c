@@ -194,15 +194,38 @@ static int clamp_int(uint64_t v) {
   return v > INT_MAX ? INT_MAX : (int)v;
 }
 
+/* The parser met a field or enum value name the schema lacks: kept until its piece parses
+** (a piece that fails is parsed again field by field, which would tell it twice). */
+__attribute__((cold, noinline)) static void text_skip(void *user, int line, int column,
+                                                      const char *what) {
+  trak_processor *p = user;
+  char msg[320];
+  int n = snprintf(msg, sizeof msg, "line %d, column %d: %s; skipped the field", line, column,
+                   what);
+  bytes_append(&p->text_skips, (const uint8_t *)msg,
+               (n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) + 1);
+}
+
+__attribute__((cold, noinline)) static void text_skips_report(trak_processor *p, uint64_t offset) {
+  p->imp.packet_offset = offset;
+  for (size_t i = 0; i < p->text_skips.n; i += strlen((const char *)p->text_skips.v + i) + 1)
+    trak__report(&p->imp, TRAK_STAT_TEXT_UNKNOWN_FIELD, "%s", (const char *)p->text_skips.v + i);
+  p->text_skips.n = 0;
+}
+
 /* Parses whole top-level fields of a text trace and imports their packets, whose offsets in
-** reports are the text offset of the piece. Returns 0 or the parser's error. */
+** reports are the text offset of the piece. Names the schema lacks are skipped and reported.
+** Returns 0 or the parser's error. */
 static int text_parse(trak_processor *p, const char *text, size_t len, trak_text_pos at,
                       trak_error *err) {
   p->text_out.p = p->text_out.start;
-  int rc = trak_pbtxt_parse_at("Trace", text, len, clamp_int(at.line), clamp_int(at.column),
-                               &p->text_out, err);
-  if (!rc) frame(p, p->text_out.start, trak_pb_buf_len(&p->text_out), at.offset);
-  return rc;
+  p->text_skips.n = 0;
+  int rc = trak_pbtxt_parse_lenient("Trace", text, len, clamp_int(at.line), clamp_int(at.column),
+                                    text_skip, p, &p->text_out, err);
+  if (rc) return rc;
+  if (p->text_skips.n) text_skips_report(p, at.offset);
+  frame(p, p->text_out.start, trak_pb_buf_len(&p->text_out), at.offset);
+  return 0;
 }
 
 /* A piece of one field (see text_piece): reports a syntax error and stops the cutter. */
@@ -393,6 +416,7 @@ void trak__stream_free(trak_processor *p) {
   trak_vec_free(p->plain_sniff);
   trak__text_split_free(&p->text);
   trak_pb_buf_free(&p->text_out);
+  trak_vec_free(p->text_skips);
   trak_vec_free(p->pending);
   trak__json_import_free(p->json);
   p->json = NULL;

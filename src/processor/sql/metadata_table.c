@@ -1,7 +1,8 @@
 /*
 ** This file holds the SQL side of the metadata table: __intrinsic_metadata (which the prelude's
 ** `metadata` view shows) filled from the importer's rows (import/metadata.c), with Perfetto's
-** columns: a key's scope decides which of machine_id and trace_id are 0 and which NULL. Also
+** columns: a key's scope decides which of machine_id (the machine of the packet that set it)
+** and trace_id (0) are set and which NULL. Also
 ** Perfetto's lookup functions: extract_metadata(name), extract_metadata_for_machine(machine_id,
 ** name), extract_metadata_for_trace(trace_id, name) and extract_exact_metadata(machine_id,
 ** trace_id, name), each the value (string, else integer) of the first matching row, or NULL.
@@ -79,7 +80,7 @@ int trak__sql_metadata_fill(trak_processor *p) {
       sqlite3_bind_null(st, 5);
     }
     if (r.scope == TRAK_META_MACHINE || r.scope == TRAK_META_MACHINE_TRACE)
-      sqlite3_bind_int64(st, 6, 0);
+      sqlite3_bind_int64(st, 6, r.machine);
     else
       sqlite3_bind_null(st, 6);
     if (r.scope == TRAK_META_TRACE || r.scope == TRAK_META_MACHINE_TRACE)

@@ -25,6 +25,13 @@ static const char *const views_sql =
     "CREATE VIEW process_counter_track AS SELECT id, name, type, parent_id, "
     "  source_arg_set_id, machine_id, unit, description, upid FROM __intrinsic_track "
     "  WHERE classification = 'process_counter_track';"
+    "CREATE VIEW state_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
+    "  source_arg_set_id, machine_id FROM __intrinsic_track "
+    "  WHERE classification IN ('state_track', 'thread_state_track', 'process_state_track');"
+    "CREATE VIEW thread_state_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
+    "  machine_id, utid FROM __intrinsic_track WHERE classification = 'thread_state_track';"
+    "CREATE VIEW process_state_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
+    "  machine_id, upid FROM __intrinsic_track WHERE classification = 'process_state_track';"
     "CREATE VIEW instant AS SELECT ts, track_id, name, arg_set_id FROM slice WHERE dur = 0;"
     "CREATE TABLE __intrinsic_stats(id INTEGER PRIMARY KEY, name TEXT, key BIGINT, idx BIGINT, "
     "  severity TEXT, source TEXT, value BIGINT, description TEXT, machine_id BIGINT, "
@@ -43,6 +50,11 @@ static const char *const table_names[] = {"slice",
                                           "thread_counter_track",
                                           "process_counter_track",
                                           "counter",
+                                          "state",
+                                          "machine",
+                                          "state_track",
+                                          "thread_state_track",
+                                          "process_state_track",
                                           "thread",
                                           "process",
                                           "flow",

@@ -207,12 +207,15 @@ void trak__tables_free(trak_tables *t) {
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
             t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind,
-            t->track.classification);
+            t->track.classification, t->track.machine_id);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
-            t->thread.is_idle, t->thread.arg_set_id);
+            t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
-            t->process.arg_set_id);
+            t->process.arg_set_id, t->process.machine_id);
+  FREE_COLS(machine, t->machine.raw_id, t->machine.label_index);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
+  FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category,
+            t->state.value, t->state.arg_set_id);
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
@@ -315,9 +318,10 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
                      (void **)&t->track.parent_id, (void **)&t->track.source_arg_set_id,
                      (void **)&t->track.utid,      (void **)&t->track.upid,
                      (void **)&t->track.unit,      (void **)&t->track.description,
-                     (void **)&t->track.kind,      (void **)&t->track.classification};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 10);
+                     (void **)&t->track.kind,      (void **)&t->track.classification,
+                     (void **)&t->track.machine_id};
+    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4, 4};
+    grow_cols(t->track.n, &t->track.cap, cols, sizes, 11);
   }
   size_t i = t->track.n++;
   t->track.name[i] = 0;
@@ -329,6 +333,7 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   t->track.unit[i] = 0;
   t->track.description[i] = 0;
   t->track.kind[i] = (uint8_t)kind;
+  t->track.machine_id[i] = 0;
   const char *cls = trak__track_type_name(kind);
   t->track.classification[i] = trak__strpool_intern(&t->strings, cls, strlen(cls));
   return (uint32_t)i;
@@ -338,9 +343,10 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   if (t->thread.n == t->thread.cap) {
     void **cols[] = {(void **)&t->thread.tid,     (void **)&t->thread.name,
                      (void **)&t->thread.upid,    (void **)&t->thread.is_main,
-                     (void **)&t->thread.is_idle, (void **)&t->thread.arg_set_id};
-    static const size_t sizes[] = {8, 4, 4, 1, 1, 4};
-    grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 6);
+                     (void **)&t->thread.is_idle, (void **)&t->thread.arg_set_id,
+                     (void **)&t->thread.machine_id};
+    static const size_t sizes[] = {8, 4, 4, 1, 1, 4, 4};
+    grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 7);
   }
   size_t i = t->thread.n++;
   t->thread.tid[i] = tid;
@@ -349,6 +355,7 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   t->thread.is_main[i] = 2;
   t->thread.is_idle[i] = 0;
   t->thread.arg_set_id[i] = TRAK_NULL_U32;
+  t->thread.machine_id[i] = 0;
   return (uint32_t)i;
 }
 
@@ -356,9 +363,9 @@ uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   if (t->process.n == t->process.cap) {
     void **cols[] = {(void **)&t->process.pid, (void **)&t->process.start_ts,
                      (void **)&t->process.name, (void **)&t->process.cmdline,
-                     (void **)&t->process.arg_set_id};
-    static const size_t sizes[] = {8, 8, 4, 4, 4};
-    grow_cols(t->process.n, &t->process.cap, cols, sizes, 5);
+                     (void **)&t->process.arg_set_id, (void **)&t->process.machine_id};
+    static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
+    grow_cols(t->process.n, &t->process.cap, cols, sizes, 6);
   }
   size_t i = t->process.n++;
   t->process.pid[i] = pid;
@@ -366,6 +373,19 @@ uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   t->process.name[i] = 0;
   t->process.cmdline[i] = 0;
   t->process.arg_set_id[i] = TRAK_NULL_U32;
+  t->process.machine_id[i] = 0;
+  return (uint32_t)i;
+}
+
+uint32_t trak__machine_add(trak_tables *t, int64_t raw_id) {
+  if (t->machine.n == t->machine.cap) {
+    void **cols[] = {(void **)&t->machine.raw_id, (void **)&t->machine.label_index};
+    static const size_t sizes[] = {8, 8};
+    grow_cols(t->machine.n, &t->machine.cap, cols, sizes, 2);
+  }
+  size_t i = t->machine.n++;
+  t->machine.raw_id[i] = raw_id;
+  t->machine.label_index[i] = (int64_t)i + (t->machine.raw_id[0] != 0);
   return (uint32_t)i;
 }
 
@@ -380,6 +400,25 @@ uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double va
   t->counter.ts[i] = ts;
   t->counter.value[i] = value;
   t->counter.track_id[i] = track;
+  return (uint32_t)i;
+}
+
+uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
+                         uint32_t value, uint32_t arg_set_id) {
+  if (t->state.n == t->state.cap) {
+    void **cols[] = {(void **)&t->state.ts,       (void **)&t->state.dur,
+                     (void **)&t->state.track_id, (void **)&t->state.category,
+                     (void **)&t->state.value,    (void **)&t->state.arg_set_id};
+    static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
+    grow_cols(t->state.n, &t->state.cap, cols, sizes, 6);
+  }
+  size_t i = t->state.n++;
+  t->state.ts[i] = ts;
+  t->state.dur[i] = -1;
+  t->state.track_id[i] = track;
+  t->state.category[i] = category;
+  t->state.value[i] = value;
+  t->state.arg_set_id[i] = arg_set_id;
   return (uint32_t)i;
 }
 
@@ -421,7 +460,8 @@ uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, u
 const char *trak__track_type_name(trak_track_kind kind) {
   static const char *const names[] = {
       "track",         "thread_track",         "process_track",
-      "counter_track", "thread_counter_track", "process_counter_track"};
+      "counter_track", "thread_counter_track", "process_counter_track",
+      "state_track",   "thread_state_track",   "process_state_track"};
   return names[kind];
 }
 

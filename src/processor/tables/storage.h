@@ -79,7 +79,10 @@ typedef enum trak_track_kind {
   TRAK_TRACK_PROCESS,    /* "process_track" */
   TRAK_TRACK_COUNTER,    /* "counter_track" */
   TRAK_TRACK_THREAD_COUNTER,
-  TRAK_TRACK_PROCESS_COUNTER
+  TRAK_TRACK_PROCESS_COUNTER,
+  TRAK_TRACK_STATE, /* "state_track": a TrackDescriptor with `state` */
+  TRAK_TRACK_THREAD_STATE,
+  TRAK_TRACK_PROCESS_STATE
 } trak_track_kind;
 
 typedef struct trak_tables {
@@ -103,6 +106,7 @@ typedef struct trak_tables {
     /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
     ** ... views select on, while `type` holds Perfetto's finer track type. */
     uint32_t *classification;
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } track;
 
   struct {
@@ -112,6 +116,7 @@ typedef struct trak_tables {
     uint8_t *is_main;      /* 0, 1, or 2 for NULL */
     uint8_t *is_idle;
     uint32_t *arg_set_id; /* TRAK_NULL_U32 when the thread has no args */
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } thread;
 
   struct {
@@ -119,7 +124,16 @@ typedef struct trak_tables {
     int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
     uint32_t *name, *cmdline;
     uint32_t *arg_set_id; /* TRAK_NULL_U32 when the process has no args */
+    uint32_t *machine_id; /* machine table row; 0: the host */
   } process;
+
+  /* Perfetto's machine table: row 0 is the host (the machine of packets without machine_id),
+  ** then one row per other TracePacket.machine_id, in order of first appearance. */
+  struct {
+    size_t n, cap;
+    int64_t *raw_id; /* TracePacket.machine_id; the host's is 0 unless the first packet had one */
+    int64_t *label_index; /* the UI's machine number: 0 for a host without raw id, else from 1 */
+  } machine;
 
   struct {
     size_t n, cap;
@@ -127,6 +141,13 @@ typedef struct trak_tables {
     double *value;
     uint32_t *track_id;
   } counter;
+
+  /* Perfetto's state table: intervals of a state track's named states (TYPE_STATE events). */
+  struct {
+    size_t n, cap;
+    int64_t *ts, *dur; /* dur -1 while the state is current at the end of the trace */
+    uint32_t *track_id, *category, *value, *arg_set_id; /* category 0: NULL; value string id */
+  } state;
 
   struct {
     size_t n, cap;
@@ -178,6 +199,9 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
 uint32_t trak__thread_add(trak_tables *t, int64_t tid);
 uint32_t trak__process_add(trak_tables *t, int64_t pid);
 uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value);
+uint32_t trak__machine_add(trak_tables *t, int64_t raw_id);
+uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
+                         uint32_t value, uint32_t arg_set_id);
 /* trace_id: the flow's id in the trace (INT64_MIN: NULL). */
 uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id);
 uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, uint32_t key,

@@ -42,7 +42,7 @@ static const vt_col track_cols[] = {
     {"dimension_arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
     {"parent_id", "BIGINT", VT_U32N, COL(track, parent_id), 0},
     {"source_arg_set_id", "BIGINT", VT_U32N, COL(track, source_arg_set_id), 0},
-    {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"machine_id", "BIGINT", VT_U32, COL(track, machine_id), 0},
     {"track_group_id", "BIGINT", VT_NULL, NOCOL, 0},
     {"utid", "BIGINT", VT_U32N, COL(track, utid), 0},
     {"upid", "BIGINT", VT_U32N, COL(track, upid), 0},
@@ -63,7 +63,7 @@ static const vt_col thread_cols[] = {
     {"upid", "BIGINT", VT_U32N, COL(thread, upid), 0},
     {"is_main_thread", "BIGINT", VT_BOOLN, COL(thread, is_main), 0},
     {"is_idle", "BIGINT", VT_BOOLN, COL(thread, is_idle), 0},
-    {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"machine_id", "BIGINT", VT_U32, COL(thread, machine_id), 0},
     {"arg_set_id", "BIGINT", VT_U32N, COL(thread, arg_set_id), 0},
 };
 static const vt_table vt_thread = {"thread", COL(thread, n), thread_cols,
@@ -82,7 +82,7 @@ static const vt_col process_cols[] = {
     {"android_user_id", "BIGINT", VT_NULL, NOCOL, 0},
     {"cmdline", "TEXT", VT_STR, COL(process, cmdline), 0},
     {"arg_set_id", "BIGINT", VT_U32N, COL(process, arg_set_id), 0},
-    {"machine_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"machine_id", "BIGINT", VT_U32, COL(process, machine_id), 0},
 };
 static const vt_table vt_process = {"process", COL(process, n), process_cols,
                                     sizeof process_cols / sizeof *process_cols};
@@ -96,6 +96,38 @@ static const vt_col counter_cols[] = {
 };
 static const vt_table vt_counter = {"counter", COL(counter, n), counter_cols,
                                     sizeof counter_cols / sizeof *counter_cols};
+
+/* What trak knows of a machine is its raw id (the system_info columns stay NULL). */
+static const vt_col machine_cols[] = {
+    {"id", "BIGINT", VT_ID, NOCOL, 1},
+    {"raw_id", "BIGINT", VT_I64, COL(machine, raw_id), 0},
+    {"name", "TEXT", VT_NULL, NOCOL, 0},
+    {"sysname", "TEXT", VT_NULL, NOCOL, 0},
+    {"release", "TEXT", VT_NULL, NOCOL, 0},
+    {"version", "TEXT", VT_NULL, NOCOL, 0},
+    {"arch", "TEXT", VT_NULL, NOCOL, 0},
+    {"num_cpus", "BIGINT", VT_NULL, NOCOL, 0},
+    {"android_build_fingerprint", "TEXT", VT_NULL, NOCOL, 0},
+    {"android_device_manufacturer", "TEXT", VT_NULL, NOCOL, 0},
+    {"android_sdk_version", "BIGINT", VT_NULL, NOCOL, 0},
+    {"system_ram_bytes", "BIGINT", VT_NULL, NOCOL, 0},
+    {"system_ram_gb", "BIGINT", VT_NULL, NOCOL, 0},
+    {"label_index", "BIGINT", VT_I64, COL(machine, label_index), 0},
+};
+static const vt_table vt_machine = {"machine", COL(machine, n), machine_cols,
+                                    sizeof machine_cols / sizeof *machine_cols};
+
+static const vt_col state_cols[] = {
+    {"id", "BIGINT", VT_ID, NOCOL, 1},
+    {"ts", "BIGINT", VT_I64, COL(state, ts), 1},
+    {"dur", "BIGINT", VT_I64, COL(state, dur), 0},
+    {"track_id", "BIGINT", VT_U32, COL(state, track_id), 0},
+    {"category", "TEXT", VT_STR, COL(state, category), 0},
+    {"value", "TEXT", VT_STR, COL(state, value), 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(state, arg_set_id), 0},
+};
+static const vt_table vt_state = {"state", COL(state, n), state_cols,
+                                  sizeof state_cols / sizeof *state_cols};
 
 static const vt_col flow_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
@@ -122,7 +154,8 @@ static const vt_table vt_args = {"args", COL(args, n), args_cols,
                                  sizeof args_cols / sizeof *args_cols};
 
 static const vt_table *const all_tables[] = {
-    &trak__vt_slice, &vt_track, &vt_thread, &vt_process, &vt_counter, &trak__vt_flow, &vt_args};
+    &trak__vt_slice, &vt_track,         &vt_thread, &vt_process, &vt_counter,
+    &vt_state,       &vt_machine,       &trak__vt_flow, &vt_args};
 
 /* ---- column access --------------------------------------------------------------------- */
 

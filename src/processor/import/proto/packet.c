@@ -21,6 +21,7 @@ typedef struct packet_fields {
   trak_span meta; /* a payload metadata.c handles (rare), and its field number */
   uint32_t meta_field;
   uint8_t has_zstd;
+  uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
 } packet_fields;
 
 static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
@@ -135,6 +136,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->has_zstd = 1;
       break;
     default:
+      pf->unhandled = 1;
       /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
       if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
         pf->meta = span, pf->meta_field = f.number;
@@ -226,11 +228,32 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     trak__meta_packet(imp, &ctx, pf->meta_field, pf->meta.data, pf->meta.len);
 }
 
+/* The fields of a packet that the common decoding switch leaves (read again here, out of the
+** common path): machine_id makes its machine current, and fields trak's schema lacks count
+** in proto_unknown_field. Also run for a packet without machine_id after one with: the host
+** is current again. */
+__attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
+                                                            const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  int has_machine = 0;
+  uint64_t machine = 0;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
+      has_machine = 1, machine = f.value;
+    else if (trak__schema_lacks("TracePacket", f.number))
+      imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+  }
+  if (has_machine || imp->machine) trak__machine_switch(imp, has_machine, machine);
+}
+
 static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   memset(pf, 0, sizeof *pf);
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
+  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder

@@ -76,6 +76,9 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->legacy, TRAK_TE_LEGACY);
     break;
   default:
+    if (!trak__schema_lacks("TrackEvent", f->number)) break;
+    if (!(ef->extras & TRAK_TE_UNKNOWN)) ef->unknown_fields = 0;
+    ef->unknown_fields++, ef->extras |= TRAK_TE_UNKNOWN;
     break;
   }
 }
@@ -315,6 +318,8 @@ static uint32_t record_type(const event_fields *ef) {
     return TRAK_EV_INSTANT;
   case TRAK_PB_TrackEvent_TYPE_COUNTER:
     return TRAK_EV_COUNTER;
+  case TRAK_PB_TrackEvent_TYPE_STATE: /* a state track's value: state_value() in the parser */
+    return TRAK_EV_EXTRA_ONLY;
   default:
     return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
   }
@@ -414,6 +419,22 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
   return 0;
 }
 
+/* An event with unknown fields or legacy_event fields: counts the unknown ones, and imports
+** the legacy ones (trak__legacy_event_tokenize). A TYPE_STATE event with legacy_event fields
+** gets a legacy (thread) track, never a state track, so it is dropped as Perfetto drops it.
+** Returns 1 when the event is done with. */
+__attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_sequence *seq,
+                                                       event_fields *ef, int64_t ts) {
+  if (ef->extras & TRAK_TE_UNKNOWN) imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+  if (!(ef->extras & TRAK_TE_LEGACY)) return 0;
+  if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
+                 "whose track is not a state track; dropped");
+    return 1;
+  }
+  return trak__legacy_event_tokenize(imp, seq, ef, ts);
+}
+
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
   event_fields ef;
@@ -435,7 +456,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     ts = 0;
   }
 
-  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY) && trak__legacy_event_tokenize(imp, seq, &ef, ts))
+  if (TRAK_UNLIKELY(ef.extras & (TRAK_TE_LEGACY | TRAK_TE_UNKNOWN)) &&
+      unknown_or_legacy(imp, seq, &ef, ts))
     return;
   uint32_t type = record_type(&ef);
   if (!type) {
@@ -448,6 +470,12 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     trak__report(imp, TRAK_STAT_NO_TRACK,
                  "track_event has no track_uuid, its sequence %u no default track and no thread",
                  seq->id);
+    return;
+  }
+  if (TRAK_UNLIKELY(type == TRAK_EV_EXTRA_ONLY) && ef.type == TRAK_PB_TrackEvent_TYPE_STATE &&
+      !imp->tracks.v[track].is_state) {
+    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event on track uuid %llu, which is "
+                 "not a state track; dropped", (unsigned long long)imp->tracks.v[track].uuid);
     return;
   }
 

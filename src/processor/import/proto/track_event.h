@@ -29,7 +29,8 @@ enum {
   TRAK_TE_CORRELATION_IID = 64, /* correlation_id_str_iid */
   TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
-  TRAK_TE_FLOW_V2 = 512         /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
+  TRAK_TE_UNKNOWN = 1024        /* fields trak's schema lacks: unknown_fields counts them */
 };
 
 typedef struct trak_te_fields {
@@ -53,6 +54,7 @@ typedef struct trak_te_fields {
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
   uint64_t bind_id;     /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
   uint32_t bind_kind;   /* enum trak_flow_v2_kind */
+  uint32_t unknown_fields; /* TRAK_TE_UNKNOWN: fields trak's schema lacks (proto_unknown_field) */
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */

@@ -3,8 +3,10 @@
 ** are written in C: _interval_intersect!((t0, t1, ...), (partition columns)) intersects tables
 ** of (id, ts, dur) intervals, giving each non-empty overlap of one interval from every table as
 ** (ts, dur, id_0, id_1, ..., partition columns); metasql_unparenthesize_exprlist!((a, b))
-** gives `a, b`; __intrinsic_stringify!(any text) gives that text, expanded, as a SQL string
-** literal (so a module can hand a query to a C table function).
+** gives `a, b`; __intrinsic_stringify!(any text) gives that text, expanded, between single
+** quotes as Perfetto does, without doubling the quotes inside (stringify!(foo'') is 'foo'''
+** which reads foo'); __trak_quote!(any text) gives it as a proper SQL string literal, which is
+** what trak's modules use to hand a query to a C table function.
 */
 #include <stdio.h>
 
@@ -84,14 +86,28 @@ static int unparenthesize(const char *const *args, const size_t *lens, size_t na
   return 0;
 }
 
-static int stringify(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
-                     char *msg, size_t msg_len) {
+/* The arguments joined by ", " into `out`, in quotes, escaped or as they are. */
+static void quote_args(const char *const *args, const size_t *lens, size_t nargs,
+                       sqlite3_str *out, int escape) {
   sqlite3_str *text = sqlite3_str_new(NULL);
   for (size_t i = 0; i < nargs; i++)
     sqlite3_str_appendf(text, "%s%.*s", i ? ", " : "", (int)lens[i], args[i]);
   char *joined = sqlite3_str_finish(text);
-  sqlite3_str_appendf(out, "%Q", joined ? joined : "");
+  sqlite3_str_appendf(out, escape ? "%Q" : "'%s'", joined ? joined : "");
   sqlite3_free(joined);
+}
+
+static int stringify(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                     char *msg, size_t msg_len) {
+  (void)msg, (void)msg_len;
+  quote_args(args, lens, nargs, out, 0);
+  return 0;
+}
+
+static int quote(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                 char *msg, size_t msg_len) {
+  (void)msg, (void)msg_len;
+  quote_args(args, lens, nargs, out, 1);
   return 0;
 }
 
@@ -101,5 +117,6 @@ int trak__psql_builtin_macros_register(psql_macros *m) {
     rc = trak__psql_macro_define_builtin(m, "metasql_unparenthesize_exprlist", 1, unparenthesize);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "__intrinsic_stringify", PSQL_VARIADIC, stringify);
+  if (!rc) rc = trak__psql_macro_define_builtin(m, "__trak_quote", PSQL_VARIADIC, quote);
   return rc;
 }

@@ -22,8 +22,70 @@ typedef struct psql_fn {
   char *body;
   sqlite3_stmt *stmt; /* cached, prepared on first use */
   trak_processor *p;
-  int refs; /* registry + SQLite's registration */
+  int refs;     /* registry + SQLite's registration */
+  int variadic; /* DELEGATES TO with `args ANY...`: body is the target function's name */
+  struct memo *memo; /* EXPERIMENTAL_MEMOIZE: results by integer argument, or NULL */
 } psql_fn;
+
+/* The memoised results of a one-argument function: open addressing on the integer argument.
+** NULL results are not kept (Perfetto's rule: a NULL may be a "not yet known"). */
+typedef struct memo {
+  sqlite3_int64 *keys;
+  sqlite3_value **vals; /* NULL: free slot */
+  size_t cap, used;
+} memo;
+
+static void memo_free(memo *m) {
+  if (!m) return;
+  for (size_t i = 0; i < m->cap; i++)
+    sqlite3_value_free(m->vals[i]);
+  free(m->keys);
+  free(m->vals);
+  free(m);
+}
+
+static size_t memo_slot(const memo *m, sqlite3_int64 k) {
+  size_t i = (size_t)((unsigned long long)k * 0x9E3779B97F4A7C15ull) & (m->cap - 1);
+  while (m->vals[i] && m->keys[i] != k)
+    i = (i + 1) & (m->cap - 1);
+  return i;
+}
+
+static sqlite3_value *memo_get(const memo *m, sqlite3_int64 k) {
+  return m->cap ? m->vals[memo_slot(m, k)] : NULL;
+}
+
+/* Keeps a copy of `v` for `k`; out of memory only loses the cache entry. */
+static void memo_put(memo *m, sqlite3_int64 k, sqlite3_value *v) {
+  if ((m->used + 1) * 2 > m->cap) {
+    memo bigger = {0};
+    bigger.cap = m->cap ? m->cap * 2 : 64;
+    bigger.keys = calloc(bigger.cap, sizeof *bigger.keys);
+    bigger.vals = calloc(bigger.cap, sizeof *bigger.vals);
+    if (!bigger.keys || !bigger.vals) {
+      free(bigger.keys);
+      free(bigger.vals);
+      return;
+    }
+    for (size_t i = 0; i < m->cap; i++)
+      if (m->vals[i]) {
+        size_t j = memo_slot(&bigger, m->keys[i]);
+        bigger.keys[j] = m->keys[i];
+        bigger.vals[j] = m->vals[i];
+      }
+    free(m->keys);
+    free(m->vals);
+    m->keys = bigger.keys;
+    m->vals = bigger.vals;
+    m->cap = bigger.cap;
+  }
+  size_t i = memo_slot(m, k);
+  if (m->vals[i]) return;
+  m->vals[i] = sqlite3_value_dup(v);
+  if (!m->vals[i]) return;
+  m->keys[i] = k;
+  m->used++;
+}
 
 static void set_msg(char *msg, size_t len, const char *fmt, ...) {
   va_list ap;
@@ -54,7 +116,7 @@ const char *trak__psql_sqlite_type(const char *type) {
                {"BYTES", "BLOB"},
                {"BLOB", "BLOB"},
                {"ANY", ""}};
-  size_t n = strcspn(type, "( \t\n");
+  size_t n = strcspn(type, "( \t\n.");
   for (size_t i = 0; i < sizeof types / sizeof *types; i++)
     if (strlen(types[i].perfetto) == n && !strncasecmp(type, types[i].perfetto, n))
       return types[i].sqlite;
@@ -82,6 +144,7 @@ static void fn_unref(void *v) {
   psql_fn *f = v;
   if (--f->refs > 0) return;
   sqlite3_finalize(f->stmt);
+  memo_free(f->memo);
   free(f->name);
   free(f->body);
   args_free(f->args, f->nargs);
@@ -145,12 +208,48 @@ static void call_error(sqlite3_context *ctx, psql_fn *f) {
 ** statement on the C stack; past this depth the call fails instead of overflowing the stack. */
 enum { MAX_CALL_DEPTH = 100 };
 
+/* A function DELEGATES TO another with any number of arguments: runs SELECT target(?1, ...). */
+static void variadic_call(sqlite3_context *ctx, psql_fn *f, int argc, sqlite3_value **argv) {
+  sqlite3_str *q = sqlite3_str_new(f->p->db);
+  sqlite3_str_appendf(q, "SELECT \"%w\"(", f->body);
+  for (int i = 0; i < argc; i++)
+    sqlite3_str_appendf(q, "%s?%d", i ? ", " : "", i + 1);
+  sqlite3_str_appendall(q, ")");
+  char *sql = sqlite3_str_finish(q);
+  sqlite3_stmt *st = NULL;
+  if (!sql || sqlite3_prepare_v2(f->p->db, sql, -1, &st, NULL) != SQLITE_OK) {
+    sqlite3_free(sql);
+    call_error(ctx, f);
+    return;
+  }
+  sqlite3_free(sql);
+  for (int i = 0; i < argc; i++)
+    sqlite3_bind_value(st, i + 1, argv[i]);
+  int rc = sqlite3_step(st);
+  if (rc == SQLITE_ROW)
+    sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+  else if (rc != SQLITE_DONE)
+    call_error(ctx, f);
+  sqlite3_finalize(st);
+}
+
 static void scalar_call(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   psql_fn *f = sqlite3_user_data(ctx);
   if (f->p->psql->call_depth >= MAX_CALL_DEPTH) {
     char *m = sqlite3_mprintf("%s: functions nested deeper than %d calls", f->name, MAX_CALL_DEPTH);
     sqlite3_result_error(ctx, m, -1);
     sqlite3_free(m);
+    return;
+  }
+  if (f->variadic) {
+    variadic_call(ctx, f, argc, argv);
+    return;
+  }
+  int memoised = f->memo && argc == 1 && sqlite3_value_type(argv[0]) == SQLITE_INTEGER;
+  sqlite3_int64 key = memoised ? sqlite3_value_int64(argv[0]) : 0;
+  sqlite3_value *known = memoised ? memo_get(f->memo, key) : NULL;
+  if (known) {
+    sqlite3_result_value(ctx, known);
     return;
   }
   int fresh;
@@ -166,7 +265,9 @@ static void scalar_call(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int rc = sqlite3_step(st);
   f->p->psql->call_depth--;
   if (rc == SQLITE_ROW) {
-    sqlite3_result_value(ctx, sqlite3_column_value(st, 0));
+    sqlite3_value *v = sqlite3_column_value(st, 0);
+    if (memoised && sqlite3_value_type(v) != SQLITE_NULL) memo_put(f->memo, key, v);
+    sqlite3_result_value(ctx, v);
   } else if (rc != SQLITE_DONE) {
     call_error(ctx, f);
   }
@@ -383,9 +484,11 @@ static psql_fn **find(trak_psql *s, const char *name) {
   return NULL;
 }
 
-int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
-                               size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
-                               int replace, char *msg, size_t msg_len) {
+/* Defines `name`; `variadic` makes it a scalar function of any arity whose `body` is the name of
+** the function it delegates to. */
+static int define(trak_processor *p, const char *name, const psql_arg *args, size_t nargs,
+                  const psql_arg *cols, size_t ncols, const char *body, int variadic, int replace,
+                  char *msg, size_t msg_len) {
   trak_psql *s = p->psql;
   psql_fn **slot = find(s, name);
   if (slot && !replace) {
@@ -418,14 +521,15 @@ int trak__psql_function_define(trak_processor *p, const char *name, const psql_a
   }
   f->nargs = nargs;
   f->ncols = ncols;
+  f->variadic = variadic;
   f->p = p;    /* the statement is prepared at the first call: the body may call f itself */
   f->refs = 2; /* the registry and SQLite */
   int rc;
   if (ncols)
     rc = sqlite3_create_module_v2(p->db, name, &tf_module, f, fn_unref);
   else
-    rc = sqlite3_create_function_v2(p->db, name, (int)nargs, SQLITE_UTF8, f, scalar_call, NULL,
-                                    NULL, fn_unref);
+    rc = sqlite3_create_function_v2(p->db, name, variadic ? -1 : (int)nargs, SQLITE_UTF8, f,
+                                    scalar_call, NULL, NULL, fn_unref);
   if (rc != SQLITE_OK) {
     set_msg(msg, msg_len, "function '%s': %s", name, sqlite3_errmsg(p->db));
     f->refs = 1;
@@ -447,6 +551,30 @@ int trak__psql_function_define(trak_processor *p, const char *name, const psql_a
   return 0;
 }
 
+int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
+                               size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
+                               int replace, char *msg, size_t msg_len) {
+  return define(p, name, args, nargs, cols, ncols, body, 0, replace, msg, msg_len);
+}
+
+int trak__psql_function_define_variadic(trak_processor *p, const char *name, const char *target,
+                                        int replace, char *msg, size_t msg_len) {
+  return define(p, name, NULL, 0, NULL, 0, target, 1, replace, msg, msg_len);
+}
+
+int trak__psql_function_memoize(trak_processor *p, const char *name, char *msg, size_t msg_len) {
+  psql_fn **slot = find(p->psql, name);
+  if (!slot) return set_msg(msg, msg_len, "EXPERIMENTAL_MEMOIZE: no function '%s'", name), -1;
+  psql_fn *f = *slot;
+  if (f->ncols || f->variadic || f->nargs != 1)
+    return set_msg(msg, msg_len,
+                   "EXPERIMENTAL_MEMOIZE: '%s' must be a scalar function of one argument", name),
+           -1;
+  if (!f->memo && !(f->memo = calloc(1, sizeof *f->memo)))
+    return set_msg(msg, msg_len, "out of memory"), -1;
+  return 0;
+}
+
 void trak__psql_function_drop(trak_processor *p, const char *name) {
   trak_psql *s = p->psql;
   psql_fn **slot = find(s, name);
@@ -455,8 +583,8 @@ void trak__psql_function_drop(trak_processor *p, const char *name) {
   if (f->ncols)
     sqlite3_create_module_v2(p->db, name, NULL, NULL, NULL);
   else
-    sqlite3_create_function_v2(p->db, name, (int)f->nargs, SQLITE_UTF8, NULL, NULL, NULL, NULL,
-                               NULL);
+    sqlite3_create_function_v2(p->db, name, f->variadic ? -1 : (int)f->nargs, SQLITE_UTF8, NULL,
+                               NULL, NULL, NULL, NULL);
   *slot = s->fns[--s->nfns];
   fn_unref(f);
 }

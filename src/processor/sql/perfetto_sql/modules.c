@@ -3,7 +3,7 @@
 ** src/processor/sql/stdlib, embedded into the library at build time (cmake/embed_sql.cmake)
 ** and named by their path with dots (slices/with_context.sql is slices.with_context). Including
 ** runs a module's statements once per processor; a module may include others; `a.b.*` includes
-** every module under a.b.
+** every module under a.b, `*` every module.
 */
 #include <stdio.h>
 #include <string.h>
@@ -30,15 +30,16 @@ static int include_one(trak_processor *p, size_t i, char *msg, size_t msg_len) {
 
 int trak__psql_include(trak_processor *p, const char *pattern, char *msg, size_t msg_len) {
   size_t n = strlen(pattern);
+  int all = !strcmp(pattern, "*"); /* every module */
   int wildcard = n >= 2 && !strcmp(pattern + n - 2, ".*");
-  if (!wildcard && strchr(pattern, '*')) {
+  if (!all && !wildcard && strchr(pattern, '*')) {
     snprintf(msg, msg_len, "module name '%s': '*' may only end it, as in a.b.*", pattern);
     return -1;
   }
   size_t matched = 0;
   for (size_t i = 0; i < trak__psql_stdlib_count; i++) {
     const char *name = trak__psql_stdlib[i].name;
-    int hit = wildcard ? !strncmp(name, pattern, n - 1) : !strcmp(name, pattern);
+    int hit = all || (wildcard ? !strncmp(name, pattern, n - 1) : !strcmp(name, pattern));
     if (!hit) continue;
     matched++;
     if (include_one(p, i, msg, msg_len)) return -1;

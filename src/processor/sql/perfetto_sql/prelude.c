@@ -1,7 +1,7 @@
 /*
 ** This file holds the prelude's C parts, there without an INCLUDE as in Perfetto: the tables
 ** only the importer can fill (_trace_bounds, __intrinsic_metadata), and the functions regexp,
-** regexp_replace_simple, str_split, slice_is_ancestor, the clock conversions TO_REALTIME,
+** regexp_replace_simple, regexp_extract, unhex, str_split, slice_is_ancestor, the clock conversions TO_REALTIME,
 ** TO_MONOTONIC, ABS_TIME_STR, TO_TIMECODE and __intrinsic_arg_set_to_json. The SQL parts
 ** (trace_bounds, metadata, stats, trace_start(), ...) are the modules under stdlib/prelude.
 */
@@ -73,7 +73,9 @@ static void fn_regexp_replace(sqlite3_context *ctx, int argc, sqlite3_value **ar
   sqlite3_str *out = sqlite3_str_new(NULL);
   regmatch_t m;
   int flags = 0;
-  while (*in && regexec(re, in, 1, &m, flags) == 0) {
+  /* As std::regex_replace: an empty match counts at every position, the end included
+  ** (replacing '' by '|' in "ab" gives "|a|b|"). */
+  while (regexec(re, in, 1, &m, flags) == 0) {
     sqlite3_str_append(out, in, (int)m.rm_so);
     sqlite3_str_appendall(out, rep ? rep : "");
     if (m.rm_eo == m.rm_so) { /* an empty match: step over one character */
@@ -85,12 +87,57 @@ static void fn_regexp_replace(sqlite3_context *ctx, int argc, sqlite3_value **ar
       in += m.rm_eo + 1;
     } else {
       in += m.rm_eo;
+      if (!*in) break;
     }
     flags = REG_NOTBOL;
   }
   sqlite3_str_appendall(out, in);
   int len = sqlite3_str_length(out);
   sqlite3_result_text(ctx, sqlite3_str_finish(out), len, sqlite3_free);
+}
+
+/* regexp_extract(input, pattern): the text of the first match's first group, or of the whole
+** match when the pattern has no group or the group took no part; NULL without a match. */
+static void fn_regexp_extract(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  regex_t *re = compiled(ctx, argv, 1, 0);
+  if (!re) return;
+  if (re->re_nsub > 1) {
+    sqlite3_result_error(ctx, "regexp_extract: the pattern may have at most one group", -1);
+    return;
+  }
+  const char *in = (const char *)sqlite3_value_text(argv[0]);
+  regmatch_t m[2];
+  if (regexec(re, in ? in : "", 2, m, 0)) return;
+  regmatch_t *g = re->re_nsub == 1 && m[1].rm_so >= 0 ? &m[1] : &m[0];
+  sqlite3_result_text(ctx, in + g->rm_so, (int)(g->rm_eo - g->rm_so), SQLITE_TRANSIENT);
+}
+
+/* unhex(text): the integer a hexadecimal string stands for, '0x' prefix and surrounding
+** whitespace allowed ('  0Xf ' is 15). */
+static void fn_unhex(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
+  const char *s = (const char *)sqlite3_value_text(argv[0]), *p = s ? s : "";
+  while (*p && strchr(" \t\n\r\f\v", *p))
+    p++;
+  if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) p += 2;
+  uint64_t v = 0;
+  int digits = 0;
+  for (; (*p >= '0' && *p <= '9') || ((*p | 32) >= 'a' && (*p | 32) <= 'f'); p++, digits++) {
+    if (digits == 16) break;
+    v = v * 16 + (uint64_t)(*p <= '9' ? *p - '0' : (*p | 32) - 'a' + 10);
+  }
+  while (*p && strchr(" \t\n\r\f\v", *p))
+    p++;
+  if (!digits || *p) {
+    char *m = sqlite3_mprintf("unhex: '%s' is not a hexadecimal number", s ? s : "");
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    return;
+  }
+  sqlite3_result_int64(ctx, (sqlite3_int64)v);
 }
 
 /* str_split(str, delimiter, index): the index-th (from 0) part, NULL past the last. */
@@ -150,21 +197,29 @@ static void fn_slice_root_id(sqlite3_context *ctx, int argc, sqlite3_value **arg
   sqlite3_result_int64(ctx, s);
 }
 
-/* hash(v, ...): a 64-bit FNV-1a hash of the values (integers by their 8 bytes, others by their
-** text), for grouping equal stacks; not Perfetto's numbers. */
+/* hash(v, ...): Perfetto's HASH, a 64-bit FNV-1a over the values in order with nothing between
+** them: integers by their 8 little-endian bytes, strings by their bytes, NULL by nothing (where
+** Perfetto fails: trak's slices.stack hashes names that may be NULL). REALs and BLOBs are an
+** error, as there. */
 static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   uint64_t h = 14695981039346656037ull;
   for (int i = 0; i < argc; i++) {
-    if (sqlite3_value_type(argv[i]) == SQLITE_INTEGER) {
+    int type = sqlite3_value_type(argv[i]);
+    if (type == SQLITE_INTEGER) {
       uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]);
       for (int b = 0; b < 8; b++)
         h = (h ^ (uint8_t)(v >> (8 * b))) * 1099511628211ull;
-    } else {
+    } else if (type == SQLITE_TEXT || type == SQLITE_NULL) {
       const unsigned char *s = sqlite3_value_text(argv[i]);
       for (int n = sqlite3_value_bytes(argv[i]), k = 0; s && k < n; k++)
         h = (h ^ s[k]) * 1099511628211ull;
+    } else {
+      char *m = sqlite3_mprintf("HASH: argument %d is %s; only integers and strings hash", i,
+                                type == SQLITE_FLOAT ? "a REAL" : "a BLOB");
+      sqlite3_result_error(ctx, m, -1);
+      sqlite3_free(m);
+      return;
     }
-    h = (h ^ 0xff) * 1099511628211ull; /* separates ("ab", "c") from ("a", "bc") */
   }
   sqlite3_result_int64(ctx, (int64_t)h);
 }
@@ -270,8 +325,10 @@ static void json_value(const trak_tables *t, uint32_t row, sqlite3_str *out) {
   int64_t v = t->args.int_value[row];
   switch (t->args.value_type[row]) {
   case TRAK_ARG_INT:
-  case TRAK_ARG_POINTER:
     sqlite3_str_appendf(out, "%lld", (long long)v);
+    break;
+  case TRAK_ARG_POINTER: /* as Perfetto: a hexadecimal string, "0x64" */
+    sqlite3_str_appendf(out, "\"0x%llx\"", (unsigned long long)v);
     break;
   case TRAK_ARG_UINT:
     sqlite3_str_appendf(out, "%llu", (unsigned long long)v);
@@ -407,6 +464,8 @@ int trak__psql_prelude_register(trak_processor *p) {
       {"regexp", 2, fn_regexp},
       {"regexp", 3, fn_regexp},
       {"regexp_replace_simple", 3, fn_regexp_replace},
+      {"regexp_extract", 2, fn_regexp_extract},
+      {"unhex", 1, fn_unhex},
       {"str_split", 3, fn_str_split},
       {"slice_is_ancestor", 2, fn_slice_is_ancestor},
       {"hash", -1, fn_hash},
@@ -421,6 +480,12 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_graphs_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_window_functions_register(p->db);
+  if (rc == SQLITE_OK) rc = trak__psql_flamegraph_register(p->db);
+  if (rc == SQLITE_OK) rc = trak__psql_stdlib_docs_register(p->db);
+  if (rc == SQLITE_OK) rc = trak__psql_table_info_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_trees_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_zstd_register(p->db);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof fns / sizeof *fns; i++)
     rc = sqlite3_create_function(p->db, fns[i].name, fns[i].nargs,
                                  SQLITE_UTF8 | SQLITE_DETERMINISTIC, p, fns[i].fn, NULL, NULL);

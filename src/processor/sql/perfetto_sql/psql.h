@@ -113,6 +113,13 @@ typedef struct psql_arg {
 int trak__psql_function_define(trak_processor *p, const char *name, const psql_arg *args,
                                size_t nargs, const psql_arg *cols, size_t ncols, const char *body,
                                int replace, char *msg, size_t msg_len);
+/* Defines scalar function `name` taking any number of arguments and returning what function
+** `target` returns for them (CREATE PERFETTO FUNCTION f(args ANY...) ... DELEGATES TO target). */
+int trak__psql_function_define_variadic(trak_processor *p, const char *name, const char *target,
+                                        int replace, char *msg, size_t msg_len);
+/* EXPERIMENTAL_MEMOIZE(name): caches the non-NULL results of a one-argument function by its
+** integer argument. Returns 0 or -1 with a message. */
+int trak__psql_function_memoize(trak_processor *p, const char *name, char *msg, size_t msg_len);
 /* Removes function `name` (after its body failed to compile). */
 void trak__psql_function_drop(trak_processor *p, const char *name);
 void trak__psql_functions_free(trak_processor *p);
@@ -144,10 +151,36 @@ int trak__psql_include(trak_processor *p, const char *pattern, char *msg, size_t
 int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
                              size_t msg_len, size_t *err_off);
 
+/* ---- legacy.c ------------------------------------------------------------------------------ */
+
+/* If s[start..end) is one of the function-call forms older PerfettoSQL used for statements,
+** `SELECT create_function(...)`, `create_view_function(...)`, `IMPORT(...)` or
+** `EXPERIMENTAL_MEMOIZE(...)` with string literal arguments, runs it and returns 1 (0 if not).
+** On failure returns -1 with a message and `*err_off` the offset of the fault. */
+int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
+                          size_t msg_len, size_t *err_off);
+
 /* ---- prelude.c ----------------------------------------------------------------------------- */
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Registers the __trak_tree table function and the __trak_tree_query!/__trak_tree_table!
+** macros behind std.trees (trees.c). */
+int trak__psql_trees_register(trak_processor *p);
+/* Registers __intrinsic_zstd_compress (zstd_frame.c). */
+int trak__psql_zstd_register(sqlite3 *db);
+/* Registers perfetto_table_info(name) (table_info.c). */
+int trak__psql_table_info_register(trak_processor *p);
+/* Records that CREATE PERFETTO TABLE made table `name`, which perfetto_table_info describes.
+** Returns 0 or -1 out of memory. */
+int trak__psql_table_note(trak_processor *p, const char *name);
+void trak__psql_tables_free(trak_processor *p);
+/* Registers __intrinsic_stdlib_objects, the catalogue of the modules (stdlib_docs.c). */
+int trak__psql_stdlib_docs_register(sqlite3 *db);
+/* Registers __intrinsic_flamegraph and its config and find functions (flamegraph.c). */
+int trak__psql_flamegraph_register(sqlite3 *db);
+/* Registers LAST_NON_NULL, FIRST_NON_NULL and INTERNAL_LAYOUT (window_functions.c). */
+int trak__psql_window_functions_register(sqlite3 *db);
 /* Registers the SPAN_JOIN, SPAN_LEFT_JOIN and SPAN_OUTER_JOIN modules (span_join.c). */
 int trak__psql_span_join_register(sqlite3 *db);
 
@@ -180,6 +213,8 @@ struct trak_psql {
   int include_depth;
   psql_lazy *lazy; /* deferred module tables (lazy.c) */
   int call_depth;  /* PerfettoSQL function calls running, nested (functions.c) */
+  char **tables;   /* made by CREATE PERFETTO TABLE (table_info.c) */
+  size_t ntables;
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */
   const char *last_tail;

@@ -85,6 +85,11 @@ static char *type_name(parser *ps) {
       advance(ps);
     } while (depth > 0 && ps->t.kind != PSQL_EOF);
   }
+  /* A variadic argument: ANY... */
+  while (trak__psql_is_char(ps->s, ps->t, '.') && ps->t.off == stop) {
+    stop = ps->t.off + ps->t.len;
+    advance(ps);
+  }
   return strndup(ps->s + start, stop - start);
 }
 
@@ -282,13 +287,52 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
   sqlite3_finalize(st);
   if (!rc && !is_table && trak__psql_lazy_note(ps->p, name, e.text))
     rc = fail(ps, stmt_off, "out of memory");
+  if (!rc && is_table && trak__psql_table_note(ps->p, name)) rc = fail(ps, stmt_off, "out of memory");
   free(name);
   arg_list_free(&schema);
   trak__psql_expansion_free(&e);
   return rc;
 }
 
-/* CREATE PERFETTO FUNCTION name(args) RETURNS type | TABLE(cols) AS select. */
+/* Whether the argument's type ends in "...": it takes the rest of the arguments. */
+static int is_variadic(const psql_arg *a) {
+  size_t n = strlen(a->type);
+  return n > 3 && !strcmp(a->type + n - 3, "...");
+}
+
+/* The DELEGATES TO target part of CREATE PERFETTO FUNCTION: a function of the same arguments
+** whose result is target's, for the same arguments in order. */
+static int delegate(parser *ps, const char *name, const arg_list *args, int replace,
+                    size_t name_off) {
+  char *target = identifier(ps, "the name of the function delegated to");
+  if (!target) return -1;
+  int rc = 0;
+  if (args->n == 1 && is_variadic(&args->v[0])) {
+    if (trak__psql_function_define_variadic(ps->p, name, target, replace, ps->msg, ps->msg_len))
+      rc = -1, *ps->err_off = name_off;
+    free(target);
+    return rc;
+  }
+  sqlite3_str *b = sqlite3_str_new(ps->p->db);
+  sqlite3_str_appendf(b, "SELECT \"%w\"(", target);
+  for (size_t i = 0; i < args->n; i++) {
+    if (is_variadic(&args->v[i]))
+      rc = fail(ps, name_off, "function '%s': only a sole argument may be variadic", name);
+    sqlite3_str_appendf(b, "%s$%s", i ? ", " : "", args->v[i].name);
+  }
+  sqlite3_str_appendall(b, ")");
+  char *body = sqlite3_str_finish(b);
+  if (!rc && !body) rc = fail(ps, name_off, "out of memory");
+  if (!rc && trak__psql_function_define(ps->p, name, args->v, args->n, NULL, 0, body, replace,
+                                        ps->msg, ps->msg_len))
+    rc = -1, *ps->err_off = name_off;
+  sqlite3_free(body);
+  free(target);
+  return rc;
+}
+
+/* CREATE PERFETTO FUNCTION name(args) RETURNS type | TABLE(cols) AS select, or
+** RETURNS type DELEGATES TO function. */
 static int create_function(parser *ps, int replace) {
   arg_list args = {0}, cols = {0};
   psql_expansion e = {0};
@@ -303,6 +347,14 @@ static int create_function(parser *ps, int replace) {
     rc = (ret = type_name(ps)) ? 0 : -1;
   if (!rc && ret && !trak__psql_sqlite_type(ret))
     rc = fail(ps, name_off, "function '%s': unknown return type '%s'", name, ret);
+  if (!rc && ret && accept(ps, "DELEGATES")) {
+    rc = expect(ps, "TO after DELEGATES", accept(ps, "TO"));
+    if (!rc) rc = delegate(ps, name, &args, replace, name_off);
+    free(name);
+    free(ret);
+    arg_list_free(&args);
+    return rc;
+  }
   if (!rc) rc = body(ps, &e, &body_off);
   if (!rc && trak__psql_function_define(ps->p, name, args.v, args.n, cols.v, cols.n, e.text,
                                         replace, ps->msg, ps->msg_len))
@@ -417,6 +469,7 @@ static int include(parser *ps) {
 int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
                              size_t msg_len, size_t *err_off) {
   parser ps = {p, s, end, trak__psql_lex(s, end, start), msg, msg_len, err_off};
+  if (trak__psql_is(s, ps.t, "SELECT")) return trak__psql_run_legacy(p, s, start, end, msg, msg_len, err_off);
   if (accept(&ps, "INCLUDE")) {
     if (!accept(&ps, "PERFETTO")) return 0;
     if (expect(&ps, "MODULE after INCLUDE PERFETTO", accept(&ps, "MODULE"))) return -1;

@@ -19,8 +19,8 @@ RETURNS TableOrSubquery AS
 (
   SELECT c0 AS node_id, c1 AS parent_node_id
   FROM __trak_graph($algorithm,
-    __intrinsic_stringify!(SELECT source_node_id, dest_node_id FROM $graph_table),
-    __intrinsic_stringify!(SELECT node_id FROM $start_nodes))
+    __trak_quote!(SELECT source_node_id, dest_node_id FROM $graph_table),
+    __trak_quote!(SELECT node_id FROM $start_nodes))
 );
 
 CREATE PERFETTO MACRO graph_reachable_dfs(graph_table TableOrSubquery, start_nodes TableOrSubquery)
@@ -42,6 +42,6 @@ CREATE PERFETTO MACRO graph_reachable_weight_bounded_dfs(
 (
   SELECT c0 AS root_node_id, c1 AS node_id, c2 AS parent_node_id
   FROM __trak_graph(IIF($is_target_weight_floor, 'weight_floor', 'weight_ceiling'),
-    __intrinsic_stringify!(SELECT source_node_id, dest_node_id, edge_weight FROM $graph_table),
-    __intrinsic_stringify!(SELECT root_node_id, root_target_weight FROM $root_table))
+    __trak_quote!(SELECT source_node_id, dest_node_id, edge_weight FROM $graph_table),
+    __trak_quote!(SELECT root_node_id, root_target_weight FROM $root_table))
 );
