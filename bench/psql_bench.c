@@ -1,7 +1,7 @@
 /*
 ** PerfettoSQL benchmark: on a trace file, prints the time to INCLUDE every module trak ships,
-** the time of a query reading every column-joined row of thread_slice, and the time to fill the
-** modules' deferred tables on first use.
+** the time of a query reading every column-joined row of thread_slice, the time to fill the
+** modules' deferred tables on first use, and an _interval_intersect! of two levels of slices.
 **
 **   psql_bench FILE
 ** Generate FILE with `TRAK_BENCH_KEEP=1 build/import_bench 4000000 /tmp/t4m.pb import-only`
@@ -97,6 +97,14 @@ int main(int argc, char **argv) {
     printf("first query of %s (fills it): %.2f s, CPU %.2f s (%lld rows)\n", deferred[i], t,
            last_cpu, n);
   }
+  t = timed(p,
+            "SELECT count(*) FROM _interval_intersect!(("
+            "(SELECT id, ts, dur, track_id FROM slice WHERE depth = 0 AND dur >= 0), "
+            "(SELECT id, ts, dur, track_id FROM slice WHERE depth = 1 AND dur >= 0)), (track_id))",
+            &n);
+  printf("_interval_intersect! of depth-0 and depth-1 slices by track: %.2f s, CPU %.2f s (%lld "
+         "rows)\n",
+         t, last_cpu, n);
   trak_processor_free(p);
   return 0;
 }

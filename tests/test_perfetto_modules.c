@@ -3,7 +3,7 @@
 ** (two processes, nested slices, an instant, a counter). Every expected answer below was
 ** compared with Perfetto's trace_processor_shell on the same trace (graphs: on the same tables),
 ** except where a comment says
-** otherwise (trak's own choices: hash values, ids the importer numbers differently).
+** otherwise (ids the importer numbers differently).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,31 +18,10 @@
 #include "sqlcheck.h"
 #include "testutil.h"
 
-typedef struct check {
-  const char *sql;
-  const char *want;
-} check;
-
-/* Runs every check, printing each mismatch with the actual rows, then fails if any did. */
-static void run_checks(trak_processor *p, const check *c, size_t n) {
-  int bad = 0;
-  for (size_t i = 0; i < n; i++) {
-    const char *got = sc_rows(p, c[i].sql);
-    if (strcmp(got, c[i].want)) {
-      print_error("query: %s\nwant: %s\ngot:  %s\n\n", c[i].sql, c[i].want, got);
-      bad++;
-    }
-  }
-  assert_int_equal(bad, 0);
-}
-
 static trak_processor *p;
 
 static int setup(void **state) {
-  size_t len;
-  char *text = tu_read_file(tu_source_path("tests/data/psql/modules.json"), &len);
-  p = sc_open(text);
-  free(text);
+  p = sc_open_file("tests/data/psql/modules.json");
   return 0;
 }
 static int teardown(void **state) {
@@ -51,7 +30,7 @@ static int teardown(void **state) {
 }
 
 static void with_context(void **state) {
-  static const check c[] = {
+  static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE slices.with_context;"
        "SELECT id, ts, dur, name, thread_name, tid, is_main_thread, process_name, pid, depth, "
        "parent_id FROM thread_slice ORDER BY id",
@@ -67,11 +46,11 @@ static void with_context(void **state) {
       {"SELECT id, name, process_name, pid FROM process_slice ORDER BY id", ""},
       {"SELECT count(*), count(utid) FROM thread_or_process_slice", "9|9"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
 }
 
 static void slices_modules(void **state) {
-  static const check c[] = {
+  static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE slices.flat_slices;"
        "SELECT slice_id, ts, dur, depth, name, root_id, tid, thread_name, pid, process_name "
        "FROM _slice_flattened ORDER BY slice_id, ts",
@@ -104,7 +83,7 @@ static void slices_modules(void **state) {
        "2|measure"},
       {"SELECT id, name FROM _slice_descendant_and_self(1) ORDER BY id", "1|layout\n"
                                                                          "2|measure"},
-      /* Stack ids are trak's hashes: checked for equal stacks having equal ids. */
+      /* Equal stacks have equal stack ids (the numbers: test_perfetto_stdlib.c). */
       {"INCLUDE PERFETTO MODULE slices.stack;"
        "SELECT a.id, b.id FROM slice_with_stack_id a JOIN slice_with_stack_id b "
        "ON a.stack_id = b.stack_id AND a.id < b.id ORDER BY 1",
@@ -120,11 +99,11 @@ static void slices_modules(void **state) {
        "FROM slice_with_stack_id WHERE name = 'layout' LIMIT 1)) ORDER BY id)",
        "1,2,8"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
 }
 
 static void counters_and_intervals(void **state) {
-  static const check c[] = {
+  static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE counters.intervals;"
        "SELECT id, ts, dur, value, next_value, delta_value FROM counter_leading_intervals!("
        "(SELECT id, ts, track_id, value FROM counter)) ORDER BY ts",
@@ -200,11 +179,11 @@ static void counters_and_intervals(void **state) {
        "10|10\n"
        "30|20"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
 }
 
 static void other_modules(void **state) {
-  static const check c[] = {
+  static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE time.conversion;"
        "SELECT time_to_ms(2500000), time_from_s(2), time_to_us(1999), time_from_ms(3), "
        "time_to_s(2999999999), time_from_us(4), time_to_min(120000000000), time_from_min(1), "
@@ -219,7 +198,7 @@ static void other_modules(void **state) {
        "SELECT trace_id, trace_type, trace_size_bytes > 0 FROM _metadata_by_trace",
        "0|json|1"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
 }
 
 /* Edges 1->2, 1->3, 2->4, 3->4, 4->5, 2->6, 6->5, 5->2 and 7->8; a forest in three groups. */
@@ -234,7 +213,7 @@ static const char GRAPH[] =
 
 static void graphs(void **state) {
   sc_rows(p, GRAPH);
-  static const check c[] = {
+  static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE graphs.search;"
        "SELECT * FROM graph_reachable_dfs!(edges, (SELECT 1 AS node_id))",
        "1|NULL\n"
@@ -301,9 +280,9 @@ static void graphs(void **state) {
        "7|3|2\n"
        "8|2|1"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
   /* Weight-bounded: each root on its own; the node passing the target is kept with a floor. */
-  static const check w[] = {
+  static const sc_check w[] = {
       {"CREATE PERFETTO TABLE wedges AS SELECT 1 AS source_node_id, 2 AS dest_node_id, "
        "1 AS edge_weight UNION ALL SELECT 1, 3, 5 UNION ALL SELECT 2, 4, 1 UNION ALL "
        "SELECT 4, 5, 1 UNION ALL SELECT 3, 6, 1 UNION ALL SELECT 5, 1, 1;"
@@ -317,7 +296,7 @@ static void graphs(void **state) {
        "2 AS root_target_weight), 1)",
        "1|1|NULL\n1|2|1\n1|4|2\n1|5|4"},
   };
-  run_checks(p, w, sizeof w / sizeof *w);
+  sc_run_checks(p, w, sizeof w / sizeof *w);
   /* slices.flow on the seed trace with flows 0 -> 1 -> 2. */
   size_t len;
   char *text = tu_read_file(tu_source_path("tests/data/seed/07_flows.pbtxt"), &len);
@@ -336,7 +315,7 @@ static void graphs(void **state) {
 
 /* The prelude's experimental_slice_layout packs the listed tracks' slice stacks into rows. */
 static void slice_layout(void **state) {
-  static const check c[] = {
+  static const sc_check c[] = {
       {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
        "thread_track)) ORDER BY id",
        "0|0\n1|1\n2|2\n3|3\n4|4\n5|5\n6|1\n7|0\n8|1"},
@@ -350,7 +329,7 @@ static void slice_layout(void **state) {
        "ORDER BY id",
        "3|0\n4|1\n5|2"},
   };
-  run_checks(p, c, sizeof c / sizeof *c);
+  sc_run_checks(p, c, sizeof c / sizeof *c);
   assert_non_null(strstr(sc_error(p, "SELECT * FROM experimental_slice_layout(7)"),
                          "invalid input track id list"));
 }

@@ -17,6 +17,14 @@ trak_processor *sc_open(const char *text) {
   return p;
 }
 
+trak_processor *sc_open_file(const char *path) {
+  size_t len;
+  char *text = tu_read_file(tu_source_path(path), &len);
+  trak_processor *p = sc_open(text);
+  free(text);
+  return p;
+}
+
 int sc_setup_empty(void **state) {
   *state = sc_open("{\"traceEvents\":[]}");
   return 0;
@@ -68,4 +76,16 @@ const char *sc_error(trak_processor *p, const char *sql) {
   if (!run(p, sql, &err)) fail_msg("expected an error from: %s", sql);
   memcpy(msg, err.message, sizeof msg);
   return msg;
+}
+
+void sc_run_checks(trak_processor *p, const sc_check *c, size_t n) {
+  int bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    const char *got = sc_rows(p, c[i].sql);
+    if (strcmp(got, c[i].want)) {
+      print_error("query: %s\nwant: %s\ngot:  %s\n\n", c[i].sql, c[i].want, got);
+      bad++;
+    }
+  }
+  assert_int_equal(bad, 0);
 }

@@ -6,11 +6,15 @@
 #ifndef TRAK_SQLCHECK_H
 #define TRAK_SQLCHECK_H
 
+#include <stddef.h>
+
 #include "trak/processor.h"
 
 /* Imports `text` (a JSON trace, or a text protobuf when it starts with "packet"); fails the test
 ** on error. */
 trak_processor *sc_open(const char *text);
+/* sc_open of the file at `path` in the source tree (tests/data/...). */
+trak_processor *sc_open_file(const char *path);
 /* cmocka group setup and teardown: a processor on an empty JSON trace in *state, freed after. */
 int sc_setup_empty(void **state);
 int sc_teardown(void **state);
@@ -20,5 +24,13 @@ int sc_teardown(void **state);
 const char *sc_rows(trak_processor *p, const char *sql);
 /* Runs `sql` expecting an error and returns its message (static). Fails the test if it works. */
 const char *sc_error(trak_processor *p, const char *sql);
+
+/* A query and its expected rows in sc_rows' format. */
+typedef struct sc_check {
+  const char *sql;
+  const char *want;
+} sc_check;
+/* Runs every check, printing each mismatch with the actual rows, then fails if any did. */
+void sc_run_checks(trak_processor *p, const sc_check *c, size_t n);
 
 #endif /* TRAK_SQLCHECK_H */

@@ -6,23 +6,18 @@
 ** gives `a, b`; __intrinsic_stringify!(any text) gives that text, expanded, between single
 ** quotes as Perfetto does, without doubling the quotes inside (stringify!(foo'') is 'foo'''
 ** which reads foo'); __trak_quote!(any text) gives it as a proper SQL string literal, which is
-** what trak's modules use to hand a query to a C table function.
+** what trak's modules use to hand a query to a C table function; __intrinsic_token_apply!(m,
+** (a, b), (c, d)) gives `m!(a, c), m!(b, d)` (one call per item, as many as the shortest list).
 */
 #include <stdio.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
 
-enum { MAX_TABLES = 15, MAX_PARTITIONS = 8 };
+enum { MAX_TABLES = 15, MAX_PARTITIONS = 8 }; /* as interval_intersect.c's columns */
 
-/* The latest start (or earliest end) of tables t0..t{n-1}; one table needs no MAX. */
-static void extreme(sqlite3_str *out, const char *fn, size_t n, int ends) {
-  if (n > 1) sqlite3_str_appendf(out, "%s(", fn);
-  for (size_t i = 0; i < n; i++)
-    sqlite3_str_appendf(out, ends ? "%st%d.ts + t%d.dur" : "%st%d.ts", i ? ", " : "", (int)i,
-                        (int)i);
-  if (n > 1) sqlite3_str_appendall(out, ")");
-}
-
+/* Expands to a query of __trak_interval_intersect (interval_intersect.c), which meets the
+** tables' intervals in C; each table is handed over as a BLOB its rows are packed into by the
+** __trak_intervals aggregate, in the statement itself, so a table may be one of its CTEs. */
 static int interval_intersect(const char *const *args, const size_t *lens, size_t nargs,
                               sqlite3_str *out, char *msg, size_t msg_len) {
   size_t toff[MAX_TABLES], tlen[MAX_TABLES], poff[MAX_PARTITIONS], plen[MAX_PARTITIONS];
@@ -42,34 +37,19 @@ static int interval_intersect(const char *const *args, const size_t *lens, size_
              MAX_PARTITIONS);
     return -1;
   }
-  size_t n = (size_t)nt;
-  sqlite3_str_appendall(out, "(SELECT ");
-  extreme(out, "MAX", n, 0);
-  sqlite3_str_appendall(out, " AS ts, ");
-  extreme(out, "MIN", n, 1);
-  sqlite3_str_appendall(out, " - ");
-  extreme(out, "MAX", n, 0);
-  sqlite3_str_appendall(out, " AS dur");
-  for (size_t i = 0; i < n; i++)
-    sqlite3_str_appendf(out, ", t%d.id AS id_%d", (int)i, (int)i);
+  sqlite3_str_appendall(out, "(SELECT ts, dur");
+  for (int i = 0; i < nt; i++)
+    sqlite3_str_appendf(out, ", id_%d", i);
   for (int k = 0; k < np; k++)
-    sqlite3_str_appendf(out, ", t0.%.*s AS %.*s", (int)plen[k], args[1] + poff[k], (int)plen[k],
-                        args[1] + poff[k]);
-  for (size_t i = 0; i < n; i++) {
-    sqlite3_str_appendf(out, i ? " JOIN %.*s AS t%d ON " : " FROM %.*s AS t%d", (int)tlen[i],
-                        args[0] + toff[i], (int)i);
-    if (!i) continue;
+    sqlite3_str_appendf(out, ", p_%d AS %.*s", k, (int)plen[k], args[1] + poff[k]);
+  sqlite3_str_appendall(out, " FROM __trak_interval_intersect(");
+  for (int i = 0; i < nt; i++) {
+    sqlite3_str_appendf(out, "%s(SELECT __trak_intervals(id, ts, dur", i ? ", " : "");
     for (int k = 0; k < np; k++)
-      sqlite3_str_appendf(out, "t%d.%.*s = t0.%.*s AND ", (int)i, (int)plen[k], args[1] + poff[k],
-                          (int)plen[k], args[1] + poff[k]);
-    /* Overlaps every earlier table's interval (and so their common part). */
-    sqlite3_str_appendf(out, "t%d.ts < ", (int)i);
-    extreme(out, "MIN", i, 1);
-    sqlite3_str_appendf(out, " AND ");
-    extreme(out, "MAX", i, 0);
-    sqlite3_str_appendf(out, " < t%d.ts + t%d.dur", (int)i, (int)i);
+      sqlite3_str_appendf(out, ", %.*s", (int)plen[k], args[1] + poff[k]);
+    sqlite3_str_appendf(out, ") FROM %.*s)", (int)tlen[i], args[0] + toff[i]);
   }
-  sqlite3_str_appendall(out, ")");
+  sqlite3_str_appendall(out, "))");
   return sqlite3_str_errcode(out) == SQLITE_OK ? 0 : (snprintf(msg, msg_len, "out of memory"), -1);
 }
 
@@ -111,12 +91,45 @@ static int quote(const char *const *args, const size_t *lens, size_t nargs, sqli
   return 0;
 }
 
+static int token_apply(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                       char *msg, size_t msg_len) {
+  enum { MAX_LISTS = 8, MAX_ITEMS = 64 };
+  size_t off[MAX_LISTS][MAX_ITEMS], len[MAX_LISTS][MAX_ITEMS];
+  int items = MAX_ITEMS;
+  if (nargs < 2 || nargs - 1 > MAX_LISTS) {
+    snprintf(msg, msg_len, "__intrinsic_token_apply: expected a macro name and 1 to %d lists",
+             MAX_LISTS);
+    return -1;
+  }
+  for (size_t l = 1; l < nargs; l++) {
+    int k = trak__psql_split_list(args[l], lens[l], off[l - 1], len[l - 1], MAX_ITEMS);
+    if (k < 0) {
+      snprintf(msg, msg_len,
+               "__intrinsic_token_apply: argument %zu must be a list of at most %d items in "
+               "parentheses",
+               l + 1, MAX_ITEMS);
+      return -1;
+    }
+    if (k < items) items = k;
+  }
+  for (int i = 0; i < items; i++) {
+    sqlite3_str_appendf(out, "%s%.*s!(", i ? ", " : "", (int)lens[0], args[0]);
+    for (size_t l = 1; l < nargs; l++)
+      sqlite3_str_appendf(out, "%s%.*s", l > 1 ? ", " : "", (int)len[l - 1][i],
+                          args[l] + off[l - 1][i]);
+    sqlite3_str_appendall(out, ")");
+  }
+  return 0;
+}
+
 int trak__psql_builtin_macros_register(psql_macros *m) {
   int rc = trak__psql_macro_define_builtin(m, "_interval_intersect", 2, interval_intersect);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "metasql_unparenthesize_exprlist", 1, unparenthesize);
   if (!rc)
     rc = trak__psql_macro_define_builtin(m, "__intrinsic_stringify", PSQL_VARIADIC, stringify);
+  if (!rc)
+    rc = trak__psql_macro_define_builtin(m, "__intrinsic_token_apply", PSQL_VARIADIC, token_apply);
   if (!rc) rc = trak__psql_macro_define_builtin(m, "__trak_quote", PSQL_VARIADIC, quote);
   return rc;
 }

@@ -199,20 +199,20 @@ static void fn_slice_root_id(sqlite3_context *ctx, int argc, sqlite3_value **arg
 
 /* hash(v, ...): Perfetto's HASH, a 64-bit FNV-1a over the values in order with nothing between
 ** them: integers by their 8 little-endian bytes, strings by their bytes, NULL by nothing (where
-** Perfetto fails: trak's slices.stack hashes names that may be NULL). REALs and BLOBs are an
-** error, as there. */
+** Perfetto fails). REALs and BLOBs are an error, as there. */
 static void fn_hash(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  uint64_t h = 14695981039346656037ull;
+  uint64_t h = TRAK_PSQL_FNV1A_BASIS;
   for (int i = 0; i < argc; i++) {
     int type = sqlite3_value_type(argv[i]);
     if (type == SQLITE_INTEGER) {
       uint64_t v = (uint64_t)sqlite3_value_int64(argv[i]);
+      unsigned char le[8];
       for (int b = 0; b < 8; b++)
-        h = (h ^ (uint8_t)(v >> (8 * b))) * 1099511628211ull;
+        le[b] = (unsigned char)(v >> (8 * b));
+      h = trak__psql_fnv1a(h, le, sizeof le);
     } else if (type == SQLITE_TEXT || type == SQLITE_NULL) {
       const unsigned char *s = sqlite3_value_text(argv[i]);
-      for (int n = sqlite3_value_bytes(argv[i]), k = 0; s && k < n; k++)
-        h = (h ^ s[k]) * 1099511628211ull;
+      if (s) h = trak__psql_fnv1a(h, s, (size_t)sqlite3_value_bytes(argv[i]));
     } else {
       char *m = sqlite3_mprintf("HASH: argument %d is %s; only integers and strings hash", i,
                                 type == SQLITE_FLOAT ? "a REAL" : "a BLOB");
@@ -480,6 +480,8 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_graphs_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_slice_walks_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_interval_intersect_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_window_functions_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_flamegraph_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_stdlib_docs_register(p->db);

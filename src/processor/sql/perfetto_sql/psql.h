@@ -86,6 +86,19 @@ int trak__psql_split_list(const char *s, size_t n, size_t *off, size_t *len, siz
 /* Registers the __trak_graph table function (graphs.c). */
 /* Registers experimental_slice_layout (slice_layout.c). */
 int trak__psql_slice_layout_register(trak_processor *p);
+/* Registers __trak_intervals and __trak_interval_intersect (interval_intersect.c). */
+int trak__psql_interval_intersect_register(trak_processor *p);
+/* Registers __trak_slice_flat_pieces and __trak_slice_stack_ids (slice_walks.c). */
+int trak__psql_slice_walks_register(trak_processor *p);
+
+/* 64-bit FNV-1a, Perfetto's hash(): feeds n bytes into state h (start from the basis). */
+#define TRAK_PSQL_FNV1A_BASIS 14695981039346656037ull
+static inline uint64_t trak__psql_fnv1a(uint64_t h, const void *data, size_t n) {
+  const unsigned char *s = data;
+  for (size_t i = 0; i < n; i++)
+    h = (h ^ s[i]) * 1099511628211ull;
+  return h;
+}
 int trak__psql_graphs_register(trak_processor *p);
 int trak__psql_builtin_macros_register(psql_macros *m);
 

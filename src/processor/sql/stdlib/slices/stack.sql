@@ -1,18 +1,15 @@
 -- slices.stack: slices with an id for their stack of (category, name) from the root down
 -- (slice_with_stack_id), and the slices of a stack with their ancestors or descendants.
--- Stack ids are hashes: equal stacks get equal ids within trak, but the numbers are not
--- Perfetto's.
+-- Stack ids are Perfetto's numbers: hash() of the '|'-joined frame hashes
+-- hash("category|name") (category '' when NULL) in the order Perfetto's
+-- _slice_ancestor_and_self gives the frames: the slice itself, then its ancestors from the
+-- root down. parent_stack_id is 0 for a root. The ids are computed once and kept.
 
 INCLUDE PERFETTO MODULE slices.hierarchy;
 
+-- Filled by a walk in C (slice_walks.c): the recursive SQL form took seconds per million slices.
 CREATE PERFETTO TABLE _slice_stack_hash AS
-WITH RECURSIVE stacks(id, stack_hash) AS (
-  SELECT id, hash(hash(coalesce(category, '') || '|' || name)) FROM slice WHERE parent_id IS NULL
-  UNION ALL
-  SELECT s.id, hash(stacks.stack_hash, hash(coalesce(s.category, '') || '|' || s.name))
-  FROM stacks JOIN slice AS s ON s.parent_id = stacks.id
-)
-SELECT id, stack_hash FROM stacks;
+SELECT id, stack_hash FROM __trak_slice_stack_ids;
 
 CREATE PERFETTO INDEX _slice_stack_hash_id ON _slice_stack_hash(id);
 
