@@ -134,7 +134,8 @@ static void nested_args_flatten(void **state) {
   trak_query *q;
   assert_int_equal(trak_query_open(p,
                                    "select group_concat(flat_key || '|' || key || '=' || "
-                                   "display_value || ':' || value_type, ' ') from args",
+                                   "display_value || ':' || value_type, ' ') from args "
+                                   "where key like 'args.%'",
                                    &q, NULL, NULL),
                    0);
   assert_int_equal(trak_query_next(q, NULL), 1);

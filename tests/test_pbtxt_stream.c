@@ -327,7 +327,9 @@ static void test_escape_at_end_reads_nothing_past_it(void **state) {
   trak_pb_buf_free(&bin);
 }
 
-#define EV(ts) "packet { timestamp: " #ts " track_event { type: TYPE_INSTANT track_uuid: 1 } }"
+#define EV(ts)                                                                             \
+  "packet { timestamp: " #ts " trusted_packet_sequence_id: 1 track_event { type: TYPE_INSTANT " \
+  "track_uuid: 1 } }"
 
 static void test_errors_report_whole_file_position(void **state) {
   (void)state;

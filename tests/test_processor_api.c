@@ -325,9 +325,9 @@ static void test_export_to_sqlite_file(void **state) {
 }
 
 static void test_text_trace(void **state) {
-  static const char text[] =
-      "packet { track_descriptor { uuid: 1 name: \"t\" } }\n"
-      "packet { timestamp: 5 track_event { type: TYPE_INSTANT track_uuid: 1 name: \"i\" } }\n";
+  static const char text[] = "packet { track_descriptor { uuid: 1 name: \"t\" } }\n"
+                             "packet { timestamp: 5 trusted_packet_sequence_id: 1\n"
+                             "  track_event { type: TYPE_INSTANT track_uuid: 1 name: \"i\" } }\n";
   trak_pb_buf probe;
   trak_pb_buf_init_heap(&probe);
   int rc = trak_pbtxt_parse("Trace", text, sizeof text - 1, &probe, NULL);

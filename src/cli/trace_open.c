@@ -25,13 +25,13 @@ typedef struct open_ctx {
   int tty;
   double start;
   int bar_shown;
-  int warnings;                       /* problems that damage the input, seen */
-  int malformed;                      /* of them, malformed input (not limits) */
-  char lines[MAX_WARNINGS][640];      /* the first ones, printed once the import ends */
+  int warnings;                        /* problems that damage the input, seen */
+  int malformed;                       /* of them, malformed input (not limits) */
+  char lines[MAX_WARNINGS][640];       /* the first ones, printed once the import ends */
   uint8_t line_is_error[MAX_WARNINGS]; /* else a warning: the input is kept whole otherwise */
-  char first[TRAK_ERROR_MESSAGE_MAX]; /* the first problem's message, up to its first ';' */
-  uint64_t first_packet;              /* packet index of the first malformed input */
-  trak_processor_diag_fn diag;        /* the caller's, or NULL */
+  char first[TRAK_ERROR_MESSAGE_MAX];  /* the first problem's message, up to its first ';' */
+  uint64_t first_packet;               /* packet index of the first malformed input */
+  trak_processor_diag_fn diag;         /* the caller's, or NULL */
   void *user;
 } open_ctx;
 
@@ -88,10 +88,12 @@ static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity sev
   int damaged = damages_input(stat);
   if (!damaged && strcmp(stat, "text_unknown_field")) return;
   if (damaged) trak_cli_input_damaged = 1;
-  /* Malformed bytes before anything was read make it "not a trace"; a limit does not. */
+  /* Malformed bytes before anything was read make it "not a trace"; a limit does not, nor a
+  ** JSON event that is well-formed JSON with a bad value (a bad "ts": the file is JSON). */
   int malformed = !strcmp(stat, "trace_truncated") || !strcmp(stat, "trace_corrupt") ||
                   !strcmp(stat, "packet_malformed") || !strcmp(stat, "compressed_packets_errors") ||
-                  !strcmp(stat, "json_tokenizer_failure") || !strcmp(stat, "text_parse_error");
+                  !strcmp(stat, "text_parse_error") ||
+                  (!strcmp(stat, "json_tokenizer_failure") && !strncmp(message, "JSON syntax", 11));
   if (malformed && !c->malformed++) {
     snprintf(c->first, sizeof c->first, "%s", message);
     c->first[strcspn(c->first, ";")] = 0;

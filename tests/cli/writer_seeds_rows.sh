@@ -24,7 +24,7 @@ select 'counter', c.ts, c.value, t.name from counter c join track t on t.id = c.
 select 'flow', a.name, a.ts, b.name, b.ts from flow f join slice a on a.id = f.slice_out join slice b on b.id = f.slice_in order by 2,3;
 select 'process', pid, name from process order by 2;
 select 'thread', tid, name from thread order by 2;
-select 'args', flat_key, key, int_value, string_value, real_value, value_type from args where key not in ('trace_id', 'source', 'is_root_in_scope', 'has_first_packet_on_sequence') order by 2,3,4,5,6;"
+select 'args', flat_key, key, int_value, string_value, real_value, value_type from args where key not in ('trace_id', 'source', 'is_root_in_scope', 'has_first_packet_on_sequence') and arg_set_id not in (select dimension_arg_set_id from track where dimension_arg_set_id is not null) order by 2,3,4,5,6;"
 status=0
 for seed in "${seeds[@]}"; do
   name=$(basename "$seed")

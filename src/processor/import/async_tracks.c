@@ -10,15 +10,17 @@
 #include "processor/import/import.h"
 
 /* The output track for a new lane of the set whose cookie is `cookie`. */
-static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_name) {
+static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_name, uint32_t lane) {
   const trak_track_info *c = &imp->tracks.v[cookie];
   uint32_t upid = c->is_process ? c->upid : TRAK_NULL_U32;
   const char *type = c->type;
+  uint32_t src_upid = c->src_upid, scope = c->scope;
   uint32_t track = trak__track_new(imp, 0);
   trak_track_info *info = &imp->tracks.v[track];
   info->described = 1;
   info->type = type;
   info->name = root_name;
+  info->lane = lane, info->src_upid = src_upid, info->scope = scope;
   if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
   return track;
 }
@@ -31,8 +33,8 @@ uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, u
   uint64_t key = (uint64_t)*root << 32 | (c->is_process ? c->upid + 1 : 0);
   uint32_t *head = trak__map_put(&imp->async_sets, key, TRAK_NULL_U32, &added);
   /* The cookie's lane, else a lane no cookie holds open (adopted), else a new one. */
-  uint32_t found = TRAK_NULL_U32, idle = TRAK_NULL_U32, last = TRAK_NULL_U32;
-  for (uint32_t l = *head; l != TRAK_NULL_U32; l = imp->async_lanes.v[l].next) {
+  uint32_t found = TRAK_NULL_U32, idle = TRAK_NULL_U32, last = TRAK_NULL_U32, n_lanes = 0;
+  for (uint32_t l = *head; l != TRAK_NULL_U32; l = imp->async_lanes.v[l].next, n_lanes++) {
     const trak_async_lane *ln = &imp->async_lanes.v[l];
     if (ln->cookie == cookie) {
       found = l;
@@ -46,7 +48,7 @@ uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, u
     imp->async_lanes.v[found].cookie = cookie;
   }
   if (found == TRAK_NULL_U32) {
-    uint32_t track = lane_track(imp, cookie, *root);
+    uint32_t track = lane_track(imp, cookie, *root, n_lanes);
     found = (uint32_t)imp->async_lanes.n;
     trak_vec_push(imp->async_lanes, ((trak_async_lane){cookie, 0, track, TRAK_NULL_U32}));
     if (last == TRAK_NULL_U32)

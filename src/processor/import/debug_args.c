@@ -3,7 +3,8 @@
 ** naming: an annotation `name` becomes key "debug.name" ('.', '[' and ']' in the name become
 ** '_'); a dict entry appends ".entry"; an array
 ** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
-** flatten the same way. One event's annotations form one arg set (contiguous rows).
+** and legacy_json_value text (read with the JSON trace tokenizer) flatten the same way. One event's
+*annotations form one arg set (contiguous rows).
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -11,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/import.h"
+#include "processor/import/json/json.h"
 #include "util/limits.h"
 
 #define KEY_MAX TRAK_LIMIT_KEY_BYTES
@@ -172,6 +174,64 @@ static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth
   }
 }
 
+/* A value of a legacy_json_value under the current key, flattened as a JSON trace's args are:
+** objects append ".key", arrays "[i]" (counting only entries that added rows); null and empty
+** containers add nothing. Returns the number of rows added. */
+static size_t json_value(args_ctx *c, const trak_json_value *v, int depth) {
+  trak_tables *t = c->imp->tables;
+  size_t before = t->args.n;
+  if (v->kind == TRAK_JSON_OBJECT || v->kind == TRAK_JSON_ARRAY) {
+    if (depth > MAX_DEPTH) {
+      too_deep(c);
+      return 0;
+    }
+    key_mark mark = key_save(&c->kb);
+    size_t state = 0, index = 0;
+    trak_json_value k, m;
+    while (trak__json_next(v, &state, &k, &m)) {
+      if (v->kind == TRAK_JSON_OBJECT) {
+        char name[256];
+        size_t n = k.escaped ? trak__json_unescape(&k, name, sizeof name) : k.len;
+        key_push(&c->kb, ".", 1, 1);
+        key_push(&c->kb, k.escaped ? name : k.s, n, 1);
+      } else {
+        char idx[24];
+        key_push(&c->kb, idx, (size_t)snprintf(idx, sizeof idx, "[%zu]", index), 0);
+      }
+      if (json_value(c, &m, depth + 1) && v->kind == TRAK_JSON_ARRAY) index++;
+      key_restore(&c->kb, mark);
+    }
+  } else if (v->kind == TRAK_JSON_NUMBER) {
+    int64_t i;
+    if (!v->is_float && trak__json_int(v->s, v->len, &i))
+      add_int(c, TRAK_ARG_INT, i);
+    else
+      add_real(c, trak__json_real(v->s, v->len));
+  } else if (v->kind == TRAK_JSON_TRUE || v->kind == TRAK_JSON_FALSE) {
+    add_int(c, TRAK_ARG_BOOL, v->kind == TRAK_JSON_TRUE);
+  } else if (v->kind == TRAK_JSON_STRING) {
+    char *buf = v->escaped ? malloc(v->len + 1) : NULL;
+    size_t n = buf ? trak__json_unescape(v, buf, v->len + 1) : v->len;
+    add_string(c, TRAK_ARG_STRING, trak__strpool_intern(&t->strings, buf ? buf : v->s, n));
+    free(buf);
+  }
+  return t->args.n - before;
+}
+
+/* A legacy_json_value becomes nested args, as Perfetto parses it: an object or array flattens
+** under the annotation's key, a string is a string; a number, bool or null on its own adds
+** nothing, as in Perfetto. Text that is not JSON stays one json arg, so nothing is lost. */
+static void legacy_json(args_ctx *c, const trak_pb_field *f) {
+  trak_json_cur cur = {(const char *)f->data, (const char *)f->data + f->len, 1, NULL, NULL};
+  trak_json_value v;
+  if (trak__json_value(&cur, &v) != TRAK_JSON_OK || trak__json_peek(&cur) >= 0) {
+    add_string(c, TRAK_ARG_JSON, intern_span(c, f));
+    return;
+  }
+  if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY || v.kind == TRAK_JSON_STRING)
+    json_value(c, &v, 0);
+}
+
 /* One DebugAnnotation whose name (if any) is already on the key. */
 static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
   if (depth > MAX_DEPTH) {
@@ -208,7 +268,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
                  trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_STRING, f.value));
       break;
     case TRAK_PB_DebugAnnotation_legacy_json_value:
-      if (f.wire_type == TRAK_PB_WIRE_LEN) add_string(c, TRAK_ARG_JSON, intern_span(c, &f));
+      if (f.wire_type == TRAK_PB_WIRE_LEN) legacy_json(c, &f);
       break;
     case TRAK_PB_DebugAnnotation_nested_value:
       if (f.wire_type == TRAK_PB_WIRE_LEN) nested_value(c, f.data, f.len, depth + 1);

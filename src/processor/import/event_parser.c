@@ -57,9 +57,9 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
 /* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
 ** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
 ** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
-** (IN: the flow stays open, from the same slice) a flow. */
+** (IN: the flow stays open, from the same slice) a flow. A flow runs from the earlier of its
+** two slices to the later one, whichever event named it first. */
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
-  trak_tables *t = imp->tables;
   const uint64_t *ids = aux + 3;
   uint64_t n = aux[0] + (uint32_t)aux[1];
   uint32_t v2 = (uint32_t)(aux[1] >> 32);
@@ -85,7 +85,7 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
         *last = slice; /* begins */
       continue;
     }
-    if (from != slice) trak__flow_add(t, from, slice, (int64_t)ids[i]);
+    if (from != slice) trak__flow_link(imp, from, slice, ids[i]);
     if (kind == TRAK_FLOW_V2_IN + 1)
       *last = TRAK_NULL_U32; /* a terminating id closes the flow */
     else if (kind != TRAK_FLOW_V2_IN)
@@ -104,7 +104,8 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
                     track_label(imp, track, label, sizeof label));
     return v;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) info->first_ts = ev->ts;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
+    info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
@@ -166,77 +167,35 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   }
 }
 
+/* Numbers the extra counter tracks of `ev` that no event used before. */
+static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+  const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
+  for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
+    trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
+    if (info->is_counter && info->first_ts == INT64_MAX)
+      info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+  }
+}
+
 static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
   if (info->open_depth == info->open_cap)
     trak__grow((void **)&info->open, &info->open_cap, info->open_depth + 1, sizeof *info->open);
   info->open[info->open_depth++] = (uint64_t)pkt << 32 | slice;
 }
 
-/* Ends the topmost open slice of `track` that the end matches (its name and category, when the
-** end has them), as Perfetto's slice tracker does; returns its id, or TRAK_NULL_U32 (reported).
-** The slice leaves the stack at once only if it is the top one: slices still open above it are
-** cut off by the next event after its end (close_stack). */
+/* Ends the topmost open slice of `track` that the end matches (slice_stack.c), with the end's
+** flows; an end that matches nothing is reported (Perfetto drops it without counting). */
 static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
-  trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.v[track];
-  char label[160];
-  size_t depth = info->open_depth;
-  uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
-  while (depth) {
-    uint32_t s = (uint32_t)info->open[depth - 1];
-    if (t->slice.dur[s] < 0 && (!cat || t->slice.category[s] == cat) &&
-        (!name || !t->slice.name[s] || t->slice.name[s] == name))
-      break;
-    depth--;
-  }
-  if (!depth) {
+  uint32_t slice = trak__stack_end(imp, track, ev);
+  if (slice == TRAK_NULL_U32) {
+    char label[160];
     trak__report_at(imp, TRAK_STAT_END_UNMATCHED, ev->pkt,
                     "slice end on %s matches no open slice (none began there); dropped",
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  uint32_t slice = (uint32_t)info->open[depth - 1];
-  if (depth == info->open_depth) info->open_depth--;
-  t->slice.dur[slice] = trak__wsub(ev->ts, t->slice.ts[slice]);
-  if (ev->arg_set_id != TRAK_NULL_U32)
-    t->slice.arg_set_id[slice] = trak__args_merge(imp, t->slice.arg_set_id[slice], ev->arg_set_id);
   if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
   return slice;
-}
-
-/* Before an event at `ts` (of duration `dur`: -1 for a begin or an end, 0 for an instant), pops
-** the slices that ended, as Perfetto's slice tracker does: a slice that ended before `ts`, or
-** at `ts` unless both it and the event are instants (instants at one time stack); a slice
-** that ended while slices above it are still open cuts them off at its end (counted as
-** misplaced_end_event). */
-static void close_stack(trak_importer *imp, trak_track_info *info, const trak_ev *ev,
-                        int64_t dur_new) {
-  trak_tables *t = imp->tables;
-  int incomplete = 0;
-  for (size_t i = info->open_depth; i-- > 0;) {
-    uint32_t s = (uint32_t)info->open[i];
-    int64_t dur = t->slice.dur[s];
-    if (dur < 0) {
-      incomplete = 1;
-      continue;
-    }
-    int64_t end = trak__wadd(t->slice.ts[s], dur);
-    if (incomplete) {
-      if (ev->ts <= end) continue;
-      trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
-                      "slices still open inside \"%s\", which ended at %lld: cut off there",
-                      t->slice.name[s] ? trak__str(&t->strings, t->slice.name[s]) : "",
-                      (long long)end);
-      for (size_t j = info->open_depth; j-- > i + 1;) {
-        uint32_t child = (uint32_t)info->open[j];
-        if (t->slice.dur[child] < 0) t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
-      }
-      info->open_depth = i;
-      incomplete = 0;
-      continue;
-    }
-    if (end < ev->ts || (end == ev->ts && !(dur == 0 && dur_new == 0))) info->open_depth = i;
-  }
 }
 
 /* A JSON v1 flow step (s, t, f) binding to the enclosing slice or, for f without bp "e",
@@ -278,23 +237,40 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
       trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id) + 1;
 }
 
-static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq) {
+/* (Inlined into the merge loop: it runs once per record.) */
+__attribute__((always_inline)) static inline void parse_one(trak_importer *imp, const trak_ev *ev,
+                                                            const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t slice = TRAK_NULL_U32;
+  /* (Perfetto finds a counter value on a track that is no counter track while tokenizing, so
+  ** before it resolves the track's hierarchy.) */
+  if (TRAK_UNLIKELY(info->orphan) && (type != TRAK_EV_COUNTER || info->is_counter)) {
+    trak__track_orphan_report(imp, track, ev->pkt);
+    return;
+  }
   if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) { /* the event that makes the track a row */
+  /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
+  if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
+    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
+  /* the event that makes the track a row (not a counter value on a track that is no counter
+  ** track: dropped, as Perfetto's tokenizer drops it) */
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
     info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
+    info->first_order = imp->n_tracks_used++;
     info->first_seq_flagged = seq->first_packet_flag;
   }
   if (imp->json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
     ** ended stays the enclosing one until the next slice event); slices prepare it. */
-    if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
+    if (type == TRAK_EV_END) {
+      trak_overlap unused;
+      trak__stack_prepare(imp, track, ev, -1, &unused);
+    } else if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
       int64_t dur = type == TRAK_EV_BEGIN     ? -1
                     : type == TRAK_EV_INSTANT ? 0
                                               : (int64_t)imp->aux.v[ev->aux];
@@ -303,15 +279,18 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.v[track];
-        if (info->first_ts == INT64_MAX) info->first_ts = ev->ts, info->first_name = 0;
+        if (info->first_ts == INT64_MAX)
+          info->first_ts = ev->ts, info->first_name = 0, info->first_order = imp->n_tracks_used++;
       }
       info = &imp->tracks.v[track];
     }
-  } else if (info->open_depth) {
-    close_stack(imp, info, ev,
-                type == TRAK_EV_INSTANT    ? 0
-                : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
-                                           : -1);
+  } else if (info->open_depth) { /* the same discipline (a proto overlap is only reported) */
+    trak_overlap unused;
+    trak__stack_prepare(imp, track, ev,
+                        type == TRAK_EV_INSTANT    ? 0
+                        : type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux]
+                                                   : -1,
+                        &unused);
   }
   switch (type) {
   case TRAK_EV_BEGIN:
@@ -355,7 +334,7 @@ static void parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence
   case TRAK_EV_FLOW:
     if (imp->json) {
       uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
-      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux]);
+      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux], imp->aux.v[ev->aux + 1]);
       trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
     } else {
       flow_v1(imp, ev, info);
@@ -459,6 +438,7 @@ static void report_unterminated(trak_importer *imp) {
 }
 
 void trak__events_parse(trak_importer *imp) {
+  trak__tracks_check_hierarchy(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
   while (size < imp->seqs.n)

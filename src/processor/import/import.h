@@ -80,6 +80,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
   TRAK_STAT_DELTA_WITHOUT_STATE,
   TRAK_STAT_END_UNMATCHED,
+  TRAK_STAT_MISSING_SEQUENCE_ID,
   TRAK_STAT_TEXT_UNKNOWN_FIELD,
   TRAK_STAT_PROTO_UNKNOWN_FIELD,
   TRAK_STAT_COUNT
@@ -222,8 +223,10 @@ typedef struct trak_track_info {
   uint64_t uuid;
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
-  uint8_t merge_none; /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
-  const char *type;   /* Perfetto's track type when the format implies the track, else NULL */
+  uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
+  uint32_t n_descriptors; /* TrackDescriptor packets that described it */
+  const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
@@ -233,6 +236,10 @@ typedef struct trak_track_info {
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
+  uint32_t scope;       /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t root_name;   /* legacy async tracks: the first name of the id, 0: the track's name */
+  uint32_t src_upid;    /* implied tracks: the process of the event that made it, or NULL */
+  uint32_t lane;        /* a lane of a set of tracks (async ids, overflow slices): its index */
   uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
   uint32_t unit;        /* string id */
   int64_t multiplier;   /* counter unit multiplier, 1 by default */
@@ -240,6 +247,7 @@ typedef struct trak_track_info {
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
   int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
+  uint32_t first_order; /* parse phase: how many tracks had a first event before it */
   uint32_t first_name;  /* parse phase: its first event's name (string id) */
   uint8_t
       first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
@@ -298,10 +306,18 @@ enum trak_key {
 /* One row of _trace_import_logs: a problem the parse phase logged with its details as args
 ** (Perfetto's table; trak logs the conditions listed where it is filled). */
 typedef struct trak_import_log {
-  int64_t ts;
+  int64_t ts; /* INT64_MIN: none (a problem found while tokenizing) */
   trak_stat_id stat;
   uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+  int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
 } trak_import_log;
+
+/* One row of android_logs: a TrackEvent log message, as Perfetto's importer also logs it. */
+typedef struct trak_log_row {
+  int64_t ts;
+  uint32_t utid, prio; /* prio: Android's priority, INFO (4) when the message has none */
+  uint32_t tag, msg;   /* string ids; tag "<file>:<line>" of its source location, 0: none */
+} trak_log_row;
 
 /* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
 ** holds it and how many of its begins are open. */
@@ -333,8 +349,8 @@ typedef struct trak_importer {
   trak_map track_index;        /* uuid -> index in tracks */
   trak_map thread_track_index; /* utid -> legacy thread track */
   TRAK_VEC(trak_track_info) tracks;
-  trak_map tid_index, pid_index;      /* tid -> newest utid, pid -> live upid (threads.c) */
-  uint32_t machine; /* machine table row of the packet being tokenized (0: the host) */
+  trak_map tid_index, pid_index; /* tid -> newest utid, pid -> live upid (threads.c) */
+  uint32_t machine;              /* machine table row of the packet being tokenized (0: the host) */
   TRAK_VEC(uint32_t) thread_prev;     /* utid -> the previous utid with its tid (threads.c) */
   trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
@@ -346,18 +362,23 @@ typedef struct trak_importer {
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  TRAK_VEC(trak_log_row) android_logs;       /* rows of android_logs, in file order */
   trak_map async_roots;                      /* JSON cookie track -> its set's root name */
-  trak_map async_sets;                       /* root name << 32 | upid + 1 -> first lane */
-  TRAK_VEC(trak_async_lane) async_lanes;     /* lanes of all sets */
+  trak_map legacy_async_roots; /* legacy async id (and process) -> first name (legacy_event.c) */
+  trak_map async_sets;         /* root name << 32 | upid + 1 -> first lane */
+  TRAK_VEC(trak_async_lane) async_lanes; /* lanes of all sets */
   trak_map json_v1_flow_ids; /* JSON v1 flow key (id, cat, name) -> flow id (json_flows.c) */
   uint32_t json_v1_flows;    /* v1 flow ids given so far */
+  TRAK_VEC(uint32_t) json_v1_flow_args; /* v1 flow id -> its flows' arg set */
 
   const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
   uint64_t packet_index;       /* of the packet being tokenized */
   uint64_t packet_offset;      /* its byte offset */
+  size_t packet_len;           /* its length (of the outer packet) */
   uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
   uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
   uint64_t n_events;
+  uint32_t n_tracks_used;     /* parse phase: tracks that had an event so far */
   uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
   uint64_t n_counter_records; /* counter values, extra ones included */
   char *scratch;              /* key building for args */
@@ -504,7 +525,13 @@ uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint
                            int is_counter, const char *type);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
-/* Writes the track table from the track infos (after tokenizing, before parsing). */
+/* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
+** events the parse phase drops as Perfetto does (each of their descriptors and events counts
+** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */
+void trak__tracks_check_hierarchy(trak_importer *imp);
+/* Counts and logs one descriptor or event on orphan track `track`. */
+void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet);
+/* Writes the track table from the track infos (after parsing). */
 void trak__tracks_finish(trak_importer *imp);
 
 /* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past
@@ -568,7 +595,7 @@ static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *
   return INT64_MAX;
 }
 
-/* JSON slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
+/* Slices' stack discipline (slice_stack.c), Perfetto's slice tracker's. */
 typedef struct trak_overlap {
   int64_t start, end; /* the region a new complete slice shares with an open one */
   uint32_t name;      /* the open slice's name, its ts and dur */
@@ -580,9 +607,11 @@ typedef struct trak_overlap {
 ** *overlap filled, if the new slice would partly overlap an open complete slice. */
 int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                         trak_overlap *overlap);
-/* Ends the innermost open slice of `track` whose name and category match the end record's
-** (absent ones match any), merging the end's args; returns it, or TRAK_NULL_U32 (an end with
-** nothing to end is not counted, as in Perfetto). */
+/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
+** category match the end record's (absent ones match any), merging the end's args; returns it,
+** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves
+** the stack only if it is the top one: slices still open above it are cut off by the next
+** event after its end. */
 uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
 /* Reports the overlap and returns the overflow track of the thread of `track` the complete
 ** slice goes to (made on first use; prepared for the slice). */
@@ -600,8 +629,12 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
 ** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
 void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
                         uint64_t pkt);
-/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's. */
-uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key);
+/* Adds flow `id` between `from` (the slice it last left) and `slice`, from the earlier slice
+** to the later one, as Perfetto's flow tracker orders a step or an end (both formats). */
+void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id);
+/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's; a new
+** id gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry. */
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
 /* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
 ** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);

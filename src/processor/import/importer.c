@@ -44,18 +44,20 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->aux);
   trak_vec_free(imp->pending_flows);
   trak_vec_free(imp->import_logs);
+  trak_vec_free(imp->android_logs);
+  trak_vec_free(imp->json_v1_flow_args);
   trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
   trak__map_free(&imp->traced_buf_index);
   trak__meta_free(imp);
   trak_vec_free(imp->thread_prev);
-  trak_map *maps[] = {&imp->seq_index,   &imp->track_index, &imp->thread_track_index,
-                      &imp->tid_index,   &imp->pid_index,   &imp->clock_index,
-                      &imp->flows,       &imp->arg_sets,    &imp->debug_keys,
-                      &imp->spill_lanes, &imp->json_v1_flow_ids, &imp->async_roots,
-                      &imp->async_sets,
-                      &imp->thread_uuid, &imp->process_uuid};
+  trak_map *maps[] = {&imp->seq_index,   &imp->track_index,        &imp->thread_track_index,
+                      &imp->tid_index,   &imp->pid_index,          &imp->clock_index,
+                      &imp->flows,       &imp->arg_sets,           &imp->debug_keys,
+                      &imp->spill_lanes, &imp->json_v1_flow_ids,   &imp->async_roots,
+                      &imp->async_sets,  &imp->legacy_async_roots, &imp->thread_uuid,
+                      &imp->process_uuid};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     trak__map_free(maps[i]);
   free(imp->scratch);

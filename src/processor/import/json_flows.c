@@ -9,22 +9,43 @@
 ** number counted from 0 in order of first use; both share one space, and flow.trace_id
 ** holds it.
 */
+#include <string.h>
+
 #include "processor/import/import.h"
 
-/* Adds the flow `id` between its current slice and `slice`, earlier to later. */
-static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
-  const trak_tables *t = imp->tables;
-  if (t->slice.ts[from] > t->slice.ts[slice])
-    trak__flow_add(imp->tables, slice, from, (int64_t)id);
-  else
-    trak__flow_add(imp->tables, from, slice, (int64_t)id);
+/* Adds a JSON flow; a flow whose id is a v1 flow's gets that flow's name and category args, as
+** Perfetto's flow tracker looks the id up (v2 ids share the space). */
+static void add(trak_importer *imp, uint32_t out, uint32_t in, uint64_t id) {
+  uint32_t flow = trak__flow_add(imp->tables, out, in, (int64_t)id);
+  if (imp->json && id < imp->json_v1_flow_args.n)
+    imp->tables->flow.arg_set_id[flow] = imp->json_v1_flow_args.v[id];
 }
 
-uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key) {
+void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
+  const trak_tables *t = imp->tables;
+  if (t->slice.ts[from] > t->slice.ts[slice])
+    add(imp, slice, from, id);
+  else
+    add(imp, from, slice, id);
+}
+
+uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat) {
   int added;
   uint32_t *id = trak__map_put(&imp->json_v1_flow_ids, key, 0, &added);
-  if (added) *id = imp->json_v1_flows++;
-  return *id;
+  if (!added) return *id;
+  *id = imp->json_v1_flows++;
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  static const char *const keys[] = {"name", "cat"};
+  uint32_t values[] = {(uint32_t)(name_cat >> 32), (uint32_t)name_cat};
+  for (int i = 0; i < 2; i++) {
+    if (!values[i]) continue;
+    uint32_t k = trak__strpool_intern(&t->strings, keys[i], strlen(keys[i]));
+    uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
+    t->args.string_value[row] = values[i];
+  }
+  trak_vec_push(imp->json_v1_flow_args, trak__args_share(imp, set));
+  return imp->json_v1_flows - 1;
 }
 
 void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
@@ -56,7 +77,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow step with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice, key);
+    trak__flow_link(imp, *from, slice, key);
     *from = slice;
     return;
   default: /* an end binding to the enclosing slice: the flow stays open */
@@ -65,7 +86,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                       "flow end with an id no flow started with; ignored");
       return;
     }
-    link(imp, *from, slice, key);
+    trak__flow_link(imp, *from, slice, key);
     return;
   }
 }
@@ -80,7 +101,7 @@ void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice)
       continue;
     }
     const uint32_t *from = trak__map_get(&imp->flows, p.key);
-    if (from) trak__flow_add(imp->tables, *from, slice, (int64_t)p.key);
+    if (from) add(imp, *from, slice, p.key);
   }
   imp->pending_flows.n = kept;
 }

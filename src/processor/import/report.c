@@ -57,9 +57,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                             "dropped.",
                             0},
     [TRAK_STAT_BAD_TYPE] = {"track_event_parser_errors", TRAK_SEVERITY_INFO,
-                            "Events of unspecified or unknown type, or legacy events without "
-                            "the thread, process or id their phase needs (dropped); log "
-                            "messages on events without a thread (left out of the args).",
+                            "Events of unspecified or unknown type, legacy events without "
+                            "the thread, process or id their phase needs, and descriptors and "
+                            "events on a track with an ancestor never described "
+                            "(track_hierarchy_missing_uuid) (dropped); log messages on events "
+                            "without a thread (left out of the args).",
                             1},
     [TRAK_STAT_MISPLACED_END] = {"misplaced_end_event", TRAK_SEVERITY_DATA_LOSS,
                                  "Slices left open inside a slice that ended (ends that do not "
@@ -85,8 +87,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "sequence on the same track (sorted on import).",
                                  0},
     [TRAK_STAT_TRACK_PARENT_UNKNOWN] = {"track_hierarchy_missing_uuid", TRAK_SEVERITY_INFO,
-                                        "Track descriptors whose parent_uuid is never "
-                                        "described.",
+                                        "Track descriptors and track events on a track with "
+                                        "an ancestor (parent_uuid) that is never described; "
+                                        "the events are dropped and each is logged in "
+                                        "_trace_import_logs with its track_uuid. As in "
+                                        "Perfetto, an upper bound on the events lost.",
                                         1},
     [TRAK_STAT_JSON_SYNTAX] = {"json_tokenizer_failure", TRAK_SEVERITY_ERROR,
                                "A JSON trace is not valid JSON (the events before the error "
@@ -152,6 +157,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "before the trace, or never); dropped. Perfetto drops them "
                                  "without counting.",
                                  0},
+    [TRAK_STAT_MISSING_SEQUENCE_ID] = {"track_event_missing_sequence_id", TRAK_SEVERITY_ERROR,
+                                       "Track events in packets without a "
+                                       "trusted_packet_sequence_id, whose interned data and "
+                                       "defaults cannot be known; dropped, as Perfetto drops "
+                                       "them, and logged in _trace_import_logs.",
+                                       1},
     [TRAK_STAT_TEXT_UNKNOWN_FIELD] = {"text_unknown_field", TRAK_SEVERITY_DATA_LOSS,
                                       "Fields of a text trace whose name (or enum value name) "
                                       "trak's schema lacks; each was skipped with its whole "

@@ -1,6 +1,7 @@
 /*
-** This file holds the stack discipline of JSON traces' slices, as Perfetto's slice tracker
-** applies it: which open slices a new slice or an end closes, how an end finds its begin (by
+** This file holds the stack discipline of slices (of JSON and protobuf traces alike), as
+** Perfetto's slice tracker applies it: which open slices a new slice or an end closes, how an end
+*finds its begin (by
 ** name and category), and where a complete (X) event goes that partly overlaps a slice of its
 ** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
 ** which such slices nest or follow each other. Each spill is also a row of
@@ -72,8 +73,6 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
 
 uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
   trak_tables *t = imp->tables;
-  trak_overlap unused;
-  trak__stack_prepare(imp, track, ev, -1, &unused);
   trak_track_info *info = &imp->tracks.v[track];
   uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
   /* The innermost open slice whose category and name match (absent ones match any). An end
@@ -94,7 +93,7 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
 
 /* A new overflow lane of the thread: a thread track of its own kind (written to the track
 ** table with the others when the parse phase ends). */
-static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
+static uint32_t lane_new(trak_importer *imp, uint32_t utid, uint32_t index) {
   uint32_t upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
   uint32_t lane = trak__track_new(imp, 0);
   trak_track_info *info = &imp->tracks.v[lane];
@@ -102,6 +101,7 @@ static uint32_t lane_new(trak_importer *imp, uint32_t utid) {
   info->upid = upid;
   info->described = info->is_thread = 1;
   info->type = "thread_overlapping_slice";
+  info->lane = index;
   return lane;
 }
 
@@ -128,7 +128,7 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
   log_arg(t, set, "conflicting_slice_ts", 0, overlap->ts);
   log_arg(t, set, "conflicting_slice_dur", 0, overlap->dur);
   trak_vec_push(imp->import_logs,
-                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set}));
+                ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set, -1}));
 }
 
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
@@ -149,7 +149,7 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
   for (uint32_t lane = 0;; lane++) {
     int added;
     uint32_t *slot = trak__map_put(&imp->spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
-    if (added) *slot = lane_new(imp, utid);
+    if (added) *slot = lane_new(imp, utid, lane);
     trak_overlap unused;
     if (trak__stack_prepare(imp, *slot, ev, dur, &unused)) return *slot;
   }

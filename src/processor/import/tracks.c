@@ -17,7 +17,7 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   trak_track_info info;
   memset(&info, 0, sizeof info);
   info.uuid = uuid;
-  info.utid = info.upid = TRAK_NULL_U32;
+  info.utid = info.upid = info.src_upid = TRAK_NULL_U32;
   info.multiplier = 1;
   info.last_file_ts = INT64_MIN;
   info.first_ts = INT64_MAX;
@@ -248,6 +248,13 @@ static uint32_t descriptor_thread(trak_importer *imp, const descriptor_fields *d
   return utid;
 }
 
+/* Whether thread `utid` is (pid, tid). */
+static int thread_is(const trak_importer *imp, uint32_t utid, int64_t pid, int64_t tid) {
+  const trak_tables *t = imp->tables;
+  uint32_t upid = t->thread.upid[utid];
+  return t->thread.tid[utid] == tid && upid != TRAK_NULL_U32 && t->process.pid[upid] == pid;
+}
+
 /* The process of a process descriptor, by the same rule as descriptor_thread. */
 static uint32_t descriptor_process(trak_importer *imp, const descriptor_fields *df,
                                    const process_fields *pf, const uint32_t *existing) {
@@ -337,10 +344,18 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
       return;
     }
     utid = descriptor_thread(imp, &df, &tf, existing);
-    if (tf.name) imp->tables->thread.name[utid] = tf.name;
+    int other = existing && !df.chrome_thread.data && !thread_is(imp, utid, tf.pid, tf.tid);
+    if (tf.name && !other) imp->tables->thread.name[utid] = tf.name;
     upid = imp->tables->thread.upid[utid];
-    /* The sequence's thread, for its events without a track (kept across clears). */
-    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, utid);
+    /* The sequence's thread, for its events without a track (kept across clears): the
+    ** descriptor's pid and tid, even when its uuid names another thread already, as Perfetto
+    ** takes them. */
+    uint32_t seq_utid = utid;
+    if (other) {
+      seq_utid = trak__thread_for_tid(imp, tf.tid, tf.pid);
+      if (tf.name) imp->tables->thread.name[seq_utid] = tf.name;
+    }
+    if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, seq_utid);
     index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
                                              : trak__track_for_uuid(imp, df.uuid);
   } else if (df.process.data) {
@@ -362,6 +377,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   trak_track_info *info = &imp->tracks.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
+  info->n_descriptors++;
   if (utid != TRAK_NULL_U32) info->is_thread = 1, info->utid = utid, info->upid = upid;
   if (upid != TRAK_NULL_U32 && utid == TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
   if (df.counter.data) counter_descriptor(imp, info, &df.counter);
@@ -487,35 +503,77 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
   arg_int(imp, set, "trace_id", TRAK_ARG_INT, (int64_t)info->uuid);
   arg_int(imp, set, "is_root_in_scope", TRAK_ARG_BOOL,
           info->is_thread || info->is_process || info->uuid == 0);
-  /* The sequence of the event that made the track a row said it wrote from its first packet. */
-  if (info->first_seq_flagged) arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
+  /* The sequence of the event that made the track a row said it wrote from its first packet
+  ** (not said of the default track, uuid 0, which belongs to no sequence). */
+  if (info->first_seq_flagged && info->uuid)
+    arg_int(imp, set, "has_first_packet_on_sequence", TRAK_ARG_BOOL, 1);
   if (info->child_ordering && info->child_ordering < 4)
     arg_str(imp, set, "child_ordering", str_id(imp, orderings[info->child_ordering]));
+  if (info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
+    arg_str(imp, set, "builtin_counter_type", str_id(imp, "thread_time"));
+  else if (info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
+    arg_str(imp, set, "builtin_counter_type", str_id(imp, "thread_instruction_count"));
   if (info->has_rank) arg_int(imp, set, "sibling_order_rank", TRAK_ARG_INT, info->rank);
   if (info->description) arg_str(imp, set, "description", info->description);
   t->track.source_arg_set_id[id] = set;
 }
 
+/* A track's dimension args, as Perfetto's track blueprints list them: the thread or process,
+** then what tells the track from its siblings (its uuid; for merged tracks the parent's uuid
+** and the merge key, a name; for async and overflow tracks the lane), so that
+** dimension_arg_set_id is Perfetto's. Tracks of no dimension keep NULL. */
+static void dimension_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                           const char *type, uint32_t utid, uint32_t upid) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  size_t tl = strlen(type);
+  int merged = tl > 18 && !strcmp(type + tl - 18, "merged_track_event");
+  int async = !strncmp(type, "legacy_async_", 13);
+  int by_uuid = !merged && tl > 11 && !strcmp(type + tl - 11, "track_event");
+  if (utid != TRAK_NULL_U32 && !async)
+    arg_int(imp, set, "utid", TRAK_ARG_INT, utid);
+  else if (upid != TRAK_NULL_U32 && strcmp(type, "legacy_chrome_global_instants"))
+    arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
+  if (by_uuid) {
+    arg_int(imp, set, "track_uuid", TRAK_ARG_INT, (int64_t)info->uuid);
+  } else if (merged) {
+    arg_int(imp, set, "parent_track_uuid", TRAK_ARG_INT,
+            info->has_parent ? (int64_t)info->parent_uuid : 0);
+    arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, 0); /* merged by name */
+    arg_str(imp, set, "merge_key_value", t->track.name[id]);
+  } else if (async) {
+    arg_str(imp, set, "scope", info->scope);
+    arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
+  } else if (!strcmp(type, "json_counter")) {
+    arg_str(imp, set, "name", info->name);
+  }
+  if (merged || async || !strcmp(type, "thread_overlapping_slice"))
+    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
+  t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
+}
+
+/* The source args of the tracks legacy Chrome events imply, as Perfetto writes them. */
+static void chrome_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                               const char *type) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  arg_str(imp, set, "source", str_id(imp, "chrome"));
+  if (!strncmp(type, "legacy_async_", 13)) {
+    arg_int(imp, set, "trace_id_is_process_scoped", TRAK_ARG_BOOL, info->is_process);
+    arg_int(imp, set, "upid", TRAK_ARG_UINT, info->src_upid == TRAK_NULL_U32 ? 0 : info->src_upid);
+    arg_str(imp, set, "source_scope", info->scope);
+  }
+  t->track.source_arg_set_id[id] = trak__args_share(imp, set);
+}
+
 /* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
-** makes a track when an event first uses it), ordered by their first event, each after its
-** parents. */
+** makes a track when an event first uses it), in the order the parse phase first used them,
+** each after its parents. */
 typedef struct track_order {
   int64_t first_ts;    /* INT64_MAX: unused */
   uint32_t first_name; /* name of its first event */
   uint32_t final;      /* row id, TRAK_NULL_U32 until assigned */
 } track_order;
-
-/* A used track and its first event's time, sorted by (time, index). */
-typedef struct track_first {
-  int64_t ts;
-  uint32_t i;
-} track_first;
-
-static int first_cmp(const void *a, const void *b) {
-  const track_first *x = a, *y = b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x->i < y->i ? -1 : x->i > y->i;
-}
 
 static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
   if (!info->has_parent) return TRAK_NULL_U32;
@@ -531,14 +589,13 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   uint32_t parent = parent_index(imp, info);
   uint32_t parent_id = TRAK_NULL_U32;
   if (parent != TRAK_NULL_U32 && hops < 100) {
-    const trak_track_info *p = &imp->tracks.v[parent];
+    trak_track_info *p = &imp->tracks.v[parent];
+    /* A parent made for its child is made on the child's sequence, as Perfetto resolves it. */
+    if (p->first_ts == INT64_MAX && ord[parent].final == TRAK_NULL_U32)
+      p->first_seq_flagged = info->first_seq_flagged;
     uint32_t pid = track_row(imp, ord, parent, hops + 1);
     /* Children of root thread / process descriptors have no parent, for compatibility. */
     if (!p->is_thread && !p->is_process) parent_id = pid;
-  } else if (info->has_parent) {
-    trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, info->first_pkt,
-                    "track uuid %llu names parent_uuid %llu, which is never described",
-                    (unsigned long long)info->uuid, (unsigned long long)info->parent_uuid);
   }
   if (ord[i].final != TRAK_NULL_U32) return ord[i].final; /* a cycle made it already */
   uint32_t utid, upid;
@@ -558,8 +615,9 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                                    : TRAK_TRACK_GLOBAL;
   uint32_t id = trak__track_add(t, kind);
   ord[i].final = id;
-  t->track.type[id] = str_id(
-      imp, track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid));
+  const char *type =
+      track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid);
+  t->track.type[id] = str_id(imp, type);
   t->track.name[id] = info->name;
   /* A track of events with no name of its own takes its first event's (not root thread or
   ** process tracks, nor counters), as Perfetto names it. */
@@ -588,8 +646,48 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
                     "events use track uuid %llu, which no track_descriptor describes",
                     (unsigned long long)info->uuid);
-  if (!info->is_legacy_thread && !info->type) track_source_args(imp, info, id);
+  /* dimensions first: Perfetto makes them before it makes the track and its source args */
+  dimension_args(imp, info, id, type, utid, upid);
+  if (!info->is_legacy_thread && !info->type)
+    track_source_args(imp, info, id);
+  else if (info->type && (!strncmp(info->type, "legacy_", 7) || !strncmp(info->type, "chrome_", 7)))
+    chrome_source_args(imp, info, id, info->type);
   return id;
+}
+
+void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet) {
+  trak_tables *t = imp->tables;
+  const trak_track_info *info = &imp->tracks.v[track];
+  trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, packet,
+                  "track uuid %llu has an ancestor that is never described; dropped",
+                  (unsigned long long)info->uuid);
+  imp->stats[TRAK_STAT_BAD_TYPE]++; /* Perfetto's track_event_parser_errors */
+  uint32_t set = (uint32_t)t->args.n;
+  arg_int(imp, set, "track_uuid", TRAK_ARG_UINT, (int64_t)info->uuid);
+  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_TRACK_PARENT_UNKNOWN,
+                                                     trak__args_share(imp, set), -1}));
+}
+
+/* Whether track `i` has an ancestor that is never described (a cycle or a chain past 100
+** hops counts too: Perfetto refuses those as well). */
+static int orphaned(trak_importer *imp, uint32_t i) {
+  for (int hops = 0; hops < 100; hops++) {
+    const trak_track_info *info = &imp->tracks.v[i];
+    if (!info->has_parent) return 0;
+    const uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+    if (!parent || !imp->tracks.v[*parent].described) return 1;
+    i = *parent;
+  }
+  return 1;
+}
+
+void trak__tracks_check_hierarchy(trak_importer *imp) {
+  for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    if (!imp->tracks.v[i].has_parent || !orphaned(imp, i)) continue;
+    imp->tracks.v[i].orphan = 1;
+    for (uint32_t d = 0; d < imp->tracks.v[i].n_descriptors; d++)
+      trak__track_orphan_report(imp, i, imp->tracks.v[i].first_pkt);
+  }
 }
 
 /* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread
@@ -618,16 +716,19 @@ void trak__tracks_finish(trak_importer *imp) {
   sort_index_hints(imp);
   size_t n = imp->tracks.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
-  track_first *used = malloc((n ? n : 1) * sizeof *used);
+  uint32_t *used = malloc((n ? n : 1) * sizeof *used); /* track index by order of first use */
   if (!ord || !used) abort();
   for (size_t i = 0; i < n; i++)
     ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
-  size_t n_used = 0;
   for (uint32_t i = 0; i < n; i++)
-    if (ord[i].first_ts != INT64_MAX) used[n_used++] = (track_first){ord[i].first_ts, i};
-  qsort(used, n_used, sizeof *used, first_cmp);
-  for (size_t k = 0; k < n_used; k++)
-    track_row(imp, ord, used[k].i, 0);
+    if (ord[i].first_ts != INT64_MAX) used[imp->tracks.v[i].first_order] = i;
+  /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
+  ** late), so their tracks are made after all others. */
+  for (int late = 0; late < 2; late++)
+    for (size_t k = 0; k < imp->n_tracks_used; k++) {
+      const char *type = imp->tracks.v[used[k]].type;
+      if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
+    }
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)

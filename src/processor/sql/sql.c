@@ -3,6 +3,7 @@
 ** columnar virtual tables, the views that give Perfetto's table names (track, thread_track,
 ** counter_track, instant, ...), the stats table and the functions.
 */
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -39,7 +40,9 @@ static const char *const views_sql =
     "CREATE VIEW stats AS SELECT id, name, key, idx, severity, source, value, description, "
     "  machine_id, trace_id FROM __intrinsic_stats;"
     "CREATE TABLE __intrinsic_trace_import_logs(id INTEGER PRIMARY KEY, trace_id BIGINT, "
-    "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);";
+    "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);"
+    "CREATE TABLE android_logs(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, prio BIGINT, "
+    "  tag TEXT, msg TEXT);";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -59,6 +62,7 @@ static const char *const table_names[] = {"slice",
                                           "process",
                                           "flow",
                                           "args",
+                                          "android_logs",
                                           "stats",
                                           "alert",
                                           "annotation_track",
@@ -146,21 +150,67 @@ static int fill_import_logs(trak_processor *p) {
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,
                               "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
-                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, NULL, ?, ?)",
+                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, ?, ?, ?)",
                               -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
     const trak_import_log *l = &p->imp.import_logs.v[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
-    sqlite3_bind_int64(st, 2, l->ts);
-    sqlite3_bind_int64(st, 3, (int64_t)l->stat);
-    if (l->arg_set_id == TRAK_NULL_U32)
-      sqlite3_bind_null(st, 4);
+    if (l->ts == INT64_MIN)
+      sqlite3_bind_null(st, 2);
     else
-      sqlite3_bind_int64(st, 4, l->arg_set_id);
+      sqlite3_bind_int64(st, 2, l->ts);
+    if (l->byte_offset < 0)
+      sqlite3_bind_null(st, 3);
+    else
+      sqlite3_bind_int64(st, 3, l->byte_offset);
+    sqlite3_bind_int64(st, 4, (int64_t)l->stat);
+    if (l->arg_set_id == TRAK_NULL_U32)
+      sqlite3_bind_null(st, 5);
+    else
+      sqlite3_bind_int64(st, 5, l->arg_set_id);
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
+  return rc;
+}
+
+static int log_cmp(const void *a, const void *b) {
+  const trak_log_row *x = *(const trak_log_row *const *)a, *y = *(const trak_log_row *const *)b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x < y ? -1 : x > y; /* file order within a timestamp */
+}
+
+/* android_logs: the log messages in timestamp order, as Perfetto's parse phase writes them. */
+static int fill_android_logs(trak_processor *p) {
+  size_t n = p->imp.android_logs.n;
+  if (!n) return SQLITE_OK;
+  const trak_log_row **order = malloc(n * sizeof *order);
+  if (!order) return SQLITE_NOMEM;
+  for (size_t i = 0; i < n; i++)
+    order[i] = &p->imp.android_logs.v[i];
+  qsort(order, n, sizeof *order, log_cmp);
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(
+      p->db, "INSERT INTO android_logs(id, ts, utid, prio, tag, msg) VALUES (?, ?, ?, ?, ?, ?)", -1,
+      &st, NULL);
+  const trak_strpool *sp = &p->tables.strings;
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    const trak_log_row *l = order[i];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    sqlite3_bind_int64(st, 2, l->ts);
+    sqlite3_bind_int64(st, 3, l->utid);
+    sqlite3_bind_int64(st, 4, l->prio);
+    if (l->tag)
+      sqlite3_bind_text(st, 5, sp->str.v[l->tag], (int)sp->len.v[l->tag], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(st, 5);
+    sqlite3_bind_text(st, 6, sp->str.v[l->msg], (int)sp->len.v[l->msg], SQLITE_STATIC);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  free(order);
   return rc;
 }
 
@@ -176,6 +226,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);
   if (rc == SQLITE_OK) rc = fill_import_logs(p);
+  if (rc == SQLITE_OK) rc = fill_android_logs(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");

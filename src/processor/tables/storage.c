@@ -206,17 +206,17 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
             t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
   FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
-            t->track.utid, t->track.upid, t->track.unit, t->track.description, t->track.kind,
-            t->track.classification, t->track.machine_id);
+            t->track.dimension_arg_set_id, t->track.utid, t->track.upid, t->track.unit,
+            t->track.description, t->track.kind, t->track.classification, t->track.machine_id);
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
             t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id, t->process.machine_id);
   FREE_COLS(machine, t->machine.raw_id, t->machine.label_index);
   FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
-  FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category,
-            t->state.value, t->state.arg_set_id);
-  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id);
+  FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category, t->state.value,
+            t->state.arg_set_id);
+  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
   trak__strpool_free(&t->strings);
@@ -314,20 +314,27 @@ uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t ca
 
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   if (t->track.n == t->track.cap) {
-    void **cols[] = {(void **)&t->track.name,      (void **)&t->track.type,
-                     (void **)&t->track.parent_id, (void **)&t->track.source_arg_set_id,
-                     (void **)&t->track.utid,      (void **)&t->track.upid,
-                     (void **)&t->track.unit,      (void **)&t->track.description,
-                     (void **)&t->track.kind,      (void **)&t->track.classification,
+    void **cols[] = {(void **)&t->track.name,
+                     (void **)&t->track.type,
+                     (void **)&t->track.parent_id,
+                     (void **)&t->track.source_arg_set_id,
+                     (void **)&t->track.utid,
+                     (void **)&t->track.upid,
+                     (void **)&t->track.unit,
+                     (void **)&t->track.description,
+                     (void **)&t->track.kind,
+                     (void **)&t->track.classification,
+                     (void **)&t->track.dimension_arg_set_id,
                      (void **)&t->track.machine_id};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4, 4};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 11);
+    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4, 4, 4};
+    grow_cols(t->track.n, &t->track.cap, cols, sizes, 12);
   }
   size_t i = t->track.n++;
   t->track.name[i] = 0;
   t->track.type[i] = 0;
   t->track.parent_id[i] = TRAK_NULL_U32;
   t->track.source_arg_set_id[i] = TRAK_NULL_U32;
+  t->track.dimension_arg_set_id[i] = TRAK_NULL_U32;
   t->track.utid[i] = TRAK_NULL_U32;
   t->track.upid[i] = TRAK_NULL_U32;
   t->track.unit[i] = 0;
@@ -341,9 +348,9 @@ uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
 
 uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
   if (t->thread.n == t->thread.cap) {
-    void **cols[] = {(void **)&t->thread.tid,     (void **)&t->thread.name,
-                     (void **)&t->thread.upid,    (void **)&t->thread.is_main,
-                     (void **)&t->thread.is_idle, (void **)&t->thread.arg_set_id,
+    void **cols[] = {(void **)&t->thread.tid,       (void **)&t->thread.name,
+                     (void **)&t->thread.upid,      (void **)&t->thread.is_main,
+                     (void **)&t->thread.is_idle,   (void **)&t->thread.arg_set_id,
                      (void **)&t->thread.machine_id};
     static const size_t sizes[] = {8, 4, 4, 1, 1, 4, 4};
     grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 7);
@@ -361,8 +368,8 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
 
 uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   if (t->process.n == t->process.cap) {
-    void **cols[] = {(void **)&t->process.pid, (void **)&t->process.start_ts,
-                     (void **)&t->process.name, (void **)&t->process.cmdline,
+    void **cols[] = {(void **)&t->process.pid,        (void **)&t->process.start_ts,
+                     (void **)&t->process.name,       (void **)&t->process.cmdline,
                      (void **)&t->process.arg_set_id, (void **)&t->process.machine_id};
     static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
     grow_cols(t->process.n, &t->process.cap, cols, sizes, 6);
@@ -425,14 +432,15 @@ uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t ca
 uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id) {
   if (t->flow.n == t->flow.cap) {
     void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in,
-                     (void **)&t->flow.trace_id};
-    static const size_t sizes[] = {4, 4, 8};
-    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 3);
+                     (void **)&t->flow.trace_id, (void **)&t->flow.arg_set_id};
+    static const size_t sizes[] = {4, 4, 8, 4};
+    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 4);
   }
   size_t i = t->flow.n++;
   t->flow.slice_out[i] = out;
   t->flow.slice_in[i] = in;
   t->flow.trace_id[i] = trace_id;
+  t->flow.arg_set_id[i] = TRAK_NULL_U32;
   return (uint32_t)i;
 }
 

@@ -100,9 +100,10 @@ typedef struct trak_tables {
   struct {
     size_t n, cap;
     uint32_t *name, *type, *parent_id, *source_arg_set_id; /* type: string id */
-    uint32_t *utid, *upid;                                 /* TRAK_NULL_U32 when not scoped */
-    uint32_t *unit, *description;                          /* string ids */
-    uint8_t *kind;                                         /* trak_track_kind */
+    uint32_t *dimension_arg_set_id; /* the args that tell the track from its siblings */
+    uint32_t *utid, *upid;          /* TRAK_NULL_U32 when not scoped */
+    uint32_t *unit, *description;   /* string ids */
+    uint8_t *kind;                  /* trak_track_kind */
     /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
     ** ... views select on, while `type` holds Perfetto's finer track type. */
     uint32_t *classification;
@@ -152,7 +153,8 @@ typedef struct trak_tables {
   struct {
     size_t n, cap;
     uint32_t *slice_out, *slice_in;
-    int64_t *trace_id; /* the flow's id in the trace, INT64_MIN for NULL */
+    int64_t *trace_id;    /* the flow's id in the trace, INT64_MIN for NULL */
+    uint32_t *arg_set_id; /* TRAK_NULL_U32: none */
   } flow;
 
   /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in

@@ -39,7 +39,7 @@ static const vt_col track_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
     {"name", "TEXT", VT_STR, COL(track, name), 0},
     {"type", "TEXT", VT_STR, COL(track, type), 0},
-    {"dimension_arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"dimension_arg_set_id", "BIGINT", VT_U32N, COL(track, dimension_arg_set_id), 0},
     {"parent_id", "BIGINT", VT_U32N, COL(track, parent_id), 0},
     {"source_arg_set_id", "BIGINT", VT_U32N, COL(track, source_arg_set_id), 0},
     {"machine_id", "BIGINT", VT_U32, COL(track, machine_id), 0},
@@ -134,7 +134,7 @@ static const vt_col flow_cols[] = {
     {"slice_out", "BIGINT", VT_U32, COL(flow, slice_out), 0},
     {"slice_in", "BIGINT", VT_U32, COL(flow, slice_in), 0},
     {"trace_id", "BIGINT", VT_I64N, COL(flow, trace_id), 0},
-    {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(flow, arg_set_id), 0},
 };
 const vt_table trak__vt_flow = {"flow", COL(flow, n), flow_cols,
                                 sizeof flow_cols / sizeof *flow_cols};

@@ -428,8 +428,8 @@ static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   return at;
 }
 
-/* s / t / f events: a FLOW record whose name field holds the step kind and whose aux entry the
-** flow key (id, category and name, as Perfetto keys v1 flows). */
+/* s / t / f events: a FLOW record whose name field holds the step kind and whose aux entries
+** the flow key (id, category and name, as Perfetto keys v1 flows), then name << 32 | category. */
 static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
   uint64_t id;
   if (!flow_number(&e->id, &id)) {
@@ -439,6 +439,7 @@ static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
   trak_vec_push(imp->aux, mix(mix(mix(0xf101, id), x->cat), x->name));
+  trak_vec_push(imp->aux, (uint64_t)x->name << 32 | x->cat); /* for the flow's args */
   uint32_t kind = ph == 's'             ? TRAK_FLOW_V1_BEGIN
                   : ph == 't'           ? TRAK_FLOW_V1_STEP
                   : is_str(&e->bp, "e") ? TRAK_FLOW_V1_END_ENCLOSING
@@ -473,7 +474,9 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   if (is_local) k = mix(k, (uint64_t)x->upid + 1);
   *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
                              is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
-  j->imp->tracks.v[*track].json_async = 1;
+  trak_track_info *info = &j->imp->tracks.v[*track];
+  info->json_async = 1;
+  if (info->src_upid == TRAK_NULL_U32) info->src_upid = x->upid; /* its first event's process */
   return 1;
 }
 

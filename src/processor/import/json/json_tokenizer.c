@@ -349,7 +349,8 @@ int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
   while (p < end && *p >= '0' && *p <= '9' && n_int < 19)
     v = v * 10 + (uint64_t)(*p++ - '0'), n_int++;
   if (!n_int) return 0;
-  if (p == end) { /* whole microseconds */
+  if (n_int > 1 && s[neg] == '0') return 0; /* JSON numbers have no leading zeros */
+  if (p == end) {                           /* whole microseconds */
     if (v > (uint64_t)INT64_MAX / 1000) return 0;
     *out = neg ? -(int64_t)(v * 1000) : (int64_t)(v * 1000);
     return 1;
@@ -359,8 +360,9 @@ int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
   ** part plus fraction digits over their power of ten, then the exponent), and a value that
   ** is not whole becomes llround(value * 1000), so sub-nanosecond digits round. */
   uint64_t frac = 0, divisor = 1;
-  if (*p == '.') {
+  if (*p == '.') { /* as in JSON, a fraction and an exponent have at least one digit */
     p++;
+    if (p == end || *p < '0' || *p > '9') return 0;
     for (int n = 0; p < end && *p >= '0' && *p <= '9'; p++, n++)
       if (n < 18) frac = frac * 10 + (uint64_t)(*p - '0'), divisor *= 10;
   }
@@ -370,6 +372,7 @@ int trak__json_ts_ns(const char *s, size_t len, int64_t *out) {
     p++;
     eneg = p < end && *p == '-';
     if (p < end && (*p == '-' || *p == '+')) p++;
+    if (p == end || *p < '0' || *p > '9') return 0;
     while (p < end && *p >= '0' && *p <= '9')
       exp = exp < 1000 ? exp * 10 + (*p - '0') : exp, p++;
   }

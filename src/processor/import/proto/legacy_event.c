@@ -28,8 +28,9 @@
 
 typedef struct legacy_fields {
   uint64_t name_iid, id, bind_id, flow_direction, scope;
-  int64_t phase, duration_us, tid_override, thread_duration_us;
+  int64_t phase, duration_us, tid_override, pid_override, thread_duration_us;
   uint8_t has_phase, has_duration, has_bind_id, has_direction, has_tid_override, has_thread_dur;
+  uint8_t has_pid_override;
   uint8_t id_kind; /* 0: none, else the LegacyEvent field number of the id */
   uint8_t bind_to_enclosing;
   uint32_t ignored; /* field numbers of fields trak ignores, as bits */
@@ -81,9 +82,11 @@ static int decode(trak_importer *imp, const trak_span *msg, legacy_fields *lf) {
     case TRAK_PB_TrackEvent_LegacyEvent_thread_duration_us:
       lf->thread_duration_us = trak_pb_as_int64(&f), lf->has_thread_dur = 1;
       break;
+    case TRAK_PB_TrackEvent_LegacyEvent_pid_override:
+      lf->pid_override = trak_pb_as_int32(&f), lf->has_pid_override = 1;
+      break;
     case TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta:
     case TRAK_PB_TrackEvent_LegacyEvent_use_async_tts:
-    case TRAK_PB_TrackEvent_LegacyEvent_pid_override:
       lf->ignored |= 1u << f.number;
       break;
     default:
@@ -117,8 +120,7 @@ __attribute__((cold)) static void report_ignored(trak_importer *imp, uint32_t ig
     const char *name;
   } names[] = {
       {TRAK_PB_TrackEvent_LegacyEvent_thread_instruction_delta, "thread_instruction_delta"},
-      {TRAK_PB_TrackEvent_LegacyEvent_use_async_tts, "use_async_tts"},
-      {TRAK_PB_TrackEvent_LegacyEvent_pid_override, "pid_override"}};
+      {TRAK_PB_TrackEvent_LegacyEvent_use_async_tts, "use_async_tts"}};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (ignored & 1u << names[i].field)
       trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED, "legacy_event.%s is not imported; ignored",
@@ -132,16 +134,39 @@ static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fiel
   uint32_t track = trak__te_track(imp, seq, ef);
   if (track == TRAK_NULL_U32) return 0;
   const trak_track_info *info = &imp->tracks.v[track];
-  if (lf->has_tid_override && info->is_legacy_thread) {
+  /* On the sequence's thread or the default track (no track uuid), the overrides pick the
+  ** thread as Perfetto's fallback to pid / tid tracks does: tid_override another thread of the
+  ** sequence's process (or of pid_override's). pid_override alone is not imported. */
+  int on_thread = info->is_legacy_thread;
+  if (!on_thread && !info->uuid && !info->type && seq->thread_track != TRAK_NULL_U32 &&
+      lf->has_tid_override)
+    on_thread = 1, info = &imp->tracks.v[seq->thread_track];
+  if (lf->has_tid_override && on_thread) {
     uint32_t upid = imp->tables->thread.upid[info->utid];
-    int64_t pid = upid != TRAK_NULL_U32 ? imp->tables->process.pid[upid] : -1;
+    int64_t pid = lf->has_pid_override    ? lf->pid_override
+                  : upid != TRAK_NULL_U32 ? imp->tables->process.pid[upid]
+                                          : -1;
     track = trak__legacy_thread_track(imp, trak__thread_for_tid(imp, lf->tid_override, pid));
     info = &imp->tracks.v[track];
+  } else if (lf->has_pid_override) {
+    trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
+                 "legacy_event.pid_override without tid_override is not imported; ignored");
   }
   c->track = track;
   c->thread_track = info->is_thread ? track : TRAK_NULL_U32;
   c->utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   c->upid = c->utid != TRAK_NULL_U32 ? imp->tables->thread.upid[c->utid] : info->upid;
+  /* Perfetto finds the thread by pid and tid for each event: once a process descriptor reused
+  ** the pid, the sequence's thread is a new thread of the new process. */
+  if (info->is_legacy_thread && c->upid != TRAK_NULL_U32) {
+    const trak_tables *t = imp->tables;
+    int64_t pid = t->process.pid[c->upid];
+    if (trak__process_for_pid(imp, pid) != c->upid) {
+      c->utid = trak__thread_for_tid(imp, t->thread.tid[c->utid], pid);
+      c->track = c->thread_track = trak__legacy_thread_track(imp, c->utid);
+      c->upid = imp->tables->thread.upid[c->utid];
+    }
+  }
   return 1;
 }
 
@@ -157,7 +182,8 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
     return 0;
   }
   int by_name = strchr("STpF", (int)lf->phase) != NULL;
-  uint64_t key = mix(mix(0xa5a5, lf->id), by_name ? c->name : c->cat);
+  uint32_t scope = by_name ? c->name : c->cat; /* Perfetto's scope of the id */
+  uint64_t key = mix(mix(0xa5a5, lf->id), scope);
   if (lf->id_scope.data) {
     /* "<category>:<id_scope>", as Perfetto scopes ids. */
     const trak_strpool *sp = &imp->tables->strings;
@@ -170,13 +196,22 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
     if (n) memcpy(buf, sp->str.v[c->cat], n);
     buf[n++] = ':';
     memcpy(buf + n, lf->id_scope.data, lf->id_scope.len);
-    key = mix(mix(0xa5a6, lf->id),
-              trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len));
+    scope = trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len);
+    key = mix(mix(0xa5a6, lf->id), scope);
   }
   if (local) key = mix(key, (uint64_t)c->upid + 1);
   c->args.passthrough_utid = c->utid;
   c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
                                local ? "legacy_async_process_slice" : "legacy_async_global_slice");
+  trak_track_info *info = &imp->tracks.v[c->track];
+  if (!info->scope) {
+    /* Perfetto's async tracks are told apart by scope and by the first name the id had (in
+    ** its process, for a local id): the track's "name" dimension. */
+    int added;
+    uint64_t id_key = mix(lf->id, local ? (uint64_t)c->upid + 1 : 0);
+    uint32_t *root = trak__map_put(&imp->legacy_async_roots, id_key, c->name, &added);
+    info->scope = scope, info->src_upid = c->upid, info->root_name = *root;
+  }
   c->args.has_source_id = 1;
   c->args.source_id = (int64_t)lf->id;
   return 1;
@@ -398,8 +433,12 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
   if (TRAK_UNLIKELY(lf.ignored)) report_ignored(imp, lf.ignored);
   ef->extras &= ~(uint32_t)TRAK_TE_LEGACY;
   if (!lf.has_phase) {
-    /* A typed event: the legacy fields only name it and add v2 flows. */
+    /* A typed event: the legacy fields only name it, add v2 flows and, with overrides, pick
+    ** its thread. */
     if (!ef->has_name_iid && lf.name_iid) ef->name_iid = lf.name_iid, ef->has_name_iid = 1;
+    legacy_ctx c;
+    if ((lf.has_tid_override | lf.has_pid_override) && base_track(imp, seq, ef, &lf, &c))
+      ef->legacy_track = c.track, ef->extras |= TRAK_TE_LEGACY_TRACK;
     flow_v2(imp, ef, &lf);
     return 0;
   }
@@ -483,6 +522,7 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
   ev.pkt = (uint32_t)imp->packet_index;
   ev.u.s.name = c.name;
   ev.u.s.cat = c.cat;
+  c.args.ts = ev.ts;
   ev.arg_set_id = trak__te_args(imp, seq, ef, &c.args); /* TRAK_NULL_U32 when empty */
   /* Thread times fill the slice columns of thread slices only: Perfetto keeps those of async
   ** slices (use_async_tts) in a table trak does not have. */

@@ -15,7 +15,7 @@ typedef struct packet_fields {
   uint64_t timestamp;
   uint32_t clock_id, seq_id, flags;
   uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
-  uint8_t has_ts, has_clock, cleared, first_on_seq;
+  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
   trak_span trace_stats;
   trak_span meta; /* a payload metadata.c handles (rare), and its field number */
@@ -94,7 +94,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->clock_id = (uint32_t)f.value, pf->has_clock = 1;
       break;
     case TRAK_PB_TracePacket_trusted_packet_sequence_id:
-      pf->seq_id = (uint32_t)f.value;
+      pf->seq_id = (uint32_t)f.value, pf->has_seq = 1;
       break;
     case TRAK_PB_TracePacket_sequence_flags:
       pf->flags = (uint32_t)f.value;
@@ -188,6 +188,20 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
   }
 }
 
+/* A track event in a packet without a trusted_packet_sequence_id: its interned data and
+** defaults are unknowable, so it is dropped, counted and logged with the byte offset of its
+** packet's payload, as Perfetto's tokenizer does. */
+static void missing_sequence_id(trak_importer *imp) {
+  trak__report(imp, TRAK_STAT_MISSING_SEQUENCE_ID,
+               "track_event in a packet without trusted_packet_sequence_id; dropped");
+  /* The payload follows the (outer) packet's one-byte tag and its length's varint. */
+  int64_t offset = (int64_t)imp->packet_offset + 2;
+  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
+    offset++;
+  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_MISSING_SEQUENCE_ID,
+                                                     TRAK_NULL_U32, offset}));
+}
+
 /* Everything of a packet but its compressed_packets, which the caller has handled. */
 static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->has_zstd)
@@ -222,7 +236,9 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     if (trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts)) return;
     ctx.has_ts = 1;
   }
-  if (pf->track_event.data)
+  if (pf->track_event.data && !pf->has_seq)
+    missing_sequence_id(imp);
+  else if (pf->track_event.data)
     trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
   else if (pf->meta.data)
     trak__meta_packet(imp, &ctx, pf->meta_field, pf->meta.data, pf->meta.len);
@@ -352,6 +368,7 @@ static void compressed_packets(trak_importer *imp, const packet_fields *top) {
 }
 
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
+  imp->packet_len = len;
   packet_fields pf;
   decode_packet(imp, data, len, &pf);
   if (pf.compressed.data)

@@ -363,7 +363,7 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0};
+    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
   trak_te_thread th;
@@ -465,7 +465,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  (unsigned long long)ef.type);
     return;
   }
-  uint32_t track = resolve_track(imp, seq, &ef);
+  uint32_t track = TRAK_UNLIKELY(ef.extras & TRAK_TE_LEGACY_TRACK) ? ef.legacy_track
+                                                                   : resolve_track(imp, seq, &ef);
   if (track == TRAK_NULL_U32) {
     trak__report(imp, TRAK_STAT_NO_TRACK,
                  "track_event has no track_uuid, its sequence %u no default track and no thread",

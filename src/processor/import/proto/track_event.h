@@ -30,7 +30,8 @@ enum {
   TRAK_TE_THREAD_TIME = 128,    /* thread_time_delta_us / _absolute_us */
   TRAK_TE_THREAD_IC = 256,      /* thread_instruction_count_delta / _absolute */
   TRAK_TE_FLOW_V2 = 512,        /* legacy_event bind_id with a flow_direction */
-  TRAK_TE_UNKNOWN = 1024        /* fields trak's schema lacks: unknown_fields counts them */
+  TRAK_TE_UNKNOWN = 1024,       /* fields trak's schema lacks: unknown_fields counts them */
+  TRAK_TE_LEGACY_TRACK = 2048   /* legacy_event overrides chose the track (legacy_track) */
 };
 
 typedef struct trak_te_fields {
@@ -52,9 +53,10 @@ typedef struct trak_te_fields {
   trak_span source_location, log_message, correlation_str, legacy;
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
-  uint64_t bind_id;     /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
-  uint32_t bind_kind;   /* enum trak_flow_v2_kind */
+  uint64_t bind_id;                         /* legacy_event.bind_id (TRAK_TE_FLOW_V2) */
+  uint32_t bind_kind;                       /* enum trak_flow_v2_kind */
   uint32_t unknown_fields; /* TRAK_TE_UNKNOWN: fields trak's schema lacks (proto_unknown_field) */
+  uint32_t legacy_track;   /* TRAK_TE_LEGACY_TRACK */
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */
@@ -71,6 +73,7 @@ typedef struct trak_te_args_extra {
   uint8_t has_source_id;     /* legacy_trace_source_id */
   char phase;                /* legacy_event.phase arg ('R', 'S', 'T', 'p'), 0: none */
   int64_t source_id;
+  int64_t ts; /* the event's, for its android_logs row */
 } trak_te_args_extra;
 
 /* Appends a repeated scalar, accepting both packed and unpacked encodings. */

@@ -133,10 +133,11 @@ static void source_inline_args(trak_importer *imp, uint32_t set, const trak_span
   }
 }
 
-/* A LogMessage: Perfetto also writes it to its android_logs table, which trak does not have;
-** the args carry all of it. Like Perfetto, it needs the event's thread. */
+/* A LogMessage: args, and a row of android_logs (its priority INFO unless it has one, its tag
+** "<file>:<line>" of its source location), as Perfetto's importer writes them. Like Perfetto,
+** it needs the event's thread. */
 static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *msg,
-                     uint32_t utid) {
+                     uint32_t utid, int64_t ts) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, msg->data, msg->len);
@@ -160,10 +161,16 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
     return;
   }
   add_string(imp, set, TRAK_KEY_LOG_BODY, body);
+  trak_log_row row = {ts, utid, has_prio ? (uint32_t)(prio <= 7 ? prio : 0) : 4, 0, body};
   if (has_loc) {
     const trak_source_loc *loc = source_loc(imp, seq, loc_iid);
     if (!loc) return;
     trak_source_loc l = *loc;
+    const trak_strpool *sp = &imp->tables->strings;
+    char tag[1024];
+    int n = snprintf(tag, sizeof tag, "%.*s:%u", l.file ? (int)sp->len.v[l.file] : 0,
+                     l.file ? sp->str.v[l.file] : "", l.line);
+    row.tag = intern(imp, tag, (size_t)n < sizeof tag ? (size_t)n : sizeof tag - 1);
     add_string(imp, set, TRAK_KEY_LOG_FILE, str_or_empty(imp, l.file));
     add_string(imp, set, TRAK_KEY_LOG_FUNCTION, str_or_empty(imp, l.function));
     add_int(imp, set, TRAK_KEY_LOG_LINE, TRAK_ARG_INT, l.line);
@@ -171,6 +178,7 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
   /* LogMessage priorities have the values of Android's. */
   if (has_prio)
     add_int(imp, set, TRAK_KEY_LOG_PRIORITY, TRAK_ARG_INT, prio <= 7 ? (int64_t)prio : 0);
+  trak_vec_push(imp->android_logs, row);
 }
 
 static void correlation_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
@@ -194,7 +202,7 @@ uint32_t trak__te_args(trak_importer *imp, trak_sequence *seq, const trak_te_fie
   uint32_t set = (uint32_t)imp->tables->args.n;
   uint32_t extras = ef->extras;
   if (extras & TRAK_TE_SOURCE_IID) source_iid_args(imp, seq, set, ef->source_location_iid);
-  if (extras & TRAK_TE_LOG) log_args(imp, seq, set, &ef->log_message, x->utid);
+  if (extras & TRAK_TE_LOG) log_args(imp, seq, set, &ef->log_message, x->utid, x->ts);
   if (extras & (TRAK_TE_CORRELATION | TRAK_TE_CORRELATION_STR | TRAK_TE_CORRELATION_IID))
     correlation_args(imp, seq, set, ef);
   if (x->has_source_id) add_int(imp, set, TRAK_KEY_LEGACY_SOURCE_ID, TRAK_ARG_INT, x->source_id);
