@@ -31,28 +31,43 @@ static void register_gadget(void) {
 
 enum { GADGET_FIRST, GADGET_LATER, NO_GADGET };
 
-/* A producer child: registers "test.gadget" before connecting, after connecting, or never;
-** reports on `ready` once connected and again once recording (or, without the gadget, after
-** a while), then stays until its sessions end. */
-static pid_t spawn_gadget_producer(int kind, int ready) {
+/* Waits until the daemon runs a session holding `producers` producers: a fact to wait for, not
+** a time, so a loaded machine only makes the wait longer. (The parent asks: a query from a
+** producer would end its producer connection.) */
+static void wait_daemon_session(uint32_t producers) {
+  for (long start = now_ms(); now_ms() - start < PATIENCE_MS; sleep_ms(10)) {
+    trak_service_state *st;
+    if (trak_system_query(sock, &st, NULL) != 0) continue;
+    int there = st->n_sessions >= 1 && st->sessions[0].producers == producers;
+    trak_service_state_free(st);
+    if (there) return;
+  }
+  fail_msg("no session with %u producers", producers);
+}
+
+/* A producer child: registers "test.gadget" before connecting, after connecting (when told
+** on `go`, once the session runs), or never; reports on `ready` once connected and again once
+** recording (without the gadget: when told on `go`, once both gadget producers record, and
+** not recording; it then stays until told again), then stays until its sessions end. */
+static pid_t spawn_gadget_producer(int kind, int ready, int go) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-  alarm(30);
+  alarm(CHILD_ALARM_S);
   if (kind == GADGET_FIRST) register_gadget();
   trak_system_connect(sock);
   wait_connected(1);
   if (write(ready, "c", 1) != 1) _exit(3);
-  if (kind == GADGET_LATER) {
-    sleep_ms(300); /* the session runs by now */
-    register_gadget();
-  }
+  char c;
+  if (kind != GADGET_FIRST && read(go, &c, 1) != 1) _exit(3);
+  if (kind == GADGET_LATER) register_gadget();
   if (kind == NO_GADGET) {
-    sleep_ms(500);
     if (trak_system_active_sessions() != 0) _exit(5); /* it must not have been asked */
   } else {
     wait_sessions(1);
   }
   if (write(ready, "r", 1) != 1) _exit(3);
+  /* Without the gadget it stays connected until the parent has seen it in the service state. */
+  if (kind == NO_GADGET && read(go, &c, 1) != 1) _exit(3);
   producer_exit();
 }
 
@@ -91,28 +106,37 @@ static void check_service_state(pid_t first, pid_t later, pid_t none) {
 static void test_sessions_take_producers_with_their_data_sources(void **state) {
   (void)state;
   start_daemon(1024);
-  int ready[2];
+  int ready[2], go_later[2], go_none[2];
   assert_int_equal(pipe(ready), 0);
-  pid_t first = spawn_gadget_producer(GADGET_FIRST, ready[1]);
-  pid_t later = spawn_gadget_producer(GADGET_LATER, ready[1]);
-  pid_t none = spawn_gadget_producer(NO_GADGET, ready[1]);
+  assert_int_equal(pipe(go_later), 0);
+  assert_int_equal(pipe(go_none), 0);
+  pid_t first = spawn_gadget_producer(GADGET_FIRST, ready[1], -1);
+  pid_t later = spawn_gadget_producer(GADGET_LATER, ready[1], go_later[0]);
+  pid_t none = spawn_gadget_producer(NO_GADGET, ready[1], go_none[0]);
   wait_ready(ready[0], 3);
   pid_t rec = spawn_recorder("buffers { size_kb: 1024 }\n"
                              "data_sources { config { name: \"test.gadget\" } }\n",
                              0, -1);
+  wait_daemon_session(1); /* running, with the first producer only: now the later one registers */
+  assert_int_equal(write(go_later[1], "g", 1), 1);
+  wait_daemon_session(2); /* it joined: the one without the gadget must still be left out */
+  assert_int_equal(write(go_none[1], "g", 1), 1);
   wait_ready(ready[0], 3);
   check_service_state(first, later, none);
+  assert_int_equal(write(go_none[1], "g", 1), 1);
   kill(rec, SIGUSR1);
-  assert_int_equal(wait_child(rec, 20000), 0);
-  assert_int_equal(wait_child(first, 20000), 0);
-  assert_int_equal(wait_child(later, 20000), 0);
-  assert_int_equal(wait_child(none, 20000), 0);
+  assert_int_equal(wait_child(rec, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(first, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(later, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(none, PATIENCE_MS), 0);
   tally t;
   read_trace(0, &t);
   assert_int_equal(t.marked, 2); /* one flush mark from each gadget producer */
   assert_true(index_of(&t, first) >= 0);
   assert_true(index_of(&t, later) >= 0);
   assert_int_equal(index_of(&t, none), -1);
+  for (int i = 0; i < 2; i++)
+    close(go_later[i]), close(go_none[i]);
   end_test(ready);
 }
 
@@ -120,7 +144,7 @@ static void test_sessions_take_producers_with_their_data_sources(void **state) {
 static pid_t spawn_user_producer(uid_t uid, int sessions, int ready) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-  alarm(30);
+  alarm(CHILD_ALARM_S);
   if (setuid(uid) != 0) _exit(6);
   trak_system_connect(sock);
   wait_sessions(sessions);
@@ -148,16 +172,17 @@ static void test_consumers_record_their_own_uid(void **state) {
   assert_int_equal(pipe(ready), 0);
   pid_t mine = spawn_user_producer(NOBODY, 2, ready[1]);
   pid_t roots = spawn_user_producer(0, 1, ready[1]);
-  sleep_ms(200);
+  /* Recorders may start before the producers connect: a session takes producers that come
+  ** later too. */
   pid_t rec_nobody = spawn_recorder_as(ALL, 0, -1, NOBODY);
   pid_t rec_root = spawn_recorder_as(ALL, 1, -1, 0);
   wait_ready(ready[0], 2);
   kill(rec_nobody, SIGUSR1);
   kill(rec_root, SIGUSR1);
-  assert_int_equal(wait_child(rec_nobody, 20000), 0);
-  assert_int_equal(wait_child(rec_root, 20000), 0);
-  assert_int_equal(wait_child(mine, 20000), 0);
-  assert_int_equal(wait_child(roots, 20000), 0);
+  assert_int_equal(wait_child(rec_nobody, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(rec_root, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(mine, PATIENCE_MS), 0);
+  assert_int_equal(wait_child(roots, PATIENCE_MS), 0);
   tally t;
   read_trace(0, &t);
   assert_int_equal(instants_of(&t, mine), 50);

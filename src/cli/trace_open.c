@@ -73,6 +73,7 @@ static int damages_input(const char *stat) {
                                       "compressed_packets_too_deep",
                                       "compressed_packets_inflate_limit",
                                       "json_event_too_large",
+                                      "json_nesting_too_deep",
                                       "debug_annotation_too_deep",
                                       "arg_key_too_long"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)

@@ -112,6 +112,7 @@ int trak__attach_take(trak__copier *cp, trak__attach *a, trak_session *central, 
     return -1;
   }
   if (how == TRAK__TAKE_SCRAPE) *sc = (trak__scraped){writer, cindex, bytes, packets, at};
+  a->copied += packets - before.packets;
   return 1;
 }
 

@@ -29,7 +29,6 @@
 #include <unistd.h>
 
 #include "system/daemon.h"
-#include "util/proc_stat.h"
 
 #define MAX_CLIENTS 64
 #define STOP_GRACE_MS 2000 /* how long a stopping session waits for a silent producer */
@@ -38,10 +37,13 @@
 #define HELLO_DEADLINE_MS 1000
 /* The slots one uid may hold: with --shared, one user cannot lock the others out. */
 #define UID_QUOTA (MAX_CLIENTS * 3 / 4)
-/* A producer's loss reports are believed up to this many packets per second of its process's
-** life (far above what one process writes): a scribbled or hostile report cannot claim
-** billions. */
-#define MAX_LOSS_PER_SECOND 100000000ull
+/* A producer's loss reports are believed up to LOSS_PER_PACKET packets for every packet the
+** daemon copied from it on this connection, plus LOSS_GRACE: a count made of what the daemon
+** itself saw, so a scribbled or hostile report cannot claim billions (docs/limits.md). A
+** flooded producer loses far fewer than 100 packets per packet delivered (test_losses_accounted:
+** about 30 with a 64 KiB buffer); the grace covers what a restart left (IpcLostWhileAway). */
+#define LOSS_PER_PACKET 100ull
+#define LOSS_GRACE 10000ull
 
 enum { C_NEW = 0, C_PRODUCER, C_CONSUMER };
 
@@ -50,8 +52,10 @@ typedef struct client {
   int role;
   int32_t pid, uid;
   uint64_t since_ms;  /* when it connected */
-  uint64_t lost_told; /* packets its loss reports claimed, as believed (clamped) */
-  int loss_clamped;   /* a report was clamped (logged once) */
+  uint64_t delivered; /* packets the daemon copied from it */
+  uint64_t believed;  /* lost packets of its reports counted so far */
+  uint64_t away_pending; /* IpcLostWhileAway packets not believed yet */
+  int loss_logged;       /* a report went past what it delivered (logged once) */
   char name[64];
   char **sources;      /* producer: its data sources (NULL-terminated), from IpcHello */
   uint32_t session_id; /* consumer: its session */
@@ -114,9 +118,12 @@ static dsession *session_by_id(uint32_t id) {
 
 /* ---- chunks ------------------------------------------------------------------------------ */
 
-/* Takes chunk `i` of `a` into session `s` (chunks.c), counting it. */
-static int take(trak__attach *a, dsession *s, uint32_t i, int how, char *why, size_t n) {
+/* Takes chunk `i` of producer `c`'s attachment `a` into session `s` (chunks.c), counting it
+** and the packets it delivered. */
+static int take(client *c, trak__attach *a, dsession *s, uint32_t i, int how, char *why, size_t n) {
+  uint64_t before = a->copied;
   int rc = trak__attach_take(&D.copier, a, s->central, i, how, why, n);
+  c->delivered += a->copied - before;
   if (rc > 0) s->chunks++;
   s->invalid_chunks += rc < 0;
   return rc < 0 ? -1 : 0;
@@ -124,12 +131,13 @@ static int take(trak__attach *a, dsession *s, uint32_t i, int how, char *why, si
 
 /* Every chunk of a commit, then, when it answers a flush, what the chunks still being written
 ** hold. Returns -1 (reason in `why`) at the first malformed one. */
-static int take_commit(trak__attach *a, dsession *s, const trak__ipc_msg *m, char *why, size_t n) {
+static int take_commit(client *c, trak__attach *a, dsession *s, const trak__ipc_msg *m, char *why,
+                       size_t n) {
   int rc = 0;
   for (uint32_t k = 0; k < m->nchunks && !rc; k++)
-    rc = take(a, s, m->chunks[k], TRAK__TAKE_ALL, why, n);
+    rc = take(c, a, s, m->chunks[k], TRAK__TAKE_ALL, why, n);
   for (uint32_t i = 0; !rc && m->flushed && i < a->nchunks; i++)
-    rc = take(a, s, i, TRAK__TAKE_SCRAPE, why, n);
+    rc = take(c, a, s, i, TRAK__TAKE_SCRAPE, why, n);
   return rc;
 }
 
@@ -161,6 +169,50 @@ static int wants(const dsession *s, const client *c) {
 
 static void end_session(dsession *s);
 
+static uint64_t add_sat(uint64_t a, uint64_t b) {
+  return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Counts what producer `ci`'s loss reports claimed, as far as what it delivered vouches for:
+** its believed total stays within LOSS_PER_PACKET per packet copied from it plus LOSS_GRACE.
+** A claim past that waits for more delivered packets (a report may come before the packets
+** that show the loss) and is dropped with its attachment or connection; it is logged once. */
+static void credit(int ci) {
+  client *c = &D.c[ci];
+  uint64_t cap = c->delivered > (UINT64_MAX - LOSS_GRACE) / LOSS_PER_PACKET
+                     ? UINT64_MAX
+                     : c->delivered * LOSS_PER_PACKET + LOSS_GRACE;
+  uint64_t room = cap > c->believed ? cap - c->believed : 0, waiting = 0;
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
+    trak__attach *a = &c->at[k];
+    dsession *s = session_by_id(a->session_id);
+    if (!s) continue;
+    uint64_t t = a->lost_pending < room ? a->lost_pending : room;
+    s->producer_lost += t;
+    a->lost_pending -= t, room -= t, c->believed += t;
+    waiting = add_sat(waiting, a->lost_pending);
+  }
+  uint64_t t = c->away_pending < room ? c->away_pending : room;
+  if (t) { /* to the sessions it joined at its hello, or to the next session started */
+    int joined = 0;
+    for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
+      dsession *s = session_by_id(c->at[k].session_id);
+      if (s) s->lost_away += t;
+      joined |= s != NULL;
+    }
+    if (!joined) D.lost_away += t;
+    c->away_pending -= t, c->believed += t;
+  }
+  waiting = add_sat(waiting, c->away_pending);
+  if (waiting && !c->loss_logged) {
+    logf_("producer %d (%s) claims %llu more lost packets than the %llu packets it delivered "
+          "vouch for (%llu each, plus %llu); %llu counted so far",
+          (int)c->pid, c->name, (unsigned long long)waiting, (unsigned long long)c->delivered,
+          LOSS_PER_PACKET, LOSS_GRACE, (unsigned long long)c->believed);
+    c->loss_logged = 1;
+  }
+}
+
 /* Drops a client. A producer that went away (not one caught misbehaving) gets its buffers
 ** salvaged: every chunk still holding packets is copied as if committed. */
 static void drop_client(int ci, int salvage) {
@@ -170,9 +222,11 @@ static void drop_client(int ci, int salvage) {
     trak__attach *a = &c->at[k];
     dsession *s = session_by_id(a->session_id);
     for (uint32_t i = 0; salvage && s && i < a->nchunks; i++)
-      if (take(a, s, i, TRAK__TAKE_ALL, why, sizeof why) != 0) break;
-    trak__attach_free(a);
+      if (take(c, a, s, i, TRAK__TAKE_ALL, why, sizeof why) != 0) break;
   }
+  if (salvage) credit(ci); /* what the salvage delivered vouches for its last reports */
+  for (int k = 0; k < TRAK_MAX_SESSIONS; k++)
+    trak__attach_free(&c->at[k]);
   if (c->role == C_CONSUMER) {
     dsession *s = session_by_id(c->session_id);
     if (s) {
@@ -249,37 +303,6 @@ static void attach_producer(int ci, dsession *s) {
   close(fd);
 }
 
-/* Milliseconds since process `pid` started, from /proc; 0 when it cannot be read. */
-static uint64_t process_age_ms(int32_t pid) {
-  unsigned long long start; /* field 22: starttime, in clock ticks since boot */
-  if (trak__proc_stat((int)pid, 22, 1, &start)) return 0;
-  struct timespec up;
-  clock_gettime(CLOCK_BOOTTIME, &up);
-  uint64_t now = (uint64_t)up.tv_sec * 1000 + (uint64_t)up.tv_nsec / 1000000;
-  uint64_t born = start * 1000 / (uint64_t)sysconf(_SC_CLK_TCK);
-  return now > born ? now - born : 0;
-}
-
-/* How many of `claimed` more lost packets of producer `c` are believed: its reports together
-** may not pass MAX_LOSS_PER_SECOND for the life of its process (or of its connection, plus a
-** second, when /proc does not say). A clamped report is logged once per producer. */
-static uint64_t plausible_loss(client *c, uint64_t claimed) {
-  uint64_t age = process_age_ms(c->pid);
-  if (!age) age = now_ms() - c->since_ms;
-  uint64_t cap = (age + 1000) * (MAX_LOSS_PER_SECOND / 1000);
-  uint64_t room = cap > c->lost_told ? cap - c->lost_told : 0;
-  if (claimed > room) {
-    if (!c->loss_clamped)
-      logf_("producer %d (%s) claims %llu lost packets, more than it could have written; "
-            "counting %llu",
-            (int)c->pid, c->name, (unsigned long long)claimed, (unsigned long long)room);
-    c->loss_clamped = 1;
-    claimed = room;
-  }
-  c->lost_told += claimed;
-  return claimed;
-}
-
 static void on_commit(int ci, const trak__ipc_msg *m) {
   client *c = &D.c[ci];
   trak__attach *a = NULL;
@@ -290,78 +313,18 @@ static void on_commit(int ci, const trak__ipc_msg *m) {
   /* A stopping session waits as long as its producers make progress: the grace runs from
   ** the last message, not from the stop (a busy daemon may read them late). */
   if (s->stopping) s->stop_deadline = now_ms() + STOP_GRACE_MS;
-  if (m->packets_lost > a->lost) s->producer_lost += plausible_loss(c, m->packets_lost - a->lost);
-  a->lost = m->packets_lost;
   char why[160];
-  if (take_commit(a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
+  if (take_commit(c, a, s, m, why, sizeof why) != 0) return misbehaved(ci, why);
+  if (m->packets_lost > a->lost)
+    a->lost_pending = add_sat(a->lost_pending, m->packets_lost - a->lost);
+  a->lost = m->packets_lost;
+  credit(ci);
   trak__ipc_put_chunks(&D.tx, TRAK_PB_IpcMessage_release_chunks, m->session_id, m->chunks,
                        m->nchunks, 0, 0);
   send_to(ci, -1);
 }
 
 /* ---- sessions ------------------------------------------------------------------------------ */
-
-/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
-** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
-static int config_for(const uint8_t *cfg, size_t len, trak_pb_buf *out) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, cfg, len);
-  const uint8_t *at = d.p;
-  int stream = 0;
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    if (f.number == TRAK_PB_TraceConfig_write_into_file) stream = f.value != 0;
-    if (f.number != TRAK_PB_TraceConfig_buffers &&
-        f.number != TRAK_PB_TraceConfig_write_into_file &&
-        f.number != TRAK_PB_TraceConfig_output_path && f.number != TRAK_PB_TraceConfig_duration_ms)
-      trak_pb_put_raw(out, at, (size_t)(d.p - at));
-    at = d.p;
-  }
-  return stream;
-}
-
-/* The session's write period (write_into_file) and flush period: the config's
-** file_write_period_ms (default 1000) and flush_period_ms; a streaming session flushes at its
-** write period unless told otherwise, so what it writes is at most one period old. */
-static void periods_from(dsession *s, const uint8_t *cfg, size_t len) {
-  trak_pb_decoder d;
-  trak_pb_field f;
-  trak_pb_decoder_init(&d, cfg, len);
-  s->write_period_ms = 1000;
-  s->flush_period_ms = 0;
-  int flush_set = 0;
-  while (trak_pb_decoder_next(&d, &f) == 1) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
-    if (f.number == TRAK_PB_TraceConfig_file_write_period_ms && f.value)
-      s->write_period_ms = f.value < 100 ? 100 : (uint32_t)f.value;
-    if (f.number == TRAK_PB_TraceConfig_flush_period_ms) {
-      s->flush_period_ms = f.value && f.value < 50 ? 50 : (uint32_t)f.value;
-      flush_set = 1;
-    }
-  }
-  if (s->stream && !flush_set) s->flush_period_ms = s->write_period_ms;
-}
-
-/* The session's buffer: the config's, capped by the daemon's limit. */
-static void put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
-                       int for_producer) {
-  uint32_t size_kb = 0, policy = TRAK_PB_TraceConfig_BufferConfig_RING_BUFFER;
-  trak_pb_decoder d, sub;
-  trak_pb_field f, g;
-  trak_pb_decoder_init(&d, cfg, len);
-  while (trak_pb_decoder_next(&d, &f) == 1)
-    if (f.number == TRAK_PB_TraceConfig_buffers && trak_pb_decoder_init_nested(&sub, &d, &f) == 0)
-      while (trak_pb_decoder_next(&sub, &g) == 1) {
-        if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb) size_kb = (uint32_t)g.value;
-        if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy) policy = (uint32_t)g.value;
-      }
-  if (!size_kb || size_kb > cap_kb) size_kb = cap_kb;
-  if (for_producer) size_kb = 64; /* the producer's real buffer is the memfd */
-  trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
-  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
-  trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy, policy);
-  trak_pb_end_nested(b, n);
-}
 
 static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   client *c = &D.c[ci];
@@ -379,10 +342,10 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   uint32_t cap = D.cfg->max_session_kb ? D.cfg->max_session_kb : 262144;
   if (!fail) {
     memset(s, 0, sizeof *s);
-    s->stream = config_for(m->bytes, m->bytes_len, &central);
-    put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
-    config_for(m->bytes, m->bytes_len, &prod);
-    put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
+    s->stream = trak__config_for_buffer(m->bytes, m->bytes_len, &central);
+    trak__config_put_buffer(&central, m->bytes, m->bytes_len, cap, 0);
+    trak__config_for_buffer(m->bytes, m->bytes_len, &prod);
+    trak__config_put_buffer(&prod, m->bytes, m->bytes_len, cap, 1);
     if (central.error || prod.error ||
         trak_session_new_from_proto(central.start, trak_pb_buf_len(&central), &s->central, &err))
       fail = err.message[0] ? err.message : "out of memory";
@@ -405,7 +368,7 @@ static void on_enable(int ci, const trak__ipc_msg *m, int out_fd) {
   s->consumer = ci;
   s->pconfig = trak_pb_buf_detach(&prod, &s->pconfig_len);
   s->uid = c->uid;
-  periods_from(s, m->bytes, m->bytes_len);
+  trak__config_periods(m->bytes, m->bytes_len, s->stream, &s->write_period_ms, &s->flush_period_ms);
   s->next_write = now_ms() + s->write_period_ms;
   s->next_flush = now_ms() + s->flush_period_ms;
   s->lost_away = D.lost_away; /* what reconnecting producers reported while none ran */
@@ -518,7 +481,10 @@ static void finish_session(dsession *s) {
     connected += D.c[k].fd >= 0 && D.c[k].role == C_PRODUCER;
   for (int k = 0; k < MAX_CLIENTS; k++)
     for (int j = 0; D.c[k].fd >= 0 && j < TRAK_MAX_SESSIONS; j++)
-      if (D.c[k].at[j].session_id == s->id) trak__attach_free(&D.c[k].at[j]);
+      if (D.c[k].at[j].session_id == s->id) {
+        credit(k);
+        trak__attach_free(&D.c[k].at[j]);
+      }
   write_out(s);
   write_trace_stats(s, connected);
   send_status(s, 1);
@@ -532,6 +498,7 @@ static void finish_session(dsession *s) {
 }
 
 static void on_stop_done(int ci, uint32_t id) {
+  credit(ci);
   for (int j = 0; j < TRAK_MAX_SESSIONS; j++)
     if (id && D.c[ci].at[j].session_id == id) trak__attach_free(&D.c[ci].at[j]);
 }
@@ -618,19 +585,13 @@ static void on_hello(int ci, const trak__ipc_msg *m) {
 }
 
 /* IpcLostWhileAway: goes to the sessions the producer joined at its hello, or to the next
-** session started. */
+** session started, as far as credit() believes it. */
 static void on_lost_while_away(int ci, uint64_t packets) {
   client *c = &D.c[ci];
-  packets = plausible_loss(c, packets);
-  logf_("producer %d (%s) lost %llu packets while no daemon was there", (int)c->pid, c->name,
-        (unsigned long long)packets);
-  int joined = 0;
-  for (int k = 0; k < TRAK_MAX_SESSIONS; k++) {
-    dsession *s = session_by_id(c->at[k].session_id);
-    if (s) s->lost_away += packets;
-    joined |= s != NULL;
-  }
-  if (!joined) D.lost_away += packets;
+  logf_("producer %d (%s) reports %llu packets lost while no daemon was there", (int)c->pid,
+        c->name, (unsigned long long)packets);
+  c->away_pending = add_sat(c->away_pending, packets);
+  credit(ci);
 }
 
 static void on_message(int ci) {
@@ -729,6 +690,30 @@ static void refuse(int fd, const char *why) {
   log_refusal(why);
 }
 
+/* Is there a slot for a client of `uid`, within its quota? */
+static int has_room(int32_t uid) {
+  int free_slots = 0, of_uid = 0;
+  for (int k = 0; k < MAX_CLIENTS; k++) {
+    free_slots += D.c[k].fd < 0;
+    of_uid += D.c[k].fd >= 0 && D.c[k].uid == uid;
+  }
+  return free_slots && of_uid < UID_QUOTA;
+}
+
+/* Drops the clients whose peers closed or hung up, after reading what they sent before: a
+** client that closed its connections and connects again must find their slots free, even
+** when its hang-ups and its new connection arrive in the same poll. */
+static void reap_hung_up(void) {
+  for (int k = 0; k < MAX_CLIENTS; k++) {
+    int fd = D.c[k].fd;
+    struct pollfd p = {fd, POLLIN, 0};
+    if (fd < 0 || poll(&p, 1, 0) != 1 || !(p.revents & (POLLHUP | POLLERR))) continue;
+    /* A closed peer sends nothing more: its queue ends (the bound is only a safeguard). */
+    for (int i = 0; D.c[k].fd == fd && i < 1 << 16; i++)
+      on_message(k);
+  }
+}
+
 static void on_accept(void) {
   int fd = accept4(D.listen_fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
   if (fd < 0) return;
@@ -739,6 +724,7 @@ static void on_accept(void) {
     close(fd);
     return;
   }
+  if (!has_room((int32_t)cred.uid)) reap_hung_up();
   int slot = -1, used = 0, of_uid = 0;
   for (int k = 0; k < MAX_CLIENTS; k++) {
     if (D.c[k].fd < 0) {
@@ -861,12 +847,15 @@ int trak_daemon_run(const trak_daemon_config *cfg, volatile int *stop, trak_erro
         who[n++] = k;
       }
     if (poll(p, (nfds_t)n, 50) > 0) {
-      for (int i = 0; i < n; i++) {
-        if (!p[i].revents) continue;
-        if (who[i] < 0)
+      /* Clients first, the listening socket last: slots that hang-ups free are free for
+      ** the connections that arrived with them. */
+      for (int i = 1; i <= n; i++) {
+        int at = i % n;
+        if (!p[at].revents) continue;
+        if (who[at] < 0)
           on_accept();
-        else if (D.c[who[i]].fd == p[i].fd)
-          on_message(who[i]);
+        else if (D.c[who[at]].fd == p[at].fd)
+          on_message(who[at]);
       }
     }
     tick();

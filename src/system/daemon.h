@@ -31,7 +31,9 @@ typedef struct trak__attach {
   trak__scraped *scr; /* per chunk of mem */
   trak__seqmap *seqs;
   size_t nseqs;
-  uint64_t lost; /* the producer's last reported loss count */
+  uint64_t lost;         /* the producer's last reported loss count */
+  uint64_t lost_pending; /* lost packets it reported that are not believed yet (daemon.c) */
+  uint64_t copied;       /* packets copied from it (framed and counted by the daemon) */
 } trak__attach;
 
 /* What copying needs from the daemon as a whole. */
@@ -54,5 +56,19 @@ int trak__attach_take(trak__copier *cp, trak__attach *a, struct trak_session *ce
                       int how, char *why, size_t n) TRAK__HIDDEN;
 /* Unmaps and frees what `a` holds, and clears it. */
 void trak__attach_free(trak__attach *a) TRAK__HIDDEN;
+
+/* ---- session_config.c: the TraceConfig fields the daemon acts on ---- */
+
+/* Copies the TraceConfig [cfg, len) without the fields only the daemon acts on (buffers,
+** output, duration) into `out`. Returns 1 when it asked for write_into_file. */
+int trak__config_for_buffer(const uint8_t *cfg, size_t len, trak_pb_buf *out) TRAK__HIDDEN;
+/* Appends the config's first buffer to `b`: its size capped at `cap_kb` (64 KiB for a
+** producer, whose real buffer is its memfd) and its fill policy. */
+void trak__config_put_buffer(trak_pb_buf *b, const uint8_t *cfg, size_t len, uint32_t cap_kb,
+                             int for_producer) TRAK__HIDDEN;
+/* The session's write period (file_write_period_ms, default 1000, at least 100) and flush
+** period (flush_period_ms, at least 50; a `stream`ing session's default is its write period). */
+void trak__config_periods(const uint8_t *cfg, size_t len, int stream, uint32_t *write_ms,
+                          uint32_t *flush_ms) TRAK__HIDDEN;
 
 #endif /* TRAK_SDK_SYSTEM_DAEMON_H */

@@ -33,6 +33,10 @@
 /* One JSON trace event (an element of traceEvents), in bytes of JSON text. */
 #define TRAK_LIMIT_JSON_EVENT_BYTES (64u << 20)
 
+/* JSON objects and arrays nested inside one another in one trace event (or one top-level value):
+** the tokenizer validates them recursively. */
+#define TRAK_LIMIT_JSON_DEPTH 64
+
 /* Debug annotations (dicts and arrays) nested inside one another. */
 #define TRAK_LIMIT_ANNOTATION_DEPTH 32
 

@@ -1,7 +1,6 @@
 /*
-** Reading /proc/PID/stat: the one parser of that line, shared by the system daemon (how long a
-** producer's process has lived, to bound the losses it may report) and the benchmarks (CPU time
-** of a process). The command name may hold spaces and parentheses, so fields are counted from
+** Reading /proc/PID/stat: the one parser of that line, for the benchmarks (CPU time of a
+** process). The command name may hold spaces and parentheses, so fields are counted from
 ** the last ')'.
 */
 #ifndef TRAK_UTIL_PROC_STAT_H

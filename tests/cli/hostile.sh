@@ -9,6 +9,8 @@ GEN=${HOSTILE_GEN:?}
 . "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 
 limited=$([ "$("$GEN" sanitized)" = 0 ] && echo 1 || echo 0)
+limit=unlimited
+[ "$limited" = 1 ] && limit=262144
 
 # run_case NAME RC MESSAGE STAT VALUE MEMORY_BOUND FILE: `trak check FILE` exits RC and prints
 # MESSAGE; `stats` has STAT = VALUE (or at least 1 for VALUE +); with MEMORY_BOUND 1 both run
@@ -53,6 +55,21 @@ run_case bomb1 1 "they inflate past 64 MiB" compressed_packets_inflate_limit 1 1
 run_case bigpacket 1 "over the 256 MiB limit; skipped it" packet_too_large 1 1 "$WORK/big.pb.gz"
 tracks=$("$TRAK" query "$WORK/big.pb.gz" "select count(*) from track" | tail -1)
 [ "$tracks" = 2 ] || { echo "FAIL: bigpacket: $tracks tracks, want both descriptors"; fail=1; }
+# convert and dump apply the same limit (they used to copy the packet): exit 1, the same
+# message, the packets after it kept, within 256 MB.
+big_msg="packet at byte 27 is 314572808 bytes, over the 256 MiB limit; skipped it (packet 2)"
+(ulimit -v $limit; exec "$TRAK" convert "$WORK/big.pb.gz" "$WORK/big_out.pb") 2>"$WORK/big_convert.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of the 300 MB packet exits $rc"; fail=1; }
+expect_lines "$WORK/big_convert.err" "$big_msg"
+tracks=$("$TRAK" query "$WORK/big_out.pb" "select count(*) from track" | tail -1)
+[ "$tracks" = 2 ] || { echo "FAIL: convert kept $tracks of the 2 descriptors around the big packet"; fail=1; }
+(ulimit -v $limit; exec "$TRAK" dump "$WORK/big.pb.gz") >"$WORK/big_dump.txt" 2>"$WORK/big_dump.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: dump of the 300 MB packet exits $rc"; fail=1; }
+expect_lines "$WORK/big_dump.err" "$big_msg"
+n=$(grep -c "track_descriptor {" "$WORK/big_dump.txt")
+[ "$n" = 2 ] || { echo "FAIL: dump printed $n of the 2 descriptors around the big packet"; fail=1; }
 
 # 7. Debug annotations nested past 32 levels and keys past 1024 bytes: dropped, but counted and
 # reported (they used to vanish with `check` saying 0 errors).
@@ -84,13 +101,25 @@ got=$("$TRAK" query "$WORK/long.pbtxt.gz" "select group_concat(name) from track"
 # (figures in docs/testing.md); an event over the 64 MiB event limit is skipped, and the events
 # after it are kept.
 "$GEN" json_long 60 | gzip -1 >"$WORK/long.json.gz"
-got=$("$TRAK" query "$WORK/long.json.gz" "select group_concat(name) from (select name from slice order by ts)" | tail -1)
-[ "$got" = '"big,after"' ] || { echo "FAIL: long JSON event: slices $got"; fail=1; }
+got=$( (ulimit -v $limit; exec "$TRAK" query "$WORK/long.json.gz" \
+  "select group_concat(name) from (select name from slice order by ts)") 2>"$WORK/long.err")
+rc=$?
+[ $rc = 0 ] && [ ! -s "$WORK/long.err" ] ||
+  { echo "FAIL: the 60 MB JSON event: exit $rc, $(cat "$WORK/long.err")"; fail=1; }
+[ "$(echo "$got" | tail -1)" = '"big,after"' ] || { echo "FAIL: long JSON event: slices $got"; fail=1; }
 "$GEN" json_long 100 | gzip -1 >"$WORK/huge.json.gz"
-run_case json_huge 1 "is over the 64 MiB event limit; skipped it" json_event_too_large 1 0 \
+run_case json_huge 1 "is over the 64 MiB event limit; skipped it" json_event_too_large 1 1 \
   "$WORK/huge.json.gz"
 got=$("$TRAK" query "$WORK/huge.json.gz" "select group_concat(name) from slice" 2>/dev/null | tail -1)
 [ "$got" = '"after"' ] || { echo "FAIL: the event after the huge one: $got"; fail=1; }
+
+# JSON nested past the 64-level limit: that event alone is skipped, counted and reported with its
+# byte offset; the events after it are kept (the rest of the trace used to be dropped).
+"$GEN" json_deep 100000 >"$WORK/deep.json"
+run_case json_deep 1 "the JSON event at byte 60 (line 2, column 1) nests deeper than 64 levels; skipped it" \
+  json_nesting_too_deep 1 0 "$WORK/deep.json"
+got=$("$TRAK" query "$WORK/deep.json" "select group_concat(name) from slice" 2>/dev/null | tail -1)
+[ "$got" = '"before,after"' ] || { echo "FAIL: the events around the deep one: $got"; fail=1; }
 
 # 9. Invalid UTF-8 in JSON strings is repaired to U+FFFD and counted; the protobuf that
 # convert writes then decodes with protoc (it used to be rejected).
@@ -107,12 +136,27 @@ got=$("$TRAK" query "$WORK/utf8.json" "select hex(name) from slice" | tail -1)
 # of text, within 256 MB of address space (they used to hold the whole trace, and its text).
 "$GEN" padding 300 | gzip -1 >"$WORK/pad300.gz"
 "$GEN" padding 64 | gzip -1 >"$WORK/pad64.gz"
-limit=unlimited
-[ "$limited" = 1 ] && limit=262144
-n=$( (ulimit -v $limit; "$TRAK" convert --to pb "$WORK/pad300.gz" -) | wc -c)
+n=$( (ulimit -v $limit; "$TRAK" convert --to pb "$WORK/pad300.gz" - 2>"$WORK/pad300.err"
+  echo $? >"$WORK/pad300.rc") | wc -c)
 [ "$n" = $((300 * 1048576 / 4098 * 4098)) ] || { echo "FAIL: streaming convert wrote $n bytes"; fail=1; }
-n=$( (ulimit -v $limit; "$TRAK" dump "$WORK/pad64.gz") | wc -c)
+[ "$(cat "$WORK/pad300.rc")" = 0 ] && [ ! -s "$WORK/pad300.err" ] ||
+  { echo "FAIL: streaming convert exits $(cat "$WORK/pad300.rc"): $(cat "$WORK/pad300.err")"; fail=1; }
+n=$( (ulimit -v $limit; "$TRAK" dump "$WORK/pad64.gz" 2>"$WORK/pad64.err"
+  echo $? >"$WORK/pad64.rc") | wc -c)
 [ "$n" -gt $((200 << 20)) ] || { echo "FAIL: streaming dump wrote $n bytes"; fail=1; }
+[ "$(cat "$WORK/pad64.rc")" = 0 ] && [ ! -s "$WORK/pad64.err" ] ||
+  { echo "FAIL: streaming dump exits $(cat "$WORK/pad64.rc"): $(cat "$WORK/pad64.err")"; fail=1; }
+# Streaming also keeps going past damage: the 300 MB trace cut in its middle converts up to
+# the cut, exits 1 and says where.
+head -c 800000 "$WORK/pad300.gz" >"$WORK/pad_cut.gz"
+(ulimit -v $limit; exec "$TRAK" convert --to pb "$WORK/pad_cut.gz" "$WORK/pad_cut.pb") \
+  2>"$WORK/pad_cut.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of a cut gzip exits $rc"; fail=1; }
+grep -q "pad_cut.gz: gzip stream ends early, inside the packet at byte" "$WORK/pad_cut.err" ||
+  { echo "FAIL: no message for the cut gzip"; fail=1; }
+[ "$(stat -c %s "$WORK/pad_cut.pb")" -gt $((100 << 20)) ] ||
+  { echo "FAIL: convert of the cut trace kept $(stat -c %s "$WORK/pad_cut.pb") bytes"; fail=1; }
 
 # 9. Exit codes: data lost or input malformed -> 1. convert validates what it copies: random
 # bytes and zeros are not a trace; a JSON trace dumps as protobuf text.
@@ -130,6 +174,21 @@ rc=$?
 expect_lines "$WORK/badpkt.err" "packet at byte 0 does not decode"
 cmp -s "$WORK/badpkt_out.pb" <(printf '\x0a\x02\x08\x01') ||
   { echo "FAIL: convert did not keep just the good packet"; fail=1; }
+# A JSON syntax error and broken text fail convert alike (JSON used to exit 0 with a warning).
+"$TRAK" convert "$TRAK_SOURCE_DIR/tests/data/golden/json_malformed.json" "$WORK/malformed.pb" \
+  2>"$WORK/malformed.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of JSON with a syntax error exits $rc"; fail=1; }
+expect_lines "$WORK/malformed.err" "JSON syntax error at line 3, column 26: expected ',' or '}'"
+v=$("$TRAK" query "$TRAK_SOURCE_DIR/tests/data/golden/json_malformed.json" \
+  "select value from stats where name = 'json_tokenizer_failure'" 2>/dev/null | tail -1)
+[ "$v" = 1 ] || { echo "FAIL: json_tokenizer_failure = $v"; fail=1; }
+printf 'packet { track_descriptor { uuid: 1 name: "x" } }\npacket { track_descriptor { uuid: ' \
+  >"$WORK/broken.pbtxt"
+"$TRAK" convert "$WORK/broken.pbtxt" "$WORK/broken.pb" 2>"$WORK/broken.err"
+rc=$?
+[ $rc = 1 ] || { echo "FAIL: convert of broken text exits $rc"; fail=1; }
+expect_lines "$WORK/broken.err" "text format error at line 2, column 35: expected an integer"
 "$TRAK" dump "$TRAK_SOURCE_DIR/tests/data/golden/json_thread_slices.json" >"$WORK/json.txt" ||
   { echo "FAIL: dump of a JSON trace fails"; fail=1; }
 expect_lines "$WORK/json.txt" "track_event {"

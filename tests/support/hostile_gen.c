@@ -10,16 +10,28 @@
 **   long_key N    one event with a debug annotation named by N bytes
 **   padding MIB   MIB MiB of 4 KiB packets (an unknown field of zeros), written in pieces
 **   json_long MIB a JSON trace: an event with a string arg of MIB MiB, then a small event
+**   json_deep N   a JSON trace: an event, an event whose args nest N arrays deep, an event
 **   text_long MIB a text trace: a descriptor named by MIB MiB of x, then another descriptor
 **   idle N        opens N connections to the daemon at $TRAK_SOCKET that never say anything,
 **                 holds them for 5 s, prints how many connected
 **   fake_loss N   connects to the daemon as a producer and claims N packets lost while away
+**   scribbler N   a producer that joins the session running: claims 2^62 packets lost while
+**                 away, then commits N chunks of 10 packets with scribbled headers (a new
+**                 writer id and a jumping chunk index each) and loss counts alternating
+**                 between 0 and 2^63; prints the packets it delivered
+**   hold N        opens N producer connections (hello, welcome), prints "ready", holds them
+**                 until its stdin ends
+**   reconnect N   opens N producer connections (hello, welcome), stops the daemon ($DAEMON_PID)
+**                 with SIGSTOP, closes them, connects again and asks for the service state,
+**                 resumes the daemon; exits 0 if it got the state, 1 (printing why) if not
 **   sanitized     prints 1 if built with a sanitizer (memory limits then do not apply), else 0
 */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <signal.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <unistd.h>
@@ -31,6 +43,7 @@ typedef struct buf {
 } buf;
 
 static void put(buf *b, const void *data, size_t len) {
+  if (!len) return; /* data may be NULL (an empty message) */
   if (b->n + len > b->cap) {
     b->cap = (b->n + len) * 2 + 64;
     b->v = realloc(b->v, b->cap);
@@ -255,6 +268,17 @@ static void json_long(int mib) {
         stdout);
 }
 
+static void json_deep(int depth) {
+  fputs("[{\"name\":\"before\",\"ph\":\"X\",\"ts\":1,\"dur\":1,\"pid\":1,\"tid\":1},\n"
+        "{\"name\":\"deep\",\"ph\":\"X\",\"ts\":2,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":{\"a\":",
+        stdout);
+  for (int i = 0; i < depth; i++)
+    putchar('[');
+  for (int i = 0; i < depth; i++)
+    putchar(']');
+  fputs("}},\n{\"name\":\"after\",\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1}]\n", stdout);
+}
+
 static void text_long(int mib) {
   fputs("packet { track_descriptor { uuid: 1 name: \"", stdout);
   static char xs[1 << 16];
@@ -290,25 +314,177 @@ static void idle(int n) {
   sleep(5);
 }
 
-/* IpcMessage{hello{process_name "liar", data_sources "track_event"}}, then after the welcome
-** IpcMessage{lost_while_away{packets N}}. */
-static int fake_loss(uint64_t packets) {
+/* Sends IpcMessage{hello{process_name `name`, data_sources "track_event"}} on a new connection
+** and waits for the welcome. Returns the connection, or -1. */
+static int hello(const char *name) {
   int fd = daemon_connect(0);
-  if (fd < 0) return 1;
-  buf hello = {0}, msg = {0};
-  field_len(&hello, 1, "liar", 4);
-  field_len(&hello, 2, "track_event", 11);
-  field_len(&msg, 1, hello.v, hello.n);
-  if (send(fd, msg.v, msg.n, 0) < 0) return 1;
+  if (fd < 0) return -1;
+  buf h = {0}, msg = {0};
+  field_len(&h, 1, name, strlen(name));
+  field_len(&h, 2, "track_event", 11);
+  field_len(&msg, 1, h.v, h.n);
   uint8_t rx[1 << 16];
-  if (recv(fd, rx, sizeof rx, 0) <= 0) return 1; /* the welcome */
-  buf lost = {0}, msg2 = {0};
+  int ok = send(fd, msg.v, msg.n, 0) >= 0 && recv(fd, rx, sizeof rx, 0) > 0;
+  free(h.v), free(msg.v);
+  if (!ok) close(fd);
+  return ok ? fd : -1;
+}
+
+/* Sends IpcMessage field `type` holding `body`. */
+static int send_msg(int fd, uint32_t type, const buf *body) {
+  buf msg = {0};
+  field_len(&msg, type, body->v, body->n);
+  int rc = send(fd, msg.v, msg.n, 0) < 0 ? -1 : 0;
+  free(msg.v);
+  return rc;
+}
+
+/* Reads a varint at *p (before end); 0 when cut. */
+static uint64_t get_varint(const uint8_t **p, const uint8_t *end) {
+  uint64_t v = 0;
+  for (int shift = 0; *p < end && shift < 64; shift += 7) {
+    uint8_t b = *(*p)++;
+    v |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+  }
+  return v;
+}
+
+/* Waits for an IpcMessage whose oneof field is `type`, skipping others; returns its body's
+** length (copied to out) or -1. A file descriptor coming with it goes to *fd_out. */
+static long recv_msg(int fd, uint32_t type, uint8_t *out, size_t cap, int *fd_out) {
+  for (;;) {
+    uint8_t rx[1 << 16];
+    char cbuf[CMSG_SPACE(sizeof(int))];
+    struct iovec io = {rx, sizeof rx};
+    struct msghdr mh = {
+        .msg_iov = &io, .msg_iovlen = 1, .msg_control = cbuf, .msg_controllen = sizeof cbuf};
+    ssize_t n = recvmsg(fd, &mh, 0);
+    if (n <= 0) return -1;
+    struct cmsghdr *c = CMSG_FIRSTHDR(&mh);
+    if (c && c->cmsg_type == SCM_RIGHTS && fd_out) memcpy(fd_out, CMSG_DATA(c), sizeof(int));
+    const uint8_t *p = rx, *end = rx + n;
+    uint64_t tag = get_varint(&p, end), len = get_varint(&p, end);
+    if ((tag >> 3) != type) continue;
+    if (len > (uint64_t)(end - p) || len > cap) return -1;
+    memcpy(out, p, len);
+    return (long)len;
+  }
+}
+
+/* One Trace.packet: timestamp and previous_packet_dropped (a fake drop mark). */
+static const uint8_t scribbled_packet[] = {0x0a, 0x05, 0x40, 0x05, 0xd0, 0x02, 0x01};
+
+static int scribbler(int chunks) {
+  enum { CHUNK = 4096, HEADER = 16, PACKETS = 10 };
+  int fd = hello("scribbler");
+  if (fd < 0) return 1;
+  buf away = {0};
+  field_varint(&away, 1, 1ull << 62);
+  if (send_msg(fd, 14, &away)) return 1;
+  free(away.v);
+  uint8_t body[1 << 16];
+  int memfd = -1;
+  long n = recv_msg(fd, 2, body, sizeof body, &memfd); /* start_session */
+  if (n < 0 || memfd < 0) return 1;
+  uint64_t session = 0, size = 0;
+  for (const uint8_t *p = body, *end = body + n; p < end;) {
+    uint64_t tag = get_varint(&p, end);
+    if ((tag & 7) == 2) {
+      p += get_varint(&p, end);
+      continue;
+    }
+    uint64_t v = get_varint(&p, end);
+    if (tag >> 3 == 1) session = v;
+    if (tag >> 3 == 3) size = v;
+  }
+  if (!session || !size || size % CHUNK) return 1;
+  uint8_t *mem = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, memfd, 0);
+  if (mem == MAP_FAILED) return 1;
+  uint32_t nchunks = (uint32_t)(size / CHUNK);
+  for (int r = 0; r < chunks; r++) {
+    uint32_t i = (uint32_t)r % nchunks;
+    uint8_t *c = mem + (size_t)i * CHUNK;
+    uint32_t writer = 0xdeadbe00u + (uint32_t)r, cindex = (uint32_t)r * 1000003u;
+    uint64_t fill = (uint64_t)PACKETS << 32 | PACKETS * sizeof scribbled_packet;
+    memcpy(c, &writer, 4);
+    memcpy(c + 4, &cindex, 4);
+    for (int k = 0; k < PACKETS; k++)
+      memcpy(c + HEADER + k * sizeof scribbled_packet, scribbled_packet, sizeof scribbled_packet);
+    __atomic_store_n((uint64_t *)(c + 8), fill, __ATOMIC_RELEASE);
+    buf commit = {0}, idx = {0};
+    field_varint(&commit, 1, session);
+    varint(&idx, i);
+    field_len(&commit, 2, idx.v, idx.n);
+    field_varint(&commit, 3, r % 2 ? 0 : (1ull << 63) + (uint64_t)r);
+    if (send_msg(fd, 3, &commit) || recv_msg(fd, 4, body, sizeof body, NULL) < 0) return 1;
+    free(commit.v), free(idx.v);
+  }
+  printf("%d\n", chunks * PACKETS);
+  fflush(stdout);
+  usleep(200000);
+  close(fd);
+  return 0;
+}
+
+/* Opens n producer connections into fds; 0, or 1 (printing which was refused). */
+static int hello_all(int *fds, int n) {
+  for (int i = 0; i < n; i++)
+    if ((fds[i] = hello("holder")) < 0) {
+      printf("connection %d of %d refused\n", i + 1, n);
+      return 1;
+    }
+  return 0;
+}
+
+static int hold(int n) {
+  int *fds = calloc((size_t)n, sizeof *fds);
+  if (!fds || hello_all(fds, n)) return 1;
+  printf("ready\n");
+  fflush(stdout);
+  char c;
+  while (read(0, &c, 1) > 0) { /* until stdin ends */
+  }
+  free(fds);
+  return 0;
+}
+
+static int reconnect(int n) {
+  const char *pid_text = getenv("DAEMON_PID");
+  pid_t daemon = pid_text ? (pid_t)atoi(pid_text) : 0;
+  int *fds = calloc((size_t)n, sizeof *fds);
+  if (!daemon || !fds) return 2;
+  if (hello_all(fds, n)) return 1;
+  /* The hang-ups and the new connection reach the daemon in one poll. */
+  kill(daemon, SIGSTOP);
+  for (int i = 0; i < n; i++)
+    close(fds[i]);
+  int fd = daemon_connect(0);
+  buf none = {0};
+  int sent = fd >= 0 && send_msg(fd, 15, &none) == 0; /* query_service */
+  kill(daemon, SIGCONT);
+  if (!sent) return 2;
+  uint8_t rx[1 << 16];
+  ssize_t got = recv(fd, rx, sizeof rx, 0);
+  free(fds);
+  if (got > 0 && rx[0] == (16 << 3 | 2)) return 0; /* service_state */
+  printf("refused: ");
+  for (ssize_t i = 0; i < got; i++) /* the IpcStatus error text, among its framing */
+    if (rx[i] >= ' ' && rx[i] < 127) putchar(rx[i]);
+  putchar('\n');
+  return 1;
+}
+
+/* A producer "liar" that claims `packets` lost while away, after its welcome. */
+static int fake_loss(uint64_t packets) {
+  int fd = hello("liar");
+  if (fd < 0) return 1;
+  buf lost = {0};
   field_varint(&lost, 1, packets);
-  field_len(&msg2, 14, lost.v, lost.n);
-  if (send(fd, msg2.v, msg2.n, 0) < 0) return 1;
+  if (send_msg(fd, 14, &lost)) return 1;
   usleep(500000);
   close(fd);
-  free(hello.v), free(msg.v), free(lost.v), free(msg2.v);
+  free(lost.v);
   return 0;
 }
 
@@ -327,11 +503,17 @@ static int sanitized(void) {
 static const struct {
   const char *name;
   void (*write)(int n);
-} cases[] = {{"nested", nested},       {"bomb", bomb},
-             {"bomb1", bomb1},         {"bigpacket", bigpacket},
-             {"deep_args", deep_args}, {"long_key", long_key},
-             {"padding", padding},     {"json_long", json_long},
-             {"text_long", text_long}, {"idle", idle}};
+} cases[] = {{"nested", nested},
+             {"bomb", bomb},
+             {"bomb1", bomb1},
+             {"bigpacket", bigpacket},
+             {"deep_args", deep_args},
+             {"long_key", long_key},
+             {"padding", padding},
+             {"json_long", json_long},
+             {"text_long", text_long},
+             {"json_deep", json_deep},
+             {"idle", idle}};
 
 int main(int argc, char **argv) {
   const char *what = argc > 1 ? argv[1] : "";
@@ -340,6 +522,9 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc > 2 && !strcmp(what, "fake_loss")) return fake_loss(strtoull(argv[2], NULL, 10));
+  if (argc > 2 && !strcmp(what, "scribbler")) return scribbler(atoi(argv[2]));
+  if (argc > 2 && !strcmp(what, "reconnect")) return reconnect(atoi(argv[2]));
+  if (argc > 2 && !strcmp(what, "hold")) return hold(atoi(argv[2]));
   for (size_t i = 0; argc > 2 && i < sizeof cases / sizeof *cases; i++)
     if (!strcmp(what, cases[i].name)) {
       cases[i].write(atoi(argv[2]));

@@ -33,11 +33,26 @@
 
 #define MAX_PIDS 16
 
+/* How long a wait for something that must happen (a session, a connection, a child's byte)
+** lasts before the test fails. Every wait ends as soon as the thing happens, so this only
+** bounds a real hang: it is far beyond what a loaded machine takes (a slow run must be a slow
+** pass, never a failure). Children's alarms are set past it. */
+#define PATIENCE_MS 60000
+#define CHILD_ALARM_S (PATIENCE_MS / 1000 + 30) /* producers, recorders */
+#define DAEMON_ALARM_S (3 * PATIENCE_MS / 1000) /* a daemon lives through a whole test */
+
 static char dir[64], sock[128];
 static pid_t daemon_pid;
 
 static __attribute__((unused)) void sleep_ms(int ms) {
   nanosleep(&(struct timespec){ms / 1000, (ms % 1000) * 1000000L}, NULL);
+}
+
+/* Milliseconds on the monotonic clock. */
+static __attribute__((unused)) long now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 /* Waits for child `pid` up to `ms`; kills it after that. Returns its exit code, or -1 when it
@@ -54,9 +69,10 @@ static __attribute__((unused)) int wait_child(pid_t pid, int ms) {
   return -1;
 }
 
-/* In a producer child: waits (10 s at most, else exits 2) until `want` sessions record. */
+/* In a producer child: waits (PATIENCE_MS at most, else exits 2) until `want` sessions record. */
 static __attribute__((unused)) void wait_sessions(int want) {
-  for (int t = 0; t < 1000 && trak_system_active_sessions() != want; t++)
+  for (long start = now_ms();
+       trak_system_active_sessions() != want && now_ms() - start < PATIENCE_MS;)
     sleep_ms(10);
   if (trak_system_active_sessions() != want) _exit(2);
 }
@@ -66,7 +82,7 @@ static __attribute__((unused)) void wait_sessions(int want) {
 static __attribute__((unused)) pid_t fork_producer(int sessions) {
   pid_t pid = fork();
   if (pid == 0) {
-    alarm(30);
+    alarm(CHILD_ALARM_S);
     trak_system_connect(sock);
     wait_sessions(sessions);
   }
@@ -80,9 +96,9 @@ static __attribute__((unused, noreturn)) void producer_exit(void) {
   _exit(0);
 }
 
-/* In a producer child: waits (10 s at most, else exits 2) until connected is `want`. */
+/* In a producer child: waits (PATIENCE_MS at most, else exits 2) until connected is `want`. */
 static __attribute__((unused)) void wait_connected(int want) {
-  for (int t = 0; t < 1000 && !trak_system_connected() != !want; t++)
+  for (long start = now_ms(); !trak_system_connected() != !want && now_ms() - start < PATIENCE_MS;)
     sleep_ms(10);
   if (!trak_system_connected() != !want) _exit(2);
 }
@@ -111,7 +127,7 @@ static __attribute__((unused)) void fork_daemon(uint32_t producer_kb, int shared
   daemon_pid = fork();
   assert_true(daemon_pid >= 0);
   if (daemon_pid == 0) {
-    alarm(60);
+    alarm(DAEMON_ALARM_S);
     catch_stop(SIGTERM);
     trak_daemon_config cfg = {.socket_path = sock, .producer_buffer_kb = producer_kb,
                               .shared = shared};
@@ -120,7 +136,7 @@ static __attribute__((unused)) void fork_daemon(uint32_t producer_kb, int shared
     if (rc) fprintf(stderr, "daemon: %s\n", err.message);
     _exit(rc ? 1 : 0);
   }
-  for (int t = 0; t < 500 && !daemon_up(); t++)
+  for (long start = now_ms(); !daemon_up() && now_ms() - start < PATIENCE_MS;)
     sleep_ms(10);
   assert_true(daemon_up());
 }
@@ -150,7 +166,7 @@ static __attribute__((unused)) void end_test(int pipe_fds[2]) {
 /* Stops the daemon; asserts it was alive and exits cleanly. */
 static __attribute__((unused)) void stop_daemon(void) {
   assert_int_equal(kill(daemon_pid, SIGTERM), 0);
-  assert_int_equal(wait_child(daemon_pid, 10000), 0);
+  assert_int_equal(wait_child(daemon_pid, PATIENCE_MS), 0);
   char path[160];
   snprintf(path, sizeof path, "%s/trace0.pb", dir);
   for (int i = 0; i < 4; i++) {
@@ -169,7 +185,7 @@ static __attribute__((unused)) pid_t spawn_recorder_as(const char *config_text, 
                                                        uid_t uid) {
   pid_t pid = fork();
   if (pid != 0) return pid;
-  alarm(40);
+  alarm(CHILD_ALARM_S + 10);
   if (uid != (uid_t)-1 && setuid(uid) != 0) _exit(7);
   catch_stop(SIGUSR1);
   char c;
@@ -335,7 +351,7 @@ static __attribute__((unused)) void wait_ready(int fd, int count) {
   char c;
   for (int i = 0; i < count; i++) {
     struct pollfd p = {fd, POLLIN, 0};
-    assert_int_equal(poll(&p, 1, 20000), 1);
+    assert_int_equal(poll(&p, 1, PATIENCE_MS), 1);
     assert_int_equal(read(fd, &c, 1), 1);
   }
 }

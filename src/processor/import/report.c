@@ -219,6 +219,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                 0},
     [TRAK_STAT_JSON_EVENT_TOO_LARGE] = {"json_event_too_large", TRAK_SEVERITY_DATA_LOSS,
                                         "JSON events longer than the event limit; skipped.", 0},
+    [TRAK_STAT_JSON_TOO_DEEP] = {"json_nesting_too_deep", TRAK_SEVERITY_DATA_LOSS,
+                                 "JSON events (or top-level values) nested deeper than the "
+                                 "nesting limit; each was skipped, the events after it read.",
+                                 0},
     [TRAK_STAT_JSON_INVALID_UTF8] = {"json_invalid_utf8", TRAK_SEVERITY_ERROR,
                                      "JSON strings with bytes that are not UTF-8; each bad "
                                      "sequence was replaced by U+FFFD.",

@@ -15,8 +15,9 @@
 
 /* ---- tokenizer ------------------------------------------------------------------------- */
 
-/* Results of the scanning functions. */
-enum { TRAK_JSON_OK = 0, TRAK_JSON_MORE = 1, TRAK_JSON_ERROR = -1 };
+/* Results of the scanning functions. TRAK_JSON_TOO_DEEP: the value is well formed as far as
+** read but nests deeper than TRAK_LIMIT_JSON_DEPTH (err_at: where); the reader skips it. */
+enum { TRAK_JSON_OK = 0, TRAK_JSON_MORE = 1, TRAK_JSON_ERROR = -1, TRAK_JSON_TOO_DEEP = -2 };
 
 typedef enum trak_json_kind {
   TRAK_JSON_NULL,
@@ -58,7 +59,8 @@ static inline int trak__json_peek(trak_json_cur *c) {
   c->p = p;
   return p < end ? (unsigned char)*p : -1;
 }
-/* Reads one value of any kind (validating nested ones, at most 64 levels deep). */
+/* Reads one value of any kind (validating nested ones, at most TRAK_LIMIT_JSON_DEPTH levels
+** deep: deeper answers TRAK_JSON_TOO_DEEP). */
 int trak__json_value(trak_json_cur *c, trak_json_value *v);
 /* Reads one object member: a string key, ':' and its value. */
 int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val);

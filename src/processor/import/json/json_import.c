@@ -221,6 +221,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
           c->p = start;
           return TRAK_JSON_PAUSE;
         }
+        if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
       j->imp->packet_index = j->event_index;
@@ -277,6 +278,8 @@ static void advance(trak_json_import *j, size_t used) {
   j->buf_offset += used;
 }
 
+static int too_deep(trak_json_import *j, trak_json_cur *c, const char *from);
+
 /* Reads what it can of [base, base + n) (more bytes may follow); returns how many bytes were
 ** consumed (all of them once the trace is dead). */
 static size_t run(trak_json_import *j, const char *base, size_t n) {
@@ -290,12 +293,17 @@ static size_t run(trak_json_import *j, const char *base, size_t n) {
       break;
     }
     if (rc == TRAK_JSON_PAUSE) break; /* c.p is where to resume */
-    if (rc == TRAK_JSON_ERROR) {
+    if (rc == TRAK_JSON_TOO_DEEP && (j->state == ST_EVENT || j->state == ST_TOP_KEY)) {
+      /* The event (its start is c.p) or the top-level member (from its key) is skipped. */
+      if (too_deep(j, &c, j->state == ST_EVENT ? c.p : save)) continue;
+      break; /* the skip goes on past this buffer: all of it is consumed */
+    }
+    if (rc == TRAK_JSON_ERROR || rc == TRAK_JSON_TOO_DEEP) {
       syntax_error(j, c.err_at, c.err_msg);
       break;
     }
   }
-  return j->state == ST_DEAD ? n : (size_t)(c.p - base);
+  return j->state == ST_DEAD || j->skip.on ? n : (size_t)(c.p - base);
 }
 
 /* Appends bytes to the buffer of unconsumed input. */
@@ -345,16 +353,52 @@ static size_t skip_scan(trak_json_import *j, const char *p, size_t n) {
   return n;
 }
 
+/* Starts skipping an event (`event`) or a top-level member; reading goes on in state `after`. */
+static void skip_begin(trak_json_import *j, int event, enum state after) {
+  j->skip.on = 1;
+  j->skip.depth = 0;
+  j->skip.in_string = j->skip.escape = 0;
+  j->skip.event = (uint8_t)event;
+  j->skip.after = after;
+}
+
+/* The skip found its end. */
+static void skip_done(trak_json_import *j) {
+  j->event_index += j->skip.event;
+  j->state = j->skip.after;
+}
+
 /* Steps over the `n` bytes at `p` of the event being skipped; returns how many it took. */
 static size_t skip_bytes(trak_json_import *j, const char *p, size_t n) {
   size_t used = skip_scan(j, p, n);
   j->base = p;
   advance(j, used);
-  if (!j->skip.on) {
-    j->event_index++;
-    j->state = ST_EVENTS_NEXT;
-  }
+  if (!j->skip.on) skip_done(j);
   return used;
+}
+
+/* The event at `from` (or the top-level member whose key is there) nests past the nesting
+** limit: it is reported with its byte offset and skipped, scanning for its end by brackets
+** alone; the trace goes on after it. Returns 1 when its end is in the buffer (c->p is then
+** past it), 0 when the skip goes on into the next bytes fed. */
+__attribute__((cold, noinline)) static int too_deep(trak_json_import *j, trak_json_cur *c,
+                                                    const char *from) {
+  int event = j->state == ST_EVENT;
+  uint64_t line, col, offset = j->buf_offset + (uint64_t)(from - j->base);
+  line_col(j, from, &line, &col);
+  j->imp->packet_index = j->event_index;
+  j->imp->packet_offset = offset;
+  trak__report(j->imp, TRAK_STAT_JSON_TOO_DEEP,
+               "the JSON %s at byte %llu (line %llu, column %llu) nests deeper than %d levels; "
+               "skipped it",
+               event ? "event" : "top-level member", (unsigned long long)offset,
+               (unsigned long long)line, (unsigned long long)col, TRAK_LIMIT_JSON_DEPTH);
+  skip_begin(j, event, event ? ST_EVENTS_NEXT : ST_TOP_NEXT);
+  size_t used = skip_scan(j, from, (size_t)(c->end - from));
+  c->p = from + used;
+  if (j->skip.on) return 0;
+  skip_done(j);
+  return 1;
 }
 
 /* The buffered, unfinished event passed the event size limit: it is reported and skipped,
@@ -370,9 +414,7 @@ __attribute__((cold, noinline)) static void event_too_large(trak_json_import *j)
                "skipped it",
                (unsigned long long)line, (unsigned long long)col,
                TRAK_LIMIT_JSON_EVENT_BYTES >> 20);
-  j->skip.on = 1;
-  j->skip.depth = 0;
-  j->skip.in_string = j->skip.escape = 0;
+  skip_begin(j, 1, ST_EVENTS_NEXT);
   size_t used = skip_bytes(j, j->buf, j->n);
   memmove(j->buf, j->buf + used, j->n - used);
   j->n -= used;
@@ -408,6 +450,10 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
     }
     if (j->n || j->state == ST_DEAD) return;
     data += used, len -= used;
+    if (j->skip.on) { /* a skip begun in the buffered bytes goes on in the rest */
+      trak__json_import_feed(j, data, len);
+      return;
+    }
   }
   size_t used = run(j, (const char *)data, len);
   advance(j, used);
@@ -424,7 +470,7 @@ void trak__json_import_finish(trak_json_import *j) {
   if (j->skip.on) {
     j->imp->packet_offset = j->buf_offset;
     trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
-                 "the JSON trace ends inside the oversized event being skipped");
+                 "the JSON trace ends inside the event being skipped");
     return;
   }
   j->base = j->buf ? j->buf : ""; /* no buffer when no event was ever cut */

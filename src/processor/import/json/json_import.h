@@ -44,9 +44,11 @@ struct trak_json_import {
   size_t retry_at; /* buf is read again once it holds this many bytes: doubling keeps one long
                       event linear, not read from its start at every chunk */
   struct {
-    int on;         /* an event over TRAK_LIMIT_JSON_EVENT_BYTES is being skipped */
+    int on;         /* an event over a limit (size, nesting) is being skipped */
     uint64_t depth; /* of its braces and brackets */
     uint8_t in_string, escape;
+    uint8_t event;    /* it is a trace event (counted in event_index), not a top-level value */
+    enum state after; /* the state once it is skipped */
   } skip;
   const char *base;     /* the bytes being read: buf, or the fed chunk read in place */
   uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */

@@ -10,8 +10,7 @@
 #include <string.h>
 
 #include "processor/import/json/json.h"
-
-#define MAX_DEPTH 64
+#include "util/limits.h"
 
 __attribute__((cold, noinline)) static int fail(trak_json_cur *c, const char *at, const char *msg) {
   c->err_at = at;
@@ -129,7 +128,10 @@ static int value_at(trak_json_cur *c, trak_json_value *v, int depth);
 static int container(trak_json_cur *c, trak_json_value *v, int depth) {
   int is_obj = *c->p == '{';
   char close = is_obj ? '}' : ']';
-  if (depth >= MAX_DEPTH) return fail(c, c->p, "nesting deeper than 64 levels");
+  if (depth >= TRAK_LIMIT_JSON_DEPTH) {
+    fail(c, c->p, "nesting deeper than the nesting limit");
+    return TRAK_JSON_TOO_DEEP;
+  }
   v->kind = is_obj ? TRAK_JSON_OBJECT : TRAK_JSON_ARRAY;
   v->s = c->p++;
   int ch = trak__json_peek(c), rc;
