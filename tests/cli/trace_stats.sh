@@ -21,5 +21,17 @@ PBTXT
 if ! "$TRAK" check "$WORK/clean.pb" >"$WORK/out.txt"; then
   echo "FAIL: check of a trace without losses fails:"; cat "$WORK/out.txt"; fail=1
 fi
+# What the trace config says about a trace written into a file, and the filter's errors: each
+# line names the stat and says what it means.
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats_buffers.pbtxt" >"$WORK/config.pb" || exit 1
+"$TRAK" check "$WORK/config.pb" >"$WORK/out.txt"
+rc=$?
+if [ $rc != 1 ]; then echo "FAIL: check of a write_into_file trace exits $rc, not 1"; fail=1; fi
+expect_lines "$WORK/out.txt" \
+  'trace_config: config_write_into_file_no_flush = 1: The trace was written into a file' \
+  'config_write_into_file_discard = 1 in buffer 2: ' \
+  'long_trace_mode_bytes_overwritten = 40 in buffer 0: Bytes a ring buffer overwrote' \
+  'filter_errors = 1: Packets the trace filter could not parse.'
+
 [ $fail = 0 ] && echo "trace_stats checks pass"
 exit $fail

@@ -97,8 +97,12 @@ extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
 /* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
 ** listed, 0 until a packet sets them), then those of each buffer a packet reported. */
-#define TRAK_TRACED_SINGLE_COUNT 13
-#define TRAK_TRACED_BUFFER_COUNT 19
+#define TRAK_TRACED_SINGLE_COUNT 21
+/* One figure of one buffer (trace_stats.c's `indexed` stat `def`). */
+typedef struct trak_traced_indexed {
+  uint32_t def;
+  int64_t idx, value;
+} trak_traced_indexed;
 typedef struct trak_traced_row {
   const trak_stat_def *def;
   int64_t idx; /* buffer index, or -1 for the service's figures */
@@ -194,6 +198,12 @@ typedef struct trak_sequence {
   uint64_t default_track_uuid;
   TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
   TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
+  /* For Perfetto's per-buffer loss stats (trace_stats.c): the index of the sequence's first
+  ** packet (whose previous_packet_dropped is not counted), SEQ_NEEDS_INCREMENTAL_STATE
+  ** packets and those skipped, and (made on the first loss) the losses and their causes. */
+  uint64_t first_packet_index;
+  uint32_t needs_state_total, needs_state_skipped;
+  uint32_t *losses; /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
   uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
   int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
   int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
@@ -349,7 +359,9 @@ typedef struct trak_importer {
   trak_processor_options opts;
   int64_t stats[TRAK_STAT_COUNT];
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats: the service's figures */
-  TRAK_VEC(int64_t) traced_buf; /* trace_stats: TRAK_TRACED_BUFFER_COUNT figures per buffer */
+  TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats: per-buffer figures, sparse */
+  trak_map traced_buf_index;                 /* (figure, buffer) -> index in traced_buf */
+  struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
 
   trak_map seq_index; /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
@@ -590,9 +602,52 @@ void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t pack
 void trak__tracks_finish(trak_importer *imp);
 
 /* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past
-** the last row). */
+** the last row) once trak__trace_stats_finish has ordered them. */
 void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* A sequence's packet loss flags (previous_packet_dropped's bits): counted per sequence, added
+** to its buffer's traced_buf_* figures when a trace_stats packet names the buffer. */
+__attribute__((cold)) void trak__trace_stats_loss(trak_sequence *seq, uint32_t bits);
+/* The service events that are stats: a clone began, buffer `buffer` was cloned, a clone
+** trigger fired (at trace time `ts`). */
+typedef enum { TRAK_CLONE_STARTED, TRAK_CLONE_BUFFER_DONE, TRAK_CLONE_TRIGGER } trak_clone_event;
+void trak__trace_stats_clone(trak_importer *imp, trak_clone_event what, int64_t buffer, int64_t ts);
+/* End of import: figures that depend on the trace config (config_write_into_file_*,
+** long_trace_mode_bytes_overwritten), then the rows in order. `config` is the last
+** TraceConfig (NULL: none); `service_major` the Perfetto version of the service (-1: unknown). */
+void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
+                              int64_t service_major);
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+/* The metadata table (metadata.c), filled as Perfetto's importer fills it. */
+typedef enum trak_meta_scope {
+  TRAK_META_GLOBAL,       /* machine_id and trace_id NULL */
+  TRAK_META_TRACE,        /* trace_id 0 */
+  TRAK_META_MACHINE,      /* machine_id 0 */
+  TRAK_META_MACHINE_TRACE /* both 0 */
+} trak_meta_scope;
+typedef struct trak_meta_row {
+  char *name;
+  char *str; /* a string value (NULL: a NULL value) when is_str */
+  int64_t value;
+  uint8_t multi, is_str, scope;
+  uint32_t machine; /* machine table row, for the scopes with a machine_id */
+} trak_meta_row;
+/* The first raw bytes of the trace (Perfetto's trace_uuid, when the trace has none, is an
+** FNV-1a hash of its first 4096 bytes). `offset` is where `data` starts in the input. */
+void trak__meta_hash_input(trak_importer *imp, const uint8_t *data, size_t len, uint64_t offset);
+/* A packet field metadata.c handles (TracePacket field number `field`): trace_uuid,
+** system_info, service_event, triggers, chrome_metadata, trace_attributes, trace_config. */
+__attribute__((cold)) void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx,
+                                             uint32_t field, const uint8_t *data, size_t len);
+/* The first clock snapshot fixed the trace clock (the trace_time_clock_id row). */
+void trak__meta_clock_seen(trak_importer *imp);
+/* A JSON trace's top-level "metadata" object (its text), as json_metadata.* rows. */
+void trak__meta_json(trak_importer *imp, const char *text, size_t len);
+/* The rows in Perfetto's order (trace_uuid, trace_type, ..., trace_size_bytes), ready after
+** trak__meta_finish; `json` says the trace was JSON, `size` is its byte count. */
+void trak__meta_finish(trak_importer *imp, int json, int64_t size);
+int trak__meta_row(const trak_importer *imp, size_t i, trak_meta_row *out);
+void trak__meta_free(trak_importer *imp);
 
 /* The order of JSON records with the same timestamp once the trace has an X event (as
 ** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by duration,

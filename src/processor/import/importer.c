@@ -25,6 +25,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(seq->default_extra_uuids);
     trak_vec_free(seq->default_extra_double_uuids);
     trak__map_free(&seq->inc_index);
+    free(seq->losses);
     trak_vec_free(seq->inc_values);
     while (seq->head) {
       trak_ev_block *next = seq->head->next;
@@ -48,6 +49,8 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);
+  trak__map_free(&imp->traced_buf_index);
+  trak__meta_free(imp);
   trak_vec_free(imp->thread_prev);
   trak_vec_free(imp->owner_args);
   trak_vec_free(imp->name_marks);

@@ -22,6 +22,7 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
   seq->id = id;
+  seq->first_packet_index = imp->packet_index;
   seq->thread_track = TRAK_NULL_U32;
   seq->last_ts = INT64_MIN;
   seq->last_track = TRAK_NULL_U32;

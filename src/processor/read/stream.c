@@ -350,6 +350,7 @@ static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  trak__meta_hash_input(&p->imp, data, len, p->fed);
   p->fed += len;
   p->imp.bytes_in += len;
   if (p->raw_state) {

@@ -74,9 +74,21 @@ const char *const *trak_processor_table_names(void) {
 
 static const char *const severities[] = {"info", "data_loss", "error"};
 
-/* Inserts one stats row; idx < 0 is NULL. `key` numbers the stat (as Perfetto's enum does). */
-static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t key, int64_t idx,
-                       int64_t value) {
+/* Whether Perfetto's scope of the stat is global (machine_id and trace_id NULL) rather than
+** one machine and trace (both 0): the few of its global stats trak has. */
+static int stat_is_global(const char *name) {
+  static const char *const global[] = {"parse_trace_duration_ns",
+                                       "trace_sorter_negative_timestamp_dropped"};
+  for (size_t i = 0; i < sizeof global / sizeof *global; i++)
+    if (!strcmp(name, global[i])) return 1;
+  return 0;
+}
+
+/* Inserts one stats row, numbered by *id (then incremented); idx < 0 is NULL. `key` numbers
+** the stat (as Perfetto's enum does). */
+static int insert_stat(sqlite3_stmt *st, int64_t *id, const trak_stat_def *def, int64_t key,
+                       int64_t idx, int64_t value) {
+  sqlite3_bind_int64(st, 10, (*id)++);
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 2, key);
   if (idx < 0)
@@ -87,29 +99,47 @@ static int insert_stat(sqlite3_stmt *st, const trak_stat_def *def, int64_t key, 
   sqlite3_bind_text(st, 5, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
   sqlite3_bind_int64(st, 6, value);
   sqlite3_bind_text(st, 7, def->description, -1, SQLITE_STATIC);
+  if (stat_is_global(def->name)) {
+    sqlite3_bind_null(st, 8);
+    sqlite3_bind_null(st, 9);
+  } else {
+    sqlite3_bind_int64(st, 8, 0);
+    sqlite3_bind_int64(st, 9, 0);
+  }
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
   sqlite3_reset(st);
   return rc;
 }
 
-/* The importer's own counts, then the figures trace_stats packets carried. */
+/* The importer's own counts, then the figures trace_stats packets carried, then Perfetto's
+** global parse_trace_duration_ns, which trak leaves 0: a timing would make the stats of the
+** same trace differ from run to run (docs/processor.md). */
 static int fill_stats(trak_processor *p) {
+  static const trak_stat_def parse_duration = {
+      "parse_trace_duration_ns", TRAK_SEVERITY_INFO,
+      "Perfetto's time to parse the trace, in ns; trak leaves it 0 so that the stats of a "
+      "trace are the same on every run.",
+      1};
+  trak__meta_finish(&p->imp, p->format == TRAK_FORMAT_JSON, (int64_t)p->fed);
+  int64_t id = 0;
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,
                               "INSERT INTO __intrinsic_stats(id, name, key, idx, severity, source, "
-                              "value, description) VALUES ((SELECT count(*) FROM "
-                              "__intrinsic_stats), ?, ?, ?, ?, ?, ?, ?)",
+                              "value, description, machine_id, trace_id) VALUES (?10, ?1, ?2, ?3, "
+                              "?4, ?5, ?6, ?7, ?8, ?9)",
                               -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
-    rc = insert_stat(st, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
+    rc = insert_stat(st, &id, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
   trak_traced_row row;
   const trak_stat_def *prev = NULL;
   int64_t key = TRAK_STAT_COUNT - 1;
   for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
     if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
     prev = row.def;
-    rc = insert_stat(st, row.def, key, row.idx, row.value);
+    rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
   }
+  if (rc == SQLITE_OK)
+    rc = insert_stat(st, &id, &parse_duration, key + 1, -1, 0);
   sqlite3_finalize(st);
   return rc;
 }

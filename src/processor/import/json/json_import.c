@@ -181,12 +181,14 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       j->state = ST_EVENTS_FIRST;
       return TRAK_JSON_OK;
     }
-    /* Other keys (metadata, systemTraceEvents, ...) are skipped; displayTimeUnit is
-    ** counted, as Perfetto counts it. */
+    /* Other keys (systemTraceEvents, ...) are skipped; displayTimeUnit is counted, as
+    ** Perfetto counts it; the "metadata" object becomes json_metadata.* metadata rows. */
     if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
       trak__report(j->imp, TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
                    "displayTimeUnit is a viewer hint; timestamps stay microseconds");
+    int is_metadata = v.len == 8 && !memcmp(v.s, "metadata", 8);
     if ((rc = trak__json_value(c, &v))) return rc;
+    if (is_metadata && v.kind == TRAK_JSON_OBJECT) trak__meta_json(j->imp, v.s, v.len);
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;
   }

@@ -59,6 +59,7 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     }
     clocks[n++] = c;
   }
+  trak__meta_clock_seen(imp);
   const snapshot_clock *trace = NULL;
   for (size_t i = 0; i < n; i++)
     if (clocks[i].id == imp->trace_clock) trace = &clocks[i];

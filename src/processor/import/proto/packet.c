@@ -14,9 +14,12 @@
 typedef struct packet_fields {
   uint64_t timestamp;
   uint32_t clock_id, seq_id, flags;
-  uint8_t has_ts, has_clock, has_seq, cleared, dropped, first_on_seq;
+  uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
+  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
   trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
   trak_span trace_stats, process_stats;
+  trak_span meta; /* a payload metadata.c handles (rare), and its field number */
+  uint32_t meta_field;
   uint8_t has_zstd;
   uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
 } packet_fields;
@@ -61,6 +64,19 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
   }
 }
 
+/* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
+#define META_BIT(n) (1ull << ((n) & 63))
+#define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
+#define META_FIELDS(w)                                                                         \
+  (META_WORD(w, TRAK_PB_TracePacket_trace_config) | META_WORD(w, TRAK_PB_TracePacket_trace_uuid) | \
+   META_WORD(w, TRAK_PB_TracePacket_system_info) | META_WORD(w, TRAK_PB_TracePacket_service_event) | \
+   META_WORD(w, TRAK_PB_TracePacket_trigger) |                                                  \
+   META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                   \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                          \
+   META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
+static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
+
 static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
                          packet_fields *pf) {
   trak_pb_decoder dec;
@@ -87,7 +103,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->cleared = f.value != 0;
       break;
     case TRAK_PB_TracePacket_previous_packet_dropped:
-      pf->dropped = f.value != 0;
+      pf->dropped = (uint32_t)f.value;
       break;
     case TRAK_PB_TracePacket_first_packet_on_sequence:
       pf->first_on_seq = f.value != 0;
@@ -124,6 +140,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       break;
     default:
       pf->unhandled = 1;
+      /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
+      if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
+        pf->meta = span, pf->meta_field = f.number;
       break;
     }
   }
@@ -132,6 +151,9 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
+  /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
+  if (TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index && pf->seq_id)
+    trak__trace_stats_loss(seq, pf->dropped);
   if (pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
@@ -139,7 +161,10 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   }
   if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
-  if ((pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE) && !seq->state_valid) {
+  if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
+  seq->needs_state_total++;
+  if (!seq->state_valid) {
+    seq->needs_state_skipped++;
     trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
                  "packet needs incremental state, but sequence %u has %s", seq->id,
                  seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
@@ -223,6 +248,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     missing_sequence_id(imp);
   else if (pf->track_event.data)
     trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
+  else if (pf->meta.data)
+    trak__meta_packet(imp, &ctx, pf->meta_field, pf->meta.data, pf->meta.len);
   if (pf->process_stats.data && ctx.has_ts)
     trak__chrome_process_stats(imp, &ctx, pf->process_stats.data, pf->process_stats.len);
 }

@@ -443,47 +443,16 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
   *end = hi == INT64_MIN ? 0 : hi;
 }
 
-/* A 128-bit FNV-1a style digest of the trace's size and shape, written as a UUID: stable for
-** the same trace, so trace_uuid identifies it across runs. */
-static void trace_uuid(const trak_processor *p, char out[37]) {
-  uint64_t h1 = 1469598103934665603ull, h2 = 1099511628211ull ^ p->fed;
-  const uint64_t parts[] = {p->fed,
-                            p->imp.n_events,
-                            p->tables.slice.n,
-                            p->tables.counter.n,
-                            p->tables.slice.n ? (uint64_t)p->tables.slice.ts[0] : 0,
-                            p->tables.counter.n ? (uint64_t)p->tables.counter.ts[0] : 0};
-  for (size_t i = 0; i < sizeof parts / sizeof *parts; i++) {
-    for (int b = 0; b < 8; b++) {
-      uint8_t byte = (uint8_t)(parts[i] >> (8 * b));
-      h1 = (h1 ^ byte) * 1099511628211ull;
-      h2 = (h2 ^ byte) * 1469598103934665603ull + 0x9e3779b97f4a7c15ull;
-    }
-  }
-  snprintf(out, 37, "%08x-%04x-%04x-%04x-%012llx", (unsigned)(h1 >> 32),
-           (unsigned)(h1 >> 16) & 0xffff, (unsigned)h1 & 0xffff, (unsigned)(h2 >> 48),
-           (unsigned long long)(h2 & 0xffffffffffffull));
-}
-
 static int fill_tables(trak_processor *p) {
   int64_t start, end;
   bounds(&p->tables, &start, &end);
-  char uuid[37];
-  trace_uuid(p, uuid);
-  const char *type = p->format == TRAK_FORMAT_JSON ? "json" : "proto";
-  char *sql = sqlite3_mprintf(
-      "CREATE TABLE _trace_bounds AS SELECT %lld AS start_ts, %lld AS end_ts;"
-      "CREATE TABLE __intrinsic_metadata(id INTEGER PRIMARY KEY, name TEXT, key_type TEXT, "
-      "  int_value BIGINT, str_value TEXT, machine_id BIGINT, trace_id BIGINT);"
-      "INSERT INTO __intrinsic_metadata(id, name, key_type, int_value, str_value, trace_id) "
-      "VALUES (0, 'trace_uuid', 'single', NULL, %Q, 0),"
-      "  (1, 'trace_type', 'single', NULL, %Q, 0),"
-      "  (2, 'trace_size_bytes', 'single', %lld, NULL, 0);",
-      (long long)start, (long long)end, uuid, type, (long long)p->fed);
+  char *sql = sqlite3_mprintf("CREATE TABLE _trace_bounds AS SELECT %lld AS start_ts, "
+                              "%lld AS end_ts;",
+                              (long long)start, (long long)end);
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
-  return rc;
+  return rc == SQLITE_OK ? trak__sql_metadata_fill(p) : rc; /* metadata_table.c */
 }
 
 int trak__psql_prelude_register(trak_processor *p) {
