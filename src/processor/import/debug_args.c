@@ -1,10 +1,10 @@
 /*
 ** This file holds the flattening of debug annotations into the args table with Perfetto's key
 ** naming: an annotation `name` becomes key "debug.name" ('.', '[' and ']' in the name become
-** '_'); a dict entry appends ".entry"; an array
-** element appends "[i]" to the key and nothing to the flat_key. Legacy NestedValue annotations
-** and legacy_json_value text (read with the JSON trace tokenizer) flatten the same way. One event's
-*annotations form one arg set (contiguous rows).
+** '_'); a dict entry appends ".entry"; an array element appends "[i]" to the key and nothing to
+** the flat_key. Legacy NestedValue annotations and legacy_json_value text (read with the JSON
+** trace tokenizer) flatten the same way. One event's annotations form one arg set (contiguous
+** rows).
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -772,12 +772,21 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
   for (size_t i = 0; i < n; i++) {
     uint32_t name = annotation_name(imp, seq, annos[i].data, annos[i].len);
     c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
-    key_push(&c.kb, "debug.", 6, 1);
-    name_push(&c.kb, sp, name);
-    /* The key of a top-level value is interned once per name, not once per event. */
+    /* The key of a top-level value is built and interned once per name, not once per event;
+    ** later events copy it back (a cut key, never interned, is built each time). */
     int added;
     uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);
-    if (added) *key = trak__strpool_intern(&imp->tables->strings, c.kb.key, c.kb.key_len);
+    if (added || *key == TRAK_NULL_U32) {
+      key_push(&c.kb, "debug.", 6, 1);
+      name_push(&c.kb, sp, name);
+      *key = c.kb.cut ? TRAK_NULL_U32
+                      : trak__strpool_intern(&imp->tables->strings, c.kb.key, c.kb.key_len);
+    } else {
+      size_t key_len = sp->len.v[*key];
+      memcpy(c.kb.key, sp->str.v[*key], key_len);
+      memcpy(c.kb.flat, sp->str.v[*key], key_len);
+      c.kb.key_len = c.kb.flat_len = key_len;
+    }
     c.top_key = *key;
     c.top_len = c.kb.key_len;
     annotation_value(&c, annos[i].data, annos[i].len, 0);

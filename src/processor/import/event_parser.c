@@ -284,7 +284,9 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       }
       info = &imp->tracks.v[track];
     }
-  } else if (info->open_depth) { /* the same discipline (a proto overlap is only reported) */
+  } else if (info->open_depth && info->closed_on_stack) {
+    /* the same discipline (a proto overlap is only reported); a stack of open B slices only
+    ** needs none (see closed_on_stack) */
     trak_overlap unused;
     trak__stack_prepare(imp, track, ev,
                         type == TRAK_EV_INSTANT    ? 0
@@ -316,6 +318,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     }
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
     push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
+    if (type != TRAK_EV_BEGIN) info->closed_on_stack = 1;
     if (imp->json) {
       if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
       if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);

@@ -253,6 +253,9 @@ typedef struct trak_track_info {
   uint32_t first_name;  /* parse phase: its first event's name (string id) */
   uint8_t
       first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
+  uint8_t closed_on_stack; /* parse phase: the open stack may hold slices that have a duration
+                           ** (complete, instant, or ended below the top); 0: only open B slices,
+                           ** which trak__stack_prepare need not walk */
   size_t open_depth;     /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */

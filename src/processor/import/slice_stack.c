@@ -1,11 +1,10 @@
 /*
 ** This file holds the stack discipline of slices (of JSON and protobuf traces alike), as
-** Perfetto's slice tracker applies it: which open slices a new slice or an end closes, how an end
-*finds its begin (by
-** name and category), and where a complete (X) event goes that partly overlaps a slice of its
-** thread: onto one of the thread's overflow tracks ("thread_overlapping_slice"), lanes on
-** which such slices nest or follow each other. Each spill is also a row of
-** _trace_import_logs with the overlap's details as args.
+** Perfetto's slice tracker applies it: which open slices a new slice or an end closes, how an
+** end finds its begin (by name and category), and where a complete (X) event goes that partly
+** overlaps a slice of its thread: onto one of the thread's overflow tracks
+** ("thread_overlapping_slice"), lanes on which such slices nest or follow each other. Each
+** spill is also a row of _trace_import_logs with the overlap's details as args.
 */
 #include <string.h>
 
@@ -25,7 +24,11 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.v[track];
   int64_t ts = ev->ts;
+  /* A stack of open B slices only (the common case of protobuf traces): none of them ends or
+  ** overlaps here, so the walk below would change nothing. */
+  if (!info->closed_on_stack) return 1;
   int under_open = 0; /* a slice still open (dur -1) lies above the one looked at */
+  int closed_seen = 0;
   for (size_t i = info->open_depth; i-- > 0;) {
     uint32_t s = (uint32_t)info->open[i];
     int64_t sdur = t->slice.dur[s];
@@ -33,6 +36,7 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
       under_open = 1;
       continue;
     }
+    closed_seen = 1;
     int64_t end = slice_end_ts(t, s);
     if (under_open) {
       /* A complete slice ended under a slice still open above it: the open ones are cut at
@@ -68,6 +72,8 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
       return 0;
     }
   }
+  /* Conservative: slices popped on this walk still count, the next walk clears the flag. */
+  info->closed_on_stack = (uint8_t)closed_seen;
   return 1;
 }
 
@@ -85,7 +91,10 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
     t->slice.dur[s] = trak__wsub(ev->ts, t->slice.ts[s]);
     if (ev->arg_set_id != TRAK_NULL_U32)
       t->slice.arg_set_id[s] = trak__args_merge(imp, t->slice.arg_set_id[s], ev->arg_set_id);
-    if (i == info->open_depth - 1) stack_pop(info);
+    if (i == info->open_depth - 1)
+      stack_pop(info);
+    else
+      info->closed_on_stack = 1; /* ended below the top: it stays, with its duration */
     return s;
   }
   return TRAK_NULL_U32;

@@ -4,25 +4,44 @@
 ** compressed_packets, the service's trace_stats, and hand-off of the TrackEvent with its
 ** timestamp in the trace clock.
 */
+#include <stddef.h>
 #include <string.h>
 
 #include "processor/import/import.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
 
-/* The fields of a packet that need ordering: state changes apply before the payload. */
+/* The sub-messages of a packet that packet_body reads: indexes into packet_fields.span. */
+enum packet_span {
+  P_TRACK_EVENT,
+  P_INTERNED,
+  P_DEFAULTS,
+  P_DESCRIPTOR,
+  P_SNAPSHOT,
+  P_THREAD,
+  P_COMPRESSED,
+  P_TRACE_STATS,
+  P_PROCESS_STATS,
+  P_META, /* a payload metadata.c handles (rare); meta_field says which */
+  P_COUNT
+};
+
+/* The fields of a packet that need ordering: state changes apply before the payload. Only the
+** part before `span` is zeroed per packet (every packet pays for it); a span is read only if
+** its bit is in `present`. */
 typedef struct packet_fields {
   uint64_t timestamp;
   uint32_t clock_id, seq_id, flags;
   uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
-  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
-  trak_span track_event, interned, defaults, descriptor, snapshot, thread, compressed;
-  trak_span trace_stats, process_stats;
-  trak_span meta; /* a payload metadata.c handles (rare), and its field number */
+  uint32_t present; /* bit 1 << P_*: that span was in the packet */
   uint32_t meta_field;
+  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
   uint8_t has_zstd;
   uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
+  trak_span span[P_COUNT];
 } packet_fields;
+
+#define HAS(pf, p) ((pf)->present & 1u << (p))
 
 static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
   TRAK_VEC(uint64_t) *vec = vec_ptr;
@@ -65,17 +84,22 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
 }
 
 /* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
-#define META_BIT(n) (1ull << ((n) & 63))
+#define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
-#define META_FIELDS(w)                                                                         \
+#define META_FIELDS(w)                                                                             \
   (META_WORD(w, TRAK_PB_TracePacket_trace_config) | META_WORD(w, TRAK_PB_TracePacket_trace_uuid) | \
-   META_WORD(w, TRAK_PB_TracePacket_system_info) | META_WORD(w, TRAK_PB_TracePacket_service_event) | \
-   META_WORD(w, TRAK_PB_TracePacket_trigger) |                                                  \
-   META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                   \
-   META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                           \
-   META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                          \
+   META_WORD(w, TRAK_PB_TracePacket_system_info) |                                                 \
+   META_WORD(w, TRAK_PB_TracePacket_service_event) | META_WORD(w, TRAK_PB_TracePacket_trigger) |   \
+   META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
+
+static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
+  pf->span[p] = (trak_span){f->data, f->len};
+  pf->present |= 1u << p;
+}
 
 static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
                          packet_fields *pf) {
@@ -84,7 +108,6 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
   trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    trak_span span = {f.data, f.len};
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
     switch (f.number) {
     case TRAK_PB_TracePacket_timestamp:
@@ -109,31 +132,31 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->first_on_seq = f.value != 0;
       break;
     case TRAK_PB_TracePacket_track_event:
-      if (is_len) pf->track_event = span;
+      if (is_len) set_span(pf, P_TRACK_EVENT, &f);
       break;
     case TRAK_PB_TracePacket_interned_data:
-      if (is_len) pf->interned = span;
+      if (is_len) set_span(pf, P_INTERNED, &f);
       break;
     case TRAK_PB_TracePacket_trace_packet_defaults:
-      if (is_len) pf->defaults = span;
+      if (is_len) set_span(pf, P_DEFAULTS, &f);
       break;
     case TRAK_PB_TracePacket_track_descriptor:
-      if (is_len) pf->descriptor = span;
+      if (is_len) set_span(pf, P_DESCRIPTOR, &f);
       break;
     case TRAK_PB_TracePacket_clock_snapshot:
-      if (is_len) pf->snapshot = span;
+      if (is_len) set_span(pf, P_SNAPSHOT, &f);
       break;
     case TRAK_PB_TracePacket_thread_descriptor:
-      if (is_len) pf->thread = span;
+      if (is_len) set_span(pf, P_THREAD, &f);
       break;
     case TRAK_PB_TracePacket_trace_stats:
-      if (is_len) pf->trace_stats = span;
+      if (is_len) set_span(pf, P_TRACE_STATS, &f);
       break;
     case TRAK_PB_TracePacket_process_stats:
-      if (is_len) pf->process_stats = span;
+      if (is_len) set_span(pf, P_PROCESS_STATS, &f);
       break;
     case TRAK_PB_TracePacket_compressed_packets:
-      if (is_len) pf->compressed = span;
+      if (is_len) set_span(pf, P_COMPRESSED, &f);
       break;
     case TRAK_PB_TracePacket_zstd_compressed_packets:
       pf->has_zstd = 1;
@@ -142,7 +165,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
       pf->unhandled = 1;
       /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
       if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
-        pf->meta = span, pf->meta_field = f.number;
+        set_span(pf, P_META, &f), pf->meta_field = f.number;
       break;
     }
   }
@@ -210,28 +233,32 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->has_zstd)
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
   trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
+  const trak_span *sp = pf->span;
   if (pf->first_on_seq) seq->first_packet_flag = 1;
   if (!sequence_state(imp, seq, pf)) return;
-  if (pf->defaults.data) packet_defaults(imp, seq, &pf->defaults);
-  if (pf->interned.data) trak__interned_data_add(imp, seq, pf->interned.data, pf->interned.len);
-  if (pf->snapshot.data) trak__clock_snapshot_add(imp, seq, pf->snapshot.data, pf->snapshot.len);
+  if (HAS(pf, P_DEFAULTS)) packet_defaults(imp, seq, &sp[P_DEFAULTS]);
+  if (HAS(pf, P_INTERNED))
+    trak__interned_data_add(imp, seq, sp[P_INTERNED].data, sp[P_INTERNED].len);
+  if (HAS(pf, P_SNAPSHOT))
+    trak__clock_snapshot_add(imp, seq, sp[P_SNAPSHOT].data, sp[P_SNAPSHOT].len);
   /* A packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
   if (pf->has_ts && (int64_t)pf->timestamp > imp->latest_ts)
     imp->latest_ts = (int64_t)pf->timestamp;
-  if (pf->descriptor.data) {
+  if (HAS(pf, P_DESCRIPTOR)) {
     imp->descriptor_ts = pf->has_ts ? (int64_t)pf->timestamp : imp->latest_ts;
-    trak__track_descriptor_add(imp, seq, pf->descriptor.data, pf->descriptor.len);
+    trak__track_descriptor_add(imp, seq, sp[P_DESCRIPTOR].data, sp[P_DESCRIPTOR].len);
   }
-  if (pf->trace_stats.data) trak__trace_stats_add(imp, pf->trace_stats.data, pf->trace_stats.len);
-  if (pf->thread.data && !seq->state_valid) {
+  if (HAS(pf, P_TRACE_STATS))
+    trak__trace_stats_add(imp, sp[P_TRACE_STATS].data, sp[P_TRACE_STATS].len);
+  if (HAS(pf, P_THREAD) && !seq->state_valid) {
     trak__report(imp, TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
                  "thread_descriptor on sequence %u before it cleared its incremental state; "
                  "skipped, as Perfetto skips it",
                  seq->id);
-  } else if (pf->thread.data) {
-    uint32_t utid = trak__thread_descriptor_add(imp, pf->thread.data, pf->thread.len);
+  } else if (HAS(pf, P_THREAD)) {
+    uint32_t utid = trak__thread_descriptor_add(imp, sp[P_THREAD].data, sp[P_THREAD].len);
     seq->thread_track = trak__legacy_thread_track(imp, utid);
-    thread_references(imp, seq, &pf->thread);
+    thread_references(imp, seq, &sp[P_THREAD]);
     seq->timestamps_valid = 1;
   }
   /* Every timestamped packet converts, not only events: an incremental clock advances with
@@ -244,14 +271,14 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     if (trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts)) return;
     ctx.has_ts = 1;
   }
-  if (pf->track_event.data && !pf->has_seq)
+  if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);
-  else if (pf->track_event.data)
-    trak__track_event_tokenize(imp, &ctx, pf->track_event.data, pf->track_event.len);
-  else if (pf->meta.data)
-    trak__meta_packet(imp, &ctx, pf->meta_field, pf->meta.data, pf->meta.len);
-  if (pf->process_stats.data && ctx.has_ts)
-    trak__chrome_process_stats(imp, &ctx, pf->process_stats.data, pf->process_stats.len);
+  else if (HAS(pf, P_TRACK_EVENT))
+    trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len);
+  else if (HAS(pf, P_META))
+    trak__meta_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
+  if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
+    trak__chrome_process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
@@ -259,7 +286,7 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
 ** in proto_unknown_field. Also run for a packet without machine_id after one with: the host
 ** is current again. */
 __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
-                                                            const uint8_t *data, size_t len) {
+                                                             const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -275,7 +302,7 @@ __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
 }
 
 static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
-  memset(pf, 0, sizeof *pf);
+  memset(pf, 0, offsetof(packet_fields, span));
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
@@ -296,7 +323,7 @@ typedef struct inflated_level {
 ** with `level` filled, or -1 after reporting why the compressed packets were skipped. */
 static int inflate_level(trak_importer *imp, const packet_fields *owner, size_t open_bytes,
                          inflated_level *level) {
-  const trak_span *span = &owner->compressed;
+  const trak_span *span = &owner->span[P_COMPRESSED];
   uint64_t budget =
       (uint64_t)TRAK_LIMIT_INFLATE_RATIO * imp->bytes_in + TRAK_LIMIT_INFLATED_PACKET_BYTES;
   if (budget > TRAK_LIMIT_INFLATED_TRACE_BYTES) budget = TRAK_LIMIT_INFLATED_TRACE_BYTES;
@@ -361,7 +388,7 @@ static void compressed_packets(trak_importer *imp, const packet_fields *top) {
     imp->base = lv->plain, imp->limit = lv->plain + lv->len;
     packet_fields pf;
     decode_packet(imp, f.data, f.len, &pf);
-    if (!pf.compressed.data) {
+    if (!HAS(&pf, P_COMPRESSED)) {
       packet_body(imp, &pf);
     } else if (depth == TRAK_LIMIT_COMPRESSED_DEPTH) {
       trak__report(imp, TRAK_STAT_COMPRESSED_TOO_DEEP,
@@ -381,7 +408,7 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
   imp->packet_len = len;
   packet_fields pf;
   decode_packet(imp, data, len, &pf);
-  if (pf.compressed.data)
+  if (HAS(&pf, P_COMPRESSED))
     compressed_packets(imp, &pf);
   else
     packet_body(imp, &pf);
