@@ -698,7 +698,7 @@ static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
   t->args.string_value[to] = t->args.string_value[from];
 }
 
-static void copy_set(trak_tables *t, uint32_t from, uint32_t set) {
+void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {
   for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++)
     copy_value(t, row,
                trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
@@ -753,7 +753,7 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
   if (b == TRAK_NULL_U32) return a;
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
-  copy_set(t, a, set);
+  trak__args_copy(t, a, set);
   uint32_t n_begin = (uint32_t)t->args.n - set;
   for (uint32_t row = b; row < t->args.n && t->args.arg_set_id[row] == b; row++)
     merge_row(imp, set, n_begin, row);

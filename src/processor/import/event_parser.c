@@ -167,13 +167,17 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   }
 }
 
-/* Numbers the extra counter tracks of `ev` that no event used before. */
-static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+/* Numbers the extra counter tracks of `ev` that no event used before; each takes
+** has_first_packet_on_sequence from the event's sequence, as Perfetto interns them with it. */
+static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                                     const trak_sequence *seq) {
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
-    if (info->is_counter && info->first_ts == INT64_MAX)
+    if (info->is_counter && info->first_ts == INT64_MAX) {
       info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+      info->first_seq_flagged = seq->first_packet_flag;
+    }
   }
 }
 
@@ -256,7 +260,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
-    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
+    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
@@ -442,6 +446,7 @@ static void report_unterminated(trak_importer *imp) {
 
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
+  trak__passthrough_resolve(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
   while (size < imp->seqs.n)

@@ -375,7 +375,10 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
+    trak_te_args_extra x = {utid,
+                            passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32
+                                                                         : passthrough_utid,
+                            0, 0, 0, ev->ts};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
   trak_te_thread th;
@@ -519,4 +522,5 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  : 0;
   }
   push_event(imp, seq, &ev);
+  if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING)) trak__passthrough_defer(imp, seq, track);
 }

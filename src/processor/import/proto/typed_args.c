@@ -62,6 +62,13 @@ static void add_int(trak_importer *imp, uint32_t set, int key, trak_arg_type typ
   imp->tables->args.int_value[r] = v;
 }
 
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid) {
+  uint32_t out = (uint32_t)imp->tables->args.n;
+  if (set != TRAK_NULL_U32) trak__args_copy(imp->tables, set, out);
+  add_int(imp, out, TRAK_KEY_LEGACY_PASSTHROUGH_UTID, TRAK_ARG_UINT, utid);
+  return trak__args_share(imp, out);
+}
+
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid) {
   trak_pb_decoder dec;
