@@ -466,6 +466,8 @@ static uint32_t passthrough_for(trak_importer *imp, uint32_t utid, uint32_t upid
 }
 
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
+  /* Perfetto resolves no scope for the default track (uuid 0), so its events name no thread. */
+  if (!imp->tracks.v[track].uuid) return TRAK_NULL_U32;
   uint32_t utid, upid;
   uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
   if (!track_scope(imp, track, &utid, &upid))

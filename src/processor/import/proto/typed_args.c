@@ -91,7 +91,9 @@ int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
   return rc;
 }
 
-/* An absent string is an empty one, as Perfetto's decoders read it. */
+/* An absent file name is an empty one, as Perfetto copies it into a std::string before
+** interning it; absent names it interns directly (function names, a log message's file) are
+** NULL (string id 0). */
 static uint32_t str_or_empty(trak_importer *imp, uint32_t str) {
   return str ? str : intern(imp, "", 0);
 }
@@ -119,7 +121,7 @@ static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set
   if (loc) {
     trak_source_loc l = *loc;
     add_string(imp, set, TRAK_KEY_SOURCE_FILE, trak__source_path(imp, l.file));
-    add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
+    add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, l.function);
     add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
   } else {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "source_location_iid %llu is not interned",
@@ -181,8 +183,8 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
     int n = snprintf(tag, sizeof tag, "%.*s:%u", l.file ? (int)sp->len.v[l.file] : 0,
                      l.file ? sp->str.v[l.file] : "", l.line);
     row.tag = intern(imp, tag, (size_t)n < sizeof tag ? (size_t)n : sizeof tag - 1);
-    add_string(imp, set, TRAK_KEY_LOG_FILE, str_or_empty(imp, l.file));
-    add_string(imp, set, TRAK_KEY_LOG_FUNCTION, str_or_empty(imp, l.function));
+    add_string(imp, set, TRAK_KEY_LOG_FILE, l.file);
+    add_string(imp, set, TRAK_KEY_LOG_FUNCTION, l.function);
     add_int(imp, set, TRAK_KEY_LOG_LINE, TRAK_ARG_INT, l.line);
   }
   /* LogMessage priorities have the values of Android's. */
@@ -223,7 +225,7 @@ static void task_args(trak_importer *imp, trak_sequence *seq, uint32_t set, cons
   }
   trak_source_loc l = *loc;
   add_string(imp, set, TRAK_KEY_TASK_FILE, trak__source_path(imp, l.file));
-  add_string(imp, set, TRAK_KEY_TASK_FUNCTION, str_or_empty(imp, l.function));
+  add_string(imp, set, TRAK_KEY_TASK_FUNCTION, l.function);
   add_int(imp, set, TRAK_KEY_TASK_LINE, TRAK_ARG_UINT, l.line);
 }
 
