@@ -2,6 +2,14 @@
 # the two libraries (static and shared), the public headers with the generated trak/protos.h,
 # pkg-config files, a CMake package exporting trak::trak and trak::processor, and, when the
 # command is built, `trak` and its man page. CPack turns the same rules into a Debian package.
+# Debian's multiarch layout under every prefix: libraries in lib/<triplet>, where ld.so,
+# pkg-config and find_package look under /usr/local as under /usr. GNUInstallDirs alone picks it
+# only when the prefix is /usr at configure time, so the .deb (installed under /usr by CPack
+# from a /usr/local build) would put libraries in /usr/lib. -DCMAKE_INSTALL_LIBDIR=... overrides.
+if(CMAKE_LIBRARY_ARCHITECTURE AND NOT DEFINED CMAKE_INSTALL_LIBDIR AND EXISTS /etc/debian_version)
+  set(CMAKE_INSTALL_LIBDIR lib/${CMAKE_LIBRARY_ARCHITECTURE}
+      CACHE PATH "Object code libraries (lib/<multiarch triplet> on Debian)")
+endif()
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 
