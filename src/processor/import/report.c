@@ -184,6 +184,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        "trak's schema lacks (newer producers, packet types trak "
                                        "does not import); skipped, as protobuf readers do.",
                                        0},
+    [TRAK_STAT_PROC_STAT_UNKNOWN_COUNTERS] = {"proc_stat_unknown_counters", TRAK_SEVERITY_ERROR,
+                                              "Fields of process_stats processes that Perfetto's "
+                                              "importer has no counter for, counted as it counts "
+                                              "them (chrome_peak_resident_set_kb among them).",
+                                              1},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "
