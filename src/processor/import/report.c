@@ -189,6 +189,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                               "importer has no counter for, counted as it counts "
                                               "them (chrome_peak_resident_set_kb among them).",
                                               1},
+    [TRAK_STAT_UNKNOWN_EXTENSION_FIELDS] = {"unknown_extension_fields", TRAK_SEVERITY_ERROR,
+                                            "Fields of TrackEvents, and of the typed payloads "
+                                            "reflected into their args, that trak's schema "
+                                            "lacks (a newer Chromium's extensions): their args "
+                                            "are missing. Counted as Perfetto counts them.",
+                                            0},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

@@ -440,7 +440,10 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
 ** Returns 1 when the event is done with. */
 __attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_sequence *seq,
                                                        event_fields *ef, int64_t ts) {
-  if (ef->extras & TRAK_TE_UNKNOWN) imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+  if (ef->extras & TRAK_TE_UNKNOWN) {
+    imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+    imp->stats[TRAK_STAT_UNKNOWN_EXTENSION_FIELDS] += ef->unknown_fields;
+  }
   if (!(ef->extras & TRAK_TE_LEGACY)) return 0;
   if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
