@@ -195,6 +195,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                             "lacks (a newer Chromium's extensions): their args "
                                             "are missing. Counted as Perfetto counts them.",
                                             0},
+    [TRAK_STAT_EMPTY_CHROME_METADATA] = {"empty_chrome_metadata", TRAK_SEVERITY_ERROR,
+                                         "Name/value pairs of a ChromeEventBundle without a "
+                                         "value; no metadata row.",
+                                         0},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

@@ -96,6 +96,7 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
