@@ -138,7 +138,7 @@ static void on_diag(void *user, uint64_t packet, uint64_t offset, trak_severity 
 static trak_processor *import(const void *data, size_t len, diags *d) {
   trak_processor *p;
   trak_error err = {0};
-  trak_processor_options opts = {on_diag, NULL, d};
+  trak_processor_options opts = {on_diag, NULL, d, 0};
   assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
   assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
   assert_int_equal(trak_processor_finish(p, &err), 0);
@@ -187,7 +187,7 @@ static void test_unknown_field_told_once_in_any_split(void **state) {
   diags d = {{0}};
   trak_processor *p;
   trak_error err = {0};
-  trak_processor_options opts = {on_diag, NULL, &d};
+  trak_processor_options opts = {on_diag, NULL, &d, 0};
   assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
   for (size_t i = 0; i < strlen(text); i++)
     assert_int_equal(trak_processor_feed(p, text + i, 1, &err), 0);

@@ -355,6 +355,8 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   default:
     break;
   }
+  if (TRAK_UNLIKELY(imp->callstacks != NULL) && slice != TRAK_NULL_U32)
+    trak__callstack_slice(imp, ev->pkt, slice, track, type == TRAK_EV_END);
   if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
   const uint64_t *aux = imp->aux.v + ev->aux;
   if (TRAK_UNLIKELY(imp->json)) {
@@ -463,7 +465,11 @@ void trak__events_parse(trak_importer *imp) {
     replay(&t, n);
   while (live) {
     uint32_t w = size > 1 ? t.node[1] : 0;
-    parse_one(imp, cur_ev(&t.c[w]), t.c[w].seq);
+    const trak_ev *ev = cur_ev(&t.c[w]);
+    if (TRAK_LIKELY(ev->ts >= imp->crop_before_ns))
+      parse_one(imp, ev, t.c[w].seq);
+    else /* before TracePacket.track_event_range_of_interest, with the crop option */
+      imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
     if (!cursor_advance(&t.c[w])) live--;
     for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
       replay(&t, n);

@@ -84,6 +84,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_MISSING_SEQUENCE_ID,
   TRAK_STAT_TEXT_UNKNOWN_FIELD,
   TRAK_STAT_PROTO_UNKNOWN_FIELD,
+  TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST,
+  TRAK_STAT_RANGE_OF_INTEREST_NO_START,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -178,6 +180,14 @@ enum trak_intern_kind {
   TRAK_INTERN_LOG_BODY,
   TRAK_INTERN_CORRELATION,
   TRAK_INTERN_HISTOGRAM,
+  /* the callstack tables (proto/callstacks.c): strings, then indexes of decoded messages */
+  TRAK_INTERN_BUILD_ID,
+  TRAK_INTERN_MAPPING_PATH,
+  TRAK_INTERN_FUNCTION_NAME,
+  TRAK_INTERN_SOURCE_PATH,
+  TRAK_INTERN_MAPPING,
+  TRAK_INTERN_FRAME,
+  TRAK_INTERN_CALLSTACK,
   TRAK_INTERN_KINDS
 };
 
@@ -365,6 +375,13 @@ typedef struct trak_importer {
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats: per-buffer figures, sparse */
   trak_map traced_buf_index;                 /* (figure, buffer) -> index in traced_buf */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
+  /* proto/callstacks.c: interned callstack messages and the events' callstacks; NULL until a
+  ** trace has one */
+  struct trak_callstacks *callstacks;
+  /* TracePacket.track_event_range_of_interest's start_us * 1000 (INT64_MIN: none); the parse
+  ** phase drops track events before it when the crop option is on */
+  int64_t range_of_interest_ns;
+  int64_t crop_before_ns; /* INT64_MIN, or range_of_interest_ns with the crop option */
 
   trak_map seq_index; /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
@@ -710,6 +727,22 @@ uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_c
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
+
+/* TrackEvent callstacks (proto/callstacks.c), as Perfetto's importer fills its stack profile
+** tables. Tokenizing: the InternedData messages mappings, frames and callstacks (field
+** `field`) of a sequence; an event's callstack (inline `inline_stack`, else interned
+** `iid`) and callstack_weight, resolved to frames now (interned data changes) and
+** kept under the event's packet index. Parsing: the slice `slice` on `track` that the event
+** of packet `pkt` began or ended gets its callsite (frames, mappings, callsites and symbols
+** interned in parse order, so ids are Perfetto's) in __intrinsic_track_event_callstacks. */
+void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
+                              const uint8_t *data, size_t len) __attribute__((cold));
+void trak__callstack_event(trak_importer *imp, trak_sequence *seq, uint32_t pkt, uint32_t upid,
+                           const trak_span *inline_stack, uint64_t iid, int has_weight,
+                           double weight) __attribute__((cold));
+void trak__callstack_slice(trak_importer *imp, uint32_t pkt, uint32_t slice, uint32_t track,
+                           int is_end) __attribute__((cold));
+void trak__callstacks_free(trak_importer *imp);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

@@ -2,8 +2,8 @@
 ** This file holds the metadata table's rows as Perfetto's importer makes them: trace_uuid (the
 ** TraceUuid packet, else TraceConfig's, else a hash of the trace's first 4096 bytes),
 ** trace_type, trace_time_clock_id, system_info, service events, trace attributes,
-** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, and
-** trace_size_bytes. Rows keep the order Perfetto gives them: the packets Perfetto reads while
+** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, the
+** track event range of interest, and trace_size_bytes. Rows keep the order Perfetto gives them: the packets Perfetto reads while
 ** tokenizing in file order, then those it reads after sorting (trace_config, triggers) in
 ** timestamp order. These packets are rare; nothing here runs per event.
 */
@@ -496,6 +496,31 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
   trak__sequence_push(imp, ctx->seq, &ev);
 }
 
+/* TracePacket.track_event_range_of_interest: its start for the parse phase's crop (applied to
+** the whole trace, as Perfetto's tokenizer sets it before any event is parsed) and the
+** range_of_interest_start_us row. */
+static void range_of_interest(trak_importer *imp, trak_metadata *m, const uint8_t *data,
+                              size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int has_start = 0;
+  int64_t start = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_TrackEventRangeOfInterest_start_us &&
+        f.wire_type == TRAK_PB_WIRE_VARINT)
+      start = (int64_t)f.value, has_start = 1;
+  if (!has_start) {
+    trak__report(imp, TRAK_STAT_RANGE_OF_INTEREST_NO_START,
+                 "track_event_range_of_interest without start_us; ignored");
+    return;
+  }
+  imp->range_of_interest_ns = trak__wmul(start, 1000);
+  if (imp->opts.flags & TRAK_PROCESSOR_CROP_TRACK_EVENTS)
+    imp->crop_before_ns = imp->range_of_interest_ns;
+  set_int(m, "range_of_interest_start_us", TRAK_META_TRACE, start);
+}
+
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
@@ -517,6 +542,9 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     return;
   case TRAK_PB_TracePacket_trace_attributes:
     trace_attributes(imp, m, data, len);
+    return;
+  case TRAK_PB_TracePacket_track_event_range_of_interest:
+    range_of_interest(imp, m, data, len);
     return;
   case TRAK_PB_TracePacket_trace_config: {
     /* its attributes now; the rest after sorting, as Perfetto parses it */

@@ -219,6 +219,11 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
   FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
             t->args.int_value, t->args.real_value, t->args.value_type);
+  trak_vec_free(t->stack_profile.mappings);
+  trak_vec_free(t->stack_profile.frames);
+  trak_vec_free(t->stack_profile.callsites);
+  trak_vec_free(t->stack_profile.symbols);
+  trak_vec_free(t->stack_profile.te_callstacks);
   trak__strpool_free(&t->strings);
   memset(t, 0, sizeof *t);
 }
