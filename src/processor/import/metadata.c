@@ -137,20 +137,26 @@ static int sdk_of_release(const char *v, size_t n) {
 
 /* BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS: the incremental build, and the SDK
 ** level unless the packet gave one. */
-static void fingerprint(trak_metadata *m, const char *f, size_t n, int have_sdk) {
+static int fingerprint(trak_metadata *m, const char *f, size_t n, int have_sdk) {
   const char *end = f + n;
   const char *colon = memchr(f, ':', n);
-  if (!colon) return;
+  if (!colon) return -1;
   const char *rel_slash = memchr(colon, '/', (size_t)(end - colon));
-  if (!rel_slash) return;
+  if (!rel_slash) return -1;
   const char *id_slash = memchr(rel_slash + 1, '/', (size_t)(end - rel_slash - 1));
-  if (!id_slash) return;
+  if (!id_slash) return -1;
   const char *inc_colon = memchr(id_slash, ':', (size_t)(end - id_slash));
-  if (!inc_colon) return;
+  if (!inc_colon) return -1;
   set_str(m, "android_incremental_build", TRAK_META_MACHINE, id_slash + 1,
           (size_t)(inc_colon - id_slash - 1));
   int sdk = sdk_of_release(colon + 1, (size_t)(rel_slash - colon - 1));
   if (!have_sdk && sdk >= 0) set_int(m, "android_sdk_version", TRAK_META_MACHINE, sdk);
+  return sdk;
+}
+
+/* A string of SystemInfo for the machine table (0: absent, NULL). */
+static uint32_t machine_str(trak_importer *imp, const trak_span *s) {
+  return s->data ? trak__strpool_intern(&imp->tables->strings, (const char *)s->data, s->len) : 0;
 }
 
 static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *data, size_t len) {
@@ -169,10 +175,14 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
   };
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
+  /* the machine table's columns for this packet's machine, next to the metadata rows */
+  __typeof__(imp->tables->machine) *mt = &imp->tables->machine;
+  uint32_t row = m->machine;
   trak_span uts = {0}, fp = {0}, str[sizeof strings / sizeof *strings] = {{0}};
-  int has_uts = 0, has_fp = 0, has_sdk = 0, has_tz = 0, has_ram = 0;
+  trak_span machine_name = {0};
+  int has_uts = 0, has_fp = 0, has_sdk = 0, has_tz = 0, has_ram = 0, has_cpus = 0;
   uint8_t has_str[sizeof strings / sizeof *strings] = {0};
-  int64_t sdk = 0, tz = 0, ram = 0;
+  int64_t sdk = 0, tz = 0, ram = 0, cpus = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
@@ -186,6 +196,10 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
       tz = (int32_t)f.value, has_tz = 1;
     else if (f.number == TRAK_PB_SystemInfo_system_ram_bytes && !is_len)
       ram = (int64_t)f.value, has_ram = 1;
+    else if (f.number == TRAK_PB_SystemInfo_num_cpus && !is_len)
+      cpus = (int64_t)(uint32_t)f.value, has_cpus = 1;
+    else if (f.number == TRAK_PB_SystemInfo_machine_name && is_len)
+      machine_name = (trak_span){f.data, f.len};
     else if (is_len)
       for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         if (strings[i].field == f.number) str[i] = (trak_span){f.data, f.len}, has_str[i] = 1;
@@ -201,12 +215,20 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
                                          "system_machine"};
     for (int i = 0; i < 4; i++)
       set_str(m, names[i], TRAK_META_MACHINE, u[i].data, u[i].len);
+    mt->sysname[row] = machine_str(imp, &u[0]), mt->version[row] = machine_str(imp, &u[1]);
+    mt->release[row] = machine_str(imp, &u[2]), mt->arch[row] = machine_str(imp, &u[3]);
   }
   if (has_tz) set_int(m, "timezone_off_mins", TRAK_META_MACHINE, tz);
   if (has_fp) {
     set_str(m, "android_build_fingerprint", TRAK_META_MACHINE, fp.data, fp.len);
-    fingerprint(m, (const char *)fp.data, fp.len, has_sdk);
+    mt->fingerprint[row] = machine_str(imp, &fp);
+    int fp_sdk = fingerprint(m, (const char *)fp.data, fp.len, has_sdk);
+    if (!has_sdk && fp_sdk >= 0) mt->sdk_version[row] = fp_sdk;
   }
+  if (has_sdk) mt->sdk_version[row] = sdk;
+  if (has_str[0]) mt->manufacturer[row] = machine_str(imp, &str[0]);
+  if (machine_name.data) mt->name[row] = machine_str(imp, &machine_name);
+  if (has_cpus) mt->num_cpus[row] = cpus;
   if (has_str[0]) set_str(m, strings[0].name, TRAK_META_MACHINE, str[0].data, str[0].len);
   if (has_sdk) set_int(m, "android_sdk_version", TRAK_META_MACHINE, sdk);
   for (size_t i = 1; i < sizeof strings / sizeof *strings; i++)
@@ -214,6 +236,7 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
   if (has_ram) {
     set_int(m, "system_ram_bytes", TRAK_META_MACHINE, ram);
     set_int(m, "system_ram_gb", TRAK_META_MACHINE, (int64_t)llround((double)ram / 1e9));
+    mt->ram_bytes[row] = ram, mt->ram_gb[row] = (int64_t)llround((double)ram / 1e9);
   }
 }
 

@@ -160,6 +160,11 @@ typedef struct trak_tables {
     size_t n, cap;
     int64_t *raw_id; /* TracePacket.machine_id; the host's is 0 unless the first packet had one */
     int64_t *label_index; /* the UI's machine number: 0 for a host without raw id, else from 1 */
+    /* From the machine's SystemInfo packets (string ids 0 and INT64_MIN: NULL): machine_name,
+    ** utsname's sysname, release, version and machine (arch), Android's fingerprint and
+    ** manufacturer; num_cpus, the SDK version and RAM (bytes, and GB rounded). */
+    uint32_t *name, *sysname, *release, *version, *arch, *fingerprint, *manufacturer;
+    int64_t *num_cpus, *sdk_version, *ram_bytes, *ram_gb;
   } machine;
 
   struct {

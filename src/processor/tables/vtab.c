@@ -97,21 +97,21 @@ static const vt_col counter_cols[] = {
 static const vt_table vt_counter = {"counter", COL(counter, n), counter_cols,
                                     sizeof counter_cols / sizeof *counter_cols};
 
-/* What trak knows of a machine is its raw id (the system_info columns stay NULL). */
+/* A machine: its raw id and what its SystemInfo packets said. */
 static const vt_col machine_cols[] = {
     {"id", "BIGINT", VT_ID, NOCOL, 1},
     {"raw_id", "BIGINT", VT_I64, COL(machine, raw_id), 0},
-    {"name", "TEXT", VT_NULL, NOCOL, 0},
-    {"sysname", "TEXT", VT_NULL, NOCOL, 0},
-    {"release", "TEXT", VT_NULL, NOCOL, 0},
-    {"version", "TEXT", VT_NULL, NOCOL, 0},
-    {"arch", "TEXT", VT_NULL, NOCOL, 0},
-    {"num_cpus", "BIGINT", VT_NULL, NOCOL, 0},
-    {"android_build_fingerprint", "TEXT", VT_NULL, NOCOL, 0},
-    {"android_device_manufacturer", "TEXT", VT_NULL, NOCOL, 0},
-    {"android_sdk_version", "BIGINT", VT_NULL, NOCOL, 0},
-    {"system_ram_bytes", "BIGINT", VT_NULL, NOCOL, 0},
-    {"system_ram_gb", "BIGINT", VT_NULL, NOCOL, 0},
+    {"name", "TEXT", VT_STR, COL(machine, name), 0},
+    {"sysname", "TEXT", VT_STR, COL(machine, sysname), 0},
+    {"release", "TEXT", VT_STR, COL(machine, release), 0},
+    {"version", "TEXT", VT_STR, COL(machine, version), 0},
+    {"arch", "TEXT", VT_STR, COL(machine, arch), 0},
+    {"num_cpus", "BIGINT", VT_I64N, COL(machine, num_cpus), 0},
+    {"android_build_fingerprint", "TEXT", VT_STR, COL(machine, fingerprint), 0},
+    {"android_device_manufacturer", "TEXT", VT_STR, COL(machine, manufacturer), 0},
+    {"android_sdk_version", "BIGINT", VT_I64N, COL(machine, sdk_version), 0},
+    {"system_ram_bytes", "BIGINT", VT_I64N, COL(machine, ram_bytes), 0},
+    {"system_ram_gb", "BIGINT", VT_I64N, COL(machine, ram_gb), 0},
     {"label_index", "BIGINT", VT_I64, COL(machine, label_index), 0},
 };
 static const vt_table vt_machine = {"machine", COL(machine, n), machine_cols,
