@@ -233,8 +233,11 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
     info->state_row = 0;
   }
   if (!ev->u.s.name) return;
-  info->state_row =
-      trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id) + 1;
+  uint32_t row = trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id);
+  if (ev->u.s.name == info->terminal_state) /* ends at once: a zero-length marker */
+    t->state.dur[row] = 0;
+  else
+    info->state_row = row + 1;
 }
 
 /* (Inlined into the merge loop: it runs once per record.) */

@@ -86,6 +86,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_PROTO_UNKNOWN_FIELD,
   TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST,
   TRAK_STAT_RANGE_OF_INTEREST_NO_START,
+  TRAK_STAT_CONCURRENT_UNKNOWN_STATE,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -245,6 +246,7 @@ typedef struct trak_track_info {
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
   uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
+  uint32_t terminal_state; /* a state track's state that ends at once (string id, 0: none) */
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
@@ -743,6 +745,12 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, uint32_t pkt,
 void trak__callstack_slice(trak_importer *imp, uint32_t pkt, uint32_t slice, uint32_t track,
                            int is_end) __attribute__((cold));
 void trak__callstacks_free(trak_importer *imp);
+
+/* TracePacket.concurrent_session_event (proto/concurrent_sessions.c): a state of the session's
+** state track; and the session id of such a track from its uuid (for its dimension arg). */
+void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *ctx,
+                                    const uint8_t *data, size_t len) __attribute__((cold));
+int64_t trak__concurrent_session_id(uint64_t uuid);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

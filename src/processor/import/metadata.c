@@ -569,6 +569,9 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   case TRAK_PB_TracePacket_track_event_range_of_interest:
     range_of_interest(imp, m, data, len);
     return;
+  case TRAK_PB_TracePacket_concurrent_session_event:
+    if (ctx) trak__concurrent_session_event(imp, ctx, data, len);
+    return;
   case TRAK_PB_TracePacket_trace_config: {
     /* its attributes now; the rest after sorting, as Perfetto parses it */
     trak_pb_decoder dec;

@@ -185,6 +185,13 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                               "track_event_range_of_interest packets without "
                                               "start_us; ignored.",
                                               1},
+    [TRAK_STAT_CONCURRENT_UNKNOWN_STATE] = {"concurrent_session_event_unknown_state",
+                                            TRAK_SEVERITY_ERROR,
+                                            "concurrent_session_event packets with a state "
+                                            "trak does not know (unspecified, or newer than "
+                                            "trak); dropped and logged in _trace_import_logs "
+                                            "with the state's value.",
+                                            1},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

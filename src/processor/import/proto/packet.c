@@ -83,7 +83,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
   }
 }
 
-/* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
+/* The TracePacket fields below 128 whose payload metadata.c handles, as a bit set (and
+** concurrent_session_event, 134, tested on its own). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -165,7 +166,8 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     default:
       pf->unhandled = 1;
       /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
-      if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
+      if (is_len && ((f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1)) ||
+                     f.number == TRAK_PB_TracePacket_concurrent_session_event))
         set_span(pf, P_META, &f), pf->meta_field = f.number;
       break;
     }
