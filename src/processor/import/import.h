@@ -144,6 +144,9 @@ enum trak_flow_v1_kind {
 ** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
 ** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
 enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
+/* In the second word of a protobuf event's aux block: the event has a callstack, whose index
+** (proto/callstacks.c) is the block's last word, after the counter values. */
+#define TRAK_AUX_CALLSTACK (1ULL << 63)
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
@@ -246,7 +249,8 @@ typedef struct trak_track_info {
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
   uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
-  uint32_t terminal_state; /* a state track's state that ends at once (string id, 0: none) */
+  /* a state track's state that ends at once (string id, 0: none) */
+  uint32_t terminal_state;
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
@@ -739,11 +743,11 @@ void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice)
 ** interned in parse order, so ids are Perfetto's) in __intrinsic_track_event_callstacks. */
 void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                               const uint8_t *data, size_t len) __attribute__((cold));
-void trak__callstack_event(trak_importer *imp, trak_sequence *seq, uint32_t pkt, uint32_t upid,
+void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
                            const trak_span *inline_stack, uint64_t iid, int has_weight,
                            double weight) __attribute__((cold));
-void trak__callstack_slice(trak_importer *imp, uint32_t pkt, uint32_t slice, uint32_t track,
-                           int is_end) __attribute__((cold));
+void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice)
+    __attribute__((cold));
 void trak__callstacks_free(trak_importer *imp);
 
 /* TracePacket.concurrent_session_event (proto/concurrent_sessions.c): a state of the session's

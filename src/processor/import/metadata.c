@@ -3,9 +3,11 @@
 ** TraceUuid packet, else TraceConfig's, else a hash of the trace's first 4096 bytes),
 ** trace_type, trace_time_clock_id, system_info, service events, trace attributes,
 ** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, the
-** track event range of interest, and trace_size_bytes. Rows keep the order Perfetto gives them: the packets Perfetto reads while
-** tokenizing in file order, then those it reads after sorting (trace_config, triggers) in
-** timestamp order. These packets are rare; nothing here runs per event.
+** track event range of interest, and trace_size_bytes; it also fills the machine table's
+** system_info columns and hands concurrent_session_event packets on. Rows keep the order
+** Perfetto gives them: the packets Perfetto reads while tokenizing in file order, then those
+** it reads after sorting (trace_config, triggers) in timestamp order. These packets are rare;
+** nothing here runs per event.
 */
 #include <math.h>
 #include <stdio.h>

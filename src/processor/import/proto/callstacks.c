@@ -28,7 +28,7 @@ typedef struct mapping_def {
 } mapping_def;
 typedef struct frame_def {
   uint64_t name_iid, mapping_iid, rel_pc, source_iid;
-  int64_t line; /* -1: none */
+  int64_t line;  /* -1: none */
   uint32_t type; /* string id of the frame's kind, 0: none */
   uint8_t has_source;
 } frame_def;
@@ -54,7 +54,7 @@ typedef struct frame_ref {
 /* An event's callstack: a run in `frames`. */
 typedef struct event_stack {
   uint32_t frames, n;
-  uint8_t has_weight;
+  uint8_t has_weight, is_end;
   double weight;
 } event_stack;
 
@@ -74,7 +74,6 @@ typedef struct trak_callstacks {
   trak_map mapping_index;          /* hash of a mapping_key -> mappings index */
   TRAK_VEC(frame_ref) frames;
   TRAK_VEC(event_stack) events;
-  trak_map event_index; /* packet index -> events index */
   uint32_t dummy_rows[3];
   TRAK_VEC(frame_key) frame_keys; /* frame row -> its key */
   trak_map frame_index, callsite_index;
@@ -112,8 +111,8 @@ static void push_ids(trak_callstacks *cs, const trak_pb_field *f) {
 
 /* The names Perfetto gives Frame.kind (NULL: unknown). */
 static const char *frame_kind(uint64_t kind) {
-  static const char *const names[] = {NULL, "native", "kernel", "interpreted", "jit", "gc",
-                                      "runtime"};
+  static const char *const names[] = {NULL,  "native", "kernel", "interpreted",
+                                      "jit", "gc",     "runtime"};
   return kind < sizeof names / sizeof *names ? names[kind] : NULL;
 }
 
@@ -281,7 +280,8 @@ static int resolve_interned(trak_importer *imp, trak_sequence *seq, uint32_t upi
     frame_def d = cs->frame_defs.v[fd];
     frame_ref r = {0, 0, d.type, DUMMY_INTERNED, 0, d.line, 0};
     if (d.name_iid) r.name = lookup(imp, seq, TRAK_INTERN_FUNCTION_NAME, d.name_iid);
-    if (d.has_source && d.source_iid) r.source = lookup(imp, seq, TRAK_INTERN_SOURCE_PATH, d.source_iid);
+    if (d.has_source && d.source_iid)
+      r.source = lookup(imp, seq, TRAK_INTERN_SOURCE_PATH, d.source_iid);
     if (r.name == TRAK_NULL_U32 || r.source == TRAK_NULL_U32) return -1;
     if (d.mapping_iid) {
       r.dummy = DUMMY_NONE, r.rel_pc = (int64_t)d.rel_pc;
@@ -305,7 +305,8 @@ static void resolve_inline(trak_importer *imp, const trak_span *stack) {
     frame_ref r = {0, 0, 0, DUMMY_INLINE, 0, -1, 0};
     trak__dec_init(imp, &sub, f.data, f.len);
     while (trak_pb_decoder_next(&sub, &g) > 0) {
-      if (g.wire_type == TRAK_PB_WIRE_LEN && g.number == TRAK_PB_TrackEvent_Callstack_Frame_function_name)
+      if (g.wire_type == TRAK_PB_WIRE_LEN &&
+          g.number == TRAK_PB_TrackEvent_Callstack_Frame_function_name)
         r.name = intern(imp, (const char *)g.data, g.len);
       else if (g.wire_type == TRAK_PB_WIRE_LEN &&
                g.number == TRAK_PB_TrackEvent_Callstack_Frame_source_file)
@@ -318,11 +319,12 @@ static void resolve_inline(trak_importer *imp, const trak_span *stack) {
   }
 }
 
-void trak__callstack_event(trak_importer *imp, trak_sequence *seq, uint32_t pkt, uint32_t upid,
+void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
                            const trak_span *inline_stack, uint64_t iid, int has_weight,
                            double weight) {
   trak_callstacks *cs = state(imp);
-  event_stack e = {(uint32_t)cs->frames.n, 0, (uint8_t)has_weight, weight};
+  event_stack e = {(uint32_t)cs->frames.n, 0, (uint8_t)has_weight,
+                   ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_END, weight};
   if (inline_stack) {
     resolve_inline(imp, inline_stack);
   } else if (iid && resolve_interned(imp, seq, upid, iid)) {
@@ -334,8 +336,15 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, uint32_t pkt,
   }
   e.n = (uint32_t)cs->frames.n - e.frames;
   if (!e.n) return; /* no callsite: no row */
-  int added;
-  *trak__map_put(&cs->event_index, pkt, 0, &added) = (uint32_t)cs->events.n;
+  /* the record's aux block (the last one made, or a new empty one) ends with the index */
+  if (!ev->aux) {
+    ev->aux = (uint32_t)imp->aux.n;
+    trak_vec_push(imp->aux, 0);
+    trak_vec_push(imp->aux, 0);
+    trak_vec_push(imp->aux, 0);
+  }
+  imp->aux.v[ev->aux + 1] |= TRAK_AUX_CALLSTACK;
+  trak_vec_push(imp->aux, cs->events.n);
   trak_vec_push(cs->events, e);
 }
 
@@ -372,7 +381,8 @@ static uint32_t frame_row(trak_importer *imp, const frame_ref *r) {
   uint32_t id = TRAK_NULL_U32;
   for (uint64_t h = hash_bytes(&k, sizeof k);; h++) {
     int added;
-    uint32_t *slot = trak__map_put(&cs->frame_index, h, (uint32_t)t->stack_profile.frames.n, &added);
+    uint32_t *slot =
+        trak__map_put(&cs->frame_index, h, (uint32_t)t->stack_profile.frames.n, &added);
     if (!added && memcmp(&cs->frame_keys.v[*slot], &k, sizeof k)) continue;
     id = *slot;
     if (!added) break;
@@ -406,17 +416,18 @@ static uint32_t callsite_row(trak_importer *imp, uint32_t parent, uint32_t frame
   }
 }
 
-void trak__callstack_slice(trak_importer *imp, uint32_t pkt, uint32_t slice, uint32_t track,
-                           int is_end) {
+void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice) {
   trak_callstacks *cs = imp->callstacks;
-  uint32_t *idx = trak__map_get(&cs->event_index, pkt);
-  if (!idx) return;
-  event_stack e = cs->events.v[*idx];
+  event_stack e = cs->events.v[index];
   uint32_t callsite = TRAK_NULL_U32;
   for (uint32_t i = 0; i < e.n; i++)
     callsite = callsite_row(imp, callsite, frame_row(imp, &cs->frames.v[e.frames + i]), i);
-  trak_te_callstack row = {slice, track, is_end ? TRAK_NULL_U32 : callsite,
-                           is_end ? callsite : TRAK_NULL_U32, e.weight, e.has_weight};
+  trak_te_callstack row = {slice,
+                           imp->tables->slice.track_id[slice],
+                           e.is_end ? TRAK_NULL_U32 : callsite,
+                           e.is_end ? callsite : TRAK_NULL_U32,
+                           e.weight,
+                           e.has_weight};
   trak_vec_push(imp->tables->stack_profile.te_callstacks, row);
 }
 
@@ -433,7 +444,6 @@ void trak__callstacks_free(trak_importer *imp) {
   trak_vec_free(cs->events);
   trak_vec_free(cs->frame_keys);
   trak__map_free(&cs->mapping_index);
-  trak__map_free(&cs->event_index);
   trak__map_free(&cs->frame_index);
   trak__map_free(&cs->callsite_index);
   free(cs);

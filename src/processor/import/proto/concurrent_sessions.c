@@ -30,9 +30,8 @@ int64_t trak__concurrent_session_id(uint64_t uuid) {
 
 void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *ctx,
                                     const uint8_t *data, size_t len) {
-  static const char *const states[] = {NULL,      "DISABLED",
-                                       "CONFIGURED", "STARTED",
-                                       "DISABLING_WAITING_STOP_ACKS", "CLONED_READ_ONLY"};
+  static const char *const states[] = {
+      NULL, "DISABLED", "CONFIGURED", "STARTED", "DISABLING_WAITING_STOP_ACKS", "CLONED_READ_ONLY"};
   trak_tables *t = imp->tables;
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -42,7 +41,8 @@ void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *c
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.wire_type == TRAK_PB_WIRE_LEN) {
-      if (f.number == TRAK_PB_ConcurrentSessionEvent_session_name) name = (trak_span){f.data, f.len};
+      if (f.number == TRAK_PB_ConcurrentSessionEvent_session_name)
+        name = (trak_span){f.data, f.len};
       continue;
     }
     if (f.number == TRAK_PB_ConcurrentSessionEvent_state) state = f.value;
@@ -68,8 +68,9 @@ void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *c
                    : snprintf(buf, sizeof buf, "Session %llu", (unsigned long long)id);
   if (state == TRAK_PB_ConcurrentSessionEvent_STATE_CLONED_READ_ONLY)
     n += snprintf(buf + n, sizeof buf - (size_t)n, " (clone)");
-  uint32_t track = trak__keyed_track(imp, SESSION_KEY ^ id, trak__strpool_intern(&t->strings, buf, (size_t)n),
-                                     TRAK_NULL_U32, 0, "concurrent_tracing_sessions");
+  uint32_t track =
+      trak__keyed_track(imp, SESSION_KEY ^ id, trak__strpool_intern(&t->strings, buf, (size_t)n),
+                        TRAK_NULL_U32, 0, "concurrent_tracing_sessions");
   trak_track_info *info = &imp->tracks.v[track];
   info->is_state = 1;
   info->terminal_state = trak__strpool_intern(&t->strings, "DISABLED", 8);

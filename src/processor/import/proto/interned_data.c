@@ -88,14 +88,15 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
     if (fld.wire_type != TRAK_PB_WIRE_LEN) continue;
-    if (fld.number == TRAK_PB_InternedData_mappings || fld.number == TRAK_PB_InternedData_frames ||
-        fld.number == TRAK_PB_InternedData_callstacks) {
+    size_t i = 0, n = sizeof intern_table / sizeof *intern_table;
+    while (i < n && intern_table[i].field != fld.number)
+      i++;
+    if (i < n)
+      intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
+    else if (fld.number == TRAK_PB_InternedData_mappings ||
+             fld.number == TRAK_PB_InternedData_frames ||
+             fld.number == TRAK_PB_InternedData_callstacks)
       trak__callstack_interned(imp, seq, fld.number, fld.data, fld.len);
-      continue;
-    }
-    for (size_t i = 0; i < sizeof intern_table / sizeof *intern_table; i++)
-      if (intern_table[i].field == fld.number)
-        intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "interned_data is malformed");
 }

@@ -84,7 +84,7 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
 }
 
 /* The TracePacket fields below 128 whose payload metadata.c handles, as a bit set (and
-** concurrent_session_event, 134, tested on its own). */
+** concurrent_session_event, 134, which unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -94,7 +94,7 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
-   META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
@@ -166,8 +166,7 @@ static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t l
     default:
       pf->unhandled = 1;
       /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
-      if (is_len && ((f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1)) ||
-                     f.number == TRAK_PB_TracePacket_concurrent_session_event))
+      if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
         set_span(pf, P_META, &f), pf->meta_field = f.number;
       break;
     }
@@ -285,11 +284,11 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
-** common path): machine_id makes its machine current, and fields trak's schema lacks count
-** in proto_unknown_field. Also run for a packet without machine_id after one with: the host
-** is current again. */
-__attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
-                                                             const uint8_t *data, size_t len) {
+** common path): machine_id makes its machine current, concurrent_session_event is kept for
+** metadata.c, and fields trak's schema lacks count in proto_unknown_field. Also run for a
+** packet without machine_id after one with: the host is current again. */
+__attribute__((cold, noinline)) static void
+unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -298,6 +297,9 @@ __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
+    else if (f.number == TRAK_PB_TracePacket_concurrent_session_event &&
+             f.wire_type == TRAK_PB_WIRE_LEN) /* metadata.c's, past the bit set's 128 */
+      set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))
       imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
   }
@@ -309,7 +311,7 @@ static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, p
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
-  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len);
+  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len, pf);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder

@@ -390,15 +390,15 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
     ev->u.s.cat = event_category(imp, seq, ef);
     trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
     ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
-    if (ef->extras & TRAK_TE_CALLSTACK)
-      trak__callstack_event(imp, seq, ev->pkt,
-                            utid != TRAK_NULL_U32 ? imp->tables->thread.upid[utid] : info->upid,
-                            ef->callstack.data ? &ef->callstack : NULL, ef->callstack_iid,
-                            ef->has_callstack_weight, ef->callstack_weight);
   }
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
   ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
+  if (ef->extras & TRAK_TE_CALLSTACK && ev->track >> TRAK_EV_TYPE_SHIFT != TRAK_EV_COUNTER)
+    trak__callstack_event(imp, seq, ev,
+                          utid != TRAK_NULL_U32 ? imp->tables->thread.upid[utid] : info->upid,
+                          ef->callstack.data ? &ef->callstack : NULL, ef->callstack_iid,
+                          ef->has_callstack_weight, ef->callstack_weight);
 }
 
 static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
