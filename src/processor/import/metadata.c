@@ -42,6 +42,7 @@ typedef struct trak_metadata {
   int64_t last_ts;     /* for late packets without a timestamp */
   uint8_t *config;     /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
+  trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
 } trak_metadata;
 
 static trak_metadata *meta_get(trak_importer *imp) {
@@ -546,6 +547,53 @@ static void range_of_interest(trak_importer *imp, trak_metadata *m, const uint8_
   set_int(m, "range_of_interest_start_us", TRAK_META_TRACE, start);
 }
 
+/* An ftrace bundle: only its header is read. The first bundle of each CPU of a machine says
+** from when that CPU's data is complete; the latest of those is ftrace_latest_data_start_ns,
+** as Perfetto's tokenizer sets it (a clock other than boot time or MONOTONIC_RAW, which needs
+** the bundle's clock snapshots, is not converted: no row). The events count as unknown fields. */
+static void ftrace_bundle(trak_importer *imp, trak_metadata *m, const trak_packet_ctx *ctx,
+                          const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int has_cpu = 0, has_start = 0;
+  uint64_t cpu = 0, start = 0, prev_end = 0, clock = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) {
+      if (trak__schema_lacks("FtraceEventBundle", f.number))
+        imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+      continue;
+    }
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = f.value, has_cpu = 1;
+    if (f.number == TRAK_PB_FtraceEventBundle_ftrace_clock) clock = f.value;
+    if (f.number == TRAK_PB_FtraceEventBundle_last_read_event_timestamp && has_start != 2)
+      start = f.value, has_start = 1;
+    if (f.number == TRAK_PB_FtraceEventBundle_previous_bundle_end_timestamp)
+      prev_end = f.value, has_start = 2;
+  }
+  if (!has_cpu) return;
+  int added;
+  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->machine << 32 | (uint32_t)cpu, 1, &added);
+  if (!added || !has_start) return;
+  uint32_t clock_id = clock == TRAK_PB_FTRACE_CLOCK_UNSPECIFIED ? TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+                      : clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
+                                                               : 0;
+  int64_t ts;
+  if (!clock_id || !ctx ||
+      trak__clock_convert(imp, ctx->seq, clock_id, (int64_t)(has_start == 2 ? prev_end : start),
+                          &ts))
+    return;
+  static const char key[] = "ftrace_latest_data_start_ns";
+  for (size_t i = 0; i < m->rows.n; i++) { /* a later CPU's start replaces an earlier one */
+    trak_meta_row *r = &m->rows.v[i];
+    if (r->machine == m->machine && !strcmp(r->name, key)) {
+      if (ts > r->value) r->value = ts;
+      return;
+    }
+  }
+  set_int(m, key, TRAK_META_MACHINE_TRACE, ts);
+}
+
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
@@ -570,6 +618,9 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     return;
   case TRAK_PB_TracePacket_track_event_range_of_interest:
     range_of_interest(imp, m, data, len);
+    return;
+  case TRAK_PB_TracePacket_ftrace_events:
+    ftrace_bundle(imp, m, ctx, data, len);
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     if (ctx) trak__concurrent_session_event(imp, ctx, data, len);
@@ -794,6 +845,7 @@ void trak__meta_free(trak_importer *imp) {
   }
   trak_vec_free(m->rows);
   trak__map_free(&m->by_name);
+  trak__map_free(&m->ftrace_cpus);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);
