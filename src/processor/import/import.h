@@ -771,6 +771,11 @@ void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice)
     __attribute__((cold));
 void trak__callstacks_free(trak_importer *imp);
 
+/* TracePacket.process_tree (proto/process_tree.c): processes (with a command line) and their
+** parents, names, command lines and uids; threads, their processes and names. */
+void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                        size_t len) __attribute__((cold));
+
 /* TracePacket.concurrent_session_event (proto/concurrent_sessions.c): a state of the session's
 ** state track; and the session id of such a track from its uuid (for its dimension arg). */
 void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *ctx,

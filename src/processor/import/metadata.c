@@ -619,6 +619,9 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   case TRAK_PB_TracePacket_track_event_range_of_interest:
     range_of_interest(imp, m, data, len);
     return;
+  case TRAK_PB_TracePacket_process_tree:
+    if (ctx) trak__process_tree(imp, ctx, data, len);
+    return;
   case TRAK_PB_TracePacket_ftrace_events:
     ftrace_bundle(imp, m, ctx, data, len);
     return;

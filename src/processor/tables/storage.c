@@ -211,7 +211,8 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
             t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id);
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
-            t->process.arg_set_id, t->process.machine_id);
+            t->process.arg_set_id, t->process.machine_id, t->process.parent_upid, t->process.uid,
+            t->process.android_appid, t->process.android_user_id);
   FREE_COLS(machine, t->machine.raw_id, t->machine.label_index, t->machine.name,
             t->machine.sysname, t->machine.release, t->machine.version, t->machine.arch,
             t->machine.fingerprint, t->machine.manufacturer, t->machine.num_cpus,
@@ -376,11 +377,13 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
 
 uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   if (t->process.n == t->process.cap) {
-    void **cols[] = {(void **)&t->process.pid,        (void **)&t->process.start_ts,
-                     (void **)&t->process.name,       (void **)&t->process.cmdline,
-                     (void **)&t->process.arg_set_id, (void **)&t->process.machine_id};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
-    grow_cols(t->process.n, &t->process.cap, cols, sizes, 6);
+    void **cols[] = {(void **)&t->process.pid,         (void **)&t->process.start_ts,
+                     (void **)&t->process.name,        (void **)&t->process.cmdline,
+                     (void **)&t->process.arg_set_id,  (void **)&t->process.machine_id,
+                     (void **)&t->process.parent_upid, (void **)&t->process.uid,
+                     (void **)&t->process.android_appid, (void **)&t->process.android_user_id};
+    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
+    grow_cols(t->process.n, &t->process.cap, cols, sizes, 10);
   }
   size_t i = t->process.n++;
   t->process.pid[i] = pid;
@@ -389,6 +392,8 @@ uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   t->process.cmdline[i] = 0;
   t->process.arg_set_id[i] = TRAK_NULL_U32;
   t->process.machine_id[i] = 0;
+  t->process.parent_upid[i] = TRAK_NULL_U32;
+  t->process.uid[i] = t->process.android_appid[i] = t->process.android_user_id[i] = INT64_MIN;
   return (uint32_t)i;
 }
 

@@ -99,7 +99,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                              \
-   META_WORD(w, TRAK_PB_TracePacket_ftrace_events))
+   META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
