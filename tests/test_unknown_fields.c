@@ -226,7 +226,7 @@ static void test_binary_unknown_fields_counted(void **state) {
   trak_pb_put_varint(&pkt, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
   trak_pb_put_varint(&pkt, TRAK_PB_TracePacket_timestamp, 5);
   trak_pb_put_bytes(&pkt, TRAK_PB_TracePacket_track_event, ev.start, trak_pb_buf_len(&ev));
-  trak_pb_put_bytes(&pkt, 1, "ftrace", 6); /* ftrace_events: not in trak's schema */
+  trak_pb_put_bytes(&pkt, 4, "inode", 5); /* inode_file_map: not in trak's schema */
   trak_pb_put_fixed64(&pkt, 1999, 3);
   trak_pb_put_bytes(&trace, TRAK_PB_Trace_packet, pkt.start, trak_pb_buf_len(&pkt));
   diags d = {{0}};
