@@ -41,10 +41,16 @@ typedef void (*trak_processor_diag_fn)(void *user, uint64_t packet, uint64_t off
 /* Called now and then while feeding; `total` is 0 when unknown. */
 typedef void (*trak_processor_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/* trak_processor_options.flags: drop the track events before the trace's
+** TracePacket.track_event_range_of_interest (Perfetto's --crop-track-events; by default they
+** are kept, as Perfetto keeps them, and counted in no stat). */
+#define TRAK_PROCESSOR_CROP_TRACK_EVENTS 1u
+
 typedef struct trak_processor_options {
   trak_processor_diag_fn diag;         /* NULL: problems are only counted */
   trak_processor_progress_fn progress; /* NULL: no progress reports */
   void *user;                          /* passed to both callbacks */
+  unsigned flags;                      /* TRAK_PROCESSOR_* bits; 0: none */
 } trak_processor_options;
 
 /* Creates an empty processor ready to be fed. `options` may be NULL. Returns 0 or TRAK_ENOMEM. */

@@ -184,6 +184,25 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        "trak's schema lacks (newer producers, packet types trak "
                                        "does not import); skipped, as protobuf readers do.",
                                        0},
+    [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
+                                             "interest",
+                                             TRAK_SEVERITY_INFO,
+                                             "Track events before the trace's "
+                                             "track_event_range_of_interest, dropped because the "
+                                             "crop option (--crop-track-events) is on.",
+                                             1},
+    [TRAK_STAT_RANGE_OF_INTEREST_NO_START] = {"track_event_range_of_interest_missing_start_us",
+                                              TRAK_SEVERITY_ERROR,
+                                              "track_event_range_of_interest packets without "
+                                              "start_us; ignored.",
+                                              1},
+    [TRAK_STAT_CONCURRENT_UNKNOWN_STATE] = {"concurrent_session_event_unknown_state",
+                                            TRAK_SEVERITY_ERROR,
+                                            "concurrent_session_event packets with a state "
+                                            "trak does not know (unspecified, or newer than "
+                                            "trak); dropped and logged in _trace_import_logs "
+                                            "with the state's value.",
+                                            1},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

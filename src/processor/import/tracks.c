@@ -531,6 +531,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
   } else if (!strcmp(type, "json_counter")) {
     arg_str(imp, set, "name", info->name);
+  } else if (!strcmp(type, "concurrent_tracing_sessions")) {
+    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   }
   if (merged || async || !strcmp(type, "thread_overlapping_slice"))
     arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);

@@ -86,7 +86,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
   }
 }
 
-/* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
+/* The TracePacket fields below 128 whose payload metadata.c handles, as a bit set (and
+** concurrent_session_event, 134, which unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -96,7 +97,10 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
-   META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
+   META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
+   META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                              \
+   META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -339,11 +343,11 @@ void trak__packets_retry_deferred(trak_importer *imp) {
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
-** common path): machine_id makes its machine current, and fields trak's schema lacks count
-** in proto_unknown_field. Also run for a packet without machine_id after one with: the host
-** is current again. */
-__attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
-                                                             const uint8_t *data, size_t len) {
+** common path): machine_id makes its machine current, concurrent_session_event is kept for
+** metadata.c, and fields trak's schema lacks count in proto_unknown_field. Also run for a
+** packet without machine_id after one with: the host is current again. */
+__attribute__((cold, noinline)) static void
+unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -352,6 +356,9 @@ __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
+    else if (f.number == TRAK_PB_TracePacket_concurrent_session_event &&
+             f.wire_type == TRAK_PB_WIRE_LEN) /* metadata.c's, past the bit set's 128 */
+      set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))
       imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
   }
@@ -364,7 +371,7 @@ static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, p
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
-  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len);
+  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len, pf);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder
