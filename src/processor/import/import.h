@@ -266,13 +266,16 @@ typedef struct trak_track_info {
 /* ---- clocks ---------------------------------------------------------------------------- */
 
 typedef struct trak_clock_pair {
-  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock */
+  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
+                    ** the clock `via`, when the clock has one) */
 } trak_clock_pair;
 
 typedef struct trak_clock {
   uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
   uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
   uint8_t incremental;
+  uint8_t has_via; /* its snapshots lack the trace clock: pairs lead to clock `via` (a key) */
+  uint64_t via;
   int64_t last; /* incremental clocks: last absolute value (in units) */
   TRAK_VEC(trak_clock_pair) pairs;
 } trak_clock;
