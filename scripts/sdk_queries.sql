@@ -15,7 +15,7 @@ select slice_out, slice_in, trace_id, arg_set_id is not null from flow order by 
 select s.id, a.flat_key, a.key, a.value_type, a.int_value, a.string_value, a.real_value, a.display_value from slice s join args a using (arg_set_id) order by s.id, a.key;
 select p.pid, a.key, a.display_value from process p join args a using (arg_set_id) order by p.pid, a.key;
 select t.tid, a.key, a.display_value from thread t join args a using (arg_set_id) order by t.tid, a.key;
-select name, idx, severity, source, value from stats where value > 0 and name not like "%_duration_ns" and name not in ("clock_sync_cache_miss", "slice_unterminated", "track_timestamp_decreasing") order by name, idx;
+select name, idx, severity, source, value from stats where value > 0 and name not like "%_duration_ns" and name not in ("clock_sync_cache_miss", "slice_unterminated", "track_timestamp_decreasing", "sequence_packet_loss") order by name, idx;
 select name, key_type, int_value, str_value from metadata where name not in ('trace_size_bytes') order by name;
 select id, ts, dur, track_id, name from slice where dur = 0 order by id;
 select flat_key, key, value_type, display_value, count(*) from args where arg_set_id not in (select arg_set_id from slice where arg_set_id is not null) group by 1, 2, 3, 4 order by key, display_value;
