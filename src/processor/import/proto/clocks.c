@@ -83,7 +83,13 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     if (clocks[i].id == imp->trace_clock) trace = &clocks[i];
   int has_via = !trace;
   if (!trace) trace = via_clock(imp, seq, clocks, n);
-  if (!trace) return; /* nothing relates these clocks to the trace clock */
+  if (!trace || has_via) {
+    /* Known now, even when nothing relates them to the trace clock yet: a timestamp in one
+    ** that stays unconvertible fails as Perfetto's "no path", not as an unknown clock. */
+    for (size_t i = 0; i < n; i++)
+      clock_get(imp, clock_key(seq, clocks[i].id), 1);
+    if (!trace) return;
+  }
   uint64_t via = clock_key(seq, trace->id);
   int64_t trace_ns = (int64_t)(trace->ts * trace->multiplier);
   for (size_t i = 0; i < n; i++) {
@@ -115,22 +121,41 @@ static int64_t pairs_convert(const trak_clock *c, int64_t ns) {
   return trak__wadd(p->dst, trak__wsub(ns, p->src));
 }
 
-/* Follows the clocks `via` of `c` from *ns (in c's target clock) to the trace clock, as
-** Perfetto's clock tracker follows a path of snapshots; at most a few hops (no cycles). */
-__attribute__((cold, noinline)) static int via_convert(trak_importer *imp, const trak_clock *c,
-                                                       int64_t *ns) {
+/* Whether the clocks `via` of `c` lead to the trace clock (at most a few hops: no cycles). */
+static int via_ready(trak_importer *imp, const trak_clock *c) {
   for (int hops = 0; hops < 4 && c->has_via; hops++) {
-    const trak_clock *v = clock_get(imp, c->via, 0);
-    if (!v || !v->pairs.n || v->incremental) break;
-    *ns = pairs_convert(v, *ns);
-    c = v;
+    c = clock_get(imp, c->via, 0);
+    if (!c || !c->pairs.n || c->incremental) return 0;
   }
-  if (!c->has_via) return 0;
-  trak__report(imp, TRAK_STAT_CLOCK_SYNC_FAILURE,
-               "timestamp in clock %llu, related only to clock %llu, which no clock snapshot "
-               "relates to the trace clock %u",
-               (unsigned long long)(c->key & 0xffffffff), (unsigned long long)(c->via & 0xffffffff),
-               imp->trace_clock);
+  return !c->has_via;
+}
+
+/* Follows the clocks `via` of `c` from *ns (in c's target clock) to the trace clock, as
+** Perfetto's clock tracker follows a path of snapshots (via_ready said the path is whole). */
+__attribute__((cold, noinline)) static void via_convert(trak_importer *imp, const trak_clock *c,
+                                                        int64_t *ns) {
+  while (c->has_via) {
+    c = clock_get(imp, c->via, 0);
+    *ns = pairs_convert(c, *ns);
+  }
+}
+
+/* A timestamp in clock `clock_id` (`c`: NULL when no snapshot has it) that no snapshot relates
+** to the trace clock yet: 1 before the end of the trace (retried then, as a later snapshot may
+** relate it), else counted with Perfetto's names and -1. */
+__attribute__((cold, noinline)) static int unconvertible(trak_importer *imp,
+                                                         const trak_clock *c,
+                                                         uint32_t clock_id, int64_t *out) {
+  if (!out) return -1;        /* trak__clock_try_convert: no report */
+  if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
+  /* Perfetto's names: the reason, and the packet lost for it (each packet counts both). */
+  imp->stats[c ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
+  trak__report(imp, TRAK_STAT_CLOCK_UNDEFERRABLE,
+               c ? "timestamp in clock %u, which no clock snapshot relates to the trace "
+                   "clock %u; packet dropped"
+                 : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
+                   "%u); packet dropped",
+               clock_id, imp->trace_clock);
   return -1;
 }
 
@@ -141,20 +166,14 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
     return 0;
   }
   trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
-  if (!c || !c->pairs.n) {
-    if (!out) return -1; /* trak__clock_try_convert: no report */
-    trak__report(imp, TRAK_STAT_CLOCK_SYNC_FAILURE,
-                 "timestamp in clock %u, which no earlier clock snapshot relates to the trace "
-                 "clock %u",
-                 clock_id, imp->trace_clock);
-    return -1;
-  }
+  if (!c || !c->pairs.n || (TRAK_UNLIKELY(c->has_via) && !via_ready(imp, c)))
+    return unconvertible(imp, c, clock_id, out);
   if (c->incremental) {
     c->last = trak__wadd(c->last, ts);
     ts = c->last;
   }
   *out = pairs_convert(c, trak__wmul(ts, (int64_t)c->multiplier));
-  if (TRAK_UNLIKELY(c->has_via)) return via_convert(imp, c, out);
+  if (TRAK_UNLIKELY(c->has_via)) via_convert(imp, c, out);
   return 0;
 }
 
