@@ -29,7 +29,10 @@ typedef struct trak_query trak_query;
 typedef enum trak_severity {
   TRAK_SEVERITY_INFO = 0,
   TRAK_SEVERITY_DATA_LOSS = 1,
-  TRAK_SEVERITY_ERROR = 2
+  TRAK_SEVERITY_ERROR = 2,
+  /* Normal but noteworthy, neither data loss nor a bug (as Perfetto's "notice"): e.g. packets
+  ** skipped until a sequence that lost packets clears its incremental state. */
+  TRAK_SEVERITY_NOTICE = 3
 } trak_severity;
 
 /* Called for every problem found, in import order: `packet` is the index of the TracePacket

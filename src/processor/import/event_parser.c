@@ -95,9 +95,11 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
     trak__callstack_slice(imp, (uint32_t)ids[n + 2 * aux[2]], slice);
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
-** is not a counter track is dropped (and counted), as Perfetto drops it. */
-static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+/* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
+** accumulation. A value on a track that is not a counter track is dropped (and counted), as
+** Perfetto drops it. */
+static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
+                            uint32_t arg_set_id) {
   trak_track_info *info = &imp->tracks.v[track];
   if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
@@ -109,7 +111,8 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
     info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
-  trak__counter_add(imp->tables, ev->ts, track, v);
+  uint32_t row = trak__counter_add(imp->tables, ev->ts, track, v);
+  imp->tables->counter.arg_set_id[row] = arg_set_id;
   return v;
 }
 
@@ -164,18 +167,21 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
-    v = counter_value(imp, ev, (uint32_t)p[0], v);
+    v = counter_value(imp, ev, (uint32_t)p[0], v, TRAK_NULL_U32); /* the args are the slice's */
     thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
   }
 }
 
-/* Numbers the extra counter tracks of `ev` that no event used before. */
-static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+/* Numbers the extra counter tracks of `ev` (on `seq`) that no event used before. */
+static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                                     const trak_sequence *seq) {
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
-    if (info->is_counter && info->first_ts == INT64_MAX)
+    if (info->is_counter && info->first_ts == INT64_MAX) {
       info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+      info->first_seq_flagged = seq->first_packet_flag;
+    }
   }
 }
 
@@ -261,7 +267,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
-    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
+    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
@@ -352,7 +358,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
     break;
   case TRAK_EV_COUNTER:
-    counter_value(imp, ev, track, ev->u.value);
+    counter_value(imp, ev, track, ev->u.value, ev->arg_set_id);
     break;
   case TRAK_EV_EXTRA_ONLY:
     if (TRAK_UNLIKELY(info->is_state)) state_value(imp, ev, info, track);

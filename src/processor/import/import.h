@@ -257,6 +257,7 @@ typedef struct trak_track_info {
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
   uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
   uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
   const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
@@ -298,13 +299,16 @@ typedef struct trak_track_info {
 /* ---- clocks ---------------------------------------------------------------------------- */
 
 typedef struct trak_clock_pair {
-  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock */
+  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
+                    ** the clock `via`, when the clock has one) */
 } trak_clock_pair;
 
 typedef struct trak_clock {
   uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
   uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
   uint8_t incremental;
+  uint8_t has_via; /* its snapshots lack the trace clock: pairs lead to clock `via` (a key) */
+  uint64_t via;
   int64_t last; /* incremental clocks: last absolute value (in units) */
   TRAK_VEC(trak_clock_pair) pairs;
 } trak_clock;
@@ -625,8 +629,8 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 /* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
-** when `track` is a global track, or a process track of that thread's process; else
-** TRAK_NULL_U32. */
+** when `track` is a global track (not the Default Track, uuid 0), or a process track of that
+** thread's process; else TRAK_NULL_U32. */
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);

@@ -179,6 +179,33 @@ decode_fields(const trak_importer *imp, const uint8_t *data, size_t len, packet_
   return rc < 0 ? (int)dec.error_offset + 1 : 0;
 }
 
+/* The byte offset of the current packet's payload, which follows the (outer) packet's one-byte
+** tag and its length's varint: where Perfetto's import logs place a packet. */
+static int64_t payload_offset(const trak_importer *imp) {
+  int64_t offset = (int64_t)imp->packet_offset + 2;
+  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
+    offset++;
+  return offset;
+}
+
+/* A packet needing incremental state its sequence lacks: skipped, counted and logged with its
+** packet_sequence_id, as Perfetto's reader logs it. */
+__attribute__((cold, noinline)) static void skipped_needing_state(trak_importer *imp,
+                                                                  trak_sequence *seq) {
+  seq->needs_state_skipped++;
+  trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
+               "packet needs incremental state, but sequence %u has %s", seq->id,
+               seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  uint32_t key = trak__strpool_intern(&t->strings, "packet_sequence_id", 18);
+  uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
+  t->args.int_value[row] = seq->id;
+  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_INCREMENTAL_INVALID,
+                                                     trak__args_share(imp, set),
+                                                     payload_offset(imp)}));
+}
+
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
@@ -194,10 +221,7 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
   seq->needs_state_total++;
   if (!seq->state_valid) {
-    seq->needs_state_skipped++;
-    trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
-                 "packet needs incremental state, but sequence %u has %s", seq->id,
-                 seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
+    skipped_needing_state(imp, seq);
     return 0;
   }
   return 1;
@@ -227,12 +251,8 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
 static void missing_sequence_id(trak_importer *imp) {
   trak__report(imp, TRAK_STAT_MISSING_SEQUENCE_ID,
                "track_event in a packet without trusted_packet_sequence_id; dropped");
-  /* The payload follows the (outer) packet's one-byte tag and its length's varint. */
-  int64_t offset = (int64_t)imp->packet_offset + 2;
-  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
-    offset++;
   trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_MISSING_SEQUENCE_ID,
-                                                     TRAK_NULL_U32, offset}));
+                                                     TRAK_NULL_U32, payload_offset(imp)}));
 }
 
 static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
