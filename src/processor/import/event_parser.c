@@ -62,7 +62,7 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   const uint64_t *ids = aux + 3;
   uint64_t n = aux[0] + (uint32_t)aux[1];
-  uint32_t v2 = (uint32_t)(aux[1] >> 32);
+  uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
   for (uint64_t i = 0; i < n; i++) {
     int added;
     uint32_t *last = trak__map_put(&imp->flows, ids[i], TRAK_NULL_U32, &added);
@@ -91,11 +91,15 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
     else if (kind != TRAK_FLOW_V2_IN)
       *last = slice;
   }
+  if (TRAK_UNLIKELY(aux[1] & TRAK_AUX_CALLSTACK)) /* its index follows the counter values */
+    trak__callstack_slice(imp, (uint32_t)ids[n + 2 * aux[2]], slice);
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
-** is not a counter track is dropped (and counted), as Perfetto drops it. */
-static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
+/* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
+** accumulation. A value on a track that is not a counter track is dropped (and counted), as
+** Perfetto drops it. */
+static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
+                            uint32_t arg_set_id) {
   trak_track_info *info = &imp->tracks.v[track];
   if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
@@ -107,7 +111,8 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
     info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
-  trak__counter_add(imp->tables, ev->ts, track, v);
+  uint32_t row = trak__counter_add(imp->tables, ev->ts, track, v);
+  imp->tables->counter.arg_set_id[row] = arg_set_id;
   return v;
 }
 
@@ -162,7 +167,7 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
-    v = counter_value(imp, ev, (uint32_t)p[0], v);
+    v = counter_value(imp, ev, (uint32_t)p[0], v, TRAK_NULL_U32); /* the args are the slice's */
     thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
   }
 }
@@ -237,8 +242,11 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
     info->state_row = 0;
   }
   if (!ev->u.s.name) return;
-  info->state_row =
-      trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id) + 1;
+  uint32_t row = trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id);
+  if (ev->u.s.name == info->terminal_state) /* ends at once: a zero-length marker */
+    t->state.dur[row] = 0;
+  else
+    info->state_row = row + 1;
 }
 
 /* (Inlined into the merge loop: it runs once per record.) */
@@ -351,7 +359,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
     break;
   case TRAK_EV_COUNTER:
-    counter_value(imp, ev, track, ev->u.value);
+    counter_value(imp, ev, track, ev->u.value, ev->arg_set_id);
     break;
   case TRAK_EV_EXTRA_ONLY:
     if (TRAK_UNLIKELY(info->is_state)) state_value(imp, ev, info, track);
@@ -444,6 +452,41 @@ static void report_unterminated(trak_importer *imp) {
   }
 }
 
+/* With the crop option: removes a sorted sequence's track events before the range of interest
+** (Perfetto drops them as it parses them; other records, such as triggers, stay), so the
+** merge never sees them. Returns the records left. */
+__attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
+                                                            trak_sequence *seq) {
+  trak_ev_block *wb = seq->head;
+  uint32_t wi = 0;
+  size_t kept = 0;
+  for (trak_ev_block *rb = seq->head; rb; rb = rb->next)
+    for (uint32_t ri = 0; ri < rb->n; ri++) {
+      trak_ev ev = rb->ev[ri];
+      const char *type = imp->tracks.v[ev.track & TRAK_EV_TRACK_MASK].type;
+      int track_event =
+          !type || (strcmp(type, "triggers") && strcmp(type, "chrome_process_stats") &&
+                    strcmp(type, "concurrent_tracing_sessions"));
+      if (ev.ts < imp->crop_before_ns && track_event) {
+        imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
+        continue;
+      }
+      if (wi == TRAK_EV_BLOCK) wb = wb->next, wi = 0; /* never past the block being read */
+      wb->ev[wi++] = ev;
+      kept++;
+    }
+  trak_ev_block *rest = wb->next;
+  wb->n = wi, wb->next = NULL;
+  seq->tail = wb;
+  while (rest) {
+    trak_ev_block *next = rest->next;
+    trak__block_free(rest);
+    rest = next;
+  }
+  seq->n_events = kept;
+  return kept;
+}
+
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
   trak__passthrough_resolve(imp);
@@ -461,6 +504,10 @@ void trak__events_parse(trak_importer *imp) {
       continue;
     }
     if (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order)) sequence_sort(imp, seq);
+    if (TRAK_UNLIKELY(imp->crop_before_ns != INT64_MIN) && !crop_sequence(imp, seq)) {
+      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+      continue;
+    }
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }

@@ -82,6 +82,19 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
     ef->extras |= TRAK_TE_REFLECT;
     break;
+  case TRAK_PB_TrackEvent_callstack: /* a oneof with callstack_iid: the last one wins */
+  case TRAK_PB_TrackEvent_callstack_iid:
+  case TRAK_PB_TrackEvent_callstack_weight:
+    if (!(ef->extras & TRAK_TE_CALLSTACK))
+      ef->callstack.data = NULL, ef->callstack_iid = 0, ef->has_callstack_weight = 0;
+    ef->extras |= TRAK_TE_CALLSTACK;
+    if (f->number == TRAK_PB_TrackEvent_callstack_weight)
+      ef->callstack_weight = trak_pb_as_double(f), ef->has_callstack_weight = 1;
+    else if (f->number == TRAK_PB_TrackEvent_callstack_iid)
+      ef->callstack_iid = f->value, ef->callstack.data = NULL;
+    else if (f->wire_type == TRAK_PB_WIRE_LEN)
+      ef->callstack = (trak_span){f->data, f->len}, ef->callstack_iid = 0;
+    break;
   default:
     if (trak__te_reflected(f->number)) { /* known to Perfetto, reflected into args */
       ef->extras |= TRAK_TE_REFLECT;
@@ -375,15 +388,20 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid,
-                            passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32
-                                                                         : passthrough_utid,
-                            0, 0, 0, ev->ts};
-    ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
+  /* A counter value gets the event's args as a slice does (Perfetto parses both alike). */
+  trak_te_args_extra x = {
+      utid, passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32 : passthrough_utid, 0, 0,
+      0, ev->ts};
+  ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
   ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
+  if (ef->extras & TRAK_TE_CALLSTACK && ev->track >> TRAK_EV_TYPE_SHIFT != TRAK_EV_COUNTER)
+    trak__callstack_event(imp, seq, ev,
+                          utid != TRAK_NULL_U32 ? imp->tables->thread.upid[utid] : info->upid,
+                          ef->callstack.data ? &ef->callstack : NULL, ef->callstack_iid,
+                          ef->has_callstack_weight, ef->callstack_weight);
 }
 
 static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
@@ -506,7 +524,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   /* An event on a process or global track from a sequence with a thread names that thread in
   ** legacy_event.passthrough_utid, as Perfetto's importer does. */
   uint32_t passthrough = TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 &&
-                                       track != seq->thread_track && type != TRAK_EV_COUNTER)
+                                       track != seq->thread_track)
                              ? trak__passthrough_utid(imp, seq, track)
                              : TRAK_NULL_U32;
   if (TRAK_UNLIKELY(ef.extras | (passthrough != TRAK_NULL_U32))) {
@@ -518,8 +536,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     } else {
       ev.u.s.name = event_name(imp, seq, &ef);
       ev.u.s.cat = event_category(imp, seq, &ef);
-      if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
     }
+    if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
     ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
                  ? trak__te_aux(imp, seq, &ef, NULL, TRAK_NULL_U32)
                  : 0;
