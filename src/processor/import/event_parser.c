@@ -93,6 +93,15 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   }
 }
 
+/* The first event on track `track` makes it a row, numbered in this order (tracks.c); its arg
+** sets are made then too, before the event's (arg_order.c). */
+__attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_track_info *info,
+                                                       const trak_ev *ev, uint32_t track) {
+  info->first_ts = ev->ts;
+  info->first_order = imp->n_tracks_used++;
+  trak__arg_order_log(imp, TRAK_ARG_ORDER_TRACK, track);
+}
+
 /* Adds one counter value; returns it after scaling and accumulation. A value on a track that
 ** is not a counter track is dropped (and counted), as Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v) {
@@ -104,8 +113,7 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
                     track_label(imp, track, label, sizeof label));
     return v;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
-    info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) track_made(imp, info, ev, track);
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   trak__counter_add(imp->tables, ev->ts, track, v);
   return v;
@@ -172,8 +180,7 @@ static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, cons
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
-    if (info->is_counter && info->first_ts == INT64_MAX)
-      info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+    if (info->is_counter && info->first_ts == INT64_MAX) track_made(imp, info, ev, (uint32_t)p[0]);
   }
 }
 
@@ -260,8 +267,8 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
-    info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
-    info->first_order = imp->n_tracks_used++;
+    track_made(imp, info, ev, track);
+    info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
     info->first_seq_flagged = seq->first_packet_flag;
   }
   if (imp->json) {
@@ -279,8 +286,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.v[track];
-        if (info->first_ts == INT64_MAX)
-          info->first_ts = ev->ts, info->first_name = 0, info->first_order = imp->n_tracks_used++;
+        if (info->first_ts == INT64_MAX) track_made(imp, info, ev, track), info->first_name = 0;
       }
       info = &imp->tracks.v[track];
     }
@@ -427,6 +433,7 @@ static void report_unterminated(trak_importer *imp) {
     trak_track_info *info = &imp->tracks.v[track];
     for (size_t i = 0; i < info->open_depth; i++) {
       uint32_t slice = (uint32_t)info->open[i];
+      trak__arg_order_slice(imp, slice); /* Perfetto commits them when the import ends */
       if (t->slice.dur[slice] >= 0) continue; /* a complete slice (JSON X) */
       char label[160];
       trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,

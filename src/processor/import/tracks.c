@@ -709,17 +709,24 @@ void trak__tracks_finish(trak_importer *imp) {
     if (ord[i].first_ts != INT64_MAX) used[imp->tracks.v[i].first_order] = i;
   /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
   ** late), so their tracks are made after all others. */
-  for (int late = 0; late < 2; late++)
+  uint32_t n_early = 0;
+  for (int late = 0; late < 2; late++) {
     for (size_t k = 0; k < imp->n_tracks_used; k++) {
       const char *type = imp->tracks.v[used[k]].type;
       if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
     }
+    if (!late) n_early = (uint32_t)t->track.n;
+  }
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)
     t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
   for (size_t r = 0; r < t->state.n; r++)
     t->state.track_id[r] = ord[t->state.track_id[r]].final;
+  for (size_t i = 0; i < n; i++) /* `used` is free to hold the rows of track indexes now */
+    used[i] = ord[i].final;
+  trak__arg_order_apply(imp, used, n_early);
   free(ord);
   free(used);
+  if (imp->json) trak__threads_json_order(imp);
 }

@@ -726,6 +726,9 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   x.name = intern_value(j, &e->name);
   x.cat = intern_value(j, &e->cat);
   if (ph == 'M') {
+    int64_t ts = 0; /* Perfetto sorts a metadata event without "ts" at 0 */
+    if (e->ts.s && !ts_of(&e->ts, &ts)) ts = 0;
+    trak__thread_seen(j->imp, x.utid, ts, j->event_index);
     metadata(j, e, &x);
     return;
   }
@@ -745,6 +748,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
                  (unsigned long long)j->event_index);
     return;
   }
+  trak__thread_seen(j->imp, x.utid, x.ts, j->event_index);
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);

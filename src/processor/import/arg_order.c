@@ -1,0 +1,128 @@
+/*
+** This file numbers arg sets as Perfetto's importer does. Perfetto commits an arg set when it
+** makes the thing the set belongs to, and its arg_set_id is the args table's row count at that
+** moment: a track's sets when the track is made (before the event that first uses it), a
+** slice's when the slice leaves its track's stack (its end, or the later event that closes it,
+** so an inner slice's set comes before its parent's), a flow's when the flow is made. trak
+** builds events' sets while it tokenizes (in file order) and tracks' when the import ends, so
+** the parse phase logs those moments (trak__arg_order_*) and the import's last step lays the
+** args table out again in that order, renumbering every arg_set_id column. Sets nothing refers
+** to (a slice begin's, replaced by its merge with the end's) are dropped, as Perfetto never
+** makes them; identical sets stay one set, numbered where the first was made.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/import.h"
+
+void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
+  trak_vec_push(imp->arg_order, (uint64_t)kind << 32 | value);
+}
+
+typedef struct relayout {
+  trak_tables *t;
+  uint32_t *remap; /* old set id (its first row) -> new id, TRAK_NULL_U32 until placed */
+  uint32_t *arg_set_id, *flat_key, *key, *string_value;
+  int64_t *int_value;
+  double *real_value;
+  uint8_t *value_type;
+  uint32_t n; /* rows placed */
+} relayout;
+
+/* The new id of old set `old`, placing its rows after those placed so far the first time. */
+static uint32_t place(relayout *r, uint32_t old) {
+  if (old == TRAK_NULL_U32) return old;
+  if (r->remap[old] != TRAK_NULL_U32) return r->remap[old];
+  const trak_tables *t = r->t;
+  uint32_t end = old + 1;
+  while (end < t->args.n && t->args.arg_set_id[end] == old)
+    end++;
+  uint32_t id = r->n, len = end - old;
+  for (uint32_t i = 0; i < len; i++)
+    r->arg_set_id[id + i] = id;
+  memcpy(r->flat_key + id, t->args.flat_key + old, len * sizeof *r->flat_key);
+  memcpy(r->key + id, t->args.key + old, len * sizeof *r->key);
+  memcpy(r->string_value + id, t->args.string_value + old, len * sizeof *r->string_value);
+  memcpy(r->int_value + id, t->args.int_value + old, len * sizeof *r->int_value);
+  memcpy(r->real_value + id, t->args.real_value + old, len * sizeof *r->real_value);
+  memcpy(r->value_type + id, t->args.value_type + old, len * sizeof *r->value_type);
+  r->n += len;
+  r->remap[old] = id;
+  return id;
+}
+
+static void place_column(relayout *r, uint32_t *col, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    col[i] = place(r, col[i]);
+}
+
+static void *alloc(size_t n, size_t size) {
+  void *p = malloc((n ? n : 1) * size);
+  if (!p) abort();
+  return p;
+}
+
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
+  trak_tables *t = imp->tables;
+  size_t cap = t->args.cap ? t->args.cap : 1;
+  relayout r = {t,
+                alloc(t->args.n, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(int64_t)),
+                alloc(cap, sizeof(double)),
+                alloc(cap, sizeof(uint8_t)),
+                0};
+  memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
+  uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
+  for (size_t i = 0; i < imp->arg_order.n; i++) {
+    uint64_t e = imp->arg_order.v[i];
+    uint32_t v = (uint32_t)e;
+    switch (e >> 32) {
+    case TRAK_ARG_ORDER_SLICE:
+      place(&r, t->slice.arg_set_id[v]);
+      break;
+    case TRAK_ARG_ORDER_TRACK: {
+      /* Rows are made in order of first use, each after its parents; JSON counter tracks
+      ** (rows from n_early on) are made when the import ends. */
+      uint32_t row = track_row[v];
+      if (row == TRAK_NULL_U32 || row >= n_early) break;
+      for (; next_track <= row; next_track++) {
+        place(&r, t->track.dimension_arg_set_id[next_track]);
+        place(&r, t->track.source_arg_set_id[next_track]);
+      }
+      break;
+    }
+    default:
+      place(&r, v);
+      break;
+    }
+  }
+  /* Then the sets made when the import ends, and any the log did not reach, in table order;
+  ** every column is renumbered once, here. */
+  for (uint32_t row = 0; row < t->track.n; row++) {
+    t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
+    t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);
+  }
+  place_column(&r, t->slice.arg_set_id, t->slice.n);
+  place_column(&r, t->flow.arg_set_id, t->flow.n);
+  place_column(&r, t->state.arg_set_id, t->state.n);
+  for (size_t i = 0; i < imp->import_logs.n; i++)
+    imp->import_logs.v[i].arg_set_id = place(&r, imp->import_logs.v[i].arg_set_id);
+  place_column(&r, t->process.arg_set_id, t->process.n);
+  place_column(&r, t->thread.arg_set_id, t->thread.n);
+  free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
+  free(t->args.flat_key), t->args.flat_key = r.flat_key;
+  free(t->args.key), t->args.key = r.key;
+  free(t->args.string_value), t->args.string_value = r.string_value;
+  free(t->args.int_value), t->args.int_value = r.int_value;
+  free(t->args.real_value), t->args.real_value = r.real_value;
+  free(t->args.value_type), t->args.value_type = r.value_type;
+  t->args.n = r.n;
+  t->args.cap = cap;
+  free(r.remap);
+  trak__map_clear(&imp->arg_sets); /* its ids are the old ones */
+  trak_vec_free(imp->arg_order);
+}
