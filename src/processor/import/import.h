@@ -506,7 +506,10 @@ void trak__threads_json_order(trak_importer *imp);
 enum {
   TRAK_ARG_ORDER_SLICE, /* slice id: its set, which it has when it leaves its track's stack */
   TRAK_ARG_ORDER_TRACK, /* track index first used: the sets of its row (and its parents') */
-  TRAK_ARG_ORDER_SET    /* an arg set id */
+  TRAK_ARG_ORDER_TRACK_SLICE, /* the same, by an event that starts a slice */
+  TRAK_ARG_ORDER_SET,   /* an arg set id */
+  TRAK_ARG_ORDER_FLUSH, /* slice id: still on its track's stack when the import ends */
+  TRAK_ARG_ORDER_COUNTER /* counter row with args: its set (renumbered from this entry only) */
 };
 void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
 /* A slice leaves its track's stack: its set, if it has one, is made now. */

@@ -213,7 +213,7 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id, t->process.machine_id);
   FREE_COLS(machine, t->machine.raw_id, t->machine.label_index);
-  FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id);
+  FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id, t->counter.arg_set_id);
   FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category, t->state.value,
             t->state.arg_set_id);
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
@@ -283,9 +283,9 @@ void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {
   reserve_cols(&t->slice.cap, slices, scols, ssizes, 8);
   if (t->slice.thread_ts && t->slice.cap != old_cap) grow_thread_cols(t, old_cap);
   void **ccols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
-                    (void **)&t->counter.track_id};
-  static const size_t csizes[] = {8, 8, 4};
-  reserve_cols(&t->counter.cap, counters, ccols, csizes, 3);
+                    (void **)&t->counter.track_id, (void **)&t->counter.arg_set_id};
+  static const size_t csizes[] = {8, 8, 4, 4};
+  reserve_cols(&t->counter.cap, counters, ccols, csizes, 4);
 }
 
 uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
@@ -399,14 +399,15 @@ uint32_t trak__machine_add(trak_tables *t, int64_t raw_id) {
 uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value) {
   if (t->counter.n == t->counter.cap) {
     void **cols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
-                     (void **)&t->counter.track_id};
-    static const size_t sizes[] = {8, 8, 4};
-    grow_cols(t->counter.n, &t->counter.cap, cols, sizes, 3);
+                     (void **)&t->counter.track_id, (void **)&t->counter.arg_set_id};
+    static const size_t sizes[] = {8, 8, 4, 4};
+    grow_cols(t->counter.n, &t->counter.cap, cols, sizes, 4);
   }
   size_t i = t->counter.n++;
   t->counter.ts[i] = ts;
   t->counter.value[i] = value;
   t->counter.track_id[i] = track;
+  t->counter.arg_set_id[i] = TRAK_NULL_U32;
   return (uint32_t)i;
 }
 

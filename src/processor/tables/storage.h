@@ -141,6 +141,7 @@ typedef struct trak_tables {
     int64_t *ts;
     double *value;
     uint32_t *track_id;
+    uint32_t *arg_set_id; /* TRAK_NULL_U32: none */
   } counter;
 
   /* Perfetto's state table: intervals of a state track's named states (TYPE_STATE events). */

@@ -92,7 +92,7 @@ static const vt_col counter_cols[] = {
     {"ts", "BIGINT", VT_I64, COL(counter, ts), 1},
     {"track_id", "BIGINT", VT_U32, COL(counter, track_id), 0},
     {"value", "DOUBLE", VT_F64, COL(counter, value), 0},
-    {"arg_set_id", "BIGINT", VT_NULL, NOCOL, 0},
+    {"arg_set_id", "BIGINT", VT_U32N, COL(counter, arg_set_id), 0},
 };
 static const vt_table vt_counter = {"counter", COL(counter, n), counter_cols,
                                     sizeof counter_cols / sizeof *counter_cols};

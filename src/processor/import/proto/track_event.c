@@ -375,9 +375,9 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   } else {
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
-    trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
-    ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   }
+  trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
+  ev->arg_set_id = trak__te_args(imp, seq, ef, &x); /* a counter value's too, as Perfetto's */
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
   ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
@@ -500,7 +500,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   /* An event on a process or global track from a sequence with a thread names that thread in
   ** legacy_event.passthrough_utid, as Perfetto's importer does. */
   uint32_t passthrough = TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 &&
-                                       track != seq->thread_track && type != TRAK_EV_COUNTER)
+                                       track != seq->thread_track)
                              ? trak__passthrough_utid(imp, seq, track)
                              : TRAK_NULL_U32;
   if (TRAK_UNLIKELY(ef.extras | (passthrough != TRAK_NULL_U32))) {
@@ -512,8 +512,8 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     } else {
       ev.u.s.name = event_name(imp, seq, &ef);
       ev.u.s.cat = event_category(imp, seq, &ef);
-      if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
     }
+    if (ef.n_annos) ev.arg_set_id = trak__debug_args_add(imp, seq, ef.annos, ef.n_annos);
     ev.aux = TRAK_UNLIKELY(ef.flows.n | ef.terms.n | ef.extra_values.n | ef.extra_double_values.n)
                  ? trak__te_aux(imp, seq, &ef, NULL, TRAK_NULL_U32)
                  : 0;
