@@ -264,7 +264,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     trak__track_orphan_report(imp, track, ev->pkt);
     return;
   }
-  if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
+  if (TRAK_UNLIKELY(info->compressed)) { /* a cookie track: the track it is given now */
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
   }

@@ -230,7 +230,8 @@ typedef struct trak_track_info {
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
   const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
-  uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
+  uint8_t compressed; /* a cookie track of async ids or merged siblings: records go to the
+                      ** track trak__async_track gives them */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
@@ -745,8 +746,9 @@ void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t
 /* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's; a new
 ** id gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry. */
 uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
-/* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
-** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
+/* The output track of a record (type BEGIN, END or INSTANT, event name `name`) on cookie track
+** `cookie` (a JSON or legacy async id, or a descriptor track merged by name with its
+** siblings), as Perfetto's track compressor picks it (async_tracks.c). */
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);

@@ -668,6 +668,12 @@ static int orphaned(trak_importer *imp, uint32_t i) {
 
 void trak__tracks_check_hierarchy(trak_importer *imp) {
   for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    trak_track_info *info = &imp->tracks.v[i];
+    /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
+    ** track compressor: siblings of one name share tracks while they do not overlap. */
+    if (!info->type && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
+        !info->is_thread && !info->is_process && !info->merge_none && info->name)
+      info->compressed = 1;
     if (!imp->tracks.v[i].has_parent || !orphaned(imp, i)) continue;
     imp->tracks.v[i].orphan = 1;
     for (uint32_t d = 0; d < imp->tracks.v[i].n_descriptors; d++)
