@@ -177,13 +177,16 @@ static uint32_t *new_ids(row_key *keys, size_t n) {
   return map;
 }
 
-/* Moves the rows of a column so that row i goes to map[i]. */
-#define PERMUTE(col, n, map, tmp)                                                                \
-  do {                                                                                           \
-    for (size_t i_ = 0; i_ < (n); i_++)                                                          \
-      memcpy((char *)(tmp) + (size_t)(map)[i_] * sizeof *(col), &(col)[i_], sizeof *(col));       \
-    memcpy((col), (tmp), (n) * sizeof *(col));                                                   \
-  } while (0)
+/* Moves the rows of each column (`sizes`: element sizes) so that row i goes to map[i]. */
+static void permute(void *const cols[], const size_t sizes[], size_t ncols, size_t n,
+                    const uint32_t *map, char *tmp) {
+  for (size_t c = 0; c < ncols; c++) {
+    char *col = cols[c];
+    for (size_t i = 0; i < n; i++)
+      memcpy(tmp + (size_t)map[i] * sizes[c], col + i * sizes[c], sizes[c]);
+    memcpy(col, tmp, n * sizes[c]);
+  }
+}
 
 static uint32_t remap_id(const uint32_t *map, uint32_t id) {
   return id == TRAK_NULL_U32 ? id : map[id];
@@ -218,23 +221,18 @@ void trak__threads_json_order(trak_importer *imp) {
     kt--;
   while (kp && pk[kp - 1].at.index == UINT64_MAX)
     kp--;
-  void *tmp = malloc((nt > np ? nt : np) * 8 + 8);
+  char *tmp = malloc((nt > np ? nt : np) * 8 + 8);
   if (!tmp) abort();
   for (size_t u = 0; u < nt; u++)
     t->thread.upid[u] = remap_id(pmap, t->thread.upid[u]);
-  PERMUTE(t->thread.tid, nt, umap, tmp);
-  PERMUTE(t->thread.name, nt, umap, tmp);
-  PERMUTE(t->thread.upid, nt, umap, tmp);
-  PERMUTE(t->thread.is_main, nt, umap, tmp);
-  PERMUTE(t->thread.is_idle, nt, umap, tmp);
-  PERMUTE(t->thread.arg_set_id, nt, umap, tmp);
-  PERMUTE(t->thread.machine_id, nt, umap, tmp);
-  PERMUTE(t->process.pid, np, pmap, tmp);
-  PERMUTE(t->process.start_ts, np, pmap, tmp);
-  PERMUTE(t->process.name, np, pmap, tmp);
-  PERMUTE(t->process.cmdline, np, pmap, tmp);
-  PERMUTE(t->process.arg_set_id, np, pmap, tmp);
-  PERMUTE(t->process.machine_id, np, pmap, tmp);
+  void *tcols[] = {t->thread.tid,     t->thread.name,       t->thread.upid,      t->thread.is_main,
+                   t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id};
+  static const size_t tsizes[] = {8, 4, 4, 1, 1, 4, 4};
+  permute(tcols, tsizes, 7, nt, umap, tmp);
+  void *pcols[] = {t->process.pid,     t->process.start_ts,   t->process.name,
+                   t->process.cmdline, t->process.arg_set_id, t->process.machine_id};
+  static const size_t psizes[] = {8, 8, 4, 4, 4, 4};
+  permute(pcols, psizes, 6, np, pmap, tmp);
   for (size_t r = 0; r < t->track.n; r++) {
     t->track.utid[r] = remap_id(umap, t->track.utid[r]);
     t->track.upid[r] = remap_id(pmap, t->track.upid[r]);
