@@ -223,7 +223,8 @@ static void timed_query(trak_processor *p, const char *label, const char *sql) {
   while (trak_query_next(q, &err) > 0)
     rows++;
   trak_query_free(q);
-  printf("  %-28s %8.1f ms  (%llu rows)\n", label, (bench_now_sec() - t0) * 1e3, (unsigned long long)rows);
+  printf("  %-28s %8.1f ms  (%llu rows)\n", label, (bench_now_sec() - t0) * 1e3,
+         (unsigned long long)rows);
 }
 
 int main(int argc, char **argv) {

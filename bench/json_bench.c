@@ -122,7 +122,8 @@ int main(int argc, char **argv) {
   int keep = argc > 3 && !strcmp(argv[3], "keep");
   double t0 = bench_now_sec();
   uint64_t events = generate(path, mb * 1000000);
-  printf("generated %s: %llu events in %.1f s\n", path, (unsigned long long)events, bench_now_sec() - t0);
+  printf("generated %s: %llu events in %.1f s\n", path, (unsigned long long)events,
+         bench_now_sec() - t0);
 
   struct rusage before, after;
   getrusage(RUSAGE_SELF, &before);

@@ -81,8 +81,8 @@ int main(int argc, char **argv) {
                    "SELECT count(*), sum(dur), count(thread_name), count(process_name), "
                    "max(tid), max(depth) FROM thread_slice",
                    &n);
-  printf("thread_slice, every row with its thread and process: %.3f s, CPU %.3f s (%lld rows)\n",
-         t, last_cpu, n);
+  printf("thread_slice, every row with its thread and process: %.3f s, CPU %.3f s (%lld rows)\n", t,
+         last_cpu, n);
   t = timed(p,
             "SELECT count(*) FROM thread_slice WHERE name = (SELECT name FROM slice WHERE id = 0)",
             &n);

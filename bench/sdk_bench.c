@@ -57,23 +57,28 @@ static void run_arg(void) {
   }
 }
 static void run_raw(void) {
-  for (int i = 0; i < BATCH; i++) trak_packet_write(cat_on, raw_packet, NULL);
+  for (int i = 0; i < BATCH; i++)
+    trak_packet_write(cat_on, raw_packet, NULL);
 }
 static void run_instant(void) {
-  for (int i = 0; i < BATCH; i++) TRAK_EVENT_INSTANT(cat_on, "instant");
+  for (int i = 0; i < BATCH; i++)
+    TRAK_EVENT_INSTANT(cat_on, "instant");
 }
 static trak_track counter_track;
 static void run_counter(void) {
-  for (int i = 0; i < BATCH; i++) TRAK_COUNTER(cat_on, counter_track, i);
+  for (int i = 0; i < BATCH; i++)
+    TRAK_COUNTER(cat_on, counter_track, i);
 }
 
 static volatile uint64_t sink;
 static void run_clock_boottime(void) {
-  for (int i = 0; i < BATCH; i++) sink = trak_clock_now();
+  for (int i = 0; i < BATCH; i++)
+    sink = trak_clock_now();
 }
 static void run_rdtsc(void) {
 #if defined(__x86_64__)
-  for (int i = 0; i < BATCH; i++) sink = __builtin_ia32_rdtsc();
+  for (int i = 0; i < BATCH; i++)
+    sink = __builtin_ia32_rdtsc();
 #endif
 }
 
@@ -94,7 +99,8 @@ static double measure(void (*fn)(void)) {
 static void *thread_slices(void *arg) {
   struct timespec c0, c1;
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c0);
-  for (int b = 0; b < 200; b++) run_slice();
+  for (int b = 0; b < 200; b++)
+    run_slice();
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &c1);
   *(double *)arg = (double)(c1.tv_sec - c0.tv_sec) * 1e9 + (double)(c1.tv_nsec - c0.tv_nsec);
   return NULL;
@@ -106,8 +112,10 @@ static double throughput(int n, double *cpu_ns_per_slice) {
   pthread_t th[2];
   double cpu[2] = {0, 0};
   uint64_t t0 = bench_now_ns();
-  for (int i = 0; i < n; i++) pthread_create(&th[i], NULL, thread_slices, &cpu[i]);
-  for (int i = 0; i < n; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < n; i++)
+    pthread_create(&th[i], NULL, thread_slices, &cpu[i]);
+  for (int i = 0; i < n; i++)
+    pthread_join(th[i], NULL);
   double secs = (double)(bench_now_ns() - t0) / 1e9;
   *cpu_ns_per_slice = (cpu[0] + cpu[1]) / n / (200.0 * BATCH);
   return (double)n * 200 * BATCH * 2 / secs;
@@ -132,9 +140,14 @@ int main(int argc, char **argv) {
   }
   counter_track = trak_track_counter("bench counter", TRAK_UNIT_COUNT, 0);
   static const scenario scenarios[] = {
-      {"disabled", run_disabled},   {"slice", run_slice},     {"slice_callback", run_callback},
-      {"slice_debug_arg", run_arg}, {"raw_packet", run_raw},  {"instant", run_instant},
-      {"counter", run_counter},     {"clock_boottime", run_clock_boottime},
+      {"disabled", run_disabled},
+      {"slice", run_slice},
+      {"slice_callback", run_callback},
+      {"slice_debug_arg", run_arg},
+      {"raw_packet", run_raw},
+      {"instant", run_instant},
+      {"counter", run_counter},
+      {"clock_boottime", run_clock_boottime},
       {"rdtsc", run_rdtsc},
   };
   for (size_t i = 0; i < sizeof scenarios / sizeof scenarios[0]; i++) {
@@ -160,7 +173,8 @@ int main(int argc, char **argv) {
     cfg.compress = compress;
     trak_session_new(&cfg, &s, NULL);
     trak_session_start(s, NULL);
-    for (int b = 0; b < 100; b++) run_slice();
+    for (int b = 0; b < 100; b++)
+      run_slice();
     trak_session_stop(s, NULL);
     uint8_t *data;
     size_t len;

@@ -2,6 +2,22 @@
 # the two libraries (static and shared), the public headers with the generated trak/protos.h,
 # pkg-config files, a CMake package exporting trak::trak and trak::processor, and, when the
 # command is built, `trak` and its man page. CPack turns the same rules into a Debian package.
+# Debian's multiarch layout under every prefix: libraries in lib/<triplet>, where ld.so,
+# pkg-config and find_package look under /usr/local as under /usr. GNUInstallDirs alone picks it
+# only when the prefix is /usr at configure time, so the .deb (installed under /usr by CPack
+# from a /usr/local build) would put libraries in /usr/lib. A libdir the user chose
+# (-DCMAKE_INSTALL_LIBDIR=...) is kept; in a build directory configured before this rule
+# (TRAK_LIBDIR_SEEN unset), GNUInstallDirs' own "lib", recognised by its help text, is replaced.
+if(CMAKE_LIBRARY_ARCHITECTURE AND EXISTS /etc/debian_version)
+  get_property(trak_libdir_help CACHE CMAKE_INSTALL_LIBDIR PROPERTY HELPSTRING)
+  if(NOT DEFINED CMAKE_INSTALL_LIBDIR OR
+     (NOT DEFINED CACHE{TRAK_LIBDIR_SEEN} AND CMAKE_INSTALL_LIBDIR STREQUAL "lib" AND
+      trak_libdir_help STREQUAL "Object code libraries (lib)"))
+    set(CMAKE_INSTALL_LIBDIR lib/${CMAKE_LIBRARY_ARCHITECTURE}
+        CACHE PATH "Object code libraries (lib/<multiarch triplet> on Debian)" FORCE)
+  endif()
+  set(TRAK_LIBDIR_SEEN ON CACHE INTERNAL "cmake/install.cmake chose the libdir once")
+endif()
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
 

@@ -28,7 +28,8 @@ static trak_track depth_track, requests_track;
 static void spin_us(int us) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  do clock_gettime(CLOCK_MONOTONIC, &t1);
+  do
+    clock_gettime(CLOCK_MONOTONIC, &t1);
   while ((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000 < us);
 }
 
@@ -51,7 +52,8 @@ static void *worker(void *arg) {
   trak_thread_set_name(name);
   for (;;) {
     pthread_mutex_lock(&lock);
-    while (head == tail && tail < ITEMS) pthread_cond_wait(&more, &lock);
+    while (head == tail && tail < ITEMS)
+      pthread_cond_wait(&more, &lock);
     if (head == ITEMS) {
       pthread_mutex_unlock(&lock);
       return NULL;
@@ -82,7 +84,8 @@ int main(int argc, char **argv) {
   requests_track = trak_track_named("requests", 0);
 
   pthread_t th[WORKERS];
-  for (int i = 0; i < WORKERS; i++) pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
+  for (int i = 0; i < WORKERS; i++)
+    pthread_create(&th[i], NULL, worker, (void *)(intptr_t)i);
   trak_thread_set_name("producer");
   {
     TRAK_EVENT(cat_app, "produce all", TRAK_ARG("items", ITEMS));
@@ -100,7 +103,8 @@ int main(int argc, char **argv) {
   pthread_mutex_lock(&lock);
   pthread_cond_broadcast(&more);
   pthread_mutex_unlock(&lock);
-  for (int i = 0; i < WORKERS; i++) pthread_join(th[i], NULL);
+  for (int i = 0; i < WORKERS; i++)
+    pthread_join(th[i], NULL);
 
   trak_session_stats st;
   if (trak_session_stop(session, &err) || trak_session_write_file(session, argv[1], &err)) {

@@ -267,9 +267,9 @@ static void test_packed_input_on_unpacked_field_prints_by_number(void **state) {
 static void test_values_that_names_would_lose_print_by_number(void **state) {
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
-  trak_pb_put_varint(&b, TRAK_PB_TracePacket_sequence_flags, 1ull << 40); /* > uint32 */
+  trak_pb_put_varint(&b, TRAK_PB_TracePacket_sequence_flags, 1ull << 40);  /* > uint32 */
   trak_pb_put_varint(&b, TRAK_PB_TracePacket_first_packet_on_sequence, 2); /* bool 2 */
-  trak_pb_put_fixed64(&b, TRAK_PB_TracePacket_timestamp, 5);              /* wire type */
+  trak_pb_put_fixed64(&b, TRAK_PB_TracePacket_timestamp, 5);               /* wire type */
   char *text = tu_binary_to_pbtxt("TracePacket", b.start, trak_pb_buf_len(&b));
   assert_null(strstr(text, "sequence_flags"));
   assert_null(strstr(text, "first_packet_on_sequence"));

@@ -168,7 +168,8 @@ static void check_every_split(const char *name, const char *unpadded, size_t unp
     diag_log log = {0};
     trak_processor *p = import_chunks(pbtxt, len, chunk, &log);
     char *got = dump_tables(p);
-    if (strcmp(got, want)) fail_msg("%s fed in pieces of %zu differs:\n%s\nwant:\n%s", name, chunk, got, want);
+    if (strcmp(got, want))
+      fail_msg("%s fed in pieces of %zu differs:\n%s\nwant:\n%s", name, chunk, got, want);
     assert_int_equal(log.text_errors, 0);
     free(got);
     trak_processor_free(p);
@@ -267,9 +268,9 @@ static void test_cutter_cuts_at_top_level_fields(void **state) {
                              "packet { name: \"a}\\\"{\" }, packet <x: '>\\''> ;\n"
                              "packet: [ {}, {} ] 7: 1\n"
                              "  packet {}   # end }";
-  static const char *const want[] = {
-      "# c } \" {\npacket { name: \"a}\\\"{\" }", " packet <x: '>\\''>",
-      "\npacket: [ {}, {} ]", " 7: 1\n  packet {}", "   # end }"};
+  static const char *const want[] = {"# c } \" {\npacket { name: \"a}\\\"{\" }",
+                                     " packet <x: '>\\''>", "\npacket: [ {}, {} ]",
+                                     " 7: 1\n  packet {}", "   # end }"};
   char *expect = expected_pieces(full, want, sizeof want / sizeof *want);
   for (size_t chunk = 1; chunk <= sizeof full - 1; chunk++) {
     trak_text_split s;
@@ -281,7 +282,8 @@ static void test_cutter_cuts_at_top_level_fields(void **state) {
     }
     trak__text_split_finish(&s, on_piece, &got);
     trak__text_split_free(&s);
-    if (strcmp(got.all.v, expect)) fail_msg("pieces of %zu:\n%s\nwant:\n%s", chunk, got.all.v, expect);
+    if (strcmp(got.all.v, expect))
+      fail_msg("pieces of %zu:\n%s\nwant:\n%s", chunk, got.all.v, expect);
     free(got.all.v);
   }
   free(expect);
@@ -289,7 +291,8 @@ static void test_cutter_cuts_at_top_level_fields(void **state) {
 
 /* ---- syntax errors ------------------------------------------------------------------------ */
 
-/* Imports `pbtxt` (after the header of padded()) in pieces of every size up to 32 and whole; each import must report one
+/* Imports `pbtxt` (after the header of padded()) in pieces of every size up to 32 and whole; each
+*import must report one
 ** text_parse_error holding the message trak_pbtxt_parse gives for the whole text, and keep
 ** `packets` slices and instants. */
 static void check_error(const char *unpadded, int64_t packets) {
@@ -327,21 +330,22 @@ static void test_escape_at_end_reads_nothing_past_it(void **state) {
   trak_pb_buf_free(&bin);
 }
 
-#define EV(ts)                                                                             \
-  "packet { timestamp: " #ts " trusted_packet_sequence_id: 1 track_event { type: TYPE_INSTANT " \
+#define EV(ts)                                                                                     \
+  "packet { timestamp: " #ts " trusted_packet_sequence_id: 1 track_event { type: TYPE_INSTANT "    \
   "track_uuid: 1 } }"
 
 static void test_errors_report_whole_file_position(void **state) {
   (void)state;
   check_error(EV(1) "\n" EV(2) "\npacket { 'bogus': 1 }\n" EV(3), 2);
   check_error(EV(1) " " EV(2) " packet { timestamp: 3 'bogus': 1 }", 2); /* mid-line */
-  check_error(EV(1) ", , " EV(2), 1);                                   /* two separators */
+  check_error(EV(1) ", , " EV(2), 1);                                    /* two separators */
   check_error(EV(1) "\n  # }\n  ; ;" EV(2), 1);                          /* on a later line */
-  check_error(EV(1) "\n" EV(2) " }\n" EV(3), 2);                        /* stray closer */
+  check_error(EV(1) "\n" EV(2) " }\n" EV(3), 2);                         /* stray closer */
   check_error(EV(1) "\npacket { track_event { name: \"a}\n } }\n" EV(2), 1);
   check_error(EV(1) "\n  # comment }\n" EV(2) "\n" EV(3) "\npacket { timestamp: 4", 3);
   check_error(EV(1) "\n" EV(2) " 7", 2);
-  check_error(EV(1) "\n# \xc3\xa4\xc2\x8a\xc2\x8a\xc2\x8a high bytes\n" EV(2) " packet { 'bogus': 1 }", 2);
+  check_error(
+      EV(1) "\n# \xc3\xa4\xc2\x8a\xc2\x8a\xc2\x8a high bytes\n" EV(2) " packet { 'bogus': 1 }", 2);
   check_error("packet { timestamp: 1 ]", 0);
 }
 

@@ -93,10 +93,9 @@ static void filters_and_aggregates(void **state) {
                  "'aggregate', 'CONCAT_WITH_COMMA', 's', 's'))"),
       "main|6|2\na|5|5,7");
   /* A second value column gives self_/cumulative_ of it; the first sets the layout. */
-  assert_string_equal(
-      sc_rows(p, "SELECT name, cumulative_value, self_s, cumulative_s FROM simple("
-                 "__intrinsic_flamegraph_config('value', 'value', 'value', 's'))"),
-      "main|10|2|14\na|9|12|12\nb|4|0|0");
+  assert_string_equal(sc_rows(p, "SELECT name, cumulative_value, self_s, cumulative_s FROM simple("
+                                 "__intrinsic_flamegraph_config('value', 'value', 'value', 's'))"),
+                      "main|10|2|14\na|9|12|12\nb|4|0|0");
 }
 
 static void super_root_and_errors(void **state) {

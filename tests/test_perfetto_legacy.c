@@ -5,7 +5,8 @@
 ** __intrinsic_stringify!, HASH, the window functions LAST_NON_NULL, FIRST_NON_NULL and
 ** INTERNAL_LAYOUT, regexp_extract, unhex, regexp_replace_simple, the extract_metadata family
 ** pointers in __intrinsic_arg_set_to_json, perfetto_table_info and __intrinsic_zstd_compress
-** (whose frames the zstd tool decoded when this was written). Each answer was checked against Perfetto's
+** (whose frames the zstd tool decoded when this was written). Each answer was checked against
+*Perfetto's
 ** trace_processor_shell on the same query.
 */
 #include <setjmp.h>
@@ -72,9 +73,10 @@ static void delegates_to(void **state) {
 
 static void include_and_stringify(void **state) {
   trak_processor *p = *state;
-  assert_string_equal(sc_rows(p, "SELECT IMPORT('time.conversion');"
-                                 "INCLUDE PERFETTO MODULE time.conversion; SELECT time_to_ms(2000000)"),
-                      "2");
+  assert_string_equal(
+      sc_rows(p, "SELECT IMPORT('time.conversion');"
+                 "INCLUDE PERFETTO MODULE time.conversion; SELECT time_to_ms(2000000)"),
+      "2");
   assert_string_equal(sc_rows(p, "INCLUDE PERFETTO MODULE *; SELECT 1"), "1");
   /* As Perfetto: the text between quotes as written, so foo'' reads foo'. */
   assert_string_equal(sc_rows(p, "SELECT __intrinsic_stringify!(foo'') UNION ALL "
@@ -159,9 +161,10 @@ static void table_info(void **state) {
   assert_string_equal(sc_rows(p, "SELECT id, name, col_type, nullable, sorted "
                                  "FROM perfetto_table_info('ti_ids')"),
                       "0|c|id|0|0\n1|_auto_id|id|0|0");
-  sc_rows(p, "CREATE PERFETTO TABLE ti_mixed AS SELECT 2 AS a, 'x' AS s, 1.5 AS d, NULL AS n, "
-             "-1 AS neg, 5000000000 AS big, 0 AS setid UNION ALL SELECT 1, NULL, 2.5, NULL, 3, 1, 0 "
-             "UNION ALL SELECT 1, 'y', NULL, NULL, 3, 2, 2");
+  sc_rows(p,
+          "CREATE PERFETTO TABLE ti_mixed AS SELECT 2 AS a, 'x' AS s, 1.5 AS d, NULL AS n, "
+          "-1 AS neg, 5000000000 AS big, 0 AS setid UNION ALL SELECT 1, NULL, 2.5, NULL, 3, 1, 0 "
+          "UNION ALL SELECT 1, 'y', NULL, NULL, 3, 2, 2");
   assert_string_equal(sc_rows(p, "SELECT name, col_type, nullable, sorted "
                                  "FROM perfetto_table_info('ti_mixed')"),
                       "a|uint32|0|3\ns|string|1|3\nd|double|1|3\nn|uint32|1|3\n"
@@ -185,10 +188,14 @@ static void zstd_frame(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(legacy_create_function), cmocka_unit_test(memoize),
-      cmocka_unit_test(delegates_to),           cmocka_unit_test(include_and_stringify),
-      cmocka_unit_test(window_functions),       cmocka_unit_test(text_functions),
-      cmocka_unit_test(metadata_and_pointers),  cmocka_unit_test(table_info),
+      cmocka_unit_test(legacy_create_function),
+      cmocka_unit_test(memoize),
+      cmocka_unit_test(delegates_to),
+      cmocka_unit_test(include_and_stringify),
+      cmocka_unit_test(window_functions),
+      cmocka_unit_test(text_functions),
+      cmocka_unit_test(metadata_and_pointers),
+      cmocka_unit_test(table_info),
       cmocka_unit_test(zstd_frame),
   };
   return cmocka_run_group_tests(tests, sc_setup_empty, sc_teardown);

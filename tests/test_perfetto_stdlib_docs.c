@@ -40,13 +40,13 @@ static void modules_and_kinds(void **state) {
 
 static void documentation(void **state) {
   trak_processor *p = *state;
-  assert_string_equal(
-      sc_rows(p, "SELECT short_description, return_type, return_description, "
-                 "a.value ->> 'name', a.value ->> 'type', a.value ->> 'description' "
-                 "FROM __intrinsic_stdlib_objects AS o, json_each(o.args) AS a "
-                 "WHERE o.qualified_name = 'time.conversion.time_from_ms'"),
-      "A count of milliseconds as a duration in nanoseconds.|TIMESTAMP|"
-      "The same span in nanoseconds.|millis|LONG|The number of milliseconds.");
+  assert_string_equal(sc_rows(p,
+                              "SELECT short_description, return_type, return_description, "
+                              "a.value ->> 'name', a.value ->> 'type', a.value ->> 'description' "
+                              "FROM __intrinsic_stdlib_objects AS o, json_each(o.args) AS a "
+                              "WHERE o.qualified_name = 'time.conversion.time_from_ms'"),
+                      "A count of milliseconds as a duration in nanoseconds.|TIMESTAMP|"
+                      "The same span in nanoseconds.|millis|LONG|The number of milliseconds.");
   assert_string_equal(sc_rows(p, "SELECT c.value ->> 'type' FROM __intrinsic_stdlib_objects AS "
                                  "o, json_each(o.cols) AS c WHERE o.qualified_name = "
                                  "'slices.with_context.thread_slice' AND c.value ->> 'name' = "

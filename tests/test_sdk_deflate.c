@@ -40,11 +40,13 @@ static void test_round_trips(void **state) {
     buf[i] = (uint8_t)x;
   }
   round_trip(buf, sizeof buf);
-  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)(i % 7 == 0 ? x >> (i % 50) : 'a');
+  for (size_t i = 0; i < sizeof buf; i++)
+    buf[i] = (uint8_t)(i % 7 == 0 ? x >> (i % 50) : 'a');
   round_trip(buf, sizeof buf); /* long matches, all distances up to the window */
   memset(buf, 0, sizeof buf);
   round_trip(buf, sizeof buf); /* maximal matches */
-  for (size_t i = 0; i < sizeof buf; i++) buf[i] = (uint8_t)((i * 2654435761u) >> 13);
+  for (size_t i = 0; i < sizeof buf; i++)
+    buf[i] = (uint8_t)((i * 2654435761u) >> 13);
   round_trip(buf, 70000);
 }
 

@@ -73,7 +73,8 @@ static void test_slices_and_instants(void **state) {
   assert_int_equal(t.ev[0].type, B);
   assert_int_equal(t.ev[3].type, I);
   assert_int_equal(t.ev[4].type, E);
-  for (size_t i = 1; i < t.nev; i++) assert_true(t.ev[i].ts >= t.ev[i - 1].ts);
+  for (size_t i = 1; i < t.nev; i++)
+    assert_true(t.ev[i].ts >= t.ev[i - 1].ts);
   /* On the thread's track by default, described with this thread's tid. */
   const dec_track *th = dec_track_find(&t, trak_track_thread());
   assert_non_null(th);
@@ -278,12 +279,15 @@ static void extra_fields(trak_event_ctx *ctx, void *user) {
 }
 
 static int callback_calls;
-static void counting(trak_event_ctx *ctx, void *user) { callback_calls++; }
+static void counting(trak_event_ctx *ctx, void *user) {
+  callback_calls++;
+}
 
 static void test_callback_and_user_interning(void **state) {
   trak_session *s = start(NULL);
   int score = 1234;
-  for (int i = 0; i < 3; i++) TRAK_EVENT_INSTANT(cat_a, "cb", TRAK_CALLBACK(extra_fields, &score));
+  for (int i = 0; i < 3; i++)
+    TRAK_EVENT_INSTANT(cat_a, "cb", TRAK_CALLBACK(extra_fields, &score));
   callback_calls = 0;
   TRAK_EVENT_INSTANT(cat_dbg, "off", TRAK_CALLBACK(counting, NULL)); /* debug: disabled */
   assert_int_equal(callback_calls, 0);

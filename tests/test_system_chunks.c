@@ -86,7 +86,8 @@ static void read_seq(trak_session *s, seen *out) {
 }
 
 static trak_session *central(uint32_t chunks, int ring) {
-  trak_session_config cfg = {.buffer_size_kb = 1, .chunk_size = 1024 / chunks,
+  trak_session_config cfg = {.buffer_size_kb = 1,
+                             .chunk_size = 1024 / chunks,
                              .fill_policy = ring ? TRAK_FILL_RING : TRAK_FILL_DISCARD};
   trak_session *s;
   assert_int_equal(trak_session_new(&cfg, &s, NULL), 0);

@@ -3,7 +3,8 @@
 ** tests (tests/data/golden/trace_metadata_*, trace_stats_*) cannot say it: a trace_uuid computed
 ** from the trace's first bytes (the golden tests also feed their traces as text and gzipped),
 ** previous_packet_dropped as a bit mask of loss causes, a trace with no metadata packets, and
-** the lookup functions on NULL. The expected answers were compared with Perfetto's trace_processor_shell on the same
+** the lookup functions on NULL. The expected answers were compared with Perfetto's
+*trace_processor_shell on the same
 ** bytes.
 */
 #include <setjmp.h>
@@ -84,8 +85,8 @@ static void loss_causes(void **state) {
 static void uuid_from_bytes(void **state) {
   (void)state;
   /* one packet: trusted_packet_sequence_id 1, timestamp 10, an instant "x" */
-  static const uint8_t trace[] = {0x0a, 0x0c, 0x40, 0x0a, 0x50, 0x01, 0x5a, 0x06,
-                                  0x48, 0x03, 0xba, 0x01, 0x01, 0x78};
+  static const uint8_t trace[] = {0x0a, 0x0c, 0x40, 0x0a, 0x50, 0x01, 0x5a,
+                                  0x06, 0x48, 0x03, 0xba, 0x01, 0x01, 0x78};
   trak_processor *p = open_bytes(trace, sizeof trace);
   assert_string_equal(sc_rows(p, "SELECT str_value, machine_id, trace_id FROM metadata "
                                  "WHERE name = 'trace_uuid'"),

@@ -275,8 +275,10 @@ static void bad_requests_get_errors(void **state) {
   /* The widest range there is: no overflow, the whole trace in column 0. */
   expect(get(f, "/api/slices?tracks=0&start=-9223372036854775808&end=9223372036854775807&px=1"),
          200, NULL);
-  expect(getf(f, "/api/slices?tracks=%" PRId64 "&start=-9223372036854775808&end=%" PRId64
-                 "&px=9223372036854775807", f->main_track, INT64_MAX),
+  expect(getf(f,
+              "/api/slices?tracks=%" PRId64 "&start=-9223372036854775808&end=%" PRId64
+              "&px=9223372036854775807",
+              f->main_track, INT64_MAX),
          200, ",\"step\",1000]");
   expect(get(f, "/api/search"), 400, "missing argument 'q'");
   expect(get(f, "/api/nothing"), 404, "no such endpoint");

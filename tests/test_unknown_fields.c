@@ -79,20 +79,20 @@ static void test_every_kind_of_value_is_skipped(void **state) {
 
 static void test_syntax_errors_stay_errors(void **state) {
   (void)state;
-  const char *bad[] = {"packet { unknown { a: 1 }",   /* unclosed */
-                       "packet { unknown: }",         /* no value */
-                       "packet { unknown 5 }",        /* no colon before a scalar */
-                       "packet { unknown: [1 2] }",   /* no comma */
-                       "packet { unknown { : 1 } }",  /* no name inside */
-                       "packet { [a.b\n] { } }"};      /* bracket not closed on its line */
+  const char *bad[] = {"packet { unknown { a: 1 }",  /* unclosed */
+                       "packet { unknown: }",        /* no value */
+                       "packet { unknown 5 }",       /* no colon before a scalar */
+                       "packet { unknown: [1 2] }",  /* no comma */
+                       "packet { unknown { : 1 } }", /* no name inside */
+                       "packet { [a.b\n] { } }"};    /* bracket not closed on its line */
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     trak_pb_buf out;
     trak_pb_buf_init_heap(&out);
     trak_error err = {0};
     skips s = {{0}, 0};
-    assert_int_equal(trak_pbtxt_parse_lenient("Trace", bad[i], strlen(bad[i]), 1, 1, on_skip, &s,
-                                              &out, &err),
-                     TRAK_EFORMAT);
+    assert_int_equal(
+        trak_pbtxt_parse_lenient("Trace", bad[i], strlen(bad[i]), 1, 1, on_skip, &s, &out, &err),
+        TRAK_EFORMAT);
     assert_non_null(strstr(err.message, "line 1, column"));
     trak_pb_buf_free(&out);
   }

@@ -51,20 +51,22 @@ typedef struct trak_category {
 /* Defines a static category `var` (usable as `trak_category *`) registered before main():
 **   TRAK_CATEGORY_DEFINE(cat_render, "rendering", "Graphics events", "debug");
 ** A name with commas defines a category group: enabled when any member is. */
-#define TRAK_CATEGORY_DEFINE(var, name, description, ...)                        \
-  trak_category var[1] = {{0, name, description, {__VA_ARGS__}, 0, 0}};         \
-  static void trak__register_##var(void) __attribute__((constructor));         \
-  static void trak__register_##var(void) { trak_category_register(var); }
+#define TRAK_CATEGORY_DEFINE(var, name, description, ...)                                          \
+  trak_category var[1] = {{0, name, description, {__VA_ARGS__}, 0, 0}};                            \
+  static void trak__register_##var(void) __attribute__((constructor));                             \
+  static void trak__register_##var(void) {                                                         \
+    trak_category_register(var);                                                                   \
+  }
 #define TRAK_CATEGORY_GROUP_DEFINE(var, names) TRAK_CATEGORY_DEFINE(var, names, 0)
 /* Declares a category defined in another file. */
 #define TRAK_CATEGORY_DECLARE(var) extern trak_category var[1]
 
 /* Test-only category prefixes: trak_category_test("test.foo") works only for these. */
-#define TRAK_TEST_CATEGORY_PREFIXES(...)                                                  \
-  static const char *const trak__test_prefixes[] = {__VA_ARGS__, 0};                     \
-  static void trak__register_test_prefixes(void) __attribute__((constructor));         \
-  static void trak__register_test_prefixes(void) {                                     \
-    trak_category_add_test_prefixes(trak__test_prefixes);                               \
+#define TRAK_TEST_CATEGORY_PREFIXES(...)                                                           \
+  static const char *const trak__test_prefixes[] = {__VA_ARGS__, 0};                               \
+  static void trak__register_test_prefixes(void) __attribute__((constructor));                     \
+  static void trak__register_test_prefixes(void) {                                                 \
+    trak_category_add_test_prefixes(trak__test_prefixes);                                          \
   }
 
 /* Nonzero when at least one active session records `cat`: one relaxed load. */
@@ -169,16 +171,16 @@ typedef struct trak_session_data_source {
 } trak_session_data_source;
 
 typedef struct trak_session_config {
-  uint32_t buffer_size_kb;       /* 0: 1024 */
-  uint32_t chunk_size;           /* bytes per chunk, 0: 4096 (512 .. 1 MiB) */
-  int fill_policy;               /* TRAK_FILL_RING (overwrite oldest) or TRAK_FILL_DISCARD */
+  uint32_t buffer_size_kb; /* 0: 1024 */
+  uint32_t chunk_size;     /* bytes per chunk, 0: 4096 (512 .. 1 MiB) */
+  int fill_policy;         /* TRAK_FILL_RING (overwrite oldest) or TRAK_FILL_DISCARD */
   trak_category_config categories;
-  uint32_t clear_period_ms;      /* incremental state cleared this often; 0: never */
-  const char *output_path;       /* non-NULL: stream the trace into this file */
-  uint32_t file_write_period_ms; /* streaming period, 0: 1000 */
-  int compress;                  /* nonzero: the trace read out (or streamed) wraps packets in
-                                    TracePacket.compressed_packets (zlib), as Perfetto's
-                                    COMPRESSION_TYPE_DEFLATE does */
+  uint32_t clear_period_ms;            /* incremental state cleared this often; 0: never */
+  const char *output_path;             /* non-NULL: stream the trace into this file */
+  uint32_t file_write_period_ms;       /* streaming period, 0: 1000 */
+  int compress;                        /* nonzero: the trace read out (or streamed) wraps packets in
+                                          TracePacket.compressed_packets (zlib), as Perfetto's
+                                          COMPRESSION_TYPE_DEFLATE does */
   const char *track_event_interceptor; /* NULL, or the interceptor track events go to */
   const trak_session_data_source *data_sources; /* custom data sources to enable */
   size_t n_data_sources;
@@ -199,16 +201,15 @@ typedef struct trak_session_stats {
 } trak_session_stats;
 
 /* Creates a session from a config struct (copied). Returns 0 or TRAK_EINVAL / TRAK_ENOMEM. */
-TRAK_API int trak_session_new(const trak_session_config *cfg, trak_session **out,
-                              trak_error *err);
+TRAK_API int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_error *err);
 /* Creates a session from a serialized perfetto.protos.TraceConfig: buffers[0] (size_kb,
 ** fill_policy), data_sources (the "track_event" one with its TrackEventConfig, others matched
 ** by name against registered data sources at start; each may name an interceptor in
 ** interceptor_config), incremental_state_config, write_into_file / output_path /
 ** file_write_period_ms, compression_type. A config that lists data sources but not
 ** "track_event" records no track events; one listing none records them. */
-TRAK_API int trak_session_new_from_proto(const void *trace_config, size_t len,
-                                         trak_session **out, trak_error *err);
+TRAK_API int trak_session_new_from_proto(const void *trace_config, size_t len, trak_session **out,
+                                         trak_error *err);
 /* Same from TraceConfig in protobuf text format (needs trak_pbtxt_parse). */
 TRAK_API int trak_session_new_from_text(const char *text, trak_session **out, trak_error *err);
 

@@ -5,7 +5,8 @@
 ** memory the daemon reads. See docs/system-tracing.md.
 **
 ** Producers: call trak_system_connect() (the init option), or set TRAK_BACKEND=system in the
-** environment of any program linking libtrak (read when the library loads). Consumers: trak_record_run()
+** environment of any program linking libtrak (read when the library loads). Consumers:
+*trak_record_run()
 ** (what `trak record` does). The daemon: trak_daemon_run() (what `trak daemon` does).
 */
 #ifndef TRAK_SYSTEM_H
@@ -104,8 +105,7 @@ typedef struct trak_service_state {
 /* Asks the daemon at `socket_path` (NULL: the default path) what it has. Returns 0 with *out
 ** set (free it with trak_service_state_free), TRAK_EIO (no daemon, or it did not answer) or
 ** TRAK_EFORMAT (an answer that does not decode) or TRAK_ENOMEM. */
-TRAK_API int trak_system_query(const char *socket_path, trak_service_state **out,
-                               trak_error *err);
+TRAK_API int trak_system_query(const char *socket_path, trak_service_state **out, trak_error *err);
 TRAK_API void trak_service_state_free(trak_service_state *st);
 
 #ifdef __cplusplus

@@ -83,8 +83,8 @@ TRAK_API trak_pb_buf *trak_event_buf(trak_event_ctx *ctx);
 /* The iid of `key` in `type` on this writer sequence, writing the entry (via type->write with
 ** `value`) the first time. `key` identifies the value (e.g. its address); returns 0 if the type
 ** table is full (more than 13 user types). */
-TRAK_API uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type,
-                                    uint64_t key, const void *value);
+TRAK_API uint64_t trak_event_intern(trak_event_ctx *ctx, trak_interned_type *type, uint64_t key,
+                                    const void *value);
 
 /* A custom packet writer (the C form of DataSource::Trace): for every session recording `cat`,
 ** calls fn(packet, user) to write TracePacket fields; trak adds the framing, timestamp and
@@ -95,7 +95,7 @@ TRAK_API void trak_packet_write(const trak_category *cat,
 /* Library entry points of the macros (not for direct use). */
 TRAK_API void trak_event_emit_fast(const trak_category *cat, uint32_t type, const char *name);
 TRAK_API trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *name,
-                                int dynamic_name, const trak_opt *opts, size_t n);
+                                    int dynamic_name, const trak_opt *opts, size_t n);
 
 static inline trak_opt trak__opt(uint32_t kind, const char *name) {
   trak_opt o;
@@ -105,7 +105,9 @@ static inline trak_opt trak__opt(uint32_t kind, const char *name) {
   o.user = 0;
   return o;
 }
-static inline trak_opt trak__opt_none(void) { return trak__opt(TRAK__OPT_NONE, 0); }
+static inline trak_opt trak__opt_none(void) {
+  return trak__opt(TRAK__OPT_NONE, 0);
+}
 static inline trak_opt trak__arg_bool(const char *n, int v) {
   trak_opt o = trak__opt(TRAK__OPT_BOOL, n);
   o.v.u = v != 0;
@@ -162,40 +164,84 @@ static inline trak_opt trak__counter_double(double v) {
 } /* extern "C" */
 
 /* C++: overloads pick the argument type. */
-static inline trak_opt trak__arg(const char *n, bool v) { return trak__arg_bool(n, v); }
-static inline trak_opt trak__arg(const char *n, char v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, signed char v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, short v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, int v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, long v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, long long v) { return trak__arg_int(n, v); }
-static inline trak_opt trak__arg(const char *n, unsigned char v) { return trak__arg_uint(n, v); }
-static inline trak_opt trak__arg(const char *n, unsigned short v) { return trak__arg_uint(n, v); }
-static inline trak_opt trak__arg(const char *n, unsigned v) { return trak__arg_uint(n, v); }
-static inline trak_opt trak__arg(const char *n, unsigned long v) { return trak__arg_uint(n, v); }
+static inline trak_opt trak__arg(const char *n, bool v) {
+  return trak__arg_bool(n, v);
+}
+static inline trak_opt trak__arg(const char *n, char v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, signed char v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, short v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, int v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, long v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, long long v) {
+  return trak__arg_int(n, v);
+}
+static inline trak_opt trak__arg(const char *n, unsigned char v) {
+  return trak__arg_uint(n, v);
+}
+static inline trak_opt trak__arg(const char *n, unsigned short v) {
+  return trak__arg_uint(n, v);
+}
+static inline trak_opt trak__arg(const char *n, unsigned v) {
+  return trak__arg_uint(n, v);
+}
+static inline trak_opt trak__arg(const char *n, unsigned long v) {
+  return trak__arg_uint(n, v);
+}
 static inline trak_opt trak__arg(const char *n, unsigned long long v) {
   return trak__arg_uint(n, v);
 }
-static inline trak_opt trak__arg(const char *n, float v) { return trak__arg_double(n, v); }
-static inline trak_opt trak__arg(const char *n, double v) { return trak__arg_double(n, v); }
-static inline trak_opt trak__arg(const char *n, const char *v) { return trak__arg_string(n, v); }
-static inline trak_opt trak__arg(const char *n, const void *v) { return trak__arg_pointer(n, v); }
-static inline trak_opt trak__counter(long long v) { return trak__counter_int(v); }
-static inline trak_opt trak__counter(long v) { return trak__counter_int(v); }
-static inline trak_opt trak__counter(int v) { return trak__counter_int(v); }
-static inline trak_opt trak__counter(unsigned v) { return trak__counter_int(v); }
-static inline trak_opt trak__counter(unsigned long v) { return trak__counter_int((int64_t)v); }
+static inline trak_opt trak__arg(const char *n, float v) {
+  return trak__arg_double(n, v);
+}
+static inline trak_opt trak__arg(const char *n, double v) {
+  return trak__arg_double(n, v);
+}
+static inline trak_opt trak__arg(const char *n, const char *v) {
+  return trak__arg_string(n, v);
+}
+static inline trak_opt trak__arg(const char *n, const void *v) {
+  return trak__arg_pointer(n, v);
+}
+static inline trak_opt trak__counter(long long v) {
+  return trak__counter_int(v);
+}
+static inline trak_opt trak__counter(long v) {
+  return trak__counter_int(v);
+}
+static inline trak_opt trak__counter(int v) {
+  return trak__counter_int(v);
+}
+static inline trak_opt trak__counter(unsigned v) {
+  return trak__counter_int(v);
+}
+static inline trak_opt trak__counter(unsigned long v) {
+  return trak__counter_int((int64_t)v);
+}
 static inline trak_opt trak__counter(unsigned long long v) {
   return trak__counter_int((int64_t)v);
 }
-static inline trak_opt trak__counter(double v) { return trak__counter_double(v); }
-static inline trak_opt trak__counter(float v) { return trak__counter_double(v); }
+static inline trak_opt trak__counter(double v) {
+  return trak__counter_double(v);
+}
+static inline trak_opt trak__counter(float v) {
+  return trak__counter_double(v);
+}
 #define TRAK_ARG(name, value) trak__arg("" name "", (value))
 #define TRAK__COUNTER_OPT(value) trak__counter(value)
 extern "C" {
 #else
 /* C: _Generic picks the argument type. */
-#define TRAK_ARG(name, value)                                                             \
+#define TRAK_ARG(name, value)                                                                      \
   _Generic((value),                                                                       \
       _Bool: trak__arg_bool,                                                              \
       char: trak__arg_int, signed char: trak__arg_int, short: trak__arg_int,              \
@@ -206,9 +252,11 @@ extern "C" {
       float: trak__arg_double, double: trak__arg_double,                                  \
       char *: trak__arg_string, const char *: trak__arg_string,                           \
       default: trak__arg_pointer)("" name "", (value))
-#define TRAK__COUNTER_OPT(value)                                                          \
-  _Generic((value), float: trak__counter_double, double: trak__counter_double,            \
-           default: trak__counter_int)(value)
+#define TRAK__COUNTER_OPT(value)                                                                   \
+  _Generic((value), float                                                                          \
+           : trak__counter_double, double                                                          \
+           : trak__counter_double, default                                                         \
+           : trak__counter_int)(value)
 #endif
 
 #define TRAK_TRACK(uuid) trak__opt_u64(TRAK__OPT_TRACK, (uuid))
@@ -222,33 +270,33 @@ extern "C" {
 
 /* Writes an event when `cat` is enabled; evaluates to the track the event went to (0: the
 ** thread's). Without options it takes the library's fast path. */
-#define TRAK__EMIT(cat, type, name, dyn, ...)                                             \
-  ({                                                                                      \
-    trak_track trak__t_ = 0;                                                              \
-    if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(cat))) {                                      \
-      const trak_opt trak__o_[] = {trak__opt_none(), ##__VA_ARGS__};                      \
-      if (sizeof(trak__o_) == sizeof(trak_opt) && !(dyn))                                 \
-        trak_event_emit_fast((cat), (type), (name));                                          \
-      else                                                                                \
-        trak__t_ = trak_event_emit((cat), (type), (name), (dyn), trak__o_ + 1,                \
-                               sizeof(trak__o_) / sizeof(trak_opt) - 1);                  \
-    }                                                                                     \
-    trak__t_;                                                                             \
+#define TRAK__EMIT(cat, type, name, dyn, ...)                                                      \
+  ({                                                                                               \
+    trak_track trak__t_ = 0;                                                                       \
+    if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(cat))) {                                               \
+      const trak_opt trak__o_[] = {trak__opt_none(), ##__VA_ARGS__};                               \
+      if (sizeof(trak__o_) == sizeof(trak_opt) && !(dyn))                                          \
+        trak_event_emit_fast((cat), (type), (name));                                               \
+      else                                                                                         \
+        trak__t_ = trak_event_emit((cat), (type), (name), (dyn), trak__o_ + 1,                     \
+                                   sizeof(trak__o_) / sizeof(trak_opt) - 1);                       \
+    }                                                                                              \
+    trak__t_;                                                                                      \
   })
 
-#define TRAK_EVENT_BEGIN(cat, name, ...)                                                  \
+#define TRAK_EVENT_BEGIN(cat, name, ...)                                                           \
   ((void)TRAK__EMIT(cat, TRAK__SLICE_BEGIN, "" name "", 0, ##__VA_ARGS__))
-#define TRAK_EVENT_BEGIN_DYNAMIC(cat, name, ...)                                          \
+#define TRAK_EVENT_BEGIN_DYNAMIC(cat, name, ...)                                                   \
   ((void)TRAK__EMIT(cat, TRAK__SLICE_BEGIN, (name), 1, ##__VA_ARGS__))
-#define TRAK_EVENT_END(cat, ...)                                                          \
+#define TRAK_EVENT_END(cat, ...)                                                                   \
   ((void)TRAK__EMIT(cat, TRAK__SLICE_END, (const char *)0, 0, ##__VA_ARGS__))
-#define TRAK_EVENT_INSTANT(cat, name, ...)                                                \
+#define TRAK_EVENT_INSTANT(cat, name, ...)                                                         \
   ((void)TRAK__EMIT(cat, TRAK__INSTANT, "" name "", 0, ##__VA_ARGS__))
-#define TRAK_EVENT_INSTANT_DYNAMIC(cat, name, ...)                                        \
+#define TRAK_EVENT_INSTANT_DYNAMIC(cat, name, ...)                                                 \
   ((void)TRAK__EMIT(cat, TRAK__INSTANT, (name), 1, ##__VA_ARGS__))
 /* A counter sample on counter track `track` (see trak_track_counter). */
-#define TRAK_COUNTER(cat, track, value, ...)                                              \
-  ((void)TRAK__EMIT(cat, TRAK__COUNTER, (const char *)0, 0, TRAK__COUNTER_OPT(value),      \
+#define TRAK_COUNTER(cat, track, value, ...)                                                       \
+  ((void)TRAK__EMIT(cat, TRAK__COUNTER, (const char *)0, 0, TRAK__COUNTER_OPT(value),              \
                     TRAK_TRACK(track), ##__VA_ARGS__))
 
 /* Scoped slices: the end event is written when the enclosing block exits, by any path. */
@@ -268,16 +316,15 @@ static inline void trak__scope_end(trak__scope *s) {
   }
 }
 
-#define TRAK__SCOPE(category, name, dyn, ...)                                                  \
-  trak__scope TRAK__CAT(trak__scope_, __COUNTER__)                                          \
-      __attribute__((cleanup(trak__scope_end), unused)) =                                   \
-      ({                                                                                  \
-        trak__scope trak__s_ = {0, 0};                                                    \
-        if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(category))) {                                  \
-          trak__s_.cat = (category);                                                           \
-          trak__s_.track = TRAK__EMIT(category, TRAK__SLICE_BEGIN, name, dyn, ##__VA_ARGS__);  \
-        }                                                                                 \
-        trak__s_;                                                                         \
+#define TRAK__SCOPE(category, name, dyn, ...)                                                      \
+  trak__scope TRAK__CAT(trak__scope_, __COUNTER__)                                                 \
+      __attribute__((cleanup(trak__scope_end), unused)) = ({                                       \
+        trak__scope trak__s_ = {0, 0};                                                             \
+        if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(category))) {                                      \
+          trak__s_.cat = (category);                                                               \
+          trak__s_.track = TRAK__EMIT(category, TRAK__SLICE_BEGIN, name, dyn, ##__VA_ARGS__);      \
+        }                                                                                          \
+        trak__s_;                                                                                  \
       })
 
 #define TRAK_EVENT(cat, name, ...) TRAK__SCOPE(cat, "" name "", 0, ##__VA_ARGS__)

@@ -43,8 +43,7 @@ int trak_cli_metrics(int argc, char **argv) {
       printf("%s\n", i ? "," : "");
       trak_cli_json_string(stdout, o.names[i]);
       fputs(": ", stdout);
-    }
-    else if (o.format == TRAK_CLI_TABLE)
+    } else if (o.format == TRAK_CLI_TABLE)
       printf("%s%s_output:\n", i ? "\n" : "", o.names[i]);
     else if (i)
       fputc('\n', stdout);

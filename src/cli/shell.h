@@ -24,5 +24,4 @@ size_t trak_cli_shell_complete(trak_processor *p, const char *line, size_t curso
 /* The libedit function bound to Tab: completes in place or lists the choices. */
 unsigned char trak_cli_shell_complete_key(EditLine *el, int ch);
 
-
 #endif /* TRAK_CLI_SHELL_H */

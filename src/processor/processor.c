@@ -41,6 +41,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   int rc = trak__stream_finish(p, err);
   trak__stream_free(p);
   if (rc) return rc;
+  trak__packets_retry_deferred(&p->imp);
   trak__events_parse(&p->imp);
   trak__tracks_finish(&p->imp);
   rc = trak__sql_init(p, err);

@@ -35,7 +35,8 @@ uint8_t *trak__session_import_reserve(struct trak_session *s, uint32_t seq, uint
                                       uint32_t bytes, int continues, uint32_t *at) TRAK__HIDDEN;
 void trak__session_import_commit(struct trak_session *s, uint32_t at, uint32_t bytes,
                                  uint32_t packets, int untrusted, int ok) TRAK__HIDDEN;
-int trak__session_trust(struct trak_session *s, uint32_t seq, int32_t uid, int32_t pid) TRAK__HIDDEN;
+int trak__session_trust(struct trak_session *s, uint32_t seq, int32_t uid,
+                        int32_t pid) TRAK__HIDDEN;
 
 /* readout.c */
 /* Where trak__session_drain_to hands the packets: `fn` gets whole packets (compressed when
@@ -56,7 +57,7 @@ int trak__session_drain_to(struct trak_session *s, const trak__drain_sink *sink)
 typedef struct trak__stats_extra {
   uint64_t producer_packets_lost; /* lost before reaching the buffer (producer side) */
   uint32_t producers_connected, producers_seen;
-  uint64_t invalid_chunks;        /* chunks rejected as malformed */
+  uint64_t invalid_chunks; /* chunks rejected as malformed */
 } trak__stats_extra;
 void trak__session_put_trace_stats(trak_session *s, trak_pb_buf *out,
                                    const trak__stats_extra *extra) TRAK__HIDDEN;

@@ -30,7 +30,8 @@ static int glob_match(const char *pat, const char *s) {
       return 0;
     }
   }
-  while (*pat == '*') pat++;
+  while (*pat == '*')
+    pat++;
   return *pat == 0;
 }
 
@@ -101,7 +102,8 @@ static uint32_t mask_for(const trak_category *cat) {
   uint32_t mask = 0;
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++) {
     trak_session *s = trak__slots[i].session;
-    if (s && s->state == TRAK__S_STARTED && s->track_events && enables_locked(&s->cat_cfg, cat)) mask |= 1u << i;
+    if (s && s->state == TRAK__S_STARTED && s->track_events && enables_locked(&s->cat_cfg, cat))
+      mask |= 1u << i;
   }
   return mask;
 }

@@ -28,7 +28,9 @@ uint64_t trak__boottime(void) {
   return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-uint64_t trak_clock_now(void) { return trak__boottime(); }
+uint64_t trak_clock_now(void) {
+  return trak__boottime();
+}
 
 /* The fake clock lives behind trak__boottime(), which the TSC path never calls: it costs the
 ** event path nothing. */

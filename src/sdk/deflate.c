@@ -33,35 +33,43 @@ static void put_bits(bits *b, uint32_t value, int count) {
 /* Huffman codes go most significant bit first. */
 static void put_code(bits *b, uint32_t code, int len) {
   uint32_t rev = 0;
-  for (int i = 0; i < len; i++) rev |= ((code >> i) & 1u) << (len - 1 - i);
+  for (int i = 0; i < len; i++)
+    rev |= ((code >> i) & 1u) << (len - 1 - i);
   put_bits(b, rev, len);
 }
 
 /* A literal/length symbol (0..285) with the fixed code. */
 static void put_symbol(bits *b, int sym) {
-  if (sym < 144) put_code(b, 0x30u + (uint32_t)sym, 8);
-  else if (sym < 256) put_code(b, 0x190u + (uint32_t)(sym - 144), 9);
-  else if (sym < 280) put_code(b, (uint32_t)(sym - 256), 7);
-  else put_code(b, 0xC0u + (uint32_t)(sym - 280), 8);
+  if (sym < 144)
+    put_code(b, 0x30u + (uint32_t)sym, 8);
+  else if (sym < 256)
+    put_code(b, 0x190u + (uint32_t)(sym - 144), 9);
+  else if (sym < 280)
+    put_code(b, (uint32_t)(sym - 256), 7);
+  else
+    put_code(b, 0xC0u + (uint32_t)(sym - 280), 8);
 }
 
-static const uint16_t len_base[29] = {3,  4,  5,  6,  7,  8,  9,  10, 11,  13,  15,  17,  19,  23, 27,
-                                      31, 35, 43, 51, 59, 67, 83, 99, 115, 131, 163, 195, 227, 258};
+static const uint16_t len_base[29] = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                      15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
+                                      67, 83, 99, 115, 131, 163, 195, 227, 258};
 static const uint8_t len_extra[29] = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                       2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-static const uint16_t dist_base[30] = {1,    2,    3,    4,    5,    7,     9,     13,    17,  25,
-                                       33,   49,   65,   97,   129,  193,   257,   385,   513, 769,
-                                       1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
+static const uint16_t dist_base[30] = {
+    1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
+    193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
 static const uint8_t dist_extra[30] = {0, 0, 0, 0, 1, 1, 2, 2,  3,  3,  4,  4,  5,  5,  6,
                                        6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
 
 static void put_match(bits *b, int len, int dist) {
   int i = 28;
-  while (len_base[i] > len) i--;
+  while (len_base[i] > len)
+    i--;
   put_symbol(b, 257 + i);
   put_bits(b, (uint32_t)(len - len_base[i]), len_extra[i]);
   int d = 29;
-  while (dist_base[d] > dist) d--;
+  while (dist_base[d] > dist)
+    d--;
   put_code(b, (uint32_t)d, 5);
   put_bits(b, (uint32_t)(dist - dist_base[d]), dist_extra[d]);
 }
@@ -108,7 +116,8 @@ int trak__zlib_compress(const uint8_t *in, size_t n, trak_pb_buf *out) {
       if (cand >= 0 && i - (size_t)cand <= WINDOW) {
         size_t max = n - i < MAX_MATCH ? n - i : MAX_MATCH;
         size_t k = 0;
-        while (k < max && in[(size_t)cand + k] == in[i + k]) k++;
+        while (k < max && in[(size_t)cand + k] == in[i + k])
+          k++;
         if (k >= MIN_MATCH) {
           best = (int)k;
           dist = i - (size_t)cand;

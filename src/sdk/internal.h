@@ -58,8 +58,12 @@ typedef struct trak__chunk {
 #define TRAK__CHUNK_HEADER sizeof(trak__chunk)
 #define TRAK__CHUNK_MAX (1u << 20) /* the largest chunk size a session allows */
 
-static inline uint32_t trak__fill_bytes(uint64_t fill) { return (uint32_t)fill; }
-static inline uint32_t trak__fill_packets(uint64_t fill) { return (uint32_t)(fill >> 32); }
+static inline uint32_t trak__fill_bytes(uint64_t fill) {
+  return (uint32_t)fill;
+}
+static inline uint32_t trak__fill_packets(uint64_t fill) {
+  return (uint32_t)(fill >> 32);
+}
 
 /* Session-side bookkeeping of one chunk (not in the chunk: the writer never touches it). */
 enum {
@@ -111,11 +115,11 @@ typedef struct trak__writer {
   uint8_t *base, *p, *end;      /* payload start, write cursor, payload end */
   uint32_t packets;             /* complete packets in the current chunk */
   uint32_t next_chunk_index;
-  uint64_t last_ts;       /* last incremental timestamp written */
-  uint64_t next_clear_ts; /* clear incremental state at or after this time; 0: never */
-  uint8_t need_clear;     /* next packet must restart incremental state */
-  uint8_t dropped;        /* packets were lost since the last written one */
-  uint8_t started;        /* a packet was written on this sequence */
+  uint64_t last_ts;        /* last incremental timestamp written */
+  uint64_t next_clear_ts;  /* clear incremental state at or after this time; 0: never */
+  uint8_t need_clear;      /* next packet must restart incremental state */
+  uint8_t dropped;         /* packets were lost since the last written one */
+  uint8_t started;         /* a packet was written on this sequence */
   trak__intern_entry *tab; /* open addressing, pointer keys */
   uint32_t tab_cap, tab_count;
   uint16_t epoch; /* bumped to empty the table in O(1) at each restart; never 0 */
@@ -124,27 +128,27 @@ typedef struct trak__writer {
   uint64_t *tracks; /* track uuids described on this sequence since the last clear */
   uint32_t tracks_cap, tracks_count;
   /* data sources and interceptors (data_source.c, intercept.c) */
-  uint8_t ds;                    /* data source index: 0 track events, else custom */
-  uint8_t cleared;               /* custom: no packet committed since the state was cleared */
-  void *incr;                    /* custom: the user's incremental state, or NULL */
-  struct trak__icpt_inst *icpt;  /* intercepted: the interceptor instance */
+  uint8_t ds;                          /* data source index: 0 track events, else custom */
+  uint8_t cleared;                     /* custom: no packet committed since the state was cleared */
+  void *incr;                          /* custom: the user's incremental state, or NULL */
+  struct trak__icpt_inst *icpt;        /* intercepted: the interceptor instance */
   const struct trak__icpt *icpt_owner; /* the interceptor whose thread state icpt_tls is */
-  void *icpt_tls;                /* the interceptor's per-sequence state */
-  uint8_t *private_chunk;        /* intercepted: the chunk packets collect in until delivered */
+  void *icpt_tls;                      /* the interceptor's per-sequence state */
+  uint8_t *private_chunk; /* intercepted: the chunk packets collect in until delivered */
 } trak__writer;
 
 #define TRAK__MAX_DS (TRAK_MAX_DATA_SOURCES + 1) /* index 0: track events */
 
 /* Per-thread state, reached through the trak__tls pointer. */
 typedef struct trak__thread {
-  _Atomic int busy;       /* 1 while writing an event (stop waits for 0) */
+  _Atomic int busy; /* 1 while writing an event (stop waits for 0) */
   pid_t tid;
-  uint64_t uuid;          /* thread track uuid */
+  uint64_t uuid; /* thread track uuid */
   char name[64];
-  trak_pb_buf scratch;    /* heap: a packet being encoded off the fast path */
-  trak_pb_buf interned;   /* heap: InternedData entries of that packet */
+  trak_pb_buf scratch;               /* heap: a packet being encoded off the fast path */
+  trak_pb_buf interned;              /* heap: InternedData entries of that packet */
   trak__writer w[TRAK_MAX_SESSIONS]; /* track events */
-  trak__writer *dsw[TRAK__MAX_DS];     /* custom data source i: TRAK_MAX_SESSIONS writers */
+  trak__writer *dsw[TRAK__MAX_DS];   /* custom data source i: TRAK_MAX_SESSIONS writers */
   struct trak__thread *next, *prev;
 } trak__thread;
 
@@ -168,7 +172,7 @@ struct trak_session {
   pid_t owner_pid; /* a forked child sees its parent's sessions as inert */
   /* config (owned copies) */
   uint32_t fill_policy, clear_period_ms, file_write_period_ms;
-  int compress; /* readout wraps packets in compressed_packets (zlib) */
+  int compress;    /* readout wraps packets in compressed_packets (zlib) */
   char **lists[4]; /* enabled_categories, disabled_categories, enabled_tags, disabled_tags */
   trak_category_config cat_cfg;
   char *output_path;
@@ -193,13 +197,13 @@ struct trak_session {
   pthread_cond_t stream_cond;
   int stream_stop;
   /* data sources (data_source.c) */
-  int track_events;            /* nonzero: the config enables track events */
-  int sources_optional;        /* system producer: the config may name data sources it lacks */
-  struct trak__ds_cfg *dss;    /* data sources of the config, track_event included */
+  int track_events;         /* nonzero: the config enables track events */
+  int sources_optional;     /* system producer: the config may name data sources it lacks */
+  struct trak__ds_cfg *dss; /* data sources of the config, track_event included */
   size_t ndss;
   /* system backend (system_*.c) */
-  size_t mem_mapped;           /* size of the mapping mem is (munmap) */
-  struct trak__trust *trust;   /* daemon: sequence -> producer credentials; readout stamps them */
+  size_t mem_mapped;         /* size of the mapping mem is (munmap) */
+  struct trak__trust *trust; /* daemon: sequence -> producer credentials; readout stamps them */
   size_t ntrust, trust_cap;
 };
 
@@ -214,7 +218,7 @@ typedef struct trak__ds_cfg {
   char *name;
   uint8_t *config; /* serialized DataSourceConfig */
   size_t config_len;
-  char *icpt_name; /* interceptor_config.name, or NULL */
+  char *icpt_name;      /* interceptor_config.name, or NULL */
   uint8_t *icpt_config; /* serialized InterceptorConfig */
   size_t icpt_config_len;
 } trak__ds_cfg;
@@ -284,9 +288,8 @@ int trak__writer_put_packet(trak__thread *t, trak__writer *w, const uint8_t *pkt
                             size_t len) TRAK__HIDDEN;
 void trak__writer_release(trak__writer *w) TRAK__HIDDEN; /* trak__lock held */
 int trak__writer_ensure_track(trak__thread *t, trak__writer *w, uint64_t uuid) TRAK__HIDDEN;
-uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field,
-                      uint64_t key, const char *str, trak_interned_type *user,
-                      const void *value) TRAK__HIDDEN;
+uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field, uint64_t key,
+                      const char *str, trak_interned_type *user, const void *value) TRAK__HIDDEN;
 
 static inline uint32_t trak__intern_hash(uint64_t key, uint32_t type, uint32_t mask) {
   return (uint32_t)(((key ^ ((uint64_t)type << 56)) * 0x9E3779B97F4A7C15ull) >> 40) & mask;
@@ -311,8 +314,7 @@ static inline uint8_t *trak__writer_reserve(trak__thread *t, trak__writer *w, si
 static inline void trak__writer_commit(trak__writer *w, uint8_t *end) {
   w->p = end;
   w->packets++;
-  atomic_store_explicit(&w->chunk->fill,
-                        (uint64_t)(end - w->base) | ((uint64_t)w->packets << 32),
+  atomic_store_explicit(&w->chunk->fill, (uint64_t)(end - w->base) | ((uint64_t)w->packets << 32),
                         memory_order_release);
 }
 
@@ -345,7 +347,7 @@ void trak__sessions_after_fork(void) TRAK__HIDDEN;
 ** nothing stays set up. */
 int trak__ds_session_setup(struct trak_session *s, int slot, trak_error *err) TRAK__HIDDEN;
 void trak__ds_session_enable(int slot, int on) TRAK__HIDDEN; /* masks; trak__lock held */
-void trak__ds_session_teardown(int slot) TRAK__HIDDEN;  /* stop callbacks, after the grace */
+void trak__ds_session_teardown(int slot) TRAK__HIDDEN;       /* stop callbacks, after the grace */
 void trak__ds_session_flush(int slot) TRAK__HIDDEN;
 /* In a forked child (single-threaded): the locks fresh, no instance live, every mask clear.
 ** The parent's instances are the parent's: their callbacks do not run in the child. */
@@ -357,21 +359,20 @@ uint32_t trak__ds_names(const char **names, uint32_t max) TRAK__HIDDEN;
 struct trak__icpt_inst *trak__ds_icpt(int ds, int slot) TRAK__HIDDEN;
 /* Frees a writer's per-data-source and per-interceptor state (thread exit, rebinding). */
 void trak__writer_forget_state(trak__writer *w) TRAK__HIDDEN;
-uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type,
-                           uint64_t key, const void *value) TRAK__HIDDEN;
+uint64_t trak__intern_user(trak__thread *t, trak__writer *w, trak_interned_type *type, uint64_t key,
+                           const void *value) TRAK__HIDDEN;
 void trak__ds_incremental_reset(trak__writer *w) TRAK__HIDDEN;
 
 /* intercept.c */
 /* Sets up an instance of the interceptor named `name` with its config. Returns 0, or
 ** TRAK_ENOTFOUND (not registered) or the interceptor's error. */
-int trak__icpt_setup(const char *name, const uint8_t *config, size_t len,
-                     const char *ds_name, uint32_t instance, struct trak__icpt_inst **out,
-                     trak_error *err) TRAK__HIDDEN;
+int trak__icpt_setup(const char *name, const uint8_t *config, size_t len, const char *ds_name,
+                     uint32_t instance, struct trak__icpt_inst **out, trak_error *err) TRAK__HIDDEN;
 void trak__icpt_start(struct trak__icpt_inst *ii) TRAK__HIDDEN;
 void trak__icpt_stop(struct trak__icpt_inst *ii) TRAK__HIDDEN; /* stops and frees */
 /* Hands the packets `w` collected to its interceptor and empties its chunk. */
 void trak__icpt_deliver(trak__writer *w) TRAK__HIDDEN;
-uint32_t trak__icpt_chunk_size(void) TRAK__HIDDEN; /* the least private chunk size */
+uint32_t trak__icpt_chunk_size(void) TRAK__HIDDEN;      /* the least private chunk size */
 void trak__icpt_tls_free(trak__writer *w) TRAK__HIDDEN; /* the interceptor's thread state */
 
 /* console.c: the built-in "console" interceptor. */

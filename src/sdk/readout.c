@@ -254,8 +254,10 @@ void trak__session_drain(trak_session *s, trak_pb_buf *out) {
     trak_pb_buf plain;
     trak_pb_buf_init_heap(&plain);
     drain_plain(s, &plain, NULL);
-    if (plain.error) out->error = plain.error;
-    else put_compressed(plain.start, trak_pb_buf_len(&plain), out);
+    if (plain.error)
+      out->error = plain.error;
+    else
+      put_compressed(plain.start, trak_pb_buf_len(&plain), out);
     trak_pb_buf_free(&plain);
   }
   s->stats.bytes_read += trak_pb_buf_len(out) - before;

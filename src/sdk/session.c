@@ -22,14 +22,17 @@ trak__slot trak__slots[TRAK_MAX_SESSIONS];
 
 static char **list_copy(const char *const *list) {
   size_t n = 0;
-  while (list && list[n]) n++;
+  while (list && list[n])
+    n++;
   char **out = calloc(n + 1, sizeof *out);
-  for (size_t i = 0; out && i < n; i++) out[i] = strdup(list[i]);
+  for (size_t i = 0; out && i < n; i++)
+    out[i] = strdup(list[i]);
   return out;
 }
 
 static void list_free(char **list) {
-  for (size_t i = 0; list && list[i]; i++) free(list[i]);
+  for (size_t i = 0; list && list[i]; i++)
+    free(list[i]);
   free(list);
 }
 
@@ -44,7 +47,8 @@ static void dss_free(trak__ds_cfg *dss, size_t n) {
 }
 
 static void session_free_config(trak_session *s) {
-  for (int i = 0; i < 4; i++) list_free(s->lists[i]);
+  for (int i = 0; i < 4; i++)
+    list_free(s->lists[i]);
   free(s->output_path);
   dss_free(s->dss, s->ndss);
 }
@@ -72,7 +76,8 @@ static int dss_add(trak__ds_cfg **dss, size_t *n, const char *name, size_t name_
   if (!config) {
     trak_pb_put_bytes(&b, TRAK_PB_DataSourceConfig_name, name, name_len);
     if (icpt) {
-      trak_pb_nested ic = trak_pb_begin_nested_short(&b, TRAK_PB_DataSourceConfig_interceptor_config);
+      trak_pb_nested ic =
+          trak_pb_begin_nested_short(&b, TRAK_PB_DataSourceConfig_interceptor_config);
       trak_pb_put_bytes(&b, TRAK_PB_InterceptorConfig_name, icpt, icpt_len);
       trak_pb_end_nested_short(&b, ic);
     }
@@ -101,8 +106,7 @@ static int dss_add(trak__ds_cfg **dss, size_t *n, const char *name, size_t name_
 /* The data sources of a config struct: track events first, then the custom ones. */
 static int dss_from_config(trak_session *s, const trak_session_config *cfg) {
   const char *ti = cfg->track_event_interceptor;
-  int rc = dss_add(&s->dss, &s->ndss, "track_event", 11, NULL, 0, ti, ti ? strlen(ti) : 0,
-                   NULL, 0);
+  int rc = dss_add(&s->dss, &s->ndss, "track_event", 11, NULL, 0, ti, ti ? strlen(ti) : 0, NULL, 0);
   for (size_t i = 0; rc == 0 && i < cfg->n_data_sources; i++) {
     const trak_session_data_source *d = &cfg->data_sources[i];
     if (!d->name) return TRAK_EINVAL;
@@ -137,8 +141,8 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
   s->compress = cfg->compress != 0;
   s->file_write_period_ms = cfg->file_write_period_ms ? cfg->file_write_period_ms : 1000;
   const char *const *lists[4] = {cfg->categories.enabled_categories,
-                                 cfg->categories.disabled_categories,
-                                 cfg->categories.enabled_tags, cfg->categories.disabled_tags};
+                                 cfg->categories.disabled_categories, cfg->categories.enabled_tags,
+                                 cfg->categories.disabled_tags};
   int ok = 1;
   for (int i = 0; i < 4; i++)
     if (lists[i] && !(s->lists[i] = list_copy(lists[i]))) ok = 0;
@@ -178,7 +182,8 @@ int trak_session_new(const trak_session_config *cfg, trak_session **out, trak_er
 static int collect_strings(const uint8_t *data, size_t len, uint32_t field, char ***list) {
   size_t n = 0;
   if (!*list && !(*list = calloc(1, sizeof **list))) return TRAK_ENOMEM;
-  while ((*list)[n]) n++;
+  while ((*list)[n])
+    n++;
   trak_pb_decoder d;
   trak_pb_field f;
   trak_pb_decoder_init(&d, data, len);
@@ -236,8 +241,8 @@ static int parse_data_source(const uint8_t *data, size_t len, char **lists[4], d
           icname_len = g.len;
         }
     }
-    if (dss_add(&dss->v, &dss->n, (const char *)name, name_len, f.data, f.len,
-                (const char *)icname, icname_len, ic, ic_len) != 0)
+    if (dss_add(&dss->v, &dss->n, (const char *)name, name_len, f.data, f.len, (const char *)icname,
+                icname_len, ic, ic_len) != 0)
       return TRAK_ENOMEM;
     int is_track_event = name_len == 11 && memcmp(name, "track_event", 11) == 0;
     dss->track_events |= is_track_event;
@@ -249,7 +254,8 @@ static int parse_data_source(const uint8_t *data, size_t len, char **lists[4], d
       /* Absent lists stay NULL (disabled_tags then takes its default). */
       int present = 0;
       trak_pb_decoder_init(&ds, te, te_len);
-      while (trak_pb_decoder_next(&ds, &g) == 1) present |= g.number == fields[i];
+      while (trak_pb_decoder_next(&ds, &g) == 1)
+        present |= g.number == fields[i];
       if (present && collect_strings(te, te_len, fields[i], &lists[i]) != 0) return TRAK_ENOMEM;
     }
   }
@@ -271,38 +277,40 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
   while (rc == 0 && (rc = trak_pb_decoder_next(&d, &f)) == 1) {
     rc = 0;
     switch (f.number) {
-      case TRAK_PB_TraceConfig_buffers:
-        if (buffers++ || trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
-        while (trak_pb_decoder_next(&sub, &g) == 1) {
-          if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb)
-            cfg.buffer_size_kb = (uint32_t)g.value;
-          if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy)
-            cfg.fill_policy = g.value == TRAK_PB_TraceConfig_BufferConfig_DISCARD
-                                  ? TRAK_FILL_DISCARD
-                                  : TRAK_FILL_RING;
-        }
-        break;
-      case TRAK_PB_TraceConfig_data_sources:
-        if (f.wire_type == TRAK_PB_WIRE_LEN) rc = parse_data_source(f.data, f.len, lists, &dss);
-        break;
-      case TRAK_PB_TraceConfig_incremental_state_config:
-        if (trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
-        while (trak_pb_decoder_next(&sub, &g) == 1)
-          if (g.number == TRAK_PB_TraceConfig_IncrementalStateConfig_clear_period_ms)
-            cfg.clear_period_ms = (uint32_t)g.value;
-        break;
-      case TRAK_PB_TraceConfig_write_into_file: write_into_file = f.value != 0; break;
-      case TRAK_PB_TraceConfig_file_write_period_ms:
-        cfg.file_write_period_ms = (uint32_t)f.value;
-        break;
-      case TRAK_PB_TraceConfig_compression_type:
-        cfg.compress = f.value == TRAK_PB_TraceConfig_COMPRESSION_TYPE_DEFLATE;
-        break;
-      case TRAK_PB_TraceConfig_output_path:
-        free(path);
-        path = f.wire_type == TRAK_PB_WIRE_LEN ? strndup((const char *)f.data, f.len) : NULL;
-        break;
-      default: break;
+    case TRAK_PB_TraceConfig_buffers:
+      if (buffers++ || trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
+      while (trak_pb_decoder_next(&sub, &g) == 1) {
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_size_kb)
+          cfg.buffer_size_kb = (uint32_t)g.value;
+        if (g.number == TRAK_PB_TraceConfig_BufferConfig_fill_policy)
+          cfg.fill_policy = g.value == TRAK_PB_TraceConfig_BufferConfig_DISCARD ? TRAK_FILL_DISCARD
+                                                                                : TRAK_FILL_RING;
+      }
+      break;
+    case TRAK_PB_TraceConfig_data_sources:
+      if (f.wire_type == TRAK_PB_WIRE_LEN) rc = parse_data_source(f.data, f.len, lists, &dss);
+      break;
+    case TRAK_PB_TraceConfig_incremental_state_config:
+      if (trak_pb_decoder_init_nested(&sub, &d, &f) != 0) break;
+      while (trak_pb_decoder_next(&sub, &g) == 1)
+        if (g.number == TRAK_PB_TraceConfig_IncrementalStateConfig_clear_period_ms)
+          cfg.clear_period_ms = (uint32_t)g.value;
+      break;
+    case TRAK_PB_TraceConfig_write_into_file:
+      write_into_file = f.value != 0;
+      break;
+    case TRAK_PB_TraceConfig_file_write_period_ms:
+      cfg.file_write_period_ms = (uint32_t)f.value;
+      break;
+    case TRAK_PB_TraceConfig_compression_type:
+      cfg.compress = f.value == TRAK_PB_TraceConfig_COMPRESSION_TYPE_DEFLATE;
+      break;
+    case TRAK_PB_TraceConfig_output_path:
+      free(path);
+      path = f.wire_type == TRAK_PB_WIRE_LEN ? strndup((const char *)f.data, f.len) : NULL;
+      break;
+    default:
+      break;
     }
   }
   if (rc < 0 || d.error) {
@@ -328,7 +336,8 @@ int trak_session_new_from_proto(const void *trace_config, size_t len, trak_sessi
     dss.n = 0;
   }
   dss_free(dss.v, dss.n);
-  for (int i = 0; i < 4; i++) list_free(lists[i]);
+  for (int i = 0; i < 4; i++)
+    list_free(lists[i]);
   free(path);
   return rc;
 }
@@ -390,7 +399,8 @@ static int pick_chunk_locked(trak_session *s) {
     }
   }
   if (found < 0) {
-    if (s->fill_policy == TRAK_FILL_DISCARD) atomic_store_explicit(&s->full, 1, memory_order_relaxed);
+    if (s->fill_policy == TRAK_FILL_DISCARD)
+      atomic_store_explicit(&s->full, 1, memory_order_relaxed);
     return -1;
   }
   uint32_t i = (uint32_t)found;
@@ -487,7 +497,9 @@ static void *streamer(void *arg) {
 
 /* ---- lifecycle ----------------------------------------------------------------------------- */
 
-static int inert(trak_session *s) { return s->owner_pid != getpid(); }
+static int inert(trak_session *s) {
+  return s->owner_pid != getpid();
+}
 
 int trak_session_start(trak_session *s, trak_error *err) {
   if (inert(s)) return trak_error_set(err, TRAK_ESTATE, "session belongs to the parent process");
@@ -499,8 +511,8 @@ int trak_session_start(trak_session *s, trak_error *err) {
   } else {
     for (int i = 0; i < TRAK_MAX_SESSIONS && slot < 0; i++)
       if (!trak__slots[i].session) slot = i;
-    if (slot < 0) rc = trak_error_set(err, TRAK_ENOSPC, "%d sessions already active",
-                                      TRAK_MAX_SESSIONS);
+    if (slot < 0)
+      rc = trak_error_set(err, TRAK_ENOSPC, "%d sessions already active", TRAK_MAX_SESSIONS);
   }
   if (rc == 0) {
     s->slot = slot;
@@ -621,8 +633,8 @@ int trak_session_write_file(trak_session *s, const char *path, trak_error *err) 
   int rc = trak_session_read(s, &data, &len, err);
   if (rc) return rc;
   FILE *f = fopen(path, "wb");
-  if (!f || fwrite(data, 1, len, f) != len) rc = trak_error_set(err, TRAK_EIO, "%s: %s", path,
-                                                                 strerror(errno));
+  if (!f || fwrite(data, 1, len, f) != len)
+    rc = trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
   if (f && fclose(f) != 0 && rc == 0)
     rc = trak_error_set(err, TRAK_EIO, "%s: %s", path, strerror(errno));
   free(data);
@@ -719,8 +731,8 @@ uint64_t trak__session_undelivered(trak_session *s) {
   pthread_mutex_lock(&s->lock);
   for (uint32_t i = 0; i < s->nchunks; i++)
     if (s->meta[i].state != TRAK__CHUNK_FREE)
-      n += trak__fill_packets(atomic_load_explicit(&trak__chunk_at(s, i)->fill,
-                                                   memory_order_acquire));
+      n += trak__fill_packets(
+          atomic_load_explicit(&trak__chunk_at(s, i)->fill, memory_order_acquire));
   pthread_mutex_unlock(&s->lock);
   return n;
 }

@@ -43,18 +43,24 @@ static void new_process_identity(void) {
   process_uuid = mix64(((uint64_t)trak__pid << 32) ^ trak__boottime() ^ 0x7472616bull) | 1;
 }
 
-uint64_t trak__process_uuid(void) { return process_uuid; }
+uint64_t trak__process_uuid(void) {
+  return process_uuid;
+}
 
 static void thread_destroy(void *arg) {
   trak__thread *t = arg;
   pthread_mutex_lock(&trak__lock);
-  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) trak__writer_release(&t->w[i]);
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    trak__writer_release(&t->w[i]);
   for (int d = 0; d < TRAK__MAX_DS; d++) {
-    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++) trak__writer_release(&t->dsw[d][i]);
+    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++)
+      trak__writer_release(&t->dsw[d][i]);
     free(t->dsw[d]);
   }
-  if (t->prev) t->prev->next = t->next;
-  else threads = t->next;
+  if (t->prev)
+    t->prev->next = t->next;
+  else
+    threads = t->next;
   if (t->next) t->next->prev = t->prev;
   pthread_mutex_unlock(&trak__lock);
   trak_pb_buf_free(&t->scratch);
@@ -64,8 +70,7 @@ static void thread_destroy(void *arg) {
 }
 
 static void register_membarrier(void) {
-  have_membarrier =
-      syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
+  have_membarrier = syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0) == 0;
 }
 
 /* Locks other threads might hold across fork() are taken first, so the child inherits them
@@ -95,7 +100,9 @@ static void init_once_fn(void) {
   register_membarrier();
 }
 
-void trak__init_core(void) { pthread_once(&init_once, init_once_fn); }
+void trak__init_core(void) {
+  pthread_once(&init_once, init_once_fn);
+}
 
 int trak__backend_no_autostart;
 
@@ -137,7 +144,8 @@ void trak__threads_wait_idle(void) {
   if (!have_membarrier || syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0) != 0)
     nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
   for (trak__thread *t = threads; t; t = t->next)
-    while (atomic_load_explicit(&t->busy, memory_order_acquire)) sched_yield();
+    while (atomic_load_explicit(&t->busy, memory_order_acquire))
+      sched_yield();
 }
 
 /* Drops a writer's state without retiring its chunk (a forked child's copy). */
@@ -161,9 +169,11 @@ void trak__threads_after_fork(void) {
   threads = t;
   t->tid = (pid_t)syscall(SYS_gettid);
   t->uuid = mix64(process_uuid ^ ((uint64_t)t->tid << 1)) | 1;
-  for (int i = 0; i < TRAK_MAX_SESSIONS; i++) forget_writer(&t->w[i]);
+  for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
+    forget_writer(&t->w[i]);
   for (int d = 0; d < TRAK__MAX_DS; d++)
-    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++) forget_writer(&t->dsw[d][i]);
+    for (int i = 0; t->dsw[d] && i < TRAK_MAX_SESSIONS; i++)
+      forget_writer(&t->dsw[d][i]);
 }
 
 trak_track trak_track_thread(void) {

@@ -23,12 +23,15 @@ static desc_entry *descs; /* short list: custom tracks are few */
 static char process_name[128];
 
 void trak__track_lock(int lock) {
-  if (lock) pthread_mutex_lock(&desc_lock);
-  else pthread_mutex_unlock(&desc_lock);
+  if (lock)
+    pthread_mutex_lock(&desc_lock);
+  else
+    pthread_mutex_unlock(&desc_lock);
 }
 
 static uint64_t fnv1a(const char *s, uint64_t h) {
-  for (; *s; s++) h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
+  for (; *s; s++)
+    h = (h ^ (uint8_t)*s) * 0x100000001b3ull;
   return h;
 }
 
@@ -41,7 +44,8 @@ trak_track trak_track_uuid(const char *name, trak_track parent) {
 
 static desc_entry **find_locked(uint64_t uuid) {
   desc_entry **e = &descs;
-  while (*e && (*e)->uuid != uuid) e = &(*e)->next;
+  while (*e && (*e)->uuid != uuid)
+    e = &(*e)->next;
   return e;
 }
 
@@ -177,7 +181,9 @@ void trak__process_name(char *buf, size_t size) {
   pthread_mutex_unlock(&desc_lock);
 }
 
-static void put_process(trak_pb_buf *b, void *user) { trak__put_process_descriptor(b); }
+static void put_process(trak_pb_buf *b, void *user) {
+  trak__put_process_descriptor(b);
+}
 
 void trak_process_set_name(const char *name) {
   pthread_mutex_lock(&desc_lock);

@@ -128,7 +128,8 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
   if (w->dropped) trak_pb_put_varint(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
   trak_pb_nested d = trak_pb_begin_nested_short(b, TRAK_PB_TracePacket_trace_packet_defaults);
   trak_pb_put_varint(b, TRAK_PB_TracePacketDefaults_timestamp_clock_id, TRAK__SEQ_CLOCK_ID);
-  trak_pb_nested te = trak_pb_begin_nested_short(b, TRAK_PB_TracePacketDefaults_track_event_defaults);
+  trak_pb_nested te =
+      trak_pb_begin_nested_short(b, TRAK_PB_TracePacketDefaults_track_event_defaults);
   trak_pb_put_varint(b, TRAK_PB_TrackEventDefaults_track_uuid, t->uuid);
   trak_pb_end_nested_short(b, te);
   trak_pb_end_nested_short(b, d);
@@ -142,8 +143,7 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
   trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_Clock_timestamp, ts);
   trak_pb_put_bool(b, TRAK_PB_ClockSnapshot_Clock_is_incremental, 1);
   trak_pb_end_nested_short(b, c);
-  trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_primary_trace_clock,
-                     TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
+  trak_pb_put_varint(b, TRAK_PB_ClockSnapshot_primary_trace_clock, TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
   trak_pb_end_nested_short(b, cs);
   trak_pb_end_nested_short(b, pkt);
   pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
@@ -228,7 +228,8 @@ static int tab_grow(trak__writer *w) {
     trak__intern_entry *e = &w->tab[i];
     if (e->epoch != w->epoch) continue;
     uint32_t j = trak__intern_hash(e->key, e->type, cap - 1);
-    while (tab[j].epoch == w->epoch) j = (j + 1) & (cap - 1);
+    while (tab[j].epoch == w->epoch)
+      j = (j + 1) & (cap - 1);
     tab[j] = *e;
   }
   free(w->tab);
@@ -237,9 +238,8 @@ static int tab_grow(trak__writer *w) {
   return 0;
 }
 
-uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field,
-                      uint64_t key, const char *str, trak_interned_type *user,
-                      const void *value) {
+uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t field, uint64_t key,
+                      const char *str, trak_interned_type *user, const void *value) {
   uint64_t iid = trak__intern_find(w, type, key);
   if (iid) return iid;
   if ((w->tab_count + 1) * 4 > w->tab_cap * 3) {
@@ -252,7 +252,8 @@ uint64_t trak__intern(trak__thread *t, trak__writer *w, uint32_t type, uint32_t 
   iid = ++w->next_iid[type];
   uint32_t mask = w->tab_cap - 1;
   uint32_t i = trak__intern_hash(key, type, mask);
-  while (w->tab[i].epoch == w->epoch) i = (i + 1) & mask;
+  while (w->tab[i].epoch == w->epoch)
+    i = (i + 1) & mask;
   w->tab[i].key = key;
   w->tab[i].type = (uint16_t)type;
   w->tab[i].epoch = w->epoch;

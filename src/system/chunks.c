@@ -77,8 +77,8 @@ static int copy_in(trak__copier *cp, trak__attach *a, trak_session *central,
   return ok ? 0 : -1;
 }
 
-int trak__attach_take(trak__copier *cp, trak__attach *a, trak_session *central, uint32_t i,
-                      int how, char *why, size_t n) {
+int trak__attach_take(trak__copier *cp, trak__attach *a, trak_session *central, uint32_t i, int how,
+                      char *why, size_t n) {
   uint32_t cs = central->chunk_size;
   if (i >= a->nchunks) {
     snprintf(why, n, "chunk index %u out of range (%u chunks)", i, a->nchunks);
@@ -93,10 +93,10 @@ int trak__attach_take(trak__copier *cp, trak__attach *a, trak_session *central, 
     return -1;
   }
   trak__scraped *sc = &a->scr[i], before = *sc;
-  if (before.bytes && (writer != before.writer || cindex != before.cindex ||
-                       bytes < before.bytes || packets < before.packets)) {
-    snprintf(why, n, "chunk %u changed under the daemon (%u bytes copied, now %u)", i,
-             before.bytes, bytes);
+  if (before.bytes && (writer != before.writer || cindex != before.cindex || bytes < before.bytes ||
+                       packets < before.packets)) {
+    snprintf(why, n, "chunk %u changed under the daemon (%u bytes copied, now %u)", i, before.bytes,
+             bytes);
     return -1;
   }
   if (how == TRAK__TAKE_ALL) { /* copied: a later salvage must not take it again */
@@ -106,8 +106,8 @@ int trak__attach_take(trak__copier *cp, trak__attach *a, trak_session *central, 
   uint32_t add = bytes - before.bytes, at;
   if (!add) return 0;
   if (copy_in(cp, a, central, &before, writer, cindex,
-              (uint8_t *)shared + TRAK__CHUNK_HEADER + before.bytes, add,
-              packets - before.packets, &at) != 0) {
+              (uint8_t *)shared + TRAK__CHUNK_HEADER + before.bytes, add, packets - before.packets,
+              &at) != 0) {
     snprintf(why, n, "chunk %u: payload is not %u framed packets", i, packets);
     return -1;
   }

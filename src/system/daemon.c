@@ -51,9 +51,9 @@ typedef struct client {
   int fd;
   int role;
   int32_t pid, uid;
-  uint64_t since_ms;  /* when it connected */
-  uint64_t delivered; /* packets the daemon copied from it */
-  uint64_t believed;  /* lost packets of its reports counted so far */
+  uint64_t since_ms;     /* when it connected */
+  uint64_t delivered;    /* packets the daemon copied from it */
+  uint64_t believed;     /* lost packets of its reports counted so far */
   uint64_t away_pending; /* IpcLostWhileAway packets not believed yet */
   int loss_logged;       /* a report went past what it delivered (logged once) */
   char name[64];

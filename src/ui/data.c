@@ -314,8 +314,8 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
 }
 
 int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err) {
-  return trak__ui_rows(p, "SELECT slice_id, alert_type, message FROM alert ORDER BY ts, id", 0,
-                       out, NULL, err);
+  return trak__ui_rows(p, "SELECT slice_id, alert_type, message FROM alert ORDER BY ts, id", 0, out,
+                       NULL, err);
 }
 
 int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,

@@ -43,4 +43,9 @@
 /* One arg key, e.g. "debug.a.b[3].c", in bytes; a longer key is not stored. */
 #define TRAK_LIMIT_KEY_BYTES 1024
 
+/* Packets whose timestamp's clock no snapshot has related to the trace clock yet are kept, as
+** copies, to be converted when the whole trace has been read (a later snapshot may relate it);
+** past this many bytes of them, further ones are dropped at once (counted). */
+#define TRAK_LIMIT_DEFERRED_BYTES (256u << 20)
+
 #endif /* TRAK_UTIL_LIMITS_H */

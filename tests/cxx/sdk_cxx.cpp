@@ -23,7 +23,8 @@ static int check(bool ok, const char *what) {
 static int count(const uint8_t *data, size_t len, const char *needle) {
   int n = 0;
   size_t k = std::strlen(needle);
-  for (size_t i = 0; i + k <= len; i++) n += std::memcmp(data + i, needle, k) == 0;
+  for (size_t i = 0; i + k <= len; i++)
+    n += std::memcmp(data + i, needle, k) == 0;
   return n;
 }
 
@@ -42,8 +43,8 @@ int main() {
   trak_track custom = trak_track_named("cxx track", 0);
   {
     TRAK_EVENT(cat_cxx, "cxx_scoped", TRAK_ARG("b", true), TRAK_ARG("i", -1), TRAK_ARG("u", 2u),
-               TRAK_ARG("l", 3L), TRAK_ARG("ull", 4ULL), TRAK_ARG("d", 0.5),
-               TRAK_ARG("s", "str"), TRAK_ARG("p", static_cast<void *>(&value)));
+               TRAK_ARG("l", 3L), TRAK_ARG("ull", 4ULL), TRAK_ARG("d", 0.5), TRAK_ARG("s", "str"),
+               TRAK_ARG("p", static_cast<void *>(&value)));
     TRAK_EVENT_INSTANT(cat_cxx, "cxx_instant", TRAK_FLOW(1), TRAK_CALLBACK(extra, &value));
     TRAK_EVENT_BEGIN(cat_cxx, "cxx_begin", TRAK_TRACK(custom), TRAK_TIMESTAMP(trak_clock_now()));
     TRAK_EVENT_END(cat_cxx, TRAK_TRACK(custom), TRAK_TERMINATING_FLOW(1));
@@ -59,7 +60,8 @@ int main() {
   failures += check(trak_session_read(s, &data, &len, &err) == 0, "read");
   static const char *const names[] = {"cxx_scoped", "cxx_instant", "cxx_begin", "cxx_dynamic",
                                       "cxx track"};
-  for (const char *name : names) failures += check(count(data, len, name) >= 1, name);
+  for (const char *name : names)
+    failures += check(count(data, len, name) >= 1, name);
   trak_session_stats st;
   trak_session_get_stats(s, &st);
   failures += check(st.packets_written >= 10 && st.packets_lost == 0, "stats");

@@ -31,8 +31,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (m.type == TRAK_PB_IpcMessage_commit_chunks || m.type == TRAK_PB_IpcMessage_release_chunks) {
     trak_pb_buf b;
     trak_pb_buf_init_heap(&b);
-    trak__ipc_put_chunks(&b, m.type, m.session_id, m.chunks, m.nchunks, m.packets_lost,
-                         m.flushed);
+    trak__ipc_put_chunks(&b, m.type, m.session_id, m.chunks, m.nchunks, m.packets_lost, m.flushed);
     if (!b.error && trak_pb_buf_len(&b) <= TRAK__IPC_MAX) {
       if (trak__ipc_decode(b.start, trak_pb_buf_len(&b), &again) != 0) abort();
       if (again.type != m.type || again.session_id != m.session_id || again.nchunks != m.nchunks ||

@@ -13,6 +13,9 @@ work=$3
 src=${TRAK_SOURCE_DIR:?}
 consumer=$src/tests/install/consumer
 prefix=$work/prefix
+# The library directory the build installs to (lib/<multiarch triplet> on Debian).
+L=$(sed -n 's/^CMAKE_INSTALL_LIBDIR:PATH=//p' "$build/CMakeCache.txt")
+L=${L:-lib}
 out=$work/$mode
 rm -rf "$out"
 mkdir -p "$out"
@@ -62,15 +65,15 @@ install)
   rm -rf "$prefix"
   cmake --install "$build" --prefix "$prefix" >/dev/null
   for f in bin/trak share/man/man1/trak.1 include/trak/trak.h include/trak/protos.h \
-    include/trak/processor.h lib/libtrak.a lib/libtrak.so.0 lib/libtrak_processor.a \
-    lib/libtrak_processor.so.0 lib/pkgconfig/trak.pc lib/pkgconfig/trak-processor.pc \
-    lib/cmake/trak/trakConfig.cmake lib/cmake/trak/trakConfigVersion.cmake; do
+    include/trak/processor.h $L/libtrak.a $L/libtrak.so.0 $L/libtrak_processor.a \
+    $L/libtrak_processor.so.0 $L/pkgconfig/trak.pc $L/pkgconfig/trak-processor.pc \
+    $L/cmake/trak/trakConfig.cmake $L/cmake/trak/trakConfigVersion.cmake; do
     [[ -e $prefix/$f ]] || fail "$f is not installed"
   done
   [[ $("$prefix/bin/trak" --version) == "trak "[0-9]* ]] || fail "installed trak --version"
   grep -q '^\.SS query$' "$prefix/share/man/man1/trak.1" || fail "trak.1 lacks the query command"
   # libtrak needs libc, libm and pthreads only.
-  needed=$(readelf -d "$prefix/lib/libtrak.so.0" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort)
+  needed=$(readelf -d "$prefix/$L/libtrak.so.0" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort)
   extra=$(grep -v -e '^libc\.so' -e '^libm\.so' -e '^libpthread\.so' <<<"$needed" || true)
   [[ -z $extra ]] || fail "libtrak.so needs $extra"
   # Every public header compiles on its own with only the installed include directory.
@@ -80,13 +83,13 @@ install)
   done
   ;;
 pkgconfig)
-  pkgconfig_consumers "$prefix/lib/pkgconfig"
+  pkgconfig_consumers "$prefix/$L/pkgconfig"
   ;;
 find_package)
   cmake -S "$consumer" -B "$out" -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH="$prefix" \
     >/dev/null || fail "find_package(trak) consumer does not configure"
   cmake --build "$out" -j2 >/dev/null || fail "find_package(trak) consumer does not build"
-  run_consumers "$out" "$prefix/lib"
+  run_consumers "$out" "$prefix/$L"
   ;;
 subdirectory)
   cmake -S "$consumer" -B "$out" -DCMAKE_BUILD_TYPE=Release -DTRAK_SOURCE_DIR="$src" \
@@ -105,8 +108,13 @@ deb)
   [[ $(dpkg-deb -f "$deb" Depends) == *libsqlite3-0* ]] || fail "Depends lacks libsqlite3-0"
   dpkg -x "$deb" "$out/root"
   "$out/root/usr/bin/trak" --version >/dev/null || fail "the packaged trak does not run"
-  [[ -e $out/root/usr/lib/cmake/trak/trakConfig.cmake ]] || fail "no CMake package in the .deb"
-  pkgconfig_consumers "$out/root/usr/lib/pkgconfig"
+  [[ -e $out/root/usr/$L/cmake/trak/trakConfig.cmake ]] || fail "no CMake package in the .deb"
+  [[ -e $out/root/usr/$L/libtrak.so.0 ]] || fail "the .deb has no /usr/$L/libtrak.so.0"
+  # Debian's multiarch layout (cmake/install.cmake): /usr/lib/<triplet>, not /usr/lib.
+  if [[ -e /etc/debian_version ]]; then
+    [[ $L == lib/*-linux-* ]] || fail "the .deb's libraries go to /usr/$L, not multiarch"
+  fi
+  pkgconfig_consumers "$out/root/usr/$L/pkgconfig"
   ;;
 *)
   fail "unknown mode"

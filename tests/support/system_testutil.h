@@ -129,8 +129,8 @@ static __attribute__((unused)) void fork_daemon(uint32_t producer_kb, int shared
   if (daemon_pid == 0) {
     alarm(DAEMON_ALARM_S);
     catch_stop(SIGTERM);
-    trak_daemon_config cfg = {.socket_path = sock, .producer_buffer_kb = producer_kb,
-                              .shared = shared};
+    trak_daemon_config cfg = {
+        .socket_path = sock, .producer_buffer_kb = producer_kb, .shared = shared};
     trak_error err = {0};
     int rc = trak_daemon_run(&cfg, &stop_flag, &err);
     if (rc) fprintf(stderr, "daemon: %s\n", err.message);

@@ -48,7 +48,8 @@ char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len) {
   trak_error err = {0};
   trak_pb_buf text;
   trak_pb_buf_init_heap(&text);
-  if (trak_pbtxt_print(message, data, len, &text, &err)) fail_msg("pbtxt print failed: %s", err.message);
+  if (trak_pbtxt_print(message, data, len, &text, &err))
+    fail_msg("pbtxt print failed: %s", err.message);
   trak_pb_put_raw(&text, "", 1);
   size_t n;
   return (char *)trak_pb_buf_detach(&text, &n);

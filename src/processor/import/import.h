@@ -20,6 +20,20 @@
 #include "trak/processor.h"
 #include "trak/protos.h"
 
+/* Bytes of the input (a sub-message, a packet), not owned unless the holder says so. */
+typedef struct trak_span {
+  const uint8_t *data;
+  size_t len;
+} trak_span;
+
+/* A copy of a packet kept until the end of the trace (its clock was not known yet), with where
+** it was, for the reports made when it is retried. */
+typedef struct trak_deferred_packet {
+  trak_span bytes; /* owned */
+  uint64_t index, offset;
+  size_t outer_len;
+} trak_deferred_packet;
+
 /* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
 static inline int64_t trak__wadd(int64_t a, int64_t b) {
   return (int64_t)((uint64_t)a + (uint64_t)b);
@@ -43,7 +57,10 @@ typedef enum trak_stat_id {
   TRAK_STAT_INCREMENTAL_INVALID,
   TRAK_STAT_PACKET_LOSS,
   TRAK_STAT_INTERNED_ERRORS,
-  TRAK_STAT_CLOCK_SYNC_FAILURE,
+  TRAK_STAT_CLOCK_SYNC_FAILURE, /* Perfetto's generic row, never counted: the three below are */
+  TRAK_STAT_CLOCK_UNKNOWN_SOURCE,
+  TRAK_STAT_CLOCK_NO_PATH,
+  TRAK_STAT_CLOCK_UNDEFERRABLE,
   TRAK_STAT_UNKNOWN_TRACK,
   TRAK_STAT_NO_TRACK,
   TRAK_STAT_BAD_TYPE,
@@ -397,6 +414,9 @@ typedef struct trak_importer {
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  TRAK_VEC(trak_deferred_packet) deferred; /* packets whose clock was not known yet (packet.c) */
+  size_t deferred_bytes;
+  uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
   TRAK_VEC(trak_log_row) android_logs;       /* rows of android_logs, in file order */
   trak_map async_roots;                      /* JSON cookie track -> its set's root name */
   trak_map legacy_async_roots; /* legacy async id (and process) -> first name (legacy_event.c) */
@@ -463,6 +483,10 @@ void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) __att
 
 /* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
+/* Converts and imports the packets kept because their clock was not known when they were read
+** (packet.c), now that the whole trace is; those still unknown are counted. Called once, after
+** the last packet and before the parse phase. */
+void trak__packets_retry_deferred(trak_importer *imp);
 /* Tokenizes a TrackEvent of a packet (track_event.c). */
 typedef struct trak_packet_ctx {
   trak_sequence *seq;
@@ -472,10 +496,6 @@ typedef struct trak_packet_ctx {
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len);
 /* Adds the debug annotations of one event as a new arg set; returns its id or TRAK_NULL_U32. */
-typedef struct trak_span {
-  const uint8_t *data;
-  size_t len;
-} trak_span;
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n);
 /* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
@@ -591,8 +611,9 @@ void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t s
 /* Clocks (clocks.c). */
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                               size_t len);
-/* Converts `ts` in clock `clock_id` to the trace clock. Returns 0, or -1 (reported) if no
-** snapshot relates the clocks. */
+/* Converts `ts` in clock `clock_id` to the trace clock. Returns 0; or 1 (nothing reported)
+** if no snapshot relates the clocks yet and the trace is still being read: the caller keeps
+** the packet to retry at the end, as Perfetto defers it; or -1 (reported) if none ever did. */
 int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                         int64_t *out);
 /* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`

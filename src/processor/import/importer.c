@@ -3,6 +3,7 @@
 ** threads and processes, clocks) from its start with the idle thread to its end.
 ** Problem accounting is report.c's.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
@@ -35,6 +36,9 @@ void trak__importer_free(trak_importer *imp) {
     free(seq);
   }
   trak_vec_free(imp->seqs);
+  for (size_t i = 0; i < imp->deferred.n; i++)
+    free((void *)imp->deferred.v[i].bytes.data);
+  trak_vec_free(imp->deferred);
   for (size_t i = 0; i < imp->tracks.n; i++)
     free(imp->tracks.v[i].open);
   trak_vec_free(imp->tracks);

@@ -47,8 +47,19 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "defined on the sequence (the field is left out).",
          1},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
-                                      "Timestamps in a clock no snapshot relates to the trace "
-                                      "clock; the packets were dropped.",
+                                      "Not counted: the clock_sync_failure_* rows say why.", 1},
+    [TRAK_STAT_CLOCK_UNKNOWN_SOURCE] = {"clock_sync_failure_unknown_source_clock",
+                                        TRAK_SEVERITY_ERROR,
+                                        "Timestamps in a clock no clock snapshot of the trace has.", 1},
+    [TRAK_STAT_CLOCK_NO_PATH] = {"clock_sync_failure_no_path", TRAK_SEVERITY_ERROR,
+                                 "Timestamps in a clock whose snapshots never include the trace "
+                                 "clock, so nothing converts it.",
+                                 1},
+    [TRAK_STAT_CLOCK_UNDEFERRABLE] = {"clock_sync_failure_undeferrable_packet_loss",
+                                      TRAK_SEVERITY_DATA_LOSS,
+                                      "Packets dropped because their timestamp could not be "
+                                      "converted to the trace clock (one of the two rows above "
+                                      "says why).",
                                       1},
     [TRAK_STAT_UNKNOWN_TRACK] = {"track_event_unknown_track", TRAK_SEVERITY_ERROR,
                                  "Track uuids used by events but never described.", 0},

@@ -63,7 +63,13 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
   const snapshot_clock *trace = NULL;
   for (size_t i = 0; i < n; i++)
     if (clocks[i].id == imp->trace_clock) trace = &clocks[i];
-  if (!trace) return; /* nothing relates these clocks to the trace clock */
+  if (!trace) {
+    /* Nothing relates these clocks to the trace clock, but they are known now: a timestamp in
+    ** one fails as Perfetto's "no path", not as an unknown clock. */
+    for (size_t i = 0; i < n; i++)
+      clock_get(imp, clock_key(seq, clocks[i].id), 1);
+    return;
+  }
   int64_t trace_ns = (int64_t)(trace->ts * trace->multiplier);
   for (size_t i = 0; i < n; i++) {
     if (&clocks[i] == trace) continue;
@@ -84,10 +90,15 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
   }
   trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
   if (!c || !c->pairs.n) {
-    if (!out) return -1; /* trak__clock_try_convert: no report */
-    trak__report(imp, TRAK_STAT_CLOCK_SYNC_FAILURE,
-                 "timestamp in clock %u, which no earlier clock snapshot relates to the trace "
-                 "clock %u",
+    if (!out) return -1;        /* trak__clock_try_convert: no report */
+    if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
+    /* Perfetto's names: the reason, and the packet lost for it (each packet counts both). */
+    imp->stats[c ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
+    trak__report(imp, TRAK_STAT_CLOCK_UNDEFERRABLE,
+                 c ? "timestamp in clock %u, which no clock snapshot relates to the trace "
+                     "clock %u; packet dropped"
+                   : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
+                     "%u); packet dropped",
                  clock_id, imp->trace_clock);
     return -1;
   }

@@ -5,6 +5,7 @@
 ** timestamp in the trace clock.
 */
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
@@ -35,6 +36,8 @@ typedef struct packet_fields {
   uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
   uint32_t present; /* bit 1 << P_*: that span was in the packet */
   uint32_t meta_field;
+  const uint8_t *raw; /* the packet's bytes, kept if its clock is not known yet */
+  size_t raw_len;
   uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
   uint8_t has_zstd;
   uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
@@ -101,8 +104,8 @@ static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field 
   pf->present |= 1u << p;
 }
 
-static int decode_fields(const trak_importer *imp, const uint8_t *data, size_t len,
-                         packet_fields *pf) {
+static inline __attribute__((always_inline)) int
+decode_fields(const trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -228,6 +231,9 @@ static void missing_sequence_id(trak_importer *imp) {
                                                      TRAK_NULL_U32, offset}));
 }
 
+static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
+static void defer_packet(trak_importer *imp, const packet_fields *pf);
+
 /* Everything of a packet but its compressed_packets, which the caller has handled. */
 static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (pf->has_zstd)
@@ -261,6 +267,15 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     thread_references(imp, seq, &sp[P_THREAD]);
     seq->timestamps_valid = 1;
   }
+  if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
+}
+
+/* The timestamped part of a packet: its timestamp in the trace clock, then its payload.
+** Returns 1 if no snapshot has related the timestamp's clock yet (nothing done: the caller
+** defers the packet). */
+static inline __attribute__((always_inline)) int
+packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) {
+  const trak_span *sp = pf->span;
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */
   trak_packet_ctx ctx = {seq, 0, 0};
@@ -268,7 +283,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     uint32_t clock = pf->has_clock        ? pf->clock_id
                      : seq->default_clock ? seq->default_clock
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
-    if (trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts)) return;
+    int rc = trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts);
+    if (rc) return rc > 0;
     ctx.has_ts = 1;
   }
   if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
@@ -279,6 +295,47 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     trak__meta_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
   if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
     trak__chrome_process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
+  return 0;
+}
+
+/* Keeps a copy of a packet whose clock no snapshot has related to the trace clock yet, for
+** trak__packets_retry_deferred: Perfetto converts such a packet with the snapshots of the whole
+** trace (a writer may write its snapshot after its first events). Past
+** TRAK_LIMIT_DEFERRED_BYTES the packet fails at once, reported as at the end. */
+__attribute__((cold, noinline)) static void defer_packet(trak_importer *imp,
+                                                         const packet_fields *pf) {
+  uint8_t *copy = imp->deferred_bytes + pf->raw_len <= TRAK_LIMIT_DEFERRED_BYTES
+                      ? malloc(pf->raw_len ? pf->raw_len : 1)
+                      : NULL;
+  if (!copy) {
+    imp->at_eof = 1;
+    packet_payload(imp, pf, trak__sequence_get(imp, pf->seq_id));
+    imp->at_eof = 0;
+    return;
+  }
+  memcpy(copy, pf->raw, pf->raw_len);
+  imp->deferred_bytes += pf->raw_len;
+  trak_deferred_packet d = {
+      {copy, pf->raw_len}, imp->packet_index, imp->packet_offset, imp->packet_len};
+  trak_vec_push(imp->deferred, d);
+}
+
+void trak__packets_retry_deferred(trak_importer *imp) {
+  imp->at_eof = 1;
+  /* The copies lie outside any buffer being tokenized: no read-ahead past their ends. */
+  imp->base = imp->limit = NULL;
+  for (size_t i = 0; i < imp->deferred.n; i++) {
+    const trak_deferred_packet *d = &imp->deferred.v[i];
+    imp->packet_index = d->index, imp->packet_offset = d->offset, imp->packet_len = d->outer_len;
+    packet_fields pf;
+    memset(&pf, 0, offsetof(packet_fields, span));
+    /* Decoded before without error; its sequence state and descriptors were applied then. */
+    decode_fields(imp, d->bytes.data, d->bytes.len, &pf);
+    packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id));
+    free((void *)d->bytes.data);
+  }
+  trak_vec_free(imp->deferred);
+  imp->deferred_bytes = 0;
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
@@ -303,6 +360,7 @@ __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
 
 static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   memset(pf, 0, offsetof(packet_fields, span));
+  pf->raw = data, pf->raw_len = len;
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
