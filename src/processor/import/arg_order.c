@@ -165,6 +165,11 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     uint32_t v = (uint32_t)e;
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
+      /* Perfetto makes the JSON counter tracks before it clears the stacks. */
+      for (uint32_t row = n_early; row < t->track.n; row++) {
+        place(&r, t->track.dimension_arg_set_id[row]);
+        place(&r, t->track.source_arg_set_id[row]);
+      }
       size_t to = i;
       while (to < imp->arg_order.n && imp->arg_order.v[to] >> 32 == TRAK_ARG_ORDER_FLUSH)
         to++;

@@ -482,6 +482,16 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
 
 /* C: one process counter track per key of args, named "<name> <key>" ("<name> id: <id>
 ** <key>" with an id), as Perfetto names them. */
+/* A JSON counter value's arg set: the thread of its event, as Perfetto gives it. */
+static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
+  trak_tables *t = j->imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  uint32_t k = intern(j, "utid", 4);
+  uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_UINT);
+  t->args.int_value[row] = utid;
+  return trak__args_share(j->imp, set);
+}
+
 static void counters(trak_json_import *j, const jevent *e, jctx *x) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
     bad_event(j, "counter event without an args object");
@@ -540,7 +550,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
     ev.pkt = (uint32_t)j->event_index;
     ev.u.value = v;
-    ev.arg_set_id = TRAK_NULL_U32;
+    ev.arg_set_id = counter_args(j, x->utid);
     ev.aux = 0;
     seq_push(j, &ev);
   }
