@@ -232,7 +232,8 @@ def run_one(args, testing, folder, name, bp, kind, workdir):
   if args.oracle:
     cmd = [args.binary, '--crop-track-events', '-q', query, trace]
   else:
-    cmd = [args.binary, 'query', trace, '-q', query, '--format', 'tp']
+    # Perfetto's runner always passes --crop-track-events (see the oracle's command above).
+    cmd = [args.binary, 'query', trace, '-q', query, '--format', 'tp', '--crop-track-events']
   try:
     r = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout,
                        errors='replace')

@@ -169,7 +169,7 @@ static void test_truncated_trace_keeps_valid_packets(void **state) {
   build_trace(&b, 10);
   size_t len = trak_pb_buf_len(&b) - 3; /* cut inside the last packet */
   diag_log log = {0};
-  trak_processor_options opts = {on_diag, NULL, &log};
+  trak_processor_options opts = {on_diag, NULL, &log, 0};
   trak_processor *p;
   trak_error err = {0};
   assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
@@ -191,7 +191,7 @@ static void test_corrupt_bytes_stop_with_offset(void **state) {
   trak_pb_put_raw(&b, garbage, sizeof garbage);
   put_event(&b, 1000, 1, TRAK_PB_TrackEvent_TYPE_INSTANT, "after garbage");
   diag_log log = {0};
-  trak_processor_options opts = {on_diag, NULL, &log};
+  trak_processor_options opts = {on_diag, NULL, &log, 0};
   trak_processor *p;
   trak_error err = {0};
   assert_int_equal(trak_processor_new(&opts, &p, &err), 0);

@@ -47,7 +47,7 @@ static void on_diag(void *user, uint64_t packet, uint64_t offset, trak_severity 
 static trak_processor *import(const uint8_t *data, size_t len) {
   trak_processor *p;
   trak_error err;
-  trak_processor_options opts = {on_diag, NULL, NULL};
+  trak_processor_options opts = {on_diag, NULL, NULL, 0};
   memset(&heard, 0, sizeof heard);
   assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
   assert_int_equal(trak_processor_feed(p, data, len, &err), 0);

@@ -29,7 +29,10 @@ typedef struct trak_query trak_query;
 typedef enum trak_severity {
   TRAK_SEVERITY_INFO = 0,
   TRAK_SEVERITY_DATA_LOSS = 1,
-  TRAK_SEVERITY_ERROR = 2
+  TRAK_SEVERITY_ERROR = 2,
+  /* Normal but noteworthy, neither data loss nor a bug (as Perfetto's "notice"): e.g. packets
+  ** skipped until a sequence that lost packets clears its incremental state. */
+  TRAK_SEVERITY_NOTICE = 3
 } trak_severity;
 
 /* Called for every problem found, in import order: `packet` is the index of the TracePacket
@@ -41,10 +44,16 @@ typedef void (*trak_processor_diag_fn)(void *user, uint64_t packet, uint64_t off
 /* Called now and then while feeding; `total` is 0 when unknown. */
 typedef void (*trak_processor_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/* trak_processor_options.flags: drop the track events before the trace's
+** TracePacket.track_event_range_of_interest (Perfetto's --crop-track-events; by default they
+** are kept, as Perfetto keeps them, and counted in no stat). */
+#define TRAK_PROCESSOR_CROP_TRACK_EVENTS 1u
+
 typedef struct trak_processor_options {
   trak_processor_diag_fn diag;         /* NULL: problems are only counted */
   trak_processor_progress_fn progress; /* NULL: no progress reports */
   void *user;                          /* passed to both callbacks */
+  unsigned flags;                      /* TRAK_PROCESSOR_* bits; 0: none */
 } trak_processor_options;
 
 /* Creates an empty processor ready to be fed. `options` may be NULL. Returns 0 or TRAK_ENOMEM. */

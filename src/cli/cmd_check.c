@@ -28,7 +28,7 @@ static void on_problem(void *user, uint64_t packet, uint64_t offset, trak_severi
                        const char *stat, const char *message) {
   check_ctx *c = user;
   if (!strcmp(stat, "trace_empty") && trak_cli_allow_empty()) return; /* asked to accept it */
-  int is_error = severity != TRAK_SEVERITY_INFO;
+  int is_error = severity == TRAK_SEVERITY_DATA_LOSS || severity == TRAK_SEVERITY_ERROR;
   if (is_error)
     c->errors++;
   else

@@ -1,6 +1,8 @@
 /*
 ** The options every command takes, in any position: `--descriptions FILE` (slice description
-** rules, repeatable) and `--allow-empty` (a trace without events is no warning). main()
+** rules, repeatable), `--allow-empty` (a trace without events is no warning) and
+** `--crop-track-events` (Perfetto's option of that name: track events before the trace's
+** range of interest are dropped). main()
 ** removes them from argv before the command parses it; trak_cli_open_trace (or a command that
 ** opens traces itself) applies them to each trace it opens.
 */
@@ -12,6 +14,7 @@
 static const char *files[MAX_FILES];
 static int n_files;
 static int allow_empty;
+static unsigned processor_flags;
 
 int trak_cli_take_global_options(int argc, char **argv) {
   int out = 2; /* argv[0] is trak, argv[1] the command */
@@ -23,6 +26,9 @@ int trak_cli_take_global_options(int argc, char **argv) {
       file = argv[i] + 15;
     else if (!strcmp(argv[i], "--allow-empty")) {
       allow_empty = 1;
+      continue;
+    } else if (!strcmp(argv[i], "--crop-track-events")) {
+      processor_flags |= TRAK_PROCESSOR_CROP_TRACK_EVENTS;
       continue;
     }
     if (file && n_files < MAX_FILES)
@@ -36,6 +42,10 @@ int trak_cli_take_global_options(int argc, char **argv) {
 
 int trak_cli_allow_empty(void) {
   return allow_empty;
+}
+
+unsigned trak_cli_processor_flags(void) {
+  return processor_flags;
 }
 
 int trak_cli_apply_descriptions(const char *cmd, trak_processor *p) {

@@ -34,7 +34,9 @@ static void usage(FILE *out) {
     fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
   fprintf(out, "\n`trak <command> --help` describes a command. `trak --version` prints the "
                "version.\nCommands that open a trace take --descriptions FILE (slice description "
-               "rules)\nand --allow-empty (a trace without events is no warning).\n");
+               "rules),\n--allow-empty (a trace without events is no warning) and "
+               "--crop-track-events\n(drop track events before the trace's range of interest, "
+               "as Perfetto's option).\n");
 }
 
 int trak_cli_fail(const char *cmd, const trak_error *err) {

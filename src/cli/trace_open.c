@@ -136,7 +136,7 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
                 .start = now_seconds(),
                 .diag = user_diag,
                 .user = user};
-  trak_processor_options opts = {diag, progress, &c};
+  trak_processor_options opts = {diag, progress, &c, trak_cli_processor_flags()};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
   if (rc) {
@@ -182,7 +182,7 @@ static void count_field(void *user, const uint8_t *field, size_t len) {
 int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
                           trak_trace_format *format) {
   open_ctx c = {.cmd = cmd, .path = path, .tty = isatty(2), .start = now_seconds()};
-  trak_processor_options opts = {diag, progress, &c};
+  trak_processor_options opts = {diag, progress, &c, trak_cli_processor_flags()};
   trak_error err = {0};
   counting_sink cs = {sink, user, 0};
   uint64_t bytes;

@@ -4,7 +4,7 @@
 # protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv byte for byte.
 # The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
 # A "-- trace: golden/NAME.json" line names a JSON trace-event trace, "-- trace: DIR/NAME.pb" a
-# binary trace, each imported as it is.
+# binary trace, each imported as it is. A "-- options: ..." line gives trak query more options.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
@@ -18,6 +18,7 @@ for sql in "$DATA"/golden/*.sql; do
   name=$(basename "$sql" .sql)
   trace=$DATA/golden/$name.pbtxt
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
+  opts=$(sed -n 's/^-- options: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
   if [ "${trace%.json}" != "$trace" ] || [ "${trace%.pb}" != "$trace" ]; then
     # A JSON trace, or a binary one (encoded elsewhere, e.g. with Chromium's extensions), is
@@ -34,7 +35,8 @@ for sql in "$DATA"/golden/*.sql; do
   [ $text_ok = 1 ] && inputs="$inputs $trace"
   fi
   for input in $inputs; do
-    "$TRAK" query "$input" -q "$sql" >"$WORK/out.csv" 2>"$WORK/err.txt"
+    # shellcheck disable=SC2086 # the options are words
+    "$TRAK" query "$input" -q "$sql" $opts >"$WORK/out.csv" 2>"$WORK/err.txt"
     rc=$?
     # Malformed input exits 1 (docs/limits.md), after printing the rows it could import.
     want=0

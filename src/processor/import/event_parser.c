@@ -62,7 +62,7 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
 static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   const uint64_t *ids = aux + 3;
   uint64_t n = aux[0] + (uint32_t)aux[1];
-  uint32_t v2 = (uint32_t)(aux[1] >> 32);
+  uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
   for (uint64_t i = 0; i < n; i++) {
     int added;
     uint32_t *last = trak__map_put(&imp->flows, ids[i], TRAK_NULL_U32, &added);
@@ -91,6 +91,8 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
     else if (kind != TRAK_FLOW_V2_IN)
       *last = slice;
   }
+  if (TRAK_UNLIKELY(aux[1] & TRAK_AUX_CALLSTACK)) /* its index follows the counter values */
+    trak__callstack_slice(imp, (uint32_t)ids[n + 2 * aux[2]], slice);
 }
 
 /* The first event on track `track` makes it a row, numbered in this order (tracks.c); its arg
@@ -104,8 +106,9 @@ __attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_
   trak__arg_order_log(imp, slice_start ? TRAK_ARG_ORDER_TRACK_SLICE : TRAK_ARG_ORDER_TRACK, track);
 }
 
-/* Adds one counter value; returns it after scaling and accumulation. A value on a track that
-** is not a counter track is dropped (and counted), as Perfetto drops it. */
+/* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
+** accumulation. A value on a track that is not a counter track is dropped (and counted), as
+** Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
                             uint32_t set) {
   trak_track_info *info = &imp->tracks.v[track];
@@ -177,17 +180,21 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     double v;
     memcpy(&v, &p[1], 8);
-    v = counter_value(imp, ev, (uint32_t)p[0], v, TRAK_NULL_U32);
+    v = counter_value(imp, ev, (uint32_t)p[0], v, TRAK_NULL_U32); /* the args are the slice's */
     thread_time(imp, (uint32_t)p[0], ev->track >> TRAK_EV_TYPE_SHIFT, slice, v);
   }
 }
 
-/* Numbers the extra counter tracks of `ev` that no event used before. */
-static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux) {
+/* Numbers the extra counter tracks of `ev` (on `seq`) that no event used before. */
+static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
+                                     const trak_sequence *seq) {
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
-    if (info->is_counter && info->first_ts == INT64_MAX) track_made(imp, info, ev, (uint32_t)p[0], 0);
+    if (info->is_counter && info->first_ts == INT64_MAX) {
+      track_made(imp, info, ev, (uint32_t)p[0], 0);
+      info->first_seq_flagged = seq->first_packet_flag;
+    }
   }
 }
 
@@ -247,8 +254,11 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
     info->state_row = 0;
   }
   if (!ev->u.s.name) return;
-  info->state_row =
-      trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id) + 1;
+  uint32_t row = trak__state_add(t, ev->ts, track, ev->u.s.cat, ev->u.s.name, ev->arg_set_id);
+  if (ev->u.s.name == info->terminal_state) /* ends at once: a zero-length marker */
+    t->state.dur[row] = 0;
+  else
+    info->state_row = row + 1;
 }
 
 /* (Inlined into the merge loop: it runs once per record.) */
@@ -270,7 +280,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
-    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux);
+    extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
@@ -456,6 +466,41 @@ static void report_unterminated(trak_importer *imp) {
   }
 }
 
+/* With the crop option: removes a sorted sequence's track events before the range of interest
+** (Perfetto drops them as it parses them; other records, such as triggers, stay), so the
+** merge never sees them. Returns the records left. */
+__attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
+                                                            trak_sequence *seq) {
+  trak_ev_block *wb = seq->head;
+  uint32_t wi = 0;
+  size_t kept = 0;
+  for (trak_ev_block *rb = seq->head; rb; rb = rb->next)
+    for (uint32_t ri = 0; ri < rb->n; ri++) {
+      trak_ev ev = rb->ev[ri];
+      const char *type = imp->tracks.v[ev.track & TRAK_EV_TRACK_MASK].type;
+      int track_event =
+          !type || (strcmp(type, "triggers") && strcmp(type, "chrome_process_stats") &&
+                    strcmp(type, "concurrent_tracing_sessions"));
+      if (ev.ts < imp->crop_before_ns && track_event) {
+        imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
+        continue;
+      }
+      if (wi == TRAK_EV_BLOCK) wb = wb->next, wi = 0; /* never past the block being read */
+      wb->ev[wi++] = ev;
+      kept++;
+    }
+  trak_ev_block *rest = wb->next;
+  wb->n = wi, wb->next = NULL;
+  seq->tail = wb;
+  while (rest) {
+    trak_ev_block *next = rest->next;
+    trak__block_free(rest);
+    rest = next;
+  }
+  seq->n_events = kept;
+  return kept;
+}
+
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
@@ -472,6 +517,10 @@ void trak__events_parse(trak_importer *imp) {
       continue;
     }
     if (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order)) sequence_sort(imp, seq);
+    if (TRAK_UNLIKELY(imp->crop_before_ns != INT64_MIN) && !crop_sequence(imp, seq)) {
+      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+      continue;
+    }
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }

@@ -101,6 +101,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_MISSING_SEQUENCE_ID,
   TRAK_STAT_TEXT_UNKNOWN_FIELD,
   TRAK_STAT_PROTO_UNKNOWN_FIELD,
+  TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST,
+  TRAK_STAT_RANGE_OF_INTEREST_NO_START,
+  TRAK_STAT_CONCURRENT_UNKNOWN_STATE,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -158,6 +161,9 @@ enum trak_flow_v1_kind {
 ** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
 ** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
 enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
+/* In the second word of a protobuf event's aux block: the event has a callstack, whose index
+** (proto/callstacks.c) is the block's last word, after the counter values. */
+#define TRAK_AUX_CALLSTACK (1ULL << 63)
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 
@@ -195,6 +201,14 @@ enum trak_intern_kind {
   TRAK_INTERN_LOG_BODY,
   TRAK_INTERN_CORRELATION,
   TRAK_INTERN_HISTOGRAM,
+  /* the callstack tables (proto/callstacks.c): strings, then indexes of decoded messages */
+  TRAK_INTERN_BUILD_ID,
+  TRAK_INTERN_MAPPING_PATH,
+  TRAK_INTERN_FUNCTION_NAME,
+  TRAK_INTERN_SOURCE_PATH,
+  TRAK_INTERN_MAPPING,
+  TRAK_INTERN_FRAME,
+  TRAK_INTERN_CALLSTACK,
   TRAK_INTERN_KINDS
 };
 
@@ -243,6 +257,7 @@ typedef struct trak_track_info {
   uint64_t parent_uuid;
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
   uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
   uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
   const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
@@ -253,6 +268,8 @@ typedef struct trak_track_info {
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
   uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
+  /* a state track's state that ends at once (string id, 0: none) */
+  uint32_t terminal_state;
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
@@ -283,13 +300,16 @@ typedef struct trak_track_info {
 /* ---- clocks ---------------------------------------------------------------------------- */
 
 typedef struct trak_clock_pair {
-  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock */
+  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
+                    ** the clock `via`, when the clock has one) */
 } trak_clock_pair;
 
 typedef struct trak_clock {
   uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
   uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
   uint8_t incremental;
+  uint8_t has_via; /* its snapshots lack the trace clock: pairs lead to clock `via` (a key) */
+  uint64_t via;
   int64_t last; /* incremental clocks: last absolute value (in units) */
   TRAK_VEC(trak_clock_pair) pairs;
 } trak_clock;
@@ -389,6 +409,13 @@ typedef struct trak_importer {
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats: per-buffer figures, sparse */
   trak_map traced_buf_index;                 /* (figure, buffer) -> index in traced_buf */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
+  /* proto/callstacks.c: interned callstack messages and the events' callstacks; NULL until a
+  ** trace has one */
+  struct trak_callstacks *callstacks;
+  /* TracePacket.track_event_range_of_interest's start_us * 1000 (INT64_MIN: none); the parse
+  ** phase drops track events before it when the crop option is on */
+  int64_t range_of_interest_ns;
+  int64_t crop_before_ns; /* INT64_MIN, or range_of_interest_ns with the crop option */
 
   trak_map seq_index; /* sequence id -> index in seqs */
   TRAK_VEC(trak_sequence *) seqs;
@@ -643,8 +670,8 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 /* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
-** when `track` is a global track, or a process track of that thread's process; else
-** TRAK_NULL_U32. */
+** when `track` is a global track (not the Default Track, uuid 0), or a process track of that
+** thread's process; else TRAK_NULL_U32. */
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
@@ -773,6 +800,33 @@ uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_c
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
+
+/* TrackEvent callstacks (proto/callstacks.c), as Perfetto's importer fills its stack profile
+** tables. Tokenizing: the InternedData messages mappings, frames and callstacks (field
+** `field`) of a sequence; an event's callstack (inline `inline_stack`, else interned
+** `iid`) and callstack_weight, resolved to frames now (interned data changes) and
+** kept under the event's packet index. Parsing: the slice `slice` on `track` that the event
+** of packet `pkt` began or ended gets its callsite (frames, mappings, callsites and symbols
+** interned in parse order, so ids are Perfetto's) in __intrinsic_track_event_callstacks. */
+void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
+                              const uint8_t *data, size_t len) __attribute__((cold));
+void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
+                           const trak_span *inline_stack, uint64_t iid, int has_weight,
+                           double weight) __attribute__((cold));
+void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice)
+    __attribute__((cold));
+void trak__callstacks_free(trak_importer *imp);
+
+/* TracePacket.process_tree (proto/process_tree.c): processes (with a command line) and their
+** parents, names, command lines and uids; threads, their processes and names. */
+void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                        size_t len) __attribute__((cold));
+
+/* TracePacket.concurrent_session_event (proto/concurrent_sessions.c): a state of the session's
+** state track; and the session id of such a track from its uuid (for its dimension arg). */
+void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *ctx,
+                                    const uint8_t *data, size_t len) __attribute__((cold));
+int64_t trak__concurrent_session_id(uint64_t uuid);
 
 /* Parse phase (event_parser.c): merges, builds slices/counters/flows, frees the records. */
 void trak__events_parse(trak_importer *imp);

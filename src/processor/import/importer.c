@@ -14,6 +14,7 @@ void trak__importer_init(trak_importer *imp, trak_tables *tables,
   imp->tables = tables;
   if (opts) imp->opts = *opts;
   imp->trace_clock = TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
+  imp->range_of_interest_ns = imp->crop_before_ns = INT64_MIN;
   trak_vec_push(imp->aux, 0); /* aux index 0 means "none" */
   trak__threads_init(imp);
 }
@@ -57,6 +58,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->traced_buf);
   trak__map_free(&imp->traced_buf_index);
   trak__meta_free(imp);
+  trak__callstacks_free(imp);
   trak_vec_free(imp->thread_prev);
   trak_vec_free(imp->owner_args);
   trak_vec_free(imp->name_marks);

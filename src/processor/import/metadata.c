@@ -2,10 +2,12 @@
 ** This file holds the metadata table's rows as Perfetto's importer makes them: trace_uuid (the
 ** TraceUuid packet, else TraceConfig's, else a hash of the trace's first 4096 bytes),
 ** trace_type, trace_time_clock_id, system_info, service events, trace attributes,
-** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, and
-** trace_size_bytes. Rows keep the order Perfetto gives them: the packets Perfetto reads while
-** tokenizing in file order, then those it reads after sorting (trace_config, triggers) in
-** timestamp order. These packets are rare; nothing here runs per event.
+** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, the
+** track event range of interest, and trace_size_bytes; it also fills the machine table's
+** system_info columns and hands concurrent_session_event packets on. Rows keep the order
+** Perfetto gives them: the packets Perfetto reads while tokenizing in file order, then those
+** it reads after sorting (trace_config, triggers) in timestamp order. These packets are rare;
+** nothing here runs per event.
 */
 #include <math.h>
 #include <stdio.h>
@@ -40,6 +42,7 @@ typedef struct trak_metadata {
   int64_t last_ts;     /* for late packets without a timestamp */
   uint8_t *config;     /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
+  trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
 } trak_metadata;
 
 static trak_metadata *meta_get(trak_importer *imp) {
@@ -137,20 +140,26 @@ static int sdk_of_release(const char *v, size_t n) {
 
 /* BRAND/PRODUCT/DEVICE:RELEASE/ID/INCREMENTAL:TYPE/TAGS: the incremental build, and the SDK
 ** level unless the packet gave one. */
-static void fingerprint(trak_metadata *m, const char *f, size_t n, int have_sdk) {
+static int fingerprint(trak_metadata *m, const char *f, size_t n, int have_sdk) {
   const char *end = f + n;
   const char *colon = memchr(f, ':', n);
-  if (!colon) return;
+  if (!colon) return -1;
   const char *rel_slash = memchr(colon, '/', (size_t)(end - colon));
-  if (!rel_slash) return;
+  if (!rel_slash) return -1;
   const char *id_slash = memchr(rel_slash + 1, '/', (size_t)(end - rel_slash - 1));
-  if (!id_slash) return;
+  if (!id_slash) return -1;
   const char *inc_colon = memchr(id_slash, ':', (size_t)(end - id_slash));
-  if (!inc_colon) return;
+  if (!inc_colon) return -1;
   set_str(m, "android_incremental_build", TRAK_META_MACHINE, id_slash + 1,
           (size_t)(inc_colon - id_slash - 1));
   int sdk = sdk_of_release(colon + 1, (size_t)(rel_slash - colon - 1));
   if (!have_sdk && sdk >= 0) set_int(m, "android_sdk_version", TRAK_META_MACHINE, sdk);
+  return sdk;
+}
+
+/* A string of SystemInfo for the machine table (0: absent, NULL). */
+static uint32_t machine_str(trak_importer *imp, const trak_span *s) {
+  return s->data ? trak__strpool_intern(&imp->tables->strings, (const char *)s->data, s->len) : 0;
 }
 
 static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *data, size_t len) {
@@ -169,10 +178,14 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
   };
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
+  /* the machine table's columns for this packet's machine, next to the metadata rows */
+  __typeof__(imp->tables->machine) *mt = &imp->tables->machine;
+  uint32_t row = m->machine;
   trak_span uts = {0}, fp = {0}, str[sizeof strings / sizeof *strings] = {{0}};
-  int has_uts = 0, has_fp = 0, has_sdk = 0, has_tz = 0, has_ram = 0;
+  trak_span machine_name = {0};
+  int has_uts = 0, has_fp = 0, has_sdk = 0, has_tz = 0, has_ram = 0, has_cpus = 0;
   uint8_t has_str[sizeof strings / sizeof *strings] = {0};
-  int64_t sdk = 0, tz = 0, ram = 0;
+  int64_t sdk = 0, tz = 0, ram = 0, cpus = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
@@ -186,6 +199,10 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
       tz = (int32_t)f.value, has_tz = 1;
     else if (f.number == TRAK_PB_SystemInfo_system_ram_bytes && !is_len)
       ram = (int64_t)f.value, has_ram = 1;
+    else if (f.number == TRAK_PB_SystemInfo_num_cpus && !is_len)
+      cpus = (int64_t)(uint32_t)f.value, has_cpus = 1;
+    else if (f.number == TRAK_PB_SystemInfo_machine_name && is_len)
+      machine_name = (trak_span){f.data, f.len};
     else if (is_len)
       for (size_t i = 0; i < sizeof strings / sizeof *strings; i++)
         if (strings[i].field == f.number) str[i] = (trak_span){f.data, f.len}, has_str[i] = 1;
@@ -201,12 +218,20 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
                                          "system_machine"};
     for (int i = 0; i < 4; i++)
       set_str(m, names[i], TRAK_META_MACHINE, u[i].data, u[i].len);
+    mt->sysname[row] = machine_str(imp, &u[0]), mt->version[row] = machine_str(imp, &u[1]);
+    mt->release[row] = machine_str(imp, &u[2]), mt->arch[row] = machine_str(imp, &u[3]);
   }
   if (has_tz) set_int(m, "timezone_off_mins", TRAK_META_MACHINE, tz);
   if (has_fp) {
     set_str(m, "android_build_fingerprint", TRAK_META_MACHINE, fp.data, fp.len);
-    fingerprint(m, (const char *)fp.data, fp.len, has_sdk);
+    mt->fingerprint[row] = machine_str(imp, &fp);
+    int fp_sdk = fingerprint(m, (const char *)fp.data, fp.len, has_sdk);
+    if (!has_sdk && fp_sdk >= 0) mt->sdk_version[row] = fp_sdk;
   }
+  if (has_sdk) mt->sdk_version[row] = sdk;
+  if (has_str[0]) mt->manufacturer[row] = machine_str(imp, &str[0]);
+  if (machine_name.data) mt->name[row] = machine_str(imp, &machine_name);
+  if (has_cpus) mt->num_cpus[row] = cpus;
   if (has_str[0]) set_str(m, strings[0].name, TRAK_META_MACHINE, str[0].data, str[0].len);
   if (has_sdk) set_int(m, "android_sdk_version", TRAK_META_MACHINE, sdk);
   for (size_t i = 1; i < sizeof strings / sizeof *strings; i++)
@@ -214,6 +239,7 @@ static void system_info(trak_importer *imp, trak_metadata *m, const uint8_t *dat
   if (has_ram) {
     set_int(m, "system_ram_bytes", TRAK_META_MACHINE, ram);
     set_int(m, "system_ram_gb", TRAK_META_MACHINE, (int64_t)llround((double)ram / 1e9));
+    mt->ram_bytes[row] = ram, mt->ram_gb[row] = (int64_t)llround((double)ram / 1e9);
   }
 }
 
@@ -496,6 +522,78 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
   trak__sequence_push(imp, ctx->seq, &ev);
 }
 
+/* TracePacket.track_event_range_of_interest: its start for the parse phase's crop (applied to
+** the whole trace, as Perfetto's tokenizer sets it before any event is parsed) and the
+** range_of_interest_start_us row. */
+static void range_of_interest(trak_importer *imp, trak_metadata *m, const uint8_t *data,
+                              size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int has_start = 0;
+  int64_t start = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_TrackEventRangeOfInterest_start_us &&
+        f.wire_type == TRAK_PB_WIRE_VARINT)
+      start = (int64_t)f.value, has_start = 1;
+  if (!has_start) {
+    trak__report(imp, TRAK_STAT_RANGE_OF_INTEREST_NO_START,
+                 "track_event_range_of_interest without start_us; ignored");
+    return;
+  }
+  imp->range_of_interest_ns = trak__wmul(start, 1000);
+  if (imp->opts.flags & TRAK_PROCESSOR_CROP_TRACK_EVENTS)
+    imp->crop_before_ns = imp->range_of_interest_ns;
+  set_int(m, "range_of_interest_start_us", TRAK_META_TRACE, start);
+}
+
+/* An ftrace bundle: only its header is read. The first bundle of each CPU of a machine says
+** from when that CPU's data is complete; the latest of those is ftrace_latest_data_start_ns,
+** as Perfetto's tokenizer sets it (a clock other than boot time or MONOTONIC_RAW, which needs
+** the bundle's clock snapshots, is not converted: no row). The events count as unknown fields. */
+static void ftrace_bundle(trak_importer *imp, trak_metadata *m, const trak_packet_ctx *ctx,
+                          const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int has_cpu = 0, has_start = 0;
+  uint64_t cpu = 0, start = 0, prev_end = 0, clock = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) {
+      if (trak__schema_lacks("FtraceEventBundle", f.number))
+        imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+      continue;
+    }
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = f.value, has_cpu = 1;
+    if (f.number == TRAK_PB_FtraceEventBundle_ftrace_clock) clock = f.value;
+    if (f.number == TRAK_PB_FtraceEventBundle_last_read_event_timestamp && has_start != 2)
+      start = f.value, has_start = 1;
+    if (f.number == TRAK_PB_FtraceEventBundle_previous_bundle_end_timestamp)
+      prev_end = f.value, has_start = 2;
+  }
+  if (!has_cpu) return;
+  int added;
+  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->machine << 32 | (uint32_t)cpu, 1, &added);
+  if (!added || !has_start) return;
+  uint32_t clock_id = clock == TRAK_PB_FTRACE_CLOCK_UNSPECIFIED ? TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+                      : clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
+                                                               : 0;
+  int64_t ts;
+  if (!clock_id || !ctx ||
+      trak__clock_convert(imp, ctx->seq, clock_id, (int64_t)(has_start == 2 ? prev_end : start),
+                          &ts))
+    return;
+  static const char key[] = "ftrace_latest_data_start_ns";
+  for (size_t i = 0; i < m->rows.n; i++) { /* a later CPU's start replaces an earlier one */
+    trak_meta_row *r = &m->rows.v[i];
+    if (r->machine == m->machine && !strcmp(r->name, key)) {
+      if (ts > r->value) r->value = ts;
+      return;
+    }
+  }
+  set_int(m, key, TRAK_META_MACHINE_TRACE, ts);
+}
+
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
@@ -517,6 +615,18 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     return;
   case TRAK_PB_TracePacket_trace_attributes:
     trace_attributes(imp, m, data, len);
+    return;
+  case TRAK_PB_TracePacket_track_event_range_of_interest:
+    range_of_interest(imp, m, data, len);
+    return;
+  case TRAK_PB_TracePacket_process_tree:
+    if (ctx) trak__process_tree(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_ftrace_events:
+    ftrace_bundle(imp, m, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_concurrent_session_event:
+    if (ctx) trak__concurrent_session_event(imp, ctx, data, len);
     return;
   case TRAK_PB_TracePacket_trace_config: {
     /* its attributes now; the rest after sorting, as Perfetto parses it */
@@ -738,6 +848,7 @@ void trak__meta_free(trak_importer *imp) {
   }
   trak_vec_free(m->rows);
   trak__map_free(&m->by_name);
+  trak__map_free(&m->ftrace_cpus);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

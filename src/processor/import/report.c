@@ -34,9 +34,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_COMPRESSED_UNSUPPORTED] = {"compressed_packets_unsupported", TRAK_SEVERITY_DATA_LOSS,
                                           "zstd_compressed_packets are not supported.", 0},
     [TRAK_STAT_INCREMENTAL_INVALID] = {"packet_skipped_seq_needs_incremental_state_invalid",
-                                       TRAK_SEVERITY_INFO,
+                                       TRAK_SEVERITY_NOTICE,
                                        "Packets with SEQ_NEEDS_INCREMENTAL_STATE skipped while "
-                                       "the sequence's incremental state was invalid.",
+                                       "the sequence's incremental state was invalid; each is "
+                                       "logged in _trace_import_logs with its "
+                                       "packet_sequence_id.",
                                        1},
     [TRAK_STAT_PACKET_LOSS] = {"sequence_packet_loss", TRAK_SEVERITY_DATA_LOSS,
                                "previous_packet_dropped: the writer lost packets on a sequence.",
@@ -152,13 +154,13 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "there); dropped.",
                                      1},
     [TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED] = {"thread_descriptor_skipped_incremental_state_invalid",
-                                             TRAK_SEVERITY_INFO,
+                                             TRAK_SEVERITY_NOTICE,
                                              "thread_descriptor packets on a sequence whose "
                                              "incremental state is not valid (not cleared yet, "
                                              "or packets were lost); skipped.",
                                              1},
     [TRAK_STAT_DELTA_WITHOUT_STATE] = {"track_event_skipped_timestamp_delta_without_valid_state",
-                                       TRAK_SEVERITY_INFO,
+                                       TRAK_SEVERITY_NOTICE,
                                        "Track events with timestamp_delta_us on a sequence with "
                                        "no valid thread_descriptor since its last clear or loss; "
                                        "dropped.",
@@ -184,6 +186,25 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        "trak's schema lacks (newer producers, packet types trak "
                                        "does not import); skipped, as protobuf readers do.",
                                        0},
+    [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
+                                             "interest",
+                                             TRAK_SEVERITY_INFO,
+                                             "Track events before the trace's "
+                                             "track_event_range_of_interest, dropped because the "
+                                             "crop option (--crop-track-events) is on.",
+                                             1},
+    [TRAK_STAT_RANGE_OF_INTEREST_NO_START] = {"track_event_range_of_interest_missing_start_us",
+                                              TRAK_SEVERITY_ERROR,
+                                              "track_event_range_of_interest packets without "
+                                              "start_us; ignored.",
+                                              1},
+    [TRAK_STAT_CONCURRENT_UNKNOWN_STATE] = {"concurrent_session_event_unknown_state",
+                                            TRAK_SEVERITY_ERROR,
+                                            "concurrent_session_event packets with a state "
+                                            "trak does not know (unspecified, or newer than "
+                                            "trak); dropped and logged in _trace_import_logs "
+                                            "with the state's value.",
+                                            1},
     [TRAK_STAT_SPILL_OVERLAPPING_COMPLETE] = {"slice_spill_overlapping_complete_event",
                                               TRAK_SEVERITY_ERROR,
                                               "JSON complete (X) events that partly overlap a "

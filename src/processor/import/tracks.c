@@ -4,6 +4,7 @@
 ** model), the implied tracks of legacy events, and the final track table with each track's
 ** type, scope, parent and source args.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,14 @@ uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint
 
 static uint32_t intern_field(trak_importer *imp, const trak_pb_field *f) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
+}
+
+/* A sibling_merge_key as Perfetto keeps it: the string, or "sibling_merge_key_int:N". */
+static uint32_t merge_key(trak_importer *imp, const trak_pb_field *f) {
+  if (f->wire_type == TRAK_PB_WIRE_LEN) return intern_field(imp, f);
+  char buf[48];
+  int n = snprintf(buf, sizeof buf, "sibling_merge_key_int:%llu", (unsigned long long)f->value);
+  return trak__strpool_intern(&imp->tables->strings, buf, (size_t)n);
 }
 
 /* A ProcessDescriptor's fields. */
@@ -388,6 +397,11 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     case TRAK_PB_TrackDescriptor_description:
       if (f.wire_type == TRAK_PB_WIRE_LEN) info->description = intern_field(imp, &f);
       break;
+    case TRAK_PB_TrackDescriptor_sibling_merge_key:
+    case TRAK_PB_TrackDescriptor_sibling_merge_key_int:
+      if (df.merge == TRAK_PB_TrackDescriptor_SIBLING_MERGE_BEHAVIOR_BY_SIBLING_MERGE_KEY)
+        info->merge_key = merge_key(imp, &f);
+      break;
     case TRAK_PB_TrackDescriptor_child_ordering:
       info->child_ordering = (uint8_t)f.value;
       break;
@@ -454,6 +468,9 @@ static const char *track_type(const trak_track_info *info, const trak_track_info
 }
 
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
+  /* An explicit track_uuid 0 (the global "Default Track") names no thread in Perfetto. */
+  const uint32_t *default_track = trak__map_get(&imp->track_index, 0);
+  if (default_track && *default_track == track) return TRAK_NULL_U32;
   uint32_t utid, upid;
   track_scope(imp, track, &utid, &upid);
   if (utid != TRAK_NULL_U32) return TRAK_NULL_U32;
@@ -524,13 +541,16 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   } else if (merged) {
     arg_int(imp, set, "parent_track_uuid", TRAK_ARG_INT,
             info->has_parent ? (int64_t)info->parent_uuid : 0);
-    arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, 0); /* merged by name */
-    arg_str(imp, set, "merge_key_value", t->track.name[id]);
+    /* Perfetto's merge kinds: 0 by name, 2 by sibling_merge_key. */
+    arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, info->merge_key ? 2 : 0);
+    arg_str(imp, set, "merge_key_value", info->merge_key ? info->merge_key : t->track.name[id]);
   } else if (async) {
     arg_str(imp, set, "scope", info->scope);
     arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
   } else if (!strcmp(type, "json_counter")) {
     arg_str(imp, set, "name", info->name);
+  } else if (!strcmp(type, "concurrent_tracing_sessions")) {
+    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   }
   if (merged || async || !strcmp(type, "thread_overlapping_slice"))
     arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);

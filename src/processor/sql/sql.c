@@ -72,7 +72,7 @@ const char *const *trak_processor_table_names(void) {
   return table_names;
 }
 
-static const char *const severities[] = {"info", "data_loss", "error"};
+static const char *const severities[] = {"info", "data_loss", "error", "notice"};
 
 /* Whether Perfetto's scope of the stat is global (machine_id and trace_id NULL) rather than
 ** one machine and trace (both 0): the few of its global stats trak has. */

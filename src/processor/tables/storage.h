@@ -85,6 +85,32 @@ typedef enum trak_track_kind {
   TRAK_TRACK_PROCESS_STATE
 } trak_track_kind;
 
+/* Rows of Perfetto's stack profile tables (stack_profile_mapping, _frame, _callsite, _symbol)
+** and of __intrinsic_track_event_callstacks, as TrackEvent callstacks fill them; the SQL
+** layer copies them into plain SQLite tables. Ids are vector indexes. */
+typedef struct trak_sp_mapping {
+  uint32_t build_id, name; /* string ids */
+  int64_t exact_offset, start_offset, start, end, load_bias;
+} trak_sp_mapping;
+typedef struct trak_sp_frame {
+  uint32_t name, mapping;
+  uint32_t symbol_set_id; /* TRAK_NULL_U32: NULL */
+  uint32_t type;          /* string id, 0: NULL */
+  int64_t rel_pc;
+} trak_sp_frame;
+typedef struct trak_sp_callsite {
+  uint32_t depth, parent_id, frame_id; /* parent_id TRAK_NULL_U32: NULL */
+} trak_sp_callsite;
+typedef struct trak_sp_symbol {
+  uint32_t name, source_file; /* source_file 0: NULL */
+  int64_t line_number;        /* -1: NULL */
+} trak_sp_symbol;
+typedef struct trak_te_callstack {
+  uint32_t slice_id, track_id, callsite_id, end_callsite_id; /* TRAK_NULL_U32: NULL */
+  double weight;
+  uint8_t has_weight;
+} trak_te_callstack;
+
 typedef struct trak_tables {
   trak_strpool strings;
 
@@ -126,6 +152,9 @@ typedef struct trak_tables {
     uint32_t *name, *cmdline;
     uint32_t *arg_set_id; /* TRAK_NULL_U32 when the process has no args */
     uint32_t *machine_id; /* machine table row; 0: the host */
+    uint32_t *parent_upid; /* TRAK_NULL_U32: unknown */
+    /* uid, and Android's app id and user id it implies (INT64_MIN: NULL) */
+    int64_t *uid, *android_appid, *android_user_id;
   } process;
 
   /* Perfetto's machine table: row 0 is the host (the machine of packets without machine_id),
@@ -134,6 +163,11 @@ typedef struct trak_tables {
     size_t n, cap;
     int64_t *raw_id; /* TracePacket.machine_id; the host's is 0 unless the first packet had one */
     int64_t *label_index; /* the UI's machine number: 0 for a host without raw id, else from 1 */
+    /* From the machine's SystemInfo packets (string ids 0 and INT64_MIN: NULL): machine_name,
+    ** utsname's sysname, release, version and machine (arch), Android's fingerprint and
+    ** manufacturer; num_cpus, the SDK version and RAM (bytes, and GB rounded). */
+    uint32_t *name, *sysname, *release, *version, *arch, *fingerprint, *manufacturer;
+    int64_t *num_cpus, *sdk_version, *ram_bytes, *ram_gb;
   } machine;
 
   struct {
@@ -141,7 +175,7 @@ typedef struct trak_tables {
     int64_t *ts;
     double *value;
     uint32_t *track_id;
-    uint32_t *arg_set_id; /* TRAK_NULL_U32: none */
+    uint32_t *arg_set_id; /* TRAK_NULL_U32: none (trak__counter_add leaves none) */
   } counter;
 
   /* Perfetto's state table: intervals of a state track's named states (TYPE_STATE events). */
@@ -167,6 +201,14 @@ typedef struct trak_tables {
     double *real_value;
     uint8_t *value_type; /* trak_arg_type */
   } args;
+
+  struct {
+    TRAK_VEC(trak_sp_mapping) mappings;
+    TRAK_VEC(trak_sp_frame) frames;
+    TRAK_VEC(trak_sp_callsite) callsites;
+    TRAK_VEC(trak_sp_symbol) symbols;
+    TRAK_VEC(trak_te_callstack) te_callstacks;
+  } stack_profile;
 
   /* Bumped each time rows are appended after the import (annotations): from then on only id
   ** columns are known to be sorted, and indexes built before are stale. */

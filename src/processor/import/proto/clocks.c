@@ -2,7 +2,10 @@
 ** This file holds clock conversion: ClockSnapshot packets relate other clocks (MONOTONIC, TSC,
 ** writer-defined sequence-scoped clocks 64..127, incremental clocks) to the trace clock
 ** (BOOTTIME unless a snapshot names another primary_trace_clock), and timestamps written in
-** those clocks are converted with the latest snapshot taken at or before them.
+** those clocks are converted with the latest snapshot taken at or before them. A snapshot
+** without the trace clock relates its clocks to one of its other clocks, converted in turn
+** (Perfetto's SDK on CLOCK_MONOTONIC snapshots its sequence clock with MONOTONIC only, and the
+** service relates MONOTONIC to BOOTTIME).
 */
 #include "processor/import/import.h"
 
@@ -31,6 +34,21 @@ typedef struct snapshot_clock {
   uint64_t ts, multiplier;
   int incremental;
 } snapshot_clock;
+
+/* For a snapshot without the trace clock: the clock its other clocks are related to, one an
+** earlier snapshot relates to the trace clock if there is one, else the first one that is not
+** incremental (a later snapshot may relate it); NULL when there is none. */
+static const snapshot_clock *via_clock(trak_importer *imp, const trak_sequence *seq,
+                                       const snapshot_clock *clocks, size_t n) {
+  const snapshot_clock *first = NULL;
+  for (size_t i = 0; i < n && n > 1; i++) {
+    if (clocks[i].incremental) continue;
+    const trak_clock *c = clock_get(imp, clock_key(seq, clocks[i].id), 0);
+    if (c && c->pairs.n && !c->has_via) return &clocks[i];
+    if (!first) first = &clocks[i];
+  }
+  return first;
+}
 
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                               size_t len) {
@@ -63,17 +81,23 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
   const snapshot_clock *trace = NULL;
   for (size_t i = 0; i < n; i++)
     if (clocks[i].id == imp->trace_clock) trace = &clocks[i];
-  if (!trace) {
-    /* Nothing relates these clocks to the trace clock, but they are known now: a timestamp in
-    ** one fails as Perfetto's "no path", not as an unknown clock. */
+  int has_via = !trace;
+  if (!trace) trace = via_clock(imp, seq, clocks, n);
+  if (!trace || has_via) {
+    /* Known now, even when nothing relates them to the trace clock yet: a timestamp in one
+    ** that stays unconvertible fails as Perfetto's "no path", not as an unknown clock. */
     for (size_t i = 0; i < n; i++)
       clock_get(imp, clock_key(seq, clocks[i].id), 1);
-    return;
+    if (!trace) return;
   }
+  uint64_t via = clock_key(seq, trace->id);
   int64_t trace_ns = (int64_t)(trace->ts * trace->multiplier);
   for (size_t i = 0; i < n; i++) {
     if (&clocks[i] == trace) continue;
     trak_clock *c = clock_get(imp, clock_key(seq, clocks[i].id), 1);
+    if (has_via && c->pairs.n && !c->has_via) continue; /* keeps its own way to the trace clock */
+    if (c->has_via != has_via || (has_via && c->via != via)) /* pairs lead elsewhere now */
+      c->pairs.n = 0, c->has_via = (uint8_t)has_via, c->via = via;
     c->multiplier = clocks[i].multiplier;
     c->incremental = (uint8_t)clocks[i].incremental;
     c->last = (int64_t)clocks[i].ts;
@@ -82,32 +106,9 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
   }
 }
 
-int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
-                        int64_t *out) {
-  if (clock_id == imp->trace_clock) {
-    *out = ts;
-    return 0;
-  }
-  trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
-  if (!c || !c->pairs.n) {
-    if (!out) return -1;        /* trak__clock_try_convert: no report */
-    if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
-    /* Perfetto's names: the reason, and the packet lost for it (each packet counts both). */
-    imp->stats[c ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
-    trak__report(imp, TRAK_STAT_CLOCK_UNDEFERRABLE,
-                 c ? "timestamp in clock %u, which no clock snapshot relates to the trace "
-                     "clock %u; packet dropped"
-                   : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
-                     "%u); packet dropped",
-                 clock_id, imp->trace_clock);
-    return -1;
-  }
-  if (c->incremental) {
-    c->last = trak__wadd(c->last, ts);
-    ts = c->last;
-  }
-  int64_t ns = trak__wmul(ts, (int64_t)c->multiplier);
-  /* The latest pair at or before ns (pairs are appended in snapshot order); else the first. */
+/* The value in the target clock of `c`'s pairs of ns (in c), from the latest pair at or before
+** it (pairs are appended in snapshot order), else the first. */
+static int64_t pairs_convert(const trak_clock *c, int64_t ns) {
   size_t lo = 0, hi = c->pairs.n;
   while (lo < hi) {
     size_t mid = (lo + hi) / 2;
@@ -117,7 +118,62 @@ int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_i
       hi = mid;
   }
   const trak_clock_pair *p = &c->pairs.v[lo ? lo - 1 : 0];
-  *out = trak__wadd(p->dst, trak__wsub(ns, p->src));
+  return trak__wadd(p->dst, trak__wsub(ns, p->src));
+}
+
+/* Whether the clocks `via` of `c` lead to the trace clock (at most a few hops: no cycles). */
+static int via_ready(trak_importer *imp, const trak_clock *c) {
+  for (int hops = 0; hops < 4 && c->has_via; hops++) {
+    c = clock_get(imp, c->via, 0);
+    if (!c || !c->pairs.n || c->incremental) return 0;
+  }
+  return !c->has_via;
+}
+
+/* Follows the clocks `via` of `c` from *ns (in c's target clock) to the trace clock, as
+** Perfetto's clock tracker follows a path of snapshots (via_ready said the path is whole). */
+__attribute__((cold, noinline)) static void via_convert(trak_importer *imp, const trak_clock *c,
+                                                        int64_t *ns) {
+  while (c->has_via) {
+    c = clock_get(imp, c->via, 0);
+    *ns = pairs_convert(c, *ns);
+  }
+}
+
+/* A timestamp in clock `clock_id` (`c`: NULL when no snapshot has it) that no snapshot relates
+** to the trace clock yet: 1 before the end of the trace (retried then, as a later snapshot may
+** relate it), else counted with Perfetto's names and -1. */
+__attribute__((cold, noinline)) static int unconvertible(trak_importer *imp,
+                                                         const trak_clock *c,
+                                                         uint32_t clock_id, int64_t *out) {
+  if (!out) return -1;        /* trak__clock_try_convert: no report */
+  if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
+  /* Perfetto's names: the reason, and the packet lost for it (each packet counts both). */
+  imp->stats[c ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
+  trak__report(imp, TRAK_STAT_CLOCK_UNDEFERRABLE,
+               c ? "timestamp in clock %u, which no clock snapshot relates to the trace "
+                   "clock %u; packet dropped"
+                 : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
+                   "%u); packet dropped",
+               clock_id, imp->trace_clock);
+  return -1;
+}
+
+int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
+                        int64_t *out) {
+  if (clock_id == imp->trace_clock) {
+    *out = ts;
+    return 0;
+  }
+  trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
+  if (!c || !c->pairs.n || (TRAK_UNLIKELY(c->has_via) && !via_ready(imp, c)))
+    return unconvertible(imp, c, clock_id, out);
+  if (c->incremental) {
+    c->last = trak__wadd(c->last, ts);
+    ts = c->last;
+  }
+  *out = pairs_convert(c, trak__wmul(ts, (int64_t)c->multiplier));
+  if (TRAK_UNLIKELY(c->has_via)) via_convert(imp, c, out);
   return 0;
 }
 

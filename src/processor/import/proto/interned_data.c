@@ -1,9 +1,9 @@
 /*
 ** This file holds the decoding of TracePacket.interned_data: each InternedData table trak knows
 ** (event names and categories, debug annotation names, types and strings, source locations, log
-** message bodies, correlation ids, histogram names) adds its entries to the sequence's interned
-*maps, which
-** import/sequence.c owns and every later packet of the sequence looks up.
+** message bodies, correlation ids, histogram names, the callstack tables' strings) adds its
+** entries to the sequence's interned maps, which import/sequence.c owns and every later packet
+** of the sequence looks up; mappings, frames and callstacks go to proto/callstacks.c.
 */
 #include "processor/import/import.h"
 #include "trak/protos.h"
@@ -34,6 +34,14 @@ static const intern_fields intern_table[] = {
      TRAK_PB_InternedString_str},
     {TRAK_PB_InternedData_histogram_names, TRAK_INTERN_HISTOGRAM, TRAK_PB_HistogramName_iid,
      TRAK_PB_HistogramName_name},
+    {TRAK_PB_InternedData_build_ids, TRAK_INTERN_BUILD_ID, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_mapping_paths, TRAK_INTERN_MAPPING_PATH, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_function_names, TRAK_INTERN_FUNCTION_NAME, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_source_paths, TRAK_INTERN_SOURCE_PATH, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
 };
 
 /* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. A
@@ -80,9 +88,15 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
     if (fld.wire_type != TRAK_PB_WIRE_LEN) continue;
-    for (size_t i = 0; i < sizeof intern_table / sizeof *intern_table; i++)
-      if (intern_table[i].field == fld.number)
-        intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
+    size_t i = 0, n = sizeof intern_table / sizeof *intern_table;
+    while (i < n && intern_table[i].field != fld.number)
+      i++;
+    if (i < n)
+      intern_entry(imp, seq, &intern_table[i], fld.data, fld.len);
+    else if (fld.number == TRAK_PB_InternedData_mappings ||
+             fld.number == TRAK_PB_InternedData_frames ||
+             fld.number == TRAK_PB_InternedData_callstacks)
+      trak__callstack_interned(imp, seq, fld.number, fld.data, fld.len);
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "interned_data is malformed");
 }

@@ -86,7 +86,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
   }
 }
 
-/* The TracePacket fields (all below 128) whose payload metadata.c handles, as a bit set. */
+/* The TracePacket fields below 128 whose payload metadata.c handles, as a bit set (and
+** concurrent_session_event, 134, which unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -96,7 +97,10 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
-   META_WORD(w, TRAK_PB_TracePacket_trace_attributes))
+   META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
+   META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                              \
+   META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -175,6 +179,33 @@ decode_fields(const trak_importer *imp, const uint8_t *data, size_t len, packet_
   return rc < 0 ? (int)dec.error_offset + 1 : 0;
 }
 
+/* The byte offset of the current packet's payload, which follows the (outer) packet's one-byte
+** tag and its length's varint: where Perfetto's import logs place a packet. */
+static int64_t payload_offset(const trak_importer *imp) {
+  int64_t offset = (int64_t)imp->packet_offset + 2;
+  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
+    offset++;
+  return offset;
+}
+
+/* A packet needing incremental state its sequence lacks: skipped, counted and logged with its
+** packet_sequence_id, as Perfetto's reader logs it. */
+__attribute__((cold, noinline)) static void skipped_needing_state(trak_importer *imp,
+                                                                  trak_sequence *seq) {
+  seq->needs_state_skipped++;
+  trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
+               "packet needs incremental state, but sequence %u has %s", seq->id,
+               seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  uint32_t key = trak__strpool_intern(&t->strings, "packet_sequence_id", 18);
+  uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
+  t->args.int_value[row] = seq->id;
+  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_INCREMENTAL_INVALID,
+                                                     trak__args_share(imp, set),
+                                                     payload_offset(imp)}));
+}
+
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
@@ -190,10 +221,7 @@ static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_f
   if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
   seq->needs_state_total++;
   if (!seq->state_valid) {
-    seq->needs_state_skipped++;
-    trak__report(imp, TRAK_STAT_INCREMENTAL_INVALID,
-                 "packet needs incremental state, but sequence %u has %s", seq->id,
-                 seq->seen_clear ? "lost it (packets were dropped)" : "not cleared it yet");
+    skipped_needing_state(imp, seq);
     return 0;
   }
   return 1;
@@ -223,12 +251,8 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
 static void missing_sequence_id(trak_importer *imp) {
   trak__report(imp, TRAK_STAT_MISSING_SEQUENCE_ID,
                "track_event in a packet without trusted_packet_sequence_id; dropped");
-  /* The payload follows the (outer) packet's one-byte tag and its length's varint. */
-  int64_t offset = (int64_t)imp->packet_offset + 2;
-  for (size_t n = imp->packet_len; n >= 0x80; n >>= 7)
-    offset++;
   trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_MISSING_SEQUENCE_ID,
-                                                     TRAK_NULL_U32, offset}));
+                                                     TRAK_NULL_U32, payload_offset(imp)}));
 }
 
 static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
@@ -339,11 +363,11 @@ void trak__packets_retry_deferred(trak_importer *imp) {
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
-** common path): machine_id makes its machine current, and fields trak's schema lacks count
-** in proto_unknown_field. Also run for a packet without machine_id after one with: the host
-** is current again. */
-__attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
-                                                             const uint8_t *data, size_t len) {
+** common path): machine_id makes its machine current, concurrent_session_event is kept for
+** metadata.c, and fields trak's schema lacks count in proto_unknown_field. Also run for a
+** packet without machine_id after one with: the host is current again. */
+__attribute__((cold, noinline)) static void
+unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(imp, &dec, data, len);
@@ -352,6 +376,9 @@ __attribute__((cold, noinline)) static void unhandled_fields(trak_importer *imp,
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
+    else if (f.number == TRAK_PB_TracePacket_concurrent_session_event &&
+             f.wire_type == TRAK_PB_WIRE_LEN) /* metadata.c's, past the bit set's 128 */
+      set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))
       imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
   }
@@ -364,7 +391,7 @@ static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, p
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
-  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len);
+  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len, pf);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder

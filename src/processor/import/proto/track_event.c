@@ -82,6 +82,19 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
     ef->extras |= TRAK_TE_REFLECT;
     break;
+  case TRAK_PB_TrackEvent_callstack: /* a oneof with callstack_iid: the last one wins */
+  case TRAK_PB_TrackEvent_callstack_iid:
+  case TRAK_PB_TrackEvent_callstack_weight:
+    if (!(ef->extras & TRAK_TE_CALLSTACK))
+      ef->callstack.data = NULL, ef->callstack_iid = 0, ef->has_callstack_weight = 0;
+    ef->extras |= TRAK_TE_CALLSTACK;
+    if (f->number == TRAK_PB_TrackEvent_callstack_weight)
+      ef->callstack_weight = trak_pb_as_double(f), ef->has_callstack_weight = 1;
+    else if (f->number == TRAK_PB_TrackEvent_callstack_iid)
+      ef->callstack_iid = f->value, ef->callstack.data = NULL;
+    else if (f->wire_type == TRAK_PB_WIRE_LEN)
+      ef->callstack = (trak_span){f->data, f->len}, ef->callstack_iid = 0;
+    break;
   default:
     if (trak__te_reflected(f->number)) { /* known to Perfetto, reflected into args */
       ef->extras |= TRAK_TE_REFLECT;
@@ -376,11 +389,17 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
     ev->u.s.name = event_name(imp, seq, ef);
     ev->u.s.cat = event_category(imp, seq, ef);
   }
+  /* A counter value gets the event's args as a slice does (Perfetto parses both alike). */
   trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
-  ev->arg_set_id = trak__te_args(imp, seq, ef, &x); /* a counter value's too, as Perfetto's */
+  ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
   ev->aux = trak__te_aux(imp, seq, ef, &th, utid);
+  if (ef->extras & TRAK_TE_CALLSTACK && ev->track >> TRAK_EV_TYPE_SHIFT != TRAK_EV_COUNTER)
+    trak__callstack_event(imp, seq, ev,
+                          utid != TRAK_NULL_U32 ? imp->tables->thread.upid[utid] : info->upid,
+                          ef->callstack.data ? &ef->callstack : NULL, ef->callstack_iid,
+                          ef->has_callstack_weight, ef->callstack_weight);
 }
 
 static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {

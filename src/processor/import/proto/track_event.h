@@ -34,7 +34,8 @@ enum {
   TRAK_TE_LEGACY_TRACK = 2048,  /* legacy_event overrides chose the track (legacy_track) */
   TRAK_TE_TASK = 4096,          /* task_execution */
   TRAK_TE_HISTOGRAM = 8192,     /* chrome_histogram_sample */
-  TRAK_TE_REFLECT = 16384       /* a typed payload Perfetto reflects into args (chrome_*) */
+  TRAK_TE_REFLECT = 16384,      /* a typed payload Perfetto reflects into args (chrome_*) */
+  TRAK_TE_CALLSTACK = 32768     /* callstack, callstack_iid or callstack_weight */
 };
 
 typedef struct trak_te_fields {
@@ -61,6 +62,11 @@ typedef struct trak_te_fields {
   uint32_t bind_kind;                       /* enum trak_flow_v2_kind */
   uint32_t unknown_fields; /* TRAK_TE_UNKNOWN: fields trak's schema lacks (proto_unknown_field) */
   uint32_t legacy_track;   /* TRAK_TE_LEGACY_TRACK */
+  /* TRAK_TE_CALLSTACK: callstack (data NULL: none), callstack_iid (0: none), the weight */
+  trak_span callstack;
+  uint64_t callstack_iid;
+  double callstack_weight;
+  uint8_t has_callstack_weight;
 } trak_te_fields;
 
 /* An event's thread time (ns) and instruction count, from the legacy TrackEvent fields. */

@@ -106,9 +106,10 @@ const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *s
 }
 
 /* source.* from the interned location (the iid itself comes with the reflected fields, also
-** when it is unknown, which Perfetto counts as a parser error). */
+** when it is unknown, which Perfetto counts as a parser error; iid 0 is not even looked up, so
+** no interned_data_tokenizer_errors). */
 static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set, uint64_t iid) {
-  const trak_source_loc *loc = trak__source_loc_get(imp, seq, iid);
+  const trak_source_loc *loc = iid ? trak__source_loc_get(imp, seq, iid) : NULL;
   if (loc) {
     trak_source_loc l = *loc;
     add_string(imp, set, TRAK_KEY_SOURCE_FILE, trak__source_path(imp, l.file));

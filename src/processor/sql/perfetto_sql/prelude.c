@@ -452,7 +452,8 @@ static int fill_tables(trak_processor *p) {
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
-  return rc == SQLITE_OK ? trak__sql_metadata_fill(p) : rc; /* metadata_table.c */
+  if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p); /* metadata_table.c */
+  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p) : rc; /* stack_profile_tables.c */
 }
 
 int trak__psql_prelude_register(trak_processor *p) {

@@ -1,0 +1,133 @@
+/*
+** This file holds the SQL side of the stack profile tables that TrackEvent callstacks fill
+** (import/proto/callstacks.c): __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol
+** (shown by the stack_profile_* views) and __intrinsic_track_event_callstacks, with Perfetto's
+** columns. They are small (one row per distinct frame or callsite), so they are plain SQLite
+** tables copied from the importer's rows when SQL opens.
+*/
+
+#include "processor/processor_internal.h"
+
+static const char schema[] =
+    "CREATE TABLE __intrinsic_stack_profile_mapping(id INTEGER PRIMARY KEY, build_id TEXT, "
+    "  exact_offset BIGINT, start_offset BIGINT, start BIGINT, end BIGINT, load_bias BIGINT, "
+    "  name TEXT);"
+    "CREATE TABLE __intrinsic_stack_profile_frame(id INTEGER PRIMARY KEY, name TEXT, "
+    "  mapping BIGINT, rel_pc BIGINT, symbol_set_id BIGINT, deobfuscated_name TEXT, type TEXT);"
+    "CREATE TABLE __intrinsic_stack_profile_callsite(id INTEGER PRIMARY KEY, depth BIGINT, "
+    "  parent_id BIGINT, frame_id BIGINT);"
+    "CREATE TABLE __intrinsic_stack_profile_symbol(id INTEGER PRIMARY KEY, symbol_set_id BIGINT, "
+    "  name TEXT, source_file TEXT, line_number BIGINT, inlined BIGINT);"
+    "CREATE TABLE __intrinsic_track_event_callstacks(id INTEGER PRIMARY KEY, slice_id BIGINT, "
+    "  track_id BIGINT, callsite_id BIGINT, end_callsite_id BIGINT, weight DOUBLE);"
+    "CREATE VIEW stack_profile_mapping AS SELECT * FROM __intrinsic_stack_profile_mapping;"
+    "CREATE VIEW stack_profile_frame AS SELECT * FROM __intrinsic_stack_profile_frame;"
+    "CREATE VIEW stack_profile_callsite AS SELECT * FROM __intrinsic_stack_profile_callsite;"
+    "CREATE VIEW stack_profile_symbol AS SELECT * FROM __intrinsic_stack_profile_symbol;";
+
+static void bind_str(sqlite3_stmt *st, int col, const trak_tables *t, uint32_t id) {
+  if (id)
+    sqlite3_bind_text(st, col, trak__str(&t->strings, id), (int)t->strings.len.v[id],
+                      SQLITE_STATIC);
+  else
+    sqlite3_bind_null(st, col);
+}
+
+static void bind_u32(sqlite3_stmt *st, int col, uint32_t v) {
+  if (v == TRAK_NULL_U32)
+    sqlite3_bind_null(st, col);
+  else
+    sqlite3_bind_int64(st, col, v);
+}
+
+/* Prepares `sql`, runs `bind(i)` then a step for each of `n` rows. */
+typedef void (*bind_row_fn)(sqlite3_stmt *st, const trak_tables *t, size_t i);
+static int fill(sqlite3 *db, const char *sql, const trak_tables *t, size_t n, bind_row_fn bind) {
+  if (!n) return SQLITE_OK;
+  sqlite3_stmt *st = NULL;
+  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    bind(st, t, i);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+static void mapping_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_sp_mapping *m = &t->stack_profile.mappings.v[i];
+  bind_str(st, 2, t, m->build_id);
+  sqlite3_bind_int64(st, 3, m->exact_offset);
+  sqlite3_bind_int64(st, 4, m->start_offset);
+  sqlite3_bind_int64(st, 5, m->start);
+  sqlite3_bind_int64(st, 6, m->end);
+  sqlite3_bind_int64(st, 7, m->load_bias);
+  bind_str(st, 8, t, m->name);
+}
+
+static void frame_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_sp_frame *f = &t->stack_profile.frames.v[i];
+  bind_str(st, 2, t, f->name);
+  sqlite3_bind_int64(st, 3, f->mapping);
+  sqlite3_bind_int64(st, 4, f->rel_pc);
+  bind_u32(st, 5, f->symbol_set_id);
+  bind_str(st, 6, t, f->type);
+}
+
+static void callsite_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_sp_callsite *c = &t->stack_profile.callsites.v[i];
+  sqlite3_bind_int64(st, 2, c->depth);
+  bind_u32(st, 3, c->parent_id);
+  sqlite3_bind_int64(st, 4, c->frame_id);
+}
+
+static void symbol_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_sp_symbol *s = &t->stack_profile.symbols.v[i];
+  bind_str(st, 2, t, s->name);
+  bind_str(st, 3, t, s->source_file);
+  if (s->line_number >= 0)
+    sqlite3_bind_int64(st, 4, s->line_number);
+  else
+    sqlite3_bind_null(st, 4);
+}
+
+static void callstack_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_te_callstack *c = &t->stack_profile.te_callstacks.v[i];
+  sqlite3_bind_int64(st, 2, c->slice_id);
+  sqlite3_bind_int64(st, 3, c->track_id);
+  bind_u32(st, 4, c->callsite_id);
+  bind_u32(st, 5, c->end_callsite_id);
+  if (c->has_weight)
+    sqlite3_bind_double(st, 6, c->weight);
+  else
+    sqlite3_bind_null(st, 6);
+}
+
+int trak__sql_stack_profile_fill(trak_processor *p) {
+  const trak_tables *t = &p->tables;
+  int rc = sqlite3_exec(p->db, schema, NULL, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = fill(p->db,
+              "INSERT INTO __intrinsic_stack_profile_mapping VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+              "?8)",
+              t, t->stack_profile.mappings.n, mapping_row);
+  if (rc == SQLITE_OK)
+    rc = fill(p->db,
+              "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+              t, t->stack_profile.frames.n, frame_row);
+  if (rc == SQLITE_OK)
+    rc = fill(p->db, "INSERT INTO __intrinsic_stack_profile_callsite VALUES (?1, ?2, ?3, ?4)", t,
+              t->stack_profile.callsites.n, callsite_row);
+  /* a symbol's set is the symbol itself: one symbol per frame, no inlining information */
+  if (rc == SQLITE_OK)
+    rc = fill(p->db,
+              "INSERT INTO __intrinsic_stack_profile_symbol VALUES (?1, ?1, ?2, ?3, ?4, NULL)", t,
+              t->stack_profile.symbols.n, symbol_row);
+  if (rc == SQLITE_OK)
+    rc = fill(p->db,
+              "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)", t,
+              t->stack_profile.te_callstacks.n, callstack_row);
+  return rc;
+}
