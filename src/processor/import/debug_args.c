@@ -740,7 +740,8 @@ static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32
   }
   for (uint32_t r = set; r < set + n_begin; r++)
     if (t->args.key[r] == key) {
-      copy_value(t, row, r);
+      /* Perfetto adds the end's passthrough utid only if the begin has none */
+      if (key != imp->keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
       return;
     }
   copy_value(
