@@ -745,10 +745,8 @@ static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32
   }
   for (uint32_t r = set; r < set + n_begin; r++)
     if (t->args.key[r] == key) {
-      /* Perfetto adds legacy_event.passthrough_utid only where it is missing: the begin's
-      ** thread stays when the end comes from another thread. */
-      if (strcmp(trak__str(&t->strings, key), "legacy_event.passthrough_utid") != 0)
-        copy_value(t, row, r);
+      /* Perfetto adds the end's passthrough utid only if the begin has none */
+      if (key != imp->keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
       return;
     }
   copy_value(

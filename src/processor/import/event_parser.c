@@ -95,11 +95,22 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
     trak__callstack_slice(imp, (uint32_t)ids[n + 2 * aux[2]], slice);
 }
 
+/* The first event on track `track` makes it a row, numbered in this order (tracks.c); its arg
+** sets are made then too, before the event's (arg_order.c), which also notes whether the event
+** starts a slice (Perfetto's slice tracker then gives the track a stack). */
+__attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_track_info *info,
+                                                       const trak_ev *ev, uint32_t track,
+                                                       int slice_start) {
+  info->first_ts = ev->ts;
+  info->first_order = imp->n_tracks_used++;
+  trak__arg_order_log(imp, slice_start ? TRAK_ARG_ORDER_TRACK_SLICE : TRAK_ARG_ORDER_TRACK, track);
+}
+
 /* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
 ** accumulation. A value on a track that is not a counter track is dropped (and counted), as
 ** Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
-                            uint32_t arg_set_id) {
+                            uint32_t set) {
   trak_track_info *info = &imp->tracks.v[track];
   if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
@@ -108,11 +119,13 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
                     track_label(imp, track, label, sizeof label));
     return v;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX))
-    info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) track_made(imp, info, ev, track, 0);
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   uint32_t row = trak__counter_add(imp->tables, ev->ts, track, v);
-  imp->tables->counter.arg_set_id[row] = arg_set_id;
+  if (TRAK_UNLIKELY(set != TRAK_NULL_U32)) {
+    imp->tables->counter.arg_set_id[row] = set;
+    trak__arg_order_log(imp, TRAK_ARG_ORDER_COUNTER, row); /* Perfetto makes it with the row */
+  }
   return v;
 }
 
@@ -180,7 +193,7 @@ static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, cons
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
     trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
     if (info->is_counter && info->first_ts == INT64_MAX) {
-      info->first_ts = ev->ts, info->first_order = imp->n_tracks_used++;
+      track_made(imp, info, ev, (uint32_t)p[0], 0);
       info->first_seq_flagged = seq->first_packet_flag;
     }
   }
@@ -262,7 +275,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     trak__track_orphan_report(imp, track, ev->pkt);
     return;
   }
-  if (TRAK_UNLIKELY(info->json_async)) { /* a JSON async id: the track it is given now */
+  if (TRAK_UNLIKELY(info->compressed)) { /* a cookie track: the track it is given now */
     track = trak__async_track(imp, track, type, ev->u.s.name);
     info = &imp->tracks.v[track];
   }
@@ -272,8 +285,9 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
   if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
-    info->first_ts = ev->ts, info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
-    info->first_order = imp->n_tracks_used++;
+    track_made(imp, info, ev, track,
+               type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE);
+    info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
     info->first_seq_flagged = seq->first_packet_flag;
   }
   if (imp->json) {
@@ -291,8 +305,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.v[track];
-        if (info->first_ts == INT64_MAX)
-          info->first_ts = ev->ts, info->first_name = 0, info->first_order = imp->n_tracks_used++;
+        if (info->first_ts == INT64_MAX) track_made(imp, info, ev, track, 1), info->first_name = 0;
       }
       info = &imp->tracks.v[track];
     }
@@ -439,6 +452,8 @@ static void report_unterminated(trak_importer *imp) {
     trak_track_info *info = &imp->tracks.v[track];
     for (size_t i = 0; i < info->open_depth; i++) {
       uint32_t slice = (uint32_t)info->open[i];
+      if (t->slice.arg_set_id[slice] != TRAK_NULL_U32) /* committed when the import ends */
+        trak__arg_order_log(imp, TRAK_ARG_ORDER_FLUSH, slice);
       if (t->slice.dur[slice] >= 0) continue; /* a complete slice (JSON X) */
       char label[160];
       trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,

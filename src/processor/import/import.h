@@ -265,7 +265,8 @@ typedef struct trak_track_info {
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
   const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
-  uint8_t json_async;   /* a JSON async id's cookie track: records go to trak__async_track's */
+  uint8_t compressed; /* a cookie track of async ids or merged siblings: records go to the
+                      ** track trak__async_track gives them */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
@@ -404,6 +405,12 @@ typedef struct trak_pending_passthrough {
   uint32_t track, utid; /* the event's track, its sequence's thread then */
 } trak_pending_passthrough;
 
+/* The earliest event (timestamp, then file order) that names a thread (JSON traces). */
+typedef struct trak_first_use {
+  int64_t ts;
+  uint64_t index; /* UINT64_MAX: none */
+} trak_first_use;
+
 typedef struct trak_importer {
   trak_tables *tables;
   trak_processor_options opts;
@@ -471,6 +478,8 @@ typedef struct trak_importer {
   size_t scratch_cap;
   trak_map flows;                        /* parse phase: flow id -> slice id */
   trak_map arg_sets;                     /* content hash -> arg_set_id, to share identical sets */
+  TRAK_VEC(uint64_t) arg_order; /* parse phase: when Perfetto makes arg sets (arg_order.c) */
+  TRAK_VEC(trak_first_use) thread_first; /* JSON: utid -> its earliest event (threads.c) */
   trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
   TRAK_VEC(trak_source_loc) source_locs; /* interned SourceLocations; [0] is unused */
   uint32_t keys[TRAK_KEY_COUNT];         /* string ids of enum trak_key, 0 until used */
@@ -543,6 +552,38 @@ void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set);
 /* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
 ** shared as trak__args_share does (typed_args.c). */
 uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
+
+/* JSON traces (threads.c): event `index` at `ts` names thread `utid`. Perfetto sorts JSON
+** events by timestamp before it makes their threads and processes, so when the import ends
+** trak__threads_json_order renumbers utids and upids in the order of their earliest events. */
+void trak__thread_seen_slow(trak_importer *imp, uint32_t utid, int64_t ts, uint64_t index);
+static inline void trak__thread_seen(trak_importer *imp, uint32_t utid, int64_t ts,
+                                     uint64_t index) {
+  if (TRAK_LIKELY(utid < imp->thread_first.n && imp->thread_first.v[utid].ts <= ts)) return;
+  trak__thread_seen_slow(imp, utid, ts, index);
+}
+void trak__threads_json_order(trak_importer *imp);
+
+/* Arg set numbering (arg_order.c): the parse phase logs the moments Perfetto makes sets, a
+** kind << 32 | value entry each, and trak__arg_order_apply lays the args table out in that
+** order when the import ends. */
+enum {
+  TRAK_ARG_ORDER_SLICE, /* slice id: its set, which it has when it leaves its track's stack */
+  TRAK_ARG_ORDER_TRACK, /* track index first used: the sets of its row (and its parents') */
+  TRAK_ARG_ORDER_TRACK_SLICE, /* the same, by an event that starts a slice */
+  TRAK_ARG_ORDER_SET,   /* an arg set id */
+  TRAK_ARG_ORDER_FLUSH, /* slice id: still on its track's stack when the import ends */
+  TRAK_ARG_ORDER_COUNTER /* counter row with args: its set (renumbered from this entry only) */
+};
+void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
+/* A slice leaves its track's stack: its set, if it has one, is made now. */
+static inline void trak__arg_order_slice(trak_importer *imp, uint32_t slice) {
+  if (imp->tables->slice.arg_set_id[slice] != TRAK_NULL_U32)
+    trak__arg_order_log(imp, TRAK_ARG_ORDER_SLICE, slice);
+}
+/* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
+** which those from `n_early` on are made at the end (after all logged sets). */
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);
 
 /* Sequences and interning (sequence.c; interned_data_add in proto/interned_data.c). */
 extern const char *const trak__intern_kind_names[TRAK_INTERN_KINDS]; /* for messages */
@@ -776,8 +817,9 @@ void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t
 /* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's; a new
 ** id gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry. */
 uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
-/* The output track of a JSON async record (type BEGIN, END or INSTANT, event name `name`) on
-** cookie track `cookie`, as Perfetto's track compressor picks it (async_tracks.c). */
+/* The output track of a record (type BEGIN, END or INSTANT, event name `name`) on cookie track
+** `cookie` (a JSON or legacy async id, or a descriptor track merged by name with its
+** siblings), as Perfetto's track compressor picks it (async_tracks.c). */
 uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
 /* Binds the flow ends waiting on `track` to `slice`, which just began there. */
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);

@@ -52,6 +52,8 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->import_logs);
   trak_vec_free(imp->android_logs);
   trak_vec_free(imp->json_v1_flow_args);
+  trak_vec_free(imp->arg_order);
+  trak_vec_free(imp->thread_first);
   trak_vec_free(imp->async_lanes);
   trak_vec_free(imp->source_locs);
   trak_vec_free(imp->traced_buf);

@@ -17,8 +17,10 @@
 ** Perfetto's flow tracker looks the id up (v2 ids share the space). */
 static void add(trak_importer *imp, uint32_t out, uint32_t in, uint64_t id) {
   uint32_t flow = trak__flow_add(imp->tables, out, in, (int64_t)id);
-  if (imp->json && id < imp->json_v1_flow_args.n)
+  if (imp->json && id < imp->json_v1_flow_args.n) {
     imp->tables->flow.arg_set_id[flow] = imp->json_v1_flow_args.v[id];
+    trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, imp->json_v1_flow_args.v[id]);
+  }
 }
 
 void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {

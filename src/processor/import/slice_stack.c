@@ -10,8 +10,9 @@
 
 #include "processor/import/import.h"
 
-static void stack_pop(trak_track_info *info) {
-  info->open_depth--;
+/* Perfetto commits a slice's args when it leaves the stack (arg_order.c). */
+static void stack_pop(trak_importer *imp, trak_track_info *info) {
+  trak__arg_order_slice(imp, (uint32_t)info->open[--info->open_depth]);
 }
 
 /* The end of open slice `s` (INT64_MAX while it is open). */
@@ -50,16 +51,16 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
       while (info->open_depth > i + 1) {
         uint32_t child = (uint32_t)info->open[info->open_depth - 1];
         t->slice.dur[child] = trak__wsub(end, t->slice.ts[child]);
-        stack_pop(info);
+        stack_pop(imp, info);
       }
-      stack_pop(info);
+      stack_pop(imp, info);
       under_open = 0;
       continue;
     }
     /* Closed on the left, open on the right: a slice ending at ts leaves the stack, except
     ** that instants at the same timestamp stack on each other. */
     if (end < ts || (end == ts && !(sdur == 0 && dur == 0))) {
-      stack_pop(info);
+      stack_pop(imp, info);
       continue;
     }
     if (dur < 0) continue;
@@ -92,7 +93,7 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
     if (ev->arg_set_id != TRAK_NULL_U32)
       t->slice.arg_set_id[s] = trak__args_merge(imp, t->slice.arg_set_id[s], ev->arg_set_id);
     if (i == info->open_depth - 1)
-      stack_pop(info);
+      stack_pop(imp, info);
     else
       info->closed_on_stack = 1; /* ended below the top: it stays, with its duration */
     return s;
@@ -138,6 +139,7 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
   log_arg(t, set, "conflicting_slice_dur", 0, overlap->dur);
   trak_vec_push(imp->import_logs,
                 ((trak_import_log){ev->ts, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, set, -1}));
+  trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
 
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,

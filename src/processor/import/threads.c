@@ -6,6 +6,7 @@
 ** Each machine of a multi-machine trace (imp->machine, the current packet's) has its own pids
 ** and tids and its own idle rows, as in Perfetto: the indexes key ids with the machine.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/import.h"
@@ -138,4 +139,124 @@ void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) {
     }
   }
   imp->machine = m;
+}
+
+void trak__thread_seen_slow(trak_importer *imp, uint32_t utid, int64_t ts, uint64_t index) {
+  while (imp->thread_first.n <= utid)
+    trak_vec_push(imp->thread_first, ((trak_first_use){INT64_MAX, UINT64_MAX}));
+  trak_first_use *f = &imp->thread_first.v[utid];
+  if (ts < f->ts || (ts == f->ts && index < f->index)) *f = (trak_first_use){ts, index};
+}
+
+/* A row's place in the new numbering: its creating event, then (for a process's main thread,
+** made with the process) rank 0 before the process's other threads, then its old id. */
+typedef struct row_key {
+  trak_first_use at;
+  uint32_t rank, old;
+} row_key;
+
+static int row_key_cmp(const void *pa, const void *pb) {
+  const row_key *a = pa, *b = pb;
+  if (a->at.ts != b->at.ts) return a->at.ts < b->at.ts ? -1 : 1;
+  if (a->at.index != b->at.index) return a->at.index < b->at.index ? -1 : 1;
+  if (a->rank != b->rank) return a->rank < b->rank ? -1 : 1;
+  return a->old < b->old ? -1 : a->old > b->old;
+}
+
+static int first_before(trak_first_use a, trak_first_use b) {
+  return a.ts < b.ts || (a.ts == b.ts && a.index < b.index);
+}
+
+/* Sorts `keys` and returns old id -> new id (malloc'd). */
+static uint32_t *new_ids(row_key *keys, size_t n) {
+  qsort(keys, n, sizeof *keys, row_key_cmp);
+  uint32_t *map = malloc((n ? n : 1) * sizeof *map);
+  if (!map) abort();
+  for (size_t i = 0; i < n; i++)
+    map[keys[i].old] = (uint32_t)i;
+  return map;
+}
+
+/* Moves the rows of each column (`sizes`: element sizes) so that row i goes to map[i]. */
+static void permute(void *const cols[], const size_t sizes[], size_t ncols, size_t n,
+                    const uint32_t *map, char *tmp) {
+  for (size_t c = 0; c < ncols; c++) {
+    char *col = cols[c];
+    for (size_t i = 0; i < n; i++)
+      memcpy(tmp + (size_t)map[i] * sizes[c], col + i * sizes[c], sizes[c]);
+    memcpy(col, tmp, n * sizes[c]);
+  }
+}
+
+static uint32_t remap_id(const uint32_t *map, uint32_t id) {
+  return id == TRAK_NULL_U32 ? id : map[id];
+}
+
+void trak__threads_json_order(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  size_t nt = t->thread.n, np = t->process.n;
+  const trak_first_use none = {INT64_MAX, UINT64_MAX}, idle = {INT64_MIN, 0};
+  row_key *tk = malloc((nt ? nt : 1) * sizeof *tk), *pk = malloc((np ? np : 1) * sizeof *pk);
+  if (!tk || !pk) abort();
+  for (uint32_t p = 0; p < np; p++)
+    pk[p] = (row_key){p == 0 ? idle : none, 0, p};
+  for (uint32_t u = 0; u < nt; u++) {
+    trak_first_use at = u < imp->thread_first.n ? imp->thread_first.v[u] : none;
+    if (t->thread.is_idle[u]) at = idle;
+    tk[u] = (row_key){at, 1, u};
+    uint32_t p = t->thread.upid[u];
+    if (p != TRAK_NULL_U32 && first_before(at, pk[p].at)) pk[p].at = at;
+  }
+  /* A process's main thread is made with the process, before the thread that made it. */
+  for (uint32_t u = 0; u < nt; u++) {
+    uint32_t p = t->thread.upid[u];
+    if (p != TRAK_NULL_U32 && t->thread.is_main[u] == 1 && !t->thread.is_idle[u])
+      tk[u].at = pk[p].at, tk[u].rank = 0;
+  }
+  uint32_t *umap = new_ids(tk, nt), *pmap = new_ids(pk, np);
+  /* Rows no event kept named (those of events dropped for a bad timestamp) sort last and go:
+  ** Perfetto never makes them. */
+  size_t kt = nt, kp = np;
+  while (kt && tk[kt - 1].at.index == UINT64_MAX)
+    kt--;
+  while (kp && pk[kp - 1].at.index == UINT64_MAX)
+    kp--;
+  char *tmp = malloc((nt > np ? nt : np) * 8 + 8);
+  if (!tmp) abort();
+  for (size_t u = 0; u < nt; u++)
+    t->thread.upid[u] = remap_id(pmap, t->thread.upid[u]);
+  void *tcols[] = {t->thread.tid,     t->thread.name,       t->thread.upid,      t->thread.is_main,
+                   t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id};
+  static const size_t tsizes[] = {8, 4, 4, 1, 1, 4, 4};
+  permute(tcols, tsizes, 7, nt, umap, tmp);
+  for (size_t p = 0; p < np; p++)
+    t->process.parent_upid[p] = remap_id(pmap, t->process.parent_upid[p]);
+  void *pcols[] = {t->process.pid,         t->process.start_ts,      t->process.name,
+                   t->process.cmdline,     t->process.arg_set_id,    t->process.machine_id,
+                   t->process.parent_upid, t->process.uid,           t->process.android_appid,
+                   t->process.android_user_id};
+  static const size_t psizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
+  permute(pcols, psizes, 10, np, pmap, tmp);
+  for (size_t r = 0; r < t->track.n; r++) {
+    t->track.utid[r] = remap_id(umap, t->track.utid[r]);
+    t->track.upid[r] = remap_id(pmap, t->track.upid[r]);
+  }
+  /* Tracks' dimension and source args name their thread or process by id. */
+  uint32_t k_utid = trak__strpool_find(&t->strings, "utid", 4);
+  uint32_t k_upid = trak__strpool_find(&t->strings, "upid", 4);
+  for (size_t r = 0; r < t->args.n; r++) {
+    int64_t *v = &t->args.int_value[r];
+    uint32_t key = t->args.key[r];
+    if (key && key == k_utid && *v >= 0 && (size_t)*v < nt)
+      *v = umap[*v];
+    else if (key && key == k_upid && *v >= 0 && (size_t)*v < np)
+      *v = pmap[*v];
+  }
+  t->thread.n = kt;
+  t->process.n = kp;
+  free(tmp);
+  free(umap);
+  free(pmap);
+  free(tk);
+  free(pk);
 }

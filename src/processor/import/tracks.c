@@ -714,6 +714,12 @@ static int orphaned(trak_importer *imp, uint32_t i) {
 
 void trak__tracks_check_hierarchy(trak_importer *imp) {
   for (uint32_t i = 0; i < imp->tracks.n; i++) {
+    trak_track_info *info = &imp->tracks.v[i];
+    /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
+    ** track compressor: siblings of one name share tracks while they do not overlap. */
+    if (!info->type && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
+        !info->is_thread && !info->is_process && !info->merge_none && info->name)
+      info->compressed = 1;
     if (!imp->tracks.v[i].has_parent || !orphaned(imp, i)) continue;
     imp->tracks.v[i].orphan = 1;
     for (uint32_t d = 0; d < imp->tracks.v[i].n_descriptors; d++)
@@ -755,17 +761,24 @@ void trak__tracks_finish(trak_importer *imp) {
     if (ord[i].first_ts != INT64_MAX) used[imp->tracks.v[i].first_order] = i;
   /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
   ** late), so their tracks are made after all others. */
-  for (int late = 0; late < 2; late++)
+  uint32_t n_early = 0;
+  for (int late = 0; late < 2; late++) {
     for (size_t k = 0; k < imp->n_tracks_used; k++) {
       const char *type = imp->tracks.v[used[k]].type;
       if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
     }
+    if (!late) n_early = (uint32_t)t->track.n;
+  }
   for (size_t r = 0; r < t->slice.n; r++)
     t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
   for (size_t r = 0; r < t->counter.n; r++)
     t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
   for (size_t r = 0; r < t->state.n; r++)
     t->state.track_id[r] = ord[t->state.track_id[r]].final;
+  for (size_t i = 0; i < n; i++) /* `used` is free to hold the rows of track indexes now */
+    used[i] = ord[i].final;
+  trak__arg_order_apply(imp, used, n_early);
   free(ord);
   free(used);
+  if (imp->json) trak__threads_json_order(imp);
 }

@@ -475,13 +475,23 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
                              is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
   trak_track_info *info = &j->imp->tracks.v[*track];
-  info->json_async = 1;
+  info->compressed = 1;
   if (info->src_upid == TRAK_NULL_U32) info->src_upid = x->upid; /* its first event's process */
   return 1;
 }
 
 /* C: one process counter track per key of args, named "<name> <key>" ("<name> id: <id>
 ** <key>" with an id), as Perfetto names them. */
+/* A JSON counter value's arg set: the thread of its event, as Perfetto gives it. */
+static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
+  trak_tables *t = j->imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  uint32_t k = intern(j, "utid", 4);
+  uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_UINT);
+  t->args.int_value[row] = utid;
+  return trak__args_share(j->imp, set);
+}
+
 static void counters(trak_json_import *j, const jevent *e, jctx *x) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
     bad_event(j, "counter event without an args object");
@@ -540,7 +550,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
     ev.pkt = (uint32_t)j->event_index;
     ev.u.value = v;
-    ev.arg_set_id = TRAK_NULL_U32;
+    ev.arg_set_id = counter_args(j, x->utid);
     ev.aux = 0;
     seq_push(j, &ev);
   }
@@ -726,6 +736,9 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   x.name = intern_value(j, &e->name);
   x.cat = intern_value(j, &e->cat);
   if (ph == 'M') {
+    int64_t ts = 0; /* Perfetto sorts a metadata event without "ts" at 0 */
+    if (e->ts.s && !ts_of(&e->ts, &ts)) ts = 0;
+    trak__thread_seen(j->imp, x.utid, ts, j->event_index);
     metadata(j, e, &x);
     return;
   }
@@ -745,6 +758,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
                  (unsigned long long)j->event_index);
     return;
   }
+  trak__thread_seen(j->imp, x.utid, x.ts, j->event_index);
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);

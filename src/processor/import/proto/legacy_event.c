@@ -105,6 +105,7 @@ static uint64_t mix(uint64_t h, uint64_t v) {
 typedef struct legacy_ctx {
   uint32_t track, utid, upid, name, cat;
   uint32_t thread_track; /* the base track when it is a thread's, else TRAK_NULL_U32 */
+  uint32_t base_track;   /* the event's own track, before its phase picks another */
   trak_te_args_extra args;
 } legacy_ctx;
 
@@ -167,6 +168,7 @@ static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fiel
       c->upid = imp->tables->thread.upid[c->utid];
     }
   }
+  c->base_track = c->track;
   return 1;
 }
 
@@ -204,6 +206,7 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
   c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
                                local ? "legacy_async_process_slice" : "legacy_async_global_slice");
   trak_track_info *info = &imp->tracks.v[c->track];
+  info->compressed = 1; /* ids of one name share tracks, as Perfetto's track compressor */
   if (!info->scope) {
     /* Perfetto's async tracks are told apart by scope and by the first name the id had (in
     ** its process, for a local id): the track's "name" dimension. */
@@ -557,6 +560,16 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
     ev.aux = complete_aux(imp, seq, ef, &lf, &th, c.utid, ts);
   else
     ev.aux = trak__te_aux(imp, seq, ef, on_thread ? &th : NULL, c.utid);
+  const trak_track_info *base_info = &imp->tracks.v[c.base_track];
+  if (TRAK_UNLIKELY(c.track != c.base_track) && !base_info->compressed &&
+      !base_info->is_legacy_thread) {
+    /* Perfetto makes the event's own track before its phase picks another: a record that only
+    ** makes it a row, in order. */
+    trak_ev base = ev;
+    base.track = (uint32_t)TRAK_EV_EXTRA_ONLY << TRAK_EV_TYPE_SHIFT | c.base_track;
+    base.arg_set_id = TRAK_NULL_U32, base.aux = 0;
+    trak__te_push(imp, seq, &base);
+  }
   trak__te_push(imp, seq, &ev);
   return 1;
 }

@@ -1,0 +1,231 @@
+/*
+** This file numbers arg sets as Perfetto's importer does. Perfetto commits an arg set when it
+** makes the thing the set belongs to, and its arg_set_id is the args table's row count at that
+** moment: a track's sets when the track is made (before the event that first uses it), a
+** slice's when the slice leaves its track's stack (its end, or the later event that closes it,
+** so an inner slice's set comes before its parent's), a counter value's or a flow's when the row
+** is made. trak
+** builds events' sets while it tokenizes (in file order) and tracks' when the import ends, so
+** the parse phase logs those moments (trak__arg_order_*) and the import's last step lays the
+** args table out again in that order, renumbering every arg_set_id column. Sets nothing refers
+** to (a slice begin's, replaced by its merge with the end's) are dropped, as Perfetto never
+** makes them; identical sets stay one set, numbered where the first was made.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/import.h"
+
+void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
+  trak_vec_push(imp->arg_order, (uint64_t)kind << 32 | value);
+}
+
+static void *alloc(size_t n, size_t size) {
+  void *p = malloc((n ? n : 1) * size);
+  if (!p) abort();
+  return p;
+}
+
+typedef struct relayout {
+  trak_tables *t;
+  uint32_t *remap; /* old set id (its first row) -> new id, TRAK_NULL_U32 until placed */
+  uint32_t *arg_set_id, *flat_key, *key, *string_value;
+  int64_t *int_value;
+  double *real_value;
+  uint8_t *value_type;
+  uint32_t n; /* rows placed */
+} relayout;
+
+/* The new id of old set `old`, placing its rows after those placed so far the first time. */
+static uint32_t place(relayout *r, uint32_t old) {
+  if (old == TRAK_NULL_U32) return old;
+  if (r->remap[old] != TRAK_NULL_U32) return r->remap[old];
+  const trak_tables *t = r->t;
+  uint32_t end = old + 1;
+  while (end < t->args.n && t->args.arg_set_id[end] == old)
+    end++;
+  uint32_t id = r->n, len = end - old;
+  for (uint32_t i = 0; i < len; i++)
+    r->arg_set_id[id + i] = id;
+  memcpy(r->flat_key + id, t->args.flat_key + old, len * sizeof *r->flat_key);
+  memcpy(r->key + id, t->args.key + old, len * sizeof *r->key);
+  memcpy(r->string_value + id, t->args.string_value + old, len * sizeof *r->string_value);
+  memcpy(r->int_value + id, t->args.int_value + old, len * sizeof *r->int_value);
+  memcpy(r->real_value + id, t->args.real_value + old, len * sizeof *r->real_value);
+  memcpy(r->value_type + id, t->args.value_type + old, len * sizeof *r->value_type);
+  r->n += len;
+  r->remap[old] = id;
+  return id;
+}
+
+static void place_column(relayout *r, uint32_t *col, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    col[i] = place(r, col[i]);
+}
+
+
+/* ---- slices still on a stack when the import ends ------------------------------------- */
+
+/* Perfetto commits their sets when its slice tracker's map of stacks (a FlatHashMap keyed by
+** track id: Murmur-mixed, quadratic probing, 1,024 slots grown 8-fold at 75% load) is cleared,
+** slot by slot, each stack bottom up. The slot of each track is found by replaying the map's
+** inserts: a track enters it with its first slice, taken to be its first event when that starts
+** a slice (a track whose slices begin later enters it at the end, with its stack). */
+static uint64_t track_hash(uint32_t id) {
+  uint64_t m = id;
+  m ^= m >> 33, m *= 0xff51afd7ed558ccdULL, m ^= m >> 33, m *= 0xc4ceb9fe1a85ec53ULL, m ^= m >> 33;
+  uint64_t h = 0xe17a1465U;
+  return h ^ (m + 0x9e3779b9U + (h << 6) + (h >> 2));
+}
+
+typedef struct stack_map {
+  uint32_t *slot; /* track id, UINT32_MAX: free */
+  size_t cap, n;
+} stack_map;
+
+static void stack_map_put(stack_map *m, uint32_t track) {
+  if (m->n >= m->cap * 75 / 100) {
+    size_t old_cap = m->cap, bytes = old_cap * 44; /* TrackId + Perfetto's TrackInfo */
+    size_t cap = old_cap * (bytes < (1u << 20) ? 8 : 2);
+    if (cap < 1024) cap = 1024;
+    uint32_t *old = m->slot;
+    m->slot = alloc(cap, sizeof *m->slot);
+    memset(m->slot, 0xff, cap * sizeof *m->slot);
+    m->cap = cap, m->n = 0;
+    for (size_t i = 0; i < old_cap; i++)
+      if (old[i] != UINT32_MAX) stack_map_put(m, old[i]);
+    free(old);
+  }
+  uint64_t h = track_hash(track);
+  for (size_t step = 0;; step++) {
+    size_t i = (size_t)(h + 2 * step * step + step) & (m->cap - 1);
+    if (m->slot[i] == UINT32_MAX) {
+      m->slot[i] = track, m->n++;
+      return;
+    }
+  }
+}
+
+typedef struct flush_entry {
+  uint32_t slot, pos, slice;
+} flush_entry;
+
+static int flush_cmp(const void *pa, const void *pb) {
+  const flush_entry *a = pa, *b = pb;
+  if (a->slot != b->slot) return a->slot < b->slot ? -1 : 1;
+  return a->pos < b->pos ? -1 : a->pos > b->pos;
+}
+
+/* Places the sets of the slices log entries [from, to) name (all TRAK_ARG_ORDER_FLUSH); `m`
+** holds the tracks entered so far. */
+static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_t from, size_t to) {
+  const trak_tables *t = r->t;
+  stack_map m = *mp;
+  uint32_t *slot_of = alloc(t->track.n, sizeof *slot_of);
+  memset(slot_of, 0xff, (t->track.n ? t->track.n : 1) * sizeof *slot_of);
+  for (size_t i = 0; i < m.cap; i++)
+    if (m.slot[i] != UINT32_MAX) slot_of[m.slot[i]] = 0;
+  for (size_t i = from; i < to; i++) {
+    uint32_t track = t->slice.track_id[(uint32_t)log[i]];
+    if (track < t->track.n && slot_of[track] == UINT32_MAX) slot_of[track] = 0, stack_map_put(&m, track);
+  }
+  for (size_t i = 0; i < m.cap; i++)
+    if (m.slot[i] != UINT32_MAX) slot_of[m.slot[i]] = (uint32_t)i;
+  flush_entry *e = alloc(to - from, sizeof *e);
+  for (size_t i = from; i < to; i++) {
+    uint32_t slice = (uint32_t)log[i], track = t->slice.track_id[slice];
+    e[i - from] = (flush_entry){track < t->track.n ? slot_of[track] : UINT32_MAX, (uint32_t)i, slice};
+  }
+  qsort(e, to - from, sizeof *e, flush_cmp);
+  for (size_t i = 0; i < to - from; i++)
+    place(r, t->slice.arg_set_id[e[i].slice]);
+  free(e);
+  free(slot_of);
+  *mp = m;
+}
+
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
+  trak_tables *t = imp->tables;
+  size_t cap = t->args.cap ? t->args.cap : 1;
+  relayout r = {t,
+                alloc(t->args.n, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(int64_t)),
+                alloc(cap, sizeof(double)),
+                alloc(cap, sizeof(uint8_t)),
+                0};
+  memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
+  uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
+  stack_map stacks = {NULL, 0, 0};
+  for (size_t i = 0; i < imp->arg_order.n; i++) {
+    uint64_t e = imp->arg_order.v[i];
+    uint32_t v = (uint32_t)e;
+    switch (e >> 32) {
+    case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
+      /* Perfetto makes the JSON counter tracks before it clears the stacks. */
+      for (uint32_t row = n_early; row < t->track.n; row++) {
+        place(&r, t->track.dimension_arg_set_id[row]);
+        place(&r, t->track.source_arg_set_id[row]);
+      }
+      size_t to = i;
+      while (to < imp->arg_order.n && imp->arg_order.v[to] >> 32 == TRAK_ARG_ORDER_FLUSH)
+        to++;
+      place_flushed(&r, &stacks, imp->arg_order.v, i, to);
+      i = to - 1;
+      break;
+    }
+    case TRAK_ARG_ORDER_COUNTER:
+      t->counter.arg_set_id[v] = place(&r, t->counter.arg_set_id[v]);
+      break;
+    case TRAK_ARG_ORDER_SLICE:
+      place(&r, t->slice.arg_set_id[v]);
+      break;
+    case TRAK_ARG_ORDER_TRACK:
+    case TRAK_ARG_ORDER_TRACK_SLICE: {
+      /* Rows are made in order of first use, each after its parents; JSON counter tracks
+      ** (rows from n_early on) are made when the import ends. */
+      uint32_t row = track_row[v];
+      if (e >> 32 == TRAK_ARG_ORDER_TRACK_SLICE && row != TRAK_NULL_U32)
+        stack_map_put(&stacks, row);
+      if (row == TRAK_NULL_U32 || row >= n_early) break;
+      for (; next_track <= row; next_track++) {
+        place(&r, t->track.dimension_arg_set_id[next_track]);
+        place(&r, t->track.source_arg_set_id[next_track]);
+      }
+      break;
+    }
+    default:
+      place(&r, v);
+      break;
+    }
+  }
+  /* Then the sets made when the import ends, and any the log did not reach, in table order;
+  ** every column is renumbered once, here. */
+  for (uint32_t row = 0; row < t->track.n; row++) {
+    t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
+    t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);
+  }
+  place_column(&r, t->slice.arg_set_id, t->slice.n);
+  place_column(&r, t->flow.arg_set_id, t->flow.n);
+  place_column(&r, t->state.arg_set_id, t->state.n);
+  for (size_t i = 0; i < imp->import_logs.n; i++)
+    imp->import_logs.v[i].arg_set_id = place(&r, imp->import_logs.v[i].arg_set_id);
+  place_column(&r, t->process.arg_set_id, t->process.n);
+  place_column(&r, t->thread.arg_set_id, t->thread.n);
+  free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
+  free(t->args.flat_key), t->args.flat_key = r.flat_key;
+  free(t->args.key), t->args.key = r.key;
+  free(t->args.string_value), t->args.string_value = r.string_value;
+  free(t->args.int_value), t->args.int_value = r.int_value;
+  free(t->args.real_value), t->args.real_value = r.real_value;
+  free(t->args.value_type), t->args.value_type = r.value_type;
+  t->args.n = r.n;
+  t->args.cap = cap;
+  free(r.remap);
+  free(stacks.slot);
+  trak__map_clear(&imp->arg_sets); /* its ids are the old ones */
+  trak_vec_free(imp->arg_order);
+}
