@@ -44,6 +44,7 @@ typedef struct args_ctx {
   key_buf kb;
   uint32_t top_key; /* string id of the annotation's own key "debug.<name>" */
   size_t top_len;   /* its length: a longer key is a nested entry */
+  int count_unknown; /* a TrackEvent's reflection: fields the schema lacks count (see reflect) */
 } args_ctx;
 
 /* Appends text to the key (and to the flat key unless it is an array index). */
@@ -527,7 +528,10 @@ static void reflect(args_ctx *c, const trak_pb_message_desc *m, const uint8_t *d
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     empty = 0;
     const trak_pb_field_desc *fd = trak__schema_field_by_number(m, f.number);
-    if (fd) reflect_field(c, fd, &f, &reps, depth);
+    if (fd)
+      reflect_field(c, fd, &f, &reps, depth);
+    else if (c->count_unknown) /* as Perfetto's reflection of a TrackEvent counts them */
+      c->imp->stats[TRAK_STAT_UNKNOWN_EXTENSION_FIELDS]++;
   }
   if (empty) add_row(c, TRAK_ARG_NULL);
 }
@@ -584,6 +588,7 @@ void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t s
   c.kb.key_len = c.kb.flat_len = c.kb.cut = 0;
   c.top_len = (size_t)-1; /* every key is interned */
   c.top_key = 0;
+  c.count_unknown = 1;
   rep_counts reps;
   reps.n = 0;
   reflect_field(&c, fd, f, &reps, 0);
@@ -698,7 +703,7 @@ static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
   t->args.string_value[to] = t->args.string_value[from];
 }
 
-static void copy_set(trak_tables *t, uint32_t from, uint32_t set) {
+void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {
   for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++)
     copy_value(t, row,
                trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
@@ -754,7 +759,7 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
   if (b == TRAK_NULL_U32) return a;
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
-  copy_set(t, a, set);
+  trak__args_copy(t, a, set);
   uint32_t n_begin = (uint32_t)t->args.n - set;
   for (uint32_t row = b; row < t->args.n && t->args.arg_set_id[row] == b; row++)
     merge_row(imp, set, n_begin, row);
@@ -766,6 +771,7 @@ uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
 static inline __attribute__((always_inline)) void
 append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *annos, size_t n) {
   args_ctx c;
+  c.count_unknown = 0;
   c.imp = imp;
   c.seq = seq;
   c.set = set;

@@ -185,7 +185,8 @@ static void extra_counters(trak_importer *imp, const trak_ev *ev, const uint64_t
   }
 }
 
-/* Numbers the extra counter tracks of `ev` (on `seq`) that no event used before. */
+/* Numbers the extra counter tracks of `ev` that no event used before; each takes
+** has_first_packet_on_sequence from the event's sequence, as Perfetto interns them with it. */
 static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, const uint64_t *aux,
                                      const trak_sequence *seq) {
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
@@ -503,6 +504,7 @@ __attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
 
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
+  trak__passthrough_resolve(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
   while (size < imp->seqs.n)

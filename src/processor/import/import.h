@@ -104,6 +104,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST,
   TRAK_STAT_RANGE_OF_INTEREST_NO_START,
   TRAK_STAT_CONCURRENT_UNKNOWN_STATE,
+  TRAK_STAT_PROC_STAT_UNKNOWN_COUNTERS,
+  TRAK_STAT_UNKNOWN_EXTENSION_FIELDS,
+  TRAK_STAT_EMPTY_CHROME_METADATA,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -395,6 +398,13 @@ typedef struct trak_name_mark {
   int64_t ts;
 } trak_name_mark;
 
+/* An event record whose legacy_event.passthrough_utid waits for its track's scope: an
+** ancestor of the track was not yet described when the event was read (tracks.c). */
+typedef struct trak_pending_passthrough {
+  trak_ev *ev;   /* the record in its sequence's block (blocks do not move while tokenizing) */
+  uint32_t track, utid; /* the event's track, its sequence's thread then */
+} trak_pending_passthrough;
+
 /* The earliest event (timestamp, then file order) that names a thread (JSON traces). */
 typedef struct trak_first_use {
   int64_t ts;
@@ -431,7 +441,7 @@ typedef struct trak_importer {
   TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
   TRAK_VEC(trak_owner_arg) owner_args;          /* process args collected (chrome_descriptors.c) */
   int64_t descriptor_ts; /* of the track descriptor's packet (or latest_ts without one) */
-  int64_t latest_ts;     /* the largest packet timestamp so far, as written */
+  int64_t latest_ts;     /* the largest packet timestamp so far, in trace time */
   TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
   trak_map clock_index;               /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
@@ -440,6 +450,7 @@ typedef struct trak_importer {
   uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
   TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
+  TRAK_VEC(trak_pending_passthrough) pending_passthrough; /* see trak__passthrough_defer */
   TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
   TRAK_VEC(trak_deferred_packet) deferred; /* packets whose clock was not known yet (packet.c) */
   size_t deferred_bytes;
@@ -536,6 +547,11 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 ** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
 ** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
+/* Appends copies of the rows of arg set `from` to the set being built at `set`. */
+void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set);
+/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
+** shared as trak__args_share does (typed_args.c). */
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* JSON traces (threads.c): event `index` at `ts` names thread `utid`. Perfetto sorts JSON
 ** events by timestamp before it makes their threads and processes, so when the import ends
@@ -673,6 +689,13 @@ uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 ** when `track` is a global track (not the Default Track, uuid 0), or a process track of that
 ** thread's process; else TRAK_NULL_U32. */
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
+/* trak__passthrough_utid's answer when an ancestor of the track is not described yet: the
+** record is pushed without the arg and handed to trak__passthrough_defer, just after its push;
+** trak__passthrough_resolve (tokenizing done) adds the arg where the scope then calls for it. */
+#define TRAK_PASSTHROUGH_PENDING (TRAK_NULL_U32 - 1)
+__attribute__((cold)) void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq,
+                                                   uint32_t track);
+void trak__passthrough_resolve(trak_importer *imp);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);

@@ -48,6 +48,7 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->clocks);
   trak_vec_free(imp->aux);
   trak_vec_free(imp->pending_flows);
+  trak_vec_free(imp->pending_passthrough);
   trak_vec_free(imp->import_logs);
   trak_vec_free(imp->android_logs);
   trak_vec_free(imp->json_v1_flow_args);

@@ -39,6 +39,7 @@ typedef struct trak_metadata {
   uint32_t machine; /* the machine of the packet being read (machine table row) */
   uint8_t trigger_kind; /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
   uint32_t chrome_count;
+  uint32_t chrome_bundles; /* ChromeEventBundles with metadata so far */
   int64_t last_ts;     /* for late packets without a timestamp */
   uint8_t *config;     /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
@@ -642,7 +643,8 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     break;
   }
   /* trace_config and triggers: read after sorting; a trigger is also a slice */
-  if (ctx && field != TRAK_PB_TracePacket_trace_config)
+  if (ctx && field != TRAK_PB_TracePacket_trace_config &&
+      field != TRAK_PB_TracePacket_chrome_events)
     trigger_slice(imp, ctx, ctx->has_ts ? ctx->ts : m->last_ts, field, data, len);
   late_packet lp = {field, m->machine, ctx && ctx->has_ts ? ctx->ts : m->last_ts, m->late.n,
                     NULL, len};
@@ -716,6 +718,47 @@ static void chrome_trigger(trak_importer *imp, trak_metadata *m, const late_pack
 }
 
 /* The major version of a "Perfetto vNN.x" tracing_service_version, or -1. */
+/* ChromeEventBundle: each metadata pair is a row "cr-<name>" ("cr-<n>-<name>" from the
+** second bundle with metadata on), an int, a bool as an int, or a string or JSON text; a pair
+** without a value counts empty_chrome_metadata, as in Perfetto. */
+static void chrome_events(trak_importer *imp, trak_metadata *m, const late_packet *lp) {
+  trak_pb_decoder dec, md;
+  trak_pb_field f, g;
+  int counted = 0;
+  trak__dec_init(imp, &dec, lp->data, lp->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_ChromeEventBundle_metadata || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (!counted) counted = 1, m->chrome_bundles++;
+    trak_span name = {(const uint8_t *)"", 0}, str = {0};
+    int has_int = 0, has_str = 0;
+    int64_t v = 0;
+    trak__dec_init(imp, &md, f.data, f.len);
+    while (trak_pb_decoder_next(&md, &g) > 0) {
+      int is_len = g.wire_type == TRAK_PB_WIRE_LEN;
+      if (g.number == TRAK_PB_ChromeEventBundle_Metadata_name && is_len)
+        name = (trak_span){g.data, g.len};
+      else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_string_value ||
+                g.number == TRAK_PB_ChromeEventBundle_Metadata_json_value) && is_len)
+        str = (trak_span){g.data, g.len}, has_str = 1, has_int = 0;
+      else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_int_value ||
+                g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value) && !is_len)
+        v = g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value ? g.value != 0
+                                                                       : (int64_t)g.value,
+        has_int = 1, has_str = 0;
+    }
+    if (!has_int && !has_str) {
+      imp->stats[TRAK_STAT_EMPTY_CHROME_METADATA]++;
+      continue;
+    }
+    char key[512];
+    int n = m->chrome_bundles > 1 ? snprintf(key, sizeof key, "cr-%u-", m->chrome_bundles)
+                                  : snprintf(key, sizeof key, "cr-");
+    snprintf(key + n, sizeof key - (size_t)n, "%.*s", (int)name.len, (const char *)name.data);
+    put(m, key, has_str, has_str ? (const char *)str.data : NULL, has_str ? str.len : 0, v,
+        TRAK_META_MACHINE_TRACE, 0, 0);
+  }
+}
+
 static int64_t service_major(const trak_metadata *m) {
   for (size_t i = 0; i < m->rows.n; i++) {
     const trak_meta_row *r = &m->rows.v[i];
@@ -803,6 +846,8 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
       trace_config(imp, m, lp);
     else if (lp->field == TRAK_PB_TracePacket_chrome_trigger)
       chrome_trigger(imp, m, lp);
+    else if (lp->field == TRAK_PB_TracePacket_chrome_events)
+      chrome_events(imp, m, lp);
     else
       trigger(imp, m, lp);
     free(lp->data);

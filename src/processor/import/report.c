@@ -186,6 +186,21 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                        "trak's schema lacks (newer producers, packet types trak "
                                        "does not import); skipped, as protobuf readers do.",
                                        0},
+    [TRAK_STAT_PROC_STAT_UNKNOWN_COUNTERS] = {"proc_stat_unknown_counters", TRAK_SEVERITY_ERROR,
+                                              "Fields of process_stats processes that Perfetto's "
+                                              "importer has no counter for, counted as it counts "
+                                              "them (chrome_peak_resident_set_kb among them).",
+                                              1},
+    [TRAK_STAT_UNKNOWN_EXTENSION_FIELDS] = {"unknown_extension_fields", TRAK_SEVERITY_ERROR,
+                                            "Fields of TrackEvents, and of the typed payloads "
+                                            "reflected into their args, that trak's schema "
+                                            "lacks (a newer Chromium's extensions): their args "
+                                            "are missing. Counted as Perfetto counts them.",
+                                            0},
+    [TRAK_STAT_EMPTY_CHROME_METADATA] = {"empty_chrome_metadata", TRAK_SEVERITY_ERROR,
+                                         "Name/value pairs of a ChromeEventBundle without a "
+                                         "value; no metadata row.",
+                                         0},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",
                                              TRAK_SEVERITY_INFO,

@@ -421,25 +421,27 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   }
 }
 
-/* The nearest thread or process scope among `i` and its ancestors (cycles are cut off). */
-static void track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t *upid) {
+/* The nearest thread or process scope among `i` and its ancestors (cycles are cut off).
+** Returns 0 when an ancestor is not described (yet): the scope is not known. */
+static int track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t *upid) {
   *utid = *upid = TRAK_NULL_U32;
   for (int hops = 0; hops < 256; hops++) {
     trak_track_info *info = &imp->tracks.v[i];
     if (info->is_thread) {
       *utid = info->utid;
       *upid = info->upid;
-      return;
+      return 1;
     }
     if (info->is_process) {
       *upid = info->upid;
-      return;
+      return 1;
     }
-    uint32_t *parent =
-        info->has_parent ? trak__map_get(&imp->track_index, info->parent_uuid) : NULL;
-    if (!parent) return;
+    if (!info->has_parent) return 1;
+    uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+    if (!parent) return 0;
     i = *parent;
   }
+  return 1;
 }
 
 /* Perfetto's type for a track (as its track_event tracker and legacy importers name them). */
@@ -467,17 +469,41 @@ static const char *track_type(const trak_track_info *info, const trak_track_info
   return plain ? "global_track_event" : "global_merged_track_event";
 }
 
-uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
-  /* An explicit track_uuid 0 (the global "Default Track") names no thread in Perfetto. */
-  const uint32_t *default_track = trak__map_get(&imp->track_index, 0);
-  if (default_track && *default_track == track) return TRAK_NULL_U32;
-  uint32_t utid, upid;
-  track_scope(imp, track, &utid, &upid);
-  if (utid != TRAK_NULL_U32) return TRAK_NULL_U32;
-  uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
-  if (seq_utid == TRAK_NULL_U32) return TRAK_NULL_U32;
+/* Perfetto's rule, once the track's scope is known: a thread track's event names no thread;
+** a process track's names the sequence's thread when it is of that process; a global one's
+** always does. */
+static uint32_t passthrough_for(trak_importer *imp, uint32_t utid, uint32_t upid,
+                                uint32_t seq_utid) {
+  if (utid != TRAK_NULL_U32 || seq_utid == TRAK_NULL_U32) return TRAK_NULL_U32;
   if (upid != TRAK_NULL_U32 && imp->tables->thread.upid[seq_utid] != upid) return TRAK_NULL_U32;
   return seq_utid;
+}
+
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
+  /* Perfetto resolves no scope for the default track (uuid 0), so its events name no thread. */
+  if (!imp->tracks.v[track].uuid) return TRAK_NULL_U32;
+  uint32_t utid, upid;
+  uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
+  if (!track_scope(imp, track, &utid, &upid))
+    return seq_utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : TRAK_PASSTHROUGH_PENDING;
+  return passthrough_for(imp, utid, upid, seq_utid);
+}
+
+void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq, uint32_t track) {
+  trak_pending_passthrough p = {&seq->tail->ev[seq->tail->n - 1], track,
+                                imp->tracks.v[seq->thread_track].utid};
+  trak_vec_push(imp->pending_passthrough, p);
+}
+
+void trak__passthrough_resolve(trak_importer *imp) {
+  for (size_t i = 0; i < imp->pending_passthrough.n; i++) {
+    const trak_pending_passthrough *p = &imp->pending_passthrough.v[i];
+    uint32_t utid, upid;
+    if (!track_scope(imp, p->track, &utid, &upid)) continue; /* an orphan: dropped anyway */
+    uint32_t pass = passthrough_for(imp, utid, upid, p->utid);
+    if (pass != TRAK_NULL_U32) p->ev->arg_set_id = trak__te_args_passthrough(imp, p->ev->arg_set_id, pass);
+  }
+  trak_vec_free(imp->pending_passthrough);
 }
 
 /* Appends one row to arg set `set` (the last one of args): a string (string id) or an

@@ -4,7 +4,8 @@
 ** chrome_peak_resident_set_kb become counter values in bytes (KiB * 1024) on the process's
 ** tracks "chrome.private_footprint_kb" / "chrome.peak_resident_set_kb" (type
 ** chrome_process_stats), and is_peak_rss_resettable becomes the process arg of that name.
-** The other (Linux /proc) figures of ProcessStats are not imported.
+** The other (Linux /proc) figures of ProcessStats are not imported; the fields Perfetto has
+** no counter for are counted in proc_stat_unknown_counters as it counts them.
 */
 #include <stdio.h>
 #include <string.h>
@@ -40,6 +41,11 @@ static void process(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *dat
   uint32_t upid = TRAK_NULL_U32;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
+    /* Perfetto's process stats parser skips the Chrome fields but (by an oversight) not
+    ** chrome_peak_resident_set_kb, and has a counter for every other field it knows. */
+    if (f.number == TRAK_PB_ProcessStats_Process_chrome_peak_resident_set_kb ||
+        f.number > TRAK_PB_ProcessStats_Process_dmabuf_rss_kb)
+      imp->stats[TRAK_STAT_PROC_STAT_UNKNOWN_COUNTERS]++;
     if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
     int which = f.number == TRAK_PB_ProcessStats_Process_chrome_private_footprint_kb   ? 1
                 : f.number == TRAK_PB_ProcessStats_Process_chrome_peak_resident_set_kb ? 2

@@ -428,6 +428,31 @@ static uint32_t complete_aux(trak_importer *imp, trak_sequence *seq, const trak_
   return at;
 }
 
+/* Another phase (P, a V8 CPU profile sample, ...): Perfetto keeps the event in its raw table,
+** which trak lacks, but first imports its thread time and instruction count and its extra
+** counter values as any event's. They go in one record that adds no slice, on its first
+** counter's track, so that the event's own track is not made a row. */
+__attribute__((cold)) static void raw_phase_counters(trak_importer *imp, trak_sequence *seq,
+                                                     const trak_te_fields *ef,
+                                                     const trak_te_thread *th, const legacy_ctx *c,
+                                                     int64_t ts) {
+  trak_te_fields counters_only = *ef;
+  counters_only.flows.n = counters_only.terms.n = 0;
+  counters_only.extras &= ~(uint32_t)TRAK_TE_FLOW_V2;
+  uint32_t aux = trak__te_aux(imp, seq, &counters_only, th, c->utid);
+  if (!aux) return;
+  const uint64_t *a = imp->aux.v + aux;
+  if (!a[2]) return;
+  trak_ev ev = {ts,
+                (uint32_t)TRAK_EV_EXTRA_ONLY << TRAK_EV_TYPE_SHIFT |
+                    (uint32_t)a[3 + a[0] + (uint32_t)a[1]],
+                (uint32_t)imp->packet_index,
+                {{0, 0}},
+                TRAK_NULL_U32,
+                aux};
+  trak__te_push(imp, seq, &ev);
+}
+
 int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_fields *ef,
                                 int64_t ts) {
   legacy_fields lf;
@@ -511,6 +536,7 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
     metadata(imp, seq, ef, &lf, &c);
     return 1;
   default:
+    raw_phase_counters(imp, seq, ef, &th, &c, ts);
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
                  "legacy event with phase '%c' (%lld) is not imported; dropped", (char)lf.phase,
                  (long long)lf.phase);

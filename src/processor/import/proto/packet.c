@@ -97,6 +97,7 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
+   META_WORD(w, TRAK_PB_TracePacket_chrome_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                              \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                              \
@@ -271,13 +272,6 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     trak__interned_data_add(imp, seq, sp[P_INTERNED].data, sp[P_INTERNED].len);
   if (HAS(pf, P_SNAPSHOT))
     trak__clock_snapshot_add(imp, seq, sp[P_SNAPSHOT].data, sp[P_SNAPSHOT].len);
-  /* A packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
-  if (pf->has_ts && (int64_t)pf->timestamp > imp->latest_ts)
-    imp->latest_ts = (int64_t)pf->timestamp;
-  if (HAS(pf, P_DESCRIPTOR)) {
-    imp->descriptor_ts = pf->has_ts ? (int64_t)pf->timestamp : imp->latest_ts;
-    trak__track_descriptor_add(imp, seq, sp[P_DESCRIPTOR].data, sp[P_DESCRIPTOR].len);
-  }
   if (HAS(pf, P_TRACE_STATS))
     trak__trace_stats_add(imp, sp[P_TRACE_STATS].data, sp[P_TRACE_STATS].len);
   if (HAS(pf, P_THREAD) && !seq->state_valid) {
@@ -310,6 +304,13 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
     int rc = trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts);
     if (rc) return rc > 0;
     ctx.has_ts = 1;
+    if (ctx.ts > imp->latest_ts) imp->latest_ts = ctx.ts;
+  }
+  /* A descriptor takes its packet's trace time (Perfetto applies descriptors in that order);
+  ** a packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
+  if (HAS(pf, P_DESCRIPTOR)) {
+    imp->descriptor_ts = ctx.has_ts ? ctx.ts : imp->latest_ts;
+    trak__track_descriptor_add(imp, seq, sp[P_DESCRIPTOR].data, sp[P_DESCRIPTOR].len);
   }
   if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);

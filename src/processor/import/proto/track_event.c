@@ -390,7 +390,9 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
     ev->u.s.cat = event_category(imp, seq, ef);
   }
   /* A counter value gets the event's args as a slice does (Perfetto parses both alike). */
-  trak_te_args_extra x = {utid, passthrough_utid, 0, 0, 0, ev->ts};
+  trak_te_args_extra x = {
+      utid, passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32 : passthrough_utid, 0, 0,
+      0, ev->ts};
   ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
@@ -456,7 +458,10 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
 ** Returns 1 when the event is done with. */
 __attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_sequence *seq,
                                                        event_fields *ef, int64_t ts) {
-  if (ef->extras & TRAK_TE_UNKNOWN) imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+  if (ef->extras & TRAK_TE_UNKNOWN) {
+    imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += ef->unknown_fields;
+    imp->stats[TRAK_STAT_UNKNOWN_EXTENSION_FIELDS] += ef->unknown_fields;
+  }
   if (!(ef->extras & TRAK_TE_LEGACY)) return 0;
   if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
@@ -538,4 +543,5 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  : 0;
   }
   push_event(imp, seq, &ev);
+  if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING)) trak__passthrough_defer(imp, seq, track);
 }

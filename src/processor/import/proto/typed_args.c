@@ -62,6 +62,13 @@ static void add_int(trak_importer *imp, uint32_t set, int key, trak_arg_type typ
   imp->tables->args.int_value[r] = v;
 }
 
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid) {
+  uint32_t out = (uint32_t)imp->tables->args.n;
+  if (set != TRAK_NULL_U32) trak__args_copy(imp->tables, set, out);
+  add_int(imp, out, TRAK_KEY_LEGACY_PASSTHROUGH_UTID, TRAK_ARG_UINT, utid);
+  return trak__args_share(imp, out);
+}
+
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid) {
   trak_pb_decoder dec;
@@ -84,7 +91,9 @@ int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
   return rc;
 }
 
-/* An absent string is an empty one, as Perfetto's decoders read it. */
+/* An absent file name is an empty one, as Perfetto copies it into a std::string before
+** interning it; absent names it interns directly (function names, a log message's file) are
+** NULL (string id 0). */
 static uint32_t str_or_empty(trak_importer *imp, uint32_t str) {
   return str ? str : intern(imp, "", 0);
 }
@@ -113,7 +122,7 @@ static void source_iid_args(trak_importer *imp, trak_sequence *seq, uint32_t set
   if (loc) {
     trak_source_loc l = *loc;
     add_string(imp, set, TRAK_KEY_SOURCE_FILE, trak__source_path(imp, l.file));
-    add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, str_or_empty(imp, l.function));
+    add_string(imp, set, TRAK_KEY_SOURCE_FUNCTION, l.function);
     add_int(imp, set, TRAK_KEY_SOURCE_LINE, TRAK_ARG_UINT, l.line);
   } else {
     trak__report(imp, TRAK_STAT_BAD_TYPE, "source_location_iid %llu is not interned",
@@ -175,8 +184,8 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
     int n = snprintf(tag, sizeof tag, "%.*s:%u", l.file ? (int)sp->len.v[l.file] : 0,
                      l.file ? sp->str.v[l.file] : "", l.line);
     row.tag = intern(imp, tag, (size_t)n < sizeof tag ? (size_t)n : sizeof tag - 1);
-    add_string(imp, set, TRAK_KEY_LOG_FILE, str_or_empty(imp, l.file));
-    add_string(imp, set, TRAK_KEY_LOG_FUNCTION, str_or_empty(imp, l.function));
+    add_string(imp, set, TRAK_KEY_LOG_FILE, l.file);
+    add_string(imp, set, TRAK_KEY_LOG_FUNCTION, l.function);
     add_int(imp, set, TRAK_KEY_LOG_LINE, TRAK_ARG_INT, l.line);
   }
   /* LogMessage priorities have the values of Android's. */
@@ -217,7 +226,7 @@ static void task_args(trak_importer *imp, trak_sequence *seq, uint32_t set, cons
   }
   trak_source_loc l = *loc;
   add_string(imp, set, TRAK_KEY_TASK_FILE, trak__source_path(imp, l.file));
-  add_string(imp, set, TRAK_KEY_TASK_FUNCTION, str_or_empty(imp, l.function));
+  add_string(imp, set, TRAK_KEY_TASK_FUNCTION, l.function);
   add_int(imp, set, TRAK_KEY_TASK_LINE, TRAK_ARG_UINT, l.line);
 }
 
