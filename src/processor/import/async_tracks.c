@@ -14,9 +14,24 @@
 /* The output track for a new lane of the set whose cookie is `cookie`. */
 static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_name, uint32_t lane) {
   trak_track_info *c = &imp->tracks.v[cookie];
-  if (!c->type) { /* a descriptor: its own track */
+  if (!c->type && !c->lane_taken) { /* a descriptor: its own track */
+    c->lane_taken = 1;
     c->lane = lane;
     return cookie;
+  }
+  if (!c->type) {
+    /* Its own track serves a lane another cookie adopted while it was idle: the new lane is a
+    ** copy of the descriptor (Perfetto's lanes of one descriptor share its uuid and args), with
+    ** no slices, stack or first use of its own yet. */
+    uint32_t track = trak__track_new(imp, 0); /* (moves the tracks: c is stale) */
+    trak_track_info copy = imp->tracks.v[cookie];
+    copy.lane = lane;
+    copy.compressed = 0;
+    copy.open = NULL, copy.open_depth = copy.open_cap = 0, copy.closed_on_stack = 0;
+    copy.pending_flow = 0, copy.state_row = 0;
+    copy.first_ts = INT64_MAX, copy.first_order = 0, copy.first_name = 0;
+    imp->tracks.v[track] = copy;
+    return track;
   }
   uint32_t upid = c->is_process ? c->upid : TRAK_NULL_U32;
   const char *type = c->type;

@@ -267,6 +267,7 @@ typedef struct trak_track_info {
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t compressed; /* a cookie track of async ids or merged siblings: records go to the
                       ** track trak__async_track gives them */
+  uint8_t lane_taken; /* a compressed descriptor whose own track already serves a lane */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
