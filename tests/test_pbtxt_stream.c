@@ -292,9 +292,9 @@ static void test_cutter_cuts_at_top_level_fields(void **state) {
 /* ---- syntax errors ------------------------------------------------------------------------ */
 
 /* Imports `pbtxt` (after the header of padded()) in pieces of every size up to 32 and whole; each
-*import must report one
-** text_parse_error holding the message trak_pbtxt_parse gives for the whole text, and keep
-** `packets` slices and instants. */
+ *import must report one
+ ** text_parse_error holding the message trak_pbtxt_parse gives for the whole text, and keep
+ ** `packets` slices and instants. */
 static void check_error(const char *unpadded, int64_t packets) {
   size_t len;
   char *pbtxt = padded(unpadded, strlen(unpadded), &len);

@@ -33,16 +33,16 @@ struct trak_processor {
   int z_live, z_ended;
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
-  trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
-  trak_pb_buf text_out;  /* the binary of one piece of such fields */
-  int text_live;         /* text and text_out are initialised */
-  trak_bytes text_skips; /* unknown names met in the piece being parsed: "line L, column C: what"
-                         ** strings, each NUL-ended, reported once the piece parses */
-  trak_bytes pending;    /* bytes of a packet that straddles feed calls */
-  uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
-  uint64_t fed;          /* raw bytes fed */
-  uint64_t skip_left;    /* bytes still to skip of a packet over the size limit */
-  int dead;              /* malformed framing: the rest of the input is ignored */
+  trak_text_split text;   /* a text trace, cut into top-level fields as it arrives */
+  trak_pb_buf text_out;   /* the binary of one piece of such fields */
+  int text_live;          /* text and text_out are initialised */
+  trak_bytes text_skips;  /* unknown names met in the piece being parsed: "line L, column C: what"
+                          ** strings, each NUL-ended, reported once the piece parses */
+  trak_bytes pending;     /* bytes of a packet that straddles feed calls */
+  uint64_t plain_offset;  /* uncompressed bytes framed so far (start of pending) */
+  uint64_t fed;           /* raw bytes fed */
+  uint64_t skip_left;     /* bytes still to skip of a packet over the size limit */
+  int dead;               /* malformed framing: the rest of the input is ignored */
   trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
   trak__field_sink sink;  /* reader mode (trak__read_packets): fields go here, not imported */
   void *sink_user;
@@ -51,7 +51,7 @@ struct trak_processor {
   trak_csr children, flows_out, flows_in;
   int have_children, have_flow_index;
 
-  trak_psql *psql; /* PerfettoSQL macros, functions and included modules; NULL before SQL */
+  trak_psql *psql;         /* PerfettoSQL macros, functions and included modules; NULL before SQL */
   trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
 };
 

@@ -63,7 +63,6 @@ static void place_column(relayout *r, uint32_t *col, size_t n) {
     col[i] = place(r, col[i]);
 }
 
-
 /* ---- slices still on a stack when the import ends ------------------------------------- */
 
 /* Perfetto commits their sets when its slice tracker's map of stacks (a FlatHashMap keyed by
@@ -127,14 +126,16 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
     if (m.slot[i] != UINT32_MAX) slot_of[m.slot[i]] = 0;
   for (size_t i = from; i < to; i++) {
     uint32_t track = t->slice.track_id[(uint32_t)log[i]];
-    if (track < t->track.n && slot_of[track] == UINT32_MAX) slot_of[track] = 0, stack_map_put(&m, track);
+    if (track < t->track.n && slot_of[track] == UINT32_MAX)
+      slot_of[track] = 0, stack_map_put(&m, track);
   }
   for (size_t i = 0; i < m.cap; i++)
     if (m.slot[i] != UINT32_MAX) slot_of[m.slot[i]] = (uint32_t)i;
   flush_entry *e = alloc(to - from, sizeof *e);
   for (size_t i = from; i < to; i++) {
     uint32_t slice = (uint32_t)log[i], track = t->slice.track_id[slice];
-    e[i - from] = (flush_entry){track < t->track.n ? slot_of[track] : UINT32_MAX, (uint32_t)i, slice};
+    e[i - from] =
+        (flush_entry){track < t->track.n ? slot_of[track] : UINT32_MAX, (uint32_t)i, slice};
   }
   qsort(e, to - from, sizeof *e, flush_cmp);
   for (size_t i = 0; i < to - from; i++)

@@ -42,8 +42,8 @@ typedef struct args_ctx {
   trak_sequence *seq;
   uint32_t set; /* arg_set_id: the first row of the set */
   key_buf kb;
-  uint32_t top_key; /* string id of the annotation's own key "debug.<name>" */
-  size_t top_len;   /* its length: a longer key is a nested entry */
+  uint32_t top_key;  /* string id of the annotation's own key "debug.<name>" */
+  size_t top_len;    /* its length: a longer key is a nested entry */
   int count_unknown; /* a TrackEvent's reflection: fields the schema lacks count (see reflect) */
 } args_ctx;
 

@@ -237,7 +237,7 @@ typedef struct trak_sequence {
   ** packets and those skipped, and (made on the first loss) the losses and their causes. */
   uint64_t first_packet_index;
   uint32_t needs_state_total, needs_state_skipped;
-  uint32_t *losses; /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
+  uint32_t *losses;         /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
   uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
   int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
   int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
@@ -265,9 +265,9 @@ typedef struct trak_track_info {
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
   const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
   uint8_t is_thread, is_process, is_legacy_thread;
-  uint8_t compressed; /* a cookie track of async ids or merged siblings: records go to the
-                      ** track trak__async_track gives them */
-  uint8_t lane_taken; /* a compressed descriptor whose own track already serves a lane */
+  uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the
+                        ** track trak__async_track gives them */
+  uint8_t lane_taken;   /* a compressed descriptor whose own track already serves a lane */
   uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
   uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
   uint32_t machine;     /* machine table row of the packet that first named it */
@@ -295,7 +295,7 @@ typedef struct trak_track_info {
   uint8_t closed_on_stack; /* parse phase: the open stack may hold slices that have a duration
                            ** (complete, instant, or ended below the top); 0: only open B slices,
                            ** which trak__stack_prepare need not walk */
-  size_t open_depth;     /* parse phase: number of open slices */
+  size_t open_depth;       /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
   uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
@@ -388,7 +388,7 @@ typedef struct trak_pending_flow {
 /* A process arg collected from descriptors, written at the end (chrome_descriptors.c). */
 typedef struct trak_owner_arg {
   uint32_t upid, flat, key;
-  uint8_t type; /* trak_arg_type */
+  uint8_t type;          /* trak_arg_type */
   int64_t int_value, ts; /* ts: of the descriptor's packet, which orders the values */
   uint32_t str;
 } trak_owner_arg;
@@ -402,7 +402,7 @@ typedef struct trak_name_mark {
 /* An event record whose legacy_event.passthrough_utid waits for its track's scope: an
 ** ancestor of the track was not yet described when the event was read (tracks.c). */
 typedef struct trak_pending_passthrough {
-  trak_ev *ev;   /* the record in its sequence's block (blocks do not move while tokenizing) */
+  trak_ev *ev; /* the record in its sequence's block (blocks do not move while tokenizing) */
   uint32_t track, utid; /* the event's track, its sequence's thread then */
 } trak_pending_passthrough;
 
@@ -418,7 +418,7 @@ typedef struct trak_importer {
   int64_t stats[TRAK_STAT_COUNT];
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats: the service's figures */
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats: per-buffer figures, sparse */
-  trak_map traced_buf_index;                 /* (figure, buffer) -> index in traced_buf */
+  trak_map traced_buf_index;                /* (figure, buffer) -> index in traced_buf */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
   /* proto/callstacks.c: interned callstack messages and the events' callstacks; NULL until a
   ** trace has one */
@@ -441,23 +441,23 @@ typedef struct trak_importer {
   trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
   TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
   TRAK_VEC(trak_owner_arg) owner_args;          /* process args collected (chrome_descriptors.c) */
-  int64_t descriptor_ts; /* of the track descriptor's packet (or latest_ts without one) */
-  int64_t latest_ts;     /* the largest packet timestamp so far, in trace time */
-  TRAK_VEC(uint64_t) aux;             /* flows and extra counters of records */
-  trak_map clock_index;               /* key -> index in clocks */
+  int64_t descriptor_ts;  /* of the track descriptor's packet (or latest_ts without one) */
+  int64_t latest_ts;      /* the largest packet timestamp so far, in trace time */
+  TRAK_VEC(uint64_t) aux; /* flows and extra counters of records */
+  trak_map clock_index;   /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
   uint32_t trace_clock;   /* BOOTTIME unless a snapshot says otherwise */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
   uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
   trak_map spill_lanes;   /* utid << 20 | lane -> overflow track of X events (slice_stack.c) */
-  TRAK_VEC(trak_pending_flow) pending_flows; /* JSON flow ends waiting for a slice */
+  TRAK_VEC(trak_pending_flow) pending_flows;              /* JSON flow ends waiting for a slice */
   TRAK_VEC(trak_pending_passthrough) pending_passthrough; /* see trak__passthrough_defer */
-  TRAK_VEC(trak_import_log) import_logs;     /* rows of _trace_import_logs */
+  TRAK_VEC(trak_import_log) import_logs;                  /* rows of _trace_import_logs */
   TRAK_VEC(trak_deferred_packet) deferred; /* packets whose clock was not known yet (packet.c) */
   size_t deferred_bytes;
   uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
-  TRAK_VEC(trak_log_row) android_logs;       /* rows of android_logs, in file order */
-  trak_map async_roots;                      /* JSON cookie track -> its set's root name */
+  TRAK_VEC(trak_log_row) android_logs; /* rows of android_logs, in file order */
+  trak_map async_roots;                /* JSON cookie track -> its set's root name */
   trak_map legacy_async_roots; /* legacy async id (and process) -> first name (legacy_event.c) */
   trak_map async_sets;         /* root name << 32 | upid + 1 -> first lane */
   TRAK_VEC(trak_async_lane) async_lanes; /* lanes of all sets */
@@ -477,8 +477,8 @@ typedef struct trak_importer {
   uint64_t n_counter_records; /* counter values, extra ones included */
   char *scratch;              /* key building for args */
   size_t scratch_cap;
-  trak_map flows;                        /* parse phase: flow id -> slice id */
-  trak_map arg_sets;                     /* content hash -> arg_set_id, to share identical sets */
+  trak_map flows;               /* parse phase: flow id -> slice id */
+  trak_map arg_sets;            /* content hash -> arg_set_id, to share identical sets */
   TRAK_VEC(uint64_t) arg_order; /* parse phase: when Perfetto makes arg sets (arg_order.c) */
   TRAK_VEC(trak_first_use) thread_first; /* JSON: utid -> its earliest event (threads.c) */
   trak_map debug_keys;                   /* annotation name id -> id of "debug.<name>" */
@@ -569,12 +569,12 @@ void trak__threads_json_order(trak_importer *imp);
 ** kind << 32 | value entry each, and trak__arg_order_apply lays the args table out in that
 ** order when the import ends. */
 enum {
-  TRAK_ARG_ORDER_SLICE, /* slice id: its set, which it has when it leaves its track's stack */
-  TRAK_ARG_ORDER_TRACK, /* track index first used: the sets of its row (and its parents') */
+  TRAK_ARG_ORDER_SLICE,       /* slice id: its set, which it has when it leaves its track's stack */
+  TRAK_ARG_ORDER_TRACK,       /* track index first used: the sets of its row (and its parents') */
   TRAK_ARG_ORDER_TRACK_SLICE, /* the same, by an event that starts a slice */
-  TRAK_ARG_ORDER_SET,   /* an arg set id */
-  TRAK_ARG_ORDER_FLUSH, /* slice id: still on its track's stack when the import ends */
-  TRAK_ARG_ORDER_COUNTER /* counter row with args: its set (renumbered from this entry only) */
+  TRAK_ARG_ORDER_SET,         /* an arg set id */
+  TRAK_ARG_ORDER_FLUSH,       /* slice id: still on its track's stack when the import ends */
+  TRAK_ARG_ORDER_COUNTER      /* counter row with args: its set (renumbered from this entry only) */
 };
 void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
 /* A slice leaves its track's stack: its set, if it has one, is made now. */

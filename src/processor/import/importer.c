@@ -63,12 +63,12 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->thread_prev);
   trak_vec_free(imp->owner_args);
   trak_vec_free(imp->name_marks);
-  trak_map *maps[] = {&imp->seq_index,   &imp->track_index,        &imp->thread_track_index,
-                      &imp->tid_index,   &imp->pid_index,          &imp->clock_index,
-                      &imp->flows,       &imp->arg_sets,           &imp->debug_keys,
-                      &imp->spill_lanes, &imp->json_v1_flow_ids,   &imp->async_roots,
-                      &imp->async_sets,  &imp->legacy_async_roots, &imp->thread_uuid,
-                      &imp->process_uuid, &imp->process_name_prio, &imp->thread_name_prio};
+  trak_map *maps[] = {&imp->seq_index,    &imp->track_index,        &imp->thread_track_index,
+                      &imp->tid_index,    &imp->pid_index,          &imp->clock_index,
+                      &imp->flows,        &imp->arg_sets,           &imp->debug_keys,
+                      &imp->spill_lanes,  &imp->json_v1_flow_ids,   &imp->async_roots,
+                      &imp->async_sets,   &imp->legacy_async_roots, &imp->thread_uuid,
+                      &imp->process_uuid, &imp->process_name_prio,  &imp->thread_name_prio};
   for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
     trak__map_free(maps[i]);
   free(imp->scratch);

@@ -36,12 +36,12 @@ typedef struct trak_metadata {
   uint64_t hash; /* FNV-1a of the first UUID_HASH_BYTES bytes */
   char uuid[37]; /* from the trace, when uuid_found */
   uint8_t uuid_found, clock_set;
-  uint32_t machine; /* the machine of the packet being read (machine table row) */
+  uint32_t machine;     /* the machine of the packet being read (machine table row) */
   uint8_t trigger_kind; /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
   uint32_t chrome_count;
   uint32_t chrome_bundles; /* ChromeEventBundles with metadata so far */
-  int64_t last_ts;     /* for late packets without a timestamp */
-  uint8_t *config;     /* the last TraceConfig, for trace_stats.c */
+  int64_t last_ts;         /* for late packets without a timestamp */
+  uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
 } trak_metadata;
@@ -130,8 +130,8 @@ static int sdk_of_release(const char *v, size_t n) {
   static const struct {
     const char *release;
     int sdk;
-  } map[] = {{"12", 31},  {"11", 30},    {"10", 29},    {"9", 28},     {"8.1", 27},
-             {"8.0", 26}, {"7.1", 25},   {"7.0", 24},   {"6.0", 23},   {"5.1", 22},
+  } map[] = {{"12", 31},    {"11", 30},  {"10", 29},    {"9", 28},    {"8.1", 27},
+             {"8.0", 26},   {"7.1", 25}, {"7.0", 24},   {"6.0", 23},  {"5.1", 22},
              {"5.1.1", 22}, {"5.0", 21}, {"5.0.1", 21}, {"5.0.2", 21}};
   if (n && (v[0] == 'S' || v[0] == 'T')) return 31;
   for (size_t i = 0; i < sizeof map / sizeof *map; i++)
@@ -283,7 +283,8 @@ static void service_event(trak_importer *imp, trak_metadata *m, int64_t ts, cons
       if (f.value) set_int(m, "all_data_source_started_ns", TRAK_META_MACHINE_TRACE, ts);
       break;
     case TRAK_PB_TracingServiceEvent_all_data_sources_flushed:
-      if (f.value) put(m, "all_data_source_flushed_ns", 0, NULL, 0, ts, TRAK_META_MACHINE_TRACE, 1, 0);
+      if (f.value)
+        put(m, "all_data_source_flushed_ns", 0, NULL, 0, ts, TRAK_META_MACHINE_TRACE, 1, 0);
       break;
     case TRAK_PB_TracingServiceEvent_clone_started:
       trak__trace_stats_clone(imp, TRAK_CLONE_STARTED, 0, ts);
@@ -336,12 +337,11 @@ static void chrome_row(trak_metadata *m, char letter, const char *what, int is_s
                        const trak_span *s, int64_t v) {
   char name[64];
   snprintf(name, sizeof name, "cr-%c-%s", letter, what);
-  put(m, name, is_str, s ? (const char *)s->data : NULL, s ? s->len : 0, v,
-      TRAK_META_MACHINE_TRACE, 0, 0);
+  put(m, name, is_str, s ? (const char *)s->data : NULL, s ? s->len : 0, v, TRAK_META_MACHINE_TRACE,
+      0, 0);
 }
 
-static void chrome_metadata(trak_importer *imp, trak_metadata *m, const uint8_t *data,
-                            size_t len) {
+static void chrome_metadata(trak_importer *imp, trak_metadata *m, const uint8_t *data, size_t len) {
   char letter = (char)('a' + m->chrome_count++ % 26);
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
@@ -479,7 +479,8 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == 1 && f.wire_type == TRAK_PB_WIRE_LEN) /* trigger_name in both */
       name = (trak_span){f.data, f.len}, has_name = 1;
-    else if (!chrome && f.number == TRAK_PB_Trigger_producer_name && f.wire_type == TRAK_PB_WIRE_LEN)
+    else if (!chrome && f.number == TRAK_PB_Trigger_producer_name &&
+             f.wire_type == TRAK_PB_WIRE_LEN)
       producer = (trak_span){f.data, f.len};
     else if (!chrome && f.number == TRAK_PB_Trigger_trusted_producer_uid &&
              f.wire_type == TRAK_PB_WIRE_VARINT)
@@ -488,9 +489,9 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
              f.wire_type == TRAK_PB_WIRE_FIXED32)
       hash = (uint32_t)f.value;
   }
-  uint32_t name_id = has_name || !chrome ? trak__strpool_intern(&t->strings, (const char *)name.data,
-                                                                name.len)
-                                         : trak__strpool_intern(&t->strings, "chrome_trigger", 14);
+  uint32_t name_id = has_name || !chrome
+                         ? trak__strpool_intern(&t->strings, (const char *)name.data, name.len)
+                         : trak__strpool_intern(&t->strings, "chrome_trigger", 14);
   uint32_t set = (uint32_t)t->args.n, row;
   if (chrome) {
     row = arg_row(imp, set, "chrome_trigger.name_hash", TRAK_ARG_UINT);
@@ -646,8 +647,8 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   if (ctx && field != TRAK_PB_TracePacket_trace_config &&
       field != TRAK_PB_TracePacket_chrome_events)
     trigger_slice(imp, ctx, ctx->has_ts ? ctx->ts : m->last_ts, field, data, len);
-  late_packet lp = {field, m->machine, ctx && ctx->has_ts ? ctx->ts : m->last_ts, m->late.n,
-                    NULL, len};
+  late_packet lp = {field,     m->machine, ctx && ctx->has_ts ? ctx->ts : m->last_ts,
+                    m->late.n, NULL,       len};
   lp.data = (uint8_t *)dup_n(data, len);
   trak_vec_push(m->late, lp);
 }
@@ -664,8 +665,7 @@ static void trace_config(trak_importer *imp, trak_metadata *m, const late_packet
       msb = f.value;
     else if (f.number == TRAK_PB_TraceConfig_trace_uuid_lsb && f.wire_type == TRAK_PB_WIRE_VARINT)
       lsb = f.value;
-    else if (f.number == TRAK_PB_TraceConfig_unique_session_name &&
-             f.wire_type == TRAK_PB_WIRE_LEN)
+    else if (f.number == TRAK_PB_TraceConfig_unique_session_name && f.wire_type == TRAK_PB_WIRE_LEN)
       set_str(m, "unique_session_name", TRAK_META_TRACE, f.data, f.len);
   }
   if (!m->uuid_found && (msb || lsb)) {
@@ -738,12 +738,14 @@ static void chrome_events(trak_importer *imp, trak_metadata *m, const late_packe
       if (g.number == TRAK_PB_ChromeEventBundle_Metadata_name && is_len)
         name = (trak_span){g.data, g.len};
       else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_string_value ||
-                g.number == TRAK_PB_ChromeEventBundle_Metadata_json_value) && is_len)
+                g.number == TRAK_PB_ChromeEventBundle_Metadata_json_value) &&
+               is_len)
         str = (trak_span){g.data, g.len}, has_str = 1, has_int = 0;
       else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_int_value ||
-                g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value) && !is_len)
+                g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value) &&
+               !is_len)
         v = g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value ? g.value != 0
-                                                                       : (int64_t)g.value,
+                                                                      : (int64_t)g.value,
         has_int = 1, has_str = 0;
     }
     if (!has_int && !has_str) {
@@ -868,14 +870,30 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
   }
   memmove(m->rows.v + head, m->rows.v, n * sizeof *m->rows.v);
   trak_meta_row *r = m->rows.v;
-  r[0] = (trak_meta_row){dup_n("trace_uuid", 10), dup_n(uuid, 36), 0, 0, 1,
-                         m->uuid_found ? TRAK_META_TRACE : TRAK_META_GLOBAL, 0};
-  r[1] = (trak_meta_row){dup_n("trace_type", 10), dup_n(json ? "json" : "proto", json ? 4 : 5),
-                         0, 0, 1, TRAK_META_TRACE, 0};
+  r[0] = (trak_meta_row){dup_n("trace_uuid", 10),
+                         dup_n(uuid, 36),
+                         0,
+                         0,
+                         1,
+                         m->uuid_found ? TRAK_META_TRACE : TRAK_META_GLOBAL,
+                         0};
+  r[1] = (trak_meta_row){dup_n("trace_type", 10),
+                         dup_n(json ? "json" : "proto", json ? 4 : 5),
+                         0,
+                         0,
+                         1,
+                         TRAK_META_TRACE,
+                         0};
   if (json) /* JSON timestamps are on the trace file's own clock */
-    r[2] = (trak_meta_row){dup_n("trace_time_clock_id", 19), NULL,
-                           TRAK_PB_BUILTIN_CLOCK_TRACE_FILE, 0, 0, TRAK_META_GLOBAL, 0};
-  r[head + n] = (trak_meta_row){dup_n("trace_size_bytes", 16), NULL, size, 0, 0, TRAK_META_TRACE, 0};
+    r[2] = (trak_meta_row){dup_n("trace_time_clock_id", 19),
+                           NULL,
+                           TRAK_PB_BUILTIN_CLOCK_TRACE_FILE,
+                           0,
+                           0,
+                           TRAK_META_GLOBAL,
+                           0};
+  r[head + n] =
+      (trak_meta_row){dup_n("trace_size_bytes", 16), NULL, size, 0, 0, TRAK_META_TRACE, 0};
 }
 
 int trak__meta_row(const trak_importer *imp, size_t i, trak_meta_row *out) {

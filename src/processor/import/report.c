@@ -52,7 +52,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                       "Not counted: the clock_sync_failure_* rows say why.", 1},
     [TRAK_STAT_CLOCK_UNKNOWN_SOURCE] = {"clock_sync_failure_unknown_source_clock",
                                         TRAK_SEVERITY_ERROR,
-                                        "Timestamps in a clock no clock snapshot of the trace has.", 1},
+                                        "Timestamps in a clock no clock snapshot of the trace has.",
+                                        1},
     [TRAK_STAT_CLOCK_NO_PATH] = {"clock_sync_failure_no_path", TRAK_SEVERITY_ERROR,
                                  "Timestamps in a clock whose snapshots never include the trace "
                                  "clock, so nothing converts it.",

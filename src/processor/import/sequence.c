@@ -51,15 +51,22 @@ double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double 
   return seq->inc_values.v[*slot] += v;
 }
 
-const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {
-    "event category",          "event name",
-    "debug annotation name",   "debug annotation type name",
-    "debug annotation string", "source location",
-    "log message body",        "correlation id",
-    "histogram name",          "build id",
-    "mapping path",            "function name",
-    "source path",             "mapping",
-    "frame",                   "callstack"};
+const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {"event category",
+                                                                "event name",
+                                                                "debug annotation name",
+                                                                "debug annotation type name",
+                                                                "debug annotation string",
+                                                                "source location",
+                                                                "log message body",
+                                                                "correlation id",
+                                                                "histogram name",
+                                                                "build id",
+                                                                "mapping path",
+                                                                "function name",
+                                                                "source path",
+                                                                "mapping",
+                                                                "frame",
+                                                                "callstack"};
 
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid) {
   uint32_t *id = trak__map_get(&seq->interned[kind], iid);

@@ -231,10 +231,11 @@ void trak__threads_json_order(trak_importer *imp) {
   permute(tcols, tsizes, 7, nt, umap, tmp);
   for (size_t p = 0; p < np; p++)
     t->process.parent_upid[p] = remap_id(pmap, t->process.parent_upid[p]);
-  void *pcols[] = {t->process.pid,         t->process.start_ts,      t->process.name,
-                   t->process.cmdline,     t->process.arg_set_id,    t->process.machine_id,
-                   t->process.parent_upid, t->process.uid,           t->process.android_appid,
-                   t->process.android_user_id};
+  void *pcols[] = {t->process.pid,           t->process.start_ts,
+                   t->process.name,          t->process.cmdline,
+                   t->process.arg_set_id,    t->process.machine_id,
+                   t->process.parent_upid,   t->process.uid,
+                   t->process.android_appid, t->process.android_user_id};
   static const size_t psizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
   permute(pcols, psizes, 10, np, pmap, tmp);
   for (size_t r = 0; r < t->track.n; r++) {

@@ -501,7 +501,8 @@ void trak__passthrough_resolve(trak_importer *imp) {
     uint32_t utid, upid;
     if (!track_scope(imp, p->track, &utid, &upid)) continue; /* an orphan: dropped anyway */
     uint32_t pass = passthrough_for(imp, utid, upid, p->utid);
-    if (pass != TRAK_NULL_U32) p->ev->arg_set_id = trak__te_args_passthrough(imp, p->ev->arg_set_id, pass);
+    if (pass != TRAK_NULL_U32)
+      p->ev->arg_set_id = trak__te_args_passthrough(imp, p->ev->arg_set_id, pass);
   }
   trak_vec_free(imp->pending_passthrough);
 }

@@ -200,10 +200,13 @@ __attribute__((cold, noinline)) static void text_skip(void *user, int line, int 
                                                       const char *what) {
   trak_processor *p = user;
   char msg[320];
-  int n = snprintf(msg, sizeof msg, "line %d, column %d: %s; skipped the field", line, column,
-                   what);
+  int n =
+      snprintf(msg, sizeof msg, "line %d, column %d: %s; skipped the field", line, column, what);
   bytes_append(&p->text_skips, (const uint8_t *)msg,
-               (n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) + 1);
+               (n < 0                    ? 0
+                : (size_t)n < sizeof msg ? (size_t)n
+                                         : sizeof msg - 1) +
+                   1);
 }
 
 __attribute__((cold, noinline)) static void text_skips_report(trak_processor *p, uint64_t offset) {

@@ -36,10 +36,10 @@ trak_trace_format trak__format_from_name(const char *path) {
   static const struct {
     const char *suffix;
     trak_trace_format format;
-  } known[] = {{".pbtxt", TRAK_FORMAT_PBTXT}, {".textproto", TRAK_FORMAT_PBTXT},
-               {".txt", TRAK_FORMAT_PBTXT},   {".pb", TRAK_FORMAT_PROTO},
+  } known[] = {{".pbtxt", TRAK_FORMAT_PBTXT},   {".textproto", TRAK_FORMAT_PBTXT},
+               {".txt", TRAK_FORMAT_PBTXT},     {".pb", TRAK_FORMAT_PROTO},
                {".pftrace", TRAK_FORMAT_PROTO}, {".perfetto-trace", TRAK_FORMAT_PROTO},
-               {".trace", TRAK_FORMAT_PROTO}, {".json", TRAK_FORMAT_JSON}};
+               {".trace", TRAK_FORMAT_PROTO},   {".json", TRAK_FORMAT_JSON}};
   for (size_t i = 0; i < sizeof known / sizeof *known; i++)
     if (ends_with(path, known[i].suffix)) return known[i].format;
   return TRAK_FORMAT_UNKNOWN;
@@ -47,9 +47,13 @@ trak_trace_format trak__format_from_name(const char *path) {
 
 const char *trak__format_name(trak_trace_format format) {
   switch (format) {
-  case TRAK_FORMAT_PROTO: return "pb";
-  case TRAK_FORMAT_PBTXT: return "pbtxt";
-  case TRAK_FORMAT_JSON: return "json";
-  default: return "unknown";
+  case TRAK_FORMAT_PROTO:
+    return "pb";
+  case TRAK_FORMAT_PBTXT:
+    return "pbtxt";
+  case TRAK_FORMAT_JSON:
+    return "json";
+  default:
+    return "unknown";
   }
 }

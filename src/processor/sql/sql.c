@@ -138,8 +138,7 @@ static int fill_stats(trak_processor *p) {
     prev = row.def;
     rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
   }
-  if (rc == SQLITE_OK)
-    rc = insert_stat(st, &id, &parse_duration, key + 1, -1, 0);
+  if (rc == SQLITE_OK) rc = insert_stat(st, &id, &parse_duration, key + 1, -1, 0);
   sqlite3_finalize(st);
   return rc;
 }

@@ -213,12 +213,11 @@ void trak__tables_free(trak_tables *t) {
   FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
             t->process.arg_set_id, t->process.machine_id, t->process.parent_upid, t->process.uid,
             t->process.android_appid, t->process.android_user_id);
-  FREE_COLS(machine, t->machine.raw_id, t->machine.label_index, t->machine.name,
-            t->machine.sysname, t->machine.release, t->machine.version, t->machine.arch,
-            t->machine.fingerprint, t->machine.manufacturer, t->machine.num_cpus,
-            t->machine.sdk_version, t->machine.ram_bytes, t->machine.ram_gb);
-  FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id,
-            t->counter.arg_set_id);
+  FREE_COLS(machine, t->machine.raw_id, t->machine.label_index, t->machine.name, t->machine.sysname,
+            t->machine.release, t->machine.version, t->machine.arch, t->machine.fingerprint,
+            t->machine.manufacturer, t->machine.num_cpus, t->machine.sdk_version,
+            t->machine.ram_bytes, t->machine.ram_gb);
+  FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id, t->counter.arg_set_id);
   FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category, t->state.value,
             t->state.arg_set_id);
   FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
@@ -378,10 +377,10 @@ uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
 
 uint32_t trak__process_add(trak_tables *t, int64_t pid) {
   if (t->process.n == t->process.cap) {
-    void **cols[] = {(void **)&t->process.pid,         (void **)&t->process.start_ts,
-                     (void **)&t->process.name,        (void **)&t->process.cmdline,
-                     (void **)&t->process.arg_set_id,  (void **)&t->process.machine_id,
-                     (void **)&t->process.parent_upid, (void **)&t->process.uid,
+    void **cols[] = {(void **)&t->process.pid,           (void **)&t->process.start_ts,
+                     (void **)&t->process.name,          (void **)&t->process.cmdline,
+                     (void **)&t->process.arg_set_id,    (void **)&t->process.machine_id,
+                     (void **)&t->process.parent_upid,   (void **)&t->process.uid,
                      (void **)&t->process.android_appid, (void **)&t->process.android_user_id};
     static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
     grow_cols(t->process.n, &t->process.cap, cols, sizes, 10);
@@ -400,12 +399,12 @@ uint32_t trak__process_add(trak_tables *t, int64_t pid) {
 
 uint32_t trak__machine_add(trak_tables *t, int64_t raw_id) {
   if (t->machine.n == t->machine.cap) {
-    void **cols[] = {(void **)&t->machine.raw_id,      (void **)&t->machine.label_index,
-                     (void **)&t->machine.name,        (void **)&t->machine.sysname,
-                     (void **)&t->machine.release,     (void **)&t->machine.version,
-                     (void **)&t->machine.arch,        (void **)&t->machine.fingerprint,
+    void **cols[] = {(void **)&t->machine.raw_id,       (void **)&t->machine.label_index,
+                     (void **)&t->machine.name,         (void **)&t->machine.sysname,
+                     (void **)&t->machine.release,      (void **)&t->machine.version,
+                     (void **)&t->machine.arch,         (void **)&t->machine.fingerprint,
                      (void **)&t->machine.manufacturer, (void **)&t->machine.num_cpus,
-                     (void **)&t->machine.sdk_version, (void **)&t->machine.ram_bytes,
+                     (void **)&t->machine.sdk_version,  (void **)&t->machine.ram_bytes,
                      (void **)&t->machine.ram_gb};
     static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8};
     grow_cols(t->machine.n, &t->machine.cap, cols, sizes, 13);

@@ -150,8 +150,8 @@ typedef struct trak_tables {
     size_t n, cap;
     int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
     uint32_t *name, *cmdline;
-    uint32_t *arg_set_id; /* TRAK_NULL_U32 when the process has no args */
-    uint32_t *machine_id; /* machine table row; 0: the host */
+    uint32_t *arg_set_id;  /* TRAK_NULL_U32 when the process has no args */
+    uint32_t *machine_id;  /* machine table row; 0: the host */
     uint32_t *parent_upid; /* TRAK_NULL_U32: unknown */
     /* uid, and Android's app id and user id it implies (INT64_MIN: NULL) */
     int64_t *uid, *android_appid, *android_user_id;

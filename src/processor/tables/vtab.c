@@ -153,9 +153,9 @@ static const vt_col args_cols[] = {
 static const vt_table vt_args = {"args", COL(args, n), args_cols,
                                  sizeof args_cols / sizeof *args_cols};
 
-static const vt_table *const all_tables[] = {
-    &trak__vt_slice, &vt_track,         &vt_thread, &vt_process, &vt_counter,
-    &vt_state,       &vt_machine,       &trak__vt_flow, &vt_args};
+static const vt_table *const all_tables[] = {&trak__vt_slice, &vt_track,      &vt_thread,
+                                             &vt_process,     &vt_counter,    &vt_state,
+                                             &vt_machine,     &trak__vt_flow, &vt_args};
 
 /* ---- column access --------------------------------------------------------------------- */
 

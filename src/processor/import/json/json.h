@@ -34,7 +34,7 @@ typedef enum trak_json_kind {
 ** from the bracket to its match. */
 typedef struct trak_json_value {
   trak_json_kind kind;
-  uint8_t escaped;  /* string holding backslash escapes */
+  uint8_t escaped;    /* string holding backslash escapes */
   uint8_t is_float;   /* number with a fraction (bit 0) or an exponent (bit 1) */
   uint8_t int_digits; /* number: digits before the point (255 if more) */
   uint64_t ival;      /* number: those digits' value when at most 19 (read while scanning) */

@@ -26,7 +26,8 @@ enum state {
   ST_DEAD
 };
 
-/* What M events said of one process or thread beyond its name (its sort index). Its args rows are added when
+/* What M events said of one process or thread beyond its name (its sort index). Its args rows are
+*added when
 ** the import ends, so they form one contiguous arg set whatever order the events came in. */
 typedef struct trak_json_meta {
   uint32_t row; /* upid or utid */
@@ -55,7 +56,7 @@ struct trak_json_import {
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */
   uint64_t event_index;
-  int pid0_seen;        /* an event had pid 0 (made a process apart from the idle row) */
+  int pid0_seen;    /* an event had pid 0 (made a process apart from the idle row) */
   trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */

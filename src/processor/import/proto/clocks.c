@@ -143,8 +143,7 @@ __attribute__((cold, noinline)) static void via_convert(trak_importer *imp, cons
 /* A timestamp in clock `clock_id` (`c`: NULL when no snapshot has it) that no snapshot relates
 ** to the trace clock yet: 1 before the end of the trace (retried then, as a later snapshot may
 ** relate it), else counted with Perfetto's names and -1. */
-__attribute__((cold, noinline)) static int unconvertible(trak_importer *imp,
-                                                         const trak_clock *c,
+__attribute__((cold, noinline)) static int unconvertible(trak_importer *imp, const trak_clock *c,
                                                          uint32_t clock_id, int64_t *out) {
   if (!out) return -1;        /* trak__clock_try_convert: no report */
   if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */

@@ -99,8 +99,8 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_chrome_metadata) |                                             \
    META_WORD(w, TRAK_PB_TracePacket_chrome_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
-   META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                              \
-   META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                               \
+   META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
@@ -202,9 +202,9 @@ __attribute__((cold, noinline)) static void skipped_needing_state(trak_importer 
   uint32_t key = trak__strpool_intern(&t->strings, "packet_sequence_id", 18);
   uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
   t->args.int_value[row] = seq->id;
-  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_INCREMENTAL_INVALID,
-                                                     trak__args_share(imp, set),
-                                                     payload_offset(imp)}));
+  trak_vec_push(imp->import_logs,
+                ((trak_import_log){INT64_MIN, TRAK_STAT_INCREMENTAL_INVALID,
+                                   trak__args_share(imp, set), payload_offset(imp)}));
 }
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */

@@ -78,14 +78,17 @@ static const single_def singles[] = {
     {0, 0, {"filter_errors", ERR, "Packets the trace filter could not parse.", 0}},
     {0, 0, {"filter_time_taken_ns", INFO, "Time the trace filter took, in ns.", 0}},
     /* service events (trak__trace_stats_clone) */
-    {0, 0,
+    {0,
+     0,
      {"traced_clone_started_timestamp_ns", INFO,
       "When the service began cloning the session (trace time; 0: not a clone).", 0}},
-    {0, 0,
+    {0,
+     0,
      {"traced_clone_trigger_timestamp_ns", INFO,
       "When the trigger that made the service clone the session fired (trace time).", 0}},
     /* the trace config (trak__trace_stats_finish) */
-    {0, 0,
+    {0,
+     0,
      {"config_write_into_file_no_flush", ERR,
       "The trace was written into a file (write_into_file) without flush_period_ms, by a "
       "service older than Perfetto v54 (or of unknown version): data of long-lived sources "
@@ -149,8 +152,7 @@ static const buffer_def buffers[] = {
     {TRAK_PB_TraceStats_BufferStats_chunks_relocated,
      {"traced_buf_chunks_relocated", INFO, "Chunks moved within the buffer.", 0}},
     {0,
-     {"traced_buf_bytes_filtered_out", INFO, "Bytes the trace filter removed from the buffer.",
-      0}},
+     {"traced_buf_bytes_filtered_out", INFO, "Bytes the trace filter removed from the buffer.", 0}},
     {0,
      {"traced_buf_sequence_packet_loss", LOSS,
       "Packets after which packets were lost, on the sequences writing into the buffer "
@@ -215,14 +217,13 @@ __attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
   if (!imp->opts.diag) return;
   /* Perfetto calls discarded chunks and patches info, but they are data the service lost:
   ** `trak check` hears of them as losses. */
-  trak_severity severity = def->severity == TRAK_SEVERITY_INFO ? TRAK_SEVERITY_DATA_LOSS
-                                                              : def->severity;
+  trak_severity severity =
+      def->severity == TRAK_SEVERITY_INFO ? TRAK_SEVERITY_DATA_LOSS : def->severity;
   char msg[512], where[48] = "";
   if (idx >= 0) snprintf(where, sizeof where, " in buffer %lld", (long long)idx);
   snprintf(msg, sizeof msg, "%s: %s = %lld%s: %s", from, def->name, (long long)value, where,
            def->description);
-  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, severity, def->name,
-                 msg);
+  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, severity, def->name, msg);
 }
 
 /* Sets figure `def` of buffer `idx` (a later value replaces an earlier one). Buffer indexes

@@ -391,8 +391,9 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
   }
   /* A counter value gets the event's args as a slice does (Perfetto parses both alike). */
   trak_te_args_extra x = {
-      utid, passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32 : passthrough_utid, 0, 0,
-      0, ev->ts};
+      utid, passthrough_utid == TRAK_PASSTHROUGH_PENDING ? TRAK_NULL_U32 : passthrough_utid,
+      0,    0,
+      0,    ev->ts};
   ev->arg_set_id = trak__te_args(imp, seq, ef, &x);
   trak_te_thread th;
   trak__te_thread(seq, ef, &th);
@@ -464,7 +465,8 @@ __attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_
   }
   if (!(ef->extras & TRAK_TE_LEGACY)) return 0;
   if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) {
-    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event with legacy_event fields, "
+    trak__report(imp, TRAK_STAT_BAD_TYPE,
+                 "TYPE_STATE track_event with legacy_event fields, "
                  "whose track is not a state track; dropped");
     return 1;
   }
@@ -511,8 +513,10 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   }
   if (TRAK_UNLIKELY(type == TRAK_EV_EXTRA_ONLY) && ef.type == TRAK_PB_TrackEvent_TYPE_STATE &&
       !imp->tracks.v[track].is_state) {
-    trak__report(imp, TRAK_STAT_BAD_TYPE, "TYPE_STATE track_event on track uuid %llu, which is "
-                 "not a state track; dropped", (unsigned long long)imp->tracks.v[track].uuid);
+    trak__report(imp, TRAK_STAT_BAD_TYPE,
+                 "TYPE_STATE track_event on track uuid %llu, which is "
+                 "not a state track; dropped",
+                 (unsigned long long)imp->tracks.v[track].uuid);
     return;
   }
 
@@ -523,10 +527,10 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ev.arg_set_id = TRAK_NULL_U32;
   /* An event on a process or global track from a sequence with a thread names that thread in
   ** legacy_event.passthrough_utid, as Perfetto's importer does. */
-  uint32_t passthrough = TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 &&
-                                       track != seq->thread_track)
-                             ? trak__passthrough_utid(imp, seq, track)
-                             : TRAK_NULL_U32;
+  uint32_t passthrough =
+      TRAK_UNLIKELY(seq->thread_track != TRAK_NULL_U32 && track != seq->thread_track)
+          ? trak__passthrough_utid(imp, seq, track)
+          : TRAK_NULL_U32;
   if (TRAK_UNLIKELY(ef.extras | (passthrough != TRAK_NULL_U32))) {
     rare_event(imp, seq, &ef, &ev, passthrough);
   } else {
@@ -543,5 +547,6 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  : 0;
   }
   push_event(imp, seq, &ev);
-  if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING)) trak__passthrough_defer(imp, seq, track);
+  if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING))
+    trak__passthrough_defer(imp, seq, track);
 }

@@ -67,8 +67,8 @@ static int unparenthesize(const char *const *args, const size_t *lens, size_t na
 }
 
 /* The arguments joined by ", " into `out`, in quotes, escaped or as they are. */
-static void quote_args(const char *const *args, const size_t *lens, size_t nargs,
-                       sqlite3_str *out, int escape) {
+static void quote_args(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                       int escape) {
   sqlite3_str *text = sqlite3_str_new(NULL);
   for (size_t i = 0; i < nargs; i++)
     sqlite3_str_appendf(text, "%s%.*s", i ? ", " : "", (int)lens[i], args[i]);

@@ -23,7 +23,9 @@
 #include "processor/sql/perfetto_sql/psql.h"
 
 /* The config's text form: a marker, then each argument after a separator. */
-#define CONFIG_MARK "\x1e" "flamegraph"
+#define CONFIG_MARK                                                                                \
+  "\x1e"                                                                                           \
+  "flamegraph"
 #define CONFIG_SEP '\x1f'
 
 /* The operator used for __intrinsic_flamegraph_find constraints (see xFindFunction). */
@@ -40,7 +42,8 @@ enum {
   COL_PARENT_CUMULATIVE,
   COL_X_START,
   COL_X_END,
-  COL_PROPERTIES, /* then the source's columns after value, then self_/cumulative_ of numeric ones */
+  COL_PROPERTIES, /* then the source's columns after value, then self_/cumulative_ of numeric ones
+                   */
   SOURCE_FIXED = 4
 };
 
@@ -68,7 +71,8 @@ static int column_index(const tree_source *src, const char *name, size_t *out, c
 }
 
 static int compile(regex_t *re, const char *pattern, const char *flags, char *msg, size_t len) {
-  if (*flags && strcmp(flags, "i")) return fail(msg, len, "flamegraph: unknown regex flags '%s'", flags);
+  if (*flags && strcmp(flags, "i"))
+    return fail(msg, len, "flamegraph: unknown regex flags '%s'", flags);
   int rc = regcomp(re, pattern, REG_EXTENDED | REG_NOSUB | (*flags ? REG_ICASE : 0));
   if (rc) return fail(msg, len, "flamegraph: bad regular expression '%s'", pattern);
   return 0;
@@ -113,7 +117,8 @@ static int config_parse(const tree_source *src, char **tok, size_t n, fg_config 
       return fail(msg, len, "flamegraph_config: aggregate: unknown value '%s'", v[0]);
     if (tag == 0) cfg->view = (fg_view)kind;
     if (tag == 1) has_pattern = 1;
-    if ((tag == 3 || tag == 4 || tag == 5) && cfg->ngrouping + cfg->nvalues + cfg->naggs >= FG_MAX_COLS)
+    if ((tag == 3 || tag == 4 || tag == 5) &&
+        cfg->ngrouping + cfg->nvalues + cfg->naggs >= FG_MAX_COLS)
       return fail(msg, len, "flamegraph_config: too many columns%s", NULL);
     if (tag == 2 && cfg->nshow + cfg->nhide_stack + cfg->nhide_frame >= FG_MAX_FILTERS)
       return fail(msg, len, "flamegraph_config: too many filters%s", NULL);
@@ -132,8 +137,9 @@ static int config_parse(const tree_source *src, char **tok, size_t n, fg_config 
     } else if (tag == 2) {
       if (kind == 0 && cfg->nshow == FG_MAX_SHOW_STACK)
         return fail(msg, len, "flamegraph: too many SHOW_STACK filters%s", NULL);
-      regex_t *re = kind == 0 ? &cfg->show[cfg->nshow] : kind == 1 ? &cfg->hide_stack[cfg->nhide_stack]
-                                                                   : &cfg->hide_frame[cfg->nhide_frame];
+      regex_t *re = kind == 0   ? &cfg->show[cfg->nshow]
+                    : kind == 1 ? &cfg->hide_stack[cfg->nhide_stack]
+                                : &cfg->hide_frame[cfg->nhide_frame];
       rc = compile(re, v[1], v[2], msg, len);
       if (!rc) kind == 0 ? cfg->nshow++ : kind == 1 ? cfg->nhide_stack++ : cfg->nhide_frame++;
     } else if (tag == 3) {
@@ -231,10 +237,10 @@ static void find_function(sqlite3_context *ctx, int argc, sqlite3_value **argv) 
 /* ---- the source --------------------------------------------------------------------------- */
 
 static int is_reserved(const char *name) {
-  static const char *const reserved[] = {"in_config",  "_tree_id",  "_tree_parent_id",
-                                         "depth",      "name",      "self_value",
-                                         "cumulative_value", "parent_cumulative_value",
-                                         "x_start",    "x_end",     NULL};
+  static const char *const reserved[] = {
+      "in_config",  "_tree_id",         "_tree_parent_id",         "depth",   "name",
+      "self_value", "cumulative_value", "parent_cumulative_value", "x_start", "x_end",
+      NULL};
   return word_index(name, reserved) >= 0;
 }
 
@@ -280,8 +286,8 @@ static int vtab_error(fg_vtab *v, const char *msg) {
   return SQLITE_ERROR;
 }
 
-static int fg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                      sqlite3_vtab **out, char **err) {
+static int fg_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                      char **err) {
   (void)aux;
   char msg[512];
   if (argc != 4) {
@@ -401,7 +407,8 @@ static int fg_filter(sqlite3_vtab_cursor *cur, int idx, const char *idx_str, int
   cursor_reset(c);
   if (idx == 1) {
     const char *sel = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
-    if (!sel || strcmp(sel, "SUPER_ROOT")) return vtab_error(v, "flamegraph: unknown find selector");
+    if (!sel || strcmp(sel, "SUPER_ROOT"))
+      return vtab_error(v, "flamegraph: unknown find selector");
     c->super_root = 1;
   }
   char *text = argc > 0 && sqlite3_value_type(argv[0]) == SQLITE_TEXT
@@ -473,44 +480,44 @@ static int fg_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   int primary_int = v->src.types[c->cfg.values[0]] == TREE_INT;
   const fg_num *cum = c->res.cumulative[0];
   switch (col) {
-    case COL_CONFIG:
-      return SQLITE_OK;
-    case COL_TREE_ID:
-      sqlite3_result_int64(ctx, (sqlite3_int64)c->row);
-      return SQLITE_OK;
-    case COL_TREE_PARENT_ID:
-      if (o->parent >= 0) sqlite3_result_int64(ctx, o->parent);
-      return SQLITE_OK;
-    case COL_DEPTH:
-      sqlite3_result_int64(ctx, o->depth);
-      return SQLITE_OK;
-    case COL_NAME:
-      sqlite3_result_value(ctx, TREE_CELL(&v->src, o->source_row, 2));
-      return SQLITE_OK;
-    case COL_SELF:
-      result_num(ctx, primary_int, &c->res.self[0][o->node]);
-      return SQLITE_OK;
-    case COL_CUMULATIVE:
-      result_num(ctx, primary_int, &cum[o->node]);
-      return SQLITE_OK;
-    case COL_PARENT_CUMULATIVE:
-      if (o->parent >= 0) result_num(ctx, primary_int, &cum[c->res.rows[o->parent].node]);
-      return SQLITE_OK;
-    case COL_X_START:
-    case COL_X_END: {
-      double x = o->x_start;
-      if (col == COL_X_END) {
-        double w = primary_int ? (double)cum[o->node].i : cum[o->node].d;
-        x += w > 0 ? w : 0;
-      }
-      if (primary_int)
-        sqlite3_result_int64(ctx, (sqlite3_int64)x);
-      else
-        sqlite3_result_double(ctx, x);
-      return SQLITE_OK;
+  case COL_CONFIG:
+    return SQLITE_OK;
+  case COL_TREE_ID:
+    sqlite3_result_int64(ctx, (sqlite3_int64)c->row);
+    return SQLITE_OK;
+  case COL_TREE_PARENT_ID:
+    if (o->parent >= 0) sqlite3_result_int64(ctx, o->parent);
+    return SQLITE_OK;
+  case COL_DEPTH:
+    sqlite3_result_int64(ctx, o->depth);
+    return SQLITE_OK;
+  case COL_NAME:
+    sqlite3_result_value(ctx, TREE_CELL(&v->src, o->source_row, 2));
+    return SQLITE_OK;
+  case COL_SELF:
+    result_num(ctx, primary_int, &c->res.self[0][o->node]);
+    return SQLITE_OK;
+  case COL_CUMULATIVE:
+    result_num(ctx, primary_int, &cum[o->node]);
+    return SQLITE_OK;
+  case COL_PARENT_CUMULATIVE:
+    if (o->parent >= 0) result_num(ctx, primary_int, &cum[c->res.rows[o->parent].node]);
+    return SQLITE_OK;
+  case COL_X_START:
+  case COL_X_END: {
+    double x = o->x_start;
+    if (col == COL_X_END) {
+      double w = primary_int ? (double)cum[o->node].i : cum[o->node].d;
+      x += w > 0 ? w : 0;
     }
-    default:
-      break;
+    if (primary_int)
+      sqlite3_result_int64(ctx, (sqlite3_int64)x);
+    else
+      sqlite3_result_double(ctx, x);
+    return SQLITE_OK;
+  }
+  default:
+    break;
   }
   size_t k = (size_t)col - COL_PROPERTIES, nprops = v->src.ncols - SOURCE_FIXED;
   if (k < nprops) {

@@ -49,10 +49,10 @@ typedef struct fg_val {
 
 /* One output row, in render order. */
 typedef struct fg_out {
-  int64_t depth;      /* 1, 2, ... downwards; -1, -2, ... upwards */
-  int64_t parent;     /* output row of the parent, -1 for a root */
-  size_t source_row;  /* the representative row: name and grouping columns come from it */
-  size_t node;        /* index into the per-node arrays below */
+  int64_t depth;     /* 1, 2, ... downwards; -1, -2, ... upwards */
+  int64_t parent;    /* output row of the parent, -1 for a root */
+  size_t source_row; /* the representative row: name and grouping columns come from it */
+  size_t node;       /* index into the per-node arrays below */
   double x_start;
 } fg_out;
 

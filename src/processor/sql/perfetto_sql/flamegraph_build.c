@@ -96,16 +96,16 @@ static int64_t intern(tree *t, int64_t parent, uint64_t fh, size_t row) {
 ** significant digits; NULL matches nothing. */
 static const char *value_text(sqlite3_value *v, char *buf, size_t len) {
   switch (sqlite3_value_type(v)) {
-    case SQLITE_NULL:
-      return NULL;
-    case SQLITE_INTEGER:
-      snprintf(buf, len, "%lld", (long long)sqlite3_value_int64(v));
-      return buf;
-    case SQLITE_FLOAT:
-      snprintf(buf, len, "%.15g", sqlite3_value_double(v));
-      return buf;
-    default:
-      return (const char *)sqlite3_value_text(v);
+  case SQLITE_NULL:
+    return NULL;
+  case SQLITE_INTEGER:
+    snprintf(buf, len, "%lld", (long long)sqlite3_value_int64(v));
+    return buf;
+  case SQLITE_FLOAT:
+    snprintf(buf, len, "%.15g", sqlite3_value_double(v));
+    return buf;
+  default:
+    return (const char *)sqlite3_value_text(v);
   }
 }
 
@@ -185,9 +185,9 @@ typedef struct builder {
   const fg_config *cfg;
   size_t rows;
   uint64_t *fh;
-  uint64_t *bits;  /* the path's SHOW_STACK bits, or HIDE_STACK_BIT */
-  int64_t *kept;   /* nearest row not removed by HIDE_FRAME, the row itself if kept; -1: none */
-  char *view_hit;  /* kept rows matching the view pattern */
+  uint64_t *bits; /* the path's SHOW_STACK bits, or HIDE_STACK_BIT */
+  int64_t *kept;  /* nearest row not removed by HIDE_FRAME, the row itself if kept; -1: none */
+  char *view_hit; /* kept rows matching the view pattern */
   uint64_t required;
   tree down, up;
   int64_t *dnode;  /* row -> downward node receiving its values, -1 outside */
@@ -195,7 +195,7 @@ typedef struct builder {
   struct {
     size_t frame;
     path p;
-  } *anchors; /* PIVOT: matching frames and their upward paths */
+  } * anchors; /* PIVOT: matching frames and their upward paths */
   size_t nanchors;
   constituent *cons; /* upward nodes and the frames folded into them (for aggregates) */
   size_t ncons, cons_cap;
@@ -310,8 +310,7 @@ static int build_upward(builder *b) {
     for (size_t r = 0; r < n; r++) {
       if (!b->view_hit[r]) continue;
       b->anchors[b->nanchors].frame = r;
-      if (upward_path(b, r, cfg->naggs && contributes(b, r), &b->anchors[b->nanchors].p))
-        return -1;
+      if (upward_path(b, r, cfg->naggs && contributes(b, r), &b->anchors[b->nanchors].p)) return -1;
       b->nanchors++;
     }
     return 0;
@@ -393,8 +392,7 @@ static int metric(builder *b, size_t col, fg_num *self, fg_num *cum) {
       rc = add(b, is_int, &weight[b->kept[r]], &x);
     }
     for (size_t r = n; r-- > 0 && !rc;) {
-      if (b->kept[r] != (int64_t)r || b->dnode[r] < 0 || b->down.parent[b->dnode[r]] < 0)
-        continue;
+      if (b->kept[r] != (int64_t)r || b->dnode[r] < 0 || b->down.parent[b->dnode[r]] < 0) continue;
       rc = add(b, is_int, &weight[b->kept[b->src->parent[r]]], &weight[r]);
     }
     for (size_t a = 0; a < b->nanchors && !rc; a++) {
@@ -430,8 +428,9 @@ static int value_equal(sqlite3_value *a, sqlite3_value *b) {
   int t = sqlite3_value_type(a);
   if (t != sqlite3_value_type(b)) return 0;
   if (t == SQLITE_INTEGER) return sqlite3_value_int64(a) == sqlite3_value_int64(b);
-  if (t == SQLITE_FLOAT) return !(sqlite3_value_double(a) < sqlite3_value_double(b)) &&
-                                !(sqlite3_value_double(a) > sqlite3_value_double(b));
+  if (t == SQLITE_FLOAT)
+    return !(sqlite3_value_double(a) < sqlite3_value_double(b)) &&
+           !(sqlite3_value_double(a) > sqlite3_value_double(b));
   return sqlite3_value_bytes(a) == sqlite3_value_bytes(b) &&
          !memcmp(sqlite3_value_text(a), sqlite3_value_text(b), (size_t)sqlite3_value_bytes(a));
 }
@@ -615,8 +614,8 @@ static int layout(builder *b, fg_result *res, const packed *pk, size_t np) {
   /* Roots in x order, the downward strip first on ties; then breadth first. */
   size_t tail = 0;
   for (size_t a = 0, u = ndown; a < ndown || u < ndown + nup;) {
-    size_t k = (u >= ndown + nup || (a < ndown && x[roots[a]] <= x[roots[u]])) ? roots[a++]
-                                                                                : roots[u++];
+    size_t k =
+        (u >= ndown + nup || (a < ndown && x[roots[a]] <= x[roots[u]])) ? roots[a++] : roots[u++];
     res->rows[tail++] = (fg_out){pk[k].depth, -1, 0, k, x[k]};
   }
   for (size_t row = 0; row < tail; row++) {
@@ -701,9 +700,9 @@ int trak__fg_build(const tree_source *src, const fg_config *cfg, fg_result *out,
   for (size_t k = 0; !rc && k < cfg->nvalues; k++) {
     out->self[k] = calloc(nodes + 1, sizeof *out->self[k]);
     out->cumulative[k] = calloc(nodes + 1, sizeof *out->cumulative[k]);
-    rc = !out->self[k] || !out->cumulative[k] ? oom(&b)
-                                              : metric(&b, cfg->values[k], out->self[k],
-                                                       out->cumulative[k]);
+    rc = !out->self[k] || !out->cumulative[k]
+             ? oom(&b)
+             : metric(&b, cfg->values[k], out->self[k], out->cumulative[k]);
   }
   int need_routing = 0;
   for (size_t a = 0; a < cfg->naggs; a++)

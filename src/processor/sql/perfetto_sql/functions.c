@@ -22,8 +22,8 @@ typedef struct psql_fn {
   char *body;
   sqlite3_stmt *stmt; /* cached, prepared on first use */
   trak_processor *p;
-  int refs;     /* registry + SQLite's registration */
-  int variadic; /* DELEGATES TO with `args ANY...`: body is the target function's name */
+  int refs;          /* registry + SQLite's registration */
+  int variadic;      /* DELEGATES TO with `args ANY...`: body is the target function's name */
   struct memo *memo; /* EXPERIMENTAL_MEMOIZE: results by integer argument, or NULL */
 } psql_fn;
 

@@ -47,7 +47,7 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
                {"create_view_function", 3},
                {"IMPORT", 1},
                {"EXPERIMENTAL_MEMOIZE", 1},
-               {"RUN_METRIC", 0}}; /* 0: any number */
+               {"RUN_METRIC", 0}};            /* 0: any number */
   psql_tok t = trak__psql_lex(s, end, start); /* SELECT */
   psql_tok fn = trak__psql_lex(s, end, t.off + t.len);
   size_t form = sizeof forms / sizeof *forms;
@@ -81,38 +81,38 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
   int rc = 0;
   for (size_t i = 0; i < n; i++)
     if (!(a[i] = unquote(s, args[i]))) {
-      snprintf(msg, msg_len, "%s: argument %zu must be a string in single quotes",
-               forms[form].name, i + 1);
+      snprintf(msg, msg_len, "%s: argument %zu must be a string in single quotes", forms[form].name,
+               i + 1);
       *err_off = args[i].off;
       rc = -1;
     }
   if (!rc) {
     char *sql = NULL;
     switch (form) {
-      case 0:
-        sql = sqlite3_mprintf("CREATE OR REPLACE PERFETTO FUNCTION %s RETURNS %s AS %s", a[0],
-                              a[1], a[2]);
-        rc = run(p, sql, fn.off, msg, msg_len, err_off);
-        break;
-      case 1:
-        sql = sqlite3_mprintf("CREATE OR REPLACE PERFETTO FUNCTION %s RETURNS TABLE(%s) AS %s",
-                              a[0], a[1], a[2]);
-        rc = run(p, sql, fn.off, msg, msg_len, err_off);
-        break;
-      case 2:
-        if (trak__psql_include(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
-        break;
-      case 3:
-        if (trak__psql_function_memoize(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
-        break;
-      default:
-        snprintf(msg, msg_len,
-                 "RUN_METRIC: trak has no metrics to run ('%s'); its standard modules "
-                 "(INCLUDE PERFETTO MODULE) hold what it offers",
-                 a[0]);
-        *err_off = fn.off;
-        rc = -1;
-        break;
+    case 0:
+      sql = sqlite3_mprintf("CREATE OR REPLACE PERFETTO FUNCTION %s RETURNS %s AS %s", a[0], a[1],
+                            a[2]);
+      rc = run(p, sql, fn.off, msg, msg_len, err_off);
+      break;
+    case 1:
+      sql = sqlite3_mprintf("CREATE OR REPLACE PERFETTO FUNCTION %s RETURNS TABLE(%s) AS %s", a[0],
+                            a[1], a[2]);
+      rc = run(p, sql, fn.off, msg, msg_len, err_off);
+      break;
+    case 2:
+      if (trak__psql_include(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
+      break;
+    case 3:
+      if (trak__psql_function_memoize(p, a[0], msg, msg_len)) rc = -1, *err_off = args[0].off;
+      break;
+    default:
+      snprintf(msg, msg_len,
+               "RUN_METRIC: trak has no metrics to run ('%s'); its standard modules "
+               "(INCLUDE PERFETTO MODULE) hold what it offers",
+               a[0]);
+      *err_off = fn.off;
+      rc = -1;
+      break;
     }
     sqlite3_free(sql);
   }

@@ -287,7 +287,8 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
   sqlite3_finalize(st);
   if (!rc && !is_table && trak__psql_lazy_note(ps->p, name, e.text))
     rc = fail(ps, stmt_off, "out of memory");
-  if (!rc && is_table && trak__psql_table_note(ps->p, name)) rc = fail(ps, stmt_off, "out of memory");
+  if (!rc && is_table && trak__psql_table_note(ps->p, name))
+    rc = fail(ps, stmt_off, "out of memory");
   free(name);
   arg_list_free(&schema);
   trak__psql_expansion_free(&e);
@@ -469,7 +470,8 @@ static int include(parser *ps) {
 int trak__psql_run_statement(trak_processor *p, const char *s, size_t start, size_t end, char *msg,
                              size_t msg_len, size_t *err_off) {
   parser ps = {p, s, end, trak__psql_lex(s, end, start), msg, msg_len, err_off};
-  if (trak__psql_is(s, ps.t, "SELECT")) return trak__psql_run_legacy(p, s, start, end, msg, msg_len, err_off);
+  if (trak__psql_is(s, ps.t, "SELECT"))
+    return trak__psql_run_legacy(p, s, start, end, msg, msg_len, err_off);
   if (accept(&ps, "INCLUDE")) {
     if (!accept(&ps, "PERFETTO")) return 0;
     if (expect(&ps, "MODULE after INCLUDE PERFETTO", accept(&ps, "MODULE"))) return -1;

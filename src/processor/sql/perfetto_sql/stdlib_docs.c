@@ -118,8 +118,8 @@ static void parse_entries(scan *sc, entry *out, size_t *n) {
     size_t start = sc->t.off, stop = start;
     int depth = 0;
     while (sc->t.kind != PSQL_EOF) {
-      if (depth == 0 && (trak__psql_is_char(sc->s, sc->t, ',') ||
-                         trak__psql_is_char(sc->s, sc->t, ')')))
+      if (depth == 0 &&
+          (trak__psql_is_char(sc->s, sc->t, ',') || trak__psql_is_char(sc->s, sc->t, ')')))
         break;
       if (trak__psql_is_char(sc->s, sc->t, '(')) depth++;
       if (trak__psql_is_char(sc->s, sc->t, ')')) depth--;
@@ -149,7 +149,8 @@ static int parse_object(scan *sc, object *o) {
   }
   if (!is(sc, "PERFETTO")) return 0;
   next(sc);
-  int table = is(sc, "TABLE"), view = is(sc, "VIEW"), fn = is(sc, "FUNCTION"), macro = is(sc, "MACRO");
+  int table = is(sc, "TABLE"), view = is(sc, "VIEW"), fn = is(sc, "FUNCTION"),
+      macro = is(sc, "MACRO");
   if (!table && !view && !fn && !macro) return 0;
   next(sc);
   o->description = comment_before(sc->s, stmt_gap, stmt_off);
@@ -262,8 +263,8 @@ static int add_row(docs_cursor *c, const char *package, const char *module, cons
   r[C_PACKAGE] = sqlite3_mprintf("%s", package);
   r[C_MODULE] = sqlite3_mprintf("%s", module);
   r[C_NAME] = sqlite3_mprintf("%s", o->name);
-  r[C_QUALIFIED] = is_module ? sqlite3_mprintf("%s", module)
-                             : sqlite3_mprintf("%s.%s", module, o->name);
+  r[C_QUALIFIED] =
+      is_module ? sqlite3_mprintf("%s", module) : sqlite3_mprintf("%s.%s", module, o->name);
   r[C_TYPE] = sqlite3_mprintf("%s", o->kind);
   r[C_EXPOSED] = sqlite3_mprintf("%d", exposed);
   size_t short_len = strlen(description);

@@ -56,7 +56,8 @@ static void col_step(col_scan *c, sqlite3_value *v) {
   if (c->prev && t != SQLITE_NULL && sqlite3_value_type(c->prev) != SQLITE_NULL) {
     int pt = sqlite3_value_type(c->prev);
     int text = t == SQLITE_TEXT || pt == SQLITE_TEXT;
-    if (text ? strcmp((const char *)sqlite3_value_text(c->prev), (const char *)sqlite3_value_text(v)) > 0
+    if (text ? strcmp((const char *)sqlite3_value_text(c->prev),
+                      (const char *)sqlite3_value_text(v)) > 0
              : sqlite3_value_double(c->prev) > sqlite3_value_double(v))
       c->is_sorted = 0;
   }
@@ -255,24 +256,24 @@ static int info_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
   info_cursor *c = (info_cursor *)cur;
   const col_info *i = &c->cols[c->row];
   switch (col) {
-    case COL_ID:
-      sqlite3_result_int64(ctx, (sqlite3_int64)c->row);
-      break;
-    case COL_TABLE_NAME:
-    case COL_ARG:
-      sqlite3_result_text(ctx, c->table, -1, SQLITE_TRANSIENT);
-      break;
-    case COL_NAME:
-      sqlite3_result_text(ctx, i->name, -1, SQLITE_TRANSIENT);
-      break;
-    case COL_TYPE:
-      sqlite3_result_text(ctx, i->type, -1, SQLITE_STATIC);
-      break;
-    case COL_NULLABLE:
-      sqlite3_result_int(ctx, i->nullable);
-      break;
-    default:
-      sqlite3_result_int(ctx, i->sorted);
+  case COL_ID:
+    sqlite3_result_int64(ctx, (sqlite3_int64)c->row);
+    break;
+  case COL_TABLE_NAME:
+  case COL_ARG:
+    sqlite3_result_text(ctx, c->table, -1, SQLITE_TRANSIENT);
+    break;
+  case COL_NAME:
+    sqlite3_result_text(ctx, i->name, -1, SQLITE_TRANSIENT);
+    break;
+  case COL_TYPE:
+    sqlite3_result_text(ctx, i->type, -1, SQLITE_STATIC);
+    break;
+  case COL_NULLABLE:
+    sqlite3_result_int(ctx, i->nullable);
+    break;
+  default:
+    sqlite3_result_int(ctx, i->sorted);
   }
   return SQLITE_OK;
 }

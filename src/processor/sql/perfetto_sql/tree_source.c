@@ -49,7 +49,8 @@ static int link_rows(tree_source *src, const char *who, char *msg, size_t len) {
   id_row *ids = malloc((n + 1) * sizeof *ids);
   int64_t *parent = malloc((n + 1) * sizeof *parent);
   size_t *order = malloc((n + 1) * sizeof *order), *stack = malloc((n + 1) * sizeof *stack);
-  size_t *child_off = calloc(n + 2, sizeof *child_off), *children = malloc((n + 1) * sizeof *children);
+  size_t *child_off = calloc(n + 2, sizeof *child_off),
+         *children = malloc((n + 1) * sizeof *children);
   char *placed = calloc(n + 1, 1);
   sqlite3_value **cells = malloc((n * src->ncols + 1) * sizeof *cells);
   int rc = ids && parent && order && stack && child_off && children && placed && cells
@@ -71,8 +72,8 @@ static int link_rows(tree_source *src, const char *who, char *msg, size_t len) {
     parent[r] = -1;
     if (sqlite3_value_type(p) == SQLITE_NULL) continue;
     id_row key = {sqlite3_value_int64(p), 0};
-    id_row *hit = sqlite3_value_type(p) == SQLITE_INTEGER ? bsearch(&key, ids, n, sizeof *ids, by_id)
-                                                          : NULL;
+    id_row *hit =
+        sqlite3_value_type(p) == SQLITE_INTEGER ? bsearch(&key, ids, n, sizeof *ids, by_id) : NULL;
     if (!hit) {
       snprintf(msg, len, "%s: parent_id not found in id column (at id %lld)", who,
                (long long)sqlite3_value_int64(TREE_CELL(src, r, 0)));
@@ -137,8 +138,8 @@ static tree_type type_of(const tree_source *src, size_t c) {
   return t;
 }
 
-int trak__tree_source_load(sqlite3 *db, const char *sql, const char *who,
-                           const char *const *fixed, tree_source *src, char *msg, size_t len) {
+int trak__tree_source_load(sqlite3 *db, const char *sql, const char *who, const char *const *fixed,
+                           tree_source *src, char *msg, size_t len) {
   memset(src, 0, sizeof *src);
   sqlite3_stmt *st = NULL;
   if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK) {

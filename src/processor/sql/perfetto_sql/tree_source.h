@@ -28,8 +28,8 @@ typedef struct tree_source {
 /* Runs `sql` and keeps its rows. Its first columns must be named as `fixed` says (NULL-ended;
 ** id and parent_id first). Errors start with `who` ("tree: duplicate id 1"). Returns 0, or -1
 ** with a message. */
-int trak__tree_source_load(sqlite3 *db, const char *sql, const char *who,
-                           const char *const *fixed, tree_source *src, char *msg, size_t len);
+int trak__tree_source_load(sqlite3 *db, const char *sql, const char *who, const char *const *fixed,
+                           tree_source *src, char *msg, size_t len);
 void trak__tree_source_free(tree_source *src);
 
 #endif /* TRAK_PSQL_TREE_SOURCE_H */

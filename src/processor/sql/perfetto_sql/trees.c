@@ -32,8 +32,8 @@ static int columns(const char *name, const char *arg, size_t len, size_t *off, s
   return n;
 }
 
-static int tree_query(const char *const *args, const size_t *lens, size_t nargs,
-                      sqlite3_str *out, char *msg, size_t msg_len) {
+static int tree_query(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                      char *msg, size_t msg_len) {
   (void)nargs;
   size_t off[MAX_TREE_COLS], len[MAX_TREE_COLS];
   int n = columns("_tree_from_table", args[1], lens[1], off, len, msg, msg_len);
@@ -49,8 +49,8 @@ static int tree_query(const char *const *args, const size_t *lens, size_t nargs,
   return 0;
 }
 
-static int tree_table(const char *const *args, const size_t *lens, size_t nargs,
-                      sqlite3_str *out, char *msg, size_t msg_len) {
+static int tree_table(const char *const *args, const size_t *lens, size_t nargs, sqlite3_str *out,
+                      char *msg, size_t msg_len) {
   (void)nargs;
   size_t off[MAX_TREE_COLS], len[MAX_TREE_COLS];
   int n = columns("_tree_to_table", args[1], lens[1], off, len, msg, msg_len);
