@@ -757,6 +757,16 @@ __attribute__((cold)) void trak__meta_packet(trak_importer *imp, const trak_pack
                                              uint32_t field, const uint8_t *data, size_t len);
 /* The first clock snapshot fixed the trace clock (the trace_time_clock_id row). */
 void trak__meta_clock_seen(trak_importer *imp);
+/* Adds a metadata row of `scope` (a string `str` of `len` bytes with is_str, else `value`),
+** after those already there, keys repeating (metadata.c). */
+void trak__meta_add(trak_importer *imp, const char *name, int is_str, const void *str, size_t len,
+                    int64_t value, int scope);
+/* Chromium's packets' metadata rows (proto/chrome_metadata.c): a ChromeMetadataPacket of the
+** `instance`-th Chrome (0 first), a ChromeTrigger, a ChromeEventBundle (`bundles` counts those
+** with metadata so far; their keys depend on it). */
+void trak__chrome_metadata(trak_importer *imp, uint32_t instance, const uint8_t *data, size_t len);
+void trak__chrome_trigger(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *data, size_t len);
 /* A JSON trace's top-level "metadata" object (its text), as json_metadata.* rows. */
 void trak__meta_json(trak_importer *imp, const char *text, size_t len);
 /* The rows in Perfetto's order (trace_uuid, trace_type, ..., trace_size_bytes), ready after

@@ -2,8 +2,9 @@
 ** This file holds the metadata table's rows as Perfetto's importer makes them: trace_uuid (the
 ** TraceUuid packet, else TraceConfig's, else a hash of the trace's first 4096 bytes),
 ** trace_type, trace_time_clock_id, system_info, service events, trace attributes,
-** chrome_metadata, triggers, the trace config as text, a JSON trace's "metadata" object, the
-** track event range of interest, and trace_size_bytes; it also fills the machine table's
+** triggers, the trace config as text, a JSON trace's "metadata" object, the
+** track event range of interest, and trace_size_bytes (Chromium's own packets' rows are
+** proto/chrome_metadata.c's, added through trak__meta_add); it also fills the machine table's
 ** system_info columns and hands concurrent_session_event packets on. Rows keep the order
 ** Perfetto gives them: the packets Perfetto reads while tokenizing in file order, then those
 ** it reads after sorting (trace_config, triggers) in timestamp order. These packets are rare;
@@ -36,9 +37,9 @@ typedef struct trak_metadata {
   uint64_t hash; /* FNV-1a of the first UUID_HASH_BYTES bytes */
   char uuid[37]; /* from the trace, when uuid_found */
   uint8_t uuid_found, clock_set;
-  uint32_t machine;     /* the machine of the packet being read (machine table row) */
-  uint8_t trigger_kind; /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
-  uint32_t chrome_count;
+  uint32_t machine;        /* the machine of the packet being read (machine table row) */
+  uint8_t trigger_kind;    /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
+  uint32_t chrome_count;   /* ChromeMetadataPackets so far */
   uint32_t chrome_bundles; /* ChromeEventBundles with metadata so far */
   int64_t last_ts;         /* for late packets without a timestamp */
   uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
@@ -92,6 +93,12 @@ static void put(trak_metadata *m, const char *name, int is_str, const char *str,
   }
   r.name = dup_n(name, strlen(name));
   trak_vec_push(m->rows, r);
+}
+
+void trak__meta_add(trak_importer *imp, const char *name, int is_str, const void *str, size_t len,
+                    int64_t value, int scope) {
+  trak_metadata *m = meta_get(imp);
+  put(m, name, is_str, str, len, value, scope, 0, 0);
 }
 
 static void set_str(trak_metadata *m, const char *name, int scope, const void *s, size_t len) {
@@ -332,113 +339,6 @@ static void trace_attributes(trak_importer *imp, trak_metadata *m, const uint8_t
   }
 }
 
-/* A row of one Chrome instance's metadata, "cr-<letter>-<what>" (Perfetto's keys). */
-static void chrome_row(trak_metadata *m, char letter, const char *what, int is_str,
-                       const trak_span *s, int64_t v) {
-  char name[64];
-  snprintf(name, sizeof name, "cr-%c-%s", letter, what);
-  put(m, name, is_str, s ? (const char *)s->data : NULL, s ? s->len : 0, v, TRAK_META_MACHINE_TRACE,
-      0, 0);
-}
-
-static void chrome_metadata(trak_importer *imp, trak_metadata *m, const uint8_t *data, size_t len) {
-  char letter = (char)('a' + m->chrome_count++ % 26);
-  trak_pb_decoder dec, sub;
-  trak_pb_field f, g;
-  trak_span app_version = {0}, os = {0}, package = {0}, categories = {0}, background = {0};
-  int has[9] = {0};
-  int64_t version_code = 0, channel = 0;
-  TRAK_VEC(char) trials = {0};
-  int on_line = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number > 8) continue;
-    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
-    trak_span s = {f.data, f.len};
-    switch (f.number) {
-    case TRAK_PB_ChromeMetadataPacket_chrome_version_code:
-      if (!is_len) version_code = (int32_t)f.value, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_app_version:
-      if (is_len) app_version = s, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_os_name:
-      if (is_len) os = s, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_app_package_name:
-      if (is_len) package = s, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_channel:
-      if (!is_len) channel = (uint32_t)f.value, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_enabled_categories:
-      if (is_len) categories = s, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_background_tracing_metadata:
-      if (is_len) background = s, has[f.number] = 1;
-      break;
-    case TRAK_PB_ChromeMetadataPacket_field_trial_hashes: {
-      if (!is_len) break;
-      has[f.number] = 1;
-      uint32_t hv[2] = {0, 0}; /* name, group */
-      trak__dec_init(imp, &sub, f.data, f.len);
-      while (trak_pb_decoder_next(&sub, &g) > 0)
-        if (g.wire_type == TRAK_PB_WIRE_VARINT && (g.number == 1 || g.number == 2))
-          hv[g.number - 1] = (uint32_t)g.value;
-      char buf[48];
-      /* two hashes to a line, as Perfetto writes them for its UI */
-      if (on_line == 2) {
-        trak_vec_push(trials, '\n');
-        on_line = 1;
-      } else {
-        on_line++;
-      }
-      int n = snprintf(buf, sizeof buf, "{ name: %u, group: %u } ", hv[0], hv[1]);
-      for (int i = 0; i < n; i++)
-        trak_vec_push(trials, buf[i]);
-      break;
-    }
-    default:
-      break;
-    }
-  }
-  if (has[2]) chrome_row(m, letter, "playstore_version_code", 0, NULL, version_code);
-  if (has[6]) chrome_row(m, letter, "product-version", 1, &app_version, 0);
-  if (has[8]) chrome_row(m, letter, "os-name", 1, &os, 0);
-  if (has[5]) chrome_row(m, letter, "package-name", 1, &package, 0);
-  if (has[7]) chrome_row(m, letter, "channel", 0, NULL, channel);
-  if (has[3]) chrome_row(m, letter, "enabled_categories", 1, &categories, 0);
-  if (has[4]) {
-    trak_span t = {(const uint8_t *)trials.v, trials.n};
-    chrome_row(m, letter, "field_trial_hashes", 1, &t, 0);
-  }
-  trak_vec_free(trials);
-  if (!has[1]) return;
-  /* the scenario as base64 of its bytes, and its name hash */
-  static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  size_t n = background.len;
-  char *out = malloc((n + 2) / 3 * 4 + 1);
-  if (!out) abort();
-  size_t o = 0;
-  for (size_t i = 0; i < n; i += 3) {
-    uint32_t v = (uint32_t)background.data[i] << 16;
-    if (i + 1 < n) v |= (uint32_t)background.data[i + 1] << 8;
-    if (i + 2 < n) v |= background.data[i + 2];
-    out[o++] = b64[v >> 18 & 63];
-    out[o++] = b64[v >> 12 & 63];
-    out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-    out[o++] = i + 2 < n ? b64[v & 63] : '=';
-  }
-  put(m, "cr-background_tracing_metadata", 1, out, o, 0, TRAK_META_MACHINE_TRACE, 0, 0);
-  free(out);
-  trak__dec_init(imp, &sub, background.data, background.len);
-  while (trak_pb_decoder_next(&sub, &g) > 0)
-    if (g.number == TRAK_PB_BackgroundTracingMetadata_scenario_name_hash &&
-        g.wire_type == TRAK_PB_WIRE_FIXED32)
-      put(m, "cr-scenario_name_hash", 0, NULL, 0, (int64_t)(uint32_t)g.value,
-          TRAK_META_MACHINE_TRACE, 0, 0);
-}
-
 static void trace_uuid(trak_importer *imp, trak_metadata *m, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -613,7 +513,7 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     service_event(imp, m, ts, data, len);
     return;
   case TRAK_PB_TracePacket_chrome_metadata:
-    chrome_metadata(imp, m, data, len);
+    trak__chrome_metadata(imp, m->chrome_count++, data, len);
     return;
   case TRAK_PB_TracePacket_trace_attributes:
     trace_attributes(imp, m, data, len);
@@ -706,61 +606,7 @@ static void trigger(trak_importer *imp, trak_metadata *m, const late_packet *lp)
   }
 }
 
-static void chrome_trigger(trak_importer *imp, trak_metadata *m, const late_packet *lp) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  int64_t hash = 0;
-  trak__dec_init(imp, &dec, lp->data, lp->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_ChromeTrigger_trigger_name_hash && f.wire_type == TRAK_PB_WIRE_FIXED32)
-      hash = (int64_t)(uint32_t)f.value;
-  put(m, "cr-triggered_rule_name_hash", 0, NULL, 0, hash, TRAK_META_MACHINE_TRACE, 0, 0);
-}
-
 /* The major version of a "Perfetto vNN.x" tracing_service_version, or -1. */
-/* ChromeEventBundle: each metadata pair is a row "cr-<name>" ("cr-<n>-<name>" from the
-** second bundle with metadata on), an int, a bool as an int, or a string or JSON text; a pair
-** without a value counts empty_chrome_metadata, as in Perfetto. */
-static void chrome_events(trak_importer *imp, trak_metadata *m, const late_packet *lp) {
-  trak_pb_decoder dec, md;
-  trak_pb_field f, g;
-  int counted = 0;
-  trak__dec_init(imp, &dec, lp->data, lp->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number != TRAK_PB_ChromeEventBundle_metadata || f.wire_type != TRAK_PB_WIRE_LEN) continue;
-    if (!counted) counted = 1, m->chrome_bundles++;
-    trak_span name = {(const uint8_t *)"", 0}, str = {0};
-    int has_int = 0, has_str = 0;
-    int64_t v = 0;
-    trak__dec_init(imp, &md, f.data, f.len);
-    while (trak_pb_decoder_next(&md, &g) > 0) {
-      int is_len = g.wire_type == TRAK_PB_WIRE_LEN;
-      if (g.number == TRAK_PB_ChromeEventBundle_Metadata_name && is_len)
-        name = (trak_span){g.data, g.len};
-      else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_string_value ||
-                g.number == TRAK_PB_ChromeEventBundle_Metadata_json_value) &&
-               is_len)
-        str = (trak_span){g.data, g.len}, has_str = 1, has_int = 0;
-      else if ((g.number == TRAK_PB_ChromeEventBundle_Metadata_int_value ||
-                g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value) &&
-               !is_len)
-        v = g.number == TRAK_PB_ChromeEventBundle_Metadata_bool_value ? g.value != 0
-                                                                      : (int64_t)g.value,
-        has_int = 1, has_str = 0;
-    }
-    if (!has_int && !has_str) {
-      imp->stats[TRAK_STAT_EMPTY_CHROME_METADATA]++;
-      continue;
-    }
-    char key[512];
-    int n = m->chrome_bundles > 1 ? snprintf(key, sizeof key, "cr-%u-", m->chrome_bundles)
-                                  : snprintf(key, sizeof key, "cr-");
-    snprintf(key + n, sizeof key - (size_t)n, "%.*s", (int)name.len, (const char *)name.data);
-    put(m, key, has_str, has_str ? (const char *)str.data : NULL, has_str ? str.len : 0, v,
-        TRAK_META_MACHINE_TRACE, 0, 0);
-  }
-}
-
 static int64_t service_major(const trak_metadata *m) {
   for (size_t i = 0; i < m->rows.n; i++) {
     const trak_meta_row *r = &m->rows.v[i];
@@ -847,9 +693,9 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
     if (lp->field == TRAK_PB_TracePacket_trace_config)
       trace_config(imp, m, lp);
     else if (lp->field == TRAK_PB_TracePacket_chrome_trigger)
-      chrome_trigger(imp, m, lp);
+      trak__chrome_trigger(imp, lp->data, lp->len);
     else if (lp->field == TRAK_PB_TracePacket_chrome_events)
-      chrome_events(imp, m, lp);
+      trak__chrome_events(imp, &m->chrome_bundles, lp->data, lp->len);
     else
       trigger(imp, m, lp);
     free(lp->data);
