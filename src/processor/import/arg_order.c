@@ -4,10 +4,9 @@
 ** moment: a track's sets when the track is made (before the event that first uses it), a
 ** slice's when the slice leaves its track's stack (its end, or the later event that closes it,
 ** so an inner slice's set comes before its parent's), a counter value's or a flow's when the row
-** is made. trak
-** builds events' sets while it tokenizes (in file order) and tracks' when the import ends, so
-** the parse phase logs those moments (trak__arg_order_*) and the import's last step lays the
-** args table out again in that order, renumbering every arg_set_id column. Sets nothing refers
+** is made. trak builds events' sets while it tokenizes (in file order) and tracks' when the
+** import ends, so the parse phase logs those moments (trak__arg_order_*) and the import's last
+** step lays the args table out again in that order, renumbering every arg_set_id column. Sets nothing refers
 ** to (a slice begin's, replaced by its merge with the end's) are dropped, as Perfetto never
 ** makes them; identical sets stay one set, numbered where the first was made.
 */
@@ -56,6 +55,12 @@ static uint32_t place(relayout *r, uint32_t old) {
   r->n += len;
   r->remap[old] = id;
   return id;
+}
+
+/* Places track row `row`'s sets: its dimensions' first, as Perfetto makes them. */
+static void place_track(relayout *r, uint32_t row) {
+  place(r, r->t->track.dimension_arg_set_id[row]);
+  place(r, r->t->track.source_arg_set_id[row]);
 }
 
 static void place_column(relayout *r, uint32_t *col, size_t n) {
@@ -167,10 +172,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
       /* Perfetto makes the JSON counter tracks before it clears the stacks. */
-      for (uint32_t row = n_early; row < t->track.n; row++) {
-        place(&r, t->track.dimension_arg_set_id[row]);
-        place(&r, t->track.source_arg_set_id[row]);
-      }
+      for (uint32_t row = n_early; row < t->track.n; row++)
+        place_track(&r, row);
       size_t to = i;
       while (to < imp->arg_order.n && imp->arg_order.v[to] >> 32 == TRAK_ARG_ORDER_FLUSH)
         to++;
@@ -192,10 +195,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
       if (e >> 32 == TRAK_ARG_ORDER_TRACK_SLICE && row != TRAK_NULL_U32)
         stack_map_put(&stacks, row);
       if (row == TRAK_NULL_U32 || row >= n_early) break;
-      for (; next_track <= row; next_track++) {
-        place(&r, t->track.dimension_arg_set_id[next_track]);
-        place(&r, t->track.source_arg_set_id[next_track]);
-      }
+      for (; next_track <= row; next_track++)
+        place_track(&r, next_track);
       break;
     }
     default:
