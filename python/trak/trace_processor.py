@@ -6,35 +6,17 @@ TraceProcessor loads one trace and answers SQL; BatchTraceProcessor (trak/batch.
         df = tp.query("select ts, dur, name from slice").as_pandas_dataframe()
 """
 import ctypes
-import dataclasses
 import os
 import threading
-from typing import Dict, Optional, Sequence
 
-from . import _lib
+from . import _lib, _load
+from ._config import TraceProcessorConfig
 from ._result import QueryResultIterator, Row, TraceProcessorException, fetch
+from .trace_uri_resolver import ResolverRegistry, default_registry
 
 __all__ = ["TraceProcessor", "TraceProcessorConfig", "TraceProcessorException",
            "QueryResultIterator", "Row", "BatchTraceProcessor", "BatchTraceProcessorConfig",
-           "builtin_metrics"]
-
-
-@dataclasses.dataclass
-class TraceProcessorConfig:
-    """Options of a TraceProcessor (the ones trak has).
-
-    library: path of libtrak_processor.so (default: TRAK_LIBRARY, the installed copy, the
-        build it was installed from, the system loader).
-    descriptions: files of slice description rules (docs/analysis.md), loaded after the trace.
-    metrics_dir: a directory of NAME.sql metrics, looked up before the built-in ones.
-    metric_params: values for {{key}} in metrics ({"threshold_ns": 1000000}).
-    chunk_size: bytes read at a time from a file object.
-    """
-    library: Optional[str] = None
-    descriptions: Sequence[str] = ()
-    metrics_dir: Optional[str] = None
-    metric_params: Optional[Dict[str, object]] = None
-    chunk_size: int = 1 << 20
+           "builtin_metrics", "FailureHandling", "ResolverRegistry"]
 
 
 def builtin_metrics(library=None):
@@ -47,6 +29,25 @@ def builtin_metrics(library=None):
             return names
         names.append(name.decode())
         i += 1
+
+
+def _resolve_one(registry, trace):
+    """The one (trace, metadata) a reference resolves to; TraceProcessorException otherwise.
+    A list is a trace's chunks here, as before resolvers (BatchTraceProcessor takes lists)."""
+    if isinstance(trace, list):
+        return ResolverRegistry.Result(trace, {})
+    try:
+        resolved = registry.resolve(trace)
+    except ValueError as e:
+        raise TraceProcessorException(str(e)) from None
+    if not resolved:
+        raise TraceProcessorException("%s did not resolve to a trace" % (
+            _trace_name(trace) or "the trace argument"))
+    if len(resolved) > 1:
+        raise TraceProcessorException(
+            "%s resolved to %d traces; TraceProcessor loads one: use BatchTraceProcessor"
+            % (_trace_name(trace) or "the trace argument", len(resolved)))
+    return resolved[0]
 
 
 def _trace_name(trace):
@@ -80,16 +81,24 @@ def _chunks(trace, chunk_size):
 class TraceProcessor:
     """One trace, imported into trak's tables and queried with SQL.
 
-    trace: a path (str or os.PathLike), bytes, a binary file object or an iterator of byte
-        chunks; any format trak reads (binary or text protobuf, JSON; gzipped or not).
+    trace: a path (str or os.PathLike), a trace URI (`path:...`, a glob naming one file, or
+        `NAME:key=value` of a resolver in config.resolver_registry), a TraceUriResolver,
+        bytes, a binary file object or an iterator of byte chunks; any format trak reads
+        (binary or text protobuf, JSON; gzipped or not).
     config: a TraceProcessorConfig. file_path: Perfetto's older name for a path trace.
-    A trace that cannot be read or parsed raises TraceProcessorException.
+    Input that is not a trace raises TraceProcessorException worded as `trak query` words it;
+    a trace that lost data warns (raises with config.strict).
     """
+    QueryResultIterator = QueryResultIterator
+    Row = Row
 
-    def __init__(self, trace=None, addr=None, config=None, file_path=None):
+    def __init__(self, trace=None, addr=None, config=None, file_path=None, metadata=None):
         self._p = None
+        self._metatrace = None
         if addr is not None:
             raise TraceProcessorException("trak runs in-process: addr is not supported")
+        if trace is not None and file_path is not None:
+            raise TraceProcessorException("trace and file_path cannot both be specified.")
         if trace is None:
             trace = file_path
         if trace is None:
@@ -97,28 +106,22 @@ class TraceProcessor:
         self.config = config or TraceProcessorConfig()
         self._lib = _lib.load(self.config.library)
         self._lock = threading.Lock()  # a processor is not thread-safe; calls take turns
-        self._p = self._load(trace)
+        self._err = _lib.Error()
+        self.resolver_registry = self.config.resolver_registry or default_registry()
+        resolved = _resolve_one(self.resolver_registry, trace)
+        self._metadata = dict(metadata or resolved.metadata)
+        trace = resolved.trace
+        name = _trace_name(trace) or "trace"
+        chunks = None if isinstance(trace, str) else _chunks(trace, self.config.chunk_size)
+        self._p = _load.load(self._lib, trace, name, chunks, self.config.strict)
         for path in self.config.descriptions:
             self._check(self._lib.trak_processor_load_descriptions(
                 self._p, os.fsencode(path), ctypes.byref(self._err)))
 
-    def _load(self, trace):
-        lib, p, self._err = self._lib, ctypes.c_void_p(), _lib.Error()
-        err = ctypes.byref(self._err)
-        path = _trace_name(trace)
-        if path is not None:
-            self._check(lib.trak_processor_open_file(os.fsencode(path), None, ctypes.byref(p), err))
-            return p
-        self._check(lib.trak_processor_new(None, ctypes.byref(p), err))
-        try:
-            for chunk in _chunks(trace, self.config.chunk_size):
-                chunk = chunk if isinstance(chunk, bytes) else bytes(chunk)
-                self._check(lib.trak_processor_feed(p, chunk, len(chunk), err))
-            self._check(lib.trak_processor_finish(p, err))
-        except BaseException:
-            lib.trak_processor_free(p)
-            raise
-        return p
+    @property
+    def metadata(self):
+        """The metadata the trace's resolver gave ({'_path': PATH} for a file), else {}."""
+        return self._metadata
 
     def _check(self, rc):
         if rc < 0:
@@ -239,4 +242,6 @@ class TraceProcessor:
             self.close()
 
 
-from .batch import BatchTraceProcessor, BatchTraceProcessorConfig  # noqa: E402  (uses the above)
+# Perfetto's package exports these from trace_processor too.
+from .batch_trace_processor import (BatchTraceProcessor, BatchTraceProcessorConfig,  # noqa: E402
+                                    FailureHandling)
