@@ -6,8 +6,8 @@
 
 Each partition is computed by a task that loads its trace with trak in-process where the task
 runs (a dask.distributed worker, or a thread of Dask's local scheduler) and returns only the
-result rows; traces never travel. A trace that fails (not a trace, missing, SQL error, too big
-for the worker's memory) is left out of the rows and listed by failures(). See docs/python.md.
+result rows; traces never travel. A trace that fails (not a trace, missing, lost data, SQL
+error, too big for the worker's memory) is left out of the rows and listed by failures(). See docs/python.md.
 """
 import dataclasses
 import os
@@ -150,7 +150,7 @@ _FAILURE_META = pd.DataFrame({"trace": [], "error": []}, dtype=object)
 
 
 def _plan(traces, sql, config, memory_limit, meta):
-    config = config or TraceProcessorConfig()
+    config = config or TraceProcessorConfig(strict=True)
     names = traces_of(traces, config)
     if meta is None:
         meta = dask.delayed(_probe, pure=True)(names, sql, config, memory_limit).compute()
@@ -168,7 +168,8 @@ def query(traces, sql: str, config: Optional[TraceProcessorConfig] = None,
     """A lazy dask.dataframe.DataFrame of the SQL's rows on every trace: one partition per
     trace, with a first column `trace` naming it. Traces that fail are left out (see
     failures()). `traces`: paths or URIs (see traces_of); `config`: each trace's
-    TraceProcessorConfig; `memory_limit`: bytes a trace may need (default: the worker's
+    TraceProcessorConfig (default: strict=True, so that a trace that lost data is a failure,
+    as `trak query` exits 1 on it); `memory_limit`: bytes a trace may need (default: the worker's
     memory limit); `meta`: the result's columns as an empty DataFrame (with `trace`); by
     default one trace is queried now, on a worker, to learn them.
 
