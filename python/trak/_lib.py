@@ -90,6 +90,7 @@ def _declare(lib):
                                                           ctypes.POINTER(MetricsOptions), err]),
         "trak_processor_metric_output": (ctypes.c_int, [vp, cp, ctypes.POINTER(vp), err]),
         "trak_metric_builtin_name": (cp, [sz]),
+        "trak_processor_export": (ctypes.c_int, [vp, cp, err]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name)

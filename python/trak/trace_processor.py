@@ -8,8 +8,10 @@ TraceProcessor loads one trace and answers SQL; BatchTraceProcessor (trak/batch.
 import ctypes
 import os
 import threading
+import time
 
-from . import _lib, _load
+from . import _lib, _load, _summary
+from ._metatrace import Metatrace
 from ._config import TraceProcessorConfig
 from ._result import QueryResultIterator, Row, TraceProcessorException, fetch
 from .trace_uri_resolver import ResolverRegistry, default_registry
@@ -158,12 +160,53 @@ class TraceProcessor:
         """Runs the SQL (several statements are run in turn; the last one's rows are returned)
         and returns a QueryResultIterator. Raises TraceProcessorException with trak's
         message on an error."""
+        start = time.monotonic_ns()
         with self._lock:
-            return self._run(sql)
+            result = self._run(sql)
+        if self._metatrace is not None:
+            self._metatrace.record("query", start, {"sql": sql, "rows": len(result)})
+        return result
+
+    def trace_summary(self, specs, metric_ids=None, metadata_query_id=None):
+        """A structured summary of the trace, as Perfetto's: `specs` are TraceSummarySpec texts
+        (metric_spec / metric_template_spec whose query is `sql`, `table` or
+        `inner_query_id`, and shared `query` entries); the result has Perfetto's
+        TraceSummary fields (metric_bundles[].specs / row[].values / row[].dimension,
+        metadata). `metric_ids` picks metrics (default: all); `metadata_query_id` names a
+        query whose rows (key, value) become `metadata`."""
+        start = time.monotonic_ns()
+        out = _summary.trace_summary(self.query, specs, metric_ids, metadata_query_id)
+        if self._metatrace is not None:
+            self._metatrace.record("trace_summary", start, {"metrics": len(out.metric_bundles)})
+        return out
+
+    def enable_metatrace(self):
+        """Starts recording this processor's work (queries, metrics, summaries) as slices."""
+        self._metatrace = Metatrace()
+
+    def disable_and_read_metatrace(self):
+        """Stops recording and returns it as the bytes of a Perfetto trace (open it with
+        TraceProcessor(trace=bytes) or Perfetto's UI). Raises if it was not enabled."""
+        if self._metatrace is None:
+            raise TraceProcessorException("metatrace is not enabled: call enable_metatrace()")
+        data, self._metatrace = self._metatrace.serialize(), None
+        return data
+
+    def export(self, output_path, export_format="sqlite"):
+        """Writes the trace's tables to a SQLite database file (as `trak export`); the only
+        format trak has (Perfetto's arrow_tar and perfetto raise)."""
+        if export_format != "sqlite":
+            raise TraceProcessorException("export format %r is not supported: trak exports "
+                                          "sqlite" % (export_format,))
+        with self._lock:
+            self._check(self._lib.trak_processor_export(
+                self._live(), os.fsencode(output_path), ctypes.byref(self._err)))
 
     def metric(self, metrics, params=None):
-        """Runs trak metrics (built-in names, or NAME.sql in config.metrics_dir) and returns
-        {name: QueryResultIterator of NAME_output}. `params` add to config.metric_params.
+        """Runs trak metrics (built-in names, or NAME.sql in config.metrics_dir) and returns a
+        TraceMetrics: a field per metric (metrics.slice_stats, or metrics["slice_stats"]) whose
+        value is its NAME_output table as a QueryResultIterator; str() prints it in text
+        format. `params` add to config.metric_params.
         Annotations and alerts the metrics make are in the trace's tables afterwards (see
         annotations() and alerts())."""
         if isinstance(metrics, str):
@@ -177,6 +220,7 @@ class TraceProcessor:
             os.fsencode(self.config.metrics_dir) if self.config.metrics_dir else None,
             (ctypes.c_char_p * max(len(kv), 1))(*kv), len(kv))
         out = {}
+        start = time.monotonic_ns()
         with self._lock:
             self._check(lib.trak_processor_compute_metrics(self._live(), names, len(metrics),
                                                            ctypes.byref(opts), err))
@@ -188,7 +232,9 @@ class TraceProcessor:
                     out[name] = QueryResultIterator(*fetch(lib, q))
                 finally:
                     lib.trak_query_free(q)
-        return out
+        if self._metatrace is not None:
+            self._metatrace.record("metric", start, {"metrics": ",".join(metrics)})
+        return _summary.TraceMetrics(**out)
 
     def alerts(self):
         """The alerts raised by the metrics run so far, by time."""

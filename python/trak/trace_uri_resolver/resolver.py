@@ -60,8 +60,9 @@ def _parse_arg(arg: str):
 
 
 def _takes_constraint(hint) -> bool:
+    """True for ConstraintClass[...] and for unions (Optional, Union) holding one."""
     return any(getattr(a, "__origin__", None) is ConstraintClass
-               for a in getattr(hint, "__args__", ()))
+               for a in (hint,) + tuple(getattr(hint, "__args__", ())))
 
 
 def uri_kwargs(uri: str, hints) -> Dict[str, object]:
