@@ -13,6 +13,7 @@ import time
 import warnings
 from typing import Any, Callable, Dict, List, Optional
 
+from ._closable import Closable
 from ._config import TraceProcessorConfig
 from ._result import TraceProcessorException
 from .trace_uri_resolver import default_registry
@@ -61,7 +62,7 @@ def _label(trace, metadata, index):
     return "trace %d" % index
 
 
-class BatchTraceProcessor:
+class BatchTraceProcessor(Closable):
     """Loads `traces` in parallel: a list of references (paths, URIs, globs, TraceUriResolver
     instances, bytes, file objects, iterators of chunks), or one reference that resolves to
     several traces (`path:traces/*.pftrace`, a resolver).
@@ -205,13 +206,5 @@ class BatchTraceProcessor:
             tp.close()
         self._pool.shutdown(wait=True)
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        if getattr(self, "_pool", None) is not None and not getattr(self, "closed", True):
-            self.close()
+    def _open(self):
+        return not self.closed and hasattr(self, "_pool")

@@ -7,7 +7,8 @@
 Each partition is computed by a task that loads its trace with trak in-process where the task
 runs (a dask.distributed worker, or a thread of Dask's local scheduler) and returns only the
 result rows; traces never travel. A trace that fails (not a trace, missing, lost data, SQL
-error, too big for the worker's memory) is left out of the rows and listed by failures(). See docs/python.md.
+error, too big for the worker's memory) is left out of the rows and listed by failures().
+See docs/python.md.
 """
 import dataclasses
 import os

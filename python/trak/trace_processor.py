@@ -12,6 +12,7 @@ import time
 
 from . import _lib, _load, _summary
 from ._metatrace import Metatrace
+from ._closable import Closable
 from ._config import TraceProcessorConfig
 from ._result import QueryResultIterator, Row, TraceProcessorException, fetch
 from .trace_uri_resolver import ResolverRegistry, default_registry
@@ -80,7 +81,7 @@ def _chunks(trace, chunk_size):
             yield chunk
 
 
-class TraceProcessor:
+class TraceProcessor(Closable):
     """One trace, imported into trak's tables and queried with SQL.
 
     trace: a path (str or os.PathLike), a trace URI (`path:...`, a glob naming one file, or
@@ -276,16 +277,8 @@ class TraceProcessor:
                 self._lib.trak_processor_free(self._p)
                 self._p = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        if getattr(self, "_p", None):
-            self.close()
+    def _open(self):
+        return bool(self._p)
 
 
 # Perfetto's package exports these from trace_processor too.
