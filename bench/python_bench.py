@@ -9,7 +9,7 @@
    into the C library's columnar fetch alone and the Python side (copies, numpy, pandas).
 3. BatchTraceProcessor over 8 traces (EVENTS/4 events each): load + a GROUP BY query on each,
    with 1 thread and with 2, and the same for sha256 as a control of what the machine allows.
-4. trak.dask: a fleet query (load + GROUP BY) over 32 traces of EVENTS/40 events on a
+4. trak.dask: a fleet query (load + GROUP BY) over 16 traces of EVENTS/8 events on a
    dask.distributed LocalCluster of 1 worker process and of 2, in traces per second.
 The benchmark trace is bench/import_bench's (docs/performance.md), generated once in /tmp.
 """
@@ -119,32 +119,38 @@ def fleet():
     import dask
     import distributed
     import trak.dask
-    one = trace(EVENTS // 40)
-    links = "/tmp/trak_fleet_bench"
+    one = trace(EVENTS // 8)
+    links = "/tmp/trak_fleet_bench_%d" % (EVENTS // 8)
     os.makedirs(links, exist_ok=True)
     paths = []
-    for i in range(32):  # 32 names for the same file: 32 partitions, 32 imports
+    for i in range(16):  # 16 names for the same file: 16 partitions, 16 imports
         paths.append(os.path.join(links, "t%02d.pb" % i))
         if not os.path.exists(paths[-1]):
             os.symlink(one, paths[-1])
     sql = "select name, count(*) as n, sum(dur) as total from slice group by name"
     print("trak.dask, %d traces of %d events (%.1f MB each), load + GROUP BY; load average %.1f"
-          % (len(paths), EVENTS // 40, os.path.getsize(one) / 1e6, os.getloadavg()[0]))
+          % (len(paths), EVENTS // 8, os.path.getsize(one) / 1e6, os.getloadavg()[0]))
     rates = {}
     for workers in (1, 2):
         with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                                       host="127.0.0.1", dashboard_address=None,
-                                      silence_logs=40) as cluster, distributed.Client(cluster):
+                                      silence_logs=40) as cluster, \
+                distributed.Client(cluster) as client:
             meta = trak.dask.query(paths[:1], sql).compute().iloc[:0]
             meta = meta.astype({c: "Int64" for c in meta.columns if meta[c].dtype == "int64"})
 
             def run():
                 return dask.compute(trak.dask.query(paths, sql, meta=meta))[0]
+            def workers_cpu():
+                return sum(client.run(cpu).values())
             run()  # warm: workers import trak and pandas
+            before, start = workers_cpu(), time.perf_counter()
             wall, _ = best(run, runs=3)
+            # CPU the workers got per second of the three runs: 2.0 is both cores all the time
+            busy = (workers_cpu() - before) / (time.perf_counter() - start)
             rates[workers] = len(paths) / wall
-        print("  %d worker%s: %.2f s wall, %.1f traces/s" % (
-            workers, "" if workers == 1 else "s", wall, rates[workers]))
+        print("  %d worker%s: %.2f s wall, %.1f traces/s, %.2f cores busy" % (
+            workers, "" if workers == 1 else "s", wall, rates[workers], busy))
     print("  2 workers / 1: %.2fx the throughput" % (rates[2] / rates[1]))
 
 
