@@ -38,11 +38,10 @@ static const char CUSTOM_FORMAT[] = /* an event FtraceEvent has no member for */
     "\tfield:int delta;\toffset:8;\tsize:4;\tsigned:1;\n"
     "\tfield:__data_loc char[] label;\toffset:12;\tsize:4;\tsigned:0;\n";
 
-static const char HEADER_PAGE[] =
-    "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
-    "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
-    "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
-    "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
+static const char HEADER_PAGE[] = "\tfield: u64 timestamp;\toffset:0;\tsize:8;\tsigned:0;\n"
+                                  "\tfield: local_t commit;\toffset:8;\tsize:8;\tsigned:1;\n"
+                                  "\tfield: int overwrite;\toffset:8;\tsize:1;\tsigned:1;\n"
+                                  "\tfield: char data;\toffset:16;\tsize:4080;\tsigned:0;\n";
 
 /* A page under construction. */
 typedef struct page {
@@ -268,10 +267,12 @@ static void writes_bundles(void **state) {
       assert_true(find(bundle.data, bundle.len, TRAK_PB_FtraceEventBundle_compact_sched, &cs));
       assert_true(find(cs.data, cs.len, TRAK_PB_FtraceEventBundle_CompactSched_intern_table, &f));
       assert_memory_equal(f.data, "t20", 3);
-      assert_true(find(cs.data, cs.len, TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp, &f));
+      assert_true(
+          find(cs.data, cs.len, TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp, &f));
       assert_int_equal(f.len, 2); /* one packed varint: 516 */
       assert_int_equal((f.data[0] & 0x7f) | f.data[1] << 7, 516);
-      assert_true(find(cs.data, cs.len, TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid, &f));
+      assert_true(
+          find(cs.data, cs.len, TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid, &f));
       assert_int_equal(f.len, 1);
       assert_int_equal(f.data[0], 20);
       assert_false(find(ev.data, ev.len, TRAK_PB_FtraceEvent_sched_switch, &m));

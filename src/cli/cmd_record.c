@@ -19,7 +19,7 @@
 static const char RECORD_HELP[] =
     "usage: trak record -c CONFIG.pbtxt -o OUT.pb [--socket PATH]\n"
     "       trak record -o OUT.pb [--time 10s] [--categories 'a,b*'] [--buffer 64mb] [--ring]\n"
-    "                         [--sched] [--compact-sched]\n"
+    "                         [--sched] [--full-sched]\n"
     "\n"
     "Records a trace of every process connected to `trak daemon`. The first form takes a\n"
     "TraceConfig in protobuf text format (duration_ms, buffers, data_sources). The short\n"
@@ -28,17 +28,19 @@ static const char RECORD_HELP[] =
     "--buffer bytes (kb, mb, gb; default 64mb). Ctrl-C stops early and still writes OUT.\n"
     "--sched also records the kernel's scheduling, CPU frequency and idle states, process\n"
     "lifetimes and names through `trak probes` (linux.ftrace, linux.process_stats,\n"
-    "linux.system_info); --compact-sched writes sched events in Perfetto's compact form.\n";
+    "linux.system_info), sched events in Perfetto's compact form (--full-sched: one\n"
+    "message per event).\n";
 
 /* The kernel events of --sched (Perfetto's usual scheduling set). */
-static const char *const SCHED_EVENTS[] = {
-    "sched/sched_switch",     "sched/sched_waking",     "sched/sched_wakeup_new",
-    "sched/sched_process_exit", "sched/sched_process_free", "task/task_newtask",
-    "task/task_rename",       "power/cpu_frequency",    "power/cpu_idle",
-    "power/suspend_resume"};
+static const char *const SCHED_EVENTS[] = {"sched/sched_switch",       "sched/sched_waking",
+                                           "sched/sched_wakeup_new",   "sched/sched_process_exit",
+                                           "sched/sched_process_free", "task/task_newtask",
+                                           "task/task_rename",         "power/cpu_frequency",
+                                           "power/cpu_idle",           "power/suspend_resume"};
 
-/* One TraceConfig.data_sources entry for one of trak probes' data sources, with --sched's options. */
-static void put_source(trak_pb_buf *b, const char *name, int compact) {
+/* One TraceConfig.data_sources entry for one of trak probes' data sources, with --sched's options.
+ */
+static void put_source(trak_pb_buf *b, const char *name, int full) {
   trak_pb_nested ds = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_data_sources);
   trak_pb_nested dc = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_DataSource_config);
   trak_pb_put_string(b, TRAK_PB_DataSourceConfig_name, name);
@@ -46,11 +48,9 @@ static void put_source(trak_pb_buf *b, const char *name, int compact) {
     trak_pb_nested f = trak_pb_begin_nested(b, TRAK_PB_DataSourceConfig_ftrace_config);
     for (size_t i = 0; i < sizeof SCHED_EVENTS / sizeof *SCHED_EVENTS; i++)
       trak_pb_put_string(b, TRAK_PB_FtraceConfig_ftrace_events, SCHED_EVENTS[i]);
-    if (compact) {
-      trak_pb_nested c = trak_pb_begin_nested(b, TRAK_PB_FtraceConfig_compact_sched);
-      trak_pb_put_bool(b, TRAK_PB_FtraceConfig_CompactSchedConfig_enabled, 1);
-      trak_pb_end_nested(b, c);
-    }
+    trak_pb_nested c = trak_pb_begin_nested(b, TRAK_PB_FtraceConfig_compact_sched);
+    trak_pb_put_bool(b, TRAK_PB_FtraceConfig_CompactSchedConfig_enabled, !full);
+    trak_pb_end_nested(b, c);
     trak_pb_end_nested(b, f);
   } else if (!strcmp(name, "linux.process_stats")) {
     trak_pb_nested p = trak_pb_begin_nested(b, TRAK_PB_DataSourceConfig_process_stats_config);
@@ -94,8 +94,8 @@ static uint64_t parse_size_kb(const char *s) {
 }
 
 /* The short form's TraceConfig: one buffer, track events of the category globs. */
-static void short_config(trak_pb_buf *b, uint64_t size_kb, int ring, uint64_t ms,
-                         const char *cats, int sched) {
+static void short_config(trak_pb_buf *b, uint64_t size_kb, int ring, uint64_t ms, const char *cats,
+                         int sched) {
   trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
   trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
   trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy,
@@ -177,8 +177,8 @@ int trak_cli_record(int argc, char **argv) {
       ring = 1;
       continue;
     }
-    if (!strcmp(a, "--sched") || !strcmp(a, "--compact-sched")) {
-      sched = a[2] == 'c' ? 2 : sched ? sched : 1;
+    if (!strcmp(a, "--sched") || !strcmp(a, "--full-sched")) {
+      sched = a[2] == 'f' ? 2 : sched ? sched : 1;
       continue;
     }
     static const char *const valued[] = {"-c",           "--config", "-o", "--out",    "--socket",

@@ -21,12 +21,12 @@
 
 /* How a field's bytes are read. */
 enum trak__ftrace_kind {
-  TRAK__FT_INT,     /* little-endian integer of size 1, 2, 4 or 8 */
-  TRAK__FT_CSTR,    /* char name[N]: NUL-padded text */
-  TRAK__FT_DATALOC, /* __data_loc char[] name: u32 (length << 16 | offset) to the text */
-  TRAK__FT_TAILSTR, /* char name[] of size 0 at the end: text to the record's end */
-  TRAK__FT_INTARRAY,/* integer array name[N] of size N * elem */
-  TRAK__FT_OTHER    /* anything else (skipped) */
+  TRAK__FT_INT,      /* little-endian integer of size 1, 2, 4 or 8 */
+  TRAK__FT_CSTR,     /* char name[N]: NUL-padded text */
+  TRAK__FT_DATALOC,  /* __data_loc char[] name: u32 (length << 16 | offset) to the text */
+  TRAK__FT_TAILSTR,  /* char name[] of size 0 at the end: text to the record's end */
+  TRAK__FT_INTARRAY, /* integer array name[N] of size N * elem */
+  TRAK__FT_OTHER     /* anything else (skipped) */
 };
 
 typedef struct trak__ftrace_field {
@@ -83,11 +83,11 @@ void trak__ftrace_page_layout_default(trak__ftrace_page_layout *l) TRAK__HIDDEN;
 typedef void (*trak__ftrace_record_fn)(void *user, uint64_t ts, const uint8_t *rec, size_t len);
 
 typedef struct trak__ftrace_page_info {
-  uint64_t base_ts;  /* the page header's timestamp */
-  uint32_t size;     /* bytes of records the header claims */
-  int lost_events;   /* the header's missed-events flag */
-  uint32_t records;  /* data records delivered */
-  uint64_t last_ts;  /* the last record's timestamp (base_ts when none) */
+  uint64_t base_ts; /* the page header's timestamp */
+  uint32_t size;    /* bytes of records the header claims */
+  int lost_events;  /* the header's missed-events flag */
+  uint32_t records; /* data records delivered */
+  uint64_t last_ts; /* the last record's timestamp (base_ts when none) */
 } trak__ftrace_page_info;
 
 /* Decodes one ring buffer page of `len` bytes (a whole page as read from trace_pipe_raw),
@@ -104,8 +104,8 @@ int trak__ftrace_page_parse(const trak__ftrace_page_layout *l, const uint8_t *pa
 typedef struct trak__ftrace_table {
   trak__ftrace_format **by_id; /* index: event id; NULL when not enabled */
   uint32_t nids;
-  int compact_sched;  /* write sched_switch / sched_waking as CompactSched */
-  int no_generic;     /* drop events without a typed member */
+  int compact_sched; /* write sched_switch / sched_waking as CompactSched */
+  int no_generic;    /* drop events without a typed member */
 } trak__ftrace_table;
 
 /* Fills f->proto_event and every field's proto_number / proto_type from the schema
@@ -129,29 +129,29 @@ typedef void (*trak__ftrace_packet_fn)(void *user, const uint8_t *packet, size_t
 typedef struct trak__ftrace_bundler {
   const trak__ftrace_table *table;
   uint32_t cpu;
-  int clock;                 /* FtraceClock of the timestamps (0: boot, not written) */
-  trak_pb_buf events;        /* FtraceEvent fields of the open bundle */
+  int clock;          /* FtraceClock of the timestamps (0: boot, not written) */
+  trak_pb_buf events; /* FtraceEvent fields of the open bundle */
   trak_pb_buf sw_ts, sw_state, sw_pid, sw_prio, sw_comm; /* compact sched_switch columns */
   trak_pb_buf wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, wk_flags;
   uint64_t sw_last, wk_last; /* the previous timestamp of each column */
   uint32_t ncomms;
   char comms[TRAK__COMPACT_MAX_COMMS][16];
-  uint32_t nevents;          /* in the open bundle */
-  int lost;                  /* the open bundle follows a loss */
-  uint64_t prev_end;         /* last event time of the previous bundle (0: none) */
-  uint64_t last_ts;          /* last event time of the open bundle */
+  uint32_t nevents;  /* in the open bundle */
+  int lost;          /* the open bundle follows a loss */
+  uint64_t prev_end; /* last event time of the previous bundle (0: none) */
+  uint64_t last_ts;  /* last event time of the open bundle */
   uint32_t nerrors;
   uint64_t err_ts[8];
   uint8_t err_status[8];
-  trak_pb_buf packet;        /* scratch for the finished packet */
+  trak_pb_buf packet; /* scratch for the finished packet */
   trak__ftrace_packet_fn out;
   void *user;
   /* Counters */
   uint64_t events_total, bytes_total, unknown_ids;
 } trak__ftrace_bundler;
 
-void trak__ftrace_bundler_init(trak__ftrace_bundler *b, const trak__ftrace_table *t,
-                               uint32_t cpu, trak__ftrace_packet_fn out, void *user) TRAK__HIDDEN;
+void trak__ftrace_bundler_init(trak__ftrace_bundler *b, const trak__ftrace_table *t, uint32_t cpu,
+                               trak__ftrace_packet_fn out, void *user) TRAK__HIDDEN;
 void trak__ftrace_bundler_free(trak__ftrace_bundler *b) TRAK__HIDDEN;
 /* Decodes one page into the open bundle (closing full bundles on the way). Returns the
 ** page's FtraceParseStatus (also recorded in the bundle when not OK). */

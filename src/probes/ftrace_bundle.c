@@ -16,11 +16,12 @@ void trak__ftrace_format_translate(trak__ftrace_format *f) {
   f->proto_event = 0;
   f->compact = !strcmp(f->name, "sched_switch") ? 1 : !strcmp(f->name, "sched_waking") ? 2 : 0;
   const trak_pb_message_desc *ev = trak__schema_message("FtraceEvent");
-  const trak_pb_field_desc *m = ev ? trak__schema_field_by_name(ev, f->name, strlen(f->name)) : NULL;
-  const trak_pb_message_desc *sub = m && m->type == TRAK_PB_TYPE_MESSAGE &&
-                                            m->number != TRAK_PB_FtraceEvent_generic
-                                        ? trak__schema_field_message(m)
-                                        : NULL;
+  const trak_pb_field_desc *m =
+      ev ? trak__schema_field_by_name(ev, f->name, strlen(f->name)) : NULL;
+  const trak_pb_message_desc *sub =
+      m && m->type == TRAK_PB_TYPE_MESSAGE && m->number != TRAK_PB_FtraceEvent_generic
+          ? trak__schema_field_message(m)
+          : NULL;
   if (sub) f->proto_event = m->number;
   for (uint32_t i = 0; i < f->nfields; i++) {
     trak__ftrace_field *fd = &f->fields[i];
@@ -55,7 +56,8 @@ void trak__ftrace_table_free(trak__ftrace_table *t) {
 /* The integer of `size` bytes at p, sign-extended when `sign`. */
 static inline uint64_t load_int(const uint8_t *p, unsigned size, int sign) {
   switch (size) {
-  case 1: return sign ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
+  case 1:
+    return sign ? (uint64_t)(int64_t)(int8_t)p[0] : p[0];
   case 2: {
     uint16_t v;
     memcpy(&v, p, 2);
@@ -76,8 +78,8 @@ static inline uint64_t load_int(const uint8_t *p, unsigned size, int sign) {
 
 /* The text of a string field within the record [rec, rec + len): *s and *n (without the
 ** trailing NUL padding). Returns 0, or -1 when the field points outside the record. */
-static int field_text(const trak__ftrace_field *fd, const uint8_t *rec, size_t len,
-                      const char **s, size_t *n) {
+static int field_text(const trak__ftrace_field *fd, const uint8_t *rec, size_t len, const char **s,
+                      size_t *n) {
   size_t off, max;
   if (fd->kind == TRAK__FT_CSTR) {
     off = fd->offset;
@@ -110,11 +112,18 @@ static void put_typed(trak_pb_buf *b, const trak__ftrace_field *fd, const uint8_
     case TRAK_PB_TYPE_INT64:
     case TRAK_PB_TYPE_UINT64:
     case TRAK_PB_TYPE_BOOL:
-    case TRAK_PB_TYPE_ENUM: trak_pb_put_varint(b, fd->proto_number, v); break;
-    case TRAK_PB_TYPE_UINT32: trak_pb_put_varint(b, fd->proto_number, (uint32_t)v); break;
+    case TRAK_PB_TYPE_ENUM:
+      trak_pb_put_varint(b, fd->proto_number, v);
+      break;
+    case TRAK_PB_TYPE_UINT32:
+      trak_pb_put_varint(b, fd->proto_number, (uint32_t)v);
+      break;
     case TRAK_PB_TYPE_SINT32:
-    case TRAK_PB_TYPE_SINT64: trak_pb_put_varint(b, fd->proto_number, trak_pb_zigzag64((int64_t)v)); break;
-    default: break; /* a pointer where the schema wants text, say */
+    case TRAK_PB_TYPE_SINT64:
+      trak_pb_put_varint(b, fd->proto_number, trak_pb_zigzag64((int64_t)v));
+      break;
+    default:
+      break; /* a pointer where the schema wants text, say */
     }
   } else if (fd->kind == TRAK__FT_INTARRAY) {
     if (fd->proto_type != TRAK_PB_TYPE_UINT64 && fd->proto_type != TRAK_PB_TYPE_INT64) return;

@@ -165,7 +165,8 @@ int trak__ftrace_header_parse(const char *text, size_t len, trak__ftrace_page_la
     }
   }
   if (seen != 7 || l->page_size < 64 || l->data_offset >= l->page_size ||
-      l->ts_offset + 8u > l->data_offset || l->commit_offset + (unsigned)l->commit_size > l->data_offset)
+      l->ts_offset + 8u > l->data_offset ||
+      l->commit_offset + (unsigned)l->commit_size > l->data_offset)
     return trak_error_set(err, TRAK_EFORMAT, "events/header_page: %s",
                           seen != 7 ? "timestamp, commit or data field missing"
                                     : "fields out of order");

@@ -22,8 +22,7 @@ static char text[65536]; /* format files are read on the setup path only, one at
 
 /* Reads and translates events/GROUP/NAME/format into a new entry of r->formats. Returns 0,
 ** -1 when it does not exist, or a TRAK_E* code. */
-static int add_event(trak__ftrace_reader *r, const char *group, const char *name,
-                     trak_error *err) {
+static int add_event(trak__ftrace_reader *r, const char *group, const char *name, trak_error *err) {
   char rel[300];
   for (uint32_t i = 0; i < r->nformats; i++)
     if (!strcmp(r->formats[i].group, group) && !strcmp(r->formats[i].name, name)) return 0;
@@ -89,7 +88,8 @@ int trak__ftrace_reader_open(trak__ftrace_reader *r, const trak__ftrace_opts *o,
   int rc = trak__tracefs_find(r->root, sizeof r->root, err);
   if (rc) return rc;
   long n = trak__tracefs_read(r->root, "events/header_page", text, sizeof text);
-  if (n < 0) return trak_error_set(err, TRAK_EIO, "%s/events/header_page: %s", r->root, strerror(errno));
+  if (n < 0)
+    return trak_error_set(err, TRAK_EIO, "%s/events/header_page: %s", r->root, strerror(errno));
   if ((rc = trak__ftrace_header_parse(text, (size_t)n, &r->layout, err))) return rc;
   for (char **e = o->events; e && *e; e++) {
     char group[64] = "*", name[128];
@@ -241,8 +241,10 @@ void trak__ftrace_reader_stats(trak__ftrace_reader *r, int phase, trak_pb_buf *p
   for (char **u = r->failed; u && *u; u++)
     trak_pb_put_string(p, TRAK_PB_FtraceStats_failed_ftrace_events, *u);
   for (int e = 0; e < 32; e++)
-    if (r->parse_errors >> e & 1) trak_pb_put_varint(p, TRAK_PB_FtraceStats_ftrace_parse_errors, (uint64_t)e);
-  if (r->buffer_pages) trak_pb_put_varint(p, TRAK_PB_FtraceStats_cpu_buffer_size_pages, r->buffer_pages);
+    if (r->parse_errors >> e & 1)
+      trak_pb_put_varint(p, TRAK_PB_FtraceStats_ftrace_parse_errors, (uint64_t)e);
+  if (r->buffer_pages)
+    trak_pb_put_varint(p, TRAK_PB_FtraceStats_cpu_buffer_size_pages, r->buffer_pages);
   trak_pb_end_nested(p, s);
 }
 

@@ -47,17 +47,26 @@ static void parse_ftrace_config(ftrace_inst *in, const uint8_t *cfg, size_t len)
   trak_pb_field x, y;
   trak_pb_decoder_init(&d, cfg, len);
   while (trak_pb_decoder_next(&d, &x) == 1) {
-    if (x.number != TRAK_PB_DataSourceConfig_ftrace_config || trak_pb_decoder_init_nested(&f, &d, &x))
+    if (x.number != TRAK_PB_DataSourceConfig_ftrace_config ||
+        trak_pb_decoder_init_nested(&f, &d, &x))
       continue;
     while (trak_pb_decoder_next(&f, &y) == 1) {
       switch (y.number) {
       case TRAK_PB_FtraceConfig_ftrace_events:
         if (y.wire_type == TRAK_PB_WIRE_LEN) trak__names_add(&in->opts.events, y.data, y.len);
         break;
-      case TRAK_PB_FtraceConfig_buffer_size_kb: in->opts.buffer_kb = (uint32_t)y.value; break;
-      case TRAK_PB_FtraceConfig_drain_period_ms: in->drain_ms = (uint32_t)y.value; break;
-      case TRAK_PB_FtraceConfig_disable_generic_events: in->opts.no_generic = y.value != 0; break;
-      case TRAK_PB_FtraceConfig_use_monotonic_raw_clock: in->opts.mono_raw = y.value != 0; break;
+      case TRAK_PB_FtraceConfig_buffer_size_kb:
+        in->opts.buffer_kb = (uint32_t)y.value;
+        break;
+      case TRAK_PB_FtraceConfig_drain_period_ms:
+        in->drain_ms = (uint32_t)y.value;
+        break;
+      case TRAK_PB_FtraceConfig_disable_generic_events:
+        in->opts.no_generic = y.value != 0;
+        break;
+      case TRAK_PB_FtraceConfig_use_monotonic_raw_clock:
+        in->opts.mono_raw = y.value != 0;
+        break;
       case TRAK_PB_FtraceConfig_compact_sched: {
         trak_pb_decoder c;
         trak_pb_field z;
@@ -67,7 +76,8 @@ static void parse_ftrace_config(ftrace_inst *in, const uint8_t *cfg, size_t len)
             in->opts.compact_sched = z.value != 0;
         break;
       }
-      default: break;
+      default:
+        break;
       }
     }
   }
@@ -81,6 +91,7 @@ static int ftrace_setup(void *user, uint32_t instance, const uint8_t *config, si
   in->instance = instance;
   pthread_mutex_init(&in->mu, NULL);
   pthread_cond_init(&in->cv, NULL);
+  in->opts.compact_sched = 1; /* Perfetto's default since v42 when the config says nothing */
   parse_ftrace_config(in, config, len);
   if (!in->drain_ms) in->drain_ms = 100;
   if (in->drain_ms < 10) in->drain_ms = 10;
@@ -101,7 +112,8 @@ static int ftrace_setup(void *user, uint32_t instance, const uint8_t *config, si
   }
   if (in->refusal[0]) fprintf(stderr, "trak probes: linux.ftrace: %s\n", in->refusal);
   for (char **u = in->r.unknown; u && *u; u++)
-    fprintf(stderr, "trak probes: linux.ftrace: unknown event '%s' (no format file in tracefs)\n", *u);
+    fprintf(stderr, "trak probes: linux.ftrace: unknown event '%s' (no format file in tracefs)\n",
+            *u);
   *state = in;
   return 0;
 }

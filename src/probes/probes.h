@@ -13,7 +13,8 @@
 /* Starts a new TracePacket and returns the buffer to write it into. */
 typedef trak_pb_buf *(*trak__packet_next_fn)(void *ctx);
 
-#define TRAK__PROCESS_TREE_MAX 2500 /* bytes after which the process tree goes on in a new packet */
+#define TRAK__PROCESS_TREE_MAX 2500 /* bytes after which the process tree goes on in a new packet  \
+                                     */
 
 /* procfs.c: whole TracePacket payloads (timestamped now, boot time). The process tree takes
 ** as many packets of `next` as it needs; the others are written into p. */
@@ -23,11 +24,11 @@ void trak__probes_cpu_info(trak_pb_buf *p) TRAK__HIDDEN;
 
 /* What a reader records (from FtraceConfig). */
 typedef struct trak__ftrace_opts {
-  char **events;        /* NULL-terminated: "group/name", a whole group ("group/" then a star) or "name" */
-  uint32_t buffer_kb;   /* per CPU; 0: 1024 */
+  char **events; /* NULL-terminated: "group/name", a whole group ("group/" then a star) or "name" */
+  uint32_t buffer_kb; /* per CPU; 0: 1024 */
   int compact_sched;
   int no_generic;
-  int mono_raw;         /* use_monotonic_raw_clock */
+  int mono_raw; /* use_monotonic_raw_clock */
 } trak__ftrace_opts;
 
 /* One recording of the kernel's ftrace buffers. */

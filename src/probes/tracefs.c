@@ -162,7 +162,8 @@ int trak__tracefs_restore(int only_dead) {
     rc |= trak__tracefs_write(root, rel, "0");
   }
   trak__tracefs_write(root, "trace", ""); /* empties every CPU's buffer */
-  if (!state_value(text, "trace_clock", v, sizeof v)) rc |= trak__tracefs_write(root, "trace_clock", v);
+  if (!state_value(text, "trace_clock", v, sizeof v))
+    rc |= trak__tracefs_write(root, "trace_clock", v);
   if (!state_value(text, "buffer_size_kb", v, sizeof v))
     rc |= trak__tracefs_write(root, "buffer_size_kb", v);
   unlink(path);

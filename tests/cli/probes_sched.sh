@@ -9,7 +9,7 @@ set -euo pipefail
 start_daemon
 start_probes
 
-for form in --sched --compact-sched; do
+for form in --full-sched --sched; do
   "$TRAK" record $form --time 2s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
   sleep 0.5
   "$SCHED_WORKLOAD" > "$TMP/workload.out"
@@ -25,9 +25,9 @@ pk = packets(path)
 ev = events(pk)
 switches = [e for e in ev if e['name'] == 'sched_switch']
 assert switches, 'no sched_switch at all'
-if form == '--compact-sched':
-    assert any(e.get('compact') for e in switches), 'no compact sched_switch'
-    assert not any(not e.get('compact') for e in switches), 'full sched_switch beside compact'
+# --sched writes the compact form (Perfetto's default), --full-sched one message per event.
+compact = [e.get('compact', False) for e in switches]
+assert all(compact) if form == '--sched' else not any(compact), (form, compact.count(True))
 # Per CPU, who runs from each switch on (the compact form has no prev_pid: the previous
 # switch's next_pid is it; the kernel itself skips a few switches of some threads).
 names = {spin: 'trak_spin', sleep: 'trak_sleep'}
