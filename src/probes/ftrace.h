@@ -121,6 +121,22 @@ void trak__ftrace_table_free(trak__ftrace_table *t) TRAK__HIDDEN;
 /* Receives one finished TracePacket payload (holding ftrace_events). */
 typedef void (*trak__ftrace_packet_fn)(void *user, const uint8_t *packet, size_t len);
 
+/* CompactSched's packed columns. */
+enum trak__compact_col {
+  TRAK__SW_TS,
+  TRAK__SW_STATE,
+  TRAK__SW_PID,
+  TRAK__SW_PRIO,
+  TRAK__SW_COMM,
+  TRAK__WK_TS,
+  TRAK__WK_PID,
+  TRAK__WK_CPU,
+  TRAK__WK_PRIO,
+  TRAK__WK_COMM,
+  TRAK__WK_FLAGS,
+  TRAK__COMPACT_NCOLS
+};
+
 #define TRAK__BUNDLE_MAX 3000 /* bytes of events after which a bundle is closed */
 #define TRAK__COMPACT_MAX_COMMS 256
 
@@ -129,11 +145,10 @@ typedef void (*trak__ftrace_packet_fn)(void *user, const uint8_t *packet, size_t
 typedef struct trak__ftrace_bundler {
   const trak__ftrace_table *table;
   uint32_t cpu;
-  int clock;          /* FtraceClock of the timestamps (0: boot, not written) */
-  trak_pb_buf events; /* FtraceEvent fields of the open bundle */
-  trak_pb_buf sw_ts, sw_state, sw_pid, sw_prio, sw_comm; /* compact sched_switch columns */
-  trak_pb_buf wk_ts, wk_pid, wk_cpu, wk_prio, wk_comm, wk_flags;
-  uint64_t sw_last, wk_last; /* the previous timestamp of each column */
+  int clock;                            /* FtraceClock of the timestamps (0: boot, not written) */
+  trak_pb_buf events;                   /* FtraceEvent fields of the open bundle */
+  trak_pb_buf col[TRAK__COMPACT_NCOLS]; /* the compact columns, by enum trak__compact_col */
+  uint64_t sw_last, wk_last;            /* the previous timestamp of each column */
   uint32_t ncomms;
   char comms[TRAK__COMPACT_MAX_COMMS][16];
   uint32_t nevents;  /* in the open bundle */

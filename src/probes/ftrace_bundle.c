@@ -163,13 +163,19 @@ static void put_generic(trak_pb_buf *b, const trak__ftrace_field *fd, const uint
 
 /* ---- bundles ---- */
 
-static trak_pb_buf *const *columns(trak__ftrace_bundler *b, trak_pb_buf **v) {
-  trak_pb_buf *c[] = {&b->sw_ts,  &b->sw_state, &b->sw_pid,  &b->sw_prio, &b->sw_comm, &b->wk_ts,
-                      &b->wk_pid, &b->wk_cpu,   &b->wk_prio, &b->wk_comm, &b->wk_flags};
-  memcpy(v, c, sizeof c);
-  return v;
-}
-#define NCOLUMNS 11
+/* Each column's CompactSched field. */
+static const uint32_t COLUMN_FIELD[TRAK__COMPACT_NCOLS] = {
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_prev_state,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_prio,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_comm_index,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_timestamp,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_pid,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_target_cpu,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_prio,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_comm_index,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_common_flags};
 
 void trak__ftrace_bundler_init(trak__ftrace_bundler *b, const trak__ftrace_table *t, uint32_t cpu,
                                trak__ftrace_packet_fn out, void *user) {
@@ -180,27 +186,21 @@ void trak__ftrace_bundler_init(trak__ftrace_bundler *b, const trak__ftrace_table
   b->user = user;
   trak_pb_buf_init_heap(&b->events);
   trak_pb_buf_init_heap(&b->packet);
-  trak_pb_buf *v[NCOLUMNS];
-  columns(b, v);
-  for (int i = 0; i < NCOLUMNS; i++)
-    trak_pb_buf_init_heap(v[i]);
+  for (int i = 0; i < TRAK__COMPACT_NCOLS; i++)
+    trak_pb_buf_init_heap(&b->col[i]);
 }
 
 void trak__ftrace_bundler_free(trak__ftrace_bundler *b) {
   trak_pb_buf_free(&b->events);
   trak_pb_buf_free(&b->packet);
-  trak_pb_buf *v[NCOLUMNS];
-  columns(b, v);
-  for (int i = 0; i < NCOLUMNS; i++)
-    trak_pb_buf_free(v[i]);
+  for (int i = 0; i < TRAK__COMPACT_NCOLS; i++)
+    trak_pb_buf_free(&b->col[i]);
 }
 
 static size_t open_bytes(const trak__ftrace_bundler *b) {
   size_t n = trak_pb_buf_len(&b->events) + b->ncomms * 17;
-  n += trak_pb_buf_len(&b->sw_ts) + trak_pb_buf_len(&b->sw_state) + trak_pb_buf_len(&b->sw_pid) +
-       trak_pb_buf_len(&b->sw_prio) + trak_pb_buf_len(&b->sw_comm);
-  n += trak_pb_buf_len(&b->wk_ts) + trak_pb_buf_len(&b->wk_pid) + trak_pb_buf_len(&b->wk_cpu) +
-       trak_pb_buf_len(&b->wk_prio) + trak_pb_buf_len(&b->wk_comm) + trak_pb_buf_len(&b->wk_flags);
+  for (int i = 0; i < TRAK__COMPACT_NCOLS; i++)
+    n += trak_pb_buf_len(&b->col[i]);
   return n;
 }
 
@@ -221,22 +221,13 @@ void trak__ftrace_bundler_flush(trak__ftrace_bundler *b) {
   if (b->prev_end)
     trak_pb_put_varint(p, TRAK_PB_FtraceEventBundle_previous_bundle_end_timestamp, b->prev_end);
   trak_pb_put_raw(p, b->events.start, trak_pb_buf_len(&b->events));
-  if (b->ncomms || trak_pb_buf_len(&b->sw_ts) || trak_pb_buf_len(&b->wk_ts)) {
+  if (b->ncomms) { /* every compact entry interns a name */
     trak_pb_nested c = trak_pb_begin_nested(p, TRAK_PB_FtraceEventBundle_compact_sched);
     for (uint32_t i = 0; i < b->ncomms; i++)
       trak_pb_put_bytes(p, TRAK_PB_FtraceEventBundle_CompactSched_intern_table, b->comms[i],
                         strnlen(b->comms[i], 16));
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp, &b->sw_ts);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_switch_prev_state, &b->sw_state);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid, &b->sw_pid);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_switch_next_prio, &b->sw_prio);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_switch_next_comm_index, &b->sw_comm);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_timestamp, &b->wk_ts);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_pid, &b->wk_pid);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_target_cpu, &b->wk_cpu);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_prio, &b->wk_prio);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_comm_index, &b->wk_comm);
-    put_column(p, TRAK_PB_FtraceEventBundle_CompactSched_waking_common_flags, &b->wk_flags);
+    for (int i = 0; i < TRAK__COMPACT_NCOLS; i++)
+      put_column(p, COLUMN_FIELD[i], &b->col[i]);
     trak_pb_end_nested(p, c);
   }
   for (uint32_t i = 0; i < b->nerrors; i++) {
@@ -298,20 +289,21 @@ static int put_compact(trak__ftrace_bundler *b, const trak__ftrace_format *f, ui
   uint32_t ci = intern_comm(b, s, n);
   if (ci == UINT32_MAX) return -1;
   if (f->compact == 1) {
-    col_varint(&b->sw_ts, ts - b->sw_last);
+    col_varint(&b->col[TRAK__SW_TS], ts - b->sw_last);
     b->sw_last = ts;
-    col_varint(&b->sw_state, named_int(f, "prev_state", rec, len));
-    col_varint(&b->sw_pid, named_int(f, "next_pid", rec, len));
-    col_varint(&b->sw_prio, named_int(f, "next_prio", rec, len));
-    col_varint(&b->sw_comm, ci);
+    col_varint(&b->col[TRAK__SW_STATE], named_int(f, "prev_state", rec, len));
+    col_varint(&b->col[TRAK__SW_PID], named_int(f, "next_pid", rec, len));
+    col_varint(&b->col[TRAK__SW_PRIO], named_int(f, "next_prio", rec, len));
+    col_varint(&b->col[TRAK__SW_COMM], ci);
   } else {
-    col_varint(&b->wk_ts, ts - b->wk_last);
+    col_varint(&b->col[TRAK__WK_TS], ts - b->wk_last);
     b->wk_last = ts;
-    col_varint(&b->wk_pid, named_int(f, "pid", rec, len));
-    col_varint(&b->wk_cpu, named_int(f, "target_cpu", rec, len));
-    col_varint(&b->wk_prio, named_int(f, "prio", rec, len));
-    col_varint(&b->wk_comm, ci);
-    col_varint(&b->wk_flags, f->flags_offset && f->flags_offset < len ? rec[f->flags_offset] : 0);
+    col_varint(&b->col[TRAK__WK_PID], named_int(f, "pid", rec, len));
+    col_varint(&b->col[TRAK__WK_CPU], named_int(f, "target_cpu", rec, len));
+    col_varint(&b->col[TRAK__WK_PRIO], named_int(f, "prio", rec, len));
+    col_varint(&b->col[TRAK__WK_COMM], ci);
+    col_varint(&b->col[TRAK__WK_FLAGS],
+               f->flags_offset && f->flags_offset < len ? rec[f->flags_offset] : 0);
   }
   return 0;
 }
