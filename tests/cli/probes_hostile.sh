@@ -87,7 +87,7 @@ check_restored "two sessions"
 "$TRAK" dump "$TMP/second.pb" | grep -q 'exclusive_feature_error: "linux.ftrace is already recording' ||
   fail "second session: no refusal in its trace"
 "$TRAK" dump "$TMP/first.pb" > "$TMP/first.txt"
-grep -q sched_switch "$TMP/first.txt" || fail "first session recorded nothing: $(grep -A3 ftrace_stats "$TMP/first.txt" | head; cat "$TMP/probes.log")"
+grep -Eq 'sched_switch|switch_next_pid' "$TMP/first.txt" || fail "first session recorded nothing: $(grep -A3 ftrace_stats "$TMP/first.txt" | head; cat "$TMP/probes.log")"
 
 kill "$PROBES"; wait "$PROBES" || true
 check_restored "after probes"

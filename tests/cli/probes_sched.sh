@@ -10,8 +10,10 @@ start_daemon
 start_probes
 
 for form in --full-sched --sched; do
-  "$TRAK" record $form --time 2s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
-  sleep 0.5
+  "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
+  # The workload runs once the kernel records (slow to come on a loaded machine).
+  for _ in $(seq 100); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.05; done
+  sleep 0.2
   "$SCHED_WORKLOAD" > "$TMP/workload.out"
   wait $rec || fail "$form: record: $(cat "$TMP/record.log")"
   check_restored "$form"
