@@ -165,6 +165,9 @@ TRAK_API trak_track trak_track_counter(const char *name, int unit, trak_track pa
 TRAK_API int trak_track_set_descriptor(trak_track uuid, const trak_track_desc *desc);
 /* Same with serialized TrackDescriptor fields (the uuid field is added by trak). */
 TRAK_API int trak_track_set_descriptor_raw(trak_track uuid, const void *fields, size_t len);
+/* trak_track_set_descriptor_raw() unless `uuid` already has a descriptor (which stays). Returns
+** 1 when it registered this one, 0 when one was there, or TRAK_ENOMEM. */
+TRAK_API int trak_track_describe_once(trak_track uuid, const void *fields, size_t len);
 /* Forgets the descriptor of `uuid` (later sessions no longer describe the track). */
 TRAK_API void trak_track_erase_descriptor(trak_track uuid);
 
