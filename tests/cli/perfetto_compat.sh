@@ -99,7 +99,8 @@ ScopedOnTrack,1,ScopedOnTrack
 Timed,1,Timed"
 # Two NamedTracks of one name under one parent merge into one, as in Perfetto's processor.
 expect "$tmp/te.pftrace" "select count(distinct track_id) from slice where name = 'OnNamed'" "1"
-expect "$tmp/te.pftrace" "select dur from slice where name = 'Timed'" "1000"
+expect "$tmp/te.pftrace" "select dur from slice where name = 'Timed'" "1000000"
+expect "$tmp/te.pftrace" "select i.ts - t.ts from slice i, slice t where i.name = 'TimedInstant' and t.name = 'Timed'" "500000"
 expect "$tmp/te.pftrace" "select thread_slice.name from slice thread_slice join thread_track t on thread_slice.track_id = t.id where thread_slice.name = 'OnThread'" "OnThread"
 expect "$tmp/te.pftrace" "select o.name, i.name from flow f join slice o on f.slice_out = o.id join slice i on f.slice_in = i.id" \
   "FlowStart,FlowEnd"

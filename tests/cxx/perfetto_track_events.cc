@@ -127,11 +127,13 @@ int main(int argc, char **argv) {
   TRACE_EVENT_INSTANT("rendering", "OnThread", perfetto::ThreadTrack::Current());
   { TRACE_EVENT("rendering", "ScopedOnTrack", perfetto::Track(request + 1), "k", 1); }
 
-  // Explicit timestamps (with a track, and alone).
+  // Explicit timestamps (with a track, and alone), 1 ms ahead: a track's events must still
+  // come in time order, and the SDK's TSC clock may differ from BOOTTIME by a microsecond.
   uint64_t now = perfetto::TrackEvent::GetTraceTimeNs();
-  TRACE_EVENT_BEGIN("rendering", "Timed", perfetto::Track(99), now);
-  TRACE_EVENT_END("rendering", perfetto::Track(99), now + 1000);
-  TRACE_EVENT_INSTANT("rendering", "TimedInstant", now + 500);
+  TRACE_EVENT_BEGIN("rendering", "Timed", perfetto::Track(99), now + 1000000);
+  TRACE_EVENT_END("rendering", perfetto::Track(99), now + 2000000);
+  TRACE_EVENT_INSTANT("rendering", "TimedInstant", perfetto::Track(100),
+                      perfetto::TraceTimestamp{6, now + 1500000});
 
   // Flows: from a slice to one on another thread.
   { TRACE_EVENT("rendering", "FlowStart", perfetto::Flow::ProcessScoped(5)); }
