@@ -1,6 +1,6 @@
 /*
 ** SDK microbenchmarks: the scenarios of the Perfetto SDK's table plus an instant, a counter and
-** two threads at once. Each line reads `SCENARIO: N ns`, the median cost of one occurrence (a
+** two threads at once; the *_compat ones run the same loops through <trak/perfetto.h>. Each line reads `SCENARIO: N ns`, the median cost of one occurrence (a
 ** slice counts its begin and end together) over many batches; then bytes per event. Run:
 **   build/sdk_bench            (figures vary with machine load; see docs/performance.md)
 ** With an argument, runs only the scenario of that name (for callgrind).
@@ -69,6 +69,11 @@ static void run_counter(void) {
   for (int i = 0; i < BATCH; i++)
     TRAK_COUNTER(cat_on, counter_track, i);
 }
+
+/* The same loops through <trak/perfetto.h>'s macros (sdk_bench_compat.cc). */
+void run_slice_compat(void);
+void run_arg_compat(void);
+void run_counter_compat(void);
 
 static volatile uint64_t sink;
 static void run_clock_boottime(void) {
@@ -142,11 +147,14 @@ int main(int argc, char **argv) {
   static const scenario scenarios[] = {
       {"disabled", run_disabled},
       {"slice", run_slice},
+      {"slice_compat", run_slice_compat},
       {"slice_callback", run_callback},
       {"slice_debug_arg", run_arg},
+      {"slice_debug_arg_compat", run_arg_compat},
       {"raw_packet", run_raw},
       {"instant", run_instant},
       {"counter", run_counter},
+      {"counter_compat", run_counter_compat},
       {"clock_boottime", run_clock_boottime},
       {"rdtsc", run_rdtsc},
   };

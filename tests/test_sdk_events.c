@@ -400,7 +400,7 @@ static void test_categories_in_session(void **state) {
   dec_trace_free(&t);
 }
 
-TRAK_TEST_CATEGORY_PREFIXES("test", "dontship")
+TRAK_TEST_CATEGORY_PREFIXES("test", "dontship");
 
 static void test_test_prefixes(void **state) {
   assert_non_null(trak_category_test("test"));

@@ -48,29 +48,47 @@ typedef struct trak_category {
   struct trak_category *next;      /* internal: registry link */
 } trak_category;
 
+/* GNU features the macros use where the compiler has them (GCC, Clang), with fallbacks. Without
+** them, TRAK_CATEGORY_DEFINE categories must be registered by hand (trak_category_register). */
+#if defined(__GNUC__)
+#define TRAK__CONSTRUCTOR __attribute__((constructor))
+#else
+#define TRAK__CONSTRUCTOR
+#endif
+
 /* Defines a static category `var` (usable as `trak_category *`) registered before main():
 **   TRAK_CATEGORY_DEFINE(cat_render, "rendering", "Graphics events", "debug");
+** The arguments after `var` are the name, the description (may be NULL) and up to four tags.
 ** A name with commas defines a category group: enabled when any member is. */
-#define TRAK_CATEGORY_DEFINE(var, name, description, ...)                                          \
-  trak_category var[1] = {{0, name, description, {__VA_ARGS__}, 0, 0}};                            \
-  static void trak__register_##var(void) __attribute__((constructor));                             \
+#define TRAK_CATEGORY_DEFINE(var, ...)                                                             \
+  extern trak_category var[1];                                                                     \
+  static void trak__register_##var(void) TRAK__CONSTRUCTOR;                                        \
   static void trak__register_##var(void) {                                                         \
     trak_category_register(var);                                                                   \
-  }
+  }                                                                                                \
+  trak_category var[1] = {{0, TRAK__CATEGORY_FIELDS(__VA_ARGS__, 0, 0, 0, 0, 0, 0)}}
+#define TRAK__CATEGORY_FIELDS(name, description, t0, t1, t2, t3, ...)                              \
+  name, description, {t0, t1, t2, t3}, 0, 0
 #define TRAK_CATEGORY_GROUP_DEFINE(var, names) TRAK_CATEGORY_DEFINE(var, names, 0)
 /* Declares a category defined in another file. */
 #define TRAK_CATEGORY_DECLARE(var) extern trak_category var[1]
 
-/* Test-only category prefixes: trak_category_test("test.foo") works only for these. */
+/* Test-only category prefixes: trak_category_test("test.foo") works only for these. Ends with
+** a semicolon: TRAK_TEST_CATEGORY_PREFIXES("test", "dontship"); */
 #define TRAK_TEST_CATEGORY_PREFIXES(...)                                                           \
   static const char *const trak__test_prefixes[] = {__VA_ARGS__, 0};                               \
-  static void trak__register_test_prefixes(void) __attribute__((constructor));                     \
+  static void trak__register_test_prefixes(void) TRAK__CONSTRUCTOR;                                \
   static void trak__register_test_prefixes(void) {                                                 \
     trak_category_add_test_prefixes(trak__test_prefixes);                                          \
-  }
+  }                                                                                                \
+  extern const char *const trak__test_prefixes[]
 
 /* Nonzero when at least one active session records `cat`: one relaxed load. */
+#if defined(__GNUC__)
 #define TRAK_CATEGORY_ENABLED(cat) (__atomic_load_n(&(cat)->mask, __ATOMIC_RELAXED) != 0)
+#else
+#define TRAK_CATEGORY_ENABLED(cat) (*(volatile const uint32_t *)&(cat)->mask != 0)
+#endif
 
 /* Registers a static category (TRAK_CATEGORY_DEFINE calls this). The object must live for the
 ** rest of the process. Registering twice is a no-op. */
@@ -147,6 +165,9 @@ TRAK_API trak_track trak_track_counter(const char *name, int unit, trak_track pa
 TRAK_API int trak_track_set_descriptor(trak_track uuid, const trak_track_desc *desc);
 /* Same with serialized TrackDescriptor fields (the uuid field is added by trak). */
 TRAK_API int trak_track_set_descriptor_raw(trak_track uuid, const void *fields, size_t len);
+/* trak_track_set_descriptor_raw() unless `uuid` already has a descriptor (which stays). Returns
+** 1 when it registered this one, 0 when one was there, or TRAK_ENOMEM. */
+TRAK_API int trak_track_describe_once(trak_track uuid, const void *fields, size_t len);
 /* Forgets the descriptor of `uuid` (later sessions no longer describe the track). */
 TRAK_API void trak_track_erase_descriptor(trak_track uuid);
 

@@ -52,6 +52,10 @@ static inline size_t fast_opts(const trak_opt *opts, size_t n) {
       size += 10 + strnlen(opts[i].v.s, 128);
       args++;
       break;
+    case TRAK__OPT_STRING_N:
+      size += 10 + (opts[i].len < 128 ? opts[i].len : 128);
+      args++;
+      break;
     case TRAK__OPT_BOOL:
     case TRAK__OPT_INT:
     case TRAK__OPT_UINT:
@@ -84,15 +88,15 @@ static inline int track_known(const trak__thread *t, const trak__writer *w, uint
   return 0;
 }
 
-/* True for the options that are debug arguments (TRAK_ARG), as opposed to tracks, flows,
-** counter values and callbacks. */
+/* True for the options that are plain debug arguments (TRAK_ARG), as opposed to tracks, flows,
+** counter values, callbacks and nested arguments. */
 static inline int is_arg_kind(uint32_t kind) {
-  return kind >= TRAK__OPT_BOOL && kind <= TRAK__OPT_POINTER;
+  return (kind >= TRAK__OPT_BOOL && kind <= TRAK__OPT_POINTER) || kind == TRAK__OPT_STRING_N;
 }
 
 /* The value field of a debug argument (bool, int, uint, double, string or pointer), written
-** raw: the caller has made room (a string needs its length plus 16 bytes). Both the fast and
-** the generic path encode arguments through this one function. */
+** raw: the caller has made room (arg_room). Both the fast and the generic path encode
+** arguments through this one function. */
 static inline uint8_t *write_arg_value(uint8_t *q, const trak_opt *o) {
   switch (o->kind) {
   case TRAK__OPT_BOOL: /* built as 0 or 1 */
@@ -110,6 +114,11 @@ static inline uint8_t *write_arg_value(uint8_t *q, const trak_opt *o) {
     memcpy(q, o->v.s, n);
     return q + n;
   }
+  case TRAK__OPT_STRING_N:
+    q = trak_pb_write_tag(q, TRAK_PB_DebugAnnotation_string_value, TRAK_PB_WIRE_LEN);
+    q = trak_pb_write_varint(q, o->len);
+    if (o->len) memcpy(q, o->v.s, o->len);
+    return q + o->len;
   default:
     return trak_pb_write_varint_field(q, TRAK_PB_DebugAnnotation_pointer_value,
                                       (uint64_t)(uintptr_t)o->v.p);
@@ -251,17 +260,44 @@ static void put_categories(trak__thread *t, trak__writer *w, trak_pb_buf *b,
   }
 }
 
-static void put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak_opt *o) {
-  trak_pb_nested n = trak_pb_begin_nested_short(b, TRAK_PB_TrackEvent_debug_annotations);
-  uint64_t iid = intern_str(t, w, TRAK__INTERN_ANNOTATION,
-                            TRAK_PB_InternedData_debug_annotation_names, o->name, o->name);
+/* Bytes write_arg_value may write for `o`. */
+static size_t arg_room(const trak_opt *o) {
+  if (o->kind == TRAK__OPT_STRING) return 16 + strlen(o->v.s);
+  return 16 + (o->kind == TRAK__OPT_STRING_N ? o->len : 0);
+}
+
+/* Writes opts[i] (a value, a TRAK__OPT_ARG_FN, or a dictionary or array through its NEST_END)
+** as one DebugAnnotation in field `field` of the message being written: the top level
+** (`top`) names it by interned iid, nested entries by name. Returns the index after it. */
+static size_t put_arg(trak__thread *t, trak__writer *w, trak_pb_buf *b, const trak_opt *opts,
+                      size_t i, size_t n, uint32_t field, int top) {
+  const trak_opt *o = &opts[i++];
+  trak_pb_nested a = trak_pb_begin_nested_short(b, field);
+  uint64_t iid = top ? intern_str(t, w, TRAK__INTERN_ANNOTATION,
+                                  TRAK_PB_InternedData_debug_annotation_names, o->name, o->name)
+                     : 0;
   if (iid)
     trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, iid);
-  else
+  else if (o->name)
     trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, o->name);
-  size_t room = 16 + (o->kind == TRAK__OPT_STRING ? strlen(o->v.s) : 0);
-  if (trak_pb_buf_ensure(b, room)) b->p = write_arg_value(b->p, o);
-  trak_pb_end_nested_short(b, n);
+  if (o->kind == TRAK__OPT_DICT || o->kind == TRAK__OPT_ARRAY) {
+    uint32_t child = o->kind == TRAK__OPT_DICT ? TRAK_PB_DebugAnnotation_dict_entries
+                                               : TRAK_PB_DebugAnnotation_array_values;
+    while (i < n && opts[i].kind != TRAK__OPT_NEST_END) {
+      if (is_arg_kind(opts[i].kind) || opts[i].kind >= TRAK__OPT_DICT)
+        i = put_arg(t, w, b, opts, i, n, child, 0);
+      else
+        i++; /* tracks, flows and the like mean nothing inside an argument */
+    }
+    i += i < n; /* the NEST_END */
+  } else if (o->kind == TRAK__OPT_ARG_FN) {
+    struct trak_event_ctx ctx = {b, t, w};
+    o->v.fn(&ctx, o->user);
+  } else if (trak_pb_buf_ensure(b, arg_room(o))) {
+    b->p = write_arg_value(b->p, o);
+  }
+  trak_pb_end_nested_short(b, a);
+  return i;
 }
 
 /* Encodes one event packet (with its interned data) into `b`. Interned entries created on the
@@ -294,17 +330,14 @@ static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint
     else
       trak_pb_put_string(b, TRAK_PB_TrackEvent_name, ev->name);
   }
-  for (size_t i = 0; i < ev->n; i++) {
+  for (size_t i = 0; i < ev->n;) {
     const trak_opt *o = &ev->opts[i];
+    if (is_arg_kind(o->kind) || o->kind == TRAK__OPT_DICT || o->kind == TRAK__OPT_ARRAY ||
+        o->kind == TRAK__OPT_ARG_FN) {
+      i = put_arg(t, w, b, ev->opts, i, ev->n, TRAK_PB_TrackEvent_debug_annotations, 1);
+      continue;
+    }
     switch (o->kind) {
-    case TRAK__OPT_BOOL:
-    case TRAK__OPT_INT:
-    case TRAK__OPT_UINT:
-    case TRAK__OPT_DOUBLE:
-    case TRAK__OPT_STRING:
-    case TRAK__OPT_POINTER:
-      put_arg(t, w, b, o);
-      break;
     case TRAK__OPT_FLOW:
       trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_flow_ids, o->v.u);
       break;
@@ -320,6 +353,7 @@ static void encode_event(trak__thread *t, trak__writer *w, const event *ev, uint
     default:
       break;
     }
+    i++;
   }
   for (size_t i = 0; i < ev->n; i++) { /* callbacks last: they may add any field */
     if (ev->opts[i].kind != TRAK__OPT_CALLBACK) continue;
@@ -414,7 +448,7 @@ trak_track trak_event_emit(const trak_category *cat, uint32_t type, const char *
                            int dynamic_name, const trak_opt *opts, size_t n) {
   event ev = {cat, type, name, dynamic_name, opts, n, 0, 0, 0};
   for (size_t i = 0; i < n; i++) {
-    ev.has_callback |= opts[i].kind == TRAK__OPT_CALLBACK;
+    ev.has_callback |= opts[i].kind == TRAK__OPT_CALLBACK || opts[i].kind == TRAK__OPT_ARG_FN;
     if (opts[i].kind == TRAK__OPT_TRACK) ev.track = opts[i].v.u;
     if (opts[i].kind == TRAK__OPT_TIMESTAMP) ev.explicit_ts = opts[i].v.u;
   }

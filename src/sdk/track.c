@@ -137,6 +137,25 @@ trak_track trak_track_counter(const char *name, int unit, trak_track parent) {
   return uuid;
 }
 
+int trak_track_describe_once(trak_track uuid, const void *fields, size_t len) {
+  pthread_mutex_lock(&desc_lock);
+  int known = *find_locked(uuid) != NULL;
+  pthread_mutex_unlock(&desc_lock);
+  if (known) return 0;
+  int rc = trak_track_set_descriptor_raw(uuid, fields, len);
+  return rc ? rc : 1;
+}
+
+trak_track trak_track_counter_cached(const char *name, trak_track *cache) {
+  trak_track uuid = trak_track_uuid(name, 0);
+  pthread_mutex_lock(&desc_lock);
+  int known = *find_locked(uuid) != NULL;
+  pthread_mutex_unlock(&desc_lock);
+  if (!known) trak_track_counter(name, TRAK_UNIT_UNSPECIFIED, 0);
+  if (cache) __atomic_store_n(cache, uuid, __ATOMIC_RELAXED);
+  return uuid;
+}
+
 int trak__track_put_descriptor(trak_pb_buf *b, uint64_t uuid) {
   pthread_mutex_lock(&desc_lock);
   desc_entry *e = *find_locked(uuid);

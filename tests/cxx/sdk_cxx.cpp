@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <string>
 
 #include "trak/trak.h"
 
@@ -50,6 +51,21 @@ int main() {
     TRAK_EVENT_END(cat_cxx, TRAK_TRACK(custom), TRAK_TERMINATING_FLOW(1));
     TRAK_COUNTER(cat_cxx, counter, 42);
     TRAK_COUNTER(cat_cxx, counter, 4.5);
+    // std::string arguments (temporaries too), a lambda where TRAK_CALLBACK takes a function,
+    // a counter by name and nested arguments.
+    std::string who = "cxx_string_value";
+    int lambda_calls = 0;
+    TRAK_EVENT_INSTANT(cat_cxx, "cxx_strings", TRAK_ARG("who", who),
+                       TRAK_ARG("tmp", std::string("cxx_temporary_value")),
+                       TRAK_CALLBACK([&](trak_event_ctx *ctx) {
+                         lambda_calls++;
+                         trak_pb_put_string(trak_event_buf(ctx), 1002, "cxx_lambda_field");
+                       }));
+    TRAK_COUNTER(cat_cxx, "cxx named counter", 3);
+    TRAK_EVENT_INSTANT(cat_cxx, "cxx_nested",
+                       TRAK_ARG_DICT("cxx_dict", TRAK_ARG("k", 1), TRAK_ARG("s", who)),
+                       TRAK_ARG_ARRAY("cxx_array", TRAK_VALUE(1.5), TRAK_VALUE("v")));
+    failures += check(lambda_calls == 1, "the lambda runs once");
     const char *dyn = "cxx_dynamic";
     TRAK_EVENT_DYNAMIC(cat_cxx_group, dyn);
     TRAK_EVENT_INSTANT_DYNAMIC(cat_cxx, dyn);
@@ -58,8 +74,17 @@ int main() {
   uint8_t *data = nullptr;
   size_t len = 0;
   failures += check(trak_session_read(s, &data, &len, &err) == 0, "read");
-  static const char *const names[] = {"cxx_scoped", "cxx_instant", "cxx_begin", "cxx_dynamic",
-                                      "cxx track"};
+  static const char *const names[] = {"cxx_scoped",
+                                      "cxx_instant",
+                                      "cxx_begin",
+                                      "cxx_dynamic",
+                                      "cxx track",
+                                      "cxx_string_value",
+                                      "cxx_temporary_value",
+                                      "cxx_lambda_field",
+                                      "cxx named counter",
+                                      "cxx_dict",
+                                      "cxx_array"};
   for (const char *name : names)
     failures += check(count(data, len, name) >= 1, name);
   trak_session_stats st;

@@ -76,10 +76,17 @@ install)
   needed=$(readelf -d "$prefix/$L/libtrak.so.0" | sed -n 's/.*NEEDED.*\[\(.*\)\]/\1/p' | sort)
   extra=$(grep -v -e '^libc\.so' -e '^libm\.so' -e '^libpthread\.so' <<<"$needed" || true)
   [[ -z $extra ]] || fail "libtrak.so needs $extra"
-  # Every public header compiles on its own with only the installed include directory.
+  # Every public header compiles on its own with only the installed include directory: the C
+  # ones as C, the Perfetto-compatible C++ ones (perfetto.h, perfetto/*.h) as C++17.
   for h in "$prefix"/include/trak/*.h; do
+    [[ ${h##*/} == perfetto.h ]] && continue
     echo "#include <trak/${h##*/}>" | cc -std=gnu11 -Wall -Werror -fsyntax-only -x c \
       -I "$prefix/include" - || fail "trak/${h##*/} is not self-contained"
+  done
+  for h in "$prefix"/include/trak/perfetto.h "$prefix"/include/trak/perfetto/*.h; do
+    h=${h#"$prefix"/include/}
+    echo "#include <$h>" | c++ -std=c++17 -Wall -Wpedantic -Werror -fsyntax-only -x c++ \
+      -I "$prefix/include" - || fail "$h is not self-contained"
   done
   ;;
 pkgconfig)
