@@ -305,7 +305,7 @@ int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size
     if (c) trak__ui_put(out, ",", 1);
     trak__ui_json_str(out, trak_query_column_name(q, c));
   }
-  trak__ui_printf(out, "],\"offset\":%" PRId64 ",\"rows\":", offset);
+  trak__ui_puts(out, "],\"rows\":");
   int truncated = 0;
   rc = 0;
   for (int64_t skip = 0; skip < offset && (rc = trak_query_next(q, err)) == 1; skip++)
@@ -314,6 +314,7 @@ int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size
     trak__ui_puts(out, "[]"), truncated = 0; /* fewer rows than the offset */
   else if (rc >= 0)
     rc = emit_rows(q, limit, out, &truncated, err);
-  trak__ui_printf(out, ",\"truncated\":%s}", truncated ? "true" : "false");
+  trak__ui_printf(out, ",\"truncated\":%s,\"offset\":%" PRId64 "}", truncated ? "true" : "false",
+                  offset);
   return finish_query(q, rc, out, err);
 }

@@ -90,7 +90,7 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err);
 
 /* Runs one SQL statement and answers a page of its rows, the `offset` first ones skipped:
-** {"columns":[...],"offset":N,"rows":[[...]...],"truncated":bool}, at most `limit` rows;
+** {"columns":[...],"rows":[[...]...],"truncated":bool,"offset":N}, at most `limit` rows;
 ** truncated says more rows follow. An interrupted statement fails with TRAK_EINVAL. */
 int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size_t limit,
                         trak_ui_buf *out, trak_error *err);
