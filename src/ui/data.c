@@ -276,7 +276,14 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
   }
   trak__ui_put(&pattern, "%", 1);
   trak__ui_sql_str(&sql, pattern.s);
-  trak__ui_puts(&sql, " ESCAPE '\\' ORDER BY ts, id");
+  trak__ui_puts(&sql, " ESCAPE '\\' OR arg_set_id IN (SELECT arg_set_id FROM args WHERE "
+                      "display_value LIKE ");
+  trak__ui_sql_str(&sql, pattern.s);
+  trak__ui_puts(&sql, " ESCAPE '\\')");
+  char *end;
+  long long id = strtoll(text, &end, 10);
+  if (*text && !*end) trak__ui_printf(&sql, " OR id = %lld", id); /* a number: a slice id too */
+  trak__ui_puts(&sql, " ORDER BY ts, id");
   int rc = 0, truncated = 0;
   if (sql.oom || pattern.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_puts(out, "{\"rows\":");

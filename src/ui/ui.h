@@ -69,7 +69,8 @@ int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err);
 
-/* Slices whose name contains `text` (ASCII case-insensitive), in time order, at most `limit`:
+/* Slices whose name or an arg's value contains `text` (ASCII case-insensitive), or whose id is
+** `text` when it is a number, in time order, at most `limit`:
 ** {"rows":[[id,ts,dur,track_id,depth]...],"truncated":bool}. */
 int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
                     trak_error *err);
