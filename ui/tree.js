@@ -92,10 +92,8 @@ function treeBuild(t, screenH) {
   };
   const bySort = (a, b) => (a.sort ?? Infinity) - (b.sort ?? Infinity);
   const roots = [];
-  for (const tr of global.sort(byOrdering(null))) {
-    const n = trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null);
-    if (n) roots.push(n);
-  }
+  roots.push(...mergeAsync(global.sort(byOrdering(null))
+    .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
   if (annotations.length) {
     const g = node('annotations', 'Annotations', 'header', { h: HEADER_H });
     g.children = annotations.sort(byOrdering(null)).map((tr) => trackNode(tr, `annotations (${tr.metric})`)).filter(Boolean);

@@ -282,8 +282,10 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
   trak__ui_puts(&sql, " ESCAPE '\\')");
   char *end;
   long long id = strtoll(text, &end, 10);
-  if (*text && !*end) trak__ui_printf(&sql, " OR id = %lld", id); /* a number: a slice id too */
-  trak__ui_puts(&sql, " ORDER BY ts, id");
+  if (*text && !*end) /* a number: a slice id too, that slice first */
+    trak__ui_printf(&sql, " OR id = %lld ORDER BY id = %lld DESC, ts, id", id, id);
+  else
+    trak__ui_puts(&sql, " ORDER BY ts, id");
   int rc = 0, truncated = 0;
   if (sql.oom || pattern.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_puts(out, "{\"rows\":");

@@ -70,7 +70,7 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
                    trak_ui_buf *out, trak_error *err);
 
 /* Slices whose name or an arg's value contains `text` (ASCII case-insensitive), or whose id is
-** `text` when it is a number, in time order, at most `limit`:
+** `text` when it is a number (that slice first), in time order, at most `limit`:
 ** {"rows":[[id,ts,dur,track_id,depth]...],"truncated":bool}. */
 int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
                     trak_error *err);
