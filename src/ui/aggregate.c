@@ -33,15 +33,7 @@ static int within(const trak_ui_slice *parent, const trak_ui_slice *child) {
 
 /* Index of the first slice of `l` starting at or after `ts`. */
 static size_t first_starting_at(const trak_ui_line *l, int64_t ts) {
-  size_t lo = 0, hi = l->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (l->v[mid].ts < ts)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
+  return trak__ui_first_at(l->v, l->n, sizeof *l->v, ts);
 }
 
 /* The summed duration of the ended children of slice `s` at depth `d` of `t`. */
@@ -212,6 +204,26 @@ static void flame_add(flame *f, const trak_ui_track *t, size_t d, const trak_ui_
       flame_add(f, t, d + 1, &l->v[i], node, start, end);
 }
 
+static int cmp_desc(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* The smallest total a node may have to be answered: 0 (all) up to MAX_FLAME_NODES nodes, else
+** the MAX_FLAME_NODES-th largest total (a screen shows no more; ties may keep a few more). */
+#define MAX_FLAME_NODES 20000
+static int64_t smallest_kept(const flame *f) {
+  if (f->n <= MAX_FLAME_NODES) return 0;
+  int64_t *totals = malloc(f->n * sizeof *totals);
+  if (!totals) return 0;
+  for (size_t i = 0; i < f->n; i++)
+    totals[i] = f->v[i].total;
+  qsort(totals, f->n, sizeof *totals, cmp_desc);
+  int64_t min = totals[MAX_FLAME_NODES - 1];
+  free(totals);
+  return min > 0 ? min : 1;
+}
+
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
@@ -227,13 +239,22 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
           flame_add(&f, t, d, &l->v[i], -1, start, end);
     }
   }
+  int64_t min_total = f.oom ? 0 : smallest_kept(&f);
+  int64_t *index = f.oom ? NULL : malloc((f.n ? f.n : 1) * sizeof *index);
+  if (!index) f.oom = 1;
   trak__ui_puts(out, "[");
-  for (size_t i = 0; i < f.n; i++) {
-    trak__ui_printf(out, "%s%" PRId64 ",", i ? ",[" : "[", f.v[i].parent);
+  for (size_t i = 0, kept = 0; index && i < f.n; i++) {
+    /* A parent's total is at least its child's: the nodes kept are closed under parents. */
+    index[i] = -1;
+    if (f.v[i].total < min_total) continue;
+    index[i] = (int64_t)kept;
+    int64_t parent = f.v[i].parent < 0 ? -1 : index[f.v[i].parent];
+    trak__ui_printf(out, "%s%" PRId64 ",", kept++ ? ",[" : "[", parent);
     trak__ui_json_str(out, trak__ui_cache_name(c, f.v[i].name));
     trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", f.v[i].total, f.v[i].count);
   }
   trak__ui_put(out, "]", 1);
+  free(index);
   free(f.v);
   free(f.slots);
   if (f.oom || out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");

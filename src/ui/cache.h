@@ -78,17 +78,23 @@ typedef struct trak_ui_cache {
   size_t slots;
 } trak_ui_cache;
 
-/* First index of the values of `t` at or after `ts`. */
-static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64_t ts) {
-  size_t lo = 0, hi = t->n_values;
+/* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
+** their first member (trak_ui_slice, trak_ui_value), whose time is at or after `ts`. */
+static inline size_t trak__ui_first_at(const void *base, size_t n, size_t stride, int64_t ts) {
+  size_t lo = 0, hi = n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (t->values[mid].ts < ts)
+    if (*(const int64_t *)((const char *)base + mid * stride) < ts)
       lo = mid + 1;
     else
       hi = mid;
   }
   return lo;
+}
+
+/* First index of the values of `t` at or after `ts`. */
+static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64_t ts) {
+  return trak__ui_first_at(t->values, t->n_values, sizeof *t->values, ts);
 }
 
 /* Reads the tables of `p` (finished). Returns 0, TRAK_ENOMEM, or a query's error. */

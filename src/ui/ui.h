@@ -81,7 +81,8 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
 ** "counters":[[track,count,min,max,avg,delta]...]}.
 ** (`r.px` is not used.) Flame graph: [[parent,name,total,count]...], one node per name stack, the
 *node's index its
-** position, parent -1 for a root, parents before children. */
+** position, parent -1 for a root, parents before children; at most about 20000 nodes, the
+** largest (a parent is never smaller than its child, so every kept node's parent is kept). */
 int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,

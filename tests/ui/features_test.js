@@ -8,27 +8,15 @@
 //   node features_test.js TRAK SDK_DEMO OUT_DIR
 'use strict';
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const common = require('./common.js');
 
 const [trak, sdkDemo, outDir] = process.argv.slice(2);
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const LABEL_W = 230, PIN_X = LABEL_W - 18;
-
-function startUi(trace) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(trak, ['ui', trace], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`trak ui exited with ${code}: ${out}`)));
-  });
-}
 
 // Rows of `trak query TRACE SQL` (CSV with a header) as arrays of strings.
 function query(trace, sql) {
@@ -36,34 +24,8 @@ function query(trace, sql) {
   return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).slice(0, -1).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
 }
 
-const state = (page) => page.evaluate(() => window.trakViewer.state());
-async function settle(page) {
-  await page.waitForFunction(() => {
-    const s = window.trakViewer && window.trakViewer.state();
-    return s && s.answers > 0 && s.idle && s.fresh;
-  }, null, { timeout: 30000 });
-  await page.waitForTimeout(100);
-  return state(page);
-}
-
-async function screenshot(page, name) {
-  const file = path.join(outDir, name);
-  const png = await page.screenshot({ path: file });
-  const colours = await page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
-    return seen.size;
-  }, png.toString('base64'));
-  assert.ok(colours > 20, `screenshot ${name} looks blank (${colours} colours)`);
-}
+const { state, settle } = common;
+const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));
 
 const rowOf = (s, re) => { const r = s.rows.find((x) => re.test(x.label)); assert.ok(r, `no row ${re} in ${s.rows.map((x) => x.label)}`); return r; };
 
@@ -366,7 +328,7 @@ async function asyncLanes(browser) {
   const errors = [];
   let ui;
   try {
-    ui = await startUi(trace);
+    ui = await common.startUi(trak, trace);
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 }, acceptDownloads: true });
     context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
     const page = await context.newPage();
