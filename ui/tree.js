@@ -22,8 +22,9 @@ function byOrdering(ordering) {
   return (a, b) => a.id - b.id;
 }
 
-// Builds the tree from the /api/tracks answer. Collapses the processes when the whole tree would
-// be taller than `screenH` three times over (as Perfetto shows processes collapsed).
+// Builds the tree from the /api/tracks answer. Collapses the processes when there are several and
+// the whole tree would be taller than `screenH` three times over (as Perfetto shows processes
+// collapsed); a lone process stays open.
 function treeBuild(t, screenH) {
   const procs = new Map(t.processes.map(([upid, pid, name, sort]) => [upid, { upid, pid, name, sort, tracks: [], threads: [] }]));
   const threads = new Map(t.threads.map(([utid, tid, name, upid, sort, main]) => [utid, { utid, tid, name, upid, sort, main, tracks: [] }]));
@@ -132,7 +133,7 @@ function treeBuild(t, screenH) {
   let total = 0;
   const walk = (n) => { total += n.h; n.children.forEach(walk); };
   roots.forEach(walk);
-  if (total > screenH * 3) for (const p of procList) tree.collapsed.add(`p${p.upid}`);
+  if (total > screenH * 3 && procList.length > 1) for (const p of procList) tree.collapsed.add(`p${p.upid}`);
 }
 
 // Slice tracks under a node (itself included), for a collapsed group's summary: at most `cap`.

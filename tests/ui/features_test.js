@@ -199,9 +199,11 @@ async function navigation(page, box) {
   await screenshot(page, 'ui-flags.png');
   await page.mouse.click(box.x + 820, box.y + 12);
   assert.equal((await state(page)).flags.length, 1);
-  // Double-click on a slice zooms to it; on the empty ruler-free space of a header, zooms in.
+  // Double-click on a slice zooms to it; on the empty timeline of a header row, zooms in.
+  await page.evaluate(() => { const v = window.trakViewer; v.setRange(v.state().traceStart, v.state().traceEnd); });
   s = await settle(page);
   const d = s.slices.find((x) => !x.instant && x.w > 30 && x.w < 600 && x.y > 40 && x.y < 500 && x.dur > 0);
+  assert.ok(d, 'a slice to double-click');
   await page.mouse.dblclick(box.x + d.x + d.w / 2, box.y + d.y + d.h / 2);
   s = await settle(page);
   assert.ok(Math.abs(s.end - s.start - d.dur * 1.2) <= 20 + d.dur * 0.01, `${s.end - s.start} vs ${d.dur}`);
