@@ -2,7 +2,8 @@
 ** Benchmark of the timeline viewer's server side (src/ui/): imports a trace, then times what
 ** `trak ui` does before and while a page shows it: starting the server (the track list), the
 ** first screen's answers (slices and counters of every track and the flows over the whole
-** trace at 1200 pixels), and zoom and pan steps. Optionally writes `trak html` of a second
+** trace at 1200 pixels), zoom and pan steps, a group's collapse, and the area selection's
+** aggregates and flame graph over every track. Optionally writes `trak html` of a second
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
@@ -131,6 +132,25 @@ int main(int argc, char **argv) {
   qsort(ms, STEPS, sizeof *ms, bench_cmp_double);
   printf("pan/zoom (server time, all tracks): median %.1f ms, max %.1f ms over %d steps\n",
          ms[STEPS / 2], ms[STEPS - 1], STEPS);
+  /* Collapse or expand: the page asks for the summary's tracks (every slice track of the
+  ** group) at screen resolution, as for a screen. */
+  double collapse_ms = screen(c, &t, t.start, t.end, &bytes);
+  printf("collapse/expand (a group of every slice track, whole trace): %.1f ms\n", collapse_ms);
+  /* Area selection over every track: the whole trace and a tenth of it. */
+  for (int part = 1; part <= 10; part *= 10) {
+    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
+    const char *what[] = {"aggregates", "flame graph"};
+    for (int k = 0; k < 2; k++) {
+      trak_ui_buf out = {0};
+      t0 = bench_now_sec();
+      int rc = k ? trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)
+                 : trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL);
+      if (rc) return 1;
+      printf("area selection %s (%zu tracks, 1/%d of the trace): %.1f ms, %zu bytes\n", what[k],
+             t.n_slice, part, (bench_now_sec() - t0) * 1e3, out.len);
+      trak__ui_buf_free(&out);
+    }
+  }
   if (argc > 2) html_size(argv[2]);
   html_size(argv[1]);
   trak__ui_cache_free(c);

@@ -8,6 +8,7 @@
 #include <inttypes.h>
 #include <ifaddrs.h>
 #include <netinet/in.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -264,6 +265,66 @@ static void flows_details_search_query(void **state) {
   expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n", "  "), 400, "no SQL");
 }
 
+/* Area selection: the steps from 10 us to 19 us (closed range: the one ending at 10 us too). */
+static void aggregate_flamegraph_paging(void **state) {
+  fixture *f = *state;
+  /* 11 steps of 1000 ns, each with a 500 ns child: self 500 each. */
+  expect(getf(f, "/api/aggregate?tracks=%" PRId64 ",%" PRId64 "&start=10000&end=19000",
+              f->main_track, f->counter_track),
+         200, "{\"slices\":[[\"step\",11,11000,1000,5500],[\"inner\",10,5000,500,5000]]");
+  /* load: values 1 at 10 us only (steps every 10 us): count 1, delta 0. */
+  expect(getf(f, "/api/aggregate?tracks=%" PRId64 "&start=10000&end=19000", f->counter_track), 200,
+         "\"counters\":[[");
+  expect(getf(f, "/api/flamegraph?tracks=%" PRId64 "&start=10000&end=19000", f->main_track), 200,
+         "[[-1,\"step\",11000,11],[0,\"inner\",5000,10]]");
+  expect(getf(f, "/api/aggregate?tracks=%" PRId64 "&start=5&end=1", f->main_track), 400,
+         "bad range");
+  /* Paging: rows 995.. of 1000. */
+  expect(request(f, "POST", "/api/query?offset=995", "X-Trak-Request: 1\r\n",
+                 "select ts from slice where name = 'step' order by ts"),
+         200,
+         "\"rows\":[[995000],[996000],[997000],[998000],[999000]],\"truncated\":false,"
+         "\"offset\":995}");
+  expect(request(f, "POST", "/api/query?offset=-1", "X-Trak-Request: 1\r\n", "select 1"), 400,
+         "offset");
+}
+
+static void *long_query(void *arg) {
+  reply *r = malloc(sizeof *r);
+  *r = request(arg, "POST", "/api/query", "X-Trak-Request: 1\r\n",
+               "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+               "SELECT count(*) FROM c");
+  return r;
+}
+
+/* A query without end: the timeline keeps answering, SQL answers are busy, cancel ends it. */
+static void cancel_running_query(void **state) {
+  fixture *f = *state;
+  pthread_t t;
+  assert_int_equal(pthread_create(&t, NULL, long_query, f), 0);
+  int cancelled = 0;
+  for (int i = 0; i < 500 && !cancelled; i++) {
+    reply busy = get(f, "/api/search?q=step");
+    if (busy.status == 503) {
+      expect(getf(f, "/api/slices?tracks=%" PRId64 "&start=0&end=10&px=1", f->main_track), 200,
+             "step");
+      reply c = request(f, "POST", "/api/cancel", "X-Trak-Request: 1\r\n", "");
+      cancelled = strstr(c.body, "true") != NULL;
+      free(c.body);
+    } else {
+      usleep(10000);
+    }
+    free(busy.body);
+  }
+  assert_true(cancelled);
+  reply *r;
+  pthread_join(t, (void **)&r);
+  expect(*r, 400, "interrupted");
+  free(r);
+  expect(get(f, "/api/search?q=don"), 200, "\"rows\":[["); /* free again */
+  expect(request(f, "POST", "/api/cancel", NULL, ""), 403, "X-Trak-Request");
+}
+
 static void bad_requests_get_errors(void **state) {
   fixture *f = *state;
   expect(get(f, "/api/slices?tracks=1&start=0&end=10"), 400, "missing argument 'px'");
@@ -390,6 +451,8 @@ int main(void) {
       cmocka_unit_test(slices_endpoint),
       cmocka_unit_test(counters_endpoint),
       cmocka_unit_test(flows_details_search_query),
+      cmocka_unit_test(aggregate_flamegraph_paging),
+      cmocka_unit_test(cancel_running_query),
       cmocka_unit_test(bad_requests_get_errors),
       cmocka_unit_test(loopback_only_by_default),
       cmocka_unit_test(html_report_is_self_contained),

@@ -26,16 +26,22 @@ class ServerBackend {
   alerts() { return this.get('api/alerts'); }
   details(id) { return this.get('api/slice', { id }); }
   search(q) { return this.get('api/search', { q }); }
+  aggregate(ids, r) { return this.get('api/aggregate', { tracks: ids.join(','), start: r.start, end: r.end }); }
+  flamegraph(ids, r) { return this.get('api/flamegraph', { tracks: ids.join(','), start: r.start, end: r.end }); }
 
-  async query(sql) {
-    // The custom header is what lets the server tell this page from a cross-site form.
-    const r = await fetch('api/query', {
-      method: 'POST', headers: { 'X-Trak-Request': '1', 'Content-Type': 'text/plain' }, body: sql,
+  // The custom header is what lets the server tell this page from a cross-site form.
+  async post(path, body) {
+    const r = await fetch(path, {
+      method: 'POST', headers: { 'X-Trak-Request': '1', 'Content-Type': 'text/plain' }, body,
     });
-    const body = await r.json();
-    if (!r.ok) throw new Error(body.error || r.statusText);
-    return body;
+    const answer = await r.json();
+    if (!r.ok) throw new Error(answer.error || r.statusText);
+    return answer;
   }
+
+  // A page of 10000 rows from `offset`: {columns, rows, truncated, offset}.
+  query(sql, offset = 0) { return this.post(`api/query?offset=${offset}`, sql); }
+  cancel() { return this.post('api/cancel', ''); }
 }
 
 // Column of a timestamp at a range's resolution; -1 for one before the range.
@@ -127,17 +133,70 @@ class EmbeddedBackend {
     throw new Error(`slice ${id} is not in this report`);
   }
 
+  // Names (and ids) of the slices in the file; args only of those with details inlined.
   async search(q) {
     const needle = q.toLowerCase();
     const rows = [];
     for (const [track, entries] of Object.entries(this.d.slices)) {
       for (const e of entries) {
-        if (e[4] && e[4].toLowerCase().includes(needle)) rows.push([e[3], e[1], e[2], Number(track), e[0]]);
+        const d = this.d.details[e[3]];
+        if ((e[4] && e[4].toLowerCase().includes(needle)) || String(e[3]) === q ||
+            (d && d.args.some((a) => String(a[1]).toLowerCase().includes(needle)))) rows.push([e[3], e[1], e[2], Number(track), e[0]]);
       }
     }
     rows.sort((a, b) => a[1] - b[1] || a[0] - b[0]);
     return { rows: rows.slice(0, 10000), truncated: rows.length > 10000 };
   }
 
+  // The area selection from the slices in the file (all of them unless it says it summarised):
+  // as the server's answers, with a child found by time one depth down instead of parent_id.
+  selected(ids, r, fn) {
+    for (const id of ids) {
+      const byDepth = [];
+      for (const e of this.d.slices[id] || []) (byDepth[e[0]] = byDepth[e[0]] || []).push(e);
+      const kids = (e) => (byDepth[e[0] + 1] || []).filter((c) => c[1] >= e[1] && (c[1] < e[1] + e[2] || c[1] === e[1]) && c[2] >= 0);
+      const inRange = (e) => e[2] >= 0 && e[1] <= r.end && e[1] + e[2] >= r.start;
+      fn(byDepth, kids, inRange);
+    }
+  }
+
+  async aggregate(ids, r) {
+    const by = new Map();
+    this.selected(ids, r, (byDepth, kids, inRange) => {
+      for (const line of byDepth) for (const e of line || []) {
+        if (!inRange(e)) continue;
+        const a = by.get(e[4]) || [e[4], 0, 0, 0, 0];
+        a[1]++; a[2] += e[2]; a[4] += e[2] - kids(e).reduce((s, c) => s + c[2], 0);
+        by.set(e[4], a);
+      }
+    });
+    const slices = [...by.values()].map((a) => [a[0], a[1], a[2], a[2] / a[1], a[4]]);
+    slices.sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])));
+    const counters = [];
+    for (const id of ids) {
+      const v = (this.d.counters[id] || []).filter((e) => e[0] >= r.start && e[0] <= r.end);
+      if (!v.length) continue;
+      counters.push([id, v.length, Math.min(...v.map((e) => e[1])), Math.max(...v.map((e) => e[2])),
+        v.reduce((s, e) => s + e[3], 0) / v.length, v[v.length - 1][3] - v[0][3]]);
+    }
+    return { slices, counters };
+  }
+
+  async flamegraph(ids, r) {
+    const nodes = [], index = new Map();
+    const add = (e, parent, kids, inRange) => {
+      const key = `${parent}\u0000${e[4]}`;
+      let n = index.get(key);
+      if (n === undefined) { n = nodes.length; nodes.push([parent, e[4], 0, 0]); index.set(key, n); }
+      nodes[n][2] += e[2]; nodes[n][3]++;
+      for (const c of kids(e)) if (inRange(c)) add(c, n, kids, inRange);
+    };
+    this.selected(ids, r, (byDepth, kids, inRange) => {
+      for (const e of byDepth[0] || []) if (inRange(e)) add(e, -1, kids, inRange);
+    });
+    return nodes;
+  }
+
+  async cancel() { return { cancelled: false }; }
   async query() { throw new Error('SQL needs the trace: open it with `trak ui`'); }
 }

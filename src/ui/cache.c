@@ -144,8 +144,9 @@ static void widen(trak_ui_cache *c, int64_t start, int64_t end) {
 
 static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   trak_query *q;
-  int rc =
-      trak_query_open(p, "SELECT track_id, depth, ts, dur, id, name FROM slice", &q, NULL, err);
+  int rc = trak_query_open(
+      p, "SELECT track_id, depth, ts, dur, id, name, parent_id IS NOT NULL FROM slice", &q, NULL,
+      err);
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
     int64_t depth = trak_query_int(q, 1);
@@ -165,6 +166,7 @@ static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
     s->dur = trak_query_int(q, 3);
     s->id = trak_query_int(q, 4);
     s->name = intern(c, trak_query_string(q, 5));
+    s->has_parent = trak_query_int(q, 6) != 0;
     widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
   trak_query_free(q);

@@ -15,6 +15,7 @@
 typedef struct trak_ui_slice {
   int64_t ts, dur, id; /* dur -1: did not end */
   uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
+  uint32_t has_parent; /* parent_id is set: the slice nests in one a depth above (in padding) */
 } trak_ui_slice;
 
 /* The end of a slice: INT64_MAX when it did not end, or when ts + dur would overflow. */
@@ -29,6 +30,19 @@ typedef struct trak_ui_line {
   int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search) */
   size_t n, cap;
 } trak_ui_line;
+
+/* First index of `l` whose slice may end at or after `t` (max_end is nondecreasing). */
+static inline size_t trak__ui_line_first_ending_after(const trak_ui_line *l, int64_t t) {
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (l->max_end[mid] < t)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
 
 typedef struct trak_ui_value {
   int64_t ts;
@@ -63,6 +77,25 @@ typedef struct trak_ui_cache {
   uint32_t *table; /* open addressing over names */
   size_t slots;
 } trak_ui_cache;
+
+/* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
+** their first member (trak_ui_slice, trak_ui_value), whose time is at or after `ts`. */
+static inline size_t trak__ui_first_at(const void *base, size_t n, size_t stride, int64_t ts) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (*(const int64_t *)((const char *)base + mid * stride) < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* First index of the values of `t` at or after `ts`. */
+static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64_t ts) {
+  return trak__ui_first_at(t->values, t->n_values, sizeof *t->values, ts);
+}
 
 /* Reads the tables of `p` (finished). Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err);

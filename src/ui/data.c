@@ -135,19 +135,6 @@ int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
   return rc;
 }
 
-/* First index of `l` whose slice may end at or after `t` (max_end is nondecreasing). */
-static size_t first_ending_after(const trak_ui_line *l, int64_t t) {
-  size_t lo = 0, hi = l->n;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (l->max_end[mid] < t)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* The pixel column of `ts` in `r`; NO_COLUMN for a time before the range. Computed on unsigned
 ** differences: any two int64 times are less than 2^64 apart. */
 #define NO_COLUMN UINT64_MAX
@@ -160,7 +147,7 @@ static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
 ** (NO_COLUMN gathers those that began before the range). */
 static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t depth,
                         const trak_ui_range *r, trak_ui_buf *out, int *first) {
-  size_t i = first_ending_after(l, r->start);
+  size_t i = trak__ui_line_first_ending_after(l, r->start);
   while (i < l->n && l->v[i].ts <= r->end) {
     uint64_t col = column_of(l->v[i].ts, r);
     const trak_ui_slice *best = NULL;
@@ -231,23 +218,10 @@ static void flush_column(trak_ui_buf *out, column *c, int *first) {
   c->used = 0;
 }
 
-/* First index of values at or after `t`. */
-static size_t first_value_at(const trak_ui_track *t, int64_t ts) {
-  size_t lo = 0, hi = t->n_values;
-  while (lo < hi) {
-    size_t mid = lo + (hi - lo) / 2;
-    if (t->values[mid].ts < ts)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo;
-}
-
 /* The value in force at start, one entry per column inside, and the next value after end. */
 static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
                            trak_ui_buf *out) {
-  size_t i = first_value_at(t, r->start);
+  size_t i = trak__ui_track_first_value_at(t, r->start);
   if (i > 0) i--; /* the value in force at start */
   column col = {0};
   int first = 1;
@@ -302,7 +276,16 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
   }
   trak__ui_put(&pattern, "%", 1);
   trak__ui_sql_str(&sql, pattern.s);
-  trak__ui_puts(&sql, " ESCAPE '\\' ORDER BY ts, id");
+  trak__ui_puts(&sql, " ESCAPE '\\' OR arg_set_id IN (SELECT arg_set_id FROM args WHERE "
+                      "display_value LIKE ");
+  trak__ui_sql_str(&sql, pattern.s);
+  trak__ui_puts(&sql, " ESCAPE '\\')");
+  char *end;
+  long long id = strtoll(text, &end, 10);
+  if (*text && !*end) /* a number: a slice id too, that slice first */
+    trak__ui_printf(&sql, " OR id = %lld ORDER BY id = %lld DESC, ts, id", id, id);
+  else
+    trak__ui_puts(&sql, " ORDER BY ts, id");
   int rc = 0, truncated = 0;
   if (sql.oom || pattern.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_puts(out, "{\"rows\":");
@@ -318,8 +301,8 @@ int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err) {
                        NULL, err);
 }
 
-int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
-                   trak_error *err) {
+int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size_t limit,
+                        trak_ui_buf *out, trak_error *err) {
   trak_query *q;
   const char *tail;
   int rc = trak_query_open(p, sql, &q, &tail, err);
@@ -332,8 +315,15 @@ int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf
     trak__ui_json_str(out, trak_query_column_name(q, c));
   }
   trak__ui_puts(out, "],\"rows\":");
-  int truncated;
-  rc = emit_rows(q, limit, out, &truncated, err);
-  trak__ui_printf(out, ",\"truncated\":%s}", truncated ? "true" : "false");
+  int truncated = 0;
+  rc = 0;
+  for (int64_t skip = 0; skip < offset && (rc = trak_query_next(q, err)) == 1; skip++)
+    continue;
+  if (rc >= 0 && offset > 0 && rc == 0)
+    trak__ui_puts(out, "[]"), truncated = 0; /* fewer rows than the offset */
+  else if (rc >= 0)
+    rc = emit_rows(q, limit, out, &truncated, err);
+  trak__ui_printf(out, ",\"truncated\":%s,\"offset\":%" PRId64 "}", truncated ? "true" : "false",
+                  offset);
   return finish_query(q, rc, out, err);
 }

@@ -1,7 +1,8 @@
 /*
 ** This file holds `trak ui`'s HTTP server, on libmicrohttpd: it serves the embedded viewer files
 ** and answers the viewer's /api/ requests from the processor. It binds to 127.0.0.1 unless told
-** otherwise, answers one request at a time (a processor is single-threaded), and refuses what a
+** otherwise, answers one request at a time (a processor is single-threaded; SQL runs on the
+** runner's thread, runner.c, so that it can be cancelled), and refuses what a
 ** web page elsewhere could send it: a Host that is not this machine (DNS rebinding) and a SQL
 ** POST without the viewer's own header (a cross-site form cannot add one).
 */
@@ -26,14 +27,18 @@ struct trak_ui_server {
   trak_processor *p;
   int loopback; /* bound to loopback: only local Host headers are accepted */
   uint16_t port;
-  trak_ui_cache *cache; /* the timeline, read once at start */
-  trak_ui_buf tracks;   /* /api/tracks, computed once at start */
+  trak_ui_cache *cache;   /* the timeline, read once at start */
+  trak_ui_buf tracks;     /* /api/tracks, computed once at start */
+  trak_ui_runner *runner; /* SQL on its own thread; who uses the processor */
 };
 
 /* One request's state across libmicrohttpd's calls: the POST body as it arrives. */
 typedef struct request {
   trak_ui_buf body;
   int too_big;
+  int started;              /* the SQL runs in the runner; the connection is suspended */
+  trak_ui_job job;          /* its answer */
+  struct MHD_Connection *c; /* to resume when the job is done */
 } request;
 
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *mime,
@@ -116,18 +121,43 @@ static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_e
   return 0;
 }
 
+/* The GET answers that run SQL: only when the runner has no query going (else 503). */
+static enum MHD_Result sql_get(trak_ui_server *s, struct MHD_Connection *c, const char *what) {
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  int rc;
+  int64_t a;
+  int known = !strcmp(what, "alerts") || !strcmp(what, "slice") || !strcmp(what, "search");
+  if (!known) return send_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint");
+  if (trak__ui_runner_acquire(s->runner))
+    return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "a query is running (cancel it or wait)");
+  if (!strcmp(what, "alerts")) {
+    rc = trak__ui_alerts(s->p, &out, &err);
+  } else if (!strcmp(what, "slice")) {
+    rc = int_arg(c, "id", &a, &err);
+    if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);
+  } else {
+    const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
+    rc = q && *q ? trak__ui_search(s->p, q, MAX_ROWS, &out, &err)
+                 : trak_error_set(&err, TRAK_EINVAL, "missing argument 'q'");
+  }
+  trak__ui_runner_release(s->runner);
+  return send_answer(c, &out, rc, &err);
+}
+
 typedef int (*tracks_answer)(const trak_ui_cache *, const int64_t *, size_t, const trak_ui_range *,
                              trak_ui_buf *, trak_error *);
 
-/* /api/slices and /api/counters: tracks, start, end and px arguments. */
-static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer fn,
+/* /api/slices and /api/counters (tracks, start, end and px arguments), /api/aggregate and
+** /api/flamegraph (no px). */
+static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer fn, int with_px,
                      trak_ui_buf *out, trak_error *err) {
-  trak_ui_range r;
+  trak_ui_range r = {.px = 1};
   int64_t *ids;
   size_t n;
   int rc = int_arg(c, "start", &r.start, err);
   if (!rc) rc = int_arg(c, "end", &r.end, err);
-  if (!rc) rc = int_arg(c, "px", &r.px, err);
+  if (!rc && with_px) rc = int_arg(c, "px", &r.px, err);
   if (!rc) rc = track_list(c, &ids, &n, err);
   if (rc) return rc;
   rc = fn(s->cache, ids, n, &r, out, err);
@@ -144,24 +174,19 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
     return send_text(c, MHD_HTTP_OK, "application/json", s->tracks.s, s->tracks.len,
                      MHD_RESPMEM_PERSISTENT);
   } else if (!strcmp(what, "slices")) {
-    rc = per_track(s, c, trak__ui_slices, &out, &err);
+    rc = per_track(s, c, trak__ui_slices, 1, &out, &err);
   } else if (!strcmp(what, "counters")) {
-    rc = per_track(s, c, trak__ui_counters, &out, &err);
+    rc = per_track(s, c, trak__ui_counters, 1, &out, &err);
+  } else if (!strcmp(what, "aggregate")) {
+    rc = per_track(s, c, trak__ui_aggregate, 0, &out, &err);
+  } else if (!strcmp(what, "flamegraph")) {
+    rc = per_track(s, c, trak__ui_flamegraph, 0, &out, &err);
   } else if (!strcmp(what, "flows")) {
     rc = int_arg(c, "start", &a, &err);
     if (!rc) rc = int_arg(c, "end", &b, &err);
     if (!rc) rc = trak__ui_flows(s->cache, a, b, MAX_FLOWS, &out, &err);
-  } else if (!strcmp(what, "alerts")) {
-    rc = trak__ui_alerts(s->p, &out, &err);
-  } else if (!strcmp(what, "slice")) {
-    rc = int_arg(c, "id", &a, &err);
-    if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);
-  } else if (!strcmp(what, "search")) {
-    const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
-    rc = q && *q ? trak__ui_search(s->p, q, MAX_ROWS, &out, &err)
-                 : trak_error_set(&err, TRAK_EINVAL, "missing argument 'q'");
   } else {
-    return send_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint");
+    return sql_get(s, c, what);
   }
   return send_answer(c, &out, rc, &err);
 }
@@ -178,20 +203,56 @@ static int local_host(struct MHD_Connection *c) {
   return 0;
 }
 
+/* Resumes the connection whose query the runner finished (called on the runner's thread). */
+static void query_done(void *arg) {
+  request *req = arg;
+  MHD_resume_connection(req->c);
+}
+
+/* POST /api/query: starts the SQL on the runner and suspends the connection; once resumed,
+** sends the answer. `offset` (a GET argument, default 0) skips that many rows: a page. */
+static enum MHD_Result query_post(trak_ui_server *s, struct MHD_Connection *c, request *req) {
+  if (req->started) {
+    enum MHD_Result ret = send_answer(c, &req->job.out, req->job.rc, &req->job.err);
+    req->job.out = (trak_ui_buf){0}; /* sent or freed by send_answer */
+    return ret;
+  }
+  if (!req->body.s || memchr(req->body.s, 0, req->body.len))
+    return send_error(c, MHD_HTTP_BAD_REQUEST, "the body must be SQL text");
+  trak_error err = {0};
+  int64_t offset = 0;
+  if (MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "offset") &&
+      (int_arg(c, "offset", &offset, &err) || offset < 0))
+    return send_error(c, MHD_HTTP_BAD_REQUEST, "argument 'offset' must be a row count");
+  req->job = (trak_ui_job){.sql = req->body.s, .offset = offset, .limit = MAX_ROWS};
+  req->c = c;
+  req->started = 1;
+  MHD_suspend_connection(c);
+  int rc = trak__ui_runner_start(s->runner, &req->job, query_done, req);
+  if (rc) {
+    MHD_resume_connection(c);
+    req->started = 0;
+    return send_error(
+        c, rc == TRAK_ESTATE ? MHD_HTTP_SERVICE_UNAVAILABLE : MHD_HTTP_INTERNAL_SERVER_ERROR,
+        rc == TRAK_ESTATE ? "a query is running (cancel it or wait)" : "cannot start the query");
+  }
+  return MHD_YES;
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state) {
   trak_ui_server *s = cls;
   int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
   int is_post = !strcmp(method, "POST");
-  int is_query = !strcmp(url, "/api/query");
+  int is_query = !strcmp(url, "/api/query") || !strcmp(url, "/api/cancel");
   request *req = *state;
   if (!req) { /* first call: headers only; refuse early what will never be answered */
     if (s->loopback && !local_host(c))
       return send_error(c, MHD_HTTP_FORBIDDEN, "Host must be 127.0.0.1 or localhost");
     if (is_query ? !is_post : !is_get)
       return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                        is_query ? "use POST for /api/query" : "use GET");
+                        is_query ? "use POST for /api/query and /api/cancel" : "use GET");
     req = calloc(1, sizeof *req);
     if (!req) return MHD_NO;
     *state = req;
@@ -209,12 +270,13 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (req->too_big) return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
     const char *mark = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trak-Request");
     if (!mark) return send_error(c, MHD_HTTP_FORBIDDEN, "missing X-Trak-Request header");
-    if (!req->body.s || memchr(req->body.s, 0, req->body.len))
-      return send_error(c, MHD_HTTP_BAD_REQUEST, "the body must be SQL text");
-    trak_ui_buf out = {0};
-    trak_error err = {0};
-    int rc = trak__ui_query(s->p, req->body.s, MAX_ROWS, &out, &err);
-    return send_answer(c, &out, rc, &err);
+    if (!strcmp(url, "/api/cancel")) {
+      int was = trak__ui_runner_cancel(s->runner);
+      static const char yes[] = "{\"cancelled\":true}", no[] = "{\"cancelled\":false}";
+      return send_text(c, MHD_HTTP_OK, "application/json", was ? yes : no,
+                       was ? sizeof yes - 1 : sizeof no - 1, MHD_RESPMEM_PERSISTENT);
+    }
+    return query_post(s, c, req);
   }
   if (!strncmp(url, "/api/", 5)) return api_get(s, c, url + 5);
   const trak_ui_asset *a = trak__ui_asset_find(!strcmp(url, "/") ? "index.html" : url + 1);
@@ -227,6 +289,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
   request *req = *state;
   if (!req) return;
   trak__ui_buf_free(&req->body);
+  trak__ui_buf_free(&req->job.out);
   free(req);
   *state = NULL;
 }
@@ -242,7 +305,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
   if (!s) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   s->p = p;
   s->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
-  int rc = trak__ui_cache_new(p, &s->cache, err);
+  int rc = trak__ui_runner_new(p, &s->runner) ? trak_error_set(err, TRAK_ENOMEM, "out of memory")
+                                              : trak__ui_cache_new(p, &s->cache, err);
   if (!rc) rc = trak__ui_tracks(p, s->cache, &s->tracks, err);
   if (!rc && s->tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (rc) {
@@ -250,8 +314,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
     return rc;
   }
   s->daemon = MHD_start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL, handle, s,
-      MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
+      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
+      handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
       (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
   if (!s->daemon) {
@@ -271,7 +335,9 @@ uint16_t trak__ui_server_port(const trak_ui_server *s) {
 
 void trak__ui_server_stop(trak_ui_server *s) {
   if (!s) return;
+  trak__ui_runner_close(s->runner); /* a running query ends first: it resumes its connection */
   if (s->daemon) MHD_stop_daemon(s->daemon);
+  trak__ui_runner_free(s->runner);
   trak__ui_buf_free(&s->tracks);
   trak__ui_cache_free(s->cache);
   free(s);

@@ -69,18 +69,64 @@ int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err);
 
-/* Slices whose name contains `text` (ASCII case-insensitive), in time order, at most `limit`:
+/* Slices whose name or an arg's value contains `text` (ASCII case-insensitive), or whose id is
+** `text` when it is a number (that slice first), in time order, at most `limit`:
 ** {"rows":[[id,ts,dur,track_id,depth]...],"truncated":bool}. */
 int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_buf *out,
                     trak_error *err);
 
+/* The area selection (aggregate.c): slices of `tracks` that ended and whose [ts, ts + dur] meets
+** [start, end], and counter values with ts in [start, end].
+** Aggregates: {"slices":[[name,count,wall,avg,self]...] (by wall, longest first),
+** "counters":[[track,count,min,max,avg,delta]...]}.
+** (`r.px` is not used.) Flame graph: [[parent,name,total,count]...], one node per name stack, the
+*node's index its
+** position, parent -1 for a root, parents before children; at most about 20000 nodes, the
+** largest (a parent is never smaller than its child, so every kept node's parent is kept). */
+int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                       const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
+int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
+
 /* The analysis layer's alerts, in time order: [[slice_id,alert_type,message]...]. */
 int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err);
 
-/* Runs one SQL statement: {"columns":[...],"rows":[[...]...],"truncated":bool}, at most `limit`
-** rows. */
-int trak__ui_query(trak_processor *p, const char *sql, size_t limit, trak_ui_buf *out,
-                   trak_error *err);
+/* Runs one SQL statement and answers a page of its rows, the `offset` first ones skipped:
+** {"columns":[...],"rows":[[...]...],"truncated":bool,"offset":N}, at most `limit` rows;
+** truncated says more rows follow. An interrupted statement fails with TRAK_EINVAL. */
+int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size_t limit,
+                        trak_ui_buf *out, trak_error *err);
+
+/* ---- SQL runner (runner.c): one statement at a time on a thread of its own ---------------- */
+
+/* One query's page, as the runner computes it; the caller owns it and its fields. */
+typedef struct trak_ui_job {
+  const char *sql;
+  int64_t offset;
+  size_t limit;
+  trak_ui_buf out; /* the answer (trak__ui_query_page's) */
+  trak_error err;
+  int rc;   /* trak__ui_query_page's result */
+  int done; /* set by the runner before calling back */
+} trak_ui_job;
+
+typedef struct trak_ui_runner trak_ui_runner;
+/* Returns 0 or TRAK_ENOMEM (*out NULL). */
+int trak__ui_runner_new(trak_processor *p, trak_ui_runner **out);
+/* Takes the processor for the caller's own short use: 0, or TRAK_ESTATE when it is busy (never
+** waits). trak__ui_runner_release gives it back. */
+int trak__ui_runner_acquire(trak_ui_runner *r);
+void trak__ui_runner_release(trak_ui_runner *r);
+/* Runs `job` on the runner's thread, then calls done(arg) from that thread (the processor is
+** free again by then). Returns 0, TRAK_ESTATE when busy, TRAK_ENOMEM when no thread starts
+** (done is then never called). */
+int trak__ui_runner_start(trak_ui_runner *r, trak_ui_job *job, void (*done)(void *), void *arg);
+/* Interrupts the running job, if any (it ends with "interrupted"). Returns 1 if one ran. */
+int trak__ui_runner_cancel(trak_ui_runner *r);
+/* Cancels and waits for the running job; afterwards the runner is always busy. NULL is allowed. */
+void trak__ui_runner_close(trak_ui_runner *r);
+/* Closes, then frees. NULL is allowed. */
+void trak__ui_runner_free(trak_ui_runner *r);
 
 /* Everything the details panel shows about slice `id`: {"slice":{...},"args":[[key,value]...],
 ** "description","doc_link","ancestors":[[id,name,ts,dur,depth]...],"flows_out":[[flow_id,
@@ -114,7 +160,8 @@ typedef struct trak_ui_server_options {
 } trak_ui_server_options;
 
 /* Serves the viewer and its data answers for `p` (finished) on a thread of its own; `p` must not
-** be used by the caller until trak__ui_server_stop. Requests are answered one at a time.
+** be used by the caller until trak__ui_server_stop. Requests are answered one at a time, except
+** SQL (/api/query), which runs on a thread of its own and can be cancelled (/api/cancel).
 ** Returns 0, TRAK_EINVAL for a bad bind address, TRAK_EIO when the port cannot be bound. */
 int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
                           trak_error *err);

@@ -7,56 +7,18 @@
 //   node viewer_test.js TRAK SDK_DEMO OUT_DIR
 'use strict';
 const assert = require('node:assert/strict');
-const { spawn, execFileSync } = require('node:child_process');
+const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
 const { chromium } = require('playwright-core');
+const common = require('./common.js');
 
 const [trak, sdkDemo, outDir] = process.argv.slice(2);
 const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const METRIC = ['--run', 'long_slices', '--param', 'threshold_ns=1000000'];
 
-function startUi(trace) {
-  return new Promise((resolve, reject) => {
-    const child = spawn(trak, ['ui', trace, ...METRIC], { stdio: ['ignore', 'pipe', 'inherit'] });
-    let out = '';
-    child.stdout.on('data', (d) => {
-      out += d;
-      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
-      if (m) resolve({ child, url: m[1] });
-    });
-    child.on('exit', (code) => reject(new Error(`trak ui exited with ${code}: ${out}`)));
-  });
-}
-
-const state = (page) => page.evaluate(() => window.trakViewer.state());
-
-// Waits until the page has the data its current view needs and has drawn it.
-async function settle(page) {
-  await page.waitForFunction(() => {
-    const s = window.trakViewer && window.trakViewer.state();
-    return s && s.answers > 0 && s.idle && s.fresh;
-  }, null, { timeout: 30000 });
-  await page.waitForTimeout(100); // one more frame
-  return state(page);
-}
-
-// Counts the distinct colours of a PNG, decoded by the browser itself.
-async function distinctColours(page, png) {
-  return page.evaluate(async (b64) => {
-    const img = new Image();
-    img.src = `data:image/png;base64,${b64}`;
-    await img.decode();
-    const c = document.createElement('canvas');
-    c.width = img.width; c.height = img.height;
-    const g = c.getContext('2d');
-    g.drawImage(img, 0, 0);
-    const px = g.getImageData(0, 0, c.width, c.height).data;
-    const seen = new Set();
-    for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
-    return seen.size;
-  }, png.toString('base64'));
-}
+const startUi = (trace) => common.startUi(trak, trace, METRIC);
+const { state, settle, screenshot } = common;
 
 async function checkViewer(page, mode) {
   let s = await settle(page);
@@ -136,12 +98,6 @@ async function checkViewer(page, mode) {
   assert.match(await page.textContent('#args'), /debug\.item/);
   assert.equal(await page.textContent('#flows_in a.slice'), 'enqueue');
   return settle(page);
-}
-
-async function screenshot(page, file) {
-  const png = await page.screenshot({ path: file });
-  const colours = await distinctColours(page, png);
-  assert.ok(colours > 20, `screenshot ${file} looks blank (${colours} colours)`);
 }
 
 (async () => {

@@ -1,0 +1,262 @@
+/*
+** This file holds the area selection's answers (tracks x a time range), computed on the viewer's
+** cache: slices by name (count, wall total, average, self time), counters (count, min, max,
+** average, delta) and the flame graph of the slices (merged by name stack). A slice is in the
+** selection when it ended (dur >= 0) and its closed interval [ts, ts + dur] meets [start, end];
+** its whole duration counts. Each answer equals a SQL query over `slice` and `counter`
+** (docs/ui.md gives them; tests/ui/viewer_test.js compares the two).
+*/
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+/* Per name accumulators, indexed by the cache's name id + 1 (0: no name). */
+typedef struct by_name {
+  int64_t count, wall, self;
+} by_name;
+
+static int in_range(const trak_ui_slice *s, int64_t start, int64_t end) {
+  return s->dur >= 0 && s->ts <= end && trak__ui_slice_end(s) >= start;
+}
+
+/* Whether `child` (one depth deeper on the same track, starting at or after `parent`) is a
+** child of `parent`: it has a parent and starts inside the parent's half-open span (an instant
+** parent holds what starts with it). On async tracks depth is also a lane: a slice one lane
+** down with no parent is not a child. */
+static int within(const trak_ui_slice *parent, const trak_ui_slice *child) {
+  return child->ts < trak__ui_slice_end(parent) || child->ts == parent->ts;
+}
+
+/* Index of the first slice of `l` starting at or after `ts`. */
+static size_t first_starting_at(const trak_ui_line *l, int64_t ts) {
+  return trak__ui_first_at(l->v, l->n, sizeof *l->v, ts);
+}
+
+/* The summed duration of the ended children of slice `s` at depth `d` of `t`. */
+static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slice *s) {
+  if (d + 1 >= t->n_lines) return 0;
+  const trak_ui_line *l = &t->lines[d + 1];
+  int64_t sum = 0;
+  for (size_t i = first_starting_at(l, s->ts); i < l->n && within(s, &l->v[i]); i++)
+    if (l->v[i].dur >= 0 && l->v[i].has_parent) sum += l->v[i].dur;
+  return sum;
+}
+
+static int cmp_wall(const void *a, const void *b, void *ctx) {
+  const by_name *acc = ctx;
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  if (acc[x].wall != acc[y].wall) return acc[x].wall < acc[y].wall ? 1 : -1;
+  return (x > y) - (x < y);
+}
+
+/* {"slices":[[name,count,wall,avg,self]...]} part: by wall total, longest first. */
+static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                          int64_t end, trak_ui_buf *out) {
+  by_name *acc = calloc(c->n_names + 1, sizeof *acc);
+  uint32_t *order = malloc((c->n_names + 1) * sizeof *order);
+  if (!acc || !order) {
+    free(acc), free(order);
+    return -1;
+  }
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    for (size_t d = 0; t && d < t->n_lines; d++) {
+      const trak_ui_line *l = &t->lines[d];
+      for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
+           i++) {
+        const trak_ui_slice *s = &l->v[i];
+        if (!in_range(s, start, end)) continue;
+        by_name *a = &acc[s->name == UINT32_MAX ? 0 : s->name + 1];
+        a->count++;
+        a->wall += s->dur;
+        a->self += s->dur - children_dur(t, d, s);
+      }
+    }
+  }
+  size_t used = 0;
+  for (uint32_t i = 0; i <= c->n_names; i++)
+    if (acc[i].count) order[used++] = i;
+  qsort_r(order, used, sizeof *order, cmp_wall, acc);
+  trak__ui_puts(out, "\"slices\":[");
+  for (size_t i = 0; i < used; i++) {
+    const by_name *a = &acc[order[i]];
+    trak__ui_puts(out, i ? ",[" : "[");
+    trak__ui_json_str(out, order[i] ? trak__ui_cache_name(c, order[i] - 1) : NULL);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 ",", a->count, a->wall);
+    trak__ui_json_double(out, (double)a->wall / (double)a->count);
+    trak__ui_printf(out, ",%" PRId64 "]", a->self);
+  }
+  trak__ui_put(out, "]", 1);
+  free(acc);
+  free(order);
+  return 0;
+}
+
+/* "counters":[[track,count,min,max,avg,delta]...]: values with ts in [start, end]; delta is
+** the last value minus the first. Tracks with no value in the range are left out. */
+static void counters_in_range(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                              int64_t start, int64_t end, trak_ui_buf *out) {
+  int first = 1;
+  trak__ui_puts(out, "\"counters\":[");
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (!t || !t->n_values) continue;
+    size_t i = trak__ui_track_first_value_at(t, start), j = i;
+    double mn = 0, mx = 0, sum = 0;
+    for (; j < t->n_values && t->values[j].ts <= end; j++) {
+      double v = t->values[j].value;
+      if (j == i || v < mn) mn = v;
+      if (j == i || v > mx) mx = v;
+      sum += v;
+    }
+    if (j == i) continue;
+    trak__ui_printf(out, "%s[%" PRId64 ",%zu,", first ? "" : ",", tracks[k], j - i);
+    trak__ui_json_double(out, mn);
+    trak__ui_put(out, ",", 1);
+    trak__ui_json_double(out, mx);
+    trak__ui_put(out, ",", 1);
+    trak__ui_json_double(out, sum / (double)(j - i));
+    trak__ui_put(out, ",", 1);
+    trak__ui_json_double(out, t->values[j - 1].value - t->values[i].value);
+    trak__ui_put(out, "]", 1);
+    first = 0;
+  }
+  trak__ui_put(out, "]", 1);
+}
+
+int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                       const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  int64_t start = r->start, end = r->end;
+  if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  trak__ui_puts(out, "{");
+  if (slices_by_name(c, tracks, n, start, end, out))
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  trak__ui_put(out, ",", 1);
+  counters_in_range(c, tracks, n, start, end, out);
+  trak__ui_put(out, "}", 1);
+  return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
+}
+
+/* ---- flame graph ------------------------------------------------------------------------ */
+
+typedef struct flame_node {
+  int64_t parent; /* node index, -1 for a root */
+  uint32_t name;
+  int64_t total, count;
+} flame_node;
+
+typedef struct flame {
+  flame_node *v;
+  size_t n, cap;
+  int64_t *slots; /* open addressing over (parent, name): node index or -1 */
+  size_t n_slots;
+  int oom;
+} flame;
+
+static size_t slot_of(const flame *f, int64_t parent, uint32_t name) {
+  uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)name * 0xC2B2AE3D27D4EB4Fu);
+  size_t k = (size_t)(h ^ (h >> 29)) & (f->n_slots - 1);
+  while (f->slots[k] >= 0 && (f->v[f->slots[k]].parent != parent || f->v[f->slots[k]].name != name))
+    k = (k + 1) & (f->n_slots - 1);
+  return k;
+}
+
+/* The node for `name` under `parent`, created on first use; -1 when out of memory. */
+static int64_t node_of(flame *f, int64_t parent, uint32_t name) {
+  if (f->n * 2 >= f->n_slots) {
+    size_t n_slots = f->n_slots ? f->n_slots * 2 : 1024;
+    int64_t *slots = malloc(n_slots * sizeof *slots);
+    if (!slots) return f->oom = 1, -1;
+    memset(slots, 0xff, n_slots * sizeof *slots);
+    free(f->slots);
+    f->slots = slots, f->n_slots = n_slots;
+    for (size_t i = 0; i < f->n; i++)
+      f->slots[slot_of(f, f->v[i].parent, f->v[i].name)] = (int64_t)i;
+  }
+  size_t k = slot_of(f, parent, name);
+  if (f->slots[k] >= 0) return f->slots[k];
+  if (f->n == f->cap) {
+    size_t cap = f->cap ? f->cap * 2 : 256;
+    flame_node *v = realloc(f->v, cap * sizeof *v);
+    if (!v) return f->oom = 1, -1;
+    f->v = v, f->cap = cap;
+  }
+  f->v[f->n] = (flame_node){.parent = parent, .name = name};
+  f->slots[k] = (int64_t)f->n;
+  return (int64_t)f->n++;
+}
+
+/* Adds slice `s` at depth `d` of `t` under node `parent`, then its children in the range. */
+static void flame_add(flame *f, const trak_ui_track *t, size_t d, const trak_ui_slice *s,
+                      int64_t parent, int64_t start, int64_t end) {
+  int64_t node = node_of(f, parent, s->name);
+  if (node < 0) return;
+  f->v[node].total += s->dur;
+  f->v[node].count++;
+  if (d + 1 >= t->n_lines) return;
+  const trak_ui_line *l = &t->lines[d + 1];
+  for (size_t i = first_starting_at(l, s->ts); i < l->n && within(s, &l->v[i]); i++)
+    if (l->v[i].has_parent && in_range(&l->v[i], start, end))
+      flame_add(f, t, d + 1, &l->v[i], node, start, end);
+}
+
+static int cmp_desc(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x < y) - (x > y);
+}
+
+/* The smallest total a node may have to be answered: 0 (all) up to MAX_FLAME_NODES nodes, else
+** the MAX_FLAME_NODES-th largest total (a screen shows no more; ties may keep a few more). */
+#define MAX_FLAME_NODES 20000
+static int64_t smallest_kept(const flame *f) {
+  if (f->n <= MAX_FLAME_NODES) return 0;
+  int64_t *totals = malloc(f->n * sizeof *totals);
+  if (!totals) return 0;
+  for (size_t i = 0; i < f->n; i++)
+    totals[i] = f->v[i].total;
+  qsort(totals, f->n, sizeof *totals, cmp_desc);
+  int64_t min = totals[MAX_FLAME_NODES - 1];
+  free(totals);
+  return min > 0 ? min : 1;
+}
+
+int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  int64_t start = r->start, end = r->end;
+  if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  flame f = {0};
+  for (size_t k = 0; k < n && !f.oom; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    for (size_t d = 0; t && d < t->n_lines; d++) { /* roots: the slices with no parent */
+      const trak_ui_line *l = &t->lines[d];
+      for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
+           i++)
+        if (!l->v[i].has_parent && in_range(&l->v[i], start, end))
+          flame_add(&f, t, d, &l->v[i], -1, start, end);
+    }
+  }
+  int64_t min_total = f.oom ? 0 : smallest_kept(&f);
+  int64_t *index = f.oom ? NULL : malloc((f.n ? f.n : 1) * sizeof *index);
+  if (!index) f.oom = 1;
+  trak__ui_puts(out, "[");
+  for (size_t i = 0, kept = 0; index && i < f.n; i++) {
+    /* A parent's total is at least its child's: the nodes kept are closed under parents. */
+    index[i] = -1;
+    if (f.v[i].total < min_total) continue;
+    index[i] = (int64_t)kept;
+    int64_t parent = f.v[i].parent < 0 ? -1 : index[f.v[i].parent];
+    trak__ui_printf(out, "%s%" PRId64 ",", kept++ ? ",[" : "[", parent);
+    trak__ui_json_str(out, trak__ui_cache_name(c, f.v[i].name));
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", f.v[i].total, f.v[i].count);
+  }
+  trak__ui_put(out, "]", 1);
+  free(index);
+  free(f.v);
+  free(f.slots);
+  if (f.oom || out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  return 0;
+}

@@ -1,0 +1,57 @@
+// Helpers shared by the viewer's browser tests: starting `trak ui`, waiting for the page to have
+// drawn what its view needs, and a screenshot checked not to be blank.
+'use strict';
+const assert = require('node:assert/strict');
+const { spawn } = require('node:child_process');
+
+// Starts `trak ui TRACE ARGS...`; resolves to {child, url} once it prints its URL.
+function startUi(trak, trace, args = []) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(trak, ['ui', trace, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      const m = out.match(/at (http:\/\/127\.0\.0\.1:\d+\/)/);
+      if (m) resolve({ child, url: m[1] });
+    });
+    child.on('exit', (code) => reject(new Error(`trak ui exited with ${code}: ${out}`)));
+  });
+}
+
+const state = (page) => page.evaluate(() => window.trakViewer.state());
+
+// Waits until the page has the data its current view needs and has drawn it.
+async function settle(page) {
+  await page.waitForFunction(() => {
+    const s = window.trakViewer && window.trakViewer.state();
+    return s && s.answers > 0 && s.idle && s.fresh;
+  }, null, { timeout: 30000 });
+  await page.waitForTimeout(100); // one more frame
+  return state(page);
+}
+
+// Counts the distinct colours of a PNG, decoded by the browser itself.
+async function distinctColours(page, png) {
+  return page.evaluate(async (b64) => {
+    const img = new Image();
+    img.src = `data:image/png;base64,${b64}`;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width; c.height = img.height;
+    const g = c.getContext('2d');
+    g.drawImage(img, 0, 0);
+    const px = g.getImageData(0, 0, c.width, c.height).data;
+    const seen = new Set();
+    for (let i = 0; i < px.length; i += 4 * 7) seen.add((px[i] << 16) | (px[i + 1] << 8) | px[i + 2]);
+    return seen.size;
+  }, png.toString('base64'));
+}
+
+// Saves the page's screenshot to `file` and checks it is not blank (more than 20 colours).
+async function screenshot(page, file) {
+  const png = await page.screenshot({ path: file });
+  const colours = await distinctColours(page, png);
+  assert.ok(colours > 20, `screenshot ${file} looks blank (${colours} colours)`);
+}
+
+module.exports = { startUi, state, settle, screenshot };

@@ -1,0 +1,213 @@
+// The viewer's track tree: processes, threads and tracks in Perfetto's order as nodes that
+// collapse and expand, pin to the top and filter by name, flattened into the rows the timeline
+// draws. A node is a row: a header (a group), a slice track (one or several tracks merged into
+// lanes, as an async track's overlapping slices), or a counter track. Another kind of track
+// (CPU scheduling, thread state) is one more `kind` with its own draw function in viewer.js.
+'use strict';
+
+const ROW_H = 18, HEADER_H = 22, SUMMARY_H = 28, COUNTER_H = 46;
+
+const tree = {
+  roots: [],           // top-level nodes
+  byKey: new Map(),    // key -> node
+  collapsed: new Set(),// keys of collapsed nodes
+  pinned: [],          // keys of pinned nodes, in pin order
+  filter: '',          // lower-case text a shown row's label (or an ancestor's) contains
+};
+
+function byOrdering(ordering) {
+  if (ordering === 'explicit') return (a, b) => (a.rank ?? 0) - (b.rank ?? 0) || a.id - b.id;
+  if (ordering === 'lexicographic') return (a, b) => (a.name || '').localeCompare(b.name || '') || a.id - b.id;
+  if (ordering === 'chronological') return (a, b) => (a.firstTs ?? Infinity) - (b.firstTs ?? Infinity) || a.id - b.id;
+  return (a, b) => a.id - b.id;
+}
+
+// Builds the tree from the /api/tracks answer. Collapses the processes when there are several and
+// the whole tree would be taller than `screenH` three times over (as Perfetto shows processes
+// collapsed); a lone process stays open.
+function treeBuild(t, screenH) {
+  const procs = new Map(t.processes.map(([upid, pid, name, sort]) => [upid, { upid, pid, name, sort, tracks: [], threads: [] }]));
+  const threads = new Map(t.threads.map(([utid, tid, name, upid, sort, main]) => [utid, { utid, tid, name, upid, sort, main, tracks: [] }]));
+  const tracks = new Map();
+  for (const r of t.tracks) {
+    tracks.set(r[0], {
+      id: r[0], name: r[1], type: r[2], utid: r[3], upid: r[4], parent: r[5], ordering: r[6],
+      rank: r[7], unit: r[8], maxDepth: r[9] ?? 0, firstTs: r[10], isCounter: !!r[11],
+      metric: r[12], count: r[13], children: [],
+    });
+  }
+  const global = [], annotations = [];
+  for (const tr of tracks.values()) {
+    // A parent nests its children, except the unnamed track of a process or thread: that one
+    // only says where the child belongs, which the process and thread groups show already.
+    const parent = tr.parent !== null ? tracks.get(tr.parent) : null;
+    const scopeOnly = parent && !parent.name && (parent.type === 'process_track' || parent.type === 'thread_track');
+    if (parent && !scopeOnly) { parent.children.push(tr); continue; }
+    if (tr.utid !== null && threads.has(tr.utid)) threads.get(tr.utid).tracks.push(tr);
+    else if (tr.upid !== null && procs.has(tr.upid)) procs.get(tr.upid).tracks.push(tr);
+    else if (tr.metric) annotations.push(tr);
+    else global.push(tr);
+  }
+  for (const th of threads.values()) {
+    const p = th.upid !== null ? procs.get(th.upid) : null;
+    if (p) p.threads.push(th);
+  }
+  // A track is shown if it has data, a name (a descriptor made it on purpose), or a child shown.
+  const hasData = (tr) => tr.count > 0 || !!tr.name || tr.children.some(hasData);
+  const keys = new Map();
+  const node = (key, label, kind, extra) => {
+    const n = { key, label, kind, children: [], ...extra };
+    keys.set(key, n);
+    return n;
+  };
+  const sliceH = (lanes) => lanes * ROW_H + 4;
+  // One track and its children as nodes.
+  const trackNode = (tr, fallback) => {
+    if (!hasData(tr)) return null;
+    const label = tr.name || fallback || tr.type;
+    let n;
+    if (tr.isCounter) n = node(`k${tr.id}`, label, 'counter', { track: tr, h: COUNTER_H });
+    else if (tr.count > 0) n = node(`k${tr.id}`, label, 'slice', { track: tr, members: [{ track: tr, offset: 0 }], h: sliceH(tr.maxDepth + 1) });
+    else n = node(`k${tr.id}`, label, 'header', { h: HEADER_H });
+    tr.children.sort(byOrdering(tr.ordering));
+    n.children = mergeAsync(tr.children.map((c) => trackNode(c)).filter(Boolean));
+    return n;
+  };
+  // Sibling slice tracks with the same name and no children become one row, each track's slices
+  // in lanes of their own below the previous track's (Perfetto shows one async track so).
+  const mergeAsync = (nodes) => {
+    const out = [], byName = new Map();
+    for (const n of nodes) {
+      const first = n.kind === 'slice' && !n.children.length && n.track.name ? byName.get(n.track.name) : null;
+      if (!first) {
+        if (n.kind === 'slice' && !n.children.length && n.track.name) byName.set(n.track.name, n);
+        out.push(n);
+        continue;
+      }
+      const lanes = first.members.reduce((s, m) => Math.max(s, m.offset + m.track.maxDepth + 1), 0);
+      first.members.push({ track: n.track, offset: lanes });
+      first.h = sliceH(lanes + n.track.maxDepth + 1);
+      keys.delete(n.key);
+    }
+    return out;
+  };
+  const bySort = (a, b) => (a.sort ?? Infinity) - (b.sort ?? Infinity);
+  const roots = [];
+  roots.push(...mergeAsync(global.sort(byOrdering(null))
+    .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
+  if (annotations.length) {
+    const g = node('annotations', 'Annotations', 'header', { h: HEADER_H });
+    g.children = annotations.sort(byOrdering(null)).map((tr) => trackNode(tr, `annotations (${tr.metric})`)).filter(Boolean);
+    roots.push(g);
+  }
+  const procList = [...procs.values()].filter((p) => p.tracks.some(hasData) || p.threads.some((th) => th.tracks.some(hasData)));
+  procList.sort((a, b) => bySort(a, b) || (a.pid ?? 0) - (b.pid ?? 0));
+  const threadNodes = (th) => {
+    const name = `${th.name || 'thread'} ${th.tid ?? ''}`.trim();
+    // The thread's own slices first (its row), then its other tracks under it.
+    th.tracks.sort((a, b) => (a.type !== 'thread_track') - (b.type !== 'thread_track') || !!a.metric - !!b.metric || a.id - b.id);
+    const ns = th.tracks.map((tr, i) => trackNode(tr, i === 0 ? name : `${name} ${tr.type}`)).filter(Boolean);
+    if (!ns.length) return [];
+    const [own, ...rest] = ns;
+    keys.delete(own.key);
+    own.key = `t${th.utid}`;
+    keys.set(own.key, own);
+    own.children = own.children.concat(rest);
+    own.thread = th;
+    return [own];
+  };
+  for (const p of procList) {
+    const g = node(`p${p.upid}`, `${p.name || 'process'} ${p.pid ?? ''}`.trim(), 'header', { h: HEADER_H, process: p });
+    // Process-scoped tracks (async slices, counters), then annotations scoped to the process.
+    p.tracks.sort((a, b) => !!a.metric - !!b.metric || a.id - b.id);
+    g.children = mergeAsync(p.tracks.map((tr) => trackNode(tr)).filter(Boolean));
+    p.threads.sort((a, b) => bySort(a, b) || b.main - a.main || (a.tid ?? 0) - (b.tid ?? 0));
+    for (const th of p.threads) g.children.push(...threadNodes(th));
+    roots.push(g);
+  }
+  for (const th of threads.values()) { // threads with no process
+    if (th.upid === null || !procs.has(th.upid)) roots.push(...threadNodes(th));
+  }
+  tree.roots = roots;
+  tree.byKey = keys;
+  let total = 0;
+  const walk = (n) => { total += n.h; n.children.forEach(walk); };
+  roots.forEach(walk);
+  if (total > screenH * 3 && procList.length > 1) for (const p of procList) tree.collapsed.add(`p${p.upid}`);
+}
+
+// Slice tracks under a node (itself included), for a collapsed group's summary: at most `cap`.
+function treeSliceTracks(n, cap = 256) {
+  const out = [];
+  const walk = (x) => {
+    if (out.length >= cap) return;
+    if (x.members) for (const m of x.members) out.push(m.track.id);
+    x.children.forEach(walk);
+  };
+  walk(n);
+  return out.slice(0, cap);
+}
+
+function treeMatches(n, f) {
+  return n.label.toLowerCase().includes(f) || n.children.some((c) => treeMatches(c, f));
+}
+
+// The rows to draw: pinned nodes first (row.pinned, y from the top of the pinned band), then the
+// tree with collapsed nodes' children left out and, under a filter, only the nodes whose label
+// or a descendant's matches (a matching group shows all of its children). A collapsed group with
+// slice tracks under it gets a summary's height.
+function treeRows() {
+  const out = [];
+  let y = 0;
+  const push = (n, indent, pinned) => {
+    const collapsed = tree.collapsed.has(n.key) && n.children.length > 0;
+    const summary = collapsed && n.kind === 'header' ? treeSliceTracks(n) : null;
+    const h = summary && summary.length ? SUMMARY_H : n.h;
+    out.push({ node: n, key: n.key, kind: n.kind, label: n.label, indent, y, h, track: n.track || null,
+      members: n.members || null, pinned, collapsed, collapsible: n.children.length > 0,
+      summary: summary && summary.length ? summary : null });
+    y += h;
+  };
+  for (const key of tree.pinned) {
+    const n = tree.byKey.get(key);
+    if (n) push(n, 0, true);
+  }
+  const pinnedH = y;
+  y = 0;
+  const f = tree.filter;
+  const walk = (n, indent, all) => {
+    if (!all && f && !treeMatches(n, f)) return;
+    if (!tree.pinned.includes(n.key)) push(n, indent, false);
+    if (tree.collapsed.has(n.key) && !f) return;
+    const showAll = all || (f && n.label.toLowerCase().includes(f));
+    for (const c of n.children) walk(c, indent + 1, showAll);
+  };
+  for (const r of tree.roots) walk(r, 0, false);
+  return { rows: out, pinnedH, contentH: y };
+}
+
+function treeToggle(key) {
+  if (tree.collapsed.has(key)) tree.collapsed.delete(key);
+  else tree.collapsed.add(key);
+}
+
+function treePin(key) {
+  const i = tree.pinned.indexOf(key);
+  if (i >= 0) tree.pinned.splice(i, 1);
+  else tree.pinned.push(key);
+}
+
+// Expands the groups above the node holding track `id`. Returns whether anything changed.
+function treeReveal(id) {
+  let changed = false;
+  const walk = (n, path) => {
+    if (n.members && n.members.some((m) => m.track.id === id)) {
+      for (const p of path) if (tree.collapsed.delete(p.key)) changed = true;
+      return true;
+    }
+    if (n.track && n.track.id === id) return walk({ members: [{ track: n.track }] }, path);
+    return n.children.some((c) => walk(c, path.concat([n])));
+  };
+  tree.roots.some((r) => walk(r, []));
+  return changed;
+}
