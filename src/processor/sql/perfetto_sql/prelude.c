@@ -16,6 +16,7 @@
 
 #include "processor/read/trace_file.h"
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/sql/stack_profile_tables.h"
 
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 
@@ -453,8 +454,8 @@ static int fill_tables(trak_processor *p) {
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
-  if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p);          /* metadata_table.c */
-  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p) : rc; /* stack_profile_tables.c */
+  if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p); /* metadata_table.c */
+  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p->db, &p->tables) : rc;
 }
 
 int trak__psql_prelude_register(trak_processor *p) {
