@@ -2,7 +2,7 @@
 ** This file holds the prelude's C parts, there without an INCLUDE as in Perfetto: the tables
 ** only the importer can fill (_trace_bounds, __intrinsic_metadata), and the functions regexp,
 ** regexp_replace_simple, regexp_extract, unhex, str_split, slice_is_ancestor, the clock conversions
-*TO_REALTIME,
+** TO_REALTIME,
 ** TO_MONOTONIC, ABS_TIME_STR, TO_TIMECODE and __intrinsic_arg_set_to_json. The SQL parts
 ** (trace_bounds, metadata, stats, trace_start(), ...) are the modules under stdlib/prelude.
 */
