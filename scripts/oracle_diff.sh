@@ -1,7 +1,7 @@
 #!/bin/bash
 # Development aid, not run by CI: runs (trace, query) pairs through trak and through Perfetto's
 # trace_processor_shell (the oracle) and diffs their CSV, statement by statement.
-#   scripts/oracle_diff.sh [NAME.sql ...]     (default: every tests/data/golden/*.sql)
+#   scripts/oracle_diff.sh [NAME.sql ...]     (default: every .sql under tests/data/golden/)
 # A NAME.sql's trace is NAME.pbtxt beside it, or the file a "-- trace: PATH" line names
 # (relative to tests/data/), as in tests/cli/golden.sh. Text traces are encoded with protoc.
 # Environment: SEQ=1 (see below), ORACLE (default /work/oracle/tp/bin/trace_processor_shell), TRAK (build/trak).
@@ -12,7 +12,8 @@ ORACLE=${ORACLE:-/work/oracle/tp/bin/trace_processor_shell}
 TRAK=${TRAK:-$ROOT/build/trak}
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
-[ $# -gt 0 ] || set -- "$ROOT"/tests/data/golden/*.sql
+shopt -s globstar # goldens sit in subfolders by area
+[ $# -gt 0 ] || set -- "$ROOT"/tests/data/golden/**/*.sql
 status=0
 for sql in "$@"; do
   name=$(basename "$sql" .sql)

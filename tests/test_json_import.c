@@ -14,6 +14,7 @@
 
 #include <cmocka.h>
 
+#include "processor/export/json_export.h"
 #include "processor/import/json/json.h"
 #include "processor/processor_internal.h"
 #include "trak/processor.h"

@@ -182,13 +182,16 @@ static void check_every_split(const char *name, const char *unpadded, size_t unp
 
 static void test_golden_and_seed_traces_in_pieces(void **state) {
   (void)state;
-  const char *patterns[] = {"tests/data/golden/*.pbtxt", "tests/data/seed/*.pbtxt"};
+  /* goldens sit in subfolders by area; new ones may still land at the top */
+  const char *patterns[] = {"tests/data/golden/*.pbtxt", "tests/data/golden/*/*.pbtxt",
+                            "tests/data/seed/*.pbtxt"};
   int files = 0;
-  for (size_t i = 0; i < 2; i++) {
+  for (size_t i = 0; i < 3; i++) {
     char pattern[4096];
     snprintf(pattern, sizeof pattern, "%s", tu_source_path(patterns[i]));
     glob_t g;
-    assert_int_equal(glob(pattern, 0, NULL, &g), 0);
+    int rc = glob(pattern, 0, NULL, &g);
+    assert_true(rc == 0 || rc == GLOB_NOMATCH);
     for (size_t f = 0; f < g.gl_pathc; f++) {
       size_t len;
       char *pbtxt = tu_read_file(g.gl_pathv[f], &len);
@@ -198,7 +201,7 @@ static void test_golden_and_seed_traces_in_pieces(void **state) {
     }
     globfree(&g);
   }
-  assert_true(files >= 20);
+  assert_true(files >= 70); /* the goldens in subfolders were found */
 }
 
 /* Every form a top-level field can take, and brackets where they do not count. */

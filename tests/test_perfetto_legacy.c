@@ -6,7 +6,7 @@
 ** INTERNAL_LAYOUT, regexp_extract, unhex, regexp_replace_simple, the extract_metadata family
 ** pointers in __intrinsic_arg_set_to_json, perfetto_table_info and __intrinsic_zstd_compress
 ** (whose frames the zstd tool decoded when this was written). Each answer was checked against
-*Perfetto's
+** Perfetto's
 ** trace_processor_shell on the same query.
 */
 #include <setjmp.h>

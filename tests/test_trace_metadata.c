@@ -1,11 +1,10 @@
 /*
 ** Tests of what the importer puts in `metadata` and `stats` beside the events, where the golden
-** tests (tests/data/golden/trace_metadata_*, trace_stats_*) cannot say it: a trace_uuid computed
-** from the trace's first bytes (the golden tests also feed their traces as text and gzipped),
-** previous_packet_dropped as a bit mask of loss causes, a trace with no metadata packets, and
-** the lookup functions on NULL. The expected answers were compared with Perfetto's
-*trace_processor_shell on the same
-** bytes.
+** tests (tests/data/golden/metadata/trace_metadata_*, trace_stats_*) cannot say it: a
+** trace_uuid computed from the trace's first bytes (the golden tests also feed their traces as
+** text and gzipped), previous_packet_dropped as a bit mask of loss causes, a trace with no
+** metadata packets, and the lookup functions on NULL. The expected answers were compared with
+** Perfetto's trace_processor_shell on the same bytes.
 */
 #include <setjmp.h>
 #include <stdarg.h>

@@ -6,7 +6,7 @@
 **
 ** Producers: call trak_system_connect() (the init option), or set TRAK_BACKEND=system in the
 ** environment of any program linking libtrak (read when the library loads). Consumers:
-*trak_record_run()
+** trak_record_run()
 ** (what `trak record` does). The daemon: trak_daemon_run() (what `trak daemon` does).
 */
 #ifndef TRAK_SYSTEM_H

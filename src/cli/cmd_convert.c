@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
-#include "processor/import/json/json.h"
+#include "processor/export/json_export.h"
 #include "processor/export/pb_export.h"
 #include "processor/read/trace_file.h"
 #include "trak/processor.h"

@@ -1,6 +1,6 @@
 /*
 ** The runtime schema: every message and enum of the .proto files in protos/ as static tables
-*generated at
+** generated at
 ** build time (gen/schema_tables.c, written by protogen.c). The text format parser and printer
 ** walk these tables; nothing here is typed by hand.
 */

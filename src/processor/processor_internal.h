@@ -65,11 +65,7 @@ void trak__stream_free(trak_processor *p);
 int trak__sql_init(trak_processor *p, trak_error *err);
 /* Creates and fills __intrinsic_metadata from the importer's rows (metadata_table.c). */
 int trak__sql_metadata_fill(trak_processor *p);
-/* Creates and fills the stack profile tables and __intrinsic_track_event_callstacks
-** (stack_profile_tables.c). */
-int trak__sql_stack_profile_fill(trak_processor *p);
-/* Registers the virtual table modules (vtab.c) and the functions (sql_functions.c). */
-int trak__vtab_register(trak_processor *p);
+/* Registers the functions (sql_functions.c); the tables' module is tables/vtab.h's. */
 int trak__functions_register(trak_processor *p);
 /* Lazily built indexes for the functions. */
 void trak__ensure_children(trak_processor *p);

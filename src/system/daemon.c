@@ -6,7 +6,7 @@
 ** the producer maps as its chunk buffer (an attachment, daemon.h). Producers commit
 ** complete chunks; the daemon copies each into the central buffer (chunks.c checks the
 ** copy and remaps the writer's sequence id to one it allocates) and releases the chunk. Readout
-*stamps
+** stamps
 ** the trusted fields from the daemon's own record of the producer (SO_PEERCRED), dropping any
 ** the producer wrote.
 **

@@ -1,9 +1,11 @@
 #!/bin/bash
-# Golden tests of the trace processor: for every tests/data/golden/NAME.sql, the trace (NAME.pbtxt,
-# or the file named by a "-- trace: PATH" line, relative to tests/data/) is encoded to binary with
-# protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv byte for byte.
+# Golden tests of the trace processor: for every NAME.sql under tests/data/golden/ (in any
+# subfolder: goldens are grouped by area, tests/README.md), the trace (NAME.pbtxt beside it, or the
+# file named by a "-- trace: PATH" line, relative to tests/data/) is encoded to binary with
+# protoc, imported by `trak query -q NAME.sql`, and the output must equal NAME.csv beside it byte
+# for byte. NAMEs are unique across subfolders (malformed.list names them without a folder).
 # The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
-# A "-- trace: golden/NAME.json" line names a JSON trace-event trace, "-- trace: DIR/NAME.pb" a
+# A "-- trace: golden/json/NAME.json" line names a JSON trace-event trace, "-- trace: DIR/NAME.pb" a
 # binary trace, each imported as it is. A "-- options: ..." line gives trak query more options.
 set -u
 TRAK=$1
@@ -14,9 +16,14 @@ fail=0
 text_ok=0
 if "$TRAK" query "$DATA/seed/01_thread_slices.pbtxt" 'select 1' >/dev/null 2>&1; then text_ok=1; fi
 
-for sql in "$DATA"/golden/*.sql; do
+dups=$(find "$DATA/golden" -name '*.sql' -printf '%f\n' | sort | uniq -d)
+[ -z "$dups" ] || { echo "FAIL: golden names used twice: $dups"; fail=1; }
+ran=0
+while IFS= read -r sql <&3; do
+  ran=$((ran + 1))
   name=$(basename "$sql" .sql)
-  trace=$DATA/golden/$name.pbtxt
+  dir=$(dirname "$sql")
+  trace=$dir/$name.pbtxt
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
   opts=$(sed -n 's/^-- options: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
@@ -44,10 +51,11 @@ for sql in "$DATA"/golden/*.sql; do
     if [ $rc != $want ]; then
       echo "FAIL $name ($input): trak query exits $rc, not $want"; cat "$WORK/err.txt"; fail=1; continue
     fi
-    if ! diff -u "$DATA/golden/$name.csv" "$WORK/out.csv"; then
+    if ! diff -u "$dir/$name.csv" "$WORK/out.csv"; then
       echo "FAIL $name ($(basename "$input"))"; fail=1
     fi
   done
-done
-[ $fail = 0 ] && echo "all golden tests pass"
+done 3< <(find "$DATA/golden" -name '*.sql' | sort)
+[ $ran -gt 0 ] || { echo "FAIL: no golden found under $DATA/golden"; fail=1; }
+[ $fail = 0 ] && echo "all $ran golden tests pass"
 exit $fail

@@ -175,12 +175,12 @@ expect_lines "$WORK/badpkt.err" "packet at byte 0 does not decode"
 cmp -s "$WORK/badpkt_out.pb" <(printf '\x0a\x02\x08\x01') ||
   { echo "FAIL: convert did not keep just the good packet"; fail=1; }
 # A JSON syntax error and broken text fail convert alike (JSON used to exit 0 with a warning).
-"$TRAK" convert "$TRAK_SOURCE_DIR/tests/data/golden/json_malformed.json" "$WORK/malformed.pb" \
+"$TRAK" convert "$TRAK_SOURCE_DIR/tests/data/golden/json/json_malformed.json" "$WORK/malformed.pb" \
   2>"$WORK/malformed.err"
 rc=$?
 [ $rc = 1 ] || { echo "FAIL: convert of JSON with a syntax error exits $rc"; fail=1; }
 expect_lines "$WORK/malformed.err" "JSON syntax error at line 3, column 26: expected ',' or '}'"
-v=$("$TRAK" query "$TRAK_SOURCE_DIR/tests/data/golden/json_malformed.json" \
+v=$("$TRAK" query "$TRAK_SOURCE_DIR/tests/data/golden/json/json_malformed.json" \
   "select value from stats where name = 'json_tokenizer_failure'" 2>/dev/null | tail -1)
 [ "$v" = 1 ] || { echo "FAIL: json_tokenizer_failure = $v"; fail=1; }
 printf 'packet { track_descriptor { uuid: 1 name: "x" } }\npacket { track_descriptor { uuid: ' \
@@ -189,7 +189,7 @@ printf 'packet { track_descriptor { uuid: 1 name: "x" } }\npacket { track_descri
 rc=$?
 [ $rc = 1 ] || { echo "FAIL: convert of broken text exits $rc"; fail=1; }
 expect_lines "$WORK/broken.err" "text format error at line 2, column 35: expected an integer"
-"$TRAK" dump "$TRAK_SOURCE_DIR/tests/data/golden/json_thread_slices.json" >"$WORK/json.txt" ||
+"$TRAK" dump "$TRAK_SOURCE_DIR/tests/data/golden/json/json_thread_slices.json" >"$WORK/json.txt" ||
   { echo "FAIL: dump of a JSON trace fails"; fail=1; }
 expect_lines "$WORK/json.txt" "track_event {"
 

@@ -7,6 +7,7 @@
 # slice_non_nesting) have no protobuf form, nor two threads sharing a tid (protobuf tids are
 # system-wide); those traces are checked for everything else.
 set -euo pipefail
+shopt -s globstar # golden/**: goldens sit in subfolders by area
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
 TMP=$(mktemp -d)
@@ -34,8 +35,8 @@ SHARED_TIDS="select count(*) from (select tid from thread group by tid having co
 ZERO=$(printf '"count(*)"\n0')
 
 n=0
-inputs=("$DATA"/golden/json_*.json)
-for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt; do
+inputs=("$DATA"/golden/**/json_*.json)
+for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt; do
   out=$TMP/$(basename "$trace" .pbtxt).json
   "$TRAK" convert "$trace" "$out" 2>/dev/null || fail "$trace: convert to JSON failed"
   inputs+=("$out")
@@ -66,12 +67,12 @@ done
 [ $n -gt 30 ] || fail "only $n traces round-tripped"
 
 # The non-nesting trace: every slice that nests keeps its ts, dur and depth.
-"$TRAK" convert "$DATA/golden/json_thread_slices.json" "$TMP/ts.pb"
+"$TRAK" convert "$DATA/golden/json/json_thread_slices.json" "$TMP/ts.pb"
 NESTED="select ts, dur, name, depth from slice where name not in ('x1', 'overlap', 'b_around_x',
         'x_past_e') order by 1, 2, 3"
-[ "$(q "$DATA/golden/json_thread_slices.json" "$NESTED")" = "$(q "$TMP/ts.pb" "$NESTED")" ] ||
+[ "$(q "$DATA/golden/json/json_thread_slices.json" "$NESTED")" = "$(q "$TMP/ts.pb" "$NESTED")" ] ||
   fail "json_thread_slices: nesting slices differ"
 COUNT="select count(*) from slice"
-[ "$(q "$TMP/ts.pb" "$COUNT")" = "$(q "$DATA/golden/json_thread_slices.json" "$COUNT")" ] ||
+[ "$(q "$TMP/ts.pb" "$COUNT")" = "$(q "$DATA/golden/json/json_thread_slices.json" "$COUNT")" ] ||
   fail "json_thread_slices: slices lost"
 echo "ok: $n JSON traces converted to protobuf and back"

@@ -4,6 +4,7 @@
 # is reported with its line and column; JSON traces and JSON Lines event files are told apart
 # by content; stdin and gzip input work.
 set -euo pipefail
+shopt -s globstar # golden/**: goldens sit in subfolders by area
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
 TMP=$(mktemp -d)
@@ -20,7 +21,7 @@ COUNTERS="select ts, value from counter order by 1, 2"
 FLOWS="select so.ts, so.name, si.ts, si.name from flow f join slice so on so.id = f.slice_out
        join slice si on si.id = f.slice_in order by 1, 2, 3, 4"
 n=0
-for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt "$DATA"/golden/json_*.json; do
+for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/json_*.json; do
   out=$TMP/rt.json
   name=$(basename "$trace")
   rc=0
@@ -48,23 +49,23 @@ done
 META="select 'p', p.pid, a.key, a.display_value from process p join args a using (arg_set_id)
       union all select 't', t.tid, a.key, a.display_value from thread t join args a using (arg_set_id)
       order by 1, 2, 3"
-"$TRAK" convert "$DATA/golden/json_metadata.json" "$TMP/meta.json"
-[ "$(q "$TMP/meta.json" "$META")" = "$(q "$DATA/golden/json_metadata.json" "$META")" ] ||
+"$TRAK" convert "$DATA/golden/json/json_metadata.json" "$TMP/meta.json"
+[ "$(q "$TMP/meta.json" "$META")" = "$(q "$DATA/golden/json/json_metadata.json" "$META")" ] ||
   fail "sort indexes lost in JSON -> JSON"
 [ "$(q "$TMP/meta.json" "$META" | wc -l)" = 3 ] || fail "json_metadata.json: expected 2 args"
 
 # A syntax error: one warning naming line and column; the events before it are kept.
 # The exit status is 1: the input is malformed (docs/limits.md).
-"$TRAK" query "$DATA/golden/json_malformed.json" 'select count(*) from slice' \
+"$TRAK" query "$DATA/golden/json/json_malformed.json" 'select count(*) from slice' \
   >"$TMP/out" 2>"$TMP/err" && fail "a JSON syntax error exits 0"
 grep -q 'line 3, column 26' "$TMP/err" || fail "no line:column in: $(cat "$TMP/err")"
 grep -qx '1' "$TMP/out" || fail "events before the error not kept"
 
 # stdin and gzip.
-[ "$(q - "$SLICES" <"$DATA/golden/json_thread_slices.json")" = \
-  "$(q "$DATA/golden/json_thread_slices.json" "$SLICES")" ] || fail "stdin import differs"
-gzip -c "$DATA/golden/json_async.json" >"$TMP/a.gz"
-[ "$(q "$TMP/a.gz" "$SLICES")" = "$(q "$DATA/golden/json_async.json" "$SLICES")" ] ||
+[ "$(q - "$SLICES" <"$DATA/golden/json/json_thread_slices.json")" = \
+  "$(q "$DATA/golden/json/json_thread_slices.json" "$SLICES")" ] || fail "stdin import differs"
+gzip -c "$DATA/golden/json/json_async.json" >"$TMP/a.gz"
+[ "$(q "$TMP/a.gz" "$SLICES")" = "$(q "$DATA/golden/json/json_async.json" "$SLICES")" ] ||
   fail "gzip import differs"
 
 # JSON Lines events still convert as events, even to JSON; a one-line JSON trace whose args

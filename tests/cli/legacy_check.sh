@@ -6,7 +6,7 @@ set -u
 TRAK=$1
 . "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 
-encode <"$TRAK_SOURCE_DIR/tests/data/golden/legacy_events.pbtxt" >"$WORK/legacy.pb" || exit 1
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/legacy/legacy_events.pbtxt" >"$WORK/legacy.pb" || exit 1
 "$TRAK" check "$WORK/legacy.pb" >"$WORK/out.txt"
 rc=$?
 if [ $rc != 0 ]; then echo "FAIL: check of the legacy trace exits $rc, not 0"; fail=1; fi
@@ -17,13 +17,13 @@ expect_lines "$WORK/out.txt" \
   'counter (C) legacy event with a value that is not a number' \
   'legacy_event.thread_duration_us without a thread time'
 
-encode <"$TRAK_SOURCE_DIR/tests/data/golden/log_messages.pbtxt" >"$WORK/log.pb" || exit 1
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/track_event/log_messages.pbtxt" >"$WORK/log.pb" || exit 1
 "$TRAK" check "$WORK/log.pb" >"$WORK/log.txt"
 expect_lines "$WORK/log.txt" \
   'log_message on an event without a thread; left out of its args' \
   'log message body iid 7 is not interned on sequence 1'
 # Each stat counted is explained once, in words, after the problems.
-encode <"$TRAK_SOURCE_DIR/tests/data/golden/flows_v2.pbtxt" >"$WORK/flows.pb" || exit 1
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/flows/flows_v2.pbtxt" >"$WORK/flows.pb" || exit 1
 "$TRAK" check "$WORK/flows.pb" >"$WORK/flows.txt"
 expect_lines "$WORK/flows.txt" \
   'flow 9 begins again while open [flow_duplicate_id]' \

@@ -5,7 +5,7 @@ set -u
 TRAK=$1
 . "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 
-encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats.pbtxt" >"$WORK/lossy.pb" || exit 1
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/metadata/trace_stats.pbtxt" >"$WORK/lossy.pb" || exit 1
 "$TRAK" check "$WORK/lossy.pb" >"$WORK/out.txt"
 rc=$?
 if [ $rc != 1 ]; then echo "FAIL: check of a lossy trace exits $rc, not 1"; fail=1; fi
@@ -23,7 +23,7 @@ if ! "$TRAK" check "$WORK/clean.pb" >"$WORK/out.txt"; then
 fi
 # What the trace config says about a trace written into a file, and the filter's errors: each
 # line names the stat and says what it means.
-encode <"$TRAK_SOURCE_DIR/tests/data/golden/trace_stats_buffers.pbtxt" >"$WORK/config.pb" || exit 1
+encode <"$TRAK_SOURCE_DIR/tests/data/golden/metadata/trace_stats_buffers.pbtxt" >"$WORK/config.pb" || exit 1
 "$TRAK" check "$WORK/config.pb" >"$WORK/out.txt"
 rc=$?
 if [ $rc != 1 ]; then echo "FAIL: check of a write_into_file trace exits $rc, not 1"; fail=1; fi

@@ -3,6 +3,7 @@
 # stops on SIGINT; bad options are one-line errors; html writes a self-contained file for every
 # seed and golden trace, says when it summarises, and fails cleanly on an unreadable trace.
 set -euo pipefail
+shopt -s globstar # golden/**: goldens sit in subfolders by area
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
 TMP=$(mktemp -d)
@@ -42,7 +43,7 @@ expect_error "--max-slices wants a positive count" "$TRAK" html "$DATA/seed/07_f
 
 # html: every trace trak reads makes a page with its data inline and nothing to fetch.
 n=0
-for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/*.pbtxt "$DATA"/golden/json_*.json; do
+for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/json_*.json; do
   out=$TMP/$(basename "$trace").html
   # Malformed input still makes its page, and exits 1 (docs/limits.md).
   want=0

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "processor/import/json/json.h"
+#include "processor/export/json_export.h"
 #include "processor/export/pb_export.h"
 #include "trak/processor.h"
 

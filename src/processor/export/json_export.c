@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/json/json.h"
+#include "processor/export/json_export.h"
 #include "processor/processor_internal.h"
 
 typedef struct out {

@@ -9,6 +9,7 @@
 
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab.h"
 
 static const char *const views_sql =
     "CREATE VIEW track AS SELECT id, name, type, dimension_arg_set_id, parent_id, "
@@ -220,7 +221,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   int rc = sqlite3_open_v2(":memory:", &p->db, flags, NULL);
   /* The database lives in memory; so do the sorts and temporary tables of big queries. */
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "PRAGMA temp_store = MEMORY", NULL, NULL, NULL);
-  if (rc == SQLITE_OK) rc = trak__vtab_register(p);
+  if (rc == SQLITE_OK) rc = trak__vtab_register(p->db, &p->tables);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);

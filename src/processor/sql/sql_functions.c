@@ -6,6 +6,7 @@
 */
 #include <string.h>
 
+#include "processor/processor_internal.h"
 #include "processor/tables/vtab.h"
 
 /* ---- lazily built indexes -------------------------------------------------------------- */
@@ -185,17 +186,24 @@ typedef struct tvf_cursor {
   int64_t arg;
 } tvf_cursor;
 
+/* The modules' client data: which function, and the processor whose tables it reads. */
+typedef struct tvf_aux {
+  const tvf_def *def;
+  trak_processor *p;
+} tvf_aux;
+
 static int tvf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                        sqlite3_vtab **out, char **err) {
-  const tvf_def *def = aux;
-  char *schema = trak__vt_schema(def->base, "start_id BIGINT HIDDEN");
+  const tvf_aux *a = aux;
+  char *schema = trak__vt_schema(a->def->base, "start_id BIGINT HIDDEN");
   int rc = sqlite3_declare_vtab(db, schema);
   sqlite3_free(schema);
   if (rc != SQLITE_OK) return rc;
   tvf_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
-  v->def = def;
+  v->def = a->def;
+  v->p = a->p;
   *out = &v->base;
   return SQLITE_OK;
 }
@@ -293,32 +301,15 @@ static const sqlite3_module tvf_module = {
     .xRowid = tvf_rowid,
 };
 
-/* The modules' client data: a tvf_def with the processor attached. */
-typedef struct tvf_aux {
-  tvf_def def;
-  trak_processor *p;
-} tvf_aux;
-
-static int tvf_connect_aux(sqlite3 *db, void *aux, int argc, const char *const *argv,
-                           sqlite3_vtab **out, char **err) {
-  tvf_aux *a = aux;
-  int rc = tvf_connect(db, &a->def, argc, argv, out, err);
-  if (rc == SQLITE_OK) ((tvf_vtab *)*out)->p = a->p;
-  return rc;
-}
-
 int trak__functions_register(trak_processor *p) {
   int rc = sqlite3_create_function(p->db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, p,
                                    extract_arg, NULL, NULL);
-  static sqlite3_module module;
-  module = tvf_module;
-  module.xConnect = tvf_connect_aux;
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof tvfs / sizeof *tvfs; i++) {
     tvf_aux *a = sqlite3_malloc(sizeof *a);
     if (!a) return SQLITE_NOMEM;
-    a->def = tvfs[i];
+    a->def = &tvfs[i];
     a->p = p;
-    rc = sqlite3_create_module_v2(p->db, tvfs[i].name, &module, a, sqlite3_free);
+    rc = sqlite3_create_module_v2(p->db, tvfs[i].name, &tvf_module, a, sqlite3_free);
   }
   return rc;
 }

@@ -6,7 +6,7 @@
 ** tables copied from the importer's rows when SQL opens.
 */
 
-#include "processor/processor_internal.h"
+#include "processor/sql/stack_profile_tables.h"
 
 static const char schema[] =
     "CREATE TABLE __intrinsic_stack_profile_mapping(id INTEGER PRIMARY KEY, build_id TEXT, "
@@ -105,29 +105,26 @@ static void callstack_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
     sqlite3_bind_null(st, 6);
 }
 
-int trak__sql_stack_profile_fill(trak_processor *p) {
-  const trak_tables *t = &p->tables;
-  int rc = sqlite3_exec(p->db, schema, NULL, NULL, NULL);
+int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
+  int rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
   if (rc == SQLITE_OK)
-    rc = fill(p->db,
+    rc = fill(db,
               "INSERT INTO __intrinsic_stack_profile_mapping VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
               "?8)",
               t, t->stack_profile.mappings.n, mapping_row);
   if (rc == SQLITE_OK)
-    rc = fill(p->db,
+    rc = fill(db,
               "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
               t, t->stack_profile.frames.n, frame_row);
   if (rc == SQLITE_OK)
-    rc = fill(p->db, "INSERT INTO __intrinsic_stack_profile_callsite VALUES (?1, ?2, ?3, ?4)", t,
+    rc = fill(db, "INSERT INTO __intrinsic_stack_profile_callsite VALUES (?1, ?2, ?3, ?4)", t,
               t->stack_profile.callsites.n, callsite_row);
   /* a symbol's set is the symbol itself: one symbol per frame, no inlining information */
   if (rc == SQLITE_OK)
-    rc = fill(p->db,
-              "INSERT INTO __intrinsic_stack_profile_symbol VALUES (?1, ?1, ?2, ?3, ?4, NULL)", t,
-              t->stack_profile.symbols.n, symbol_row);
+    rc = fill(db, "INSERT INTO __intrinsic_stack_profile_symbol VALUES (?1, ?1, ?2, ?3, ?4, NULL)",
+              t, t->stack_profile.symbols.n, symbol_row);
   if (rc == SQLITE_OK)
-    rc = fill(p->db,
-              "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)", t,
-              t->stack_profile.te_callstacks.n, callstack_row);
+    rc = fill(db, "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+              t, t->stack_profile.te_callstacks.n, callstack_row);
   return rc;
 }

@@ -192,57 +192,8 @@ void trak__tables_init(trak_tables *t) {
   trak__strpool_init(&t->strings);
 }
 
-/* Frees every column array of a table struct: they are the pointer members after n and cap. */
-#define FREE_COLS(table, ...)                                                                      \
-  do {                                                                                             \
-    void *cols_[] = {__VA_ARGS__};                                                                 \
-    for (size_t i_ = 0; i_ < sizeof cols_ / sizeof *cols_; i_++)                                   \
-      free(cols_[i_]);                                                                             \
-  } while (0)
+/* ---- per-table growth and freeing, from table_defs.h ----------------------------------- */
 
-void trak__tables_free(trak_tables *t) {
-  FREE_COLS(slice, t->slice.thread_ts, t->slice.thread_dur, t->slice.thread_ic,
-            t->slice.thread_icd);
-  FREE_COLS(slice, t->slice.ts, t->slice.dur, t->slice.track_id, t->slice.name, t->slice.category,
-            t->slice.depth, t->slice.parent_id, t->slice.arg_set_id);
-  FREE_COLS(track, t->track.name, t->track.type, t->track.parent_id, t->track.source_arg_set_id,
-            t->track.dimension_arg_set_id, t->track.utid, t->track.upid, t->track.unit,
-            t->track.description, t->track.kind, t->track.classification, t->track.machine_id);
-  FREE_COLS(thread, t->thread.tid, t->thread.name, t->thread.upid, t->thread.is_main,
-            t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id);
-  FREE_COLS(process, t->process.pid, t->process.start_ts, t->process.name, t->process.cmdline,
-            t->process.arg_set_id, t->process.machine_id, t->process.parent_upid, t->process.uid,
-            t->process.android_appid, t->process.android_user_id);
-  FREE_COLS(machine, t->machine.raw_id, t->machine.label_index, t->machine.name, t->machine.sysname,
-            t->machine.release, t->machine.version, t->machine.arch, t->machine.fingerprint,
-            t->machine.manufacturer, t->machine.num_cpus, t->machine.sdk_version,
-            t->machine.ram_bytes, t->machine.ram_gb);
-  FREE_COLS(counter, t->counter.ts, t->counter.value, t->counter.track_id, t->counter.arg_set_id);
-  FREE_COLS(state, t->state.ts, t->state.dur, t->state.track_id, t->state.category, t->state.value,
-            t->state.arg_set_id);
-  FREE_COLS(flow, t->flow.slice_out, t->flow.slice_in, t->flow.trace_id, t->flow.arg_set_id);
-  FREE_COLS(args, t->args.arg_set_id, t->args.flat_key, t->args.key, t->args.string_value,
-            t->args.int_value, t->args.real_value, t->args.value_type);
-  trak_vec_free(t->stack_profile.mappings);
-  trak_vec_free(t->stack_profile.frames);
-  trak_vec_free(t->stack_profile.callsites);
-  trak_vec_free(t->stack_profile.symbols);
-  trak_vec_free(t->stack_profile.te_callstacks);
-  trak__strpool_free(&t->strings);
-  memset(t, 0, sizeof *t);
-}
-
-/* Grows every column of a table together when its row count reaches the shared capacity. */
-static void grow_cols(size_t n, size_t *cap, void **cols[], const size_t sizes[], size_t ncols) {
-  if (n < *cap) return;
-  size_t newcap = *cap ? *cap + *cap / 2 : 64;
-  for (size_t i = 0; i < ncols; i++) {
-    void *p = realloc(*cols[i], newcap * sizes[i]);
-    if (!p) out_of_memory();
-    *cols[i] = p;
-  }
-  *cap = newcap;
-}
 /* Asks for huge pages on the 2 MiB-aligned interior of a large array: a hint that cuts the
 ** page faults of filling it. */
 static void advise_huge(void *p, size_t size) {
@@ -252,242 +203,157 @@ static void advise_huge(void *p, size_t size) {
   if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
 }
 
-/* Grows every column to exactly `cap` rows (when larger than now). */
-static void reserve_cols(size_t *cap, size_t want, void **cols[], const size_t sizes[],
-                         size_t ncols) {
-  if (want <= *cap) return;
-  for (size_t i = 0; i < ncols; i++) {
-    void *p = realloc(*cols[i], want * sizes[i]);
-    if (!p) out_of_memory();
-    *cols[i] = p;
-    advise_huge(p, want * sizes[i]);
-  }
-  *cap = want;
+/* Reallocates one column array to `cap` elements of `size` bytes. */
+static void *col_resize(void *p, size_t cap, size_t size, int huge) {
+  p = realloc(p, cap * size);
+  if (!p) out_of_memory();
+  if (huge) advise_huge(p, cap * size);
+  return p;
 }
 
-/* Keeps the optional thread-time columns as large as the others, new rows NULL. */
-static void grow_thread_cols(trak_tables *t, size_t old_cap) {
-  int64_t **cols[] = {&t->slice.thread_ts, &t->slice.thread_dur, &t->slice.thread_ic,
-                      &t->slice.thread_icd};
-  for (size_t i = 0; i < 4; i++) {
-    int64_t *p = realloc(*cols[i], t->slice.cap * sizeof *p);
-    if (!p) out_of_memory();
-    for (size_t r = old_cap; r < t->slice.cap; r++)
-      p[r] = INT64_MIN;
-    *cols[i] = p;
+#define RESIZE_S(T, type, field, init)                                                             \
+  t->T.field = col_resize(t->T.field, want, sizeof *t->T.field, huge);
+#define RESIZE_H RESIZE_S
+#define RESIZE_O(T, type, field, init)                                                             \
+  if (t->T.field) {                                                                                \
+    t->T.field = col_resize(t->T.field, want, sizeof *t->T.field, 0);                              \
+    for (size_t r = old; r < want; r++)                                                            \
+      t->T.field[r] = (init);                                                                      \
   }
+#define RESIZE_A(T, type, field, init)
+#define RESIZE_V(T, type, field, init)
+#define RESIZE(T, store, type, field, sql, sorted, init) RESIZE_##store(T, type, field, init)
+
+#define OPTIONAL_O(T, type, field, init)                                                           \
+  if (!t->T.field) {                                                                               \
+    t->T.field = col_resize(NULL, t->T.cap ? t->T.cap : 1, sizeof *t->T.field, 0);                 \
+    for (size_t r = 0; r < t->T.cap; r++)                                                          \
+      t->T.field[r] = (init);                                                                      \
+  }
+#define OPTIONAL_S(T, type, field, init)
+#define OPTIONAL_H OPTIONAL_S
+#define OPTIONAL_A OPTIONAL_S
+#define OPTIONAL_V OPTIONAL_S
+#define OPTIONAL(T, store, type, field, sql, sorted, init) OPTIONAL_##store(T, type, field, init)
+
+#define TABLE_FNS(T, sql)                                                                          \
+  void trak__##T##_resize(trak_tables *t, size_t want, int huge) {                                 \
+    size_t old = t->T.cap;                                                                         \
+    if (want <= old) return;                                                                       \
+    (void)old;                                                                                     \
+    TRAK_COLUMNS_##T(RESIZE, T) t->T.cap = want;                                                   \
+  }                                                                                                \
+  void trak__##T##_optional(trak_tables *t) {                                                      \
+    (void)t;                                                                                       \
+    TRAK_COLUMNS_##T(OPTIONAL, T)                                                                  \
+  }
+TRAK_TABLES(TABLE_FNS)
+
+#define FREE_S(T, field) free(t->T.field);
+#define FREE_O FREE_S
+#define FREE_H FREE_S
+#define FREE_A(T, field)
+#define FREE_V(T, field)
+#define FREE_COL(T, store, type, field, sql, sorted, init) FREE_##store(T, field)
+#define FREE_TABLE(T, sql) TRAK_COLUMNS_##T(FREE_COL, T)
+
+void trak__tables_free(trak_tables *t) {
+  TRAK_TABLES(FREE_TABLE)
+  trak_vec_free(t->stack_profile.mappings);
+  trak_vec_free(t->stack_profile.frames);
+  trak_vec_free(t->stack_profile.callsites);
+  trak_vec_free(t->stack_profile.symbols);
+  trak_vec_free(t->stack_profile.te_callstacks);
+  trak__strpool_free(&t->strings);
+  memset(t, 0, sizeof *t);
 }
 
 void trak__tables_thread_time(trak_tables *t) {
-  if (!t->slice.thread_ts) grow_thread_cols(t, 0);
+  trak__slice_optional(t);
 }
 
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {
-  size_t old_cap = t->slice.cap;
-  void **scols[] = {(void **)&t->slice.ts,        (void **)&t->slice.dur,
-                    (void **)&t->slice.track_id,  (void **)&t->slice.name,
-                    (void **)&t->slice.category,  (void **)&t->slice.depth,
-                    (void **)&t->slice.parent_id, (void **)&t->slice.arg_set_id};
-  static const size_t ssizes[] = {8, 8, 4, 4, 4, 4, 4, 4};
-  reserve_cols(&t->slice.cap, slices, scols, ssizes, 8);
-  if (t->slice.thread_ts && t->slice.cap != old_cap) grow_thread_cols(t, old_cap);
-  void **ccols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
-                    (void **)&t->counter.track_id, (void **)&t->counter.arg_set_id};
-  static const size_t csizes[] = {8, 8, 4, 4};
-  reserve_cols(&t->counter.cap, counters, ccols, csizes, 4);
+  trak__slice_resize(t, slices, 1);
+  trak__counter_resize(t, counters, 1);
 }
+
+/* ---- appenders: the row's defaults come from trak__<table>_push ------------------------ */
 
 uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
                          uint32_t depth, uint32_t parent, uint32_t arg_set_id) {
-  if (t->slice.n == t->slice.cap) {
-    void **cols[] = {(void **)&t->slice.ts,        (void **)&t->slice.dur,
-                     (void **)&t->slice.track_id,  (void **)&t->slice.name,
-                     (void **)&t->slice.category,  (void **)&t->slice.depth,
-                     (void **)&t->slice.parent_id, (void **)&t->slice.arg_set_id};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 4};
-    size_t old_cap = t->slice.cap;
-    grow_cols(t->slice.n, &t->slice.cap, cols, sizes, 8);
-    if (t->slice.thread_ts) grow_thread_cols(t, old_cap);
-  }
-  size_t i = t->slice.n++;
+  uint32_t i = trak__slice_push(t);
   t->slice.ts[i] = ts;
-  t->slice.dur[i] = -1;
   t->slice.track_id[i] = track;
   t->slice.name[i] = name;
   t->slice.category[i] = cat;
   t->slice.depth[i] = depth;
   t->slice.parent_id[i] = parent;
   t->slice.arg_set_id[i] = arg_set_id;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
-  if (t->track.n == t->track.cap) {
-    void **cols[] = {(void **)&t->track.name,
-                     (void **)&t->track.type,
-                     (void **)&t->track.parent_id,
-                     (void **)&t->track.source_arg_set_id,
-                     (void **)&t->track.utid,
-                     (void **)&t->track.upid,
-                     (void **)&t->track.unit,
-                     (void **)&t->track.description,
-                     (void **)&t->track.kind,
-                     (void **)&t->track.classification,
-                     (void **)&t->track.dimension_arg_set_id,
-                     (void **)&t->track.machine_id};
-    static const size_t sizes[] = {4, 4, 4, 4, 4, 4, 4, 4, 1, 4, 4, 4};
-    grow_cols(t->track.n, &t->track.cap, cols, sizes, 12);
-  }
-  size_t i = t->track.n++;
-  t->track.name[i] = 0;
-  t->track.type[i] = 0;
-  t->track.parent_id[i] = TRAK_NULL_U32;
-  t->track.source_arg_set_id[i] = TRAK_NULL_U32;
-  t->track.dimension_arg_set_id[i] = TRAK_NULL_U32;
-  t->track.utid[i] = TRAK_NULL_U32;
-  t->track.upid[i] = TRAK_NULL_U32;
-  t->track.unit[i] = 0;
-  t->track.description[i] = 0;
+  uint32_t i = trak__track_push(t);
   t->track.kind[i] = (uint8_t)kind;
-  t->track.machine_id[i] = 0;
   const char *cls = trak__track_type_name(kind);
   t->track.classification[i] = trak__strpool_intern(&t->strings, cls, strlen(cls));
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__thread_add(trak_tables *t, int64_t tid) {
-  if (t->thread.n == t->thread.cap) {
-    void **cols[] = {(void **)&t->thread.tid,       (void **)&t->thread.name,
-                     (void **)&t->thread.upid,      (void **)&t->thread.is_main,
-                     (void **)&t->thread.is_idle,   (void **)&t->thread.arg_set_id,
-                     (void **)&t->thread.machine_id};
-    static const size_t sizes[] = {8, 4, 4, 1, 1, 4, 4};
-    grow_cols(t->thread.n, &t->thread.cap, cols, sizes, 7);
-  }
-  size_t i = t->thread.n++;
+  uint32_t i = trak__thread_push(t);
   t->thread.tid[i] = tid;
-  t->thread.name[i] = 0;
-  t->thread.upid[i] = TRAK_NULL_U32;
-  t->thread.is_main[i] = 2;
-  t->thread.is_idle[i] = 0;
-  t->thread.arg_set_id[i] = TRAK_NULL_U32;
-  t->thread.machine_id[i] = 0;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__process_add(trak_tables *t, int64_t pid) {
-  if (t->process.n == t->process.cap) {
-    void **cols[] = {(void **)&t->process.pid,           (void **)&t->process.start_ts,
-                     (void **)&t->process.name,          (void **)&t->process.cmdline,
-                     (void **)&t->process.arg_set_id,    (void **)&t->process.machine_id,
-                     (void **)&t->process.parent_upid,   (void **)&t->process.uid,
-                     (void **)&t->process.android_appid, (void **)&t->process.android_user_id};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
-    grow_cols(t->process.n, &t->process.cap, cols, sizes, 10);
-  }
-  size_t i = t->process.n++;
+  uint32_t i = trak__process_push(t);
   t->process.pid[i] = pid;
-  t->process.start_ts[i] = INT64_MIN;
-  t->process.name[i] = 0;
-  t->process.cmdline[i] = 0;
-  t->process.arg_set_id[i] = TRAK_NULL_U32;
-  t->process.machine_id[i] = 0;
-  t->process.parent_upid[i] = TRAK_NULL_U32;
-  t->process.uid[i] = t->process.android_appid[i] = t->process.android_user_id[i] = INT64_MIN;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__machine_add(trak_tables *t, int64_t raw_id) {
-  if (t->machine.n == t->machine.cap) {
-    void **cols[] = {(void **)&t->machine.raw_id,       (void **)&t->machine.label_index,
-                     (void **)&t->machine.name,         (void **)&t->machine.sysname,
-                     (void **)&t->machine.release,      (void **)&t->machine.version,
-                     (void **)&t->machine.arch,         (void **)&t->machine.fingerprint,
-                     (void **)&t->machine.manufacturer, (void **)&t->machine.num_cpus,
-                     (void **)&t->machine.sdk_version,  (void **)&t->machine.ram_bytes,
-                     (void **)&t->machine.ram_gb};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4, 4, 4, 4, 8, 8, 8, 8};
-    grow_cols(t->machine.n, &t->machine.cap, cols, sizes, 13);
-  }
-  size_t i = t->machine.n++;
+  uint32_t i = trak__machine_push(t);
   t->machine.raw_id[i] = raw_id;
   t->machine.label_index[i] = (int64_t)i + (t->machine.raw_id[0] != 0);
-  t->machine.name[i] = t->machine.sysname[i] = t->machine.release[i] = 0;
-  t->machine.version[i] = t->machine.arch[i] = 0;
-  t->machine.fingerprint[i] = t->machine.manufacturer[i] = 0;
-  t->machine.num_cpus[i] = t->machine.sdk_version[i] = INT64_MIN;
-  t->machine.ram_bytes[i] = t->machine.ram_gb[i] = INT64_MIN;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__counter_add(trak_tables *t, int64_t ts, uint32_t track, double value) {
-  if (t->counter.n == t->counter.cap) {
-    void **cols[] = {(void **)&t->counter.ts, (void **)&t->counter.value,
-                     (void **)&t->counter.track_id, (void **)&t->counter.arg_set_id};
-    static const size_t sizes[] = {8, 8, 4, 4};
-    grow_cols(t->counter.n, &t->counter.cap, cols, sizes, 4);
-  }
-  size_t i = t->counter.n++;
+  uint32_t i = trak__counter_push(t);
   t->counter.ts[i] = ts;
   t->counter.value[i] = value;
   t->counter.track_id[i] = track;
-  t->counter.arg_set_id[i] = TRAK_NULL_U32;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__state_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t category,
                          uint32_t value, uint32_t arg_set_id) {
-  if (t->state.n == t->state.cap) {
-    void **cols[] = {(void **)&t->state.ts,       (void **)&t->state.dur,
-                     (void **)&t->state.track_id, (void **)&t->state.category,
-                     (void **)&t->state.value,    (void **)&t->state.arg_set_id};
-    static const size_t sizes[] = {8, 8, 4, 4, 4, 4};
-    grow_cols(t->state.n, &t->state.cap, cols, sizes, 6);
-  }
-  size_t i = t->state.n++;
+  uint32_t i = trak__state_push(t);
   t->state.ts[i] = ts;
-  t->state.dur[i] = -1;
   t->state.track_id[i] = track;
   t->state.category[i] = category;
   t->state.value[i] = value;
   t->state.arg_set_id[i] = arg_set_id;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__flow_add(trak_tables *t, uint32_t out, uint32_t in, int64_t trace_id) {
-  if (t->flow.n == t->flow.cap) {
-    void **cols[] = {(void **)&t->flow.slice_out, (void **)&t->flow.slice_in,
-                     (void **)&t->flow.trace_id, (void **)&t->flow.arg_set_id};
-    static const size_t sizes[] = {4, 4, 8, 4};
-    grow_cols(t->flow.n, &t->flow.cap, cols, sizes, 4);
-  }
-  size_t i = t->flow.n++;
+  uint32_t i = trak__flow_push(t);
   t->flow.slice_out[i] = out;
   t->flow.slice_in[i] = in;
   t->flow.trace_id[i] = trace_id;
-  t->flow.arg_set_id[i] = TRAK_NULL_U32;
-  return (uint32_t)i;
+  return i;
 }
 
 uint32_t trak__arg_add(trak_tables *t, uint32_t arg_set_id, uint32_t flat_key, uint32_t key,
                        trak_arg_type type) {
-  if (t->args.n == t->args.cap) {
-    void **cols[] = {(void **)&t->args.arg_set_id, (void **)&t->args.flat_key,
-                     (void **)&t->args.key,        (void **)&t->args.string_value,
-                     (void **)&t->args.int_value,  (void **)&t->args.real_value,
-                     (void **)&t->args.value_type};
-    static const size_t sizes[] = {4, 4, 4, 4, 8, 8, 1};
-    grow_cols(t->args.n, &t->args.cap, cols, sizes, 7);
-  }
-  size_t i = t->args.n++;
+  uint32_t i = trak__args_push(t);
   t->args.arg_set_id[i] = arg_set_id;
   t->args.flat_key[i] = flat_key;
   t->args.key[i] = key;
-  t->args.string_value[i] = 0;
-  t->args.int_value[i] = 0;
-  t->args.real_value[i] = 0;
   t->args.value_type[i] = (uint8_t)type;
-  return (uint32_t)i;
+  return i;
 }
 
 const char *trak__track_type_name(trak_track_kind kind) {

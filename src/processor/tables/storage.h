@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#define TRAK_NULL_U32 UINT32_MAX /* "no value" in uint32 id columns (parent_id, arg_set_id) */
+#include "processor/tables/table_defs.h"
 
 /* ---- growable arrays ------------------------------------------------------------------- */
 
@@ -111,96 +111,24 @@ typedef struct trak_te_callstack {
   uint8_t has_weight;
 } trak_te_callstack;
 
+/* One struct per table (table_defs.h): n rows, cap allocated, then one array per stored
+** column, named by its field. */
+#define TRAK_MEMBER_S(type, field) TRAK_CTYPE_##type *field;
+#define TRAK_MEMBER_O TRAK_MEMBER_S
+#define TRAK_MEMBER_H TRAK_MEMBER_S
+#define TRAK_MEMBER_A(type, field)
+#define TRAK_MEMBER_V(type, field)
+#define TRAK_MEMBER(T, store, type, field, sql, sorted, init) TRAK_MEMBER_##store(type, field)
+#define TRAK_TABLE_STRUCT(T, sql)                                                                  \
+  struct {                                                                                         \
+    size_t n, cap;                                                                                 \
+    TRAK_COLUMNS_##T(TRAK_MEMBER, T)                                                               \
+  } T;
+
 typedef struct trak_tables {
   trak_strpool strings;
 
-  struct {
-    size_t n, cap;
-    int64_t *ts, *dur;
-    /* From thread-time / instruction-count counter tracks; NULL arrays when the trace has
-    ** none, else INT64_MIN for NULL. */
-    int64_t *thread_ts, *thread_dur, *thread_ic, *thread_icd;
-    uint32_t *track_id, *name, *category, *depth, *parent_id, *arg_set_id;
-  } slice;
-
-  struct {
-    size_t n, cap;
-    uint32_t *name, *type, *parent_id, *source_arg_set_id; /* type: string id */
-    uint32_t *dimension_arg_set_id; /* the args that tell the track from its siblings */
-    uint32_t *utid, *upid;          /* TRAK_NULL_U32 when not scoped */
-    uint32_t *unit, *description;   /* string ids */
-    uint8_t *kind;                  /* trak_track_kind */
-    /* trak_track_kind's name, string id: what the thread_track, process_track, counter_track
-    ** ... views select on, while `type` holds Perfetto's finer track type. */
-    uint32_t *classification;
-    uint32_t *machine_id; /* machine table row; 0: the host */
-  } track;
-
-  struct {
-    size_t n, cap;
-    int64_t *tid;
-    uint32_t *name, *upid; /* upid TRAK_NULL_U32 when unknown */
-    uint8_t *is_main;      /* 0, 1, or 2 for NULL */
-    uint8_t *is_idle;
-    uint32_t *arg_set_id; /* TRAK_NULL_U32 when the thread has no args */
-    uint32_t *machine_id; /* machine table row; 0: the host */
-  } thread;
-
-  struct {
-    size_t n, cap;
-    int64_t *pid, *start_ts; /* start_ts INT64_MIN for NULL */
-    uint32_t *name, *cmdline;
-    uint32_t *arg_set_id;  /* TRAK_NULL_U32 when the process has no args */
-    uint32_t *machine_id;  /* machine table row; 0: the host */
-    uint32_t *parent_upid; /* TRAK_NULL_U32: unknown */
-    /* uid, and Android's app id and user id it implies (INT64_MIN: NULL) */
-    int64_t *uid, *android_appid, *android_user_id;
-  } process;
-
-  /* Perfetto's machine table: row 0 is the host (the machine of packets without machine_id),
-  ** then one row per other TracePacket.machine_id, in order of first appearance. */
-  struct {
-    size_t n, cap;
-    int64_t *raw_id; /* TracePacket.machine_id; the host's is 0 unless the first packet had one */
-    int64_t *label_index; /* the UI's machine number: 0 for a host without raw id, else from 1 */
-    /* From the machine's SystemInfo packets (string ids 0 and INT64_MIN: NULL): machine_name,
-    ** utsname's sysname, release, version and machine (arch), Android's fingerprint and
-    ** manufacturer; num_cpus, the SDK version and RAM (bytes, and GB rounded). */
-    uint32_t *name, *sysname, *release, *version, *arch, *fingerprint, *manufacturer;
-    int64_t *num_cpus, *sdk_version, *ram_bytes, *ram_gb;
-  } machine;
-
-  struct {
-    size_t n, cap;
-    int64_t *ts;
-    double *value;
-    uint32_t *track_id;
-    uint32_t *arg_set_id; /* TRAK_NULL_U32: none (trak__counter_add leaves none) */
-  } counter;
-
-  /* Perfetto's state table: intervals of a state track's named states (TYPE_STATE events). */
-  struct {
-    size_t n, cap;
-    int64_t *ts, *dur; /* dur -1 while the state is current at the end of the trace */
-    uint32_t *track_id, *category, *value, *arg_set_id; /* category 0: NULL; value string id */
-  } state;
-
-  struct {
-    size_t n, cap;
-    uint32_t *slice_out, *slice_in;
-    int64_t *trace_id;    /* the flow's id in the trace, INT64_MIN for NULL */
-    uint32_t *arg_set_id; /* TRAK_NULL_U32: none */
-  } flow;
-
-  /* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in
-  ** Perfetto, so the column is sorted and a set is found by binary search. */
-  struct {
-    size_t n, cap;
-    uint32_t *arg_set_id, *flat_key, *key, *string_value;
-    int64_t *int_value;
-    double *real_value;
-    uint8_t *value_type; /* trak_arg_type */
-  } args;
+  TRAK_TABLES(TRAK_TABLE_STRUCT)
 
   struct {
     TRAK_VEC(trak_sp_mapping) mappings;
@@ -214,6 +142,34 @@ typedef struct trak_tables {
   ** columns are known to be sorted, and indexes built before are stale. */
   uint32_t generation;
 } trak_tables;
+
+/* ---- rows ------------------------------------------------------------------------------ */
+
+/* Per table (storage.c): trak__<table>_resize grows every stored column to hold `want` rows
+** (never shrinks; `huge` asks for huge pages, for tables sized once for the whole trace);
+** trak__<table>_optional adds the table's O columns, every row `init`. Neither can fail (OOM
+** aborts). trak__<table>_push appends a row holding every column's `init` and returns its id;
+** the caller then sets what the row is about. */
+#define TRAK_ROW_DECLS(T, sql)                                                                     \
+  void trak__##T##_resize(trak_tables *t, size_t want, int huge);                                  \
+  void trak__##T##_optional(trak_tables *t);
+TRAK_TABLES(TRAK_ROW_DECLS)
+
+#define TRAK_INIT_S(T, field, init) t->T.field[i] = (init);
+#define TRAK_INIT_H TRAK_INIT_S
+#define TRAK_INIT_O(T, field, init) /* set when the rows are allocated */
+#define TRAK_INIT_A(T, field, init)
+#define TRAK_INIT_V(T, field, init)
+#define TRAK_INIT(T, store, type, field, sql, sorted, init) TRAK_INIT_##store(T, field, init)
+#define TRAK_ROW_PUSH(T, sql)                                                                      \
+  static inline uint32_t trak__##T##_push(trak_tables *t) {                                        \
+    uint32_t i = (uint32_t)t->T.n; /* the caller indexes with the same value: dead stores go */    \
+    if (__builtin_expect(i == t->T.cap, 0))                                                        \
+      trak__##T##_resize(t, t->T.cap ? t->T.cap + t->T.cap / 2 : 64, 0);                           \
+    t->T.n = (size_t)i + 1;                                                                        \
+    TRAK_COLUMNS_##T(TRAK_INIT, T) return i;                                                       \
+  }
+TRAK_TABLES(TRAK_ROW_PUSH)
 
 typedef enum trak_arg_type {
   TRAK_ARG_INT = 0,

@@ -12,150 +12,41 @@
 
 #include "processor/tables/vtab.h"
 
-#define COL(table, field) offsetof(trak_tables, table.field)
-#define NOCOL 0
+/* The SQL type each column type declares. */
+#define DECL_ID "BIGINT"
+#define DECL_I64 "BIGINT"
+#define DECL_I64N "BIGINT"
+#define DECL_U32 "BIGINT"
+#define DECL_U32N "BIGINT"
+#define DECL_STR "TEXT"
+#define DECL_F64 "DOUBLE"
+#define DECL_BOOLN "BIGINT"
+#define DECL_NUL "BIGINT"
+#define DECL_ARG_INT "BIGINT"
+#define DECL_ARG_STR "TEXT"
+#define DECL_ARG_REAL "DOUBLE"
+#define DECL_ARG_TYPE "TEXT"
+#define DECL_ARG_DISPLAY "TEXT"
 
-static const vt_col slice_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"ts", "BIGINT", VT_I64, COL(slice, ts), 1},
-    {"dur", "BIGINT", VT_I64, COL(slice, dur), 0},
-    {"track_id", "BIGINT", VT_U32, COL(slice, track_id), 0},
-    {"category", "TEXT", VT_STR, COL(slice, category), 0},
-    {"name", "TEXT", VT_STR, COL(slice, name), 0},
-    {"depth", "BIGINT", VT_U32, COL(slice, depth), 0},
-    {"parent_id", "BIGINT", VT_U32N, COL(slice, parent_id), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(slice, arg_set_id), 0},
-    {"thread_ts", "BIGINT", VT_I64N, COL(slice, thread_ts), 0},
-    {"thread_dur", "BIGINT", VT_I64N, COL(slice, thread_dur), 0},
-    {"thread_instruction_count", "BIGINT", VT_I64N, COL(slice, thread_ic), 0},
-    {"thread_instruction_delta", "BIGINT", VT_I64N, COL(slice, thread_icd), 0},
-    {"cat", "TEXT", VT_STR, COL(slice, category), 0},
-    {"slice_id", "BIGINT", VT_ID, NOCOL, 1},
-};
-const vt_table trak__vt_slice = {"slice", COL(slice, n), slice_cols,
-                                 sizeof slice_cols / sizeof *slice_cols};
+#define VT_MAX_COLS 16 /* the most columns a table may have (its indexes are per column) */
 
-static const vt_col track_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"name", "TEXT", VT_STR, COL(track, name), 0},
-    {"type", "TEXT", VT_STR, COL(track, type), 0},
-    {"dimension_arg_set_id", "BIGINT", VT_U32N, COL(track, dimension_arg_set_id), 0},
-    {"parent_id", "BIGINT", VT_U32N, COL(track, parent_id), 0},
-    {"source_arg_set_id", "BIGINT", VT_U32N, COL(track, source_arg_set_id), 0},
-    {"machine_id", "BIGINT", VT_U32, COL(track, machine_id), 0},
-    {"track_group_id", "BIGINT", VT_NULL, NOCOL, 0},
-    {"utid", "BIGINT", VT_U32N, COL(track, utid), 0},
-    {"upid", "BIGINT", VT_U32N, COL(track, upid), 0},
-    {"unit", "TEXT", VT_STR, COL(track, unit), 0},
-    {"description", "TEXT", VT_STR, COL(track, description), 0},
-    {"classification", "TEXT", VT_STR, COL(track, classification), 0},
-};
-static const vt_table vt_track = {"__intrinsic_track", COL(track, n), track_cols,
-                                  sizeof track_cols / sizeof *track_cols};
+/* The columns SQL sees (every store but H), in the order of table_defs.h. */
+#define VT_COL_S(T, type, field, sql, sorted)                                                      \
+  {sql, DECL_##type, VT_##type, offsetof(trak_tables, T.field), sorted},
+#define VT_COL_O VT_COL_S
+#define VT_COL_A VT_COL_S
+#define VT_COL_V(T, type, field, sql, sorted) {sql, DECL_##type, VT_##type, 0, sorted},
+#define VT_COL_H(T, type, field, sql, sorted)
+#define VT_COL(T, store, type, field, sql, sorted, init) VT_COL_##store(T, type, field, sql, sorted)
+#define VT_TABLE(T, sql)                                                                           \
+  static const vt_col T##_cols[] = {TRAK_COLUMNS_##T(VT_COL, T)};                                  \
+  _Static_assert(sizeof T##_cols / sizeof *T##_cols <= VT_MAX_COLS, #T " has too many columns");   \
+  const vt_table trak__vt_##T = {sql, offsetof(trak_tables, T.n), T##_cols,                        \
+                                 sizeof T##_cols / sizeof *T##_cols};
+TRAK_TABLES(VT_TABLE)
 
-static const vt_col thread_cols[] = {
-    {"utid", "BIGINT", VT_ID, NOCOL, 1},
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"tid", "BIGINT", VT_I64, COL(thread, tid), 0},
-    {"name", "TEXT", VT_STR, COL(thread, name), 0},
-    {"start_ts", "BIGINT", VT_NULL, NOCOL, 0},
-    {"end_ts", "BIGINT", VT_NULL, NOCOL, 0},
-    {"upid", "BIGINT", VT_U32N, COL(thread, upid), 0},
-    {"is_main_thread", "BIGINT", VT_BOOLN, COL(thread, is_main), 0},
-    {"is_idle", "BIGINT", VT_BOOLN, COL(thread, is_idle), 0},
-    {"machine_id", "BIGINT", VT_U32, COL(thread, machine_id), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(thread, arg_set_id), 0},
-};
-static const vt_table vt_thread = {"thread", COL(thread, n), thread_cols,
-                                   sizeof thread_cols / sizeof *thread_cols};
-
-static const vt_col process_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"upid", "BIGINT", VT_ID, NOCOL, 1},
-    {"pid", "BIGINT", VT_I64, COL(process, pid), 0},
-    {"name", "TEXT", VT_STR, COL(process, name), 0},
-    {"start_ts", "BIGINT", VT_I64N, COL(process, start_ts), 0},
-    {"end_ts", "BIGINT", VT_NULL, NOCOL, 0},
-    {"parent_upid", "BIGINT", VT_U32N, COL(process, parent_upid), 0},
-    {"uid", "BIGINT", VT_I64N, COL(process, uid), 0},
-    {"android_appid", "BIGINT", VT_I64N, COL(process, android_appid), 0},
-    {"android_user_id", "BIGINT", VT_I64N, COL(process, android_user_id), 0},
-    {"cmdline", "TEXT", VT_STR, COL(process, cmdline), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(process, arg_set_id), 0},
-    {"machine_id", "BIGINT", VT_U32, COL(process, machine_id), 0},
-};
-static const vt_table vt_process = {"process", COL(process, n), process_cols,
-                                    sizeof process_cols / sizeof *process_cols};
-
-static const vt_col counter_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"ts", "BIGINT", VT_I64, COL(counter, ts), 1},
-    {"track_id", "BIGINT", VT_U32, COL(counter, track_id), 0},
-    {"value", "DOUBLE", VT_F64, COL(counter, value), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(counter, arg_set_id), 0},
-};
-static const vt_table vt_counter = {"counter", COL(counter, n), counter_cols,
-                                    sizeof counter_cols / sizeof *counter_cols};
-
-/* A machine: its raw id and what its SystemInfo packets said. */
-static const vt_col machine_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"raw_id", "BIGINT", VT_I64, COL(machine, raw_id), 0},
-    {"name", "TEXT", VT_STR, COL(machine, name), 0},
-    {"sysname", "TEXT", VT_STR, COL(machine, sysname), 0},
-    {"release", "TEXT", VT_STR, COL(machine, release), 0},
-    {"version", "TEXT", VT_STR, COL(machine, version), 0},
-    {"arch", "TEXT", VT_STR, COL(machine, arch), 0},
-    {"num_cpus", "BIGINT", VT_I64N, COL(machine, num_cpus), 0},
-    {"android_build_fingerprint", "TEXT", VT_STR, COL(machine, fingerprint), 0},
-    {"android_device_manufacturer", "TEXT", VT_STR, COL(machine, manufacturer), 0},
-    {"android_sdk_version", "BIGINT", VT_I64N, COL(machine, sdk_version), 0},
-    {"system_ram_bytes", "BIGINT", VT_I64N, COL(machine, ram_bytes), 0},
-    {"system_ram_gb", "BIGINT", VT_I64N, COL(machine, ram_gb), 0},
-    {"label_index", "BIGINT", VT_I64, COL(machine, label_index), 0},
-};
-static const vt_table vt_machine = {"machine", COL(machine, n), machine_cols,
-                                    sizeof machine_cols / sizeof *machine_cols};
-
-static const vt_col state_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"ts", "BIGINT", VT_I64, COL(state, ts), 1},
-    {"dur", "BIGINT", VT_I64, COL(state, dur), 0},
-    {"track_id", "BIGINT", VT_U32, COL(state, track_id), 0},
-    {"category", "TEXT", VT_STR, COL(state, category), 0},
-    {"value", "TEXT", VT_STR, COL(state, value), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(state, arg_set_id), 0},
-};
-static const vt_table vt_state = {"state", COL(state, n), state_cols,
-                                  sizeof state_cols / sizeof *state_cols};
-
-static const vt_col flow_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"slice_out", "BIGINT", VT_U32, COL(flow, slice_out), 0},
-    {"slice_in", "BIGINT", VT_U32, COL(flow, slice_in), 0},
-    {"trace_id", "BIGINT", VT_I64N, COL(flow, trace_id), 0},
-    {"arg_set_id", "BIGINT", VT_U32N, COL(flow, arg_set_id), 0},
-};
-const vt_table trak__vt_flow = {"flow", COL(flow, n), flow_cols,
-                                sizeof flow_cols / sizeof *flow_cols};
-
-static const vt_col args_cols[] = {
-    {"id", "BIGINT", VT_ID, NOCOL, 1},
-    {"arg_set_id", "BIGINT", VT_U32, COL(args, arg_set_id), 1},
-    {"flat_key", "TEXT", VT_STR, COL(args, flat_key), 0},
-    {"key", "TEXT", VT_STR, COL(args, key), 0},
-    {"int_value", "BIGINT", VT_ARG_INT, COL(args, int_value), 0},
-    {"string_value", "TEXT", VT_ARG_STR, COL(args, string_value), 0},
-    {"real_value", "DOUBLE", VT_ARG_REAL, COL(args, real_value), 0},
-    {"value_type", "TEXT", VT_ARG_TYPE, COL(args, value_type), 0},
-    {"display_value", "TEXT", VT_ARG_DISPLAY, NOCOL, 0},
-};
-static const vt_table vt_args = {"args", COL(args, n), args_cols,
-                                 sizeof args_cols / sizeof *args_cols};
-
-static const vt_table *const all_tables[] = {&trak__vt_slice, &vt_track,      &vt_thread,
-                                             &vt_process,     &vt_counter,    &vt_state,
-                                             &vt_machine,     &trak__vt_flow, &vt_args};
+#define VT_TABLE_REF(T, sql) &trak__vt_##T,
+static const vt_table *const all_tables[] = {TRAK_TABLES(VT_TABLE_REF)};
 
 /* ---- column access --------------------------------------------------------------------- */
 
@@ -278,7 +169,7 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
       sqlite3_result_int(ctx, v);
     return;
   }
-  case VT_NULL:
+  case VT_NUL:
     sqlite3_result_null(ctx);
     return;
   case VT_ARG_INT:
@@ -332,8 +223,6 @@ static int col_sorted(const trak_tables *t, const vt_col *c) {
   return c->sorted && (c->kind == VT_ID || !t->generation);
 }
 
-#define VT_MAX_COLS 16
-
 /* An equality index of one column, built on first use: the rows of each value in row order.
 ** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
 typedef struct vt_index {
@@ -345,7 +234,7 @@ typedef struct vt_index {
 
 typedef struct vt_vtab {
   sqlite3_vtab base;
-  trak_processor *p;
+  const trak_tables *t;
   const vt_table *tbl;
   vt_index index[VT_MAX_COLS];
 } vt_vtab;
@@ -371,7 +260,7 @@ typedef struct vt_cursor {
 
 static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
-  trak_processor *p = aux;
+  const trak_tables *t = aux;
   const vt_table *tbl = NULL;
   for (size_t i = 0; i < sizeof all_tables / sizeof *all_tables; i++)
     if (!strcmp(all_tables[i]->name, argv[2])) tbl = all_tables[i];
@@ -386,7 +275,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
   vt_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
-  v->p = p;
+  v->t = t;
   v->tbl = tbl;
   *out = &v->base;
   return SQLITE_OK;
@@ -419,7 +308,8 @@ static unsigned char op_char(int op) {
 
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   const vt_table *tbl = ((vt_vtab *)vt)->tbl;
-  double rows = (double)table_rows(&((vt_vtab *)vt)->p->tables, tbl) + 1;
+  const trak_tables *t = ((vt_vtab *)vt)->t;
+  double rows = (double)table_rows(t, tbl) + 1;
   double cost = rows;
   char plan[2 * 8 + 1];
   int n = 0, unique = 0;
@@ -431,15 +321,15 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     int integral =
         col->kind == VT_ID || col->kind == VT_I64 || col->kind == VT_U32 || col->kind == VT_U32N;
     if (!op || (!integral && !(col->kind == VT_STR && op == '='))) continue;
-    if (!col_sorted(&((vt_vtab *)vt)->p->tables, col) && op != '=') continue;
+    if (!col_sorted(t, col) && op != '=') continue;
     plan[2 * n] = (char)('A' + c->iColumn);
     plan[2 * n + 1] = (char)op;
     info->aConstraintUsage[i].argvIndex = ++n;
     if (col->kind == VT_ID && op == '=')
       unique = 1, cost = 1, rows = 1;
-    else if (col_sorted(&((vt_vtab *)vt)->p->tables, col) && op == '=')
+    else if (col_sorted(t, col) && op == '=')
       cost = cost > 20 ? 20 : cost, rows = rows > 4 ? 4 : rows;
-    else if (col_sorted(&((vt_vtab *)vt)->p->tables, col))
+    else if (col_sorted(t, col))
       cost /= 4, rows /= 4;
     else if (col->kind == VT_I64)
       cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
@@ -464,7 +354,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   }
   if (info->nOrderBy == 1 && !info->aOrderBy[0].desc && info->aOrderBy[0].iColumn >= 0 &&
       info->aOrderBy[0].iColumn < tbl->ncols &&
-      col_sorted(&((vt_vtab *)vt)->p->tables, &tbl->cols[info->aOrderBy[0].iColumn]))
+      col_sorted(t, &tbl->cols[info->aOrderBy[0].iColumn]))
     info->orderByConsumed = 1;
   return SQLITE_OK;
 }
@@ -513,12 +403,12 @@ static void skip_unmatched(vt_cursor *c) {
   if (c->list) {
     for (; c->list_i < c->list_n; c->list_i++) {
       c->row = c->list[c->list_i];
-      if (c->row >= c->lo && c->row < c->end && filter_match(&v->p->tables, v->tbl, c)) return;
+      if (c->row >= c->lo && c->row < c->end && filter_match(v->t, v->tbl, c)) return;
     }
     return;
   }
   if (!c->nfilters) return;
-  while (c->row < c->end && !filter_match(&v->p->tables, v->tbl, c))
+  while (c->row < c->end && !filter_match(v->t, v->tbl, c))
     c->row++;
 }
 
@@ -581,7 +471,7 @@ static int key_cmp(const void *a, const void *b, void *pool) {
 ** output is what SQLite's own sorter would have produced. */
 static int group_rows(vt_cursor *c, const vt_col *col) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
-  const trak_tables *t = &v->p->tables;
+  const trak_tables *t = v->t;
   const uint32_t *values = col_array(t, col);
   size_t n = 0, cap = c->end > c->row ? c->end - c->row : 1;
   uint32_t *rows = malloc(cap * sizeof *rows);
@@ -631,7 +521,7 @@ static int group_rows(vt_cursor *c, const vt_col *col) {
 /* The equality index of column `col` of the table, built on first use; NULL on OOM. */
 static const vt_index *index_get(vt_vtab *v, int col) {
   vt_index *ix = &v->index[col];
-  const trak_tables *t = &v->p->tables;
+  const trak_tables *t = v->t;
   if (ix->off && ix->generation == t->generation) return ix;
   free(ix->off), free(ix->rows);
   ix->off = ix->rows = NULL;
@@ -668,7 +558,7 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
                         sqlite3_value **argv) {
   vt_cursor *c = (vt_cursor *)cur;
   vt_vtab *v = (vt_vtab *)cur->pVtab;
-  const trak_tables *t = &v->p->tables;
+  const trak_tables *t = v->t;
   uint32_t lo = 0, hi = (uint32_t)table_rows(t, v->tbl);
   c->nfilters = 0;
   int ok = 1;
@@ -725,7 +615,7 @@ static int vt_eof(sqlite3_vtab_cursor *cur) {
 static int vt_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   vt_cursor *c = (vt_cursor *)cur;
   vt_vtab *v = (vt_vtab *)cur->pVtab;
-  trak__vt_result(&v->p->tables, &v->tbl->cols[col], c->row, ctx);
+  trak__vt_result(v->t, &v->tbl->cols[col], c->row, ctx);
   return SQLITE_OK;
 }
 
@@ -750,11 +640,11 @@ static const sqlite3_module vt_module = {
     .xRowid = vt_rowid,
 };
 
-int trak__vtab_register(trak_processor *p) {
-  int rc = sqlite3_create_module(p->db, "trak_columnar", &vt_module, p);
+int trak__vtab_register(sqlite3 *db, trak_tables *t) {
+  int rc = sqlite3_create_module(db, "trak_columnar", &vt_module, t);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof all_tables / sizeof *all_tables; i++) {
     char *sql = sqlite3_mprintf("CREATE VIRTUAL TABLE %s USING trak_columnar", all_tables[i]->name);
-    rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
+    rc = sqlite3_exec(db, sql, NULL, NULL, NULL);
     sqlite3_free(sql);
   }
   return rc;

@@ -1,7 +1,8 @@
 /*
-** Column descriptions of the columnar tables, shared by the generic virtual table (vtab.c) and
-** the table-valued functions (sql_functions.c). A column reads row `i` of an array in
-** trak_tables found by its offset, so one module serves every table.
+** Column descriptions of the columnar tables (generated from table_defs.h), shared by the
+** generic virtual table (vtab.c) and the table-valued functions (sql_functions.c). A column
+** reads row `i` of an array in trak_tables found by its offset, so one module serves every
+** table. This layer sees only the tables: no importer or processor state.
 */
 #ifndef TRAK_PROCESSOR_VTAB_H
 #define TRAK_PROCESSOR_VTAB_H
@@ -9,7 +10,7 @@
 #include <sqlite3.h>
 #include <stddef.h>
 
-#include "processor/processor_internal.h"
+#include "processor/tables/storage.h"
 
 typedef enum vt_kind {
   VT_ID,         /* the row index */
@@ -20,7 +21,7 @@ typedef enum vt_kind {
   VT_STR,        /* uint32_t[] string ids, 0 is NULL */
   VT_F64,        /* double[] */
   VT_BOOLN,      /* uint8_t[], 2 is NULL */
-  VT_NULL,       /* always NULL */
+  VT_NUL,        /* always NULL */
   VT_ARG_INT,    /* args.int_value: NULL unless an integer kind */
   VT_ARG_STR,    /* args.string_value: NULL unless string / json */
   VT_ARG_REAL,   /* args.real_value: NULL unless real */
@@ -43,11 +44,17 @@ typedef struct vt_table {
   int ncols;
 } vt_table;
 
-extern const vt_table trak__vt_slice, trak__vt_flow;
+/* trak__vt_slice, trak__vt_track, ...: one per table of table_defs.h. */
+#define TRAK_VT_DECL(T, sql) extern const vt_table trak__vt_##T;
+TRAK_TABLES(TRAK_VT_DECL)
+#undef TRAK_VT_DECL
 
 /* Sets the SQLite result to column `c` of row `row`. */
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
 /* The CREATE TABLE text declaring `tbl`'s columns, plus `hidden` (may be NULL). */
 char *trak__vt_schema(const vt_table *tbl, const char *hidden);
+/* Registers the module trak_columnar on `db` and creates one virtual table per table of
+** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
+int trak__vtab_register(sqlite3 *db, trak_tables *t);
 
 #endif /* TRAK_PROCESSOR_VTAB_H */

@@ -97,12 +97,4 @@ void trak__json_import_free(trak_json_import *j);
 ** object whose first key is "traceEvents" or that holds a "traceEvents" key in `len` bytes. */
 int trak__json_is_trace(const uint8_t *data, size_t len);
 
-/* ---- export (json_export.c) ------------------------------------------------------------ */
-
-struct trak_processor;
-/* Writes the finished processor's tables to `out` as JSON Object Format; *dropped_flows (if
-** not NULL) receives the number of flows JSON could not express. Returns 0 or TRAK_EIO. */
-int trak__json_export(struct trak_processor *p, FILE *out, uint64_t *dropped_flows,
-                      trak_error *err);
-
 #endif /* TRAK_PROCESSOR_JSON_H */

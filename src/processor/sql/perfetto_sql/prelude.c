@@ -2,7 +2,7 @@
 ** This file holds the prelude's C parts, there without an INCLUDE as in Perfetto: the tables
 ** only the importer can fill (_trace_bounds, __intrinsic_metadata), and the functions regexp,
 ** regexp_replace_simple, regexp_extract, unhex, str_split, slice_is_ancestor, the clock conversions
-*TO_REALTIME,
+** TO_REALTIME,
 ** TO_MONOTONIC, ABS_TIME_STR, TO_TIMECODE and __intrinsic_arg_set_to_json. The SQL parts
 ** (trace_bounds, metadata, stats, trace_start(), ...) are the modules under stdlib/prelude.
 */
@@ -16,6 +16,7 @@
 
 #include "processor/read/trace_file.h"
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/sql/stack_profile_tables.h"
 
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 
@@ -453,8 +454,8 @@ static int fill_tables(trak_processor *p) {
   if (!sql) return SQLITE_NOMEM;
   int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
   sqlite3_free(sql);
-  if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p);          /* metadata_table.c */
-  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p) : rc; /* stack_profile_tables.c */
+  if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p); /* metadata_table.c */
+  return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p->db, &p->tables) : rc;
 }
 
 int trak__psql_prelude_register(trak_processor *p) {

@@ -1,0 +1,20 @@
+/*
+** The JSON exporter (json_export.c): a finished processor's tables written as JSON Object
+** Format, for `trak convert trace.pb out.json` (docs/formats.md).
+*/
+#ifndef TRAK_PROCESSOR_JSON_EXPORT_H
+#define TRAK_PROCESSOR_JSON_EXPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "trak/error.h"
+
+struct trak_processor;
+
+/* Writes the finished processor's tables to `out` as JSON Object Format; *dropped_flows (if
+** not NULL) receives the number of flows JSON could not express. Returns 0 or TRAK_EIO. */
+int trak__json_export(struct trak_processor *p, FILE *out, uint64_t *dropped_flows,
+                      trak_error *err);
+
+#endif /* TRAK_PROCESSOR_JSON_EXPORT_H */

@@ -1,0 +1,188 @@
+/*
+** The one definition of every columnar table: its columns in SQL order, each with how it is
+** stored, its type, its C field, its SQL name, whether it ascends with the row id and the value a
+** new row gets. storage.h turns these lists into the table structs, storage.c into growth,
+** new-row defaults and freeing, vtab.c into the SQLite column lists. README.md says how to add a
+** column or a table.
+*/
+#ifndef TRAK_PROCESSOR_TABLE_DEFS_H
+#define TRAK_PROCESSOR_TABLE_DEFS_H
+
+#include <stdint.h>
+
+/*
+** A column is one line of its table's list:
+**
+**   X(T, store, type, field, "sql_name", sorted, init)
+**
+** T      the table (the list passes it through; write T)
+** store  S   stored: an array `type field[]` in the table struct, shown to SQL
+**        O   stored but optional: the array stays NULL until trak__<table>_optional() adds it
+**            (every row `init`); SQL reads NULL while it is absent
+**        H   stored, hidden from SQL (importer bookkeeping)
+**        A   an alias: SQL shows the stored column `field` under another name
+**        V   virtual: no storage (the row id, an always-NULL column, a value computed on read);
+**            field and init are unused, write _
+** type   ID (the row id)  I64  I64N (INT64_MIN is NULL)  U32  U32N (TRAK_NULL_U32 is NULL)
+**        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8 (hidden only)
+**        NUL (always NULL)  ARG_* (the args table's typed value columns, read by value_type)
+** sorted 1 when values ascend with the row id as the importer appends them (binary search)
+** init   what trak__<table>_push() writes into a new row before the appender sets its own
+*/
+
+/* The C element type of each column type (storage.h, storage.c). */
+#define TRAK_CTYPE_I64 int64_t
+#define TRAK_CTYPE_I64N int64_t
+#define TRAK_CTYPE_U32 uint32_t
+#define TRAK_CTYPE_U32N uint32_t
+#define TRAK_CTYPE_STR uint32_t
+#define TRAK_CTYPE_F64 double
+#define TRAK_CTYPE_BOOLN uint8_t
+#define TRAK_CTYPE_U8 uint8_t
+#define TRAK_CTYPE_ARG_INT int64_t
+#define TRAK_CTYPE_ARG_STR uint32_t
+#define TRAK_CTYPE_ARG_REAL double
+#define TRAK_CTYPE_ARG_TYPE uint8_t
+
+#define TRAK_NULL_U32 UINT32_MAX /* "no value" in uint32 id columns (parent_id, arg_set_id) */
+
+/* Every table: its field in trak_tables and its name in SQL, in the order SQL registers them. */
+#define TRAK_TABLES(X)                                                                             \
+  X(slice, "slice")                                                                                \
+  X(track, "__intrinsic_track")                                                                    \
+  X(thread, "thread")                                                                              \
+  X(process, "process")                                                                            \
+  X(counter, "counter")                                                                            \
+  X(state, "state")                                                                                \
+  X(machine, "machine")                                                                            \
+  X(flow, "flow")                                                                                  \
+  X(args, "args")
+
+/* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. */
+#define TRAK_COLUMNS_slice(X, T)                                                                   \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
+  X(T, S, U32, track_id, "track_id", 0, 0)                                                         \
+  X(T, S, STR, category, "category", 0, 0)                                                         \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, U32, depth, "depth", 0, 0)                                                               \
+  X(T, S, U32N, parent_id, "parent_id", 0, TRAK_NULL_U32)                                          \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
+  X(T, O, I64N, thread_ts, "thread_ts", 0, INT64_MIN)                                              \
+  X(T, O, I64N, thread_dur, "thread_dur", 0, INT64_MIN)                                            \
+  X(T, O, I64N, thread_ic, "thread_instruction_count", 0, INT64_MIN)                               \
+  X(T, O, I64N, thread_icd, "thread_instruction_delta", 0, INT64_MIN)                              \
+  X(T, A, STR, category, "cat", 0, _)                                                              \
+  X(T, V, ID, _, "slice_id", 1, _)
+
+/* type: Perfetto's finer track type (string id); classification: trak_track_kind's name, what
+** the thread_track, process_track, counter_track ... views select on; kind: trak_track_kind;
+** dimension_arg_set_id: the args that tell the track from its siblings. */
+#define TRAK_COLUMNS_track(X, T)                                                                   \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, STR, type, "type", 0, 0)                                                                 \
+  X(T, S, U32N, dimension_arg_set_id, "dimension_arg_set_id", 0, TRAK_NULL_U32)                    \
+  X(T, S, U32N, parent_id, "parent_id", 0, TRAK_NULL_U32)                                          \
+  X(T, S, U32N, source_arg_set_id, "source_arg_set_id", 0, TRAK_NULL_U32)                          \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
+  X(T, V, NUL, _, "track_group_id", 0, _)                                                          \
+  X(T, S, U32N, utid, "utid", 0, TRAK_NULL_U32)                                                    \
+  X(T, S, U32N, upid, "upid", 0, TRAK_NULL_U32)                                                    \
+  X(T, S, STR, unit, "unit", 0, 0)                                                                 \
+  X(T, S, STR, description, "description", 0, 0)                                                   \
+  X(T, S, STR, classification, "classification", 0, 0)                                             \
+  X(T, H, U8, kind, "kind", 0, 0)
+
+/* is_main: 0, 1, or 2 for NULL; machine_id: machine table row, 0 the host. */
+#define TRAK_COLUMNS_thread(X, T)                                                                  \
+  X(T, V, ID, _, "utid", 1, _)                                                                     \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, tid, "tid", 0, 0)                                                                   \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, V, NUL, _, "start_ts", 0, _)                                                                \
+  X(T, V, NUL, _, "end_ts", 0, _)                                                                  \
+  X(T, S, U32N, upid, "upid", 0, TRAK_NULL_U32)                                                    \
+  X(T, S, BOOLN, is_main, "is_main_thread", 0, 2)                                                  \
+  X(T, S, BOOLN, is_idle, "is_idle", 0, 0)                                                         \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* uid, and Android's app id and user id it implies. */
+#define TRAK_COLUMNS_process(X, T)                                                                 \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, V, ID, _, "upid", 1, _)                                                                     \
+  X(T, S, I64, pid, "pid", 0, 0)                                                                   \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, I64N, start_ts, "start_ts", 0, INT64_MIN)                                                \
+  X(T, V, NUL, _, "end_ts", 0, _)                                                                  \
+  X(T, S, U32N, parent_upid, "parent_upid", 0, TRAK_NULL_U32)                                      \
+  X(T, S, I64N, uid, "uid", 0, INT64_MIN)                                                          \
+  X(T, S, I64N, android_appid, "android_appid", 0, INT64_MIN)                                      \
+  X(T, S, I64N, android_user_id, "android_user_id", 0, INT64_MIN)                                  \
+  X(T, S, STR, cmdline, "cmdline", 0, 0)                                                           \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)
+
+#define TRAK_COLUMNS_counter(X, T)                                                                 \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, U32, track_id, "track_id", 0, 0)                                                         \
+  X(T, S, F64, value, "value", 0, 0)                                                               \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* Perfetto's state table: intervals of a state track's named states (TYPE_STATE events); dur
+** is -1 while the state is current at the end of the trace. */
+#define TRAK_COLUMNS_state(X, T)                                                                   \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
+  X(T, S, U32, track_id, "track_id", 0, 0)                                                         \
+  X(T, S, STR, category, "category", 0, 0)                                                         \
+  X(T, S, STR, value, "value", 0, 0)                                                               \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* Perfetto's machine table: row 0 is the host (the machine of packets without machine_id), then
+** one row per other TracePacket.machine_id in order of first appearance. raw_id: that id (the
+** host's is 0 unless the first packet had one); label_index: the UI's machine number. The rest
+** comes from the machine's SystemInfo packets. */
+#define TRAK_COLUMNS_machine(X, T)                                                                 \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, raw_id, "raw_id", 0, 0)                                                             \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, STR, sysname, "sysname", 0, 0)                                                           \
+  X(T, S, STR, release, "release", 0, 0)                                                           \
+  X(T, S, STR, version, "version", 0, 0)                                                           \
+  X(T, S, STR, arch, "arch", 0, 0)                                                                 \
+  X(T, S, I64N, num_cpus, "num_cpus", 0, INT64_MIN)                                                \
+  X(T, S, STR, fingerprint, "android_build_fingerprint", 0, 0)                                     \
+  X(T, S, STR, manufacturer, "android_device_manufacturer", 0, 0)                                  \
+  X(T, S, I64N, sdk_version, "android_sdk_version", 0, INT64_MIN)                                  \
+  X(T, S, I64N, ram_bytes, "system_ram_bytes", 0, INT64_MIN)                                       \
+  X(T, S, I64N, ram_gb, "system_ram_gb", 0, INT64_MIN)                                             \
+  X(T, S, I64, label_index, "label_index", 0, 0)
+
+/* trace_id: the flow's id in the trace. */
+#define TRAK_COLUMNS_flow(X, T)                                                                    \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32, slice_out, "slice_out", 0, 0)                                                       \
+  X(T, S, U32, slice_in, "slice_in", 0, 0)                                                         \
+  X(T, S, I64N, trace_id, "trace_id", 0, INT64_MIN)                                                \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* Rows of one arg set are contiguous; arg_set_id is the id of the set's first row, as in
+** Perfetto, so the column is sorted and a set is found by binary search. value_type is a
+** trak_arg_type; the value columns read NULL unless value_type says they hold the value. */
+#define TRAK_COLUMNS_args(X, T)                                                                    \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32, arg_set_id, "arg_set_id", 1, 0)                                                     \
+  X(T, S, STR, flat_key, "flat_key", 0, 0)                                                         \
+  X(T, S, STR, key, "key", 0, 0)                                                                   \
+  X(T, S, ARG_INT, int_value, "int_value", 0, 0)                                                   \
+  X(T, S, ARG_STR, string_value, "string_value", 0, 0)                                             \
+  X(T, S, ARG_REAL, real_value, "real_value", 0, 0)                                                \
+  X(T, S, ARG_TYPE, value_type, "value_type", 0, 0)                                                \
+  X(T, V, ARG_DISPLAY, _, "display_value", 0, _)
+
+#endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -1,3 +1,0 @@
--- trace: golden/trace_metadata_json.json
-SELECT id, name, key_type, int_value, str_value, machine_id, trace_id FROM metadata
-WHERE name NOT IN ('trace_size_bytes', 'trace_uuid') ORDER BY id;

@@ -1,0 +1,151 @@
+/*
+** Tests of the columnar tables generated from tables/table_defs.h: a pushed row holds every
+** column's default, growth keeps the rows, optional columns stay absent until asked for and
+** then cover every row, and the SQL columns are the list's (hidden ones left out, aliases and
+** virtual ones in) as a query sees them.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include <sqlite3.h>
+
+#include "processor/tables/storage.h"
+#include "processor/tables/vtab.h"
+
+static void test_push_defaults(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  uint32_t s = trak__slice_add(&t, 5, 1, 0, 0, 0, TRAK_NULL_U32, TRAK_NULL_U32);
+  assert_int_equal(s, 0);
+  assert_int_equal(t.slice.dur[s], -1);
+  assert_int_equal(t.slice.ts[s], 5);
+  assert_null(t.slice.thread_ts); /* optional: absent until asked for */
+  uint32_t th = trak__thread_add(&t, 42);
+  assert_int_equal(t.thread.tid[th], 42);
+  assert_int_equal(t.thread.is_main[th], 2);
+  assert_int_equal(t.thread.upid[th], TRAK_NULL_U32);
+  uint32_t pr = trak__process_push(&t);
+  assert_true(t.process.start_ts[pr] == INT64_MIN);
+  assert_true(t.process.uid[pr] == INT64_MIN);
+  assert_int_equal(t.process.parent_upid[pr], TRAK_NULL_U32);
+  uint32_t tr = trak__track_add(&t, TRAK_TRACK_PROCESS);
+  assert_int_equal(t.track.kind[tr], TRAK_TRACK_PROCESS);
+  assert_string_equal(trak__str(&t.strings, t.track.classification[tr]), "process_track");
+  assert_int_equal(t.track.parent_id[tr], TRAK_NULL_U32);
+  uint32_t m0 = trak__machine_add(&t, 0), m1 = trak__machine_add(&t, 7);
+  assert_int_equal(t.machine.label_index[m0], 0);
+  assert_int_equal(t.machine.label_index[m1], 1);
+  assert_true(t.machine.num_cpus[m1] == INT64_MIN);
+  uint32_t a = trak__arg_add(&t, 0, 1, 1, TRAK_ARG_REAL);
+  assert_true(t.args.real_value[a] == 0 && t.args.int_value[a] == 0);
+  assert_int_equal(t.args.string_value[a], 0);
+  trak__tables_free(&t);
+}
+
+/* Rows survive growth, and optional columns added midway cover old and new rows. */
+static void test_growth_and_optional(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  for (int64_t i = 0; i < 1000; i++)
+    trak__slice_add(&t, i, (uint32_t)i, 0, 0, 0, TRAK_NULL_U32, TRAK_NULL_U32);
+  trak__tables_thread_time(&t);
+  assert_non_null(t.slice.thread_ts);
+  for (size_t i = 0; i < t.slice.cap; i++)
+    assert_true(t.slice.thread_icd[i] == INT64_MIN);
+  t.slice.thread_ts[3] = 33;
+  for (int64_t i = 1000; i < 5000; i++)
+    trak__slice_add(&t, i, (uint32_t)i, 0, 0, 0, TRAK_NULL_U32, TRAK_NULL_U32);
+  trak__tables_reserve(&t, 100000, 10);
+  assert_true(t.slice.cap >= 100000);
+  for (uint32_t i = 0; i < 5000; i++) {
+    assert_int_equal(t.slice.ts[i], i);
+    assert_int_equal(t.slice.track_id[i], i);
+    assert_int_equal(t.slice.dur[i], -1);
+    if (i != 3) assert_true(t.slice.thread_ts[i] == INT64_MIN);
+  }
+  assert_int_equal(t.slice.thread_ts[3], 33);
+  assert_true(t.slice.thread_dur[99999] == INT64_MIN);
+  trak__tables_free(&t);
+  assert_null(t.slice.ts);
+}
+
+/* An empty table may still get its optional columns. */
+static void test_optional_on_empty(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  trak__tables_thread_time(&t);
+  assert_non_null(t.slice.thread_ts);
+  trak__slice_add(&t, 1, 0, 0, 0, 0, TRAK_NULL_U32, TRAK_NULL_U32);
+  assert_true(t.slice.thread_ts[0] == INT64_MIN);
+  trak__tables_free(&t);
+}
+
+static char *column_names(sqlite3 *db, const char *table) {
+  static char out[1024];
+  out[0] = 0;
+  char *sql = sqlite3_mprintf("select group_concat(name, ',') from pragma_table_info(%Q)", table);
+  sqlite3_stmt *st;
+  assert_int_equal(sqlite3_prepare_v2(db, sql, -1, &st, NULL), SQLITE_OK);
+  sqlite3_free(sql);
+  if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 0))
+    snprintf(out, sizeof out, "%s", (const char *)sqlite3_column_text(st, 0));
+  sqlite3_finalize(st);
+  return out;
+}
+
+/* The virtual tables show the lists of table_defs.h: hidden columns out, aliases in. */
+static void test_sql_columns(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  uint32_t tr = trak__track_add(&t, TRAK_TRACK_THREAD);
+  uint32_t s =
+      trak__slice_add(&t, 10, tr, trak__strpool_intern(&t.strings, "cat", 3),
+                      trak__strpool_intern(&t.strings, "n", 1), 0, TRAK_NULL_U32, TRAK_NULL_U32);
+  t.slice.dur[s] = 4;
+  sqlite3 *db;
+  assert_int_equal(sqlite3_open(":memory:", &db), SQLITE_OK);
+  assert_int_equal(trak__vtab_register(db, &t), SQLITE_OK);
+  assert_string_equal(column_names(db, "slice"),
+                      "id,ts,dur,track_id,category,name,depth,parent_id,arg_set_id,thread_ts,"
+                      "thread_dur,thread_instruction_count,thread_instruction_delta,cat,slice_id");
+  assert_string_equal(column_names(db, "__intrinsic_track"),
+                      "id,name,type,dimension_arg_set_id,parent_id,source_arg_set_id,machine_id,"
+                      "track_group_id,utid,upid,unit,description,classification");
+  sqlite3_stmt *st;
+  assert_int_equal(sqlite3_prepare_v2(db,
+                                      "select s.cat, s.dur, s.thread_ts is null, s.slice_id, "
+                                      "t.classification from slice s join __intrinsic_track t "
+                                      "on t.id = s.track_id where s.ts = 10",
+                                      -1, &st, NULL),
+                   SQLITE_OK);
+  assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+  assert_string_equal((const char *)sqlite3_column_text(st, 0), "cat");
+  assert_int_equal(sqlite3_column_int64(st, 1), 4);
+  assert_int_equal(sqlite3_column_int64(st, 2), 1);
+  assert_int_equal(sqlite3_column_int64(st, 3), s);
+  assert_string_equal((const char *)sqlite3_column_text(st, 4), "thread_track");
+  assert_int_equal(sqlite3_step(st), SQLITE_DONE);
+  sqlite3_finalize(st);
+  sqlite3_close(db);
+  trak__tables_free(&t);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_push_defaults),
+      cmocka_unit_test(test_growth_and_optional),
+      cmocka_unit_test(test_optional_on_empty),
+      cmocka_unit_test(test_sql_columns),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
