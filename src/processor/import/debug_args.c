@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "pb/schema.h"
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "util/limits.h"
 
@@ -682,7 +682,7 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
   for (uint32_t i = 0; i < n; i++)
     h = mix(h, row_hash(t, set + i));
   int added;
-  uint32_t *slot = trak__map_put(&imp->arg_sets, h, set, &added);
+  uint32_t *slot = trak__map_put(&imp->args.shared, h, set, &added);
   if (added) return set;
   uint32_t old = *slot;
   uint32_t i = 0;
@@ -746,7 +746,7 @@ static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32
   for (uint32_t r = set; r < set + n_begin; r++)
     if (t->args.key[r] == key) {
       /* Perfetto adds the end's passthrough utid only if the begin has none */
-      if (key != imp->keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
+      if (key != imp->args.keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
       return;
     }
   copy_value(
@@ -782,7 +782,7 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     /* The key of a top-level value is built and interned once per name, not once per event;
     ** later events copy it back (a cut key, never interned, is built each time). */
     int added;
-    uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);
+    uint32_t *key = trak__map_put(&imp->args.debug_keys, name, 0, &added);
     if (added || *key == TRAK_NULL_U32) {
       key_push(&c.kb, "debug.", 6, 1);
       name_push(&c.kb, sp, name);

@@ -474,7 +474,7 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   if (is_local) k = mix(k, (uint64_t)x->upid + 1);
   *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
                              is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
-  trak_track_info *info = &j->imp->tracks.v[*track];
+  trak_track_info *info = &j->imp->tracks.info.v[*track];
   info->compressed = 1;
   if (info->src_upid == TRAK_NULL_U32) info->src_upid = x->upid; /* its first event's process */
   return 1;

@@ -134,21 +134,21 @@ static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fiel
                       const legacy_fields *lf, legacy_ctx *c) {
   uint32_t track = trak__te_track(imp, seq, ef);
   if (track == TRAK_NULL_U32) return 0;
-  const trak_track_info *info = &imp->tracks.v[track];
+  const trak_track_info *info = &imp->tracks.info.v[track];
   /* On the sequence's thread or the default track (no track uuid), the overrides pick the
   ** thread as Perfetto's fallback to pid / tid tracks does: tid_override another thread of the
   ** sequence's process (or of pid_override's). pid_override alone is not imported. */
   int on_thread = info->is_legacy_thread;
   if (!on_thread && !info->uuid && !info->type && seq->thread_track != TRAK_NULL_U32 &&
       lf->has_tid_override)
-    on_thread = 1, info = &imp->tracks.v[seq->thread_track];
+    on_thread = 1, info = &imp->tracks.info.v[seq->thread_track];
   if (lf->has_tid_override && on_thread) {
     uint32_t upid = imp->tables->thread.upid[info->utid];
     int64_t pid = lf->has_pid_override    ? lf->pid_override
                   : upid != TRAK_NULL_U32 ? imp->tables->process.pid[upid]
                                           : -1;
     track = trak__legacy_thread_track(imp, trak__thread_for_tid(imp, lf->tid_override, pid));
-    info = &imp->tracks.v[track];
+    info = &imp->tracks.info.v[track];
   } else if (lf->has_pid_override) {
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
                  "legacy_event.pid_override without tid_override is not imported; ignored");
@@ -205,14 +205,14 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
   c->args.passthrough_utid = c->utid;
   c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
                                local ? "legacy_async_process_slice" : "legacy_async_global_slice");
-  trak_track_info *info = &imp->tracks.v[c->track];
+  trak_track_info *info = &imp->tracks.info.v[c->track];
   info->compressed = 1; /* ids of one name share tracks, as Perfetto's track compressor */
   if (!info->scope) {
     /* Perfetto's async tracks are told apart by scope and by the first name the id had (in
     ** its process, for a local id): the track's "name" dimension. */
     int added;
     uint64_t id_key = mix(lf->id, local ? (uint64_t)c->upid + 1 : 0);
-    uint32_t *root = trak__map_put(&imp->legacy_async_roots, id_key, c->name, &added);
+    uint32_t *root = trak__map_put(&imp->async.legacy_roots, id_key, c->name, &added);
     info->scope = scope, info->src_upid = c->upid, info->root_name = *root;
   }
   c->args.has_source_id = 1;
@@ -560,7 +560,7 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
     ev.aux = complete_aux(imp, seq, ef, &lf, &th, c.utid, ts);
   else
     ev.aux = trak__te_aux(imp, seq, ef, on_thread ? &th : NULL, c.utid);
-  const trak_track_info *base_info = &imp->tracks.v[c.base_track];
+  const trak_track_info *base_info = &imp->tracks.info.v[c.base_track];
   if (TRAK_UNLIKELY(c.track != c.base_track) && !base_info->compressed &&
       !base_info->is_legacy_thread) {
     /* Perfetto makes the event's own track before its phase picks another: a record that only
