@@ -14,12 +14,12 @@
 /* The output track for a new lane of the set whose cookie is `cookie`. */
 static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_name, uint32_t lane) {
   trak_track_info *c = &imp->tracks.info.v[cookie];
-  if (!c->type && !c->lane_taken) { /* a descriptor: its own track */
+  if (!c->kind && !c->lane_taken) { /* a descriptor: its own track */
     c->lane_taken = 1;
     c->lane = lane;
     return cookie;
   }
-  if (!c->type) {
+  if (!c->kind) {
     /* Its own track serves a lane another cookie adopted while it was idle: the new lane is a
     ** copy of the descriptor (Perfetto's lanes of one descriptor share its uuid and args), with
     ** no slices, stack or first use of its own yet. */
@@ -34,14 +34,14 @@ static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_na
     return track;
   }
   uint32_t upid = c->is_process ? c->upid : TRAK_NULL_U32;
-  const char *type = c->type;
+  uint8_t kind = c->kind;
   uint32_t src_upid = c->src_upid, scope = c->scope;
   /* A legacy id's track is named by the cookie that made it; a JSON id's by its root name. */
   uint32_t name = c->root_name ? c->name : root_name, root = c->root_name;
   uint32_t track = trak__track_new(imp, 0); /* (moves the tracks: c is stale) */
   trak_track_info *info = &imp->tracks.info.v[track];
   info->described = 1;
-  info->type = type;
+  info->kind = kind;
   info->name = name;
   info->root_name = root;
   info->lane = lane, info->src_upid = src_upid, info->scope = scope;
@@ -62,7 +62,7 @@ uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, u
   const trak_track_info *c = &imp->tracks.info.v[cookie];
   uint32_t root;
   uint64_t key;
-  if (!c->type) {
+  if (!c->kind) {
     root = c->name;
     key = merged_key(c);
   } else {

@@ -479,10 +479,8 @@ __attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
   for (trak_ev_block *rb = seq->head; rb; rb = rb->next)
     for (uint32_t ri = 0; ri < rb->n; ri++) {
       trak_ev ev = rb->ev[ri];
-      const char *type = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].type;
-      int track_event =
-          !type || (strcmp(type, "triggers") && strcmp(type, "chrome_process_stats") &&
-                    strcmp(type, "concurrent_tracing_sessions"));
+      uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
+      int track_event = trak__track_kinds[kind].track_event;
       if (ev.ts < imp->crop_before_ns && track_event) {
         imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
         continue;

@@ -412,9 +412,10 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
     }
   }
   static const char track_name[] = "Trace Triggers";
-  uint32_t track = trak__keyed_track(
-      imp, 0x7219931e5, trak__strpool_intern(&t->strings, track_name, sizeof track_name - 1),
-      TRAK_NULL_U32, 0, "triggers");
+  uint32_t track =
+      trak__keyed_track(imp, trak__track_key(TRAK_TK_TRIGGERS, 0, 0),
+                        trak__strpool_intern(&t->strings, track_name, sizeof track_name - 1),
+                        TRAK_NULL_U32, 0, TRAK_TK_TRIGGERS);
   trak_ev ev = {0};
   ev.ts = ts;
   ev.track = (uint32_t)TRAK_EV_INSTANT << TRAK_EV_TYPE_SHIFT | track;

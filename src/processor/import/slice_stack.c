@@ -110,7 +110,7 @@ static uint32_t lane_new(trak_importer *imp, uint32_t utid, uint32_t index) {
   info->utid = utid;
   info->upid = upid;
   info->described = info->is_thread = 1;
-  info->type = "thread_overlapping_slice";
+  info->kind = TRAK_TK_THREAD_OVERLAPPING_SLICE;
   info->lane = index;
   return lane;
 }

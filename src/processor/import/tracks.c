@@ -59,12 +59,12 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
 }
 
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter, const char *type) {
+                           int is_counter, trak_track_kind_id kind) {
   uint32_t track = trak__track_for_uuid(imp, key | 1ULL << 63);
   trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->described) {
     info->described = 1;
-    info->type = type;
+    info->kind = (uint8_t)kind;
     info->name = name;
     info->is_counter = (uint8_t)is_counter;
     if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
@@ -446,29 +446,21 @@ static int track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t 
   return 1;
 }
 
-/* Perfetto's type for a track (as its track_event tracker and legacy importers name them). */
-static const char *track_type(const trak_track_info *info, const trak_track_info *parent,
-                              uint32_t utid, uint32_t upid) {
-  if (info->type) return info->type;
-  if (info->is_legacy_thread) return "thread_execution";
-  const char *scope = utid != TRAK_NULL_U32   ? "thread"
-                      : upid != TRAK_NULL_U32 ? "process"
-                                              : "global";
-  if (info->is_counter)
-    return utid != TRAK_NULL_U32   ? "thread_counter_track_event"
-           : upid != TRAK_NULL_U32 ? "process_counter_track_event"
-                                   : "global_counter_track_event";
-  if (info->is_state)
-    return utid != TRAK_NULL_U32   ? "thread_state_track_event"
-           : upid != TRAK_NULL_U32 ? "process_state_track_event"
-                                   : "global_state_track_event";
+/* A track's kind: the one the format gave it, else (a descriptor's) the one of its family
+** for its scope, as Perfetto's track_event tracker types them. */
+static trak_track_kind_id track_kind(const trak_track_info *info, uint32_t utid, uint32_t upid) {
+  if (info->kind) return (trak_track_kind_id)info->kind;
+  if (info->is_legacy_thread) return TRAK_TK_THREAD_EXECUTION;
+  enum trak_track_scope scope = utid != TRAK_NULL_U32   ? TRAK_SCOPE_THREAD
+                                : upid != TRAK_NULL_U32 ? TRAK_SCOPE_PROCESS
+                                                        : TRAK_SCOPE_GLOBAL;
+  if (info->is_counter) return trak__track_kind_scoped(TRAK_TK_GLOBAL_COUNTER_TRACK_EVENT, scope);
+  if (info->is_state) return trak__track_kind_scoped(TRAK_TK_GLOBAL_STATE_TRACK_EVENT, scope);
   /* Root thread / process descriptor tracks, and tracks that never merge with siblings, are
   ** Perfetto's plain *_track_event; other tracks are merged by name with their siblings. */
   int plain = info->is_thread || info->is_process || info->merge_none;
-  (void)parent;
-  if (scope[0] == 't') return plain ? "thread_track_event" : "thread_merged_track_event";
-  if (scope[0] == 'p') return plain ? "process_track_event" : "process_merged_track_event";
-  return plain ? "global_track_event" : "global_merged_track_event";
+  return trak__track_kind_scoped(
+      plain ? TRAK_TK_GLOBAL_TRACK_EVENT : TRAK_TK_GLOBAL_MERGED_TRACK_EVENT, scope);
 }
 
 /* Perfetto's rule, once the track's scope is known: a thread track's event names no thread;
@@ -554,45 +546,40 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
 ** and the merge key, a name; for async and overflow tracks the lane), so that
 ** dimension_arg_set_id is Perfetto's. Tracks of no dimension keep NULL. */
 static void dimension_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
-                           const char *type, uint32_t utid, uint32_t upid) {
+                           const trak_track_blueprint *k, uint32_t utid, uint32_t upid) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
-  size_t tl = strlen(type);
-  int merged = tl > 18 && !strcmp(type + tl - 18, "merged_track_event");
-  int async = !strncmp(type, "legacy_async_", 13);
-  int by_uuid = !merged && tl > 11 && !strcmp(type + tl - 11, "track_event");
-  if (utid != TRAK_NULL_U32 && !async)
+  if ((k->dims & TRAK_DIM_UTID) && utid != TRAK_NULL_U32)
     arg_int(imp, set, "utid", TRAK_ARG_INT, utid);
-  else if (upid != TRAK_NULL_U32 && strcmp(type, "legacy_chrome_global_instants"))
+  else if ((k->dims & TRAK_DIM_UPID) && upid != TRAK_NULL_U32)
     arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
-  if (by_uuid) {
+  if (k->dims & TRAK_DIM_TRACK_UUID)
     arg_int(imp, set, "track_uuid", TRAK_ARG_INT, (int64_t)info->uuid);
-  } else if (merged) {
+  if (k->dims & TRAK_DIM_MERGE) {
     arg_int(imp, set, "parent_track_uuid", TRAK_ARG_INT,
             info->has_parent ? (int64_t)info->parent_uuid : 0);
     /* Perfetto's merge kinds: 0 by name, 2 by sibling_merge_key. */
     arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, info->merge_key ? 2 : 0);
     arg_str(imp, set, "merge_key_value", info->merge_key ? info->merge_key : t->track.name[id]);
-  } else if (async) {
+  }
+  if (k->dims & TRAK_DIM_ASYNC_ID) {
     arg_str(imp, set, "scope", info->scope);
     arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
-  } else if (!strcmp(type, "json_counter")) {
-    arg_str(imp, set, "name", info->name);
-  } else if (!strcmp(type, "concurrent_tracing_sessions")) {
-    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   }
-  if (merged || async || !strcmp(type, "thread_overlapping_slice"))
-    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_NAME) arg_str(imp, set, "name", info->name);
+  if (k->dims & TRAK_DIM_SESSION)
+    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
+  if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 
 /* The source args of the tracks legacy Chrome events imply, as Perfetto writes them. */
 static void chrome_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
-                               const char *type) {
+                               const trak_track_blueprint *k) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   arg_str(imp, set, "source", str_id(imp, "chrome"));
-  if (!strncmp(type, "legacy_async_", 13)) {
+  if (k->source == TRAK_SOURCE_CHROME_ASYNC) {
     arg_int(imp, set, "trace_id_is_process_scoped", TRAK_ARG_BOOL, info->is_process);
     arg_int(imp, set, "upid", TRAK_ARG_UINT, info->src_upid == TRAK_NULL_U32 ? 0 : info->src_upid);
     arg_str(imp, set, "source_scope", info->scope);
@@ -649,13 +636,12 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                                    : TRAK_TRACK_GLOBAL;
   uint32_t id = trak__track_add(t, kind);
   ord[i].final = id;
-  const char *type =
-      track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.info.v[parent] : NULL, utid, upid);
-  t->track.type[id] = str_id(imp, type);
+  const trak_track_blueprint *k = &trak__track_kinds[track_kind(info, utid, upid)];
+  t->track.type[id] = str_id(imp, k->type);
   t->track.name[id] = info->name;
   /* A track of events with no name of its own takes its first event's (not root thread or
   ** process tracks, nor counters), as Perfetto names it. */
-  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->type)
+  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->kind)
     t->track.name[id] = ord[i].first_name;
   /* Unnamed thread-time counters get Perfetto's names for them. */
   if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
@@ -666,10 +652,10 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   t->track.description[id] = info->description;
   t->track.unit[id] = info->unit;
   /* Builtin thread-time and instruction-count counters have Perfetto's units. */
-  if (!info->unit && !info->type &&
+  if (!info->unit && !info->kind &&
       info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
     t->track.unit[id] = str_id(imp, "ns");
-  if (!info->unit && !info->type &&
+  if (!info->unit && !info->kind &&
       info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
     t->track.unit[id] = str_id(imp, "count");
   t->track.utid[id] = utid;
@@ -681,11 +667,11 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                     "events use track uuid %llu, which no track_descriptor describes",
                     (unsigned long long)info->uuid);
   /* dimensions first: Perfetto makes them before it makes the track and its source args */
-  dimension_args(imp, info, id, type, utid, upid);
-  if (!info->is_legacy_thread && !info->type)
+  dimension_args(imp, info, id, k, utid, upid);
+  if (k->source == TRAK_SOURCE_DESCRIPTOR)
     track_source_args(imp, info, id);
-  else if (info->type && (!strncmp(info->type, "legacy_", 7) || !strncmp(info->type, "chrome_", 7)))
-    chrome_source_args(imp, info, id, info->type);
+  else if (k->source != TRAK_SOURCE_NONE)
+    chrome_source_args(imp, info, id, k);
   return id;
 }
 
@@ -720,7 +706,7 @@ void trak__tracks_check_hierarchy(trak_importer *imp) {
     trak_track_info *info = &imp->tracks.info.v[i];
     /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
     ** track compressor: siblings of one name share tracks while they do not overlap. */
-    if (!info->type && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
+    if (!info->kind && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
         !info->is_thread && !info->is_process && !info->merge_none && info->name)
       info->compressed = 1;
     if (!imp->tracks.info.v[i].has_parent || !orphaned(imp, i)) continue;
@@ -768,8 +754,8 @@ void trak__tracks_finish(trak_importer *imp) {
   uint32_t n_early = 0;
   for (int late = 0; late < 2; late++) {
     for (size_t k = 0; k < imp->tracks.n_used; k++) {
-      const char *type = imp->tracks.info.v[used[k]].type;
-      if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
+      int json_counter = imp->tracks.info.v[used[k]].kind == TRAK_TK_JSON_COUNTER;
+      if (json_counter == late) track_row(imp, ord, used[k], 0);
     }
     if (!late) n_early = (uint32_t)t->track.n;
   }

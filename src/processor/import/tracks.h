@@ -8,6 +8,7 @@
 
 #include <stdint.h>
 #include "processor/import/sequence.h"
+#include "processor/import/track_kinds.h"
 #include "processor/tables/storage.h"
 
 typedef struct trak_importer trak_importer;
@@ -20,7 +21,8 @@ typedef struct trak_track_info {
   uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
   uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
-  const char *type;       /* Perfetto's track type when the format implies the track, else NULL */
+  uint8_t kind; /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
+                ** descriptor's, whose kind its scope decides (track_kinds.h) */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the
                         ** track trak__async_track gives them */
@@ -121,9 +123,9 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
 ** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32, of
-** Perfetto's track type `type` (NULL: the one its scope implies). */
+** `kind` (TRAK_TK_NONE: the descriptor kind its scope implies). Can't fail. */
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter, const char *type);
+                           int is_counter, trak_track_kind_id kind);
 /* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
 uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose

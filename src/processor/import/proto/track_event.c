@@ -247,11 +247,12 @@ void trak__te_thread(trak_sequence *seq, const event_fields *ef, trak_te_thread 
 uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions) {
   static const char *const names[] = {"thread_time", "thread_instruction_count"};
   uint32_t track = trak__track_for_uuid(
-      imp, (0x7417ULL << 40 | (uint64_t)instructions << 32 | utid) | 1ULL << 63);
+      imp,
+      trak__track_key(instructions ? TRAK_TK_THREAD_INSTRUCTIONS : TRAK_TK_THREAD_TIME, utid, 0));
   trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->described) {
     info->described = info->is_counter = info->is_thread = 1;
-    info->type = instructions ? "thread_instructions" : "thread_time";
+    info->kind = instructions ? TRAK_TK_THREAD_INSTRUCTIONS : TRAK_TK_THREAD_TIME;
     info->utid = utid;
     info->upid = imp->tables->thread.upid[utid];
     info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
