@@ -9,6 +9,7 @@
 
 #include "processor/analysis/analysis.h"
 #include "processor/sql/column_fetch.h"
+#include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
 

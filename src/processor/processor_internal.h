@@ -8,7 +8,7 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "processor/tables/storage.h"
 #include "processor/read/text_split.h"

@@ -6,17 +6,17 @@
 ** so an inner slice's set comes before its parent's), a counter value's or a flow's when the row
 ** is made. trak builds events' sets while it tokenizes (in file order) and tracks' when the
 ** import ends, so the parse phase logs those moments (trak__arg_order_*) and the import's last
-** step lays the args table out again in that order, renumbering every arg_set_id column. Sets nothing refers
-** to (a slice begin's, replaced by its merge with the end's) are dropped, as Perfetto never
-** makes them; identical sets stay one set, numbered where the first was made.
+** step lays the args table out again in that order, renumbering every arg_set_id column.
+** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
+** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
-  trak_vec_push(imp->arg_order, (uint64_t)kind << 32 | value);
+  trak_vec_push(imp->args.order, (uint64_t)kind << 32 | value);
 }
 
 static void *alloc(size_t n, size_t size) {
@@ -166,8 +166,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
   stack_map stacks = {NULL, 0, 0};
-  for (size_t i = 0; i < imp->arg_order.n; i++) {
-    uint64_t e = imp->arg_order.v[i];
+  for (size_t i = 0; i < imp->args.order.n; i++) {
+    uint64_t e = imp->args.order.v[i];
     uint32_t v = (uint32_t)e;
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
@@ -175,9 +175,9 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
       for (uint32_t row = n_early; row < t->track.n; row++)
         place_track(&r, row);
       size_t to = i;
-      while (to < imp->arg_order.n && imp->arg_order.v[to] >> 32 == TRAK_ARG_ORDER_FLUSH)
+      while (to < imp->args.order.n && imp->args.order.v[to] >> 32 == TRAK_ARG_ORDER_FLUSH)
         to++;
-      place_flushed(&r, &stacks, imp->arg_order.v, i, to);
+      place_flushed(&r, &stacks, imp->args.order.v, i, to);
       i = to - 1;
       break;
     }
@@ -228,6 +228,12 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   t->args.cap = cap;
   free(r.remap);
   free(stacks.slot);
-  trak__map_clear(&imp->arg_sets); /* its ids are the old ones */
-  trak_vec_free(imp->arg_order);
+  trak__map_clear(&imp->args.shared); /* its ids are the old ones */
+  trak_vec_free(imp->args.order);
+}
+
+void trak__args_free(trak_args *a) {
+  trak__map_free(&a->shared);
+  trak__map_free(&a->debug_keys);
+  trak_vec_free(a->order);
 }

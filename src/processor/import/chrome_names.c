@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "pb/schema.h"
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 typedef struct type_name {
   const char *value, *name; /* enum value name, the name Perfetto shows */

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "pb/schema.h"
-#include "processor/import/import.h"
+#include "processor/import/hash.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "util/limits.h"
 
@@ -594,16 +595,12 @@ void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t s
   reflect_field(&c, fd, f, &reps, 0);
 }
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdULL;
-}
-
 static uint64_t row_hash(const trak_tables *t, uint32_t row) {
   uint64_t real;
   memcpy(&real, &t->args.real_value[row], 8);
-  uint64_t h = mix(t->args.key[row], t->args.value_type[row]);
-  return mix(mix(mix(h, (uint64_t)t->args.int_value[row]), real), t->args.string_value[row]);
+  uint64_t h = trak__mix(t->args.key[row], t->args.value_type[row]);
+  return trak__mix(trak__mix(trak__mix(h, (uint64_t)t->args.int_value[row]), real),
+                   t->args.string_value[row]);
 }
 
 static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
@@ -680,9 +677,9 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
   }
   uint64_t h = n;
   for (uint32_t i = 0; i < n; i++)
-    h = mix(h, row_hash(t, set + i));
+    h = trak__mix(h, row_hash(t, set + i));
   int added;
-  uint32_t *slot = trak__map_put(&imp->arg_sets, h, set, &added);
+  uint32_t *slot = trak__map_put(&imp->args.shared, h, set, &added);
   if (added) return set;
   uint32_t old = *slot;
   uint32_t i = 0;
@@ -746,7 +743,7 @@ static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32
   for (uint32_t r = set; r < set + n_begin; r++)
     if (t->args.key[r] == key) {
       /* Perfetto adds the end's passthrough utid only if the begin has none */
-      if (key != imp->keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
+      if (key != imp->args.keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
       return;
     }
   copy_value(
@@ -782,7 +779,7 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     /* The key of a top-level value is built and interned once per name, not once per event;
     ** later events copy it back (a cut key, never interned, is built each time). */
     int added;
-    uint32_t *key = trak__map_put(&imp->debug_keys, name, 0, &added);
+    uint32_t *key = trak__map_put(&imp->args.debug_keys, name, 0, &added);
     if (added || *key == TRAK_NULL_U32) {
       key_push(&c.kb, "debug.", 6, 1);
       name_push(&c.kb, sp, name);

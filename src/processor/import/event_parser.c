@@ -10,7 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/callstacks.h"
+#include "processor/import/importer.h"
 
 /* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
 static int ev_cmp(const void *pa, const void *pb, void *ctx) {
@@ -43,7 +44,7 @@ static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
 }
 
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
-  const trak_track_info *info = &imp->tracks.v[track];
+  const trak_track_info *info = &imp->tracks.info.v[track];
   const char *name = trak__str(&imp->tables->strings, info->name);
   if (info->is_legacy_thread)
     snprintf(buf, size, "the thread track of sequence's thread");
@@ -65,7 +66,7 @@ static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
   uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
   for (uint64_t i = 0; i < n; i++) {
     int added;
-    uint32_t *last = trak__map_put(&imp->flows, ids[i], TRAK_NULL_U32, &added);
+    uint32_t *last = trak__map_put(&imp->flows.last_slice, ids[i], TRAK_NULL_U32, &added);
     uint32_t from = *last;
     int open = from != TRAK_NULL_U32;
     uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
@@ -102,7 +103,7 @@ __attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_
                                                        const trak_ev *ev, uint32_t track,
                                                        int slice_start) {
   info->first_ts = ev->ts;
-  info->first_order = imp->n_tracks_used++;
+  info->first_order = imp->tracks.n_used++;
   trak__arg_order_log(imp, slice_start ? TRAK_ARG_ORDER_TRACK_SLICE : TRAK_ARG_ORDER_TRACK, track);
 }
 
@@ -111,7 +112,7 @@ __attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_
 ** Perfetto drops it. */
 static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t track, double v,
                             uint32_t set) {
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   if (TRAK_UNLIKELY(!info->is_counter)) {
     char label[160];
     trak__report_at(imp, TRAK_STAT_COUNTER_NOT_COUNTER_TRACK, ev->pkt,
@@ -143,7 +144,7 @@ static int64_t counter_int(double v) {
 static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint32_t slice,
                         double v) {
   trak_tables *t = imp->tables;
-  uint8_t kind = imp->tracks.v[track].counter_type;
+  uint8_t kind = imp->tracks.info.v[track].counter_type;
   if (slice == TRAK_NULL_U32 || !t->slice.thread_ts) return;
   int64_t *start, *delta;
   if (kind == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
@@ -191,7 +192,7 @@ static void extra_counters_first_use(trak_importer *imp, const trak_ev *ev, cons
                                      const trak_sequence *seq) {
   const uint64_t *p = aux + 3 + aux[0] + (uint32_t)aux[1];
   for (uint64_t i = 0; i < aux[2]; i++, p += 2) {
-    trak_track_info *info = &imp->tracks.v[(uint32_t)p[0]];
+    trak_track_info *info = &imp->tracks.info.v[(uint32_t)p[0]];
     if (info->is_counter && info->first_ts == INT64_MAX) {
       track_made(imp, info, ev, (uint32_t)p[0], 0);
       info->first_seq_flagged = seq->first_packet_flag;
@@ -238,7 +239,7 @@ static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info
                       ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
   if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
     int added;
-    *trak__map_put(&imp->flows, key, slice, &added) = slice;
+    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
     return;
   }
   flows(imp, step, slice);
@@ -267,7 +268,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
                                                             const trak_sequence *seq) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   uint32_t slice = TRAK_NULL_U32;
   /* (Perfetto finds a counter value on a track that is no counter track while tokenizing, so
   ** before it resolves the track's hierarchy.) */
@@ -277,7 +278,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
   if (TRAK_UNLIKELY(info->compressed)) { /* a cookie track: the track it is given now */
     track = trak__async_track(imp, track, type, ev->u.s.name);
-    info = &imp->tracks.v[track];
+    info = &imp->tracks.info.v[track];
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
   if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
@@ -304,10 +305,10 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
-        info = &imp->tracks.v[track];
+        info = &imp->tracks.info.v[track];
         if (info->first_ts == INT64_MAX) track_made(imp, info, ev, track, 1), info->first_name = 0;
       }
-      info = &imp->tracks.v[track];
+      info = &imp->tracks.info.v[track];
     }
   } else if (info->open_depth && info->closed_on_stack) {
     /* the same discipline (a proto overlap is only reported); a stack of open B slices only
@@ -448,8 +449,8 @@ static int cursor_advance(cursor *c) {
 
 static void report_unterminated(trak_importer *imp) {
   trak_tables *t = imp->tables;
-  for (uint32_t track = 0; track < imp->tracks.n; track++) {
-    trak_track_info *info = &imp->tracks.v[track];
+  for (uint32_t track = 0; track < imp->tracks.info.n; track++) {
+    trak_track_info *info = &imp->tracks.info.v[track];
     for (size_t i = 0; i < info->open_depth; i++) {
       uint32_t slice = (uint32_t)info->open[i];
       if (t->slice.arg_set_id[slice] != TRAK_NULL_U32) /* committed when the import ends */
@@ -478,10 +479,8 @@ __attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
   for (trak_ev_block *rb = seq->head; rb; rb = rb->next)
     for (uint32_t ri = 0; ri < rb->n; ri++) {
       trak_ev ev = rb->ev[ri];
-      const char *type = imp->tracks.v[ev.track & TRAK_EV_TRACK_MASK].type;
-      int track_event =
-          !type || (strcmp(type, "triggers") && strcmp(type, "chrome_process_stats") &&
-                    strcmp(type, "concurrent_tracing_sessions"));
+      uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
+      int track_event = trak__track_kinds[kind].track_event;
       if (ev.ts < imp->crop_before_ns && track_event) {
         imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
         continue;
@@ -507,13 +506,13 @@ void trak__events_parse(trak_importer *imp) {
   trak__passthrough_resolve(imp);
   trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
   uint32_t size = 1;
-  while (size < imp->seqs.n)
+  while (size < imp->seqs.all.n)
     size *= 2;
   tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
   if (!t.c || !t.node) abort();
   size_t live = 0;
   for (uint32_t i = 0; i < size; i++) {
-    trak_sequence *seq = i < imp->seqs.n ? imp->seqs.v[i] : NULL;
+    trak_sequence *seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
     if (!seq || !seq->head || !seq->head->n) {
       t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
       continue;

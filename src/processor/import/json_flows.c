@@ -11,15 +11,15 @@
 */
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 /* Adds a JSON flow; a flow whose id is a v1 flow's gets that flow's name and category args, as
 ** Perfetto's flow tracker looks the id up (v2 ids share the space). */
 static void add(trak_importer *imp, uint32_t out, uint32_t in, uint64_t id) {
   uint32_t flow = trak__flow_add(imp->tables, out, in, (int64_t)id);
-  if (imp->json && id < imp->json_v1_flow_args.n) {
-    imp->tables->flow.arg_set_id[flow] = imp->json_v1_flow_args.v[id];
-    trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, imp->json_v1_flow_args.v[id]);
+  if (imp->json && id < imp->flows.v1_args.n) {
+    imp->tables->flow.arg_set_id[flow] = imp->flows.v1_args.v[id];
+    trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, imp->flows.v1_args.v[id]);
   }
 }
 
@@ -33,9 +33,9 @@ void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t
 
 uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat) {
   int added;
-  uint32_t *id = trak__map_put(&imp->json_v1_flow_ids, key, 0, &added);
+  uint32_t *id = trak__map_put(&imp->flows.v1_ids, key, 0, &added);
   if (!added) return *id;
-  *id = imp->json_v1_flows++;
+  *id = imp->flows.v1_count++;
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   static const char *const keys[] = {"name", "cat"};
@@ -46,15 +46,15 @@ uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_c
     uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_STRING);
     t->args.string_value[row] = values[i];
   }
-  trak_vec_push(imp->json_v1_flow_args, trak__args_share(imp, set));
-  return imp->json_v1_flows - 1;
+  trak_vec_push(imp->flows.v1_args, trak__args_share(imp, set));
+  return imp->flows.v1_count - 1;
 }
 
 void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
                      uint64_t pkt) {
   if (op == TRAK_FLOW_V1_END_NEXT) {
-    imp->tracks.v[track].pending_flow++;
-    trak_vec_push(imp->pending_flows, ((trak_pending_flow){key, track}));
+    imp->tracks.info.v[track].pending_flow++;
+    trak_vec_push(imp->flows.pending, ((trak_pending_flow){key, track}));
     return;
   }
   if (slice == TRAK_NULL_U32) {
@@ -62,7 +62,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
                     "flow event has no enclosing slice on its track");
     return;
   }
-  uint32_t *from = trak__map_get(&imp->flows, key);
+  uint32_t *from = trak__map_get(&imp->flows.last_slice, key);
   switch (op) {
   case TRAK_FLOW_V1_BEGIN:
     if (from) {
@@ -71,7 +71,7 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
       return;
     }
     int added;
-    *trak__map_put(&imp->flows, key, slice, &added) = slice;
+    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
     return;
   case TRAK_FLOW_V1_STEP:
     if (!from) {
@@ -94,18 +94,18 @@ void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, u
 }
 
 void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice) {
-  imp->tracks.v[track].pending_flow = 0;
+  imp->tracks.info.v[track].pending_flow = 0;
   size_t kept = 0;
-  for (size_t i = 0; i < imp->pending_flows.n; i++) {
-    trak_pending_flow p = imp->pending_flows.v[i];
+  for (size_t i = 0; i < imp->flows.pending.n; i++) {
+    trak_pending_flow p = imp->flows.pending.v[i];
     if (p.track != track) {
-      imp->pending_flows.v[kept++] = p;
+      imp->flows.pending.v[kept++] = p;
       continue;
     }
-    const uint32_t *from = trak__map_get(&imp->flows, p.key);
+    const uint32_t *from = trak__map_get(&imp->flows.last_slice, p.key);
     if (from) add(imp, *from, slice, p.key);
   }
-  imp->pending_flows.n = kept;
+  imp->flows.pending.n = kept;
 }
 
 void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
@@ -115,4 +115,11 @@ void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slic
            : block[0]                         ? TRAK_FLOW_V1_BEGIN
                                               : TRAK_FLOW_V1_END_ENCLOSING;
   trak__json_flow(imp, op, block[3], slice, track, pkt);
+}
+
+void trak__flows_free(trak_flows *f) {
+  trak__map_free(&f->last_slice);
+  trak__map_free(&f->v1_ids);
+  trak_vec_free(f->pending);
+  trak_vec_free(f->v1_args);
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "trak/pbtxt.h"
 
@@ -412,9 +412,10 @@ static void trigger_slice(trak_importer *imp, const trak_packet_ctx *ctx, int64_
     }
   }
   static const char track_name[] = "Trace Triggers";
-  uint32_t track = trak__keyed_track(
-      imp, 0x7219931e5, trak__strpool_intern(&t->strings, track_name, sizeof track_name - 1),
-      TRAK_NULL_U32, 0, "triggers");
+  uint32_t track =
+      trak__keyed_track(imp, trak__track_key(TRAK_TK_TRIGGERS, 0, 0),
+                        trak__strpool_intern(&t->strings, track_name, sizeof track_name - 1),
+                        TRAK_NULL_U32, 0, TRAK_TK_TRIGGERS);
   trak_ev ev = {0};
   ev.ts = ts;
   ev.track = (uint32_t)TRAK_EV_INSTANT << TRAK_EV_TYPE_SHIFT | track;
@@ -475,7 +476,7 @@ static void ftrace_bundle(trak_importer *imp, trak_metadata *m, const trak_packe
   }
   if (!has_cpu) return;
   int added;
-  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->machine << 32 | (uint32_t)cpu, 1, &added);
+  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->threads.machine << 32 | (uint32_t)cpu, 1, &added);
   if (!added || !has_start) return;
   uint32_t clock_id = clock == TRAK_PB_FTRACE_CLOCK_UNSPECIFIED ? TRAK_PB_BUILTIN_CLOCK_BOOTTIME
                       : clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
@@ -499,7 +500,7 @@ static void ftrace_bundle(trak_importer *imp, trak_metadata *m, const trak_packe
 void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                        const uint8_t *data, size_t len) {
   trak_metadata *m = meta_get(imp);
-  m->machine = imp->machine;
+  m->machine = imp->threads.machine;
   if (ctx && ctx->has_ts) m->last_ts = ctx->ts;
   int64_t ts = ctx && ctx->has_ts ? ctx->ts : 0;
   switch (field) {

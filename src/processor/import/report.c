@@ -11,7 +11,7 @@
 
 #include "pb/schema.h"
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
     [TRAK_STAT_TRACE_TRUNCATED] = {"trace_truncated", TRAK_SEVERITY_DATA_LOSS,

@@ -5,20 +5,21 @@
 ** (proto/interned_data.c); JSON traces use sequences only for their record lists.
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 void trak__block_free(trak_ev_block *b) {
   munmap(b, sizeof *b);
 }
 
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
-  if (TRAK_LIKELY(imp->last_seq && imp->last_seq->id == id)) return imp->last_seq;
+  if (TRAK_LIKELY(imp->seqs.last && imp->seqs.last->id == id)) return imp->seqs.last;
   int added;
-  uint32_t *slot = trak__map_put(&imp->seq_index, id, (uint32_t)imp->seqs.n, &added);
-  if (!added) return imp->last_seq = imp->seqs.v[*slot];
+  uint32_t *slot = trak__map_put(&imp->seqs.by_id, id, (uint32_t)imp->seqs.all.n, &added);
+  if (!added) return imp->seqs.last = imp->seqs.all.v[*slot];
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
   seq->id = id;
@@ -26,8 +27,8 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   seq->thread_track = TRAK_NULL_U32;
   seq->last_ts = INT64_MIN;
   seq->last_track = TRAK_NULL_U32;
-  trak_vec_push(imp->seqs, seq);
-  return imp->last_seq = seq;
+  trak_vec_push(imp->seqs.all, seq);
+  return imp->seqs.last = seq;
 }
 
 void trak__sequence_clear(trak_sequence *seq) {
@@ -109,4 +110,25 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
   imp->n_slice_records +=
       type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE;
   imp->n_counter_records += type == TRAK_EV_COUNTER;
+}
+
+void trak__sequences_free(trak_sequences *s) {
+  for (size_t i = 0; i < s->all.n; i++) {
+    trak_sequence *seq = s->all.v[i];
+    for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+      trak__map_free(&seq->interned[k]);
+    trak_vec_free(seq->default_extra_uuids);
+    trak_vec_free(seq->default_extra_double_uuids);
+    trak__map_free(&seq->inc_index);
+    free(seq->losses);
+    trak_vec_free(seq->inc_values);
+    while (seq->head) {
+      trak_ev_block *next = seq->head->next;
+      trak__block_free(seq->head);
+      seq->head = next;
+    }
+    free(seq);
+  }
+  trak_vec_free(s->all);
+  trak__map_free(&s->by_id);
 }

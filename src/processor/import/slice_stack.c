@@ -8,7 +8,7 @@
 */
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 /* Perfetto commits a slice's args when it leaves the stack (arg_order.c). */
 static void stack_pop(trak_importer *imp, trak_track_info *info) {
@@ -23,7 +23,7 @@ static int64_t slice_end_ts(const trak_tables *t, uint32_t s) {
 int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                         trak_overlap *overlap) {
   trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   int64_t ts = ev->ts;
   /* A stack of open B slices only (the common case of protobuf traces): none of them ends or
   ** overlaps here, so the walk below would change nothing. */
@@ -80,7 +80,7 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
 
 uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) {
   trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   uint32_t name = ev->u.s.name, cat = ev->u.s.cat;
   /* The innermost open slice whose category and name match (absent ones match any). An end
   ** that matches none ends nothing and is not counted, as in Perfetto. */
@@ -104,13 +104,13 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
 /* A new overflow lane of the thread: a thread track of its own kind (written to the track
 ** table with the others when the parse phase ends). */
 static uint32_t lane_new(trak_importer *imp, uint32_t utid, uint32_t index) {
-  uint32_t upid = imp->tracks.v[trak__legacy_thread_track(imp, utid)].upid;
+  uint32_t upid = imp->tracks.info.v[trak__legacy_thread_track(imp, utid)].upid;
   uint32_t lane = trak__track_new(imp, 0);
-  trak_track_info *info = &imp->tracks.v[lane];
+  trak_track_info *info = &imp->tracks.info.v[lane];
   info->utid = utid;
   info->upid = upid;
   info->described = info->is_thread = 1;
-  info->type = "thread_overlapping_slice";
+  info->kind = TRAK_TK_THREAD_OVERLAPPING_SLICE;
   info->lane = index;
   return lane;
 }
@@ -145,7 +145,7 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                            const trak_overlap *overlap) {
   const trak_tables *t = imp->tables;
-  uint32_t utid = imp->tracks.v[track].utid;
+  uint32_t utid = imp->tracks.info.v[track].utid;
   const char *name = trak__str(&t->strings, ev->u.s.name);
   const char *other = trak__str(&t->strings, overlap->name);
   trak__report_at(imp, TRAK_STAT_SPILL_OVERLAPPING_COMPLETE, ev->pkt,
@@ -159,9 +159,14 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
   /* The first lane where the slice nests in the innermost open slice or follows them all. */
   for (uint32_t lane = 0;; lane++) {
     int added;
-    uint32_t *slot = trak__map_put(&imp->spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
+    uint32_t *slot =
+        trak__map_put(&imp->slices.spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
     if (added) *slot = lane_new(imp, utid, lane);
     trak_overlap unused;
     if (trak__stack_prepare(imp, *slot, ev, dur, &unused)) return *slot;
   }
+}
+
+void trak__slices_free(trak_slices *s) {
+  trak__map_free(&s->spill_lanes);
 }

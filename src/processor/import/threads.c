@@ -3,13 +3,15 @@
 ** a thread by (pid, tid); creating a process creates its main thread (tid == pid) at once; a
 ** new process for a pid (pid reuse) ends the old one and all its threads; utid 0 / upid 0 are
 ** the idle rows ("swapper", pid 0 / tid 0), which pid 0 and tid 0 of a trace find.
-** Each machine of a multi-machine trace (imp->machine, the current packet's) has its own pids
-** and tids and its own idle rows, as in Perfetto: the indexes key ids with the machine.
+** Each machine of a multi-machine trace (imp->threads.machine, the current packet's) has its
+** own pids and tids and its own idle rows, as in Perfetto: the indexes key ids with the machine.
+** Also the rows' names, set by priority (trak_thread_name_prio, trak_process_name_prio), and the
+** process args descriptors give, collected and written once per process at the end.
 */
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 /* The index key of a pid or tid on a machine (the host's keys are the ids themselves). */
 static inline uint64_t id_key(uint32_t machine, int64_t id) {
@@ -20,12 +22,13 @@ static inline uint64_t id_key(uint32_t machine, int64_t id) {
 ** links each to the one before it (TRAK_NULL_U32 ends the chain). */
 static uint32_t thread_new(trak_importer *imp, int64_t tid) {
   uint32_t utid = trak__thread_add(imp->tables, tid);
-  imp->tables->thread.machine_id[utid] = imp->machine;
+  imp->tables->thread.machine_id[utid] = imp->threads.machine;
   int added;
-  uint32_t *head = trak__map_put(&imp->tid_index, id_key(imp->machine, tid), TRAK_NULL_U32, &added);
-  while (imp->thread_prev.n <= utid)
-    trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
-  imp->thread_prev.v[utid] = *head;
+  uint32_t *head = trak__map_put(&imp->threads.tid_index, id_key(imp->threads.machine, tid),
+                                 TRAK_NULL_U32, &added);
+  while (imp->threads.prev.n <= utid)
+    trak_vec_push(imp->threads.prev, TRAK_NULL_U32);
+  imp->threads.prev.v[utid] = *head;
   *head = utid;
   return utid;
 }
@@ -35,8 +38,8 @@ static int thread_alive(const trak_importer *imp, uint32_t utid) {
   const trak_tables *t = imp->tables;
   uint32_t upid = t->thread.upid[utid];
   if (upid == TRAK_NULL_U32) return 1;
-  uint32_t *live =
-      trak__map_get(&imp->pid_index, id_key(t->process.machine_id[upid], t->process.pid[upid]));
+  uint32_t *live = trak__map_get(&imp->threads.pid_index,
+                                 id_key(t->process.machine_id[upid], t->process.pid[upid]));
   return live && *live == upid;
 }
 
@@ -44,8 +47,8 @@ static int thread_alive(const trak_importer *imp, uint32_t utid) {
 ** pid < 0), or TRAK_NULL_U32. */
 static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) {
   const trak_tables *t = imp->tables;
-  uint32_t *head = trak__map_get(&imp->tid_index, id_key(imp->machine, tid));
-  for (uint32_t u = head ? *head : TRAK_NULL_U32; u != TRAK_NULL_U32; u = imp->thread_prev.v[u]) {
+  uint32_t *head = trak__map_get(&imp->threads.tid_index, id_key(imp->threads.machine, tid));
+  for (uint32_t u = head ? *head : TRAK_NULL_U32; u != TRAK_NULL_U32; u = imp->threads.prev.v[u]) {
     if (!thread_alive(imp, u)) continue;
     uint32_t upid = t->thread.upid[u];
     if (pid < 0 || upid == TRAK_NULL_U32 || t->process.pid[upid] == pid) return u;
@@ -55,10 +58,11 @@ static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) 
 
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, id_key(imp->machine, pid), 0, &added);
+  uint32_t *slot =
+      trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
   if (!added) return *slot;
   uint32_t upid = trak__process_add(imp->tables, pid);
-  imp->tables->process.machine_id[upid] = imp->machine;
+  imp->tables->process.machine_id[upid] = imp->threads.machine;
   *slot = upid;
   trak__thread_for_tid(imp, pid, pid); /* the main thread, right after its process */
   return upid;
@@ -66,13 +70,14 @@ uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
 
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->pid_index, id_key(imp->machine, pid), 0, &added);
+  uint32_t *slot =
+      trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
   /* The old process and its threads end: its pid no longer finds it (so its threads are no
   ** longer alive), and no thread with tid == pid survives, as the pid is the new main's. */
   *slot = trak__process_add(imp->tables, pid);
   uint32_t upid = *slot;
-  imp->tables->process.machine_id[upid] = imp->machine;
-  uint32_t *head = trak__map_get(&imp->tid_index, id_key(imp->machine, pid));
+  imp->tables->process.machine_id[upid] = imp->threads.machine;
+  uint32_t *head = trak__map_get(&imp->threads.tid_index, id_key(imp->threads.machine, pid));
   if (head) *head = TRAK_NULL_U32;
   uint32_t main = thread_new(imp, pid);
   imp->tables->thread.upid[main] = upid;
@@ -106,21 +111,21 @@ static void idle_rows(trak_importer *imp) {
   trak_tables *t = imp->tables;
   uint32_t upid = trak__process_add(t, 0);
   uint32_t utid = trak__thread_add(t, 0);
-  t->process.machine_id[upid] = t->thread.machine_id[utid] = imp->machine;
-  while (imp->thread_prev.n <= utid)
-    trak_vec_push(imp->thread_prev, TRAK_NULL_U32);
+  t->process.machine_id[upid] = t->thread.machine_id[utid] = imp->threads.machine;
+  while (imp->threads.prev.n <= utid)
+    trak_vec_push(imp->threads.prev, TRAK_NULL_U32);
   t->thread.upid[utid] = upid;
   t->thread.is_main[utid] = 1;
   t->thread.is_idle[utid] = 1;
-  /* A name trace processor gives: above every name a trace gives (Perfetto's priority 5). */
-  trak__thread_name_set(imp, utid, trak__strpool_intern(&t->strings, "swapper", 7), 5);
+  trak__thread_name_set(imp, utid, trak__strpool_intern(&t->strings, "swapper", 7),
+                        TRAK_THREAD_NAME_CONSTANT);
   int added;
-  *trak__map_put(&imp->pid_index, id_key(imp->machine, 0), 0, &added) = upid;
-  *trak__map_put(&imp->tid_index, id_key(imp->machine, 0), 0, &added) = utid;
+  *trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, 0), 0, &added) = upid;
+  *trak__map_put(&imp->threads.tid_index, id_key(imp->threads.machine, 0), 0, &added) = utid;
 }
 
 void trak__threads_init(trak_importer *imp) {
-  imp->machine = trak__machine_add(imp->tables, 0); /* the host */
+  imp->threads.machine = trak__machine_add(imp->tables, 0); /* the host */
   idle_rows(imp);
 }
 
@@ -134,17 +139,17 @@ void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) {
     for (m = 1; m < t->machine.n && t->machine.raw_id[m] != (int64_t)raw_id; m++)
       ;
     if (m == t->machine.n) {
-      imp->machine = trak__machine_add(t, (int64_t)raw_id);
+      imp->threads.machine = trak__machine_add(t, (int64_t)raw_id);
       idle_rows(imp);
     }
   }
-  imp->machine = m;
+  imp->threads.machine = m;
 }
 
 void trak__thread_seen_slow(trak_importer *imp, uint32_t utid, int64_t ts, uint64_t index) {
-  while (imp->thread_first.n <= utid)
-    trak_vec_push(imp->thread_first, ((trak_first_use){INT64_MAX, UINT64_MAX}));
-  trak_first_use *f = &imp->thread_first.v[utid];
+  while (imp->threads.first_use.n <= utid)
+    trak_vec_push(imp->threads.first_use, ((trak_first_use){INT64_MAX, UINT64_MAX}));
+  trak_first_use *f = &imp->threads.first_use.v[utid];
   if (ts < f->ts || (ts == f->ts && index < f->index)) *f = (trak_first_use){ts, index};
 }
 
@@ -201,7 +206,7 @@ void trak__threads_json_order(trak_importer *imp) {
   for (uint32_t p = 0; p < np; p++)
     pk[p] = (row_key){p == 0 ? idle : none, 0, p};
   for (uint32_t u = 0; u < nt; u++) {
-    trak_first_use at = u < imp->thread_first.n ? imp->thread_first.v[u] : none;
+    trak_first_use at = u < imp->threads.first_use.n ? imp->threads.first_use.v[u] : none;
     if (t->thread.is_idle[u]) at = idle;
     tk[u] = (row_key){at, 1, u};
     uint32_t p = t->thread.upid[u];
@@ -260,4 +265,94 @@ void trak__threads_json_order(trak_importer *imp) {
   free(pmap);
   free(tk);
   free(pk);
+}
+
+/* ---- names and process args ---------------------------------------------------------- */
+
+/* Sets `name` on row `row` of a name column unless the row has a name of higher priority, or
+** of the same priority from a later descriptor packet (Perfetto parses them in timestamp
+** order). The map holds the index of the row's (priority, timestamp) in imp->threads.name_marks. */
+static void set_name(trak_importer *imp, trak_map *marks, uint32_t *names, uint32_t row,
+                     uint32_t name, uint32_t p) {
+  if (!name) return;
+  int added;
+  uint32_t *slot = trak__map_put(marks, row, 0, &added);
+  if (added) {
+    trak_name_mark m = {p, INT64_MIN};
+    *slot = (uint32_t)imp->threads.name_marks.n;
+    trak_vec_push(imp->threads.name_marks, m);
+  }
+  trak_name_mark *m = &imp->threads.name_marks.v[*slot];
+  if (p < m->prio || (p == m->prio && imp->descriptor_ts < m->ts)) return;
+  m->prio = p;
+  m->ts = imp->descriptor_ts;
+  names[row] = name;
+}
+
+void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name,
+                            trak_process_name_prio prio) {
+  set_name(imp, &imp->threads.process_name_prio, imp->tables->process.name, upid, name, prio);
+}
+
+void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name,
+                           trak_thread_name_prio prio) {
+  set_name(imp, &imp->threads.thread_name_prio, imp->tables->thread.name, utid, name, prio);
+}
+
+void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
+                       trak_arg_type type, int64_t int_value, uint32_t str) {
+  trak_owner_arg a = {upid, flat, key, (uint8_t)type, int_value, imp->descriptor_ts, str};
+  trak_vec_push(imp->threads.process_args, a);
+}
+
+/* Orders collected args by process, then as Perfetto parses descriptors: by their packets'
+** timestamps, then in the order they came in. */
+static int by_owner(const void *a, const void *b) {
+  const trak_owner_arg *x = *(trak_owner_arg *const *)a, *y = *(trak_owner_arg *const *)b;
+  if (x->upid != y->upid) return x->upid < y->upid ? -1 : 1;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+
+void trak__process_args_flush(trak_importer *imp) {
+  size_t n = imp->threads.process_args.n;
+  if (!n) return;
+  trak_owner_arg **order = malloc(n * sizeof *order);
+  if (!order) abort();
+  for (size_t i = 0; i < n; i++)
+    order[i] = &imp->threads.process_args.v[i];
+  qsort(order, n, sizeof *order, by_owner);
+  trak_tables *t = imp->tables;
+  for (size_t i = 0; i < n;) {
+    uint32_t upid = order[i]->upid;
+    uint32_t set = (uint32_t)t->args.n;
+    uint32_t old = t->process.arg_set_id[upid];
+    for (uint32_t r = old; old != TRAK_NULL_U32 && r < set && t->args.arg_set_id[r] == old; r++) {
+      uint32_t row = trak__arg_add(t, set, t->args.flat_key[r], t->args.key[r],
+                                   (trak_arg_type)t->args.value_type[r]);
+      t->args.int_value[row] = t->args.int_value[r];
+      t->args.real_value[row] = t->args.real_value[r];
+      t->args.string_value[row] = t->args.string_value[r];
+    }
+    for (; i < n && order[i]->upid == upid; i++) {
+      const trak_owner_arg *a = order[i];
+      uint32_t row = trak__arg_add(t, set, a->flat, a->key, (trak_arg_type)a->type);
+      t->args.int_value[row] = a->int_value;
+      t->args.string_value[row] = a->str;
+    }
+    t->process.arg_set_id[upid] = trak__args_share(imp, set);
+  }
+  free(order);
+  imp->threads.process_args.n = 0;
+}
+
+void trak__threads_free(trak_threads *th) {
+  trak__map_free(&th->tid_index);
+  trak__map_free(&th->pid_index);
+  trak__map_free(&th->process_name_prio);
+  trak__map_free(&th->thread_name_prio);
+  trak_vec_free(th->prev);
+  trak_vec_free(th->first_use);
+  trak_vec_free(th->name_marks);
+  trak_vec_free(th->process_args);
 }

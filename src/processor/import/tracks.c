@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 
 static uint32_t str_id(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
@@ -23,21 +23,21 @@ uint32_t trak__track_new(trak_importer *imp, uint64_t uuid) {
   info.last_file_ts = INT64_MIN;
   info.first_ts = INT64_MAX;
   info.first_pkt = imp->packet_index;
-  info.machine = imp->machine;
-  trak_vec_push(imp->tracks, info);
-  return (uint32_t)(imp->tracks.n - 1);
+  info.machine = imp->threads.machine;
+  trak_vec_push(imp->tracks.info, info);
+  return (uint32_t)(imp->tracks.info.n - 1);
 }
 
 uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->track_index, uuid, 0, &added);
+  uint32_t *slot = trak__map_put(&imp->tracks.by_uuid, uuid, 0, &added);
   if (added) *slot = trak__track_new(imp, uuid);
   return *slot;
 }
 
 uint32_t trak__default_track(trak_importer *imp) {
   uint32_t track = trak__track_for_uuid(imp, 0);
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->described) {
     info->described = 1;
     if (!info->name) info->name = str_id(imp, "Default Track");
@@ -47,11 +47,11 @@ uint32_t trak__default_track(trak_importer *imp) {
 
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
   int added;
-  uint32_t *slot = trak__map_put(&imp->thread_track_index, utid, 0, &added);
+  uint32_t *slot = trak__map_put(&imp->tracks.legacy_thread, utid, 0, &added);
   if (added) {
     uint32_t t = trak__track_new(imp, 0);
     *slot = t;
-    trak_track_info *info = &imp->tracks.v[t];
+    trak_track_info *info = &imp->tracks.info.v[t];
     info->described = info->is_thread = info->is_legacy_thread = 1;
     info->utid = utid;
   }
@@ -59,12 +59,12 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid) {
 }
 
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
-                           int is_counter, const char *type) {
+                           int is_counter, trak_track_kind_id kind) {
   uint32_t track = trak__track_for_uuid(imp, key | 1ULL << 63);
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->described) {
     info->described = 1;
-    info->type = type;
+    info->kind = (uint8_t)kind;
     info->name = name;
     info->is_counter = (uint8_t)is_counter;
     if (upid != TRAK_NULL_U32) info->is_process = 1, info->upid = upid;
@@ -128,7 +128,7 @@ static void process_fields_decode(trak_importer *imp, const trak_span *span, pro
 ** so trak does too. */
 static void process_fields_apply(trak_importer *imp, uint32_t upid, const process_fields *pf,
                                  const trak_span *span) {
-  trak__process_name_set(imp, upid, pf->name, 2);
+  trak__process_name_set(imp, upid, pf->name, TRAK_PROCESS_NAME_DESCRIPTOR);
   trak__process_labels(imp, upid, span->data, span->len);
 }
 
@@ -227,14 +227,15 @@ static int claim(trak_map *claims, uint32_t row, uint64_t uuid) {
 ** second uuid for a live (pid, tid) means the tid was reused, and starts a new thread. */
 static uint32_t descriptor_thread(trak_importer *imp, const descriptor_fields *df,
                                   const thread_fields *tf, const uint32_t *existing) {
-  if (existing && imp->tracks.v[*existing].is_thread) return imp->tracks.v[*existing].utid;
+  if (existing && imp->tracks.info.v[*existing].is_thread)
+    return imp->tracks.info.v[*existing].utid;
   int64_t tid = tf->tid;
   if (df->chrome_thread.data && chrome_thread_sandboxed(imp, &df->chrome_thread))
     tid = (int64_t)((uint64_t)tf->pid << 32 | (uint64_t)tf->tid);
   uint32_t utid = trak__thread_for_tid(imp, tid, tf->pid);
-  if (!claim(&imp->thread_uuid, utid, df->uuid)) {
+  if (!claim(&imp->tracks.thread_uuid, utid, df->uuid)) {
     utid = trak__thread_start_new(imp, tid, tf->pid);
-    claim(&imp->thread_uuid, utid, df->uuid);
+    claim(&imp->tracks.thread_uuid, utid, df->uuid);
   }
   return utid;
 }
@@ -249,11 +250,12 @@ static int thread_is(const trak_importer *imp, uint32_t utid, int64_t pid, int64
 /* The process of a process descriptor, by the same rule as descriptor_thread. */
 static uint32_t descriptor_process(trak_importer *imp, const descriptor_fields *df,
                                    const process_fields *pf, const uint32_t *existing) {
-  if (existing && imp->tracks.v[*existing].is_process) return imp->tracks.v[*existing].upid;
+  if (existing && imp->tracks.info.v[*existing].is_process)
+    return imp->tracks.info.v[*existing].upid;
   uint32_t upid = trak__process_for_pid(imp, pf->pid);
-  if (!claim(&imp->process_uuid, upid, df->uuid)) {
+  if (!claim(&imp->tracks.process_uuid, upid, df->uuid)) {
     upid = trak__process_start_new(imp, pf->pid);
-    claim(&imp->process_uuid, upid, df->uuid);
+    claim(&imp->tracks.process_uuid, upid, df->uuid);
   }
   return upid;
 }
@@ -306,13 +308,13 @@ static int descriptor_fields_decode(trak_importer *imp, const uint8_t *data, siz
 /* The track of a thread descriptor without a counter is the thread's own track (the one events
 ** without a track_uuid use), as Perfetto interns it: a second uuid for the thread shares it. */
 static uint32_t thread_own_track(trak_importer *imp, uint64_t uuid, uint32_t utid) {
-  const uint32_t *slot = trak__map_get(&imp->track_index, uuid);
+  const uint32_t *slot = trak__map_get(&imp->tracks.by_uuid, uuid);
   if (slot) return *slot;
   uint32_t track = trak__legacy_thread_track(imp, utid);
-  trak_track_info *info = &imp->tracks.v[track];
+  trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->uuid) info->uuid = uuid; /* the first uuid is its trace_id */
   int added;
-  *trak__map_put(&imp->track_index, uuid, 0, &added) = track;
+  *trak__map_put(&imp->tracks.by_uuid, uuid, 0, &added) = track;
   return track;
 }
 
@@ -323,7 +325,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_descriptor is malformed");
     return;
   }
-  const uint32_t *existing = trak__map_get(&imp->track_index, df.uuid);
+  const uint32_t *existing = trak__map_get(&imp->tracks.by_uuid, df.uuid);
   uint32_t utid = TRAK_NULL_U32, upid = TRAK_NULL_U32, index;
   if (df.thread.data) {
     thread_fields tf;
@@ -336,7 +338,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     }
     utid = descriptor_thread(imp, &df, &tf, existing);
     int other = existing && !df.chrome_thread.data && !thread_is(imp, utid, tf.pid, tf.tid);
-    if (!other) trak__thread_name_set(imp, utid, tf.name, 4);
+    if (!other) trak__thread_name_set(imp, utid, tf.name, TRAK_THREAD_NAME_DESCRIPTOR);
     if (df.chrome_thread.data)
       trak__chrome_thread_descriptor(imp, utid, df.chrome_thread.data, df.chrome_thread.len);
     upid = imp->tables->thread.upid[utid];
@@ -346,7 +348,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
     uint32_t seq_utid = utid;
     if (other) {
       seq_utid = trak__thread_for_tid(imp, tf.tid, tf.pid);
-      trak__thread_name_set(imp, seq_utid, tf.name, 4);
+      trak__thread_name_set(imp, seq_utid, tf.name, TRAK_THREAD_NAME_DESCRIPTOR);
     }
     if (seq && seq->state_valid) seq->thread_track = trak__legacy_thread_track(imp, seq_utid);
     index = !df.counter.data && !df.separate ? thread_own_track(imp, df.uuid, utid)
@@ -368,7 +370,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
   } else {
     index = trak__track_for_uuid(imp, df.uuid);
   }
-  trak_track_info *info = &imp->tracks.v[index];
+  trak_track_info *info = &imp->tracks.info.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;
   info->n_descriptors++;
@@ -410,10 +412,10 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
       info->has_rank = 1;
       break;
     case TRAK_PB_TrackDescriptor_process_ordering:
-      if (df.uuid == 0) imp->process_ordering_explicit = f.value == 1;
+      if (df.uuid == 0) imp->tracks.process_ordering_explicit = f.value == 1;
       break;
     case TRAK_PB_TrackDescriptor_thread_ordering:
-      if (df.uuid == 0) imp->thread_ordering_explicit = f.value == 1;
+      if (df.uuid == 0) imp->tracks.thread_ordering_explicit = f.value == 1;
       break;
     default:
       break;
@@ -426,7 +428,7 @@ void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const ui
 static int track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t *upid) {
   *utid = *upid = TRAK_NULL_U32;
   for (int hops = 0; hops < 256; hops++) {
-    trak_track_info *info = &imp->tracks.v[i];
+    trak_track_info *info = &imp->tracks.info.v[i];
     if (info->is_thread) {
       *utid = info->utid;
       *upid = info->upid;
@@ -437,36 +439,28 @@ static int track_scope(trak_importer *imp, uint32_t i, uint32_t *utid, uint32_t 
       return 1;
     }
     if (!info->has_parent) return 1;
-    uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
+    uint32_t *parent = trak__map_get(&imp->tracks.by_uuid, info->parent_uuid);
     if (!parent) return 0;
     i = *parent;
   }
   return 1;
 }
 
-/* Perfetto's type for a track (as its track_event tracker and legacy importers name them). */
-static const char *track_type(const trak_track_info *info, const trak_track_info *parent,
-                              uint32_t utid, uint32_t upid) {
-  if (info->type) return info->type;
-  if (info->is_legacy_thread) return "thread_execution";
-  const char *scope = utid != TRAK_NULL_U32   ? "thread"
-                      : upid != TRAK_NULL_U32 ? "process"
-                                              : "global";
-  if (info->is_counter)
-    return utid != TRAK_NULL_U32   ? "thread_counter_track_event"
-           : upid != TRAK_NULL_U32 ? "process_counter_track_event"
-                                   : "global_counter_track_event";
-  if (info->is_state)
-    return utid != TRAK_NULL_U32   ? "thread_state_track_event"
-           : upid != TRAK_NULL_U32 ? "process_state_track_event"
-                                   : "global_state_track_event";
+/* A track's kind: the one the format gave it, else (a descriptor's) the one of its family
+** for its scope, as Perfetto's track_event tracker types them. */
+static trak_track_kind_id track_kind(const trak_track_info *info, uint32_t utid, uint32_t upid) {
+  if (info->kind) return (trak_track_kind_id)info->kind;
+  if (info->is_legacy_thread) return TRAK_TK_THREAD_EXECUTION;
+  enum trak_track_scope scope = utid != TRAK_NULL_U32   ? TRAK_SCOPE_THREAD
+                                : upid != TRAK_NULL_U32 ? TRAK_SCOPE_PROCESS
+                                                        : TRAK_SCOPE_GLOBAL;
+  if (info->is_counter) return trak__track_kind_scoped(TRAK_TK_GLOBAL_COUNTER_TRACK_EVENT, scope);
+  if (info->is_state) return trak__track_kind_scoped(TRAK_TK_GLOBAL_STATE_TRACK_EVENT, scope);
   /* Root thread / process descriptor tracks, and tracks that never merge with siblings, are
   ** Perfetto's plain *_track_event; other tracks are merged by name with their siblings. */
   int plain = info->is_thread || info->is_process || info->merge_none;
-  (void)parent;
-  if (scope[0] == 't') return plain ? "thread_track_event" : "thread_merged_track_event";
-  if (scope[0] == 'p') return plain ? "process_track_event" : "process_merged_track_event";
-  return plain ? "global_track_event" : "global_merged_track_event";
+  return trak__track_kind_scoped(
+      plain ? TRAK_TK_GLOBAL_TRACK_EVENT : TRAK_TK_GLOBAL_MERGED_TRACK_EVENT, scope);
 }
 
 /* Perfetto's rule, once the track's scope is known: a thread track's event names no thread;
@@ -481,9 +475,9 @@ static uint32_t passthrough_for(trak_importer *imp, uint32_t utid, uint32_t upid
 
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track) {
   /* Perfetto resolves no scope for the default track (uuid 0), so its events name no thread. */
-  if (!imp->tracks.v[track].uuid) return TRAK_NULL_U32;
+  if (!imp->tracks.info.v[track].uuid) return TRAK_NULL_U32;
   uint32_t utid, upid;
-  uint32_t seq_utid = imp->tracks.v[seq->thread_track].utid;
+  uint32_t seq_utid = imp->tracks.info.v[seq->thread_track].utid;
   if (!track_scope(imp, track, &utid, &upid))
     return seq_utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : TRAK_PASSTHROUGH_PENDING;
   return passthrough_for(imp, utid, upid, seq_utid);
@@ -491,20 +485,20 @@ uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, ui
 
 void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq, uint32_t track) {
   trak_pending_passthrough p = {&seq->tail->ev[seq->tail->n - 1], track,
-                                imp->tracks.v[seq->thread_track].utid};
-  trak_vec_push(imp->pending_passthrough, p);
+                                imp->tracks.info.v[seq->thread_track].utid};
+  trak_vec_push(imp->tracks.pending_passthrough, p);
 }
 
 void trak__passthrough_resolve(trak_importer *imp) {
-  for (size_t i = 0; i < imp->pending_passthrough.n; i++) {
-    const trak_pending_passthrough *p = &imp->pending_passthrough.v[i];
+  for (size_t i = 0; i < imp->tracks.pending_passthrough.n; i++) {
+    const trak_pending_passthrough *p = &imp->tracks.pending_passthrough.v[i];
     uint32_t utid, upid;
     if (!track_scope(imp, p->track, &utid, &upid)) continue; /* an orphan: dropped anyway */
     uint32_t pass = passthrough_for(imp, utid, upid, p->utid);
     if (pass != TRAK_NULL_U32)
       p->ev->arg_set_id = trak__te_args_passthrough(imp, p->ev->arg_set_id, pass);
   }
-  trak_vec_free(imp->pending_passthrough);
+  trak_vec_free(imp->tracks.pending_passthrough);
 }
 
 /* Appends one row to arg set `set` (the last one of args): a string (string id) or an
@@ -552,45 +546,40 @@ static void track_source_args(trak_importer *imp, const trak_track_info *info, u
 ** and the merge key, a name; for async and overflow tracks the lane), so that
 ** dimension_arg_set_id is Perfetto's. Tracks of no dimension keep NULL. */
 static void dimension_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
-                           const char *type, uint32_t utid, uint32_t upid) {
+                           const trak_track_blueprint *k, uint32_t utid, uint32_t upid) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
-  size_t tl = strlen(type);
-  int merged = tl > 18 && !strcmp(type + tl - 18, "merged_track_event");
-  int async = !strncmp(type, "legacy_async_", 13);
-  int by_uuid = !merged && tl > 11 && !strcmp(type + tl - 11, "track_event");
-  if (utid != TRAK_NULL_U32 && !async)
+  if ((k->dims & TRAK_DIM_UTID) && utid != TRAK_NULL_U32)
     arg_int(imp, set, "utid", TRAK_ARG_INT, utid);
-  else if (upid != TRAK_NULL_U32 && strcmp(type, "legacy_chrome_global_instants"))
+  else if ((k->dims & TRAK_DIM_UPID) && upid != TRAK_NULL_U32)
     arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
-  if (by_uuid) {
+  if (k->dims & TRAK_DIM_TRACK_UUID)
     arg_int(imp, set, "track_uuid", TRAK_ARG_INT, (int64_t)info->uuid);
-  } else if (merged) {
+  if (k->dims & TRAK_DIM_MERGE) {
     arg_int(imp, set, "parent_track_uuid", TRAK_ARG_INT,
             info->has_parent ? (int64_t)info->parent_uuid : 0);
     /* Perfetto's merge kinds: 0 by name, 2 by sibling_merge_key. */
     arg_int(imp, set, "merge_key_type", TRAK_ARG_INT, info->merge_key ? 2 : 0);
     arg_str(imp, set, "merge_key_value", info->merge_key ? info->merge_key : t->track.name[id]);
-  } else if (async) {
+  }
+  if (k->dims & TRAK_DIM_ASYNC_ID) {
     arg_str(imp, set, "scope", info->scope);
     arg_str(imp, set, "name", info->root_name ? info->root_name : info->name);
-  } else if (!strcmp(type, "json_counter")) {
-    arg_str(imp, set, "name", info->name);
-  } else if (!strcmp(type, "concurrent_tracing_sessions")) {
-    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   }
-  if (merged || async || !strcmp(type, "thread_overlapping_slice"))
-    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_NAME) arg_str(imp, set, "name", info->name);
+  if (k->dims & TRAK_DIM_SESSION)
+    arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
+  if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 
 /* The source args of the tracks legacy Chrome events imply, as Perfetto writes them. */
 static void chrome_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
-                               const char *type) {
+                               const trak_track_blueprint *k) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   arg_str(imp, set, "source", str_id(imp, "chrome"));
-  if (!strncmp(type, "legacy_async_", 13)) {
+  if (k->source == TRAK_SOURCE_CHROME_ASYNC) {
     arg_int(imp, set, "trace_id_is_process_scoped", TRAK_ARG_BOOL, info->is_process);
     arg_int(imp, set, "upid", TRAK_ARG_UINT, info->src_upid == TRAK_NULL_U32 ? 0 : info->src_upid);
     arg_str(imp, set, "source_scope", info->scope);
@@ -609,19 +598,19 @@ typedef struct track_order {
 
 static uint32_t parent_index(trak_importer *imp, const trak_track_info *info) {
   if (!info->has_parent) return TRAK_NULL_U32;
-  uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
-  return parent && imp->tracks.v[*parent].described ? *parent : TRAK_NULL_U32;
+  uint32_t *parent = trak__map_get(&imp->tracks.by_uuid, info->parent_uuid);
+  return parent && imp->tracks.info.v[*parent].described ? *parent : TRAK_NULL_U32;
 }
 
 /* Writes the row of track `i` (its parents' first); returns its id. */
 static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int hops) {
   if (ord[i].final != TRAK_NULL_U32) return ord[i].final;
   trak_tables *t = imp->tables;
-  trak_track_info *info = &imp->tracks.v[i];
+  trak_track_info *info = &imp->tracks.info.v[i];
   uint32_t parent = parent_index(imp, info);
   uint32_t parent_id = TRAK_NULL_U32;
   if (parent != TRAK_NULL_U32 && hops < 100) {
-    trak_track_info *p = &imp->tracks.v[parent];
+    trak_track_info *p = &imp->tracks.info.v[parent];
     /* A parent made for its child is made on the child's sequence, as Perfetto resolves it. */
     if (p->first_ts == INT64_MAX && ord[parent].final == TRAK_NULL_U32)
       p->first_seq_flagged = info->first_seq_flagged;
@@ -647,13 +636,12 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                                    : TRAK_TRACK_GLOBAL;
   uint32_t id = trak__track_add(t, kind);
   ord[i].final = id;
-  const char *type =
-      track_type(info, parent != TRAK_NULL_U32 ? &imp->tracks.v[parent] : NULL, utid, upid);
-  t->track.type[id] = str_id(imp, type);
+  const trak_track_blueprint *k = &trak__track_kinds[track_kind(info, utid, upid)];
+  t->track.type[id] = str_id(imp, k->type);
   t->track.name[id] = info->name;
   /* A track of events with no name of its own takes its first event's (not root thread or
   ** process tracks, nor counters), as Perfetto names it. */
-  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->type)
+  if (!info->name && !info->is_counter && !info->is_thread && !info->is_process && !info->kind)
     t->track.name[id] = ord[i].first_name;
   /* Unnamed thread-time counters get Perfetto's names for them. */
   if (!info->name && info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
@@ -664,10 +652,10 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   t->track.description[id] = info->description;
   t->track.unit[id] = info->unit;
   /* Builtin thread-time and instruction-count counters have Perfetto's units. */
-  if (!info->unit && !info->type &&
+  if (!info->unit && !info->kind &&
       info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_TIME_NS)
     t->track.unit[id] = str_id(imp, "ns");
-  if (!info->unit && !info->type &&
+  if (!info->unit && !info->kind &&
       info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
     t->track.unit[id] = str_id(imp, "count");
   t->track.utid[id] = utid;
@@ -679,17 +667,17 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
                     "events use track uuid %llu, which no track_descriptor describes",
                     (unsigned long long)info->uuid);
   /* dimensions first: Perfetto makes them before it makes the track and its source args */
-  dimension_args(imp, info, id, type, utid, upid);
-  if (!info->is_legacy_thread && !info->type)
+  dimension_args(imp, info, id, k, utid, upid);
+  if (k->source == TRAK_SOURCE_DESCRIPTOR)
     track_source_args(imp, info, id);
-  else if (info->type && (!strncmp(info->type, "legacy_", 7) || !strncmp(info->type, "chrome_", 7)))
-    chrome_source_args(imp, info, id, info->type);
+  else if (k->source != TRAK_SOURCE_NONE)
+    chrome_source_args(imp, info, id, k);
   return id;
 }
 
 void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet) {
   trak_tables *t = imp->tables;
-  const trak_track_info *info = &imp->tracks.v[track];
+  const trak_track_info *info = &imp->tracks.info.v[track];
   trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, packet,
                   "track uuid %llu has an ancestor that is never described; dropped",
                   (unsigned long long)info->uuid);
@@ -704,27 +692,27 @@ void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t pack
 ** hops counts too: Perfetto refuses those as well). */
 static int orphaned(trak_importer *imp, uint32_t i) {
   for (int hops = 0; hops < 100; hops++) {
-    const trak_track_info *info = &imp->tracks.v[i];
+    const trak_track_info *info = &imp->tracks.info.v[i];
     if (!info->has_parent) return 0;
-    const uint32_t *parent = trak__map_get(&imp->track_index, info->parent_uuid);
-    if (!parent || !imp->tracks.v[*parent].described) return 1;
+    const uint32_t *parent = trak__map_get(&imp->tracks.by_uuid, info->parent_uuid);
+    if (!parent || !imp->tracks.info.v[*parent].described) return 1;
     i = *parent;
   }
   return 1;
 }
 
 void trak__tracks_check_hierarchy(trak_importer *imp) {
-  for (uint32_t i = 0; i < imp->tracks.n; i++) {
-    trak_track_info *info = &imp->tracks.v[i];
+  for (uint32_t i = 0; i < imp->tracks.info.n; i++) {
+    trak_track_info *info = &imp->tracks.info.v[i];
     /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
     ** track compressor: siblings of one name share tracks while they do not overlap. */
-    if (!info->type && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
+    if (!info->kind && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
         !info->is_thread && !info->is_process && !info->merge_none && info->name)
       info->compressed = 1;
-    if (!imp->tracks.v[i].has_parent || !orphaned(imp, i)) continue;
-    imp->tracks.v[i].orphan = 1;
-    for (uint32_t d = 0; d < imp->tracks.v[i].n_descriptors; d++)
-      trak__track_orphan_report(imp, i, imp->tracks.v[i].first_pkt);
+    if (!imp->tracks.info.v[i].has_parent || !orphaned(imp, i)) continue;
+    imp->tracks.info.v[i].orphan = 1;
+    for (uint32_t d = 0; d < imp->tracks.info.v[i].n_descriptors; d++)
+      trak__track_orphan_report(imp, i, imp->tracks.info.v[i].first_pkt);
   }
 }
 
@@ -733,11 +721,11 @@ void trak__tracks_check_hierarchy(trak_importer *imp) {
 ** arg, as Perfetto writes them when the import ends. */
 static void sort_index_hints(trak_importer *imp) {
   trak_tables *t = imp->tables;
-  for (uint32_t i = 0; i < imp->tracks.n; i++) {
-    const trak_track_info *info = &imp->tracks.v[i];
+  for (uint32_t i = 0; i < imp->tracks.info.n; i++) {
+    const trak_track_info *info = &imp->tracks.info.v[i];
     if (!info->has_rank) continue;
-    int thread = info->is_thread && imp->thread_ordering_explicit;
-    int process = info->is_process && imp->process_ordering_explicit;
+    int thread = info->is_thread && imp->tracks.thread_ordering_explicit;
+    int process = info->is_process && imp->tracks.process_ordering_explicit;
     if (!thread && !process) continue;
     uint32_t *slot =
         thread ? &t->thread.arg_set_id[info->utid] : &t->process.arg_set_id[info->upid];
@@ -752,21 +740,22 @@ static void sort_index_hints(trak_importer *imp) {
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
   sort_index_hints(imp);
-  size_t n = imp->tracks.n;
+  size_t n = imp->tracks.info.n;
   track_order *ord = malloc((n ? n : 1) * sizeof *ord);
   uint32_t *used = malloc((n ? n : 1) * sizeof *used); /* track index by order of first use */
   if (!ord || !used) abort();
   for (size_t i = 0; i < n; i++)
-    ord[i] = (track_order){imp->tracks.v[i].first_ts, imp->tracks.v[i].first_name, TRAK_NULL_U32};
+    ord[i] = (track_order){imp->tracks.info.v[i].first_ts, imp->tracks.info.v[i].first_name,
+                           TRAK_NULL_U32};
   for (uint32_t i = 0; i < n; i++)
-    if (ord[i].first_ts != INT64_MAX) used[imp->tracks.v[i].first_order] = i;
+    if (ord[i].first_ts != INT64_MAX) used[imp->tracks.info.v[i].first_order] = i;
   /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
   ** late), so their tracks are made after all others. */
   uint32_t n_early = 0;
   for (int late = 0; late < 2; late++) {
-    for (size_t k = 0; k < imp->n_tracks_used; k++) {
-      const char *type = imp->tracks.v[used[k]].type;
-      if ((type && !strcmp(type, "json_counter")) == late) track_row(imp, ord, used[k], 0);
+    for (size_t k = 0; k < imp->tracks.n_used; k++) {
+      int json_counter = imp->tracks.info.v[used[k]].kind == TRAK_TK_JSON_COUNTER;
+      if (json_counter == late) track_row(imp, ord, used[k], 0);
     }
     if (!late) n_early = (uint32_t)t->track.n;
   }
@@ -782,4 +771,15 @@ void trak__tracks_finish(trak_importer *imp) {
   free(ord);
   free(used);
   if (imp->json) trak__threads_json_order(imp);
+}
+
+void trak__tracks_free(trak_tracks *tr) {
+  for (size_t i = 0; i < tr->info.n; i++)
+    free(tr->info.v[i].open);
+  trak_vec_free(tr->info);
+  trak__map_free(&tr->by_uuid);
+  trak__map_free(&tr->legacy_thread);
+  trak__map_free(&tr->thread_uuid);
+  trak__map_free(&tr->process_uuid);
+  trak_vec_free(tr->pending_passthrough);
 }

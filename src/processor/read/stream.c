@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 #include "trak/pbtxt.h"
 #include "util/limits.h"

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/hash.h"
 #include "processor/import/json/json_import.h"
 #include "processor/util/utf8.h"
 
@@ -148,11 +149,6 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t len) {
   for (size_t i = 0; i < len; i++)
     h = (h ^ (unsigned char)s[i]) * 0x100000001b3ULL;
   return h;
-}
-
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdULL;
 }
 
 __attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const char *why) {
@@ -438,7 +434,7 @@ static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
   }
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
-  trak_vec_push(imp->aux, mix(mix(mix(0xf101, id), x->cat), x->name));
+  trak_vec_push(imp->aux, trak__mix(trak__mix(trak__mix(0xf101, id), x->cat), x->name));
   trak_vec_push(imp->aux, (uint64_t)x->name << 32 | x->cat); /* for the flow's args */
   uint32_t kind = ph == 's'             ? TRAK_FLOW_V1_BEGIN
                   : ph == 't'           ? TRAK_FLOW_V1_STEP
@@ -470,11 +466,12 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   if (!id || !x->has_pid) return 0;
   int is_local = id == &local;
   /* "scope" is not part of the key: Perfetto's JSON reader ignores it */
-  uint64_t k = hash_bytes(mix(0xa51c, x->cat), id->s, id->len);
-  if (is_local) k = mix(k, (uint64_t)x->upid + 1);
-  *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0,
-                             is_local ? "legacy_async_process_slice" : "legacy_async_global_slice");
-  trak_track_info *info = &j->imp->tracks.v[*track];
+  trak_track_kind_id kind =
+      is_local ? TRAK_TK_LEGACY_ASYNC_PROCESS_SLICE : TRAK_TK_LEGACY_ASYNC_GLOBAL_SLICE;
+  uint64_t k = trak__track_key(kind, hash_bytes(x->cat, id->s, id->len),
+                               is_local ? (uint64_t)x->upid + 1 : 0);
+  *track = trak__keyed_track(j->imp, k, x->name, is_local ? x->upid : TRAK_NULL_U32, 0, kind);
+  trak_track_info *info = &j->imp->tracks.info.v[*track];
   info->compressed = 1;
   if (info->src_upid == TRAK_NULL_U32) info->src_upid = x->upid; /* its first event's process */
   return 1;
@@ -543,8 +540,9 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     memcpy(name + m, ks, klen);
     m += klen;
     uint32_t name_id = intern(j, name, m);
-    uint32_t track = trak__keyed_track(j->imp, mix(mix(0xc0, x->upid), name_id), name_id, x->upid,
-                                       1, "json_counter");
+    uint32_t track =
+        trak__keyed_track(j->imp, trak__track_key(TRAK_TK_JSON_COUNTER, x->upid, name_id), name_id,
+                          x->upid, 1, TRAK_TK_JSON_COUNTER);
     trak_ev ev;
     ev.ts = x->ts;
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
@@ -677,9 +675,11 @@ static void instant(trak_json_import *j, const jevent *e, jctx *x) {
     track = thread_track(j, x);
     aux = slice_aux(j, e, aux); /* thread time on thread instants only, as in Perfetto */
   } else if (is_str(&e->s, "p")) {
-    track = trak__keyed_track(j->imp, mix(0x1b, x->upid), 0, x->upid, 0, "chrome_process_instant");
+    track = trak__keyed_track(j->imp, trak__track_key(TRAK_TK_CHROME_PROCESS_INSTANT, x->upid, 0),
+                              0, x->upid, 0, TRAK_TK_CHROME_PROCESS_INSTANT);
   } else {
-    track = trak__keyed_track(j->imp, 0x16, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
+    track = trak__keyed_track(j->imp, trak__track_key(TRAK_TK_LEGACY_CHROME_GLOBAL_INSTANTS, 0, 0),
+                              0, TRAK_NULL_U32, 0, TRAK_TK_LEGACY_CHROME_GLOBAL_INSTANTS);
   }
   push(j, x, TRAK_EV_INSTANT, track, event_args(j, e), aux);
 }

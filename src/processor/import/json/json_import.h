@@ -6,7 +6,7 @@
 #ifndef TRAK_PROCESSOR_JSON_IMPORT_H
 #define TRAK_PROCESSOR_JSON_IMPORT_H
 
-#include "processor/import/import.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 
 #define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
@@ -26,9 +26,9 @@ enum state {
   ST_DEAD
 };
 
-/* What M events said of one process or thread beyond its name (its sort index). Its args rows are
-*added when
-** the import ends, so they form one contiguous arg set whatever order the events came in. */
+/* What M events said of one process or thread beyond its name (its sort index). Its args rows
+** are added when the import ends, so they form one contiguous arg set whatever order the
+** events came in. */
 typedef struct trak_json_meta {
   uint32_t row; /* upid or utid */
   uint8_t is_thread, has_sort_index;

@@ -17,7 +17,7 @@
 */
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 enum { DUMMY_NONE, DUMMY_INLINE, DUMMY_INTERNED };
 

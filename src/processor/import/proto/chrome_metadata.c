@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 /* A row of one Chrome instance's metadata, "cr-<letter>-<what>" (Perfetto's keys). */
 static void chrome_row(trak_importer *imp, char letter, const char *what, int is_str,

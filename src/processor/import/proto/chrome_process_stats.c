@@ -18,8 +18,9 @@ static void counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t upid, con
   char name[64];
   size_t n = (size_t)snprintf(name, sizeof name, "chrome.%s", key);
   uint32_t name_id = trak__strpool_intern(&imp->tables->strings, name, n);
-  uint64_t track_key = 0x43505300000000ULL ^ (uint64_t)upid << 2 ^ (uint64_t)which;
-  uint32_t track = trak__keyed_track(imp, track_key, name_id, upid, 1, "chrome_process_stats");
+  uint64_t track_key = trak__track_key(TRAK_TK_CHROME_PROCESS_STATS, upid, (uint64_t)which);
+  uint32_t track =
+      trak__keyed_track(imp, track_key, name_id, upid, 1, TRAK_TK_CHROME_PROCESS_STATS);
   trak_ev ev = {ctx->ts,
                 (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
                 (uint32_t)imp->packet_index,

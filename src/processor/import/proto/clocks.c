@@ -7,7 +7,7 @@
 ** (Perfetto's SDK on CLOCK_MONOTONIC snapshots its sequence clock with MONOTONIC only, and the
 ** service relates MONOTONIC to BOOTTIME).
 */
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 #define SEQUENCE_CLOCK_MIN 64
 #define SEQUENCE_CLOCK_MAX 127

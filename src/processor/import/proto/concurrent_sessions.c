@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 /* Keyed tracks of sessions: key | session id (ids past 2^52 would share tracks). */
 #define SESSION_KEY (0xC5ULL << 52)
@@ -70,8 +70,8 @@ void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *c
     n += snprintf(buf + n, sizeof buf - (size_t)n, " (clone)");
   uint32_t track =
       trak__keyed_track(imp, SESSION_KEY ^ id, trak__strpool_intern(&t->strings, buf, (size_t)n),
-                        TRAK_NULL_U32, 0, "concurrent_tracing_sessions");
-  trak_track_info *info = &imp->tracks.v[track];
+                        TRAK_NULL_U32, 0, TRAK_TK_CONCURRENT_TRACING_SESSIONS);
+  trak_track_info *info = &imp->tracks.info.v[track];
   info->is_state = 1;
   info->terminal_state = trak__strpool_intern(&t->strings, "DISABLED", 8);
   uint32_t set = (uint32_t)t->args.n;

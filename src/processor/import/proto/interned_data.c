@@ -5,7 +5,7 @@
 ** entries to the sequence's interned maps, which import/sequence.c owns and every later packet
 ** of the sequence looks up; mappings, frames and callstacks go to proto/callstacks.c.
 */
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 #include "trak/protos.h"
 
 /* Field numbers of one interned message kind: its iid and the string it interns. */

@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/import/hash.h"
 #include "processor/import/proto/track_event.h"
 
 typedef struct legacy_fields {
@@ -96,11 +97,6 @@ static int decode(trak_importer *imp, const trak_span *msg, legacy_fields *lf) {
   return rc;
 }
 
-static uint64_t mix(uint64_t h, uint64_t v) {
-  h ^= v + 0x9e3779b97f4a7c15ULL + (h << 6) + (h >> 2);
-  return h * 0xff51afd7ed558ccdULL;
-}
-
 /* What the event's phase needs, and where it goes. */
 typedef struct legacy_ctx {
   uint32_t track, utid, upid, name, cat;
@@ -134,21 +130,21 @@ static int base_track(trak_importer *imp, trak_sequence *seq, const trak_te_fiel
                       const legacy_fields *lf, legacy_ctx *c) {
   uint32_t track = trak__te_track(imp, seq, ef);
   if (track == TRAK_NULL_U32) return 0;
-  const trak_track_info *info = &imp->tracks.v[track];
+  const trak_track_info *info = &imp->tracks.info.v[track];
   /* On the sequence's thread or the default track (no track uuid), the overrides pick the
   ** thread as Perfetto's fallback to pid / tid tracks does: tid_override another thread of the
   ** sequence's process (or of pid_override's). pid_override alone is not imported. */
   int on_thread = info->is_legacy_thread;
-  if (!on_thread && !info->uuid && !info->type && seq->thread_track != TRAK_NULL_U32 &&
+  if (!on_thread && !info->uuid && !info->kind && seq->thread_track != TRAK_NULL_U32 &&
       lf->has_tid_override)
-    on_thread = 1, info = &imp->tracks.v[seq->thread_track];
+    on_thread = 1, info = &imp->tracks.info.v[seq->thread_track];
   if (lf->has_tid_override && on_thread) {
     uint32_t upid = imp->tables->thread.upid[info->utid];
     int64_t pid = lf->has_pid_override    ? lf->pid_override
                   : upid != TRAK_NULL_U32 ? imp->tables->process.pid[upid]
                                           : -1;
     track = trak__legacy_thread_track(imp, trak__thread_for_tid(imp, lf->tid_override, pid));
-    info = &imp->tracks.v[track];
+    info = &imp->tracks.info.v[track];
   } else if (lf->has_pid_override) {
     trak__report(imp, TRAK_STAT_LEGACY_UNSUPPORTED,
                  "legacy_event.pid_override without tid_override is not imported; ignored");
@@ -185,7 +181,7 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
   }
   int by_name = strchr("STpF", (int)lf->phase) != NULL;
   uint32_t scope = by_name ? c->name : c->cat; /* Perfetto's scope of the id */
-  uint64_t key = mix(mix(0xa5a5, lf->id), scope);
+  uint64_t key = trak__mix(trak__mix(0xa5a5, lf->id), scope);
   if (lf->id_scope.data) {
     /* "<category>:<id_scope>", as Perfetto scopes ids. */
     const trak_strpool *sp = &imp->tables->strings;
@@ -199,20 +195,21 @@ static int async_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx *
     buf[n++] = ':';
     memcpy(buf + n, lf->id_scope.data, lf->id_scope.len);
     scope = trak__strpool_intern(&imp->tables->strings, buf, n + lf->id_scope.len);
-    key = mix(mix(0xa5a6, lf->id), scope);
+    key = trak__mix(trak__mix(0xa5a6, lf->id), scope);
   }
-  if (local) key = mix(key, (uint64_t)c->upid + 1);
+  trak_track_kind_id kind =
+      local ? TRAK_TK_LEGACY_ASYNC_PROCESS_SLICE : TRAK_TK_LEGACY_ASYNC_GLOBAL_SLICE;
+  key = trak__track_key(kind, key, local ? (uint64_t)c->upid + 1 : 0);
   c->args.passthrough_utid = c->utid;
-  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0,
-                               local ? "legacy_async_process_slice" : "legacy_async_global_slice");
-  trak_track_info *info = &imp->tracks.v[c->track];
+  c->track = trak__keyed_track(imp, key, c->name, local ? c->upid : TRAK_NULL_U32, 0, kind);
+  trak_track_info *info = &imp->tracks.info.v[c->track];
   info->compressed = 1; /* ids of one name share tracks, as Perfetto's track compressor */
   if (!info->scope) {
     /* Perfetto's async tracks are told apart by scope and by the first name the id had (in
     ** its process, for a local id): the track's "name" dimension. */
     int added;
-    uint64_t id_key = mix(lf->id, local ? (uint64_t)c->upid + 1 : 0);
-    uint32_t *root = trak__map_put(&imp->legacy_async_roots, id_key, c->name, &added);
+    uint64_t id_key = trak__mix(lf->id, local ? (uint64_t)c->upid + 1 : 0);
+    uint32_t *root = trak__map_put(&imp->async.legacy_roots, id_key, c->name, &added);
     info->scope = scope, info->src_upid = c->upid, info->root_name = *root;
   }
   c->args.has_source_id = 1;
@@ -226,8 +223,8 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
   switch (lf->scope) {
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_GLOBAL:
     c->args.passthrough_utid = c->utid;
-    c->track =
-        trak__keyed_track(imp, 0x6c0ba1, 0, TRAK_NULL_U32, 0, "legacy_chrome_global_instants");
+    c->track = trak__keyed_track(imp, trak__track_key(TRAK_TK_LEGACY_CHROME_GLOBAL_INSTANTS, 0, 0),
+                                 0, TRAK_NULL_U32, 0, TRAK_TK_LEGACY_CHROME_GLOBAL_INSTANTS);
     return 1;
   case TRAK_PB_TrackEvent_LegacyEvent_SCOPE_PROCESS:
     if (c->upid == TRAK_NULL_U32) {
@@ -235,7 +232,8 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
       return 0;
     }
     c->args.passthrough_utid = c->utid;
-    c->track = trak__keyed_track(imp, mix(0x1b5, c->upid), 0, c->upid, 0, "chrome_process_instant");
+    c->track = trak__keyed_track(imp, trak__track_key(TRAK_TK_CHROME_PROCESS_INSTANT, c->upid, 0),
+                                 0, c->upid, 0, TRAK_TK_CHROME_PROCESS_INSTANT);
     return 1;
   default:
     if (c->utid == TRAK_NULL_U32) {
@@ -259,7 +257,7 @@ static void flow_v1(trak_importer *imp, trak_sequence *seq, const legacy_fields 
     return;
   }
   uint32_t at = (uint32_t)imp->aux.n;
-  trak_vec_push(imp->aux, mix(mix(mix(0xf1, lf->id), c->cat), c->name));
+  trak_vec_push(imp->aux, trak__mix(trak__mix(trak__mix(0xf1, lf->id), c->cat), c->name));
   uint32_t kind = lf->phase == 's'        ? TRAK_FLOW_V1_BEGIN
                   : lf->phase == 't'      ? TRAK_FLOW_V1_STEP
                   : lf->bind_to_enclosing ? TRAK_FLOW_V1_END_ENCLOSING
@@ -331,8 +329,9 @@ static void counters(trak_importer *imp, trak_sequence *seq, const trak_te_field
                      a.name ? sp->str.v[a.name] : "");
     uint32_t name_id = trak__strpool_intern(&imp->tables->strings, name,
                                             (size_t)m < sizeof name ? (size_t)m : sizeof name - 1);
-    uint32_t track =
-        trak__keyed_track(imp, mix(mix(0xc0c0, c->upid), name_id), name_id, c->upid, 1, NULL);
+    uint32_t track = trak__keyed_track(
+        imp, trak__track_key(TRAK_TK_PROCESS_COUNTER_TRACK_EVENT, c->upid, name_id), name_id,
+        c->upid, 1, TRAK_TK_PROCESS_COUNTER_TRACK_EVENT);
     trak_ev ev = {ts,
                   (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
                   (uint32_t)imp->packet_index,
@@ -560,7 +559,7 @@ int trak__legacy_event_tokenize(trak_importer *imp, trak_sequence *seq, trak_te_
     ev.aux = complete_aux(imp, seq, ef, &lf, &th, c.utid, ts);
   else
     ev.aux = trak__te_aux(imp, seq, ef, on_thread ? &th : NULL, c.utid);
-  const trak_track_info *base_info = &imp->tracks.v[c.base_track];
+  const trak_track_info *base_info = &imp->tracks.info.v[c.base_track];
   if (TRAK_UNLIKELY(c.track != c.base_track) && !base_info->compressed &&
       !base_info->is_legacy_thread) {
     /* Perfetto makes the event's own track before its phase picks another: a record that only

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
 
@@ -383,7 +383,7 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
     else if (trak__schema_lacks("TracePacket", f.number))
       imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
   }
-  if (has_machine || imp->machine) trak__machine_switch(imp, has_machine, machine);
+  if (has_machine || imp->threads.machine) trak__machine_switch(imp, has_machine, machine);
 }
 
 static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
@@ -392,7 +392,7 @@ static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, p
   if (decode_fields(imp, data, len, pf))
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
-  if (TRAK_UNLIKELY(pf->unhandled | imp->machine)) unhandled_fields(imp, data, len, pf);
+  if (TRAK_UNLIKELY(pf->unhandled | imp->threads.machine)) unhandled_fields(imp, data, len, pf);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder

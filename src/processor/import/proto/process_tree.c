@@ -10,7 +10,7 @@
 */
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 /* A kworker's name without the workqueue it last ran ("kworker/45:2-mm_percpu_wq"). */
 static size_t kworker_len(const char *s, size_t n) {
@@ -72,11 +72,11 @@ static void process(trak_importer *imp, const uint8_t *data, size_t len, trak_ma
   uint32_t parent = trak__process_for_pid(imp, ppid);
   uint32_t upid = trak__process_for_pid(imp, pid);
   if (t->process.parent_upid[upid] == TRAK_NULL_U32) t->process.parent_upid[upid] = parent;
-  trak__process_name_set(imp, upid, intern(imp, argv0, argv0_len), 4);
+  trak__process_name_set(imp, upid, intern(imp, argv0, argv0_len), TRAK_PROCESS_NAME_SYSTEM);
   t->process.cmdline[upid] = intern(imp, cmdline, cmd_len);
   if (is_comm)
     trak__thread_name_set(imp, trak__thread_for_tid(imp, pid, pid), intern(imp, cmdline, cmd_len),
-                          2);
+                          TRAK_THREAD_NAME_PROCESS_TREE);
   if (has_uid) {
     t->process.uid[upid] = uid;
     t->process.android_appid[upid] = uid % 100000;
@@ -103,7 +103,7 @@ static void thread(trak_importer *imp, const uint8_t *data, size_t len, const tr
   size_t n = name.len;
   if (tid == tgid && trak__map_get(kthreads, (uint64_t)tid))
     n = kworker_len((const char *)name.data, n);
-  trak__thread_name_set(imp, utid, intern(imp, name.data, n), 2);
+  trak__thread_name_set(imp, utid, intern(imp, name.data, n), TRAK_THREAD_NAME_PROCESS_TREE);
 }
 
 void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,

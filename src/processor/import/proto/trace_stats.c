@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 #define INFO TRAK_SEVERITY_INFO
 #define LOSS TRAK_SEVERITY_DATA_LOSS
@@ -310,9 +310,9 @@ static void writer_stats_add(trak_importer *imp, const trak_span *writers, size_
       if (f.number == TRAK_PB_TraceStats_WriterStats_sequence_id) seq_id = f.value;
       if (f.number == TRAK_PB_TraceStats_WriterStats_buffer) buffer = (uint32_t)f.value;
     }
-    uint32_t *slot = trak__map_get(&imp->seq_index, seq_id);
+    uint32_t *slot = trak__map_get(&imp->seqs.by_id, seq_id);
     if (!slot || buffer > 1024) continue;
-    const trak_sequence *seq = imp->seqs.v[*slot];
+    const trak_sequence *seq = imp->seqs.all.v[*slot];
     while (sums.n < (buffer + 1) * W)
       trak_vec_push(sums, 0);
     int64_t *b = sums.v + buffer * W;

@@ -247,11 +247,12 @@ void trak__te_thread(trak_sequence *seq, const event_fields *ef, trak_te_thread 
 uint32_t trak__te_thread_counter(trak_importer *imp, uint32_t utid, int instructions) {
   static const char *const names[] = {"thread_time", "thread_instruction_count"};
   uint32_t track = trak__track_for_uuid(
-      imp, (0x7417ULL << 40 | (uint64_t)instructions << 32 | utid) | 1ULL << 63);
-  trak_track_info *info = &imp->tracks.v[track];
+      imp,
+      trak__track_key(instructions ? TRAK_TK_THREAD_INSTRUCTIONS : TRAK_TK_THREAD_TIME, utid, 0));
+  trak_track_info *info = &imp->tracks.info.v[track];
   if (!info->described) {
     info->described = info->is_counter = info->is_thread = 1;
-    info->type = instructions ? "thread_instructions" : "thread_time";
+    info->kind = instructions ? TRAK_TK_THREAD_INSTRUCTIONS : TRAK_TK_THREAD_TIME;
     info->utid = utid;
     info->upid = imp->tables->thread.upid[utid];
     info->name = trak__strpool_intern(&imp->tables->strings, names[instructions],
@@ -380,7 +381,7 @@ uint32_t trak__te_category(trak_importer *imp, trak_sequence *seq, const event_f
 __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequence *seq,
                                                  const event_fields *ef, trak_ev *ev,
                                                  uint32_t passthrough_utid) {
-  const trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  const trak_track_info *info = &imp->tracks.info.v[ev->track & TRAK_EV_TRACK_MASK];
   uint32_t utid = info->is_thread ? info->utid : TRAK_NULL_U32;
   if (ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_COUNTER) {
     ev->u.value = trak__counter_in(imp, seq, ev->track & TRAK_EV_TRACK_MASK,
@@ -406,7 +407,7 @@ __attribute__((noinline)) static void rare_event(trak_importer *imp, trak_sequen
 }
 
 static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
-  trak_track_info *info = &imp->tracks.v[ev->track & TRAK_EV_TRACK_MASK];
+  trak_track_info *info = &imp->tracks.info.v[ev->track & TRAK_EV_TRACK_MASK];
   if (TRAK_UNLIKELY(ev->ts < info->last_file_ts) && info->last_seq == seq->id)
     trak__report(imp, TRAK_STAT_DECREASING_TS,
                  "timestamp %lld is before the previous event's %lld on track uuid %llu",
@@ -512,11 +513,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
     return;
   }
   if (TRAK_UNLIKELY(type == TRAK_EV_EXTRA_ONLY) && ef.type == TRAK_PB_TrackEvent_TYPE_STATE &&
-      !imp->tracks.v[track].is_state) {
+      !imp->tracks.info.v[track].is_state) {
     trak__report(imp, TRAK_STAT_BAD_TYPE,
                  "TYPE_STATE track_event on track uuid %llu, which is "
                  "not a state track; dropped",
-                 (unsigned long long)imp->tracks.v[track].uuid);
+                 (unsigned long long)imp->tracks.info.v[track].uuid);
     return;
   }
 

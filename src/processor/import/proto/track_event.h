@@ -7,7 +7,7 @@
 #ifndef TRAK_PROCESSOR_TRACK_EVENT_H
 #define TRAK_PROCESSOR_TRACK_EVENT_H
 
-#include "processor/import/import.h"
+#include "processor/import/proto/proto.h"
 
 #define TRAK_TE_MAX_REPEATED 64 /* flow ids, categories, extra counters per event */
 #define TRAK_TE_MAX_ANNOTATIONS 256

@@ -50,8 +50,9 @@ static uint32_t intern(trak_importer *imp, const void *s, size_t len) {
 
 /* Adds a row with a fixed key to the set being built; returns the row. */
 static uint32_t row(trak_importer *imp, uint32_t set, int key, trak_arg_type type) {
-  if (!imp->keys[key]) imp->keys[key] = intern(imp, key_names[key], strlen(key_names[key]));
-  return trak__arg_add(imp->tables, set, imp->keys[key], imp->keys[key], type);
+  if (!imp->args.keys[key])
+    imp->args.keys[key] = intern(imp, key_names[key], strlen(key_names[key]));
+  return trak__arg_add(imp->tables, set, imp->args.keys[key], imp->args.keys[key], type);
 }
 static void add_string(trak_importer *imp, uint32_t set, int key, uint32_t str) {
   uint32_t r = row(imp, set, key, TRAK_ARG_STRING); /* before reading the column: it may move */

@@ -1,0 +1,118 @@
+/*
+** Args (debug_args.c, arg_order.c): arg sets built row by row in tables->args, shared when
+** identical, merged when a slice's end adds to its begin's; debug annotations and proto
+** reflection flattened into rows; the order Perfetto numbers sets in.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_ARGS_H
+#define TRAK_PROCESSOR_IMPORT_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "processor/import/sequence.h"
+#include "processor/tables/storage.h"
+#include "trak/pb.h"
+
+typedef struct trak_importer trak_importer;
+
+/* ---- typed arguments -------------------------------------------------------------------- */
+
+/* An interned SourceLocation (imp->source_locs; the sequence's map holds its index). */
+typedef struct trak_source_loc {
+  uint32_t file, function; /* string ids (0: absent) */
+  uint32_t line;
+  uint8_t has_line;
+} trak_source_loc;
+
+/* Arg keys the importer writes itself, interned on first use (typed_args.c). */
+enum trak_key {
+  TRAK_KEY_SOURCE_FILE,
+  TRAK_KEY_SOURCE_FUNCTION,
+  TRAK_KEY_SOURCE_LINE,
+  TRAK_KEY_SOURCE_IID,
+  TRAK_KEY_INLINE_FILE,
+  TRAK_KEY_INLINE_FUNCTION,
+  TRAK_KEY_INLINE_LINE,
+  TRAK_KEY_LOG_BODY,
+  TRAK_KEY_LOG_FILE,
+  TRAK_KEY_LOG_FUNCTION,
+  TRAK_KEY_LOG_LINE,
+  TRAK_KEY_LOG_PRIORITY,
+  TRAK_KEY_CORRELATION,
+  TRAK_KEY_LEGACY_SOURCE_ID,
+  TRAK_KEY_LEGACY_PASSTHROUGH_UTID,
+  TRAK_KEY_LEGACY_PHASE,
+  TRAK_KEY_TASK_FILE,
+  TRAK_KEY_TASK_FUNCTION,
+  TRAK_KEY_TASK_LINE,
+  TRAK_KEY_HISTOGRAM_NAME,
+  TRAK_KEY_COUNT
+};
+
+/* The arg state of one import (debug_args.c and arg_order.c own it; imp->args). */
+typedef struct trak_args {
+  trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
+  TRAK_VEC(uint64_t) order;      /* parse phase: when Perfetto makes arg sets (arg_order.c) */
+  trak_map debug_keys;           /* annotation name id -> id of "debug.<name>" */
+  uint32_t keys[TRAK_KEY_COUNT]; /* string ids of enum trak_key, 0 until used */
+} trak_args;
+
+/* Adds the debug annotations of one event as a new arg set; returns its id or TRAK_NULL_U32. */
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n);
+/* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n);
+
+/* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
+** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
+uint32_t trak__args_share(trak_importer *imp, uint32_t set);
+/* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
+** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
+** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */
+uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
+/* Appends copies of the rows of arg set `from` to the set being built at `set`. */
+void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set);
+/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
+** shared as trak__args_share does (typed_args.c). */
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
+
+/* Arg set numbering (arg_order.c): the parse phase logs the moments Perfetto makes sets, a
+** kind << 32 | value entry each, and trak__arg_order_apply lays the args table out in that
+** order when the import ends. */
+enum {
+  TRAK_ARG_ORDER_SLICE,       /* slice id: its set, which it has when it leaves its track's stack */
+  TRAK_ARG_ORDER_TRACK,       /* track index first used: the sets of its row (and its parents') */
+  TRAK_ARG_ORDER_TRACK_SLICE, /* the same, by an event that starts a slice */
+  TRAK_ARG_ORDER_SET,         /* an arg set id */
+  TRAK_ARG_ORDER_FLUSH,       /* slice id: still on its track's stack when the import ends */
+  TRAK_ARG_ORDER_COUNTER      /* counter row with args: its set (renumbered from this entry only) */
+};
+/* Logs one entry (kind: the enum above); trak__arg_order_slice (importer.h) is the common one. */
+void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
+/* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
+** which those from `n_early` on are made at the end (after all logged sets). */
+void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);
+
+/* Adds the args of one field of a message (a TrackEvent's typed payload) to the arg set `set`
+** as Perfetto's reflection names them: key "name", nested fields "name.sub", repeated values
+** "name[i]" (flat key "name"), enums by value name, an empty message as a null row
+** (debug_args.c). */
+struct trak_pb_field_desc;
+/* Finds imp->te_schema, chrome_te_schema and da_schema once. */
+void trak__schemas_init(trak_importer *imp);
+void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
+
+/* Source locations (implemented in proto/typed_args.c). */
+/* The interned SourceLocation `iid` of the sequence, or NULL (reported as missing). */
+const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
+/* A location's file name as Perfetto writes it: '\\' made '/', absent made "". */
+uint32_t trak__source_path(trak_importer *imp, uint32_t file);
+/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
+** shared as trak__args_share does (typed_args.c). */
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
+
+/* Frees what imp->args holds (arg_order.c). */
+void trak__args_free(trak_args *a);
+
+#endif /* TRAK_PROCESSOR_IMPORT_ARGS_H */

@@ -1,0 +1,43 @@
+/*
+** Clocks (proto/clocks.c): ClockSnapshots relate each clock to the trace clock; timestamps
+** in any clock convert to trace time through them. The types live here because the importer
+** holds the clocks and the SQL layer reads them (to_realtime and its kin).
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_CLOCKS_H
+#define TRAK_PROCESSOR_IMPORT_CLOCKS_H
+
+#include <stdint.h>
+#include "processor/tables/storage.h"
+
+typedef struct trak_importer trak_importer;
+typedef struct trak_sequence trak_sequence;
+
+typedef struct trak_clock_pair {
+  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
+                    ** the clock `via`, when the clock has one) */
+} trak_clock_pair;
+
+typedef struct trak_clock {
+  uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
+  uint64_t multiplier; /* unit_multiplier_ns (1 by default) */
+  uint8_t incremental;
+  uint8_t has_via; /* its snapshots lack the trace clock: pairs lead to clock `via` (a key) */
+  uint64_t via;
+  int64_t last; /* incremental clocks: last absolute value (in units) */
+  TRAK_VEC(trak_clock_pair) pairs;
+} trak_clock;
+
+/* Clocks (clocks.c). */
+void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                              size_t len);
+/* Converts `ts` in clock `clock_id` to the trace clock. Returns 0; or 1 (nothing reported)
+** if no snapshot relates the clocks yet and the trace is still being read: the caller keeps
+** the packet to retry at the end, as Perfetto defers it; or -1 (reported) if none ever did. */
+int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
+                        int64_t *out);
+/* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
+** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
+int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                int64_t ts);
+
+#endif /* TRAK_PROCESSOR_IMPORT_CLOCKS_H */

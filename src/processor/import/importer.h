@@ -1,0 +1,172 @@
+/*
+** The importer: the state of one import, made of one part per concept, each owned by the file
+** named beside it (imp->threads by threads.c, imp->tracks by tracks.c, ...); its lifetime
+** (importer.c); and the few inline fast paths that read more than one part.
+** Importing happens in two phases, as in Perfetto:
+**   1. tokenize (proto/packet.c and the files it calls, json/json_import.c): packets are read
+**      in file order; per-sequence incremental state, interning, defaults, clock snapshots and
+**      track descriptors are applied at once, and each event becomes a 32-byte record
+**      (sequence.h) with resolved string ids and a timestamp in the trace clock;
+**   2. parse (event_parser.c): the sequences' records are merged by timestamp and turned into
+**      slices (with depth and parent), counters and flows.
+** The tables live in tables/storage.h; the SQL layer only reads them once the import is done.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_IMPORTER_H
+#define TRAK_PROCESSOR_IMPORT_IMPORTER_H
+
+#include <stdint.h>
+
+#include "processor/import/args.h"
+#include "processor/import/clocks.h"
+#include "processor/import/flows.h"
+#include "processor/import/metadata.h"
+#include "processor/import/sequence.h"
+#include "processor/import/slices.h"
+#include "processor/import/stats.h"
+#include "processor/import/threads.h"
+#include "processor/import/tracks.h"
+#include "processor/tables/storage.h"
+#include "trak/pb.h"
+#include "trak/processor.h"
+#include "trak/protos.h"
+
+/* A copy of a packet kept until the end of the trace (its clock was not known yet), with where
+** it was, for the reports made when it is retried. */
+typedef struct trak_deferred_packet {
+  trak_span bytes; /* owned */
+  uint64_t index, offset;
+  size_t outer_len;
+} trak_deferred_packet;
+
+/* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
+static inline int64_t trak__wadd(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a + (uint64_t)b);
+}
+static inline int64_t trak__wsub(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a - (uint64_t)b);
+}
+static inline int64_t trak__wmul(int64_t a, int64_t b) {
+  return (int64_t)((uint64_t)a * (uint64_t)b);
+}
+
+/* One row of android_logs: a TrackEvent log message, as Perfetto's importer also logs it. */
+typedef struct trak_log_row {
+  int64_t ts;
+  uint32_t utid, prio; /* prio: Android's priority, INFO (4) when the message has none */
+  uint32_t tag, msg;   /* string ids; tag "<file>:<line>" of its source location, 0: none */
+} trak_log_row;
+
+typedef struct trak_importer {
+  trak_tables *tables; /* the tables being filled; not owned */
+  trak_processor_options opts;
+
+  /* ---- the concepts' parts, each owned by its file */
+  trak_sequences seqs;     /* sequence.c */
+  trak_threads threads;    /* threads.c */
+  trak_tracks tracks;      /* tracks.c */
+  trak_async_tracks async; /* async_tracks.c */
+  trak_slices slices;      /* slice_stack.c */
+  trak_flows flows;        /* json_flows.c */
+  trak_args args;          /* debug_args.c, arg_order.c */
+  TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
+
+  /* ---- problems (report.c) and the rows the SQL layer reads */
+  int64_t stats[TRAK_STAT_COUNT];
+  TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
+  TRAK_VEC(trak_log_row) android_logs;   /* rows of android_logs, in file order */
+  struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
+
+  /* ---- clocks (proto/clocks.c; read by the SQL layer's clock functions) */
+  trak_map clock_index; /* key -> index in clocks */
+  TRAK_VEC(trak_clock) clocks;
+  uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
+
+  /* ---- owned by proto/ */
+  int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats.c: the service's figures */
+  TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats.c: per-buffer figures, sparse */
+  trak_map traced_buf_index;                /* (figure, buffer) -> index in traced_buf */
+  /* callstacks.c: interned callstack messages and the events' callstacks; NULL until a trace
+  ** has one */
+  struct trak_callstacks *callstacks;
+  TRAK_VEC(trak_source_loc) source_locs; /* typed_args.c: interned SourceLocations; [0] unused */
+  /* typed_args.c: TrackEvent, ChromeTrackEvent (its extensions) and DebugAnnotation in the
+  ** schema, found on first use. */
+  const struct trak_pb_message_desc *te_schema, *chrome_te_schema, *da_schema;
+  /* TracePacket.track_event_range_of_interest's start_us * 1000 (INT64_MIN: none); the parse
+  ** phase drops track events before it when the crop option is on */
+  int64_t range_of_interest_ns;
+  int64_t crop_before_ns; /* INT64_MIN, or range_of_interest_ns with the crop option */
+  int64_t descriptor_ts;  /* of the track descriptor's packet (or latest_ts without one) */
+  int64_t latest_ts;      /* the largest packet timestamp so far, in trace time */
+  TRAK_VEC(trak_deferred_packet) deferred; /* packet.c: packets whose clock was not known yet */
+  size_t deferred_bytes;
+  uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
+
+  /* ---- owned by json/ */
+  uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
+  uint8_t json;           /* a JSON trace: slices follow slice_stack.c's discipline */
+
+  /* ---- the input position (read/stream.c, proto/packet.c) */
+  const uint8_t *base, *limit; /* the buffer being tokenized (decoder fast path) */
+  uint64_t packet_index;       /* of the packet being tokenized */
+  uint64_t packet_offset;      /* its byte offset */
+  size_t packet_len;           /* its length (of the outer packet) */
+  uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
+  uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
+  uint64_t n_events;
+  uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
+  uint64_t n_counter_records; /* counter values, extra ones included */
+} trak_importer;
+
+/* Starts an import into `tables` (not owned, must outlive the importer) with `opts` (copied;
+** NULL: defaults): the idle thread and process rows exist from here. Can't fail. */
+void trak__importer_init(trak_importer *imp, trak_tables *tables,
+                         const trak_processor_options *opts);
+/* Frees everything the importer owns (not the tables) and zeroes it. */
+void trak__importer_free(trak_importer *imp);
+
+/* ---- inline fast paths that read more than one part ---------------------------------- */
+
+/* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
+** decoder may then read ahead up to that buffer's end (its fast path needs 16 bytes). */
+static inline void trak__dec_init(const trak_importer *imp, trak_pb_decoder *dec,
+                                  const uint8_t *data, size_t len) {
+  trak_pb_decoder_init(dec, data, len);
+  if (imp->limit && data >= imp->base && dec->end <= imp->limit) dec->limit = imp->limit;
+}
+
+/* The order of JSON records with the same timestamp once the trace has an X event (as
+** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by
+** duration, longest first, then everything else; file order within a key. */
+static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *ev) {
+  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
+  /* E ends a thread slice; an async e (on its own track) sorts with everything else */
+  if (type == TRAK_EV_END && imp->tracks.info.v[ev->track & TRAK_EV_TRACK_MASK].is_legacy_thread)
+    return INT64_MIN;
+  if (type == TRAK_EV_COMPLETE) return INT64_MAX - (int64_t)imp->aux.v[ev->aux];
+  return INT64_MAX;
+}
+
+/* JSON traces: event `index` at `ts` names thread `utid` (threads.c keeps the earliest). */
+static inline void trak__thread_seen(trak_importer *imp, uint32_t utid, int64_t ts,
+                                     uint64_t index) {
+  if (TRAK_LIKELY(utid < imp->threads.first_use.n && imp->threads.first_use.v[utid].ts <= ts))
+    return;
+  trak__thread_seen_slow(imp, utid, ts, index);
+}
+
+/* A slice leaves its track's stack: its set, if it has one, is made now (arg_order.c). */
+static inline void trak__arg_order_slice(trak_importer *imp, uint32_t slice) {
+  if (imp->tables->slice.arg_set_id[slice] != TRAK_NULL_U32)
+    trak__arg_order_log(imp, TRAK_ARG_ORDER_SLICE, slice);
+}
+
+/* A counter value as recorded: on an incremental counter track, the sequence's running sum
+** (sequence.c); else `v` as it is. */
+static inline double trak__counter_in(trak_importer *imp, trak_sequence *seq, uint32_t track,
+                                      double v) {
+  if (TRAK_LIKELY(!imp->tracks.info.v[track].is_incremental)) return v;
+  return trak__counter_add_incremental(seq, track, v);
+}
+
+#endif /* TRAK_PROCESSOR_IMPORT_IMPORTER_H */

@@ -1,0 +1,179 @@
+/*
+** Packet sequences and their event records (sequence.c): the 32-byte record every importer
+** appends while tokenizing (trak_ev, in blocks per sequence), each sequence's interning maps,
+** TracePacketDefaults and incremental counters. The parse phase (event_parser.c) merges the
+** sequences' records by timestamp.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_SEQUENCE_H
+#define TRAK_PROCESSOR_IMPORT_SEQUENCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "processor/tables/storage.h"
+
+typedef struct trak_importer trak_importer;
+
+/* Bytes of the input (a sub-message, a packet), not owned unless the holder says so. */
+typedef struct trak_span {
+  const uint8_t *data;
+  size_t len;
+} trak_span;
+
+/* ---- event records --------------------------------------------------------------------- */
+
+/* Record types, stored in the top bits of trak_ev.track. */
+enum {
+  TRAK_EV_BEGIN = 1,
+  TRAK_EV_END = 2,
+  TRAK_EV_INSTANT = 3,
+  TRAK_EV_COUNTER = 4,
+  TRAK_EV_EXTRA_ONLY = 5,
+  /* JSON only: a slice with its duration (imp->aux[aux] = dur, imp->aux[aux + 1] = index of
+  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step
+  ** (u.s.name = trak_flow_v1_kind, imp->aux[aux] = the flow key). */
+  TRAK_EV_COMPLETE = 6,
+  TRAK_EV_FLOW = 7
+};
+enum trak_flow_v1_kind {
+  TRAK_FLOW_V1_BEGIN = 1,     /* s: from the enclosing slice */
+  TRAK_FLOW_V1_STEP,          /* t: through the enclosing slice */
+  TRAK_FLOW_V1_END_ENCLOSING, /* f with bp "e": into the enclosing slice */
+  TRAK_FLOW_V1_END_NEXT       /* f: into the next slice to begin on the track */
+};
+/* In the third word of a JSON event's flows block (where protobuf events count their extra
+** counter values, which JSON events never have): the block's flow ids are followed by the
+** event's tts and tdur in ns (INT64_MIN when absent), for the slice's thread_ts / thread_dur. */
+#define TRAK_AUX_JSON_THREAD_TIME (1ULL << 63)
+/* Also in that word, for a JSON v2 flow id with both flow_in and flow_out: a step. */
+#define TRAK_AUX_JSON_FLOW_STEP (1ULL << 62)
+/* An aux block of a protobuf event: [n flow ids, n terminating ids | v2 kind << 32, n extra
+** counter values, flow ids..., terminating ids..., (v2 bind_id,) (track, value bits)...]. A
+** legacy v2 bind_id (kind != 0) is the last terminating id, counted in the second word. */
+enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_IN };
+/* In the second word of a protobuf event's aux block: the event has a callstack, whose index
+** (proto/callstacks.c) is the block's last word, after the counter values. */
+#define TRAK_AUX_CALLSTACK (1ULL << 63)
+#define TRAK_EV_TYPE_SHIFT 29
+#define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
+
+typedef struct trak_ev {
+  int64_t ts;     /* trace clock, ns */
+  uint32_t track; /* type << TRAK_EV_TYPE_SHIFT | index into imp->tracks.info */
+  uint32_t pkt;   /* packet index, for ordering ties and diagnostics */
+  union {
+    struct {
+      uint32_t name; /* string id (0: none) */
+      uint32_t cat;  /* string id (0: none) */
+    } s;
+    double value; /* counter value */
+  } u;
+  uint32_t arg_set_id; /* TRAK_NULL_U32: no args */
+  uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
+} trak_ev;
+
+#define TRAK_EV_BLOCK 65535 /* a block is just under 2 MiB: one huge page where available */
+typedef struct trak_ev_block {
+  struct trak_ev_block *next;
+  uint32_t n;
+  trak_ev ev[TRAK_EV_BLOCK];
+} trak_ev_block;
+
+/* ---- sequences ------------------------------------------------------------------------- */
+
+enum trak_intern_kind {
+  TRAK_INTERN_CATEGORY,
+  TRAK_INTERN_NAME,
+  TRAK_INTERN_DEBUG_NAME,
+  TRAK_INTERN_DEBUG_TYPE_NAME,
+  TRAK_INTERN_DEBUG_STRING,
+  TRAK_INTERN_SOURCE_LOCATION,
+  TRAK_INTERN_LOG_BODY,
+  TRAK_INTERN_CORRELATION,
+  TRAK_INTERN_HISTOGRAM,
+  /* the callstack tables (proto/callstacks.c): strings, then indexes of decoded messages */
+  TRAK_INTERN_BUILD_ID,
+  TRAK_INTERN_MAPPING_PATH,
+  TRAK_INTERN_FUNCTION_NAME,
+  TRAK_INTERN_SOURCE_PATH,
+  TRAK_INTERN_MAPPING,
+  TRAK_INTERN_FRAME,
+  TRAK_INTERN_CALLSTACK,
+  TRAK_INTERN_KINDS
+};
+
+typedef struct trak_sequence {
+  uint32_t id;         /* trusted_packet_sequence_id */
+  uint8_t state_valid; /* incremental state usable */
+  uint8_t seen_clear;  /* a clear was ever seen */
+  uint8_t unsorted;    /* records are not in timestamp order */
+  uint8_t
+      timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
+  uint8_t first_packet_flag;            /* a packet of the sequence had first_packet_on_sequence */
+  uint8_t tie_unsorted;                 /* JSON: same-timestamp records out of tie order */
+  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
+  trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
+  /* TracePacketDefaults */
+  uint32_t default_clock; /* 0: none */
+  uint8_t has_default_track;
+  uint64_t default_track_uuid;
+  TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
+  TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
+  /* For Perfetto's per-buffer loss stats (trace_stats.c): the index of the sequence's first
+  ** packet (whose previous_packet_dropped is not counted), SEQ_NEEDS_INCREMENTAL_STATE
+  ** packets and those skipped, and (made on the first loss) the losses and their causes. */
+  uint64_t first_packet_index;
+  uint32_t needs_state_total, needs_state_skipped;
+  uint32_t *losses;         /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
+  uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
+  int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
+  int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
+  int64_t thread_ic;        /* for TrackEvent.thread_instruction_count_delta */
+  int64_t last_ts;          /* last record timestamp, to detect disorder */
+  uint64_t last_track_uuid; /* one-entry cache of uuid -> track index */
+  uint32_t last_track;
+  trak_ev_block *head, *tail;
+  size_t n_events;
+  /* Incremental counters' sums on this sequence (track index -> index in inc_values), which
+  ** restart at 0 when its incremental state is cleared, as Perfetto keeps them. */
+  trak_map inc_index;
+  TRAK_VEC(double) inc_values;
+} trak_sequence;
+
+/* The sequences of one import (sequence.c owns them; imp->seqs). */
+typedef struct trak_sequences {
+  trak_map by_id;                /* trusted_packet_sequence_id -> index in all */
+  TRAK_VEC(trak_sequence *) all; /* in order of first packet; owned, freed with the importer */
+  trak_sequence *last;           /* one-entry cache of trak__sequence_get */
+} trak_sequences;
+
+/* The packet being tokenized, as the files that import its fields see it. */
+typedef struct trak_packet_ctx {
+  trak_sequence *seq;
+  int64_t ts; /* in the trace clock, valid when has_ts */
+  int has_ts;
+} trak_packet_ctx;
+
+extern const char *const trak__intern_kind_names[TRAK_INTERN_KINDS]; /* for messages */
+/* The sequence with `id`, made (empty, state invalid) on first use. Can't fail (aborts on
+** out-of-memory as every container does); the sequence lives until trak__importer_free. */
+trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
+/* Incremental state cleared: interned maps and defaults emptied, incremental counters at 0. */
+void trak__sequence_clear(trak_sequence *seq);
+/* The string id interned under `iid` of `kind` (for source locations: the index in
+** imp->source_locs), or 0 (reported as missing; a missing category is named
+** "unknown(<iid>)", as Perfetto names it). */
+uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
+/* Appends a copy of `ev` to the sequence's records, counting it for the parse phase's table
+** sizes. Can't fail. */
+void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* A counter value as recorded on an incremental counter track: the sequence's running sum
+** (before the track's unit multiplier, which the parse phase applies). See trak__counter_in. */
+double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);
+/* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
+** which frees them as it fills the tables, really lowers the resident memory. */
+void trak__block_free(trak_ev_block *b);
+
+/* Frees every sequence, its maps and its remaining record blocks. */
+void trak__sequences_free(trak_sequences *s);
+
+#endif /* TRAK_PROCESSOR_IMPORT_SEQUENCE_H */

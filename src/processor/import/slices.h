@@ -1,0 +1,50 @@
+/*
+** Slices' stack discipline (slice_stack.c), Perfetto's slice tracker's: which open slices an
+** event closes, ends matched by name, overlapping complete slices spilled onto overflow
+** tracks. The parse phase itself (event_parser.c) is trak__events_parse.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_SLICES_H
+#define TRAK_PROCESSOR_IMPORT_SLICES_H
+
+#include <stdint.h>
+#include "processor/import/sequence.h"
+#include "processor/tables/storage.h"
+
+typedef struct trak_importer trak_importer;
+
+/* The slice state of one import beyond each track's open stack (slice_stack.c; imp->slices). */
+typedef struct trak_slices {
+  trak_map spill_lanes; /* utid << 20 | lane -> overflow track of X events */
+} trak_slices;
+
+typedef struct trak_overlap {
+  int64_t start, end; /* the region a new complete slice shares with an open one */
+  uint32_t name;      /* the open slice's name, its ts and dur */
+  int64_t ts, dur;
+} trak_overlap;
+/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
+** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
+** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
+** *overlap filled, if the new slice would partly overlap an open complete slice. */
+int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                        trak_overlap *overlap);
+/* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
+** category match the end record's (absent ones match any), merging the end's args; returns it,
+** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves
+** the stack only if it is the top one: slices still open above it are cut off by the next
+** event after its end. */
+uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev);
+/* Reports the overlap and returns the overflow track of the thread of `track` the complete
+** slice goes to (made on first use; prepared for the slice). */
+uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                           const trak_overlap *overlap);
+
+/* The parse phase (event_parser.c): merges the sequences' records by timestamp into slices,
+** counters, flows and states, freeing the records as it goes. Called once, after tokenizing
+** and trak__packets_retry_deferred. Can't fail: problems are counted. */
+void trak__events_parse(trak_importer *imp);
+
+/* Frees what imp->slices holds. */
+void trak__slices_free(trak_slices *s);
+
+#endif /* TRAK_PROCESSOR_IMPORT_SLICES_H */

@@ -1,0 +1,140 @@
+/*
+** Problem accounting (report.c): the stats Perfetto's importers count, under Perfetto's names
+** and severities, and the rows of _trace_import_logs. Every importer file reports through
+** trak__report / trak__report_at; nothing is dropped without a counted stat.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_STATS_H
+#define TRAK_PROCESSOR_IMPORT_STATS_H
+
+#include <stdint.h>
+#include "trak/processor.h"
+
+typedef struct trak_importer trak_importer;
+
+typedef enum trak_stat_id {
+  TRAK_STAT_TRACE_TRUNCATED,
+  TRAK_STAT_TRACE_CORRUPT,
+  TRAK_STAT_PACKET_MALFORMED,
+  TRAK_STAT_TEXT_PARSE_ERROR,
+  TRAK_STAT_COMPRESSED_ERRORS,
+  TRAK_STAT_COMPRESSED_UNSUPPORTED,
+  TRAK_STAT_INCREMENTAL_INVALID,
+  TRAK_STAT_PACKET_LOSS,
+  TRAK_STAT_INTERNED_ERRORS,
+  TRAK_STAT_CLOCK_SYNC_FAILURE, /* Perfetto's generic row, never counted: the three below are */
+  TRAK_STAT_CLOCK_UNKNOWN_SOURCE,
+  TRAK_STAT_CLOCK_NO_PATH,
+  TRAK_STAT_CLOCK_UNDEFERRABLE,
+  TRAK_STAT_UNKNOWN_TRACK,
+  TRAK_STAT_NO_TRACK,
+  TRAK_STAT_BAD_TYPE,
+  TRAK_STAT_MISPLACED_END,
+  TRAK_STAT_UNTERMINATED,
+  TRAK_STAT_NON_NESTING,
+  TRAK_STAT_COUNTER_NOT_COUNTER_TRACK,
+  TRAK_STAT_EXTRA_COUNTER_MISMATCH,
+  TRAK_STAT_DECREASING_TS,
+  TRAK_STAT_TRACK_PARENT_UNKNOWN,
+  TRAK_STAT_JSON_SYNTAX,
+  TRAK_STAT_JSON_EVENT,
+  TRAK_STAT_FLOW_NO_ENCLOSING,
+  TRAK_STAT_LEGACY_UNSUPPORTED,
+  TRAK_STAT_PACKET_TOO_LARGE,
+  TRAK_STAT_COMPRESSED_TOO_DEEP,
+  TRAK_STAT_INFLATE_LIMIT,
+  TRAK_STAT_ANNOTATION_TOO_DEEP,
+  TRAK_STAT_KEY_TOO_LONG,
+  TRAK_STAT_JSON_EVENT_TOO_LARGE,
+  TRAK_STAT_JSON_TOO_DEEP,
+  TRAK_STAT_JSON_INVALID_UTF8,
+  TRAK_STAT_TRACE_EMPTY,
+  TRAK_STAT_SPILL_OVERLAPPING_COMPLETE,
+  TRAK_STAT_DROP_OVERLAPPING_COMPLETE,
+  TRAK_STAT_NEGATIVE_TS_DROPPED,
+  TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
+  TRAK_STAT_THREAD_MISSING_PID_TID,
+  TRAK_STAT_PROCESS_MISSING_PID,
+  TRAK_STAT_FLOW_END_WITHOUT_START,
+  TRAK_STAT_FLOW_WITHOUT_DIRECTION,
+  TRAK_STAT_FLOW_DUPLICATE_ID,
+  TRAK_STAT_FLOW_STEP_WITHOUT_START,
+  TRAK_STAT_INVALID_TIMESTAMP,
+  TRAK_STAT_THREAD_DESCRIPTOR_SKIPPED,
+  TRAK_STAT_DELTA_WITHOUT_STATE,
+  TRAK_STAT_END_UNMATCHED,
+  TRAK_STAT_MISSING_SEQUENCE_ID,
+  TRAK_STAT_TEXT_UNKNOWN_FIELD,
+  TRAK_STAT_PROTO_UNKNOWN_FIELD,
+  TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST,
+  TRAK_STAT_RANGE_OF_INTEREST_NO_START,
+  TRAK_STAT_CONCURRENT_UNKNOWN_STATE,
+  TRAK_STAT_PROC_STAT_UNKNOWN_COUNTERS,
+  TRAK_STAT_UNKNOWN_EXTENSION_FIELDS,
+  TRAK_STAT_EMPTY_CHROME_METADATA,
+  TRAK_STAT_COUNT
+} trak_stat_id;
+
+typedef struct trak_stat_def {
+  const char *name;
+  trak_severity severity;
+  const char *description;
+  uint8_t analysis; /* Perfetto's source: 0 "trace" (the trace's own data), 1 "analysis" */
+} trak_stat_def;
+extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
+
+/* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
+** listed, 0 until a packet sets them), then those of each buffer a packet reported. */
+#define TRAK_TRACED_SINGLE_COUNT 21
+/* One figure of one buffer (trace_stats.c's `indexed` stat `def`). */
+typedef struct trak_traced_indexed {
+  uint32_t def;
+  int64_t idx, value;
+} trak_traced_indexed;
+typedef struct trak_traced_row {
+  const trak_stat_def *def;
+  int64_t idx; /* buffer index, or -1 for the service's figures */
+  int64_t value;
+} trak_traced_row;
+
+/* One row of _trace_import_logs: a problem the parse phase logged with its details as args
+** (Perfetto's table; trak logs the conditions listed where it is filled). */
+typedef struct trak_import_log {
+  int64_t ts; /* INT64_MIN: none (a problem found while tokenizing) */
+  trak_stat_id stat;
+  uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+  int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
+} trak_import_log;
+
+/* Counts one problem (imp->stats[stat] += 1) and reports it to the diag callback, naming the
+** packet being tokenized. Can't fail; `fmt` is the message's detail. */
+void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4), cold));
+/* Same, naming packet `packet` (the parse phase reports on records of earlier packets). */
+void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5), cold));
+
+/* 1 if trak's schema has no field `number` in message `name` ("TracePacket", "TrackEvent"):
+** the field is one a protobuf reader skips as unknown (proto_unknown_field). The message is
+** looked up once per process. Called only for fields the importer does not read. */
+int trak__schema_lacks(const char *name, uint32_t number) __attribute__((cold));
+
+/* ---- trace_stats packets (implemented in proto/trace_stats.c) */
+
+/* trace_stats (trace_stats.c): applies one TraceStats message; reads stats row `i` (0 past
+** the last row) once trak__trace_stats_finish has ordered them. */
+void trak__trace_stats_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* A sequence's packet loss flags (previous_packet_dropped's bits): counted per sequence, added
+** to its buffer's traced_buf_* figures when a trace_stats packet names the buffer. */
+__attribute__((cold)) void trak__trace_stats_loss(struct trak_sequence *seq, uint32_t bits);
+/* The service events that are stats: a clone began, buffer `buffer` was cloned, a clone
+** trigger fired (at trace time `ts`). */
+typedef enum { TRAK_CLONE_STARTED, TRAK_CLONE_BUFFER_DONE, TRAK_CLONE_TRIGGER } trak_clone_event;
+void trak__trace_stats_clone(trak_importer *imp, trak_clone_event what, int64_t buffer, int64_t ts);
+/* End of import: figures that depend on the trace config (config_write_into_file_*,
+** long_trace_mode_bytes_overwritten), then the rows in order. `config` is the last
+** TraceConfig (NULL: none); `service_major` the Perfetto version of the service (-1: unknown). */
+void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
+                              int64_t service_major);
+int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+#endif /* TRAK_PROCESSOR_IMPORT_STATS_H */

@@ -1,0 +1,119 @@
+/*
+** Thread and process identity (threads.c), Perfetto's model: processes by pid, threads by
+** (pid, tid), pid and tid reuse, the idle rows, each machine's own ids; and their names by
+** priority and the process args collected from descriptors (proto/chrome_descriptors.c).
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_THREADS_H
+#define TRAK_PROCESSOR_IMPORT_THREADS_H
+
+#include <stdint.h>
+#include "processor/tables/storage.h"
+
+typedef struct trak_importer trak_importer;
+
+/* A process arg collected from descriptors, written at the end (chrome_descriptors.c). */
+typedef struct trak_owner_arg {
+  uint32_t upid, flat, key;
+  uint8_t type;          /* trak_arg_type */
+  int64_t int_value, ts; /* ts: of the descriptor's packet, which orders the values */
+  uint32_t str;
+} trak_owner_arg;
+
+/* What named a process or thread row: the name's priority and its packet's timestamp. */
+typedef struct trak_name_mark {
+  uint32_t prio;
+  int64_t ts;
+} trak_name_mark;
+
+/* The earliest event (timestamp, then file order) that names a thread (JSON traces). */
+typedef struct trak_first_use {
+  int64_t ts;
+  uint64_t index; /* UINT64_MAX: none */
+} trak_first_use;
+
+/* The threads and processes of one import (threads.c owns them; imp->threads). */
+typedef struct trak_threads {
+  trak_map tid_index, pid_index; /* machine-keyed tid -> newest utid, pid -> live upid */
+  TRAK_VEC(uint32_t) prev;       /* utid -> the previous utid with its tid */
+  uint32_t machine;              /* machine table row of the packet being tokenized (0: host) */
+  TRAK_VEC(trak_first_use) first_use;           /* JSON: utid -> its earliest event */
+  trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
+  TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
+  TRAK_VEC(trak_owner_arg) process_args;        /* process args collected, written at the end */
+} trak_threads;
+
+/* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
+/* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */
+void trak__threads_init(trak_importer *imp);
+/* The live process with `pid`, made on first use together with its main thread (tid == pid). */
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* A new process for `pid` (the pid was reused): the old one and its threads end. */
+uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
+/* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
+** the newest live thread with `tid` in any process, or a new one with no process. */
+uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+/* A new thread (pid, tid) even if one is live (the tid was reused). */
+uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid);
+
+/* Makes the machine of a packet (TracePacket.machine_id, if it has one) the current one,
+** adding its machine row and idle thread and process the first time (threads.c). */
+void trak__machine_switch(trak_importer *imp, int has_id, uint64_t raw_id) __attribute__((cold));
+
+/* JSON traces (threads.c): event `index` at `ts` names thread `utid`. Perfetto sorts JSON
+** events by timestamp before it makes their threads and processes, so when the import ends
+** trak__threads_json_order renumbers utids and upids in the order of their earliest events. */
+void trak__thread_seen_slow(trak_importer *imp, uint32_t utid, int64_t ts, uint64_t index);
+void trak__threads_json_order(trak_importer *imp);
+
+/* Who named a thread (Perfetto's ThreadNamePriority): a name replaces one of lower priority. */
+typedef enum trak_thread_name_prio {
+  TRAK_THREAD_NAME_OTHER = 0,
+  TRAK_THREAD_NAME_KERNEL = 1,       /* ftrace / kernel task names */
+  TRAK_THREAD_NAME_PROCESS_TREE = 2, /* ProcessTree, perf comm */
+  TRAK_THREAD_NAME_CHROME_TYPE = 3,  /* ChromeThreadDescriptor's thread type */
+  TRAK_THREAD_NAME_DESCRIPTOR = 4,   /* ThreadDescriptor.thread_name */
+  TRAK_THREAD_NAME_CONSTANT = 5      /* a name the processor gives ("swapper"): above all */
+} trak_thread_name_prio;
+/* Who named a process (Perfetto's ProcessNamePriority). */
+typedef enum trak_process_name_prio {
+  TRAK_PROCESS_NAME_OTHER = 0,
+  TRAK_PROCESS_NAME_CHROME_LABEL = 1,    /* ChromeProcessDescriptor's process type */
+  TRAK_PROCESS_NAME_DESCRIPTOR = 2,      /* ProcessDescriptor.process_name */
+  TRAK_PROCESS_NAME_CHROME_RENDERER = 3, /* the same, for a renderer */
+  TRAK_PROCESS_NAME_SYSTEM = 4           /* ProcessTree, /proc */
+} trak_process_name_prio;
+
+/* Names and process args (threads.c). A name is set by Perfetto's priorities: it replaces one
+** of lower priority, or of equal priority from a descriptor packet not later than the current
+** one (imp->descriptor_ts); name 0 changes nothing. Process args are collected and written by
+** trak__process_args_flush at the end of the import, one arg set per process. None can fail. */
+void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name,
+                            trak_process_name_prio prio);
+void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name,
+                           trak_thread_name_prio prio);
+void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
+                       trak_arg_type type, int64_t int_value, uint32_t str);
+void trak__process_args_flush(trak_importer *imp);
+
+/* The names Perfetto gives Chromium's process and thread types (a string id, 0 for none:
+** unspecified or unknown types) (chrome_names.c). */
+uint32_t trak__chrome_process_name(trak_importer *imp, int32_t type);
+uint32_t trak__chrome_thread_name(trak_importer *imp, int32_t type);
+
+/* Chromium's descriptors' names and process args (implemented in proto/chrome_descriptors.c):
+** a ChromeProcessDescriptor / ChromeThreadDescriptor of a process / thread row, and a
+** ProcessDescriptor's process_labels. Malformed bytes are skipped. */
+void trak__process_labels(trak_importer *imp, uint32_t upid, const uint8_t *data, size_t len);
+void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const uint8_t *data,
+                                     size_t len);
+void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
+                                    size_t len);
+/* TracePacket.process_tree (implemented in proto/process_tree.c): processes (with a command
+** line) and their parents, names, command lines and uids; threads, their processes, names. */
+void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                        size_t len) __attribute__((cold));
+
+/* Frees what imp->threads holds (the rows stay in the tables). */
+void trak__threads_free(trak_threads *th);
+
+#endif /* TRAK_PROCESSOR_IMPORT_THREADS_H */

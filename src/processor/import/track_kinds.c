@@ -1,0 +1,18 @@
+/*
+** This file holds the table of track kinds (track_kinds.h) and the one key space of implied
+** tracks.
+*/
+#include "processor/import/track_kinds.h"
+
+#include "processor/import/hash.h"
+
+const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT] = {
+#define TRAK_TRACK_KIND_ROW(id, type, scope, dims, source, te)                                     \
+  [TRAK_TK_##id] = {type, TRAK_SCOPE_##scope, (uint8_t)(dims), TRAK_SOURCE_##source, te},
+    TRAK_TRACK_KINDS(TRAK_TRACK_KIND_ROW)
+#undef TRAK_TRACK_KIND_ROW
+};
+
+uint64_t trak__track_key(trak_track_kind_id kind, uint64_t a, uint64_t b) {
+  return trak__mix(trak__mix((uint64_t)kind << 56, a), b) | 1ULL << 63;
+}

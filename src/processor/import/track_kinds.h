@@ -1,0 +1,116 @@
+/*
+** Track kinds as data (track_kinds.c): every kind of track the importers make, as one entry of
+** TRAK_TRACK_KINDS with Perfetto's type name, its scope, the dimension args that tell it from
+** its siblings, and the source args it carries. tracks.c writes each track's row from its
+** kind's entry; adding a kind (a Linux counter, a thread-state track, ...) is one entry here.
+** Implied tracks (those the format implies rather than describes) are found by a key made
+** from their kind and dimensions (trak__track_key).
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_TRACK_KINDS_H
+#define TRAK_PROCESSOR_IMPORT_TRACK_KINDS_H
+
+#include <stdint.h>
+
+/* The scope of a kind: the table column that holds its owner (none, upid, utid). */
+enum trak_track_scope { TRAK_SCOPE_GLOBAL, TRAK_SCOPE_PROCESS, TRAK_SCOPE_THREAD };
+
+/* Dimension args, in the order they are written: the owner (utid when the track has a
+** thread, else upid when it has a process), then what tells the track from its siblings. */
+enum trak_track_dim {
+  TRAK_DIM_UTID = 1 << 0,       /* "utid", when the track has a thread */
+  TRAK_DIM_UPID = 1 << 1,       /* "upid", when it has a process (and no utid dimension) */
+  TRAK_DIM_TRACK_UUID = 1 << 2, /* "track_uuid": a descriptor's uuid */
+  TRAK_DIM_MERGE = 1 << 3,      /* "parent_track_uuid", "merge_key_type", "merge_key_value" */
+  TRAK_DIM_ASYNC_ID = 1 << 4,   /* "scope", "name": a legacy async id's scope and first name */
+  TRAK_DIM_NAME = 1 << 5,       /* "name" */
+  TRAK_DIM_SESSION = 1 << 6,    /* "session_id" of a concurrent tracing session */
+  TRAK_DIM_LANE = 1 << 7        /* "track_compressor_idx": the lane of a set of tracks */
+};
+#define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
+
+/* The source args a kind's tracks carry. */
+enum trak_track_source {
+  TRAK_SOURCE_NONE,
+  TRAK_SOURCE_DESCRIPTOR,  /* source "descriptor", trace_id, is_root_in_scope, viewer hints */
+  TRAK_SOURCE_CHROME,      /* source "chrome" */
+  TRAK_SOURCE_CHROME_ASYNC /* source "chrome" and the async id's scope and process */
+};
+
+/* X(ID, Perfetto's type, scope, dimensions, source, te): te is 1 when the kind's events are
+** TrackEvents (which the range of interest crops). Descriptor kinds come in GLOBAL, PROCESS,
+** THREAD triples (trak__track_kind_scoped relies on the order). */
+#define TRAK_TRACK_KINDS(X)                                                                        \
+  X(NONE, "", GLOBAL, 0, NONE, 1) /* not set: a descriptor track, whose kind its scope decides */  \
+  X(GLOBAL_TRACK_EVENT, "global_track_event", GLOBAL, TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID,        \
+    DESCRIPTOR, 1)                                                                                 \
+  X(PROCESS_TRACK_EVENT, "process_track_event", PROCESS, TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID,     \
+    DESCRIPTOR, 1)                                                                                 \
+  X(THREAD_TRACK_EVENT, "thread_track_event", THREAD, TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID,        \
+    DESCRIPTOR, 1)                                                                                 \
+  X(GLOBAL_MERGED_TRACK_EVENT, "global_merged_track_event", GLOBAL,                                \
+    TRAK_DIM_OWNER | TRAK_DIM_MERGE | TRAK_DIM_LANE, DESCRIPTOR, 1)                                \
+  X(PROCESS_MERGED_TRACK_EVENT, "process_merged_track_event", PROCESS,                             \
+    TRAK_DIM_OWNER | TRAK_DIM_MERGE | TRAK_DIM_LANE, DESCRIPTOR, 1)                                \
+  X(THREAD_MERGED_TRACK_EVENT, "thread_merged_track_event", THREAD,                                \
+    TRAK_DIM_OWNER | TRAK_DIM_MERGE | TRAK_DIM_LANE, DESCRIPTOR, 1)                                \
+  X(GLOBAL_COUNTER_TRACK_EVENT, "global_counter_track_event", GLOBAL,                              \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  X(PROCESS_COUNTER_TRACK_EVENT, "process_counter_track_event", PROCESS,                           \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  X(THREAD_COUNTER_TRACK_EVENT, "thread_counter_track_event", THREAD,                              \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  X(GLOBAL_STATE_TRACK_EVENT, "global_state_track_event", GLOBAL,                                  \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  X(PROCESS_STATE_TRACK_EVENT, "process_state_track_event", PROCESS,                               \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  X(THREAD_STATE_TRACK_EVENT, "thread_state_track_event", THREAD,                                  \
+    TRAK_DIM_OWNER | TRAK_DIM_TRACK_UUID, DESCRIPTOR, 1)                                           \
+  /* a legacy thread_descriptor's (and a JSON thread's) track */                                   \
+  X(THREAD_EXECUTION, "thread_execution", THREAD, TRAK_DIM_OWNER, NONE, 1)                         \
+  /* implied by the formats */                                                                     \
+  X(THREAD_OVERLAPPING_SLICE, "thread_overlapping_slice", THREAD, TRAK_DIM_OWNER | TRAK_DIM_LANE,  \
+    NONE, 1)                                                                                       \
+  X(THREAD_TIME, "thread_time", THREAD, TRAK_DIM_OWNER, NONE, 1)                                   \
+  X(THREAD_INSTRUCTIONS, "thread_instructions", THREAD, TRAK_DIM_OWNER, NONE, 1)                   \
+  X(LEGACY_ASYNC_PROCESS_SLICE, "legacy_async_process_slice", PROCESS,                             \
+    TRAK_DIM_UPID | TRAK_DIM_ASYNC_ID | TRAK_DIM_LANE, CHROME_ASYNC, 1)                            \
+  X(LEGACY_ASYNC_GLOBAL_SLICE, "legacy_async_global_slice", GLOBAL,                                \
+    TRAK_DIM_UPID | TRAK_DIM_ASYNC_ID | TRAK_DIM_LANE, CHROME_ASYNC, 1)                            \
+  X(CHROME_PROCESS_INSTANT, "chrome_process_instant", PROCESS, TRAK_DIM_OWNER, CHROME, 1)          \
+  X(LEGACY_CHROME_GLOBAL_INSTANTS, "legacy_chrome_global_instants", GLOBAL, 0, CHROME, 1)          \
+  X(CHROME_PROCESS_STATS, "chrome_process_stats", PROCESS, TRAK_DIM_OWNER, CHROME, 0)              \
+  X(JSON_COUNTER, "json_counter", PROCESS, TRAK_DIM_OWNER | TRAK_DIM_NAME, NONE, 1)                \
+  X(TRIGGERS, "triggers", GLOBAL, TRAK_DIM_OWNER, NONE, 0)                                         \
+  X(CONCURRENT_TRACING_SESSIONS, "concurrent_tracing_sessions", GLOBAL,                            \
+    TRAK_DIM_OWNER | TRAK_DIM_SESSION, NONE, 0)
+
+typedef enum trak_track_kind_id {
+#define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,
+  TRAK_TRACK_KINDS(TRAK_TRACK_KIND_ENUM)
+#undef TRAK_TRACK_KIND_ENUM
+      TRAK_TK_COUNT
+} trak_track_kind_id;
+
+typedef struct trak_track_blueprint {
+  const char *type;    /* Perfetto's track type (the track table's type column) */
+  uint8_t scope;       /* enum trak_track_scope */
+  uint8_t dims;        /* enum trak_track_dim bits */
+  uint8_t source;      /* enum trak_track_source */
+  uint8_t track_event; /* its events are TrackEvents: the range of interest crops them */
+} trak_track_blueprint;
+
+extern const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT];
+
+/* The kind of `base`'s family (a GLOBAL_* descriptor kind) for `scope`. */
+static inline trak_track_kind_id trak__track_kind_scoped(trak_track_kind_id base,
+                                                         enum trak_track_scope scope) {
+  return (trak_track_kind_id)(base + scope);
+}
+
+/* The key of an implied track of `kind` told apart by dimensions `a` and `b` (a process, a
+** name's string id, a hash of an id, ...): one key space for every kind, so keys of different
+** kinds never meet. The track's uuid in imp->tracks is the key (bit 63 set, which descriptor
+** uuids of implied tracks never use). Can't fail. */
+uint64_t trak__track_key(trak_track_kind_id kind, uint64_t a, uint64_t b);
+
+#endif /* TRAK_PROCESSOR_IMPORT_TRACK_KINDS_H */

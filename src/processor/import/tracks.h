@@ -1,0 +1,155 @@
+/*
+** Tracks as the importer sees them (tracks.c; async_tracks.c for the lanes async ids share):
+** identity (uuid, or a key the format implies), naming, scope (global, process, thread),
+** parents, and the track table written at the end. A track info's index is its final id.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_TRACKS_H
+#define TRAK_PROCESSOR_IMPORT_TRACKS_H
+
+#include <stdint.h>
+#include "processor/import/sequence.h"
+#include "processor/import/track_kinds.h"
+#include "processor/tables/storage.h"
+
+typedef struct trak_importer trak_importer;
+
+typedef struct trak_track_info {
+  uint64_t uuid;
+  uint64_t parent_uuid;
+  uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
+  uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
+  uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
+  uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
+  uint32_t n_descriptors; /* TrackDescriptor packets that described it */
+  uint8_t kind; /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
+                ** descriptor's, whose kind its scope decides (track_kinds.h) */
+  uint8_t is_thread, is_process, is_legacy_thread;
+  uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the
+                        ** track trak__async_track gives them */
+  uint8_t lane_taken;   /* a compressed descriptor whose own track already serves a lane */
+  uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
+  uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
+  uint32_t machine;     /* machine table row of the packet that first named it */
+  uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
+  /* a state track's state that ends at once (string id, 0: none) */
+  uint32_t terminal_state;
+  int32_t rank;
+  uint32_t name; /* string id */
+  uint32_t description;
+  uint32_t scope;       /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t root_name;   /* legacy async tracks: the first name of the id, 0: the track's name */
+  uint32_t src_upid;    /* implied tracks: the process of the event that made it, or NULL */
+  uint32_t lane;        /* a lane of a set of tracks (async ids, overflow slices): its index */
+  uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
+  uint32_t unit;        /* string id */
+  int64_t multiplier;   /* counter unit multiplier, 1 by default */
+  int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
+  uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
+  uint64_t first_pkt;   /* first packet that used or described it */
+  int64_t first_ts;     /* parse phase: its first event's timestamp, INT64_MAX: no event */
+  uint32_t first_order; /* parse phase: how many tracks had a first event before it */
+  uint32_t first_name;  /* parse phase: its first event's name (string id) */
+  uint8_t
+      first_seq_flagged; /* parse phase: its first event's sequence had first_packet_on_sequence */
+  uint8_t closed_on_stack; /* parse phase: the open stack may hold slices that have a duration
+                           ** (complete, instant, or ended below the top); 0: only open B slices,
+                           ** which trak__stack_prepare need not walk */
+  size_t open_depth;       /* parse phase: number of open slices */
+  size_t open_cap;
+  uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
+} trak_track_info;
+
+/* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
+** holds it and how many of its begins are open. */
+typedef struct trak_async_lane {
+  uint32_t cookie; /* cookie track index */
+  uint32_t nest;
+  uint32_t track; /* output track index */
+  uint32_t next;  /* next lane of the set in async_lanes, TRAK_NULL_U32: last */
+} trak_async_lane;
+
+/* An event record whose legacy_event.passthrough_utid waits for its track's scope: an
+** ancestor of the track was not yet described when the event was read (tracks.c). */
+typedef struct trak_pending_passthrough {
+  trak_ev *ev; /* the record in its sequence's block (blocks do not move while tokenizing) */
+  uint32_t track, utid; /* the event's track, its sequence's thread then */
+} trak_pending_passthrough;
+
+/* The tracks of one import (tracks.c owns them; imp->tracks). */
+typedef struct trak_tracks {
+  TRAK_VEC(trak_track_info) info;     /* index = track id */
+  trak_map by_uuid;                   /* uuid -> index in info */
+  trak_map legacy_thread;             /* utid -> its legacy thread track */
+  trak_map thread_uuid, process_uuid; /* utid / upid -> uuid of the descriptor that claimed it */
+  TRAK_VEC(trak_pending_passthrough) pending_passthrough; /* see trak__passthrough_defer */
+  uint32_t n_used; /* parse phase: tracks that had an event so far */
+  /* The root track descriptor's (uuid 0) process_ordering / thread_ordering are EXPLICIT:
+  ** process and thread tracks' sibling_order_rank become their sort index hints. */
+  uint8_t process_ordering_explicit, thread_ordering_explicit;
+} trak_tracks;
+
+/* The lanes async ids share (async_tracks.c owns them, but legacy_roots, which
+** proto/legacy_event.c fills; imp->async). */
+typedef struct trak_async_tracks {
+  trak_map roots;                  /* JSON cookie track -> its set's root name */
+  trak_map legacy_roots;           /* legacy async id (and process) -> first name */
+  trak_map sets;                   /* root name << 32 | upid + 1 -> first lane */
+  TRAK_VEC(trak_async_lane) lanes; /* lanes of all sets */
+} trak_async_tracks;
+
+/* Tracks (tracks.c). */
+/* Applies a TrackDescriptor; a thread descriptor also becomes `seq`'s thread (seq may be NULL). */
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len);
+/* A new undescribed track info with `uuid` (0: none); returns its index. */
+uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
+/* The track index of `uuid`, creating an undescribed track on first use. */
+uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
+/* The sequence's thread, for the legacy_event.passthrough_utid arg of an event on `track`:
+** when `track` is a global track (not the Default Track, uuid 0), or a process track of that
+** thread's process; else TRAK_NULL_U32. */
+uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
+/* trak__passthrough_utid's answer when an ancestor of the track is not described yet: the
+** record is pushed without the arg and handed to trak__passthrough_defer, just after its push;
+** trak__passthrough_resolve (tokenizing done) adds the arg where the scope then calls for it. */
+#define TRAK_PASSTHROUGH_PENDING (TRAK_NULL_U32 - 1)
+__attribute__((cold)) void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq,
+                                                   uint32_t track);
+void trak__passthrough_resolve(trak_importer *imp);
+/* The global "Default Track" (uuid 0): events with no track and no thread go there. */
+uint32_t trak__default_track(trak_importer *imp);
+uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
+/* A track the format implies rather than describes (legacy async tracks, process and global
+** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
+** `name` (or by the first named event), a process track when upid is not TRAK_NULL_U32, of
+** `kind` (TRAK_TK_NONE: the descriptor kind its scope implies). Can't fail. */
+uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
+                           int is_counter, trak_track_kind_id kind);
+/* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
+uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
+** events the parse phase drops as Perfetto does (each of their descriptors and events counts
+** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */
+void trak__tracks_check_hierarchy(trak_importer *imp);
+/* Counts and logs one descriptor or event on orphan track `track`. */
+void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet);
+/* Writes the track table from the track infos (after parsing). */
+void trak__tracks_finish(trak_importer *imp);
+/* The output track of a record (type BEGIN, END or INSTANT, event name `name`) on cookie track
+** `cookie` (a JSON or legacy async id, or a descriptor track merged by name with its
+** siblings), as Perfetto's track compressor picks it (async_tracks.c). */
+uint32_t trak__async_track(trak_importer *imp, uint32_t cookie, uint32_t type, uint32_t name);
+
+/* TracePacket.concurrent_session_event (implemented in proto/concurrent_sessions.c): a state
+** of the session's state track; and the session id of such a track from its uuid (for its
+** dimension arg). */
+void trak__concurrent_session_event(trak_importer *imp, const trak_packet_ctx *ctx,
+                                    const uint8_t *data, size_t len) __attribute__((cold));
+int64_t trak__concurrent_session_id(uint64_t uuid);
+
+/* Free what imp->tracks / imp->async hold (tracks.c, async_tracks.c). */
+void trak__tracks_free(trak_tracks *tr);
+void trak__async_tracks_free(trak_async_tracks *a);
+
+#endif /* TRAK_PROCESSOR_IMPORT_TRACKS_H */
