@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Makes this process a producer of the daemon at `socket_path` (NULL: $TRAK_SOCKET,
-** $XDG_RUNTIME_DIR/trak.sock or /tmp/trak-$UID.sock). A background thread connects, and
+** $XDG_RUNTIME_DIR/trak.sock or /tmp/trak-$UID/trak.sock). A background thread connects, and
 ** reconnects whenever the daemon goes away; sessions the daemon starts record this process's
 ** events. Returns 0, or TRAK_ESTATE when already connecting to another path. */
 TRAK_API int trak_system_connect(const char *socket_path);

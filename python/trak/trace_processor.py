@@ -29,12 +29,16 @@ class TraceProcessorConfig:
     metrics_dir: a directory of NAME.sql metrics, looked up before the built-in ones.
     metric_params: values for {{key}} in metrics ({"threshold_ns": 1000000}).
     chunk_size: bytes read at a time from a file object.
+    restrict_sql: run queries restricted, for SQL this program did not write: they read every
+        table and may create their own (CREATE PERFETTO TABLE, INCLUDE PERFETTO MODULE), but
+        ATTACH, DETACH, VACUUM INTO, writing PRAGMAs and changes to trak's tables fail.
     """
     library: Optional[str] = None
     descriptions: Sequence[str] = ()
     metrics_dir: Optional[str] = None
     metric_params: Optional[Dict[str, object]] = None
     chunk_size: int = 1 << 20
+    restrict_sql: bool = False
 
 
 def builtin_metrics(library=None):
@@ -101,6 +105,8 @@ class TraceProcessor:
         for path in self.config.descriptions:
             self._check(self._lib.trak_processor_load_descriptions(
                 self._p, os.fsencode(path), ctypes.byref(self._err)))
+        if self.config.restrict_sql:
+            self._check(self._lib.trak_processor_restrict_sql(self._p, ctypes.byref(self._err)))
 
     def _load(self, trace):
         lib, p, self._err = self._lib, ctypes.c_void_p(), _lib.Error()

@@ -50,6 +50,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
   if (trak__analysis_register(p) != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  if (p->opts.flags & TRAK_PROCESSOR_RESTRICT_SQL) return trak_processor_restrict_sql(p, err);
   return 0;
 }
 
@@ -141,6 +142,7 @@ void trak_processor_free(trak_processor *p) {
   if (!p) return;
   trak__psql_free(p);
   if (p->db) sqlite3_close_v2(p->db);
+  trak__sql_guard_free(p->guard); /* after the connection: it is the authorizer's data */
   trak__analysis_free(p);
   trak__stream_free(p);
   trak__importer_free(&p->imp);

@@ -16,8 +16,9 @@
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
-typedef struct trak_analysis trak_analysis; /* analysis.h */
-typedef struct trak_psql trak_psql;         /* sql/perfetto_sql/psql.h */
+typedef struct trak_analysis trak_analysis;   /* analysis.h */
+typedef struct trak_psql trak_psql;           /* sql/perfetto_sql/psql.h */
+typedef struct trak_sql_guard trak_sql_guard; /* sql/sql_guard.c */
 
 struct trak_processor {
   trak_tables tables;
@@ -53,6 +54,7 @@ struct trak_processor {
 
   trak_psql *psql;         /* PerfettoSQL macros, functions and included modules; NULL before SQL */
   trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
+  trak_sql_guard *guard;   /* the authorizer of trak_processor_restrict_sql; NULL: full SQLite */
 };
 
 /* Input stream (stream.c). */
@@ -71,6 +73,11 @@ int trak__sql_stack_profile_fill(trak_processor *p);
 /* Registers the virtual table modules (vtab.c) and the functions (sql_functions.c). */
 int trak__vtab_register(trak_processor *p);
 int trak__functions_register(trak_processor *p);
+/* The SQL guard (sql_guard.c). trak__sql_guard_trust(p, +1) lets the statements trak runs for
+** itself (a module's table filled on first use) past the guard until the matching -1; it does
+** nothing on an unrestricted processor. trak__sql_guard_free accepts NULL. */
+void trak__sql_guard_trust(trak_processor *p, int delta);
+void trak__sql_guard_free(trak_sql_guard *g);
 /* Lazily built indexes for the functions. */
 void trak__ensure_children(trak_processor *p);
 void trak__ensure_flow_index(trak_processor *p);

@@ -122,10 +122,8 @@ int trak_record_run(const trak_record_config *cfg, trak_record_status *final, tr
   trak_record_status st = {0};
   if (final) *final = st;
   if (cfg->out_fd < 0) return trak_error_set(err, TRAK_EINVAL, "no output file");
-  int fd = trak__ipc_connect(path);
-  if (fd < 0)
-    return trak_error_set(err, TRAK_EIO, "no daemon at %s: %s (start one with `trak daemon`)", path,
-                          strerror(errno));
+  int fd = trak__ipc_connect_daemon(path, err);
+  if (fd < 0) return fd;
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   uint8_t *rx = malloc(TRAK__IPC_MAX);

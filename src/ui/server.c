@@ -3,7 +3,8 @@
 ** and answers the viewer's /api/ requests from the processor. It binds to 127.0.0.1 unless told
 ** otherwise, answers one request at a time (a processor is single-threaded), and refuses what a
 ** web page elsewhere could send it: a Host that is not this machine (DNS rebinding) and a SQL
-** POST without the viewer's own header (a cross-site form cannot add one).
+** POST without the viewer's own header (a cross-site form cannot add one). Its SQL runs
+** restricted (trak_processor_restrict_sql): no file access, no change to trak's tables.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -245,6 +246,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
   int rc = trak__ui_cache_new(p, &s->cache, err);
   if (!rc) rc = trak__ui_tracks(p, s->cache, &s->tracks, err);
   if (!rc && s->tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  /* Any local user can reach the port: its SQL may read the trace, never touch a file. */
+  if (!rc) rc = trak_processor_restrict_sql(p, err);
   if (rc) {
     trak__ui_server_stop(s);
     return rc;
