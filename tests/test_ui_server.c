@@ -345,6 +345,25 @@ static void sql_cannot_touch_files(void **state) {
          200, "{\"columns\":[\"n\"],\"rows\":[[1]]");
 }
 
+/* A body announced longer than the limit gets 413 at once, without the server waiting for
+** it (the reply would otherwise only come at the 60 s timeout, after the test's 10 s one). */
+static void huge_content_length_refused_at_once(void **state) {
+  fixture *f = *state;
+  int fd = connect_to(INADDR_LOOPBACK, f->port);
+  assert_true(fd >= 0);
+  char req[256];
+  int n = snprintf(req, sizeof req,
+                   "POST /api/query HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Trak-Request: 1\r\n"
+                   "Content-Length: 9223372036854775808\r\n\r\nselect 1",
+                   (unsigned)f->port);
+  assert_int_equal(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+  char buf[512] = {0};
+  ssize_t got = recv(fd, buf, sizeof buf - 1, 0); /* SO_RCVTIMEO 10 s: no reply fails */
+  close(fd);
+  assert_true(got > 0);
+  if (!strstr(buf, " 413 ")) fail_msg("wanted 413, got: %s", buf);
+}
+
 /* Every statement of a request runs; the last one's rows are the answer (case 7). */
 static void every_statement_runs(void **state) {
   fixture *f = *state;
@@ -433,6 +452,7 @@ int main(void) {
       cmocka_unit_test(bad_requests_get_errors),
       cmocka_unit_test(sql_cannot_touch_files),
       cmocka_unit_test(every_statement_runs),
+      cmocka_unit_test(huge_content_length_refused_at_once),
       cmocka_unit_test(loopback_only_by_default),
       cmocka_unit_test(html_report_is_self_contained),
       cmocka_unit_test(json_strings_are_escaped),

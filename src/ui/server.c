@@ -193,6 +193,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (is_query ? !is_post : !is_get)
       return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
                         is_query ? "use POST for /api/query" : "use GET");
+    /* A body announced too long is refused now, not after waiting for it. */
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > MAX_BODY))
+      return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
     req = calloc(1, sizeof *req);
     if (!req) return MHD_NO;
     *state = req;
