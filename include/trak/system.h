@@ -62,7 +62,8 @@ typedef struct trak_record_config {
   const char *socket_path;  /* NULL: the default path */
   const void *trace_config; /* serialized perfetto.protos.TraceConfig */
   size_t trace_config_len;
-  int out_fd;           /* the trace goes here (the daemon writes it); open it read-write */
+  int out_fd;           /* the trace goes here (the daemon writes it); open it read-write. A
+                        ** regular file is emptied once a daemon answers, not before */
   uint32_t duration_ms; /* 0: until *stop */
   volatile int *stop;   /* may be NULL; nonzero ends the session early */
   /* Called about twice a second while recording; may be NULL. */

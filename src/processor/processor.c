@@ -86,7 +86,13 @@ static FILE *open_input(const char *path, uint64_t *total, trak_error *err) {
     return NULL;
   }
   struct stat st;
-  *total = !is_stdin && fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  int have = !is_stdin && fstat(fileno(f), &st) == 0;
+  if (have && S_ISDIR(st.st_mode)) { /* fopen opens one; the first read would fail unclearly */
+    fclose(f);
+    trak_error_set(err, TRAK_EIO, "%s: is a directory, not a trace file", path);
+    return NULL;
+  }
+  *total = have ? (uint64_t)st.st_size : 0;
   return f;
 }
 

@@ -31,7 +31,9 @@ struct trak_processor {
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
   trak_bytes raw_sniff;
   z_stream z;
-  int z_live, z_ended;
+  int z_live;
+  int z_ended;          /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
+  uint64_t z_member_in; /* compressed bytes read over every member (offsets in messages) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;   /* a text trace, cut into top-level fields as it arrives */

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Security and resource bounds (issue #32): SQL restricted by --restrict-sql cannot write a file
-# or change trak's tables; the daemon's socket cannot be taken over by another user (run as
-# root, the test makes a second user and removes it after; otherwise that part is skipped).
+# or change trak's tables; a gzip of several members is read whole and trailing garbage is
+# reported; `record -o` leaves an existing file alone when no session runs; the daemon's socket
+# cannot be taken over by another user (run as root, the test makes a second user and removes
+# it after; otherwise that part is skipped).
 set -u
 TRAK=$1
 . "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
@@ -26,6 +28,27 @@ expect_lines "$WORK/q.out" '1'
 # Without the flag the command line's SQL is the user's own: full SQLite.
 "$TRAK" query "$WORK/t.json" "ATTACH DATABASE '$WORK/out/a.db' AS a; CREATE TABLE a.t(x)" \
   >/dev/null 2>&1 && [ -f "$WORK/out/a.db" ] || { echo "FAIL: unrestricted ATTACH failed"; fail=1; }
+
+# ---- 5. silent losses: every gzip member read, trailing garbage reported; record -o --------------
+printf '{"traceEvents":[{"name":"a","ph":"X","ts":1,"dur":5,"pid":1,"tid":1},' >"$WORK/a.json"
+printf '{"name":"b","ph":"X","ts":10,"dur":5,"pid":1,"tid":1}]}' >"$WORK/b.json"
+gzip "$WORK/a.json" "$WORK/b.json"
+cat "$WORK/a.json.gz" "$WORK/b.json.gz" >"$WORK/ab.json.gz" # what `cat a.gz b.gz` makes
+"$TRAK" query --format csv "$WORK/ab.json.gz" "SELECT count(*) AS n FROM slice" >"$WORK/gz.out" 2>&1
+grep -qx 2 "$WORK/gz.out" || { echo "FAIL: a two-member gzip:"; cat "$WORK/gz.out"; fail=1; }
+{ cat "$WORK/ab.json.gz"; echo garbage; } >"$WORK/abg.json.gz"
+"$TRAK" check "$WORK/abg.json.gz" >"$WORK/gzg.out" 2>&1 && { echo "FAIL: check passes trailing garbage"; fail=1; }
+expect_lines "$WORK/gzg.out" "trailing data after the last gzip member, at compressed byte $(stat -c %s "$WORK/ab.json.gz"); ignored it" \
+  "2 events"
+# record -o onto an existing file with no daemon: the file is untouched (it is emptied only once
+# a daemon answers).
+echo keep >"$WORK/old.pb"
+TRAK_SOCKET=$WORK/none.sock "$TRAK" record -o "$WORK/old.pb" --time 1s >"$WORK/rec0.out" 2>&1 &&
+  { echo "FAIL: record without a daemon exits 0"; fail=1; }
+[ "$(cat "$WORK/old.pb")" = keep ] || { echo "FAIL: record -o emptied an existing file"; fail=1; }
+# ---- 8. a directory given as the trace says so
+"$TRAK" query "$WORK" "SELECT 1" >"$WORK/dir.out" 2>&1
+expect_lines "$WORK/dir.out" "$WORK: is a directory, not a trace file"
 
 # ---- 3. the daemon's socket and another user --------------------------------------------------
 # The default path is in a directory trak makes owner-only.
