@@ -380,6 +380,65 @@ static void bad_requests_get_errors(void **state) {
   expect(get(f, "/api/tracks"), 200, "\"tracks\"");
 }
 
+/* The viewer's SQL, which any local user can send, reads the trace and makes its own tables
+** but cannot write a file or change trak's tables (issue 32, case 2). */
+static void sql_cannot_touch_files(void **state) {
+  fixture *f = *state;
+  char dir[] = "/tmp/trak_ui_sqlXXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char sql[256];
+  static const char *const attempts[] = {"ATTACH DATABASE '%s/a.db' AS a", "VACUUM INTO '%s/v.db'",
+                                         "DROP TABLE slice", "DELETE FROM android_logs",
+                                         "PRAGMA writable_schema = 1"};
+  for (size_t i = 0; i < sizeof attempts / sizeof *attempts; i++) {
+    snprintf(sql, sizeof sql, attempts[i], dir);
+    reply r = request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n", sql);
+    if (r.status != 400) fail_msg("%s: status %d: %s", sql, r.status, r.body);
+    free(r.body);
+  }
+  assert_int_equal(rmdir(dir), 0); /* still empty: no file was created */
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n",
+                 "select count(*) as n from slice where name = 'step'"),
+         200, "[[1000]]");
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n",
+                 "CREATE PERFETTO TABLE mine AS SELECT id FROM slice WHERE name = 'done';"
+                 "SELECT count(*) AS n FROM mine"),
+         200, "{\"columns\":[\"n\"],\"rows\":[[1]]");
+}
+
+/* A body announced longer than the limit gets 413 at once, without the server waiting for
+** it (the reply would otherwise only come at the 60 s timeout, after the test's 10 s one). */
+static void huge_content_length_refused_at_once(void **state) {
+  fixture *f = *state;
+  int fd = connect_to(INADDR_LOOPBACK, f->port);
+  assert_true(fd >= 0);
+  char req[256];
+  int n = snprintf(req, sizeof req,
+                   "POST /api/query HTTP/1.1\r\nHost: 127.0.0.1:%u\r\nX-Trak-Request: 1\r\n"
+                   "Content-Length: 9223372036854775808\r\n\r\nselect 1",
+                   (unsigned)f->port);
+  assert_int_equal(send(fd, req, (size_t)n, MSG_NOSIGNAL), n);
+  char buf[512] = {0};
+  ssize_t got = recv(fd, buf, sizeof buf - 1, 0); /* SO_RCVTIMEO 10 s: no reply fails */
+  close(fd);
+  assert_true(got > 0);
+  if (!strstr(buf, " 413 ")) fail_msg("wanted 413, got: %s", buf);
+}
+
+/* Every statement of a request runs; the last one's rows are the answer (case 7). */
+static void every_statement_runs(void **state) {
+  fixture *f = *state;
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n",
+                 "CREATE TABLE n2(v); INSERT INTO n2 VALUES (4); -- note\n"
+                 "INSERT INTO n2 VALUES (5); SELECT sum(v) AS s FROM n2; /* end */"),
+         200, "\"rows\":[[9]]");
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n", "SELECT 1; SELECT nope"), 400,
+         "no such column");
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n",
+                 "SELECT 1/0 + abs(-9223372036854775807 - 1); SELECT 1"),
+         400, "statement 1: integer overflow");
+}
+
 /* Finds a non-loopback IPv4 address of this machine; 0 if there is none. */
 static uint32_t other_address(void) {
   struct ifaddrs *list, *i;
@@ -454,6 +513,9 @@ int main(void) {
       cmocka_unit_test(aggregate_flamegraph_paging),
       cmocka_unit_test(cancel_running_query),
       cmocka_unit_test(bad_requests_get_errors),
+      cmocka_unit_test(sql_cannot_touch_files),
+      cmocka_unit_test(every_statement_runs),
+      cmocka_unit_test(huge_content_length_refused_at_once),
       cmocka_unit_test(loopback_only_by_default),
       cmocka_unit_test(html_report_is_self_contained),
       cmocka_unit_test(json_strings_are_escaped),

@@ -48,6 +48,8 @@ typedef void (*trak_processor_progress_fn)(void *user, uint64_t done, uint64_t t
 ** TracePacket.track_event_range_of_interest (Perfetto's --crop-track-events; by default they
 ** are kept, as Perfetto keeps them, and counted in no stat). */
 #define TRAK_PROCESSOR_CROP_TRACK_EVENTS 1u
+/* trak_processor_options.flags: trak_processor_finish ends with trak_processor_restrict_sql. */
+#define TRAK_PROCESSOR_RESTRICT_SQL 2u
 
 typedef struct trak_processor_options {
   trak_processor_diag_fn diag;         /* NULL: problems are only counted */
@@ -166,6 +168,15 @@ TRAK_API int64_t trak_query_fetch_columns(trak_query *q, size_t max_rows, trak_c
 /* Runs every statement of `sql`, discarding rows (for DDL, ATTACH, ...). Returns 0 or the
 ** first error. */
 TRAK_API int trak_processor_exec(trak_processor *p, const char *sql, trak_error *err);
+
+/* Restricts the SQL of `p` from now on, for SQL its caller did not write (the viewer's, a
+** tool's): statements still read every table and may create tables, views, functions, macros
+** and indexes of their own (CREATE PERFETTO ..., INCLUDE PERFETTO MODULE) and change those, but
+** ATTACH, DETACH, VACUUM INTO, PRAGMAs other than the read-only ones, file functions and any
+** change to an object that existed before this call (trak's tables, what was computed before)
+** fail with TRAK_EINVAL ("not authorized"). It cannot be undone; compute metrics and export
+** before it. Returns 0 (also when already restricted), TRAK_ESTATE before finish, TRAK_ENOMEM. */
+TRAK_API int trak_processor_restrict_sql(trak_processor *p, trak_error *err);
 
 /* Writes every table to a new SQLite database file at `path` (an existing file is replaced).
 ** Returns 0, TRAK_ESTATE before finish, TRAK_EIO. */

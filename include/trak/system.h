@@ -23,7 +23,7 @@ extern "C" {
 #endif
 
 /* Makes this process a producer of the daemon at `socket_path` (NULL: $TRAK_SOCKET,
-** $XDG_RUNTIME_DIR/trak.sock or /tmp/trak-$UID.sock). A background thread connects, and
+** $XDG_RUNTIME_DIR/trak.sock or /tmp/trak-$UID/trak.sock). A background thread connects, and
 ** reconnects whenever the daemon goes away; sessions the daemon starts record this process's
 ** events. Returns 0, or TRAK_ESTATE when already connecting to another path. */
 TRAK_API int trak_system_connect(const char *socket_path);
@@ -62,7 +62,8 @@ typedef struct trak_record_config {
   const char *socket_path;  /* NULL: the default path */
   const void *trace_config; /* serialized perfetto.protos.TraceConfig */
   size_t trace_config_len;
-  int out_fd;           /* the trace goes here (the daemon writes it); open it read-write */
+  int out_fd;           /* the trace goes here (the daemon writes it); open it read-write. A
+                        ** regular file is emptied once a daemon answers, not before */
   uint32_t duration_ms; /* 0: until *stop */
   volatile int *stop;   /* may be NULL; nonzero ends the session early */
   /* Called about twice a second while recording; may be NULL. */

@@ -316,3 +316,22 @@ def test_add_descriptions_and_bad_rules(app_trace, analysis_dir):
     config = TraceProcessorConfig(descriptions=[analysis_dir + "/bad_rules.pbtxt"])
     with pytest.raises(TraceProcessorException, match="line 3, column 3"):
         TraceProcessor(trace=app_trace, config=config)
+
+
+def test_restrict_sql_refuses_files_and_trak_tables(small_trace, tmp_path):
+    """With restrict_sql (for SQL the program did not write) ATTACH, VACUUM INTO and DROP of
+    trak's tables fail and create no file; the program's own tables still work."""
+    tp = TraceProcessor(trace=small_trace, config=TraceProcessorConfig(restrict_sql=True))
+    for sql in (f"ATTACH DATABASE '{tmp_path}/a.db' AS a", f"VACUUM INTO '{tmp_path}/v.db'",
+                "DROP TABLE slice"):
+        with pytest.raises(TraceProcessorException, match="not authorized|denied"):
+            tp.query(sql)
+    assert list(tmp_path.iterdir()) == []
+    tp.query("CREATE PERFETTO TABLE mine AS SELECT id FROM slice")
+    assert tp.query("SELECT count(*) AS n FROM mine").as_pandas_dataframe()["n"][0] == 3
+    tp.close()
+    # Without the option the program's SQL is full SQLite: ATTACH writes where it says.
+    tp = TraceProcessor(trace=small_trace)
+    tp.query(f"ATTACH DATABASE '{tmp_path}/b.db' AS b; CREATE TABLE b.t(x)")
+    assert (tmp_path / "b.db").exists()
+    tp.close()

@@ -39,6 +39,9 @@ class TraceProcessorConfig:
     chunk_size: bytes read at a time from a file object.
     strict: a trace whose import lost data (malformed or truncated bytes, a limit hit) raises
         TraceProcessorException instead of warning.
+    restrict_sql: run queries restricted, for SQL this program did not write: they read every
+        table and may create their own (CREATE PERFETTO TABLE, INCLUDE PERFETTO MODULE), but
+        ATTACH, DETACH, VACUUM INTO, writing PRAGMAs and changes to trak's tables fail.
     """
     bin_path: Optional[str] = None
     unique_port: bool = True
@@ -57,6 +60,7 @@ class TraceProcessorConfig:
     metric_params: Optional[Dict[str, object]] = None
     chunk_size: int = 1 << 20
     strict: bool = False
+    restrict_sql: bool = False
 
     def __post_init__(self):
         for name, default in _SUBPROCESS_FIELDS.items():

@@ -84,6 +84,7 @@ def _declare(lib):
         "trak_processor_exec": (ctypes.c_int, [vp, cp, err]),
         "trak_processor_add_descriptions": (ctypes.c_int, [vp, cp, sz, cp, err]),
         "trak_processor_load_descriptions": (ctypes.c_int, [vp, cp, err]),
+        "trak_processor_restrict_sql": (ctypes.c_int, [vp, err]),
         "trak_processor_describe_slice": (ctypes.c_int, [vp, i64, ctypes.POINTER(cp),
                                                          ctypes.POINTER(cp)]),
         "trak_processor_compute_metrics": (ctypes.c_int, [vp, ctypes.POINTER(cp), sz,

@@ -120,6 +120,8 @@ class TraceProcessor(Closable):
         for path in self.config.descriptions:
             self._check(self._lib.trak_processor_load_descriptions(
                 self._p, os.fsencode(path), ctypes.byref(self._err)))
+        if self.config.restrict_sql:
+            self._check(self._lib.trak_processor_restrict_sql(self._p, ctypes.byref(self._err)))
 
     @property
     def metadata(self):

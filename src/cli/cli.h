@@ -39,14 +39,16 @@ int trak_cli_annotate(int argc, char **argv);
 int trak_cli_ui(int argc, char **argv);
 int trak_cli_html(int argc, char **argv);
 
-/* `--descriptions FILE` (repeatable), `--allow-empty` and `--crop-track-events`, any command,
+/* `--descriptions FILE` (repeatable), `--allow-empty`, `--crop-track-events` and `--restrict-sql`,
+** any command,
 ** any position: main() takes them out of argv (global_opts.c). Returns the new argc. */
 int trak_cli_take_global_options(int argc, char **argv);
 /* Loads the --descriptions files into `p`. Returns 0, or 1 after printing the error. */
 int trak_cli_apply_descriptions(const char *cmd, trak_processor *p);
 /* 1 when --allow-empty was given. */
 int trak_cli_allow_empty(void);
-/* trak_processor_options.flags the global options ask for (--crop-track-events). */
+/* trak_processor_options.flags the global options ask for (--crop-track-events,
+** --restrict-sql). */
 unsigned trak_cli_processor_flags(void);
 
 /* Opens a trace for command `cmd` (trace_open.c) with progress and warnings on stderr, under

@@ -219,7 +219,9 @@ int trak_cli_record(int argc, char **argv) {
     short_config(&cfg, size_kb, ring, ms, cats, sched);
   }
   /* Readable too: a recording that fails is cut back to its last whole packet. */
-  int fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  /* Not truncated here: trak_record_run truncates it once a daemon answers, so an existing OUT
+  ** is left as it was when none does. */
+  int fd = open(out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     trak_pb_buf_free(&cfg);
     return trak_cli_failf("record", "%s: %s", out, strerror(errno));

@@ -2,7 +2,8 @@
 ** The options every command takes, in any position: `--descriptions FILE` (slice description
 ** rules, repeatable), `--allow-empty` (a trace without events is no warning) and
 ** `--crop-track-events` (Perfetto's option of that name: track events before the trace's
-** range of interest are dropped). main()
+** range of interest are dropped), `--restrict-sql` (SQL cannot touch files or change trak's
+** tables: trak_processor_restrict_sql). main()
 ** removes them from argv before the command parses it; trak_cli_open_trace (or a command that
 ** opens traces itself) applies them to each trace it opens.
 */
@@ -26,6 +27,9 @@ int trak_cli_take_global_options(int argc, char **argv) {
       file = argv[i] + 15;
     else if (!strcmp(argv[i], "--allow-empty")) {
       allow_empty = 1;
+      continue;
+    } else if (!strcmp(argv[i], "--restrict-sql")) {
+      processor_flags |= TRAK_PROCESSOR_RESTRICT_SQL;
       continue;
     } else if (!strcmp(argv[i], "--crop-track-events")) {
       processor_flags |= TRAK_PROCESSOR_CROP_TRACK_EVENTS;

@@ -37,7 +37,8 @@ static void usage(FILE *out) {
                "version.\nCommands that open a trace take --descriptions FILE (slice description "
                "rules),\n--allow-empty (a trace without events is no warning) and "
                "--crop-track-events\n(drop track events before the trace's range of interest, "
-               "as Perfetto's option).\n");
+               "as Perfetto's option)\nand --restrict-sql (the SQL run cannot touch files or "
+               "change trak's tables).\n");
 }
 
 int trak_cli_fail(const char *cmd, const trak_error *err) {

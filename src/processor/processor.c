@@ -51,6 +51,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
   if (trak__analysis_register(p) != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s", sqlite3_errmsg(p->db));
+  if (p->opts.flags & TRAK_PROCESSOR_RESTRICT_SQL) return trak_processor_restrict_sql(p, err);
   return 0;
 }
 
@@ -86,7 +87,13 @@ static FILE *open_input(const char *path, uint64_t *total, trak_error *err) {
     return NULL;
   }
   struct stat st;
-  *total = !is_stdin && fstat(fileno(f), &st) == 0 ? (uint64_t)st.st_size : 0;
+  int have = !is_stdin && fstat(fileno(f), &st) == 0;
+  if (have && S_ISDIR(st.st_mode)) { /* fopen opens one; the first read would fail unclearly */
+    fclose(f);
+    trak_error_set(err, TRAK_EIO, "%s: is a directory, not a trace file", path);
+    return NULL;
+  }
+  *total = have ? (uint64_t)st.st_size : 0;
   return f;
 }
 
@@ -142,6 +149,7 @@ void trak_processor_free(trak_processor *p) {
   if (!p) return;
   trak__psql_free(p);
   if (p->db) sqlite3_close_v2(p->db);
+  trak__sql_guard_free(p->guard); /* after the connection: it is the authorizer's data */
   trak__analysis_free(p);
   trak__stream_free(p);
   trak__importer_free(&p->imp);

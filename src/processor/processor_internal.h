@@ -16,8 +16,9 @@
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
-typedef struct trak_analysis trak_analysis; /* analysis.h */
-typedef struct trak_psql trak_psql;         /* sql/perfetto_sql/psql.h */
+typedef struct trak_analysis trak_analysis;   /* analysis.h */
+typedef struct trak_psql trak_psql;           /* sql/perfetto_sql/psql.h */
+typedef struct trak_sql_guard trak_sql_guard; /* sql/sql_guard.c */
 
 struct trak_processor {
   trak_tables tables;
@@ -30,7 +31,9 @@ struct trak_processor {
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
   trak_bytes raw_sniff;
   z_stream z;
-  int z_live, z_ended;
+  int z_live;
+  int z_ended;          /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
+  uint64_t z_member_in; /* compressed bytes read over every member (offsets in messages) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;   /* a text trace, cut into top-level fields as it arrives */
@@ -53,6 +56,7 @@ struct trak_processor {
 
   trak_psql *psql;         /* PerfettoSQL macros, functions and included modules; NULL before SQL */
   trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */
+  trak_sql_guard *guard;   /* the authorizer of trak_processor_restrict_sql; NULL: full SQLite */
 };
 
 /* Input stream (stream.c). */
@@ -67,6 +71,11 @@ int trak__sql_init(trak_processor *p, trak_error *err);
 int trak__sql_metadata_fill(trak_processor *p);
 /* Registers the functions (sql_functions.c); the tables' module is tables/vtab.h's. */
 int trak__functions_register(trak_processor *p);
+/* The SQL guard (sql_guard.c). trak__sql_guard_trust(p, +1) lets the statements trak runs for
+** itself (a module's table filled on first use) past the guard until the matching -1; it does
+** nothing on an unrestricted processor. trak__sql_guard_free accepts NULL. */
+void trak__sql_guard_trust(trak_processor *p, int delta);
+void trak__sql_guard_free(trak_sql_guard *g);
 /* Lazily built indexes for the functions. */
 void trak__ensure_children(trak_processor *p);
 void trak__ensure_flow_index(trak_processor *p);

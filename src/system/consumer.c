@@ -8,8 +8,8 @@
 #include <errno.h>
 #include <poll.h>
 #include <stdlib.h>
-#include <sys/stat.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -122,10 +122,13 @@ int trak_record_run(const trak_record_config *cfg, trak_record_status *final, tr
   trak_record_status st = {0};
   if (final) *final = st;
   if (cfg->out_fd < 0) return trak_error_set(err, TRAK_EINVAL, "no output file");
-  int fd = trak__ipc_connect(path);
-  if (fd < 0)
-    return trak_error_set(err, TRAK_EIO, "no daemon at %s: %s (start one with `trak daemon`)", path,
-                          strerror(errno));
+  int fd = trak__ipc_connect_daemon(path, err);
+  if (fd < 0) return fd;
+  struct stat out_st; /* a regular file is emptied now that a daemon answers, not before */
+  if (fstat(cfg->out_fd, &out_st) == 0 && S_ISREG(out_st.st_mode) && ftruncate(cfg->out_fd, 0)) {
+    close(fd);
+    return trak_error_set(err, TRAK_EIO, "cannot empty the output file: %s", strerror(errno));
+  }
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   uint8_t *rx = malloc(TRAK__IPC_MAX);

@@ -781,6 +781,8 @@ static int listen_on(const char *path, trak_error *err) {
   if (strlen(path) >= sizeof addr.sun_path)
     return trak_error_set(err, TRAK_EINVAL, "%s: socket path too long", path);
   strcpy(addr.sun_path, path);
+  int rc = trak__ipc_check_dir(path, 1, err);
+  if (rc) return rc;
   int probe = trak__ipc_connect(path);
   if (probe >= 0) {
     close(probe);
@@ -790,6 +792,12 @@ static int listen_on(const char *path, trak_error *err) {
   if (lstat(path, &st) == 0) {
     if (!S_ISSOCK(st.st_mode))
       return trak_error_set(err, TRAK_EIO, "%s: exists and is not a socket", path);
+    /* Another user's socket is not replaced: whoever made it chose that path first. */
+    if (st.st_uid != geteuid())
+      return trak_error_set(err, TRAK_EIO,
+                            "%s: a socket of uid %u, not yours (uid %u); refusing to replace it "
+                            "(give --socket PATH)",
+                            path, (unsigned)st.st_uid, (unsigned)geteuid());
     unlink(path); /* a stale socket of a daemon that died */
   }
   int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);

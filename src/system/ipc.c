@@ -258,31 +258,3 @@ long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) {
   }
   return (long)n;
 }
-
-int trak__ipc_connect(const char *path) {
-  struct sockaddr_un addr = {.sun_family = AF_UNIX};
-  if (strlen(path) >= sizeof addr.sun_path) {
-    errno = ENAMETOOLONG;
-    return -1;
-  }
-  strcpy(addr.sun_path, path);
-  int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-  if (fd < 0) return -1;
-  if (connect(fd, (struct sockaddr *)&addr, sizeof addr) != 0) {
-    int e = errno;
-    close(fd);
-    errno = e;
-    return -1;
-  }
-  return fd;
-}
-
-void trak__ipc_default_path(char *buf, size_t size) {
-  const char *env = getenv("TRAK_SOCKET"), *xdg = getenv("XDG_RUNTIME_DIR");
-  if (env && *env)
-    snprintf(buf, size, "%s", env);
-  else if (xdg && *xdg)
-    snprintf(buf, size, "%s/trak.sock", xdg);
-  else
-    snprintf(buf, size, "/tmp/trak-%u.sock", (unsigned)getuid());
-}

@@ -137,10 +137,8 @@ int trak_system_query(const char *socket_path, trak_service_state **out, trak_er
     snprintf(path, sizeof path, "%s", socket_path);
   else
     trak__ipc_default_path(path, sizeof path);
-  int fd = trak__ipc_connect(path);
-  if (fd < 0)
-    return trak_error_set(err, TRAK_EIO, "no daemon at %s: %s (start one with `trak daemon`)", path,
-                          strerror(errno));
+  int fd = trak__ipc_connect_daemon(path, err);
+  if (fd < 0) return fd;
   trak_pb_buf b;
   trak_pb_buf_init_heap(&b);
   trak__ipc_end(&b, trak__ipc_begin(&b, TRAK_PB_IpcMessage_query_service));

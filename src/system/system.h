@@ -67,11 +67,19 @@ long trak__ipc_recv(int fd, uint8_t *buf, int *got_fd) TRAK__HIDDEN;
 int trak__service_state_decode(const uint8_t *data, size_t len,
                                trak_service_state *st) TRAK__HIDDEN;
 
-/* Connects to the daemon's socket. Returns the descriptor or -1 (errno set). */
+/* socket_path.c. Connects to the daemon's socket. Returns the descriptor, or -1 with errno set:
+** EPERM when the daemon runs as another user than this one or root (SO_PEERCRED). */
 int trak__ipc_connect(const char *path) TRAK__HIDDEN;
+/* The same for a consumer, with its errors in words: returns the descriptor, or TRAK_EIO
+** naming the path and why (no daemon, another user's daemon or directory). */
+int trak__ipc_connect_daemon(const char *path, trak_error *err) TRAK__HIDDEN;
 /* The socket path when none is given: $TRAK_SOCKET, $XDG_RUNTIME_DIR/trak.sock or
-** /tmp/trak-$UID.sock. */
+** $TMPDIR/trak-$UID/trak.sock (/tmp without TMPDIR). */
 void trak__ipc_default_path(char *buf, size_t size) TRAK__HIDDEN;
+/* When `path` is in trak's own directory trak-$UID, checks that directory is this user's and
+** owner-only (after making it, mode 0700, when `create`). Returns 0 (also for any other path),
+** or TRAK_EIO saying what is wrong with it. */
+int trak__ipc_check_dir(const char *path, int create, trak_error *err) TRAK__HIDDEN;
 
 /* The daemon and the consumer call this first: ends a producer TRAK_BACKEND=system started in
 ** their own process at load time, and prevents another. */

@@ -301,11 +301,36 @@ int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err) {
                        NULL, err);
 }
 
+/* Whether `s` holds more than whitespace, semicolons and comments. */
+static int more_sql(const char *s) {
+  for (;;) {
+    s += strspn(s, " \t\r\n\f;");
+    if (s[0] == '-' && s[1] == '-')
+      s += strcspn(s, "\n");
+    else if (s[0] == '/' && s[1] == '*')
+      s = strstr(s + 2, "*/") ? strstr(s + 2, "*/") + 2 : s + strlen(s);
+    else
+      return *s != 0;
+  }
+}
+
 int trak__ui_query_page(trak_processor *p, const char *sql, int64_t offset, size_t limit,
                         trak_ui_buf *out, trak_error *err) {
   trak_query *q;
-  const char *tail;
-  int rc = trak_query_open(p, sql, &q, &tail, err);
+  const char *tail = sql;
+  int rc;
+  /* Every statement runs in order; the rows of the last one are the answer. */
+  for (int n = 1;; n++) {
+    rc = trak_query_open(p, tail, &q, &tail, err);
+    if (rc || !q || !more_sql(tail)) break;
+    while ((rc = trak_query_next(q, err)) == 1)
+      ;
+    trak_query_free(q);
+    if (rc) {
+      trak_error_prefix(err, "statement %d", n);
+      return rc;
+    }
+  }
   if (rc) return rc;
   if (!q) return trak_error_set(err, TRAK_EINVAL, "no SQL statement");
   trak__ui_puts(out, "{\"columns\":[");

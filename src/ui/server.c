@@ -4,7 +4,8 @@
 ** otherwise, answers one request at a time (a processor is single-threaded; SQL runs on the
 ** runner's thread, runner.c, so that it can be cancelled), and refuses what a
 ** web page elsewhere could send it: a Host that is not this machine (DNS rebinding) and a SQL
-** POST without the viewer's own header (a cross-site form cannot add one).
+** POST without the viewer's own header (a cross-site form cannot add one). Its SQL runs
+** restricted (trak_processor_restrict_sql): no file access, no change to trak's tables.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -253,6 +254,10 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     if (is_query ? !is_post : !is_get)
       return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
                         is_query ? "use POST for /api/query and /api/cancel" : "use GET");
+    /* A body announced too long is refused now, not after waiting for it. */
+    const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
+    if (cl && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > MAX_BODY))
+      return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
     req = calloc(1, sizeof *req);
     if (!req) return MHD_NO;
     *state = req;
@@ -309,6 +314,8 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
                                               : trak__ui_cache_new(p, &s->cache, err);
   if (!rc) rc = trak__ui_tracks(p, s->cache, &s->tracks, err);
   if (!rc && s->tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  /* Any local user can reach the port: its SQL may read the trace, never touch a file. */
+  if (!rc) rc = trak_processor_restrict_sql(p, err);
   if (rc) {
     trak__ui_server_stop(s);
     return rc;

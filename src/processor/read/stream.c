@@ -309,32 +309,53 @@ static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int f
   trak_vec_free(p->plain_sniff);
 }
 
+/* After a gzip member's end (p->z_ended == 1), input that starts another member (cat a.gz b.gz
+** makes such files, as do log shippers) restarts inflate on it; anything else is trailing
+** garbage, reported once with its offset and ignored (p->z_ended = 2: nothing more is read). */
+static int gzip_next_member(trak_processor *p, const uint8_t *data) {
+  if (data[0] == 0x1f) { /* a second magic byte that is not 0x8b fails in inflate, reported */
+    inflateReset(&p->z);
+    p->z_ended = 0;
+    return 1;
+  }
+  p->imp.packet_offset = p->plain_offset;
+  trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+               "trailing data after the last gzip member, at compressed byte %llu; ignored it",
+               (unsigned long long)p->z_member_in);
+  p->z_ended = 2;
+  return 0;
+}
+
 static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
   uint8_t out[1 << 16];
-  if (p->z_ended) return;
+  if (p->z_ended == 2 || !len) return;
   if (!p->z_live) {
     memset(&p->z, 0, sizeof p->z);
     if (inflateInit2(&p->z, 15 + 16) != Z_OK) abort();
     p->z_live = 1;
   }
+  if (p->z_ended && !gzip_next_member(p, data)) return;
   p->z.next_in = (Bytef *)data;
   p->z.avail_in = (uInt)len;
   do {
     p->z.next_out = out;
     p->z.avail_out = sizeof out;
+    uLong before = p->z.total_in;
     int rc = inflate(&p->z, Z_NO_FLUSH);
+    p->z_member_in += p->z.total_in - before;
     plain_feed(p, out, sizeof out - p->z.avail_out, 0);
     if (rc == Z_STREAM_END) {
       p->z_ended = 1;
-      return;
+      if (!p->z.avail_in || !gzip_next_member(p, p->z.next_in)) return;
+      continue;
     }
     if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
     if (rc != Z_OK) {
       p->imp.packet_offset = p->plain_offset;
       trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
-                   "corrupt gzip data at compressed byte %lu; skipped the rest",
-                   (unsigned long)p->z.total_in);
-      p->z_ended = 1;
+                   "corrupt gzip data at compressed byte %llu; skipped the rest",
+                   (unsigned long long)p->z_member_in);
+      p->z_ended = 2;
       return;
     }
   } while (p->z.avail_in || p->z.avail_out == 0);
