@@ -1,7 +1,8 @@
 /*
 ** libFuzzer target for the systrace text parsers (src/processor/util): each '\n'-separated
 ** line of the input goes through trak__systrace_line_parse, its arguments through
-** trak__systrace_args_find and trak__atrace_marker_parse, and the whole line through the marker
+** trak__systrace_args_find (each value also read as a task state) and
+** trak__atrace_marker_parse, and the whole line through the marker
 ** parser too. Every field returned must lie inside the line it came from (or be the marker's
 ** "[empty slice name]"); nothing may crash or read out of bounds.
 */
@@ -11,6 +12,7 @@
 
 #include "processor/util/atrace_marker.h"
 #include "processor/util/systrace_line.h"
+#include "processor/util/task_state.h"
 
 static void check_inside(trak_strv v, const char *s, size_t len) {
   if (v.len && (v.s < s || v.s + v.len > s + len)) abort();
@@ -48,7 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       if (!l.event.len) abort();
       for (size_t k = 0; k < sizeof keys / sizeof *keys; k++) {
         trak_strv v;
-        if (trak__systrace_args_find(l.args, keys[k], &v)) check_inside(v, l.args.s, l.args.len);
+        if (!trak__systrace_args_find(l.args, keys[k], &v)) continue;
+        check_inside(v, l.args.s, l.args.len);
+        /* Any value read as a prev_state must decode to at most three letters. */
+        char letters[4];
+        uint16_t raw = trak__task_state_from_systrace(v.s, v.len);
+        if (trak__task_state_letters(raw, 0, 0, letters) == 0 && strlen(letters) > 3) abort();
+        trak__task_state_letters(raw, 5, 15, letters);
       }
       check_marker(l.args.s, l.args.len);
     } else if (rc != TRAK_SYSTRACE_LINE_NO_MATCH && rc != TRAK_SYSTRACE_LINE_BAD_TS) {
