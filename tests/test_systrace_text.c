@@ -1,7 +1,8 @@
 /*
 ** Tests of the systrace text parsers in src/processor/util: event lines of tracefs' `trace` file
 ** and `trace-cmd report` (trak__systrace_line_parse), their key=value arguments
-** (trak__systrace_args_find) and atrace markers (trak__atrace_marker_parse). Lines come from
+** (trak__systrace_args_find), atrace markers (trak__atrace_marker_parse) and the file's layout
+** around the lines (trak__systrace_text_*). Lines come from
 ** Perfetto's diff-test traces (tests/data/systrace/README.md); the expected fields follow
 ** Perfetto's tokenizer, and the marker cases are those of Perfetto's parser unit test.
 */
@@ -15,6 +16,7 @@
 
 #include "processor/util/atrace_marker.h"
 #include "processor/util/systrace_line.h"
+#include "processor/util/systrace_text.h"
 
 static void assert_strv(trak_strv v, const char *want) {
   if (v.len != strlen(want) || memcmp(v.s, want, v.len) != 0)
@@ -313,13 +315,97 @@ static void marker_numbers(void **state) {
   assert_int_equal(m.value, 9);
 }
 
+static void text_sniff(void **state) {
+  (void)state;
+  static const char *yes[] = {"# tracer: nop\n", "<!DOCTYPE html>\n<html>",
+                              "<HTML>",          "junk\nTRACE:\n# tracer",
+                              "cpus=8\n",        "          <idle>-0 "};
+  static const char *no[] = {"", "{\"traceEvents\":[]}", "packet {", "TRACE:", "\n# trace"};
+  for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+    if (!trak__systrace_text_sniff(yes[i], strlen(yes[i]))) fail_msg("not systrace: '%s'", yes[i]);
+  for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+    if (trak__systrace_text_sniff(no[i], strlen(no[i]))) fail_msg("systrace: '%s'", no[i]);
+  /* Only the first 128 bytes count. */
+  char late[200];
+  memset(late, 'x', sizeof late);
+  memcpy(late + 150, "# tracer", 8);
+  assert_false(trak__systrace_text_sniff(late, sizeof late));
+}
+
+static void text_start(void **state) {
+  (void)state;
+  trak_systrace_section sec;
+  const char *adb = "capturing trace... done\nTRACE:\n# tracer: nop\n";
+  assert_int_equal(trak__systrace_text_start(adb, strlen(adb), &sec), 31);
+  assert_int_equal(sec, TRAK_SYSTRACE_EVENTS);
+  const char *cmd = "cpus=4\n          <idle>-0 ";
+  assert_int_equal(trak__systrace_text_start(cmd, strlen(cmd), &sec), 7);
+  const char *not_cpus = "cpus=4x\n";
+  assert_int_equal(trak__systrace_text_start(not_cpus, strlen(not_cpus), &sec), 0);
+  const char *html = "<!DOCTYPE html>\n";
+  assert_int_equal(trak__systrace_text_start(html, strlen(html), &sec), 0);
+  assert_int_equal(sec, TRAK_SYSTRACE_HTML);
+}
+
+/* An HTML trace: a JSON section is skipped, ps rows are recognised, the events' </script> ends
+** the file. */
+static void text_html_sections(void **state) {
+  (void)state;
+  static const struct {
+    const char *line;
+    trak_systrace_line_kind kind;
+    trak_systrace_section after;
+  } steps[] = {
+      {"<script class=\"trace-data\" type=\"application/json\">", TRAK_SYSTRACE_SKIP,
+       TRAK_SYSTRACE_HTML},
+      {"{\"a\": 1}</script>", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_HTML},
+      {"  <script class=\"trace-data\" type=\"application/text\">", TRAK_SYSTRACE_SKIP,
+       TRAK_SYSTRACE_DATA},
+      {"PROCESS DUMP", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_PS_LONG},
+      {"USER PID PPID VSZ RSS WCHAN PC S NAME COMM", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_PS_LONG},
+      {"root 1 0 1 2 0 0 S init /init --second", TRAK_SYSTRACE_PS_ROW_LONG, TRAK_SYSTRACE_PS_LONG},
+      {"root 2 0 1", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_PS_LONG},
+      {"USER PID TID CMD", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_PS_SHORT},
+      {"root 1 1 init", TRAK_SYSTRACE_PS_ROW_SHORT, TRAK_SYSTRACE_PS_SHORT},
+      {"</script>", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_HTML},
+      {"<script class=\"trace-data\" type=\"application/text\">", TRAK_SYSTRACE_SKIP,
+       TRAK_SYSTRACE_DATA},
+      {"# tracer: nop", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_DATA},
+      {"#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION", TRAK_SYSTRACE_SKIP,
+       TRAK_SYSTRACE_EVENTS},
+      {"#              | |        |      |   ||||       |         |", TRAK_SYSTRACE_SKIP,
+       TRAK_SYSTRACE_EVENTS},
+      {"", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_EVENTS},
+      {"  <idle>-0 [000] .... 1.0: e:", TRAK_SYSTRACE_EVENT, TRAK_SYSTRACE_EVENTS},
+      {"  </script>", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_DONE},
+      {"  <idle>-0 [000] .... 2.0: e:", TRAK_SYSTRACE_SKIP, TRAK_SYSTRACE_DONE},
+  };
+  trak_systrace_section sec = TRAK_SYSTRACE_HTML;
+  for (size_t i = 0; i < sizeof steps / sizeof *steps; i++) {
+    trak_systrace_line_kind k =
+        trak__systrace_text_line(&sec, steps[i].line, strlen(steps[i].line));
+    if (k != steps[i].kind || sec != steps[i].after)
+      fail_msg("line %zu '%s': kind %d section %d, want %d %d", i, steps[i].line, k, sec,
+               steps[i].kind, steps[i].after);
+  }
+  /* A CGROUP DUMP section is skipped to its end. */
+  sec = TRAK_SYSTRACE_DATA;
+  trak__systrace_text_line(&sec, "CGROUP DUMP", 11);
+  assert_int_equal(sec, TRAK_SYSTRACE_CGROUP);
+  assert_int_equal(trak__systrace_text_line(&sec, "a-1 [0] 1.0: e:", 15), TRAK_SYSTRACE_SKIP);
+  trak__systrace_text_line(&sec, "</script>", 9);
+  assert_int_equal(sec, TRAK_SYSTRACE_HTML);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(line_shapes),      cmocka_unit_test(line_task_names),
-      cmocka_unit_test(line_event_names), cmocka_unit_test(line_timestamps),
-      cmocka_unit_test(line_number_wrap), cmocka_unit_test(line_rejects),
-      cmocka_unit_test(args_lookup),      cmocka_unit_test(marker_failures),
-      cmocka_unit_test(marker_phases),    cmocka_unit_test(marker_numbers),
+      cmocka_unit_test(line_shapes),        cmocka_unit_test(line_task_names),
+      cmocka_unit_test(line_event_names),   cmocka_unit_test(line_timestamps),
+      cmocka_unit_test(line_number_wrap),   cmocka_unit_test(line_rejects),
+      cmocka_unit_test(args_lookup),        cmocka_unit_test(marker_failures),
+      cmocka_unit_test(marker_phases),      cmocka_unit_test(marker_numbers),
+      cmocka_unit_test(text_sniff),         cmocka_unit_test(text_start),
+      cmocka_unit_test(text_html_sections),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
-** libFuzzer target for the systrace text parsers (src/processor/util): each '\n'-separated
-** line of the input goes through trak__systrace_line_parse, its arguments through
+** libFuzzer target for the systrace text parsers (src/processor/util): the input's start goes
+** through trak__systrace_text_sniff and _start, then each '\n'-separated line through
+** trak__systrace_text_line, trak__systrace_line_parse, its arguments through
 ** trak__systrace_args_find (each value also read as a task state) and
 ** trak__atrace_marker_parse, and the whole line through the marker
 ** parser too. Every field returned must lie inside the line it came from (or be the marker's
@@ -12,6 +13,7 @@
 
 #include "processor/util/atrace_marker.h"
 #include "processor/util/systrace_line.h"
+#include "processor/util/systrace_text.h"
 #include "processor/util/task_state.h"
 
 static void check_inside(trak_strv v, const char *s, size_t len) {
@@ -34,12 +36,17 @@ static void check_marker(const char *s, size_t len) {
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   static const char *keys[] = {"prev_pid", "next_comm", "name", "pid", "", "cpu_id", "state"};
   const char *text = (const char *)data;
-  size_t start = 0;
+  trak_systrace_section section;
+  trak__systrace_text_sniff(text, size);
+  size_t start = trak__systrace_text_start(text, size, &section);
+  if (start > size) abort();
   while (start <= size) {
     const char *nl = memchr(text + start, '\n', size - start);
     size_t end = nl ? (size_t)(nl - text) : size;
     const char *line = text + start;
     size_t len = end - start;
+    trak_systrace_line_kind kind = trak__systrace_text_line(&section, line, len);
+    if (kind > TRAK_SYSTRACE_PS_ROW_SHORT || section > TRAK_SYSTRACE_DONE) abort();
     trak_systrace_line l;
     int rc = trak__systrace_line_parse(line, len, &l);
     if (rc == 0) {
