@@ -60,6 +60,40 @@ RETURNS TableOrSubquery AS
   GROUP BY partition_ts
 );
 
+-- The cycles of running pieces of duration `dur` at `freq` kHz: millicycles, megacycles.
+CREATE PERFETTO MACRO _cpu_cycles_cols(dur Expr, freq Expr)
+RETURNS _ProjectionFragment AS
+cast_int!(sum($dur * $freq / 1000)) AS millicycles,
+cast_int!(sum($dur * $freq / 1000) / 1e9) AS megacycles;
+
+-- The frequencies of running pieces: min_freq, max_freq and avg_freq (weighted by time, over
+-- the pieces whose frequency is known).
+CREATE PERFETTO MACRO _cpu_freq_cols(dur Expr, freq Expr)
+RETURNS _ProjectionFragment AS
+min($freq) AS min_freq,
+max($freq) AS max_freq,
+cast_int!(sum($dur * $freq / 1000) / (sum(iif($freq IS NOT NULL, $dur, NULL)) / 1000)) AS avg_freq;
+
+-- The roll-up of rows of cpu_cycles_per_thread_per_cpu: millicycles, megacycles, runtime,
+-- min_freq, max_freq, avg_freq.
+CREATE PERFETTO MACRO _cpu_cycles_rollup_cols()
+RETURNS _ProjectionFragment AS
+sum(millicycles) AS millicycles,
+cast_int!(sum(millicycles) / 1e9) AS megacycles,
+sum(runtime) AS runtime,
+min(min_freq) AS min_freq,
+max(max_freq) AS max_freq,
+cast_int!(sum(millicycles) / (sum(runtime) / 1000)) AS avg_freq;
+
+-- The share of an interval's awake time that `awake` ns are, rounded to `digits`:
+-- awake_utilization (over the CPU count too), awake_unnormalized_utilization.
+CREATE PERFETTO MACRO _cpu_awake_utilization_cols(awake Expr, ts Expr, dur Expr, digits Expr)
+RETURNS _ProjectionFragment AS
+round($awake * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts))
+  / (SELECT max(cpu) + 1 FROM cpu), $digits) AS awake_utilization,
+round($awake * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts)), $digits)
+  AS awake_unnormalized_utilization;
+
 -- The CPU frequency intervals with a known frequency.
 CREATE PERFETTO VIEW _cpu_freq_for_metrics AS
 SELECT id, ts, dur, cpu, ucpu, freq FROM cpu_frequency_counters WHERE freq IS NOT NULL;

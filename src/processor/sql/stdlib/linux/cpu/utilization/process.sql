@@ -60,10 +60,7 @@ CREATE PERFETTO TABLE cpu_cycles_per_process(
   -- Average frequency in kHz.
   avg_freq LONG
 ) AS
-SELECT th.upid, sum(c.millicycles) AS millicycles,
-  cast_int!(sum(c.millicycles) / 1e9) AS megacycles, sum(c.runtime) AS runtime,
-  min(c.min_freq) AS min_freq, max(c.max_freq) AS max_freq,
-  cast_int!(sum(c.millicycles) / (sum(c.runtime) / 1000)) AS avg_freq
+SELECT th.upid, _cpu_cycles_rollup_cols!()
 FROM cpu_cycles_per_thread_per_cpu AS c
 JOIN thread AS th USING (utid)
 WHERE th.upid IS NOT NULL
@@ -100,14 +97,10 @@ WITH per_thread AS (
   JOIN thread AS th USING (utid)
 )
 SELECT pt.upid,
-  cast_int!(sum(part.dur * pt.freq / 1000)) AS millicycles,
-  cast_int!(sum(part.dur * pt.freq / 1000) / 1e9) AS megacycles,
+  _cpu_cycles_cols!(part.dur, pt.freq),
   sum(part.dur) AS runtime,
   sum(to_monotonic(part.ts + part.dur) - to_monotonic(part.ts)) AS awake_runtime,
-  min(pt.freq) AS min_freq,
-  max(pt.freq) AS max_freq,
-  cast_int!(sum(part.dur * pt.freq / 1000)
-    / (sum(iif(pt.freq IS NOT NULL, part.dur, NULL)) / 1000)) AS avg_freq
+  _cpu_freq_cols!(part.dur, pt.freq)
 FROM _interval_intersect_single!($ts, $dur, per_thread) AS part
 JOIN per_thread AS pt USING (id)
 GROUP BY pt.upid;
@@ -131,10 +124,7 @@ RETURNS TABLE(
   awake_unnormalized_utilization DOUBLE
 ) AS
 SELECT c.upid, pr.name AS process_name, sum(c.awake_runtime) AS awake_dur,
-  round(sum(c.awake_runtime) * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts))
-    / (SELECT max(cpu) + 1 FROM cpu), 6) AS awake_utilization,
-  round(sum(c.awake_runtime) * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts)), 6)
-    AS awake_unnormalized_utilization
+  _cpu_awake_utilization_cols!(sum(c.awake_runtime), $ts, $dur, 6)
 FROM cpu_cycles_per_process_in_interval($ts, $dur) AS c
 JOIN process AS pr USING (upid)
 GROUP BY c.upid;

@@ -12,9 +12,7 @@ INCLUDE PERFETTO MODULE slices.with_context;
 CREATE PERFETTO MACRO _cycles_of_thread_slices(slices TableOrSubquery)
 RETURNS TableOrSubquery AS
 (
-  SELECT ii.id_0 AS slice_id, sum(ii.dur) AS dur,
-    cast_int!(sum(ii.dur * f.freq / 1000)) AS millicycles,
-    cast_int!(sum(ii.dur * f.freq / 1000) / 1e9) AS megacycles
+  SELECT ii.id_0 AS slice_id, sum(ii.dur) AS dur, _cpu_cycles_cols!(ii.dur, f.freq)
   FROM _interval_intersect!(($slices, _cpu_freq_per_thread), (utid)) AS ii
   JOIN _cpu_freq_per_thread AS f ON f.id = ii.id_1
   WHERE f.freq IS NOT NULL

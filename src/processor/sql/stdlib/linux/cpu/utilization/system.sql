@@ -51,9 +51,7 @@ CREATE PERFETTO TABLE cpu_cycles(
   -- Average frequency in kHz.
   avg_freq LONG
 ) AS
-SELECT sum(millicycles) AS millicycles, cast_int!(sum(millicycles) / 1e9) AS megacycles,
-  sum(runtime) AS runtime, min(min_freq) AS min_freq, max(max_freq) AS max_freq,
-  cast_int!(sum(millicycles) / (sum(runtime) / 1000)) AS avg_freq
+SELECT _cpu_cycles_rollup_cols!()
 FROM cpu_cycles_per_thread_per_cpu;
 
 -- cpu_cycles inside an interval, with the running time while the CPUs were awake (one row;
@@ -79,14 +77,10 @@ RETURNS TABLE(
   -- Average frequency in kHz over the time it is known.
   avg_freq LONG
 ) AS
-SELECT cast_int!(sum(part.dur * f.freq / 1000)) AS millicycles,
-  cast_int!(sum(part.dur * f.freq / 1000) / 1e9) AS megacycles,
+SELECT _cpu_cycles_cols!(part.dur, f.freq),
   sum(part.dur) AS runtime,
   sum(to_monotonic(part.ts + part.dur) - to_monotonic(part.ts)) AS awake_runtime,
-  min(f.freq) AS min_freq,
-  max(f.freq) AS max_freq,
-  cast_int!(sum(part.dur * f.freq / 1000)
-    / (sum(iif(f.freq IS NOT NULL, part.dur, NULL)) / 1000)) AS avg_freq
+  _cpu_freq_cols!(part.dur, f.freq)
 FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
 JOIN _cpu_freq_per_thread AS f USING (id);
 
@@ -105,10 +99,7 @@ RETURNS TABLE(
   awake_unnormalized_utilization DOUBLE
 ) AS
 SELECT awake_runtime AS awake_dur,
-  round(awake_runtime * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts))
-    / (SELECT max(cpu) + 1 FROM cpu), 2) AS awake_utilization,
-  round(awake_runtime * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts)), 2)
-    AS awake_unnormalized_utilization
+  _cpu_awake_utilization_cols!(awake_runtime, $ts, $dur, 2)
 FROM cpu_cycles_in_interval($ts, $dur);
 
 -- CPU cycles and frequencies of each CPU.
@@ -130,10 +121,7 @@ CREATE PERFETTO TABLE cpu_cycles_per_cpu(
   -- Average frequency in kHz.
   avg_freq LONG
 ) AS
-SELECT ucpu, cpu, sum(millicycles) AS millicycles,
-  cast_int!(sum(millicycles) / 1e9) AS megacycles, sum(runtime) AS runtime,
-  min(min_freq) AS min_freq, max(max_freq) AS max_freq,
-  cast_int!(sum(millicycles) / (sum(runtime) / 1000)) AS avg_freq
+SELECT ucpu, cpu, _cpu_cycles_rollup_cols!()
 FROM cpu_cycles_per_thread_per_cpu
 GROUP BY ucpu, cpu;
 
@@ -162,13 +150,9 @@ RETURNS TABLE(
   avg_freq LONG
 ) AS
 SELECT f.ucpu, f.cpu,
-  cast_int!(sum(part.dur * f.freq / 1000)) AS millicycles,
-  cast_int!(sum(part.dur * f.freq / 1000) / 1e9) AS megacycles,
+  _cpu_cycles_cols!(part.dur, f.freq),
   sum(part.dur) AS runtime,
-  min(f.freq) AS min_freq,
-  max(f.freq) AS max_freq,
-  cast_int!(sum(part.dur * f.freq / 1000)
-    / (sum(iif(f.freq IS NOT NULL, part.dur, NULL)) / 1000)) AS avg_freq
+  _cpu_freq_cols!(part.dur, f.freq)
 FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
 JOIN _cpu_freq_per_thread AS f USING (id)
 GROUP BY f.ucpu;

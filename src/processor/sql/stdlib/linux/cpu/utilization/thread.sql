@@ -58,9 +58,7 @@ CREATE PERFETTO TABLE cpu_cycles_per_thread(
   -- Average frequency in kHz.
   avg_freq LONG
 ) AS
-SELECT utid, sum(millicycles) AS millicycles, cast_int!(sum(millicycles) / 1e9) AS megacycles,
-  sum(runtime) AS runtime, min(min_freq) AS min_freq, max(max_freq) AS max_freq,
-  cast_int!(sum(millicycles) / (sum(runtime) / 1000)) AS avg_freq
+SELECT utid, _cpu_cycles_rollup_cols!()
 FROM cpu_cycles_per_thread_per_cpu
 GROUP BY utid;
 
@@ -90,14 +88,10 @@ RETURNS TABLE(
   avg_freq LONG
 ) AS
 SELECT f.utid,
-  cast_int!(sum(part.dur * f.freq / 1000)) AS millicycles,
-  cast_int!(sum(part.dur * f.freq / 1000) / 1e9) AS megacycles,
+  _cpu_cycles_cols!(part.dur, f.freq),
   sum(part.dur) AS runtime,
   sum(to_monotonic(part.ts + part.dur) - to_monotonic(part.ts)) AS awake_runtime,
-  min(f.freq) AS min_freq,
-  max(f.freq) AS max_freq,
-  cast_int!(sum(part.dur * f.freq / 1000)
-    / (sum(iif(f.freq IS NOT NULL, part.dur, NULL)) / 1000)) AS avg_freq
+  _cpu_freq_cols!(part.dur, f.freq)
 FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
 JOIN _cpu_freq_per_thread AS f USING (id)
 GROUP BY f.utid;
@@ -123,10 +117,7 @@ RETURNS TABLE(
   awake_unnormalized_utilization DOUBLE
 ) AS
 SELECT th.upid, c.utid, th.name AS thread_name, sum(c.awake_runtime) AS awake_dur,
-  round(sum(c.awake_runtime) * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts))
-    / (SELECT max(cpu) + 1 FROM cpu), 6) AS awake_utilization,
-  round(sum(c.awake_runtime) * 100.0 / (to_monotonic($ts + $dur) - to_monotonic($ts)), 6)
-    AS awake_unnormalized_utilization
+  _cpu_awake_utilization_cols!(sum(c.awake_runtime), $ts, $dur, 6)
 FROM cpu_cycles_per_thread_in_interval($ts, $dur) AS c
 JOIN thread AS th USING (utid)
 GROUP BY c.utid;

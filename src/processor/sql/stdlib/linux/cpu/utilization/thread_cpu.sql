@@ -27,8 +27,7 @@ CREATE PERFETTO TABLE cpu_cycles_per_thread_per_cpu(
   avg_freq LONG
 ) AS
 SELECT f.utid, f.ucpu, c.cpu,
-  cast_int!(sum(f.dur * f.freq / 1000)) AS millicycles,
-  cast_int!(sum(f.dur * f.freq / 1000) / 1e9) AS megacycles,
+  _cpu_cycles_cols!(f.dur, f.freq),
   sum(f.dur) AS runtime,
   min(f.freq) AS min_freq,
   max(f.freq) AS max_freq,
@@ -64,13 +63,9 @@ RETURNS TABLE(
   avg_freq LONG
 ) AS
 SELECT f.utid, f.ucpu, c.cpu,
-  cast_int!(sum(part.dur * f.freq / 1000)) AS millicycles,
-  cast_int!(sum(part.dur * f.freq / 1000) / 1e9) AS megacycles,
+  _cpu_cycles_cols!(part.dur, f.freq),
   sum(part.dur) AS runtime,
-  min(f.freq) AS min_freq,
-  max(f.freq) AS max_freq,
-  cast_int!(sum(part.dur * f.freq / 1000)
-    / (sum(iif(f.freq IS NOT NULL, part.dur, NULL)) / 1000)) AS avg_freq
+  _cpu_freq_cols!(part.dur, f.freq)
 FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
 JOIN _cpu_freq_per_thread AS f USING (id)
 JOIN cpu AS c ON c.ucpu = f.ucpu
