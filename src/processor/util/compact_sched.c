@@ -13,7 +13,8 @@ int trak__compact_sched_open(trak_compact_sched *cs, const uint8_t *data, size_t
   trak_pb_decoder dec;
   trak_pb_field f;
   size_t cap = 0;
-  trak_pb_decoder_init(&dec, data, len);
+  static const uint8_t none[1];
+  trak_pb_decoder_init(&dec, data ? data : none, data ? len : 0);
   while (trak_pb_decoder_next(&dec, &f) == 1) {
     if (f.number == TRAK_PB_FtraceEventBundle_CompactSched_intern_table) {
       if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
@@ -54,8 +55,9 @@ static void iter_begin(trak_compact_iter *it, const trak_compact_sched *cs, cons
   it->cs = cs;
   it->ncols = ncols;
   for (int c = 0; c < ncols; c++) {
+    static const uint8_t none[1];
     trak_pb_field f = cs->arrays[fields[c]];
-    if (f.wire_type != TRAK_PB_WIRE_LEN) f.data = NULL, f.len = 0;
+    if (f.wire_type != TRAK_PB_WIRE_LEN || !f.data) f.data = none, f.len = 0; /* no NULL + 0 */
     trak_pb_packed_init(&it->it[c], &f, TRAK_PB_WIRE_VARINT);
     col_advance(it, c);
   }
