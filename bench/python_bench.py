@@ -1,13 +1,16 @@
 #!/usr/bin/python3
 """Benchmark of the Python package (python/, docs/python.md); prints figures, asserts nothing.
 
-  bench/python_bench.py [BUILD_DIR] [EVENTS]     (defaults: build, 2000000)
+  bench/python_bench.py [BUILD_DIR] [EVENTS] [fleet]   (defaults: build, 2000000; `fleet`:
+                                                        part 4 only)
 
 1. Import: TraceProcessor(trace=FILE) against `trak query FILE 'select 1'` (best of 3 each).
 2. tp.query('select * from slice').as_pandas_dataframe() after the import (best of 3), split
    into the C library's columnar fetch alone and the Python side (copies, numpy, pandas).
 3. BatchTraceProcessor over 8 traces (EVENTS/4 events each): load + a GROUP BY query on each,
    with 1 thread and with 2, and the same for sha256 as a control of what the machine allows.
+4. trak.dask: a fleet query (load + GROUP BY) over 16 traces of EVENTS/8 events on a
+   dask.distributed LocalCluster of 1 worker process and of 2, in traces per second.
 The benchmark trace is bench/import_bench's (docs/performance.md), generated once in /tmp.
 """
 import ctypes
@@ -111,7 +114,49 @@ def per_cell(tp, rows):
     return elapsed
 
 
+def fleet():
+    """Part 4: traces per second of trak.dask.query on 1 and 2 worker processes."""
+    import dask
+    import distributed
+    import trak.dask
+    one = trace(EVENTS // 8)
+    links = "/tmp/trak_fleet_bench_%d" % (EVENTS // 8)
+    os.makedirs(links, exist_ok=True)
+    paths = []
+    for i in range(16):  # 16 names for the same file: 16 partitions, 16 imports
+        paths.append(os.path.join(links, "t%02d.pb" % i))
+        if not os.path.exists(paths[-1]):
+            os.symlink(one, paths[-1])
+    sql = "select name, count(*) as n, sum(dur) as total from slice group by name"
+    print("trak.dask, %d traces of %d events (%.1f MB each), load + GROUP BY; load average %.1f"
+          % (len(paths), EVENTS // 8, os.path.getsize(one) / 1e6, os.getloadavg()[0]))
+    rates = {}
+    for workers in (1, 2):
+        with distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
+                                      host="127.0.0.1", dashboard_address=None,
+                                      silence_logs=40) as cluster, \
+                distributed.Client(cluster) as client:
+            meta = trak.dask.query(paths[:1], sql).compute().iloc[:0]
+            meta = meta.astype({c: "Int64" for c in meta.columns if meta[c].dtype == "int64"})
+
+            def run():
+                return dask.compute(trak.dask.query(paths, sql, meta=meta))[0]
+            def workers_cpu():
+                return sum(client.run(cpu).values())
+            run()  # warm: workers import trak and pandas
+            before, start = workers_cpu(), time.perf_counter()
+            wall, _ = best(run, runs=3)
+            # CPU the workers got per second of the three runs: 2.0 is both cores all the time
+            busy = (workers_cpu() - before) / (time.perf_counter() - start)
+            rates[workers] = len(paths) / wall
+        print("  %d worker%s: %.2f s wall, %.1f traces/s, %.2f cores busy" % (
+            workers, "" if workers == 1 else "s", wall, rates[workers], busy))
+    print("  2 workers / 1: %.2fx the throughput" % (rates[2] / rates[1]))
+
+
 def main():
+    if len(sys.argv) > 3 and sys.argv[3] == "fleet":
+        return fleet()
     path = trace(EVENTS)
     print("trace: %s, %d events, %.1f MB; load average %.1f" % (
         path, EVENTS, os.path.getsize(path) / 1e6, os.getloadavg()[0]))
@@ -169,6 +214,7 @@ def main():
         times[2] + (times[2][1] / times[2][0], times[1][0] / times[2][0])))
     print("  control, sha256 on 2 threads: %.2fx the throughput of 1" % (
         control[1][0] / control[2][0]))
+    fleet()
 
 
 if __name__ == "__main__":

@@ -47,7 +47,7 @@ setup(
     name="trak",
     version="0.1.0",
     description="trak's trace processor from Python, in the shape of Perfetto's API",
-    packages=["trak"],
+    packages=["trak", "trak.trace_uri_resolver"],
     python_requires=">=3.7",
     extras_require={"pandas": ["pandas", "numpy"]},
     cmdclass={"build_py": BuildPy},

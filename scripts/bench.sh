@@ -14,6 +14,7 @@ declare -A quick=(
   [import_bench]="200000 /tmp/trak_import_bench_quick.pb"
   [json_bench]="10 /tmp/trak_json_bench_quick.json"
   [pb_bench]="100000"
+  [probes_bench]="1 4"
   [sqlite_insert_bench]="100000"
   [writer_bench]="200000"
 )

@@ -18,6 +18,7 @@ packages=(
   python3 python3-pytest             # the Python package's tests (python/), run by /usr/bin/python3
   python3-numpy python3-pandas       # its dataframes
   python3-setuptools python3-pip     # `pip install ./python`, tested offline
+  python3-dask python3-distributed   # trak.dask: fleet queries on Dask (tests: a LocalCluster)
 )
 # tests/ui drives chromium with playwright-core from npm. Debian's npm needs Debian's nodejs; a
 # machine with another Node.js (which ships npm) keeps it.

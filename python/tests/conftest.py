@@ -43,3 +43,10 @@ def app_trace():
 @pytest.fixture
 def analysis_dir():
     return os.path.join(SOURCE_DIR, "tests", "data", "analysis")
+
+
+def pytest_sessionfinish(session, exitstatus):
+    """No test collected (pytest's exit 5) is a failure of the suite, never a pass or skip."""
+    if exitstatus == 5:
+        print("\ntrak: no Python test was collected")
+        session.exitstatus = 1

@@ -78,14 +78,19 @@ def test_malformed_text_keeps_the_packets_before_the_error():
            b'packet { trusted_packet_sequence_id: 1 timestamp: 5 '
            b'track_event { type: TYPE_INSTANT track_uuid: 1 name: "e" } }\n'
            b'packet { timestamp: }\n')
-    with TraceProcessor(trace=bad) as tp:
+    with pytest.warns(RuntimeWarning, match="1 problem lost data: text format error at line 3"):
+        tp = TraceProcessor(trace=bad)
+    with tp:
         assert [r.name for r in tp.query("select name from track")] == ["t"]
         errors = tp.query("select sum(value) as n from stats where severity = 'error'")
         assert next(iter(errors)).n >= 1
 
 
-def test_binary_garbage_is_counted_not_fatal():
-    with TraceProcessor(trace=b"\x0a\xff\xff\xff\xff\x0f garbage") as tp:
+def test_binary_garbage_is_counted_and_warned():
+    # An oversized packet is a limit, not malformed bytes: a warning, as `trak query` prints
+    with pytest.warns(RuntimeWarning, match="over the 256 MiB limit"):
+        tp = TraceProcessor(trace=b"\x0a\xff\xff\xff\xff\x0f garbage")
+    with tp:
         assert len(tp.query("select * from slice")) == 0
         bad = tp.query("select sum(value) as n from stats where severity != 'info'")
         assert next(iter(bad)).n > 0

@@ -5,7 +5,7 @@
         print(tp.query("select count(*) as n from slice").as_pandas_dataframe())
 """
 from .trace_processor import (BatchTraceProcessor, BatchTraceProcessorConfig,  # noqa: F401
-                              QueryResultIterator, Row, TraceProcessor, TraceProcessorConfig,
-                              TraceProcessorException, builtin_metrics)
+                              FailureHandling, QueryResultIterator, Row, TraceProcessor,
+                              TraceProcessorConfig, TraceProcessorException, builtin_metrics)
 
 __version__ = "0.1.0"

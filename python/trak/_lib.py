@@ -37,6 +37,16 @@ class ColumnBatch(ctypes.Structure):
     ]
 
 
+DIAG_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_int,
+                           ctypes.c_char_p, ctypes.c_char_p)
+
+
+class ProcessorOptions(ctypes.Structure):
+    """trak_processor_options of include/trak/processor.h (no progress callback here)."""
+    _fields_ = [("diag", DIAG_FN), ("progress", ctypes.c_void_p), ("user", ctypes.c_void_p),
+                ("flags", ctypes.c_uint)]
+
+
 class MetricsOptions(ctypes.Structure):
     _fields_ = [
         ("metrics_dir", ctypes.c_char_p),
@@ -57,10 +67,13 @@ def _declare(lib):
     vp, cp, sz, i64 = ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_int64
     err = ctypes.POINTER(Error)
     protos = {
-        "trak_processor_new": (ctypes.c_int, [vp, ctypes.POINTER(vp), err]),
+        "trak_processor_new": (ctypes.c_int, [ctypes.POINTER(ProcessorOptions),
+                                               ctypes.POINTER(vp), err]),
         "trak_processor_feed": (ctypes.c_int, [vp, cp, sz, err]),
         "trak_processor_finish": (ctypes.c_int, [vp, err]),
-        "trak_processor_open_file": (ctypes.c_int, [cp, vp, ctypes.POINTER(vp), err]),
+        "trak_processor_open_file": (ctypes.c_int, [cp, ctypes.POINTER(ProcessorOptions),
+                                                     ctypes.POINTER(vp), err]),
+        "trak_processor_byte_count": (ctypes.c_uint64, [vp]),
         "trak_processor_free": (None, [vp]),
         "trak_processor_event_count": (ctypes.c_uint64, [vp]),
         "trak_query_open": (ctypes.c_int, [vp, vp, ctypes.POINTER(vp), ctypes.POINTER(vp), err]),
@@ -77,6 +90,7 @@ def _declare(lib):
                                                           ctypes.POINTER(MetricsOptions), err]),
         "trak_processor_metric_output": (ctypes.c_int, [vp, cp, ctypes.POINTER(vp), err]),
         "trak_metric_builtin_name": (cp, [sz]),
+        "trak_processor_export": (ctypes.c_int, [vp, cp, err]),
     }
     for name, (res, args) in protos.items():
         fn = getattr(lib, name)

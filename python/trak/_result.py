@@ -176,7 +176,9 @@ class QueryResultIterator:
         self.column_names = names
         self._columns = columns
         self._n = n_rows
-        self._rows = None
+        self._cursor = None  # next(): the rows not yet returned
+
+    Row = Row
 
     def __len__(self):
         return self._n
@@ -187,6 +189,22 @@ class QueryResultIterator:
             index.setdefault(name, i)  # a repeated name means its first column
         lists = [column_list(c) for c in self._columns]
         return (Row(values, index) for values in zip(*lists)) if lists else iter(())
+
+    def __next__(self):
+        """The next row, as Perfetto's iterator gives it (`next(tp.query(sql))`); iterating
+        with `for` starts from the first row each time."""
+        if self._cursor is None:
+            self._cursor = iter(self)
+        return next(self._cursor)
+
+    def as_polars_dataframe(self):
+        """A polars DataFrame of the result (polars is optional: without it, raises)."""
+        try:
+            import polars as pl
+        except ImportError:
+            raise TraceProcessorException(
+                "polars is not installed; as_pandas_dataframe() needs only pandas") from None
+        return pl.from_pandas(self.as_pandas_dataframe())
 
     def as_pandas_dataframe(self):
         import numpy as np

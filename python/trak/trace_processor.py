@@ -6,35 +6,20 @@ TraceProcessor loads one trace and answers SQL; BatchTraceProcessor (trak/batch.
         df = tp.query("select ts, dur, name from slice").as_pandas_dataframe()
 """
 import ctypes
-import dataclasses
 import os
 import threading
-from typing import Dict, Optional, Sequence
+import time
 
-from . import _lib
+from . import _lib, _load, _summary
+from ._metatrace import Metatrace
+from ._closable import Closable
+from ._config import TraceProcessorConfig
 from ._result import QueryResultIterator, Row, TraceProcessorException, fetch
+from .trace_uri_resolver import ResolverRegistry, default_registry
 
 __all__ = ["TraceProcessor", "TraceProcessorConfig", "TraceProcessorException",
            "QueryResultIterator", "Row", "BatchTraceProcessor", "BatchTraceProcessorConfig",
-           "builtin_metrics"]
-
-
-@dataclasses.dataclass
-class TraceProcessorConfig:
-    """Options of a TraceProcessor (the ones trak has).
-
-    library: path of libtrak_processor.so (default: TRAK_LIBRARY, the installed copy, the
-        build it was installed from, the system loader).
-    descriptions: files of slice description rules (docs/analysis.md), loaded after the trace.
-    metrics_dir: a directory of NAME.sql metrics, looked up before the built-in ones.
-    metric_params: values for {{key}} in metrics ({"threshold_ns": 1000000}).
-    chunk_size: bytes read at a time from a file object.
-    """
-    library: Optional[str] = None
-    descriptions: Sequence[str] = ()
-    metrics_dir: Optional[str] = None
-    metric_params: Optional[Dict[str, object]] = None
-    chunk_size: int = 1 << 20
+           "builtin_metrics", "FailureHandling", "ResolverRegistry"]
 
 
 def builtin_metrics(library=None):
@@ -47,6 +32,25 @@ def builtin_metrics(library=None):
             return names
         names.append(name.decode())
         i += 1
+
+
+def _resolve_one(registry, trace):
+    """The one (trace, metadata) a reference resolves to; TraceProcessorException otherwise.
+    A list is a trace's chunks here, as before resolvers (BatchTraceProcessor takes lists)."""
+    if isinstance(trace, list):
+        return ResolverRegistry.Result(trace, {})
+    try:
+        resolved = registry.resolve(trace)
+    except ValueError as e:
+        raise TraceProcessorException(str(e)) from None
+    if not resolved:
+        raise TraceProcessorException("%s did not resolve to a trace" % (
+            _trace_name(trace) or "the trace argument"))
+    if len(resolved) > 1:
+        raise TraceProcessorException(
+            "%s resolved to %d traces; TraceProcessor loads one: use BatchTraceProcessor"
+            % (_trace_name(trace) or "the trace argument", len(resolved)))
+    return resolved[0]
 
 
 def _trace_name(trace):
@@ -77,19 +81,27 @@ def _chunks(trace, chunk_size):
             yield chunk
 
 
-class TraceProcessor:
+class TraceProcessor(Closable):
     """One trace, imported into trak's tables and queried with SQL.
 
-    trace: a path (str or os.PathLike), bytes, a binary file object or an iterator of byte
-        chunks; any format trak reads (binary or text protobuf, JSON; gzipped or not).
+    trace: a path (str or os.PathLike), a trace URI (`path:...`, a glob naming one file, or
+        `NAME:key=value` of a resolver in config.resolver_registry), a TraceUriResolver,
+        bytes, a binary file object or an iterator of byte chunks; any format trak reads
+        (binary or text protobuf, JSON; gzipped or not).
     config: a TraceProcessorConfig. file_path: Perfetto's older name for a path trace.
-    A trace that cannot be read or parsed raises TraceProcessorException.
+    Input that is not a trace raises TraceProcessorException worded as `trak query` words it;
+    a trace that lost data warns (raises with config.strict).
     """
+    QueryResultIterator = QueryResultIterator
+    Row = Row
 
-    def __init__(self, trace=None, addr=None, config=None, file_path=None):
+    def __init__(self, trace=None, addr=None, config=None, file_path=None, metadata=None):
         self._p = None
+        self._metatrace = None
         if addr is not None:
             raise TraceProcessorException("trak runs in-process: addr is not supported")
+        if trace is not None and file_path is not None:
+            raise TraceProcessorException("trace and file_path cannot both be specified.")
         if trace is None:
             trace = file_path
         if trace is None:
@@ -97,28 +109,22 @@ class TraceProcessor:
         self.config = config or TraceProcessorConfig()
         self._lib = _lib.load(self.config.library)
         self._lock = threading.Lock()  # a processor is not thread-safe; calls take turns
-        self._p = self._load(trace)
+        self._err = _lib.Error()
+        self.resolver_registry = self.config.resolver_registry or default_registry()
+        resolved = _resolve_one(self.resolver_registry, trace)
+        self._metadata = dict(metadata or resolved.metadata)
+        trace = resolved.trace
+        name = _trace_name(trace) or "trace"
+        chunks = None if isinstance(trace, str) else _chunks(trace, self.config.chunk_size)
+        self._p = _load.load(self._lib, trace, name, chunks, self.config.strict)
         for path in self.config.descriptions:
             self._check(self._lib.trak_processor_load_descriptions(
                 self._p, os.fsencode(path), ctypes.byref(self._err)))
 
-    def _load(self, trace):
-        lib, p, self._err = self._lib, ctypes.c_void_p(), _lib.Error()
-        err = ctypes.byref(self._err)
-        path = _trace_name(trace)
-        if path is not None:
-            self._check(lib.trak_processor_open_file(os.fsencode(path), None, ctypes.byref(p), err))
-            return p
-        self._check(lib.trak_processor_new(None, ctypes.byref(p), err))
-        try:
-            for chunk in _chunks(trace, self.config.chunk_size):
-                chunk = chunk if isinstance(chunk, bytes) else bytes(chunk)
-                self._check(lib.trak_processor_feed(p, chunk, len(chunk), err))
-            self._check(lib.trak_processor_finish(p, err))
-        except BaseException:
-            lib.trak_processor_free(p)
-            raise
-        return p
+    @property
+    def metadata(self):
+        """The metadata the trace's resolver gave ({'_path': PATH} for a file), else {}."""
+        return self._metadata
 
     def _check(self, rc):
         if rc < 0:
@@ -155,12 +161,53 @@ class TraceProcessor:
         """Runs the SQL (several statements are run in turn; the last one's rows are returned)
         and returns a QueryResultIterator. Raises TraceProcessorException with trak's
         message on an error."""
+        start = time.monotonic_ns()
         with self._lock:
-            return self._run(sql)
+            result = self._run(sql)
+        if self._metatrace is not None:
+            self._metatrace.record("query", start, {"sql": sql, "rows": len(result)})
+        return result
+
+    def trace_summary(self, specs, metric_ids=None, metadata_query_id=None):
+        """A structured summary of the trace, as Perfetto's: `specs` are TraceSummarySpec texts
+        (metric_spec / metric_template_spec whose query is `sql`, `table` or
+        `inner_query_id`, and shared `query` entries); the result has Perfetto's
+        TraceSummary fields (metric_bundles[].specs / row[].values / row[].dimension,
+        metadata). `metric_ids` picks metrics (default: all); `metadata_query_id` names a
+        query whose rows (key, value) become `metadata`."""
+        start = time.monotonic_ns()
+        out = _summary.trace_summary(self.query, specs, metric_ids, metadata_query_id)
+        if self._metatrace is not None:
+            self._metatrace.record("trace_summary", start, {"metrics": len(out.metric_bundles)})
+        return out
+
+    def enable_metatrace(self):
+        """Starts recording this processor's work (queries, metrics, summaries) as slices."""
+        self._metatrace = Metatrace()
+
+    def disable_and_read_metatrace(self):
+        """Stops recording and returns it as the bytes of a Perfetto trace (open it with
+        TraceProcessor(trace=bytes) or Perfetto's UI). Raises if it was not enabled."""
+        if self._metatrace is None:
+            raise TraceProcessorException("metatrace is not enabled: call enable_metatrace()")
+        data, self._metatrace = self._metatrace.serialize(), None
+        return data
+
+    def export(self, output_path, export_format="sqlite"):
+        """Writes the trace's tables to a SQLite database file (as `trak export`); the only
+        format trak has (Perfetto's arrow_tar and perfetto raise)."""
+        if export_format != "sqlite":
+            raise TraceProcessorException("export format %r is not supported: trak exports "
+                                          "sqlite" % (export_format,))
+        with self._lock:
+            self._check(self._lib.trak_processor_export(
+                self._live(), os.fsencode(output_path), ctypes.byref(self._err)))
 
     def metric(self, metrics, params=None):
-        """Runs trak metrics (built-in names, or NAME.sql in config.metrics_dir) and returns
-        {name: QueryResultIterator of NAME_output}. `params` add to config.metric_params.
+        """Runs trak metrics (built-in names, or NAME.sql in config.metrics_dir) and returns a
+        TraceMetrics: a field per metric (metrics.slice_stats, or metrics["slice_stats"]) whose
+        value is its NAME_output table as a QueryResultIterator; str() prints it in text
+        format. `params` add to config.metric_params.
         Annotations and alerts the metrics make are in the trace's tables afterwards (see
         annotations() and alerts())."""
         if isinstance(metrics, str):
@@ -174,6 +221,7 @@ class TraceProcessor:
             os.fsencode(self.config.metrics_dir) if self.config.metrics_dir else None,
             (ctypes.c_char_p * max(len(kv), 1))(*kv), len(kv))
         out = {}
+        start = time.monotonic_ns()
         with self._lock:
             self._check(lib.trak_processor_compute_metrics(self._live(), names, len(metrics),
                                                            ctypes.byref(opts), err))
@@ -185,7 +233,9 @@ class TraceProcessor:
                     out[name] = QueryResultIterator(*fetch(lib, q))
                 finally:
                     lib.trak_query_free(q)
-        return out
+        if self._metatrace is not None:
+            self._metatrace.record("metric", start, {"metrics": ",".join(metrics)})
+        return _summary.TraceMetrics(**out)
 
     def alerts(self):
         """The alerts raised by the metrics run so far, by time."""
@@ -227,16 +277,10 @@ class TraceProcessor:
                 self._lib.trak_processor_free(self._p)
                 self._p = None
 
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
-        return False
-
-    def __del__(self):
-        if getattr(self, "_p", None):
-            self.close()
+    def _open(self):
+        return bool(self._p)
 
 
-from .batch import BatchTraceProcessor, BatchTraceProcessorConfig  # noqa: E402  (uses the above)
+# Perfetto's package exports these from trace_processor too.
+from .batch_trace_processor import (BatchTraceProcessor, BatchTraceProcessorConfig,  # noqa: E402
+                                    FailureHandling)

@@ -31,6 +31,7 @@ int trak_cli_export(int argc, char **argv);
 int trak_cli_check(int argc, char **argv);
 int trak_cli_daemon(int argc, char **argv);
 int trak_cli_record(int argc, char **argv);
+int trak_cli_probes(int argc, char **argv);
 int trak_cli_status(int argc, char **argv);
 int trak_cli_metrics(int argc, char **argv);
 int trak_cli_alerts(int argc, char **argv);

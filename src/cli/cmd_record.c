@@ -19,12 +19,47 @@
 static const char RECORD_HELP[] =
     "usage: trak record -c CONFIG.pbtxt -o OUT.pb [--socket PATH]\n"
     "       trak record -o OUT.pb [--time 10s] [--categories 'a,b*'] [--buffer 64mb] [--ring]\n"
+    "                         [--sched] [--full-sched]\n"
     "\n"
     "Records a trace of every process connected to `trak daemon`. The first form takes a\n"
     "TraceConfig in protobuf text format (duration_ms, buffers, data_sources). The short\n"
     "form records track events of the given category globs (default: all) for --time\n"
     "(s, ms, m; default: until Ctrl-C) into a discard buffer (--ring: a ring buffer) of\n"
-    "--buffer bytes (kb, mb, gb; default 64mb). Ctrl-C stops early and still writes OUT.\n";
+    "--buffer bytes (kb, mb, gb; default 64mb). Ctrl-C stops early and still writes OUT.\n"
+    "--sched also records the kernel's scheduling, CPU frequency and idle states, process\n"
+    "lifetimes and names through `trak probes` (linux.ftrace, linux.process_stats,\n"
+    "linux.system_info), sched events in Perfetto's compact form (--full-sched: one\n"
+    "message per event).\n";
+
+/* The kernel events of --sched (Perfetto's usual scheduling set). */
+static const char *const SCHED_EVENTS[] = {"sched/sched_switch",       "sched/sched_waking",
+                                           "sched/sched_wakeup_new",   "sched/sched_process_exit",
+                                           "sched/sched_process_free", "task/task_newtask",
+                                           "task/task_rename",         "power/cpu_frequency",
+                                           "power/cpu_idle",           "power/suspend_resume"};
+
+/* One TraceConfig.data_sources entry for one of trak probes' data sources, with --sched's options.
+ */
+static void put_source(trak_pb_buf *b, const char *name, int full) {
+  trak_pb_nested ds = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_data_sources);
+  trak_pb_nested dc = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_DataSource_config);
+  trak_pb_put_string(b, TRAK_PB_DataSourceConfig_name, name);
+  if (!strcmp(name, "linux.ftrace")) {
+    trak_pb_nested f = trak_pb_begin_nested(b, TRAK_PB_DataSourceConfig_ftrace_config);
+    for (size_t i = 0; i < sizeof SCHED_EVENTS / sizeof *SCHED_EVENTS; i++)
+      trak_pb_put_string(b, TRAK_PB_FtraceConfig_ftrace_events, SCHED_EVENTS[i]);
+    trak_pb_nested c = trak_pb_begin_nested(b, TRAK_PB_FtraceConfig_compact_sched);
+    trak_pb_put_bool(b, TRAK_PB_FtraceConfig_CompactSchedConfig_enabled, !full);
+    trak_pb_end_nested(b, c);
+    trak_pb_end_nested(b, f);
+  } else if (!strcmp(name, "linux.process_stats")) {
+    trak_pb_nested p = trak_pb_begin_nested(b, TRAK_PB_DataSourceConfig_process_stats_config);
+    trak_pb_put_bool(b, TRAK_PB_ProcessStatsConfig_scan_all_processes_on_start, 1);
+    trak_pb_end_nested(b, p);
+  }
+  trak_pb_end_nested(b, dc);
+  trak_pb_end_nested(b, ds);
+}
 
 static volatile int stop_flag;
 
@@ -59,8 +94,8 @@ static uint64_t parse_size_kb(const char *s) {
 }
 
 /* The short form's TraceConfig: one buffer, track events of the category globs. */
-static void short_config(trak_pb_buf *b, uint64_t size_kb, int ring, uint64_t ms,
-                         const char *cats) {
+static void short_config(trak_pb_buf *b, uint64_t size_kb, int ring, uint64_t ms, const char *cats,
+                         int sched) {
   trak_pb_nested n = trak_pb_begin_nested(b, TRAK_PB_TraceConfig_buffers);
   trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_size_kb, size_kb);
   trak_pb_put_varint(b, TRAK_PB_TraceConfig_BufferConfig_fill_policy,
@@ -83,6 +118,11 @@ static void short_config(trak_pb_buf *b, uint64_t size_kb, int ring, uint64_t ms
   }
   trak_pb_end_nested(b, dc);
   trak_pb_end_nested(b, ds);
+  if (sched) {
+    put_source(b, "linux.ftrace", sched > 1);
+    put_source(b, "linux.process_stats", 0);
+    put_source(b, "linux.system_info", 0);
+  }
 }
 
 /* TraceConfig.duration_ms of a serialized config, 0 when absent. */
@@ -126,7 +166,7 @@ static int load_config(const char *path, trak_pb_buf *b, trak_error *err) {
 int trak_cli_record(int argc, char **argv) {
   const char *config = NULL, *out = NULL, *socket = NULL, *cats = NULL;
   uint64_t ms = 0, size_kb = 65536;
-  int ring = 0;
+  int ring = 0, sched = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
     if (trak_cli_is_help(a)) {
@@ -135,6 +175,10 @@ int trak_cli_record(int argc, char **argv) {
     }
     if (!strcmp(a, "--ring")) {
       ring = 1;
+      continue;
+    }
+    if (!strcmp(a, "--sched") || !strcmp(a, "--full-sched")) {
+      sched = a[2] == 'f' ? 2 : sched ? sched : 1;
       continue;
     }
     static const char *const valued[] = {"-c",           "--config", "-o", "--out",    "--socket",
@@ -172,7 +216,7 @@ int trak_cli_record(int argc, char **argv) {
     }
     ms = config_duration(cfg.start, trak_pb_buf_len(&cfg));
   } else {
-    short_config(&cfg, size_kb, ring, ms, cats);
+    short_config(&cfg, size_kb, ring, ms, cats, sched);
   }
   /* Readable too: a recording that fails is cut back to its last whole packet. */
   int fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);

@@ -19,6 +19,7 @@ static const trak_cli_command commands[] = {
     {"check", trak_cli_check, "list every problem in a trace"},
     {"daemon", trak_cli_daemon, "run the system tracing service"},
     {"record", trak_cli_record, "record a trace of every process connected to the daemon"},
+    {"probes", trak_cli_probes, "offer Linux system data (ftrace, processes) to the daemon's sessions"},
     {"status", trak_cli_status, "list the daemon's producers, data sources and sessions"},
     {"metrics", trak_cli_metrics, "run SQL metrics over a trace and print their outputs"},
     {"alerts", trak_cli_alerts, "run metrics and list their alerts (--fail-on gates CI)"},

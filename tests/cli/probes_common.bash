@@ -1,0 +1,53 @@
+# Shared set-up of the probes tests (sourced, not run): skips (exit 77) without root or
+# tracefs, starts a daemon and `trak probes` on private socket and state paths, and on exit
+# stops them and checks that tracefs is back as it was found.
+TRAK=$1
+TMP=$(mktemp -d)
+pids=()
+fail() { echo "FAIL: $*"; exit 1; }
+skip() { echo "SKIP: $*"; rm -rf "$TMP"; exit 77; }
+[ "$(id -u)" = 0 ] || skip "needs root (tracefs)"
+TRACEFS=/sys/kernel/tracing
+if [ ! -e $TRACEFS/tracing_on ]; then
+  mount -t tracefs nodev $TRACEFS 2>/dev/null || skip "tracefs is not mounted and cannot be"
+fi
+[ -w $TRACEFS/tracing_on ] || skip "tracefs is not writable"
+export TRAK_SOCKET=$TMP/trak.sock TRAK_PROBES_STATE=$TMP/probes.state
+clock_before=$(sed 's/.*\[\(.*\)\].*/\1/' $TRACEFS/trace_clock)
+kb_before=$(sed 's/ .*//' $TRACEFS/buffer_size_kb)
+
+# The state tracefs must be in whenever no recording runs.
+check_restored() {
+  [ "$(cat $TRACEFS/tracing_on)" = 0 ] || fail "$1: tracing_on is $(cat $TRACEFS/tracing_on)"
+  [ -z "$(cat $TRACEFS/set_event)" ] || fail "$1: events left on: $(head -3 $TRACEFS/set_event)"
+  clock=$(sed 's/.*\[\(.*\)\].*/\1/' $TRACEFS/trace_clock)
+  [ "$clock" = "$clock_before" ] || fail "$1: trace_clock $clock, was $clock_before"
+  kb=$(sed 's/ .*//' $TRACEFS/buffer_size_kb)
+  [ "$kb" = "$kb_before" ] || fail "$1: buffer_size_kb $kb, was $kb_before"
+  [ ! -e "$TRAK_PROBES_STATE" ] || fail "$1: state file left"
+}
+
+cleanup() {
+  for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  # Whatever happened, tracefs is left as the recording rules say.
+  echo 0 > $TRACEFS/tracing_on; echo > $TRACEFS/set_event
+  echo "$clock_before" > $TRACEFS/trace_clock; echo "$kb_before" > $TRACEFS/buffer_size_kb
+  rm -rf "$TMP"
+}
+trap cleanup EXIT
+
+start_daemon() {
+  "$TRAK" daemon 2> "$TMP/daemon.log" & pids+=($!)
+  for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
+}
+# Starts trak probes and waits until the daemon lists it.
+start_probes() {
+  "$TRAK" probes 2>> "$TMP/probes.log" & PROBES=$!; pids+=($PROBES)
+  for _ in $(seq 50); do
+    "$TRAK" status 2>/dev/null | grep -q linux.ftrace && return 0
+    sleep 0.1
+  done
+  fail "trak probes did not register: $(cat "$TMP/probes.log")"
+}
+export PYTHONPATH=$TRAK_SOURCE_DIR/tests/cli

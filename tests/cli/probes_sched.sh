@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# `trak record --sched` with `trak probes` (root and tracefs; skipped otherwise): a program with
+# known threads (tests/support/sched_workload.c) recorded with its sched events, in full and in
+# the compact form. Each thread is switched in and out under its name and tid, the sleeper's
+# sleeps are non-running intervals ending in a wakeup, the process tree names the threads, and
+# tracefs is as it was afterwards.
+set -euo pipefail
+. "$(dirname "$0")/probes_common.bash"
+start_daemon
+start_probes
+
+for form in --full-sched --sched; do
+  "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
+  # The workload runs once the kernel records (slow to come on a loaded machine).
+  for _ in $(seq 100); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.05; done
+  sleep 0.2
+  "$SCHED_WORKLOAD" > "$TMP/workload.out"
+  wait $rec || fail "$form: record: $(cat "$TMP/record.log")"
+  check_restored "$form"
+  "$TRAK" dump "$TMP/t.pb" > "$TMP/t.txt"
+  read -r _ pid _ spin _ sleep < "$TMP/workload.out"
+  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
+import sys
+from ftrace_trace import packets, events, one
+path, pid, spin, sleep, form = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
+pk = packets(path)
+ev = events(pk)
+switches = [e for e in ev if e['name'] == 'sched_switch']
+assert switches, 'no sched_switch at all'
+# --sched writes the compact form (Perfetto's default), --full-sched one message per event.
+compact = [e.get('compact', False) for e in switches]
+assert all(compact) if form == '--sched' else not any(compact), (form, compact.count(True))
+# Per CPU, who runs from each switch on (the compact form has no prev_pid: the previous
+# switch's next_pid is it; the kernel itself skips a few switches of some threads).
+names = {spin: 'trak_spin', sleep: 'trak_sleep'}
+ins, outs = {spin: 0, sleep: 0}, {spin: [], sleep: []}
+comms = {spin: set(), sleep: set()}
+running = {}
+for e in switches:
+    f = e['fields']
+    prev = f['prev_pid'] if 'prev_pid' in f else running.get(e['cpu'])
+    if prev in outs:
+        outs[prev].append((e['ts'], f['prev_state']))
+    nxt = f['next_pid']
+    if nxt in ins:
+        ins[nxt] += 1
+        comms[nxt].add(f['next_comm'])
+    running[e['cpu']] = nxt
+for t in (spin, sleep):
+    # Named after their first run (a thread starts with its process's name).
+    assert names[t] in comms[t] and comms[t] <= {names[t], 'sched_workload'}, comms[t]
+    assert ins[t] >= 1 and outs[t], '%s: %d switches in, %d out' % (names[t], ins[t], len(outs[t]))
+# The sleeper's three sleeps: switched out sleeping (state S = 1), not running for >= 70 ms
+# (80 ms asked), then woken.
+sleeps = 0
+for ts, state in outs[sleep]:
+    if state & 1:
+        later = [e['ts'] for e in switches if e['fields']['next_pid'] == sleep and e['ts'] > ts]
+        if later and later[0] - ts >= 70e6:
+            sleeps += 1
+assert sleeps >= 3, 'only %d sleeps of the sleeper seen' % sleeps
+wakes = [e for e in ev if e['name'] == 'sched_waking' and e['fields']['pid'] == sleep]
+assert len(wakes) >= 3, '%d wakings of the sleeper' % len(wakes)
+# The spinner is preempted or runs to its end, never sleeps in its spins.
+# The process tree: the program and its threads by name.
+threads = {one(t, 'tid'): one(t, 'name') for p in pk for tr in p.get('process_tree', [])
+           for t in tr.get('threads', [])}
+procs = {one(q, 'pid') for p in pk for tr in p.get('process_tree', []) for q in tr.get('processes', [])}
+assert procs, 'no process tree'
+# The workload started after the snapshot: the tree has the recorder and probes themselves.
+assert any(n == 'trak' for n in threads.values()), 'no trak thread in the process tree'
+stats = [s for p in pk for s in p.get('ftrace_stats', [])]
+assert any(one(s, 'phase') == 'END_OF_TRACE' for s in stats), 'no END_OF_TRACE ftrace_stats'
+assert any(p.get('system_info') for p in pk) and any(p.get('cpu_info') for p in pk), 'no system info'
+print(form, 'ok:', len(ev), 'events,', ins[spin], ins[sleep], 'switches in,', sleeps, 'sleeps')
+PY
+done
+kill "$PROBES"; wait "$PROBES" || true
+check_restored "after probes"
+echo "probes_sched ok"
