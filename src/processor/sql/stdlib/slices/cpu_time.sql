@@ -1,0 +1,61 @@
+-- slices.cpu_time: how long each thread slice's thread was on a CPU during the slice.
+-- thread_slice_cpu_time(id, name, utid, thread_name, upid, process_name, cpu_time) has a row
+-- per thread slice (dur > 0) that overlaps one of its thread's sched slices;
+-- thread_slice_cpu_cycles is linux.cpu.utilization.slice's cycles under this module's name.
+
+INCLUDE PERFETTO MODULE intervals.intersect;
+
+INCLUDE PERFETTO MODULE linux.cpu.utilization.slice;
+
+INCLUDE PERFETTO MODULE slices.with_context;
+
+-- The time each thread slice spent running on a CPU (needs scheduling data).
+CREATE PERFETTO TABLE thread_slice_cpu_time(
+  -- The slice.
+  id JOINID(slice.id),
+  -- The slice's name.
+  name STRING,
+  -- Its thread.
+  utid JOINID(thread.id),
+  -- The thread's name.
+  thread_name STRING,
+  -- Its process.
+  upid JOINID(process.id),
+  -- The process's name.
+  process_name STRING,
+  -- The time the thread ran during the slice.
+  cpu_time LONG
+) AS
+WITH running AS (
+  SELECT ii.id_0 AS id, sum(ii.dur) AS cpu_time
+  FROM _interval_intersect!((
+    (SELECT id, ts, dur, utid FROM thread_slice WHERE utid > 0 AND dur > 0),
+    (SELECT id, ts, dur, utid FROM sched WHERE dur > 0)), (utid)) AS ii
+  GROUP BY ii.id_0
+)
+SELECT s.id, s.name, s.utid, s.thread_name, s.upid, s.process_name, r.cpu_time
+FROM running AS r
+JOIN thread_slice AS s USING (id)
+ORDER BY s.id;
+
+-- CPU cycles of each thread slice.
+CREATE PERFETTO VIEW thread_slice_cpu_cycles(
+  -- The slice.
+  id JOINID(slice.id),
+  -- The slice's name.
+  name STRING,
+  -- Its thread.
+  utid JOINID(thread.id),
+  -- The thread's name.
+  thread_name STRING,
+  -- Its process.
+  upid JOINID(process.id),
+  -- The process's name.
+  process_name STRING,
+  -- CPU millicycles (NULL unless the whole slice ran at known frequencies).
+  millicycles LONG,
+  -- CPU megacycles.
+  megacycles LONG
+) AS
+SELECT id, name, utid, thread_name, upid, process_name, millicycles, megacycles
+FROM cpu_cycles_per_thread_slice;

@@ -1,0 +1,75 @@
+/*
+** FtraceEventBundle.CompactSched, the structure-of-arrays form of sched_switch and sched_waking
+** that Perfetto's recorder writes: packed arrays walked in step, timestamps as deltas from 0,
+** comms as indexes into the bundle's intern table. Decoded with Perfetto's rules into one event
+** at a time; the caller (the ftrace importer) does the rest.
+*/
+#ifndef TRAK_PROCESSOR_UTIL_COMPACT_SCHED_H
+#define TRAK_PROCESSOR_UTIL_COMPACT_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor/util/systrace_line.h"
+#include "trak/pb.h"
+
+/* One CompactSched message: its intern table and the last LEN occurrence of each packed array
+** (as Perfetto's decoder takes them; an array written unpacked reads as empty). */
+typedef struct trak_compact_sched {
+  trak_strv *intern; /* the intern_table strings in order (malloc'd; trak__compact_sched_close) */
+  size_t n_intern;
+  trak_pb_field arrays[13]; /* by field number; len 0 and data NULL when absent */
+} trak_compact_sched;
+
+/* A decoded sched_switch: the previous task's fields are the CPU's last next_* (the caller's). */
+typedef struct trak_compact_switch {
+  int64_t ts;         /* accumulated delta (in the bundle's clock) */
+  int64_t prev_state; /* raw bits (util/task_state.h) */
+  int32_t next_pid;
+  int32_t next_prio;
+  trak_strv next_comm; /* points into the message */
+} trak_compact_switch;
+
+/* A decoded sched_waking; the waker is the CPU's running task (the caller's). */
+typedef struct trak_compact_waking {
+  int64_t ts;
+  int32_t pid;
+  uint16_t target_cpu;
+  uint16_t prio;
+  trak_strv comm;
+  int has_common_flags; /* 1 when waking_common_flags had an element for this event */
+  uint16_t common_flags;
+} trak_compact_waking;
+
+/* Walks one kind of event of a trak_compact_sched (fill with the begin functions). */
+typedef struct trak_compact_iter {
+  const trak_compact_sched *cs;
+  trak_pb_packed it[6];
+  uint64_t cur[6];
+  int valid[6];
+  int ncols;   /* 5 for switches, 6 for wakings (common_flags is optional) */
+  int64_t ts;  /* the running sum of the timestamp deltas */
+  int error;   /* a truncated element or an intern index out of range was met */
+  int stopped; /* the walk is over */
+} trak_compact_iter;
+
+/* Reads the message [data, data + len). Returns 0, or -1 when out of memory (*cs is then
+** empty and needs no close). Malformed bytes end the reading where they start, keeping the fields
+** before them, as Perfetto's decoder does. */
+int trak__compact_sched_open(trak_compact_sched *cs, const uint8_t *data, size_t len);
+/* Frees what trak__compact_sched_open allocated. */
+void trak__compact_sched_close(trak_compact_sched *cs);
+
+/* Starts walking the switches / the wakings of cs (which must outlive the walk). */
+void trak__compact_switch_begin(trak_compact_iter *it, const trak_compact_sched *cs);
+void trak__compact_waking_begin(trak_compact_iter *it, const trak_compact_sched *cs);
+/* The next event: returns 1 and fills *ev, or 0 at the end. The walk ends when any array runs
+** out, an element is truncated, or a comm index is past the intern table (that event is not
+** given). */
+int trak__compact_switch_next(trak_compact_iter *it, trak_compact_switch *ev);
+int trak__compact_waking_next(trak_compact_iter *it, trak_compact_waking *ev);
+/* After the end: 1 when Perfetto counts compact_sched_has_parse_errors for this walk (an error,
+** or arrays of different lengths), else 0. */
+int trak__compact_iter_bad(const trak_compact_iter *it);
+
+#endif /* TRAK_PROCESSOR_UTIL_COMPACT_SCHED_H */

@@ -1,0 +1,216 @@
+/*
+** Tests of src/processor/util/compact_sched.c, the decoder of FtraceEventBundle.CompactSched:
+** timestamps summed from deltas, comms looked up in the intern table, the optional
+** waking_common_flags, and the cases Perfetto counts as compact_sched_has_parse_errors (arrays of
+** different lengths, a truncated element, a comm index past the table). Messages are built here
+** with trak's protobuf writer.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "processor/util/compact_sched.h"
+#include "trak/pb.h"
+#include "trak/protos.h"
+
+#define F(name) TRAK_PB_FtraceEventBundle_CompactSched_##name
+
+static void put_packed(trak_pb_buf *b, uint32_t field, const int64_t *v, size_t n) {
+  uint64_t u[16];
+  for (size_t i = 0; i < n; i++)
+    u[i] = (uint64_t)v[i];
+  trak_pb_put_packed_varint(b, field, u, n);
+}
+
+static void assert_strv(trak_strv v, const char *want) {
+  if (v.len != strlen(want) || memcmp(v.s, want, v.len) != 0)
+    fail_msg("got '%.*s', want '%s'", (int)v.len, v.s, want);
+}
+
+/* Builds a message with the intern table {"swapper/0", "foo"}, then `extra` appended. */
+static trak_pb_buf message(void (*extra)(trak_pb_buf *)) {
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  trak_pb_put_string(&b, F(intern_table), "swapper/0");
+  trak_pb_put_string(&b, F(intern_table), "foo");
+  extra(&b);
+  return b;
+}
+
+static void switches_two(trak_pb_buf *b) {
+  put_packed(b, F(switch_timestamp), (int64_t[]){100, 50}, 2);
+  put_packed(b, F(switch_prev_state), (int64_t[]){1, 0}, 2);
+  put_packed(b, F(switch_next_pid), (int64_t[]){10, -1}, 2);
+  put_packed(b, F(switch_next_prio), (int64_t[]){120, 100}, 2);
+  put_packed(b, F(switch_next_comm_index), (int64_t[]){1, 0}, 2);
+}
+
+static void switches(void **state) {
+  (void)state;
+  trak_pb_buf b = message(switches_two);
+  trak_compact_sched cs;
+  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  assert_int_equal(cs.n_intern, 2);
+  trak_compact_iter it;
+  trak_compact_switch ev;
+  trak__compact_switch_begin(&it, &cs);
+  assert_int_equal(trak__compact_switch_next(&it, &ev), 1);
+  assert_int_equal(ev.ts, 100);
+  assert_int_equal(ev.prev_state, 1);
+  assert_int_equal(ev.next_pid, 10);
+  assert_int_equal(ev.next_prio, 120);
+  assert_strv(ev.next_comm, "foo");
+  assert_int_equal(trak__compact_switch_next(&it, &ev), 1);
+  assert_int_equal(ev.ts, 150);
+  assert_int_equal(ev.next_pid, -1);
+  assert_strv(ev.next_comm, "swapper/0");
+  assert_int_equal(trak__compact_switch_next(&it, &ev), 0);
+  assert_int_equal(trak__compact_iter_bad(&it), 0);
+  /* No wakings in this message: an empty walk, not an error. */
+  trak_compact_waking w;
+  trak__compact_waking_begin(&it, &cs);
+  assert_int_equal(trak__compact_waking_next(&it, &w), 0);
+  assert_int_equal(trak__compact_iter_bad(&it), 0);
+  trak__compact_sched_close(&cs);
+  trak_pb_buf_free(&b);
+}
+
+static void wakings_flags(trak_pb_buf *b) {
+  put_packed(b, F(waking_timestamp), (int64_t[]){5, 5}, 2);
+  put_packed(b, F(waking_pid), (int64_t[]){10, 11}, 2);
+  put_packed(b, F(waking_target_cpu), (int64_t[]){1, 2}, 2);
+  put_packed(b, F(waking_prio), (int64_t[]){120, 100}, 2);
+  put_packed(b, F(waking_comm_index), (int64_t[]){1, 1}, 2);
+  put_packed(b, F(waking_common_flags), (int64_t[]){0x8}, 1);
+}
+
+/* common_flags may be shorter than the other arrays: the events past it have none. */
+static void wakings(void **state) {
+  (void)state;
+  trak_pb_buf b = message(wakings_flags);
+  trak_compact_sched cs;
+  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  trak_compact_iter it;
+  trak_compact_waking w;
+  trak__compact_waking_begin(&it, &cs);
+  assert_int_equal(trak__compact_waking_next(&it, &w), 1);
+  assert_int_equal(w.ts, 5);
+  assert_int_equal(w.pid, 10);
+  assert_int_equal(w.target_cpu, 1);
+  assert_int_equal(w.prio, 120);
+  assert_strv(w.comm, "foo");
+  assert_int_equal(w.has_common_flags, 1);
+  assert_int_equal(w.common_flags, 8);
+  assert_int_equal(trak__compact_waking_next(&it, &w), 1);
+  assert_int_equal(w.ts, 10);
+  assert_int_equal(w.pid, 11);
+  assert_int_equal(w.has_common_flags, 0);
+  assert_int_equal(trak__compact_waking_next(&it, &w), 0);
+  assert_int_equal(trak__compact_iter_bad(&it), 0);
+  trak__compact_sched_close(&cs);
+  trak_pb_buf_free(&b);
+}
+
+static void short_pid(trak_pb_buf *b) {
+  put_packed(b, F(switch_timestamp), (int64_t[]){1, 1}, 2);
+  put_packed(b, F(switch_prev_state), (int64_t[]){0, 0}, 2);
+  put_packed(b, F(switch_next_pid), (int64_t[]){7}, 1);
+  put_packed(b, F(switch_next_prio), (int64_t[]){1, 1}, 2);
+  put_packed(b, F(switch_next_comm_index), (int64_t[]){0, 0}, 2);
+}
+static void bad_index(trak_pb_buf *b) {
+  put_packed(b, F(switch_timestamp), (int64_t[]){1, 1}, 2);
+  put_packed(b, F(switch_prev_state), (int64_t[]){0, 0}, 2);
+  put_packed(b, F(switch_next_pid), (int64_t[]){7, 8}, 2);
+  put_packed(b, F(switch_next_prio), (int64_t[]){1, 1}, 2);
+  put_packed(b, F(switch_next_comm_index), (int64_t[]){1, 2}, 2);
+}
+static void truncated(trak_pb_buf *b) {
+  static const uint8_t cut[] = {0x80}; /* a varint whose continuation never comes */
+  trak_pb_put_bytes(b, F(switch_timestamp), cut, sizeof cut);
+  put_packed(b, F(switch_prev_state), (int64_t[]){0}, 1);
+  put_packed(b, F(switch_next_pid), (int64_t[]){7}, 1);
+  put_packed(b, F(switch_next_prio), (int64_t[]){1}, 1);
+  put_packed(b, F(switch_next_comm_index), (int64_t[]){0}, 1);
+}
+/* switch_timestamp twice: the last one counts; written unpacked it reads as empty. */
+static void repeated_ts(trak_pb_buf *b) {
+  switches_two(b);
+  put_packed(b, F(switch_timestamp), (int64_t[]){7, 8}, 2);
+}
+static void unpacked_ts(trak_pb_buf *b) {
+  switches_two(b);
+  trak_pb_put_varint(b, F(switch_timestamp), 7);
+}
+
+/* Runs the switch walk of a message; returns the number of events and sets *bad, *last_ts. */
+static int walk(void (*extra)(trak_pb_buf *), int *bad, int64_t *last_ts) {
+  trak_pb_buf b = message(extra);
+  trak_compact_sched cs;
+  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  trak_compact_iter it;
+  trak_compact_switch ev;
+  int n = 0;
+  trak__compact_switch_begin(&it, &cs);
+  while (trak__compact_switch_next(&it, &ev)) {
+    n++;
+    *last_ts = ev.ts;
+  }
+  *bad = trak__compact_iter_bad(&it);
+  trak__compact_sched_close(&cs);
+  trak_pb_buf_free(&b);
+  return n;
+}
+
+static void parse_errors(void **state) {
+  (void)state;
+  int bad;
+  int64_t ts = -1;
+  assert_int_equal(walk(short_pid, &bad, &ts), 1);
+  assert_int_equal(bad, 1);
+  assert_int_equal(walk(bad_index, &bad, &ts), 1); /* index 2 of a two-entry table */
+  assert_int_equal(bad, 1);
+  assert_int_equal(walk(truncated, &bad, &ts), 0);
+  assert_int_equal(bad, 1);
+  assert_int_equal(walk(repeated_ts, &bad, &ts), 2);
+  assert_int_equal(bad, 0);
+  assert_int_equal(ts, 15);
+  assert_int_equal(walk(unpacked_ts, &bad, &ts), 0);
+  assert_int_equal(bad, 1);
+}
+
+/* Bytes that stop being a message: the fields before the damage are kept. */
+static void damaged_message(void **state) {
+  (void)state;
+  trak_pb_buf b = message(switches_two);
+  static const uint8_t junk[] = {0x0a, 0x7f}; /* field 1, LEN 127: runs past the end */
+  trak_pb_put_raw(&b, junk, sizeof junk);
+  trak_compact_sched cs;
+  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  trak_compact_iter it;
+  trak_compact_switch ev;
+  int n = 0;
+  trak__compact_switch_begin(&it, &cs);
+  while (trak__compact_switch_next(&it, &ev))
+    n++;
+  assert_int_equal(n, 2);
+  trak__compact_sched_close(&cs);
+  trak_pb_buf_free(&b);
+  assert_int_equal(trak__compact_sched_open(&cs, NULL, 0), 0);
+  assert_int_equal(cs.n_intern, 0);
+  trak__compact_sched_close(&cs);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(switches),
+      cmocka_unit_test(wakings),
+      cmocka_unit_test(parse_errors),
+      cmocka_unit_test(damaged_message),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

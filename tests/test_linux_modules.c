@@ -1,0 +1,347 @@
+/*
+** Tests of the Linux standard modules (sched.*, linux.cpu.*, linux.threads, slices.cpu_time,
+** slices.time_in_state) on a small fixed scheduling story. Until the ftrace importer fills
+** sched, thread_state, cpu and cpu_counter_track, each test replaces the prelude's (empty) views
+** of those names by plain tables (FIXTURE below) next to tests/data/linux/modules_fixture.pbtxt,
+*which holds the thread slices
+** and the counters the fixture's tracks point at, and a clock snapshot (monotonic = boot time). The
+*expected rows were worked out by hand from
+** the story (docs/design/linux-import.md gives each module's rule); the comments give the sums.
+**
+** The story, trace bounds 0 to 1,000,000 ns, two CPUs (cpufreq: CPU 0 1 GHz then 2 GHz from
+** 150,000; CPU 1 500 MHz), utid 0 swapper, utid 2 "main" and utid 3 "worker" of process
+** "app" (upid 1):
+**   main:   S [0,90k) R [90k,100k) Running cpu0 [100k,130k) D io [130k,160k) R [160k,170k)
+**           Running cpu1 [170k,250k) S from 250k (unfinished)
+**   worker: S [0,120k) R [120k,130k) Running cpu0 [130k,400k) R+ [400k,450k)
+**           Running cpu0 [450k,500k) S [500k,1000k)
+**   slices: job (worker) [50k,350k), work (main) [100k,200k), inner (main) [120k,140k),
+**           tight (worker) [160k,200k)
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cmocka.h>
+
+#include "sqlcheck.h"
+
+#define TRACE "tests/data/linux/modules_fixture.pbtxt"
+
+static const char FIXTURE[] =
+    "DROP VIEW cpu; DROP VIEW cpu_counter_track; DROP VIEW sched_slice; DROP VIEW sched;"
+    "DROP VIEW thread_state;"
+    "CREATE TABLE cpu(id INT, ucpu INT, cpu INT, machine_id INT);"
+    "INSERT INTO cpu VALUES (0, 0, 0, NULL), (1, 1, 1, NULL);"
+    /* The trace's counter tracks "cpu0", "cpu1" and "idle0" stand for the CPUs' tracks. */
+    "CREATE TABLE cpu_counter_track(id INT, name TEXT, cpu INT, machine_id INT);"
+    "INSERT INTO cpu_counter_track SELECT id, iif(name = 'idle0', 'cpuidle', 'cpufreq'),"
+    "  iif(name = 'cpu1', 1, 0), NULL FROM counter_track;"
+    "CREATE TABLE sched(id INT, ts INT, dur INT, cpu INT, utid INT, end_state TEXT,"
+    "  priority INT, ucpu INT, ts_end INT);"
+    "INSERT INTO sched(id, ts, dur, cpu, utid, end_state, priority) VALUES"
+    "  (0, 0, 100000, 0, 0, 'R', 120), (1, 0, 170000, 1, 0, 'R', 120),"
+    "  (2, 100000, 30000, 0, 2, 'D', 120), (3, 130000, 270000, 0, 3, 'R+', 120),"
+    "  (4, 170000, 80000, 1, 2, 'S', 110), (5, 250000, 750000, 1, 0, 'R', 120),"
+    "  (6, 400000, 50000, 0, 0, 'R', 120), (7, 450000, 50000, 0, 3, 'S', 120),"
+    "  (8, 500000, -1, 0, 0, NULL, 120);"
+    "UPDATE sched SET ucpu = cpu, ts_end = ts + dur;"
+    "CREATE TABLE thread_state(id INT, ts INT, dur INT, cpu INT, utid INT, state TEXT,"
+    "  io_wait INT, blocked_function TEXT, waker_utid INT, waker_id INT, irq_context INT,"
+    "  ucpu INT);"
+    "INSERT INTO thread_state(id, ts, dur, cpu, utid, state, io_wait, blocked_function,"
+    "  waker_utid, irq_context) VALUES"
+    "  (0, 0, 90000, NULL, 2, 'S', NULL, NULL, NULL, NULL),"
+    "  (1, 0, 120000, NULL, 3, 'S', NULL, NULL, NULL, NULL),"
+    "  (2, 90000, 10000, NULL, 2, 'R', NULL, NULL, 3, 0),"
+    "  (3, 100000, 30000, 0, 2, 'Running', NULL, NULL, NULL, NULL),"
+    "  (4, 120000, 10000, NULL, 3, 'R', NULL, NULL, 2, NULL),"
+    "  (5, 130000, 30000, NULL, 2, 'D', 1, 'f', NULL, NULL),"
+    "  (6, 130000, 270000, 0, 3, 'Running', NULL, NULL, NULL, NULL),"
+    "  (7, 160000, 10000, NULL, 2, 'R', NULL, NULL, 3, 1),"
+    "  (8, 170000, 80000, 1, 2, 'Running', NULL, NULL, NULL, NULL),"
+    "  (9, 250000, -1, NULL, 2, 'S', NULL, NULL, NULL, NULL),"
+    "  (10, 400000, 50000, NULL, 3, 'R+', NULL, NULL, NULL, NULL),"
+    "  (11, 450000, 50000, 0, 3, 'Running', NULL, NULL, NULL, NULL),"
+    "  (12, 500000, 500000, NULL, 3, 'S', NULL, NULL, NULL, NULL);"
+    "UPDATE thread_state SET ucpu = cpu;"
+    "SELECT 1";
+
+static trak_processor *open_story(void) {
+  trak_processor *p = sc_open_file(TRACE);
+  sc_rows(p, FIXTURE);
+  return p;
+}
+
+static void sched_states(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE sched.states; SELECT sched_state_to_human_readable_string(column1) "
+       "FROM (VALUES ('Running'), ('R'), ('R+'), ('S'), ('D'), ('T'), ('t'), ('X'), ('Z'), "
+       "('x'), ('I'), ('K'), ('W'), ('P'), ('N'), ('Q'))",
+       "Running\nRunnable\nRunnable (Preempted)\nSleeping\nUninterruptible Sleep\nStopped\n"
+       "Traced\nExit (Dead)\nExit (Zombie)\nTask Dead\nIdle\nWakekill\nWaking\nParked\n"
+       "No Load\nQ"},
+      {"INCLUDE PERFETTO MODULE sched.states; SELECT sched_state_io_to_human_readable_string("
+       "'D', 1), sched_state_io_to_human_readable_string('D', 0), "
+       "sched_state_io_to_human_readable_string('S', NULL)",
+       "Uninterruptible Sleep (IO)|Uninterruptible Sleep (non-IO)|Sleeping"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* The runnable state before each Running one, and the last one with a waker not in an irq:
+** state 7 was woken from an irq, so Running 8 goes back to 2; 10 (R+) has no waker. */
+static void sched_runnable_latency(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE sched.runnable; SELECT * FROM sched_previous_runnable_on_thread",
+       "3|2|2\n"
+       "6|4|4\n"
+       "8|7|2\n"
+       "11|10|4"},
+      {"INCLUDE PERFETTO MODULE sched.latency; SELECT thread_state_id, sched_id, utid, "
+       "runnable_latency_id, latency_dur FROM sched_latency_for_running_interval ORDER BY 1",
+       "3|2|2|2|10000\n"
+       "6|3|3|4|10000\n"
+       "8|4|2|7|10000\n"
+       "11|7|3|10|50000"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* main's total is 249,999 ns: its unfinished S counts -1, as Perfetto sums durations. */
+static void sched_time_in_state(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_time_in_state_for_thread ORDER BY utid, state",
+       "2|249999|D|30000|12\n"
+       "2|249999|R|20000|8\n"
+       "2|249999|Running|110000|44\n"
+       "2|249999|S|89999|35\n"
+       "3|1000000|R|10000|1\n"
+       "3|1000000|R+|50000|5\n"
+       "3|1000000|Running|320000|32\n"
+       "3|1000000|S|620000|62"},
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_percentage_of_time_in_state ORDER BY utid",
+       "2|44|8|NULL|35|12|NULL\n"
+       "3|32|1|5|62|NULL|NULL"},
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_time_in_state_for_thread_in_interval(100000, 100000, 2)",
+       "Running|NULL|NULL|60000\n"
+       "D|1|f|30000\n"
+       "R|NULL|NULL|10000"},
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_time_in_state_and_cpu_for_thread_in_interval(100000, 100000, 2) ORDER BY dur "
+       "DESC, state, cpu",
+       "D|1|NULL|f|30000\n"
+       "Running|NULL|0|NULL|30000\n"
+       "Running|NULL|1|NULL|30000\n"
+       "R|NULL|NULL|NULL|10000"},
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_time_in_state_for_cpu_in_interval(0, 0, 200000) ORDER BY end_state",
+       "D|30000\n"
+       "R|100000\n"
+       "R+|70000"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+static void sched_context_and_parallelism(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE sched.with_context; SELECT * FROM sched_with_thread_process "
+       "WHERE utid != 0 ORDER BY id",
+       "2|100000|30000|2|1|main|app|0|D|120\n"
+       "3|130000|270000|3|1|worker|app|0|R+|120\n"
+       "4|170000|80000|2|1|main|app|1|S|110\n"
+       "7|450000|50000|3|1|worker|app|0|S|120"},
+      {"INCLUDE PERFETTO MODULE sched.thread_level_parallelism; SELECT * FROM "
+       "sched_runnable_thread_count",
+       "90000|1\n100000|0\n120000|1\n130000|0\n160000|1\n170000|0"},
+      {"INCLUDE PERFETTO MODULE sched.thread_level_parallelism; SELECT * FROM "
+       "sched_uninterruptible_sleep_thread_count",
+       "130000|1\n160000|0"},
+      /* Swapper (utid 0, is_idle) does not make a CPU active. */
+      {"INCLUDE PERFETTO MODULE sched.thread_level_parallelism; SELECT * FROM "
+       "sched_active_cpu_count",
+       "100000|1\n130000|1\n170000|2\n250000|1\n400000|0\n450000|1\n500000|0"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* Frequency and idle intervals run to the next change, the last to the trace's end; the idle
+** value 4294967295 reads as -1. */
+static void cpu_frequency_idle(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE linux.cpu.frequency; SELECT * FROM cpu_frequency_counters "
+       "ORDER BY track_id, ts",
+       "0|0|0|150000|1000000|0|0\n"
+       "3|0|150000|850000|2000000|0|0\n"
+       "1|1|0|1000000|500000|1|1"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.idle; SELECT * FROM cpu_idle_counters ORDER BY ts",
+       "2|2|0|300000|-1|0\n"
+       "4|2|300000|700000|1|0"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* Cycles: worker on CPU 0 runs 20,000 ns at 1 GHz and 300,000 ns at 2 GHz: 620e6 millicycles
+** over 320,000 ns, an average of 1,937,500 kHz. */
+static void cpu_cycles(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.thread_cpu; SELECT * FROM "
+       "cpu_cycles_per_thread_per_cpu ORDER BY utid, ucpu",
+       "2|0|0|30000000|0|30000|1000000|1000000|1000000\n"
+       "2|1|1|40000000|0|80000|500000|500000|500000\n"
+       "3|0|0|620000000|0|320000|1000000|2000000|1937500"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.thread; SELECT * FROM "
+       "cpu_cycles_per_thread ORDER BY utid",
+       "2|70000000|0|110000|500000|1000000|636363\n"
+       "3|620000000|0|320000|1000000|2000000|1937500"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.process; SELECT * FROM "
+       "cpu_cycles_per_process",
+       "1|690000000|0|430000|500000|2000000|1604651"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM cpu_cycles",
+       "690000000|0|430000|500000|2000000|1604651"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM cpu_cycles_per_cpu",
+       "0|0|650000000|0|350000|1000000|2000000|1857142\n"
+       "1|1|40000000|0|80000|500000|500000|500000"},
+      /* Half the trace: worker's [130k,400k) is cut at 300k, main runs 110k. */
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.thread; SELECT utid, millicycles, "
+       "runtime, awake_runtime, avg_freq FROM cpu_cycles_per_thread_in_interval(0, 300000) "
+       "ORDER BY utid",
+       "2|70000000|110000|110000|636363\n"
+       "3|320000000|170000|170000|1882352"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM "
+       "cpu_cycles_in_interval(0, 1000000)",
+       "690000000|0|430000|430000|500000|2000000|1604651"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM "
+       "cpu_cycles_per_cpu_in_interval(0, 200000) ORDER BY ucpu",
+       "0|0|150000000|0|100000|1000000|2000000|1500000\n"
+       "1|1|15000000|0|30000|500000|500000|500000"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* Utilization: all running time starts in the first 500,000 ns period; with two CPUs the
+** system's 430,000 ns make 0.43 (0.86 unnormalized). */
+static void cpu_utilization(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM "
+       "cpu_utilization_per_period(500000)",
+       "0|0.43|0.86"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM "
+       "cpu_utilization_per_second",
+       "0|0.000215|0.00043"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.thread; SELECT * FROM "
+       "cpu_thread_utilization_per_period(500000, 3)",
+       "0|0.32|0.64"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.process; SELECT * FROM "
+       "cpu_process_utilization_per_period(500000, 1)",
+       "0|0.43|0.86"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.thread; SELECT * FROM "
+       "cpu_thread_utilization_in_interval(0, 1000000) ORDER BY utid",
+       "1|2|main|110000|5.5|11.0\n"
+       "1|3|worker|320000|16.0|32.0"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.process; SELECT * FROM "
+       "cpu_process_utilization_in_interval(0, 1000000)",
+       "1|app|430000|21.5|43.0"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.system; SELECT * FROM "
+       "cpu_utilization_in_interval(0, 1000000)",
+       "430000|21.5|43.0"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* Only "tight" ran its whole duration at a known frequency (40,000 ns at 2 GHz). */
+static void slices_cpu(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.cpu_time; SELECT * FROM thread_slice_cpu_time",
+       "0|job|3|worker|1|app|220000\n"
+       "1|work|2|main|1|app|60000\n"
+       "2|inner|2|main|1|app|10000\n"
+       "3|tight|3|worker|1|app|40000"},
+      {"INCLUDE PERFETTO MODULE slices.cpu_time; SELECT * FROM thread_slice_cpu_cycles ORDER "
+       "BY id",
+       "0|job|3|worker|1|app|NULL|NULL\n"
+       "1|work|2|main|1|app|NULL|NULL\n"
+       "2|inner|2|main|1|app|NULL|NULL\n"
+       "3|tight|3|worker|1|app|80000000|0"},
+      {"INCLUDE PERFETTO MODULE linux.cpu.utilization.slice; SELECT id, millicycles FROM "
+       "cpu_cycles_per_thread_slice_in_interval(100000, 30000) ORDER BY id",
+       "0|NULL\n"
+       "1|30000000\n"
+       "2|10000000"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* Why was "work" slow? 60,000 ns running, 30,000 in an IO sleep in f, 10,000 runnable. */
+static void slices_time_in_state(void **state) {
+  (void)state;
+  trak_processor *p = open_story();
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE slices.time_in_state; SELECT id, name, utid, state, io_wait, "
+       "blocked_function, dur FROM thread_slice_time_in_state ORDER BY id, state",
+       "0|job|3|R|NULL|NULL|10000\n"
+       "0|job|3|Running|NULL|NULL|220000\n"
+       "0|job|3|S|NULL|NULL|70000\n"
+       "1|work|2|D|1|f|30000\n"
+       "1|work|2|R|NULL|NULL|10000\n"
+       "1|work|2|Running|NULL|NULL|60000\n"
+       "2|inner|2|D|1|f|10000\n"
+       "2|inner|2|Running|NULL|NULL|10000\n"
+       "3|tight|3|Running|NULL|NULL|40000"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+/* kthreadd (pid 2) and its children are the kernel's threads; init's children are not. */
+static void linux_threads(void **state) {
+  (void)state;
+  trak_processor *p = sc_open_file("tests/data/linux/kernel_threads.pbtxt");
+  static const sc_check c[] = {
+      {"INCLUDE PERFETTO MODULE linux.threads; SELECT * FROM linux_kernel_threads ORDER BY utid",
+       "2|2|2|2|kthreadd|NULL|0\n"
+       "3|3|3|3|ksoftirqd/0|NULL|0\n"
+       "3|6|3|4|ksoftirqd/0|ksoftirqd/0|0"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(sched_states),         cmocka_unit_test(sched_runnable_latency),
+      cmocka_unit_test(sched_time_in_state),  cmocka_unit_test(sched_context_and_parallelism),
+      cmocka_unit_test(cpu_frequency_idle),   cmocka_unit_test(cpu_cycles),
+      cmocka_unit_test(cpu_utilization),      cmocka_unit_test(slices_cpu),
+      cmocka_unit_test(slices_time_in_state), cmocka_unit_test(linux_threads),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
