@@ -60,7 +60,7 @@ def test_load_failures_counted_with_increment_stat(tmp_path, small_trace):
         assert btp.stats().load_failures == 3 and btp.stats().execute_failures == 0
         assert [name for name, _ in btp.failures] == [missing, str(tmp_path), str(source)]
         assert btp.failures[0][1] == missing + ": No such file or directory"
-        assert btp.failures[1][1] == str(tmp_path) + ": read failed"
+        assert btp.failures[1][1] == str(tmp_path) + ": is a directory, not a trace file"
         assert btp.failures[2][1].startswith(str(source) + ": not a trace (text format error")
         df = btp.query_and_flatten("select count(*) as n from slice")
         assert df["n"].tolist() == [3, 3]

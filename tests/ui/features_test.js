@@ -287,7 +287,7 @@ async function sqlPanel(page, box) {
 }
 
 async function asyncLanes(browser) {
-  const golden = path.join(__dirname, '../data/golden/json_async.json');
+  const golden = path.join(__dirname, '../data/golden/json/json_async.json');
   const file = path.join(outDir, 'async.html');
   execFileSync(trak, ['html', golden, '-o', file]);
   const page = await browser.newPage({ viewport: { width: 1280, height: 600 } });
