@@ -41,6 +41,31 @@ static trak_pb_buf message(void (*extra)(trak_pb_buf *)) {
   return b;
 }
 
+/* Opens the compact_sched message in `b`, which must succeed. */
+static void open_ok(trak_compact_sched *cs, trak_pb_buf *b) {
+  assert_int_equal(trak__compact_sched_open(cs, b->start, trak_pb_buf_len(b)), 0);
+}
+
+/* Closes `cs` and frees the message under it. */
+static void close_all(trak_compact_sched *cs, trak_pb_buf *b) {
+  trak__compact_sched_close(cs);
+  trak_pb_buf_free(b);
+}
+
+/* Walks the switches of `cs`; returns their number and sets *bad and *last_ts (when any). */
+static int count_switches(trak_compact_sched *cs, int *bad, int64_t *last_ts) {
+  trak_compact_iter it;
+  trak_compact_switch ev;
+  int n = 0;
+  trak__compact_switch_begin(&it, cs);
+  while (trak__compact_switch_next(&it, &ev)) {
+    n++;
+    *last_ts = ev.ts;
+  }
+  *bad = trak__compact_iter_bad(&it);
+  return n;
+}
+
 static void switches_two(trak_pb_buf *b) {
   put_packed(b, F(switch_timestamp), (int64_t[]){100, 50}, 2);
   put_packed(b, F(switch_prev_state), (int64_t[]){1, 0}, 2);
@@ -53,7 +78,7 @@ static void switches(void **state) {
   (void)state;
   trak_pb_buf b = message(switches_two);
   trak_compact_sched cs;
-  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  open_ok(&cs, &b);
   assert_int_equal(cs.n_intern, 2);
   trak_compact_iter it;
   trak_compact_switch ev;
@@ -75,8 +100,7 @@ static void switches(void **state) {
   trak__compact_waking_begin(&it, &cs);
   assert_int_equal(trak__compact_waking_next(&it, &w), 0);
   assert_int_equal(trak__compact_iter_bad(&it), 0);
-  trak__compact_sched_close(&cs);
-  trak_pb_buf_free(&b);
+  close_all(&cs, &b);
 }
 
 static void wakings_flags(trak_pb_buf *b) {
@@ -93,7 +117,7 @@ static void wakings(void **state) {
   (void)state;
   trak_pb_buf b = message(wakings_flags);
   trak_compact_sched cs;
-  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
+  open_ok(&cs, &b);
   trak_compact_iter it;
   trak_compact_waking w;
   trak__compact_waking_begin(&it, &cs);
@@ -111,8 +135,7 @@ static void wakings(void **state) {
   assert_int_equal(w.has_common_flags, 0);
   assert_int_equal(trak__compact_waking_next(&it, &w), 0);
   assert_int_equal(trak__compact_iter_bad(&it), 0);
-  trak__compact_sched_close(&cs);
-  trak_pb_buf_free(&b);
+  close_all(&cs, &b);
 }
 
 static void short_pid(trak_pb_buf *b) {
@@ -151,18 +174,9 @@ static void unpacked_ts(trak_pb_buf *b) {
 static int walk(void (*extra)(trak_pb_buf *), int *bad, int64_t *last_ts) {
   trak_pb_buf b = message(extra);
   trak_compact_sched cs;
-  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
-  trak_compact_iter it;
-  trak_compact_switch ev;
-  int n = 0;
-  trak__compact_switch_begin(&it, &cs);
-  while (trak__compact_switch_next(&it, &ev)) {
-    n++;
-    *last_ts = ev.ts;
-  }
-  *bad = trak__compact_iter_bad(&it);
-  trak__compact_sched_close(&cs);
-  trak_pb_buf_free(&b);
+  open_ok(&cs, &b);
+  int n = count_switches(&cs, bad, last_ts);
+  close_all(&cs, &b);
   return n;
 }
 
@@ -190,16 +204,11 @@ static void damaged_message(void **state) {
   static const uint8_t junk[] = {0x0a, 0x7f}; /* field 1, LEN 127: runs past the end */
   trak_pb_put_raw(&b, junk, sizeof junk);
   trak_compact_sched cs;
-  assert_int_equal(trak__compact_sched_open(&cs, b.start, trak_pb_buf_len(&b)), 0);
-  trak_compact_iter it;
-  trak_compact_switch ev;
-  int n = 0;
-  trak__compact_switch_begin(&it, &cs);
-  while (trak__compact_switch_next(&it, &ev))
-    n++;
-  assert_int_equal(n, 2);
-  trak__compact_sched_close(&cs);
-  trak_pb_buf_free(&b);
+  open_ok(&cs, &b);
+  int bad;
+  int64_t ts;
+  assert_int_equal(count_switches(&cs, &bad, &ts), 2);
+  close_all(&cs, &b);
   assert_int_equal(trak__compact_sched_open(&cs, NULL, 0), 0);
   assert_int_equal(cs.n_intern, 0);
   trak__compact_sched_close(&cs);

@@ -30,6 +30,16 @@ static trak_systrace_line parse_ok(const char *line) {
   return l;
 }
 
+/* Asserts the task, pid, tgid, cpu and timestamp (ns) of a parsed line. */
+static void assert_head(trak_systrace_line l, const char *task, long long pid, const char *tgid,
+                        long long cpu, long long ts) {
+  assert_strv(l.task, task);
+  assert_int_equal(l.pid, pid);
+  assert_strv(l.tgid, tgid);
+  assert_int_equal(l.cpu, cpu);
+  assert_int_equal(l.ts, ts);
+}
+
 /* The three shapes of the line: with "(TGID)", with "(-----)", without a tgid, and without irq
 ** flags. */
 static void line_shapes(void **state) {
@@ -37,30 +47,18 @@ static void line_shapes(void **state) {
   trak_systrace_line l =
       parse_ok("  surfaceflinger-598   (  598) [004] .... 10852.771242: tracing_mark_write: "
                "B|598|some event");
-  assert_strv(l.task, "surfaceflinger");
-  assert_int_equal(l.pid, 598);
-  assert_strv(l.tgid, "598");
-  assert_int_equal(l.cpu, 4);
-  assert_int_equal(l.ts, 10852771242000);
+  assert_head(l, "surfaceflinger", 598, "598", 4, 10852771242000);
   assert_strv(l.event, "tracing_mark_write");
   assert_strv(l.args, "B|598|some event");
 
   l = parse_ok("          <idle>-0     (-----) [006] d..3    20.258855: sched_blocked_reason: "
                "pid=269 iowait=0 caller=worker_thread+0x534/0x820");
-  assert_strv(l.task, "<idle>");
-  assert_int_equal(l.pid, 0);
-  assert_strv(l.tgid, "-----");
-  assert_int_equal(l.cpu, 6);
-  assert_int_equal(l.ts, 20258855000);
+  assert_head(l, "<idle>", 0, "-----", 6, 20258855000);
   assert_strv(l.event, "sched_blocked_reason");
 
   l = parse_ok("           <...>-19999 [001] d..3  1234.000002: sched_wake_idle_without_ipi: "
                "cpu=2");
-  assert_strv(l.task, "<...>");
-  assert_int_equal(l.pid, 19999);
-  assert_strv(l.tgid, "");
-  assert_int_equal(l.cpu, 1);
-  assert_int_equal(l.ts, 1234000002000);
+  assert_head(l, "<...>", 19999, "", 1, 1234000002000);
   assert_strv(l.args, "cpu=2");
 
   l = parse_ok("<idle>-0     [000]  0.002188: task_newtask: pid=1 comm=swapper/0");

@@ -28,9 +28,7 @@ CREATE PERFETTO TABLE thread_slice_cpu_time(
 ) AS
 WITH running AS (
   SELECT ii.id_0 AS id, sum(ii.dur) AS cpu_time
-  FROM _interval_intersect!((
-    (SELECT id, ts, dur, utid FROM thread_slice WHERE utid > 0 AND dur > 0),
-    (SELECT id, ts, dur, utid FROM sched WHERE dur > 0)), (utid)) AS ii
+  FROM _thread_slice_intersect!((SELECT id, ts, dur, utid FROM sched WHERE dur > 0)) AS ii
   GROUP BY ii.id_0
 )
 SELECT s.id, s.name, s.utid, s.thread_name, s.upid, s.process_name, r.cpu_time

@@ -32,9 +32,8 @@ CREATE PERFETTO TABLE thread_slice_time_in_state(
 ) AS
 WITH pieces AS (
   SELECT ii.id_0 AS slice_id, ii.id_1 AS state_id, ii.dur
-  FROM _interval_intersect!((
-    (SELECT id, ts, dur, utid FROM thread_slice WHERE utid > 0 AND dur > 0),
-    (SELECT id, ts, dur, utid FROM thread_state WHERE dur > 0)), (utid)) AS ii
+  FROM _thread_slice_intersect!(
+    (SELECT id, ts, dur, utid FROM thread_state WHERE dur > 0)) AS ii
 )
 SELECT p.slice_id AS id, s.name, s.utid, s.thread_name, s.upid, s.process_name, st.state,
   st.io_wait, st.blocked_function, sum(p.dur) AS dur

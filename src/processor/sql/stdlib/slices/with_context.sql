@@ -58,3 +58,16 @@ UNION ALL
 SELECT id, ts, dur, category, name, track_id, track_name, NULL, NULL, NULL,
   process_name, upid, pid, depth, parent_id, arg_set_id
 FROM process_slice;
+
+-- The thread slices that can be intersected with their thread's intervals: (id, ts, dur, utid)
+-- of those with a thread (utid > 0) and a positive duration.
+CREATE PERFETTO MACRO _thread_slice_intervals()
+RETURNS TableOrSubquery AS
+(SELECT id, ts, dur, utid FROM thread_slice WHERE utid > 0 AND dur > 0);
+
+-- The pieces where the thread slices overlap the intervals (id, ts, dur, utid) of `intervals`
+-- of the same thread: _interval_intersect!'s rows (id_0 the slice, id_1 the interval's id);
+-- the including module needs intervals.intersect.
+CREATE PERFETTO MACRO _thread_slice_intersect(intervals TableOrSubquery)
+RETURNS TableOrSubquery AS
+(SELECT * FROM _interval_intersect!((_thread_slice_intervals!(), $intervals), (utid)));

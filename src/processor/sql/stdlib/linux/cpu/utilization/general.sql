@@ -85,6 +85,21 @@ min(min_freq) AS min_freq,
 max(max_freq) AS max_freq,
 cast_int!(sum(millicycles) / (sum(runtime) / 1000)) AS avg_freq;
 
+-- The running time outside suspend (monotonic clock time) of pieces (ts, dur): awake_runtime.
+CREATE PERFETTO MACRO _cpu_awake_runtime_col(ts Expr, dur Expr)
+RETURNS _ProjectionFragment AS
+sum(to_monotonic($ts + $dur) - to_monotonic($ts)) AS awake_runtime;
+
+-- The pieces of _cpu_freq_per_thread cut to the interval [ts, ts + dur): ts, dur, utid, ucpu,
+-- cpu and freq of each (the including module needs intervals.intersect).
+CREATE PERFETTO MACRO _cpu_freq_per_thread_in_interval(ts Expr, dur Expr)
+RETURNS TableOrSubquery AS
+(
+  SELECT part.ts, part.dur, f.utid, f.ucpu, f.cpu, f.freq
+  FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
+  JOIN _cpu_freq_per_thread AS f USING (id)
+);
+
 -- The share of an interval's awake time that `awake` ns are, rounded to `digits`:
 -- awake_utilization (over the CPU count too), awake_unnormalized_utilization.
 CREATE PERFETTO MACRO _cpu_awake_utilization_cols(awake Expr, ts Expr, dur Expr, digits Expr)

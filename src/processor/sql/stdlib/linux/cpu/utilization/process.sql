@@ -91,19 +91,14 @@ RETURNS TABLE(
   -- Average frequency in kHz over the time it is known.
   avg_freq LONG
 ) AS
-WITH per_thread AS (
-  SELECT f.id, f.ts, f.dur, f.freq, th.upid
-  FROM _cpu_freq_per_thread AS f
-  JOIN thread AS th USING (utid)
-)
-SELECT pt.upid,
-  _cpu_cycles_cols!(part.dur, pt.freq),
-  sum(part.dur) AS runtime,
-  sum(to_monotonic(part.ts + part.dur) - to_monotonic(part.ts)) AS awake_runtime,
-  _cpu_freq_cols!(part.dur, pt.freq)
-FROM _interval_intersect_single!($ts, $dur, per_thread) AS part
-JOIN per_thread AS pt USING (id)
-GROUP BY pt.upid;
+SELECT th.upid,
+  _cpu_cycles_cols!(p.dur, p.freq),
+  sum(p.dur) AS runtime,
+  _cpu_awake_runtime_col!(p.ts, p.dur),
+  _cpu_freq_cols!(p.dur, p.freq)
+FROM _cpu_freq_per_thread_in_interval!($ts, $dur) AS p
+JOIN thread AS th USING (utid)
+GROUP BY th.upid;
 
 -- Each process's share of an interval's awake time (for a few intervals only).
 CREATE PERFETTO FUNCTION cpu_process_utilization_in_interval(

@@ -41,8 +41,7 @@ CREATE PERFETTO TABLE cpu_cycles_per_thread_slice(
 SELECT ts.id, ts.name, ts.utid, ts.thread_name, ts.upid, ts.process_name, cy.millicycles,
   cy.megacycles
 FROM thread_slice AS ts
-LEFT JOIN _cycles_of_thread_slices!(
-  (SELECT id, ts, dur, utid FROM thread_slice WHERE dur > 0 AND utid > 0)) AS cy
+LEFT JOIN _cycles_of_thread_slices!(_thread_slice_intervals!()) AS cy
   ON cy.slice_id = ts.id AND cy.dur = ts.dur;
 
 -- cpu_cycles_per_thread_slice for the parts of slices inside an interval (for a few intervals).
@@ -71,8 +70,7 @@ RETURNS TABLE(
 ) AS
 WITH cut AS (
   SELECT part.id, part.ts, part.dur, s.utid, s.name, s.thread_name, s.upid, s.process_name
-  FROM _interval_intersect_single!($ts, $dur,
-    (SELECT id, ts, dur FROM thread_slice WHERE dur > 0 AND utid > 0)) AS part
+  FROM _interval_intersect_single!($ts, $dur, _thread_slice_intervals!()) AS part
   JOIN thread_slice AS s USING (id)
 )
 SELECT cut.id, cut.name, cut.utid, cut.thread_name, cut.upid, cut.process_name, cy.millicycles,

@@ -77,12 +77,11 @@ RETURNS TABLE(
   -- Average frequency in kHz over the time it is known.
   avg_freq LONG
 ) AS
-SELECT _cpu_cycles_cols!(part.dur, f.freq),
-  sum(part.dur) AS runtime,
-  sum(to_monotonic(part.ts + part.dur) - to_monotonic(part.ts)) AS awake_runtime,
-  _cpu_freq_cols!(part.dur, f.freq)
-FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
-JOIN _cpu_freq_per_thread AS f USING (id);
+SELECT _cpu_cycles_cols!(p.dur, p.freq),
+  sum(p.dur) AS runtime,
+  _cpu_awake_runtime_col!(p.ts, p.dur),
+  _cpu_freq_cols!(p.dur, p.freq)
+FROM _cpu_freq_per_thread_in_interval!($ts, $dur) AS p;
 
 -- The system's share of an interval's awake time (one row; for a few intervals only).
 CREATE PERFETTO FUNCTION cpu_utilization_in_interval(
@@ -149,10 +148,9 @@ RETURNS TABLE(
   -- Average frequency in kHz over the time it is known.
   avg_freq LONG
 ) AS
-SELECT f.ucpu, f.cpu,
-  _cpu_cycles_cols!(part.dur, f.freq),
-  sum(part.dur) AS runtime,
-  _cpu_freq_cols!(part.dur, f.freq)
-FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
-JOIN _cpu_freq_per_thread AS f USING (id)
-GROUP BY f.ucpu;
+SELECT p.ucpu, p.cpu,
+  _cpu_cycles_cols!(p.dur, p.freq),
+  sum(p.dur) AS runtime,
+  _cpu_freq_cols!(p.dur, p.freq)
+FROM _cpu_freq_per_thread_in_interval!($ts, $dur) AS p
+GROUP BY p.ucpu;

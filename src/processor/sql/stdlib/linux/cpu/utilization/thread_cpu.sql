@@ -62,11 +62,10 @@ RETURNS TABLE(
   -- Average frequency in kHz over the time it is known.
   avg_freq LONG
 ) AS
-SELECT f.utid, f.ucpu, c.cpu,
-  _cpu_cycles_cols!(part.dur, f.freq),
-  sum(part.dur) AS runtime,
-  _cpu_freq_cols!(part.dur, f.freq)
-FROM _interval_intersect_single!($ts, $dur, _cpu_freq_per_thread) AS part
-JOIN _cpu_freq_per_thread AS f USING (id)
-JOIN cpu AS c ON c.ucpu = f.ucpu
-GROUP BY f.utid, f.ucpu;
+SELECT p.utid, p.ucpu, c.cpu,
+  _cpu_cycles_cols!(p.dur, p.freq),
+  sum(p.dur) AS runtime,
+  _cpu_freq_cols!(p.dur, p.freq)
+FROM _cpu_freq_per_thread_in_interval!($ts, $dur) AS p
+JOIN cpu AS c ON c.ucpu = p.ucpu
+GROUP BY p.utid, p.ucpu;
