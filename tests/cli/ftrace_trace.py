@@ -14,6 +14,10 @@ def parse_text(text):
     while True:
         m = _TOKEN.match(text, pos)
         if not m or m.end() == pos:
+            # Anything left unread is a dump this reader does not follow: say where, rather
+            # than drop the packets after it.
+            rest = text[pos:].strip()
+            assert not rest, 'unparsed dump text at offset %d: %r' % (pos, rest[:80])
             break
         pos = m.end()
         if m.group(1):
@@ -45,7 +49,8 @@ def one(d, key, default=None):
 
 
 def packets(path):
-    with open(path) as f:
+    # A process's command line may hold bytes that are not UTF-8; keep them readable.
+    with open(path, encoding='utf-8', errors='backslashreplace') as f:
         return parse_text(f.read()).get('packet', [])
 
 
