@@ -79,7 +79,22 @@ struct DynamicString {
   DynamicString(const char *s, size_t len) : storage(s, len), value(storage.c_str()) {}
 };
 
-// A track: where events go (uuid) and the track it belongs to (parent_uuid).
+namespace trak_internal {
+// FNV-1a 64, the hash Perfetto's SDK derives named tracks' uuids from.
+constexpr uint64_t Fnv1a(const char *s, uint64_t h = 0xcbf29ce484222325ull) {
+  return *s ? Fnv1a(s + 1, (h ^ static_cast<uint8_t>(*s)) * 0x100000001b3ull) : h;
+}
+inline uint64_t Fnv1aN(const char *s, size_t len) {
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < len; i++)
+    h = (h ^ static_cast<uint8_t>(s[i])) * 0x100000001b3ull;
+  return h;
+}
+} // namespace trak_internal
+
+// A track: where events go (uuid) and the track it belongs to (parent_uuid, 0 for a global
+// track). Every uuid below is the one Perfetto's SDK computes for the same track, so traces
+// from both SDKs agree (and a process using both writes to the same tracks).
 struct Track {
   uint64_t uuid = 0;
   uint64_t parent_uuid = 0;
@@ -91,6 +106,8 @@ struct Track {
   static Track FromPointer(const void *p, Track parent = MakeProcessTrack()) {
     return Track(static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)), parent);
   }
+  static Track ThreadScoped(const void *p);
+  static Track ThreadScoped(const void *p, Track parent);
   static Track MakeProcessTrack() {
     Track t;
     t.uuid = trak_track_process();
@@ -117,15 +134,38 @@ private:
   ThreadTrack() : Track(trak_track_thread(), trak_track_process(), 0) {}
 };
 
+inline Track Track::ThreadScoped(const void *p) {
+  return FromPointer(p, ThreadTrack::Current());
+}
+inline Track Track::ThreadScoped(const void *p, Track parent) {
+  return FromPointer(p, parent.uuid ? parent : ThreadTrack::Current());
+}
+
 // A track with a name (and an id, to have several of one name) under `parent`.
 struct NamedTrack : Track {
   const char *name;
+  std::string dynamic_name; // a DynamicString's copy (name points into it when set)
   NamedTrack(StaticString n, uint64_t id = 0, Track parent = MakeProcessTrack())
-      : Track(trak_track_uuid(n.value, parent.uuid) ^ (id * 0x9E3779B97F4A7C15ull), parent.uuid, 0),
+      : Track(id ^ trak_internal::Fnv1a(n.value) ^ TRAK_TRACK_NAMED_MAGIC ^ parent.uuid,
+              parent.uuid, 0),
         name(n.value) {}
-  static NamedTrack Global(StaticString n, uint64_t id = 0) { return NamedTrack(n, id, Track()); }
-  static NamedTrack ThreadScoped(StaticString n, uint64_t id = 0) {
-    return NamedTrack(n, id, ThreadTrack::Current());
+  NamedTrack(const DynamicString &n, uint64_t id = 0, Track parent = MakeProcessTrack())
+      : Track(id ^ trak_internal::Fnv1aN(n.value, std::strlen(n.value)) ^ TRAK_TRACK_NAMED_MAGIC ^
+                  parent.uuid,
+              parent.uuid, 0),
+        name(nullptr), dynamic_name(n.value) {}
+  const char *Name() const { return name ? name : dynamic_name.c_str(); }
+  template <typename N> static NamedTrack Global(N &&n, uint64_t id = 0) {
+    return NamedTrack(std::forward<N>(n), id, Track());
+  }
+  template <typename N>
+  static NamedTrack FromPointer(N &&n, const void *p, Track parent = MakeProcessTrack()) {
+    return NamedTrack(std::forward<N>(n), static_cast<uint64_t>(reinterpret_cast<uintptr_t>(p)),
+                      parent);
+  }
+  template <typename N>
+  static NamedTrack ThreadScoped(N &&n, uint64_t id = 0, Track parent = Track()) {
+    return NamedTrack(std::forward<N>(n), id, parent.uuid ? parent : ThreadTrack::Current());
   }
 };
 
@@ -143,7 +183,11 @@ struct CounterTrack : Track {
   int64_t multiplier = 1;
   bool is_incremental = false;
   explicit CounterTrack(StaticString n, Track parent = MakeProcessTrack())
-      : Track(trak_track_uuid(n.value, parent.uuid), parent.uuid, 0), name(n.value) {}
+      : CounterTrack(n, uint64_t{0}, parent) {}
+  CounterTrack(StaticString n, uint64_t id, Track parent = MakeProcessTrack())
+      : Track(id ^ trak_internal::Fnv1a(n.value) ^ TRAK_TRACK_COUNTER_MAGIC ^ parent.uuid,
+              parent.uuid, 0),
+        name(n.value) {}
   CounterTrack(StaticString n, const char *unit_name_, Track parent = MakeProcessTrack())
       : CounterTrack(n, parent) {
     unit_name = unit_name_;
@@ -168,7 +212,9 @@ struct CounterTrack : Track {
     t.is_incremental = on;
     return t;
   }
-  static CounterTrack Global(StaticString n) { return CounterTrack(n, Track()); }
+  static CounterTrack Global(StaticString n, uint64_t id = 0) {
+    return CounterTrack(n, id, Track());
+  }
 };
 
 // Flow ids: a flow links the events that carry the same id (ProcessScoped: within this
@@ -266,8 +312,7 @@ template <typename F> inline void DescribeTrack(uint64_t uuid, F fields) {
 }
 inline std::string TrackFields(const Track &t, const char *name) {
   std::string f;
-  PutVarintField(f, TRAK_PB_TrackDescriptor_parent_uuid,
-                 t.parent_uuid ? t.parent_uuid : trak_track_process());
+  if (t.parent_uuid) PutVarintField(f, TRAK_PB_TrackDescriptor_parent_uuid, t.parent_uuid);
   if (name) PutBytesField(f, TRAK_PB_TrackDescriptor_name, name);
   return f;
 }
@@ -283,7 +328,7 @@ inline uint64_t TrackOf(const ProcessTrack &t) {
   return t.uuid;
 }
 inline uint64_t TrackOf(const NamedTrack &t) {
-  DescribeTrack(t.uuid, [&] { return TrackFields(t, t.name); });
+  DescribeTrack(t.uuid, [&] { return TrackFields(t, t.Name()); });
   return t.uuid;
 }
 inline std::string CounterFields(const CounterTrack &t) {

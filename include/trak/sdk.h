@@ -153,8 +153,15 @@ typedef struct trak_track_desc {
 TRAK_API trak_track trak_track_thread(void);  /* the calling thread's track */
 TRAK_API trak_track trak_track_process(void); /* this process's track */
 /* The uuid of the track named `name` under `parent` (0: the process track); stable for a
-** given name and parent within the process. Does not register a descriptor. */
+** given name and parent within the process. Does not register a descriptor. It is the uuid
+** Perfetto's SDK gives perfetto::NamedTrack(name, 0, parent) (and trak_track_counter_uuid the
+** one of perfetto::CounterTrack(name, parent)): FNV-1a 64 of the name, xor the kind's magic
+** below, xor the parent's uuid. The process and thread tracks' uuids are Perfetto's too, so
+** trak and Perfetto in one process write to the same tracks. */
+#define TRAK_TRACK_NAMED_MAGIC 0xCD571EC5EAD37024ull
+#define TRAK_TRACK_COUNTER_MAGIC 0xB1A4A67D7970839Eull
 TRAK_API trak_track trak_track_uuid(const char *name, trak_track parent);
+TRAK_API trak_track trak_track_counter_uuid(const char *name, trak_track parent);
 /* trak_track_uuid() plus a descriptor with that name and parent. Returns the uuid. */
 TRAK_API trak_track trak_track_named(const char *name, trak_track parent);
 /* A counter track (descriptor with a counter field and unit) named `name` under `parent`. */

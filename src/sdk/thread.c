@@ -10,6 +10,7 @@
 ** or the stopper sees it busy. Without membarrier it falls back to a short sleep.
 */
 #define _GNU_SOURCE
+#include <fcntl.h>
 #include <linux/membarrier.h>
 #include <stdlib.h>
 #include <string.h>
@@ -38,9 +39,47 @@ static uint64_t mix64(uint64_t x) {
   return x ^ (x >> 33);
 }
 
+/* The process's start time in clock ticks since boot (/proc/self/stat field 22), or 0. */
+static uint64_t process_start_time(void) {
+  char buf[1024];
+  int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC); /* no stdio: also runs after fork */
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = 0;
+  char *p = strrchr(buf, ')');      /* the command name may hold spaces and parentheses */
+  for (int i = 0; i < 20 && p; i++) /* to the space before field 3, 4, ..., 22 */
+    p = strchr(p + 1, ' ');
+  return p ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The process track's uuid as Perfetto's SDK computes it, so that trak and Perfetto in one
+** process put their events on the same process and thread tracks: FNV-1a over the start time
+** (8 bytes, little-endian) then the pid (4 bytes). Without /proc, a value unique to this run. */
+static uint64_t perfetto_process_uuid(pid_t pid) {
+  uint64_t start = process_start_time();
+  if (!start) start = mix64(((uint64_t)pid << 32) ^ trak__boottime() ^ 0x7472616bull);
+  uint8_t bytes[12];
+  uint32_t upid = (uint32_t)pid;
+  for (int i = 0; i < 8; i++)
+    bytes[i] = (uint8_t)(start >> (8 * i));
+  for (int i = 0; i < 4; i++)
+    bytes[8 + i] = (uint8_t)(upid >> (8 * i));
+  uint64_t h = 0xcbf29ce484222325ull;
+  for (size_t i = 0; i < sizeof bytes; i++)
+    h = (h ^ bytes[i]) * 0x100000001b3ull;
+  return h;
+}
+
 static void new_process_identity(void) {
   trak__pid = getpid();
-  process_uuid = mix64(((uint64_t)trak__pid << 32) ^ trak__boottime() ^ 0x7472616bull) | 1;
+  process_uuid = perfetto_process_uuid(trak__pid);
+}
+
+/* A thread track's uuid, as Perfetto's ThreadTrack: the tid xor the process track's uuid. */
+static uint64_t thread_uuid(pid_t tid) {
+  return (uint64_t)(uint32_t)tid ^ process_uuid;
 }
 
 uint64_t trak__process_uuid(void) {
@@ -126,7 +165,7 @@ trak__thread *trak__thread_get_slow(void) {
   trak__thread *t = calloc(1, sizeof *t);
   if (!t) return NULL;
   t->tid = (pid_t)syscall(SYS_gettid);
-  t->uuid = mix64(process_uuid ^ ((uint64_t)t->tid << 1)) | 1;
+  t->uuid = thread_uuid(t->tid);
   if (pthread_getname_np(pthread_self(), t->name, sizeof t->name) != 0) t->name[0] = 0;
   trak_pb_buf_init_heap(&t->scratch);
   trak_pb_buf_init_heap(&t->interned);
@@ -168,7 +207,7 @@ void trak__threads_after_fork(void) {
   t->next = t->prev = NULL;
   threads = t;
   t->tid = (pid_t)syscall(SYS_gettid);
-  t->uuid = mix64(process_uuid ^ ((uint64_t)t->tid << 1)) | 1;
+  t->uuid = thread_uuid(t->tid);
   for (int i = 0; i < TRAK_MAX_SESSIONS; i++)
     forget_writer(&t->w[i]);
   for (int d = 0; d < TRAK__MAX_DS; d++)

@@ -1,5 +1,5 @@
 /*
-** Tracks: uuids derived from a name and a parent, the registry of custom track descriptors
+** Tracks: uuids derived from a name and a parent (Perfetto's, so both SDKs agree), the registry of custom track descriptors
 ** (set, replaced, erased by the user), and the thread and process descriptors every writer
 ** sequence writes when it (re)starts its incremental state. A writer writes a custom track's
 ** descriptor before its first event on that track in each sequence generation (writer.c).
@@ -35,11 +35,19 @@ static uint64_t fnv1a(const char *s, uint64_t h) {
   return h;
 }
 
-trak_track trak_track_uuid(const char *name, trak_track parent) {
+/* Perfetto's uuid of a track named `name` with `magic` (its kind) under `parent` (0: the
+** process): FNV-1a of the name, xor the magic, xor the parent's uuid. */
+static trak_track name_uuid(const char *name, uint64_t magic, trak_track parent) {
   if (!parent) parent = trak_track_process();
-  uint64_t h = fnv1a(name, 0xcbf29ce484222325ull ^ (parent * 0x9E3779B97F4A7C15ull));
-  h ^= h >> 29;
-  return h ? h : 1;
+  return fnv1a(name, 0xcbf29ce484222325ull) ^ magic ^ parent;
+}
+
+trak_track trak_track_uuid(const char *name, trak_track parent) {
+  return name_uuid(name, TRAK_TRACK_NAMED_MAGIC, parent);
+}
+
+trak_track trak_track_counter_uuid(const char *name, trak_track parent) {
+  return name_uuid(name, TRAK_TRACK_COUNTER_MAGIC, parent);
 }
 
 static desc_entry **find_locked(uint64_t uuid) {
@@ -127,7 +135,7 @@ trak_track trak_track_named(const char *name, trak_track parent) {
 }
 
 trak_track trak_track_counter(const char *name, int unit, trak_track parent) {
-  trak_track uuid = trak_track_uuid(name, parent);
+  trak_track uuid = trak_track_counter_uuid(name, parent);
   trak_track_desc d = {0};
   d.name = name;
   d.parent = parent;
@@ -147,7 +155,7 @@ int trak_track_describe_once(trak_track uuid, const void *fields, size_t len) {
 }
 
 trak_track trak_track_counter_cached(const char *name, trak_track *cache) {
-  trak_track uuid = trak_track_uuid(name, 0);
+  trak_track uuid = trak_track_counter_uuid(name, 0);
   pthread_mutex_lock(&desc_lock);
   int known = *find_locked(uuid) != NULL;
   pthread_mutex_unlock(&desc_lock);
