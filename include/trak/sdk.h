@@ -265,6 +265,42 @@ TRAK_API void trak_session_get_stats(trak_session *s, trak_session_stats *stats)
 /* Stops if needed and frees the session. NULL is allowed. */
 TRAK_API void trak_session_free(trak_session *s);
 
+/* Startup tracing (Perfetto's SetupStartupTracing): record from early in main(), before the
+** session that wants the data exists. The first session that starts afterwards with track
+** events (in-process, or the system daemon's through trak_system_connect) adopts what was
+** recorded: the packets join its trace on their own sequences and tracks, in order, and from
+** that moment events go to it. When none starts within the timeout the data is dropped and
+** counted (trak_startup_tracing_get_stats). */
+enum {
+  TRAK_STARTUP_NONE = 0,  /* startup tracing never began */
+  TRAK_STARTUP_RECORDING, /* recording, waiting for a session */
+  TRAK_STARTUP_ADOPTED,   /* a session took the data */
+  TRAK_STARTUP_EXPIRED,   /* the timeout passed first: the data was dropped */
+  TRAK_STARTUP_ABORTED    /* trak_startup_tracing_abort(): the data was dropped */
+};
+typedef struct trak_startup_opts {
+  uint32_t timeout_ms;                     /* 0: 10000, as Perfetto's default */
+  void (*on_end)(int outcome, void *user); /* TRAK_STARTUP_ADOPTED / _EXPIRED / _ABORTED; runs
+                                              on the adopting, timer or aborting thread */
+  void *user;
+} trak_startup_opts;
+typedef struct trak_startup_stats {
+  int outcome;              /* TRAK_STARTUP_*: the state of the last startup session */
+  uint64_t packets_adopted; /* packets handed to adopting sessions (all startup sessions) */
+  uint64_t packets_dropped; /* packets dropped: expired or aborted, the startup buffer full, or
+                               not fitting the adopting session (which counts them as lost) */
+} trak_startup_stats;
+/* Starts startup tracing with session `s` (created, not started: its config says what to
+** record; the startup code owns and frees it) or, when `s` is NULL, a 1 MiB buffer that keeps
+** the oldest data and the categories enabled by default. Returns 0, TRAK_ESTATE (a startup
+** session already records; `s` is freed) or trak_session_start's error. */
+TRAK_API int trak_startup_tracing_begin(trak_session *s, const trak_startup_opts *opts,
+                                        trak_error *err);
+/* Drops the data of the recording startup session now (counted). Returns once the startup
+** session is gone, also when an adoption or expiry was under way. */
+TRAK_API void trak_startup_tracing_abort(void);
+TRAK_API void trak_startup_tracing_get_stats(trak_startup_stats *stats);
+
 #ifdef __cplusplus
 }
 #endif

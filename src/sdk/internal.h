@@ -339,6 +339,24 @@ int trak__session_acquire_chunk(struct trak_session *s, trak__writer *w) TRAK__H
 void trak__session_retire_chunk(struct trak_session *s, trak__writer *w) TRAK__HIDDEN;
 void trak__session_lost(struct trak_session *s, uint32_t packets) TRAK__HIDDEN;
 void trak__sessions_after_fork(void) TRAK__HIDDEN;
+/* trak_session_stop() in two steps, so that a session starting can take over from one
+** stopping in the same category update. Begin: marks started `s` stopped (its writers' chunk
+** requests fail, its slot's generation turns even); the caller then recomputes category masks
+** before releasing trak__lock (held). End: waits until no thread writes into `s`, stops its
+** data sources, frees its slot, completes its chunks, ends its file. Returns 0 or the file's
+** error (trak__lock not held). */
+void trak__session_stop_begin(struct trak_session *s) TRAK__HIDDEN;
+int trak__session_stop_end(struct trak_session *s, trak_error *err) TRAK__HIDDEN;
+
+/* startup.c */
+/* When a startup session records and `s` (starting, not yet recording) takes track events,
+** reserves the startup session for `s` and returns it (the caller stops it with
+** trak__session_stop_begin in the update that starts `s`, then calls trak__startup_adopt),
+** else NULL. trak__lock not held. */
+struct trak_session *trak__startup_claim(struct trak_session *s) TRAK__HIDDEN;
+/* Ends the stop of the claimed `startup`, moves its packets into `s` (same sequences, in
+** order) and frees it. Can't fail: packets that do not fit count as lost in both stats. */
+void trak__startup_adopt(struct trak_session *s, struct trak_session *startup) TRAK__HIDDEN;
 
 /* data_source.c: instances of data sources, driven by sessions through these entry points
 ** (a later backend drives them the same way). All of them run without trak__lock except

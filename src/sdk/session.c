@@ -528,7 +528,9 @@ int trak_session_start(trak_session *s, trak_error *err) {
     rc = trak_error_set(err, TRAK_EIO, "%s: %s", s->output_path, strerror(errno));
     trak__ds_session_teardown(slot);
   }
-  /* 3. Record. */
+  /* 3. Record; a startup session hands over to this one in the same category update, so
+  **    each event goes to exactly one of them (startup.c). */
+  trak_session *startup = rc == 0 ? trak__startup_claim(s) : NULL;
   pthread_mutex_lock(&trak__lock);
   if (rc) {
     trak__slots[slot].session = NULL;
@@ -540,10 +542,12 @@ int trak_session_start(trak_session *s, trak_error *err) {
     pthread_mutex_unlock(&s->lock);
     s->gen = atomic_load(&trak__slots[slot].gen) + 1; /* odd: started */
     atomic_store_explicit(&trak__slots[slot].gen, s->gen, memory_order_release);
+    if (startup) trak__session_stop_begin(startup);
     trak__categories_update();
     trak__ds_session_enable(slot, 1);
   }
   pthread_mutex_unlock(&trak__lock);
+  if (startup) trak__startup_adopt(s, startup);
   if (rc == 0 && s->file) s->streaming = pthread_create(&s->streamer, NULL, streamer, s) == 0;
   return rc;
 }
@@ -560,21 +564,17 @@ int trak_session_flush(trak_session *s, trak_error *err) {
   return rc;
 }
 
-int trak_session_stop(trak_session *s, trak_error *err) {
-  if (inert(s)) return 0;
-  pthread_mutex_lock(&trak__lock);
-  if (s->state != TRAK__S_STARTED) {
-    pthread_mutex_unlock(&trak__lock);
-    return s->state == TRAK__S_STOPPED ? 0
-                                       : trak_error_set(err, TRAK_ESTATE, "session not started");
-  }
+void trak__session_stop_begin(trak_session *s) {
   pthread_mutex_lock(&s->lock);
   s->state = TRAK__S_STOPPED; /* writers' chunk requests fail from now on */
   pthread_mutex_unlock(&s->lock);
+  trak__ds_session_enable(s->slot, 0);
+  atomic_store_explicit(&trak__slots[s->slot].gen, s->gen + 1, memory_order_release);
+}
+
+int trak__session_stop_end(trak_session *s, trak_error *err) {
   int slot = s->slot;
-  trak__categories_update();
-  trak__ds_session_enable(slot, 0);
-  atomic_store_explicit(&trak__slots[slot].gen, s->gen + 1, memory_order_release);
+  pthread_mutex_lock(&trak__lock);
   trak__threads_wait_idle();
   pthread_mutex_unlock(&trak__lock);
   /* No thread writes into the slot now: stop its instances (callbacks run without trak__lock;
@@ -610,6 +610,20 @@ int trak_session_stop(trak_session *s, trak_error *err) {
   }
   pthread_mutex_unlock(&s->file_lock);
   return rc;
+}
+
+int trak_session_stop(trak_session *s, trak_error *err) {
+  if (inert(s)) return 0;
+  pthread_mutex_lock(&trak__lock);
+  if (s->state != TRAK__S_STARTED) {
+    pthread_mutex_unlock(&trak__lock);
+    return s->state == TRAK__S_STOPPED ? 0
+                                       : trak_error_set(err, TRAK_ESTATE, "session not started");
+  }
+  trak__session_stop_begin(s);
+  trak__categories_update();
+  pthread_mutex_unlock(&trak__lock);
+  return trak__session_stop_end(s, err);
 }
 
 int trak_session_read(trak_session *s, uint8_t **data, size_t *len, trak_error *err) {

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Programs written against Perfetto's SDK API (tests/cxx/perfetto_*.cc: the getting-started
-# program and the calls of the track-event guide), built against <trak/perfetto.h> with
+# program, the calls of the track-event guide, startup tracing), built against <trak/perfetto.h> with
 # -std=c++17 -Wpedantic, run; their traces are checked through the processor (`trak query`):
 # slices and nesting, arguments (nested keys as Perfetto shows them), counters with units,
 # tracks, flows, category config.
@@ -104,5 +104,17 @@ expect "$tmp/te.pftrace" "select i.ts - t.ts from slice i, slice t where i.name 
 expect "$tmp/te.pftrace" "select thread_slice.name from slice thread_slice join thread_track t on thread_slice.track_id = t.id where thread_slice.name = 'OnThread'" "OnThread"
 expect "$tmp/te.pftrace" "select o.name, i.name from flow f join slice o on f.slice_out = o.id join slice i on f.slice_in = i.id" \
   "FlowStart,FlowEnd"
+# Startup tracing: events before the session (a slice ending after it started, a counter)
+# are adopted by it; "io" stays out by the startup config.
+(cd "$tmp" && "$bin/perfetto_startup" "$tmp/st.pftrace")
+"$TRAK" check "$tmp/st.pftrace" | grep -q ' 0 errors, 0 warnings'
+expect "$tmp/st.pftrace" "select name, depth, dur > 0 from slice order by ts" \
+  "Startup,0,1
+LoadAsset,1,1
+LoadAsset,1,1
+LoadAsset,1,1
+Running,0,0"
+expect "$tmp/st.pftrace" "select t.name, cast(c.value as int) from counter c join counter_track t on c.track_id = t.id" \
+  "AssetsLoaded,3"
 [ "$fail" = 0 ] || exit 1
 echo "ok: Perfetto SDK programs built against <trak/perfetto.h> write the expected traces"

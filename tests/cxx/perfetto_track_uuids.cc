@@ -75,8 +75,7 @@ int main() {
   CHECK_EQ(trak_track_thread(), tid ^ process);
   CHECK_EQ(perfetto::NamedTrack("gpu").uuid, 0x187448dd10328af1ull ^ process);
   CHECK_EQ(perfetto::NamedTrack("gpu").parent_uuid, process);
-  CHECK_EQ(perfetto::NamedTrack::ThreadScoped("gpu").uuid,
-           0x187448dd10328af1ull ^ tid ^ process);
+  CHECK_EQ(perfetto::NamedTrack::ThreadScoped("gpu").uuid, 0x187448dd10328af1ull ^ tid ^ process);
   CHECK_EQ(perfetto::CounterTrack("mem").uuid, 0xb9b9e2646e09c4a0ull ^ process);
   CHECK_EQ(perfetto::Track(42).uuid, 42 ^ process);
 

@@ -1,12 +1,13 @@
 // Perfetto-compatible tracing setup for <trak/perfetto.h>: perfetto::Tracing::Initialize with
 // TracingInitArgs, perfetto::TraceConfig and protos::gen::TrackEventConfig (serialized as real
 // TraceConfig bytes), and perfetto::TracingSession (Setup, Start, Stop, ReadTraceBlocking) on
-// trak's in-process sessions. Include <trak/perfetto.h>, not this file.
+// trak's in-process sessions; Tracing::SetupStartupTracing (startup tracing). Include <trak/perfetto.h>, not this file.
 #ifndef TRAK_PERFETTO_SESSION_H
 #define TRAK_PERFETTO_SESSION_H
 
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <memory>
 #include <string>
 #include <unistd.h>
@@ -220,8 +221,64 @@ private:
   int fd_ = -1;
 };
 
+// The handle of a startup tracing session (Tracing::SetupStartupTracing).
+class StartupTracingSession {
+public:
+  virtual ~StartupTracingSession() = default;
+  // Drops what the startup session recorded (counted in trak_startup_tracing_get_stats).
+  void Abort() { trak_startup_tracing_abort(); }
+  void AbortBlocking() { trak_startup_tracing_abort(); }
+};
+
 class Tracing {
 public:
+  struct OnStartupTracingSetupCallbackArgs {
+    int num_data_sources_started;
+  };
+  // Perfetto's options: the timeout and callbacks (run on the adopting, timer or aborting
+  // thread). Unlike Perfetto's, trak's startup tracing also works with the in-process
+  // backend: the first session started with track events adopts the data.
+  struct SetupStartupTracingOpts {
+    BackendType backend = kUnspecifiedBackend;
+    uint32_t timeout_ms = 10000;
+    std::function<void(OnStartupTracingSetupCallbackArgs)> on_setup;
+    std::function<void()> on_aborted;
+    std::function<void()> on_adopted;
+  };
+  // Records the categories `config` enables into a buffer of its size until a session
+  // starts (which adopts the data) or the timeout passes (the data is dropped, counted).
+  // Errors are printed on stderr; the returned handle is valid either way.
+  static std::unique_ptr<StartupTracingSession>
+  SetupStartupTracingBlocking(const TraceConfig &config, SetupStartupTracingOpts opts) {
+    struct Callbacks {
+      std::function<void()> on_aborted, on_adopted;
+    };
+    std::string bytes = config.SerializeAsString();
+    trak_session *s = nullptr;
+    trak_error err;
+    trak_startup_opts o = {};
+    o.timeout_ms = opts.timeout_ms;
+    Callbacks *cb = new Callbacks{opts.on_aborted, opts.on_adopted};
+    o.on_end = [](int outcome, void *user) {
+      Callbacks *c = static_cast<Callbacks *>(user);
+      if (outcome == TRAK_STARTUP_ADOPTED && c->on_adopted) c->on_adopted();
+      if (outcome != TRAK_STARTUP_ADOPTED && c->on_aborted) c->on_aborted();
+      delete c;
+    };
+    o.user = cb;
+    if (trak_session_new_from_proto(bytes.data(), bytes.size(), &s, &err) != 0 ||
+        trak_startup_tracing_begin(s, &o, &err) != 0) {
+      std::fprintf(stderr, "perfetto (trak): SetupStartupTracing: %s\n", err.message);
+      delete cb;
+    } else if (opts.on_setup) {
+      opts.on_setup(OnStartupTracingSetupCallbackArgs{1});
+    }
+    return std::unique_ptr<StartupTracingSession>(new StartupTracingSession());
+  }
+  static std::unique_ptr<StartupTracingSession> SetupStartupTracing(const TraceConfig &config,
+                                                                    SetupStartupTracingOpts opts) {
+    return SetupStartupTracingBlocking(config, std::move(opts));
+  }
   // Initializes the SDK; with kSystemBackend, connects to trak's daemon (its default socket)
   // when it runs.
   static void Initialize(const TracingInitArgs &args) {
