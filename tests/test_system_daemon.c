@@ -6,7 +6,7 @@
 ** Covered: N producers into one session with every event accounted for; a producer killed
 ** with SIGKILL mid-trace; hostile producers (garbage chunk header, oversized message, chunk
 ** index out of range, forged trusted fields) next to good ones; two concurrent sessions with
-** different category filters.
+** different category filters; a producer's startup tracing adopted by the daemon's session.
 */
 #include "system_testutil.h"
 
@@ -401,6 +401,43 @@ static void test_flush_before_stop(void **state) {
   end_test(ready);
 }
 
+/* A producer that traced from its start, before it connected: the daemon's session adopts
+** what it recorded, every event of it, with the producer's credentials. */
+static void test_startup_adopted_by_daemon_session(void **state) {
+  (void)state;
+  start_daemon(4096);
+  int ready[2];
+  assert_int_equal(pipe(ready), 0);
+  pid_t prod = fork();
+  if (prod == 0) {
+    alarm(CHILD_ALARM_S);
+    trak_startup_opts opts = {PATIENCE_MS, NULL, NULL};
+    if (trak_startup_tracing_begin(NULL, &opts, NULL) != 0) _exit(4);
+    for (int i = 0; i < EVENTS; i++) {
+      { TRAK_EVENT(cat_app, "work"); }
+      TRAK_EVENT_INSTANT(cat_net, "ping");
+    }
+    trak_system_connect(sock);
+    wait_sessions(1);
+    trak_startup_stats st;
+    trak_startup_tracing_get_stats(&st);
+    if (st.outcome != TRAK_STARTUP_ADOPTED || st.packets_dropped) _exit(5);
+    if (write(ready[1], "x", 1) != 1) _exit(3);
+    producer_exit();
+  }
+  pid_t rec = spawn_recorder(ALL, 0, -1);
+  wait_ready(ready[0], 1);
+  kill(rec, SIGUSR1);
+  assert_int_equal(wait_child(rec, 20000), 0);
+  assert_int_equal(wait_child(prod, 20000), 0);
+  tally t;
+  read_trace(0, &t);
+  assert_int_equal(t.untrusted, 0);
+  assert_int_equal(t.stats_packet_loss, 0);
+  assert_all_events(&t, &prod, 1);
+  end_test(ready);
+}
+
 int main(void) {
   signal(SIGPIPE, SIG_IGN);
   const struct CMUnitTest tests[] = {
@@ -411,6 +448,7 @@ int main(void) {
       cmocka_unit_test(test_daemon_restart),
       cmocka_unit_test(test_losses_accounted),
       cmocka_unit_test(test_flush_before_stop),
+      cmocka_unit_test(test_startup_adopted_by_daemon_session),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
