@@ -90,6 +90,26 @@ inline uint64_t Fnv1aN(const char *s, size_t len) {
     h = (h ^ static_cast<uint8_t>(s[i])) * 0x100000001b3ull;
   return h;
 }
+// A category's compile-time index in PERFETTO_DEFINE_CATEGORIES: kInvalidCategory for a literal
+// that is not there (a compile error in the event macros), kDynamicCategory for a
+// DynamicCategory or a literal with a test prefix (PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES).
+#define TRAK__PF_UNKNOWN_CATEGORY                                                                  \
+  "perfetto (trak): unknown category: add it to PERFETTO_DEFINE_CATEGORIES, or name it at run "    \
+  "time with perfetto::DynamicCategory"
+constexpr size_t kInvalidCategory = static_cast<size_t>(-1);
+constexpr size_t kDynamicCategory = static_cast<size_t>(-2);
+constexpr bool StrEq(const char *a, const char *b) {
+  return *a != *b ? false : *a ? StrEq(a + 1, b + 1) : true;
+}
+constexpr bool HasPrefix(const char *name, const char *prefix) {
+  return !*prefix ? true : *name != *prefix ? false : HasPrefix(name + 1, prefix + 1);
+}
+constexpr bool HasAnyPrefix(const char *) {
+  return false;
+}
+template <typename... P> constexpr bool HasAnyPrefix(const char *name, const char *p, P... rest) {
+  return HasPrefix(name, p) || HasAnyPrefix(name, rest...);
+}
 } // namespace trak_internal
 
 // A track: where events go (uuid) and the track it belongs to (parent_uuid, 0 for a global
@@ -473,14 +493,21 @@ inline void CollectArg(Opts &l, const char *name, V &&value, Rest &&...rest) {
 template <typename N, typename... Args>
 inline uint64_t Emit(trak_category *cat, uint32_t type, const N &name, Args &&...args) {
   Name nm = NameOf(name);
-  trak_opt o[sizeof...(Args) + 1];
-  Opts l{o, 0, 0};
-  Collect(l, std::forward<Args>(args)...);
-  return trak__emit_n(cat, type, nm.ptr, nm.dynamic, o, l.n);
+  if constexpr (sizeof...(Args) == 0) {
+    return trak__emit_n(cat, type, nm.ptr, nm.dynamic, nullptr, 0);
+  } else {
+    trak_opt o[sizeof...(Args)];
+    Opts l{o, 0, 0};
+    Collect(l, std::forward<Args>(args)...);
+    return trak__emit_n(cat, type, nm.ptr, nm.dynamic, o, l.n);
+  }
 }
 
 // The end of a TRACE_EVENT's slice, on the track its begin went to.
-struct ScopedEnd {
+// The category's compile-time index is part of the type, so TRACE_EVENT stays one declaration.
+template <size_t CategoryIndex> struct ScopedEnd {
+  static_assert(CategoryIndex != kInvalidCategory, TRAK__PF_UNKNOWN_CATEGORY);
+  static constexpr size_t kCategoryIndex = CategoryIndex;
   trak__scope s;
   ~ScopedEnd() { trak__scope_end(&s); }
 };
@@ -536,17 +563,45 @@ struct TrackEvent {
 } // namespace perfetto
 
 // PERFETTO_DEFINE_CATEGORIES(perfetto::Category("a").SetDescription("..."), ...): in a header.
+// An event macro naming a literal category that is not listed here does not compile (as with
+// Perfetto); the listed ones resolve at compile time, costing the event path no lookup.
 #define PERFETTO_DEFINE_CATEGORIES(...)                                                            \
   namespace perfetto {                                                                             \
   namespace trak_registry {                                                                        \
   constexpr ::perfetto::Category kCategories[] = {__VA_ARGS__};                                    \
   constexpr size_t kCount = sizeof(kCategories) / sizeof(kCategories[0]);                          \
   extern trak_category categories[kCount];                                                         \
+  /* Specialized by PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES. */                                     \
+  template <typename T = void> constexpr bool IsTestCategory(const char *) {                       \
+    return false;                                                                                  \
+  }                                                                                                \
+  /* The index of the literal category `name` (trak_internal::kInvalidCategory, ...); a template \
+     so that IsTestCategory is looked at where an event macro calls it. */ \
+  template <typename T = void> constexpr size_t Index(const char *name, size_t i = 0) {            \
+    return IsTestCategory<T>(name)                           ? trak_internal::kDynamicCategory     \
+           : i == kCount                                     ? trak_internal::kInvalidCategory     \
+           : trak_internal::StrEq(kCategories[i].name, name) ? i                                   \
+                                                             : Index<T>(name, i + 1);              \
+  }                                                                                                \
+  constexpr size_t Index(const ::perfetto::DynamicCategory &) {                                    \
+    return trak_internal::kDynamicCategory;                                                        \
+  }                                                                                                \
   /* The static category named `name`, else a dynamic one of that name. */                         \
   inline trak_category *Find(const char *name) {                                                   \
     for (size_t i = 0; i < kCount; i++)                                                            \
       if (std::strcmp(kCategories[i].name, name) == 0) return &categories[i];                      \
     return trak_category_dynamic(name);                                                            \
+  }                                                                                                \
+  /* The category at compile-time index I: a static one's address, else looked up. */              \
+  template <size_t I, typename F> inline trak_category *At(const char *name, F cached) {           \
+    if constexpr (I < kCount)                                                                      \
+      return &categories[I];                                                                       \
+    else                                                                                           \
+      return cached(name);                                                                         \
+  }                                                                                                \
+  template <size_t I, typename F>                                                                  \
+  inline trak_category *At(const ::perfetto::DynamicCategory &c, F) {                              \
+    return trak_category_dynamic(c.name.c_str());                                                  \
   }                                                                                                \
   }                                                                                                \
   }                                                                                                \
@@ -571,11 +626,27 @@ struct TrackEvent {
   }                                                                                                \
   static_assert(true, "")
 
-#define PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES(...) TRAK_TEST_CATEGORY_PREFIXES(__VA_ARGS__)
+// PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES("test", ...): after PERFETTO_DEFINE_CATEGORIES; literal
+// categories with these prefixes need not be listed (they are dynamic).
+#define PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES(...)                                                \
+  namespace perfetto {                                                                             \
+  namespace trak_registry {                                                                        \
+  template <> constexpr bool IsTestCategory(const char *name) {                                    \
+    return trak_internal::HasAnyPrefix(name, __VA_ARGS__);                                         \
+  }                                                                                                \
+  }                                                                                                \
+  }                                                                                                \
+  TRAK_TEST_CATEGORY_PREFIXES(__VA_ARGS__)
 
-// The category of an event: a literal is looked up once per call site.
-#define TRAK__PF_CATEGORY(category)                                                                \
-  ::perfetto::trak_internal::CategoryOf(category, [](const char *trak__n) {                        \
+// The category of an event: checked and resolved at compile time into `id` (a statement), then
+// its trak_category (an expression): a listed category's address, a test-prefixed literal looked
+// up once per call site, a DynamicCategory per event.
+#define TRAK__PF_CATEGORY_INDEX(category, id)                                                      \
+  constexpr size_t id = ::perfetto::trak_registry::Index(category);                                \
+  static_assert(id != ::perfetto::trak_internal::kInvalidCategory, TRAK__PF_UNKNOWN_CATEGORY)
+// A lambda that looks a category name up once per call site.
+#define TRAK__PF_FIND_ONCE                                                                         \
+  [](const char *trak__n) {                                                                        \
     static trak_category *trak__c;                                                                 \
     trak_category *trak__r = __atomic_load_n(&trak__c, __ATOMIC_ACQUIRE);                          \
     if (TRAK_UNLIKELY(!trak__r)) {                                                                 \
@@ -583,7 +654,13 @@ struct TrackEvent {
       __atomic_store_n(&trak__c, trak__r, __ATOMIC_RELEASE);                                       \
     }                                                                                              \
     return trak__r;                                                                                \
-  })
+  }
+#define TRAK__PF_CATEGORY_AT(category, id)                                                         \
+  ::perfetto::trak_registry::At<id>(category, TRAK__PF_FIND_ONCE)
+// An expression form for TRACE_EVENT_CATEGORY_ENABLED, which resolves at run time (an unknown
+// literal there is an empty dynamic category, not an error).
+#define TRAK__PF_CATEGORY(category)                                                                \
+  ::perfetto::trak_internal::CategoryOf(category, TRAK__PF_FIND_ONCE)
 
 #define TRACE_EVENT_CATEGORY_ENABLED(category) TRAK_CATEGORY_ENABLED(TRAK__PF_CATEGORY(category))
 
@@ -591,9 +668,11 @@ struct TrackEvent {
 // ends when the enclosing block exits. The name is the first of `...` so that no macro is ever
 // called with an empty `...` (clean under -Wpedantic).
 #define TRACE_EVENT(category, ...)                                                                 \
-  ::perfetto::trak_internal::ScopedEnd TRAK__CAT(trak__pf_scope_, __COUNTER__) {                   \
+  TRAK__PF_SCOPED(TRAK__CAT(trak__pf_scope_, __COUNTER__), category, __VA_ARGS__)
+#define TRAK__PF_SCOPED(id, category, ...)                                                         \
+  ::perfetto::trak_internal::ScopedEnd<::perfetto::trak_registry::Index(category)> id {            \
     [&]() -> trak__scope {                                                                         \
-      trak_category *trak__cat = TRAK__PF_CATEGORY(category);                                      \
+      trak_category *trak__cat = TRAK__PF_CATEGORY_AT(category, decltype(id)::kCategoryIndex);     \
       if (TRAK_LIKELY(!TRAK_CATEGORY_ENABLED(trak__cat))) return trak__scope_make(0, 0);           \
       return trak__scope_make(                                                                     \
           trak__cat, ::perfetto::trak_internal::Emit(trak__cat, TRAK__SLICE_BEGIN, __VA_ARGS__));  \
@@ -602,7 +681,8 @@ struct TrackEvent {
 
 #define TRAK__PF_EMIT(type, category, ...)                                                         \
   do {                                                                                             \
-    trak_category *trak__cat = TRAK__PF_CATEGORY(category);                                        \
+    TRAK__PF_CATEGORY_INDEX(category, trak__pf_cat);                                               \
+    trak_category *trak__cat = TRAK__PF_CATEGORY_AT(category, trak__pf_cat);                       \
     if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(trak__cat)))                                           \
       ::perfetto::trak_internal::Emit(trak__cat, type, __VA_ARGS__);                               \
   } while (0)
@@ -617,7 +697,8 @@ struct TrackEvent {
 // TRACE_COUNTER(category, "Name" or CounterTrack, [timestamp,] value).
 #define TRACE_COUNTER(category, track, ...)                                                        \
   do {                                                                                             \
-    trak_category *trak__cat = TRAK__PF_CATEGORY(category);                                        \
+    TRAK__PF_CATEGORY_INDEX(category, trak__pf_cat);                                               \
+    trak_category *trak__cat = TRAK__PF_CATEGORY_AT(category, trak__pf_cat);                       \
     if (TRAK_UNLIKELY(TRAK_CATEGORY_ENABLED(trak__cat)))                                           \
       ::perfetto::trak_internal::Counter(                                                          \
           trak__cat, ::perfetto::trak_internal::CounterTrackOf(track, TRAK__COUNTER_CACHE()),      \

@@ -2,7 +2,8 @@
 # The public headers under strict ISO flags: a C file using every event macro compiles without a
 # warning under -std=c11 -Wall -Wextra -Wpedantic -Werror (GCC and Clang), a C++ one under
 # -std=c++17 -Wpedantic -Werror, and a non-literal event name fails with the message that points
-# to the _DYNAMIC form, in both languages.
+# to the _DYNAMIC form, in both languages; with <trak/perfetto.h> an undeclared literal category
+# fails to compile.
 set -euo pipefail
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -72,3 +73,44 @@ for form in 'TRAK_EVENT(cat_a, name)' 'TRAK_EVENT_BEGIN(cat_a, name)' 'TRAK_EVEN
   done
 done
 echo "ok: a run-time name fails with a message pointing to the _DYNAMIC form"
+
+# <trak/perfetto.h>: a literal category must be declared in PERFETTO_DEFINE_CATEGORIES (as with
+# Perfetto): declared, test-prefixed and DynamicCategory ones compile clean; an undeclared one
+# fails in every event macro with a message saying where to declare it.
+pf_head='#include <trak/perfetto.h>
+PERFETTO_DEFINE_CATEGORIES(perfetto::Category("a"), perfetto::Category("b"),
+                           perfetto::Category::Group("a,b"));
+PERFETTO_DEFINE_TEST_CATEGORY_PREFIXES("test");'
+cat > "$tmp/pf_good.cpp" <<CXX
+$pf_head
+int main() {
+  perfetto::DynamicCategory dyn{"dyn"};
+  TRACE_EVENT("a", "x");
+  TRACE_EVENT(dyn, "y");
+  TRACE_EVENT("test.any", "z");
+  TRACE_EVENT("a,b", "group");
+  TRACE_EVENT_BEGIN("b", "x");
+  TRACE_EVENT_END("b");
+  TRACE_EVENT_INSTANT(dyn, "i");
+  TRACE_COUNTER("a", "c", 1);
+  return TRACE_EVENT_CATEGORY_ENABLED("a") ? 1 : 0;
+}
+CXX
+for cxx in g++ clang++; do
+  command -v $cxx > /dev/null || continue
+  $cxx -std=c++17 -Wall -Wextra -Wpedantic -Werror "${inc[@]}" -c "$tmp/pf_good.cpp" -o "$tmp/pf.o" ||
+    { echo "$cxx: declared, test-prefixed or dynamic categories do not compile"; exit 1; }
+done
+for form in 'TRACE_EVENT("nope", "x")' 'TRACE_EVENT_BEGIN("nope", "x")' 'TRACE_EVENT_END("nope")' \
+  'TRACE_EVENT_INSTANT("nope", "x", "k", 1)' 'TRACE_COUNTER("nope", "c", 1)'; do
+  printf '%s\nvoid f();\nvoid f() { %s; }\n' "$pf_head" "$form" > "$tmp/pf_bad.cpp"
+  for cxx in g++ clang++; do
+    command -v $cxx > /dev/null || continue
+    if $cxx -std=c++17 "${inc[@]}" -c "$tmp/pf_bad.cpp" -o "$tmp/pf.o" 2> "$tmp/err"; then
+      echo "$cxx: '$form' with an undeclared category compiled"; exit 1
+    fi
+    grep -q 'unknown category: add it to PERFETTO_DEFINE_CATEGORIES, or name it at run time with perfetto::DynamicCategory' "$tmp/err" ||
+      { echo "$cxx: '$form': no readable message:"; cat "$tmp/err"; exit 1; }
+  done
+done
+echo "ok: an undeclared literal category fails to compile with a message naming PERFETTO_DEFINE_CATEGORIES"
