@@ -5,7 +5,8 @@
 // TRACE_EVENT_BEGIN / _END / _INSTANT, TRACE_COUNTER, TRACE_EVENT_CATEGORY_ENABLED; tracks
 // (Track, ThreadTrack, ProcessTrack, NamedTrack, CounterTrack), Flow / TerminatingFlow,
 // StaticString / DynamicString, DynamicCategory, debug annotations of any C++ value
-// (traced_value.h), lambdas taking an EventContext, explicit timestamps; Tracing::Initialize,
+// (traced_value.h), lambdas taking an EventContext (typed fields through ctx.event(): pbzero.h),
+// explicit timestamps, startup tracing; Tracing::Initialize,
 // TrackEvent::Register, TraceConfig and TracingSession (session.h).
 //
 // Events go through trak's C event path (trak_event_emit): the same bytes and cost per event
@@ -23,6 +24,7 @@
 #include <type_traits>
 #include <utility>
 
+#include "trak/perfetto/pbzero.h"
 #include "trak/perfetto/session.h"
 #include "trak/perfetto/traced_value.h"
 #include "trak/trak.h"
@@ -301,8 +303,16 @@ inline protos::gen::TrackDescriptor Track::Serialize() const {
 // argument of any type WriteIntoTracedValue takes.
 class EventContext {
 public:
-  explicit EventContext(trak_event_ctx *ctx) : ctx_(ctx) {}
+  explicit EventContext(trak_event_ctx *ctx) : ctx_(ctx), event_(trak_event_buf(ctx)) {}
+  EventContext(EventContext &&o) : ctx_(o.ctx_), event_(trak_event_buf(o.ctx_)) {
+    o.event_.EndChild();
+  }
+  EventContext(const EventContext &) = delete;
+  EventContext &operator=(const EventContext &) = delete;
+  // The event's typed fields (trak/perfetto/pbzero.h).
+  protos::pbzero::TrackEvent *event() { return &event_; }
   template <typename T> void AddDebugAnnotation(const char *name, T &&value) {
+    event_.EndChild();
     trak_pb_buf *b = trak_event_buf(ctx_);
     trak_internal::OpenMessage m(b, TRAK_PB_TrackEvent_debug_annotations);
     trak_pb_put_string(b, TRAK_PB_DebugAnnotation_name, name);
@@ -312,10 +322,14 @@ public:
     AddDebugAnnotation(name.value, std::forward<T>(value));
   }
   // trak's context: raw TrackEvent fields through trak_event_buf().
-  trak_event_ctx *trak_context() { return ctx_; }
+  trak_event_ctx *trak_context() {
+    event_.EndChild();
+    return ctx_;
+  }
 
 private:
   trak_event_ctx *ctx_;
+  protos::pbzero::TrackEvent event_;
 };
 
 namespace trak_internal {
@@ -383,6 +397,9 @@ inline Name NameOf(const DynamicString &s) {
 // TRACE_EVENT_END's: no name; NoOption ends its option list.
 struct EndName {};
 struct NoOption {};
+inline Name NameOf(std::nullptr_t) { // TRACE_EVENT(cat, nullptr, lambda): the lambda names it
+  return Name{nullptr, 0};
+}
 inline Name NameOf(EndName) {
   return Name{nullptr, 0};
 }

@@ -77,6 +77,17 @@ Lambda,debug.dyn_key,dyn
 Lambda,debug.from_lambda,42
 Lambda,debug.lambda_point.x,3
 Lambda,debug.lambda_point.y,4"
+# Typed fields written in lambdas through ctx.event().
+expect "$tmp/te.pftrace" "select key, display_value from args join slice using (arg_set_id) where slice.name = 'Typed' order by key" \
+  "debug.after,1
+debug.key,value
+debug.nested[0],4
+debug.nested[1],5
+debug.num,-3
+debug.real,1.5"
+expect "$tmp/te.pftrace" "select count(*), max(dur > 0) from slice where name = 'NamedInLambda'" "1,1"
+expect "$tmp/te.pftrace" "select o.name, i.name from flow f join slice o on f.slice_out = o.id join slice i on f.slice_in = i.id where o.name like 'Typed%'" \
+  "TypedFlowOut,TypedFlowIn"
 # Names and categories: dynamic and static names, a dynamic category, a debug-tagged category
 # the config enables, a group; the "off" category and "io" outside the group stay out.
 expect "$tmp/te.pftrace" "select name, category from slice where name in ('Dynamic7', 'StaticA', 'InDynamicCategory', 'DebugTagged', 'InGroup', 'Never') order by ts" \
@@ -102,7 +113,7 @@ expect "$tmp/te.pftrace" "select count(distinct track_id) from slice where name 
 expect "$tmp/te.pftrace" "select dur from slice where name = 'Timed'" "1000000"
 expect "$tmp/te.pftrace" "select i.ts - t.ts from slice i, slice t where i.name = 'TimedInstant' and t.name = 'Timed'" "500000"
 expect "$tmp/te.pftrace" "select thread_slice.name from slice thread_slice join thread_track t on thread_slice.track_id = t.id where thread_slice.name = 'OnThread'" "OnThread"
-expect "$tmp/te.pftrace" "select o.name, i.name from flow f join slice o on f.slice_out = o.id join slice i on f.slice_in = i.id" \
+expect "$tmp/te.pftrace" "select o.name, i.name from flow f join slice o on f.slice_out = o.id join slice i on f.slice_in = i.id where o.name = 'FlowStart'" \
   "FlowStart,FlowEnd"
 # Startup tracing: events before the session (a slice ending after it started, a counter)
 # are adopted by it; "io" stays out by the startup config.

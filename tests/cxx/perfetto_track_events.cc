@@ -1,6 +1,6 @@
 // The calls of Perfetto's track-event guide, written against <trak/perfetto.h>: debug arguments
 // of every kind (scalars, enums, strings, pointers, nested TracedValue dictionaries and arrays,
-// containers, a type with WriteIntoTrace), lambdas with EventContext, counters with units,
+// containers, a type with WriteIntoTrace), lambdas with EventContext (typed fields included), counters with units,
 // flows, custom, named and thread tracks, dynamic and static names, a dynamic category and
 // explicit timestamps. The trace goes to argv[1] (through Setup's file descriptor).
 #include <fcntl.h>
@@ -93,6 +93,34 @@ int main(int argc, char **argv) {
   });
   TRACE_EVENT_INSTANT("rendering", "ArgsAndLambda", "first", 1,
                       [&](perfetto::EventContext ctx) { ctx.AddDebugAnnotation("second", 2); });
+
+  // Typed fields through ctx.event(), as in Perfetto's guide: debug annotations written field by
+  // field (each ends when the next field of the event starts), a name set by the lambda, flows.
+  TRACE_EVENT_INSTANT("rendering", "Typed", [&](perfetto::EventContext ctx) {
+    auto *a = ctx.event()->add_debug_annotations();
+    a->set_name("key");
+    a->set_string_value("value");
+    auto *b = ctx.event()->add_debug_annotations();
+    b->set_name(std::string("num"));
+    b->set_int_value(-3);
+    ctx.AddDebugAnnotation("after", 1);
+    auto *c = ctx.event()->add_debug_annotations();
+    c->set_name("real");
+    c->set_double_value(1.5);
+    auto *d = ctx.event()->add_debug_annotations();
+    d->set_name("nested");
+    d->set_value(std::vector<int>{4, 5});
+  });
+  std::string lambda_name = "NamedInLambda";
+  {
+    TRACE_EVENT("rendering", nullptr,
+                [&](perfetto::EventContext ctx) { ctx.event()->set_name(lambda_name); });
+  }
+  TRACE_EVENT_INSTANT("rendering", "TypedFlowOut",
+                      [&](perfetto::EventContext ctx) { ctx.event()->add_flow_ids(4242); });
+  TRACE_EVENT_INSTANT("rendering", "TypedFlowIn", [&](perfetto::EventContext ctx) {
+    ctx.event()->add_terminating_flow_ids(4242);
+  });
 
   // Names: dynamic, static through a pointer; a dynamic category.
   std::string dyn_name = "Dynamic" + std::to_string(7);
