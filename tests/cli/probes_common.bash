@@ -37,8 +37,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Starts trak daemon (arguments: its options) and waits for its socket.
 start_daemon() {
-  "$TRAK" daemon 2> "$TMP/daemon.log" & pids+=($!)
+  rm -f "$TRAK_SOCKET"
+  "$TRAK" daemon "$@" 2>> "$TMP/daemon.log" & DAEMON=$!; pids+=($DAEMON)
   for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 }
 # Starts trak probes and waits until the daemon lists it.

@@ -21,7 +21,7 @@ for form in --full-sched --sched; do
   read -r _ pid _ spin _ sleep < "$TMP/workload.out"
   python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
 import sys
-from ftrace_trace import packets, events, one
+from ftrace_trace import packets, events, one, read_by_cpu
 path, pid, spin, sleep, form = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
 pk = packets(path)
 ev = events(pk)
@@ -76,17 +76,20 @@ threads = {one(t, 'tid'): one(t, 'name') for p in pk for tr in p.get('process_tr
            for t in tr.get('threads', [])}
 procs = {one(q, 'pid') for p in pk for tr in p.get('process_tree', []) for q in tr.get('processes', [])}
 assert procs, 'no process tree'
-# The workload started after the snapshot: the tree has the recorder and probes themselves.
-# Open problem (#26): one CI run on a loaded machine had a tree without them (not seen here
-# since, even under load); until it is explained the evidence is printed, not asserted.
+# The workload started after the snapshot: the tree has the recorder and probes themselves
+# (its last packets, the newest pids, were the ones lost when ftrace's first drain filled the
+# shared buffer: the tree now waits for room).
 assert threads, 'no thread in the process tree'
-if not any(n == 'trak' for n in threads.values()):
-    trees = [tr for p in pk for tr in p.get('process_tree', [])]
-    print('KNOWN ISSUE (#26): no trak thread in the process tree: %d tree packets, %d processes '
-          '(pids %d..%d), %d threads; recorder: %s' % (len(trees), len(procs), min(procs),
-          max(procs), len(threads), open(sys.argv[6]).read().strip().replace('\n', ' | ')))
-stats = [s for p in pk for s in p.get('ftrace_stats', [])]
-assert any(one(s, 'phase') == 'END_OF_TRACE' for s in stats), 'no END_OF_TRACE ftrace_stats'
+trees = [tr for p in pk for tr in p.get('process_tree', [])]
+assert any(n == 'trak' for n in threads.values()), \
+    'no trak thread in the process tree: %d tree packets, %d processes (pids %d..%d), %d ' \
+    'threads; recorder: %s' % (len(trees), len(procs), min(procs), max(procs), len(threads),
+                               open(sys.argv[6]).read().strip().replace('\n', ' | '))
+# Nothing lost between the kernel and the trace: every event the kernel handed out before the
+# end stats is there, per CPU.
+got, read = read_by_cpu(pk, ev)
+assert all(got.get(c, 0) >= n for c, n in read.items()), \
+    'read by the kernel %r, in the trace %r' % (read, got)
 assert any(p.get('system_info') for p in pk) and any(p.get('cpu_info') for p in pk), 'no system info'
 print(form, 'ok:', len(ev), 'events,', ins[spin], ins[sleep], 'switches in,', sleeps, 'sleeps')
 PY
