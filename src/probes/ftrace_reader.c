@@ -197,7 +197,6 @@ uint64_t trak__ftrace_reader_drain(trak__ftrace_reader *r, trak__ftrace_packet_f
       if (!r->more[c]) continue;
       if (room && !room(user)) { /* the kernel keeps the rest until the next drain */
         r->held_back = 1;
-        r->held_backs++;
         break;
       }
       ssize_t got;
@@ -214,6 +213,7 @@ uint64_t trak__ftrace_reader_drain(trak__ftrace_reader *r, trak__ftrace_packet_f
       pages++;
     }
   }
+  if (left) r->held_back = 1; /* max_pages reached: the rest next time */
   for (int c = 0; c < r->ncpus; c++)
     trak__ftrace_bundler_flush(&r->bundlers[c]);
   return pages;

@@ -147,7 +147,9 @@ static void ftrace_write(trak_ds_ctx *ctx, void *user) {
     }
     in->wrote_start = 1;
   }
-  if (in->started) trak__ftrace_reader_drain(&in->r, on_packet, ctx, 0, ftrace_room);
+  /* At most a buffer's worth per CPU: a drain ends even when the kernel refills as fast. */
+  if (in->started)
+    trak__ftrace_reader_drain(&in->r, on_packet, ctx, in->r.buffer_pages, ftrace_room);
   if (in->end_stats && in->started)
     trak__ftrace_reader_stats(&in->r, TRAK_PB_FtraceStats_END_OF_TRACE, trak_ds_new_packet(ctx));
 }

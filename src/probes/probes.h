@@ -13,9 +13,11 @@
 /* Starts a new TracePacket and returns the buffer to write it into. */
 typedef trak_pb_buf *(*trak__packet_next_fn)(void *ctx);
 
-#define TRAK__PROCESS_TREE_MAX                                                                     \
-  2500 /* bytes after which the process tree goes on in a new packet  \
-                                     */
+/* Bytes after which the process tree goes on in a new packet (a packet must fit a 4 KiB
+** shared-memory chunk), and the longest command line it keeps of a process (longer ones keep
+** the whole arguments that fit). */
+#define TRAK__PROCESS_TREE_MAX 3000
+#define TRAK__CMDLINE_MAX 1024
 
 /* procfs.c: whole TracePacket payloads (timestamped now, boot time). The process tree takes
 ** as many packets of `next` as it needs; the others are written into p. */
@@ -50,8 +52,7 @@ typedef struct trak__ftrace_reader {
   int claimed;           /* the state file is ours: close restores */
   int clock;             /* FtraceClock of the timestamps (0: boot) */
   uint32_t parse_errors; /* bit per FtraceParseStatus met */
-  int held_back;         /* the last drain stopped for lack of room */
-  uint64_t held_backs;   /* drains stopped so */
+  int held_back;         /* the last drain left pages in the kernel (no room, or max_pages) */
 } trak__ftrace_reader;
 
 /* Reads the layout and the format of every requested event (unknown names are listed in
@@ -70,8 +71,8 @@ int trak__ftrace_reader_attach(trak__ftrace_reader *r, trak_error *err) TRAK__HI
 ** each CPU in turn, handing finished packets to out. `room` (NULL: always) is asked before
 ** each page: when it answers 0 the drain stops and sets r->held_back, leaving the rest in the
 ** kernel's buffers for the next drain (where an overrun is counted by the kernel, in
-** FtraceStats) rather than losing packets the writer has no room for. Returns the number of
-** pages read. */
+** FtraceStats) rather than losing packets the writer has no room for; it is also set when
+** max_pages left pages there. Returns the number of pages read. */
 uint64_t trak__ftrace_reader_drain(trak__ftrace_reader *r, trak__ftrace_packet_fn out, void *user,
                                    uint32_t max_pages, int (*room)(void *user)) TRAK__HIDDEN;
 /* An FtraceStats packet (phase: FtraceStats.Phase) into p. */

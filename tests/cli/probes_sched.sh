@@ -8,6 +8,9 @@ set -euo pipefail
 . "$(dirname "$0")/probes_common.bash"
 start_daemon
 start_probes
+# A process whose command line is longer than a shared-memory chunk: the tree keeps the first
+# 1024 bytes (the packet holding it was lost whole before).
+(exec -a "sleep$(printf 'a%.0s' $(seq 5000))" sleep 60) & LONG=$!; pids+=($LONG)
 
 for form in --full-sched --sched; do
   "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
@@ -19,7 +22,7 @@ for form in --full-sched --sched; do
   check_restored "$form"
   "$TRAK" dump "$TMP/t.pb" > "$TMP/t.txt"
   read -r _ pid _ spin _ sleep < "$TMP/workload.out"
-  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
+  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" "$LONG" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
 import sys
 from ftrace_trace import packets, events, one, read_by_cpu
 path, pid, spin, sleep, form = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
@@ -76,6 +79,9 @@ threads = {one(t, 'tid'): one(t, 'name') for p in pk for tr in p.get('process_tr
            for t in tr.get('threads', [])}
 procs = {one(q, 'pid') for p in pk for tr in p.get('process_tree', []) for q in tr.get('processes', [])}
 assert procs, 'no process tree'
+long_cmd = [q.get('cmdline', []) for p in pk for tr in p.get('process_tree', [])
+            for q in tr.get('processes', []) if one(q, 'pid') == int(sys.argv[7])]
+assert long_cmd == [['sleep' + 'a' * 1019]], long_cmd
 # The workload started after the snapshot: the tree has the recorder and probes themselves
 # (its last packets, the newest pids, were the ones lost when ftrace's first drain filled the
 # shared buffer: the tree now waits for room).
