@@ -12,6 +12,12 @@ if [ ! -e $TRACEFS/tracing_on ]; then
   mount -t tracefs nodev $TRACEFS 2>/dev/null || skip "tracefs is not mounted and cannot be"
 fi
 [ -w $TRACEFS/tracing_on ] || skip "tracefs is not writable"
+# One probes test at a time on this machine, whichever build or clone runs it (ctest's
+# RESOURCE_LOCK covers one tree only): two readers of the kernel's buffers would each get part
+# of the events. trak probes itself refuses a second recording (it locks the tracefs
+# directory); the tests wait for each other instead.
+exec 9> /tmp/trak-probes-tests.lock
+flock -w 600 9 || fail "another probes test held /tmp/trak-probes-tests.lock for 10 minutes"
 export TRAK_SOCKET=$TMP/trak.sock TRAK_PROBES_STATE=$TMP/probes.state
 clock_before=$(sed 's/.*\[\(.*\)\].*/\1/' $TRACEFS/trace_clock)
 kb_before=$(sed 's/ .*//' $TRACEFS/buffer_size_kb)

@@ -89,6 +89,24 @@ check_restored "two sessions"
 "$TRAK" dump "$TMP/first.pb" > "$TMP/first.txt"
 grep -Eq 'sched_switch|switch_next_pid' "$TMP/first.txt" || fail "first session recorded nothing: $(grep -A3 ftrace_stats "$TMP/first.txt" | head; cat "$TMP/probes.log")"
 
+# Another trak probes (its own daemon and state file) while this one records: tracefs is
+# locked, so it refuses with a reason in its trace rather than read half the events.
+"$TRAK" record --sched --time 3s -o "$TMP/first.pb" 2> /dev/null & first=$!
+for _ in $(seq 50); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.1; done
+(
+  export TRAK_SOCKET=$TMP/other.sock TRAK_PROBES_STATE=$TMP/other.state
+  "$TRAK" daemon 2> /dev/null & d=$!
+  for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
+  "$TRAK" probes 2> "$TMP/other_probes.log" & p=$!
+  for _ in $(seq 50); do "$TRAK" status 2> /dev/null | grep -q linux.ftrace && break; sleep 0.1; done
+  "$TRAK" record --sched --time 1s -o "$TMP/other.pb" 2> /dev/null
+  kill $p $d; wait $p $d || true
+)
+wait $first
+check_restored "another trak probes"
+"$TRAK" dump "$TMP/other.pb" | grep -q 'exclusive_feature_error: "ftrace is in use by another trak probes' ||
+  fail "another trak probes: no refusal: $(cat "$TMP/other_probes.log")"
+
 # A shared buffer far smaller than what the first drains read (64 KB per producer, a switch
 # storm filling the kernel's buffers): the reader leaves pages in the kernel until the daemon
 # has taken chunks, and the process tree waits for room, so no packet is lost, the tree still
