@@ -84,7 +84,7 @@ static int run(double seconds, int pairs, int compact) {
   sink_bytes = 0;
   double cpu0 = thread_cpu_s(), t0 = now_s();
   while (now_s() - t0 < seconds) {
-    trak__ftrace_reader_drain(&r, sink, NULL, 0);
+    trak__ftrace_reader_drain(&r, sink, NULL, 0, NULL);
     nanosleep(&(struct timespec){0, 100 * 1000000}, NULL);
   }
   stop_load = 1;
@@ -93,7 +93,7 @@ static int run(double seconds, int pairs, int compact) {
       close(fds[i][k]);
   for (int i = 0; i < 2 * pairs; i++)
     pthread_join(t[i], NULL);
-  trak__ftrace_reader_drain(&r, sink, NULL, 0);
+  trak__ftrace_reader_drain(&r, sink, NULL, 0, NULL);
   double cpu = thread_cpu_s() - cpu0, wall = now_s() - t0;
   uint64_t ev = 0;
   for (int c = 0; c < r.ncpus; c++)

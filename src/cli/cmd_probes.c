@@ -70,7 +70,7 @@ static int drain(const char *out, const char *events, int compact) {
   if (!rc) {
     for (char **u = r.unknown; u && *u; u++)
       fprintf(stderr, "trak probes: unknown event '%s' (no format file in tracefs)\n", *u);
-    uint64_t pages = trak__ftrace_reader_drain(&r, write_packet, f, 0);
+    uint64_t pages = trak__ftrace_reader_drain(&r, write_packet, f, 0, NULL);
     trak_pb_buf s;
     trak_pb_buf_init_heap(&s);
     trak__ftrace_reader_stats(&r, TRAK_PB_FtraceStats_END_OF_TRACE, &s);

@@ -121,7 +121,8 @@ int trak__ftrace_reader_attach(trak__ftrace_reader *r, trak_error *err) {
   r->ncpus = ncpu > 0 ? (int)ncpu : 1;
   r->fds = malloc((size_t)r->ncpus * sizeof *r->fds);
   r->bundlers = calloc((size_t)r->ncpus, sizeof *r->bundlers);
-  if (!r->fds || !r->bundlers) return TRAK_ENOMEM;
+  r->more = calloc((size_t)r->ncpus, 1);
+  if (!r->fds || !r->bundlers || !r->more) return TRAK_ENOMEM;
   for (int c = 0; c < r->ncpus; c++) {
     char path[800];
     snprintf(path, sizeof path, "%s/per_cpu/cpu%d/trace_pipe_raw", r->root, c);
@@ -179,23 +180,42 @@ int trak__ftrace_reader_start(trak__ftrace_reader *r, const trak__ftrace_opts *o
 }
 
 uint64_t trak__ftrace_reader_drain(trak__ftrace_reader *r, trak__ftrace_packet_fn out, void *user,
-                                   uint32_t max_pages) {
+                                   uint32_t max_pages, int (*room)(void *user)) {
   uint64_t pages = 0;
+  int left = 0; /* CPUs not yet empty */
   for (int c = 0; c < r->ncpus; c++) {
-    if (r->fds[c] < 0) continue;
-    trak__ftrace_bundler *b = &r->bundlers[c];
-    b->out = out;
-    b->user = user;
-    for (uint32_t n = 0; !max_pages || n < max_pages; n++) {
-      ssize_t got = read(r->fds[c], r->page, r->layout.page_size);
-      if (got < 0 && errno == EINTR) continue;
-      if (got <= 0) break;
-      int st = trak__ftrace_bundler_page(b, &r->layout, r->page, (size_t)got);
+    r->bundlers[c].out = out;
+    r->bundlers[c].user = user;
+    r->more[c] = r->fds[c] >= 0;
+    left += r->more[c];
+  }
+  r->held_back = 0;
+  /* One page per CPU per round, so that when `room` stops the drain no CPU was left behind
+  ** by a busier one. */
+  for (uint32_t n = 0; left && !r->held_back && (!max_pages || n < max_pages); n++) {
+    for (int c = 0; c < r->ncpus && left; c++) {
+      if (!r->more[c]) continue;
+      if (room && !room(user)) { /* the kernel keeps the rest until the next drain */
+        r->held_back = 1;
+        break;
+      }
+      ssize_t got;
+      do
+        got = read(r->fds[c], r->page, r->layout.page_size);
+      while (got < 0 && errno == EINTR);
+      if (got <= 0) {
+        r->more[c] = 0;
+        left--;
+        continue;
+      }
+      int st = trak__ftrace_bundler_page(&r->bundlers[c], &r->layout, r->page, (size_t)got);
       if (st != TRAK_PB_FTRACE_STATUS_OK && st < 32) r->parse_errors |= 1u << st;
       pages++;
     }
-    trak__ftrace_bundler_flush(b);
   }
+  if (left) r->held_back = 1; /* max_pages reached: the rest next time */
+  for (int c = 0; c < r->ncpus; c++)
+    trak__ftrace_bundler_flush(&r->bundlers[c]);
   return pages;
 }
 
@@ -256,6 +276,7 @@ void trak__ftrace_reader_close(trak__ftrace_reader *r) {
     trak__ftrace_bundler_free(&r->bundlers[c]);
   free(r->fds);
   free(r->bundlers);
+  free(r->more);
   free(r->page);
   free(r->formats);
   trak__ftrace_table_free(&r->table);

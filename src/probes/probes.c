@@ -122,6 +122,14 @@ static void on_packet(void *user, const uint8_t *data, size_t len) {
   trak_pb_put_raw(trak_ds_new_packet(user), data, len);
 }
 
+/* The shared buffer's room, as Perfetto's traced_probes stalls rather than drops: the reader
+** takes another page only while a quarter of the chunks are free, which leaves room for the
+** other data sources' packets (the process tree) and the stats; the kernel keeps the rest. */
+static int ftrace_room(void *ctx) {
+  uint32_t total, free = trak__ds_free_chunks(ctx, &total);
+  return free >= 2 && free > total / 4;
+}
+
 /* What the reader thread writes, on this instance's sequence. */
 static void ftrace_write(trak_ds_ctx *ctx, void *user) {
   ftrace_inst *in = user;
@@ -139,7 +147,9 @@ static void ftrace_write(trak_ds_ctx *ctx, void *user) {
     }
     in->wrote_start = 1;
   }
-  if (in->started) trak__ftrace_reader_drain(&in->r, on_packet, ctx, 0);
+  /* At most a buffer's worth per CPU: a drain ends even when the kernel refills as fast. */
+  if (in->started)
+    trak__ftrace_reader_drain(&in->r, on_packet, ctx, in->r.buffer_pages, ftrace_room);
   if (in->end_stats && in->started)
     trak__ftrace_reader_stats(&in->r, TRAK_PB_FtraceStats_END_OF_TRACE, trak_ds_new_packet(ctx));
 }
@@ -159,7 +169,9 @@ static void *ftrace_thread(void *arg) {
     if (in->stop || in->flush_req != in->flush_done) continue;
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)(in->ran ? in->drain_ms : 5) * 1000000u;
+    /* Soon again when not enabled yet, or when the last drain left pages for lack of room. */
+    uint32_t ms = in->ran && !in->r.held_back ? in->drain_ms : 5;
+    uint64_t ns = (uint64_t)ts.tv_nsec + (uint64_t)ms * 1000000u;
     ts.tv_sec += (time_t)(ns / 1000000000u);
     ts.tv_nsec = (long)(ns % 1000000000u);
     pthread_cond_timedwait(&in->cv, &in->mu, &ts);
@@ -233,7 +245,17 @@ typedef struct oneshot {
   int has_thread;
 } oneshot;
 
+/* The next packet of the process tree, once the shared buffer has room for it: the tree is
+** written while ftrace's first drain may fill the buffer, and a tree cut short loses the
+** newest processes (trak's own among them). Waits up to 2 s in all, then writes anyway
+** (a packet lost then is counted). */
 static trak_pb_buf *next_packet(void *ctx) {
+  static __thread int waited_ms;
+  uint32_t total;
+  while (waited_ms < 2000 && trak__ds_free_chunks(ctx, &total) < 2) {
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+    waited_ms++;
+  }
   return trak_ds_new_packet(ctx);
 }
 

@@ -49,13 +49,30 @@ static trak_pb_buf *tree_packet(trak_pb_nested *t, trak__packet_next_fn next, vo
   return p;
 }
 
-/* The packet to go on writing the tree in: p, or a new one once p is full (packets must fit
-** a shared-memory chunk). */
+/* The packet to go on writing the tree in: p, or a new one when `need` more bytes would take
+** p past TRAK__PROCESS_TREE_MAX (packets must fit a shared-memory chunk; a packet that does
+** not is lost whole). */
 static trak_pb_buf *tree_room(trak_pb_buf *p, trak_pb_nested *t, trak__packet_next_fn next,
-                              void *ctx) {
-  if (trak_pb_buf_len(p) - *t <= TRAK__PROCESS_TREE_MAX) return p;
+                              void *ctx, size_t need) {
+  size_t used = trak_pb_buf_len(p) - *t;
+  if (!used || used + need <= TRAK__PROCESS_TREE_MAX) return p;
   trak_pb_end_nested(p, *t);
   return tree_packet(t, next, ctx);
+}
+
+/* How much of the command line [buf, buf + n) (NUL-separated arguments) the tree keeps: all
+** of it up to TRAK__CMDLINE_MAX bytes, else the whole arguments that fit in that (at least
+** the first argument, cut), so that one process always fits a packet. */
+static size_t cmdline_cut(const char *buf, size_t n) {
+  if (n <= TRAK__CMDLINE_MAX) return n;
+  size_t keep = 0;
+  for (size_t i = 0; i < TRAK__CMDLINE_MAX;) {
+    size_t len = strnlen(buf + i, n - i);
+    if (i + len > TRAK__CMDLINE_MAX) break;
+    keep = i + len;
+    i += len + 1;
+  }
+  return keep ? keep : TRAK__CMDLINE_MAX;
 }
 
 void trak__probes_process_tree(trak__packet_next_fn next, void *ctx, int thread_names) {
@@ -66,17 +83,19 @@ void trak__probes_process_tree(trak__packet_next_fn next, void *ctx, int thread_
   static char buf[8192]; /* callers are serialized by the data source's single writer */
   while (d && (e = readdir(d))) {
     if (!is_pid(e->d_name)) continue;
-    p = tree_room(p, &t, next, ctx);
     char rel[600];
     snprintf(rel, sizeof rel, "%s/status", e->d_name);
     if (trak__tracefs_read("/proc", rel, buf, sizeof buf) <= 0) continue;
     long ppid = status_num(buf, "PPid:"), uid = status_num(buf, "Uid:");
+    snprintf(rel, sizeof rel, "%s/cmdline", e->d_name);
+    long n = trak__tracefs_read("/proc", rel, buf, sizeof buf);
+    n = n > 0 ? (long)cmdline_cut(buf, (size_t)n) : n;
+    /* Each argument costs its length and up to 3 bytes of key and length: at most 2 n. */
+    p = tree_room(p, &t, next, ctx, 40 + (n > 0 ? 2 * (size_t)n : 64));
     trak_pb_nested pr = trak_pb_begin_nested(p, TRAK_PB_ProcessTree_processes);
     trak_pb_put_varint(p, TRAK_PB_ProcessTree_Process_pid, strtoul(e->d_name, NULL, 10));
     if (ppid >= 0) trak_pb_put_int32(p, TRAK_PB_ProcessTree_Process_ppid, (int32_t)ppid);
     if (uid >= 0) trak_pb_put_int32(p, TRAK_PB_ProcessTree_Process_uid, (int32_t)uid);
-    snprintf(rel, sizeof rel, "%s/cmdline", e->d_name);
-    long n = trak__tracefs_read("/proc", rel, buf, sizeof buf);
     if (n > 0) {
       for (long i = 0; i < n;) {
         size_t len = strnlen(buf + i, (size_t)(n - i));
@@ -100,7 +119,7 @@ void trak__probes_process_tree(trak__packet_next_fn next, void *ctx, int thread_
       char name[64];
       snprintf(rel, sizeof rel, "%s/task/%s/comm", e->d_name, te->d_name);
       comm_of(rel, name, sizeof name);
-      p = tree_room(p, &t, next, ctx);
+      p = tree_room(p, &t, next, ctx, 40);
       trak_pb_nested th = trak_pb_begin_nested_short(p, TRAK_PB_ProcessTree_threads);
       trak_pb_put_varint(p, TRAK_PB_ProcessTree_Thread_tid, strtoul(te->d_name, NULL, 10));
       trak_pb_put_varint(p, TRAK_PB_ProcessTree_Thread_tgid, strtoul(e->d_name, NULL, 10));

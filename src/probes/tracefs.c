@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include "probes/tracefs.h"
@@ -79,16 +80,52 @@ static long state_pid(const char *text) {
   return p ? strtol(p + 4, NULL, 10) : 0;
 }
 
+static int lock_fd = -1; /* the lock on the tracefs directory while a recording holds it */
+
+static void unlock_tracefs(void) {
+  if (lock_fd >= 0) close(lock_fd); /* closing drops the flock */
+  lock_fd = -1;
+}
+
+/* Is another tracer recording into the top-level buffer? Its tracer is not nop (Perfetto's
+** test), or tracing is on with events enabled. */
+static int tracefs_busy(const char *root) {
+  char t[256];
+  if (trak__tracefs_read(root, "current_tracer", t, sizeof t) > 0 && strncmp(t, "nop", 3)) return 1;
+  return trak__tracefs_read(root, "tracing_on", t, sizeof t) > 0 && t[0] == '1' &&
+         trak__tracefs_read(root, "set_event", t, sizeof t) > 0;
+}
+
 int trak__tracefs_claim(const char *root, trak_error *err) {
   char path[512], text[4096];
   trak__tracefs_state_path(path, sizeof path);
+  /* Machine-wide, whatever the state file's path: every trak probes locks the tracefs
+  ** directory (the kernel drops the lock when its holder dies). Two readers of the same
+  ** trace_pipe_raw would each get part of the events. */
+  unlock_tracefs();
+  lock_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (lock_fd >= 0 && flock(lock_fd, LOCK_EX | LOCK_NB) != 0) {
+    unlock_tracefs();
+    return trak_error_set(err, TRAK_ESTATE,
+                          "ftrace is in use by another trak probes (it holds the lock on %s)",
+                          root);
+  }
   trak__tracefs_restore(1); /* a crashed recording's leftovers first */
   if (trak__tracefs_read("", path, text, sizeof text) >= 0) {
     long pid = state_pid(text);
+    unlock_tracefs();
     return trak_error_set(err, TRAK_ESTATE,
                           "ftrace is in use by another recording (trak probes pid %ld, state "
                           "file %s)",
                           pid, path);
+  }
+  if (tracefs_busy(root)) {
+    unlock_tracefs();
+    return trak_error_set(err, TRAK_ESTATE,
+                          "%s is in use by another tracer (current_tracer not nop, or tracing "
+                          "on with events set); when none runs: echo nop > %s/current_tracer; "
+                          "echo > %s/set_event",
+                          root, root, root);
   }
   char clock[256] = "local", kb[64] = "7";
   if (trak__tracefs_read(root, "trace_clock", text, sizeof text) > 0) {
@@ -101,15 +138,18 @@ int trak__tracefs_claim(const char *root, trak_error *err) {
   if (trak__tracefs_read(root, "buffer_size_kb", text, sizeof text) > 0)
     snprintf(kb, sizeof kb, "%ld", strtol(text, NULL, 10) > 0 ? strtol(text, NULL, 10) : 7);
   int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-  if (fd < 0)
-    return trak_error_set(err, errno == EEXIST ? TRAK_ESTATE : TRAK_EIO, "%s: %s", path,
-                          strerror(errno));
+  if (fd < 0) {
+    int e = errno;
+    unlock_tracefs();
+    return trak_error_set(err, e == EEXIST ? TRAK_ESTATE : TRAK_EIO, "%s: %s", path, strerror(e));
+  }
   int n = snprintf(text, sizeof text, "pid %ld\ntracefs %s\ntrace_clock %s\nbuffer_size_kb %s\n",
                    (long)getpid(), root, clock, kb);
   int ok = write(fd, text, (size_t)n) == n && fsync(fd) == 0;
   close(fd);
   if (!ok) {
     unlink(path);
+    unlock_tracefs();
     return trak_error_set(err, TRAK_EIO, "%s: cannot write the restore state", path);
   }
   return 0;
@@ -167,5 +207,6 @@ int trak__tracefs_restore(int only_dead) {
   if (!state_value(text, "buffer_size_kb", v, sizeof v))
     rc |= trak__tracefs_write(root, "buffer_size_kb", v);
   unlink(path);
+  if (pid == getpid()) unlock_tracefs();
   return rc ? -1 : 1;
 }

@@ -30,9 +30,13 @@ int trak__tracefs_write(const char *root, const char *rel, const char *text) TRA
 ** writable). */
 void trak__tracefs_state_path(char *buf, size_t size) TRAK__HIDDEN;
 
-/* Records the current trace_clock, buffer_size_kb and the owner pid in the state file, before
-** anything is changed. Returns 0, TRAK_ESTATE when a live process (pid in the message) holds
-** the state file, or TRAK_EIO. */
+/* Takes tracefs for this process: locks the tracefs directory (flock, machine-wide: one trak
+** probes records at a time whatever its state file), then records the current trace_clock,
+** buffer_size_kb and the owner pid in the state file, before anything is changed. Returns 0,
+** TRAK_ESTATE when another trak probes holds the lock, a live process (pid in the message)
+** the state file, or another tracer the top-level buffer (its tracer is not nop, or tracing is
+** on with events set), or TRAK_EIO. trak__tracefs_restore of this process's state drops the
+** lock. */
 int trak__tracefs_claim(const char *root, trak_error *err) TRAK__HIDDEN;
 /* Appends an event ("group/name") the recording is about to enable. Returns 0 or -1. */
 int trak__tracefs_note_event(const char *event) TRAK__HIDDEN;

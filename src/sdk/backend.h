@@ -24,6 +24,15 @@ int trak__session_use_shared(struct trak_session *s, uint8_t *mem, size_t size) 
 size_t trak__session_take_complete(struct trak_session *s, uint32_t *idx, size_t max) TRAK__HIDDEN;
 void trak__session_release(struct trak_session *s, const uint32_t *idx, size_t n) TRAK__HIDDEN;
 uint64_t trak__session_undelivered(struct trak_session *s) TRAK__HIDDEN;
+/* Producer side: how many of the buffer's chunks a writer could take now (*total: all of
+** them). A ring buffer counts every chunk: it never refuses one; a stopped session none. For writers that would rather
+** wait than lose packets while the producer thread hands chunks to the daemon (trak probes,
+** as Perfetto's traced_probes stalls). */
+uint32_t trak__session_free_chunks(struct trak_session *s, uint32_t *total) TRAK__HIDDEN;
+
+/* data_source.c: trak__session_free_chunks of the buffer a trace callback writes into. */
+struct trak_ds_ctx;
+uint32_t trak__ds_free_chunks(const struct trak_ds_ctx *ctx, uint32_t *total) TRAK__HIDDEN;
 /* Daemon side, copying each chunk once, straight into the central buffer, and checking the
 ** copy there (s->lock held across both calls). Reserve: room for `bytes` of chunk (seq,
 ** cindex); `continues`: they are the rest of a chunk whose first part went to central chunk

@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "sdk/internal.h"
+#include "sdk/backend.h"
 
 typedef struct instance {
   void *state;                  /* the data source's setup state */
@@ -423,6 +423,10 @@ trak_pb_buf *trak_ds_new_packet(trak_ds_ctx *ctx) {
     trak_pb_put_bool(b, TRAK_PB_TracePacket_previous_packet_dropped, 1);
   ctx->open = 1;
   return b;
+}
+
+uint32_t trak__ds_free_chunks(const trak_ds_ctx *ctx, uint32_t *total) {
+  return trak__session_free_chunks(ctx->w->session, total);
 }
 
 int trak_ds_incremental_state_cleared(const trak_ds_ctx *ctx) {

@@ -740,6 +740,18 @@ void trak__session_release(trak_session *s, const uint32_t *idx, size_t n) {
   pthread_mutex_unlock(&s->lock);
 }
 
+uint32_t trak__session_free_chunks(trak_session *s, uint32_t *total) {
+  uint32_t n = 0;
+  pthread_mutex_lock(&s->lock);
+  for (uint32_t i = 0; i < s->nchunks; i++)
+    n += s->meta[i].state == TRAK__CHUNK_FREE;
+  *total = s->nchunks;
+  if (s->fill_policy == TRAK_FILL_RING) n = s->nchunks;
+  if (s->state != TRAK__S_STARTED) n = 0; /* stopping: no chunk is handed out any more */
+  pthread_mutex_unlock(&s->lock);
+  return n;
+}
+
 uint64_t trak__session_undelivered(trak_session *s) {
   uint64_t n = atomic_load(&s->packets_lost);
   pthread_mutex_lock(&s->lock);

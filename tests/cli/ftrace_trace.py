@@ -93,3 +93,22 @@ def events(pkts):
                                                 comm=table[c['waking_comm_index'][i]])))
     out.sort(key=lambda e: (e['ts'], e['cpu']))
     return out
+
+
+def read_by_cpu(pkts, evs):
+    """Per CPU: the events of the trace, and the events the kernel counted as read by the time
+    of the last END_OF_TRACE FtraceStats (minus those at START_OF_TRACE). Every event the
+    kernel handed out before the end stats must be in the trace: fewer means packets lost
+    between the reader and the trace."""
+    got = {}
+    for e in evs:
+        got[e['cpu']] = got.get(e['cpu'], 0) + 1
+    phases = {}
+    for p in pkts:
+        for s in p.get('ftrace_stats', []):
+            phases[one(s, 'phase')] = {one(c, 'cpu', 0): one(c, 'read_events', 0)
+                                       for c in s.get('cpu_stats', [])}
+    assert 'END_OF_TRACE' in phases, 'no END_OF_TRACE ftrace_stats'
+    start = phases.get('START_OF_TRACE', {})
+    read = {c: n - start.get(c, 0) for c, n in phases['END_OF_TRACE'].items()}
+    return got, read

@@ -12,7 +12,9 @@ if [ ! -e $TRACEFS/tracing_on ]; then
   mount -t tracefs nodev $TRACEFS 2>/dev/null || skip "tracefs is not mounted and cannot be"
 fi
 [ -w $TRACEFS/tracing_on ] || skip "tracefs is not writable"
-# tracefs is one per machine: tests of two builds (or two checkouts) take turns.
+# tracefs is one per machine: tests of two builds (or two checkouts) take turns. (Two readers
+# of the kernel's buffers would each get part of the events; trak probes itself refuses a
+# second recording, as it locks the tracefs directory: the tests wait instead.)
 exec 9> /tmp/trak-tracefs-tests.lock
 flock -w 900 9 || fail "tracefs stayed busy with another test run for 15 minutes"
 export TRAK_SOCKET=$TMP/trak.sock TRAK_PROBES_STATE=$TMP/probes.state
@@ -40,8 +42,10 @@ cleanup() {
 }
 trap cleanup EXIT
 
+# Starts trak daemon (arguments: its options) and waits for its socket.
 start_daemon() {
-  "$TRAK" daemon 2> "$TMP/daemon.log" & pids+=($!)
+  rm -f "$TRAK_SOCKET"
+  "$TRAK" daemon "$@" 2>> "$TMP/daemon.log" & DAEMON=$!; pids+=($DAEMON)
   for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 }
 # Starts trak probes and waits until the daemon lists it.

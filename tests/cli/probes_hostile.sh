@@ -89,6 +89,51 @@ check_restored "two sessions"
 "$TRAK" dump "$TMP/first.pb" > "$TMP/first.txt"
 grep -Eq 'sched_switch|switch_next_pid' "$TMP/first.txt" || fail "first session recorded nothing: $(grep -A3 ftrace_stats "$TMP/first.txt" | head; cat "$TMP/probes.log")"
 
+# Another trak probes (its own daemon and state file) while this one records: tracefs is
+# locked, so it refuses with a reason in its trace rather than read half the events.
+"$TRAK" record --sched --time 6s -o "$TMP/first.pb" 2> /dev/null & first=$!
+wait_recording || fail "another trak probes: the first recording did not start"
+(
+  export TRAK_SOCKET=$TMP/other.sock TRAK_PROBES_STATE=$TMP/other.state
+  "$TRAK" daemon 2> /dev/null & d=$!
+  for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
+  "$TRAK" probes 2> "$TMP/other_probes.log" & p=$!
+  for _ in $(seq 50); do "$TRAK" status 2> /dev/null | grep -q linux.ftrace && break; sleep 0.1; done
+  "$TRAK" record --sched --time 1s -o "$TMP/other.pb" 2> /dev/null
+  kill $p $d; wait $p $d || true
+)
+wait $first
+check_restored "another trak probes"
+"$TRAK" dump "$TMP/other.pb" | grep -q 'exclusive_feature_error: "ftrace is in use by another trak probes' ||
+  fail "another trak probes: no refusal: $(cat "$TMP/other_probes.log")"
+
+# A shared buffer far smaller than what the first drains read (64 KB per producer, a switch
+# storm filling the kernel's buffers): the reader leaves pages in the kernel until the daemon
+# has taken chunks, and the process tree waits for room, so no packet is lost, the tree still
+# names trak's own threads, and every event the kernel says was read is in the trace.
+kill "$PROBES" "$DAEMON"; wait "$PROBES" "$DAEMON" || true
+start_daemon --producer-buffer 64
+start_probes
+"$SCHED_WORKLOAD" burst 3000 & load=$!
+sleep 0.5
+"$TRAK" record --full-sched --time 2s -o "$TMP/tight.pb" 2> "$TMP/record.log" ||
+  fail "record with a small producer buffer: $(cat "$TMP/record.log")"
+wait $load
+check_restored "small producer buffer"
+grep -q ', 0 packets lost' "$TMP/record.log" || fail "small producer buffer: $(cat "$TMP/record.log")"
+"$TRAK" dump "$TMP/tight.pb" > "$TMP/tight.txt"
+python3 - "$TMP/tight.txt" <<'PY' || fail "small producer buffer"
+import sys
+from ftrace_trace import packets, events, read_by_cpu, one
+pk = packets(sys.argv[1])
+names = {one(t, 'name') for p in pk for tr in p.get('process_tree', []) for t in tr.get('threads', [])}
+assert 'trak' in names, 'no trak thread in the process tree (%d names)' % len(names)
+got, read = read_by_cpu(pk, events(pk))
+assert sum(read.values()) > 10000, 'too few events for the test to mean anything: %r' % read
+assert all(got.get(c, 0) >= n for c, n in read.items()), 'read by the kernel %r, in the trace %r' % (read, got)
+print('small producer buffer ok: events per cpu', sorted(got.items()))
+PY
+
 kill "$PROBES"; wait "$PROBES" || true
 check_restored "after probes"
 echo "probes_hostile ok"

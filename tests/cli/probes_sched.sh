@@ -8,6 +8,9 @@ set -euo pipefail
 . "$(dirname "$0")/probes_common.bash"
 start_daemon
 start_probes
+# A process whose command line is longer than a shared-memory chunk: the tree keeps the first
+# 1024 bytes (the packet holding it was lost whole before).
+(exec -a "sleep$(printf 'a%.0s' $(seq 5000))" sleep 60) & LONG=$!; pids+=($LONG)
 
 for form in --full-sched --sched; do
   "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
@@ -19,9 +22,9 @@ for form in --full-sched --sched; do
   check_restored "$form"
   "$TRAK" dump "$TMP/t.pb" > "$TMP/t.txt"
   read -r _ pid _ spin _ sleep < "$TMP/workload.out"
-  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
+  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" "$LONG" <<'PY' || fail "$form: $(cat "$TMP/probes.log")"
 import sys
-from ftrace_trace import packets, events, one
+from ftrace_trace import packets, events, one, read_by_cpu
 path, pid, spin, sleep, form = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
 pk = packets(path)
 ev = events(pk)
@@ -63,11 +66,9 @@ for ts, state in outs[sleep]:
 ins_at = sorted(e['ts'] for e in switches if e['fields']['next_pid'] == sleep)
 gaps = sum(1 for a, b in zip(ins_at, ins_at[1:]) if b - a >= 70e6)
 sleeps = max(sleeps, gaps)
-# Open problem (#26): on an idle machine some runs, in both forms, miss switches of the
-# sleeper (1 or 2 of its 3 sleeps seen), which points at events lost in the reader, not at the
-# kernel. Until that is found the count is reported, not asserted; the wakings below are.
-if sleeps < 3:
-    print('KNOWN ISSUE (#26): only %d of 3 sleeps of the sleeper seen' % sleeps)
+# (Runs missing 1 or 2 of these, in both forms, were two probes tests at once on one machine,
+# each reading part of the kernel's events: trak probes now locks tracefs, the tests queue.)
+assert sleeps >= 3, 'only %d of 3 sleeps of the sleeper seen' % sleeps
 wakes = [e for e in ev if e['name'] == 'sched_waking' and e['fields']['pid'] == sleep]
 assert len(wakes) >= 3, '%d wakings of the sleeper' % len(wakes)
 # The spinner is preempted or runs to its end, never sleeps in its spins.
@@ -76,17 +77,23 @@ threads = {one(t, 'tid'): one(t, 'name') for p in pk for tr in p.get('process_tr
            for t in tr.get('threads', [])}
 procs = {one(q, 'pid') for p in pk for tr in p.get('process_tree', []) for q in tr.get('processes', [])}
 assert procs, 'no process tree'
-# The workload started after the snapshot: the tree has the recorder and probes themselves.
-# Open problem (#26): one CI run on a loaded machine had a tree without them (not seen here
-# since, even under load); until it is explained the evidence is printed, not asserted.
+long_cmd = [q.get('cmdline', []) for p in pk for tr in p.get('process_tree', [])
+            for q in tr.get('processes', []) if one(q, 'pid') == int(sys.argv[7])]
+assert long_cmd == [['sleep' + 'a' * 1019]], long_cmd
+# The workload started after the snapshot: the tree has the recorder and probes themselves
+# (its last packets, the newest pids, were the ones lost when ftrace's first drain filled the
+# shared buffer: the tree now waits for room).
 assert threads, 'no thread in the process tree'
-if not any(n == 'trak' for n in threads.values()):
-    trees = [tr for p in pk for tr in p.get('process_tree', [])]
-    print('KNOWN ISSUE (#26): no trak thread in the process tree: %d tree packets, %d processes '
-          '(pids %d..%d), %d threads; recorder: %s' % (len(trees), len(procs), min(procs),
-          max(procs), len(threads), open(sys.argv[6]).read().strip().replace('\n', ' | ')))
-stats = [s for p in pk for s in p.get('ftrace_stats', [])]
-assert any(one(s, 'phase') == 'END_OF_TRACE' for s in stats), 'no END_OF_TRACE ftrace_stats'
+trees = [tr for p in pk for tr in p.get('process_tree', [])]
+assert any(n == 'trak' for n in threads.values()), \
+    'no trak thread in the process tree: %d tree packets, %d processes (pids %d..%d), %d ' \
+    'threads; recorder: %s' % (len(trees), len(procs), min(procs), max(procs), len(threads),
+                               open(sys.argv[6]).read().strip().replace('\n', ' | '))
+# Nothing lost between the kernel and the trace: every event the kernel handed out before the
+# end stats is there, per CPU.
+got, read = read_by_cpu(pk, ev)
+assert all(got.get(c, 0) >= n for c, n in read.items()), \
+    'read by the kernel %r, in the trace %r' % (read, got)
 assert any(p.get('system_info') for p in pk) and any(p.get('cpu_info') for p in pk), 'no system info'
 print(form, 'ok:', len(ev), 'events,', ins[spin], ins[sleep], 'switches in,', sleeps, 'sleeps')
 PY

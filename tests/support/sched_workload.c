@@ -2,10 +2,14 @@
 ** A program with known scheduling for the probes tests: a thread named "trak_spin" spins for
 ** 3 x 60 ms, a thread named "trak_sleep" alternates 5 ms of spinning with 80 ms of sleep, three
 ** times. It prints "pid PID spin TID sleep TID" first, then runs them and exits.
+** `sched_workload burst MS` instead passes a byte back and forth between two threads through
+** pipes for MS milliseconds: tens of thousands of switches a second, to fill buffers.
 */
 #define _GNU_SOURCE
 #include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -49,7 +53,28 @@ static void *sleeper(void *arg) {
   return NULL;
 }
 
-int main(void) {
+static int ping[2], pong[2];
+
+static void *echo(void *arg) {
+  char c;
+  while (read(ping[0], &c, 1) == 1 && write(pong[1], &c, 1) == 1)
+    ;
+  return arg;
+}
+
+static int burst(double ms) {
+  pthread_t t;
+  if (pipe(ping) || pipe(pong) || pthread_create(&t, NULL, echo, NULL)) return 1;
+  char c = 1;
+  for (double end = now_ms() + ms; now_ms() < end;)
+    if (write(ping[1], &c, 1) != 1 || read(pong[0], &c, 1) != 1) return 1;
+  close(ping[1]);
+  pthread_join(t, NULL);
+  return 0;
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "burst")) return burst(atof(argv[2]));
   pthread_t a, b;
   pthread_barrier_init(&ready, NULL, 3);
   pthread_create(&a, NULL, spinner, NULL);
