@@ -275,6 +275,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "JSON strings with bytes that are not UTF-8; each bad "
                                      "sequence was replaced by U+FFFD.",
                                      0},
+    [TRAK_STAT_IMPORT_MEMORY_LIMIT] = {"import_memory_limit", TRAK_SEVERITY_DATA_LOSS,
+                                       "Events dropped because the import's records would "
+                                       "pass the memory bound (a multiple of the trace's "
+                                       "size) or memory ran out.",
+                                       0},
     [TRAK_STAT_TRACE_EMPTY] = {"trace_empty", TRAK_SEVERITY_DATA_LOSS,
                                "The trace holds no packets or events at all (e.g. a recording "
                                "whose daemon died).",

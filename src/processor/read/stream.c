@@ -298,6 +298,7 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {
+  p->imp.bytes_plain += len;
   if (p->format != TRAK_FORMAT_UNKNOWN) {
     plain_dispatch(p, data, len);
     return;
