@@ -34,6 +34,11 @@
 #define TRAK_LIMIT_RECORD_RATIO 32
 #define TRAK_LIMIT_RECORD_SLACK (64ull << 20)
 
+/* Ancestors a track descriptor's parent_uuid chain may have: Perfetto walks at most 100 steps
+** (kMaxAncestors) and needs one of them to reach the root, so 98. A track with more, or whose
+** chain loops, is dropped with its events. */
+#define TRAK_LIMIT_TRACK_ANCESTORS 98
+
 /* One top-level field of a text-format trace (a `packet { ... }`), in text bytes. */
 #define TRAK_LIMIT_TEXT_PACKET_BYTES (64u << 20)
 

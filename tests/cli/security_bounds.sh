@@ -32,5 +32,44 @@ PY
   >"$WORK/threads.out" 2>&1
 grep -qx 20000 "$WORK/threads.out" || { echo "FAIL: 20,000 JSON threads under ulimit -v $limit:"; tail -3 "$WORK/threads.out"; fail=1; }
 
+# ---- 6. quadratic time: 60,000 complete events each partly overlapping all before it need 60,000
+# overflow lanes; a linear search of the lanes per event takes minutes (40,000: 96 s), the lane
+# tree well under a second of CPU.
+python3 - "$WORK/overlap.json" <<'PY'
+import sys
+ev = ['{"name":"o","ph":"X","ts":%d,"dur":60000,"pid":1,"tid":1}' % i for i in range(60000)]
+open(sys.argv[1], "w").write('{"traceEvents":[' + ",".join(ev) + "]}")
+PY
+timeout 60 "$TRAK" query --format csv "$WORK/overlap.json" \
+  "SELECT count(*) AS n, count(DISTINCT track_id) AS lanes FROM slice" >"$WORK/overlap.out" 2>/dev/null
+expect_lines "$WORK/overlap.out" "60000,60000"
+
+# ---- 7. track hierarchies: a loop is reported as a loop, a chain past 98 ancestors as too deep
+# (error severity: check fails), 98 ancestors import; every walk is a loop, never recursion.
+python3 - "$WORK/tracks.pbtxt" <<'PY'
+import sys
+P = 'packet { trusted_packet_sequence_id: 1 %s }'
+out = [P % 'track_descriptor { uuid: 1 parent_uuid: 2 name: "loop1" }',
+       P % 'track_descriptor { uuid: 2 parent_uuid: 1 name: "loop2" }',
+       P % 'track_descriptor { uuid: 3 parent_uuid: 2 name: "below_loop" }',
+       P % 'track_descriptor { uuid: 1000 name: "root" }',
+       P % 'track_descriptor { uuid: 5000 name: "deep_root" }']
+out += [P % ('track_descriptor { uuid: %d parent_uuid: %d }' % (1000 + k, 999 + k)) for k in range(1, 99)]
+out += [P % ('track_descriptor { uuid: %d parent_uuid: %d }' % (5000 + k, 4999 + k)) for k in range(1, 100000)]
+for ts, u in ((10, 1), (20, 3), (30, 1098), (40, 5150), (50, 5098), (60, 104999)):
+    out.append('packet { timestamp: %d trusted_packet_sequence_id: 1 track_event '
+               '{ name: "e%d" type: TYPE_INSTANT track_uuid: %d } }' % (ts, u, u))
+open(sys.argv[1], "w").write("\n".join(out) + "\n")
+PY
+"$TRAK" check "$WORK/tracks.pbtxt" >"$WORK/tracks.out" 2>&1 && { echo "FAIL: check passes a track loop"; fail=1; }
+expect_lines "$WORK/tracks.out" \
+  "track uuid 1: its parent chain loops back to uuid 1, which is its own ancestor; dropped [track_event_track_hierarchy_loop]" \
+  "track uuid 3: its parent chain loops back to uuid 2, which is its own ancestor; dropped" \
+  "track uuid 5099 has more than 98 ancestors (the limit); dropped [track_event_track_hierarchy_too_deep]" \
+  "track uuid 104999 has more than 98 ancestors (the limit); dropped"
+grep -q "uuid 5098 has more" "$WORK/tracks.out" && { echo "FAIL: 98 ancestors refused"; fail=1; }
+"$TRAK" query --format csv "$WORK/tracks.pbtxt" "SELECT name FROM slice ORDER BY ts" >"$WORK/tracks.csv" 2>/dev/null
+[ "$(tr '\n' ' ' <"$WORK/tracks.csv")" = "name e1098 e5098 " ] || { echo "FAIL: slices kept:"; cat "$WORK/tracks.csv"; fail=1; }
+
 [ $fail = 0 ] || exit 1
 echo "hostile traces cost memory and time in proportion to their size"

@@ -98,8 +98,8 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   uint32_t cap = seq->tail ? seq->tail->cap * 2 : TRAK_EV_BLOCK_FIRST;
   if (cap > TRAK_EV_BLOCK) cap = TRAK_EV_BLOCK;
   size_t bytes = block_bytes(cap);
-  uint64_t bound = TRAK_LIMIT_RECORD_RATIO * (imp->bytes_plain + imp->inflated_total) +
-                   TRAK_LIMIT_RECORD_SLACK;
+  uint64_t bound =
+      TRAK_LIMIT_RECORD_RATIO * (imp->bytes_plain + imp->inflated_total) + TRAK_LIMIT_RECORD_SLACK;
   if (imp->record_bytes + bytes > bound) {
     trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
                  "the import's records would take %llu bytes, past the bound of %d times the "
