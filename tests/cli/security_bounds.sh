@@ -91,6 +91,14 @@ expect_lines "$WORK/utf8.json" '"name":"x\ufffdy"'
 python3 -c 'import sys; d = open(sys.argv[1], "rb").read(); assert d == "name,z\nx\ufffdy,\"a\0b\"\n".encode(), d' \
   "$WORK/utf8.csv" || { echo "FAIL: csv output"; fail=1; }
 
+# ---- 8. a JSON trace saved as UTF-16 (with or without a byte order mark) says so
+printf '{"traceEvents":[]}' | iconv -f UTF-8 -t UTF-16 >"$WORK/u16.json"
+printf '{"traceEvents":[]}' | iconv -f UTF-8 -t UTF-16BE >"$WORK/u16be.json"
+for f in u16 u16be; do
+  "$TRAK" query "$WORK/$f.json" "SELECT 1" >"$WORK/$f.out" 2>&1 && { echo "FAIL: $f read"; fail=1; }
+  expect_lines "$WORK/$f.out" "UTF-16 text at byte 0, a JSON trace saved as UTF-16? trak reads UTF-8: convert it with iconv -f UTF-16 -t UTF-8"
+done
+
 # ---- 7. timestamps at the int64 extremes: trak html spans them without overflow (UBSan)
 echo '{"traceEvents":[{"name":"a","ph":"i","ts":-9223372036854775,"pid":1,"tid":1},{"name":"b","ph":"i","ts":9223372036854775,"pid":1,"tid":1}]}' >"$WORK/wide.json"
 "$TRAK" html "$WORK/wide.json" -o "$WORK/wide.html" >"$WORK/wide.out" 2>&1 && [ -s "$WORK/wide.html" ] ||
