@@ -1,14 +1,16 @@
 /*
 ** `trak record`: the consumer of the system backend. Builds a TraceConfig (from a text-format
-** file, or from the short options), has the daemon record one session into OUT, and shows
-** progress on stderr when it is a terminal. Ctrl-C ends the session early; the trace is still
-** written.
+** file, or from the short options), has the daemon record one session into OUT (through a
+** temporary file renamed over OUT when the session ends), and shows progress on stderr when it
+** is a terminal. Ctrl-C ends the session early; the trace is still written.
 */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -218,13 +220,28 @@ int trak_cli_record(int argc, char **argv) {
   } else {
     short_config(&cfg, size_kb, ring, ms, cats, sched);
   }
-  /* Readable too: a recording that fails is cut back to its last whole packet. */
-  /* Not truncated here: trak_record_run truncates it once a daemon answers, so an existing OUT
-  ** is left as it was when none does. */
-  int fd = open(out, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  /* A regular OUT (or a new one) is written as OUT.tmp.XXXXXX beside it and renamed over it
+  ** when the session ends, so an existing OUT survives a record that fails or is killed; a
+  ** device or pipe is written in place. Readable too: a recording that fails is cut back to its
+  ** last whole packet. */
+  struct stat st_out;
+  int in_place = stat(out, &st_out) == 0 && !S_ISREG(st_out.st_mode);
+  char *tmp = NULL;
+  int fd = -1;
+  if (in_place) {
+    fd = open(out, O_RDWR | O_CLOEXEC);
+  } else if ((tmp = malloc(strlen(out) + sizeof ".tmp.XXXXXX"))) {
+    strcat(strcpy(tmp, out), ".tmp.XXXXXX");
+    fd = mkstemp(tmp);
+    mode_t mask = umask(0);
+    umask(mask);
+    if (fd >= 0) fchmod(fd, 0666 & ~mask), fcntl(fd, F_SETFD, FD_CLOEXEC);
+  }
   if (fd < 0) {
+    int e = errno;
+    free(tmp);
     trak_pb_buf_free(&cfg);
-    return trak_cli_failf("record", "%s: %s", out, strerror(errno));
+    return trak_cli_failf("record", "%s: %s", out, strerror(e));
   }
   struct sigaction sa;
   memset(&sa, 0, sizeof sa);
@@ -236,8 +253,17 @@ int trak_cli_record(int argc, char **argv) {
                            (uint32_t)ms, &stop_flag, isatty(2) ? progress : NULL, NULL};
   trak_record_status st;
   int r = trak_record_run(&rc, &st, &err);
+  /* A session that wrote nothing (no daemon answered) leaves OUT as it was; one that wrote a
+  ** trace, even cut short, replaces OUT with it. */
+  struct stat st_tmp;
+  int wrote = fstat(fd, &st_tmp) == 0 && st_tmp.st_size > 0;
   close(fd);
   trak_pb_buf_free(&cfg);
+  if (tmp && (r && !wrote ? unlink(tmp) : rename(tmp, out)) && !r) {
+    r = trak_error_set(&err, TRAK_EIO, "cannot rename %s to %s: %s", tmp, out, strerror(errno));
+    unlink(tmp);
+  }
+  free(tmp);
   if (isatty(2)) fputc('\n', stderr);
   if (r) return trak_cli_fail("record", &err);
   fprintf(stderr, "trak record: %s: %llu bytes from %llu chunks, %llu packets lost\n", out,

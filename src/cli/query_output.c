@@ -59,19 +59,30 @@ static void tp_value(FILE *out, trak_query *q, int col) {
 
 /* ---- csv: RFC 4180 ---------------------------------------------------------------------- */
 
-/* A field is quoted when it must be (a comma, quote, CR or LF in it) and when it is empty, so
-** that an empty string differs from NULL (an empty field). Quotes inside are doubled. */
-static void csv_string(FILE *out, const char *s) {
-  if (*s && !strpbrk(s, ",\"\r\n")) {
-    fputs(s, out);
-    return;
+/* A field is quoted when it must be (a comma, quote, CR, LF or NUL in it) and when it is empty,
+** so that an empty string differs from NULL (an empty field). Quotes inside are doubled. All
+** `len` bytes are written (an embedded NUL does not end the value); bytes that are not UTF-8
+** are written as U+FFFD, so the output is valid UTF-8. */
+static void csv_string(FILE *out, const char *str, size_t len) {
+  const unsigned char *s = (const unsigned char *)str;
+  int quote = !len || memchr(s, 0, len);
+  for (size_t i = 0; i < len && !quote; i++)
+    quote = s[i] == ',' || s[i] == '"' || s[i] == '\r' || s[i] == '\n';
+  if (quote) fputc('"', out);
+  for (size_t i = 0; i < len;) {
+    unsigned cp;
+    size_t n = s[i] ? trak_cli_utf8_len(s + i, &cp) : 1; /* s is NUL-terminated after len */
+    if (n > len - i) n = 0;
+    if (!n) {
+      fputs("\xef\xbf\xbd", out);
+      i++;
+      continue;
+    }
+    if (s[i] == '"') fputc('"', out);
+    fwrite(s + i, 1, n, out);
+    i += n;
   }
-  fputc('"', out);
-  for (; *s; s++) {
-    if (*s == '"') fputc('"', out);
-    fputc(*s, out);
-  }
-  fputc('"', out);
+  if (quote) fputc('"', out);
 }
 
 static void csv_value(FILE *out, trak_query *q, int col) {
@@ -87,9 +98,12 @@ static void csv_value(FILE *out, trak_query *q, int col) {
     trak_cli_format_double(buf, sizeof buf, trak_query_double(q, col));
     fputs(buf, out);
     break;
-  case TRAK_VALUE_STRING:
-    csv_string(out, trak_query_string(q, col));
+  case TRAK_VALUE_STRING: {
+    const char *s = trak_query_string(q, col); /* first: the bytes then end with a NUL */
+    trak_query_blob(q, col, &len);
+    csv_string(out, s, len);
     break;
+  }
   case TRAK_VALUE_BLOB: {
     const void *b = trak_query_blob(q, col, &len);
     trak_cli_blob_hex(out, b, len);
@@ -108,7 +122,7 @@ static int print_delimited(const trak_cli_output *o, trak_query *q, trak_error *
       if (tp)
         fprintf(o->out, "\"%s\"", trak_query_column_name(q, c));
       else
-        csv_string(o->out, trak_query_column_name(q, c));
+        csv_string(o->out, trak_query_column_name(q, c), strlen(trak_query_column_name(q, c)));
     }
     fputc('\n', o->out);
   }

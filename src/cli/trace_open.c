@@ -75,7 +75,8 @@ static int damages_input(const char *stat) {
                                       "json_event_too_large",
                                       "json_nesting_too_deep",
                                       "debug_annotation_too_deep",
-                                      "arg_key_too_long"};
+                                      "arg_key_too_long",
+                                      "import_memory_limit"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++)
     if (!strcmp(stat, names[i])) return 1;
   return 0;

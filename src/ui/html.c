@@ -100,9 +100,10 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   if (!rc) rc = trak__ui_cache_new(p, &cache, err);
   if (rc) goto done;
   int64_t start = cache->start, end = cache->end;
-  trak_ui_range r = {start, end, resolution(n_slices, slice_rows, end - start, max_slices)};
-  trak_ui_range rc_range = {start, end,
-                            resolution(n_values, counter_rows, end - start, max_slices)};
+  trak_ui_range r = {start, end,
+                     resolution(n_slices, slice_rows, (double)end - (double)start, max_slices)};
+  trak_ui_range rc_range = {
+      start, end, resolution(n_values, counter_rows, (double)end - (double)start, max_slices)};
   *summary = NULL;
   if (r.px > 1 || rc_range.px > 1) {
     char a[32];

@@ -27,6 +27,18 @@
 /* and to at most this many bytes in all, whatever the ratio. */
 #define TRAK_LIMIT_INFLATED_TRACE_BYTES (16ull << 30)
 
+/* The importer's per-sequence state and event records together may take at most this many
+** times the trace's bytes (after gzip, compressed_packets inflated) plus TRAK_LIMIT_RECORD_SLACK:
+** a record is 32 bytes and the smallest event that makes one takes a few bytes, so no trace
+** reaches it unless its sequences cost memory out of proportion to their events. */
+#define TRAK_LIMIT_RECORD_RATIO 32
+#define TRAK_LIMIT_RECORD_SLACK (64ull << 20)
+
+/* Ancestors a track descriptor's parent_uuid chain may have: Perfetto walks at most 100 steps
+** (kMaxAncestors) and needs one of them to reach the root, so 98. A track with more, or whose
+** chain loops, is dropped with its events. */
+#define TRAK_LIMIT_TRACK_ANCESTORS 98
+
 /* One top-level field of a text-format trace (a `packet { ... }`), in text bytes. */
 #define TRAK_LIMIT_TEXT_PACKET_BYTES (64u << 20)
 

@@ -46,6 +46,19 @@ echo keep >"$WORK/old.pb"
 TRAK_SOCKET=$WORK/none.sock "$TRAK" record -o "$WORK/old.pb" --time 1s >"$WORK/rec0.out" 2>&1 &&
   { echo "FAIL: record without a daemon exits 0"; fail=1; }
 [ "$(cat "$WORK/old.pb")" = keep ] || { echo "FAIL: record -o emptied an existing file"; fail=1; }
+ls "$WORK"/old.pb.tmp.* >/dev/null 2>&1 && { echo "FAIL: record left its temporary file"; fail=1; }
+# With a daemon: OUT stays as it was while the session runs (the trace goes to a temporary
+# file beside it) and is replaced when it ends.
+"$TRAK" daemon --socket "$WORK/rec.sock" 2>"$WORK/drec.log" & drec=$!
+for _ in $(seq 50); do [ -S "$WORK/rec.sock" ] && break; sleep 0.1; done
+TRAK_SOCKET=$WORK/rec.sock "$TRAK" record -o "$WORK/old.pb" --time 3s >"$WORK/rec1.out" 2>&1 & rec=$!
+sleep 1
+[ "$(cat "$WORK/old.pb")" = keep ] || { echo "FAIL: record -o replaced OUT before the session ended"; fail=1; }
+wait $rec || { echo "FAIL: record with a daemon:"; cat "$WORK/rec1.out"; fail=1; }
+[ "$(cat "$WORK/old.pb")" != keep ] && "$TRAK" check "$WORK/old.pb" >/dev/null 2>&1 ||
+  { echo "FAIL: the recorded trace did not replace OUT"; fail=1; }
+ls "$WORK"/old.pb.tmp.* >/dev/null 2>&1 && { echo "FAIL: record left its temporary file"; fail=1; }
+kill $drec; wait $drec 2>/dev/null
 # ---- 8. a directory given as the trace says so
 "$TRAK" query "$WORK" "SELECT 1" >"$WORK/dir.out" 2>&1
 expect_lines "$WORK/dir.out" "$WORK: is a directory, not a trace file"

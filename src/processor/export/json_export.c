@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "processor/export/json_export.h"
+#include "processor/util/utf8.h"
 #include "processor/processor_internal.h"
 
 typedef struct out {
@@ -44,16 +45,24 @@ static void put_ts(FILE *f, int64_t ns) {
   fputs(digits, f);
 }
 
+/* A JSON string: each byte that is not part of well-formed UTF-8 (protobuf strings may hold
+** any bytes) is written as U+FFFD, so the output is valid JSON for every reader. */
 static void put_str(FILE *f, const char *s) {
   fputc('"', f);
-  for (; *s; s++) {
-    unsigned char ch = (unsigned char)*s;
-    if (ch == '"' || ch == '\\')
-      fputc('\\', f), fputc(ch, f);
-    else if (ch < 0x20)
-      fprintf(f, "\\u%04x", ch);
-    else
-      fputc(ch, f);
+  size_t len = strlen(s);
+  while (len) {
+    size_t ok = trak__utf8_valid_prefix(s, len);
+    for (size_t i = 0; i < ok; i++) {
+      unsigned char ch = (unsigned char)s[i];
+      if (ch == '"' || ch == '\\')
+        fputc('\\', f), fputc(ch, f);
+      else if (ch < 0x20)
+        fprintf(f, "\\u%04x", ch);
+      else
+        fputc(ch, f);
+    }
+    s += ok, len -= ok;
+    if (len) fputs("\\ufffd", f), s++, len--;
   }
   fputc('"', f);
 }

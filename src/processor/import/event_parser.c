@@ -485,7 +485,7 @@ __attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
         imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
         continue;
       }
-      if (wi == TRAK_EV_BLOCK) wb = wb->next, wi = 0; /* never past the block being read */
+      if (wi == wb->cap) wb = wb->next, wi = 0; /* never past the block being read */
       wb->ev[wi++] = ev;
       kept++;
     }

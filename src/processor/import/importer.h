@@ -113,6 +113,8 @@ typedef struct trak_importer {
   size_t packet_len;           /* its length (of the outer packet) */
   uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
   uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
+  uint64_t bytes_plain;        /* trace bytes fed so far after gzip (what is tokenized) */
+  uint64_t record_bytes;       /* sequence.c: bytes of sequences and their record blocks */
   uint64_t n_events;
   uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
   uint64_t n_counter_records; /* counter values, extra ones included */

@@ -275,6 +275,21 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "JSON strings with bytes that are not UTF-8; each bad "
                                      "sequence was replaced by U+FFFD.",
                                      0},
+    [TRAK_STAT_IMPORT_MEMORY_LIMIT] = {"import_memory_limit", TRAK_SEVERITY_DATA_LOSS,
+                                       "Events dropped because the import's records would "
+                                       "pass the memory bound (a multiple of the trace's "
+                                       "size) or memory ran out.",
+                                       0},
+    [TRAK_STAT_TRACK_HIERARCHY_LOOP] = {"track_event_track_hierarchy_loop", TRAK_SEVERITY_ERROR,
+                                        "Track descriptors and track events on a track whose "
+                                        "parent_uuid chain loops (a track is its own "
+                                        "ancestor); dropped.",
+                                        1},
+    [TRAK_STAT_TRACK_HIERARCHY_TOO_DEEP] = {"track_event_track_hierarchy_too_deep",
+                                            TRAK_SEVERITY_ERROR,
+                                            "Track descriptors and track events on a track with "
+                                            "more than 98 ancestors; dropped.",
+                                            1},
     [TRAK_STAT_TRACE_EMPTY] = {"trace_empty", TRAK_SEVERITY_DATA_LOSS,
                                "The trace holds no packets or events at all (e.g. a recording "
                                "whose daemon died).",

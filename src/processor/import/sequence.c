@@ -10,10 +10,7 @@
 #include <sys/mman.h>
 
 #include "processor/import/importer.h"
-
-void trak__block_free(trak_ev_block *b) {
-  munmap(b, sizeof *b);
-}
+#include "util/limits.h"
 
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   if (TRAK_LIKELY(imp->seqs.last && imp->seqs.last->id == id)) return imp->seqs.last;
@@ -22,6 +19,7 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   if (!added) return imp->seqs.last = imp->seqs.all.v[*slot];
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
+  imp->record_bytes += sizeof *seq; /* toward the bound new_block enforces */
   seq->id = id;
   seq->first_packet_index = imp->packet_index;
   seq->thread_track = TRAK_NULL_U32;
@@ -82,14 +80,53 @@ uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, ui
   return 0;
 }
 
-__attribute__((noinline)) static trak_ev_block *new_block(trak_sequence *seq) {
-  void *mem =
-      mmap(NULL, sizeof(trak_ev_block), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (mem == MAP_FAILED) abort();
-  madvise(mem, sizeof(trak_ev_block), MADV_HUGEPAGE); /* fewer page faults; a hint only */
-  trak_ev_block *b = mem;
+static size_t block_bytes(uint32_t cap) {
+  return sizeof(trak_ev_block) + (size_t)cap * sizeof(trak_ev);
+}
+
+void trak__block_free(trak_ev_block *b) {
+  if (b->cap == TRAK_EV_BLOCK)
+    munmap(b, block_bytes(b->cap));
+  else
+    free(b);
+}
+
+/* The next block of `seq`: twice the last one's size, up to TRAK_EV_BLOCK records. Returns
+** NULL (reported and counted) past the import's memory bound or when memory runs out. */
+__attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *imp,
+                                                                trak_sequence *seq) {
+  uint32_t cap = seq->tail ? seq->tail->cap * 2 : TRAK_EV_BLOCK_FIRST;
+  if (cap > TRAK_EV_BLOCK) cap = TRAK_EV_BLOCK;
+  size_t bytes = block_bytes(cap);
+  uint64_t bound =
+      TRAK_LIMIT_RECORD_RATIO * (imp->bytes_plain + imp->inflated_total) + TRAK_LIMIT_RECORD_SLACK;
+  if (imp->record_bytes + bytes > bound) {
+    trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
+                 "the import's records would take %llu bytes, past the bound of %d times the "
+                 "trace's %llu bytes plus %llu; event dropped",
+                 (unsigned long long)(imp->record_bytes + bytes), TRAK_LIMIT_RECORD_RATIO,
+                 (unsigned long long)(imp->bytes_plain + imp->inflated_total),
+                 (unsigned long long)TRAK_LIMIT_RECORD_SLACK);
+    return NULL;
+  }
+  trak_ev_block *b;
+  if (cap == TRAK_EV_BLOCK) {
+    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */
+    b = mem == MAP_FAILED ? NULL : mem;
+  } else {
+    b = malloc(bytes);
+  }
+  if (!b) {
+    trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
+                 "out of memory for %zu more bytes of records (%llu held); event dropped", bytes,
+                 (unsigned long long)imp->record_bytes);
+    return NULL;
+  }
+  imp->record_bytes += bytes;
   b->next = NULL;
   b->n = 0;
+  b->cap = cap;
   if (seq->tail)
     seq->tail->next = b;
   else
@@ -100,7 +137,7 @@ __attribute__((noinline)) static trak_ev_block *new_block(trak_sequence *seq) {
 
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev) {
   trak_ev_block *b = seq->tail;
-  if (TRAK_UNLIKELY(!b || b->n == TRAK_EV_BLOCK)) b = new_block(seq);
+  if (TRAK_UNLIKELY(!b || b->n == b->cap) && !(b = new_block(imp, seq))) return;
   b->ev[b->n++] = *ev;
   if (TRAK_UNLIKELY(ev->ts < seq->last_ts)) seq->unsorted = 1;
   seq->last_ts = ev->ts;

@@ -71,11 +71,16 @@ typedef struct trak_ev {
   uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
 } trak_ev;
 
-#define TRAK_EV_BLOCK 65535 /* a block is just under 2 MiB: one huge page where available */
+/* A sequence's records live in a list of blocks that start small and double: a trace of many
+** short sequences (a hostile one has thousands) costs memory in proportion to its records.
+** Blocks of the largest size are just under 2 MiB, one huge page where available. */
+#define TRAK_EV_BLOCK_FIRST 32
+#define TRAK_EV_BLOCK 65535
 typedef struct trak_ev_block {
   struct trak_ev_block *next;
-  uint32_t n;
-  trak_ev ev[TRAK_EV_BLOCK];
+  uint32_t n;   /* records used */
+  uint32_t cap; /* records it holds: TRAK_EV_BLOCK_FIRST, doubling up to TRAK_EV_BLOCK */
+  trak_ev ev[];
 } trak_ev_block;
 
 /* ---- sequences ------------------------------------------------------------------------- */
@@ -164,13 +169,15 @@ void trak__sequence_clear(trak_sequence *seq);
 ** "unknown(<iid>)", as Perfetto names it). */
 uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
 /* Appends a copy of `ev` to the sequence's records, counting it for the parse phase's table
-** sizes. Can't fail. */
+** sizes. Past the import's memory bound (docs/limits.md: TRAK_LIMIT_RECORD_RATIO) or when
+** memory runs out, the record is dropped and counted (import_memory_limit); never aborts. */
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
 /* A counter value as recorded on an incremental counter track: the sequence's running sum
 ** (before the track's unit multiplier, which the parse phase applies). See trak__counter_in. */
 double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);
-/* Record blocks are mapped from and returned to the kernel directly, so that the parse phase,
-** which frees them as it fills the tables, really lowers the resident memory. */
+/* Frees a record block. The largest blocks are mapped from and returned to the kernel
+** directly, so that the parse phase, which frees them as it fills the tables, really lowers
+** the resident memory; smaller ones are malloc'd. */
 void trak__block_free(trak_ev_block *b);
 
 /* Frees every sequence, its maps and its remaining record blocks. */

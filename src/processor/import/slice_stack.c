@@ -6,6 +6,7 @@
 ** ("thread_overlapping_slice"), lanes on which such slices nest or follow each other. Each
 ** spill is also a row of _trace_import_logs with the overlap's details as args.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/importer.h"
@@ -142,6 +143,56 @@ static void overlap_log(trak_importer *imp, const trak_ev *ev, const trak_overla
   trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
 
+/* Key of a lane for the lane tree: the end of its innermost slice, INT64_MIN when empty. */
+static int64_t lane_key(const trak_importer *imp, uint32_t lane) {
+  const trak_track_info *info = &imp->tracks.info.v[lane];
+  if (!info->open_depth) return INT64_MIN;
+  return slice_end_ts(imp->tables, (uint32_t)info->open[info->open_depth - 1]);
+}
+
+static void lanes_set_key(trak_lane_set *set, uint32_t lane, int64_t key) {
+  uint32_t n = set->size + lane;
+  set->min[n] = set->max[n] = key;
+  for (n /= 2; n; n /= 2) {
+    set->min[n] = set->min[2 * n] < set->min[2 * n + 1] ? set->min[2 * n] : set->min[2 * n + 1];
+    set->max[n] = set->max[2 * n] > set->max[2 * n + 1] ? set->max[2 * n] : set->max[2 * n + 1];
+  }
+}
+
+/* Adds a lane (key INT64_MIN) holding `track`, doubling the tree when it is full. */
+static void lanes_add(trak_lane_set *set, uint32_t track) {
+  if (set->n == set->size) {
+    uint32_t size = set->size ? set->size * 2 : 4;
+    uint32_t *tracks = malloc(size * sizeof *tracks);
+    int64_t *min = malloc(2 * size * sizeof *min), *max = malloc(2 * size * sizeof *max);
+    if (!tracks || !min || !max) abort(); /* as every container does */
+    for (uint32_t i = 0; i < size; i++) {
+      if (i < set->n) tracks[i] = set->track[i];
+      min[size + i] = i < set->n ? set->min[set->size + i] : INT64_MAX;
+      max[size + i] = i < set->n ? set->max[set->size + i] : INT64_MIN;
+    }
+    for (uint32_t n = size - 1; n; n--) {
+      min[n] = min[2 * n] < min[2 * n + 1] ? min[2 * n] : min[2 * n + 1];
+      max[n] = max[2 * n] > max[2 * n + 1] ? max[2 * n] : max[2 * n + 1];
+    }
+    free(set->track), free(set->min), free(set->max);
+    set->track = tracks, set->min = min, set->max = max, set->size = size;
+  }
+  set->track[set->n] = track;
+  lanes_set_key(set, set->n++, INT64_MIN);
+}
+
+/* The first lane whose key is <= ts or >= hi (any other partly overlaps [ts, hi)), or
+** set->n if none. */
+static uint32_t lanes_first_fit(const trak_lane_set *set, int64_t ts, int64_t hi) {
+  if (!set->size || !(set->min[1] <= ts || set->max[1] >= hi)) return set->n;
+  uint32_t n = 1;
+  while (n < set->size)
+    n = set->min[2 * n] <= ts || set->max[2 * n] >= hi ? 2 * n : 2 * n + 1;
+  uint32_t lane = n - set->size;
+  return lane < set->n ? lane : set->n;
+}
+
 uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
                            const trak_overlap *overlap) {
   const trak_tables *t = imp->tables;
@@ -156,17 +207,31 @@ uint32_t trak__spill_track(trak_importer *imp, uint32_t track, const trak_ev *ev
                   (long long)overlap->ts, (long long)overlap->dur, (long long)overlap->start,
                   (long long)overlap->end);
   overlap_log(imp, ev, overlap);
-  /* The first lane where the slice nests in the innermost open slice or follows them all. */
-  for (uint32_t lane = 0;; lane++) {
-    int added;
-    uint32_t *slot =
-        trak__map_put(&imp->slices.spill_lanes, (uint64_t)utid << 20 | lane, 0, &added);
-    if (added) *slot = lane_new(imp, utid, lane);
+  int added;
+  uint32_t *slot =
+      trak__map_put(&imp->slices.lane_sets, utid, (uint32_t)imp->slices.sets.n, &added);
+  if (added) trak_vec_push(imp->slices.sets, ((trak_lane_set){0}));
+  trak_lane_set *set = &imp->slices.sets.v[*slot];
+  /* The first lane where the slice nests in the innermost open slice or follows them all:
+  ** lanes whose innermost slice partly overlaps it are skipped without being visited, and
+  ** each lane visited in vain has popped at least one slice, so a trace of n spills costs
+  ** O(n log n), not a walk of every lane per spill. */
+  int64_t hi = trak__wadd(ev->ts, dur);
+  for (;;) {
+    uint32_t lane = lanes_first_fit(set, ev->ts, hi);
+    if (lane == set->n) lanes_add(set, lane_new(imp, utid, lane));
+    uint32_t lane_track = set->track[lane];
     trak_overlap unused;
-    if (trak__stack_prepare(imp, *slot, ev, dur, &unused)) return *slot;
+    int fits = trak__stack_prepare(imp, lane_track, ev, dur, &unused);
+    /* the caller pushes the slice, which becomes the lane's innermost */
+    lanes_set_key(set, lane, fits ? hi : lane_key(imp, lane_track));
+    if (fits) return lane_track;
   }
 }
 
 void trak__slices_free(trak_slices *s) {
-  trak__map_free(&s->spill_lanes);
+  for (size_t i = 0; i < s->sets.n; i++)
+    free(s->sets.v[i].track), free(s->sets.v[i].min), free(s->sets.v[i].max);
+  trak_vec_free(s->sets);
+  trak__map_free(&s->lane_sets);
 }

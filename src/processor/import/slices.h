@@ -12,9 +12,22 @@
 
 typedef struct trak_importer trak_importer;
 
+/* One thread's overflow lanes (slice_stack.c) and, over them, a tree that finds the first lane
+** a complete slice fits in with log2(lanes) steps: a lane's key is the end of the innermost
+** slice on its stack (INT64_MIN: empty), and a slice [ts, hi) fits a lane whose key is >= hi
+** (it nests) and may fit one whose key is <= ts (its slices may have ended); a key inside
+** (ts, hi) means a partial overlap. */
+typedef struct trak_lane_set {
+  uint32_t n, size;   /* lanes; leaves (a power of two >= n, 0: none yet) */
+  uint32_t *track;    /* [size] lane -> its overflow track */
+  int64_t *min, *max; /* [2 * size] the least and greatest key below each node (leaves at
+                        ** size + lane; unused leaves INT64_MAX / INT64_MIN) */
+} trak_lane_set;
+
 /* The slice state of one import beyond each track's open stack (slice_stack.c; imp->slices). */
 typedef struct trak_slices {
-  trak_map spill_lanes; /* utid << 20 | lane -> overflow track of X events */
+  trak_map lane_sets;           /* utid -> index in sets */
+  TRAK_VEC(trak_lane_set) sets; /* overflow lanes of X events, per thread */
 } trak_slices;
 
 typedef struct trak_overlap {

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "processor/import/importer.h"
+#include "util/limits.h"
 
 static uint32_t str_id(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
@@ -678,30 +679,57 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
 void trak__track_orphan_report(trak_importer *imp, uint32_t track, uint64_t packet) {
   trak_tables *t = imp->tables;
   const trak_track_info *info = &imp->tracks.info.v[track];
-  trak__report_at(imp, TRAK_STAT_TRACK_PARENT_UNKNOWN, packet,
-                  "track uuid %llu has an ancestor that is never described; dropped",
-                  (unsigned long long)info->uuid);
+  trak_stat_id stat = TRAK_STAT_TRACK_PARENT_UNKNOWN;
+  if (info->orphan == TRAK_ORPHAN_LOOP) {
+    stat = TRAK_STAT_TRACK_HIERARCHY_LOOP;
+    trak__report_at(imp, stat, packet,
+                    "track uuid %llu: its parent chain loops back to uuid %llu, which is its "
+                    "own ancestor; dropped",
+                    (unsigned long long)info->uuid, (unsigned long long)info->orphan_uuid);
+  } else if (info->orphan == TRAK_ORPHAN_TOO_DEEP) {
+    stat = TRAK_STAT_TRACK_HIERARCHY_TOO_DEEP;
+    trak__report_at(imp, stat, packet,
+                    "track uuid %llu has more than %d ancestors (the limit); dropped",
+                    (unsigned long long)info->uuid, TRAK_LIMIT_TRACK_ANCESTORS);
+  } else {
+    trak__report_at(imp, stat, packet,
+                    "track uuid %llu: its ancestor uuid %llu is never described; dropped",
+                    (unsigned long long)info->uuid, (unsigned long long)info->orphan_uuid);
+  }
   imp->stats[TRAK_STAT_BAD_TYPE]++; /* Perfetto's track_event_parser_errors */
   uint32_t set = (uint32_t)t->args.n;
   arg_int(imp, set, "track_uuid", TRAK_ARG_UINT, (int64_t)info->uuid);
-  trak_vec_push(imp->import_logs, ((trak_import_log){INT64_MIN, TRAK_STAT_TRACK_PARENT_UNKNOWN,
-                                                     trak__args_share(imp, set), -1}));
+  trak_vec_push(imp->import_logs,
+                ((trak_import_log){INT64_MIN, stat, trak__args_share(imp, set), -1}));
 }
 
-/* Whether track `i` has an ancestor that is never described (a cycle or a chain past 100
-** hops counts too: Perfetto refuses those as well). */
-static int orphaned(trak_importer *imp, uint32_t i) {
-  for (int hops = 0; hops < 100; hops++) {
+/* Why track `i`'s ancestors cannot be resolved (TRAK_ORPHAN_*, 0: they can), walking at most
+** TRAK_LIMIT_TRACK_ANCESTORS parents as Perfetto does, in a loop (never recursion). A track met
+** twice on the walk is a loop; `mark` (one entry per track) remembers the walk (stamp) that met
+** each track, so a loop is found in the walk's own length. *culprit is the uuid at fault. */
+static int orphaned(trak_importer *imp, uint32_t i, uint32_t *mark, uint32_t stamp,
+                    uint64_t *culprit) {
+  for (int hops = 0; hops <= TRAK_LIMIT_TRACK_ANCESTORS; hops++) {
     const trak_track_info *info = &imp->tracks.info.v[i];
     if (!info->has_parent) return 0;
+    if (mark[i] == stamp) {
+      *culprit = info->uuid;
+      return TRAK_ORPHAN_LOOP;
+    }
+    mark[i] = stamp;
     const uint32_t *parent = trak__map_get(&imp->tracks.by_uuid, info->parent_uuid);
-    if (!parent || !imp->tracks.info.v[*parent].described) return 1;
+    if (!parent || !imp->tracks.info.v[*parent].described) {
+      *culprit = info->parent_uuid;
+      return TRAK_ORPHAN_MISSING;
+    }
     i = *parent;
   }
-  return 1;
+  return TRAK_ORPHAN_TOO_DEEP;
 }
 
 void trak__tracks_check_hierarchy(trak_importer *imp) {
+  uint32_t *mark = calloc(imp->tracks.info.n ? imp->tracks.info.n : 1, sizeof *mark);
+  if (!mark) abort();
   for (uint32_t i = 0; i < imp->tracks.info.n; i++) {
     trak_track_info *info = &imp->tracks.info.v[i];
     /* A named descriptor track that merges by name with its siblings is a cookie of Perfetto's
@@ -709,11 +737,16 @@ void trak__tracks_check_hierarchy(trak_importer *imp) {
     if (!info->kind && !info->is_legacy_thread && !info->is_counter && !info->is_state &&
         !info->is_thread && !info->is_process && !info->merge_none && info->name)
       info->compressed = 1;
-    if (!imp->tracks.info.v[i].has_parent || !orphaned(imp, i)) continue;
-    imp->tracks.info.v[i].orphan = 1;
-    for (uint32_t d = 0; d < imp->tracks.info.v[i].n_descriptors; d++)
-      trak__track_orphan_report(imp, i, imp->tracks.info.v[i].first_pkt);
+    if (!info->has_parent) continue;
+    uint64_t culprit = 0;
+    int why = orphaned(imp, i, mark, i + 1, &culprit);
+    if (!why) continue;
+    info->orphan = (uint8_t)why;
+    info->orphan_uuid = culprit;
+    for (uint32_t d = 0; d < info->n_descriptors; d++)
+      trak__track_orphan_report(imp, i, info->first_pkt);
   }
+  free(mark);
 }
 
 /* With the root descriptor's process_ordering / thread_ordering EXPLICIT, a process or thread

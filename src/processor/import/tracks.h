@@ -13,15 +13,20 @@
 
 typedef struct trak_importer trak_importer;
 
+/* Why a track's ancestors cannot be resolved (trak_track_info.orphan), as Perfetto tells them
+** apart: a parent never described, a loop, a chain past TRAK_LIMIT_TRACK_ANCESTORS. */
+enum { TRAK_ORPHAN_MISSING = 1, TRAK_ORPHAN_LOOP, TRAK_ORPHAN_TOO_DEEP };
+
 typedef struct trak_track_info {
   uint64_t uuid;
   uint64_t parent_uuid;
+  uint64_t orphan_uuid; /* the ancestor never described, or the one met twice (a loop) */
   uint8_t described, has_parent, is_counter, is_incremental, child_ordering, has_rank;
   uint8_t merge_none;     /* sibling_merge_behavior NONE: Perfetto's *_track_event, not merged */
   uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
-  uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
+  uint8_t orphan;         /* TRAK_ORPHAN_*: its ancestors cannot be resolved, events dropped */
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
-  uint8_t kind; /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
+  uint8_t kind;           /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
                 ** descriptor's, whose kind its scope decides (track_kinds.h) */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the

@@ -297,7 +297,19 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
   }
 }
 
+/* Whether the first bytes are UTF-16 text: a byte order mark, or ASCII with every other byte
+** zero (JSON's opening bracket first, in either byte order). */
+static int utf16_text(const uint8_t *d, size_t n) {
+  if (n >= 2 && ((d[0] == 0xff && d[1] == 0xfe) || (d[0] == 0xfe && d[1] == 0xff))) return 1;
+  if (n < 4) return 0;
+  int le = (d[0] == '{' || d[0] == '[') && !d[1], be = !d[0] && (d[1] == '{' || d[1] == '[');
+  for (size_t i = 0; i + 1 < n && i < 64 && (le || be); i += 2)
+    if (d[le ? i + 1 : i] || !d[le ? i : i + 1]) le = be = 0;
+  return le || be;
+}
+
 static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {
+  p->imp.bytes_plain += len;
   if (p->format != TRAK_FORMAT_UNKNOWN) {
     plain_dispatch(p, data, len);
     return;
@@ -305,6 +317,13 @@ static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int f
   bytes_append(&p->plain_sniff, data, len);
   if (p->plain_sniff.n < SNIFF_BYTES && !final) return;
   p->format = trak__detect_format(p->plain_sniff.v, p->plain_sniff.n);
+  if (p->format == TRAK_FORMAT_PROTO && utf16_text(p->plain_sniff.v, p->plain_sniff.n)) {
+    p->imp.packet_offset = 0;
+    trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+                 "UTF-16 text at byte 0, a JSON trace saved as UTF-16? trak reads UTF-8: "
+                 "convert it with iconv -f UTF-16 -t UTF-8");
+    p->dead = 1;
+  }
   plain_dispatch(p, p->plain_sniff.v, p->plain_sniff.n);
   trak_vec_free(p->plain_sniff);
 }
