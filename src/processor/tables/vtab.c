@@ -312,7 +312,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   double rows = (double)table_rows(t, tbl) + 1;
   double cost = rows;
   char plan[2 * 8 + 1];
-  int n = 0, unique = 0;
+  int n = 0, unique = 0, lookup = 0; /* lookup: an id or index equality drives the scan */
   for (int i = 0; i < info->nConstraint && n < 8; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
     if (!c->usable || c->iColumn < 0 || c->iColumn >= tbl->ncols) continue;
@@ -335,6 +335,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
       cost /= 2, rows /= 10; /* a scan, but cheaper than SQLite filtering every row */
     else
       cost = cost / 10 + 10, rows /= 10; /* an equality index, built on first use */
+    if (op == '=' && col->kind != VT_I64 && !col_sorted(t, col)) lookup = 1;
   }
   plan[2 * n] = 0;
   info->idxStr = sqlite3_mprintf("%s", plan);
@@ -343,9 +344,11 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   info->estimatedRows = (sqlite3_int64)(rows < 1 ? 1 : rows);
   if (unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   /* GROUP BY one id or string column: rows only need equal values adjacent, which a counting
-  ** sort of the matching rows gives without SQLite's sorter. */
+  ** sort of the matching rows gives without SQLite's sorter. Not for a lookup (the table is then
+  ** an inner loop, its few rows are grouped already, and sorting per outer row costs a pass
+  ** over the group keys each time). */
   int gcol = info->nOrderBy == 1 ? info->aOrderBy[0].iColumn : -1;
-  if (gcol >= 0 && gcol < tbl->ncols && sqlite3_vtab_distinct(info) == 1 &&
+  if (gcol >= 0 && gcol < tbl->ncols && !unique && !lookup && sqlite3_vtab_distinct(info) == 1 &&
       (tbl->cols[gcol].kind == VT_STR || tbl->cols[gcol].kind == VT_U32 ||
        tbl->cols[gcol].kind == VT_U32N) &&
       !tbl->cols[gcol].sorted) {
