@@ -22,7 +22,9 @@ GROUP BY 1, 2 ORDER BY 1, 2;
 SELECT COUNT(*) FROM slice WHERE extract_arg(arg_set_id, 'debug.count') > 900;
 
 -- query: time_window
-SELECT COUNT(*), SUM(dur) FROM slice WHERE ts BETWEEN 1020000000 AND 1030000000;
+SELECT COUNT(*), SUM(dur) FROM slice
+WHERE ts BETWEEN (SELECT start_ts + (end_ts - start_ts) / 10 FROM trace_bounds)
+  AND (SELECT start_ts + (end_ts - start_ts) / 5 FROM trace_bounds);
 
 -- query: parent_join
 SELECT p.name, COUNT(*) AS n FROM slice c JOIN slice p ON c.parent_id = p.id
@@ -44,7 +46,8 @@ SELECT COUNT(*), SUM(d.dur), MAX(d.depth) FROM descendant_slice(
 -- query: track_window
 SELECT COUNT(*), SUM(dur) FROM slice
 WHERE track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1005)
-  AND ts < 1040000000 AND ts + dur > 1030000000;
+  AND ts < (SELECT start_ts + (end_ts - start_ts) * 3 / 5 FROM trace_bounds)
+  AND ts + dur > (SELECT start_ts + (end_ts - start_ts) / 2 FROM trace_bounds);
 
 -- query: top_per_thread
 INCLUDE PERFETTO MODULE slices.with_context;
