@@ -329,6 +329,16 @@ static void test_single_constraints(void **state) {
       snprintf(sql, sizeof sql, "SELECT * FROM $%s WHERE %s IS NOT NULL ORDER BY id DESC LIMIT 7",
                tables[t], cols[c]);
       check(f, sql);
+      static const char *const top[] = {"%s DESC, id LIMIT 5 OFFSET 2", "%s, id DESC LIMIT 7",
+                                        "%s DESC, id DESC LIMIT 1", "%s, id LIMIT -1 OFFSET 3",
+                                        "%s, id LIMIT 0"};
+      for (size_t k = 0; k < sizeof top / sizeof *top; k++) { /* ORDER BY ... LIMIT: top-N */
+        char order[256];
+        snprintf(order, sizeof order, top[k], cols[c]);
+        snprintf(sql, sizeof sql, "SELECT * FROM $%s WHERE id >= %zu ORDER BY %s", tables[t], k,
+                 order);
+        check(f, sql);
+      }
       snprintf(sql, sizeof sql,
                "SELECT * FROM $%s WHERE %s IN (NULL, 0, 2, 2, '3', 5.0, 5.5, 'a', 'Task', x'00', "
                "4294967296)",
@@ -466,6 +476,7 @@ static void test_plans(void **state) {
       {"SELECT * FROM slice WHERE track_id IN (1, 2)", "INDEX 0:Di"},
       {"SELECT * FROM slice WHERE parent_id IS NULL", "INDEX 0:Hn"},
       {"SELECT * FROM slice ORDER BY id DESC", "INDEX 2:"},
+      {"SELECT * FROM slice ORDER BY dur DESC, id LIMIT 3", ":@L"},
   };
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     char *sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", want[i][0]);

@@ -9,14 +9,11 @@
 ** SQLite's own checks; comparisons follow SQLite's (numeric affinity for the value, integers
 ** compared exactly with reals, NULL never matching).
 */
-#define _GNU_SOURCE /* qsort_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/tables/vtab.h"
-
-#define VT_MAX_FILTERS 16
+#include "processor/tables/vtab_scan.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
 
@@ -29,37 +26,6 @@ static int kind_filterable(vt_kind k) {
 /* Whether column kind `k` gets an equality index (32-bit values). */
 static int kind_indexed(vt_kind k) {
   return k == VT_U32 || k == VT_U32N || k == VT_STR;
-}
-
-/* The value of a filterable column at `row` in *out; returns 0 when it is NULL. */
-static inline int col_value(const trak_tables *t, const vt_col *c, uint32_t row, int64_t *out) {
-  const void *a = c->off ? trak__vt_array(t, c) : NULL;
-  switch (c->kind) {
-  case VT_ID:
-    *out = row;
-    return 1;
-  case VT_I64:
-    *out = ((const int64_t *)a)[row];
-    return 1;
-  case VT_I64N:
-    if (!a) return 0; /* an optional column the trace has no data for */
-    *out = ((const int64_t *)a)[row];
-    return *out != INT64_MIN;
-  case VT_U32:
-    *out = ((const uint32_t *)a)[row];
-    return 1;
-  case VT_U32N:
-    *out = ((const uint32_t *)a)[row];
-    return *out != TRAK_NULL_U32;
-  case VT_STR:
-    *out = ((const uint32_t *)a)[row];
-    return *out != 0;
-  case VT_BOOLN:
-    *out = ((const uint8_t *)a)[row];
-    return *out != 2;
-  default:
-    return 0;
-  }
 }
 
 /* Whether `c`'s values ascend with the row index now: rows appended after the import
@@ -126,22 +92,6 @@ static int value_range(sqlite3_value *val, unsigned char op, int64_t *lo, int64_
 }
 
 /* ---- the virtual table ----------------------------------------------------------------- */
-
-/* An equality index of one column, built on first use: the rows of each value in row order.
-** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
-typedef struct vt_index {
-  uint32_t *off; /* nkeys + 1 offsets into rows */
-  uint32_t *rows;
-  uint32_t nkeys;
-  uint32_t generation; /* of the tables when built */
-} vt_index;
-
-typedef struct vt_vtab {
-  sqlite3_vtab base;
-  const trak_tables *t;
-  const vt_table *tbl;
-  vt_index index[VT_MAX_COLS];
-} vt_vtab;
 
 /* The index key of a value of an indexed column (NULL: `null` set); -1 for a value no row of
 ** the column can hold. */
@@ -237,9 +187,12 @@ static int vt_disconnect(sqlite3_vtab *vt) {
 
 /* The plan (idxStr) is two characters per constraint passed to xFilter, in argv order: the
 ** column ('A' + index) and the operator: = > g(>=) < l(<=) n(IS NULL) N(IS NOT NULL) s(IS)
-** i(IN, every value at once). idxNum holds the PLAN_ bits and the GROUP BY column. */
-#define PLAN_GROUPED 1 /* rows come grouped by column idxNum >> 8 */
-#define PLAN_DESC 2    /* rows come in descending row order */
+** i(IN, every value at once); then '@' and L (LIMIT) or O (OFFSET). idxNum holds the PLAN_
+** bits and the GROUP BY or ORDER BY column. */
+#define PLAN_GROUPED 1  /* rows come grouped by column idxNum >> 8 */
+#define PLAN_DESC 2     /* rows come in descending row order (PLAN_TOP: column values) */
+#define PLAN_TOP 4      /* the first LIMIT + OFFSET rows in the order of column idxNum >> 8 */
+#define PLAN_ROW_DESC 8 /* PLAN_TOP: ties by descending row id */
 
 static unsigned char op_char(int op) {
   switch (op) {
@@ -279,15 +232,29 @@ static int order_is_rows(const trak_tables *t, const vt_table *tbl, const sqlite
   return 1;
 }
 
+/* Whether the cursor can give ORDER BY's first rows itself: one integral column, then maybe the
+** id as the tie-breaker. */
+static int top_order(const vt_table *tbl, const sqlite3_index_info *info) {
+  if (info->nOrderBy < 1 || info->nOrderBy > 2) return 0;
+  int c0 = info->aOrderBy[0].iColumn, c1 = info->nOrderBy > 1 ? info->aOrderBy[1].iColumn : -1;
+  if (c0 < 0 || c0 >= tbl->ncols) return 0;
+  vt_kind k = tbl->cols[c0].kind;
+  if (!kind_filterable(k) || k == VT_STR) return 0;
+  return info->nOrderBy == 1 || (c1 >= 0 && c1 < tbl->ncols && tbl->cols[c1].kind == VT_ID);
+}
+
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   const vt_table *tbl = ((vt_vtab *)vt)->tbl;
   const trak_tables *t = ((vt_vtab *)vt)->t;
   double n = (double)trak__vt_rows(t, tbl) + 1;
   double cost = n, rows = n;
-  char plan[2 * VT_MAX_FILTERS + 1];
+  char plan[2 * VT_MAX_FILTERS + 5];
   int used = 0, unique = 0, lookup = 0; /* lookup: an id or index equality drives the scan */
+  int limit = -1, offset = -1;          /* the LIMIT and OFFSET constraints */
   for (int i = 0; i < info->nConstraint && used < VT_MAX_FILTERS; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+    if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_LIMIT) limit = i;
+    if (c->usable && c->op == SQLITE_INDEX_CONSTRAINT_OFFSET) offset = i;
     if (!c->usable || c->iColumn < 0 || c->iColumn >= tbl->ncols) continue;
     const vt_col *col = &tbl->cols[c->iColumn];
     unsigned char op = op_char(c->op);
@@ -333,19 +300,38 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
       lookup = 1;
   }
   if (cost >= n && rows < n) cost = n * 0.9; /* filtered in C */
+  /* Top-N only when the cursor applies every WHERE term itself: SQLite's checks after it would
+  ** drop rows from the first LIMIT ones. */
+  int desc = 0, top = !unique && !lookup && limit >= 0 && !order_is_rows(t, tbl, info, &desc) &&
+                      top_order(tbl, info);
+  for (int i = 0; top && i < info->nConstraint; i++)
+    if (i != limit && i != offset && !info->aConstraintUsage[i].omit) top = 0;
+  for (int k = 0; top && k < 2; k++) { /* LIMIT, then OFFSET: SQLite still applies both */
+    int i = k ? offset : limit;
+    if (i < 0) continue;
+    plan[2 * used] = '@';
+    plan[2 * used + 1] = k ? 'O' : 'L';
+    info->aConstraintUsage[i].argvIndex = ++used;
+  }
   plan[2 * used] = 0;
   info->idxStr = sqlite3_mprintf("%s", plan);
   info->needToFreeIdxStr = 1;
-  info->estimatedCost = cost;
+  info->estimatedCost = top ? cost / 2 : cost;
   info->estimatedRows = (sqlite3_int64)(rows < 1 ? 1 : rows);
   if (unique) info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
   /* GROUP BY one id or string column: rows only need equal values adjacent, which a counting
   ** sort of the matching rows gives without SQLite's sorter. Not for a lookup (the table is then
   ** an inner loop, its few rows are grouped already, and sorting per outer row costs a pass
   ** over the group keys each time). */
-  int gcol = info->nOrderBy == 1 ? info->aOrderBy[0].iColumn : -1, desc = 0;
-  if (gcol >= 0 && gcol < tbl->ncols && !unique && !lookup && sqlite3_vtab_distinct(info) == 1 &&
-      kind_indexed(tbl->cols[gcol].kind) && !tbl->cols[gcol].sorted) {
+  int gcol = info->nOrderBy == 1 ? info->aOrderBy[0].iColumn : -1;
+  if (top) {
+    info->idxNum = PLAN_TOP | (info->aOrderBy[0].desc ? PLAN_DESC : 0) |
+                   (info->nOrderBy > 1 && info->aOrderBy[1].desc ? PLAN_ROW_DESC : 0) |
+                   info->aOrderBy[0].iColumn << 8;
+    info->orderByConsumed = 1;
+  } else if (gcol >= 0 && gcol < tbl->ncols && !unique && !lookup &&
+             sqlite3_vtab_distinct(info) == 1 && kind_indexed(tbl->cols[gcol].kind) &&
+             !tbl->cols[gcol].sorted) {
     info->idxNum = PLAN_GROUPED | gcol << 8;
     info->orderByConsumed = 1;
   } else if (order_is_rows(t, tbl, info, &desc)) {
@@ -356,28 +342,6 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
 }
 
 /* ---- cursors --------------------------------------------------------------------------- */
-
-/* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], or one of
-** a sorted set. */
-typedef struct vt_filter {
-  int col;
-  unsigned char want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set */
-  int64_t lo, hi;
-  int64_t *set; /* 'i': nset distinct values, ascending */
-  size_t nset;
-} vt_filter;
-
-typedef struct vt_cursor {
-  sqlite3_vtab_cursor base;
-  uint32_t row;         /* the current row */
-  uint32_t lo, end;     /* rows must lie in [lo, end) (sorted columns) */
-  const uint32_t *list; /* candidate rows in row order (an index's, or `owned`), or NULL: lo.. */
-  size_t n, pos;        /* candidates and the current one's position */
-  int desc;             /* candidates visited last first */
-  vt_filter filters[VT_MAX_FILTERS];
-  int nfilters;
-  uint32_t *owned; /* candidate rows this cursor allocated */
-} vt_cursor;
 
 static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
   (void)vt;
@@ -410,7 +374,7 @@ static uint32_t lower_bound(const trak_tables *t, const vt_col *c, uint32_t lo, 
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
     int64_t x = INT64_MIN;
-    col_value(t, c, mid, &x);
+    trak__vt_value(t, c, mid, &x);
     if (strict ? x <= v : x < v)
       lo = mid + 1;
     else
@@ -432,7 +396,7 @@ static int cmp_u32(const void *a, const void *b) {
 static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filter *f,
                         uint32_t row) {
   int64_t x = 0;
-  int present = col_value(t, &tbl->cols[f->col], row, &x);
+  int present = trak__vt_value(t, &tbl->cols[f->col], row, &x);
   switch (f->want) {
   case 'n':
     return !present;
@@ -457,12 +421,14 @@ static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filt
 
 /* Moves to the first candidate at or after position `pos` that lies in [lo, end) and passes
 ** every filter. */
-static void skip_unmatched(vt_cursor *c) {
+void trak__vt_skip(vt_cursor *c) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   for (; c->pos < c->n; c->pos++) {
     size_t i = c->desc ? c->n - 1 - c->pos : c->pos;
-    c->row = c->list ? c->list[i] : c->lo + (uint32_t)i;
-    if (c->row < c->lo || c->row >= c->end) continue;
+    if (!c->list)
+      c->row = c->lo + (uint32_t)i;
+    else if ((c->row = c->list[i]) < c->lo || c->row >= c->end)
+      continue;
     int ok = 1;
     for (int f = 0; f < c->nfilters && ok; f++)
       ok = filter_match(v->t, v->tbl, &c->filters[f], c->row);
@@ -641,96 +607,6 @@ static int choose_driver(vt_cursor *c) {
   return SQLITE_OK;
 }
 
-/* Orders group keys (string id + 1, 0 for NULL) as SQLite's sorter would: NULL first, then
-** by the strings' bytes (BINARY collation). */
-static int key_cmp(const void *a, const void *b, void *pool) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  if (!x || !y) return (x != 0) - (y != 0);
-  const trak_strpool *sp = pool;
-  uint32_t lx = sp->len.v[x - 1], ly = sp->len.v[y - 1];
-  int c = memcmp(sp->str.v[x - 1], sp->str.v[y - 1], lx < ly ? lx : ly);
-  return c ? c : (lx > ly) - (lx < ly);
-}
-
-typedef struct group_sort_ctx {
-  const uint32_t *values;
-  vt_kind kind;
-  const trak_strpool *strings;
-} group_sort_ctx;
-
-/* Orders rows by their group key as key_cmp orders keys. */
-static int group_row_cmp(const void *a, const void *b, void *arg) {
-  const group_sort_ctx *g = arg;
-  uint32_t x = g->values[*(const uint32_t *)a], y = g->values[*(const uint32_t *)b];
-  if (g->kind == VT_STR) {
-    x += x != 0, y += y != 0; /* key_cmp's keys */
-    return key_cmp(&x, &y, (void *)g->strings);
-  }
-  x++, y++; /* TRAK_NULL_U32 first */
-  return (x > y) - (x < y);
-}
-
-/* Makes the cursor walk `sorted` (n rows, which passed every filter; the cursor owns it). */
-static int group_done(vt_cursor *c, uint32_t *sorted, size_t n) {
-  free(c->owned);
-  c->owned = sorted;
-  c->list = sorted, c->n = n, c->pos = 0, c->desc = 0;
-  for (int i = 0; i < c->nfilters; i++)
-    free(c->filters[i].set);
-  c->nfilters = 0;
-  c->lo = 0, c->end = UINT32_MAX;
-  skip_unmatched(c);
-  return SQLITE_OK;
-}
-
-/* GROUP BY mode: collects the rows that match, then orders them by the value of `col` with a
-** counting sort whose groups come in SQLite's sort order, so the output is what SQLite's own
-** sorter would have produced. */
-static int group_rows(vt_cursor *c, const vt_col *col) {
-  vt_vtab *v = (vt_vtab *)c->base.pVtab;
-  const trak_tables *t = v->t;
-  const uint32_t *values = trak__vt_array(t, col);
-  size_t n = 0, cap = c->n ? c->n : 1;
-  uint32_t *rows = malloc(cap * sizeof *rows);
-  if (!rows) return SQLITE_NOMEM;
-  uint32_t max = 0;
-#define GROUP_KEY(r) (col->kind == VT_STR ? (values[r] ? values[r] + 1 : 0) : values[r] + 1)
-  for (skip_unmatched(c); c->pos < c->n; c->pos++, skip_unmatched(c)) {
-    uint32_t key = GROUP_KEY(c->row); /* TRAK_NULL_U32 wraps to 0: NULLs group first */
-    if (key > max) max = key;
-    rows[n++] = c->row;
-  }
-  if (max > 4 * n + 1024) { /* sparse keys (large ids): a comparison sort instead */
-    group_sort_ctx ctx = {values, col->kind, &t->strings};
-    qsort_r(rows, n, sizeof *rows, group_row_cmp, &ctx);
-    return group_done(c, rows, n);
-  }
-  size_t nkeys = (size_t)max + 1;
-  uint32_t *start = calloc(nkeys, sizeof *start), *keys = malloc(nkeys * sizeof *keys);
-  uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
-  if (!start || !keys || !sorted) {
-    free(rows), free(start), free(keys), free(sorted);
-    return SQLITE_NOMEM;
-  }
-  for (size_t i = 0; i < n; i++)
-    start[GROUP_KEY(rows[i])]++;
-  size_t used = 0;
-  for (size_t k = 0; k < nkeys; k++)
-    if (start[k]) keys[used++] = (uint32_t)k;
-  if (col->kind == VT_STR) qsort_r(keys, used, sizeof *keys, key_cmp, (void *)&t->strings);
-  uint32_t at = 0;
-  for (size_t i = 0; i < used; i++) {
-    uint32_t size = start[keys[i]];
-    start[keys[i]] = at;
-    at += size;
-  }
-  for (size_t i = 0; i < n; i++)
-    sorted[start[GROUP_KEY(rows[i])]++] = rows[i];
-#undef GROUP_KEY
-  free(rows), free(start), free(keys);
-  return group_done(c, sorted, n);
-}
-
 static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                         sqlite3_value **argv) {
   vt_cursor *c = (vt_cursor *)cur;
@@ -738,23 +614,41 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
   cursor_reset(c);
   uint32_t lo = 0, hi = (uint32_t)trak__vt_rows(v->t, v->tbl);
   int ok = 1;
-  for (int i = 0; i < argc && ok > 0 && plan && plan[2 * i]; i++)
+  int64_t limit = -1, offset = 0;
+  for (int i = 0; i < argc && ok > 0 && plan && plan[2 * i]; i++) {
+    if (plan[2 * i] == '@') {
+      int64_t x = sqlite3_value_int64(argv[i]);
+      if (plan[2 * i + 1] == 'L')
+        limit = x;
+      else
+        offset = x > 0 ? x : 0;
+      continue;
+    }
     ok = add_constraint(c, plan[2 * i] - 'A', (unsigned char)plan[2 * i + 1], argv[i], &lo, &hi);
+  }
   if (ok < 0) return -ok;
   c->lo = lo, c->end = ok ? hi : lo;
   c->n = c->end - c->lo, c->pos = 0;
-  c->desc = (idx & PLAN_DESC) != 0;
+  c->desc = (idx & (PLAN_DESC | PLAN_TOP)) == PLAN_DESC;
   int rc = c->n ? choose_driver(c) : SQLITE_OK;
   if (rc) return rc;
-  if (idx & PLAN_GROUPED) return group_rows(c, &v->tbl->cols[idx >> 8]);
-  skip_unmatched(c);
+  if (idx & PLAN_GROUPED) return trak__vt_group(c, &v->tbl->cols[idx >> 8]);
+  if (idx & PLAN_TOP) {
+    size_t k = limit < 0 || limit > INT64_MAX - offset ? SIZE_MAX : (size_t)(limit + offset);
+    return trak__vt_top(c, &v->tbl->cols[idx >> 8], (idx & PLAN_DESC) != 0,
+                        (idx & PLAN_ROW_DESC) != 0, k);
+  }
+  trak__vt_skip(c);
   return SQLITE_OK;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
-  c->pos++;
-  skip_unmatched(c);
+  if (++c->pos < c->n && !c->list && !c->nfilters) { /* a plain range: every row */
+    c->row = c->desc ? c->row - 1 : c->row + 1;
+    return SQLITE_OK;
+  }
+  trak__vt_skip(c);
   return SQLITE_OK;
 }
 
