@@ -644,9 +644,13 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
-  if (++c->pos < c->n && !c->list && !c->nfilters) { /* a plain range: every row */
-    c->row = c->desc ? c->row - 1 : c->row + 1;
-    return SQLITE_OK;
+  if (++c->pos < c->n && !c->nfilters) {
+    if (!c->list) { /* a plain range: every row */
+      c->row = c->desc ? c->row - 1 : c->row + 1;
+      return SQLITE_OK;
+    }
+    c->row = c->list[c->desc ? c->n - 1 - c->pos : c->pos];
+    if (c->row >= c->lo && c->row < c->end) return SQLITE_OK;
   }
   trak__vt_skip(c);
   return SQLITE_OK;
