@@ -383,6 +383,21 @@ static uint32_t lower_bound(const trak_tables *t, const vt_col *c, uint32_t lo, 
   return lo;
 }
 
+/* Narrows the rows [*lo, *hi) to those whose value of sorted column `c` lies in [vlo, vhi]. */
+static void sorted_range(const trak_tables *t, const vt_col *c, uint32_t *lo, uint32_t *hi,
+                         int64_t vlo, int64_t vhi) {
+  int64_t a = *lo, b = *hi;
+  if (c->kind == VT_ID) { /* the value is the row */
+    if (vlo > a) a = vlo;
+    if (vhi < b - 1) b = vhi + 1;
+    if (a > b) a = b;
+  } else {
+    a = lower_bound(t, c, (uint32_t)a, (uint32_t)b, vlo, 0);
+    b = lower_bound(t, c, (uint32_t)a, (uint32_t)b, vhi, 1);
+  }
+  *lo = (uint32_t)a, *hi = (uint32_t)b;
+}
+
 static int cmp_i64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
   return (x > y) - (x < y);
@@ -502,17 +517,8 @@ static int add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value
     int ok = value_range(val, op, &f.lo, &f.hi);
     if (ok <= 0) return ok < 0 ? -SQLITE_NOMEM : 0;
     if (col_sorted(t, cd)) { /* a binary search instead of a filter */
-      int64_t a = *lo, b = *hi;
-      if (cd->kind == VT_ID) {
-        if (f.lo > a) a = f.lo;
-        if (f.hi < b - 1) b = f.hi + 1;
-        if (a > b) a = b;
-      } else {
-        a = lower_bound(t, cd, (uint32_t)a, (uint32_t)b, f.lo, 0);
-        b = lower_bound(t, cd, (uint32_t)a, (uint32_t)b, f.hi, 1);
-      }
-      *lo = (uint32_t)a, *hi = (uint32_t)b;
-      return a < b;
+      sorted_range(t, cd, lo, hi, f.lo, f.hi);
+      return *lo < *hi;
     }
   }
   if (c->nfilters == VT_MAX_FILTERS) { /* the plan has at most as many constraints */
@@ -561,13 +567,7 @@ static int choose_driver(vt_cursor *c) {
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < f->nset; k++) {
       uint32_t a = c->lo, b = c->end;
-      if (cd->kind == VT_ID) {
-        if (f->set[k] < a || f->set[k] >= b) continue;
-        a = (uint32_t)f->set[k], b = a + 1;
-      } else {
-        a = lower_bound(t, cd, a, b, f->set[k], 0);
-        b = lower_bound(t, cd, a, b, f->set[k], 1);
-      }
+      sorted_range(t, cd, &a, &b, f->set[k], f->set[k]);
       if (n + (b - a) > cap) {
         cap = (n + (b - a)) * 2;
         uint32_t *grown = realloc(rows, cap * sizeof *rows);
