@@ -443,6 +443,11 @@ static void test_query_shapes(void **state) {
       "SELECT * FROM $state WHERE value IS NULL OR track_id = 1",
       "SELECT * FROM $process WHERE uid IS NULL AND parent_upid IS NOT NULL",
       "SELECT * FROM $thread WHERE is_main_thread = 1 OR is_main_thread IS NULL",
+      "SELECT track_id, COUNT(*) FROM $slice GROUP BY track_id ORDER BY track_id LIMIT 3",
+      "SELECT name, COUNT(*) FROM $slice WHERE dur > 3 GROUP BY name ORDER BY name LIMIT 2",
+      "SELECT DISTINCT depth FROM $slice ORDER BY depth DESC LIMIT 2",
+      "SELECT depth, id FROM $slice WHERE depth IN (1, 2) ORDER BY depth DESC, id LIMIT 4",
+      "SELECT id FROM $slice WHERE name = 'a' ORDER BY dur, id LIMIT 3 OFFSET 1",
   };
   for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
     check(f, queries[i]);
