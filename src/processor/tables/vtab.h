@@ -44,16 +44,30 @@ typedef struct vt_table {
   int ncols;
 } vt_table;
 
+#define VT_MAX_COLS 16 /* the most columns a table may have (its indexes are per column) */
+
 /* trak__vt_slice, trak__vt_track, ...: one per table of table_defs.h. */
 #define TRAK_VT_DECL(T, sql) extern const vt_table trak__vt_##T;
 TRAK_TABLES(TRAK_VT_DECL)
 #undef TRAK_VT_DECL
 
+/* The i-th table of table_defs.h's list, or NULL past the last. */
+const vt_table *trak__vt_table(size_t i);
+
+/* The array of stored column `c` (NULL for an optional column not added). */
+static inline const void *trak__vt_array(const trak_tables *t, const vt_col *c) {
+  return *(const void *const *)((const char *)t + c->off);
+}
+/* The number of rows of `tbl`. */
+static inline size_t trak__vt_rows(const trak_tables *t, const vt_table *tbl) {
+  return *(const size_t *)((const char *)t + tbl->count_off);
+}
+
 /* Sets the SQLite result to column `c` of row `row`. */
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
 /* The CREATE TABLE text declaring `tbl`'s columns, plus `hidden` (may be NULL). */
 char *trak__vt_schema(const vt_table *tbl, const char *hidden);
-/* Registers the module trak_columnar on `db` and creates one virtual table per table of
+/* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
 int trak__vtab_register(sqlite3 *db, trak_tables *t);
 

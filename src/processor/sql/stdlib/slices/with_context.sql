@@ -2,8 +2,9 @@
 -- thread_slice: slices on thread tracks; process_slice: slices on process tracks;
 -- thread_or_process_slice: both (thread columns NULL for process slices).
 --
--- Each view drives from `slice` and looks tracks, threads and processes up by id, which the
--- columnar tables answer by position, so scanning every slice stays linear.
+-- Tracks, threads and processes are looked up by id, which the columnar tables answer by
+-- position, and a track's slices through slice.track_id's index, so scanning every slice stays
+-- linear.
 
 CREATE PERFETTO VIEW thread_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
@@ -23,10 +24,13 @@ SELECT
   th.upid,
   pr.pid,
   s.depth, s.parent_id, s.arg_set_id, s.thread_ts, s.thread_dur
-FROM slice AS s
-JOIN thread_track AS tt ON tt.id = s.track_id
+-- The thread and its process come before the slices: SQLite keeps a LEFT JOIN's right table
+-- after its left one, and written last the process lookup ran once per slice instead of once
+-- per thread.
+FROM thread_track AS tt
 JOIN thread AS th ON th.utid = tt.utid
-LEFT JOIN process AS pr ON pr.upid = th.upid;
+LEFT JOIN process AS pr ON pr.upid = th.upid
+JOIN slice AS s ON s.track_id = tt.id;
 
 CREATE PERFETTO VIEW process_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,

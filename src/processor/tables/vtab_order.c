@@ -1,0 +1,161 @@
+/*
+** This file holds the row orders the trak_columnar cursor produces itself instead of SQLite's
+** sorter: GROUP BY one 32-bit column (a counting sort of the matching rows) and ORDER BY one
+** integral column with a LIMIT (the first rows kept in a bounded heap in one pass).
+*/
+#define _GNU_SOURCE /* qsort_r */
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/tables/vtab_scan.h"
+
+/* Orders group keys (string id + 1, 0 for NULL) as SQLite's sorter would: NULL first, then
+** by the strings' bytes (BINARY collation). */
+static int key_cmp(const void *a, const void *b, void *pool) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  if (!x || !y) return (x != 0) - (y != 0);
+  const trak_strpool *sp = pool;
+  uint32_t lx = sp->len.v[x - 1], ly = sp->len.v[y - 1];
+  int c = memcmp(sp->str.v[x - 1], sp->str.v[y - 1], lx < ly ? lx : ly);
+  return c ? c : (lx > ly) - (lx < ly);
+}
+
+typedef struct group_sort_ctx {
+  const uint32_t *values;
+  vt_kind kind;
+  const trak_strpool *strings;
+} group_sort_ctx;
+
+/* Orders rows by their group key as key_cmp orders keys. */
+static int group_row_cmp(const void *a, const void *b, void *arg) {
+  const group_sort_ctx *g = arg;
+  uint32_t x = g->values[*(const uint32_t *)a], y = g->values[*(const uint32_t *)b];
+  if (g->kind == VT_STR) {
+    x += x != 0, y += y != 0; /* key_cmp's keys */
+    return key_cmp(&x, &y, (void *)g->strings);
+  }
+  x++, y++; /* TRAK_NULL_U32 first */
+  return (x > y) - (x < y);
+}
+
+/* Makes the cursor walk `sorted` (n rows, which passed every filter; the cursor owns it) in that
+** order. */
+static int group_done(vt_cursor *c, uint32_t *sorted, size_t n) {
+  free(c->owned);
+  c->owned = sorted;
+  c->list = sorted, c->n = n, c->pos = 0, c->desc = 0;
+  for (int i = 0; i < c->nfilters; i++)
+    free(c->filters[i].set);
+  c->nfilters = 0;
+  c->lo = 0, c->end = UINT32_MAX;
+  trak__vt_skip(c);
+  return SQLITE_OK;
+}
+
+/* A counting sort whose groups come in SQLite's sort order, so the output is what SQLite's own
+** sorter would have produced. */
+int trak__vt_group(vt_cursor *c, const vt_col *col) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  const trak_tables *t = v->t;
+  const uint32_t *values = trak__vt_array(t, col);
+  size_t n = 0, cap = c->n ? c->n : 1;
+  uint32_t *rows = malloc(cap * sizeof *rows);
+  if (!rows) return SQLITE_NOMEM;
+  uint32_t max = 0;
+#define GROUP_KEY(r) (col->kind == VT_STR ? (values[r] ? values[r] + 1 : 0) : values[r] + 1)
+  for (trak__vt_skip(c); c->pos < c->n; c->pos++, trak__vt_skip(c)) {
+    uint32_t key = GROUP_KEY(c->row); /* TRAK_NULL_U32 wraps to 0: NULLs group first */
+    if (key > max) max = key;
+    rows[n++] = c->row;
+  }
+  if (max > 4 * n + 1024) { /* sparse keys (large ids): a comparison sort instead */
+    group_sort_ctx ctx = {values, col->kind, &t->strings};
+    qsort_r(rows, n, sizeof *rows, group_row_cmp, &ctx);
+    return group_done(c, rows, n);
+  }
+  size_t nkeys = (size_t)max + 1;
+  uint32_t *start = calloc(nkeys, sizeof *start), *keys = malloc(nkeys * sizeof *keys);
+  uint32_t *sorted = malloc((n ? n : 1) * sizeof *sorted);
+  if (!start || !keys || !sorted) {
+    free(rows), free(start), free(keys), free(sorted);
+    return SQLITE_NOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    start[GROUP_KEY(rows[i])]++;
+  size_t used = 0;
+  for (size_t k = 0; k < nkeys; k++)
+    if (start[k]) keys[used++] = (uint32_t)k;
+  if (col->kind == VT_STR) qsort_r(keys, used, sizeof *keys, key_cmp, (void *)&t->strings);
+  uint32_t at = 0;
+  for (size_t i = 0; i < used; i++) {
+    uint32_t size = start[keys[i]];
+    start[keys[i]] = at;
+    at += size;
+  }
+  for (size_t i = 0; i < n; i++)
+    sorted[start[GROUP_KEY(rows[i])]++] = rows[i];
+#undef GROUP_KEY
+  free(rows), free(start), free(keys);
+  return group_done(c, sorted, n);
+}
+
+/* The order of ORDER BY col [, id] in top-N mode: key ascending (NULL, read as INT64_MIN,
+** first) or descending, ties by row ascending or descending. */
+typedef struct top_order {
+  const trak_tables *t;
+  const vt_col *col;
+  int desc, row_desc;
+} top_order;
+
+static inline int64_t top_key(const top_order *o, uint32_t row) {
+  int64_t v;
+  return trak__vt_value(o->t, o->col, row, &v) ? v : INT64_MIN;
+}
+
+/* <0 when row a comes before row b. */
+static int top_cmp(const void *a, const void *b, void *arg) {
+  const top_order *o = arg;
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  int64_t kx = top_key(o, x), ky = top_key(o, y);
+  if (kx != ky) return (kx < ky) == !o->desc ? -1 : 1;
+  if (x == y) return 0;
+  return (x < y) == !o->row_desc ? -1 : 1;
+}
+
+/* Restores the heap order below `i` (the root holds the row that comes last). */
+static void top_sift(uint32_t *heap, size_t n, size_t i, top_order *o) {
+  for (;;) {
+    size_t l = 2 * i + 1, r = l + 1, m = i;
+    if (l < n && top_cmp(&heap[l], &heap[m], o) > 0) m = l;
+    if (r < n && top_cmp(&heap[r], &heap[m], o) > 0) m = r;
+    if (m == i) return;
+    uint32_t tmp = heap[i];
+    heap[i] = heap[m], heap[m] = tmp, i = m;
+  }
+}
+
+int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t k) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  top_order o = {v->t, col, desc, row_desc};
+  if (k > c->n) k = c->n;
+  uint32_t *heap = malloc((k ? k : 1) * sizeof *heap);
+  if (!heap) return SQLITE_NOMEM;
+  size_t n = 0;
+  c->desc = 0;
+  for (trak__vt_skip(c); k && c->pos < c->n; c->pos++, trak__vt_skip(c)) {
+    if (c->pos >= c->n) break;
+    if (n < k) { /* grow: sift the new row up */
+      size_t i = n++;
+      heap[i] = c->row;
+      while (i && top_cmp(&heap[(i - 1) / 2], &heap[i], &o) < 0) {
+        uint32_t tmp = heap[i];
+        heap[i] = heap[(i - 1) / 2], heap[(i - 1) / 2] = tmp, i = (i - 1) / 2;
+      }
+    } else if (top_cmp(&c->row, &heap[0], &o) < 0) { /* better than the last kept */
+      heap[0] = c->row;
+      top_sift(heap, n, 0, &o);
+    }
+  }
+  qsort_r(heap, n, sizeof *heap, top_cmp, &o);
+  return group_done(c, heap, n);
+}

@@ -1,0 +1,98 @@
+/*
+** The state of the trak_columnar module shared by its files: the virtual table with its lazily
+** built equality indexes, the cursor with its candidate rows and filters (vtab_scan.c plans
+** and fills them; vtab_order.c orders the rows the cursor gives when it consumes a GROUP BY or
+** an ORDER BY ... LIMIT), and the read of a column's value as an integer.
+*/
+#ifndef TRAK_PROCESSOR_VTAB_SCAN_H
+#define TRAK_PROCESSOR_VTAB_SCAN_H
+
+#include "processor/tables/vtab.h"
+
+#define VT_MAX_FILTERS 16
+
+/* An equality index of one column, built on first use: the rows of each value in row order.
+** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
+typedef struct vt_index {
+  uint32_t *off; /* nkeys + 1 offsets into rows */
+  uint32_t *rows;
+  uint32_t nkeys;
+  uint32_t generation; /* of the tables when built */
+} vt_index;
+
+typedef struct vt_vtab {
+  sqlite3_vtab base;
+  const trak_tables *t;
+  const vt_table *tbl;
+  vt_index index[VT_MAX_COLS];
+} vt_vtab;
+
+/* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], or one of
+** a sorted set. */
+typedef struct vt_filter {
+  int col;
+  unsigned char want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set */
+  int64_t lo, hi;
+  int64_t *set; /* 'i': nset distinct values, ascending */
+  size_t nset;
+} vt_filter;
+
+typedef struct vt_cursor {
+  sqlite3_vtab_cursor base;
+  uint32_t row;         /* the current row */
+  uint32_t lo, end;     /* rows must lie in [lo, end) (sorted columns) */
+  const uint32_t *list; /* candidate rows in row order (an index's, or `owned`), or NULL: lo.. */
+  size_t n, pos;        /* candidates and the current one's position */
+  int desc;             /* candidates visited last first */
+  vt_filter filters[VT_MAX_FILTERS];
+  int nfilters;
+  uint32_t *owned; /* candidate rows this cursor allocated */
+} vt_cursor;
+
+/* The value of a filterable column at `row` in *out; returns 0 when it is NULL. */
+static inline int trak__vt_value(const trak_tables *t, const vt_col *c, uint32_t row,
+                                 int64_t *out) {
+  const void *a = c->off ? trak__vt_array(t, c) : NULL;
+  switch (c->kind) {
+  case VT_ID:
+    *out = row;
+    return 1;
+  case VT_I64:
+    *out = ((const int64_t *)a)[row];
+    return 1;
+  case VT_I64N:
+    if (!a) return 0; /* an optional column the trace has no data for */
+    *out = ((const int64_t *)a)[row];
+    return *out != INT64_MIN;
+  case VT_U32:
+    *out = ((const uint32_t *)a)[row];
+    return 1;
+  case VT_U32N:
+    *out = ((const uint32_t *)a)[row];
+    return *out != TRAK_NULL_U32;
+  case VT_STR:
+    *out = ((const uint32_t *)a)[row];
+    return *out != 0;
+  case VT_BOOLN:
+    *out = ((const uint8_t *)a)[row];
+    return *out != 2;
+  default:
+    return 0;
+  }
+}
+
+/* Moves cursor `c` to the first candidate at or after its position `pos` that lies in
+** [lo, end) and passes every filter (pos == n when none does). */
+void trak__vt_skip(vt_cursor *c);
+
+/* GROUP BY mode: collects the rows the cursor would give and makes it give them again with
+** equal values of `col` (a 32-bit column: id, index or string) adjacent, groups in SQLite's sort
+** order. Returns an SQLite code. */
+int trak__vt_group(vt_cursor *c, const vt_col *col);
+
+/* ORDER BY ... LIMIT mode: makes cursor `c` give the first `k` of the rows it would give, in
+** the order of column `col` (a filterable one; NULL first ascending) descending when `desc`,
+** ties by row id descending when `row_desc`. Returns an SQLite code. */
+int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t k);
+
+#endif /* TRAK_PROCESSOR_VTAB_SCAN_H */
