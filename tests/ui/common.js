@@ -4,10 +4,12 @@
 const assert = require('node:assert/strict');
 const { spawn } = require('node:child_process');
 
-// Starts `trak ui TRACE ARGS...`; resolves to {child, url} once it prints its URL.
+// Starts `trak ui TRACE ARGS...` (no TRACE when null); resolves to {child, url} once it prints
+// its URL.
 function startUi(trak, trace, args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(trak, ['ui', trace, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const argv = ['ui', ...(trace ? [trace] : []), ...args];
+    const child = spawn(trak, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
