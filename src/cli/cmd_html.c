@@ -15,8 +15,8 @@ static const char usage[] =
     "Writes one HTML file holding the timeline viewer and the trace's data; it opens in a\n"
     "browser from disk, with no server and no network. A trace with more than N slices\n"
     "(default 200000) or counter values is summarised to fit, and the page says so.\n"
-    "The page runs SQL over the trace's tables (SQLite in WebAssembly) when they take at\n"
-    "most N MB (default 64; 0 leaves SQL out).\n";
+    "The page runs SQL over the trace's tables (SQLite in WebAssembly) when they and the\n"
+    "trace take at most N MB each (default 32; 0 leaves SQL out).\n";
 
 int trak_cli_html(int argc, char **argv) {
   const char *output = NULL;

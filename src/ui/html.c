@@ -184,7 +184,7 @@ int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf 
       a = trak__ui_asset_find(name);
     if (a && is_script && !strcmp(name, "viewer.js")) {
       /* The data comes before the code that reads it. */
-      size_t max_sql = o && o->no_sql ? 0 : o && o->max_sql_bytes ? o->max_sql_bytes : 64u << 20;
+      size_t max_sql = o && o->no_sql ? 0 : o && o->max_sql_bytes ? o->max_sql_bytes : 32u << 20;
       rc = trak__ui_html_sql(p, max_sql, out, &sql_note, err);
       trak__ui_puts(out, "<script>window.TRAK_DATA = ");
       if (!rc) rc = data_json(p, o, out, summary, err);

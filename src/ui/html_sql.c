@@ -91,8 +91,16 @@ int trak__ui_html_sql(trak_processor *p, size_t max_bytes, trak_ui_buf *out, con
   trak_ui_buf gz = {0};
   size_t raw = 0;
   trak_error why = {0};
-  int rc = export_gzip(p, &gz, &raw, &why);
-  if (rc && rc != TRAK_ENOMEM) { /* e.g. a processor whose SQL is restricted cannot ATTACH */
+  /* The tables take about as much as the trace or more: a trace over the cap is not exported
+  ** just to find that out (an export of 2M events takes seconds). */
+  uint64_t fed = trak_processor_byte_count(p);
+  int rc = fed > max_bytes ? 0 : export_gzip(p, &gz, &raw, &why);
+  if (fed > max_bytes) {
+    snprintf(message, sizeof message,
+             "the trace (%.1f MB) is over --max-sql-mb %.0f: the report has no SQL; `trak ui` "
+             "runs it",
+             fed / 1e6, max_bytes / 1048576.0);
+  } else if (rc && rc != TRAK_ENOMEM) { /* e.g. a processor whose SQL is restricted cannot ATTACH */
     snprintf(message, sizeof message,
              "the tables could not be exported (%.200s): the report has no "
              "SQL; `trak ui` runs it",

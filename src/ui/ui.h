@@ -182,7 +182,7 @@ typedef struct trak_ui_html_options {
   size_t max_details; /* details embedded for at most this many slices, longest first (0: 5000) */
   const char *title;  /* shown in the page; NULL: "trace" */
   /* The trace's tables are exported into the page for its SQL panel (sql.js) when the database
-  ** is at most this many bytes (0: 64 MiB); no_sql leaves SQL out whatever the size. */
+  ** is at most this many bytes, and so is the trace (0: 32 MiB); no_sql leaves SQL out whatever the size. */
   size_t max_sql_bytes;
   int no_sql;
 } trak_ui_html_options;
