@@ -205,16 +205,20 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
   return send_answer(c, &out, rc, &err);
 }
 
-/* True if the Host header names this machine (any port: the URL printed is what users open). */
-static int local_host(struct MHD_Connection *c) {
-  const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-  if (!h) return 0;
+/* True if `h` (a Host header, or an Origin's host) names this machine, with any port. */
+static int local_name(const char *h) {
   static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     size_t n = strlen(names[i]);
     if (!strncasecmp(h, names[i], n) && (h[n] == 0 || h[n] == ':')) return 1;
   }
   return 0;
+}
+
+/* True if the Host header names this machine (any port: the URL printed is what users open). */
+static int local_host(struct MHD_Connection *c) {
+  const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+  return h && local_name(h);
 }
 
 /* Resumes the connection whose query the runner finished (called on the runner's thread). */
@@ -256,13 +260,7 @@ static enum MHD_Result query_post(trak_ui_server *s, struct MHD_Connection *c, r
 /* True if the request has no Origin header or names this machine (a page of the viewer's own). */
 static int local_origin(struct MHD_Connection *c) {
   const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
-  if (!o) return 1;
-  static const char *const names[] = {"http://127.0.0.1", "http://localhost", "http://[::1]"};
-  for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
-    size_t n = strlen(names[i]);
-    if (!strncasecmp(o, names[i], n) && (o[n] == 0 || o[n] == ':')) return 1;
-  }
-  return 0;
+  return !o || (!strncasecmp(o, "http://", 7) && local_name(o + 7));
 }
 
 /* Makes the trace `p` (finished) the one served: its cache, track list and runner replace the
