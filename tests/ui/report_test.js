@@ -9,11 +9,9 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
 const common = require('./common.js');
 
 const [trak, sdkDemo, outDir] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const { state, settle } = common;
 const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));
 
@@ -145,10 +143,7 @@ async function openFromPage(context, trace) {
 }
 
 (async () => {
-  fs.mkdirSync(outDir, { recursive: true });
-  const trace = path.join(outDir, 'sdk_demo.pftrace');
-  execFileSync(sdkDemo, [trace], { stdio: 'ignore' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const { trace, browser } = await common.setUp(sdkDemo, outDir);
   const errors = [];
   try {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
