@@ -7,11 +7,13 @@
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
-**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE]
+**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | -]     (-: no `trak html`)
 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 #include "bench_util.h"
 #include "trak/processor.h"
@@ -142,17 +144,26 @@ int main(int argc, char **argv) {
     const char *what[] = {"aggregates", "flame graph"};
     for (int k = 0; k < 2; k++) {
       trak_ui_buf out = {0};
+      struct timespec cpu0, cpu1;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
       t0 = bench_now_sec();
       int rc = k ? trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)
                  : trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL);
       if (rc) return 1;
-      printf("area selection %s (%zu tracks, 1/%d of the trace): %.1f ms, %zu bytes\n", what[k],
-             t.n_slice, part, (bench_now_sec() - t0) * 1e3, out.len);
+      double wall = (bench_now_sec() - t0) * 1e3;
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+      double cpu = (cpu1.tv_sec - cpu0.tv_sec) * 1e3 + (cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
+      printf("area selection %s (%zu tracks, 1/%d of the trace): %.1f ms (%.1f ms CPU), %zu "
+             "bytes\n",
+             what[k], t.n_slice, part, wall, cpu, out.len);
       trak__ui_buf_free(&out);
     }
   }
-  if (argc > 2) html_size(argv[2]);
-  html_size(argv[1]);
+  if (argc > 2 && !strcmp(argv[2], "-")) { /* "-": no html */
+  } else {
+    if (argc > 2) html_size(argv[2]);
+    html_size(argv[1]);
+  }
   trak__ui_cache_free(c);
   trak_processor_free(p);
   free(t.slice_tracks);

@@ -477,20 +477,80 @@ static void html_report_is_self_contained(void **state) {
   trak_ui_buf page = {0};
   const char *summary = (const char *)1;
   trak_error err = {0};
+  /* The fixture's processor has its SQL restricted by the server: its tables cannot be
+  ** exported, so the page has no SQL and says so. */
   assert_int_equal(trak__ui_html(f->p, NULL, &page, &summary, &err), 0);
-  assert_null(summary); /* 2000 slices fit */
+  assert_non_null(summary);
+  assert_non_null(strstr(summary, "could not be exported"));
+  assert_non_null(strstr(page.s, "window.TRAK_SQL = {\"error\":"));
+  trak__ui_buf_free(&page);
+  /* A fresh one: every table, gzip'ed, and sql.js inlined. */
+  trak_processor *fresh;
+  char *json = make_trace();
+  assert_int_equal(trak_processor_new(NULL, &fresh, NULL), 0);
+  assert_int_equal(trak_processor_feed(fresh, json, strlen(json), NULL), 0);
+  assert_int_equal(trak_processor_finish(fresh, NULL), 0);
+  free(json);
+  assert_int_equal(trak__ui_html(fresh, NULL, &page, &summary, &err), 0);
+  assert_null(summary);                                                  /* 2000 slices fit */
+  assert_non_null(strstr(page.s, "window.TRAK_SQL = {\"wasm\":\"H4sI")); /* gzip's magic */
+  assert_non_null(strstr(page.s, "\"db\":\"H4sI"));
+  assert_non_null(strstr(page.s, "var initSqlJs"));
+  trak__ui_buf_free(&page);
+  trak_ui_html_options tiny = {.max_sql_bytes = 1000};
+  assert_int_equal(trak__ui_html(fresh, &tiny, &page, &summary, &err), 0);
+  assert_non_null(summary);
+  assert_non_null(strstr(summary, "over --max-sql-mb")); /* the trace, or its tables */
+  assert_null(strstr(page.s, "var initSqlJs"));
+  trak_processor_free(fresh);
+  trak__ui_buf_free(&page);
+  assert_int_equal(trak__ui_html(f->p, NULL, &page, &summary, &err), 0);
   assert_non_null(strstr(page.s, "window.TRAK_DATA = {"));
   assert_non_null(strstr(page.s, "class ServerBackend"));
   assert_null(strstr(page.s, "<script src="));
   assert_null(strstr(page.s, "<link rel=\"stylesheet\""));
   trak__ui_buf_free(&page);
   /* Over the cap: summarised, and said so. */
-  trak_ui_html_options o = {.max_slices = 100, .max_details = 10};
+  trak_ui_html_options o = {.max_slices = 100, .max_details = 10, .no_sql = 1};
   assert_int_equal(trak__ui_html(f->p, &o, &page, &summary, &err), 0);
   assert_non_null(summary);
   assert_non_null(strstr(summary, "2001 slices"));
   assert_non_null(strstr(page.s, "summarised"));
   trak__ui_buf_free(&page);
+}
+
+/* POST /api/open: a trace sent by the page replaces the one served, only with the viewer's
+** header, from its own origin and within the size limit; what is not a trace changes nothing.
+** (Last: the server serves another trace afterwards.) */
+static void open_replaces_trace(void **state) {
+  fixture *f = *state;
+  const char *small =
+      "{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"opened\",\"ts\":1,\"dur\":5,\"pid\":7,"
+      "\"tid\":7}]}";
+  expect(get(f, "/api/info"), 200, "\"name\":null,\"events\":");
+  expect(request(f, "POST", "/api/open", NULL, small), 403, "X-Trak-Request");
+  expect(request(f, "POST", "/api/open", "X-Trak-Request: 1\r\nOrigin: http://evil.example\r\n",
+                 small),
+         403, "Origin");
+  expect(get(f, "/api/open"), 405, "POST");
+  expect(request(f, "POST", "/api/open", "X-Trak-Request: 1\r\nContent-Length: 1099511627776\r\n",
+                 NULL),
+         413, "--max-open-mb");
+  expect(request(f, "POST", "/api/open", "X-Trak-Request: 1\r\n", "this is not a trace"), 400,
+         "no events");
+  expect(get(f, "/api/search?q=step"), 200, "\"rows\":[["); /* the old trace still */
+  char origin[96];
+  snprintf(origin, sizeof origin, "X-Trak-Request: 1\r\nOrigin: http://127.0.0.1:%u\r\n",
+           (unsigned)f->port);
+  expect(request(f, "POST", "/api/open?name=mine%20.json", origin, small), 200,
+         "{\"name\":\"mine .json\",\"events\":1,");
+  expect(get(f, "/api/info"), 200, "\"name\":\"mine .json\"");
+  expect(get(f, "/api/search?q=step"), 200, "\"rows\":[]");
+  expect(request(f, "POST", "/api/query", "X-Trak-Request: 1\r\n", "SELECT name FROM slice"), 200,
+         "\"rows\":[[\"opened\"]]");
+  reply r = get(f, "/api/tracks");
+  assert_non_null(strstr(r.body, "[1,7,null,null]")); /* process 7 */
+  free(r.body);
 }
 
 static void json_strings_are_escaped(void **state) {
@@ -519,6 +579,7 @@ int main(void) {
       cmocka_unit_test(loopback_only_by_default),
       cmocka_unit_test(html_report_is_self_contained),
       cmocka_unit_test(json_strings_are_escaped),
+      cmocka_unit_test(open_replaces_trace),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

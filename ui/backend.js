@@ -16,6 +16,7 @@ class ServerBackend {
   }
 
   tracks() { return this.get('api/tracks'); }
+  info() { return this.get('api/info'); } // {name, events, max_open}
   slices(ids, r) {
     return this.get('api/slices', { tracks: ids.join(','), start: r.start, end: r.end, px: r.px });
   }
@@ -42,6 +43,8 @@ class ServerBackend {
   // A page of 10000 rows from `offset`: {columns, rows, truncated, offset}.
   query(sql, offset = 0) { return this.post(`api/query?offset=${offset}`, sql); }
   cancel() { return this.post('api/cancel', ''); }
+  // Sends a trace (a File) for the server to import and serve instead of the current one.
+  open(file) { return this.post(`api/open?name=${encodeURIComponent(file.name)}`, file); }
 }
 
 // Column of a timestamp at a range's resolution; -1 for one before the range.
@@ -54,6 +57,7 @@ class EmbeddedBackend {
   }
 
   async tracks() { return this.d.tracks; }
+  async info() { return { name: this.d.title, events: null, max_open: 0 }; }
   async alerts() { return this.d.alerts; }
 
   // Entries [depth, ts, dur, id, name, count] overlapping r, merged per depth and column: the
@@ -197,6 +201,55 @@ class EmbeddedBackend {
     return nodes;
   }
 
+  // SQL over the trace's tables, which `trak html` exported into the file (window.TRAK_SQL),
+  // run by sql.js (SQLite in WebAssembly, inlined too). The database opens on the first query.
+  // A query runs on the page's thread: it cannot be cancelled.
   async cancel() { return { cancelled: false }; }
-  async query() { throw new Error('SQL needs the trace: open it with `trak ui`'); }
+  async query(sql, offset = 0) {
+    if (!this.db) this.db = openEmbeddedDb(window.TRAK_SQL);
+    return queryPage(await this.db, sql, offset, 10000);
+  }
+}
+
+// Bytes of gzip'ed base64 text, unzipped by the browser (no request is made).
+async function gunzipBase64(text) {
+  const bin = atob(text), bytes = new Uint8Array(bin.length);
+  for (let i = 0; i < bin.length; i++) bytes[i] = bin.charCodeAt(i);
+  const stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream('gzip'));
+  return new Uint8Array(await new Response(stream).arrayBuffer());
+}
+
+// The sql.js database of a report's tables, or an error saying why the report has none.
+async function openEmbeddedDb(s) {
+  if (!s || s.error || typeof initSqlJs !== 'function') {
+    throw new Error((s && s.error) || 'this report has no tables: open the trace with `trak ui` for SQL');
+  }
+  const SQL = await initSqlJs({ wasmBinary: await gunzipBase64(s.wasm) });
+  return new SQL.Database(await gunzipBase64(s.db));
+}
+
+// Runs every statement of `sql` in order and answers a page of the last one's rows, as the
+// server's /api/query does: {columns, rows, truncated, offset}; the first that fails ends it.
+function queryPage(db, sql, offset, limit) {
+  let columns = [], rows = [], truncated = false, n = 0, stepping = false;
+  try {
+    for (const st of db.iterateStatements(sql)) {
+      n++;
+      stepping = true;
+      columns = st.getColumnNames();
+      rows = [];
+      truncated = false;
+      let skip = offset;
+      while (st.step()) {
+        if (skip > 0) { skip--; continue; }
+        if (rows.length === limit) { truncated = true; break; }
+        rows.push(st.get().map((v) => (v instanceof Uint8Array ? `<${v.length} bytes>` : v)));
+      }
+      stepping = false;
+    }
+  } catch (e) {
+    throw new Error(`statement ${stepping ? n : n + 1}: ${e.message || e}`);
+  }
+  if (!n) throw new Error('no SQL statement');
+  return { columns, rows, truncated, offset };
 }

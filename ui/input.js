@@ -209,15 +209,47 @@ window.trakViewer = {
   },
 };
 
+// ---- opening a trace (`trak ui`): the Open button or a file dropped on the page -----------
+
+// Sends `file` to the server, which imports it and serves it instead; the page then starts over.
+async function openTrace(file) {
+  showNotice(`Opening ${file.name} (${(file.size / 1e6).toFixed(1)} MB)\u2026`);
+  try {
+    await backend.open(file);
+  } catch (e) {
+    showNotice(`Could not open ${file.name}: ${e.message || e}`);
+    return;
+  }
+  history.replaceState(null, '', location.pathname); // the old view's URL state does not apply
+  location.reload();
+}
+
+function bindOpen() {
+  $('open').hidden = false;
+  $('open').addEventListener('click', () => $('open-file').click());
+  $('open-file').addEventListener('change', (e) => { if (e.target.files[0]) openTrace(e.target.files[0]); });
+  document.addEventListener('dragover', (e) => { e.preventDefault(); document.body.classList.add('dropping'); });
+  document.addEventListener('dragleave', () => document.body.classList.remove('dropping'));
+  document.addEventListener('drop', (e) => {
+    e.preventDefault();
+    document.body.classList.remove('dropping');
+    const file = e.dataTransfer && e.dataTransfer.files[0];
+    if (file) openTrace(file);
+  });
+}
+
 async function start() {
   bindInput();
-  if (backend.mode === 'ui') $('sql').hidden = false;
-  if (window.TRAK_DATA) {
-    $('title').textContent = window.TRAK_DATA.title;
-    document.title = `${window.TRAK_DATA.title} \u2014 trak`;
-    if (window.TRAK_DATA.summary) showNotice(`Summarised: ${window.TRAK_DATA.summary}`);
-  }
+  $('sql').hidden = false; // in `trak html`, SQL runs on the tables inlined in the file
+  if (backend.mode === 'ui') bindOpen();
+  if (window.TRAK_DATA && window.TRAK_DATA.summary) showNotice(`Summarised: ${window.TRAK_DATA.summary}`);
   try {
+    const info = await backend.info();
+    if (info.name) {
+      $('title').textContent = info.name;
+      document.title = `${info.name} \u2014 trak`;
+    }
+    if (info.events === 0) showNotice('No trace yet: click Open, or drop a trace file on the page.');
     const [t, al] = await Promise.all([backend.tracks(), backend.alerts()]);
     for (const [id, type, message] of al) alerts.set(id, [type, message]);
     view.traceStart = t.start;

@@ -10,11 +10,13 @@
 #include "ui/ui.h"
 
 static const char usage[] =
-    "usage: trak html TRACE -o OUT.html [--max-slices N]\n"
+    "usage: trak html TRACE -o OUT.html [--max-slices N] [--max-sql-mb N]\n"
     "                 [--run METRIC[,METRIC...] [--metrics-dir DIR] [--param KEY=VALUE]...]\n"
     "Writes one HTML file holding the timeline viewer and the trace's data; it opens in a\n"
     "browser from disk, with no server and no network. A trace with more than N slices\n"
-    "(default 200000) or counter values is summarised to fit, and the page says so.\n";
+    "(default 200000) or counter values is summarised to fit, and the page says so.\n"
+    "The page runs SQL over the trace's tables (SQLite in WebAssembly) when they and the\n"
+    "trace take at most N MB each (default 32; 0 leaves SQL out).\n";
 
 int trak_cli_html(int argc, char **argv) {
   const char *output = NULL;
@@ -31,6 +33,13 @@ int trak_cli_html(int argc, char **argv) {
       long long n = strtoll(argv[++i], &end, 10);
       if (*end || n < 1) return trak_cli_failf("html", "--max-slices wants a positive count");
       ho.max_slices = (size_t)n;
+    } else if (!strcmp(argv[i], "--max-sql-mb") && i + 1 < argc) {
+      char *end;
+      long long n = strtoll(argv[++i], &end, 10);
+      if (*end || n < 0 || n > 1 << 20)
+        return trak_cli_failf("html", "--max-sql-mb wants a size in MB, 0 for no SQL");
+      ho.no_sql = n == 0;
+      ho.max_sql_bytes = (size_t)n << 20;
     } else if (!trak_cli_viewer_arg(&args, argc, argv, &i)) {
       if (trak_cli_is_option(argv[i])) return trak_cli_unknown_option("html", argv[i]);
       return trak_cli_usage_error("html", "expected one TRACE");

@@ -31,17 +31,28 @@ static int within(const trak_ui_slice *parent, const trak_ui_slice *child) {
   return child->ts < trak__ui_slice_end(parent) || child->ts == parent->ts;
 }
 
-/* Index of the first slice of `l` starting at or after `ts`. */
-static size_t first_starting_at(const trak_ui_line *l, int64_t ts) {
-  return trak__ui_first_at(l->v, l->n, sizeof *l->v, ts);
+/* Index of the first slice of `l` starting at or after `ts`. `*cur` is where the last call on
+** `l` ended: parents are visited in time order, so the answer is usually a few slices on, and
+** is then found by stepping instead of a binary search over the whole line (which misses the
+** cache at every step). */
+static size_t first_starting_at(const trak_ui_line *l, int64_t ts, size_t *cur) {
+  size_t i = *cur;
+  if (i > l->n || (i > 0 && l->v[i - 1].ts >= ts)) i = 0; /* went back: search it all */
+  for (int steps = 0; i < l->n && l->v[i].ts < ts; i++)
+    if (++steps == 16) {
+      i += trak__ui_first_at(l->v + i, l->n - i, sizeof *l->v, ts);
+      break;
+    }
+  return *cur = i;
 }
 
-/* The summed duration of the ended children of slice `s` at depth `d` of `t`. */
-static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slice *s) {
+/* The summed duration of the ended children of slice `s` at depth `d` of `t`; `cur` holds a
+** cursor per depth for first_starting_at. */
+static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slice *s, size_t *cur) {
   if (d + 1 >= t->n_lines) return 0;
   const trak_ui_line *l = &t->lines[d + 1];
   int64_t sum = 0;
-  for (size_t i = first_starting_at(l, s->ts); i < l->n && within(s, &l->v[i]); i++)
+  for (size_t i = first_starting_at(l, s->ts, &cur[d + 1]); i < l->n && within(s, &l->v[i]); i++)
     if (l->v[i].dur >= 0 && l->v[i].has_parent) sum += l->v[i].dur;
   return sum;
 }
@@ -64,7 +75,8 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
   }
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
-    for (size_t d = 0; t && d < t->n_lines; d++) {
+    size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
+    for (size_t d = 0; cur && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
       for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
            i++) {
@@ -73,9 +85,14 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
         by_name *a = &acc[s->name == UINT32_MAX ? 0 : s->name + 1];
         a->count++;
         a->wall += s->dur;
-        a->self += s->dur - children_dur(t, d, s);
+        a->self += s->dur - children_dur(t, d, s, cur);
       }
     }
+    if (t && !cur) {
+      free(acc), free(order);
+      return -1;
+    }
+    free(cur);
   }
   size_t used = 0;
   for (uint32_t i = 0; i <= c->n_names; i++)
@@ -143,70 +160,125 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 
 /* ---- flame graph ------------------------------------------------------------------------ */
 
-typedef struct flame_node {
-  int64_t parent; /* node index, -1 for a root */
+typedef struct flame_node { /* 24 bytes: a large selection has a node per slice */
+  int64_t total;
+  int32_t parent; /* node index, -1 for a root */
   uint32_t name;
-  int64_t total, count;
+  uint32_t count;
 } flame_node;
+
+/* A slot of the (parent, name) -> node hash: the key is kept in the slot, so that a probe
+** reads one cache line rather than the node too. */
+typedef struct flame_slot {
+  int32_t parent;
+  uint32_t name;
+  int32_t node; /* -1: empty */
+} flame_slot;
 
 typedef struct flame {
   flame_node *v;
   size_t n, cap;
-  int64_t *slots; /* open addressing over (parent, name): node index or -1 */
+  flame_slot *slots; /* open addressing, at most half full */
   size_t n_slots;
   int oom;
 } flame;
 
-static size_t slot_of(const flame *f, int64_t parent, uint32_t name) {
+static size_t slot_of(const flame *f, int32_t parent, uint32_t name) {
   uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)name * 0xC2B2AE3D27D4EB4Fu);
   size_t k = (size_t)(h ^ (h >> 29)) & (f->n_slots - 1);
-  while (f->slots[k] >= 0 && (f->v[f->slots[k]].parent != parent || f->v[f->slots[k]].name != name))
+  while (f->slots[k].node >= 0 && (f->slots[k].parent != parent || f->slots[k].name != name))
     k = (k + 1) & (f->n_slots - 1);
   return k;
 }
 
+/* Makes the hash `n_slots` (a power of two) slots, re-inserting the nodes. 0 or -1 (oom). */
+static int flame_rehash(flame *f, size_t n_slots) {
+  flame_slot *slots = malloc(n_slots * sizeof *slots);
+  if (!slots) return f->oom = 1, -1;
+  for (size_t i = 0; i < n_slots; i++)
+    slots[i].node = -1;
+  free(f->slots);
+  f->slots = slots, f->n_slots = n_slots;
+  for (size_t i = 0; i < f->n; i++)
+    f->slots[slot_of(f, f->v[i].parent, f->v[i].name)] =
+        (flame_slot){f->v[i].parent, f->v[i].name, (int32_t)i};
+  return 0;
+}
+
 /* The node for `name` under `parent`, created on first use; -1 when out of memory. */
-static int64_t node_of(flame *f, int64_t parent, uint32_t name) {
-  if (f->n * 2 >= f->n_slots) {
-    size_t n_slots = f->n_slots ? f->n_slots * 2 : 1024;
-    int64_t *slots = malloc(n_slots * sizeof *slots);
-    if (!slots) return f->oom = 1, -1;
-    memset(slots, 0xff, n_slots * sizeof *slots);
-    free(f->slots);
-    f->slots = slots, f->n_slots = n_slots;
-    for (size_t i = 0; i < f->n; i++)
-      f->slots[slot_of(f, f->v[i].parent, f->v[i].name)] = (int64_t)i;
-  }
+static int32_t node_of(flame *f, int32_t parent, uint32_t name) {
+  if (f->n * 2 >= f->n_slots && flame_rehash(f, f->n_slots ? f->n_slots * 2 : 1024)) return -1;
   size_t k = slot_of(f, parent, name);
-  if (f->slots[k] >= 0) return f->slots[k];
-  if (f->n == f->cap) {
+  if (f->slots[k].node >= 0) return f->slots[k].node;
+  if (f->n == f->cap || f->n >= INT32_MAX) {
     size_t cap = f->cap ? f->cap * 2 : 256;
-    flame_node *v = realloc(f->v, cap * sizeof *v);
+    flame_node *v = f->n < INT32_MAX ? realloc(f->v, cap * sizeof *v) : NULL;
     if (!v) return f->oom = 1, -1;
     f->v = v, f->cap = cap;
   }
   f->v[f->n] = (flame_node){.parent = parent, .name = name};
-  f->slots[k] = (int64_t)f->n;
-  return (int64_t)f->n++;
+  f->slots[k] = (flame_slot){parent, name, (int32_t)f->n};
+  return (int32_t)f->n++;
 }
 
-/* Adds slice `s` at depth `d` of `t` under node `parent`, then its children in the range. */
+/* Sizes the hash for the slices of `tracks` that may be in [start, end] (each at most one node),
+** up to 2^21 slots, so that it does not grow step by step through a large selection. */
+static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                          int64_t start, int64_t end) {
+  size_t bound = 0;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    for (size_t d = 0; t && d < t->n_lines; d++) {
+      const trak_ui_line *l = &t->lines[d];
+      size_t a = trak__ui_line_first_ending_after(l, start);
+      size_t b = trak__ui_first_at(l->v, l->n, sizeof *l->v, end == INT64_MAX ? end : end + 1);
+      bound += b > a ? b - a : 0;
+    }
+  }
+  size_t n_slots = 1024;
+  while (n_slots < 2 * bound + 2 && n_slots < ((size_t)1 << 21))
+    n_slots *= 2;
+  flame_rehash(f, n_slots);
+}
+
+/* Adds slice `s` at depth `d` of `t` under node `parent`, then its children in the range
+** (`cur`: a cursor per depth, for first_starting_at). */
 static void flame_add(flame *f, const trak_ui_track *t, size_t d, const trak_ui_slice *s,
-                      int64_t parent, int64_t start, int64_t end) {
-  int64_t node = node_of(f, parent, s->name);
+                      int32_t parent, int64_t start, int64_t end, size_t *cur) {
+  int32_t node = node_of(f, parent, s->name);
   if (node < 0) return;
   f->v[node].total += s->dur;
   f->v[node].count++;
   if (d + 1 >= t->n_lines) return;
   const trak_ui_line *l = &t->lines[d + 1];
-  for (size_t i = first_starting_at(l, s->ts); i < l->n && within(s, &l->v[i]); i++)
+  for (size_t i = first_starting_at(l, s->ts, &cur[d + 1]); i < l->n && within(s, &l->v[i]); i++)
     if (l->v[i].has_parent && in_range(&l->v[i], start, end))
-      flame_add(f, t, d + 1, &l->v[i], node, start, end);
+      flame_add(f, t, d + 1, &l->v[i], node, start, end, cur);
 }
 
-static int cmp_desc(const void *a, const void *b) {
-  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-  return (x < y) - (x > y);
+/* Moves v[i] down the min-heap v[0..n) to its place. */
+static void sift_down(int64_t *v, size_t n, size_t i) {
+  for (;;) {
+    size_t m = i, l = 2 * i + 1, r = l + 1;
+    if (l < n && v[l] < v[m]) m = l;
+    if (r < n && v[r] < v[m]) m = r;
+    if (m == i) return;
+    int64_t x = v[i];
+    v[i] = v[m], v[m] = x, i = m;
+  }
+}
+
+/* The k-th largest of v[0..n) (0 < k <= n), reordering v: a min-heap of the k largest, so
+** O(n log k) rather than sorting every node. */
+static int64_t kth_largest(int64_t *v, size_t n, size_t k) {
+  for (size_t i = k / 2; i-- > 0;)
+    sift_down(v, k, i);
+  for (size_t i = k; i < n; i++)
+    if (v[i] > v[0]) {
+      v[0] = v[i];
+      sift_down(v, k, 0);
+    }
+  return v[0];
 }
 
 /* The smallest total a node may have to be answered: 0 (all) up to MAX_FLAME_NODES nodes, else
@@ -218,8 +290,7 @@ static int64_t smallest_kept(const flame *f) {
   if (!totals) return 0;
   for (size_t i = 0; i < f->n; i++)
     totals[i] = f->v[i].total;
-  qsort(totals, f->n, sizeof *totals, cmp_desc);
-  int64_t min = totals[MAX_FLAME_NODES - 1];
+  int64_t min = kth_largest(totals, f->n, MAX_FLAME_NODES);
   free(totals);
   return min > 0 ? min : 1;
 }
@@ -229,15 +300,19 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
   flame f = {0};
+  flame_reserve(&f, c, tracks, n, start, end);
   for (size_t k = 0; k < n && !f.oom; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
-    for (size_t d = 0; t && d < t->n_lines; d++) { /* roots: the slices with no parent */
+    size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
+    if (t && !cur) f.oom = 1;
+    for (size_t d = 0; cur && d < t->n_lines; d++) { /* roots: the slices with no parent */
       const trak_ui_line *l = &t->lines[d];
       for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
            i++)
         if (!l->v[i].has_parent && in_range(&l->v[i], start, end))
-          flame_add(&f, t, d, &l->v[i], -1, start, end);
+          flame_add(&f, t, d, &l->v[i], -1, start, end, cur);
     }
+    free(cur);
   }
   int64_t min_total = f.oom ? 0 : smallest_kept(&f);
   int64_t *index = f.oom ? NULL : malloc((f.n ? f.n : 1) * sizeof *index);
@@ -251,7 +326,7 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     int64_t parent = f.v[i].parent < 0 ? -1 : index[f.v[i].parent];
     trak__ui_printf(out, "%s%" PRId64 ",", kept++ ? ",[" : "[", parent);
     trak__ui_json_str(out, trak__ui_cache_name(c, f.v[i].name));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", f.v[i].total, f.v[i].count);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", f.v[i].total, f.v[i].count);
   }
   trak__ui_put(out, "]", 1);
   free(index);

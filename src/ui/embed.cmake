@@ -1,6 +1,7 @@
 # Run with cmake -P: writes OUT, a C file holding every file of DIR (the viewer, ui/) as a byte
 # array in trak__ui_assets, so that the trak binary serves and inlines them with no files around.
-file(GLOB files ${DIR}/*.html ${DIR}/*.js ${DIR}/*.css)
+# ui/vendor/ holds third-party files (sql.js) that only `trak html` inlines; they keep their names.
+file(GLOB files ${DIR}/*.html ${DIR}/*.js ${DIR}/*.css ${DIR}/vendor/*.js ${DIR}/vendor/*.gz)
 list(SORT files)
 set(arrays "")
 set(table "")
@@ -10,6 +11,8 @@ foreach(f ${files})
   get_filename_component(ext ${f} LAST_EXT)
   if(ext STREQUAL ".html")
     set(mime "text/html; charset=utf-8")
+  elseif(ext STREQUAL ".gz")
+    set(mime "application/gzip")
   elseif(ext STREQUAL ".js")
     set(mime "text/javascript; charset=utf-8")
   else()

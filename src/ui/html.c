@@ -170,6 +170,7 @@ int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf 
   const trak_ui_asset *index = trak__ui_asset_find("index.html");
   if (!index) return trak_error_set(err, TRAK_ENOTFOUND, "the viewer's index.html is not built in");
   const char *text = (const char *)index->data, *stop = text + index->len;
+  const char *sql_note = NULL;
   int rc = 0;
   /* index.html names its stylesheet and scripts one per line; each is inlined where named. */
   while (text < stop && !rc) {
@@ -184,8 +185,10 @@ int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf 
       a = trak__ui_asset_find(name);
     if (a && is_script && !strcmp(name, "viewer.js")) {
       /* The data comes before the code that reads it. */
+      size_t max_sql = o && o->no_sql ? 0 : o && o->max_sql_bytes ? o->max_sql_bytes : 32u << 20;
+      rc = trak__ui_html_sql(p, max_sql, out, &sql_note, err);
       trak__ui_puts(out, "<script>window.TRAK_DATA = ");
-      rc = data_json(p, o, out, summary, err);
+      if (!rc) rc = data_json(p, o, out, summary, err);
       trak__ui_puts(out, ";</script>\n");
     }
     if (a) {
@@ -198,5 +201,12 @@ int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf 
     text += len;
   }
   if (!rc && out->oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (sql_note && *summary) {
+    static char both[512];
+    snprintf(both, sizeof both, "%s; %s", *summary, sql_note);
+    *summary = both;
+  } else if (sql_note) {
+    *summary = sql_note;
+  }
   return rc;
 }

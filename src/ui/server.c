@@ -6,6 +6,7 @@
 ** web page elsewhere could send it: a Host that is not this machine (DNS rebinding) and a SQL
 ** POST without the viewer's own header (a cross-site form cannot add one). Its SQL runs
 ** restricted (trak_processor_restrict_sql): no file access, no change to trak's tables.
+** POST /api/open imports another trace, streamed in as its body, and serves it instead.
 */
 #include <arpa/inet.h>
 #include <errno.h>
@@ -22,11 +23,15 @@
 #define MAX_TRACKS 4096     /* track ids in one slices/counters request */
 #define MAX_ROWS 10000      /* rows of a search or SQL answer */
 #define MAX_FLOWS 5000      /* flow arrows on one screen */
+#define MAX_OPEN_MB 1024    /* default size of a trace opened from the page */
 
 struct trak_ui_server {
   struct MHD_Daemon *daemon;
   trak_processor *p;
-  int loopback; /* bound to loopback: only local Host headers are accepted */
+  int owns_p;        /* p is freed by the server (when replaced, at stop) */
+  char *name;        /* the trace's name, for /api/info; NULL: none */
+  uint64_t max_open; /* bytes a trace opened from the page may have */
+  int loopback;      /* bound to loopback: only local Host headers are accepted */
   uint16_t port;
   trak_ui_cache *cache;   /* the timeline, read once at start */
   trak_ui_buf tracks;     /* /api/tracks, computed once at start */
@@ -40,6 +45,8 @@ typedef struct request {
   int started;              /* the SQL runs in the runner; the connection is suspended */
   trak_ui_job job;          /* its answer */
   struct MHD_Connection *c; /* to resume when the job is done */
+  trak_processor *open;     /* /api/open: the trace being fed */
+  uint64_t open_bytes;
 } request;
 
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *mime,
@@ -174,6 +181,12 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
   if (!strcmp(what, "tracks")) {
     return send_text(c, MHD_HTTP_OK, "application/json", s->tracks.s, s->tracks.len,
                      MHD_RESPMEM_PERSISTENT);
+  } else if (!strcmp(what, "info")) {
+    trak__ui_puts(&out, "{\"name\":");
+    trak__ui_json_str(&out, s->name);
+    trak__ui_printf(&out, ",\"events\":%" PRIu64 ",\"max_open\":%" PRIu64 "}",
+                    trak_processor_event_count(s->p), s->max_open);
+    rc = 0;
   } else if (!strcmp(what, "slices")) {
     rc = per_track(s, c, trak__ui_slices, 1, &out, &err);
   } else if (!strcmp(what, "counters")) {
@@ -192,16 +205,20 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
   return send_answer(c, &out, rc, &err);
 }
 
-/* True if the Host header names this machine (any port: the URL printed is what users open). */
-static int local_host(struct MHD_Connection *c) {
-  const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
-  if (!h) return 0;
+/* True if `h` (a Host header, or an Origin's host) names this machine, with any port. */
+static int local_name(const char *h) {
   static const char *const names[] = {"127.0.0.1", "localhost", "[::1]"};
   for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
     size_t n = strlen(names[i]);
     if (!strncasecmp(h, names[i], n) && (h[n] == 0 || h[n] == ':')) return 1;
   }
   return 0;
+}
+
+/* True if the Host header names this machine (any port: the URL printed is what users open). */
+static int local_host(struct MHD_Connection *c) {
+  const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+  return h && local_name(h);
 }
 
 /* Resumes the connection whose query the runner finished (called on the runner's thread). */
@@ -240,27 +257,105 @@ static enum MHD_Result query_post(trak_ui_server *s, struct MHD_Connection *c, r
   return MHD_YES;
 }
 
+/* True if the request has no Origin header or names this machine (a page of the viewer's own). */
+static int local_origin(struct MHD_Connection *c) {
+  const char *o = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Origin");
+  return !o || (!strncasecmp(o, "http://", 7) && local_name(o + 7));
+}
+
+/* Makes the trace `p` (finished) the one served: its cache, track list and runner replace the
+** old ones, which are freed (the old processor too when the server owns it). On error nothing
+** changes and `p` is not taken. Called with the runner acquired (no query running). */
+static int serve_trace(trak_ui_server *s, trak_processor *p, trak_error *err) {
+  trak_ui_cache *cache = NULL;
+  trak_ui_buf tracks = {0};
+  trak_ui_runner *runner = NULL;
+  int rc = trak__ui_cache_new(p, &cache, err);
+  if (!rc) rc = trak__ui_tracks(p, cache, &tracks, err);
+  if (!rc && tracks.oom) rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (!rc) rc = trak_processor_restrict_sql(p, err);
+  if (!rc && trak__ui_runner_new(p, &runner))
+    rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (rc) {
+    trak__ui_cache_free(cache);
+    trak__ui_buf_free(&tracks);
+    return rc;
+  }
+  trak__ui_runner_free(s->runner);
+  trak__ui_cache_free(s->cache);
+  trak__ui_buf_free(&s->tracks);
+  if (s->owns_p) trak_processor_free(s->p);
+  s->p = p, s->owns_p = 1, s->cache = cache, s->tracks = tracks, s->runner = runner;
+  return 0;
+}
+
+/* POST /api/open: the body (streamed into req->open as it came) is a trace; once finished it
+** replaces the one served. 400 when it does not parse, 503 while a query runs. */
+static enum MHD_Result open_post(trak_ui_server *s, struct MHD_Connection *c, request *req) {
+  trak_error err = {0};
+  if (req->too_big)
+    return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "the trace is larger than --max-open-mb");
+  if (!req->open_bytes) return send_error(c, MHD_HTTP_BAD_REQUEST, "the body must be a trace");
+  int rc = trak_processor_finish(req->open, &err);
+  if (!rc && !trak_processor_event_count(req->open)) /* not a trace: keep the one served */
+    rc = trak_error_set(&err, TRAK_EINVAL, "no events found in the file: is it a trace?");
+  if (rc) return send_answer(c, &(trak_ui_buf){0}, rc == TRAK_ENOMEM ? rc : TRAK_EINVAL, &err);
+  if (trak__ui_runner_acquire(s->runner))
+    return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "a query is running (cancel it or wait)");
+  rc = serve_trace(s, req->open, &err);
+  if (rc) {
+    trak__ui_runner_release(s->runner);
+    return send_answer(c, &(trak_ui_buf){0}, rc, &err);
+  }
+  req->open = NULL; /* the server's now; the new runner is free */
+  const char *name = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "name");
+  free(s->name);
+  s->name = name ? strdup(name) : NULL;
+  return api_get(s, c, "info");
+}
+
 static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *url,
                               const char *method, const char *version, const char *upload,
                               size_t *upload_size, void **state) {
   trak_ui_server *s = cls;
   int is_get = !strcmp(method, "GET") || !strcmp(method, "HEAD");
   int is_post = !strcmp(method, "POST");
-  int is_query = !strcmp(url, "/api/query") || !strcmp(url, "/api/cancel");
+  int is_open = !strcmp(url, "/api/open");
+  int is_query = !strcmp(url, "/api/query") || !strcmp(url, "/api/cancel") || is_open;
   request *req = *state;
   if (!req) { /* first call: headers only; refuse early what will never be answered */
     if (s->loopback && !local_host(c))
       return send_error(c, MHD_HTTP_FORBIDDEN, "Host must be 127.0.0.1 or localhost");
     if (is_query ? !is_post : !is_get)
       return send_error(c, MHD_HTTP_METHOD_NOT_ALLOWED,
-                        is_query ? "use POST for /api/query and /api/cancel" : "use GET");
+                        is_query ? "use POST for /api/query, /api/cancel and /api/open"
+                                 : "use GET");
     /* A body announced too long is refused now, not after waiting for it. */
     const char *cl = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Content-Length");
-    if (cl && (strlen(cl) > 9 || strtoul(cl, NULL, 10) > MAX_BODY))
-      return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
+    uint64_t limit = is_open ? s->max_open : MAX_BODY;
+    if (cl && (strlen(cl) > 19 || strtoull(cl, NULL, 10) > limit))
+      return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE,
+                        is_open ? "the trace is larger than --max-open-mb"
+                                : "SQL longer than 1 MiB");
+    /* A trace is imported as it arrives: only from the viewer's own page. */
+    if (is_open && (!MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trak-Request") ||
+                    (s->loopback && !local_origin(c))))
+      return send_error(c, MHD_HTTP_FORBIDDEN, "missing X-Trak-Request header or foreign Origin");
     req = calloc(1, sizeof *req);
-    if (!req) return MHD_NO;
+    if (!req || (is_open && trak_processor_new(NULL, &req->open, NULL))) {
+      free(req);
+      return MHD_NO;
+    }
     *state = req;
+    return MHD_YES;
+  }
+  if (*upload_size && req->open) { /* a piece of a trace */
+    req->open_bytes += *upload_size;
+    if (req->open_bytes > s->max_open)
+      req->too_big = 1;
+    else if (trak_processor_feed(req->open, upload, *upload_size, NULL))
+      return MHD_NO; /* out of memory: the connection is closed */
+    *upload_size = 0;
     return MHD_YES;
   }
   if (*upload_size) { /* a piece of the POST body */
@@ -272,6 +367,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
     return MHD_YES;
   }
   if (is_query) {
+    if (is_open) return open_post(s, c, req);
     if (req->too_big) return send_error(c, MHD_HTTP_CONTENT_TOO_LARGE, "SQL longer than 1 MiB");
     const char *mark = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Trak-Request");
     if (!mark) return send_error(c, MHD_HTTP_FORBIDDEN, "missing X-Trak-Request header");
@@ -295,6 +391,7 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
   if (!req) return;
   trak__ui_buf_free(&req->body);
   trak__ui_buf_free(&req->job.out);
+  trak_processor_free(req->open);
   free(req);
   *state = NULL;
 }
@@ -309,6 +406,9 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
   trak_ui_server *s = calloc(1, sizeof *s);
   if (!s) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   s->p = p;
+  s->owns_p = o && o->owns_processor;
+  s->name = o && o->name ? strdup(o->name) : NULL;
+  s->max_open = (o && o->max_open_mb ? o->max_open_mb : MAX_OPEN_MB) << 20;
   s->loopback = (ntohl(addr.sin_addr.s_addr) >> 24) == 127;
   int rc = trak__ui_runner_new(p, &s->runner) ? trak_error_set(err, TRAK_ENOMEM, "out of memory")
                                               : trak__ui_cache_new(p, &s->cache, err);
@@ -317,6 +417,7 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
   /* Any local user can reach the port: its SQL may read the trace, never touch a file. */
   if (!rc) rc = trak_processor_restrict_sql(p, err);
   if (rc) {
+    s->owns_p = 0; /* on error the caller keeps p */
     trak__ui_server_stop(s);
     return rc;
   }
@@ -326,6 +427,7 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
       (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
       (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
   if (!s->daemon) {
+    s->owns_p = 0;
     trak__ui_server_stop(s);
     return trak_error_set(err, TRAK_EIO, "cannot listen on %s:%u (port in use?)", bind,
                           (unsigned)ntohs(addr.sin_port));
@@ -347,5 +449,7 @@ void trak__ui_server_stop(trak_ui_server *s) {
   trak__ui_runner_free(s->runner);
   trak__ui_buf_free(&s->tracks);
   trak__ui_cache_free(s->cache);
+  if (s->owns_p) trak_processor_free(s->p);
+  free(s->name);
   free(s);
 }

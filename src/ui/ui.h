@@ -155,14 +155,20 @@ const trak_ui_asset *trak__ui_asset_find(const char *name);
 
 typedef struct trak_ui_server trak_ui_server;
 typedef struct trak_ui_server_options {
-  const char *bind; /* an IPv4 address; NULL: 127.0.0.1 (loopback only) */
-  uint16_t port;    /* 0: any free port */
+  const char *bind;     /* an IPv4 address; NULL: 127.0.0.1 (loopback only) */
+  uint16_t port;        /* 0: any free port */
+  const char *name;     /* the trace's name, shown by the page; NULL: none */
+  uint64_t max_open_mb; /* size of a trace the page may open (POST /api/open); 0: 1024 */
+  int owns_processor;   /* the server frees `p` (at stop, or when the page opens another) */
 } trak_ui_server_options;
 
 /* Serves the viewer and its data answers for `p` (finished) on a thread of its own; `p` must not
 ** be used by the caller until trak__ui_server_stop. Requests are answered one at a time, except
 ** SQL (/api/query), which runs on a thread of its own and can be cancelled (/api/cancel).
-** Returns 0, TRAK_EINVAL for a bad bind address, TRAK_EIO when the port cannot be bound. */
+** POST /api/open (a trace as the body, with the X-Trak-Request header) replaces the trace
+** served; `p` is then no longer used (freed at once if the server owns it, else left to the
+** caller after stop). Returns 0, TRAK_EINVAL for a bad bind address, TRAK_EIO when the port
+** cannot be bound; on error `p` stays the caller's, whatever owns_processor says. */
 int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
                           trak_error *err);
 uint16_t trak__ui_server_port(const trak_ui_server *s);
@@ -175,11 +181,24 @@ typedef struct trak_ui_html_options {
   size_t max_slices;  /* above this many slices (0: 200000) the slices are summarised */
   size_t max_details; /* details embedded for at most this many slices, longest first (0: 5000) */
   const char *title;  /* shown in the page; NULL: "trace" */
+  /* The trace's tables are exported into the page for its SQL panel (sql.js) when the database
+  ** is at most this many bytes, and so is the trace (0: 32 MiB); no_sql leaves SQL out whatever the size. */
+  size_t max_sql_bytes;
+  int no_sql;
 } trak_ui_html_options;
 
 /* Writes the viewer with the trace's data inlined. *summary (may be NULL) receives a one-line
-** message (static storage until the next call) when the data was summarised, else NULL. */
+** message (static storage until the next call) when the data was summarised or the tables were
+** too large for the page's SQL, else NULL. */
 int trak__ui_html(trak_processor *p, const trak_ui_html_options *o, trak_ui_buf *out,
                   const char **summary, trak_error *err);
+
+/* The report's SQL (html_sql.c): appends <script> elements holding window.TRAK_SQL =
+** {"wasm": base64 gzip'ed sql.js module, "bytes", "db": base64 gzip'ed SQLite database of every
+** table} and sql.js's loader; when the database is over `max_bytes` (or `max_bytes` is 0),
+** TRAK_SQL = {"error": why} alone, and *note a one-line message (static storage) saying so.
+** Returns 0, TRAK_EIO (temporary file), TRAK_ENOMEM. */
+int trak__ui_html_sql(trak_processor *p, size_t max_bytes, trak_ui_buf *out, const char **note,
+                      trak_error *err);
 
 #endif /* TRAK_UI_H */

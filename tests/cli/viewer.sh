@@ -52,7 +52,11 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/js
   "$TRAK" html "$trace" -o "$out" 2>"$TMP/err" || rc=$?
   [ $rc = $want ] || fail "$trace: exits $rc, not $want: $(cat "$TMP/err")"
   grep -q 'window.TRAK_DATA = {"title":' "$out" || fail "$out: no data"
-  if grep -qE '<script src=|<link rel="stylesheet"|https?://' "$out"; then fail "$out: refers to another file"; fi
+  grep -q 'window.TRAK_SQL = {"wasm":"' "$out" || fail "$out: no tables for SQL"
+  # (sql.js names web pages in its messages: a URL counts only where a page would load it.)
+  if grep -qE '<script src=|<link rel="stylesheet"|(src|href)=.?https?://|url\(.?https?://' "$out"; then
+    fail "$out: refers to another file"
+  fi
   n=$((n + 1))
 done
 [ "$n" -gt 10 ] || fail "only $n traces"
@@ -61,4 +65,9 @@ done
 "$TRAK" html "$DATA/seed/07_flows.pbtxt" -o "$TMP/small.html" --max-slices 2 2>"$TMP/err"
 grep -q 'trak html: .* slices and .* counter values summarised' "$TMP/err" || fail "no summary: $(cat "$TMP/err")"
 grep -q '"summary":"[0-9]* slices' "$TMP/small.html" || fail "the page does not say it summarises"
+# --max-sql-mb: a size or 0; a database over it is left out, said on stderr and in the page.
+"$TRAK" html "$DATA/seed/07_flows.pbtxt" -o "$TMP/x.html" --max-sql-mb lots 2>"$TMP/err" && fail "--max-sql-mb lots accepted"
+[ "$(wc -l <"$TMP/err")" = 1 ] || fail "--max-sql-mb lots: $(cat "$TMP/err")"
+"$TRAK" html "$DATA/seed/07_flows.pbtxt" -o "$TMP/x.html" --max-sql-mb 0 2>"$TMP/err" || fail "--max-sql-mb 0"
+grep -q 'window.TRAK_SQL = {"error":' "$TMP/x.html" || fail "--max-sql-mb 0 still has tables"
 echo "ok: ui served and stopped; $n traces to html"

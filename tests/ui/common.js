@@ -2,12 +2,16 @@
 // drawn what its view needs, and a screenshot checked not to be blank.
 'use strict';
 const assert = require('node:assert/strict');
-const { spawn } = require('node:child_process');
+const { execFileSync, spawn } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
 
-// Starts `trak ui TRACE ARGS...`; resolves to {child, url} once it prints its URL.
+// Starts `trak ui TRACE ARGS...` (no TRACE when null); resolves to {child, url} once it prints
+// its URL.
 function startUi(trak, trace, args = []) {
   return new Promise((resolve, reject) => {
-    const child = spawn(trak, ['ui', trace, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const argv = ['ui', ...(trace ? [trace] : []), ...args];
+    const child = spawn(trak, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (d) => {
       out += d;
@@ -54,4 +58,15 @@ async function screenshot(page, file) {
   assert.ok(colours > 20, `screenshot ${file} looks blank (${colours} colours)`);
 }
 
-module.exports = { startUi, state, settle, screenshot };
+// Makes OUT_DIR, the demo trace in it (by SDK_DEMO) and starts Debian's chromium (or
+// $CHROMIUM) headless: resolves to {trace, browser}.
+async function setUp(sdkDemo, outDir) {
+  const { chromium } = require('playwright-core');
+  fs.mkdirSync(outDir, { recursive: true });
+  const trace = path.join(outDir, 'sdk_demo.pftrace');
+  execFileSync(sdkDemo, [trace], { stdio: 'ignore' });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  return { trace, browser };
+}
+
+module.exports = { startUi, state, settle, screenshot, setUp };

@@ -11,11 +11,9 @@ const assert = require('node:assert/strict');
 const { execFileSync } = require('node:child_process');
 const fs = require('node:fs');
 const path = require('node:path');
-const { chromium } = require('playwright-core');
 const common = require('./common.js');
 
 const [trak, sdkDemo, outDir] = process.argv.slice(2);
-const CHROMIUM = process.env.CHROMIUM || '/usr/bin/chromium';
 const LABEL_W = 230, PIN_X = LABEL_W - 18;
 
 // Rows of `trak query TRACE SQL` (CSV with a header) as arrays of strings.
@@ -323,10 +321,7 @@ async function asyncLanes(browser) {
 }
 
 (async () => {
-  fs.mkdirSync(outDir, { recursive: true });
-  const trace = path.join(outDir, 'sdk_demo.pftrace');
-  execFileSync(sdkDemo, [trace], { stdio: 'ignore' });
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  const { trace, browser } = await common.setUp(sdkDemo, outDir);
   const errors = [];
   let ui;
   try {
