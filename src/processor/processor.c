@@ -9,6 +9,7 @@
 
 #include "processor/analysis/analysis.h"
 #include "processor/sql/column_fetch.h"
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
@@ -43,6 +44,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__stream_free(p);
   if (rc) return rc;
   trak__packets_retry_deferred(&p->imp);
+  trak__ftrace_finish(&p->imp);
   trak__events_parse(&p->imp);
   trak__tracks_finish(&p->imp);
   rc = trak__sql_init(p, err);

@@ -21,7 +21,7 @@ typedef struct trak_track_info {
   uint32_t merge_key;     /* string id of its sibling_merge_key (BY_SIBLING_MERGE_KEY); 0: none */
   uint8_t orphan;         /* an ancestor's uuid is never described: its events are dropped */
   uint32_t n_descriptors; /* TrackDescriptor packets that described it */
-  uint8_t kind; /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
+  uint8_t kind;           /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
                 ** descriptor's, whose kind its scope decides (track_kinds.h) */
   uint8_t is_thread, is_process, is_legacy_thread;
   uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the
@@ -36,13 +36,14 @@ typedef struct trak_track_info {
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
-  uint32_t scope;       /* legacy async tracks: the id's scope (string id, 0: none) */
-  uint32_t root_name;   /* legacy async tracks: the first name of the id, 0: the track's name */
-  uint32_t src_upid;    /* implied tracks: the process of the event that made it, or NULL */
-  uint32_t lane;        /* a lane of a set of tracks (async ids, overflow slices): its index */
-  uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
-  uint32_t unit;        /* string id */
-  int64_t multiplier;   /* counter unit multiplier, 1 by default */
+  uint32_t scope;      /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t root_name;  /* legacy async tracks: the first name of the id, 0: the track's name */
+  uint32_t src_upid;   /* implied tracks: the process of the event that made it, or NULL */
+  uint32_t lane;       /* a lane of a set of tracks (async ids, overflow slices): its index; the CPU
+                 ** of a per-CPU track (TRAK_DIM_CPU) */
+  uint32_t utid, upid; /* TRAK_NULL_U32 unless a thread / process descriptor */
+  uint32_t unit;       /* string id */
+  int64_t multiplier;  /* counter unit multiplier, 1 by default */
   int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */
