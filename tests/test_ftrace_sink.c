@@ -114,11 +114,41 @@ static void test_processes_and_raw(void **state) {
   (void)state;
 }
 
+/* tests/data/linux/ftrace_bundle.pbtxt through the protobuf front-end (proto/ftrace_bundle.c):
+** typed sched_switch and sched_waking, a print marker pair (a thread slice), cpu_frequency, and
+** a compact_sched bundle. Its arrays are written unpacked by the text format, so only its first
+** switch is read, which primes cpu 1 (compact_sched_switch_skipped); see the design note. */
+static void test_proto_bundle(void **state) {
+  trak_processor *p = sc_open_file("tests/data/linux/ftrace_bundle.pbtxt");
+  sc_check c[] = {
+      {"SELECT ts, dur, cpu, utid, end_state FROM sched", "100|100|0|1|S\n200|-1|0|0|NULL"},
+      {"SELECT ts, dur, cpu, utid, state, waker_utid, irq_context FROM thread_state",
+       "100|100|0|1|Running|NULL|NULL\n150|-1|NULL|2|R|1|1\n200|-1|NULL|1|S|NULL|NULL"},
+      {"SELECT ts, name, cpu, utid FROM raw",
+       "100|sched_switch|0|0\n150|sched_waking|0|1\n160|print|0|1\n170|print|0|1\n"
+       "180|cpu_frequency|0|1\n200|sched_switch|0|1"},
+      {"SELECT key, display_value FROM raw JOIN args USING(arg_set_id) WHERE raw.ts = 150",
+       "comm|b\npid|20\nprio|120\ntarget_cpu|1"},
+      {"SELECT s.ts, s.dur, s.name, t.tid FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+       "JOIN thread t USING(utid)",
+       "160|10|hello|10"},
+      {"SELECT name, type, cpu FROM cpu_counter_track", "cpufreq|cpu_frequency|0"},
+      {"SELECT value FROM counter", "1500000.0"},
+      {"SELECT name, value FROM stats WHERE name = 'compact_sched_switch_skipped'",
+       "compact_sched_switch_skipped|1"},
+      {"SELECT id, cpu FROM cpu", "0|0\n1|1"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sched),
       cmocka_unit_test(test_thread_state),
       cmocka_unit_test(test_processes_and_raw),
+      cmocka_unit_test(test_proto_bundle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

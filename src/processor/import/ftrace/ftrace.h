@@ -116,8 +116,8 @@ void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, doubl
 ** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the arg set `set` from
 ** trak__ftrace_args_begin (TRAK_NULL_U32: none). Typed events the sink models add their own
 ** row; a front-end calls this for every other event. */
-void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                          uint32_t name, int64_t common_flags, uint32_t set);
+void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
+                          int64_t common_flags, uint32_t set);
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
 
