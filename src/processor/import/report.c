@@ -245,12 +245,6 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                       "Ftrace events older than the start of "
                                                       "tracing (stale kernel buffers); dropped.",
                                                       1},
-    [TRAK_STAT_FTRACE_CPU_HAS_DATA_LOSS] = {"ftrace_cpu_has_data_loss", TRAK_SEVERITY_DATA_LOSS,
-                                            "Ftrace bundles flagged lost_events: the kernel "
-                                            "buffer overwrote events between reads; that CPU's "
-                                            "data is unreliable (a bigger buffer helps). trak "
-                                            "counts bundles, not yet per CPU.",
-                                            0},
     [TRAK_STAT_ATRACE_UNSUPPORTED] = {"atrace_marker_unsupported", TRAK_SEVERITY_INFO,
                                       "Atrace markers trak reads but does not model yet (async "
                                       "S/F, G/H and track instants N); dropped. trak's own stat.",

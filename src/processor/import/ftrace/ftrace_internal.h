@@ -64,12 +64,15 @@ typedef struct trak_ftrace {
   TRAK_VEC(uint8_t) cpu_seen; /* by ucpu: 1 when the CPU had data */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
-  uint32_t s_running, s_runnable; /* string ids of "Running", "R" */
-  trak_sequence *seq;             /* the records of counters and markers (not in seqs.by_id) */
-  uint32_t keys[16];              /* interned arg keys, see ftrace_events.c */
-  int kernel_major, kernel_minor; /* of the trace's system info, 0.0: unknown */
+  uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
+  trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
+  uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
+  int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
+  TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
 } trak_ftrace;
 
+/* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
+void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
 /* Appends a record to the queue (ftrace_queue.c). */

@@ -23,6 +23,7 @@ void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
   if (r->ts < f->last_ts) f->unsorted = 1;
   f->last_ts = r->ts;
   trak_vec_push(f->q, *r);
+  imp->n_events++; /* a trace of kernel data only is not empty */
 }
 
 trak_sequence *trak__ftrace_seq(trak_importer *imp) {
@@ -242,6 +243,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   }
   trak_vec_free(f->q);
   cpu_rows(imp);
+  trak__ftrace_stats_sort(imp);
 }
 
 void trak__ftrace_free(trak_importer *imp) {
@@ -251,6 +253,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->cpus);
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->states);
+  trak_vec_free(f->stats);
   free(f);
   imp->ftrace = NULL;
 }

@@ -130,10 +130,9 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_cpu_idle:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__cpu_counter(imp,
-                      ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE
-                                                                : TRAK_TK_CPU_FREQUENCY,
-                      (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
+    trak__cpu_counter(
+        imp, ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE : TRAK_TK_CPU_FREQUENCY,
+        (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
     return;
   case TRAK_PB_FtraceEvent_print:
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -181,10 +180,67 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   }
   if (bad || trak__compact_iter_bad(&it))
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
-                 "compact_sched of cpu %u has arrays of unequal length or a bad intern index",
-                 cpu);
+                 "compact_sched of cpu %u has arrays of unequal length or a bad intern index", cpu);
   free(ids);
   trak__compact_sched_close(&cs);
+}
+
+/* One FtraceCpuStats: its cpu and figures in trak__ftrace_cpu_stats' order. */
+static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int64_t cpu = 0, fig[8] = {0};
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_FtraceCpuStats_cpu:
+      cpu = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_entries:
+      fig[0] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_overrun:
+      fig[1] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_commit_overrun:
+      fig[2] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_bytes_read:
+      fig[3] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_dropped_events:
+      fig[4] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_read_events:
+      fig[5] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_now_ts:
+    case TRAK_PB_FtraceCpuStats_oldest_event_ts: {
+      double s = trak_pb_as_double(&f) * 1e9; /* seconds, kept as ns (saturating) */
+      int64_t ns = !(s == s) ? 0 : s >= 9223372036854775807.0 ? INT64_MAX : (int64_t)s;
+      fig[f.number == TRAK_PB_FtraceCpuStats_now_ts ? 6 : 7] = ns;
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  trak__ftrace_cpu_stats(imp, end, cpu, fig);
+}
+
+void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint64_t phase = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_FtraceStats_phase) phase = f.value;
+  if (phase != TRAK_PB_FtraceStats_START_OF_TRACE && phase != TRAK_PB_FtraceStats_END_OF_TRACE)
+    return; /* Perfetto ignores an unknown phase too */
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_FtraceStats_cpu_stats && f.wire_type == TRAK_PB_WIRE_LEN)
+      cpu_stats(imp, phase == TRAK_PB_FtraceStats_END_OF_TRACE, f.data, f.len);
 }
 
 void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len) {
@@ -203,8 +259,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && f.wire_type == TRAK_PB_WIRE_LEN)
       compact(imp, seq, cpu, f.data, f.len);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
-      trak__report(imp, TRAK_STAT_FTRACE_CPU_HAS_DATA_LOSS,
-                   "ftrace data of cpu %u lost events (the kernel buffer was overwritten)", cpu);
+      trak__ftrace_cpu_loss(imp, cpu);
   }
   if (rc < 0)
     trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
