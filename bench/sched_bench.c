@@ -145,7 +145,8 @@ int main(int argc, char **argv) {
   double t0 = bench_now_sec();
   trak_processor *p;
   trak_error err = {0};
-  if (trak_processor_open_file(path, NULL, &p, &err)) return fprintf(stderr, "%s\n", err.message), 1;
+  if (trak_processor_open_file(path, NULL, &p, &err))
+    return fprintf(stderr, "%s\n", err.message), 1;
   double secs = bench_now_sec() - t0;
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

@@ -165,41 +165,22 @@ static int order_cmp(const void *pa, const void *pb) {
   return a->i < b->i ? -1 : a->i > b->i;
 }
 
+/* The applier of each record type. */
+static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
+    [TRAK_FQ_SWITCH] = trak__fa_switch,
+    [TRAK_FQ_WAKING] = trak__fa_waking,
+    [TRAK_FQ_BLOCKED_REASON] = trak__fa_blocked_reason,
+    [TRAK_FQ_NEWTASK] = trak__fa_newtask,
+    [TRAK_FQ_RENAME] = trak__fa_rename,
+    [TRAK_FQ_FREE] = trak__fa_free,
+    [TRAK_FQ_THREAD_NAME] = trak__fa_thread_name,
+    [TRAK_FQ_GENERIC] = trak__fa_generic,
+    [TRAK_FQ_SWITCH_COMPACT] = trak__fa_switch_compact,
+    [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
+};
+
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
-  switch (r->type) {
-  case TRAK_FQ_SWITCH:
-    trak__fa_switch(imp, r);
-    break;
-  case TRAK_FQ_WAKING:
-    trak__fa_waking(imp, r);
-    break;
-  case TRAK_FQ_BLOCKED_REASON:
-    trak__fa_blocked_reason(imp, r);
-    break;
-  case TRAK_FQ_NEWTASK:
-    trak__fa_newtask(imp, r);
-    break;
-  case TRAK_FQ_RENAME:
-    trak__fa_rename(imp, r);
-    break;
-  case TRAK_FQ_FREE:
-    trak__fa_free(imp, r);
-    break;
-  case TRAK_FQ_THREAD_NAME:
-    trak__fa_thread_name(imp, r);
-    break;
-  case TRAK_FQ_GENERIC:
-    trak__fa_generic(imp, r);
-    break;
-  case TRAK_FQ_SWITCH_COMPACT:
-    trak__fa_switch_compact(imp, r);
-    break;
-  case TRAK_FQ_WAKING_COMPACT:
-    trak__fa_waking_compact(imp, r);
-    break;
-  default:
-    break;
-  }
+  appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
 /* The cpu table: a row per ucpu up to the largest seen, `cpu` set on those seen. */
