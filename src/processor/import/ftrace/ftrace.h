@@ -114,8 +114,11 @@ void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, doubl
 
 /* An ftrace_event row (the `raw` table): event `name` (string id) run by thread `tid` on `cpu`,
 ** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the arg set `set` from
-** trak__ftrace_args_begin (TRAK_NULL_U32: none). Typed events the sink models add their own
-** row; a front-end calls this for every other event. */
+** trak__ftrace_args_begin (TRAK_NULL_U32: none), which this call closes (an identical earlier
+** set is shared; a set without rows is none). Build one set at a time: no other args rows may
+** be added between trak__ftrace_args_begin and this call. Typed events the sink models add
+** their own row (sched_switch, and sched_waking when given a name); a front-end calls this for
+** every other event. */
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
                           int64_t common_flags, uint32_t set);
 

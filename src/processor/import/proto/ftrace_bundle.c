@@ -60,7 +60,6 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       if (sub) trak__reflect_field_args(imp, NULL, set, sub, &f);
     }
   }
-  set = trak__args_share(imp, set);
   uint32_t name = trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name));
   trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set);
 }
