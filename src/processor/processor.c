@@ -9,6 +9,7 @@
 
 #include "processor/analysis/analysis.h"
 #include "processor/sql/column_fetch.h"
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
@@ -43,6 +44,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__stream_free(p);
   if (rc) return rc;
   trak__packets_retry_deferred(&p->imp);
+  trak__ftrace_finish(&p->imp);
   trak__events_parse(&p->imp);
   trak__tracks_finish(&p->imp);
   rc = trak__sql_init(p, err);
@@ -168,10 +170,19 @@ uint64_t trak_processor_byte_count(const trak_processor *p) {
 }
 
 size_t trak_processor_stat_count(const trak_processor *p) {
-  return TRAK_STAT_COUNT;
+  return TRAK_STAT_COUNT + 1; /* and ftrace_cpu_has_data_loss over every CPU */
 }
 
 int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
+  if (i == TRAK_STAT_COUNT) {
+    out->name = "ftrace_cpu_has_data_loss";
+    out->severity = TRAK_SEVERITY_DATA_LOSS;
+    out->description = "Ftrace bundles that said lost_events: the kernel buffer overwrote "
+                       "events between reads, so those CPUs' scheduling data is unreliable (a "
+                       "bigger buffer helps). The stats table has the count per CPU (idx).";
+    out->value = trak__ftrace_loss_total(&p->imp);
+    return 0;
+  }
   if (i >= TRAK_STAT_COUNT) return TRAK_EINVAL;
   out->name = trak__stat_defs[i].name;
   out->severity = trak__stat_defs[i].severity;

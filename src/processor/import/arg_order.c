@@ -213,6 +213,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->slice.arg_set_id, t->slice.n);
   place_column(&r, t->flow.arg_set_id, t->flow.n);
   place_column(&r, t->state.arg_set_id, t->state.n);
+  place_column(&r, t->ftrace_event.arg_set_id, t->ftrace_event.n);
+  place_column(&r, t->cpu.arg_set_id, t->cpu.n);
   for (size_t i = 0; i < imp->import_logs.n; i++)
     imp->import_logs.v[i].arg_set_id = place(&r, imp->import_logs.v[i].arg_set_id);
   place_column(&r, t->process.arg_set_id, t->process.n);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "processor/import/callstacks.h"
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
@@ -43,5 +44,6 @@ void trak__importer_free(trak_importer *imp) {
   trak__map_free(&imp->traced_buf_index);
   trak__meta_free(imp);
   trak__callstacks_free(imp);
+  trak__ftrace_free(imp);
   memset(imp, 0, sizeof *imp);
 }

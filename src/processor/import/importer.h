@@ -75,6 +75,8 @@ typedef struct trak_importer {
   TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
   TRAK_VEC(trak_log_row) android_logs;   /* rows of android_logs, in file order */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
+  struct trak_ftrace *ftrace; /* ftrace/: the Linux event sink's queue and trackers; NULL until
+                              ** a front-end calls it */
 
   /* ---- clocks (proto/clocks.c; read by the SQL layer's clock functions) */
   trak_map clock_index; /* key -> index in clocks */

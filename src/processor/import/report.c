@@ -202,6 +202,53 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                          "Name/value pairs of a ChromeEventBundle without a "
                                          "value; no metadata row.",
                                          0},
+    [TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS] =
+        {"ftrace_bundle_tokenizer_errors", TRAK_SEVERITY_ERROR,
+         "FtraceEventBundles (or their events) that could "
+         "not be read; the rest of the bundle was skipped.",
+         1},
+    [TRAK_STAT_FTRACE_MISSING_EVENT_ID] = {"ftrace_missing_event_id", TRAK_SEVERITY_INFO,
+                                           "Ftrace events without an event (only a timestamp and "
+                                           "pid, e.g. filtered); dropped.",
+                                           1},
+    [TRAK_STAT_MISMATCHED_SCHED_SWITCH_TIDS] = {"mismatched_sched_switch_tids", TRAK_SEVERITY_ERROR,
+                                                "sched_switch events whose previous thread is not "
+                                                "the one the CPU's last switch brought in (lost "
+                                                "events); that sched slice stays open (dur -1).",
+                                                1},
+    [TRAK_STAT_TASK_STATE_INVALID] = {"task_state_invalid", TRAK_SEVERITY_ERROR,
+                                      "sched_switch prev_state values that are no task state of "
+                                      "the trace's kernel; end_state is NULL.",
+                                      1},
+    [TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS] = {"compact_sched_has_parse_errors",
+                                                  TRAK_SEVERITY_ERROR,
+                                                  "compact_sched messages with arrays of unequal "
+                                                  "length or an intern index out of range; the "
+                                                  "rest of the message was dropped.",
+                                                  0},
+    [TRAK_STAT_COMPACT_SCHED_SWITCH_SKIPPED] = {"compact_sched_switch_skipped", TRAK_SEVERITY_INFO,
+                                                "The first compact sched_switch of each CPU, which "
+                                                "has no previous thread: it only says which "
+                                                "thread runs.",
+                                                1},
+    [TRAK_STAT_COMPACT_SCHED_WAKING_SKIPPED] = {"compact_sched_waking_skipped", TRAK_SEVERITY_INFO,
+                                                "Compact sched_waking events before the first "
+                                                "switch of their CPU (the waker is unknown); "
+                                                "dropped.",
+                                                1},
+    [TRAK_STAT_SYSTRACE_PARSE_FAILURE] = {"systrace_parse_failure", TRAK_SEVERITY_ERROR,
+                                          "Systrace lines or atrace markers (print events) that "
+                                          "could not be parsed; skipped.",
+                                          1},
+    [TRAK_STAT_FTRACE_PACKET_BEFORE_TRACING_START] = {"ftrace_packet_before_tracing_start",
+                                                      TRAK_SEVERITY_INFO,
+                                                      "Ftrace events older than the start of "
+                                                      "tracing (stale kernel buffers); dropped.",
+                                                      1},
+    [TRAK_STAT_ATRACE_UNSUPPORTED] = {"atrace_marker_unsupported", TRAK_SEVERITY_INFO,
+                                      "Atrace markers trak reads but does not model yet (async "
+                                      "S/F, G/H and track instants N); dropped. trak's own stat.",
+                                      1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",
                                              TRAK_SEVERITY_INFO,

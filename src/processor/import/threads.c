@@ -60,7 +60,7 @@ uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
   int added;
   uint32_t *slot =
       trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
-  if (!added) return *slot;
+  if (!added && *slot != TRAK_NULL_U32) return *slot;
   uint32_t upid = trak__process_add(imp->tables, pid);
   imp->tables->process.machine_id[upid] = imp->threads.machine;
   *slot = upid;
@@ -98,6 +98,27 @@ uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
     t->thread.upid[utid] = upid;
     t->thread.is_main[utid] = tid == pid;
   }
+  return utid;
+}
+
+uint32_t trak__thread_lookup(const trak_importer *imp, int64_t tid) {
+  return thread_find(imp, tid, -1);
+}
+
+uint32_t trak__thread_end(trak_importer *imp, int64_t tid, int64_t ts) {
+  uint32_t utid = thread_find(imp, tid, -1);
+  if (utid == TRAK_NULL_U32) return utid;
+  trak_tables *t = imp->tables;
+  t->thread.end_ts[utid] = ts;
+  uint32_t *head = trak__map_get(&imp->threads.tid_index, id_key(imp->threads.machine, tid));
+  if (head && *head == utid) *head = imp->threads.prev.v[utid];
+  uint32_t upid = t->thread.upid[utid];
+  if (upid == TRAK_NULL_U32 || t->process.pid[upid] != tid) return utid;
+  /* the main thread ends last (the kernel keeps the leader until the group is dead) */
+  t->process.end_ts[upid] = ts;
+  uint64_t key = id_key(imp->threads.machine, tid);
+  uint32_t *live = trak__map_get(&imp->threads.pid_index, key);
+  if (live && *live == upid) *live = TRAK_NULL_U32; /* no live process has the pid */
   return utid;
 }
 
@@ -193,6 +214,25 @@ static void permute(void *const cols[], const size_t sizes[], size_t ncols, size
   }
 }
 
+static uint32_t remap_id(const uint32_t *map, uint32_t id);
+
+/* The scheduling tables' thread columns (filled before the renumbering: systrace text inside
+** a JSON trace) follow it. */
+static void sched_utids_remap(trak_tables *t, const uint32_t *umap) {
+  for (size_t i = 0; i < t->sched_slice.n; i++)
+    t->sched_slice.utid[i] = remap_id(umap, t->sched_slice.utid[i]);
+  for (size_t i = 0; i < t->thread_state.n; i++) {
+    t->thread_state.utid[i] = remap_id(umap, t->thread_state.utid[i]);
+    t->thread_state.waker_utid[i] = remap_id(umap, t->thread_state.waker_utid[i]);
+  }
+  for (size_t i = 0; i < t->spurious_wakeup.n; i++) {
+    t->spurious_wakeup.utid[i] = remap_id(umap, t->spurious_wakeup.utid[i]);
+    t->spurious_wakeup.waker_utid[i] = remap_id(umap, t->spurious_wakeup.waker_utid[i]);
+  }
+  for (size_t i = 0; i < t->ftrace_event.n; i++)
+    t->ftrace_event.utid[i] = remap_id(umap, t->ftrace_event.utid[i]);
+}
+
 static uint32_t remap_id(const uint32_t *map, uint32_t id) {
   return id == TRAK_NULL_U32 ? id : map[id];
 }
@@ -230,19 +270,22 @@ void trak__threads_json_order(trak_importer *imp) {
   if (!tmp) abort();
   for (size_t u = 0; u < nt; u++)
     t->thread.upid[u] = remap_id(pmap, t->thread.upid[u]);
-  void *tcols[] = {t->thread.tid,     t->thread.name,       t->thread.upid,      t->thread.is_main,
-                   t->thread.is_idle, t->thread.arg_set_id, t->thread.machine_id};
-  static const size_t tsizes[] = {8, 4, 4, 1, 1, 4, 4};
-  permute(tcols, tsizes, 7, nt, umap, tmp);
+  void *tcols[] = {t->thread.tid,        t->thread.name,     t->thread.upid,
+                   t->thread.is_main,    t->thread.is_idle,  t->thread.arg_set_id,
+                   t->thread.machine_id, t->thread.start_ts, t->thread.end_ts};
+  static const size_t tsizes[] = {8, 4, 4, 1, 1, 4, 4, 8, 8};
+  permute(tcols, tsizes, 9, nt, umap, tmp);
+  sched_utids_remap(t, umap);
   for (size_t p = 0; p < np; p++)
     t->process.parent_upid[p] = remap_id(pmap, t->process.parent_upid[p]);
   void *pcols[] = {t->process.pid,           t->process.start_ts,
                    t->process.name,          t->process.cmdline,
                    t->process.arg_set_id,    t->process.machine_id,
                    t->process.parent_upid,   t->process.uid,
-                   t->process.android_appid, t->process.android_user_id};
-  static const size_t psizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8};
-  permute(pcols, psizes, 10, np, pmap, tmp);
+                   t->process.android_appid, t->process.android_user_id,
+                   t->process.end_ts};
+  static const size_t psizes[] = {8, 8, 4, 4, 4, 4, 4, 8, 8, 8, 8};
+  permute(pcols, psizes, 11, np, pmap, tmp);
   for (size_t r = 0; r < t->track.n; r++) {
     t->track.utid[r] = remap_id(umap, t->track.utid[r]);
     t->track.upid[r] = remap_id(pmap, t->track.upid[r]);

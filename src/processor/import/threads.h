@@ -52,6 +52,13 @@ uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
 /* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
 ** the newest live thread with `tid` in any process, or a new one with no process. */
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+/* The newest live thread with `tid`, or TRAK_NULL_U32 (nothing is made). */
+uint32_t trak__thread_lookup(const trak_importer *imp, int64_t tid);
+/* The live thread with `tid` ended at `ts` (sched_process_free): its end_ts is set and a later
+** use of the tid finds a new thread; when it is its process's main thread, the process ends
+** too (end_ts; its pid then finds a new process). Returns the utid, or TRAK_NULL_U32 when no
+** thread with the tid is live (nothing is made). */
+uint32_t trak__thread_end(trak_importer *imp, int64_t tid, int64_t ts);
 /* A new thread (pid, tid) even if one is live (the tid was reused). */
 uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid);
 

@@ -8,7 +8,7 @@
 
 const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT] = {
 #define TRAK_TRACK_KIND_ROW(id, type, scope, dims, source, te)                                     \
-  [TRAK_TK_##id] = {type, TRAK_SCOPE_##scope, (uint8_t)(dims), TRAK_SOURCE_##source, te},
+  [TRAK_TK_##id] = {type, TRAK_SCOPE_##scope, (uint16_t)(dims), TRAK_SOURCE_##source, te},
     TRAK_TRACK_KINDS(TRAK_TRACK_KIND_ROW)
 #undef TRAK_TRACK_KIND_ROW
 };

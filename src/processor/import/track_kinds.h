@@ -24,7 +24,8 @@ enum trak_track_dim {
   TRAK_DIM_ASYNC_ID = 1 << 4,   /* "scope", "name": a legacy async id's scope and first name */
   TRAK_DIM_NAME = 1 << 5,       /* "name" */
   TRAK_DIM_SESSION = 1 << 6,    /* "session_id" of a concurrent tracing session */
-  TRAK_DIM_LANE = 1 << 7        /* "track_compressor_idx": the lane of a set of tracks */
+  TRAK_DIM_LANE = 1 << 7,       /* "track_compressor_idx": the lane of a set of tracks */
+  TRAK_DIM_CPU = 1 << 8         /* "cpu": the CPU of a per-CPU track (held in its info's lane) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -82,7 +83,14 @@ enum trak_track_source {
   X(JSON_COUNTER, "json_counter", PROCESS, TRAK_DIM_OWNER | TRAK_DIM_NAME, NONE, 1)                \
   X(TRIGGERS, "triggers", GLOBAL, TRAK_DIM_OWNER, NONE, 0)                                         \
   X(CONCURRENT_TRACING_SESSIONS, "concurrent_tracing_sessions", GLOBAL,                            \
-    TRAK_DIM_OWNER | TRAK_DIM_SESSION, NONE, 0)
+    TRAK_DIM_OWNER | TRAK_DIM_SESSION, NONE, 0)                                                    \
+  /* per-CPU counters of ftrace (import/ftrace/cpu_counters.c names them) */                       \
+  X(CPU_FREQUENCY, "cpu_frequency", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                 \
+  X(CPU_IDLE, "cpu_idle", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                           \
+  X(CPU_MAX_FREQ_LIMIT, "cpu_max_frequency_limit", GLOBAL, TRAK_DIM_CPU, NONE, 0)                  \
+  X(CPU_MIN_FREQ_LIMIT, "cpu_min_frequency_limit", GLOBAL, TRAK_DIM_CPU, NONE, 0)                  \
+  /* atrace markers' counters (C|pid|name|value): per process and name */                          \
+  X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,
@@ -94,7 +102,7 @@ typedef enum trak_track_kind_id {
 typedef struct trak_track_blueprint {
   const char *type;    /* Perfetto's track type (the track table's type column) */
   uint8_t scope;       /* enum trak_track_scope */
-  uint8_t dims;        /* enum trak_track_dim bits */
+  uint16_t dims;       /* enum trak_track_dim bits */
   uint8_t source;      /* enum trak_track_source */
   uint8_t track_event; /* its events are TrackEvents: the range of interest crops them */
 } trak_track_blueprint;

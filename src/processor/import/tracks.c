@@ -571,6 +571,7 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_SESSION)
     arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_CPU) arg_int(imp, set, "cpu", TRAK_ARG_UINT, info->lane);
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 

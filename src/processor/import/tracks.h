@@ -41,13 +41,14 @@ typedef struct trak_track_info {
   int32_t rank;
   uint32_t name; /* string id */
   uint32_t description;
-  uint32_t scope;       /* legacy async tracks: the id's scope (string id, 0: none) */
-  uint32_t root_name;   /* legacy async tracks: the first name of the id, 0: the track's name */
-  uint32_t src_upid;    /* implied tracks: the process of the event that made it, or NULL */
-  uint32_t lane;        /* a lane of a set of tracks (async ids, overflow slices): its index */
-  uint32_t utid, upid;  /* TRAK_NULL_U32 unless a thread / process descriptor */
-  uint32_t unit;        /* string id */
-  int64_t multiplier;   /* counter unit multiplier, 1 by default */
+  uint32_t scope;      /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t root_name;  /* legacy async tracks: the first name of the id, 0: the track's name */
+  uint32_t src_upid;   /* implied tracks: the process of the event that made it, or NULL */
+  uint32_t lane;       /* a lane of a set of tracks (async ids, overflow slices): its index; the CPU
+                 ** of a per-CPU track (TRAK_DIM_CPU) */
+  uint32_t utid, upid; /* TRAK_NULL_U32 unless a thread / process descriptor */
+  uint32_t unit;       /* string id */
+  int64_t multiplier;  /* counter unit multiplier, 1 by default */
   int64_t last_file_ts; /* for the decreasing-timestamp check, within one sequence: */
   uint32_t last_seq;    /* tracks shared by writers interleave in file order legitimately */
   uint64_t first_pkt;   /* first packet that used or described it */

@@ -56,7 +56,12 @@
   X(state, "state")                                                                                \
   X(machine, "machine")                                                                            \
   X(flow, "flow")                                                                                  \
-  X(args, "args")
+  X(args, "args")                                                                                  \
+  X(sched_slice, "__intrinsic_sched_slice")                                                        \
+  X(thread_state, "__intrinsic_thread_state")                                                      \
+  X(spurious_wakeup, "__intrinsic_spurious_sched_wakeup")                                          \
+  X(cpu, "__intrinsic_cpu")                                                                        \
+  X(ftrace_event, "__intrinsic_ftrace_event")
 
 /* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. */
 #define TRAK_COLUMNS_slice(X, T)                                                                   \
@@ -101,8 +106,8 @@
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, tid, "tid", 0, 0)                                                                   \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
-  X(T, V, NUL, _, "start_ts", 0, _)                                                                \
-  X(T, V, NUL, _, "end_ts", 0, _)                                                                  \
+  X(T, S, I64N, start_ts, "start_ts", 0, INT64_MIN)                                                \
+  X(T, S, I64N, end_ts, "end_ts", 0, INT64_MIN)                                                    \
   X(T, S, U32N, upid, "upid", 0, TRAK_NULL_U32)                                                    \
   X(T, S, BOOLN, is_main, "is_main_thread", 0, 2)                                                  \
   X(T, S, BOOLN, is_idle, "is_idle", 0, 0)                                                         \
@@ -116,7 +121,7 @@
   X(T, S, I64, pid, "pid", 0, 0)                                                                   \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
   X(T, S, I64N, start_ts, "start_ts", 0, INT64_MIN)                                                \
-  X(T, V, NUL, _, "end_ts", 0, _)                                                                  \
+  X(T, S, I64N, end_ts, "end_ts", 0, INT64_MIN)                                                    \
   X(T, S, U32N, parent_upid, "parent_upid", 0, TRAK_NULL_U32)                                      \
   X(T, S, I64N, uid, "uid", 0, INT64_MIN)                                                          \
   X(T, S, I64N, android_appid, "android_appid", 0, INT64_MIN)                                      \
@@ -184,5 +189,65 @@
   X(T, S, ARG_REAL, real_value, "real_value", 0, 0)                                                \
   X(T, S, ARG_TYPE, value_type, "value_type", 0, 0)                                                \
   X(T, V, ARG_DISPLAY, _, "display_value", 0, _)
+
+/* Perfetto's scheduling tables (import/ftrace/), which the prelude's views sched, sched_slice,
+** thread_state, spurious_sched_wakeup, cpu, ftrace_event and raw show. A sched slice is one
+** thread's time on one CPU: dur -1 while it runs at the end of the trace; end_state the letters
+** of its sched_switch's prev_state (NULL: still running, or an invalid state). ucpu: the cpu
+** table's row of its CPU (the CPU number on the host). */
+#define TRAK_COLUMNS_sched_slice(X, T)                                                             \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
+  X(T, S, U32, utid, "utid", 0, 0)                                                                 \
+  X(T, S, STR, end_state, "end_state", 0, 0)                                                       \
+  X(T, S, I64, priority, "priority", 0, 0)                                                         \
+  X(T, S, U32, ucpu, "ucpu", 0, 0)
+
+/* A thread's state from ts for dur (-1: still in it at the end): "Running" (ucpu set), "R",
+** "R+", or the letters of a blocked state. io_wait and irq_context are 0, 1 or NULL (2);
+** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row. */
+#define TRAK_COLUMNS_thread_state(X, T)                                                            \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
+  X(T, S, U32, utid, "utid", 0, 0)                                                                 \
+  X(T, S, STR, state, "state", 0, 0)                                                               \
+  X(T, S, BOOLN, io_wait, "io_wait", 0, 2)                                                         \
+  X(T, S, STR, blocked_function, "blocked_function", 0, 0)                                         \
+  X(T, S, U32N, waker_utid, "waker_utid", 0, TRAK_NULL_U32)                                        \
+  X(T, S, U32N, waker_id, "waker_id", 0, TRAK_NULL_U32)                                            \
+  X(T, S, BOOLN, irq_context, "irq_context", 0, 2)                                                 \
+  X(T, S, U32N, ucpu, "ucpu", 0, TRAK_NULL_U32)
+
+/* A wakeup of a thread already runnable or running: its current state's row. */
+#define TRAK_COLUMNS_spurious_wakeup(X, T)                                                         \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, U32, thread_state_id, "thread_state_id", 0, 0)                                           \
+  X(T, S, BOOLN, irq_context, "irq_context", 0, 2)                                                 \
+  X(T, S, U32, utid, "utid", 0, 0)                                                                 \
+  X(T, S, U32, waker_utid, "waker_utid", 0, 0)
+
+/* One row per (machine, CPU number): the row id is the ucpu (machine row * 4096 + CPU, as in
+** Perfetto); cpu is NULL for the rows of CPUs no event was seen on (the view hides them). */
+#define TRAK_COLUMNS_cpu(X, T)                                                                     \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32N, cpu, "cpu", 0, TRAK_NULL_U32)                                                      \
+  X(T, S, U32, cluster_id, "cluster_id", 0, 0)                                                     \
+  X(T, S, STR, processor, "processor", 0, 0)                                                       \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
+  X(T, S, U32N, capacity, "capacity", 0, TRAK_NULL_U32)                                            \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args. */
+#define TRAK_COLUMNS_ftrace_event(X, T)                                                            \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 1, 0)                                                                     \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, U32, utid, "utid", 0, 0)                                                                 \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
+  X(T, S, U32, common_flags, "common_flags", 0, 0)                                                 \
+  X(T, S, U32, ucpu, "ucpu", 0, 0)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -1,8 +1,8 @@
--- prelude.cpu_scheduling: the scheduling tables' names with Perfetto's columns, so that every
--- trace has them and the sched.* and linux.cpu.* modules always load. cpu_counter_track is the
--- counter tracks with a 'cpu' dimension (ftrace's cpufreq, cpuidle, ...), as Perfetto makes it.
--- sched (and sched_slice), thread_state and cpu are empty until the ftrace importer fills them
--- (issue #27, phase 2, replaces these views with its tables).
+-- prelude.cpu_scheduling: Perfetto's scheduling views over the tables the ftrace importer fills
+-- (import/ftrace/): cpu, sched (and sched_slice), thread_state, spurious_sched_wakeup,
+-- ftrace_event (and raw), with Perfetto's columns; cpu_counter_track is the counter tracks with a
+-- 'cpu' dimension (ftrace's cpufreq, cpuidle, ...), as Perfetto makes it. On the host a CPU's
+-- ucpu is its number, so sched.cpu is the ucpu, as in Perfetto.
 
 CREATE PERFETTO VIEW cpu_counter_track(
   id ID(track.id), name STRING, type STRING, parent_id JOINID(track.id),
@@ -18,17 +18,16 @@ CREATE PERFETTO VIEW cpu(
   id ID, ucpu ID, cpu LONG, cluster_id LONG, processor STRING, machine_id JOINID(machine.id),
   capacity LONG, arg_set_id ARGSETID
 ) AS
-SELECT 0 AS id, 0 AS ucpu, 0 AS cpu, 0 AS cluster_id, NULL AS processor, NULL AS machine_id,
-  NULL AS capacity, NULL AS arg_set_id
-WHERE 0;
+SELECT id, id AS ucpu, cpu, cluster_id, processor, machine_id, capacity, arg_set_id
+FROM __intrinsic_cpu
+WHERE cpu IS NOT NULL;
 
 CREATE PERFETTO VIEW sched(
   id ID, ts TIMESTAMP, dur DURATION, cpu LONG, utid JOINID(thread.id), end_state STRING,
   priority LONG, ucpu LONG, ts_end LONG
 ) AS
-SELECT 0 AS id, 0 AS ts, 0 AS dur, 0 AS cpu, 0 AS utid, NULL AS end_state, 0 AS priority,
-  0 AS ucpu, 0 AS ts_end
-WHERE 0;
+SELECT id, ts, dur, ucpu AS cpu, utid, end_state, priority, ucpu, ts + dur AS ts_end
+FROM __intrinsic_sched_slice;
 
 CREATE PERFETTO VIEW sched_slice(
   id ID, ts TIMESTAMP, dur DURATION, cpu LONG, utid JOINID(thread.id), end_state STRING,
@@ -41,7 +40,24 @@ CREATE PERFETTO VIEW thread_state(
   io_wait LONG, blocked_function STRING, waker_utid JOINID(thread.id),
   waker_id JOINID(thread_state.id), irq_context LONG, ucpu JOINID(cpu.id)
 ) AS
-SELECT 0 AS id, 0 AS ts, 0 AS dur, NULL AS cpu, 0 AS utid, NULL AS state, NULL AS io_wait,
-  NULL AS blocked_function, NULL AS waker_utid, NULL AS waker_id, NULL AS irq_context,
-  NULL AS ucpu
-WHERE 0;
+SELECT id, ts, dur, ucpu AS cpu, utid, state, io_wait, blocked_function, waker_utid, waker_id,
+  irq_context, ucpu
+FROM __intrinsic_thread_state;
+
+CREATE PERFETTO VIEW spurious_sched_wakeup(
+  id ID, ts TIMESTAMP, thread_state_id LONG, irq_context LONG, utid LONG, waker_utid LONG
+) AS
+SELECT * FROM __intrinsic_spurious_sched_wakeup;
+
+CREATE PERFETTO VIEW ftrace_event(
+  id ID, ts TIMESTAMP, name STRING, cpu LONG, utid JOINID(thread.id), arg_set_id ARGSETID,
+  common_flags LONG, ucpu LONG
+) AS
+SELECT id, ts, name, ucpu AS cpu, utid, arg_set_id, common_flags, ucpu
+FROM __intrinsic_ftrace_event;
+
+CREATE PERFETTO VIEW raw(
+  id ID, ts TIMESTAMP, name STRING, cpu LONG, utid JOINID(thread.id), arg_set_id ARGSETID,
+  common_flags LONG, ucpu LONG
+) AS
+SELECT * FROM ftrace_event;

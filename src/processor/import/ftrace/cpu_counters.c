@@ -1,0 +1,40 @@
+/*
+** This file holds the per-CPU counters of kernel events (cpu_frequency as "cpufreq", cpu_idle
+** as "cpuidle", the frequency limits), each a counter track of its kind with a `cpu` dimension,
+** whose values go through the parse phase like any counter's.
+*/
+#include <stdio.h>
+
+#include "processor/import/ftrace/ftrace_internal.h"
+
+/* The name Perfetto gives a track of `kind` for `cpu`, as a string id. */
+static uint32_t track_name(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu) {
+  char buf[48];
+  switch (kind) {
+  case TRAK_TK_CPU_FREQUENCY:
+    return trak__ftrace_str(imp, "cpufreq");
+  case TRAK_TK_CPU_IDLE:
+    return trak__ftrace_str(imp, "cpuidle");
+  case TRAK_TK_CPU_MAX_FREQ_LIMIT:
+    snprintf(buf, sizeof buf, "Cpu %u Max Freq Limit", cpu);
+    return trak__ftrace_str(imp, buf);
+  case TRAK_TK_CPU_MIN_FREQ_LIMIT:
+    snprintf(buf, sizeof buf, "Cpu %u Min Freq Limit", cpu);
+    return trak__ftrace_str(imp, buf);
+  default:
+    return trak__ftrace_str(imp, trak__track_kinds[kind].type);
+  }
+}
+
+void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
+                       double value) {
+  uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
+  uint32_t track = known ? *known : TRAK_NULL_U32;
+  if (!known) {
+    track = trak__keyed_track(imp, key, track_name(imp, kind, cpu), TRAK_NULL_U32, 1, kind);
+    imp->tracks.info.v[track].lane = cpu;
+    imp->tracks.info.v[track].machine = imp->threads.machine;
+  }
+  trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, track, 0, value);
+}

@@ -1,0 +1,154 @@
+/*
+** The Linux event sink: format-independent functions that every kernel-data front-end (ftrace
+** in protobuf, systrace text, ...) calls with decoded values. Events are queued while the trace
+** is tokenized and applied in timestamp order when it ends (ftrace_queue.c), as Perfetto's
+** sorter orders them, to the trackers: sched slices per CPU (sched_tracker.c), thread states
+** (thread_state.c), process tracking (process_events.c), generic ftrace_event rows
+** (ftrace_events.c); CPU counters and atrace markers become ordinary event records at once
+** (cpu_counters.c, atrace.c). The rules are docs/design/linux-import.md's.
+**
+** Conventions of every function below: `ts` is in the trace clock (ns); pids and tids are the
+** kernel's (Perfetto reads them as uint32); strings are string-pool ids (intern them with
+** trak__strpool_intern(&imp->tables->strings, ...); 0 means absent); `cpu` is the CPU the event
+** was recorded on. None of them can fail: problems are counted as stats.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_H
+#define TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor/import/track_kinds.h"
+
+typedef struct trak_importer trak_importer;
+
+/* common_flags of an event when the front-end does not know them (thread_state.irq_context is
+** then NULL). */
+#define TRAK_FTRACE_NO_FLAGS (-1)
+
+/* ---- scheduling ------------------------------------------------------------------------- */
+
+/* sched_switch on `cpu`: prev (the thread leaving the CPU) with its comm, priority and raw
+** prev_state bits (util/task_state.h; systrace letters go through
+** trak__task_state_from_systrace first), next (the thread entering) with its comm and priority.
+** Names both threads; ends the CPU's sched slice and opens next's; closes prev's Running state
+** and opens its blocked state, opens next's Running; adds the sched_switch ftrace_event row with
+** its args. `common_flags` as for trak__sched_waking. */
+void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                        uint32_t prev_pid, uint32_t prev_comm, int32_t prev_prio,
+                        int64_t prev_state, uint32_t next_pid, uint32_t next_comm,
+                        int32_t next_prio);
+
+/* A sched_switch of the compact encoding (FtraceEventBundle.compact_sched): the previous
+** thread is the one the CPU's last switch brought in; a CPU's first compact switch only tells
+** which thread runs (stat compact_sched_switch_skipped). */
+void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
+                                uint32_t next_pid, uint32_t next_comm, int32_t next_prio);
+/* A sched_waking of the compact encoding: the waker is the thread running on `cpu` (before
+** any switch on the CPU: dropped, stat compact_sched_waking_skipped). Adds its ftrace_event row
+** (args comm, pid, prio, target_cpu). */
+void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                                uint32_t pid, uint32_t comm, int32_t prio, uint32_t target_cpu);
+
+/* sched_waking (and sched_wakeup / sched_wakeup_new, which Perfetto treats alike when they are
+** the wakeup of the trace) run by thread `waker_tid` on `cpu`: wakee `pid` (named `comm`) becomes
+** runnable (R) with its waker; a wakee already runnable or running gives a
+** spurious_sched_wakeup row. `common_flags`: the event's (bits 0x08 hardirq, 0x10 softirq give
+** irq_context 1), or TRAK_FTRACE_NO_FLAGS. `name` is the event's name for its ftrace_event row
+** ("sched_waking", ...), 0 to add no row (the front-end adds its own). */
+void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                        uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
+                        uint32_t target_cpu, uint32_t name);
+
+/* sched_blocked_reason: the last blocked state of thread `pid` gets io_wait (0, 1; -1: unknown)
+** and blocked_function (`caller`, a string id, 0: none). */
+void trak__sched_blocked_reason(trak_importer *imp, int64_t ts, uint32_t pid, int64_t io_wait,
+                                uint32_t caller);
+
+/* ---- process tracking ------------------------------------------------------------------- */
+
+/* task_newtask run by `source_tid`: thread `pid` named `comm` is created (clone_flags without
+** CLONE_THREAD 0x10000: a new process whose parent is the source's process; with it: a thread
+** of the source's process); it becomes runnable, woken by its creator. pid 0 is ignored. */
+void trak__task_newtask(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t source_tid,
+                        uint32_t pid, uint32_t comm, uint64_t clone_flags);
+/* task_rename: thread `pid` is named `comm` (and its process, when it is the main thread). */
+void trak__task_rename(trak_importer *imp, int64_t ts, uint32_t pid, uint32_t comm);
+/* sched_process_free: thread `pid` ended at ts (end_ts); a later use of the tid is a new
+** thread. */
+void trak__process_free(trak_importer *imp, int64_t ts, uint32_t pid);
+/* The thread `tid` is named `comm` by the kernel (a systrace line's task name, a typed event's
+** comm field): lowest-priority name, never replacing a descriptor's or the process tree's. A
+** `tgid` >= 0 ties the thread to that process; -1: unknown. */
+void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
+                              uint32_t comm);
+
+/* ---- counters --------------------------------------------------------------------------- */
+
+/* A value of a per-CPU counter track of `kind` (TRAK_TK_CPU_FREQUENCY "cpufreq",
+** TRAK_TK_CPU_IDLE "cpuidle", TRAK_TK_CPU_MAX_FREQ_LIMIT, TRAK_TK_CPU_MIN_FREQ_LIMIT) for CPU
+** `cpu` (the event's field, not the CPU that recorded it). */
+void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
+                       double value);
+
+/* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
+
+/* The marker text [s, s + len) written by thread `tid` (of process `tgid`, -1: unknown) on
+** `cpu`: parsed by util/atrace_marker.c and turned into thread slices (B/E), process counters
+** (C), async slices (S/F, G/H), instants (I/N), as Perfetto does. Unparsable text counts
+** systrace_parse_failure. */
+void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t tgid,
+                         const char *s, size_t len);
+
+/* ---- generic rows ----------------------------------------------------------------------- */
+
+/* An arg set for a generic event is built with these, then handed to trak__ftrace_generic:
+**   uint32_t set = trak__ftrace_args_begin(imp);
+**   trak__ftrace_arg_int(imp, set, key, v); trak__ftrace_arg_str(imp, set, key, str); ...
+** `key` is a string id (the field's name). The set is the args rows appended since begin. */
+uint32_t trak__ftrace_args_begin(trak_importer *imp);
+void trak__ftrace_arg_int(trak_importer *imp, uint32_t set, uint32_t key, int64_t v);
+void trak__ftrace_arg_uint(trak_importer *imp, uint32_t set, uint32_t key, uint64_t v);
+void trak__ftrace_arg_str(trak_importer *imp, uint32_t set, uint32_t key, uint32_t str);
+void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, double v);
+
+/* An ftrace_event row (the `raw` table): event `name` (string id) run by thread `tid` on `cpu`,
+** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the arg set `set` from
+** trak__ftrace_args_begin (TRAK_NULL_U32: none), which this call closes (an identical earlier
+** set is shared; a set without rows is none). Build one set at a time: no other args rows may
+** be added between trak__ftrace_args_begin and this call. Typed events the sink models add
+** their own row (sched_switch, and sched_waking when given a name); a front-end calls this for
+** every other event. */
+void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
+                          int64_t common_flags, uint32_t set);
+
+/* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
+
+/* The front-end saw data of `cpu` (a bundle, a line): the cpu table gets its row. */
+void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu);
+
+/* ---- per-CPU stats (ftrace_stats.c) ---------------------------------------------------- */
+
+/* An FtraceStats packet's figures of `cpu` at the start (end 0) or end (end 1) of the trace, in
+** the order entries, overrun, commit_overrun, bytes_read, dropped_events, read_events, now_ts
+** and oldest_event_ts (those two in ns): ftrace_cpu_*_begin / _end, and _delta at the end. */
+void trak__ftrace_cpu_stats(trak_importer *imp, int end, int64_t cpu, const int64_t figures[8]);
+/* A bundle of `cpu` said lost_events: ftrace_cpu_has_data_loss[cpu] += 1. */
+void trak__ftrace_cpu_loss(trak_importer *imp, uint32_t cpu);
+/* ftrace_cpu_has_data_loss summed over CPUs. */
+int64_t trak__ftrace_loss_total(const trak_importer *imp);
+/* Row `i` of those stats, in stat order then by CPU (once trak__ftrace_finish ran); 0 past the
+** last. `out`'s def points at a static definition. */
+struct trak_traced_row;
+int trak__ftrace_stats_row(const trak_importer *imp, size_t i, struct trak_traced_row *out);
+
+/* ---- the importer's lifetime (ftrace_queue.c) ------------------------------------------- */
+
+/* Applies the queued events in timestamp order (ties: the order they were queued) and fills
+** sched_slice, thread_state, spurious_sched_wakeup, ftrace_event and cpu. Called once, after
+** tokenizing and before the parse phase (trak__events_parse). Nothing queued: does nothing. */
+void trak__ftrace_finish(trak_importer *imp);
+/* Frees imp->ftrace (the rows stay in the tables). */
+void trak__ftrace_free(trak_importer *imp);
+
+#endif /* TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_H */

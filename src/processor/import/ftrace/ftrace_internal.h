@@ -1,0 +1,129 @@
+/*
+** The private state of the Linux event sink (import/ftrace/): the queue of events waiting for
+** timestamp order, and each tracker's state. Only the files of this folder include it.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_INTERNAL_H
+#define TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_INTERNAL_H
+
+#include <stdint.h>
+
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/importer.h"
+
+/* Queued event types. */
+enum trak_fq_type {
+  TRAK_FQ_SWITCH = 1,
+  TRAK_FQ_WAKING,
+  TRAK_FQ_BLOCKED_REASON,
+  TRAK_FQ_NEWTASK,
+  TRAK_FQ_RENAME,
+  TRAK_FQ_FREE,
+  TRAK_FQ_THREAD_NAME,
+  TRAK_FQ_GENERIC,
+  TRAK_FQ_SWITCH_COMPACT, /* as SWITCH, without prev's fields */
+  TRAK_FQ_WAKING_COMPACT  /* as WAKING, the waker the CPU's running thread */
+};
+
+/* One queued event (48 bytes). Fields by type:
+**   SWITCH   pid prev, a next, s1 prev_comm, s2 next_comm, p1 prev_prio, p2 next_prio,
+**            x prev_state
+**   WAKING   pid waker, a wakee, s1 comm, s2 event name (0: no row), p1 prio, p2 target cpu
+**   BLOCKED  a pid, s1 caller, x io_wait
+**   NEWTASK  pid source, a new pid, s1 comm, x clone_flags
+**   RENAME   a pid, s1 comm;   FREE a pid;   THREAD_NAME a tid, s1 comm, x tgid (-1: none)
+**   GENERIC  pid, s1 name, s2 arg set */
+typedef struct trak_fq_rec {
+  int64_t ts;
+  int64_t x;
+  uint32_t cpu;
+  uint32_t pid, a;
+  uint32_t s1, s2;
+  int32_t p1, p2;
+  uint8_t type;
+  uint8_t has_flags;
+  uint16_t flags;
+} trak_fq_rec;
+
+/* Per CPU: the sched slice running and its thread. */
+typedef struct trak_fcpu {
+  uint32_t slice;     /* row in sched_slice + 1, 0: none */
+  uint32_t pid, utid; /* utid TRAK_NULL_U32: no switch seen yet */
+  int32_t prio;
+} trak_fcpu;
+
+/* A thread's last thread_state row and last blocked row, each + 1 (0: none). */
+typedef struct trak_fstate {
+  uint32_t last, blocked;
+} trak_fstate;
+
+typedef struct trak_ftrace {
+  TRAK_VEC(trak_fq_rec) q;
+  int64_t last_ts;            /* of the last queued event */
+  uint8_t unsorted;           /* the queue is not in timestamp order */
+  TRAK_VEC(trak_fcpu) cpus;   /* by CPU number (host) */
+  TRAK_VEC(uint8_t) cpu_seen; /* by ucpu: 1 when the CPU had data */
+  /* by utid */
+  TRAK_VEC(trak_fstate) states;
+  uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
+  trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
+  uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
+  int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
+  TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
+} trak_ftrace;
+
+/* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
+void trak__ftrace_stats_sort(trak_importer *imp);
+/* imp->ftrace, made on first use. */
+trak_ftrace *trak__ftrace_get(trak_importer *imp);
+/* Appends a record to the queue (ftrace_queue.c). */
+void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
+/* The ucpu of `cpu` on the current machine. */
+uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
+/* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */
+uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid);
+
+/* Appliers, in timestamp order (sched_tracker.c, thread_state.c, process_events.c,
+** ftrace_events.c). */
+void trak__fa_switch(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_rename(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_free(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_thread_name(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_generic(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
+
+/* Thread-state transitions (thread_state.c). */
+void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,
+                     uint32_t prev_state, uint32_t next_utid);
+/* irq_context: 0, 1, or 2 (unknown). */
+void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid,
+                     uint8_t irq_context);
+void trak__ts_newtask(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid);
+void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
+                             uint32_t blocked_function);
+
+/* The utid running on `cpu` after the queue's switches so far (TRAK_NULL_U32: none yet)
+** (sched_tracker.c). */
+uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu);
+
+/* ftrace_event rows (ftrace_events.c): the sched_switch row of `r` (prev's fields given, as the
+** compact encoding takes them from the CPU), and a row of any event. */
+void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
+                             uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
+                             int32_t prev_prio);
+void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
+uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
+                          uint32_t name, const trak_fq_rec *r, uint32_t set);
+/* The sequence that holds the sink's event records (counters, marker slices): not one of the
+** trace's sequences; the parse phase merges it with them (ftrace_queue.c). */
+trak_sequence *trak__ftrace_seq(trak_importer *imp);
+/* Pushes a record of `type` (TRAK_EV_*) on `track` to that sequence. */
+void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
+                     double value);
+/* A string id interned from a C string. */
+uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
+
+#endif /* TRAK_PROCESSOR_IMPORT_FTRACE_FTRACE_INTERNAL_H */

@@ -1,0 +1,241 @@
+/*
+** This file holds the Linux event sink's queue: the sink's entry points record each event as a
+** 48-byte record while the trace is tokenized, and trak__ftrace_finish applies them in
+** timestamp order (ties in the order they were queued, as Perfetto's sorter keeps them) to the
+** trackers of this folder. It also owns imp->ftrace and the cpu table.
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/ftrace/ftrace_internal.h"
+
+trak_ftrace *trak__ftrace_get(trak_importer *imp) {
+  if (TRAK_LIKELY(imp->ftrace != NULL)) return imp->ftrace;
+  imp->ftrace = calloc(1, sizeof *imp->ftrace);
+  if (!imp->ftrace) abort();
+  imp->ftrace->last_ts = INT64_MIN;
+  return imp->ftrace;
+}
+
+void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (r->ts < f->last_ts) f->unsorted = 1;
+  f->last_ts = r->ts;
+  trak_vec_push(f->q, *r);
+  imp->n_events++; /* a trace of kernel data only is not empty */
+}
+
+trak_sequence *trak__ftrace_seq(trak_importer *imp) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (TRAK_LIKELY(f->seq != NULL)) return f->seq;
+  trak_sequence *seq = calloc(1, sizeof *seq);
+  if (!seq) abort();
+  seq->id = UINT32_MAX;
+  seq->first_packet_index = imp->packet_index;
+  seq->thread_track = TRAK_NULL_U32;
+  seq->last_ts = INT64_MIN;
+  seq->last_track = TRAK_NULL_U32;
+  seq->state_valid = 1;
+  trak_vec_push(imp->seqs.all, seq); /* freed with the sequences */
+  return f->seq = seq;
+}
+
+void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
+                     double value) {
+  trak_ev ev = {
+      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}}, TRAK_NULL_U32,
+      0};
+  if (type == TRAK_EV_COUNTER)
+    ev.u.value = value;
+  else
+    ev.u.s.name = name;
+  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+}
+
+uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu) {
+  return imp->threads.machine * 4096u + (cpu < 4096 ? cpu : 4095);
+}
+
+uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid) {
+  if (tid == 0) return 0; /* every CPU's idle task is the swapper, utid 0 */
+  return trak__thread_for_tid(imp, tid, -1);
+}
+
+void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  uint32_t ucpu = trak__ftrace_ucpu(imp, cpu);
+  if (TRAK_LIKELY(ucpu < f->cpu_seen.n && f->cpu_seen.v[ucpu])) return;
+  while (f->cpu_seen.n <= ucpu)
+    trak_vec_push(f->cpu_seen, 0);
+  f->cpu_seen.v[ucpu] = 1;
+}
+
+static void flags_set(trak_fq_rec *r, int64_t common_flags) {
+  if (common_flags < 0) return;
+  r->has_flags = 1;
+  r->flags = (uint16_t)common_flags;
+}
+
+void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                        uint32_t prev_pid, uint32_t prev_comm, int32_t prev_prio,
+                        int64_t prev_state, uint32_t next_pid, uint32_t next_comm,
+                        int32_t next_prio) {
+  trak_fq_rec r = {ts,        prev_state, cpu,       prev_pid,       next_pid, prev_comm,
+                   next_comm, prev_prio,  next_prio, TRAK_FQ_SWITCH, 0,        0};
+  flags_set(&r, common_flags);
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
+                                uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
+  trak_fq_rec r = {
+      ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                                uint32_t pid, uint32_t comm, int32_t prio, uint32_t target_cpu) {
+  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
+                   0,  0};
+  flags_set(&r, common_flags);
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                        uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
+                        uint32_t target_cpu, uint32_t name) {
+  trak_fq_rec r = {
+      ts, 0, cpu, waker_tid, pid, comm, name, prio, (int32_t)target_cpu, TRAK_FQ_WAKING, 0, 0};
+  flags_set(&r, common_flags);
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+void trak__sched_blocked_reason(trak_importer *imp, int64_t ts, uint32_t pid, int64_t io_wait,
+                                uint32_t caller) {
+  trak_fq_rec r = {ts, io_wait, 0, 0, pid, caller, 0, 0, 0, TRAK_FQ_BLOCKED_REASON, 0, 0};
+  trak__fq_push(imp, &r);
+}
+
+void trak__task_newtask(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t source_tid,
+                        uint32_t pid, uint32_t comm, uint64_t clone_flags) {
+  trak_fq_rec r = {ts, (int64_t)clone_flags, cpu, source_tid, pid, comm, 0, 0,
+                   0,  TRAK_FQ_NEWTASK,      0,   0};
+  trak__fq_push(imp, &r);
+}
+
+void trak__task_rename(trak_importer *imp, int64_t ts, uint32_t pid, uint32_t comm) {
+  trak_fq_rec r = {ts, 0, 0, 0, pid, comm, 0, 0, 0, TRAK_FQ_RENAME, 0, 0};
+  trak__fq_push(imp, &r);
+}
+
+void trak__process_free(trak_importer *imp, int64_t ts, uint32_t pid) {
+  trak_fq_rec r = {ts, 0, 0, 0, pid, 0, 0, 0, 0, TRAK_FQ_FREE, 0, 0};
+  trak__fq_push(imp, &r);
+}
+
+void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
+                              uint32_t comm) {
+  trak_fq_rec r = {ts, tgid, 0, 0, tid, comm, 0, 0, 0, TRAK_FQ_THREAD_NAME, 0, 0};
+  trak__fq_push(imp, &r);
+}
+
+void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
+                          int64_t common_flags, uint32_t set) {
+  if (set != TRAK_NULL_U32) set = trak__args_share(imp, set); /* NULL when it has no rows */
+  trak_fq_rec r = {ts, 0, cpu, tid, 0, name, set, 0, 0, TRAK_FQ_GENERIC, 0, 0};
+  flags_set(&r, common_flags);
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+/* ---- applying the queue ----------------------------------------------------------------- */
+
+typedef struct order_key {
+  int64_t ts;
+  uint64_t i;
+} order_key;
+
+static int order_cmp(const void *pa, const void *pb) {
+  const order_key *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return a->i < b->i ? -1 : a->i > b->i;
+}
+
+/* The applier of each record type. */
+static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
+    [TRAK_FQ_SWITCH] = trak__fa_switch,
+    [TRAK_FQ_WAKING] = trak__fa_waking,
+    [TRAK_FQ_BLOCKED_REASON] = trak__fa_blocked_reason,
+    [TRAK_FQ_NEWTASK] = trak__fa_newtask,
+    [TRAK_FQ_RENAME] = trak__fa_rename,
+    [TRAK_FQ_FREE] = trak__fa_free,
+    [TRAK_FQ_THREAD_NAME] = trak__fa_thread_name,
+    [TRAK_FQ_GENERIC] = trak__fa_generic,
+    [TRAK_FQ_SWITCH_COMPACT] = trak__fa_switch_compact,
+    [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
+};
+
+static void apply(trak_importer *imp, const trak_fq_rec *r) {
+  appliers[r->type](imp, r); /* types are the sink's own: always in the table */
+}
+
+/* The cpu table: a row per ucpu up to the largest seen, `cpu` set on those seen. */
+static void cpu_rows(trak_importer *imp) {
+  trak_ftrace *f = imp->ftrace;
+  trak_tables *t = imp->tables;
+  for (uint32_t u = 0; u < f->cpu_seen.n; u++) {
+    uint32_t row = trak__cpu_push(t);
+    t->cpu.machine_id[row] = u / 4096;
+    if (f->cpu_seen.v[u]) t->cpu.cpu[row] = u % 4096;
+  }
+}
+
+/* The kernel version of the trace's system info (the host's utsname release), for the layout of
+** prev_state bits; 0.0 when unknown. */
+static void kernel_version(trak_importer *imp, trak_ftrace *f) {
+  const char *rel = trak__str(&imp->tables->strings, imp->tables->machine.release[0]);
+  int major = 0, minor = 0;
+  if (rel && sscanf(rel, "%d.%d", &major, &minor) == 2 && major > 0)
+    f->kernel_major = major, f->kernel_minor = minor;
+}
+
+void trak__ftrace_finish(trak_importer *imp) {
+  trak_ftrace *f = imp->ftrace;
+  if (!f) return;
+  f->s_running = trak__ftrace_str(imp, "Running");
+  f->s_runnable = trak__ftrace_str(imp, "R");
+  kernel_version(imp, f);
+  if (!f->unsorted) {
+    for (size_t i = 0; i < f->q.n; i++)
+      apply(imp, &f->q.v[i]);
+  } else {
+    order_key *keys = malloc((f->q.n ? f->q.n : 1) * sizeof *keys);
+    if (!keys) abort();
+    for (size_t i = 0; i < f->q.n; i++)
+      keys[i] = (order_key){f->q.v[i].ts, i};
+    qsort(keys, f->q.n, sizeof *keys, order_cmp);
+    for (size_t i = 0; i < f->q.n; i++)
+      apply(imp, &f->q.v[keys[i].i]);
+    free(keys);
+  }
+  trak_vec_free(f->q);
+  cpu_rows(imp);
+  trak__ftrace_stats_sort(imp);
+}
+
+void trak__ftrace_free(trak_importer *imp) {
+  trak_ftrace *f = imp->ftrace;
+  if (!f) return;
+  trak_vec_free(f->q);
+  trak_vec_free(f->cpus);
+  trak_vec_free(f->cpu_seen);
+  trak_vec_free(f->states);
+  trak_vec_free(f->stats);
+  free(f);
+  imp->ftrace = NULL;
+}

@@ -1,0 +1,86 @@
+/*
+** This file holds process tracking from kernel events: task_newtask (a new process with its
+** parent, or a new thread of the creator's process, each with start_ts), task_rename,
+** sched_process_free (end_ts, tid reuse), the kernel's names of threads, and the wakeups and
+** blocked reasons that feed the thread-state tracker. Perfetto's ProcessTracker rules as
+** docs/design/linux-import.md states them.
+*/
+#include "processor/import/ftrace/ftrace_internal.h"
+
+#define CLONE_THREAD 0x10000u
+
+void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->a == 0) return; /* boot-time tracing sees init create the swappers: not threads */
+  trak_tables *t = imp->tables;
+  if (!((uint64_t)r->x & CLONE_THREAD)) { /* fork(): a new process */
+    uint32_t upid = trak__process_start_new(imp, r->a);
+    t->process.start_ts[upid] = r->ts;
+    trak__process_name_set(imp, upid, r->s1, TRAK_PROCESS_NAME_SYSTEM);
+    uint32_t new_utid = trak__thread_for_tid(imp, r->a, r->a);
+    t->thread.start_ts[new_utid] = r->ts;
+    trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+    uint32_t source = trak__ftrace_utid(imp, r->pid);
+    if (t->thread.upid[source] != TRAK_NULL_U32)
+      t->process.parent_upid[upid] = t->thread.upid[source];
+    trak__ts_newtask(imp, r->ts, new_utid, source);
+    return;
+  }
+  /* pthread_create(): a new thread of the creator's process */
+  uint32_t source = trak__ftrace_utid(imp, r->pid);
+  uint32_t upid = t->thread.upid[source];
+  int64_t pid = upid != TRAK_NULL_U32 ? t->process.pid[upid] : -1;
+  uint32_t new_utid = trak__thread_start_new(imp, r->a, pid);
+  t->thread.start_ts[new_utid] = r->ts;
+  trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__ts_newtask(imp, r->ts, new_utid, source);
+}
+
+void trak__fa_rename(trak_importer *imp, const trak_fq_rec *r) {
+  trak_tables *t = imp->tables;
+  uint32_t utid = trak__ftrace_utid(imp, r->a);
+  trak__thread_name_set(imp, utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  uint32_t upid = t->thread.upid[utid];
+  if (upid != TRAK_NULL_U32 && t->process.pid[upid] == t->thread.tid[utid])
+    trak__process_name_set(imp, upid, r->s1, TRAK_PROCESS_NAME_SYSTEM);
+}
+
+void trak__fa_free(trak_importer *imp, const trak_fq_rec *r) {
+  trak__thread_end(imp, r->a, r->ts);
+}
+
+void trak__fa_thread_name(trak_importer *imp, const trak_fq_rec *r) {
+  uint32_t utid = r->x >= 0 ? trak__thread_for_tid(imp, r->a, r->x) : trak__ftrace_utid(imp, r->a);
+  trak__thread_name_set(imp, utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+}
+
+/* irq_context of common_flags: hardirq (0x08) or softirq (0x10) */
+static uint8_t irq_context(const trak_fq_rec *r) {
+  if (!r->has_flags) return 2;
+  return (r->flags & (0x08 | 0x10)) ? 1 : 0;
+}
+
+void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r) {
+  uint32_t wakee = trak__ftrace_utid(imp, r->a);
+  trak__thread_name_set(imp, wakee, r->s1, TRAK_THREAD_NAME_KERNEL);
+  uint32_t waker = trak__ftrace_utid(imp, r->pid);
+  if (r->s2) trak__ftrace_waking_row(imp, r, waker);
+  trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
+}
+
+void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r) {
+  uint32_t waker = trak__ftrace_running_utid(imp, r->cpu);
+  if (waker == TRAK_NULL_U32) {
+    trak__report(imp, TRAK_STAT_COMPACT_SCHED_WAKING_SKIPPED,
+                 "compact sched_waking of tid %u before any switch of cpu %u; dropped", r->a,
+                 r->cpu);
+    return;
+  }
+  trak__ftrace_waking_row(imp, r, waker);
+  uint32_t wakee = trak__ftrace_utid(imp, r->a);
+  trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
+}
+
+void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r) {
+  uint32_t utid = trak__ftrace_utid(imp, r->a);
+  trak__ts_blocked_reason(imp, utid, r->x < 0 ? 2 : (uint8_t)(r->x != 0), r->s1);
+}

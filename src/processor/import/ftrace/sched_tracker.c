@@ -1,0 +1,100 @@
+/*
+** This file holds the sched tracker: each CPU's running slice in sched_slice, opened by the
+** sched_switch that brings a thread in and closed by the one that takes it out, with the
+** thread's end state (Perfetto's FtraceSchedEventTracker rules, docs/design/linux-import.md).
+*/
+#include <stdio.h>
+
+#include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/util/task_state.h"
+
+static trak_fcpu *cpu_state(trak_ftrace *f, uint32_t cpu) {
+  if (cpu >= 4096) cpu = 4095;
+  while (f->cpus.n <= cpu) {
+    trak_fcpu c = {0, 0, TRAK_NULL_U32, 0};
+    trak_vec_push(f->cpus, c);
+  }
+  return &f->cpus.v[cpu];
+}
+
+/* The string id of the letters of raw prev_state `raw`, 0 for an invalid state (counted). */
+static uint32_t end_state(trak_importer *imp, int64_t raw) {
+  trak_ftrace *f = imp->ftrace;
+  char letters[4];
+  if (trak__task_state_letters((uint16_t)raw, f->kernel_major, f->kernel_minor, letters) < 0) {
+    trak__report(imp, TRAK_STAT_TASK_STATE_INVALID, "sched_switch prev_state %lld is not a state",
+                 (long long)raw);
+    return 0;
+  }
+  return trak__ftrace_str(imp, letters);
+}
+
+/* Closes the CPU's running slice at ts with `state`. */
+static void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t state) {
+  trak_tables *t = imp->tables;
+  uint32_t row = c->slice - 1;
+  t->sched_slice.dur[row] = trak__wsub(ts, t->sched_slice.ts[row]);
+  t->sched_slice.end_state[row] = state;
+  c->slice = 0;
+}
+
+static void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t ucpu, uint32_t utid,
+                       int32_t prio) {
+  trak_tables *t = imp->tables;
+  uint32_t row = trak__sched_slice_push(t);
+  t->sched_slice.ts[row] = ts;
+  t->sched_slice.utid[row] = utid;
+  t->sched_slice.priority[row] = prio;
+  t->sched_slice.ucpu[row] = ucpu;
+  c->slice = row + 1;
+}
+
+void trak__fa_switch(trak_importer *imp, const trak_fq_rec *r) {
+  trak_ftrace *f = imp->ftrace;
+  uint32_t ucpu = trak__ftrace_ucpu(imp, r->cpu);
+  uint32_t next_utid = trak__ftrace_utid(imp, r->a);
+  trak__thread_name_set(imp, next_utid, r->s2, TRAK_THREAD_NAME_KERNEL);
+  trak_fcpu *c = cpu_state(f, r->cpu);
+  uint32_t state = end_state(imp, r->x);
+  if (c->slice) {
+    if (TRAK_LIKELY(c->pid == r->pid))
+      slice_close(imp, c, r->ts, state);
+    else
+      trak__report(imp, TRAK_STAT_MISMATCHED_SCHED_SWITCH_TIDS,
+                   "sched_switch on cpu %u at %lld switches out tid %u, but tid %u was running",
+                   r->cpu, (long long)r->ts, r->pid, c->pid);
+  }
+  uint32_t prev_utid = trak__ftrace_utid(imp, r->pid);
+  trak__thread_name_set(imp, prev_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__ftrace_switch_row(imp, r, ucpu, prev_utid, r->pid, r->s1, r->p1);
+  slice_open(imp, c, r->ts, ucpu, next_utid, r->p2);
+  c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
+  trak__ts_switch(imp, r->ts, ucpu, prev_utid, state, next_utid);
+}
+
+void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r) {
+  trak_ftrace *f = imp->ftrace;
+  trak_tables *t = imp->tables;
+  uint32_t ucpu = trak__ftrace_ucpu(imp, r->cpu);
+  uint32_t next_utid = trak__ftrace_utid(imp, r->a);
+  trak__thread_name_set(imp, next_utid, r->s2, TRAK_THREAD_NAME_KERNEL);
+  trak_fcpu *c = cpu_state(f, r->cpu);
+  if (c->utid == TRAK_NULL_U32) {
+    trak__report(imp, TRAK_STAT_COMPACT_SCHED_SWITCH_SKIPPED,
+                 "the first compact sched_switch of cpu %u only says which thread runs", r->cpu);
+    c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
+    return;
+  }
+  uint32_t state = end_state(imp, r->x);
+  if (c->slice) slice_close(imp, c, r->ts, state);
+  uint32_t prev_utid = c->utid;
+  trak__ftrace_switch_row(imp, r, ucpu, prev_utid, c->pid, t->thread.name[prev_utid], c->prio);
+  c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
+  slice_open(imp, c, r->ts, ucpu, next_utid, r->p2);
+  trak__ts_switch(imp, r->ts, ucpu, prev_utid, state, next_utid);
+}
+
+uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu) {
+  trak_ftrace *f = imp->ftrace;
+  return cpu < f->cpus.n ? f->cpus.v[cpu < 4096 ? cpu : 4095].utid : TRAK_NULL_U32;
+}

@@ -1,0 +1,104 @@
+/*
+** This file holds the thread-state tracker: each thread's states in thread_state (Running on a
+** CPU, runnable R after a wakeup, or the blocked state its sched_switch gave), opened and closed
+** by switches, wakeups and new tasks, and the spurious wakeups of threads already runnable or
+** running. Perfetto's ThreadStateTracker rules (docs/design/linux-import.md).
+*/
+#include "processor/import/ftrace/ftrace_internal.h"
+
+typedef trak_fstate fstate;
+
+/* The thread's tracking entry, or NULL when it has no state yet. */
+static fstate *entry(trak_ftrace *f, uint32_t utid) {
+  if (utid >= f->states.n || !f->states.v[utid].last) return NULL;
+  return &f->states.v[utid];
+}
+
+static int is_running(const trak_ftrace *f, uint32_t state) {
+  return state == f->s_running;
+}
+static int is_blocked(const trak_ftrace *f, uint32_t state) {
+  return state != f->s_running && state != f->s_runnable;
+}
+
+static void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
+  fstate *e = entry(imp->ftrace, utid);
+  if (!e) return;
+  trak_tables *t = imp->tables;
+  t->thread_state.dur[e->last - 1] = trak__wsub(ts, t->thread_state.ts[e->last - 1]);
+}
+
+/* A new open state of `utid` (not the swapper's). ucpu, waker: TRAK_NULL_U32 when none. */
+static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state, uint32_t ucpu,
+                       uint32_t waker, uint8_t irq) {
+  if (utid == 0) return;
+  trak_ftrace *f = imp->ftrace;
+  trak_tables *t = imp->tables;
+  uint32_t row = trak__thread_state_push(t);
+  t->thread_state.ts[row] = ts;
+  t->thread_state.utid[row] = utid;
+  t->thread_state.state[row] = state;
+  t->thread_state.ucpu[row] = ucpu;
+  t->thread_state.waker_utid[row] = waker;
+  t->thread_state.irq_context[row] = irq;
+  if (waker != TRAK_NULL_U32) {
+    fstate *w = entry(f, waker);
+    if (w && is_running(f, t->thread_state.state[w->last - 1]))
+      t->thread_state.waker_id[row] = w->last - 1;
+  }
+  while (f->states.n <= utid) {
+    fstate none = {0, 0};
+    trak_vec_push(f->states, none);
+  }
+  fstate *e = &f->states.v[utid];
+  if (is_running(f, state))
+    e->last = row + 1, e->blocked = 0;
+  else if (is_blocked(f, state))
+    e->last = e->blocked = row + 1;
+  else
+    e->last = row + 1;
+}
+
+void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,
+                     uint32_t prev_state, uint32_t next_utid) {
+  trak_ftrace *f = imp->ftrace;
+  fstate *prev = entry(f, prev_utid);
+  /* prev was not running: events were lost, its open state keeps dur -1 */
+  if (!prev || is_running(f, imp->tables->thread_state.state[prev->last - 1]))
+    close_pending(imp, ts, prev_utid);
+  open_state(imp, ts, prev_utid, prev_state, TRAK_NULL_U32, TRAK_NULL_U32, 2);
+  /* next may still be running elsewhere (forced migration): its state ends here anyway */
+  close_pending(imp, ts, next_utid);
+  open_state(imp, ts, next_utid, f->s_running, ucpu, TRAK_NULL_U32, 2);
+}
+
+void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid,
+                     uint8_t irq_context) {
+  trak_ftrace *f = imp->ftrace;
+  trak_tables *t = imp->tables;
+  fstate *e = entry(f, utid);
+  if (e && !is_blocked(f, t->thread_state.state[e->last - 1])) {
+    uint32_t row = trak__spurious_wakeup_push(t);
+    t->spurious_wakeup.ts[row] = ts;
+    t->spurious_wakeup.thread_state_id[row] = e->last - 1;
+    t->spurious_wakeup.irq_context[row] = irq_context;
+    t->spurious_wakeup.utid[row] = utid;
+    t->spurious_wakeup.waker_utid[row] = waker_utid;
+    return;
+  }
+  if (e) close_pending(imp, ts, utid);
+  open_state(imp, ts, utid, f->s_runnable, TRAK_NULL_U32, waker_utid, irq_context);
+}
+
+void trak__ts_newtask(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid) {
+  open_state(imp, ts, utid, imp->ftrace->s_runnable, TRAK_NULL_U32, waker_utid, 0);
+}
+
+void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
+                             uint32_t blocked_function) {
+  fstate *e = entry(imp->ftrace, utid);
+  if (!e || !e->blocked) return;
+  if (io_wait != 2) imp->tables->thread_state.io_wait[e->blocked - 1] = io_wait;
+  if (blocked_function)
+    imp->tables->thread_state.blocked_function[e->blocked - 1] = blocked_function;
+}
