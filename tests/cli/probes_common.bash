@@ -12,6 +12,9 @@ if [ ! -e $TRACEFS/tracing_on ]; then
   mount -t tracefs nodev $TRACEFS 2>/dev/null || skip "tracefs is not mounted and cannot be"
 fi
 [ -w $TRACEFS/tracing_on ] || skip "tracefs is not writable"
+# tracefs is one per machine: tests of two builds (or two checkouts) take turns.
+exec 9> /tmp/trak-tracefs-tests.lock
+flock -w 900 9 || fail "tracefs stayed busy with another test run for 15 minutes"
 export TRAK_SOCKET=$TMP/trak.sock TRAK_PROBES_STATE=$TMP/probes.state
 clock_before=$(sed 's/.*\[\(.*\)\].*/\1/' $TRACEFS/trace_clock)
 kb_before=$(sed 's/ .*//' $TRACEFS/buffer_size_kb)
@@ -49,5 +52,14 @@ start_probes() {
     sleep 0.1
   done
   fail "trak probes did not register: $(cat "$TMP/probes.log")"
+}
+# Waits (up to 30 s: a loaded machine is slow) until this test's probes own ftrace (its private
+# state file exists) and the kernel records. tracing_on alone could be another user's.
+wait_recording() {
+  for _ in $(seq 300); do
+    [ -e "$TRAK_PROBES_STATE" ] && [ "$(cat $TRACEFS/tracing_on)" = 1 ] && return 0
+    sleep 0.1
+  done
+  return 1
 }
 export PYTHONPATH=$TRAK_SOURCE_DIR/tests/cli

@@ -11,8 +11,7 @@ start_probes
 
 # Killed mid-session: the state file and the changed tracefs stay; --restore puts it back.
 "$TRAK" record --sched --time 2s -o "$TMP/killed.pb" 2> "$TMP/record.log" & rec=$!
-for _ in $(seq 50); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.1; done
-[ "$(cat $TRACEFS/tracing_on)" = 1 ] || fail "tracing is not on while recording"
+wait_recording || fail "tracing is not on while recording"
 [ -e "$TRAK_PROBES_STATE" ] || fail "no state file while recording"
 kill -9 "$PROBES"; wait "$PROBES" 2>/dev/null || true
 wait $rec || fail "record after probes died: $(cat "$TMP/record.log")"
@@ -25,7 +24,7 @@ check_restored "--restore"
 # Killed again: this time the next start restores.
 start_probes
 "$TRAK" record --sched --time 2s -o "$TMP/killed2.pb" 2> "$TMP/record.log" & rec=$!
-for _ in $(seq 50); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.1; done
+wait_recording || true
 kill -9 "$PROBES"; wait "$PROBES" 2>/dev/null || true
 wait $rec || true
 start_probes
@@ -78,8 +77,9 @@ PY
 grep -q "unknown event 'sched/no_such_event'" "$TMP/probes.log" || fail "unknown event not on stderr"
 
 # Two sessions at once: the second gets no ftrace, and its trace says why.
-"$TRAK" record --sched --time 2s -o "$TMP/first.pb" 2> /dev/null & first=$!
-for _ in $(seq 50); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.1; done
+# (The first runs long enough for the second to start on a loaded machine.)
+"$TRAK" record --sched --time 5s -o "$TMP/first.pb" 2> /dev/null & first=$!
+wait_recording || fail "two sessions: the first did not start"
 "$TRAK" record --sched --time 1s -o "$TMP/second.pb" 2> "$TMP/record.log" ||
   fail "second record: $(cat "$TMP/record.log")"
 wait $first

@@ -12,7 +12,7 @@ start_probes
 for form in --full-sched --sched; do
   "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
   # The workload runs once the kernel records (slow to come on a loaded machine).
-  for _ in $(seq 100); do [ "$(cat $TRACEFS/tracing_on)" = 1 ] && break; sleep 0.05; done
+  wait_recording || fail "$form: the recording did not start: $(cat "$TMP/record.log")"
   sleep 1
   "$SCHED_WORKLOAD" > "$TMP/workload.out"
   wait $rec || fail "$form: record: $(cat "$TMP/record.log")"

@@ -540,7 +540,7 @@ static int fg_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out) {
   return SQLITE_OK;
 }
 
-static sqlite3_module fg_module = {
+static const sqlite3_module fg_module = {
     .iVersion = 1,
     .xCreate = fg_connect,
     .xConnect = fg_connect,

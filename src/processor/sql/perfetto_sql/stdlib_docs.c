@@ -412,7 +412,7 @@ static int docs_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out) {
   return SQLITE_OK;
 }
 
-static sqlite3_module docs_module = {
+static const sqlite3_module docs_module = {
     .iVersion = 1,
     .xConnect = docs_connect, /* no xCreate: eponymous only */
     .xBestIndex = docs_best_index,

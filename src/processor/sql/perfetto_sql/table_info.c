@@ -283,7 +283,7 @@ static int info_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *out) {
   return SQLITE_OK;
 }
 
-static sqlite3_module info_module = {
+static const sqlite3_module info_module = {
     .iVersion = 1,
     .xConnect = info_connect, /* eponymous only */
     .xBestIndex = info_best_index,
