@@ -114,11 +114,67 @@ static void test_processes_and_raw(void **state) {
   (void)state;
 }
 
+/* tests/data/linux/ftrace_bundle.pbtxt through the protobuf front-end (proto/ftrace_bundle.c):
+** typed sched_switch and sched_waking, a print marker pair (a thread slice), cpu_frequency on
+** cpu 0; on cpu 1 a compact_sched bundle (its first switch only primes the CPU with the
+** swapper; its waking of a, who is running, is spurious) flagged lost_events; FtraceStats at
+** the start and end. */
+static void test_proto_bundle(void **state) {
+  trak_processor *p = sc_open_file("tests/data/linux/ftrace_bundle.pbtxt");
+  sc_check c[] = {
+      {"SELECT ts, dur, cpu, utid, end_state FROM sched",
+       "100|100|0|1|S\n160|40|1|2|S\n200|-1|0|0|NULL\n200|-1|1|0|NULL"},
+      {"SELECT ts, dur, cpu, utid, state, waker_utid, irq_context FROM thread_state",
+       "100|100|0|1|Running|NULL|NULL\n150|10|NULL|2|R|1|1\n160|40|1|2|Running|NULL|NULL\n"
+       "200|-1|NULL|1|S|NULL|NULL\n200|-1|NULL|2|S|NULL|NULL"},
+      {"SELECT * FROM spurious_sched_wakeup", "0|158|0|NULL|1|0"},
+      {"SELECT ts, name, cpu, utid FROM raw",
+       "100|sched_switch|0|0\n150|sched_waking|0|1\n158|sched_waking|1|0\n160|print|0|1\n"
+       "160|sched_switch|1|0\n170|print|0|1\n180|cpu_frequency|0|1\n200|sched_switch|0|1\n"
+       "200|sched_switch|1|2"},
+      {"SELECT key, display_value FROM raw JOIN args USING(arg_set_id) WHERE raw.ts = 150",
+       "comm|b\npid|20\nprio|120\ntarget_cpu|1"},
+      {"SELECT s.ts, s.dur, s.name, t.tid FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+       "JOIN thread t USING(utid)",
+       "160|10|hello|10"},
+      {"SELECT name, type, cpu FROM cpu_counter_track", "cpufreq|cpu_frequency|0"},
+      {"SELECT value FROM counter", "1500000.0"},
+      {"SELECT name, value FROM stats WHERE name = 'compact_sched_switch_skipped'",
+       "compact_sched_switch_skipped|1"},
+      {"SELECT name, idx, value, severity FROM stats WHERE name GLOB 'ftrace_cpu_*' AND "
+       "(name GLOB '*entries*' OR name GLOB '*overrun_delta' OR name GLOB '*loss' OR "
+       "name GLOB '*oldest*' OR name = 'ftrace_cpu_now_ts_end') ORDER BY id",
+       "ftrace_cpu_entries_begin|0|10|info\nftrace_cpu_entries_begin|1|20|info\n"
+       "ftrace_cpu_entries_end|0|15|info\nftrace_cpu_entries_end|1|26|info\n"
+       "ftrace_cpu_entries_delta|0|5|info\nftrace_cpu_entries_delta|1|6|info\n"
+       "ftrace_cpu_overrun_delta|0|0|info\nftrace_cpu_overrun_delta|1|2|info\n"
+       "ftrace_cpu_commit_overrun_delta|0|0|info\nftrace_cpu_commit_overrun_delta|1|0|info\n"
+       "ftrace_cpu_now_ts_end|0|2500000000|info\nftrace_cpu_now_ts_end|1|2500000000|info\n"
+       "ftrace_cpu_oldest_event_ts_begin|0|1250000000|info\n"
+       "ftrace_cpu_oldest_event_ts_begin|1|0|info\n"
+       "ftrace_cpu_oldest_event_ts_end|0|0|info\nftrace_cpu_oldest_event_ts_end|1|0|info\n"
+       "ftrace_cpu_has_data_loss|1|1|data_loss"},
+      {"SELECT id, cpu FROM cpu", "0|0\n1|1"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* the stats API (trak check's explanations) lists the data loss summed over CPUs */
+  int64_t loss = -1;
+  for (size_t i = 0; i < trak_processor_stat_count(p); i++) {
+    trak_stat st;
+    assert_int_equal(trak_processor_stat_get(p, i, &st), 0);
+    if (!strcmp(st.name, "ftrace_cpu_has_data_loss")) loss = st.value;
+  }
+  assert_int_equal(loss, 1);
+  trak_processor_free(p);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_sched),
       cmocka_unit_test(test_thread_state),
       cmocka_unit_test(test_processes_and_raw),
+      cmocka_unit_test(test_proto_bundle),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -170,10 +170,19 @@ uint64_t trak_processor_byte_count(const trak_processor *p) {
 }
 
 size_t trak_processor_stat_count(const trak_processor *p) {
-  return TRAK_STAT_COUNT;
+  return TRAK_STAT_COUNT + 1; /* and ftrace_cpu_has_data_loss over every CPU */
 }
 
 int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
+  if (i == TRAK_STAT_COUNT) {
+    out->name = "ftrace_cpu_has_data_loss";
+    out->severity = TRAK_SEVERITY_DATA_LOSS;
+    out->description = "Ftrace bundles that said lost_events: the kernel buffer overwrote "
+                       "events between reads, so those CPUs' scheduling data is unreliable (a "
+                       "bigger buffer helps). The stats table has the count per CPU (idx).";
+    out->value = trak__ftrace_loss_total(&p->imp);
+    return 0;
+  }
   if (i >= TRAK_STAT_COUNT) return TRAK_EINVAL;
   out->name = trak__stat_defs[i].name;
   out->severity = trak__stat_defs[i].severity;

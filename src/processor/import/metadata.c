@@ -527,6 +527,10 @@ void trak__meta_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
     return;
   case TRAK_PB_TracePacket_ftrace_events:
     ftrace_bundle(imp, m, ctx, data, len);
+    trak__ftrace_bundle(imp, ctx ? ctx->seq : NULL, data, len);
+    return;
+  case TRAK_PB_TracePacket_ftrace_stats:
+    trak__ftrace_stats_packet(imp, data, len);
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     if (ctx) trak__concurrent_session_event(imp, ctx, data, len);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/tables/vtab.h"
@@ -144,6 +145,12 @@ static int fill_stats(trak_processor *p) {
   int64_t key = TRAK_STAT_COUNT - 1;
   for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
     if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
+    prev = row.def;
+    rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
+  }
+  prev = NULL;
+  for (size_t i = 0; rc == SQLITE_OK && trak__ftrace_stats_row(&p->imp, i, &row); i++) {
+    if (row.def != prev) key++;
     prev = row.def;
     rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
   }

@@ -24,8 +24,8 @@ void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
   int rc = trak__atrace_marker_parse(s, len, &m);
   if (rc == TRAK_ATRACE_UNSUPPORTED) return;
   if (rc != TRAK_ATRACE_OK) {
-    trak__report(imp, TRAK_STAT_SYSTRACE_PARSE_FAILURE, "atrace marker \"%.*s\" is not one trak reads",
-                 (int)(len > 80 ? 80 : len), s);
+    trak__report(imp, TRAK_STAT_SYSTRACE_PARSE_FAILURE,
+                 "atrace marker \"%.*s\" is not one trak reads", (int)(len > 80 ? 80 : len), s);
     return;
   }
   switch (m.phase) {
@@ -56,8 +56,7 @@ void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
   }
   default:
     trak__report(imp, TRAK_STAT_ATRACE_UNSUPPORTED,
-                 "atrace marker phase '%c' (async and track markers) is not modelled yet",
-                 m.phase);
+                 "atrace marker phase '%c' (async and track markers) is not modelled yet", m.phase);
     return;
   }
 }

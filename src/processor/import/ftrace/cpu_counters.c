@@ -11,15 +11,18 @@
 static uint32_t track_name(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu) {
   char buf[48];
   switch (kind) {
-  case TRAK_TK_CPU_FREQUENCY: return trak__ftrace_str(imp, "cpufreq");
-  case TRAK_TK_CPU_IDLE: return trak__ftrace_str(imp, "cpuidle");
+  case TRAK_TK_CPU_FREQUENCY:
+    return trak__ftrace_str(imp, "cpufreq");
+  case TRAK_TK_CPU_IDLE:
+    return trak__ftrace_str(imp, "cpuidle");
   case TRAK_TK_CPU_MAX_FREQ_LIMIT:
     snprintf(buf, sizeof buf, "Cpu %u Max Freq Limit", cpu);
     return trak__ftrace_str(imp, buf);
   case TRAK_TK_CPU_MIN_FREQ_LIMIT:
     snprintf(buf, sizeof buf, "Cpu %u Min Freq Limit", cpu);
     return trak__ftrace_str(imp, buf);
-  default: return trak__ftrace_str(imp, trak__track_kinds[kind].type);
+  default:
+    return trak__ftrace_str(imp, trak__track_kinds[kind].type);
   }
 }
 

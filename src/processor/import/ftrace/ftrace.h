@@ -116,13 +116,28 @@ void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, doubl
 ** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the arg set `set` from
 ** trak__ftrace_args_begin (TRAK_NULL_U32: none). Typed events the sink models add their own
 ** row; a front-end calls this for every other event. */
-void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                          uint32_t name, int64_t common_flags, uint32_t set);
+void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
+                          int64_t common_flags, uint32_t set);
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
 
 /* The front-end saw data of `cpu` (a bundle, a line): the cpu table gets its row. */
 void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu);
+
+/* ---- per-CPU stats (ftrace_stats.c) ---------------------------------------------------- */
+
+/* An FtraceStats packet's figures of `cpu` at the start (end 0) or end (end 1) of the trace, in
+** the order entries, overrun, commit_overrun, bytes_read, dropped_events, read_events, now_ts
+** and oldest_event_ts (those two in ns): ftrace_cpu_*_begin / _end, and _delta at the end. */
+void trak__ftrace_cpu_stats(trak_importer *imp, int end, int64_t cpu, const int64_t figures[8]);
+/* A bundle of `cpu` said lost_events: ftrace_cpu_has_data_loss[cpu] += 1. */
+void trak__ftrace_cpu_loss(trak_importer *imp, uint32_t cpu);
+/* ftrace_cpu_has_data_loss summed over CPUs. */
+int64_t trak__ftrace_loss_total(const trak_importer *imp);
+/* Row `i` of those stats, in stat order then by CPU (once trak__ftrace_finish ran); 0 past the
+** last. `out`'s def points at a static definition. */
+struct trak_traced_row;
+int trak__ftrace_stats_row(const trak_importer *imp, size_t i, struct trak_traced_row *out);
 
 /* ---- the importer's lifetime (ftrace_queue.c) ------------------------------------------- */
 

@@ -78,9 +78,8 @@ enum {
   K_COUNT
 };
 static const char *const key_names[K_COUNT] = {
-    "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",    "next_pid",
-    "next_prio", "comm",     "pid",       "prio",       "target_cpu",   "sched_switch",
-    "sched_waking"};
+    "prev_comm", "prev_pid", "prev_prio", "prev_state", "next_comm",    "next_pid",    "next_prio",
+    "comm",      "pid",      "prio",      "target_cpu", "sched_switch", "sched_waking"};
 
 static uint32_t key(trak_importer *imp, int k) {
   trak_ftrace *f = imp->ftrace;

@@ -46,7 +46,7 @@ typedef struct trak_fq_rec {
 
 /* Per CPU: the sched slice running and its thread. */
 typedef struct trak_fcpu {
-  uint32_t slice; /* row in sched_slice + 1, 0: none */
+  uint32_t slice;     /* row in sched_slice + 1, 0: none */
   uint32_t pid, utid; /* utid TRAK_NULL_U32: no switch seen yet */
   int32_t prio;
 } trak_fcpu;
@@ -58,18 +58,21 @@ typedef struct trak_fstate {
 
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fq_rec) q;
-  int64_t last_ts;  /* of the last queued event */
-  uint8_t unsorted; /* the queue is not in timestamp order */
-  TRAK_VEC(trak_fcpu) cpus;     /* by CPU number (host) */
-  TRAK_VEC(uint8_t) cpu_seen;   /* by ucpu: 1 when the CPU had data */
+  int64_t last_ts;            /* of the last queued event */
+  uint8_t unsorted;           /* the queue is not in timestamp order */
+  TRAK_VEC(trak_fcpu) cpus;   /* by CPU number (host) */
+  TRAK_VEC(uint8_t) cpu_seen; /* by ucpu: 1 when the CPU had data */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
-  uint32_t s_running, s_runnable; /* string ids of "Running", "R" */
-  trak_sequence *seq;           /* the records of counters and markers (not in seqs.by_id) */
-  uint32_t keys[16];            /* interned arg keys, see ftrace_events.c */
-  int kernel_major, kernel_minor; /* of the trace's system info, 0.0: unknown */
+  uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
+  trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
+  uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
+  int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
+  TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
 } trak_ftrace;
 
+/* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
+void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
 /* Appends a record to the queue (ftrace_queue.c). */

@@ -23,6 +23,7 @@ void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
   if (r->ts < f->last_ts) f->unsorted = 1;
   f->last_ts = r->ts;
   trak_vec_push(f->q, *r);
+  imp->n_events++; /* a trace of kernel data only is not empty */
 }
 
 trak_sequence *trak__ftrace_seq(trak_importer *imp) {
@@ -42,8 +43,9 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp) {
 
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value) {
-  trak_ev ev = {ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}},
-                TRAK_NULL_U32, 0};
+  trak_ev ev = {
+      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}}, TRAK_NULL_U32,
+      0};
   if (type == TRAK_EV_COUNTER)
     ev.u.value = value;
   else
@@ -79,8 +81,8 @@ void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t co
                         uint32_t prev_pid, uint32_t prev_comm, int32_t prev_prio,
                         int64_t prev_state, uint32_t next_pid, uint32_t next_comm,
                         int32_t next_prio) {
-  trak_fq_rec r = {ts,        prev_state, cpu,       prev_pid,  next_pid, prev_comm,
-                   next_comm, prev_prio,  next_prio, TRAK_FQ_SWITCH, 0, 0};
+  trak_fq_rec r = {ts,        prev_state, cpu,       prev_pid,       next_pid, prev_comm,
+                   next_comm, prev_prio,  next_prio, TRAK_FQ_SWITCH, 0,        0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);
@@ -88,16 +90,16 @@ void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t co
 
 void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
                                 uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
-  trak_fq_rec r = {ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio,
-                   TRAK_FQ_SWITCH_COMPACT, 0, 0};
+  trak_fq_rec r = {
+      ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);
 }
 
 void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
                                 uint32_t pid, uint32_t comm, int32_t prio, uint32_t target_cpu) {
-  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu,
-                   TRAK_FQ_WAKING_COMPACT, 0, 0};
+  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
+                   0,  0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);
@@ -106,8 +108,8 @@ void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, in
 void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
                         uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
                         uint32_t target_cpu, uint32_t name) {
-  trak_fq_rec r = {ts,   0,    cpu, waker_tid, pid, comm, name, prio, (int32_t)target_cpu,
-                   TRAK_FQ_WAKING, 0, 0};
+  trak_fq_rec r = {
+      ts, 0, cpu, waker_tid, pid, comm, name, prio, (int32_t)target_cpu, TRAK_FQ_WAKING, 0, 0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);
@@ -121,8 +123,8 @@ void trak__sched_blocked_reason(trak_importer *imp, int64_t ts, uint32_t pid, in
 
 void trak__task_newtask(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t source_tid,
                         uint32_t pid, uint32_t comm, uint64_t clone_flags) {
-  trak_fq_rec r = {ts, (int64_t)clone_flags, cpu, source_tid, pid, comm, 0, 0, 0,
-                   TRAK_FQ_NEWTASK, 0, 0};
+  trak_fq_rec r = {ts, (int64_t)clone_flags, cpu, source_tid, pid, comm, 0, 0,
+                   0,  TRAK_FQ_NEWTASK,      0,   0};
   trak__fq_push(imp, &r);
 }
 
@@ -142,8 +144,8 @@ void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int6
   trak__fq_push(imp, &r);
 }
 
-void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                          uint32_t name, int64_t common_flags, uint32_t set) {
+void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
+                          int64_t common_flags, uint32_t set) {
   trak_fq_rec r = {ts, 0, cpu, tid, 0, name, set, 0, 0, TRAK_FQ_GENERIC, 0, 0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
@@ -165,17 +167,38 @@ static int order_cmp(const void *pa, const void *pb) {
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
   switch (r->type) {
-  case TRAK_FQ_SWITCH: trak__fa_switch(imp, r); break;
-  case TRAK_FQ_WAKING: trak__fa_waking(imp, r); break;
-  case TRAK_FQ_BLOCKED_REASON: trak__fa_blocked_reason(imp, r); break;
-  case TRAK_FQ_NEWTASK: trak__fa_newtask(imp, r); break;
-  case TRAK_FQ_RENAME: trak__fa_rename(imp, r); break;
-  case TRAK_FQ_FREE: trak__fa_free(imp, r); break;
-  case TRAK_FQ_THREAD_NAME: trak__fa_thread_name(imp, r); break;
-  case TRAK_FQ_GENERIC: trak__fa_generic(imp, r); break;
-  case TRAK_FQ_SWITCH_COMPACT: trak__fa_switch_compact(imp, r); break;
-  case TRAK_FQ_WAKING_COMPACT: trak__fa_waking_compact(imp, r); break;
-  default: break;
+  case TRAK_FQ_SWITCH:
+    trak__fa_switch(imp, r);
+    break;
+  case TRAK_FQ_WAKING:
+    trak__fa_waking(imp, r);
+    break;
+  case TRAK_FQ_BLOCKED_REASON:
+    trak__fa_blocked_reason(imp, r);
+    break;
+  case TRAK_FQ_NEWTASK:
+    trak__fa_newtask(imp, r);
+    break;
+  case TRAK_FQ_RENAME:
+    trak__fa_rename(imp, r);
+    break;
+  case TRAK_FQ_FREE:
+    trak__fa_free(imp, r);
+    break;
+  case TRAK_FQ_THREAD_NAME:
+    trak__fa_thread_name(imp, r);
+    break;
+  case TRAK_FQ_GENERIC:
+    trak__fa_generic(imp, r);
+    break;
+  case TRAK_FQ_SWITCH_COMPACT:
+    trak__fa_switch_compact(imp, r);
+    break;
+  case TRAK_FQ_WAKING_COMPACT:
+    trak__fa_waking_compact(imp, r);
+    break;
+  default:
+    break;
   }
 }
 
@@ -220,6 +243,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   }
   trak_vec_free(f->q);
   cpu_rows(imp);
+  trak__ftrace_stats_sort(imp);
 }
 
 void trak__ftrace_free(trak_importer *imp) {
@@ -229,6 +253,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->cpus);
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->states);
+  trak_vec_free(f->stats);
   free(f);
   imp->ftrace = NULL;
 }

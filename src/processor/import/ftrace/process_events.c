@@ -20,7 +20,8 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
     t->thread.start_ts[new_utid] = r->ts;
     trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
     uint32_t source = trak__ftrace_utid(imp, r->pid);
-    if (t->thread.upid[source] != TRAK_NULL_U32) t->process.parent_upid[upid] = t->thread.upid[source];
+    if (t->thread.upid[source] != TRAK_NULL_U32)
+      t->process.parent_upid[upid] = t->thread.upid[source];
     trak__ts_newtask(imp, r->ts, new_utid, source);
     return;
   }

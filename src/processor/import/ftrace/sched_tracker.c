@@ -38,8 +38,8 @@ static void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t s
   c->slice = 0;
 }
 
-static void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t ucpu,
-                       uint32_t utid, int32_t prio) {
+static void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t ucpu, uint32_t utid,
+                       int32_t prio) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__sched_slice_push(t);
   t->sched_slice.ts[row] = ts;

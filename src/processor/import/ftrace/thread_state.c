@@ -29,8 +29,8 @@ static void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
 }
 
 /* A new open state of `utid` (not the swapper's). ucpu, waker: TRAK_NULL_U32 when none. */
-static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state,
-                       uint32_t ucpu, uint32_t waker, uint8_t irq) {
+static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state, uint32_t ucpu,
+                       uint32_t waker, uint8_t irq) {
   if (utid == 0) return;
   trak_ftrace *f = imp->ftrace;
   trak_tables *t = imp->tables;
@@ -99,5 +99,6 @@ void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
   fstate *e = entry(imp->ftrace, utid);
   if (!e || !e->blocked) return;
   if (io_wait != 2) imp->tables->thread_state.io_wait[e->blocked - 1] = io_wait;
-  if (blocked_function) imp->tables->thread_state.blocked_function[e->blocked - 1] = blocked_function;
+  if (blocked_function)
+    imp->tables->thread_state.blocked_function[e->blocked - 1] = blocked_function;
 }

@@ -101,6 +101,7 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
    META_WORD(w, TRAK_PB_TracePacket_trace_attributes) |                                            \
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                               \
+   META_WORD(w, TRAK_PB_TracePacket_ftrace_stats) |                                                \
    META_WORD(w, TRAK_PB_TracePacket_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 

@@ -1,0 +1,268 @@
+/*
+** This file holds the protobuf front-end of Linux kernel data: TracePacket.ftrace_events
+** (FtraceEventBundle: the CPU, per-event timestamp, pid and common_flags, the typed events trak
+** models, compact_sched, lost_events) decoded and handed to the Linux event sink
+** (import/ftrace/ftrace.h). Every event the sink does not model becomes a generic ftrace_event
+** row whose args are the event's fields, named by the schema.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "pb/schema.h"
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/importer.h"
+#include "processor/util/compact_sched.h"
+
+/* The string id of a string field. */
+static uint32_t intern(trak_importer *imp, const trak_pb_field *f) {
+  return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
+}
+
+/* One typed event's fields, by number (up to 8), as Perfetto's decoders read them. */
+typedef struct ev_fields {
+  trak_pb_field f[9];
+  uint16_t has;
+} ev_fields;
+
+static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  out->has = 0;
+  trak__dec_init(imp, &dec, ev->data, ev->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number < 9) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
+}
+static int64_t num(const ev_fields *e, int n) {
+  return e->has >> n & 1 ? (int64_t)e->f[n].value : 0;
+}
+static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
+  return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). */
+static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
+                    const trak_pb_field *ev) {
+  static const trak_pb_message_desc *fe;
+  if (!fe) fe = trak__schema_message("FtraceEvent");
+  const trak_pb_field_desc *fd = fe ? trak__schema_field_by_number(fe, ev->number) : NULL;
+  if (!fd) {
+    imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+    return;
+  }
+  const trak_pb_message_desc *md = trak__schema_field_message(fd);
+  uint32_t set = trak__ftrace_args_begin(imp);
+  if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak__dec_init(imp, &dec, ev->data, ev->len);
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
+      if (sub) trak__reflect_field_args(imp, NULL, set, sub, &f);
+    }
+  }
+  set = trak__args_share(imp, set);
+  uint32_t name = trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name));
+  trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set);
+}
+
+/* One FtraceEvent of the bundle of `cpu`. */
+static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
+                  size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f, ev = {0};
+  int64_t ts = 0, flags = TRAK_FTRACE_NO_FLAGS;
+  uint32_t pid = 0;
+  int has_ev = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_FtraceEvent_timestamp)
+      ts = (int64_t)f.value;
+    else if (f.number == TRAK_PB_FtraceEvent_pid)
+      pid = (uint32_t)f.value;
+    else if (f.number == TRAK_PB_FtraceEvent_common_flags)
+      flags = (int64_t)(uint32_t)f.value;
+    else
+      ev = f, has_ev = 1;
+  }
+  if (!has_ev) {
+    trak__report(imp, TRAK_STAT_FTRACE_MISSING_EVENT_ID, "ftrace event on cpu %u has no event",
+                 cpu);
+    return;
+  }
+  int64_t out;
+  if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
+  ev_fields e;
+  switch (ev.number) {
+  case TRAK_PB_FtraceEvent_sched_switch:
+    fields_read(imp, &ev, &e);
+    trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
+                       (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
+                       (int32_t)num(&e, 7));
+    return;
+  case TRAK_PB_FtraceEvent_sched_waking:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sched_waking(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
+                       (int32_t)num(&e, 3), (uint32_t)num(&e, 5), 0);
+    return;
+  case TRAK_PB_FtraceEvent_task_newtask:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__task_newtask(imp, cpu, ts, pid, (uint32_t)num(&e, 1), str(imp, &e, 2),
+                       (uint64_t)num(&e, 3));
+    return;
+  case TRAK_PB_FtraceEvent_task_rename:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__task_rename(imp, ts, (uint32_t)num(&e, 1), str(imp, &e, 3));
+    return;
+  case TRAK_PB_FtraceEvent_sched_process_free:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__process_free(imp, ts, (uint32_t)num(&e, 2));
+    return;
+  case TRAK_PB_FtraceEvent_sched_blocked_reason:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sched_blocked_reason(imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1, 0);
+    return;
+  case TRAK_PB_FtraceEvent_cpu_frequency:
+  case TRAK_PB_FtraceEvent_cpu_idle:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__cpu_counter(
+        imp, ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE : TRAK_TK_CPU_FREQUENCY,
+        (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
+    return;
+  case TRAK_PB_FtraceEvent_print:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    if (e.has >> 2 & 1)
+      trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data, e.f[2].len);
+    return;
+  default:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    return;
+  }
+}
+
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
+static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
+                    size_t len) {
+  trak_compact_sched cs;
+  if (trak__compact_sched_open(&cs, data, len)) abort();
+  uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
+  if (!ids) abort();
+  for (size_t i = 0; i < cs.n_intern; i++)
+    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+  trak_compact_iter it;
+  trak_compact_switch sw;
+  int64_t out;
+  trak__compact_switch_begin(&it, &cs);
+  while (trak__compact_switch_next(&it, &sw)) {
+    int64_t ts = sw.ts;
+    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
+      ts = out;
+    uint32_t comm = trak__strpool_intern(&imp->tables->strings, sw.next_comm.s, sw.next_comm.len);
+    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid, comm,
+                               sw.next_prio);
+  }
+  int bad = trak__compact_iter_bad(&it);
+  trak_compact_waking wk;
+  trak__compact_waking_begin(&it, &cs);
+  while (!bad && trak__compact_waking_next(&it, &wk)) {
+    int64_t ts = wk.ts;
+    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
+      ts = out;
+    uint32_t comm = trak__strpool_intern(&imp->tables->strings, wk.comm.s, wk.comm.len);
+    trak__sched_waking_compact(imp, cpu, ts, wk.has_common_flags ? wk.common_flags : -1,
+                               (uint32_t)wk.pid, comm, wk.prio, wk.target_cpu);
+  }
+  if (bad || trak__compact_iter_bad(&it))
+    trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
+                 "compact_sched of cpu %u has arrays of unequal length or a bad intern index", cpu);
+  free(ids);
+  trak__compact_sched_close(&cs);
+}
+
+/* One FtraceCpuStats: its cpu and figures in trak__ftrace_cpu_stats' order. */
+static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int64_t cpu = 0, fig[8] = {0};
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    switch (f.number) {
+    case TRAK_PB_FtraceCpuStats_cpu:
+      cpu = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_entries:
+      fig[0] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_overrun:
+      fig[1] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_commit_overrun:
+      fig[2] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_bytes_read:
+      fig[3] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_dropped_events:
+      fig[4] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_read_events:
+      fig[5] = (int64_t)f.value;
+      break;
+    case TRAK_PB_FtraceCpuStats_now_ts:
+    case TRAK_PB_FtraceCpuStats_oldest_event_ts: {
+      double s = trak_pb_as_double(&f) * 1e9; /* seconds, kept as ns (saturating) */
+      int64_t ns = !(s == s) ? 0 : s >= 9223372036854775807.0 ? INT64_MAX : (int64_t)s;
+      fig[f.number == TRAK_PB_FtraceCpuStats_now_ts ? 6 : 7] = ns;
+      break;
+    }
+    default:
+      break;
+    }
+  }
+  trak__ftrace_cpu_stats(imp, end, cpu, fig);
+}
+
+void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint64_t phase = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_FtraceStats_phase) phase = f.value;
+  if (phase != TRAK_PB_FtraceStats_START_OF_TRACE && phase != TRAK_PB_FtraceStats_END_OF_TRACE)
+    return; /* Perfetto ignores an unknown phase too */
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_FtraceStats_cpu_stats && f.wire_type == TRAK_PB_WIRE_LEN)
+      cpu_stats(imp, phase == TRAK_PB_FtraceStats_END_OF_TRACE, f.data, f.len);
+}
+
+void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint32_t cpu = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) /* the cpu may follow the events */
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__dec_init(imp, &dec, data, len);
+  int rc;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    if (f.number == TRAK_PB_FtraceEventBundle_event && f.wire_type == TRAK_PB_WIRE_LEN)
+      event(imp, seq, cpu, f.data, f.len);
+    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && f.wire_type == TRAK_PB_WIRE_LEN)
+      compact(imp, seq, cpu, f.data, f.len);
+    else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
+      trak__ftrace_cpu_loss(imp, cpu);
+  }
+  if (rc < 0)
+    trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
+                 "ftrace bundle of cpu %u is malformed at byte %zu; the rest was skipped", cpu,
+                 (size_t)dec.error_offset);
+}
