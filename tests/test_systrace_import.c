@@ -233,11 +233,78 @@ static void json_system_trace_events(void **state) {
   trak_processor_free(p);
 }
 
+/* Every table the text fills, as one string. */
+static char *digest(trak_processor *p) {
+  static const char *const sql[] = {
+      "select group_concat(ts || ':' || dur || ':' || cpu || ':' || utid || ':' || "
+      "coalesce(end_state, '') || ':' || priority, ',') from sched",
+      "select group_concat(ts || ':' || dur || ':' || utid || ':' || state || ':' || "
+      "coalesce(waker_utid, ''), ',') from thread_state",
+      "select group_concat(tid || ':' || coalesce(name, '') || ':' || coalesce(upid, ''), ',') "
+      "from thread",
+      "select group_concat(ts || ':' || dur || ':' || name, ',') from slice",
+      "select group_concat(ts || ':' || value, ',') from counter",
+      "select group_concat(name || '=' || value, ',') from stats where value > 0"};
+  size_t cap = 1 << 16, n = 0;
+  char *out = calloc(cap, 1);
+  for (size_t i = 0; i < sizeof sql / sizeof *sql; i++) {
+    char *s = one(p, sql[i]);
+    n += (size_t)snprintf(out + n, cap - n, "%s|", s);
+    free(s);
+  }
+  return out;
+}
+
+/* The same text fed in any split, or with its event lines in reverse order (the events are
+** applied in timestamp order, as Perfetto's sorter does), gives the same tables. */
+static void any_split_and_order_same_tables(void **state) {
+  (void)state;
+  trak_processor *p = import(TRACE, NULL);
+  char *want = digest(p);
+  trak_processor_free(p);
+  assert_non_null(strstr(want, "1300000000:400000000:1:")); /* the first switch's slice */
+  assert_non_null(strstr(want, "1000000000:800000000:outer"));
+  assert_non_null(strstr(want, "1400000000:42"));
+  static const size_t chunks[] = {1, 3, 7, 64};
+  for (size_t i = 0; i < sizeof chunks / sizeof *chunks; i++) {
+    p = import_split(TRACE, sizeof TRACE - 1, chunks[i], NULL);
+    char *got = digest(p);
+    assert_string_equal(got, want);
+    free(got);
+    trak_processor_free(p);
+  }
+  /* The header's three lines, then the event lines last to first. */
+  char rev[sizeof TRACE];
+  const char *events = TRACE;
+  for (int k = 0; k < 3; k++)
+    events = strchr(events, '\n') + 1;
+  size_t head = (size_t)(events - TRACE), n = head;
+  memcpy(rev, TRACE, head);
+  for (const char *end = TRACE + sizeof TRACE - 1; end > events;) {
+    const char *start = end - 1;
+    while (start > events && start[-1] != '\n')
+      start--;
+    memcpy(rev + n, start, (size_t)(end - start));
+    n += (size_t)(end - start);
+    end = start;
+  }
+  p = import_split(rev, n, n, NULL);
+  char *got = digest(p);
+  assert_string_equal(got, want);
+  free(got);
+  trak_processor_free(p);
+  free(want);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(recognised_as_systrace), cmocka_unit_test(failures_counted_by_line),
-      cmocka_unit_test(header_only_is_empty),   cmocka_unit_test(html_sections_and_ps_rows),
-      cmocka_unit_test(banner_cpus_and_crlf),   cmocka_unit_test(json_system_trace_events),
+      cmocka_unit_test(recognised_as_systrace),
+      cmocka_unit_test(failures_counted_by_line),
+      cmocka_unit_test(header_only_is_empty),
+      cmocka_unit_test(html_sections_and_ps_rows),
+      cmocka_unit_test(banner_cpus_and_crlf),
+      cmocka_unit_test(json_system_trace_events),
+      cmocka_unit_test(any_split_and_order_same_tables),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
