@@ -11,11 +11,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <time.h>
 
+#include "bench_import.h"
 #include "trak/processor.h"
-#include "bench_util.h"
 
 #define PROCESSES 4
 #define THREADS_PER_PROCESS 4
@@ -125,30 +124,7 @@ int main(int argc, char **argv) {
   printf("generated %s: %llu events in %.1f s\n", path, (unsigned long long)events,
          bench_now_sec() - t0);
 
-  struct rusage before, after;
-  getrusage(RUSAGE_SELF, &before);
-  trak_processor *p;
-  trak_error err = {0};
-  t0 = bench_now_sec();
-  int rc = trak_processor_open_file(path, NULL, &p, &err);
-  double secs = bench_now_sec() - t0;
-  getrusage(RUSAGE_SELF, &after);
-  if (rc) {
-    fprintf(stderr, "import failed: %s\n", err.message);
-    return 1;
-  }
-  double bytes = (double)trak_processor_byte_count(p);
-  double rss = (double)after.ru_maxrss * 1024;
-  printf("imported %.1f MB, %llu records in %.2f s: %.1f MB/s, %.2f M events/s\n", bytes / 1e6,
-         (unsigned long long)trak_processor_event_count(p), secs, bytes / 1e6 / secs,
-         (double)events / 1e6 / secs);
-  double cpu = (double)(after.ru_utime.tv_sec - before.ru_utime.tv_sec) +
-               (double)(after.ru_utime.tv_usec - before.ru_utime.tv_usec) / 1e6 +
-               (double)(after.ru_stime.tv_sec - before.ru_stime.tv_sec) +
-               (double)(after.ru_stime.tv_usec - before.ru_stime.tv_usec) / 1e6;
-  printf("CPU time %.2f s (user + system): %.1f MB/s of CPU\n", cpu, bytes / 1e6 / cpu);
-  printf("peak RSS: %.1f MB = %.1f bytes/event (before import: %.1f MB)\n", rss / 1e6,
-         rss / (double)events, (double)before.ru_maxrss * 1024 / 1e6);
+  trak_processor *p = bench_import_file(path, events, "events");
   trak_query *q;
   if (!trak_query_open(p,
                        "select (select count(*) from slice), (select count(*) from counter), "

@@ -65,7 +65,7 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
 int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len);
 /* Streams the top-level fields of the binary or text trace `path` to `sink` (see
 ** trak__read_packets), printing problems like trak_cli_open_trace. *format receives the input
-** format: for JSON nothing was read. Returns 0, or 1 after printing the error. */
+** format: for JSON and systrace text nothing was read. Returns 0, or 1 after printing the error. */
 int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink sink, void *user,
                           trak_trace_format *format);
 /* A protobuf trace being written field by field (trace_out.c), as binary (PROTO) or text

@@ -105,10 +105,10 @@ static int convert_pb(const char *in, trak_trace_format format, const char *out_
   if (trak_cli_trace_out_open(&out, out_path, format, &err)) return trak_cli_fail("convert", &err);
   trak_trace_format in_format;
   int rc = trak_cli_read_packets("convert", in, trak_cli_trace_out_field, &out, &in_format);
-  if (in_format == TRAK_FORMAT_JSON) out.failed = 1; /* nothing written: remove the file */
+  if (trak__format_imported(in_format)) out.failed = 1; /* nothing written: remove the file */
   int wrc = trak_cli_trace_out_close(&out, &err);
   if (rc) return rc;
-  if (in_format == TRAK_FORMAT_JSON) return trak_cli_json_to_pb("convert", in, format, out_path);
+  if (trak__format_imported(in_format)) return trak_cli_json_to_pb("convert", in, format, out_path);
   return wrc ? trak_cli_fail("convert", &err) : 0;
 }
 

@@ -38,7 +38,8 @@ int trak_cli_dump(int argc, char **argv) {
   int wrc = trak_cli_trace_out_close(&out, &err);
   if (rc) return rc;
   if (wrc) return trak_cli_fail("dump", &err);
-  /* A JSON trace prints as what convert makes of it. */
-  if (format == TRAK_FORMAT_JSON) return trak_cli_json_to_pb("dump", path, TRAK_FORMAT_PBTXT, "-");
+  /* A JSON or systrace text trace prints as what convert makes of it. */
+  if (trak__format_imported(format))
+    return trak_cli_json_to_pb("dump", path, TRAK_FORMAT_PBTXT, "-");
   return 0;
 }

@@ -192,7 +192,7 @@ int trak_cli_read_packets(const char *cmd, const char *path, trak__field_sink si
     print_warnings(&c);
     return trak_cli_fail(cmd, &err);
   }
-  if (*format == TRAK_FORMAT_JSON || cs.packets) {
+  if (trak__format_imported(*format) || cs.packets) {
     print_warnings(&c);
     return 0;
   }

@@ -32,8 +32,8 @@ struct trak_processor {
   trak_bytes raw_sniff;
   z_stream z;
   int z_live;
-  int z_ended;          /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
-  uint64_t z_member_in; /* compressed bytes read over every member (offsets in messages) */
+  int z_ended;              /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
+  uint64_t z_member_in;     /* compressed bytes read over every member (offsets in messages) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;   /* a text trace, cut into top-level fields as it arrives */
@@ -47,7 +47,8 @@ struct trak_processor {
   uint64_t skip_left;     /* bytes still to skip of a packet over the size limit */
   int dead;               /* malformed framing: the rest of the input is ignored */
   trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
-  trak__field_sink sink;  /* reader mode (trak__read_packets): fields go here, not imported */
+  struct trak_systrace_import *systrace; /* the systrace text importer, when the trace is one */
+  trak__field_sink sink; /* reader mode (trak__read_packets): fields go here, not imported */
   void *sink_user;
 
   /* built on first use by the SQL functions */

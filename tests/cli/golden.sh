@@ -6,7 +6,8 @@
 # for byte. NAMEs are unique across subfolders (malformed.list names them without a folder).
 # The same trace is also fed gzip-compressed, and as text when trak's text parser is available.
 # A "-- trace: golden/json/NAME.json" line names a JSON trace-event trace, "-- trace: DIR/NAME.pb" a
-# binary trace, each imported as it is. A "-- options: ..." line gives trak query more options.
+# binary trace, "-- trace: systrace/NAME.systrace" (or .html) a systrace text trace, each imported
+# as it is. A "-- options: ..." line gives trak query more options.
 set -u
 TRAK=$1
 DATA=$TRAK_SOURCE_DIR/tests/data
@@ -27,9 +28,10 @@ while IFS= read -r sql <&3; do
   ref=$(sed -n 's/^-- trace: //p' "$sql" | head -1)
   opts=$(sed -n 's/^-- options: //p' "$sql" | head -1)
   [ -n "$ref" ] && trace=$DATA/$ref
-  if [ "${trace%.json}" != "$trace" ] || [ "${trace%.pb}" != "$trace" ]; then
-    # A JSON trace, or a binary one (encoded elsewhere, e.g. with Chromium's extensions), is
-    # read as it is, and gzip-compressed.
+  case $trace in *.json | *.pb | *.systrace | *.html) as_is=1 ;; *) as_is=0 ;; esac
+  if [ $as_is = 1 ]; then
+    # A JSON trace, a systrace text one, or a binary one (encoded elsewhere, e.g. with
+    # Chromium's extensions), is read as it is, and gzip-compressed.
     gzip -c "$trace" >"$WORK/$name.gz"
     inputs="$trace $WORK/$name.gz"
   else

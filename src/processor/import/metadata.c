@@ -689,7 +689,7 @@ void trak__meta_json(trak_importer *imp, const char *text, size_t len) {
 
 /* ---- the table -------------------------------------------------------------------------- */
 
-void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
+void trak__meta_finish(trak_importer *imp, const char *trace_type, int64_t size) {
   trak_metadata *m = meta_get(imp);
   if (m->late.n) qsort(m->late.v, m->late.n, sizeof *m->late.v, late_cmp);
   for (size_t i = 0; i < m->late.n; i++) {
@@ -714,7 +714,9 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
     memcpy(uuid, m->uuid, sizeof uuid);
   else
     uuid_text(uuid, 0, m->hash);
-  size_t n = m->rows.n, head = json ? 3 : 2;
+  /* JSON timestamps are on the trace file's own clock, systrace's on CLOCK_MONOTONIC */
+  int json = !strcmp(trace_type, "json"), systrace = !strcmp(trace_type, "systrace");
+  size_t n = m->rows.n, head = json || systrace ? 3 : 2;
   for (size_t i = 0; i < head + 1; i++) {
     trak_meta_row empty = {0};
     trak_vec_push(m->rows, empty);
@@ -728,21 +730,17 @@ void trak__meta_finish(trak_importer *imp, int json, int64_t size) {
                          1,
                          m->uuid_found ? TRAK_META_TRACE : TRAK_META_GLOBAL,
                          0};
-  r[1] = (trak_meta_row){dup_n("trace_type", 10),
-                         dup_n(json ? "json" : "proto", json ? 4 : 5),
-                         0,
-                         0,
-                         1,
-                         TRAK_META_TRACE,
-                         0};
-  if (json) /* JSON timestamps are on the trace file's own clock */
-    r[2] = (trak_meta_row){dup_n("trace_time_clock_id", 19),
-                           NULL,
-                           TRAK_PB_BUILTIN_CLOCK_TRACE_FILE,
-                           0,
-                           0,
-                           TRAK_META_GLOBAL,
-                           0};
+  r[1] = (trak_meta_row){
+      dup_n("trace_type", 10), dup_n(trace_type, strlen(trace_type)), 0, 0, 1, TRAK_META_TRACE, 0};
+  if (json || systrace)
+    r[2] =
+        (trak_meta_row){dup_n("trace_time_clock_id", 19),
+                        NULL,
+                        json ? TRAK_PB_BUILTIN_CLOCK_TRACE_FILE : TRAK_PB_BUILTIN_CLOCK_MONOTONIC,
+                        0,
+                        0,
+                        TRAK_META_GLOBAL,
+                        0};
   r[head + n] =
       (trak_meta_row){dup_n("trace_size_bytes", 16), NULL, size, 0, 0, TRAK_META_TRACE, 0};
 }

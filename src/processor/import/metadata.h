@@ -42,8 +42,9 @@ void trak__meta_add(trak_importer *imp, const char *name, int is_str, const void
 /* A JSON trace's top-level "metadata" object (its text), as json_metadata.* rows. */
 void trak__meta_json(trak_importer *imp, const char *text, size_t len);
 /* The rows in Perfetto's order (trace_uuid, trace_type, ..., trace_size_bytes), ready after
-** trak__meta_finish; `json` says the trace was JSON, `size` is its byte count. */
-void trak__meta_finish(trak_importer *imp, int json, int64_t size);
+** trak__meta_finish; `trace_type` is the trace's format as Perfetto names it ("proto", "json",
+** "systrace"), `size` its byte count. */
+void trak__meta_finish(trak_importer *imp, const char *trace_type, int64_t size);
 int trak__meta_row(const trak_importer *imp, size_t i, trak_meta_row *out);
 void trak__meta_free(trak_importer *imp);
 

@@ -260,11 +260,12 @@ void trak__threads_json_order(trak_importer *imp) {
   }
   uint32_t *umap = new_ids(tk, nt), *pmap = new_ids(pk, np);
   /* Rows no event kept named (those of events dropped for a bad timestamp) sort last and go:
-  ** Perfetto never makes them. */
+  ** Perfetto never makes them. Unless the trace has kernel data (a systemTraceEvents string):
+  ** the Linux event sink's rows name no JSON event, so rows without one are kept, last. */
   size_t kt = nt, kp = np;
-  while (kt && tk[kt - 1].at.index == UINT64_MAX)
+  while (!imp->ftrace && kt && tk[kt - 1].at.index == UINT64_MAX)
     kt--;
-  while (kp && pk[kp - 1].at.index == UINT64_MAX)
+  while (!imp->ftrace && kp && pk[kp - 1].at.index == UINT64_MAX)
     kp--;
   char *tmp = malloc((nt > np ? nt : np) * 8 + 8);
   if (!tmp) abort();

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "processor/import/proto/proto.h"
+#include "processor/import/systrace/systrace.h"
 #include "processor/processor_internal.h"
 #include "trak/pbtxt.h"
 #include "util/limits.h"
@@ -292,6 +293,14 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
     if (!p->json) p->json = trak__json_import_new(&p->imp);
     trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
+  } else if (p->format == TRAK_FORMAT_SYSTRACE) {
+    if (p->sink) { /* the reader's caller imports systrace text itself */
+      p->dead = 1;
+      return;
+    }
+    if (!p->systrace) p->systrace = trak__systrace_import_new(&p->imp, TRAK_SYSTRACE_FILE);
+    trak__systrace_import_feed(p->systrace, (const char *)data, len);
+    p->plain_offset += len;
   } else {
     text_feed(p, data, len);
   }
@@ -326,6 +335,19 @@ static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int f
   }
   plain_dispatch(p, p->plain_sniff.v, p->plain_sniff.n);
   trak_vec_free(p->plain_sniff);
+}
+
+/* The end of a systrace text trace: its held lines are applied; a text without one event line
+** (a header alone: was tracing on?) is reported as empty. */
+static void systrace_finish(trak_processor *p) {
+  size_t events = trak__systrace_import_events(p->systrace);
+  trak__systrace_import_finish(p->systrace);
+  if (!events && !p->dead) {
+    p->imp.packet_offset = 0;
+    trak__report(&p->imp, TRAK_STAT_TRACE_EMPTY,
+                 "the systrace text holds no event line (%llu bytes); was tracing on?",
+                 (unsigned long long)p->fed);
+  }
 }
 
 /* After a gzip member's end (p->z_ended == 1), input that starts another member (cat a.gz b.gz
@@ -428,6 +450,10 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     if (p->json) trak__json_import_finish(p->json);
     return 0;
   }
+  if (p->format == TRAK_FORMAT_SYSTRACE) {
+    if (p->systrace) systrace_finish(p);
+    return 0;
+  }
   if (p->format == TRAK_FORMAT_PBTXT && !p->dead) {
     text_feed(p, NULL, 0); /* starts the cutter of an empty text */
     trak__text_split_finish(&p->text, text_piece, p);
@@ -464,6 +490,8 @@ void trak__stream_free(trak_processor *p) {
   trak_vec_free(p->pending);
   trak__json_import_free(p->json);
   p->json = NULL;
+  trak__systrace_import_free(p->systrace);
+  p->systrace = NULL;
   if (p->z_live) inflateEnd(&p->z);
   p->z_live = 0;
 }

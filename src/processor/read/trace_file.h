@@ -13,12 +13,22 @@
 
 typedef enum trak_trace_format {
   TRAK_FORMAT_UNKNOWN = 0,
-  TRAK_FORMAT_PROTO, /* binary perfetto.protos.Trace */
-  TRAK_FORMAT_PBTXT, /* text format of perfetto.protos.Trace */
-  TRAK_FORMAT_JSON   /* legacy JSON trace-event format */
+  TRAK_FORMAT_PROTO,   /* binary perfetto.protos.Trace */
+  TRAK_FORMAT_PBTXT,   /* text format of perfetto.protos.Trace */
+  TRAK_FORMAT_JSON,    /* legacy JSON trace-event format */
+  TRAK_FORMAT_SYSTRACE /* systrace text: tracefs' trace file, trace-cmd report, HTML systrace */
 } trak_trace_format;
 
-/* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace. */
+/* 1 for the formats trak__read_packets does not stream (JSON, systrace text): they are imported
+** whole, and commands that copy packets (dump, convert) export what was imported instead. */
+static inline int trak__format_imported(trak_trace_format format) {
+  return format == TRAK_FORMAT_JSON || format == TRAK_FORMAT_SYSTRACE;
+}
+
+/* Guesses the format of (decompressed) trace bytes. An empty buffer is an empty binary trace.
+** Systrace text is recognised by Perfetto's sniff (util/systrace_text.h) before the other
+** formats, except that text starting with a space is systrace only when its first non-blank
+** line reads as an event line (protobuf text may be indented too). */
 trak_trace_format trak__detect_format(const uint8_t *data, size_t len);
 
 /* The format an output file name asks for (.pb .pftrace .perfetto-trace -> PROTO, .pbtxt
@@ -34,8 +44,8 @@ struct trak_processor_options;
 ** hands each top-level field, as binary, to `sink`, without importing anything: `dump` and
 ** `convert` stream through here. The fields are checked as the importer checks them (same
 ** limits, util/limits.h): a packet that does not decode or passes a limit is reported through
-** opts->diag as a stat and not handed on. *format receives the input's format; for a JSON trace
-** nothing is read and the caller imports it instead. *bytes receives the number of trace bytes
+** opts->diag as a stat and not handed on. *format receives the input's format; for a JSON or
+** systrace text trace nothing is read and the caller imports it instead. *bytes receives the number of trace bytes
 ** (uncompressed) read. Returns 0, or TRAK_EIO / TRAK_ENOMEM naming the file. */
 int trak__read_packets(const char *path, const struct trak_processor_options *opts,
                        trak__field_sink sink, void *user, trak_trace_format *format,

@@ -126,7 +126,11 @@ static int fill_stats(trak_processor *p) {
       "Perfetto's time to parse the trace, in ns; trak leaves it 0 so that the stats of a "
       "trace are the same on every run.",
       1};
-  trak__meta_finish(&p->imp, p->format == TRAK_FORMAT_JSON, (int64_t)p->fed);
+  trak__meta_finish(&p->imp,
+                    p->format == TRAK_FORMAT_JSON       ? "json"
+                    : p->format == TRAK_FORMAT_SYSTRACE ? "systrace"
+                                                        : "proto",
+                    (int64_t)p->fed);
   int64_t id = 0;
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,

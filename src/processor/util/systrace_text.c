@@ -2,15 +2,13 @@
 ** This file holds the systrace file layout rules of systrace_text.h: the sniff, the banner and
 ** header lines dropped at the start, and the per-line section machine of HTML traces.
 */
+#define _GNU_SOURCE /* memmem */
 #include <string.h>
 
 #include "processor/util/systrace_text.h"
 
 static int contains(const char *s, size_t len, const char *needle) {
-  size_t n = strlen(needle);
-  for (size_t i = 0; i + n <= len; i++)
-    if (memcmp(s + i, needle, n) == 0) return 1;
-  return 0;
+  return memmem(s, len, needle, strlen(needle)) != NULL;
 }
 static int starts_with(const char *s, size_t len, const char *prefix) {
   size_t n = strlen(prefix);

@@ -181,8 +181,14 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       j->state = ST_EVENTS_FIRST;
       return TRAK_JSON_OK;
     }
-    /* Other keys (systemTraceEvents, ...) are skipped; displayTimeUnit is counted, as
-    ** Perfetto counts it; the "metadata" object becomes json_metadata.* metadata rows. */
+    /* systemTraceEvents is systrace text; other keys are skipped; displayTimeUnit is counted,
+    ** as Perfetto counts it; the "metadata" object becomes json_metadata.* metadata rows. */
+    if (v.len == 17 && !memcmp(v.s, "systemTraceEvents", 17)) {
+      if ((rc = trak__json_value(c, &v))) return rc;
+      trak__json_system_trace(j, &v);
+      j->state = ST_TOP_NEXT;
+      return TRAK_JSON_OK;
+    }
     if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
       trak__report(j->imp, TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
                    "displayTimeUnit is a viewer hint; timestamps stay microseconds");

@@ -85,5 +85,8 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e);
 /* Adds the args of the processes and threads that had sort indexes (at the end of
 ** the import, once: json_events.c). */
 void trak__json_meta_args(trak_json_import *j);
+/* A "systemTraceEvents" member's value: its string's systrace lines go to the Linux event sink
+** (system_trace.c); any other value is counted in json_parser_failure. Never fails. */
+void trak__json_system_trace(trak_json_import *j, const trak_json_value *v);
 
 #endif /* TRAK_PROCESSOR_JSON_IMPORT_H */

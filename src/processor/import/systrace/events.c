@@ -1,0 +1,130 @@
+/*
+** This file holds what a systrace event line means, with the rules of Perfetto's systrace line
+** parser: the task names its thread (unless "<...>") and a numeric TGID ties it to its process;
+** then sched_switch, sched_waking, sched_blocked_reason, cpu_frequency, cpu_frequency_limits,
+** cpu_idle and the atrace markers of tracing_mark_write / print / "0" go to the Linux event
+** sink (import/ftrace/ftrace.h). Perfetto's text path reads no other event (no generic
+** ftrace_event rows), and neither does this one.
+*/
+#include <string.h>
+
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/systrace/systrace_import.h"
+#include "processor/util/task_state.h"
+
+static int strv_is(trak_strv v, const char *lit) {
+  size_t n = strlen(lit);
+  return v.len == n && memcmp(v.s, lit, n) == 0;
+}
+
+static uint32_t intern(trak_importer *imp, trak_strv v) {
+  return trak__strpool_intern(&imp->tables->strings, v.s, v.len);
+}
+
+/* The value of `key` in the line's arguments, empty when absent (Perfetto reads a missing key
+** as ""). */
+static trak_strv arg(const trak_systrace_line *l, const char *key) {
+  trak_strv v = {"", 0};
+  trak__systrace_args_find(l->args, key, &v);
+  return v;
+}
+
+static void sched_switch(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
+  trak_strv state = arg(l, "prev_state");
+  uint32_t prev_pid, next_pid;
+  int32_t prev_prio, next_prio;
+  if (trak__systrace_u32(arg(l, "prev_pid"), &prev_pid) ||
+      trak__systrace_i32(arg(l, "prev_prio"), &prev_prio) ||
+      trak__systrace_u32(arg(l, "next_pid"), &next_pid) ||
+      trak__systrace_i32(arg(l, "next_prio"), &next_prio)) {
+    trak__systrace_failure(s, line_no,
+                           "sched_switch without prev_pid, prev_prio, next_pid "
+                           "and next_prio numbers");
+    return;
+  }
+  trak_importer *imp = s->imp;
+  trak__sched_switch(imp, l->cpu, l->ts, TRAK_FTRACE_NO_FLAGS, prev_pid,
+                     intern(imp, arg(l, "prev_comm")), prev_prio,
+                     trak__task_state_from_systrace(state.s, state.len), next_pid,
+                     intern(imp, arg(l, "next_comm")), next_prio);
+}
+
+static void sched_waking(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
+  uint32_t pid;
+  if (trak__systrace_u32(arg(l, "pid"), &pid)) {
+    trak__systrace_failure(s, line_no, "sched_waking without a pid number");
+    return;
+  }
+  /* Perfetto's text path reads neither prio nor target_cpu nor the flags; no ftrace_event row */
+  trak__sched_waking(s->imp, l->cpu, l->ts, TRAK_FTRACE_NO_FLAGS, l->pid, pid,
+                     intern(s->imp, arg(l, "comm")), 0, 0, 0);
+}
+
+static void blocked_reason(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
+  uint32_t pid;
+  int32_t io_wait;
+  if (trak__systrace_u32(arg(l, "pid"), &pid) || trak__systrace_i32(arg(l, "iowait"), &io_wait)) {
+    trak__systrace_failure(s, line_no, "sched_blocked_reason without pid and iowait numbers");
+    return;
+  }
+  trak__sched_blocked_reason(s->imp, l->ts, pid, io_wait != 0, intern(s->imp, arg(l, "caller")));
+}
+
+/* cpu_frequency and cpu_idle: `state` on the counter track of `kind` for CPU `cpu_id`. */
+static void cpu_counter(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no,
+                        trak_track_kind_id kind) {
+  uint32_t cpu;
+  double value;
+  if (trak__systrace_u32(arg(l, "cpu_id"), &cpu) ||
+      trak__systrace_double(arg(l, "state"), &value)) {
+    trak__systrace_failure(s, line_no, "a cpu counter without cpu_id and state numbers");
+    return;
+  }
+  trak__cpu_counter(s->imp, kind, cpu, l->ts, value);
+}
+
+/* cpu_frequency_limits: "max" (or "max_freq") and "min" (or "min_freq") of CPU `cpu_id`; a
+** key present but not a number counts as absent, as in Perfetto. */
+static void freq_limits(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
+  uint32_t cpu;
+  trak_strv v;
+  double max, min;
+  if (trak__systrace_u32(arg(l, "cpu_id"), &cpu)) {
+    trak__systrace_failure(s, line_no, "cpu_frequency_limits without a cpu_id number");
+    return;
+  }
+  int has_max = !trak__systrace_double(
+      trak__systrace_args_find(l->args, "max", &v) ? v : arg(l, "max_freq"), &max);
+  int has_min = !trak__systrace_double(
+      trak__systrace_args_find(l->args, "min", &v) ? v : arg(l, "min_freq"), &min);
+  if (has_max) trak__cpu_counter(s->imp, TRAK_TK_CPU_MAX_FREQ_LIMIT, cpu, l->ts, max);
+  if (has_min) trak__cpu_counter(s->imp, TRAK_TK_CPU_MIN_FREQ_LIMIT, cpu, l->ts, min);
+  if (!has_max && !has_min)
+    trak__systrace_failure(s, line_no, "cpu_frequency_limits without max or min numbers");
+}
+
+void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_line *l,
+                                uint64_t line_no) {
+  trak_importer *imp = s->imp;
+  /* The task names the thread, unless ftrace did not know its name ("<...>", see tracefs'
+  ** saved_cmdlines); a TGID of digits ties it to its process ("-----": unknown). */
+  uint32_t tgid = 0;
+  int has_tgid = l->tgid.len && !strv_is(l->tgid, "-----") && !trak__systrace_u32(l->tgid, &tgid);
+  trak__ftrace_thread_name(imp, l->ts, l->pid, has_tgid ? (int64_t)tgid : -1,
+                           strv_is(l->task, "<...>") ? 0 : intern(imp, l->task));
+  trak_strv e = l->event;
+  if (strv_is(e, "sched_switch"))
+    sched_switch(s, l, line_no);
+  else if (strv_is(e, "tracing_mark_write") || strv_is(e, "0") || strv_is(e, "print"))
+    trak__atrace_marker(imp, l->cpu, l->ts, l->pid, -1, l->args.s, l->args.len);
+  else if (strv_is(e, "sched_waking"))
+    sched_waking(s, l, line_no);
+  else if (strv_is(e, "cpu_frequency"))
+    cpu_counter(s, l, line_no, TRAK_TK_CPU_FREQUENCY);
+  else if (strv_is(e, "cpu_frequency_limits"))
+    freq_limits(s, l, line_no);
+  else if (strv_is(e, "cpu_idle"))
+    cpu_counter(s, l, line_no, TRAK_TK_CPU_IDLE);
+  else if (strv_is(e, "sched_blocked_reason"))
+    blocked_reason(s, l, line_no);
+}
