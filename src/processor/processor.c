@@ -199,6 +199,15 @@ int64_t trak_processor_stat_value(const trak_processor *p, const char *name) {
 
 /* ---- queries --------------------------------------------------------------------------- */
 
+/* SQLite's refusal by the authorizer of restricted SQL (sql_guard.c), saying what that means. */
+static int auth_error(const char *msg, trak_error *err) {
+  return trak_error_set(err, TRAK_EINVAL,
+                        "%s: restricted SQL may read every table and make tables, views and "
+                        "functions of its own, but not attach databases, write files or change "
+                        "trak's tables",
+                        msg);
+}
+
 int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const char **tail,
                     trak_error *err) {
   *out = NULL;
@@ -209,6 +218,7 @@ int trak_query_open(trak_processor *p, const char *sql, trak_query **out, const 
   char msg[1200];
   if (trak__psql_prepare(p, sql, NULL, &stmt, &rest, msg, sizeof msg)) {
     if (tail) *tail = rest;
+    if (sqlite3_errcode(p->db) == SQLITE_AUTH) return auth_error(msg, err);
     return trak_error_set(err, TRAK_EINVAL, "%s", msg);
   }
   if (tail) *tail = rest;
@@ -229,6 +239,7 @@ int trak_query_next(trak_query *q, trak_error *err) {
   int rc = sqlite3_step(q->stmt);
   if (rc == SQLITE_ROW) return 1;
   if (rc == SQLITE_DONE) return 0;
+  if (rc == SQLITE_AUTH) return auth_error(sqlite3_errmsg(q->p->db), err);
   return trak_error_set(err, TRAK_EINVAL, "%s", sqlite3_errmsg(q->p->db));
 }
 
