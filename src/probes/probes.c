@@ -245,25 +245,32 @@ typedef struct oneshot {
   int has_thread;
 } oneshot;
 
+/* The process tree's writer: the data source's context and the time spent waiting so far. */
+typedef struct tree_writer {
+  trak_ds_ctx *ctx;
+  int waited_ms;
+} tree_writer;
+
 /* The next packet of the process tree, once the shared buffer has room for it: the tree is
 ** written while ftrace's first drain may fill the buffer, and a tree cut short loses the
 ** newest processes (trak's own among them). Waits up to 2 s in all, then writes anyway
 ** (a packet lost then is counted). */
-static trak_pb_buf *next_packet(void *ctx) {
-  static __thread int waited_ms;
+static trak_pb_buf *next_packet(void *user) {
+  tree_writer *w = user;
   uint32_t total;
-  while (waited_ms < 2000 && trak__ds_free_chunks(ctx, &total) < 2) {
+  while (w->waited_ms < 2000 && trak__ds_free_chunks(w->ctx, &total) < 2) {
     nanosleep(&(struct timespec){0, 1000000}, NULL);
-    waited_ms++;
+    w->waited_ms++;
   }
-  return trak_ds_new_packet(ctx);
+  return trak_ds_new_packet(w->ctx);
 }
 
 static void oneshot_write(trak_ds_ctx *ctx, void *user) {
   oneshot *o = user;
   if (trak_ds_instance_index(ctx) != o->instance || o->done) return;
   if (o->ds == &ds_process) {
-    trak__probes_process_tree(next_packet, ctx, o->thread_names);
+    tree_writer w = {ctx, 0};
+    trak__probes_process_tree(next_packet, &w, o->thread_names);
   } else {
     trak__probes_system_info(trak_ds_new_packet(ctx));
     trak__probes_cpu_info(trak_ds_new_packet(ctx));
