@@ -7,8 +7,9 @@
 
 #include "processor/util/systrace_text.h"
 
+/* Whether [s, s + len) holds `needle`; an empty input (s may then be NULL) holds nothing. */
 static int contains(const char *s, size_t len, const char *needle) {
-  return memmem(s, len, needle, strlen(needle)) != NULL;
+  return len && memmem(s, len, needle, strlen(needle)) != NULL;
 }
 static int starts_with(const char *s, size_t len, const char *prefix) {
   size_t n = strlen(prefix);
