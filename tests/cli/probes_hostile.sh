@@ -77,15 +77,17 @@ PY
 grep -q "unknown event 'sched/no_such_event'" "$TMP/probes.log" || fail "unknown event not on stderr"
 
 # Two sessions at once: the second gets no ftrace, and its trace says why.
-# (The first runs long enough for the second to start on a loaded machine.)
-"$TRAK" record --sched --time 5s -o "$TMP/first.pb" 2> /dev/null & first=$!
+# (The first records until the second is done: Ctrl-C, which `trak record` takes as its stop.)
+"$TRAK" record --sched --time 60s -o "$TMP/first.pb" 2> /dev/null & first=$!
 wait_recording || fail "two sessions: the first did not start"
 "$TRAK" record --sched --time 1s -o "$TMP/second.pb" 2> "$TMP/record.log" ||
   fail "second record: $(cat "$TMP/record.log")"
-wait $first
+kill -INT $first
+wait $first || fail "first record, stopped by SIGINT, failed"
 check_restored "two sessions"
-"$TRAK" dump "$TMP/second.pb" | grep -q 'exclusive_feature_error: "linux.ftrace is already recording' ||
-  fail "second session: no refusal in its trace"
+"$TRAK" dump "$TMP/second.pb" > "$TMP/second.txt"
+grep -q 'exclusive_feature_error: "linux.ftrace is already recording' "$TMP/second.txt" ||
+  fail "second session: no refusal in its trace: $(grep -E 'error|ftrace_stats' "$TMP/second.txt" | head -5)"
 "$TRAK" dump "$TMP/first.pb" > "$TMP/first.txt"
 grep -Eq 'sched_switch|switch_next_pid' "$TMP/first.txt" || fail "first session recorded nothing: $(grep -A3 ftrace_stats "$TMP/first.txt" | head; cat "$TMP/probes.log")"
 
