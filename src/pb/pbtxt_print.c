@@ -15,6 +15,7 @@
 #include "pb/schema.h"
 #include "trak/pbtxt.h"
 #include "util/limits.h"
+#include "util/utf8.h"
 
 typedef struct printer {
   trak_pb_buf *out;
@@ -42,27 +43,6 @@ static void emit_indent(printer *pr) {
   static const char spaces[] = "                                ";
   for (int left = pr->indent * 2; left > 0; left -= 32)
     emit(pr, spaces, left < 32 ? (size_t)left : 32);
-}
-
-/* Length of the well-formed UTF-8 sequence at s[0] (lead byte >= 0x80) within n bytes: 2 to 4,
-** or 0 when it is not one (a stray continuation, an overlong form, a surrogate, past
-** U+10FFFF, or cut short). */
-static size_t utf8_seq_len(const uint8_t *s, size_t n) {
-  uint8_t c = s[0];
-  size_t len = c >= 0xc2 && c <= 0xdf   ? 2
-               : c >= 0xe0 && c <= 0xef ? 3
-               : c >= 0xf0 && c <= 0xf4 ? 4
-                                        : 0;
-  if (!len || len > n) return 0;
-  uint8_t lo = 0x80, hi = 0xbf; /* the second byte's range (Unicode's table 3-7) */
-  if (c == 0xe0) lo = 0xa0;
-  if (c == 0xed) hi = 0x9f;
-  if (c == 0xf0) lo = 0x90;
-  if (c == 0xf4) hi = 0x8f;
-  if (s[1] < lo || s[1] > hi) return 0;
-  for (size_t k = 2; k < len; k++)
-    if ((s[k] & 0xc0) != 0x80) return 0;
-  return len;
 }
 
 /* Quoted string with C escapes. Well-formed UTF-8 stays raw in strings; other bytes >= 0x80
@@ -95,7 +75,7 @@ static void emit_quoted(printer *pr, const uint8_t *s, size_t n, int keep_high) 
       break;
     }
     if (!esc && c >= 0x80 && keep_high) {
-      size_t len = utf8_seq_len(s + i, n - i);
+      size_t len = trak__utf8_sequence_len((const char *)s + i, n - i);
       if (len) {
         i += len - 1;
         continue;

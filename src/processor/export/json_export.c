@@ -17,7 +17,7 @@
 #include <string.h>
 
 #include "processor/export/json_export.h"
-#include "processor/util/utf8.h"
+#include "util/utf8.h"
 #include "processor/processor_internal.h"
 
 typedef struct out {

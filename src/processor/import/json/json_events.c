@@ -11,7 +11,7 @@
 
 #include "processor/import/hash.h"
 #include "processor/import/json/json_import.h"
-#include "processor/util/utf8.h"
+#include "util/utf8.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
 

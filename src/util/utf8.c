@@ -1,10 +1,11 @@
 /*
 ** This file holds UTF-8 validation and repair (see utf8.h): the JSON importer repairs strings
-** with invalid bytes to U+FFFD, counting them, so tables and protobuf output hold valid text.
+** with invalid bytes to U+FFFD, counting them, so tables and protobuf output hold valid text;
+** the text-format printer escapes what is not well-formed.
 */
 #include <string.h>
 
-#include "processor/util/utf8.h"
+#include "util/utf8.h"
 
 /* The length of the valid sequence at s[0] (1-4), or 0 if it is not one; then *skip receives
 ** the length of the maximal invalid subsequence to replace by one U+FFFD. */
@@ -39,6 +40,11 @@ static size_t sequence(const unsigned char *s, size_t len, size_t *skip) {
   if (i == need) return need;
   *skip = i;
   return 0;
+}
+
+size_t trak__utf8_sequence_len(const char *s, size_t len) {
+  size_t skip;
+  return sequence((const unsigned char *)s, len, &skip);
 }
 
 size_t trak__utf8_valid_prefix(const char *s, size_t len) {
