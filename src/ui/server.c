@@ -23,7 +23,6 @@
 #include <strings.h>
 #include <sys/socket.h>
 
-
 #include "ui/guard.h"
 #include "ui/ui.h"
 
