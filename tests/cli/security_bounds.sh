@@ -107,6 +107,28 @@ expect_lines "$WORK/utf8b.out" \
 [ "$(tr '\n' ' ' <"$WORK/utf8b.csv")" = "h 78EFBFBD79 76EFBFBDEFBFBD77 2 " ] ||
   { echo "FAIL: invalid UTF-8 not repaired and counted:"; cat "$WORK/utf8b.csv"; fail=1; }
 
+# ---- 5. a packed repeated field that ends in a cut varint (extra_counter_values: 5, then 0x80)
+# is counted as malformed (packet_malformed), not skipped in silence; the value before it is kept.
+python3 - "$WORK/packed.pb" <<'PY'
+import sys
+def v(n):
+    out = b""
+    while True:
+        b, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+ld = lambda tag, data: v(tag << 3 | 2) + v(len(data)) + data
+vi = lambda tag, n: v(tag << 3) + v(n)
+td = ld(60, vi(1, 9) + ld(2, b"t"))
+te = vi(9, 3) + vi(11, 9) + ld(23, b"e") + ld(12, bytes([5, 0x80]))
+open(sys.argv[1], "wb").write(ld(1, vi(10, 1) + td) + ld(1, vi(8, 10) + vi(10, 1) + ld(11, te)))
+PY
+"$TRAK" check "$WORK/packed.pb" >"$WORK/packed.out" 2>&1 && { echo "FAIL: check passes a bad packed field"; fail=1; }
+expect_lines "$WORK/packed.out" \
+  "packet 1: error: a packed repeated field of track_event does not decode; the values before the bad one were kept [packet_malformed]" \
+  "1 extra counter values for 0 track uuids"
+
 # ---- 8. a JSON trace saved as UTF-16 (with or without a byte order mark) says so
 printf '{"traceEvents":[]}' | iconv -f UTF-8 -t UTF-16 >"$WORK/u16.json"
 printf '{"traceEvents":[]}' | iconv -f UTF-8 -t UTF-16BE >"$WORK/u16be.json"
