@@ -32,6 +32,33 @@ PY
   >"$WORK/threads.out" 2>&1
 grep -qx 20000 "$WORK/threads.out" || { echo "FAIL: 20,000 JSON threads under ulimit -v $limit:"; tail -3 "$WORK/threads.out"; fail=1; }
 
+# 400,000 sequence ids in 2.4 MB (one empty packet each): unbounded, their state took 380 MB and
+# aborted under the 256 MB bound. Past the import's memory bound a new sequence is refused,
+# counted (import_memory_limit), its events dropped and counted; the first sequence's event stays.
+python3 - "$WORK/seqs400k.pb" <<'PY'
+import sys
+def v(n):
+    out = b""
+    while True:
+        b, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+ld = lambda tag, data: v(tag << 3 | 2) + v(len(data)) + data
+vi = lambda tag, n: v(tag << 3) + v(n)
+event = lambda ts, seq, name: ld(1, vi(8, ts) + vi(10, seq) + ld(11, vi(9, 3) + vi(11, 7) + ld(23, name)))
+out = [ld(1, vi(10, 1) + ld(60, vi(1, 7) + ld(2, b"t"))), event(5, 1, b"first")]
+out += [ld(1, vi(10, i)) for i in range(2, 400001)]
+out.append(event(9, 400000, b"last"))
+open(sys.argv[1], "wb").write(b"".join(out))
+PY
+(ulimit -v $limit; exec "$TRAK" query --format csv "$WORK/seqs400k.pb" \
+  "SELECT name FROM slice; SELECT value FROM stats WHERE name = 'import_memory_limit'") \
+  >"$WORK/seqs400k.out" 2>"$WORK/seqs400k.err"
+[ "$(tr '\n' ' ' <"$WORK/seqs400k.out")" = "name first  value 2 " ] ||
+  { echo "FAIL: 400,000 sequences under ulimit -v $limit:"; tail -3 "$WORK/seqs400k.out" "$WORK/seqs400k.err"; fail=1; }
+expect_lines "$WORK/seqs400k.err" "sequence 400000 was refused (too many sequences for the trace's size); event dropped"
+
 # ---- 6. quadratic time: 60,000 complete events each partly overlapping all before it need 60,000
 # overflow lanes; a linear search of the lanes per event takes minutes (40,000: 96 s), the lane
 # tree well under a second of CPU.
