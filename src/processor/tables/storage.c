@@ -167,7 +167,8 @@ static char *strpool_alloc(trak_strpool *sp, size_t n) {
 
 static uint32_t strpool_repair(trak_strpool *sp, const char *s, size_t len, size_t ok);
 
-uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
+/* Interns [s, s + len); `check`: repair invalid UTF-8 first when the pool asks for it. */
+static uint32_t strpool_put(trak_strpool *sp, const char *s, size_t len, int check) {
   if ((sp->str.n + 1) * 2 > sp->slot_cap) strpool_rehash(sp);
   size_t mask = sp->slot_cap - 1;
   size_t i = hash_bytes(s, len) & mask;
@@ -175,8 +176,9 @@ uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
     uint32_t id = sp->slots[i];
     if (sp->len.v[id] == len && !memcmp(sp->str.v[id], s, len)) return id;
   }
-  /* Only a miss is checked: a stored string is valid, so invalid bytes never hit one. */
-  if (sp->on_invalid_utf8) {
+  /* Only a miss is checked: a stored string is valid (but for those interned as bytes), so
+  ** invalid bytes never hit one. */
+  if (check && sp->on_invalid_utf8) {
     size_t ok = trak__utf8_valid_prefix(s, len);
     if (__builtin_expect(ok != len, 0)) return strpool_repair(sp, s, len, ok);
   }
@@ -188,6 +190,14 @@ uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
   trak_vec_push(sp->len, (uint32_t)len);
   sp->slots[i] = id;
   return id;
+}
+
+uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
+  return strpool_put(sp, s, len, 1);
+}
+
+uint32_t trak__strpool_intern_bytes(trak_strpool *sp, const char *s, size_t len) {
+  return strpool_put(sp, s, len, 0);
 }
 
 /* Interns the repair of [s, s + len), whose first invalid byte is at `ok`, and says so. */

@@ -71,6 +71,9 @@ void trak__strpool_free(trak_strpool *sp);
 /* Interns `len` bytes (which may hold NULs; they are stored as is, and so is invalid UTF-8
 ** unless on_invalid_utf8 is set). Returns the id (>= 1). */
 uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len);
+/* Interns `len` bytes as they are, never repaired: binary values kept as strings (build ids,
+** shown in hex). Returns the id (>= 1). */
+uint32_t trak__strpool_intern_bytes(trak_strpool *sp, const char *s, size_t len);
 /* The id of an interned string, or 0 when it was never interned. */
 uint32_t trak__strpool_find(const trak_strpool *sp, const char *s, size_t len);
 static inline const char *trak__str(const trak_strpool *sp, uint32_t id) {
