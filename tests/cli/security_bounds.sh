@@ -9,6 +9,19 @@ GEN=${HOSTILE_GEN:?}
 . "$TRAK_SOURCE_DIR/tests/support/check_lib.sh"
 limit=unlimited
 [ "$("$GEN" sanitized)" = 0 ] && limit=262144
+# Protobuf wire writers for the traces crafted byte by byte below (v: varint, ld: a
+# length-delimited field, vi: a varint field).
+cat >"$WORK/pbwire.py" <<'PY'
+def v(n):
+    out = b""
+    while True:
+        b, n = n & 0x7F, n >> 7
+        if not n:
+            return out + bytes([b])
+        out += bytes([b | 0x80])
+ld = lambda tag, data: v(tag << 3 | 2) + v(len(data)) + data
+vi = lambda tag, n: v(tag << 3) + v(n)
+PY
 
 # ---- 1. memory per sequence: 2,000 sequences, 20,000 JSON threads --------------------------------
 python3 - "$WORK/seqs.pbtxt" <<'PY'
@@ -35,17 +48,10 @@ grep -qx 20000 "$WORK/threads.out" || { echo "FAIL: 20,000 JSON threads under ul
 # 400,000 sequence ids in 2.4 MB (one empty packet each): unbounded, their state took 380 MB and
 # aborted under the 256 MB bound. Past the import's memory bound a new sequence is refused,
 # counted (import_memory_limit), its events dropped and counted; the first sequence's event stays.
-python3 - "$WORK/seqs400k.pb" <<'PY'
+python3 - "$WORK/seqs400k.pb" "$WORK" <<'PY'
 import sys
-def v(n):
-    out = b""
-    while True:
-        b, n = n & 0x7F, n >> 7
-        if not n:
-            return out + bytes([b])
-        out += bytes([b | 0x80])
-ld = lambda tag, data: v(tag << 3 | 2) + v(len(data)) + data
-vi = lambda tag, n: v(tag << 3) + v(n)
+sys.path.insert(0, sys.argv[2])
+from pbwire import ld, vi
 event = lambda ts, seq, name: ld(1, vi(8, ts) + vi(10, seq) + ld(11, vi(9, 3) + vi(11, 7) + ld(23, name)))
 out = [ld(1, vi(10, 1) + ld(60, vi(1, 7) + ld(2, b"t"))), event(5, 1, b"first")]
 out += [ld(1, vi(10, i)) for i in range(2, 400001)]
@@ -136,17 +142,10 @@ expect_lines "$WORK/utf8b.out" \
 
 # ---- 5. a packed repeated field that ends in a cut varint (extra_counter_values: 5, then 0x80)
 # is counted as malformed (packet_malformed), not skipped in silence; the value before it is kept.
-python3 - "$WORK/packed.pb" <<'PY'
+python3 - "$WORK/packed.pb" "$WORK" <<'PY'
 import sys
-def v(n):
-    out = b""
-    while True:
-        b, n = n & 0x7F, n >> 7
-        if not n:
-            return out + bytes([b])
-        out += bytes([b | 0x80])
-ld = lambda tag, data: v(tag << 3 | 2) + v(len(data)) + data
-vi = lambda tag, n: v(tag << 3) + v(n)
+sys.path.insert(0, sys.argv[2])
+from pbwire import ld, vi
 td = ld(60, vi(1, 9) + ld(2, b"t"))
 te = vi(9, 3) + vi(11, 9) + ld(23, b"e") + ld(12, bytes([5, 0x80]))
 open(sys.argv[1], "wb").write(ld(1, vi(10, 1) + td) + ld(1, vi(8, 10) + vi(10, 1) + ld(11, te)))
