@@ -10,12 +10,13 @@
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
 
-/* The string pool's report of a string it stored repaired: counted against the packet read. */
-static void invalid_utf8(void *ctx, size_t bad, size_t first) {
+/* The string pool's report of a string that is not UTF-8 (kept as read): counted against the
+** packet read. */
+static void invalid_utf8(void *ctx, size_t first) {
   trak__report(ctx, TRAK_STAT_STRING_INVALID_UTF8,
-               "a string holds %zu invalid UTF-8 sequence(s) (the first at its byte %zu); "
-               "replaced by U+FFFD",
-               bad, first);
+               "a string is not UTF-8 (the first invalid byte at its byte %zu); kept as read, "
+               "shown with U+FFFD in text outputs",
+               first);
 }
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,

@@ -165,9 +165,7 @@ static char *strpool_alloc(trak_strpool *sp, size_t n) {
   return p;
 }
 
-static uint32_t strpool_repair(trak_strpool *sp, const char *s, size_t len, size_t ok);
-
-/* Interns [s, s + len); `check`: repair invalid UTF-8 first when the pool asks for it. */
+/* Interns [s, s + len); `check`: tell the pool's hook when the string is not UTF-8. */
 static uint32_t strpool_put(trak_strpool *sp, const char *s, size_t len, int check) {
   if ((sp->str.n + 1) * 2 > sp->slot_cap) strpool_rehash(sp);
   size_t mask = sp->slot_cap - 1;
@@ -176,11 +174,11 @@ static uint32_t strpool_put(trak_strpool *sp, const char *s, size_t len, int che
     uint32_t id = sp->slots[i];
     if (sp->len.v[id] == len && !memcmp(sp->str.v[id], s, len)) return id;
   }
-  /* Only a miss is checked: a stored string is valid (but for those interned as bytes), so
-  ** invalid bytes never hit one. */
+  /* Only a miss is checked: each distinct string is told once. It is kept as read, as
+  ** Perfetto keeps it; text outputs repair it. */
   if (check && sp->on_invalid_utf8) {
     size_t ok = trak__utf8_valid_prefix(s, len);
-    if (__builtin_expect(ok != len, 0)) return strpool_repair(sp, s, len, ok);
+    if (__builtin_expect(ok != len, 0)) sp->on_invalid_utf8(sp->ctx, ok);
   }
   char *copy = strpool_alloc(sp, len + 1);
   memcpy(copy, s, len);
@@ -198,18 +196,6 @@ uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
 
 uint32_t trak__strpool_intern_bytes(trak_strpool *sp, const char *s, size_t len) {
   return strpool_put(sp, s, len, 0);
-}
-
-/* Interns the repair of [s, s + len), whose first invalid byte is at `ok`, and says so. */
-__attribute__((noinline, cold)) static uint32_t strpool_repair(trak_strpool *sp, const char *s,
-                                                               size_t len, size_t ok) {
-  char stack[256], *fixed = 3 * len <= sizeof stack ? stack : malloc(3 * len);
-  if (!fixed) out_of_memory();
-  size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
-  sp->on_invalid_utf8(sp->ctx, bad, ok);
-  uint32_t id = trak__strpool_intern(sp, fixed, n);
-  if (fixed != stack) free(fixed);
-  return id;
 }
 
 /* ---- tables ---------------------------------------------------------------------------- */
