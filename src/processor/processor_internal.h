@@ -71,9 +71,12 @@ void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
 int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);
 
-/* SQL (sql.c): creates the database, registers tables, views and functions. */
+/* SQL (sql.c): creates the database (p->db), registers tables, views and functions and fills
+** the stats, import log and android_logs tables from p->result, which must be made. Returns 0,
+** or a negative TRAK_E* code with err set; p->db may then be open, for trak_processor_free. */
 int trak__sql_init(trak_processor *p, trak_error *err);
-/* Creates and fills __intrinsic_metadata from the importer's rows (metadata_table.c). */
+/* Creates and fills __intrinsic_metadata from p->result.metadata (metadata_table.c). Returns
+** SQLITE_OK or SQLite's error code. */
 int trak__sql_metadata_fill(trak_processor *p);
 /* Registers the functions (sql_functions.c); the tables' module is tables/vtab.h's. */
 int trak__functions_register(trak_processor *p);
