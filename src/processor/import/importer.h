@@ -49,7 +49,7 @@ typedef struct trak_importer {
   trak_tracks tracks;      /* tracks.c */
   trak_async_tracks async; /* async_tracks.c */
   trak_slices slices;      /* slice_stack.c */
-  trak_flows flows;        /* json_flows.c */
+  trak_flows flows;        /* flows.c */
   trak_args args;          /* debug_args.c, arg_order.c */
   TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
 

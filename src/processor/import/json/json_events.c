@@ -227,7 +227,7 @@ static int is_true(const trak_json_value *v) {
 
 /* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
 ** flow_out starts the flow at this slice, flow_in alone ends it here (without closing it),
-** both step it on (json_flows.c). */
+** both step it on (flows.c). */
 static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   uint64_t id;
   if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||
