@@ -149,6 +149,15 @@ static void nested_args_flatten(void **state) {
   trak_processor_free(p);
 }
 
+/* Asserts that query `sql` gives one row whose first column reads `want`. */
+static void assert_query(trak_processor *p, const char *sql, const char *want) {
+  trak_query *q;
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, NULL), 0);
+  assert_int_equal(trak_query_next(q, NULL), 1);
+  assert_string_equal(trak_query_string(q, 0), want);
+  trak_query_free(q);
+}
+
 /* An arg key past TRAK_LIMIT_KEY_BYTES (1024) loses its value, counted in arg_key_too_long, as
 ** a debug annotation's does (json_args.c: one rule for both); the args around it are kept. A key
 ** of 1023 bytes is kept whole. */
@@ -165,15 +174,10 @@ static void long_arg_key_dropped_and_counted(void **state) {
   assert_true(n > 0 && (size_t)n < sizeof trace);
   trak_processor *p = import_split(trace, (size_t)n, (size_t)n);
   assert_int_equal(trak_processor_stat_value(p, "arg_key_too_long"), 1);
-  trak_query *q;
-  assert_int_equal(trak_query_open(p,
-                                   "select group_concat(length(key) || '=' || int_value, ' ') "
-                                   "from args where key like 'args.%'",
-                                   &q, NULL, NULL),
-                   0);
-  assert_int_equal(trak_query_next(q, NULL), 1);
-  assert_string_equal(trak_query_string(q, 0), "1023=2 7=3");
-  trak_query_free(q);
+  assert_query(p,
+               "select group_concat(length(key) || '=' || int_value, ' ') "
+               "from args where key like 'args.%'",
+               "1023=2 7=3");
   trak_processor_free(p);
 }
 
@@ -200,15 +204,10 @@ static void legacy_json_value_nests_as_json(void **state) {
   assert_true(n > 0 && (size_t)n < sizeof trace);
   trak_processor *p = import_split(trace, (size_t)n, (size_t)n);
   assert_int_equal(trak_processor_stat_value(p, "debug_annotation_too_deep"), 0);
-  trak_query *q;
-  assert_int_equal(trak_query_open(p,
-                                   "select length(key) || ':' || int_value from args "
-                                   "where flat_key = 'debug.deep'",
-                                   &q, NULL, NULL),
-                   0);
-  assert_int_equal(trak_query_next(q, NULL), 1);
-  assert_string_equal(trak_query_string(q, 0), "130:1"); /* "debug.deep" and 40 "[0]" */
-  trak_query_free(q);
+  assert_query(p,
+               "select length(key) || ':' || int_value from args "
+               "where flat_key = 'debug.deep'",
+               "130:1"); /* "debug.deep" and 40 "[0]" */
   trak_processor_free(p);
 }
 
