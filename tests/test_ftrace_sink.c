@@ -33,7 +33,7 @@ static trak_processor *story(void) {
   assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
   const char *text = "packet { timestamp: 1 trusted_packet_sequence_id: 1 }";
   assert_int_equal(trak_processor_feed(p, text, strlen(text), &err), 0);
-  trak_importer *imp = &p->imp;
+  trak_importer *imp = p->imp;
   /* queued out of order on purpose: the sink sorts */
   trak__sched_switch(imp, 1, 160, -1, 0, str(p, "swapper/1"), 120, 0, 20, str(p, "b"), 120);
   trak__sched_switch(imp, 0, 100, -1, 0, str(p, "swapper/0"), 120, 0, 10, str(p, "a"), 120);

@@ -1,6 +1,5 @@
 /*
-** Unit tests of flow binding (src/processor/import/json_flows.c and the protobuf path of
-** event_parser.c), one rule per test: JSON v1 flows (s, t, f with and without bp "e") bound to
+** Unit tests of flow binding (src/processor/import/flows.c, both formats), one rule per test: JSON v1 flows (s, t, f with and without bp "e") bound to
 ** enclosing or next slices, the problems Perfetto counts (a second start, a step or end without
 ** a start, no enclosing slice), and protobuf flow_ids / terminating_flow_ids.
 */
@@ -70,7 +69,7 @@ static void test_json_problems(void **state) {
 #define PKT "packet { trusted_packet_sequence_id: 1 timestamp: "
 #define BEGIN(ts, name, flows)                                                                     \
   PKT #ts " track_event { type: TYPE_SLICE_BEGIN track_uuid: 10 name: \"" name "\" " flows " } "   \
-                                                                                           "}\n"
+          "}\n"
 #define END(ts) PKT #ts " track_event { type: TYPE_SLICE_END track_uuid: 10 } }\n"
 
 /* Protobuf: a flow id begins a flow or goes on with it; a terminating id ends it, so the same id

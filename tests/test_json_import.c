@@ -149,6 +149,68 @@ static void nested_args_flatten(void **state) {
   trak_processor_free(p);
 }
 
+/* Asserts that query `sql` gives one row whose first column reads `want`. */
+static void assert_query(trak_processor *p, const char *sql, const char *want) {
+  trak_query *q;
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, NULL), 0);
+  assert_int_equal(trak_query_next(q, NULL), 1);
+  assert_string_equal(trak_query_string(q, 0), want);
+  trak_query_free(q);
+}
+
+/* An arg key past TRAK_LIMIT_KEY_BYTES (1024) loses its value, counted in arg_key_too_long, as
+** a debug annotation's does (json_args.c: one rule for both); the args around it are kept. A key
+** of 1023 bytes is kept whole. */
+static void long_arg_key_dropped_and_counted(void **state) {
+  (void)state;
+  char trace[4096];
+  char kept[1024], cut[1101];
+  memset(kept, 'k', sizeof kept - 1 - 5), kept[sizeof kept - 1 - 5] = 0; /* "args." + 1018 */
+  memset(cut, 'c', sizeof cut - 1), cut[sizeof cut - 1] = 0;
+  int n = snprintf(trace, sizeof trace,
+                   "[{\"ph\": \"i\", \"name\": \"n\", \"ts\": 1, \"pid\": 1, \"tid\": 1, "
+                   "\"args\": {\"%s\": 1, \"%s\": 2, \"ok\": 3}}]",
+                   cut, kept);
+  assert_true(n > 0 && (size_t)n < sizeof trace);
+  trak_processor *p = import_split(trace, (size_t)n, (size_t)n);
+  assert_int_equal(trak_processor_stat_value(p, "arg_key_too_long"), 1);
+  assert_query(p,
+               "select group_concat(length(key) || '=' || int_value, ' ') "
+               "from args where key like 'args.%'",
+               "1023=2 7=3");
+  trak_processor_free(p);
+}
+
+/* A protobuf legacy_json_value flattens with the JSON rules (json_args.c): nesting as deep as
+** the JSON tokenizer accepts (64) is kept, as Perfetto keeps it, past the 32 levels of nested
+** debug annotations; it was cut at 32 before. */
+static void legacy_json_value_nests_as_json(void **state) {
+  (void)state;
+  char deep[256], trace[1024];
+  size_t d = 0;
+  for (int i = 0; i < 40; i++)
+    deep[d++] = '[';
+  deep[d++] = '1';
+  for (int i = 0; i < 40; i++)
+    deep[d++] = ']';
+  deep[d] = 0;
+  int n =
+      snprintf(trace, sizeof trace,
+               "packet { trusted_packet_sequence_id: 1 timestamp: 10 track_descriptor { uuid: 1 "
+               "} }\npacket { trusted_packet_sequence_id: 1 timestamp: 10 track_event { type: "
+               "TYPE_INSTANT track_uuid: 1 name: \"e\" debug_annotations { name: \"deep\" "
+               "legacy_json_value: \"%s\" } } }\n",
+               deep);
+  assert_true(n > 0 && (size_t)n < sizeof trace);
+  trak_processor *p = import_split(trace, (size_t)n, (size_t)n);
+  assert_int_equal(trak_processor_stat_value(p, "debug_annotation_too_deep"), 0);
+  assert_query(p,
+               "select length(key) || ':' || int_value from args "
+               "where flat_key = 'debug.deep'",
+               "130:1"); /* "debug.deep" and 40 "[0]" */
+  trak_processor_free(p);
+}
+
 /* An empty array, read in place, leaves the tokenizer no buffer: finishing still works. */
 static void empty_array_trace(void **state) {
   (void)state;
@@ -297,10 +359,16 @@ static void export_reimports(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(any_split_same_tables),    cmocka_unit_test(long_events_any_split),
-      cmocka_unit_test(nested_args_flatten),      cmocka_unit_test(empty_array_trace),
-      cmocka_unit_test(timestamps_from_text),     cmocka_unit_test(tokenizer_resumes_and_rejects),
-      cmocka_unit_test(deep_event_skipped_alone), cmocka_unit_test(export_reimports),
+      cmocka_unit_test(any_split_same_tables),
+      cmocka_unit_test(long_events_any_split),
+      cmocka_unit_test(nested_args_flatten),
+      cmocka_unit_test(long_arg_key_dropped_and_counted),
+      cmocka_unit_test(legacy_json_value_nests_as_json),
+      cmocka_unit_test(empty_array_trace),
+      cmocka_unit_test(timestamps_from_text),
+      cmocka_unit_test(tokenizer_resumes_and_rejects),
+      cmocka_unit_test(deep_event_skipped_alone),
+      cmocka_unit_test(export_reimports),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include "processor/analysis/analysis.h"
 #include "processor/sql/column_fetch.h"
 #include "processor/import/ftrace/ftrace.h"
+#include "processor/import/import_result.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
@@ -23,10 +24,14 @@ struct trak_query {
 int trak_processor_new(const trak_processor_options *options, trak_processor **out,
                        trak_error *err) {
   trak_processor *p = calloc(1, sizeof *p);
-  if (!p) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (p) p->imp = calloc(1, sizeof *p->imp);
+  if (!p || !p->imp) {
+    free(p);
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  }
   if (options) p->opts = *options;
   trak__tables_init(&p->tables);
-  trak__importer_init(&p->imp, &p->tables, options);
+  trak__importer_init(p->imp, &p->tables, options);
   *out = p;
   return 0;
 }
@@ -43,10 +48,15 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   int rc = trak__stream_finish(p, err);
   trak__stream_free(p);
   if (rc) return rc;
-  trak__packets_retry_deferred(&p->imp);
-  trak__ftrace_finish(&p->imp);
-  trak__events_parse(&p->imp);
-  trak__tracks_finish(&p->imp);
+  trak__packets_retry_deferred(p->imp);
+  trak__ftrace_finish(p->imp);
+  trak__events_parse(p->imp);
+  trak__tracks_finish(p->imp);
+  const char *trace_type = p->format == TRAK_FORMAT_JSON       ? "json"
+                           : p->format == TRAK_FORMAT_SYSTRACE ? "systrace"
+                                                               : "proto";
+  if (trak__import_result_make(p->imp, trace_type, (int64_t)p->fed, &p->result))
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   rc = trak__sql_init(p, err);
   if (rc) return rc;
   /* The analysis layer (describe_slice, alert, annotation_track) is built on the SQL layer, so
@@ -154,7 +164,9 @@ void trak_processor_free(trak_processor *p) {
   trak__sql_guard_free(p->guard); /* after the connection: it is the authorizer's data */
   trak__analysis_free(p);
   trak__stream_free(p);
-  trak__importer_free(&p->imp);
+  trak__import_result_free(&p->result); /* before the importer: it borrows from it */
+  if (p->imp) trak__importer_free(p->imp);
+  free(p->imp);
   trak__tables_free(&p->tables);
   trak__csr_free(&p->children);
   trak__csr_free(&p->flows_out);
@@ -163,7 +175,7 @@ void trak_processor_free(trak_processor *p) {
 }
 
 uint64_t trak_processor_event_count(const trak_processor *p) {
-  return p->imp.n_events;
+  return p->imp->n_events;
 }
 uint64_t trak_processor_byte_count(const trak_processor *p) {
   return p->plain_offset + p->pending.n;
@@ -180,20 +192,20 @@ int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
     out->description = "Ftrace bundles that said lost_events: the kernel buffer overwrote "
                        "events between reads, so those CPUs' scheduling data is unreliable (a "
                        "bigger buffer helps). The stats table has the count per CPU (idx).";
-    out->value = trak__ftrace_loss_total(&p->imp);
+    out->value = trak__ftrace_loss_total(p->imp);
     return 0;
   }
   if (i >= TRAK_STAT_COUNT) return TRAK_EINVAL;
   out->name = trak__stat_defs[i].name;
   out->severity = trak__stat_defs[i].severity;
   out->description = trak__stat_defs[i].description;
-  out->value = p->imp.stats[i];
+  out->value = p->imp->stats[i];
   return 0;
 }
 
 int64_t trak_processor_stat_value(const trak_processor *p, const char *name) {
   for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
-    if (!strcmp(trak__stat_defs[i].name, name)) return p->imp.stats[i];
+    if (!strcmp(trak__stat_defs[i].name, name)) return p->imp->stats[i];
   return -1;
 }
 

@@ -1,6 +1,7 @@
 /*
-** The processor object shared by the API (processor.c), the input stream (stream.c) and the
-** SQL layer (vtab.c, sql_functions.c, sql.c).
+** The processor object shared by the API (processor.c), the input stream (read/stream.c), the
+** SQL layer (sql/), analysis/ and export/. It includes no importer header: the layers above
+** import/ read the import's outcome through `tables` and `result` only.
 */
 #ifndef TRAK_PROCESSOR_INTERNAL_H
 #define TRAK_PROCESSOR_INTERNAL_H
@@ -8,11 +9,11 @@
 #include <sqlite3.h>
 #include <zlib.h>
 
-#include "processor/import/importer.h"
-#include "processor/import/json/json.h"
+#include "processor/tables/import_result.h"
 #include "processor/tables/storage.h"
 #include "processor/read/text_split.h"
 #include "processor/read/trace_file.h"
+#include "trak/pb.h"
 #include "trak/processor.h"
 
 typedef TRAK_VEC(uint8_t) trak_bytes;
@@ -22,7 +23,10 @@ typedef struct trak_sql_guard trak_sql_guard; /* sql/sql_guard.c */
 
 struct trak_processor {
   trak_tables tables;
-  trak_importer imp;
+  struct trak_importer *imp; /* import/importer.h: the import's state, owned; only processor.c
+                             ** and read/ look inside it */
+  trak_import_result result; /* what the import left for queries (tables/import_result.h); made
+                             ** when the import is done, before the SQL layer opens */
   trak_processor_options opts;
   int finished;
   sqlite3 *db;
@@ -36,17 +40,18 @@ struct trak_processor {
   uint64_t z_member_in;     /* compressed bytes read over every member (offsets in messages) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
-  trak_text_split text;   /* a text trace, cut into top-level fields as it arrives */
-  trak_pb_buf text_out;   /* the binary of one piece of such fields */
-  int text_live;          /* text and text_out are initialised */
-  trak_bytes text_skips;  /* unknown names met in the piece being parsed: "line L, column C: what"
+  trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
+  trak_pb_buf text_out;  /* the binary of one piece of such fields */
+  int text_live;         /* text and text_out are initialised */
+  trak_bytes text_skips; /* unknown names met in the piece being parsed: "line L, column C: what"
                           ** strings, each NUL-ended, reported once the piece parses */
-  trak_bytes pending;     /* bytes of a packet that straddles feed calls */
-  uint64_t plain_offset;  /* uncompressed bytes framed so far (start of pending) */
-  uint64_t fed;           /* raw bytes fed */
-  uint64_t skip_left;     /* bytes still to skip of a packet over the size limit */
-  int dead;               /* malformed framing: the rest of the input is ignored */
-  trak_json_import *json; /* the JSON trace importer, when the trace is JSON */
+  trak_bytes pending;    /* bytes of a packet that straddles feed calls */
+  uint64_t plain_offset; /* uncompressed bytes framed so far (start of pending) */
+  uint64_t fed;          /* raw bytes fed */
+  uint64_t skip_left;    /* bytes still to skip of a packet over the size limit */
+  int dead;              /* malformed framing: the rest of the input is ignored */
+  struct trak_json_import *json;         /* the JSON trace importer (import/json/json.h), when the
+                                 ** trace is JSON */
   struct trak_systrace_import *systrace; /* the systrace text importer, when the trace is one */
   trak__field_sink sink; /* reader mode (trak__read_packets): fields go here, not imported */
   void *sink_user;
@@ -66,9 +71,12 @@ void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
 int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);
 
-/* SQL (sql.c): creates the database, registers tables, views and functions. */
+/* SQL (sql.c): creates the database (p->db), registers tables, views and functions and fills
+** the stats, import log and android_logs tables from p->result, which must be made. Returns 0,
+** or a negative TRAK_E* code with err set; p->db may then be open, for trak_processor_free. */
 int trak__sql_init(trak_processor *p, trak_error *err);
-/* Creates and fills __intrinsic_metadata from the importer's rows (metadata_table.c). */
+/* Creates and fills __intrinsic_metadata from p->result.metadata (metadata_table.c). Returns
+** SQLITE_OK or SQLite's error code. */
 int trak__sql_metadata_fill(trak_processor *p);
 /* Registers the functions (sql_functions.c); the tables' module is tables/vtab.h's. */
 int trak__functions_register(trak_processor *p);

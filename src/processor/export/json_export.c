@@ -18,6 +18,7 @@
 
 #include "processor/export/json_export.h"
 #include "util/utf8.h"
+#include "util/wrapping.h"
 #include "processor/processor_internal.h"
 
 typedef struct out {

@@ -8,11 +8,55 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "processor/import/sequence.h"
 #include "processor/tables/storage.h"
 #include "trak/pb.h"
+#include "util/limits.h"
 
 typedef struct trak_importer trak_importer;
+
+/* ---- keys being built ------------------------------------------------------------------- */
+
+/* An arg's key and flat key as a nested value's walk builds them ("debug.a.b[0]" and
+** "debug.a.b"). A key past TRAK_LIMIT_KEY_BYTES is cut and `cut` counts the bytes that did not
+** fit: a cut key could collide with another, so no row is made under it (KEY_TOO_LONG). */
+typedef struct trak_arg_key {
+  char key[TRAK_LIMIT_KEY_BYTES], flat[TRAK_LIMIT_KEY_BYTES];
+  size_t key_len, flat_len;
+  size_t cut;
+} trak_arg_key;
+/* Where a key stood before a nested part was pushed, to go back there. */
+typedef struct trak_arg_key_mark {
+  size_t key_len, flat_len, cut;
+} trak_arg_key_mark;
+
+static inline trak_arg_key_mark trak__arg_key_save(const trak_arg_key *k) {
+  return (trak_arg_key_mark){k->key_len, k->flat_len, k->cut};
+}
+static inline void trak__arg_key_restore(trak_arg_key *k, trak_arg_key_mark m) {
+  k->key_len = m.key_len, k->flat_len = m.flat_len, k->cut = m.cut;
+}
+/* Appends `len` bytes to the key, and to the flat key unless it is an array index
+** (!flat_too). Can't fail: what does not fit is counted in k->cut. */
+static inline void trak__arg_key_push(trak_arg_key *k, const char *s, size_t len, int flat_too) {
+  size_t n = len;
+  if (k->key_len + n >= TRAK_LIMIT_KEY_BYTES) {
+    k->cut += k->key_len + n - (TRAK_LIMIT_KEY_BYTES - 1);
+    n = TRAK_LIMIT_KEY_BYTES - 1 - k->key_len;
+  }
+  memcpy(k->key + k->key_len, s, n);
+  k->key_len += n;
+  if (!flat_too) return;
+  n = len;
+  if (k->flat_len + n >= TRAK_LIMIT_KEY_BYTES) n = TRAK_LIMIT_KEY_BYTES - 1 - k->flat_len;
+  memcpy(k->flat + k->flat_len, s, n);
+  k->flat_len += n;
+}
+/* Counts a value dropped because its key was cut (KEY_TOO_LONG), naming `what` holds it
+** ("debug annotation", "JSON arg"). Can't fail. */
+void trak__arg_key_too_long(trak_importer *imp, const trak_arg_key *k, const char *what)
+    __attribute__((cold));
 
 /* ---- typed arguments -------------------------------------------------------------------- */
 

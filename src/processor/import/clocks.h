@@ -7,16 +7,13 @@
 #define TRAK_PROCESSOR_IMPORT_CLOCKS_H
 
 #include <stdint.h>
+#include "processor/tables/import_result.h"
 #include "processor/tables/storage.h"
 
 typedef struct trak_importer trak_importer;
 typedef struct trak_sequence trak_sequence;
 
-typedef struct trak_clock_pair {
-  int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
-                    ** the clock `via`, when the clock has one) */
-} trak_clock_pair;
-
+/* A clock and its snapshots' pairs (trak_clock_pair: tables/import_result.h). */
 typedef struct trak_clock {
   uint64_t key;        /* clock id, or sequence << 32 | id for ids 64..127 */
   uint64_t multiplier; /* unit_multiplier_ns (1 by default) */

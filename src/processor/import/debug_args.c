@@ -14,62 +14,33 @@
 #include "pb/schema.h"
 #include "processor/import/hash.h"
 #include "processor/import/importer.h"
-#include "processor/import/json/json.h"
+#include "processor/import/json/json_args.h"
 #include "util/limits.h"
 
 #define KEY_MAX TRAK_LIMIT_KEY_BYTES
 #define MAX_DEPTH TRAK_LIMIT_ANNOTATION_DEPTH
 
-typedef struct key_buf {
-  char key[KEY_MAX], flat[KEY_MAX];
-  size_t key_len, flat_len;
-  size_t cut; /* bytes that did not fit: a cut key could collide, so its values are dropped */
-} key_buf;
-
-/* Where a key stood before a nested part was pushed, to go back there. */
-typedef struct key_mark {
-  size_t key_len, flat_len, cut;
-} key_mark;
-
-static key_mark key_save(const key_buf *kb) {
-  return (key_mark){kb->key_len, kb->flat_len, kb->cut};
-}
-static void key_restore(key_buf *kb, key_mark m) {
-  kb->key_len = m.key_len, kb->flat_len = m.flat_len, kb->cut = m.cut;
-}
-
 typedef struct args_ctx {
   trak_importer *imp;
   trak_sequence *seq;
   uint32_t set; /* arg_set_id: the first row of the set */
-  key_buf kb;
+  trak_arg_key kb;
   uint32_t top_key;  /* string id of the annotation's own key "debug.<name>" */
   size_t top_len;    /* its length: a longer key is a nested entry */
   int count_unknown; /* a TrackEvent's reflection: fields the schema lacks count (see reflect) */
 } args_ctx;
 
-/* Appends text to the key (and to the flat key unless it is an array index). */
-static void key_push(key_buf *kb, const char *s, size_t len, int flat_too) {
-  if (kb->key_len + len >= KEY_MAX) {
-    kb->cut += kb->key_len + len - (KEY_MAX - 1);
-    len = KEY_MAX - 1 - kb->key_len;
-  }
-  memcpy(kb->key + kb->key_len, s, len);
-  kb->key_len += len;
-  if (!flat_too) return;
-  if (kb->flat_len + len >= KEY_MAX) len = KEY_MAX - 1 - kb->flat_len;
-  memcpy(kb->flat + kb->flat_len, s, len);
-  kb->flat_len += len;
+void trak__arg_key_too_long(trak_importer *imp, const trak_arg_key *k, const char *what) {
+  trak__report(imp, TRAK_STAT_KEY_TOO_LONG,
+               "%s key '%.40s...' is %zu bytes, over the %d-byte limit; its value was dropped",
+               what, k->key, k->key_len + k->cut, KEY_MAX); /* a cut key holds 1023 */
 }
 
 /* Adds a row for the current key, or returns TRAK_NULL_U32 (reported) if the key was cut. */
 static uint32_t add_row(args_ctx *c, trak_arg_type type) {
   trak_tables *t = c->imp->tables;
   if (TRAK_UNLIKELY(c->kb.cut)) {
-    trak__report(c->imp, TRAK_STAT_KEY_TOO_LONG,
-                 "debug annotation key '%.40s...' is %zu bytes, over the %d-byte limit; its "
-                 "value was dropped",
-                 c->kb.key, c->kb.key_len + c->kb.cut, KEY_MAX); /* a cut key holds 1023 */
+    trak__arg_key_too_long(c->imp, &c->kb, "debug annotation");
     return TRAK_NULL_U32;
   }
   if (c->kb.key_len == c->top_len) return trak__arg_add(t, c->set, c->top_key, c->top_key, type);
@@ -107,7 +78,7 @@ static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, u
                                  int depth) {
   trak_pb_decoder dec, keys;
   trak_pb_field f, k;
-  key_mark mark = key_save(&c->kb);
+  trak_arg_key_mark mark = trak__arg_key_save(&c->kb);
   trak__dec_init(c->imp, &keys, data, len);
   trak__dec_init(c->imp, &dec, data, len);
   uint32_t index = 0;
@@ -121,18 +92,18 @@ static void nested_dict_or_array(args_ctx *c, const uint8_t *data, size_t len, u
         found = k.number == TRAK_PB_DebugAnnotation_NestedValue_dict_keys &&
                 k.wire_type == TRAK_PB_WIRE_LEN;
       if (!found) break;
-      key_push(&c->kb, ".", 1, 1);
-      key_push(&c->kb, (const char *)k.data, k.len, 1);
+      trak__arg_key_push(&c->kb, ".", 1, 1);
+      trak__arg_key_push(&c->kb, (const char *)k.data, k.len, 1);
     } else if (type == TRAK_PB_DebugAnnotation_NestedValue_ARRAY &&
                f.number == TRAK_PB_DebugAnnotation_NestedValue_array_values) {
       char idx[24];
       int n = snprintf(idx, sizeof idx, "[%u]", index++);
-      key_push(&c->kb, idx, (size_t)n, 0);
+      trak__arg_key_push(&c->kb, idx, (size_t)n, 0);
     } else {
       continue;
     }
     nested_value(c, f.data, f.len, depth + 1);
-    key_restore(&c->kb, mark);
+    trak__arg_key_restore(&c->kb, mark);
   }
 }
 
@@ -199,9 +170,9 @@ static uint32_t annotation_name(trak_importer *imp, trak_sequence *seq, const ui
 
 /* Appends an annotation's name to the key: '.', '[' and ']' in it would read as nesting, so
 ** Perfetto makes them '_' (in top-level names, dict entries and annotations inside protos). */
-static void name_push(key_buf *kb, const trak_strpool *sp, uint32_t name) {
+static void name_push(trak_arg_key *kb, const trak_strpool *sp, uint32_t name) {
   size_t at = kb->key_len;
-  if (name) key_push(kb, sp->str.v[name], sp->len.v[name], 1);
+  if (name) trak__arg_key_push(kb, sp->str.v[name], sp->len.v[name], 1);
   for (size_t k = at; k < kb->key_len; k++)
     if (kb->key[k] == '.' || kb->key[k] == '[' || kb->key[k] == ']')
       kb->key[k] = kb->flat[k + kb->flat_len - kb->key_len] = '_';
@@ -212,55 +183,11 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
 /* A named annotation nested in another value: a dict entry, or a DebugAnnotation field of a
 ** reflected message (Perfetto drops that field's own name). */
 static void entry(args_ctx *c, const uint8_t *data, size_t len, int depth) {
-  key_mark mark = key_save(&c->kb);
-  key_push(&c->kb, ".", 1, 1);
+  trak_arg_key_mark mark = trak__arg_key_save(&c->kb);
+  trak__arg_key_push(&c->kb, ".", 1, 1);
   name_push(&c->kb, &c->imp->tables->strings, annotation_name(c->imp, c->seq, data, len));
   annotation_value(c, data, len, depth);
-  key_restore(&c->kb, mark);
-}
-
-/* A value of a legacy_json_value under the current key, flattened as a JSON trace's args are:
-** objects append ".key", arrays "[i]" (counting only entries that added rows); null and empty
-** containers add nothing. Returns the number of rows added. */
-static size_t json_value(args_ctx *c, const trak_json_value *v, int depth) {
-  trak_tables *t = c->imp->tables;
-  size_t before = t->args.n;
-  if (v->kind == TRAK_JSON_OBJECT || v->kind == TRAK_JSON_ARRAY) {
-    if (depth > MAX_DEPTH) {
-      too_deep(c);
-      return 0;
-    }
-    key_mark mark = key_save(&c->kb);
-    size_t state = 0, index = 0;
-    trak_json_value k, m;
-    while (trak__json_next(v, &state, &k, &m)) {
-      if (v->kind == TRAK_JSON_OBJECT) {
-        char name[256];
-        size_t n = k.escaped ? trak__json_unescape(&k, name, sizeof name) : k.len;
-        key_push(&c->kb, ".", 1, 1);
-        key_push(&c->kb, k.escaped ? name : k.s, n, 1);
-      } else {
-        char idx[24];
-        key_push(&c->kb, idx, (size_t)snprintf(idx, sizeof idx, "[%zu]", index), 0);
-      }
-      if (json_value(c, &m, depth + 1) && v->kind == TRAK_JSON_ARRAY) index++;
-      key_restore(&c->kb, mark);
-    }
-  } else if (v->kind == TRAK_JSON_NUMBER) {
-    int64_t i;
-    if (!v->is_float && trak__json_int(v->s, v->len, &i))
-      add_int(c, TRAK_ARG_INT, i);
-    else
-      add_real(c, trak__json_real(v->s, v->len));
-  } else if (v->kind == TRAK_JSON_TRUE || v->kind == TRAK_JSON_FALSE) {
-    add_int(c, TRAK_ARG_BOOL, v->kind == TRAK_JSON_TRUE);
-  } else if (v->kind == TRAK_JSON_STRING) {
-    char *buf = v->escaped ? malloc(v->len + 1) : NULL;
-    size_t n = buf ? trak__json_unescape(v, buf, v->len + 1) : v->len;
-    add_string(c, TRAK_ARG_STRING, trak__strpool_intern(&t->strings, buf ? buf : v->s, n));
-    free(buf);
-  }
-  return t->args.n - before;
+  trak__arg_key_restore(&c->kb, mark);
 }
 
 /* A legacy_json_value becomes nested args, as Perfetto parses it: an object or array flattens
@@ -273,8 +200,10 @@ static void legacy_json(args_ctx *c, const trak_pb_field *f) {
     add_string(c, TRAK_ARG_JSON, intern_span(c, f));
     return;
   }
-  if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY || v.kind == TRAK_JSON_STRING)
-    json_value(c, &v, 0);
+  if (v.kind != TRAK_JSON_OBJECT && v.kind != TRAK_JSON_ARRAY && v.kind != TRAK_JSON_STRING) return;
+  trak_json_cur value = {v.s, v.s + v.len, 1, NULL, NULL};
+  if (v.kind == TRAK_JSON_STRING) value.p--, value.end++; /* the quotes are the value's */
+  trak__json_args_flatten(&(trak_json_args){c->imp, NULL, c->set, &c->kb}, &value, 0);
 }
 
 /* One DebugAnnotation whose name (if any) is already on the key. */
@@ -286,7 +215,7 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
   trak_pb_decoder dec;
   trak_pb_field f;
   trak__dec_init(c->imp, &dec, data, len);
-  key_mark mark = key_save(&c->kb);
+  trak_arg_key_mark mark = trak__arg_key_save(&c->kb);
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     switch (f.number) {
@@ -327,12 +256,12 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
       if (f.number == TRAK_PB_DebugAnnotation_array_values) {
         char idx[24];
         int n = snprintf(idx, sizeof idx, "[%u]", index++);
-        key_push(&c->kb, idx, (size_t)n, 0);
+        trak__arg_key_push(&c->kb, idx, (size_t)n, 0);
         annotation_value(c, f.data, f.len, depth + 1);
       } else {
         entry(c, f.data, f.len, depth + 1); /* a dict entry carries its own name */
       }
-      key_restore(&c->kb, mark);
+      trak__arg_key_restore(&c->kb, mark);
       break;
     }
     default:
@@ -477,19 +406,19 @@ static void reflect_value(args_ctx *c, const trak_pb_field_desc *fd, const trak_
 }
 
 /* Pushes ".name" (or "name" first) and, for a repeated field, "[i]" on the key only. */
-static void push_field_key(key_buf *kb, const trak_pb_field_desc *fd, int repeated_index) {
-  if (kb->key_len) key_push(kb, ".", 1, 1);
-  key_push(kb, fd->name, strlen(fd->name), 1);
+static void push_field_key(trak_arg_key *kb, const trak_pb_field_desc *fd, int repeated_index) {
+  if (kb->key_len) trak__arg_key_push(kb, ".", 1, 1);
+  trak__arg_key_push(kb, fd->name, strlen(fd->name), 1);
   if (repeated_index >= 0) {
     char idx[24];
     int n = snprintf(idx, sizeof idx, "[%d]", repeated_index);
-    key_push(kb, idx, (size_t)n, 0);
+    trak__arg_key_push(kb, idx, (size_t)n, 0);
   }
 }
 
 static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_pb_field *f,
                           rep_counts *reps, int depth) {
-  key_mark mark = key_save(&c->kb);
+  trak_arg_key_mark mark = trak__arg_key_save(&c->kb);
   int packed = fd->repeated && f->wire_type == TRAK_PB_WIRE_LEN &&
                fd->type != TRAK_PB_TYPE_MESSAGE && fd->type != TRAK_PB_TYPE_STRING &&
                fd->type != TRAK_PB_TYPE_BYTES;
@@ -501,7 +430,7 @@ static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_
   if (!packed) {
     push_field_key(&c->kb, fd, fd->repeated ? (int)rep_next(reps, fd->number) : -1);
     reflect_value(c, fd, f, depth);
-    key_restore(&c->kb, mark);
+    trak__arg_key_restore(&c->kb, mark);
     return;
   }
   trak_pb_packed it;
@@ -511,7 +440,7 @@ static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_
   while ((rc = trak_pb_packed_next(&it, &v)) > 0) {
     push_field_key(&c->kb, fd, (int)rep_next(reps, fd->number));
     reflect_scalar(c, fd, v, NULL);
-    key_restore(&c->kb, mark);
+    trak__arg_key_restore(&c->kb, mark);
   }
   if (rc < 0)
     trak__report(c->imp, TRAK_STAT_PACKET_MALFORMED,
@@ -787,7 +716,7 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     int added;
     uint32_t *key = trak__map_put(&imp->args.debug_keys, name, 0, &added);
     if (added || *key == TRAK_NULL_U32) {
-      key_push(&c.kb, "debug.", 6, 1);
+      trak__arg_key_push(&c.kb, "debug.", 6, 1);
       name_push(&c.kb, sp, name);
       *key = c.kb.cut ? TRAK_NULL_U32
                       : trak__strpool_intern(&imp->tables->strings, c.kb.key, c.kb.key_len);

@@ -55,45 +55,11 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
   return buf;
 }
 
-/* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
-** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
-** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
-** (IN: the flow stays open, from the same slice) a flow. A flow runs from the earlier of its
-** two slices to the later one, whichever event named it first. */
-static void flows(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
-  const uint64_t *ids = aux + 3;
-  uint64_t n = aux[0] + (uint32_t)aux[1];
-  uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
-  for (uint64_t i = 0; i < n; i++) {
-    int added;
-    uint32_t *last = trak__map_put(&imp->flows.last_slice, ids[i], TRAK_NULL_U32, &added);
-    uint32_t from = *last;
-    int open = from != TRAK_NULL_U32;
-    uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
-    if (kind == TRAK_FLOW_V2_OUT && open) {
-      trak__report(imp, TRAK_STAT_FLOW_DUPLICATE_ID, "flow %llu begins again while open",
-                   (unsigned long long)ids[i]);
-      continue;
-    }
-    if (!open) {
-      if (kind == TRAK_FLOW_V2_INOUT)
-        trak__report(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, "flow %llu steps without a start",
-                     (unsigned long long)ids[i]);
-      else if (kind == TRAK_FLOW_V2_IN)
-        trak__report(imp, TRAK_STAT_FLOW_END_WITHOUT_START, "flow %llu ends without a start",
-                     (unsigned long long)ids[i]);
-      else if (kind <= TRAK_FLOW_V2_OUT)
-        *last = slice; /* begins */
-      continue;
-    }
-    if (from != slice) trak__flow_link(imp, from, slice, ids[i]);
-    if (kind == TRAK_FLOW_V2_IN + 1)
-      *last = TRAK_NULL_U32; /* a terminating id closes the flow */
-    else if (kind != TRAK_FLOW_V2_IN)
-      *last = slice;
-  }
+/* The flows (flows.c) and the callstack of slice `slice` from its record's aux block. */
+static inline void slice_aux(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+  trak__flows_bind(imp, aux, slice);
   if (TRAK_UNLIKELY(aux[1] & TRAK_AUX_CALLSTACK)) /* its index follows the counter values */
-    trak__callstack_slice(imp, (uint32_t)ids[n + 2 * aux[2]], slice);
+    trak__callstack_slice(imp, (uint32_t)aux[3 + aux[0] + (uint32_t)aux[1] + 2 * aux[2]], slice);
 }
 
 /* The first event on track `track` makes it a row, numbered in this order (tracks.c); its arg
@@ -217,32 +183,8 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  if (ev->aux) flows(imp, imp->aux.v + ev->aux, slice);
+  if (ev->aux) slice_aux(imp, imp->aux.v + ev->aux, slice);
   return slice;
-}
-
-/* A JSON v1 flow step (s, t, f) binding to the enclosing slice or, for f without bp "e",
-** to the next slice that begins on the track. */
-static void flow_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info) {
-  uint64_t key = imp->aux.v[ev->aux];
-  if (ev->u.s.name == TRAK_FLOW_V1_END_NEXT) {
-    info->pending_flow = key;
-    return;
-  }
-  if (!info->open_depth) {
-    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, ev->pkt,
-                    "flow event at %lld has no enclosing slice on its thread", (long long)ev->ts);
-    return;
-  }
-  uint32_t slice = (uint32_t)info->open[info->open_depth - 1];
-  uint64_t step[4] = {ev->u.s.name != TRAK_FLOW_V1_END_ENCLOSING,
-                      ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
-  if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
-    int added;
-    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
-    return;
-  }
-  flows(imp, step, slice);
 }
 
 /* A TYPE_STATE event (tokenized as EXTRA_ONLY, on a state track only): the track's current
@@ -349,10 +291,10 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
       if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);
     } else {
-      if (aux) flows(imp, imp->aux.v + aux, id);
+      if (aux) slice_aux(imp, imp->aux.v + aux, id);
       if (TRAK_UNLIKELY(info->pending_flow)) {
         uint64_t end[4] = {0, 1, 0, info->pending_flow};
-        flows(imp, end, id);
+        trak__flows_bind(imp, end, id);
         info->pending_flow = 0;
       }
     }
@@ -366,7 +308,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux], imp->aux.v[ev->aux + 1]);
       trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
     } else {
-      flow_v1(imp, ev, info);
+      trak__flow_legacy_v1(imp, ev, info);
     }
     return;
   case TRAK_EV_END:

@@ -29,6 +29,7 @@
 #include "trak/pb.h"
 #include "trak/processor.h"
 #include "trak/protos.h"
+#include "util/wrapping.h" /* timestamps wrap (trak__wadd, ...) */
 
 /* A copy of a packet kept until the end of the trace (its clock was not known yet), with where
 ** it was, for the reports made when it is retried. */
@@ -37,24 +38,6 @@ typedef struct trak_deferred_packet {
   uint64_t index, offset;
   size_t outer_len;
 } trak_deferred_packet;
-
-/* Timestamps come from untrusted input: arithmetic on them wraps instead of overflowing. */
-static inline int64_t trak__wadd(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a + (uint64_t)b);
-}
-static inline int64_t trak__wsub(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a - (uint64_t)b);
-}
-static inline int64_t trak__wmul(int64_t a, int64_t b) {
-  return (int64_t)((uint64_t)a * (uint64_t)b);
-}
-
-/* One row of android_logs: a TrackEvent log message, as Perfetto's importer also logs it. */
-typedef struct trak_log_row {
-  int64_t ts;
-  uint32_t utid, prio; /* prio: Android's priority, INFO (4) when the message has none */
-  uint32_t tag, msg;   /* string ids; tag "<file>:<line>" of its source location, 0: none */
-} trak_log_row;
 
 typedef struct trak_importer {
   trak_tables *tables; /* the tables being filled; not owned */
@@ -66,14 +49,16 @@ typedef struct trak_importer {
   trak_tracks tracks;      /* tracks.c */
   trak_async_tracks async; /* async_tracks.c */
   trak_slices slices;      /* slice_stack.c */
-  trak_flows flows;        /* json_flows.c */
+  trak_flows flows;        /* flows.c */
   trak_args args;          /* debug_args.c, arg_order.c */
   TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
 
   /* ---- problems (report.c) and the rows the SQL layer reads */
   int64_t stats[TRAK_STAT_COUNT];
   TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
-  TRAK_VEC(trak_log_row) android_logs;   /* rows of android_logs, in file order */
+  TRAK_VEC(trak_log_row)
+  android_logs;               /* rows of android_logs (tables/import_result.h), in
+                                         ** file order */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
   struct trak_ftrace *ftrace; /* ftrace/: the Linux event sink's queue and trackers; NULL until
                               ** a front-end calls it */

@@ -9,23 +9,12 @@
 #include <stdint.h>
 
 #include "processor/import/sequence.h"
+#include "processor/tables/import_result.h"
 
 typedef struct trak_importer trak_importer;
 
-/* The metadata table (metadata.c), filled as Perfetto's importer fills it. */
-typedef enum trak_meta_scope {
-  TRAK_META_GLOBAL,       /* machine_id and trace_id NULL */
-  TRAK_META_TRACE,        /* trace_id 0 */
-  TRAK_META_MACHINE,      /* machine_id 0 */
-  TRAK_META_MACHINE_TRACE /* both 0 */
-} trak_meta_scope;
-typedef struct trak_meta_row {
-  char *name;
-  char *str; /* a string value (NULL: a NULL value) when is_str */
-  int64_t value;
-  uint8_t multi, is_str, scope;
-  uint32_t machine; /* machine table row, for the scopes with a machine_id */
-} trak_meta_row;
+/* The metadata table (metadata.c), filled as Perfetto's importer fills it; its rows
+** (trak_meta_row) are tables/import_result.h's. */
 /* The first raw bytes of the trace (Perfetto's trace_uuid, when the trace has none, is an
 ** FNV-1a hash of its first 4096 bytes). `offset` is where `data` starts in the input. */
 void trak__meta_hash_input(trak_importer *imp, const uint8_t *data, size_t len, uint64_t offset);

@@ -7,6 +7,7 @@
 #define TRAK_PROCESSOR_IMPORT_STATS_H
 
 #include <stdint.h>
+#include "processor/tables/import_result.h"
 #include "trak/processor.h"
 
 typedef struct trak_importer trak_importer;
@@ -89,12 +90,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_COUNT
 } trak_stat_id;
 
-typedef struct trak_stat_def {
-  const char *name;
-  trak_severity severity;
-  const char *description;
-  uint8_t analysis; /* Perfetto's source: 0 "trace" (the trace's own data), 1 "analysis" */
-} trak_stat_def;
+/* The importer's stats, indexed by trak_stat_id (trak_stat_def: tables/import_result.h). */
 extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 
 /* Stats rows trace_stats packets give (trace_stats.c): the service's own figures (always
@@ -110,15 +106,6 @@ typedef struct trak_traced_row {
   int64_t idx; /* buffer index, or -1 for the service's figures */
   int64_t value;
 } trak_traced_row;
-
-/* One row of _trace_import_logs: a problem the parse phase logged with its details as args
-** (Perfetto's table; trak logs the conditions listed where it is filled). */
-typedef struct trak_import_log {
-  int64_t ts; /* INT64_MIN: none (a problem found while tokenizing) */
-  trak_stat_id stat;
-  uint32_t arg_set_id; /* TRAK_NULL_U32: none */
-  int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
-} trak_import_log;
 
 /* Counts one problem (imp->stats[stat] += 1) and reports it to the diag callback, naming the
 ** packet being tokenized. Can't fail; `fmt` is the message's detail. */

@@ -10,6 +10,7 @@
 #include <limits.h>
 #include <string.h>
 
+#include "processor/import/json/json.h"
 #include "processor/import/proto/proto.h"
 #include "processor/import/systrace/systrace.h"
 #include "processor/processor_internal.h"
@@ -27,8 +28,8 @@ static void bytes_append(trak_bytes *b, const uint8_t *data, size_t len) {
 }
 
 __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, const char *why) {
-  p->imp.packet_offset = offset;
-  trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+  p->imp->packet_offset = offset;
+  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
                "malformed trace at byte %llu (%s); skipped the rest of the trace",
                (unsigned long long)offset, why);
   p->dead = 1;
@@ -37,11 +38,11 @@ __attribute__((cold)) static void corrupt(trak_processor *p, uint64_t offset, co
 /* A packet over the size limit: it is skipped (frame() and binary_feed() drop its bytes as
 ** they come, without holding them) and the packets after it are kept. */
 __attribute__((cold)) static void too_large(trak_processor *p, uint64_t offset, uint64_t len) {
-  p->imp.packet_offset = offset;
-  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+  p->imp->packet_offset = offset;
+  trak__report(p->imp, TRAK_STAT_PACKET_TOO_LARGE,
                "packet at byte %llu is %llu bytes, over the %u MiB limit; skipped it",
                (unsigned long long)offset, (unsigned long long)len, TRAK_LIMIT_PACKET_BYTES >> 20);
-  p->imp.packet_index++;
+  p->imp->packet_index++;
 }
 
 /* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
@@ -68,7 +69,7 @@ static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *
 static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int is_packet,
                        size_t body, uint64_t offset) {
   if (is_packet) {
-    p->imp.packet_offset = offset;
+    p->imp->packet_offset = offset;
     trak_pb_decoder dec;
     trak_pb_field f;
     int rc;
@@ -76,13 +77,13 @@ static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int 
     while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     }
     if (rc < 0) {
-      trak__report(&p->imp, TRAK_STAT_PACKET_MALFORMED,
+      trak__report(p->imp, TRAK_STAT_PACKET_MALFORMED,
                    "packet at byte %llu does not decode (at its byte %zu); skipped it",
                    (unsigned long long)offset, dec.error_offset);
-      p->imp.packet_index++;
+      p->imp->packet_index++;
       return;
     }
-    p->imp.packet_index++;
+    p->imp->packet_index++;
   }
   p->sink(p->sink_user, field, len);
 }
@@ -92,8 +93,8 @@ static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int 
 ** field that needs more input. */
 static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
   if (!len) return 0;
-  p->imp.base = data;
-  p->imp.limit = data + len;
+  p->imp->base = data;
+  p->imp->limit = data + len;
   size_t pos = 0;
   const uint8_t *end = data + len;
   while (pos < len && !p->dead) {
@@ -152,13 +153,13 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
       sink_field(p, data + pos, (size_t)(q - data) + body - pos,
                  field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN, body, base + pos);
     } else if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
-      p->imp.packet_offset = base + pos;
-      trak__packet_tokenize(&p->imp, q, body);
-      p->imp.packet_index++;
+      p->imp->packet_offset = base + pos;
+      trak__packet_tokenize(p->imp, q, body);
+      p->imp->packet_index++;
     }
     pos = (size_t)(q - data) + body;
   }
-  p->imp.base = p->imp.limit = NULL;
+  p->imp->base = p->imp->limit = NULL;
   return pos;
 }
 
@@ -184,8 +185,8 @@ static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
 
 __attribute__((cold, noinline)) static void text_error(trak_processor *p, trak_text_pos at,
                                                        const trak_error *err) {
-  p->imp.packet_offset = at.offset;
-  trak__report(&p->imp, TRAK_STAT_TEXT_PARSE_ERROR,
+  p->imp->packet_offset = at.offset;
+  trak__report(p->imp, TRAK_STAT_TEXT_PARSE_ERROR,
                "text format error at %s; the packets before it were imported, the rest of the "
                "trace was skipped",
                err->message);
@@ -212,9 +213,9 @@ __attribute__((cold, noinline)) static void text_skip(void *user, int line, int 
 }
 
 __attribute__((cold, noinline)) static void text_skips_report(trak_processor *p, uint64_t offset) {
-  p->imp.packet_offset = offset;
+  p->imp->packet_offset = offset;
   for (size_t i = 0; i < p->text_skips.n; i += strlen((const char *)p->text_skips.v + i) + 1)
-    trak__report(&p->imp, TRAK_STAT_TEXT_UNKNOWN_FIELD, "%s", (const char *)p->text_skips.v + i);
+    trak__report(p->imp, TRAK_STAT_TEXT_UNKNOWN_FIELD, "%s", (const char *)p->text_skips.v + i);
   p->text_skips.n = 0;
 }
 
@@ -260,13 +261,13 @@ static int text_piece(void *ctx, const char *text, size_t len, trak_text_pos at)
 ** does not hold it), the fields after it imported. */
 __attribute__((cold, noinline)) static void text_too_long(trak_processor *p) {
   trak_text_pos at = p->text.skipped_at;
-  p->imp.packet_offset = at.offset;
-  trak__report(&p->imp, TRAK_STAT_PACKET_TOO_LARGE,
+  p->imp->packet_offset = at.offset;
+  trak__report(p->imp, TRAK_STAT_PACKET_TOO_LARGE,
                "the text packet at line %llu, column %llu is over the %u MiB text packet limit; "
                "skipped it",
                (unsigned long long)at.line, (unsigned long long)at.column,
                TRAK_LIMIT_TEXT_PACKET_BYTES >> 20);
-  p->imp.packet_index++;
+  p->imp->packet_index++;
 }
 
 static void text_feed(trak_processor *p, const uint8_t *data, size_t len) {
@@ -290,7 +291,7 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
       p->dead = 1;
       return;
     }
-    if (!p->json) p->json = trak__json_import_new(&p->imp);
+    if (!p->json) p->json = trak__json_import_new(p->imp);
     trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
   } else if (p->format == TRAK_FORMAT_SYSTRACE) {
@@ -298,7 +299,7 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
       p->dead = 1;
       return;
     }
-    if (!p->systrace) p->systrace = trak__systrace_import_new(&p->imp, TRAK_SYSTRACE_FILE);
+    if (!p->systrace) p->systrace = trak__systrace_import_new(p->imp, TRAK_SYSTRACE_FILE);
     trak__systrace_import_feed(p->systrace, (const char *)data, len);
     p->plain_offset += len;
   } else {
@@ -318,7 +319,7 @@ static int utf16_text(const uint8_t *d, size_t n) {
 }
 
 static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int final) {
-  p->imp.bytes_plain += len;
+  p->imp->bytes_plain += len;
   if (p->format != TRAK_FORMAT_UNKNOWN) {
     plain_dispatch(p, data, len);
     return;
@@ -327,8 +328,8 @@ static void plain_feed(trak_processor *p, const uint8_t *data, size_t len, int f
   if (p->plain_sniff.n < SNIFF_BYTES && !final) return;
   p->format = trak__detect_format(p->plain_sniff.v, p->plain_sniff.n);
   if (p->format == TRAK_FORMAT_PROTO && utf16_text(p->plain_sniff.v, p->plain_sniff.n)) {
-    p->imp.packet_offset = 0;
-    trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+    p->imp->packet_offset = 0;
+    trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
                  "UTF-16 text at byte 0, a JSON trace saved as UTF-16? trak reads UTF-8: "
                  "convert it with iconv -f UTF-16 -t UTF-8");
     p->dead = 1;
@@ -343,8 +344,8 @@ static void systrace_finish(trak_processor *p) {
   size_t events = trak__systrace_import_events(p->systrace);
   trak__systrace_import_finish(p->systrace);
   if (!events && !p->dead) {
-    p->imp.packet_offset = 0;
-    trak__report(&p->imp, TRAK_STAT_TRACE_EMPTY,
+    p->imp->packet_offset = 0;
+    trak__report(p->imp, TRAK_STAT_TRACE_EMPTY,
                  "the systrace text holds no event line (%llu bytes); was tracing on?",
                  (unsigned long long)p->fed);
   }
@@ -359,8 +360,8 @@ static int gzip_next_member(trak_processor *p, const uint8_t *data) {
     p->z_ended = 0;
     return 1;
   }
-  p->imp.packet_offset = p->plain_offset;
-  trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+  p->imp->packet_offset = p->plain_offset;
+  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
                "trailing data after the last gzip member, at compressed byte %llu; ignored it",
                (unsigned long long)p->z_member_in);
   p->z_ended = 2;
@@ -392,8 +393,8 @@ static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
     }
     if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
     if (rc != Z_OK) {
-      p->imp.packet_offset = p->plain_offset;
-      trak__report(&p->imp, TRAK_STAT_TRACE_CORRUPT,
+      p->imp->packet_offset = p->plain_offset;
+      trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
                    "corrupt gzip data at compressed byte %llu; skipped the rest",
                    (unsigned long long)p->z_member_in);
       p->z_ended = 2;
@@ -416,9 +417,9 @@ static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
 }
 
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
-  trak__meta_hash_input(&p->imp, data, len, p->fed);
+  trak__meta_hash_input(p->imp, data, len, p->fed);
   p->fed += len;
-  p->imp.bytes_in += len;
+  p->imp->bytes_in += len;
   if (p->raw_state) {
     raw_dispatch(p, data, len);
     return;
@@ -438,8 +439,8 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     trak_vec_free(p->raw_sniff);
   }
   if (p->raw_state == 2 && !p->z_ended) {
-    p->imp.packet_offset = p->plain_offset;
-    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+    p->imp->packet_offset = p->plain_offset;
+    trak__report(p->imp, TRAK_STAT_TRACE_TRUNCATED,
                  "gzip stream ends early, inside the packet at byte %llu of the uncompressed "
                  "trace; the packet was dropped",
                  (unsigned long long)p->plain_offset);
@@ -459,22 +460,22 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     trak__text_split_finish(&p->text, text_piece, p);
   }
   if (p->skip_left && !p->dead) {
-    p->imp.packet_offset = p->plain_offset;
-    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+    p->imp->packet_offset = p->plain_offset;
+    trak__report(p->imp, TRAK_STAT_TRACE_TRUNCATED,
                  "trace ends inside the oversized packet being skipped, %llu bytes short",
                  (unsigned long long)p->skip_left);
   }
   if (p->pending.n && !p->dead) {
-    p->imp.packet_offset = p->plain_offset;
-    trak__report(&p->imp, TRAK_STAT_TRACE_TRUNCATED,
+    p->imp->packet_offset = p->plain_offset;
+    trak__report(p->imp, TRAK_STAT_TRACE_TRUNCATED,
                  "trace ends inside a packet that starts at byte %llu (%zu bytes present); "
                  "the packet was dropped",
                  (unsigned long long)p->plain_offset, p->pending.n);
   }
   trak_vec_free(p->pending);
-  if (p->format != TRAK_FORMAT_JSON && !p->imp.packet_index && !p->dead) {
-    p->imp.packet_offset = 0;
-    trak__report(&p->imp, TRAK_STAT_TRACE_EMPTY,
+  if (p->format != TRAK_FORMAT_JSON && !p->imp->packet_index && !p->dead) {
+    p->imp->packet_offset = 0;
+    trak__report(p->imp, TRAK_STAT_TRACE_EMPTY,
                  "the trace holds no packets (%llu bytes); was the recording cut short?",
                  (unsigned long long)p->fed);
   }

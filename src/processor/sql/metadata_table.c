@@ -1,6 +1,6 @@
 /*
 ** This file holds the SQL side of the metadata table: __intrinsic_metadata (which the prelude's
-** `metadata` view shows) filled from the importer's rows (import/metadata.c), with Perfetto's
+** `metadata` view shows) filled from the rows the import left (tables/import_result.h), with Perfetto's
 ** columns: a key's scope decides which of machine_id (the machine of the packet that set it)
 ** and trace_id (0) are set and which NULL. The extract_metadata family that reads it is
 ** prelude/metadata_helpers.sql.
@@ -20,8 +20,8 @@ int trak__sql_metadata_fill(trak_processor *p) {
                             "INSERT INTO __intrinsic_metadata(id, name, key_type, int_value, "
                             "str_value, machine_id, trace_id) VALUES (?, ?, ?, ?, ?, ?, ?)",
                             -1, &st, NULL);
-  trak_meta_row r;
-  for (size_t i = 0; rc == SQLITE_OK && trak__meta_row(&p->imp, i, &r); i++) {
+  for (size_t i = 0; rc == SQLITE_OK && i < p->result.n_metadata; i++) {
+    trak_meta_row r = p->result.metadata[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
     sqlite3_bind_text(st, 2, r.name, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, r.multi ? "multi" : "single", -1, SQLITE_STATIC);

@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "processor/import/ftrace/ftrace.h"
 #include "processor/processor_internal.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/tables/vtab.h"
@@ -117,20 +116,9 @@ static int insert_stat(sqlite3_stmt *st, int64_t *id, const trak_stat_def *def, 
   return rc;
 }
 
-/* The importer's own counts, then the figures trace_stats packets carried, then Perfetto's
-** global parse_trace_duration_ns, which trak leaves 0: a timing would make the stats of the
-** same trace differ from run to run (docs/processor.md). */
+/* The stats rows the import left (import/import_result.c: the importer's own counts, then the
+** figures trace_stats packets carried, ftrace's, then parse_trace_duration_ns). */
 static int fill_stats(trak_processor *p) {
-  static const trak_stat_def parse_duration = {
-      "parse_trace_duration_ns", TRAK_SEVERITY_INFO,
-      "Perfetto's time to parse the trace, in ns; trak leaves it 0 so that the stats of a "
-      "trace are the same on every run.",
-      1};
-  trak__meta_finish(&p->imp,
-                    p->format == TRAK_FORMAT_JSON       ? "json"
-                    : p->format == TRAK_FORMAT_SYSTRACE ? "systrace"
-                                                        : "proto",
-                    (int64_t)p->fed);
   int64_t id = 0;
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(p->db,
@@ -138,23 +126,10 @@ static int fill_stats(trak_processor *p) {
                               "value, description, machine_id, trace_id) VALUES (?10, ?1, ?2, ?3, "
                               "?4, ?5, ?6, ?7, ?8, ?9)",
                               -1, &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < TRAK_STAT_COUNT; i++)
-    rc = insert_stat(st, &id, &trak__stat_defs[i], (int64_t)i, -1, p->imp.stats[i]);
-  trak_traced_row row;
-  const trak_stat_def *prev = NULL;
-  int64_t key = TRAK_STAT_COUNT - 1;
-  for (size_t i = 0; rc == SQLITE_OK && trak__trace_stats_row(&p->imp, i, &row); i++) {
-    if (row.def != prev) key++; /* rows of one stat (buffer indexes) share its key */
-    prev = row.def;
-    rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
+  for (size_t i = 0; rc == SQLITE_OK && i < p->result.n_stats; i++) {
+    const trak_stat_row *r = &p->result.stats[i];
+    rc = insert_stat(st, &id, r->def, r->key, r->idx, r->value);
   }
-  prev = NULL;
-  for (size_t i = 0; rc == SQLITE_OK && trak__ftrace_stats_row(&p->imp, i, &row); i++) {
-    if (row.def != prev) key++;
-    prev = row.def;
-    rc = insert_stat(st, &id, row.def, key, row.idx, row.value);
-  }
-  if (rc == SQLITE_OK) rc = insert_stat(st, &id, &parse_duration, key + 1, -1, 0);
   sqlite3_finalize(st);
   return rc;
 }
@@ -167,8 +142,8 @@ static int fill_import_logs(trak_processor *p) {
                               "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
                               "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, ?, ?, ?)",
                               -1, &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < p->imp.import_logs.n; i++) {
-    const trak_import_log *l = &p->imp.import_logs.v[i];
+  for (size_t i = 0; rc == SQLITE_OK && i < p->result.n_import_logs; i++) {
+    const trak_import_log *l = &p->result.import_logs[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
     if (l->ts == INT64_MIN)
       sqlite3_bind_null(st, 2);
@@ -190,28 +165,17 @@ static int fill_import_logs(trak_processor *p) {
   return rc;
 }
 
-static int log_cmp(const void *a, const void *b) {
-  const trak_log_row *x = *(const trak_log_row *const *)a, *y = *(const trak_log_row *const *)b;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x < y ? -1 : x > y; /* file order within a timestamp */
-}
-
-/* android_logs: the log messages in timestamp order, as Perfetto's parse phase writes them. */
+/* android_logs: the log messages, in the timestamp order the import left them in. */
 static int fill_android_logs(trak_processor *p) {
-  size_t n = p->imp.android_logs.n;
+  size_t n = p->result.n_android_logs;
   if (!n) return SQLITE_OK;
-  const trak_log_row **order = malloc(n * sizeof *order);
-  if (!order) return SQLITE_NOMEM;
-  for (size_t i = 0; i < n; i++)
-    order[i] = &p->imp.android_logs.v[i];
-  qsort(order, n, sizeof *order, log_cmp);
   sqlite3_stmt *st;
   int rc = sqlite3_prepare_v2(
       p->db, "INSERT INTO android_logs(id, ts, utid, prio, tag, msg) VALUES (?, ?, ?, ?, ?, ?)", -1,
       &st, NULL);
   const trak_strpool *sp = &p->tables.strings;
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    const trak_log_row *l = order[i];
+    const trak_log_row *l = &p->result.android_logs[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
     sqlite3_bind_int64(st, 2, l->ts);
     sqlite3_bind_int64(st, 3, l->utid);
@@ -225,7 +189,6 @@ static int fill_android_logs(trak_processor *p) {
     sqlite3_reset(st);
   }
   sqlite3_finalize(st);
-  free(order);
   return rc;
 }
 

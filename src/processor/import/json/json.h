@@ -79,6 +79,15 @@ size_t trak__json_unescape(const trak_json_value *v, char *buf, size_t cap);
 int trak__json_int(const char *s, size_t len, int64_t *out);
 double trak__json_real(const char *s, size_t len);
 int trak__json_ts_ns(const char *s, size_t len, int64_t *out);
+/* A number value as an integer, as trak__json_int reads it: from the value the scan read
+** when that is exact (at most 18 digits, no fraction or exponent). Returns 0 if it is not one. */
+static inline int trak__json_int_of(const trak_json_value *v, int64_t *out) {
+  if (__builtin_expect(!v->is_float && v->int_digits <= 18, 1)) {
+    *out = v->s[0] == '-' ? -(int64_t)v->ival : (int64_t)v->ival;
+    return 1;
+  }
+  return trak__json_int(v->s, v->len, out);
+}
 
 /* ---- import (json_import.c) ------------------------------------------------------------ */
 

@@ -24,77 +24,9 @@ static const char *str_of(trak_json_import *j, const trak_json_value *v, size_t 
   return j->str;
 }
 
-/* Copies `len` (1..CACHED_MAX) bytes into whole words, the last one zero-padded (its 1-7
-** bytes read as 4-, 2- and 1-byte pieces: never past the string). */
-static inline void load_words(uint64_t *w, const char *s, size_t len) {
-  size_t i = 0;
-  for (; i + 8 <= len; i += 8)
-    memcpy(&w[i / 8], s + i, 8);
-  size_t rest = len - i;
-  if (!rest) return;
-  const char *t = s + i;
-  uint64_t last = 0;
-  unsigned shift = 0;
-  if (rest & 4) {
-    uint32_t a;
-    memcpy(&a, t, 4);
-    last = a, t += 4, shift = 32;
-  }
-  if (rest & 2) {
-    uint16_t b;
-    memcpy(&b, t, 2);
-    last |= (uint64_t)b << shift, t += 2, shift += 16;
-  }
-  if (rest & 1) last |= (uint64_t)(unsigned char)*t << shift;
-  w[i / 8] = last;
-}
-
-/* Interns a string into the pool, repairing invalid UTF-8 to U+FFFD (counted): JSON text from
-** other tools may hold any bytes, and they would reach protobuf string fields.
-** *clean says whether the pooled string is `s` as given (only such strings are cached). */
-static uint32_t pool(trak_json_import *j, const char *s, size_t len, int *clean) {
-  trak_strpool *sp = &j->imp->tables->strings;
-  size_t ok = trak__utf8_valid_prefix(s, len);
-  *clean = ok == len;
-  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern(sp, s, len);
-  char *fixed = malloc(3 * len);
-  if (!fixed) abort();
-  size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
-  trak__report(j->imp, TRAK_STAT_JSON_INVALID_UTF8,
-               "a JSON string holds %zu invalid UTF-8 sequence(s) (the first at its byte %zu); "
-               "replaced by U+FFFD",
-               bad, ok);
-  uint32_t id = trak__strpool_intern(sp, fixed, n);
-  free(fixed);
-  return id;
-}
-
-/* Interns a string. Names, categories and arg keys repeat from event to event: short ones
-** are looked up first in a small direct-mapped cache, compared a word at a time inline. */
-static uint32_t intern(trak_json_import *j, const char *s, size_t len) {
-  int clean;
-  if (len > CACHED_MAX || !len) return pool(j, s, len, &clean);
-  /* Hash and compare a word at a time: these strings are a few words long at most. */
-  uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[CACHED_MAX / 8];
-  size_t words = (len + 7) / 8;
-  load_words(w, s, len);
-  for (size_t i = 0; i < words; i++)
-    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-  uint32_t slot = (uint32_t)(h >> 40) & (INTERN_CACHE - 1);
-  if (j->cache[slot].len == len) {
-    uint64_t c[CACHED_MAX / 8];
-    load_words(c, j->cache[slot].s, len);
-    size_t i = 0;
-    while (i < words && c[i] == w[i])
-      i++;
-    if (i == words) return j->cache[slot].id;
-  }
-  uint32_t id = pool(j, s, len, &clean);
-  if (TRAK_UNLIKELY(!clean)) return id;
-  j->cache[slot].id = id;
-  j->cache[slot].len = (uint32_t)len;
-  j->cache[slot].s = j->imp->tables->strings.str.v[id];
-  return id;
+/* Interns JSON text through the importer's cache (json_args.h). */
+static inline uint32_t intern(trak_json_import *j, const char *s, size_t len) {
+  return trak__json_intern(j->imp, &j->cache, s, len);
 }
 
 /* The string id of a string value (0 when absent or not a string, or empty). */
@@ -103,16 +35,6 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
   size_t len;
   const char *s = str_of(j, v, &len);
   return intern(j, s, len);
-}
-
-/* A number value as an integer, as trak__json_int reads it: from the value the scan read
-** when that is exact (at most 18 digits, no fraction or exponent). */
-static inline int int_of(const trak_json_value *v, int64_t *out) {
-  if (TRAK_LIKELY(!v->is_float && v->int_digits <= 18)) {
-    *out = v->s[0] == '-' ? -(int64_t)v->ival : (int64_t)v->ival;
-    return 1;
-  }
-  return trak__json_int(v->s, v->len, out);
 }
 
 /* A present number or string value (Perfetto reads "ts": "12" as 12) as nanoseconds from
@@ -260,118 +182,15 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
 
 /* ---- args ------------------------------------------------------------------------------ */
 
-typedef struct keys {
-  size_t key_len, flat_len;
-} keys;
-
-static void key_append(trak_json_import *j, keys *k, const char *s, size_t len, int flat_too) {
-  if (k->key_len + len >= STR_MAX) len = STR_MAX - 1 - k->key_len;
-  memcpy(j->key + k->key_len, s, len);
-  k->key_len += len;
-  if (!flat_too) return;
-  if (k->flat_len + len >= STR_MAX) len = STR_MAX - 1 - k->flat_len;
-  memcpy(j->flat + k->flat_len, s, len);
-  k->flat_len += len;
-}
-
-static void arg_leaf(trak_json_import *j, uint32_t set, const keys *k, const trak_json_value *v) {
-  trak_tables *t = j->imp->tables;
-  uint32_t key = intern(j, j->key, k->key_len);
-  uint32_t flat = k->flat_len == k->key_len ? key : intern(j, j->flat, k->flat_len);
-  int64_t iv = 0;
-  if (TRAK_UNLIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->s[0] != '-' && v->len <= 20 &&
-                    !int_of(v, &iv))) {
-    /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
-    ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
-    char buf[24];
-    memcpy(buf, v->s, v->len);
-    buf[v->len] = 0;
-    char *end;
-    errno = 0;
-    unsigned long long u = strtoull(buf, &end, 10);
-    uint32_t row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
-    t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
-    return;
-  }
-  uint32_t row;
-  switch (v->kind) {
-  case TRAK_JSON_NUMBER:
-    if (v->is_float || !int_of(v, &iv)) {
-      row = trak__arg_add(t, set, flat, key, TRAK_ARG_REAL);
-      t->args.real_value[row] = trak__json_real(v->s, v->len);
-    } else {
-      row = trak__arg_add(t, set, flat, key, TRAK_ARG_INT);
-      t->args.int_value[row] = iv;
-    }
-    break;
-  case TRAK_JSON_TRUE:
-  case TRAK_JSON_FALSE:
-    row = trak__arg_add(t, set, flat, key, TRAK_ARG_BOOL);
-    t->args.int_value[row] = v->kind == TRAK_JSON_TRUE;
-    break;
-  case TRAK_JSON_STRING: {
-    size_t len;
-    const char *s = str_of(j, v, &len);
-    uint32_t str = intern(j, s, len);
-    row = trak__arg_add(t, set, flat, key, TRAK_ARG_STRING);
-    t->args.string_value[row] = str;
-    break;
-  }
-  default: /* null: no row, as in Perfetto */
-    break;
-  }
-}
-
-/* Flattens the validated value at the cursor under the current key (Perfetto's naming:
-** "args.a.b", arrays "args.a[0]" with flat key "args.a") in one walk over its text, stepping
-** the cursor past it; returns the number of rows added. */
-static size_t args_value(trak_json_import *j, uint32_t set, keys k, trak_json_cur *c, int depth) {
-  trak_json_value v;
-  int ch = trak__json_peek(c);
-  if ((ch != '{' && ch != '[') || depth > 64) {
-    trak__json_value(c, &v);
-    if (v.kind == TRAK_JSON_OBJECT || v.kind == TRAK_JSON_ARRAY) return 0;
-    size_t before = j->imp->tables->args.n;
-    arg_leaf(j, set, &k, &v);
-    return j->imp->tables->args.n - before;
-  }
-  int is_obj = ch == '{';
-  c->p++;
-  size_t added = 0, index = 0;
-  for (;;) {
-    ch = trak__json_peek(c);
-    if (ch == ',') c->p++, ch = trak__json_peek(c);
-    if (ch < 0 || ch == '}' || ch == ']') break;
-    keys sub = k;
-    if (is_obj) {
-      trak_json_value name;
-      trak__json_value(c, &name);
-      trak__json_expect(c, ':', "");
-      size_t len;
-      const char *s = str_of(j, &name, &len);
-      key_append(j, &sub, ".", 1, 1);
-      key_append(j, &sub, s, len, 1);
-    } else {
-      char idx[24];
-      int n = snprintf(idx, sizeof idx, "[%zu]", index);
-      key_append(j, &sub, idx, (size_t)n, 0);
-    }
-    size_t rows = args_value(j, set, sub, c, depth + 1);
-    if (rows && !is_obj) index++; /* only entries that added rows count */
-    added += rows;
-  }
-  if (ch >= 0) c->p++;
-  return added;
-}
-
 /* The event's args as a new (or shared) arg set, or TRAK_NULL_U32. */
 static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
   uint32_t set = (uint32_t)j->imp->tables->args.n;
-  keys k = {0, 0};
-  key_append(j, &k, "args", 4, 1);
+  trak_arg_key *k = &j->arg_key;
+  k->key_len = k->flat_len = k->cut = 0;
+  trak__arg_key_push(k, "args", 4, 1);
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
-  args_value(j, set, k, &c, 0);
+  trak__json_args_flatten(&(trak_json_args){j->imp, &j->cache, set, k}, &c, 0);
   return trak__args_share(j->imp, set);
 }
 
@@ -408,7 +227,7 @@ static int is_true(const trak_json_value *v) {
 
 /* Flows v2 (bind_id with flow_in / flow_out on a slice event) as the importer's aux block:
 ** flow_out starts the flow at this slice, flow_in alone ends it here (without closing it),
-** both step it on (json_flows.c). */
+** both step it on (flows.c). */
 static uint32_t flow_v2_aux(trak_json_import *j, const jevent *e) {
   uint64_t id;
   if (!e->bind_id.s || !(is_true(&e->flow_in) || is_true(&e->flow_out)) ||

@@ -8,11 +8,10 @@
 
 #include "processor/import/importer.h"
 #include "processor/import/json/json.h"
+#include "processor/import/json/json_args.h"
 
 #define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
-#define STR_MAX 4096              /* longest decoded name, key or string value kept */
-#define INTERN_CACHE 4096         /* direct-mapped cache of short interned strings */
-#define CACHED_MAX 32             /* longest string the cache holds */
+#define STR_MAX 4096              /* longest decoded name or id kept */
 
 enum state {
   ST_START,
@@ -65,11 +64,9 @@ struct trak_json_import {
   trak_sequence *last_seq;
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
   TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
-  char str[STR_MAX], key[STR_MAX], flat[STR_MAX];
-  struct {
-    uint32_t id, len;
-    const char *s; /* the pooled copy */
-  } cache[INTERN_CACHE];
+  char str[STR_MAX];
+  trak_arg_key arg_key;  /* the key of the arg being flattened (json_args.h) */
+  trak_json_cache cache; /* names, categories, arg keys */
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent). */

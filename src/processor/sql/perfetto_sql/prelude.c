@@ -237,19 +237,19 @@ static int cmp_pair_dst(const void *a, const void *b) {
 ** snapshot by offset from it; at or before the first, the first's value; in between, the offset
 ** from the previous one but never past the next. Returns 0, or -1 without snapshots. */
 static int from_trace_time(trak_processor *p, uint32_t id, int64_t ts, int64_t *out) {
-  const trak_importer *imp = &p->imp;
-  if (id == imp->trace_clock) {
+  const trak_import_result *r = &p->result;
+  if (id == r->trace_clock) {
     *out = ts;
     return 0;
   }
-  const trak_clock *c = NULL;
-  for (size_t i = 0; i < imp->clocks.n && !c; i++)
-    if (imp->clocks.v[i].key == id) c = &imp->clocks.v[i];
-  if (!c || !c->pairs.n) return -1;
-  size_t n = c->pairs.n;
+  const trak_clock_pairs *c = NULL;
+  for (size_t i = 0; i < r->n_clocks && !c; i++)
+    if (r->clocks[i].key == id) c = &r->clocks[i];
+  if (!c || !c->n) return -1;
+  size_t n = c->n;
   trak_clock_pair *v = malloc(n * sizeof *v);
   if (!v) return -1;
-  memcpy(v, c->pairs.v, n * sizeof *v);
+  memcpy(v, c->v, n * sizeof *v);
   qsort(v, n, sizeof *v, cmp_pair_dst);
   size_t lo = 0; /* the first snapshot at or after ts */
   while (lo < n && v[lo].dst < ts)

@@ -11,6 +11,7 @@
 ** as text, for searching), description, return_type, return_description, and args and cols as
 ** JSON arrays of {"name", "type", "description"}.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -1,5 +1,8 @@
 /*
-** This file binds JSON flow events to slices as Perfetto's flow tracker does: a flow's id
+** This file holds flow binding for both formats, as Perfetto's flow tracker binds flows. The
+** flow ids TrackEvents name (flow_ids, terminating_flow_ids, legacy v2 bind_id) and protobuf
+** legacy v1 flow events come in records' aux blocks (trak__flows_bind, trak__flow_legacy_v1).
+** JSON flow events are bound as follows: a flow's id
 ** maps to the slice it last left from; s (and v2 flow_out) starts a flow at the topmost
 ** slice of its track (a second start of the same id is flow_duplicate_id and ignored), t
 ** (flow_in with flow_out) steps it on, f with bp "e" (and v2 flow_in) ends it in the topmost
@@ -115,6 +118,71 @@ void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slic
            : block[0]                         ? TRAK_FLOW_V1_BEGIN
                                               : TRAK_FLOW_V1_END_ENCLOSING;
   trak__json_flow(imp, op, block[3], slice, track, pkt);
+}
+
+/* ---- protobuf (and JSON v1 through the legacy event path): flows named in records -------- */
+
+/* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
+** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
+** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
+** (IN: the flow stays open, from the same slice) a flow. A flow runs from the earlier of its
+** two slices to the later one, whichever event named it first. */
+void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+  const uint64_t *ids = aux + 3;
+  uint64_t n = aux[0] + (uint32_t)aux[1];
+  uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
+  for (uint64_t i = 0; i < n; i++) {
+    int added;
+    uint32_t *last = trak__map_put(&imp->flows.last_slice, ids[i], TRAK_NULL_U32, &added);
+    uint32_t from = *last;
+    int open = from != TRAK_NULL_U32;
+    uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
+    if (kind == TRAK_FLOW_V2_OUT && open) {
+      trak__report(imp, TRAK_STAT_FLOW_DUPLICATE_ID, "flow %llu begins again while open",
+                   (unsigned long long)ids[i]);
+      continue;
+    }
+    if (!open) {
+      if (kind == TRAK_FLOW_V2_INOUT)
+        trak__report(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, "flow %llu steps without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind == TRAK_FLOW_V2_IN)
+        trak__report(imp, TRAK_STAT_FLOW_END_WITHOUT_START, "flow %llu ends without a start",
+                     (unsigned long long)ids[i]);
+      else if (kind <= TRAK_FLOW_V2_OUT)
+        *last = slice; /* begins */
+      continue;
+    }
+    if (from != slice) trak__flow_link(imp, from, slice, ids[i]);
+    if (kind == TRAK_FLOW_V2_IN + 1)
+      *last = TRAK_NULL_U32; /* a terminating id closes the flow */
+    else if (kind != TRAK_FLOW_V2_IN)
+      *last = slice;
+  }
+}
+
+/* A protobuf legacy v1 flow event (LegacyEvent phases s, t, f) binding to the enclosing slice
+** or, for f without bp "e", to the next slice that begins on the track. */
+void trak__flow_legacy_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info) {
+  uint64_t key = imp->aux.v[ev->aux];
+  if (ev->u.s.name == TRAK_FLOW_V1_END_NEXT) {
+    info->pending_flow = key;
+    return;
+  }
+  if (!info->open_depth) {
+    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, ev->pkt,
+                    "flow event at %lld has no enclosing slice on its thread", (long long)ev->ts);
+    return;
+  }
+  uint32_t slice = (uint32_t)info->open[info->open_depth - 1];
+  uint64_t step[4] = {ev->u.s.name != TRAK_FLOW_V1_END_ENCLOSING,
+                      ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
+  if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
+    int added;
+    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
+    return;
+  }
+  trak__flows_bind(imp, step, slice);
 }
 
 void trak__flows_free(trak_flows *f) {

@@ -1,0 +1,115 @@
+/*
+** This file holds the handover of a finished import to the SQL layer: the stats rows with their
+** keys, the import and android logs, the metadata rows and the clock snapshots, gathered into
+** one plain struct (tables/import_result.h).
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/import_result.h"
+#include "processor/import/importer.h"
+
+/* Perfetto's global parse_trace_duration_ns, which trak leaves 0: a timing would make the stats
+** of the same trace differ from run to run (docs/processor.md). */
+static const trak_stat_def parse_duration = {
+    "parse_trace_duration_ns", TRAK_SEVERITY_INFO,
+    "Perfetto's time to parse the trace, in ns; trak leaves it 0 so that the stats of a "
+    "trace are the same on every run.",
+    1};
+
+typedef int (*stats_row_fn)(const trak_importer *imp, size_t i, trak_traced_row *out);
+
+/* Appends the rows `row` gives to `v` (which has room for them), rows of one stat sharing a
+** key after *key. Returns the number appended. */
+static size_t add_traced_rows(const trak_importer *imp, stats_row_fn row, trak_stat_row *v,
+                              int64_t *key) {
+  trak_traced_row r;
+  const trak_stat_def *prev = NULL;
+  size_t n = 0;
+  for (size_t i = 0; row(imp, i, &r); i++, n++) {
+    if (r.def != prev) ++*key;
+    prev = r.def;
+    if (v) v[n] = (trak_stat_row){r.def, *key, r.idx, r.value};
+  }
+  return n;
+}
+
+/* The importer's own counts (key: the stat id), then the figures trace_stats packets carried,
+** then ftrace's, then parse_trace_duration_ns. Returns the rows (malloc'd) or NULL. */
+static trak_stat_row *stats_rows(const trak_importer *imp, size_t *n_out) {
+  int64_t key = TRAK_STAT_COUNT - 1;
+  size_t n = TRAK_STAT_COUNT + 1 + add_traced_rows(imp, trak__trace_stats_row, NULL, &key) +
+             add_traced_rows(imp, trak__ftrace_stats_row, NULL, &key);
+  trak_stat_row *v = malloc(n * sizeof *v);
+  if (!v) return NULL;
+  for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
+    v[i] = (trak_stat_row){&trak__stat_defs[i], (int64_t)i, -1, imp->stats[i]};
+  size_t at = TRAK_STAT_COUNT;
+  key = TRAK_STAT_COUNT - 1;
+  at += add_traced_rows(imp, trak__trace_stats_row, v + at, &key);
+  at += add_traced_rows(imp, trak__ftrace_stats_row, v + at, &key);
+  v[at++] = (trak_stat_row){&parse_duration, key + 1, -1, 0};
+  *n_out = at;
+  return v;
+}
+
+static int log_cmp(const void *a, const void *b) {
+  const trak_log_row *x = *(const trak_log_row *const *)a, *y = *(const trak_log_row *const *)b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x < y ? -1 : x > y; /* file order within a timestamp */
+}
+
+/* android_logs in timestamp order, as Perfetto's parse phase writes them. 0 or TRAK_ENOMEM. */
+static int android_logs_sorted(const trak_importer *imp, trak_import_result *out) {
+  size_t n = imp->android_logs.n;
+  if (!n) return 0;
+  const trak_log_row **order = malloc(n * sizeof *order);
+  out->android_logs = malloc(n * sizeof *out->android_logs);
+  if (!order || !out->android_logs) {
+    free(order);
+    return TRAK_ENOMEM;
+  }
+  for (size_t i = 0; i < n; i++)
+    order[i] = &imp->android_logs.v[i];
+  qsort(order, n, sizeof *order, log_cmp);
+  for (size_t i = 0; i < n; i++)
+    out->android_logs[i] = *order[i];
+  out->n_android_logs = n;
+  free(order);
+  return 0;
+}
+
+int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t size,
+                             trak_import_result *out) {
+  memset(out, 0, sizeof *out);
+  trak__meta_finish(imp, trace_type, size);
+  out->stats = stats_rows(imp, &out->n_stats);
+  out->import_logs = imp->import_logs.v;
+  out->n_import_logs = imp->import_logs.n;
+  out->trace_clock = imp->trace_clock;
+  int rc = out->stats ? android_logs_sorted(imp, out) : TRAK_ENOMEM;
+  trak_meta_row row;
+  size_t n_meta = 0;
+  while (trak__meta_row(imp, n_meta, &row))
+    n_meta++;
+  if (!rc && n_meta && !(out->metadata = malloc(n_meta * sizeof *out->metadata))) rc = TRAK_ENOMEM;
+  for (size_t i = 0; !rc && i < n_meta; i++)
+    trak__meta_row(imp, i, &out->metadata[out->n_metadata++]);
+  size_t n_clocks = imp->clocks.n;
+  if (!rc && n_clocks && !(out->clocks = malloc(n_clocks * sizeof *out->clocks))) rc = TRAK_ENOMEM;
+  for (size_t i = 0; !rc && i < n_clocks; i++) {
+    const trak_clock *c = &imp->clocks.v[i];
+    out->clocks[out->n_clocks++] = (trak_clock_pairs){c->key, c->pairs.v, c->pairs.n};
+  }
+  if (rc) trak__import_result_free(out);
+  return rc;
+}
+
+void trak__import_result_free(trak_import_result *r) {
+  free(r->stats);
+  free(r->android_logs);
+  free(r->metadata);
+  free(r->clocks);
+  memset(r, 0, sizeof *r);
+}

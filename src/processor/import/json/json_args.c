@@ -1,0 +1,159 @@
+/*
+** This file holds JSON values into args: the one flattening both a JSON trace's event args and
+** a protobuf trace's legacy_json_value annotations use, and the string interning (a small cache
+** in front of the pool, UTF-8 repair) that JSON text goes through.
+*/
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/importer.h"
+#include "processor/import/json/json_args.h"
+#include "util/utf8.h"
+
+/* ---- strings ----------------------------------------------------------------------------- */
+
+/* Interns a string into the pool, repairing invalid UTF-8 to U+FFFD (counted): JSON text from
+** other tools may hold any bytes, and they would reach protobuf string fields.
+** *clean says whether the pooled string is `s` as given (only such strings are cached). */
+uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *clean) {
+  trak_strpool *sp = &imp->tables->strings;
+  size_t ok = trak__utf8_valid_prefix(s, len);
+  *clean = ok == len;
+  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern(sp, s, len);
+  char *fixed = malloc(3 * len);
+  if (!fixed) abort();
+  size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
+  trak__report(imp, TRAK_STAT_JSON_INVALID_UTF8,
+               "a JSON string holds %zu invalid UTF-8 sequence(s) (the first at its byte %zu); "
+               "replaced by U+FFFD",
+               bad, ok);
+  uint32_t id = trak__strpool_intern(sp, fixed, n);
+  free(fixed);
+  return id;
+}
+
+/* ---- values -------------------------------------------------------------------------------- */
+
+/* Interns a string value, unescaped in full. */
+static uint32_t intern_string(const trak_json_args *a, const trak_json_value *v) {
+  if (!v->escaped) return trak__json_intern(a->imp, a->cache, v->s, v->len);
+  char small[256];
+  char *buf = v->len < sizeof small ? small : malloc(v->len + 1);
+  if (!buf) abort();
+  size_t n = trak__json_unescape(v, buf, v->len + 1);
+  uint32_t id = trak__json_intern(a->imp, a->cache, buf, n);
+  if (buf != small) free(buf);
+  return id;
+}
+
+/* Adds a row under the current key, or returns TRAK_NULL_U32 (counted) if the key was cut. */
+static uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
+  const trak_arg_key *k = a->k;
+  if (TRAK_UNLIKELY(k->cut)) {
+    trak__arg_key_too_long(a->imp, k, "JSON arg");
+    return TRAK_NULL_U32;
+  }
+  uint32_t key = trak__json_intern(a->imp, a->cache, k->key, k->key_len);
+  uint32_t flat =
+      k->flat_len == k->key_len ? key : trak__json_intern(a->imp, a->cache, k->flat, k->flat_len);
+  return trak__arg_add(a->imp->tables, a->set, flat, key, type);
+}
+
+static void leaf(const trak_json_args *a, const trak_json_value *v) {
+  trak_tables *t = a->imp->tables;
+  int64_t iv = 0;
+  uint32_t row;
+  switch (v->kind) {
+  case TRAK_JSON_NUMBER:
+    if (TRAK_UNLIKELY(!v->is_float && v->s[0] != '-' && v->len <= 20 &&
+                      !trak__json_int_of(v, &iv))) {
+      /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
+      ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
+      char buf[24];
+      memcpy(buf, v->s, v->len);
+      buf[v->len] = 0;
+      char *end;
+      errno = 0;
+      unsigned long long u = strtoull(buf, &end, 10);
+      row = add_row(a, TRAK_ARG_REAL);
+      if (row != TRAK_NULL_U32)
+        t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
+    } else if (v->is_float || !trak__json_int_of(v, &iv)) {
+      row = add_row(a, TRAK_ARG_REAL);
+      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real(v->s, v->len);
+    } else {
+      row = add_row(a, TRAK_ARG_INT);
+      if (row != TRAK_NULL_U32) t->args.int_value[row] = iv;
+    }
+    break;
+  case TRAK_JSON_TRUE:
+  case TRAK_JSON_FALSE:
+    row = add_row(a, TRAK_ARG_BOOL);
+    if (row != TRAK_NULL_U32) t->args.int_value[row] = v->kind == TRAK_JSON_TRUE;
+    break;
+  case TRAK_JSON_STRING: {
+    row = add_row(a, TRAK_ARG_STRING); /* the key is interned before the value */
+    if (row != TRAK_NULL_U32) t->args.string_value[row] = intern_string(a, v);
+    break;
+  }
+  default: /* null: no row, as in Perfetto */
+    break;
+  }
+}
+
+__attribute__((cold, noinline)) static void too_deep(const trak_json_args *a) {
+  trak__report(a->imp, TRAK_STAT_JSON_TOO_DEEP,
+               "JSON arg '%.*s' nests deeper than %d levels; the deeper values were dropped",
+               (int)(a->k->key_len < 60 ? a->k->key_len : 60), a->k->key, TRAK_LIMIT_JSON_DEPTH);
+}
+
+size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int depth) {
+  trak_json_value v;
+  int ch = trak__json_peek(c);
+  if (ch != '{' && ch != '[') {
+    trak__json_value(c, &v);
+    size_t before = a->imp->tables->args.n;
+    leaf(a, &v);
+    return a->imp->tables->args.n - before;
+  }
+  if (TRAK_UNLIKELY(depth >= TRAK_LIMIT_JSON_DEPTH)) { /* the tokenizer let it through: not */
+    trak__json_value(c, &v);                           /* expected, but never silent */
+    too_deep(a);
+    return 0;
+  }
+  int is_obj = ch == '{';
+  c->p++;
+  trak_arg_key *k = a->k;
+  trak_arg_key_mark mark = trak__arg_key_save(k);
+  size_t added = 0, index = 0;
+  for (;;) {
+    ch = trak__json_peek(c);
+    if (ch == ',') c->p++, ch = trak__json_peek(c);
+    if (ch < 0 || ch == '}' || ch == ']') break;
+    if (is_obj) {
+      trak_json_value name;
+      trak__json_value(c, &name);
+      trak__json_expect(c, ':', "");
+      trak__arg_key_push(k, ".", 1, 1);
+      if (!name.escaped) {
+        trak__arg_key_push(k, name.s, name.len, 1);
+      } else {
+        char buf[TRAK_LIMIT_KEY_BYTES + 1]; /* a longer name cuts the key anyway */
+        size_t n = trak__json_unescape(&name, buf, sizeof buf);
+        trak__arg_key_push(k, buf, n, 1);
+      }
+    } else {
+      char idx[24];
+      int n = snprintf(idx, sizeof idx, "[%zu]", index);
+      trak__arg_key_push(k, idx, (size_t)n, 0);
+    }
+    size_t rows = trak__json_args_flatten(a, c, depth + 1);
+    if (rows && !is_obj) index++; /* only entries that added rows count */
+    added += rows;
+    trak__arg_key_restore(k, mark);
+  }
+  if (ch >= 0) c->p++;
+  return added;
+}

@@ -1,0 +1,106 @@
+/*
+** JSON values into args (json_args.c), one set of rules for a JSON trace's event args and for a
+** protobuf trace's legacy_json_value annotations (as Perfetto has one json::AddJsonValueToArgs):
+** keys, numbers, strings and limits, and the string interning with UTF-8 repair both use.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H
+#define TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "processor/import/args.h"
+#include "processor/import/json/json.h"
+#include "processor/tables/storage.h"
+
+#define TRAK_JSON_CACHE_SLOTS 4096 /* direct-mapped cache of short interned strings */
+#define TRAK_JSON_CACHED_MAX 32    /* longest string the cache holds */
+
+/* Strings met again and again (names, categories, arg keys) and their string ids. */
+typedef struct trak_json_cache {
+  struct {
+    uint32_t id, len;
+    const char *s; /* the pooled copy */
+  } slot[TRAK_JSON_CACHE_SLOTS];
+} trak_json_cache;
+
+/* Interns `len` bytes of JSON text into imp->tables->strings, invalid UTF-8 repaired to U+FFFD
+** and counted (JSON_INVALID_UTF8). Returns the string id; *clean says whether the pooled string
+** is `s` as given. Can't fail (aborts on out of memory, as the pool does). */
+uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *clean);
+
+/* Copies `len` (1..TRAK_JSON_CACHED_MAX) bytes into whole words, the last one zero-padded (its
+** 1-7 bytes read as 4-, 2- and 1-byte pieces: never past the string). */
+static inline void trak__json_load_words(uint64_t *w, const char *s, size_t len) {
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8)
+    memcpy(&w[i / 8], s + i, 8);
+  size_t rest = len - i;
+  if (!rest) return;
+  const char *t = s + i;
+  uint64_t last = 0;
+  unsigned shift = 0;
+  if (rest & 4) {
+    uint32_t a;
+    memcpy(&a, t, 4);
+    last = a, t += 4, shift = 32;
+  }
+  if (rest & 2) {
+    uint16_t b;
+    memcpy(&b, t, 2);
+    last |= (uint64_t)b << shift, t += 2, shift += 16;
+  }
+  if (rest & 1) last |= (uint64_t)(unsigned char)*t << shift;
+  w[i / 8] = last;
+}
+
+/* trak__json_pool's string id for `len` bytes of JSON text; short clean strings are looked up
+** in `cache` first (NULL: no cache), hashed and compared a word at a time inline: names,
+** categories and arg keys repeat from event to event and are a few words long at most. */
+static inline uint32_t trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s,
+                                         size_t len) {
+  int clean;
+  if (len > TRAK_JSON_CACHED_MAX || !len || !cache) return trak__json_pool(imp, s, len, &clean);
+  uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[TRAK_JSON_CACHED_MAX / 8];
+  size_t words = (len + 7) / 8;
+  trak__json_load_words(w, s, len);
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  uint32_t slot = (uint32_t)(h >> 40) & (TRAK_JSON_CACHE_SLOTS - 1);
+  if (cache->slot[slot].len == len) {
+    uint64_t c[TRAK_JSON_CACHED_MAX / 8];
+    trak__json_load_words(c, cache->slot[slot].s, len);
+    size_t i = 0;
+    while (i < words && c[i] == w[i])
+      i++;
+    if (i == words) return cache->slot[slot].id;
+  }
+  uint32_t id = trak__json_pool(imp, s, len, &clean);
+  if (__builtin_expect(!clean, 0)) return id;
+  cache->slot[slot].id = id;
+  cache->slot[slot].len = (uint32_t)len;
+  cache->slot[slot].s = trak__str(&imp->tables->strings, id);
+  return id;
+}
+
+/* Where a flattened value's rows go. */
+typedef struct trak_json_args {
+  trak_importer *imp;
+  trak_json_cache *cache; /* NULL: none */
+  uint32_t set;           /* the arg set's first row (trak__arg_add's `set`) */
+  trak_arg_key *k;        /* the key the value goes under; left as it was found */
+} trak_json_args;
+
+/* Flattens the value at the cursor, already validated by trak__json_value, into rows of
+** a->set under a->k with Perfetto's naming (objects append ".name" to both keys, arrays "[i]" to
+** the key only, i counting the entries that added rows), stepping the cursor past it. Rules:
+** null adds nothing; an integer past int64 but within uint64 is a real of its bits read as an
+** int64 (Perfetto's), past uint64 a real; strings and keys are unescaped in full and UTF-8
+** repaired (trak__json_intern); a value whose key passes TRAK_LIMIT_KEY_BYTES is dropped and
+** counted (KEY_TOO_LONG); containers nested past TRAK_LIMIT_JSON_DEPTH (the tokenizer's
+** limit, `depth` the value's own) are dropped and counted (JSON_TOO_DEEP). Returns the number
+** of rows added. Can't fail. */
+size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int depth);
+
+#endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H */
