@@ -21,7 +21,10 @@ enum trak_fq_type {
   TRAK_FQ_THREAD_NAME,
   TRAK_FQ_GENERIC,
   TRAK_FQ_SWITCH_COMPACT, /* as SWITCH, without prev's fields */
-  TRAK_FQ_WAKING_COMPACT  /* as WAKING, the waker the CPU's running thread */
+  TRAK_FQ_WAKING_COMPACT, /* as WAKING, the waker the CPU's running thread */
+  TRAK_FQ_PROCESS_TREE,   /* a ProcessTree packet: s1 its index in trak_ftrace.trees */
+  TRAK_FQ_MARKER          /* an atrace marker: pid tid, p1 tgid (-1: unknown), x its offset in
+                          ** trak_ftrace.text, a its length */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -69,6 +72,9 @@ typedef struct trak_ftrace {
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
+  TRAK_VEC(trak_span) trees;           /* copies of deferred ProcessTree packets (owned) */
+  TRAK_VEC(char) text;                 /* the text of queued atrace markers */
+  uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -94,6 +100,8 @@ void trak__fa_thread_name(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_generic(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 
 /* Thread-state transitions (thread_state.c). */
 void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,

@@ -178,6 +178,8 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_GENERIC] = trak__fa_generic,
     [TRAK_FQ_SWITCH_COMPACT] = trak__fa_switch_compact,
     [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
+    [TRAK_FQ_PROCESS_TREE] = trak__fa_process_tree,
+    [TRAK_FQ_MARKER] = trak__fa_marker,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -210,6 +212,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->s_running = trak__ftrace_str(imp, "Running");
   f->s_runnable = trak__ftrace_str(imp, "R");
   kernel_version(imp, f);
+  f->applying = 1;
   if (!f->unsorted) {
     for (size_t i = 0; i < f->q.n; i++)
       apply(imp, &f->q.v[i]);
@@ -224,6 +227,7 @@ void trak__ftrace_finish(trak_importer *imp) {
     free(keys);
   }
   trak_vec_free(f->q);
+  trak_vec_free(f->text);
   cpu_rows(imp);
   trak__ftrace_stats_sort(imp);
 }
@@ -236,6 +240,10 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->states);
   trak_vec_free(f->stats);
+  for (size_t i = 0; i < f->trees.n; i++)
+    free((void *)f->trees.v[i].data);
+  trak_vec_free(f->trees);
+  trak_vec_free(f->text);
   free(f);
   imp->ftrace = NULL;
 }
