@@ -101,6 +101,20 @@ int trak__ftrace_defer_process_tree(trak_importer *imp, const struct trak_packet
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value);
 
+/* ---- interrupts (irq.c) ---------------------------------------------------------------- */
+
+/* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"
+** begins on the CPU's "Irq Cpu N" track (type cpu_irq). */
+void trak__irq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name, size_t len);
+/* irq_handler_exit on `cpu`: the CPU's open irq slice ends, with arg ret "handled" (ret 1) or
+** "unhandled". An exit without an entry counts end_unmatched. */
+void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
+/* softirq_entry on `cpu`: a slice named by the action `vec` (HI, TIMER, NET_TX, NET_RX, BLOCK,
+** IRQ_POLL, TASKLET, SCHED, HRTIMER, RCU) begins on "SoftIrq Cpu N" (type cpu_softirq); another
+** vec is ignored (Perfetto's too). softirq_exit ends it with arg vec. */
+void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec);
+void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t vec);
+
 /* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
 
 /* The marker text [s, s + len) written by thread `tid` (of process `tgid`, -1: unknown) on

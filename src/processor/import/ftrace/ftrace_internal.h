@@ -131,6 +131,14 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp);
 /* Pushes a record of `type` (TRAK_EV_*) on `track` to that sequence. */
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value);
+/* Pushes a slice record (TRAK_EV_BEGIN, _END, _INSTANT) with a category and an arg set
+** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
+void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                           uint32_t name, uint32_t cat, uint32_t set);
+/* The per-CPU track of `kind` for `cpu` on the current machine, made (named `name`, a string
+** id) on first use; the CPU gets its cpu row (cpu_counters.c). */
+uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu,
+                                uint32_t name);
 /* A string id interned from a C string. */
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
 

@@ -53,6 +53,13 @@ void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t tra
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
+void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                           uint32_t name, uint32_t cat, uint32_t set) {
+  trak_ev ev = {
+      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{name, cat}}, set, 0};
+  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+}
+
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu) {
   return imp->threads.machine * 4096u + (cpu < 4096 ? cpu : 4095);
 }
