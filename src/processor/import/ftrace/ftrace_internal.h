@@ -75,6 +75,9 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_span) trees;           /* copies of deferred ProcessTree packets (owned) */
   TRAK_VEC(char) text;                 /* the text of queued atrace markers */
   uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
+  uint8_t raw_only;                    /* the record applied adds its ftrace_event row only */
+  int64_t drop_before;                 /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;            /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -102,6 +105,14 @@ void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
+/* trak__fa_waking or trak__fa_waking_compact, by r's type. */
+void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
+
+/* The crop limits, read from the metadata; the sink's records before the soft limit dropped
+** (crop.c). */
+void trak__ftrace_crop_init(trak_importer *imp);
+/* 1 when record `r` is cropped (what of it Perfetto keeps is applied here), 0 to apply it. */
+int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r);
 
 /* Thread-state transitions (thread_state.c). */
 void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,

@@ -15,6 +15,7 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   imp->ftrace = calloc(1, sizeof *imp->ftrace);
   if (!imp->ftrace) abort();
   imp->ftrace->last_ts = INT64_MIN;
+  imp->ftrace->drop_before = imp->ftrace->soft_drop_before = INT64_MIN;
   return imp->ftrace;
 }
 
@@ -190,6 +191,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
+  if (TRAK_UNLIKELY(r->ts < imp->ftrace->soft_drop_before) && trak__ftrace_crop(imp, r)) return;
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
@@ -219,6 +221,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->s_running = trak__ftrace_str(imp, "Running");
   f->s_runnable = trak__ftrace_str(imp, "R");
   kernel_version(imp, f);
+  trak__ftrace_crop_init(imp);
   f->applying = 1;
   if (!f->unsorted) {
     for (size_t i = 0; i < f->q.n; i++)

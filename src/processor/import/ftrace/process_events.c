@@ -69,6 +69,7 @@ void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r) {
   trak__thread_name_set(imp, wakee, r->s1, TRAK_THREAD_NAME_KERNEL);
   uint32_t waker = trak__ftrace_utid(imp, r->pid);
   if (r->s2) trak__ftrace_waking_row(imp, r, waker);
+  if (imp->ftrace->raw_only) return;
   trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
 }
 
@@ -81,8 +82,16 @@ void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r) {
     return;
   }
   trak__ftrace_waking_row(imp, r, waker);
+  if (imp->ftrace->raw_only) return;
   uint32_t wakee = trak__ftrace_utid(imp, r->a);
   trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
+}
+
+void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->type == TRAK_FQ_WAKING_COMPACT)
+    trak__fa_waking_compact(imp, r);
+  else
+    trak__fa_waking(imp, r);
 }
 
 void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r) {
