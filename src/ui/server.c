@@ -7,23 +7,36 @@
 ** POST without the viewer's own header (a cross-site form cannot add one). Its SQL runs
 ** restricted (trak_processor_restrict_sql): no file access, no change to trak's tables.
 ** POST /api/open imports another trace, streamed in as its body, and serves it instead.
+** Its own thread runs libmicrohttpd's loop and, between turns, the connection guard (guard.c):
+** fixed deadlines for a request's head, body and answer, and a cap that closes the longest idle
+** connection first, so that slow or silent clients cannot keep others out.
 */
 #include <arpa/inet.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/socket.h>
 
+#include "ui/guard.h"
 #include "ui/ui.h"
 
-#define MAX_BODY (1u << 20) /* bytes of SQL a POST may carry */
-#define MAX_TRACKS 4096     /* track ids in one slices/counters request */
-#define MAX_ROWS 10000      /* rows of a search or SQL answer */
-#define MAX_FLOWS 5000      /* flow arrows on one screen */
-#define MAX_OPEN_MB 1024    /* default size of a trace opened from the page */
+#define MAX_BODY (1u << 20)  /* bytes of SQL a POST may carry */
+#define MAX_TRACKS 4096      /* track ids in one slices/counters request */
+#define MAX_ROWS 10000       /* rows of a search or SQL answer */
+#define MAX_FLOWS 5000       /* flow arrows on one screen */
+#define MAX_OPEN_MB 1024     /* default size of a trace opened from the page */
+#define MAX_CONNS 64         /* connections kept open; above, the longest idle is closed */
+#define HEAD_S 10            /* seconds to send a request's head (or wait for the next one) */
+#define BODY_S 10            /* seconds to send a request's body ... */
+#define OPEN_RATE (1u << 20) /* ... plus one per MiB of a trace opened from the page */
+#define WRITE_S 30           /* seconds to take an answer */
+#define TICK_MS 250          /* the longest the loop waits before it sweeps */
 
 struct trak_ui_server {
   struct MHD_Daemon *daemon;
@@ -36,6 +49,10 @@ struct trak_ui_server {
   trak_ui_cache *cache;   /* the timeline, read once at start */
   trak_ui_buf tracks;     /* /api/tracks, computed once at start */
   trak_ui_runner *runner; /* SQL on its own thread; who uses the processor */
+  trak_ui_guard guard;    /* connections and their deadlines; used on the loop's thread only */
+  pthread_t loop;         /* runs libmicrohttpd and the guard */
+  int looping;            /* loop was started */
+  atomic_int stop;        /* asks the loop to end */
 };
 
 /* One request's state across libmicrohttpd's calls: the POST body as it arrives. */
@@ -49,8 +66,16 @@ typedef struct request {
   uint64_t open_bytes;
 } request;
 
+/* The guard's record of connection `c`. */
+static trak_ui_conn *conn_of(struct MHD_Connection *c) {
+  const union MHD_ConnectionInfo *i =
+      MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  return i ? i->socket_context : NULL;
+}
+
 static enum MHD_Result send_text(struct MHD_Connection *c, unsigned status, const char *mime,
                                  const void *data, size_t len, enum MHD_ResponseMemoryMode mode) {
+  trak__ui_guard_phase(conn_of(c), TRAK_UI_WRITE, WRITE_S);
   struct MHD_Response *r = MHD_create_response_from_buffer(len, (void *)data, mode);
   if (!r) return MHD_NO;
   MHD_add_response_header(r, "Content-Type", mime);
@@ -245,6 +270,7 @@ static enum MHD_Result query_post(trak_ui_server *s, struct MHD_Connection *c, r
   req->job = (trak_ui_job){.sql = req->body.s, .offset = offset, .limit = MAX_ROWS};
   req->c = c;
   req->started = 1;
+  trak__ui_guard_phase(conn_of(c), TRAK_UI_BUSY, 0);
   MHD_suspend_connection(c);
   int rc = trak__ui_runner_start(s->runner, &req->job, query_done, req);
   if (rc) {
@@ -347,10 +373,12 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
       return MHD_NO;
     }
     *state = req;
+    trak__ui_guard_phase(conn_of(c), TRAK_UI_BODY, BODY_S);
     return MHD_YES;
   }
   if (*upload_size && req->open) { /* a piece of a trace */
     req->open_bytes += *upload_size;
+    trak__ui_guard_extend(conn_of(c), *upload_size, OPEN_RATE);
     if (req->open_bytes > s->max_open)
       req->too_big = 1;
     else if (trak_processor_feed(req->open, upload, *upload_size, NULL))
@@ -387,6 +415,7 @@ static enum MHD_Result handle(void *cls, struct MHD_Connection *c, const char *u
 
 static void completed(void *cls, struct MHD_Connection *c, void **state,
                       enum MHD_RequestTerminationCode code) {
+  trak__ui_guard_phase(conn_of(c), TRAK_UI_HEAD, HEAD_S); /* kept alive: the next request's head */
   request *req = *state;
   if (!req) return;
   trak__ui_buf_free(&req->body);
@@ -394,6 +423,32 @@ static void completed(void *cls, struct MHD_Connection *c, void **state,
   trak_processor_free(req->open);
   free(req);
   *state = NULL;
+}
+
+/* Registers each new connection with the guard and forgets each closed one. */
+static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
+                   enum MHD_ConnectionNotificationCode code) {
+  trak_ui_server *s = cls;
+  if (code == MHD_CONNECTION_NOTIFY_CLOSED) {
+    trak__ui_guard_close(&s->guard, *socket_context);
+    *socket_context = NULL;
+    return;
+  }
+  const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+  trak_ui_conn *k = i ? trak__ui_guard_open(&s->guard, i->connect_fd) : NULL;
+  trak__ui_guard_phase(k, TRAK_UI_HEAD, HEAD_S);
+  if (!k && i) shutdown(i->connect_fd, SHUT_RDWR); /* out of memory: not served */
+  *socket_context = k;
+}
+
+/* The server's thread: libmicrohttpd's turns, and the guard's sweep after each. */
+static void *loop(void *arg) {
+  trak_ui_server *s = arg;
+  while (!atomic_load(&s->stop)) {
+    MHD_run_wait(s->daemon, TICK_MS);
+    trak__ui_guard_sweep(&s->guard);
+  }
+  return NULL;
 }
 
 int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, trak_ui_server **out,
@@ -421,12 +476,17 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
     trak__ui_server_stop(s);
     return rc;
   }
+  /* libmicrohttpd's own cap is twice the guard's: connections above the guard's are accepted,
+  ** then the longest idle is closed, so that a newcomer is not turned away by idle ones. */
+  s->guard.cap = MAX_CONNS;
   s->daemon = MHD_start_daemon(
-      MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL,
-      handle, s, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT,
-      (size_t)64 * 1024, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64, MHD_OPTION_CONNECTION_TIMEOUT,
-      (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
-  if (!s->daemon) {
+      MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
+      (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+      MHD_OPTION_CONNECTION_LIMIT, (unsigned)(2 * MAX_CONNS), MHD_OPTION_CONNECTION_TIMEOUT,
+      (unsigned)60, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION, notify,
+      s, MHD_OPTION_END);
+  if (s->daemon && !pthread_create(&s->loop, NULL, loop, s)) s->looping = 1;
+  if (!s->looping) {
     s->owns_p = 0;
     trak__ui_server_stop(s);
     return trak_error_set(err, TRAK_EIO, "cannot listen on %s:%u (port in use?)", bind,
@@ -445,6 +505,10 @@ uint16_t trak__ui_server_port(const trak_ui_server *s) {
 void trak__ui_server_stop(trak_ui_server *s) {
   if (!s) return;
   trak__ui_runner_close(s->runner); /* a running query ends first: it resumes its connection */
+  if (s->looping) {
+    atomic_store(&s->stop, 1);
+    pthread_join(s->loop, NULL);
+  }
   if (s->daemon) MHD_stop_daemon(s->daemon);
   trak__ui_runner_free(s->runner);
   trak__ui_buf_free(&s->tracks);

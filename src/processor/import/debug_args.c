@@ -506,12 +506,18 @@ static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_
   }
   trak_pb_packed it;
   uint64_t v;
+  int rc;
   trak_pb_packed_init(&it, f, trak__schema_wire_type(fd->type));
-  while (trak_pb_packed_next(&it, &v) > 0) {
+  while ((rc = trak_pb_packed_next(&it, &v)) > 0) {
     push_field_key(&c->kb, fd, (int)rep_next(reps, fd->number));
     reflect_scalar(c, fd, v, NULL);
     key_restore(&c->kb, mark);
   }
+  if (rc < 0)
+    trak__report(c->imp, TRAK_STAT_PACKET_MALFORMED,
+                 "packed repeated field %s of an annotation does not decode; the values before the "
+                 "bad one were kept",
+                 fd->name);
 }
 
 static void reflect(args_ctx *c, const trak_pb_message_desc *m, const uint8_t *data, size_t len,

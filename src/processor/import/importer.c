@@ -10,6 +10,14 @@
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
 
+/* The string pool's report of a string it stored repaired: counted against the packet read. */
+static void invalid_utf8(void *ctx, size_t bad, size_t first) {
+  trak__report(ctx, TRAK_STAT_STRING_INVALID_UTF8,
+               "a string holds %zu invalid UTF-8 sequence(s) (the first at its byte %zu); "
+               "replaced by U+FFFD",
+               bad, first);
+}
+
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
                          const trak_processor_options *opts) {
   memset(imp, 0, sizeof *imp);
@@ -19,6 +27,8 @@ void trak__importer_init(trak_importer *imp, trak_tables *tables,
   imp->range_of_interest_ns = imp->crop_before_ns = INT64_MIN;
   trak_vec_push(imp->aux, 0); /* aux index 0 means "none" */
   trak__threads_init(imp);
+  tables->strings.on_invalid_utf8 = invalid_utf8;
+  tables->strings.ctx = imp;
 }
 
 void trak__importer_free(trak_importer *imp) {
@@ -45,5 +55,6 @@ void trak__importer_free(trak_importer *imp) {
   trak__meta_free(imp);
   trak__callstacks_free(imp);
   trak__ftrace_free(imp);
+  if (imp->tables && imp->tables->strings.ctx == imp) imp->tables->strings.on_invalid_utf8 = NULL;
   memset(imp, 0, sizeof *imp);
 }

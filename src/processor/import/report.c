@@ -322,6 +322,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                      "JSON strings with bytes that are not UTF-8; each bad "
                                      "sequence was replaced by U+FFFD.",
                                      0},
+    [TRAK_STAT_STRING_INVALID_UTF8] = {"string_invalid_utf8", TRAK_SEVERITY_ERROR,
+                                       "Strings of a protobuf or text trace (names, args, "
+                                       "process and thread names) with bytes that are not "
+                                       "UTF-8; each bad sequence was replaced by U+FFFD.",
+                                       0},
     [TRAK_STAT_IMPORT_MEMORY_LIMIT] = {"import_memory_limit", TRAK_SEVERITY_DATA_LOSS,
                                        "Events dropped because the import's records would "
                                        "pass the memory bound (a multiple of the trace's "

@@ -12,11 +12,44 @@
 #include "processor/import/importer.h"
 #include "util/limits.h"
 
+/* The bytes the import's sequences and records may take so far (docs/limits.md). */
+static uint64_t records_bound(const trak_importer *imp) {
+  return TRAK_LIMIT_RECORD_RATIO * (imp->bytes_plain + imp->inflated_total) +
+         TRAK_LIMIT_RECORD_SLACK;
+}
+
+/* The sink given for a sequence refused past the bound: its state is emptied at each use, so
+** nothing passes from one refused sequence to another, and it never holds a record. */
+__attribute__((noinline, cold)) static trak_sequence *refuse(trak_importer *imp, uint32_t id) {
+  trak_sequence *sink = imp->seqs.refused;
+  if (!sink) {
+    sink = imp->seqs.refused = calloc(1, sizeof *sink);
+    if (!sink) abort();
+    sink->refused = 1;
+    trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
+                 "sequence %u: %zu sequences and their records would take more than the bound "
+                 "of %d times the trace's %llu bytes read so far plus %llu; its events are "
+                 "dropped, as are those of any new sequence while the import stays past it",
+                 id, imp->seqs.all.n, TRAK_LIMIT_RECORD_RATIO,
+                 (unsigned long long)(imp->bytes_plain + imp->inflated_total),
+                 (unsigned long long)TRAK_LIMIT_RECORD_SLACK);
+  }
+  trak__sequence_clear(sink);
+  sink->id = id;
+  sink->thread_track = sink->last_track = TRAK_NULL_U32;
+  sink->last_ts = INT64_MIN;
+  imp->seqs.last = NULL; /* the next packet looks its id up again */
+  return sink;
+}
+
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
   if (TRAK_LIKELY(imp->seqs.last && imp->seqs.last->id == id)) return imp->seqs.last;
+  uint32_t *found = trak__map_get(&imp->seqs.by_id, id);
+  if (found) return imp->seqs.last = imp->seqs.all.v[*found];
+  if (imp->record_bytes + sizeof(trak_sequence) > records_bound(imp)) return refuse(imp, id);
   int added;
   uint32_t *slot = trak__map_put(&imp->seqs.by_id, id, (uint32_t)imp->seqs.all.n, &added);
-  if (!added) return imp->seqs.last = imp->seqs.all.v[*slot];
+  (void)slot;
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
   imp->record_bytes += sizeof *seq; /* toward the bound new_block enforces */
@@ -98,9 +131,14 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   uint32_t cap = seq->tail ? seq->tail->cap * 2 : TRAK_EV_BLOCK_FIRST;
   if (cap > TRAK_EV_BLOCK) cap = TRAK_EV_BLOCK;
   size_t bytes = block_bytes(cap);
-  uint64_t bound =
-      TRAK_LIMIT_RECORD_RATIO * (imp->bytes_plain + imp->inflated_total) + TRAK_LIMIT_RECORD_SLACK;
-  if (imp->record_bytes + bytes > bound) {
+  if (seq->refused) {
+    trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
+                 "sequence %u was refused (too many sequences for the trace's size); event "
+                 "dropped",
+                 seq->id);
+    return NULL;
+  }
+  if (imp->record_bytes + bytes > records_bound(imp)) {
     trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
                  "the import's records would take %llu bytes, past the bound of %d times the "
                  "trace's %llu bytes plus %llu; event dropped",
@@ -149,23 +187,28 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
   imp->n_counter_records += type == TRAK_EV_COUNTER;
 }
 
-void trak__sequences_free(trak_sequences *s) {
-  for (size_t i = 0; i < s->all.n; i++) {
-    trak_sequence *seq = s->all.v[i];
-    for (int k = 0; k < TRAK_INTERN_KINDS; k++)
-      trak__map_free(&seq->interned[k]);
-    trak_vec_free(seq->default_extra_uuids);
-    trak_vec_free(seq->default_extra_double_uuids);
-    trak__map_free(&seq->inc_index);
-    free(seq->losses);
-    trak_vec_free(seq->inc_values);
-    while (seq->head) {
-      trak_ev_block *next = seq->head->next;
-      trak__block_free(seq->head);
-      seq->head = next;
-    }
-    free(seq);
+/* Frees one sequence: its state, its record blocks, itself. NULL is allowed. */
+static void sequence_free(trak_sequence *seq) {
+  if (!seq) return;
+  for (int k = 0; k < TRAK_INTERN_KINDS; k++)
+    trak__map_free(&seq->interned[k]);
+  trak_vec_free(seq->default_extra_uuids);
+  trak_vec_free(seq->default_extra_double_uuids);
+  trak__map_free(&seq->inc_index);
+  free(seq->losses);
+  trak_vec_free(seq->inc_values);
+  while (seq->head) {
+    trak_ev_block *next = seq->head->next;
+    trak__block_free(seq->head);
+    seq->head = next;
   }
+  free(seq);
+}
+
+void trak__sequences_free(trak_sequences *s) {
+  for (size_t i = 0; i < s->all.n; i++)
+    sequence_free(s->all.v[i]);
+  sequence_free(s->refused);
   trak_vec_free(s->all);
   trak__map_free(&s->by_id);
 }

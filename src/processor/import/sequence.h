@@ -113,9 +113,10 @@ typedef struct trak_sequence {
   uint8_t unsorted;    /* records are not in timestamp order */
   uint8_t
       timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
-  uint8_t first_packet_flag;            /* a packet of the sequence had first_packet_on_sequence */
-  uint8_t tie_unsorted;                 /* JSON: same-timestamp records out of tie order */
-  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
+  uint8_t first_packet_flag; /* a packet of the sequence had first_packet_on_sequence */
+  uint8_t tie_unsorted;      /* JSON: same-timestamp records out of tie order */
+  uint8_t refused;      /* the sink of sequences refused past the memory bound: holds no record */
+  int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
@@ -149,6 +150,7 @@ typedef struct trak_sequences {
   trak_map by_id;                /* trusted_packet_sequence_id -> index in all */
   TRAK_VEC(trak_sequence *) all; /* in order of first packet; owned, freed with the importer */
   trak_sequence *last;           /* one-entry cache of trak__sequence_get */
+  trak_sequence *refused;        /* given for every sequence past the bound (NULL: none yet) */
 } trak_sequences;
 
 /* The packet being tokenized, as the files that import its fields see it. */
@@ -160,7 +162,10 @@ typedef struct trak_packet_ctx {
 
 extern const char *const trak__intern_kind_names[TRAK_INTERN_KINDS]; /* for messages */
 /* The sequence with `id`, made (empty, state invalid) on first use. Can't fail (aborts on
-** out-of-memory as every container does); the sequence lives until trak__importer_free. */
+** out-of-memory as every container does); the sequence lives until trak__importer_free. A new
+** sequence that would take the import past its memory bound (TRAK_LIMIT_RECORD_RATIO) gets a
+** shared sink instead, emptied at each call, whose events are dropped and counted
+** (import_memory_limit). */
 trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id);
 /* Incremental state cleared: interned maps and defaults emptied, incremental counters at 0. */
 void trak__sequence_clear(trak_sequence *seq);

@@ -3,6 +3,7 @@
 ** map, the string pool, and the row appenders of the columnar tables.
 */
 #include "processor/tables/storage.h"
+#include "util/utf8.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -164,13 +165,22 @@ static char *strpool_alloc(trak_strpool *sp, size_t n) {
   return p;
 }
 
-uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
+static uint32_t strpool_repair(trak_strpool *sp, const char *s, size_t len, size_t ok);
+
+/* Interns [s, s + len); `check`: repair invalid UTF-8 first when the pool asks for it. */
+static uint32_t strpool_put(trak_strpool *sp, const char *s, size_t len, int check) {
   if ((sp->str.n + 1) * 2 > sp->slot_cap) strpool_rehash(sp);
   size_t mask = sp->slot_cap - 1;
   size_t i = hash_bytes(s, len) & mask;
   for (; sp->slots[i]; i = (i + 1) & mask) {
     uint32_t id = sp->slots[i];
     if (sp->len.v[id] == len && !memcmp(sp->str.v[id], s, len)) return id;
+  }
+  /* Only a miss is checked: a stored string is valid (but for those interned as bytes), so
+  ** invalid bytes never hit one. */
+  if (check && sp->on_invalid_utf8) {
+    size_t ok = trak__utf8_valid_prefix(s, len);
+    if (__builtin_expect(ok != len, 0)) return strpool_repair(sp, s, len, ok);
   }
   char *copy = strpool_alloc(sp, len + 1);
   memcpy(copy, s, len);
@@ -179,6 +189,26 @@ uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
   trak_vec_push(sp->str, copy);
   trak_vec_push(sp->len, (uint32_t)len);
   sp->slots[i] = id;
+  return id;
+}
+
+uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len) {
+  return strpool_put(sp, s, len, 1);
+}
+
+uint32_t trak__strpool_intern_bytes(trak_strpool *sp, const char *s, size_t len) {
+  return strpool_put(sp, s, len, 0);
+}
+
+/* Interns the repair of [s, s + len), whose first invalid byte is at `ok`, and says so. */
+__attribute__((noinline, cold)) static uint32_t strpool_repair(trak_strpool *sp, const char *s,
+                                                               size_t len, size_t ok) {
+  char stack[256], *fixed = 3 * len <= sizeof stack ? stack : malloc(3 * len);
+  if (!fixed) out_of_memory();
+  size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
+  sp->on_invalid_utf8(sp->ctx, bad, ok);
+  uint32_t id = trak__strpool_intern(sp, fixed, n);
+  if (fixed != stack) free(fixed);
   return id;
 }
 

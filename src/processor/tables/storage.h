@@ -58,12 +58,22 @@ typedef struct trak_strpool {
   char *block; /* current block being filled */
   size_t block_used, block_cap;
   TRAK_VEC(char *) blocks; /* every block, for freeing */
+  /* Called for a new string that is not UTF-8, which is then stored repaired (each invalid
+  ** sequence replaced by U+FFFD): `bad` sequences, the first at byte `first`. NULL: strings
+  ** are stored as given. The importer sets it, so that every string of a trace's tables is
+  ** readable text and every repair is counted. */
+  void (*on_invalid_utf8)(void *ctx, size_t bad, size_t first);
+  void *ctx; /* on_invalid_utf8's */
 } trak_strpool;
 
 void trak__strpool_init(trak_strpool *sp);
 void trak__strpool_free(trak_strpool *sp);
-/* Interns `len` bytes (which may hold NULs; they are stored as is). Returns the id (>= 1). */
+/* Interns `len` bytes (which may hold NULs; they are stored as is, and so is invalid UTF-8
+** unless on_invalid_utf8 is set). Returns the id (>= 1). */
 uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len);
+/* Interns `len` bytes as they are, never repaired: binary values kept as strings (build ids,
+** shown in hex). Returns the id (>= 1). */
+uint32_t trak__strpool_intern_bytes(trak_strpool *sp, const char *s, size_t len);
 /* The id of an interned string, or 0 when it was never interned. */
 uint32_t trak__strpool_find(const trak_strpool *sp, const char *s, size_t len);
 static inline const char *trak__str(const trak_strpool *sp, uint32_t id) {

@@ -97,16 +97,20 @@ static trak_callstacks *state(trak_importer *imp) {
   return imp->callstacks;
 }
 
-static void push_ids(trak_callstacks *cs, const trak_pb_field *f) {
+/* Appends a repeated id field, packed or not. Returns 0, or a negative TRAK_E* code when a
+** packed element does not decode. */
+static int push_ids(trak_callstacks *cs, const trak_pb_field *f) {
+  int rc = 0;
   if (f->wire_type == TRAK_PB_WIRE_VARINT) {
     trak_vec_push(cs->ids, f->value);
   } else if (f->wire_type == TRAK_PB_WIRE_LEN) {
     trak_pb_packed it;
     uint64_t v;
     trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
-    while (trak_pb_packed_next(&it, &v) > 0)
+    while ((rc = trak_pb_packed_next(&it, &v)) > 0)
       trak_vec_push(cs->ids, v);
   }
+  return rc;
 }
 
 /* The names Perfetto gives Frame.kind (NULL: unknown). */
@@ -129,13 +133,13 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
   stack_def st = {(uint32_t)cs->ids.n, 0};
   m.paths = (uint32_t)cs->ids.n;
   fr.line = -1;
-  int rc;
+  int rc, bad = 0; /* bad: a packed id list does not decode */
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     int varint = f.wire_type == TRAK_PB_WIRE_VARINT;
     if (f.number == 1 && varint) { /* iid, in all three messages */
       iid = f.value;
     } else if (field == TRAK_PB_InternedData_mappings) {
-      if (f.number == TRAK_PB_Mapping_path_string_ids) push_ids(cs, &f);
+      if (f.number == TRAK_PB_Mapping_path_string_ids) bad |= push_ids(cs, &f) < 0;
       if (!varint) continue;
       if (f.number == TRAK_PB_Mapping_build_id) m.build_id = f.value;
       if (f.number == TRAK_PB_Mapping_exact_offset) m.exact_offset = f.value;
@@ -157,12 +161,12 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
         fr.type = name ? trak__strpool_intern(&imp->tables->strings, name, strlen(name)) : 0;
       }
     } else if (f.number == TRAK_PB_Callstack_frame_ids) {
-      push_ids(cs, &f);
+      bad |= push_ids(cs, &f) < 0;
     }
   }
-  if (rc < 0 || !iid) {
+  if (rc < 0 || bad || !iid) {
     trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "interned callstack table entry %s",
-                 rc < 0 ? "is malformed" : "has iid 0 or no iid (iid 0 is never valid)");
+                 rc < 0 || bad ? "is malformed" : "has iid 0 or no iid (iid 0 is never valid)");
     return;
   }
   if (field == TRAK_PB_InternedData_mappings) {

@@ -69,7 +69,9 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
       else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN)
         s = fld.data, slen = fld.len;
     }
-    if (rc >= 0 && iid) value = trak__strpool_intern(&imp->tables->strings, (const char *)s, slen);
+    if (rc >= 0 && iid) /* a build id is binary: kept as is, shown in hex */
+      value = (f->kind == TRAK_INTERN_BUILD_ID ? trak__strpool_intern_bytes : trak__strpool_intern)(
+          &imp->tables->strings, (const char *)s, slen);
   }
   if (rc < 0 || iid == 0) {
     trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s entry %s", trak__intern_kind_names[f->kind],

@@ -46,20 +46,24 @@ typedef struct packet_fields {
 
 #define HAS(pf, p) ((pf)->present & 1u << (p))
 
-static void read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
+/* Appends a repeated varint, packed or not. Returns 0, or a negative TRAK_E* code when a
+** packed element does not decode (the values before it kept). */
+static int read_repeated_u64(const trak_pb_field *f, void *vec_ptr) {
   TRAK_VEC(uint64_t) *vec = vec_ptr;
+  int rc = 0;
   if (f->wire_type == TRAK_PB_WIRE_VARINT) {
     trak_vec_push(*vec, f->value);
   } else if (f->wire_type == TRAK_PB_WIRE_LEN) {
     trak_pb_packed it;
     uint64_t v;
     trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
-    while (trak_pb_packed_next(&it, &v) > 0)
+    while ((rc = trak_pb_packed_next(&it, &v)) > 0)
       trak_vec_push(*vec, v);
   }
+  return rc;
 }
 
-static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const trak_span *span) {
+static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_span *span) {
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
   trak__dec_init(imp, &dec, span->data, span->len);
@@ -71,17 +75,23 @@ static void packet_defaults(const trak_importer *imp, trak_sequence *seq, const 
                f.wire_type == TRAK_PB_WIRE_LEN) {
       seq->default_extra_uuids.n = seq->default_extra_double_uuids.n = 0;
       trak__dec_init(imp, &sub, f.data, f.len);
+      int bad = 0;
       while (trak_pb_decoder_next(&sub, &g) > 0) {
         if (g.number == TRAK_PB_TrackEventDefaults_track_uuid &&
             g.wire_type == TRAK_PB_WIRE_VARINT) {
           seq->default_track_uuid = g.value;
           seq->has_default_track = 1;
         } else if (g.number == TRAK_PB_TrackEventDefaults_extra_counter_track_uuids) {
-          read_repeated_u64(&g, &seq->default_extra_uuids);
+          bad |= read_repeated_u64(&g, &seq->default_extra_uuids) < 0;
         } else if (g.number == TRAK_PB_TrackEventDefaults_extra_double_counter_track_uuids) {
-          read_repeated_u64(&g, &seq->default_extra_double_uuids);
+          bad |= read_repeated_u64(&g, &seq->default_extra_double_uuids) < 0;
         }
       }
+      if (bad)
+        trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
+                     "a packed repeated field of %s does not decode; the values before the bad one "
+                     "were kept",
+                     "track_event_defaults");
     }
   }
 }

@@ -274,8 +274,14 @@ static void filter_stats_add(trak_importer *imp, int64_t *value, const uint8_t *
         set_indexed(imp, FILTERED_OUT, nbuf++, (int64_t)f.value);
       } else if (f.wire_type == TRAK_PB_WIRE_LEN) {
         trak_pb_packed_init(&it, &f, TRAK_PB_WIRE_VARINT);
-        while (trak_pb_packed_next(&it, &v) > 0)
+        int rc;
+        while ((rc = trak_pb_packed_next(&it, &v)) > 0)
           set_indexed(imp, FILTERED_OUT, nbuf++, (int64_t)v);
+        if (rc < 0)
+          trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
+                       "a packed repeated field of %s does not decode; the values before the bad "
+                       "one were kept",
+                       "trace_stats");
       }
       continue;
     }

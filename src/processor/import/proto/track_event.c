@@ -14,23 +14,25 @@
 
 typedef trak_te_fields event_fields;
 
-void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
+int trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type) {
   if (f->wire_type != TRAK_PB_WIRE_LEN) {
     if (l->n < TRAK_TE_MAX_REPEATED)
       l->v[l->n++] = f->value;
     else
       l->overflow = 1;
-    return;
+    return 0;
   }
   trak_pb_packed it;
   uint64_t v;
+  int rc;
   trak_pb_packed_init(&it, f, packed_wire_type);
-  while (trak_pb_packed_next(&it, &v) > 0) {
+  while ((rc = trak_pb_packed_next(&it, &v)) > 0) {
     if (l->n < TRAK_TE_MAX_REPEATED)
       l->v[l->n++] = v;
     else
       l->overflow = 1;
   }
+  return rc;
 }
 
 /* Keeps a length-delimited field most events lack; a later one replaces it (last one wins). */
@@ -129,7 +131,7 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
       if (f.wire_type == TRAK_PB_WIRE_LEN) ef->name = (trak_span){f.data, f.len};
       break;
     case TRAK_PB_TrackEvent_category_iids:
-      trak__u64_list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->cat_iids, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_categories:
       if (f.wire_type == TRAK_PB_WIRE_LEN && ef->n_cats < 8)
@@ -146,28 +148,28 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
       ef->double_value = trak_pb_as_double(&f), ef->has_value = 1, ef->value_is_double = 1;
       break;
     case TRAK_PB_TrackEvent_extra_counter_track_uuids:
-      trak__u64_list_add(&ef->extra_uuids, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->extra_uuids, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_extra_counter_values:
-      trak__u64_list_add(&ef->extra_values, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->extra_values, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_extra_double_counter_track_uuids:
-      trak__u64_list_add(&ef->extra_double_uuids, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->extra_double_uuids, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_extra_double_counter_values:
-      trak__u64_list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64);
+      ef->bad_packed |= trak__u64_list_add(&ef->extra_double_values, &f, TRAK_PB_WIRE_FIXED64) < 0;
       break;
     case TRAK_PB_TrackEvent_flow_ids:
-      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64);
+      ef->bad_packed |= trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_FIXED64) < 0;
       break;
     case TRAK_PB_TrackEvent_terminating_flow_ids:
-      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64);
+      ef->bad_packed |= trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_FIXED64) < 0;
       break;
     case TRAK_PB_TrackEvent_flow_ids_old:
-      trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->flows, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_terminating_flow_ids_old:
-      trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT);
+      ef->bad_packed |= trak__u64_list_add(&ef->terms, &f, TRAK_PB_WIRE_VARINT) < 0;
       break;
     case TRAK_PB_TrackEvent_timestamp_absolute_us:
       ef->abs_us = trak_pb_as_int64(&f), ef->has_abs_us = 1;
@@ -487,6 +489,11 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   trak_sequence *seq = ctx->seq;
   if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
+  else if (TRAK_UNLIKELY(ef.bad_packed))
+    trak__report(
+        imp, TRAK_STAT_PACKET_MALFORMED,
+        "a packed repeated field of %s does not decode; the values before the bad one were kept",
+        "track_event");
 
   int64_t ts = ctx->ts;
   if (TRAK_UNLIKELY(ef.has_abs_us | ef.has_delta_us)) {

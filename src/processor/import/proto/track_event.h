@@ -41,7 +41,8 @@ enum {
 typedef struct trak_te_fields {
   uint64_t type, track_uuid, name_iid;
   uint8_t has_type, has_track, has_name_iid, has_value, value_is_double, has_abs_us, has_delta_us;
-  uint32_t extras; /* TRAK_TE_* bits; the fields they flag are read only when set */
+  uint8_t bad_packed; /* a packed list ended in an element that does not decode */
+  uint32_t extras;    /* TRAK_TE_* bits; the fields they flag are read only when set */
   int64_t int_value, abs_us, delta_us;
   double double_value;
   trak_span name;
@@ -116,8 +117,9 @@ static inline int trak__te_reflected(uint32_t number) {
   }
 }
 
-/* Appends a repeated scalar, accepting both packed and unpacked encodings. */
-void trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type);
+/* Appends a repeated scalar, accepting both packed and unpacked encodings. Returns 0, or a
+** negative TRAK_E* code when a packed element does not decode (the values before it kept). */
+int trak__u64_list_add(trak_u64_list *l, const trak_pb_field *f, uint32_t packed_wire_type);
 
 /* The event's name (name_iid, or else name; legacy_iid when the event has no name_iid) and
 ** category (one or several joined with ','), as string ids (0: none). */
