@@ -89,6 +89,9 @@ enum trak_track_source {
   X(CPU_IDLE, "cpu_idle", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                           \
   X(CPU_MAX_FREQ_LIMIT, "cpu_max_frequency_limit", GLOBAL, TRAK_DIM_CPU, NONE, 0)                  \
   X(CPU_MIN_FREQ_LIMIT, "cpu_min_frequency_limit", GLOBAL, TRAK_DIM_CPU, NONE, 0)                  \
+  /* per-CPU slices of interrupts (import/ftrace/irq.c) */                                         \
+  X(CPU_IRQ, "cpu_irq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                             \
+  X(CPU_SOFTIRQ, "cpu_softirq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
   /* atrace markers' counters (C|pid|name|value): per process and name */                          \
   X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)
 

@@ -4,6 +4,8 @@
 ** and I instants on the writer's thread track, C counters on a process counter track named by
 ** the marker. Async markers (S/F, G/H, N) are counted, not yet modelled.
 */
+#include <string.h>
+
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/util/atrace_marker.h"
 
@@ -20,6 +22,20 @@ static uint32_t intern_view(trak_importer *imp, trak_strv v) {
 
 void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t tgid,
                          const char *s, size_t len) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (len > UINT32_MAX) len = UINT32_MAX; /* a marker is at most a page */
+  size_t off = f->text.n;
+  trak__grow((void **)&f->text.v, &f->text.cap, off + len + 1, 1);
+  memcpy(f->text.v + off, s, len);
+  f->text.n = off + len;
+  trak_fq_rec r = {ts, (int64_t)off,   cpu, tid, (uint32_t)len, 0, 0, (int32_t)tgid,
+                   0,  TRAK_FQ_MARKER, 0,   0};
+  trak__fq_push(imp, &r); /* counted here, as when it became records at once */
+}
+
+/* A marker's queued record, applied: the text parsed and turned into records. */
+static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, const char *s,
+                   size_t len) {
   trak_atrace_marker m;
   int rc = trak__atrace_marker_parse(s, len, &m);
   if (rc == TRAK_ATRACE_UNSUPPORTED) return;
@@ -59,4 +75,10 @@ void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
                  "atrace marker phase '%c' (async and track markers) is not modelled yet", m.phase);
     return;
   }
+}
+
+void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r) {
+  uint64_t n_events = imp->n_events; /* the marker was counted when queued */
+  marker(imp, r->ts, r->pid, r->p1, imp->ftrace->text.v + r->x, r->a);
+  imp->n_events = n_events;
 }

@@ -1,7 +1,8 @@
 /*
 ** This file holds the per-CPU counters of kernel events (cpu_frequency as "cpufreq", cpu_idle
 ** as "cpuidle", the frequency limits), each a counter track of its kind with a `cpu` dimension,
-** whose values go through the parse phase like any counter's.
+** whose values go through the parse phase like any counter's; and the per-CPU tracks of the
+** sink (counters, interrupt slices), each made once.
 */
 #include <stdio.h>
 
@@ -26,15 +27,24 @@ static uint32_t track_name(trak_importer *imp, trak_track_kind_id kind, uint32_t
   }
 }
 
+uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu,
+                                uint32_t name) {
+  uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
+  if (known) return *known;
+  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32,
+                                     kind != TRAK_TK_CPU_IRQ && kind != TRAK_TK_CPU_SOFTIRQ, kind);
+  imp->tracks.info.v[track].lane = cpu;
+  imp->tracks.info.v[track].machine = imp->threads.machine;
+  trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
+  return track;
+}
+
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value) {
   uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
-  uint32_t track = known ? *known : TRAK_NULL_U32;
-  if (!known) {
-    track = trak__keyed_track(imp, key, track_name(imp, kind, cpu), TRAK_NULL_U32, 1, kind);
-    imp->tracks.info.v[track].lane = cpu;
-    imp->tracks.info.v[track].machine = imp->threads.machine;
-  }
+  uint32_t track =
+      known ? *known : trak__ftrace_cpu_track(imp, kind, cpu, track_name(imp, kind, cpu));
   trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, track, 0, value);
 }

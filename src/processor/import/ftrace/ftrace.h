@@ -83,6 +83,16 @@ void trak__process_free(trak_importer *imp, int64_t ts, uint32_t pid);
 void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
                               uint32_t comm);
 
+/* A ProcessTree packet (its bytes [data, data + len), its context `ctx`) seen once the trace
+** holds kernel events: copied and queued, to be applied by trak__process_tree in timestamp
+** order with those events, as Perfetto's sorter orders them (an on-demand scan of a process
+** that task_newtask created then joins that process instead of making a second one). Returns 1
+** when queued; 0 when the caller applies it now (no kernel events yet, no timestamp, or the
+** queue is being applied). Can't fail. */
+struct trak_packet_ctx;
+int trak__ftrace_defer_process_tree(trak_importer *imp, const struct trak_packet_ctx *ctx,
+                                    const uint8_t *data, size_t len);
+
 /* ---- counters --------------------------------------------------------------------------- */
 
 /* A value of a per-CPU counter track of `kind` (TRAK_TK_CPU_FREQUENCY "cpufreq",
@@ -91,10 +101,25 @@ void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int6
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value);
 
+/* ---- interrupts (irq.c) ---------------------------------------------------------------- */
+
+/* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"
+** begins on the CPU's "Irq Cpu N" track (type cpu_irq). */
+void trak__irq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name, size_t len);
+/* irq_handler_exit on `cpu`: the CPU's open irq slice ends, with arg ret "handled" (ret 1) or
+** "unhandled". An exit without an entry counts end_unmatched. */
+void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
+/* softirq_entry on `cpu`: a slice named by the action `vec` (HI, TIMER, NET_TX, NET_RX, BLOCK,
+** IRQ_POLL, TASKLET, SCHED, HRTIMER, RCU) begins on "SoftIrq Cpu N" (type cpu_softirq); another
+** vec is ignored (Perfetto's too). softirq_exit ends it with arg vec. */
+void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec);
+void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t vec);
+
 /* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
 
 /* The marker text [s, s + len) written by thread `tid` (of process `tgid`, -1: unknown) on
-** `cpu`: parsed by util/atrace_marker.c and turned into thread slices (B/E), process counters
+** `cpu`: copied and queued (its threads are looked up in timestamp order with the kernel's
+** events, as Perfetto's), then parsed by util/atrace_marker.c and turned into thread slices (B/E), process counters
 ** (C), async slices (S/F, G/H), instants (I/N), as Perfetto does. Unparsable text counts
 ** systrace_parse_failure. */
 void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t tgid,

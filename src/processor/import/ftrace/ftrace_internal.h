@@ -21,7 +21,10 @@ enum trak_fq_type {
   TRAK_FQ_THREAD_NAME,
   TRAK_FQ_GENERIC,
   TRAK_FQ_SWITCH_COMPACT, /* as SWITCH, without prev's fields */
-  TRAK_FQ_WAKING_COMPACT  /* as WAKING, the waker the CPU's running thread */
+  TRAK_FQ_WAKING_COMPACT, /* as WAKING, the waker the CPU's running thread */
+  TRAK_FQ_PROCESS_TREE,   /* a ProcessTree packet: s1 its index in trak_ftrace.trees */
+  TRAK_FQ_MARKER          /* an atrace marker: pid tid, p1 tgid (-1: unknown), x its offset in
+                          ** trak_ftrace.text, a its length */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -69,6 +72,12 @@ typedef struct trak_ftrace {
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
+  TRAK_VEC(trak_span) trees;           /* copies of deferred ProcessTree packets (owned) */
+  TRAK_VEC(char) text;                 /* the text of queued atrace markers */
+  uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
+  uint8_t raw_only;                    /* the record applied adds its ftrace_event row only */
+  int64_t drop_before;                 /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;            /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -94,6 +103,16 @@ void trak__fa_thread_name(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_generic(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
+/* trak__fa_waking or trak__fa_waking_compact, by r's type. */
+void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
+
+/* The crop limits, read from the metadata; the sink's records before the soft limit dropped
+** (crop.c). */
+void trak__ftrace_crop_init(trak_importer *imp);
+/* 1 when record `r` is cropped (what of it Perfetto keeps is applied here), 0 to apply it. */
+int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r);
 
 /* Thread-state transitions (thread_state.c). */
 void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,
@@ -123,6 +142,14 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp);
 /* Pushes a record of `type` (TRAK_EV_*) on `track` to that sequence. */
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value);
+/* Pushes a slice record (TRAK_EV_BEGIN, _END, _INSTANT) with a category and an arg set
+** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
+void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                           uint32_t name, uint32_t cat, uint32_t set);
+/* The per-CPU track of `kind` for `cpu` on the current machine, made (named `name`, a string
+** id) on first use; the CPU gets its cpu row (cpu_counters.c). */
+uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu,
+                                uint32_t name);
 /* A string id interned from a C string. */
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
 

@@ -15,6 +15,7 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   imp->ftrace = calloc(1, sizeof *imp->ftrace);
   if (!imp->ftrace) abort();
   imp->ftrace->last_ts = INT64_MIN;
+  imp->ftrace->drop_before = imp->ftrace->soft_drop_before = INT64_MIN;
   return imp->ftrace;
 }
 
@@ -50,6 +51,13 @@ void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t tra
     ev.u.value = value;
   else
     ev.u.s.name = name;
+  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+}
+
+void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                           uint32_t name, uint32_t cat, uint32_t set) {
+  trak_ev ev = {
+      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{name, cat}}, set, 0};
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
@@ -178,9 +186,12 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_GENERIC] = trak__fa_generic,
     [TRAK_FQ_SWITCH_COMPACT] = trak__fa_switch_compact,
     [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
+    [TRAK_FQ_PROCESS_TREE] = trak__fa_process_tree,
+    [TRAK_FQ_MARKER] = trak__fa_marker,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
+  if (TRAK_UNLIKELY(r->ts < imp->ftrace->soft_drop_before) && trak__ftrace_crop(imp, r)) return;
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
@@ -210,6 +221,8 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->s_running = trak__ftrace_str(imp, "Running");
   f->s_runnable = trak__ftrace_str(imp, "R");
   kernel_version(imp, f);
+  trak__ftrace_crop_init(imp);
+  f->applying = 1;
   if (!f->unsorted) {
     for (size_t i = 0; i < f->q.n; i++)
       apply(imp, &f->q.v[i]);
@@ -224,6 +237,7 @@ void trak__ftrace_finish(trak_importer *imp) {
     free(keys);
   }
   trak_vec_free(f->q);
+  trak_vec_free(f->text);
   cpu_rows(imp);
   trak__ftrace_stats_sort(imp);
 }
@@ -236,6 +250,10 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->states);
   trak_vec_free(f->stats);
+  for (size_t i = 0; i < f->trees.n; i++)
+    free((void *)f->trees.v[i].data);
+  trak_vec_free(f->trees);
+  trak_vec_free(f->text);
   free(f);
   imp->ftrace = NULL;
 }

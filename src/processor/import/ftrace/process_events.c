@@ -2,10 +2,15 @@
 ** This file holds process tracking from kernel events: task_newtask (a new process with its
 ** parent, or a new thread of the creator's process, each with start_ts), task_rename,
 ** sched_process_free (end_ts, tid reuse), the kernel's names of threads, and the wakeups and
-** blocked reasons that feed the thread-state tracker. Perfetto's ProcessTracker rules as
+** blocked reasons that feed the thread-state tracker, and ProcessTree packets deferred to their
+** place among kernel events. Perfetto's ProcessTracker rules as
 ** docs/design/linux-import.md states them.
 */
+#include <stdlib.h>
+#include <string.h>
+
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/import/sequence.h"
 
 #define CLONE_THREAD 0x10000u
 
@@ -64,6 +69,7 @@ void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r) {
   trak__thread_name_set(imp, wakee, r->s1, TRAK_THREAD_NAME_KERNEL);
   uint32_t waker = trak__ftrace_utid(imp, r->pid);
   if (r->s2) trak__ftrace_waking_row(imp, r, waker);
+  if (imp->ftrace->raw_only) return;
   trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
 }
 
@@ -76,11 +82,43 @@ void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r) {
     return;
   }
   trak__ftrace_waking_row(imp, r, waker);
+  if (imp->ftrace->raw_only) return;
   uint32_t wakee = trak__ftrace_utid(imp, r->a);
   trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
+}
+
+void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->type == TRAK_FQ_WAKING_COMPACT)
+    trak__fa_waking_compact(imp, r);
+  else
+    trak__fa_waking(imp, r);
 }
 
 void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t utid = trak__ftrace_utid(imp, r->a);
   trak__ts_blocked_reason(imp, utid, r->x < 0 ? 2 : (uint8_t)(r->x != 0), r->s1);
+}
+
+int trak__ftrace_defer_process_tree(trak_importer *imp, const trak_packet_ctx *ctx,
+                                    const uint8_t *data, size_t len) {
+  trak_ftrace *f = imp->ftrace;
+  if (!f || f->applying || !f->q.n || !ctx || !ctx->has_ts) return 0;
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) abort();
+  if (len) memcpy(copy, data, len);
+  trak_span span = {copy, len};
+  trak_vec_push(f->trees, span);
+  trak_fq_rec r = {ctx->ts, 0, 0, 0, 0, (uint32_t)(f->trees.n - 1), 0, 0, 0, TRAK_FQ_PROCESS_TREE,
+                   0,       0};
+  trak__fq_push(imp, &r);
+  imp->n_events--; /* a process tree is not an event */
+  return 1;
+}
+
+void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r) {
+  trak_span *s = &imp->ftrace->trees.v[r->s1];
+  trak_packet_ctx ctx = {NULL, r->ts, 1};
+  trak__process_tree(imp, &ctx, s->data, s->len);
+  free((void *)s->data);
+  s->data = NULL;
 }

@@ -90,6 +90,7 @@ void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t prev_utid = c->utid;
   trak__ftrace_switch_row(imp, r, ucpu, prev_utid, c->pid, t->thread.name[prev_utid], c->prio);
   c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
+  if (f->raw_only) return; /* before every CPU's data is complete (crop.c) */
   slice_open(imp, c, r->ts, ucpu, next_utid, r->p2);
   trak__ts_switch(imp, r->ts, ucpu, prev_utid, state, next_utid);
 }

@@ -139,6 +139,26 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     if (e.has >> 2 & 1)
       trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data, e.f[2].len);
     return;
+  case TRAK_PB_FtraceEvent_irq_handler_entry:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__irq_entry(imp, cpu, ts, e.has >> 2 & 1 ? (const char *)e.f[2].data : "",
+                    e.has >> 2 & 1 ? e.f[2].len : 0);
+    return;
+  case TRAK_PB_FtraceEvent_irq_handler_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__irq_exit(imp, cpu, ts, (int32_t)num(&e, 2));
+    return;
+  case TRAK_PB_FtraceEvent_softirq_entry:
+  case TRAK_PB_FtraceEvent_softirq_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    if (ev.number == TRAK_PB_FtraceEvent_softirq_entry)
+      trak__softirq_entry(imp, cpu, ts, (uint32_t)num(&e, 1));
+    else
+      trak__softirq_exit(imp, cpu, ts, (uint32_t)num(&e, 1));
+    return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);
     return;

@@ -10,6 +10,7 @@
 */
 #include <string.h>
 
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 
 /* A kworker's name without the workqueue it last ran ("kworker/45:2-mm_percpu_wq"). */
@@ -111,6 +112,7 @@ void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const ui
   trak_pb_decoder dec;
   trak_pb_field f;
   trak_map kthreads = {0}; /* pids of kernel threads (children of kthreadd) */
+  if (trak__ftrace_defer_process_tree(imp, ctx, data, len)) return; /* applied in ts order */
   imp->descriptor_ts = ctx->has_ts ? ctx->ts : imp->latest_ts; /* orders names of one priority */
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
