@@ -57,6 +57,12 @@ static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slic
   return sum;
 }
 
+/* Track `id` when it holds slices of the slice table (not a CPU's or a thread's states). */
+static const trak_ui_track *slice_track(const trak_ui_cache *c, int64_t id) {
+  const trak_ui_track *t = trak__ui_cache_track(c, id);
+  return t && t->kind == TRAK_UI_SLICES ? t : NULL;
+}
+
 static int cmp_wall(const void *a, const void *b, void *ctx) {
   const by_name *acc = ctx;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -74,7 +80,7 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
     return -1;
   }
   for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    const trak_ui_track *t = slice_track(c, tracks[k]);
     size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
     for (size_t d = 0; cur && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
@@ -154,6 +160,9 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, ",", 1);
   counters_in_range(c, tracks, n, start, end, out);
+  trak__ui_put(out, ",", 1);
+  if (trak__ui_state_sums(c, tracks, n, start, end, out))
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, "}", 1);
   return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }
@@ -227,7 +236,7 @@ static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *track
                           int64_t start, int64_t end) {
   size_t bound = 0;
   for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    const trak_ui_track *t = slice_track(c, tracks[k]);
     for (size_t d = 0; t && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
       size_t a = trak__ui_line_first_ending_after(l, start);
@@ -302,7 +311,7 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   flame f = {0};
   flame_reserve(&f, c, tracks, n, start, end);
   for (size_t k = 0; k < n && !f.oom; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    const trak_ui_track *t = slice_track(c, tracks[k]);
     size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
     if (t && !cur) f.oom = 1;
     for (size_t d = 0; cur && d < t->n_lines; d++) { /* roots: the slices with no parent */
