@@ -197,7 +197,7 @@ window.trakViewer = {
   state: () => ({
     mode: backend.mode, start: view.start, end: view.end, traceStart: view.traceStart, traceEnd: view.traceEnd,
     rows: rows.map((r) => ({ kind: r.kind, key: r.key, label: r.label, track: r.track ? r.track.id : null, tracks: r.members ? r.members.map((m) => m.track.id) : null,
-      metric: r.track ? r.track.metric : null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary })),
+      metric: r.track ? r.track.metric : null, utid: r.track && r.track.isState ? r.track.utid : null, cpu: r.node.cpu ?? null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary })),
     slices: drawn.slices.slice(), counters: drawn.counters.slice(), flows: drawn.flows.slice(), labels: drawn.labels.slice(),
     summaries: drawn.summaries.slice(), flags: flags.slice(), measure, pinnedH,
     area: area ? { start: area.start, end: area.end, tracks: area.tracks, keys: area.keys, agg: area.agg, tab: area.tab || null } : null,

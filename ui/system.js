@@ -125,7 +125,12 @@ async function selectSystem(s) {
 }
 
 const threadOf = (tid, name) => (tid === null || tid === undefined ? null : `${esc(name || 'thread')} ${tid}`);
-const procOf = (pid, name) => (pid === null || pid === undefined ? null : `${esc(name || '')} ${pid}`.trim());
+// A process "name pid"; one with no name is named as the tree names it (by its main thread).
+function procOf(pid, name) {
+  if (pid === null || pid === undefined) return null;
+  const p = name ? null : [...tree.processes.values()].find((x) => x.pid === pid);
+  return esc(p ? processLabel(p) : `${name || 'process'} ${pid}`);
+}
 const kvTable = (id, kv) => `<table class="kv" id="${id}">${kv.filter(([, v]) => v !== null && v !== undefined)
   .map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join('')}</table>`;
 const when = (ts) => `${esc(fmtDur(ts - view.traceStart))} <span class="hint">(ts ${ts})</span>`;
