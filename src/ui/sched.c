@@ -5,6 +5,7 @@
 ** them); the list of those tracks and of the CPU counters for the page; the area selection's
 ** time per thread state; and the SQL of a thread state's or a CPU slice's details.
 */
+#define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,10 +133,12 @@ typedef struct state_sum {
   int64_t count, total;
 } state_sum;
 
-static int by_total(const void *a, const void *b) {
+/* Most time first; ties by state name (as the page's report orders them). */
+static int by_total(const void *a, const void *b, void *cache) {
   const state_sum *x = a, *y = b;
   if (x->total != y->total) return x->total < y->total ? 1 : -1;
-  return (x->name > y->name) - (x->name < y->name);
+  const char *p = trak__ui_cache_name(cache, x->name), *q = trak__ui_cache_name(cache, y->name);
+  return strcmp(p ? p : "", q ? q : "");
 }
 
 int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
@@ -159,7 +162,7 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   size_t used = 0;
   for (size_t i = 0; i <= c->n_names; i++)
     if (sums[i].count) sums[used++] = sums[i];
-  qsort(sums, used, sizeof *sums, by_total);
+  qsort_r(sums, used, sizeof *sums, by_total, (void *)c);
   trak__ui_puts(out, "\"thread_states\":[");
   for (size_t i = 0; i < used; i++) {
     trak__ui_puts(out, i ? ",[" : "[");
