@@ -17,6 +17,7 @@
 
 #include <cmocka.h>
 
+#include "sqlcheck.h"
 #include "testutil.h"
 #include "trak/processor.h"
 #include "ui/cache.h"
@@ -29,12 +30,7 @@ typedef struct fixture {
 
 static int setup(void **state) {
   fixture *f = calloc(1, sizeof *f);
-  size_t len;
-  char *text = tu_read_file(tu_source_path("tests/data/systrace/ui_sched.systrace"), &len);
-  assert_int_equal(trak_processor_new(NULL, &f->p, NULL), 0);
-  assert_int_equal(trak_processor_feed(f->p, text, len, NULL), 0);
-  assert_int_equal(trak_processor_finish(f->p, NULL), 0);
-  free(text);
+  f->p = sc_open_file("tests/data/systrace/ui_sched.systrace");
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(f->p, &f->c, &err), 0);
   *state = f;
@@ -49,22 +45,6 @@ static int teardown(void **state) {
   return 0;
 }
 
-static int64_t one_int(trak_processor *p, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static int64_t one_int(trak_processor *p, const char *fmt, ...) {
-  char sql[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(sql, sizeof sql, fmt, ap);
-  va_end(ap);
-  trak_query *q;
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, NULL), 0);
-  assert_int_equal(trak_query_next(q, NULL), 1);
-  int64_t v = trak_query_int(q, 0);
-  trak_query_free(q);
-  return v;
-}
-
 /* The cache's track of `kind` whose key (CPU or utid) is `key`. */
 static const trak_ui_track *system_track(const trak_ui_cache *c, trak_ui_kind kind, int64_t key) {
   for (size_t i = 0; i < c->n_tracks; i++)
@@ -76,35 +56,35 @@ static const trak_ui_track *system_track(const trak_ui_cache *c, trak_ui_kind ki
 /* Each CPU and thread has its track, with exactly its rows, ids past the trace's tracks. */
 static void tracks_hold_the_rows(void **state) {
   fixture *f = *state;
-  int64_t max_track = one_int(f->p, "SELECT max(id) FROM track");
+  int64_t max_track = sc_int(f->p, "SELECT max(id) FROM track");
   for (int64_t cpu = 0; cpu < 2; cpu++) {
     const trak_ui_track *t = system_track(f->c, TRAK_UI_CPU, cpu);
     assert_true(t->id > max_track);
-    assert_int_equal(t->count, one_int(f->p,
-                                       "SELECT count(*) FROM sched WHERE cpu = %" PRId64
-                                       " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)",
-                                       cpu));
+    assert_int_equal(t->count, sc_int(f->p,
+                                      "SELECT count(*) FROM sched WHERE cpu = %" PRId64
+                                      " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)",
+                                      cpu));
     for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
       assert_int_equal(
           t->lines[0].v[i].aux,
-          one_int(f->p, "SELECT utid FROM sched WHERE id = %" PRId64, t->lines[0].v[i].id));
+          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRId64, t->lines[0].v[i].id));
   }
-  int64_t threads = one_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
+  int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
   for (size_t i = 0; i < f->c->n_tracks; i++) {
     const trak_ui_track *t = &f->c->tracks[i];
     if (t->kind != TRAK_UI_STATE) continue;
     seen++;
     assert_int_equal(
-        t->count, one_int(f->p, "SELECT count(*) FROM thread_state WHERE utid = %" PRId64, t->key));
+        t->count, sc_int(f->p, "SELECT count(*) FROM thread_state WHERE utid = %" PRId64, t->key));
     for (size_t k = 0; k < t->lines[0].n; k++) {
       const trak_ui_slice *s = &t->lines[0].v[k];
       assert_int_equal(
           TRAK_UI_STATE_CPU(s->aux),
-          one_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRId64, s->id));
+          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRId64, s->id));
       assert_int_equal(TRAK_UI_STATE_IO(s->aux),
-                       one_int(f->p,
-                               "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRId64,
-                               s->id));
+                       sc_int(f->p,
+                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRId64,
+                              s->id));
     }
   }
   assert_int_equal(seen, threads);
@@ -139,10 +119,10 @@ static void summaries_count_every_row(void **state) {
     total += count, n++;
   }
   assert_true(n > 10);
-  assert_int_equal(total, one_int(f->p,
-                                  "SELECT count(*) FROM thread_state WHERE utid = 1 AND ts <= "
-                                  "%" PRId64 " AND (dur < 0 OR ts + dur >= %" PRId64 ")",
-                                  r.end, r.start));
+  assert_int_equal(total, sc_int(f->p,
+                                 "SELECT count(*) FROM thread_state WHERE utid = 1 AND ts <= "
+                                 "%" PRId64 " AND (dur < 0 OR ts + dur >= %" PRId64 ")",
+                                 r.end, r.start));
   trak__ui_buf_free(&out);
 }
 
@@ -165,9 +145,9 @@ static void state_sums_equal_sql(void **state) {
                       "state = '%s' AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64 ")";
     char sql[512], want[96];
     snprintf(sql, sizeof sql, sum, "sum", r.end, r.end, r.start, states[i], r.end, r.start);
-    int64_t total = one_int(f->p, "%s", sql);
+    int64_t total = sc_int(f->p, "%s", sql);
     snprintf(sql, sizeof sql, sum, "count", r.end, r.end, r.start, states[i], r.end, r.start);
-    int64_t count = one_int(f->p, "%s", sql);
+    int64_t count = sc_int(f->p, "%s", sql);
     assert_true(count > 0);
     snprintf(want, sizeof want, "[\"%s\",%" PRId64 ",%" PRId64 "]", states[i], count, total);
     if (!strstr(out.s, want)) fail_msg("%s not in %s", want, out.s);
@@ -181,12 +161,12 @@ static void state_sums_equal_sql(void **state) {
 /* A woken state's details: the waker thread and its state, as thread_state has them. */
 static void details_name_the_waker(void **state) {
   fixture *f = *state;
-  int64_t id = one_int(f->p, "SELECT id FROM thread_state WHERE waker_id IS NOT NULL LIMIT 1");
-  int64_t waker_tid = one_int(f->p,
-                              "SELECT t.tid FROM thread_state s JOIN thread t ON t.utid = "
-                              "s.waker_utid WHERE s.id = %" PRId64,
-                              id);
-  int64_t waker_id = one_int(f->p, "SELECT waker_id FROM thread_state WHERE id = %" PRId64, id);
+  int64_t id = sc_int(f->p, "SELECT id FROM thread_state WHERE waker_id IS NOT NULL LIMIT 1");
+  int64_t waker_tid = sc_int(f->p,
+                             "SELECT t.tid FROM thread_state s JOIN thread t ON t.utid = "
+                             "s.waker_utid WHERE s.id = %" PRId64,
+                             id);
+  int64_t waker_id = sc_int(f->p, "SELECT waker_id FROM thread_state WHERE id = %" PRId64, id);
   trak_ui_buf out = {0};
   trak_error err = {0};
   assert_int_equal(trak__ui_row(f->p, "thread_state", id, &out, &err), 0);
@@ -196,10 +176,10 @@ static void details_name_the_waker(void **state) {
   assert_non_null(strstr(out.s, want));
   trak__ui_buf_free(&out);
   /* The Running state that follows carries the same wakeup. */
-  int64_t running = one_int(f->p,
-                            "SELECT r.id FROM thread_state s JOIN thread_state r ON r.utid = "
-                            "s.utid AND r.ts = s.ts + s.dur WHERE s.id = %" PRId64,
-                            id);
+  int64_t running = sc_int(f->p,
+                           "SELECT r.id FROM thread_state s JOIN thread_state r ON r.utid = "
+                           "s.utid AND r.ts = s.ts + s.dur WHERE s.id = %" PRId64,
+                           id);
   assert_int_equal(trak__ui_row(f->p, "thread_state", running, &out, &err), 0);
   snprintf(want, sizeof want, ",%" PRId64 ",", waker_id);
   assert_non_null(strstr(out.s, want));
