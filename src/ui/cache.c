@@ -118,6 +118,7 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       for (size_t i = 0; i < l->n; i++) {
         int64_t end = trak__ui_slice_end(&l->v[i]);
         l->max_end[i] = m = end > m ? end : m;
+        if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
       }
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
       tr->count += (int64_t)l->n;

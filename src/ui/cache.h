@@ -75,6 +75,7 @@ typedef struct trak_ui_track {
   trak_ui_value *values; /* counter values by time */
   size_t n_values, values_cap;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
+  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
 } trak_ui_track;
 
 /* out and in ends: id, track_id, ts, dur, depth each. */
