@@ -21,6 +21,33 @@ static trak_data_source *ds_ftrace, *ds_process, *ds_sysinfo;
 static pthread_mutex_t owner_lock = PTHREAD_MUTEX_INITIALIZER;
 static int ftrace_owned; /* an instance holds tracefs */
 
+/* ---- room in the shared buffer ---- */
+
+/* A writer that waits for room in the shared buffer before each packet rather than lose it,
+** as Perfetto's traced_probes stalls: ftrace's drains may fill the buffer while the daemon is
+** slow to take chunks (a loaded machine). Waits up to ROOM_WAIT_MS in all per writer, then
+** writes anyway (a packet lost then is counted); not at all once the session stops. */
+#define ROOM_WAIT_MS 10000
+typedef struct room_writer {
+  trak_ds_ctx *ctx;
+  int waited_ms;
+} room_writer;
+
+/* The next packet of `w`'s context once `want` chunks are free (see room_writer). */
+static trak_pb_buf *packet_with_room(room_writer *w, uint32_t want) {
+  uint32_t total;
+  while (w->waited_ms < ROOM_WAIT_MS && trak__ds_free_chunks(w->ctx, &total) < want && total) {
+    nanosleep(&(struct timespec){0, 1000000}, NULL);
+    w->waited_ms++;
+  }
+  return trak_ds_new_packet(w->ctx);
+}
+
+/* The process tree's packets: each may fill a chunk, and one more is kept for the stats. */
+static trak_pb_buf *next_tree_packet(void *user) {
+  return packet_with_room(user, 2);
+}
+
 /* ---- linux.ftrace ---- */
 
 typedef struct ftrace_inst {
@@ -135,8 +162,9 @@ static void ftrace_write(trak_ds_ctx *ctx, void *user) {
   ftrace_inst *in = user;
   if (trak_ds_instance_index(ctx) != in->instance) return;
   in->ran = 1;
+  room_writer w = {ctx, 0};
   if (!in->wrote_start) {
-    trak_pb_buf *p = trak_ds_new_packet(ctx);
+    trak_pb_buf *p = packet_with_room(&w, 1);
     if (in->refusal[0]) {
       trak_pb_nested s = trak_pb_begin_nested(p, TRAK_PB_TracePacket_ftrace_stats);
       trak_pb_put_varint(p, TRAK_PB_FtraceStats_phase, TRAK_PB_FtraceStats_START_OF_TRACE);
@@ -151,7 +179,7 @@ static void ftrace_write(trak_ds_ctx *ctx, void *user) {
   if (in->started)
     trak__ftrace_reader_drain(&in->r, on_packet, ctx, in->r.buffer_pages, ftrace_room);
   if (in->end_stats && in->started)
-    trak__ftrace_reader_stats(&in->r, TRAK_PB_FtraceStats_END_OF_TRACE, trak_ds_new_packet(ctx));
+    trak__ftrace_reader_stats(&in->r, TRAK_PB_FtraceStats_END_OF_TRACE, packet_with_room(&w, 1));
 }
 
 static void *ftrace_thread(void *arg) {
@@ -245,35 +273,15 @@ typedef struct oneshot {
   int has_thread;
 } oneshot;
 
-/* The process tree's writer: the data source's context and the time spent waiting so far. */
-typedef struct tree_writer {
-  trak_ds_ctx *ctx;
-  int waited_ms;
-} tree_writer;
-
-/* The next packet of the process tree, once the shared buffer has room for it: the tree is
-** written while ftrace's first drain may fill the buffer, and a tree cut short loses the
-** newest processes (trak's own among them). Waits up to 2 s in all, then writes anyway
-** (a packet lost then is counted). */
-static trak_pb_buf *next_packet(void *user) {
-  tree_writer *w = user;
-  uint32_t total;
-  while (w->waited_ms < 2000 && trak__ds_free_chunks(w->ctx, &total) < 2) {
-    nanosleep(&(struct timespec){0, 1000000}, NULL);
-    w->waited_ms++;
-  }
-  return trak_ds_new_packet(w->ctx);
-}
-
 static void oneshot_write(trak_ds_ctx *ctx, void *user) {
   oneshot *o = user;
   if (trak_ds_instance_index(ctx) != o->instance || o->done) return;
+  room_writer w = {ctx, 0};
   if (o->ds == &ds_process) {
-    tree_writer w = {ctx, 0};
-    trak__probes_process_tree(next_packet, &w, o->thread_names);
+    trak__probes_process_tree(next_tree_packet, &w, o->thread_names);
   } else {
-    trak__probes_system_info(trak_ds_new_packet(ctx));
-    trak__probes_cpu_info(trak_ds_new_packet(ctx));
+    trak__probes_system_info(packet_with_room(&w, 1));
+    trak__probes_cpu_info(packet_with_room(&w, 1));
   }
   o->done = 1;
 }

@@ -25,9 +25,10 @@ size_t trak__session_take_complete(struct trak_session *s, uint32_t *idx, size_t
 void trak__session_release(struct trak_session *s, const uint32_t *idx, size_t n) TRAK__HIDDEN;
 uint64_t trak__session_undelivered(struct trak_session *s) TRAK__HIDDEN;
 /* Producer side: how many of the buffer's chunks a writer could take now (*total: all of
-** them). A ring buffer counts every chunk: it never refuses one; a stopped session none. For writers that would rather
-** wait than lose packets while the producer thread hands chunks to the daemon (trak probes,
-** as Perfetto's traced_probes stalls). */
+** them). A ring buffer counts every chunk: it never refuses one. A session that no longer
+** hands out chunks (stopping) has none, and *total is 0 then: a waiting writer stops waiting.
+** For writers that would rather wait than lose packets while the producer thread hands chunks
+** to the daemon (trak probes, as Perfetto's traced_probes stalls). */
 uint32_t trak__session_free_chunks(struct trak_session *s, uint32_t *total) TRAK__HIDDEN;
 
 /* data_source.c: trak__session_free_chunks of the buffer a trace callback writes into. */

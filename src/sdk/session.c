@@ -747,7 +747,7 @@ uint32_t trak__session_free_chunks(trak_session *s, uint32_t *total) {
     n += s->meta[i].state == TRAK__CHUNK_FREE;
   *total = s->nchunks;
   if (s->fill_policy == TRAK_FILL_RING) n = s->nchunks;
-  if (s->state != TRAK__S_STARTED) n = 0; /* stopping: no chunk is handed out any more */
+  if (s->state != TRAK__S_STARTED) n = *total = 0; /* stopping: no chunk is handed out any more */
   pthread_mutex_unlock(&s->lock);
   return n;
 }
