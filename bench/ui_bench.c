@@ -143,20 +143,28 @@ int main(int argc, char **argv) {
     trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
     const char *what[] = {"aggregates", "flame graph"};
     for (int k = 0; k < 2; k++) {
-      trak_ui_buf out = {0};
-      struct timespec cpu0, cpu1;
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
-      t0 = bench_now_sec();
-      int rc = k ? trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)
-                 : trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL);
-      if (rc) return 1;
-      double wall = (bench_now_sec() - t0) * 1e3;
-      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
-      double cpu = (cpu1.tv_sec - cpu0.tv_sec) * 1e3 + (cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
-      printf("area selection %s (%zu tracks, 1/%d of the trace): %.1f ms (%.1f ms CPU), %zu "
-             "bytes\n",
-             what[k], t.n_slice, part, wall, cpu, out.len);
-      trak__ui_buf_free(&out);
+      /* Five runs: the first is cold (fresh pages for its arrays); the machine is shared, so
+      ** the least CPU time of the five is the other figure to read. */
+      double wall = 1e99, cpu = 1e99, first = 0;
+      size_t len = 0;
+      for (int run = 0; run < 5; run++) {
+        trak_ui_buf out = {0};
+        struct timespec cpu0, cpu1;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu0);
+        t0 = bench_now_sec();
+        int rc = k ? trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)
+                   : trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL);
+        if (rc) return 1;
+        double w = (bench_now_sec() - t0) * 1e3;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
+        double u = (cpu1.tv_sec - cpu0.tv_sec) * 1e3 + (cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
+        wall = w < wall ? w : wall, cpu = u < cpu ? u : cpu, len = out.len;
+        if (!run) first = u;
+        trak__ui_buf_free(&out);
+      }
+      printf("area selection %s (%zu tracks, 1/%d of the trace): best of 5 %.1f ms (%.1f ms "
+             "CPU; the first run %.1f ms CPU), %zu bytes\n",
+             what[k], t.n_slice, part, wall, cpu, first, len);
     }
   }
   if (argc > 2 && !strcmp(argv[2], "-")) { /* "-": no html */

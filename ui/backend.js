@@ -29,6 +29,8 @@ class ServerBackend {
   search(q) { return this.get('api/search', { q }); }
   aggregate(ids, r) { return this.get('api/aggregate', { tracks: ids.join(','), start: r.start, end: r.end }); }
   flamegraph(ids, r) { return this.get('api/flamegraph', { tracks: ids.join(','), start: r.start, end: r.end }); }
+  // A thread state's or CPU slice's details (what: 'thread_state' or 'sched'): {columns, rows}.
+  row(what, id) { return this.get('api/row', { what, id }); }
 
   // The custom header is what lets the server tell this page from a cross-site form.
   async post(path, body) {
@@ -54,7 +56,13 @@ class EmbeddedBackend {
   constructor(data) {
     this.d = data;
     this.mode = 'html';
+    // The CPU and thread-state tracks: their entries are not slices of the slice table.
+    this.states = new Set((data.tracks.thread_states || []).map((x) => x[0]));
+    this.system = new Set([...this.states, ...(data.tracks.cpus || []).map((x) => x[0])]);
   }
+
+  // The slice tracks' entries, [track id, entries] (the system tracks left out).
+  sliceEntries() { return Object.entries(this.d.slices).filter(([t]) => !this.system.has(Number(t))); }
 
   async tracks() { return this.d.tracks; }
   async info() { return { name: this.d.title, events: null, max_open: 0 }; }
@@ -124,7 +132,7 @@ class EmbeddedBackend {
   async details(id) {
     const d = this.d.details[id];
     if (d) return d;
-    for (const [track, entries] of Object.entries(this.d.slices)) {
+    for (const [track, entries] of this.sliceEntries()) {
       const e = entries.find((x) => x[3] === id);
       if (e) {
         return {
@@ -141,7 +149,7 @@ class EmbeddedBackend {
   async search(q) {
     const needle = q.toLowerCase();
     const rows = [];
-    for (const [track, entries] of Object.entries(this.d.slices)) {
+    for (const [track, entries] of this.sliceEntries()) {
       for (const e of entries) {
         const d = this.d.details[e[3]];
         if ((e[4] && e[4].toLowerCase().includes(needle)) || String(e[3]) === q ||
@@ -155,7 +163,7 @@ class EmbeddedBackend {
   // The area selection from the slices in the file (all of them unless it says it summarised):
   // as the server's answers, with a child found by time one depth down instead of parent_id.
   selected(ids, r, fn) {
-    for (const id of ids) {
+    for (const id of ids.filter((x) => !this.system.has(x))) {
       const byDepth = [];
       for (const e of this.d.slices[id] || []) (byDepth[e[0]] = byDepth[e[0]] || []).push(e);
       const kids = (e) => (byDepth[e[0] + 1] || []).filter((c) => c[1] >= e[1] && (c[1] < e[1] + e[2] || c[1] === e[1]) && c[2] >= 0);
@@ -183,7 +191,28 @@ class EmbeddedBackend {
       counters.push([id, v.length, Math.min(...v.map((e) => e[1])), Math.max(...v.map((e) => e[2])),
         v.reduce((s, e) => s + e[3], 0) / v.length, v[v.length - 1][3] - v[0][3]]);
     }
-    return { slices, counters };
+    return { slices, counters, thread_states: this.stateSums(ids, r) };
+  }
+
+  // Time per state of the selected thread-state tracks, as the server's trak__ui_state_sums.
+  stateSums(ids, r) {
+    const by = new Map();
+    for (const id of ids.filter((x) => this.states.has(x))) {
+      for (const [, ts, dur, , state] of this.d.slices[id] || []) {
+        const e = dur < 0 ? r.end : ts + dur;
+        if (ts >= r.end || e <= r.start) continue;
+        const a = by.get(state) || [state, 0, 0];
+        a[1]++; a[2] += Math.min(e, r.end) - Math.max(ts, r.start);
+        by.set(state, a);
+      }
+    }
+    return [...by.values()].sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])));
+  }
+
+  // A thread state's or CPU slice's details: the server's SQL (inlined) on the report's tables.
+  async row(what, id) {
+    if (!this.db) this.db = openEmbeddedDb(window.TRAK_SQL);
+    return queryPage(await this.db, this.d.queries[what].split('?').join(String(Number(id))), 0, 1);
   }
 
   async flamegraph(ids, r) {

@@ -1,5 +1,5 @@
 // Input of trak's viewer and its start: drag selects an area (Shift+drag or the middle button
-// pans), a click selects a slice or a counter value, a click on the ruler sets or clears a
+// pans), a click selects a slice, a thread state, a CPU slice or a counter value, a click on the ruler sets or clears a
 // flag, a click on a label collapses or pins; keys W/S/A/D zoom and pan, M measures, F
 // focuses, Escape clears, Ctrl+F and / focus the search; double-click zooms; the splitters
 // resize the panels. window.trakViewer is the tests' handle.
@@ -24,7 +24,9 @@ function tooltipAt(x, y) {
   if (x > LABEL_W && y > RULER_H) {
     const s = hit(x, y);
     const row = rowAt(y);
-    if (s) {
+    if (s && s.kind) {
+      html = systemTooltip(s);
+    } else if (s) {
       const p = rowOfTrack.get(s.track);
       html = `<b>${esc(s.name)}</b><br>${s.dur < 0 ? 'did not end' : s.instant ? 'instant' : esc(fmtDur(s.dur))}` +
         `${s.count > 1 ? ` <span class="hint">(${s.count} slices here)</span>` : ''}<br>${esc(p ? p.row.label : '')}`;
@@ -62,7 +64,8 @@ function clickAt(x, y) {
     return;
   }
   const s = hit(x, y);
-  if (s) selectSlice(s.id, false);
+  if (s && s.kind) selectSystem(s);
+  else if (s) selectSlice(s.id, false);
   else if (row && row.kind === 'counter') selectCounter(row.track.id, tsOf(x));
 }
 
@@ -139,8 +142,10 @@ function bindInput() {
     else if (k === 'd') pan(0.1);
     else if (k === 'm' && selected) { const [, ts, dur] = selected.slice; measure = { start: ts, end: ts + Math.max(dur, 0) }; draw(); }
     else if (k === 'f' && selected) focusRange(selected.slice[1], selected.slice[1] + Math.max(selected.slice[2], 0));
+    else if (k === 'm' && selectedSys) { measure = { start: selectedSys.ts, end: selectedSys.ts + Math.max(selectedSys.dur, 0) }; draw(); }
+    else if (k === 'f' && selectedSys) focusRange(selectedSys.ts, selectedSys.ts + Math.max(selectedSys.dur, 0));
     else if (k === 'f' && area) focusRange(area.start, area.end);
-    else if (e.key === 'Escape') { selected = null; selectedCounter = null; area = null; measure = null; draw(); }
+    else if (e.key === 'Escape') { selected = null; selectedCounter = null; selectedSys = null; area = null; measure = null; draw(); }
     else return;
     e.preventDefault();
   });
@@ -150,6 +155,8 @@ function bindInput() {
   $('search-prev').addEventListener('click', () => runSearch(-1));
   $('track-filter').addEventListener('input', (e) => { tree.filter = e.target.value.trim().toLowerCase(); view.scrollY = 0; relayout(); });
   const follow = (e) => {
+    const st = e.target.closest('[data-state]');
+    if (st) { followState(Number(st.dataset.state)); return; }
     const el = e.target.closest('[data-id]');
     if (el) selectSlice(Number(el.dataset.id), true);
   };
@@ -190,13 +197,14 @@ window.trakViewer = {
   state: () => ({
     mode: backend.mode, start: view.start, end: view.end, traceStart: view.traceStart, traceEnd: view.traceEnd,
     rows: rows.map((r) => ({ kind: r.kind, key: r.key, label: r.label, track: r.track ? r.track.id : null, tracks: r.members ? r.members.map((m) => m.track.id) : null,
-      metric: r.track ? r.track.metric : null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary })),
+      metric: r.track ? r.track.metric : null, utid: r.track && r.track.isState ? r.track.utid : null, cpu: r.node.cpu ?? null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary })),
     slices: drawn.slices.slice(), counters: drawn.counters.slice(), flows: drawn.flows.slice(), labels: drawn.labels.slice(),
     summaries: drawn.summaries.slice(), flags: flags.slice(), measure, pinnedH,
     area: area ? { start: area.start, end: area.end, tracks: area.tracks, keys: area.keys, agg: area.agg, tab: area.tab || null } : null,
     flame: { root: flame.root, nodes: flame.nodes, drawn: flame.drawn.slice() },
     counter: selectedCounter, filter: tree.filter, scrollY: view.scrollY,
     selected: selected ? selected.slice[0] : null, highlighted: [...highlight], answers: net.answers,
+    system: selectedSys ? { ...selectedSys } : null,
     idle: net.inflight === 0 && !drawQueued, error: net.error,
     fresh: net.key === wanted().key, // the data drawn is what the current view needs
   }),

@@ -1,5 +1,5 @@
 // The panels of trak's viewer: a slice's details, a counter value's readout, the area
-// selection's tabs (slices by name, counters, flame graph), the omnibox search (names, arg
+// selection's tabs (slices by name, counters, thread states, flame graph), the omnibox search (names, arg
 // values, ids, and `:` for SQL), the SQL panel (pages, cancel, CSV) and the URL that holds the
 // view (a permalink).
 'use strict';
@@ -46,6 +46,7 @@ async function selectSlice(id, reveal) {
     const d = await backend.details(id);
     selected = d;
     selectedCounter = null;
+    selectedSys = null;
     renderDetails(d);
     if (reveal) revealSlice(d.slice[1], d.slice[2], d.slice[6], d.slice[5]);
     draw();
@@ -85,6 +86,7 @@ function selectCounter(track, t) {
   const at = counterAt(track, t);
   if (!p || !at) return;
   selected = null;
+  selectedSys = null;
   area = null;
   selectedCounter = { track, ts: at.ts, value: at.value, prev: at.prev, name: p.row.label, unit: p.row.track.unit };
   const unit = selectedCounter.unit ? ` ${esc(selectedCounter.unit)}` : '';
@@ -113,10 +115,13 @@ async function selectArea(start, end, picked) {
     if (r.members) r.members.forEach((m) => tracks.add(m.track.id));
     else if (r.summary) r.summary.forEach((id) => tracks.add(id));
     else if (r.track) tracks.add(r.track.id);
+    // A thread's row stands for the thread: its states count even when its state row is hidden.
+    if (r.node && r.node.thread && r.node.thread.stateTrack !== undefined) tracks.add(r.node.thread.stateTrack);
   }
   area = { start: Math.round(start), end: Math.round(end), tracks: [...tracks], keys: picked.map((r) => r.key), agg: null };
   selected = null;
   selectedCounter = null;
+  selectedSys = null;
   measure = null;
   draw();
   const mine = area;
@@ -127,7 +132,7 @@ async function selectArea(start, end, picked) {
     mine.agg = agg;
     flame.nodes = nodes;
     flame.root = -1;
-    renderArea(area.tab || 'slices');
+    renderArea(area.tab || (agg.slices.length || !agg.thread_states.length ? 'slices' : 'states'));
   } catch (e) {
     $('details').innerHTML = `<p class="error">${esc(e.message || e)}</p>`;
   }
@@ -137,6 +142,7 @@ function renderArea(tab) {
   area.tab = tab;
   const agg = area.agg;
   const tabs = [['slices', `Slices (${agg.slices.length})`], ['counters', `Counters (${agg.counters.length})`], ['flame', 'Flame graph']];
+  if (agg.thread_states.length) tabs.splice(2, 0, ['states', `Thread states (${agg.thread_states.length})`]);
   let html = `<div class="tabs">${tabs.map(([k, t]) => `<button data-tab="${k}" class="${k === tab ? 'on' : ''}">${t}</button>`).join('')}` +
     `<span class="hint">${area.tracks.length} tracks \u00b7 ${esc(fmtDur(area.end - area.start))}</span></div>`;
   if (tab === 'slices') {
@@ -146,6 +152,8 @@ function renderArea(tab) {
     const name = (id) => { const p = rowOfTrack.get(id); return p ? p.row.label : `#${id}`; };
     html += '<table class="rows" id="agg-counters"><tr><th>Counter</th><th>Values</th><th>Min</th><th>Max</th><th>Average</th><th>Delta</th></tr>' +
       agg.counters.map(([id, n, mn, mx, avg, delta]) => `<tr><td>${esc(name(id))}</td><td>${n}</td><td>${esc(fmtValue(mn))}</td><td>${esc(fmtValue(mx))}</td><td>${esc(fmtValue(avg))}</td><td>${esc(fmtValue(delta))}</td></tr>`).join('') + '</table>';
+  } else if (tab === 'states') {
+    html += statesTable(agg.thread_states);
   } else {
     html += '<canvas id="flame" height="10"></canvas>';
   }

@@ -1,11 +1,12 @@
 // The viewer's track tree: processes, threads and tracks in Perfetto's order as nodes that
 // collapse and expand, pin to the top and filter by name, flattened into the rows the timeline
 // draws. A node is a row: a header (a group), a slice track (one or several tracks merged into
-// lanes, as an async track's overlapping slices), or a counter track. Another kind of track
-// (CPU scheduling, thread state) is one more `kind` with its own draw function in viewer.js.
+// lanes, as an async track's overlapping slices), a counter track, or a system track from the
+// Linux tables: a CPU's scheduling slices (`sched`, in the CPUs group at the top, the CPU's
+// counters under it) and a thread's states (`state`, under the thread's own row).
 'use strict';
 
-const ROW_H = 18, HEADER_H = 22, SUMMARY_H = 28, COUNTER_H = 46;
+const ROW_H = 18, HEADER_H = 22, SUMMARY_H = 28, COUNTER_H = 46, SYSTEM_H = ROW_H + 4;
 
 const tree = {
   roots: [],           // top-level nodes
@@ -13,7 +14,21 @@ const tree = {
   collapsed: new Set(),// keys of collapsed nodes
   pinned: [],          // keys of pinned nodes, in pin order
   filter: '',          // lower-case text a shown row's label (or an ancestor's) contains
+  threads: new Map(),  // utid -> {utid, tid, name, upid, stateTrack}
+  processes: new Map(),// upid -> {upid, pid, name, ...}
 };
+
+// A thread's name as the viewer shows it: "name tid".
+function threadLabel(utid) {
+  const th = tree.threads.get(utid);
+  return th ? `${th.name || 'thread'} ${th.tid ?? ''}`.trim() : `utid ${utid}`;
+}
+
+// A process's name, or its main thread's when it has none (systrace text names threads only).
+function processLabel(p) {
+  const main = p.threads.find((th) => th.tid === p.pid && th.name);
+  return `${p.name || (main ? main.name : 'process')} ${p.pid ?? ''}`.trim();
+}
 
 function byOrdering(ordering) {
   if (ordering === 'explicit') return (a, b) => (a.rank ?? 0) - (b.rank ?? 0) || a.id - b.id;
@@ -36,8 +51,19 @@ function treeBuild(t, screenH) {
       metric: r[12], count: r[13], children: [],
     });
   }
+  // A thread's state track (the Linux thread_state table) joins the thread's tracks.
+  for (const [id, utid, count] of t.thread_states || []) {
+    const th = threads.get(utid);
+    if (!th) continue;
+    th.stateTrack = id;
+    th.tracks.push({ id, name: 'Thread state', type: 'thread_state', utid, upid: th.upid, parent: null,
+      isState: true, count, maxDepth: 0, children: [] });
+  }
+  // CPU counters (frequency, idle state) go under their CPU, not among the global tracks.
+  const cpuOf = new Map((t.cpu_counters || []).map(([id, cpu]) => [id, cpu]));
   const global = [], annotations = [];
   for (const tr of tracks.values()) {
+    if (cpuOf.has(tr.id)) continue;
     // A parent nests its children, except the unnamed track of a process or thread: that one
     // only says where the child belongs, which the process and thread groups show already.
     const parent = tr.parent !== null ? tracks.get(tr.parent) : null;
@@ -66,7 +92,8 @@ function treeBuild(t, screenH) {
     if (!hasData(tr)) return null;
     const label = tr.name || fallback || tr.type;
     let n;
-    if (tr.isCounter) n = node(`k${tr.id}`, label, 'counter', { track: tr, h: COUNTER_H });
+    if (tr.isState) n = node(`s${tr.utid}`, label, 'state', { track: tr, h: SYSTEM_H });
+    else if (tr.isCounter) n = node(`k${tr.id}`, label, 'counter', { track: tr, h: COUNTER_H });
     else if (tr.count > 0) n = node(`k${tr.id}`, label, 'slice', { track: tr, members: [{ track: tr, offset: 0 }], h: sliceH(tr.maxDepth + 1) });
     else n = node(`k${tr.id}`, label, 'header', { h: HEADER_H });
     tr.children.sort(byOrdering(tr.ordering));
@@ -93,6 +120,24 @@ function treeBuild(t, screenH) {
   };
   const bySort = (a, b) => (a.sort ?? Infinity) - (b.sort ?? Infinity);
   const roots = [];
+  // The CPUs first, as Perfetto shows them: each CPU's scheduling slices, its counters under it.
+  const cpus = new Map((t.cpus || []).map(([id, cpu, count]) => [cpu, { id, cpu, count }]));
+  for (const cpu of cpuOf.values()) if (!cpus.has(cpu)) cpus.set(cpu, { id: null, cpu, count: 0 });
+  if (cpus.size) {
+    const g = node('cpus', 'CPUs', 'header', { h: HEADER_H });
+    const names = { cpufreq: 'frequency', cpuidle: 'idle state' };
+    for (const c of [...cpus.values()].sort((a, b) => a.cpu - b.cpu)) {
+      const n = c.id === null ? node(`c${c.cpu}`, `CPU ${c.cpu}`, 'header', { h: HEADER_H })
+        : node(`c${c.cpu}`, `CPU ${c.cpu}`, 'sched', { h: SYSTEM_H, cpu: c.cpu,
+          track: { id: c.id, name: `CPU ${c.cpu}`, type: 'cpu', count: c.count, maxDepth: 0, children: [] } });
+      for (const [id, cpu] of cpuOf) {
+        const tr = tracks.get(id);
+        if (cpu === c.cpu && tr && tr.count > 0) n.children.push(node(`k${id}`, `CPU ${cpu} ${names[tr.name] || tr.name}`, 'counter', { track: tr, h: COUNTER_H }));
+      }
+      g.children.push(n);
+    }
+    roots.push(g);
+  }
   roots.push(...mergeAsync(global.sort(byOrdering(null))
     .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
   if (annotations.length) {
@@ -104,20 +149,22 @@ function treeBuild(t, screenH) {
   procList.sort((a, b) => bySort(a, b) || (a.pid ?? 0) - (b.pid ?? 0));
   const threadNodes = (th) => {
     const name = `${th.name || 'thread'} ${th.tid ?? ''}`.trim();
-    // The thread's own slices first (its row), then its other tracks under it.
-    th.tracks.sort((a, b) => (a.type !== 'thread_track') - (b.type !== 'thread_track') || !!a.metric - !!b.metric || a.id - b.id);
+    // The thread's own slices first (its row), then its state, then its other tracks under it.
+    const rank = (tr) => (tr.type === 'thread_track' ? 0 : tr.isState ? 1 : 2);
+    th.tracks.sort((a, b) => rank(a) - rank(b) || !!a.metric - !!b.metric || a.id - b.id);
     const ns = th.tracks.map((tr, i) => trackNode(tr, i === 0 ? name : `${name} ${tr.type}`)).filter(Boolean);
     if (!ns.length) return [];
     const [own, ...rest] = ns;
     keys.delete(own.key);
     own.key = `t${th.utid}`;
+    if (own.track && own.track.isState) own.label = name; // no slices: the state row is the thread's
     keys.set(own.key, own);
     own.children = own.children.concat(rest);
     own.thread = th;
     return [own];
   };
   for (const p of procList) {
-    const g = node(`p${p.upid}`, `${p.name || 'process'} ${p.pid ?? ''}`.trim(), 'header', { h: HEADER_H, process: p });
+    const g = node(`p${p.upid}`, processLabel(p), 'header', { h: HEADER_H, process: p });
     // Process-scoped tracks (async slices, counters), then annotations scoped to the process.
     p.tracks.sort((a, b) => !!a.metric - !!b.metric || a.id - b.id);
     g.children = mergeAsync(p.tracks.map((tr) => trackNode(tr)).filter(Boolean));
@@ -130,6 +177,8 @@ function treeBuild(t, screenH) {
   }
   tree.roots = roots;
   tree.byKey = keys;
+  tree.threads = threads;
+  tree.processes = procs;
   let total = 0;
   const walk = (n) => { total += n.h; n.children.forEach(walk); };
   roots.forEach(walk);

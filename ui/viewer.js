@@ -1,7 +1,8 @@
 // trak's timeline viewer: draws the rows of the track tree (tree.js), asking the backend
 // (backend.js) for what is on screen at the screen's resolution: slices, instants, counters with
 // their y axis, flows, a collapsed group's summary, flags, the measured span and the area
-// selection. Input is in input.js, the panels below the timeline in panels.js.
+// selection. Input is in input.js, the panels below the timeline in panels.js, the CPU and
+// thread-state tracks in system.js.
 // window.trakViewer.state() describes what is drawn (the browser tests read it).
 'use strict';
 
@@ -127,6 +128,7 @@ function wanted() {
   const ids = new Set();
   for (const x of vis) {
     if (x.kind === 'slice') x.members.forEach((m) => ids.add(m.track.id));
+    if (x.kind === 'sched' || x.kind === 'state') ids.add(x.track.id);
     if (x.summary) x.summary.forEach((id) => ids.add(id));
   }
   const sliceIds = [...ids];
@@ -423,6 +425,8 @@ function drawBand(band, y0, y1) {
     if (row.summary) drawSummaryRow(row, top);
     else if (row.kind === 'slice') drawSliceRow(row, top);
     else if (row.kind === 'counter') drawCounterRow(row, top);
+    else if (row.kind === 'sched') drawSchedRow(row, top);
+    else if (row.kind === 'state') drawStateRow(row, top);
     if (area && area.keys.includes(row.key)) {
       const x0 = xOf(area.start), x1 = xOf(area.end);
       ctx.fillStyle = 'rgba(26,115,232,0.15)';

@@ -57,6 +57,12 @@ static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slic
   return sum;
 }
 
+/* Track `id` when it holds slices of the slice table (not a CPU's or a thread's states). */
+static const trak_ui_track *slice_track(const trak_ui_cache *c, int64_t id) {
+  const trak_ui_track *t = trak__ui_cache_track(c, id);
+  return t && t->kind == TRAK_UI_SLICES ? t : NULL;
+}
+
 static int cmp_wall(const void *a, const void *b, void *ctx) {
   const by_name *acc = ctx;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
@@ -74,7 +80,7 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
     return -1;
   }
   for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    const trak_ui_track *t = slice_track(c, tracks[k]);
     size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
     for (size_t d = 0; cur && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
@@ -154,6 +160,9 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, ",", 1);
   counters_in_range(c, tracks, n, start, end, out);
+  trak__ui_put(out, ",", 1);
+  if (trak__ui_state_sums(c, tracks, n, start, end, out))
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, "}", 1);
   return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }
@@ -222,12 +231,15 @@ static int32_t node_of(flame *f, int32_t parent, uint32_t name) {
 }
 
 /* Sizes the hash for the slices of `tracks` that may be in [start, end] (each at most one node),
-** up to 2^21 slots, so that it does not grow step by step through a large selection. */
+** up to 2^18 slots (3 MB), so that it does not grow step by step through a selection of a
+** size that is common; a larger one grows it (the pruning of trak__ui_flamegraph keeps it far
+** under a node per slice: sized for every slice, its first write alone cost more than all
+** its probes). */
 static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *tracks, size_t n,
                           int64_t start, int64_t end) {
   size_t bound = 0;
   for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    const trak_ui_track *t = slice_track(c, tracks[k]);
     for (size_t d = 0; t && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
       size_t a = trak__ui_line_first_ending_after(l, start);
@@ -236,24 +248,9 @@ static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *track
     }
   }
   size_t n_slots = 1024;
-  while (n_slots < 2 * bound + 2 && n_slots < ((size_t)1 << 21))
+  while (n_slots < 2 * bound + 2 && n_slots < ((size_t)1 << 18))
     n_slots *= 2;
   flame_rehash(f, n_slots);
-}
-
-/* Adds slice `s` at depth `d` of `t` under node `parent`, then its children in the range
-** (`cur`: a cursor per depth, for first_starting_at). */
-static void flame_add(flame *f, const trak_ui_track *t, size_t d, const trak_ui_slice *s,
-                      int32_t parent, int64_t start, int64_t end, size_t *cur) {
-  int32_t node = node_of(f, parent, s->name);
-  if (node < 0) return;
-  f->v[node].total += s->dur;
-  f->v[node].count++;
-  if (d + 1 >= t->n_lines) return;
-  const trak_ui_line *l = &t->lines[d + 1];
-  for (size_t i = first_starting_at(l, s->ts, &cur[d + 1]); i < l->n && within(s, &l->v[i]); i++)
-    if (l->v[i].has_parent && in_range(&l->v[i], start, end))
-      flame_add(f, t, d + 1, &l->v[i], node, start, end, cur);
 }
 
 /* Moves v[i] down the min-heap v[0..n) to its place. */
@@ -295,25 +292,95 @@ static int64_t smallest_kept(const flame *f) {
   return min > 0 ? min : 1;
 }
 
+/* One track's slices at the depth being merged: line indices [a, b) (those that may meet the
+** range) and the node each went to (-1: none). */
+typedef struct flame_span {
+  size_t a, b;
+  int32_t *node;
+  size_t cap; /* of node: kept from depth to depth, so that it is allocated a few times only */
+} flame_span;
+
+/* Merges depth `d` of track `t` into the graph: a root (no parent) becomes a node under -1, a
+** child one under its parent's node (the slice of depth d - 1 in `prev` that holds it, found by
+** walking both lines in time order), unless that node's total is under `floor`. Fills `cur`. */
+static void flame_depth(flame *f, const trak_ui_track *t, size_t d, const flame_span *prev,
+                        flame_span *cur, int64_t start, int64_t end, int64_t floor) {
+  const trak_ui_line *l = &t->lines[d], *up = d ? &t->lines[d - 1] : NULL;
+  cur->a = trak__ui_line_first_ending_after(l, start);
+  cur->b = trak__ui_first_at(l->v, l->n, sizeof *l->v, end == INT64_MAX ? end : end + 1);
+  if (cur->b < cur->a) cur->b = cur->a;
+  if (cur->b - cur->a + 1 > cur->cap) {
+    int32_t *node = realloc(cur->node, (cur->b - cur->a + 1) * sizeof *node);
+    if (!node) {
+      f->oom = 1;
+      return;
+    }
+    cur->node = node, cur->cap = cur->b - cur->a + 1;
+  }
+  size_t j = prev->a;
+  for (size_t i = cur->a; i < cur->b; i++) {
+    const trak_ui_slice *s = &l->v[i];
+    int32_t node = -1;
+    if (in_range(s, start, end) && !s->has_parent) {
+      node = node_of(f, -1, s->name);
+    } else if (in_range(s, start, end) && up && prev->node && j < prev->b) {
+      while (j + 1 < prev->b && up->v[j + 1].ts <= s->ts)
+        j++;
+      int32_t parent = up->v[j].ts <= s->ts && within(&up->v[j], s) ? prev->node[j - prev->a] : -1;
+      if (parent >= 0 && f->v[parent].total >= floor) node = node_of(f, parent, s->name);
+    }
+    if (node >= 0) {
+      f->v[node].total += s->dur;
+      f->v[node].count++;
+    }
+    cur->node[i - cur->a] = node;
+  }
+}
+
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
   flame f = {0};
   flame_reserve(&f, c, tracks, n, start, end);
-  for (size_t k = 0; k < n && !f.oom; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
-    size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
-    if (t && !cur) f.oom = 1;
-    for (size_t d = 0; cur && d < t->n_lines; d++) { /* roots: the slices with no parent */
-      const trak_ui_line *l = &t->lines[d];
-      for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
-           i++)
-        if (!l->v[i].has_parent && in_range(&l->v[i], start, end))
-          flame_add(&f, t, d, &l->v[i], -1, start, end, cur);
-    }
-    free(cur);
+  /* Depth by depth over every track, so that a node's total is whole before its children are
+  ** merged: a node under the smallest total that can still be answered (a lower bound of it,
+  ** the MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
+  ** not merged. Not when a track has roots below depth 0: their stacks start deeper and a
+  ** node's total may grow later. */
+  flame_span *spans = calloc(2 * (n ? n : 1), sizeof *spans); /* depth d - 1's, then d's */
+  size_t depths = 0;
+  int prune = 1;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = slice_track(c, tracks[k]);
+    if (t && t->n_lines > depths) depths = t->n_lines;
+    if (t && t->deep_roots) prune = 0;
   }
+  if (!spans) f.oom = 1;
+  int64_t floor = 0;
+  size_t floor_nodes = MAX_FLAME_NODES; /* nodes when floor was last raised */
+  for (size_t d = 0, live = 1; d < depths && live && !f.oom; d++) {
+    size_t first = f.n; /* with no deeper roots, the nodes made now are this depth's */
+    for (size_t k = 0; k < n && !f.oom; k++) {
+      const trak_ui_track *t = slice_track(c, tracks[k]);
+      flame_span *prev = &spans[2 * k], *cur = &spans[2 * k + 1];
+      cur->a = cur->b = 0;
+      if (t && d < t->n_lines) flame_depth(&f, t, d, prev, cur, start, end, floor);
+      flame_span swap = *prev;
+      *prev = *cur, *cur = swap;
+    }
+    if (prune && f.n > floor_nodes + floor_nodes / 2) {
+      floor = smallest_kept(&f);
+      floor_nodes = f.n;
+    }
+    /* No node of this depth at or over the floor: no deeper slice can join the graph. */
+    live = !prune || floor == 0;
+    for (size_t i = first; i < f.n && !live; i++)
+      live = f.v[i].total >= floor;
+  }
+  for (size_t k = 0; spans && k < 2 * n; k++)
+    free(spans[k].node);
+  free(spans);
   int64_t min_total = f.oom ? 0 : smallest_kept(&f);
   int64_t *index = f.oom ? NULL : malloc((f.n ? f.n : 1) * sizeof *index);
   if (!index) f.oom = 1;

@@ -34,8 +34,7 @@ static uint64_t hash(const char *s) {
   return h;
 }
 
-/* The id of `s` in the name table, adding it if new; UINT32_MAX for NULL or out of memory. */
-static uint32_t intern(trak_ui_cache *c, const char *s) {
+uint32_t trak__ui_cache_intern(trak_ui_cache *c, const char *s) {
   if (!s) return UINT32_MAX;
   if (c->n_names * 2 >= c->slots) { /* keep the table at most half full */
     size_t slots = c->slots ? c->slots * 2 : 1024;
@@ -70,8 +69,7 @@ const char *trak__ui_cache_name(const trak_ui_cache *c, uint32_t id) {
 
 /* ---- tracks ------------------------------------------------------------------------------ */
 
-/* The cache's track for `id`, created on first use; NULL when out of memory or id is absurd. */
-static trak_ui_track *track_for(trak_ui_cache *c, int64_t id) {
+trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id) {
   if (id < 0 || id > (int64_t)UINT32_MAX - 1) return NULL;
   if ((size_t)id >= c->index_len) {
     size_t len = (size_t)id + 1 > c->index_len * 2 ? (size_t)id + 1 : c->index_len * 2;
@@ -120,6 +118,7 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       for (size_t i = 0; i < l->n; i++) {
         int64_t end = trak__ui_slice_end(&l->v[i]);
         l->max_end[i] = m = end > m ? end : m;
+        if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
       }
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
       tr->count += (int64_t)l->n;
@@ -135,11 +134,24 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
   return 0;
 }
 
-/* Counts one more event from `start` to `end` in the trace's bounds. */
-static void widen(trak_ui_cache *c, int64_t start, int64_t end) {
+void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
   if (!c->n_events || start < c->start) c->start = start;
   if (!c->n_events || end > c->end) c->end = end;
   c->n_events++;
+}
+
+trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth) {
+  trak_ui_track *tr = trak__ui_cache_add_track(c, id);
+  if (!tr || depth < 0 || depth >= 10000) return NULL;
+  if ((size_t)depth >= tr->n_lines) {
+    trak_ui_line *lines = realloc(tr->lines, ((size_t)depth + 1) * sizeof *lines);
+    if (!lines) return NULL;
+    memset(lines + tr->n_lines, 0, ((size_t)depth + 1 - tr->n_lines) * sizeof *lines);
+    tr->lines = lines, tr->n_lines = (size_t)depth + 1;
+  }
+  trak_ui_line *l = &tr->lines[depth];
+  if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) return NULL;
+  return &l->v[l->n++];
 }
 
 static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
@@ -150,24 +162,15 @@ static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
     int64_t depth = trak_query_int(q, 1);
-    trak_ui_track *tr = track_for(c, trak_query_int(q, 0));
-    if (!tr) break;
     if (depth < 0 || depth >= 10000) continue; /* deeper than any screen: not drawn */
-    if ((size_t)depth >= tr->n_lines) {
-      trak_ui_line *lines = realloc(tr->lines, ((size_t)depth + 1) * sizeof *lines);
-      if (!lines) break;
-      memset(lines + tr->n_lines, 0, ((size_t)depth + 1 - tr->n_lines) * sizeof *lines);
-      tr->lines = lines, tr->n_lines = (size_t)depth + 1;
-    }
-    trak_ui_line *l = &tr->lines[depth];
-    if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) break;
-    trak_ui_slice *s = &l->v[l->n++];
+    trak_ui_slice *s = trak__ui_cache_add_slice(c, trak_query_int(q, 0), depth);
+    if (!s) break;
     s->ts = trak_query_int(q, 2);
     s->dur = trak_query_int(q, 3);
     s->id = trak_query_int(q, 4);
-    s->name = intern(c, trak_query_string(q, 5));
+    s->name = trak__ui_cache_intern(c, trak_query_string(q, 5));
     s->has_parent = trak_query_int(q, 6) != 0;
-    widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
+    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);
@@ -179,12 +182,12 @@ static int load_counters(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   int rc = trak_query_open(p, "SELECT track_id, ts, value FROM counter", &q, NULL, err);
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
-    trak_ui_track *tr = track_for(c, trak_query_int(q, 0));
+    trak_ui_track *tr = trak__ui_cache_add_track(c, trak_query_int(q, 0));
     if (!tr || grow((void **)&tr->values, &tr->values_cap, tr->n_values, sizeof *tr->values)) break;
     trak_ui_value *v = &tr->values[tr->n_values++];
     v->ts = trak_query_int(q, 1);
     v->value = trak_query_double(q, 2);
-    widen(c, v->ts, v->ts);
+    trak__ui_cache_widen(c, v->ts, v->ts);
   }
   trak_query_free(q);
   if (rc == 1) return oom(err);
@@ -217,6 +220,7 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   int rc = load_slices(p, c, err);
   if (!rc) rc = load_counters(p, c, err);
   if (!rc) rc = load_flows(p, c, err);
+  if (!rc) rc = trak__ui_sched_load(p, c, err);
   if (!rc) rc = finish_lines(c, err);
   if (rc) {
     trak__ui_cache_free(c);

@@ -1,7 +1,8 @@
 /*
 ** The viewer's copy of the timeline (cache.c): slices per track and depth and counter values
-** per track, each sorted by time, and the flows with both ends' positions. Read once from the
-** SQL tables; read-only afterwards.
+** per track, each sorted by time, and the flows with both ends' positions; the scheduling data
+** (sched.c) as more tracks of the same shape: one per CPU and one thread-state track per thread.
+** Read once from the SQL tables; read-only afterwards.
 */
 #ifndef TRAK_UI_CACHE_H
 #define TRAK_UI_CACHE_H
@@ -15,8 +16,17 @@
 typedef struct trak_ui_slice {
   int64_t ts, dur, id; /* dur -1: did not end */
   uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
-  uint32_t has_parent; /* parent_id is set: the slice nests in one a depth above (in padding) */
+  union {
+    uint32_t has_parent; /* slices: parent_id is set, the slice nests in one a depth above */
+    uint32_t aux;        /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
+  };
 } trak_ui_slice;
+
+/* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_slice.aux. */
+#define TRAK_UI_STATE_AUX(cpu, io)                                                                 \
+  ((uint32_t)((cpu) < 0 || (cpu) >= 0xffffff ? 0 : (cpu) + 1) | (uint32_t)((io) + 1) << 30)
+#define TRAK_UI_STATE_CPU(aux) ((int64_t)((aux)&0xffffff) - 1)
+#define TRAK_UI_STATE_IO(aux) ((int)((aux) >> 30) - 1)
 
 /* The end of a slice: INT64_MAX when it did not end, or when ts + dur would overflow. */
 static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
@@ -49,13 +59,23 @@ typedef struct trak_ui_value {
   double value;
 } trak_ui_value;
 
+/* What a track's lines hold. */
+typedef enum trak_ui_kind {
+  TRAK_UI_SLICES, /* slices of the slice table (and counter values) */
+  TRAK_UI_CPU,    /* one CPU's scheduling slices (sched): name none, aux the utid */
+  TRAK_UI_STATE,  /* one thread's states (thread_state): name the state, aux TRAK_UI_STATE_AUX */
+} trak_ui_kind;
+
 typedef struct trak_ui_track {
-  int64_t id;
+  int64_t id; /* the track table's id; for CPU and thread-state tracks one past its ids */
+  trak_ui_kind kind;
+  int64_t key;         /* TRAK_UI_CPU: the CPU; TRAK_UI_STATE: the utid */
   trak_ui_line *lines; /* by depth */
   size_t n_lines;
   trak_ui_value *values; /* counter values by time */
   size_t n_values, values_cap;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
+  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
 } trak_ui_track;
 
 /* out and in ends: id, track_id, ts, dur, depth each. */
@@ -104,5 +124,21 @@ void trak__ui_cache_free(trak_ui_cache *c);
 const trak_ui_track *trak__ui_cache_track(const trak_ui_cache *c, int64_t id);
 /* Slice name `id`, or NULL. */
 const char *trak__ui_cache_name(const trak_ui_cache *c, uint32_t id);
+
+/* While loading: the id of name `s` (added if new), UINT32_MAX for NULL or out of memory. */
+uint32_t trak__ui_cache_intern(trak_ui_cache *c, const char *s);
+/* While loading: a new slice at `depth` of track `id` (created with kind TRAK_UI_SLICES on first
+** use), its fields unset; NULL when out of memory or id or depth is out of range. The caller
+** fills it in and calls trak__ui_cache_widen with its span. */
+trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth);
+/* While loading: the track `id`, created empty on first use; NULL as trak__ui_cache_add_slice. */
+trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
+/* While loading: counts one more event from `start` to `end` in the trace's bounds. */
+void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
+
+/* Reads sched and thread_state into CPU and thread-state tracks (sched.c), with ids from
+** (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new. Returns 0, TRAK_ENOMEM, or
+** a query's error. */
+int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 
 #endif /* TRAK_UI_CACHE_H */

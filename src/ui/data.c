@@ -131,6 +131,7 @@ int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
                        0, out, NULL, err);
   if (!rc) trak__ui_puts(out, ",\"tracks\":");
   if (!rc) rc = track_rows(p, c, out, err);
+  if (!rc) rc = trak__ui_sched_tracks(p, c, out, err);
   trak__ui_put(out, "}", 1);
   return rc;
 }
@@ -143,10 +144,27 @@ static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
   return ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px;
 }
 
+/* Appends what a CPU or thread-state entry adds to a slice's (trak__ui_slices). */
+static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
+  if (kind == TRAK_UI_CPU) trak__ui_printf(out, ",%" PRIu32, aux);
+  if (kind != TRAK_UI_STATE) return;
+  int64_t cpu = TRAK_UI_STATE_CPU(aux);
+  int io = TRAK_UI_STATE_IO(aux);
+  if (cpu < 0)
+    trak__ui_puts(out, ",null");
+  else
+    trak__ui_printf(out, ",%" PRId64, cpu);
+  if (io < 0)
+    trak__ui_puts(out, ",null");
+  else
+    trak__ui_printf(out, ",%d", io);
+}
+
 /* Summarises one depth: the longest slice starting in each pixel column stands for the column
 ** (NO_COLUMN gathers those that began before the range). */
-static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t depth,
+static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
                         const trak_ui_range *r, trak_ui_buf *out, int *first) {
+  const trak_ui_line *l = &t->lines[depth];
   size_t i = trak__ui_line_first_ending_after(l, r->start);
   while (i < l->n && l->v[i].ts <= r->end) {
     uint64_t col = column_of(l->v[i].ts, r);
@@ -162,7 +180,9 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_line *l, size_t de
     trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
                     best->ts, best->dur, best->id);
     trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
-    trak__ui_printf(out, ",%" PRId64 "]", count);
+    trak__ui_printf(out, ",%" PRId64, count);
+    put_aux(out, t->kind, best->aux);
+    trak__ui_put(out, "]", 1);
     *first = 0;
   }
 }
@@ -189,7 +209,7 @@ static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const t
                          trak_ui_buf *out) {
   int first = 1;
   for (size_t d = 0; d < t->n_lines; d++)
-    line_slices(c, &t->lines[d], d, r, out, &first);
+    line_slices(c, t, d, r, out, &first);
 }
 
 int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,

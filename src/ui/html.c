@@ -85,19 +85,25 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   size_t max_slices = o && o->max_slices ? o->max_slices : 200000;
   size_t max_details = o && o->max_details ? o->max_details : 2000;
   int rc = 0;
-  int64_t n_slices = count_of(p, "SELECT count(*) FROM slice", &rc, err);
-  int64_t slice_rows =
-      count_of(p, "SELECT count(*) FROM (SELECT DISTINCT track_id, depth FROM slice)", &rc, err);
   int64_t n_values = count_of(p, "SELECT count(*) FROM counter", &rc, err);
   int64_t counter_rows = count_of(p, "SELECT count(DISTINCT track_id) FROM counter", &rc, err);
-  size_t n_slice_tracks, n_counter_tracks;
-  int64_t *slice_tracks =
-      ids_of(p, "SELECT DISTINCT track_id FROM slice ORDER BY 1", &n_slice_tracks, &rc, err);
+  size_t n_slice_tracks = 0, n_counter_tracks;
+  int64_t *slice_tracks = NULL;
+  int64_t n_slices = 0, slice_rows = 0;
   int64_t *counter_tracks =
       ids_of(p, "SELECT DISTINCT track_id FROM counter ORDER BY 1", &n_counter_tracks, &rc, err);
   int64_t *detail_ids = NULL;
   trak_ui_cache *cache = NULL;
   if (!rc) rc = trak__ui_cache_new(p, &cache, err);
+  /* The tracks with lines (slices, CPUs, thread states), their rows and entries. */
+  if (!rc && !(slice_tracks = malloc((cache->n_tracks + 1) * sizeof *slice_tracks)))
+    rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  for (size_t i = 0; !rc && i < cache->n_tracks; i++) {
+    const trak_ui_track *t = &cache->tracks[i];
+    if (t->n_lines) slice_tracks[n_slice_tracks++] = t->id;
+    slice_rows += (int64_t)t->n_lines;
+    n_slices += t->count - (int64_t)t->n_values;
+  }
   if (rc) goto done;
   int64_t start = cache->start, end = cache->end;
   trak_ui_range r = {start, end,
@@ -125,7 +131,11 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   if (!rc) rc = trak__ui_slices(cache, slice_tracks, n_slice_tracks, &r, out, err);
   trak__ui_puts(out, ",\"counters\":");
   if (!rc) rc = trak__ui_counters(cache, counter_tracks, n_counter_tracks, &rc_range, out, err);
-  trak__ui_puts(out, ",\"alerts\":");
+  trak__ui_puts(out, ",\"queries\":{\"thread_state\":");
+  trak__ui_json_str(out, trak__ui_row_sql("thread_state"));
+  trak__ui_puts(out, ",\"sched\":");
+  trak__ui_json_str(out, trak__ui_row_sql("sched"));
+  trak__ui_puts(out, "},\"alerts\":");
   if (!rc) rc = trak__ui_alerts(p, out, err);
   trak__ui_puts(out, ",\"flows\":");
   if (!rc) rc = trak__ui_flows(cache, start, end, 100000, out, err);

@@ -160,7 +160,8 @@ static enum MHD_Result sql_get(trak_ui_server *s, struct MHD_Connection *c, cons
   trak_error err = {0};
   int rc;
   int64_t a;
-  int known = !strcmp(what, "alerts") || !strcmp(what, "slice") || !strcmp(what, "search");
+  int known = !strcmp(what, "alerts") || !strcmp(what, "slice") || !strcmp(what, "search") ||
+              !strcmp(what, "row");
   if (!known) return send_error(c, MHD_HTTP_NOT_FOUND, "no such endpoint");
   if (trak__ui_runner_acquire(s->runner))
     return send_error(c, MHD_HTTP_SERVICE_UNAVAILABLE, "a query is running (cancel it or wait)");
@@ -169,6 +170,10 @@ static enum MHD_Result sql_get(trak_ui_server *s, struct MHD_Connection *c, cons
   } else if (!strcmp(what, "slice")) {
     rc = int_arg(c, "id", &a, &err);
     if (!rc) rc = trak__ui_slice_details(s->p, a, &out, &err);
+  } else if (!strcmp(what, "row")) { /* a thread state's or CPU slice's details */
+    const char *kind = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "what");
+    rc = int_arg(c, "id", &a, &err);
+    if (!rc) rc = trak__ui_row(s->p, kind ? kind : "", a, &out, &err);
   } else {
     const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "q");
     rc = q && *q ? trak__ui_search(s->p, q, MAX_ROWS, &out, &err)

@@ -50,12 +50,16 @@ typedef struct trak_ui_range {
 /* The trace's bounds, processes, threads and tracks with what the viewer needs to lay them out:
 ** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
-** unit,max_depth,first_ts,is_counter,metric,count]...]}. */
+** unit,max_depth,first_ts,is_counter,metric,count]...],"cpus":[[track,cpu,count]...],
+** "thread_states":[[track,utid,count]...],"cpu_counters":[[track,cpu]...]} (the last three
+** from trak__ui_sched_tracks). */
 int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
 
 /* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
 ** depth: the longest slice starting in that column stands for all of them.
-** {"<track>":[[depth,ts,dur,id,name,count]...],...}. */
+** {"<track>":[[depth,ts,dur,id,name,count]...],...}; a CPU track's entries add the utid
+** ([0,ts,dur,sched_id,null,count,utid]), a thread-state track's the CPU and io_wait
+** ([0,ts,dur,thread_state_id,state,count,cpu,io_wait], null when unknown). */
 int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
                     trak_ui_buf *out, trak_error *err);
 
@@ -78,7 +82,8 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
 /* The area selection (aggregate.c): slices of `tracks` that ended and whose [ts, ts + dur] meets
 ** [start, end], and counter values with ts in [start, end].
 ** Aggregates: {"slices":[[name,count,wall,avg,self]...] (by wall, longest first),
-** "counters":[[track,count,min,max,avg,delta]...]}.
+** "counters":[[track,count,min,max,avg,delta]...],"thread_states":[...] (trak__ui_state_sums)}.
+** CPU and thread-state tracks count in thread_states only.
 ** (`r.px` is not used.) Flame graph: [[parent,name,total,count]...], one node per name stack, the
 *node's index its
 ** position, parent -1 for a root, parents before children; at most about 20000 nodes, the
@@ -87,6 +92,26 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
+
+/* ---- system tracks (sched.c) ---------------------------------------------------------- */
+
+/* Appends the "cpus", "thread_states" and "cpu_counters" members of the tracks answer (each
+** preceded by a comma). 0 or a query's error. */
+int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                          trak_error *err);
+/* Appends "thread_states":[[state,count,total]...]: time in each state of the thread-state
+** tracks among `tracks` within [start, end] (an interval counts the part of it inside the
+** range, when that is more than nothing; one that did not end runs to `end`), most time first.
+** Returns 0, or -1 when out of memory. */
+int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                        int64_t end, trak_ui_buf *out);
+/* The SQL of the details of `what` ("thread_state", "sched"): one statement whose one `?` is the
+** row's id (the report runs it with sql.js); NULL for another `what`. */
+const char *trak__ui_row_sql(const char *what);
+/* Runs trak__ui_row_sql(what) for row `id`: trak__ui_query_page's answer (at most one row).
+** TRAK_EINVAL for an unknown `what`. */
+int trak__ui_row(trak_processor *p, const char *what, int64_t id, trak_ui_buf *out,
+                 trak_error *err);
 
 /* The analysis layer's alerts, in time order: [[slice_id,alert_type,message]...]. */
 int trak__ui_alerts(trak_processor *p, trak_ui_buf *out, trak_error *err);

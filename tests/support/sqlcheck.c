@@ -1,4 +1,5 @@
 /* The helpers of sqlcheck.h: tests that state a query's rows as one string. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,4 +89,17 @@ void sc_run_checks(trak_processor *p, const sc_check *c, size_t n) {
     }
   }
   assert_int_equal(bad, 0);
+}
+
+int64_t sc_int(trak_processor *p, const char *fmt, ...) {
+  char sql[2048];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(sql, sizeof sql, fmt, ap);
+  va_end(ap);
+  const char *rows = sc_rows(p, sql);
+  char *end;
+  long long v = strtoll(rows, &end, 10);
+  if (end == rows || *end) fail_msg("%s: not one integer but '%s'", sql, rows);
+  return v;
 }

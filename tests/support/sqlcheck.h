@@ -7,6 +7,7 @@
 #define TRAK_SQLCHECK_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "trak/processor.h"
 
@@ -22,6 +23,9 @@ int sc_teardown(void **state);
 ** separated by '|', rows by '\n', NULL as "NULL". The string is static (valid until the next
 ** call). Fails the test on an error. */
 const char *sc_rows(trak_processor *p, const char *sql);
+/* The one integer that the SQL made by printf formatting `fmt` answers (sc_rows, then a number);
+** fails the test when it is not one. */
+int64_t sc_int(trak_processor *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Runs `sql` expecting an error and returns its message (static). Fails the test if it works. */
 const char *sc_error(trak_processor *p, const char *sql);
 

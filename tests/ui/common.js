@@ -69,4 +69,10 @@ async function setUp(sdkDemo, outDir) {
   return { trace, browser };
 }
 
-module.exports = { startUi, state, settle, screenshot, setUp };
+// Rows of `trak query TRACE SQL` (CSV with a header) as arrays of strings.
+function query(trak, trace, sql) {
+  const lines = execFileSync(trak, ['query', trace, sql]).toString().trim().split('\n').slice(1);
+  return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).slice(0, -1).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
+}
+
+module.exports = { startUi, state, settle, screenshot, setUp, query };

@@ -16,11 +16,7 @@ const common = require('./common.js');
 const [trak, sdkDemo, outDir] = process.argv.slice(2);
 const LABEL_W = 230, PIN_X = LABEL_W - 18;
 
-// Rows of `trak query TRACE SQL` (CSV with a header) as arrays of strings.
-function query(trace, sql) {
-  const lines = execFileSync(trak, ['query', trace, sql]).toString().trim().split('\n').slice(1);
-  return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).slice(0, -1).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
-}
+const query = (trace, sql) => common.query(trak, trace, sql);
 
 const { state, settle } = common;
 const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));

@@ -1,0 +1,223 @@
+/*
+** This file holds the viewer's system tracks from the Linux tables: one track per CPU with its
+** scheduling slices (sched) and one thread-state track per thread (thread_state), read into the
+** cache as tracks of the same shape as slice tracks (so that the same per-pixel summaries serve
+** them); the list of those tracks and of the CPU counters for the page; the area selection's
+** time per thread state; and the SQL of a thread state's or a CPU slice's details.
+*/
+#define _GNU_SOURCE /* qsort_r */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+#define MAX_CPU 65535 /* CPUs above this are not drawn (no machine has them) */
+
+/* Runs a one-integer query; `fallback` when it has no row or a NULL. 0 or the query's error. */
+static int one_int(trak_processor *p, const char *sql, int64_t fallback, int64_t *out,
+                   trak_error *err) {
+  trak_query *q;
+  int rc = trak_query_open(p, sql, &q, NULL, err);
+  if (rc) return rc;
+  *out = fallback;
+  rc = trak_query_next(q, err);
+  if (rc == 1 && trak_query_type(q, 0) != TRAK_VALUE_NULL) *out = trak_query_int(q, 0);
+  trak_query_free(q);
+  return rc < 0 ? rc : 0;
+}
+
+static int oom(trak_error *err) {
+  return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+}
+
+/* Every CPU with a sched row gets a track (the idle thread's slices are not drawn on it, as in
+** Perfetto, but the CPU's row is still there). */
+static int load_cpus(trak_processor *p, trak_ui_cache *c, int64_t base, trak_error *err) {
+  trak_query *q;
+  int rc =
+      trak_query_open(p, "SELECT DISTINCT cpu FROM sched WHERE cpu IS NOT NULL", &q, NULL, err);
+  if (rc) return rc;
+  while ((rc = trak_query_next(q, err)) == 1) {
+    int64_t cpu = trak_query_int(q, 0);
+    if (cpu < 0 || cpu > MAX_CPU) continue;
+    trak_ui_track *t = trak__ui_cache_add_track(c, base + cpu);
+    if (!t) break;
+    t->kind = TRAK_UI_CPU, t->key = cpu;
+  }
+  trak_query_free(q);
+  if (rc == 1) return oom(err);
+  if (rc) return rc;
+  rc = trak_query_open(p,
+                       "SELECT id, ts, dur, cpu, utid FROM sched WHERE utid NOT IN "
+                       "(SELECT utid FROM thread WHERE is_idle) AND cpu IS NOT NULL",
+                       &q, NULL, err);
+  if (rc) return rc;
+  while ((rc = trak_query_next(q, err)) == 1) {
+    int64_t cpu = trak_query_int(q, 3), utid = trak_query_int(q, 4);
+    if (cpu < 0 || cpu > MAX_CPU || utid < 0 || utid > UINT32_MAX) continue;
+    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + cpu, 0);
+    if (!s) break;
+    s->id = trak_query_int(q, 0);
+    s->ts = trak_query_int(q, 1);
+    s->dur = trak_query_int(q, 2);
+    s->name = UINT32_MAX;
+    s->aux = (uint32_t)utid;
+    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
+  }
+  trak_query_free(q);
+  return rc == 1 ? oom(err) : rc;
+}
+
+static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_error *err) {
+  trak_query *q;
+  int rc = trak_query_open(p, "SELECT id, ts, dur, utid, state, cpu, io_wait FROM thread_state", &q,
+                           NULL, err);
+  if (rc) return rc;
+  while ((rc = trak_query_next(q, err)) == 1) {
+    int64_t utid = trak_query_int(q, 3);
+    if (utid < 0 || utid > UINT32_MAX - base - 1) continue;
+    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + utid, 0);
+    if (!s) break;
+    trak_ui_track *t = trak__ui_cache_add_track(c, base + utid);
+    t->kind = TRAK_UI_STATE, t->key = utid;
+    s->id = trak_query_int(q, 0);
+    s->ts = trak_query_int(q, 1);
+    s->dur = trak_query_int(q, 2);
+    s->name = trak__ui_cache_intern(c, trak_query_string(q, 4));
+    int64_t cpu = trak_query_type(q, 5) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 5);
+    int io = trak_query_type(q, 6) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 6) != 0;
+    s->aux = TRAK_UI_STATE_AUX(cpu, io);
+    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
+  }
+  trak_query_free(q);
+  return rc == 1 ? oom(err) : rc;
+}
+
+int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err) {
+  int64_t base, max_cpu;
+  int rc = one_int(p, "SELECT max(id) + 1 FROM track", 0, &base, err);
+  if (!rc) rc = one_int(p, "SELECT max(cpu) FROM sched", -1, &max_cpu, err);
+  if (rc) return rc;
+  if (max_cpu > MAX_CPU) max_cpu = MAX_CPU;
+  /* The CPUs' tracks, then the threads' by utid: ids no track of the trace has. */
+  rc = load_cpus(p, c, base, err);
+  if (!rc) rc = load_states(p, c, base + max_cpu + 1, err);
+  return rc;
+}
+
+int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
+                          trak_error *err) {
+  for (int kind = TRAK_UI_CPU; kind <= TRAK_UI_STATE; kind++) {
+    trak__ui_puts(out, kind == TRAK_UI_CPU ? ",\"cpus\":[" : ",\"thread_states\":[");
+    int first = 1;
+    for (size_t i = 0; i < c->n_tracks; i++) {
+      const trak_ui_track *t = &c->tracks[i];
+      if ((int)t->kind != kind) continue;
+      trak__ui_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", t->id,
+                      t->key, t->count);
+      first = 0;
+    }
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_puts(out, ",\"cpu_counters\":");
+  return trak__ui_rows(p, "SELECT id, cpu FROM cpu_counter_track ORDER BY cpu, id", 0, out, NULL,
+                       err);
+}
+
+/* ---- the area selection's thread states ------------------------------------------------ */
+
+typedef struct state_sum {
+  uint32_t name; /* the state, in the cache's names */
+  int64_t count, total;
+} state_sum;
+
+/* Most time first; ties by state name (as the page's report orders them). */
+static int by_total(const void *a, const void *b, void *cache) {
+  const state_sum *x = a, *y = b;
+  if (x->total != y->total) return x->total < y->total ? 1 : -1;
+  const char *p = trak__ui_cache_name(cache, x->name), *q = trak__ui_cache_name(cache, y->name);
+  return strcmp(p ? p : "", q ? q : "");
+}
+
+int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                        int64_t end, trak_ui_buf *out) {
+  state_sum *sums = calloc(c->n_names + 1, sizeof *sums);
+  if (!sums) return -1;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (!t || t->kind != TRAK_UI_STATE || !t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[0];
+    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
+      const trak_ui_slice *s = &l->v[i];
+      int64_t e = s->dur < 0 ? end : trak__ui_slice_end(s);
+      if (e <= start) continue;
+      state_sum *a = &sums[s->name == UINT32_MAX ? c->n_names : s->name];
+      a->name = s->name;
+      a->count++;
+      a->total += (e < end ? e : end) - (s->ts > start ? s->ts : start);
+    }
+  }
+  size_t used = 0;
+  for (size_t i = 0; i <= c->n_names; i++)
+    if (sums[i].count) sums[used++] = sums[i];
+  qsort_r(sums, used, sizeof *sums, by_total, (void *)c);
+  trak__ui_puts(out, "\"thread_states\":[");
+  for (size_t i = 0; i < used; i++) {
+    trak__ui_puts(out, i ? ",[" : "[");
+    trak__ui_json_str(out, trak__ui_cache_name(c, sums[i].name));
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", sums[i].count, sums[i].total);
+  }
+  trak__ui_put(out, "]", 1);
+  free(sums);
+  return 0;
+}
+
+/* ---- details: one row of SQL, its id in place of the `?` ---------------------------------- */
+
+/* A thread state with its thread and process, and the wakeup that made it runnable (its own, or
+** for a Running state the runnable state just before it): the waker thread, its process, the
+** waker's own state then (waker_id) and that state's CPU. */
+static const char thread_state_sql[] =
+    "SELECT s.id, s.ts, s.dur, s.state, s.io_wait, s.blocked_function, s.cpu, s.utid, "
+    "t.tid, t.name AS thread, p.pid, p.name AS process, w.id AS wakeup_id, w.ts AS wakeup_ts, "
+    "w.waker_utid, wt.tid AS waker_tid, wt.name AS waker_thread, wp.pid AS waker_pid, "
+    "wp.name AS waker_process, w.waker_id, ws.cpu AS waker_cpu, w.irq_context "
+    "FROM thread_state s JOIN thread t ON t.utid = s.utid "
+    "LEFT JOIN process p ON p.upid = t.upid "
+    "LEFT JOIN thread_state w ON w.id = CASE WHEN s.waker_utid IS NOT NULL THEN s.id ELSE "
+    "(SELECT r.id FROM thread_state r WHERE r.utid = s.utid AND r.ts + r.dur = s.ts AND "
+    "s.state = 'Running' AND r.waker_utid IS NOT NULL) END "
+    "LEFT JOIN thread wt ON wt.utid = w.waker_utid "
+    "LEFT JOIN process wp ON wp.upid = wt.upid "
+    "LEFT JOIN thread_state ws ON ws.id = w.waker_id "
+    "WHERE s.id = ?";
+
+/* A CPU's scheduling slice with its thread and process. */
+static const char sched_sql[] =
+    "SELECT s.id, s.ts, s.dur, s.cpu, s.utid, s.end_state, s.priority, t.tid, "
+    "t.name AS thread, p.pid, p.name AS process, "
+    "(SELECT r.id FROM thread_state r WHERE r.utid = s.utid AND r.ts = s.ts AND "
+    "r.state = 'Running') AS thread_state_id "
+    "FROM sched s JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid "
+    "WHERE s.id = ?";
+
+const char *trak__ui_row_sql(const char *what) {
+  if (!strcmp(what, "thread_state")) return thread_state_sql;
+  if (!strcmp(what, "sched")) return sched_sql;
+  return NULL;
+}
+
+int trak__ui_row(trak_processor *p, const char *what, int64_t id, trak_ui_buf *out,
+                 trak_error *err) {
+  const char *sql = trak__ui_row_sql(what);
+  if (!sql) return trak_error_set(err, TRAK_EINVAL, "no details of '%s'", what);
+  const char *mark = strchr(sql, '?');
+  trak_ui_buf text = {0};
+  trak__ui_put(&text, sql, (size_t)(mark - sql));
+  trak__ui_printf(&text, "%" PRId64 "%s", id, mark + 1);
+  int rc = text.oom ? oom(err) : trak__ui_query_page(p, text.s, 0, 1, out, err);
+  trak__ui_buf_free(&text);
+  return rc;
+}

@@ -1,0 +1,202 @@
+/*
+** Tests of the viewer's system tracks (src/ui/sched.c) on tests/data/systrace/ui_sched.systrace:
+** each CPU's track holds its non-idle sched rows and each thread's its thread_state rows (with
+** the utid, CPU and io_wait the page needs), summaries at a coarse resolution count every row
+** they stand for, the time per state over a range equals the SQL docs/ui.md gives, the area's
+** slice aggregates and flame graph leave system tracks out, and a thread state's details name
+** its waker as thread_state does.
+*/
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sqlcheck.h"
+#include "testutil.h"
+#include "trak/processor.h"
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+typedef struct fixture {
+  trak_processor *p;
+  trak_ui_cache *c;
+} fixture;
+
+static int setup(void **state) {
+  fixture *f = calloc(1, sizeof *f);
+  f->p = sc_open_file("tests/data/systrace/ui_sched.systrace");
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(f->p, &f->c, &err), 0);
+  *state = f;
+  return 0;
+}
+
+static int teardown(void **state) {
+  fixture *f = *state;
+  trak__ui_cache_free(f->c);
+  trak_processor_free(f->p);
+  free(f);
+  return 0;
+}
+
+/* The cache's track of `kind` whose key (CPU or utid) is `key`. */
+static const trak_ui_track *system_track(const trak_ui_cache *c, trak_ui_kind kind, int64_t key) {
+  for (size_t i = 0; i < c->n_tracks; i++)
+    if (c->tracks[i].kind == kind && c->tracks[i].key == key) return &c->tracks[i];
+  fail_msg("no track of kind %d for %" PRId64, (int)kind, key);
+  return NULL;
+}
+
+/* Each CPU and thread has its track, with exactly its rows, ids past the trace's tracks. */
+static void tracks_hold_the_rows(void **state) {
+  fixture *f = *state;
+  int64_t max_track = sc_int(f->p, "SELECT max(id) FROM track");
+  for (int64_t cpu = 0; cpu < 2; cpu++) {
+    const trak_ui_track *t = system_track(f->c, TRAK_UI_CPU, cpu);
+    assert_true(t->id > max_track);
+    assert_int_equal(t->count, sc_int(f->p,
+                                      "SELECT count(*) FROM sched WHERE cpu = %" PRId64
+                                      " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)",
+                                      cpu));
+    for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
+      assert_int_equal(
+          t->lines[0].v[i].aux,
+          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRId64, t->lines[0].v[i].id));
+  }
+  int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
+  for (size_t i = 0; i < f->c->n_tracks; i++) {
+    const trak_ui_track *t = &f->c->tracks[i];
+    if (t->kind != TRAK_UI_STATE) continue;
+    seen++;
+    assert_int_equal(
+        t->count, sc_int(f->p, "SELECT count(*) FROM thread_state WHERE utid = %" PRId64, t->key));
+    for (size_t k = 0; k < t->lines[0].n; k++) {
+      const trak_ui_slice *s = &t->lines[0].v[k];
+      assert_int_equal(
+          TRAK_UI_STATE_CPU(s->aux),
+          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRId64, s->id));
+      assert_int_equal(TRAK_UI_STATE_IO(s->aux),
+                       sc_int(f->p,
+                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRId64,
+                              s->id));
+    }
+  }
+  assert_int_equal(seen, threads);
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
+  char want[64];
+  const trak_ui_track *cpu1 = system_track(f->c, TRAK_UI_CPU, 1);
+  snprintf(want, sizeof want, "\"cpus\":[[%" PRId64 ",0,", system_track(f->c, TRAK_UI_CPU, 0)->id);
+  assert_non_null(strstr(out.s, want));
+  snprintf(want, sizeof want, "[%" PRId64 ",1,%" PRId64 "]", cpu1->id, cpu1->count);
+  assert_non_null(strstr(out.s, want));
+  assert_non_null(strstr(out.s, "\"cpu_counters\":[[0,0],"));
+  trak__ui_buf_free(&out);
+}
+
+/* The entries of a system track at a coarse resolution stand for every row meeting the range. */
+static void summaries_count_every_row(void **state) {
+  fixture *f = *state;
+  const trak_ui_track *t = system_track(f->c, TRAK_UI_STATE, 1);
+  trak_ui_range r = {f->c->start + 20000000, f->c->start + 120000000, 1000000};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_slices(f->c, &t->id, 1, &r, &out, &err), 0);
+  int64_t total = 0, n = 0;
+  for (const char *e = strstr(out.s, "[0,"); e; e = strstr(e + 1, "[0,")) {
+    int64_t ts, dur, id, count;
+    char name[16];
+    assert_int_equal(sscanf(e, "[0,%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",\"%15[^\"]\",%" SCNd64, &ts,
+                            &dur, &id, name, &count),
+                     5);
+    total += count, n++;
+  }
+  assert_true(n > 10);
+  assert_int_equal(total, sc_int(f->p,
+                                 "SELECT count(*) FROM thread_state WHERE utid = 1 AND ts <= "
+                                 "%" PRId64 " AND (dur < 0 OR ts + dur >= %" PRId64 ")",
+                                 r.end, r.start));
+  trak__ui_buf_free(&out);
+}
+
+/* Time per state over two threads equals docs/ui.md's SQL; slices and the flame graph leave the
+** system tracks out. */
+static void state_sums_equal_sql(void **state) {
+  fixture *f = *state;
+  int64_t ids[3] = {system_track(f->c, TRAK_UI_STATE, 1)->id,
+                    system_track(f->c, TRAK_UI_STATE, 2)->id,
+                    system_track(f->c, TRAK_UI_CPU, 0)->id};
+  trak_ui_range r = {f->c->start + 30000000, f->c->start + 90000000, 1};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_aggregate(f->c, ids, 3, &r, &out, &err), 0);
+  assert_non_null(strstr(out.s, "\"slices\":[],\"counters\":[],\"thread_states\":[["));
+  const char *states[] = {"Running", "R", "R+", "S", "D"};
+  for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
+    const char *sum = "SELECT %s(min(CASE WHEN dur < 0 THEN %" PRId64 " ELSE ts + dur END, %" PRId64
+                      ") - max(ts, %" PRId64 ")) FROM thread_state WHERE utid IN (1, 2) AND "
+                      "state = '%s' AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64 ")";
+    char sql[512], want[96];
+    snprintf(sql, sizeof sql, sum, "sum", r.end, r.end, r.start, states[i], r.end, r.start);
+    int64_t total = sc_int(f->p, "%s", sql);
+    snprintf(sql, sizeof sql, sum, "count", r.end, r.end, r.start, states[i], r.end, r.start);
+    int64_t count = sc_int(f->p, "%s", sql);
+    assert_true(count > 0);
+    snprintf(want, sizeof want, "[\"%s\",%" PRId64 ",%" PRId64 "]", states[i], count, total);
+    if (!strstr(out.s, want)) fail_msg("%s not in %s", want, out.s);
+  }
+  trak__ui_buf_free(&out);
+  assert_int_equal(trak__ui_flamegraph(f->c, ids, 3, &r, &out, &err), 0);
+  assert_string_equal(out.s, "[]");
+  trak__ui_buf_free(&out);
+}
+
+/* A woken state's details: the waker thread and its state, as thread_state has them. */
+static void details_name_the_waker(void **state) {
+  fixture *f = *state;
+  int64_t id = sc_int(f->p, "SELECT id FROM thread_state WHERE waker_id IS NOT NULL LIMIT 1");
+  int64_t waker_tid = sc_int(f->p,
+                             "SELECT t.tid FROM thread_state s JOIN thread t ON t.utid = "
+                             "s.waker_utid WHERE s.id = %" PRId64,
+                             id);
+  int64_t waker_id = sc_int(f->p, "SELECT waker_id FROM thread_state WHERE id = %" PRId64, id);
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_row(f->p, "thread_state", id, &out, &err), 0);
+  assert_non_null(strstr(out.s, "\"waker_tid\",\"waker_thread\""));
+  char want[64];
+  snprintf(want, sizeof want, ",%" PRId64 ",\"", waker_tid);
+  assert_non_null(strstr(out.s, want));
+  trak__ui_buf_free(&out);
+  /* The Running state that follows carries the same wakeup. */
+  int64_t running = sc_int(f->p,
+                           "SELECT r.id FROM thread_state s JOIN thread_state r ON r.utid = "
+                           "s.utid AND r.ts = s.ts + s.dur WHERE s.id = %" PRId64,
+                           id);
+  assert_int_equal(trak__ui_row(f->p, "thread_state", running, &out, &err), 0);
+  snprintf(want, sizeof want, ",%" PRId64 ",", waker_id);
+  assert_non_null(strstr(out.s, want));
+  trak__ui_buf_free(&out);
+  assert_int_equal(trak__ui_row(f->p, "sched", 0, &out, &err), 0);
+  assert_non_null(strstr(out.s, "\"end_state\""));
+  trak__ui_buf_free(&out);
+  assert_int_equal(trak__ui_row(f->p, "nope", 0, &out, &err), TRAK_EINVAL);
+  trak__ui_buf_free(&out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(tracks_hold_the_rows),
+      cmocka_unit_test(summaries_count_every_row),
+      cmocka_unit_test(state_sums_equal_sql),
+      cmocka_unit_test(details_name_the_waker),
+  };
+  return cmocka_run_group_tests(tests, setup, teardown);
+}

@@ -1,0 +1,187 @@
+// Browser tests of the viewer's system tracks (CPU scheduling slices, thread states, CPU
+// counters) on a checked-in systrace text trace (tests/data/systrace/ui_sched.systrace, so that no
+// root is needed), in `trak ui` and in a `trak html` report, driven as a person would in Debian's
+// chromium through playwright-core: expand a thread and see its state track, hover and click a
+// state and see its waker, follow the waker, click a CPU slice, select an area and read the
+// "Thread states" tab, whose sums equal the same SQL through `trak query`. Screenshots go to
+// OUT_DIR (docs/ui.md shows them), each checked not to be blank.
+//   node system_test.js TRAK TRACE OUT_DIR
+'use strict';
+const assert = require('node:assert/strict');
+const { execFileSync } = require('node:child_process');
+const fs = require('node:fs');
+const path = require('node:path');
+const common = require('./common.js');
+
+const [trak, trace, outDir] = process.argv.slice(2);
+const LABEL_W = 230, HEADER = 22;
+const { state, settle } = common;
+const query = (sql) => common.query(trak, trace, sql);
+const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));
+
+// The colour of the canvas pixel at (x, y) (CSS pixels; the tests run at a device ratio of 1).
+const pixel = (page, x, y) => page.evaluate(([px, py]) => [...document.getElementById('timeline').getContext('2d')
+  .getImageData(Math.round(px), Math.round(py), 1, 1).data].slice(0, 3).join(','), [x, y]);
+
+// The tracks are laid out as Perfetto does: the CPUs first with their counters, then each
+// thread with its state track under it; CPU slices are coloured by thread, the same on each CPU.
+async function layout(page) {
+  const s = await settle(page);
+  const labels = s.rows.map((r) => r.label);
+  const cpus = query('SELECT DISTINCT cpu FROM sched ORDER BY cpu').map((r) => `CPU ${r[0]}`);
+  assert.deepEqual(labels.slice(0, 1 + cpus.length * 3), ['CPUs', ...cpus.flatMap((c) => [c, `${c} frequency`, `${c} idle state`])]);
+  const threads = query('SELECT DISTINCT utid FROM thread_state ORDER BY utid').map((r) => Number(r[0]));
+  assert.deepEqual(s.rows.filter((r) => r.kind === 'state').map((r) => r.utid).sort((a, b) => a - b), threads);
+  for (const r of s.rows.filter((x) => x.kind === 'state')) {
+    const own = s.rows.find((x) => x.key === `t${r.utid}`);
+    assert.ok(own && own.y < r.y, `thread ${r.utid}'s row comes before its state row`);
+  }
+  const sched = s.slices.filter((x) => x.kind === 'sched' && x.w >= 4 && x.count === 1);
+  assert.ok(sched.length > 20, `${sched.length} CPU slices drawn`);
+  assert.ok(s.counters.some((c) => /^CPU 0 frequency$/.test(c.name) && c.axis[1] === 2400000));
+  // The same thread, the same colour on both CPUs; another thread, another colour.
+  const colour = (x) => pixel(page, x.x + 2, x.y + x.h - 2);
+  const byThread = new Map();
+  for (const x of sched) byThread.set(x.utid, [...(byThread.get(x.utid) || []), x]);
+  const both = [...byThread.values()].find((v) => new Set(v.map((x) => x.cpu)).size === 2);
+  assert.ok(both, 'a thread ran on both CPUs');
+  const a = both.find((x) => x.cpu === 0), b = both.find((x) => x.cpu === 1);
+  assert.equal(await colour(a), await colour(b));
+  const other = sched.find((x) => x.utid !== a.utid);
+  assert.notEqual(await colour(other), await colour(a));
+  // Thread states in Perfetto's colours: Running dark green, Runnable lime.
+  const running = s.slices.find((x) => x.kind === 'state' && x.state === 'Running' && x.w >= 4 && x.count === 1);
+  assert.equal(await colour(running), '49,125,49');
+  await screenshot(page, 'ui-system.png');
+  return s;
+}
+
+// A thread's row collapses (its state row goes) and expands again (it comes back).
+async function expandThread(page, box) {
+  let s = await settle(page);
+  const thread = s.rows.find((r) => r.key.startsWith('t') && r.collapsible);
+  const utid = Number(thread.key.slice(1));
+  await page.mouse.click(box.x + 60, box.y + thread.top + 8);
+  s = await settle(page);
+  assert.ok(s.rows.find((r) => r.key === thread.key).collapsed);
+  assert.ok(!s.rows.some((r) => r.key === `s${utid}`), 'state row hidden under its collapsed thread');
+  await page.mouse.click(box.x + 60, box.y + thread.top + 8);
+  s = await settle(page);
+  const st = s.rows.find((r) => r.key === `s${utid}`);
+  assert.ok(st && st.label === 'Thread state');
+  assert.ok(s.slices.some((x) => x.kind === 'state' && x.row === st.key));
+}
+
+// Hover, click a runnable state woken by another thread: its details name the waker (as the
+// thread_state table does); the waker link selects the waker's own state.
+async function wakerDetails(page, box) {
+  let s = await settle(page);
+  const woken = query('SELECT s.id, w.tid, w.name, s.waker_id, s.utid FROM thread_state s JOIN thread w ON w.utid = s.waker_utid WHERE s.waker_id IS NOT NULL ORDER BY s.dur DESC LIMIT 40');
+  const drawnState = s.slices.find((x) => x.kind === 'state' && x.count === 1 && x.w > 6 && woken.some((r) => Number(r[0]) === x.id));
+  assert.ok(drawnState, 'a woken state on screen');
+  const [, wtid, wname, wakerId] = woken.find((r) => Number(r[0]) === drawnState.id);
+  await page.mouse.move(box.x + drawnState.x + drawnState.w / 2, box.y + drawnState.y + 6);
+  await page.waitForSelector('#tooltip:not([hidden])');
+  const tip = await page.textContent('#tooltip');
+  assert.ok(tip.startsWith('Runnable') && /\d (ns|us|ms)/.test(tip), tip);
+  await page.mouse.click(box.x + drawnState.x + drawnState.w / 2, box.y + drawnState.y + 6);
+  await page.waitForSelector('#waker');
+  const waker = await page.textContent('#waker');
+  assert.ok(waker.includes(`Waker${wname} ${wtid}`), waker);
+  assert.equal((await state(page)).system.id, drawnState.id);
+  await screenshot(page, 'ui-thread-state.png');
+  await page.click('#waker a[data-state]');
+  await page.waitForFunction((id) => window.trakViewer.state().system?.id === id, Number(wakerId));
+  await page.waitForFunction(() => document.querySelector('#details h2')?.textContent === 'Running');
+  const cpu = query(`SELECT cpu FROM thread_state WHERE id = ${wakerId}`)[0][0];
+  assert.ok((await page.textContent('#state-details')).includes(`CPU${cpu}`));
+  // A Running state's tooltip says the CPU it ran on.
+  s = await settle(page);
+  const run = s.slices.find((x) => x.kind === 'state' && x.state === 'Running' && x.w > 6 && x.count === 1);
+  await page.mouse.move(box.x + run.x + run.w / 2, box.y + run.y + 6);
+  await page.waitForFunction((c) => document.getElementById('tooltip').textContent.startsWith(`Running on CPU ${c}`), run.cpu);
+  // A CPU slice: its thread, process and end state.
+  const sched = s.slices.find((x) => x.kind === 'sched' && x.w > 6 && x.count === 1);
+  await page.mouse.click(box.x + sched.x + sched.w / 2, box.y + sched.y + 6);
+  await page.waitForSelector('#sched-details');
+  const [tid, name] = query(`SELECT t.tid, t.name FROM sched s JOIN thread t USING (utid) WHERE s.id = ${sched.id}`)[0];
+  assert.ok((await page.textContent('#sched-details')).includes(`Thread${name} ${tid}`));
+  await page.keyboard.press('Escape');
+}
+
+// Drag over the threads of the first process: the "Thread states" tab sums each state's time in
+// the range, as the same SQL does.
+async function threadStates(page, box) {
+  let s = await settle(page);
+  const proc = s.rows.find((r) => r.key.startsWith('p'));
+  const mine = s.rows.filter((r) => r.kind === 'state' && r.top > proc.top && r.top < proc.top + 300);
+  const last = mine[mine.length - 1];
+  const x0 = box.x + LABEL_W + 150, x1 = box.x + box.width - 250;
+  await page.mouse.move(x0, box.y + proc.top + HEADER + 4);
+  await page.mouse.down();
+  await page.mouse.move(x1, box.y + last.top + 8, { steps: 8 });
+  await page.mouse.up();
+  await page.waitForSelector('button[data-tab=states]');
+  await page.click('button[data-tab=states]');
+  await page.waitForSelector('#agg-states');
+  s = await state(page);
+  const a = s.area;
+  const utids = s.rows.filter((r) => r.kind === 'state' && a.tracks.includes(r.track)).map((r) => r.utid);
+  assert.ok(utids.length >= 2, JSON.stringify(a));
+  const sql = query(`SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})) ` +
+    `FROM thread_state WHERE utid IN (${utids}) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) GROUP BY state ORDER BY state`);
+  const got = a.agg.thread_states.map((r) => r.map(String)).sort((p, q) => (p[0] < q[0] ? -1 : 1));
+  assert.deepEqual(got, sql);
+  assert.equal(await page.locator('#agg-states tr').count(), sql.length + 1);
+  assert.ok((await page.textContent('#agg-states')).includes('Uninterruptible Sleep'));
+  await screenshot(page, 'ui-thread-states.png');
+  await page.keyboard.press('Escape');
+  return { area: a, sums: sql };
+}
+
+// The same trace as a `trak html` report: the same tracks, the waker from the tables in the
+// file (sql.js), the same sums.
+async function report(context) {
+  const file = path.join(outDir, 'report_system.html');
+  execFileSync(trak, ['html', trace, '-o', file]);
+  const page = await context.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(`file://${file}`);
+  const box = await page.locator('#timeline').boundingBox();
+  await layout(page);
+  await wakerDetails(page, box);
+  await threadStates(page, box);
+  assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
+  await screenshot(page, 'ui-html-system.png');
+  await page.close();
+}
+
+(async () => {
+  const { chromium } = require('playwright-core');
+  fs.mkdirSync(outDir, { recursive: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const errors = [];
+  const ui = await common.startUi(trak, trace);
+  try {
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
+    const page = await context.newPage();
+    await page.goto(ui.url);
+    const box = await page.locator('#timeline').boundingBox();
+    await layout(page);
+    await expandThread(page, box);
+    await wakerDetails(page, box);
+    await threadStates(page, box);
+    await page.close();
+    await report(context);
+    assert.deepEqual(errors, []);
+    console.log(`ok: CPU and thread-state tracks in trak ui and trak html; screenshots in ${outDir}`);
+  } finally {
+    ui.child.kill('SIGTERM');
+    await browser.close();
+  }
+})().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});

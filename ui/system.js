@@ -1,0 +1,187 @@
+// The viewer's system tracks from the Linux tables: a CPU's scheduling slices coloured by thread
+// (the same colour for a thread on every CPU), a thread's states coloured as the Perfetto UI
+// colours them, their tooltips, the details of a clicked thread state (with the wakeup that made
+// it runnable and its waker) or CPU slice, and the area selection's "Thread states" tab.
+'use strict';
+
+let selectedSys = null; // {what, id, ts, dur}: the thread state or CPU slice selected
+
+// Linux task state letters as Perfetto's UI spells them.
+const STATE_NAMES = {
+  R: 'Runnable', S: 'Sleeping', D: 'Uninterruptible Sleep', T: 'Stopped', t: 'Traced',
+  X: 'Exit (Dead)', Z: 'Exit (Zombie)', x: 'Task Dead', I: 'Idle', K: 'Wake Kill', W: 'Waking',
+  P: 'Parked', N: 'No Load', '+': '(Preempted)',
+};
+
+// "Running", "Runnable (Preempted)", "Uninterruptible Sleep (IO)", ...; io: 1, 0 or null.
+function stateName(state, io) {
+  if (state === null || state === undefined) return 'Unknown';
+  if (!STATE_NAMES[state[0]] || state === 'Running' || state === 'Created') return state;
+  let s = STATE_NAMES[state[0]];
+  if (io === 1) s += ' (IO)';
+  else if (io === 0 && state[0] === 'D') s += ' (non-IO)';
+  for (const c of state.slice(1)) s += (c === '+' ? ' ' : ' + ') + (STATE_NAMES[c] || c);
+  return s;
+}
+
+// The Perfetto UI's thread-state colours (its Sched plugin): Running dark green, Runnable lime,
+// Uninterruptible orange (desaturated red when not waiting on IO), Sleeping white, Dead grey.
+function stateColour(state, io) {
+  const n = stateName(state, io);
+  if (n === 'Created') return 'hsl(0,0%,70%)';
+  if (n === 'Running') return 'hsl(120,44%,34%)';
+  if (n.startsWith('Runnable')) return 'hsl(75,55%,47%)';
+  if (n.includes('Uninterruptible Sleep')) return n.includes('non-IO') ? 'hsl(3,30%,49%)' : 'hsl(36,100%,50%)';
+  if (n.includes('Dead')) return 'hsl(0,0%,62%)';
+  if (n.includes('Sleeping') || n.includes('Idle')) return '#fff';
+  if (n.includes('Unknown')) return 'hsl(44,63%,91%)';
+  return 'hsl(231,48%,48%)';
+}
+const lightFill = (c) => c === '#fff' || c.endsWith('91%)') || c.endsWith('47%)') || c.endsWith(',50%)');
+
+// A thread's colour, the same on every CPU track.
+function threadColour(utid) { return colourOf(`\u0001thread ${threadLabel(utid)}`); }
+
+// One lane of non-overlapping intervals: calls put(entry, x, w) for each one on screen.
+function eachInterval(row, top, put) {
+  const y = top + 2, h = ROW_H - 2;
+  for (const e of data.slices[row.track.id] || []) {
+    const [, ts, dur] = e;
+    const x0 = xOf(ts), x1 = dur < 0 ? view.width : xOf(ts + dur);
+    if (x1 < LABEL_W || x0 > view.width) continue;
+    const a = Math.max(x0, LABEL_W), w = Math.max(Math.min(x1, view.width) - a, 1);
+    put(e, a, y, w, h);
+  }
+}
+
+function outlineIfSelected(what, id, x, y, w, h) {
+  if (!selectedSys || selectedSys.what !== what || selectedSys.id !== id) return;
+  ctx.strokeStyle = '#000'; ctx.lineWidth = 2; ctx.strokeRect(x + 1, y + 1, w - 2, h - 2); ctx.lineWidth = 1;
+}
+
+// A CPU: entries [0, ts, dur, sched_id, null, count, utid], each the thread's colour and name.
+function drawSchedRow(row, top) {
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  eachInterval(row, top, ([, ts, dur, id, , count, utid], x, y, w, h) => {
+    const name = threadLabel(utid);
+    ctx.fillStyle = threadColour(utid);
+    ctx.fillRect(x, y, w, h);
+    const label = w > 16 ? fitText(name, w - 6) : '';
+    if (label) { ctx.fillStyle = '#fff'; ctx.fillText(label, x + 3, y + h / 2 + 0.5); }
+    outlineIfSelected('sched', id, x, y, w, h);
+    drawn.slices.push({ kind: 'sched', id, name, ts, dur, utid, cpu: row.node.cpu, x, y, w, h, track: row.track.id, row: row.key, count, label });
+  });
+}
+
+// A thread's states: entries [0, ts, dur, thread_state_id, state, count, cpu, io_wait].
+function drawStateRow(row, top) {
+  ctx.font = '11px system-ui, sans-serif';
+  ctx.textBaseline = 'middle';
+  eachInterval(row, top, ([, ts, dur, id, state, count, cpu, io], x, y, w, h) => {
+    const name = stateName(state, io), fill = stateColour(state, io);
+    ctx.fillStyle = fill;
+    ctx.fillRect(x, y, w, h);
+    const label = w > 16 ? fitText(name, w - 6) : '';
+    if (label) { ctx.fillStyle = lightFill(fill) ? '#37474f' : '#fff'; ctx.fillText(label, x + 3, y + h / 2 + 0.5); }
+    outlineIfSelected('thread_state', id, x, y, w, h);
+    drawn.slices.push({ kind: 'state', id, name, state, ts, dur, cpu, io, utid: row.track.utid, x, y, w, h, track: row.track.id, row: row.key, count, label });
+  });
+}
+
+// The tooltip of a drawn CPU slice or thread state (drawn.slices entry `s`).
+function systemTooltip(s) {
+  const d = s.dur < 0 ? 'did not end' : esc(fmtDur(s.dur));
+  const many = s.count > 1 ? ` <span class="hint">(${s.count} here)</span>` : '';
+  if (s.kind === 'sched') {
+    const th = tree.threads.get(s.utid), p = th && th.upid !== null ? tree.processes.get(th.upid) : null;
+    return `<b>${esc(s.name)}</b>${many}<br>${d} on CPU ${s.cpu}${p ? `<br>${esc(processLabel(p))}` : ''}`;
+  }
+  return `<b>${esc(s.name)}</b>${s.cpu !== null && s.cpu !== undefined ? ` on CPU ${s.cpu}` : ''}${many}<br>${d}<br>${esc(threadLabel(s.utid))}`;
+}
+
+// Selects a thread state or CPU slice (`s`: its drawn entry, or {kind, id}) and shows its
+// details ({columns, rows} from the backend, by column name). Resolves to the row, or null.
+async function selectSystem(s) {
+  const what = s.kind === 'sched' ? 'sched' : 'thread_state';
+  selected = null;
+  selectedCounter = null;
+  selectedSys = { what, id: s.id, ts: s.ts, dur: s.dur };
+  draw();
+  let row;
+  try {
+    const r = await backend.row(what, s.id);
+    if (!r.rows.length) throw new Error(`no ${what} ${s.id}`);
+    row = Object.fromEntries(r.columns.map((c, i) => [c, r.rows[0][i]]));
+  } catch (e) {
+    if (s.ts === undefined) { $('details').innerHTML = `<p class="error">${esc(e.message || e)}</p>`; return null; }
+    row = { id: s.id, ts: s.ts, dur: s.dur, state: s.state, cpu: s.cpu, io_wait: s.io, utid: s.utid, partial: String(e.message || e) };
+  }
+  if (!selectedSys || selectedSys.id !== s.id || selectedSys.what !== what) return null;
+  Object.assign(selectedSys, { ts: row.ts, dur: row.dur });
+  $('details').innerHTML = what === 'sched' ? schedDetails(row) : stateDetails(row);
+  draw();
+  return row;
+}
+
+const threadOf = (tid, name) => (tid === null || tid === undefined ? null : `${esc(name || 'thread')} ${tid}`);
+// A process "name pid"; one with no name is named as the tree names it (by its main thread).
+function procOf(pid, name) {
+  if (pid === null || pid === undefined) return null;
+  const p = name ? null : [...tree.processes.values()].find((x) => x.pid === pid);
+  return esc(p ? processLabel(p) : `${name || 'process'} ${pid}`);
+}
+const kvTable = (id, kv) => `<table class="kv" id="${id}">${kv.filter(([, v]) => v !== null && v !== undefined)
+  .map(([k, v]) => `<tr><td>${k}</td><td>${v}</td></tr>`).join('')}</table>`;
+const when = (ts) => `${esc(fmtDur(ts - view.traceStart))} <span class="hint">(ts ${ts})</span>`;
+const stateLink = (id, text) => `<a class="slice" data-state="${id}">${text}</a>`;
+
+function stateDetails(r) {
+  const name = stateName(r.state, r.io_wait);
+  const kv = [
+    ['State', esc(name)], ['Start', when(r.ts)],
+    ['Duration', r.dur < 0 ? 'did not end' : `${esc(fmtDur(r.dur))} <span class="hint">(${r.dur} ns)</span>`],
+    ['CPU', r.cpu], ['Thread', threadOf(r.tid, r.thread) ?? esc(threadLabel(r.utid))], ['Process', procOf(r.pid, r.process)],
+    ['Blocked in', r.blocked_function ? esc(r.blocked_function) : null], ['Thread state id', r.id],
+  ];
+  let html = `<h2>${esc(name)}</h2>${kvTable('state-details', kv)}`;
+  if (r.waker_utid !== null && r.waker_utid !== undefined) {
+    const waker = threadOf(r.waker_tid, r.waker_thread);
+    const wk = [
+      ['Woken at', when(r.wakeup_ts)],
+      ['Waker', r.waker_id !== null && r.waker_id !== undefined ? stateLink(r.waker_id, waker) : waker],
+      ['Waker process', procOf(r.waker_pid, r.waker_process)], ['Waker CPU', r.waker_cpu],
+      ['Interrupt', r.irq_context ? 'woken from an interrupt' : null],
+    ];
+    html += `<h2>Wakeup</h2>${kvTable('waker', wk)}`;
+  }
+  if (r.partial) html += `<p class="hint">More details need the trace's tables: ${esc(r.partial)}</p>`;
+  return html;
+}
+
+function schedDetails(r) {
+  const kv = [
+    ['Thread', threadOf(r.tid, r.thread) ?? esc(threadLabel(r.utid))], ['Process', procOf(r.pid, r.process)],
+    ['CPU', r.cpu], ['Start', when(r.ts)],
+    ['Duration', r.dur < 0 ? 'did not end' : `${esc(fmtDur(r.dur))} <span class="hint">(${r.dur} ns)</span>`],
+    ['End state', r.end_state ? esc(stateName(r.end_state, null)) : null], ['Priority', r.priority],
+    ['Thread state', r.thread_state_id !== null && r.thread_state_id !== undefined ? stateLink(r.thread_state_id, 'Running') : null],
+    ['Sched id', r.id],
+  ];
+  return `<h2>${threadOf(r.tid, r.thread) ?? esc(threadLabel(r.utid))}</h2>${kvTable('sched-details', kv)}`;
+}
+
+// A link to a thread state (a waker's): selects it and brings it on screen.
+async function followState(id) {
+  const row = await selectSystem({ kind: 'state', id });
+  const th = row ? tree.threads.get(row.utid) : null;
+  if (th && th.stateTrack !== undefined) revealSlice(row.ts, Math.max(row.dur, 0), th.stateTrack, 0);
+}
+
+// The area selection's "Thread states" tab: time per state over the selected threads.
+function statesTable(states) {
+  const total = states.reduce((s, x) => s + x[2], 0) || 1;
+  return '<table class="rows" id="agg-states"><tr><th>State</th><th>Time</th><th>%</th><th>Occurrences</th></tr>' +
+    states.map(([state, n, t]) => `<tr><td><span class="swatch" style="background:${stateColour(state, null)}"></span>${esc(stateName(state, null))}</td>` +
+      `<td>${esc(fmtDur(t))}</td><td>${(100 * t / total).toFixed(1)}</td><td>${n}</td></tr>`).join('') + '</table>';
+}
