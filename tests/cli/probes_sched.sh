@@ -66,12 +66,13 @@ for ts, state in outs[sleep]:
 ins_at = sorted(e['ts'] for e in switches if e['fields']['next_pid'] == sleep)
 gaps = sum(1 for a, b in zip(ins_at, ins_at[1:]) if b - a >= 70e6)
 sleeps = max(sleeps, gaps)
-# Open problem (#26): runs missing 1 or 2 of these were partly two probes tests at once on one
-# machine, each reading part of the kernel's events (trak probes now locks tracefs, the tests
-# queue); but a fresh-clone run alone on an idle machine still saw 2 of 3 in the compact form
-# (the wakings were all there). Until that is found the count is reported, not asserted.
+# This machine's kernel skips a switch now and then (Perfetto's own recorder, tracebox, sees the
+# same: its trace processor counts mismatched_sched_switch_tids on a recording here, as trak's
+# does), and one skipped switch in of the sleeper merges two of its sleeps. So two of the three
+# must show, and fewer than three is reported.
+assert sleeps >= 2, 'only %d of 3 sleeps of the sleeper seen' % sleeps
 if sleeps < 3:
-    print('KNOWN ISSUE (#26): only %d of 3 sleeps of the sleeper seen' % sleeps)
+    print('note: %d of 3 sleeps of the sleeper seen (a skipped switch merges two)' % sleeps)
 wakes = [e for e in ev if e['name'] == 'sched_waking' and e['fields']['pid'] == sleep]
 assert len(wakes) >= 3, '%d wakings of the sleeper' % len(wakes)
 # The spinner is preempted or runs to its end, never sleeps in its spins.
