@@ -1,7 +1,8 @@
 /*
 ** This file holds the viewer's connection guard: each connection's phase and fixed deadline
 ** (reading a head, reading a body, writing an answer), and the sweep that shuts down those past
-** their deadline and, above the cap, the longest idle. libmicrohttpd's own timeout restarts with
+** their deadline and, above a client's share or the global cap, the longest idle of the client
+** holding the most (every local client comes from 127.0.0.1: a client is the peer's uid). libmicrohttpd's own timeout restarts with
 ** every byte, so one byte every few seconds would hold a connection for ever; these do not.
 */
 #include "ui/guard.h"
@@ -16,10 +17,11 @@ static int64_t now_ns(void) {
   return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-trak_ui_conn *trak__ui_guard_open(trak_ui_guard *g, int fd) {
+trak_ui_conn *trak__ui_guard_open(trak_ui_guard *g, int fd, int64_t uid) {
   trak_ui_conn *k = calloc(1, sizeof *k);
   if (!k) return NULL;
   k->fd = fd;
+  k->uid = uid;
   trak__ui_guard_phase(k, TRAK_UI_HEAD, 0);
   k->next = g->head;
   if (g->head) g->head->prev = k;
@@ -58,19 +60,39 @@ static void reap(trak_ui_guard *g, trak_ui_conn *k) {
   g->count--;
 }
 
+/* Connections of client `uid` not yet reaped. */
+static unsigned held_by(const trak_ui_guard *g, int64_t uid) {
+  unsigned n = 0;
+  for (const trak_ui_conn *k = g->head; k; k = k->next)
+    n += !k->reaped && k->uid == uid;
+  return n;
+}
+
+/* The idle connection to reap next: of the client holding the most connections (only those
+** holding more than `over`), the one that has waited longest. NULL when there is none. */
+static trak_ui_conn *victim(const trak_ui_guard *g, unsigned over) {
+  trak_ui_conn *best = NULL;
+  unsigned best_held = 0;
+  for (trak_ui_conn *k = g->head; k; k = k->next) {
+    if (k->reaped || k->phase != TRAK_UI_HEAD) continue;
+    unsigned held = held_by(g, k->uid);
+    if (held <= over) continue;
+    if (!best || held > best_held || (held == best_held && k->since_ns <= best->since_ns))
+      best = k, best_held = held;
+  }
+  return best;
+}
+
 unsigned trak__ui_guard_sweep(trak_ui_guard *g) {
   int64_t now = now_ns();
   unsigned n = 0;
   for (trak_ui_conn *k = g->head; k; k = k->next)
     if (!k->reaped && k->deadline_ns && now >= k->deadline_ns) reap(g, k), n++;
-  while (g->count > g->cap) {
-    trak_ui_conn *oldest = NULL;
-    for (trak_ui_conn *k = g->head; k; k = k->next)
-      if (!k->reaped && k->phase == TRAK_UI_HEAD && (!oldest || k->since_ns <= oldest->since_ns))
-        oldest = k;
-    if (!oldest) break; /* every connection is busy: the newest wait for libmicrohttpd's cap */
-    reap(g, oldest);
-    n++;
-  }
+  trak_ui_conn *k;
+  while (g->per_uid && (k = victim(g, g->per_uid)) != NULL) /* a client over its share */
+    reap(g, k), n++;
+  /* Over the cap: busy connections wait for libmicrohttpd's own cap. */
+  while (g->count > g->cap && (k = victim(g, 0)) != NULL)
+    reap(g, k), n++;
   return n;
 }

@@ -24,6 +24,7 @@
 #include <sys/socket.h>
 
 #include "ui/guard.h"
+#include "ui/peer.h"
 #include "ui/ui.h"
 
 #define MAX_BODY (1u << 20)  /* bytes of SQL a POST may carry */
@@ -440,7 +441,8 @@ static void notify(void *cls, struct MHD_Connection *c, void **socket_context,
     return;
   }
   const union MHD_ConnectionInfo *i = MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
-  trak_ui_conn *k = i ? trak__ui_guard_open(&s->guard, i->connect_fd) : NULL;
+  trak_ui_conn *k =
+      i ? trak__ui_guard_open(&s->guard, i->connect_fd, trak__ui_peer_uid(i->connect_fd)) : NULL;
   trak__ui_guard_phase(k, TRAK_UI_HEAD, HEAD_S);
   if (!k && i) shutdown(i->connect_fd, SHUT_RDWR); /* out of memory: not served */
   *socket_context = k;
@@ -482,8 +484,10 @@ int trak__ui_server_start(trak_processor *p, const trak_ui_server_options *o, tr
     return rc;
   }
   /* libmicrohttpd's own cap is twice the guard's: connections above the guard's are accepted,
-  ** then the longest idle is closed, so that a newcomer is not turned away by idle ones. */
+  ** then the longest idle of the client holding the most is closed, so that a newcomer is not
+  ** turned away by idle ones, nor one user's connections closed for another's. */
   s->guard.cap = MAX_CONNS;
+  s->guard.per_uid = MAX_CONNS / 2; /* another local user can never hold more than half */
   s->daemon = MHD_start_daemon(
       MHD_USE_AUTO | MHD_ALLOW_SUSPEND_RESUME, 0, NULL, NULL, handle, s, MHD_OPTION_SOCK_ADDR,
       (struct sockaddr *)&addr, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
