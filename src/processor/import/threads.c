@@ -85,6 +85,49 @@ uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
   return upid;
 }
 
+/* Process-tree marks: keys are upids, and utids with this bit. */
+#define TREE_THREAD (1ull << 32)
+
+static void tree_mark(trak_importer *imp, uint64_t key, int64_t ts) {
+  int added;
+  uint32_t *slot = trak__map_put(&imp->threads.tree_seen, key, 0, &added);
+  if (!added) return; /* the first tree is the one time order meets first */
+  trak_vec_push(imp->threads.tree_ts, ts);
+  *slot = (uint32_t)imp->threads.tree_ts.n;
+}
+
+/* Was live row `row` (or TRAK_NULL_U32), marked under `key`, first named by a tree later than
+** `ts`, with no start_ts from an event (`start` is INT64_MIN)? */
+static int tree_made_later(const trak_importer *imp, uint32_t row, uint64_t key, int64_t start,
+                           int64_t ts) {
+  if (row == TRAK_NULL_U32 || start != INT64_MIN) return 0;
+  const uint32_t *tree = trak__map_get(&imp->threads.tree_seen, key);
+  return tree && imp->threads.tree_ts.v[*tree - 1] > ts;
+}
+
+void trak__process_in_tree(trak_importer *imp, uint32_t upid, int64_t ts) {
+  tree_mark(imp, upid, ts);
+}
+
+void trak__thread_in_tree(trak_importer *imp, uint32_t utid, int64_t ts) {
+  tree_mark(imp, utid | TREE_THREAD, ts);
+}
+
+uint32_t trak__process_fork(trak_importer *imp, int64_t pid, int64_t ts) {
+  uint32_t *live = trak__map_get(&imp->threads.pid_index, id_key(imp->threads.machine, pid));
+  uint32_t upid = live ? *live : TRAK_NULL_U32;
+  int64_t start = upid != TRAK_NULL_U32 ? imp->tables->process.start_ts[upid] : 0;
+  return tree_made_later(imp, upid, upid, start, ts) ? upid : trak__process_start_new(imp, pid);
+}
+
+uint32_t trak__thread_clone(trak_importer *imp, int64_t tid, int64_t pid, int64_t ts) {
+  uint32_t utid = trak__thread_lookup(imp, tid);
+  int64_t start = utid != TRAK_NULL_U32 ? imp->tables->thread.start_ts[utid] : 0;
+  if (tree_made_later(imp, utid, utid | TREE_THREAD, start, ts))
+    return trak__thread_for_tid(imp, tid, pid);
+  return trak__thread_start_new(imp, tid, pid);
+}
+
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
   if (pid < 0) {
     uint32_t utid = thread_find(imp, tid, -1);
@@ -399,4 +442,6 @@ void trak__threads_free(trak_threads *th) {
   trak_vec_free(th->first_use);
   trak_vec_free(th->name_marks);
   trak_vec_free(th->process_args);
+  trak__map_free(&th->tree_seen);
+  trak_vec_free(th->tree_ts);
 }

@@ -40,6 +40,9 @@ typedef struct trak_threads {
   trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
   TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
   TRAK_VEC(trak_owner_arg) process_args;        /* process args collected, written at the end */
+  trak_map
+      tree_seen; /* upid, or utid | 1 << 32 -> 1 + index in tree_ts: the first tree naming it */
+  TRAK_VEC(int64_t) tree_ts; /* the time of each process tree that named a row */
 } trak_threads;
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
@@ -49,6 +52,19 @@ void trak__threads_init(trak_importer *imp);
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
 /* A new process for `pid` (the pid was reused): the old one and its threads end. */
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
+/* A process tree at `ts` (its packet's time) names process `upid` / thread `utid`. A tree read
+** before the trace's first kernel event is applied at once, not in time order with the kernel
+** events (ftrace/process_events.c queues later ones): see trak__process_fork. */
+void trak__process_in_tree(trak_importer *imp, uint32_t upid, int64_t ts);
+void trak__thread_in_tree(trak_importer *imp, uint32_t utid, int64_t ts);
+/* The process a fork of `pid` at `ts` starts: a new one (trak__process_start_new), unless the
+** live process with `pid` was first named by a process tree later than `ts` and no event has
+** started it. In Perfetto's time order the fork comes first and that tree then finds the
+** process the fork made, so the fork takes that row (its start_ts is set by the caller). */
+uint32_t trak__process_fork(trak_importer *imp, int64_t pid, int64_t ts);
+/* The thread a clone of thread `tid` into process `pid` at `ts` starts: as trak__process_fork
+** for threads (trak__thread_start_new, or the live thread a later tree named). */
+uint32_t trak__thread_clone(trak_importer *imp, int64_t tid, int64_t pid, int64_t ts);
 /* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
 ** the newest live thread with `tid` in any process, or a new one with no process. */
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);

@@ -192,6 +192,9 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
   if (TRAK_UNLIKELY(r->ts < imp->ftrace->soft_drop_before) && trak__ftrace_crop(imp, r)) return;
+  /* Names of one priority are ordered by time, as Perfetto's sorter applies them: a rename
+  ** before a process tree's scan does not override the scan's name. */
+  imp->descriptor_ts = r->ts;
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 

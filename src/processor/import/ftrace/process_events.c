@@ -18,7 +18,7 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
   if (r->a == 0) return; /* boot-time tracing sees init create the swappers: not threads */
   trak_tables *t = imp->tables;
   if (!((uint64_t)r->x & CLONE_THREAD)) { /* fork(): a new process */
-    uint32_t upid = trak__process_start_new(imp, r->a);
+    uint32_t upid = trak__process_fork(imp, r->a, r->ts);
     t->process.start_ts[upid] = r->ts;
     trak__process_name_set(imp, upid, r->s1, TRAK_PROCESS_NAME_SYSTEM);
     uint32_t new_utid = trak__thread_for_tid(imp, r->a, r->a);
@@ -34,7 +34,7 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t source = trak__ftrace_utid(imp, r->pid);
   uint32_t upid = t->thread.upid[source];
   int64_t pid = upid != TRAK_NULL_U32 ? t->process.pid[upid] : -1;
-  uint32_t new_utid = trak__thread_start_new(imp, r->a, pid);
+  uint32_t new_utid = trak__thread_clone(imp, r->a, pid, r->ts);
   t->thread.start_ts[new_utid] = r->ts;
   trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
   trak__ts_newtask(imp, r->ts, new_utid, source);

@@ -72,6 +72,7 @@ static void process(trak_importer *imp, const uint8_t *data, size_t len, trak_ma
   }
   uint32_t parent = trak__process_for_pid(imp, ppid);
   uint32_t upid = trak__process_for_pid(imp, pid);
+  trak__process_in_tree(imp, upid, imp->descriptor_ts);
   if (t->process.parent_upid[upid] == TRAK_NULL_U32) t->process.parent_upid[upid] = parent;
   trak__process_name_set(imp, upid, intern(imp, argv0, argv0_len), TRAK_PROCESS_NAME_SYSTEM);
   t->process.cmdline[upid] = intern(imp, cmdline, cmd_len);
@@ -100,6 +101,7 @@ static void thread(trak_importer *imp, const uint8_t *data, size_t len, const tr
       tgid = trak_pb_as_int32(&f);
   }
   uint32_t utid = trak__thread_for_tid(imp, tid, tgid);
+  trak__thread_in_tree(imp, utid, imp->descriptor_ts);
   if (!name.data) return;
   size_t n = name.len;
   if (tid == tgid && trak__map_get(kthreads, (uint64_t)tid))
