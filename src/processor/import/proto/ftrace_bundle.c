@@ -133,6 +133,14 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
         imp, ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE : TRAK_TK_CPU_FREQUENCY,
         (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
     return;
+  case TRAK_PB_FtraceEvent_cpu_frequency_limits: /* both limits, 0 when a field is absent */
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__cpu_counter(imp, TRAK_TK_CPU_MAX_FREQ_LIMIT, (uint32_t)num(&e, 3), ts,
+                      (double)(uint32_t)num(&e, 2));
+    trak__cpu_counter(imp, TRAK_TK_CPU_MIN_FREQ_LIMIT, (uint32_t)num(&e, 3), ts,
+                      (double)(uint32_t)num(&e, 1));
+    return;
   case TRAK_PB_FtraceEvent_print:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
