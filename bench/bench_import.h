@@ -51,4 +51,21 @@ static inline trak_processor *bench_import_file(const char *path, uint64_t event
   return p;
 }
 
+/* Prints "rows: N label, N label, ..." for the first row of `sql` (each column a count,
+** `labels` one per column, NULL-terminated), then frees `p` and removes `path` unless `keep`:
+** how the file-import benchmarks end. */
+static inline void bench_import_finish(trak_processor *p, const char *sql,
+                                       const char *const *labels, const char *path, int keep) {
+  trak_query *q = NULL;
+  if (!trak_query_open(p, sql, &q, NULL, NULL) && q && trak_query_next(q, NULL) == 1) {
+    printf("rows:");
+    for (int i = 0; labels[i]; i++)
+      printf("%s %lld %s", i ? "," : "", (long long)trak_query_int(q, i), labels[i]);
+    printf("\n");
+  }
+  trak_query_free(q);
+  trak_processor_free(p);
+  if (!keep) remove(path);
+}
+
 #endif /* TRAK_BENCH_IMPORT_H */

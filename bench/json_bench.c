@@ -125,16 +125,10 @@ int main(int argc, char **argv) {
          bench_now_sec() - t0);
 
   trak_processor *p = bench_import_file(path, events, "events");
-  trak_query *q;
-  if (!trak_query_open(p,
-                       "select (select count(*) from slice), (select count(*) from counter), "
-                       "(select count(*) from args)",
-                       &q, NULL, NULL) &&
-      q && trak_query_next(q, NULL) == 1)
-    printf("rows: %lld slices, %lld counter values, %lld args\n", (long long)trak_query_int(q, 0),
-           (long long)trak_query_int(q, 1), (long long)trak_query_int(q, 2));
-  trak_query_free(q);
-  trak_processor_free(p);
-  if (!keep) remove(path);
+  static const char *const labels[] = {"slices", "counter values", "args", NULL};
+  bench_import_finish(p,
+                      "select (select count(*) from slice), (select count(*) from counter), "
+                      "(select count(*) from args)",
+                      labels, path, keep);
   return 0;
 }

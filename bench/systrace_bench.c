@@ -124,17 +124,10 @@ int main(int argc, char **argv) {
          bench_now_sec() - t0);
 
   trak_processor *p = bench_import_file(path, lines, "lines");
-  trak_query *q;
-  if (!trak_query_open(p,
-                       "select (select count(*) from sched), (select count(*) from thread_state), "
-                       "(select count(*) from slice), (select count(*) from counter)",
-                       &q, NULL, NULL) &&
-      q && trak_query_next(q, NULL) == 1)
-    printf("rows: %lld sched, %lld thread_state, %lld slices, %lld counter values\n",
-           (long long)trak_query_int(q, 0), (long long)trak_query_int(q, 1),
-           (long long)trak_query_int(q, 2), (long long)trak_query_int(q, 3));
-  trak_query_free(q);
-  trak_processor_free(p);
-  if (!keep) remove(path);
+  static const char *const labels[] = {"sched", "thread_state", "slices", "counter values", NULL};
+  bench_import_finish(p,
+                      "select (select count(*) from sched), (select count(*) from thread_state), "
+                      "(select count(*) from slice), (select count(*) from counter)",
+                      labels, path, keep);
   return 0;
 }
