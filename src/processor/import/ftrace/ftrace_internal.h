@@ -59,6 +59,8 @@ typedef struct trak_fstate {
   uint32_t last, blocked;
 } trak_fstate;
 
+typedef struct trak_atrace_async trak_atrace_async; /* atrace_async.c's state */
+
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fq_rec) q;
   int64_t last_ts;            /* of the last queued event */
@@ -74,6 +76,7 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
   TRAK_VEC(trak_span) trees;           /* copies of deferred ProcessTree packets (owned) */
   TRAK_VEC(char) text;                 /* the text of queued atrace markers */
+  trak_atrace_async *async;            /* async markers' track sets (atrace_async.c), or NULL */
   uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;                    /* the record applied adds its ftrace_event row only */
   int64_t drop_before;                 /* kernel events before are dropped (crop.c) */
@@ -107,6 +110,19 @@ void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 /* trak__fa_waking or trak__fa_waking_compact, by r's type. */
 void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
+
+/* Atrace markers (atrace.c, atrace_async.c). The writer of a marker: thread `tid` of process
+** `marker_tgid` (the marker's, 0: none), else of `tgid` (the front-end's, -1: unknown), else of
+** no known process (tid 0: the idle thread). */
+uint32_t trak__atrace_writer(trak_importer *imp, uint32_t tid, int64_t tgid, uint32_t marker_tgid);
+/* An async marker (S, F, G, H, N) written at `ts` by thread `tid` (of `tgid`, -1: unknown):
+** its slice or instant on the track of its process, name and lane, as Perfetto's track
+** compressor assigns lanes. Can't fail. */
+struct trak_atrace_marker;
+void trak__atrace_async(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
+                        const struct trak_atrace_marker *m);
+/* Frees f->async. */
+void trak__atrace_async_free(trak_ftrace *f);
 
 /* The crop limits, read from the metadata; the sink's records before the soft limit dropped
 ** (crop.c). */
@@ -142,6 +158,9 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp);
 /* Pushes a record of `type` (TRAK_EV_*) on `track` to that sequence. */
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value);
+/* Pushes a counter value on `track` with an arg set (TRAK_NULL_U32: none) to that sequence. */
+void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
+                             uint32_t set);
 /* Pushes a slice record (TRAK_EV_BEGIN, _END, _INSTANT) with a category and an arg set
 ** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
