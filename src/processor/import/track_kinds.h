@@ -100,7 +100,9 @@ enum trak_track_source {
     TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
   X(ATRACE_ASYNC_SLICE_FOR_TRACK, "atrace_async_slice_for_track", PROCESS,                         \
     TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
-  X(ANDROID_DEVICE_STATE, "android_device_state", GLOBAL, 0, NONE, 0)
+  X(ANDROID_DEVICE_STATE, "android_device_state", GLOBAL, 0, NONE, 0)                              \
+  /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
+  X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

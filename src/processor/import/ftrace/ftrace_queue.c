@@ -197,6 +197,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
     [TRAK_FQ_PROCESS_TREE] = trak__fa_process_tree,
     [TRAK_FQ_MARKER] = trak__fa_marker,
+    [TRAK_FQ_SUSPEND_RESUME] = trak__fa_suspend_resume,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -266,7 +267,7 @@ void trak__ftrace_free(trak_importer *imp) {
     free((void *)f->trees.v[i].data);
   trak_vec_free(f->trees);
   trak_vec_free(f->text);
-  trak__atrace_async_free(f);
+  trak__lanes_free(f);
   free(f);
   imp->ftrace = NULL;
 }
