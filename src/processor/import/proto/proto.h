@@ -47,4 +47,70 @@ void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const 
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid);
 
+/* ---- rare packets (metadata_packets.c), dispatched by packet.c ------------------------- */
+
+/* A packet Perfetto reads after sorting: kept (copied) until the end of the import. */
+typedef struct trak_late_packet {
+  uint32_t field, machine;
+  int64_t ts;
+  size_t order; /* file order, for a stable sort */
+  uint8_t *data;
+  size_t len;
+} trak_late_packet;
+
+/* metadata_packets.c's part of the importer (imp->packet_state; NULL until needed). */
+typedef struct trak_packet_state {
+  TRAK_VEC(trak_late_packet) late;
+  uint8_t trigger_kind;    /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
+  uint32_t chrome_count;   /* ChromeMetadataPackets so far */
+  uint32_t chrome_bundles; /* ChromeEventBundles with metadata so far */
+  int64_t last_ts;         /* for late packets without a timestamp */
+  uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
+  size_t config_len;
+  trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
+} trak_packet_state;
+
+/* The state of rare packets (made on first use; can't fail: out of memory aborts). */
+trak_packet_state *trak__packet_state(trak_importer *imp);
+/* Decode a TracePacket field and hand its values to metadata.c (and the others): trace_uuid,
+** system_info (rows and the machine table's columns), service_event (at `ts`, the packet's
+** time or 0), trace_attributes (also TraceConfig's), track_event_range_of_interest (the crop
+** start; one without start_us is counted), and an ftrace bundle's header
+** (ftrace_latest_data_start_ns). Malformed bytes end the decoding; nothing can fail. */
+void trak__trace_uuid_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__service_event_packet(trak_importer *imp, int64_t ts, const uint8_t *data, size_t len);
+void trak__trace_attributes_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__range_of_interest_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__ftrace_bundle_header(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len);
+/* A packet Perfetto reads after sorting (trace_config, trigger, clone_snapshot_trigger,
+** chrome_trigger, chrome_events): a copy kept for trak__proto_finish; a trigger is also an
+** instant on the "Trace Triggers" track now, trace_config's attributes rows now. */
+void trak__late_packet_keep(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                            const uint8_t *data, size_t len);
+/* Reads the kept packets in timestamp order (file order within one), then orders the service's
+** figures (trace_stats.c). Called once, after the parse phase and before
+** trak__import_result_make, whatever the format. */
+void trak__proto_finish(trak_importer *imp);
+/* Frees what this folder keeps in the importer (the importer's format part calls it). */
+void trak__proto_free(trak_importer *imp);
+/* Frees imp->packet_state (trak__proto_free calls it). */
+void trak__packet_state_free(trak_importer *imp);
+
+/* Chromium's packets' metadata rows (chrome_metadata.c): a ChromeMetadataPacket of the
+** `instance`-th Chrome (0 first), a ChromeTrigger, a ChromeEventBundle (`bundles` counts those
+** with metadata so far; their keys depend on it). */
+void trak__chrome_metadata(trak_importer *imp, uint32_t instance, const uint8_t *data, size_t len);
+void trak__chrome_trigger(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *data, size_t len);
+
+/* TracePacket.ftrace_stats (ftrace_bundle.c): the per-CPU ring buffer figures at the start or
+** end of the trace, as stats. */
+void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len);
+/* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
+** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
+void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,
+                         size_t len);
+
 #endif /* TRAK_PROCESSOR_IMPORT_PROTO_PROTO_H */
