@@ -22,6 +22,23 @@ void trak__packets_retry_deferred(trak_importer *imp);
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len);
 
+/* Applies a TrackDescriptor (track_descriptor.c); a thread descriptor also becomes `seq`'s
+** thread (seq may be NULL). A malformed descriptor, or a thread without pid or tid, a process
+** without pid, is counted and skipped. */
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len);
+/* Applies a ThreadDescriptor (in a track descriptor or a legacy packet: track_descriptor.c);
+** returns the utid. Can't fail. */
+uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Chromium's descriptors' names and process args (chrome_descriptors.c):
+** a ChromeProcessDescriptor / ChromeThreadDescriptor of a process / thread row, and a
+** ProcessDescriptor's process_labels. Malformed bytes are skipped. */
+void trak__process_labels(trak_importer *imp, uint32_t upid, const uint8_t *data, size_t len);
+void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const uint8_t *data,
+                                     size_t len);
+void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
+                                    size_t len);
+
 /* Applies an InternedData message to the sequence's interning maps (interned_data.c). */
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
