@@ -1,5 +1,5 @@
 /*
-** Args (debug_args.c, arg_order.c): arg sets built row by row in tables->args, shared when
+** Args (arg_sets.c, arg_order.c; built from debug annotations by proto/debug_annotations.c): arg sets built row by row in tables->args, shared when
 ** identical, merged when a slice's end adds to its begin's; debug annotations and proto
 ** reflection flattened into rows; the order Perfetto numbers sets in.
 */
@@ -92,7 +92,8 @@ enum trak_key {
   TRAK_KEY_COUNT
 };
 
-/* The arg state of one import (debug_args.c and arg_order.c own it; imp->args). */
+/* The arg state of one import (arg_sets.c, arg_order.c and proto/debug_annotations.c own it;
+** imp->args). */
 typedef struct trak_args {
   trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
   TRAK_VEC(uint64_t) order;      /* parse phase: when Perfetto makes arg sets (arg_order.c) */
@@ -100,12 +101,10 @@ typedef struct trak_args {
   uint32_t keys[TRAK_KEY_COUNT]; /* string ids of enum trak_key, 0 until used */
 } trak_args;
 
-/* Adds the debug annotations of one event as a new arg set; returns its id or TRAK_NULL_U32. */
-uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
-                              size_t n);
-/* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
-void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
-                             const trak_span *annos, size_t n);
+/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
+** shared as trak__args_share does (implemented in proto/typed_args.c; tracks.c adds it to
+** records whose scope was not known when they were read). */
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
@@ -116,9 +115,6 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 /* Appends copies of the rows of arg set `from` to the set being built at `set`. */
 void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set);
-/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
-** shared as trak__args_share does (typed_args.c). */
-uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Arg set numbering (arg_order.c): the parse phase logs the moments Perfetto makes sets, a
 ** kind << 32 | value entry each, and trak__arg_order_apply lays the args table out in that
@@ -136,25 +132,6 @@ void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
 ** which those from `n_early` on are made at the end (after all logged sets). */
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);
-
-/* Adds the args of one field of a message (a TrackEvent's typed payload) to the arg set `set`
-** as Perfetto's reflection names them: key "name", nested fields "name.sub", repeated values
-** "name[i]" (flat key "name"), enums by value name, an empty message as a null row
-** (debug_args.c). */
-struct trak_pb_field_desc;
-/* Finds imp->te_schema, chrome_te_schema and da_schema once. */
-void trak__schemas_init(trak_importer *imp);
-void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
-                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
-
-/* Source locations (implemented in proto/typed_args.c). */
-/* The interned SourceLocation `iid` of the sequence, or NULL (reported as missing). */
-const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
-/* A location's file name as Perfetto writes it: '\\' made '/', absent made "". */
-uint32_t trak__source_path(trak_importer *imp, uint32_t file);
-/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
-** shared as trak__args_share does (typed_args.c). */
-uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Frees what imp->args holds (arg_order.c). */
 void trak__args_free(trak_args *a);

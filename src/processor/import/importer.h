@@ -61,7 +61,7 @@ typedef struct trak_importer {
   trak_async_tracks async; /* async_tracks.c */
   trak_slices slices;      /* slice_stack.c */
   trak_flows flows;        /* flows.c */
-  trak_args args;          /* debug_args.c, arg_order.c */
+  trak_args args;          /* arg_sets.c, arg_order.c, proto/debug_annotations.c */
   TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
 
   /* ---- problems (report.c) and the rows the SQL layer reads */

@@ -60,6 +60,30 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, 
 void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len);
 
+/* Debug annotations (debug_annotations.c): one event's annotations `annos` (n DebugAnnotation
+** messages) as a new arg set, returning its id (shared, trak__args_share) or TRAK_NULL_U32; or
+** appended to the arg set `set` being built (its first row). Keys over the limit, values nested
+** too deep and malformed bytes are counted; nothing fails. */
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n);
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n);
+/* Adds the args of one field of a message (a TrackEvent's typed payload, a generic ftrace
+** event) to the arg set `set` as Perfetto's reflection names them: key "name", nested fields
+** "name.sub", repeated values "name[i]" (flat key "name"), enums by value name, an empty
+** message as a null row (debug_annotations.c). `seq` may be NULL (no interned locations). */
+struct trak_pb_field_desc;
+void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
+/* Finds imp->te_schema, chrome_te_schema and da_schema once (debug_annotations.c). */
+void trak__schemas_init(trak_importer *imp);
+
+/* Source locations (typed_args.c): the interned SourceLocation `iid` of the sequence, or NULL
+** (reported as missing); a location's file name as Perfetto writes it ('\\' made '/', absent
+** made ""). */
+const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
+uint32_t trak__source_path(trak_importer *imp, uint32_t file);
+
 /* Decodes a SourceLocation (typed_args.c); returns the decoder's result (<0: malformed). */
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid);
