@@ -1,7 +1,8 @@
 /*
-** Args (arg_sets.c, arg_order.c; built from debug annotations by proto/debug_annotations.c): arg sets built row by row in tables->args, shared when
-** identical, merged when a slice's end adds to its begin's; debug annotations and proto
-** reflection flattened into rows; the order Perfetto numbers sets in.
+** Args (arg_sets.c, arg_order.c): arg sets built row by row in tables->args, shared when
+** identical, merged when a slice's end adds to its begin's; the keys being built; the order
+** Perfetto numbers sets in. The formats flatten their values into rows (protobuf's debug
+** annotations and reflection: proto/debug_annotations.c; JSON values: json/json_args.c).
 */
 #ifndef TRAK_PROCESSOR_IMPORT_ARGS_H
 #define TRAK_PROCESSOR_IMPORT_ARGS_H
