@@ -63,7 +63,7 @@ typedef struct trak_track_info {
   size_t open_depth;       /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
-  uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
+  uint64_t pending_flow; /* parse phase: flow ends waiting for the next slice here (count) */
 } trak_track_info;
 
 /* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
