@@ -7,6 +7,7 @@
 #ifndef TRAK_PROCESSOR_IMPORT_ARGS_H
 #define TRAK_PROCESSOR_IMPORT_ARGS_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -32,10 +33,13 @@ typedef struct trak_arg_key_mark {
   size_t key_len, flat_len, cut;
 } trak_arg_key_mark;
 
+/* The key's current length (a mark); trak__arg_key_restore cuts the key back to a mark taken
+** from the same key. Neither can fail. */
 static inline trak_arg_key_mark trak__arg_key_save(const trak_arg_key *k) {
   return (trak_arg_key_mark){k->key_len, k->flat_len, k->cut};
 }
 static inline void trak__arg_key_restore(trak_arg_key *k, trak_arg_key_mark m) {
+  assert(m.key_len <= k->key_len && m.flat_len <= k->flat_len); /* a mark of this key */
   k->key_len = m.key_len, k->flat_len = m.flat_len, k->cut = m.cut;
 }
 /* Appends `len` bytes to the key, and to the flat key unless it is an array index

@@ -11,6 +11,7 @@
 ** by a number counted from 0 in order of first use; all share one space, and flow.trace_id
 ** holds it.
 */
+#include <assert.h>
 #include <string.h>
 
 #include "processor/import/importer.h"
@@ -28,6 +29,7 @@ static void add(trak_importer *imp, uint32_t out, uint32_t in, uint64_t id) {
 /* Adds flow `id` between `from` and `slice`, from the earlier slice to the later one. */
 static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
   const trak_tables *t = imp->tables;
+  assert(from != TRAK_NULL_U32 && slice != TRAK_NULL_U32);
   if (t->slice.ts[from] > t->slice.ts[slice])
     add(imp, slice, from, id);
   else
@@ -62,7 +64,9 @@ static void end(trak_importer *imp, uint32_t *from, uint32_t slice, uint64_t id,
 
 void trak__flow_event(trak_importer *imp, int op, uint64_t id, uint32_t slice, uint32_t track,
                       uint64_t pkt) {
+  assert(op >= TRAK_FLOW_V1_BEGIN && op <= TRAK_FLOW_V1_END_NEXT);
   if (op == TRAK_FLOW_V1_END_NEXT) {
+    assert(track < imp->tracks.info.n);
     imp->tracks.info.v[track].pending_flow++;
     trak_vec_push(imp->flows.pending, ((trak_pending_flow){id, track}));
     return;
@@ -130,6 +134,7 @@ void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice, u
   uint64_t n_flow = aux[0], n_end = (uint32_t)aux[1];
   uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
   if (v2) { /* the legacy bind_id, last in the block, first in Perfetto's order */
+    assert(n_end > 0 && v2 <= TRAK_FLOW_V2_IN); /* counted among the terminating ids */
     n_end--;
     int op = v2 == TRAK_FLOW_V2_OUT     ? TRAK_FLOW_V1_BEGIN
              : v2 == TRAK_FLOW_V2_INOUT ? TRAK_FLOW_V1_STEP

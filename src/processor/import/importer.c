@@ -3,6 +3,7 @@
 ** threads and processes, clocks) from its start with the idle thread to its end.
 ** Problem accounting is report.c's.
 */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +21,7 @@ static void invalid_utf8(void *ctx, size_t first) {
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
                          const trak_processor_options *opts, const trak_format_part *parts,
                          size_t n) {
+  assert(tables && (parts || !n));
   memset(imp, 0, sizeof *imp);
   imp->tables = tables;
   if (opts) imp->opts = *opts;

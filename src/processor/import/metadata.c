@@ -6,6 +6,7 @@
 ** json/json_import.c) and add the rows in the order Perfetto gives them. Nothing here runs
 ** per event.
 */
+#include <assert.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +22,7 @@ typedef struct trak_metadata {
   uint64_t hash;                /* FNV-1a of the first UUID_HASH_BYTES bytes */
   char uuid[37];                /* from the trace, when uuid_found */
   uint8_t uuid_found, clock_set;
+  uint8_t finished; /* trak__meta_finish ran (it runs once) */
   uint32_t machine; /* of the rows being added (machine table row) */
 } trak_metadata;
 
@@ -228,6 +230,8 @@ void trak__meta_system_info(trak_importer *imp, const trak_system_info *si) {
 
 void trak__meta_finish(trak_importer *imp, const char *trace_type, int64_t size) {
   trak_metadata *m = meta_get(imp);
+  assert(!m->finished);
+  m->finished = 1;
   m->machine = 0;
   /* trace_uuid and trace_type first, trace_size_bytes last, as Perfetto numbers them */
   char uuid[37];

@@ -37,12 +37,14 @@ void trak__meta_set_max(trak_importer *imp, const char *name, int scope, int64_t
 ** already there, keys repeating; `multi` marks a key Perfetto keeps several values of. */
 void trak__meta_add(trak_importer *imp, const char *name, int is_str, const void *str, size_t len,
                     int64_t value, int scope);
+/* trak__meta_add of a key Perfetto keeps several values of (its rows are marked multi). */
 void trak__meta_add_multi(trak_importer *imp, const char *name, int is_str, const void *str,
                           size_t len, int64_t value, int scope);
 /* The trace's uuid from its two halves (both 0: ignored); with `keep`, only if the trace has
 ** not given one yet (TraceConfig's uuid yields to a TraceUuid packet's). */
 void trak__meta_uuid(trak_importer *imp, uint64_t msb, uint64_t lsb, int keep);
 
+/* trak__meta_set of a string row / of an int row. */
 static inline void trak__meta_set_str(trak_importer *imp, const char *name, int scope,
                                       const void *s, size_t len) {
   trak__meta_set(imp, name, scope, 1, s, len, 0);

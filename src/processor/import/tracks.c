@@ -4,6 +4,7 @@
 ** proto/track_descriptor.c), the implied tracks of legacy events, and the final track table
 ** with each track's type, scope, parent and source args.
 */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,6 +165,7 @@ uint32_t trak__descriptor_thread_track(trak_importer *imp, trak_sequence *seq,
 
 trak_track_info *trak__track_described(trak_importer *imp, uint32_t index, uint32_t utid,
                                        uint32_t upid) {
+  assert(index < imp->tracks.info.n);
   trak_track_info *info = &imp->tracks.info.v[index];
   if (!info->described) info->first_pkt = imp->packet_index;
   info->described = 1;

@@ -151,6 +151,8 @@ __attribute__((cold)) void trak__passthrough_defer(trak_importer *imp, trak_sequ
 void trak__passthrough_resolve(trak_importer *imp);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
+/* The track of thread `utid` that its events without a track use, made on first use. Can't
+** fail. */
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named

@@ -7,6 +7,7 @@
 ** (trace_config, triggers, Chrome triggers and event bundles) in timestamp order, kept until
 ** trak__proto_finish. These packets are rare; nothing here runs per event.
 */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -406,6 +407,8 @@ static int late_cmp(const void *a, const void *b) {
 
 void trak__proto_finish(trak_importer *imp) {
   trak_packet_state *m = trak__packet_state(imp);
+  assert(!m->finished); /* runs once: the kept packets are freed here */
+  m->finished = 1;
   if (m->late.n) qsort(m->late.v, m->late.n, sizeof *m->late.v, late_cmp);
   for (size_t i = 0; i < m->late.n; i++) {
     trak_late_packet *lp = &m->late.v[i];

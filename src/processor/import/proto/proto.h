@@ -109,6 +109,7 @@ typedef struct trak_packet_state {
   uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
+  uint8_t finished;     /* trak__proto_finish ran */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
