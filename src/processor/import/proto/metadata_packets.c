@@ -22,14 +22,6 @@ trak_packet_state *trak__packet_state(trak_importer *imp) {
   return imp->packet_state;
 }
 
-static uint8_t *dup_n(const void *s, size_t n) {
-  uint8_t *d = malloc(n + 1);
-  if (!d) abort();
-  if (n) memcpy(d, s, n);
-  d[n] = 0;
-  return d;
-}
-
 /* ---- packets read in file order --------------------------------------------------------- */
 
 /* SystemInfo, decoded for trak__meta_system_info. */
@@ -331,13 +323,16 @@ void trak__late_packet_keep(trak_importer *imp, const trak_packet_ctx *ctx, uint
   }
   trak_late_packet lp = {
       field, imp->threads.machine, ctx->has_ts ? ctx->ts : m->last_ts, m->late.n, NULL, len};
-  lp.data = dup_n(data, len);
+  if (!(lp.data = malloc(len ? len : 1))) abort();
+  if (len) memcpy(lp.data, data, len);
   trak_vec_push(m->late, lp);
 }
 
 /* ---- packets read after sorting --------------------------------------------------------- */
 
-static void trace_config(trak_importer *imp, trak_packet_state *m, const trak_late_packet *lp) {
+/* A TraceConfig: its uuid, session name and text rows; the packet's bytes (taken from `lp`)
+** are kept for trace_stats.c. */
+static void trace_config(trak_importer *imp, trak_packet_state *m, trak_late_packet *lp) {
   trak_pb_decoder dec;
   trak_pb_field f;
   uint64_t msb = 0, lsb = 0;
@@ -361,8 +356,8 @@ static void trace_config(trak_importer *imp, trak_packet_state *m, const trak_la
   trak__meta_set_str(imp, "trace_config_pbtxt", TRAK_META_TRACE, text.start, n);
   trak_pb_buf_free(&text);
   free(m->config);
-  m->config = dup_n(lp->data, lp->len);
-  m->config_len = lp->len;
+  m->config = lp->data, m->config_len = lp->len;
+  lp->data = NULL;
 }
 
 /* The first clone snapshot trigger names the trace's trigger, else the first trigger. */
