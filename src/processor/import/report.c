@@ -245,10 +245,6 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                       "Ftrace events older than the start of "
                                                       "tracing (stale kernel buffers); dropped.",
                                                       1},
-    [TRAK_STAT_ATRACE_UNSUPPORTED] = {"atrace_marker_unsupported", TRAK_SEVERITY_INFO,
-                                      "Atrace markers trak reads but does not model yet (async "
-                                      "S/F, G/H and track instants N); dropped. trak's own stat.",
-                                      1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",
                                              TRAK_SEVERITY_INFO,

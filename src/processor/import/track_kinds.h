@@ -93,7 +93,16 @@ enum trak_track_source {
   X(CPU_IRQ, "cpu_irq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                             \
   X(CPU_SOFTIRQ, "cpu_softirq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
   /* atrace markers' counters (C|pid|name|value): per process and name */                          \
-  X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)
+  X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)             \
+  /* async atrace markers (ftrace/atrace_async.c): S/F per process and name, G/H/N per process   \
+  ** and track name, each in lanes; N on DeviceStateChanged on a global track */ \
+  X(ATRACE_ASYNC_SLICE, "atrace_async_slice", PROCESS,                                             \
+    TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
+  X(ATRACE_ASYNC_SLICE_FOR_TRACK, "atrace_async_slice_for_track", PROCESS,                         \
+    TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
+  X(ANDROID_DEVICE_STATE, "android_device_state", GLOBAL, 0, NONE, 0)                              \
+  /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
+  X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

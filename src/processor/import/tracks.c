@@ -415,6 +415,7 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   t->track.upid[id] = upid;
   t->track.machine_id[id] = info->machine;
   t->track.parent_id[id] = parent_id;
+  t->track.track_group_id[id] = info->group ? info->group - 1 : TRAK_NULL_U32;
   if (!info->described)
     trak__report_at(imp, TRAK_STAT_UNKNOWN_TRACK, info->first_pkt,
                     "events use track uuid %llu, which no track_descriptor describes",

@@ -92,7 +92,7 @@
   X(T, S, U32N, parent_id, "parent_id", 0, TRAK_NULL_U32)                                          \
   X(T, S, U32N, source_arg_set_id, "source_arg_set_id", 0, TRAK_NULL_U32)                          \
   X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
-  X(T, V, NUL, _, "track_group_id", 0, _)                                                          \
+  X(T, S, U32N, track_group_id, "track_group_id", 0, TRAK_NULL_U32)                                \
   X(T, S, U32N, utid, "utid", 0, TRAK_NULL_U32)                                                    \
   X(T, S, U32N, upid, "upid", 0, TRAK_NULL_U32)                                                    \
   X(T, S, STR, unit, "unit", 0, 0)                                                                 \

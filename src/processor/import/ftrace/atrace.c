@@ -2,15 +2,15 @@
 ** This file holds atrace markers (the text of print events and systrace tracing_mark_write
 ** lines) turned into trace model records as Perfetto's systrace parser makes them: B/E slices
 ** and I instants on the writer's thread track, C counters on a process counter track named by
-** the marker. Async markers (S/F, G/H, N) are counted, not yet modelled.
+** the marker (with the writer's utid as arg); async markers (S/F, G/H, N) go to
+** atrace_async.c.
 */
 #include <string.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/util/atrace_marker.h"
 
-/* The writer's thread: (tid, tgid) when the marker or the front-end names the process. */
-static uint32_t writer(trak_importer *imp, uint32_t tid, int64_t tgid, uint32_t marker_tgid) {
+uint32_t trak__atrace_writer(trak_importer *imp, uint32_t tid, int64_t tgid, uint32_t marker_tgid) {
   if (marker_tgid) return trak__thread_for_tid(imp, tid, marker_tgid);
   if (tgid >= 0) return trak__thread_for_tid(imp, tid, tgid);
   return tid ? trak__thread_for_tid(imp, tid, -1) : 0;
@@ -47,7 +47,7 @@ static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, c
   switch (m.phase) {
   case 'B':
   case 'I': {
-    uint32_t utid = writer(imp, tid, tgid, m.tgid);
+    uint32_t utid = trak__atrace_writer(imp, tid, tgid, m.tgid);
     uint32_t track = trak__legacy_thread_track(imp, utid);
     trak__ftrace_ev(imp, ts, m.phase == 'B' ? TRAK_EV_BEGIN : TRAK_EV_INSTANT, track,
                     intern_view(imp, m.name), 0);
@@ -56,23 +56,29 @@ static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, c
   case 'E': {
     /* an end of an unknown thread with no process says nothing: ignored */
     if (!m.tgid && tgid < 0 && trak__thread_lookup(imp, tid) == TRAK_NULL_U32) return;
-    uint32_t utid = writer(imp, tid, tgid, m.tgid);
+    uint32_t utid = trak__atrace_writer(imp, tid, tgid, m.tgid);
     trak__ftrace_ev(imp, ts, TRAK_EV_END, trak__legacy_thread_track(imp, utid), 0, 0);
     return;
   }
   case 'C': {
-    uint32_t utid = writer(imp, tid, tgid, m.tgid);
-    uint32_t upid = imp->tables->thread.upid[utid];
-    if (upid == TRAK_NULL_U32) upid = trak__process_for_pid(imp, tid);
+    /* per process (the marker's: a kernel counter's writer may be any thread), with the
+    ** writer's utid, when the thread is known, as arg */
+    uint32_t upid = trak__process_for_pid(imp, m.tgid);
+    uint32_t utid = tid ? trak__thread_lookup(imp, tid) : 0;
     uint32_t name = intern_view(imp, m.name);
     uint64_t key = trak__track_key(TRAK_TK_ATRACE_COUNTER, upid, name);
     uint32_t track = trak__keyed_track(imp, key, name, upid, 1, TRAK_TK_ATRACE_COUNTER);
-    trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, track, 0, (double)m.value);
+    uint32_t set = TRAK_NULL_U32;
+    if (utid != TRAK_NULL_U32) {
+      set = trak__ftrace_args_begin(imp);
+      trak__ftrace_arg_uint(imp, set, trak__ftrace_str(imp, "utid"), utid);
+      set = trak__args_share(imp, set);
+    }
+    trak__ftrace_counter_ev(imp, ts, track, (double)m.value, set);
     return;
   }
-  default:
-    trak__report(imp, TRAK_STAT_ATRACE_UNSUPPORTED,
-                 "atrace marker phase '%c' (async and track markers) is not modelled yet", m.phase);
+  default: /* S, F, G, H, N: the parser knows no other phase */
+    trak__atrace_async(imp, ts, tid, tgid, &m);
     return;
   }
 }

@@ -115,6 +115,19 @@ void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
 void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec);
 void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t vec);
 
+/* local_timer_entry on `cpu`: a slice "IRQ (LocalTimer)" of category "irq" begins on the CPU's
+** irq track; local_timer_exit ends it. */
+void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
+void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
+
+/* ---- power (suspend_resume.c) ----------------------------------------------------------- */
+
+/* suspend_resume run by thread `tid` on `cpu`: the phase `action` ([s, s + len)) with `val`
+** begins (start != 0) or ends, as a slice "action(val)" on the lanes of the global track
+** "Suspend/Resume Latency" (type suspend_resume), queued and applied in timestamp order. */
+void trak__suspend_resume(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                          const char *action, size_t len, int32_t val, int start);
+
 /* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
 
 /* The marker text [s, s + len) written by thread `tid` (of process `tgid`, -1: unknown) on

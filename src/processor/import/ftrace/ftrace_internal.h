@@ -23,8 +23,10 @@ enum trak_fq_type {
   TRAK_FQ_SWITCH_COMPACT, /* as SWITCH, without prev's fields */
   TRAK_FQ_WAKING_COMPACT, /* as WAKING, the waker the CPU's running thread */
   TRAK_FQ_PROCESS_TREE,   /* a ProcessTree packet: s1 its index in trak_ftrace.trees */
-  TRAK_FQ_MARKER          /* an atrace marker: pid tid, p1 tgid (-1: unknown), x its offset in
+  TRAK_FQ_MARKER,         /* an atrace marker: pid tid, p1 tgid (-1: unknown), x its offset in
                           ** trak_ftrace.text, a its length */
+  TRAK_FQ_SUSPEND_RESUME  /* suspend_resume: pid tid, s1 slice name, a start, p1 action
+                          ** (suspend_resume.c) */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -59,6 +61,8 @@ typedef struct trak_fstate {
   uint32_t last, blocked;
 } trak_fstate;
 
+typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
+
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fq_rec) q;
   int64_t last_ts;            /* of the last queued event */
@@ -74,6 +78,9 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
   TRAK_VEC(trak_span) trees;           /* copies of deferred ProcessTree packets (owned) */
   TRAK_VEC(char) text;                 /* the text of queued atrace markers */
+  uint8_t suspend_state;               /* suspend_resume.c: where a suspend is */
+  uint32_t suspend_enter_cookie;       /* suspend_resume.c: the suspend_enter slice's name */
+  trak_clanes *lanes;                  /* sets of lanes of async slices (async_lanes.c), or NULL */
   uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;                    /* the record applied adds its ftrace_event row only */
   int64_t drop_before;                 /* kernel events before are dropped (crop.c) */
@@ -105,8 +112,49 @@ void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
 /* trak__fa_waking or trak__fa_waking_compact, by r's type. */
 void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
+
+/* Atrace markers (atrace.c, atrace_async.c). The writer of a marker: thread `tid` of process
+** `marker_tgid` (the marker's, 0: none), else of `tgid` (the front-end's, -1: unknown), else of
+** no known process (tid 0: the idle thread). */
+uint32_t trak__atrace_writer(trak_importer *imp, uint32_t tid, int64_t tgid, uint32_t marker_tgid);
+/* An async marker (S, F, G, H, N) written at `ts` by thread `tid` (of `tgid`, -1: unknown):
+** its slice or instant on the track of its process, name and lane, as Perfetto's track
+** compressor assigns lanes. Can't fail. */
+struct trak_atrace_marker;
+void trak__atrace_async(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
+                        const struct trak_atrace_marker *m);
+
+/* Perfetto's track compressor (async_lanes.c): the lanes of a set of tracks. */
+/* One lane of a set: a track of the set and what holds it (a pointer to a lane is valid until
+** the next call that may make a lane). */
+typedef struct trak_clane {
+  int64_t key;        /* cookie lanes: the cookie; instant lanes: the end of their last instant */
+  int64_t last_begin; /* S/F lanes: the time of the last begin (legacy_unnestable_last_begin_ts) */
+  uint32_t track;     /* its track index */
+  uint32_t set;       /* its set (index in sets) */
+  uint32_t nest;      /* cookie lanes: begins not yet ended (S saturates at 1) */
+  uint32_t begins;    /* S/F lanes: begins seen on the lane (legacy_unnestable_begin_count) */
+  uint8_t open;       /* S/F lanes: a slice is open */
+} trak_clane;
+
+/* The set of tracks of `kind` of process `upid` (TRAK_NULL_U32: global) named `name` (a string
+** id), made on first use; returns its index. Can't fail. */
+uint32_t trak__lane_set(trak_importer *imp, trak_track_kind_id kind, uint32_t upid, uint32_t name);
+/* The lane of set `s` for `cookie`: the cookie's, else the first with no begin open (the cookie
+** adopts it), else a new one (its track made now: named as the set, with the set's process, its
+** lane number and the set's track_group_id). Can't fail. */
+trak_clane *trak__lane_for_cookie(trak_importer *imp, uint32_t s, int64_t cookie);
+/* A begin (delta 1; `saturate`: the count becomes 1, not + 1) or end (delta -1) on cookie lane
+** `ln`; an end leaving no begin open frees the lane for other cookies. */
+void trak__lane_nest(trak_importer *imp, trak_clane *ln, int delta, int saturate);
+/* The lane of an instant at `ts` in set `s` (instants have lanes of their own, reused once
+** their last instant is over). Can't fail. */
+trak_clane *trak__lane_for_instant(trak_importer *imp, uint32_t s, int64_t ts);
+/* Frees f->lanes. */
+void trak__lanes_free(trak_ftrace *f);
 
 /* The crop limits, read from the metadata; the sink's records before the soft limit dropped
 ** (crop.c). */
@@ -142,6 +190,9 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp);
 /* Pushes a record of `type` (TRAK_EV_*) on `track` to that sequence. */
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value);
+/* Pushes a counter value on `track` with an arg set (TRAK_NULL_U32: none) to that sequence. */
+void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
+                             uint32_t set);
 /* Pushes a slice record (TRAK_EV_BEGIN, _END, _INSTANT) with a category and an arg set
 ** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,

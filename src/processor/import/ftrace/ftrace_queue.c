@@ -54,6 +54,15 @@ void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t tra
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
+void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
+                             uint32_t set) {
+  trak_ev ev = {
+      ts, TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}}, set,
+      0};
+  ev.u.value = value;
+  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+}
+
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
                            uint32_t name, uint32_t cat, uint32_t set) {
   trak_ev ev = {
@@ -188,6 +197,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_WAKING_COMPACT] = trak__fa_waking_compact,
     [TRAK_FQ_PROCESS_TREE] = trak__fa_process_tree,
     [TRAK_FQ_MARKER] = trak__fa_marker,
+    [TRAK_FQ_SUSPEND_RESUME] = trak__fa_suspend_resume,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -257,6 +267,7 @@ void trak__ftrace_free(trak_importer *imp) {
     free((void *)f->trees.v[i].data);
   trak_vec_free(f->trees);
   trak_vec_free(f->text);
+  trak__lanes_free(f);
   free(f);
   imp->ftrace = NULL;
 }

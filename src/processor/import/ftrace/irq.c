@@ -1,6 +1,7 @@
 /*
 ** This file holds interrupts as slices: irq_handler_entry/exit on each CPU's "Irq Cpu N" track
-** and softirq_entry/exit on its "SoftIrq Cpu N" track, category "irq", as Perfetto's ftrace
+** (and x86's local_timer_entry/exit) and softirq_entry/exit on its "SoftIrq Cpu N" track,
+** category "irq", as Perfetto's ftrace
 ** parser makes them (the exit's ret or vec becomes an arg of the slice).
 */
 #include <stdio.h>
@@ -30,6 +31,17 @@ void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret) {
                        trak__ftrace_str(imp, ret == 1 ? "handled" : "unhandled"));
   trak__ftrace_slice_ev(imp, ts, TRAK_EV_END, cpu_track(imp, TRAK_TK_CPU_IRQ, cpu), 0,
                         trak__ftrace_str(imp, "irq"), trak__args_share(imp, set));
+}
+
+void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts) {
+  trak__ftrace_slice_ev(imp, ts, TRAK_EV_BEGIN, cpu_track(imp, TRAK_TK_CPU_IRQ, cpu),
+                        trak__ftrace_str(imp, "IRQ (LocalTimer)"), trak__ftrace_str(imp, "irq"),
+                        TRAK_NULL_U32);
+}
+
+void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts) {
+  trak__ftrace_slice_ev(imp, ts, TRAK_EV_END, cpu_track(imp, TRAK_TK_CPU_IRQ, cpu), 0,
+                        trak__ftrace_str(imp, "irq"), TRAK_NULL_U32);
 }
 
 void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec) {

@@ -168,6 +168,20 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     else
       trak__softirq_exit(imp, cpu, ts, (uint32_t)num(&e, 1));
     return;
+  case TRAK_PB_FtraceEvent_local_timer_entry:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    trak__local_timer_entry(imp, cpu, ts);
+    return;
+  case TRAK_PB_FtraceEvent_local_timer_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    trak__local_timer_exit(imp, cpu, ts);
+    return;
+  case TRAK_PB_FtraceEvent_suspend_resume:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__suspend_resume(imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
+                         e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
+    return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);
     return;
