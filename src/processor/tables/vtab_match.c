@@ -12,8 +12,10 @@
 
 struct vt_pattern {
   sqlite3_stmt *stmt; /* SELECT CAST(?1 AS TEXT) <op> ?2, the value bound to ?2 */
-  uint8_t *memo;      /* per string id below nmemo: 0 not known yet, 1 matches, 2 does not */
+  uint8_t *memo;      /* per string id below nmemo: 0 not known yet, 1 matches, 2 does not
+                      ** (every predicate of the chain) */
   size_t nmemo;
+  vt_pattern *next; /* another predicate on the same column, owned: all must hold */
 };
 
 /* Evaluates the predicate on `len` bytes `s`: 1, 0 (also NULL), or a negative SQLite code. */
@@ -56,17 +58,28 @@ int trak__vt_pattern_open(sqlite3 *db, const trak_strpool *sp, unsigned char op,
   return SQLITE_OK;
 }
 
+void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q) {
+  while (p->next)
+    p = p->next;
+  p->next = q;
+}
+
 int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id) {
   if (id < p->nmemo && !p->memo && !(p->memo = calloc(p->nmemo, 1))) return -SQLITE_NOMEM;
   if (id < p->nmemo && p->memo[id]) return p->memo[id] == 1;
-  int m = run(p, sp->str.v[id], sp->len.v[id]);
+  int m = 1;
+  for (vt_pattern *q = p; q && m > 0; q = q->next)
+    m = run(q, sp->str.v[id], sp->len.v[id]);
   if (m >= 0 && id < p->nmemo) p->memo[id] = m ? 1 : 2;
   return m;
 }
 
 void trak__vt_pattern_free(vt_pattern *p) {
-  if (!p) return;
-  sqlite3_finalize(p->stmt);
-  free(p->memo);
-  free(p);
+  while (p) {
+    vt_pattern *next = p->next;
+    sqlite3_finalize(p->stmt);
+    free(p->memo);
+    free(p);
+    p = next;
+  }
 }

@@ -522,6 +522,11 @@ static int add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value
       return -rc;
     }
     f.want = 'p';
+    for (int i = 0; i < c->nfilters; i++) /* one id lookup per row for a column's predicates */
+      if (c->filters[i].want == 'p' && c->filters[i].col == col) {
+        trak__vt_pattern_and(c->filters[i].pat, f.pat);
+        return 1;
+      }
   } else if (op == 'i') {
     int rc = in_set(t, cd, val, &f);
     if (rc) {

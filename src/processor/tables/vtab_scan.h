@@ -94,9 +94,13 @@ static inline int trak__vt_value(const trak_tables *t, const vt_col *c, uint32_t
 ** an sqlite3_malloc'ed message. The caller frees *out with trak__vt_pattern_free (NULL too). */
 int trak__vt_pattern_open(sqlite3 *db, const trak_strpool *sp, unsigned char op,
                           sqlite3_value *value, vt_pattern **out, char **err);
+/* Makes `q` (owned from now on by `p`) a further condition of `p`: p matches an id when every
+** predicate chained to it does. Can't fail. */
+void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q);
 /* Whether string `id` (not 0) of `sp` matches: 1 or 0, remembered per id; a negative SQLite
 ** code on failure. */
 int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id);
+/* Frees `p` and the predicates chained to it. */
 void trak__vt_pattern_free(vt_pattern *p);
 
 /* Moves cursor `c` to the first candidate at or after its position `pos` that lies in
