@@ -8,15 +8,14 @@ the two print the same answer.
 Perfetto: every query runs in a fresh `trace_processor_shell query --perf-file F -f Q TRACE`;
 the perf file's second number is the time of the query's statements (import excluded). trak:
 `query_bench TRACE Q 1` in a fresh process gives the same cold figure (its first run, lazily
-built indexes included), `query_bench TRACE Q 5` the warm median of five runs in one process.
-Figures are medians over --runs processes. The answers compared are what `trak query` and
+built indexes included), `query_bench TRACE Q 5` the warm best of five runs in one process.
+Figures are the best over --runs processes: on a shared machine the least disturbed run. The answers compared are what `trak query` and
 Perfetto's shell print (trak's default format is Perfetto's): byte-identical or not.
 """
 import argparse
 import math
 import os
 import re
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -51,12 +50,12 @@ def perfetto_ms(tp, trace, qfile, pfile):
 
 
 def trak_ms(bench, trace, qfile, name, runs):
-    """Median time of `runs` runs in one query_bench process (runs=1: the cold first run)."""
+    """Best time of `runs` runs in one query_bench process (runs=1: the cold first run)."""
     out = run([bench, trace, qfile, str(runs), name])
     for line in out.splitlines():
         f = line.split()
         if f and f[0] == name:
-            return float(f[2]), f[3], f[4]
+            return float(f[1]), f[3], f[4]
     sys.exit("query_bench printed no line for %s:\n%s" % (name, out))
 
 
@@ -94,7 +93,7 @@ def main():
             cold.append(ms)
         warm, _, _ = trak_ms(bench, a.trace, qfile, name, 5)
         same = run([trak, "query", a.trace, "-q", qfile]) == tp_out
-        tp_ms, trak_cold = statistics.median(tp_times), statistics.median(cold)
+        tp_ms, trak_cold = min(tp_times), min(cold)
         ratio = tp_ms / max(trak_cold, 0.001)
         logs["cold"] += math.log(ratio)
         logs["warm"] += math.log(tp_ms / max(warm, 0.001))
