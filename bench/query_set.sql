@@ -1,7 +1,8 @@
 -- The query set of bench/query_bench (issue 29): everyday queries on the track-event traces of
 -- bench/import_bench. Each query starts at its marker line (dash dash "query:" name); a block may hold several
 -- statements (the rows of the last are the answer). Plain Perfetto SQL, so the same file can be
--- split and fed to Perfetto's trace_processor_shell.
+-- split and fed to Perfetto's trace_processor_shell (bench/query_side_by_side.py does, and compares
+-- the answers).
 
 -- query: count
 SELECT COUNT(*) FROM slice;
@@ -55,3 +56,21 @@ SELECT utid, name, dur FROM (
   SELECT utid, name, dur, row_number() OVER (PARTITION BY utid ORDER BY dur DESC, id) AS rn
   FROM thread_slice)
 WHERE rn <= 3 ORDER BY utid, rn;
+
+-- query: span_join
+-- (dur > 0: Perfetto's SPAN_JOIN also joins zero and -1 durations as points, trak's skips them)
+CREATE OR REPLACE PERFETTO TABLE _sj_a AS
+SELECT ts, dur, id AS a_id FROM slice
+WHERE depth = 0 AND dur > 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1005);
+CREATE OR REPLACE PERFETTO TABLE _sj_b AS
+SELECT ts, dur, id AS b_id FROM slice
+WHERE depth = 0 AND dur > 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1009);
+DROP TABLE IF EXISTS _sj;
+CREATE VIRTUAL TABLE _sj USING SPAN_JOIN(_sj_a, _sj_b);
+SELECT COUNT(*), SUM(dur), MIN(ts), MAX(ts + dur), COUNT(DISTINCT a_id), COUNT(DISTINCT b_id) FROM _sj;
+
+-- query: like_prefix
+SELECT COUNT(*), SUM(dur) FROM slice WHERE name LIKE 'task::run_1%';
+
+-- query: glob_prefix
+SELECT COUNT(*), SUM(dur) FROM slice WHERE name GLOB 'Task::Run_1*';

@@ -472,6 +472,62 @@ static void test_query_shapes(void **state) {
   }
 }
 
+/* LIKE, GLOB and text comparisons (evaluated once per string id by SQLite's operators) on every
+** column: patterns with and without wildcards, case, escapes, a GLOB prefix (SQLite adds a text
+** range for it), values that are no text, NULL, a value from a subquery, the filter on the inner
+** table of a join, NOT LIKE; again under PRAGMA case_sensitive_like (the built-in LIKE replaced).
+** A pattern past SQLite's length limit fails both (the cursor fails before its first row, also
+** when no row would have been matched: checked on tables with rows). */
+static void test_text_filters(void **state) {
+  fixture *f = *state;
+  static const char *const patterns[] = {
+      "'a%'", "'A%'",  "'T%'",     "'ta%'", "'%a%'",  "'_'",     "''",      "'%'",    "'Task*'",
+      "'T*'", "'t*'",  "'[a-c]*'", "'*%*'", "'x%y'",  "'x\\%y'", "'3'",     "3",      "3.0",
+      "NULL", "x'61'", "'abc'",    "'?'",   "'Task'", "'b'",     "'task%'", "'[^a]*'"};
+  static const char *const shapes[] = {
+      "SELECT * FROM $%s WHERE %s LIKE %s",
+      "SELECT * FROM $%s WHERE %s GLOB %s",
+      "SELECT * FROM $%s WHERE %s NOT LIKE %s",
+      "SELECT * FROM $%s WHERE %s LIKE %s ESCAPE '\\'",
+      "SELECT * FROM $%s WHERE %s LIKE (SELECT %s)",
+      "SELECT * FROM $%s WHERE %s GLOB %s ORDER BY id DESC LIMIT 3",
+      "SELECT * FROM $%s WHERE %s >= %s AND id < 1000",
+      "SELECT * FROM $%s WHERE %s < (SELECT %s) ORDER BY id LIMIT 4 OFFSET 1",
+  };
+  char sql[4096], cols[16][64];
+  for (int pass = 0; pass < 2; pass++) {
+    if (pass == 1)
+      assert_int_equal(sqlite3_exec(f->db, "PRAGMA case_sensitive_like = ON", NULL, NULL, NULL),
+                       SQLITE_OK);
+    for (size_t t = 0; t < NTABLES; t++) {
+      int n = columns(f->db, tables[t], cols);
+      for (int c = 0; c < n; c++)
+        for (size_t sh = 0; sh < sizeof shapes / sizeof *shapes; sh++)
+          for (size_t v = (sh + c) % f->stride; v < sizeof patterns / sizeof *patterns;
+               v += f->stride) {
+            snprintf(sql, sizeof sql, shapes[sh], tables[t], cols[c], patterns[v]);
+            check(f, sql);
+          }
+    }
+    check(f, "SELECT t.id, p.id FROM $thread t JOIN $process p ON t.upid = p.id "
+             "WHERE p.name LIKE 'a%' OR p.name GLOB 'T*'");
+    check(f, "SELECT t.id, p.id FROM $thread t JOIN $process p ON t.upid = p.id "
+             "AND p.name LIKE '%a%' ORDER BY t.id");
+    check(f, "SELECT name, COUNT(*) FROM $slice WHERE name LIKE 't%' GROUP BY name");
+  }
+  sqlite3_exec(f->db, "PRAGMA case_sensitive_like = OFF", NULL, NULL, NULL);
+  if (!f->t.slice.n) return;
+  int limit = sqlite3_limit(f->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, 2);
+  check(f, "SELECT * FROM $slice WHERE name LIKE 'abc%'");
+  check(f, "SELECT * FROM $slice WHERE name GLOB 'abc*'");
+  char *err = NULL;
+  free(run(f->db, "SELECT * FROM slice WHERE name LIKE 'abc%'", 0, &err));
+  assert_non_null(err);
+  assert_non_null(strstr(err, "too complex"));
+  free(err);
+  sqlite3_limit(f->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, limit);
+}
+
 /* The plans use the paths: an id lookup, a binary search, an index, ORDER BY consumed. */
 static void test_plans(void **state) {
   fixture *f = *state;
@@ -482,6 +538,8 @@ static void test_plans(void **state) {
       {"SELECT * FROM slice WHERE parent_id IS NULL", "INDEX 0:Hn"},
       {"SELECT * FROM slice ORDER BY id DESC", "INDEX 2:"},
       {"SELECT * FROM slice ORDER BY dur DESC, id LIMIT 3", ":@L"},
+      {"SELECT * FROM slice WHERE name LIKE 'a%'", "INDEX 0:Fk"},
+      {"SELECT * FROM slice WHERE name GLOB 'T*'", "Fb"},
   };
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     char *sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", want[i][0]);
@@ -501,7 +559,8 @@ static void test_plans(void **state) {
 #define ALL_TESTS(setup)                                                                           \
   cmocka_unit_test_setup_teardown(test_single_constraints, setup, teardown),                       \
       cmocka_unit_test_setup_teardown(test_combined_constraints, setup, teardown),                 \
-      cmocka_unit_test_setup_teardown(test_query_shapes, setup, teardown)
+      cmocka_unit_test_setup_teardown(test_query_shapes, setup, teardown),                         \
+      cmocka_unit_test_setup_teardown(test_text_filters, setup, teardown)
 
 int main(void) {
   const struct CMUnitTest tests[] = {

@@ -169,6 +169,7 @@ static int vt_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
   vt_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
+  v->db = db;
   v->t = aux;
   v->tbl = tbl;
   *out = &v->base;
@@ -187,7 +188,7 @@ static int vt_disconnect(sqlite3_vtab *vt) {
 
 /* The plan (idxStr) is two characters per constraint passed to xFilter, in argv order: the
 ** column ('A' + index) and the operator: = > g(>=) < l(<=) n(IS NULL) N(IS NOT NULL) s(IS)
-** i(IN, every value at once); then '@' and L (LIMIT) or O (OFFSET). idxNum holds the PLAN_
+** i(IN, every value at once) k(LIKE) b(GLOB); then '@' and L (LIMIT) or O (OFFSET). idxNum holds the PLAN_
 ** bits and the GROUP BY or ORDER BY column. */
 #define PLAN_GROUPED 1  /* rows come grouped by column idxNum >> 8 */
 #define PLAN_DESC 2     /* rows come in descending row order (PLAN_TOP: column values) */
@@ -212,6 +213,10 @@ static unsigned char op_char(int op) {
     return 'N';
   case SQLITE_INDEX_CONSTRAINT_IS:
     return 's';
+  case SQLITE_INDEX_CONSTRAINT_LIKE:
+    return 'k';
+  case SQLITE_INDEX_CONSTRAINT_GLOB:
+    return 'b';
   default:
     return 0;
   }
@@ -259,13 +264,15 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     const vt_col *col = &tbl->cols[c->iColumn];
     unsigned char op = op_char(c->op);
     if (!op || !kind_filterable(col->kind)) continue;
-    int omit = 1;
+    int omit = 1, pattern = op == 'k' || op == 'b';
+    if (pattern && col->kind != VT_STR) continue;
     if (col->kind == VT_STR) {
-      /* Strings: equality only, by string id, in the BINARY collation. Exact when the value is
-      ** a constant text; otherwise a superset (SQLite rechecks). */
-      if (op != '=' && op != 's' && op != 'n' && op != 'N') continue;
+      /* Strings: equality by string id, in the BINARY collation. Exact when the value is a
+      ** constant text; otherwise a superset (SQLite rechecks). LIKE, GLOB and the BINARY
+      ** comparisons are evaluated by SQLite's own operators once per string id: exact. */
       const char *coll = sqlite3_vtab_collation(info, i);
-      if (op != 'n' && op != 'N' && coll && sqlite3_stricmp(coll, "BINARY")) continue;
+      if (!pattern && op != 'n' && op != 'N' && coll && sqlite3_stricmp(coll, "BINARY")) continue;
+      pattern |= op == '>' || op == 'g' || op == '<' || op == 'l';
       sqlite3_value *rhs = NULL;
       if (op == '=' || op == 's')
         omit = sqlite3_vtab_rhs_value(info, i, &rhs) == SQLITE_OK &&
@@ -292,7 +299,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     else if (kind_indexed(col->kind) && (eq || op == 'n'))
       c_cost = n / 10 + 10, sel = 0.1;
     else
-      sel = eq ? 0.1 : 0.5; /* a scan filter, cheaper than SQLite's check of every row */
+      sel = eq ? 0.1 : pattern ? 0.25 : 0.5; /* a scan filter, cheaper than SQLite's check */
     if (c_cost < cost) cost = c_cost;
     rows *= sel;
     if (eq && col->kind != VT_I64 && col->kind != VT_I64N && col->kind != VT_BOOLN &&
@@ -354,8 +361,9 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 
 static void cursor_reset(vt_cursor *c) {
   for (int i = 0; i < c->nfilters; i++)
-    free(c->filters[i].set);
+    free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
   c->nfilters = 0;
+  c->rc = SQLITE_OK;
   free(c->owned);
   c->owned = NULL;
   c->list = NULL;
@@ -408,11 +416,14 @@ static int cmp_u32(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* Whether `row` passes filter `f`: 1 or 0, or a negative SQLite code (a pattern's failure). */
 static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filter *f,
                         uint32_t row) {
   int64_t x = 0;
   int present = trak__vt_value(t, &tbl->cols[f->col], row, &x);
   switch (f->want) {
+  case 'p':
+    return present && trak__vt_pattern_match(f->pat, &t->strings, (uint32_t)x);
   case 'n':
     return !present;
   case 'N':
@@ -445,8 +456,12 @@ void trak__vt_skip(vt_cursor *c) {
     else if ((c->row = c->list[i]) < c->lo || c->row >= c->end)
       continue;
     int ok = 1;
-    for (int f = 0; f < c->nfilters && ok; f++)
+    for (int f = 0; f < c->nfilters && ok > 0; f++)
       ok = filter_match(v->t, v->tbl, &c->filters[f], c->row);
+    if (ok < 0) {
+      c->rc = -ok, c->pos = c->n;
+      return;
+    }
     if (ok) return;
   }
 }
@@ -493,10 +508,25 @@ static int add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   const trak_tables *t = v->t;
   const vt_col *cd = &v->tbl->cols[col];
-  vt_filter f = {col, 'r', 0, 0, NULL, 0};
+  vt_filter f = {col, 'r', 0, 0, NULL, 0, NULL};
   if (op == 's') op = sqlite3_value_type(val) == SQLITE_NULL ? 'n' : '=';
   if (op == 'n' || op == 'N') {
     f.want = op;
+  } else if (cd->kind == VT_STR && op != '=' && op != 'i') { /* LIKE, GLOB, < <= > >= */
+    if (sqlite3_value_type(val) == SQLITE_NULL) return 0;    /* x LIKE NULL is NULL */
+    char *err = NULL;
+    int rc = trak__vt_pattern_open(v->db, &t->strings, op, val, &f.pat, &err);
+    if (rc) {
+      sqlite3_free(v->base.zErrMsg);
+      v->base.zErrMsg = err;
+      return -rc;
+    }
+    f.want = 'p';
+    for (int i = 0; i < c->nfilters; i++) /* one id lookup per row for a column's predicates */
+      if (c->filters[i].want == 'p' && c->filters[i].col == col) {
+        trak__vt_pattern_and(c->filters[i].pat, f.pat);
+        return 1;
+      }
   } else if (op == 'i') {
     int rc = in_set(t, cd, val, &f);
     if (rc) {
@@ -522,7 +552,7 @@ static int add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value
     }
   }
   if (c->nfilters == VT_MAX_FILTERS) { /* the plan has at most as many constraints */
-    free(f.set);
+    free(f.set), trak__vt_pattern_free(f.pat);
     return -SQLITE_INTERNAL;
   }
   c->filters[c->nfilters++] = f;
@@ -632,14 +662,15 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
   c->desc = (idx & (PLAN_DESC | PLAN_TOP)) == PLAN_DESC;
   int rc = c->n ? choose_driver(c) : SQLITE_OK;
   if (rc) return rc;
-  if (idx & PLAN_GROUPED) return trak__vt_group(c, &v->tbl->cols[idx >> 8]);
-  if (idx & PLAN_TOP) {
+  if (idx & PLAN_GROUPED) {
+    rc = trak__vt_group(c, &v->tbl->cols[idx >> 8]);
+  } else if (idx & PLAN_TOP) {
     size_t k = limit < 0 || limit > INT64_MAX - offset ? SIZE_MAX : (size_t)(limit + offset);
-    return trak__vt_top(c, &v->tbl->cols[idx >> 8], (idx & PLAN_DESC) != 0,
-                        (idx & PLAN_ROW_DESC) != 0, k);
-  }
-  trak__vt_skip(c);
-  return SQLITE_OK;
+    rc = trak__vt_top(c, &v->tbl->cols[idx >> 8], (idx & PLAN_DESC) != 0,
+                      (idx & PLAN_ROW_DESC) != 0, k);
+  } else
+    trak__vt_skip(c);
+  return rc ? rc : c->rc;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
@@ -653,7 +684,7 @@ static int vt_next(sqlite3_vtab_cursor *cur) {
     if (c->row >= c->lo && c->row < c->end) return SQLITE_OK;
   }
   trak__vt_skip(c);
-  return SQLITE_OK;
+  return c->rc;
 }
 
 static int vt_eof(sqlite3_vtab_cursor *cur) {

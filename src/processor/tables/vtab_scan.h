@@ -22,19 +22,25 @@ typedef struct vt_index {
 
 typedef struct vt_vtab {
   sqlite3_vtab base;
+  sqlite3 *db; /* the connection (LIKE and GLOB filters run SQLite's operators on it) */
   const trak_tables *t;
   const vt_table *tbl;
   vt_index index[VT_MAX_COLS];
 } vt_vtab;
 
-/* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], or one of
-** a sorted set. */
+/* A LIKE, GLOB or comparison with a value, matched against string ids (vtab_match.c). */
+typedef struct vt_pattern vt_pattern;
+
+/* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], one of
+** a sorted set, or a string matching a LIKE or GLOB pattern. */
 typedef struct vt_filter {
   int col;
-  unsigned char want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set */
+  unsigned char
+      want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set, 'p' pattern or text range */
   int64_t lo, hi;
   int64_t *set; /* 'i': nset distinct values, ascending */
   size_t nset;
+  vt_pattern *pat; /* 'p' */
 } vt_filter;
 
 typedef struct vt_cursor {
@@ -47,6 +53,7 @@ typedef struct vt_cursor {
   vt_filter filters[VT_MAX_FILTERS];
   int nfilters;
   uint32_t *owned; /* candidate rows this cursor allocated */
+  int rc;          /* an SQLite code from a filter that failed mid-scan (the scan then ends) */
 } vt_cursor;
 
 /* The value of a filterable column at `row` in *out; returns 0 when it is NULL. */
@@ -81,8 +88,24 @@ static inline int trak__vt_value(const trak_tables *t, const vt_col *c, uint32_t
   }
 }
 
+/* Prepares the match of string ids of `sp` against `value` (any value) as SQL's `x LIKE value`
+** (op 'k'), `x GLOB value` ('b') or `x > value` ('>', 'g' >=, '<', 'l' <=) on a TEXT column x
+** in the BINARY collation, run by `db`. Returns an SQLite code: on error *out is NULL and *err
+** an sqlite3_malloc'ed message. The caller frees *out with trak__vt_pattern_free (NULL too). */
+int trak__vt_pattern_open(sqlite3 *db, const trak_strpool *sp, unsigned char op,
+                          sqlite3_value *value, vt_pattern **out, char **err);
+/* Makes `q` (owned from now on by `p`) a further condition of `p`: p matches an id when every
+** predicate chained to it does. Can't fail. */
+void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q);
+/* Whether string `id` (not 0) of `sp` matches: 1 or 0, remembered per id; a negative SQLite
+** code on failure. */
+int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id);
+/* Frees `p` and the predicates chained to it. */
+void trak__vt_pattern_free(vt_pattern *p);
+
 /* Moves cursor `c` to the first candidate at or after its position `pos` that lies in
-** [lo, end) and passes every filter (pos == n when none does). */
+** [lo, end) and passes every filter (pos == n when none does; also when a filter fails,
+** which sets c->rc). */
 void trak__vt_skip(vt_cursor *c);
 
 /* GROUP BY mode: collects the rows the cursor would give and makes it give them again with
