@@ -222,6 +222,7 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!rc) rc = load_flows(p, c, err);
   if (!rc) rc = trak__ui_sched_load(p, c, err);
   if (!rc) rc = finish_lines(c, err);
+  if (!rc && trak__ui_stacks_build(c)) rc = oom(err);
   if (rc) {
     trak__ui_cache_free(c);
     return rc;
@@ -245,6 +246,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     free(c->names[i]);
   free(c->names);
   free(c->table);
+  free(c->stack_parent);
+  free(c->stack_name);
   free(c->tracks);
   free(c->index);
   free(c->flows);
