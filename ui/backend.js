@@ -191,22 +191,37 @@ class EmbeddedBackend {
       counters.push([id, v.length, Math.min(...v.map((e) => e[1])), Math.max(...v.map((e) => e[2])),
         v.reduce((s, e) => s + e[3], 0) / v.length, v[v.length - 1][3] - v[0][3]]);
     }
-    return { slices, counters, thread_states: this.stateSums(ids, r) };
+    return { slices, counters, thread_states: this.stateSums(ids, r), cpus: this.cpuSums(ids, r) };
+  }
+
+  // Time busy on each selected CPU track, as the server's trak__ui_cpu_sums.
+  cpuSums(ids, r) {
+    const cpuOf = new Map((this.d.tracks.cpus || []).map(([id, cpu]) => [id, cpu]));
+    return ids.filter((id) => cpuOf.has(id)).map((id) => {
+      let n = 0, busy = 0;
+      for (const [, ts, dur] of this.d.slices[id] || []) {
+        const e = dur < 0 ? r.end : ts + dur;
+        if (ts >= r.end || e <= r.start) continue;
+        n++; busy += Math.min(e, r.end) - Math.max(ts, r.start);
+      }
+      return [cpuOf.get(id), n, busy];
+    });
   }
 
   // Time per state of the selected thread-state tracks, as the server's trak__ui_state_sums.
   stateSums(ids, r) {
     const by = new Map();
     for (const id of ids.filter((x) => this.states.has(x))) {
-      for (const [, ts, dur, , state] of this.d.slices[id] || []) {
+      for (const [, ts, dur, , state, , , io] of this.d.slices[id] || []) {
         const e = dur < 0 ? r.end : ts + dur;
         if (ts >= r.end || e <= r.start) continue;
-        const a = by.get(state) || [state, 0, 0];
+        const key = `${state}\u0000${io}`, a = by.get(key) || [state, 0, 0, io ?? null];
         a[1]++; a[2] += Math.min(e, r.end) - Math.max(ts, r.start);
-        by.set(state, a);
+        by.set(key, a);
       }
     }
-    return [...by.values()].sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])));
+    const io = (x) => (x === null ? -1 : x);
+    return [...by.values()].sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])) || io(a[3]) - io(b[3]));
   }
 
   // A thread state's or CPU slice's details: the server's SQL (inlined) on the report's tables.

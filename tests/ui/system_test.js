@@ -128,12 +128,16 @@ async function threadStates(page, box) {
   const a = s.area;
   const utids = s.rows.filter((r) => r.kind === 'state' && a.tracks.includes(r.track)).map((r) => r.utid);
   assert.ok(utids.length >= 2, JSON.stringify(a));
-  const sql = query(`SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})) ` +
-    `FROM thread_state WHERE utid IN (${utids}) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) GROUP BY state ORDER BY state`);
-  const got = a.agg.thread_states.map((r) => r.map(String)).sort((p, q) => (p[0] < q[0] ? -1 : 1));
-  assert.deepEqual(got, sql);
+  const sql = query(`SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})), ` +
+    `coalesce(io_wait, 'null') FROM thread_state WHERE utid IN (${utids}) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) ` +
+    'GROUP BY state, io_wait ORDER BY state, io_wait');
+  const key = (r) => `${r[0]} ${r[3]}`;
+  const got = a.agg.thread_states.map((r) => r.map(String)).sort((p, q) => (key(p) < key(q) ? -1 : 1));
+  assert.deepEqual(got, sql.sort((p, q) => (key(p) < key(q) ? -1 : 1)));
   assert.equal(await page.locator('#agg-states tr').count(), sql.length + 1);
-  assert.ok((await page.textContent('#agg-states')).includes('Uninterruptible Sleep'));
+  // Uninterruptible Sleep split as Perfetto's: blocked on IO, and not.
+  const text = await page.textContent('#agg-states');
+  assert.ok(text.includes('Uninterruptible Sleep (IO)') && text.includes('Uninterruptible Sleep (non-IO)'), text);
   await screenshot(page, 'ui-thread-states.png');
   await page.keyboard.press('Escape');
   return { area: a, sums: sql };
