@@ -145,8 +145,19 @@ class EmbeddedBackend {
     throw new Error(`slice ${id} is not in this report`);
   }
 
-  // Names (and ids) of the slices in the file; args only of those with details inlined.
+  // Slices by name, arg value or id: the server's SQL on the report's tables when it has them
+  // (every slice and arg), else the names (and ids) of the slices in the file and the args of
+  // those with details inlined.
   async search(q) {
+    if (window.TRAK_SQL) {
+      if (!this.db) this.db = openEmbeddedDb(window.TRAK_SQL);
+      const like = `'%${q.replace(/[%_\\]/g, (c) => `\\${c}`).replace(/'/g, "''")}%' ESCAPE '\\'`;
+      let sql = `SELECT id, ts, dur, track_id, depth FROM slice WHERE name LIKE ${like} OR arg_set_id IN ` +
+        `(SELECT arg_set_id FROM args WHERE display_value LIKE ${like})`;
+      sql += /^\s*[+-]?\d+$/.test(q) ? ` OR id = ${Number(q)} ORDER BY id = ${Number(q)} DESC, ts, id` : ' ORDER BY ts, id';
+      const r = await queryPage(await this.db, sql, 0, 10000);
+      return { rows: r.rows, truncated: r.truncated };
+    }
     const needle = q.toLowerCase();
     const rows = [];
     for (const [track, entries] of this.sliceEntries()) {
