@@ -49,16 +49,24 @@ static char *make_trace(void) {
   return b.s;
 }
 
-static void answers_the_largest_stacks(void **state) {
-  (void)state;
+/* The trace of make_trace, its cache and its two threads' tracks. */
+static trak_processor *open_trace(trak_ui_cache **c, int64_t tracks[2]) {
   char *json = make_trace();
   trak_processor *p = sc_open(json);
   free(json);
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(p, c, &err), 0);
+  tracks[0] = sc_int(p, "SELECT min(track_id) FROM slice");
+  tracks[1] = sc_int(p, "SELECT max(track_id) FROM slice");
+  return p;
+}
+
+static void answers_the_largest_stacks(void **state) {
+  (void)state;
   trak_ui_cache *c;
   trak_error err = {0};
-  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  int64_t tracks[2] = {sc_int(p, "SELECT min(track_id) FROM slice"),
-                       sc_int(p, "SELECT max(track_id) FROM slice")};
+  int64_t tracks[2];
+  trak_processor *p = open_trace(&c, tracks);
   trak_ui_range r = {c->start, c->end, 1};
   trak_ui_buf out = {0};
   assert_int_equal(trak__ui_flamegraph(c, tracks, 2, &r, &out, &err), 0);
@@ -129,14 +137,9 @@ static char *flame_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n
 
 static void both_ways_agree(void **state) {
   (void)state;
-  char *json = make_trace();
-  trak_processor *p = sc_open(json);
-  free(json);
   trak_ui_cache *c;
-  trak_error err = {0};
-  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  int64_t tracks[2] = {sc_int(p, "SELECT min(track_id) FROM slice"),
-                       sc_int(p, "SELECT max(track_id) FROM slice")};
+  int64_t tracks[2];
+  trak_processor *p = open_trace(&c, tracks);
   const trak_ui_range ranges[] = {
       {c->start, c->end, 1}, {300000000, 700000000, 1}, {1000, 30000000, 1}};
   for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++) {

@@ -8,8 +8,6 @@
 //   node cpu_test.js TRAK TRACE OUT_DIR
 'use strict';
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
 const common = require('./common.js');
 
@@ -77,10 +75,7 @@ async function areaOverCpus(page, box, shots) {
   let s = await settle(page);
   const from = s.rows.find((r) => r.label === 'CPU 0'), to = s.rows.find((r) => r.label === 'SoftIrq Cpu 1');
   const x0 = box.x + LABEL_W + 120, x1 = box.x + box.width - 200;
-  await page.mouse.move(x0, box.y + from.top + 8);
-  await page.mouse.down();
-  await page.mouse.move(x1, box.y + to.top + 8, { steps: 8 });
-  await page.mouse.up();
+  await common.drag(page, x0, box.y + from.top + 8, x1, box.y + to.top + 8);
   await page.waitForSelector('#agg-slices');
   s = await state(page);
   const a = s.area;
@@ -108,44 +103,23 @@ async function areaOverCpus(page, box, shots) {
 
 // The same trace as a `trak html` report: the same rows and the same answers, with no request.
 async function report(context) {
-  const file = path.join(outDir, 'report_irq.html');
-  execFileSync(trak, ['html', trace, '-o', file]);
-  const page = await context.newPage();
-  const requests = [];
-  page.on('request', (r) => requests.push(r.url()));
-  await page.goto(`file://${file}`);
-  const box = await page.locator('#timeline').boundingBox();
-  await layout(page);
-  await areaOverCpus(page, box, false);
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
-  await page.close();
+  const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_irq.html'));
+  await layout(r.page);
+  await areaOverCpus(r.page, r.box, false);
+  r.noRequest();
+  await r.page.close();
 }
 
-(async () => {
-  const { chromium } = require('playwright-core');
-  fs.mkdirSync(outDir, { recursive: true });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const errors = [];
-  const ui = await common.startUi(trak, trace);
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
-    const page = await context.newPage();
-    await page.goto(ui.url);
-    const box = await page.locator('#timeline').boundingBox();
-    await layout(page);
-    await collapseCpu(page, box);
-    await hoverAndClick(page, box);
-    await areaOverCpus(page, box, true);
-    await page.close();
-    await report(context);
-    assert.deepEqual(errors, []);
-    console.log(`ok: interrupt tracks and CPU usage in trak ui and trak html; screenshots in ${outDir}`);
-  } finally {
-    ui.child.kill('SIGTERM');
-    await browser.close();
-  }
-})().catch((e) => {
+common.withUi(trak, trace, outDir, async (context, url) => {
+  const { page, box } = await common.openPage(context, url);
+  await layout(page);
+  await collapseCpu(page, box);
+  await hoverAndClick(page, box);
+  await areaOverCpus(page, box, true);
+  await page.close();
+  await report(context);
+  console.log(`ok: interrupt tracks and CPU usage in trak ui and trak html; screenshots in ${outDir}`);
+}).catch((e) => {
   console.error(e);
   process.exit(1);
 });
