@@ -187,11 +187,34 @@ static void child_outliving_parent(void **state) {
   trak_processor_free(p);
 }
 
+/* A line's first slice ending at or after t: with max_end (ends not in order: a slice that did
+** not end among ended ones) and without (ends in order), as a scan finds it. */
+static void first_ending_after(void **state) {
+  (void)state;
+  trak_ui_slice v[6] = {{.ts = 0, .dur = 10}, {.ts = 20, .dur = -1}, {.ts = 30, .dur = 5},
+                        {.ts = 40, .dur = 5}, {.ts = 50, .dur = 0},  {.ts = 60, .dur = 30}};
+  int64_t max_end[6] = {10, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX, INT64_MAX};
+  trak_ui_line with = {.v = v, .max_end = max_end, .n = 6};
+  trak_ui_slice w[4] = {
+      {.ts = 0, .dur = 10}, {.ts = 10, .dur = 5}, {.ts = 40, .dur = 0}, {.ts = 50, .dur = 30}};
+  trak_ui_line without = {.v = w, .n = 4};
+  for (int64_t t = -5; t < 100; t++) {
+    size_t want = 0;
+    while (want < 6 && max_end[want] < t)
+      want++;
+    assert_int_equal(trak__ui_line_first_ending_after(&with, t), want);
+    for (want = 0; want < 4 && trak__ui_slice_end(&w[want]) < t;)
+      want++;
+    assert_int_equal(trak__ui_line_first_ending_after(&without, t), want);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(answers_the_largest_stacks),
       cmocka_unit_test(both_ways_agree),
       cmocka_unit_test(child_outliving_parent),
+      cmocka_unit_test(first_ending_after),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -43,7 +43,8 @@ static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;
-  int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search) */
+  int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search);
+                    ** NULL when the ends of v are nondecreasing already (then it is each end) */
   size_t n, cap;
 } trak_ui_line;
 
@@ -52,7 +53,7 @@ static inline size_t trak__ui_line_first_ending_after(const trak_ui_line *l, int
   size_t lo = 0, hi = l->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (l->max_end[mid] < t)
+    if ((l->max_end ? l->max_end[mid] : trak__ui_slice_end(&l->v[mid])) < t)
       lo = mid + 1;
     else
       hi = mid;
