@@ -11,14 +11,10 @@
 
 #define NONE TRAK_UI_NO_STACK
 
-/* A slot of the (parent, name) -> node hash, the key kept in it: a probe reads one line. */
-typedef struct stack_slot {
-  uint32_t parent, name, node; /* node UINT32_MAX: empty */
-} stack_slot;
-
 typedef struct stack_tree {
   trak_ui_cache *c;
-  stack_slot *slots; /* at most half full */
+  uint32_t *slots; /* node index, UINT32_MAX: empty; at most half full. 4 bytes a slot (the key
+                   ** is read from the node): a large trace has tens of millions of nodes */
   size_t n_slots;
   size_t cap; /* of c->stack_parent and c->stack_name */
 } stack_tree;
@@ -30,9 +26,10 @@ static size_t slot_hash(uint32_t parent, uint32_t name, size_t n_slots) {
 
 /* The slot of (parent, name): the node's, or the empty one where it goes. */
 static size_t slot_find(const stack_tree *t, uint32_t parent, uint32_t name) {
+  const trak_ui_cache *c = t->c;
   size_t k = slot_hash(parent, name, t->n_slots);
-  for (const stack_slot *s; (s = &t->slots[k])->node != UINT32_MAX; k = (k + 1) & (t->n_slots - 1))
-    if (s->parent == parent && s->name == name) break;
+  for (uint32_t n; (n = t->slots[k]) != UINT32_MAX; k = (k + 1) & (t->n_slots - 1))
+    if (c->stack_name[n] == name && c->stack_parent[n] == parent) break;
   return k;
 }
 
@@ -42,18 +39,20 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   trak_ui_cache *c = t->c;
   if (c->n_stacks * 2 >= t->n_slots) {
     size_t n_slots = t->n_slots ? t->n_slots * 2 : 1024;
-    stack_slot *slots = malloc(n_slots * sizeof *slots);
+    uint32_t *slots = malloc(n_slots * sizeof *slots);
     if (!slots) return NONE;
     memset(slots, 0xff, n_slots * sizeof *slots);
     free(t->slots);
     t->slots = slots, t->n_slots = n_slots;
     for (size_t i = 0; i < c->n_stacks; i++) {
-      uint32_t p = c->stack_parent[i], n = c->stack_name[i];
-      t->slots[slot_find(t, p, n)] = (stack_slot){p, n, (uint32_t)i};
+      size_t k = slot_hash(c->stack_parent[i], c->stack_name[i], n_slots);
+      while (t->slots[k] != UINT32_MAX) /* every node is distinct: no compare */
+        k = (k + 1) & (n_slots - 1);
+      t->slots[k] = (uint32_t)i;
     }
   }
   size_t k = slot_find(t, parent, name);
-  if (t->slots[k].node != UINT32_MAX) return t->slots[k].node;
+  if (t->slots[k] != UINT32_MAX) return t->slots[k];
   if (c->n_stacks >= NONE) return NONE;
   if (c->n_stacks == t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 1024;
@@ -65,7 +64,7 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   }
   c->stack_parent[c->n_stacks] = parent;
   c->stack_name[c->n_stacks] = name;
-  t->slots[k] = (stack_slot){parent, name, (uint32_t)c->n_stacks};
+  t->slots[k] = (uint32_t)c->n_stacks;
   return (uint32_t)c->n_stacks++;
 }
 
