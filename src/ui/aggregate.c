@@ -349,76 +349,60 @@ static int stacks_exact(const trak_ui_cache *c, const int64_t *tracks, size_t n)
   return 1;
 }
 
-static int cmp_u32(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
 /* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
 ** its stack's node (its ancestors are in range too: stacks_exact), then the nodes whose total
 ** is at least the MAX_FLAME_NODES-th largest are answered, parents first (the tree's order).
-** The same answer as merging slice by slice below, a hash probe per slice fewer. Only the nodes
-** touched are visited after the sums (a tenth of a large trace costs a tenth), and only the
-** answered ones sorted. Returns 0 or -1 (out of memory). */
+** The same answer as merging slice by slice below, a hash probe per slice fewer. Returns 0 or
+** -1 (out of memory). */
 static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                              int64_t end, trak_ui_buf *out) {
   size_t m = c->n_stacks ? c->n_stacks : 1;
-  /* calloc'ed: the pages of nodes no slice in range touches are never written. */
   int64_t *total = calloc(m, sizeof *total);
-  uint32_t *count = calloc(m, sizeof *count), *touched = NULL;
-  size_t used = 0, cap = 0;
-  int rc = total && count ? 0 : -1;
+  uint32_t *count = calloc(m, sizeof *count);
+  int32_t *index = malloc(m * sizeof *index);
+  int rc = total && count && index ? 0 : -1;
   for (size_t k = 0; k < n && !rc; k++) {
     const trak_ui_track *t = slice_track(c, tracks[k]);
-    for (size_t d = 0; t && d < t->n_lines && !rc; d++) {
+    for (size_t d = 0; t && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
       for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
            i++) {
         const trak_ui_slice *s = &l->v[i];
         if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
         total[s->stack] += s->dur;
-        if (count[s->stack]++) continue;
-        if (used == cap) {
-          uint32_t *v = realloc(touched, (cap = cap ? cap * 2 : 4096) * sizeof *v);
-          if (!v) {
-            rc = -1;
-            break;
-          }
-          touched = v;
-        }
-        touched[used++] = s->stack;
+        count[s->stack]++;
       }
     }
   }
+  size_t used = 0;
+  for (size_t i = 0; !rc && i < c->n_stacks; i++)
+    used += count[i] != 0;
   int64_t min_total = 0;
   if (!rc && used > MAX_FLAME_NODES) {
     int64_t *totals = malloc(used * sizeof *totals);
     if (!totals) rc = -1;
-    for (size_t i = 0; totals && i < used; i++)
-      totals[i] = total[touched[i]];
+    for (size_t i = 0, j = 0; totals && i < c->n_stacks; i++)
+      if (count[i]) totals[j++] = total[i];
     if (totals) min_total = kth_largest(totals, used, MAX_FLAME_NODES);
     if (min_total <= 0) min_total = 1;
     free(totals);
   }
-  /* The answered nodes by index: parents first, and a parent found by binary search (a kept
-  ** node's parent is kept: its total is at least its child's). */
-  size_t kept = 0;
-  for (size_t i = 0; !rc && i < used; i++)
-    if (total[touched[i]] >= min_total) touched[kept++] = touched[i];
-  if (!rc) qsort(touched, kept, sizeof *touched, cmp_u32);
   trak__ui_puts(out, "[");
-  for (size_t i = 0; !rc && i < kept; i++) {
-    uint32_t node = touched[i], up = c->stack_parent[node];
-    const uint32_t *at =
-        up == TRAK_UI_NO_STACK ? NULL : bsearch(&up, touched, i, sizeof *touched, cmp_u32);
-    trak__ui_printf(out, "%s%" PRId64 ",", i ? ",[" : "[", at ? (int64_t)(at - touched) : -1);
-    trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[node]));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", total[node], count[node]);
+  int32_t kept = 0;
+  for (size_t i = 0; !rc && i < c->n_stacks; i++) {
+    index[i] = -1;
+    if (!count[i] || total[i] < min_total) continue;
+    index[i] = kept;
+    uint32_t up = c->stack_parent[i];
+    trak__ui_printf(out, "%s%" PRId32 ",", kept++ ? ",[" : "[",
+                    up == TRAK_UI_NO_STACK ? -1 : index[up]);
+    trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[i]));
+    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", total[i], count[i]);
   }
   trak__ui_put(out, "]", 1);
   free(total);
   free(count);
-  free(touched);
+  free(index);
   return rc;
 }
 
