@@ -1,7 +1,8 @@
 /*
 ** Unit tests of flow binding (src/processor/import/flows.c, both formats), one rule per test: JSON v1 flows (s, t, f with and without bp "e") bound to
 ** enclosing or next slices, the problems Perfetto counts (a second start, a step or end without
-** a start, no enclosing slice), and protobuf flow_ids / terminating_flow_ids.
+** a start, no enclosing slice), protobuf flow_ids / terminating_flow_ids, and protobuf legacy v1
+** flows under the same rules as JSON's.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -84,12 +85,45 @@ static void test_proto_flow_ids(void **state) {
         "a|b|7\nb|c|7\nd|e|7", "");
 }
 
+#define SEQ                                                                                        \
+  "packet { trusted_packet_sequence_id: 1 sequence_flags: 1 thread_descriptor { pid: 1 tid: 1 } "  \
+  "}\n"
+#define LEG(ts, name, legacy)                                                                      \
+  PKT #ts " sequence_flags: 2 track_event { name: \"" name                                         \
+          "\" categories: \"c\" legacy_event { " legacy " } } }\n"
+
+#define LEGE(ts) PKT #ts " sequence_flags: 2 track_event { legacy_event { phase: 69 } } }\n"
+
+/* Protobuf legacy v1 flows follow JSON's rules (one implementation): a second s of an open id is
+** counted and ignored, and an f bound to the enclosing slice leaves the flow open for a later
+** t. */
+static void test_proto_v1_duplicate_and_open_end(void **state) {
+  (void)state;
+  check(SEQ LEG(10, "a", "phase: 66") LEG(11, "fl", "phase: 115 unscoped_id: 1") LEGE(19)
+            LEG(20, "b", "phase: 66") LEG(21, "fl", "phase: 115 unscoped_id: 1")
+                LEG(22, "fl", "phase: 102 unscoped_id: 1 bind_to_enclosing: true") LEGE(29)
+                    LEG(30, "c", "phase: 66") LEG(31, "fl", "phase: 116 unscoped_id: 1") LEGE(39),
+        "a|b|0\na|c|0", "flow_duplicate_id|1");
+}
+
+/* Protobuf legacy v1 f events waiting for the next slice queue up per track: both bind. */
+static void test_proto_v1_pending_queue(void **state) {
+  (void)state;
+  check(SEQ LEG(10, "a", "phase: 66") LEG(11, "fl", "phase: 115 unscoped_id: 1")
+            LEG(12, "fl", "phase: 115 unscoped_id: 2") LEGE(19)
+                LEG(20, "fl", "phase: 102 unscoped_id: 1")
+                    LEG(21, "fl", "phase: 102 unscoped_id: 2") LEG(30, "c", "phase: 66") LEGE(39),
+        "a|c|0\na|c|1", "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_json_chain),
       cmocka_unit_test(test_json_end_next),
       cmocka_unit_test(test_json_problems),
       cmocka_unit_test(test_proto_flow_ids),
+      cmocka_unit_test(test_proto_v1_duplicate_and_open_end),
+      cmocka_unit_test(test_proto_v1_pending_queue),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,7 @@ typedef struct fixture {
 static int setup(void **state) {
   fixture *f = test_calloc(1, sizeof *f);
   trak__tables_init(&f->tables);
-  trak__importer_init(&f->imp, &f->tables, NULL);
+  trak__importer_init(&f->imp, &f->tables, NULL, NULL, 0);
   *state = f;
   return 0;
 }

@@ -21,6 +21,13 @@ struct trak_query {
   trak__columns *columns; /* NULL until the first trak_query_fetch_columns */
 };
 
+/* The importer's format parts (import/importer.h), in the order of their stats rows: protobuf's
+** (the service's trace_stats figures), then the Linux event sink's (ftrace). */
+static const trak_format_part format_parts[] = {
+    {trak__trace_stats_row, trak__proto_free},
+    {trak__ftrace_stats_row, trak__ftrace_free},
+};
+
 int trak_processor_new(const trak_processor_options *options, trak_processor **out,
                        trak_error *err) {
   trak_processor *p = calloc(1, sizeof *p);
@@ -31,7 +38,8 @@ int trak_processor_new(const trak_processor_options *options, trak_processor **o
   }
   if (options) p->opts = *options;
   trak__tables_init(&p->tables);
-  trak__importer_init(p->imp, &p->tables, options);
+  trak__importer_init(p->imp, &p->tables, options, format_parts,
+                      sizeof format_parts / sizeof *format_parts);
   *out = p;
   return 0;
 }
@@ -52,6 +60,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__ftrace_finish(p->imp);
   trak__events_parse(p->imp);
   trak__tracks_finish(p->imp);
+  trak__proto_finish(p->imp);
   const char *trace_type = p->format == TRAK_FORMAT_JSON       ? "json"
                            : p->format == TRAK_FORMAT_SYSTRACE ? "systrace"
                                                                : "proto";

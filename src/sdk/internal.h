@@ -333,6 +333,13 @@ void trak__track_lock(int lock) TRAK__HIDDEN; /* fork handlers: 1 locks, 0 unloc
 void trak__packet_all(uint32_t mask, void (*fn)(trak_pb_buf *b, void *user),
                       void *user) TRAK__HIDDEN;
 
+/* session_config.c: copies the lists, output path and data sources of `cfg` into new session
+** `s` (its fields zero before). Returns 0, or TRAK_ENOMEM when a copy failed or a data source
+** has no name; what was copied is then still to free with trak__session_config_free, which
+** frees them all (fields NULL are fine). */
+int trak__session_config_copy(struct trak_session *s, const trak_session_config *cfg) TRAK__HIDDEN;
+void trak__session_config_free(struct trak_session *s) TRAK__HIDDEN;
+
 /* session.c */
 /* Gives `w` a fresh chunk of `s`. Returns 0, or -1 when none is available (a loss). */
 int trak__session_acquire_chunk(struct trak_session *s, trak__writer *w) TRAK__HIDDEN;

@@ -1,11 +1,13 @@
 /*
-** Args (debug_args.c, arg_order.c): arg sets built row by row in tables->args, shared when
-** identical, merged when a slice's end adds to its begin's; debug annotations and proto
-** reflection flattened into rows; the order Perfetto numbers sets in.
+** Args (arg_sets.c, arg_order.c): arg sets built row by row in tables->args, shared when
+** identical, merged when a slice's end adds to its begin's; the keys being built; the order
+** Perfetto numbers sets in. The formats flatten their values into rows (protobuf's debug
+** annotations and reflection: proto/debug_annotations.c; JSON values: json/json_args.c).
 */
 #ifndef TRAK_PROCESSOR_IMPORT_ARGS_H
 #define TRAK_PROCESSOR_IMPORT_ARGS_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -31,10 +33,13 @@ typedef struct trak_arg_key_mark {
   size_t key_len, flat_len, cut;
 } trak_arg_key_mark;
 
+/* The key's current length (a mark); trak__arg_key_restore cuts the key back to a mark taken
+** from the same key. Neither can fail. */
 static inline trak_arg_key_mark trak__arg_key_save(const trak_arg_key *k) {
   return (trak_arg_key_mark){k->key_len, k->flat_len, k->cut};
 }
 static inline void trak__arg_key_restore(trak_arg_key *k, trak_arg_key_mark m) {
+  assert(m.key_len <= k->key_len && m.flat_len <= k->flat_len); /* a mark of this key */
   k->key_len = m.key_len, k->flat_len = m.flat_len, k->cut = m.cut;
 }
 /* Appends `len` bytes to the key, and to the flat key unless it is an array index
@@ -92,7 +97,8 @@ enum trak_key {
   TRAK_KEY_COUNT
 };
 
-/* The arg state of one import (debug_args.c and arg_order.c own it; imp->args). */
+/* The arg state of one import (arg_sets.c, arg_order.c and proto/debug_annotations.c own it;
+** imp->args). */
 typedef struct trak_args {
   trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
   TRAK_VEC(uint64_t) order;      /* parse phase: when Perfetto makes arg sets (arg_order.c) */
@@ -100,12 +106,10 @@ typedef struct trak_args {
   uint32_t keys[TRAK_KEY_COUNT]; /* string ids of enum trak_key, 0 until used */
 } trak_args;
 
-/* Adds the debug annotations of one event as a new arg set; returns its id or TRAK_NULL_U32. */
-uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
-                              size_t n);
-/* Appends the rows of the debug annotations to the arg set `set` being built (its first row). */
-void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
-                             const trak_span *annos, size_t n);
+/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
+** shared as trak__args_share does (implemented in proto/typed_args.c; tracks.c adds it to
+** records whose scope was not known when they were read). */
+uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
@@ -116,9 +120,6 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b);
 /* Appends copies of the rows of arg set `from` to the set being built at `set`. */
 void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set);
-/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
-** shared as trak__args_share does (typed_args.c). */
-uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Arg set numbering (arg_order.c): the parse phase logs the moments Perfetto makes sets, a
 ** kind << 32 | value entry each, and trak__arg_order_apply lays the args table out in that
@@ -136,25 +137,6 @@ void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
 ** which those from `n_early` on are made at the end (after all logged sets). */
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);
-
-/* Adds the args of one field of a message (a TrackEvent's typed payload) to the arg set `set`
-** as Perfetto's reflection names them: key "name", nested fields "name.sub", repeated values
-** "name[i]" (flat key "name"), enums by value name, an empty message as a null row
-** (debug_args.c). */
-struct trak_pb_field_desc;
-/* Finds imp->te_schema, chrome_te_schema and da_schema once. */
-void trak__schemas_init(trak_importer *imp);
-void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
-                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
-
-/* Source locations (implemented in proto/typed_args.c). */
-/* The interned SourceLocation `iid` of the sequence, or NULL (reported as missing). */
-const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
-/* A location's file name as Perfetto writes it: '\\' made '/', absent made "". */
-uint32_t trak__source_path(trak_importer *imp, uint32_t file);
-/* Arg set `set` (TRAK_NULL_U32: none) with legacy_event.passthrough_utid `utid` added last,
-** shared as trak__args_share does (typed_args.c). */
-uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
 
 /* Frees what imp->args holds (arg_order.c). */
 void trak__args_free(trak_args *a);

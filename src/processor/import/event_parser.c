@@ -55,9 +55,11 @@ static const char *track_label(trak_importer *imp, uint32_t track, char *buf, si
   return buf;
 }
 
-/* The flows (flows.c) and the callstack of slice `slice` from its record's aux block. */
-static inline void slice_aux(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
-  trak__flows_bind(imp, aux, slice);
+/* The flows (flows.c) and the callstack of slice `slice` from its record's aux block (its
+** event's packet: `pkt`). */
+static inline void slice_aux(trak_importer *imp, const uint64_t *aux, uint32_t slice,
+                             uint64_t pkt) {
+  trak__flows_bind(imp, aux, slice, pkt);
   if (TRAK_UNLIKELY(aux[1] & TRAK_AUX_CALLSTACK)) /* its index follows the counter values */
     trak__callstack_slice(imp, (uint32_t)aux[3 + aux[0] + (uint32_t)aux[1] + 2 * aux[2]], slice);
 }
@@ -183,7 +185,7 @@ static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track)
                     track_label(imp, track, label, sizeof label));
     return TRAK_NULL_U32;
   }
-  if (ev->aux) slice_aux(imp, imp->aux.v + ev->aux, slice);
+  if (ev->aux) slice_aux(imp, imp->aux.v + ev->aux, slice, ev->pkt);
   return slice;
 }
 
@@ -287,30 +289,23 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
     push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
     if (type != TRAK_EV_BEGIN) info->closed_on_stack = 1;
-    if (imp->json) {
-      if (TRAK_UNLIKELY(info->pending_flow)) trak__json_flow_pending(imp, track, id);
-      if (aux) trak__json_flow_v2(imp, imp->aux.v + aux, id, track, ev->pkt);
-    } else {
-      if (aux) slice_aux(imp, imp->aux.v + aux, id);
-      if (TRAK_UNLIKELY(info->pending_flow)) {
-        uint64_t end[4] = {0, 1, 0, info->pending_flow};
-        trak__flows_bind(imp, end, id);
-        info->pending_flow = 0;
-      }
-    }
+    /* flow ends waiting for this slice first, as Perfetto's slice tracker calls back at its
+    ** start, then the event's own flows */
+    if (TRAK_UNLIKELY(info->pending_flow)) trak__flows_pending(imp, track, id);
+    if (aux && imp->json)
+      trak__json_flow_v2(imp, imp->aux.v + aux, id, ev->pkt);
+    else if (aux)
+      slice_aux(imp, imp->aux.v + aux, id, ev->pkt);
     slice = id;
     if (type == TRAK_EV_COMPLETE) return;
     break;
   }
-  case TRAK_EV_FLOW:
-    if (imp->json) {
-      uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
-      uint64_t id = trak__json_v1_flow_id(imp, imp->aux.v[ev->aux], imp->aux.v[ev->aux + 1]);
-      trak__json_flow(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
-    } else {
-      trak__flow_legacy_v1(imp, ev, info);
-    }
+  case TRAK_EV_FLOW: { /* a v1 flow event of either format */
+    uint32_t top = info->open_depth ? (uint32_t)info->open[info->open_depth - 1] : TRAK_NULL_U32;
+    uint64_t id = trak__flow_v1_id(imp, imp->aux.v[ev->aux], imp->aux.v[ev->aux + 1]);
+    trak__flow_event(imp, (int)ev->u.s.name, id, top, track, ev->pkt);
     return;
+  }
   case TRAK_EV_END:
     slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
     break;

@@ -1,40 +1,42 @@
 /*
-** This file holds flow binding for both formats, as Perfetto's flow tracker binds flows. The
-** flow ids TrackEvents name (flow_ids, terminating_flow_ids, legacy v2 bind_id) and protobuf
-** legacy v1 flow events come in records' aux blocks (trak__flows_bind, trak__flow_legacy_v1).
-** JSON flow events are bound as follows: a flow's id
-** maps to the slice it last left from; s (and v2 flow_out) starts a flow at the topmost
-** slice of its track (a second start of the same id is flow_duplicate_id and ignored), t
-** (flow_in with flow_out) steps it on, f with bp "e" (and v2 flow_in) ends it in the topmost
-** slice without closing it, f without bp "e" waits for the next slice to begin on its track.
-** A flow between two slices always runs from the earlier one to the later one. Flows are
-** identified as in Perfetto: a v2 flow by its bind_id, a v1 flow (id, category, name) by a
-** number counted from 0 in order of first use; both share one space, and flow.trace_id
+** This file holds flow binding for both formats, with the rules of Perfetto's flow tracker: a
+** flow's id maps to the slice it last left. A begin (v1 s, v2 flow_out / FLOW_OUT, a TrackEvent
+** flow id not open) starts a flow at a slice (a second begin of an open id is flow_duplicate_id
+** and ignored); a step (v1 t, v2 both / FLOW_INOUT, a TrackEvent flow id already open) links it
+** on; an end (v1 f bound to the enclosing slice, v2 flow_in / FLOW_IN) links it into a slice
+** and leaves it open, a TrackEvent terminating id closes it; a v1 f not bound to the enclosing
+** slice waits, in a queue per track, for the next slice to begin there. A link runs from the
+** earlier of its two slices to the later one, and may join a slice to itself. Flows are
+** identified as in Perfetto: a v2 or TrackEvent flow by its id, a v1 flow (id, category, name)
+** by a number counted from 0 in order of first use; all share one space, and flow.trace_id
 ** holds it.
 */
+#include <assert.h>
 #include <string.h>
 
 #include "processor/import/importer.h"
 
-/* Adds a JSON flow; a flow whose id is a v1 flow's gets that flow's name and category args, as
-** Perfetto's flow tracker looks the id up (v2 ids share the space). */
+/* Adds a flow row; a flow whose id is a v1 flow's gets that flow's name and category args, as
+** Perfetto's flow tracker looks the id up (the other ids share the space). */
 static void add(trak_importer *imp, uint32_t out, uint32_t in, uint64_t id) {
   uint32_t flow = trak__flow_add(imp->tables, out, in, (int64_t)id);
-  if (imp->json && id < imp->flows.v1_args.n) {
+  if (id < imp->flows.v1_args.n) {
     imp->tables->flow.arg_set_id[flow] = imp->flows.v1_args.v[id];
     trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, imp->flows.v1_args.v[id]);
   }
 }
 
-void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
+/* Adds flow `id` between `from` and `slice`, from the earlier slice to the later one. */
+static void link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id) {
   const trak_tables *t = imp->tables;
+  assert(from != TRAK_NULL_U32 && slice != TRAK_NULL_U32);
   if (t->slice.ts[from] > t->slice.ts[slice])
     add(imp, slice, from, id);
   else
     add(imp, from, slice, id);
 }
 
-uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat) {
+uint64_t trak__flow_v1_id(trak_importer *imp, uint64_t key, uint64_t name_cat) {
   int added;
   uint32_t *id = trak__map_put(&imp->flows.v1_ids, key, 0, &added);
   if (!added) return *id;
@@ -53,50 +55,58 @@ uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_c
   return imp->flows.v1_count - 1;
 }
 
-void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
-                     uint64_t pkt) {
+/* Ends flow `id` in `slice`; with `close`, the flow is closed (a terminating id). */
+static void end(trak_importer *imp, uint32_t *from, uint32_t slice, uint64_t id, int close) {
+  uint32_t out = *from;
+  if (close) *from = TRAK_NULL_U32;
+  link(imp, out, slice, id);
+}
+
+void trak__flow_event(trak_importer *imp, int op, uint64_t id, uint32_t slice, uint32_t track,
+                      uint64_t pkt) {
+  assert(op >= TRAK_FLOW_V1_BEGIN && op <= TRAK_FLOW_V1_END_NEXT);
   if (op == TRAK_FLOW_V1_END_NEXT) {
+    assert(track < imp->tracks.info.n);
     imp->tracks.info.v[track].pending_flow++;
-    trak_vec_push(imp->flows.pending, ((trak_pending_flow){key, track}));
+    trak_vec_push(imp->flows.pending, ((trak_pending_flow){id, track}));
     return;
   }
   if (slice == TRAK_NULL_U32) {
     trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, pkt,
-                    "flow event has no enclosing slice on its track");
+                    "flow %llu has no enclosing slice on its track", (unsigned long long)id);
     return;
   }
-  uint32_t *from = trak__map_get(&imp->flows.last_slice, key);
+  int added;
+  uint32_t *from = trak__map_put(&imp->flows.last_slice, id, TRAK_NULL_U32, &added);
+  int open = *from != TRAK_NULL_U32;
   switch (op) {
   case TRAK_FLOW_V1_BEGIN:
-    if (from) {
-      trak__report_at(imp, TRAK_STAT_FLOW_DUPLICATE_ID, pkt,
-                      "flow starts again with an id that already started; ignored");
-      return;
-    }
-    int added;
-    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
+    if (open)
+      trak__report_at(imp, TRAK_STAT_FLOW_DUPLICATE_ID, pkt, "flow %llu begins again while open",
+                      (unsigned long long)id);
+    else
+      *from = slice;
     return;
   case TRAK_FLOW_V1_STEP:
-    if (!from) {
+    if (!open) {
       trak__report_at(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, pkt,
-                      "flow step with an id no flow started with; ignored");
+                      "flow %llu steps without a start", (unsigned long long)id);
       return;
     }
-    trak__flow_link(imp, *from, slice, key);
+    link(imp, *from, slice, id);
     *from = slice;
     return;
   default: /* an end binding to the enclosing slice: the flow stays open */
-    if (!from) {
-      trak__report_at(imp, TRAK_STAT_FLOW_END_WITHOUT_START, pkt,
-                      "flow end with an id no flow started with; ignored");
-      return;
-    }
-    trak__flow_link(imp, *from, slice, key);
+    if (!open)
+      trak__report_at(imp, TRAK_STAT_FLOW_END_WITHOUT_START, pkt, "flow %llu ends without a start",
+                      (unsigned long long)id);
+    else
+      end(imp, from, slice, id, 0);
     return;
   }
 }
 
-void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice) {
+void trak__flows_pending(trak_importer *imp, uint32_t track, uint32_t slice) {
   imp->tracks.info.v[track].pending_flow = 0;
   size_t kept = 0;
   for (size_t i = 0; i < imp->flows.pending.n; i++) {
@@ -106,83 +116,41 @@ void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice)
       continue;
     }
     const uint32_t *from = trak__map_get(&imp->flows.last_slice, p.key);
-    if (from) add(imp, *from, slice, p.key);
+    if (from && *from != TRAK_NULL_U32) add(imp, *from, slice, p.key);
   }
   imp->flows.pending.n = kept;
 }
 
-void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
-                        uint64_t pkt) {
+void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint64_t pkt) {
   if (!block[0] && !block[1]) return;
   int op = block[2] & TRAK_AUX_JSON_FLOW_STEP ? TRAK_FLOW_V1_STEP
            : block[0]                         ? TRAK_FLOW_V1_BEGIN
                                               : TRAK_FLOW_V1_END_ENCLOSING;
-  trak__json_flow(imp, op, block[3], slice, track, pkt);
+  trak__flow_event(imp, op, block[3], slice, TRAK_NULL_U32, pkt);
 }
 
-/* ---- protobuf (and JSON v1 through the legacy event path): flows named in records -------- */
-
-/* The flows of slice `slice` from its record's aux block (import.h), as Perfetto's flow tracker
-** makes them: a flow id begins a flow or continues it from its last slice; a terminating id
-** ends an open flow; a legacy v2 bind_id begins (OUT), continues (INOUT) or ends a step of
-** (IN: the flow stays open, from the same slice) a flow. A flow runs from the earlier of its
-** two slices to the later one, whichever event named it first. */
-void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice) {
+void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice, uint64_t pkt) {
   const uint64_t *ids = aux + 3;
-  uint64_t n = aux[0] + (uint32_t)aux[1];
+  uint64_t n_flow = aux[0], n_end = (uint32_t)aux[1];
   uint32_t v2 = (uint32_t)(aux[1] >> 32) & 0xffff;
-  for (uint64_t i = 0; i < n; i++) {
+  if (v2) { /* the legacy bind_id, last in the block, first in Perfetto's order */
+    assert(n_end > 0 && v2 <= TRAK_FLOW_V2_IN); /* counted among the terminating ids */
+    n_end--;
+    int op = v2 == TRAK_FLOW_V2_OUT     ? TRAK_FLOW_V1_BEGIN
+             : v2 == TRAK_FLOW_V2_INOUT ? TRAK_FLOW_V1_STEP
+                                        : TRAK_FLOW_V1_END_ENCLOSING;
+    trak__flow_event(imp, op, ids[n_flow + n_end], slice, TRAK_NULL_U32, pkt);
+  }
+  for (uint64_t i = 0; i < n_flow; i++) {
     int added;
-    uint32_t *last = trak__map_put(&imp->flows.last_slice, ids[i], TRAK_NULL_U32, &added);
-    uint32_t from = *last;
-    int open = from != TRAK_NULL_U32;
-    uint32_t kind = i + 1 == n && v2 ? v2 : i < aux[0] ? 0 : TRAK_FLOW_V2_IN + 1;
-    if (kind == TRAK_FLOW_V2_OUT && open) {
-      trak__report(imp, TRAK_STAT_FLOW_DUPLICATE_ID, "flow %llu begins again while open",
-                   (unsigned long long)ids[i]);
-      continue;
-    }
-    if (!open) {
-      if (kind == TRAK_FLOW_V2_INOUT)
-        trak__report(imp, TRAK_STAT_FLOW_STEP_WITHOUT_START, "flow %llu steps without a start",
-                     (unsigned long long)ids[i]);
-      else if (kind == TRAK_FLOW_V2_IN)
-        trak__report(imp, TRAK_STAT_FLOW_END_WITHOUT_START, "flow %llu ends without a start",
-                     (unsigned long long)ids[i]);
-      else if (kind <= TRAK_FLOW_V2_OUT)
-        *last = slice; /* begins */
-      continue;
-    }
-    if (from != slice) trak__flow_link(imp, from, slice, ids[i]);
-    if (kind == TRAK_FLOW_V2_IN + 1)
-      *last = TRAK_NULL_U32; /* a terminating id closes the flow */
-    else if (kind != TRAK_FLOW_V2_IN)
-      *last = slice;
+    uint32_t *from = trak__map_put(&imp->flows.last_slice, ids[i], TRAK_NULL_U32, &added);
+    if (*from != TRAK_NULL_U32) link(imp, *from, slice, ids[i]);
+    *from = slice; /* begins, or goes on from here */
   }
-}
-
-/* A protobuf legacy v1 flow event (LegacyEvent phases s, t, f) binding to the enclosing slice
-** or, for f without bp "e", to the next slice that begins on the track. */
-void trak__flow_legacy_v1(trak_importer *imp, const trak_ev *ev, trak_track_info *info) {
-  uint64_t key = imp->aux.v[ev->aux];
-  if (ev->u.s.name == TRAK_FLOW_V1_END_NEXT) {
-    info->pending_flow = key;
-    return;
+  for (uint64_t i = n_flow; i < n_flow + n_end; i++) {
+    uint32_t *from = trak__map_get(&imp->flows.last_slice, ids[i]);
+    if (from && *from != TRAK_NULL_U32) end(imp, from, slice, ids[i], 1);
   }
-  if (!info->open_depth) {
-    trak__report_at(imp, TRAK_STAT_FLOW_NO_ENCLOSING, ev->pkt,
-                    "flow event at %lld has no enclosing slice on its thread", (long long)ev->ts);
-    return;
-  }
-  uint32_t slice = (uint32_t)info->open[info->open_depth - 1];
-  uint64_t step[4] = {ev->u.s.name != TRAK_FLOW_V1_END_ENCLOSING,
-                      ev->u.s.name == TRAK_FLOW_V1_END_ENCLOSING, 0, key};
-  if (ev->u.s.name == TRAK_FLOW_V1_BEGIN) {
-    int added;
-    *trak__map_put(&imp->flows.last_slice, key, slice, &added) = slice;
-    return;
-  }
-  trak__flows_bind(imp, step, slice);
 }
 
 void trak__flows_free(trak_flows *f) {

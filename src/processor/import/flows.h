@@ -6,13 +6,14 @@
 #define TRAK_PROCESSOR_IMPORT_FLOWS_H
 
 #include <stdint.h>
+
+#include "processor/import/hash.h"
 #include "processor/tables/storage.h"
 
 typedef struct trak_importer trak_importer;
-struct trak_ev;         /* sequence.h */
-struct trak_track_info; /* tracks.h */
 
-/* A JSON flow end (f without bp "e") waiting for the next slice to begin on its track. */
+/* A flow end (v1 f without binding to the enclosing slice) waiting for the next slice to begin
+** on its track. */
 typedef struct trak_pending_flow {
   uint64_t key;
   uint32_t track;
@@ -21,43 +22,46 @@ typedef struct trak_pending_flow {
 /* The flow state of one import (flows.c owns it; imp->flows). */
 typedef struct trak_flows {
   trak_map last_slice;                 /* parse phase: flow id -> the slice it last left */
-  TRAK_VEC(trak_pending_flow) pending; /* JSON flow ends waiting for a slice */
-  trak_map v1_ids;                     /* JSON v1 flow key (id, cat, name) -> flow id */
+  TRAK_VEC(trak_pending_flow) pending; /* flow ends waiting for a slice, in order */
+  trak_map v1_ids;                     /* v1 flow key (trak__flow_v1_key) -> flow id */
   uint32_t v1_count;                   /* v1 flow ids given so far */
   TRAK_VEC(uint32_t) v1_args;          /* v1 flow id -> its flows' arg set */
 } trak_flows;
 
-/* JSON flows (flows.c), bound as Perfetto's flow tracker binds them: `op` is a
-** trak_flow_v1_kind (v2 flow_out: BEGIN; flow_in with flow_out: STEP; flow_in: END_ENCLOSING),
-** `key` the flow id (a v2 bind_id, or trak__json_v1_flow_id's),
-** `slice` the topmost slice of `track` (TRAK_NULL_U32: none, reported) for all but
-** END_NEXT, which waits for the next slice that begins on `track`. */
-void trak__json_flow(trak_importer *imp, int op, uint64_t key, uint32_t slice, uint32_t track,
-                     uint64_t pkt);
-/* A v2 flow (bind_id with flow_in / flow_out) on the slice that just began on `track`; `block`
-** is the slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
-void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint32_t track,
-                        uint64_t pkt);
-/* Adds flow `id` between `from` (the slice it last left) and `slice`, from the earlier slice
-** to the later one, as Perfetto's flow tracker orders a step or an end (both formats). */
-void trak__flow_link(trak_importer *imp, uint32_t from, uint32_t slice, uint64_t id);
-/* The flow id of a JSON v1 flow key: 0, 1, 2, ... in order of first use, as Perfetto's; a new
-** id gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry. */
-uint64_t trak__json_v1_flow_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
-/* Binds the flow ends waiting on `track` to `slice`, which just began there. */
-void trak__json_flow_pending(trak_importer *imp, uint32_t track, uint32_t slice);
+/* The key of a v1 flow (s / t / f events of both formats): its id, category and name (string
+** ids), as Perfetto keys v1 flows. Can't fail. */
+static inline uint64_t trak__flow_v1_key(uint64_t id, uint32_t cat, uint32_t name) {
+  return trak__mix(trak__mix(trak__mix(0xf101, id), cat), name);
+}
+/* The flow id of v1 flow `key`: 0, 1, 2, ... in order of first use, as Perfetto's; a new id
+** gets the arg set {name, cat} (`name_cat`: name << 32 | category) its flows carry (so does any
+** flow with that id: TrackEvent and v2 ids share the space, as in Perfetto). Can't fail. */
+uint64_t trak__flow_v1_id(trak_importer *imp, uint64_t key, uint64_t name_cat);
 
-/* The flows of slice `slice` from its record's aux block (sequence.h: aux[0] flow ids, then
-** (uint32)aux[1] terminating ones, the last being a legacy v2 bind_id of kind aux[1] >> 32
-** & 0xffff when that is non-zero; ids from aux[3]), bound as described at
-** trak__flows_bind's definition. Reports problems (flow_duplicate_id, flow_*_without_start);
-** can't fail. */
-void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice);
-/* A protobuf legacy v1 flow event (record `ev` on the track `info` describes): binds to the
-** track's topmost open slice, or, for an end that binds to the next slice, waits in
-** info->pending_flow. Reports flow_no_enclosing_slice; can't fail. */
-void trak__flow_legacy_v1(trak_importer *imp, const struct trak_ev *ev,
-                          struct trak_track_info *info);
+/* A flow event of either format, bound as Perfetto's flow tracker binds it: `op` is a
+** trak_flow_v1_kind. BEGIN starts flow `id` at `slice` (an id still open: flow_duplicate_id,
+** ignored); STEP links it from the slice it last left to `slice` and moves it on (never begun:
+** flow_step_without_start); END_ENCLOSING links it into `slice`, the flow staying open (never
+** begun: flow_end_without_start); END_NEXT queues it for the next slice to begin on `track`
+** (trak__flows_pending). For all but END_NEXT, `slice` is the topmost open slice of the event's
+** track (TRAK_NULL_U32: none, flow_no_enclosing_slice). A link runs from the earlier of its two
+** slices to the later one, and may join a slice to itself, as in Perfetto. Problems are
+** logged at packet `pkt`; can't fail. */
+void trak__flow_event(trak_importer *imp, int op, uint64_t id, uint32_t slice, uint32_t track,
+                      uint64_t pkt);
+/* Binds the flow ends queued on `track` to `slice`, which just began there (before the slice's
+** own flows, as Perfetto's slice tracker calls back at a slice's start). */
+void trak__flows_pending(trak_importer *imp, uint32_t track, uint32_t slice);
+/* A JSON v2 flow (bind_id with flow_in / flow_out) on the slice that just began; `block` is the
+** slice's flows block (one id, TRAK_AUX_JSON_FLOW_STEP in its third word for a step). */
+void trak__json_flow_v2(trak_importer *imp, const uint64_t *block, uint32_t slice, uint64_t pkt);
+/* The flows of TrackEvent slice `slice` from its record's aux block (sequence.h: aux[0] flow
+** ids, then (uint32)aux[1] terminating ones, the last being a legacy v2 bind_id of kind
+** aux[1] >> 32 & 0xffff when that is non-zero; ids from aux[3]), in Perfetto's order: the v2
+** bind_id (OUT begins, INOUT steps, IN ends without closing), then each flow id (begins a flow,
+** or steps an open one), then each terminating id (ends an open flow and closes it; one not
+** open is ignored, as Perfetto ignores it). Problems are logged at packet `pkt`; can't fail. */
+void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice, uint64_t pkt);
 
 /* Frees what imp->flows holds. */
 void trak__flows_free(trak_flows *f);

@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/import_result.h"
 #include "processor/import/importer.h"
 
@@ -18,16 +17,14 @@ static const trak_stat_def parse_duration = {
     "trace are the same on every run.",
     1};
 
-typedef int (*stats_row_fn)(const trak_importer *imp, size_t i, trak_traced_row *out);
-
 /* Appends the rows `row` gives to `v` (which has room for them), rows of one stat sharing a
 ** key after *key. Returns the number appended. */
-static size_t add_traced_rows(const trak_importer *imp, stats_row_fn row, trak_stat_row *v,
-                              int64_t *key) {
+static size_t add_traced_rows(const trak_importer *imp, const trak_format_part *part,
+                              trak_stat_row *v, int64_t *key) {
   trak_traced_row r;
   const trak_stat_def *prev = NULL;
   size_t n = 0;
-  for (size_t i = 0; row(imp, i, &r); i++, n++) {
+  for (size_t i = 0; part->stats_row(imp, i, &r); i++, n++) {
     if (r.def != prev) ++*key;
     prev = r.def;
     if (v) v[n] = (trak_stat_row){r.def, *key, r.idx, r.value};
@@ -35,20 +32,22 @@ static size_t add_traced_rows(const trak_importer *imp, stats_row_fn row, trak_s
   return n;
 }
 
-/* The importer's own counts (key: the stat id), then the figures trace_stats packets carried,
-** then ftrace's, then parse_trace_duration_ns. Returns the rows (malloc'd) or NULL. */
+/* The importer's own counts (key: the stat id), then the format parts' rows in their order
+** (protobuf's trace_stats figures, then ftrace's), then parse_trace_duration_ns. Returns the
+** rows (malloc'd) or NULL. */
 static trak_stat_row *stats_rows(const trak_importer *imp, size_t *n_out) {
   int64_t key = TRAK_STAT_COUNT - 1;
-  size_t n = TRAK_STAT_COUNT + 1 + add_traced_rows(imp, trak__trace_stats_row, NULL, &key) +
-             add_traced_rows(imp, trak__ftrace_stats_row, NULL, &key);
+  size_t n = TRAK_STAT_COUNT + 1;
+  for (size_t i = 0; i < imp->n_parts; i++)
+    n += add_traced_rows(imp, &imp->parts[i], NULL, &key);
   trak_stat_row *v = malloc(n * sizeof *v);
   if (!v) return NULL;
   for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
     v[i] = (trak_stat_row){&trak__stat_defs[i], (int64_t)i, -1, imp->stats[i]};
   size_t at = TRAK_STAT_COUNT;
   key = TRAK_STAT_COUNT - 1;
-  at += add_traced_rows(imp, trak__trace_stats_row, v + at, &key);
-  at += add_traced_rows(imp, trak__ftrace_stats_row, v + at, &key);
+  for (size_t i = 0; i < imp->n_parts; i++)
+    at += add_traced_rows(imp, &imp->parts[i], v + at, &key);
   v[at++] = (trak_stat_row){&parse_duration, key + 1, -1, 0};
   *n_out = at;
   return v;

@@ -3,11 +3,10 @@
 ** threads and processes, clocks) from its start with the idle thread to its end.
 ** Problem accounting is report.c's.
 */
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/callstacks.h"
-#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
 
 /* The string pool's report of a string that is not UTF-8 (kept as read): counted against the
@@ -20,10 +19,13 @@ static void invalid_utf8(void *ctx, size_t first) {
 }
 
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
-                         const trak_processor_options *opts) {
+                         const trak_processor_options *opts, const trak_format_part *parts,
+                         size_t n) {
+  assert(tables && (parts || !n));
   memset(imp, 0, sizeof *imp);
   imp->tables = tables;
   if (opts) imp->opts = *opts;
+  imp->parts = parts, imp->n_parts = n;
   imp->trace_clock = TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
   imp->range_of_interest_ns = imp->crop_before_ns = INT64_MIN;
   trak_vec_push(imp->aux, 0); /* aux index 0 means "none" */
@@ -40,9 +42,6 @@ void trak__importer_free(trak_importer *imp) {
   trak__slices_free(&imp->slices);
   trak__flows_free(&imp->flows);
   trak__args_free(&imp->args);
-  for (size_t i = 0; i < imp->deferred.n; i++)
-    free((void *)imp->deferred.v[i].bytes.data);
-  trak_vec_free(imp->deferred);
   for (size_t i = 0; i < imp->clocks.n; i++)
     trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
@@ -50,12 +49,9 @@ void trak__importer_free(trak_importer *imp) {
   trak_vec_free(imp->aux);
   trak_vec_free(imp->import_logs);
   trak_vec_free(imp->android_logs);
-  trak_vec_free(imp->source_locs);
-  trak_vec_free(imp->traced_buf);
-  trak__map_free(&imp->traced_buf_index);
   trak__meta_free(imp);
-  trak__callstacks_free(imp);
-  trak__ftrace_free(imp);
+  for (size_t i = 0; i < imp->n_parts; i++)
+    imp->parts[i].free(imp);
   if (imp->tables && imp->tables->strings.ctx == imp) imp->tables->strings.on_invalid_utf8 = NULL;
   memset(imp, 0, sizeof *imp);
 }

@@ -39,9 +39,20 @@ typedef struct trak_deferred_packet {
   size_t outer_len;
 } trak_deferred_packet;
 
+/* A format folder's part of the importer. The core includes no header of its format folders:
+** processor.c, which knows them all, gives trak__importer_init their list (trak__format_parts). */
+typedef struct trak_format_part {
+  /* its rows of the stats table, after the importer's own counts and the parts before it: row
+  ** `i` into *out, returning 1, or 0 past the last */
+  int (*stats_row)(const struct trak_importer *imp, size_t i, trak_traced_row *out);
+  void (*free)(struct trak_importer *imp); /* frees its parts of the importer */
+} trak_format_part;
+
 typedef struct trak_importer {
   trak_tables *tables; /* the tables being filled; not owned */
   trak_processor_options opts;
+  const trak_format_part *parts; /* the format folders' parts (static, not owned) */
+  size_t n_parts;
 
   /* ---- the concepts' parts, each owned by its file */
   trak_sequences seqs;     /* sequence.c */
@@ -50,7 +61,7 @@ typedef struct trak_importer {
   trak_async_tracks async; /* async_tracks.c */
   trak_slices slices;      /* slice_stack.c */
   trak_flows flows;        /* flows.c */
-  trak_args args;          /* debug_args.c, arg_order.c */
+  trak_args args;          /* arg_sets.c, arg_order.c, proto/debug_annotations.c */
   TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
 
   /* ---- problems (report.c) and the rows the SQL layer reads */
@@ -72,6 +83,7 @@ typedef struct trak_importer {
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats.c: the service's figures */
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats.c: per-buffer figures, sparse */
   trak_map traced_buf_index;                /* (figure, buffer) -> index in traced_buf */
+  struct trak_packet_state *packet_state;   /* metadata_packets.c: rare packets; NULL until one */
   /* callstacks.c: interned callstack messages and the events' callstacks; NULL until a trace
   ** has one */
   struct trak_callstacks *callstacks;
@@ -108,10 +120,13 @@ typedef struct trak_importer {
 } trak_importer;
 
 /* Starts an import into `tables` (not owned, must outlive the importer) with `opts` (copied;
-** NULL: defaults): the idle thread and process rows exist from here. Can't fail. */
+** NULL: defaults) and the format folders' `parts` (n of them; static, not copied; NULL when
+** n is 0): the idle thread and process rows exist from here. Can't fail. */
 void trak__importer_init(trak_importer *imp, trak_tables *tables,
-                         const trak_processor_options *opts);
-/* Frees everything the importer owns (not the tables) and zeroes it. */
+                         const trak_processor_options *opts, const trak_format_part *parts,
+                         size_t n);
+/* Frees everything the importer owns (not the tables), each format part's share included, and
+** zeroes it. */
 void trak__importer_free(trak_importer *imp);
 
 /* ---- inline fast paths that read more than one part ---------------------------------- */

@@ -29,8 +29,9 @@ enum {
   TRAK_EV_COUNTER = 4,
   TRAK_EV_EXTRA_ONLY = 5,
   /* JSON only: a slice with its duration (imp->aux[aux] = dur, imp->aux[aux + 1] = index of
-  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow), and a v1 flow step
-  ** (u.s.name = trak_flow_v1_kind, imp->aux[aux] = the flow key). */
+  ** its flows block or 0, bit 63 set when thread_ts and thread_dur follow). Both formats: a v1
+  ** flow step (u.s.name = trak_flow_v1_kind, imp->aux[aux] = the flow key, trak__flow_v1_key,
+  ** imp->aux[aux + 1] = name << 32 | category). */
   TRAK_EV_COMPLETE = 6,
   TRAK_EV_FLOW = 7
 };

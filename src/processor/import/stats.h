@@ -131,12 +131,16 @@ __attribute__((cold)) void trak__trace_stats_loss(struct trak_sequence *seq, uin
 /* The service events that are stats: a clone began, buffer `buffer` was cloned, a clone
 ** trigger fired (at trace time `ts`). */
 typedef enum { TRAK_CLONE_STARTED, TRAK_CLONE_BUFFER_DONE, TRAK_CLONE_TRIGGER } trak_clone_event;
+/* Counts service event `what` (`buffer`: the cloned buffer's index, for BUFFER_DONE) at `ts`
+** in the clone figures. Can't fail. */
 void trak__trace_stats_clone(trak_importer *imp, trak_clone_event what, int64_t buffer, int64_t ts);
 /* End of import: figures that depend on the trace config (config_write_into_file_*,
 ** long_trace_mode_bytes_overwritten), then the rows in order. `config` is the last
 ** TraceConfig (NULL: none); `service_major` the Perfetto version of the service (-1: unknown). */
 void trak__trace_stats_finish(trak_importer *imp, const uint8_t *config, size_t config_len,
                               int64_t service_major);
+/* Row `i` of the service's figures into *out (singles first, then per buffer, in order once
+** trak__trace_stats_finish ran). Returns 1, or 0 past the last row. */
 int trak__trace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
 
 #endif /* TRAK_PROCESSOR_IMPORT_STATS_H */

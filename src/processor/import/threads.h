@@ -123,14 +123,6 @@ void trak__process_args_flush(trak_importer *imp);
 uint32_t trak__chrome_process_name(trak_importer *imp, int32_t type);
 uint32_t trak__chrome_thread_name(trak_importer *imp, int32_t type);
 
-/* Chromium's descriptors' names and process args (implemented in proto/chrome_descriptors.c):
-** a ChromeProcessDescriptor / ChromeThreadDescriptor of a process / thread row, and a
-** ProcessDescriptor's process_labels. Malformed bytes are skipped. */
-void trak__process_labels(trak_importer *imp, uint32_t upid, const uint8_t *data, size_t len);
-void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const uint8_t *data,
-                                     size_t len);
-void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
-                                    size_t len);
 /* TracePacket.process_tree (implemented in proto/process_tree.c): processes (with a command
 ** line) and their parents, names, command lines and uids; threads, their processes, names. */
 void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,

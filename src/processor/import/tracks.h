@@ -63,7 +63,7 @@ typedef struct trak_track_info {
   size_t open_depth;       /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
-  uint64_t pending_flow; /* parse phase: JSON flow ends waiting for the next slice here */
+  uint64_t pending_flow; /* parse phase: flow ends waiting for the next slice here (count) */
 } trak_track_info;
 
 /* One output track of a set of JSON async ids (async_tracks.c): the id ("cookie" track) that
@@ -105,9 +105,35 @@ typedef struct trak_async_tracks {
 } trak_async_tracks;
 
 /* Tracks (tracks.c). */
-/* Applies a TrackDescriptor; a thread descriptor also becomes `seq`'s thread (seq may be NULL). */
-void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
-                                size_t len);
+
+/* A thread descriptor's identity, decoded (proto/track_descriptor.c). */
+typedef struct trak_thread_desc {
+  uint64_t uuid;             /* of the track descriptor */
+  int64_t pid, tid;          /* both present (the decoder skips a descriptor without) */
+  uint32_t name;             /* string id, 0: none */
+  uint8_t has_chrome_thread; /* a ChromeThreadDescriptor came with it */
+  uint8_t sandboxed;         /* it says the tid was read in a sandbox: (pid, tid) is the key */
+} trak_thread_desc;
+
+/* The thread a thread descriptor names: the descriptor's uuid owns one (pid, tid) thread; a
+** second uuid for a live (pid, tid) means the tid was reused, and starts a new thread. Sets
+** *other when the uuid's track already names a thread that is not (pid, tid) (then the name
+** is not applied to it); else the thread takes the descriptor's name. Returns the utid. */
+uint32_t trak__descriptor_thread(trak_importer *imp, const trak_thread_desc *td, int *other);
+/* The track of thread descriptor `td` whose thread is `utid` (trak__descriptor_thread; `other`
+** its answer): with `own_track` (no counter, merging allowed) the thread's own track, which
+** a second uuid of the thread shares, else the uuid's track. The descriptor's (pid, tid) also
+** becomes `seq`'s thread (seq may be NULL). Returns the track index. */
+uint32_t trak__descriptor_thread_track(trak_importer *imp, trak_sequence *seq,
+                                       const trak_thread_desc *td, uint32_t utid, int other,
+                                       int own_track);
+/* The process a process descriptor of track `uuid` names, by the same rule, named `name`
+** (0: none) with the descriptor's priority. Returns the upid. */
+uint32_t trak__descriptor_process(trak_importer *imp, uint64_t uuid, int64_t pid, uint32_t name);
+/* Marks track `index` described once more, by a descriptor of thread `utid` / process `upid`
+** (TRAK_NULL_U32: none). Returns its info, for the descriptor's other fields. */
+trak_track_info *trak__track_described(trak_importer *imp, uint32_t index, uint32_t utid,
+                                       uint32_t upid);
 /* A new undescribed track info with `uuid` (0: none); returns its index. */
 uint32_t trak__track_new(trak_importer *imp, uint64_t uuid);
 /* The track index of `uuid`, creating an undescribed track on first use. */
@@ -125,6 +151,8 @@ __attribute__((cold)) void trak__passthrough_defer(trak_importer *imp, trak_sequ
 void trak__passthrough_resolve(trak_importer *imp);
 /* The global "Default Track" (uuid 0): events with no track and no thread go there. */
 uint32_t trak__default_track(trak_importer *imp);
+/* The track of thread `utid` that its events without a track use, made on first use. Can't
+** fail. */
 uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 /* A track the format implies rather than describes (legacy async tracks, process and global
 ** instant tracks), found by `key` (its uuid is key | 1 << 63) and made on first use: named
@@ -132,8 +160,6 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 ** `kind` (TRAK_TK_NONE: the descriptor kind its scope implies). Can't fail. */
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
                            int is_counter, trak_track_kind_id kind);
-/* Applies a ThreadDescriptor (in a track descriptor or a legacy packet); returns the utid. */
-uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
 /* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
 ** events the parse phase drops as Perfetto does (each of their descriptors and events counts
 ** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */

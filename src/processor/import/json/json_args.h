@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "processor/import/args.h"
+#include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "processor/tables/storage.h"
 

@@ -253,7 +253,7 @@ static void flow_v1(trak_json_import *j, const jevent *e, jctx *x, char ph) {
   }
   trak_importer *imp = j->imp;
   uint32_t at = (uint32_t)imp->aux.n;
-  trak_vec_push(imp->aux, trak__mix(trak__mix(trak__mix(0xf101, id), x->cat), x->name));
+  trak_vec_push(imp->aux, trak__flow_v1_key(id, x->cat, x->name));
   trak_vec_push(imp->aux, (uint64_t)x->name << 32 | x->cat); /* for the flow's args */
   uint32_t kind = ph == 's'             ? TRAK_FLOW_V1_BEGIN
                   : ph == 't'           ? TRAK_FLOW_V1_STEP

@@ -7,6 +7,7 @@
 ** into slices, counters and flows by the parse phase exactly like protobuf events.
 ** Memory: the unconsumed tail of the input (at most one event plus one feed) and the tables.
 */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -145,6 +146,62 @@ static int event_read(trak_json_cur *c, jevent *e) {
 
 /* ---- the outer structure --------------------------------------------------------------- */
 
+/* The top-level "metadata" object (its text) as json_metadata.* metadata rows: a boolean or an
+** integral number an int, another number its %g text, a string unescaped, an object or array
+** its text; null no row. A malformed member ends the object (the rows before it stay). */
+static void metadata_object(trak_importer *imp, const char *text, size_t len) {
+  trak_json_cur c = {text, text + len, 1, NULL, NULL};
+  if (trak__json_peek(&c) != '{') return;
+  c.p++;
+  if (trak__json_peek(&c) == '}') return;
+  for (;;) {
+    trak_json_value key, val;
+    if (trak__json_member(&c, &key, &val)) return; /* keep what was read, as Perfetto does */
+    char name[256];
+    size_t kn = trak__json_unescape(&key, name + 14, sizeof name - 15);
+    memcpy(name, "json_metadata.", 14);
+    name[14 + kn] = 0;
+    switch (val.kind) {
+    case TRAK_JSON_TRUE:
+    case TRAK_JSON_FALSE:
+      trak__meta_set_int(imp, name, TRAK_META_MACHINE_TRACE, val.kind == TRAK_JSON_TRUE);
+      break;
+    case TRAK_JSON_NUMBER: {
+      char num[64];
+      size_t n = val.len < sizeof num - 1 ? val.len : sizeof num - 1;
+      memcpy(num, val.s, n);
+      num[n] = 0;
+      double d = strtod(num, NULL);
+      if (d == trunc(d) && fabs(d) < 9.2e18) {
+        trak__meta_set_int(imp, name, TRAK_META_MACHINE_TRACE, (int64_t)d);
+      } else {
+        char g[32];
+        int gn = snprintf(g, sizeof g, "%g", d);
+        trak__meta_set_str(imp, name, TRAK_META_MACHINE_TRACE, g, (size_t)gn);
+      }
+      break;
+    }
+    case TRAK_JSON_STRING: {
+      char *s = malloc(val.len + 1);
+      if (!s) abort();
+      size_t n = trak__json_unescape(&val, s, val.len + 1);
+      trak__meta_set_str(imp, name, TRAK_META_MACHINE_TRACE, s, n);
+      free(s);
+      break;
+    }
+    case TRAK_JSON_OBJECT:
+    case TRAK_JSON_ARRAY: /* its text, brackets included */
+      trak__meta_set_str(imp, name, TRAK_META_MACHINE_TRACE, val.s, val.len);
+      break;
+    default: /* null: no row */
+      break;
+    }
+    int ch = trak__json_peek(&c);
+    if (ch != ',') return;
+    c.p++;
+  }
+}
+
 static int step(trak_json_import *j, trak_json_cur *c) {
   int ch, rc;
   trak_json_value v;
@@ -194,7 +251,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
                    "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     int is_metadata = v.len == 8 && !memcmp(v.s, "metadata", 8);
     if ((rc = trak__json_value(c, &v))) return rc;
-    if (is_metadata && v.kind == TRAK_JSON_OBJECT) trak__meta_json(j->imp, v.s, v.len);
+    if (is_metadata && v.kind == TRAK_JSON_OBJECT) metadata_object(j->imp, v.s, v.len);
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;
   }

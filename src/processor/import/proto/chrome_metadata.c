@@ -2,8 +2,8 @@
 ** This file holds the metadata rows of Chromium's own packets, with Perfetto's keys:
 ** ChromeMetadataPacket ("cr-<a..z>-<what>" per Chrome instance, the background tracing
 ** scenario as base64), ChromeTrigger ("cr-triggered_rule_name_hash") and the metadata pairs of
-** ChromeEventBundle ("cr-<name>", "cr-<n>-<name>" from the second bundle on). metadata.c calls
-** these for the packets it dispatches and keeps the rows (trak__meta_add).
+** ChromeEventBundle ("cr-<name>", "cr-<n>-<name>" from the second bundle on). packet.c and
+** metadata_packets.c call these; metadata.c keeps the rows (trak__meta_add).
 */
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,7 @@
 #include "pb/schema.h"
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
+#include "processor/import/proto/proto.h"
 #include "processor/util/compact_sched.h"
 
 /* The string id of a string field. */

@@ -244,8 +244,8 @@ static int instant_track(trak_importer *imp, const legacy_fields *lf, legacy_ctx
   }
 }
 
-/* s / t / f: a FLOW record (see import.h) on the thread track, keyed as Perfetto keys v1
-** flows: by unscoped_id, category and name. */
+/* s / t / f: a FLOW record (sequence.h) on the thread track, keyed as Perfetto keys v1 flows
+** (by unscoped_id, category and name), bound by flows.c as JSON's are. */
 static void flow_v1(trak_importer *imp, trak_sequence *seq, const legacy_fields *lf, legacy_ctx *c,
                     int64_t ts) {
   if (lf->id_kind != TRAK_PB_TrackEvent_LegacyEvent_unscoped_id) {
@@ -257,7 +257,8 @@ static void flow_v1(trak_importer *imp, trak_sequence *seq, const legacy_fields 
     return;
   }
   uint32_t at = (uint32_t)imp->aux.n;
-  trak_vec_push(imp->aux, trak__mix(trak__mix(trak__mix(0xf1, lf->id), c->cat), c->name));
+  trak_vec_push(imp->aux, trak__flow_v1_key(lf->id, c->cat, c->name));
+  trak_vec_push(imp->aux, (uint64_t)c->name << 32 | c->cat); /* for the flow's args */
   uint32_t kind = lf->phase == 's'        ? TRAK_FLOW_V1_BEGIN
                   : lf->phase == 't'      ? TRAK_FLOW_V1_STEP
                   : lf->bind_to_enclosing ? TRAK_FLOW_V1_END_ENCLOSING

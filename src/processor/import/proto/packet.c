@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/callstacks.h"
 #include "processor/import/proto/proto.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
@@ -23,7 +24,7 @@ enum packet_span {
   P_COMPRESSED,
   P_TRACE_STATS,
   P_PROCESS_STATS,
-  P_META, /* a payload metadata.c handles (rare); meta_field says which */
+  P_META, /* a rare payload (rare_packet); meta_field says which */
   P_COUNT
 };
 
@@ -96,7 +97,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
   }
 }
 
-/* The TracePacket fields below 128 whose payload metadata.c handles, as a bit set (and
+/* The TracePacket fields below 128 that rare_packet dispatches, as a bit set (and
 ** concurrent_session_event, 134, which unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
@@ -182,7 +183,7 @@ decode_fields(const trak_importer *imp, const uint8_t *data, size_t len, packet_
       break;
     default:
       pf->unhandled = 1;
-      /* the rare payloads metadata.c reads: tested here, off the switch of common fields */
+      /* the rare payloads (rare_packet): tested here, off the switch of common fields */
       if (is_len && f.number < 128 && (meta_fields[f.number >> 6] >> (f.number & 63) & 1))
         set_span(pf, P_META, &f), pf->meta_field = f.number;
       break;
@@ -299,6 +300,52 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
 }
 
+/* A rare TracePacket field (meta_fields, and concurrent_session_event): decoded by the file
+** that owns it; those Perfetto reads after sorting are kept until trak__proto_finish. */
+__attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
+                                                        const trak_packet_ctx *ctx, uint32_t field,
+                                                        const uint8_t *data, size_t len) {
+  trak_packet_state *s = trak__packet_state(imp);
+  trak__meta_machine(imp, imp->threads.machine);
+  if (ctx->has_ts) s->last_ts = ctx->ts;
+  switch (field) {
+  case TRAK_PB_TracePacket_trace_uuid:
+    trak__trace_uuid_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_system_info:
+    trak__system_info_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_service_event:
+    trak__service_event_packet(imp, ctx->has_ts ? ctx->ts : 0, data, len);
+    return;
+  case TRAK_PB_TracePacket_chrome_metadata:
+    trak__chrome_metadata(imp, s->chrome_count++, data, len);
+    return;
+  case TRAK_PB_TracePacket_trace_attributes:
+    trak__trace_attributes_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_track_event_range_of_interest:
+    trak__range_of_interest_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_process_tree:
+    trak__process_tree(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_ftrace_events:
+    trak__ftrace_bundle_header(imp, ctx, data, len);
+    trak__ftrace_bundle(imp, ctx->seq, data, len);
+    return;
+  case TRAK_PB_TracePacket_ftrace_stats:
+    trak__ftrace_stats_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_concurrent_session_event:
+    trak__concurrent_session_event(imp, ctx, data, len);
+    return;
+  default: /* trace_config, triggers, chrome_events */
+    trak__late_packet_keep(imp, ctx, field, data, len);
+    return;
+  }
+}
+
 /* The timestamped part of a packet: its timestamp in the trace clock, then its payload.
 ** Returns 1 if no snapshot has related the timestamp's clock yet (nothing done: the caller
 ** defers the packet). */
@@ -328,7 +375,7 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   else if (HAS(pf, P_TRACK_EVENT))
     trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len);
   else if (HAS(pf, P_META))
-    trak__meta_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
+    rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
   if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
     trak__chrome_process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
   return 0;
@@ -376,7 +423,7 @@ void trak__packets_retry_deferred(trak_importer *imp) {
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
 ** common path): machine_id makes its machine current, concurrent_session_event is kept for
-** metadata.c, and fields trak's schema lacks count in proto_unknown_field. Also run for a
+** rare_packet, and fields trak's schema lacks count in proto_unknown_field. Also run for a
 ** packet without machine_id after one with: the host is current again. */
 __attribute__((cold, noinline)) static void
 unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
@@ -389,7 +436,7 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
     else if (f.number == TRAK_PB_TracePacket_concurrent_session_event &&
-             f.wire_type == TRAK_PB_WIRE_LEN) /* metadata.c's, past the bit set's 128 */
+             f.wire_type == TRAK_PB_WIRE_LEN) /* rare_packet's, past the bit set's 128 */
       set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))
       imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
@@ -509,4 +556,15 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
     compressed_packets(imp, &pf);
   else
     packet_body(imp, &pf);
+}
+
+void trak__proto_free(trak_importer *imp) {
+  for (size_t i = 0; i < imp->deferred.n; i++)
+    free((void *)imp->deferred.v[i].bytes.data);
+  trak_vec_free(imp->deferred);
+  trak_vec_free(imp->source_locs);
+  trak_vec_free(imp->traced_buf);
+  trak__map_free(&imp->traced_buf_index);
+  trak__packet_state_free(imp);
+  trak__callstacks_free(imp);
 }

@@ -22,6 +22,23 @@ void trak__packets_retry_deferred(trak_importer *imp);
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len);
 
+/* Applies a TrackDescriptor (track_descriptor.c); a thread descriptor also becomes `seq`'s
+** thread (seq may be NULL). A malformed descriptor, or a thread without pid or tid, a process
+** without pid, is counted and skipped. */
+void trak__track_descriptor_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                size_t len);
+/* Applies a ThreadDescriptor (in a track descriptor or a legacy packet: track_descriptor.c);
+** returns the utid. Can't fail. */
+uint32_t trak__thread_descriptor_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* Chromium's descriptors' names and process args (chrome_descriptors.c):
+** a ChromeProcessDescriptor / ChromeThreadDescriptor of a process / thread row, and a
+** ProcessDescriptor's process_labels. Malformed bytes are skipped. */
+void trak__process_labels(trak_importer *imp, uint32_t upid, const uint8_t *data, size_t len);
+void trak__chrome_process_descriptor(trak_importer *imp, uint32_t upid, const uint8_t *data,
+                                     size_t len);
+void trak__chrome_thread_descriptor(trak_importer *imp, uint32_t utid, const uint8_t *data,
+                                    size_t len);
+
 /* Applies an InternedData message to the sequence's interning maps (interned_data.c). */
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                              size_t len);
@@ -43,8 +60,99 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, 
 void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len);
 
+/* Debug annotations (debug_annotations.c): one event's annotations `annos` (n DebugAnnotation
+** messages) as a new arg set, returning its id (shared, trak__args_share) or TRAK_NULL_U32; or
+** appended to the arg set `set` being built (its first row). Keys over the limit, values nested
+** too deep and malformed bytes are counted; nothing fails. */
+uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
+                              size_t n);
+void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                             const trak_span *annos, size_t n);
+/* Adds the args of one field of a message (a TrackEvent's typed payload, a generic ftrace
+** event) to the arg set `set` as Perfetto's reflection names them: key "name", nested fields
+** "name.sub", repeated values "name[i]" (flat key "name"), enums by value name, an empty
+** message as a null row (debug_annotations.c). `seq` may be NULL (no interned locations). */
+struct trak_pb_field_desc;
+void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
+                              const struct trak_pb_field_desc *fd, const trak_pb_field *f);
+/* Finds imp->te_schema, chrome_te_schema and da_schema once (debug_annotations.c). */
+void trak__schemas_init(trak_importer *imp);
+
+/* Source locations (typed_args.c): the interned SourceLocation `iid` of the sequence, or NULL
+** (reported as missing); a location's file name as Perfetto writes it ('\\' made '/', absent
+** made ""). */
+const trak_source_loc *trak__source_loc_get(trak_importer *imp, trak_sequence *seq, uint64_t iid);
+uint32_t trak__source_path(trak_importer *imp, uint32_t file);
+
 /* Decodes a SourceLocation (typed_args.c); returns the decoder's result (<0: malformed). */
 int trak__source_loc_decode(trak_importer *imp, const uint8_t *data, size_t len,
                             trak_source_loc *out, uint64_t *iid);
+
+/* ---- rare packets (metadata_packets.c), dispatched by packet.c ------------------------- */
+
+/* A packet Perfetto reads after sorting: kept (copied) until the end of the import. */
+typedef struct trak_late_packet {
+  uint32_t field, machine;
+  int64_t ts;
+  size_t order; /* file order, for a stable sort */
+  uint8_t *data;
+  size_t len;
+} trak_late_packet;
+
+/* metadata_packets.c's part of the importer (imp->packet_state; NULL until needed). */
+typedef struct trak_packet_state {
+  TRAK_VEC(trak_late_packet) late;
+  uint8_t trigger_kind;    /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
+  uint32_t chrome_count;   /* ChromeMetadataPackets so far */
+  uint32_t chrome_bundles; /* ChromeEventBundles with metadata so far */
+  int64_t last_ts;         /* for late packets without a timestamp */
+  uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
+  size_t config_len;
+  trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
+  uint8_t finished;     /* trak__proto_finish ran */
+} trak_packet_state;
+
+/* The state of rare packets (made on first use; can't fail: out of memory aborts). */
+trak_packet_state *trak__packet_state(trak_importer *imp);
+/* Decode a TracePacket field and hand its values to metadata.c (and the others): trace_uuid,
+** system_info (rows and the machine table's columns), service_event (at `ts`, the packet's
+** time or 0), trace_attributes (also TraceConfig's), track_event_range_of_interest (the crop
+** start; one without start_us is counted), and an ftrace bundle's header
+** (ftrace_latest_data_start_ns). Malformed bytes end the decoding; nothing can fail. */
+void trak__trace_uuid_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__service_event_packet(trak_importer *imp, int64_t ts, const uint8_t *data, size_t len);
+void trak__trace_attributes_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__range_of_interest_packet(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__ftrace_bundle_header(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len);
+/* A packet Perfetto reads after sorting (trace_config, trigger, clone_snapshot_trigger,
+** chrome_trigger, chrome_events): a copy kept for trak__proto_finish; a trigger is also an
+** instant on the "Trace Triggers" track now, trace_config's attributes rows now. */
+void trak__late_packet_keep(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                            const uint8_t *data, size_t len);
+/* Reads the kept packets in timestamp order (file order within one), then orders the service's
+** figures (trace_stats.c). Called once, after the parse phase and before
+** trak__import_result_make, whatever the format. */
+void trak__proto_finish(trak_importer *imp);
+/* Frees what this folder keeps in the importer (the importer's format part calls it). */
+void trak__proto_free(trak_importer *imp);
+/* Frees imp->packet_state (trak__proto_free calls it). */
+void trak__packet_state_free(trak_importer *imp);
+
+/* Chromium's packets' metadata rows (chrome_metadata.c): a ChromeMetadataPacket of the
+** `instance`-th Chrome (0 first), a ChromeTrigger, a ChromeEventBundle (`bundles` counts those
+** with metadata so far; their keys depend on it). */
+void trak__chrome_metadata(trak_importer *imp, uint32_t instance, const uint8_t *data, size_t len);
+void trak__chrome_trigger(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *data, size_t len);
+
+/* TracePacket.ftrace_stats (ftrace_bundle.c): the per-CPU ring buffer figures at the start or
+** end of the trace, as stats. */
+void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len);
+/* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
+** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
+void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,
+                         size_t len);
 
 #endif /* TRAK_PROCESSOR_IMPORT_PROTO_PROTO_H */

@@ -4,7 +4,9 @@
 ** '_'); a dict entry appends ".entry"; an array element appends "[i]" to the key and nothing to
 ** the flat_key. Legacy NestedValue annotations and legacy_json_value text (read with the JSON
 ** trace tokenizer) flatten the same way. One event's annotations form one arg set (contiguous
-** rows).
+** rows). Also Perfetto's reflection of a message's fields into args (typed TrackEvent fields,
+** proto_value annotations, generic ftrace events). Sharing and merging sets is
+** import/arg_sets.c's.
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -12,9 +14,8 @@
 #include <string.h>
 
 #include "pb/schema.h"
-#include "processor/import/hash.h"
-#include "processor/import/importer.h"
 #include "processor/import/json/json_args.h"
+#include "processor/import/proto/proto.h"
 #include "util/limits.h"
 
 #define KEY_MAX TRAK_LIMIT_KEY_BYTES
@@ -29,12 +30,6 @@ typedef struct args_ctx {
   size_t top_len;    /* its length: a longer key is a nested entry */
   int count_unknown; /* a TrackEvent's reflection: fields the schema lacks count (see reflect) */
 } args_ctx;
-
-void trak__arg_key_too_long(trak_importer *imp, const trak_arg_key *k, const char *what) {
-  trak__report(imp, TRAK_STAT_KEY_TOO_LONG,
-               "%s key '%.40s...' is %zu bytes, over the %d-byte limit; its value was dropped",
-               what, k->key, k->key_len + k->cut, KEY_MAX); /* a cut key holds 1023 */
-}
 
 /* Adds a row for the current key, or returns TRAK_NULL_U32 (reported) if the key was cut. */
 static uint32_t add_row(args_ctx *c, trak_arg_type type) {
@@ -528,174 +523,6 @@ void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t s
   rep_counts reps;
   reps.n = 0;
   reflect_field(&c, fd, f, &reps, 0);
-}
-
-static uint64_t row_hash(const trak_tables *t, uint32_t row) {
-  uint64_t real;
-  memcpy(&real, &t->args.real_value[row], 8);
-  uint64_t h = trak__mix(t->args.key[row], t->args.value_type[row]);
-  return trak__mix(trak__mix(trak__mix(h, (uint64_t)t->args.int_value[row]), real),
-                   t->args.string_value[row]);
-}
-
-static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
-  return t->args.key[a] == t->args.key[b] && t->args.flat_key[a] == t->args.flat_key[b] &&
-         t->args.value_type[a] == t->args.value_type[b] &&
-         t->args.int_value[a] == t->args.int_value[b] &&
-         !memcmp(&t->args.real_value[a], &t->args.real_value[b], 8) &&
-         t->args.string_value[a] == t->args.string_value[b];
-}
-
-static void move_row(trak_tables *t, uint32_t from, uint32_t to) {
-  t->args.flat_key[to] = t->args.flat_key[from];
-  t->args.key[to] = t->args.key[from];
-  t->args.value_type[to] = t->args.value_type[from];
-  t->args.int_value[to] = t->args.int_value[from];
-  t->args.real_value[to] = t->args.real_value[from];
-  t->args.string_value[to] = t->args.string_value[from];
-}
-
-/* The row of `set` (its first `n` rows) holding `key`, or TRAK_NULL_U32. Sets past 64 rows
-** (long arrays) use `index`, an open-addressing table of `mask` + 1 slots. */
-static uint32_t find_key(const trak_tables *t, uint32_t set, uint32_t n, uint32_t key,
-                         uint32_t *index, uint32_t mask) {
-  if (!index) {
-    for (uint32_t r = set; r < set + n; r++)
-      if (t->args.key[r] == key) return r;
-    return TRAK_NULL_U32;
-  }
-  for (uint32_t h = (key * 0x9e3779b1u) & mask;; h = (h + 1) & mask) {
-    if (index[h] == TRAK_NULL_U32) {
-      index[h] = set + n; /* where the caller puts the new row */
-      return TRAK_NULL_U32;
-    }
-    if (t->args.key[index[h]] == key) return index[h];
-  }
-}
-
-/* One key, one row, as Perfetto's args tracker keeps them: a later value for a key already in
-** the set replaces the earlier value in its place (its flat key too). Returns the row count. */
-static uint32_t dedupe(trak_tables *t, uint32_t set, uint32_t n) {
-  uint32_t *index = NULL, mask = 0;
-  if (n > 64) {
-    for (mask = 127; mask < 2 * n; mask = mask * 2 + 1) {
-    }
-    index = malloc(((size_t)mask + 1) * sizeof *index);
-    if (!index) abort();
-    memset(index, 0xff, ((size_t)mask + 1) * sizeof *index);
-  }
-  uint32_t out = 0;
-  for (uint32_t i = 0; i < n; i++) {
-    uint32_t old = find_key(t, set, out, t->args.key[set + i], index, mask);
-    if (old == TRAK_NULL_U32) {
-      if (out != i) move_row(t, set + i, set + out);
-      out++;
-    } else {
-      uint32_t key = t->args.key[old];
-      move_row(t, set + i, old);
-      t->args.key[old] = key;
-    }
-  }
-  free(index);
-  return out;
-}
-
-/* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
-** on equal an earlier set, they are dropped and the earlier id returned. */
-uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
-  trak_tables *t = imp->tables;
-  uint32_t n = (uint32_t)t->args.n - set;
-  if (!n) return TRAK_NULL_U32;
-  if (n > 1) {
-    n = dedupe(t, set, n);
-    t->args.n = set + n;
-  }
-  uint64_t h = n;
-  for (uint32_t i = 0; i < n; i++)
-    h = trak__mix(h, row_hash(t, set + i));
-  int added;
-  uint32_t *slot = trak__map_put(&imp->args.shared, h, set, &added);
-  if (added) return set;
-  uint32_t old = *slot;
-  uint32_t i = 0;
-  while (i < n && old + i < set && t->args.arg_set_id[old + i] == old &&
-         rows_equal(t, old + i, set + i))
-    i++;
-  int same = i == n && (old + n >= set || t->args.arg_set_id[old + n] != old);
-  if (!same) return set; /* a hash collision: keep both sets */
-  t->args.n = set;
-  return old;
-}
-
-/* Appends a copy of the rows of arg set `from` to the set being built at `set`. */
-static void copy_value(trak_tables *t, uint32_t from, uint32_t to) {
-  t->args.value_type[to] = t->args.value_type[from];
-  t->args.int_value[to] = t->args.int_value[from];
-  t->args.real_value[to] = t->args.real_value[from];
-  t->args.string_value[to] = t->args.string_value[from];
-}
-
-void trak__args_copy(trak_tables *t, uint32_t from, uint32_t set) {
-  for (uint32_t row = from; row < t->args.n && t->args.arg_set_id[row] == from; row++)
-    copy_value(t, row,
-               trak__arg_add(t, set, t->args.flat_key[row], t->args.key[row],
-                             (trak_arg_type)t->args.value_type[row]));
-}
-
-/* The index of a key's first array element ("debug.arr[3].x" -> 3, the prefix length 9 up to
-** '['), or -1 when it has none. */
-static long first_index(const char *key, size_t *prefix) {
-  const char *open = strchr(key, '[');
-  if (!open) return -1;
-  *prefix = (size_t)(open - key);
-  return strtol(open + 1, NULL, 10);
-}
-
-/* Adds row `row` (of the end's set) to the merged set `set` of `n_begin` rows: the value of a
-** key the begin has replaces it; an array the begin has continues after its last element. */
-static void merge_row(trak_importer *imp, uint32_t set, uint32_t n_begin, uint32_t row) {
-  trak_tables *t = imp->tables;
-  uint32_t key = t->args.key[row];
-  const char *k = trak__str(&t->strings, key);
-  size_t prefix;
-  long index = k ? first_index(k, &prefix) : -1;
-  if (index >= 0) {
-    long next = -1;
-    for (uint32_t r = set; r < set + n_begin; r++) {
-      const char *rk = trak__str(&t->strings, t->args.key[r]);
-      size_t rp;
-      long ri = rk ? first_index(rk, &rp) : -1;
-      if (ri >= 0 && rp == prefix && !strncmp(rk, k, prefix) && ri + 1 > next) next = ri + 1;
-    }
-    if (next > 0) {
-      char buf[KEY_MAX];
-      const char *close = strchr(k + prefix, ']');
-      int n = snprintf(buf, sizeof buf, "%.*s[%ld]%s", (int)prefix, k, index + next,
-                       close ? close + 1 : "");
-      if (n > 0 && (size_t)n < sizeof buf) key = trak__strpool_intern(&t->strings, buf, (size_t)n);
-    }
-  }
-  for (uint32_t r = set; r < set + n_begin; r++)
-    if (t->args.key[r] == key) {
-      /* Perfetto adds the end's passthrough utid only if the begin has none */
-      if (key != imp->args.keys[TRAK_KEY_LEGACY_PASSTHROUGH_UTID]) copy_value(t, row, r);
-      return;
-    }
-  copy_value(
-      t, row,
-      trak__arg_add(t, set, t->args.flat_key[row], key, (trak_arg_type)t->args.value_type[row]));
-}
-
-uint32_t trak__args_merge(trak_importer *imp, uint32_t a, uint32_t b) {
-  if (a == TRAK_NULL_U32) return b;
-  if (b == TRAK_NULL_U32) return a;
-  trak_tables *t = imp->tables;
-  uint32_t set = (uint32_t)t->args.n;
-  trak__args_copy(t, a, set);
-  uint32_t n_begin = (uint32_t)t->args.n - set;
-  for (uint32_t row = b; row < t->args.n && t->args.arg_set_id[row] == b; row++)
-    merge_row(imp, set, n_begin, row);
-  return trak__args_share(imp, set);
 }
 
 /* The body of trak__debug_args_append, inlined into trak__debug_args_add too: most arg sets
