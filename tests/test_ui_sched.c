@@ -138,20 +138,41 @@ static void state_sums_equal_sql(void **state) {
   trak_error err = {0};
   assert_int_equal(trak__ui_aggregate(f->c, ids, 3, &r, &out, &err), 0);
   assert_non_null(strstr(out.s, "\"slices\":[],\"counters\":[],\"thread_states\":[["));
-  const char *states[] = {"Running", "R", "R+", "S", "D"};
-  for (size_t i = 0; i < sizeof states / sizeof *states; i++) {
-    const char *sum = "SELECT %s(min(CASE WHEN dur < 0 THEN %" PRId64 " ELSE ts + dur END, %" PRId64
-                      ") - max(ts, %" PRId64 ")) FROM thread_state WHERE utid IN (1, 2) AND "
-                      "state = '%s' AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64 ")";
-    char sql[512], want[96];
-    snprintf(sql, sizeof sql, sum, "sum", r.end, r.end, r.start, states[i], r.end, r.start);
-    int64_t total = sc_int(f->p, "%s", sql);
-    snprintf(sql, sizeof sql, sum, "count", r.end, r.end, r.start, states[i], r.end, r.start);
-    int64_t count = sc_int(f->p, "%s", sql);
-    assert_true(count > 0);
-    snprintf(want, sizeof want, "[\"%s\",%" PRId64 ",%" PRId64 "]", states[i], count, total);
+  /* Each (state, io_wait) of the SQL is one row of the answer, D split into IO and not. */
+  char sql[640];
+  snprintf(sql, sizeof sql,
+           "SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN %" PRId64
+           " ELSE ts + dur END, %" PRId64 ") - max(ts, %" PRId64 ")), coalesce(io_wait, 'null') "
+           "FROM thread_state WHERE utid IN (1, 2) AND ts < %" PRId64
+           " AND (dur < 0 OR ts + dur > %" PRId64 ") GROUP BY state, io_wait",
+           r.end, r.end, r.start, r.end, r.start);
+  char *rows = strdup(sc_rows(f->p, sql));
+  int n = 0, io_split = 0;
+  for (char *line = strtok(rows, "\n"); line; line = strtok(NULL, "\n"), n++) {
+    char st[16], io[8], want[96];
+    int64_t count, total;
+    assert_int_equal(sscanf(line, "%15[^|]|%" SCNd64 "|%" SCNd64 "|%7s", st, &count, &total, io),
+                     4);
+    snprintf(want, sizeof want, "[\"%s\",%" PRId64 ",%" PRId64 ",%s]", st, count, total, io);
     if (!strstr(out.s, want)) fail_msg("%s not in %s", want, out.s);
+    io_split += !strcmp(st, "D") && strcmp(io, "null");
   }
+  free(rows);
+  assert_true(n >= 5);
+  assert_int_equal(io_split, 2); /* D blocked on IO, and not */
+  /* CPU 0's busy time in the range, clipped as the states are. */
+  char want[96];
+  snprintf(sql, sizeof sql,
+           "SELECT count(*), sum(min(CASE WHEN dur < 0 THEN %" PRId64 " ELSE ts + dur END, %" PRId64
+           ") - max(ts, %" PRId64 ")) FROM sched WHERE cpu = 0 AND utid NOT IN (SELECT utid "
+           "FROM thread WHERE is_idle) AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64
+           ")",
+           r.end, r.end, r.start, r.end, r.start);
+  int64_t count, busy;
+  assert_int_equal(sscanf(sc_rows(f->p, sql), "%" SCNd64 "|%" SCNd64, &count, &busy), 2);
+  assert_true(count > 0);
+  snprintf(want, sizeof want, "\"cpus\":[[0,%" PRId64 ",%" PRId64 "]]", count, busy);
+  if (!strstr(out.s, want)) fail_msg("%s not in %s", want, out.s);
   trak__ui_buf_free(&out);
   assert_int_equal(trak__ui_flamegraph(f->c, ids, 3, &r, &out, &err), 0);
   assert_string_equal(out.s, "[]");

@@ -145,8 +145,19 @@ class EmbeddedBackend {
     throw new Error(`slice ${id} is not in this report`);
   }
 
-  // Names (and ids) of the slices in the file; args only of those with details inlined.
+  // Slices by name, arg value or id: the server's SQL on the report's tables when it has them
+  // (every slice and arg), else the names (and ids) of the slices in the file and the args of
+  // those with details inlined.
   async search(q) {
+    if (window.TRAK_SQL) {
+      if (!this.db) this.db = openEmbeddedDb(window.TRAK_SQL);
+      const like = `'%${q.replace(/[%_\\]/g, (c) => `\\${c}`).replace(/'/g, "''")}%' ESCAPE '\\'`;
+      let sql = `SELECT id, ts, dur, track_id, depth FROM slice WHERE name LIKE ${like} OR arg_set_id IN ` +
+        `(SELECT arg_set_id FROM args WHERE display_value LIKE ${like})`;
+      sql += /^\s*[+-]?\d+$/.test(q) ? ` OR id = ${Number(q)} ORDER BY id = ${Number(q)} DESC, ts, id` : ' ORDER BY ts, id';
+      const r = await queryPage(await this.db, sql, 0, 10000);
+      return { rows: r.rows, truncated: r.truncated };
+    }
     const needle = q.toLowerCase();
     const rows = [];
     for (const [track, entries] of this.sliceEntries()) {
@@ -191,22 +202,37 @@ class EmbeddedBackend {
       counters.push([id, v.length, Math.min(...v.map((e) => e[1])), Math.max(...v.map((e) => e[2])),
         v.reduce((s, e) => s + e[3], 0) / v.length, v[v.length - 1][3] - v[0][3]]);
     }
-    return { slices, counters, thread_states: this.stateSums(ids, r) };
+    return { slices, counters, thread_states: this.stateSums(ids, r), cpus: this.cpuSums(ids, r) };
+  }
+
+  // Time busy on each selected CPU track, as the server's trak__ui_cpu_sums.
+  cpuSums(ids, r) {
+    const cpuOf = new Map((this.d.tracks.cpus || []).map(([id, cpu]) => [id, cpu]));
+    return ids.filter((id) => cpuOf.has(id)).map((id) => {
+      let n = 0, busy = 0;
+      for (const [, ts, dur] of this.d.slices[id] || []) {
+        const e = dur < 0 ? r.end : ts + dur;
+        if (ts >= r.end || e <= r.start) continue;
+        n++; busy += Math.min(e, r.end) - Math.max(ts, r.start);
+      }
+      return [cpuOf.get(id), n, busy];
+    });
   }
 
   // Time per state of the selected thread-state tracks, as the server's trak__ui_state_sums.
   stateSums(ids, r) {
     const by = new Map();
     for (const id of ids.filter((x) => this.states.has(x))) {
-      for (const [, ts, dur, , state] of this.d.slices[id] || []) {
+      for (const [, ts, dur, , state, , , io] of this.d.slices[id] || []) {
         const e = dur < 0 ? r.end : ts + dur;
         if (ts >= r.end || e <= r.start) continue;
-        const a = by.get(state) || [state, 0, 0];
+        const key = `${state}\u0000${io}`, a = by.get(key) || [state, 0, 0, io ?? null];
         a[1]++; a[2] += Math.min(e, r.end) - Math.max(ts, r.start);
-        by.set(state, a);
+        by.set(key, a);
       }
     }
-    return [...by.values()].sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])));
+    const io = (x) => (x === null ? -1 : x);
+    return [...by.values()].sort((a, b) => b[2] - a[2] || String(a[0]).localeCompare(String(b[0])) || io(a[3]) - io(b[3]));
   }
 
   // A thread state's or CPU slice's details: the server's SQL (inlined) on the report's tables.

@@ -132,7 +132,8 @@ async function selectArea(start, end, picked) {
     mine.agg = agg;
     flame.nodes = nodes;
     flame.root = -1;
-    renderArea(area.tab || (agg.slices.length || !agg.thread_states.length ? 'slices' : 'states'));
+    const cpus = agg.cpus || [];
+    renderArea(area.tab || (agg.slices.length ? 'slices' : agg.thread_states.length ? 'states' : cpus.length ? 'cpus' : 'slices'));
   } catch (e) {
     $('details').innerHTML = `<p class="error">${esc(e.message || e)}</p>`;
   }
@@ -143,6 +144,7 @@ function renderArea(tab) {
   const agg = area.agg;
   const tabs = [['slices', `Slices (${agg.slices.length})`], ['counters', `Counters (${agg.counters.length})`], ['flame', 'Flame graph']];
   if (agg.thread_states.length) tabs.splice(2, 0, ['states', `Thread states (${agg.thread_states.length})`]);
+  if (agg.cpus && agg.cpus.length) tabs.splice(tabs.length - 1, 0, ['cpus', `CPU usage (${agg.cpus.length})`]);
   let html = `<div class="tabs">${tabs.map(([k, t]) => `<button data-tab="${k}" class="${k === tab ? 'on' : ''}">${t}</button>`).join('')}` +
     `<span class="hint">${area.tracks.length} tracks \u00b7 ${esc(fmtDur(area.end - area.start))}</span></div>`;
   if (tab === 'slices') {
@@ -154,6 +156,8 @@ function renderArea(tab) {
       agg.counters.map(([id, n, mn, mx, avg, delta]) => `<tr><td>${esc(name(id))}</td><td>${n}</td><td>${esc(fmtValue(mn))}</td><td>${esc(fmtValue(mx))}</td><td>${esc(fmtValue(avg))}</td><td>${esc(fmtValue(delta))}</td></tr>`).join('') + '</table>';
   } else if (tab === 'states') {
     html += statesTable(agg.thread_states);
+  } else if (tab === 'cpus') {
+    html += cpusTable(agg.cpus, area.end - area.start);
   } else {
     html += '<canvas id="flame" height="10"></canvas>';
   }

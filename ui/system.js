@@ -1,7 +1,8 @@
 // The viewer's system tracks from the Linux tables: a CPU's scheduling slices coloured by thread
 // (the same colour for a thread on every CPU), a thread's states coloured as the Perfetto UI
 // colours them, their tooltips, the details of a clicked thread state (with the wakeup that made
-// it runnable and its waker) or CPU slice, and the area selection's "Thread states" tab.
+// it runnable and its waker) or CPU slice, and the area selection's "Thread states" and "CPU
+// usage" tabs.
 'use strict';
 
 let selectedSys = null; // {what, id, ts, dur}: the thread state or CPU slice selected
@@ -178,10 +179,19 @@ async function followState(id) {
   if (th && th.stateTrack !== undefined) revealSlice(row.ts, Math.max(row.dur, 0), th.stateTrack, 0);
 }
 
-// The area selection's "Thread states" tab: time per state over the selected threads.
+// The area selection's "Thread states" tab: time per state over the selected threads (a state
+// blocked on IO apart from one that was not, as Perfetto's).
 function statesTable(states) {
   const total = states.reduce((s, x) => s + x[2], 0) || 1;
   return '<table class="rows" id="agg-states"><tr><th>State</th><th>Time</th><th>%</th><th>Occurrences</th></tr>' +
-    states.map(([state, n, t]) => `<tr><td><span class="swatch" style="background:${stateColour(state, null)}"></span>${esc(stateName(state, null))}</td>` +
+    states.map(([state, n, t, io]) => `<tr><td><span class="swatch" style="background:${stateColour(state, io ?? null)}"></span>${esc(stateName(state, io ?? null))}</td>` +
       `<td>${esc(fmtDur(t))}</td><td>${(100 * t / total).toFixed(1)}</td><td>${n}</td></tr>`).join('') + '</table>';
+}
+
+// The area selection's "CPU usage" tab: per selected CPU, the time threads ran on it within the
+// range (the idle thread's time left out), its share of the range and the scheduling slices.
+function cpusTable(cpus, span) {
+  return '<table class="rows" id="agg-cpus"><tr><th>CPU</th><th>Busy</th><th>Usage %</th><th>Slices</th></tr>' +
+    cpus.map(([cpu, n, busy]) => `<tr><td>CPU ${cpu}</td><td>${esc(fmtDur(busy))}</td>` +
+      `<td>${(100 * busy / Math.max(span, 1)).toFixed(1)}</td><td>${n}</td></tr>`).join('') + '</table>';
 }

@@ -61,9 +61,11 @@ function treeBuild(t, screenH) {
   }
   // CPU counters (frequency, idle state) go under their CPU, not among the global tracks.
   const cpuOf = new Map((t.cpu_counters || []).map(([id, cpu]) => [id, cpu]));
+  // So do interrupts: the "Irq Cpu N" and "SoftIrq Cpu N" slice tracks.
+  const irqOf = new Map((t.cpu_slices || []).map(([id, cpu]) => [id, cpu]));
   const global = [], annotations = [];
   for (const tr of tracks.values()) {
-    if (cpuOf.has(tr.id)) continue;
+    if (cpuOf.has(tr.id) || irqOf.has(tr.id)) continue;
     // A parent nests its children, except the unnamed track of a process or thread: that one
     // only says where the child belongs, which the process and thread groups show already.
     const parent = tr.parent !== null ? tracks.get(tr.parent) : null;
@@ -120,9 +122,10 @@ function treeBuild(t, screenH) {
   };
   const bySort = (a, b) => (a.sort ?? Infinity) - (b.sort ?? Infinity);
   const roots = [];
-  // The CPUs first, as Perfetto shows them: each CPU's scheduling slices, its counters under it.
+  // The CPUs first, as Perfetto shows them: each CPU's scheduling slices, its interrupts and
+  // counters under it.
   const cpus = new Map((t.cpus || []).map(([id, cpu, count]) => [cpu, { id, cpu, count }]));
-  for (const cpu of cpuOf.values()) if (!cpus.has(cpu)) cpus.set(cpu, { id: null, cpu, count: 0 });
+  for (const cpu of [...cpuOf.values(), ...irqOf.values()]) if (!cpus.has(cpu)) cpus.set(cpu, { id: null, cpu, count: 0 });
   if (cpus.size) {
     const g = node('cpus', 'CPUs', 'header', { h: HEADER_H });
     const names = { cpufreq: 'frequency', cpuidle: 'idle state' };
@@ -130,6 +133,10 @@ function treeBuild(t, screenH) {
       const n = c.id === null ? node(`c${c.cpu}`, `CPU ${c.cpu}`, 'header', { h: HEADER_H })
         : node(`c${c.cpu}`, `CPU ${c.cpu}`, 'sched', { h: SYSTEM_H, cpu: c.cpu,
           track: { id: c.id, name: `CPU ${c.cpu}`, type: 'cpu', count: c.count, maxDepth: 0, children: [] } });
+      for (const [id, cpu] of irqOf) {
+        const tr = tracks.get(id), n2 = cpu === c.cpu && tr ? trackNode(tr) : null;
+        if (n2) n.children.push(n2);
+      }
       for (const [id, cpu] of cpuOf) {
         const tr = tracks.get(id);
         if (cpu === c.cpu && tr && tr.count > 0) n.children.push(node(`k${id}`, `CPU ${cpu} ${names[tr.name] || tr.name}`, 'counter', { track: tr, h: COUNTER_H }));

@@ -163,6 +163,8 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   trak__ui_put(out, ",", 1);
   if (trak__ui_state_sums(c, tracks, n, start, end, out))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  trak__ui_put(out, ",", 1);
+  trak__ui_cpu_sums(c, tracks, n, start, end, out);
   trak__ui_put(out, "}", 1);
   return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }
@@ -337,10 +339,83 @@ static void flame_depth(flame *f, const trak_ui_track *t, size_t d, const flame_
   }
 }
 
+/* Whether every slice track of `tracks` has exact name stacks (stacks.c), so that the flame
+** graph is the sum of the slices in range over their stacks. */
+static int stacks_exact(const trak_ui_cache *c, const int64_t *tracks, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = slice_track(c, tracks[k]);
+    if (t && !t->stacks_exact) return 0;
+  }
+  return 1;
+}
+
+/* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
+** its stack's node (its ancestors are in range too: stacks_exact), then the nodes whose total
+** is at least the MAX_FLAME_NODES-th largest are answered, parents first (the tree's order).
+** The same answer as merging slice by slice below, a hash probe per slice fewer. Returns 0 or
+** -1 (out of memory). */
+static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                             int64_t end, trak_ui_buf *out) {
+  size_t m = c->n_stacks ? c->n_stacks : 1;
+  int64_t *total = calloc(m, sizeof *total);
+  uint32_t *count = calloc(m, sizeof *count);
+  int32_t *index = malloc(m * sizeof *index);
+  int rc = total && count && index ? 0 : -1;
+  for (size_t k = 0; k < n && !rc; k++) {
+    const trak_ui_track *t = slice_track(c, tracks[k]);
+    for (size_t d = 0; t && d < t->n_lines; d++) {
+      const trak_ui_line *l = &t->lines[d];
+      for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
+           i++) {
+        const trak_ui_slice *s = &l->v[i];
+        if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
+        total[s->stack] += s->dur;
+        count[s->stack]++;
+      }
+    }
+  }
+  size_t used = 0;
+  for (size_t i = 0; !rc && i < c->n_stacks; i++)
+    used += count[i] != 0;
+  int64_t min_total = 0;
+  if (!rc && used > MAX_FLAME_NODES) {
+    int64_t *totals = malloc(used * sizeof *totals);
+    if (!totals) rc = -1;
+    for (size_t i = 0, j = 0; totals && i < c->n_stacks; i++)
+      if (count[i]) totals[j++] = total[i];
+    if (totals) min_total = kth_largest(totals, used, MAX_FLAME_NODES);
+    if (min_total <= 0) min_total = 1;
+    free(totals);
+  }
+  trak__ui_puts(out, "[");
+  int32_t kept = 0;
+  for (size_t i = 0; !rc && i < c->n_stacks; i++) {
+    index[i] = -1;
+    if (!count[i] || total[i] < min_total) continue;
+    index[i] = kept;
+    uint32_t up = c->stack_parent[i];
+    trak__ui_printf(out, "%s%" PRId32 ",", kept++ ? ",[" : "[",
+                    up == TRAK_UI_NO_STACK ? -1 : index[up]);
+    trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[i]));
+    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", total[i], count[i]);
+  }
+  trak__ui_put(out, "]", 1);
+  free(total);
+  free(count);
+  free(index);
+  return rc;
+}
+
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  if (stacks_exact(c, tracks, n)) {
+    if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
+      return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    return 0;
+  }
+  /* Otherwise (async lanes, a child that outlives its parent) slice by slice: */
   flame f = {0};
   flame_reserve(&f, c, tracks, n, start, end);
   /* Depth by depth over every track, so that a node's total is whole before its children are

@@ -102,7 +102,8 @@ static int by_counter_ts(const void *a, const void *b) {
   return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* Sorts each line by time (rows appended by metrics may come late) and computes max_end. */
+/* Sorts each line by time (rows appended by metrics may come late) and computes max_end where
+** needed. */
 static int finish_lines(trak_ui_cache *c, trak_error *err) {
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
@@ -112,13 +113,21 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       for (size_t i = 1; i < l->n && sorted; i++)
         sorted = l->v[i - 1].ts <= l->v[i].ts;
       if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
-      l->max_end = malloc((l->n ? l->n : 1) * sizeof *l->max_end);
-      if (!l->max_end) return oom(err);
-      int64_t m = INT64_MIN;
+      /* max_end only where ends are not already nondecreasing (a slice that did not end, or
+      ** overlapping ones): most lines need none, 8 bytes a slice saved. */
+      int monotonic = 1;
       for (size_t i = 0; i < l->n; i++) {
-        int64_t end = trak__ui_slice_end(&l->v[i]);
-        l->max_end[i] = m = end > m ? end : m;
+        if (i && trak__ui_slice_end(&l->v[i]) < trak__ui_slice_end(&l->v[i - 1])) monotonic = 0;
         if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
+      }
+      if (!monotonic) {
+        l->max_end = malloc(l->n * sizeof *l->max_end);
+        if (!l->max_end) return oom(err);
+        int64_t m = INT64_MIN;
+        for (size_t i = 0; i < l->n; i++) {
+          int64_t end = trak__ui_slice_end(&l->v[i]);
+          l->max_end[i] = m = end > m ? end : m;
+        }
       }
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
       tr->count += (int64_t)l->n;
@@ -222,6 +231,7 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!rc) rc = load_flows(p, c, err);
   if (!rc) rc = trak__ui_sched_load(p, c, err);
   if (!rc) rc = finish_lines(c, err);
+  if (!rc && trak__ui_stacks_build(c)) rc = oom(err);
   if (rc) {
     trak__ui_cache_free(c);
     return rc;
@@ -245,6 +255,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     free(c->names[i]);
   free(c->names);
   free(c->table);
+  free(c->stack_parent);
+  free(c->stack_name);
   free(c->tracks);
   free(c->index);
   free(c->flows);

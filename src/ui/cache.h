@@ -17,10 +17,16 @@ typedef struct trak_ui_slice {
   int64_t ts, dur, id; /* dur -1: did not end */
   uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
   union {
-    uint32_t has_parent; /* slices: parent_id is set, the slice nests in one a depth above */
-    uint32_t aux;        /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
+    struct {                   /* slices: */
+      uint32_t has_parent : 1; /* parent_id is set, the slice nests in one a depth above */
+      uint32_t stack : 31;     /* its node of the cache's name-stack tree, or TRAK_UI_NO_STACK */
+    };
+    uint32_t aux; /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
   };
 } trak_ui_slice;
+
+/* trak_ui_slice.stack of a slice in no name stack (it or an ancestor did not end). */
+#define TRAK_UI_NO_STACK 0x7fffffffu
 
 /* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_slice.aux. */
 #define TRAK_UI_STATE_AUX(cpu, io)                                                                 \
@@ -37,7 +43,8 @@ static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;
-  int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search) */
+  int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search);
+                    ** NULL when the ends of v are nondecreasing already (then it is each end) */
   size_t n, cap;
 } trak_ui_line;
 
@@ -46,7 +53,7 @@ static inline size_t trak__ui_line_first_ending_after(const trak_ui_line *l, int
   size_t lo = 0, hi = l->n;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
-    if (l->max_end[mid] < t)
+    if ((l->max_end ? l->max_end[mid] : trak__ui_slice_end(&l->v[mid])) < t)
       lo = mid + 1;
     else
       hi = mid;
@@ -75,7 +82,9 @@ typedef struct trak_ui_track {
   trak_ui_value *values; /* counter values by time */
   size_t n_values, values_cap;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
-  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
+  int deep_roots;   /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
+  int stacks_exact; /* slices: each slice's stack is its name stack, and a slice that meets a
+                    ** range has every ancestor meet it (stacks.c) */
 } trak_ui_track;
 
 /* out and in ends: id, track_id, ts, dur, depth each. */
@@ -96,6 +105,10 @@ typedef struct trak_ui_cache {
   size_t n_names, names_cap;
   uint32_t *table; /* open addressing over names */
   size_t slots;
+  /* The name-stack tree (stacks.c): node i is name stack_name[i] under node stack_parent[i]
+  ** (TRAK_UI_NO_STACK: a root); a parent comes before its children. */
+  uint32_t *stack_parent, *stack_name;
+  size_t n_stacks;
 } trak_ui_cache;
 
 /* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
@@ -140,5 +153,10 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 ** (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new. Returns 0, TRAK_ENOMEM, or
 ** a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
+
+/* Builds the name-stack tree of the slice tracks of `c` (lines sorted) and sets each slice's
+** stack and each track's stacks_exact (stacks.c). Returns 0 or -1 when out of memory (the
+** tree is then partial: the caller frees the cache). */
+int trak__ui_stacks_build(trak_ui_cache *c);
 
 #endif /* TRAK_UI_CACHE_H */

@@ -122,28 +122,47 @@ int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf
     trak__ui_put(out, "]", 1);
   }
   trak__ui_puts(out, ",\"cpu_counters\":");
-  return trak__ui_rows(p, "SELECT id, cpu FROM cpu_counter_track ORDER BY cpu, id", 0, out, NULL,
-                       err);
+  int rc =
+      trak__ui_rows(p, "SELECT id, cpu FROM cpu_counter_track ORDER BY cpu, id", 0, out, NULL, err);
+  /* Interrupts: the slice tracks the importer makes per CPU ("Irq Cpu N", "SoftIrq Cpu N"). */
+  trak__ui_puts(out, ",\"cpu_slices\":");
+  if (!rc)
+    rc = trak__ui_rows(p,
+                       "SELECT id, extract_arg(dimension_arg_set_id, 'cpu') AS cpu FROM track "
+                       "WHERE type IN ('cpu_irq', 'cpu_softirq') AND cpu IS NOT NULL "
+                       "ORDER BY cpu, type, id",
+                       0, out, NULL, err);
+  return rc;
 }
 
 /* ---- the area selection's thread states ------------------------------------------------ */
 
 typedef struct state_sum {
   uint32_t name; /* the state, in the cache's names */
+  int io;        /* io_wait: -1 unknown, 0, 1 */
   int64_t count, total;
 } state_sum;
 
-/* Most time first; ties by state name (as the page's report orders them). */
+/* Most time first; ties by state name, then io_wait (as the page's report orders them). */
 static int by_total(const void *a, const void *b, void *cache) {
   const state_sum *x = a, *y = b;
   if (x->total != y->total) return x->total < y->total ? 1 : -1;
   const char *p = trak__ui_cache_name(cache, x->name), *q = trak__ui_cache_name(cache, y->name);
-  return strcmp(p ? p : "", q ? q : "");
+  int c = strcmp(p ? p : "", q ? q : "");
+  return c ? c : x->io - y->io;
+}
+
+/* The part of interval `s` inside [start, end] (one that did not end runs to `end`), or 0. */
+static int64_t clipped(const trak_ui_slice *s, int64_t start, int64_t end) {
+  int64_t e = s->dur < 0 ? end : trak__ui_slice_end(s);
+  if (e <= start || s->ts >= end) return 0;
+  return (e < end ? e : end) - (s->ts > start ? s->ts : start);
 }
 
 int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                         int64_t end, trak_ui_buf *out) {
-  state_sum *sums = calloc(c->n_names + 1, sizeof *sums);
+  /* By state and io_wait: three slots per name (unknown, 0, 1), the last three for no name. */
+  state_sum *sums = calloc(3 * ((size_t)c->n_names + 1), sizeof *sums);
   if (!sums) return -1;
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
@@ -151,27 +170,54 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     const trak_ui_line *l = &t->lines[0];
     for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
       const trak_ui_slice *s = &l->v[i];
-      int64_t e = s->dur < 0 ? end : trak__ui_slice_end(s);
-      if (e <= start) continue;
-      state_sum *a = &sums[s->name == UINT32_MAX ? c->n_names : s->name];
+      int64_t part = clipped(s, start, end);
+      if (!part) continue;
+      int io = TRAK_UI_STATE_IO(s->aux);
+      state_sum *a =
+          &sums[3 * (size_t)(s->name == UINT32_MAX ? c->n_names : s->name) + (size_t)(io + 1)];
       a->name = s->name;
+      a->io = io;
       a->count++;
-      a->total += (e < end ? e : end) - (s->ts > start ? s->ts : start);
+      a->total += part;
     }
   }
   size_t used = 0;
-  for (size_t i = 0; i <= c->n_names; i++)
+  for (size_t i = 0; i < 3 * ((size_t)c->n_names + 1); i++)
     if (sums[i].count) sums[used++] = sums[i];
   qsort_r(sums, used, sizeof *sums, by_total, (void *)c);
   trak__ui_puts(out, "\"thread_states\":[");
   for (size_t i = 0; i < used; i++) {
     trak__ui_puts(out, i ? ",[" : "[");
     trak__ui_json_str(out, trak__ui_cache_name(c, sums[i].name));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", sums[i].count, sums[i].total);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 ",", sums[i].count, sums[i].total);
+    if (sums[i].io < 0)
+      trak__ui_puts(out, "null]");
+    else
+      trak__ui_printf(out, "%d]", sums[i].io);
   }
   trak__ui_put(out, "]", 1);
   free(sums);
   return 0;
+}
+
+void trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                       int64_t end, trak_ui_buf *out) {
+  int first = 1;
+  trak__ui_puts(out, "\"cpus\":[");
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (!t || t->kind != TRAK_UI_CPU || !t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[0];
+    int64_t count = 0, busy = 0;
+    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
+      int64_t part = clipped(&l->v[i], start, end);
+      count += part > 0, busy += part;
+    }
+    trak__ui_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", t->key, count,
+                    busy);
+    first = 0;
+  }
+  trak__ui_put(out, "]", 1);
 }
 
 /* ---- details: one row of SQL, its id in place of the `?` ---------------------------------- */

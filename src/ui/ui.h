@@ -95,16 +95,22 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 
 /* ---- system tracks (sched.c) ---------------------------------------------------------- */
 
-/* Appends the "cpus", "thread_states" and "cpu_counters" members of the tracks answer (each
-** preceded by a comma). 0 or a query's error. */
+/* Appends the "cpus", "thread_states", "cpu_counters" and "cpu_slices" (interrupt slice tracks:
+** [id, cpu]) members of the tracks answer (each preceded by a comma). 0 or a query's error. */
 int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
                           trak_error *err);
-/* Appends "thread_states":[[state,count,total]...]: time in each state of the thread-state
+/* Appends "thread_states":[[state,count,total,io_wait]...]: time in each state (split by
+** io_wait: null, 0 or 1, as Perfetto tells Uninterruptible Sleep (IO) from non-IO) of the thread-state
 ** tracks among `tracks` within [start, end] (an interval counts the part of it inside the
 ** range, when that is more than nothing; one that did not end runs to `end`), most time first.
 ** Returns 0, or -1 when out of memory. */
 int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                         int64_t end, trak_ui_buf *out);
+/* Appends "cpus":[[cpu,count,busy]...]: per CPU track among `tracks` (in their order), the
+** scheduling slices (the idle thread's are not in the cache) that meet [start, end] and the time
+** they cover inside it, clipped as trak__ui_state_sums clips. Can't fail (out->oom aside). */
+void trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                       int64_t end, trak_ui_buf *out);
 /* The SQL of the details of `what` ("thread_state", "sched"): one statement whose one `?` is the
 ** row's id (the report runs it with sql.js); NULL for another `what`. */
 const char *trak__ui_row_sql(const char *what);

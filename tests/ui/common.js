@@ -69,10 +69,59 @@ async function setUp(sdkDemo, outDir) {
   return { trace, browser };
 }
 
+// Drags with the mouse from (x0, y0) to (x1, y1), page coordinates: an area selection on the
+// timeline.
+async function drag(page, x0, y0, x1, y1) {
+  await page.mouse.move(x0, y0);
+  await page.mouse.down();
+  await page.mouse.move(x1, y1, { steps: 8 });
+  await page.mouse.up();
+}
+
+// Starts chromium and `trak ui TRACE`, runs `body(context, url)` in a browser context whose page
+// errors fail the test, then stops both.
+async function withUi(trak, trace, outDir, body) {
+  const { chromium } = require('playwright-core');
+  fs.mkdirSync(outDir, { recursive: true });
+  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const errors = [];
+  let ui = null;
+  try {
+    ui = await startUi(trak, trace);
+    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
+    await body(context, ui.url);
+    assert.deepEqual(errors, []);
+  } finally {
+    if (ui) ui.child.kill('SIGTERM');
+    await browser.close();
+  }
+}
+
+// A new page of `context` at `url`: resolves to {page, box (the timeline's)}.
+async function openPage(context, url) {
+  const page = await context.newPage();
+  await page.goto(url);
+  return { page, box: await page.locator('#timeline').boundingBox() };
+}
+
+// Writes `trak html TRACE` to FILE and opens it in a new page of `context`, recording requests:
+// resolves to {page, box (the timeline's), requests, noRequest () => checks none left the file}.
+async function openReport(context, trak, trace, file) {
+  execFileSync(trak, ['html', trace, '-o', file]);
+  const page = await context.newPage();
+  const requests = [];
+  page.on('request', (r) => requests.push(r.url()));
+  await page.goto(`file://${file}`);
+  const box = await page.locator('#timeline').boundingBox();
+  const noRequest = () => assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
+  return { page, box, requests, noRequest };
+}
+
 // Rows of `trak query TRACE SQL` (CSV with a header) as arrays of strings.
 function query(trak, trace, sql) {
   const lines = execFileSync(trak, ['query', trace, sql]).toString().trim().split('\n').slice(1);
   return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).slice(0, -1).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
 }
 
-module.exports = { startUi, state, settle, screenshot, setUp, query };
+module.exports = { startUi, state, settle, screenshot, setUp, query, drag, withUi, openPage, openReport };

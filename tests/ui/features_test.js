@@ -116,10 +116,7 @@ async function areaSelection(page, box, trace) {
   s = await settle(page);
   const from = rowOf(s, /^queue depth$/), to = s.rows.filter((r) => /^worker-/.test(r.label)).pop();
   const x0 = box.x + LABEL_W + 100, x1 = box.x + box.width - 200;
-  await page.mouse.move(x0, box.y + from.top + 10);
-  await page.mouse.down();
-  await page.mouse.move(x1, box.y + to.top + 10, { steps: 8 });
-  await page.mouse.up();
+  await common.drag(page, x0, box.y + from.top + 10, x1, box.y + to.top + 10);
   await page.waitForSelector('#agg-slices');
   s = await state(page);
   const a = s.area;

@@ -1,5 +1,5 @@
 // Browser tests of the viewer's SQL in a `trak html` report (sql.js over the tables the file
-// holds, with no server and no request) and of opening a trace from the page of `trak ui`
+// holds, with no server and no request; search by an arg's value through them) and of opening a trace from the page of `trak ui`
 // (started without a trace, then another trace dropped on it), driven as a person would in
 // Debian's chromium through playwright-core and checked from the DOM and the drawn state. Each
 // saves a screenshot in OUT_DIR, checked not to be blank.
@@ -142,6 +142,31 @@ async function openFromPage(context, trace) {
   }
 }
 
+// Search in a report with more slices than it holds details of (the 2000 longest): an arg's
+// value of a short slice (no details inlined) is still found, through the tables in the file.
+async function reportSearch(browser) {
+  const events = [];
+  for (let i = 0; i < 2100; i++) {
+    events.push({ ph: 'X', name: `s${i % 7}`, ts: i * 3000, dur: 2500 - i, pid: 1, tid: 1 + (i % 3),
+      args: { tag: i === 2090 ? 'needle_42' : `hay ${i}` } });
+  }
+  const trace = path.join(outDir, 'search.json'), file = path.join(outDir, 'report_search.html');
+  fs.writeFileSync(trace, JSON.stringify({ traceEvents: events }));
+  execFileSync(trak, ['html', trace, '-o', file]);
+  const [[id]] = query(trace, "select s.id from slice s join args a using (arg_set_id) where a.display_value = 'needle_42'");
+  const page = await browser.newPage();
+  await page.goto(`file://${file}`);
+  await settle(page);
+  await page.fill('#search', 'NEEDLE_42'); // case-insensitive; '_' is not a wildcard
+  await page.press('#search', 'Enter');
+  await page.waitForFunction(() => /^1 \/ 1$/.test(document.getElementById('search-status').textContent));
+  await page.waitForFunction((want) => window.trakViewer.state().selected === want, Number(id));
+  await page.fill('#search', 'needle%42');
+  await page.press('#search', 'Enter');
+  await page.waitForFunction(() => /no match/i.test(document.getElementById('search-status').textContent));
+  await page.close();
+}
+
 (async () => {
   const { trace, browser } = await common.setUp(sdkDemo, outDir);
   const errors = [];
@@ -149,6 +174,7 @@ async function openFromPage(context, trace) {
     const context = await browser.newContext({ viewport: { width: 1280, height: 860 } });
     context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
     await reportSql(context, trace);
+    await reportSearch(context);
     await openFromPage(context, trace);
     assert.deepEqual(errors, []);
     console.log(`ok: report SQL, opening traces from the page; screenshots in ${outDir}`);

@@ -8,8 +8,6 @@
 //   node system_test.js TRAK TRACE OUT_DIR
 'use strict';
 const assert = require('node:assert/strict');
-const { execFileSync } = require('node:child_process');
-const fs = require('node:fs');
 const path = require('node:path');
 const common = require('./common.js');
 
@@ -117,10 +115,7 @@ async function threadStates(page, box) {
   const mine = s.rows.filter((r) => r.kind === 'state' && r.top > proc.top && r.top < proc.top + 300);
   const last = mine[mine.length - 1];
   const x0 = box.x + LABEL_W + 150, x1 = box.x + box.width - 250;
-  await page.mouse.move(x0, box.y + proc.top + HEADER + 4);
-  await page.mouse.down();
-  await page.mouse.move(x1, box.y + last.top + 8, { steps: 8 });
-  await page.mouse.up();
+  await common.drag(page, x0, box.y + proc.top + HEADER + 4, x1, box.y + last.top + 8);
   await page.waitForSelector('button[data-tab=states]');
   await page.click('button[data-tab=states]');
   await page.waitForSelector('#agg-states');
@@ -128,12 +123,16 @@ async function threadStates(page, box) {
   const a = s.area;
   const utids = s.rows.filter((r) => r.kind === 'state' && a.tracks.includes(r.track)).map((r) => r.utid);
   assert.ok(utids.length >= 2, JSON.stringify(a));
-  const sql = query(`SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})) ` +
-    `FROM thread_state WHERE utid IN (${utids}) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) GROUP BY state ORDER BY state`);
-  const got = a.agg.thread_states.map((r) => r.map(String)).sort((p, q) => (p[0] < q[0] ? -1 : 1));
-  assert.deepEqual(got, sql);
+  const sql = query(`SELECT state, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})), ` +
+    `coalesce(io_wait, 'null') FROM thread_state WHERE utid IN (${utids}) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) ` +
+    'GROUP BY state, io_wait ORDER BY state, io_wait');
+  const key = (r) => `${r[0]} ${r[3]}`;
+  const got = a.agg.thread_states.map((r) => r.map(String)).sort((p, q) => (key(p) < key(q) ? -1 : 1));
+  assert.deepEqual(got, sql.sort((p, q) => (key(p) < key(q) ? -1 : 1)));
   assert.equal(await page.locator('#agg-states tr').count(), sql.length + 1);
-  assert.ok((await page.textContent('#agg-states')).includes('Uninterruptible Sleep'));
+  // Uninterruptible Sleep split as Perfetto's: blocked on IO, and not.
+  const text = await page.textContent('#agg-states');
+  assert.ok(text.includes('Uninterruptible Sleep (IO)') && text.includes('Uninterruptible Sleep (non-IO)'), text);
   await screenshot(page, 'ui-thread-states.png');
   await page.keyboard.press('Escape');
   return { area: a, sums: sql };
@@ -142,46 +141,25 @@ async function threadStates(page, box) {
 // The same trace as a `trak html` report: the same tracks, the waker from the tables in the
 // file (sql.js), the same sums.
 async function report(context) {
-  const file = path.join(outDir, 'report_system.html');
-  execFileSync(trak, ['html', trace, '-o', file]);
-  const page = await context.newPage();
-  const requests = [];
-  page.on('request', (r) => requests.push(r.url()));
-  await page.goto(`file://${file}`);
-  const box = await page.locator('#timeline').boundingBox();
-  await layout(page);
-  await wakerDetails(page, box);
-  await threadStates(page, box);
-  assert.deepEqual(requests.filter((u) => !u.startsWith('file:') && !u.startsWith('data:')), []);
-  await screenshot(page, 'ui-html-system.png');
-  await page.close();
+  const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_system.html'));
+  await layout(r.page);
+  await wakerDetails(r.page, r.box);
+  await threadStates(r.page, r.box);
+  r.noRequest();
+  await screenshot(r.page, 'ui-html-system.png');
+  await r.page.close();
 }
 
-(async () => {
-  const { chromium } = require('playwright-core');
-  fs.mkdirSync(outDir, { recursive: true });
-  const browser = await chromium.launch({ executablePath: process.env.CHROMIUM || '/usr/bin/chromium', args: ['--no-sandbox'] });
-  const errors = [];
-  const ui = await common.startUi(trak, trace);
-  try {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-    context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
-    const page = await context.newPage();
-    await page.goto(ui.url);
-    const box = await page.locator('#timeline').boundingBox();
-    await layout(page);
-    await expandThread(page, box);
-    await wakerDetails(page, box);
-    await threadStates(page, box);
-    await page.close();
-    await report(context);
-    assert.deepEqual(errors, []);
-    console.log(`ok: CPU and thread-state tracks in trak ui and trak html; screenshots in ${outDir}`);
-  } finally {
-    ui.child.kill('SIGTERM');
-    await browser.close();
-  }
-})().catch((e) => {
+common.withUi(trak, trace, outDir, async (context, url) => {
+  const { page, box } = await common.openPage(context, url);
+  await layout(page);
+  await expandThread(page, box);
+  await wakerDetails(page, box);
+  await threadStates(page, box);
+  await page.close();
+  await report(context);
+  console.log(`ok: CPU and thread-state tracks in trak ui and trak html; screenshots in ${outDir}`);
+}).catch((e) => {
   console.error(e);
   process.exit(1);
 });

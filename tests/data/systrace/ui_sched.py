@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # Writes tests/data/systrace/ui_sched.systrace: a small made-up systrace text trace with scheduling
 # data (two CPUs, six threads in three processes, sched_switch with S, D, R and R+ states,
-# sched_waking from threads and from idle CPUs, cpu_frequency, cpu_idle, atrace B/E slices) for
-# the viewer's system-track tests (tests/ui/system_test.js). Deterministic: python3 ui_sched.py > ui_sched.systrace
+# sched_waking from threads and from idle CPUs, sched_blocked_reason after D (IO or not),
+# cpu_frequency, cpu_idle, atrace B/E slices) for the viewer's system-track tests (tests/ui/system_test.js).
+# Deterministic: python3 ui_sched.py > ui_sched.systrace
 import random
 rnd = random.Random(7)
 threads = {  # tid: (tgid, name, prio)
@@ -21,6 +22,7 @@ def comm(tid):
 cur = {0: 0, 1: 0}
 state = {t: 'S' for t in threads}
 open_slice = {}
+blocked = [0]
 t = 1.0
 emit(t, 0, 0, 'cpu_frequency', 'state=1200000 cpu_id=0')
 emit(t, 1, 0, 'cpu_frequency', 'state=1200000 cpu_id=1')
@@ -32,6 +34,10 @@ def switch(ts, cpu, nxt, prev_state):
     emit(ts, cpu, prev, 'sched_switch', 'prev_comm=%s prev_pid=%d prev_prio=%d prev_state=%s ==> next_comm=%s next_pid=%d next_prio=%d' % (
         comm(prev) if prev else 'swapper/%d' % cpu, prev, threads[prev][2] if prev else 120, ps,
         comm(nxt) if nxt else 'swapper/%d' % cpu, nxt, threads[nxt][2] if nxt else 120))
+    if prev and prev_state == 'D':  # why it blocked: IO or not, alternately (no random draw)
+        blocked[0] += 1
+        emit(ts, cpu, nxt, 'sched_blocked_reason', 'pid=%d iowait=%d caller=%s' % (
+            prev, blocked[0] % 2, 'io_schedule+0x12/0x40' if blocked[0] % 2 else 'mutex_lock+0x1c/0x40'))
     if prev: state[prev] = 'R' if prev_state.startswith('R') else 'S'
     if nxt: state[nxt] = 'Run'
     if prev == 0 and nxt:

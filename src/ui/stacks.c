@@ -1,0 +1,112 @@
+/*
+** This file holds the cache's name-stack tree: every distinct name stack (root to slice) of the
+** slice tracks is a node, built once when the cache is read, and each slice is given its node.
+** The area selection's flame graph (aggregate.c) then sums the slices in range into their nodes
+** instead of merging every slice by name under its parent at each request.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/cache.h"
+
+#define NONE TRAK_UI_NO_STACK
+
+typedef struct stack_tree {
+  trak_ui_cache *c;
+  uint32_t *slots; /* node index, UINT32_MAX: empty; at most half full. 4 bytes a slot (the key
+                   ** is read from the node): a large trace has tens of millions of nodes */
+  size_t n_slots;
+  size_t cap; /* of c->stack_parent and c->stack_name */
+} stack_tree;
+
+static size_t slot_hash(uint32_t parent, uint32_t name, size_t n_slots) {
+  uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)name * 0xC2B2AE3D27D4EB4Fu);
+  return (size_t)(h ^ (h >> 29)) & (n_slots - 1);
+}
+
+/* The slot of (parent, name): the node's, or the empty one where it goes. */
+static size_t slot_find(const stack_tree *t, uint32_t parent, uint32_t name) {
+  const trak_ui_cache *c = t->c;
+  size_t k = slot_hash(parent, name, t->n_slots);
+  for (uint32_t n; (n = t->slots[k]) != UINT32_MAX; k = (k + 1) & (t->n_slots - 1))
+    if (c->stack_name[n] == name && c->stack_parent[n] == parent) break;
+  return k;
+}
+
+/* The node of `name` under `parent` (NONE: a root), made on first use; NONE when out of memory
+** or past the 2^31 - 1 nodes a slice can name. */
+static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
+  trak_ui_cache *c = t->c;
+  if (c->n_stacks * 2 >= t->n_slots) {
+    size_t n_slots = t->n_slots ? t->n_slots * 2 : 1024;
+    uint32_t *slots = malloc(n_slots * sizeof *slots);
+    if (!slots) return NONE;
+    memset(slots, 0xff, n_slots * sizeof *slots);
+    free(t->slots);
+    t->slots = slots, t->n_slots = n_slots;
+    for (size_t i = 0; i < c->n_stacks; i++) {
+      size_t k = slot_hash(c->stack_parent[i], c->stack_name[i], n_slots);
+      while (t->slots[k] != UINT32_MAX) /* every node is distinct: no compare */
+        k = (k + 1) & (n_slots - 1);
+      t->slots[k] = (uint32_t)i;
+    }
+  }
+  size_t k = slot_find(t, parent, name);
+  if (t->slots[k] != UINT32_MAX) return t->slots[k];
+  if (c->n_stacks >= NONE) return NONE;
+  if (c->n_stacks == t->cap) {
+    size_t cap = t->cap ? t->cap * 2 : 1024;
+    uint32_t *p = realloc(c->stack_parent, cap * sizeof *p);
+    if (p) c->stack_parent = p;
+    uint32_t *n = p ? realloc(c->stack_name, cap * sizeof *n) : NULL;
+    if (!n) return NONE;
+    c->stack_name = n, t->cap = cap;
+  }
+  c->stack_parent[c->n_stacks] = parent;
+  c->stack_name[c->n_stacks] = name;
+  t->slots[k] = (uint32_t)c->n_stacks;
+  return (uint32_t)c->n_stacks++;
+}
+
+/* Gives the slices of `tr` their nodes, depth by depth: a root that ended its name's root node,
+** a child that ended the node of its name under its parent's (the slice a depth above holding
+** it, found by walking both lines in time order, as the flame graph did), NONE otherwise (not
+** ended, or an ancestor did not end: the recursive SQL of docs/ui.md leaves it out). Sets
+** stacks_exact unless a child ends after its parent (it may then meet a range its parent does
+** not) or the track has roots below depth 0. Returns 0 or -1 (out of memory). */
+static int track_stacks(stack_tree *t, trak_ui_track *tr) {
+  tr->stacks_exact = !tr->deep_roots;
+  for (size_t d = 0; d < tr->n_lines; d++) {
+    trak_ui_line *l = &tr->lines[d], *up = d ? &tr->lines[d - 1] : NULL;
+    size_t j = 0;
+    for (size_t i = 0; i < l->n; i++) {
+      trak_ui_slice *s = &l->v[i];
+      uint32_t node = NONE;
+      if (s->dur >= 0 && !s->has_parent) {
+        node = node_of(t, NONE, s->name);
+        if (node == NONE) return -1;
+      } else if (s->dur >= 0 && up && up->n) {
+        while (j + 1 < up->n && up->v[j + 1].ts <= s->ts)
+          j++;
+        const trak_ui_slice *p = &up->v[j];
+        int holds = p->ts <= s->ts && (s->ts < trak__ui_slice_end(p) || s->ts == p->ts);
+        if (holds && p->stack != NONE) {
+          node = node_of(t, p->stack, s->name);
+          if (node == NONE) return -1;
+          if (trak__ui_slice_end(s) > trak__ui_slice_end(p)) tr->stacks_exact = 0;
+        }
+      }
+      s->stack = node;
+    }
+  }
+  return 0;
+}
+
+int trak__ui_stacks_build(trak_ui_cache *c) {
+  stack_tree t = {.c = c};
+  int rc = 0;
+  for (size_t i = 0; i < c->n_tracks && !rc; i++)
+    if (c->tracks[i].kind == TRAK_UI_SLICES) rc = track_stacks(&t, &c->tracks[i]);
+  free(t.slots);
+  return rc;
+}

@@ -1,0 +1,125 @@
+// Browser tests of the viewer's interrupt tracks and CPU usage on a checked-in protobuf text trace
+// (tests/data/linux/ui_irq.pbtxt: scheduling, hard irqs and softirqs on two CPUs), in `trak ui`
+// and in a `trak html` report, driven as a person would in Debian's chromium through
+// playwright-core: each CPU's "Irq Cpu N" and "SoftIrq Cpu N" rows under it, collapsing the CPU
+// hides them, hover and click an interrupt, select an area over the CPUs and their interrupts
+// and read the Slices and "CPU usage" tabs, which equal the same SQL through `trak query`.
+// Screenshots go to OUT_DIR (docs/ui.md shows them), each checked not to be blank.
+//   node cpu_test.js TRAK TRACE OUT_DIR
+'use strict';
+const assert = require('node:assert/strict');
+const path = require('node:path');
+const common = require('./common.js');
+
+const [trak, trace, outDir] = process.argv.slice(2);
+const LABEL_W = 230;
+const { state, settle } = common;
+const query = (sql) => common.query(trak, trace, sql);
+const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));
+
+// The CPUs group: each CPU, then its interrupt tracks as the importer names them; drawn slices
+// on them carry the names of the slice table.
+async function layout(page) {
+  const s = await settle(page);
+  const cpus = query('SELECT DISTINCT cpu FROM sched ORDER BY cpu').map((r) => r[0]);
+  const want = ['CPUs', ...cpus.flatMap((c) => [`CPU ${c}`, `Irq Cpu ${c}`, `SoftIrq Cpu ${c}`])];
+  assert.deepEqual(s.rows.slice(0, want.length).map((r) => r.label), want);
+  const irq = s.rows.filter((r) => /Irq Cpu/.test(r.label));
+  const ids = query("SELECT id FROM track WHERE type IN ('cpu_irq', 'cpu_softirq') ORDER BY id").map((r) => Number(r[0]));
+  assert.deepEqual(irq.map((r) => r.track).sort((a, b) => a - b), ids);
+  // No interrupt track left among the global tracks below.
+  assert.equal(s.rows.filter((r) => /Irq Cpu/.test(r.label)).length, ids.length);
+  const names = new Set(query('SELECT DISTINCT name FROM slice').map((r) => r[0]));
+  const drawn = s.slices.filter((x) => irq.some((r) => r.key === x.row));
+  assert.ok(drawn.length > 20, `${drawn.length} interrupts drawn`);
+  for (const x of drawn) assert.ok(names.has(x.name), x.name);
+  assert.ok(drawn.some((x) => x.name === 'IRQ (eth0)') && drawn.some((x) => x.name === 'NET_RX'));
+  return s;
+}
+
+// A CPU's label collapses it (its interrupt rows go) and expands it again.
+async function collapseCpu(page, box) {
+  let s = await settle(page);
+  const cpu = s.rows.find((r) => r.label === 'CPU 0');
+  assert.ok(cpu.collapsible);
+  await page.mouse.click(box.x + 60, box.y + cpu.top + 8);
+  s = await settle(page);
+  assert.ok(s.rows.find((r) => r.label === 'CPU 0').collapsed);
+  assert.ok(!s.rows.some((r) => r.label === 'Irq Cpu 0'), 'Irq Cpu 0 hidden under its collapsed CPU');
+  assert.ok(s.rows.some((r) => r.label === 'Irq Cpu 1'));
+  await page.mouse.click(box.x + 60, box.y + cpu.top + 8);
+  s = await settle(page);
+  assert.ok(s.rows.some((r) => r.label === 'Irq Cpu 0'));
+}
+
+// Hover an interrupt: its name and duration; click it: its details (the slice table's row).
+async function hoverAndClick(page, box) {
+  const s = await settle(page);
+  const rowKeys = s.rows.filter((r) => /^Irq Cpu/.test(r.label)).map((r) => r.key);
+  const x = s.slices.find((e) => rowKeys.includes(e.row) && e.count === 1 && e.w > 4);
+  assert.ok(x, 'a lone interrupt wide enough to point at');
+  await page.mouse.move(box.x + x.x + x.w / 2, box.y + x.y + x.h / 2);
+  await page.waitForFunction((n) => document.getElementById('tooltip').textContent.includes(n), x.name);
+  assert.match(await page.textContent('#tooltip'), /\d (ns|us|ms|s)/);
+  await page.mouse.click(box.x + x.x + x.w / 2, box.y + x.y + x.h / 2);
+  await page.waitForFunction((n) => document.querySelector('#details h2')?.textContent === n, x.name);
+  const [dur] = query(`SELECT dur FROM slice WHERE id = ${x.id}`)[0];
+  assert.equal(Number(dur), x.dur);
+  assert.match(await page.textContent('#details'), /ret/); // the exit's handled/unhandled arg
+  await page.keyboard.press('Escape');
+}
+
+// Drag from CPU 0 down to SoftIrq Cpu 1 over the middle of the trace: the Slices tab holds the
+// interrupts by name and the CPU usage tab each CPU's busy time, both as SQL answers them.
+async function areaOverCpus(page, box, shots) {
+  let s = await settle(page);
+  const from = s.rows.find((r) => r.label === 'CPU 0'), to = s.rows.find((r) => r.label === 'SoftIrq Cpu 1');
+  const x0 = box.x + LABEL_W + 120, x1 = box.x + box.width - 200;
+  await common.drag(page, x0, box.y + from.top + 8, x1, box.y + to.top + 8);
+  await page.waitForSelector('#agg-slices');
+  s = await state(page);
+  const a = s.area;
+  const irqIds = query("SELECT id FROM track WHERE type IN ('cpu_irq', 'cpu_softirq')").map((r) => Number(r[0]));
+  for (const id of irqIds) assert.ok(a.tracks.includes(id), `track ${id} in the area`);
+  const sqlSlices = query(`SELECT name, count(*), sum(dur) FROM slice WHERE track_id IN (${a.tracks}) AND dur >= 0 ` +
+    `AND ts <= ${a.end} AND ts + dur >= ${a.start} GROUP BY name ORDER BY name`);
+  assert.deepEqual(a.agg.slices.map((r) => [r[0], String(r[1]), String(r[2])]).sort((p, q) => (p[0] < q[0] ? -1 : 1)), sqlSlices);
+  assert.ok(sqlSlices.length >= 4);
+  if (shots) await screenshot(page, 'ui-irq.png');
+  await page.click('button[data-tab=cpus]');
+  await page.waitForSelector('#agg-cpus');
+  const sqlCpus = query(`SELECT cpu, count(*), sum(min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})) ` +
+    `FROM sched WHERE utid NOT IN (SELECT utid FROM thread WHERE is_idle) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start}) ` +
+    'GROUP BY cpu ORDER BY cpu');
+  assert.deepEqual(a.agg.cpus.map((r) => r.map(String)).sort((p, q) => p[0] - q[0]), sqlCpus);
+  const text = await page.textContent('#agg-cpus');
+  for (const [cpu, , busy] of a.agg.cpus) {
+    assert.ok(busy > 0);
+    assert.ok(text.includes(`CPU ${cpu}`) && text.includes((100 * busy / (a.end - a.start)).toFixed(1)), text);
+  }
+  if (shots) await screenshot(page, 'ui-cpu-usage.png');
+  await page.keyboard.press('Escape');
+}
+
+// The same trace as a `trak html` report: the same rows and the same answers, with no request.
+async function report(context) {
+  const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_irq.html'));
+  await layout(r.page);
+  await areaOverCpus(r.page, r.box, false);
+  r.noRequest();
+  await r.page.close();
+}
+
+common.withUi(trak, trace, outDir, async (context, url) => {
+  const { page, box } = await common.openPage(context, url);
+  await layout(page);
+  await collapseCpu(page, box);
+  await hoverAndClick(page, box);
+  await areaOverCpus(page, box, true);
+  await page.close();
+  await report(context);
+  console.log(`ok: interrupt tracks and CPU usage in trak ui and trak html; screenshots in ${outDir}`);
+}).catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
