@@ -632,7 +632,7 @@ static int choose_driver(vt_cursor *c) {
       c->list = rows, c->n = n;
     }
   }
-  free(f->set);
+  free(f->set), trak__vt_pattern_free(f->pat);
   c->filters[pick] = c->filters[--c->nfilters];
   return SQLITE_OK;
 }

@@ -56,9 +56,12 @@ void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t tra
 
 void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
                              uint32_t set) {
-  trak_ev ev = {
-      ts, TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}}, set,
-      0};
+  trak_ev ev = {ts,
+                (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
+                (uint32_t)imp->packet_index,
+                {{0, 0}},
+                set,
+                0};
   ev.u.value = value;
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
