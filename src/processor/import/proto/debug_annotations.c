@@ -110,14 +110,22 @@ __attribute__((cold, noinline)) static void too_deep(args_ctx *c) {
                (int)(c->kb.key_len < 60 ? c->kb.key_len : 60), c->kb.key, MAX_DEPTH);
 }
 
-static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
+/* Opens a decoder on the `len` bytes at `data`, a value `depth` levels down. Returns 0 (the
+** value dropped and counted) past the depth limit, 1 otherwise. */
+static int nested_open(args_ctx *c, trak_pb_decoder *dec, const uint8_t *data, size_t len,
+                       int depth) {
   if (depth > MAX_DEPTH) {
     too_deep(c);
-    return;
+    return 0;
   }
+  trak__dec_init(c->imp, dec, data, len);
+  return 1;
+}
+
+static void nested_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(c->imp, &dec, data, len);
+  if (!nested_open(c, &dec, data, len, depth)) return;
   uint64_t type = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number == TRAK_PB_DebugAnnotation_NestedValue_nested_type) type = f.value;
@@ -203,13 +211,9 @@ static void legacy_json(args_ctx *c, const trak_pb_field *f) {
 
 /* One DebugAnnotation whose name (if any) is already on the key. */
 static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int depth) {
-  if (depth > MAX_DEPTH) {
-    too_deep(c);
-    return;
-  }
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(c->imp, &dec, data, len);
+  if (!nested_open(c, &dec, data, len, depth)) return;
   trak_arg_key_mark mark = trak__arg_key_save(&c->kb);
   uint32_t index = 0;
   while (trak_pb_decoder_next(&dec, &f) > 0) {
@@ -446,13 +450,9 @@ static void reflect_field(args_ctx *c, const trak_pb_field_desc *fd, const trak_
 
 static void reflect(args_ctx *c, const trak_pb_message_desc *m, const uint8_t *data, size_t len,
                     int depth) {
-  if (depth > MAX_DEPTH) {
-    too_deep(c);
-    return;
-  }
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(c->imp, &dec, data, len);
+  if (!nested_open(c, &dec, data, len, depth)) return;
   rep_counts reps;
   reps.n = 0;
   int empty = 1;
