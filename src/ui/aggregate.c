@@ -410,12 +410,13 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
-  if (stacks_exact(c, tracks, n)) {
+  if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
     if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
       return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     return 0;
   }
-  /* Otherwise (async lanes, a child that outlives its parent) slice by slice: */
+  /* Otherwise (the tree is not built yet, async lanes, a child that outlives its parent) slice
+  ** by slice: */
   flame f = {0};
   flame_reserve(&f, c, tracks, n, start, end);
   /* Depth by depth over every track, so that a node's total is whole before its children are
