@@ -76,7 +76,8 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
 ** it, found by walking both lines in time order, as the flame graph did), NONE otherwise (not
 ** ended, or an ancestor did not end: the recursive SQL of docs/ui.md leaves it out). Sets
 ** stacks_exact unless a child ends after its parent (it may then meet a range its parent does
-** not) or the track has roots below depth 0. Returns 0 or -1 (out of memory). */
+** not) or the track has roots below depth 0. Returns 0 or -1 (out of memory, or asked to
+** stop). */
 static int track_stacks(stack_tree *t, trak_ui_track *tr) {
   tr->stacks_exact = !tr->deep_roots;
   for (size_t d = 0; d < tr->n_lines; d++) {
@@ -85,6 +86,8 @@ static int track_stacks(stack_tree *t, trak_ui_track *tr) {
     for (size_t i = 0; i < l->n; i++) {
       trak_ui_slice *s = &l->v[i];
       uint32_t node = NONE;
+      if (!(i & 0xffff) && atomic_load_explicit(&t->c->stacks_stop, memory_order_relaxed))
+        return -1; /* the cache is being freed: a large track takes seconds */
       if (s->dur >= 0 && !s->has_parent) {
         node = node_of(t, NONE, s->name);
         if (node == NONE) return -1;
