@@ -92,8 +92,8 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
   /* The age is in the boot clock (0 is a real age: early kernel threads); it sets start_ts
   ** only where no event did. */
   if (has_start && t->process.start_ts[upid] == INT64_MIN)
-    t->process.start_ts[upid] = trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME,
-                                                        start_from_boot);
+    t->process.start_ts[upid] =
+        trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, start_from_boot);
   if (is_kthread >= 0) { /* Linux 6.4+ says it outright */
     uint32_t k = intern(imp, "is_kthread", 10);
     trak__process_arg(imp, upid, k, k, TRAK_ARG_BOOL, is_kthread, 0);
