@@ -90,6 +90,9 @@ int trak__psql_slice_layout_register(trak_processor *p);
 int trak__psql_interval_intersect_register(trak_processor *p);
 /* Registers __trak_slice_flat_pieces and __trak_slice_stack_ids (slice_walks.c). */
 int trak__psql_slice_walks_register(trak_processor *p);
+/* Registers __trak_thread_slice_time_in_state and __trak_thread_slice_cpu_time
+** (slice_thread_time.c). */
+int trak__psql_slice_thread_time_register(trak_processor *p);
 
 /* 64-bit FNV-1a, Perfetto's hash(): feeds n bytes into state h (start from the basis). */
 #define TRAK_PSQL_FNV1A_BASIS 14695981039346656037ull
