@@ -353,6 +353,39 @@ static void slices_thread_time(void **state) {
   trak_processor_free(p);
 }
 
+/* describe_slice gives each slice's time per kind of state and its CPUs where scheduling data
+** covers it (the sums of slices_thread_time's rows), with or without a rule describing it; the
+** built-in metric slice_time_in_state sums them per slice name in sched.states' words. */
+static void slices_thread_time_analysis(void **state) {
+  (void)state;
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
+  static const char rule[] = "rule { name: \"wjob\" description: \"The worker's job.\" }";
+  trak_error err = {0};
+  assert_int_equal(trak_processor_add_descriptions(p, rule, sizeof rule - 1, "rule", &err), 0);
+  static const char *const metric[] = {"slice_time_in_state"};
+  assert_int_equal(trak_processor_compute_metrics(p, metric, 1, NULL, &err), 0);
+  static const sc_check c[] = {
+      {"SELECT s.id, d.description, d.running_dur, d.runnable_dur, d.sleeping_dur, "
+       "d.uninterruptible_dur, d.io_wait_dur, d.other_dur, d.cpus FROM slice s "
+       "JOIN describe_slice d ON d.slice_id = s.id ORDER BY s.id",
+       "0|NULL|57000|3000|0|30000|10000|0|0,1\n"
+       "1|NULL|32000|3000|0|30000|10000|0|0,1\n"
+       "2|The worker's job.|56000|0|0|0|0|0|0\n"
+       "4|NULL|29001|0|0|0|0|0|0"},
+      /* "zero", "open" and "lonely" have neither a rule nor scheduling data. */
+      {"SELECT count(*) FROM describe_slice WHERE slice_id IN (3, 5, 6)", "0"},
+      {"SELECT * FROM slice_time_in_state_output WHERE name = 'inner'",
+       "inner|Running|1|32000|49.23\n"
+       "inner|Uninterruptible Sleep|1|10000|15.38\n"
+       "inner|Uninterruptible Sleep (IO)|1|10000|15.38\n"
+       "inner|Uninterruptible Sleep (non-IO)|1|10000|15.38\n"
+       "inner|Runnable|1|3000|4.62"},
+      {"SELECT count(*), sum(dur) FROM slice_time_in_state_output", "12|240001"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+}
+
 /* kthreadd (pid 2) and its children are the kernel's threads; init's children are not. */
 static void linux_threads(void **state) {
   (void)state;
@@ -373,7 +406,8 @@ int main(void) {
       cmocka_unit_test(sched_time_in_state), cmocka_unit_test(sched_context_and_parallelism),
       cmocka_unit_test(cpu_frequency_idle),  cmocka_unit_test(cpu_cycles),
       cmocka_unit_test(cpu_utilization),     cmocka_unit_test(slices_cpu),
-      cmocka_unit_test(slices_thread_time),  cmocka_unit_test(linux_threads),
+      cmocka_unit_test(slices_thread_time),  cmocka_unit_test(slices_thread_time_analysis),
+      cmocka_unit_test(linux_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

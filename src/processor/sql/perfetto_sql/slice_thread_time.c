@@ -11,7 +11,8 @@
 ** (slices.with_context's _thread_slice_intervals!); only intervals with dur > 0 count, and
 ** intervals are half-open, so what is summed is what the SQL intersection summed. Rows come in
 ** slice id order, a slice's rows ordered as SQLite's GROUP BY orders (state, io_wait,
-** blocked_function): NULL first, text by bytes.
+** blocked_function): NULL first, text by bytes. The index and the per-slice sums are also
+** describe_slice's (analysis/describe.c), through trak__thread_time_*.
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
@@ -32,30 +33,27 @@ typedef struct time_vtab {
   time_kind kind;
 } time_vtab;
 
-/* One (state, io_wait, blocked_function) of a slice and its time. */
-typedef struct time_group {
-  uint32_t state, blocked; /* string ids, 0: NULL */
-  uint8_t io_wait;         /* 0, 1, 2: NULL */
-  int64_t dur;
-} time_group;
-
 /* The intervals (thread_state or sched rows with dur > 0) of each thread that has thread
 ** slices: rows[first[u]..first[u + 1]) are thread u's, by ts; reach[k] is the latest end of
 ** rows[first[u]..k], so the first interval that can reach past a time is found by bisection
-** even if a thread's intervals overlap. */
-typedef struct time_index {
+** even if a thread's intervals overlap. groups: the last slice's sums. */
+struct trak_thread_time {
+  const trak_tables *t;
+  int sched;
   uint32_t *first, *rows;
   int64_t *reach;
-} time_index;
+  trak_thread_time_group *groups;
+  size_t ngroups, cap;
+};
 
 typedef struct time_cursor {
   sqlite3_vtab_cursor base;
   const trak_tables *t;
   time_kind kind;
-  time_index ix;
-  uint32_t s;             /* the current slice */
-  time_group *groups;     /* its groups, in output order */
-  size_t ngroups, cap, g; /* g: the current group */
+  trak_thread_time *tt;
+  uint32_t s;                           /* the current slice */
+  const trak_thread_time_group *groups; /* its groups, in output order */
+  size_t ngroups, g;                    /* g: the current group */
 } time_cursor;
 
 static int time_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
@@ -105,13 +103,10 @@ static int time_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 }
 
 static void time_reset(time_cursor *c) {
-  free(c->ix.first);
-  free(c->ix.rows);
-  free(c->ix.reach);
-  memset(&c->ix, 0, sizeof c->ix);
-  free(c->groups);
+  trak__thread_time_free(c->tt);
+  c->tt = NULL;
   c->groups = NULL;
-  c->ngroups = c->cap = c->g = 0;
+  c->ngroups = c->g = 0;
 }
 
 static int time_close(sqlite3_vtab_cursor *cur) {
@@ -138,8 +133,8 @@ typedef struct time_source {
   size_t n;
 } time_source;
 
-static time_source source_of(const trak_tables *t, time_kind kind) {
-  if (kind == TIME_IN_STATE)
+static time_source source_of(const trak_tables *t, int sched) {
+  if (!sched)
     return (time_source){t->thread_state.ts, t->thread_state.dur, t->thread_state.utid,
                          t->thread_state.n};
   return (time_source){t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.utid,
@@ -153,18 +148,27 @@ static int by_ts_cmp(const void *a, const void *b, void *ctx) {
   return x < y ? -1 : x > y;
 }
 
-/* Builds c->ix over the intervals of the threads that have thread slices. Returns SQLITE_OK or
-** SQLITE_NOMEM (what was allocated is freed by time_reset). */
-static int index_build(time_cursor *c) {
-  const trak_tables *t = c->t;
-  time_source src = source_of(t, c->kind);
+void trak__thread_time_free(trak_thread_time *tt) {
+  if (!tt) return;
+  free(tt->first);
+  free(tt->rows);
+  free(tt->reach);
+  free(tt->groups);
+  free(tt);
+}
+
+/* Fills tt's index. Returns 0 or -1 out of memory. */
+static int index_build(trak_thread_time *tt) {
+  const trak_tables *t = tt->t;
+  time_source src = source_of(t, tt->sched);
   size_t nthreads = t->thread.n;
-  time_index *ix = &c->ix;
-  ix->first = calloc(nthreads + 2, sizeof *ix->first);
-  if (!ix->first) return SQLITE_NOMEM;
+  tt->first = calloc(nthreads + 2, sizeof *tt->first);
   /* The threads with thread slices; first[u + 2] counts thread u's intervals. */
   uint8_t *wanted = calloc(nthreads ? nthreads : 1, 1);
-  if (!wanted) return SQLITE_NOMEM;
+  if (!tt->first || !wanted) {
+    free(wanted);
+    return -1;
+  }
   for (uint32_t s = 0; s < t->slice.n; s++)
     wanted[slice_utid(t, s)] = 1;
   wanted[0] = 0;
@@ -172,41 +176,51 @@ static int index_build(time_cursor *c) {
   for (size_t i = 0; i < src.n; i++) {
     uint32_t u = src.utid[i];
     if (src.dur[i] > 0 && u < nthreads && wanted[u]) {
-      ix->first[u + 2]++;
+      tt->first[u + 2]++;
       total++;
     }
   }
   for (size_t u = 0; u < nthreads; u++)
-    ix->first[u + 2] += ix->first[u + 1];
-  ix->rows = malloc((total ? total : 1) * sizeof *ix->rows);
-  ix->reach = malloc((total ? total : 1) * sizeof *ix->reach);
-  if (!ix->rows || !ix->reach) {
+    tt->first[u + 2] += tt->first[u + 1];
+  tt->rows = malloc((total ? total : 1) * sizeof *tt->rows);
+  tt->reach = malloc((total ? total : 1) * sizeof *tt->reach);
+  if (!tt->rows || !tt->reach) {
     free(wanted);
-    return SQLITE_NOMEM;
+    return -1;
   }
   for (size_t i = 0; i < src.n; i++) {
     uint32_t u = src.utid[i];
-    if (src.dur[i] > 0 && u < nthreads && wanted[u]) ix->rows[ix->first[u + 1]++] = (uint32_t)i;
+    if (src.dur[i] > 0 && u < nthreads && wanted[u]) tt->rows[tt->first[u + 1]++] = (uint32_t)i;
   }
   free(wanted);
   /* first[u + 1] is now the end of u's intervals, first[u] their start. Rows are in id order,
   ** which is ts order unless rows were appended after the import; sort where it is not. */
   for (size_t u = 0; u < nthreads; u++) {
-    uint32_t a = ix->first[u], b = ix->first[u + 1];
+    uint32_t a = tt->first[u], b = tt->first[u + 1];
     int64_t reach = INT64_MIN;
     for (uint32_t k = a; k + 1 < b; k++)
-      if (src.ts[ix->rows[k]] > src.ts[ix->rows[k + 1]]) {
-        qsort_r(ix->rows + a, b - a, sizeof *ix->rows, by_ts_cmp, (void *)src.ts);
+      if (src.ts[tt->rows[k]] > src.ts[tt->rows[k + 1]]) {
+        qsort_r(tt->rows + a, b - a, sizeof *tt->rows, by_ts_cmp, (void *)src.ts);
         break;
       }
     for (uint32_t k = a; k < b; k++) {
-      uint32_t r = ix->rows[k];
+      uint32_t r = tt->rows[k];
       int64_t end = src.ts[r] + src.dur[r];
       reach = end > reach ? end : reach;
-      ix->reach[k] = reach;
+      tt->reach[k] = reach;
     }
   }
-  return SQLITE_OK;
+  return 0;
+}
+
+trak_thread_time *trak__thread_time_new(const trak_tables *t, int sched) {
+  trak_thread_time *tt = calloc(1, sizeof *tt);
+  if (!tt) return NULL;
+  tt->t = t;
+  tt->sched = sched;
+  if (!index_build(tt)) return tt;
+  trak__thread_time_free(tt);
+  return NULL;
 }
 
 /* ---- one slice's groups --------------------------------------------------------------------- */
@@ -221,80 +235,89 @@ static int str_cmp(const trak_strpool *sp, uint32_t x, uint32_t y) {
   return nx < ny ? -1 : nx > ny;
 }
 
-/* GROUP BY state, io_wait, blocked_function's order (io_wait: NULL, 0, 1). */
-static int group_cmp(const trak_strpool *sp, const time_group *x, const time_group *y) {
-  int c = str_cmp(sp, x->state, y->state);
-  if (c) return c;
-  if (x->io_wait != y->io_wait) {
-    int xi = x->io_wait == 2 ? -1 : x->io_wait, yi = y->io_wait == 2 ? -1 : y->io_wait;
-    return xi < yi ? -1 : 1;
-  }
-  return str_cmp(sp, x->blocked, y->blocked);
+/* The order of an integer-or-NULL value held as `null`-for-NULL: NULL first. */
+static int num_cmp(uint32_t x, uint32_t y, uint32_t null) {
+  if (x == y) return 0;
+  if (x == null || y == null) return x == null ? -1 : 1;
+  return x < y ? -1 : 1;
 }
 
-/* Adds `dur` to group g of the current slice, inserted in order if new. */
-static int group_add(time_cursor *c, time_group g) {
-  const trak_strpool *sp = &c->t->strings;
+/* GROUP BY state, io_wait, blocked_function (, ucpu)'s order. */
+static int group_cmp(const trak_strpool *sp, const trak_thread_time_group *x,
+                     const trak_thread_time_group *y) {
+  int c = str_cmp(sp, x->state, y->state);
+  if (!c) c = num_cmp(x->io_wait, y->io_wait, 2);
+  if (!c) c = str_cmp(sp, x->blocked, y->blocked);
+  return c ? c : num_cmp(x->ucpu, y->ucpu, TRAK_NULL_U32);
+}
+
+/* Adds group g's time to tt's groups, inserted in order if new. Returns 0 or -1. */
+static int group_add(trak_thread_time *tt, trak_thread_time_group g) {
+  const trak_strpool *sp = &tt->t->strings;
   size_t i = 0;
   int cmp = 1;
-  while (i < c->ngroups && (cmp = group_cmp(sp, &c->groups[i], &g)) < 0)
+  while (i < tt->ngroups && (cmp = group_cmp(sp, &tt->groups[i], &g)) < 0)
     i++;
-  if (i < c->ngroups && cmp == 0) {
-    c->groups[i].dur += g.dur;
-    return SQLITE_OK;
+  if (i < tt->ngroups && cmp == 0) {
+    tt->groups[i].dur += g.dur;
+    return 0;
   }
-  if (c->ngroups == c->cap) {
-    size_t cap = c->cap ? c->cap * 2 : 8;
-    time_group *v = realloc(c->groups, cap * sizeof *v);
-    if (!v) return SQLITE_NOMEM;
-    c->groups = v;
-    c->cap = cap;
+  if (tt->ngroups == tt->cap) {
+    size_t cap = tt->cap ? tt->cap * 2 : 8;
+    trak_thread_time_group *v = realloc(tt->groups, cap * sizeof *v);
+    if (!v) return -1;
+    tt->groups = v;
+    tt->cap = cap;
   }
-  memmove(c->groups + i + 1, c->groups + i, (c->ngroups - i) * sizeof *c->groups);
-  c->groups[i] = g;
-  c->ngroups++;
-  return SQLITE_OK;
+  memmove(tt->groups + i + 1, tt->groups + i, (tt->ngroups - i) * sizeof *tt->groups);
+  tt->groups[i] = g;
+  tt->ngroups++;
+  return 0;
 }
 
-/* Fills c->groups with slice c->s's time per group (none if it is no thread slice). */
-static int slice_groups(time_cursor *c) {
-  const trak_tables *t = c->t;
-  c->ngroups = 0;
-  uint32_t s = c->s, utid = slice_utid(t, s);
-  if (!utid) return SQLITE_OK;
-  time_source src = source_of(t, c->kind);
+int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
+                            const trak_thread_time_group **out, size_t *n) {
+  const trak_tables *t = tt->t;
+  tt->ngroups = 0;
+  *out = tt->groups;
+  *n = 0;
+  uint32_t utid = s < t->slice.n ? slice_utid(t, s) : 0;
+  if (!utid) return 0;
+  time_source src = source_of(t, tt->sched);
   int64_t start = t->slice.ts[s], end = start + t->slice.dur[s];
   /* The first interval whose thread's intervals so far reach past the slice's start. */
-  uint32_t lo = c->ix.first[utid], hi = c->ix.first[utid + 1];
+  uint32_t lo = tt->first[utid], hi = tt->first[utid + 1];
   while (lo < hi) {
     uint32_t mid = lo + (hi - lo) / 2;
-    if (c->ix.reach[mid] > start)
+    if (tt->reach[mid] > start)
       hi = mid;
     else
       lo = mid + 1;
   }
-  for (uint32_t k = lo; k < c->ix.first[utid + 1]; k++) {
-    uint32_t r = c->ix.rows[k];
+  for (uint32_t k = lo; k < tt->first[utid + 1]; k++) {
+    uint32_t r = tt->rows[k];
     int64_t a = src.ts[r], b = a + src.dur[r];
     if (a >= end) break;
     if (b <= start) continue;
-    time_group g = {0, 0, 2, (b < end ? b : end) - (a > start ? a : start)};
-    if (c->kind == TIME_IN_STATE) {
+    trak_thread_time_group g = {0, 0, TRAK_NULL_U32, 2,
+                                (b < end ? b : end) - (a > start ? a : start)};
+    if (!tt->sched) {
       g.state = t->thread_state.state[r];
       g.io_wait = t->thread_state.io_wait[r];
       g.blocked = t->thread_state.blocked_function[r];
+      if (by_cpu) g.ucpu = t->thread_state.ucpu[r];
     }
-    int rc = group_add(c, g);
-    if (rc != SQLITE_OK) return rc;
+    if (group_add(tt, g)) return -1;
   }
-  return SQLITE_OK;
+  *out = tt->groups;
+  *n = tt->ngroups;
+  return 0;
 }
 
 /* Moves to the first slice from c->s on that has groups. */
 static int slice_seek(time_cursor *c) {
   for (; c->s < c->t->slice.n; c->s++) {
-    int rc = slice_groups(c);
-    if (rc != SQLITE_OK) return rc;
+    if (trak__thread_time_slice(c->tt, c->s, 0, &c->groups, &c->ngroups)) return SQLITE_NOMEM;
     if (c->ngroups) break;
   }
   c->g = 0;
@@ -311,8 +334,8 @@ static int time_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int 
   c->t = &v->p->tables;
   c->kind = v->kind;
   c->s = 0;
-  int rc = index_build(c);
-  return rc == SQLITE_OK ? slice_seek(c) : rc;
+  c->tt = trak__thread_time_new(c->t, c->kind == TIME_CPU);
+  return c->tt ? slice_seek(c) : SQLITE_NOMEM;
 }
 
 static int time_next(sqlite3_vtab_cursor *cur) {
@@ -335,7 +358,7 @@ static void result_str(sqlite3_context *ctx, const trak_strpool *sp, uint32_t id
 static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   time_cursor *c = (time_cursor *)cur;
   const trak_tables *t = c->t;
-  const time_group *g = &c->groups[c->g];
+  const trak_thread_time_group *g = &c->groups[c->g];
   uint32_t s = c->s, utid = t->track.utid[t->slice.track_id[s]];
   uint32_t upid = t->thread.upid[utid];
   if (c->kind == TIME_CPU && col == 6) col = 9; /* cpu_time is the total's column */
