@@ -159,6 +159,16 @@ static int setup_dir(void **state) {
                          "  name AS slice_name FROM base\n"
                          "UNION ALL SELECT 'nonsense', 'B', 0, 0, 'x';\n");
   write_metric("bad", "CREATE TABLE bad_output AS SELECT 1;\n\n\nSELECT nope FROM slice;\n");
+  /* PerfettoSQL in metrics: modules, PERFETTO tables, macros. */
+  write_metric("modfail", "INCLUDE PERFETTO MODULE slices.with_context;\n"
+                          "SELECT nope FROM thread_slice;\n");
+  write_metric("mod", "INCLUDE PERFETTO MODULE slices.with_context;\n"
+                      "INCLUDE PERFETTO MODULE intervals.intersect;\n"
+                      "CREATE PERFETTO TABLE mod_t AS SELECT count(*) AS n FROM thread_slice;\n"
+                      "CREATE TABLE mod_output AS SELECT n, (SELECT count(*) FROM\n"
+                      "  _interval_intersect_single!(105, 100, (SELECT id, ts, dur FROM slice\n"
+                      "  WHERE dur > 0))) AS pieces FROM mod_t;\n");
+  write_metric("badmod", "-- no such module\nINCLUDE PERFETTO MODULE no.such;\n");
   return 0;
 }
 
@@ -314,6 +324,27 @@ static void test_metric_failure_rolls_back(void **state) {
   trak_processor_free(p);
 }
 
+/* A metric's SQL is PerfettoSQL: it includes modules, makes PERFETTO tables and expands
+** macros. A module included by a metric that fails stays included (its tables were made
+** before the metric's SAVEPOINT), so the next metric that needs it finds it. */
+static void test_metric_perfetto_sql(void **state) {
+  trak_processor *p = open_trace();
+  trak_error err = {0};
+  trak_metrics_options opts = {dir, NULL, 0};
+  const char *modfail[] = {"modfail"}, *mod[] = {"mod"}, *badmod[] = {"badmod"};
+  assert_int_equal(trak_processor_compute_metrics(p, modfail, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "modfail.sql:2: no such column: nope"));
+  assert_int_equal(query_int(p, "SELECT count(*) FROM thread_slice"), 5);
+  assert_int_equal(trak_processor_compute_metrics(p, mod, 1, &opts, &err), 0);
+  /* every slice is on main's track; doFrame, measure and the nested inflate meet
+  ** [105, 205), the lone inflate and draw do not */
+  assert_int_equal(query_int(p, "SELECT n FROM mod_output"), 5);
+  assert_int_equal(query_int(p, "SELECT pieces FROM mod_output"), 3);
+  assert_int_equal(trak_processor_compute_metrics(p, badmod, 1, &opts, &err), TRAK_EINVAL);
+  assert_non_null(strstr(err.message, "badmod.sql:2: unknown module 'no.such'"));
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_builtin_descriptions),
@@ -322,6 +353,7 @@ int main(void) {
       cmocka_unit_test(test_metric_errors),
       cmocka_unit_test(test_metric_params_are_literals),
       cmocka_unit_test(test_metric_failure_rolls_back),
+      cmocka_unit_test(test_metric_perfetto_sql),
   };
   return cmocka_run_group_tests(tests, setup_dir, teardown_dir);
 }

@@ -1,12 +1,12 @@
 /*
 ** Tests of the Linux standard modules (sched.*, linux.cpu.*, linux.threads, slices.cpu_time,
-** slices.time_in_state) on a small fixed scheduling story. Until the ftrace importer fills
-** sched, thread_state, cpu and cpu_counter_track, each test replaces the prelude's (empty) views
-** of those names by plain tables (FIXTURE below) next to tests/data/linux/modules_fixture.pbtxt,
-*which holds the thread slices
-** and the counters the fixture's tracks point at, and a clock snapshot (monotonic = boot time). The
-*expected rows were worked out by hand from
-** the story (docs/design/linux-import.md gives each module's rule); the comments give the sums.
+** slices.time_in_state) on a small fixed scheduling story. Each test replaces the prelude's
+** views sched, thread_state, cpu and cpu_counter_track by plain tables (FIXTURE below) next to
+** tests/data/linux/modules_fixture.pbtxt, which holds the thread slices and the counters the
+** fixture's tracks point at, and a clock snapshot (monotonic = boot time). The expected rows
+** were worked out by hand from the story (docs/design/linux-import.md gives each module's
+** rule); the comments give the sums. slices_thread_time runs on an imported systrace story
+** instead: the modules it tests read the importer's tables, not the views.
 **
 ** The story, trace bounds 0 to 1,000,000 ns, two CPUs (cpufreq: CPU 0 1 GHz then 2 GHz from
 ** 150,000; CPU 1 500 MHz), utid 0 swapper, utid 2 "main" and utid 3 "worker" of process
@@ -279,11 +279,6 @@ static void slices_cpu(void **state) {
   (void)state;
   trak_processor *p = open_story();
   static const sc_check c[] = {
-      {"INCLUDE PERFETTO MODULE slices.cpu_time; SELECT * FROM thread_slice_cpu_time",
-       "0|job|3|worker|1|app|220000\n"
-       "1|work|2|main|1|app|60000\n"
-       "2|inner|2|main|1|app|10000\n"
-       "3|tight|3|worker|1|app|40000"},
       {"INCLUDE PERFETTO MODULE slices.cpu_time; SELECT * FROM thread_slice_cpu_cycles ORDER "
        "BY id",
        "0|job|3|worker|1|app|NULL|NULL\n"
@@ -300,22 +295,92 @@ static void slices_cpu(void **state) {
   trak_processor_free(p);
 }
 
-/* Why was "work" slow? 60,000 ns running, 30,000 in an IO sleep in f, 10,000 runnable. */
-static void slices_time_in_state(void **state) {
+/* slices.time_in_state and slices.cpu_time meet the slices with the thread_state and sched
+** rows the importer filled, in C (slice_thread_time.c): the fixture's stand-in views cannot
+** feed them, so they run on a systrace story (tests/data/systrace/slice_states.systrace; the
+** goldens slice_states_* hold Perfetto's full answers). "outer" [10,100) us and "inner"
+** [20,85) us of app: 10 us in each of three D states (no blocked reason, IO 0 in f0, IO 1 in
+** f1), 3 us runnable, the rest running; "zero" (dur 0), "open" (unfinished) and "lonely" (a
+** thread without scheduling data) have no rows. */
+static void slices_thread_time(void **state) {
   (void)state;
-  trak_processor *p = open_story();
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
+  /* The C tables' rows are what _interval_intersect! of the same intervals gives. */
+  static const char reference[] =
+      "SELECT ii.id_0, st.state, st.io_wait, st.blocked_function, sum(ii.dur) "
+      "FROM _thread_slice_intersect!((SELECT id, ts, dur, utid FROM thread_state "
+      "WHERE dur > 0)) AS ii JOIN thread_state AS st ON st.id = ii.id_1 "
+      "GROUP BY ii.id_0, st.state, st.io_wait, st.blocked_function";
   static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE slices.time_in_state; SELECT id, name, utid, state, io_wait, "
-       "blocked_function, dur FROM thread_slice_time_in_state ORDER BY id, state",
-       "0|job|3|R|NULL|NULL|10000\n"
-       "0|job|3|Running|NULL|NULL|220000\n"
-       "0|job|3|S|NULL|NULL|70000\n"
-       "1|work|2|D|1|f|30000\n"
-       "1|work|2|R|NULL|NULL|10000\n"
-       "1|work|2|Running|NULL|NULL|60000\n"
-       "2|inner|2|D|1|f|10000\n"
-       "2|inner|2|Running|NULL|NULL|10000\n"
-       "3|tight|3|Running|NULL|NULL|40000"},
+       "blocked_function, dur FROM thread_slice_time_in_state",
+       "0|outer|1|D|NULL|NULL|10000\n"
+       "0|outer|1|D|0|f0+0x4/0x8|10000\n"
+       "0|outer|1|D|1|f1+0x10/0x20|10000\n"
+       "0|outer|1|R|NULL|NULL|3000\n"
+       "0|outer|1|Running|NULL|NULL|57000\n"
+       "1|inner|1|D|NULL|NULL|10000\n"
+       "1|inner|1|D|0|f0+0x4/0x8|10000\n"
+       "1|inner|1|D|1|f1+0x10/0x20|10000\n"
+       "1|inner|1|R|NULL|NULL|3000\n"
+       "1|inner|1|Running|NULL|NULL|32000\n"
+       "2|wjob|2|Running|NULL|NULL|56000\n"
+       "4|wtail|2|Running|NULL|NULL|29001"},
+      {"INCLUDE PERFETTO MODULE slices.cpu_time; SELECT * FROM thread_slice_cpu_time",
+       "0|outer|1|app|1|NULL|57000\n"
+       "1|inner|1|app|1|NULL|32000\n"
+       "2|wjob|2|worker|1|NULL|56000\n"
+       "4|wtail|2|worker|1|NULL|29001"},
+      /* The order is the table function's own: no sort undoes a wrong one. */
+      {"SELECT count(*) FROM __trak_thread_slice_time_in_state", "12"},
+      {"SELECT id, state, io_wait FROM __trak_thread_slice_time_in_state WHERE id = 1 "
+       "ORDER BY id, state, io_wait, blocked_function",
+       "1|D|NULL\n1|D|0\n1|D|1\n1|R|NULL\n1|Running|NULL"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  sc_rows(p, "INCLUDE PERFETTO MODULE intervals.intersect; "
+             "INCLUDE PERFETTO MODULE slices.with_context; SELECT 1");
+  assert_int_equal(sc_int(p,
+                          "SELECT count(*) FROM (SELECT id, state, io_wait, blocked_function, "
+                          "dur FROM __trak_thread_slice_time_in_state EXCEPT %s)",
+                          reference),
+                   0);
+  assert_int_equal(sc_int(p,
+                          "SELECT count(*) FROM (%s EXCEPT SELECT id, state, io_wait, "
+                          "blocked_function, dur FROM __trak_thread_slice_time_in_state)",
+                          reference),
+                   0);
+  trak_processor_free(p);
+}
+
+/* describe_slice gives each slice's time per kind of state and its CPUs where scheduling data
+** covers it (the sums of slices_thread_time's rows), with or without a rule describing it; the
+** built-in metric slice_time_in_state sums them per slice name in sched.states' words. */
+static void slices_thread_time_analysis(void **state) {
+  (void)state;
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
+  static const char rule[] = "rule { name: \"wjob\" description: \"The worker's job.\" }";
+  trak_error err = {0};
+  assert_int_equal(trak_processor_add_descriptions(p, rule, sizeof rule - 1, "rule", &err), 0);
+  static const char *const metric[] = {"slice_time_in_state"};
+  assert_int_equal(trak_processor_compute_metrics(p, metric, 1, NULL, &err), 0);
+  static const sc_check c[] = {
+      {"SELECT s.id, d.description, d.running_dur, d.runnable_dur, d.sleeping_dur, "
+       "d.uninterruptible_dur, d.io_wait_dur, d.other_dur, d.cpus FROM slice s "
+       "JOIN describe_slice d ON d.slice_id = s.id ORDER BY s.id",
+       "0|NULL|57000|3000|0|30000|10000|0|0,1\n"
+       "1|NULL|32000|3000|0|30000|10000|0|0,1\n"
+       "2|The worker's job.|56000|0|0|0|0|0|0\n"
+       "4|NULL|29001|0|0|0|0|0|0"},
+      /* "zero", "open" and "lonely" have neither a rule nor scheduling data. */
+      {"SELECT count(*) FROM describe_slice WHERE slice_id IN (3, 5, 6)", "0"},
+      {"SELECT * FROM slice_time_in_state_output WHERE name = 'inner'",
+       "inner|Running|1|32000|49.23\n"
+       "inner|Uninterruptible Sleep|1|10000|15.38\n"
+       "inner|Uninterruptible Sleep (IO)|1|10000|15.38\n"
+       "inner|Uninterruptible Sleep (non-IO)|1|10000|15.38\n"
+       "inner|Runnable|1|3000|4.62"},
+      {"SELECT count(*), sum(dur) FROM slice_time_in_state_output", "12|240001"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
   trak_processor_free(p);
@@ -337,11 +402,12 @@ static void linux_threads(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(sched_states),         cmocka_unit_test(sched_runnable_latency),
-      cmocka_unit_test(sched_time_in_state),  cmocka_unit_test(sched_context_and_parallelism),
-      cmocka_unit_test(cpu_frequency_idle),   cmocka_unit_test(cpu_cycles),
-      cmocka_unit_test(cpu_utilization),      cmocka_unit_test(slices_cpu),
-      cmocka_unit_test(slices_time_in_state), cmocka_unit_test(linux_threads),
+      cmocka_unit_test(sched_states),        cmocka_unit_test(sched_runnable_latency),
+      cmocka_unit_test(sched_time_in_state), cmocka_unit_test(sched_context_and_parallelism),
+      cmocka_unit_test(cpu_frequency_idle),  cmocka_unit_test(cpu_cycles),
+      cmocka_unit_test(cpu_utilization),     cmocka_unit_test(slices_cpu),
+      cmocka_unit_test(slices_thread_time),  cmocka_unit_test(slices_thread_time_analysis),
+      cmocka_unit_test(linux_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

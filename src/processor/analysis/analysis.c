@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/sql/perfetto_sql/psql.h"
 
 trak_analysis *trak__analysis(trak_processor *p) {
   if (!p->analysis) {
@@ -21,6 +22,7 @@ void trak__analysis_free(trak_processor *p) {
   trak_analysis *a = p->analysis;
   if (!a) return;
   trak__rules_free(a->rules);
+  trak__thread_time_free(a->thread_time);
   for (size_t i = 0; i < a->n_done; i++)
     free(a->done[i]);
   free(a->done);

@@ -9,11 +9,17 @@
 
 #include "processor/processor_internal.h"
 
-typedef struct trak_rules trak_rules; /* describe.c */
+typedef struct trak_rules trak_rules;             /* describe.c */
+typedef struct trak_thread_time trak_thread_time; /* sql/perfetto_sql/slice_thread_time.c */
 
 struct trak_analysis {
   trak_rules *rules; /* NULL until the first describe or rules file */
-  char **done;       /* names of the metrics run so far (strdup'ed) */
+  /* describe_slice's index of thread states, built on first use for the tables as they were
+  ** at `thread_time_generation` with `thread_time_slices` slices */
+  trak_thread_time *thread_time;
+  uint32_t thread_time_generation;
+  size_t thread_time_slices;
+  char **done; /* names of the metrics run so far (strdup'ed) */
   size_t n_done;
   int have_alert_table;
 };

@@ -133,8 +133,28 @@ static const char long_slices_sql[] =
     "         AS alert_message\n"
     "FROM long_slices;\n";
 
+/* slices.time_in_state summed per slice name, in sched.states' words (an IO sleep apart). */
+static const char slice_time_in_state_sql[] =
+    "-- Time in each thread state per slice name: for the thread slices whose thread\n"
+    "-- scheduling data covers, how long the slices of each name spent in each state, in how\n"
+    "-- many of them, and the share of the name's covered time.\n"
+    "INCLUDE PERFETTO MODULE slices.time_in_state;\n"
+    "INCLUDE PERFETTO MODULE sched.states;\n"
+    "CREATE TABLE slice_time_in_state_output AS\n"
+    "WITH s AS (\n"
+    "  SELECT name, id, sched_state_io_to_human_readable_string(state, io_wait) AS state, dur\n"
+    "  FROM thread_slice_time_in_state\n"
+    "  WHERE id IN (SELECT id FROM " TRACE_SLICE "))\n"
+    "SELECT name, state, count(DISTINCT id) AS slice_count, sum(dur) AS dur,\n"
+    "       round(100.0 * sum(dur) / sum(sum(dur)) OVER (PARTITION BY name), 2) AS percent\n"
+    "FROM s GROUP BY name, state ORDER BY name, dur DESC, state;\n";
+
 const trak_builtin_metric trak__builtin_metrics[] = {
-    {"slice_stats", slice_stats_sql},     {"longest_slices", longest_slices_sql},
-    {"counter_stats", counter_stats_sql}, {"flow_latency", flow_latency_sql},
-    {"long_slices", long_slices_sql},     {NULL, NULL},
+    {"slice_stats", slice_stats_sql},
+    {"longest_slices", longest_slices_sql},
+    {"counter_stats", counter_stats_sql},
+    {"flow_latency", flow_latency_sql},
+    {"long_slices", long_slices_sql},
+    {"slice_time_in_state", slice_time_in_state_sql},
+    {NULL, NULL},
 };

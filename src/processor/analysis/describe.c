@@ -1,7 +1,10 @@
 /*
 ** Slice descriptions (docs/analysis.md): rules read from SliceDescriptionRules text (the
 ** built-in set, then `--descriptions` files) are compiled once into matchers, and the
-** describe_slice table-valued function answers "what does slice N mean" from them.
+** describe_slice table-valued function answers "what does slice N mean" from them, and
+** "why was it slow": where scheduling data covers its thread, the slice's time running,
+** runnable, sleeping, in uninterruptible sleep (and of that, IO) and the CPUs it ran on
+** (slices.time_in_state's sums, sql/perfetto_sql/slice_thread_time.c).
 **
 ** Matching stays cheap when joined over every slice: a pattern's verdict is memoised per
 ** string id (names are interned, so each distinct name is globbed once per pattern), and the
@@ -9,9 +12,12 @@
 ** checks those candidates' other conditions, all integer compares after the first sight.
 */
 #include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/sql/perfetto_sql/psql.h"
 #include "trak/pbtxt.h"
 #include "trak/protos.h"
 
@@ -247,25 +253,105 @@ typedef struct ds_vtab {
   trak_processor *p;
 } ds_vtab;
 
+/* The slice's time per kind of thread state (ns), summed from its thread_state rows. */
+enum { ST_RUNNING, ST_RUNNABLE, ST_SLEEPING, ST_UNINTERRUPTIBLE, ST_IO_WAIT, ST_OTHER, ST_KINDS };
+
 typedef struct ds_cursor {
   sqlite3_vtab_cursor base;
   int64_t slice;
-  const char *desc, *link;
+  const char *desc, *link; /* NULL when no rule describes the slice */
+  int have_states;         /* scheduling data covers the slice's thread during it */
+  int64_t states[ST_KINDS];
+  char cpus[256]; /* the CPUs it ran on, "0,3" */
   int eof;
 } ds_cursor;
 
-enum { DS_DESCRIPTION, DS_DOC_LINK, DS_SLICE_ID };
+enum {
+  DS_DESCRIPTION,
+  DS_DOC_LINK,
+  DS_RUNNING,
+  DS_SLICE_ID = DS_RUNNING + ST_KINDS + 1 /* after the state columns and cpus */
+};
 
 static int ds_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
   int rc = sqlite3_declare_vtab(
-      db, "CREATE TABLE x(description TEXT, doc_link TEXT, slice_id BIGINT HIDDEN)");
+      db, "CREATE TABLE x(description TEXT, doc_link TEXT, running_dur BIGINT, "
+          "runnable_dur BIGINT, sleeping_dur BIGINT, uninterruptible_dur BIGINT, "
+          "io_wait_dur BIGINT, other_dur BIGINT, cpus TEXT, slice_id BIGINT HIDDEN)");
   if (rc != SQLITE_OK) return rc;
   ds_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
   v->p = aux;
   *out = &v->base;
+  return SQLITE_OK;
+}
+
+/* The kind of thread state `state` (a string id) is: Running; R and R+ runnable; S and I
+** (idle) sleeping; D and its variants (DK, ...) uninterruptible; anything else other. */
+static int state_kind(const trak_strpool *sp, uint32_t state) {
+  const char *s = trak__str(sp, state);
+  if (!s) return ST_OTHER;
+  if (!strcmp(s, "Running")) return ST_RUNNING;
+  if (!strcmp(s, "R") || !strcmp(s, "R+")) return ST_RUNNABLE;
+  if (!strcmp(s, "S") || !strcmp(s, "I")) return ST_SLEEPING;
+  return s[0] == 'D' ? ST_UNINTERRUPTIBLE : ST_OTHER;
+}
+
+/* The index of thread states, rebuilt when rows were appended since it was made; NULL out of
+** memory. */
+static trak_thread_time *thread_time(trak_processor *p) {
+  trak_analysis *a = trak__analysis(p);
+  const trak_tables *t = &p->tables;
+  if (a->thread_time &&
+      (a->thread_time_generation != t->generation || a->thread_time_slices != t->slice.n)) {
+    trak__thread_time_free(a->thread_time);
+    a->thread_time = NULL;
+  }
+  if (!a->thread_time) {
+    a->thread_time = trak__thread_time_new(t, 0);
+    a->thread_time_generation = t->generation;
+    a->thread_time_slices = t->slice.n;
+  }
+  return a->thread_time;
+}
+
+static int cpu_cmp(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* Sums slice c->slice's thread states into c->states and lists its CPUs. Returns SQLITE_OK
+** or SQLITE_NOMEM. */
+static int ds_states(ds_cursor *c, trak_processor *p) {
+  const trak_tables *t = &p->tables;
+  trak_thread_time *tt = thread_time(p);
+  const trak_thread_time_group *g;
+  size_t n;
+  memset(c->states, 0, sizeof c->states);
+  c->cpus[0] = 0;
+  if (!tt || trak__thread_time_slice(tt, (uint32_t)c->slice, 1, &g, &n)) return SQLITE_NOMEM;
+  c->have_states = n > 0;
+  uint32_t cpus[64];
+  size_t ncpus = 0;
+  for (size_t i = 0; i < n; i++) {
+    int kind = state_kind(&t->strings, g[i].state);
+    c->states[kind] += g[i].dur;
+    if (kind == ST_UNINTERRUPTIBLE && g[i].io_wait == 1) c->states[ST_IO_WAIT] += g[i].dur;
+    if (kind != ST_RUNNING || g[i].ucpu == TRAK_NULL_U32) continue;
+    uint32_t cpu = g[i].ucpu < t->cpu.n && t->cpu.cpu[g[i].ucpu] != TRAK_NULL_U32
+                       ? t->cpu.cpu[g[i].ucpu]
+                       : g[i].ucpu;
+    size_t k = 0;
+    while (k < ncpus && cpus[k] != cpu)
+      k++;
+    if (k == ncpus && ncpus < sizeof cpus / sizeof *cpus) cpus[ncpus++] = cpu;
+  }
+  qsort(cpus, ncpus, sizeof *cpus, cpu_cmp);
+  size_t w = 0;
+  for (size_t k = 0; k < ncpus && w + 12 < sizeof c->cpus; k++)
+    w += (size_t)snprintf(c->cpus + w, sizeof c->cpus - w, "%s%u", k ? "," : "", cpus[k]);
   return SQLITE_OK;
 }
 
@@ -315,8 +401,10 @@ static int ds_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
   if (idx != 1 || argc < 1 || sqlite3_value_type(argv[0]) != SQLITE_INTEGER) return SQLITE_OK;
   c->slice = sqlite3_value_int64(argv[0]);
   if (c->slice < 0 || (uint64_t)c->slice >= p->tables.slice.n) return SQLITE_OK;
-  c->eof = !trak__describe(p, (uint32_t)c->slice, &c->desc, &c->link);
-  return SQLITE_OK;
+  if (!trak__describe(p, (uint32_t)c->slice, &c->desc, &c->link)) c->desc = c->link = NULL;
+  int rc = ds_states(c, p);
+  c->eof = !c->desc && !c->have_states;
+  return rc;
 }
 
 static int ds_next(sqlite3_vtab_cursor *cur) {
@@ -332,10 +420,14 @@ static int ds_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   ds_cursor *c = (ds_cursor *)cur;
   if (col == DS_SLICE_ID)
     sqlite3_result_int64(ctx, c->slice);
-  else if (col == DS_DESCRIPTION)
+  else if (col == DS_DESCRIPTION && c->desc)
     sqlite3_result_text(ctx, c->desc, -1, SQLITE_STATIC);
-  else if (c->link)
+  else if (col == DS_DOC_LINK && c->link)
     sqlite3_result_text(ctx, c->link, -1, SQLITE_STATIC);
+  else if (col >= DS_RUNNING && col < DS_RUNNING + ST_KINDS && c->have_states)
+    sqlite3_result_int64(ctx, c->states[col - DS_RUNNING]);
+  else if (col == DS_RUNNING + ST_KINDS && c->have_states && c->cpus[0])
+    sqlite3_result_text(ctx, c->cpus, -1, SQLITE_TRANSIENT);
   return SQLITE_OK;
 }
 

@@ -7,7 +7,8 @@
 ** (callers pass `key=value`). A parameter's value always becomes one SQL literal: a number as
 ** written, anything else a quoted string, so no value can change the statement around it.
 ** Directive lines become blank lines, so SQL errors name the file and the line as the author
-** sees it.
+** sees it. The SQL runs as PerfettoSQL: `INCLUDE PERFETTO MODULE` (not a directive), CREATE
+** PERFETTO TABLE / VIEW / FUNCTION / MACRO and macros work as in a query.
 **
 ** Each metric named by the caller runs inside a SAVEPOINT: when it (or a metric it includes,
 ** or its annotations) fails, the database and the trace model are put back as they were.
@@ -18,6 +19,7 @@
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
+#include "processor/sql/perfetto_sql/psql.h"
 
 typedef struct run_ctx {
   trak_processor *p;
@@ -193,32 +195,59 @@ static int substitute(run_ctx *c, const char *body, const char *source, char **d
 
 static int run_metric(run_ctx *c, const char *name, trak_error *err);
 
-/* Handles a directive line [s, e) if it is one (blanking it in `out`); 1 if it was. */
-static int directive(run_ctx *c, const char *s, const char *e, const char *source, int line,
-                     text_buf *defaults_text, trak_error *err, int *rc) {
+/* Reads an INCLUDE line [s, e): 0 when it is none; 1 with the metric's name in `inc` for
+** `INCLUDE other;` (or 'other.sql'); 2 with the module's name for `INCLUDE PERFETTO MODULE
+** a.b;`; -1 when the name is malformed. */
+static int include_line(const char *s, const char *e, char *inc, size_t cap) {
   while (s < e && isspace((unsigned char)*s))
     s++;
-  int include = !strncasecmp(s, "INCLUDE ", 8), param = !strncasecmp(s, "PARAM ", 6);
-  if (!include && !param) return 0;
-  const char *a = s + (include ? 8 : 6);
+  if (e - s < 8 || strncasecmp(s, "INCLUDE ", 8)) return 0;
+  const char *a = s + 8, *z = e;
+  while (a < e && isspace((unsigned char)*a))
+    a++;
+  while (z > a && (isspace((unsigned char)z[-1]) || z[-1] == ';'))
+    z--;
+  int module = z - a > 9 && !strncasecmp(a, "PERFETTO", 8) && isspace((unsigned char)a[8]);
+  if (module) {
+    for (a += 8; a < z && isspace((unsigned char)*a);)
+      a++;
+    if (z - a < 7 || strncasecmp(a, "MODULE", 6) || !isspace((unsigned char)a[6])) return -1;
+    for (a += 6; a < z && isspace((unsigned char)*a);)
+      a++;
+    for (const char *k = a; k < z; k++)
+      if (!isalnum((unsigned char)*k) && *k != '_' && *k != '.' && *k != '*') return -1;
+  } else {
+    if (z > a && (*a == '\'' || *a == '"')) a++, z--; /* INCLUDE 'name.sql'; */
+    if (z - a > 4 && !memcmp(z - 4, ".sql", 4)) z -= 4;
+    if (!valid_name(a, (size_t)(z - a))) return -1;
+  }
+  if (z <= a || (size_t)(z - a) >= cap) return -1;
+  memcpy(inc, a, (size_t)(z - a));
+  inc[z - a] = 0;
+  return module ? 2 : 1;
+}
+
+/* Handles a directive line [s, e) if it is one (blanking it in `out`); 1 if it was. INCLUDE
+** PERFETTO MODULE is left in the SQL, which runs as PerfettoSQL. */
+static int directive(run_ctx *c, const char *s, const char *e, const char *source, int line,
+                     text_buf *defaults_text, trak_error *err, int *rc) {
+  char inc[128];
+  int include = include_line(s, e, inc, sizeof inc);
+  if (include == 2) return 0;
+  if (include) {
+    *rc = include < 0 ? trak_error_set(err, TRAK_EINVAL, "%s:%d: bad INCLUDE", source, line)
+                      : run_metric(c, inc, err);
+    return 1;
+  }
+  while (s < e && isspace((unsigned char)*s))
+    s++;
+  if (strncasecmp(s, "PARAM ", 6)) return 0;
+  const char *a = s + 6;
   while (a < e && isspace((unsigned char)*a))
     a++;
   const char *z = e;
   while (z > a && (isspace((unsigned char)z[-1]) || z[-1] == ';'))
     z--;
-  if (include) {
-    if (z > a && (*a == '\'' || *a == '"')) a++, z--; /* INCLUDE 'name.sql'; */
-    if (z - a > 4 && !memcmp(z - 4, ".sql", 4)) z -= 4;
-    char inc[128];
-    if (!valid_name(a, (size_t)(z - a)) || (size_t)(z - a) >= sizeof inc) {
-      *rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: bad INCLUDE", source, line);
-      return 1;
-    }
-    memcpy(inc, a, (size_t)(z - a));
-    inc[z - a] = 0;
-    *rc = run_metric(c, inc, err);
-    return 1;
-  }
   /* PARAM key DEFAULT value */
   const char *k = a;
   while (a < z && !isspace((unsigned char)*a))
@@ -290,35 +319,42 @@ static void statement_excerpt(const char *s, const char *e, char *out, size_t ca
   out[n] = 0;
 }
 
-/* Runs every statement of `sql`; an error names source:line (of the failing token when SQLite
-** says where it is, else of the statement's first token), the statement and SQLite's
+/* Runs every statement of `sql` as PerfettoSQL (INCLUDE PERFETTO MODULE, CREATE PERFETTO
+** TABLE, macros, ...); an error names source:line (of the failing token when SQLite or
+** PerfettoSQL says where it is, else of the statement's first token), the statement and the
 ** message. */
 static int exec_sql(trak_processor *p, const char *sql, const char *source, trak_error *err) {
-  const char *rest = sql;
-  while (*rest) {
+  size_t pos = 0, n = strlen(sql);
+  while (pos < n) {
     sqlite3_stmt *st = NULL;
-    const char *prev = rest, *start = rest;
-    while (*start && isspace((unsigned char)*start))
-      start++;
-    int rc = sqlite3_prepare_v2(p->db, rest, -1, &st, &rest);
+    size_t next = pos, stmt_off = pos, err_off = pos;
+    char msg[1024];
+    int rc = trak__psql_prepare_at(p, sql, pos, &st, &next, &stmt_off, &err_off, msg, sizeof msg)
+                 ? SQLITE_ERROR
+                 : SQLITE_OK;
     if (rc == SQLITE_OK && st) {
       while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
       }
       rc = rc == SQLITE_DONE ? SQLITE_OK : rc;
+      if (rc != SQLITE_OK) {
+        int off = sqlite3_error_offset(p->db);
+        err_off = off >= 0 ? stmt_off + (size_t)off : stmt_off;
+        snprintf(msg, sizeof msg, "%s", sqlite3_errmsg(p->db));
+      }
     }
     if (rc != SQLITE_OK) {
-      int off = sqlite3_error_offset(p->db);
-      const char *at = off >= 0 && (size_t)off <= strlen(prev) ? prev + off : start;
-      const char *end = st ? rest : start + strcspn(start, ";");
+      const char *start = sql + stmt_off;
+      const char *end = st ? sql + next : start + strcspn(start, ";");
       char stmt[160];
       statement_excerpt(start, end, stmt, sizeof stmt);
-      trak_error_set(err, TRAK_EINVAL, "%s:%d: %s (in: %s)", source, line_of(sql, at),
-                     sqlite3_errmsg(p->db), stmt);
+      trak_error_set(err, TRAK_EINVAL, "%s:%d: %s (in: %s)", source, line_of(sql, sql + err_off),
+                     msg, stmt);
       sqlite3_finalize(st);
       return TRAK_EINVAL;
     }
     sqlite3_finalize(st);
-    if (!st && rest == prev) break;
+    if (!st) break;
+    pos = next;
   }
   return 0;
 }
@@ -382,11 +418,37 @@ static void model_rollback(trak_processor *p, const model_mark *m) {
   p->have_children = 0;
 }
 
+/* Includes the modules that metric `name`, and the metrics it INCLUDEs, name on `INCLUDE
+** PERFETTO MODULE` lines, ahead of its SAVEPOINT: a module's tables and functions belong to the
+** processor (PerfettoSQL remembers it as included), so a metric's rollback must not undo them.
+** Metrics that are missing or malformed are left for run_metric to report. Returns 0 or an
+** error naming source:line. */
+static int modules_first(run_ctx *c, const char *name, int depth, trak_error *err) {
+  if (depth >= (int)(sizeof c->stack / sizeof *c->stack) || metric_done(trak__analysis(c->p), name))
+    return 0;
+  char source[4096];
+  char *text = metric_text(c, name, source, sizeof source);
+  int rc = 0, line = 1;
+  for (const char *s = text; s && *s && !rc; line++) {
+    const char *e = s + strcspn(s, "\n");
+    char inc[128], msg[1024];
+    int kind = include_line(s, e, inc, sizeof inc);
+    if (kind == 1 && strcmp(inc, name)) rc = modules_first(c, inc, depth + 1, err);
+    if (kind == 2 && trak__psql_include(c->p, inc, msg, sizeof msg))
+      rc = trak_error_set(err, TRAK_EINVAL, "%s:%d: %s", source, line, msg);
+    s = *e ? e + 1 : e;
+  }
+  free(text);
+  return rc;
+}
+
 /* Runs one metric named by the caller, all or nothing: inside a SAVEPOINT, rolled back (SQL
 ** objects, alert rows, the trace model's appended rows) when it fails. */
 static int run_atomic(run_ctx *c, const char *name, trak_error *err) {
   trak_processor *p = c->p;
   if (metric_done(trak__analysis(p), name)) return 0;
+  int first = modules_first(c, name, 0, err);
+  if (first) return first;
   if (sqlite3_exec(p->db, "SAVEPOINT trak_metric", NULL, NULL, NULL) != SQLITE_OK)
     return trak_error_set(err, TRAK_EINVAL, "metric %s: %s", name, sqlite3_errmsg(p->db));
   model_mark mark = model_mark_take(p);

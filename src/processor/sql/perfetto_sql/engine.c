@@ -67,10 +67,9 @@ static void locate(trak_processor *p, const char *sql, const char *origin, size_
   free(copy);
 }
 
-/* trak__psql_prepare starting at byte `pos` of `sql`, so that positions count from its start.
-** *next is where the following statement starts. */
-static int prepare_from(trak_processor *p, const char *sql, size_t pos, const char *origin,
-                        sqlite3_stmt **out, size_t *next, char *msg, size_t msg_len) {
+int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite3_stmt **out,
+                          size_t *next, size_t *stmt_off, size_t *err_off, char *msg,
+                          size_t msg_len) {
   trak_psql *st = p->psql;
   size_t n = strlen(sql);
   *out = NULL;
@@ -81,11 +80,10 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
       pos = n;
       break;
     }
-    size_t end = trak__psql_statement_end(sql, n, t.off), err_off = t.off;
-    char inner[1024];
-    int r = trak__psql_run_statement(p, sql, t.off, end, inner, sizeof inner, &err_off);
+    size_t end = trak__psql_statement_end(sql, n, t.off);
+    *stmt_off = *err_off = t.off;
+    int r = trak__psql_run_statement(p, sql, t.off, end, msg, msg_len, err_off);
     if (r < 0) {
-      locate(p, sql, origin, t.off, err_off, inner, msg, msg_len);
       rc = -1;
       pos = end;
       break;
@@ -94,18 +92,18 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
       pos = end;
       continue;
     }
+    *err_off = t.off;
     if (!trak__psql_has_macro_call(sql + t.off, end - t.off)) {
       const char *rest = NULL;
-      if (trak__psql_lazy_ensure(p, sql + t.off, end - t.off, inner, sizeof inner)) {
-        locate(p, sql, origin, t.off, t.off, inner, msg, msg_len);
+      if (trak__psql_lazy_ensure(p, sql + t.off, end - t.off, msg, msg_len)) {
         rc = -1;
         pos = end;
         break;
       }
       if (sqlite3_prepare_v2(p->db, sql + t.off, (int)(n - t.off), out, &rest) != SQLITE_OK) {
         int at = sqlite3_error_offset(p->db);
-        locate(p, sql, origin, t.off, at >= 0 ? t.off + (size_t)at : t.off, sqlite3_errmsg(p->db),
-               msg, msg_len);
+        *err_off = at >= 0 ? t.off + (size_t)at : t.off;
+        snprintf(msg, msg_len, "%s", sqlite3_errmsg(p->db));
         rc = -1;
         pos = end;
         break;
@@ -116,20 +114,18 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
     }
     psql_expansion e;
     size_t at_macro = 0;
-    if (trak__psql_expand(st->macros, sql + t.off, end - t.off, &e, inner, sizeof inner,
-                          &at_macro)) {
-      locate(p, sql, origin, t.off, t.off + at_macro, inner, msg, msg_len);
+    if (trak__psql_expand(st->macros, sql + t.off, end - t.off, &e, msg, msg_len, &at_macro)) {
+      *err_off = t.off + at_macro;
       rc = -1;
       pos = end;
       break;
     }
-    if (trak__psql_lazy_ensure(p, e.text, e.len, inner, sizeof inner)) {
-      locate(p, sql, origin, t.off, t.off, inner, msg, msg_len);
+    if (trak__psql_lazy_ensure(p, e.text, e.len, msg, msg_len)) {
       rc = -1;
     } else if (sqlite3_prepare_v2(p->db, e.text, (int)e.len, out, NULL) != SQLITE_OK) {
       int at = sqlite3_error_offset(p->db);
-      size_t src = at >= 0 ? t.off + trak__psql_expansion_source(&e, (size_t)at) : t.off;
-      locate(p, sql, origin, t.off, src, sqlite3_errmsg(p->db), msg, msg_len);
+      if (at >= 0) *err_off = t.off + trak__psql_expansion_source(&e, (size_t)at);
+      snprintf(msg, msg_len, "%s", sqlite3_errmsg(p->db));
       rc = -1;
     }
     trak__psql_expansion_free(&e);
@@ -138,6 +134,18 @@ static int prepare_from(trak_processor *p, const char *sql, size_t pos, const ch
   }
   *next = pos;
   return rc;
+}
+
+/* trak__psql_prepare starting at byte `pos` of `sql`, so that positions count from its start,
+** with the error located. *next is where the following statement starts. */
+static int prepare_from(trak_processor *p, const char *sql, size_t pos, const char *origin,
+                        sqlite3_stmt **out, size_t *next, char *msg, size_t msg_len) {
+  size_t stmt_off = 0, err_off = 0;
+  char inner[1024];
+  if (!trak__psql_prepare_at(p, sql, pos, out, next, &stmt_off, &err_off, inner, sizeof inner))
+    return 0;
+  locate(p, sql, origin, stmt_off, err_off, inner, msg, msg_len);
+  return -1;
 }
 
 int trak__psql_prepare(trak_processor *p, const char *sql, const char *origin, sqlite3_stmt **out,

@@ -90,6 +90,29 @@ int trak__psql_slice_layout_register(trak_processor *p);
 int trak__psql_interval_intersect_register(trak_processor *p);
 /* Registers __trak_slice_flat_pieces and __trak_slice_stack_ids (slice_walks.c). */
 int trak__psql_slice_walks_register(trak_processor *p);
+/* Registers __trak_thread_slice_time_in_state and __trak_thread_slice_cpu_time
+** (slice_thread_time.c). */
+int trak__psql_slice_thread_time_register(trak_processor *p);
+
+/* One (state, io_wait, blocked_function[, CPU]) of a thread slice and its time there. */
+typedef struct trak_thread_time_group {
+  uint32_t state, blocked; /* thread_state's string ids, 0: NULL (both 0 for sched) */
+  uint32_t ucpu;           /* thread_state's ucpu when summed by CPU, else TRAK_NULL_U32 */
+  uint8_t io_wait;         /* 0, 1, 2: NULL */
+  int64_t dur;
+} trak_thread_time_group;
+typedef struct trak_thread_time trak_thread_time;
+/* An index of the thread_state rows (sched: the sched rows) with dur > 0 of the threads that
+** have thread slices, by thread. Reads `t` while it lives: rebuild it when rows are appended.
+** NULL out of memory; free with trak__thread_time_free. */
+trak_thread_time *trak__thread_time_new(const trak_tables *t, int sched);
+void trak__thread_time_free(trak_thread_time *tt);
+/* Slice s's time per group, the groups in SQLite's GROUP BY order of (state, io_wait,
+** blocked_function, ucpu), ucpu kept only when by_cpu: *out points into tt (valid until the
+** next call), *n is 0 when s is no thread slice (dur > 0, thread track, utid > 0) or nothing
+** overlaps it. Returns 0, or -1 out of memory. */
+int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
+                            const trak_thread_time_group **out, size_t *n);
 
 /* 64-bit FNV-1a, Perfetto's hash(): feeds n bytes into state h (start from the basis). */
 #define TRAK_PSQL_FNV1A_BASIS 14695981039346656037ull
@@ -240,6 +263,13 @@ struct trak_psql {
 ** message naming the statement, line and column. */
 int trak__psql_prepare(trak_processor *p, const char *sql, const char *origin, sqlite3_stmt **out,
                        const char **tail, char *msg, size_t msg_len);
+/* trak__psql_prepare from byte `pos` of `sql`, for a caller that words its own errors (the
+** metrics): returns 0 with *out the statement (NULL at the end) and *next the offset after it, or
+** -1 with the bare message in `msg`, *stmt_off the offset of the failing statement and *err_off
+** that of the fault. */
+int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite3_stmt **out,
+                          size_t *next, size_t *stmt_off, size_t *err_off, char *msg,
+                          size_t msg_len);
 /* Runs every statement of `sql` (a module's text), stepping SQLite ones to completion. */
 int trak__psql_exec(trak_processor *p, const char *sql, const char *origin, char *msg,
                     size_t msg_len);

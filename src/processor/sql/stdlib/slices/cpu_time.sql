@@ -2,6 +2,8 @@
 -- thread_slice_cpu_time(id, name, utid, thread_name, upid, process_name, cpu_time) has a row
 -- per thread slice (dur > 0) that overlaps one of its thread's sched slices;
 -- thread_slice_cpu_cycles is linux.cpu.utilization.slice's cycles under this module's name.
+-- The slices meet their thread's sched slices in C (slice_thread_time.c): the answer is
+-- _interval_intersect!'s over _thread_slice_intervals!() and sched (dur > 0) by utid, summed.
 
 INCLUDE PERFETTO MODULE intervals.intersect;
 
@@ -26,15 +28,9 @@ CREATE PERFETTO TABLE thread_slice_cpu_time(
   -- The time the thread ran during the slice.
   cpu_time LONG
 ) AS
-WITH running AS (
-  SELECT ii.id_0 AS id, sum(ii.dur) AS cpu_time
-  FROM _thread_slice_intersect!((SELECT id, ts, dur, utid FROM sched WHERE dur > 0)) AS ii
-  GROUP BY ii.id_0
-)
-SELECT s.id, s.name, s.utid, s.thread_name, s.upid, s.process_name, r.cpu_time
-FROM running AS r
-JOIN thread_slice AS s USING (id)
-ORDER BY s.id;
+SELECT id, name, utid, thread_name, upid, process_name, cpu_time
+FROM __trak_thread_slice_cpu_time
+ORDER BY id;
 
 -- CPU cycles of each thread slice.
 CREATE PERFETTO VIEW thread_slice_cpu_cycles(

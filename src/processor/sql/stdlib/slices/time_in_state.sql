@@ -2,6 +2,12 @@
 -- spent in each scheduling state (Running, R, R+, S, D with io_wait and blocked_function, ...)
 -- while the slice was open. thread_slice_time_in_state(id, name, utid, thread_name, upid,
 -- process_name, state, io_wait, blocked_function, dur): a row per slice and state.
+--
+-- The slices meet their thread's thread_state rows in C (slice_thread_time.c), straight from the
+-- columns: the answer is _interval_intersect!'s over _thread_slice_intervals!() and thread_state
+-- (dur > 0) by utid, summed per slice and state, as Perfetto computes it, without the
+-- intersection's BLOBs and the joins of its pieces back to thread_slice. The includes stay for
+-- what they give the includer, as in Perfetto.
 
 INCLUDE PERFETTO MODULE intervals.intersect;
 
@@ -30,15 +36,6 @@ CREATE PERFETTO TABLE thread_slice_time_in_state(
   -- The slice's time in this state, IO wait and function.
   dur DURATION
 ) AS
-WITH pieces AS (
-  SELECT ii.id_0 AS slice_id, ii.id_1 AS state_id, ii.dur
-  FROM _thread_slice_intersect!(
-    (SELECT id, ts, dur, utid FROM thread_state WHERE dur > 0)) AS ii
-)
-SELECT p.slice_id AS id, s.name, s.utid, s.thread_name, s.upid, s.process_name, st.state,
-  st.io_wait, st.blocked_function, sum(p.dur) AS dur
-FROM pieces AS p
-JOIN thread_slice AS s ON s.id = p.slice_id
-JOIN thread_state AS st ON st.id = p.state_id
-GROUP BY p.slice_id, st.state, st.io_wait, st.blocked_function
-ORDER BY p.slice_id;
+SELECT id, name, utid, thread_name, upid, process_name, state, io_wait, blocked_function, dur
+FROM __trak_thread_slice_time_in_state
+ORDER BY id;
