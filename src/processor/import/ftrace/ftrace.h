@@ -162,6 +162,12 @@ void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
 
+/* The protobuf front-end reads the bundle of `cpu` (-1: the bundle ended): the records of its
+** typed events go to that CPU's queue, as Perfetto's sorter keeps a stream per CPU (which
+** decides the order of events of different CPUs at one timestamp, ftrace_queue.c). Outside a
+** bundle (systrace text) every record goes to one queue. */
+void trak__ftrace_bundle_cpu(trak_importer *imp, int64_t cpu);
+
 /* The front-end saw data of `cpu` (a bundle, a line): the cpu table gets its row. */
 void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu);
 
@@ -182,7 +188,8 @@ int trak__ftrace_stats_row(const trak_importer *imp, size_t i, struct trak_trace
 
 /* ---- the importer's lifetime (ftrace_queue.c) ------------------------------------------- */
 
-/* Applies the queued events in timestamp order (ties: the order they were queued) and fills
+/* Applies the queued events in timestamp order (ties as Perfetto's sorter orders them: see
+** trak__ftrace_bundle_cpu) and fills
 ** sched_slice, thread_state, spurious_sched_wakeup, ftrace_event and cpu. Called once, after
 ** tokenizing and before the parse phase (trak__events_parse). Nothing queued: does nothing. */
 void trak__ftrace_finish(trak_importer *imp);

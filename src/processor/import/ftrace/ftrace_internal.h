@@ -63,12 +63,35 @@ typedef struct trak_fstate {
 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 
-typedef struct trak_ftrace {
+/* One of the queues of Perfetto's sorter the records go to: the records in the order they came,
+** and whether that is not timestamp order. */
+typedef struct trak_fqueue {
   TRAK_VEC(trak_fq_rec) q;
-  int64_t last_ts;            /* of the last queued event */
-  uint8_t unsorted;           /* the queue is not in timestamp order */
-  TRAK_VEC(trak_fcpu) cpus;   /* by CPU number (host) */
-  TRAK_VEC(uint8_t) cpu_seen; /* by ucpu: 1 when the CPU had data */
+  int64_t last_ts; /* of the last record */
+  uint8_t unsorted;
+} trak_fqueue;
+
+/* The per-CPU queues of the protobuf front-end, as Perfetto makes a stream per CPU for each. */
+enum trak_fq_source {
+  TRAK_FQS_FTRACE,         /* typed events (and markers, ...) of a bundle */
+  TRAK_FQS_COMPACT_SWITCH, /* compact_sched switches */
+  TRAK_FQS_COMPACT_WAKING, /* compact_sched wakings */
+  TRAK_FQS_KINDS
+};
+
+/* The queues: 0 ProcessTree packets (Perfetto's packet stream, the first), 1 records from outside
+** an ftrace bundle (systrace text: one stream), then per-CPU queues in the order Perfetto makes
+** its streams (ftrace_queue.c). */
+#define TRAK_FQ_PACKETS 0u
+#define TRAK_FQ_TEXT 1u
+
+typedef struct trak_ftrace {
+  TRAK_VEC(trak_fqueue) queues;
+  TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
+  int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
+  size_t n_queued;                           /* records queued */
+  TRAK_VEC(trak_fcpu) cpus;                  /* by CPU number (host) */
+  TRAK_VEC(uint8_t) cpu_seen;                /* by ucpu: 1 when the CPU had data */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
   uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
@@ -91,8 +114,14 @@ typedef struct trak_ftrace {
 void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
-/* Appends a record to the queue (ftrace_queue.c). */
+/* Appends a record to the queue of the bundle being read (typed events), else of records from
+** outside bundles (ftrace_queue.c). */
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
+/* Appends a record to queue `q` (TRAK_FQ_PACKETS, or trak__fq_cpu_queue's). */
+void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
+/* The queue of `source` for `cpu`, made (with those of the lower CPUs not made yet, in CPU
+** order, as Perfetto's streams) on first use. */
+uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint32_t cpu);
 /* The ucpu of `cpu` on the current machine. */
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
 /* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */

@@ -293,6 +293,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
   while (trak_pb_decoder_next(&dec, &f) > 0) /* the cpu may follow the events */
     if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
   trak__ftrace_cpu_seen(imp, cpu);
+  trak__ftrace_bundle_cpu(imp, cpu);
   trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
@@ -303,6 +304,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       trak__ftrace_cpu_loss(imp, cpu);
   }
+  trak__ftrace_bundle_cpu(imp, -1);
   if (rc < 0)
     trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
                  "ftrace bundle of cpu %u is malformed at byte %zu; the rest was skipped", cpu,
