@@ -3,9 +3,11 @@
 ** thread, CPU, common_flags and its fields as args; the arg sets front-ends build for generic
 ** events, and the rows of the events the sink models (sched_switch, sched_waking).
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/import/hash.h"
 
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
@@ -87,30 +89,116 @@ static uint32_t key(trak_importer *imp, int k) {
   return f->keys[k];
 }
 
+/* ---- the arg sets of the sink's own rows, by their values ------------------------------- */
+
+/* The values of a sched_switch or sched_waking row's args: kind (1 switch, 2 waking) and up to
+** eight 32-bit words. A set seen twice is cached by these values, so that the next rows with
+** them take the set without building its args rows and hashing them (trak__args_share would
+** return that same set: only sets it shared are cached, so a hash collision it keeps apart
+** stays apart). */
+typedef struct set_key {
+  uint32_t w[9];
+} set_key;
+
+struct trak_fsets {
+  set_key *keys;
+  uint32_t *sets; /* TRAK_NULL_U32: an empty slot */
+  uint32_t mask, n;
+};
+
+static uint64_t key_hash(const set_key *k) {
+  uint64_t h = 0;
+  for (int i = 0; i < 9; i++)
+    h = trak__mix(h, k->w[i]);
+  return h;
+}
+
+/* The slot of `k` in c (its set, or an empty slot). */
+static uint32_t slot_find(const trak_fsets *c, const set_key *k) {
+  uint32_t i = (uint32_t)key_hash(k) & c->mask;
+  while (c->sets[i] != TRAK_NULL_U32 && memcmp(&c->keys[i], k, sizeof *k))
+    i = (i + 1) & c->mask;
+  return i;
+}
+
+static void sets_grow(trak_fsets *c) {
+  trak_fsets old = *c;
+  c->mask = old.mask ? old.mask * 2 + 1 : 255;
+  c->keys = malloc(((size_t)c->mask + 1) * sizeof *c->keys);
+  c->sets = malloc(((size_t)c->mask + 1) * sizeof *c->sets);
+  if (!c->keys || !c->sets) abort();
+  memset(c->sets, 0xff, ((size_t)c->mask + 1) * sizeof *c->sets);
+  for (uint32_t i = 0; old.sets && i <= old.mask; i++)
+    if (old.sets[i] != TRAK_NULL_U32) {
+      uint32_t j = slot_find(c, &old.keys[i]);
+      c->keys[j] = old.keys[i], c->sets[j] = old.sets[i];
+    }
+  free(old.keys);
+  free(old.sets);
+}
+
+/* The cached set of `k`, TRAK_NULL_U32 when none. */
+static uint32_t set_cached(trak_importer *imp, const set_key *k) {
+  trak_fsets *c = imp->ftrace->sets;
+  return c ? c->sets[slot_find(c, k)] : TRAK_NULL_U32;
+}
+
+/* Caches `set`, made from the args rows begun at `begin`, for `k` when it was shared. */
+static void set_cache(trak_importer *imp, const set_key *k, uint32_t set, uint32_t begin) {
+  if (set == TRAK_NULL_U32 || set >= begin) return; /* new, or kept apart: not known canonical */
+  trak_ftrace *f = imp->ftrace;
+  if (!f->sets) {
+    f->sets = calloc(1, sizeof *f->sets);
+    if (!f->sets) abort();
+  }
+  if (2 * (f->sets->n + 1) > f->sets->mask) sets_grow(f->sets);
+  uint32_t i = slot_find(f->sets, k);
+  f->sets->keys[i] = *k, f->sets->sets[i] = set, f->sets->n++;
+}
+
+void trak__ftrace_sets_free(trak_ftrace *f) {
+  if (!f->sets) return;
+  free(f->sets->keys);
+  free(f->sets->sets);
+  free(f->sets);
+  f->sets = NULL;
+}
+
 void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio) {
-  uint32_t set = trak__ftrace_args_begin(imp);
-  trak__ftrace_arg_str(imp, set, key(imp, K_PREV_COMM), prev_comm);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PID), prev_pid);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PRIO), prev_prio);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_STATE), r->x);
-  trak__ftrace_arg_str(imp, set, key(imp, K_NEXT_COMM), r->s2);
-  trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PID), r->a);
-  trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PRIO), r->p2);
-  set = trak__args_share(imp, set);
+  set_key k = {{1, prev_comm, prev_pid, (uint32_t)prev_prio, (uint32_t)r->x,
+                (uint32_t)((uint64_t)r->x >> 32), r->s2, r->a, (uint32_t)r->p2}};
+  uint32_t set = set_cached(imp, &k);
+  if (set == TRAK_NULL_U32) {
+    uint32_t begin = set = trak__ftrace_args_begin(imp);
+    trak__ftrace_arg_str(imp, set, key(imp, K_PREV_COMM), prev_comm);
+    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PID), prev_pid);
+    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PRIO), prev_prio);
+    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_STATE), r->x);
+    trak__ftrace_arg_str(imp, set, key(imp, K_NEXT_COMM), r->s2);
+    trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PID), r->a);
+    trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PRIO), r->p2);
+    set = trak__args_share(imp, set);
+    set_cache(imp, &k, set, begin);
+  }
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
   trak__ftrace_row(imp, r->ts, ucpu, prev_utid, key(imp, K_SCHED_SWITCH), &flags, set);
 }
 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
-  uint32_t set = trak__ftrace_args_begin(imp);
-  trak__ftrace_arg_str(imp, set, key(imp, K_COMM), r->s1);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PID), r->a);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PRIO), r->p1);
-  trak__ftrace_arg_int(imp, set, key(imp, K_TARGET_CPU), r->p2);
-  set = trak__args_share(imp, set);
+  set_key k = {{2, r->s1, r->a, (uint32_t)r->p1, (uint32_t)r->p2, 0, 0, 0, 0}};
+  uint32_t set = set_cached(imp, &k);
+  if (set == TRAK_NULL_U32) {
+    uint32_t begin = set = trak__ftrace_args_begin(imp);
+    trak__ftrace_arg_str(imp, set, key(imp, K_COMM), r->s1);
+    trak__ftrace_arg_int(imp, set, key(imp, K_PID), r->a);
+    trak__ftrace_arg_int(imp, set, key(imp, K_PRIO), r->p1);
+    trak__ftrace_arg_int(imp, set, key(imp, K_TARGET_CPU), r->p2);
+    set = trak__args_share(imp, set);
+    set_cache(imp, &k, set, begin);
+  }
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);
 }

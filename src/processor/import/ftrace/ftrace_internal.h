@@ -62,6 +62,7 @@ typedef struct trak_fstate {
 } trak_fstate;
 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
+typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
 
 /* One of the queues of Perfetto's sorter the records go to: the records in the order they came,
 ** and whether that is not timestamp order. */
@@ -104,10 +105,11 @@ typedef struct trak_ftrace {
   uint8_t suspend_state;               /* suspend_resume.c: where a suspend is */
   uint32_t suspend_enter_cookie;       /* suspend_resume.c: the suspend_enter slice's name */
   trak_clanes *lanes;                  /* sets of lanes of async slices (async_lanes.c), or NULL */
-  uint8_t applying;                    /* trak__ftrace_finish is applying the queue */
-  uint8_t raw_only;                    /* the record applied adds its ftrace_event row only */
-  int64_t drop_before;                 /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before;            /* kernel events before keep their raw rows only */
+  trak_fsets *sets;         /* sched rows' arg sets by value (ftrace_events.c), or NULL */
+  uint8_t applying;         /* trak__ftrace_finish is applying the queue */
+  uint8_t raw_only;         /* the record applied adds its ftrace_event row only */
+  int64_t drop_before;      /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before; /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -213,6 +215,8 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
 uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
                           uint32_t name, const trak_fq_rec *r, uint32_t set);
+/* Frees f->sets. */
+void trak__ftrace_sets_free(trak_ftrace *f);
 /* The sequence that holds the sink's event records (counters, marker slices): not one of the
 ** trace's sequences; the parse phase merges it with them (ftrace_queue.c). */
 trak_sequence *trak__ftrace_seq(trak_importer *imp);

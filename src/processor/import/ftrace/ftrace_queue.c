@@ -348,6 +348,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->applying = 1;
   apply_queues(imp);
   queues_free(f);
+  trak__ftrace_sets_free(f);
   trak_vec_free(f->text);
   cpu_rows(imp);
   trak__ftrace_stats_sort(imp);
@@ -366,6 +367,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->trees);
   trak_vec_free(f->text);
   trak__lanes_free(f);
+  trak__ftrace_sets_free(f);
   free(f);
   imp->ftrace = NULL;
 }

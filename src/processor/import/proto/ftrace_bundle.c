@@ -205,9 +205,8 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     int64_t ts = sw.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
-    uint32_t comm = trak__strpool_intern(&imp->tables->strings, sw.next_comm.s, sw.next_comm.len);
-    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid, comm,
-                               sw.next_prio);
+    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid,
+                               ids[sw.next_comm_index], sw.next_prio);
   }
   int bad = trak__compact_iter_bad(&it);
   trak_compact_waking wk;
@@ -216,9 +215,9 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     int64_t ts = wk.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
-    uint32_t comm = trak__strpool_intern(&imp->tables->strings, wk.comm.s, wk.comm.len);
-    trak__sched_waking_compact(imp, cpu, ts, wk.has_common_flags ? wk.common_flags : -1,
-                               (uint32_t)wk.pid, comm, wk.prio, wk.target_cpu);
+    /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
+    trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid, ids[wk.comm_index],
+                               wk.prio, wk.target_cpu);
   }
   if (bad || trak__compact_iter_bad(&it))
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
