@@ -89,87 +89,127 @@ static uint32_t key(trak_importer *imp, int k) {
   return f->keys[k];
 }
 
-/* ---- the arg sets of the sink's own rows, by their values ------------------------------- */
+/* ---- arg sets by value ----------------------------------------------------------------- */
 
-/* The values of a sched_switch or sched_waking row's args: kind (1 switch, 2 waking) and up to
-** eight 32-bit words. A set seen twice is cached by these values, so that the next rows with
-** them take the set without building its args rows and hashing them (trak__args_share would
-** return that same set: only sets it shared are cached, so a hash collision it keeps apart
-** stays apart). */
-typedef struct set_key {
-  uint32_t w[9];
-} set_key;
-
+/* Arg sets cached by the values they were made from (a kind and bytes): the sink's sched rows
+** by their fields, the protobuf front-end's generic rows by the event's bytes. Only sets that
+** trak__args_share shared are cached, so the cache returns what it would (a hash collision it
+** keeps apart stays apart) and holds only values seen twice. */
 struct trak_fsets {
-  set_key *keys;
-  uint32_t *sets; /* TRAK_NULL_U32: an empty slot */
+  TRAK_VEC(uint8_t) bytes; /* the keys' bytes */
+  uint64_t *hash;
+  uint32_t *off, *len, *kind, *sets; /* sets: TRAK_NULL_U32 in an empty slot */
   uint32_t mask, n;
+  TRAK_VEC(uint32_t) names; /* generic event names by field number, + 1 (0: none yet) */
 };
 
-static uint64_t key_hash(const set_key *k) {
-  uint64_t h = 0;
-  for (int i = 0; i < 9; i++)
-    h = trak__mix(h, k->w[i]);
-  return h;
+static uint64_t key_hash(uint32_t kind, const uint8_t *p, size_t len) {
+  uint64_t h = trak__mix(kind, len), w;
+  for (; len >= 8; p += 8, len -= 8)
+    memcpy(&w, p, 8), h = trak__mix(h, w);
+  w = 0;
+  memcpy(&w, p, len);
+  return trak__mix(h, w);
 }
 
-/* The slot of `k` in c (its set, or an empty slot). */
-static uint32_t slot_find(const trak_fsets *c, const set_key *k) {
-  uint32_t i = (uint32_t)key_hash(k) & c->mask;
-  while (c->sets[i] != TRAK_NULL_U32 && memcmp(&c->keys[i], k, sizeof *k))
+/* The slot of the key in c (its set, or an empty slot). */
+static uint32_t slot_find(const trak_fsets *c, uint64_t h, uint32_t kind, const uint8_t *p,
+                          size_t len) {
+  uint32_t i = (uint32_t)h & c->mask;
+  while (c->sets[i] != TRAK_NULL_U32 &&
+         (c->hash[i] != h || c->kind[i] != kind || c->len[i] != len ||
+          memcmp(c->bytes.v + c->off[i], p, len)))
     i = (i + 1) & c->mask;
   return i;
+}
+
+static void *table_alloc(size_t n, size_t size) {
+  void *p = malloc(n * size);
+  if (!p) abort();
+  return p;
 }
 
 static void sets_grow(trak_fsets *c) {
   trak_fsets old = *c;
   c->mask = old.mask ? old.mask * 2 + 1 : 255;
-  c->keys = malloc(((size_t)c->mask + 1) * sizeof *c->keys);
-  c->sets = malloc(((size_t)c->mask + 1) * sizeof *c->sets);
-  if (!c->keys || !c->sets) abort();
-  memset(c->sets, 0xff, ((size_t)c->mask + 1) * sizeof *c->sets);
-  for (uint32_t i = 0; old.sets && i <= old.mask; i++)
-    if (old.sets[i] != TRAK_NULL_U32) {
-      uint32_t j = slot_find(c, &old.keys[i]);
-      c->keys[j] = old.keys[i], c->sets[j] = old.sets[i];
-    }
-  free(old.keys);
-  free(old.sets);
+  size_t n = (size_t)c->mask + 1;
+  c->hash = table_alloc(n, sizeof *c->hash), c->off = table_alloc(n, sizeof *c->off);
+  c->len = table_alloc(n, sizeof *c->len), c->kind = table_alloc(n, sizeof *c->kind);
+  c->sets = table_alloc(n, sizeof *c->sets);
+  memset(c->sets, 0xff, n * sizeof *c->sets);
+  for (uint32_t i = 0; old.sets && i <= old.mask; i++) {
+    if (old.sets[i] == TRAK_NULL_U32) continue;
+    uint32_t j = (uint32_t)old.hash[i] & c->mask;
+    while (c->sets[j] != TRAK_NULL_U32)
+      j = (j + 1) & c->mask;
+    c->hash[j] = old.hash[i], c->off[j] = old.off[i], c->len[j] = old.len[i];
+    c->kind[j] = old.kind[i], c->sets[j] = old.sets[i];
+  }
+  free(old.hash), free(old.off), free(old.len), free(old.kind), free(old.sets);
 }
 
-/* The cached set of `k`, TRAK_NULL_U32 when none. */
-static uint32_t set_cached(trak_importer *imp, const set_key *k) {
-  trak_fsets *c = imp->ftrace->sets;
-  return c ? c->sets[slot_find(c, k)] : TRAK_NULL_U32;
-}
-
-/* Caches `set`, made from the args rows begun at `begin`, for `k` when it was shared. */
-static void set_cache(trak_importer *imp, const set_key *k, uint32_t set, uint32_t begin) {
-  if (set == TRAK_NULL_U32 || set >= begin) return; /* new, or kept apart: not known canonical */
-  trak_ftrace *f = imp->ftrace;
+static trak_fsets *sets_get(trak_importer *imp) {
+  trak_ftrace *f = trak__ftrace_get(imp);
   if (!f->sets) {
     f->sets = calloc(1, sizeof *f->sets);
     if (!f->sets) abort();
+    sets_grow(f->sets);
   }
-  if (2 * (f->sets->n + 1) > f->sets->mask) sets_grow(f->sets);
-  uint32_t i = slot_find(f->sets, k);
-  f->sets->keys[i] = *k, f->sets->sets[i] = set, f->sets->n++;
+  return f->sets;
+}
+
+uint32_t trak__ftrace_args_cached(trak_importer *imp, uint32_t kind, const void *key, size_t len) {
+  trak_fsets *c = sets_get(imp);
+  return c->sets[slot_find(c, key_hash(kind, key, len), kind, key, len)];
+}
+
+void trak__ftrace_args_cache(trak_importer *imp, uint32_t kind, const void *key, size_t len,
+                             uint32_t set, uint32_t begin) {
+  if (set == TRAK_NULL_U32 || set >= begin || !len || len > 256) return; /* not known shared */
+  trak_fsets *c = sets_get(imp);
+  if (2 * (c->n + 1) > c->mask) sets_grow(c);
+  uint64_t h = key_hash(kind, key, len);
+  uint32_t i = slot_find(c, h, kind, key, len);
+  if (c->sets[i] != TRAK_NULL_U32) return;
+  c->hash[i] = h, c->off[i] = (uint32_t)c->bytes.n, c->len[i] = (uint32_t)len;
+  c->kind[i] = kind, c->sets[i] = set, c->n++;
+  for (size_t k = 0; k < len; k++)
+    trak_vec_push(c->bytes, ((const uint8_t *)key)[k]);
+}
+
+uint32_t trak__ftrace_args_close(trak_importer *imp, uint32_t set) {
+  return trak__args_share(imp, set);
+}
+
+uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char *name) {
+  trak_fsets *c = sets_get(imp);
+  if (number >= 65536) return trak__ftrace_str(imp, name);
+  while (c->names.n <= number)
+    trak_vec_push(c->names, 0);
+  if (!c->names.v[number]) c->names.v[number] = trak__ftrace_str(imp, name) + 1;
+  return c->names.v[number] - 1;
 }
 
 void trak__ftrace_sets_free(trak_ftrace *f) {
-  if (!f->sets) return;
-  free(f->sets->keys);
-  free(f->sets->sets);
-  free(f->sets);
+  trak_fsets *c = f->sets;
+  if (!c) return;
+  trak_vec_free(c->bytes);
+  trak_vec_free(c->names);
+  free(c->hash), free(c->off), free(c->len), free(c->kind), free(c->sets);
+  free(c);
   f->sets = NULL;
 }
+
+/* Kinds of the sink's own rows in that cache (the front-end's are field numbers, < 2^29). */
+enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
 
 void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio) {
-  set_key k = {{1, prev_comm, prev_pid, (uint32_t)prev_prio, (uint32_t)r->x,
-                (uint32_t)((uint64_t)r->x >> 32), r->s2, r->a, (uint32_t)r->p2}};
-  uint32_t set = set_cached(imp, &k);
+  uint32_t k[8] = {
+      prev_comm, prev_pid, (uint32_t)prev_prio, (uint32_t)r->x, (uint32_t)((uint64_t)r->x >> 32),
+      r->s2,     r->a,     (uint32_t)r->p2};
+  uint32_t set = trak__ftrace_args_cached(imp, SET_SWITCH, k, sizeof k);
   if (set == TRAK_NULL_U32) {
     uint32_t begin = set = trak__ftrace_args_begin(imp);
     trak__ftrace_arg_str(imp, set, key(imp, K_PREV_COMM), prev_comm);
@@ -180,7 +220,7 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
     trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PID), r->a);
     trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PRIO), r->p2);
     set = trak__args_share(imp, set);
-    set_cache(imp, &k, set, begin);
+    trak__ftrace_args_cache(imp, SET_SWITCH, k, sizeof k, set, begin);
   }
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
@@ -188,8 +228,8 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 }
 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
-  set_key k = {{2, r->s1, r->a, (uint32_t)r->p1, (uint32_t)r->p2, 0, 0, 0, 0}};
-  uint32_t set = set_cached(imp, &k);
+  uint32_t k[4] = {r->s1, r->a, (uint32_t)r->p1, (uint32_t)r->p2};
+  uint32_t set = trak__ftrace_args_cached(imp, SET_WAKING, k, sizeof k);
   if (set == TRAK_NULL_U32) {
     uint32_t begin = set = trak__ftrace_args_begin(imp);
     trak__ftrace_arg_str(imp, set, key(imp, K_COMM), r->s1);
@@ -197,7 +237,7 @@ void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
     trak__ftrace_arg_int(imp, set, key(imp, K_PRIO), r->p1);
     trak__ftrace_arg_int(imp, set, key(imp, K_TARGET_CPU), r->p2);
     set = trak__args_share(imp, set);
-    set_cache(imp, &k, set, begin);
+    trak__ftrace_args_cache(imp, SET_WAKING, k, sizeof k, set, begin);
   }
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);

@@ -40,7 +40,16 @@ static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
   return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). */
+/* The sum of the import's stats (a change: something was reported). */
+static int64_t stats_sum(const trak_importer *imp) {
+  int64_t sum = 0;
+  for (int i = 0; i < TRAK_STAT_COUNT; i++)
+    sum += imp->stats[i];
+  return sum;
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). An
+** event whose bytes were seen before takes the arg set they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
                     const trak_pb_field *ev) {
   static const trak_pb_message_desc *fe;
@@ -50,19 +59,28 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
     return;
   }
-  const trak_pb_message_desc *md = trak__schema_field_message(fd);
-  uint32_t set = trak__ftrace_args_begin(imp);
-  if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
-    trak_pb_decoder dec;
-    trak_pb_field f;
-    trak__dec_init(imp, &dec, ev->data, ev->len);
-    while (trak_pb_decoder_next(&dec, &f) > 0) {
-      const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-      if (sub) trak__reflect_field_args(imp, NULL, set, sub, &f);
+  const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
+  size_t key_len = key ? ev->len : 0;
+  uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  if (set == TRAK_NULL_U32) {
+    const trak_pb_message_desc *md = trak__schema_field_message(fd);
+    int64_t reports = stats_sum(imp);
+    uint32_t begin = trak__ftrace_args_begin(imp);
+    if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
+      trak_pb_decoder dec;
+      trak_pb_field f;
+      trak__dec_init(imp, &dec, ev->data, ev->len);
+      while (trak_pb_decoder_next(&dec, &f) > 0) {
+        const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
+        if (sub) trak__reflect_field_args(imp, NULL, begin, sub, &f);
+      }
     }
+    set = trak__ftrace_args_close(imp, begin);
+    if (stats_sum(imp) == reports && md && key)
+      trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
-  uint32_t name = trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name));
-  trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set);
+  trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
+                       set);
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
