@@ -91,6 +91,7 @@ typedef struct trak_ftrace {
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
   int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
   size_t n_queued;                           /* records queued */
+  size_t n_type[16];                         /* records queued by type (trak_fq_type) */
   TRAK_VEC(trak_fcpu) cpus;                  /* by CPU number (host) */
   TRAK_VEC(uint8_t) cpu_seen;                /* by ucpu: 1 when the CPU had data */
   /* by utid */

@@ -47,6 +47,7 @@ void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
   q->last_ts = r->ts;
   trak_vec_push(q->q, *r);
   f->n_queued++;
+  f->n_type[r->type & 15]++;
   imp->n_events++; /* a trace of kernel data only is not empty */
 }
 
@@ -337,6 +338,23 @@ static void apply_queues(trak_importer *imp) {
   free(src);
 }
 
+/* Sizes the tables the queue fills once, from the records' types (at most a sched_slice row
+** per switch, two thread states per switch and one per waking or new task, an ftrace_event
+** row per switch, waking and generic event): no column is copied as it grows, and none is
+** held twice while it is. */
+static void tables_reserve(trak_importer *imp) {
+  const size_t *n = imp->ftrace->n_type;
+  trak_tables *t = imp->tables;
+  size_t sw = n[TRAK_FQ_SWITCH] + n[TRAK_FQ_SWITCH_COMPACT];
+  size_t wk = n[TRAK_FQ_WAKING] + n[TRAK_FQ_WAKING_COMPACT];
+  if (t->sched_slice.n + sw > t->sched_slice.cap)
+    trak__sched_slice_resize(t, t->sched_slice.n + sw, 1);
+  size_t states = t->thread_state.n + 2 * sw + wk + n[TRAK_FQ_NEWTASK];
+  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 1);
+  size_t raw = t->ftrace_event.n + sw + wk + n[TRAK_FQ_GENERIC];
+  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 1);
+}
+
 void trak__ftrace_finish(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
@@ -345,6 +363,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   kernel_version(imp, f);
   trak__ftrace_crop_init(imp);
   f->applying = 1;
+  tables_reserve(imp);
   apply_queues(imp);
   queues_free(f);
   trak__ftrace_sets_free(f);
