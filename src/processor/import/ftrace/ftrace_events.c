@@ -203,42 +203,40 @@ void trak__ftrace_sets_free(trak_ftrace *f) {
 /* Kinds of the sink's own rows in that cache (the front-end's are field numbers, < 2^29). */
 enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
 
+/* The arg set of one of the sink's rows of `kind`: args keys[i] (K_*) = vals[i] (a string id
+** where `str` has bit i), cached by those values. */
+static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, const int64_t *vals,
+                        int n, uint32_t str) {
+  size_t len = (size_t)n * sizeof *vals;
+  uint32_t set = trak__ftrace_args_cached(imp, kind, vals, len);
+  if (set != TRAK_NULL_U32) return set;
+  uint32_t begin = trak__ftrace_args_begin(imp);
+  for (int i = 0; i < n; i++)
+    if (str >> i & 1)
+      trak__ftrace_arg_str(imp, begin, key(imp, keys[i]), (uint32_t)vals[i]);
+    else
+      trak__ftrace_arg_int(imp, begin, key(imp, keys[i]), vals[i]);
+  set = trak__args_share(imp, begin);
+  trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
+  return set;
+}
+
 void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio) {
-  uint32_t k[8] = {
-      prev_comm, prev_pid, (uint32_t)prev_prio, (uint32_t)r->x, (uint32_t)((uint64_t)r->x >> 32),
-      r->s2,     r->a,     (uint32_t)r->p2};
-  uint32_t set = trak__ftrace_args_cached(imp, SET_SWITCH, k, sizeof k);
-  if (set == TRAK_NULL_U32) {
-    uint32_t begin = set = trak__ftrace_args_begin(imp);
-    trak__ftrace_arg_str(imp, set, key(imp, K_PREV_COMM), prev_comm);
-    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PID), prev_pid);
-    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PRIO), prev_prio);
-    trak__ftrace_arg_int(imp, set, key(imp, K_PREV_STATE), r->x);
-    trak__ftrace_arg_str(imp, set, key(imp, K_NEXT_COMM), r->s2);
-    trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PID), r->a);
-    trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PRIO), r->p2);
-    set = trak__args_share(imp, set);
-    trak__ftrace_args_cache(imp, SET_SWITCH, k, sizeof k, set, begin);
-  }
+  static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
+                                 K_NEXT_COMM, K_NEXT_PID, K_NEXT_PRIO};
+  int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2};
+  uint32_t set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4);
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
   trak__ftrace_row(imp, r->ts, ucpu, prev_utid, key(imp, K_SCHED_SWITCH), &flags, set);
 }
 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
-  uint32_t k[4] = {r->s1, r->a, (uint32_t)r->p1, (uint32_t)r->p2};
-  uint32_t set = trak__ftrace_args_cached(imp, SET_WAKING, k, sizeof k);
-  if (set == TRAK_NULL_U32) {
-    uint32_t begin = set = trak__ftrace_args_begin(imp);
-    trak__ftrace_arg_str(imp, set, key(imp, K_COMM), r->s1);
-    trak__ftrace_arg_int(imp, set, key(imp, K_PID), r->a);
-    trak__ftrace_arg_int(imp, set, key(imp, K_PRIO), r->p1);
-    trak__ftrace_arg_int(imp, set, key(imp, K_TARGET_CPU), r->p2);
-    set = trak__args_share(imp, set);
-    trak__ftrace_args_cache(imp, SET_WAKING, k, sizeof k, set, begin);
-  }
+  static const uint8_t keys[] = {K_COMM, K_PID, K_PRIO, K_TARGET_CPU};
+  int64_t vals[] = {r->s1, r->a, r->p1, r->p2};
+  uint32_t set = row_set(imp, SET_WAKING, keys, vals, 4, 1u << 0);
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);
 }
