@@ -64,10 +64,15 @@ typedef struct trak_fstate {
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
 
-/* One of the queues of Perfetto's sorter the records go to: the records in the order they came,
-** and whether that is not timestamp order. */
+/* Records per block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
+** back to the system while the tables fill). */
+#define TRAK_FQ_BLOCK 4096u
+
+/* One of the queues of Perfetto's sorter the records go to: the records in the order they came
+** (record i in blocks[i / TRAK_FQ_BLOCK]), and whether that is not timestamp order. */
 typedef struct trak_fqueue {
-  TRAK_VEC(trak_fq_rec) q;
+  TRAK_VEC(trak_fq_rec *) blocks;
+  size_t n;        /* records */
   int64_t last_ts; /* of the last record */
   uint8_t unsorted;
 } trak_fqueue;

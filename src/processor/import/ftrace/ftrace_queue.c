@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
@@ -22,7 +23,7 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
 
 /* Makes the next queue. */
 static uint32_t queue_add(trak_ftrace *f) {
-  trak_fqueue q = {{NULL, 0, 0}, INT64_MIN, 0};
+  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0};
   trak_vec_push(f->queues, q);
   return (uint32_t)(f->queues.n - 1);
 }
@@ -45,7 +46,14 @@ void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
   trak_fqueue *q = &f->queues.v[qi];
   if (r->ts < q->last_ts) q->unsorted = 1;
   q->last_ts = r->ts;
-  trak_vec_push(q->q, *r);
+  if (q->n % TRAK_FQ_BLOCK == 0) {
+    void *b = mmap(NULL, TRAK_FQ_BLOCK * sizeof *r, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED) abort();
+    trak_vec_push(q->blocks, (trak_fq_rec *)b);
+  }
+  q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
+  q->n++;
   f->n_queued++;
   f->n_type[r->type & 15]++;
   imp->n_events++; /* a trace of kernel data only is not empty */
@@ -246,9 +254,20 @@ static void apply(trak_importer *imp, const trak_fq_rec *r) {
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
+/* Gives block `b` of q back to the system (once). */
+static void block_unmap(trak_fqueue *q, size_t b) {
+  if (!q->blocks.v[b]) return;
+  munmap(q->blocks.v[b], TRAK_FQ_BLOCK * sizeof(trak_fq_rec));
+  q->blocks.v[b] = NULL;
+}
+
 static void queues_free(trak_ftrace *f) {
-  for (size_t i = 0; i < f->queues.n; i++)
-    trak_vec_free(f->queues.v[i].q);
+  for (size_t i = 0; i < f->queues.n; i++) {
+    trak_fqueue *q = &f->queues.v[i];
+    for (size_t b = 0; b < q->blocks.n; b++)
+      block_unmap(q, b);
+    trak_vec_free(q->blocks);
+  }
   trak_vec_free(f->queues);
   for (int k = 0; k < TRAK_FQS_KINDS; k++)
     trak_vec_free(f->by_cpu[k]);
@@ -277,27 +296,38 @@ static void kernel_version(trak_importer *imp, trak_ftrace *f) {
 /* A queue being merged: its records in timestamp order (through `order` when they did not come
 ** so; ties in the order they came) from `pos`. */
 typedef struct merge_src {
-  const trak_fq_rec *v;
-  uint32_t *order; /* NULL: v is in order */
+  trak_fqueue *q;
+  uint32_t *order; /* NULL: the records are in order */
   size_t pos, n;
 } merge_src;
 
+static const trak_fq_rec *rec_at(const trak_fqueue *q, size_t i) {
+  return &q->blocks.v[i / TRAK_FQ_BLOCK][i % TRAK_FQ_BLOCK];
+}
+
 static const trak_fq_rec *src_front(const merge_src *m) {
-  return &m->v[m->order ? m->order[m->pos] : m->pos];
+  return rec_at(m->q, m->order ? m->order[m->pos] : m->pos);
 }
 
 /* The order of queue `q`'s records by timestamp, ties in the order they came (a stable sort). */
 static uint32_t *queue_order(const trak_fqueue *q) {
-  order_key *keys = malloc(q->q.n * sizeof *keys);
-  uint32_t *order = malloc(q->q.n * sizeof *order);
+  order_key *keys = malloc(q->n * sizeof *keys);
+  uint32_t *order = malloc(q->n * sizeof *order);
   if (!keys || !order) abort();
-  for (size_t i = 0; i < q->q.n; i++)
-    keys[i] = (order_key){q->q.v[i].ts, i};
-  qsort(keys, q->q.n, sizeof *keys, order_cmp);
-  for (size_t i = 0; i < q->q.n; i++)
+  for (size_t i = 0; i < q->n; i++)
+    keys[i] = (order_key){rec_at(q, i)->ts, i};
+  qsort(keys, q->n, sizeof *keys, order_cmp);
+  for (size_t i = 0; i < q->n; i++)
     order[i] = (uint32_t)keys[i].i;
   free(keys);
   return order;
+}
+
+/* Moves m past the record just applied; a queue applied in order gives each block it has
+** finished back to the system, so the queue shrinks as the tables grow. */
+static void src_next(merge_src *m) {
+  m->pos++;
+  if (!m->order && m->pos % TRAK_FQ_BLOCK == 0) block_unmap(m->q, m->pos / TRAK_FQ_BLOCK - 1);
 }
 
 /* Applies every queue's records in the order Perfetto's sorter extracts them (trace_sorter.cc,
@@ -312,8 +342,8 @@ static void apply_queues(trak_importer *imp) {
   size_t live = 0;
   for (size_t i = 0; i < f->queues.n; i++) {
     trak_fqueue *q = &f->queues.v[i];
-    if (!q->q.n) continue;
-    src[live++] = (merge_src){q->q.v, q->unsorted ? queue_order(q) : NULL, 0, q->q.n};
+    if (!q->n) continue;
+    src[live++] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n};
   }
   while (live) {
     size_t best = 0;
@@ -326,9 +356,10 @@ static void apply_queues(trak_importer *imp) {
         min1 = ts;
     }
     merge_src *m = &src[best];
-    do
+    do {
       apply(imp, src_front(m));
-    while (++m->pos < m->n && src_front(m)->ts <= min1);
+      src_next(m);
+    } while (m->pos < m->n && src_front(m)->ts <= min1);
     if (m->pos == m->n) { /* drop the queue, keeping the others' order */
       free(m->order);
       memmove(m, m + 1, (live - best - 1) * sizeof *m);
