@@ -89,10 +89,12 @@ static void switches(void **state) {
   assert_int_equal(ev.next_pid, 10);
   assert_int_equal(ev.next_prio, 120);
   assert_strv(ev.next_comm, "foo");
+  assert_int_equal(ev.next_comm_index, 1); /* the front-end's interned id of the entry */
   assert_int_equal(trak__compact_switch_next(&it, &ev), 1);
   assert_int_equal(ev.ts, 150);
   assert_int_equal(ev.next_pid, -1);
   assert_strv(ev.next_comm, "swapper/0");
+  assert_int_equal(ev.next_comm_index, 0);
   assert_int_equal(trak__compact_switch_next(&it, &ev), 0);
   assert_int_equal(trak__compact_iter_bad(&it), 0);
   /* No wakings in this message: an empty walk, not an error. */
@@ -127,6 +129,7 @@ static void wakings(void **state) {
   assert_int_equal(w.target_cpu, 1);
   assert_int_equal(w.prio, 120);
   assert_strv(w.comm, "foo");
+  assert_int_equal(w.comm_index, 1);
   assert_int_equal(w.has_common_flags, 1);
   assert_int_equal(w.common_flags, 8);
   assert_int_equal(trak__compact_waking_next(&it, &w), 1);

@@ -113,6 +113,7 @@ int trak__compact_switch_next(trak_compact_iter *it, trak_compact_switch *ev) {
   ev->prev_state = (int64_t)it->cur[1];
   ev->next_pid = (int32_t)it->cur[2];
   ev->next_prio = (int32_t)it->cur[3];
+  ev->next_comm_index = (uint32_t)it->cur[4];
   iter_advance(it);
   return 1;
 }
@@ -123,6 +124,7 @@ int trak__compact_waking_next(trak_compact_iter *it, trak_compact_waking *ev) {
   ev->pid = (int32_t)it->cur[1];
   ev->target_cpu = (uint16_t)(int32_t)it->cur[2];
   ev->prio = (uint16_t)(int32_t)it->cur[3];
+  ev->comm_index = (uint32_t)it->cur[4];
   ev->has_common_flags = it->valid[5];
   ev->common_flags = it->valid[5] ? (uint16_t)it->cur[5] : 0;
   iter_advance(it);

@@ -27,7 +27,8 @@ typedef struct trak_compact_switch {
   int64_t prev_state; /* raw bits (util/task_state.h) */
   int32_t next_pid;
   int32_t next_prio;
-  trak_strv next_comm; /* points into the message */
+  trak_strv next_comm;      /* points into the message */
+  uint32_t next_comm_index; /* its index in the intern table */
 } trak_compact_switch;
 
 /* A decoded sched_waking; the waker is the CPU's running task (the caller's). */
@@ -37,6 +38,7 @@ typedef struct trak_compact_waking {
   uint16_t target_cpu;
   uint16_t prio;
   trak_strv comm;
+  uint32_t comm_index;  /* its index in the intern table */
   int has_common_flags; /* 1 when waking_common_flags had an element for this event */
   uint16_t common_flags;
 } trak_compact_waking;

@@ -151,17 +151,38 @@ void trak__ftrace_arg_uint(trak_importer *imp, uint32_t set, uint32_t key, uint6
 void trak__ftrace_arg_str(trak_importer *imp, uint32_t set, uint32_t key, uint32_t str);
 void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, double v);
 
+/* Closes the set begun at `set` (trak__ftrace_args_begin): returns an identical earlier set
+** when there is one (the new rows are dropped), else `set`; TRAK_NULL_U32 when it has no rows.
+** Build one set at a time: no other args rows may be added between begin and close. */
+uint32_t trak__ftrace_args_close(trak_importer *imp, uint32_t set);
+/* The arg set cached for `kind` (a front-end's: below 2^29) and the bytes [key, key + len): a
+** set made from the same values before; TRAK_NULL_U32 when none. */
+uint32_t trak__ftrace_args_cached(trak_importer *imp, uint32_t kind, const void *key, size_t len);
+/* Caches `set`, which trak__ftrace_args_close returned for the set begun at `begin`, made from
+** (kind, key bytes), when it was shared (an earlier set): only values seen twice are kept, and
+** only what trak__ftrace_args_close would return again. Make sure making the set reported
+** nothing (a hit does not report it again). */
+void trak__ftrace_args_cache(trak_importer *imp, uint32_t kind, const void *key, size_t len,
+                             uint32_t set, uint32_t begin);
+/* The string id of generic event `name`, the event of field `number`, interned once per
+** number. */
+uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char *name);
+
 /* An ftrace_event row (the `raw` table): event `name` (string id) run by thread `tid` on `cpu`,
-** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the arg set `set` from
-** trak__ftrace_args_begin (TRAK_NULL_U32: none), which this call closes (an identical earlier
-** set is shared; a set without rows is none). Build one set at a time: no other args rows may
-** be added between trak__ftrace_args_begin and this call. Typed events the sink models add
+** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the closed arg set `set`
+** (trak__ftrace_args_close; TRAK_NULL_U32: none). Typed events the sink models add
 ** their own row (sched_switch, and sched_waking when given a name); a front-end calls this for
 ** every other event. */
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
                           int64_t common_flags, uint32_t set);
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
+
+/* The protobuf front-end reads the bundle of `cpu` (-1: the bundle ended): the records of its
+** typed events go to that CPU's queue, as Perfetto's sorter keeps a stream per CPU (which
+** decides the order of events of different CPUs at one timestamp, ftrace_queue.c). Outside a
+** bundle (systrace text) every record goes to one queue. */
+void trak__ftrace_bundle_cpu(trak_importer *imp, int64_t cpu);
 
 /* The front-end saw data of `cpu` (a bundle, a line): the cpu table gets its row. */
 void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu);
@@ -183,7 +204,8 @@ int trak__ftrace_stats_row(const trak_importer *imp, size_t i, struct trak_trace
 
 /* ---- the importer's lifetime (ftrace_queue.c) ------------------------------------------- */
 
-/* Applies the queued events in timestamp order (ties: the order they were queued) and fills
+/* Applies the queued events in timestamp order (ties as Perfetto's sorter orders them: see
+** trak__ftrace_bundle_cpu) and fills
 ** sched_slice, thread_state, spurious_sched_wakeup, ftrace_event and cpu. Called once, after
 ** tokenizing and before the parse phase (trak__events_parse). Nothing queued: does nothing. */
 void trak__ftrace_finish(trak_importer *imp);

@@ -3,9 +3,11 @@
 ** thread, CPU, common_flags and its fields as args; the arg sets front-ends build for generic
 ** events, and the rows of the events the sink models (sched_switch, sched_waking).
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/import/hash.h"
 
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
@@ -87,30 +89,154 @@ static uint32_t key(trak_importer *imp, int k) {
   return f->keys[k];
 }
 
+/* ---- arg sets by value ----------------------------------------------------------------- */
+
+/* Arg sets cached by the values they were made from (a kind and bytes): the sink's sched rows
+** by their fields, the protobuf front-end's generic rows by the event's bytes. Only sets that
+** trak__args_share shared are cached, so the cache returns what it would (a hash collision it
+** keeps apart stays apart) and holds only values seen twice. */
+struct trak_fsets {
+  TRAK_VEC(uint8_t) bytes; /* the keys' bytes */
+  uint64_t *hash;
+  uint32_t *off, *len, *kind, *sets; /* sets: TRAK_NULL_U32 in an empty slot */
+  uint32_t mask, n;
+  TRAK_VEC(uint32_t) names; /* generic event names by field number, + 1 (0: none yet) */
+};
+
+static uint64_t key_hash(uint32_t kind, const uint8_t *p, size_t len) {
+  uint64_t h = trak__mix(kind, len), w;
+  for (; len >= 8; p += 8, len -= 8)
+    memcpy(&w, p, 8), h = trak__mix(h, w);
+  w = 0;
+  memcpy(&w, p, len);
+  return trak__mix(h, w);
+}
+
+/* The slot of the key in c (its set, or an empty slot). */
+static uint32_t slot_find(const trak_fsets *c, uint64_t h, uint32_t kind, const uint8_t *p,
+                          size_t len) {
+  uint32_t i = (uint32_t)h & c->mask;
+  while (c->sets[i] != TRAK_NULL_U32 &&
+         (c->hash[i] != h || c->kind[i] != kind || c->len[i] != len ||
+          memcmp(c->bytes.v + c->off[i], p, len)))
+    i = (i + 1) & c->mask;
+  return i;
+}
+
+static void *table_alloc(size_t n, size_t size) {
+  void *p = malloc(n * size);
+  if (!p) abort();
+  return p;
+}
+
+static void sets_grow(trak_fsets *c) {
+  trak_fsets old = *c;
+  c->mask = old.mask ? old.mask * 2 + 1 : 255;
+  size_t n = (size_t)c->mask + 1;
+  c->hash = table_alloc(n, sizeof *c->hash), c->off = table_alloc(n, sizeof *c->off);
+  c->len = table_alloc(n, sizeof *c->len), c->kind = table_alloc(n, sizeof *c->kind);
+  c->sets = table_alloc(n, sizeof *c->sets);
+  memset(c->sets, 0xff, n * sizeof *c->sets);
+  for (uint32_t i = 0; old.sets && i <= old.mask; i++) {
+    if (old.sets[i] == TRAK_NULL_U32) continue;
+    uint32_t j = (uint32_t)old.hash[i] & c->mask;
+    while (c->sets[j] != TRAK_NULL_U32)
+      j = (j + 1) & c->mask;
+    c->hash[j] = old.hash[i], c->off[j] = old.off[i], c->len[j] = old.len[i];
+    c->kind[j] = old.kind[i], c->sets[j] = old.sets[i];
+  }
+  free(old.hash), free(old.off), free(old.len), free(old.kind), free(old.sets);
+}
+
+static trak_fsets *sets_get(trak_importer *imp) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (!f->sets) {
+    f->sets = calloc(1, sizeof *f->sets);
+    if (!f->sets) abort();
+    sets_grow(f->sets);
+  }
+  return f->sets;
+}
+
+uint32_t trak__ftrace_args_cached(trak_importer *imp, uint32_t kind, const void *key, size_t len) {
+  trak_fsets *c = sets_get(imp);
+  return c->sets[slot_find(c, key_hash(kind, key, len), kind, key, len)];
+}
+
+void trak__ftrace_args_cache(trak_importer *imp, uint32_t kind, const void *key, size_t len,
+                             uint32_t set, uint32_t begin) {
+  if (set == TRAK_NULL_U32 || set >= begin || !len || len > 256) return; /* not known shared */
+  trak_fsets *c = sets_get(imp);
+  if (2 * (c->n + 1) > c->mask) sets_grow(c);
+  uint64_t h = key_hash(kind, key, len);
+  uint32_t i = slot_find(c, h, kind, key, len);
+  if (c->sets[i] != TRAK_NULL_U32) return;
+  c->hash[i] = h, c->off[i] = (uint32_t)c->bytes.n, c->len[i] = (uint32_t)len;
+  c->kind[i] = kind, c->sets[i] = set, c->n++;
+  for (size_t k = 0; k < len; k++)
+    trak_vec_push(c->bytes, ((const uint8_t *)key)[k]);
+}
+
+uint32_t trak__ftrace_args_close(trak_importer *imp, uint32_t set) {
+  return trak__args_share(imp, set);
+}
+
+uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char *name) {
+  trak_fsets *c = sets_get(imp);
+  if (number >= 65536) return trak__ftrace_str(imp, name);
+  while (c->names.n <= number)
+    trak_vec_push(c->names, 0);
+  if (!c->names.v[number]) c->names.v[number] = trak__ftrace_str(imp, name) + 1;
+  return c->names.v[number] - 1;
+}
+
+void trak__ftrace_sets_free(trak_ftrace *f) {
+  trak_fsets *c = f->sets;
+  if (!c) return;
+  trak_vec_free(c->bytes);
+  trak_vec_free(c->names);
+  free(c->hash), free(c->off), free(c->len), free(c->kind), free(c->sets);
+  free(c);
+  f->sets = NULL;
+}
+
+/* Kinds of the sink's own rows in that cache (the front-end's are field numbers, < 2^29). */
+enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
+
+/* The arg set of one of the sink's rows of `kind`: args keys[i] (K_*) = vals[i] (a string id
+** where `str` has bit i), cached by those values. */
+static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, const int64_t *vals,
+                        int n, uint32_t str) {
+  size_t len = (size_t)n * sizeof *vals;
+  uint32_t set = trak__ftrace_args_cached(imp, kind, vals, len);
+  if (set != TRAK_NULL_U32) return set;
+  uint32_t begin = trak__ftrace_args_begin(imp);
+  for (int i = 0; i < n; i++)
+    if (str >> i & 1)
+      trak__ftrace_arg_str(imp, begin, key(imp, keys[i]), (uint32_t)vals[i]);
+    else
+      trak__ftrace_arg_int(imp, begin, key(imp, keys[i]), vals[i]);
+  set = trak__args_share(imp, begin);
+  trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
+  return set;
+}
+
 void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio) {
-  uint32_t set = trak__ftrace_args_begin(imp);
-  trak__ftrace_arg_str(imp, set, key(imp, K_PREV_COMM), prev_comm);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PID), prev_pid);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_PRIO), prev_prio);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PREV_STATE), r->x);
-  trak__ftrace_arg_str(imp, set, key(imp, K_NEXT_COMM), r->s2);
-  trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PID), r->a);
-  trak__ftrace_arg_int(imp, set, key(imp, K_NEXT_PRIO), r->p2);
-  set = trak__args_share(imp, set);
+  static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
+                                 K_NEXT_COMM, K_NEXT_PID, K_NEXT_PRIO};
+  int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2};
+  uint32_t set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4);
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
   trak__ftrace_row(imp, r->ts, ucpu, prev_utid, key(imp, K_SCHED_SWITCH), &flags, set);
 }
 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
-  uint32_t set = trak__ftrace_args_begin(imp);
-  trak__ftrace_arg_str(imp, set, key(imp, K_COMM), r->s1);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PID), r->a);
-  trak__ftrace_arg_int(imp, set, key(imp, K_PRIO), r->p1);
-  trak__ftrace_arg_int(imp, set, key(imp, K_TARGET_CPU), r->p2);
-  set = trak__args_share(imp, set);
+  static const uint8_t keys[] = {K_COMM, K_PID, K_PRIO, K_TARGET_CPU};
+  int64_t vals[] = {r->s1, r->a, r->p1, r->p2};
+  uint32_t set = row_set(imp, SET_WAKING, keys, vals, 4, 1u << 0);
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);
 }

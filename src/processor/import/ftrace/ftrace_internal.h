@@ -63,13 +63,43 @@ typedef struct trak_fstate {
 } trak_fstate;
 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
+typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
+
+/* Records per block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
+** back to the system while the tables fill). */
+#define TRAK_FQ_BLOCK 4096u
+
+/* One of the queues of Perfetto's sorter the records go to: the records in the order they came
+** (record i in blocks[i / TRAK_FQ_BLOCK]), and whether that is not timestamp order. */
+typedef struct trak_fqueue {
+  TRAK_VEC(trak_fq_rec *) blocks;
+  size_t n;        /* records */
+  int64_t last_ts; /* of the last record */
+  uint8_t unsorted;
+} trak_fqueue;
+
+/* The per-CPU queues of the protobuf front-end, as Perfetto makes a stream per CPU for each. */
+enum trak_fq_source {
+  TRAK_FQS_FTRACE,         /* typed events (and markers, ...) of a bundle */
+  TRAK_FQS_COMPACT_SWITCH, /* compact_sched switches */
+  TRAK_FQS_COMPACT_WAKING, /* compact_sched wakings */
+  TRAK_FQS_KINDS
+};
+
+/* The queues: 0 ProcessTree packets (Perfetto's packet stream, the first), 1 records from outside
+** an ftrace bundle (systrace text: one stream), then per-CPU queues in the order Perfetto makes
+** its streams (ftrace_queue.c). */
+#define TRAK_FQ_PACKETS 0u
+#define TRAK_FQ_TEXT 1u
 
 typedef struct trak_ftrace {
-  TRAK_VEC(trak_fq_rec) q;
-  int64_t last_ts;            /* of the last queued event */
-  uint8_t unsorted;           /* the queue is not in timestamp order */
-  TRAK_VEC(trak_fcpu) cpus;   /* by CPU number (host) */
-  TRAK_VEC(uint8_t) cpu_seen; /* by ucpu: 1 when the CPU had data */
+  TRAK_VEC(trak_fqueue) queues;
+  TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
+  int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
+  size_t n_queued;                           /* records queued */
+  size_t n_type[16];                         /* records queued by type (trak_fq_type) */
+  TRAK_VEC(trak_fcpu) cpus;                  /* by CPU number (host) */
+  TRAK_VEC(uint8_t) cpu_seen;                /* by ucpu: 1 when the CPU had data */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
   uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
@@ -77,23 +107,30 @@ typedef struct trak_ftrace {
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
-  TRAK_VEC(trak_span) trees;     /* copies of deferred ProcessTree / ProcessStats packets (owned) */
-  TRAK_VEC(char) text;           /* the text of queued atrace markers */
-  uint8_t suspend_state;         /* suspend_resume.c: where a suspend is */
-  uint32_t suspend_enter_cookie; /* suspend_resume.c: the suspend_enter slice's name */
-  trak_clanes *lanes;            /* sets of lanes of async slices (async_lanes.c), or NULL */
-  uint8_t applying;              /* trak__ftrace_finish is applying the queue */
-  uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
-  int64_t drop_before;           /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before;      /* kernel events before keep their raw rows only */
+  TRAK_VEC(trak_span) trees; /* copies of deferred ProcessTree / ProcessStats packets (owned) */
+  TRAK_VEC(char) text;                 /* the text of queued atrace markers */
+  uint8_t suspend_state;               /* suspend_resume.c: where a suspend is */
+  uint32_t suspend_enter_cookie;       /* suspend_resume.c: the suspend_enter slice's name */
+  trak_clanes *lanes;                  /* sets of lanes of async slices (async_lanes.c), or NULL */
+  trak_fsets *sets;         /* sched rows' arg sets by value (ftrace_events.c), or NULL */
+  uint8_t applying;         /* trak__ftrace_finish is applying the queue */
+  uint8_t raw_only;         /* the record applied adds its ftrace_event row only */
+  int64_t drop_before;      /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before; /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
 void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
-/* Appends a record to the queue (ftrace_queue.c). */
+/* Appends a record to the queue of the bundle being read (typed events), else of records from
+** outside bundles (ftrace_queue.c). */
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
+/* Appends a record to queue `q` (TRAK_FQ_PACKETS, or trak__fq_cpu_queue's). */
+void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
+/* The queue of `source` for `cpu`, made (with those of the lower CPUs not made yet, in CPU
+** order, as Perfetto's streams) on first use. */
+uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint32_t cpu);
 /* The ucpu of `cpu` on the current machine. */
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
 /* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */
@@ -185,6 +222,8 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
 uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
                           uint32_t name, const trak_fq_rec *r, uint32_t set);
+/* Frees f->sets. */
+void trak__ftrace_sets_free(trak_ftrace *f);
 /* The sequence that holds the sink's event records (counters, marker slices): not one of the
 ** trace's sequences; the parse phase merges it with them (ftrace_queue.c). */
 trak_sequence *trak__ftrace_seq(trak_importer *imp);

@@ -1,12 +1,14 @@
 /*
-** This file holds the Linux event sink's queue: the sink's entry points record each event as a
-** 48-byte record while the trace is tokenized, and trak__ftrace_finish applies them in
-** timestamp order (ties in the order they were queued, as Perfetto's sorter keeps them) to the
-** trackers of this folder. It also owns imp->ftrace and the cpu table.
+** This file holds the Linux event sink's queues: the sink's entry points record each event as a
+** 48-byte record, in one queue per stream of Perfetto's sorter (per CPU and kind of event), while
+** the trace is tokenized, and trak__ftrace_finish merges them in timestamp order, ties as
+** Perfetto's sorter breaks them, into the trackers of this folder. It also owns imp->ftrace and
+** the cpu table.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
@@ -14,17 +16,59 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   if (TRAK_LIKELY(imp->ftrace != NULL)) return imp->ftrace;
   imp->ftrace = calloc(1, sizeof *imp->ftrace);
   if (!imp->ftrace) abort();
-  imp->ftrace->last_ts = INT64_MIN;
   imp->ftrace->drop_before = imp->ftrace->soft_drop_before = INT64_MIN;
+  imp->ftrace->bundle_cpu = -1;
   return imp->ftrace;
+}
+
+/* Makes the next queue. */
+static uint32_t queue_add(trak_ftrace *f) {
+  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0};
+  trak_vec_push(f->queues, q);
+  return (uint32_t)(f->queues.n - 1);
+}
+
+uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint32_t cpu) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (cpu >= 4096) cpu = 4095; /* as the trackers cap it: no 4-billion-queue trace */
+  if (TRAK_LIKELY(cpu < f->by_cpu[source].n)) return f->by_cpu[source].v[cpu];
+  while (f->queues.n < 2)
+    queue_add(f); /* TRAK_FQ_PACKETS, TRAK_FQ_TEXT */
+  while (f->by_cpu[source].n <= cpu)
+    trak_vec_push(f->by_cpu[source], queue_add(f));
+  return f->by_cpu[source].v[cpu];
+}
+
+void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  while (f->queues.n <= qi)
+    queue_add(f);
+  trak_fqueue *q = &f->queues.v[qi];
+  if (r->ts < q->last_ts) q->unsorted = 1;
+  q->last_ts = r->ts;
+  if (q->n % TRAK_FQ_BLOCK == 0) {
+    void *b = mmap(NULL, TRAK_FQ_BLOCK * sizeof *r, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED) abort();
+    trak_vec_push(q->blocks, (trak_fq_rec *)b);
+  }
+  q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
+  q->n++;
+  f->n_queued++;
+  f->n_type[r->type & 15]++;
+  imp->n_events++; /* a trace of kernel data only is not empty */
 }
 
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
   trak_ftrace *f = trak__ftrace_get(imp);
-  if (r->ts < f->last_ts) f->unsorted = 1;
-  f->last_ts = r->ts;
-  trak_vec_push(f->q, *r);
-  imp->n_events++; /* a trace of kernel data only is not empty */
+  uint32_t qi = f->bundle_cpu < 0
+                    ? TRAK_FQ_TEXT
+                    : trak__fq_cpu_queue(imp, TRAK_FQS_FTRACE, (uint32_t)f->bundle_cpu);
+  trak__fq_push_to(imp, qi, r);
+}
+
+void trak__ftrace_bundle_cpu(trak_importer *imp, int64_t cpu) {
+  trak__ftrace_get(imp)->bundle_cpu = cpu < 0 ? -1 : cpu;
 }
 
 trak_sequence *trak__ftrace_seq(trak_importer *imp) {
@@ -113,7 +157,7 @@ void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, in
   trak_fq_rec r = {
       ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
   trak__ftrace_cpu_seen(imp, cpu);
-  trak__fq_push(imp, &r);
+  trak__fq_push_to(imp, trak__fq_cpu_queue(imp, TRAK_FQS_COMPACT_SWITCH, cpu), &r);
 }
 
 void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
@@ -122,7 +166,7 @@ void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, in
                    0,  0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
-  trak__fq_push(imp, &r);
+  trak__fq_push_to(imp, trak__fq_cpu_queue(imp, TRAK_FQS_COMPACT_WAKING, cpu), &r);
 }
 
 void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
@@ -166,7 +210,6 @@ void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int6
 
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
                           int64_t common_flags, uint32_t set) {
-  if (set != TRAK_NULL_U32) set = trak__args_share(imp, set); /* NULL when it has no rows */
   trak_fq_rec r = {ts, 0, cpu, tid, 0, name, set, 0, 0, TRAK_FQ_GENERIC, 0, 0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
@@ -211,6 +254,25 @@ static void apply(trak_importer *imp, const trak_fq_rec *r) {
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
+/* Gives block `b` of q back to the system (once). */
+static void block_unmap(trak_fqueue *q, size_t b) {
+  if (!q->blocks.v[b]) return;
+  munmap(q->blocks.v[b], TRAK_FQ_BLOCK * sizeof(trak_fq_rec));
+  q->blocks.v[b] = NULL;
+}
+
+static void queues_free(trak_ftrace *f) {
+  for (size_t i = 0; i < f->queues.n; i++) {
+    trak_fqueue *q = &f->queues.v[i];
+    for (size_t b = 0; b < q->blocks.n; b++)
+      block_unmap(q, b);
+    trak_vec_free(q->blocks);
+  }
+  trak_vec_free(f->queues);
+  for (int k = 0; k < TRAK_FQS_KINDS; k++)
+    trak_vec_free(f->by_cpu[k]);
+}
+
 /* The cpu table: a row per ucpu up to the largest seen, `cpu` set on those seen. */
 static void cpu_rows(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
@@ -231,6 +293,99 @@ static void kernel_version(trak_importer *imp, trak_ftrace *f) {
     f->kernel_major = major, f->kernel_minor = minor;
 }
 
+/* A queue being merged: its records in timestamp order (through `order` when they did not come
+** so; ties in the order they came) from `pos`. */
+typedef struct merge_src {
+  trak_fqueue *q;
+  uint32_t *order; /* NULL: the records are in order */
+  size_t pos, n;
+} merge_src;
+
+static const trak_fq_rec *rec_at(const trak_fqueue *q, size_t i) {
+  return &q->blocks.v[i / TRAK_FQ_BLOCK][i % TRAK_FQ_BLOCK];
+}
+
+static const trak_fq_rec *src_front(const merge_src *m) {
+  return rec_at(m->q, m->order ? m->order[m->pos] : m->pos);
+}
+
+/* The order of queue `q`'s records by timestamp, ties in the order they came (a stable sort). */
+static uint32_t *queue_order(const trak_fqueue *q) {
+  order_key *keys = malloc(q->n * sizeof *keys);
+  uint32_t *order = malloc(q->n * sizeof *order);
+  if (!keys || !order) abort();
+  for (size_t i = 0; i < q->n; i++)
+    keys[i] = (order_key){rec_at(q, i)->ts, i};
+  qsort(keys, q->n, sizeof *keys, order_cmp);
+  for (size_t i = 0; i < q->n; i++)
+    order[i] = (uint32_t)keys[i].i;
+  free(keys);
+  return order;
+}
+
+/* Moves m past the record just applied; a queue applied in order gives each block it has
+** finished back to the system, so the queue shrinks as the tables grow. */
+static void src_next(merge_src *m) {
+  m->pos++;
+  if (!m->order && m->pos % TRAK_FQ_BLOCK == 0) block_unmap(m->q, m->pos / TRAK_FQ_BLOCK - 1);
+}
+
+/* Applies every queue's records in the order Perfetto's sorter extracts them (trace_sorter.cc,
+** full sort): each queue in timestamp order; then, repeatedly, the queue whose next record is
+** the earliest (on a tie, the queue made first) gives its records up to and including the
+** timestamp of the next record of any other queue. So at one timestamp the queue that holds the
+** earliest record comes first, not the lowest CPU. */
+static void apply_queues(trak_importer *imp) {
+  trak_ftrace *f = imp->ftrace;
+  merge_src *src = malloc((f->queues.n ? f->queues.n : 1) * sizeof *src);
+  if (!src) abort();
+  size_t live = 0;
+  for (size_t i = 0; i < f->queues.n; i++) {
+    trak_fqueue *q = &f->queues.v[i];
+    if (!q->n) continue;
+    src[live++] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n};
+  }
+  while (live) {
+    size_t best = 0;
+    int64_t min0 = INT64_MAX, min1 = INT64_MAX;
+    for (size_t i = 0; i < live; i++) {
+      int64_t ts = src_front(&src[i])->ts;
+      if (i == 0 || ts < min0)
+        min1 = min0, min0 = ts, best = i;
+      else if (ts < min1)
+        min1 = ts;
+    }
+    merge_src *m = &src[best];
+    do {
+      apply(imp, src_front(m));
+      src_next(m);
+    } while (m->pos < m->n && src_front(m)->ts <= min1);
+    if (m->pos == m->n) { /* drop the queue, keeping the others' order */
+      free(m->order);
+      memmove(m, m + 1, (live - best - 1) * sizeof *m);
+      live--;
+    }
+  }
+  free(src);
+}
+
+/* Sizes the tables the queue fills once, from the records' types (at most a sched_slice row
+** per switch, two thread states per switch and one per waking or new task, an ftrace_event
+** row per switch, waking and generic event): no column is copied as it grows, and none is
+** held twice while it is. */
+static void tables_reserve(trak_importer *imp) {
+  const size_t *n = imp->ftrace->n_type;
+  trak_tables *t = imp->tables;
+  size_t sw = n[TRAK_FQ_SWITCH] + n[TRAK_FQ_SWITCH_COMPACT];
+  size_t wk = n[TRAK_FQ_WAKING] + n[TRAK_FQ_WAKING_COMPACT];
+  if (t->sched_slice.n + sw > t->sched_slice.cap)
+    trak__sched_slice_resize(t, t->sched_slice.n + sw, 1);
+  size_t states = t->thread_state.n + 2 * sw + wk + n[TRAK_FQ_NEWTASK];
+  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 1);
+  size_t raw = t->ftrace_event.n + sw + wk + n[TRAK_FQ_GENERIC];
+  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 1);
+}
+
 void trak__ftrace_finish(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
@@ -239,20 +394,10 @@ void trak__ftrace_finish(trak_importer *imp) {
   kernel_version(imp, f);
   trak__ftrace_crop_init(imp);
   f->applying = 1;
-  if (!f->unsorted) {
-    for (size_t i = 0; i < f->q.n; i++)
-      apply(imp, &f->q.v[i]);
-  } else {
-    order_key *keys = malloc((f->q.n ? f->q.n : 1) * sizeof *keys);
-    if (!keys) abort();
-    for (size_t i = 0; i < f->q.n; i++)
-      keys[i] = (order_key){f->q.v[i].ts, i};
-    qsort(keys, f->q.n, sizeof *keys, order_cmp);
-    for (size_t i = 0; i < f->q.n; i++)
-      apply(imp, &f->q.v[keys[i].i]);
-    free(keys);
-  }
-  trak_vec_free(f->q);
+  tables_reserve(imp);
+  apply_queues(imp);
+  queues_free(f);
+  trak__ftrace_sets_free(f);
   trak_vec_free(f->text);
   cpu_rows(imp);
   trak__ftrace_stats_sort(imp);
@@ -261,7 +406,7 @@ void trak__ftrace_finish(trak_importer *imp) {
 void trak__ftrace_free(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
-  trak_vec_free(f->q);
+  queues_free(f);
   trak_vec_free(f->cpus);
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->states);
@@ -271,6 +416,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->trees);
   trak_vec_free(f->text);
   trak__lanes_free(f);
+  trak__ftrace_sets_free(f);
   free(f);
   imp->ftrace = NULL;
 }

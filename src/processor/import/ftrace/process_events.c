@@ -102,7 +102,7 @@ void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r) {
 int trak__ftrace_defer_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                               const uint8_t *data, size_t len) {
   trak_ftrace *f = imp->ftrace;
-  if (!f || f->applying || !f->q.n || !ctx || !ctx->has_ts) return 0;
+  if (!f || f->applying || !f->n_queued || !ctx || !ctx->has_ts) return 0;
   uint8_t *copy = malloc(len ? len : 1);
   if (!copy) abort();
   if (len) memcpy(copy, data, len);
@@ -110,8 +110,8 @@ int trak__ftrace_defer_packet(trak_importer *imp, const trak_packet_ctx *ctx, ui
   trak_vec_push(f->trees, span);
   trak_fq_rec r = {
       .ts = ctx->ts, .a = field, .s1 = (uint32_t)(f->trees.n - 1), .type = TRAK_FQ_PROCESS_TREE};
-  trak__fq_push(imp, &r);
-  imp->n_events--; /* a process tree is not an event */
+  trak__fq_push_to(imp, TRAK_FQ_PACKETS, &r); /* Perfetto's packet stream, its first */
+  imp->n_events--;                            /* a packet is not an event */
   return 1;
 }
 

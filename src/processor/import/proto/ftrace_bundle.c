@@ -40,7 +40,16 @@ static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
   return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). */
+/* The sum of the import's stats (a change: something was reported). */
+static int64_t stats_sum(const trak_importer *imp) {
+  int64_t sum = 0;
+  for (int i = 0; i < TRAK_STAT_COUNT; i++)
+    sum += imp->stats[i];
+  return sum;
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). An
+** event whose bytes were seen before takes the arg set they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
                     const trak_pb_field *ev) {
   static const trak_pb_message_desc *fe;
@@ -50,19 +59,28 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
     return;
   }
-  const trak_pb_message_desc *md = trak__schema_field_message(fd);
-  uint32_t set = trak__ftrace_args_begin(imp);
-  if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
-    trak_pb_decoder dec;
-    trak_pb_field f;
-    trak__dec_init(imp, &dec, ev->data, ev->len);
-    while (trak_pb_decoder_next(&dec, &f) > 0) {
-      const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-      if (sub) trak__reflect_field_args(imp, NULL, set, sub, &f);
+  const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
+  size_t key_len = key ? ev->len : 0;
+  uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  if (set == TRAK_NULL_U32) {
+    const trak_pb_message_desc *md = trak__schema_field_message(fd);
+    int64_t reports = stats_sum(imp);
+    uint32_t begin = trak__ftrace_args_begin(imp);
+    if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
+      trak_pb_decoder dec;
+      trak_pb_field f;
+      trak__dec_init(imp, &dec, ev->data, ev->len);
+      while (trak_pb_decoder_next(&dec, &f) > 0) {
+        const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
+        if (sub) trak__reflect_field_args(imp, NULL, begin, sub, &f);
+      }
     }
+    set = trak__ftrace_args_close(imp, begin);
+    if (stats_sum(imp) == reports && md && key)
+      trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
-  uint32_t name = trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name));
-  trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set);
+  trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
+                       set);
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
@@ -205,9 +223,8 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     int64_t ts = sw.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
-    uint32_t comm = trak__strpool_intern(&imp->tables->strings, sw.next_comm.s, sw.next_comm.len);
-    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid, comm,
-                               sw.next_prio);
+    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid,
+                               ids[sw.next_comm_index], sw.next_prio);
   }
   int bad = trak__compact_iter_bad(&it);
   trak_compact_waking wk;
@@ -216,9 +233,9 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     int64_t ts = wk.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
-    uint32_t comm = trak__strpool_intern(&imp->tables->strings, wk.comm.s, wk.comm.len);
-    trak__sched_waking_compact(imp, cpu, ts, wk.has_common_flags ? wk.common_flags : -1,
-                               (uint32_t)wk.pid, comm, wk.prio, wk.target_cpu);
+    /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
+    trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid, ids[wk.comm_index],
+                               wk.prio, wk.target_cpu);
   }
   if (bad || trak__compact_iter_bad(&it))
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -293,6 +310,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
   while (trak_pb_decoder_next(&dec, &f) > 0) /* the cpu may follow the events */
     if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
   trak__ftrace_cpu_seen(imp, cpu);
+  trak__ftrace_bundle_cpu(imp, cpu);
   trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
@@ -303,6 +321,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       trak__ftrace_cpu_loss(imp, cpu);
   }
+  trak__ftrace_bundle_cpu(imp, -1);
   if (rc < 0)
     trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
                  "ftrace bundle of cpu %u is malformed at byte %zu; the rest was skipped", cpu,
