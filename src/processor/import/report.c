@@ -245,6 +245,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                       "Ftrace events older than the start of "
                                                       "tracing (stale kernel buffers); dropped.",
                                                       1},
+    [TRAK_STAT_PROCESS_TRACKER_ERRORS] = {"process_tracker_errors", TRAK_SEVERITY_ERROR,
+                                          "Threads that cloned one another but are of two "
+                                          "different processes (lost events or pid reuse); "
+                                          "each keeps its own process.",
+                                          1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",
                                              TRAK_SEVERITY_INFO,

@@ -128,6 +128,76 @@ uint32_t trak__thread_clone(trak_importer *imp, int64_t tid, int64_t pid, int64_
   return trak__thread_start_new(imp, tid, pid);
 }
 
+static uint64_t pair(uint32_t a, uint32_t b) {
+  return (uint64_t)a << 32 | b;
+}
+
+/* Thread `utid`, now of process `upid`, takes with it every binding waiting on it: the
+** threads paired with it join the process (and in turn theirs), and the processes it forked
+** get their parent. */
+static void pending_resolve(trak_importer *imp, uint32_t utid, uint32_t upid) {
+  trak_threads *th = &imp->threads;
+  trak_tables *t = imp->tables;
+  if (!th->pending_threads.n && !th->pending_parents.n) return;
+  TRAK_VEC(uint32_t) todo = {0};
+  trak_vec_push(todo, utid);
+  while (todo.n) {
+    uint32_t u = todo.v[--todo.n];
+    for (size_t i = 0; i < th->pending_parents.n;) {
+      uint64_t e = th->pending_parents.v[i];
+      if ((uint32_t)(e >> 32) != u) {
+        i++;
+        continue;
+      }
+      t->process.parent_upid[(uint32_t)e] = upid;
+      th->pending_parents.v[i] = th->pending_parents.v[--th->pending_parents.n];
+    }
+    for (size_t i = 0; i < th->pending_threads.n;) {
+      uint64_t e = th->pending_threads.v[i];
+      uint32_t a = (uint32_t)(e >> 32), b = (uint32_t)e;
+      if (a != u && b != u) {
+        i++;
+        continue;
+      }
+      uint32_t other = a == u ? b : a;
+      t->thread.upid[other] = upid;
+      t->thread.is_main[other] = t->thread.tid[other] == t->process.pid[upid];
+      th->pending_threads.v[i] = th->pending_threads.v[--th->pending_threads.n];
+      trak_vec_push(todo, other);
+    }
+  }
+  free(todo.v);
+}
+
+void trak__threads_associate(trak_importer *imp, uint32_t a, uint32_t b) {
+  trak_tables *t = imp->tables;
+  uint32_t pa = t->thread.upid[a], pb = t->thread.upid[b];
+  if (pa != TRAK_NULL_U32 && pb == TRAK_NULL_U32) {
+    t->thread.upid[b] = pa;
+    t->thread.is_main[b] = t->thread.tid[b] == t->process.pid[pa];
+    pending_resolve(imp, b, pa);
+  } else if (pb != TRAK_NULL_U32 && pa == TRAK_NULL_U32) {
+    t->thread.upid[a] = pb;
+    t->thread.is_main[a] = t->thread.tid[a] == t->process.pid[pb];
+    pending_resolve(imp, a, pb);
+  } else if (pa != pb) {
+    trak__report(imp, TRAK_STAT_PROCESS_TRACKER_ERRORS,
+                 "threads %lld and %lld cloned one another but are of different processes",
+                 (long long)t->thread.tid[a], (long long)t->thread.tid[b]);
+  } else if (pa == TRAK_NULL_U32) {
+    trak_vec_push(imp->threads.pending_threads, pair(a, b));
+  }
+}
+
+void trak__process_parent_thread(trak_importer *imp, uint32_t upid, uint32_t parent_utid) {
+  trak_tables *t = imp->tables;
+  uint32_t parent = t->thread.upid[parent_utid];
+  if (parent != TRAK_NULL_U32)
+    t->process.parent_upid[upid] = parent;
+  else
+    trak_vec_push(imp->threads.pending_parents, pair(parent_utid, upid));
+}
+
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
   if (pid < 0) {
     uint32_t utid = thread_find(imp, tid, -1);
@@ -141,6 +211,7 @@ uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
     t->thread.upid[utid] = upid;
     t->thread.is_main[utid] = tid == pid;
   }
+  pending_resolve(imp, utid, t->thread.upid[utid]);
   return utid;
 }
 
@@ -442,6 +513,8 @@ void trak__threads_free(trak_threads *th) {
   trak_vec_free(th->first_use);
   trak_vec_free(th->name_marks);
   trak_vec_free(th->process_args);
+  trak_vec_free(th->pending_threads);
+  trak_vec_free(th->pending_parents);
   trak__map_free(&th->tree_seen);
   trak_vec_free(th->tree_ts);
 }

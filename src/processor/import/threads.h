@@ -43,6 +43,9 @@ typedef struct trak_threads {
   trak_map
       tree_seen; /* upid, or utid | 1 << 32 -> 1 + index in tree_ts: the first tree naming it */
   TRAK_VEC(int64_t) tree_ts; /* the time of each process tree that named a row */
+  /* Bindings waiting for a process: two threads of one process (a clone), and a forked
+  ** process's parent thread (pairs of utid, utid / utid, upid). */
+  TRAK_VEC(uint64_t) pending_threads, pending_parents;
 } trak_threads;
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
@@ -52,6 +55,14 @@ void trak__threads_init(trak_importer *imp);
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
 /* A new process for `pid` (the pid was reused): the old one and its threads end. */
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
+/* Threads `a` and `b` are of one process (one cloned the other): if one has a process the other
+** joins it, else the pair waits until one of them gets a process, and then both (and every
+** thread waiting on them) join it. Threads of two different processes stay as they are and
+** count process_tracker_errors. Perfetto's rule. */
+void trak__threads_associate(trak_importer *imp, uint32_t a, uint32_t b);
+/* Process `upid` was forked by thread `parent_utid`: its parent is that thread's process, now
+** or once the thread gets one. */
+void trak__process_parent_thread(trak_importer *imp, uint32_t upid, uint32_t parent_utid);
 /* A process tree at `ts` (its packet's time) names process `upid` / thread `utid`. A tree read
 ** before the trace's first kernel event is applied at once, not in time order with the kernel
 ** events (ftrace/process_events.c queues later ones): see trak__process_fork. */

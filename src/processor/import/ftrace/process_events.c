@@ -25,8 +25,7 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
     t->thread.start_ts[new_utid] = r->ts;
     trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
     uint32_t source = trak__ftrace_utid(imp, r->pid);
-    if (t->thread.upid[source] != TRAK_NULL_U32)
-      t->process.parent_upid[upid] = t->thread.upid[source];
+    trak__process_parent_thread(imp, upid, source);
     trak__ts_newtask(imp, r->ts, new_utid, source);
     return;
   }
@@ -37,6 +36,7 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t new_utid = trak__thread_clone(imp, r->a, pid, r->ts);
   t->thread.start_ts[new_utid] = r->ts;
   trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__threads_associate(imp, source, new_utid); /* both join the process once it is known */
   trak__ts_newtask(imp, r->ts, new_utid, source);
 }
 

@@ -10,6 +10,7 @@
 */
 #include <string.h>
 
+#include "processor/import/clocks.h"
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 
@@ -25,12 +26,13 @@ static uint32_t intern(trak_importer *imp, const void *s, size_t n) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)s, n);
 }
 
-static void process(trak_importer *imp, const uint8_t *data, size_t len, trak_map *kthreads) {
+static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len,
+                    trak_map *kthreads) {
   trak_tables *t = imp->tables;
   trak_pb_decoder dec;
   trak_pb_field f;
-  int64_t pid = 0, ppid = 0, uid = 0;
-  int has_uid = 0, is_comm = 0;
+  int64_t pid = 0, ppid = 0, uid = 0, start_from_boot = 0;
+  int has_uid = 0, is_comm = 0, has_start = 0, is_kthread = -1; /* -1: not said */
   trak_span args[64];
   size_t n_args = 0;
   trak__dec_init(imp, &dec, data, len);
@@ -44,6 +46,9 @@ static void process(trak_importer *imp, const uint8_t *data, size_t len, trak_ma
     if (f.number == TRAK_PB_ProcessTree_Process_ppid) ppid = trak_pb_as_int32(&f);
     if (f.number == TRAK_PB_ProcessTree_Process_uid) uid = (uint32_t)f.value, has_uid = 1;
     if (f.number == TRAK_PB_ProcessTree_Process_cmdline_is_comm) is_comm = f.value != 0;
+    if (f.number == TRAK_PB_ProcessTree_Process_is_kthread) is_kthread = f.value != 0;
+    if (f.number == TRAK_PB_ProcessTree_Process_process_start_from_boot)
+      start_from_boot = (int64_t)f.value, has_start = 1;
   }
   if (!n_args) return;
   const char *argv0 = (const char *)args[0].data;
@@ -84,6 +89,15 @@ static void process(trak_importer *imp, const uint8_t *data, size_t len, trak_ma
     t->process.android_appid[upid] = uid % 100000;
     t->process.android_user_id[upid] = uid / 100000;
   }
+  /* The age is in the boot clock (0 is a real age: early kernel threads); it sets start_ts
+  ** only where no event did. */
+  if (has_start && t->process.start_ts[upid] == INT64_MIN)
+    t->process.start_ts[upid] =
+        trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, start_from_boot);
+  if (is_kthread >= 0) { /* Linux 6.4+ says it outright */
+    uint32_t k = intern(imp, "is_kthread", 10);
+    trak__process_arg(imp, upid, k, k, TRAK_ARG_BOOL, is_kthread, 0);
+  }
 }
 
 static void thread(trak_importer *imp, const uint8_t *data, size_t len, const trak_map *kthreads) {
@@ -119,7 +133,7 @@ void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const ui
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number == TRAK_PB_ProcessTree_processes && f.wire_type == TRAK_PB_WIRE_LEN)
-      process(imp, f.data, f.len, &kthreads);
+      process(imp, ctx->seq, f.data, f.len, &kthreads);
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number == TRAK_PB_ProcessTree_threads && f.wire_type == TRAK_PB_WIRE_LEN)
