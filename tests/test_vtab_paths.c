@@ -593,14 +593,14 @@ static void test_computed_columns(void **state) {
   /* with_context.sql's thread_slice and process_slice against Perfetto's joins. */
   check_pair(f,
              "SELECT id, __track_name, __thread_name, __utid, __tid, __is_main_thread, "
-             "__process_name, __upid, __pid FROM slice WHERE __utid IS NOT NULL",
+             "__process_name, __upid, __pid FROM slice WHERE __utid >= 0",
              "SELECT s.id, tt.name, th.name, th.utid, th.tid, th.is_main_thread, pr.name, "
              "th.upid, pr.pid FROM p___intrinsic_track tt JOIN p_thread th ON th.utid = tt.utid "
              "LEFT JOIN p_process pr ON pr.upid = th.upid JOIN p_slice s ON s.track_id = tt.id "
              "WHERE tt.classification = 'thread_track'");
   check_pair(f,
              "SELECT id, __track_name, __process_name, __upid, __pid FROM slice "
-             "WHERE __upid IS NOT NULL AND __utid IS NULL",
+             "WHERE __upid >= 0 AND __utid IS NULL",
              "SELECT s.id, pt.name, pr.name, pr.upid, pr.pid FROM p_slice s JOIN "
              "p___intrinsic_track pt ON pt.id = s.track_id JOIN p_process pr ON pr.upid = pt.upid "
              "WHERE pt.classification = 'process_track'");

@@ -5,7 +5,8 @@
 -- The slice table's hidden columns (__utid, __upid, __track_name, __thread_name, __tid,
 -- __is_main_thread, __process_name, __pid) follow each slice's track to its thread and process
 -- as the joins of Perfetto's views do, read by id on each row: the views are one scan of the
--- slices in id order, with no join for SQLite to run per row.
+-- slices in id order, with no join for SQLite to run per row. `>= 0` rather than `IS NOT NULL`
+-- (the same rows: ids are not negative): SQLite rechecks IS NOT NULL on every row itself.
 
 CREATE PERFETTO VIEW thread_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
@@ -26,7 +27,7 @@ SELECT
   __pid AS pid,
   depth, parent_id, arg_set_id, thread_ts, thread_dur
 FROM slice
-WHERE __utid IS NOT NULL;
+WHERE __utid >= 0;
 
 CREATE PERFETTO VIEW process_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
@@ -42,7 +43,7 @@ SELECT
   __pid AS pid,
   depth, parent_id, arg_set_id, thread_ts, thread_dur
 FROM slice
-WHERE __upid IS NOT NULL AND __utid IS NULL;
+WHERE __upid >= 0 AND __utid IS NULL;
 
 CREATE PERFETTO VIEW thread_or_process_slice(
   id JOINID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
