@@ -67,7 +67,7 @@ static void tracks_hold_the_rows(void **state) {
     for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
       assert_int_equal(
           t->lines[0].v[i].aux,
-          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRId64, t->lines[0].v[i].id));
+          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, t->lines[0].v[i].id));
   }
   int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
   for (size_t i = 0; i < f->c->n_tracks; i++) {
@@ -80,10 +80,10 @@ static void tracks_hold_the_rows(void **state) {
       const trak_ui_slice *s = &t->lines[0].v[k];
       assert_int_equal(
           TRAK_UI_STATE_CPU(s->aux),
-          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRId64, s->id));
+          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s->id));
       assert_int_equal(TRAK_UI_STATE_IO(s->aux),
                        sc_int(f->p,
-                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRId64,
+                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32,
                               s->id));
     }
   }

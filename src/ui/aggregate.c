@@ -356,12 +356,16 @@ static int stacks_exact(const trak_ui_cache *c, const int64_t *tracks, size_t n)
 ** -1 (out of memory). */
 static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                              int64_t end, trak_ui_buf *out) {
-  size_t m = c->n_stacks ? c->n_stacks : 1;
-  int64_t *total = calloc(m, sizeof *total);
-  uint32_t *count = calloc(m, sizeof *count);
-  int32_t *index = malloc(m * sizeof *index);
-  int rc = total && count && index ? 0 : -1;
-  for (size_t k = 0; k < n && !rc; k++) {
+  /* One 16-byte entry per node, so that a slice's sum misses one cache line, not three (a
+  ** whole-trace selection of a large trace touches millions of nodes in no order). */
+  typedef struct node_sum {
+    int64_t total;
+    uint32_t count;
+    int32_t index; /* its place in the answer, -1: not answered */
+  } node_sum;
+  node_sum *sum = calloc(c->n_stacks ? c->n_stacks : 1, sizeof *sum);
+  if (!sum) return -1;
+  for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = slice_track(c, tracks[k]);
     for (size_t d = 0; t && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
@@ -369,53 +373,55 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
            i++) {
         const trak_ui_slice *s = &l->v[i];
         if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
-        total[s->stack] += s->dur;
-        count[s->stack]++;
+        sum[s->stack].total += s->dur;
+        sum[s->stack].count++;
       }
     }
   }
   size_t used = 0;
-  for (size_t i = 0; !rc && i < c->n_stacks; i++)
-    used += count[i] != 0;
+  for (size_t i = 0; i < c->n_stacks; i++)
+    used += sum[i].count != 0;
   int64_t min_total = 0;
-  if (!rc && used > MAX_FLAME_NODES) {
+  if (used > MAX_FLAME_NODES) {
     int64_t *totals = malloc(used * sizeof *totals);
-    if (!totals) rc = -1;
-    for (size_t i = 0, j = 0; totals && i < c->n_stacks; i++)
-      if (count[i]) totals[j++] = total[i];
-    if (totals) min_total = kth_largest(totals, used, MAX_FLAME_NODES);
+    if (!totals) {
+      free(sum);
+      return -1;
+    }
+    for (size_t i = 0, j = 0; i < c->n_stacks; i++)
+      if (sum[i].count) totals[j++] = sum[i].total;
+    min_total = kth_largest(totals, used, MAX_FLAME_NODES);
     if (min_total <= 0) min_total = 1;
     free(totals);
   }
   trak__ui_puts(out, "[");
   int32_t kept = 0;
-  for (size_t i = 0; !rc && i < c->n_stacks; i++) {
-    index[i] = -1;
-    if (!count[i] || total[i] < min_total) continue;
-    index[i] = kept;
+  for (size_t i = 0; i < c->n_stacks; i++) {
+    sum[i].index = -1;
+    if (!sum[i].count || sum[i].total < min_total) continue;
+    sum[i].index = kept;
     uint32_t up = c->stack_parent[i];
     trak__ui_printf(out, "%s%" PRId32 ",", kept++ ? ",[" : "[",
-                    up == TRAK_UI_NO_STACK ? -1 : index[up]);
+                    up == TRAK_UI_NO_STACK ? -1 : sum[up].index);
     trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[i]));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", total[i], count[i]);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", sum[i].total, sum[i].count);
   }
   trak__ui_put(out, "]", 1);
-  free(total);
-  free(count);
-  free(index);
-  return rc;
+  free(sum);
+  return 0;
 }
 
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
-  if (stacks_exact(c, tracks, n)) {
+  if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
     if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
       return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     return 0;
   }
-  /* Otherwise (async lanes, a child that outlives its parent) slice by slice: */
+  /* Otherwise (the tree is not built yet, async lanes, a child that outlives its parent) slice
+  ** by slice: */
   flame f = {0};
   flame_reserve(&f, c, tracks, n, start, end);
   /* Depth by depth over every track, so that a node's total is whole before its children are

@@ -7,6 +7,8 @@
 #ifndef TRAK_UI_CACHE_H
 #define TRAK_UI_CACHE_H
 
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -14,19 +16,19 @@
 #include "trak/processor.h"
 
 typedef struct trak_ui_slice {
-  int64_t ts, dur, id; /* dur -1: did not end */
-  uint32_t name;       /* in the cache's name table; UINT32_MAX: no name */
+  int64_t ts, dur; /* dur -1: did not end */
+  uint32_t id;     /* the row's id (slice, sched or thread_state): row ids are 32-bit */
+  uint32_t name;   /* in the cache's name table; UINT32_MAX: no name */
   union {
-    struct {                   /* slices: */
-      uint32_t has_parent : 1; /* parent_id is set, the slice nests in one a depth above */
-      uint32_t stack : 31;     /* its node of the cache's name-stack tree, or TRAK_UI_NO_STACK */
-    };
-    uint32_t aux; /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
+    uint32_t has_parent; /* slices: 1 when parent_id is set (it nests in one a depth above) */
+    uint32_t aux;        /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
   };
+  uint32_t stack; /* slices: its node of the cache's name-stack tree, or TRAK_UI_NO_STACK; a word
+                  ** of its own, written by the stacks thread while the other fields are read */
 } trak_ui_slice;
 
 /* trak_ui_slice.stack of a slice in no name stack (it or an ancestor did not end). */
-#define TRAK_UI_NO_STACK 0x7fffffffu
+#define TRAK_UI_NO_STACK UINT32_MAX
 
 /* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_slice.aux. */
 #define TRAK_UI_STATE_AUX(cpu, io)                                                                 \
@@ -84,7 +86,7 @@ typedef struct trak_ui_track {
   int64_t first_ts, count; /* earliest event and events (slices and values) */
   int deep_roots;   /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
   int stacks_exact; /* slices: each slice's stack is its name stack, and a slice that meets a
-                    ** range has every ancestor meet it (stacks.c) */
+                    ** range has every ancestor meet it (stacks.c; read once stacks_ready) */
 } trak_ui_track;
 
 /* out and in ends: id, track_id, ts, dur, depth each. */
@@ -99,7 +101,7 @@ typedef struct trak_ui_cache {
   size_t n_tracks, tracks_cap;
   uint32_t *index; /* track id -> position in tracks, UINT32_MAX if none */
   size_t index_len;
-  trak_ui_flow *flows; /* by the out slice's start */
+  trak_ui_flow *flows; /* by the out slice's start, then the flow's id */
   size_t n_flows, flows_cap;
   char **names; /* interned slice names */
   size_t n_names, names_cap;
@@ -109,6 +111,13 @@ typedef struct trak_ui_cache {
   ** (TRAK_UI_NO_STACK: a root); a parent comes before its children. */
   uint32_t *stack_parent, *stack_name;
   size_t n_stacks;
+  /* The tree is built on a thread of its own once the rest is read (trak__ui_stacks_start), so
+  ** that the first screen does not wait for it: until stacks_ready is 1 the slices' stack, the
+  ** tracks' stacks_exact and the tree above are the thread's alone. */
+  pthread_t stacks_thread;
+  int stacks_started;      /* the thread runs or ran: joined by trak__ui_cache_free */
+  atomic_int stacks_ready; /* 1: built; -1: out of memory, never built */
+  atomic_int stacks_stop;  /* asks the thread to give up (the cache is being freed) */
 } trak_ui_cache;
 
 /* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
@@ -130,7 +139,10 @@ static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64
   return trak__ui_first_at(t->values, t->n_values, sizeof *t->values, ts);
 }
 
-/* Reads the tables of `p` (finished). Returns 0, TRAK_ENOMEM, or a query's error. */
+/* Reads the tables of `p` (finished): the slice, counter and flow columns directly (see
+** src/ui/README.md), sched and thread_state through SQL; then starts the name-stack tree's
+** thread. `p` must not change while this runs (no query running on another thread); the cache
+** does not refer to it afterwards. Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err);
 void trak__ui_cache_free(trak_ui_cache *c);
 /* The track with data called `id`, or NULL (no slices or values). */
@@ -154,9 +166,20 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 ** a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 
-/* Builds the name-stack tree of the slice tracks of `c` (lines sorted) and sets each slice's
-** stack and each track's stacks_exact (stacks.c). Returns 0 or -1 when out of memory (the
-** tree is then partial: the caller frees the cache). */
-int trak__ui_stacks_build(trak_ui_cache *c);
+/* Starts building the name-stack tree of the slice tracks of `c` (lines sorted) on a thread of
+** its own: it sets each slice's stack and each track's stacks_exact, then stacks_ready to 1 (or
+** -1 when out of memory or asked to stop). Without a thread (pthread_create failed) it builds
+** the tree before returning. Returns 0 (the tree is optional: the flame graph merges slice by
+** slice until it is ready). */
+int trak__ui_stacks_start(trak_ui_cache *c);
+/* Whether the tree is built (an acquire read of stacks_ready: its writes are then visible). */
+static inline int trak__ui_stacks_ready(const trak_ui_cache *c) {
+  return atomic_load_explicit(&((trak_ui_cache *)c)->stacks_ready, memory_order_acquire) == 1;
+}
+/* Waits for the tree's thread to end (for tests and benchmarks that want it built); returns
+** trak__ui_stacks_ready. */
+int trak__ui_stacks_wait(trak_ui_cache *c);
+/* Asks the tree's thread to stop and joins it (trak__ui_cache_free calls it). */
+void trak__ui_stacks_stop(trak_ui_cache *c);
 
 #endif /* TRAK_UI_CACHE_H */

@@ -178,7 +178,7 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t d
     }
     if (!best) continue;
     trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
-                    best->ts, best->dur, best->id);
+                    best->ts, best->dur, (int64_t)best->id);
     trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
     trak__ui_printf(out, ",%" PRId64, count);
     put_aux(out, t->kind, best->aux);

@@ -2,7 +2,9 @@
 ** This file holds the cache's name-stack tree: every distinct name stack (root to slice) of the
 ** slice tracks is a node, built once when the cache is read, and each slice is given its node.
 ** The area selection's flame graph (aggregate.c) then sums the slices in range into their nodes
-** instead of merging every slice by name under its parent at each request.
+** instead of merging every slice by name under its parent at each request. The tree is built on
+** a thread of its own after the cache is read, so that the server answers the first screens
+** meanwhile (the flame graph merges slice by slice until the tree is ready).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +12,7 @@
 #include "ui/cache.h"
 
 #define NONE TRAK_UI_NO_STACK
+#define MAX_NODES 0x7fffffffu /* nodes kept in a tree (indexes fit an int32 with room) */
 
 typedef struct stack_tree {
   trak_ui_cache *c;
@@ -34,7 +37,7 @@ static size_t slot_find(const stack_tree *t, uint32_t parent, uint32_t name) {
 }
 
 /* The node of `name` under `parent` (NONE: a root), made on first use; NONE when out of memory
-** or past the 2^31 - 1 nodes a slice can name. */
+** or past MAX_NODES nodes. */
 static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   trak_ui_cache *c = t->c;
   if (c->n_stacks * 2 >= t->n_slots) {
@@ -53,7 +56,7 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   }
   size_t k = slot_find(t, parent, name);
   if (t->slots[k] != UINT32_MAX) return t->slots[k];
-  if (c->n_stacks >= NONE) return NONE;
+  if (c->n_stacks >= MAX_NODES) return NONE;
   if (c->n_stacks == t->cap) {
     size_t cap = t->cap ? t->cap * 2 : 1024;
     uint32_t *p = realloc(c->stack_parent, cap * sizeof *p);
@@ -73,7 +76,8 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
 ** it, found by walking both lines in time order, as the flame graph did), NONE otherwise (not
 ** ended, or an ancestor did not end: the recursive SQL of docs/ui.md leaves it out). Sets
 ** stacks_exact unless a child ends after its parent (it may then meet a range its parent does
-** not) or the track has roots below depth 0. Returns 0 or -1 (out of memory). */
+** not) or the track has roots below depth 0. Returns 0 or -1 (out of memory, or asked to
+** stop). */
 static int track_stacks(stack_tree *t, trak_ui_track *tr) {
   tr->stacks_exact = !tr->deep_roots;
   for (size_t d = 0; d < tr->n_lines; d++) {
@@ -82,6 +86,8 @@ static int track_stacks(stack_tree *t, trak_ui_track *tr) {
     for (size_t i = 0; i < l->n; i++) {
       trak_ui_slice *s = &l->v[i];
       uint32_t node = NONE;
+      if (!(i & 0xffff) && atomic_load_explicit(&t->c->stacks_stop, memory_order_relaxed))
+        return -1; /* the cache is being freed: a large track takes seconds */
       if (s->dur >= 0 && !s->has_parent) {
         node = node_of(t, NONE, s->name);
         if (node == NONE) return -1;
@@ -102,11 +108,40 @@ static int track_stacks(stack_tree *t, trak_ui_track *tr) {
   return 0;
 }
 
-int trak__ui_stacks_build(trak_ui_cache *c) {
+/* Builds the tree; 0, or -1 when out of memory or asked to stop (the tree is then partial and
+** never used). */
+static int stacks_build(trak_ui_cache *c) {
   stack_tree t = {.c = c};
   int rc = 0;
-  for (size_t i = 0; i < c->n_tracks && !rc; i++)
-    if (c->tracks[i].kind == TRAK_UI_SLICES) rc = track_stacks(&t, &c->tracks[i]);
+  for (size_t i = 0; i < c->n_tracks && !rc; i++) {
+    if (atomic_load_explicit(&c->stacks_stop, memory_order_relaxed)) rc = -1;
+    if (!rc && c->tracks[i].kind == TRAK_UI_SLICES) rc = track_stacks(&t, &c->tracks[i]);
+  }
   free(t.slots);
   return rc;
+}
+
+static void *stacks_main(void *arg) {
+  trak_ui_cache *c = arg;
+  atomic_store_explicit(&c->stacks_ready, stacks_build(c) ? -1 : 1, memory_order_release);
+  return NULL;
+}
+
+int trak__ui_stacks_start(trak_ui_cache *c) {
+  if (!pthread_create(&c->stacks_thread, NULL, stacks_main, c))
+    c->stacks_started = 1;
+  else
+    stacks_main(c);
+  return 0;
+}
+
+int trak__ui_stacks_wait(trak_ui_cache *c) {
+  if (c->stacks_started) pthread_join(c->stacks_thread, NULL);
+  c->stacks_started = 0;
+  return trak__ui_stacks_ready(c);
+}
+
+void trak__ui_stacks_stop(trak_ui_cache *c) {
+  atomic_store_explicit(&c->stacks_stop, 1, memory_order_relaxed);
+  trak__ui_stacks_wait(c);
 }

@@ -250,6 +250,25 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "different processes (lost events or pid reuse); "
                                           "each keeps its own process.",
                                           1},
+    [TRAK_STAT_MEMINFO_UNKNOWN_KEYS] = {"meminfo_unknown_keys", TRAK_SEVERITY_ERROR,
+                                        "sys_stats meminfo values of a key this schema does not "
+                                        "know; dropped.",
+                                        1},
+    [TRAK_STAT_VMSTAT_UNKNOWN_KEYS] = {"vmstat_unknown_keys", TRAK_SEVERITY_ERROR,
+                                       "sys_stats vmstat values of a key this schema does not "
+                                       "know; dropped.",
+                                       1},
+    [TRAK_STAT_INVALID_CPU_TIMES] = {"invalid_cpu_times", TRAK_SEVERITY_ERROR,
+                                     "sys_stats CPU times without a cpu_id; dropped.", 1},
+    [TRAK_STAT_PSI_UNKNOWN_RESOURCE] = {"psi_unknown_resource", TRAK_SEVERITY_ERROR,
+                                        "sys_stats pressure stall samples of an unknown "
+                                        "resource; dropped.",
+                                        1},
+    [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
+                                        "sys_stats fields trak does not import yet (buddy_info, "
+                                        "disk_stat, cpuidle_state, gpufreq_mhz, slab_info); "
+                                        "skipped.",
+                                        1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",
                                              TRAK_SEVERITY_INFO,

@@ -138,6 +138,12 @@ uint32_t trak__chrome_thread_name(trak_importer *imp, int32_t type);
 ** line) and their parents, names, command lines and uids; threads, their processes, names. */
 void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
                         size_t len) __attribute__((cold));
+/* TracePacket.process_stats (implemented in proto/process_stats.c): each process's /proc figures
+** (memory, smaps rollup, oom_score_adj, run time) and Chrome's become counters at the packet's
+** time (ctx->ts, ctx->seq takes the records) on the process's tracks, its listed threads join
+** it, is_peak_rss_resettable becomes a process arg. Fields without a counter are counted;
+** nothing fails. */
+void trak__process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len);
 
 /* Frees what imp->threads holds (the rows stay in the tables). */
 void trak__threads_free(trak_threads *th);

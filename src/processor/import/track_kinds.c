@@ -16,3 +16,28 @@ const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT] = {
 uint64_t trak__track_key(trak_track_kind_id kind, uint64_t a, uint64_t b) {
   return trak__mix(trak__mix((uint64_t)kind << 56, a), b) | 1ULL << 63;
 }
+
+const char *trak__track_kind_key(trak_track_kind_id kind) {
+  switch (kind) {
+  case TRAK_TK_MEMINFO:
+    return "meminfo_key";
+  case TRAK_TK_VMSTAT:
+    return "vmstat_key";
+  case TRAK_TK_CPUSTAT:
+    return "cpustat_key";
+  case TRAK_TK_PSI:
+    return "psi_resource";
+  case TRAK_TK_THERMAL_TEMPERATURE_SYS:
+    return "thermal_zone";
+  case TRAK_TK_CLOCK_FREQUENCY:
+    return "linux_device";
+  case TRAK_TK_PROCESS_MEMORY:
+    return "process_memory_key";
+  case TRAK_TK_SMAPS:
+    return "smaps_key";
+  case TRAK_TK_PROC_STAT_RUNTIME:
+    return "proc_stat_runtime_key";
+  default:
+    return NULL;
+  }
+}

@@ -25,7 +25,10 @@ enum trak_track_dim {
   TRAK_DIM_NAME = 1 << 5,       /* "name" */
   TRAK_DIM_SESSION = 1 << 6,    /* "session_id" of a concurrent tracing session */
   TRAK_DIM_LANE = 1 << 7,       /* "track_compressor_idx": the lane of a set of tracks */
-  TRAK_DIM_CPU = 1 << 8         /* "cpu": the CPU of a per-CPU track (held in its info's lane) */
+  TRAK_DIM_CPU = 1 << 8,        /* "cpu": the CPU of a per-CPU track (held in its info's lane) */
+  TRAK_DIM_KEY = 1 << 9, /* a string naming one of the kind's counters ("meminfo_key": "MemFree";
+                         ** trak__track_kind_key names the arg; held in its info's dim_key) */
+  TRAK_DIM_IRQ = 1 << 10 /* "irq": an interrupt's number (held in its info's lane) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -102,7 +105,24 @@ enum trak_track_source {
     TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
   X(ANDROID_DEVICE_STATE, "android_device_state", GLOBAL, 0, NONE, 0)                              \
   /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
-  X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)
+  X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)                              \
+  /* the system's counters (SysStats packets of linux.sys_stats: proto/sys_stats.c) */             \
+  X(MEMINFO, "meminfo", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                             \
+  X(VMSTAT, "vmstat", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                               \
+  X(CPUSTAT, "cpustat", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                              \
+  X(NUM_FORKS, "num_forks", GLOBAL, 0, NONE, 0)                                                    \
+  X(NUM_IRQ_TOTAL, "num_irq_total", GLOBAL, 0, NONE, 0)                                            \
+  X(NUM_SOFTIRQ_TOTAL, "num_softirq_total", GLOBAL, 0, NONE, 0)                                    \
+  X(NUM_IRQ, "num_irq", GLOBAL, TRAK_DIM_IRQ, NONE, 0)                                             \
+  X(NUM_SOFTIRQ, "num_softirq", GLOBAL, TRAK_DIM_IRQ, NONE, 0)                                     \
+  X(PSI, "psi", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
+  X(THERMAL_TEMPERATURE_SYS, "thermal_temperature_sys", GLOBAL, TRAK_DIM_KEY, NONE, 0)             \
+  X(CLOCK_FREQUENCY, "clock_frequency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
+  X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
+  X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \
+  X(PROC_STAT_RUNTIME, "proc_stat_runtime", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)        \
+  X(OOM_SCORE_ADJ, "oom_score_adj", PROCESS, TRAK_DIM_UPID, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,
@@ -120,6 +140,10 @@ typedef struct trak_track_blueprint {
 } trak_track_blueprint;
 
 extern const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT];
+
+/* The arg key of the TRAK_DIM_KEY dimension of `kind` ("meminfo_key"), NULL for kinds without
+** one. */
+const char *trak__track_kind_key(trak_track_kind_id kind);
 
 /* The kind of `base`'s family (a GLOBAL_* descriptor kind) for `scope`. */
 static inline trak_track_kind_id trak__track_kind_scoped(trak_track_kind_id base,

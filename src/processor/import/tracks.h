@@ -39,7 +39,8 @@ typedef struct trak_track_info {
   /* a state track's state that ends at once (string id, 0: none) */
   uint32_t terminal_state;
   int32_t rank;
-  uint32_t name; /* string id */
+  uint32_t name;    /* string id */
+  uint32_t dim_key; /* a TRAK_DIM_KEY kind's key (string id) */
   uint32_t description;
   uint32_t scope;      /* legacy async tracks: the id's scope (string id, 0: none) */
   uint32_t root_name;  /* legacy async tracks: the first name of the id, 0: the track's name */

@@ -83,15 +83,16 @@ void trak__process_free(trak_importer *imp, int64_t ts, uint32_t pid);
 void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid,
                               uint32_t comm);
 
-/* A ProcessTree packet (its bytes [data, data + len), its context `ctx`) seen once the trace
-** holds kernel events: copied and queued, to be applied by trak__process_tree in timestamp
-** order with those events, as Perfetto's sorter orders them (an on-demand scan of a process
-** that task_newtask created then joins that process instead of making a second one). Returns 1
-** when queued; 0 when the caller applies it now (no kernel events yet, no timestamp, or the
-** queue is being applied). Can't fail. */
+/* A ProcessTree or ProcessStats packet (`field`: its TracePacket field number) read while the
+** queue holds kernel events: copied and queued, to be applied (trak__process_tree,
+** trak__process_stats) in timestamp order with those events, as Perfetto's sorter orders them
+** (an on-demand scan of a process that task_newtask created then joins that process instead of
+** making a second one; a process's counters go to the process of its pid at that time).
+** Returns 1 when queued; 0 when the caller applies it now (no kernel events yet, no timestamp,
+** or the queue is being applied). Can't fail. */
 struct trak_packet_ctx;
-int trak__ftrace_defer_process_tree(trak_importer *imp, const struct trak_packet_ctx *ctx,
-                                    const uint8_t *data, size_t len);
+int trak__ftrace_defer_packet(trak_importer *imp, const struct trak_packet_ctx *ctx, uint32_t field,
+                              const uint8_t *data, size_t len);
 
 /* ---- counters --------------------------------------------------------------------------- */
 

@@ -99,8 +99,8 @@ void trak__fa_blocked_reason(trak_importer *imp, const trak_fq_rec *r) {
   trak__ts_blocked_reason(imp, utid, r->x < 0 ? 2 : (uint8_t)(r->x != 0), r->s1);
 }
 
-int trak__ftrace_defer_process_tree(trak_importer *imp, const trak_packet_ctx *ctx,
-                                    const uint8_t *data, size_t len) {
+int trak__ftrace_defer_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                              const uint8_t *data, size_t len) {
   trak_ftrace *f = imp->ftrace;
   if (!f || f->applying || !f->q.n || !ctx || !ctx->has_ts) return 0;
   uint8_t *copy = malloc(len ? len : 1);
@@ -108,8 +108,8 @@ int trak__ftrace_defer_process_tree(trak_importer *imp, const trak_packet_ctx *c
   if (len) memcpy(copy, data, len);
   trak_span span = {copy, len};
   trak_vec_push(f->trees, span);
-  trak_fq_rec r = {ctx->ts, 0, 0, 0, 0, (uint32_t)(f->trees.n - 1), 0, 0, 0, TRAK_FQ_PROCESS_TREE,
-                   0,       0};
+  trak_fq_rec r = {
+      .ts = ctx->ts, .a = field, .s1 = (uint32_t)(f->trees.n - 1), .type = TRAK_FQ_PROCESS_TREE};
   trak__fq_push(imp, &r);
   imp->n_events--; /* a process tree is not an event */
   return 1;
@@ -117,8 +117,11 @@ int trak__ftrace_defer_process_tree(trak_importer *imp, const trak_packet_ctx *c
 
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r) {
   trak_span *s = &imp->ftrace->trees.v[r->s1];
-  trak_packet_ctx ctx = {NULL, r->ts, 1};
-  trak__process_tree(imp, &ctx, s->data, s->len);
+  trak_packet_ctx ctx = {trak__ftrace_seq(imp), r->ts, 1}; /* counters go to the sink's records */
+  if (r->a == TRAK_PB_TracePacket_process_stats)
+    trak__process_stats(imp, &ctx, s->data, s->len);
+  else
+    trak__process_tree(imp, &ctx, s->data, s->len);
   free((void *)s->data);
   s->data = NULL;
 }

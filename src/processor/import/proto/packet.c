@@ -113,7 +113,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_stats) |                                                \
-   META_WORD(w, TRAK_PB_TracePacket_process_tree))
+   META_WORD(w, TRAK_PB_TracePacket_process_tree) | META_WORD(w, TRAK_PB_TracePacket_sys_stats))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -337,6 +337,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
   case TRAK_PB_TracePacket_ftrace_stats:
     trak__ftrace_stats_packet(imp, data, len);
     return;
+  case TRAK_PB_TracePacket_sys_stats:
+    if (ctx->has_ts) trak__sys_stats_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     trak__concurrent_session_event(imp, ctx, data, len);
     return;
@@ -377,7 +380,7 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   else if (HAS(pf, P_META))
     rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
   if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
-    trak__chrome_process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
+    trak__process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
   return 0;
 }
 

@@ -128,7 +128,8 @@ void trak__process_tree(trak_importer *imp, const trak_packet_ctx *ctx, const ui
   trak_pb_decoder dec;
   trak_pb_field f;
   trak_map kthreads = {0}; /* pids of kernel threads (children of kthreadd) */
-  if (trak__ftrace_defer_process_tree(imp, ctx, data, len)) return; /* applied in ts order */
+  if (trak__ftrace_defer_packet(imp, ctx, TRAK_PB_TracePacket_process_tree, data, len))
+    return;                                                    /* applied in ts order */
   imp->descriptor_ts = ctx->has_ts ? ctx->ts : imp->latest_ts; /* orders names of one priority */
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)

@@ -53,12 +53,18 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, 
                            const trak_span *inline_stack, uint64_t iid, int has_weight,
                            double weight) __attribute__((cold));
 
-/* ProcessStats' Chrome figures (proto/chrome_process_stats.c): chrome_private_footprint_kb and
-** chrome_peak_resident_set_kb become bytes on the process's counter tracks
-** "chrome.private_footprint_kb" / "chrome.peak_resident_set_kb" (type chrome_process_stats),
-** is_peak_rss_resettable the process arg of that name. */
-void trak__chrome_process_stats(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                                size_t len);
+/* SysStats (proto/sys_stats.c): the system's counters of one sample, each a counter at the
+** packet's time (ctx->ts) on the global (or per-CPU) track of its kind and key. Unknown keys
+** and the fields not imported are counted; nothing fails. */
+void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                            size_t len);
+/* The counter track of `kind` (a system or process counter kind of track_kinds.h) for process
+** `upid` (TRAK_NULL_U32: a global track), CPU or interrupt `lane`, and key `key` (string id; 0
+** for kinds without TRAK_DIM_KEY), named `name` (string id) when made. Can't fail. */
+uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
+                                    uint32_t lane, uint32_t key, uint32_t name);
+/* `value` at the packet's time on `track`, through the parse phase as any counter. */
+void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track, double value);
 
 /* Debug annotations (debug_annotations.c): one event's annotations `annos` (n DebugAnnotation
 ** messages) as a new arg set, returning its id (shared, trak__args_share) or TRAK_NULL_U32; or

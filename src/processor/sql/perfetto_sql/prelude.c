@@ -428,21 +428,34 @@ static void fn_arg_set_to_json(sqlite3_context *ctx, int argc, sqlite3_value **a
 
 /* ---- tables the importer fills ------------------------------------------------------------ */
 
-/* The first and last instants of the trace's events (0, 0 without events). */
+/* Widens [*lo, *hi] to the rows (ts, ts + max(dur, 0)) of one table (`dur` NULL: instants). */
+static void bounds_widen(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
+                         int64_t *hi) {
+  for (size_t i = 0; i < n; i++) {
+    int64_t e = dur && dur[i] > 0 ? ts[i] + dur[i] : ts[i];
+    if (ts[i] < *lo) *lo = ts[i];
+    if (e > *hi) *hi = e;
+  }
+}
+
+/* The first and last instants of the trace's data, as Perfetto takes them: the timestamps of
+** kernel events, sched slices, thread states, counters, slices and states (with the ends of
+** those with durations); the end is never below 0, and a trace of one instant lasts 1 ns.
+** (0, 0) without data. */
 static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
-  int64_t lo = INT64_MAX, hi = INT64_MIN;
-  for (size_t i = 0; i < t->slice.n; i++) {
-    int64_t ts = t->slice.ts[i], dur = t->slice.dur[i];
-    if (ts < lo) lo = ts;
-    int64_t e = dur > 0 ? ts + dur : ts;
-    if (e > hi) hi = e;
+  int64_t lo = INT64_MAX, hi = 0;
+  bounds_widen(t->ftrace_event.ts, NULL, t->ftrace_event.n, &lo, &hi);
+  bounds_widen(t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.n, &lo, &hi);
+  bounds_widen(t->counter.ts, NULL, t->counter.n, &lo, &hi);
+  bounds_widen(t->slice.ts, t->slice.dur, t->slice.n, &lo, &hi);
+  bounds_widen(t->thread_state.ts, t->thread_state.dur, t->thread_state.n, &lo, &hi);
+  bounds_widen(t->state.ts, t->state.dur, t->state.n, &lo, &hi);
+  if (lo == INT64_MAX) {
+    *start = *end = 0;
+    return;
   }
-  for (size_t i = 0; i < t->counter.n; i++) {
-    if (t->counter.ts[i] < lo) lo = t->counter.ts[i];
-    if (t->counter.ts[i] > hi) hi = t->counter.ts[i];
-  }
-  *start = lo == INT64_MAX ? 0 : lo;
-  *end = hi == INT64_MIN ? 0 : hi;
+  *start = lo;
+  *end = hi == lo ? hi + 1 : hi;
 }
 
 static int fill_tables(trak_processor *p) {

@@ -1,0 +1,287 @@
+/*
+** This file holds TracePacket.sys_stats, the system's counters that Perfetto's linux.sys_stats
+** data source samples, imported as Perfetto's system probes parser imports them: each value a
+** counter at the packet's time on a global track of its kind (track_kinds.h) told apart by a key:
+** /proc/meminfo lines in bytes ("MemFree", kind meminfo), /proc/vmstat lines ("nr_free_pages",
+** vmstat), each CPU's /proc/stat times ("cpu.times.user_ns", cpustat, a cpu counter track), the
+** fork and interrupt counts (num_forks, num_irq_total, "num_irq (id: 5)", ...), pressure stalls
+** ("psi.cpu.some"), thermal zones (named by their type), devfreq clocks ("<device> Frequency")
+** and each CPU's frequency (the cpufreq track ftrace's cpu_frequency also feeds). Keys the trace
+** names but the schema does not count meminfo_unknown_keys / vmstat_unknown_keys; CPU times
+** without a CPU count invalid_cpu_times. Buddy, disk, slab, cpuidle and GPU figures are not
+** imported (counted in sys_stats_unimported).
+*/
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "pb/schema.h"
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/proto/proto.h"
+#include "processor/import/proto/track_event.h"
+
+/* The /proc/meminfo key of each MeminfoCounters value (the enum's names are not the file's). */
+static const char *const meminfo_keys[] = {
+    "MemUnspecified", "MemTotal",      "MemFree",        "MemAvailable",   "Buffers",
+    "Cached",         "SwapCached",    "Active",         "Inactive",       "Active(anon)",
+    "Inactive(anon)", "Active(file)",  "Inactive(file)", "Unevictable",    "Mlocked",
+    "SwapTotal",      "SwapFree",      "Dirty",          "Writeback",      "AnonPages",
+    "Mapped",         "Shmem",         "Slab",           "SReclaimable",   "SUnreclaim",
+    "KernelStack",    "PageTables",    "CommitLimit",    "Committed_AS",   "VmallocTotal",
+    "VmallocUsed",    "VmallocChunk",  "CmaTotal",       "CmaFree",        "Gpu",
+    "Zram",           "Misc",          "ION_heap",       "ION_heap_pool"};
+
+static uint32_t intern(trak_importer *imp, const char *s, size_t n) {
+  return trak__strpool_intern(&imp->tables->strings, s, n);
+}
+
+uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
+                                    uint32_t lane, uint32_t key, uint32_t name) {
+  /* without a key, the key of ftrace's per-CPU tracks (ftrace/cpu_counters.c): one cpufreq
+  ** track for both sources */
+  uint64_t track_key =
+      upid != TRAK_NULL_U32 ? trak__track_key(kind, upid, key)
+      : key               ? trak__track_key(kind, (uint64_t)imp->threads.machine << 32 | lane, key)
+                          : trak__track_key(kind, imp->threads.machine, lane);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
+  if (known) return *known;
+  uint32_t track = trak__keyed_track(imp, track_key, name, upid, 1, kind);
+  trak_track_info *info = &imp->tracks.info.v[track];
+  info->lane = lane;
+  info->dim_key = key;
+  info->machine = imp->threads.machine;
+  return track;
+}
+
+void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track,
+                          double value) {
+  trak_ev ev = {ctx->ts,
+                (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
+                (uint32_t)imp->packet_index,
+                {{0, 0}},
+                TRAK_NULL_U32,
+                0};
+  ev.u.value = value;
+  trak__te_push(imp, ctx->seq, &ev);
+}
+
+/* A counter on the global track of `kind` whose key is `key` (a string id) and whose name is
+** printf(fmt, key text); `lane` is its CPU or interrupt number. */
+static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
+                  uint32_t lane, const char *key, size_t key_len, const char *fmt, double value) {
+  uint32_t key_id = intern(imp, key, key_len);
+  char name[256];
+  int n = snprintf(name, sizeof name, fmt, (int)key_len, key);
+  size_t len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
+  uint32_t track =
+      trak__system_counter_track(imp, kind, TRAK_NULL_U32, lane, key_id, intern(imp, name, len));
+  trak__system_counter(imp, ctx, track, value);
+}
+
+/* One (key, value) pair of meminfo or vmstat. The vmstat key is its enum name without
+** "VMSTAT_", in lower case (the file's own key). */
+static void key_value(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len,
+                      int is_meminfo) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int64_t key = 0;
+  uint64_t value = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_SysStats_MeminfoValue_key) key = (int64_t)f.value;
+    if (f.number == TRAK_PB_SysStats_MeminfoValue_value) value = f.value;
+  }
+  if (is_meminfo) {
+    if (key < 0 || key >= (int64_t)(sizeof meminfo_keys / sizeof *meminfo_keys)) {
+      trak__report(imp, TRAK_STAT_MEMINFO_UNKNOWN_KEYS, "meminfo key %lld is not known; dropped",
+                   (long long)key);
+      return;
+    }
+    const char *k = meminfo_keys[key];
+    keyed(imp, ctx, TRAK_TK_MEMINFO, 0, k, strlen(k), "%.*s", (double)value * 1024);
+    return;
+  }
+  static const trak_pb_enum_desc *vmstat;
+  if (!vmstat) vmstat = trak__schema_enum("perfetto.protos.VmstatCounters");
+  const char *name = key > 0 && key <= INT32_MAX ? trak__schema_enum_name(vmstat, (int32_t)key)
+                                                 : NULL;
+  if (!name || strncmp(name, "VMSTAT_", 7)) {
+    trak__report(imp, TRAK_STAT_VMSTAT_UNKNOWN_KEYS, "vmstat key %lld is not known; dropped",
+                 (long long)key);
+    return;
+  }
+  char lower[96];
+  size_t n = 0;
+  for (const char *p = name + 7; *p && n < sizeof lower; p++)
+    lower[n++] = (char)tolower((unsigned char)*p);
+  keyed(imp, ctx, TRAK_TK_VMSTAT, 0, lower, n, "%.*s", (double)value);
+}
+
+/* A CPU's /proc/stat times: eight counters named cpu.times.<field>. */
+static void cpu_times(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                      size_t len) {
+  static const char *const keys[] = {"user_ns", "user_nice_ns", "system_mode_ns", "idle_ns",
+                                     "io_wait_ns", "irq_ns", "softirq_ns", "steal_ns"};
+  uint64_t v[8] = {0};
+  int has_cpu = 0;
+  uint32_t cpu = 0;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_SysStats_CpuTimes_cpu_id)
+      cpu = (uint32_t)f.value, has_cpu = 1;
+    else if (f.number >= TRAK_PB_SysStats_CpuTimes_user_ns &&
+             f.number <= TRAK_PB_SysStats_CpuTimes_steal_ns)
+      v[f.number - TRAK_PB_SysStats_CpuTimes_user_ns] = f.value;
+  }
+  if (!has_cpu) {
+    trak__report(imp, TRAK_STAT_INVALID_CPU_TIMES, "CPU times without a cpu_id; dropped");
+    return;
+  }
+  trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
+  for (size_t i = 0; i < 8; i++)
+    keyed(imp, ctx, TRAK_TK_CPUSTAT, cpu, keys[i], strlen(keys[i]), "cpu.times.%.*s",
+          (double)v[i]);
+}
+
+/* An interrupt's count since boot, on the num_irq or num_softirq track of its number. */
+static void interrupt_count(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
+                            const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint32_t irq = 0;
+  uint64_t count = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == TRAK_PB_SysStats_InterruptCount_irq) irq = (uint32_t)f.value;
+    if (f.number == TRAK_PB_SysStats_InterruptCount_count) count = f.value;
+  }
+  char name[48];
+  int n = snprintf(name, sizeof name, "%s (id: %u)", trak__track_kinds[kind].type, irq);
+  uint32_t track =
+      trak__system_counter_track(imp, kind, TRAK_NULL_U32, irq, 0, intern(imp, name, (size_t)n));
+  trak__system_counter(imp, ctx, track, (double)count);
+}
+
+/* A CPU's frequency in kHz, on the cpufreq track that ftrace's cpu_frequency events use. */
+static void cpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint32_t cpu, uint64_t khz) {
+  trak__ftrace_cpu_seen(imp, cpu);
+  uint32_t track = trak__system_counter_track(imp, TRAK_TK_CPU_FREQUENCY, TRAK_NULL_U32, cpu, 0,
+                                              intern(imp, "cpufreq", 7));
+  trak__system_counter(imp, ctx, track, (double)khz);
+}
+
+/* A total without dimensions: num_forks, num_irq_total, num_softirq_total. */
+static void total(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
+                  uint64_t value) {
+  const char *type = trak__track_kinds[kind].type;
+  uint32_t track = trak__system_counter_track(imp, kind, TRAK_NULL_U32, 0, 0,
+                                              intern(imp, type, strlen(type)));
+  trak__system_counter(imp, ctx, track, (double)value);
+}
+
+/* A message with a string key (field 1 or 3) and a number (field 2): devfreq, psi resources
+** (an enum key), thermal zones. */
+static void named_value(trak_importer *imp, trak_packet_ctx *ctx, uint32_t field,
+                        const uint8_t *data, size_t len) {
+  static const char *const psi[] = {"resource.unspecified", "cpu.some", "cpu.full", "io.some",
+                                    "io.full", "mem.some", "mem.full"};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_span key = {0};
+  int64_t resource = 0;
+  uint64_t value = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == 2 && f.wire_type == TRAK_PB_WIRE_VARINT) value = f.value;
+    if (field == TRAK_PB_SysStats_psi && f.number == 1 && f.wire_type == TRAK_PB_WIRE_VARINT)
+      resource = (int64_t)f.value;
+    /* devfreq's key is field 1; a thermal zone is named by its type (field 3) */
+    uint32_t key_field = field == TRAK_PB_SysStats_thermal_zone ? 3 : 1;
+    if (f.number == key_field && f.wire_type == TRAK_PB_WIRE_LEN)
+      key = (trak_span){f.data, f.len};
+  }
+  if (field == TRAK_PB_SysStats_psi) {
+    if (resource < 0 || resource >= (int64_t)(sizeof psi / sizeof *psi)) {
+      trak__report(imp, TRAK_STAT_PSI_UNKNOWN_RESOURCE, "psi resource %lld is not known; dropped",
+                   (long long)resource);
+      return;
+    }
+    keyed(imp, ctx, TRAK_TK_PSI, 0, psi[resource], strlen(psi[resource]), "psi.%.*s",
+          (double)value);
+    return;
+  }
+  const char *k = key.data ? (const char *)key.data : "";
+  size_t kn = key.data ? key.len : 0;
+  if (field == TRAK_PB_SysStats_thermal_zone)
+    keyed(imp, ctx, TRAK_TK_THERMAL_TEMPERATURE_SYS, 0, k, kn, "%.*s", (double)value);
+  else
+    keyed(imp, ctx, TRAK_TK_CLOCK_FREQUENCY, 0, k, kn, "%.*s Frequency", (double)value);
+}
+
+void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                            size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint32_t cpu = 0; /* cpufreq_khz lists the CPUs in order */
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    switch (f.number) {
+    case TRAK_PB_SysStats_meminfo:
+    case TRAK_PB_SysStats_vmstat:
+      if (is_len) key_value(imp, ctx, f.data, f.len, f.number == TRAK_PB_SysStats_meminfo);
+      break;
+    case TRAK_PB_SysStats_cpu_stat:
+      if (is_len) cpu_times(imp, ctx, f.data, f.len);
+      break;
+    case TRAK_PB_SysStats_num_forks:
+      total(imp, ctx, TRAK_TK_NUM_FORKS, f.value);
+      break;
+    case TRAK_PB_SysStats_num_irq_total:
+      total(imp, ctx, TRAK_TK_NUM_IRQ_TOTAL, f.value);
+      break;
+    case TRAK_PB_SysStats_num_softirq_total:
+      total(imp, ctx, TRAK_TK_NUM_SOFTIRQ_TOTAL, f.value);
+      break;
+    case TRAK_PB_SysStats_num_irq:
+    case TRAK_PB_SysStats_num_softirq:
+      if (is_len)
+        interrupt_count(imp, ctx,
+                        f.number == TRAK_PB_SysStats_num_irq ? TRAK_TK_NUM_IRQ
+                                                             : TRAK_TK_NUM_SOFTIRQ,
+                        f.data, f.len);
+      break;
+    case TRAK_PB_SysStats_devfreq:
+    case TRAK_PB_SysStats_psi:
+    case TRAK_PB_SysStats_thermal_zone:
+      if (is_len) named_value(imp, ctx, f.number, f.data, f.len);
+      break;
+    case TRAK_PB_SysStats_cpufreq_khz:
+      if (!is_len) {
+        cpu_frequency(imp, ctx, cpu++, f.value);
+        break;
+      }
+      /* packed: each varint is the next CPU's frequency */
+      for (const uint8_t *p = f.data, *end = f.data + f.len; p < end;) {
+        uint64_t khz;
+        const char *why;
+        if (trak_pb_read_varint(&p, end, &khz, &why) != 0) {
+          imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
+          break;
+        }
+        cpu_frequency(imp, ctx, cpu++, khz);
+      }
+      break;
+    case TRAK_PB_SysStats_collection_end_timestamp:
+      break;
+    default: /* buddy_info, disk_stat, cpuidle_state, gpufreq_mhz, slab_info */
+      imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
+      break;
+    }
+  }
+}

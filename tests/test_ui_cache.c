@@ -1,0 +1,141 @@
+/*
+** Tests of the viewer's cache (src/ui/cache.c), read from the processor's columns directly: each
+** track's lines hold exactly the slice table's rows of that track and depth (id, ts, dur, name,
+** whether parent_id is set), in time order; each counter track the counter rows; the flows the
+** rows of the SQL join they stand for, in the same order. (That the flame graph is the same
+** before the name-stack tree is built is in test_ui_flamegraph.c.)
+*/
+#include <inttypes.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "sqlcheck.h"
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+/* Two threads with nested slices (one that never ends, one instant, one child sharing its
+** parent's start), overlapping async slices, counters and a flow. */
+static const char TRACE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":100,\"pid\":1,\"tid\":1,\"id\":1,"
+    "\"bind_id\":\"0x1\",\"flow_out\":true},"
+    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":0,\"dur\":40,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"c\",\"ts\":10,\"dur\":20,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"i\",\"name\":\"mark\",\"ts\":15,\"pid\":1,\"tid\":1,\"s\":\"t\"},"
+    "{\"ph\":\"X\",\"name\":\"b\",\"ts\":50,\"dur\":30,\"pid\":1,\"tid\":1},"
+    "{\"ph\":\"X\",\"name\":\"w\",\"ts\":120,\"dur\":30,\"pid\":1,\"tid\":2,"
+    "\"bind_id\":\"0x1\",\"flow_in\":true},"
+    "{\"ph\":\"X\",\"name\":\"x\",\"ts\":125,\"dur\":5,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"B\",\"name\":\"open\",\"ts\":200,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"b\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"7\",\"ts\":5,\"pid\":1},"
+    "{\"ph\":\"b\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"8\",\"ts\":8,\"pid\":1},"
+    "{\"ph\":\"e\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"7\",\"ts\":60,\"pid\":1},"
+    "{\"ph\":\"e\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"8\",\"ts\":90,\"pid\":1},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":0,\"pid\":1,\"args\":{\"v\":3}},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":70,\"pid\":1,\"args\":{\"v\":2.5}},"
+    "{\"ph\":\"C\",\"name\":\"mem\",\"ts\":140,\"pid\":1,\"args\":{\"v\":9}}"
+    "]}";
+
+/* The cache's rows of line `l` as sc_rows prints "id|ts|dur|name|has_parent" rows. */
+static char *line_rows(const trak_ui_cache *c, const trak_ui_line *l) {
+  trak_ui_buf b = {0};
+  for (size_t i = 0; i < l->n; i++) {
+    const trak_ui_slice *s = &l->v[i];
+    const char *name = trak__ui_cache_name(c, s->name);
+    trak__ui_printf(&b, "%s%" PRIu32 "|%" PRId64 "|%" PRId64 "|%s|%d", i ? "\n" : "", s->id, s->ts,
+                    s->dur, name ? name : "NULL", s->has_parent ? 1 : 0);
+  }
+  assert_false(b.oom);
+  return b.s ? b.s : strdup("");
+}
+
+static void slices_equal_the_table(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  size_t lines = 0, rows = 0;
+  for (size_t t = 0; t < c->n_tracks; t++) {
+    const trak_ui_track *tr = &c->tracks[t];
+    for (size_t d = 0; d < tr->n_lines; d++) {
+      char sql[200];
+      snprintf(sql, sizeof sql,
+               "SELECT id, ts, dur, name, parent_id IS NOT NULL FROM slice WHERE track_id = "
+               "%" PRId64 " AND depth = %zu ORDER BY ts, id",
+               tr->id, d);
+      char *got = line_rows(c, &tr->lines[d]);
+      assert_string_equal(got, sc_rows(p, sql));
+      free(got);
+      lines += tr->lines[d].n > 0;
+      rows += tr->lines[d].n;
+    }
+  }
+  assert_int_equal(rows, sc_int(p, "SELECT count(*) FROM slice"));
+  assert_int_equal(lines, sc_int(p, "SELECT count(*) FROM (SELECT DISTINCT track_id, depth "
+                                    "FROM slice)"));
+  assert_int_equal(sc_int(p, "SELECT dur FROM slice WHERE name = 'open'"), -1);
+  assert_int_equal(c->start, 0);
+  assert_int_equal(c->end, sc_int(p, "SELECT max(max(ts + dur), max(ts)) FROM slice"));
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
+static void counters_and_flows_equal_the_sql(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  int64_t track = sc_int(p, "SELECT DISTINCT track_id FROM counter");
+  const trak_ui_track *t = trak__ui_cache_track(c, track);
+  assert_non_null(t);
+  trak_ui_buf b = {0};
+  for (size_t i = 0; i < t->n_values; i++)
+    trak__ui_printf(&b, "%s%" PRId64 "|%g", i ? "\n" : "", t->values[i].ts, t->values[i].value);
+  assert_string_equal(b.s, sc_rows(p, "SELECT ts, printf('%g', value) FROM counter ORDER BY ts"));
+  assert_int_equal(t->count, 3);
+  trak__ui_buf_free(&b);
+  for (size_t i = 0; i < c->n_flows; i++)
+    for (int k = 0; k < 10; k++)
+      trak__ui_printf(&b, "%s%" PRId64, k ? "|" : i ? "\n" : "", c->flows[i].v[k]);
+  assert_true(c->n_flows > 0);
+  assert_string_equal(b.s, sc_rows(p, "SELECT o.id, o.track_id, o.ts, o.dur, o.depth, i.id, "
+                                      "i.track_id, i.ts, i.dur, i.depth FROM flow f JOIN slice o "
+                                      "ON o.id = f.slice_out JOIN slice i ON i.id = f.slice_in "
+                                      "ORDER BY o.ts, f.id"));
+  trak__ui_buf_free(&b);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
+/* A cache freed while its name-stack thread may still run: the thread is told to stop and
+** joined (the sanitizers' runs check it leaks and races nothing). */
+static void freed_while_the_tree_builds(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  for (int i = 0; i < 3; i++) {
+    assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+    assert_true(c->n_tracks > 0);
+    trak__ui_cache_free(c);
+  }
+  trak_processor_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(slices_equal_the_table),
+      cmocka_unit_test(counters_and_flows_equal_the_sql),
+      cmocka_unit_test(freed_while_the_tree_builds),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
