@@ -80,12 +80,21 @@ static void fill(trak_tables *t, uint32_t n) {
     t->track.parent_id[tr] = i > 2 ? i - 2 : TRAK_NULL_U32;
     ntracks++;
   }
+  if (n) { /* a thread track without a thread, one of a thread that does not exist, a process
+           ** track of a process that does not exist; a thread of such a process */
+    t->track.utid[trak__track_add(t, TRAK_TRACK_THREAD)] = TRAK_NULL_U32;
+    t->track.utid[trak__track_add(t, TRAK_TRACK_THREAD)] = 99;
+    t->track.upid[trak__track_add(t, TRAK_TRACK_PROCESS)] = 99;
+    t->thread.upid[trak__thread_add(t, 77)] = 99;
+    ntracks += 3;
+  }
   int64_t ts = -3;
   for (uint32_t i = 0; i < n; i++) {
     ts += rnd(3); /* ties */
     uint32_t parent = i && rnd(3) ? rnd(i) : TRAK_NULL_U32;
-    uint32_t s = trak__slice_add(t, ts, rnd(7), rnd(4) ? ids[rnd(8)] : 0, rnd(5) ? ids[rnd(8)] : 0,
-                                 rnd(4), parent, rnd(3) ? rnd(20) : TRAK_NULL_U32);
+    uint32_t s =
+        trak__slice_add(t, ts, i % 5 ? rnd(7) : 7 + rnd(6), rnd(4) ? ids[rnd(8)] : 0,
+                        rnd(5) ? ids[rnd(8)] : 0, rnd(4), parent, rnd(3) ? rnd(20) : TRAK_NULL_U32);
     t->slice.dur[s] = rnd(5) ? (int64_t)rnd(50) : rnd(2) ? -1 : big[rnd(6)];
   }
   if (n) trak__tables_thread_time(t);
@@ -234,11 +243,10 @@ static char *run(sqlite3 *db, const char *sql, int ordered, char **err) {
   return out;
 }
 
-/* Runs `sql` on the virtual tables and on the plain copies and fails unless both give the same
-** rows (in the same order when the query orders them) or the same error. */
-static void check(fixture *f, const char *sql) {
-  char *virt = expand(sql, 0), *plain = expand(sql, 1);
-  int ordered = strstr(sql, "ORDER BY") != NULL;
+/* Runs `virt` and `plain` and fails unless both give the same rows (in the same order when the
+** query orders them) or the same error. */
+static void check_pair(fixture *f, const char *virt, const char *plain) {
+  int ordered = strstr(virt, "ORDER BY") != NULL;
   char *e1, *e2;
   char *a = run(f->db, virt, ordered, &e1), *b = run(f->db, plain, ordered, &e2);
   if ((a && b && strcmp(a, b)) || !a != !b) {
@@ -247,7 +255,14 @@ static void check(fixture *f, const char *sql) {
     fail();
   }
   f->compared++;
-  free(a), free(b), free(e1), free(e2), free(virt), free(plain);
+  free(a), free(b), free(e1), free(e2);
+}
+
+/* check_pair of `sql` on the virtual tables and on their plain copies. */
+static void check(fixture *f, const char *sql) {
+  char *virt = expand(sql, 0), *plain = expand(sql, 1);
+  check_pair(f, virt, plain);
+  free(virt), free(plain);
 }
 
 /* Constants every column is compared with: integers at the edges of the column types, reals
@@ -528,6 +543,95 @@ static void test_text_filters(void **state) {
   sqlite3_limit(f->db, SQLITE_LIMIT_LIKE_PATTERN_LENGTH, limit);
 }
 
+/* The slice's computed columns as plain SQL joins them (the joins of Perfetto's thread_slice and
+** process_slice, which read them), on the plain copies. */
+static const char *const computed_ref =
+    "SELECT s.*, th.utid AS __utid,"
+    "  CAST(CASE WHEN th.utid IS NOT NULL THEN th.upid ELSE pp.upid END AS BIGINT) AS __upid,"
+    "  tr.name AS __track_name, th.name AS __thread_name, th.tid AS __tid,"
+    "  th.is_main_thread AS __is_main_thread, pr.name AS __process_name, pr.pid AS __pid "
+    "FROM p_slice s LEFT JOIN p___intrinsic_track tr ON tr.id = s.track_id "
+    "LEFT JOIN p_thread th ON tr.classification = 'thread_track' AND th.utid = tr.utid "
+    "LEFT JOIN p_process pp ON tr.classification = 'process_track' AND pp.upid = tr.upid "
+    "LEFT JOIN p_process pr ON pr.upid = (CASE WHEN th.utid IS NOT NULL THEN th.upid "
+    "  ELSE pp.upid END)";
+
+/* The slice's computed (hidden) columns, read and filtered (every constant and operator, NULL
+** tests, IN, ORDER BY ... LIMIT) and the views with_context.sql builds on them, against
+** computed_ref; they stay out of SELECT *. */
+static void test_computed_columns(void **state) {
+  fixture *f = *state;
+  static const char *const cols[] = {"__utid",         "__upid", "__track_name",
+                                     "__thread_name",  "__tid",  "__is_main_thread",
+                                     "__process_name", "__pid"};
+  char virt[4096], plain[8192], cond[512];
+  for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) {
+    for (size_t k = 0; k < NOPS * NVALUES + 5; k += f->stride) {
+      if (k < NOPS * NVALUES)
+        snprintf(cond, sizeof cond, "%s %s %s", cols[c], ops[k % NOPS], values[k / NOPS]);
+      else
+        snprintf(
+            cond, sizeof cond,
+            (const char *const[]){"%s IS NULL", "%s IS NOT NULL", "%s IN (0, 1, 3, 'a', 99)",
+                                  "%s > 0 ORDER BY %s DESC, id LIMIT 4",
+                                  "%s IS NOT NULL ORDER BY %s, dur DESC, id"}[k - NOPS * NVALUES],
+            cols[c], cols[c]);
+      snprintf(virt, sizeof virt, "SELECT id, %s FROM slice WHERE %s", cols[c], cond);
+      snprintf(plain, sizeof plain, "SELECT id, %s FROM (%s) WHERE %s", cols[c], computed_ref,
+               cond);
+      check_pair(f, virt, plain);
+    }
+  }
+  snprintf(plain, sizeof plain,
+           "SELECT id, __utid, __upid, __track_name, __thread_name, __tid, "
+           "__is_main_thread, __process_name, __pid FROM (%s) ORDER BY id",
+           computed_ref);
+  check_pair(f,
+             "SELECT id, __utid, __upid, __track_name, __thread_name, __tid, __is_main_thread, "
+             "__process_name, __pid FROM slice ORDER BY id",
+             plain);
+  /* with_context.sql's thread_slice and process_slice against Perfetto's joins. */
+  check_pair(f,
+             "SELECT id, __track_name, __thread_name, __utid, __tid, __is_main_thread, "
+             "__process_name, __upid, __pid FROM slice WHERE __utid >= 0",
+             "SELECT s.id, tt.name, th.name, th.utid, th.tid, th.is_main_thread, pr.name, "
+             "th.upid, pr.pid FROM p___intrinsic_track tt JOIN p_thread th ON th.utid = tt.utid "
+             "LEFT JOIN p_process pr ON pr.upid = th.upid JOIN p_slice s ON s.track_id = tt.id "
+             "WHERE tt.classification = 'thread_track'");
+  check_pair(f,
+             "SELECT id, __track_name, __process_name, __upid, __pid FROM slice "
+             "WHERE __upid >= 0 AND __utid IS NULL",
+             "SELECT s.id, pt.name, pr.name, pr.upid, pr.pid FROM p_slice s JOIN "
+             "p___intrinsic_track pt ON pt.id = s.track_id JOIN p_process pr ON pr.upid = pt.upid "
+             "WHERE pt.classification = 'process_track'");
+  sqlite3_stmt *st; /* SELECT * shows Perfetto's 15 columns, not the computed ones */
+  assert_int_equal(sqlite3_prepare_v2(f->db, "SELECT * FROM slice", -1, &st, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_column_count(st), 15);
+  sqlite3_finalize(st);
+}
+
+/* ORDER BY several columns (the cursor sorts the rows): directions, NULLs, ties decided by the
+** row order or by the id, with filters and a LIMIT, on every table. */
+static void test_sorts(void **state) {
+  fixture *f = *state;
+  char sql[4096], cols[16][64];
+  static const char *const shapes[] = {
+      "SELECT * FROM $%s ORDER BY %s, %s", "SELECT * FROM $%s ORDER BY %s DESC, %s, id",
+      "SELECT * FROM $%s ORDER BY %s, %s DESC, id DESC",
+      "SELECT * FROM $%s WHERE id > 3 ORDER BY %s DESC, %s DESC LIMIT 9 OFFSET 2",
+      "SELECT id FROM $%s ORDER BY %s, %s, id DESC, 1"};
+  for (size_t t = 0; t < NTABLES; t++) {
+    int n = columns(f->db, tables[t], cols);
+    for (int a = 0; a < n; a++)
+      for (int b = (a + 1) % n, k = 0; k < 3; k++, b = (b + 5) % n)
+        for (size_t sh = (a + k) % f->stride; sh < sizeof shapes / sizeof *shapes;
+             sh += f->stride) {
+          snprintf(sql, sizeof sql, shapes[sh], tables[t], cols[a], cols[b]);
+          check(f, sql);
+        }
+  }
+}
+
 /* The plans use the paths: an id lookup, a binary search, an index, ORDER BY consumed. */
 static void test_plans(void **state) {
   fixture *f = *state;
@@ -540,6 +644,8 @@ static void test_plans(void **state) {
       {"SELECT * FROM slice ORDER BY dur DESC, id LIMIT 3", ":@L"},
       {"SELECT * FROM slice WHERE name LIKE 'a%'", "INDEX 0:Fk"},
       {"SELECT * FROM slice WHERE name GLOB 'T*'", "Fb"},
+      {"SELECT * FROM slice ORDER BY depth, dur DESC, id", "INDEX 85008:"},
+      {"SELECT * FROM slice WHERE __utid IS NOT NULL", "INDEX 0:PN"},
   };
   for (size_t i = 0; i < sizeof want / sizeof *want; i++) {
     char *sql = sqlite3_mprintf("EXPLAIN QUERY PLAN %s", want[i][0]);
@@ -560,7 +666,9 @@ static void test_plans(void **state) {
   cmocka_unit_test_setup_teardown(test_single_constraints, setup, teardown),                       \
       cmocka_unit_test_setup_teardown(test_combined_constraints, setup, teardown),                 \
       cmocka_unit_test_setup_teardown(test_query_shapes, setup, teardown),                         \
-      cmocka_unit_test_setup_teardown(test_text_filters, setup, teardown)
+      cmocka_unit_test_setup_teardown(test_text_filters, setup, teardown),                         \
+      cmocka_unit_test_setup_teardown(test_computed_columns, setup, teardown),                     \
+      cmocka_unit_test_setup_teardown(test_sorts, setup, teardown)
 
 int main(void) {
   const struct CMUnitTest tests[] = {

@@ -214,7 +214,7 @@ static int tvf_disconnect(sqlite3_vtab *vt) {
 }
 
 static int tvf_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  int hidden = ((tvf_vtab *)vt)->def->base->ncols;
+  int hidden = trak__vt_plain_cols(((tvf_vtab *)vt)->def->base);
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
     if (c->iColumn != hidden || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
@@ -272,7 +272,7 @@ static int tvf_eof(sqlite3_vtab_cursor *cur) {
 static int tvf_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   tvf_cursor *c = (tvf_cursor *)cur;
   tvf_vtab *v = (tvf_vtab *)cur->pVtab;
-  if (col == v->def->base->ncols)
+  if (col == trak__vt_plain_cols(v->def->base))
     sqlite3_result_int64(ctx, c->arg);
   else
     trak__vt_result(&v->p->tables, &v->def->base->cols[col], c->ids.v[c->i], ctx);

@@ -238,6 +238,7 @@ static void *col_resize(void *p, size_t cap, size_t size, int huge) {
   }
 #define RESIZE_A(T, type, field, init)
 #define RESIZE_V(T, type, field, init)
+#define RESIZE_C(T, type, field, init)
 #define RESIZE(T, store, type, field, sql, sorted, init) RESIZE_##store(T, type, field, init)
 
 #define OPTIONAL_O(T, type, field, init)                                                           \
@@ -250,6 +251,7 @@ static void *col_resize(void *p, size_t cap, size_t size, int huge) {
 #define OPTIONAL_H OPTIONAL_S
 #define OPTIONAL_A OPTIONAL_S
 #define OPTIONAL_V OPTIONAL_S
+#define OPTIONAL_C OPTIONAL_S
 #define OPTIONAL(T, store, type, field, sql, sorted, init) OPTIONAL_##store(T, type, field, init)
 
 #define TABLE_FNS(T, sql)                                                                          \
@@ -270,6 +272,7 @@ TRAK_TABLES(TABLE_FNS)
 #define FREE_H FREE_S
 #define FREE_A(T, field)
 #define FREE_V(T, field)
+#define FREE_C(T, field)
 #define FREE_COL(T, store, type, field, sql, sorted, init) FREE_##store(T, field)
 #define FREE_TABLE(T, sql) TRAK_COLUMNS_##T(FREE_COL, T)
 

@@ -128,6 +128,7 @@ typedef struct trak_te_callstack {
 #define TRAK_MEMBER_H TRAK_MEMBER_S
 #define TRAK_MEMBER_A(type, field)
 #define TRAK_MEMBER_V(type, field)
+#define TRAK_MEMBER_C(type, field)
 #define TRAK_MEMBER(T, store, type, field, sql, sorted, init) TRAK_MEMBER_##store(type, field)
 #define TRAK_TABLE_STRUCT(T, sql)                                                                  \
   struct {                                                                                         \
@@ -170,6 +171,7 @@ TRAK_TABLES(TRAK_ROW_DECLS)
 #define TRAK_INIT_O(T, field, init) /* set when the rows are allocated */
 #define TRAK_INIT_A(T, field, init)
 #define TRAK_INIT_V(T, field, init)
+#define TRAK_INIT_C(T, field, init)
 #define TRAK_INIT(T, store, type, field, sql, sorted, init) TRAK_INIT_##store(T, field, init)
 #define TRAK_ROW_PUSH(T, sql)                                                                      \
   static inline uint32_t trak__##T##_push(trak_tables *t) {                                        \

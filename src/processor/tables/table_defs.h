@@ -23,6 +23,10 @@
 **        A   an alias: SQL shows the stored column `field` under another name
 **        V   virtual: no storage (the row id, an always-NULL column, a value computed on read);
 **            field and init are unused, write _
+**        C   computed on read from other tables through the row's ids, hidden from SELECT *
+**            (a denormalised column the stdlib's views read): field names the computation
+**            (trak__vt_calc in vtab.c), type is how its value reads; init is unused, write _;
+**            computed columns come last in their table's list
 ** type   ID (the row id)  I64  I64N (INT64_MIN is NULL)  U32  U32N (TRAK_NULL_U32 is NULL)
 **        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8 (hidden only)
 **        NUL (always NULL)  ARG_* (the args table's typed value columns, read by value_type)
@@ -63,7 +67,11 @@
   X(cpu, "__intrinsic_cpu")                                                                        \
   X(ftrace_event, "__intrinsic_ftrace_event")
 
-/* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. */
+/* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. The
+** hidden __ columns follow the slice's track to its thread (on a thread track) and process (the
+** thread's, or the process track's), as Perfetto's thread_slice and process_slice join them:
+** __utid is NULL unless the track is a thread track of an existing thread, __upid unless it is
+** a thread track (then the thread's upid) or a process track of an existing process. */
 #define TRAK_COLUMNS_slice(X, T)                                                                   \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
@@ -79,7 +87,15 @@
   X(T, O, I64N, thread_ic, "thread_instruction_count", 0, INT64_MIN)                               \
   X(T, O, I64N, thread_icd, "thread_instruction_delta", 0, INT64_MIN)                              \
   X(T, A, STR, category, "cat", 0, _)                                                              \
-  X(T, V, ID, _, "slice_id", 1, _)
+  X(T, V, ID, _, "slice_id", 1, _)                                                                 \
+  X(T, C, U32N, slice_utid, "__utid", 0, _)                                                        \
+  X(T, C, U32N, slice_upid, "__upid", 0, _)                                                        \
+  X(T, C, STR, slice_track_name, "__track_name", 0, _)                                             \
+  X(T, C, STR, slice_thread_name, "__thread_name", 0, _)                                           \
+  X(T, C, I64, slice_tid, "__tid", 0, _)                                                           \
+  X(T, C, BOOLN, slice_is_main_thread, "__is_main_thread", 0, _)                                   \
+  X(T, C, STR, slice_process_name, "__process_name", 0, _)                                         \
+  X(T, C, I64, slice_pid, "__pid", 0, _)
 
 /* type: Perfetto's finer track type (string id); classification: trak_track_kind's name, what
 ** the thread_track, process_track, counter_track ... views select on; kind: trak_track_kind;

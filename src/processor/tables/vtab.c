@@ -27,11 +27,14 @@
 
 /* The columns SQL sees (every store but H), in the order of table_defs.h. */
 #define VT_COL_S(T, type, field, sql, sorted)                                                      \
-  {sql, DECL_##type, VT_##type, offsetof(trak_tables, T.field), sorted},
+  {sql, DECL_##type, VT_##type, offsetof(trak_tables, T.field), sorted, VT_CALC_NONE},
 #define VT_COL_O VT_COL_S
 #define VT_COL_A VT_COL_S
-#define VT_COL_V(T, type, field, sql, sorted) {sql, DECL_##type, VT_##type, 0, sorted},
+#define VT_COL_V(T, type, field, sql, sorted)                                                      \
+  {sql, DECL_##type, VT_##type, 0, sorted, VT_CALC_NONE},
 #define VT_COL_H(T, type, field, sql, sorted)
+#define VT_COL_C(T, type, field, sql, sorted)                                                      \
+  {sql, DECL_##type " HIDDEN", VT_##type, 0, sorted, VT_CALC_##field},
 #define VT_COL(T, store, type, field, sql, sorted, init) VT_COL_##store(T, type, field, sql, sorted)
 #define VT_TABLE(T, sql)                                                                           \
   static const vt_col T##_cols[] = {TRAK_COLUMNS_##T(VT_COL, T)};                                  \
@@ -45,6 +48,56 @@ static const vt_table *const all_tables[] = {TRAK_TABLES(VT_TABLE_REF)};
 
 const vt_table *trak__vt_table(size_t i) {
   return i < sizeof all_tables / sizeof *all_tables ? all_tables[i] : NULL;
+}
+
+/* ---- computed columns ------------------------------------------------------------------ */
+
+/* The thread of slice `row`'s track when it is a thread track of an existing thread, else
+** TRAK_NULL_U32. */
+static uint32_t slice_utid(const trak_tables *t, uint32_t row) {
+  uint32_t tr = t->slice.track_id[row];
+  if (tr >= t->track.n || t->track.kind[tr] != TRAK_TRACK_THREAD) return TRAK_NULL_U32;
+  uint32_t utid = t->track.utid[tr];
+  return utid < t->thread.n ? utid : TRAK_NULL_U32;
+}
+
+/* The process of slice `row`: its thread's upid (which may name no process) on a thread
+** track, the track's upid on a process track of an existing process, else TRAK_NULL_U32. */
+static uint32_t slice_upid(const trak_tables *t, uint32_t row) {
+  uint32_t tr = t->slice.track_id[row];
+  if (tr >= t->track.n) return TRAK_NULL_U32;
+  if (t->track.kind[tr] == TRAK_TRACK_PROCESS)
+    return t->track.upid[tr] < t->process.n ? t->track.upid[tr] : TRAK_NULL_U32;
+  uint32_t utid = slice_utid(t, row);
+  return utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : t->thread.upid[utid];
+}
+
+int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
+  uint32_t tr = t->slice.track_id[row], utid, upid;
+  switch (calc) {
+  case VT_CALC_slice_utid:
+    return (*out = slice_utid(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_slice_upid:
+    return (*out = slice_upid(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_slice_track_name:
+    return (*out = tr < t->track.n ? t->track.name[tr] : 0) != 0;
+  case VT_CALC_slice_thread_name:
+  case VT_CALC_slice_tid:
+  case VT_CALC_slice_is_main_thread:
+    if ((utid = slice_utid(t, row)) == TRAK_NULL_U32) return 0;
+    *out = calc == VT_CALC_slice_tid           ? t->thread.tid[utid]
+           : calc == VT_CALC_slice_thread_name ? t->thread.name[utid]
+                                               : t->thread.is_main[utid];
+    return calc == VT_CALC_slice_tid || *out != (calc == VT_CALC_slice_thread_name ? 0 : 2);
+  case VT_CALC_slice_process_name:
+  case VT_CALC_slice_pid:
+    if ((upid = slice_upid(t, row)) >= t->process.n) return 0;
+    *out = calc == VT_CALC_slice_pid ? t->process.pid[upid] : t->process.name[upid];
+    return calc == VT_CALC_slice_pid || *out != 0;
+  case VT_CALC_NONE:
+    break;
+  }
+  return 0;
 }
 
 /* ---- column access --------------------------------------------------------------------- */
@@ -93,6 +146,16 @@ static void arg_display(const trak_tables *t, uint32_t row, sqlite3_context *ctx
 }
 
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx) {
+  if (c->calc) {
+    int64_t v;
+    if (!trak__vt_calc(t, c->calc, row, &v))
+      sqlite3_result_null(ctx);
+    else if (c->kind == VT_STR)
+      sqlite3_result_text(ctx, t->strings.str.v[v], (int)t->strings.len.v[v], SQLITE_STATIC);
+    else
+      sqlite3_result_int64(ctx, v);
+    return;
+  }
   const void *a = c->off ? col_array(t, c) : NULL;
   switch (c->kind) {
   case VT_ID:
@@ -176,9 +239,16 @@ void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite
   }
 }
 
+int trak__vt_plain_cols(const vt_table *tbl) {
+  int n = 0;
+  while (n < tbl->ncols && !tbl->cols[n].calc)
+    n++;
+  return n;
+}
+
 char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
   char *s = sqlite3_mprintf("CREATE TABLE x(");
-  for (int i = 0; i < tbl->ncols; i++) {
+  for (int i = 0, n = hidden ? trak__vt_plain_cols(tbl) : tbl->ncols; i < n; i++) {
     char *next =
         sqlite3_mprintf("%s%s%s %s", s, i ? ", " : "", tbl->cols[i].name, tbl->cols[i].decl);
     sqlite3_free(s);

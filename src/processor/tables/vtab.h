@@ -29,12 +29,24 @@ typedef enum vt_kind {
   VT_ARG_DISPLAY /* args value as text */
 } vt_kind;
 
+/* The computed (C) columns of table_defs.h: VT_CALC_<field>, 0 for every other column. */
+#define VT_CALC_ENUM(T, store, type, field, sql, sorted, init) VT_CALC_ENUM_##store(field)
+#define VT_CALC_ENUM_C(field) VT_CALC_##field,
+#define VT_CALC_ENUM_S(field)
+#define VT_CALC_ENUM_O(field)
+#define VT_CALC_ENUM_H(field)
+#define VT_CALC_ENUM_A(field)
+#define VT_CALC_ENUM_V(field)
+#define VT_CALC_TABLE(T, sql) TRAK_COLUMNS_##T(VT_CALC_ENUM, T)
+typedef enum vt_calc { VT_CALC_NONE, TRAK_TABLES(VT_CALC_TABLE) } vt_calc;
+
 typedef struct vt_col {
   const char *name;
   const char *decl; /* declared SQL type */
-  vt_kind kind;
-  size_t off; /* offset of the array pointer in trak_tables */
-  int sorted; /* values ascend with the row index */
+  vt_kind kind;     /* how the value reads (a computed column's too) */
+  size_t off;       /* offset of the array pointer in trak_tables (0: none) */
+  int sorted;       /* values ascend with the row index */
+  vt_calc calc;     /* a computed column's computation, VT_CALC_NONE for the others */
 } vt_col;
 
 typedef struct vt_table {
@@ -44,7 +56,7 @@ typedef struct vt_table {
   int ncols;
 } vt_table;
 
-#define VT_MAX_COLS 16 /* the most columns a table may have (its indexes are per column) */
+#define VT_MAX_COLS 32 /* the most columns a table may have (its indexes are per column) */
 
 /* trak__vt_slice, trak__vt_track, ...: one per table of table_defs.h. */
 #define TRAK_VT_DECL(T, sql) extern const vt_table trak__vt_##T;
@@ -63,9 +75,18 @@ static inline size_t trak__vt_rows(const trak_tables *t, const vt_table *tbl) {
   return *(const size_t *)((const char *)t + tbl->count_off);
 }
 
+/* The value of computed column `calc` at `row` in *out (an integer, or a string id for a STR
+** column); returns 0 when it is NULL (then *out is unspecified). Can't fail: ids out of range
+** read as NULL. */
+int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out);
+
 /* Sets the SQLite result to column `c` of row `row`. */
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
-/* The CREATE TABLE text declaring `tbl`'s columns, plus `hidden` (may be NULL). */
+/* The number of `tbl`'s columns before its computed ones (which come last in table_defs.h). */
+int trak__vt_plain_cols(const vt_table *tbl);
+/* The CREATE TABLE text declaring `tbl`'s columns, or, with `hidden` (a table-valued function's
+** arguments, which bind to the first hidden columns), its columns up to the computed ones and
+** then `hidden`. */
 char *trak__vt_schema(const vt_table *tbl, const char *hidden);
 /* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */

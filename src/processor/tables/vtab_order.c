@@ -1,7 +1,8 @@
 /*
 ** This file holds the row orders the trak_columnar cursor produces itself instead of SQLite's
-** sorter: GROUP BY one 32-bit column (a counting sort of the matching rows) and ORDER BY one
-** integral column with a LIMIT (the first rows kept in a bounded heap in one pass).
+** sorter: GROUP BY one 32-bit column (a counting sort of the matching rows), ORDER BY one
+** integral column with a LIMIT (the first rows kept in a bounded heap in one pass) and ORDER BY
+** up to three integral columns (a sort of the matching rows on keys read once each).
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
@@ -158,4 +159,46 @@ int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t
   }
   qsort_r(heap, n, sizeof *heap, top_cmp, &o);
   return group_done(c, heap, n);
+}
+
+/* One row to sort: its keys in ascending order (a descending term's value inverted bit by bit,
+** which reverses the order of int64 values exactly), the last the row (inverted for ties by
+** descending row). */
+typedef struct sort_rec {
+  int64_t k[VT_SORT_TERMS + 1];
+} sort_rec;
+
+static int sort_rec_cmp(const void *a, const void *b) {
+  const sort_rec *x = a, *y = b;
+  for (int i = 0; i <= VT_SORT_TERMS; i++)
+    if (x->k[i] != y->k[i]) return x->k[i] < y->k[i] ? -1 : 1;
+  return 0;
+}
+
+int trak__vt_sort(vt_cursor *c, const vt_sort_term *terms, int nterms, int row_desc) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  size_t n = 0, cap = c->n ? c->n : 1;
+  sort_rec *recs = malloc(cap * sizeof *recs);
+  if (!recs) return SQLITE_NOMEM;
+  c->desc = 0;
+  for (trak__vt_skip(c); c->pos < c->n; c->pos++, trak__vt_skip(c)) {
+    sort_rec *r = &recs[n++];
+    memset(r, 0, sizeof *r);
+    for (int i = 0; i < nterms; i++) {
+      int64_t x;
+      if (!trak__vt_value(v->t, terms[i].col, c->row, &x)) x = INT64_MIN; /* NULL first */
+      r->k[i] = terms[i].desc ? ~x : x;
+    }
+    r->k[VT_SORT_TERMS] = row_desc ? ~(int64_t)c->row : (int64_t)c->row;
+  }
+  if (c->rc) return free(recs), c->rc;
+  qsort(recs, n, sizeof *recs, sort_rec_cmp);
+  uint32_t *rows = malloc((n ? n : 1) * sizeof *rows);
+  if (!rows) return free(recs), SQLITE_NOMEM;
+  for (size_t i = 0; i < n; i++) {
+    int64_t r = recs[i].k[VT_SORT_TERMS];
+    rows[i] = (uint32_t)(row_desc ? ~r : r);
+  }
+  free(recs);
+  return group_done(c, rows, n);
 }

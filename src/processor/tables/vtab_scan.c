@@ -23,9 +23,9 @@ static int kind_filterable(vt_kind k) {
          k == VT_BOOLN;
 }
 
-/* Whether column kind `k` gets an equality index (32-bit values). */
-static int kind_indexed(vt_kind k) {
-  return k == VT_U32 || k == VT_U32N || k == VT_STR;
+/* Whether column `c` gets an equality index (32-bit stored values). */
+static int col_indexed(const vt_col *c) {
+  return !c->calc && (c->kind == VT_U32 || c->kind == VT_U32N || c->kind == VT_STR);
 }
 
 /* Whether `c`'s values ascend with the row index now: rows appended after the import
@@ -193,7 +193,8 @@ static int vt_disconnect(sqlite3_vtab *vt) {
 #define PLAN_GROUPED 1  /* rows come grouped by column idxNum >> 8 */
 #define PLAN_DESC 2     /* rows come in descending row order (PLAN_TOP: column values) */
 #define PLAN_TOP 4      /* the first LIMIT + OFFSET rows in the order of column idxNum >> 8 */
-#define PLAN_ROW_DESC 8 /* PLAN_TOP: ties by descending row id */
+#define PLAN_ROW_DESC 8 /* PLAN_TOP, PLAN_SORT: ties by descending row id */
+#define PLAN_SORT 16    /* rows sorted by the terms in idxNum >> 8 (sort_decode) */
 
 static unsigned char op_char(int op) {
   switch (op) {
@@ -248,6 +249,33 @@ static int top_order(const vt_table *tbl, const sqlite3_index_info *info) {
   return info->nOrderBy == 1 || (c1 >= 0 && c1 < tbl->ncols && tbl->cols[c1].kind == VT_ID);
 }
 
+/* The idxNum bits of a full sort by ORDER BY's terms when the cursor can give it: up to
+** VT_SORT_TERMS filterable columns that are no strings (6 bits each from bit 8: the column, then
+** the direction), then maybe the id, which decides ties; 0 when it cannot. */
+static int sort_encode(const vt_table *tbl, const sqlite3_index_info *info) {
+  int bits = PLAN_SORT, nterms = 0;
+  for (int i = 0; i < info->nOrderBy; i++) {
+    int col = info->aOrderBy[i].iColumn;
+    if (col < 0 || col >= tbl->ncols) return 0;
+    vt_kind k = tbl->cols[col].kind;
+    if (k == VT_ID) {
+      if (info->aOrderBy[i].desc) bits |= PLAN_ROW_DESC;
+      break;
+    }
+    if (!kind_filterable(k) || k == VT_STR || nterms == VT_SORT_TERMS) return 0;
+    bits |= (col << 1 | info->aOrderBy[i].desc) << (8 + 6 * nterms++);
+  }
+  return nterms ? bits : 0;
+}
+
+/* The terms of sort_encode's `bits` in `terms`; returns how many. */
+static int sort_decode(const vt_table *tbl, int bits, vt_sort_term *terms) {
+  int n = 0;
+  for (unsigned x = (unsigned)bits >> 8; x && n < VT_SORT_TERMS; x >>= 6, n++)
+    terms[n].col = &tbl->cols[(x & 63) >> 1], terms[n].desc = x & 1;
+  return n;
+}
+
 static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   const vt_table *tbl = ((vt_vtab *)vt)->tbl;
   const trak_tables *t = ((vt_vtab *)vt)->t;
@@ -280,7 +308,7 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
     }
     int in = 0;
     if (op == '=' && omit && sqlite3_vtab_in(info, i, -1) &&
-        (col->kind == VT_ID || kind_indexed(col->kind) || col_sorted(t, col))) {
+        (col->kind == VT_ID || col_indexed(col) || col_sorted(t, col))) {
       sqlite3_vtab_in(info, i, 1);
       in = 1, op = 'i';
     }
@@ -296,15 +324,13 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
       c_cost = in ? 200 : 20, sel = (in ? 40 : 4) / n;
     else if (col_sorted(t, col) && op != 'n' && op != 'N')
       c_cost = n / 4, sel = 0.25;
-    else if (kind_indexed(col->kind) && (eq || op == 'n'))
+    else if (col_indexed(col) && (eq || op == 'n'))
       c_cost = n / 10 + 10, sel = 0.1;
     else
       sel = eq ? 0.1 : pattern ? 0.25 : 0.5; /* a scan filter, cheaper than SQLite's check */
     if (c_cost < cost) cost = c_cost;
     rows *= sel;
-    if (eq && col->kind != VT_I64 && col->kind != VT_I64N && col->kind != VT_BOOLN &&
-        !col_sorted(t, col))
-      lookup = 1;
+    if (eq && col_indexed(col) && !col_sorted(t, col)) lookup = 1;
   }
   if (cost >= n && rows < n) cost = n * 0.9; /* filtered in C */
   /* Top-N only when the cursor applies every WHERE term itself: SQLite's checks after it would
@@ -337,12 +363,17 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
                    info->aOrderBy[0].iColumn << 8;
     info->orderByConsumed = 1;
   } else if (gcol >= 0 && gcol < tbl->ncols && !unique && !lookup &&
-             sqlite3_vtab_distinct(info) == 1 && kind_indexed(tbl->cols[gcol].kind) &&
+             sqlite3_vtab_distinct(info) == 1 && col_indexed(&tbl->cols[gcol]) &&
              !tbl->cols[gcol].sorted) {
     info->idxNum = PLAN_GROUPED | gcol << 8;
     info->orderByConsumed = 1;
   } else if (order_is_rows(t, tbl, info, &desc)) {
     info->idxNum = desc ? PLAN_DESC : 0;
+    info->orderByConsumed = 1;
+  } else if (!unique && !lookup && sqlite3_vtab_distinct(info) <= 1 &&
+             (info->idxNum = sort_encode(tbl, info))) {
+    /* Every row sorted by the cursor: keys read once per row and compared in C instead of
+    ** SQLite's sorter records. Not for a lookup (an inner loop would sort per outer row). */
     info->orderByConsumed = 1;
   }
   return SQLITE_OK;
@@ -573,7 +604,7 @@ static int choose_driver(vt_cursor *c) {
     size_t size = 0, m;
     if (f->want == 'i' && (cd->kind == VT_ID || col_sorted(t, cd))) {
       size = f->nset; /* rows per value of a sorted column: a guess */
-    } else if (kind_indexed(cd->kind) &&
+    } else if (col_indexed(cd) &&
                (f->want == 'i' || f->want == 'n' || (f->want == 'r' && f->lo == f->hi))) {
       if (best < 64) continue; /* a short range: not worth an index */
       int rc;
@@ -592,7 +623,7 @@ static int choose_driver(vt_cursor *c) {
   if (pick < 0) return SQLITE_OK;
   vt_filter *f = &c->filters[pick];
   const vt_col *cd = &v->tbl->cols[f->col];
-  if (!kind_indexed(cd->kind) || col_sorted(t, cd)) { /* IN on the id or a sorted column */
+  if (!col_indexed(cd) || col_sorted(t, cd)) { /* IN on the id or a sorted column */
     uint32_t *rows = NULL;
     size_t n = 0, cap = 0;
     for (size_t k = 0; k < f->nset; k++) {
@@ -664,6 +695,9 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
   if (rc) return rc;
   if (idx & PLAN_GROUPED) {
     rc = trak__vt_group(c, &v->tbl->cols[idx >> 8]);
+  } else if (idx & PLAN_SORT) {
+    vt_sort_term terms[VT_SORT_TERMS];
+    rc = trak__vt_sort(c, terms, sort_decode(v->tbl, idx, terms), (idx & PLAN_ROW_DESC) != 0);
   } else if (idx & PLAN_TOP) {
     size_t k = limit < 0 || limit > INT64_MAX - offset ? SIZE_MAX : (size_t)(limit + offset);
     rc = trak__vt_top(c, &v->tbl->cols[idx >> 8], (idx & PLAN_DESC) != 0,

@@ -59,6 +59,7 @@ typedef struct vt_cursor {
 /* The value of a filterable column at `row` in *out; returns 0 when it is NULL. */
 static inline int trak__vt_value(const trak_tables *t, const vt_col *c, uint32_t row,
                                  int64_t *out) {
+  if (c->calc) return trak__vt_calc(t, c->calc, row, out);
   const void *a = c->off ? trak__vt_array(t, c) : NULL;
   switch (c->kind) {
   case VT_ID:
@@ -117,5 +118,17 @@ int trak__vt_group(vt_cursor *c, const vt_col *col);
 ** the order of column `col` (a filterable one; NULL first ascending) descending when `desc`,
 ** ties by row id descending when `row_desc`. Returns an SQLite code. */
 int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t k);
+
+/* ORDER BY mode: one term of the order, a filterable column that is no string. */
+#define VT_SORT_TERMS 3 /* the most terms before the id (which ends any order: ids are unique) */
+typedef struct vt_sort_term {
+  const vt_col *col;
+  int desc;
+} vt_sort_term;
+
+/* Makes cursor `c` give every row it would give in the order of `terms` (nterms of them, at
+** most VT_SORT_TERMS; NULL first ascending, as SQLite orders), ties by row id (descending when
+** `row_desc`). Returns an SQLite code. */
+int trak__vt_sort(vt_cursor *c, const vt_sort_term *terms, int nterms, int row_desc);
 
 #endif /* TRAK_PROCESSOR_VTAB_SCAN_H */

@@ -2,9 +2,11 @@
 -- thread_slice: slices on thread tracks; process_slice: slices on process tracks;
 -- thread_or_process_slice: both (thread columns NULL for process slices).
 --
--- Tracks, threads and processes are looked up by id, which the columnar tables answer by
--- position, and a track's slices through slice.track_id's index, so scanning every slice stays
--- linear.
+-- The slice table's hidden columns (__utid, __upid, __track_name, __thread_name, __tid,
+-- __is_main_thread, __process_name, __pid) follow each slice's track to its thread and process
+-- as the joins of Perfetto's views do, read by id on each row: the views are one scan of the
+-- slices in id order, with no join for SQLite to run per row. `>= 0` rather than `IS NOT NULL`
+-- (the same rows: ids are not negative): SQLite rechecks IS NOT NULL on every row itself.
 
 CREATE PERFETTO VIEW thread_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
@@ -14,23 +16,18 @@ CREATE PERFETTO VIEW thread_slice(
   thread_dur LONG
 ) AS
 SELECT
-  s.id, s.ts, s.dur, s.category, s.name, s.track_id,
-  tt.name AS track_name,
-  th.name AS thread_name,
-  th.utid,
-  th.tid,
-  th.is_main_thread,
-  pr.name AS process_name,
-  th.upid,
-  pr.pid,
-  s.depth, s.parent_id, s.arg_set_id, s.thread_ts, s.thread_dur
--- The thread and its process come before the slices: SQLite keeps a LEFT JOIN's right table
--- after its left one, and written last the process lookup ran once per slice instead of once
--- per thread.
-FROM thread_track AS tt
-JOIN thread AS th ON th.utid = tt.utid
-LEFT JOIN process AS pr ON pr.upid = th.upid
-JOIN slice AS s ON s.track_id = tt.id;
+  id, ts, dur, category, name, track_id,
+  __track_name AS track_name,
+  __thread_name AS thread_name,
+  __utid AS utid,
+  __tid AS tid,
+  __is_main_thread AS is_main_thread,
+  __process_name AS process_name,
+  __upid AS upid,
+  __pid AS pid,
+  depth, parent_id, arg_set_id, thread_ts, thread_dur
+FROM slice
+WHERE __utid >= 0;
 
 CREATE PERFETTO VIEW process_slice(
   id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
@@ -39,15 +36,14 @@ CREATE PERFETTO VIEW process_slice(
   thread_dur LONG
 ) AS
 SELECT
-  s.id, s.ts, s.dur, s.category, s.name, s.track_id,
-  pt.name AS track_name,
-  pr.name AS process_name,
-  pr.upid,
-  pr.pid,
-  s.depth, s.parent_id, s.arg_set_id, s.thread_ts, s.thread_dur
-FROM slice AS s
-JOIN process_track AS pt ON pt.id = s.track_id
-JOIN process AS pr ON pr.upid = pt.upid;
+  id, ts, dur, category, name, track_id,
+  __track_name AS track_name,
+  __process_name AS process_name,
+  __upid AS upid,
+  __pid AS pid,
+  depth, parent_id, arg_set_id, thread_ts, thread_dur
+FROM slice
+WHERE __upid >= 0 AND __utid IS NULL;
 
 CREATE PERFETTO VIEW thread_or_process_slice(
   id JOINID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
