@@ -107,16 +107,16 @@ typedef struct trak_ftrace {
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
   TRAK_VEC(trak_traced_indexed) stats; /* per-CPU stats (ftrace_stats.c) */
-  TRAK_VEC(trak_span) trees; /* copies of deferred ProcessTree / ProcessStats packets (owned) */
-  TRAK_VEC(char) text;                 /* the text of queued atrace markers */
-  uint8_t suspend_state;               /* suspend_resume.c: where a suspend is */
-  uint32_t suspend_enter_cookie;       /* suspend_resume.c: the suspend_enter slice's name */
-  trak_clanes *lanes;                  /* sets of lanes of async slices (async_lanes.c), or NULL */
-  trak_fsets *sets;         /* sched rows' arg sets by value (ftrace_events.c), or NULL */
-  uint8_t applying;         /* trak__ftrace_finish is applying the queue */
-  uint8_t raw_only;         /* the record applied adds its ftrace_event row only */
-  int64_t drop_before;      /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before; /* kernel events before keep their raw rows only */
+  TRAK_VEC(trak_span) trees;     /* copies of deferred ProcessTree / ProcessStats packets (owned) */
+  TRAK_VEC(char) text;           /* the text of queued atrace markers */
+  uint8_t suspend_state;         /* suspend_resume.c: where a suspend is */
+  uint32_t suspend_enter_cookie; /* suspend_resume.c: the suspend_enter slice's name */
+  trak_clanes *lanes;            /* sets of lanes of async slices (async_lanes.c), or NULL */
+  trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
+  uint8_t applying;              /* trak__ftrace_finish is applying the queue */
+  uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
+  int64_t drop_before;           /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;      /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */

@@ -22,14 +22,14 @@
 
 /* The /proc/meminfo key of each MeminfoCounters value (the enum's names are not the file's). */
 static const char *const meminfo_keys[] = {
-    "MemUnspecified", "MemTotal",      "MemFree",        "MemAvailable",   "Buffers",
-    "Cached",         "SwapCached",    "Active",         "Inactive",       "Active(anon)",
-    "Inactive(anon)", "Active(file)",  "Inactive(file)", "Unevictable",    "Mlocked",
-    "SwapTotal",      "SwapFree",      "Dirty",          "Writeback",      "AnonPages",
-    "Mapped",         "Shmem",         "Slab",           "SReclaimable",   "SUnreclaim",
-    "KernelStack",    "PageTables",    "CommitLimit",    "Committed_AS",   "VmallocTotal",
-    "VmallocUsed",    "VmallocChunk",  "CmaTotal",       "CmaFree",        "Gpu",
-    "Zram",           "Misc",          "ION_heap",       "ION_heap_pool"};
+    "MemUnspecified", "MemTotal",     "MemFree",        "MemAvailable", "Buffers",
+    "Cached",         "SwapCached",   "Active",         "Inactive",     "Active(anon)",
+    "Inactive(anon)", "Active(file)", "Inactive(file)", "Unevictable",  "Mlocked",
+    "SwapTotal",      "SwapFree",     "Dirty",          "Writeback",    "AnonPages",
+    "Mapped",         "Shmem",        "Slab",           "SReclaimable", "SUnreclaim",
+    "KernelStack",    "PageTables",   "CommitLimit",    "Committed_AS", "VmallocTotal",
+    "VmallocUsed",    "VmallocChunk", "CmaTotal",       "CmaFree",      "Gpu",
+    "Zram",           "Misc",         "ION_heap",       "ION_heap_pool"};
 
 static uint32_t intern(trak_importer *imp, const char *s, size_t n) {
   return trak__strpool_intern(&imp->tables->strings, s, n);
@@ -39,10 +39,10 @@ uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind,
                                     uint32_t lane, uint32_t key, uint32_t name) {
   /* without a key, the key of ftrace's per-CPU tracks (ftrace/cpu_counters.c): one cpufreq
   ** track for both sources */
-  uint64_t track_key =
-      upid != TRAK_NULL_U32 ? trak__track_key(kind, upid, key)
-      : key               ? trak__track_key(kind, (uint64_t)imp->threads.machine << 32 | lane, key)
-                          : trak__track_key(kind, imp->threads.machine, lane);
+  uint64_t track_key = upid != TRAK_NULL_U32 ? trak__track_key(kind, upid, key)
+                       : key
+                           ? trak__track_key(kind, (uint64_t)imp->threads.machine << 32 | lane, key)
+                           : trak__track_key(kind, imp->threads.machine, lane);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
   if (known) return *known;
   uint32_t track = trak__keyed_track(imp, track_key, name, upid, 1, kind);
@@ -53,8 +53,7 @@ uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind,
   return track;
 }
 
-void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track,
-                          double value) {
+void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track, double value) {
   trak_ev ev = {ctx->ts,
                 (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
                 (uint32_t)imp->packet_index,
@@ -67,8 +66,8 @@ void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t tra
 
 /* A counter on the global track of `kind` whose key is `key` (a string id) and whose name is
 ** printf(fmt, key text); `lane` is its CPU or interrupt number. */
-static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
-                  uint32_t lane, const char *key, size_t key_len, const char *fmt, double value) {
+static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind, uint32_t lane,
+                  const char *key, size_t key_len, const char *fmt, double value) {
   uint32_t key_id = intern(imp, key, key_len);
   char name[256];
   int n = snprintf(name, sizeof name, fmt, (int)key_len, key);
@@ -78,20 +77,28 @@ static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id k
   trak__system_counter(imp, ctx, track, value);
 }
 
+/* The varint fields 1 and 2 of a two-number message (MeminfoValue, VmstatValue,
+** InterruptCount: a key and its value); 0 when absent. */
+static void number_pair(trak_importer *imp, const uint8_t *data, size_t len, uint64_t *first,
+                        uint64_t *second) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  *first = *second = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
+    if (f.number == 1) *first = f.value;
+    if (f.number == 2) *second = f.value;
+  }
+}
+
 /* One (key, value) pair of meminfo or vmstat. The vmstat key is its enum name without
 ** "VMSTAT_", in lower case (the file's own key). */
 static void key_value(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len,
                       int is_meminfo) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  int64_t key = 0;
-  uint64_t value = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
-    if (f.number == TRAK_PB_SysStats_MeminfoValue_key) key = (int64_t)f.value;
-    if (f.number == TRAK_PB_SysStats_MeminfoValue_value) value = f.value;
-  }
+  uint64_t raw_key, value;
+  number_pair(imp, data, len, &raw_key, &value);
+  int64_t key = (int64_t)raw_key;
   if (is_meminfo) {
     if (key < 0 || key >= (int64_t)(sizeof meminfo_keys / sizeof *meminfo_keys)) {
       trak__report(imp, TRAK_STAT_MEMINFO_UNKNOWN_KEYS, "meminfo key %lld is not known; dropped",
@@ -104,8 +111,8 @@ static void key_value(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *d
   }
   static const trak_pb_enum_desc *vmstat;
   if (!vmstat) vmstat = trak__schema_enum("perfetto.protos.VmstatCounters");
-  const char *name = key > 0 && key <= INT32_MAX ? trak__schema_enum_name(vmstat, (int32_t)key)
-                                                 : NULL;
+  const char *name =
+      key > 0 && key <= INT32_MAX ? trak__schema_enum_name(vmstat, (int32_t)key) : NULL;
   if (!name || strncmp(name, "VMSTAT_", 7)) {
     trak__report(imp, TRAK_STAT_VMSTAT_UNKNOWN_KEYS, "vmstat key %lld is not known; dropped",
                  (long long)key);
@@ -119,10 +126,9 @@ static void key_value(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *d
 }
 
 /* A CPU's /proc/stat times: eight counters named cpu.times.<field>. */
-static void cpu_times(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                      size_t len) {
-  static const char *const keys[] = {"user_ns", "user_nice_ns", "system_mode_ns", "idle_ns",
-                                     "io_wait_ns", "irq_ns", "softirq_ns", "steal_ns"};
+static void cpu_times(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len) {
+  static const char *const keys[] = {"user_ns",    "user_nice_ns", "system_mode_ns", "idle_ns",
+                                     "io_wait_ns", "irq_ns",       "softirq_ns",     "steal_ns"};
   uint64_t v[8] = {0};
   int has_cpu = 0;
   uint32_t cpu = 0;
@@ -143,23 +149,15 @@ static void cpu_times(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *d
   }
   trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
   for (size_t i = 0; i < 8; i++)
-    keyed(imp, ctx, TRAK_TK_CPUSTAT, cpu, keys[i], strlen(keys[i]), "cpu.times.%.*s",
-          (double)v[i]);
+    keyed(imp, ctx, TRAK_TK_CPUSTAT, cpu, keys[i], strlen(keys[i]), "cpu.times.%.*s", (double)v[i]);
 }
 
 /* An interrupt's count since boot, on the num_irq or num_softirq track of its number. */
 static void interrupt_count(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
                             const uint8_t *data, size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  uint32_t irq = 0;
-  uint64_t count = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
-    if (f.number == TRAK_PB_SysStats_InterruptCount_irq) irq = (uint32_t)f.value;
-    if (f.number == TRAK_PB_SysStats_InterruptCount_count) count = f.value;
-  }
+  uint64_t raw_irq, count;
+  number_pair(imp, data, len, &raw_irq, &count);
+  uint32_t irq = (uint32_t)raw_irq;
   char name[48];
   int n = snprintf(name, sizeof name, "%s (id: %u)", trak__track_kinds[kind].type, irq);
   uint32_t track =
@@ -179,8 +177,8 @@ static void cpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint32_t cpu
 static void total(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
                   uint64_t value) {
   const char *type = trak__track_kinds[kind].type;
-  uint32_t track = trak__system_counter_track(imp, kind, TRAK_NULL_U32, 0, 0,
-                                              intern(imp, type, strlen(type)));
+  uint32_t track =
+      trak__system_counter_track(imp, kind, TRAK_NULL_U32, 0, 0, intern(imp, type, strlen(type)));
   trak__system_counter(imp, ctx, track, (double)value);
 }
 
@@ -188,8 +186,8 @@ static void total(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id k
 ** (an enum key), thermal zones. */
 static void named_value(trak_importer *imp, trak_packet_ctx *ctx, uint32_t field,
                         const uint8_t *data, size_t len) {
-  static const char *const psi[] = {"resource.unspecified", "cpu.some", "cpu.full", "io.some",
-                                    "io.full", "mem.some", "mem.full"};
+  static const char *const psi[] = {
+      "resource.unspecified", "cpu.some", "cpu.full", "io.some", "io.full", "mem.some", "mem.full"};
   trak_pb_decoder dec;
   trak_pb_field f;
   trak_span key = {0};
@@ -202,8 +200,7 @@ static void named_value(trak_importer *imp, trak_packet_ctx *ctx, uint32_t field
       resource = (int64_t)f.value;
     /* devfreq's key is field 1; a thermal zone is named by its type (field 3) */
     uint32_t key_field = field == TRAK_PB_SysStats_thermal_zone ? 3 : 1;
-    if (f.number == key_field && f.wire_type == TRAK_PB_WIRE_LEN)
-      key = (trak_span){f.data, f.len};
+    if (f.number == key_field && f.wire_type == TRAK_PB_WIRE_LEN) key = (trak_span){f.data, f.len};
   }
   if (field == TRAK_PB_SysStats_psi) {
     if (resource < 0 || resource >= (int64_t)(sizeof psi / sizeof *psi)) {
@@ -251,10 +248,9 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
     case TRAK_PB_SysStats_num_irq:
     case TRAK_PB_SysStats_num_softirq:
       if (is_len)
-        interrupt_count(imp, ctx,
-                        f.number == TRAK_PB_SysStats_num_irq ? TRAK_TK_NUM_IRQ
-                                                             : TRAK_TK_NUM_SOFTIRQ,
-                        f.data, f.len);
+        interrupt_count(
+            imp, ctx, f.number == TRAK_PB_SysStats_num_irq ? TRAK_TK_NUM_IRQ : TRAK_TK_NUM_SOFTIRQ,
+            f.data, f.len);
       break;
     case TRAK_PB_SysStats_devfreq:
     case TRAK_PB_SysStats_psi:
