@@ -90,6 +90,9 @@ int trak__psql_slice_layout_register(trak_processor *p);
 int trak__psql_interval_intersect_register(trak_processor *p);
 /* Registers __trak_slice_flat_pieces and __trak_slice_stack_ids (slice_walks.c). */
 int trak__psql_slice_walks_register(trak_processor *p);
+/* qsort_r comparator of row numbers (uint32_t) by the timestamps `ctx` (const int64_t *)
+** holds, ties by row number (slice_walks.c). */
+int trak__rows_by_ts_cmp(const void *a, const void *b, void *ctx);
 /* Registers __trak_thread_slice_time_in_state and __trak_thread_slice_cpu_time
 ** (slice_thread_time.c). */
 int trak__psql_slice_thread_time_register(trak_processor *p);

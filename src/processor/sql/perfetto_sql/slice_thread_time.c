@@ -141,13 +141,6 @@ static time_source source_of(const trak_tables *t, int sched) {
                        t->sched_slice.n};
 }
 
-static int by_ts_cmp(const void *a, const void *b, void *ctx) {
-  const int64_t *ts = ctx;
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  if (ts[x] != ts[y]) return ts[x] < ts[y] ? -1 : 1;
-  return x < y ? -1 : x > y;
-}
-
 void trak__thread_time_free(trak_thread_time *tt) {
   if (!tt) return;
   free(tt->first);
@@ -200,7 +193,7 @@ static int index_build(trak_thread_time *tt) {
     int64_t reach = INT64_MIN;
     for (uint32_t k = a; k + 1 < b; k++)
       if (src.ts[tt->rows[k]] > src.ts[tt->rows[k + 1]]) {
-        qsort_r(tt->rows + a, b - a, sizeof *tt->rows, by_ts_cmp, (void *)src.ts);
+        qsort_r(tt->rows + a, b - a, sizeof *tt->rows, trak__rows_by_ts_cmp, (void *)src.ts);
         break;
       }
     for (uint32_t k = a; k < b; k++) {

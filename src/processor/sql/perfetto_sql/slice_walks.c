@@ -107,7 +107,7 @@ static int walk_close(sqlite3_vtab_cursor *cur) {
 
 /* ---- flat pieces ---------------------------------------------------------------------------- */
 
-static int by_ts_cmp(const void *a, const void *b, void *ctx) {
+int trak__rows_by_ts_cmp(const void *a, const void *b, void *ctx) {
   const int64_t *ts = ctx;
   uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
   if (ts[x] != ts[y]) return ts[x] < ts[y] ? -1 : 1;
@@ -147,7 +147,7 @@ static int flat_prepare(walk_cursor *c) {
   /* first[x + 1] is now the end of x's children, first[x] their start. */
   for (size_t i = 0; i < n; i++) {
     uint32_t a = c->first[i], b = c->first[i + 1];
-    if (b - a > 1) qsort_r(c->kids + a, b - a, sizeof *c->kids, by_ts_cmp, t->slice.ts);
+    if (b - a > 1) qsort_r(c->kids + a, b - a, sizeof *c->kids, trak__rows_by_ts_cmp, t->slice.ts);
   }
   return SQLITE_OK;
 }
