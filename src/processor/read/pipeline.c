@@ -130,7 +130,6 @@ static void release(trak_pipeline *pl) {
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
     trak_vec_free(pl->slot[i].items);
-    trak_vec_free(pl->slot[i].spans);
   }
   trak_vec_free(pl->fr.carry);
   free(pl);

@@ -102,7 +102,7 @@ static inline __attribute__((always_inline)) void framed_corrupt(trak_processor 
   }
   *dead = 1;
   trak_vec_push(out->items,
-                ((trak_frame_item){.kind = TRAK_FRAME_CORRUPT, .offset = offset, .u.why = why}));
+                ((trak_frame_item){.kind = TRAK_FRAME_CORRUPT, .offset = offset, .why = why}));
 }
 
 static inline __attribute__((always_inline)) void
@@ -110,9 +110,8 @@ framed_too_large(trak_processor *p, trak_frame_batch *out, uint64_t offset, uint
   if (!out)
     too_large(p, offset, len);
   else
-    trak_vec_push(
-        out->items,
-        ((trak_frame_item){.kind = TRAK_FRAME_TOO_LARGE, .offset = offset, .u.too_large = len}));
+    trak_vec_push(out->items,
+                  ((trak_frame_item){.kind = TRAK_FRAME_TOO_LARGE, .offset = offset, .len = len}));
 }
 
 /* Frames the complete packets at the start of [data, data + len) whose first byte is at
@@ -186,10 +185,9 @@ frame_scan(trak_processor *p, int *dead, uint64_t *skip_left, const uint8_t *dat
           trak__grow((void **)&out->items.v, &out->items.cap, out->items.n + 1,
                      sizeof *out->items.v);
         trak_frame_item *it = &out->items.v[out->items.n++];
+        it->kind = TRAK_FRAME_PACKET;
         it->offset = base + pos;
-        trak_packet_fields pf;
-        trak__packet_decode(data, end, q, body, &pf);
-        trak__frame_item_pack(out, it, &pf);
+        trak__packet_decode(data, end, q, body, &it->pf);
       }
     } else if (p->sink) {
       sink_field(p, data + pos, (size_t)(q - data) + body - pos,
@@ -210,7 +208,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
 }
 
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
-  b->items.n = b->spans.n = 0;
+  b->items.n = 0;
   size_t skip = 0;
   if (fr->skip_left && b->n) {
     skip = fr->skip_left < b->n ? (size_t)fr->skip_left : b->n;
@@ -248,14 +246,12 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
     trak_frame_item *it = &b->items.v[i];
     if (it->kind == TRAK_FRAME_PACKET) {
       imp->packet_offset = it->offset;
-      trak_packet_fields pf;
-      trak__frame_item_unpack(b, it, &pf);
-      trak__packet_tokenize_decoded(imp, &pf);
+      trak__packet_tokenize_decoded(imp, &it->pf);
       imp->packet_index++;
     } else if (it->kind == TRAK_FRAME_TOO_LARGE) {
-      too_large(p, it->offset, it->u.too_large);
+      too_large(p, it->offset, it->len);
     } else {
-      corrupt(p, it->offset, it->u.why);
+      corrupt(p, it->offset, it->why);
     }
   }
   imp->base = imp->limit = NULL;
