@@ -7,9 +7,11 @@
 ** read took most of the server's start (43 s at 50M events) and the arrays' doubling a third
 ** more memory than they hold.
 */
-#define _GNU_SOURCE /* qsort_r */
+#define _GNU_SOURCE /* qsort_r, MADV_HUGEPAGE */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "processor/processor_internal.h"
 #include "ui/cache.h"
@@ -29,6 +31,19 @@ static int grow(void **v, size_t *cap, size_t n, size_t size) {
   if (!w) return -1;
   *v = w, *cap = c;
   return 0;
+}
+
+void trak__ui_advise_huge(void *p, size_t bytes) {
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+            end = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (p && end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+void *trak__ui_alloc_big(size_t bytes) {
+  void *p = malloc(bytes);
+  trak__ui_advise_huge(p, bytes);
+  return p;
 }
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -127,7 +142,7 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
         if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
       }
       if (!monotonic) {
-        l->max_end = malloc(l->n * sizeof *l->max_end);
+        l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end);
         if (!l->max_end) return oom(err);
         int64_t m = INT64_MIN;
         for (size_t i = 0; i < l->n; i++) {
@@ -200,7 +215,7 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
   for (size_t t = 0; t < c->n_tracks; t++)
     for (size_t d = 0; d < c->tracks[t].n_lines; d++) {
       trak_ui_line *l = &c->tracks[t].lines[d];
-      if (l->cap && !(l->v = malloc(l->cap * sizeof *l->v))) return -1;
+      if (l->cap && !(l->v = trak__ui_alloc_big(l->cap * sizeof *l->v))) return -1;
     }
   return 0;
 }
@@ -238,7 +253,7 @@ static int load_counters(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   }
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
-    if (tr->values_cap && !(tr->values = malloc(tr->values_cap * sizeof *tr->values)))
+    if (tr->values_cap && !(tr->values = trak__ui_alloc_big(tr->values_cap * sizeof *tr->values)))
       return oom(err);
   }
   for (size_t i = 0; i < tb->counter.n; i++) {

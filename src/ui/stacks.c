@@ -42,7 +42,7 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   trak_ui_cache *c = t->c;
   if (c->n_stacks * 2 >= t->n_slots) {
     size_t n_slots = t->n_slots ? t->n_slots * 2 : 1024;
-    uint32_t *slots = malloc(n_slots * sizeof *slots);
+    uint32_t *slots = trak__ui_alloc_big(n_slots * sizeof *slots);
     if (!slots) return NONE;
     memset(slots, 0xff, n_slots * sizeof *slots);
     free(t->slots);
@@ -64,6 +64,8 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
     uint32_t *n = p ? realloc(c->stack_name, cap * sizeof *n) : NULL;
     if (!n) return NONE;
     c->stack_name = n, t->cap = cap;
+    trak__ui_advise_huge(c->stack_parent, cap * sizeof *p);
+    trak__ui_advise_huge(c->stack_name, cap * sizeof *n);
   }
   c->stack_parent[c->n_stacks] = parent;
   c->stack_name[c->n_stacks] = name;
