@@ -169,6 +169,10 @@ int main(int argc, char **argv) {
          t.n_slice, t.n_counter, WIDTH, bytes);
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
+  if (trak__ui_lines_wait(c)) return 1;
+  printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
+         "after the start\n",
+         (bench_now_sec() - w.wall) * 1e3);
   if (!trak__ui_stacks_wait(c)) return 1;
   printf("name-stack tree (flame graph; on its own thread after the cache): ready %.0f ms after "
          "the start\n",

@@ -4,7 +4,8 @@
 ** The area selection's flame graph (aggregate.c) then sums the slices in range into their nodes
 ** instead of merging every slice by name under its parent at each request. The tree is built on
 ** a thread of its own after the cache is read, so that the server answers the first screens
-** meanwhile (the flame graph merges slice by slice until the tree is ready).
+** meanwhile (the flame graph merges slice by slice until the tree is ready); the same thread
+** fills the slice lines first (cache.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -125,7 +126,8 @@ static int stacks_build(trak_ui_cache *c) {
 
 static void *stacks_main(void *arg) {
   trak_ui_cache *c = arg;
-  atomic_store_explicit(&c->stacks_ready, stacks_build(c) ? -1 : 1, memory_order_release);
+  int rc = trak__ui_cache_fill_lines(c);
+  atomic_store_explicit(&c->stacks_ready, rc || stacks_build(c) ? -1 : 1, memory_order_release);
   return NULL;
 }
 
