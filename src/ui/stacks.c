@@ -17,8 +17,9 @@
 
 typedef struct stack_tree {
   trak_ui_cache *c;
-  uint32_t *slots; /* node index, UINT32_MAX: empty; at most half full. 4 bytes a slot (the key
-                   ** is read from the node): a large trace has tens of millions of nodes */
+  uint32_t *slots; /* node index, UINT32_MAX: empty; at most 3/4 full. 4 bytes a slot (the key
+                   ** is read from the node): a large trace has tens of millions of nodes, and
+                   ** the slots were most of the viewer's peak memory past the processor's */
   size_t n_slots;
   size_t cap; /* of c->stack_parent and c->stack_name */
 } stack_tree;
@@ -41,7 +42,7 @@ static size_t slot_find(const stack_tree *t, uint32_t parent, uint32_t name) {
 ** or past MAX_NODES nodes. */
 static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   trak_ui_cache *c = t->c;
-  if (c->n_stacks * 2 >= t->n_slots) {
+  if (c->n_stacks * 4 >= t->n_slots * 3) { /* at most 3/4 full: 4 bytes a slot, ~5 a node */
     size_t n_slots = t->n_slots ? t->n_slots * 2 : 1024;
     uint32_t *slots = trak__ui_alloc_big(n_slots * sizeof *slots);
     if (!slots) return NONE;
