@@ -14,13 +14,12 @@
 
 #define MAX_ENTRIES ((size_t)1 << 24) /* beyond this a scan waits for the lines instead */
 
-/* Whether row x stands for its column rather than row b: the first (earliest) slice that did
-** not end, else the first with the longest duration, as in line order. */
-static int stands_before(const trak_tables *tb, uint32_t x, uint32_t b) {
-  int64_t dx = tb->slice.dur[x], db = tb->slice.dur[b];
-  int64_t tx = tb->slice.ts[x], tbs = tb->slice.ts[b];
-  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tbs);
-  return dx > db || (dx == db && tx < tbs);
+/* Whether a slice of start tx and duration dx stands for its column rather than one of tb, db
+** found before it: the first (earliest) slice that did not end, else the first with the longest
+** duration, as in line order. */
+static int stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
+  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
+  return dx > db || (dx == db && tx < tb);
 }
 
 int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
@@ -61,6 +60,13 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     return -1;
   }
   memset(out->best, 0xff, (entries ? entries : 1) * sizeof *out->best);
+  struct span {
+    int64_t ts, dur;
+  } *best = malloc((entries ? entries : 1) * sizeof *best); /* each entry's row's */
+  if (!best) {
+    free(slot);
+    return -1;
+  }
   for (size_t i = 0; i < tb->slice.n; i++) {
     uint32_t depth = tb->slice.depth[i];
     int64_t ts = tb->slice.ts[i];
@@ -73,9 +79,12 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     uint64_t col = ts < r->start ? 0 : ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px + 1;
     size_t e = out->offset[k] + depth * out->cols + col;
     out->count[e]++;
-    if (out->best[e] == UINT32_MAX || stands_before(tb, (uint32_t)i, out->best[e]))
+    if (out->best[e] == UINT32_MAX || stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
       out->best[e] = (uint32_t)i;
+      best[e] = (struct span){ts, s.dur}; /* beside the entry: no read of the row again */
+    }
   }
+  free(best);
   free(slot);
   return 0;
 }
@@ -87,7 +96,7 @@ trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row) {
                      .dur = tb->slice.dur[row],
                      .id = row,
                      .name = name < c->name_map_len && c->name_map[name] ? c->name_map[name] - 1
-                                                                           : UINT32_MAX,
+                                                                         : UINT32_MAX,
                      .has_parent = tb->slice.parent_id[row] != TRAK_NULL_U32,
                      .stack = TRAK_UI_NO_STACK};
   return s;
