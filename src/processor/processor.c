@@ -13,6 +13,7 @@
 #include "processor/import/import_result.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
+#include "processor/read/pipeline.h"
 #include "processor/sql/perfetto_sql/psql.h"
 
 struct trak_query {
@@ -126,7 +127,10 @@ int trak_processor_open_file(const char *path, const trak_processor_options *opt
   if (!f) return TRAK_EIO;
   trak_processor *p;
   int rc = trak_processor_new(options, &p, err);
-  if (!rc) rc = feed_file(p, f, path, total, err);
+  if (!rc) {
+    p->import_threads = trak__import_threads(total);
+    rc = feed_file(p, f, path, total, err);
+  }
   if (f != stdin) fclose(f);
   if (rc) {
     trak_processor_free(p);

@@ -50,7 +50,9 @@ struct trak_processor {
   uint64_t fed;          /* raw bytes fed */
   uint64_t skip_left;    /* bytes still to skip of a packet over the size limit */
   int dead;              /* malformed framing: the rest of the input is ignored */
-  struct trak_json_import *json;         /* the JSON trace importer (import/json/json.h), when the
+  int import_threads;    /* 2: a binary trace is framed and decoded on a second thread */
+  struct trak_pipeline *pipe;    /* that thread (read/pipeline.h) while it runs, else NULL */
+  struct trak_json_import *json; /* the JSON trace importer (import/json/json.h), when the
                                  ** trace is JSON */
   struct trak_systrace_import *systrace; /* the systrace text importer, when the trace is one */
   trak__field_sink sink; /* reader mode (trak__read_packets): fields go here, not imported */

@@ -14,6 +14,7 @@
 #include "processor/import/proto/proto.h"
 #include "processor/import/systrace/systrace.h"
 #include "processor/processor_internal.h"
+#include "processor/read/pipeline.h"
 #include "trak/pbtxt.h"
 #include "util/limits.h"
 
@@ -88,27 +89,56 @@ static void sink_field(trak_processor *p, const uint8_t *field, size_t len, int 
   p->sink(p->sink_user, field, len);
 }
 
-/* Tokenizes the complete packets at the start of [data, data + len) whose first byte is at
-** stream offset `base`. Returns the number of bytes consumed; the rest is an incomplete
-** field that needs more input. */
-static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
+/* What framing meets, done at once (`out` NULL: the importer's thread) or kept in `out` in file
+** order for trak__stream_apply_batch (the decoding thread, read/pipeline.c, where nothing of the
+** import may be touched). `dead` and `skip_left` are the framer's: the processor's, or the
+** decoding thread's own. */
+static inline __attribute__((always_inline)) void framed_corrupt(trak_processor *p, int *dead,
+                                                                 trak_frame_batch *out,
+                                                                 uint64_t offset, const char *why) {
+  if (!out) {
+    corrupt(p, offset, why);
+    return;
+  }
+  *dead = 1;
+  trak_vec_push(out->items,
+                ((trak_frame_item){.kind = TRAK_FRAME_CORRUPT, .offset = offset, .why = why}));
+}
+
+static inline __attribute__((always_inline)) void
+framed_too_large(trak_processor *p, trak_frame_batch *out, uint64_t offset, uint64_t len) {
+  if (!out)
+    too_large(p, offset, len);
+  else
+    trak_vec_push(out->items,
+                  ((trak_frame_item){.kind = TRAK_FRAME_TOO_LARGE, .offset = offset, .len = len}));
+}
+
+/* Frames the complete packets at the start of [data, data + len) whose first byte is at
+** stream offset `base`: tokenizes them (out NULL) or decodes them into `out`. Returns the
+** number of bytes consumed; the rest is an incomplete field that needs more input. */
+static inline __attribute__((always_inline)) size_t
+frame_scan(trak_processor *p, int *dead, uint64_t *skip_left, const uint8_t *data, size_t len,
+           uint64_t base, trak_frame_batch *out) {
   if (!len) return 0;
-  p->imp->base = data;
-  p->imp->limit = data + len;
+  if (!out) {
+    p->imp->base = data;
+    p->imp->limit = data + len;
+  }
   size_t pos = 0;
   const uint8_t *end = data + len;
-  while (pos < len && !p->dead) {
+  while (pos < len && !*dead) {
     const uint8_t *q = data + pos;
     uint64_t tag, v;
     const char *why;
     if (read_varint(&q, end, &tag, &why)) {
       if (end - (data + pos) < TRAK_PB_MAX_VARINT_BYTES) return pos;
-      corrupt(p, base + pos, why);
+      framed_corrupt(p, dead, out, base + pos, why);
       return pos;
     }
     uint32_t field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
     if (field == 0) {
-      corrupt(p, base + pos, "field number 0");
+      framed_corrupt(p, dead, out, base + pos, "field number 0");
       return pos;
     }
     size_t body = 0;
@@ -116,7 +146,7 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     case TRAK_PB_WIRE_VARINT:
       if (read_varint(&q, end, &v, &why)) {
         if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
-        corrupt(p, base + pos, why);
+        framed_corrupt(p, dead, out, base + pos, why);
         return pos;
       }
       break;
@@ -129,27 +159,37 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     case TRAK_PB_WIRE_LEN:
       if (read_varint(&q, end, &v, &why)) {
         if (end - q < TRAK_PB_MAX_VARINT_BYTES) return pos;
-        corrupt(p, base + pos, why);
+        framed_corrupt(p, dead, out, base + pos, why);
         return pos;
       }
       if (v > TRAK_LIMIT_PACKET_BYTES) {
-        too_large(p, base + pos, v);
+        framed_too_large(p, out, base + pos, v);
         if ((uint64_t)(end - q) >= v) {
           pos = (size_t)(q - data) + (size_t)v;
           continue;
         }
-        p->skip_left = v - (uint64_t)(end - q);
+        *skip_left = v - (uint64_t)(end - q);
         pos = len;
         continue;
       }
       body = (size_t)v;
       break;
     default:
-      corrupt(p, base + pos, "invalid wire type");
+      framed_corrupt(p, dead, out, base + pos, "invalid wire type");
       return pos;
     }
     if ((size_t)(end - q) < body) return pos;
-    if (p->sink) {
+    if (out) {
+      if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
+        if (out->items.n == out->items.cap)
+          trak__grow((void **)&out->items.v, &out->items.cap, out->items.n + 1,
+                     sizeof *out->items.v);
+        trak_frame_item *it = &out->items.v[out->items.n++];
+        it->kind = TRAK_FRAME_PACKET;
+        it->offset = base + pos;
+        trak__packet_decode(data, end, q, body, &it->pf);
+      }
+    } else if (p->sink) {
       sink_field(p, data + pos, (size_t)(q - data) + body - pos,
                  field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN, body, base + pos);
     } else if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {
@@ -159,11 +199,71 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
     }
     pos = (size_t)(q - data) + body;
   }
-  p->imp->base = p->imp->limit = NULL;
+  if (!out) p->imp->base = p->imp->limit = NULL;
   return pos;
 }
 
+static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t base) {
+  return frame_scan(p, &p->dead, &p->skip_left, data, len, base, NULL);
+}
+
+void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
+  b->items.n = 0;
+  size_t skip = 0;
+  if (fr->skip_left && b->n) {
+    skip = fr->skip_left < b->n ? (size_t)fr->skip_left : b->n;
+    fr->skip_left -= skip, fr->offset += skip;
+  }
+  if (fr->dead || skip == b->n) {
+    b->n = 0;
+    return;
+  }
+  size_t rest = b->n - skip;
+  int carried = fr->carry.n != 0;
+  if (carried) { /* the packet straddling the pieces: its start goes before this piece */
+    trak__grow((void **)&b->bytes, &b->cap, fr->carry.n + rest, 1);
+    memmove(b->bytes + fr->carry.n, b->bytes + skip, rest);
+    memcpy(b->bytes, fr->carry.v, fr->carry.n);
+    b->n = fr->carry.n + rest;
+    fr->carry.n = 0;
+  } else if (skip) {
+    memmove(b->bytes, b->bytes + skip, rest);
+    b->n = rest;
+  }
+  size_t used = frame_scan(NULL, &fr->dead, &fr->skip_left, b->bytes, b->n, fr->offset, b);
+  fr->offset += used;
+  /* as binary_feed keeps it: a carried tail even past corruption, a new one only before it */
+  if (carried || !fr->dead) bytes_append(&fr->carry, b->bytes + used, b->n - used);
+}
+
+void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
+  trak_importer *imp = p->imp;
+  uint64_t bytes_in = imp->bytes_in, bytes_plain = imp->bytes_plain;
+  /* the input counted as when the single thread would tokenize these packets (limits use it) */
+  imp->bytes_in = b->bytes_in, imp->bytes_plain = b->bytes_plain;
+  imp->base = b->bytes, imp->limit = b->bytes + b->n;
+  for (size_t i = 0; i < b->items.n; i++) {
+    trak_frame_item *it = &b->items.v[i];
+    if (it->kind == TRAK_FRAME_PACKET) {
+      imp->packet_offset = it->offset;
+      trak__packet_tokenize_decoded(imp, &it->pf);
+      imp->packet_index++;
+    } else if (it->kind == TRAK_FRAME_TOO_LARGE) {
+      too_large(p, it->offset, it->len);
+    } else {
+      corrupt(p, it->offset, it->why);
+    }
+  }
+  imp->base = imp->limit = NULL;
+  imp->bytes_in = bytes_in, imp->bytes_plain = bytes_plain;
+}
+
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
+  if (p->import_threads > 1 && !p->sink && !p->pipe && !p->dead) p->pipe = trak__pipeline_start(p);
+  if (p->pipe) {
+    trak__pipeline_feed(p->pipe, data, len);
+    return;
+  }
   if (p->skip_left && len) {
     size_t n = p->skip_left < len ? (size_t)p->skip_left : len;
     p->skip_left -= n, p->plain_offset += n;
@@ -446,6 +546,10 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
                  (unsigned long long)p->plain_offset);
   }
   plain_feed(p, NULL, 0, 1);
+  if (p->pipe) { /* the decoded packets left are tokenized, the framing state comes back */
+    trak__pipeline_finish(p->pipe);
+    p->pipe = NULL;
+  }
   if (p->raw_state == 2 && !p->z_ended) p->dead = 1; /* one warning for one truncation */
   if (p->format == TRAK_FORMAT_JSON) {
     if (p->json) trak__json_import_finish(p->json);
@@ -483,6 +587,8 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
 }
 
 void trak__stream_free(trak_processor *p) {
+  trak__pipeline_free(p->pipe);
+  p->pipe = NULL;
   trak_vec_free(p->raw_sniff);
   trak_vec_free(p->plain_sniff);
   trak__text_split_free(&p->text);

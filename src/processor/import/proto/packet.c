@@ -28,22 +28,8 @@ enum packet_span {
   P_COUNT
 };
 
-/* The fields of a packet that need ordering: state changes apply before the payload. Only the
-** part before `span` is zeroed per packet (every packet pays for it); a span is read only if
-** its bit is in `present`. */
-typedef struct packet_fields {
-  uint64_t timestamp;
-  uint32_t clock_id, seq_id, flags;
-  uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
-  uint32_t present; /* bit 1 << P_*: that span was in the packet */
-  uint32_t meta_field;
-  const uint8_t *raw; /* the packet's bytes, kept if its clock is not known yet */
-  size_t raw_len;
-  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
-  uint8_t has_zstd;
-  uint8_t unhandled; /* has fields the switch below does not read: see unhandled_fields() */
-  trak_span span[P_COUNT];
-} packet_fields;
+typedef trak_packet_fields packet_fields;
+_Static_assert(P_COUNT == TRAK_PACKET_SPANS, "proto.h sizes trak_packet_fields.span");
 
 #define HAS(pf, p) ((pf)->present & 1u << (p))
 
@@ -121,11 +107,14 @@ static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field 
   pf->present |= 1u << p;
 }
 
-static inline __attribute__((always_inline)) int
-decode_fields(const trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
+static inline __attribute__((always_inline)) int decode_fields(const uint8_t *base,
+                                                               const uint8_t *limit,
+                                                               const uint8_t *data, size_t len,
+                                                               packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
+  trak_pb_decoder_init(&dec, data, len);
+  if (limit && data >= base && dec.end <= limit) dec.limit = limit;
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
@@ -416,7 +405,7 @@ void trak__packets_retry_deferred(trak_importer *imp) {
     packet_fields pf;
     memset(&pf, 0, offsetof(packet_fields, span));
     /* Decoded before without error; its sequence state and descriptors were applied then. */
-    decode_fields(imp, d->bytes.data, d->bytes.len, &pf);
+    decode_fields(NULL, NULL, d->bytes.data, d->bytes.len, &pf);
     packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id));
     free((void *)d->bytes.data);
   }
@@ -447,13 +436,29 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
   if (has_machine || imp->threads.machine) trak__machine_switch(imp, has_machine, machine);
 }
 
-static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
+/* The pure half of decode_packet: reads only the packet's bytes, so it may run on the decoding
+** thread (read/pipeline.c). */
+static inline __attribute__((always_inline)) void decode_pure(const uint8_t *base,
+                                                              const uint8_t *limit,
+                                                              const uint8_t *data, size_t len,
+                                                              packet_fields *pf) {
   memset(pf, 0, offsetof(packet_fields, span));
   pf->raw = data, pf->raw_len = len;
-  if (decode_fields(imp, data, len, pf))
+  pf->malformed = decode_fields(base, limit, data, len, pf) != 0;
+}
+
+/* The half of decode_packet that reads or changes the import's state, in packet order. */
+static inline __attribute__((always_inline)) void
+decode_finish(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
+  if (pf->malformed)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED,
                  "packet fields do not decode; kept the fields before the error");
   if (TRAK_UNLIKELY(pf->unhandled | imp->threads.machine)) unhandled_fields(imp, data, len, pf);
+}
+
+static void decode_packet(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
+  decode_pure(imp->base, imp->limit, data, len, pf);
+  decode_finish(imp, data, len, pf);
 }
 
 /* One level of compressed_packets being tokenized: its inflated Trace fragment, the decoder
@@ -551,14 +556,30 @@ static void compressed_packets(trak_importer *imp, const packet_fields *top) {
   imp->base = base, imp->limit = limit;
 }
 
+static inline __attribute__((always_inline)) void packet_dispatch(trak_importer *imp,
+                                                                  packet_fields *pf) {
+  if (HAS(pf, P_COMPRESSED))
+    compressed_packets(imp, pf);
+  else
+    packet_body(imp, pf);
+}
+
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) {
   imp->packet_len = len;
   packet_fields pf;
   decode_packet(imp, data, len, &pf);
-  if (HAS(&pf, P_COMPRESSED))
-    compressed_packets(imp, &pf);
-  else
-    packet_body(imp, &pf);
+  packet_dispatch(imp, &pf);
+}
+
+void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_t *data, size_t len,
+                         trak_packet_fields *pf) {
+  decode_pure(base, limit, data, len, pf);
+}
+
+void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf) {
+  imp->packet_len = pf->raw_len;
+  decode_finish(imp, pf->raw, pf->raw_len, pf);
+  packet_dispatch(imp, pf);
 }
 
 void trak__proto_free(trak_importer *imp) {

@@ -14,6 +14,36 @@
 
 /* Tokenizes one serialized TracePacket (packet.c). Never fails: problems are reported. */
 void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
+
+/* A TracePacket's top-level fields, decoded (packet.c): the fields that need ordering (state
+** changes apply before the payload) and the sub-messages packet.c reads, as spans into the
+** packet's bytes. Only the part before `span` is zeroed per packet; a span is read only if its
+** bit is in `present`. */
+#define TRAK_PACKET_SPANS 10
+typedef struct trak_packet_fields {
+  uint64_t timestamp;
+  uint32_t clock_id, seq_id, flags;
+  uint32_t dropped; /* previous_packet_dropped: 1, or a DATA_LOSS_* bit mask */
+  uint32_t present; /* bit 1 << P_* (packet.c): that span was in the packet */
+  uint32_t meta_field;
+  const uint8_t *raw; /* the packet's bytes, kept if its clock is not known yet */
+  size_t raw_len;
+  uint8_t has_ts, has_clock, has_seq, cleared, first_on_seq;
+  uint8_t has_zstd;
+  uint8_t unhandled; /* has fields the common switch does not read (packet.c) */
+  uint8_t malformed; /* the fields stop decoding before the packet's end */
+  trak_span span[TRAK_PACKET_SPANS];
+} trak_packet_fields;
+
+/* trak__packet_tokenize in two halves, for the import's decoding thread (read/pipeline.c).
+** trak__packet_decode reads nothing but [data, data + len) (and may read ahead up to `limit`,
+** the end of the buffer that holds it from `base`), so it runs on any thread; `pf` points
+** into the bytes, which must outlive trak__packet_tokenize_decoded. That one runs on the
+** importer's thread, in packet order, and does all the rest, exactly as
+** trak__packet_tokenize would. */
+void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_t *data, size_t len,
+                         trak_packet_fields *pf);
+void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf);
 /* Converts and imports the packets kept because their clock was not known when they were read
 ** (packet.c), now that the whole trace is; those still unknown are counted. Called once, after
 ** the last packet and before the parse phase. */

@@ -1,0 +1,161 @@
+/*
+** This file holds the import's decoding thread: a ring of batches of input passed from the
+** importer's thread (which copies the bytes in and tokenizes the decoded packets) to the
+** decoding thread (which frames and decodes them, read/stream.c) and back, in order.
+** Synchronisation is one mutex and two condition variables; no import state is shared.
+*/
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "processor/read/pipeline.h"
+
+#define SLOTS 4
+#define PIECE (32u << 10) /* bytes per batch: its decoded packets stay in the cache */
+
+enum { SLOT_FREE, SLOT_FILLED, SLOT_DECODED };
+
+struct trak_pipeline {
+  trak_processor *p;
+  pthread_t thread;
+  pthread_mutex_t mu;
+  pthread_cond_t filled;  /* a slot became FILLED, or stop */
+  pthread_cond_t decoded; /* a slot became DECODED */
+  int state[SLOTS];
+  int stop;
+  trak_frame_batch slot[SLOTS];
+  size_t fill, apply; /* the importer's thread: next slot to fill, next to apply */
+  trak_framer fr;     /* the decoding thread's, until it has stopped */
+};
+
+int trak__import_threads(uint64_t size) {
+  const char *env = getenv("TRAK_IMPORT_THREADS");
+  if (env && (env[0] == '1' || env[0] == '2') && !env[1]) return env[0] - '0';
+  if (size && size < (4u << 20)) return 1;
+  return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
+}
+
+static void *decode_main(void *arg) {
+  trak_pipeline *pl = arg;
+  size_t i = 0;
+  for (;;) {
+    pthread_mutex_lock(&pl->mu);
+    while (pl->state[i] != SLOT_FILLED && !pl->stop)
+      pthread_cond_wait(&pl->filled, &pl->mu);
+    if (pl->state[i] != SLOT_FILLED) { /* stopped, nothing left to decode */
+      pthread_mutex_unlock(&pl->mu);
+      return NULL;
+    }
+    pthread_mutex_unlock(&pl->mu);
+    trak__stream_frame_batch(&pl->fr, &pl->slot[i]);
+    pthread_mutex_lock(&pl->mu);
+    pl->state[i] = SLOT_DECODED;
+    pthread_cond_signal(&pl->decoded);
+    pthread_mutex_unlock(&pl->mu);
+    i = (i + 1) % SLOTS;
+  }
+}
+
+trak_pipeline *trak__pipeline_start(trak_processor *p) {
+  trak_pipeline *pl = calloc(1, sizeof *pl);
+  if (!pl) return NULL;
+  pl->p = p;
+  pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
+  pl->fr.offset = p->plain_offset;
+  pl->fr.skip_left = p->skip_left;
+  pl->fr.dead = p->dead;
+  pthread_mutex_init(&pl->mu, NULL);
+  pthread_cond_init(&pl->filled, NULL);
+  pthread_cond_init(&pl->decoded, NULL);
+  if (pthread_create(&pl->thread, NULL, decode_main, pl)) {
+    pthread_mutex_destroy(&pl->mu);
+    pthread_cond_destroy(&pl->filled);
+    pthread_cond_destroy(&pl->decoded);
+    free(pl);
+    return NULL;
+  }
+  memset(&p->pending, 0, sizeof p->pending);
+  return pl;
+}
+
+/* Waits for the oldest slot to be decoded and applies it on this (the importer's) thread. */
+static void apply_oldest(trak_pipeline *pl) {
+  size_t i = pl->apply;
+  pthread_mutex_lock(&pl->mu);
+  while (pl->state[i] != SLOT_DECODED)
+    pthread_cond_wait(&pl->decoded, &pl->mu);
+  pthread_mutex_unlock(&pl->mu);
+  trak__stream_apply_batch(pl->p, &pl->slot[i]);
+  pthread_mutex_lock(&pl->mu);
+  pl->state[i] = SLOT_FREE;
+  pthread_mutex_unlock(&pl->mu);
+  pl->apply = (i + 1) % SLOTS;
+}
+
+void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
+  while (len) {
+    size_t n = len < PIECE ? len : PIECE;
+    size_t i = pl->fill;
+    pthread_mutex_lock(&pl->mu);
+    int busy = pl->state[i] != SLOT_FREE;
+    pthread_mutex_unlock(&pl->mu);
+    if (busy) apply_oldest(pl); /* the ring is full: i is the oldest */
+    trak_frame_batch *b = &pl->slot[i];
+    trak__grow((void **)&b->bytes, &b->cap, n, 1);
+    memcpy(b->bytes, data, n);
+    b->n = n;
+    b->bytes_in = pl->p->imp->bytes_in, b->bytes_plain = pl->p->imp->bytes_plain;
+    pthread_mutex_lock(&pl->mu);
+    pl->state[i] = SLOT_FILLED;
+    pthread_cond_signal(&pl->filled);
+    pthread_mutex_unlock(&pl->mu);
+    pl->fill = (i + 1) % SLOTS;
+    data += n, len -= n;
+  }
+}
+
+static void stop(trak_pipeline *pl) {
+  pthread_mutex_lock(&pl->mu);
+  pl->stop = 1;
+  pthread_cond_signal(&pl->filled);
+  pthread_mutex_unlock(&pl->mu);
+  pthread_join(pl->thread, NULL);
+  pthread_mutex_destroy(&pl->mu);
+  pthread_cond_destroy(&pl->filled);
+  pthread_cond_destroy(&pl->decoded);
+}
+
+static void release(trak_pipeline *pl) {
+  for (size_t i = 0; i < SLOTS; i++) {
+    free(pl->slot[i].bytes);
+    trak_vec_free(pl->slot[i].items);
+  }
+  trak_vec_free(pl->fr.carry);
+  free(pl);
+}
+
+void trak__pipeline_finish(trak_pipeline *pl) {
+  for (;;) { /* FILLED slots are decoded before the thread stops */
+    pthread_mutex_lock(&pl->mu);
+    int left = pl->state[pl->apply] != SLOT_FREE;
+    pthread_mutex_unlock(&pl->mu);
+    if (!left) break;
+    apply_oldest(pl);
+  }
+  stop(pl);
+  trak_processor *p = pl->p;
+  trak_vec_free(p->pending);
+  p->pending = pl->fr.carry;
+  memset(&pl->fr.carry, 0, sizeof pl->fr.carry);
+  p->plain_offset = pl->fr.offset;
+  p->skip_left = pl->fr.skip_left;
+  p->dead |= pl->fr.dead;
+  release(pl);
+}
+
+void trak__pipeline_free(trak_pipeline *pl) {
+  if (!pl) return;
+  stop(pl);
+  release(pl);
+}

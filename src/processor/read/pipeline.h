@@ -1,0 +1,69 @@
+/*
+** The import on two cores (pipeline.c): a decoding thread frames the binary trace into
+** TracePackets and decodes their top-level fields while the importer's thread tokenizes the
+** packets decoded before, in file order, so that every table is what one thread would build.
+*/
+#ifndef TRAK_PROCESSOR_READ_PIPELINE_H
+#define TRAK_PROCESSOR_READ_PIPELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor/import/proto/proto.h"
+#include "processor/processor_internal.h"
+
+/* What the decoding thread met in the bytes, in file order. A packet's fields are kept whole:
+** only their first two cache lines are written and read for a common packet (the spans past
+** the first stay untouched), and a compact copy (spans as offsets) measured 30 instructions
+** more per packet on the importer's thread to unpack. */
+enum { TRAK_FRAME_PACKET, TRAK_FRAME_TOO_LARGE, TRAK_FRAME_CORRUPT };
+typedef struct trak_frame_item {
+  uint8_t kind;
+  uint64_t offset;       /* stream offset of the field */
+  uint64_t len;          /* TOO_LARGE: the packet's length */
+  const char *why;       /* CORRUPT: what was wrong (a static string) */
+  trak_packet_fields pf; /* PACKET: its fields, pointing into the batch's bytes */
+} trak_frame_item;
+
+/* A piece of the input passed from the importer's thread to the decoding thread and back. */
+typedef struct trak_frame_batch {
+  uint8_t *bytes; /* owned: the piece, behind the start of a packet carried from the last one */
+  size_t n, cap;
+  uint64_t bytes_in, bytes_plain; /* the importer's input counters when the piece was fed */
+  TRAK_VEC(trak_frame_item) items;
+} trak_frame_batch;
+
+/* The decoding thread's framing state: what binary_feed keeps in the processor when one
+** thread frames (the tail of a packet straddling pieces, offsets, the skip of an oversized
+** packet, corrupt framing). */
+typedef struct trak_framer {
+  trak_bytes carry;
+  uint64_t offset; /* stream offset of carry's first byte */
+  uint64_t skip_left;
+  int dead;
+} trak_framer;
+
+typedef struct trak_pipeline trak_pipeline;
+
+/* How many threads an import of `size` bytes (0: unknown) uses: TRAK_IMPORT_THREADS=1 or 2
+** when set, else 2 for a trace of 4 MiB or more (or of unknown size) on a machine with two
+** cores or more, else 1. */
+int trak__import_threads(uint64_t size);
+/* Starts the decoding thread for `p`'s binary trace, its framing from p's state (offset, carry,
+** skip). Returns NULL when the thread cannot start (the caller frames on its own thread). */
+trak_pipeline *trak__pipeline_start(trak_processor *p);
+/* Hands `len` bytes to the decoding thread (copied: the caller may reuse them), applying the
+** batches already decoded when the ring of batches is full. */
+void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len);
+/* Applies every batch left, stops the thread and gives its framing state back to the processor
+** (pending, plain_offset, skip_left, dead) as if one thread had framed; frees `pl`. */
+void trak__pipeline_finish(trak_pipeline *pl);
+/* Stops the thread without applying what is left (an import abandoned); frees `pl`. */
+void trak__pipeline_free(trak_pipeline *pl);
+
+/* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
+** `fr` and `b`), and applies a decoded batch on the importer's thread. */
+void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
+void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b);
+
+#endif /* TRAK_PROCESSOR_READ_PIPELINE_H */
