@@ -67,11 +67,11 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
     return rc;
   }
   FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0, dropped_ftrace = 0;
   if (!f) {
     rc = trak_error_set(&err, TRAK_EIO, "%s: cannot create", out_path);
   } else {
-    rc = trak__json_export(p, f, &dropped, &err);
+    rc = trak__json_export(p, f, &dropped, &dropped_ftrace, &err);
     if (f != stdout && fclose(f) && !rc)
       rc = trak_error_set(&err, TRAK_EIO, "%s: write failed", out_path);
   }
@@ -82,6 +82,11 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
             "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
             "(zero-length or not on a thread); not written\n",
             (unsigned long long)dropped);
+  if (dropped_ftrace)
+    fprintf(stderr,
+            "trak convert: %llu ftrace event(s) before the import's crop of kernel data, or "
+            "with a negative time or a name text cannot hold; not written\n",
+            (unsigned long long)dropped_ftrace);
   return 0;
 }
 

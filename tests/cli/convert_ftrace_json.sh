@@ -48,6 +48,11 @@ same "$GOLDEN/cpu_rows_from_counters.pbtxt" "$COUNTERS"
 same "$GOLDEN/ftrace_crop_atrace.pbtxt" "$SLICES"
 same "$GOLDEN/ftrace_crop_start.pbtxt" "$SCHED" "$STATES" "$SLICES" "$COUNTERS"
 
+# What text leaves out is counted on stderr.
+"$TRAK" convert "$GOLDEN/ftrace_crop_atrace.pbtxt" "$TMP/crop.json" 2> "$TMP/err"
+grep -q "1 ftrace event(s) before the import's crop" "$TMP/err" ||
+  fail "no warning for the cropped event: $(cat "$TMP/err")"
+
 # The lines: to_ftrace's layout, prev_state as letters, exact nanoseconds.
 "$TRAK" query "$TMP/sched_regression_typed.json" "select count(*) from sched" > /dev/null
 python3 - "$TMP/sched_regression_typed.json" <<'PY' || fail "unexpected systemTraceEvents text"

@@ -460,16 +460,18 @@ static int64_t ftrace_crop_ts(const trak_processor *p) {
 }
 
 /* "systemTraceEvents": the ftrace events as systrace text, when there are any. */
-static void system_trace_events(out *o, const trak_processor *p) {
-  if (!o->t->ftrace_event.n) return;
+static uint32_t system_trace_events(out *o, const trak_processor *p) {
+  if (!o->t->ftrace_event.n) return 0;
   trak_textbuf text = {0};
-  trak__json_systrace_text(o->t, ftrace_crop_ts(p), &text);
+  uint32_t skipped = trak__json_systrace_text(o->t, ftrace_crop_ts(p), &text);
   fputs(",\n\"systemTraceEvents\":", o->f);
   put_str_len(o->f, text.s, text.len);
   trak__textbuf_free(&text);
+  return skipped;
 }
 
-int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_error *err) {
+int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, uint64_t *dropped_ftrace,
+                      trak_error *err) {
   const trak_tables *t = &p->tables;
   trak__ensure_flow_index(p);
   /* Each thread's first thread track holds its X slices; other tracks go out as async. */
@@ -501,7 +503,7 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_
   async_slices(&o);
   counters(&o);
   fputs("\n]", f);
-  system_trace_events(&o, p);
+  uint32_t skipped = system_trace_events(&o, p);
   fputs(",\"displayTimeUnit\":\"ns\"}\n", f);
   for (uint32_t i = 0; i < t->flow.n; i++)
     o.dropped += !o.flow_v2[i] && !v1_expressible(&o, i);
@@ -513,5 +515,6 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_
   free(o.from_text);
   if (fflush(f) || ferror(f)) return trak_error_set(err, TRAK_EIO, "write failed");
   if (dropped_flows) *dropped_flows = o.dropped;
+  if (dropped_ftrace) *dropped_ftrace = skipped;
   return 0;
 }
