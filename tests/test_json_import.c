@@ -341,7 +341,7 @@ static void export_reimports(void **state) {
   char *buf = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&buf, &len);
-  assert_int_equal(trak__json_export(p, f, NULL, NULL), 0);
+  assert_int_equal(trak__json_export(p, f, NULL, NULL, NULL), 0);
   fclose(f);
   trak_processor *q = import_split(buf, len, len);
   assert_int_equal(trak_processor_stat_value(q, "json_tokenizer_failure"), 0);

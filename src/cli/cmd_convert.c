@@ -23,8 +23,10 @@ static const char CONVERT_HELP[] =
     ".pbtxt .textproto .txt -> pbtxt, .json -> json). OUT may be - for stdout.\n"
     "\n"
     "JSON output is the trace-event JSON Object Format (docs/formats.md): any trace trak\n"
-    "reads, JSON traces included, is imported and its tables written out. A JSON trace\n"
-    "converts to protobuf the same way: imported, then its tables written as track events.\n"
+    "reads, JSON traces included, is imported and its tables written out; kernel (ftrace)\n"
+    "events go into systemTraceEvents as systrace text, as Perfetto's traceconv writes them.\n"
+    "A JSON trace converts to protobuf the same way: imported, then its tables written as\n"
+    "track events.\n"
     "\n"
     "IN may also be tabular events, CSV with a header or JSON Lines (by the extension .csv,\n"
     ".jsonl or .ndjson, or by content, or as --from says; IN - is stdin with --from),\n"
@@ -65,11 +67,11 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
     return rc;
   }
   FILE *f = strcmp(out_path, "-") ? fopen(out_path, "w") : stdout;
-  uint64_t dropped = 0;
+  uint64_t dropped = 0, dropped_ftrace = 0;
   if (!f) {
     rc = trak_error_set(&err, TRAK_EIO, "%s: cannot create", out_path);
   } else {
-    rc = trak__json_export(p, f, &dropped, &err);
+    rc = trak__json_export(p, f, &dropped, &dropped_ftrace, &err);
     if (f != stdout && fclose(f) && !rc)
       rc = trak_error_set(&err, TRAK_EIO, "%s: write failed", out_path);
   }
@@ -80,6 +82,11 @@ static int convert_to_json(const char *in, const uint8_t *bin, size_t len, const
             "trak convert: %llu flow(s) touch slices JSON flow events cannot bind to "
             "(zero-length or not on a thread); not written\n",
             (unsigned long long)dropped);
+  if (dropped_ftrace)
+    fprintf(stderr,
+            "trak convert: %llu ftrace event(s) before the import's crop of kernel data, or "
+            "with a negative time or a name text cannot hold; not written\n",
+            (unsigned long long)dropped_ftrace);
   return 0;
 }
 

@@ -49,7 +49,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   char *out = NULL;
   size_t len = 0;
   FILE *f = open_memstream(&out, &len);
-  if (f && trak__json_export(p, f, NULL, NULL) == 0) {
+  if (f && trak__json_export(p, f, NULL, NULL, NULL) == 0) {
     fclose(f);
     f = NULL;
     trak_processor *q = import((const uint8_t *)out, len, len / 2, len);

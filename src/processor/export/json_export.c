@@ -8,7 +8,10 @@
 **   - slices of every other track (process, global and nested custom tracks) as nestable async
 **     b/e (n for zero duration) with the track id as id2.local (process) or id2.global;
 **   - counter values as C events, one series "value" per counter track;
-**   - each slice's arg set as "args", keys without their first segment ("debug.", "args.").
+**   - each slice's arg set as "args", keys without their first segment ("debug.", "args.");
+**   - the ftrace_event rows as systrace text in "systemTraceEvents" (json_systrace.c); then the
+**     slices and counters that text makes again on import (atrace slices and counters, CPU
+**     frequency, idle and frequency limits) are not written as events too.
 ** Timestamps are printed from integer nanoseconds as exact decimal microseconds.
 */
 #include <inttypes.h>
@@ -17,6 +20,7 @@
 #include <string.h>
 
 #include "processor/export/json_export.h"
+#include "processor/export/json_systrace.h"
 #include "util/utf8.h"
 #include "util/wrapping.h"
 #include "processor/processor_internal.h"
@@ -30,7 +34,30 @@ typedef struct out {
   uint32_t *bind;                /* slice -> v2 flow id (bind_id), 0: none */
   uint8_t *bind_dir;             /* slice -> 1 flow_in, 2 flow_out, 3 both */
   uint8_t *flow_v2;              /* flow -> expressed with bind_id */
+  uint8_t *from_text; /* track id -> its slices or counters come from the systrace text */
 } out;
+
+/* The JSON string of [s, s + len), quotes included (see put_str). */
+static void put_str_len(FILE *f, const char *s, size_t len) {
+  fputc('"', f);
+  while (len) {
+    size_t ok = trak__utf8_valid_prefix(s, len);
+    for (size_t i = 0; i < ok; i++) {
+      unsigned char ch = (unsigned char)s[i];
+      if (ch == '"' || ch == '\\')
+        fputc('\\', f), fputc(ch, f);
+      else if (ch == '\n')
+        fputs("\\n", f);
+      else if (ch < 0x20)
+        fprintf(f, "\\u%04x", ch);
+      else
+        fputc(ch, f);
+    }
+    s += ok, len -= ok;
+    if (len) fputs("\\ufffd", f), s++, len--;
+  }
+  fputc('"', f);
+}
 
 static void put_ts(FILE *f, int64_t ns) {
   uint64_t mag = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
@@ -49,23 +76,7 @@ static void put_ts(FILE *f, int64_t ns) {
 /* A JSON string: each byte that is not part of well-formed UTF-8 (protobuf strings may hold
 ** any bytes) is written as U+FFFD, so the output is valid JSON for every reader. */
 static void put_str(FILE *f, const char *s) {
-  fputc('"', f);
-  size_t len = strlen(s);
-  while (len) {
-    size_t ok = trak__utf8_valid_prefix(s, len);
-    for (size_t i = 0; i < ok; i++) {
-      unsigned char ch = (unsigned char)s[i];
-      if (ch == '"' || ch == '\\')
-        fputc('\\', f), fputc(ch, f);
-      else if (ch < 0x20)
-        fprintf(f, "\\u%04x", ch);
-      else
-        fputc(ch, f);
-    }
-    s += ok, len -= ok;
-    if (len) fputs("\\ufffd", f), s++, len--;
-  }
-  fputc('"', f);
+  put_str_len(f, s, strlen(s));
 }
 
 static void begin_event(out *o, char ph) {
@@ -327,6 +338,11 @@ static void async_event(out *o, uint32_t slice, char ph) {
   fputc('}', o->f);
 }
 
+/* A slice the systrace text makes again on import: an atrace slice (no category). */
+static int skipped_slice(const out *o, uint32_t slice) {
+  return o->from_text[o->t->slice.track_id[slice]] && !o->t->slice.category[slice];
+}
+
 /* Async edges sort by time; at one time ends come first (inner ones first), then begins in
 ** table order (outer first), so that re-import nests them as they were. */
 typedef struct edge {
@@ -347,7 +363,7 @@ static void async_slices(out *o) {
   if (!edges) abort();
   size_t n = 0;
   for (uint32_t i = 0; i < t->slice.n; i++) {
-    if (o->is_thread_main[t->slice.track_id[i]]) continue;
+    if (o->is_thread_main[t->slice.track_id[i]] || skipped_slice(o, i)) continue;
     edges[n++] = (edge){t->slice.ts[i], 1, i, i};
     if (t->slice.dur[i] > 0)
       edges[n++] =
@@ -365,6 +381,7 @@ static void counters(out *o) {
   const trak_tables *t = o->t;
   for (uint32_t i = 0; i < t->counter.n; i++) {
     uint32_t track = t->counter.track_id[i];
+    if (o->from_text[track]) continue;
     begin_event(o, 'C');
     uint32_t name = t->track.name[track];
     if (name) {
@@ -386,7 +403,75 @@ static void counters(out *o) {
   }
 }
 
-int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_error *err) {
+/* Whether the ftrace_event table has a row named one of `names` (NULL-terminated). */
+static int has_event(const trak_tables *t, const char *const *names) {
+  uint32_t ids[8] = {0};
+  size_t n = 0;
+  for (; names[n] && n < 8; n++)
+    ids[n] = trak__strpool_find(&t->strings, names[n], strlen(names[n]));
+  for (uint32_t i = 0; i < t->ftrace_event.n; i++)
+    for (size_t k = 0; k < n; k++)
+      if (ids[k] && t->ftrace_event.name[i] == ids[k]) return 1;
+  return 0;
+}
+
+/* Marks the tracks whose slices or counters the systrace text of the ftrace events makes again
+** on import (systrace/events.c reads markers, cpu_frequency, cpu_frequency_limits, cpu_idle):
+** writing them as JSON events as well would make them twice. */
+static void mark_text_tracks(out *o) {
+  const trak_tables *t = o->t;
+  static const char *const markers[] = {"print", "tracing_mark_write", NULL};
+  static const char *const freq[] = {"cpu_frequency", NULL};
+  static const char *const idle[] = {"cpu_idle", NULL};
+  static const char *const limits[] = {"cpu_frequency_limits", NULL};
+  static const struct {
+    const char *const *events;
+    const char *types[6];
+  } rules[] = {
+      {markers,
+       {"thread_execution", "atrace_counter", "atrace_async_slice", "atrace_async_slice_for_track",
+        "android_device_state"}},
+      {freq, {"cpu_frequency"}},
+      {idle, {"cpu_idle"}},
+      {limits, {"cpu_max_frequency_limit", "cpu_min_frequency_limit"}},
+  };
+  for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
+    if (!has_event(t, rules[r].events)) continue;
+    for (size_t k = 0; k < 6 && rules[r].types[k]; k++) {
+      uint32_t type = trak__strpool_find(&t->strings, rules[r].types[k], strlen(rules[r].types[k]));
+      for (uint32_t i = 0; type && i < t->track.n; i++)
+        if (t->track.type[i] == type) o->from_text[i] = 1;
+    }
+  }
+}
+
+/* Where the import's crop of kernel data starts (crop.c: the metadata tracing_started_ns and
+** ftrace_latest_data_start_ns); INT64_MIN when it does not crop. Text carries no crop: the
+** events before it, which the import kept as ftrace_event rows only, are not written. */
+static int64_t ftrace_crop_ts(const trak_processor *p) {
+  int64_t from = INT64_MIN;
+  for (size_t i = 0; i < p->result.n_metadata; i++) {
+    const trak_meta_row *m = &p->result.metadata[i];
+    if (!m->is_str && m->value > from &&
+        (!strcmp(m->name, "tracing_started_ns") || !strcmp(m->name, "ftrace_latest_data_start_ns")))
+      from = m->value;
+  }
+  return from;
+}
+
+/* "systemTraceEvents": the ftrace events as systrace text, when there are any. */
+static uint32_t system_trace_events(out *o, const trak_processor *p) {
+  if (!o->t->ftrace_event.n) return 0;
+  trak_textbuf text = {0};
+  uint32_t skipped = trak__json_systrace_text(o->t, ftrace_crop_ts(p), &text);
+  fputs(",\n\"systemTraceEvents\":", o->f);
+  put_str_len(o->f, text.s, text.len);
+  trak__textbuf_free(&text);
+  return skipped;
+}
+
+int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, uint64_t *dropped_ftrace,
+                      trak_error *err) {
   const trak_tables *t = &p->tables;
   trak__ensure_flow_index(p);
   /* Each thread's first thread track holds its X slices; other tracks go out as async. */
@@ -406,16 +491,20 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_
            0,
            calloc(t->slice.n + 1, sizeof(uint32_t)),
            calloc(t->slice.n + 1, 1),
-           calloc(t->flow.n + 1, 1)};
-  if (!o.bind || !o.bind_dir || !o.flow_v2) abort();
+           calloc(t->flow.n + 1, 1),
+           calloc(t->track.n + 1, 1)};
+  if (!o.bind || !o.bind_dir || !o.flow_v2 || !o.from_text) abort();
+  mark_text_tracks(&o);
   assign_v2_flows(&o);
   fputs("{\"traceEvents\":[", f);
   metadata(&o);
   for (uint32_t i = 0; i < t->slice.n; i++)
-    if (is_thread_main[t->slice.track_id[i]]) thread_slice(&o, p, i);
+    if (is_thread_main[t->slice.track_id[i]] && !skipped_slice(&o, i)) thread_slice(&o, p, i);
   async_slices(&o);
   counters(&o);
-  fputs("\n],\"displayTimeUnit\":\"ns\"}\n", f);
+  fputs("\n]", f);
+  uint32_t skipped = system_trace_events(&o, p);
+  fputs(",\"displayTimeUnit\":\"ns\"}\n", f);
   for (uint32_t i = 0; i < t->flow.n; i++)
     o.dropped += !o.flow_v2[i] && !v1_expressible(&o, i);
   free(is_thread_main);
@@ -423,7 +512,9 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, trak_
   free(o.bind);
   free(o.bind_dir);
   free(o.flow_v2);
+  free(o.from_text);
   if (fflush(f) || ferror(f)) return trak_error_set(err, TRAK_EIO, "write failed");
   if (dropped_flows) *dropped_flows = o.dropped;
+  if (dropped_ftrace) *dropped_ftrace = skipped;
   return 0;
 }

@@ -13,8 +13,10 @@
 struct trak_processor;
 
 /* Writes the finished processor's tables to `out` as JSON Object Format; *dropped_flows (if
-** not NULL) receives the number of flows JSON could not express. Returns 0 or TRAK_EIO. */
+** not NULL) receives the number of flows JSON could not express, *dropped_ftrace (if not NULL)
+** the number of ftrace events left out of systemTraceEvents (json_systrace.h says which).
+** Returns 0 or TRAK_EIO. */
 int trak__json_export(struct trak_processor *p, FILE *out, uint64_t *dropped_flows,
-                      trak_error *err);
+                      uint64_t *dropped_ftrace, trak_error *err);
 
 #endif /* TRAK_PROCESSOR_JSON_EXPORT_H */
