@@ -222,19 +222,28 @@
 
 /* A thread's state from ts for dur (-1: still in it at the end): "Running" (ucpu set), "R",
 ** "R+", or the letters of a blocked state. io_wait and irq_context are 0, 1 or NULL (2);
-** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row. */
+** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row.
+** A row has at most one of ucpu, a waker and a blocked_function (the importer's three shapes:
+** Running, woken, blocked), so they share one stored column, `aux`, which `bits` says how to
+** read (thread_state_cols.h): 29 bytes a row instead of 42. */
 #define TRAK_COLUMNS_thread_state(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, STR, state, "state", 0, 0)                                                               \
-  X(T, S, BOOLN, io_wait, "io_wait", 0, 2)                                                         \
-  X(T, S, STR, blocked_function, "blocked_function", 0, 0)                                         \
-  X(T, S, U32N, waker_utid, "waker_utid", 0, TRAK_NULL_U32)                                        \
-  X(T, S, U32N, waker_id, "waker_id", 0, TRAK_NULL_U32)                                            \
-  X(T, S, BOOLN, irq_context, "irq_context", 0, 2)                                                 \
-  X(T, S, U32N, ucpu, "ucpu", 0, TRAK_NULL_U32)
+  X(T, H, U32, aux, "aux", 0, 0)                                                                   \
+  X(T, H, U8, bits, "bits", 0, TRAK_TS_BITS_INIT)                                                  \
+  X(T, C, BOOLN, ts_io_wait, "io_wait", 0, _)                                                      \
+  X(T, C, STR, ts_blocked_function, "blocked_function", 0, _)                                      \
+  X(T, C, U32N, ts_waker_utid, "waker_utid", 0, _)                                                 \
+  X(T, C, U32N, ts_waker_id, "waker_id", 0, _)                                                     \
+  X(T, C, BOOLN, ts_irq_context, "irq_context", 0, _)                                              \
+  X(T, C, U32N, ts_ucpu, "ucpu", 0, _)
+
+/* thread_state.bits: io_wait (bits 0-1), irq_context (2-3), each 0, 1 or 2 for NULL, and what
+** aux holds (4-6, trak_ts_aux in thread_state_cols.h). A new row: both NULL, aux nothing. */
+#define TRAK_TS_BITS_INIT (2u | 2u << 2)
 
 /* A wakeup of a thread already runnable or running: its current state's row. */
 #define TRAK_COLUMNS_spurious_wakeup(X, T)                                                         \

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/thread_state_cols.h"
 
 typedef enum time_kind { TIME_IN_STATE, TIME_CPU } time_kind;
 
@@ -296,9 +297,9 @@ int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
                                 (b < end ? b : end) - (a > start ? a : start)};
     if (!tt->sched) {
       g.state = t->thread_state.state[r];
-      g.io_wait = t->thread_state.io_wait[r];
-      g.blocked = t->thread_state.blocked_function[r];
-      if (by_cpu) g.ucpu = t->thread_state.ucpu[r];
+      g.io_wait = trak__ts_io_wait(t, r);
+      g.blocked = trak__ts_blocked_function(t, r);
+      if (by_cpu) g.ucpu = trak__ts_ucpu(t, r);
     }
     if (group_add(tt, g)) return -1;
   }
