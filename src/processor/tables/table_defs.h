@@ -28,7 +28,8 @@
 **            (trak__vt_calc in vtab.c), type is how its value reads; init is unused, write _;
 **            computed columns come last in their table's list
 ** type   ID (the row id)  I64  I64N (INT64_MIN is NULL)  U32  U32N (TRAK_NULL_U32 is NULL)
-**        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8 (hidden only)
+**        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8, U16, I32 (hidden
+**        only: a narrow value a computed column reads)
 **        NUL (always NULL)  ARG_* (the args table's typed value columns, read by value_type)
 ** sorted 1 when values ascend with the row id as the importer appends them (binary search)
 ** init   what trak__<table>_push() writes into a new row before the appender sets its own
@@ -43,6 +44,8 @@
 #define TRAK_CTYPE_F64 double
 #define TRAK_CTYPE_BOOLN uint8_t
 #define TRAK_CTYPE_U8 uint8_t
+#define TRAK_CTYPE_U16 uint16_t /* hidden only */
+#define TRAK_CTYPE_I32 int32_t  /* hidden only */
 #define TRAK_CTYPE_ARG_INT int64_t
 #define TRAK_CTYPE_ARG_STR uint32_t
 #define TRAK_CTYPE_ARG_REAL double
@@ -210,15 +213,17 @@
 ** thread_state, spurious_sched_wakeup, cpu, ftrace_event and raw show. A sched slice is one
 ** thread's time on one CPU: dur -1 while it runs at the end of the trace; end_state the letters
 ** of its sched_switch's prev_state (NULL: still running, or an invalid state). ucpu: the cpu
-** table's row of its CPU (the CPU number on the host). */
+** table's row of its CPU (the CPU number on the host). priority: a 32-bit value of the event,
+** stored in 4 bytes, read as computed. */
 #define TRAK_COLUMNS_sched_slice(X, T)                                                             \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, STR, end_state, "end_state", 0, 0)                                                       \
-  X(T, S, I64, priority, "priority", 0, 0)                                                         \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)
+  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
+  X(T, H, I32, priority, "priority", 0, 0)                                                         \
+  X(T, C, I64, ss_priority, "priority", 0, _)
 
 /* A thread's state from ts for dur (-1: still in it at the end): "Running" (ucpu set), "R",
 ** "R+", or the letters of a blocked state. io_wait and irq_context are 0, 1 or NULL (2);
@@ -265,14 +270,16 @@
   X(T, S, U32N, capacity, "capacity", 0, TRAK_NULL_U32)                                            \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
 
-/* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args. */
+/* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args.
+** common_flags: 16 bits, as the sink records them; stored in 2 bytes, read as computed. */
 #define TRAK_COLUMNS_ftrace_event(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
-  X(T, S, U32, common_flags, "common_flags", 0, 0)                                                 \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)
+  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
+  X(T, H, U16, common_flags, "common_flags", 0, 0)                                                 \
+  X(T, C, U32, fe_common_flags, "common_flags", 0, _)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -73,7 +73,8 @@ static uint32_t slice_upid(const trak_tables *t, uint32_t row) {
   return utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : t->thread.upid[utid];
 }
 
-/* thread_state's packed columns (thread_state_cols.h); 0 when NULL, -1 for other columns. */
+/* The scheduling tables' computed columns: thread_state's packed ones (thread_state_cols.h),
+** sched_slice's and ftrace_event's narrow ones; 0 when NULL, -1 for other tables' columns. */
 static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
   switch (calc) {
   case VT_CALC_ts_io_wait:
@@ -88,6 +89,10 @@ static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, i
     return (*out = trak__ts_waker_id(t, row)) != TRAK_NULL_U32;
   case VT_CALC_ts_ucpu:
     return (*out = trak__ts_ucpu(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_ss_priority: /* narrow columns of the scheduling tables */
+    return *out = t->sched_slice.priority[row], 1;
+  case VT_CALC_fe_common_flags:
+    return *out = t->ftrace_event.common_flags[row], 1;
   default:
     return -1;
   }
