@@ -230,15 +230,17 @@
 ** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row.
 ** A row has at most one of ucpu, a waker and a blocked_function (the importer's three shapes:
 ** Running, woken, blocked), so they share one stored column, `aux`, which `bits` says how to
-** read (thread_state_cols.h): 29 bytes a row instead of 42. */
+** read, and dur is 32 bits unless it does not fit (thread_state_cols.h): 25 bytes a row instead
+** of 42. */
 #define TRAK_COLUMNS_thread_state(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
-  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, STR, state, "state", 0, 0)                                                               \
+  X(T, H, U32, dur32, "dur32", 0, UINT32_MAX)                                                      \
   X(T, H, U32, aux, "aux", 0, 0)                                                                   \
   X(T, H, U8, bits, "bits", 0, TRAK_TS_BITS_INIT)                                                  \
+  X(T, C, I64, ts_dur, "dur", 0, _)                                                                \
   X(T, C, BOOLN, ts_io_wait, "io_wait", 0, _)                                                      \
   X(T, C, STR, ts_blocked_function, "blocked_function", 0, _)                                      \
   X(T, C, U32N, ts_waker_utid, "waker_utid", 0, _)                                                 \

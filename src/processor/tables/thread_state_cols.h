@@ -3,7 +3,8 @@
 ** ucpu, waker_utid, waker_id, blocked_function, io_wait and irq_context (the table's computed
 ** columns, vtab.c), and how the importer writes them (import/ftrace/thread_state.c). A row is
 ** Running (aux: its ucpu), woken (aux: the waker's Running row, or the waker's utid when it had
-** none), blocked (aux: its blocked_function) or none of these (aux unused).
+** none), blocked (aux: its blocked_function) or none of these (aux unused). Its dur is stored
+** in 32 bits: UINT32_MAX is -1 (open), UINT32_MAX - 1 says it is in t->ts_wide.
 */
 #ifndef TRAK_PROCESSOR_TABLES_THREAD_STATE_COLS_H
 #define TRAK_PROCESSOR_TABLES_THREAD_STATE_COLS_H
@@ -31,6 +32,30 @@ static inline void trak__ts_aux_set(trak_tables *t, uint32_t row, trak_ts_aux ki
 static inline uint32_t trak__ts_aux_get(const trak_tables *t, uint32_t row, trak_ts_aux kind,
                                         uint32_t none) {
   return trak__ts_aux_kind(t, row) == kind ? t->thread_state.aux[row] : none;
+}
+
+#define TRAK_TS_DUR_OPEN UINT32_MAX
+#define TRAK_TS_DUR_WIDE (UINT32_MAX - 1)
+
+/* The dur of row `row` (-1: the state is open). */
+static inline int64_t trak__ts_dur(const trak_tables *t, uint32_t row) {
+  uint32_t d = t->thread_state.dur32[row];
+  if (d < TRAK_TS_DUR_WIDE) return d;
+  if (d == TRAK_TS_DUR_OPEN) return -1;
+  const uint32_t *i = trak__map_get(&t->ts_wide.index, row);
+  return i ? t->ts_wide.dur.v[*i] : -1;
+}
+/* Sets the dur of row `row`: in 32 bits when it fits, else in t->ts_wide. */
+static inline void trak__ts_dur_set(trak_tables *t, uint32_t row, int64_t dur) {
+  if (dur >= 0 && dur < TRAK_TS_DUR_WIDE) {
+    t->thread_state.dur32[row] = (uint32_t)dur;
+    return;
+  }
+  t->thread_state.dur32[row] = TRAK_TS_DUR_WIDE;
+  int added;
+  uint32_t *i = trak__map_put(&t->ts_wide.index, row, (uint32_t)t->ts_wide.dur.n, &added);
+  if (added) trak_vec_push(t->ts_wide.dur, dur);
+  t->ts_wide.dur.v[*i] = dur;
 }
 
 /* Perfetto's columns of row `row` (NULL: TRAK_NULL_U32 for ids, 0 for strings, 2 for flags). */

@@ -77,6 +77,8 @@ static uint32_t slice_upid(const trak_tables *t, uint32_t row) {
 ** sched_slice's and ftrace_event's narrow ones; 0 when NULL, -1 for other tables' columns. */
 static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
   switch (calc) {
+  case VT_CALC_ts_dur:
+    return *out = trak__ts_dur(t, row), 1;
   case VT_CALC_ts_io_wait:
     return (*out = trak__ts_io_wait(t, row)) != 2;
   case VT_CALC_ts_irq_context:

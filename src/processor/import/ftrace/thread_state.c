@@ -26,7 +26,7 @@ static void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
   fstate *e = entry(imp->ftrace, utid);
   if (!e) return;
   trak_tables *t = imp->tables;
-  t->thread_state.dur[e->last - 1] = trak__wsub(ts, t->thread_state.ts[e->last - 1]);
+  trak__ts_dur_set(t, e->last - 1, trak__wsub(ts, t->thread_state.ts[e->last - 1]));
 }
 
 /* A new open state of `utid` (not the swapper's): Running on `ucpu` (TRAK_NULL_U32: not
