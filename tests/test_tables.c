@@ -16,7 +16,75 @@
 #include <sqlite3.h>
 
 #include "processor/tables/storage.h"
+#include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
+
+/* thread_state's packed columns: a new row reads as Perfetto's NULLs and dur -1; each shape
+** (Running, woken by a running thread or not, blocked) reads back what was written, the others
+** NULL; durations past 32 bits, negative ones and a dur set twice keep their value; the SQL
+** columns (computed) read the same. */
+static void test_thread_state_packed(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  for (int i = 0; i < 5; i++)
+    trak__thread_state_push(&t);
+  for (uint32_t r = 0; r < 5; r++) {
+    assert_true(trak__ts_dur(&t, r) == -1);
+    assert_int_equal(trak__ts_ucpu(&t, r), TRAK_NULL_U32);
+    assert_int_equal(trak__ts_waker_utid(&t, r), TRAK_NULL_U32);
+    assert_int_equal(trak__ts_waker_id(&t, r), TRAK_NULL_U32);
+    assert_int_equal(trak__ts_blocked_function(&t, r), 0);
+    assert_int_equal(trak__ts_io_wait(&t, r), 2);
+    assert_int_equal(trak__ts_irq_context(&t, r), 2);
+  }
+  t.thread_state.utid[0] = 9;
+  trak__ts_aux_set(&t, 0, TRAK_TS_AUX_UCPU, 4097);
+  trak__ts_aux_set(&t, 1, TRAK_TS_AUX_WAKER_ROW, 0);
+  trak__ts_irq_context_set(&t, 1, 1);
+  trak__ts_aux_set(&t, 2, TRAK_TS_AUX_WAKER_UTID, 33);
+  trak__ts_aux_set(&t, 3, TRAK_TS_AUX_BLOCKED, 77);
+  trak__ts_io_wait_set(&t, 3, 0);
+  assert_int_equal(trak__ts_ucpu(&t, 0), 4097);
+  assert_int_equal(trak__ts_waker_id(&t, 0), TRAK_NULL_U32);
+  assert_int_equal(trak__ts_waker_id(&t, 1), 0);
+  assert_int_equal(trak__ts_waker_utid(&t, 1), 9);
+  assert_int_equal(trak__ts_irq_context(&t, 1), 1);
+  assert_int_equal(trak__ts_io_wait(&t, 1), 2);
+  assert_int_equal(trak__ts_ucpu(&t, 1), TRAK_NULL_U32);
+  assert_int_equal(trak__ts_waker_utid(&t, 2), 33);
+  assert_int_equal(trak__ts_waker_id(&t, 2), TRAK_NULL_U32);
+  assert_int_equal(trak__ts_blocked_function(&t, 3), 77);
+  assert_int_equal(trak__ts_io_wait(&t, 3), 0);
+  assert_int_equal(trak__ts_irq_context(&t, 3), 2);
+  assert_int_equal(trak__ts_waker_utid(&t, 3), TRAK_NULL_U32);
+  const int64_t durs[5] = {0, 4294967293LL, 4294967294LL, 9000000000000LL, -5};
+  for (uint32_t r = 0; r < 5; r++)
+    trak__ts_dur_set(&t, r, durs[r]);
+  trak__ts_dur_set(&t, 3, INT64_MAX); /* set again: the same overflow slot */
+  assert_true(trak__ts_dur(&t, 0) == 0 && trak__ts_dur(&t, 1) == 4294967293LL);
+  assert_true(trak__ts_dur(&t, 2) == 4294967294LL && trak__ts_dur(&t, 3) == INT64_MAX);
+  assert_true(trak__ts_dur(&t, 4) == -5);
+  assert_int_equal(t.ts_wide.dur.n, 3);
+  /* the SQL columns */
+  const vt_table *vt = &trak__vt_thread_state;
+  int64_t v;
+  for (int c = 0; c < vt->ncols; c++) {
+    const vt_col *col = &vt->cols[c];
+    if (!strcmp(col->name, "dur")) {
+      assert_int_equal(trak__vt_calc(&t, col->calc, 3, &v), 1);
+      assert_true(v == INT64_MAX);
+    } else if (!strcmp(col->name, "ucpu")) {
+      assert_int_equal(trak__vt_calc(&t, col->calc, 0, &v), 1);
+      assert_int_equal(v, 4097);
+      assert_int_equal(trak__vt_calc(&t, col->calc, 1, &v), 0);
+    } else if (!strcmp(col->name, "waker_utid")) {
+      assert_int_equal(trak__vt_calc(&t, col->calc, 1, &v), 1);
+      assert_int_equal(v, 9);
+    }
+  }
+  trak__tables_free(&t);
+}
 
 static void test_push_defaults(void **state) {
   (void)state;
@@ -142,9 +210,8 @@ static void test_sql_columns(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_push_defaults),
-      cmocka_unit_test(test_growth_and_optional),
-      cmocka_unit_test(test_optional_on_empty),
+      cmocka_unit_test(test_push_defaults),       cmocka_unit_test(test_thread_state_packed),
+      cmocka_unit_test(test_growth_and_optional), cmocka_unit_test(test_optional_on_empty),
       cmocka_unit_test(test_sql_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

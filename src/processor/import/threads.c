@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "processor/import/importer.h"
+#include "processor/tables/thread_state_cols.h"
 
 /* The index key of a pid or tid on a machine (the host's keys are the ids themselves). */
 static inline uint64_t id_key(uint32_t machine, int64_t id) {
@@ -337,7 +338,8 @@ static void sched_utids_remap(trak_tables *t, const uint32_t *umap) {
     t->sched_slice.utid[i] = remap_id(umap, t->sched_slice.utid[i]);
   for (size_t i = 0; i < t->thread_state.n; i++) {
     t->thread_state.utid[i] = remap_id(umap, t->thread_state.utid[i]);
-    t->thread_state.waker_utid[i] = remap_id(umap, t->thread_state.waker_utid[i]);
+    if (trak__ts_aux_kind(t, (uint32_t)i) == TRAK_TS_AUX_WAKER_UTID) /* a waker row's follows */
+      t->thread_state.aux[i] = remap_id(umap, t->thread_state.aux[i]);
   }
   for (size_t i = 0; i < t->spurious_wakeup.n; i++) {
     t->spurious_wakeup.utid[i] = remap_id(umap, t->spurious_wakeup.utid[i]);

@@ -283,6 +283,8 @@ void trak__tables_free(trak_tables *t) {
   trak_vec_free(t->stack_profile.callsites);
   trak_vec_free(t->stack_profile.symbols);
   trak_vec_free(t->stack_profile.te_callstacks);
+  trak__map_free(&t->ts_wide.index);
+  trak_vec_free(t->ts_wide.dur);
   trak__strpool_free(&t->strings);
   memset(t, 0, sizeof *t);
 }

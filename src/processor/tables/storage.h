@@ -149,6 +149,12 @@ typedef struct trak_tables {
     TRAK_VEC(trak_te_callstack) te_callstacks;
   } stack_profile;
 
+  /* thread_state durations past 32 bits (thread_state_cols.h): row -> index in `dur`. */
+  struct {
+    trak_map index;
+    TRAK_VEC(int64_t) dur;
+  } ts_wide;
+
   /* Bumped each time rows are appended after the import (annotations): from then on only id
   ** columns are known to be sorted, and indexes built before are stale. */
   uint32_t generation;

@@ -28,7 +28,8 @@
 **            (trak__vt_calc in vtab.c), type is how its value reads; init is unused, write _;
 **            computed columns come last in their table's list
 ** type   ID (the row id)  I64  I64N (INT64_MIN is NULL)  U32  U32N (TRAK_NULL_U32 is NULL)
-**        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8 (hidden only)
+**        STR (string-pool id, 0 is NULL)  F64  BOOLN (uint8_t, 2 is NULL)  U8, U16, I32 (hidden
+**        only: a narrow value a computed column reads)
 **        NUL (always NULL)  ARG_* (the args table's typed value columns, read by value_type)
 ** sorted 1 when values ascend with the row id as the importer appends them (binary search)
 ** init   what trak__<table>_push() writes into a new row before the appender sets its own
@@ -43,6 +44,8 @@
 #define TRAK_CTYPE_F64 double
 #define TRAK_CTYPE_BOOLN uint8_t
 #define TRAK_CTYPE_U8 uint8_t
+#define TRAK_CTYPE_U16 uint16_t /* hidden only */
+#define TRAK_CTYPE_I32 int32_t  /* hidden only */
 #define TRAK_CTYPE_ARG_INT int64_t
 #define TRAK_CTYPE_ARG_STR uint32_t
 #define TRAK_CTYPE_ARG_REAL double
@@ -210,31 +213,44 @@
 ** thread_state, spurious_sched_wakeup, cpu, ftrace_event and raw show. A sched slice is one
 ** thread's time on one CPU: dur -1 while it runs at the end of the trace; end_state the letters
 ** of its sched_switch's prev_state (NULL: still running, or an invalid state). ucpu: the cpu
-** table's row of its CPU (the CPU number on the host). */
+** table's row of its CPU (the CPU number on the host). priority: a 32-bit value of the event,
+** stored in 4 bytes, read as computed. */
 #define TRAK_COLUMNS_sched_slice(X, T)                                                             \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, STR, end_state, "end_state", 0, 0)                                                       \
-  X(T, S, I64, priority, "priority", 0, 0)                                                         \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)
+  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
+  X(T, H, I32, priority, "priority", 0, 0)                                                         \
+  X(T, C, I64, ss_priority, "priority", 0, _)
 
 /* A thread's state from ts for dur (-1: still in it at the end): "Running" (ucpu set), "R",
 ** "R+", or the letters of a blocked state. io_wait and irq_context are 0, 1 or NULL (2);
-** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row. */
+** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row.
+** A row has at most one of ucpu, a waker and a blocked_function (the importer's three shapes:
+** Running, woken, blocked), so they share one stored column, `aux`, which `bits` says how to
+** read, and dur is 32 bits unless it does not fit (thread_state_cols.h): 25 bytes a row instead
+** of 42. */
 #define TRAK_COLUMNS_thread_state(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
-  X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, STR, state, "state", 0, 0)                                                               \
-  X(T, S, BOOLN, io_wait, "io_wait", 0, 2)                                                         \
-  X(T, S, STR, blocked_function, "blocked_function", 0, 0)                                         \
-  X(T, S, U32N, waker_utid, "waker_utid", 0, TRAK_NULL_U32)                                        \
-  X(T, S, U32N, waker_id, "waker_id", 0, TRAK_NULL_U32)                                            \
-  X(T, S, BOOLN, irq_context, "irq_context", 0, 2)                                                 \
-  X(T, S, U32N, ucpu, "ucpu", 0, TRAK_NULL_U32)
+  X(T, H, U32, dur32, "dur32", 0, UINT32_MAX)                                                      \
+  X(T, H, U32, aux, "aux", 0, 0)                                                                   \
+  X(T, H, U8, bits, "bits", 0, TRAK_TS_BITS_INIT)                                                  \
+  X(T, C, I64, ts_dur, "dur", 0, _)                                                                \
+  X(T, C, BOOLN, ts_io_wait, "io_wait", 0, _)                                                      \
+  X(T, C, STR, ts_blocked_function, "blocked_function", 0, _)                                      \
+  X(T, C, U32N, ts_waker_utid, "waker_utid", 0, _)                                                 \
+  X(T, C, U32N, ts_waker_id, "waker_id", 0, _)                                                     \
+  X(T, C, BOOLN, ts_irq_context, "irq_context", 0, _)                                              \
+  X(T, C, U32N, ts_ucpu, "ucpu", 0, _)
+
+/* thread_state.bits: io_wait (bits 0-1), irq_context (2-3), each 0, 1 or 2 for NULL, and what
+** aux holds (4-6, trak_ts_aux in thread_state_cols.h). A new row: both NULL, aux nothing. */
+#define TRAK_TS_BITS_INIT (2u | 2u << 2)
 
 /* A wakeup of a thread already runnable or running: its current state's row. */
 #define TRAK_COLUMNS_spurious_wakeup(X, T)                                                         \
@@ -256,14 +272,16 @@
   X(T, S, U32N, capacity, "capacity", 0, TRAK_NULL_U32)                                            \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
 
-/* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args. */
+/* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args.
+** common_flags: 16 bits, as the sink records them; stored in 2 bytes, read as computed. */
 #define TRAK_COLUMNS_ftrace_event(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
-  X(T, S, U32, common_flags, "common_flags", 0, 0)                                                 \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)
+  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
+  X(T, H, U16, common_flags, "common_flags", 0, 0)                                                 \
+  X(T, C, U32, fe_common_flags, "common_flags", 0, _)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
 
 /* The SQL type each column type declares. */
@@ -72,7 +73,36 @@ static uint32_t slice_upid(const trak_tables *t, uint32_t row) {
   return utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : t->thread.upid[utid];
 }
 
+/* The scheduling tables' computed columns: thread_state's packed ones (thread_state_cols.h),
+** sched_slice's and ftrace_event's narrow ones; 0 when NULL, -1 for other tables' columns. */
+static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
+  switch (calc) {
+  case VT_CALC_ts_dur:
+    return *out = trak__ts_dur(t, row), 1;
+  case VT_CALC_ts_io_wait:
+    return (*out = trak__ts_io_wait(t, row)) != 2;
+  case VT_CALC_ts_irq_context:
+    return (*out = trak__ts_irq_context(t, row)) != 2;
+  case VT_CALC_ts_blocked_function:
+    return (*out = trak__ts_blocked_function(t, row)) != 0;
+  case VT_CALC_ts_waker_utid:
+    return (*out = trak__ts_waker_utid(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_ts_waker_id:
+    return (*out = trak__ts_waker_id(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_ts_ucpu:
+    return (*out = trak__ts_ucpu(t, row)) != TRAK_NULL_U32;
+  case VT_CALC_ss_priority: /* narrow columns of the scheduling tables */
+    return *out = t->sched_slice.priority[row], 1;
+  case VT_CALC_fe_common_flags:
+    return *out = t->ftrace_event.common_flags[row], 1;
+  default:
+    return -1;
+  }
+}
+
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
+  int known = thread_state_calc(t, calc, row, out);
+  if (known >= 0) return known;
   uint32_t tr = t->slice.track_id[row], utid, upid;
   switch (calc) {
   case VT_CALC_slice_utid:
@@ -94,7 +124,7 @@ int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out
     if ((upid = slice_upid(t, row)) >= t->process.n) return 0;
     *out = calc == VT_CALC_slice_pid ? t->process.pid[upid] : t->process.name[upid];
     return calc == VT_CALC_slice_pid || *out != 0;
-  case VT_CALC_NONE:
+  default: /* VT_CALC_NONE; thread_state's above */
     break;
   }
   return 0;

@@ -113,6 +113,7 @@ typedef struct trak_ftrace {
   uint32_t suspend_enter_cookie; /* suspend_resume.c: the suspend_enter slice's name */
   trak_clanes *lanes;            /* sets of lanes of async slices (async_lanes.c), or NULL */
   trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
+  TRAK_VEC(uint8_t) set_logged;  /* by arg set id: 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   int64_t drop_before;           /* kernel events before are dropped (crop.c) */

@@ -398,6 +398,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   apply_queues(imp);
   queues_free(f);
   trak__ftrace_sets_free(f);
+  trak_vec_free(f->set_logged);
   trak_vec_free(f->text);
   cpu_rows(imp);
   trak__ftrace_stats_sort(imp);
@@ -417,6 +418,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->text);
   trak__lanes_free(f);
   trak__ftrace_sets_free(f);
+  trak_vec_free(f->set_logged);
   free(f);
   imp->ftrace = NULL;
 }

@@ -5,6 +5,7 @@
 ** running. Perfetto's ThreadStateTracker rules (docs/design/linux-import.md).
 */
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/tables/thread_state_cols.h"
 
 typedef trak_fstate fstate;
 
@@ -25,12 +26,13 @@ static void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
   fstate *e = entry(imp->ftrace, utid);
   if (!e) return;
   trak_tables *t = imp->tables;
-  t->thread_state.dur[e->last - 1] = trak__wsub(ts, t->thread_state.ts[e->last - 1]);
+  trak__ts_dur_set(t, e->last - 1, trak__wsub(ts, t->thread_state.ts[e->last - 1]));
 }
 
-/* A new open state of `utid` (not the swapper's). ucpu, waker: TRAK_NULL_U32 when none. */
+/* A new open state of `utid` (not the swapper's): Running on `ucpu` (TRAK_NULL_U32: not
+** running), or, when `wakeup`, made runnable by `waker` (TRAK_NULL_U32: unknown). */
 static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state, uint32_t ucpu,
-                       uint32_t waker, uint8_t irq) {
+                       int wakeup, uint32_t waker, uint8_t irq) {
   if (utid == 0) return;
   trak_ftrace *f = imp->ftrace;
   trak_tables *t = imp->tables;
@@ -38,13 +40,15 @@ static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t s
   t->thread_state.ts[row] = ts;
   t->thread_state.utid[row] = utid;
   t->thread_state.state[row] = state;
-  t->thread_state.ucpu[row] = ucpu;
-  t->thread_state.waker_utid[row] = waker;
-  t->thread_state.irq_context[row] = irq;
-  if (waker != TRAK_NULL_U32) {
-    fstate *w = entry(f, waker);
+  trak__ts_irq_context_set(t, row, irq);
+  if (ucpu != TRAK_NULL_U32) { /* a Running row: no waker (trak__ts_switch) */
+    trak__ts_aux_set(t, row, TRAK_TS_AUX_UCPU, ucpu);
+  } else if (wakeup) { /* the waker's Running row gives its utid */
+    fstate *w = waker != TRAK_NULL_U32 ? entry(f, waker) : NULL;
     if (w && is_running(f, t->thread_state.state[w->last - 1]))
-      t->thread_state.waker_id[row] = w->last - 1;
+      trak__ts_aux_set(t, row, TRAK_TS_AUX_WAKER_ROW, w->last - 1);
+    else
+      trak__ts_aux_set(t, row, TRAK_TS_AUX_WAKER_UTID, waker);
   }
   while (f->states.n <= utid) {
     fstate none = {0, 0};
@@ -66,10 +70,10 @@ void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t pre
   /* prev was not running: events were lost, its open state keeps dur -1 */
   if (!prev || is_running(f, imp->tables->thread_state.state[prev->last - 1]))
     close_pending(imp, ts, prev_utid);
-  open_state(imp, ts, prev_utid, prev_state, TRAK_NULL_U32, TRAK_NULL_U32, 2);
+  open_state(imp, ts, prev_utid, prev_state, TRAK_NULL_U32, 0, TRAK_NULL_U32, 2);
   /* next may still be running elsewhere (forced migration): its state ends here anyway */
   close_pending(imp, ts, next_utid);
-  open_state(imp, ts, next_utid, f->s_running, ucpu, TRAK_NULL_U32, 2);
+  open_state(imp, ts, next_utid, f->s_running, ucpu, 0, TRAK_NULL_U32, 2);
 }
 
 void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid,
@@ -87,18 +91,19 @@ void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t wak
     return;
   }
   if (e) close_pending(imp, ts, utid);
-  open_state(imp, ts, utid, f->s_runnable, TRAK_NULL_U32, waker_utid, irq_context);
+  open_state(imp, ts, utid, f->s_runnable, TRAK_NULL_U32, 1, waker_utid, irq_context);
 }
 
 void trak__ts_newtask(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid) {
-  open_state(imp, ts, utid, imp->ftrace->s_runnable, TRAK_NULL_U32, waker_utid, 0);
+  open_state(imp, ts, utid, imp->ftrace->s_runnable, TRAK_NULL_U32, 1, waker_utid, 0);
 }
 
 void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
                              uint32_t blocked_function) {
   fstate *e = entry(imp->ftrace, utid);
   if (!e || !e->blocked) return;
-  if (io_wait != 2) imp->tables->thread_state.io_wait[e->blocked - 1] = io_wait;
-  if (blocked_function)
-    imp->tables->thread_state.blocked_function[e->blocked - 1] = blocked_function;
+  trak_tables *t = imp->tables;
+  if (io_wait != 2) trak__ts_io_wait_set(t, e->blocked - 1, io_wait);
+  /* a blocked row is neither Running nor woken: aux is free */
+  if (blocked_function) trak__ts_aux_set(t, e->blocked - 1, TRAK_TS_AUX_BLOCKED, blocked_function);
 }

@@ -17,6 +17,7 @@
 #include "processor/read/trace_file.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/sql/stack_profile_tables.h"
+#include "processor/tables/thread_state_cols.h"
 
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 
@@ -448,7 +449,11 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
   bounds_widen(t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.n, &lo, &hi);
   bounds_widen(t->counter.ts, NULL, t->counter.n, &lo, &hi);
   bounds_widen(t->slice.ts, t->slice.dur, t->slice.n, &lo, &hi);
-  bounds_widen(t->thread_state.ts, t->thread_state.dur, t->thread_state.n, &lo, &hi);
+  for (uint32_t i = 0; i < t->thread_state.n; i++) { /* dur packed (thread_state_cols.h) */
+    int64_t ts = t->thread_state.ts[i], dur = trak__ts_dur(t, i), e = dur > 0 ? ts + dur : ts;
+    if (ts < lo) lo = ts;
+    if (e > hi) hi = e;
+  }
   bounds_widen(t->state.ts, t->state.dur, t->state.n, &lo, &hi);
   if (lo == INT64_MAX) {
     *start = *end = 0;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/thread_state_cols.h"
 
 typedef enum time_kind { TIME_IN_STATE, TIME_CPU } time_kind;
 
@@ -126,8 +127,10 @@ static uint32_t slice_utid(const trak_tables *t, uint32_t s) {
   return utid != TRAK_NULL_U32 && utid < t->thread.n ? utid : 0;
 }
 
-/* The intervals source: thread_state's or sched's ts, dur and utid columns, n rows. */
+/* The intervals source: thread_state's or sched's ts, dur (sched's; thread_state's is packed:
+** NULL) and utid columns, n rows. */
 typedef struct time_source {
+  const trak_tables *t;
   const int64_t *ts, *dur;
   const uint32_t *utid;
   size_t n;
@@ -135,10 +138,14 @@ typedef struct time_source {
 
 static time_source source_of(const trak_tables *t, int sched) {
   if (!sched)
-    return (time_source){t->thread_state.ts, t->thread_state.dur, t->thread_state.utid,
-                         t->thread_state.n};
-  return (time_source){t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.utid,
+    return (time_source){t, t->thread_state.ts, NULL, t->thread_state.utid, t->thread_state.n};
+  return (time_source){t, t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.utid,
                        t->sched_slice.n};
+}
+
+/* The dur of row i of `src`. */
+static inline int64_t src_dur(const time_source *src, size_t i) {
+  return src->dur ? src->dur[i] : trak__ts_dur(src->t, (uint32_t)i);
 }
 
 void trak__thread_time_free(trak_thread_time *tt) {
@@ -168,7 +175,7 @@ static int index_build(trak_thread_time *tt) {
   size_t total = 0;
   for (size_t i = 0; i < src.n; i++) {
     uint32_t u = src.utid[i];
-    if (src.dur[i] > 0 && u < nthreads && wanted[u]) {
+    if (src_dur(&src, i) > 0 && u < nthreads && wanted[u]) {
       tt->first[u + 2]++;
       total++;
     }
@@ -183,7 +190,8 @@ static int index_build(trak_thread_time *tt) {
   }
   for (size_t i = 0; i < src.n; i++) {
     uint32_t u = src.utid[i];
-    if (src.dur[i] > 0 && u < nthreads && wanted[u]) tt->rows[tt->first[u + 1]++] = (uint32_t)i;
+    if (src_dur(&src, i) > 0 && u < nthreads && wanted[u])
+      tt->rows[tt->first[u + 1]++] = (uint32_t)i;
   }
   free(wanted);
   /* first[u + 1] is now the end of u's intervals, first[u] their start. Rows are in id order,
@@ -198,7 +206,7 @@ static int index_build(trak_thread_time *tt) {
       }
     for (uint32_t k = a; k < b; k++) {
       uint32_t r = tt->rows[k];
-      int64_t end = src.ts[r] + src.dur[r];
+      int64_t end = src.ts[r] + src_dur(&src, r);
       reach = end > reach ? end : reach;
       tt->reach[k] = reach;
     }
@@ -289,16 +297,16 @@ int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
   }
   for (uint32_t k = lo; k < tt->first[utid + 1]; k++) {
     uint32_t r = tt->rows[k];
-    int64_t a = src.ts[r], b = a + src.dur[r];
+    int64_t a = src.ts[r], b = a + src_dur(&src, r);
     if (a >= end) break;
     if (b <= start) continue;
     trak_thread_time_group g = {0, 0, TRAK_NULL_U32, 2,
                                 (b < end ? b : end) - (a > start ? a : start)};
     if (!tt->sched) {
       g.state = t->thread_state.state[r];
-      g.io_wait = t->thread_state.io_wait[r];
-      g.blocked = t->thread_state.blocked_function[r];
-      if (by_cpu) g.ucpu = t->thread_state.ucpu[r];
+      g.io_wait = trak__ts_io_wait(t, r);
+      g.blocked = trak__ts_blocked_function(t, r);
+      if (by_cpu) g.ucpu = trak__ts_ucpu(t, r);
     }
     if (group_add(tt, g)) return -1;
   }
