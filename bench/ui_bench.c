@@ -7,7 +7,8 @@
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
-**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | -]     (-: no `trak html`)
+**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start]  (-: no `trak html`; start:
+**   the server's start only)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -22,36 +23,77 @@
 #define WIDTH 1200 /* pixels of the timeline */
 #define STEPS 24
 
+/* Wall and CPU time (of the calling thread: the server's start and answers run on it, the
+** name-stack tree on its own) of one measured step. */
+typedef struct stopwatch {
+  double wall;
+  struct timespec cpu;
+} stopwatch;
+
+static stopwatch watch_start(void) {
+  stopwatch w;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &w.cpu);
+  w.wall = bench_now_sec();
+  return w;
+}
+
+/* Milliseconds since `w`: wall, and CPU into *cpu_ms. */
+static double watch_ms(const stopwatch *w, double *cpu_ms) {
+  struct timespec now;
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  *cpu_ms = (now.tv_sec - w->cpu.tv_sec) * 1e3 + (now.tv_nsec - w->cpu.tv_nsec) / 1e6;
+  return (bench_now_sec() - w->wall) * 1e3;
+}
+
+/* Prints the process's peak and current resident memory (/proc/self/status) after `when`. */
+static void print_memory(const char *when) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long hwm = 0, rss = 0;
+  while (f && fgets(line, sizeof line, f)) {
+    sscanf(line, "VmHWM: %ld", &hwm);
+    sscanf(line, "VmRSS: %ld", &rss);
+  }
+  if (f) fclose(f);
+  printf("memory %s: peak (VmHWM) %.1f MB, resident (VmRSS) %.1f MB\n", when, hwm / 1024.0,
+         rss / 1024.0);
+}
+
 typedef struct trace_info {
   int64_t start, end;
   int64_t *slice_tracks, *counter_tracks;
   size_t n_slice, n_counter;
 } trace_info;
 
-static int64_t *ids(trak_processor *p, const char *sql, size_t *n) {
-  trak_query *q;
-  int64_t *v = malloc(4096 * sizeof *v);
-  *n = 0;
-  if (!v || trak_query_open(p, sql, &q, NULL, NULL)) exit(1);
-  while (trak_query_next(q, NULL) == 1 && *n < 4096)
-    v[(*n)++] = trak_query_int(q, 0);
-  trak_query_free(q);
-  return v;
+/* The slice and counter tracks of `c` and its bounds, as the page has them from the track list
+** (taken from the cache: SELECT DISTINCT over the slice table took a minute at 50M events and
+** left the heap full of freed, mapped pages that hid the cache's page faults). */
+static void trace_info_of(const trak_ui_cache *c, trace_info *t) {
+  t->slice_tracks = malloc((c->n_tracks + 1) * sizeof *t->slice_tracks);
+  t->counter_tracks = malloc((c->n_tracks + 1) * sizeof *t->counter_tracks);
+  if (!t->slice_tracks || !t->counter_tracks) exit(1);
+  for (size_t i = 0; i < c->n_tracks; i++) {
+    const trak_ui_track *tr = &c->tracks[i];
+    if (tr->kind == TRAK_UI_SLICES && tr->n_lines) t->slice_tracks[t->n_slice++] = tr->id;
+    if (tr->n_values) t->counter_tracks[t->n_counter++] = tr->id;
+  }
+  t->start = c->start, t->end = c->end;
 }
 
-/* One screen's answers, as the page asks for them; returns the milliseconds taken and the bytes. */
+/* One screen's answers, as the page asks for them; returns the wall milliseconds taken, the CPU
+** milliseconds into *cpu and the bytes into *bytes. */
 static double screen(const trak_ui_cache *c, const trace_info *t, int64_t start, int64_t end,
-                     size_t *bytes) {
+                     size_t *bytes, double *cpu) {
   trak_ui_range r = {start, end, (end - start) / WIDTH > 0 ? (end - start) / WIDTH : 1};
   trak_ui_buf out = {0};
-  double t0 = bench_now_sec();
+  stopwatch w = watch_start();
   if (trak__ui_slices(c, t->slice_tracks, t->n_slice, &r, &out, NULL) ||
       trak__ui_counters(c, t->counter_tracks, t->n_counter, &r, &out, NULL) ||
       trak__ui_flows(c, start, end, 5000, &out, NULL)) {
     fprintf(stderr, "ui_bench: an answer failed\n");
     exit(1);
   }
-  double ms = (bench_now_sec() - t0) * 1e3;
+  double ms = watch_ms(&w, cpu);
   *bytes = out.len;
   trak__ui_buf_free(&out);
   return ms;
@@ -80,6 +122,7 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: ui_bench TRACE [DEMO_TRACE]\n");
     return 2;
   }
+  setvbuf(stdout, NULL, _IOLBF, 0); /* figures as they come: a 50M-event run takes minutes */
   trak_processor *p;
   trak_error err = {0};
   double t0 = bench_now_sec();
@@ -91,56 +134,68 @@ int main(int argc, char **argv) {
          bench_now_sec() - t0);
 
   trace_info t = {0};
-  t.slice_tracks = ids(p, "SELECT DISTINCT track_id FROM slice ORDER BY 1", &t.n_slice);
-  t.counter_tracks = ids(p, "SELECT DISTINCT track_id FROM counter ORDER BY 1", &t.n_counter);
-  trak_query *q;
-  if (trak_query_open(p, "SELECT min(ts), max(ts + dur) FROM slice", &q, NULL, NULL) ||
-      trak_query_next(q, NULL) != 1)
-    return 1;
-  t.start = trak_query_int(q, 0), t.end = trak_query_int(q, 1);
-  trak_query_free(q);
+  print_memory("after the import");
 
   /* First paint: the server starts (the track list) and answers the first screen. */
   trak_ui_server *s;
-  t0 = bench_now_sec();
+  double start_cpu, cache_cpu, first_cpu;
+  stopwatch w = watch_start();
   if (trak__ui_server_start(p, NULL, &s, &err)) {
     fprintf(stderr, "ui_bench: %s\n", err.message);
     return 1;
   }
-  double start_ms = (bench_now_sec() - t0) * 1e3;
+  double start_ms = watch_ms(&w, &start_cpu);
+  print_memory("after the server's start");
   trak__ui_server_stop(s);
   /* The same again with the cache in hand: the first screen is answered while the name-stack
   ** tree is built on its own thread, as in the server. */
   trak_ui_cache *c;
-  t0 = bench_now_sec();
+  w = watch_start();
   if (trak__ui_cache_new(p, &c, &err)) return 1;
-  double cache_ms = (bench_now_sec() - t0) * 1e3;
+  double cache_ms = watch_ms(&w, &cache_cpu);
+  trace_info_of(c, &t);
+  if (argc > 2 && !strcmp(argv[2], "start")) { /* "start": the start's figures only */
+    printf("server start %.0f ms (%.0f ms CPU); the timeline read again %.0f ms (%.0f ms CPU)\n",
+           start_ms, start_cpu, cache_ms, cache_cpu);
+    trak__ui_cache_free(c);
+    return 0;
+  }
   size_t bytes;
-  double first_ms = screen(c, &t, t.start, t.end, &bytes);
-  printf("first paint: %.0f ms = server start (timeline read, track list) %.0f ms + first "
-         "screen %.0f ms "
-         "(%zu slice and %zu counter tracks at %d px, %zu bytes of JSON)\n",
-         start_ms + first_ms, start_ms, first_ms, t.n_slice, t.n_counter, WIDTH, bytes);
+  double first_ms = screen(c, &t, t.start, t.end, &bytes, &first_cpu);
+  printf("first paint: %.0f ms (%.0f ms CPU) = server start (timeline read, track list) %.0f ms "
+         "(%.0f ms CPU) + first screen %.0f ms (%.0f ms CPU) (%zu slice and %zu counter tracks at "
+         "%d px, %zu bytes of JSON)\n",
+         start_ms + first_ms, start_cpu + first_cpu, start_ms, start_cpu, first_ms, first_cpu,
+         t.n_slice, t.n_counter, WIDTH, bytes);
+  printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
+         cache_ms, cache_cpu);
+  if (trak__ui_lines_wait(c)) return 1;
+  printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
+         "after the start\n",
+         (bench_now_sec() - w.wall) * 1e3);
   if (!trak__ui_stacks_wait(c)) return 1;
-  printf("name-stack tree (flame graph; on its own thread after the cache's %.0f ms): ready "
-         "%.0f ms after the start\n",
-         cache_ms, (bench_now_sec() - t0) * 1e3);
+  printf("name-stack tree (flame graph; on its own thread after the cache): ready %.0f ms after "
+         "the start\n",
+         (bench_now_sec() - w.wall) * 1e3);
+  print_memory("with the name-stack tree built");
   {
     /* A flame graph asked for before the tree is ready: merged slice by slice. */
     trak_ui_range r = {t.start, t.end, 1};
     trak_ui_buf out = {0};
+    double cpu;
     atomic_store(&c->stacks_ready, 0);
-    double f0 = bench_now_sec();
+    w = watch_start();
     if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    double ms = watch_ms(&w, &cpu);
     printf("area selection flame graph before the tree is ready (%zu tracks, whole trace): "
-           "%.1f ms\n",
-           t.n_slice, (bench_now_sec() - f0) * 1e3);
+           "%.1f ms (%.1f ms CPU)\n",
+           t.n_slice, ms, cpu);
     atomic_store(&c->stacks_ready, 1);
     trak__ui_buf_free(&out);
   }
 
   /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
-  double ms[STEPS];
+  double ms[STEPS], cpus[STEPS];
   int64_t a = t.start, b = t.end;
   for (int i = 0; i < STEPS; i++) {
     int64_t span = b - a;
@@ -150,15 +205,18 @@ int main(int argc, char **argv) {
       a += span / 2, b += span / 2;
       if (b > t.end) a -= b - t.end, b = t.end;
     }
-    ms[i] = screen(c, &t, a, b, &bytes);
+    ms[i] = screen(c, &t, a, b, &bytes, &cpus[i]);
   }
   qsort(ms, STEPS, sizeof *ms, bench_cmp_double);
-  printf("pan/zoom (server time, all tracks): median %.1f ms, max %.1f ms over %d steps\n",
-         ms[STEPS / 2], ms[STEPS - 1], STEPS);
+  qsort(cpus, STEPS, sizeof *cpus, bench_cmp_double);
+  printf("pan/zoom (server time, all tracks): median %.1f ms (%.1f ms CPU), max %.1f ms (%.1f ms "
+         "CPU) over %d steps\n",
+         ms[STEPS / 2], cpus[STEPS / 2], ms[STEPS - 1], cpus[STEPS - 1], STEPS);
   /* Collapse or expand: the page asks for the summary's tracks (every slice track of the
   ** group) at screen resolution, as for a screen. */
-  double collapse_ms = screen(c, &t, t.start, t.end, &bytes);
-  printf("collapse/expand (a group of every slice track, whole trace): %.1f ms\n", collapse_ms);
+  double collapse_cpu, collapse_ms = screen(c, &t, t.start, t.end, &bytes, &collapse_cpu);
+  printf("collapse/expand (a group of every slice track, whole trace): %.1f ms (%.1f ms CPU)\n",
+         collapse_ms, collapse_cpu);
   /* Area selection over every track: the whole trace and a tenth of it. */
   for (int part = 1; part <= 10; part *= 10) {
     trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
@@ -176,10 +234,10 @@ int main(int argc, char **argv) {
         int rc = k ? trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)
                    : trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL);
         if (rc) return 1;
-        double w = (bench_now_sec() - t0) * 1e3;
+        double wl = (bench_now_sec() - t0) * 1e3;
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &cpu1);
         double u = (cpu1.tv_sec - cpu0.tv_sec) * 1e3 + (cpu1.tv_nsec - cpu0.tv_nsec) / 1e6;
-        wall = w < wall ? w : wall, cpu = u < cpu ? u : cpu, len = out.len;
+        wall = wl < wall ? wl : wall, cpu = u < cpu ? u : cpu, len = out.len;
         if (!run) first = u;
         trak__ui_buf_free(&out);
       }
@@ -193,6 +251,7 @@ int main(int argc, char **argv) {
     if (argc > 2) html_size(argv[2]);
     html_size(argv[1]);
   }
+  print_memory("at the end");
   trak__ui_cache_free(c);
   trak_processor_free(p);
   free(t.slice_tracks);

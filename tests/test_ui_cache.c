@@ -3,7 +3,8 @@
 ** track's lines hold exactly the slice table's rows of that track and depth (id, ts, dur, name,
 ** whether parent_id is set), in time order; each counter track the counter rows; the flows the
 ** rows of the SQL join they stand for, in the same order. (That the flame graph is the same
-** before the name-stack tree is built is in test_ui_flamegraph.c.)
+** before the name-stack tree is built is in test_ui_flamegraph.c.) A screen answered before the
+** lines are filled (scan.c) is the same as from the lines.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -21,7 +22,8 @@
 #include "ui/ui.h"
 
 /* Two threads with nested slices (one that never ends, one instant, one child sharing its
-** parent's start), overlapping async slices, counters and a flow. */
+** parent's start), a third with slices of equal durations side by side, overlapping async
+** slices, counters and a flow. */
 static const char TRACE[] =
     "{\"traceEvents\":["
     "{\"ph\":\"X\",\"name\":\"a\",\"ts\":0,\"dur\":100,\"pid\":1,\"tid\":1,\"id\":1,"
@@ -34,6 +36,9 @@ static const char TRACE[] =
     "\"bind_id\":\"0x1\",\"flow_in\":true},"
     "{\"ph\":\"X\",\"name\":\"x\",\"ts\":125,\"dur\":5,\"pid\":1,\"tid\":2},"
     "{\"ph\":\"B\",\"name\":\"open\",\"ts\":200,\"pid\":1,\"tid\":2},"
+    "{\"ph\":\"X\",\"name\":\"p\",\"ts\":300,\"dur\":5,\"pid\":1,\"tid\":3},"
+    "{\"ph\":\"X\",\"name\":\"q\",\"ts\":306,\"dur\":5,\"pid\":1,\"tid\":3},"
+    "{\"ph\":\"X\",\"name\":\"r\",\"ts\":312,\"dur\":2,\"pid\":1,\"tid\":3},"
     "{\"ph\":\"b\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"7\",\"ts\":5,\"pid\":1},"
     "{\"ph\":\"b\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"8\",\"ts\":8,\"pid\":1},"
     "{\"ph\":\"e\",\"cat\":\"r\",\"name\":\"req\",\"id\":\"7\",\"ts\":60,\"pid\":1},"
@@ -62,6 +67,7 @@ static void slices_equal_the_table(void **state) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  assert_int_equal(trak__ui_lines_wait(c), 0);
   size_t lines = 0, rows = 0;
   for (size_t t = 0; t < c->n_tracks; t++) {
     const trak_ui_track *tr = &c->tracks[t];
@@ -94,6 +100,7 @@ static void counters_and_flows_equal_the_sql(void **state) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  assert_int_equal(trak__ui_lines_wait(c), 0);
   int64_t track = sc_int(p, "SELECT DISTINCT track_id FROM counter");
   const trak_ui_track *t = trak__ui_cache_track(c, track);
   assert_non_null(t);
@@ -131,11 +138,50 @@ static void freed_while_the_tree_builds(void **state) {
   trak_processor_free(p);
 }
 
+/* A screen's slices asked for before the cache's thread has filled the lines (scan.c, from the
+** columns) are the same answer as from the lines, over ranges that begin inside slices, cut
+** them, hold several per pixel column (equal durations, one that never ended) or none. */
+static void screens_before_the_lines_equal_the_lines(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  assert_int_equal(trak__ui_lines_wait(c), 0);
+  int64_t tracks[64];
+  size_t n = 0;
+  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
+    tracks[n++] = c->tracks[t].id;
+  tracks[n++] = tracks[0];        /* asked for twice */
+  tracks[n++] = 99999;            /* no such track */
+  const trak_ui_range ranges[] = {/* in ns: the trace's times are in us */
+                                  {c->start, c->end, 1},     {c->start, c->end, 7000},
+                                  {12000, 130000, 3000},     {55000, 56000, 1},
+                                  {300000, 320000, 10000},   {301000, 400000, 50000},
+                                  {c->start, c->end, 10000}, {500000, 600000, 1}};
+  int scanned = 0;
+  for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
+    trak_ui_buf lines = {0}, scan = {0};
+    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &lines, &err), 0);
+    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
+    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &scan, &err), 0);
+    atomic_store(&c->lines_ready, 1);
+    assert_string_equal(scan.s, lines.s);
+    scanned += strstr(lines.s, "\"p\"") && !strstr(lines.s, "\"q\""); /* the first stands */
+    trak__ui_buf_free(&lines);
+    trak__ui_buf_free(&scan);
+  }
+  assert_true(scanned >= 2);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slices_equal_the_table),
       cmocka_unit_test(counters_and_flows_equal_the_sql),
       cmocka_unit_test(freed_while_the_tree_builds),
+      cmocka_unit_test(screens_before_the_lines_equal_the_lines),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -155,6 +155,7 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_puts(out, "{");
   if (slices_by_name(c, tracks, n, start, end, out))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
@@ -349,72 +350,133 @@ static int stacks_exact(const trak_ui_cache *c, const int64_t *tracks, size_t n)
   return 1;
 }
 
-/* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
-** its stack's node (its ancestors are in range too: stacks_exact), then the nodes whose total
-** is at least the MAX_FLAME_NODES-th largest are answered, parents first (the tree's order).
-** The same answer as merging slice by slice below, a hash probe per slice fewer. Returns 0 or
-** -1 (out of memory). */
-static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                             int64_t end, trak_ui_buf *out) {
-  /* One 16-byte entry per node, so that a slice's sum misses one cache line, not three (a
-  ** whole-trace selection of a large trace touches millions of nodes in no order). */
-  typedef struct node_sum {
-    int64_t total;
-    uint32_t count;
-    int32_t index; /* its place in the answer, -1: not answered */
-  } node_sum;
-  node_sum *sum = calloc(c->n_stacks ? c->n_stacks : 1, sizeof *sum);
-  if (!sum) return -1;
+/* One 16-byte entry per node of the name-stack tree (flame_from_stacks), so that a slice's sum
+** misses one cache line, not three (a whole-trace selection of a large trace touches millions
+** of nodes in no order). */
+typedef struct node_sum {
+  int64_t total;
+  uint32_t count;
+  int32_t index; /* its place in the answer */
+} node_sum;
+
+/* The nodes a flame graph summed into, in the order first touched. */
+typedef struct touched {
+  uint32_t *v;
+  size_t n, cap;
+} touched;
+
+/* The MAX_FLAME_NODES-th largest total of `sum` over the nodes touched (0 when there are no
+** more): a lower bound of the smallest total answered. INT64_MIN when out of memory. */
+static int64_t touched_floor(const node_sum *sum, const touched *t) {
+  if (t->n <= MAX_FLAME_NODES) return 0;
+  int64_t *totals = malloc(t->n * sizeof *totals);
+  if (!totals) return INT64_MIN;
+  for (size_t i = 0; i < t->n; i++)
+    totals[i] = sum[t->v[i]].total;
+  int64_t min = kth_largest(totals, t->n, MAX_FLAME_NODES);
+  free(totals);
+  return min > 0 ? min : 1;
+}
+
+static int by_node(const void *a, const void *b) {
+  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Adds the slices in range of depth `d` of `tracks` to their nodes, but not those whose parent's
+** node totals less than `floor` (it cannot be answered, nor can they: a child's total is at most
+** its parent's). Returns 0 or -1 (out of memory). */
+static int sum_depth(const trak_ui_cache *c, const int64_t *tracks, size_t n, size_t d,
+                     int64_t start, int64_t end, int64_t floor, node_sum *sum, touched *tv) {
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = slice_track(c, tracks[k]);
-    for (size_t d = 0; t && d < t->n_lines; d++) {
-      const trak_ui_line *l = &t->lines[d];
-      for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
-           i++) {
-        const trak_ui_slice *s = &l->v[i];
-        if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
-        sum[s->stack].total += s->dur;
-        sum[s->stack].count++;
+    if (!t || d >= t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[d];
+    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
+         i++) {
+      const trak_ui_slice *s = &l->v[i];
+      if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
+      uint32_t up = c->stack_parent[s->stack];
+      if (floor > 0 && up != TRAK_UI_NO_STACK && sum[up].total < floor) continue;
+      node_sum *x = &sum[s->stack];
+      if (!x->count) {
+        if (tv->n == tv->cap) {
+          size_t cap = tv->cap ? tv->cap * 2 : 4096;
+          uint32_t *v = realloc(tv->v, cap * sizeof *v);
+          if (!v) return -1;
+          tv->v = v, tv->cap = cap;
+        }
+        tv->v[tv->n++] = s->stack;
       }
+      x->total += s->dur;
+      x->count++;
     }
   }
-  size_t used = 0;
-  for (size_t i = 0; i < c->n_stacks; i++)
-    used += sum[i].count != 0;
-  int64_t min_total = 0;
-  if (used > MAX_FLAME_NODES) {
-    int64_t *totals = malloc(used * sizeof *totals);
-    if (!totals) {
-      free(sum);
-      return -1;
-    }
-    for (size_t i = 0, j = 0; i < c->n_stacks; i++)
-      if (sum[i].count) totals[j++] = sum[i].total;
-    min_total = kth_largest(totals, used, MAX_FLAME_NODES);
-    if (min_total <= 0) min_total = 1;
-    free(totals);
+  return 0;
+}
+
+/* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
+** its stack's node (its ancestors are in range too: stacks_exact), depth by depth over all the
+** tracks, so that a node's total is whole before its children are summed; once more than
+** MAX_FLAME_NODES nodes are touched, the children of a node under the MAX_FLAME_NODES-th
+** largest total so far are skipped (as in the slice-by-slice merge below), and the passes stop
+** at a depth with no node over it. The nodes whose total is at least the MAX_FLAME_NODES-th
+** largest are answered, parents first (the tree's order). The same answer as merging slice by
+** slice, a hash probe per slice fewer. Returns 0 or -1 (out of memory). */
+static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                             int64_t end, trak_ui_buf *out) {
+  node_sum *sum = calloc(c->n_stacks ? c->n_stacks : 1, sizeof *sum);
+  if (!sum) return -1;
+  trak__ui_advise_huge(sum, (c->n_stacks ? c->n_stacks : 1) * sizeof *sum);
+  size_t depths = 0;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = slice_track(c, tracks[k]);
+    if (t && t->n_lines > depths) depths = t->n_lines;
   }
+  touched tv = {0};
+  int64_t floor = 0;
+  size_t floor_nodes = MAX_FLAME_NODES; /* nodes touched when floor was last raised */
+  int rc = 0;
+  for (size_t d = 0, live = 1; d < depths && live && !rc; d++) {
+    size_t first = tv.n;
+    rc = sum_depth(c, tracks, n, d, start, end, floor, sum, &tv);
+    if (!rc && tv.n > floor_nodes + floor_nodes / 2) {
+      floor = touched_floor(sum, &tv);
+      if (floor == INT64_MIN) rc = -1;
+      floor_nodes = tv.n;
+    }
+    live = floor == 0; /* a node of this depth at or over the floor: deeper ones may join */
+    for (size_t i = first; i < tv.n && !live; i++)
+      live = sum[tv.v[i]].total >= floor;
+  }
+  int64_t min_total = rc ? 0 : touched_floor(sum, &tv);
+  if (min_total == INT64_MIN) rc = -1;
+  /* The nodes answered, in the tree's order (a parent before its children; a parent's total
+  ** is at least its child's, so the nodes kept are closed under parents). */
+  size_t kept = 0;
+  for (size_t i = 0; i < tv.n && !rc; i++)
+    if (sum[tv.v[i]].total >= min_total) tv.v[kept++] = tv.v[i];
+  qsort(tv.v, kept, sizeof *tv.v, by_node);
   trak__ui_puts(out, "[");
-  int32_t kept = 0;
-  for (size_t i = 0; i < c->n_stacks; i++) {
-    sum[i].index = -1;
-    if (!sum[i].count || sum[i].total < min_total) continue;
-    sum[i].index = kept;
-    uint32_t up = c->stack_parent[i];
-    trak__ui_printf(out, "%s%" PRId32 ",", kept++ ? ",[" : "[",
+  for (size_t j = 0; j < kept; j++) {
+    uint32_t i = tv.v[j], up = c->stack_parent[i];
+    sum[i].index = (int32_t)j;
+    trak__ui_printf(out, "%s%" PRId32 ",", j ? ",[" : "[",
                     up == TRAK_UI_NO_STACK ? -1 : sum[up].index);
     trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[i]));
     trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", sum[i].total, sum[i].count);
   }
   trak__ui_put(out, "]", 1);
+  free(tv.v);
   free(sum);
-  return 0;
+  return rc;
 }
 
 int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
     if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
       return trak_error_set(err, TRAK_ENOMEM, "out of memory");

@@ -7,9 +7,11 @@
 ** read took most of the server's start (43 s at 50M events) and the arrays' doubling a third
 ** more memory than they hold.
 */
-#define _GNU_SOURCE /* qsort_r */
+#define _GNU_SOURCE /* qsort_r, MADV_HUGEPAGE */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "processor/processor_internal.h"
 #include "ui/cache.h"
@@ -29,6 +31,19 @@ static int grow(void **v, size_t *cap, size_t n, size_t size) {
   if (!w) return -1;
   *v = w, *cap = c;
   return 0;
+}
+
+void trak__ui_advise_huge(void *p, size_t bytes) {
+  const uintptr_t huge = (uintptr_t)2 << 20;
+  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1),
+            end = ((uintptr_t)p + bytes) & ~(huge - 1);
+  if (p && end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+}
+
+void *trak__ui_alloc_big(size_t bytes) {
+  void *p = malloc(bytes);
+  trak__ui_advise_huge(p, bytes);
+  return p;
 }
 
 /* ---- names ------------------------------------------------------------------------------- */
@@ -108,33 +123,42 @@ static int by_counter_ts(const void *a, const void *b) {
   return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
-/* Sorts each line by time (rows appended by metrics may come late) and computes max_end where
-** needed. */
+/* Sorts line `d` of `tr` by time (rows appended by metrics may come late), computes its max_end
+** where needed and notes a root below depth 0. Returns 0 or -1 (out of memory). */
+static int finish_line(trak_ui_track *tr, size_t d) {
+  trak_ui_line *l = &tr->lines[d];
+  int sorted = 1;
+  for (size_t i = 1; i < l->n && sorted; i++)
+    sorted = l->v[i - 1].ts <= l->v[i].ts;
+  if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
+  /* max_end only where ends are not already nondecreasing (a slice that did not end, or
+  ** overlapping ones): most lines need none, 8 bytes a slice saved. */
+  int monotonic = 1;
+  for (size_t i = 0; i < l->n; i++) {
+    if (i && trak__ui_slice_end(&l->v[i]) < trak__ui_slice_end(&l->v[i - 1])) monotonic = 0;
+    if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
+  }
+  if (!monotonic) {
+    l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end);
+    if (!l->max_end) return -1;
+    int64_t m = INT64_MIN;
+    for (size_t i = 0; i < l->n; i++) {
+      int64_t end = trak__ui_slice_end(&l->v[i]);
+      l->max_end[i] = m = end > m ? end : m;
+    }
+  }
+  return 0;
+}
+
+/* Finishes what is read before the cache's thread starts: the lines of the CPU and
+** thread-state tracks and every track's counter values (sorted, counted, first time); the
+** slice table's lines are counted by size_lines and finished by trak__ui_cache_fill_lines. */
 static int finish_lines(trak_ui_cache *c, trak_error *err) {
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
-    for (size_t d = 0; d < tr->n_lines; d++) {
+    for (size_t d = 0; tr->kind != TRAK_UI_SLICES && d < tr->n_lines; d++) {
       trak_ui_line *l = &tr->lines[d];
-      int sorted = 1;
-      for (size_t i = 1; i < l->n && sorted; i++)
-        sorted = l->v[i - 1].ts <= l->v[i].ts;
-      if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
-      /* max_end only where ends are not already nondecreasing (a slice that did not end, or
-      ** overlapping ones): most lines need none, 8 bytes a slice saved. */
-      int monotonic = 1;
-      for (size_t i = 0; i < l->n; i++) {
-        if (i && trak__ui_slice_end(&l->v[i]) < trak__ui_slice_end(&l->v[i - 1])) monotonic = 0;
-        if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
-      }
-      if (!monotonic) {
-        l->max_end = malloc(l->n * sizeof *l->max_end);
-        if (!l->max_end) return oom(err);
-        int64_t m = INT64_MIN;
-        for (size_t i = 0; i < l->n; i++) {
-          int64_t end = trak__ui_slice_end(&l->v[i]);
-          l->max_end[i] = m = end > m ? end : m;
-        }
-      }
+      if (finish_line(tr, d)) return oom(err);
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
       tr->count += (int64_t)l->n;
     }
@@ -169,21 +193,14 @@ trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t de
   return &l->v[l->n++];
 }
 
-/* The cache's name of the processor's string `id` (0: NULL), through `map` (string id -> cache
-** id + 1, 0 while unknown, as many entries as the pool has strings). */
-static uint32_t name_of(trak_ui_cache *c, const trak_strpool *sp, uint32_t *map, uint32_t id) {
-  if (!id || id >= sp->str.n) return UINT32_MAX;
-  if (!map[id]) {
-    uint32_t name = trak__ui_cache_intern(c, trak__str(sp, id));
-    if (name == UINT32_MAX) return UINT32_MAX;
-    map[id] = name + 1;
-  }
-  return map[id] - 1;
-}
-
-/* Sizes each line of the slice tracks for the rows of the slice table: counts the rows of each
-** track and depth into the line's cap, then allocates it. Returns 0 or -1 (out of memory). */
+/* Counts the rows of the slice table into each track's lines (each line's cap), events and
+** first time, widens the trace's bounds and interns the slice names (name_map): all that the
+** track list and the first screens need, without copying a row. Returns 0 or -1 (out of
+** memory). */
 static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
+  c->name_map_len = tb->strings.str.n + 1;
+  c->name_map = calloc(c->name_map_len, sizeof *c->name_map);
+  if (!c->name_map) return -1;
   for (size_t i = 0; i < tb->slice.n; i++) {
     uint32_t depth = tb->slice.depth[i];
     if (depth >= MAX_DEPTH) continue;
@@ -196,23 +213,36 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
       tr->lines = lines, tr->n_lines = (size_t)depth + 1;
     }
     tr->lines[depth].cap++;
-  }
-  for (size_t t = 0; t < c->n_tracks; t++)
-    for (size_t d = 0; d < c->tracks[t].n_lines; d++) {
-      trak_ui_line *l = &c->tracks[t].lines[d];
-      if (l->cap && !(l->v = malloc(l->cap * sizeof *l->v))) return -1;
+    trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
+    if (tr->count == 0 || s.ts < tr->first_ts) tr->first_ts = s.ts;
+    tr->count++;
+    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
+    uint32_t name = tb->slice.name[i];
+    if (name && name < tb->strings.str.n && !c->name_map[name]) {
+      uint32_t id = trak__ui_cache_intern(c, trak__str(&tb->strings, name));
+      if (id == UINT32_MAX) return -1;
+      c->name_map[name] = id + 1;
     }
+  }
   return 0;
 }
 
-static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
-  const trak_tables *tb = &p->tables;
-  uint32_t *map = calloc(tb->strings.str.n + 1, sizeof *map);
-  if (!map || size_lines(c, tb)) {
-    free(map);
-    return oom(err);
-  }
+/* The cache's name of the tables' string `id` (interned by size_lines), UINT32_MAX for none. */
+static uint32_t name_of(const trak_ui_cache *c, uint32_t id) {
+  return id < c->name_map_len && c->name_map[id] ? c->name_map[id] - 1 : UINT32_MAX;
+}
+
+/* Fills the slice lines from the columns, rows in table order (checking stacks_stop every 64K
+** rows). Returns 0 or -1 (out of memory or stopped). */
+static int fill_slices(trak_ui_cache *c) {
+  const trak_tables *tb = c->tables;
+  for (size_t t = 0; t < c->n_tracks; t++)
+    for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++) {
+      trak_ui_line *l = &c->tracks[t].lines[d];
+      if (l->cap && !(l->v = trak__ui_alloc_big(l->cap * sizeof *l->v))) return -1;
+    }
   for (size_t i = 0; i < tb->slice.n; i++) {
+    if (!(i & 0xffff) && atomic_load_explicit(&c->stacks_stop, memory_order_relaxed)) return -1;
     uint32_t depth = tb->slice.depth[i];
     if (depth >= MAX_DEPTH) continue;
     trak_ui_line *l = &c->tracks[c->index[tb->slice.track_id[i]]].lines[depth];
@@ -220,13 +250,37 @@ static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
     s->ts = tb->slice.ts[i];
     s->dur = tb->slice.dur[i];
     s->id = (uint32_t)i;
-    s->name = name_of(c, &tb->strings, map, tb->slice.name[i]);
+    s->name = name_of(c, tb->slice.name[i]);
     s->has_parent = tb->slice.parent_id[i] != TRAK_NULL_U32;
     s->stack = TRAK_UI_NO_STACK;
-    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
-  free(map);
+  for (size_t t = 0; t < c->n_tracks; t++)
+    for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++)
+      if (finish_line(&c->tracks[t], d)) return -1;
   return 0;
+}
+
+int trak__ui_cache_fill_lines(trak_ui_cache *c) {
+  int rc = fill_slices(c);
+  pthread_mutex_lock(&c->lock);
+  atomic_store_explicit(&c->lines_ready, rc ? -1 : 1, memory_order_release);
+  pthread_cond_broadcast(&c->lines_filled);
+  pthread_mutex_unlock(&c->lock);
+  return rc;
+}
+
+int trak__ui_lines_wait(const trak_ui_cache *cc) {
+  trak_ui_cache *c = (trak_ui_cache *)cc; /* the lock and condition only */
+  pthread_mutex_lock(&c->lock);
+  while (!atomic_load_explicit(&c->lines_ready, memory_order_acquire))
+    pthread_cond_wait(&c->lines_filled, &c->lock);
+  pthread_mutex_unlock(&c->lock);
+  return trak__ui_lines_ready(c) ? 0 : TRAK_ENOMEM;
+}
+
+static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
+  c->tables = &p->tables;
+  return size_lines(c, &p->tables) ? oom(err) : 0;
 }
 
 static int load_counters(trak_processor *p, trak_ui_cache *c, trak_error *err) {
@@ -238,7 +292,7 @@ static int load_counters(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   }
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
-    if (tr->values_cap && !(tr->values = malloc(tr->values_cap * sizeof *tr->values)))
+    if (tr->values_cap && !(tr->values = trak__ui_alloc_big(tr->values_cap * sizeof *tr->values)))
       return oom(err);
   }
   for (size_t i = 0; i < tb->counter.n; i++) {
@@ -295,6 +349,8 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   trak_ui_cache *c = calloc(1, sizeof *c);
   *out = NULL;
   if (!c) return oom(err);
+  pthread_mutex_init(&c->lock, NULL);
+  pthread_cond_init(&c->lines_filled, NULL);
   int rc = load_slices(p, c, err);
   if (!rc) rc = load_counters(p, c, err);
   if (!rc) rc = load_flows(p, c, err);
@@ -330,5 +386,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
   free(c->tracks);
   free(c->index);
   free(c->flows);
+  free(c->name_map);
+  pthread_mutex_destroy(&c->lock);
+  pthread_cond_destroy(&c->lines_filled);
   free(c);
 }

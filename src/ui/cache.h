@@ -111,13 +111,23 @@ typedef struct trak_ui_cache {
   ** (TRAK_UI_NO_STACK: a root); a parent comes before its children. */
   uint32_t *stack_parent, *stack_name;
   size_t n_stacks;
-  /* The tree is built on a thread of its own once the rest is read (trak__ui_stacks_start), so
-  ** that the first screen does not wait for it: until stacks_ready is 1 the slices' stack, the
-  ** tracks' stacks_exact and the tree above are the thread's alone. */
+  /* The slice table's lines are filled, then the tree built, on a thread of its own
+  ** (trak__ui_stacks_start), so that the server starts and answers the first screens meanwhile
+  ** (scan.c answers them from the processor's columns): until lines_ready is 1 the lines of
+  ** the TRAK_UI_SLICES tracks (their v, n, max_end) and deep_roots are the thread's alone; until
+  ** stacks_ready is 1 the slices' stack, the tracks' stacks_exact and the tree above are. The
+  ** rest (tracks, their n_lines, first_ts, count, values, the names, flows, the CPU and
+  ** thread-state tracks) is read before the thread starts. */
+  const struct trak_tables *tables; /* the processor's (read-only since its import) */
+  uint32_t *name_map; /* the tables' string id -> name id + 1 (0: none), for slice names */
+  size_t name_map_len;
   pthread_t stacks_thread;
   int stacks_started;      /* the thread runs or ran: joined by trak__ui_cache_free */
+  atomic_int lines_ready;  /* 1: filled; -1: out of memory or stopped, never filled */
   atomic_int stacks_ready; /* 1: built; -1: out of memory, never built */
   atomic_int stacks_stop;  /* asks the thread to give up (the cache is being freed) */
+  pthread_mutex_t lock;    /* with lines_filled: waiting for lines_ready */
+  pthread_cond_t lines_filled;
 } trak_ui_cache;
 
 /* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
@@ -139,10 +149,20 @@ static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64
   return trak__ui_first_at(t->values, t->n_values, sizeof *t->values, ts);
 }
 
+/* malloc(bytes), with huge pages asked for (madvise, a hint) on its 2 MiB-aligned interior: a
+** large array of the cache is then filled with a page fault per 2 MiB instead of per 4 KiB (the
+** faults were most of the cache's read at 50M events). Freed with free(); NULL when out of
+** memory. trak__ui_advise_huge gives the same hint for `bytes` at `p` (an array grown by
+** realloc). */
+void *trak__ui_alloc_big(size_t bytes);
+void trak__ui_advise_huge(void *p, size_t bytes);
+
 /* Reads the tables of `p` (finished): the slice, counter and flow columns directly (see
-** src/ui/README.md), sched and thread_state through SQL; then starts the name-stack tree's
-** thread. `p` must not change while this runs (no query running on another thread); the cache
-** does not refer to it afterwards. Returns 0, TRAK_ENOMEM, or a query's error. */
+** src/ui/README.md), sched and thread_state through SQL; then starts the cache's thread, which
+** fills the slice lines from the columns and builds the name-stack tree. `p` must not change
+** while this runs (no query running on another thread), and must outlive the cache (its
+** columns are read by the thread and by scan.c until the lines are filled). Returns 0,
+** TRAK_ENOMEM, or a query's error. */
 int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err);
 void trak__ui_cache_free(trak_ui_cache *c);
 /* The track with data called `id`, or NULL (no slices or values). */
@@ -166,12 +186,45 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 ** a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 
-/* Starts building the name-stack tree of the slice tracks of `c` (lines sorted) on a thread of
-** its own: it sets each slice's stack and each track's stacks_exact, then stacks_ready to 1 (or
-** -1 when out of memory or asked to stop). Without a thread (pthread_create failed) it builds
-** the tree before returning. Returns 0 (the tree is optional: the flame graph merges slice by
-** slice until it is ready). */
+/* Whether the slice table's lines are filled (an acquire read of lines_ready). */
+static inline int trak__ui_lines_ready(const trak_ui_cache *c) {
+  return atomic_load_explicit(&((trak_ui_cache *)c)->lines_ready, memory_order_acquire) == 1;
+}
+/* Waits until the cache's thread has filled the slice table's lines; returns 0 (filled) or
+** TRAK_ENOMEM (out of memory: the lines are never filled). */
+int trak__ui_lines_wait(const trak_ui_cache *c);
+
+/* A screen's slice summary from the slice table's columns (scan.c), for the TRAK_UI_SLICES
+** tracks asked for while the lines are not filled: entry offset[k] + depth * cols + j of the
+** k-th track asked for is its depth's pixel column j - 1 (j = 0: the slices begun before the
+** range), best[] the row standing for it (UINT32_MAX: none), count[] how many meet the range. */
+typedef struct trak_ui_range trak_ui_range;
+typedef struct trak_ui_scan {
+  size_t cols;
+  size_t *offset; /* per track asked for; SIZE_MAX: not scanned (not a slice track, or a repeat) */
+  uint32_t *best, *count;
+} trak_ui_scan;
+/* Scans the slice table for `tracks` over `r` (valid: end >= start, px >= 1). Returns 0, -1 (out
+** of memory) or 1 (more columns or depths than a scan keeps: wait for the lines); on every
+** return trak__ui_scan_free(out) frees what it holds. */
+int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_scan *out);
+/* Row `row` of the slice table as the cache's lines hold it. */
+trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row);
+void trak__ui_scan_free(trak_ui_scan *s);
+
+/* Starts the cache's thread (stacks.c): it fills the slice table's lines
+** (trak__ui_cache_fill_lines) and sets lines_ready, then builds the name-stack tree of the slice
+** tracks: it sets each slice's stack and each track's stacks_exact, then stacks_ready to 1 (or
+** -1 when out of memory or asked to stop). Without a thread (pthread_create failed) it does both
+** before returning. Returns 0 (the tree is optional: the flame graph merges slice by slice until
+** it is ready). */
 int trak__ui_stacks_start(trak_ui_cache *c);
+/* On the cache's thread: fills and sorts the lines of the TRAK_UI_SLICES tracks from the
+** slice table's columns (their sizes counted by trak__ui_cache_new), computes max_end and
+** deep_roots, and sets lines_ready (1, or -1 when out of memory or asked to stop), waking
+** trak__ui_lines_wait. Returns 0 or -1. */
+int trak__ui_cache_fill_lines(trak_ui_cache *c);
 /* Whether the tree is built (an acquire read of stacks_ready: its writes are then visible). */
 static inline int trak__ui_stacks_ready(const trak_ui_cache *c) {
   return atomic_load_explicit(&((trak_ui_cache *)c)->stacks_ready, memory_order_acquire) == 1;

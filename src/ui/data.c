@@ -160,6 +160,19 @@ static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
     trak__ui_printf(out, ",%d", io);
 }
 
+/* Appends one entry of a screen's slices: `best` stands for the `count` slices of its pixel
+** column at `depth`. */
+static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
+                      const trak_ui_slice *best, int64_t count, trak_ui_buf *out, int *first) {
+  trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
+                  best->ts, best->dur, (int64_t)best->id);
+  trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
+  trak__ui_printf(out, ",%" PRId64, count);
+  put_aux(out, kind, best->aux);
+  trak__ui_put(out, "]", 1);
+  *first = 0;
+}
+
 /* Summarises one depth: the longest slice starting in each pixel column stands for the column
 ** (NO_COLUMN gathers those that began before the range). */
 static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
@@ -176,14 +189,7 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t d
       count++;
       if (!best || (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur))) best = x;
     }
-    if (!best) continue;
-    trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
-                    best->ts, best->dur, (int64_t)best->id);
-    trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
-    trak__ui_printf(out, ",%" PRId64, count);
-    put_aux(out, t->kind, best->aux);
-    trak__ui_put(out, "]", 1);
-    *first = 0;
+    if (best) put_slice(c, t->kind, depth, best, count, out, first);
   }
 }
 
@@ -212,8 +218,46 @@ static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const t
     line_slices(c, t, d, r, out, &first);
 }
 
+/* trak__ui_slices before the slice lines are filled: the slice tracks from a scan of the
+** columns (scan.c), the others from their lines. Returns 0, -1 (out of memory) or 1 (the scan
+** declined: wait for the lines). */
+static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                          const trak_ui_range *r, trak_ui_buf *out) {
+  trak_ui_scan sc;
+  int rc = trak__ui_scan_new(c, tracks, n, r, &sc);
+  trak__ui_put(out, "{", 1);
+  for (size_t k = 0; k < n && !rc; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    trak__ui_printf(out, "%s\"%" PRId64 "\":[", k ? "," : "", tracks[k]);
+    int first = 1;
+    for (size_t d = 0; t && sc.offset[k] != SIZE_MAX && d < t->n_lines; d++)
+      for (size_t j = 0; j < sc.cols; j++) {
+        size_t e = sc.offset[k] + d * sc.cols + j;
+        if (!sc.count[e]) continue;
+        trak_ui_slice best = trak__ui_scan_row(c, sc.best[e]);
+        put_slice(c, t->kind, d, &best, sc.count[e], out, &first);
+      }
+    if (t && sc.offset[k] == SIZE_MAX && (t->kind != TRAK_UI_SLICES || !t->n_lines))
+      track_slices(c, t, r, out);
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "}", 1);
+  trak__ui_scan_free(&sc);
+  return rc;
+}
+
 int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
                     trak_ui_buf *out, trak_error *err) {
+  if (r->end < r->start || r->px < 1)
+    return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
+  if (!trak__ui_lines_ready(c)) {
+    size_t len = out->len;
+    int rc = scanned_slices(c, tracks, n, r, out);
+    if (rc < 0 || (!rc && out->oom)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    if (!rc) return 0;
+    out->len = len; /* declined: answered from the lines below */
+  }
+  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   return per_track(c, tracks, n, r, out, err, track_slices);
 }
 

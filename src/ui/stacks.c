@@ -4,7 +4,8 @@
 ** The area selection's flame graph (aggregate.c) then sums the slices in range into their nodes
 ** instead of merging every slice by name under its parent at each request. The tree is built on
 ** a thread of its own after the cache is read, so that the server answers the first screens
-** meanwhile (the flame graph merges slice by slice until the tree is ready).
+** meanwhile (the flame graph merges slice by slice until the tree is ready); the same thread
+** fills the slice lines first (cache.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,9 @@
 
 typedef struct stack_tree {
   trak_ui_cache *c;
-  uint32_t *slots; /* node index, UINT32_MAX: empty; at most half full. 4 bytes a slot (the key
-                   ** is read from the node): a large trace has tens of millions of nodes */
+  uint32_t *slots; /* node index, UINT32_MAX: empty; at most 3/4 full. 4 bytes a slot (the key
+                   ** is read from the node): a large trace has tens of millions of nodes, and
+                   ** the slots were most of the viewer's peak memory past the processor's */
   size_t n_slots;
   size_t cap; /* of c->stack_parent and c->stack_name */
 } stack_tree;
@@ -40,9 +42,9 @@ static size_t slot_find(const stack_tree *t, uint32_t parent, uint32_t name) {
 ** or past MAX_NODES nodes. */
 static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
   trak_ui_cache *c = t->c;
-  if (c->n_stacks * 2 >= t->n_slots) {
+  if (c->n_stacks * 4 >= t->n_slots * 3) { /* at most 3/4 full: 4 bytes a slot, ~5 a node */
     size_t n_slots = t->n_slots ? t->n_slots * 2 : 1024;
-    uint32_t *slots = malloc(n_slots * sizeof *slots);
+    uint32_t *slots = trak__ui_alloc_big(n_slots * sizeof *slots);
     if (!slots) return NONE;
     memset(slots, 0xff, n_slots * sizeof *slots);
     free(t->slots);
@@ -64,6 +66,8 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
     uint32_t *n = p ? realloc(c->stack_name, cap * sizeof *n) : NULL;
     if (!n) return NONE;
     c->stack_name = n, t->cap = cap;
+    trak__ui_advise_huge(c->stack_parent, cap * sizeof *p);
+    trak__ui_advise_huge(c->stack_name, cap * sizeof *n);
   }
   c->stack_parent[c->n_stacks] = parent;
   c->stack_name[c->n_stacks] = name;
@@ -123,7 +127,8 @@ static int stacks_build(trak_ui_cache *c) {
 
 static void *stacks_main(void *arg) {
   trak_ui_cache *c = arg;
-  atomic_store_explicit(&c->stacks_ready, stacks_build(c) ? -1 : 1, memory_order_release);
+  int rc = trak__ui_cache_fill_lines(c);
+  atomic_store_explicit(&c->stacks_ready, rc || stacks_build(c) ? -1 : 1, memory_order_release);
   return NULL;
 }
 

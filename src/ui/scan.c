@@ -1,0 +1,110 @@
+/*
+** This file holds the screens answered before the cache's thread has filled the slice lines: one
+** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
+** for each requested track, depth and pixel column, the slice that stands for it and how many
+** there are, with the same choice as the lines' summary (data.c). A pass at 50M events costs a
+** fraction of filling the lines, so the first screens do not wait for them.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/processor_internal.h"
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+#define MAX_ENTRIES ((size_t)1 << 24) /* beyond this a scan waits for the lines instead */
+
+/* Whether a slice of start tx and duration dx stands for its column rather than one of tb, db
+** found before it: the first (earliest) slice that did not end, else the first with the longest
+** duration, as in line order. */
+static int stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
+  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
+  return dx > db || (dx == db && tx < tb);
+}
+
+int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                      const trak_ui_range *r, trak_ui_scan *out) {
+  const trak_tables *tb = c->tables;
+  memset(out, 0, sizeof *out);
+  uint64_t span = (uint64_t)r->end - (uint64_t)r->start;
+  out->cols = (size_t)(span / (uint64_t)r->px) + 2; /* before the range, then each column */
+  if (span / (uint64_t)r->px >= MAX_ENTRIES) return 1;
+  out->offset = malloc((n ? n : 1) * sizeof *out->offset);
+  int32_t *slot = malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *slot); /* track -> request */
+  if (!out->offset || !slot) {
+    free(slot);
+    return -1;
+  }
+  memset(slot, 0xff, (c->n_tracks ? c->n_tracks : 1) * sizeof *slot);
+  size_t entries = 0;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    out->offset[k] = SIZE_MAX;
+    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines) continue;
+    if (slot[t - c->tracks] >= 0) { /* asked for twice: the same entries */
+      out->offset[k] = out->offset[slot[t - c->tracks]];
+      continue;
+    }
+    if (t->n_lines > (MAX_ENTRIES - entries) / out->cols) {
+      free(slot);
+      return 1;
+    }
+    slot[t - c->tracks] = (int32_t)k;
+    out->offset[k] = entries;
+    entries += t->n_lines * out->cols;
+  }
+  out->best = malloc((entries ? entries : 1) * sizeof *out->best);
+  out->count = calloc(entries ? entries : 1, sizeof *out->count);
+  if (!out->best || !out->count) {
+    free(slot);
+    return -1;
+  }
+  memset(out->best, 0xff, (entries ? entries : 1) * sizeof *out->best);
+  struct span {
+    int64_t ts, dur;
+  } *best = malloc((entries ? entries : 1) * sizeof *best); /* each entry's row's */
+  if (!best) {
+    free(slot);
+    return -1;
+  }
+  for (size_t i = 0; i < tb->slice.n; i++) {
+    uint32_t depth = tb->slice.depth[i];
+    int64_t ts = tb->slice.ts[i];
+    uint32_t id = tb->slice.track_id[i];
+    if (ts > r->end || id >= c->index_len || c->index[id] == UINT32_MAX) continue;
+    int32_t k = slot[c->index[id]];
+    if (k < 0 || depth >= c->tracks[c->index[id]].n_lines) continue; /* MAX_DEPTH and over */
+    trak_ui_slice s = {.ts = ts, .dur = tb->slice.dur[i]};
+    if (trak__ui_slice_end(&s) < r->start) continue;
+    uint64_t col = ts < r->start ? 0 : ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px + 1;
+    size_t e = out->offset[k] + depth * out->cols + col;
+    out->count[e]++;
+    if (out->best[e] == UINT32_MAX || stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
+      out->best[e] = (uint32_t)i;
+      best[e] = (struct span){ts, s.dur}; /* beside the entry: no read of the row again */
+    }
+  }
+  free(best);
+  free(slot);
+  return 0;
+}
+
+trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row) {
+  const trak_tables *tb = c->tables;
+  uint32_t name = tb->slice.name[row];
+  trak_ui_slice s = {.ts = tb->slice.ts[row],
+                     .dur = tb->slice.dur[row],
+                     .id = row,
+                     .name = name < c->name_map_len && c->name_map[name] ? c->name_map[name] - 1
+                                                                         : UINT32_MAX,
+                     .has_parent = tb->slice.parent_id[row] != TRAK_NULL_U32,
+                     .stack = TRAK_UI_NO_STACK};
+  return s;
+}
+
+void trak__ui_scan_free(trak_ui_scan *s) {
+  free(s->offset);
+  free(s->best);
+  free(s->count);
+  memset(s, 0, sizeof *s);
+}
