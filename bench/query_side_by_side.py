@@ -11,6 +11,12 @@ the perf file's second number is the time of the query's statements (import excl
 built indexes included), `query_bench TRACE Q 5` the warm best of five runs in one process.
 Figures are the best over --runs processes: on a shared machine the least disturbed run. The answers compared are what `trak query` and
 Perfetto's shell print (trak's default format is Perfetto's): byte-identical or not.
+
+--tp-one-process (for big traces, where Perfetto's import takes minutes): Perfetto runs the whole
+set twice in one interactive shell (each query on one line of its stdin), and its times are the
+shell's "Query executed in" figures (statements run up to the answer's first row; every query of
+the set but top_per_thread answers one row or sorts before its first); cold is the first pass,
+warm the second. Answers are then not compared (the interactive shell prints another format).
 """
 import argparse
 import math
@@ -49,6 +55,24 @@ def perfetto_ms(tp, trace, qfile, pfile):
     return ns / 1e6, out
 
 
+def perfetto_one_process(tp, trace, queries):
+    """{name: (cold ms, warm ms)}: the set run twice in one interactive shell."""
+    lines = []
+    for _ in range(2):
+        for _, text in queries:
+            sql = " ".join(l for l in text.splitlines() if l.strip() and not l.lstrip().startswith("--"))
+            lines.append(sql)
+            lines.extend([""] * 64)  # answers "Enter for more records" after each 32 rows
+    r = subprocess.run([tp, trace], input="\n".join(lines) + "\n.q\n", stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    times = [float(x) for x in re.findall(r"Query executed in ([0-9.]+) ms", r.stdout)]
+    if len(times) != 2 * len(queries):
+        sys.exit("perfetto printed %d times for %d queries: %s" % (len(times), 2 * len(queries),
+                                                                   r.stderr[-2000:]))
+    n = len(queries)
+    return {name: (times[i], times[n + i]) for i, (name, _) in enumerate(queries)}
+
+
 def trak_ms(bench, trace, qfile, name, runs):
     """Best time of `runs` runs in one query_bench process (runs=1: the cold first run)."""
     out = run([bench, trace, qfile, str(runs), name])
@@ -67,6 +91,7 @@ def main():
     ap.add_argument("--queries", default=os.path.join(HERE, "query_set.sql"))
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="")
+    ap.add_argument("--tp-one-process", action="store_true")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     bench = os.path.join(a.build, "query_bench")
@@ -76,15 +101,18 @@ def main():
           ("query", "trak ms", "warm ms", "perfetto ms", "ratio", "rows", "answers"))
     logs = {"cold": 0.0, "warm": 0.0}
     n = 0
-    for name, text in blocks(a.queries):
-        if only and name not in only:
-            continue
+    queries = [(name, text) for name, text in blocks(a.queries) if not only or name in only]
+    one = perfetto_one_process(a.tp, a.trace, queries) if a.tp_one_process else None
+    if one:
+        print("perfetto, one process (cold, warm ms): " +
+              ", ".join("%s %.1f %.1f" % (k, v[0], v[1]) for k, v in one.items()), flush=True)
+    for name, text in queries:
         qfile = os.path.join(tmp, name + ".sql")
         with open(qfile, "w") as f:
             f.write(text)
         pfile = os.path.join(tmp, name + ".perf")
-        tp_times, tp_out = [], None
-        for _ in range(a.runs):
+        tp_times, tp_out = [one[name][0]] if one else [], None
+        for _ in range(0 if one else a.runs):
             ms, tp_out = perfetto_ms(a.tp, a.trace, qfile, pfile)
             tp_times.append(ms)
         cold = []
@@ -92,14 +120,15 @@ def main():
             ms, rows, _ = trak_ms(bench, a.trace, qfile, name, 1)
             cold.append(ms)
         warm, _, _ = trak_ms(bench, a.trace, qfile, name, 5)
-        same = run([trak, "query", a.trace, "-q", qfile]) == tp_out
+        same = None if one else run([trak, "query", a.trace, "-q", qfile]) == tp_out
         tp_ms, trak_cold = min(tp_times), min(cold)
         ratio = tp_ms / max(trak_cold, 0.001)
         logs["cold"] += math.log(ratio)
-        logs["warm"] += math.log(tp_ms / max(warm, 0.001))
+        tp_warm = one[name][1] if one else tp_ms  # Perfetto's warm: its second pass
+        logs["warm"] += math.log(tp_warm / max(warm, 0.001))
         n += 1
         print("%-22s %10.1f %10.1f %12.1f %7.2fx %8s  %s" %
-              (name, trak_cold, warm, tp_ms, ratio, rows, "same" if same else "DIFFER"),
+              (name, trak_cold, warm, tp_ms, ratio, rows, "not compared" if same is None else "same" if same else "DIFFER"),
               flush=True)
     if n:
         print("geometric mean of perfetto / trak: %.2fx cold, %.2fx warm, over %d queries" %

@@ -5,7 +5,9 @@
 ** the rows plain SQLite gives for the same query on the same data copied into ordinary tables.
 ** The data holds NULLs, ties, duplicates and boundary values; the constants cover every
 ** column type with integers, reals, numeric and other text, blobs and NULL; the tables are also
-** checked empty and after rows were appended out of order (sorted columns no longer sorted).
+** checked empty and after rows were appended out of order (sorted columns no longer sorted), and
+** with equalities on 32-bit columns answered by an equality index from the first query or never
+** (the column read on each query, as the first few queries of a column are).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -159,8 +161,19 @@ static int setup_unsorted(void **state) {
   return setup_with(state, 300, 1);
 }
 
+/* The same data with the equality indexes built at once, or never (the columns read instead). */
+static int setup_index_at_once(void **state) {
+  trak__vt_scans_before_index = 0;
+  return setup_with(state, 400, 0);
+}
+static int setup_index_never(void **state) {
+  trak__vt_scans_before_index = UINT32_MAX;
+  return setup_with(state, 400, 0);
+}
+
 static int teardown(void **state) {
   fixture *f = *state;
+  trak__vt_scans_before_index = 3;
   printf("  %u queries compared\n", f->compared);
   sqlite3_close(f->db);
   trak__tables_free(&f->t);
@@ -670,11 +683,18 @@ static void test_plans(void **state) {
       cmocka_unit_test_setup_teardown(test_computed_columns, setup, teardown),                     \
       cmocka_unit_test_setup_teardown(test_sorts, setup, teardown)
 
+#define INDEX_TESTS(setup)                                                                         \
+  cmocka_unit_test_setup_teardown(test_single_constraints, setup, teardown),                       \
+      cmocka_unit_test_setup_teardown(test_combined_constraints, setup, teardown),                 \
+      cmocka_unit_test_setup_teardown(test_query_shapes, setup, teardown)
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       ALL_TESTS(setup_rows),
       ALL_TESTS(setup_empty),
       ALL_TESTS(setup_unsorted),
+      INDEX_TESTS(setup_index_at_once),
+      INDEX_TESTS(setup_index_never),
       cmocka_unit_test_setup_teardown(test_plans, setup_rows, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -92,4 +92,9 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden);
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
 int trak__vtab_register(sqlite3 *db, trak_tables *t);
 
+/* How many equality (or IS NULL) scans of a 32-bit column a table answers by reading the column
+** before it builds the column's equality index (3; tests set 0 for the index at once, or
+** UINT32_MAX for never). Process-wide; set it before queries run. */
+extern uint32_t trak__vt_scans_before_index;
+
 #endif /* TRAK_PROCESSOR_VTAB_H */

@@ -144,6 +144,68 @@ static const vt_index *index_get(vt_vtab *v, int col, int *rc) {
   return ix;
 }
 
+uint32_t trak__vt_scans_before_index = 3;
+
+/* Whether an equality on column `col` (an indexed one whose index is not built) is answered by
+** reading the column rather than by building its index: the first trak__vt_scans_before_index
+** times in a generation of the tables. A one-off query then pays one pass over the column, not
+** the index's three passes and new arrays (page faults on a big table); a join's inner lookups
+** build the index after a few. Counts the scan. */
+static int index_deferred(vt_vtab *v, int col) {
+  vt_index *ix = &v->index[col];
+  if (ix->off && ix->generation == v->t->generation) return 0;
+  if (ix->scan_generation != v->t->generation)
+    ix->scan_generation = v->t->generation, ix->scans = 0;
+  if (ix->scans >= trak__vt_scans_before_index) return 0;
+  ix->scans++;
+  return 1;
+}
+
+/* The stored value an equality filter (`=` one value, or IS NULL) on 32-bit column kind `kind`
+** matches in *raw; 0 when no stored value can. */
+static int filter_raw(vt_kind kind, const vt_filter *f, uint32_t *raw) {
+  if (f->want == 'n') {
+    *raw = kind == VT_STR ? 0 : TRAK_NULL_U32;
+    return kind != VT_U32;
+  }
+  if (f->lo < 0 || f->lo > UINT32_MAX) return 0;
+  *raw = (uint32_t)f->lo;
+  return !(kind == VT_U32N && *raw == TRAK_NULL_U32) && !(kind == VT_STR && !*raw);
+}
+
+/* Makes the rows of [c->lo, c->end) that pass the equality filters in `mask` (on 32-bit
+** columns) the candidates, by reading the columns, and drops those filters. Returns an SQLite
+** code. */
+static int scan_equal(vt_cursor *c, uint32_t mask) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  uint32_t *rows = malloc(((size_t)(c->end - c->lo) + 1) * sizeof *rows);
+  if (!rows) return SQLITE_NOMEM;
+  size_t n = 0;
+  int first = 1;
+  for (int i = c->nfilters - 1; i >= 0; i--) {
+    if (!(mask >> i & 1)) continue;
+    vt_filter *f = &c->filters[i];
+    const vt_col *cd = &v->tbl->cols[f->col];
+    const uint32_t *values = trak__vt_array(v->t, cd);
+    uint32_t raw = 0;
+    int any = filter_raw(cd->kind, f, &raw);
+    if (first) { /* branch-free: every row is written, the count moves on a match */
+      for (uint32_t r = c->lo; any && r < c->end; r++)
+        rows[n] = r, n += values[r] == raw;
+    } else {
+      size_t m = 0;
+      for (size_t k = 0; any && k < n; k++)
+        rows[m] = rows[k], m += values[rows[k]] == raw;
+      n = m;
+    }
+    first = 0;
+    c->filters[i] = c->filters[--c->nfilters]; /* no set or pattern: an equality */
+  }
+  c->owned = rows;
+  c->list = rows, c->n = n;
+  return SQLITE_OK;
+}
+
 /* The rows of index key `key` in *n; an empty list for keys the column never holds. */
 static const uint32_t *index_rows(const vt_index *ix, int64_t key, size_t *n) {
   *n = 0;
@@ -334,9 +396,10 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   }
   if (cost >= n && rows < n) cost = n * 0.9; /* filtered in C */
   /* Top-N only when the cursor applies every WHERE term itself: SQLite's checks after it would
-  ** drop rows from the first LIMIT ones. */
-  int desc = 0, top = !unique && !lookup && limit >= 0 && !order_is_rows(t, tbl, info, &desc) &&
-                      top_order(tbl, info);
+  ** drop rows from the first LIMIT ones. Also over an equality's rows: SQLite offers LIMIT only
+  ** to the one table of a query, never to an inner loop. */
+  int desc = 0,
+      top = !unique && limit >= 0 && !order_is_rows(t, tbl, info, &desc) && top_order(tbl, info);
   for (int i = 0; top && i < info->nConstraint; i++)
     if (i != limit && i != offset && !info->aConstraintUsage[i].omit) top = 0;
   for (int k = 0; top && k < 2; k++) { /* LIMIT, then OFFSET: SQLite still applies both */
@@ -598,6 +661,7 @@ static int choose_driver(vt_cursor *c) {
   const trak_tables *t = v->t;
   size_t best = c->end - c->lo;
   int pick = -1;
+  uint32_t scan = 0; /* equalities answered by reading their columns (index_deferred) */
   for (int i = 0; i < c->nfilters && best > 1; i++) {
     const vt_filter *f = &c->filters[i];
     const vt_col *cd = &v->tbl->cols[f->col];
@@ -607,6 +671,10 @@ static int choose_driver(vt_cursor *c) {
     } else if (col_indexed(cd) &&
                (f->want == 'i' || f->want == 'n' || (f->want == 'r' && f->lo == f->hi))) {
       if (best < 64) continue; /* a short range: not worth an index */
+      if (f->want != 'i' && !col_sorted(t, cd) && index_deferred(v, f->col)) {
+        scan |= 1u << i;
+        continue;
+      }
       int rc;
       const vt_index *ix = index_get(v, f->col, &rc);
       if (!ix) {
@@ -620,7 +688,7 @@ static int choose_driver(vt_cursor *c) {
       continue;
     if (size < best) best = size, pick = i;
   }
-  if (pick < 0) return SQLITE_OK;
+  if (pick < 0) return scan ? scan_equal(c, scan) : SQLITE_OK;
   vt_filter *f = &c->filters[pick];
   const vt_col *cd = &v->tbl->cols[f->col];
   if (!col_indexed(cd) || col_sorted(t, cd)) { /* IN on the id or a sorted column */

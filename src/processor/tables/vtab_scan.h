@@ -17,7 +17,9 @@ typedef struct vt_index {
   uint32_t *off; /* nkeys + 1 offsets into rows */
   uint32_t *rows;
   uint32_t nkeys;
-  uint32_t generation; /* of the tables when built */
+  uint32_t generation;      /* of the tables when built */
+  uint32_t scans;           /* equality scans of the column without the index, in: */
+  uint32_t scan_generation; /* this generation of the tables */
 } vt_index;
 
 typedef struct vt_vtab {
