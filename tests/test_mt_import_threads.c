@@ -70,11 +70,7 @@ static void compare_text(const char *path) {
     skipped++;
   } else {
     char bin[] = "/tmp/trak_mt_import_pb_XXXXXX";
-    tu_temp_file(bin);
-    FILE *f = fopen(bin, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(out.start, 1, trak_pb_buf_len(&out), f), trak_pb_buf_len(&out));
-    fclose(f);
+    tu_write_temp(bin, out.start, trak_pb_buf_len(&out));
     compare_both(bin);
     unlink(bin);
   }

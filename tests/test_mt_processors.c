@@ -64,11 +64,7 @@ static void test_processors_in_parallel(void **state) {
   tu_pbtxt_to_binary("Trace", text, &bin);
   free(text);
   char path[] = "/tmp/trak_mt_processors_XXXXXX";
-  tu_temp_file(path);
-  FILE *f = fopen(path, "wb");
-  assert_non_null(f);
-  assert_int_equal(fwrite(bin.start, 1, trak_pb_buf_len(&bin), f), trak_pb_buf_len(&bin));
-  fclose(f);
+  tu_write_temp(path, bin.start, trak_pb_buf_len(&bin));
   trak_pb_buf_free(&bin);
   setenv("TRAK_IMPORT_THREADS", "2", 1);
   worker workers[THREADS];

@@ -61,13 +61,19 @@ static char *line_rows(const trak_ui_cache *c, const trak_ui_line *l) {
   return b.s ? b.s : strdup("");
 }
 
-static void slices_equal_the_table(void **state) {
-  (void)state;
-  trak_processor *p = sc_open(TRACE);
+/* A cache of `p` whose slice lines are filled (the cache's thread has copied them). */
+static trak_ui_cache *cache_with_lines(trak_processor *p) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
   assert_int_equal(trak__ui_lines_wait(c), 0);
+  return c;
+}
+
+static void slices_equal_the_table(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c = cache_with_lines(p);
   size_t lines = 0, rows = 0;
   for (size_t t = 0; t < c->n_tracks; t++) {
     const trak_ui_track *tr = &c->tracks[t];
@@ -97,10 +103,7 @@ static void slices_equal_the_table(void **state) {
 static void counters_and_flows_equal_the_sql(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
-  trak_ui_cache *c;
-  trak_error err = {0};
-  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  assert_int_equal(trak__ui_lines_wait(c), 0);
+  trak_ui_cache *c = cache_with_lines(p);
   int64_t track = sc_int(p, "SELECT DISTINCT track_id FROM counter");
   const trak_ui_track *t = trak__ui_cache_track(c, track);
   assert_non_null(t);
@@ -144,10 +147,8 @@ static void freed_while_the_tree_builds(void **state) {
 static void screens_before_the_lines_equal_the_lines(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
-  trak_ui_cache *c;
+  trak_ui_cache *c = cache_with_lines(p);
   trak_error err = {0};
-  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  assert_int_equal(trak__ui_lines_wait(c), 0);
   int64_t tracks[64];
   size_t n = 0;
   for (size_t t = 0; t < c->n_tracks && n < 60; t++)

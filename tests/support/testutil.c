@@ -22,6 +22,13 @@ void tu_temp_file(char *path) {
   close(fd);
 }
 
+void tu_write_temp(char *path, const void *data, size_t len) {
+  tu_temp_file(path);
+  FILE *f = fopen(path, "wb");
+  if (!f) fail_msg("cannot open %s", path);
+  if (fwrite(data, 1, len, f) != len || fclose(f)) fail_msg("cannot write %s", path);
+}
+
 char *tu_read_file(const char *path, size_t *len) {
   FILE *f = fopen(path, "rb");
   if (!f) fail_msg("cannot open %s", path);

@@ -23,6 +23,10 @@ char *tu_read_file(const char *path, size_t *len);
 ** fails the test if it can't. */
 void tu_temp_file(char *path);
 
+/* Creates a file from the mkstemp template `path` (rewritten in place to its name) holding the
+** `len` bytes at `data`; fails the test if it can't. */
+void tu_write_temp(char *path, const void *data, size_t len);
+
 /* Parses text as `message` into a heap buffer `out` (initialised here); fails the test on error. */
 void tu_pbtxt_to_binary(const char *message, const char *text, trak_pb_buf *out);
 
