@@ -46,24 +46,25 @@ static void process(int item) {
   }
 }
 
+/* Worker `arg` takes every WORKERS-th item, starting at its own number, so that each worker has
+** work (and a track in the trace) however the threads are scheduled: with a shared queue, a
+** loaded machine once let one worker take all the items before the others first ran. */
 static void *worker(void *arg) {
   char name[32];
-  snprintf(name, sizeof name, "worker-%d", (int)(intptr_t)arg);
+  int me = (int)(intptr_t)arg;
+  snprintf(name, sizeof name, "worker-%d", me);
   trak_thread_set_name(name);
-  for (;;) {
+  for (int item = me; item < ITEMS; item += WORKERS) {
     pthread_mutex_lock(&lock);
-    while (head == tail && tail < ITEMS)
+    while (tail <= item)
       pthread_cond_wait(&more, &lock);
-    if (head == ITEMS) {
-      pthread_mutex_unlock(&lock);
-      return NULL;
-    }
-    int item = queue[head++];
+    head++;
     TRAK_COUNTER(cat_app, depth_track, tail - head);
     pthread_mutex_unlock(&lock);
-    process(item);
+    process(queue[item]);
     TRAK_EVENT_END(cat_app, TRAK_TRACK(requests_track)); /* the request's slice ends here */
   }
+  return NULL;
 }
 
 int main(int argc, char **argv) {
@@ -95,14 +96,11 @@ int main(int argc, char **argv) {
       pthread_mutex_lock(&lock);
       queue[tail++] = i;
       TRAK_COUNTER(cat_app, depth_track, tail - head);
-      pthread_cond_signal(&more);
+      pthread_cond_broadcast(&more); /* the item's worker among them */
       pthread_mutex_unlock(&lock);
       spin_us(60);
     }
   }
-  pthread_mutex_lock(&lock);
-  pthread_cond_broadcast(&more);
-  pthread_mutex_unlock(&lock);
   for (int i = 0; i < WORKERS; i++)
     pthread_join(th[i], NULL);
 
