@@ -52,8 +52,7 @@ static void timestamps_exact(void **state) {
   int64_t ts = 1;
   int fixed_up = 0;
   for (int i = 0; i < 200000; i++) {
-    ts = ts * 6364136223846793005LL % 86400000000000LL;
-    if (ts < 0) ts = -ts;
+    ts = (int64_t)((uint64_t)ts * 6364136223846793005ULL % 86400000000000ULL);
     char text[32];
     size_t n = trak__systrace_ts_format(ts, text);
     fixed_up += text[n - 11] != '.'; /* a tenth digit was added */

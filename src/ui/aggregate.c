@@ -456,7 +456,7 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
   size_t kept = 0;
   for (size_t i = 0; i < tv.n && !rc; i++)
     if (sum[tv.v[i]].total >= min_total) tv.v[kept++] = tv.v[i];
-  qsort(tv.v, kept, sizeof *tv.v, by_node);
+  if (kept) qsort(tv.v, kept, sizeof *tv.v, by_node); /* tv.v is NULL when empty */
   trak__ui_puts(out, "[");
   for (size_t j = 0; j < kept; j++) {
     uint32_t i = tv.v[j], up = c->stack_parent[i];
