@@ -330,6 +330,8 @@ static uint32_t *queue_order(const trak_fqueue *q) {
 ** finished back to the system, so the queue shrinks as the tables grow. */
 static void src_next(merge_src *m) {
   m->pos++;
+  /* The records were written long ago: ask for the ones a few ahead now (a hint). */
+  if (!m->order && m->pos + 4 < m->n) __builtin_prefetch(rec_at(m->q, m->pos + 4));
   if (!m->order && m->pos % TRAK_FQ_BLOCK == 0) block_unmap(m->q, m->pos / TRAK_FQ_BLOCK - 1);
 }
 
