@@ -342,27 +342,48 @@ static const trak_ev *cur_ev(const cursor *c) {
   return &c->block->ev[c->i];
 }
 
-static inline int cur_before(const cursor *a, const cursor *b) {
-  return a->ts < b->ts || (a->ts == b->ts && a->pkt < b->pkt);
+/* Whether cursor a's record comes before cursor b's: by timestamp, then packet, then cursor
+** index (the sequence made first), so that the order is total and ties go as before. */
+static inline int cur_before(const cursor *c, uint32_t a, uint32_t b) {
+  const cursor *x = &c[a], *y = &c[b];
+  return x->ts < y->ts || (x->ts == y->ts && (x->pkt < y->pkt || (x->pkt == y->pkt && a < b)));
 }
 
-/* A tournament tree over the cursors: internal node i (1 <= i < size) holds the index of the
-** cursor with the earliest record below it; leaves are cursors (exhausted ones and padding
-** compare last). Taking the earliest record and advancing its cursor replays one leaf-to-root
-** path: log2(cursors) comparisons and no moves of cursors. */
+/* A tree of losers over the cursors: internal node n (1 <= n < size) holds the index of the
+** cursor that lost the match at n (the later of its two subtrees' earliest records); `winner`
+** is the cursor with the earliest record of all. Leaves are cursors (exhausted ones and padding
+** compare last). Advancing the winner replays its leaf-to-root path: one comparison per level
+** with the loser kept there, and no moves of cursors. */
 typedef struct tournament {
   cursor *c;
   uint32_t *node;
   uint32_t size; /* number of leaves, a power of two */
+  uint32_t winner;
 } tournament;
 
-static inline uint32_t winner_of(const tournament *t, uint32_t n) {
-  return n >= t->size ? n - t->size : t->node[n];
+/* Builds the tree from the cursors (node[] of `size` entries). Can't fail. */
+static void tournament_build(tournament *t) {
+  uint32_t *w = calloc(t->size, sizeof *w); /* each node's winner, bottom-up */
+  if (!w) abort();
+  for (uint32_t n = t->size - 1; n >= 1; n--) {
+    uint32_t l = 2 * n, r = 2 * n + 1;
+    uint32_t a = l >= t->size ? l - t->size : w[l], b = r >= t->size ? r - t->size : w[r];
+    int b_first = cur_before(t->c, b, a);
+    w[n] = b_first ? b : a;
+    t->node[n] = b_first ? a : b;
+  }
+  t->winner = t->size > 1 ? w[1] : 0;
+  free(w);
 }
 
-static inline void replay(tournament *t, uint32_t n) {
-  uint32_t a = winner_of(t, 2 * n), b = winner_of(t, 2 * n + 1);
-  t->node[n] = cur_before(&t->c[b], &t->c[a]) ? b : a;
+/* The winner's cursor moved on: replays its path to the root. */
+static inline void tournament_replay(tournament *t) {
+  uint32_t cand = t->winner;
+  for (uint32_t n = (cand + t->size) / 2; n >= 1; n /= 2) {
+    uint32_t l = t->node[n];
+    if (cur_before(t->c, l, cand)) t->node[n] = cand, cand = l;
+  }
+  t->winner = cand;
 }
 
 /* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
@@ -445,7 +466,7 @@ void trak__events_parse(trak_importer *imp) {
   uint32_t size = 1;
   while (size < imp->seqs.all.n)
     size *= 2;
-  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size};
+  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
   if (!t.c || !t.node) abort();
   size_t live = 0;
   for (uint32_t i = 0; i < size; i++) {
@@ -462,14 +483,12 @@ void trak__events_parse(trak_importer *imp) {
     t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
     live++;
   }
-  for (uint32_t n = size - 1; n >= 1; n--)
-    replay(&t, n);
+  tournament_build(&t);
   while (live) {
-    uint32_t w = size > 1 ? t.node[1] : 0;
-    parse_one(imp, cur_ev(&t.c[w]), t.c[w].seq);
-    if (!cursor_advance(&t.c[w])) live--;
-    for (uint32_t n = (w + size) / 2; n >= 1; n /= 2)
-      replay(&t, n);
+    cursor *w = &t.c[t.winner];
+    parse_one(imp, cur_ev(w), w->seq);
+    if (!cursor_advance(w)) live--;
+    tournament_replay(&t);
   }
   free(t.c);
   free(t.node);

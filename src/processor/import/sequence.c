@@ -100,9 +100,8 @@ const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {"event category"
                                                                 "frame",
                                                                 "callstack"};
 
-uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid) {
-  uint32_t *id = trak__map_get(&seq->interned[kind], iid);
-  if (TRAK_LIKELY(id != NULL)) return *id;
+__attribute__((cold)) uint32_t trak__interned_missing(trak_importer *imp, trak_sequence *seq,
+                                                      int kind, uint64_t iid) {
   trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s iid %llu is not interned on sequence %u",
                trak__intern_kind_names[kind], (unsigned long long)iid, seq->id);
   if (kind == TRAK_INTERN_CATEGORY) { /* Perfetto names such a category "unknown(<iid>)" */

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "processor/tables/storage.h"
+#include "trak/pb.h" /* TRAK_LIKELY */
 
 typedef struct trak_importer trak_importer;
 
@@ -173,7 +174,14 @@ void trak__sequence_clear(trak_sequence *seq);
 /* The string id interned under `iid` of `kind` (for source locations: the index in
 ** imp->source_locs), or 0 (reported as missing; a missing category is named
 ** "unknown(<iid>)", as Perfetto names it). */
-uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
+/* trak__interned_get's miss (out of line): reports it, returns 0 or the "unknown(<iid>)"
+** category. */
+uint32_t trak__interned_missing(trak_importer *imp, trak_sequence *seq, int kind, uint64_t iid);
+static inline uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq, int kind,
+                                          uint64_t iid) {
+  uint32_t *id = trak__map_get(&seq->interned[kind], iid);
+  return TRAK_LIKELY(id != NULL) ? *id : trak__interned_missing(imp, seq, kind, iid);
+}
 /* Appends a copy of `ev` to the sequence's records, counting it for the parse phase's table
 ** sizes. Past the import's memory bound (docs/limits.md: TRAK_LIMIT_RECORD_RATIO) or when
 ** memory runs out, the record is dropped and counted (import_memory_limit); never aborts. */

@@ -1,7 +1,8 @@
 /*
 ** This file holds the import's decoding thread: a ring of batches of input passed from the
 ** importer's thread (which copies the bytes in and tokenizes the decoded packets) to the
-** decoding thread (which frames and decodes them, read/stream.c) and back, in order.
+** decoding thread (which frames and decodes them, read/stream.c, inflating them first when
+** the trace is gzip-compressed) and back, in order.
 ** Synchronisation is one mutex and two condition variables; no import state is shared.
 */
 #include <pthread.h>
@@ -26,6 +27,7 @@ struct trak_pipeline {
   int stop;
   trak_frame_batch slot[SLOTS];
   size_t fill, apply; /* the importer's thread: next slot to fill, next to apply */
+  int gz;             /* the batches are gzip-compressed bytes */
   trak_framer fr;     /* the decoding thread's, until it has stopped */
 };
 
@@ -48,7 +50,10 @@ static void *decode_main(void *arg) {
       return NULL;
     }
     pthread_mutex_unlock(&pl->mu);
-    trak__stream_frame_batch(&pl->fr, &pl->slot[i]);
+    if (pl->gz)
+      trak__stream_inflate_batch(&pl->fr, &pl->slot[i]);
+    else
+      trak__stream_frame_batch(&pl->fr, &pl->slot[i]);
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_DECODED;
     pthread_cond_signal(&pl->decoded);
@@ -57,10 +62,22 @@ static void *decode_main(void *arg) {
   }
 }
 
-trak_pipeline *trak__pipeline_start(trak_processor *p) {
+trak_pipeline *trak__pipeline_start(trak_processor *p, int gz) {
   trak_pipeline *pl = calloc(1, sizeof *pl);
   if (!pl) return NULL;
   pl->p = p;
+  pl->gz = gz;
+  if (gz) { /* inflate's state moves to the decoding thread with the framing */
+    pl->fr.chunk = malloc(TRAK_INFLATE_CHUNK);
+    if (!pl->fr.chunk) {
+      free(pl);
+      return NULL;
+    }
+    pl->fr.z = &p->z;
+    pl->fr.z_ended = p->z_ended;
+    pl->fr.z_member_in = p->z_member_in;
+    pl->fr.plain = p->imp->bytes_plain;
+  }
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
   pl->fr.offset = p->plain_offset;
   pl->fr.skip_left = p->skip_left;
@@ -72,6 +89,7 @@ trak_pipeline *trak__pipeline_start(trak_processor *p) {
     pthread_mutex_destroy(&pl->mu);
     pthread_cond_destroy(&pl->filled);
     pthread_cond_destroy(&pl->decoded);
+    free(pl->fr.chunk);
     free(pl);
     return NULL;
   }
@@ -105,6 +123,7 @@ void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
     trak__grow((void **)&b->bytes, &b->cap, n, 1);
     memcpy(b->bytes, data, n);
     b->n = n;
+    b->call_end = n == len;
     b->bytes_in = pl->p->imp->bytes_in, b->bytes_plain = pl->p->imp->bytes_plain;
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_FILLED;
@@ -130,7 +149,11 @@ static void release(trak_pipeline *pl) {
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
     trak_vec_free(pl->slot[i].items);
+    for (size_t k = 0; k < pl->slot[i].chunks.n; k++)
+      trak_vec_free(pl->slot[i].chunks.v[k]);
+    trak_vec_free(pl->slot[i].chunks);
   }
+  free(pl->fr.chunk);
   trak_vec_free(pl->fr.carry);
   free(pl);
 }
@@ -151,6 +174,11 @@ void trak__pipeline_finish(trak_pipeline *pl) {
   p->plain_offset = pl->fr.offset;
   p->skip_left = pl->fr.skip_left;
   p->dead |= pl->fr.dead;
+  if (pl->gz) {
+    p->z_ended = pl->fr.z_ended;
+    p->z_member_in = pl->fr.z_member_in;
+    p->imp->bytes_plain = pl->fr.plain;
+  }
   release(pl);
 }
 

@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <zlib.h>
 
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
@@ -15,32 +16,59 @@
 /* What the decoding thread met in the bytes, in file order. A packet's fields are kept whole:
 ** only their first two cache lines are written and read for a common packet (the spans past
 ** the first stay untouched), and a compact copy (spans as offsets) measured 30 instructions
-** more per packet on the importer's thread to unpack. */
-enum { TRAK_FRAME_PACKET, TRAK_FRAME_TOO_LARGE, TRAK_FRAME_CORRUPT };
+** more per packet on the importer's thread to unpack.
+** A gzip-compressed trace is inflated on the decoding thread too: its batches hold compressed
+** bytes, and each piece of inflated output (a CHUNK item, as one thread's gzip_feed hands 64 KiB
+** to plain_feed) sets the plain-byte counter and the bytes its packets point into. */
+enum {
+  TRAK_FRAME_PACKET,
+  TRAK_FRAME_TOO_LARGE,
+  TRAK_FRAME_CORRUPT,
+  TRAK_FRAME_CHUNK,        /* inflated bytes: offset = bytes_plain after them; data, len */
+  TRAK_FRAME_GZIP_CORRUPT, /* offset = the plain offset, len = compressed bytes read */
+  TRAK_FRAME_GZIP_TRAILING /* the same, for data after the last gzip member */
+};
 typedef struct trak_frame_item {
   uint8_t kind;
   uint64_t offset;       /* stream offset of the field */
   uint64_t len;          /* TOO_LARGE: the packet's length */
   const char *why;       /* CORRUPT: what was wrong (a static string) */
+  const uint8_t *data;   /* CHUNK: the inflated bytes (with a carried tail before them) */
   trak_packet_fields pf; /* PACKET: its fields, pointing into the batch's bytes */
 } trak_frame_item;
 
 /* A piece of the input passed from the importer's thread to the decoding thread and back. */
 typedef struct trak_frame_batch {
-  uint8_t *bytes; /* owned: the piece, behind the start of a packet carried from the last one */
+  uint8_t *bytes; /* owned: the piece, behind the start of a packet carried from the last one;
+                  ** gzip: the compressed piece */
   size_t n, cap;
   uint64_t bytes_in, bytes_plain; /* the importer's input counters when the piece was fed */
+  int call_end;                   /* gzip: the last piece of one feed call */
+  TRAK_VEC(trak_bytes) chunks;    /* gzip: the inflated chunks' bytes, `n_chunks` used */
+  size_t n_chunks;
   TRAK_VEC(trak_frame_item) items;
 } trak_frame_batch;
 
 /* The decoding thread's framing state: what binary_feed keeps in the processor when one
 ** thread frames (the tail of a packet straddling pieces, offsets, the skip of an oversized
 ** packet, corrupt framing). */
+/* Inflated bytes handed on at a time (gzip_feed's output buffer): where the inflated stream is
+** cut for framing, on either thread. */
+#define TRAK_INFLATE_CHUNK (1u << 16)
+
 typedef struct trak_framer {
   trak_bytes carry;
   uint64_t offset; /* stream offset of carry's first byte */
   uint64_t skip_left;
   int dead;
+  /* gzip (z non-NULL): the processor's inflate stream, which only this thread touches while it
+  ** runs, its state as gzip_feed keeps it, and the output chunk being filled */
+  z_stream *z;
+  int z_ended;
+  uint64_t z_member_in;
+  uint64_t plain; /* inflated bytes so far: the importer's bytes_plain */
+  uint8_t *chunk;
+  size_t chunk_fill;
 } trak_framer;
 
 typedef struct trak_pipeline trak_pipeline;
@@ -50,13 +78,17 @@ typedef struct trak_pipeline trak_pipeline;
 ** cores or more, else 1. */
 int trak__import_threads(uint64_t size);
 /* Starts the decoding thread for `p`'s binary trace, its framing from p's state (offset, carry,
-** skip). Returns NULL when the thread cannot start (the caller frames on its own thread). */
-trak_pipeline *trak__pipeline_start(trak_processor *p);
+** skip); with `gz`, the thread inflates too, taking over p->z and its state (z_ended,
+** z_member_in) until the pipeline finishes. Returns NULL when the thread cannot start (the
+** caller frames, and inflates, on its own thread). */
+trak_pipeline *trak__pipeline_start(trak_processor *p, int gz);
 /* Hands `len` bytes to the decoding thread (copied: the caller may reuse them), applying the
-** batches already decoded when the ring of batches is full. */
+** batches already decoded when the ring of batches is full. With gzip, the bytes of one call
+** are one call of one thread's gzip_feed (inflated output is cut at the same places). */
 void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len);
 /* Applies every batch left, stops the thread and gives its framing state back to the processor
-** (pending, plain_offset, skip_left, dead) as if one thread had framed; frees `pl`. */
+** (pending, plain_offset, skip_left, dead; with gzip z_ended, z_member_in and the importer's
+** bytes_plain) as if one thread had framed; frees `pl`. */
 void trak__pipeline_finish(trak_pipeline *pl);
 /* Stops the thread without applying what is left (an import abandoned); frees `pl`. */
 void trak__pipeline_free(trak_pipeline *pl);
@@ -64,6 +96,8 @@ void trak__pipeline_free(trak_pipeline *pl);
 /* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
 ** `fr` and `b`), and applies a decoded batch on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
+/* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed. */
+void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b);
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b);
 
 #endif /* TRAK_PROCESSOR_READ_PIPELINE_H */

@@ -46,6 +46,23 @@ __attribute__((cold)) static void too_large(trak_processor *p, uint64_t offset, 
   p->imp->packet_index++;
 }
 
+/* The gzip stream's problems, reported at `plain_offset` with the compressed bytes read. */
+__attribute__((cold)) static void gzip_trailing(trak_processor *p, uint64_t plain_offset,
+                                                uint64_t member_in) {
+  p->imp->packet_offset = plain_offset;
+  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
+               "trailing data after the last gzip member, at compressed byte %llu; ignored it",
+               (unsigned long long)member_in);
+}
+
+__attribute__((cold)) static void gzip_corrupt(trak_processor *p, uint64_t plain_offset,
+                                               uint64_t member_in) {
+  p->imp->packet_offset = plain_offset;
+  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
+               "corrupt gzip data at compressed byte %llu; skipped the rest",
+               (unsigned long long)member_in);
+}
+
 /* trak_pb_read_varint with the one- and two-byte cases inline: packet tags and lengths. */
 static inline int read_varint(const uint8_t **pp, const uint8_t *end, uint64_t *out,
                               const char **why) {
@@ -207,33 +224,109 @@ static size_t frame(trak_processor *p, const uint8_t *data, size_t len, uint64_t
   return frame_scan(p, &p->dead, &p->skip_left, data, len, base, NULL);
 }
 
-void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
-  b->items.n = 0;
+/* Frames one piece of plain bytes on the decoding thread as binary_feed frames a call's bytes
+** on the importer's: the skip of an oversized packet first, then the carried tail of a packet
+** straddling pieces put before the piece, the complete packets decoded into `b`'s items, the new
+** tail carried. `*buf` holds the piece in [0, *n) and grows (cap) to take the tail. */
+static void frame_piece(trak_framer *fr, trak_frame_batch *b, uint8_t **buf, size_t *n,
+                        size_t *cap) {
   size_t skip = 0;
-  if (fr->skip_left && b->n) {
-    skip = fr->skip_left < b->n ? (size_t)fr->skip_left : b->n;
+  if (fr->skip_left && *n) {
+    skip = fr->skip_left < *n ? (size_t)fr->skip_left : *n;
     fr->skip_left -= skip, fr->offset += skip;
   }
-  if (fr->dead || skip == b->n) {
-    b->n = 0;
+  if (fr->dead || skip == *n) {
+    *n = 0;
     return;
   }
-  size_t rest = b->n - skip;
+  size_t rest = *n - skip;
   int carried = fr->carry.n != 0;
   if (carried) { /* the packet straddling the pieces: its start goes before this piece */
-    trak__grow((void **)&b->bytes, &b->cap, fr->carry.n + rest, 1);
-    memmove(b->bytes + fr->carry.n, b->bytes + skip, rest);
-    memcpy(b->bytes, fr->carry.v, fr->carry.n);
-    b->n = fr->carry.n + rest;
+    trak__grow((void **)buf, cap, fr->carry.n + rest, 1);
+    memmove(*buf + fr->carry.n, *buf + skip, rest);
+    memcpy(*buf, fr->carry.v, fr->carry.n);
+    *n = fr->carry.n + rest;
     fr->carry.n = 0;
   } else if (skip) {
-    memmove(b->bytes, b->bytes + skip, rest);
-    b->n = rest;
+    memmove(*buf, *buf + skip, rest);
+    *n = rest;
   }
-  size_t used = frame_scan(NULL, &fr->dead, &fr->skip_left, b->bytes, b->n, fr->offset, b);
+  size_t used = frame_scan(NULL, &fr->dead, &fr->skip_left, *buf, *n, fr->offset, b);
   fr->offset += used;
   /* as binary_feed keeps it: a carried tail even past corruption, a new one only before it */
-  if (carried || !fr->dead) bytes_append(&fr->carry, b->bytes + used, b->n - used);
+  if (carried || !fr->dead) bytes_append(&fr->carry, *buf + used, *n - used);
+}
+
+void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
+  b->items.n = 0;
+  frame_piece(fr, b, &b->bytes, &b->n, &b->cap);
+}
+
+/* The inflated chunk is handed on as one thread's gzip_feed hands it to plain_feed: the plain
+** byte count grows, then the chunk is framed (its bytes copied to a chunk buffer of the batch,
+** which its packets point into). */
+static void inflated_chunk(trak_framer *fr, trak_frame_batch *b) {
+  fr->plain += fr->chunk_fill;
+  if (b->n_chunks == b->chunks.n) trak_vec_push(b->chunks, ((trak_bytes){0}));
+  trak_bytes *c = &b->chunks.v[b->n_chunks++];
+  trak__grow((void **)&c->v, &c->cap, fr->chunk_fill ? fr->chunk_fill : 1, 1);
+  memcpy(c->v, fr->chunk, fr->chunk_fill);
+  c->n = fr->chunk_fill;
+  fr->chunk_fill = 0;
+  size_t at = b->items.n;
+  trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_CHUNK, .offset = fr->plain}));
+  frame_piece(fr, b, &c->v, &c->n, &c->cap);
+  b->items.v[at].data = c->v, b->items.v[at].len = c->n; /* where framing left them */
+}
+
+/* gzip_next_member on the decoding thread: 1 when another member starts at `data`. */
+static int inflate_next_member(trak_framer *fr, trak_frame_batch *b, const uint8_t *data) {
+  if (data[0] == 0x1f) {
+    inflateReset(fr->z);
+    fr->z_ended = 0;
+    return 1;
+  }
+  trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_GZIP_TRAILING,
+                                             .offset = fr->offset,
+                                             .len = fr->z_member_in}));
+  fr->z_ended = 2;
+  return 0;
+}
+
+void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b) {
+  b->items.n = b->n_chunks = 0;
+  z_stream *z = fr->z;
+  if (fr->z_ended == 2 || !b->n) return;
+  if (fr->z_ended && !inflate_next_member(fr, b, b->bytes)) return;
+  z->next_in = b->bytes;
+  z->avail_in = (uInt)b->n;
+  for (;;) {
+    z->next_out = fr->chunk + fr->chunk_fill;
+    z->avail_out = (uInt)(TRAK_INFLATE_CHUNK - fr->chunk_fill);
+    uLong before = z->total_in;
+    int rc = inflate(z, Z_NO_FLUSH);
+    fr->z_member_in += z->total_in - before;
+    fr->chunk_fill = TRAK_INFLATE_CHUNK - z->avail_out;
+    int full = z->avail_out == 0;
+    /* one thread's chunk ends when full, at a member's end or an error, or where its call's
+    ** input ends; a piece's end inside a call keeps filling the chunk with the next piece */
+    if (rc == Z_BUF_ERROR && !b->call_end) return;
+    if (full || rc != Z_OK || (!z->avail_in && b->call_end)) inflated_chunk(fr, b);
+    if (rc == Z_STREAM_END) {
+      fr->z_ended = 1;
+      if (!z->avail_in || !inflate_next_member(fr, b, z->next_in)) return;
+      continue;
+    }
+    if (rc == Z_BUF_ERROR) return;
+    if (rc != Z_OK) {
+      trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_GZIP_CORRUPT,
+                                                 .offset = fr->offset,
+                                                 .len = fr->z_member_in}));
+      fr->z_ended = 2;
+      return;
+    }
+    if (!z->avail_in && !full) return;
+  }
 }
 
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
@@ -248,10 +341,17 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
       imp->packet_offset = it->offset;
       trak__packet_tokenize_decoded(imp, &it->pf);
       imp->packet_index++;
+    } else if (it->kind == TRAK_FRAME_CHUNK) {
+      imp->bytes_plain = it->offset;
+      imp->base = it->data, imp->limit = it->data + it->len;
     } else if (it->kind == TRAK_FRAME_TOO_LARGE) {
       too_large(p, it->offset, it->len);
-    } else {
+    } else if (it->kind == TRAK_FRAME_CORRUPT) {
       corrupt(p, it->offset, it->why);
+    } else if (it->kind == TRAK_FRAME_GZIP_CORRUPT) {
+      gzip_corrupt(p, it->offset, it->len);
+    } else {
+      gzip_trailing(p, it->offset, it->len);
     }
   }
   imp->base = imp->limit = NULL;
@@ -259,7 +359,8 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
 }
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
-  if (p->import_threads > 1 && !p->sink && !p->pipe && !p->dead) p->pipe = trak__pipeline_start(p);
+  if (p->import_threads > 1 && !p->sink && !p->pipe && !p->dead && p->raw_state != 2)
+    p->pipe = trak__pipeline_start(p, 0);
   if (p->pipe) {
     trak__pipeline_feed(p->pipe, data, len);
     return;
@@ -460,16 +561,27 @@ static int gzip_next_member(trak_processor *p, const uint8_t *data) {
     p->z_ended = 0;
     return 1;
   }
-  p->imp->packet_offset = p->plain_offset;
-  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
-               "trailing data after the last gzip member, at compressed byte %llu; ignored it",
-               (unsigned long long)p->z_member_in);
+  gzip_trailing(p, p->plain_offset, p->z_member_in);
   p->z_ended = 2;
   return 0;
 }
 
+/* Whether the rest of a gzip-compressed binary trace is inflated on the decoding thread: once
+** the format is known (from the first inflated bytes), the thread is started and takes over
+** inflate's state. binary_feed starts no pipeline for gzip: a running one is this one. */
+static int gzip_pipeline(trak_processor *p) {
+  if (!p->pipe && p->import_threads > 1 && p->format == TRAK_FORMAT_PROTO && !p->sink && !p->dead &&
+      p->z_live && !p->z_ended)
+    p->pipe = trak__pipeline_start(p, 1);
+  return p->pipe != NULL;
+}
+
 static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
-  uint8_t out[1 << 16];
+  uint8_t out[TRAK_INFLATE_CHUNK];
+  if (gzip_pipeline(p)) {
+    trak__pipeline_feed(p->pipe, data, len);
+    return;
+  }
   if (p->z_ended == 2 || !len) return;
   if (!p->z_live) {
     memset(&p->z, 0, sizeof p->z);
@@ -493,11 +605,12 @@ static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
     }
     if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
     if (rc != Z_OK) {
-      p->imp->packet_offset = p->plain_offset;
-      trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
-                   "corrupt gzip data at compressed byte %llu; skipped the rest",
-                   (unsigned long long)p->z_member_in);
+      gzip_corrupt(p, p->plain_offset, p->z_member_in);
       p->z_ended = 2;
+      return;
+    }
+    if (p->z.avail_in && gzip_pipeline(p)) { /* the rest of this call's input, from here on */
+      trak__pipeline_feed(p->pipe, p->z.next_in, p->z.avail_in);
       return;
     }
   } while (p->z.avail_in || p->z.avail_out == 0);
@@ -538,6 +651,10 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     plain_feed(p, p->raw_sniff.v, p->raw_sniff.n, 0);
     trak_vec_free(p->raw_sniff);
   }
+  if (p->pipe) { /* the decoded packets left are tokenized, the framing state comes back */
+    trak__pipeline_finish(p->pipe);
+    p->pipe = NULL;
+  }
   if (p->raw_state == 2 && !p->z_ended) {
     p->imp->packet_offset = p->plain_offset;
     trak__report(p->imp, TRAK_STAT_TRACE_TRUNCATED,
@@ -546,7 +663,7 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
                  (unsigned long long)p->plain_offset);
   }
   plain_feed(p, NULL, 0, 1);
-  if (p->pipe) { /* the decoded packets left are tokenized, the framing state comes back */
+  if (p->pipe) { /* started by the last bytes (a trace of a few KiB and two threads asked for) */
     trak__pipeline_finish(p->pipe);
     p->pipe = NULL;
   }

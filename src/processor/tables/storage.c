@@ -28,22 +28,6 @@ void trak__grow(void **ptr, size_t *cap, size_t need, size_t size) {
 
 /* ---- u64 map --------------------------------------------------------------------------- */
 
-static inline size_t hash64(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  return (size_t)k;
-}
-
-uint32_t *trak__map_get(const trak_map *m, uint64_t key) {
-  if (!m->cap) return NULL;
-  size_t mask = m->cap - 1;
-  for (size_t i = hash64(key) & mask;; i = (i + 1) & mask) {
-    if (!m->used[i]) return NULL;
-    if (m->keys[i] == key) return &m->vals[i];
-  }
-}
-
 static void map_rehash(trak_map *m, size_t cap) {
   trak_map bigger = {calloc(cap, 8), calloc(cap, 4), calloc(cap, 1), cap, 0};
   if (!bigger.keys || !bigger.vals || !bigger.used) out_of_memory();
@@ -59,7 +43,7 @@ static void map_rehash(trak_map *m, size_t cap) {
 uint32_t *trak__map_put(trak_map *m, uint64_t key, uint32_t init, int *added) {
   if ((m->n + 1) * 4 > m->cap * 3) map_rehash(m, m->cap ? m->cap * 2 : 16);
   size_t mask = m->cap - 1;
-  size_t i = hash64(key) & mask;
+  size_t i = trak__map_hash(key) & mask;
   for (; m->used[i]; i = (i + 1) & mask) {
     if (m->keys[i] == key) {
       *added = 0;

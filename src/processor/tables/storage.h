@@ -40,8 +40,24 @@ typedef struct trak_map {
   size_t n;
 } trak_map;
 
-/* Returns a pointer to the value for `key`, or NULL. */
-uint32_t *trak__map_get(const trak_map *m, uint64_t key);
+/* The slot hash of a key (a 64-bit finaliser: keys are often small consecutive integers). */
+static inline size_t trak__map_hash(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  return (size_t)k;
+}
+
+/* Returns a pointer to the value for `key`, or NULL. Inline: interned ids, tracks and
+** sequences are looked up per event. */
+static inline uint32_t *trak__map_get(const trak_map *m, uint64_t key) {
+  if (!m->cap) return NULL;
+  size_t mask = m->cap - 1;
+  for (size_t i = trak__map_hash(key) & mask;; i = (i + 1) & mask) {
+    if (!m->used[i]) return NULL;
+    if (m->keys[i] == key) return &m->vals[i];
+  }
+}
 /* Returns a pointer to the value for `key`, inserting `init` if absent (*added set to 1). */
 uint32_t *trak__map_put(trak_map *m, uint64_t key, uint32_t init, int *added);
 void trak__map_clear(trak_map *m);
