@@ -824,6 +824,7 @@ static const sqlite3_module vt_module = {
 
 int trak__vtab_register(sqlite3 *db, trak_tables *t) {
   int rc = sqlite3_create_module(db, "trak_columnar", &vt_module, t);
+  if (rc == SQLITE_OK) rc = trak__vt_row_count_register(db, t);
   for (size_t i = 0; rc == SQLITE_OK && trak__vt_table(i); i++) {
     char *sql =
         sqlite3_mprintf("CREATE VIRTUAL TABLE %s USING trak_columnar", trak__vt_table(i)->name);
