@@ -457,6 +457,7 @@ static void cursor_reset(vt_cursor *c) {
   for (int i = 0; i < c->nfilters; i++)
     free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
   c->nfilters = 0;
+  c->step = 0;
   c->rc = SQLITE_OK;
   free(c->owned);
   c->owned = NULL;
@@ -772,16 +773,18 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
                       (idx & PLAN_ROW_DESC) != 0, k);
   } else
     trak__vt_skip(c);
+  c->step = !c->nfilters && !c->list ? (c->desc ? -1 : 1) : 0;
   return rc ? rc : c->rc;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
+  if (c->step) { /* a plain range: every row (past the end, eof ignores the row) */
+    c->row += (uint32_t)c->step;
+    c->pos++;
+    return SQLITE_OK;
+  }
   if (++c->pos < c->n && !c->nfilters) {
-    if (!c->list) { /* a plain range: every row */
-      c->row = c->desc ? c->row - 1 : c->row + 1;
-      return SQLITE_OK;
-    }
     c->row = c->list[c->desc ? c->n - 1 - c->pos : c->pos];
     if (c->row >= c->lo && c->row < c->end) return SQLITE_OK;
   }
