@@ -58,13 +58,13 @@ SELECT utid, name, dur FROM (
 WHERE rn <= 3 ORDER BY utid, rn;
 
 -- query: span_join
--- (dur > 0: Perfetto's SPAN_JOIN also joins zero and -1 durations as points, trak's skips them)
+-- (every top-level slice of the two threads, the unfinished ones with dur = -1 too)
 CREATE OR REPLACE PERFETTO TABLE _sj_a AS
 SELECT ts, dur, id AS a_id FROM slice
-WHERE depth = 0 AND dur > 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1005);
+WHERE depth = 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1005);
 CREATE OR REPLACE PERFETTO TABLE _sj_b AS
 SELECT ts, dur, id AS b_id FROM slice
-WHERE depth = 0 AND dur > 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1009);
+WHERE depth = 0 AND track_id = (SELECT tt.id FROM thread_track tt JOIN thread USING (utid) WHERE tid = 1009);
 DROP TABLE IF EXISTS _sj;
 CREATE VIRTUAL TABLE _sj USING SPAN_JOIN(_sj_a, _sj_b);
 SELECT COUNT(*), SUM(dur), MIN(ts), MAX(ts + dur), COUNT(DISTINCT a_id), COUNT(DISTINCT b_id) FROM _sj;

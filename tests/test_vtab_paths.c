@@ -479,6 +479,13 @@ static void test_query_shapes(void **state) {
   };
   for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
     check(f, queries[i]);
+  /* Every table's row count, which answers `SELECT COUNT(*) FROM <table>` (count_rows.c). */
+  for (size_t i = 0; i < NTABLES; i++) {
+    char virt[128], plain[128];
+    snprintf(virt, sizeof virt, "SELECT __intrinsic_row_count('%s')", tables[i]);
+    snprintf(plain, sizeof plain, "SELECT COUNT(*) FROM \"p_%s\"", tables[i]);
+    check_pair(f, virt, plain);
+  }
   /* A prepared statement run twice with different bindings (the cursor is reset). */
   for (int plain = 0; plain < 2; plain++) {
     char *sql = expand("SELECT COUNT(*) FROM $slice WHERE track_id = ?1 AND ts >= ?2", plain);

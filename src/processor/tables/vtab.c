@@ -93,33 +93,34 @@ static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, i
 }
 
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
-  int known = thread_state_calc(t, calc, row, out);
-  if (known >= 0) return known;
-  uint32_t tr = t->slice.track_id[row], utid, upid;
-  switch (calc) {
+  uint32_t utid, upid;
+  switch (calc) { /* the slice's first: they are read for every row of thread_slice */
   case VT_CALC_slice_utid:
     return (*out = slice_utid(t, row)) != TRAK_NULL_U32;
   case VT_CALC_slice_upid:
     return (*out = slice_upid(t, row)) != TRAK_NULL_U32;
-  case VT_CALC_slice_track_name:
+  case VT_CALC_slice_track_name: {
+    uint32_t tr = t->slice.track_id[row];
     return (*out = tr < t->track.n ? t->track.name[tr] : 0) != 0;
+  }
   case VT_CALC_slice_thread_name:
+    if ((utid = slice_utid(t, row)) == TRAK_NULL_U32) return 0;
+    return (*out = t->thread.name[utid]) != 0;
   case VT_CALC_slice_tid:
+    if ((utid = slice_utid(t, row)) == TRAK_NULL_U32) return 0;
+    return *out = t->thread.tid[utid], 1;
   case VT_CALC_slice_is_main_thread:
     if ((utid = slice_utid(t, row)) == TRAK_NULL_U32) return 0;
-    *out = calc == VT_CALC_slice_tid           ? t->thread.tid[utid]
-           : calc == VT_CALC_slice_thread_name ? t->thread.name[utid]
-                                               : t->thread.is_main[utid];
-    return calc == VT_CALC_slice_tid || *out != (calc == VT_CALC_slice_thread_name ? 0 : 2);
+    return (*out = t->thread.is_main[utid]) != 2;
   case VT_CALC_slice_process_name:
+    if ((upid = slice_upid(t, row)) >= t->process.n) return 0;
+    return (*out = t->process.name[upid]) != 0;
   case VT_CALC_slice_pid:
     if ((upid = slice_upid(t, row)) >= t->process.n) return 0;
-    *out = calc == VT_CALC_slice_pid ? t->process.pid[upid] : t->process.name[upid];
-    return calc == VT_CALC_slice_pid || *out != 0;
-  default: /* VT_CALC_NONE; thread_state's above */
-    break;
+    return *out = t->process.pid[upid], 1;
+  default: /* VT_CALC_NONE reads as NULL */
+    return thread_state_calc(t, calc, row, out) > 0;
   }
-  return 0;
 }
 
 /* ---- column access --------------------------------------------------------------------- */
@@ -279,4 +280,23 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
   char *done = sqlite3_mprintf("%s%s%s)", s, hidden ? ", " : "", hidden ? hidden : "");
   sqlite3_free(s);
   return done;
+}
+
+/* ---- __intrinsic_row_count ------------------------------------------------------------- */
+
+static void row_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  const trak_tables *t = sqlite3_user_data(ctx);
+  const char *name = (const char *)sqlite3_value_text(argv[0]);
+  for (size_t i = 0; name && trak__vt_table(i); i++)
+    if (!sqlite3_stricmp(trak__vt_table(i)->name, name)) {
+      sqlite3_result_int64(ctx, (sqlite3_int64)trak__vt_rows(t, trak__vt_table(i)));
+      return;
+    }
+  sqlite3_result_error(ctx, "__intrinsic_row_count: no such columnar table", -1);
+}
+
+int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t) {
+  return sqlite3_create_function(db, "__intrinsic_row_count", 1, SQLITE_UTF8, (void *)t,
+                                 row_count_fn, NULL, NULL);
 }

@@ -457,6 +457,7 @@ static void cursor_reset(vt_cursor *c) {
   for (int i = 0; i < c->nfilters; i++)
     free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
   c->nfilters = 0;
+  c->step = 0;
   c->rc = SQLITE_OK;
   free(c->owned);
   c->owned = NULL;
@@ -772,16 +773,18 @@ static int vt_filter_fn(sqlite3_vtab_cursor *cur, int idx, const char *plan, int
                       (idx & PLAN_ROW_DESC) != 0, k);
   } else
     trak__vt_skip(c);
+  c->step = !c->nfilters && !c->list ? (c->desc ? -1 : 1) : 0;
   return rc ? rc : c->rc;
 }
 
 static int vt_next(sqlite3_vtab_cursor *cur) {
   vt_cursor *c = (vt_cursor *)cur;
+  if (c->step) { /* a plain range: every row (past the end, eof ignores the row) */
+    c->row += (uint32_t)c->step;
+    c->pos++;
+    return SQLITE_OK;
+  }
   if (++c->pos < c->n && !c->nfilters) {
-    if (!c->list) { /* a plain range: every row */
-      c->row = c->desc ? c->row - 1 : c->row + 1;
-      return SQLITE_OK;
-    }
     c->row = c->list[c->desc ? c->n - 1 - c->pos : c->pos];
     if (c->row >= c->lo && c->row < c->end) return SQLITE_OK;
   }
@@ -824,6 +827,7 @@ static const sqlite3_module vt_module = {
 
 int trak__vtab_register(sqlite3 *db, trak_tables *t) {
   int rc = sqlite3_create_module(db, "trak_columnar", &vt_module, t);
+  if (rc == SQLITE_OK) rc = trak__vt_row_count_register(db, t);
   for (size_t i = 0; rc == SQLITE_OK && trak__vt_table(i); i++) {
     char *sql =
         sqlite3_mprintf("CREATE VIRTUAL TABLE %s USING trak_columnar", trak__vt_table(i)->name);

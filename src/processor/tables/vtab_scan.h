@@ -52,6 +52,7 @@ typedef struct vt_cursor {
   const uint32_t *list; /* candidate rows in row order (an index's, or `owned`), or NULL: lo.. */
   size_t n, pos;        /* candidates and the current one's position */
   int desc;             /* candidates visited last first */
+  int step;             /* +1 or -1: every row of [lo, end) in turn (no filter, no list); 0 */
   vt_filter filters[VT_MAX_FILTERS];
   int nfilters;
   uint32_t *owned; /* candidate rows this cursor allocated */

@@ -241,6 +241,14 @@ int trak__psql_lazy_ensure(trak_processor *p, const char *text, size_t n, char *
                            size_t msg_len);
 void trak__psql_lazy_free(trak_processor *p);
 
+/* ---- count_rows.c --------------------------------------------------------------------------- */
+
+/* When statement `s` (n bytes, its `;` included) is `SELECT COUNT(*) FROM <table>` on a columnar
+** table, prepares in *out a statement giving the same answer from the table's row count and
+** returns 1; otherwise returns 0 with *out untouched. Can't fail: anything unexpected (an
+** error preparing the replacement too) returns 0 and leaves the statement to SQLite. */
+int trak__psql_count_rows(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */

@@ -6,7 +6,9 @@
 ** sides (SPAN_JOIN), by the first (SPAN_LEFT_JOIN) or by either (SPAN_OUTER_JOIN), with ts,
 ** dur, the partition and the other columns of both tables (NULL for a side with no span there).
 ** An unpartitioned side joins every partition of the other. The join is computed when SQLite
-** scans the table: both sides are read in (partition, ts) order and swept once.
+** scans the table: both sides are read in (partition, ts) order and swept once. SPAN_JOIN also
+** joins zero-length and unfinished (dur = -1) spans as Perfetto's operator does (merge_inner);
+** the outer joins skip them.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -222,14 +224,17 @@ static int sj_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Reads one side in (partition, ts) order; spans with dur <= 0 cover no time and are skipped. */
+/* Reads one side in (partition, ts) order. The outer joins skip spans with dur <= 0 (they cover
+** no time: a known difference from Perfetto's, which joins them as points); SPAN_JOIN reads
+** every span, as Perfetto's does. */
 static int load(sj_vtab *v, const side *s, rows *r) {
   sqlite3_str *q = sqlite3_str_new(v->db);
   sqlite3_str_appendf(q, "SELECT ts, dur, %s%s%s", s->partition ? "\"" : "",
                       s->partition ? s->partition : "0", s->partition ? "\"" : "");
   for (int c = 0; c < s->ncols; c++)
     sqlite3_str_appendf(q, ", \"%w\"", s->cols[c]);
-  sqlite3_str_appendf(q, " FROM \"%w\" WHERE dur > 0 ORDER BY 3, 1", s->table);
+  sqlite3_str_appendf(q, " FROM \"%w\"%s ORDER BY 3, 1", s->table,
+                      v->kind == JOIN_INNER ? "" : " WHERE dur > 0");
   char *sql = sqlite3_str_finish(q);
   sqlite3_stmt *st = NULL;
   int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
@@ -280,7 +285,8 @@ static int cmp_i64(const void *x, const void *y) {
   return a < b ? -1 : a > b;
 }
 
-/* Sweeps one partition: rows [a0, a1) of side 0 and [b0, b1) of side 1. */
+/* Sweeps one partition of an outer join (`kind` JOIN_LEFT or JOIN_OUTER): rows [a0, a1) of side
+** 0 and [b0, b1) of side 1, time cut at every boundary. */
 static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, size_t b0, size_t b1) {
   const rows *A = &c->r[0], *B = &c->r[1];
   size_t nb = 2 * ((a1 - a0) + (b1 - b0));
@@ -303,12 +309,38 @@ static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, siz
       ib++;
     long a = ia < a1 && A->ts[ia] <= x ? (long)ia : -1;
     long b = ib < b1 && B->ts[ib] <= x ? (long)ib : -1;
-    int keep = kind == JOIN_INNER  ? a >= 0 && b >= 0
-               : kind == JOIN_LEFT ? a >= 0
-                                   : a >= 0 || b >= 0;
+    int keep = kind == JOIN_LEFT ? a >= 0 : a >= 0 || b >= 0;
     if (keep) rc = emit(c, x, y, part, a, b);
   }
   free(pts);
+  return rc;
+}
+
+/* The end of row i of `r` as SPAN_JOIN compares spans: ts + dur, but ts for dur = -1 (a span
+** that never ended). */
+static int64_t adjusted_end(const rows *r, size_t i) {
+  return r->end[i] - r->ts[i] == -1 ? r->ts[i] : r->end[i];
+}
+
+/* SPAN_JOIN of one partition, as Perfetto's operator joins: rows [a0, a1) of side 0 and
+** [b0, b1) of side 1 are walked pairwise, the span that ends first (by adjusted_end; side 1 on
+** a tie) stepping on; a pair joins when the two start together or one starts inside the
+** other's [ts, adjusted end), and gives the later start with dur up to the earlier raw end. For
+** spans with dur > 0 these are sweep()'s pieces; a zero-length span inside the other side's
+** span gives a piece with dur 0, a dur = -1 span one with dur -1 (or less). */
+static int merge_inner(sj_cursor *c, int64_t part, size_t a0, size_t a1, size_t b0, size_t b1) {
+  const rows *A = &c->r[0], *B = &c->r[1];
+  int rc = SQLITE_OK;
+  for (size_t i = a0, j = b0; i < a1 && j < b1 && rc == SQLITE_OK;) {
+    int64_t ta = A->ts[i], tb = B->ts[j], ea = adjusted_end(A, i), eb = adjusted_end(B, j);
+    if (ta == tb || (ta > tb && ta < eb) || (tb > ta && tb < ea))
+      rc = emit(c, ta > tb ? ta : tb, A->end[i] < B->end[j] ? A->end[i] : B->end[j], part, (long)i,
+                (long)j);
+    if (ea < eb)
+      i++;
+    else
+      j++;
+  }
   return rc;
 }
 
@@ -351,7 +383,8 @@ static int sj_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
         b1++;
     else
       ib = 0, b1 = B->n;
-    rc = sweep(c, v->kind, part, ia, a1, ib, b1);
+    rc = v->kind == JOIN_INNER ? merge_inner(c, part, ia, a1, ib, b1)
+                               : sweep(c, v->kind, part, ia, a1, ib, b1);
     ia = pa ? a1 : A->n;
     ib = pb ? b1 : B->n;
     if (!pa && !pb) break;
