@@ -7,8 +7,8 @@
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
-**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start]  (-: no `trak html`; start:
-**   the server's start only)
+**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
+**   start: the server's start only; paint: up to the first paint, e.g. under callgrind)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,6 +167,11 @@ int main(int argc, char **argv) {
          "%d px, %zu bytes of JSON)\n",
          start_ms + first_ms, start_cpu + first_cpu, start_ms, start_cpu, first_ms, first_cpu,
          t.n_slice, t.n_counter, WIDTH, bytes);
+  if (argc > 2 && !strcmp(argv[2], "paint")) { /* "paint": up to the first paint only */
+    trak__ui_cache_free(c);
+    trak_processor_free(p);
+    return 0;
+  }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
   if (trak__ui_lines_wait(c)) return 1;

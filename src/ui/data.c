@@ -15,7 +15,7 @@
 static void json_cell(trak_ui_buf *b, trak_query *q, int c) {
   switch (trak_query_type(q, c)) {
   case TRAK_VALUE_INT:
-    trak__ui_printf(b, "%" PRId64, trak_query_int(q, c));
+    trak__ui_int(b, trak_query_int(q, c));
     break;
   case TRAK_VALUE_DOUBLE:
     trak__ui_json_double(b, trak_query_double(q, c));
@@ -146,28 +146,36 @@ static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
 
 /* Appends what a CPU or thread-state entry adds to a slice's (trak__ui_slices). */
 static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
-  if (kind == TRAK_UI_CPU) trak__ui_printf(out, ",%" PRIu32, aux);
+  if (kind == TRAK_UI_CPU) trak__ui_put(out, ",", 1), trak__ui_int(out, aux);
   if (kind != TRAK_UI_STATE) return;
   int64_t cpu = TRAK_UI_STATE_CPU(aux);
   int io = TRAK_UI_STATE_IO(aux);
   if (cpu < 0)
     trak__ui_puts(out, ",null");
   else
-    trak__ui_printf(out, ",%" PRId64, cpu);
+    trak__ui_put(out, ",", 1), trak__ui_int(out, cpu);
   if (io < 0)
     trak__ui_puts(out, ",null");
   else
-    trak__ui_printf(out, ",%d", io);
+    trak__ui_put(out, ",", 1), trak__ui_int(out, io);
 }
 
 /* Appends one entry of a screen's slices: `best` stands for the `count` slices of its pixel
 ** column at `depth`. */
 static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
                       const trak_ui_slice *best, int64_t count, trak_ui_buf *out, int *first) {
-  trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
-                  best->ts, best->dur, (int64_t)best->id);
+  trak__ui_puts(out, *first ? "[" : ",[");
+  trak__ui_int(out, (int64_t)depth);
+  trak__ui_put(out, ",", 1);
+  trak__ui_int(out, best->ts);
+  trak__ui_put(out, ",", 1);
+  trak__ui_int(out, best->dur);
+  trak__ui_put(out, ",", 1);
+  trak__ui_int(out, best->id);
+  trak__ui_put(out, ",", 1);
   trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
-  trak__ui_printf(out, ",%" PRId64, count);
+  trak__ui_put(out, ",", 1);
+  trak__ui_int(out, count);
   put_aux(out, kind, best->aux);
   trak__ui_put(out, "]", 1);
   *first = 0;
@@ -271,7 +279,9 @@ typedef struct column {
 
 static void flush_column(trak_ui_buf *out, column *c, int *first) {
   if (!c->used) return;
-  trak__ui_printf(out, "%s[%" PRId64 ",", *first ? "" : ",", c->ts);
+  trak__ui_puts(out, *first ? "[" : ",[");
+  trak__ui_int(out, c->ts);
+  trak__ui_put(out, ",", 1);
   trak__ui_json_double(out, c->min);
   trak__ui_put(out, ",", 1);
   trak__ui_json_double(out, c->max);
@@ -318,8 +328,10 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
     int64_t a = trak__ui_slice_end(&out_slice), b = f[7];
     if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
     trak__ui_puts(out, n++ ? ",[" : "[");
-    for (int k = 0; k < 10; k++)
-      trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
+    for (int k = 0; k < 10; k++) {
+      if (k) trak__ui_put(out, ",", 1);
+      trak__ui_int(out, f[k]);
+    }
     trak__ui_put(out, "]", 1);
   }
   trak__ui_put(out, "]", 1);
