@@ -42,6 +42,16 @@ static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
   return s->ts + s->dur;
 }
 
+/* The per-pixel choice of a screen's summary, shared by the lines' (data.c) and the scan's
+** (scan.c): whether a slice starting at tx that lasts dx (-1: did not end) stands for its pixel
+** column rather than the one (tb, db) chosen so far. The first (earliest) slice that did not end
+** wins, else the longest, the earliest of equals: in line order (tx >= tb) only a longer one, or
+** the first that did not end, takes the column. */
+static inline int trak__ui_stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
+  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
+  return dx > db || (dx == db && tx < tb);
+}
+
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;

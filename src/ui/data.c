@@ -195,7 +195,7 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t d
       const trak_ui_slice *x = &l->v[i];
       if (trak__ui_slice_end(x) < r->start) continue;
       count++;
-      if (!best || (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur))) best = x;
+      if (!best || trak__ui_stands_before(x->ts, x->dur, best->ts, best->dur)) best = x;
     }
     if (best) put_slice(c, t->kind, depth, best, count, out, first);
   }

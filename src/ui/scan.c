@@ -2,7 +2,7 @@
 ** This file holds the screens answered before the cache's thread has filled the slice lines: one
 ** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
-** there are, with the same choice as the lines' summary (data.c). A pass at 50M events costs a
+** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
 ** fraction of filling the lines, so the first screens do not wait for them.
 */
 #include <stdlib.h>
@@ -13,14 +13,6 @@
 #include "ui/ui.h"
 
 #define MAX_ENTRIES ((size_t)1 << 24) /* beyond this a scan waits for the lines instead */
-
-/* Whether a slice of start tx and duration dx stands for its column rather than one of tb, db
-** found before it: the first (earliest) slice that did not end, else the first with the longest
-** duration, as in line order. */
-static int stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
-  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
-  return dx > db || (dx == db && tx < tb);
-}
 
 int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                       const trak_ui_range *r, trak_ui_scan *out) {
@@ -79,7 +71,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     uint64_t col = ts < r->start ? 0 : ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px + 1;
     size_t e = out->offset[k] + depth * out->cols + col;
     out->count[e]++;
-    if (out->best[e] == UINT32_MAX || stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
+    if (out->best[e] == UINT32_MAX || trak__ui_stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
       out->best[e] = (uint32_t)i;
       best[e] = (struct span){ts, s.dur}; /* beside the entry: no read of the row again */
     }
