@@ -223,6 +223,21 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row);
 void trak__ui_scan_free(trak_ui_scan *s);
 
+/* The area selection's slices by name (aggregate.c), indexed by the cache's name id + 1 (0: no
+** name): occurrences, wall total, self time. */
+typedef struct trak_ui_name_sum {
+  int64_t count, wall, self;
+} trak_ui_name_sum;
+/* The same sums as aggregate.c makes from the lines, from one pass over the slice table's
+** columns (scan.c), for the TRAK_UI_SLICES tracks among `tracks` (a track asked for twice counts
+** twice) over [start, end]: a slice that ended and meets the range counts whole, less its ended
+** children's durations for its self time (its children: the rows whose parent it is, one depth
+** down, starting inside it). Adds into acc (c->n_names + 1 entries). Returns 0, -1 (out of
+** memory) or 1 (a track asked for has roots below depth 0, async lanes, whose children the
+** lines find by position: wait for the lines; acc is then partly summed). */
+int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                          int64_t end, trak_ui_name_sum *acc);
+
 /* Starts the cache's thread (stacks.c): it fills the slice table's lines
 ** (trak__ui_cache_fill_lines) and sets lines_ready, then builds the name-stack tree of the slice
 ** tracks: it sets each slice's stack and each track's stacks_exact, then stacks_ready to 1 (or

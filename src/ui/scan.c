@@ -3,7 +3,8 @@
 ** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
 ** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
-** fraction of filling the lines, so the first screens do not wait for them.
+** fraction of filling the lines, so the first screens do not wait for them. The area
+** selection's slices by name are summed in the same way meanwhile.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -92,6 +93,51 @@ trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row) {
                      .has_parent = tb->slice.parent_id[row] != TRAK_NULL_U32,
                      .stack = TRAK_UI_NO_STACK};
   return s;
+}
+
+/* The cache's name of the tables' string `name` + 1 (0: none), as trak__ui_scan_row's. */
+static size_t name_slot(const trak_ui_cache *c, uint32_t name) {
+  return name < c->name_map_len ? c->name_map[name] : 0;
+}
+
+int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                          int64_t end, trak_ui_name_sum *acc) {
+  const trak_tables *tb = c->tables;
+  uint32_t *times = calloc(c->n_tracks ? c->n_tracks : 1, sizeof *times); /* track -> asked */
+  if (!times) return -1;
+  int any = 0;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (t && t->kind == TRAK_UI_SLICES && t->n_lines) times[t - c->tracks]++, any = 1;
+  }
+  for (size_t i = 0; any && i < tb->slice.n; i++) {
+    uint32_t id = tb->slice.track_id[i], depth = tb->slice.depth[i];
+    if (id >= c->index_len || c->index[id] == UINT32_MAX) continue;
+    const trak_ui_track *t = &c->tracks[c->index[id]];
+    int64_t m = times[t - c->tracks];
+    if (!m || depth >= t->n_lines) continue; /* not asked for; MAX_DEPTH and over */
+    uint32_t up = tb->slice.parent_id[i];
+    if (depth > 0 && up == TRAK_NULL_U32) {
+      free(times);
+      return 1;
+    }
+    trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
+    if (s.dur < 0) continue;
+    if (s.ts <= end && trak__ui_slice_end(&s) >= start) {
+      trak_ui_name_sum *a = &acc[name_slot(c, tb->slice.name[i])];
+      a->count += m, a->wall += m * s.dur, a->self += m * s.dur;
+    }
+    if (up == TRAK_NULL_U32 || up >= tb->slice.n || tb->slice.track_id[up] != id ||
+        tb->slice.depth[up] + 1 != depth)
+      continue;
+    trak_ui_slice p = {.ts = tb->slice.ts[up], .dur = tb->slice.dur[up]};
+    int64_t p_end = trak__ui_slice_end(&p);
+    if (p.dur >= 0 && p.ts <= end && p_end >= start && s.ts >= p.ts &&
+        (s.ts < p_end || s.ts == p.ts)) /* the parent counts, and the lines find s under it */
+      acc[name_slot(c, tb->slice.name[up])].self -= m * s.dur;
+  }
+  free(times);
+  return 0;
 }
 
 void trak__ui_scan_free(trak_ui_scan *s) {
