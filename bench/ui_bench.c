@@ -174,6 +174,21 @@ int main(int argc, char **argv) {
   }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
+  {
+    /* The area selection's aggregates asked for before the lines are filled: from the columns
+    ** (scan.c). Asked now, while the cache's thread may still be filling them. */
+    trak_ui_range r = {t.start, t.end, 1};
+    trak_ui_buf out = {0};
+    double cpu;
+    int early = !trak__ui_lines_ready(c);
+    w = watch_start();
+    if (trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    double ms = watch_ms(&w, &cpu);
+    printf("area selection aggregates %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU)\n",
+           early ? "before the lines are filled" : "(the lines were filled already)", t.n_slice, ms,
+           cpu);
+    trak__ui_buf_free(&out);
+  }
   if (trak__ui_lines_wait(c)) return 1;
   printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
          "after the start\n",

@@ -211,6 +211,30 @@ static void aggregates_before_the_lines_equal_the_lines(void **state) {
   trak_processor_free(p);
 }
 
+/* trak__ui_col, the column of a time without a division, is the division's answer: times near
+** column boundaries, large spans and widths, the limits of int64. */
+static void columns_equal_the_division(void **state) {
+  (void)state;
+  const int64_t starts[] = {0, -5, 1000, INT64_MIN, INT64_MIN / 3, (int64_t)1 << 52};
+  const int64_t pxs[] = {1, 3, 7, 1000, 1234567, (int64_t)1 << 40, INT64_MAX / 1200, INT64_MAX};
+  uint64_t seed = 12345;
+  for (size_t a = 0; a < sizeof starts / sizeof *starts; a++)
+    for (size_t b = 0; b < sizeof pxs / sizeof *pxs; b++) {
+      trak_ui_cols k = trak__ui_cols_of(starts[a], pxs[b]);
+      for (int i = 0; i < 20000; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        uint64_t d = seed >> (seed & 63); /* every magnitude */
+        if (i % 3 == 0) d = (d % 5000) * (uint64_t)pxs[b] + (uint64_t)(i % 3) - 1; /* a boundary */
+        if (i % 3 == 1) d = (d % 5000) * (uint64_t)pxs[b];
+        if (d > (uint64_t)INT64_MAX - (uint64_t)starts[a] && starts[a] >= 0) continue;
+        int64_t ts = (int64_t)((uint64_t)starts[a] + d);
+        if (ts < starts[a]) continue;
+        assert_int_equal(trak__ui_col(&k, ts),
+                         ((uint64_t)ts - (uint64_t)starts[a]) / (uint64_t)pxs[b]);
+      }
+    }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slices_equal_the_table),
@@ -218,6 +242,7 @@ int main(void) {
       cmocka_unit_test(freed_while_the_tree_builds),
       cmocka_unit_test(screens_before_the_lines_equal_the_lines),
       cmocka_unit_test(aggregates_before_the_lines_equal_the_lines),
+      cmocka_unit_test(columns_equal_the_division),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -52,6 +52,30 @@ static inline int trak__ui_stands_before(int64_t tx, int64_t dx, int64_t tb, int
   return dx > db || (dx == db && tx < tb);
 }
 
+/* A range's pixel columns, found without a 64-bit division per time (the screens' summaries
+** place every slice they meet): the column of a time is estimated by a multiplication and
+** corrected, exact as ((ts - start) / px). */
+typedef struct trak_ui_cols {
+  uint64_t start, px;
+  double inv; /* 1 / px */
+} trak_ui_cols;
+
+static inline trak_ui_cols trak__ui_cols_of(int64_t start, int64_t px) {
+  trak_ui_cols k = {(uint64_t)start, (uint64_t)px, 1.0 / (double)px};
+  return k;
+}
+
+/* The column of `ts` (at or after the range's start), as (ts - start) / px on unsigned
+** differences. */
+static inline uint64_t trak__ui_col(const trak_ui_cols *k, int64_t ts) {
+  uint64_t d = (uint64_t)ts - k->start;
+  if (d >= (uint64_t)1 << 53) return d / k->px; /* past a double's exact integers */
+  uint64_t c = (uint64_t)((double)d * k->inv);  /* off by at most one either way */
+  if (c * k->px > d) c--;
+  if ((c + 1) * k->px <= d) c++;
+  return c;
+}
+
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;

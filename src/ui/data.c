@@ -144,6 +144,11 @@ static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
   return ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px;
 }
 
+/* column_of with the range's columns at hand (no division per time). */
+static uint64_t column_in(int64_t ts, const trak_ui_cols *k) {
+  return ts < (int64_t)k->start ? NO_COLUMN : trak__ui_col(k, ts);
+}
+
 /* Appends what a CPU or thread-state entry adds to a slice's (trak__ui_slices). */
 static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
   if (kind == TRAK_UI_CPU) trak__ui_put(out, ",", 1), trak__ui_int(out, aux);
@@ -186,12 +191,13 @@ static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
 static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
                         const trak_ui_range *r, trak_ui_buf *out, int *first) {
   const trak_ui_line *l = &t->lines[depth];
+  const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
   size_t i = trak__ui_line_first_ending_after(l, r->start);
   while (i < l->n && l->v[i].ts <= r->end) {
-    uint64_t col = column_of(l->v[i].ts, r);
+    uint64_t col = column_in(l->v[i].ts, &cols);
     const trak_ui_slice *best = NULL;
     int64_t count = 0;
-    for (; i < l->n && l->v[i].ts <= r->end && column_of(l->v[i].ts, r) == col; i++) {
+    for (; i < l->n && l->v[i].ts <= r->end && column_in(l->v[i].ts, &cols) == col; i++) {
       const trak_ui_slice *x = &l->v[i];
       if (trak__ui_slice_end(x) < r->start) continue;
       count++;

@@ -60,6 +60,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     free(slot);
     return -1;
   }
+  const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
   for (size_t i = 0; i < tb->slice.n; i++) {
     uint32_t depth = tb->slice.depth[i];
     int64_t ts = tb->slice.ts[i];
@@ -69,7 +70,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     if (k < 0 || depth >= c->tracks[c->index[id]].n_lines) continue; /* MAX_DEPTH and over */
     trak_ui_slice s = {.ts = ts, .dur = tb->slice.dur[i]};
     if (trak__ui_slice_end(&s) < r->start) continue;
-    uint64_t col = ts < r->start ? 0 : ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px + 1;
+    uint64_t col = ts < r->start ? 0 : trak__ui_col(&cols, ts) + 1;
     size_t e = out->offset[k] + depth * out->cols + col;
     out->count[e]++;
     if (out->best[e] == UINT32_MAX || trak__ui_stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
