@@ -141,6 +141,38 @@ static void freed_while_the_tree_builds(void **state) {
   trak_processor_free(p);
 }
 
+/* An answer of the cache's (trak__ui_slices, trak__ui_aggregate) for tracks over a range. */
+typedef int (*answer_fn)(const trak_ui_cache *, const int64_t *, size_t, const trak_ui_range *,
+                         trak_ui_buf *, trak_error *);
+
+/* Asks `fn` over each of `ranges` for every track of `c` (one of them twice, and one that does
+** not exist) with the lines filled, then as before the cache's thread has filled them, and
+** asserts that both answers are the same. Returns how many of the answers hold `needle` and not
+** `unless` (NULL: anything). */
+static int same_before_the_lines(trak_ui_cache *c, answer_fn fn, const trak_ui_range *ranges,
+                                 size_t n_ranges, const char *needle, const char *unless) {
+  trak_error err = {0};
+  int64_t tracks[64];
+  size_t n = 0;
+  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
+    tracks[n++] = c->tracks[t].id;
+  tracks[n++] = tracks[0]; /* asked for twice */
+  tracks[n++] = 99999;     /* no such track */
+  int found = 0;
+  for (size_t k = 0; k < n_ranges; k++) {
+    trak_ui_buf lines = {0}, scan = {0};
+    assert_int_equal(fn(c, tracks, n, &ranges[k], &lines, &err), 0);
+    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
+    assert_int_equal(fn(c, tracks, n, &ranges[k], &scan, &err), 0);
+    atomic_store(&c->lines_ready, 1);
+    assert_string_equal(scan.s, lines.s);
+    found += strstr(lines.s, needle) && !(unless && strstr(lines.s, unless));
+    trak__ui_buf_free(&lines);
+    trak__ui_buf_free(&scan);
+  }
+  return found;
+}
+
 /* A screen's slices asked for before the cache's thread has filled the lines (scan.c, from the
 ** columns) are the same answer as from the lines, over ranges that begin inside slices, cut
 ** them, hold several per pixel column (equal durations, one that never ended) or none. */
@@ -148,31 +180,14 @@ static void screens_before_the_lines_equal_the_lines(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   trak_ui_cache *c = cache_with_lines(p);
-  trak_error err = {0};
-  int64_t tracks[64];
-  size_t n = 0;
-  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
-    tracks[n++] = c->tracks[t].id;
-  tracks[n++] = tracks[0];        /* asked for twice */
-  tracks[n++] = 99999;            /* no such track */
   const trak_ui_range ranges[] = {/* in ns: the trace's times are in us */
                                   {c->start, c->end, 1},     {c->start, c->end, 7000},
                                   {12000, 130000, 3000},     {55000, 56000, 1},
                                   {300000, 320000, 10000},   {301000, 400000, 50000},
                                   {c->start, c->end, 10000}, {500000, 600000, 1}};
-  int scanned = 0;
-  for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
-    trak_ui_buf lines = {0}, scan = {0};
-    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &lines, &err), 0);
-    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
-    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &scan, &err), 0);
-    atomic_store(&c->lines_ready, 1);
-    assert_string_equal(scan.s, lines.s);
-    scanned += strstr(lines.s, "\"p\"") && !strstr(lines.s, "\"q\""); /* the first stands */
-    trak__ui_buf_free(&lines);
-    trak__ui_buf_free(&scan);
-  }
-  assert_true(scanned >= 2);
+  /* p and q in one column: the first of equal durations stands */
+  assert_true(same_before_the_lines(c, trak__ui_slices, ranges, sizeof ranges / sizeof *ranges,
+                                    "\"p\"", "\"q\"") >= 2);
   trak__ui_cache_free(c);
   trak_processor_free(p);
 }
@@ -184,29 +199,12 @@ static void aggregates_before_the_lines_equal_the_lines(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   trak_ui_cache *c = cache_with_lines(p);
-  trak_error err = {0};
-  int64_t tracks[64];
-  size_t n = 0;
-  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
-    tracks[n++] = c->tracks[t].id;
-  tracks[n++] = tracks[0]; /* asked for twice: counted twice, as from the lines */
-  tracks[n++] = 99999;     /* no such track */
   const trak_ui_range ranges[] = {
       {c->start, c->end, 1}, {12000, 130000, 1},  {55000, 56000, 1}, {0, 0, 1},
       {15000, 15000, 1},     {300000, 320000, 1}, {-5, 9000, 1},     {500000, 600000, 1}};
-  int counted = 0;
-  for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
-    trak_ui_buf lines = {0}, scan = {0};
-    assert_int_equal(trak__ui_aggregate(c, tracks, n, &ranges[k], &lines, &err), 0);
-    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
-    assert_int_equal(trak__ui_aggregate(c, tracks, n, &ranges[k], &scan, &err), 0);
-    atomic_store(&c->lines_ready, 1);
-    assert_string_equal(scan.s, lines.s);
-    counted += strstr(lines.s, "[\"a\",2,") != NULL; /* a, the track asked for twice */
-    trak__ui_buf_free(&lines);
-    trak__ui_buf_free(&scan);
-  }
-  assert_true(counted >= 1);
+  /* a, on the track asked for twice, counted twice as from the lines */
+  assert_true(same_before_the_lines(c, trak__ui_aggregate, ranges, sizeof ranges / sizeof *ranges,
+                                    "[\"a\",2,", NULL) >= 1);
   trak__ui_cache_free(c);
   trak_processor_free(p);
 }

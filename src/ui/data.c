@@ -165,18 +165,21 @@ static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
     trak__ui_put(out, ",", 1), trak__ui_int(out, io);
 }
 
+/* Appends v[0..n) separated by commas. */
+static void put_ints(trak_ui_buf *out, const int64_t *v, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    if (k) trak__ui_put(out, ",", 1);
+    trak__ui_int(out, v[k]);
+  }
+}
+
 /* Appends one entry of a screen's slices: `best` stands for the `count` slices of its pixel
 ** column at `depth`. */
 static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
                       const trak_ui_slice *best, int64_t count, trak_ui_buf *out, int *first) {
+  const int64_t head[] = {(int64_t)depth, best->ts, best->dur, best->id};
   trak__ui_puts(out, *first ? "[" : ",[");
-  trak__ui_int(out, (int64_t)depth);
-  trak__ui_put(out, ",", 1);
-  trak__ui_int(out, best->ts);
-  trak__ui_put(out, ",", 1);
-  trak__ui_int(out, best->dur);
-  trak__ui_put(out, ",", 1);
-  trak__ui_int(out, best->id);
+  put_ints(out, head, 4);
   trak__ui_put(out, ",", 1);
   trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
   trak__ui_put(out, ",", 1);
@@ -334,10 +337,7 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
     int64_t a = trak__ui_slice_end(&out_slice), b = f[7];
     if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
     trak__ui_puts(out, n++ ? ",[" : "[");
-    for (int k = 0; k < 10; k++) {
-      if (k) trak__ui_put(out, ",", 1);
-      trak__ui_int(out, f[k]);
-    }
+    put_ints(out, f, 10);
     trak__ui_put(out, "]", 1);
   }
   trak__ui_put(out, "]", 1);
