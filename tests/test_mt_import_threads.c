@@ -1,7 +1,8 @@
 /*
 ** The import on two cores gives the tables of the import on one: every binary trace under
 ** tests/data (the goldens' text traces encoded to binary) and generated track-event traces,
-** plain and gzip-compressed, are imported with TRAK_IMPORT_THREADS=1 and =2 and exported to
+** plain and gzip-compressed, and generated Linux scheduling traces (typed and compact_sched
+** ftrace bundles), are imported with TRAK_IMPORT_THREADS=1 and =2 and exported to
 ** SQLite files, which must be equal byte for byte. Under ThreadSanitizer (the label
 ** "concurrency") this also checks that the decoding thread shares no unguarded state.
 */
@@ -13,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../bench/gen_sched.h"
 #include "../bench/gen_track_events.h"
 #include "testutil.h"
 #include "trak/pbtxt.h"
@@ -127,10 +129,32 @@ static void test_generated_traces(void **state) {
   }
 }
 
+/* Generated scheduling traces, typed and compact_sched, each past the 4 MiB from which the
+** import uses its second thread: the ftrace bundles' events and their sort give the same tables
+** both ways. */
+static void test_generated_sched_traces(void **state) {
+  (void)state;
+  static const struct {
+    long events;
+    int compact;
+  } traces[] = {{110000, 0}, {520000, 1}};
+  for (size_t i = 0; i < sizeof traces / sizeof *traces; i++) {
+    char pb[] = "/tmp/trak_mt_import_sched_XXXXXX";
+    tu_temp_file(pb);
+    long size = gen_sched(pb, traces[i].events, traces[i].compact);
+    assert_true(size > (4l << 20));
+    compared = 0;
+    compare_both(pb);
+    assert_int_equal(compared, 1);
+    unlink(pb);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_trace_of_the_tests),
       cmocka_unit_test(test_generated_traces),
+      cmocka_unit_test(test_generated_sched_traces),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   unsetenv("TRAK_IMPORT_THREADS");

@@ -81,6 +81,39 @@ static inline uint8_t trak__ts_io_wait(const trak_tables *t, uint32_t row) {
 static inline uint8_t trak__ts_irq_context(const trak_tables *t, uint32_t row) {
   return t->thread_state.bits[row] >> 2 & 3;
 }
+/* thread_state's computed columns, in the order table_defs.h declares them (vtab.c checks). */
+typedef enum trak_ts_col {
+  TRAK_TS_COL_DUR,
+  TRAK_TS_COL_IO_WAIT,
+  TRAK_TS_COL_BLOCKED_FUNCTION,
+  TRAK_TS_COL_WAKER_UTID,
+  TRAK_TS_COL_WAKER_ID,
+  TRAK_TS_COL_IRQ_CONTEXT,
+  TRAK_TS_COL_UCPU
+} trak_ts_col;
+
+/* Column `col` of row `row` in *out, as SQL reads it. Returns 1, or 0 when the value is NULL
+** (*out then holds the accessor's NULL above; dur is never NULL: -1 when open). Can't fail. */
+static inline int trak__ts_col(const trak_tables *t, trak_ts_col col, uint32_t row, int64_t *out) {
+  switch (col) {
+  case TRAK_TS_COL_DUR:
+    return *out = trak__ts_dur(t, row), 1;
+  case TRAK_TS_COL_IO_WAIT:
+    return (*out = trak__ts_io_wait(t, row)) != 2;
+  case TRAK_TS_COL_BLOCKED_FUNCTION:
+    return (*out = trak__ts_blocked_function(t, row)) != 0;
+  case TRAK_TS_COL_WAKER_UTID:
+    return (*out = trak__ts_waker_utid(t, row)) != TRAK_NULL_U32;
+  case TRAK_TS_COL_WAKER_ID:
+    return (*out = trak__ts_waker_id(t, row)) != TRAK_NULL_U32;
+  case TRAK_TS_COL_IRQ_CONTEXT:
+    return (*out = trak__ts_irq_context(t, row)) != 2;
+  case TRAK_TS_COL_UCPU:
+    return (*out = trak__ts_ucpu(t, row)) != TRAK_NULL_U32;
+  }
+  return 0;
+}
+
 /* Sets io_wait (0, 1, 2 for NULL) and irq_context (the same) of row `row`. */
 static inline void trak__ts_io_wait_set(trak_tables *t, uint32_t row, uint8_t io_wait) {
   t->thread_state.bits[row] = (uint8_t)((t->thread_state.bits[row] & ~3u) | (io_wait & 3u));

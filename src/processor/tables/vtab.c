@@ -73,31 +73,23 @@ static uint32_t slice_upid(const trak_tables *t, uint32_t row) {
   return utid == TRAK_NULL_U32 ? TRAK_NULL_U32 : t->thread.upid[utid];
 }
 
+/* thread_state's computed columns are trak__ts_col's, in its order. */
+#define TS_COL_AT(col, calc) _Static_assert(VT_CALC_##calc - VT_CALC_ts_dur == col, #calc)
+TS_COL_AT(TRAK_TS_COL_IO_WAIT, ts_io_wait);
+TS_COL_AT(TRAK_TS_COL_BLOCKED_FUNCTION, ts_blocked_function);
+TS_COL_AT(TRAK_TS_COL_WAKER_UTID, ts_waker_utid);
+TS_COL_AT(TRAK_TS_COL_WAKER_ID, ts_waker_id);
+TS_COL_AT(TRAK_TS_COL_IRQ_CONTEXT, ts_irq_context);
+TS_COL_AT(TRAK_TS_COL_UCPU, ts_ucpu);
+
 /* The scheduling tables' computed columns: thread_state's packed ones (thread_state_cols.h),
 ** sched_slice's and ftrace_event's narrow ones; 0 when NULL, -1 for other tables' columns. */
 static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
-  switch (calc) {
-  case VT_CALC_ts_dur:
-    return *out = trak__ts_dur(t, row), 1;
-  case VT_CALC_ts_io_wait:
-    return (*out = trak__ts_io_wait(t, row)) != 2;
-  case VT_CALC_ts_irq_context:
-    return (*out = trak__ts_irq_context(t, row)) != 2;
-  case VT_CALC_ts_blocked_function:
-    return (*out = trak__ts_blocked_function(t, row)) != 0;
-  case VT_CALC_ts_waker_utid:
-    return (*out = trak__ts_waker_utid(t, row)) != TRAK_NULL_U32;
-  case VT_CALC_ts_waker_id:
-    return (*out = trak__ts_waker_id(t, row)) != TRAK_NULL_U32;
-  case VT_CALC_ts_ucpu:
-    return (*out = trak__ts_ucpu(t, row)) != TRAK_NULL_U32;
-  case VT_CALC_ss_priority: /* narrow columns of the scheduling tables */
-    return *out = t->sched_slice.priority[row], 1;
-  case VT_CALC_fe_common_flags:
-    return *out = t->ftrace_event.common_flags[row], 1;
-  default:
-    return -1;
-  }
+  if (calc >= VT_CALC_ts_dur && calc <= VT_CALC_ts_ucpu)
+    return trak__ts_col(t, (trak_ts_col)(calc - VT_CALC_ts_dur), row, out);
+  if (calc == VT_CALC_ss_priority) return *out = t->sched_slice.priority[row], 1;
+  if (calc == VT_CALC_fe_common_flags) return *out = t->ftrace_event.common_flags[row], 1;
+  return -1;
 }
 
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
