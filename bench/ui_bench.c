@@ -7,8 +7,8 @@
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
-**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start]  (-: no `trak html`; start:
-**   the server's start only)
+**   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
+**   start: the server's start only; paint: up to the first paint, e.g. under callgrind)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -167,8 +167,28 @@ int main(int argc, char **argv) {
          "%d px, %zu bytes of JSON)\n",
          start_ms + first_ms, start_cpu + first_cpu, start_ms, start_cpu, first_ms, first_cpu,
          t.n_slice, t.n_counter, WIDTH, bytes);
+  if (argc > 2 && !strcmp(argv[2], "paint")) { /* "paint": up to the first paint only */
+    trak__ui_cache_free(c);
+    trak_processor_free(p);
+    return 0;
+  }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
+  {
+    /* The area selection's aggregates asked for before the lines are filled: from the columns
+    ** (scan.c). Asked now, while the cache's thread may still be filling them. */
+    trak_ui_range r = {t.start, t.end, 1};
+    trak_ui_buf out = {0};
+    double cpu;
+    int early = !trak__ui_lines_ready(c);
+    w = watch_start();
+    if (trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    double ms = watch_ms(&w, &cpu);
+    printf("area selection aggregates %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU)\n",
+           early ? "before the lines are filled" : "(the lines were filled already)", t.n_slice, ms,
+           cpu);
+    trak__ui_buf_free(&out);
+  }
   if (trak__ui_lines_wait(c)) return 1;
   printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
          "after the start\n",

@@ -141,6 +141,38 @@ static void freed_while_the_tree_builds(void **state) {
   trak_processor_free(p);
 }
 
+/* An answer of the cache's (trak__ui_slices, trak__ui_aggregate) for tracks over a range. */
+typedef int (*answer_fn)(const trak_ui_cache *, const int64_t *, size_t, const trak_ui_range *,
+                         trak_ui_buf *, trak_error *);
+
+/* Asks `fn` over each of `ranges` for every track of `c` (one of them twice, and one that does
+** not exist) with the lines filled, then as before the cache's thread has filled them, and
+** asserts that both answers are the same. Returns how many of the answers hold `needle` and not
+** `unless` (NULL: anything). */
+static int same_before_the_lines(trak_ui_cache *c, answer_fn fn, const trak_ui_range *ranges,
+                                 size_t n_ranges, const char *needle, const char *unless) {
+  trak_error err = {0};
+  int64_t tracks[64];
+  size_t n = 0;
+  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
+    tracks[n++] = c->tracks[t].id;
+  tracks[n++] = tracks[0]; /* asked for twice */
+  tracks[n++] = 99999;     /* no such track */
+  int found = 0;
+  for (size_t k = 0; k < n_ranges; k++) {
+    trak_ui_buf lines = {0}, scan = {0};
+    assert_int_equal(fn(c, tracks, n, &ranges[k], &lines, &err), 0);
+    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
+    assert_int_equal(fn(c, tracks, n, &ranges[k], &scan, &err), 0);
+    atomic_store(&c->lines_ready, 1);
+    assert_string_equal(scan.s, lines.s);
+    found += strstr(lines.s, needle) && !(unless && strstr(lines.s, unless));
+    trak__ui_buf_free(&lines);
+    trak__ui_buf_free(&scan);
+  }
+  return found;
+}
+
 /* A screen's slices asked for before the cache's thread has filled the lines (scan.c, from the
 ** columns) are the same answer as from the lines, over ranges that begin inside slices, cut
 ** them, hold several per pixel column (equal durations, one that never ended) or none. */
@@ -148,33 +180,57 @@ static void screens_before_the_lines_equal_the_lines(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   trak_ui_cache *c = cache_with_lines(p);
-  trak_error err = {0};
-  int64_t tracks[64];
-  size_t n = 0;
-  for (size_t t = 0; t < c->n_tracks && n < 60; t++)
-    tracks[n++] = c->tracks[t].id;
-  tracks[n++] = tracks[0];        /* asked for twice */
-  tracks[n++] = 99999;            /* no such track */
   const trak_ui_range ranges[] = {/* in ns: the trace's times are in us */
                                   {c->start, c->end, 1},     {c->start, c->end, 7000},
                                   {12000, 130000, 3000},     {55000, 56000, 1},
                                   {300000, 320000, 10000},   {301000, 400000, 50000},
                                   {c->start, c->end, 10000}, {500000, 600000, 1}};
-  int scanned = 0;
-  for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {
-    trak_ui_buf lines = {0}, scan = {0};
-    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &lines, &err), 0);
-    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
-    assert_int_equal(trak__ui_slices(c, tracks, n, &ranges[k], &scan, &err), 0);
-    atomic_store(&c->lines_ready, 1);
-    assert_string_equal(scan.s, lines.s);
-    scanned += strstr(lines.s, "\"p\"") && !strstr(lines.s, "\"q\""); /* the first stands */
-    trak__ui_buf_free(&lines);
-    trak__ui_buf_free(&scan);
-  }
-  assert_true(scanned >= 2);
+  /* p and q in one column: the first of equal durations stands */
+  assert_true(same_before_the_lines(c, trak__ui_slices, ranges, sizeof ranges / sizeof *ranges,
+                                    "\"p\"", "\"q\"") >= 2);
   trak__ui_cache_free(c);
   trak_processor_free(p);
+}
+
+/* The area selection's aggregates asked for before the lines are filled (slices by name from
+** the columns, scan.c) are the same answer as from the lines, over ranges that cut slices and
+** their children. */
+static void aggregates_before_the_lines_equal_the_lines(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c = cache_with_lines(p);
+  const trak_ui_range ranges[] = {
+      {c->start, c->end, 1}, {12000, 130000, 1},  {55000, 56000, 1}, {0, 0, 1},
+      {15000, 15000, 1},     {300000, 320000, 1}, {-5, 9000, 1},     {500000, 600000, 1}};
+  /* a, on the track asked for twice, counted twice as from the lines */
+  assert_true(same_before_the_lines(c, trak__ui_aggregate, ranges, sizeof ranges / sizeof *ranges,
+                                    "[\"a\",2,", NULL) >= 1);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
+/* trak__ui_col, the column of a time without a division, is the division's answer: times near
+** column boundaries, large spans and widths, the limits of int64. */
+static void columns_equal_the_division(void **state) {
+  (void)state;
+  const int64_t starts[] = {0, -5, 1000, INT64_MIN, INT64_MIN / 3, (int64_t)1 << 52};
+  const int64_t pxs[] = {1, 3, 7, 1000, 1234567, (int64_t)1 << 40, INT64_MAX / 1200, INT64_MAX};
+  uint64_t seed = 12345;
+  for (size_t a = 0; a < sizeof starts / sizeof *starts; a++)
+    for (size_t b = 0; b < sizeof pxs / sizeof *pxs; b++) {
+      trak_ui_cols k = trak__ui_cols_of(starts[a], pxs[b]);
+      for (int i = 0; i < 20000; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        uint64_t d = seed >> (seed & 63); /* every magnitude */
+        if (i % 3 == 0) d = (d % 5000) * (uint64_t)pxs[b] + (uint64_t)(i % 3) - 1; /* a boundary */
+        if (i % 3 == 1) d = (d % 5000) * (uint64_t)pxs[b];
+        if (d > (uint64_t)INT64_MAX - (uint64_t)starts[a] && starts[a] >= 0) continue;
+        int64_t ts = (int64_t)((uint64_t)starts[a] + d);
+        if (ts < starts[a]) continue;
+        assert_int_equal(trak__ui_col(&k, ts),
+                         ((uint64_t)ts - (uint64_t)starts[a]) / (uint64_t)pxs[b]);
+      }
+    }
 }
 
 int main(void) {
@@ -183,6 +239,8 @@ int main(void) {
       cmocka_unit_test(counters_and_flows_equal_the_sql),
       cmocka_unit_test(freed_while_the_tree_builds),
       cmocka_unit_test(screens_before_the_lines_equal_the_lines),
+      cmocka_unit_test(aggregates_before_the_lines_equal_the_lines),
+      cmocka_unit_test(columns_equal_the_division),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

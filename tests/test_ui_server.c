@@ -563,8 +563,47 @@ static void json_strings_are_escaped(void **state) {
   trak__ui_buf_free(&b);
 }
 
+/* trak__ui_int and trak__ui_json_double write what printf writes (PRId64, %.17g). */
+static void json_numbers_as_printf(void **state) {
+  (void)state;
+  const int64_t ints[] = {0, 7, -7, 10, 99, 100, -100, 123456789, INT64_MAX, INT64_MIN, -1};
+  const double doubles[] = {0.0,
+                            -0.0,
+                            1.0,
+                            -2.0,
+                            0.5,
+                            1e14,
+                            999999999999999.0,
+                            1e15,
+                            1e17,
+                            -3.25,
+                            1.0 / 3,
+                            12345678901234.0};
+  char want[64];
+  for (size_t i = 0; i < sizeof ints / sizeof *ints; i++) {
+    trak_ui_buf b = {0};
+    trak__ui_int(&b, ints[i]);
+    snprintf(want, sizeof want, "%" PRId64, ints[i]);
+    assert_string_equal(b.s, want);
+    trak__ui_buf_free(&b);
+  }
+  for (size_t i = 0; i < sizeof doubles / sizeof *doubles; i++) {
+    trak_ui_buf b = {0};
+    trak__ui_json_double(&b, doubles[i]);
+    snprintf(want, sizeof want, "%.17g", doubles[i]);
+    assert_string_equal(b.s, want);
+    trak__ui_buf_free(&b);
+  }
+  trak_ui_buf b = {0}; /* a text longer than the room printf first tries */
+  trak__ui_printf(&b, "%s|%0200d", "x", 5);
+  assert_int_equal(b.len, 202);
+  assert_string_equal(b.s + 197, "00005");
+  trak__ui_buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(json_numbers_as_printf),
       cmocka_unit_test(serves_viewer_files),
       cmocka_unit_test(tracks_endpoint),
       cmocka_unit_test(slices_endpoint),

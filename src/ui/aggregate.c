@@ -14,10 +14,7 @@
 #include "ui/cache.h"
 #include "ui/ui.h"
 
-/* Per name accumulators, indexed by the cache's name id + 1 (0: no name). */
-typedef struct by_name {
-  int64_t count, wall, self;
-} by_name;
+typedef trak_ui_name_sum by_name;
 
 static int in_range(const trak_ui_slice *s, int64_t start, int64_t end) {
   return s->dur >= 0 && s->ts <= end && trak__ui_slice_end(s) >= start;
@@ -79,7 +76,18 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
     free(acc), free(order);
     return -1;
   }
-  for (size_t k = 0; k < n; k++) {
+  int rc = 0, from_lines = 1; /* before the lines are filled, from the columns when it can */
+  if (!trak__ui_lines_ready(c)) {
+    rc = trak__ui_scan_by_name(c, tracks, n, start, end, acc);
+    if (rc == 0) from_lines = 0;
+    if (rc == 1) memset(acc, 0, (c->n_names + 1) * sizeof *acc); /* declined: the lines' */
+    if (rc == 1) rc = trak__ui_lines_wait(c) ? -1 : 0;
+  }
+  if (rc < 0) {
+    free(acc), free(order);
+    return -1;
+  }
+  for (size_t k = 0; from_lines && k < n; k++) {
     const trak_ui_track *t = slice_track(c, tracks[k]);
     size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
     for (size_t d = 0; cur && d < t->n_lines; d++) {
@@ -155,7 +163,6 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
-  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_puts(out, "{");
   if (slices_by_name(c, tracks, n, start, end, out))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");

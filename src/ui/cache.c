@@ -201,10 +201,14 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
   c->name_map_len = tb->strings.str.n + 1;
   c->name_map = calloc(c->name_map_len, sizeof *c->name_map);
   if (!c->name_map) return -1;
+  int64_t lo = INT64_MAX, hi = INT64_MIN; /* the slices' bounds, widened into c's at the end */
+  size_t n = 0;
   for (size_t i = 0; i < tb->slice.n; i++) {
-    uint32_t depth = tb->slice.depth[i];
+    uint32_t depth = tb->slice.depth[i], id = tb->slice.track_id[i];
     if (depth >= MAX_DEPTH) continue;
-    trak_ui_track *tr = trak__ui_cache_add_track(c, tb->slice.track_id[i]);
+    trak_ui_track *tr = id < c->index_len && c->index[id] != NO_TRACK
+                            ? &c->tracks[c->index[id]] /* the common case, inline */
+                            : trak__ui_cache_add_track(c, id);
     if (!tr) return -1;
     if (depth >= tr->n_lines) {
       trak_ui_line *lines = realloc(tr->lines, ((size_t)depth + 1) * sizeof *lines);
@@ -216,13 +220,18 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
     trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
     if (tr->count == 0 || s.ts < tr->first_ts) tr->first_ts = s.ts;
     tr->count++;
-    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
+    int64_t end = s.dur < 0 ? s.ts : trak__ui_slice_end(&s);
+    lo = s.ts < lo ? s.ts : lo, hi = end > hi ? end : hi, n++;
     uint32_t name = tb->slice.name[i];
     if (name && name < tb->strings.str.n && !c->name_map[name]) {
-      uint32_t id = trak__ui_cache_intern(c, trak__str(&tb->strings, name));
-      if (id == UINT32_MAX) return -1;
-      c->name_map[name] = id + 1;
+      uint32_t interned = trak__ui_cache_intern(c, trak__str(&tb->strings, name));
+      if (interned == UINT32_MAX) return -1;
+      c->name_map[name] = interned + 1;
     }
+  }
+  if (n) {
+    trak__ui_cache_widen(c, lo, hi);
+    c->n_events += n - 1;
   }
   return 0;
 }

@@ -42,6 +42,40 @@ static inline int64_t trak__ui_slice_end(const trak_ui_slice *s) {
   return s->ts + s->dur;
 }
 
+/* The per-pixel choice of a screen's summary, shared by the lines' (data.c) and the scan's
+** (scan.c): whether a slice starting at tx that lasts dx (-1: did not end) stands for its pixel
+** column rather than the one (tb, db) chosen so far. The first (earliest) slice that did not end
+** wins, else the longest, the earliest of equals: in line order (tx >= tb) only a longer one, or
+** the first that did not end, takes the column. */
+static inline int trak__ui_stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
+  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
+  return dx > db || (dx == db && tx < tb);
+}
+
+/* A range's pixel columns, found without a 64-bit division per time (the screens' summaries
+** place every slice they meet): the column of a time is estimated by a multiplication and
+** corrected, exact as ((ts - start) / px). */
+typedef struct trak_ui_cols {
+  uint64_t start, px;
+  double inv; /* 1 / px */
+} trak_ui_cols;
+
+static inline trak_ui_cols trak__ui_cols_of(int64_t start, int64_t px) {
+  trak_ui_cols k = {(uint64_t)start, (uint64_t)px, 1.0 / (double)px};
+  return k;
+}
+
+/* The column of `ts` (at or after the range's start), as (ts - start) / px on unsigned
+** differences. */
+static inline uint64_t trak__ui_col(const trak_ui_cols *k, int64_t ts) {
+  uint64_t d = (uint64_t)ts - k->start;
+  if (d >= (uint64_t)1 << 53) return d / k->px; /* past a double's exact integers */
+  uint64_t c = (uint64_t)((double)d * k->inv);  /* off by at most one either way */
+  if (c * k->px > d) c--;
+  if ((c + 1) * k->px <= d) c++;
+  return c;
+}
+
 /* One depth of one track: slices that do not overlap each other, by start time. */
 typedef struct trak_ui_line {
   trak_ui_slice *v;
@@ -212,6 +246,21 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 /* Row `row` of the slice table as the cache's lines hold it. */
 trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row);
 void trak__ui_scan_free(trak_ui_scan *s);
+
+/* The area selection's slices by name (aggregate.c), indexed by the cache's name id + 1 (0: no
+** name): occurrences, wall total, self time. */
+typedef struct trak_ui_name_sum {
+  int64_t count, wall, self;
+} trak_ui_name_sum;
+/* The same sums as aggregate.c makes from the lines, from one pass over the slice table's
+** columns (scan.c), for the TRAK_UI_SLICES tracks among `tracks` (a track asked for twice counts
+** twice) over [start, end]: a slice that ended and meets the range counts whole, less its ended
+** children's durations for its self time (its children: the rows whose parent it is, one depth
+** down, starting inside it). Adds into acc (c->n_names + 1 entries). Returns 0, -1 (out of
+** memory) or 1 (a track asked for has roots below depth 0, async lanes, whose children the
+** lines find by position: wait for the lines; acc is then partly summed). */
+int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                          int64_t end, trak_ui_name_sum *acc);
 
 /* Starts the cache's thread (stacks.c): it fills the slice table's lines
 ** (trak__ui_cache_fill_lines) and sets lines_ready, then builds the name-stack tree of the slice

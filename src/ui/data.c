@@ -15,7 +15,7 @@
 static void json_cell(trak_ui_buf *b, trak_query *q, int c) {
   switch (trak_query_type(q, c)) {
   case TRAK_VALUE_INT:
-    trak__ui_printf(b, "%" PRId64, trak_query_int(q, c));
+    trak__ui_int(b, trak_query_int(q, c));
     break;
   case TRAK_VALUE_DOUBLE:
     trak__ui_json_double(b, trak_query_double(q, c));
@@ -144,30 +144,46 @@ static uint64_t column_of(int64_t ts, const trak_ui_range *r) {
   return ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px;
 }
 
+/* column_of with the range's columns at hand (no division per time). */
+static uint64_t column_in(int64_t ts, const trak_ui_cols *k) {
+  return ts < (int64_t)k->start ? NO_COLUMN : trak__ui_col(k, ts);
+}
+
 /* Appends what a CPU or thread-state entry adds to a slice's (trak__ui_slices). */
 static void put_aux(trak_ui_buf *out, trak_ui_kind kind, uint32_t aux) {
-  if (kind == TRAK_UI_CPU) trak__ui_printf(out, ",%" PRIu32, aux);
+  if (kind == TRAK_UI_CPU) trak__ui_put(out, ",", 1), trak__ui_int(out, aux);
   if (kind != TRAK_UI_STATE) return;
   int64_t cpu = TRAK_UI_STATE_CPU(aux);
   int io = TRAK_UI_STATE_IO(aux);
   if (cpu < 0)
     trak__ui_puts(out, ",null");
   else
-    trak__ui_printf(out, ",%" PRId64, cpu);
+    trak__ui_put(out, ",", 1), trak__ui_int(out, cpu);
   if (io < 0)
     trak__ui_puts(out, ",null");
   else
-    trak__ui_printf(out, ",%d", io);
+    trak__ui_put(out, ",", 1), trak__ui_int(out, io);
+}
+
+/* Appends v[0..n) separated by commas. */
+static void put_ints(trak_ui_buf *out, const int64_t *v, size_t n) {
+  for (size_t k = 0; k < n; k++) {
+    if (k) trak__ui_put(out, ",", 1);
+    trak__ui_int(out, v[k]);
+  }
 }
 
 /* Appends one entry of a screen's slices: `best` stands for the `count` slices of its pixel
 ** column at `depth`. */
 static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
                       const trak_ui_slice *best, int64_t count, trak_ui_buf *out, int *first) {
-  trak__ui_printf(out, "%s[%zu,%" PRId64 ",%" PRId64 ",%" PRId64 ",", *first ? "" : ",", depth,
-                  best->ts, best->dur, (int64_t)best->id);
+  const int64_t head[] = {(int64_t)depth, best->ts, best->dur, best->id};
+  trak__ui_puts(out, *first ? "[" : ",[");
+  put_ints(out, head, 4);
+  trak__ui_put(out, ",", 1);
   trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
-  trak__ui_printf(out, ",%" PRId64, count);
+  trak__ui_put(out, ",", 1);
+  trak__ui_int(out, count);
   put_aux(out, kind, best->aux);
   trak__ui_put(out, "]", 1);
   *first = 0;
@@ -178,16 +194,17 @@ static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
 static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
                         const trak_ui_range *r, trak_ui_buf *out, int *first) {
   const trak_ui_line *l = &t->lines[depth];
+  const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
   size_t i = trak__ui_line_first_ending_after(l, r->start);
   while (i < l->n && l->v[i].ts <= r->end) {
-    uint64_t col = column_of(l->v[i].ts, r);
+    uint64_t col = column_in(l->v[i].ts, &cols);
     const trak_ui_slice *best = NULL;
     int64_t count = 0;
-    for (; i < l->n && l->v[i].ts <= r->end && column_of(l->v[i].ts, r) == col; i++) {
+    for (; i < l->n && l->v[i].ts <= r->end && column_in(l->v[i].ts, &cols) == col; i++) {
       const trak_ui_slice *x = &l->v[i];
       if (trak__ui_slice_end(x) < r->start) continue;
       count++;
-      if (!best || (best->dur >= 0 && (x->dur < 0 || x->dur > best->dur))) best = x;
+      if (!best || trak__ui_stands_before(x->ts, x->dur, best->ts, best->dur)) best = x;
     }
     if (best) put_slice(c, t->kind, depth, best, count, out, first);
   }
@@ -271,7 +288,9 @@ typedef struct column {
 
 static void flush_column(trak_ui_buf *out, column *c, int *first) {
   if (!c->used) return;
-  trak__ui_printf(out, "%s[%" PRId64 ",", *first ? "" : ",", c->ts);
+  trak__ui_puts(out, *first ? "[" : ",[");
+  trak__ui_int(out, c->ts);
+  trak__ui_put(out, ",", 1);
   trak__ui_json_double(out, c->min);
   trak__ui_put(out, ",", 1);
   trak__ui_json_double(out, c->max);
@@ -318,8 +337,7 @@ int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t li
     int64_t a = trak__ui_slice_end(&out_slice), b = f[7];
     if ((a < b ? a : b) > end || (a > b ? a : b) < start) continue;
     trak__ui_puts(out, n++ ? ",[" : "[");
-    for (int k = 0; k < 10; k++)
-      trak__ui_printf(out, k ? ",%" PRId64 : "%" PRId64, f[k]);
+    put_ints(out, f, 10);
     trak__ui_put(out, "]", 1);
   }
   trak__ui_put(out, "]", 1);

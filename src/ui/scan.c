@@ -2,8 +2,9 @@
 ** This file holds the screens answered before the cache's thread has filled the slice lines: one
 ** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
-** there are, with the same choice as the lines' summary (data.c). A pass at 50M events costs a
-** fraction of filling the lines, so the first screens do not wait for them.
+** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
+** fraction of filling the lines, so the first screens do not wait for them. The area
+** selection's slices by name are summed in the same way meanwhile.
 */
 #include <stdlib.h>
 #include <string.h>
@@ -13,14 +14,6 @@
 #include "ui/ui.h"
 
 #define MAX_ENTRIES ((size_t)1 << 24) /* beyond this a scan waits for the lines instead */
-
-/* Whether a slice of start tx and duration dx stands for its column rather than one of tb, db
-** found before it: the first (earliest) slice that did not end, else the first with the longest
-** duration, as in line order. */
-static int stands_before(int64_t tx, int64_t dx, int64_t tb, int64_t db) {
-  if (dx < 0 || db < 0) return dx < 0 && (db >= 0 || tx < tb);
-  return dx > db || (dx == db && tx < tb);
-}
 
 int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                       const trak_ui_range *r, trak_ui_scan *out) {
@@ -67,6 +60,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     free(slot);
     return -1;
   }
+  const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
   for (size_t i = 0; i < tb->slice.n; i++) {
     uint32_t depth = tb->slice.depth[i];
     int64_t ts = tb->slice.ts[i];
@@ -76,10 +70,10 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     if (k < 0 || depth >= c->tracks[c->index[id]].n_lines) continue; /* MAX_DEPTH and over */
     trak_ui_slice s = {.ts = ts, .dur = tb->slice.dur[i]};
     if (trak__ui_slice_end(&s) < r->start) continue;
-    uint64_t col = ts < r->start ? 0 : ((uint64_t)ts - (uint64_t)r->start) / (uint64_t)r->px + 1;
+    uint64_t col = ts < r->start ? 0 : trak__ui_col(&cols, ts) + 1;
     size_t e = out->offset[k] + depth * out->cols + col;
     out->count[e]++;
-    if (out->best[e] == UINT32_MAX || stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
+    if (out->best[e] == UINT32_MAX || trak__ui_stands_before(ts, s.dur, best[e].ts, best[e].dur)) {
       out->best[e] = (uint32_t)i;
       best[e] = (struct span){ts, s.dur}; /* beside the entry: no read of the row again */
     }
@@ -100,6 +94,51 @@ trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row) {
                      .has_parent = tb->slice.parent_id[row] != TRAK_NULL_U32,
                      .stack = TRAK_UI_NO_STACK};
   return s;
+}
+
+/* The cache's name of the tables' string `name` + 1 (0: none), as trak__ui_scan_row's. */
+static size_t name_slot(const trak_ui_cache *c, uint32_t name) {
+  return name < c->name_map_len ? c->name_map[name] : 0;
+}
+
+int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                          int64_t end, trak_ui_name_sum *acc) {
+  const trak_tables *tb = c->tables;
+  uint32_t *times = calloc(c->n_tracks ? c->n_tracks : 1, sizeof *times); /* track -> asked */
+  if (!times) return -1;
+  int any = 0;
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (t && t->kind == TRAK_UI_SLICES && t->n_lines) times[t - c->tracks]++, any = 1;
+  }
+  for (size_t i = 0; any && i < tb->slice.n; i++) {
+    uint32_t id = tb->slice.track_id[i], depth = tb->slice.depth[i];
+    if (id >= c->index_len || c->index[id] == UINT32_MAX) continue;
+    const trak_ui_track *t = &c->tracks[c->index[id]];
+    int64_t m = times[t - c->tracks];
+    if (!m || depth >= t->n_lines) continue; /* not asked for; MAX_DEPTH and over */
+    uint32_t up = tb->slice.parent_id[i];
+    if (depth > 0 && up == TRAK_NULL_U32) {
+      free(times);
+      return 1;
+    }
+    trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
+    if (s.dur < 0) continue;
+    if (s.ts <= end && trak__ui_slice_end(&s) >= start) {
+      trak_ui_name_sum *a = &acc[name_slot(c, tb->slice.name[i])];
+      a->count += m, a->wall += m * s.dur, a->self += m * s.dur;
+    }
+    if (up == TRAK_NULL_U32 || up >= tb->slice.n || tb->slice.track_id[up] != id ||
+        tb->slice.depth[up] + 1 != depth)
+      continue;
+    trak_ui_slice p = {.ts = tb->slice.ts[up], .dur = tb->slice.dur[up]};
+    int64_t p_end = trak__ui_slice_end(&p);
+    if (p.dur >= 0 && p.ts <= end && p_end >= start && s.ts >= p.ts &&
+        (s.ts < p_end || s.ts == p.ts)) /* the parent counts, and the lines find s under it */
+      acc[name_slot(c, tb->slice.name[up])].self -= m * s.dur;
+  }
+  free(times);
+  return 0;
 }
 
 void trak__ui_scan_free(trak_ui_scan *s) {

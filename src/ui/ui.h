@@ -25,6 +25,9 @@ typedef struct trak_ui_buf {
 void trak__ui_put(trak_ui_buf *b, const char *s, size_t n);
 void trak__ui_puts(trak_ui_buf *b, const char *s);
 void trak__ui_printf(trak_ui_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* `v` in decimal, as printf's PRId64 writes it, without printf's cost (a screen's answer is
+** megabytes of numbers). */
+void trak__ui_int(trak_ui_buf *b, int64_t v);
 /* `s` as a JSON string literal (NULL as null). '<' is written as \u003c so that the text can sit
 ** inside an HTML <script> element. */
 void trak__ui_json_str(trak_ui_buf *b, const char *s);
