@@ -324,7 +324,7 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     trak__ftrace_bundle(imp, ctx->seq, data, len);
     return;
   case TRAK_PB_TracePacket_ftrace_stats:
-    trak__ftrace_stats_packet(imp, data, len);
+    trak__ftrace_stats_packet(imp, ctx->seq ? ctx->seq->id : 0, data, len);
     return;
   case TRAK_PB_TracePacket_sys_stats:
     if (ctx->has_ts) trak__sys_stats_packet(imp, (trak_packet_ctx *)ctx, data, len);
