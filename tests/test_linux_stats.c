@@ -1,7 +1,8 @@
 /*
-** Tests of two kinds of Linux recorder data: SysStats.cpuidle_state (each CPU's idle-state
-** residencies, proto/sys_stats.c, and the linux.cpu.idle_time_in_state module over them) and the
-** setup errors of FtraceStats packets (ftrace_setup_errors, ftrace/ftrace_stats.c). Each
+** Tests of Linux recorder data: SysStats.cpuidle_state (each CPU's idle-state residencies,
+** proto/sys_stats.c, and the linux.cpu.idle_time_in_state module over them), the setup errors
+** of FtraceStats packets (ftrace_setup_errors, ftrace/ftrace_stats.c) and InterruptInfo's IRQ
+** names (_linux_interrupt_mapping, the linux.irqs module). Each
 ** expected answer is Perfetto v58.2's trace_processor_shell's on the same trace (the text below,
 ** encoded with protoc against Perfetto's trace.proto), written down.
 */
@@ -112,11 +113,34 @@ static void test_setup_errors(void **state) {
   (void)state;
 }
 
+/* IRQ names: the first name of a number wins, a mapping without a number or a name is
+** skipped. */
+static const char irq_text[] =
+    "packet { trusted_packet_sequence_id: 1 timestamp: 5 interrupt_info { irq_mapping { irq_id: "
+    "5 name: \"arch_timer\" } irq_mapping { irq_id: 9 name: \"acpi\" } irq_mapping { irq_id: 5 "
+    "name: \"dup\" } irq_mapping { irq_id: 7 } irq_mapping { name: \"noid\" } } }\n"
+    "packet { trusted_packet_sequence_id: 1 timestamp: 6 interrupt_info { irq_mapping { irq_id: "
+    "9 name: \"again\" } irq_mapping { irq_id: 11 name: \"eth0\" } } }\n";
+
+static void test_interrupt_mapping(void **state) {
+  trak_processor *p = import(irq_text);
+  sc_rows(p, "INCLUDE PERFETTO MODULE linux.irqs");
+  sc_check c[] = {
+      {"SELECT id, irq_id, name, machine_id FROM linux_interrupt_mapping",
+       "0|5|arch_timer|0\n1|9|acpi|0\n2|11|eth0|0"},
+      {"SELECT count(*) FROM _linux_interrupt_mapping", "3"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  trak_processor_free(p);
+  (void)state;
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_cpuidle_tracks),
       cmocka_unit_test(test_cpuidle_module),
       cmocka_unit_test(test_setup_errors),
+      cmocka_unit_test(test_interrupt_mapping),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

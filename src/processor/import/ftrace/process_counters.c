@@ -15,7 +15,7 @@
 ** "unknown" for any other member, then oom_score_adj. */
 #define PC_RSS_UNKNOWN 5u
 #define PC_OOM_SCORE_ADJ 6u
-static const char *const rss_keys[] = {"rss.file", "rss.anon",      "swap",
+static const char *const rss_keys[] = {"rss.file",  "rss.anon",      "swap",
                                        "rss.shmem", "unreclaimable", "unknown"};
 
 void trak__rss_stat(trak_importer *imp, int64_t ts, uint32_t pid, uint32_t member, int64_t size,
@@ -36,8 +36,8 @@ void trak__rss_stat(trak_importer *imp, int64_t ts, uint32_t pid, uint32_t membe
 }
 
 void trak__oom_score_adj(trak_importer *imp, int64_t ts, uint32_t pid, int64_t value) {
-  trak_fq_rec r = {
-      ts, (int16_t)value, 0, pid, PC_OOM_SCORE_ADJ, 0, 0, -1, 0, TRAK_FQ_PROC_COUNTER, 0, 0};
+  trak_fq_rec r = {ts, (int16_t)value,       0, pid, PC_OOM_SCORE_ADJ, 0, 0, -1,
+                   0,  TRAK_FQ_PROC_COUNTER, 0, 0};
   trak__fq_push(imp, &r);
 }
 
@@ -85,14 +85,13 @@ void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r) {
 static uint32_t counter_track(trak_importer *imp, uint32_t counter, uint32_t utid) {
   uint32_t upid = imp->tables->thread.upid[utid];
   int oom = counter == PC_OOM_SCORE_ADJ;
-  trak_track_kind_id kind = upid != TRAK_NULL_U32
-                                ? (oom ? TRAK_TK_OOM_SCORE_ADJ : TRAK_TK_PROCESS_MEMORY)
-                                : (oom ? TRAK_TK_OOM_SCORE_ADJ_THREAD_FALLBACK
-                                       : TRAK_TK_PROCESS_MEMORY_THREAD_FALLBACK);
+  trak_track_kind_id kind =
+      upid != TRAK_NULL_U32
+          ? (oom ? TRAK_TK_OOM_SCORE_ADJ : TRAK_TK_PROCESS_MEMORY)
+          : (oom ? TRAK_TK_OOM_SCORE_ADJ_THREAD_FALLBACK : TRAK_TK_PROCESS_MEMORY_THREAD_FALLBACK);
   uint32_t key = oom ? 0 : trak__ftrace_str(imp, rss_keys[counter]);
   /* the process's tracks are ProcessStats packets' too (proto/sys_stats.c keys them alike) */
-  uint64_t track_key =
-      trak__track_key(kind, upid != TRAK_NULL_U32 ? upid : utid, key);
+  uint64_t track_key = trak__track_key(kind, upid != TRAK_NULL_U32 ? upid : utid, key);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
   if (known) return *known;
   char name[32] = "oom_score_adj";

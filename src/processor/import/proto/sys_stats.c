@@ -324,3 +324,34 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
     }
   }
 }
+
+void trak__interrupt_info_packet(trak_importer *imp, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec, sub;
+  trak_pb_field f, e;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_InterruptInfo_irq_mapping || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    int has_id = 0, has_name = 0;
+    uint32_t irq = 0;
+    trak_span name = {0};
+    trak__dec_init(imp, &sub, f.data, f.len);
+    while (trak_pb_decoder_next(&sub, &e) > 0) {
+      if (e.number == TRAK_PB_InterruptInfo_InterruptMapping_irq_id &&
+          e.wire_type == TRAK_PB_WIRE_VARINT)
+        irq = (uint32_t)e.value, has_id = 1;
+      if (e.number == TRAK_PB_InterruptInfo_InterruptMapping_name &&
+          e.wire_type == TRAK_PB_WIRE_LEN)
+        name = (trak_span){e.data, e.len}, has_name = 1;
+    }
+    if (!has_id || !has_name) continue;
+    int added;
+    trak__map_put(&trak__packet_state(imp)->irq_names, (uint64_t)imp->threads.machine << 32 | irq,
+                  1, &added);
+    if (!added) continue;
+    trak_tables *t = imp->tables;
+    uint32_t row = trak__interrupt_mapping_push(t);
+    t->interrupt_mapping.irq_id[row] = irq;
+    t->interrupt_mapping.name[row] = intern(imp, (const char *)name.data, name.len);
+    t->interrupt_mapping.machine_id[row] = imp->threads.machine;
+  }
+}
