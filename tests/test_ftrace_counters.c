@@ -46,17 +46,7 @@ static const char story_text[] =
     "  event { timestamp: 105 pid: 10 rss_stat { member: 1 size: 8192 mm_id: 1234 curr: 0 } }\n"
     "} }\n";
 
-static trak_processor *story(void) {
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
-  assert_int_equal(trak_processor_feed(p, story_text, strlen(story_text), &err), 0);
-  assert_int_equal(trak_processor_finish(p, &err), 0);
-  return p;
-}
-
 static void test_tracks(void **state) {
-  trak_processor *p = story();
   sc_check c[] = {
       {"SELECT t.id, t.name, t.type, extract_arg(t.dimension_arg_set_id, 'upid'), "
        "extract_arg(t.dimension_arg_set_id, 'utid'), "
@@ -76,13 +66,11 @@ static void test_tracks(void **state) {
       {"SELECT utid, name FROM thread_counter_track ORDER BY id",
        "5|mem.rss.anon\n5|oom_score_adj"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(story_text, NULL, c, sizeof c / sizeof *c);
   (void)state;
 }
 
 static void test_counters(void **state) {
-  trak_processor *p = story();
   sc_check c[] = {
       {"SELECT c.ts, c.track_id, c.value, extract_arg(c.arg_set_id, 'utid') FROM counter c "
        "ORDER BY c.id",
@@ -95,8 +83,7 @@ static void test_counters(void **state) {
        "'oom_score_adj_update'",
        "11"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(story_text, NULL, c, sizeof c / sizeof *c);
   (void)state;
 }
 
@@ -116,11 +103,6 @@ static const char systrace_text[] =
     "              kt-3     [001]   100.000060: rss_stat: size=x member=3 curr=1 mm_id=7\n";
 
 static void test_systrace(void **state) {
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
-  assert_int_equal(trak_processor_feed(p, systrace_text, strlen(systrace_text), &err), 0);
-  assert_int_equal(trak_processor_finish(p, &err), 0);
   sc_check c[] = {
       {"SELECT c.ts, t.name, t.type, c.value, extract_arg(c.arg_set_id, 'utid'), "
        "extract_arg(t.dimension_arg_set_id, 'utid') FROM counter c JOIN track t ON c.track_id "
@@ -135,8 +117,7 @@ static void test_systrace(void **state) {
        "rss_stat_negative_size|1\nrss_stat_unknown_keys|0\nrss_stat_unknown_thread_for_mm_id|1\n"
        "systrace_parse_failure|1"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(systrace_text, NULL, c, sizeof c / sizeof *c);
   (void)state;
 }
 

@@ -17,15 +17,6 @@
 #include "sqlcheck.h"
 #include "trak/processor.h"
 
-static trak_processor *import(const char *text) {
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
-  assert_int_equal(trak_processor_feed(p, text, strlen(text), &err), 0);
-  assert_int_equal(trak_processor_finish(p, &err), 0);
-  return p;
-}
-
 /* Two samples, 129023 us apart, of CPU 0 (states C8, C1) and CPU 2 (C1). */
 static const char idle_text[] =
     "packet { sys_stats { cpuidle_state { cpu_id: 0 cpuidle_state_entry { state: \"C8\" "
@@ -38,7 +29,6 @@ static const char idle_text[] =
     "timestamp: 71626000387166 trusted_packet_sequence_id: 2 }\n";
 
 static void test_cpuidle_tracks(void **state) {
-  trak_processor *p = import(idle_text);
   sc_check c[] = {
       {"SELECT t.id, t.name, t.type, t.machine_id, extract_arg(t.dimension_arg_set_id, 'cpu'), "
        "extract_arg(t.dimension_arg_set_id, 'state'), (SELECT value_type FROM args a WHERE "
@@ -52,14 +42,11 @@ static void test_cpuidle_tracks(void **state) {
        "71626000387166|0|486636254.0\n71626000387166|1|200.0\n71626000387166|2|50005.0"},
       {"SELECT id, cpu FROM cpu WHERE cpu IS NOT NULL ORDER BY id", "0|0\n2|2"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(idle_text, NULL, c, sizeof c / sizeof *c);
   (void)state;
 }
 
 static void test_cpuidle_module(void **state) {
-  trak_processor *p = import(idle_text);
-  sc_rows(p, "INCLUDE PERFETTO MODULE linux.cpu.idle_time_in_state");
   sc_check c[] = {
       {"SELECT ts, machine_id, state, cpu, printf('%.6f', idle_percentage), total_residency, "
        "time_slice FROM linux_per_cpu_idle_time_in_state_counters ORDER BY ts, cpu, state",
@@ -74,8 +61,8 @@ static void test_cpuidle_module(void **state) {
        "71626000387166|0|C1|19.415143|50100.0|258046\n"
        "71626000387166|0|C8|7.882316|10170.0|129023"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(idle_text, "INCLUDE PERFETTO MODULE linux.cpu.idle_time_in_state", c,
+                 sizeof c / sizeof *c);
   (void)state;
 }
 
@@ -94,7 +81,6 @@ static const char setup_text[] =
     "failed_ftrace_events: \"end/e\" } }\n";
 
 static void test_setup_errors(void **state) {
-  trak_processor *p = import(setup_text);
   sc_check c[] = {
       {"SELECT name, idx, severity, source, value FROM stats WHERE name = 'ftrace_setup_errors'",
        "ftrace_setup_errors|NULL|notice|trace|6"},
@@ -108,8 +94,7 @@ static void test_setup_errors(void **state) {
        "2|message|Ftrace event unknown: x/y\n3|message|Atrace failures: bad cat\n"
        "4|message|Ftrace exclusive feature error: busy\n5|message|Ftrace event failed: seq4/e"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(setup_text, NULL, c, sizeof c / sizeof *c);
   (void)state;
 }
 
@@ -123,15 +108,12 @@ static const char irq_text[] =
     "9 name: \"again\" } irq_mapping { irq_id: 11 name: \"eth0\" } } }\n";
 
 static void test_interrupt_mapping(void **state) {
-  trak_processor *p = import(irq_text);
-  sc_rows(p, "INCLUDE PERFETTO MODULE linux.irqs");
   sc_check c[] = {
       {"SELECT id, irq_id, name, machine_id FROM linux_interrupt_mapping",
        "0|5|arch_timer|0\n1|9|acpi|0\n2|11|eth0|0"},
       {"SELECT count(*) FROM _linux_interrupt_mapping", "3"},
   };
-  sc_run_checks(p, c, sizeof c / sizeof *c);
-  trak_processor_free(p);
+  sc_check_trace(irq_text, "INCLUDE PERFETTO MODULE linux.irqs", c, sizeof c / sizeof *c);
   (void)state;
 }
 
