@@ -103,3 +103,10 @@ int64_t sc_int(trak_processor *p, const char *fmt, ...) {
   if (end == rows || *end) fail_msg("%s: not one integer but '%s'", sql, rows);
   return v;
 }
+
+void sc_check_trace(const char *text, const char *setup, const sc_check *c, size_t n) {
+  trak_processor *p = sc_open(text);
+  if (setup) sc_rows(p, setup);
+  sc_run_checks(p, c, n);
+  trak_processor_free(p);
+}

@@ -37,4 +37,8 @@ typedef struct sc_check {
 /* Runs every check, printing each mismatch with the actual rows, then fails if any did. */
 void sc_run_checks(trak_processor *p, const sc_check *c, size_t n);
 
+/* sc_open(text), then the statements of `setup` (NULL: none; e.g. an INCLUDE), then
+** sc_run_checks, then frees the processor. */
+void sc_check_trace(const char *text, const char *setup, const sc_check *c, size_t n);
+
 #endif /* TRAK_SQLCHECK_H */

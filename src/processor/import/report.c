@@ -250,6 +250,23 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "different processes (lost events or pid reuse); "
                                           "each keeps its own process.",
                                           1},
+    [TRAK_STAT_FTRACE_SETUP_ERRORS] = {"ftrace_setup_errors", TRAK_SEVERITY_NOTICE,
+                                       "Ftrace events or atrace categories the recorder could "
+                                       "not find or enable (or ftrace was busy): their data is "
+                                       "missing. Each is logged in _trace_import_logs with its "
+                                       "message.",
+                                       0},
+    [TRAK_STAT_RSS_STAT_UNKNOWN_KEYS] = {"rss_stat_unknown_keys", TRAK_SEVERITY_ERROR,
+                                         "Never counted: an rss_stat member with no name of its "
+                                         "own goes to the \"mem.unknown\" track.",
+                                         1},
+    [TRAK_STAT_RSS_STAT_NEGATIVE_SIZE] = {"rss_stat_negative_size", TRAK_SEVERITY_INFO,
+                                          "rss_stat events with a negative size; dropped.", 1},
+    [TRAK_STAT_RSS_STAT_UNKNOWN_THREAD_FOR_MM_ID] =
+        {"rss_stat_unknown_thread_for_mm_id", TRAK_SEVERITY_INFO,
+         "rss_stat events about the memory of another thread (curr 0) whose mm_id no live "
+         "thread was seen to own; dropped.",
+         1},
     [TRAK_STAT_MEMINFO_UNKNOWN_KEYS] = {"meminfo_unknown_keys", TRAK_SEVERITY_ERROR,
                                         "sys_stats meminfo values of a key this schema does not "
                                         "know; dropped.",
@@ -266,7 +283,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                         1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
-                                        "disk_stat, cpuidle_state, gpufreq_mhz, slab_info); "
+                                        "disk_stat, gpufreq_mhz, slab_info); "
                                         "skipped.",
                                         1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"

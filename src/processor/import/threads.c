@@ -44,6 +44,17 @@ static int thread_alive(const trak_importer *imp, uint32_t utid) {
   return live && *live == upid;
 }
 
+int trak__thread_is_alive(const trak_importer *imp, uint32_t utid) {
+  const trak_tables *t = imp->tables;
+  if (t->thread.end_ts[utid] != INT64_MIN) return 0;
+  uint32_t upid = t->thread.upid[utid];
+  if (upid == TRAK_NULL_U32) return 1;
+  if (t->process.end_ts[upid] != INT64_MIN) return 0;
+  uint32_t *live = trak__map_get(&imp->threads.pid_index,
+                                 id_key(t->process.machine_id[upid], t->process.pid[upid]));
+  return !live || *live == TRAK_NULL_U32 || *live == upid;
+}
+
 /* The newest live thread with `tid` whose process is unknown or has `pid` (any process when
 ** pid < 0), or TRAK_NULL_U32. */
 static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) {

@@ -79,6 +79,9 @@ uint32_t trak__thread_clone(trak_importer *imp, int64_t tid, int64_t pid, int64_
 /* The live thread (pid, tid), made on first use (with its process); with pid < 0 (unknown),
 ** the newest live thread with `tid` in any process, or a new one with no process. */
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid);
+/* 1 when thread `utid` may still run, by Perfetto's rule (IsThreadAlive): it has no end_ts,
+** and it has no process, or its process has no end_ts and still owns its pid. */
+int trak__thread_is_alive(const trak_importer *imp, uint32_t utid);
 /* The newest live thread with `tid`, or TRAK_NULL_U32 (nothing is made). */
 uint32_t trak__thread_lookup(const trak_importer *imp, int64_t tid);
 /* The live thread with `tid` ended at `ts` (sched_process_free): its end_ts is set and a later

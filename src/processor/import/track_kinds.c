@@ -31,7 +31,10 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "thermal_zone";
   case TRAK_TK_CLOCK_FREQUENCY:
     return "linux_device";
+  case TRAK_TK_CPU_IDLE_STATE:
+    return "state";
   case TRAK_TK_PROCESS_MEMORY:
+  case TRAK_TK_PROCESS_MEMORY_THREAD_FALLBACK:
     return "process_memory_key";
   case TRAK_TK_SMAPS:
     return "smaps_key";

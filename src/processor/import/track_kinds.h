@@ -118,11 +118,16 @@ enum trak_track_source {
   X(PSI, "psi", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
   X(THERMAL_TEMPERATURE_SYS, "thermal_temperature_sys", GLOBAL, TRAK_DIM_KEY, NONE, 0)             \
   X(CLOCK_FREQUENCY, "clock_frequency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \
   X(PROC_STAT_RUNTIME, "proc_stat_runtime", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)        \
-  X(OOM_SCORE_ADJ, "oom_score_adj", PROCESS, TRAK_DIM_UPID, NONE, 0)
+  X(OOM_SCORE_ADJ, "oom_score_adj", PROCESS, TRAK_DIM_UPID, NONE, 0)                               \
+  /* the same from kernel events of a thread with no process (ftrace/process_counters.c) */        \
+  X(PROCESS_MEMORY_THREAD_FALLBACK, "process_memory_thread_fallback", THREAD,                      \
+    TRAK_DIM_UTID | TRAK_DIM_KEY, NONE, 0)                                                         \
+  X(OOM_SCORE_ADJ_THREAD_FALLBACK, "oom_score_adj_thread_fallback", THREAD, TRAK_DIM_UTID, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

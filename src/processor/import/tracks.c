@@ -322,10 +322,10 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_SESSION)
     arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
-  /* Perfetto writes the cpu of interrupt and /proc/stat tracks as a signed int */
+  /* Perfetto writes the cpu of interrupt, /proc/stat and idle-state tracks as a signed int */
   trak_track_kind_id kind = (trak_track_kind_id)info->kind;
-  int cpu_signed =
-      kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ || kind == TRAK_TK_CPUSTAT;
+  int cpu_signed = kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ ||
+                   kind == TRAK_TK_CPUSTAT || kind == TRAK_TK_CPU_IDLE_STATE;
   if (k->dims & TRAK_DIM_CPU)
     arg_int(imp, set, "cpu", cpu_signed ? TRAK_ARG_INT : TRAK_ARG_UINT, info->lane);
   if (k->dims & TRAK_DIM_IRQ) arg_int(imp, set, "irq", TRAK_ARG_INT, info->lane);

@@ -68,7 +68,8 @@
   X(thread_state, "__intrinsic_thread_state")                                                      \
   X(spurious_wakeup, "__intrinsic_spurious_sched_wakeup")                                          \
   X(cpu, "__intrinsic_cpu")                                                                        \
-  X(ftrace_event, "__intrinsic_ftrace_event")
+  X(ftrace_event, "__intrinsic_ftrace_event")                                                      \
+  X(interrupt_mapping, "_linux_interrupt_mapping")
 
 /* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. The
 ** hidden __ columns follow the slice's track to its thread (on a thread track) and process (the
@@ -283,5 +284,13 @@
   X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
   X(T, H, U16, common_flags, "common_flags", 0, 0)                                                 \
   X(T, C, U32, fe_common_flags, "common_flags", 0, _)
+
+/* IRQ numbers and their names (InterruptInfo packets), one row per machine and number: the
+** first name given wins. */
+#define TRAK_COLUMNS_interrupt_mapping(X, T)                                                       \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32, irq_id, "irq_id", 0, 0)                                                             \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

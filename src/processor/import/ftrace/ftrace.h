@@ -94,6 +94,23 @@ struct trak_packet_ctx;
 int trak__ftrace_defer_packet(trak_importer *imp, const struct trak_packet_ctx *ctx, uint32_t field,
                               const uint8_t *data, size_t len);
 
+/* ---- a process's counters from its threads (process_counters.c) ------------------------ */
+
+/* rss_stat / rss_stat_throttled run by thread `pid`: the process memory counter `member` (0
+** rss.file, 1 rss.anon, 2 swap, 3 rss.shmem, 4 unreclaimable, else "unknown") is `size` bytes
+** (negative: dropped, stat rss_stat_negative_size). `curr` -1: the event has no mm_id (the
+** counter is `pid`'s process's); 1: the mm `mm_id` is `pid`'s own (remembered); 0: the mm of
+** another thread, the one that last had `mm_id` as its own, if it is alive (else stat
+** rss_stat_unknown_thread_for_mm_id). Each value becomes a counter of the thread's process
+** (arg utid), on its "mem.<key>" track of type process_memory; a thread that has no process
+** when the trace ends gets a "process_memory_thread_fallback" track of its own, as Perfetto's. */
+void trak__rss_stat(trak_importer *imp, int64_t ts, uint32_t pid, uint32_t member, int64_t size,
+                    int curr, int64_t mm_id);
+/* oom_score_adj_update: thread `pid`'s process has oom_score_adj `value` (read as int16, as
+** Perfetto does for old recorders' encoding), on its "oom_score_adj" track (fallback
+** "oom_score_adj_thread_fallback"), as trak__rss_stat. */
+void trak__oom_score_adj(trak_importer *imp, int64_t ts, uint32_t pid, int64_t value);
+
 /* ---- counters --------------------------------------------------------------------------- */
 
 /* A value of a per-CPU counter track of `kind` (TRAK_TK_CPU_FREQUENCY "cpufreq",
@@ -193,6 +210,13 @@ void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu);
 ** the order entries, overrun, commit_overrun, bytes_read, dropped_events, read_events, now_ts
 ** and oldest_event_ts (those two in ns): ftrace_cpu_*_begin / _end, and _delta at the end. */
 void trak__ftrace_cpu_stats(trak_importer *imp, int end, int64_t cpu, const int64_t figures[8]);
+/* An FtraceStats packet at the start of the trace, of sequence `seq_id`, says the recorder could
+** not set something up: the message `prefix` followed by [s, s + len) ("Ftrace event failed: "
+** and the event's name). Counts ftrace_setup_errors, reports the message and logs it in
+** _trace_import_logs (arg "message"), as Perfetto does for the first such packet of a sequence
+** only: errors of its later packets are ignored. */
+void trak__ftrace_setup_error(trak_importer *imp, uint32_t seq_id, const char *prefix,
+                              const uint8_t *s, size_t len);
 /* A bundle of `cpu` said lost_events: ftrace_cpu_has_data_loss[cpu] += 1. */
 void trak__ftrace_cpu_loss(trak_importer *imp, uint32_t cpu);
 /* ftrace_cpu_has_data_loss summed over CPUs. */

@@ -52,17 +52,20 @@ uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_
   t->ftrace_event.ucpu[row] = ucpu;
   if (set != TRAK_NULL_U32) {
     t->ftrace_event.arg_set_id[row] = set;
-    /* Only a set's first use places it (arg_order.c): a shared set is logged once, not once
-    ** per row (10 M rows of a handful of sets were 80 MB of log). */
-    trak_ftrace *f = imp->ftrace;
-    if (set >= f->set_logged.n || !f->set_logged.v[set]) {
-      while (f->set_logged.n <= set)
-        trak_vec_push(f->set_logged, 0);
-      f->set_logged.v[set] = 1;
-      trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
-    }
+    trak__ftrace_set_used(imp, set);
   }
   return row;
+}
+
+void trak__ftrace_set_used(trak_importer *imp, uint32_t set) {
+  /* Only a set's first use places it (arg_order.c): a shared set is logged once, not once
+  ** per row (10 M rows of a handful of sets were 80 MB of log). */
+  trak_ftrace *f = imp->ftrace;
+  if (set < f->set_logged.n && f->set_logged.v[set]) return;
+  while (f->set_logged.n <= set)
+    trak_vec_push(f->set_logged, 0);
+  f->set_logged.v[set] = 1;
+  trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
 
 void trak__fa_generic(trak_importer *imp, const trak_fq_rec *r) {

@@ -26,8 +26,11 @@ enum trak_fq_type {
                           ** its index in trak_ftrace.trees */
   TRAK_FQ_MARKER,         /* an atrace marker: pid tid, p1 tgid (-1: unknown), x its offset in
                           ** trak_ftrace.text, a its length */
-  TRAK_FQ_SUSPEND_RESUME  /* suspend_resume: pid tid, s1 slice name, a start, p1 action
+  TRAK_FQ_SUSPEND_RESUME, /* suspend_resume: pid tid, s1 slice name, a start, p1 action
                           ** (suspend_resume.c) */
+  TRAK_FQ_PROC_COUNTER    /* rss_stat, oom_score_adj_update: pid the thread, a the counter
+                          ** (process_counters.c), x the value, p1 curr (-1: no mm_id), s1 and
+                          ** s2 the mm_id's low and high halves */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -61,6 +64,16 @@ typedef struct trak_fcpu {
 typedef struct trak_fstate {
   uint32_t last, blocked;
 } trak_fstate;
+
+/* A process counter of a thread (process_counters.c), waiting for the end of the queue to know
+** the thread's process. */
+typedef struct trak_fpending {
+  int64_t ts;
+  double value;
+  uint32_t utid;    /* the thread the event tells of */
+  uint32_t counter; /* the record's `a` */
+  uint32_t set;     /* the counter's arg set (utid) */
+} trak_fpending;
 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
@@ -116,8 +129,11 @@ typedef struct trak_ftrace {
   TRAK_VEC(uint8_t) set_logged;  /* by arg set id: 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
-  int64_t drop_before;           /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before;      /* kernel events before keep their raw rows only */
+  trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
+  trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
+  TRAK_VEC(trak_fpending) pending; /* process counters of threads (process_counters.c) */
+  int64_t drop_before;             /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;        /* kernel events before keep their raw rows only */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -152,6 +168,10 @@ void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
+/* Once the queue is applied: the process counters of threads become counters of their
+** processes' tracks (process_counters.c). */
+void trak__ftrace_proc_counters_flush(trak_importer *imp);
 /* trak__fa_waking or trak__fa_waking_compact, by r's type. */
 void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
 
@@ -223,6 +243,9 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
 uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
                           uint32_t name, const trak_fq_rec *r, uint32_t set);
+/* Set `set` is used now, in the queue's order: its place among the arg sets is here, as
+** Perfetto numbers sets in the order it makes them (arg_order.c); later uses change nothing. */
+void trak__ftrace_set_used(trak_importer *imp, uint32_t set);
 /* Frees f->sets. */
 void trak__ftrace_sets_free(trak_ftrace *f);
 /* The sequence that holds the sink's event records (counters, marker slices): not one of the

@@ -248,6 +248,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_PROCESS_TREE] = trak__fa_process_tree,
     [TRAK_FQ_MARKER] = trak__fa_marker,
     [TRAK_FQ_SUSPEND_RESUME] = trak__fa_suspend_resume,
+    [TRAK_FQ_PROC_COUNTER] = trak__fa_proc_counter,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -402,6 +403,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->applying = 1;
   tables_reserve(imp);
   apply_queues(imp);
+  trak__ftrace_proc_counters_flush(imp);
   queues_free(f);
   trak__ftrace_sets_free(f);
   trak_vec_free(f->set_logged);
@@ -425,6 +427,9 @@ void trak__ftrace_free(trak_importer *imp) {
   trak__lanes_free(f);
   trak__ftrace_sets_free(f);
   trak_vec_free(f->set_logged);
+  trak_vec_free(f->pending);
+  trak__map_free(&f->mm_owner);
+  trak__map_free(&f->setup_packets);
   free(f);
   imp->ftrace = NULL;
 }

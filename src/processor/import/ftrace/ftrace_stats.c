@@ -3,8 +3,10 @@
 ** buffer's figures of FtraceStats packets at the start and end of the trace (entries, overrun,
 ** commit_overrun, bytes, dropped_events, read_events, now_ts, oldest_event_ts: *_begin, *_end
 ** and, for the counts, *_delta = end - begin) and ftrace_cpu_has_data_loss (bundles flagged
-** lost_events). The SQL layer lists them after the other stats.
+** lost_events). The SQL layer lists them after the other stats. It also holds the recorder's
+** setup errors (ftrace_setup_errors).
 */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
@@ -90,4 +92,25 @@ static int by_def_cpu(const void *pa, const void *pb) {
 void trak__ftrace_stats_sort(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (f && f->stats.n) qsort(f->stats.v, f->stats.n, sizeof *f->stats.v, by_def_cpu);
+}
+
+void trak__ftrace_setup_error(trak_importer *imp, uint32_t seq_id, const char *prefix,
+                              const uint8_t *s, size_t len) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  int added;
+  uint32_t packet = (uint32_t)imp->packet_index;
+  uint32_t *first = trak__map_put(&f->setup_packets, seq_id, packet, &added);
+  if (*first != packet) return; /* an earlier packet of the sequence reported its errors */
+  char msg[512];
+  int n =
+      snprintf(msg, sizeof msg, "%s%.*s", prefix, (int)(len < 400 ? len : 400), (const char *)s);
+  size_t msg_len = n < 0 ? 0 : (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
+  trak__report(imp, TRAK_STAT_FTRACE_SETUP_ERRORS, "%s", msg);
+  uint32_t set = trak__ftrace_args_begin(imp);
+  trak__ftrace_arg_str(imp, set, trak__ftrace_str(imp, "message"),
+                       trak__strpool_intern(&imp->tables->strings, msg, msg_len));
+  set = trak__args_share(imp, set);
+  trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
+  trak_vec_push(imp->import_logs,
+                ((trak_import_log){INT64_MIN, TRAK_STAT_FTRACE_SETUP_ERRORS, set, -1}));
 }

@@ -200,6 +200,24 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     trak__suspend_resume(imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
                          e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
+  case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 1), num(&e, 2),
+                   (e.has >> 3 & 1) && (e.has >> 4 & 1) ? num(&e, 3) != 0 : -1,
+                   (uint32_t)num(&e, 4));
+    return;
+  case TRAK_PB_FtraceEvent_rss_stat_throttled:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 2), num(&e, 4), num(&e, 1) != 0,
+                   (uint32_t)num(&e, 3));
+    return;
+  case TRAK_PB_FtraceEvent_oom_score_adj_update:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__oom_score_adj(imp, ts, (uint32_t)num(&e, 3), num(&e, 2));
+    return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);
     return;
@@ -287,7 +305,36 @@ static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t l
   trak__ftrace_cpu_stats(imp, end, cpu, fig);
 }
 
-void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len) {
+/* The setup errors an FtraceStats packet at the start of the trace lists, in Perfetto's order:
+** failed events, unknown events, atrace's errors, the exclusive-feature error (the last of each
+** single string). */
+static void setup_errors(trak_importer *imp, uint32_t seq_id, const uint8_t *data, size_t len) {
+  static const struct {
+    uint32_t field;
+    const char *prefix;
+  } kinds[] = {{TRAK_PB_FtraceStats_failed_ftrace_events, "Ftrace event failed: "},
+               {TRAK_PB_FtraceStats_unknown_ftrace_events, "Ftrace event unknown: "},
+               {TRAK_PB_FtraceStats_atrace_errors, "Atrace failures: "},
+               {TRAK_PB_FtraceStats_exclusive_feature_error, "Ftrace exclusive feature error: "}};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+    int repeated = k < 2;
+    trak_pb_field last = {0};
+    trak__dec_init(imp, &dec, data, len);
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      if (f.number != kinds[k].field || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+      if (repeated)
+        trak__ftrace_setup_error(imp, seq_id, kinds[k].prefix, f.data, f.len);
+      else
+        last = f;
+    }
+    if (last.len) trak__ftrace_setup_error(imp, seq_id, kinds[k].prefix, last.data, last.len);
+  }
+}
+
+void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
+                               size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   uint64_t phase = 0;
@@ -300,6 +347,7 @@ void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t l
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number == TRAK_PB_FtraceStats_cpu_stats && f.wire_type == TRAK_PB_WIRE_LEN)
       cpu_stats(imp, phase == TRAK_PB_FtraceStats_END_OF_TRACE, f.data, f.len);
+  if (phase == TRAK_PB_FtraceStats_START_OF_TRACE) setup_errors(imp, seq_id, data, len);
 }
 
 void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len) {

@@ -427,6 +427,7 @@ void trak__packet_state_free(trak_importer *imp) {
   trak_packet_state *m = imp->packet_state;
   if (!m) return;
   trak__map_free(&m->ftrace_cpus);
+  trak__map_free(&m->irq_names);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

@@ -84,7 +84,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
 }
 
 /* The TracePacket fields below 128 that rare_packet dispatches, as a bit set (and
-** concurrent_session_event, 134, which unhandled_fields() finds). */
+** concurrent_session_event, 134, and interrupt_info, 130, which unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -324,7 +324,10 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     trak__ftrace_bundle(imp, ctx->seq, data, len);
     return;
   case TRAK_PB_TracePacket_ftrace_stats:
-    trak__ftrace_stats_packet(imp, data, len);
+    trak__ftrace_stats_packet(imp, ctx->seq ? ctx->seq->id : 0, data, len);
+    return;
+  case TRAK_PB_TracePacket_interrupt_info:
+    trak__interrupt_info_packet(imp, data, len);
     return;
   case TRAK_PB_TracePacket_sys_stats:
     if (ctx->has_ts) trak__sys_stats_packet(imp, (trak_packet_ctx *)ctx, data, len);
@@ -417,8 +420,8 @@ void trak__packets_retry_deferred(trak_importer *imp) {
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
-** common path): machine_id makes its machine current, concurrent_session_event is kept for
-** rare_packet, and fields trak's schema lacks count in proto_unknown_field. Also run for a
+** common path): machine_id makes its machine current, concurrent_session_event and
+** interrupt_info are kept for rare_packet, and fields trak's schema lacks count in proto_unknown_field. Also run for a
 ** packet without machine_id after one with: the host is current again. */
 __attribute__((cold, noinline)) static void
 unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
@@ -430,7 +433,8 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
-    else if (f.number == TRAK_PB_TracePacket_concurrent_session_event &&
+    else if ((f.number == TRAK_PB_TracePacket_concurrent_session_event ||
+              f.number == TRAK_PB_TracePacket_interrupt_info) &&
              f.wire_type == TRAK_PB_WIRE_LEN) /* rare_packet's, past the bit set's 128 */
       set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))

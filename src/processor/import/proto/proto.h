@@ -145,6 +145,7 @@ typedef struct trak_packet_state {
   uint8_t *config;         /* the last TraceConfig, for trace_stats.c */
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
+  trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
   uint8_t finished;     /* trak__proto_finish ran */
 } trak_packet_state;
 
@@ -157,6 +158,10 @@ trak_packet_state *trak__packet_state(trak_importer *imp);
 ** (ftrace_latest_data_start_ns). Malformed bytes end the decoding; nothing can fail. */
 void trak__trace_uuid_packet(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
+/* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
+** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
+** rule); a mapping without both is skipped. Can't fail. */
+void trak__interrupt_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__service_event_packet(trak_importer *imp, int64_t ts, const uint8_t *data, size_t len);
 void trak__trace_attributes_packet(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__range_of_interest_packet(trak_importer *imp, const uint8_t *data, size_t len);
@@ -183,9 +188,11 @@ void trak__chrome_metadata(trak_importer *imp, uint32_t instance, const uint8_t 
 void trak__chrome_trigger(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *data, size_t len);
 
-/* TracePacket.ftrace_stats (ftrace_bundle.c): the per-CPU ring buffer figures at the start or
-** end of the trace, as stats. */
-void trak__ftrace_stats_packet(trak_importer *imp, const uint8_t *data, size_t len);
+/* TracePacket.ftrace_stats (ftrace_bundle.c) of sequence `seq_id`: the per-CPU ring buffer
+** figures at the start or end of the trace, as stats; at the start, the recorder's setup errors
+** (ftrace_setup_errors). */
+void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
+                               size_t len);
 /* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
 ** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
 void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,

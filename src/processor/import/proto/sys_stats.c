@@ -8,8 +8,9 @@
 ** ("psi.cpu.some"), thermal zones (named by their type), devfreq clocks ("<device> Frequency")
 ** and each CPU's frequency (the cpufreq track ftrace's cpu_frequency also feeds). Keys the trace
 ** names but the schema does not count meminfo_unknown_keys / vmstat_unknown_keys; CPU times
-** without a CPU count invalid_cpu_times. Buddy, disk, slab, cpuidle and GPU figures are not
-** imported (counted in sys_stats_unimported).
+** without a CPU count invalid_cpu_times; each CPU's idle-state residencies ("cpuidle0.C1", type
+** cpu_idle_state). Buddy, disk, slab and GPU figures are not imported (counted in
+** sys_stats_unimported).
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -173,6 +174,45 @@ static void cpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint32_t cpu
   trak__system_counter(imp, ctx, track, (double)khz);
 }
 
+/* One CpuIdleState: each state's cumulative residency (us) on the CPU's "cpuidle<cpu>.<state>"
+** track (type cpu_idle_state, unit "us"). */
+static void cpu_idle_states(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                            size_t len) {
+  trak_pb_decoder dec, sub;
+  trak_pb_field f, e;
+  uint32_t cpu = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_SysStats_CpuIdleState_cpu_id && f.wire_type == TRAK_PB_WIRE_VARINT)
+      cpu = (uint32_t)f.value;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_SysStats_CpuIdleState_cpuidle_state_entry ||
+        f.wire_type != TRAK_PB_WIRE_LEN)
+      continue;
+    trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
+    trak_span state = {(const uint8_t *)"", 0};
+    uint64_t us = 0;
+    trak__dec_init(imp, &sub, f.data, f.len);
+    while (trak_pb_decoder_next(&sub, &e) > 0) {
+      if (e.number == TRAK_PB_SysStats_CpuIdleStateEntry_state && e.wire_type == TRAK_PB_WIRE_LEN)
+        state = (trak_span){e.data, e.len};
+      if (e.number == TRAK_PB_SysStats_CpuIdleStateEntry_duration_us &&
+          e.wire_type == TRAK_PB_WIRE_VARINT)
+        us = e.value;
+    }
+    char name[256];
+    int n = snprintf(name, sizeof name, "cpuidle%u.%.*s", cpu, (int)state.len,
+                     (const char *)state.data);
+    size_t name_len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
+    uint32_t track = trak__system_counter_track(imp, TRAK_TK_CPU_IDLE_STATE, TRAK_NULL_U32, cpu,
+                                                intern(imp, (const char *)state.data, state.len),
+                                                intern(imp, name, name_len));
+    imp->tracks.info.v[track].unit = intern(imp, "us", 2);
+    trak__system_counter(imp, ctx, track, (double)us);
+  }
+}
+
 /* A total without dimensions: num_forks, num_irq_total, num_softirq_total. */
 static void total(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
                   uint64_t value) {
@@ -273,11 +313,45 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
         cpu_frequency(imp, ctx, cpu++, khz);
       }
       break;
+    case TRAK_PB_SysStats_cpuidle_state:
+      if (is_len) cpu_idle_states(imp, ctx, f.data, f.len);
+      break;
     case TRAK_PB_SysStats_collection_end_timestamp:
       break;
-    default: /* buddy_info, disk_stat, cpuidle_state, gpufreq_mhz, slab_info */
+    default: /* buddy_info, disk_stat, gpufreq_mhz, slab_info */
       imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
       break;
     }
+  }
+}
+
+void trak__interrupt_info_packet(trak_importer *imp, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec, sub;
+  trak_pb_field f, e;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_InterruptInfo_irq_mapping || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    int has_id = 0, has_name = 0;
+    uint32_t irq = 0;
+    trak_span name = {0};
+    trak__dec_init(imp, &sub, f.data, f.len);
+    while (trak_pb_decoder_next(&sub, &e) > 0) {
+      if (e.number == TRAK_PB_InterruptInfo_InterruptMapping_irq_id &&
+          e.wire_type == TRAK_PB_WIRE_VARINT)
+        irq = (uint32_t)e.value, has_id = 1;
+      if (e.number == TRAK_PB_InterruptInfo_InterruptMapping_name &&
+          e.wire_type == TRAK_PB_WIRE_LEN)
+        name = (trak_span){e.data, e.len}, has_name = 1;
+    }
+    if (!has_id || !has_name) continue;
+    int added;
+    trak__map_put(&trak__packet_state(imp)->irq_names, (uint64_t)imp->threads.machine << 32 | irq,
+                  1, &added);
+    if (!added) continue;
+    trak_tables *t = imp->tables;
+    uint32_t row = trak__interrupt_mapping_push(t);
+    t->interrupt_mapping.irq_id[row] = irq;
+    t->interrupt_mapping.name[row] = intern(imp, (const char *)name.data, name.len);
+    t->interrupt_mapping.machine_id[row] = imp->threads.machine;
   }
 }

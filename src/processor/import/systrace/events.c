@@ -2,7 +2,7 @@
 ** This file holds what a systrace event line means, with the rules of Perfetto's systrace line
 ** parser: the task names its thread (unless "<...>") and a numeric TGID ties it to its process;
 ** then sched_switch, sched_waking, sched_blocked_reason, cpu_frequency, cpu_frequency_limits,
-** cpu_idle and the atrace markers of tracing_mark_write / print / "0" go to the Linux event
+** cpu_idle, rss_stat and the atrace markers of tracing_mark_write / print / "0" go to the Linux event
 ** sink (import/ftrace/ftrace.h). Perfetto's text path reads no other event (no generic
 ** ftrace_event rows), and neither does this one.
 */
@@ -70,6 +70,21 @@ static void blocked_reason(trak_systrace_import *s, const trak_systrace_line *l,
   trak__sched_blocked_reason(s->imp, l->ts, pid, io_wait != 0, intern(s->imp, arg(l, "caller")));
 }
 
+/* rss_stat ("size=8437760 member=1 curr=1 mm_id=2824390453"). Perfetto's text path keeps curr
+** only when it does not parse (a slip in its check), reading it then as 0: so a line with curr
+** tells of its own thread's memory, and one without curr but with an mm_id of another's. */
+static void rss_stat(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
+  int64_t size, mm_id = 0;
+  uint32_t member, curr;
+  if (trak__systrace_i64(arg(l, "size"), &size) || trak__systrace_u32(arg(l, "member"), &member)) {
+    trak__systrace_failure(s, line_no, "rss_stat without size and member numbers");
+    return;
+  }
+  int has_mm = !trak__systrace_i64(arg(l, "mm_id"), &mm_id);
+  int has_curr = !trak__systrace_u32(arg(l, "curr"), &curr);
+  trak__rss_stat(s->imp, l->ts, l->pid, member, size, has_mm && !has_curr ? 0 : -1, mm_id);
+}
+
 /* cpu_frequency and cpu_idle: `state` on the counter track of `kind` for CPU `cpu_id`. */
 static void cpu_counter(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no,
                         trak_track_kind_id kind) {
@@ -127,4 +142,6 @@ void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_lin
     cpu_counter(s, l, line_no, TRAK_TK_CPU_IDLE);
   else if (strv_is(e, "sched_blocked_reason"))
     blocked_reason(s, l, line_no);
+  else if (strv_is(e, "rss_stat"))
+    rss_stat(s, l, line_no);
 }

@@ -1,6 +1,6 @@
 -- linux.irqs: the interrupt slices of ftrace's irq_handler_* (tracks of type 'cpu_irq') and
--- softirq_* events (type 'cpu_softirq'), and the IRQ number to name mapping. trak does not
--- import the mapping yet (SystemInfo's interrupt names): linux_interrupt_mapping is empty.
+-- softirq_* events (type 'cpu_softirq'), and the IRQ number to name mapping (InterruptInfo
+-- packets of linux.system_info with irq_names).
 
 -- Hard IRQs: one row per irq_handler_entry/exit pair.
 CREATE PERFETTO VIEW linux_hard_irqs(
@@ -66,4 +66,4 @@ CREATE PERFETTO VIEW linux_interrupt_mapping(
   -- The machine.
   machine_id JOINID(machine.id)
 ) AS
-SELECT NULL AS id, NULL AS irq_id, NULL AS name, NULL AS machine_id WHERE 0;
+SELECT * FROM _linux_interrupt_mapping;

@@ -1,9 +1,8 @@
 -- linux.cpu.idle_time_in_state: idle residency per CPU and state from the cumulative counters
 -- of tracks of type 'cpu_idle_state' (dimensions 'cpu' and 'state'): between two samples of a
 -- track, the residency gained and the share of the elapsed time it is, and a 'C0' row per CPU
--- and sample for the rest of the time (the CPU was active). Times are in microseconds.
--- trak's import does not make 'cpu_idle_state' tracks yet (SysStats.cpuidle_state): the
--- tables are empty until it does.
+-- and sample for the rest of the time (the CPU was active). Times are in microseconds. The
+-- tracks come from SysStats.cpuidle_state (linux.sys_stats with cpuidle_period_ms).
 
 INCLUDE PERFETTO MODULE time.conversion;
 
