@@ -29,9 +29,11 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
                               size_t len);
 /* Converts `ts` in clock `clock_id` to the trace clock. Returns 0; or 1 (nothing reported)
 ** if no snapshot relates the clocks yet and the trace is still being read: the caller keeps
-** the packet to retry at the end, as Perfetto defers it; or -1 (reported) if none ever did. */
-int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
-                        int64_t *out);
+** the packet to retry at the end, as Perfetto defers it; or -1 (reported) if none ever did.
+** Callers use trak__clock_convert (importer.h), which answers the trace clock's own time inline
+** (most packets, every ftrace event of a BOOTTIME trace) and calls this for any other clock. */
+int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
+                              int64_t *out);
 /* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
 ** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
 int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,

@@ -119,6 +119,17 @@ typedef struct trak_importer {
   uint64_t n_counter_records; /* counter values, extra ones included */
 } trak_importer;
 
+/* trak__clock_convert_other's contract (clocks.h); a timestamp already in the trace clock is
+** returned as it is without a call. */
+static inline int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                                      int64_t ts, int64_t *out) {
+  if (clock_id == imp->trace_clock) {
+    *out = ts;
+    return 0;
+  }
+  return trak__clock_convert_other(imp, seq, clock_id, ts, out);
+}
+
 /* Starts an import into `tables` (not owned, must outlive the importer) with `opts` (copied;
 ** NULL: defaults) and the format folders' `parts` (n of them; static, not copied; NULL when
 ** n is 0): the idle thread and process rows exist from here. Can't fail. */

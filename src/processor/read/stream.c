@@ -46,20 +46,15 @@ __attribute__((cold)) static void too_large(trak_processor *p, uint64_t offset, 
   p->imp->packet_index++;
 }
 
-/* The gzip stream's problems, reported at `plain_offset` with the compressed bytes read. */
-__attribute__((cold)) static void gzip_trailing(trak_processor *p, uint64_t plain_offset,
-                                                uint64_t member_in) {
+/* The gzip stream's problems, reported at `plain_offset` with the compressed bytes read:
+** trailing data after the last member (ignored), or corrupt data (the rest skipped). */
+__attribute__((cold)) static void gzip_problem(trak_processor *p, uint64_t plain_offset,
+                                               uint64_t member_in, int trailing) {
   p->imp->packet_offset = plain_offset;
   trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
-               "trailing data after the last gzip member, at compressed byte %llu; ignored it",
-               (unsigned long long)member_in);
-}
-
-__attribute__((cold)) static void gzip_corrupt(trak_processor *p, uint64_t plain_offset,
-                                               uint64_t member_in) {
-  p->imp->packet_offset = plain_offset;
-  trak__report(p->imp, TRAK_STAT_TRACE_CORRUPT,
-               "corrupt gzip data at compressed byte %llu; skipped the rest",
+               trailing ? "trailing data after the last gzip member, at compressed byte %llu; "
+                          "ignored it"
+                        : "corrupt gzip data at compressed byte %llu; skipped the rest",
                (unsigned long long)member_in);
 }
 
@@ -349,9 +344,9 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
     } else if (it->kind == TRAK_FRAME_CORRUPT) {
       corrupt(p, it->offset, it->why);
     } else if (it->kind == TRAK_FRAME_GZIP_CORRUPT) {
-      gzip_corrupt(p, it->offset, it->len);
+      gzip_problem(p, it->offset, it->len, 0);
     } else {
-      gzip_trailing(p, it->offset, it->len);
+      gzip_problem(p, it->offset, it->len, 1);
     }
   }
   imp->base = imp->limit = NULL;
@@ -561,7 +556,7 @@ static int gzip_next_member(trak_processor *p, const uint8_t *data) {
     p->z_ended = 0;
     return 1;
   }
-  gzip_trailing(p, p->plain_offset, p->z_member_in);
+  gzip_problem(p, p->plain_offset, p->z_member_in, 1);
   p->z_ended = 2;
   return 0;
 }
@@ -605,7 +600,7 @@ static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
     }
     if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
     if (rc != Z_OK) {
-      gzip_corrupt(p, p->plain_offset, p->z_member_in);
+      gzip_problem(p, p->plain_offset, p->z_member_in, 0);
       p->z_ended = 2;
       return;
     }

@@ -158,12 +158,8 @@ __attribute__((cold, noinline)) static int unconvertible(trak_importer *imp, con
   return -1;
 }
 
-int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
-                        int64_t *out) {
-  if (clock_id == imp->trace_clock) {
-    *out = ts;
-    return 0;
-  }
+int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
+                              int64_t *out) {
   trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
   if (!c || !c->pairs.n || (TRAK_UNLIKELY(c->has_via) && !via_ready(imp, c)))
     return unconvertible(imp, c, clock_id, out);

@@ -354,10 +354,7 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
     uint32_t clock = pf->has_clock        ? pf->clock_id
                      : seq->default_clock ? seq->default_clock
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
-    ctx.ts = (int64_t)pf->timestamp; /* the trace clock's own time needs no call */
-    int rc = clock == imp->trace_clock
-                 ? 0
-                 : trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts);
+    int rc = trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts);
     if (rc) return rc > 0;
     ctx.has_ts = 1;
     if (ctx.ts > imp->latest_ts) imp->latest_ts = ctx.ts;
