@@ -157,8 +157,8 @@ static void span_join(void **state) {
   assert_string_equal(sc_rows(p, "SELECT * FROM m"), "8|2|1|a1|g\n20|8|1|a2|g\n8|20|2|a3|g");
   /* Zero-length and unfinished (dur = -1) spans: SPAN_JOIN joins them as Perfetto v58.2 does
   ** (the answer of its shell on its own test, span_join_zero_negative_dur_test.sql: a point
-  ** inside the other side's span or at its start gives dur 0, a dur = -1 span dur -1); the
-  ** outer joins still skip them. */
+  ** inside the other side's span or at its start gives dur 0, a dur = -1 span dur -1), and so
+  ** do the outer joins. */
   sc_rows(p, "CREATE TABLE z1(ts INT, dur INT, part INT);"
              "INSERT INTO z1 VALUES (1, 0, 0), (5, -1, 0), (2, 0, 1);"
              "CREATE TABLE z2(ts INT, dur INT, part INT);"
@@ -169,7 +169,8 @@ static void span_join(void **state) {
              "CREATE TABLE z3(ts INT, dur INT); INSERT INTO z3 VALUES (1, 2), (5, 0);"
              "CREATE VIRTUAL TABLE zu USING SPAN_JOIN(z3, z1 PARTITIONED part);");
   assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zj"), "1|0|0\n5|-1|0");
-  assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zo"), "1|2|0\n1|1|1");
+  assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zo"),
+                      "1|0|0\n1|2|0\n5|-1|0\n5|-1|0\n1|1|1\n2|0|1");
   /* Unpartitioned z3 against each partition of z1 (Perfetto's answer too): (1, 0) in [1, 3),
   ** (5, -1) with (5, 0), and partition 1's point at 2 in [1, 3). */
   assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zu"), "1|0|0\n5|-1|0\n2|0|1");
@@ -180,10 +181,96 @@ static void span_join(void **state) {
                          "column cpu is in both tables"));
 }
 
+/* The outer joins' shadows, zero-length and unfinished spans, NULL partitions, empty and mixed
+** (partitioned against unpartitioned) sides: every answer is Perfetto v58.2's shell's on the same
+** tables (`trace_processor_shell query -f`, `SELECT * FROM <the join>`), byte for byte. */
+static void span_join_shadows(void **state) {
+  sc_rows(p, "CREATE TABLE sa(ts INT, dur INT, cpu INT, x TEXT);"
+             "INSERT INTO sa VALUES (0, 10, 1, 'a1'), (20, 10, 1, 'a2'), (0, 100, 2, 'a3'),"
+             " (40, 0, 2, 'a4'), (200, -1, 2, 'a5'), (7, 3, NULL, 'anull');"
+             "CREATE TABLE sb(ts INT, dur INT, cpu INT, y TEXT);"
+             "INSERT INTO sb VALUES (5, 20, 1, 'b1'), (40, 5, 1, 'b2'), (50, 10, 3, 'b3'),"
+             " (45, 0, 1, 'b4'), (60, -1, 1, 'b5'), (100, 0, 2, 'b6');"
+             "CREATE TABLE sg(ts INT, dur INT, z TEXT);"
+             "INSERT INTO sg VALUES (8, 20, 'g1'), (30, 0, 'g2'), (150, -1, 'g3');"
+             "CREATE TABLE sh(ts INT, dur INT, w TEXT);"
+             "INSERT INTO sh VALUES (0, 5, 'h1'), (30, 10, 'h2'), (150, 0, 'h3');"
+             "CREATE TABLE se(ts INT, dur INT, cpu INT, v TEXT);"
+             "CREATE TABLE seu(ts INT, dur INT, u TEXT);"
+             "CREATE TABLE s1(ts INT, dur INT, part INT);"
+             "INSERT INTO s1 VALUES (1, 0, 0), (5, -1, 0), (2, 0, 1);"
+             "CREATE TABLE s2(ts INT, dur INT, part INT);"
+             "INSERT INTO s2 VALUES (1, 2, 0), (5, 0, 0), (1, 1, 1);");
+  static const char *const cases[][2] = {
+      {"SPAN_LEFT_JOIN(s1 PARTITIONED part, s2 PARTITIONED part)", "1|0|0\n5|-1|0\n5|-1|0\n2|0|1"},
+      {"SPAN_OUTER_JOIN(s1 PARTITIONED part, s2 PARTITIONED part)",
+       "1|0|0\n1|2|0\n5|-1|0\n5|-1|0\n1|1|1\n2|0|1"},
+      {"SPAN_LEFT_JOIN(s2 PARTITIONED part, s1 PARTITIONED part)",
+       "1|0|0\n1|2|0\n5|-1|0\n5|0|0\n1|1|1"},
+      {"SPAN_LEFT_JOIN(sa PARTITIONED cpu, sb PARTITIONED cpu)",
+       "0|5|1|a1|NULL\n5|5|1|a1|b1\n20|5|1|a2|b1\n25|5|1|a2|NULL\n"
+       "0|100|2|a3|NULL\n200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, sb PARTITIONED cpu)",
+       "0|5|1|a1|NULL\n5|5|1|a1|b1\n10|10|1|NULL|b1\n20|5|1|a2|b1\n"
+       "25|5|1|a2|NULL\n40|5|1|NULL|b2\n45|0|1|NULL|b4\n60|-1|1|NULL|b5\n"
+       "0|100|2|a3|NULL\n200|-1|2|a5|NULL\n50|10|3|NULL|b3"},
+      {"SPAN_JOIN(sa PARTITIONED cpu, sg)",
+       "8|2|1|a1|g1\n20|8|1|a2|g1\n8|20|2|a3|g1\n30|0|2|a3|g2"},
+      {"SPAN_LEFT_JOIN(sa PARTITIONED cpu, sg)",
+       "0|8|1|a1|NULL\n8|2|1|a1|g1\n20|8|1|a2|g1\n28|2|1|a2|NULL\n"
+       "0|8|2|a3|NULL\n8|20|2|a3|g1\n28|2|2|a3|NULL\n30|0|2|a3|g2\n"
+       "30|70|2|a3|NULL\n40|0|2|a4|NULL\n200|-1|2|a5|NULL"},
+      {"SPAN_LEFT_JOIN(sg, sa PARTITIONED cpu)",
+       "8|2|1|g1|a1\n10|10|1|g1|NULL\n20|8|1|g1|a2\n30|0|1|g2|NULL\n"
+       "150|-1|1|g3|NULL\n8|20|2|g1|a3\n30|0|2|g2|a3\n150|-1|2|g3|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, sg)",
+       "0|8|1|a1|NULL\n8|2|1|a1|g1\n10|10|1|NULL|g1\n20|8|1|a2|g1\n"
+       "28|2|1|a2|NULL\n150|-1|1|NULL|g3\n0|8|2|a3|NULL\n8|20|2|a3|g1\n"
+       "28|2|2|a3|NULL\n30|0|2|a3|g2\n30|70|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "150|-1|2|NULL|g3\n200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(sg, sb PARTITIONED cpu)",
+       "5|3|1|NULL|b1\n8|17|1|g1|b1\n25|3|1|g1|NULL\n30|0|1|g2|NULL\n"
+       "40|5|1|NULL|b2\n45|0|1|NULL|b4\n60|-1|1|NULL|b5\n150|-1|1|g3|NULL\n"
+       "8|20|2|g1|NULL\n30|0|2|g2|NULL\n100|0|2|NULL|b6\n150|-1|2|g3|NULL\n"
+       "8|20|3|g1|NULL\n30|0|3|g2|NULL\n50|10|3|NULL|b3\n150|-1|3|g3|NULL"},
+      {"SPAN_LEFT_JOIN(sg, sh)", "8|20|g1|NULL\n30|0|g2|h2\n150|-1|g3|h3\n150|-1|g3|NULL"},
+      {"SPAN_LEFT_JOIN(sh, sg)",
+       "0|5|h1|NULL\n30|0|h2|g2\n30|10|h2|NULL\n150|-1|h3|g3\n150|0|h3|NULL"},
+      {"SPAN_OUTER_JOIN(sg, sh)",
+       "0|5|NULL|h1\n8|20|g1|NULL\n30|0|g2|h2\n30|10|NULL|h2\n150|-1|g3|h3\n"
+       "150|-1|g3|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, se PARTITIONED cpu)",
+       "0|10|1|a1|NULL\n20|10|1|a2|NULL\n0|100|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(se PARTITIONED cpu, sa PARTITIONED cpu)",
+       "0|10|1|NULL|a1\n20|10|1|NULL|a2\n0|100|2|NULL|a3\n40|0|2|NULL|a4\n"
+       "200|-1|2|NULL|a5"},
+      {"SPAN_OUTER_JOIN(seu, sh)", "0|5|NULL|h1\n30|10|NULL|h2\n150|0|NULL|h3"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, seu)",
+       "0|10|1|a1|NULL\n20|10|1|a2|NULL\n0|100|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(seu, sa PARTITIONED cpu)",
+       "0|10|1|NULL|a1\n20|10|1|NULL|a2\n0|100|2|NULL|a3\n40|0|2|NULL|a4\n"
+       "200|-1|2|NULL|a5"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char sql[160];
+    snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS sj; CREATE VIRTUAL TABLE sj USING %s",
+             cases[i][0]);
+    sc_rows(p, sql);
+    assert_string_equal(sc_rows(p, "SELECT * FROM sj"), cases[i][1]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(bounds),  cmocka_unit_test(metadata_and_stats), cmocka_unit_test(clocks),
-      cmocka_unit_test(strings), cmocka_unit_test(slices_and_args),    cmocka_unit_test(span_join),
+      cmocka_unit_test(bounds),
+      cmocka_unit_test(metadata_and_stats),
+      cmocka_unit_test(clocks),
+      cmocka_unit_test(strings),
+      cmocka_unit_test(slices_and_args),
+      cmocka_unit_test(span_join),
+      cmocka_unit_test(span_join_shadows),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
