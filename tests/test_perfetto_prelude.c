@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "processor/tables/vtab.h"
 #include "sqlcheck.h"
 
 /* Boottime is the trace clock. Two snapshots relate it to REALTIME (1) and MONOTONIC (3);
@@ -262,6 +264,56 @@ static void span_join_shadows(void **state) {
   }
 }
 
+/* Two threads' nested slices, interleaved in id order: zero-length, unfinished (never ended) and
+** overlapping parents on the other track. */
+static const char NESTED[] = "packet { track_descriptor { uuid: 1 name: \"t1\" } }\n"
+                             "packet { track_descriptor { uuid: 2 name: \"t2\" } }\n"
+#define EV(ts, type, track, name)                                                                  \
+  "packet { trusted_packet_sequence_id: 1 timestamp: " #ts " track_event { type: TYPE_SLICE_" type \
+  " track_uuid: " #track name " } }\n"
+    EV(0, "BEGIN", 1, " name: \"a\"") EV(1, "BEGIN", 2, " name: \"p\"")
+        EV(10, "BEGIN", 1, " name: \"b\"") EV(11, "BEGIN", 2, " name: \"q\"")
+            EV(20, "BEGIN", 1, " name: \"c\"") EV(21, "END", 2, "")
+                EV(25, "BEGIN", 2, " name: \"r\"") EV(30, "END", 1, "")
+                    EV(30, "BEGIN", 1, " name: \"d\"") EV(30, "END", 1, "") EV(50, "END", 1, "")
+                        EV(60, "BEGIN", 1, " name: \"e\"") EV(70, "BEGIN", 1, " name: \"f\"")
+                            EV(80, "END", 1, "") EV(90, "END", 1, "") EV(95, "END", 2, "")
+                                EV(100, "END", 1, "") EV(200, "BEGIN", 1, " name: \"g\"")
+                                    EV(210, "BEGIN", 1, " name: \"h\"") EV(300, "END", 2, "");
+#undef EV
+
+/* descendant_slice of every slice (and ids out of range) against a recursive query over
+** parent_id: first by passes over the column (no children index), then through the index. */
+static void descendants(void **state) {
+  trak_processor *q = sc_open(NESTED);
+  int n = atoi(sc_rows(q, "SELECT COUNT(*) FROM slice"));
+  assert_int_equal(n, 11);
+  assert_string_equal(sc_rows(q, "SELECT MAX(depth) FROM slice"), "2");
+  for (int pass = 0; pass < 2; pass++) {
+    trak__vt_scans_before_index = pass ? 0 : UINT32_MAX;
+    for (int id = -1; id <= n; id++) {
+      char got[512], want[512], sql[1024];
+      snprintf(sql, sizeof sql,
+               "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
+               "(SELECT * FROM descendant_slice(%d))",
+               id);
+      snprintf(got, sizeof got, "%s", sc_rows(q, sql));
+      snprintf(sql, sizeof sql,
+               "WITH RECURSIVE d(id) AS (SELECT id FROM slice WHERE parent_id = %d UNION ALL "
+               "SELECT s.id FROM slice s JOIN d ON s.parent_id = d.id) "
+               "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
+               "(SELECT * FROM slice WHERE id IN d ORDER BY id)",
+               id);
+      snprintf(want, sizeof want, "%s", sc_rows(q, sql));
+      assert_string_equal(got, want);
+    }
+  }
+  trak__vt_scans_before_index = 3;
+  assert_string_equal(sc_rows(q, "SELECT group_concat(name, '') FROM descendant_slice(0)"),
+                      "bcdef");
+  trak_processor_free(q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bounds),
@@ -271,6 +323,7 @@ int main(void) {
       cmocka_unit_test(slices_and_args),
       cmocka_unit_test(span_join),
       cmocka_unit_test(span_join_shadows),
+      cmocka_unit_test(descendants),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
