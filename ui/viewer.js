@@ -130,6 +130,7 @@ function wanted() {
     if (x.kind === 'slice') x.members.forEach((m) => ids.add(m.track.id));
     if (x.kind === 'sched' || x.kind === 'state') ids.add(x.track.id);
     if (x.summary) x.summary.forEach((id) => ids.add(id));
+    if (x.sched) x.sched.cpus.forEach((c) => ids.add(c.id));
   }
   const sliceIds = [...ids];
   const counterIds = vis.filter((x) => x.kind === 'counter').map((x) => x.track.id);
@@ -421,8 +422,9 @@ function drawBand(band, y0, y1) {
     const top = rowTop(row);
     if (top + row.h < y0 || top > y1) continue;
     ctx.beginPath(); ctx.moveTo(LABEL_W, top + row.h - 0.5); ctx.lineTo(view.width, top + row.h - 0.5); ctx.stroke();
-    if (row.kind === 'header' && !row.summary) { ctx.fillStyle = '#f5f7f8'; ctx.fillRect(LABEL_W, top, view.width - LABEL_W, row.h); }
-    if (row.summary) drawSummaryRow(row, top);
+    if (row.kind === 'header' && !row.summary && !row.sched) { ctx.fillStyle = '#f5f7f8'; ctx.fillRect(LABEL_W, top, view.width - LABEL_W, row.h); }
+    if (row.sched) drawProcessSchedRow(row, top);
+    else if (row.summary) drawSummaryRow(row, top);
     else if (row.kind === 'slice') drawSliceRow(row, top);
     else if (row.kind === 'counter') drawCounterRow(row, top);
     else if (row.kind === 'sched') drawSchedRow(row, top);

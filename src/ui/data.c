@@ -74,7 +74,9 @@ int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf 
 }
 
 static const char tracks_sql[] =
-    "SELECT t.id, t.name, CASE WHEN at.id IS NULL THEN it.classification ELSE t.type END, "
+    /* type: a counter's or annotation's own (meminfo, cpustat...: the page groups by it) */
+    "SELECT t.id, t.name, "
+    "CASE WHEN at.id IS NULL AND ct.id IS NULL THEN it.classification ELSE t.type END, "
     "coalesce(tt.utid, tct.utid, at.utid), "
     "coalesce(pt.upid, pct.upid, at.upid, th.upid), t.parent_id, "
     "extract_arg(t.source_arg_set_id, 'child_ordering'), "

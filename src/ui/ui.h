@@ -53,7 +53,8 @@ typedef struct trak_ui_range {
 /* The trace's bounds, processes, threads and tracks with what the viewer needs to lay them out:
 ** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
-** unit,max_depth,first_ts,is_counter,metric,count]...],"cpus":[[track,cpu,count]...],
+** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
+** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
 ** "thread_states":[[track,utid,count]...],"cpu_counters":[[track,cpu]...]} (the last three
 ** from trak__ui_sched_tracks). */
 int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
