@@ -17,7 +17,7 @@ const view = { start: 0, end: 1, traceStart: 0, traceEnd: 1, scrollY: 0, width: 
 let rows = [];                 // laid-out rows (treeRows): {kind, key, label, indent, y, h, track?, members?, pinned}
 const rowOfTrack = new Map();  // track id -> {row, offset}: where its slices are drawn (lane offset)
 let pinnedH = 0;               // height of the pinned rows' band under the ruler
-const data = { slices: {}, counters: {}, flows: [] };
+const data = { slices: {}, counters: {}, flows: [], sched: {} }; // sched: process key -> CPU track -> entries
 const drawn = { slices: [], counters: [], flows: [], labels: [], summaries: [] };
 let selected = null;           // details answer of the selected slice
 let selectedCounter = null;    // {track, ts, value, prev, name, unit}: the counter value clicked
@@ -130,24 +130,27 @@ function wanted() {
     if (x.kind === 'slice') x.members.forEach((m) => ids.add(m.track.id));
     if (x.kind === 'sched' || x.kind === 'state') ids.add(x.track.id);
     if (x.summary) x.summary.forEach((id) => ids.add(id));
-    if (x.sched) x.sched.cpus.forEach((c) => ids.add(c.id));
   }
   const sliceIds = [...ids];
   const counterIds = vis.filter((x) => x.kind === 'counter').map((x) => x.track.id);
-  return { r, sliceIds, counterIds, key: `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}` };
+  const procs = vis.filter((x) => x.sched);
+  return { r, sliceIds, counterIds, procs,
+    key: `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}:${procs.map((x) => x.key)}` };
 }
 
 async function requestData() {
   if (net.inflight) { net.again = true; return; }
-  const { r, sliceIds, counterIds, key } = wanted();
+  const { r, sliceIds, counterIds, procs, key } = wanted();
   if (key === net.key) return;
   net.inflight++;
   try {
-    const [s, c, f] = await Promise.all([
+    const [s, c, f, ...sched] = await Promise.all([
       sliceIds.length ? backend.slices(sliceIds, r) : {},
       counterIds.length ? backend.counters(counterIds, r) : {},
       backend.flows(r),
+      ...procs.map((x) => backend.sched(x.sched.cpus.map((cpu) => cpu.id), [...x.sched.utids], r)),
     ]);
+    procs.forEach((x, i) => { data.sched[x.key] = sched[i]; });
     Object.assign(data.slices, s);
     Object.assign(data.counters, c);
     data.flows = f;

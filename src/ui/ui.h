@@ -67,6 +67,13 @@ int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
 int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
                     trak_ui_buf *out, trak_error *err);
 
+/* trak__ui_slices of the CPU tracks among `tracks` counting only the scheduling slices of the
+** threads `utids` (sorted in place): a process's scheduling, a lane per CPU. Another kind of
+** track answers []. Returns 0, TRAK_EINVAL (bad range) or TRAK_ENOMEM. */
+int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t *utids,
+                          size_t n_utids, const trak_ui_range *r, trak_ui_buf *out,
+                          trak_error *err);
+
 /* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
 ** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */
 int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,

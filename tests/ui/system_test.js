@@ -127,6 +127,11 @@ async function processSched(page, box, shots) {
   const rows = new Map(query(`SELECT s.id, s.utid, s.cpu FROM sched s JOIN thread t USING (utid) WHERE t.upid = ${upid}`)
     .map(([id, utid, cpu]) => [Number(id), [Number(utid), Number(cpu)]]));
   for (const x of mine) assert.deepEqual(rows.get(x.id), [x.utid, x.cpu], `summary slice ${x.id}`);
+  // Summarised among the process's threads alone: each lane's entries stand for every one of
+  // its slices on that CPU (the whole trace is on screen), none lost to another process's.
+  assert.equal(s.end - s.start, s.traceEnd - s.traceStart);
+  for (const [cpu, n] of query(`SELECT s.cpu, count(*) FROM sched s JOIN thread t USING (utid) WHERE t.upid = ${upid} GROUP BY s.cpu`))
+    assert.equal(mine.filter((x) => x.cpu === Number(cpu)).reduce((a, x) => a + x.count, 0), Number(n), `CPU ${cpu}`);
   // The lane of CPU N is the N-th from the top, and a thread has its CPU tracks' colour there.
   const wide = mine.filter((x) => x.w >= 4 && x.count === 1).sort((a, b) => b.w - a.w)[0];
   assert.ok(wide, 'a summary slice wide enough to point at');
@@ -141,6 +146,14 @@ async function processSched(page, box, shots) {
   await page.mouse.move(box.x + wide.x + wide.w / 2, box.y + wide.y + 2);
   await page.waitForFunction((n) => document.getElementById('tooltip').textContent.startsWith(n), wide.name);
   if (shots) await screenshot(page, 'ui-process-sched.png');
+  // A click shows that CPU slice's details, as on the CPU track.
+  await page.mouse.click(box.x + wide.x + wide.w / 2, box.y + wide.y + 2);
+  await page.waitForSelector('#sched-details');
+  await page.waitForFunction((id) => window.trakViewer.state().system?.id === id, wide.id);
+  const [tid, tname, cpu] = query(`SELECT t.tid, t.name, s.cpu FROM sched s JOIN thread t USING (utid) WHERE s.id = ${wide.id}`)[0];
+  const text = await page.textContent('#sched-details');
+  assert.ok(text.includes(`Thread${tname} ${tid}`) && text.includes(`CPU${cpu}`), text);
+  await page.keyboard.press('Escape');
   await page.mouse.click(box.x + 60, box.y + proc.top + 8);
   s = await settle(page);
   assert.ok(!s.rows.find((r) => r.key === proc.key).collapsed);
