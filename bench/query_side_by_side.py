@@ -8,7 +8,7 @@ the two print the same answer.
 Perfetto: every query runs in a fresh `trace_processor_shell query --perf-file F -f Q TRACE`;
 the perf file's second number is the time of the query's statements (import excluded). trak:
 `query_bench TRACE Q 1` in a fresh process gives the same cold figure (its first run, lazily
-built indexes included), `query_bench TRACE Q 5` the warm best of five runs in one process.
+built indexes included), `query_bench TRACE Q 5` the warm best of five runs in one process (--warm-runs N).
 Figures are the best over --runs processes: on a shared machine the least disturbed run. The answers compared are what `trak query` and
 Perfetto's shell print (trak's default format is Perfetto's): byte-identical or not.
 
@@ -92,6 +92,7 @@ def main():
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--only", default="")
     ap.add_argument("--tp-one-process", action="store_true")
+    ap.add_argument("--warm-runs", type=int, default=5, help="runs of trak's warm process")
     a = ap.parse_args()
     only = set(filter(None, a.only.split(",")))
     bench = os.path.join(a.build, "query_bench")
@@ -119,7 +120,7 @@ def main():
         for _ in range(a.runs):
             ms, rows, _ = trak_ms(bench, a.trace, qfile, name, 1)
             cold.append(ms)
-        warm, _, _ = trak_ms(bench, a.trace, qfile, name, 5)
+        warm, _, _ = trak_ms(bench, a.trace, qfile, name, a.warm_runs)
         same = None if one else run([trak, "query", a.trace, "-q", qfile]) == tp_out
         tp_ms, trak_cold = min(tp_times), min(cold)
         ratio = tp_ms / max(trak_cold, 0.001)

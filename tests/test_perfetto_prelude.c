@@ -10,10 +10,12 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
 
+#include "processor/tables/vtab.h"
 #include "sqlcheck.h"
 
 /* Boottime is the trace clock. Two snapshots relate it to REALTIME (1) and MONOTONIC (3);
@@ -157,8 +159,8 @@ static void span_join(void **state) {
   assert_string_equal(sc_rows(p, "SELECT * FROM m"), "8|2|1|a1|g\n20|8|1|a2|g\n8|20|2|a3|g");
   /* Zero-length and unfinished (dur = -1) spans: SPAN_JOIN joins them as Perfetto v58.2 does
   ** (the answer of its shell on its own test, span_join_zero_negative_dur_test.sql: a point
-  ** inside the other side's span or at its start gives dur 0, a dur = -1 span dur -1); the
-  ** outer joins still skip them. */
+  ** inside the other side's span or at its start gives dur 0, a dur = -1 span dur -1), and so
+  ** do the outer joins. */
   sc_rows(p, "CREATE TABLE z1(ts INT, dur INT, part INT);"
              "INSERT INTO z1 VALUES (1, 0, 0), (5, -1, 0), (2, 0, 1);"
              "CREATE TABLE z2(ts INT, dur INT, part INT);"
@@ -169,7 +171,8 @@ static void span_join(void **state) {
              "CREATE TABLE z3(ts INT, dur INT); INSERT INTO z3 VALUES (1, 2), (5, 0);"
              "CREATE VIRTUAL TABLE zu USING SPAN_JOIN(z3, z1 PARTITIONED part);");
   assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zj"), "1|0|0\n5|-1|0");
-  assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zo"), "1|2|0\n1|1|1");
+  assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zo"),
+                      "1|0|0\n1|2|0\n5|-1|0\n5|-1|0\n1|1|1\n2|0|1");
   /* Unpartitioned z3 against each partition of z1 (Perfetto's answer too): (1, 0) in [1, 3),
   ** (5, -1) with (5, 0), and partition 1's point at 2 in [1, 3). */
   assert_string_equal(sc_rows(p, "SELECT ts, dur, part FROM zu"), "1|0|0\n5|-1|0\n2|0|1");
@@ -180,10 +183,147 @@ static void span_join(void **state) {
                          "column cpu is in both tables"));
 }
 
+/* The outer joins' shadows, zero-length and unfinished spans, NULL partitions, empty and mixed
+** (partitioned against unpartitioned) sides: every answer is Perfetto v58.2's shell's on the same
+** tables (`trace_processor_shell query -f`, `SELECT * FROM <the join>`), byte for byte. */
+static void span_join_shadows(void **state) {
+  sc_rows(p, "CREATE TABLE sa(ts INT, dur INT, cpu INT, x TEXT);"
+             "INSERT INTO sa VALUES (0, 10, 1, 'a1'), (20, 10, 1, 'a2'), (0, 100, 2, 'a3'),"
+             " (40, 0, 2, 'a4'), (200, -1, 2, 'a5'), (7, 3, NULL, 'anull');"
+             "CREATE TABLE sb(ts INT, dur INT, cpu INT, y TEXT);"
+             "INSERT INTO sb VALUES (5, 20, 1, 'b1'), (40, 5, 1, 'b2'), (50, 10, 3, 'b3'),"
+             " (45, 0, 1, 'b4'), (60, -1, 1, 'b5'), (100, 0, 2, 'b6');"
+             "CREATE TABLE sg(ts INT, dur INT, z TEXT);"
+             "INSERT INTO sg VALUES (8, 20, 'g1'), (30, 0, 'g2'), (150, -1, 'g3');"
+             "CREATE TABLE sh(ts INT, dur INT, w TEXT);"
+             "INSERT INTO sh VALUES (0, 5, 'h1'), (30, 10, 'h2'), (150, 0, 'h3');"
+             "CREATE TABLE se(ts INT, dur INT, cpu INT, v TEXT);"
+             "CREATE TABLE seu(ts INT, dur INT, u TEXT);"
+             "CREATE TABLE s1(ts INT, dur INT, part INT);"
+             "INSERT INTO s1 VALUES (1, 0, 0), (5, -1, 0), (2, 0, 1);"
+             "CREATE TABLE s2(ts INT, dur INT, part INT);"
+             "INSERT INTO s2 VALUES (1, 2, 0), (5, 0, 0), (1, 1, 1);");
+  static const char *const cases[][2] = {
+      {"SPAN_LEFT_JOIN(s1 PARTITIONED part, s2 PARTITIONED part)", "1|0|0\n5|-1|0\n5|-1|0\n2|0|1"},
+      {"SPAN_OUTER_JOIN(s1 PARTITIONED part, s2 PARTITIONED part)",
+       "1|0|0\n1|2|0\n5|-1|0\n5|-1|0\n1|1|1\n2|0|1"},
+      {"SPAN_LEFT_JOIN(s2 PARTITIONED part, s1 PARTITIONED part)",
+       "1|0|0\n1|2|0\n5|-1|0\n5|0|0\n1|1|1"},
+      {"SPAN_LEFT_JOIN(sa PARTITIONED cpu, sb PARTITIONED cpu)",
+       "0|5|1|a1|NULL\n5|5|1|a1|b1\n20|5|1|a2|b1\n25|5|1|a2|NULL\n"
+       "0|100|2|a3|NULL\n200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, sb PARTITIONED cpu)",
+       "0|5|1|a1|NULL\n5|5|1|a1|b1\n10|10|1|NULL|b1\n20|5|1|a2|b1\n"
+       "25|5|1|a2|NULL\n40|5|1|NULL|b2\n45|0|1|NULL|b4\n60|-1|1|NULL|b5\n"
+       "0|100|2|a3|NULL\n200|-1|2|a5|NULL\n50|10|3|NULL|b3"},
+      {"SPAN_JOIN(sa PARTITIONED cpu, sg)",
+       "8|2|1|a1|g1\n20|8|1|a2|g1\n8|20|2|a3|g1\n30|0|2|a3|g2"},
+      {"SPAN_LEFT_JOIN(sa PARTITIONED cpu, sg)",
+       "0|8|1|a1|NULL\n8|2|1|a1|g1\n20|8|1|a2|g1\n28|2|1|a2|NULL\n"
+       "0|8|2|a3|NULL\n8|20|2|a3|g1\n28|2|2|a3|NULL\n30|0|2|a3|g2\n"
+       "30|70|2|a3|NULL\n40|0|2|a4|NULL\n200|-1|2|a5|NULL"},
+      {"SPAN_LEFT_JOIN(sg, sa PARTITIONED cpu)",
+       "8|2|1|g1|a1\n10|10|1|g1|NULL\n20|8|1|g1|a2\n30|0|1|g2|NULL\n"
+       "150|-1|1|g3|NULL\n8|20|2|g1|a3\n30|0|2|g2|a3\n150|-1|2|g3|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, sg)",
+       "0|8|1|a1|NULL\n8|2|1|a1|g1\n10|10|1|NULL|g1\n20|8|1|a2|g1\n"
+       "28|2|1|a2|NULL\n150|-1|1|NULL|g3\n0|8|2|a3|NULL\n8|20|2|a3|g1\n"
+       "28|2|2|a3|NULL\n30|0|2|a3|g2\n30|70|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "150|-1|2|NULL|g3\n200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(sg, sb PARTITIONED cpu)",
+       "5|3|1|NULL|b1\n8|17|1|g1|b1\n25|3|1|g1|NULL\n30|0|1|g2|NULL\n"
+       "40|5|1|NULL|b2\n45|0|1|NULL|b4\n60|-1|1|NULL|b5\n150|-1|1|g3|NULL\n"
+       "8|20|2|g1|NULL\n30|0|2|g2|NULL\n100|0|2|NULL|b6\n150|-1|2|g3|NULL\n"
+       "8|20|3|g1|NULL\n30|0|3|g2|NULL\n50|10|3|NULL|b3\n150|-1|3|g3|NULL"},
+      {"SPAN_LEFT_JOIN(sg, sh)", "8|20|g1|NULL\n30|0|g2|h2\n150|-1|g3|h3\n150|-1|g3|NULL"},
+      {"SPAN_LEFT_JOIN(sh, sg)",
+       "0|5|h1|NULL\n30|0|h2|g2\n30|10|h2|NULL\n150|-1|h3|g3\n150|0|h3|NULL"},
+      {"SPAN_OUTER_JOIN(sg, sh)",
+       "0|5|NULL|h1\n8|20|g1|NULL\n30|0|g2|h2\n30|10|NULL|h2\n150|-1|g3|h3\n"
+       "150|-1|g3|NULL"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, se PARTITIONED cpu)",
+       "0|10|1|a1|NULL\n20|10|1|a2|NULL\n0|100|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(se PARTITIONED cpu, sa PARTITIONED cpu)",
+       "0|10|1|NULL|a1\n20|10|1|NULL|a2\n0|100|2|NULL|a3\n40|0|2|NULL|a4\n"
+       "200|-1|2|NULL|a5"},
+      {"SPAN_OUTER_JOIN(seu, sh)", "0|5|NULL|h1\n30|10|NULL|h2\n150|0|NULL|h3"},
+      {"SPAN_OUTER_JOIN(sa PARTITIONED cpu, seu)",
+       "0|10|1|a1|NULL\n20|10|1|a2|NULL\n0|100|2|a3|NULL\n40|0|2|a4|NULL\n"
+       "200|-1|2|a5|NULL"},
+      {"SPAN_OUTER_JOIN(seu, sa PARTITIONED cpu)",
+       "0|10|1|NULL|a1\n20|10|1|NULL|a2\n0|100|2|NULL|a3\n40|0|2|NULL|a4\n"
+       "200|-1|2|NULL|a5"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char sql[160];
+    snprintf(sql, sizeof sql, "DROP TABLE IF EXISTS sj; CREATE VIRTUAL TABLE sj USING %s",
+             cases[i][0]);
+    sc_rows(p, sql);
+    assert_string_equal(sc_rows(p, "SELECT * FROM sj"), cases[i][1]);
+  }
+}
+
+/* Two threads' nested slices, interleaved in id order: zero-length, unfinished (never ended) and
+** overlapping parents on the other track. */
+static const char NESTED[] = "packet { track_descriptor { uuid: 1 name: \"t1\" } }\n"
+                             "packet { track_descriptor { uuid: 2 name: \"t2\" } }\n"
+#define EV(ts, type, track, name)                                                                  \
+  "packet { trusted_packet_sequence_id: 1 timestamp: " #ts " track_event { type: TYPE_SLICE_" type \
+  " track_uuid: " #track name " } }\n"
+    EV(0, "BEGIN", 1, " name: \"a\"") EV(1, "BEGIN", 2, " name: \"p\"")
+        EV(10, "BEGIN", 1, " name: \"b\"") EV(11, "BEGIN", 2, " name: \"q\"")
+            EV(20, "BEGIN", 1, " name: \"c\"") EV(21, "END", 2, "")
+                EV(25, "BEGIN", 2, " name: \"r\"") EV(30, "END", 1, "")
+                    EV(30, "BEGIN", 1, " name: \"d\"") EV(30, "END", 1, "") EV(50, "END", 1, "")
+                        EV(60, "BEGIN", 1, " name: \"e\"") EV(70, "BEGIN", 1, " name: \"f\"")
+                            EV(80, "END", 1, "") EV(90, "END", 1, "") EV(95, "END", 2, "")
+                                EV(100, "END", 1, "") EV(200, "BEGIN", 1, " name: \"g\"")
+                                    EV(210, "BEGIN", 1, " name: \"h\"") EV(300, "END", 2, "");
+#undef EV
+
+/* descendant_slice of every slice (and ids out of range) against a recursive query over
+** parent_id: first by passes over the column (no children index), then through the index. */
+static void descendants(void **state) {
+  trak_processor *q = sc_open(NESTED);
+  int n = atoi(sc_rows(q, "SELECT COUNT(*) FROM slice"));
+  assert_int_equal(n, 11);
+  assert_string_equal(sc_rows(q, "SELECT MAX(depth) FROM slice"), "2");
+  for (int pass = 0; pass < 2; pass++) {
+    trak__vt_scans_before_index = pass ? 0 : UINT32_MAX;
+    for (int id = -1; id <= n; id++) {
+      char got[512], want[512], sql[1024];
+      snprintf(sql, sizeof sql,
+               "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
+               "(SELECT * FROM descendant_slice(%d))",
+               id);
+      snprintf(got, sizeof got, "%s", sc_rows(q, sql));
+      snprintf(sql, sizeof sql,
+               "WITH RECURSIVE d(id) AS (SELECT id FROM slice WHERE parent_id = %d UNION ALL "
+               "SELECT s.id FROM slice s JOIN d ON s.parent_id = d.id) "
+               "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
+               "(SELECT * FROM slice WHERE id IN d ORDER BY id)",
+               id);
+      snprintf(want, sizeof want, "%s", sc_rows(q, sql));
+      assert_string_equal(got, want);
+    }
+  }
+  trak__vt_scans_before_index = 3;
+  assert_string_equal(sc_rows(q, "SELECT group_concat(name, '') FROM descendant_slice(0)"),
+                      "bcdef");
+  trak_processor_free(q);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(bounds),  cmocka_unit_test(metadata_and_stats), cmocka_unit_test(clocks),
-      cmocka_unit_test(strings), cmocka_unit_test(slices_and_args),    cmocka_unit_test(span_join),
+      cmocka_unit_test(bounds),
+      cmocka_unit_test(metadata_and_stats),
+      cmocka_unit_test(clocks),
+      cmocka_unit_test(strings),
+      cmocka_unit_test(slices_and_args),
+      cmocka_unit_test(span_join),
+      cmocka_unit_test(span_join_shadows),
+      cmocka_unit_test(descendants),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

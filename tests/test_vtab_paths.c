@@ -334,8 +334,8 @@ static int columns(sqlite3 *db, const char *table, char cols[16][64]) {
   return n;
 }
 
-/* One comparison on every column of every table with every constant and operator, then the
-** NULL tests, then each with ORDER BY id DESC and a LIMIT. */
+/* One comparison on every column of every table with every constant and operator (> and >=
+** also scanned backwards), then the NULL tests, then each with ORDER BY id DESC and a LIMIT. */
 static void test_single_constraints(void **state) {
   fixture *f = *state;
   char sql[8192], cols[16][64];
@@ -347,6 +347,11 @@ static void test_single_constraints(void **state) {
           snprintf(sql, sizeof sql, "SELECT * FROM $%s WHERE %s %s %s", tables[t], cols[c], ops[o],
                    values[v]);
           check(f, sql);
+          if (o == 1 || o == 4) { /* a range filter's scan backwards */
+            snprintf(sql, sizeof sql, "SELECT * FROM $%s WHERE %s %s %s ORDER BY id DESC LIMIT 5",
+                     tables[t], cols[c], ops[o], values[v]);
+            check(f, sql);
+          }
           if (o >= 2) continue; /* the value on the left: = and > (so also <) */
           snprintf(sql, sizeof sql, "SELECT * FROM $%s WHERE %s %s %s", tables[t], values[v],
                    ops[o], cols[c]);

@@ -61,6 +61,7 @@ struct trak_processor {
   /* built on first use by the SQL functions */
   trak_csr children, flows_out, flows_in;
   int have_children, have_flow_index;
+  uint32_t descendant_scans; /* descendant_slice calls answered without `children` */
 
   trak_psql *psql;         /* PerfettoSQL macros, functions and included modules; NULL before SQL */
   trak_analysis *analysis; /* descriptions, metrics, annotations (analysis.h); NULL until used */

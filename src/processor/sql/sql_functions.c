@@ -79,7 +79,38 @@ static void ancestors(trak_processor *p, uint32_t slice, id_list *out) {
   }
 }
 
+/* The descendants of `slice`, in id order, by one pass over parent_id without the children
+** index: when every slice's parent precedes it (as the importers add slices), a slice descends
+** from `slice` exactly when its parent is `slice` or a descendant met earlier in the pass.
+** Returns 0 when some parent follows its child, or on no memory (out is then emptied). */
+static int descendants_by_scan(const trak_tables *t, uint32_t slice, id_list *out) {
+  const uint32_t *parent = t->slice.parent_id;
+  size_t n = t->slice.n;
+  uint64_t *in = calloc(n / 64 + 1, sizeof *in); /* bit s: s descends from `slice` */
+  if (!in) return 0;
+  int ok = 1;
+  for (size_t s = 0; s < n && ok; s++) {
+    uint32_t par = parent[s];
+    if (par == TRAK_NULL_U32) continue;
+    if (par >= s) {
+      ok = 0;
+    } else if (par == slice || (in[par / 64] >> (par % 64) & 1)) {
+      in[s / 64] |= UINT64_C(1) << (s % 64);
+      trak_vec_push(*out, (uint32_t)s);
+    }
+  }
+  free(in);
+  if (!ok) out->n = 0;
+  return ok;
+}
+
 static void descendants(trak_processor *p, uint32_t slice, id_list *out) {
+  /* The first calls pass over the column instead of building the children index (a one-off
+  ** query would pay the index's two arrays and their page faults), as the scans do. */
+  if (!p->have_children && p->descendant_scans < trak__vt_scans_before_index) {
+    p->descendant_scans++;
+    if (descendants_by_scan(&p->tables, slice, out)) return;
+  }
   trak__ensure_children(p);
   const trak_csr *ch = &p->children;
   for (uint32_t k = ch->off[slice]; k < ch->off[slice + 1]; k++)

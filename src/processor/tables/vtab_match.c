@@ -74,6 +74,22 @@ int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id) {
   return m;
 }
 
+size_t trak__vt_pattern_scan(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
+                             uint32_t lo, size_t pos, size_t n, int desc, int *rc) {
+  if (p->nmemo && !p->memo && !(p->memo = calloc(p->nmemo, 1))) return *rc = SQLITE_NOMEM, n;
+  for (; pos < n; pos++) {
+    uint32_t id = ids[lo + (desc ? n - 1 - pos : pos)];
+    if (!id) continue; /* NULL matches nothing */
+    uint8_t m = id < p->nmemo ? p->memo[id] : 0;
+    if (m == 1) return pos;
+    if (m == 2) continue;
+    int ok = trak__vt_pattern_match(p, sp, id);
+    if (ok < 0) return *rc = -ok, n;
+    if (ok) return pos;
+  }
+  return n;
+}
+
 void trak__vt_pattern_free(vt_pattern *p) {
   while (p) {
     vt_pattern *next = p->next;

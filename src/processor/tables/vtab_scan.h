@@ -104,6 +104,11 @@ void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q);
 /* Whether string `id` (not 0) of `sp` matches: 1 or 0, remembered per id; a negative SQLite
 ** code on failure. */
 int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id);
+/* The scan of one string column filtered by `p` alone: the first position in [pos, n) whose
+** row (lo + pos, or lo + n - 1 - pos when `desc`) has a string id in `ids` that matches (not
+** NULL); n when none does, also on an error, which sets *rc to an SQLite code. */
+size_t trak__vt_pattern_scan(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
+                             uint32_t lo, size_t pos, size_t n, int desc, int *rc);
 /* Frees `p` and the predicates chained to it. */
 void trak__vt_pattern_free(vt_pattern *p);
 

@@ -6,9 +6,8 @@
 ** sides (SPAN_JOIN), by the first (SPAN_LEFT_JOIN) or by either (SPAN_OUTER_JOIN), with ts,
 ** dur, the partition and the other columns of both tables (NULL for a side with no span there).
 ** An unpartitioned side joins every partition of the other. The join is computed when SQLite
-** scans the table: both sides are read in (partition, ts) order and swept once. SPAN_JOIN also
-** joins zero-length and unfinished (dur = -1) spans as Perfetto's operator does (merge_inner);
-** the outer joins skip them.
+** scans the table: both sides are read in (partition, ts) order and stepped pairwise under the
+** rules of Perfetto's operator, zero-length and unfinished (dur = -1) spans included (join_all).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -224,17 +223,17 @@ static int sj_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Reads one side in (partition, ts) order. The outer joins skip spans with dur <= 0 (they cover
-** no time: a known difference from Perfetto's, which joins them as points); SPAN_JOIN reads
-** every span, as Perfetto's does. */
+/* Reads one side in (partition, ts) order, every span (zero-length and dur = -1 ones too), and
+** skips rows whose partition is NULL, as Perfetto's operator does. */
 static int load(sj_vtab *v, const side *s, rows *r) {
   sqlite3_str *q = sqlite3_str_new(v->db);
   sqlite3_str_appendf(q, "SELECT ts, dur, %s%s%s", s->partition ? "\"" : "",
                       s->partition ? s->partition : "0", s->partition ? "\"" : "");
   for (int c = 0; c < s->ncols; c++)
     sqlite3_str_appendf(q, ", \"%w\"", s->cols[c]);
-  sqlite3_str_appendf(q, " FROM \"%w\"%s ORDER BY 3, 1", s->table,
-                      v->kind == JOIN_INNER ? "" : " WHERE dur > 0");
+  sqlite3_str_appendf(q, " FROM \"%w\"", s->table);
+  if (s->partition) sqlite3_str_appendf(q, " WHERE \"%w\" IS NOT NULL", s->partition);
+  sqlite3_str_appendall(q, " ORDER BY 3, 1");
   char *sql = sqlite3_str_finish(q);
   sqlite3_stmt *st = NULL;
   int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
@@ -280,66 +279,205 @@ static int emit(sj_cursor *c, int64_t ts, int64_t end, int64_t part, long a, lon
   return SQLITE_OK;
 }
 
-static int cmp_i64(const void *x, const void *y) {
-  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
-  return a < b ? -1 : a > b;
+/* One side as Perfetto's operator walks it: its real spans and, between them, shadows (the
+** gaps of a partition present on the side, and runs of partitions missing from it), in
+** (partition, ts) order. States and rules follow Perfetto's span join query: a shadow of a
+** present partition runs from the end of a span (its start for dur = -1) to the next span's
+** start, from 0 to the first span of a partition, and to INT64_MAX after the last; a missing
+** partition shadow covers time 0 to INT64_MAX of partitions [mstart, mend). */
+enum { ST_REAL, ST_PRESENT, ST_MISSING, ST_EOF };
+enum { SHADOW_NONE, SHADOW_PRESENT, SHADOW_ALL }; /* which shadows the side joins on */
+
+typedef struct stream {
+  const rows *r;
+  int partitioned, shadows;
+  size_t cur; /* the row the side's reader is on; r->n at its end */
+  int state;
+  int64_t ts, end, part; /* the current span or shadow: [ts, end) in partition part */
+  int64_t mstart, mend;  /* a missing partition shadow's partitions */
+} stream;
+
+static int64_t stream_adjusted_end(const stream *s) {
+  return (uint64_t)s->end - (uint64_t)s->ts == UINT64_MAX ? s->ts : s->end;
 }
 
-/* Sweeps one partition of an outer join (`kind` JOIN_LEFT or JOIN_OUTER): rows [a0, a1) of side
-** 0 and [b0, b1) of side 1, time cut at every boundary. */
-static int sweep(sj_cursor *c, int kind, int64_t part, size_t a0, size_t a1, size_t b0, size_t b1) {
-  const rows *A = &c->r[0], *B = &c->r[1];
-  size_t nb = 2 * ((a1 - a0) + (b1 - b0));
-  int64_t *pts = malloc((nb ? nb : 1) * sizeof *pts);
-  if (!pts) return SQLITE_NOMEM;
-  size_t k = 0;
-  for (size_t i = a0; i < a1; i++)
-    pts[k++] = A->ts[i], pts[k++] = A->end[i];
-  for (size_t i = b0; i < b1; i++)
-    pts[k++] = B->ts[i], pts[k++] = B->end[i];
-  qsort(pts, k, sizeof *pts, cmp_i64);
-  size_t ia = a0, ib = b0;
-  int rc = SQLITE_OK;
-  for (size_t i = 0; i + 1 < k && rc == SQLITE_OK; i++) {
-    int64_t x = pts[i], y = pts[i + 1];
-    if (x == y) continue;
-    while (ia < a1 && A->end[ia] <= x)
-      ia++;
-    while (ib < b1 && B->end[ib] <= x)
-      ib++;
-    long a = ia < a1 && A->ts[ia] <= x ? (long)ia : -1;
-    long b = ib < b1 && B->ts[ib] <= x ? (long)ib : -1;
-    int keep = kind == JOIN_LEFT ? a >= 0 : a >= 0 || b >= 0;
-    if (keep) rc = emit(c, x, y, part, a, b);
+/* Steps to the next span or shadow, valid to join on or not. */
+static void stream_step(stream *s) {
+  const rows *r = s->r;
+  switch (s->state) {
+  case ST_REAL: {
+    s->cur++;
+    int at_end = s->cur >= r->n || (s->partitioned && s->part != r->part[s->cur]);
+    s->state = ST_PRESENT;
+    s->ts = stream_adjusted_end(s);
+    s->end = at_end ? INT64_MAX : r->ts[s->cur];
+    break;
   }
-  free(pts);
-  return rc;
+  case ST_PRESENT:
+    if (s->end == INT64_MAX) {
+      s->state = ST_MISSING;
+      s->ts = 0;
+      s->mstart = (int64_t)((uint64_t)s->part + 1);
+      s->mend = s->cur >= r->n ? INT64_MAX : r->part[s->cur];
+    } else {
+      s->state = ST_REAL;
+      s->ts = r->ts[s->cur];
+      s->end = r->end[s->cur];
+    }
+    break;
+  case ST_MISSING:
+    if (s->mend == INT64_MAX) {
+      s->state = ST_EOF;
+    } else {
+      s->state = ST_PRESENT;
+      s->ts = 0;
+      s->end = r->ts[s->cur];
+      s->part = s->mend;
+    }
+    break;
+  }
 }
 
-/* The end of row i of `r` as SPAN_JOIN compares spans: ts + dur, but ts for dur = -1 (a span
-** that never ended). */
-static int64_t adjusted_end(const rows *r, size_t i) {
-  return r->end[i] - r->ts[i] == -1 ? r->ts[i] : r->end[i];
+/* Steps on to the next span or shadow the side joins on (or its end). */
+static void stream_find_valid(stream *s) {
+  for (;;) {
+    if (s->state == ST_EOF) return;
+    int shadow = s->state != ST_REAL, missing = s->state == ST_MISSING;
+    int valid = !(s->state == ST_PRESENT && s->shadows == SHADOW_NONE) &&
+                !(missing && s->shadows != SHADOW_ALL) && !(shadow && s->ts == s->end) &&
+                !(missing && s->mstart == s->mend);
+    if (valid) return;
+    stream_step(s);
+  }
 }
 
-/* SPAN_JOIN of one partition, as Perfetto's operator joins: rows [a0, a1) of side 0 and
-** [b0, b1) of side 1 are walked pairwise, the span that ends first (by adjusted_end; side 1 on
-** a tie) stepping on; a pair joins when the two start together or one starts inside the
-** other's [ts, adjusted end), and gives the later start with dur up to the earlier raw end. For
-** spans with dur > 0 these are sweep()'s pieces; a zero-length span inside the other side's
-** span gives a piece with dur 0, a dur = -1 span one with dur -1 (or less). */
-static int merge_inner(sj_cursor *c, int64_t part, size_t a0, size_t a1, size_t b0, size_t b1) {
-  const rows *A = &c->r[0], *B = &c->r[1];
+static void stream_next(stream *s) {
+  stream_step(s);
+  stream_find_valid(s);
+}
+
+/* Back to the side's first row: a missing partition shadow up to its first partition. */
+static void stream_rewind(stream *s) {
+  const rows *r = s->r;
+  s->cur = 0;
+  s->state = ST_MISSING;
+  s->ts = 0;
+  s->end = INT64_MAX;
+  s->mstart = INT64_MIN;
+  s->mend = !r->n ? INT64_MAX : s->partitioned ? r->part[0] : INT64_MIN;
+  stream_find_valid(s);
+}
+
+/* Starts a side. `missing_at_eof`: an empty side (nothing to join on) is one shadow instead. */
+static void stream_init(stream *s, const rows *r, int partitioned, int shadows,
+                        int missing_at_eof) {
+  *s = (stream){.r = r, .partitioned = partitioned, .shadows = shadows, .part = INT64_MIN};
+  stream_rewind(s);
+  if (missing_at_eof && s->state == ST_EOF) s->state = ST_MISSING;
+}
+
+static int64_t stream_first_part(const stream *s) {
+  return s->state == ST_MISSING ? s->mstart : s->part;
+}
+static int64_t stream_last_part(const stream *s) {
+  return s->state == ST_MISSING ? (int64_t)((uint64_t)s->mend - 1) : s->part;
+}
+
+enum { PART_NONE, PART_SAME, PART_MIXED };
+
+/* The join of two sides, as Perfetto's cursor steps them. */
+typedef struct join {
+  stream t[2];
+  int parting;
+  int64_t mixed_part; /* PART_MIXED: the partitioned side's partition being joined */
+} join;
+
+/* The side to step on: the smaller (partition, adjusted end, real). */
+static stream *join_earliest(join *j) {
+  stream *t1 = &j->t[0], *t2 = &j->t[1];
+  int64_t p1 = 0, p2 = 0;
+  if (j->parting == PART_MIXED) {
+    if (t1->state == ST_EOF) return t2;
+    if (t2->state == ST_EOF) return t1;
+    p1 = p2 = j->mixed_part;
+  } else if (j->parting == PART_SAME) {
+    p1 = stream_last_part(t1);
+    p2 = stream_last_part(t2);
+  }
+  int64_t e1 = stream_adjusted_end(t1), e2 = stream_adjusted_end(t2);
+  int r1 = t1->state == ST_REAL, r2 = t2->state == ST_REAL;
+  int less = p1 != p2 ? p1 < p2 : e1 != e2 ? e1 < e2 : r1 < r2;
+  return less ? t1 : t2;
+}
+
+/* Whether the two sides' current spans or shadows join: one real, partitions overlapping,
+** equal starts (both real) or one's start in the other's [ts, adjusted end). */
+static int join_overlaps(const join *j) {
+  const stream *t1 = &j->t[0], *t2 = &j->t[1];
+  if (t1->state == ST_EOF || t2->state == ST_EOF) return 0;
+  int r1 = t1->state == ST_REAL, r2 = t2->state == ST_REAL;
+  if (!r1 && !r2) return 0;
+  if (j->parting == PART_SAME) {
+    int64_t f1 = stream_first_part(t1), f2 = stream_first_part(t2);
+    if (!((f1 >= f2 && f1 <= stream_last_part(t2)) || (f2 >= f1 && f2 <= stream_last_part(t1))))
+      return 0;
+  }
+  return (t1->ts == t2->ts && r1 && r2) || (t1->ts >= t2->ts && t1->ts < stream_adjusted_end(t2)) ||
+         (t2->ts >= t1->ts && t2->ts < stream_adjusted_end(t1));
+}
+
+/* Steps the sides until they join or one ends; returns the side to step after emitting. */
+static stream *join_find(join *j) {
+  stream *next = NULL;
+  for (;;) {
+    if (j->parting == PART_MIXED) {
+      stream *pt = j->t[0].partitioned ? &j->t[0] : &j->t[1];
+      stream *un = pt == &j->t[0] ? &j->t[1] : &j->t[0];
+      if (pt->state == ST_EOF) break;
+      if (j->mixed_part != pt->part) {
+        stream_rewind(un);
+        j->mixed_part = pt->part;
+      }
+    } else if (j->t[0].state == ST_EOF || j->t[1].state == ST_EOF) {
+      break;
+    }
+    next = join_earliest(j);
+    if (join_overlaps(j)) break;
+    stream_next(next);
+  }
+  return next;
+}
+
+/* Computes every output row of the join (Perfetto's SPAN_JOIN, SPAN_LEFT_JOIN and
+** SPAN_OUTER_JOIN): a row's ts is the later start of the two, its dur the earlier raw end
+** (ts + dur) minus it, its partition the joined one; a side on a shadow gives NULL columns. The
+** outer joins join the first side's real spans with the second's shadows (LEFT) or both ways
+** (OUTER); a side partitioned against an unpartitioned one joins only on shadows of its present
+** partitions. */
+static int join_all(sj_cursor *c, const sj_vtab *v) {
+  int pa = v->s[0].partition != NULL, pb = v->s[1].partition != NULL;
+  join j = {.parting = pa && pb   ? PART_SAME
+                       : pa || pb ? PART_MIXED
+                                  : PART_NONE,
+            .mixed_part = INT64_MIN};
+  for (int i = 0; i < 2; i++) {
+    int on = i == 0 ? v->kind == JOIN_OUTER : v->kind != JOIN_INNER;
+    int part_mixed = (i ? pb : pa) && j.parting == PART_MIXED;
+    int shadows = !on                                    ? SHADOW_NONE
+                  : part_mixed || j.parting == PART_NONE ? SHADOW_PRESENT
+                                                         : SHADOW_ALL;
+    stream_init(&j.t[i], &c->r[i], i ? pb : pa, shadows, on && !part_mixed);
+  }
   int rc = SQLITE_OK;
-  for (size_t i = a0, j = b0; i < a1 && j < b1 && rc == SQLITE_OK;) {
-    int64_t ta = A->ts[i], tb = B->ts[j], ea = adjusted_end(A, i), eb = adjusted_end(B, j);
-    if (ta == tb || (ta > tb && ta < eb) || (tb > ta && tb < ea))
-      rc = emit(c, ta > tb ? ta : tb, A->end[i] < B->end[j] ? A->end[i] : B->end[j], part, (long)i,
-                (long)j);
-    if (ea < eb)
-      i++;
-    else
-      j++;
+  for (;;) {
+    stream *next = join_find(&j);
+    const stream *t1 = &j.t[0], *t2 = &j.t[1];
+    if (t1->state == ST_EOF || t2->state == ST_EOF || rc != SQLITE_OK) break;
+    int r1 = t1->state == ST_REAL;
+    int64_t part = j.parting == PART_MIXED ? j.mixed_part : r1 ? t1->part : t2->part;
+    rc = emit(c, t1->ts > t2->ts ? t1->ts : t2->ts, t1->end < t2->end ? t1->end : t2->end, part,
+              r1 ? (long)t1->cur : -1, t2->state == ST_REAL ? (long)t2->cur : -1);
+    stream_next(next);
   }
   return rc;
 }
@@ -356,40 +494,7 @@ static int sj_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
     v->base.zErrMsg = sqlite3_mprintf("SPAN_JOIN: %s", sqlite3_errmsg(v->db));
     return rc;
   }
-  const rows *A = &c->r[0], *B = &c->r[1];
-  int pa = v->s[0].partition != NULL, pb = v->s[1].partition != NULL;
-  size_t ia = 0, ib = 0;
-  while (rc == SQLITE_OK && (ia < A->n || ib < B->n)) {
-    /* The next partition: the smaller of the two sides' next (an unpartitioned side has all
-    ** its rows in every partition). */
-    int64_t part;
-    if (pa && pb)
-      part = ia < A->n && (ib >= B->n || A->part[ia] <= B->part[ib]) ? A->part[ia] : B->part[ib];
-    else if (pa)
-      part = ia < A->n ? A->part[ia] : 0;
-    else if (pb)
-      part = ib < B->n ? B->part[ib] : 0;
-    else
-      part = 0;
-    if ((pa && ia >= A->n && !pb) || (pb && ib >= B->n && !pa)) break;
-    size_t a1 = ia, b1 = ib;
-    if (pa)
-      while (a1 < A->n && A->part[a1] == part)
-        a1++;
-    else
-      ia = 0, a1 = A->n;
-    if (pb)
-      while (b1 < B->n && B->part[b1] == part)
-        b1++;
-    else
-      ib = 0, b1 = B->n;
-    rc = v->kind == JOIN_INNER ? merge_inner(c, part, ia, a1, ib, b1)
-                               : sweep(c, v->kind, part, ia, a1, ib, b1);
-    ia = pa ? a1 : A->n;
-    ib = pb ? b1 : B->n;
-    if (!pa && !pb) break;
-  }
-  return rc;
+  return join_all(c, v);
 }
 
 static int sj_next(sqlite3_vtab_cursor *cur) {
