@@ -88,9 +88,11 @@ int trak__vt_plain_cols(const vt_table *tbl);
 ** arguments, which bind to the first hidden columns), its columns up to the computed ones and
 ** then `hidden`. */
 char *trak__vt_schema(const vt_table *tbl, const char *hidden);
-/* Registers on `db` the SQL function __intrinsic_row_count(name): the number of rows of the
-** columnar table of that SQL name (compared without case) in `t`, read when called; an error
-** for any other name. Returns an SQLite code. */
+/* Registers on `db` the SQL functions __intrinsic_row_count(name): the number of rows of the
+** columnar table of that SQL name (compared without case) in `t`, read when called, and
+** __intrinsic_col_agg(name, fn, column): SQLite's count, sum, min or max (fn) of an integer
+** column over every row, computed from the arrays (COUNT also of text and real columns); an
+** error for any other name. Returns an SQLite code. */
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t);
 /* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
