@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -55,17 +56,24 @@ static const char *column_names(trak_processor *p, const char *sql) {
   return out;
 }
 
-/* `SELECT items FROM rel` is rewritten (or not: `expect`) and answers, with the same column
-** names, what SQLite's scan of every row answers. */
-static void same(trak_processor *p, const char *items, const char *rel, int expect) {
-  char fast[512], slow[512], rows[4096];
-  snprintf(fast, sizeof fast, "SELECT %s FROM %s", items, rel);
-  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1", items, rel);
+/* `SELECT items FROM rel tail` is rewritten (or not: `expect`) and answers, with the same
+** column names, what SQLite's scan of every row answers (`WHERE 1` before the tail). */
+static void same_tail(trak_processor *p, const char *items, const char *rel, const char *tail,
+                      int expect) {
+  char fast[512], slow[512], names[512];
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s%s", items, rel, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1%s", items, rel, tail);
   if (rewritten(p, fast) != expect) fail_msg("%s: rewritten is not %d", fast, expect);
-  snprintf(rows, sizeof rows, "%s", sc_rows(p, slow));
+  char *rows = strdup(sc_rows(p, slow));
+  assert_non_null(rows);
   if (strcmp(sc_rows(p, fast), rows)) fail_msg("%s: %s, SQLite: %s", fast, sc_rows(p, fast), rows);
-  snprintf(rows, sizeof rows, "%s", column_names(p, slow));
-  assert_string_equal(column_names(p, fast), rows);
+  free(rows);
+  snprintf(names, sizeof names, "%s", column_names(p, slow));
+  assert_string_equal(column_names(p, fast), names);
+}
+
+static void same(trak_processor *p, const char *items, const char *rel, int expect) {
+  same_tail(p, items, rel, "", expect);
 }
 
 /* Every column of every columnar table, each aggregate it answers; returns how many were
@@ -88,6 +96,17 @@ static int every_column(trak_processor *p) {
         same(p, items, t->name, r);
         n += r;
       }
+    /* GROUP BY each integer or text column, with the four aggregates of the id. */
+    for (int c = 0; c < t->ncols; c++) {
+      vt_kind k = t->cols[c].kind;
+      char items[160], tail[64];
+      snprintf(items, sizeof items, "%s, COUNT(*), SUM(id), MIN(id) AS lo, MAX(id), COUNT(%s)",
+               t->cols[c].name, t->cols[c].name);
+      snprintf(tail, sizeof tail, " GROUP BY %s", t->cols[c].name);
+      int want = k <= VT_STR || k == VT_BOOLN;
+      if (t->cols[0].kind == VT_ID) same_tail(p, items, t->name, tail, want);
+      n += want;
+    }
   }
   return n;
 }
@@ -129,7 +148,20 @@ static void tables_sched(void **state) {
   same(p, "TOTAL(dur)", "thread_state", 0);                /* not one of the four */
   same(p, "SUM(state)", "thread_state", 0);                /* text: SQLite's sum of strings */
   same(p, "COUNT(*), SUM(dur)", "thread_state AS t", 0);
-  assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state GROUP BY state"), 0);
+  /* GROUP BY: the key anywhere in the list, the groups in SQLite's order (NULL first). */
+  same_tail(p, "state, COUNT(*), SUM(dur)", "thread_state", " GROUP BY state", 1);
+  same_tail(p, "COUNT(*) AS n, MAX(dur), state AS s, MIN(ts)", "thread_state", " GROUP BY state",
+            1);
+  same_tail(p, "blocked_function, COUNT(*)", "thread_state", " GROUP BY blocked_function", 1);
+  same_tail(p, "cpu, SUM(dur), COUNT(*)", "thread_state", " GROUP BY cpu", 1);
+  same_tail(p, "io_wait, SUM(dur)", "thread_state", " GROUP BY io_wait", 1);
+  same_tail(p, "utid, SUM(dur), MAX(priority)", "sched", " GROUP BY utid", 1);
+  same_tail(p, "end_state, COUNT(*)", "sched_slice", " GROUP BY end_state;", 1);
+  same_tail(p, "utid, COUNT(*)", "thread_state", " GROUP BY state", 0); /* not the key */
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 2", 0);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
+  same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
+  assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM \"thread_state\""), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(nosuch) FROM thread_state"), 0);

@@ -282,10 +282,9 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
   return done;
 }
 
-/* ---- __intrinsic_row_count, __intrinsic_col_agg --------------------------------------- */
+/* ---- __intrinsic_row_count ------------------------------------------------------------- */
 
-/* The table of SQL name `name` (compared without case), or NULL. */
-static const vt_table *table_named(const char *name) {
+const vt_table *trak__vt_table_named(const char *name) {
   for (size_t i = 0; name && trak__vt_table(i); i++)
     if (!sqlite3_stricmp(trak__vt_table(i)->name, name)) return trak__vt_table(i);
   return NULL;
@@ -294,90 +293,15 @@ static const vt_table *table_named(const char *name) {
 static void row_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   const trak_tables *t = sqlite3_user_data(ctx);
-  const vt_table *tbl = table_named((const char *)sqlite3_value_text(argv[0]));
+  const vt_table *tbl = trak__vt_table_named((const char *)sqlite3_value_text(argv[0]));
   if (tbl)
     sqlite3_result_int64(ctx, (sqlite3_int64)trak__vt_rows(t, tbl));
   else
     sqlite3_result_error(ctx, "__intrinsic_row_count: no such columnar table", -1);
 }
 
-/* Column `c` (its array `a`) at `row` as an integer in *out (a string id for text; reals are
-** not read); returns 0 when it is NULL. */
-static inline int col_int(const trak_tables *t, const vt_col *c, const void *a, uint32_t row,
-                          int64_t *out) {
-  if (c->calc) return trak__vt_calc(t, c->calc, row, out);
-  switch (c->kind) {
-  case VT_ID:
-    return *out = row, 1;
-  case VT_I64:
-    return *out = ((const int64_t *)a)[row], 1;
-  case VT_I64N:
-    return a && (*out = ((const int64_t *)a)[row]) != INT64_MIN;
-  case VT_U32:
-    return *out = ((const uint32_t *)a)[row], 1;
-  case VT_U32N:
-    return (*out = ((const uint32_t *)a)[row]) != TRAK_NULL_U32;
-  case VT_STR:
-    return (*out = ((const uint32_t *)a)[row]) != 0;
-  case VT_BOOLN:
-    return (*out = ((const uint8_t *)a)[row]) != 2;
-  case VT_F64:
-    return *out = 0, 1;
-  default: /* VT_NUL; the args columns are not aggregated here */
-    return 0;
-  }
-}
-
-/* __intrinsic_col_agg(table, fn, column): SQLite's COUNT, SUM, MIN or MAX (fn in lower case)
-** of one column over every row, read from the arrays: NULL for SUM, MIN and MAX of no values,
-** SQLite's "integer overflow" error for a sum past 64 bits. Only integer columns (and COUNT of
-** text and reals, which counts their non-NULL values) are asked: column_aggregates.c checks. */
-static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
-  (void)argc;
-  const trak_tables *t = sqlite3_user_data(ctx);
-  const vt_table *tbl = table_named((const char *)sqlite3_value_text(argv[0]));
-  const char *fn = (const char *)sqlite3_value_text(argv[1]);
-  const char *name = (const char *)sqlite3_value_text(argv[2]);
-  const vt_col *c = NULL;
-  for (int i = 0; tbl && name && i < tbl->ncols; i++)
-    if (!sqlite3_stricmp(tbl->cols[i].name, name)) c = &tbl->cols[i];
-  int f = !fn                    ? -1
-          : !strcmp(fn, "count") ? 0
-          : !strcmp(fn, "sum")   ? 1
-          : !strcmp(fn, "min")   ? 2
-          : !strcmp(fn, "max")   ? 3
-                                 : -1;
-  if (!c || f < 0) {
-    sqlite3_result_error(ctx, "__intrinsic_col_agg: no such columnar table, column or aggregate",
-                         -1);
-    return;
-  }
-  const void *a = c->off ? col_array(t, c) : NULL;
-  uint32_t rows = (uint32_t)trak__vt_rows(t, tbl);
-  int64_t acc = 0, v, count = 0;
-  int overflow = 0;
-  for (uint32_t row = 0; row < rows; row++) {
-    if (!col_int(t, c, a, row, &v)) continue;
-    if (f == 1)
-      overflow |= __builtin_add_overflow(acc, v, &acc);
-    else if (f > 1 && (!count || (f == 2 ? v < acc : v > acc)))
-      acc = v;
-    count++;
-  }
-  if (f == 0)
-    sqlite3_result_int64(ctx, count);
-  else if (overflow)
-    sqlite3_result_error(ctx, "integer overflow", -1);
-  else if (count)
-    sqlite3_result_int64(ctx, acc);
-  else
-    sqlite3_result_null(ctx);
-}
-
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_create_function(db, "__intrinsic_row_count", 1, SQLITE_UTF8, (void *)t,
                                    row_count_fn, NULL, NULL);
-  return rc ? rc
-            : sqlite3_create_function(db, "__intrinsic_col_agg", 3, SQLITE_UTF8, (void *)t,
-                                      col_agg_fn, NULL, NULL);
+  return rc ? rc : trak__vt_aggregates_register(db, t);
 }

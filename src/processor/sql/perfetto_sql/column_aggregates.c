@@ -17,11 +17,11 @@
 #define AGG_MAX 8    /* the most aggregates a rewritten statement may have */
 #define VIEW_DEPTH 4 /* the most views followed to a table */
 
-/* One aggregate of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column. */
+/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column, or the
+** GROUP BY column itself (fn NULL). */
 typedef struct agg_item {
-  const char *fn; /* "count", "sum", "min", "max" */
+  const char *fn; /* "count", "sum", "min", "max"; NULL: the key */
   psql_tok col;   /* the column (len 0: COUNT(*)) */
-  psql_tok name;  /* the span SQLite names the result column by, or its alias */
 } agg_item;
 
 /* A token that is an unquoted identifier (quoted ones are left to SQLite). */
@@ -162,41 +162,105 @@ static int col_answers(const vt_col *c, const char *fn) {
   }
 }
 
-/* One item of the SELECT list from `pos`: `FN(*)` (COUNT only) or `FN(column)` with FN one of
-** COUNT, SUM, MIN, MAX, then an optional `[AS] alias`. Returns the offset after it, or 0. */
+/* One item of the SELECT list from `pos`: `FN(*)` (COUNT only), `FN(column)` with FN one of
+** COUNT, SUM, MIN, MAX, or a bare column (fn NULL: the GROUP BY key), then an optional
+** `[AS] alias`. Returns the offset after it, or 0. */
 static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
   static const char *const fns[] = {"count", "sum", "min", "max"};
-  psql_tok f = trak__psql_lex(s, n, pos), t;
+  psql_tok f = trak__psql_lex(s, n, pos), t = trak__psql_lex(s, n, f.off + f.len);
   it->fn = NULL;
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
     if (trak__psql_is(s, f, fns[i])) it->fn = fns[i];
-  t = trak__psql_lex(s, n, f.off + f.len);
-  if (!it->fn || !trak__psql_is_char(s, t, '(')) return 0;
-  it->col = trak__psql_lex(s, n, t.off + t.len);
-  if (trak__psql_is_char(s, it->col, '*') && it->fn[0] == 'c')
-    it->col.len = 0;
-  else if (!is_plain_id(s, it->col))
-    return 0;
-  t = trak__psql_lex(s, n, it->col.off + (it->col.len ? it->col.len : 1));
-  if (!trak__psql_is_char(s, t, ')')) return 0;
-  it->name = (psql_tok){PSQL_ID, f.off, t.off + t.len - f.off};
-  pos = t.off + t.len;
+  if (!trak__psql_is_char(s, t, '(')) { /* a bare column */
+    it->fn = NULL, it->col = f;
+    pos = f.off + f.len;
+  } else {
+    it->col = trak__psql_lex(s, n, t.off + t.len);
+    if (trak__psql_is_char(s, it->col, '*') && it->fn && it->fn[0] == 'c')
+      it->col.len = 0;
+    else if (!it->fn)
+      return 0;
+    t = trak__psql_lex(s, n, it->col.off + (it->col.len ? it->col.len : 1));
+    if (!trak__psql_is_char(s, t, ')')) return 0;
+    pos = t.off + t.len;
+  }
+  if (it->col.len && !is_plain_id(s, it->col)) return 0;
   t = trak__psql_lex(s, n, pos);
   int as = trak__psql_is(s, t, "AS");
   if (as) t = trak__psql_lex(s, n, t.off + t.len);
   if (!as && (trak__psql_is(s, t, "FROM") || trak__psql_is_char(s, t, ','))) return pos;
-  if (!is_plain_id(s, t)) return 0;
-  it->name = t;
-  return t.off + t.len;
+  return is_plain_id(s, t) ? t.off + t.len : 0;
+}
+
+/* The columnar table `rel` (rn bytes) reads and its column that `col` (cn bytes) names there, in
+** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text). NULL when not so. */
+static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
+                                   size_t cn, const char *fn, const vt_col **c) {
+  char name[64];
+  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0);
+  *c = NULL;
+  for (int j = 0; tbl && cn && j < tbl->ncols; j++)
+    if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
+  if (!tbl || (cn && !*c)) return NULL;
+  if (*c && !(fn ? col_answers(*c, fn) : col_answers(*c, "min") || (*c)->kind == VT_STR))
+    return NULL;
+  return tbl;
+}
+
+/* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none) over `rel` from
+** the columns, named as `orig` (the statement as SQLite prepared it) names them; NULL when an
+** item can't be answered so. sqlite3_free it. */
+static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
+                     psql_tok key, sqlite3_stmt *orig) {
+  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
+  const vt_table *tbl = NULL;
+  const vt_col *c = NULL, *kc = NULL;
+  int ok = (size_t)sqlite3_column_count(orig) == k;
+  if (ok && key.len) {
+    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc);
+    ok = tbl != NULL;
+    if (ok) sqlite3_str_appendf(q, "SELECT ");
+  }
+  for (size_t i = 0, j = 0; ok && i < k; i++) {
+    const agg_item *it = &items[i];
+    const char *name = sqlite3_column_name(orig, (int)i);
+    if (key.len && !it->fn) { /* the key itself */
+      ok = tok_eq(s, it->col, s + key.off, key.len) && name;
+      sqlite3_str_appendf(q, "%sk AS \"%w\"", i ? ", " : "", name);
+      continue;
+    }
+    const vt_table *ti =
+        it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c)
+               : NULL;
+    ok = ti && name && (!key.len || ti == tbl) && j < 8;
+    if (!ok) break;
+    if (key.len) {
+      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
+      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", i ? ", " : "", (int)j++, name);
+    } else if (c) {
+      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", i ? ", " : "SELECT ",
+                          ti->name, it->fn, c->name, name);
+    } else {
+      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", i ? ", " : "SELECT ",
+                          ti->name, name);
+    }
+  }
+  char *sp = sqlite3_str_finish(spec);
+  if (ok && key.len)
+    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q)", tbl->name, kc->name, sp);
+  sqlite3_free(sp);
+  char *sql = sqlite3_str_finish(q);
+  if (!ok) sqlite3_free(sql);
+  return ok ? sql : NULL;
 }
 
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
-  agg_item items[AGG_MAX];
+  agg_item items[AGG_MAX + 1];
   size_t k = 0, pos = 0;
-  psql_tok t = trak__psql_lex(s, n, pos);
+  psql_tok t = trak__psql_lex(s, n, pos), key = {PSQL_EOF, 0, 0};
   if (!trak__psql_is(s, t, "SELECT")) return 0;
   for (pos = t.off + t.len;; k++) {
-    if (k == AGG_MAX || !(pos = parse_item(s, n, pos, &items[k]))) return 0;
+    if (k == AGG_MAX + 1 || !(pos = parse_item(s, n, pos, &items[k]))) return 0;
     t = trak__psql_lex(s, n, pos);
     pos = t.off + t.len;
     if (trak__psql_is(s, t, "FROM")) break;
@@ -206,30 +270,24 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
   psql_tok rel = trak__psql_lex(s, n, pos);
   if (!is_plain_id(s, rel)) return 0; /* a quoted name: left to SQLite */
   t = trak__psql_lex(s, n, rel.off + rel.len);
+  if (trak__psql_is(s, t, "GROUP")) {
+    t = trak__psql_lex(s, n, t.off + t.len);
+    key = trak__psql_lex(s, n, t.off + t.len);
+    if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
+    t = trak__psql_lex(s, n, key.off + key.len);
+  }
   if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, n, t.off + t.len);
   if (t.kind != PSQL_EOF) return 0;
-  sqlite3_str *q = sqlite3_str_new(p->db);
-  sqlite3_str_appendall(q, "SELECT ");
-  for (size_t i = 0; i < k; i++) {
-    char col[64];
-    const agg_item *it = &items[i];
-    const vt_table *tbl =
-        resolve(p->db, s + rel.off, rel.len, s + it->col.off, it->col.len, col, sizeof col, 0);
-    const vt_col *c = NULL;
-    for (int j = 0; tbl && it->col.len && j < tbl->ncols; j++)
-      if (!sqlite3_stricmp(tbl->cols[j].name, col)) c = &tbl->cols[j];
-    if (!tbl || (it->col.len && (!c || !col_answers(c, it->fn)))) {
-      sqlite3_free(sqlite3_str_finish(q));
-      return 0;
-    }
-    if (c)
-      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q)", i ? ", " : "", tbl->name,
-                          it->fn, c->name);
-    else
-      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q)", i ? ", " : "", tbl->name);
-    sqlite3_str_appendf(q, " AS \"%.*w\"", (int)it->name.len, s + it->name.off);
+  for (size_t i = 0; i < k; i++)
+    if (!items[i].fn && !key.len) return 0; /* a bare column without GROUP BY */
+  /* The statement as SQLite prepares it: it must be valid, and it names the columns. */
+  sqlite3_stmt *orig = NULL;
+  if (sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) != SQLITE_OK || !orig) {
+    sqlite3_finalize(orig);
+    return 0;
   }
-  char *sql = sqlite3_str_finish(q);
+  char *sql = rewrite(p->db, s, items, k, rel, key, orig);
+  sqlite3_finalize(orig);
   int rc = sql ? sqlite3_prepare_v2(p->db, sql, -1, out, NULL) : SQLITE_NOMEM;
   sqlite3_free(sql);
   if (rc == SQLITE_OK) return 1;
