@@ -103,7 +103,7 @@ static int every_column(trak_processor *p) {
       snprintf(items, sizeof items, "%s, COUNT(*), SUM(id), MIN(id) AS lo, MAX(id), COUNT(%s)",
                t->cols[c].name, t->cols[c].name);
       snprintf(tail, sizeof tail, " GROUP BY %s", t->cols[c].name);
-      int want = k <= VT_STR || k == VT_BOOLN;
+      int want = (k <= VT_STR || k == VT_BOOLN) && !t->cols[c].sorted;
       if (t->cols[0].kind == VT_ID) same_tail(p, items, t->name, tail, want);
       n += want;
     }
@@ -196,6 +196,11 @@ static void overflow(void **state) {
   snprintf(slow, sizeof slow, "%s", sc_error(p, "SELECT SUM(dur) FROM slice WHERE 1"));
   assert_non_null(strstr(slow, "integer overflow"));
   assert_string_equal(sc_error(p, "SELECT SUM(dur) FROM slice"), slow);
+  assert_int_equal(rewritten(p, "SELECT depth, SUM(dur) FROM slice GROUP BY depth"), 1);
+  snprintf(slow, sizeof slow, "%s",
+           sc_error(p, "SELECT depth, SUM(dur) FROM slice WHERE 1 GROUP BY depth"));
+  assert_non_null(strstr(slow, "integer overflow"));
+  assert_string_equal(sc_error(p, "SELECT depth, SUM(dur) FROM slice GROUP BY depth"), slow);
   assert_non_null(strstr(sc_error(p, "SELECT __intrinsic_col_agg('slice', 'avg', 'dur')"),
                          "no such columnar table, column or aggregate"));
   trak_processor_free(p);

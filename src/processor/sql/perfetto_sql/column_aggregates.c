@@ -193,7 +193,8 @@ static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
 }
 
 /* The columnar table `rel` (rn bytes) reads and its column that `col` (cn bytes) names there, in
-** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text). NULL when not so. */
+** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text, not an ascending
+** column). NULL when not so. */
 static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
                                    size_t cn, const char *fn, const vt_col **c) {
   char name[64];
@@ -204,6 +205,8 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
   if (!tbl || (cn && !*c)) return NULL;
   if (*c && !(fn ? col_answers(*c, fn) : col_answers(*c, "min") || (*c)->kind == VT_STR))
     return NULL;
+  /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
+  if (*c && !fn && (*c)->sorted) return NULL;
   return tbl;
 }
 
