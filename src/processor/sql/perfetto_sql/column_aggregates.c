@@ -14,7 +14,7 @@
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/tables/vtab.h"
 
-#define AGG_MAX 8    /* the most aggregates a rewritten statement may have */
+#define AGG_MAX 8    /* the most aggregates a rewritten statement may have (and a key) */
 #define VIEW_DEPTH 4 /* the most views followed to a table */
 
 /* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column, or the
@@ -203,7 +203,8 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
   for (int j = 0; tbl && cn && j < tbl->ncols; j++)
     if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
   if (!tbl || (cn && !*c)) return NULL;
-  if (*c && !(fn ? col_answers(*c, fn) : col_answers(*c, "min") || (*c)->kind == VT_STR))
+  vt_kind k = *c ? (*c)->kind : VT_ID; /* a key: integers (not always NULL) or text */
+  if (*c && !(fn ? col_answers(*c, fn) : ((col_answers(*c, "min") && k != VT_NUL) || k == VT_STR)))
     return NULL;
   /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
   if (*c && !fn && (*c)->sorted) return NULL;
