@@ -484,7 +484,7 @@ static void test_query_shapes(void **state) {
   };
   for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
     check(f, queries[i]);
-  /* Every table's row count, which answers `SELECT COUNT(*) FROM <table>` (count_rows.c). */
+  /* Every table's row count, which answers `SELECT COUNT(*) FROM <table>` (column_aggregates.c). */
   for (size_t i = 0; i < NTABLES; i++) {
     char virt[128], plain[128];
     snprintf(virt, sizeof virt, "SELECT __intrinsic_row_count('%s')", tables[i]);

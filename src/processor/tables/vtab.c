@@ -284,19 +284,24 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden) {
 
 /* ---- __intrinsic_row_count ------------------------------------------------------------- */
 
+const vt_table *trak__vt_table_named(const char *name) {
+  for (size_t i = 0; name && trak__vt_table(i); i++)
+    if (!sqlite3_stricmp(trak__vt_table(i)->name, name)) return trak__vt_table(i);
+  return NULL;
+}
+
 static void row_count_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   const trak_tables *t = sqlite3_user_data(ctx);
-  const char *name = (const char *)sqlite3_value_text(argv[0]);
-  for (size_t i = 0; name && trak__vt_table(i); i++)
-    if (!sqlite3_stricmp(trak__vt_table(i)->name, name)) {
-      sqlite3_result_int64(ctx, (sqlite3_int64)trak__vt_rows(t, trak__vt_table(i)));
-      return;
-    }
-  sqlite3_result_error(ctx, "__intrinsic_row_count: no such columnar table", -1);
+  const vt_table *tbl = trak__vt_table_named((const char *)sqlite3_value_text(argv[0]));
+  if (tbl)
+    sqlite3_result_int64(ctx, (sqlite3_int64)trak__vt_rows(t, tbl));
+  else
+    sqlite3_result_error(ctx, "__intrinsic_row_count: no such columnar table", -1);
 }
 
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t) {
-  return sqlite3_create_function(db, "__intrinsic_row_count", 1, SQLITE_UTF8, (void *)t,
-                                 row_count_fn, NULL, NULL);
+  int rc = sqlite3_create_function(db, "__intrinsic_row_count", 1, SQLITE_UTF8, (void *)t,
+                                   row_count_fn, NULL, NULL);
+  return rc ? rc : trak__vt_aggregates_register(db, t);
 }

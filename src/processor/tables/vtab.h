@@ -66,6 +66,9 @@ TRAK_TABLES(TRAK_VT_DECL)
 /* The i-th table of table_defs.h's list, or NULL past the last. */
 const vt_table *trak__vt_table(size_t i);
 
+/* The table of SQL name `name` (compared without case), or NULL (also for a NULL name). */
+const vt_table *trak__vt_table_named(const char *name);
+
 /* The array of stored column `c` (NULL for an optional column not added). */
 static inline const void *trak__vt_array(const trak_tables *t, const vt_col *c) {
   return *(const void *const *)((const char *)t + c->off);
@@ -90,8 +93,17 @@ int trak__vt_plain_cols(const vt_table *tbl);
 char *trak__vt_schema(const vt_table *tbl, const char *hidden);
 /* Registers on `db` the SQL function __intrinsic_row_count(name): the number of rows of the
 ** columnar table of that SQL name (compared without case) in `t`, read when called; an error
-** for any other name. Returns an SQLite code. */
+** for any other name. Also registers trak__vt_aggregates_register's. Returns an SQLite code. */
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t);
+/* Registers on `db` (vtab_aggregate.c) the SQL function __intrinsic_col_agg(name, fn, column):
+** SQLite's count, sum, min or max (fn, in lower case) of one column of columnar table `name` over
+** every row, and the table-valued function __intrinsic_col_group(name, key, spec): one row per
+** value of column `key` in SQLite's GROUP BY order, its value (column k) and the aggregates of
+** `spec` ("fn:column,...", "count:" for COUNT(*); up to 8, columns a0 to a7). Both read `t`
+** when run and answer what SQLite's scan of every row would: integer columns only for sum, min
+** and max (count also of text and reals), SQLite's "integer overflow" error for a sum past 64
+** bits. column_aggregates.c rewrites statements to them. Returns an SQLite code. */
+int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t);
 /* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
 int trak__vtab_register(sqlite3 *db, trak_tables *t);

@@ -100,7 +100,7 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         pos = end;
         break;
       }
-      if (trak__psql_count_rows(p, sql + t.off, end - t.off, out)) {
+      if (trak__psql_column_aggregates(p, sql + t.off, end - t.off, out)) {
         pos = end;
         break;
       }

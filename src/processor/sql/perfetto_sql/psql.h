@@ -241,13 +241,15 @@ int trak__psql_lazy_ensure(trak_processor *p, const char *text, size_t n, char *
                            size_t msg_len);
 void trak__psql_lazy_free(trak_processor *p);
 
-/* ---- count_rows.c --------------------------------------------------------------------------- */
+/* ---- column_aggregates.c -------------------------------------------------------------------- */
 
-/* When statement `s` (n bytes, its `;` included) is `SELECT COUNT(*) FROM <table>` on a columnar
-** table, prepares in *out a statement giving the same answer from the table's row count and
-** returns 1; otherwise returns 0 with *out untouched. Can't fail: anything unexpected (an
-** error preparing the replacement too) returns 0 and leaves the statement to SQLite. */
-int trak__psql_count_rows(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+/* When statement `s` (n bytes, its `;` included) is `SELECT agg [[AS] alias], ... FROM <relation>`
+** with each agg COUNT(*), or COUNT, SUM, MIN or MAX of a plain column, over a columnar table or
+** a view that only renames a columnar table's columns, prepares in *out a statement giving the
+** same answer from the columns (no row-by-row scan in SQLite) and returns 1; otherwise returns 0
+** with *out untouched. Can't fail: anything unexpected (an error preparing the replacement too)
+** returns 0 and leaves the statement to SQLite. */
+int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
 /* ---- engine.c ------------------------------------------------------------------------------- */
 

@@ -1,0 +1,301 @@
+/*
+** This file answers whole-table aggregates, `SELECT COUNT(*), SUM(dur), ... FROM <relation>`, from
+** the columns of a columnar table. SQLite steps a virtual table one row at a time (xNext, then
+** xColumn per value: about 430 instructions a row for COUNT(*), SUM(dur) over thread_state, 1 s
+** of CPU for its 15 M rows at 10 M sched events) and offers a virtual table no way to answer an
+** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
+** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's. The
+** relation is a columnar table or a view that only renames its columns (the prelude's
+** thread_state, sched, ftrace_event, ...), followed to the table it reads.
+*/
+#include <ctype.h>
+#include <string.h>
+
+#include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab.h"
+
+#define AGG_MAX 8    /* the most aggregates a rewritten statement may have (and a key) */
+#define VIEW_DEPTH 4 /* the most views followed to a table */
+
+/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column, or the
+** GROUP BY column itself (fn NULL). */
+typedef struct agg_item {
+  const char *fn; /* "count", "sum", "min", "max"; NULL: the key */
+  psql_tok col;   /* the column (len 0: COUNT(*)) */
+} agg_item;
+
+/* A token that is an unquoted identifier (quoted ones are left to SQLite). */
+static int is_plain_id(const char *s, psql_tok t) {
+  return t.kind == PSQL_ID && (isalpha((unsigned char)s[t.off]) || s[t.off] == '_');
+}
+
+/* Whether token `t` of `s` spells the `n` bytes `w`, compared without case. */
+static int tok_eq(const char *s, psql_tok t, const char *w, size_t n) {
+  return t.len == n && !sqlite3_strnicmp(s + t.off, w, (int)n);
+}
+
+/* The object `name` (n bytes) names in the main schema, when no temporary object of that name
+** stands in front of it: 1 with *is_view (whether it is a view) and its sql (sqlite3_malloc'ed)
+** in *sql, else 0. */
+static int schema_object(sqlite3 *db, const char *name, size_t n, int *is_view, char **sql) {
+  static const char q[] =
+      "SELECT type = 'view', sql FROM main.sqlite_schema WHERE name = ?1 COLLATE NOCASE"
+      " AND type IN ('table', 'view')"
+      " AND NOT EXISTS (SELECT 1 FROM temp.sqlite_schema WHERE name = ?1 COLLATE NOCASE)";
+  sqlite3_stmt *st = NULL;
+  int found = sqlite3_prepare_v2(db, q, -1, &st, NULL) == SQLITE_OK &&
+              sqlite3_bind_text(st, 1, name, (int)n, SQLITE_STATIC) == SQLITE_OK &&
+              sqlite3_step(st) == SQLITE_ROW && sqlite3_column_text(st, 1);
+  if (found) {
+    *is_view = sqlite3_column_int(st, 0);
+    *sql = sqlite3_mprintf("%s", sqlite3_column_text(st, 1));
+    found = *sql != NULL;
+  }
+  sqlite3_finalize(st);
+  return found;
+}
+
+/* The columnar table whose SQL name is the `n` bytes at `name`, or NULL. */
+static const vt_table *columnar_table(const char *name, size_t n) {
+  for (size_t i = 0; trak__vt_table(i); i++)
+    if (strlen(trak__vt_table(i)->name) == n &&
+        !sqlite3_strnicmp(trak__vt_table(i)->name, name, (int)n))
+      return trak__vt_table(i);
+  return NULL;
+}
+
+/* In view text `v` (`CREATE VIEW name AS SELECT items FROM source`, nothing else: no DISTINCT,
+** WHERE, join, function call or subquery, so it has one row per source row), the source's name
+** in *src and, when `col` (cn bytes; cn 0: none asked) is an output column made by a source
+** column (`*`, `column` or `column AS col`), that column's name in *scol, *sn bytes. Returns 1,
+** or 0 for any other view or column. */
+static int view_source(const char *v, const char *col, size_t cn, psql_tok *src, const char **scol,
+                       size_t *sn) {
+  static const char *const head[] = {"CREATE", "VIEW", NULL, "AS", "SELECT"};
+  size_t n = strlen(v), pos = 0;
+  psql_tok t = {PSQL_EOF, 0, 0};
+  for (size_t i = 0; i < sizeof head / sizeof *head; i++, pos = t.off + t.len) {
+    t = trak__psql_lex(v, n, pos);
+    if (t.kind != PSQL_ID || (head[i] && !trak__psql_is(v, t, head[i]))) return 0;
+  }
+  int found = cn == 0;
+  *scol = col, *sn = cn;
+  for (int item = 0;; item++) { /* one item: its tokens up to a `,` or FROM */
+    psql_tok first = trak__psql_lex(v, n, pos), tok[3] = {{0}};
+    if (trak__psql_is(v, first, "DISTINCT") || trak__psql_is(v, first, "ALL")) return 0;
+    size_t k = 0;
+    for (t = first; !trak__psql_is_char(v, t, ',') && !trak__psql_is(v, t, "FROM");
+         t = trak__psql_lex(v, n, t.off + t.len), k++) {
+      if (t.kind == PSQL_EOF || trak__psql_is_char(v, t, '(')) return 0;
+      tok[0] = tok[1], tok[1] = tok[2], tok[2] = t; /* the item's last three tokens */
+    }
+    pos = t.off + t.len;
+    if (k == 1 && trak__psql_is_char(v, tok[2], '*')) {
+      if (item || !trak__psql_is(v, t, "FROM")) return 0; /* `*` alone: every source column */
+      found = 1;
+    } else if (k == 1 || (k >= 3 && trak__psql_is(v, tok[1], "AS"))) {
+      if (!is_plain_id(v, tok[2])) return 0;
+      if (!found && tok_eq(v, tok[2], col, cn)) {
+        /* A bare column, or `column AS name`; an expression (`ts + dur AS ts_end`) is not one. */
+        psql_tok c = k == 1 ? tok[2] : tok[0];
+        if (k != 1 && (k != 3 || !is_plain_id(v, c))) return 0;
+        *scol = v + c.off, *sn = c.len, found = 1;
+      }
+    } else {
+      return 0;
+    }
+    if (trak__psql_is(v, t, "FROM")) break;
+  }
+  *src = trak__psql_lex(v, n, pos);
+  t = trak__psql_lex(v, n, src->off + src->len);
+  if (trak__psql_is_char(v, t, ';')) t = trak__psql_lex(v, n, t.off + t.len);
+  return is_plain_id(v, *src) && t.kind == PSQL_EOF && found;
+}
+
+/* The columnar table relation `rel` (rn bytes) reads, following views of view_source's shape,
+** and in *out (cap bytes, NUL-terminated) the name its column `col` (cn bytes; 0: none asked)
+** has there. Returns the table, or NULL when the relation is anything else. */
+static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const char *col, size_t cn,
+                               char *out, size_t cap, int depth) {
+  int is_view = 0;
+  char *sql = NULL;
+  const vt_table *tbl = NULL;
+  if (depth > VIEW_DEPTH || cn >= cap || !schema_object(db, rel, rn, &is_view, &sql)) return NULL;
+  if (!is_view) {
+    char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)rn, rel);
+    if (expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(rel, rn);
+    sqlite3_free(expect);
+    memmove(out, col, cn);
+    out[cn] = 0;
+  } else {
+    psql_tok src;
+    const char *scol;
+    size_t sn;
+    if (view_source(sql, col, cn, &src, &scol, &sn) && sn < cap) {
+      char name[64]; /* the source's column name outlives neither `sql` nor the caller's */
+      memcpy(name, scol, sn < sizeof name ? sn : 0);
+      if (sn < sizeof name)
+        tbl = resolve(db, sql + src.off, src.len, name, sn, out, cap, depth + 1);
+    }
+  }
+  sqlite3_free(sql);
+  return tbl;
+}
+
+/* Whether column `c` answers aggregate `fn`: COUNT any column of integers, text or reals, SUM,
+** MIN and MAX only integer ones (SQLite's sum of reals and its text order are its own). */
+static int col_answers(const vt_col *c, const char *fn) {
+  switch (c->kind) {
+  case VT_ID:
+  case VT_I64:
+  case VT_I64N:
+  case VT_U32:
+  case VT_U32N:
+  case VT_BOOLN:
+  case VT_NUL:
+    return 1;
+  case VT_STR:
+  case VT_F64:
+    return !strcmp(fn, "count");
+  default:
+    return 0;
+  }
+}
+
+/* One item of the SELECT list from `pos`: `FN(*)` (COUNT only), `FN(column)` with FN one of
+** COUNT, SUM, MIN, MAX, or a bare column (fn NULL: the GROUP BY key), then an optional
+** `[AS] alias`. Returns the offset after it, or 0. */
+static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
+  static const char *const fns[] = {"count", "sum", "min", "max"};
+  psql_tok f = trak__psql_lex(s, n, pos), t = trak__psql_lex(s, n, f.off + f.len);
+  it->fn = NULL;
+  for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
+    if (trak__psql_is(s, f, fns[i])) it->fn = fns[i];
+  if (!trak__psql_is_char(s, t, '(')) { /* a bare column */
+    it->fn = NULL, it->col = f;
+    pos = f.off + f.len;
+  } else {
+    it->col = trak__psql_lex(s, n, t.off + t.len);
+    if (trak__psql_is_char(s, it->col, '*') && it->fn && it->fn[0] == 'c')
+      it->col.len = 0;
+    else if (!it->fn)
+      return 0;
+    t = trak__psql_lex(s, n, it->col.off + (it->col.len ? it->col.len : 1));
+    if (!trak__psql_is_char(s, t, ')')) return 0;
+    pos = t.off + t.len;
+  }
+  if (it->col.len && !is_plain_id(s, it->col)) return 0;
+  t = trak__psql_lex(s, n, pos);
+  int as = trak__psql_is(s, t, "AS");
+  if (as) t = trak__psql_lex(s, n, t.off + t.len);
+  if (!as && (trak__psql_is(s, t, "FROM") || trak__psql_is_char(s, t, ','))) return pos;
+  return is_plain_id(s, t) ? t.off + t.len : 0;
+}
+
+/* The columnar table `rel` (rn bytes) reads and its column that `col` (cn bytes) names there, in
+** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text, not an ascending
+** column). NULL when not so. */
+static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
+                                   size_t cn, const char *fn, const vt_col **c) {
+  char name[64];
+  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0);
+  *c = NULL;
+  for (int j = 0; tbl && cn && j < tbl->ncols; j++)
+    if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
+  if (!tbl || (cn && !*c)) return NULL;
+  vt_kind k = *c ? (*c)->kind : VT_ID; /* a key: integers (not always NULL) or text */
+  if (*c && !(fn ? col_answers(*c, fn) : ((col_answers(*c, "min") && k != VT_NUL) || k == VT_STR)))
+    return NULL;
+  /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
+  if (*c && !fn && (*c)->sorted) return NULL;
+  return tbl;
+}
+
+/* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none) over `rel` from
+** the columns, named as `orig` (the statement as SQLite prepared it) names them; NULL when an
+** item can't be answered so. sqlite3_free it. */
+static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
+                     psql_tok key, sqlite3_stmt *orig) {
+  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
+  const vt_table *tbl = NULL;
+  const vt_col *c = NULL, *kc = NULL;
+  int ok = (size_t)sqlite3_column_count(orig) == k;
+  if (ok && key.len) {
+    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc);
+    ok = tbl != NULL;
+    if (ok) sqlite3_str_appendf(q, "SELECT ");
+  }
+  for (size_t i = 0, j = 0; ok && i < k; i++) {
+    const agg_item *it = &items[i];
+    const char *name = sqlite3_column_name(orig, (int)i);
+    if (key.len && !it->fn) { /* the key itself */
+      ok = tok_eq(s, it->col, s + key.off, key.len) && name;
+      sqlite3_str_appendf(q, "%sk AS \"%w\"", i ? ", " : "", name);
+      continue;
+    }
+    const vt_table *ti =
+        it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c)
+               : NULL;
+    ok = ti && name && (!key.len || ti == tbl) && j < 8;
+    if (!ok) break;
+    if (key.len) {
+      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
+      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", i ? ", " : "", (int)j++, name);
+    } else if (c) {
+      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", i ? ", " : "SELECT ",
+                          ti->name, it->fn, c->name, name);
+    } else {
+      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", i ? ", " : "SELECT ",
+                          ti->name, name);
+    }
+  }
+  char *sp = sqlite3_str_finish(spec);
+  if (ok && key.len)
+    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q)", tbl->name, kc->name, sp);
+  sqlite3_free(sp);
+  char *sql = sqlite3_str_finish(q);
+  if (!ok) sqlite3_free(sql);
+  return ok ? sql : NULL;
+}
+
+int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
+  agg_item items[AGG_MAX + 1];
+  size_t k = 0, pos = 0;
+  psql_tok t = trak__psql_lex(s, n, pos), key = {PSQL_EOF, 0, 0};
+  if (!trak__psql_is(s, t, "SELECT")) return 0;
+  for (pos = t.off + t.len;; k++) {
+    if (k == AGG_MAX + 1 || !(pos = parse_item(s, n, pos, &items[k]))) return 0;
+    t = trak__psql_lex(s, n, pos);
+    pos = t.off + t.len;
+    if (trak__psql_is(s, t, "FROM")) break;
+    if (!trak__psql_is_char(s, t, ',')) return 0;
+  }
+  k++;
+  psql_tok rel = trak__psql_lex(s, n, pos);
+  if (!is_plain_id(s, rel)) return 0; /* a quoted name: left to SQLite */
+  t = trak__psql_lex(s, n, rel.off + rel.len);
+  if (trak__psql_is(s, t, "GROUP")) {
+    t = trak__psql_lex(s, n, t.off + t.len);
+    key = trak__psql_lex(s, n, t.off + t.len);
+    if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
+    t = trak__psql_lex(s, n, key.off + key.len);
+  }
+  if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, n, t.off + t.len);
+  if (t.kind != PSQL_EOF) return 0;
+  for (size_t i = 0; i < k; i++)
+    if (!items[i].fn && !key.len) return 0; /* a bare column without GROUP BY */
+  /* The statement as SQLite prepares it: it must be valid, and it names the columns. */
+  sqlite3_stmt *orig = NULL;
+  if (sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) != SQLITE_OK || !orig) {
+    sqlite3_finalize(orig);
+    return 0;
+  }
+  char *sql = rewrite(p->db, s, items, k, rel, key, orig);
+  sqlite3_finalize(orig);
+  int rc = sql ? sqlite3_prepare_v2(p->db, sql, -1, out, NULL) : SQLITE_NOMEM;
+  sqlite3_free(sql);
+  if (rc == SQLITE_OK) return 1;
+  sqlite3_finalize(*out);
+  *out = NULL;
+  return 0;
+}

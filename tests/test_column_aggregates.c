@@ -1,0 +1,216 @@
+/*
+** Tests of whole-table aggregates answered from the columns (sql/perfetto_sql/column_aggregates.c
+** and __intrinsic_col_agg in tables/vtab.c): for every column of every table, and through the
+** prelude's views (thread_state, sched_slice, raw, ...), the rewritten statement answers what
+** SQLite's own row-by-row scan answers (the same statement with `WHERE 1`, which is not
+** rewritten), with the same column names; the shapes that must stay SQLite's are not rewritten.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab.h"
+#include "sqlcheck.h"
+
+static const char TRACE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":10,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":5,\"name\":\"B\",\"args\":{\"x\":3.5}},"
+    "{\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":20,\"name\":\"open\"}"
+    "]}";
+
+/* Two slices whose durations (5e18 ns each) sum past 64 bits. */
+static const char HUGE[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":5e15,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":5e15,\"name\":\"B\"}"
+    "]}";
+
+/* Whether `sql` is rewritten to be answered from the columns. */
+static int rewritten(trak_processor *p, const char *sql) {
+  sqlite3_stmt *st = NULL;
+  int r = trak__psql_column_aggregates(p, sql, strlen(sql), &st);
+  if (r) assert_non_null(strstr(sqlite3_sql(st), "__intrinsic_"));
+  sqlite3_finalize(st);
+  return r;
+}
+
+/* The column names of `sql`'s result, joined by '|' (static). */
+static const char *column_names(trak_processor *p, const char *sql) {
+  static char out[512];
+  trak_query *q = NULL;
+  trak_error err = {0};
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  out[0] = 0;
+  for (int i = 0; i < trak_query_column_count(q); i++)
+    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "",
+             trak_query_column_name(q, i));
+  trak_query_free(q);
+  return out;
+}
+
+/* `SELECT items FROM rel tail` is rewritten (or not: `expect`) and answers, with the same
+** column names, what SQLite's scan of every row answers (`WHERE 1` before the tail). */
+static void same_tail(trak_processor *p, const char *items, const char *rel, const char *tail,
+                      int expect) {
+  char fast[512], slow[512], names[512];
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s%s", items, rel, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1%s", items, rel, tail);
+  if (rewritten(p, fast) != expect) fail_msg("%s: rewritten is not %d", fast, expect);
+  char *rows = strdup(sc_rows(p, slow));
+  assert_non_null(rows);
+  if (strcmp(sc_rows(p, fast), rows)) fail_msg("%s: %s, SQLite: %s", fast, sc_rows(p, fast), rows);
+  free(rows);
+  snprintf(names, sizeof names, "%s", column_names(p, slow));
+  assert_string_equal(column_names(p, fast), names);
+}
+
+static void same(trak_processor *p, const char *items, const char *rel, int expect) {
+  same_tail(p, items, rel, "", expect);
+}
+
+/* Every column of every columnar table, each aggregate it answers; returns how many were
+** rewritten. */
+static int every_column(trak_processor *p) {
+  static const char *const fns[] = {"COUNT", "SUM", "MIN", "MAX"};
+  int n = 0;
+  for (size_t i = 0; trak__vt_table(i); i++) {
+    const vt_table *t = trak__vt_table(i);
+    for (int c = 0; c < t->ncols; c++)
+      for (size_t f = 0; f < sizeof fns / sizeof *fns; f++) {
+        char items[128], sql[256];
+        snprintf(items, sizeof items, "%s(%s)", fns[f], t->cols[c].name);
+        snprintf(sql, sizeof sql, "SELECT %s FROM %s", items, t->name);
+        int r = rewritten(p, sql);
+        /* Integer columns answer all four; text and reals COUNT only; args' values none. */
+        vt_kind k = t->cols[c].kind;
+        int want = k <= VT_U32N || k == VT_BOOLN || k == VT_NUL || (f == 0 && k <= VT_F64);
+        if (r != want) fail_msg("%s: rewritten %d", sql, r);
+        same(p, items, t->name, r);
+        n += r;
+      }
+    /* GROUP BY each integer or text column, with the four aggregates of the id. */
+    for (int c = 0; c < t->ncols; c++) {
+      vt_kind k = t->cols[c].kind;
+      char items[160], tail[64];
+      snprintf(items, sizeof items, "%s, COUNT(*), SUM(id), MIN(id) AS lo, MAX(id), COUNT(%s)",
+               t->cols[c].name, t->cols[c].name);
+      snprintf(tail, sizeof tail, " GROUP BY %s", t->cols[c].name);
+      int want = (k <= VT_STR || k == VT_BOOLN) && !t->cols[c].sorted;
+      if (t->cols[0].kind == VT_ID) same_tail(p, items, t->name, tail, want);
+      n += want;
+    }
+  }
+  return n;
+}
+
+static void tables_json(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  assert_true(every_column(p) > 100);
+  same(p, "COUNT(*), sum(dur) AS total, MIN(ts) lo, max( dur ), COUNT(name)", "slice", 1);
+  same(p, "SUM(dur), MIN(dur)", "__intrinsic_thread_state", 1); /* no rows: NULL */
+  same(p, "COUNT(*), SUM(dur)", "thread_state", 1);
+  trak_processor_free(p);
+}
+
+static void tables_sched(void **state) {
+  (void)state;
+  trak_processor *p = sc_open_file("tests/data/systrace/ui_sched.systrace");
+  assert_true(sc_int(p, "SELECT COUNT(*) FROM thread_state WHERE dur = -1") > 0);
+  assert_true(sc_int(p, "SELECT COUNT(blocked_function) FROM thread_state WHERE 1") > 0);
+  assert_true(every_column(p) > 100);
+  /* The prelude's views that rename a table's columns: followed to it, even two deep. */
+  same(p,
+       "COUNT(*), SUM(dur), MIN(dur), MAX(dur), COUNT(blocked_function), SUM(io_wait), "
+       "MAX(cpu), MIN(waker_id)",
+       "thread_state", 1);
+  same(p, "SUM(irq_context), COUNT(waker_utid), MAX(ucpu), MIN(utid)", "thread_state", 1);
+  assert_int_equal(rewritten(p, "select sum(dur) from THREAD_STATE ; "), 1);
+  assert_int_equal(sc_int(p, "select sum(dur) from THREAD_STATE ; "),
+                   sc_int(p, "SELECT SUM(dur) FROM thread_state WHERE 1"));
+  same(p, "COUNT(*), SUM(dur), MAX(cpu), MIN(priority), COUNT(end_state)", "sched_slice", 1);
+  same(p, "COUNT(*), MAX(ts), SUM(common_flags)", "raw", 1);
+  /* Shapes left to SQLite. */
+  same(p, "SUM(ts_end)", "sched", 0);                      /* an expression of the view */
+  same(p, "COUNT(*)", "cpu", 0);                           /* a view with a WHERE */
+  same(p, "SUM(dur) + 1", "thread_state", 0);              /* not a bare aggregate */
+  same(p, "SUM(DISTINCT dur)", "thread_state", 0);         /* DISTINCT */
+  same(p, "SUM(dur) FILTER (WHERE 1)", "thread_state", 0); /* FILTER */
+  same(p, "SUM(\"dur\")", "thread_state", 0);              /* a quoted column */
+  same(p, "TOTAL(dur)", "thread_state", 0);                /* not one of the four */
+  same(p, "SUM(state)", "thread_state", 0);                /* text: SQLite's sum of strings */
+  same(p, "COUNT(*), SUM(dur)", "thread_state AS t", 0);
+  /* GROUP BY: the key anywhere in the list, the groups in SQLite's order (NULL first). */
+  same_tail(p, "state, COUNT(*), SUM(dur)", "thread_state", " GROUP BY state", 1);
+  same_tail(p, "COUNT(*) AS n, MAX(dur), state AS s, MIN(ts)", "thread_state", " GROUP BY state",
+            1);
+  same_tail(p, "blocked_function, COUNT(*)", "thread_state", " GROUP BY blocked_function", 1);
+  same_tail(p, "cpu, SUM(dur), COUNT(*)", "thread_state", " GROUP BY cpu", 1);
+  same_tail(p, "io_wait, SUM(dur)", "thread_state", " GROUP BY io_wait", 1);
+  same_tail(p, "utid, SUM(dur), MAX(priority)", "sched", " GROUP BY utid", 1);
+  same_tail(p, "end_state, COUNT(*)", "sched_slice", " GROUP BY end_state;", 1);
+  same_tail(p, "utid, COUNT(*)", "thread_state", " GROUP BY state", 0); /* not the key */
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 2", 0);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
+  same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
+  assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 0);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM \"thread_state\""), 0);
+  assert_int_equal(rewritten(p, "SELECT SUM(nosuch) FROM thread_state"), 0);
+  assert_non_null(strstr(sc_error(p, "SELECT SUM(nosuch) FROM thread_state"), "nosuch"));
+  /* A user's views: a renaming one is followed; one aggregating, filtering, with `*` beside
+  ** other items, or shadowed by a temporary object is not. */
+  sc_rows(p, "CREATE VIEW v_ren AS SELECT dur AS d, utid FROM thread_state;"
+             "CREATE VIEW v_agg AS SELECT count(*) AS d FROM thread_state;"
+             "CREATE VIEW v_where AS SELECT dur AS d FROM thread_state WHERE dur > 0;"
+             "CREATE VIEW v_star AS SELECT *, utid AS d FROM thread_state;"
+             "CREATE VIEW v_distinct AS SELECT DISTINCT dur AS d FROM thread_state");
+  same(p, "SUM(d), COUNT(*), MAX(utid)", "v_ren", 1);
+  same(p, "SUM(d)", "v_agg", 0);
+  same(p, "SUM(d)", "v_where", 0);
+  same(p, "SUM(d), SUM(dur)", "v_star", 0);
+  same(p, "SUM(d)", "v_distinct", 0);
+  sc_rows(p, "CREATE TEMP VIEW thread_state AS SELECT 5 AS dur");
+  same(p, "SUM(dur)", "thread_state", 0);
+  assert_int_equal(sc_int(p, "SELECT SUM(dur) FROM thread_state"), 5);
+  sc_rows(p, "DROP VIEW temp.thread_state");
+  same(p, "SUM(dur)", "thread_state", 1);
+  trak_processor_free(p);
+}
+
+/* A sum past 64 bits is SQLite's error, not a wrapped number. */
+static void overflow(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(HUGE);
+  assert_int_equal(sc_int(p, "SELECT MAX(dur) FROM slice"), 5000000000000000000);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM slice"), 1);
+  char slow[256];
+  snprintf(slow, sizeof slow, "%s", sc_error(p, "SELECT SUM(dur) FROM slice WHERE 1"));
+  assert_non_null(strstr(slow, "integer overflow"));
+  assert_string_equal(sc_error(p, "SELECT SUM(dur) FROM slice"), slow);
+  assert_int_equal(rewritten(p, "SELECT depth, SUM(dur) FROM slice GROUP BY depth"), 1);
+  snprintf(slow, sizeof slow, "%s",
+           sc_error(p, "SELECT depth, SUM(dur) FROM slice WHERE 1 GROUP BY depth"));
+  assert_non_null(strstr(slow, "integer overflow"));
+  assert_string_equal(sc_error(p, "SELECT depth, SUM(dur) FROM slice GROUP BY depth"), slow);
+  assert_non_null(strstr(sc_error(p, "SELECT __intrinsic_col_agg('slice', 'avg', 'dur')"),
+                         "no such columnar table, column or aggregate"));
+  trak_processor_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(tables_json),
+      cmocka_unit_test(tables_sched),
+      cmocka_unit_test(overflow),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
