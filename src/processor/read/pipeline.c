@@ -67,15 +67,8 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int gz) {
   if (!pl) return NULL;
   pl->p = p;
   pl->gz = gz;
-  if (gz) { /* inflate's state moves to the decoding thread with the framing */
-    pl->fr.chunk = malloc(TRAK_INFLATE_CHUNK);
-    if (!pl->fr.chunk) {
-      free(pl);
-      return NULL;
-    }
-    pl->fr.z = &p->z;
-    pl->fr.z_ended = p->z_ended;
-    pl->fr.z_member_in = p->z_member_in;
+  if (gz) { /* inflate moves to the decoding thread with the framing */
+    pl->fr.inf = &p->inf;
     pl->fr.plain = p->imp->bytes_plain;
   }
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
@@ -89,7 +82,6 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int gz) {
     pthread_mutex_destroy(&pl->mu);
     pthread_cond_destroy(&pl->filled);
     pthread_cond_destroy(&pl->decoded);
-    free(pl->fr.chunk);
     free(pl);
     return NULL;
   }
@@ -153,7 +145,6 @@ static void release(trak_pipeline *pl) {
       trak_vec_free(pl->slot[i].chunks.v[k]);
     trak_vec_free(pl->slot[i].chunks);
   }
-  free(pl->fr.chunk);
   trak_vec_free(pl->fr.carry);
   free(pl);
 }
@@ -174,11 +165,7 @@ void trak__pipeline_finish(trak_pipeline *pl) {
   p->plain_offset = pl->fr.offset;
   p->skip_left = pl->fr.skip_left;
   p->dead |= pl->fr.dead;
-  if (pl->gz) {
-    p->z_ended = pl->fr.z_ended;
-    p->z_member_in = pl->fr.z_member_in;
-    p->imp->bytes_plain = pl->fr.plain;
-  }
+  if (pl->gz) p->imp->bytes_plain = pl->fr.plain;
   release(pl);
 }
 
