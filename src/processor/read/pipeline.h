@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "processor/import/json/json.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 
@@ -46,6 +47,7 @@ typedef struct trak_frame_batch {
   TRAK_VEC(trak_bytes) chunks;    /* gzip: the inflated chunks' bytes, `n_chunks` used */
   size_t n_chunks;
   TRAK_VEC(trak_frame_item) items;
+  trak_json_ops json_ops; /* JSON: what the reader met in the piece (import/json/json.h) */
 } trak_frame_batch;
 
 /* The decoding thread's framing state: what binary_feed keeps in the processor when one
@@ -67,10 +69,14 @@ typedef struct trak_pipeline trak_pipeline;
 ** when set, else 2 for a trace of 4 MiB or more (or of unknown size) on a machine with two
 ** cores or more, else 1. */
 int trak__import_threads(uint64_t size);
+/* What the decoding thread does with the input (trak__pipeline_start's `kind`). */
+enum { TRAK_PIPE_BINARY, TRAK_PIPE_GZIP, TRAK_PIPE_JSON };
+
 /* Starts the decoding thread for `p`'s binary trace, its framing from p's state (offset, carry,
-** skip); with `gz`, the thread inflates too, taking over p->inf until the pipeline finishes. Returns NULL when the thread cannot start (the
+** skip); with TRAK_PIPE_GZIP, the thread inflates too, taking over p->inf until the pipeline
+** finishes; with TRAK_PIPE_JSON, it reads p->json's JSON (trak__json_import_read) instead. Returns NULL when the thread cannot start (the
 ** caller frames, and inflates, on its own thread). */
-trak_pipeline *trak__pipeline_start(trak_processor *p, int gz);
+trak_pipeline *trak__pipeline_start(trak_processor *p, int kind);
 /* Hands `len` bytes to the decoding thread (copied: the caller may reuse them), applying the
 ** batches already decoded when the ring of batches is full. With gzip, the bytes of one call
 ** are one call of one thread's gzip_feed (inflated output is cut at the same places). */
@@ -82,7 +88,7 @@ void trak__pipeline_finish(trak_pipeline *pl);
 void trak__pipeline_free(trak_pipeline *pl);
 
 /* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
-** `fr` and `b`), and applies a decoded batch on the importer's thread. */
+** `fr` and `b`), and applies a decoded batch (binary or JSON) on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
 /* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed. */
 void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b);

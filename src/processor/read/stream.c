@@ -365,6 +365,11 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
   uint64_t bytes_in = imp->bytes_in, bytes_plain = imp->bytes_plain;
   /* the input counted as when the single thread would tokenize these packets (limits use it) */
   imp->bytes_in = b->bytes_in, imp->bytes_plain = b->bytes_plain;
+  if (p->format == TRAK_FORMAT_JSON) {
+    trak__json_import_apply(p->json, &b->json_ops);
+    imp->bytes_in = bytes_in, imp->bytes_plain = bytes_plain;
+    return;
+  }
   imp->base = b->bytes, imp->limit = b->bytes + b->n;
   for (size_t i = 0; i < b->items.n; i++) {
     trak_frame_item *it = &b->items.v[i];
@@ -391,7 +396,7 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (p->import_threads > 1 && !p->sink && !p->pipe && !p->dead && p->raw_state != 2)
-    p->pipe = trak__pipeline_start(p, 0);
+    p->pipe = trak__pipeline_start(p, TRAK_PIPE_BINARY);
   if (p->pipe) {
     trak__pipeline_feed(p->pipe, data, len);
     return;
@@ -524,7 +529,12 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
       return;
     }
     if (!p->json) p->json = trak__json_import_new(p->imp);
-    trak__json_import_feed(p->json, data, len);
+    if (p->import_threads > 1 && !p->pipe && !p->dead)
+      p->pipe = trak__pipeline_start(p, TRAK_PIPE_JSON);
+    if (p->pipe)
+      trak__pipeline_feed(p->pipe, data, len);
+    else
+      trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
   } else if (p->format == TRAK_FORMAT_SYSTRACE) {
     if (p->sink) { /* the reader's caller imports systrace text itself */
@@ -589,8 +599,8 @@ static void systrace_finish(trak_processor *p) {
 static int gzip_pipeline(trak_processor *p) {
   if (!p->pipe && p->import_threads > 1 && p->format == TRAK_FORMAT_PROTO && !p->sink && !p->dead &&
       p->inf.live && !p->inf.ended)
-    p->pipe = trak__pipeline_start(p, 1);
-  return p->pipe != NULL;
+    p->pipe = trak__pipeline_start(p, TRAK_PIPE_GZIP);
+  return p->pipe && p->format == TRAK_FORMAT_PROTO; /* a JSON trace's pipeline reads plain bytes */
 }
 
 /* The importer's thread's side of inflate_run: chunks go to plain_feed, problems are reported;
@@ -618,7 +628,8 @@ static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
     p->inf.live = 1;
   }
   inflate_run(&p->inf, data, len, 1, gzip_emit, p);
-  if (p->pipe && p->inf.z.avail_in) /* the rest of this call's input, from the handover on */
+  if (p->pipe && p->format == TRAK_FORMAT_PROTO &&
+      p->inf.z.avail_in) /* the rest of this call's input, from the handover on */
     trak__pipeline_feed(p->pipe, p->inf.z.next_in, p->inf.z.avail_in);
 }
 
