@@ -2,7 +2,7 @@
 ** Tests of the viewer's system tracks (src/ui/sched.c) on tests/data/systrace/ui_sched.systrace:
 ** each CPU's track holds its non-idle sched rows and each thread's its thread_state rows (with
 ** the utid, CPU and io_wait the page needs), summaries at a coarse resolution count every row
-** they stand for, the time per state over a range equals the SQL docs/ui.md gives, the area's
+** they stand for (also for one process's threads alone, its scheduling summary), the time per state over a range equals the SQL docs/ui.md gives, the area's
 ** slice aggregates and flame graph leave system tracks out, and a thread state's details name
 ** its waker as thread_state does.
 */
@@ -126,6 +126,48 @@ static void summaries_count_every_row(void **state) {
   trak__ui_buf_free(&out);
 }
 
+/* A process's scheduling (trak__ui_sched_slices): at a coarse resolution each CPU's entries are
+** slices of the process's threads only and stand for every one of its rows meeting the range. */
+static void process_sched_counts_its_rows(void **state) {
+  fixture *f = *state;
+  int64_t upid = sc_int(f->p, "SELECT upid FROM thread t JOIN sched s USING (utid) "
+                              "GROUP BY upid ORDER BY count(DISTINCT utid) DESC, upid LIMIT 1");
+  int64_t utids[8];
+  size_t n_utids = 0;
+  for (int64_t u = 0; u < 64 && n_utids < 8; u++)
+    if (sc_int(f->p, "SELECT count(*) FROM thread WHERE utid = %" PRId64 " AND upid = %" PRId64, u,
+               upid))
+      utids[n_utids++] = u;
+  assert_true(n_utids >= 2);
+  const int64_t cpus[] = {system_track(f->c, TRAK_UI_CPU, 1)->id,
+                          system_track(f->c, TRAK_UI_CPU, 0)->id};
+  trak_ui_range r = {f->c->start + 20000000, f->c->start + 120000000, 1000000};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_sched_slices(f->c, cpus, 2, utids, n_utids, &r, &out, &err), 0);
+  for (int k = 0; k < 2; k++) {
+    char key[32];
+    snprintf(key, sizeof key, "\"%" PRId64 "\":[", cpus[k]);
+    const char *e = strstr(out.s, key), *stop = strstr(e, "]]");
+    int64_t total = 0;
+    for (e = strstr(e, "[0,"); e && e < stop; e = strstr(e + 1, "[0,")) {
+      int64_t ts, dur, id, count, utid;
+      assert_int_equal(sscanf(e, "[0,%" SCNd64 ",%" SCNd64 ",%" SCNd64 ",null,%" SCNd64 ",%" SCNd64,
+                              &ts, &dur, &id, &count, &utid),
+                       5);
+      assert_int_equal(sc_int(f->p, "SELECT upid FROM thread WHERE utid = %" PRId64, utid), upid);
+      total += count;
+    }
+    assert_true(total > 0);
+    assert_int_equal(total, sc_int(f->p,
+                                   "SELECT count(*) FROM sched s JOIN thread t USING (utid) "
+                                   "WHERE t.upid = %" PRId64 " AND s.cpu = %d AND ts <= %" PRId64
+                                   " AND (dur < 0 OR ts + dur >= %" PRId64 ")",
+                                   upid, 1 - k, r.end, r.start));
+  }
+  trak__ui_buf_free(&out);
+}
+
 /* Time per state over two threads equals docs/ui.md's SQL; slices and the flame graph leave the
 ** system tracks out. */
 static void state_sums_equal_sql(void **state) {
@@ -214,9 +256,8 @@ static void details_name_the_waker(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(tracks_hold_the_rows),
-      cmocka_unit_test(summaries_count_every_row),
-      cmocka_unit_test(state_sums_equal_sql),
+      cmocka_unit_test(tracks_hold_the_rows),          cmocka_unit_test(summaries_count_every_row),
+      cmocka_unit_test(process_sched_counts_its_rows), cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

@@ -240,6 +240,14 @@ static void counters_endpoint(void **state) {
   /* The value in force before the range comes first. */
   expect(getf(f, "/api/counters?tracks=%" PRId64 "&start=15000&end=16000&px=1", f->counter_track),
          200, "[10000,1,1,1]");
+  /* A process's scheduling: only CPU tracks answer (none here), utids required. */
+  expect(
+      getf(f, "/api/sched?tracks=%" PRId64 "&utids=1,2&start=0&end=1000000&px=1000", f->main_track),
+      200, "\":[]}");
+  expect(getf(f, "/api/sched?tracks=%" PRId64 "&start=0&end=10&px=1", f->main_track), 400,
+         "missing argument 'utids'");
+  expect(getf(f, "/api/sched?tracks=%" PRId64 "&utids=1;2&start=0&end=10&px=1", f->main_track), 400,
+         "argument 'utids' is not a list of ids");
 }
 
 static void flows_details_search_query(void **state) {

@@ -23,6 +23,10 @@ class ServerBackend {
   counters(ids, r) {
     return this.get('api/counters', { tracks: ids.join(','), start: r.start, end: r.end, px: r.px });
   }
+  // The CPU tracks `ids` holding only the slices of threads `utids`: a process's scheduling.
+  sched(ids, utids, r) {
+    return this.get('api/sched', { tracks: ids.join(','), utids: utids.join(','), start: r.start, end: r.end, px: r.px });
+  }
   flows(r) { return this.get('api/flows', { start: r.start, end: r.end }); }
   alerts() { return this.get('api/alerts'); }
   details(id) { return this.get('api/slice', { id }); }
@@ -72,27 +76,39 @@ class EmbeddedBackend {
   // longest stands for the others, as the server does.
   async slices(ids, r) {
     const out = {};
-    for (const id of ids) {
-      const merged = [];
-      const last = new Map(); // depth -> [entry, column]
-      for (const e of this.d.slices[id] || []) {
-        const [depth, ts, dur] = e;
-        if (ts > r.end || (dur >= 0 && ts + dur < r.start)) continue;
-        const col = columnOf(ts, r);
-        const prev = last.get(depth);
-        if (prev && prev[1] === col) {
-          const p = prev[0];
-          p[5] += e[5];
-          if (dur > p[2] || dur < 0) { p[1] = ts; p[2] = dur; p[3] = e[3]; p[4] = e[4]; }
-        } else {
-          const copy = e.slice();
-          merged.push(copy);
-          last.set(depth, [copy, col]);
-        }
-      }
-      out[id] = merged;
-    }
+    for (const id of ids) out[id] = this.merged(this.d.slices[id] || [], r);
     return out;
+  }
+
+  // The CPU tracks `ids` holding only the slices of threads `utids` (a CPU entry's utid is its
+  // 7th), merged as slices() merges.
+  async sched(ids, utids, r) {
+    const want = new Set(utids), out = {};
+    for (const id of ids) out[id] = this.merged((this.d.slices[id] || []).filter((e) => want.has(e[6])), r);
+    return out;
+  }
+
+  // Entries overlapping r merged per depth and column: the longest stands for the column (all
+  // of its fields: a CPU entry's utid, a state's CPU and io_wait), its count the column's.
+  merged(entries, r) {
+    const merged = [];
+    const last = new Map(); // depth -> [entry, column]
+    for (const e of entries) {
+      const [depth, ts, dur] = e;
+      if (ts > r.end || (dur >= 0 && ts + dur < r.start)) continue;
+      const col = columnOf(ts, r);
+      const prev = last.get(depth);
+      if (prev && prev[1] === col) {
+        const p = prev[0];
+        p[5] += e[5];
+        if (dur > p[2] || dur < 0) for (let k = 1; k < e.length; k++) if (k !== 5) p[k] = e[k];
+      } else {
+        const copy = e.slice();
+        merged.push(copy);
+        last.set(depth, [copy, col]);
+      }
+    }
+    return merged;
   }
 
   // Entries [ts, min, max, last]: the one in force at r.start, those inside, the next after.

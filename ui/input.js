@@ -122,10 +122,11 @@ function bindInput() {
   });
   canvas.addEventListener('wheel', (e) => {
     e.preventDefault();
-    const [x] = canvasXY(e);
+    const [x, y] = canvasXY(e);
     if (e.ctrlKey || e.metaKey) zoom(Math.exp(e.deltaY * 0.002), x);
     else if (e.shiftKey || Math.abs(e.deltaX) > Math.abs(e.deltaY)) pan((e.deltaX || e.deltaY) / plotW());
     else scrollBy(e.deltaY);
+    tooltipAt(x, y); // what is under the cursor now, not what was before the scroll
   }, { passive: false });
   document.addEventListener('keydown', (e) => {
     if ((e.ctrlKey || e.metaKey) && e.key.toLowerCase() === 'f') { e.preventDefault(); $('search').focus(); $('search').select(); return; }
@@ -147,6 +148,7 @@ function bindInput() {
     else if (k === 'f' && area) focusRange(area.start, area.end);
     else if (e.key === 'Escape') { selected = null; selectedCounter = null; selectedSys = null; area = null; measure = null; draw(); }
     else return;
+    $('tooltip').hidden = true; // the view moved under the cursor
     e.preventDefault();
   });
   window.addEventListener('resize', () => { draw(); requestData(); });
@@ -197,7 +199,7 @@ window.trakViewer = {
   state: () => ({
     mode: backend.mode, start: view.start, end: view.end, traceStart: view.traceStart, traceEnd: view.traceEnd,
     rows: rows.map((r) => ({ kind: r.kind, key: r.key, label: r.label, track: r.track ? r.track.id : null, tracks: r.members ? r.members.map((m) => m.track.id) : null,
-      metric: r.track ? r.track.metric : null, utid: r.track && r.track.isState ? r.track.utid : null, cpu: r.node.cpu ?? null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary })),
+      metric: r.track ? r.track.metric : null, utid: r.track && r.track.isState ? r.track.utid : null, cpu: r.node.cpu ?? null, y: r.y, h: r.h, top: rowTop(r), pinned: r.pinned, collapsed: r.collapsed, collapsible: r.collapsible, summary: !!r.summary, sched: !!r.sched, indent: r.indent })),
     slices: drawn.slices.slice(), counters: drawn.counters.slice(), flows: drawn.flows.slice(), labels: drawn.labels.slice(),
     summaries: drawn.summaries.slice(), flags: flags.slice(), measure, pinnedH,
     area: area ? { start: area.start, end: area.end, tracks: area.tracks, keys: area.keys, agg: area.agg, tab: area.tab || null } : null,

@@ -75,6 +75,30 @@ function drawSchedRow(row, top) {
   });
 }
 
+// A collapsed process's scheduling (row.sched from treeProcessSched): a lane per CPU holding the
+// CPU's slices of the process's threads (summarised among them alone, backend.sched), each the
+// thread's colour, as Perfetto's process scheduling summary. Drawn entries are CPU slices
+// (hover, click) marked `summary`.
+function drawProcessSchedRow(row, top) {
+  const { cpus } = row.sched, answer = data.sched[row.key] || {};
+  const laneH = Math.max(1, (row.h - 6) / cpus.length);
+  let n = 0;
+  cpus.forEach(({ id, cpu }, lane) => {
+    const y = top + 3 + lane * laneH;
+    for (const [, ts, dur, sid, , count, utid] of answer[id] || []) {
+      const x0 = xOf(ts), x1 = dur < 0 ? view.width : xOf(ts + dur);
+      if (x1 < LABEL_W || x0 > view.width) continue;
+      const x = Math.max(x0, LABEL_W), w = Math.max(Math.min(x1, view.width) - x, 1);
+      ctx.fillStyle = threadColour(utid);
+      ctx.fillRect(x, y, w, Math.max(1, laneH - 1));
+      outlineIfSelected('sched', sid, x, y, w, laneH);
+      drawn.slices.push({ kind: 'sched', summary: true, id: sid, name: threadLabel(utid), ts, dur, utid, cpu, x, y, w, h: laneH, track: id, row: row.key, count, label: '' });
+      n++;
+    }
+  });
+  drawn.summaries.push({ key: row.key, sched: true, lanes: cpus.length, slices: n });
+}
+
 // A thread's states: entries [0, ts, dur, thread_state_id, state, count, cpu, io_wait].
 function drawStateRow(row, top) {
   ctx.font = '11px system-ui, sans-serif';

@@ -16,6 +16,7 @@ const tree = {
   filter: '',          // lower-case text a shown row's label (or an ancestor's) contains
   threads: new Map(),  // utid -> {utid, tid, name, upid, stateTrack}
   processes: new Map(),// upid -> {upid, pid, name, ...}
+  cpuTracks: [],       // [{id, cpu}]: the CPUs' scheduling tracks, by CPU
 };
 
 // A thread's name as the viewer shows it: "name tid".
@@ -126,6 +127,7 @@ function treeBuild(t, screenH) {
   // counters under it.
   const cpus = new Map((t.cpus || []).map(([id, cpu, count]) => [cpu, { id, cpu, count }]));
   for (const cpu of [...cpuOf.values(), ...irqOf.values()]) if (!cpus.has(cpu)) cpus.set(cpu, { id: null, cpu, count: 0 });
+  tree.cpuTracks = [...cpus.values()].filter((c) => c.id !== null).sort((a, b) => a.cpu - b.cpu).map(({ id, cpu }) => ({ id, cpu }));
   if (cpus.size) {
     const g = node('cpus', 'CPUs', 'header', { h: HEADER_H });
     const names = { cpufreq: 'frequency', cpuidle: 'idle state' };
@@ -139,13 +141,16 @@ function treeBuild(t, screenH) {
       }
       for (const [id, cpu] of cpuOf) {
         const tr = tracks.get(id);
-        if (cpu === c.cpu && tr && tr.count > 0) n.children.push(node(`k${id}`, `CPU ${cpu} ${names[tr.name] || tr.name}`, 'counter', { track: tr, h: COUNTER_H }));
+        if (cpu === c.cpu && tr && tr.count > 0 && tr.type !== 'cpustat') n.children.push(node(`k${id}`, `CPU ${cpu} ${names[tr.name] || tr.name}`, 'counter', { track: tr, h: COUNTER_H }));
       }
       g.children.push(n);
     }
+    g.children.push(...cpuStatGroups(tracks, cpuOf, node));
     roots.push(g);
   }
-  roots.push(...mergeAsync(global.sort(byOrdering(null))
+  const [standard, rest] = standardGroups(global, node);
+  roots.push(...standard);
+  roots.push(...mergeAsync(rest.sort(byOrdering(null))
     .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
   if (annotations.length) {
     const g = node('annotations', 'Annotations', 'header', { h: HEADER_H });
@@ -190,6 +195,49 @@ function treeBuild(t, screenH) {
   const walk = (n) => { total += n.h; n.children.forEach(walk); };
   roots.forEach(walk);
   if (total > screenH * 3 && procList.length > 1) for (const p of procList) tree.collapsed.add(`p${p.upid}`);
+  // The system counters' groups start collapsed, as Perfetto's standard groups do.
+  for (const key of keys.keys()) if (key.startsWith('g-')) tree.collapsed.add(key);
+}
+
+// The /proc/stat times per CPU (counter tracks of type `cpustat`, "cpu.times.user_ns"...) as
+// Perfetto groups them: one group per time ("User Time"), a row per CPU in it ("User Time (CPU
+// 0)"). Returns the group nodes (made with `node`), keyed `g-cpustat-NAME`.
+const CPU_TIMES = { user_ns: 'User Time', user_nice_ns: 'Nice Time', system_mode_ns: 'Kernel Time',
+  idle_ns: 'Idle Time', io_wait_ns: 'IO Wait Time', irq_ns: 'Hardware IRQ Time', softirq_ns: 'Soft IRQ Time',
+  steal_ns: 'Steal Time' };
+function cpuStatGroups(tracks, cpuOf, node) {
+  const groups = new Map();
+  const all = [...cpuOf].map(([id, cpu]) => [tracks.get(id), cpu]).filter(([tr]) => tr && tr.type === 'cpustat' && tr.count > 0);
+  all.sort((a, b) => a[1] - b[1] || a[0].id - b[0].id);
+  for (const [tr, cpu] of all) {
+    const metric = (tr.name || '').replace(/^cpu\.times\./, '');
+    const name = CPU_TIMES[metric] || metric;
+    if (!groups.has(name)) groups.set(name, node(`g-cpustat-${metric}`, name, 'header', { h: HEADER_H }));
+    groups.get(name).children.push(node(`k${tr.id}`, `${name} (CPU ${cpu})`, 'counter', { track: tr, h: COUNTER_H }));
+  }
+  const order = Object.values(CPU_TIMES);
+  return [...groups.values()].sort((a, b) => (order.indexOf(a.label) + 1 || 99) - (order.indexOf(b.label) + 1 || 99));
+}
+
+// Global counters of the system probes as Perfetto's standard groups hold them: `meminfo` and
+// `vmstat` in Memory (a subgroup each), `num_forks` in System. Returns [group nodes (made with
+// `node`, keyed `g-...`), the other tracks of `global`].
+const STANDARD = { meminfo: ['Memory', 'Meminfo'], vmstat: ['Memory', 'vmstat'], num_forks: ['System', null] };
+function standardGroups(global, node) {
+  const tops = new Map(), subs = new Map(), rest = [];
+  for (const tr of global) {
+    const where = tr.isCounter && tr.count > 0 ? STANDARD[tr.type] : null;
+    if (!where) { rest.push(tr); continue; }
+    const [top, sub] = where;
+    if (!tops.has(top)) tops.set(top, node(`g-${top.toLowerCase()}`, top, 'header', { h: HEADER_H }));
+    let g = tops.get(top);
+    if (sub) {
+      if (!subs.has(sub)) { subs.set(sub, node(`g-${top.toLowerCase()}-${sub.toLowerCase()}`, sub, 'header', { h: HEADER_H })); g.children.push(subs.get(sub)); }
+      g = subs.get(sub);
+    }
+    g.children.push(node(`k${tr.id}`, tr.name || tr.type, 'counter', { track: tr, h: COUNTER_H }));
+  }
+  return [[...tops.values()], rest];
 }
 
 // Slice tracks under a node (itself included), for a collapsed group's summary: at most `cap`.
@@ -202,6 +250,14 @@ function treeSliceTracks(n, cap = 256) {
   };
   walk(n);
   return out.slice(0, cap);
+}
+
+// A collapsed process's scheduling, as Perfetto's process summary shows it when there is
+// scheduling data: {utids (its threads with states), cpus ([{id, cpu}], the CPU tracks, one lane
+// each)}, or null when its threads have no states or there are no CPU tracks.
+function treeProcessSched(p) {
+  const utids = new Set(p.threads.filter((th) => th.stateTrack !== undefined).map((th) => th.utid));
+  return utids.size && tree.cpuTracks.length ? { utids, cpus: tree.cpuTracks } : null;
 }
 
 function treeMatches(n, f) {
@@ -218,10 +274,11 @@ function treeRows() {
   const push = (n, indent, pinned) => {
     const collapsed = tree.collapsed.has(n.key) && n.children.length > 0;
     const summary = collapsed && n.kind === 'header' ? treeSliceTracks(n) : null;
-    const h = summary && summary.length ? SUMMARY_H : n.h;
+    const sched = collapsed && n.process ? treeProcessSched(n.process) : null;
+    const h = (summary && summary.length) || sched ? SUMMARY_H : n.h;
     out.push({ node: n, key: n.key, kind: n.kind, label: n.label, indent, y, h, track: n.track || null,
       members: n.members || null, pinned, collapsed, collapsible: n.children.length > 0,
-      summary: summary && summary.length ? summary : null });
+      summary: summary && summary.length ? summary : null, sched });
     y += h;
   };
   for (const key of tree.pinned) {

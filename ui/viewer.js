@@ -17,7 +17,7 @@ const view = { start: 0, end: 1, traceStart: 0, traceEnd: 1, scrollY: 0, width: 
 let rows = [];                 // laid-out rows (treeRows): {kind, key, label, indent, y, h, track?, members?, pinned}
 const rowOfTrack = new Map();  // track id -> {row, offset}: where its slices are drawn (lane offset)
 let pinnedH = 0;               // height of the pinned rows' band under the ruler
-const data = { slices: {}, counters: {}, flows: [] };
+const data = { slices: {}, counters: {}, flows: [], sched: {} }; // sched: process key -> CPU track -> entries
 const drawn = { slices: [], counters: [], flows: [], labels: [], summaries: [] };
 let selected = null;           // details answer of the selected slice
 let selectedCounter = null;    // {track, ts, value, prev, name, unit}: the counter value clicked
@@ -133,20 +133,24 @@ function wanted() {
   }
   const sliceIds = [...ids];
   const counterIds = vis.filter((x) => x.kind === 'counter').map((x) => x.track.id);
-  return { r, sliceIds, counterIds, key: `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}` };
+  const procs = vis.filter((x) => x.sched);
+  return { r, sliceIds, counterIds, procs,
+    key: `${r.start}:${r.end}:${r.px}:${sliceIds}:${counterIds}:${procs.map((x) => x.key)}` };
 }
 
 async function requestData() {
   if (net.inflight) { net.again = true; return; }
-  const { r, sliceIds, counterIds, key } = wanted();
+  const { r, sliceIds, counterIds, procs, key } = wanted();
   if (key === net.key) return;
   net.inflight++;
   try {
-    const [s, c, f] = await Promise.all([
+    const [s, c, f, ...sched] = await Promise.all([
       sliceIds.length ? backend.slices(sliceIds, r) : {},
       counterIds.length ? backend.counters(counterIds, r) : {},
       backend.flows(r),
+      ...procs.map((x) => backend.sched(x.sched.cpus.map((cpu) => cpu.id), [...x.sched.utids], r)),
     ]);
+    procs.forEach((x, i) => { data.sched[x.key] = sched[i]; });
     Object.assign(data.slices, s);
     Object.assign(data.counters, c);
     data.flows = f;
@@ -421,8 +425,9 @@ function drawBand(band, y0, y1) {
     const top = rowTop(row);
     if (top + row.h < y0 || top > y1) continue;
     ctx.beginPath(); ctx.moveTo(LABEL_W, top + row.h - 0.5); ctx.lineTo(view.width, top + row.h - 0.5); ctx.stroke();
-    if (row.kind === 'header' && !row.summary) { ctx.fillStyle = '#f5f7f8'; ctx.fillRect(LABEL_W, top, view.width - LABEL_W, row.h); }
-    if (row.summary) drawSummaryRow(row, top);
+    if (row.kind === 'header' && !row.summary && !row.sched) { ctx.fillStyle = '#f5f7f8'; ctx.fillRect(LABEL_W, top, view.width - LABEL_W, row.h); }
+    if (row.sched) drawProcessSchedRow(row, top);
+    else if (row.summary) drawSummaryRow(row, top);
     else if (row.kind === 'slice') drawSliceRow(row, top);
     else if (row.kind === 'counter') drawCounterRow(row, top);
     else if (row.kind === 'sched') drawSchedRow(row, top);

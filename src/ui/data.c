@@ -74,7 +74,9 @@ int trak__ui_rows(trak_processor *p, const char *sql, size_t limit, trak_ui_buf 
 }
 
 static const char tracks_sql[] =
-    "SELECT t.id, t.name, CASE WHEN at.id IS NULL THEN it.classification ELSE t.type END, "
+    /* type: a counter's or annotation's own (meminfo, cpustat...: the page groups by it) */
+    "SELECT t.id, t.name, "
+    "CASE WHEN at.id IS NULL AND ct.id IS NULL THEN it.classification ELSE t.type END, "
     "coalesce(tt.utid, tct.utid, at.utid), "
     "coalesce(pt.upid, pct.upid, at.upid, th.upid), t.parent_id, "
     "extract_arg(t.source_arg_set_id, 'child_ordering'), "
@@ -189,10 +191,26 @@ static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
   *first = 0;
 }
 
+/* True if `id` is among sorted[0..n). */
+static int has_id(const int64_t *sorted, size_t n, int64_t id) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (sorted[mid] == id) return 1;
+    if (sorted[mid] < id)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return 0;
+}
+
 /* Summarises one depth: the longest slice starting in each pixel column stands for the column
-** (NO_COLUMN gathers those that began before the range). */
-static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
-                        const trak_ui_range *r, trak_ui_buf *out, int *first) {
+** (NO_COLUMN gathers those that began before the range). With `only` (sorted, n_only of them),
+** only the slices whose aux (a CPU track's utid) is among them count. */
+static void line_slices_of(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
+                           const trak_ui_range *r, const int64_t *only, size_t n_only,
+                           trak_ui_buf *out, int *first) {
   const trak_ui_line *l = &t->lines[depth];
   const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
   size_t i = trak__ui_line_first_ending_after(l, r->start);
@@ -203,11 +221,17 @@ static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t d
     for (; i < l->n && l->v[i].ts <= r->end && column_in(l->v[i].ts, &cols) == col; i++) {
       const trak_ui_slice *x = &l->v[i];
       if (trak__ui_slice_end(x) < r->start) continue;
+      if (only && !has_id(only, n_only, x->aux)) continue;
       count++;
       if (!best || trak__ui_stands_before(x->ts, x->dur, best->ts, best->dur)) best = x;
     }
     if (best) put_slice(c, t->kind, depth, best, count, out, first);
   }
+}
+
+static void line_slices(const trak_ui_cache *c, const trak_ui_track *t, size_t depth,
+                        const trak_ui_range *r, trak_ui_buf *out, int *first) {
+  line_slices_of(c, t, depth, r, NULL, 0, out, first);
 }
 
 /* Calls `fn` for each of `tracks` (the answer is {"<id>":[...],...}) after checking the range. */
@@ -276,6 +300,31 @@ int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, con
   }
   if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   return per_track(c, tracks, n, r, out, err, track_slices);
+}
+
+static int cmp_id(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t *utids,
+                          size_t n_utids, const trak_ui_range *r, trak_ui_buf *out,
+                          trak_error *err) {
+  if (r->end < r->start || r->px < 1)
+    return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
+  qsort(utids, n_utids, sizeof *utids, cmp_id);
+  trak__ui_put(out, "{", 1);
+  for (size_t i = 0; i < n; i++) {
+    /* The CPU tracks' lines are filled at start (sched.c), before the slice lines. */
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
+    trak__ui_printf(out, "%s\"%" PRId64 "\":[", i ? "," : "", tracks[i]);
+    int first = 1;
+    if (t && t->kind == TRAK_UI_CPU && t->n_lines)
+      line_slices_of(c, t, 0, r, utids, n_utids, out, &first);
+    trak__ui_put(out, "]", 1);
+  }
+  trak__ui_put(out, "}", 1);
+  return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }
 
 /* One pixel column of a counter: the values seen in it. */

@@ -127,11 +127,12 @@ static int int_arg(struct MHD_Connection *c, const char *name, int64_t *out, tra
   return 0;
 }
 
-/* Parses `tracks=1,2,3` into a malloc'ed array. Returns 0 or TRAK_EINVAL. */
-static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_error *err) {
-  const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "tracks");
+/* Parses `NAME=1,2,3` (tracks, utids) into a malloc'ed array. Returns 0 or TRAK_EINVAL. */
+static int id_list(struct MHD_Connection *c, const char *name, int64_t **ids, size_t *n,
+                   trak_error *err) {
+  const char *s = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
   *ids = NULL, *n = 0;
-  if (!s) return trak_error_set(err, TRAK_EINVAL, "missing argument 'tracks'");
+  if (!s) return trak_error_set(err, TRAK_EINVAL, "missing argument '%s'", name);
   if (!*s) return 0;
   int64_t *v = malloc(MAX_TRACKS * sizeof *v);
   if (!v) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
@@ -141,11 +142,12 @@ static int track_list(struct MHD_Connection *c, int64_t **ids, size_t *n, trak_e
     long long id = strtoll(s, &end, 10);
     if (end == s || errno || (*end && *end != ',')) {
       free(v);
-      return trak_error_set(err, TRAK_EINVAL, "argument 'tracks' is not a list of track ids");
+      return trak_error_set(err, TRAK_EINVAL, "argument '%s' is not a list of %s", name,
+                            strcmp(name, "tracks") ? "ids" : "track ids");
     }
     if (*n == MAX_TRACKS) {
       free(v);
-      return trak_error_set(err, TRAK_EINVAL, "more than %d tracks in one request", MAX_TRACKS);
+      return trak_error_set(err, TRAK_EINVAL, "more than %d %s in one request", MAX_TRACKS, name);
     }
     v[(*n)++] = id;
     if (!*end) break;
@@ -197,10 +199,27 @@ static int per_track(trak_ui_server *s, struct MHD_Connection *c, tracks_answer 
   int rc = int_arg(c, "start", &r.start, err);
   if (!rc) rc = int_arg(c, "end", &r.end, err);
   if (!rc && with_px) rc = int_arg(c, "px", &r.px, err);
-  if (!rc) rc = track_list(c, &ids, &n, err);
+  if (!rc) rc = id_list(c, "tracks", &ids, &n, err);
   if (rc) return rc;
   rc = fn(s->cache, ids, n, &r, out, err);
   free(ids);
+  return rc;
+}
+
+/* /api/sched: a process's scheduling (tracks: CPU tracks, utids: its threads, start, end, px). */
+static int sched_answer(trak_ui_server *s, struct MHD_Connection *c, trak_ui_buf *out,
+                        trak_error *err) {
+  trak_ui_range r = {.px = 1};
+  int64_t *ids = NULL, *utids = NULL;
+  size_t n = 0, n_utids = 0;
+  int rc = int_arg(c, "start", &r.start, err);
+  if (!rc) rc = int_arg(c, "end", &r.end, err);
+  if (!rc) rc = int_arg(c, "px", &r.px, err);
+  if (!rc) rc = id_list(c, "tracks", &ids, &n, err);
+  if (!rc) rc = id_list(c, "utids", &utids, &n_utids, err);
+  if (!rc) rc = trak__ui_sched_slices(s->cache, ids, n, utids, n_utids, &r, out, err);
+  free(ids);
+  free(utids);
   return rc;
 }
 
@@ -220,6 +239,8 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
     rc = 0;
   } else if (!strcmp(what, "slices")) {
     rc = per_track(s, c, trak__ui_slices, 1, &out, &err);
+  } else if (!strcmp(what, "sched")) {
+    rc = sched_answer(s, c, &out, &err);
   } else if (!strcmp(what, "counters")) {
     rc = per_track(s, c, trak__ui_counters, 1, &out, &err);
   } else if (!strcmp(what, "aggregate")) {

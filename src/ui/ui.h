@@ -53,7 +53,8 @@ typedef struct trak_ui_range {
 /* The trace's bounds, processes, threads and tracks with what the viewer needs to lay them out:
 ** {"start","end","processes":[[upid,pid,name,sort_index]...],"threads":[[utid,tid,name,upid,
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
-** unit,max_depth,first_ts,is_counter,metric,count]...],"cpus":[[track,cpu,count]...],
+** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
+** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
 ** "thread_states":[[track,utid,count]...],"cpu_counters":[[track,cpu]...]} (the last three
 ** from trak__ui_sched_tracks). */
 int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
@@ -65,6 +66,13 @@ int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
 ** ([0,ts,dur,thread_state_id,state,count,cpu,io_wait], null when unknown). */
 int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, const trak_ui_range *r,
                     trak_ui_buf *out, trak_error *err);
+
+/* trak__ui_slices of the CPU tracks among `tracks` counting only the scheduling slices of the
+** threads `utids` (sorted in place): a process's scheduling, a lane per CPU. Another kind of
+** track answers []. Returns 0, TRAK_EINVAL (bad range) or TRAK_ENOMEM. */
+int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t *utids,
+                          size_t n_utids, const trak_ui_range *r, trak_ui_buf *out,
+                          trak_error *err);
 
 /* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
 ** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */

@@ -3,7 +3,8 @@
 // and in a `trak html` report, driven as a person would in Debian's chromium through
 // playwright-core: each CPU's "Irq Cpu N" and "SoftIrq Cpu N" rows under it, collapsing the CPU
 // hides them, hover and click an interrupt, select an area over the CPUs and their interrupts
-// and read the Slices and "CPU usage" tabs, which equal the same SQL through `trak query`.
+// and read the Slices and "CPU usage" tabs, which equal the same SQL through `trak query`; open the
+// system counters' groups (CPU times, Memory, System) and scroll under the tooltip.
 // Screenshots go to OUT_DIR (docs/ui.md shows them), each checked not to be blank.
 //   node cpu_test.js TRAK TRACE OUT_DIR
 'use strict';
@@ -101,10 +102,56 @@ async function areaOverCpus(page, box, shots) {
   await page.keyboard.press('Escape');
 }
 
+// The system counters in collapsed groups, as Perfetto's: each /proc/stat time in the CPUs group
+// ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System; expanding them
+// shows the counter tracks the tables have. A scroll with the wheel updates the tooltip.
+async function counterGroups(page, box, shots) {
+  let s = await settle(page);
+  const labels = s.rows.map((r) => r.label);
+  const at = labels.indexOf('SoftIrq Cpu 1') + 1;
+  assert.deepEqual(labels.slice(at, at + 10), ['User Time', 'Nice Time', 'Kernel Time', 'Idle Time', 'IO Wait Time',
+    'Hardware IRQ Time', 'Soft IRQ Time', 'Steal Time', 'Memory', 'System']);
+  for (const r of s.rows.slice(at, at + 10)) assert.ok(r.collapsed && r.kind === 'header', r.label);
+  assert.ok(!s.rows.some((r) => r.kind === 'counter'), 'no counter shown until a group opens');
+  const click = async (label) => {
+    const r = (await state(page)).rows.find((x) => x.label === label);
+    await page.mouse.click(box.x + 60, box.y + r.top + 8);
+    return settle(page);
+  };
+  s = await click('User Time');
+  const user = query("SELECT c.id, c.cpu FROM cpu_counter_track c WHERE c.type = 'cpustat' AND c.name = 'cpu.times.user_ns' ORDER BY c.cpu");
+  const got = s.rows.filter((r) => /^User Time \(CPU/.test(r.label));
+  assert.deepEqual(got.map((r) => [r.label, r.track]), user.map(([id, cpu]) => [`User Time (CPU ${cpu})`, Number(id)]));
+  s = await click('Memory');
+  assert.deepEqual(s.rows.filter((r) => r.indent === 1 && ['Meminfo', 'vmstat'].includes(r.label)).map((r) => [r.label, r.collapsed]),
+    [['Meminfo', true], ['vmstat', true]]);
+  s = await click('Meminfo');
+  const mem = query("SELECT id, name FROM counter_track WHERE type = 'meminfo' ORDER BY id");
+  const memRows = s.rows.filter((r) => r.kind === 'counter' && r.indent === 2 && !/^User Time/.test(r.label));
+  assert.deepEqual(memRows.map((r) => [r.track, r.label]), mem.map(([id, name]) => [Number(id), name]));
+  assert.ok(s.counters.some((c) => c.name === 'MemFree'), 'MemFree drawn');
+  if (shots) await screenshot(page, 'ui-counter-groups.png');
+  // Hover MemFree, scroll the tracks under the cursor: the tooltip follows what is under it.
+  const free = s.rows.find((r) => r.label === 'MemFree');
+  const cy = free.top + 20;
+  await page.mouse.move(box.x + box.width / 2, box.y + cy);
+  await page.waitForFunction(() => document.getElementById('tooltip').textContent.startsWith('MemFree'));
+  await page.mouse.wheel(0, 120);
+  s = await settle(page);
+  assert.ok(s.scrollY > 0, 'the tracks scrolled');
+  const under = s.rows.find((r) => !r.pinned && r.top <= cy && cy < r.top + r.h);
+  const tip = await page.$eval('#tooltip', (e) => (e.hidden ? '' : e.textContent));
+  assert.ok(under && under.label !== 'MemFree', under && under.label);
+  assert.ok(!tip.startsWith('MemFree'), `stale tooltip after a scroll: ${tip}`);
+  await page.mouse.wheel(0, -1000);
+  for (const label of ['Meminfo', 'Memory', 'User Time']) await click(label);
+}
+
 // The same trace as a `trak html` report: the same rows and the same answers, with no request.
 async function report(context) {
   const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_irq.html'));
   await layout(r.page);
+  await counterGroups(r.page, r.box, false);
   await areaOverCpus(r.page, r.box, false);
   r.noRequest();
   await r.page.close();
@@ -115,6 +162,7 @@ common.withUi(trak, trace, outDir, async (context, url) => {
   await layout(page);
   await collapseCpu(page, box);
   await hoverAndClick(page, box);
+  await counterGroups(page, box, true);
   await areaOverCpus(page, box, true);
   await page.close();
   await report(context);

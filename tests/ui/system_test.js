@@ -2,7 +2,8 @@
 // counters) on a checked-in systrace text trace (tests/data/systrace/ui_sched.systrace, so that no
 // root is needed), in `trak ui` and in a `trak html` report, driven as a person would in Debian's
 // chromium through playwright-core: expand a thread and see its state track, hover and click a
-// state and see its waker, follow the waker, click a CPU slice, select an area and read the
+// state and see its waker, follow the waker, click a CPU slice, collapse a process and see its
+// threads' scheduling on a lane per CPU, select an area and read the
 // "Thread states" tab, whose sums equal the same SQL through `trak query`. Screenshots go to
 // OUT_DIR (docs/ui.md shows them), each checked not to be blank.
 //   node system_test.js TRAK TRACE OUT_DIR
@@ -107,6 +108,58 @@ async function wakerDetails(page, box) {
   await page.keyboard.press('Escape');
 }
 
+// A process collapsed shows its scheduling as Perfetto's process summary does: a lane per CPU with
+// the CPU slices of its threads (those of `sched`, each the colour its thread has on the CPU
+// tracks); hovering one names the thread. Expanding the process brings its threads back.
+async function processSched(page, box, shots) {
+  let s = await settle(page);
+  const proc = s.rows.find((r) => r.key.startsWith('p') && !r.collapsed && r.collapsible);
+  await page.mouse.click(box.x + 60, box.y + proc.top + 8);
+  s = await settle(page);
+  const row = s.rows.find((r) => r.key === proc.key);
+  assert.ok(row.collapsed && row.sched, JSON.stringify(row));
+  const cpus = query('SELECT count(DISTINCT cpu) FROM sched')[0][0];
+  const sum = s.summaries.find((x) => x.key === proc.key);
+  assert.ok(sum && sum.sched && sum.lanes === Number(cpus) && sum.slices > 0, JSON.stringify(sum));
+  const mine = s.slices.filter((x) => x.kind === 'sched' && x.row === proc.key);
+  assert.equal(mine.length, sum.slices);
+  const upid = proc.key.slice(1);
+  const rows = new Map(query(`SELECT s.id, s.utid, s.cpu FROM sched s JOIN thread t USING (utid) WHERE t.upid = ${upid}`)
+    .map(([id, utid, cpu]) => [Number(id), [Number(utid), Number(cpu)]]));
+  for (const x of mine) assert.deepEqual(rows.get(x.id), [x.utid, x.cpu], `summary slice ${x.id}`);
+  // Summarised among the process's threads alone: each lane's entries stand for every one of
+  // its slices on that CPU (the whole trace is on screen), none lost to another process's.
+  assert.equal(s.end - s.start, s.traceEnd - s.traceStart);
+  for (const [cpu, n] of query(`SELECT s.cpu, count(*) FROM sched s JOIN thread t USING (utid) WHERE t.upid = ${upid} GROUP BY s.cpu`))
+    assert.equal(mine.filter((x) => x.cpu === Number(cpu)).reduce((a, x) => a + x.count, 0), Number(n), `CPU ${cpu}`);
+  // The lane of CPU N is the N-th from the top, and a thread has its CPU tracks' colour there.
+  const wide = mine.filter((x) => x.w >= 4 && x.count === 1).sort((a, b) => b.w - a.w)[0];
+  assert.ok(wide, 'a summary slice wide enough to point at');
+  const onCpu = s.slices.find((x) => x.kind === 'sched' && !x.summary && x.utid === wide.utid && x.w >= 4);
+  const colour = (x) => pixel(page, x.x + 2, x.y + 2);
+  if (onCpu) assert.equal(await colour(wide), await colour(onCpu));
+  const lanes = [...new Set(mine.map((x) => x.cpu))].sort((a, b) => a - b);
+  for (const c of lanes) {
+    const ys = new Set(mine.filter((x) => x.cpu === c).map((x) => x.y));
+    assert.equal(ys.size, 1, `one lane for CPU ${c}`);
+  }
+  await page.mouse.move(box.x + wide.x + wide.w / 2, box.y + wide.y + 2);
+  await page.waitForFunction((n) => document.getElementById('tooltip').textContent.startsWith(n), wide.name);
+  if (shots) await screenshot(page, 'ui-process-sched.png');
+  // A click shows that CPU slice's details, as on the CPU track.
+  await page.mouse.click(box.x + wide.x + wide.w / 2, box.y + wide.y + 2);
+  await page.waitForSelector('#sched-details');
+  await page.waitForFunction((id) => window.trakViewer.state().system?.id === id, wide.id);
+  const [tid, tname, cpu] = query(`SELECT t.tid, t.name, s.cpu FROM sched s JOIN thread t USING (utid) WHERE s.id = ${wide.id}`)[0];
+  const text = await page.textContent('#sched-details');
+  assert.ok(text.includes(`Thread${tname} ${tid}`) && text.includes(`CPU${cpu}`), text);
+  await page.keyboard.press('Escape');
+  await page.mouse.click(box.x + 60, box.y + proc.top + 8);
+  s = await settle(page);
+  assert.ok(!s.rows.find((r) => r.key === proc.key).collapsed);
+  assert.ok(!s.summaries.some((x) => x.key === proc.key));
+}
+
 // Drag over the threads of the first process: the "Thread states" tab sums each state's time in
 // the range, as the same SQL does.
 async function threadStates(page, box) {
@@ -143,6 +196,7 @@ async function threadStates(page, box) {
 async function report(context) {
   const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_system.html'));
   await layout(r.page);
+  await processSched(r.page, r.box, false);
   await wakerDetails(r.page, r.box);
   await threadStates(r.page, r.box);
   r.noRequest();
@@ -154,6 +208,7 @@ common.withUi(trak, trace, outDir, async (context, url) => {
   const { page, box } = await common.openPage(context, url);
   await layout(page);
   await expandThread(page, box);
+  await processSched(page, box, true);
   await wakerDetails(page, box);
   await threadStates(page, box);
   await page.close();

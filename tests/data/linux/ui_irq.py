@@ -35,4 +35,16 @@ for cpu in (0, 1):
     for ts, pid, ev in sorted(events, key=lambda e: e[0]):
         out.append('  event { timestamp: %d pid: %d %s }' % (ts, pid, ev))
     out.append('} }')
+# System counters every 2 ms: meminfo, vmstat, /proc/stat times per CPU, forks.
+user, sys_ns = [0, 0], [0, 0]
+for i, ts in enumerate(range(1500000, 8000000, 2000000)):
+    cpus = []
+    for cpu in (0, 1):
+        user[cpu] += rnd.randrange(100000, 900000)
+        sys_ns[cpu] += rnd.randrange(50000, 300000)
+        cpus.append('cpu_stat { cpu_id: %d user_ns: %d system_mode_ns: %d }' % (cpu, user[cpu], sys_ns[cpu]))
+    out.append('packet { trusted_packet_sequence_id: 2 timestamp: %d sys_stats { '
+               'meminfo { key: MEMINFO_MEM_TOTAL value: 4000000 } meminfo { key: MEMINFO_MEM_FREE value: %d } '
+               'vmstat { key: VMSTAT_NR_FREE_PAGES value: %d } %s num_forks: %d } }'
+               % (ts, 1000000 - i * 20000, 250000 - i * 5000, ' '.join(cpus), 100 + i))
 print('\n'.join(out))
