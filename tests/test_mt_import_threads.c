@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include <zlib.h>
 
+#include "../bench/gen_json_events.h"
 #include "../bench/gen_sched.h"
 #include "../bench/gen_track_events.h"
 #include "testutil.h"
@@ -90,7 +91,8 @@ static void compare_text(const char *path) {
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw) {
   (void)st, (void)ftw;
   if (type != FTW_F) return 0;
-  if (ends_with(path, ".pb") || ends_with(path, ".pftrace") || ends_with(path, ".perfetto-trace"))
+  if (ends_with(path, ".pb") || ends_with(path, ".pftrace") || ends_with(path, ".perfetto-trace") ||
+      ends_with(path, ".json"))
     compare_both(path);
   else if (ends_with(path, ".pbtxt"))
     compare_text(path);
@@ -102,7 +104,7 @@ static void test_every_trace_of_the_tests(void **state) {
   compared = skipped = 0;
   assert_int_equal(nftw(tu_source_path("tests/data"), visit, 16, FTW_PHYS), 0);
   printf("compared %d traces, skipped %d text traces trak's parser refuses\n", compared, skipped);
-  assert_true(compared >= 100);
+  assert_true(compared >= 130); /* 109 binary and text, 31 JSON */
 }
 
 /* Copies `path` gzip-compressed to `gz`. */
@@ -168,6 +170,75 @@ static void test_generated_traces(void **state) {
   }
 }
 
+/* Writes `text` to `path` after `head` bytes of `src` (NULL: none), then the rest of `src` from
+** `from` (SIZE_MAX: none). */
+static void splice_file(const char *path, const char *src, size_t len, size_t head,
+                        const char *text, size_t from) {
+  write_bytes(path, src, head, "wb");
+  write_bytes(path, text, strlen(text), "ab");
+  if (from < len) write_bytes(path, src + from, len - from, "ab");
+}
+
+/* The start of the event that holds byte `at` of a generated JSON trace (one event a line). */
+static size_t line_start(const char *s, size_t at) {
+  while (at && s[at - 1] != '\n')
+    at--;
+  return at;
+}
+
+/* A generated JSON trace past the 4 MiB from which the import reads on its second thread, and
+** its variants: events cut by the pieces the decoding thread takes and by the 1 MiB reads, a
+** trace cut in the middle of an event, a syntax error, an event nested past the depth limit,
+** the top-level members the reader hands over (metadata, systemTraceEvents, displayTimeUnit),
+** and the trace gzip-compressed (inflated on the importer's thread, read on the other). The
+** same tables, stats and import log with one thread and with two. */
+static void test_generated_json_traces(void **state) {
+  (void)state;
+  char js[] = "/tmp/trak_mt_import_json_XXXXXX", v[] = "/tmp/trak_mt_import_jsonv_XXXXXX";
+  tu_temp_file(js);
+  tu_temp_file(v);
+  assert_true(gen_json_events(js, 5000000) > 50000);
+  compared = 0;
+  compare_both(js);
+  size_t len;
+  char *t = tu_read_file(js, &len);
+  write_bytes(v, t, len - len / 3, "wb"); /* ends inside an event */
+  compare_both(v);
+  size_t mid = line_start(t, len / 2), late = line_start(t, len - len / 5);
+  splice_file(v, t, len, mid, "{\"ph\":\"B\",\"ts\":1,,}\n", SIZE_MAX); /* a syntax error */
+  write_bytes(v, t + mid, len - mid, "ab");
+  compare_both(v);
+  char deep[400] = "{\"ph\":\"X\",\"ts\":5,\"dur\":1,\"pid\":1,\"tid\":1,\"args\":";
+  for (int i = 0; i < 70; i++)
+    strcat(deep, "[");
+  for (int i = 0; i < 70; i++)
+    strcat(deep, "]");
+  strcat(deep, "},\n");
+  splice_file(v, t, len, mid, deep, mid); /* skipped past the depth limit, the rest imported */
+  compare_both(v);
+  /* the top-level members after the events: metadata, systrace text, a viewer hint */
+  size_t end = len;
+  while (end && t[end - 1] != ']')
+    end--;
+  splice_file(v, t, len, end,
+              ",\"displayTimeUnit\":\"ms\",\"metadata\":{\"cpu\":\"x86\",\"n\":3},"
+              "\"systemTraceEvents\":\"# tracer: nop\\n  app-12 ( 12) [000] .... 5.000000: "
+              "sched_wakeup: comm=a pid=13 prio=120 target_cpu=000\\n\"}\n",
+              SIZE_MAX);
+  compare_both(v);
+  splice_file(v, t, len, late, "{\"ph\":\"B\",\"name\":\"a\\u00e9\",\"ts\":\"7\"}", late);
+  compare_both(v); /* an escaped name, a ts as a string, no comma: an error late in the file */
+  char gz[] = "/tmp/trak_mt_import_jsongz_XXXXXX";
+  tu_temp_file(gz);
+  gzip_file(js, gz);
+  compare_both(gz);
+  assert_int_equal(compared, 7);
+  unlink(gz);
+  unlink(v);
+  unlink(js);
+  free(t);
+}
+
 /* Generated scheduling traces, typed and compact_sched, each past the 4 MiB from which the
 ** import uses its second thread: the ftrace bundles' events and their sort give the same tables
 ** both ways. */
@@ -194,6 +265,7 @@ int main(void) {
       cmocka_unit_test(test_every_trace_of_the_tests),
       cmocka_unit_test(test_generated_traces),
       cmocka_unit_test(test_generated_sched_traces),
+      cmocka_unit_test(test_generated_json_traces),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   unsetenv("TRAK_IMPORT_THREADS");

@@ -21,6 +21,21 @@ typedef struct trak_analysis trak_analysis;   /* analysis.h */
 typedef struct trak_psql trak_psql;           /* sql/perfetto_sql/psql.h */
 typedef struct trak_sql_guard trak_sql_guard; /* sql/sql_guard.c */
 
+/* A gzip stream's inflate and where it stands, one loop for either thread (read/stream.c): the
+** decoding thread uses the processor's while it runs (read/pipeline.h), the importer's otherwise. */
+typedef struct trak_inflate {
+  z_stream z;
+  int live;           /* z is initialised and chunk allocated */
+  int ended;          /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
+  uint64_t member_in; /* compressed bytes read over every member (offsets in messages) */
+  uint8_t *chunk;     /* the inflated output being filled, TRAK_INFLATE_CHUNK bytes */
+  size_t fill;        /* bytes of it filled (0 between feed calls) */
+} trak_inflate;
+
+/* Inflated bytes handed on at a time: where the inflated stream is cut for framing, on either
+** thread. */
+#define TRAK_INFLATE_CHUNK (1u << 16)
+
 struct trak_processor {
   trak_tables tables;
   struct trak_importer *imp; /* import/importer.h: the import's state, owned; only processor.c
@@ -34,10 +49,7 @@ struct trak_processor {
   /* input stream */
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
   trak_bytes raw_sniff;
-  z_stream z;
-  int z_live;
-  int z_ended;              /* 0 inside a gzip member, 1 after one (another may follow), 2 done */
-  uint64_t z_member_in;     /* compressed bytes read over every member (offsets in messages) */
+  trak_inflate inf;         /* a gzip-compressed trace's inflate (read/stream.c) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */

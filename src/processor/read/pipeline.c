@@ -26,9 +26,10 @@ struct trak_pipeline {
   int state[SLOTS];
   int stop;
   trak_frame_batch slot[SLOTS];
-  size_t fill, apply; /* the importer's thread: next slot to fill, next to apply */
-  int gz;             /* the batches are gzip-compressed bytes */
-  trak_framer fr;     /* the decoding thread's, until it has stopped */
+  size_t fill, apply;     /* the importer's thread: next slot to fill, next to apply */
+  int kind;               /* TRAK_PIPE_*: what the batches hold */
+  trak_framer fr;         /* the decoding thread's, until it has stopped */
+  trak_json_import *json; /* TRAK_PIPE_JSON: its reader's state is the decoding thread's */
 };
 
 int trak__import_threads(uint64_t size) {
@@ -50,10 +51,13 @@ static void *decode_main(void *arg) {
       return NULL;
     }
     pthread_mutex_unlock(&pl->mu);
-    if (pl->gz)
-      trak__stream_inflate_batch(&pl->fr, &pl->slot[i]);
+    trak_frame_batch *b = &pl->slot[i];
+    if (pl->kind == TRAK_PIPE_GZIP)
+      trak__stream_inflate_batch(&pl->fr, b);
+    else if (pl->kind == TRAK_PIPE_JSON)
+      trak__json_import_read(pl->json, b->bytes, b->n, &b->json_ops);
     else
-      trak__stream_frame_batch(&pl->fr, &pl->slot[i]);
+      trak__stream_frame_batch(&pl->fr, b);
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_DECODED;
     pthread_cond_signal(&pl->decoded);
@@ -62,20 +66,14 @@ static void *decode_main(void *arg) {
   }
 }
 
-trak_pipeline *trak__pipeline_start(trak_processor *p, int gz) {
+trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
   trak_pipeline *pl = calloc(1, sizeof *pl);
   if (!pl) return NULL;
   pl->p = p;
-  pl->gz = gz;
-  if (gz) { /* inflate's state moves to the decoding thread with the framing */
-    pl->fr.chunk = malloc(TRAK_INFLATE_CHUNK);
-    if (!pl->fr.chunk) {
-      free(pl);
-      return NULL;
-    }
-    pl->fr.z = &p->z;
-    pl->fr.z_ended = p->z_ended;
-    pl->fr.z_member_in = p->z_member_in;
+  pl->kind = kind;
+  pl->json = p->json;
+  if (kind == TRAK_PIPE_GZIP) { /* inflate moves to the decoding thread with the framing */
+    pl->fr.inf = &p->inf;
     pl->fr.plain = p->imp->bytes_plain;
   }
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
@@ -89,7 +87,6 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int gz) {
     pthread_mutex_destroy(&pl->mu);
     pthread_cond_destroy(&pl->filled);
     pthread_cond_destroy(&pl->decoded);
-    free(pl->fr.chunk);
     free(pl);
     return NULL;
   }
@@ -152,8 +149,8 @@ static void release(trak_pipeline *pl) {
     for (size_t k = 0; k < pl->slot[i].chunks.n; k++)
       trak_vec_free(pl->slot[i].chunks.v[k]);
     trak_vec_free(pl->slot[i].chunks);
+    trak__json_ops_free(&pl->slot[i].json_ops);
   }
-  free(pl->fr.chunk);
   trak_vec_free(pl->fr.carry);
   free(pl);
 }
@@ -168,17 +165,17 @@ void trak__pipeline_finish(trak_pipeline *pl) {
   }
   stop(pl);
   trak_processor *p = pl->p;
+  if (pl->kind == TRAK_PIPE_JSON) { /* the reader's state is in p->json, the importer's again */
+    release(pl);
+    return;
+  }
   trak_vec_free(p->pending);
   p->pending = pl->fr.carry;
   memset(&pl->fr.carry, 0, sizeof pl->fr.carry);
   p->plain_offset = pl->fr.offset;
   p->skip_left = pl->fr.skip_left;
   p->dead |= pl->fr.dead;
-  if (pl->gz) {
-    p->z_ended = pl->fr.z_ended;
-    p->z_member_in = pl->fr.z_member_in;
-    p->imp->bytes_plain = pl->fr.plain;
-  }
+  if (pl->kind == TRAK_PIPE_GZIP) p->imp->bytes_plain = pl->fr.plain;
   release(pl);
 }
 

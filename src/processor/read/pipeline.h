@@ -8,8 +8,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include <zlib.h>
 
+#include "processor/import/json/json.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
 
@@ -47,28 +47,20 @@ typedef struct trak_frame_batch {
   TRAK_VEC(trak_bytes) chunks;    /* gzip: the inflated chunks' bytes, `n_chunks` used */
   size_t n_chunks;
   TRAK_VEC(trak_frame_item) items;
+  trak_json_ops json_ops; /* JSON: what the reader met in the piece (import/json/json.h) */
 } trak_frame_batch;
 
 /* The decoding thread's framing state: what binary_feed keeps in the processor when one
 ** thread frames (the tail of a packet straddling pieces, offsets, the skip of an oversized
 ** packet, corrupt framing). */
-/* Inflated bytes handed on at a time (gzip_feed's output buffer): where the inflated stream is
-** cut for framing, on either thread. */
-#define TRAK_INFLATE_CHUNK (1u << 16)
-
 typedef struct trak_framer {
   trak_bytes carry;
   uint64_t offset; /* stream offset of carry's first byte */
   uint64_t skip_left;
   int dead;
-  /* gzip (z non-NULL): the processor's inflate stream, which only this thread touches while it
-  ** runs, its state as gzip_feed keeps it, and the output chunk being filled */
-  z_stream *z;
-  int z_ended;
-  uint64_t z_member_in;
+  /* gzip (inf non-NULL): the processor's inflate, which only this thread touches while it runs */
+  trak_inflate *inf;
   uint64_t plain; /* inflated bytes so far: the importer's bytes_plain */
-  uint8_t *chunk;
-  size_t chunk_fill;
 } trak_framer;
 
 typedef struct trak_pipeline trak_pipeline;
@@ -77,24 +69,26 @@ typedef struct trak_pipeline trak_pipeline;
 ** when set, else 2 for a trace of 4 MiB or more (or of unknown size) on a machine with two
 ** cores or more, else 1. */
 int trak__import_threads(uint64_t size);
+/* What the decoding thread does with the input (trak__pipeline_start's `kind`). */
+enum { TRAK_PIPE_BINARY, TRAK_PIPE_GZIP, TRAK_PIPE_JSON };
+
 /* Starts the decoding thread for `p`'s binary trace, its framing from p's state (offset, carry,
-** skip); with `gz`, the thread inflates too, taking over p->z and its state (z_ended,
-** z_member_in) until the pipeline finishes. Returns NULL when the thread cannot start (the
+** skip); with TRAK_PIPE_GZIP, the thread inflates too, taking over p->inf until the pipeline
+** finishes; with TRAK_PIPE_JSON, it reads p->json's JSON (trak__json_import_read) instead. Returns NULL when the thread cannot start (the
 ** caller frames, and inflates, on its own thread). */
-trak_pipeline *trak__pipeline_start(trak_processor *p, int gz);
+trak_pipeline *trak__pipeline_start(trak_processor *p, int kind);
 /* Hands `len` bytes to the decoding thread (copied: the caller may reuse them), applying the
 ** batches already decoded when the ring of batches is full. With gzip, the bytes of one call
 ** are one call of one thread's gzip_feed (inflated output is cut at the same places). */
 void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len);
 /* Applies every batch left, stops the thread and gives its framing state back to the processor
-** (pending, plain_offset, skip_left, dead; with gzip z_ended, z_member_in and the importer's
-** bytes_plain) as if one thread had framed; frees `pl`. */
+** (pending, plain_offset, skip_left, dead; with gzip p->inf and the importer's bytes_plain) as if one thread had framed; frees `pl`. */
 void trak__pipeline_finish(trak_pipeline *pl);
 /* Stops the thread without applying what is left (an import abandoned); frees `pl`. */
 void trak__pipeline_free(trak_pipeline *pl);
 
 /* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
-** `fr` and `b`), and applies a decoded batch on the importer's thread. */
+** `fr` and `b`), and applies a decoded batch (binary or JSON) on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
 /* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed. */
 void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b);

@@ -257,71 +257,107 @@ void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
   frame_piece(fr, b, &b->bytes, &b->n, &b->cap);
 }
 
-/* The inflated chunk is handed on as one thread's gzip_feed hands it to plain_feed: the plain
-** byte count grows, then the chunk is framed (its bytes copied to a chunk buffer of the batch,
-** which its packets point into). */
-static void inflated_chunk(trak_framer *fr, trak_frame_batch *b) {
-  fr->plain += fr->chunk_fill;
+/* What the inflate loop (inflate_run) hands its caller: a chunk of inflated bytes
+** (inf->chunk, inf->fill bytes), corrupt data, or trailing data after the last member. */
+enum { INFLATE_CHUNK, INFLATE_CORRUPT, INFLATE_TRAILING };
+/* `may_stop`: a chunk with input left after it, where the caller may take the rest (returns
+** nonzero: inflate_run returns, the rest in inf->z.next_in, avail_in); otherwise returns 0. */
+typedef int (*inflate_emit)(void *ctx, int what, int may_stop);
+
+/* After a gzip member's end (inf->ended == 1), input that starts another member (cat a.gz b.gz
+** makes such files, as do log shippers) restarts inflate on it; anything else is trailing
+** garbage, reported once and ignored (ended = 2: nothing more is read). */
+static int inflate_next_member(trak_inflate *inf, const uint8_t *data, inflate_emit emit,
+                               void *ctx) {
+  if (data[0] == 0x1f) { /* a second magic byte that is not 0x8b fails in inflate, reported */
+    inflateReset(&inf->z);
+    inf->ended = 0;
+    return 1;
+  }
+  emit(ctx, INFLATE_TRAILING, 0);
+  inf->ended = 2;
+  return 0;
+}
+
+/* Inflates `len` bytes of one feed call (`call_end`: its last piece), on either thread. A chunk
+** ends when full, at a member's end or an error, or where the call's input ends; a piece's end
+** inside a call keeps filling the chunk with the next piece, so the chunks, and the framing of
+** what they hold, are the same whichever thread inflates and however a call is cut in pieces. */
+static void inflate_run(trak_inflate *inf, const uint8_t *data, size_t len, int call_end,
+                        inflate_emit emit, void *ctx) {
+  z_stream *z = &inf->z;
+  if (inf->ended == 2 || !len) return;
+  if (inf->ended && !inflate_next_member(inf, data, emit, ctx)) return;
+  z->next_in = (Bytef *)data;
+  z->avail_in = (uInt)len;
+  for (;;) {
+    z->next_out = inf->chunk + inf->fill;
+    z->avail_out = (uInt)(TRAK_INFLATE_CHUNK - inf->fill);
+    uLong before = z->total_in;
+    int rc = inflate(z, Z_NO_FLUSH);
+    inf->member_in += z->total_in - before;
+    inf->fill = TRAK_INFLATE_CHUNK - z->avail_out;
+    int full = z->avail_out == 0;
+    if (rc == Z_BUF_ERROR && !call_end) return; /* no progress: the next piece continues */
+    if (full || rc != Z_OK || (!z->avail_in && call_end)) {
+      int stop = emit(ctx, INFLATE_CHUNK, rc == Z_OK && z->avail_in);
+      inf->fill = 0;
+      if (stop) return;
+    }
+    if (rc == Z_STREAM_END) {
+      inf->ended = 1;
+      if (!z->avail_in || !inflate_next_member(inf, z->next_in, emit, ctx)) return;
+      continue;
+    }
+    if (rc == Z_BUF_ERROR) return; /* needs more input */
+    if (rc != Z_OK) {
+      emit(ctx, INFLATE_CORRUPT, 0);
+      inf->ended = 2;
+      return;
+    }
+    if (!z->avail_in && !full) return;
+  }
+}
+
+typedef struct inflate_batch_ctx {
+  trak_framer *fr;
+  trak_frame_batch *b;
+} inflate_batch_ctx;
+
+/* The decoding thread's side of inflate_run: a chunk is handed on as one thread's gzip_emit
+** hands it to plain_feed (the plain byte count grows, then the chunk is framed: its bytes are
+** copied to a chunk buffer of the batch, which its packets point into); problems are kept as
+** items for the importer's thread to report. */
+static int inflate_batch_emit(void *ctx, int what, int may_stop) {
+  (void)may_stop;
+  trak_framer *fr = ((inflate_batch_ctx *)ctx)->fr;
+  trak_frame_batch *b = ((inflate_batch_ctx *)ctx)->b;
+  if (what != INFLATE_CHUNK) {
+    trak_vec_push(b->items,
+                  ((trak_frame_item){.kind = what == INFLATE_CORRUPT ? TRAK_FRAME_GZIP_CORRUPT
+                                                                     : TRAK_FRAME_GZIP_TRAILING,
+                                     .offset = fr->offset,
+                                     .len = fr->inf->member_in}));
+    return 0;
+  }
+  size_t fill = fr->inf->fill;
+  fr->plain += fill;
   if (b->n_chunks == b->chunks.n) trak_vec_push(b->chunks, ((trak_bytes){0}));
   trak_bytes *c = &b->chunks.v[b->n_chunks++];
-  trak__grow((void **)&c->v, &c->cap, fr->chunk_fill ? fr->chunk_fill : 1, 1);
-  memcpy(c->v, fr->chunk, fr->chunk_fill);
-  c->n = fr->chunk_fill;
-  fr->chunk_fill = 0;
+  trak__grow((void **)&c->v, &c->cap, fill ? fill : 1, 1);
+  memcpy(c->v, fr->inf->chunk, fill);
+  c->n = fill;
   size_t at = b->items.n;
   trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_CHUNK, .offset = fr->plain}));
   frame_piece(fr, b, &c->v, &c->n, &c->cap);
   b->items.v[at].data = c->v, b->items.v[at].len = c->n; /* where framing left them */
-}
-
-/* gzip_next_member on the decoding thread: 1 when another member starts at `data`. */
-static int inflate_next_member(trak_framer *fr, trak_frame_batch *b, const uint8_t *data) {
-  if (data[0] == 0x1f) {
-    inflateReset(fr->z);
-    fr->z_ended = 0;
-    return 1;
-  }
-  trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_GZIP_TRAILING,
-                                             .offset = fr->offset,
-                                             .len = fr->z_member_in}));
-  fr->z_ended = 2;
   return 0;
 }
 
 void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b) {
   b->items.n = b->n_chunks = 0;
-  z_stream *z = fr->z;
-  if (fr->z_ended == 2 || !b->n) return;
-  if (fr->z_ended && !inflate_next_member(fr, b, b->bytes)) return;
-  z->next_in = b->bytes;
-  z->avail_in = (uInt)b->n;
-  for (;;) {
-    z->next_out = fr->chunk + fr->chunk_fill;
-    z->avail_out = (uInt)(TRAK_INFLATE_CHUNK - fr->chunk_fill);
-    uLong before = z->total_in;
-    int rc = inflate(z, Z_NO_FLUSH);
-    fr->z_member_in += z->total_in - before;
-    fr->chunk_fill = TRAK_INFLATE_CHUNK - z->avail_out;
-    int full = z->avail_out == 0;
-    /* one thread's chunk ends when full, at a member's end or an error, or where its call's
-    ** input ends; a piece's end inside a call keeps filling the chunk with the next piece */
-    if (rc == Z_BUF_ERROR && !b->call_end) return;
-    if (full || rc != Z_OK || (!z->avail_in && b->call_end)) inflated_chunk(fr, b);
-    if (rc == Z_STREAM_END) {
-      fr->z_ended = 1;
-      if (!z->avail_in || !inflate_next_member(fr, b, z->next_in)) return;
-      continue;
-    }
-    if (rc == Z_BUF_ERROR) return;
-    if (rc != Z_OK) {
-      trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_GZIP_CORRUPT,
-                                                 .offset = fr->offset,
-                                                 .len = fr->z_member_in}));
-      fr->z_ended = 2;
-      return;
-    }
-    if (!z->avail_in && !full) return;
-  }
+  inflate_batch_ctx ctx = {fr, b};
+  inflate_run(fr->inf, b->bytes, b->n, b->call_end, inflate_batch_emit, &ctx);
 }
 
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
@@ -329,6 +365,11 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
   uint64_t bytes_in = imp->bytes_in, bytes_plain = imp->bytes_plain;
   /* the input counted as when the single thread would tokenize these packets (limits use it) */
   imp->bytes_in = b->bytes_in, imp->bytes_plain = b->bytes_plain;
+  if (p->format == TRAK_FORMAT_JSON) {
+    trak__json_import_apply(p->json, &b->json_ops);
+    imp->bytes_in = bytes_in, imp->bytes_plain = bytes_plain;
+    return;
+  }
   imp->base = b->bytes, imp->limit = b->bytes + b->n;
   for (size_t i = 0; i < b->items.n; i++) {
     trak_frame_item *it = &b->items.v[i];
@@ -355,7 +396,7 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
 
 static void binary_feed(trak_processor *p, const uint8_t *data, size_t len) {
   if (p->import_threads > 1 && !p->sink && !p->pipe && !p->dead && p->raw_state != 2)
-    p->pipe = trak__pipeline_start(p, 0);
+    p->pipe = trak__pipeline_start(p, TRAK_PIPE_BINARY);
   if (p->pipe) {
     trak__pipeline_feed(p->pipe, data, len);
     return;
@@ -488,7 +529,12 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
       return;
     }
     if (!p->json) p->json = trak__json_import_new(p->imp);
-    trak__json_import_feed(p->json, data, len);
+    if (p->import_threads > 1 && !p->pipe && !p->dead)
+      p->pipe = trak__pipeline_start(p, TRAK_PIPE_JSON);
+    if (p->pipe)
+      trak__pipeline_feed(p->pipe, data, len);
+    else
+      trak__json_import_feed(p->json, data, len);
     p->plain_offset += len;
   } else if (p->format == TRAK_FORMAT_SYSTRACE) {
     if (p->sink) { /* the reader's caller imports systrace text itself */
@@ -547,68 +593,44 @@ static void systrace_finish(trak_processor *p) {
   }
 }
 
-/* After a gzip member's end (p->z_ended == 1), input that starts another member (cat a.gz b.gz
-** makes such files, as do log shippers) restarts inflate on it; anything else is trailing
-** garbage, reported once with its offset and ignored (p->z_ended = 2: nothing more is read). */
-static int gzip_next_member(trak_processor *p, const uint8_t *data) {
-  if (data[0] == 0x1f) { /* a second magic byte that is not 0x8b fails in inflate, reported */
-    inflateReset(&p->z);
-    p->z_ended = 0;
-    return 1;
-  }
-  gzip_problem(p, p->plain_offset, p->z_member_in, 1);
-  p->z_ended = 2;
-  return 0;
-}
-
 /* Whether the rest of a gzip-compressed binary trace is inflated on the decoding thread: once
 ** the format is known (from the first inflated bytes), the thread is started and takes over
 ** inflate's state. binary_feed starts no pipeline for gzip: a running one is this one. */
 static int gzip_pipeline(trak_processor *p) {
   if (!p->pipe && p->import_threads > 1 && p->format == TRAK_FORMAT_PROTO && !p->sink && !p->dead &&
-      p->z_live && !p->z_ended)
-    p->pipe = trak__pipeline_start(p, 1);
-  return p->pipe != NULL;
+      p->inf.live && !p->inf.ended)
+    p->pipe = trak__pipeline_start(p, TRAK_PIPE_GZIP);
+  return p->pipe && p->format == TRAK_FORMAT_PROTO; /* a JSON trace's pipeline reads plain bytes */
+}
+
+/* The importer's thread's side of inflate_run: chunks go to plain_feed, problems are reported;
+** once the decoding thread starts, it takes the rest of the call's input. */
+static int gzip_emit(void *ctx, int what, int may_stop) {
+  trak_processor *p = ctx;
+  if (what != INFLATE_CHUNK) {
+    gzip_problem(p, p->plain_offset, p->inf.member_in, what == INFLATE_TRAILING);
+    return 0;
+  }
+  plain_feed(p, p->inf.chunk, p->inf.fill, 0);
+  return may_stop && gzip_pipeline(p);
 }
 
 static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
-  uint8_t out[TRAK_INFLATE_CHUNK];
   if (gzip_pipeline(p)) {
     trak__pipeline_feed(p->pipe, data, len);
     return;
   }
-  if (p->z_ended == 2 || !len) return;
-  if (!p->z_live) {
-    memset(&p->z, 0, sizeof p->z);
-    if (inflateInit2(&p->z, 15 + 16) != Z_OK) abort();
-    p->z_live = 1;
+  if (p->inf.ended == 2 || !len) return;
+  if (!p->inf.live) {
+    memset(&p->inf, 0, sizeof p->inf);
+    p->inf.chunk = malloc(TRAK_INFLATE_CHUNK);
+    if (!p->inf.chunk || inflateInit2(&p->inf.z, 15 + 16) != Z_OK) abort();
+    p->inf.live = 1;
   }
-  if (p->z_ended && !gzip_next_member(p, data)) return;
-  p->z.next_in = (Bytef *)data;
-  p->z.avail_in = (uInt)len;
-  do {
-    p->z.next_out = out;
-    p->z.avail_out = sizeof out;
-    uLong before = p->z.total_in;
-    int rc = inflate(&p->z, Z_NO_FLUSH);
-    p->z_member_in += p->z.total_in - before;
-    plain_feed(p, out, sizeof out - p->z.avail_out, 0);
-    if (rc == Z_STREAM_END) {
-      p->z_ended = 1;
-      if (!p->z.avail_in || !gzip_next_member(p, p->z.next_in)) return;
-      continue;
-    }
-    if (rc == Z_BUF_ERROR) return; /* no progress possible: needs more input */
-    if (rc != Z_OK) {
-      gzip_problem(p, p->plain_offset, p->z_member_in, 0);
-      p->z_ended = 2;
-      return;
-    }
-    if (p->z.avail_in && gzip_pipeline(p)) { /* the rest of this call's input, from here on */
-      trak__pipeline_feed(p->pipe, p->z.next_in, p->z.avail_in);
-      return;
-    }
-  } while (p->z.avail_in || p->z.avail_out == 0);
+  inflate_run(&p->inf, data, len, 1, gzip_emit, p);
+  if (p->pipe && p->format == TRAK_FORMAT_PROTO &&
+      p->inf.z.avail_in) /* the rest of this call's input, from the handover on */
+    trak__pipeline_feed(p->pipe, p->inf.z.next_in, p->inf.z.avail_in);
 }
 
 static void raw_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
@@ -650,7 +672,7 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     trak__pipeline_finish(p->pipe);
     p->pipe = NULL;
   }
-  if (p->raw_state == 2 && !p->z_ended) {
+  if (p->raw_state == 2 && !p->inf.ended) {
     p->imp->packet_offset = p->plain_offset;
     trak__report(p->imp, TRAK_STAT_TRACE_TRUNCATED,
                  "gzip stream ends early, inside the packet at byte %llu of the uncompressed "
@@ -662,7 +684,7 @@ int trak__stream_finish(trak_processor *p, trak_error *err) {
     trak__pipeline_finish(p->pipe);
     p->pipe = NULL;
   }
-  if (p->raw_state == 2 && !p->z_ended) p->dead = 1; /* one warning for one truncation */
+  if (p->raw_state == 2 && !p->inf.ended) p->dead = 1; /* one warning for one truncation */
   if (p->format == TRAK_FORMAT_JSON) {
     if (p->json) trak__json_import_finish(p->json);
     return 0;
@@ -711,6 +733,7 @@ void trak__stream_free(trak_processor *p) {
   p->json = NULL;
   trak__systrace_import_free(p->systrace);
   p->systrace = NULL;
-  if (p->z_live) inflateEnd(&p->z);
-  p->z_live = 0;
+  if (p->inf.live) inflateEnd(&p->inf.z);
+  free(p->inf.chunk);
+  memset(&p->inf, 0, sizeof p->inf);
 }

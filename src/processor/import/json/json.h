@@ -102,6 +102,22 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 void trak__json_import_finish(trak_json_import *j);
 void trak__json_import_free(trak_json_import *j);
 
+/* Two threads (read/pipeline.c): the decoding thread reads the bytes of one piece of the input
+** (trak__json_import_read: the reader's state only, no import state touched; what it met is
+** kept in `ops`), the importer's thread applies the ops in order (trak__json_import_apply), so
+** the tables, stats and reports are those of trak__json_import_feed on one thread. Between
+** pieces the two touch disjoint parts of `j`; trak__json_import_finish runs after the reading
+** thread has stopped. trak__json_ops_free frees ops, applied or not. */
+typedef struct trak_json_op trak_json_op;
+typedef struct trak_json_ops {
+  trak_json_op *v;
+  size_t n, cap;
+} trak_json_ops;
+void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
+                            trak_json_ops *ops);
+void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops);
+void trak__json_ops_free(trak_json_ops *ops);
+
 /* Returns 1 if the bytes (the start of a plain trace) are a JSON trace: an array, or an
 ** object whose first key is "traceEvents" or that holds a "traceEvents" key in `len` bytes. */
 int trak__json_is_trace(const uint8_t *data, size_t len);

@@ -75,14 +75,14 @@ static uint64_t hash_bytes(uint64_t h, const char *s, size_t len) {
 
 __attribute__((cold, noinline)) static void bad_event(trak_json_import *j, const char *why) {
   trak__report(j->imp, TRAK_STAT_JSON_EVENT, "JSON event %llu: %s; skipped",
-               (unsigned long long)j->event_index, why);
+               (unsigned long long)j->apply_index, why);
 }
 
 /* An event the tokenizer rejects (no phase, no valid ts, a dur / tts / tdur that is not a
 ** number), counted where Perfetto's tokenizer counts it. */
 __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const char *why) {
   trak__report(j->imp, TRAK_STAT_JSON_SYNTAX, "JSON event %llu: %s; skipped",
-               (unsigned long long)j->event_index, why);
+               (unsigned long long)j->apply_index, why);
 }
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
@@ -172,7 +172,7 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   trak_ev ev;
   ev.ts = x->ts;
   ev.track = type << TRAK_EV_TYPE_SHIFT | track;
-  ev.pkt = (uint32_t)j->event_index;
+  ev.pkt = (uint32_t)j->apply_index;
   ev.u.s.name = x->name;
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
@@ -365,7 +365,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     trak_ev ev;
     ev.ts = x->ts;
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
-    ev.pkt = (uint32_t)j->event_index;
+    ev.pkt = (uint32_t)j->apply_index;
     ev.u.value = v;
     ev.arg_set_id = counter_args(j, x->utid);
     ev.aux = 0;
@@ -557,7 +557,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   if (ph == 'M') {
     int64_t ts = 0; /* Perfetto sorts a metadata event without "ts" at 0 */
     if (e->ts.s && !ts_of(&e->ts, &ts)) ts = 0;
-    trak__thread_seen(j->imp, x.utid, ts, j->event_index);
+    trak__thread_seen(j->imp, x.utid, ts, j->apply_index);
     metadata(j, e, &x);
     return;
   }
@@ -574,10 +574,10 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   if (TRAK_UNLIKELY(x.ts < 0)) {
     trak__report(j->imp, TRAK_STAT_NEGATIVE_TS_DROPPED,
                  "JSON event %llu has a negative timestamp; dropped",
-                 (unsigned long long)j->event_index);
+                 (unsigned long long)j->apply_index);
     return;
   }
-  trak__thread_seen(j->imp, x.utid, x.ts, j->event_index);
+  trak__thread_seen(j->imp, x.utid, x.ts, j->apply_index);
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);

@@ -8,6 +8,7 @@
 ** Memory: the unconsumed tail of the input (at most one event plus one feed) and the tables.
 */
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,16 +49,48 @@ static void line_col(const trak_json_import *j, const char *at, uint64_t *line, 
   *col = j->buf_offset + (uint64_t)(at - j->base) - start + 1;
 }
 
+/* The next op of the reader's side effects (two threads), cleared. */
+static trak_json_op *op_push(trak_json_import *j, int kind) {
+  trak_json_ops *ops = j->ops;
+  if (ops->n == ops->cap) trak__grow((void **)&ops->v, &ops->cap, ops->n + 1, sizeof *ops->v);
+  trak_json_op *op = &ops->v[ops->n++];
+  op->kind = (uint8_t)kind;
+  op->at = 0;
+  op->owned = NULL;
+  return op;
+}
+
+/* A problem the reader met, reported (`at`: with the import's position set to event `index`,
+** byte `offset` first) at once or, on the decoding thread, kept as an op with its message
+** formatted as trak__report formats it. */
+__attribute__((cold, noinline, format(printf, 6, 7))) static void
+reader_report(trak_json_import *j, trak_stat_id stat, int at, uint64_t index, uint64_t offset,
+              const char *fmt, ...) {
+  char msg[512]; /* trak__report's own bound */
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  if (!j->ops) {
+    if (at) j->imp->packet_index = index, j->imp->packet_offset = offset;
+    trak__report(j->imp, stat, "%s", msg);
+    return;
+  }
+  trak_json_op *op = op_push(j, JSON_OP_REPORT);
+  op->at = (uint8_t)at, op->stat = (uint16_t)stat, op->index = index, op->offset = offset;
+  op->owned = strdup(msg);
+  if (!op->owned) abort();
+}
+
 __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, const char *at,
                                                          const char *msg) {
   uint64_t line, col;
   line_col(j, at, &line, &col);
-  j->imp->packet_index = j->event_index;
-  j->imp->packet_offset = j->buf_offset + (uint64_t)(at - j->base);
-  trak__report(j->imp, TRAK_STAT_JSON_SYNTAX,
-               "JSON syntax error at line %llu, column %llu: %s; the events before it were "
-               "imported, the rest of the trace was skipped",
-               (unsigned long long)line, (unsigned long long)col, msg);
+  reader_report(j, TRAK_STAT_JSON_SYNTAX, 1, j->event_index,
+                j->buf_offset + (uint64_t)(at - j->base),
+                "JSON syntax error at line %llu, column %llu: %s; the events before it were "
+                "imported, the rest of the trace was skipped",
+                (unsigned long long)line, (unsigned long long)col, msg);
   j->state = ST_DEAD;
 }
 
@@ -142,6 +175,45 @@ static int event_read(trak_json_cur *c, jevent *e) {
     }
     return trak__json_expect(c, '}', "expected ',' or '}'");
   }
+}
+
+/* The value's text copied, for an op that outlives the bytes it was read from; `v` then points
+** into the copy, which is returned (the op owns it). */
+static char *own_value(trak_json_value *v) {
+  char *copy = malloc(v->len ? v->len : 1);
+  if (!copy) abort();
+  memcpy(copy, v->s, v->len);
+  v->s = copy;
+  return copy;
+}
+
+/* An event read from the reader's buffer, whose bytes the next input overwrites: copied for its
+** op, its spans moved into the copy. */
+__attribute__((cold, noinline)) static char *own_event(jevent *e, const char *start, size_t len) {
+  char *copy = malloc(len ? len : 1);
+  if (!copy) abort();
+  memcpy(copy, start, len);
+  trak_json_value *f[] = {&e->ph,   &e->name, &e->cat,  &e->ts,      &e->dur,     &e->tts,
+                          &e->tdur, &e->pid,  &e->tid,  &e->id,      &e->id2,     &e->scope,
+                          &e->s,    &e->bp,   &e->args, &e->bind_id, &e->flow_in, &e->flow_out};
+  for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+    if (f[i]->s) f[i]->s = copy + (f[i]->s - start);
+  return copy;
+}
+
+/* An event read from [start, end): applied at once, or kept as an op (two threads). */
+static inline void event_emit(trak_json_import *j, jevent *e, const char *start, const char *end) {
+  uint64_t offset = j->buf_offset + (uint64_t)(start - j->base);
+  if (TRAK_LIKELY(!j->ops)) {
+    j->imp->packet_index = j->apply_index = j->event_index;
+    j->imp->packet_offset = offset;
+    trak__json_event_apply(j, e);
+    return;
+  }
+  trak_json_op *op = op_push(j, JSON_OP_EVENT);
+  op->index = j->event_index, op->offset = offset;
+  op->e = *e;
+  if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
 /* ---- the outer structure --------------------------------------------------------------- */
@@ -242,16 +314,30 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     ** as Perfetto counts it; the "metadata" object becomes json_metadata.* metadata rows. */
     if (v.len == 17 && !memcmp(v.s, "systemTraceEvents", 17)) {
       if ((rc = trak__json_value(c, &v))) return rc;
-      trak__json_system_trace(j, &v);
+      if (!j->ops) {
+        trak__json_system_trace(j, &v);
+      } else {
+        trak_json_op *op = op_push(j, JSON_OP_SYSTEM_TRACE);
+        op->e.args = v;
+        op->owned = own_value(&op->e.args);
+      }
       j->state = ST_TOP_NEXT;
       return TRAK_JSON_OK;
     }
     if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
-      trak__report(j->imp, TRAK_STAT_JSON_DISPLAY_TIME_UNIT,
-                   "displayTimeUnit is a viewer hint; timestamps stay microseconds");
+      reader_report(j, TRAK_STAT_JSON_DISPLAY_TIME_UNIT, 0, 0, 0,
+                    "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     int is_metadata = v.len == 8 && !memcmp(v.s, "metadata", 8);
     if ((rc = trak__json_value(c, &v))) return rc;
-    if (is_metadata && v.kind == TRAK_JSON_OBJECT) metadata_object(j->imp, v.s, v.len);
+    if (is_metadata && v.kind == TRAK_JSON_OBJECT) {
+      if (!j->ops) {
+        metadata_object(j->imp, v.s, v.len);
+      } else {
+        trak_json_op *op = op_push(j, JSON_OP_METADATA);
+        op->e.args = v;
+        op->owned = own_value(&op->e.args);
+      }
+    }
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;
   }
@@ -287,9 +373,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
-      j->imp->packet_index = j->event_index;
-      j->imp->packet_offset = j->buf_offset + (uint64_t)(start - j->base);
-      trak__json_event_apply(j, &e);
+      event_emit(j, &e, start, c->p);
       j->event_index++;
       ch = trak__json_peek(c);
       if (ch != ',') break;
@@ -449,13 +533,11 @@ __attribute__((cold, noinline)) static int too_deep(trak_json_import *j, trak_js
   int event = j->state == ST_EVENT;
   uint64_t line, col, offset = j->buf_offset + (uint64_t)(from - j->base);
   line_col(j, from, &line, &col);
-  j->imp->packet_index = j->event_index;
-  j->imp->packet_offset = offset;
-  trak__report(j->imp, TRAK_STAT_JSON_TOO_DEEP,
-               "the JSON %s at byte %llu (line %llu, column %llu) nests deeper than %d levels; "
-               "skipped it",
-               event ? "event" : "top-level member", (unsigned long long)offset,
-               (unsigned long long)line, (unsigned long long)col, TRAK_LIMIT_JSON_DEPTH);
+  reader_report(j, TRAK_STAT_JSON_TOO_DEEP, 1, j->event_index, offset,
+                "the JSON %s at byte %llu (line %llu, column %llu) nests deeper than %d levels; "
+                "skipped it",
+                event ? "event" : "top-level member", (unsigned long long)offset,
+                (unsigned long long)line, (unsigned long long)col, TRAK_LIMIT_JSON_DEPTH);
   skip_begin(j, event, event ? ST_EVENTS_NEXT : ST_TOP_NEXT);
   size_t used = skip_scan(j, from, (size_t)(c->end - from));
   c->p = from + used;
@@ -470,13 +552,11 @@ __attribute__((cold, noinline)) static void event_too_large(trak_json_import *j)
   uint64_t line, col;
   j->base = j->buf;
   line_col(j, j->buf, &line, &col);
-  j->imp->packet_index = j->event_index;
-  j->imp->packet_offset = j->buf_offset;
-  trak__report(j->imp, TRAK_STAT_JSON_EVENT_TOO_LARGE,
-               "the JSON event at line %llu, column %llu is over the %u MiB event limit; "
-               "skipped it",
-               (unsigned long long)line, (unsigned long long)col,
-               TRAK_LIMIT_JSON_EVENT_BYTES >> 20);
+  reader_report(j, TRAK_STAT_JSON_EVENT_TOO_LARGE, 1, j->event_index, j->buf_offset,
+                "the JSON event at line %llu, column %llu is over the %u MiB event limit; "
+                "skipped it",
+                (unsigned long long)line, (unsigned long long)col,
+                TRAK_LIMIT_JSON_EVENT_BYTES >> 20);
   skip_begin(j, 1, ST_EVENTS_NEXT);
   size_t used = skip_bytes(j, j->buf, j->n);
   memmove(j->buf, j->buf + used, j->n - used);
@@ -521,6 +601,42 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
   size_t used = run(j, (const char *)data, len);
   advance(j, used);
   if (j->state != ST_DEAD) keep(j, data + used, len - used);
+}
+
+void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
+                            trak_json_ops *ops) {
+  ops->n = 0;
+  j->ops = ops;
+  trak__json_import_feed(j, data, len);
+  j->ops = NULL;
+}
+
+void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops) {
+  trak_importer *imp = j->imp;
+  for (size_t i = 0; i < ops->n; i++) {
+    trak_json_op *op = &ops->v[i];
+    if (TRAK_LIKELY(op->kind == JSON_OP_EVENT)) {
+      imp->packet_index = j->apply_index = op->index;
+      imp->packet_offset = op->offset;
+      trak__json_event_apply(j, &op->e);
+    } else if (op->kind == JSON_OP_REPORT) {
+      if (op->at) imp->packet_index = op->index, imp->packet_offset = op->offset;
+      trak__report(imp, (trak_stat_id)op->stat, "%s", op->owned);
+    } else if (op->kind == JSON_OP_METADATA) {
+      metadata_object(imp, op->e.args.s, op->e.args.len);
+    } else {
+      trak__json_system_trace(j, &op->e.args);
+    }
+    free(op->owned);
+    op->owned = NULL;
+  }
+  ops->n = 0;
+}
+
+void trak__json_ops_free(trak_json_ops *ops) {
+  for (size_t i = 0; i < ops->n; i++)
+    free(ops->v[i].owned);
+  trak_vec_free(*ops);
 }
 
 void trak__json_import_finish(trak_json_import *j) {

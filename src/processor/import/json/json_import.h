@@ -54,9 +54,12 @@ struct trak_json_import {
   uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */
-  uint64_t event_index;
-  int pid0_seen;    /* an event had pid 0 (made a process apart from the idle row) */
-  trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
+  uint64_t event_index; /* the reader's: events read so far */
+  uint64_t apply_index; /* the event being applied (json_events.c): event_index when it was read */
+  trak_json_ops *ops;   /* two threads: the reader's side effects kept here, in file order, for
+                         ** trak__json_import_apply; NULL: done at once */
+  int pid0_seen;        /* an event had pid 0 (made a process apart from the idle row) */
+  trak_map threads;     /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
   uint64_t last_key;   /* one-entry cache of the thread lookup */
@@ -75,6 +78,20 @@ typedef struct jevent {
       flow_in, flow_out;
   int saw_field; /* the object had any member at all */
 } jevent;
+
+/* What the reader met, kept for the importer's thread when it reads on the decoding thread
+** (read/pipeline.c). Its spans point into the batch's bytes, or into `owned` (freed once
+** applied) for what was read from the reader's own buffer. */
+enum { JSON_OP_EVENT, JSON_OP_REPORT, JSON_OP_METADATA, JSON_OP_SYSTEM_TRACE };
+struct trak_json_op {
+  uint8_t kind;
+  uint8_t at;      /* REPORT: index and offset set the import's position first */
+  uint16_t stat;   /* REPORT: the stat counted */
+  uint64_t index;  /* the event index (EVENT; REPORT with at) */
+  uint64_t offset; /* the byte offset (EVENT; REPORT with at) */
+  char *owned;     /* REPORT: its message; else NULL or the copied text the spans point into */
+  jevent e;        /* EVENT; METADATA and SYSTEM_TRACE: e.args is the member's value */
+};
 
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
 ** fails: an event that cannot be imported is counted in json_parser_failure. */
