@@ -75,6 +75,13 @@ __attribute__((noinline, cold)) static void track_made(trak_importer *imp, trak_
   trak__arg_order_log(imp, slice_start ? TRAK_ARG_ORDER_TRACK_SLICE : TRAK_ARG_ORDER_TRACK, track);
 }
 
+/* Whether event `ev`, the first on its track, makes the track a row: not a kernel process
+** counter's value (it has args) on a track a ProcessStats packet made, which Perfetto makes with
+** the packet's value (process_counters.c). */
+static inline int makes_row(const trak_track_info *info, const trak_ev *ev) {
+  return !info->made_early || ev->arg_set_id == TRAK_NULL_U32;
+}
+
 /* Adds one counter value with its arg set (TRAK_NULL_U32: none); returns it after scaling and
 ** accumulation. A value on a track that is not a counter track is dropped (and counted), as
 ** Perfetto drops it. */
@@ -88,7 +95,8 @@ static double counter_value(trak_importer *imp, const trak_ev *ev, uint32_t trac
                     track_label(imp, track, label, sizeof label));
     return v;
   }
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX)) track_made(imp, info, ev, track, 0);
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && makes_row(info, ev))
+    track_made(imp, info, ev, track, 0);
   v *= (double)info->multiplier; /* incremental values were summed per sequence already */
   uint32_t row = trak__counter_add(imp->tables, ev->ts, track, v);
   if (TRAK_UNLIKELY(set != TRAK_NULL_U32)) {
@@ -229,7 +237,8 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
-  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter)) {
+  if (TRAK_UNLIKELY(info->first_ts == INT64_MAX) && (type != TRAK_EV_COUNTER || info->is_counter) &&
+      makes_row(info, ev)) {
     track_made(imp, info, ev, track,
                type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE);
     info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;

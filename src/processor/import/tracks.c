@@ -322,12 +322,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_SESSION)
     arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
-  /* Perfetto writes the cpu of interrupt, /proc/stat and idle-state tracks as a signed int */
-  trak_track_kind_id kind = (trak_track_kind_id)info->kind;
-  int cpu_signed = kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ ||
-                   kind == TRAK_TK_CPUSTAT || kind == TRAK_TK_CPU_IDLE_STATE;
-  if (k->dims & TRAK_DIM_CPU)
-    arg_int(imp, set, "cpu", cpu_signed ? TRAK_ARG_INT : TRAK_ARG_UINT, info->lane);
+  /* Perfetto's track tracker writes every integer dimension as a signed int */
+  if (k->dims & TRAK_DIM_CPU) arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
   if (k->dims & TRAK_DIM_IRQ) arg_int(imp, set, "irq", TRAK_ARG_INT, info->lane);
   if (k->dims & TRAK_DIM_KEY)
     arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->dim_key);
@@ -543,13 +539,14 @@ void trak__tracks_finish(trak_importer *imp) {
                            TRAK_NULL_U32};
   for (uint32_t i = 0; i < n; i++)
     if (ord[i].first_ts != INT64_MAX) used[imp->tracks.info.v[i].first_order] = i;
-  /* Perfetto keeps JSON counter values until the import ends (their process may be learnt
-  ** late), so their tracks are made after all others. */
+  /* Perfetto keeps JSON counter values and the kernel's process counters until the import ends
+  ** (their process may be learnt late), so the tracks they make are made after all others. */
   uint32_t n_early = 0;
   for (int late = 0; late < 2; late++) {
     for (size_t k = 0; k < imp->tracks.n_used; k++) {
-      int json_counter = imp->tracks.info.v[used[k]].kind == TRAK_TK_JSON_COUNTER;
-      if (json_counter == late) track_row(imp, ord, used[k], 0);
+      const trak_track_info *info = &imp->tracks.info.v[used[k]];
+      int at_end = info->kind == TRAK_TK_JSON_COUNTER || info->made_at_end;
+      if (at_end == late) track_row(imp, ord, used[k], 0);
     }
     if (!late) n_early = (uint32_t)t->track.n;
   }

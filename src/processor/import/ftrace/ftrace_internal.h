@@ -105,6 +105,13 @@ enum trak_fq_source {
 #define TRAK_FQ_PACKETS 0u
 #define TRAK_FQ_TEXT 1u
 
+/* A CPU as a CpuInfo packet describes it (proto/cpu_info.c): its cpu table columns. */
+typedef struct trak_fcpu_info {
+  uint32_t processor;  /* string id, 0: not said */
+  uint32_t cluster_id; /* 0 unless CPUs differ in capacity or frequency */
+  uint32_t capacity;   /* TRAK_NULL_U32: not said */
+} trak_fcpu_info;
+
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fqueue) queues;
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
@@ -113,6 +120,7 @@ typedef struct trak_ftrace {
   size_t n_type[16];                         /* records queued by type (trak_fq_type) */
   TRAK_VEC(trak_fcpu) cpus;                  /* by CPU number (host) */
   TRAK_VEC(uint8_t) cpu_seen;                /* by ucpu: 1 when the CPU had data */
+  TRAK_VEC(trak_fcpu_info) cpu_info;         /* by ucpu: CpuInfo packets' (proto/cpu_info.c) */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
   uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */

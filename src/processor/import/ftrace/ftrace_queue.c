@@ -286,6 +286,11 @@ static void cpu_rows(trak_importer *imp) {
     uint32_t row = trak__cpu_push(t);
     t->cpu.machine_id[row] = u / 4096;
     if (f->cpu_seen.v[u]) t->cpu.cpu[row] = u % 4096;
+    if (u < f->cpu_info.n) { /* a CpuInfo packet's */
+      t->cpu.processor[row] = f->cpu_info.v[u].processor;
+      t->cpu.cluster_id[row] = f->cpu_info.v[u].cluster_id;
+      t->cpu.capacity[row] = f->cpu_info.v[u].capacity;
+    }
   }
 }
 
@@ -418,6 +423,7 @@ void trak__ftrace_free(trak_importer *imp) {
   queues_free(f);
   trak_vec_free(f->cpus);
   trak_vec_free(f->cpu_seen);
+  trak_vec_free(f->cpu_info);
   trak_vec_free(f->states);
   trak_vec_free(f->stats);
   for (size_t i = 0; i < f->trees.n; i++)

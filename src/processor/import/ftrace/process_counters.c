@@ -93,11 +93,18 @@ static uint32_t counter_track(trak_importer *imp, uint32_t counter, uint32_t uti
   /* the process's tracks are ProcessStats packets' too (proto/sys_stats.c keys them alike) */
   uint64_t track_key = trak__track_key(kind, upid != TRAK_NULL_U32 ? upid : utid, key);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
-  if (known) return *known;
+  if (known) {
+    trak_track_info *made = &imp->tracks.info.v[*known];
+    /* Perfetto made it with the ProcessStats packet, not with these values: the packet's
+    ** value makes it a row (event_parser.c) */
+    if (!made->made_at_end) made->made_early = 1;
+    return *known;
+  }
   char name[32] = "oom_score_adj";
   if (!oom) snprintf(name, sizeof name, "mem.%s", rss_keys[counter]);
   uint32_t track = trak__keyed_track(imp, track_key, trak__ftrace_str(imp, name), upid, 1, kind);
   trak_track_info *info = &imp->tracks.info.v[track];
+  info->made_at_end = 1; /* no ProcessStats packet made it: Perfetto makes it now, after all */
   info->dim_key = key;
   info->machine = imp->tables->thread.machine_id[utid];
   if (upid == TRAK_NULL_U32) info->is_thread = 1, info->utid = utid;

@@ -89,7 +89,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
   (META_WORD(w, TRAK_PB_TracePacket_trace_config) | META_WORD(w, TRAK_PB_TracePacket_trace_uuid) | \
-   META_WORD(w, TRAK_PB_TracePacket_system_info) |                                                 \
+   META_WORD(w, TRAK_PB_TracePacket_system_info) | META_WORD(w, TRAK_PB_TracePacket_cpu_info) |    \
    META_WORD(w, TRAK_PB_TracePacket_service_event) | META_WORD(w, TRAK_PB_TracePacket_trigger) |   \
    META_WORD(w, TRAK_PB_TracePacket_clone_snapshot_trigger) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_chrome_trigger) |                                              \
@@ -303,6 +303,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_system_info:
     trak__system_info_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_cpu_info:
+    trak__cpu_info_packet(imp, data, len);
     return;
   case TRAK_PB_TracePacket_service_event:
     trak__service_event_packet(imp, ctx->has_ts ? ctx->ts : 0, data, len);

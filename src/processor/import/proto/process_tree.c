@@ -8,6 +8,7 @@
 ** and user ids; with cmdline_is_comm the command line also names the main thread. Then each
 ** thread joins its process and takes its name at process-tree priority. Rare packets.
 */
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/clocks.h"
@@ -33,12 +34,13 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
   trak_pb_field f;
   int64_t pid = 0, ppid = 0, uid = 0, start_from_boot = 0;
   int has_uid = 0, is_comm = 0, has_start = 0, is_kthread = -1; /* -1: not said */
-  trak_span args[64];
-  size_t n_args = 0;
+  trak_span argv0_span = {0};
+  size_t n_args = 0, args_len = 0; /* the arguments: how many, their bytes and separators */
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ProcessTree_Process_cmdline && f.wire_type == TRAK_PB_WIRE_LEN) {
-      if (n_args < sizeof args / sizeof *args) args[n_args++] = (trak_span){f.data, f.len};
+      if (!n_args++) argv0_span = (trak_span){f.data, f.len};
+      args_len += f.len + 1;
       continue;
     }
     if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
@@ -51,9 +53,10 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
       start_from_boot = (int64_t)f.value, has_start = 1;
   }
   if (!n_args) return;
-  const char *argv0 = (const char *)args[0].data;
-  size_t argv0_len = args[0].len;
-  char cmdline[4096];
+  const char *argv0 = (const char *)argv0_span.data;
+  size_t argv0_len = argv0_span.len;
+  char *cmdline = malloc(args_len); /* every argument, however long (a linker's can be 10 KB) */
+  if (!cmdline) abort();
   size_t cmd_len = 0;
   if (ppid == 2) { /* kthreadd's children are kernel threads */
     int added;
@@ -68,11 +71,14 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
       const char *sp = memchr(argv0, ' ', argv0_len);
       if (sp) argv0_len = (size_t)(sp - argv0);
     }
-    for (size_t i = 0; i < n_args; i++) {
-      if (cmd_len + args[i].len + 1 > sizeof cmdline) break;
-      if (i) cmdline[cmd_len++] = ' ';
-      memcpy(cmdline + cmd_len, args[i].data, args[i].len);
-      cmd_len += args[i].len;
+    size_t i = 0;
+    trak__dec_init(imp, &dec, data, len);
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      if (f.number != TRAK_PB_ProcessTree_Process_cmdline || f.wire_type != TRAK_PB_WIRE_LEN)
+        continue;
+      if (i++) cmdline[cmd_len++] = ' ';
+      memcpy(cmdline + cmd_len, f.data, f.len);
+      cmd_len += f.len;
     }
   }
   uint32_t parent = trak__process_for_pid(imp, ppid);
@@ -84,6 +90,7 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
   if (is_comm)
     trak__thread_name_set(imp, trak__thread_for_tid(imp, pid, pid), intern(imp, cmdline, cmd_len),
                           TRAK_THREAD_NAME_PROCESS_TREE);
+  free(cmdline);
   if (has_uid) {
     t->process.uid[upid] = uid;
     t->process.android_appid[upid] = uid % 100000;

@@ -158,6 +158,10 @@ trak_packet_state *trak__packet_state(trak_importer *imp);
 ** (ftrace_latest_data_start_ns). Malformed bytes end the decoding; nothing can fail. */
 void trak__trace_uuid_packet(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
+/* TracePacket.cpu_info (cpu_info.c): each CPU's cpu row gets its processor name, capacity and
+** cluster id, as Perfetto's system probes parser gives them. Can't fail; a packet with no CPU
+** changes nothing. */
+void trak__cpu_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
 /* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
 ** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
 ** rule); a mapping without both is skipped. Can't fail. */

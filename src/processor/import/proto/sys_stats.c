@@ -260,67 +260,90 @@ static void named_value(trak_importer *imp, trak_packet_ctx *ctx, uint32_t field
     keyed(imp, ctx, TRAK_TK_CLOCK_FREQUENCY, 0, k, kn, "%.*s Frequency", (double)value);
 }
 
-void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                            size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  uint32_t cpu = 0; /* cpufreq_khz lists the CPUs in order */
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
-    switch (f.number) {
-    case TRAK_PB_SysStats_meminfo:
-    case TRAK_PB_SysStats_vmstat:
-      if (is_len) key_value(imp, ctx, f.data, f.len, f.number == TRAK_PB_SysStats_meminfo);
+/* One field of a SysStats packet; *cpu is the next CPU cpufreq_khz tells of. */
+static void sys_stats_field(trak_importer *imp, trak_packet_ctx *ctx, const trak_pb_field *fp,
+                            uint32_t *cpu) {
+  trak_pb_field f = *fp;
+  int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+  switch (f.number) {
+  case TRAK_PB_SysStats_meminfo:
+  case TRAK_PB_SysStats_vmstat:
+    if (is_len) key_value(imp, ctx, f.data, f.len, f.number == TRAK_PB_SysStats_meminfo);
+    break;
+  case TRAK_PB_SysStats_cpu_stat:
+    if (is_len) cpu_times(imp, ctx, f.data, f.len);
+    break;
+  case TRAK_PB_SysStats_num_forks:
+    total(imp, ctx, TRAK_TK_NUM_FORKS, f.value);
+    break;
+  case TRAK_PB_SysStats_num_irq_total:
+    total(imp, ctx, TRAK_TK_NUM_IRQ_TOTAL, f.value);
+    break;
+  case TRAK_PB_SysStats_num_softirq_total:
+    total(imp, ctx, TRAK_TK_NUM_SOFTIRQ_TOTAL, f.value);
+    break;
+  case TRAK_PB_SysStats_num_irq:
+  case TRAK_PB_SysStats_num_softirq:
+    if (is_len)
+      interrupt_count(imp, ctx,
+                      f.number == TRAK_PB_SysStats_num_irq ? TRAK_TK_NUM_IRQ : TRAK_TK_NUM_SOFTIRQ,
+                      f.data, f.len);
+    break;
+  case TRAK_PB_SysStats_devfreq:
+  case TRAK_PB_SysStats_psi:
+  case TRAK_PB_SysStats_thermal_zone:
+    if (is_len) named_value(imp, ctx, f.number, f.data, f.len);
+    break;
+  case TRAK_PB_SysStats_cpufreq_khz:
+    if (!is_len) {
+      cpu_frequency(imp, ctx, (*cpu)++, f.value);
       break;
-    case TRAK_PB_SysStats_cpu_stat:
-      if (is_len) cpu_times(imp, ctx, f.data, f.len);
-      break;
-    case TRAK_PB_SysStats_num_forks:
-      total(imp, ctx, TRAK_TK_NUM_FORKS, f.value);
-      break;
-    case TRAK_PB_SysStats_num_irq_total:
-      total(imp, ctx, TRAK_TK_NUM_IRQ_TOTAL, f.value);
-      break;
-    case TRAK_PB_SysStats_num_softirq_total:
-      total(imp, ctx, TRAK_TK_NUM_SOFTIRQ_TOTAL, f.value);
-      break;
-    case TRAK_PB_SysStats_num_irq:
-    case TRAK_PB_SysStats_num_softirq:
-      if (is_len)
-        interrupt_count(
-            imp, ctx, f.number == TRAK_PB_SysStats_num_irq ? TRAK_TK_NUM_IRQ : TRAK_TK_NUM_SOFTIRQ,
-            f.data, f.len);
-      break;
-    case TRAK_PB_SysStats_devfreq:
-    case TRAK_PB_SysStats_psi:
-    case TRAK_PB_SysStats_thermal_zone:
-      if (is_len) named_value(imp, ctx, f.number, f.data, f.len);
-      break;
-    case TRAK_PB_SysStats_cpufreq_khz:
-      if (!is_len) {
-        cpu_frequency(imp, ctx, cpu++, f.value);
+    }
+    /* packed: each varint is the next CPU's frequency */
+    for (const uint8_t *p = f.data, *end = f.data + f.len; p < end;) {
+      uint64_t khz;
+      const char *why;
+      if (trak_pb_read_varint(&p, end, &khz, &why) != 0) {
+        imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
         break;
       }
-      /* packed: each varint is the next CPU's frequency */
-      for (const uint8_t *p = f.data, *end = f.data + f.len; p < end;) {
-        uint64_t khz;
-        const char *why;
-        if (trak_pb_read_varint(&p, end, &khz, &why) != 0) {
-          imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
-          break;
-        }
-        cpu_frequency(imp, ctx, cpu++, khz);
-      }
-      break;
-    case TRAK_PB_SysStats_cpuidle_state:
-      if (is_len) cpu_idle_states(imp, ctx, f.data, f.len);
-      break;
-    case TRAK_PB_SysStats_collection_end_timestamp:
-      break;
-    default: /* buddy_info, disk_stat, gpufreq_mhz, slab_info */
-      imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
-      break;
+      cpu_frequency(imp, ctx, (*cpu)++, khz);
+    }
+    break;
+  case TRAK_PB_SysStats_cpuidle_state:
+    if (is_len) cpu_idle_states(imp, ctx, f.data, f.len);
+    break;
+  case TRAK_PB_SysStats_collection_end_timestamp:
+    break;
+  default: /* buddy_info, disk_stat, gpufreq_mhz, slab_info */
+    imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
+    break;
+  }
+}
+
+void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                            size_t len) {
+  /* Perfetto reads the packet one kind of value after another, in this order, whatever the
+  ** order on the wire; tracks and counter rows are made in its order. */
+  static const uint32_t order[] = {
+      TRAK_PB_SysStats_meminfo,       TRAK_PB_SysStats_devfreq,
+      TRAK_PB_SysStats_cpufreq_khz,   TRAK_PB_SysStats_vmstat,
+      TRAK_PB_SysStats_cpu_stat,      TRAK_PB_SysStats_num_irq,
+      TRAK_PB_SysStats_num_softirq,   TRAK_PB_SysStats_num_forks,
+      TRAK_PB_SysStats_num_irq_total, TRAK_PB_SysStats_num_softirq_total,
+      TRAK_PB_SysStats_psi,           TRAK_PB_SysStats_thermal_zone,
+      TRAK_PB_SysStats_cpuidle_state};
+  const size_t n_order = sizeof order / sizeof *order;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint32_t cpu = 0;                       /* cpufreq_khz lists the CPUs in order */
+  for (size_t k = 0; k <= n_order; k++) { /* the last pass: every other field */
+    trak__dec_init(imp, &dec, data, len);
+    while (trak_pb_decoder_next(&dec, &f) > 0) {
+      int listed = 0;
+      for (size_t i = 0; i < n_order && !listed; i++)
+        listed = f.number == order[i];
+      if (k < n_order ? f.number == order[k] : !listed) sys_stats_field(imp, ctx, &f, &cpu);
     }
   }
 }
