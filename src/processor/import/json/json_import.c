@@ -274,6 +274,27 @@ static void metadata_object(trak_importer *imp, const char *text, size_t len) {
   }
 }
 
+/* A top-level value the reader met, taken in: the "metadata" object (kind JSON_OP_METADATA) as
+** metadata rows, or "systemTraceEvents" (JSON_OP_SYSTEM_TRACE) as systrace text. */
+static void value_apply(trak_json_import *j, int kind, trak_json_value *v) {
+  if (kind == JSON_OP_METADATA)
+    metadata_object(j->imp, v->s, v->len);
+  else
+    trak__json_system_trace(j, v);
+}
+
+/* A top-level value of `kind` (value_apply's): taken in at once, or kept as an op owning a copy of
+** its text (two threads). */
+static void value_emit(trak_json_import *j, int kind, trak_json_value *v) {
+  if (!j->ops) {
+    value_apply(j, kind, v);
+    return;
+  }
+  trak_json_op *op = op_push(j, kind);
+  op->e.args = *v;
+  op->owned = own_value(&op->e.args);
+}
+
 static int step(trak_json_import *j, trak_json_cur *c) {
   int ch, rc;
   trak_json_value v;
@@ -314,13 +335,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     ** as Perfetto counts it; the "metadata" object becomes json_metadata.* metadata rows. */
     if (v.len == 17 && !memcmp(v.s, "systemTraceEvents", 17)) {
       if ((rc = trak__json_value(c, &v))) return rc;
-      if (!j->ops) {
-        trak__json_system_trace(j, &v);
-      } else {
-        trak_json_op *op = op_push(j, JSON_OP_SYSTEM_TRACE);
-        op->e.args = v;
-        op->owned = own_value(&op->e.args);
-      }
+      value_emit(j, JSON_OP_SYSTEM_TRACE, &v);
       j->state = ST_TOP_NEXT;
       return TRAK_JSON_OK;
     }
@@ -329,15 +344,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
                     "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     int is_metadata = v.len == 8 && !memcmp(v.s, "metadata", 8);
     if ((rc = trak__json_value(c, &v))) return rc;
-    if (is_metadata && v.kind == TRAK_JSON_OBJECT) {
-      if (!j->ops) {
-        metadata_object(j->imp, v.s, v.len);
-      } else {
-        trak_json_op *op = op_push(j, JSON_OP_METADATA);
-        op->e.args = v;
-        op->owned = own_value(&op->e.args);
-      }
-    }
+    if (is_metadata && v.kind == TRAK_JSON_OBJECT) value_emit(j, JSON_OP_METADATA, &v);
     j->state = ST_TOP_NEXT;
     return TRAK_JSON_OK;
   }
@@ -622,10 +629,8 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops) {
     } else if (op->kind == JSON_OP_REPORT) {
       if (op->at) imp->packet_index = op->index, imp->packet_offset = op->offset;
       trak__report(imp, (trak_stat_id)op->stat, "%s", op->owned);
-    } else if (op->kind == JSON_OP_METADATA) {
-      metadata_object(imp, op->e.args.s, op->e.args.len);
     } else {
-      trak__json_system_trace(j, &op->e.args);
+      value_apply(j, op->kind, &op->e.args);
     }
     free(op->owned);
     op->owned = NULL;
