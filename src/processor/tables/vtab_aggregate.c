@@ -6,10 +6,12 @@
 ** per row (400 to 1,000 instructions a row); a column read here costs tens.
 */
 #define _GNU_SOURCE /* qsort_r */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/tables/vtab.h"
+#include "processor/tables/vtab_tvf.h"
 
 #define GROUP_AGGS 8 /* the most aggregates of one __intrinsic_col_group */
 
@@ -149,36 +151,17 @@ typedef struct grp_cursor {
 static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                        sqlite3_vtab **out, char **err) {
   (void)argc, (void)argv, (void)err;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
-                                    "tbl HIDDEN, key HIDDEN, spec HIDDEN)");
-  grp_vtab *v = rc == SQLITE_OK ? sqlite3_malloc(sizeof *v) : NULL;
-  if (!v) return rc == SQLITE_OK ? SQLITE_NOMEM : rc;
-  memset(v, 0, sizeof *v);
-  v->t = aux;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int grp_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
+  return trak__tvf_connect(db,
+                           "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
+                           "tbl HIDDEN, key HIDDEN, spec HIDDEN)",
+                           sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
 }
 
 /* The three arguments (columns 9 to 11) must be given as equalities. */
 static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  int have = 0;
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn < 9 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = c->iColumn - 8;
-    info->aConstraintUsage[i].omit = 1;
-    have |= 1 << (c->iColumn - 9);
-  }
-  if (have != 7) return SQLITE_CONSTRAINT;
-  info->estimatedCost = 1;
-  return SQLITE_OK;
+  static const trak_tvf_args args = {.first = 9, .n = 3, .required = 7, .cost = 1};
+  return trak__tvf_best_index(info, &args);
 }
 
 static void grp_reset(grp_cursor *c) {
@@ -378,8 +361,8 @@ static const sqlite3_module grp_module = {
     .xCreate = NULL, /* eponymous-only */
     .xConnect = grp_connect,
     .xBestIndex = grp_best_index,
-    .xDisconnect = grp_disconnect,
-    .xDestroy = grp_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = grp_open,
     .xClose = grp_close,
     .xFilter = grp_filter,
