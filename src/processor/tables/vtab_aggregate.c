@@ -7,6 +7,7 @@
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -15,18 +16,22 @@
 
 #define GROUP_AGGS 8 /* the most aggregates of one __intrinsic_col_group */
 
-typedef enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX } agg_fn;
+typedef enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG } agg_fn;
 
 /* One aggregate: its function and column (NULL: COUNT(*)) with the column's array. */
 typedef struct agg_spec {
   agg_fn fn;
   const vt_col *col;
   const void *a;
+  int real; /* the column holds reals (a stored F64 column) */
 } agg_spec;
 
-/* An aggregate's state: the sum, least or greatest value, the values seen, a sum's overflow. */
+/* An aggregate's state: the sum, least or greatest value (v for integers, r for reals), the
+** values seen, a sum's overflow; an average's sum is r, as SQLite 3.40's avg() adds each value
+** converted to a double, in row order. */
 typedef struct agg_acc {
   int64_t v, n;
+  double r;
   int overflow;
 } agg_acc;
 
@@ -68,44 +73,77 @@ static const vt_col *col_named(const vt_table *tbl, const char *name) {
 ** or NULL name: COUNT(*)). Returns 0, or -1 for an unknown function or column. */
 static int spec_parse(const trak_tables *t, const vt_table *tbl, const char *fn, size_t fn_len,
                       const char *name, agg_spec *s) {
-  static const char *const fns[] = {"count", "sum", "min", "max"};
+  static const char *const fns[] = {"count", "sum", "min", "max", "avg"};
   int f = -1;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     if (strlen(fns[i]) == fn_len && !memcmp(fn, fns[i], fn_len)) f = i;
   s->fn = (agg_fn)f;
   s->col = name && *name ? col_named(tbl, name) : NULL;
   s->a = s->col && s->col->off ? trak__vt_array(t, s->col) : NULL;
+  s->real = s->col && s->col->kind == VT_F64 && !s->col->calc;
   return f < 0 || !tbl || (name && *name && !s->col) || (!s->col && f) ? -1 : 0;
+}
+
+/* Adds real `x` of a row to `acc` as aggregate `fn` adds it (NaN is NULL, as SQLite reads it). */
+static void acc_add_real(agg_fn fn, double x, agg_acc *acc) {
+  if (isnan(x)) return;
+  if (fn == AGG_SUM || fn == AGG_AVG)
+    acc->r += x;
+  else if (fn != AGG_COUNT && (!acc->n || (fn == AGG_MIN ? x < acc->r : x > acc->r)))
+    acc->r = x; /* ties keep the first, as SQLite's min() and max() do (-0.0 and 0.0) */
+  acc->n++;
 }
 
 /* Adds row `row` to `acc` as aggregate `s` adds it. */
 static inline void acc_add(const trak_tables *t, const agg_spec *s, uint32_t row, agg_acc *acc) {
   int64_t v = 0;
+  if (s->real) {
+    if (s->a) acc_add_real(s->fn, ((const double *)s->a)[row], acc);
+    return;
+  }
   if (s->col && !col_int(t, s->col, s->a, row, &v)) return;
-  if (s->fn == AGG_SUM)
+  if (s->fn == AGG_AVG)
+    acc->r += (double)v;
+  else if (s->fn == AGG_SUM)
     acc->overflow |= __builtin_add_overflow(acc->v, v, &acc->v);
   else if (s->fn != AGG_COUNT && (!acc->n || (s->fn == AGG_MIN ? v < acc->v : v > acc->v)))
     acc->v = v;
   acc->n++;
 }
 
-/* Folds `b` into `a` (both states of aggregate `fn`). */
-static void acc_merge(agg_fn fn, agg_acc *a, const agg_acc *b) {
-  if (fn == AGG_SUM) a->overflow |= b->overflow | __builtin_add_overflow(a->v, b->v, &a->v);
-  if (fn >= AGG_MIN && b->n && (!a->n || (fn == AGG_MIN ? b->v < a->v : b->v > a->v))) a->v = b->v;
+/* Folds `b` into `a` (both states of aggregate `s`). A real sum or average folded so adds in
+** another order than SQLite's, which may differ in the last bits: column_aggregates.c asks for
+** those only by keys that are never folded (not text). */
+static void acc_merge(const agg_spec *s, agg_acc *a, const agg_acc *b) {
+  agg_fn fn = s->fn;
+  if (fn == AGG_SUM && !s->real)
+    a->overflow |= b->overflow | __builtin_add_overflow(a->v, b->v, &a->v);
+  if (fn == AGG_AVG || (fn == AGG_SUM && s->real)) a->r += b->r;
+  if ((fn == AGG_MIN || fn == AGG_MAX) && b->n && s->real &&
+      (!a->n || (fn == AGG_MIN ? b->r < a->r : b->r > a->r)))
+    a->r = b->r;
+  if ((fn == AGG_MIN || fn == AGG_MAX) && b->n && !s->real &&
+      (!a->n || (fn == AGG_MIN ? b->v < a->v : b->v > a->v)))
+    a->v = b->v;
   a->n += b->n;
 }
 
-/* Sets the SQLite result to the value of `acc` (SQLite's: NULL for no values but a count). */
-static void acc_result(sqlite3_context *ctx, agg_fn fn, const agg_acc *acc) {
+/* Sets the SQLite result to the value of `acc` of aggregate `s` (SQLite's: NULL for no values
+** but a count; a real for an average and for anything of a real column). */
+static void acc_result(sqlite3_context *ctx, const agg_spec *s, const agg_acc *acc) {
+  agg_fn fn = s->fn;
   if (fn == AGG_COUNT)
     sqlite3_result_int64(ctx, acc->n);
+  else if (!acc->n)
+    sqlite3_result_null(ctx);
+  else if (fn == AGG_AVG)
+    sqlite3_result_double(ctx, acc->r / (double)acc->n);
+  else if (s->real)
+    sqlite3_result_double(ctx, acc->r);
   else if (acc->overflow)
     sqlite3_result_error(ctx, "integer overflow", -1);
-  else if (acc->n)
-    sqlite3_result_int64(ctx, acc->v);
   else
-    sqlite3_result_null(ctx);
+    sqlite3_result_int64(ctx, acc->v);
 }
 
 /* ---- __intrinsic_col_agg(table, fn, column) ------------------------------------------------ */
@@ -122,10 +160,10 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
                          -1);
     return;
   }
-  agg_acc acc = {0, 0, 0};
+  agg_acc acc = {0, 0, 0, 0};
   for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); row < rows; row++)
     acc_add(t, &s, row, &acc);
-  acc_result(ctx, s.fn, &acc);
+  acc_result(ctx, &s, &acc);
 }
 
 /* ---- __intrinsic_col_group(table, key, spec) ---------------------------------------------- */
@@ -275,7 +313,7 @@ static int grp_sort(grp_cursor *c) {
       agg_acc *a = &c->accs[c->order[out - 1] * (size_t)c->naggs];
       const agg_acc *b = &c->accs[c->order[i] * (size_t)c->naggs];
       for (int j = 0; j < c->naggs; j++)
-        acc_merge(c->specs[j].fn, &a[j], &b[j]);
+        acc_merge(&c->specs[j], &a[j], &b[j]);
       continue;
     }
     c->order[out++] = c->order[i];
@@ -344,7 +382,7 @@ static int grp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   } else if (col == 0) {
     sqlite3_result_int64(ctx, c->keys[g]);
   } else if (col <= c->naggs) {
-    acc_result(ctx, c->specs[col - 1].fn, &c->accs[g * (size_t)c->naggs + (size_t)col - 1]);
+    acc_result(ctx, &c->specs[col - 1], &c->accs[g * (size_t)c->naggs + (size_t)col - 1]);
   } else {
     sqlite3_result_null(ctx);
   }

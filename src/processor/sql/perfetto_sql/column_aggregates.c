@@ -4,9 +4,11 @@
 ** xColumn per value: about 430 instructions a row for COUNT(*), SUM(dur) over thread_state, 1 s
 ** of CPU for its 15 M rows at 10 M sched events) and offers a virtual table no way to answer an
 ** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
-** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's. The
-** relation is a columnar table or a view that only renames its columns (the prelude's
-** thread_state, sched, ftrace_event, ...), followed to the table it reads.
+** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's, and
+** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY key [ASC]]` by
+** `__intrinsic_col_group` (the groups come in that order). The relation is a columnar table or a
+** view that only renames its columns (the prelude's thread_state, sched, ftrace_event, ...),
+** followed to the table it reads.
 */
 #include <ctype.h>
 #include <string.h>
@@ -17,10 +19,10 @@
 #define AGG_MAX 8    /* the most aggregates a rewritten statement may have (and a key) */
 #define VIEW_DEPTH 4 /* the most views followed to a table */
 
-/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column, or the
-** GROUP BY column itself (fn NULL). */
+/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN, MAX or AVG of a column, or
+** the GROUP BY column itself (fn NULL). */
 typedef struct agg_item {
-  const char *fn; /* "count", "sum", "min", "max"; NULL: the key */
+  const char *fn; /* "count", "sum", "min", "max", "avg"; NULL: the key */
   psql_tok col;   /* the column (len 0: COUNT(*)) */
 } agg_item;
 
@@ -142,9 +144,18 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   return tbl;
 }
 
-/* Whether column `c` answers aggregate `fn`: COUNT any column of integers, text or reals, SUM,
-** MIN and MAX only integer ones (SQLite's sum of reals and its text order are its own). */
+/* Whether SQLite's sum() and avg() add in row order, as the columns' sums do: before 3.43 they
+** added doubles plainly; later versions compensate (Kahan-Babuska-Neumaier), not copied here. */
+static int plain_sums(void) {
+  return sqlite3_libversion_number() < 3043000;
+}
+
+/* Whether column `c` answers aggregate `fn`: COUNT any column of integers, text or reals; SUM,
+** MIN, MAX integer ones, and reals where the sum is SQLite's (plain_sums; MIN and MAX of reals
+** too, keeping the first of equal values as SQLite does); AVG those with plain sums (SQLite's
+** text order is its own). */
 static int col_answers(const vt_col *c, const char *fn) {
+  int avg = !strcmp(fn, "avg");
   switch (c->kind) {
   case VT_ID:
   case VT_I64:
@@ -153,9 +164,10 @@ static int col_answers(const vt_col *c, const char *fn) {
   case VT_U32N:
   case VT_BOOLN:
   case VT_NUL:
-    return 1;
-  case VT_STR:
+    return !avg || plain_sums();
   case VT_F64:
+    return !strcmp(fn, "count") || (!c->calc && plain_sums());
+  case VT_STR:
     return !strcmp(fn, "count");
   default:
     return 0;
@@ -163,10 +175,10 @@ static int col_answers(const vt_col *c, const char *fn) {
 }
 
 /* One item of the SELECT list from `pos`: `FN(*)` (COUNT only), `FN(column)` with FN one of
-** COUNT, SUM, MIN, MAX, or a bare column (fn NULL: the GROUP BY key), then an optional
+** COUNT, SUM, MIN, MAX, AVG, or a bare column (fn NULL: the GROUP BY key), then an optional
 ** `[AS] alias`. Returns the offset after it, or 0. */
 static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
-  static const char *const fns[] = {"count", "sum", "min", "max"};
+  static const char *const fns[] = {"count", "sum", "min", "max", "avg"};
   psql_tok f = trak__psql_lex(s, n, pos), t = trak__psql_lex(s, n, f.off + f.len);
   it->fn = NULL;
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
@@ -204,7 +216,8 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
     if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
   if (!tbl || (cn && !*c)) return NULL;
   vt_kind k = *c ? (*c)->kind : VT_ID; /* a key: integers (not always NULL) or text */
-  if (*c && !(fn ? col_answers(*c, fn) : ((col_answers(*c, "min") && k != VT_NUL) || k == VT_STR)))
+  int key_ok = *c && ((col_answers(*c, "min") && k != VT_NUL && k != VT_F64) || k == VT_STR);
+  if (*c && !(fn ? col_answers(*c, fn) : key_ok))
     return NULL;
   /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
   if (*c && !fn && (*c)->sorted) return NULL;
@@ -237,6 +250,13 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
         it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c)
                : NULL;
     ok = ti && name && (!key.len || ti == tbl) && j < 8;
+    /* A text key's groups of one text under two string ids are folded, adding a real sum in
+    ** another order than SQLite's: only integer sums by such a key. An alias spelling the key
+    ** would change what `ORDER BY key` orders by. */
+    if (ok && key.len && kc->kind == VT_STR)
+      ok = strcmp(it->fn, "avg") && (!c || c->kind != VT_F64 || !strcmp(it->fn, "count"));
+    if (ok && key.len)
+      ok = strlen(name) != key.len || sqlite3_strnicmp(name, s + key.off, (int)key.len);
     if (!ok) break;
     if (key.len) {
       sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
@@ -279,6 +299,15 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     key = trak__psql_lex(s, n, t.off + t.len);
     if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
     t = trak__psql_lex(s, n, key.off + key.len);
+    if (trak__psql_is(s, t, "ORDER")) { /* `ORDER BY key [ASC]`: the groups' own order */
+      psql_tok by = trak__psql_lex(s, n, t.off + t.len);
+      psql_tok ok = trak__psql_lex(s, n, by.off + by.len);
+      if (!trak__psql_is(s, by, "BY") || !is_plain_id(s, ok) ||
+          !tok_eq(s, ok, s + key.off, key.len))
+        return 0;
+      t = trak__psql_lex(s, n, ok.off + ok.len);
+      if (trak__psql_is(s, t, "ASC")) t = trak__psql_lex(s, n, t.off + t.len);
+    }
   }
   if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, n, t.off + t.len);
   if (t.kind != PSQL_EOF) return 0;
