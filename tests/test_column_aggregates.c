@@ -221,7 +221,26 @@ static void tables_sched(void **state) {
   same_tail(p, "utid, SUM(dur), MAX(priority)", "sched", " GROUP BY utid", 1);
   same_tail(p, "end_state, COUNT(*)", "sched_slice", " GROUP BY end_state;", 1);
   same_tail(p, "utid, COUNT(*)", "thread_state", " GROUP BY state", 0); /* not the key */
-  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 2", 0);
+  /* ORDER BY and LIMIT over the groups: terms naming result columns. */
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 2", 1);
+  same_tail(p, "state, COUNT(*) AS n", "thread_state", " GROUP BY state ORDER BY n DESC, state", 1);
+  same_tail(p, "state, COUNT(*) AS n", "thread_state",
+            " GROUP BY state ORDER BY n DESC, state LIMIT 2 OFFSET 1", 1);
+  same_tail(p, "state AS s, COUNT(*) AS n", "thread_state", " GROUP BY state ORDER BY s NULLS LAST",
+            1);
+  same_tail(p, "state, COUNT(*) AS n", "thread_state", " GROUP BY state LIMIT 1", 1);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY \"COUNT(*)\"", 0);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 'x'", 0);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY COUNT(*)", 0);
+  same_tail(p, "state, COUNT(*) AS n", "thread_state", " GROUP BY state ORDER BY n + 1", 0);
+  same_tail(p, "state AS s, COUNT(*)", "thread_state", " GROUP BY state ORDER BY state", 0);
+  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY utid", 0);
+  same_tail(p, "state, COUNT(*) AS n", "thread_state", " GROUP BY state HAVING n > 1", 0);
+  /* An alias that is also a column of the relation: the alias, in both. */
+  same_tail(p, "state, COUNT(*) AS dur, SUM(dur) AS cpu", "thread_state",
+            " GROUP BY state ORDER BY cpu DESC, dur, state", 1);
+  same_tail(p, "state, COUNT(*) AS n, MAX(dur) AS n", "thread_state", " GROUP BY state ORDER BY n",
+            0); /* two columns of one name */
   same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
   same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
   assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
@@ -286,15 +305,19 @@ static void reals(void **state) {
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id", w);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id ASC;", w);
   same_bits(p, q, "counter", " GROUP BY track_id", w);
+  same_bits(p, "AVG(value) AS a, track_id AS t", "counter", " GROUP BY track_id ORDER BY t", w);
+  /* The key by a name the groups lack: left to SQLite. */
   same_bits(p, "AVG(value) AS a, track_id AS t", "counter", " GROUP BY track_id ORDER BY track_id",
-            w);
-  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id DESC", 0);
-  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY 2", 0);
+            0);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id DESC", w);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY 5, 1 LIMIT 3", w);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY ts", 0);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id, ts", 0);
-  /* An alias spelling the key: ORDER BY orders by the alias. */
+  /* An alias spelling the key: ORDER BY orders by the alias, in both. */
   same_bits(p, "track_id, MAX(value) AS track_id", "counter",
             " GROUP BY track_id ORDER BY track_id", 0);
+  same_bits(p, "COUNT(*), MAX(value) AS track_id", "counter",
+            " GROUP BY track_id ORDER BY track_id DESC", w);
   /* A text key folds groups: its AVG and real sums stay SQLite's; integer ones are folded. */
   same_bits(p, "name, AVG(dur)", "slice", " GROUP BY name", 0);
   same_bits(p, "name, SUM(dur), MIN(ts)", "slice", " GROUP BY name ORDER BY name", 1);

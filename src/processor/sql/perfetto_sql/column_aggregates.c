@@ -5,8 +5,8 @@
 ** of CPU for its 15 M rows at 10 M sched events) and offers a virtual table no way to answer an
 ** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
 ** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's, and
-** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY key [ASC]]` by
-** `__intrinsic_col_group` (the groups come in that order). The relation is a columnar table or a
+** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY ... LIMIT ...]`
+** by `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
 ** view that only renames its columns (the prelude's thread_state, sched, ftrace_event, ...),
 ** followed to the table it reads.
 */
@@ -217,8 +217,7 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
   if (!tbl || (cn && !*c)) return NULL;
   vt_kind k = *c ? (*c)->kind : VT_ID; /* a key: integers (not always NULL) or text */
   int key_ok = *c && ((col_answers(*c, "min") && k != VT_NUL && k != VT_F64) || k == VT_STR);
-  if (*c && !(fn ? col_answers(*c, fn) : key_ok))
-    return NULL;
+  if (*c && !(fn ? col_answers(*c, fn) : key_ok)) return NULL;
   /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
   if (*c && !fn && (*c)->sorted) return NULL;
   return tbl;
@@ -251,12 +250,9 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
                : NULL;
     ok = ti && name && (!key.len || ti == tbl) && j < 8;
     /* A text key's groups of one text under two string ids are folded, adding a real sum in
-    ** another order than SQLite's: only integer sums by such a key. An alias spelling the key
-    ** would change what `ORDER BY key` orders by. */
+    ** another order than SQLite's: only integer sums by such a key. */
     if (ok && key.len && kc->kind == VT_STR)
       ok = strcmp(it->fn, "avg") && (!c || c->kind != VT_F64 || !strcmp(it->fn, "count"));
-    if (ok && key.len)
-      ok = strlen(name) != key.len || sqlite3_strnicmp(name, s + key.off, (int)key.len);
     if (!ok) break;
     if (key.len) {
       sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
@@ -276,6 +272,33 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
   char *sql = sqlite3_str_finish(q);
   if (!ok) sqlite3_free(sql);
   return ok ? sql : NULL;
+}
+
+/* Whether `tail` (n bytes: what follows `GROUP BY key`) orders and limits the groups the same when
+** it follows `SELECT * FROM (the rewritten statement)`: made only of ORDER BY, LIMIT, OFFSET,
+** ASC, DESC, NULLS FIRST/LAST, commas, integers and plain identifiers naming a result column of
+** `orig` (whose names are all distinct), so that each term names in both statements the same
+** column: an alias of the original's is its column; a bare key column is the key; a quoted
+** name or anything else that could read the relation's rows is refused. */
+static int order_tail(const char *tail, size_t n, sqlite3_stmt *orig) {
+  static const char *const words[] = {"ORDER", "BY",    "LIMIT", "OFFSET", "ASC",
+                                      "DESC",  "NULLS", "FIRST", "LAST"};
+  int cols = sqlite3_column_count(orig);
+  for (int i = 0; i < cols; i++)
+    for (int j = 0; j < i; j++)
+      if (!sqlite3_stricmp(sqlite3_column_name(orig, i), sqlite3_column_name(orig, j))) return 0;
+  psql_tok t = trak__psql_lex(tail, n, 0);
+  if (!trak__psql_is(tail, t, "ORDER") && !trak__psql_is(tail, t, "LIMIT")) return 0;
+  for (; t.kind != PSQL_EOF; t = trak__psql_lex(tail, n, t.off + t.len)) {
+    int ok = trak__psql_is_char(tail, t, ',') ||
+             (t.kind == PSQL_NUMBER && strspn(tail + t.off, "0123456789") >= t.len);
+    for (size_t w = 0; !ok && w < sizeof words / sizeof *words; w++)
+      ok = trak__psql_is(tail, t, words[w]);
+    for (int i = 0; !ok && is_plain_id(tail, t) && i < cols; i++)
+      ok = tok_eq(tail, t, sqlite3_column_name(orig, i), strlen(sqlite3_column_name(orig, i)));
+    if (!ok) return 0;
+  }
+  return 1;
 }
 
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
@@ -299,16 +322,12 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     key = trak__psql_lex(s, n, t.off + t.len);
     if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
     t = trak__psql_lex(s, n, key.off + key.len);
-    if (trak__psql_is(s, t, "ORDER")) { /* `ORDER BY key [ASC]`: the groups' own order */
-      psql_tok by = trak__psql_lex(s, n, t.off + t.len);
-      psql_tok ok = trak__psql_lex(s, n, by.off + by.len);
-      if (!trak__psql_is(s, by, "BY") || !is_plain_id(s, ok) ||
-          !tok_eq(s, ok, s + key.off, key.len))
-        return 0;
-      t = trak__psql_lex(s, n, ok.off + ok.len);
-      if (trak__psql_is(s, t, "ASC")) t = trak__psql_lex(s, n, t.off + t.len);
-    }
   }
+  /* `ORDER BY ... LIMIT ...` after the GROUP BY: applied to the groups (checked by order_tail). */
+  size_t tail = t.off, tail_end = t.off;
+  for (; key.len && t.kind != PSQL_EOF && !trak__psql_is_char(s, t, ';');
+       t = trak__psql_lex(s, n, t.off + t.len))
+    tail_end = t.off + t.len;
   if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, n, t.off + t.len);
   if (t.kind != PSQL_EOF) return 0;
   for (size_t i = 0; i < k; i++)
@@ -320,6 +339,14 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     return 0;
   }
   char *sql = rewrite(p->db, s, items, k, rel, key, orig);
+  if (sql && tail_end > tail) {
+    char *outer =
+        order_tail(s + tail, tail_end - tail, orig)
+            ? sqlite3_mprintf("SELECT * FROM (%s) %.*s", sql, (int)(tail_end - tail), s + tail)
+            : NULL;
+    sqlite3_free(sql);
+    sql = outer;
+  }
   sqlite3_finalize(orig);
   int rc = sql ? sqlite3_prepare_v2(p->db, sql, -1, out, NULL) : SQLITE_NOMEM;
   sqlite3_free(sql);
