@@ -178,6 +178,28 @@ static void tables_json(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   assert_true(every_column(p) > 100);
+  /* Views keeping rows by `WHERE column >= integer` (slices.with_context's thread_slice): one
+  ** __intrinsic_col_group with the filter, also without a key and over no rows. */
+  sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context;"
+             "CREATE VIEW v_ts AS SELECT dur AS d, utid AS u FROM thread_slice;"
+             "CREATE VIEW v_ge AS SELECT dur, name FROM slice WHERE dur >= 6;"
+             "CREATE VIEW v_gt AS SELECT dur FROM slice WHERE dur > 6;"
+             "CREATE VIEW v_txt AS SELECT dur FROM slice WHERE name >= 0;"
+             "CREATE VIEW v_two AS SELECT dur FROM v_ge WHERE dur >= 7;"
+             "CREATE VIEW v_none AS SELECT dur FROM __intrinsic_thread_state WHERE utid >= 0");
+  const char *ts = "COUNT(*), SUM(dur), COUNT(thread_name), COUNT(process_name), MAX(tid), "
+                   "MAX(depth)";
+  same(p, ts, "thread_slice", 1);
+  same_tail(p, "utid, COUNT(*), SUM(dur), MIN(tid)", "thread_slice", " GROUP BY utid", 1);
+  same_tail(p, "utid, COUNT(*) AS n", "thread_slice", " GROUP BY utid ORDER BY n DESC LIMIT 1", 1);
+  same(p, "COUNT(*), SUM(d), MAX(u)", "v_ts", 1);
+  same(p, "COUNT(*), SUM(dur), COUNT(name)", "v_ge", 1);
+  same_tail(p, "name, COUNT(*), SUM(dur)", "v_ge", " GROUP BY name", 1);
+  same(p, "COUNT(*), SUM(dur)", "v_none", 1); /* no rows: 0 and NULL */
+  same(p, "COUNT(*), SUM(dur)", "v_gt", 0);
+  same(p, "COUNT(*), SUM(dur)", "v_txt", 0);
+  same(p, "COUNT(*), SUM(dur)", "v_two", 0);
+  same(p, "COUNT(*), SUM(dur)", "process_slice", 0); /* two conditions */
   same(p, "COUNT(*), sum(dur) AS total, MIN(ts) lo, max( dur ), COUNT(name)", "slice", 1);
   same(p, "SUM(dur), MIN(dur)", "__intrinsic_thread_state", 1); /* no rows: NULL */
   same(p, "COUNT(*), SUM(dur)", "thread_state", 1);
@@ -310,6 +332,9 @@ static void reals(void **state) {
   same_bits(p, "AVG(value) AS a, track_id AS t", "counter", " GROUP BY track_id ORDER BY track_id",
             0);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id DESC", w);
+  /* Ties of the ORDER BY (two tracks of two values) in SQLite's order. */
+  same_bits(p, "track_id, COUNT(*)", "counter", " GROUP BY track_id ORDER BY 2 DESC LIMIT 3", w);
+  same_bits(p, "track_id, COUNT(*)", "counter", " GROUP BY track_id ORDER BY 2", w);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY 5, 1 LIMIT 3", w);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY ts", 0);
   same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id, ts", 0);

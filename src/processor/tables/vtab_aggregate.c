@@ -175,8 +175,11 @@ typedef struct grp_vtab {
 
 typedef struct grp_cursor {
   sqlite3_vtab_cursor base;
-  const vt_col *key; /* the key column */
-  int naggs;         /* aggregates per group */
+  const vt_col *key;  /* the key column; NULL: one group of every row, also of none */
+  const vt_col *fcol; /* the rows' filter: column fcol >= flo (NULL: every row) */
+  const void *fa;
+  int64_t flo;
+  int naggs; /* aggregates per group */
   agg_spec specs[GROUP_AGGS];
   size_t n, pos;   /* groups; the one the cursor is at (an index into order) */
   int64_t *keys;   /* group -> key value */
@@ -191,14 +194,14 @@ static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
   (void)argc, (void)argv, (void)err;
   return trak__tvf_connect(db,
                            "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
-                           "tbl HIDDEN, key HIDDEN, spec HIDDEN)",
+                           "tbl HIDDEN, key HIDDEN, spec HIDDEN, filter HIDDEN)",
                            sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
 }
 
-/* The three arguments (columns 9 to 11) must be given as equalities. */
+/* The arguments (columns 9 to 12) are given as equalities, the first three required. */
 static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  static const trak_tvf_args args = {.first = 9, .n = 3, .required = 7, .cost = 1};
+  static const trak_tvf_args args = {.first = 9, .n = 4, .required = 7, .cost = 1};
   return trak__tvf_best_index(info, &args);
 }
 
@@ -263,13 +266,21 @@ static uint32_t *grp_slot(const grp_cursor *c, uint32_t *map, size_t slots, int6
 ** group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl) {
   const trak_tables *t = c->t;
-  const void *ka = c->key->off ? trak__vt_array(t, c->key) : NULL;
+  const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
   size_t cap = 0, slots = 64;
   uint32_t *map = calloc(slots, sizeof *map), null_group = 0; /* group + 1, 0: none yet */
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
+  if (!rc && !c->key) { /* the one group, there without rows */
+    rc = grp_grow(c, &cap) ? SQLITE_NOMEM : SQLITE_OK;
+    if (!rc) {
+      c->keys[0] = 0, c->nulls[0] = 1, null_group = 1, c->n = 1;
+      memset(c->accs, 0, (size_t)c->naggs * sizeof *c->accs);
+    }
+  }
   for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); !rc && row < rows; row++) {
     int64_t k = 0;
-    int nonnull = col_int(t, c->key, ka, row, &k);
+    if (c->fcol && (!col_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
+    int nonnull = c->key && col_int(t, c->key, ka, row, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -309,7 +320,7 @@ static int grp_sort(grp_cursor *c) {
   qsort_r(c->order, c->n, sizeof *c->order, grp_cmp, c);
   size_t out = 0;
   for (size_t i = 0; i < c->n; i++) {
-    if (out && c->key->kind == VT_STR && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
+    if (out && c->key && c->key->kind == VT_STR && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
       agg_acc *a = &c->accs[c->order[out - 1] * (size_t)c->naggs];
       const agg_acc *b = &c->accs[c->order[i] * (size_t)c->naggs];
       for (int j = 0; j < c->naggs; j++)
@@ -322,17 +333,39 @@ static int grp_sort(grp_cursor *c) {
   return SQLITE_OK;
 }
 
-/* argv: the table's name, the key column's, the spec "fn:column,..." ("count:" is COUNT(*)). */
+/* Parses `where` ("column>=integer", NULL: none) into c's filter. Returns 0, or -1 for anything
+** else (an unknown column, a real or args column, another operator). */
+static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
+  c->fcol = NULL;
+  if (!where) return 0;
+  const char *op = strstr(where, ">=");
+  char name[64], *end = NULL;
+  if (!op || (size_t)(op - where) >= sizeof name) return -1;
+  memcpy(name, where, (size_t)(op - where));
+  name[op - where] = 0;
+  c->fcol = col_named(tbl, name);
+  c->flo = strtoll(op + 2, &end, 10);
+  if (!c->fcol || end == op + 2 || *end || c->fcol->kind > VT_BOOLN || c->fcol->kind == VT_F64)
+    return -1;
+  c->fa = c->fcol->off ? trak__vt_array(c->t, c->fcol) : NULL;
+  return 0;
+}
+
+/* argv: the table's name, the key column's ('': one group), the spec "fn:column,..." ("count:" is
+** COUNT(*)), maybe the rows' filter "column>=integer". */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
   (void)idx, (void)plan;
   grp_cursor *c = (grp_cursor *)cur;
   grp_reset(c);
   const vt_table *tbl =
-      argc == 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
-  c->key = col_named(tbl, (const char *)sqlite3_value_text(argv[argc == 3 ? 1 : 0]));
-  const char *spec = argc == 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
-  int bad = !c->key || !spec || c->key->kind > VT_BOOLN || c->key->kind == VT_F64;
+      argc >= 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
+  const char *kname = argc >= 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
+  c->key = kname && *kname ? col_named(tbl, kname) : NULL;
+  const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
+  int bad = !tbl || !kname || (*kname && !c->key) || !spec ||
+            (c->key && (c->key->kind > VT_BOOLN || c->key->kind == VT_F64)) ||
+            filter_parse(c, tbl, argc == 4 ? (const char *)sqlite3_value_text(argv[3]) : NULL);
   for (c->naggs = 0; !bad && *spec; c->naggs++) {
     const char *colon = strchr(spec, ':'), *end = colon ? strchr(colon, ',') : NULL;
     char name[64];

@@ -26,6 +26,13 @@ typedef struct agg_item {
   psql_tok col;   /* the column (len 0: COUNT(*)) */
 } agg_item;
 
+/* The rows a view keeps: `WHERE col >= lo` on the columnar table it reads (set 0: every row). */
+typedef struct row_filter {
+  int set;
+  char col[64]; /* the table's column */
+  long long lo;
+} row_filter;
+
 /* A token that is an unquoted identifier (quoted ones are left to SQLite). */
 static int is_plain_id(const char *s, psql_tok t) {
   return t.kind == PSQL_ID && (isalpha((unsigned char)s[t.off]) || s[t.off] == '_');
@@ -66,13 +73,14 @@ static const vt_table *columnar_table(const char *name, size_t n) {
   return NULL;
 }
 
-/* In view text `v` (`CREATE VIEW name AS SELECT items FROM source`, nothing else: no DISTINCT,
-** WHERE, join, function call or subquery, so it has one row per source row), the source's name
+/* In view text `v` (`CREATE VIEW name AS SELECT items FROM source [WHERE column >= integer]`,
+** nothing else: no DISTINCT, other WHERE, join, function call or subquery, so it has one row per
+** source row it keeps; the WHERE in *f, else f->set 0), the source's name
 ** in *src and, when `col` (cn bytes; cn 0: none asked) is an output column made by a source
 ** column (`*`, `column` or `column AS col`), that column's name in *scol, *sn bytes. Returns 1,
 ** or 0 for any other view or column. */
 static int view_source(const char *v, const char *col, size_t cn, psql_tok *src, const char **scol,
-                       size_t *sn) {
+                       size_t *sn, row_filter *f) {
   static const char *const head[] = {"CREATE", "VIEW", NULL, "AS", "SELECT"};
   size_t n = strlen(v), pos = 0;
   psql_tok t = {PSQL_EOF, 0, 0};
@@ -110,15 +118,38 @@ static int view_source(const char *v, const char *col, size_t cn, psql_tok *src,
   }
   *src = trak__psql_lex(v, n, pos);
   t = trak__psql_lex(v, n, src->off + src->len);
+  f->set = 0;
+  if (trak__psql_is(v, t, "WHERE")) { /* `WHERE column >= integer` */
+    psql_tok c = trak__psql_lex(v, n, t.off + t.len), op = trak__psql_lex(v, n, c.off + c.len);
+    psql_tok lo = trak__psql_lex(v, n, op.off + op.len);
+    if (!is_plain_id(v, c) || c.len >= sizeof f->col || op.len != 2 ||
+        memcmp(v + op.off, ">=", 2) || lo.kind != PSQL_NUMBER ||
+        strspn(v + lo.off, "0123456789") < lo.len || lo.len > 18)
+      return 0;
+    memcpy(f->col, v + c.off, c.len);
+    f->col[c.len] = 0;
+    f->lo = strtoll(v + lo.off, NULL, 10);
+    f->set = 1;
+    t = trak__psql_lex(v, n, lo.off + lo.len);
+  }
   if (trak__psql_is_char(v, t, ';')) t = trak__psql_lex(v, n, t.off + t.len);
   return is_plain_id(v, *src) && t.kind == PSQL_EOF && found;
 }
 
+/* Whether `tbl` has an integer column `name` a view's WHERE may compare (not text, real, args). */
+static int filter_column(const vt_table *tbl, const char *name) {
+  for (int j = 0; j < tbl->ncols; j++)
+    if (!sqlite3_stricmp(tbl->cols[j].name, name))
+      return tbl->cols[j].kind <= VT_U32N || tbl->cols[j].kind == VT_BOOLN;
+  return 0;
+}
+
 /* The columnar table relation `rel` (rn bytes) reads, following views of view_source's shape,
 ** and in *out (cap bytes, NUL-terminated) the name its column `col` (cn bytes; 0: none asked)
-** has there. Returns the table, or NULL when the relation is anything else. */
+** has there; in *f the rows it keeps (one view's WHERE on an integer column of the table, which
+** that view must read directly). Returns the table, or NULL when the relation is anything else. */
 static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const char *col, size_t cn,
-                               char *out, size_t cap, int depth) {
+                               char *out, size_t cap, int depth, row_filter *f) {
   int is_view = 0;
   char *sql = NULL;
   const vt_table *tbl = NULL;
@@ -126,6 +157,7 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   if (!is_view) {
     char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)rn, rel);
     if (expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(rel, rn);
+    if (tbl && f->set && !filter_column(tbl, f->col)) tbl = NULL;
     sqlite3_free(expect);
     memmove(out, col, cn);
     out[cn] = 0;
@@ -133,11 +165,14 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
     psql_tok src;
     const char *scol;
     size_t sn;
-    if (view_source(sql, col, cn, &src, &scol, &sn) && sn < cap) {
+    row_filter vf;
+    /* A filtering view is the last one followed (its WHERE names the table's columns). */
+    if (view_source(sql, col, cn, &src, &scol, &sn, &vf) && sn < cap && !f->set) {
       char name[64]; /* the source's column name outlives neither `sql` nor the caller's */
       memcpy(name, scol, sn < sizeof name ? sn : 0);
+      if (vf.set) *f = vf;
       if (sn < sizeof name)
-        tbl = resolve(db, sql + src.off, src.len, name, sn, out, cap, depth + 1);
+        tbl = resolve(db, sql + src.off, src.len, name, sn, out, cap, depth + 1, f);
     }
   }
   sqlite3_free(sql);
@@ -206,11 +241,12 @@ static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
 
 /* The columnar table `rel` (rn bytes) reads and its column that `col` (cn bytes) names there, in
 ** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text, not an ascending
-** column). NULL when not so. */
+** column); the rows `rel` keeps in *f. NULL when not so. */
 static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
-                                   size_t cn, const char *fn, const vt_col **c) {
+                                   size_t cn, const char *fn, const vt_col **c, row_filter *f) {
   char name[64];
-  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0);
+  f->set = 0;
+  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0, f);
   *c = NULL;
   for (int j = 0; tbl && cn && j < tbl->ncols; j++)
     if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
@@ -231,12 +267,16 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
   sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
   const vt_table *tbl = NULL;
   const vt_col *c = NULL, *kc = NULL;
+  row_filter f, fi; /* the relation's rows; an item's (the same) */
   int ok = (size_t)sqlite3_column_count(orig) == k;
+  /* With a key or a filtering view, one __intrinsic_col_group; else a call per item. */
+  tbl = ok ? item_column(db, s + rel.off, rel.len, "", 0, "count", &c, &f) : NULL;
+  int grouped = key.len || (tbl && f.set);
   if (ok && key.len) {
-    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc);
+    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc, &fi);
     ok = tbl != NULL;
-    if (ok) sqlite3_str_appendf(q, "SELECT ");
   }
+  if (ok && grouped) sqlite3_str_appendf(q, "SELECT ");
   for (size_t i = 0, j = 0; ok && i < k; i++) {
     const agg_item *it = &items[i];
     const char *name = sqlite3_column_name(orig, (int)i);
@@ -245,16 +285,16 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
       sqlite3_str_appendf(q, "%sk AS \"%w\"", i ? ", " : "", name);
       continue;
     }
-    const vt_table *ti =
-        it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c)
-               : NULL;
-    ok = ti && name && (!key.len || ti == tbl) && j < 8;
+    const vt_table *ti = it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off,
+                                              it->col.len, it->fn, &c, &fi)
+                                : NULL;
+    ok = ti && name && (!grouped || ti == tbl) && j < 8;
     /* A text key's groups of one text under two string ids are folded, adding a real sum in
     ** another order than SQLite's: only integer sums by such a key. */
     if (ok && key.len && kc->kind == VT_STR)
       ok = strcmp(it->fn, "avg") && (!c || c->kind != VT_F64 || !strcmp(it->fn, "count"));
     if (!ok) break;
-    if (key.len) {
+    if (grouped) {
       sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
       sqlite3_str_appendf(q, "%sa%d AS \"%w\"", i ? ", " : "", (int)j++, name);
     } else if (c) {
@@ -266,8 +306,12 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
     }
   }
   char *sp = sqlite3_str_finish(spec);
-  if (ok && key.len)
-    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q)", tbl->name, kc->name, sp);
+  if (ok && grouped) {
+    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q", tbl->name, kc ? kc->name : "",
+                        sp);
+    if (f.set) sqlite3_str_appendf(q, ", '%q>=%lld'", f.col, f.lo);
+    sqlite3_str_appendf(q, ")");
+  }
   sqlite3_free(sp);
   char *sql = sqlite3_str_finish(q);
   if (!ok) sqlite3_free(sql);
@@ -275,7 +319,7 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
 }
 
 /* Whether `tail` (n bytes: what follows `GROUP BY key`) orders and limits the groups the same when
-** it follows `SELECT * FROM (the rewritten statement)`: made only of ORDER BY, LIMIT, OFFSET,
+** it follows the rewritten statement and `GROUP BY k`: made only of ORDER BY, LIMIT, OFFSET,
 ** ASC, DESC, NULLS FIRST/LAST, commas, integers and plain identifiers naming a result column of
 ** `orig` (whose names are all distinct), so that each term names in both statements the same
 ** column: an alias of the original's is its column; a bare key column is the key; a quoted
@@ -340,10 +384,11 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
   }
   char *sql = rewrite(p->db, s, items, k, rel, key, orig);
   if (sql && tail_end > tail) {
-    char *outer =
-        order_tail(s + tail, tail_end - tail, orig)
-            ? sqlite3_mprintf("SELECT * FROM (%s) %.*s", sql, (int)(tail_end - tail), s + tail)
-            : NULL;
+    /* Grouped again by the key, one row a group: SQLite then feeds its ORDER BY the groups in
+    ** the GROUP BY's order as it does for the original, so ties come out the same. */
+    char *outer = order_tail(s + tail, tail_end - tail, orig)
+                      ? sqlite3_mprintf("%s GROUP BY k %.*s", sql, (int)(tail_end - tail), s + tail)
+                      : NULL;
     sqlite3_free(sql);
     sql = outer;
   }
