@@ -264,45 +264,48 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
 ** item can't be answered so. sqlite3_free it. */
 static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
                      psql_tok key, sqlite3_stmt *orig) {
-  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
-  const vt_table *tbl = NULL;
-  const vt_col *c = NULL, *kc = NULL;
-  row_filter f, fi; /* the relation's rows; an item's (the same) */
-  int ok = (size_t)sqlite3_column_count(orig) == k;
-  /* With a key or a filtering view, one __intrinsic_col_group; else a call per item. */
-  tbl = ok ? item_column(db, s + rel.off, rel.len, "", 0, "count", &c, &f) : NULL;
-  int grouped = key.len || (tbl && f.set);
+  const vt_table *tbl = NULL, *ti[AGG_MAX + 1] = {NULL};
+  const vt_col *kc = NULL, *c[AGG_MAX + 1] = {NULL};
+  row_filter f = {0}, fi; /* the relation's rows (each item's are the same) */
+  int ok = (size_t)sqlite3_column_count(orig) == k && k <= AGG_MAX + 1;
   if (ok && key.len) {
-    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc, &fi);
+    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc, &f);
     ok = tbl != NULL;
   }
-  if (ok && grouped) sqlite3_str_appendf(q, "SELECT ");
-  for (size_t i = 0, j = 0; ok && i < k; i++) {
+  /* Each aggregate's table and column first: a filtering view, found on the way, groups. */
+  for (size_t i = 0; ok && i < k; i++) {
     const agg_item *it = &items[i];
-    const char *name = sqlite3_column_name(orig, (int)i);
-    if (key.len && !it->fn) { /* the key itself */
-      ok = tok_eq(s, it->col, s + key.off, key.len) && name;
-      sqlite3_str_appendf(q, "%sk AS \"%w\"", i ? ", " : "", name);
+    if (!it->fn) { /* the key itself */
+      ok = key.len && tok_eq(s, it->col, s + key.off, key.len);
       continue;
     }
-    const vt_table *ti = it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off,
-                                              it->col.len, it->fn, &c, &fi)
-                                : NULL;
-    ok = ti && name && (!grouped || ti == tbl) && j < 8;
+    ti[i] = item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c[i], &fi);
+    if (!tbl) tbl = ti[i], f = fi;
+    ok = ti[i] && ti[i] == tbl;
     /* A text key's groups of one text under two string ids are folded, adding a real sum in
     ** another order than SQLite's: only integer sums by such a key. */
-    if (ok && key.len && kc->kind == VT_STR)
-      ok = strcmp(it->fn, "avg") && (!c || c->kind != VT_F64 || !strcmp(it->fn, "count"));
+    if (ok && kc && kc->kind == VT_STR)
+      ok = strcmp(it->fn, "avg") && (!c[i] || c[i]->kind != VT_F64 || !strcmp(it->fn, "count"));
+  }
+  /* With a key or a filtering view, one __intrinsic_col_group; else a call per item. */
+  int grouped = key.len || f.set;
+  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
+  sqlite3_str_appendf(q, "SELECT ");
+  for (size_t i = 0, j = 0; ok && i < k; i++) {
+    const char *name = sqlite3_column_name(orig, (int)i);
+    const char *fn = items[i].fn, *sep = i ? ", " : "";
+    ok = name && j < 8;
     if (!ok) break;
-    if (grouped) {
-      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
-      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", i ? ", " : "", (int)j++, name);
-    } else if (c) {
-      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", i ? ", " : "SELECT ",
-                          ti->name, it->fn, c->name, name);
+    if (!fn) {
+      sqlite3_str_appendf(q, "%sk AS \"%w\"", sep, name);
+    } else if (grouped) {
+      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", fn, c[i] ? c[i]->name : "");
+      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", sep, (int)j++, name);
+    } else if (c[i]) {
+      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", sep, tbl->name, fn,
+                          c[i]->name, name);
     } else {
-      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", i ? ", " : "SELECT ",
-                          ti->name, name);
+      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", sep, tbl->name, name);
     }
   }
   char *sp = sqlite3_str_finish(spec);
