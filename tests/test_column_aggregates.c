@@ -33,6 +33,26 @@ static const char HUGE[] =
     "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":5e15,\"name\":\"B\"}"
     "]}";
 
+/* Counters whose sums and averages depend on the order of the additions (0.1 + 0.2 + 0.3 + 1e16
+** + 1 - 1e16), -0.0 before 0.0 (SQLite's MIN and MAX keep the first of equal values), a sum past
+** the largest double (inf) and a track of one value; one slice. */
+static const char REALS[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":0.1}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":2,\"name\":\"a\",\"args\":{\"v\":0.2}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":3,\"name\":\"a\",\"args\":{\"v\":0.3}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":4,\"name\":\"a\",\"args\":{\"v\":1e16}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":5,\"name\":\"a\",\"args\":{\"v\":1}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":6,\"name\":\"a\",\"args\":{\"v\":-1e16}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":7,\"name\":\"a\",\"args\":{\"v\":0.7}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"b\",\"args\":{\"v\":-0.0}},"
+    "{\"ph\":\"C\",\"pid\":1,\"ts\":2,\"name\":\"b\",\"args\":{\"v\":0.0}},"
+    "{\"ph\":\"C\",\"pid\":2,\"ts\":1,\"name\":\"c\",\"args\":{\"v\":1e308}},"
+    "{\"ph\":\"C\",\"pid\":2,\"ts\":2,\"name\":\"c\",\"args\":{\"v\":1e308}},"
+    "{\"ph\":\"C\",\"pid\":2,\"ts\":3,\"name\":\"d\",\"args\":{\"v\":-7}},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":10,\"name\":\"A\"}"
+    "]}";
+
 /* Whether `sql` is rewritten to be answered from the columns. */
 static int rewritten(trak_processor *p, const char *sql) {
   sqlite3_stmt *st = NULL;
@@ -76,10 +96,42 @@ static void same(trak_processor *p, const char *items, const char *rel, int expe
   same_tail(p, items, rel, "", expect);
 }
 
+/* Whether SQLite adds reals in row order (before 3.43), as the columns' sums and averages do. */
+static int plain_sums(void) {
+  return sqlite3_libversion_number() < 3043000;
+}
+
+/* same_tail, and every value the same to the bit (sc_rows' text shows reals to 15 digits). */
+static void same_bits(trak_processor *p, const char *items, const char *rel, const char *tail,
+                      int expect) {
+  char fast[512], slow[512];
+  same_tail(p, items, rel, tail, expect);
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s%s", items, rel, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1%s", items, rel, tail);
+  trak_query *a = NULL, *b = NULL;
+  trak_error err = {0};
+  assert_int_equal(trak_query_open(p, fast, &a, NULL, &err), 0);
+  assert_int_equal(trak_query_open(p, slow, &b, NULL, &err), 0);
+  int ra, rb, rows = 0;
+  while ((ra = trak_query_next(a, &err)) > 0 && (rb = trak_query_next(b, &err)) > 0) {
+    for (int c = 0; c < trak_query_column_count(a); c++) {
+      assert_int_equal(trak_query_type(a, c), trak_query_type(b, c));
+      double x = trak_query_double(a, c), y = trak_query_double(b, c);
+      if (memcmp(&x, &y, sizeof x)) fail_msg("%s: column %d: %.17g, SQLite %.17g", fast, c, x, y);
+    }
+    rows++;
+  }
+  assert_int_equal(ra, 0);
+  assert_int_equal(trak_query_next(b, &err), 0);
+  trak_query_free(a);
+  trak_query_free(b);
+  (void)rows;
+}
+
 /* Every column of every columnar table, each aggregate it answers; returns how many were
 ** rewritten. */
 static int every_column(trak_processor *p) {
-  static const char *const fns[] = {"COUNT", "SUM", "MIN", "MAX"};
+  static const char *const fns[] = {"COUNT", "SUM", "MIN", "MAX", "AVG"};
   int n = 0;
   for (size_t i = 0; trak__vt_table(i); i++) {
     const vt_table *t = trak__vt_table(i);
@@ -89,9 +141,11 @@ static int every_column(trak_processor *p) {
         snprintf(items, sizeof items, "%s(%s)", fns[f], t->cols[c].name);
         snprintf(sql, sizeof sql, "SELECT %s FROM %s", items, t->name);
         int r = rewritten(p, sql);
-        /* Integer columns answer all four; text and reals COUNT only; args' values none. */
+        /* Integer columns answer all five, reals too where SQLite adds them in order; text
+        ** COUNT only; args' values none. */
         vt_kind k = t->cols[c].kind;
-        int want = k <= VT_U32N || k == VT_BOOLN || k == VT_NUL || (f == 0 && k <= VT_F64);
+        int want = k <= VT_U32N || k == VT_BOOLN || k == VT_NUL || (f == 0 && k <= VT_F64) ||
+                   (k == VT_F64 && !t->cols[c].calc && plain_sums());
         if (r != want) fail_msg("%s: rewritten %d", sql, r);
         same(p, items, t->name, r);
         n += r;
@@ -106,6 +160,15 @@ static int every_column(trak_processor *p) {
       int want = (k <= VT_STR || k == VT_BOOLN) && !t->cols[c].sorted;
       if (t->cols[0].kind == VT_ID) same_tail(p, items, t->name, tail, want);
       n += want;
+      /* AVG, and the real columns' aggregates, by an integer key: to the bit; a text key's
+      ** folded groups would add in another order, so it is SQLite's. */
+      for (int r = 0; t->cols[0].kind == VT_ID && r <= t->ncols; r++) {
+        if (r < t->ncols && (t->cols[r].kind != VT_F64 || t->cols[r].calc)) continue;
+        const char *x = r < t->ncols ? t->cols[r].name : "id";
+        snprintf(items, sizeof items, "%s, AVG(%s), SUM(%s), MIN(%s), MAX(%s), COUNT(*)",
+                 t->cols[c].name, x, x, x, x);
+        same_bits(p, items, t->name, tail, want && k != VT_STR && plain_sums());
+      }
     }
   }
   return n;
@@ -115,6 +178,28 @@ static void tables_json(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   assert_true(every_column(p) > 100);
+  /* Views keeping rows by `WHERE column >= integer` (slices.with_context's thread_slice): one
+  ** __intrinsic_col_group with the filter, also without a key and over no rows. */
+  sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context;"
+             "CREATE VIEW v_ts AS SELECT dur AS d, utid AS u FROM thread_slice;"
+             "CREATE VIEW v_ge AS SELECT dur, name FROM slice WHERE dur >= 6;"
+             "CREATE VIEW v_gt AS SELECT dur FROM slice WHERE dur > 6;"
+             "CREATE VIEW v_txt AS SELECT dur FROM slice WHERE name >= 0;"
+             "CREATE VIEW v_two AS SELECT dur FROM v_ge WHERE dur >= 7;"
+             "CREATE VIEW v_none AS SELECT dur FROM __intrinsic_thread_state WHERE utid >= 0");
+  const char *ts = "COUNT(*), SUM(dur), COUNT(thread_name), COUNT(process_name), MAX(tid), "
+                   "MAX(depth)";
+  same(p, ts, "thread_slice", 1);
+  same_tail(p, "utid, COUNT(*), SUM(dur), MIN(tid)", "thread_slice", " GROUP BY utid", 1);
+  same_tail(p, "utid, COUNT(*) AS n", "thread_slice", " GROUP BY utid ORDER BY n DESC LIMIT 1", 1);
+  same(p, "COUNT(*), SUM(d), MAX(u)", "v_ts", 1);
+  same(p, "COUNT(*), SUM(dur), COUNT(name)", "v_ge", 1);
+  same_tail(p, "name, COUNT(*), SUM(dur)", "v_ge", " GROUP BY name", 1);
+  same(p, "COUNT(*), SUM(dur)", "v_none", 1); /* no rows: 0 and NULL */
+  same(p, "COUNT(*), SUM(dur)", "v_gt", 0);
+  same(p, "COUNT(*), SUM(dur)", "v_txt", 0);
+  same(p, "COUNT(*), SUM(dur)", "v_two", 0);
+  same(p, "COUNT(*), SUM(dur)", "process_slice", 0); /* two conditions */
   same(p, "COUNT(*), sum(dur) AS total, MIN(ts) lo, max( dur ), COUNT(name)", "slice", 1);
   same(p, "SUM(dur), MIN(dur)", "__intrinsic_thread_state", 1); /* no rows: NULL */
   same(p, "COUNT(*), SUM(dur)", "thread_state", 1);
@@ -158,7 +243,32 @@ static void tables_sched(void **state) {
   same_tail(p, "utid, SUM(dur), MAX(priority)", "sched", " GROUP BY utid", 1);
   same_tail(p, "end_state, COUNT(*)", "sched_slice", " GROUP BY end_state;", 1);
   same_tail(p, "utid, COUNT(*)", "thread_state", " GROUP BY state", 0); /* not the key */
-  same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state ORDER BY 2", 0);
+  /* ORDER BY and LIMIT over the groups: terms naming result columns (an alias that is also a
+  ** column of the relation is the alias in both); the rest stays SQLite's. */
+  static const struct {
+    const char *items, *tail;
+    int rewritten;
+  } orders[] = {
+      {"state, COUNT(*)", "ORDER BY 2", 1},
+      {"state, COUNT(*) AS n", "ORDER BY n DESC, state", 1},
+      {"state, COUNT(*) AS n", "ORDER BY n DESC, state LIMIT 2 OFFSET 1", 1},
+      {"state AS s, COUNT(*) AS n", "ORDER BY s NULLS LAST", 1},
+      {"state, COUNT(*) AS n", "LIMIT 1", 1},
+      {"state, COUNT(*) AS dur, SUM(dur) AS cpu", "ORDER BY cpu DESC, dur, state", 1},
+      {"state, COUNT(*)", "ORDER BY \"COUNT(*)\"", 0},
+      {"state, COUNT(*)", "ORDER BY 'x'", 0},
+      {"state, COUNT(*)", "ORDER BY COUNT(*)", 0},
+      {"state, COUNT(*) AS n", "ORDER BY n + 1", 0},
+      {"state AS s, COUNT(*)", "ORDER BY state", 0},
+      {"state, COUNT(*)", "ORDER BY utid", 0},
+      {"state, COUNT(*) AS n", "HAVING n > 1", 0},
+      {"state, COUNT(*) AS n, MAX(dur) AS n", "ORDER BY n", 0}, /* two columns of one name */
+  };
+  for (size_t i = 0; i < sizeof orders / sizeof *orders; i++) {
+    char tail[128];
+    snprintf(tail, sizeof tail, " GROUP BY state %s", orders[i].tail);
+    same_tail(p, orders[i].items, "thread_state", tail, orders[i].rewritten);
+  }
   same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
   same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
   assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
@@ -201,8 +311,52 @@ static void overflow(void **state) {
            sc_error(p, "SELECT depth, SUM(dur) FROM slice WHERE 1 GROUP BY depth"));
   assert_non_null(strstr(slow, "integer overflow"));
   assert_string_equal(sc_error(p, "SELECT depth, SUM(dur) FROM slice GROUP BY depth"), slow);
-  assert_non_null(strstr(sc_error(p, "SELECT __intrinsic_col_agg('slice', 'avg', 'dur')"),
+  assert_non_null(strstr(sc_error(p, "SELECT __intrinsic_col_agg('slice', 'total', 'dur')"),
                          "no such columnar table, column or aggregate"));
+  trak_processor_free(p);
+}
+
+/* Real columns and AVG, whole-table and by a key, also with the key's own ORDER BY: the bits of
+** SQLite's answers, on counters, on tables without rows and on no counters. */
+static void reals(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(REALS);
+  assert_int_equal(sc_int(p, "SELECT COUNT(*) FROM counter_track"), 4);
+  assert_true(every_column(p) > 100);
+  int w = plain_sums();
+  const char *all = "COUNT(*), MIN(value), MAX(value), AVG(value), SUM(value), COUNT(value)";
+  same_bits(p, all, "counter", "", w);
+  same_bits(p, "AVG(ts), AVG(track_id), AVG(id)", "counter", "", w);
+  same_bits(p, "AVG(dur), SUM(dur)", "__intrinsic_thread_state", "", w); /* no rows: NULL */
+  /* The query set's counter_agg, and the ORDER BY shapes that are the groups' order. */
+  const char *q = "track_id, COUNT(*), MIN(value), MAX(value), AVG(value)";
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id", w);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id ASC;", w);
+  same_bits(p, q, "counter", " GROUP BY track_id", w);
+  same_bits(p, "AVG(value) AS a, track_id AS t", "counter", " GROUP BY track_id ORDER BY t", w);
+  /* The key by a name the groups lack: left to SQLite. */
+  same_bits(p, "AVG(value) AS a, track_id AS t", "counter", " GROUP BY track_id ORDER BY track_id",
+            0);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id DESC", w);
+  /* Ties of the ORDER BY (two tracks of two values) in SQLite's order. */
+  same_bits(p, "track_id, COUNT(*)", "counter", " GROUP BY track_id ORDER BY 2 DESC LIMIT 3", w);
+  same_bits(p, "track_id, COUNT(*)", "counter", " GROUP BY track_id ORDER BY 2", w);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY 5, 1 LIMIT 3", w);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY ts", 0);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id, ts", 0);
+  /* An alias spelling the key: ORDER BY orders by the alias, in both. */
+  same_bits(p, "track_id, MAX(value) AS track_id", "counter",
+            " GROUP BY track_id ORDER BY track_id", 0);
+  same_bits(p, "COUNT(*), MAX(value) AS track_id", "counter",
+            " GROUP BY track_id ORDER BY track_id DESC", w);
+  /* A text key folds groups: its AVG and real sums stay SQLite's; integer ones are folded. */
+  same_bits(p, "name, AVG(dur)", "slice", " GROUP BY name", 0);
+  same_bits(p, "name, SUM(dur), MIN(ts)", "slice", " GROUP BY name ORDER BY name", 1);
+  trak_processor_free(p);
+  /* No counters at all. */
+  p = sc_open(HUGE);
+  same_bits(p, all, "counter", "", w);
+  same_bits(p, q, "counter", " GROUP BY track_id ORDER BY track_id", w);
   trak_processor_free(p);
 }
 
@@ -211,6 +365,7 @@ int main(void) {
       cmocka_unit_test(tables_json),
       cmocka_unit_test(tables_sched),
       cmocka_unit_test(overflow),
+      cmocka_unit_test(reals),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -477,6 +477,10 @@ static void test_query_shapes(void **state) {
       "SELECT * FROM $process WHERE uid IS NULL AND parent_upid IS NOT NULL",
       "SELECT * FROM $thread WHERE is_main_thread = 1 OR is_main_thread IS NULL",
       "SELECT track_id, COUNT(*) FROM $slice GROUP BY track_id ORDER BY track_id LIMIT 3",
+      /* GROUP BY and ORDER BY DESC of one column: SQLite takes the grouping as the order. */
+      "SELECT track_id, COUNT(*) FROM $slice GROUP BY track_id ORDER BY track_id DESC",
+      "SELECT name, COUNT(*) FROM $slice GROUP BY name ORDER BY name DESC",
+      "SELECT name, SUM(dur) FROM $slice WHERE dur > 3 GROUP BY name ORDER BY name DESC LIMIT 2",
       "SELECT name, COUNT(*) FROM $slice WHERE dur > 3 GROUP BY name ORDER BY name LIMIT 2",
       "SELECT DISTINCT depth FROM $slice ORDER BY depth DESC LIMIT 2",
       "SELECT depth, id FROM $slice WHERE depth IN (1, 2) ORDER BY depth DESC, id LIMIT 4",

@@ -13,11 +13,13 @@
 */
 #include <sqlite3.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab_tvf.h"
 #include "trak/pbtxt.h"
 #include "trak/protos.h"
 
@@ -275,17 +277,13 @@ enum {
 
 static int ds_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
-  int rc = sqlite3_declare_vtab(
-      db, "CREATE TABLE x(description TEXT, doc_link TEXT, running_dur BIGINT, "
-          "runnable_dur BIGINT, sleeping_dur BIGINT, uninterruptible_dur BIGINT, "
-          "io_wait_dur BIGINT, other_dur BIGINT, cpus TEXT, slice_id BIGINT HIDDEN)");
-  if (rc != SQLITE_OK) return rc;
-  ds_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->p = aux;
-  *out = &v->base;
-  return SQLITE_OK;
+  (void)argc, (void)argv, (void)err;
+  return trak__tvf_connect(
+      db,
+      "CREATE TABLE x(description TEXT, doc_link TEXT, running_dur BIGINT, "
+      "runnable_dur BIGINT, sleeping_dur BIGINT, uninterruptible_dur BIGINT, "
+      "io_wait_dur BIGINT, other_dur BIGINT, cpus TEXT, slice_id BIGINT HIDDEN)",
+      sizeof(ds_vtab), offsetof(ds_vtab, p), aux, out);
 }
 
 /* The kind of thread state `state` (a string id) is: Running; R and R+ runnable; S and I
@@ -355,28 +353,12 @@ static int ds_states(ds_cursor *c, trak_processor *p) {
   return SQLITE_OK;
 }
 
-static int ds_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
-}
-
 /* Only plans with `slice_id = x` are usable: there is no listing of every description. */
 static int ds_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn != DS_SLICE_ID || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = 1;
-    info->aConstraintUsage[i].omit = 1;
-    info->idxNum = 1;
-    info->estimatedCost = 2;
-    info->estimatedRows = 1;
-    info->idxFlags |= SQLITE_INDEX_SCAN_UNIQUE;
-    return SQLITE_OK;
-  }
-  info->idxNum = 0;
-  info->estimatedCost = 1e12;
-  return SQLITE_OK;
+  (void)vt;
+  static const trak_tvf_args args = {
+      .first = DS_SLICE_ID, .n = 1, .cost = 2, .rows = 1, .unique = 1};
+  return trak__tvf_best_index(info, &args);
 }
 
 static int ds_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
@@ -441,8 +423,8 @@ static const sqlite3_module ds_module = {
     .xCreate = NULL, /* eponymous-only */
     .xConnect = ds_connect,
     .xBestIndex = ds_best_index,
-    .xDisconnect = ds_disconnect,
-    .xDestroy = ds_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = ds_open,
     .xClose = ds_close,
     .xFilter = ds_filter,

@@ -8,6 +8,7 @@
 
 #include "processor/processor_internal.h"
 #include "processor/tables/vtab.h"
+#include "processor/tables/vtab_tvf.h"
 
 /* ---- lazily built indexes -------------------------------------------------------------- */
 
@@ -227,39 +228,20 @@ static int tvf_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
                        sqlite3_vtab **out, char **err) {
   const tvf_aux *a = aux;
   char *schema = trak__vt_schema(a->def->base, "start_id BIGINT HIDDEN");
-  int rc = sqlite3_declare_vtab(db, schema);
+  int rc = trak__tvf_connect(db, schema, sizeof(tvf_vtab), 0, NULL, out);
   sqlite3_free(schema);
   if (rc != SQLITE_OK) return rc;
-  tvf_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
+  tvf_vtab *v = (tvf_vtab *)*out;
   v->def = a->def;
   v->p = a->p;
-  *out = &v->base;
   return SQLITE_OK;
 }
 
-static int tvf_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
-}
-
+/* start_id, the one argument, follows the plain columns; without it the function lists nothing. */
 static int tvf_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  int hidden = trak__vt_plain_cols(((tvf_vtab *)vt)->def->base);
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn != hidden || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = 1;
-    info->aConstraintUsage[i].omit = 1;
-    info->idxNum = 1;
-    info->estimatedCost = 10;
-    info->estimatedRows = 10;
-    return SQLITE_OK;
-  }
-  info->idxNum = 0;
-  info->estimatedCost = 1e12;
-  return SQLITE_OK;
+  trak_tvf_args args = {
+      .first = trak__vt_plain_cols(((tvf_vtab *)vt)->def->base), .n = 1, .cost = 10, .rows = 10};
+  return trak__tvf_best_index(info, &args);
 }
 
 static int tvf_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
@@ -321,8 +303,8 @@ static const sqlite3_module tvf_module = {
     .xCreate = NULL, /* eponymous-only */
     .xConnect = tvf_connect,
     .xBestIndex = tvf_best_index,
-    .xDisconnect = tvf_disconnect,
-    .xDestroy = tvf_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = tvf_open,
     .xClose = tvf_close,
     .xFilter = tvf_filter,

@@ -96,13 +96,17 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden);
 ** for any other name. Also registers trak__vt_aggregates_register's. Returns an SQLite code. */
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t);
 /* Registers on `db` (vtab_aggregate.c) the SQL function __intrinsic_col_agg(name, fn, column):
-** SQLite's count, sum, min or max (fn, in lower case) of one column of columnar table `name` over
-** every row, and the table-valued function __intrinsic_col_group(name, key, spec): one row per
-** value of column `key` in SQLite's GROUP BY order, its value (column k) and the aggregates of
-** `spec` ("fn:column,...", "count:" for COUNT(*); up to 8, columns a0 to a7). Both read `t`
-** when run and answer what SQLite's scan of every row would: integer columns only for sum, min
-** and max (count also of text and reals), SQLite's "integer overflow" error for a sum past 64
-** bits. column_aggregates.c rewrites statements to them. Returns an SQLite code. */
+** SQLite's count, sum, min, max or avg (fn, in lower case) of one column of columnar table `name`
+** over every row, and the table-valued function __intrinsic_col_group(name, key, spec[, filter]):
+** one row per value of column `key` in SQLite's GROUP BY order (key '': one row, also over no
+** rows), its value (column k) and the aggregates of `spec` ("fn:column,...", "count:" for
+** COUNT(*); up to 8, columns a0 to a7) over the rows where `filter` ("column>=integer", an
+** integer column) holds, or every row. Both read `t`
+** when run and answer what SQLite 3.40's scan of every row would: sum, min, max and avg of
+** integer and real columns (count also of text), reals added in row order (a text key's groups
+** of one text are folded, adding their real sums in another order), NaN read as NULL, SQLite's
+** "integer overflow" error for an integer sum past 64 bits. column_aggregates.c rewrites
+** statements to them. Returns an SQLite code. */
 int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t);
 /* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */

@@ -6,25 +6,32 @@
 ** per row (400 to 1,000 instructions a row); a column read here costs tens.
 */
 #define _GNU_SOURCE /* qsort_r */
+#include <stddef.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/tables/vtab.h"
+#include "processor/tables/vtab_tvf.h"
 
 #define GROUP_AGGS 8 /* the most aggregates of one __intrinsic_col_group */
 
-typedef enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX } agg_fn;
+typedef enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG } agg_fn;
 
 /* One aggregate: its function and column (NULL: COUNT(*)) with the column's array. */
 typedef struct agg_spec {
   agg_fn fn;
   const vt_col *col;
   const void *a;
+  int real; /* the column holds reals (a stored F64 column) */
 } agg_spec;
 
-/* An aggregate's state: the sum, least or greatest value, the values seen, a sum's overflow. */
+/* An aggregate's state: the sum, least or greatest value (v for integers, r for reals), the
+** values seen, a sum's overflow; an average's sum is r, as SQLite 3.40's avg() adds each value
+** converted to a double, in row order. */
 typedef struct agg_acc {
   int64_t v, n;
+  double r;
   int overflow;
 } agg_acc;
 
@@ -66,44 +73,77 @@ static const vt_col *col_named(const vt_table *tbl, const char *name) {
 ** or NULL name: COUNT(*)). Returns 0, or -1 for an unknown function or column. */
 static int spec_parse(const trak_tables *t, const vt_table *tbl, const char *fn, size_t fn_len,
                       const char *name, agg_spec *s) {
-  static const char *const fns[] = {"count", "sum", "min", "max"};
+  static const char *const fns[] = {"count", "sum", "min", "max", "avg"};
   int f = -1;
-  for (int i = 0; i < 4; i++)
+  for (int i = 0; i < 5; i++)
     if (strlen(fns[i]) == fn_len && !memcmp(fn, fns[i], fn_len)) f = i;
   s->fn = (agg_fn)f;
   s->col = name && *name ? col_named(tbl, name) : NULL;
   s->a = s->col && s->col->off ? trak__vt_array(t, s->col) : NULL;
+  s->real = s->col && s->col->kind == VT_F64 && !s->col->calc;
   return f < 0 || !tbl || (name && *name && !s->col) || (!s->col && f) ? -1 : 0;
+}
+
+/* Adds real `x` of a row to `acc` as aggregate `fn` adds it (NaN is NULL, as SQLite reads it). */
+static void acc_add_real(agg_fn fn, double x, agg_acc *acc) {
+  if (isnan(x)) return;
+  if (fn == AGG_SUM || fn == AGG_AVG)
+    acc->r += x;
+  else if (fn != AGG_COUNT && (!acc->n || (fn == AGG_MIN ? x < acc->r : x > acc->r)))
+    acc->r = x; /* ties keep the first, as SQLite's min() and max() do (-0.0 and 0.0) */
+  acc->n++;
 }
 
 /* Adds row `row` to `acc` as aggregate `s` adds it. */
 static inline void acc_add(const trak_tables *t, const agg_spec *s, uint32_t row, agg_acc *acc) {
   int64_t v = 0;
+  if (s->real) {
+    if (s->a) acc_add_real(s->fn, ((const double *)s->a)[row], acc);
+    return;
+  }
   if (s->col && !col_int(t, s->col, s->a, row, &v)) return;
-  if (s->fn == AGG_SUM)
+  if (s->fn == AGG_AVG)
+    acc->r += (double)v;
+  else if (s->fn == AGG_SUM)
     acc->overflow |= __builtin_add_overflow(acc->v, v, &acc->v);
   else if (s->fn != AGG_COUNT && (!acc->n || (s->fn == AGG_MIN ? v < acc->v : v > acc->v)))
     acc->v = v;
   acc->n++;
 }
 
-/* Folds `b` into `a` (both states of aggregate `fn`). */
-static void acc_merge(agg_fn fn, agg_acc *a, const agg_acc *b) {
-  if (fn == AGG_SUM) a->overflow |= b->overflow | __builtin_add_overflow(a->v, b->v, &a->v);
-  if (fn >= AGG_MIN && b->n && (!a->n || (fn == AGG_MIN ? b->v < a->v : b->v > a->v))) a->v = b->v;
+/* Folds `b` into `a` (both states of aggregate `s`). A real sum or average folded so adds in
+** another order than SQLite's, which may differ in the last bits: column_aggregates.c asks for
+** those only by keys that are never folded (not text). */
+static void acc_merge(const agg_spec *s, agg_acc *a, const agg_acc *b) {
+  agg_fn fn = s->fn;
+  if (fn == AGG_SUM && !s->real)
+    a->overflow |= b->overflow | __builtin_add_overflow(a->v, b->v, &a->v);
+  if (fn == AGG_AVG || (fn == AGG_SUM && s->real)) a->r += b->r;
+  if ((fn == AGG_MIN || fn == AGG_MAX) && b->n && s->real &&
+      (!a->n || (fn == AGG_MIN ? b->r < a->r : b->r > a->r)))
+    a->r = b->r;
+  if ((fn == AGG_MIN || fn == AGG_MAX) && b->n && !s->real &&
+      (!a->n || (fn == AGG_MIN ? b->v < a->v : b->v > a->v)))
+    a->v = b->v;
   a->n += b->n;
 }
 
-/* Sets the SQLite result to the value of `acc` (SQLite's: NULL for no values but a count). */
-static void acc_result(sqlite3_context *ctx, agg_fn fn, const agg_acc *acc) {
+/* Sets the SQLite result to the value of `acc` of aggregate `s` (SQLite's: NULL for no values
+** but a count; a real for an average and for anything of a real column). */
+static void acc_result(sqlite3_context *ctx, const agg_spec *s, const agg_acc *acc) {
+  agg_fn fn = s->fn;
   if (fn == AGG_COUNT)
     sqlite3_result_int64(ctx, acc->n);
+  else if (!acc->n)
+    sqlite3_result_null(ctx);
+  else if (fn == AGG_AVG)
+    sqlite3_result_double(ctx, acc->r / (double)acc->n);
+  else if (s->real)
+    sqlite3_result_double(ctx, acc->r);
   else if (acc->overflow)
     sqlite3_result_error(ctx, "integer overflow", -1);
-  else if (acc->n)
-    sqlite3_result_int64(ctx, acc->v);
   else
-    sqlite3_result_null(ctx);
+    sqlite3_result_int64(ctx, acc->v);
 }
 
 /* ---- __intrinsic_col_agg(table, fn, column) ------------------------------------------------ */
@@ -120,10 +160,10 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
                          -1);
     return;
   }
-  agg_acc acc = {0, 0, 0};
+  agg_acc acc = {0, 0, 0, 0};
   for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); row < rows; row++)
     acc_add(t, &s, row, &acc);
-  acc_result(ctx, s.fn, &acc);
+  acc_result(ctx, &s, &acc);
 }
 
 /* ---- __intrinsic_col_group(table, key, spec) ---------------------------------------------- */
@@ -135,8 +175,11 @@ typedef struct grp_vtab {
 
 typedef struct grp_cursor {
   sqlite3_vtab_cursor base;
-  const vt_col *key; /* the key column */
-  int naggs;         /* aggregates per group */
+  const vt_col *key;  /* the key column; NULL: one group of every row, also of none */
+  const vt_col *fcol; /* the rows' filter: column fcol >= flo (NULL: every row) */
+  const void *fa;
+  int64_t flo;
+  int naggs; /* aggregates per group */
   agg_spec specs[GROUP_AGGS];
   size_t n, pos;   /* groups; the one the cursor is at (an index into order) */
   int64_t *keys;   /* group -> key value */
@@ -149,36 +192,17 @@ typedef struct grp_cursor {
 static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                        sqlite3_vtab **out, char **err) {
   (void)argc, (void)argv, (void)err;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
-                                    "tbl HIDDEN, key HIDDEN, spec HIDDEN)");
-  grp_vtab *v = rc == SQLITE_OK ? sqlite3_malloc(sizeof *v) : NULL;
-  if (!v) return rc == SQLITE_OK ? SQLITE_NOMEM : rc;
-  memset(v, 0, sizeof *v);
-  v->t = aux;
-  *out = &v->base;
-  return SQLITE_OK;
+  return trak__tvf_connect(db,
+                           "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
+                           "tbl HIDDEN, key HIDDEN, spec HIDDEN, filter HIDDEN)",
+                           sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
 }
 
-static int grp_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
-}
-
-/* The three arguments (columns 9 to 11) must be given as equalities. */
+/* The arguments (columns 9 to 12) are given as equalities, the first three required. */
 static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  int have = 0;
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn < 9 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = c->iColumn - 8;
-    info->aConstraintUsage[i].omit = 1;
-    have |= 1 << (c->iColumn - 9);
-  }
-  if (have != 7) return SQLITE_CONSTRAINT;
-  info->estimatedCost = 1;
-  return SQLITE_OK;
+  static const trak_tvf_args args = {.first = 9, .n = 4, .required = 7, .cost = 1};
+  return trak__tvf_best_index(info, &args);
 }
 
 static void grp_reset(grp_cursor *c) {
@@ -242,13 +266,21 @@ static uint32_t *grp_slot(const grp_cursor *c, uint32_t *map, size_t slots, int6
 ** group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl) {
   const trak_tables *t = c->t;
-  const void *ka = c->key->off ? trak__vt_array(t, c->key) : NULL;
+  const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
   size_t cap = 0, slots = 64;
   uint32_t *map = calloc(slots, sizeof *map), null_group = 0; /* group + 1, 0: none yet */
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
+  if (!rc && !c->key) { /* the one group, there without rows */
+    rc = grp_grow(c, &cap) ? SQLITE_NOMEM : SQLITE_OK;
+    if (!rc) {
+      c->keys[0] = 0, c->nulls[0] = 1, null_group = 1, c->n = 1;
+      memset(c->accs, 0, (size_t)c->naggs * sizeof *c->accs);
+    }
+  }
   for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); !rc && row < rows; row++) {
     int64_t k = 0;
-    int nonnull = col_int(t, c->key, ka, row, &k);
+    if (c->fcol && (!col_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
+    int nonnull = c->key && col_int(t, c->key, ka, row, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -288,11 +320,11 @@ static int grp_sort(grp_cursor *c) {
   qsort_r(c->order, c->n, sizeof *c->order, grp_cmp, c);
   size_t out = 0;
   for (size_t i = 0; i < c->n; i++) {
-    if (out && c->key->kind == VT_STR && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
+    if (out && c->key && c->key->kind == VT_STR && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
       agg_acc *a = &c->accs[c->order[out - 1] * (size_t)c->naggs];
       const agg_acc *b = &c->accs[c->order[i] * (size_t)c->naggs];
       for (int j = 0; j < c->naggs; j++)
-        acc_merge(c->specs[j].fn, &a[j], &b[j]);
+        acc_merge(&c->specs[j], &a[j], &b[j]);
       continue;
     }
     c->order[out++] = c->order[i];
@@ -301,17 +333,39 @@ static int grp_sort(grp_cursor *c) {
   return SQLITE_OK;
 }
 
-/* argv: the table's name, the key column's, the spec "fn:column,..." ("count:" is COUNT(*)). */
+/* Parses `where` ("column>=integer", NULL: none) into c's filter. Returns 0, or -1 for anything
+** else (an unknown column, a real or args column, another operator). */
+static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
+  c->fcol = NULL;
+  if (!where) return 0;
+  const char *op = strstr(where, ">=");
+  char name[64], *end = NULL;
+  if (!op || (size_t)(op - where) >= sizeof name) return -1;
+  memcpy(name, where, (size_t)(op - where));
+  name[op - where] = 0;
+  c->fcol = col_named(tbl, name);
+  c->flo = strtoll(op + 2, &end, 10);
+  if (!c->fcol || end == op + 2 || *end || c->fcol->kind > VT_BOOLN || c->fcol->kind == VT_F64)
+    return -1;
+  c->fa = c->fcol->off ? trak__vt_array(c->t, c->fcol) : NULL;
+  return 0;
+}
+
+/* argv: the table's name, the key column's ('': one group), the spec "fn:column,..." ("count:" is
+** COUNT(*)), maybe the rows' filter "column>=integer". */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
   (void)idx, (void)plan;
   grp_cursor *c = (grp_cursor *)cur;
   grp_reset(c);
   const vt_table *tbl =
-      argc == 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
-  c->key = col_named(tbl, (const char *)sqlite3_value_text(argv[argc == 3 ? 1 : 0]));
-  const char *spec = argc == 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
-  int bad = !c->key || !spec || c->key->kind > VT_BOOLN || c->key->kind == VT_F64;
+      argc >= 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
+  const char *kname = argc >= 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
+  c->key = kname && *kname ? col_named(tbl, kname) : NULL;
+  const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
+  int bad = !tbl || !kname || (*kname && !c->key) || !spec ||
+            (c->key && (c->key->kind > VT_BOOLN || c->key->kind == VT_F64)) ||
+            filter_parse(c, tbl, argc == 4 ? (const char *)sqlite3_value_text(argv[3]) : NULL);
   for (c->naggs = 0; !bad && *spec; c->naggs++) {
     const char *colon = strchr(spec, ':'), *end = colon ? strchr(colon, ',') : NULL;
     char name[64];
@@ -361,7 +415,7 @@ static int grp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   } else if (col == 0) {
     sqlite3_result_int64(ctx, c->keys[g]);
   } else if (col <= c->naggs) {
-    acc_result(ctx, c->specs[col - 1].fn, &c->accs[g * (size_t)c->naggs + (size_t)col - 1]);
+    acc_result(ctx, &c->specs[col - 1], &c->accs[g * (size_t)c->naggs + (size_t)col - 1]);
   } else {
     sqlite3_result_null(ctx);
   }
@@ -378,8 +432,8 @@ static const sqlite3_module grp_module = {
     .xCreate = NULL, /* eponymous-only */
     .xConnect = grp_connect,
     .xBestIndex = grp_best_index,
-    .xDisconnect = grp_disconnect,
-    .xDestroy = grp_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = grp_open,
     .xClose = grp_close,
     .xFilter = grp_filter,

@@ -418,8 +418,9 @@ static int vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   /* GROUP BY one id or string column: rows only need equal values adjacent, which a counting
   ** sort of the matching rows gives without SQLite's sorter. Not for a lookup (the table is then
   ** an inner loop, its few rows are grouped already, and sorting per outer row costs a pass
-  ** over the group keys each time). */
-  int gcol = info->nOrderBy == 1 ? info->aOrderBy[0].iColumn : -1;
+  ** over the group keys each time). Ascending only: for `GROUP BY x ORDER BY x DESC` SQLite
+  ** passes the GROUP BY with the ORDER BY's direction and takes the grouped rows as ordered. */
+  int gcol = info->nOrderBy == 1 && !info->aOrderBy[0].desc ? info->aOrderBy[0].iColumn : -1;
   if (top) {
     info->idxNum = PLAN_TOP | (info->aOrderBy[0].desc ? PLAN_DESC : 0) |
                    (info->nOrderBy > 1 && info->aOrderBy[1].desc ? PLAN_ROW_DESC : 0) |

@@ -4,9 +4,11 @@
 ** xColumn per value: about 430 instructions a row for COUNT(*), SUM(dur) over thread_state, 1 s
 ** of CPU for its 15 M rows at 10 M sched events) and offers a virtual table no way to answer an
 ** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
-** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's. The
-** relation is a columnar table or a view that only renames its columns (the prelude's
-** thread_state, sched, ftrace_event, ...), followed to the table it reads.
+** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's, and
+** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY ... LIMIT ...]`
+** by `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
+** view that only renames its columns (the prelude's thread_state, sched, ftrace_event, ...),
+** followed to the table it reads.
 */
 #include <ctype.h>
 #include <string.h>
@@ -17,12 +19,19 @@
 #define AGG_MAX 8    /* the most aggregates a rewritten statement may have (and a key) */
 #define VIEW_DEPTH 4 /* the most views followed to a table */
 
-/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN or MAX of a column, or the
-** GROUP BY column itself (fn NULL). */
+/* One item of the statement: COUNT(*) (no column), COUNT, SUM, MIN, MAX or AVG of a column, or
+** the GROUP BY column itself (fn NULL). */
 typedef struct agg_item {
-  const char *fn; /* "count", "sum", "min", "max"; NULL: the key */
+  const char *fn; /* "count", "sum", "min", "max", "avg"; NULL: the key */
   psql_tok col;   /* the column (len 0: COUNT(*)) */
 } agg_item;
+
+/* The rows a view keeps: `WHERE col >= lo` on the columnar table it reads (set 0: every row). */
+typedef struct row_filter {
+  int set;
+  char col[64]; /* the table's column */
+  long long lo;
+} row_filter;
 
 /* A token that is an unquoted identifier (quoted ones are left to SQLite). */
 static int is_plain_id(const char *s, psql_tok t) {
@@ -64,13 +73,14 @@ static const vt_table *columnar_table(const char *name, size_t n) {
   return NULL;
 }
 
-/* In view text `v` (`CREATE VIEW name AS SELECT items FROM source`, nothing else: no DISTINCT,
-** WHERE, join, function call or subquery, so it has one row per source row), the source's name
+/* In view text `v` (`CREATE VIEW name AS SELECT items FROM source [WHERE column >= integer]`,
+** nothing else: no DISTINCT, other WHERE, join, function call or subquery, so it has one row per
+** source row it keeps; the WHERE in *f, else f->set 0), the source's name
 ** in *src and, when `col` (cn bytes; cn 0: none asked) is an output column made by a source
 ** column (`*`, `column` or `column AS col`), that column's name in *scol, *sn bytes. Returns 1,
 ** or 0 for any other view or column. */
 static int view_source(const char *v, const char *col, size_t cn, psql_tok *src, const char **scol,
-                       size_t *sn) {
+                       size_t *sn, row_filter *f) {
   static const char *const head[] = {"CREATE", "VIEW", NULL, "AS", "SELECT"};
   size_t n = strlen(v), pos = 0;
   psql_tok t = {PSQL_EOF, 0, 0};
@@ -108,15 +118,38 @@ static int view_source(const char *v, const char *col, size_t cn, psql_tok *src,
   }
   *src = trak__psql_lex(v, n, pos);
   t = trak__psql_lex(v, n, src->off + src->len);
+  f->set = 0;
+  if (trak__psql_is(v, t, "WHERE")) { /* `WHERE column >= integer` */
+    psql_tok c = trak__psql_lex(v, n, t.off + t.len), op = trak__psql_lex(v, n, c.off + c.len);
+    psql_tok lo = trak__psql_lex(v, n, op.off + op.len);
+    if (!is_plain_id(v, c) || c.len >= sizeof f->col || op.len != 2 ||
+        memcmp(v + op.off, ">=", 2) || lo.kind != PSQL_NUMBER ||
+        strspn(v + lo.off, "0123456789") < lo.len || lo.len > 18)
+      return 0;
+    memcpy(f->col, v + c.off, c.len);
+    f->col[c.len] = 0;
+    f->lo = strtoll(v + lo.off, NULL, 10);
+    f->set = 1;
+    t = trak__psql_lex(v, n, lo.off + lo.len);
+  }
   if (trak__psql_is_char(v, t, ';')) t = trak__psql_lex(v, n, t.off + t.len);
   return is_plain_id(v, *src) && t.kind == PSQL_EOF && found;
 }
 
+/* Whether `tbl` has an integer column `name` a view's WHERE may compare (not text, real, args). */
+static int filter_column(const vt_table *tbl, const char *name) {
+  for (int j = 0; j < tbl->ncols; j++)
+    if (!sqlite3_stricmp(tbl->cols[j].name, name))
+      return tbl->cols[j].kind <= VT_U32N || tbl->cols[j].kind == VT_BOOLN;
+  return 0;
+}
+
 /* The columnar table relation `rel` (rn bytes) reads, following views of view_source's shape,
 ** and in *out (cap bytes, NUL-terminated) the name its column `col` (cn bytes; 0: none asked)
-** has there. Returns the table, or NULL when the relation is anything else. */
+** has there; in *f the rows it keeps (one view's WHERE on an integer column of the table, which
+** that view must read directly). Returns the table, or NULL when the relation is anything else. */
 static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const char *col, size_t cn,
-                               char *out, size_t cap, int depth) {
+                               char *out, size_t cap, int depth, row_filter *f) {
   int is_view = 0;
   char *sql = NULL;
   const vt_table *tbl = NULL;
@@ -124,6 +157,7 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   if (!is_view) {
     char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)rn, rel);
     if (expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(rel, rn);
+    if (tbl && f->set && !filter_column(tbl, f->col)) tbl = NULL;
     sqlite3_free(expect);
     memmove(out, col, cn);
     out[cn] = 0;
@@ -131,20 +165,32 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
     psql_tok src;
     const char *scol;
     size_t sn;
-    if (view_source(sql, col, cn, &src, &scol, &sn) && sn < cap) {
+    row_filter vf;
+    /* A filtering view is the last one followed (its WHERE names the table's columns). */
+    if (view_source(sql, col, cn, &src, &scol, &sn, &vf) && sn < cap && !f->set) {
       char name[64]; /* the source's column name outlives neither `sql` nor the caller's */
       memcpy(name, scol, sn < sizeof name ? sn : 0);
+      if (vf.set) *f = vf;
       if (sn < sizeof name)
-        tbl = resolve(db, sql + src.off, src.len, name, sn, out, cap, depth + 1);
+        tbl = resolve(db, sql + src.off, src.len, name, sn, out, cap, depth + 1, f);
     }
   }
   sqlite3_free(sql);
   return tbl;
 }
 
-/* Whether column `c` answers aggregate `fn`: COUNT any column of integers, text or reals, SUM,
-** MIN and MAX only integer ones (SQLite's sum of reals and its text order are its own). */
+/* Whether SQLite's sum() and avg() add in row order, as the columns' sums do: before 3.43 they
+** added doubles plainly; later versions compensate (Kahan-Babuska-Neumaier), not copied here. */
+static int plain_sums(void) {
+  return sqlite3_libversion_number() < 3043000;
+}
+
+/* Whether column `c` answers aggregate `fn`: COUNT any column of integers, text or reals; SUM,
+** MIN, MAX integer ones, and reals where the sum is SQLite's (plain_sums; MIN and MAX of reals
+** too, keeping the first of equal values as SQLite does); AVG those with plain sums (SQLite's
+** text order is its own). */
 static int col_answers(const vt_col *c, const char *fn) {
+  int avg = !strcmp(fn, "avg");
   switch (c->kind) {
   case VT_ID:
   case VT_I64:
@@ -153,9 +199,10 @@ static int col_answers(const vt_col *c, const char *fn) {
   case VT_U32N:
   case VT_BOOLN:
   case VT_NUL:
-    return 1;
-  case VT_STR:
+    return !avg || plain_sums();
   case VT_F64:
+    return !strcmp(fn, "count") || (!c->calc && plain_sums());
+  case VT_STR:
     return !strcmp(fn, "count");
   default:
     return 0;
@@ -163,10 +210,10 @@ static int col_answers(const vt_col *c, const char *fn) {
 }
 
 /* One item of the SELECT list from `pos`: `FN(*)` (COUNT only), `FN(column)` with FN one of
-** COUNT, SUM, MIN, MAX, or a bare column (fn NULL: the GROUP BY key), then an optional
+** COUNT, SUM, MIN, MAX, AVG, or a bare column (fn NULL: the GROUP BY key), then an optional
 ** `[AS] alias`. Returns the offset after it, or 0. */
 static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
-  static const char *const fns[] = {"count", "sum", "min", "max"};
+  static const char *const fns[] = {"count", "sum", "min", "max", "avg"};
   psql_tok f = trak__psql_lex(s, n, pos), t = trak__psql_lex(s, n, f.off + f.len);
   it->fn = NULL;
   for (size_t i = 0; i < sizeof fns / sizeof *fns; i++)
@@ -194,18 +241,19 @@ static size_t parse_item(const char *s, size_t n, size_t pos, agg_item *it) {
 
 /* The columnar table `rel` (rn bytes) reads and its column that `col` (cn bytes) names there, in
 ** *c; answering aggregate `fn` (NULL: a GROUP BY key: integers or text, not an ascending
-** column). NULL when not so. */
+** column); the rows `rel` keeps in *f. NULL when not so. */
 static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
-                                   size_t cn, const char *fn, const vt_col **c) {
+                                   size_t cn, const char *fn, const vt_col **c, row_filter *f) {
   char name[64];
-  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0);
+  f->set = 0;
+  const vt_table *tbl = resolve(db, rel, rn, col, cn, name, sizeof name, 0, f);
   *c = NULL;
   for (int j = 0; tbl && cn && j < tbl->ncols; j++)
     if (!sqlite3_stricmp(tbl->cols[j].name, name)) *c = &tbl->cols[j];
   if (!tbl || (cn && !*c)) return NULL;
   vt_kind k = *c ? (*c)->kind : VT_ID; /* a key: integers (not always NULL) or text */
-  if (*c && !(fn ? col_answers(*c, fn) : ((col_answers(*c, "min") && k != VT_NUL) || k == VT_STR)))
-    return NULL;
+  int key_ok = *c && ((col_answers(*c, "min") && k != VT_NUL && k != VT_F64) || k == VT_STR);
+  if (*c && !(fn ? col_answers(*c, fn) : key_ok)) return NULL;
   /* An ascending key (id, ts) has about a group per row: SQLite's own GROUP BY streams them. */
   if (*c && !fn && (*c)->sorted) return NULL;
   return tbl;
@@ -216,46 +264,88 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
 ** item can't be answered so. sqlite3_free it. */
 static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
                      psql_tok key, sqlite3_stmt *orig) {
-  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
-  const vt_table *tbl = NULL;
-  const vt_col *c = NULL, *kc = NULL;
-  int ok = (size_t)sqlite3_column_count(orig) == k;
+  const vt_table *tbl = NULL, *ti[AGG_MAX + 1] = {NULL};
+  const vt_col *kc = NULL, *c[AGG_MAX + 1] = {NULL};
+  row_filter f = {0}, fi; /* the relation's rows (each item's are the same) */
+  int ok = (size_t)sqlite3_column_count(orig) == k && k <= AGG_MAX + 1;
   if (ok && key.len) {
-    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc);
+    tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc, &f);
     ok = tbl != NULL;
-    if (ok) sqlite3_str_appendf(q, "SELECT ");
   }
-  for (size_t i = 0, j = 0; ok && i < k; i++) {
+  /* Each aggregate's table and column first: a filtering view, found on the way, groups. */
+  for (size_t i = 0; ok && i < k; i++) {
     const agg_item *it = &items[i];
-    const char *name = sqlite3_column_name(orig, (int)i);
-    if (key.len && !it->fn) { /* the key itself */
-      ok = tok_eq(s, it->col, s + key.off, key.len) && name;
-      sqlite3_str_appendf(q, "%sk AS \"%w\"", i ? ", " : "", name);
+    if (!it->fn) { /* the key itself */
+      ok = key.len && tok_eq(s, it->col, s + key.off, key.len);
       continue;
     }
-    const vt_table *ti =
-        it->fn ? item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c)
-               : NULL;
-    ok = ti && name && (!key.len || ti == tbl) && j < 8;
+    ti[i] = item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c[i], &fi);
+    if (!tbl) tbl = ti[i], f = fi;
+    ok = ti[i] && ti[i] == tbl;
+    /* A text key's groups of one text under two string ids are folded, adding a real sum in
+    ** another order than SQLite's: only integer sums by such a key. */
+    if (ok && kc && kc->kind == VT_STR)
+      ok = strcmp(it->fn, "avg") && (!c[i] || c[i]->kind != VT_F64 || !strcmp(it->fn, "count"));
+  }
+  /* With a key or a filtering view, one __intrinsic_col_group; else a call per item. */
+  int grouped = key.len || f.set;
+  sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
+  sqlite3_str_appendf(q, "SELECT ");
+  for (size_t i = 0, j = 0; ok && i < k; i++) {
+    const char *name = sqlite3_column_name(orig, (int)i);
+    const char *fn = items[i].fn, *sep = i ? ", " : "";
+    ok = name && j < 8;
     if (!ok) break;
-    if (key.len) {
-      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", it->fn, c ? c->name : "");
-      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", i ? ", " : "", (int)j++, name);
-    } else if (c) {
-      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", i ? ", " : "SELECT ",
-                          ti->name, it->fn, c->name, name);
+    if (!fn) {
+      sqlite3_str_appendf(q, "%sk AS \"%w\"", sep, name);
+    } else if (grouped) {
+      sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", fn, c[i] ? c[i]->name : "");
+      sqlite3_str_appendf(q, "%sa%d AS \"%w\"", sep, (int)j++, name);
+    } else if (c[i]) {
+      sqlite3_str_appendf(q, "%s__intrinsic_col_agg(%Q, '%s', %Q) AS \"%w\"", sep, tbl->name, fn,
+                          c[i]->name, name);
     } else {
-      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", i ? ", " : "SELECT ",
-                          ti->name, name);
+      sqlite3_str_appendf(q, "%s__intrinsic_row_count(%Q) AS \"%w\"", sep, tbl->name, name);
     }
   }
   char *sp = sqlite3_str_finish(spec);
-  if (ok && key.len)
-    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q)", tbl->name, kc->name, sp);
+  if (ok && grouped) {
+    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q", tbl->name, kc ? kc->name : "",
+                        sp);
+    if (f.set) sqlite3_str_appendf(q, ", '%q>=%lld'", f.col, f.lo);
+    sqlite3_str_appendf(q, ")");
+  }
   sqlite3_free(sp);
   char *sql = sqlite3_str_finish(q);
   if (!ok) sqlite3_free(sql);
   return ok ? sql : NULL;
+}
+
+/* Whether `tail` (n bytes: what follows `GROUP BY key`) orders and limits the groups the same when
+** it follows the rewritten statement and `GROUP BY k`: made only of ORDER BY, LIMIT, OFFSET,
+** ASC, DESC, NULLS FIRST/LAST, commas, integers and plain identifiers naming a result column of
+** `orig` (whose names are all distinct), so that each term names in both statements the same
+** column: an alias of the original's is its column; a bare key column is the key; a quoted
+** name or anything else that could read the relation's rows is refused. */
+static int order_tail(const char *tail, size_t n, sqlite3_stmt *orig) {
+  static const char *const words[] = {"ORDER", "BY",    "LIMIT", "OFFSET", "ASC",
+                                      "DESC",  "NULLS", "FIRST", "LAST"};
+  int cols = sqlite3_column_count(orig);
+  for (int i = 0; i < cols; i++)
+    for (int j = 0; j < i; j++)
+      if (!sqlite3_stricmp(sqlite3_column_name(orig, i), sqlite3_column_name(orig, j))) return 0;
+  psql_tok t = trak__psql_lex(tail, n, 0);
+  if (!trak__psql_is(tail, t, "ORDER") && !trak__psql_is(tail, t, "LIMIT")) return 0;
+  for (; t.kind != PSQL_EOF; t = trak__psql_lex(tail, n, t.off + t.len)) {
+    int ok = trak__psql_is_char(tail, t, ',') ||
+             (t.kind == PSQL_NUMBER && strspn(tail + t.off, "0123456789") >= t.len);
+    for (size_t w = 0; !ok && w < sizeof words / sizeof *words; w++)
+      ok = trak__psql_is(tail, t, words[w]);
+    for (int i = 0; !ok && is_plain_id(tail, t) && i < cols; i++)
+      ok = tok_eq(tail, t, sqlite3_column_name(orig, i), strlen(sqlite3_column_name(orig, i)));
+    if (!ok) return 0;
+  }
+  return 1;
 }
 
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
@@ -280,6 +370,11 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
     t = trak__psql_lex(s, n, key.off + key.len);
   }
+  /* `ORDER BY ... LIMIT ...` after the GROUP BY: applied to the groups (checked by order_tail). */
+  size_t tail = t.off, tail_end = t.off;
+  for (; key.len && t.kind != PSQL_EOF && !trak__psql_is_char(s, t, ';');
+       t = trak__psql_lex(s, n, t.off + t.len))
+    tail_end = t.off + t.len;
   if (trak__psql_is_char(s, t, ';')) t = trak__psql_lex(s, n, t.off + t.len);
   if (t.kind != PSQL_EOF) return 0;
   for (size_t i = 0; i < k; i++)
@@ -291,6 +386,15 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     return 0;
   }
   char *sql = rewrite(p->db, s, items, k, rel, key, orig);
+  if (sql && tail_end > tail) {
+    /* Grouped again by the key, one row a group: SQLite then feeds its ORDER BY the groups in
+    ** the GROUP BY's order as it does for the original, so ties come out the same. */
+    char *outer = order_tail(s + tail, tail_end - tail, orig)
+                      ? sqlite3_mprintf("%s GROUP BY k %.*s", sql, (int)(tail_end - tail), s + tail)
+                      : NULL;
+    sqlite3_free(sql);
+    sql = outer;
+  }
   sqlite3_finalize(orig);
   int rc = sql ? sqlite3_prepare_v2(p->db, sql, -1, out, NULL) : SQLITE_NOMEM;
   sqlite3_free(sql);

@@ -14,10 +14,12 @@
 **     passes it is kept with 'weight_floor', not with 'weight_ceiling').
 ** Node ids are any integers; they are numbered densely on the way in.
 */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab_tvf.h"
 
 typedef TRAK_VEC(uint32_t) u32_vec;
 typedef TRAK_VEC(int64_t) i64_vec;
@@ -372,40 +374,18 @@ typedef struct gv_cursor {
 
 static int gv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(c0 INTEGER, c1 INTEGER, c2 INTEGER, "
-                                    "algorithm HIDDEN, query_a HIDDEN, query_b HIDDEN)");
-  if (rc != SQLITE_OK) return rc;
-  gv_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->db = db;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int gv_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
+  (void)aux, (void)argc, (void)argv, (void)err;
+  return trak__tvf_connect(db,
+                           "CREATE TABLE x(c0 INTEGER, c1 INTEGER, c2 INTEGER, "
+                           "algorithm HIDDEN, query_a HIDDEN, query_b HIDDEN)",
+                           sizeof(gv_vtab), offsetof(gv_vtab, db), db, out);
 }
 
 /* The algorithm and query_a are required, query_b optional (partition has none). */
 static int gv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  int given[3] = {0};
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn < 3 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    given[c->iColumn - 3] = i + 1;
-  }
-  int next = 1;
-  for (int a = 0; a < 3; a++) {
-    if (!given[a] && a < 2) return SQLITE_CONSTRAINT;
-    if (!given[a]) continue;
-    info->aConstraintUsage[given[a] - 1].argvIndex = next++;
-    info->aConstraintUsage[given[a] - 1].omit = 1;
-  }
-  info->estimatedCost = 1000;
-  return SQLITE_OK;
+  (void)vt;
+  static const trak_tvf_args args = {.first = 3, .n = 3, .required = 3, .cost = 1000};
+  return trak__tvf_best_index(info, &args);
 }
 
 static int gv_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
@@ -520,8 +500,8 @@ static const sqlite3_module gv_module = {
     .iVersion = 1,
     .xConnect = gv_connect,
     .xBestIndex = gv_best_index,
-    .xDisconnect = gv_disconnect,
-    .xDestroy = gv_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = gv_open,
     .xClose = gv_close,
     .xFilter = gv_filter,

@@ -6,10 +6,12 @@
 ** over the group's time span; a slice's layout_depth is its group's first row plus its depth.
 */
 #define _GNU_SOURCE /* qsort_r */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab_tvf.h"
 
 typedef struct span {
   int64_t start, end;
@@ -168,33 +170,18 @@ typedef struct sl_cursor {
 
 static int sl_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id INTEGER, layout_depth INTEGER, "
-                                    "filter_track_ids HIDDEN)");
-  if (rc != SQLITE_OK) return rc;
-  sl_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->p = aux;
-  *out = &v->base;
-  return SQLITE_OK;
+  (void)argc, (void)argv, (void)err;
+  return trak__tvf_connect(db,
+                           "CREATE TABLE x(id INTEGER, layout_depth INTEGER, "
+                           "filter_track_ids HIDDEN)",
+                           sizeof(sl_vtab), offsetof(sl_vtab, p), aux, out);
 }
 
-static int sl_disconnect(sqlite3_vtab *vt) {
-  sqlite3_free(vt);
-  return SQLITE_OK;
-}
-
+/* The track list (column 2) is required. */
 static int sl_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  for (int i = 0; i < info->nConstraint; i++) {
-    const struct sqlite3_index_constraint *c = &info->aConstraint[i];
-    if (c->iColumn != 2 || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
-    if (!c->usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = 1;
-    info->aConstraintUsage[i].omit = 1;
-    info->estimatedCost = 1000;
-    return SQLITE_OK;
-  }
-  return SQLITE_CONSTRAINT; /* the track list is required */
+  (void)vt;
+  static const trak_tvf_args args = {.first = 2, .n = 1, .required = 1, .cost = 1000};
+  return trak__tvf_best_index(info, &args);
 }
 
 static int sl_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
@@ -284,8 +271,8 @@ static const sqlite3_module sl_module = {
     .iVersion = 1,
     .xConnect = sl_connect,
     .xBestIndex = sl_best_index,
-    .xDisconnect = sl_disconnect,
-    .xDestroy = sl_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
+    .xDestroy = trak__tvf_disconnect,
     .xOpen = sl_open,
     .xClose = sl_close,
     .xFilter = sl_filter,

@@ -10,11 +10,13 @@
 ** id column, 1 a sorted "set id" column (each value is its first row's index), 2 sorted,
 ** 3 unsorted (so is any nullable or empty column).
 */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab_tvf.h"
 
 enum { SORT_ID, SORT_SET_ID, SORT_SORTED, SORT_UNSORTED };
 
@@ -184,37 +186,18 @@ enum { COL_ID, COL_TABLE_NAME, COL_NAME, COL_TYPE, COL_NULLABLE, COL_SORTED, COL
 static int info_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                         sqlite3_vtab **out, char **err) {
   (void)argc, (void)argv, (void)err;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(id INTEGER, table_name TEXT, name TEXT, "
-                                    "col_type TEXT, nullable INTEGER, sorted INTEGER, "
-                                    "arg_table_name HIDDEN)");
-  if (rc != SQLITE_OK) return rc;
-  info_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->p = aux;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int info_disconnect(sqlite3_vtab *v) {
-  sqlite3_free(v);
-  return SQLITE_OK;
+  return trak__tvf_connect(db,
+                           "CREATE TABLE x(id INTEGER, table_name TEXT, name TEXT, "
+                           "col_type TEXT, nullable INTEGER, sorted INTEGER, "
+                           "arg_table_name HIDDEN)",
+                           sizeof(info_vtab), offsetof(info_vtab, p), aux, out);
 }
 
 /* The table name must be given. */
 static int info_best_index(sqlite3_vtab *v, sqlite3_index_info *info) {
   (void)v;
-  for (int i = 0; i < info->nConstraint; i++) {
-    if (info->aConstraint[i].iColumn != COL_ARG ||
-        info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ)
-      continue;
-    if (!info->aConstraint[i].usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = 1;
-    info->aConstraintUsage[i].omit = 1;
-    info->estimatedCost = 100;
-    return SQLITE_OK;
-  }
-  return SQLITE_CONSTRAINT;
+  static const trak_tvf_args args = {.first = COL_ARG, .n = 1, .required = 1, .cost = 100};
+  return trak__tvf_best_index(info, &args);
 }
 
 static int info_open(sqlite3_vtab *v, sqlite3_vtab_cursor **out) {
@@ -287,7 +270,7 @@ static const sqlite3_module info_module = {
     .iVersion = 1,
     .xConnect = info_connect, /* eponymous only */
     .xBestIndex = info_best_index,
-    .xDisconnect = info_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
     .xOpen = info_open,
     .xClose = info_close,
     .xFilter = info_filter,

@@ -12,12 +12,14 @@
 ** (tree_source.c) and gives the named columns, by name, as c4, c5, ...; errors read
 ** "tree: duplicate id 1", "tree: parent_id not found in id column".
 */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/sql/perfetto_sql/tree_source.h"
+#include "processor/tables/vtab_tvf.h"
 
 enum { MAX_TREE_COLS = 12, COL_QUERY = 4 + MAX_TREE_COLS, COL_NAMES };
 
@@ -92,38 +94,17 @@ static int tree_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
     sqlite3_str_appendf(s, "c%d, ", c);
   sqlite3_str_appendall(s, "query HIDDEN, names HIDDEN)");
   char *schema = sqlite3_str_finish(s);
-  int rc = schema ? sqlite3_declare_vtab(db, schema) : SQLITE_NOMEM;
+  int rc = trak__tvf_connect(db, schema, sizeof(tree_vtab), offsetof(tree_vtab, db), db, out);
   sqlite3_free(schema);
-  if (rc != SQLITE_OK) return rc;
-  tree_vtab *v = sqlite3_malloc(sizeof *v);
-  if (!v) return SQLITE_NOMEM;
-  memset(v, 0, sizeof *v);
-  v->db = db;
-  *out = &v->base;
-  return SQLITE_OK;
-}
-
-static int tree_disconnect(sqlite3_vtab *v) {
-  sqlite3_free(v);
-  return SQLITE_OK;
+  return rc;
 }
 
 /* Both the query and the names must be given. */
 static int tree_best_index(sqlite3_vtab *v, sqlite3_index_info *info) {
   (void)v;
-  int given = 0;
-  for (int i = 0; i < info->nConstraint; i++) {
-    int col = info->aConstraint[i].iColumn;
-    if ((col != COL_QUERY && col != COL_NAMES) ||
-        info->aConstraint[i].op != SQLITE_INDEX_CONSTRAINT_EQ)
-      continue;
-    if (!info->aConstraint[i].usable) return SQLITE_CONSTRAINT;
-    info->aConstraintUsage[i].argvIndex = col == COL_QUERY ? 1 : 2;
-    info->aConstraintUsage[i].omit = 1;
-    given |= col == COL_QUERY ? 1 : 2;
-  }
-  info->estimatedCost = 1000;
-  return given == 3 ? SQLITE_OK : SQLITE_CONSTRAINT;
+  _Static_assert(COL_NAMES == COL_QUERY + 1, "the arguments are adjacent columns");
+  static const trak_tvf_args args = {.first = COL_QUERY, .n = 2, .required = 3, .cost = 1000};
+  return trak__tvf_best_index(info, &args);
 }
 
 /* Finds each of the comma-separated `names` among the source's columns. */
@@ -217,7 +198,7 @@ static sqlite3_module tree_module = {
     .iVersion = 1,
     .xConnect = tree_connect, /* eponymous only */
     .xBestIndex = tree_best_index,
-    .xDisconnect = tree_disconnect,
+    .xDisconnect = trak__tvf_disconnect,
     .xOpen = tree_open,
     .xClose = tree_close,
     .xFilter = tree_filter,
