@@ -177,7 +177,7 @@ static char *sorted_lines(const char *json) {
     line[nodes++] = l.s;
   }
   assert_string_equal(e, "]");
-  qsort(line, nodes, sizeof *line, cmp_str);
+  if (nodes) qsort(line, nodes, sizeof *line, cmp_str); /* line is NULL when empty */
   for (size_t i = 0; i < nodes; i++) {
     trak__ui_puts(&all, line[i]);
     free(line[i]), free(path[i]);
