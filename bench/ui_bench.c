@@ -18,6 +18,7 @@
 
 #include "bench_util.h"
 #include "trak/processor.h"
+#include "ui/flame.h"
 #include "ui/ui.h"
 
 #define WIDTH 1200 /* pixels of the timeline */
@@ -189,6 +190,23 @@ int main(int argc, char **argv) {
            cpu);
     trak__ui_buf_free(&out);
   }
+  {
+    /* The flame graph asked for before the lines are filled: from the columns (scan.c), a
+    ** pass per depth, instead of waiting for the lines and the name-stack tree. */
+    trak_ui_range r = {t.start, t.end, 1};
+    trak_ui_buf out = {0};
+    double cpu;
+    int early = !trak__ui_lines_ready(c);
+    w = watch_start();
+    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    double ms = watch_ms(&w, &cpu);
+    printf("area selection flame graph %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
+           "%zu bytes\n",
+           early ? "before the lines are filled (from the columns)"
+                 : "(the lines were filled already)",
+           t.n_slice, ms, cpu, out.len);
+    trak__ui_buf_free(&out);
+  }
   if (trak__ui_lines_wait(c)) return 1;
   printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
          "after the start\n",
@@ -198,21 +216,38 @@ int main(int argc, char **argv) {
          "the start\n",
          (bench_now_sec() - w.wall) * 1e3);
   print_memory("with the name-stack tree built");
-  {
-    /* A flame graph asked for before the tree is ready: merged slice by slice. */
-    trak_ui_range r = {t.start, t.end, 1};
-    trak_ui_buf out = {0};
-    double cpu;
-    atomic_store(&c->stacks_ready, 0);
-    w = watch_start();
-    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    double ms = watch_ms(&w, &cpu);
-    printf("area selection flame graph before the tree is ready (%zu tracks, whole trace): "
-           "%.1f ms (%.1f ms CPU)\n",
-           t.n_slice, ms, cpu);
-    atomic_store(&c->stacks_ready, 1);
-    trak__ui_buf_free(&out);
+  int *exact = malloc((c->n_tracks + 1) * sizeof *exact); /* the tree's, put back after */
+  if (!exact) return 1;
+  for (size_t k = 0; k < c->n_tracks; k++)
+    exact[k] = c->tracks[k].stacks_exact;
+  for (int part = 1; part <= 10; part *= 10) {
+    /* A flame graph asked for before the tree is ready: from the columns (as before the lines
+    ** are filled), and merged slice by slice from the lines (once they are; before the columns,
+    ** also what a flame graph asked for earlier waited for): the whole trace and a tenth. */
+    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
+    for (int way = 0; way < 2; way++) {
+      trak_ui_buf out = {0};
+      double cpu;
+      for (size_t k = 0; way && k < c->n_tracks; k++)
+        c->tracks[k].stacks_exact = 0;
+      w = watch_start();
+      if (way && trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+      trak_ui_flame f = {0}; /* the columns' answer, as trak__ui_flamegraph gives it */
+      if (!way && (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f) ||
+                   trak__ui_flame_write(c, &f, &out)))
+        return 1;
+      trak__ui_flame_free(&f);
+      double ms = watch_ms(&w, &cpu);
+      printf("area selection flame graph before the tree is ready, %s (%zu tracks, 1/%d of the "
+             "trace): %.1f ms (%.1f ms CPU), %zu bytes\n",
+             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, ms, cpu,
+             out.len);
+      trak__ui_buf_free(&out);
+    }
   }
+  for (size_t k = 0; k < c->n_tracks; k++)
+    c->tracks[k].stacks_exact = exact[k];
+  free(exact);
 
   /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
   double ms[STEPS], cpus[STEPS];

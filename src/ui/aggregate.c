@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "ui/cache.h"
+#include "ui/flame.h"
 #include "ui/ui.h"
 
 typedef trak_ui_name_sum by_name;
@@ -179,73 +180,12 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 
 /* ---- flame graph ------------------------------------------------------------------------ */
 
-typedef struct flame_node { /* 24 bytes: a large selection has a node per slice */
-  int64_t total;
-  int32_t parent; /* node index, -1 for a root */
-  uint32_t name;
-  uint32_t count;
-} flame_node;
-
-/* A slot of the (parent, name) -> node hash: the key is kept in the slot, so that a probe
-** reads one cache line rather than the node too. */
-typedef struct flame_slot {
-  int32_t parent;
-  uint32_t name;
-  int32_t node; /* -1: empty */
-} flame_slot;
-
-typedef struct flame {
-  flame_node *v;
-  size_t n, cap;
-  flame_slot *slots; /* open addressing, at most half full */
-  size_t n_slots;
-  int oom;
-} flame;
-
-static size_t slot_of(const flame *f, int32_t parent, uint32_t name) {
-  uint64_t h = ((uint64_t)parent * 0x9E3779B97F4A7C15u) ^ ((uint64_t)name * 0xC2B2AE3D27D4EB4Fu);
-  size_t k = (size_t)(h ^ (h >> 29)) & (f->n_slots - 1);
-  while (f->slots[k].node >= 0 && (f->slots[k].parent != parent || f->slots[k].name != name))
-    k = (k + 1) & (f->n_slots - 1);
-  return k;
-}
-
-/* Makes the hash `n_slots` (a power of two) slots, re-inserting the nodes. 0 or -1 (oom). */
-static int flame_rehash(flame *f, size_t n_slots) {
-  flame_slot *slots = malloc(n_slots * sizeof *slots);
-  if (!slots) return f->oom = 1, -1;
-  for (size_t i = 0; i < n_slots; i++)
-    slots[i].node = -1;
-  free(f->slots);
-  f->slots = slots, f->n_slots = n_slots;
-  for (size_t i = 0; i < f->n; i++)
-    f->slots[slot_of(f, f->v[i].parent, f->v[i].name)] =
-        (flame_slot){f->v[i].parent, f->v[i].name, (int32_t)i};
-  return 0;
-}
-
-/* The node for `name` under `parent`, created on first use; -1 when out of memory. */
-static int32_t node_of(flame *f, int32_t parent, uint32_t name) {
-  if (f->n * 2 >= f->n_slots && flame_rehash(f, f->n_slots ? f->n_slots * 2 : 1024)) return -1;
-  size_t k = slot_of(f, parent, name);
-  if (f->slots[k].node >= 0) return f->slots[k].node;
-  if (f->n == f->cap || f->n >= INT32_MAX) {
-    size_t cap = f->cap ? f->cap * 2 : 256;
-    flame_node *v = f->n < INT32_MAX ? realloc(f->v, cap * sizeof *v) : NULL;
-    if (!v) return f->oom = 1, -1;
-    f->v = v, f->cap = cap;
-  }
-  f->v[f->n] = (flame_node){.parent = parent, .name = name};
-  f->slots[k] = (flame_slot){parent, name, (int32_t)f->n};
-  return (int32_t)f->n++;
-}
-
 /* Sizes the hash for the slices of `tracks` that may be in [start, end] (each at most one node),
 ** up to 2^18 slots (3 MB), so that it does not grow step by step through a selection of a
 ** size that is common; a larger one grows it (the pruning of trak__ui_flamegraph keeps it far
 ** under a node per slice: sized for every slice, its first write alone cost more than all
 ** its probes). */
-static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *tracks, size_t n,
+static void flame_reserve(trak_ui_flame *f, const trak_ui_cache *c, const int64_t *tracks, size_t n,
                           int64_t start, int64_t end) {
   size_t bound = 0;
   for (size_t k = 0; k < n; k++) {
@@ -260,46 +200,7 @@ static void flame_reserve(flame *f, const trak_ui_cache *c, const int64_t *track
   size_t n_slots = 1024;
   while (n_slots < 2 * bound + 2 && n_slots < ((size_t)1 << 18))
     n_slots *= 2;
-  flame_rehash(f, n_slots);
-}
-
-/* Moves v[i] down the min-heap v[0..n) to its place. */
-static void sift_down(int64_t *v, size_t n, size_t i) {
-  for (;;) {
-    size_t m = i, l = 2 * i + 1, r = l + 1;
-    if (l < n && v[l] < v[m]) m = l;
-    if (r < n && v[r] < v[m]) m = r;
-    if (m == i) return;
-    int64_t x = v[i];
-    v[i] = v[m], v[m] = x, i = m;
-  }
-}
-
-/* The k-th largest of v[0..n) (0 < k <= n), reordering v: a min-heap of the k largest, so
-** O(n log k) rather than sorting every node. */
-static int64_t kth_largest(int64_t *v, size_t n, size_t k) {
-  for (size_t i = k / 2; i-- > 0;)
-    sift_down(v, k, i);
-  for (size_t i = k; i < n; i++)
-    if (v[i] > v[0]) {
-      v[0] = v[i];
-      sift_down(v, k, 0);
-    }
-  return v[0];
-}
-
-/* The smallest total a node may have to be answered: 0 (all) up to MAX_FLAME_NODES nodes, else
-** the MAX_FLAME_NODES-th largest total (a screen shows no more; ties may keep a few more). */
-#define MAX_FLAME_NODES 20000
-static int64_t smallest_kept(const flame *f) {
-  if (f->n <= MAX_FLAME_NODES) return 0;
-  int64_t *totals = malloc(f->n * sizeof *totals);
-  if (!totals) return 0;
-  for (size_t i = 0; i < f->n; i++)
-    totals[i] = f->v[i].total;
-  int64_t min = kth_largest(totals, f->n, MAX_FLAME_NODES);
-  free(totals);
-  return min > 0 ? min : 1;
+  trak__ui_flame_rehash(f, n_slots);
 }
 
 /* One track's slices at the depth being merged: line indices [a, b) (those that may meet the
@@ -312,9 +213,10 @@ typedef struct flame_span {
 
 /* Merges depth `d` of track `t` into the graph: a root (no parent) becomes a node under -1, a
 ** child one under its parent's node (the slice of depth d - 1 in `prev` that holds it, found by
-** walking both lines in time order), unless that node's total is under `floor`. Fills `cur`. */
-static void flame_depth(flame *f, const trak_ui_track *t, size_t d, const flame_span *prev,
-                        flame_span *cur, int64_t start, int64_t end, int64_t floor) {
+** walking both lines in time order; of slices begun with it, its parent_id's), unless that node's total is under `floor`. Fills `cur`. */
+static void flame_depth(trak_ui_flame *f, const trak_ui_cache *c, const trak_ui_track *t, size_t d,
+                        const flame_span *prev, flame_span *cur, int64_t start, int64_t end,
+                        int64_t floor) {
   const trak_ui_line *l = &t->lines[d], *up = d ? &t->lines[d - 1] : NULL;
   cur->a = trak__ui_line_first_ending_after(l, start);
   cur->b = trak__ui_first_at(l->v, l->n, sizeof *l->v, end == INT64_MAX ? end : end + 1);
@@ -332,12 +234,14 @@ static void flame_depth(flame *f, const trak_ui_track *t, size_t d, const flame_
     const trak_ui_slice *s = &l->v[i];
     int32_t node = -1;
     if (in_range(s, start, end) && !s->has_parent) {
-      node = node_of(f, -1, s->name);
+      node = trak__ui_flame_node(f, -1, s->name);
     } else if (in_range(s, start, end) && up && prev->node && j < prev->b) {
       while (j + 1 < prev->b && up->v[j + 1].ts <= s->ts)
         j++;
-      int32_t parent = up->v[j].ts <= s->ts && within(&up->v[j], s) ? prev->node[j - prev->a] : -1;
-      if (parent >= 0 && f->v[parent].total >= floor) node = node_of(f, parent, s->name);
+      size_t q = trak__ui_parent_in(c, up, prev->a, j, s);
+      int32_t parent = up->v[q].ts <= s->ts && within(&up->v[q], s) ? prev->node[q - prev->a] : -1;
+      if (parent >= 0 && f->v[parent].total >= floor)
+        node = trak__ui_flame_node(f, parent, s->name);
     }
     if (node >= 0) {
       f->v[node].total += s->dur;
@@ -372,15 +276,15 @@ typedef struct touched {
   size_t n, cap;
 } touched;
 
-/* The MAX_FLAME_NODES-th largest total of `sum` over the nodes touched (0 when there are no
+/* The TRAK_UI_MAX_FLAME_NODES-th largest total of `sum` over the nodes touched (0 when there are no
 ** more): a lower bound of the smallest total answered. INT64_MIN when out of memory. */
 static int64_t touched_floor(const node_sum *sum, const touched *t) {
-  if (t->n <= MAX_FLAME_NODES) return 0;
+  if (t->n <= TRAK_UI_MAX_FLAME_NODES) return 0;
   int64_t *totals = malloc(t->n * sizeof *totals);
   if (!totals) return INT64_MIN;
   for (size_t i = 0; i < t->n; i++)
     totals[i] = sum[t->v[i]].total;
-  int64_t min = kth_largest(totals, t->n, MAX_FLAME_NODES);
+  int64_t min = trak__ui_kth_largest(totals, t->n, TRAK_UI_MAX_FLAME_NODES);
   free(totals);
   return min > 0 ? min : 1;
 }
@@ -425,9 +329,9 @@ static int sum_depth(const trak_ui_cache *c, const int64_t *tracks, size_t n, si
 /* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
 ** its stack's node (its ancestors are in range too: stacks_exact), depth by depth over all the
 ** tracks, so that a node's total is whole before its children are summed; once more than
-** MAX_FLAME_NODES nodes are touched, the children of a node under the MAX_FLAME_NODES-th
+** TRAK_UI_MAX_FLAME_NODES nodes are touched, the children of a node under the TRAK_UI_MAX_FLAME_NODES-th
 ** largest total so far are skipped (as in the slice-by-slice merge below), and the passes stop
-** at a depth with no node over it. The nodes whose total is at least the MAX_FLAME_NODES-th
+** at a depth with no node over it. The nodes whose total is at least the TRAK_UI_MAX_FLAME_NODES-th
 ** largest are answered, parents first (the tree's order). The same answer as merging slice by
 ** slice, a hash probe per slice fewer. Returns 0 or -1 (out of memory). */
 static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
@@ -442,7 +346,7 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
   }
   touched tv = {0};
   int64_t floor = 0;
-  size_t floor_nodes = MAX_FLAME_NODES; /* nodes touched when floor was last raised */
+  size_t floor_nodes = TRAK_UI_MAX_FLAME_NODES; /* nodes touched when floor was last raised */
   int rc = 0;
   for (size_t d = 0, live = 1; d < depths && live && !rc; d++) {
     size_t first = tv.n;
@@ -479,25 +383,16 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
   return rc;
 }
 
-int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
-                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
-  int64_t start = r->start, end = r->end;
-  if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
-  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-  if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
-    if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
-      return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-    return 0;
-  }
-  /* Otherwise (the tree is not built yet, async lanes, a child that outlives its parent) slice
-  ** by slice: */
-  flame f = {0};
-  flame_reserve(&f, c, tracks, n, start, end);
-  /* Depth by depth over every track, so that a node's total is whole before its children are
-  ** merged: a node under the smallest total that can still be answered (a lower bound of it,
-  ** the MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
-  ** not merged. Not when a track has roots below depth 0: their stacks start deeper and a
-  ** node's total may grow later. */
+/* The flame graph merged slice by slice from the cache's lines (the tree not built yet and the
+** columns declined, async lanes, a child that outlives its parent): depth by depth over every
+** track, so that a node's total is whole before its children are merged: a node under the
+** smallest total that can still be answered (a lower bound of it, the
+** TRAK_UI_MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
+** not merged. Not when a track has roots below depth 0: their stacks start deeper and a node's
+** total may grow later. Merges into `f` (zeroed); sets f->oom when out of memory. */
+static void flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                             int64_t end, trak_ui_flame *f) {
+  flame_reserve(f, c, tracks, n, start, end);
   flame_span *spans = calloc(2 * (n ? n : 1), sizeof *spans); /* depth d - 1's, then d's */
   size_t depths = 0;
   int prune = 1;
@@ -506,49 +401,46 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     if (t && t->n_lines > depths) depths = t->n_lines;
     if (t && t->deep_roots) prune = 0;
   }
-  if (!spans) f.oom = 1;
-  int64_t floor = 0;
-  size_t floor_nodes = MAX_FLAME_NODES; /* nodes when floor was last raised */
-  for (size_t d = 0, live = 1; d < depths && live && !f.oom; d++) {
-    size_t first = f.n; /* with no deeper roots, the nodes made now are this depth's */
-    for (size_t k = 0; k < n && !f.oom; k++) {
+  if (!spans) f->oom = 1;
+  for (size_t d = 0, live = 1; d < depths && live && !f->oom; d++) {
+    size_t first = f->n; /* with no deeper roots, the nodes made now are this depth's */
+    for (size_t k = 0; k < n && !f->oom; k++) {
       const trak_ui_track *t = slice_track(c, tracks[k]);
       flame_span *prev = &spans[2 * k], *cur = &spans[2 * k + 1];
       cur->a = cur->b = 0;
-      if (t && d < t->n_lines) flame_depth(&f, t, d, prev, cur, start, end, floor);
+      if (t && d < t->n_lines) flame_depth(f, c, t, d, prev, cur, start, end, f->floor);
       flame_span swap = *prev;
       *prev = *cur, *cur = swap;
     }
-    if (prune && f.n > floor_nodes + floor_nodes / 2) {
-      floor = smallest_kept(&f);
-      floor_nodes = f.n;
-    }
-    /* No node of this depth at or over the floor: no deeper slice can join the graph. */
-    live = !prune || floor == 0;
-    for (size_t i = first; i < f.n && !live; i++)
-      live = f.v[i].total >= floor;
+    live = (size_t)trak__ui_flame_depth_done(f, first, prune);
   }
   for (size_t k = 0; spans && k < 2 * n; k++)
     free(spans[k].node);
   free(spans);
-  int64_t min_total = f.oom ? 0 : smallest_kept(&f);
-  int64_t *index = f.oom ? NULL : malloc((f.n ? f.n : 1) * sizeof *index);
-  if (!index) f.oom = 1;
-  trak__ui_puts(out, "[");
-  for (size_t i = 0, kept = 0; index && i < f.n; i++) {
-    /* A parent's total is at least its child's: the nodes kept are closed under parents. */
-    index[i] = -1;
-    if (f.v[i].total < min_total) continue;
-    index[i] = (int64_t)kept;
-    int64_t parent = f.v[i].parent < 0 ? -1 : index[f.v[i].parent];
-    trak__ui_printf(out, "%s%" PRId64 ",", kept++ ? ",[" : "[", parent);
-    trak__ui_json_str(out, trak__ui_cache_name(c, f.v[i].name));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", f.v[i].total, f.v[i].count);
+}
+
+int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                        const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
+  int64_t start = r->start, end = r->end;
+  if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
+  if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
+    if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
+      return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    return 0;
   }
-  trak__ui_put(out, "]", 1);
-  free(index);
-  free(f.v);
-  free(f.slots);
-  if (f.oom || out->oom) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-  return 0;
+  /* Before the lines are filled: from the slice table's columns, unless they decline (once
+  ** they are, the lines' copy is the faster read: 1.55 s against 2.3 s of CPU for the whole of a
+  ** 50M-event trace, docs/performance.md). */
+  trak_ui_flame f = {0};
+  int rc = trak__ui_lines_ready(c) ? 1 : trak__ui_scan_flame(c, tracks, n, start, end, &f);
+  if (rc == 1) {
+    trak__ui_flame_free(&f);
+    memset(&f, 0, sizeof f);
+    if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    flame_from_lines(c, tracks, n, start, end, &f);
+  }
+  if (rc < 0) f.oom = 1;
+  rc = trak__ui_flame_write(c, &f, out);
+  trak__ui_flame_free(&f);
+  return rc ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }

@@ -203,8 +203,10 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
   if (!c->name_map) return -1;
   int64_t lo = INT64_MAX, hi = INT64_MIN; /* the slices' bounds, widened into c's at the end */
   size_t n = 0;
+  c->slices_by_ts = 1;
   for (size_t i = 0; i < tb->slice.n; i++) {
     uint32_t depth = tb->slice.depth[i], id = tb->slice.track_id[i];
+    if (i && tb->slice.ts[i] < tb->slice.ts[i - 1]) c->slices_by_ts = 0;
     if (depth >= MAX_DEPTH) continue;
     trak_ui_track *tr = id < c->index_len && c->index[id] != NO_TRACK
                             ? &c->tracks[c->index[id]] /* the common case, inline */
@@ -289,6 +291,7 @@ int trak__ui_lines_wait(const trak_ui_cache *cc) {
 
 static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   c->tables = &p->tables;
+  c->slice_parent = p->tables.slice.parent_id;
   return size_lines(c, &p->tables) ? oom(err) : 0;
 }
 

@@ -155,6 +155,8 @@ typedef struct trak_ui_cache {
   const struct trak_tables *tables; /* the processor's (read-only since its import) */
   uint32_t *name_map; /* the tables' string id -> name id + 1 (0: none), for slice names */
   size_t name_map_len;
+  const uint32_t *slice_parent; /* the slice table's parent_id column (trak__ui_parent_in) */
+  int slices_by_ts; /* the slice table's rows are in time order (scan.c then bounds its passes) */
   pthread_t stacks_thread;
   int stacks_started;      /* the thread runs or ran: joined by trak__ui_cache_free */
   atomic_int lines_ready;  /* 1: filled; -1: out of memory or stopped, never filled */
@@ -283,5 +285,21 @@ static inline int trak__ui_stacks_ready(const trak_ui_cache *c) {
 int trak__ui_stacks_wait(trak_ui_cache *c);
 /* Asks the tree's thread to stop and joins it (trak__ui_cache_free calls it). */
 void trak__ui_stacks_stop(trak_ui_cache *c);
+
+/* The parent of slice `s` (of a TRAK_UI_SLICES track, with a parent) in `up`, its line one depth
+** above, given j, the last index of `up` in [lo, j] starting at or before s: j, unless slices
+** before j start at the same time as s and one of them is s's parent by the slice table's
+** parent_id (an instant and a slice begun with it: the time alone does not tell which holds s,
+** and the SQL follows parent_id). */
+static inline size_t trak__ui_parent_in(const trak_ui_cache *c, const trak_ui_line *up, size_t lo,
+                                        size_t j, const trak_ui_slice *s) {
+  if (j <= lo || up->v[j - 1].ts != s->ts || !c->slice_parent)
+    return j; /* no tie: the common case */
+  uint32_t want = c->slice_parent[s->id];
+  size_t k = j;
+  while (up->v[k].id != want && k > lo && up->v[k - 1].ts == up->v[j].ts)
+    k--;
+  return up->v[k].id == want ? k : j;
+}
 
 #endif /* TRAK_UI_CACHE_H */

@@ -96,7 +96,7 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
 
 /* Gives the slices of depth `d` of `tr` their nodes: a root that ended its name's root node, a
 ** child that ended the node of its name under its parent's (the slice a depth above holding
-** it, found by walking both lines in time order, as the flame graph did), NONE otherwise (not
+** it, found by walking both lines in time order, as the flame graph does; of slices begun with it, its parent_id's), NONE otherwise (not
 ** ended, or an ancestor did not end: the recursive SQL of docs/ui.md leaves it out). Clears
 ** stacks_exact when a child ends after its parent (it may then meet a range its parent does
 ** not). Returns 0 or -1 (out of memory, or asked to stop). */
@@ -114,7 +114,7 @@ static int line_stacks(stack_tree *t, trak_ui_track *tr, size_t d) {
     } else if (s->dur >= 0 && up && up->n) {
       while (j + 1 < up->n && up->v[j + 1].ts <= s->ts)
         j++;
-      const trak_ui_slice *p = &up->v[j];
+      const trak_ui_slice *p = &up->v[trak__ui_parent_in(t->c, up, 0, j, s)];
       int holds = p->ts <= s->ts && (s->ts < trak__ui_slice_end(p) || s->ts == p->ts);
       if (holds && p->stack != NONE) {
         node = node_of(t, p->stack, s->name);
