@@ -48,8 +48,51 @@ static int64_t stats_sum(const trak_importer *imp) {
   return sum;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). An
-** event whose bytes were seen before takes the arg set they made (trak__ftrace_args_cached). */
+/* The args of a GenericFtraceEvent (an event written by name) at `begin`, as Perfetto reads
+** them: each field by its name, an int_value or a uint_value as a signed int (the first of
+** int, uint, string it has), a field without a value left out. Sets *name to the event's name
+** (event_name; "" without one). */
+static void legacy_generic_args(trak_importer *imp, uint32_t begin, const trak_pb_field *ev,
+                                uint32_t *name) {
+  trak_pb_decoder dec, fdec;
+  trak_pb_field f, v;
+  trak_pb_field empty = {0};
+  empty.data = (const uint8_t *)"";
+  *name = intern(imp, &empty);
+  trak__dec_init(imp, &dec, ev->data, ev->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (f.number == TRAK_PB_GenericFtraceEvent_event_name) {
+      *name = intern(imp, &f);
+      continue;
+    }
+    if (f.number != TRAK_PB_GenericFtraceEvent_field) continue;
+    trak_pb_field key = empty, iv = empty, uv = empty, sv = empty;
+    int has = 0; /* bits: 1 int, 2 uint, 4 string */
+    trak__dec_init(imp, &fdec, f.data, f.len);
+    while (trak_pb_decoder_next(&fdec, &v) > 0) {
+      int len = v.wire_type == TRAK_PB_WIRE_LEN;
+      if (v.number == TRAK_PB_GenericFtraceEvent_Field_name && len)
+        key = v;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_int_value && !len)
+        iv = v, has |= 1;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_uint_value && !len)
+        uv = v, has |= 2;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_str_value && len)
+        sv = v, has |= 4;
+    }
+    if (has & 1)
+      trak__ftrace_arg_int(imp, begin, intern(imp, &key), (int64_t)iv.value);
+    else if (has & 2)
+      trak__ftrace_arg_int(imp, begin, intern(imp, &key), (int64_t)uv.value);
+    else if (has & 4)
+      trak__ftrace_arg_str(imp, begin, intern(imp, &key), intern(imp, &sv));
+  }
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
+** GenericFtraceEvent named by itself). An event whose bytes were seen before takes the arg set
+** they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
                     const trak_pb_field *ev) {
   static const trak_pb_message_desc *fe;
@@ -57,6 +100,14 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
   const trak_pb_field_desc *fd = fe ? trak__schema_field_by_number(fe, ev->number) : NULL;
   if (!fd) {
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+    return;
+  }
+  if (ev->number == TRAK_PB_FtraceEvent_generic) {
+    uint32_t name, begin = trak__ftrace_args_begin(imp);
+    trak_pb_field none = {0}; /* not a message: an event without a name or fields */
+    none.data = (const uint8_t *)"";
+    legacy_generic_args(imp, begin, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_args_close(imp, begin));
     return;
   }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
@@ -217,6 +268,27 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__oom_score_adj(imp, ts, (uint32_t)num(&e, 3), num(&e, 2));
+    return;
+  case TRAK_PB_FtraceEvent_signal_generate:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__signal(imp, cpu, ts, (uint32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_pid), 0,
+                 (int32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_sig));
+    return;
+  case TRAK_PB_FtraceEvent_signal_deliver:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__signal(imp, cpu, ts, pid, 1, (int32_t)num(&e, TRAK_PB_SignalDeliverFtraceEvent_sig));
+    return;
+  case TRAK_PB_FtraceEvent_workqueue_execute_start:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__workqueue_start(imp, cpu, ts, pid,
+                          (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function));
+    return;
+  case TRAK_PB_FtraceEvent_workqueue_execute_end:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    trak__workqueue_end(imp, cpu, ts, pid);
     return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);
