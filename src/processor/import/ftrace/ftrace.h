@@ -138,6 +138,20 @@ void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ve
 void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
+/* ---- slices on thread tracks (thread_slices.c) ----------------------------------------- */
+
+/* signal_generate (`deliver` 0; `tid` the thread signalled) or signal_deliver (1; `tid` the
+** thread receiving, the event's writer) of signal `sig` on `cpu`: an instant of that name on the
+** thread's track with arg signal.sig, queued and applied in timestamp order. */
+void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int deliver,
+                  int32_t sig);
+/* workqueue_execute_start of the work `function` run by thread `tid` on `cpu`: a slice of
+** category "workqueue" named by the function's address ("0xffff..."), arg cpu, begins on the
+** thread's track; workqueue_execute_end ends it. Queued and applied in timestamp order. */
+void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                           uint64_t function);
+void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
+
 /* ---- power (suspend_resume.c) ----------------------------------------------------------- */
 
 /* suspend_resume run by thread `tid` on `cpu`: the phase `action` ([s, s + len)) with `val`

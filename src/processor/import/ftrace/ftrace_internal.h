@@ -28,9 +28,12 @@ enum trak_fq_type {
                           ** trak_ftrace.text, a its length */
   TRAK_FQ_SUSPEND_RESUME, /* suspend_resume: pid tid, s1 slice name, a start, p1 action
                           ** (suspend_resume.c) */
-  TRAK_FQ_PROC_COUNTER    /* rss_stat, oom_score_adj_update: pid the thread, a the counter
+  TRAK_FQ_PROC_COUNTER,   /* rss_stat, oom_score_adj_update: pid the thread, a the counter
                           ** (process_counters.c), x the value, p1 curr (-1: no mm_id), s1 and
                           ** s2 the mm_id's low and high halves */
+  TRAK_FQ_THREAD_SLICE    /* a slice record on a thread's track (thread_slices.c): pid the
+                          ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
+                          ** x the arg's value */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -177,6 +180,7 @@ void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
 /* Once the queue is applied: the process counters of threads become counters of their
 ** processes' tracks (process_counters.c). */
 void trak__ftrace_proc_counters_flush(trak_importer *imp);

@@ -249,6 +249,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_MARKER] = trak__fa_marker,
     [TRAK_FQ_SUSPEND_RESUME] = trak__fa_suspend_resume,
     [TRAK_FQ_PROC_COUNTER] = trak__fa_proc_counter,
+    [TRAK_FQ_THREAD_SLICE] = trak__fa_thread_slice,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {

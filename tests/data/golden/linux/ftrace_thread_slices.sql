@@ -1,0 +1,12 @@
+-- Perfetto's answer (trace_processor_shell v58.2 on the same trace): workqueue_execute_start/end
+-- make slices of category workqueue named by the work's function on the worker thread's track
+-- (arg cpu; an end with nothing open is misplaced), signal_generate an instant on the track of
+-- the thread signalled and signal_deliver one on the receiver's (arg signal.sig).
+SELECT s.ts, s.dur, s.name, s.category, s.depth, thread.tid,
+  (SELECT group_concat(key || '=' || coalesce(string_value, int_value), ',') FROM args a
+   WHERE a.arg_set_id = s.arg_set_id) AS args
+FROM slice s JOIN thread_track t ON s.track_id = t.id JOIN thread USING (utid)
+ORDER BY s.ts;
+SELECT t.id, t.name, t.type, thread.tid FROM thread_track t JOIN thread USING (utid) ORDER BY t.id;
+SELECT name, count(*) AS n FROM ftrace_event GROUP BY name ORDER BY name;
+SELECT name, value FROM stats WHERE value > 0 AND name NOT LIKE '%duration%' ORDER BY name;
