@@ -152,6 +152,15 @@ void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_
                            uint64_t function);
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
 
+/* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's
+** bytes, for its args): a slice named by the call begins on the thread's track (an instant for
+** sys_rt_sigreturn); sys_exit ends it, with arg ret when `has_ret`. Queued and applied in
+** timestamp order (syscalls.c). */
+void trak__sys_enter(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t id,
+                     const uint8_t *data, size_t len);
+void trak__sys_exit(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t id,
+                    int has_ret, int64_t ret);
+
 /* ---- power (suspend_resume.c) ----------------------------------------------------------- */
 
 /* suspend_resume run by thread `tid` on `cpu`: the phase `action` ([s, s + len)) with `val`

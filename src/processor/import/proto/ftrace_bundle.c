@@ -290,6 +290,20 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     trak__workqueue_end(imp, cpu, ts, pid);
     return;
+  case TRAK_PB_FtraceEvent_sys_enter:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sys_enter(imp, cpu, ts, pid, num(&e, TRAK_PB_SysEnterFtraceEvent_id),
+                    ev.wire_type == TRAK_PB_WIRE_LEN ? ev.data : NULL,
+                    ev.wire_type == TRAK_PB_WIRE_LEN ? ev.len : 0);
+    return;
+  case TRAK_PB_FtraceEvent_sys_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sys_exit(imp, cpu, ts, pid, num(&e, TRAK_PB_SysExitFtraceEvent_id),
+                   e.has >> TRAK_PB_SysExitFtraceEvent_ret & 1,
+                   num(&e, TRAK_PB_SysExitFtraceEvent_ret));
+    return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);
     return;

@@ -1,0 +1,12 @@
+-- Perfetto's answer (trace_processor_shell v58.2 on the same trace): sys_enter/sys_exit make a
+-- slice on the thread's track named by the call in the x86_64 table (system_info's machine),
+-- sys_N where the table has none, none past 550; args[i] under flat key args, ret; a sys_write
+-- ends at the thread's print event (truncated_sys_write_duration) and its own exit is ignored;
+-- sys_rt_sigreturn is an instant.
+SELECT s.ts, s.dur, s.name, s.category, s.depth, thread.tid,
+  (SELECT group_concat(flat_key || '|' || key || '=' || int_value || ':' || value_type, ',')
+   FROM args a WHERE a.arg_set_id = s.arg_set_id) AS args
+FROM slice s JOIN thread_track t ON s.track_id = t.id JOIN thread USING (utid)
+ORDER BY s.ts;
+SELECT name, count(*) AS n FROM ftrace_event GROUP BY name ORDER BY name;
+SELECT name, value FROM stats WHERE value > 0 AND name NOT LIKE '%duration_ns' ORDER BY name;
