@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "processor/import/track_kinds.h"
+#include "processor/tables/storage.h"
 
 typedef struct trak_importer trak_importer;
 
@@ -190,6 +191,20 @@ void trak__ftrace_arg_int(trak_importer *imp, uint32_t set, uint32_t key, int64_
 void trak__ftrace_arg_uint(trak_importer *imp, uint32_t set, uint32_t key, uint64_t v);
 void trak__ftrace_arg_str(trak_importer *imp, uint32_t set, uint32_t key, uint32_t str);
 void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, double v);
+
+/* An arg set built as Perfetto builds an ftrace event's: a key given again replaces the value
+** of its row (which keeps its place), so each key has one row. */
+typedef struct trak_fargs {
+  uint32_t begin; /* the set's first row */
+  trak_map index; /* key -> row, once the set is large */
+} trak_fargs;
+void trak__ftrace_fargs_begin(trak_importer *imp, trak_fargs *a);
+/* Adds (or replaces) key `key` (string id) of `type`: `i` for an integer, `str` for a string,
+** `real` for a real (the others 0). */
+void trak__ftrace_fargs_add(trak_importer *imp, trak_fargs *a, uint32_t key, trak_arg_type type,
+                            int64_t i, uint32_t str, double real);
+/* Frees the index and closes the set (trak__ftrace_args_close): returns its id. */
+uint32_t trak__ftrace_fargs_close(trak_importer *imp, trak_fargs *a);
 
 /* Closes the set begun at `set` (trak__ftrace_args_begin): returns an identical earlier set
 ** when there is one (the new rows are dropped), else `set`; TRAK_NULL_U32 when it has no rows.

@@ -48,11 +48,11 @@ static int64_t stats_sum(const trak_importer *imp) {
   return sum;
 }
 
-/* The args of a GenericFtraceEvent (an event written by name) at `begin`, as Perfetto reads
+/* The args of a GenericFtraceEvent (an event written by name) into `a`, as Perfetto reads
 ** them: each field by its name, an int_value or a uint_value as a signed int (the first of
 ** int, uint, string it has), a field without a value left out. Sets *name to the event's name
 ** (event_name; "" without one). */
-static void legacy_generic_args(trak_importer *imp, uint32_t begin, const trak_pb_field *ev,
+static void legacy_generic_args(trak_importer *imp, trak_fargs *a, const trak_pb_field *ev,
                                 uint32_t *name) {
   trak_pb_decoder dec, fdec;
   trak_pb_field f, v;
@@ -81,13 +81,71 @@ static void legacy_generic_args(trak_importer *imp, uint32_t begin, const trak_p
       else if (v.number == TRAK_PB_GenericFtraceEvent_Field_str_value && len)
         sv = v, has |= 4;
     }
-    if (has & 1)
-      trak__ftrace_arg_int(imp, begin, intern(imp, &key), (int64_t)iv.value);
-    else if (has & 2)
-      trak__ftrace_arg_int(imp, begin, intern(imp, &key), (int64_t)uv.value);
-    else if (has & 4)
-      trak__ftrace_arg_str(imp, begin, intern(imp, &key), intern(imp, &sv));
+    if (!has) continue;
+    int64_t i = (int64_t)(has & 1 ? iv.value : uv.value);
+    if (has & 3)
+      trak__ftrace_fargs_add(imp, a, intern(imp, &key), TRAK_ARG_INT, i, 0, 0);
+    else
+      trak__ftrace_fargs_add(imp, a, intern(imp, &key), TRAK_ARG_STRING, 0, intern(imp, &sv), 0);
   }
+}
+
+/* One field `f` of a typed event into `a`, as Perfetto's raw table keeps it: keyed by the
+** field's name (`fd`), a signed integer (bool and enum too) as int, an unsigned one as uint, a
+** sint zigzag-decoded, a string or bytes as a string, a float or double as a real; a nested
+** message, or a value whose wire type is not its type's, left out. */
+static void raw_field(trak_importer *imp, trak_fargs *a, const trak_pb_field_desc *fd,
+                      const trak_pb_field *f) {
+  int len = f->wire_type == TRAK_PB_WIRE_LEN;
+  trak_arg_type type;
+  int64_t i = (int64_t)f->value;
+  uint32_t s = 0;
+  double r = 0;
+  switch (fd->type) {
+  case TRAK_PB_TYPE_INT32:
+  case TRAK_PB_TYPE_INT64:
+  case TRAK_PB_TYPE_SFIXED32:
+  case TRAK_PB_TYPE_SFIXED64:
+  case TRAK_PB_TYPE_BOOL:
+  case TRAK_PB_TYPE_ENUM:
+    if (len) return;
+    type = TRAK_ARG_INT;
+    break;
+  case TRAK_PB_TYPE_UINT32:
+  case TRAK_PB_TYPE_UINT64:
+  case TRAK_PB_TYPE_FIXED32:
+  case TRAK_PB_TYPE_FIXED64:
+    if (len) return;
+    type = TRAK_ARG_UINT;
+    break;
+  case TRAK_PB_TYPE_SINT32:
+  case TRAK_PB_TYPE_SINT64:
+    if (len) return;
+    type = TRAK_ARG_INT, i = (int64_t)(f->value >> 1) ^ -(int64_t)(f->value & 1);
+    break;
+  case TRAK_PB_TYPE_STRING:
+  case TRAK_PB_TYPE_BYTES:
+    if (!len) return;
+    type = TRAK_ARG_STRING, i = 0, s = intern(imp, f);
+    break;
+  case TRAK_PB_TYPE_DOUBLE:
+    if (f->wire_type != TRAK_PB_WIRE_FIXED64) return;
+    type = TRAK_ARG_REAL, i = 0, memcpy(&r, &f->value, sizeof r);
+    break;
+  case TRAK_PB_TYPE_FLOAT: {
+    if (f->wire_type != TRAK_PB_WIRE_FIXED32) return;
+    uint32_t bits = (uint32_t)f->value;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    type = TRAK_ARG_REAL, i = 0, r = x;
+    break;
+  }
+  default:
+    return;
+  }
+  trak__ftrace_fargs_add(imp, a,
+                         trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name)),
+                         type, i, s, r);
 }
 
 /* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
@@ -103,11 +161,13 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     return;
   }
   if (ev->number == TRAK_PB_FtraceEvent_generic) {
-    uint32_t name, begin = trak__ftrace_args_begin(imp);
+    uint32_t name;
+    trak_fargs a;
     trak_pb_field none = {0}; /* not a message: an event without a name or fields */
     none.data = (const uint8_t *)"";
-    legacy_generic_args(imp, begin, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
-    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_args_close(imp, begin));
+    trak__ftrace_fargs_begin(imp, &a);
+    legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a));
     return;
   }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
@@ -116,17 +176,19 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
   if (set == TRAK_NULL_U32) {
     const trak_pb_message_desc *md = trak__schema_field_message(fd);
     int64_t reports = stats_sum(imp);
-    uint32_t begin = trak__ftrace_args_begin(imp);
+    trak_fargs a;
+    trak__ftrace_fargs_begin(imp, &a);
+    uint32_t begin = a.begin;
     if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
       trak_pb_decoder dec;
       trak_pb_field f;
       trak__dec_init(imp, &dec, ev->data, ev->len);
       while (trak_pb_decoder_next(&dec, &f) > 0) {
         const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-        if (sub) trak__reflect_field_args(imp, NULL, begin, sub, &f);
+        if (sub) raw_field(imp, &a, sub, &f);
       }
     }
-    set = trak__ftrace_args_close(imp, begin);
+    set = trak__ftrace_fargs_close(imp, &a);
     if (stats_sum(imp) == reports && md && key)
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }

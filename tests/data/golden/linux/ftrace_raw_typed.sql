@@ -6,4 +6,3 @@ SELECT e.ts, e.name, e.cpu, e.utid,
   (SELECT group_concat(key || '=' || coalesce(string_value, int_value) || ':' || value_type, ',')
    FROM args a WHERE a.arg_set_id = e.arg_set_id) AS args
 FROM ftrace_event e ORDER BY e.ts;
-SELECT name, value FROM stats WHERE value > 0 AND name NOT LIKE '%duration%' ORDER BY name;

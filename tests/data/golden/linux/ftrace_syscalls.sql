@@ -9,4 +9,10 @@ SELECT s.ts, s.dur, s.name, s.category, s.depth, thread.tid,
 FROM slice s JOIN thread_track t ON s.track_id = t.id JOIN thread USING (utid)
 ORDER BY s.ts;
 SELECT name, count(*) AS n FROM ftrace_event GROUP BY name ORDER BY name;
-SELECT name, value FROM stats WHERE value > 0 AND name NOT LIKE '%duration_ns' ORDER BY name;
+SELECT name, value FROM stats WHERE name IN ('misplaced_end_event', 'truncated_sys_write_duration') ORDER BY name;
+-- A repeated field of a raw row (sys_enter's args) is one arg: the last value, at the first's
+-- place.
+SELECT e.ts, e.name,
+  (SELECT group_concat(key || '=' || int_value || ':' || value_type, ',') FROM args a
+   WHERE a.arg_set_id = e.arg_set_id) AS args
+FROM ftrace_event e WHERE e.ts <= 130 ORDER BY e.ts;

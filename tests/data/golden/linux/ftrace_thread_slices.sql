@@ -9,4 +9,4 @@ FROM slice s JOIN thread_track t ON s.track_id = t.id JOIN thread USING (utid)
 ORDER BY s.ts;
 SELECT t.id, t.name, t.type, thread.tid FROM thread_track t JOIN thread USING (utid) ORDER BY t.id;
 SELECT name, count(*) AS n FROM ftrace_event GROUP BY name ORDER BY name;
-SELECT name, value FROM stats WHERE value > 0 AND name NOT LIKE '%duration%' ORDER BY name;
+SELECT name, value FROM stats WHERE name = 'misplaced_end_event' ORDER BY name;
