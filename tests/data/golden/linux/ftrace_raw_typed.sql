@@ -5,4 +5,11 @@
 SELECT e.ts, e.name, e.cpu, e.utid,
   (SELECT group_concat(key || '=' || coalesce(string_value, int_value) || ':' || value_type, ',')
    FROM args a WHERE a.arg_set_id = e.arg_set_id) AS args
-FROM ftrace_event e ORDER BY e.ts;
+FROM ftrace_event e WHERE e.name <> 'wide' ORDER BY e.ts;
+-- A field named twice is one arg: the last value (of its own type), in the first's place.
+SELECT count(*) AS n,
+  min(a.id) = (SELECT id FROM args WHERE arg_set_id = e.arg_set_id AND key = 'f0') AS f0_first,
+  (SELECT string_value || ':' || value_type FROM args WHERE arg_set_id = e.arg_set_id
+   AND key = 'f0') AS f0,
+  (SELECT int_value FROM args WHERE arg_set_id = e.arg_set_id AND key = 'f33') AS f33
+FROM ftrace_event e JOIN args a USING (arg_set_id) WHERE e.name = 'wide';
