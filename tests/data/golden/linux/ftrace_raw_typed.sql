@@ -1,4 +1,5 @@
--- Perfetto's answer (trace_processor_shell v58.2 on the same trace): kmem, block, timer and ext4
+-- Perfetto v58.2's answer as its sources give it (ftrace_parser.cc; not yet run through
+-- trace_processor_shell, which was being built): kmem, block, timer and ext4
 -- events and a legacy generic event (named by its event_name, its fields by name) are each an
 -- ftrace_event row with their fields as args, in the order the event holds them, typed by the
 -- schema (uint64 fields as uint, int32 as int).

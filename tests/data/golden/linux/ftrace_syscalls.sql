@@ -1,4 +1,5 @@
--- Perfetto's answer (trace_processor_shell v58.2 on the same trace): sys_enter/sys_exit make a
+-- Perfetto v58.2's answer as its sources give it (ftrace_parser.cc; not yet run through
+-- trace_processor_shell, which was being built): sys_enter/sys_exit make a
 -- slice on the thread's track named by the call in the x86_64 table (system_info's machine),
 -- sys_N where the table has none, none past 550; args[i] under flat key args, ret; a sys_write
 -- ends at the thread's print event (truncated_sys_write_duration) and its own exit is ignored;

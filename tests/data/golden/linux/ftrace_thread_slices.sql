@@ -1,4 +1,5 @@
--- Perfetto's answer (trace_processor_shell v58.2 on the same trace): workqueue_execute_start/end
+-- Perfetto v58.2's answer as its sources give it (ftrace_parser.cc; not yet run through
+-- trace_processor_shell, which was being built): workqueue_execute_start/end
 -- make slices of category workqueue named by the work's function on the worker thread's track
 -- (arg cpu; an end with nothing open is misplaced), signal_generate an instant on the track of
 -- the thread signalled and signal_deliver one on the receiver's (arg signal.sig).
