@@ -40,6 +40,14 @@ static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
   return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
 }
 
+/* Field n's bytes (*len of them) when it is there and length-delimited, else "" (0): a varint
+** where the schema has a string carries no length. */
+static const char *bytes(const ev_fields *e, int n, size_t *len) {
+  int ok = e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN;
+  *len = ok ? e->f[n].len : 0;
+  return ok ? (const char *)e->f[n].data : "";
+}
+
 /* The sum of the import's stats (a change: something was reported). */
 static int64_t stats_sum(const trak_importer *imp) {
   int64_t sum = 0;
@@ -223,6 +231,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   int64_t out;
   if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
   ev_fields e;
+  const char *s; /* a string field's bytes */
+  size_t n;      /* and their length */
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
     fields_read(imp, &ev, &e);
@@ -276,14 +286,16 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_print:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    if (e.has >> 2 & 1)
-      trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data, e.f[2].len);
+    if (e.has >> 2 & 1) {
+      s = bytes(&e, 2, &n);
+      trak__atrace_marker(imp, cpu, ts, pid, -1, s, n);
+    }
     return;
   case TRAK_PB_FtraceEvent_irq_handler_entry:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__irq_entry(imp, cpu, ts, e.has >> 2 & 1 ? (const char *)e.f[2].data : "",
-                    e.has >> 2 & 1 ? e.f[2].len : 0);
+    s = bytes(&e, 2, &n);
+    trak__irq_entry(imp, cpu, ts, s, n);
     return;
   case TRAK_PB_FtraceEvent_irq_handler_exit:
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -310,8 +322,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_suspend_resume:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__suspend_resume(imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
-                         e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
+    s = bytes(&e, 1, &n);
+    trak__suspend_resume(imp, cpu, ts, pid, s, n, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
   case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
     generic(imp, cpu, ts, pid, flags, &ev);
