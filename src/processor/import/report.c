@@ -267,6 +267,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "rss_stat events about the memory of another thread (curr 0) whose mm_id no live "
          "thread was seen to own; dropped.",
          1},
+    [TRAK_STAT_TRUNCATED_SYS_WRITE_DURATION] =
+        {"truncated_sys_write_duration", TRAK_SEVERITY_INFO,
+         "sys_write slices ended early, at an atrace marker their thread wrote, so that the "
+         "marker's slice nests (as Perfetto does); their ftrace_event rows keep the real end.",
+         1},
     [TRAK_STAT_MEMINFO_UNKNOWN_KEYS] = {"meminfo_unknown_keys", TRAK_SEVERITY_ERROR,
                                         "sys_stats meminfo values of a key this schema does not "
                                         "know; dropped.",

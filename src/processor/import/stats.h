@@ -91,6 +91,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_RSS_STAT_UNKNOWN_KEYS, /* Perfetto's row, never counted: any member has a key */
   TRAK_STAT_RSS_STAT_NEGATIVE_SIZE,
   TRAK_STAT_RSS_STAT_UNKNOWN_THREAD_FOR_MM_ID,
+  TRAK_STAT_TRUNCATED_SYS_WRITE_DURATION,
   /* the system's counters (proto/sys_stats.c) */
   TRAK_STAT_MEMINFO_UNKNOWN_KEYS,
   TRAK_STAT_VMSTAT_UNKNOWN_KEYS,

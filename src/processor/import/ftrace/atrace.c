@@ -85,6 +85,7 @@ static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, c
 
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r) {
   uint64_t n_events = imp->n_events; /* the marker was counted when queued */
+  trak__syscall_write_cut(imp, r->ts, r->pid);
   marker(imp, r->ts, r->pid, r->p1, imp->ftrace->text.v + r->x, r->a);
   imp->n_events = n_events;
 }

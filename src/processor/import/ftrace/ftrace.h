@@ -19,6 +19,7 @@
 #include <stdint.h>
 
 #include "processor/import/track_kinds.h"
+#include "processor/tables/storage.h"
 
 typedef struct trak_importer trak_importer;
 
@@ -138,6 +139,29 @@ void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ve
 void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
+/* ---- slices on thread tracks (thread_slices.c) ----------------------------------------- */
+
+/* signal_generate (`deliver` 0; `tid` the thread signalled) or signal_deliver (1; `tid` the
+** thread receiving, the event's writer) of signal `sig` on `cpu`: an instant of that name on the
+** thread's track with arg signal.sig, queued and applied in timestamp order. */
+void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int deliver,
+                  int32_t sig);
+/* workqueue_execute_start of the work `function` run by thread `tid` on `cpu`: a slice of
+** category "workqueue" named by the function's address ("0xffff..."), arg cpu, begins on the
+** thread's track; workqueue_execute_end ends it. Queued and applied in timestamp order. */
+void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                           uint64_t function);
+void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
+
+/* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's
+** bytes, for its args): a slice named by the call begins on the thread's track (an instant for
+** sys_rt_sigreturn); sys_exit ends it, with arg ret when `has_ret`. Queued and applied in
+** timestamp order (syscalls.c). */
+void trak__sys_enter(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t id,
+                     const uint8_t *data, size_t len);
+void trak__sys_exit(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t id,
+                    int has_ret, int64_t ret);
+
 /* ---- power (suspend_resume.c) ----------------------------------------------------------- */
 
 /* suspend_resume run by thread `tid` on `cpu`: the phase `action` ([s, s + len)) with `val`
@@ -167,6 +191,20 @@ void trak__ftrace_arg_int(trak_importer *imp, uint32_t set, uint32_t key, int64_
 void trak__ftrace_arg_uint(trak_importer *imp, uint32_t set, uint32_t key, uint64_t v);
 void trak__ftrace_arg_str(trak_importer *imp, uint32_t set, uint32_t key, uint32_t str);
 void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, double v);
+
+/* An arg set built as Perfetto builds an ftrace event's: a key given again replaces the value
+** of its row (which keeps its place), so each key has one row. */
+typedef struct trak_fargs {
+  uint32_t begin; /* the set's first row */
+  trak_map index; /* key -> row, once the set is large */
+} trak_fargs;
+void trak__ftrace_fargs_begin(trak_importer *imp, trak_fargs *a);
+/* Adds (or replaces) key `key` (string id) of `type`: `i` for an integer, `str` for a string,
+** `real` for a real (the others 0). */
+void trak__ftrace_fargs_add(trak_importer *imp, trak_fargs *a, uint32_t key, trak_arg_type type,
+                            int64_t i, uint32_t str, double real);
+/* Frees the index and closes the set (trak__ftrace_args_close): returns its id. */
+uint32_t trak__ftrace_fargs_close(trak_importer *imp, trak_fargs *a);
 
 /* Closes the set begun at `set` (trak__ftrace_args_begin): returns an identical earlier set
 ** when there is one (the new rows are dropped), else `set`; TRAK_NULL_U32 when it has no rows.

@@ -39,6 +39,55 @@ void trak__ftrace_arg_real(trak_importer *imp, uint32_t set, uint32_t key, doubl
   imp->tables->args.real_value[row] = v;
 }
 
+/* ---- arg sets with one row per key ----------------------------------------------------- */
+
+/* The row of key `key` in the set `a` is building, or TRAK_NULL_U32. Sets of up to INDEX_AT rows
+** are scanned; a larger one (an event of many fields, from a hostile trace say) is indexed. */
+#define INDEX_AT 32u
+static uint32_t keyed_row(trak_importer *imp, trak_fargs *a, uint32_t key) {
+  const trak_tables *t = imp->tables;
+  uint32_t n = (uint32_t)t->args.n - a->begin;
+  if (n < INDEX_AT) {
+    for (uint32_t i = 0; i < n; i++)
+      if (t->args.key[a->begin + i] == key) return a->begin + i;
+    return TRAK_NULL_U32;
+  }
+  if (!a->index.n) /* index the rows scanned so far */
+    for (uint32_t i = 0; i < n; i++) {
+      int added;
+      trak__map_put(&a->index, t->args.key[a->begin + i], a->begin + i, &added);
+    }
+  uint32_t *row = trak__map_get(&a->index, key);
+  return row ? *row : TRAK_NULL_U32;
+}
+
+void trak__ftrace_fargs_begin(trak_importer *imp, trak_fargs *a) {
+  memset(a, 0, sizeof *a);
+  a->begin = trak__ftrace_args_begin(imp);
+}
+
+void trak__ftrace_fargs_add(trak_importer *imp, trak_fargs *a, uint32_t key, trak_arg_type type,
+                            int64_t i, uint32_t str, double real) {
+  trak_tables *t = imp->tables;
+  uint32_t row = keyed_row(imp, a, key);
+  if (row == TRAK_NULL_U32) {
+    row = trak__arg_add(t, a->begin, key, key, type);
+    if (a->index.n) {
+      int added;
+      trak__map_put(&a->index, key, row, &added);
+    }
+  }
+  t->args.value_type[row] = (uint8_t)type;
+  t->args.int_value[row] = i;
+  t->args.string_value[row] = str;
+  t->args.real_value[row] = real;
+}
+
+uint32_t trak__ftrace_fargs_close(trak_importer *imp, trak_fargs *a) {
+  trak__map_free(&a->index);
+  return trak__ftrace_args_close(imp, a->begin);
+}
+
 /* ---- rows ------------------------------------------------------------------------------- */
 
 uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,

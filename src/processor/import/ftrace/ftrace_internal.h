@@ -28,9 +28,15 @@ enum trak_fq_type {
                           ** trak_ftrace.text, a its length */
   TRAK_FQ_SUSPEND_RESUME, /* suspend_resume: pid tid, s1 slice name, a start, p1 action
                           ** (suspend_resume.c) */
-  TRAK_FQ_PROC_COUNTER    /* rss_stat, oom_score_adj_update: pid the thread, a the counter
+  TRAK_FQ_PROC_COUNTER,   /* rss_stat, oom_score_adj_update: pid the thread, a the counter
                           ** (process_counters.c), x the value, p1 curr (-1: no mm_id), s1 and
                           ** s2 the mm_id's low and high halves */
+  TRAK_FQ_SYSCALL,        /* sys_enter / sys_exit (syscalls.c): pid tid, s1 the call's number,
+                          ** p1 1 on exit; enter: x the offset of its event's bytes in
+                          ** trak_ftrace.text, a their length; exit: p2 1 with a ret, x ret */
+  TRAK_FQ_THREAD_SLICE    /* a slice record on a thread's track (thread_slices.c): pid the
+                          ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
+                          ** x the arg's value */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -117,7 +123,7 @@ typedef struct trak_ftrace {
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
   int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
   size_t n_queued;                           /* records queued */
-  size_t n_type[16];                         /* records queued by type (trak_fq_type) */
+  size_t n_type[32];                         /* records queued by type (trak_fq_type) */
   TRAK_VEC(trak_fcpu) cpus;                  /* by CPU number (host) */
   TRAK_VEC(uint8_t) cpu_seen;                /* by ucpu: 1 when the CPU had data */
   TRAK_VEC(trak_fcpu_info) cpu_info;         /* by ucpu: CpuInfo packets' (proto/cpu_info.c) */
@@ -142,6 +148,8 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_fpending) pending; /* process counters of threads (process_counters.c) */
   int64_t drop_before;             /* kernel events before are dropped (crop.c) */
   int64_t soft_drop_before;        /* kernel events before keep their raw rows only */
+  TRAK_VEC(uint8_t) in_sys_write;  /* by utid: 1 while a sys_write slice is open (syscalls.c) */
+  uint8_t arch;                    /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -177,6 +185,11 @@ void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);
+/* A print event of thread `tid` at `ts` (before its marker is parsed): a sys_write slice the
+** thread has open ends there (syscalls.c). */
+void trak__syscall_write_cut(trak_importer *imp, int64_t ts, uint32_t tid);
 /* Once the queue is applied: the process counters of threads become counters of their
 ** processes' tracks (process_counters.c). */
 void trak__ftrace_proc_counters_flush(trak_importer *imp);

@@ -59,7 +59,7 @@ void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
   q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
   q->n++;
   f->n_queued++;
-  f->n_type[r->type & 15]++;
+  f->n_type[r->type & 31]++;
   imp->n_events++; /* a trace of kernel data only is not empty */
 }
 
@@ -249,6 +249,8 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_MARKER] = trak__fa_marker,
     [TRAK_FQ_SUSPEND_RESUME] = trak__fa_suspend_resume,
     [TRAK_FQ_PROC_COUNTER] = trak__fa_proc_counter,
+    [TRAK_FQ_THREAD_SLICE] = trak__fa_thread_slice,
+    [TRAK_FQ_SYSCALL] = trak__fa_syscall,
 };
 
 static void apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -434,6 +436,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak__ftrace_sets_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->pending);
+  trak_vec_free(f->in_sys_write);
   trak__map_free(&f->mm_owner);
   trak__map_free(&f->setup_packets);
   free(f);

@@ -40,6 +40,14 @@ static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
   return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
 }
 
+/* Field n's bytes (*len of them) when it is there and length-delimited, else "" (0): a varint
+** where the schema has a string carries no length. */
+static const char *bytes(const ev_fields *e, int n, size_t *len) {
+  int ok = e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN;
+  *len = ok ? e->f[n].len : 0;
+  return ok ? (const char *)e->f[n].data : "";
+}
+
 /* The sum of the import's stats (a change: something was reported). */
 static int64_t stats_sum(const trak_importer *imp) {
   int64_t sum = 0;
@@ -48,8 +56,109 @@ static int64_t stats_sum(const trak_importer *imp) {
   return sum;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). An
-** event whose bytes were seen before takes the arg set they made (trak__ftrace_args_cached). */
+/* The args of a GenericFtraceEvent (an event written by name) into `a`, as Perfetto reads
+** them: each field by its name, an int_value or a uint_value as a signed int (the first of
+** int, uint, string it has), a field without a value left out. Sets *name to the event's name
+** (event_name; "" without one). */
+static void legacy_generic_args(trak_importer *imp, trak_fargs *a, const trak_pb_field *ev,
+                                uint32_t *name) {
+  trak_pb_decoder dec, fdec;
+  trak_pb_field f, v;
+  trak_pb_field empty = {0};
+  empty.data = (const uint8_t *)"";
+  *name = intern(imp, &empty);
+  trak__dec_init(imp, &dec, ev->data, ev->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (f.number == TRAK_PB_GenericFtraceEvent_event_name) {
+      *name = intern(imp, &f);
+      continue;
+    }
+    if (f.number != TRAK_PB_GenericFtraceEvent_field) continue;
+    trak_pb_field key = empty, iv = empty, uv = empty, sv = empty;
+    int has = 0; /* bits: 1 int, 2 uint, 4 string */
+    trak__dec_init(imp, &fdec, f.data, f.len);
+    while (trak_pb_decoder_next(&fdec, &v) > 0) {
+      int len = v.wire_type == TRAK_PB_WIRE_LEN;
+      if (v.number == TRAK_PB_GenericFtraceEvent_Field_name && len)
+        key = v;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_int_value && !len)
+        iv = v, has |= 1;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_uint_value && !len)
+        uv = v, has |= 2;
+      else if (v.number == TRAK_PB_GenericFtraceEvent_Field_str_value && len)
+        sv = v, has |= 4;
+    }
+    if (!has) continue;
+    int64_t i = (int64_t)(has & 1 ? iv.value : uv.value);
+    if (has & 3)
+      trak__ftrace_fargs_add(imp, a, intern(imp, &key), TRAK_ARG_INT, i, 0, 0);
+    else
+      trak__ftrace_fargs_add(imp, a, intern(imp, &key), TRAK_ARG_STRING, 0, intern(imp, &sv), 0);
+  }
+}
+
+/* One field `f` of a typed event into `a`, as Perfetto's raw table keeps it: keyed by the
+** field's name (`fd`), a signed integer (bool and enum too) as int, an unsigned one as uint, a
+** sint zigzag-decoded, a string or bytes as a string, a float or double as a real; a nested
+** message, or a value whose wire type is not its type's, left out. */
+static void raw_field(trak_importer *imp, trak_fargs *a, const trak_pb_field_desc *fd,
+                      const trak_pb_field *f) {
+  int len = f->wire_type == TRAK_PB_WIRE_LEN;
+  trak_arg_type type;
+  int64_t i = (int64_t)f->value;
+  uint32_t s = 0;
+  double r = 0;
+  switch (fd->type) {
+  case TRAK_PB_TYPE_INT32:
+  case TRAK_PB_TYPE_INT64:
+  case TRAK_PB_TYPE_SFIXED32:
+  case TRAK_PB_TYPE_SFIXED64:
+  case TRAK_PB_TYPE_BOOL:
+  case TRAK_PB_TYPE_ENUM:
+    if (len) return;
+    type = TRAK_ARG_INT;
+    break;
+  case TRAK_PB_TYPE_UINT32:
+  case TRAK_PB_TYPE_UINT64:
+  case TRAK_PB_TYPE_FIXED32:
+  case TRAK_PB_TYPE_FIXED64:
+    if (len) return;
+    type = TRAK_ARG_UINT;
+    break;
+  case TRAK_PB_TYPE_SINT32:
+  case TRAK_PB_TYPE_SINT64:
+    if (len) return;
+    type = TRAK_ARG_INT, i = (int64_t)(f->value >> 1) ^ -(int64_t)(f->value & 1);
+    break;
+  case TRAK_PB_TYPE_STRING:
+  case TRAK_PB_TYPE_BYTES:
+    if (!len) return;
+    type = TRAK_ARG_STRING, i = 0, s = intern(imp, f);
+    break;
+  case TRAK_PB_TYPE_DOUBLE:
+    if (f->wire_type != TRAK_PB_WIRE_FIXED64) return;
+    type = TRAK_ARG_REAL, i = 0, memcpy(&r, &f->value, sizeof r);
+    break;
+  case TRAK_PB_TYPE_FLOAT: {
+    if (f->wire_type != TRAK_PB_WIRE_FIXED32) return;
+    uint32_t bits = (uint32_t)f->value;
+    float x;
+    memcpy(&x, &bits, sizeof x);
+    type = TRAK_ARG_REAL, i = 0, r = x;
+    break;
+  }
+  default:
+    return;
+  }
+  trak__ftrace_fargs_add(imp, a,
+                         trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name)),
+                         type, i, s, r);
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
+** GenericFtraceEvent named by itself). An event whose bytes were seen before takes the arg set
+** they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
                     const trak_pb_field *ev) {
   static const trak_pb_message_desc *fe;
@@ -59,23 +168,35 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
     return;
   }
+  if (ev->number == TRAK_PB_FtraceEvent_generic) {
+    uint32_t name;
+    trak_fargs a;
+    trak_pb_field none = {0}; /* not a message: an event without a name or fields */
+    none.data = (const uint8_t *)"";
+    trak__ftrace_fargs_begin(imp, &a);
+    legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a));
+    return;
+  }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
   uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
   if (set == TRAK_NULL_U32) {
     const trak_pb_message_desc *md = trak__schema_field_message(fd);
     int64_t reports = stats_sum(imp);
-    uint32_t begin = trak__ftrace_args_begin(imp);
+    trak_fargs a;
+    trak__ftrace_fargs_begin(imp, &a);
+    uint32_t begin = a.begin;
     if (md && ev->wire_type == TRAK_PB_WIRE_LEN) {
       trak_pb_decoder dec;
       trak_pb_field f;
       trak__dec_init(imp, &dec, ev->data, ev->len);
       while (trak_pb_decoder_next(&dec, &f) > 0) {
         const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-        if (sub) trak__reflect_field_args(imp, NULL, begin, sub, &f);
+        if (sub) raw_field(imp, &a, sub, &f);
       }
     }
-    set = trak__ftrace_args_close(imp, begin);
+    set = trak__ftrace_fargs_close(imp, &a);
     if (stats_sum(imp) == reports && md && key)
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
@@ -110,6 +231,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   int64_t out;
   if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
   ev_fields e;
+  const char *s; /* a string field's bytes */
+  size_t n;      /* and their length */
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
     fields_read(imp, &ev, &e);
@@ -163,14 +286,16 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_print:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    if (e.has >> 2 & 1)
-      trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data, e.f[2].len);
+    if (e.has >> 2 & 1) {
+      s = bytes(&e, 2, &n);
+      trak__atrace_marker(imp, cpu, ts, pid, -1, s, n);
+    }
     return;
   case TRAK_PB_FtraceEvent_irq_handler_entry:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__irq_entry(imp, cpu, ts, e.has >> 2 & 1 ? (const char *)e.f[2].data : "",
-                    e.has >> 2 & 1 ? e.f[2].len : 0);
+    s = bytes(&e, 2, &n);
+    trak__irq_entry(imp, cpu, ts, s, n);
     return;
   case TRAK_PB_FtraceEvent_irq_handler_exit:
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -197,8 +322,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_suspend_resume:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__suspend_resume(imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
-                         e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
+    s = bytes(&e, 1, &n);
+    trak__suspend_resume(imp, cpu, ts, pid, s, n, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
   case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -217,6 +342,41 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__oom_score_adj(imp, ts, (uint32_t)num(&e, 3), num(&e, 2));
+    return;
+  case TRAK_PB_FtraceEvent_signal_generate:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__signal(imp, cpu, ts, (uint32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_pid), 0,
+                 (int32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_sig));
+    return;
+  case TRAK_PB_FtraceEvent_signal_deliver:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__signal(imp, cpu, ts, pid, 1, (int32_t)num(&e, TRAK_PB_SignalDeliverFtraceEvent_sig));
+    return;
+  case TRAK_PB_FtraceEvent_workqueue_execute_start:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__workqueue_start(imp, cpu, ts, pid,
+                          (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function));
+    return;
+  case TRAK_PB_FtraceEvent_workqueue_execute_end:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    trak__workqueue_end(imp, cpu, ts, pid);
+    return;
+  case TRAK_PB_FtraceEvent_sys_enter:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sys_enter(imp, cpu, ts, pid, num(&e, TRAK_PB_SysEnterFtraceEvent_id),
+                    ev.wire_type == TRAK_PB_WIRE_LEN ? ev.data : NULL,
+                    ev.wire_type == TRAK_PB_WIRE_LEN ? ev.len : 0);
+    return;
+  case TRAK_PB_FtraceEvent_sys_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__sys_exit(imp, cpu, ts, pid, num(&e, TRAK_PB_SysExitFtraceEvent_id),
+                   e.has >> TRAK_PB_SysExitFtraceEvent_ret & 1,
+                   num(&e, TRAK_PB_SysExitFtraceEvent_ret));
     return;
   default:
     generic(imp, cpu, ts, pid, flags, &ev);

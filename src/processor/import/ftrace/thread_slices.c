@@ -1,0 +1,52 @@
+/*
+** This file holds the kernel events Perfetto's ftrace parser makes slices of on a thread's
+** track: signal_generate and signal_deliver as instants (arg signal.sig) on the track of the
+** thread signalled or receiving, workqueue_execute_start/end as slices of category "workqueue"
+** named by the work's function (arg cpu) on the worker's track.
+*/
+#include <inttypes.h>
+#include <stdio.h>
+
+#include "processor/import/ftrace/ftrace_internal.h"
+
+/* The arg a record's slice has (its `p1`). */
+enum { ARG_NONE, ARG_SIGNAL, ARG_CPU };
+
+/* Queues a slice record (TRAK_EV_*) named `name` of category `cat` (string ids, 0: none) on
+** the track of thread `tid`, with the arg `arg` = `value`. */
+static void push(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t type,
+                 uint32_t name, uint32_t cat, int arg, int64_t value) {
+  trak_fq_rec r = {ts, value, cpu, tid, type, name, cat, arg, 0, TRAK_FQ_THREAD_SLICE, 0, 0};
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+}
+
+void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int deliver,
+                  int32_t sig) {
+  push(imp, cpu, ts, tid, TRAK_EV_INSTANT,
+       trak__ftrace_str(imp, deliver ? "signal_deliver" : "signal_generate"), 0, ARG_SIGNAL, sig);
+}
+
+void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                           uint64_t function) {
+  char name[24];
+  snprintf(name, sizeof name, "%#" PRIx64, function);
+  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, trak__ftrace_str(imp, name),
+       trak__ftrace_str(imp, "workqueue"), ARG_CPU, cpu);
+}
+
+void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid) {
+  push(imp, cpu, ts, tid, TRAK_EV_END, 0, trak__ftrace_str(imp, "workqueue"), ARG_NONE, 0);
+}
+
+void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r) {
+  uint32_t track = trak__legacy_thread_track(imp, trak__ftrace_utid(imp, r->pid));
+  uint32_t set = TRAK_NULL_U32;
+  if (r->p1 != ARG_NONE) {
+    set = trak__ftrace_args_begin(imp);
+    trak__ftrace_arg_int(imp, set,
+                         trak__ftrace_str(imp, r->p1 == ARG_SIGNAL ? "signal.sig" : "cpu"), r->x);
+    set = trak__args_share(imp, set);
+  }
+  trak__ftrace_slice_ev(imp, r->ts, r->a, track, r->s1, r->s2, set);
+}
