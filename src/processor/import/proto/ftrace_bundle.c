@@ -224,19 +224,14 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   }
 }
 
-/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
-static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                    size_t len) {
-  trak_compact_sched cs;
-  if (trak__compact_sched_open(&cs, data, len)) abort();
-  uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
-  if (!ids) abort();
-  for (size_t i = 0; i < cs.n_intern; i++)
-    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+/* compact_sched's events of the bundle of `cpu` queued one record each (their timestamps
+** converted one by one); returns 1 when the walks met Perfetto's parse errors. */
+static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
+                           const trak_compact_sched *cs, const uint32_t *ids) {
   trak_compact_iter it;
   trak_compact_switch sw;
   int64_t out;
-  trak__compact_switch_begin(&it, &cs);
+  trak__compact_switch_begin(&it, cs);
   while (trak__compact_switch_next(&it, &sw)) {
     int64_t ts = sw.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
@@ -246,7 +241,7 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   }
   int bad = trak__compact_iter_bad(&it);
   trak_compact_waking wk;
-  trak__compact_waking_begin(&it, &cs);
+  trak__compact_waking_begin(&it, cs);
   while (!bad && trak__compact_waking_next(&it, &wk)) {
     int64_t ts = wk.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
@@ -255,7 +250,24 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid, ids[wk.comm_index],
                                wk.prio, wk.target_cpu);
   }
-  if (bad || trak__compact_iter_bad(&it))
+  return bad || trak__compact_iter_bad(&it);
+}
+
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
+static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
+                    size_t len) {
+  trak_compact_sched cs;
+  if (trak__compact_sched_open(&cs, data, len)) abort();
+  uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
+  if (!ids) abort();
+  for (size_t i = 0; i < cs.n_intern; i++)
+    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+  /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
+  int bad = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+                ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern)
+                : -1;
+  if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
+  if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
                  "compact_sched of cpu %u has arrays of unequal length or a bad intern index", cpu);
   free(ids);
