@@ -138,6 +138,14 @@ typedef struct trak_fcpu_info {
   uint32_t capacity;   /* TRAK_NULL_U32: not said */
 } trak_fcpu_info;
 
+/* The string id of the end-state letters of a sched_switch's prev_state bits, as last computed
+** for bits in its slot (sched_tracker.c; id 0: none yet). */
+typedef struct trak_fstate_id {
+  uint32_t id;
+  uint16_t bits;
+} trak_fstate_id;
+#define TRAK_FSTATE_IDS 64u
+
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fqueue) queues;
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
@@ -149,7 +157,8 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_fcpu_info) cpu_info;         /* by ucpu: CpuInfo packets' (proto/cpu_info.c) */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
-  uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
+  uint32_t s_running, s_runnable;            /* string ids of "Running", "R" */
+  trak_fstate_id state_ids[TRAK_FSTATE_IDS]; /* end states by prev_state bits (sched_tracker.c) */
   trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
