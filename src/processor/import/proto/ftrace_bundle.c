@@ -1,10 +1,15 @@
 /*
-** This file holds the protobuf front-end of Linux kernel data: TracePacket.ftrace_events
-** (FtraceEventBundle: the CPU, per-event timestamp, pid and common_flags, the typed events trak
-** models, compact_sched, lost_events) decoded and handed to the Linux event sink
-** (import/ftrace/ftrace.h). Every event the sink does not model becomes a generic ftrace_event
+** This file holds the protobuf front-end of Linux kernel data:
+*TracePacket.ftrace_events
+** (FtraceEventBundle: the CPU, per-event timestamp, pid and common_flags, the
+*typed events trak
+** models, compact_sched, lost_events) decoded and handed to the Linux event
+*sink
+** (import/ftrace/ftrace.h). Every event the sink does not model becomes a
+*generic ftrace_event
 ** row whose args are the event's fields, named by the schema.
 */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,28 +21,34 @@
 
 /* The string id of a string field. */
 static uint32_t intern(trak_importer *imp, const trak_pb_field *f) {
-  return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
+  return trak__strpool_intern(&imp->tables->strings, (const char *)f->data,
+                              f->len);
 }
 
-/* One typed event's fields, by number (up to 8), as Perfetto's decoders read them. */
+/* One typed event's fields, by number (up to 8), as Perfetto's decoders read
+ * them. */
 typedef struct ev_fields {
   trak_pb_field f[9];
   uint16_t has;
 } ev_fields;
 
-static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
+static void fields_read(trak_importer *imp, const trak_pb_field *ev,
+                        ev_fields *out) {
   trak_pb_decoder dec;
   trak_pb_field f;
   out->has = 0;
   trak__dec_init(imp, &dec, ev->data, ev->len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 9) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
+    if (f.number < 9)
+      out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
 }
 static int64_t num(const ev_fields *e, int n) {
   return e->has >> n & 1 ? (int64_t)e->f[n].value : 0;
 }
 static uint32_t str(trak_importer *imp, const ev_fields *e, int n) {
-  return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN ? intern(imp, &e->f[n]) : 0;
+  return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN
+             ? intern(imp, &e->f[n])
+             : 0;
 }
 
 /* The sum of the import's stats (a change: something was reported). */
@@ -48,20 +59,47 @@ static int64_t stats_sum(const trak_importer *imp) {
   return sum;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema). An
-** event whose bytes were seen before takes the arg set they made (trak__ftrace_args_cached). */
-static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
-                    const trak_pb_field *ev) {
-  static const trak_pb_message_desc *fe;
-  if (!fe) fe = trak__schema_message("FtraceEvent");
-  const trak_pb_field_desc *fd = fe ? trak__schema_field_by_number(fe, ev->number) : NULL;
+static const trak_pb_message_desc *fe; /* FtraceEvent */
+static const trak_pb_field_desc *
+    *fe_by; /* its fields by number (fe_n of them), or NULL */
+static uint32_t fe_n;
+static pthread_once_t fe_once = PTHREAD_ONCE_INIT;
+
+static void fe_init(void) {
+  fe = trak__schema_message("FtraceEvent");
+  if (!fe || !fe->n_fields)
+    return;
+  fe_n = fe->fields[fe->n_fields - 1].number + 1; /* sorted by number */
+  fe_by = calloc(fe_n, sizeof *fe_by); /* lives as long as the process */
+  if (!fe_by)
+    abort();
+  for (uint32_t i = 0; i < fe->n_fields; i++)
+    fe_by[fe->fields[i].number] = &fe->fields[i];
+}
+
+/* The FtraceEvent field of number `n` (an event), or NULL: a look-up per event,
+ * not a search. */
+static const trak_pb_field_desc *event_desc(uint32_t n) {
+  pthread_once(&fe_once, fe_init);
+  return n < fe_n ? fe_by[n] : NULL;
+}
+
+/* A generic ftrace_event row of event field `ev` (its fields as args, keys by
+*the schema). An
+** event whose bytes were seen before takes the arg set they made
+*(trak__ftrace_args_cached). */
+static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                    int64_t flags, const trak_pb_field *ev) {
+  const trak_pb_field_desc *fd = event_desc(ev->number);
   if (!fd) {
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
     return;
   }
-  const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
+  const uint8_t *key =
+      ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
-  uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len)
+                     : TRAK_NULL_U32;
   if (set == TRAK_NULL_U32) {
     const trak_pb_message_desc *md = trak__schema_field_message(fd);
     int64_t reports = stats_sum(imp);
@@ -71,21 +109,24 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       trak_pb_field f;
       trak__dec_init(imp, &dec, ev->data, ev->len);
       while (trak_pb_decoder_next(&dec, &f) > 0) {
-        const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-        if (sub) trak__reflect_field_args(imp, NULL, begin, sub, &f);
+        const trak_pb_field_desc *sub =
+            trak__schema_field_by_number(md, f.number);
+        if (sub)
+          trak__reflect_field_args(imp, NULL, begin, sub, &f);
       }
     }
     set = trak__ftrace_args_close(imp, begin);
     if (stats_sum(imp) == reports && md && key)
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
-  trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
-                       set);
+  trak__ftrace_generic(imp, cpu, ts, pid,
+                       trak__ftrace_event_name(imp, ev->number, fd->name),
+                       flags, set);
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
-static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                  size_t len) {
+static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
+                  const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f, ev = {0};
   int64_t ts = 0, flags = TRAK_FTRACE_NO_FLAGS;
@@ -103,25 +144,29 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
       ev = f, has_ev = 1;
   }
   if (!has_ev) {
-    trak__report(imp, TRAK_STAT_FTRACE_MISSING_EVENT_ID, "ftrace event on cpu %u has no event",
-                 cpu);
+    trak__report(imp, TRAK_STAT_FTRACE_MISSING_EVENT_ID,
+                 "ftrace event on cpu %u has no event", cpu);
     return;
   }
   int64_t out;
-  if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
+  if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts,
+                                 &out) == 0)
+    ts = out;
   ev_fields e;
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
     fields_read(imp, &ev, &e);
-    trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                       (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
+    trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2),
+                       str(imp, &e, 1), (int32_t)num(&e, 3), num(&e, 4),
+                       (uint32_t)num(&e, 6), str(imp, &e, 5),
                        (int32_t)num(&e, 7));
     return;
   case TRAK_PB_FtraceEvent_sched_waking:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__sched_waking(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                       (int32_t)num(&e, 3), (uint32_t)num(&e, 5), 0);
+    trak__sched_waking(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2),
+                       str(imp, &e, 1), (int32_t)num(&e, 3),
+                       (uint32_t)num(&e, 5), 0);
     return;
   case TRAK_PB_FtraceEvent_task_newtask:
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -142,17 +187,21 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_sched_blocked_reason:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__sched_blocked_reason(imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1, 0);
+    trak__sched_blocked_reason(imp, ts, (uint32_t)num(&e, 1),
+                               e.has >> 3 & 1 ? num(&e, 3) : -1, 0);
     return;
   case TRAK_PB_FtraceEvent_cpu_frequency:
   case TRAK_PB_FtraceEvent_cpu_idle:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__cpu_counter(
-        imp, ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE : TRAK_TK_CPU_FREQUENCY,
-        (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
+    trak__cpu_counter(imp,
+                      ev.number == TRAK_PB_FtraceEvent_cpu_idle
+                          ? TRAK_TK_CPU_IDLE
+                          : TRAK_TK_CPU_FREQUENCY,
+                      (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
     return;
-  case TRAK_PB_FtraceEvent_cpu_frequency_limits: /* both limits, 0 when a field is absent */
+  case TRAK_PB_FtraceEvent_cpu_frequency_limits: /* both limits, 0 when a field
+                                                    is absent */
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__cpu_counter(imp, TRAK_TK_CPU_MAX_FREQ_LIMIT, (uint32_t)num(&e, 3), ts,
@@ -164,12 +213,14 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     if (e.has >> 2 & 1)
-      trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data, e.f[2].len);
+      trak__atrace_marker(imp, cpu, ts, pid, -1, (const char *)e.f[2].data,
+                          e.f[2].len);
     return;
   case TRAK_PB_FtraceEvent_irq_handler_entry:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__irq_entry(imp, cpu, ts, e.has >> 2 & 1 ? (const char *)e.f[2].data : "",
+    trak__irq_entry(imp, cpu, ts,
+                    e.has >> 2 & 1 ? (const char *)e.f[2].data : "",
                     e.has >> 2 & 1 ? e.f[2].len : 0);
     return;
   case TRAK_PB_FtraceEvent_irq_handler_exit:
@@ -197,10 +248,12 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_suspend_resume:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__suspend_resume(imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
-                         e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
+    trak__suspend_resume(
+        imp, cpu, ts, pid, e.has >> 1 & 1 ? (const char *)e.f[1].data : "",
+        e.has >> 1 & 1 ? e.f[1].len : 0, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
-  case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
+  case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there,
+                                        name the mm */
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 1), num(&e, 2),
@@ -210,8 +263,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_rss_stat_throttled:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 2), num(&e, 4), num(&e, 1) != 0,
-                   (uint32_t)num(&e, 3));
+    trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 2), num(&e, 4),
+                   num(&e, 1) != 0, (uint32_t)num(&e, 3));
     return;
   case TRAK_PB_FtraceEvent_oom_score_adj_update:
     generic(imp, cpu, ts, pid, flags, &ev);
@@ -224,8 +277,10 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   }
 }
 
-/* compact_sched's events of the bundle of `cpu` queued one record each (their timestamps
-** converted one by one); returns 1 when the walks met Perfetto's parse errors. */
+/* compact_sched's events of the bundle of `cpu` queued one record each (their
+*timestamps
+** converted one by one); returns 1 when the walks met Perfetto's parse errors.
+ */
 static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
                            const trak_compact_sched *cs, const uint32_t *ids) {
   trak_compact_iter it;
@@ -234,48 +289,62 @@ static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
   trak__compact_switch_begin(&it, cs);
   while (trak__compact_switch_next(&it, &sw)) {
     int64_t ts = sw.ts;
-    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
+    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts,
+                                   &out) == 0)
       ts = out;
-    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid,
-                               ids[sw.next_comm_index], sw.next_prio);
+    trak__sched_switch_compact(imp, cpu, ts, sw.prev_state,
+                               (uint32_t)sw.next_pid, ids[sw.next_comm_index],
+                               sw.next_prio);
   }
   int bad = trak__compact_iter_bad(&it);
   trak_compact_waking wk;
   trak__compact_waking_begin(&it, cs);
   while (!bad && trak__compact_waking_next(&it, &wk)) {
     int64_t ts = wk.ts;
-    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
+    if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts,
+                                   &out) == 0)
       ts = out;
-    /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
-    trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid, ids[wk.comm_index],
-                               wk.prio, wk.target_cpu);
+    /* without waking_common_flags (older recorders) Perfetto takes flags 0:
+     * irq_context 0 */
+    trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid,
+                               ids[wk.comm_index], wk.prio, wk.target_cpu);
   }
   return bad || trak__compact_iter_bad(&it);
 }
 
-/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
-static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                    size_t len) {
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a
+ * running sum. */
+static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
+                    const uint8_t *data, size_t len) {
   trak_compact_sched cs;
-  if (trak__compact_sched_open(&cs, data, len)) abort();
+  if (trak__compact_sched_open(&cs, data, len))
+    abort();
   uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
-  if (!ids) abort();
+  if (!ids)
+    abort();
   for (size_t i = 0; i < cs.n_intern; i++)
-    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
-  /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
-  int bad = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME
-                ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern)
-                : -1;
-  if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
+    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s,
+                                  cs.intern[i].len);
+  /* In the trace clock already (it is BOOTTIME), the events stay encoded until
+   * the merge. */
+  int bad =
+      !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+          ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern)
+          : -1;
+  if (bad < 0)
+    bad = compact_records(imp, seq, cpu, &cs, ids);
   if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
-                 "compact_sched of cpu %u has arrays of unequal length or a bad intern index", cpu);
+                 "compact_sched of cpu %u has arrays of unequal length or a "
+                 "bad intern index",
+                 cpu);
   free(ids);
   trak__compact_sched_close(&cs);
 }
 
 /* One FtraceCpuStats: its cpu and figures in trak__ftrace_cpu_stats' order. */
-static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t len) {
+static void cpu_stats(trak_importer *imp, int end, const uint8_t *data,
+                      size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   int64_t cpu = 0, fig[8] = {0};
@@ -305,8 +374,11 @@ static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t l
       break;
     case TRAK_PB_FtraceCpuStats_now_ts:
     case TRAK_PB_FtraceCpuStats_oldest_event_ts: {
-      double s = trak_pb_as_double(&f) * 1e9; /* seconds, kept as ns (saturating) */
-      int64_t ns = !(s == s) ? 0 : s >= 9223372036854775807.0 ? INT64_MAX : (int64_t)s;
+      double s =
+          trak_pb_as_double(&f) * 1e9; /* seconds, kept as ns (saturating) */
+      int64_t ns = !(s == s)                    ? 0
+                   : s >= 9223372036854775807.0 ? INT64_MAX
+                                                : (int64_t)s;
       fig[f.number == TRAK_PB_FtraceCpuStats_now_ts ? 6 : 7] = ns;
       break;
     }
@@ -317,17 +389,22 @@ static void cpu_stats(trak_importer *imp, int end, const uint8_t *data, size_t l
   trak__ftrace_cpu_stats(imp, end, cpu, fig);
 }
 
-/* The setup errors an FtraceStats packet at the start of the trace lists, in Perfetto's order:
-** failed events, unknown events, atrace's errors, the exclusive-feature error (the last of each
+/* The setup errors an FtraceStats packet at the start of the trace lists, in
+*Perfetto's order:
+** failed events, unknown events, atrace's errors, the exclusive-feature error
+*(the last of each
 ** single string). */
-static void setup_errors(trak_importer *imp, uint32_t seq_id, const uint8_t *data, size_t len) {
+static void setup_errors(trak_importer *imp, uint32_t seq_id,
+                         const uint8_t *data, size_t len) {
   static const struct {
     uint32_t field;
     const char *prefix;
-  } kinds[] = {{TRAK_PB_FtraceStats_failed_ftrace_events, "Ftrace event failed: "},
-               {TRAK_PB_FtraceStats_unknown_ftrace_events, "Ftrace event unknown: "},
-               {TRAK_PB_FtraceStats_atrace_errors, "Atrace failures: "},
-               {TRAK_PB_FtraceStats_exclusive_feature_error, "Ftrace exclusive feature error: "}};
+  } kinds[] = {
+      {TRAK_PB_FtraceStats_failed_ftrace_events, "Ftrace event failed: "},
+      {TRAK_PB_FtraceStats_unknown_ftrace_events, "Ftrace event unknown: "},
+      {TRAK_PB_FtraceStats_atrace_errors, "Atrace failures: "},
+      {TRAK_PB_FtraceStats_exclusive_feature_error,
+       "Ftrace exclusive feature error: "}};
   trak_pb_decoder dec;
   trak_pb_field f;
   for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
@@ -335,48 +412,59 @@ static void setup_errors(trak_importer *imp, uint32_t seq_id, const uint8_t *dat
     trak_pb_field last = {0};
     trak__dec_init(imp, &dec, data, len);
     while (trak_pb_decoder_next(&dec, &f) > 0) {
-      if (f.number != kinds[k].field || f.wire_type != TRAK_PB_WIRE_LEN) continue;
+      if (f.number != kinds[k].field || f.wire_type != TRAK_PB_WIRE_LEN)
+        continue;
       if (repeated)
         trak__ftrace_setup_error(imp, seq_id, kinds[k].prefix, f.data, f.len);
       else
         last = f;
     }
-    if (last.len) trak__ftrace_setup_error(imp, seq_id, kinds[k].prefix, last.data, last.len);
+    if (last.len)
+      trak__ftrace_setup_error(imp, seq_id, kinds[k].prefix, last.data,
+                               last.len);
   }
 }
 
-void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
-                               size_t len) {
+void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id,
+                               const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   uint64_t phase = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_FtraceStats_phase) phase = f.value;
-  if (phase != TRAK_PB_FtraceStats_START_OF_TRACE && phase != TRAK_PB_FtraceStats_END_OF_TRACE)
+    if (f.number == TRAK_PB_FtraceStats_phase)
+      phase = f.value;
+  if (phase != TRAK_PB_FtraceStats_START_OF_TRACE &&
+      phase != TRAK_PB_FtraceStats_END_OF_TRACE)
     return; /* Perfetto ignores an unknown phase too */
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_FtraceStats_cpu_stats && f.wire_type == TRAK_PB_WIRE_LEN)
+    if (f.number == TRAK_PB_FtraceStats_cpu_stats &&
+        f.wire_type == TRAK_PB_WIRE_LEN)
       cpu_stats(imp, phase == TRAK_PB_FtraceStats_END_OF_TRACE, f.data, f.len);
-  if (phase == TRAK_PB_FtraceStats_START_OF_TRACE) setup_errors(imp, seq_id, data, len);
+  if (phase == TRAK_PB_FtraceStats_START_OF_TRACE)
+    setup_errors(imp, seq_id, data, len);
 }
 
-void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len) {
+void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq,
+                         const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) /* the cpu may follow the events */
-    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu)
+      cpu = (uint32_t)f.value;
   trak__ftrace_cpu_seen(imp, cpu);
   trak__ftrace_bundle_cpu(imp, cpu);
   trak__dec_init(imp, &dec, data, len);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    if (f.number == TRAK_PB_FtraceEventBundle_event && f.wire_type == TRAK_PB_WIRE_LEN)
+    if (f.number == TRAK_PB_FtraceEventBundle_event &&
+        f.wire_type == TRAK_PB_WIRE_LEN)
       event(imp, seq, cpu, f.data, f.len);
-    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && f.wire_type == TRAK_PB_WIRE_LEN)
+    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched &&
+             f.wire_type == TRAK_PB_WIRE_LEN)
       compact(imp, seq, cpu, f.data, f.len);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       trak__ftrace_cpu_loss(imp, cpu);
@@ -384,6 +472,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
   trak__ftrace_bundle_cpu(imp, -1);
   if (rc < 0)
     trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
-                 "ftrace bundle of cpu %u is malformed at byte %zu; the rest was skipped", cpu,
-                 (size_t)dec.error_offset);
+                 "ftrace bundle of cpu %u is malformed at byte %zu; the rest "
+                 "was skipped",
+                 cpu, (size_t)dec.error_offset);
 }
