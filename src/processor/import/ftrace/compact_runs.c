@@ -98,7 +98,8 @@ static void runs_push(trak_importer *imp, uint32_t cpu, const uint8_t *data, siz
 int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const trak_compact_sched *cs,
                              const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids) {
   trak_ftrace *f = trak__ftrace_get(imp);
-  if (f->compact_records) return -1;
+  /* a run counts its events in 32 bits: an event takes a byte of the message at least */
+  if (f->compact_records || len > UINT32_MAX) return -1;
   run_count sw = {0, 0, 0, 1}, wk = {0, 0, 0, 1};
   trak_compact_count cs_sw, cs_wk;
   if (trak__compact_count(cs, 0, &cs_sw) && trak__compact_count(cs, 1, &cs_wk)) {
