@@ -23,24 +23,10 @@
 
 static int compared, skipped;
 
-/* Imports `path` with `threads` threads and exports its tables to `db`. Returns the import's
-** code (a malformed trace still imports what it can and exports). */
+/* Imports `path` with `threads` threads and exports its tables and import log to `db`. */
 static int import_export(const char *path, const char *threads, const char *db) {
   setenv("TRAK_IMPORT_THREADS", threads, 1);
-  trak_processor *p;
-  trak_error err = {0};
-  int rc = trak_processor_open_file(path, NULL, &p, &err);
-  if (rc) return rc;
-  rc = trak_processor_export(p, db, &err);
-  /* the import's log (what was reported where, in order) is compared too */
-  char sql[200];
-  snprintf(sql, sizeof sql,
-           "ATTACH DATABASE '%s' AS x; CREATE TABLE x.logs AS SELECT * FROM "
-           "__intrinsic_trace_import_logs; DETACH DATABASE x",
-           db);
-  if (!rc) rc = trak_processor_exec(p, sql, &err);
-  trak_processor_free(p);
-  return rc;
+  return tu_import_export(path, db);
 }
 
 /* Imports `path` both ways and asserts the same outcome and byte-identical tables. */

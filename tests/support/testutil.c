@@ -8,6 +8,7 @@
 
 #include "testutil.h"
 #include "trak/pbtxt.h"
+#include "trak/processor.h"
 
 const char *tu_source_path(const char *relative) {
   static char path[4096];
@@ -60,4 +61,20 @@ char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len) {
   trak_pb_put_raw(&text, "", 1);
   size_t n;
   return (char *)trak_pb_buf_detach(&text, &n);
+}
+
+int tu_import_export(const char *path, const char *db) {
+  trak_processor *p;
+  trak_error err = {0};
+  int rc = trak_processor_open_file(path, NULL, &p, &err);
+  if (rc) return rc;
+  rc = trak_processor_export(p, db, &err);
+  char sql[200];
+  snprintf(sql, sizeof sql,
+           "ATTACH DATABASE '%s' AS x; CREATE TABLE x.logs AS SELECT * FROM "
+           "__intrinsic_trace_import_logs; DETACH DATABASE x",
+           db);
+  if (!rc) rc = trak_processor_exec(p, sql, &err);
+  trak_processor_free(p);
+  return rc;
 }

@@ -33,4 +33,9 @@ void tu_pbtxt_to_binary(const char *message, const char *text, trak_pb_buf *out)
 /* Prints binary as text into a malloc'ed NUL-terminated string; fails the test on error. */
 char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len);
 
+/* Imports the trace at `path` and exports its tables, and its import log (what was reported
+** where, in order) as table `logs`, to the SQLite file `db`. Returns the import's code (a
+** malformed trace still imports what it can and exports). */
+int tu_import_export(const char *path, const char *db);
+
 #endif /* TRAK_TESTUTIL_H */

@@ -42,8 +42,22 @@ void trak__compact_sched_close(trak_compact_sched *cs) {
   memset(cs, 0, sizeof *cs);
 }
 
+/* Every column is of varints; those of one or two bytes (nearly all: deltas, pids, indexes)
+** are read here as trak_pb_packed_next reads them, the rest by it. */
 static void col_advance(trak_compact_iter *it, int c) {
-  int rc = trak_pb_packed_next(&it->it[c], &it->cur[c]);
+  trak_pb_packed *pk = &it->it[c];
+  if (TRAK_LIKELY(pk->p < pk->end && pk->p[0] < 0x80)) {
+    it->cur[c] = *pk->p++;
+    it->valid[c] = 1;
+    return;
+  }
+  if (pk->end - pk->p >= 2 && pk->p[1] < 0x80) {
+    it->cur[c] = (uint64_t)(pk->p[0] & 0x7f) | (uint64_t)pk->p[1] << 7;
+    pk->p += 2;
+    it->valid[c] = 1;
+    return;
+  }
+  int rc = trak_pb_packed_next(pk, &it->cur[c]);
   it->valid[c] = rc == 1;
   if (rc < 0) it->error = 1;
 }
@@ -88,23 +102,27 @@ static void iter_advance(trak_compact_iter *it) {
     col_advance(it, c);
 }
 
+/* The arrays of each kind, walked in step: timestamp first, the comm index fifth. */
+static const uint32_t switch_fields[] = {
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_prev_state,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_prio,
+    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_comm_index};
+static const uint32_t waking_fields[] = {
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_timestamp,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_pid,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_target_cpu,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_prio,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_comm_index,
+    TRAK_PB_FtraceEventBundle_CompactSched_waking_common_flags};
+
 void trak__compact_switch_begin(trak_compact_iter *it, const trak_compact_sched *cs) {
-  static const uint32_t fields[] = {TRAK_PB_FtraceEventBundle_CompactSched_switch_timestamp,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_switch_prev_state,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_pid,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_prio,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_switch_next_comm_index};
-  iter_begin(it, cs, fields, 5);
+  iter_begin(it, cs, switch_fields, 5);
 }
 
 void trak__compact_waking_begin(trak_compact_iter *it, const trak_compact_sched *cs) {
-  static const uint32_t fields[] = {TRAK_PB_FtraceEventBundle_CompactSched_waking_timestamp,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_waking_pid,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_waking_target_cpu,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_waking_prio,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_waking_comm_index,
-                                    TRAK_PB_FtraceEventBundle_CompactSched_waking_common_flags};
-  iter_begin(it, cs, fields, 6);
+  iter_begin(it, cs, waking_fields, 6);
 }
 
 int trak__compact_switch_next(trak_compact_iter *it, trak_compact_switch *ev) {
@@ -137,4 +155,72 @@ int trak__compact_iter_bad(const trak_compact_iter *it) {
   for (int c = 0; c < 5; c++)
     if (it->valid[c]) return 1;
   return 0;
+}
+
+/* What trak__compact_count reads off the timestamp and comm index arrays. */
+typedef struct count_ctx {
+  int64_t ts, first;
+  long n;
+  int sorted;
+  uint32_t n_intern;
+} count_ctx;
+
+static int take_ts(count_ctx *c, uint64_t delta) {
+  int64_t ts = (int64_t)((uint64_t)c->ts + delta); /* the walk's running sum */
+  if (c->n && ts < c->ts) c->sorted = 0;
+  if (!c->n) c->first = ts;
+  c->ts = ts;
+  c->n++;
+  return 0;
+}
+
+static int take_index(count_ctx *c, uint64_t idx) {
+  return (uint32_t)idx < c->n_intern ? 0 : -1;
+}
+
+/* The elements of varint array `f` (0 when it is absent or not length-delimited, as the walk
+** reads it), or -1 when one is malformed as trak_pb_packed_next reads it (truncated, or longer
+** than 10 bytes), or when `take` (NULL: none) refuses one. */
+static long col_scan(trak_pb_field f, int (*take)(count_ctx *, uint64_t), count_ctx *c) {
+  if (f.wire_type != TRAK_PB_WIRE_LEN || !f.data) return 0;
+  if (!take) { /* count the bytes that end an element; an element is at most 10 bytes */
+    long n = 0;
+    unsigned run = 0;
+    for (size_t i = 0; i < f.len; i++) {
+      if (f.data[i] < 0x80)
+        n++, run = 0;
+      else if (++run == 10)
+        return -1;
+    }
+    return run ? -1 : n;
+  }
+  trak_pb_packed pk;
+  uint64_t v;
+  long n = 0;
+  trak_pb_packed_init(&pk, &f, TRAK_PB_WIRE_VARINT);
+  for (;;) {
+    int rc;
+    if (TRAK_LIKELY(pk.p < pk.end && pk.p[0] < 0x80))
+      v = *pk.p++, rc = 1;
+    else
+      rc = trak_pb_packed_next(&pk, &v);
+    if (rc == 0) return n;
+    if (rc < 0 || take(c, v) < 0) return -1;
+    n++;
+  }
+}
+
+int trak__compact_count(const trak_compact_sched *cs, int waking, trak_compact_count *out) {
+  const uint32_t *fields = waking ? waking_fields : switch_fields;
+  count_ctx c = {0, 0, 0, 1, (uint32_t)(cs->n_intern > UINT32_MAX ? UINT32_MAX : cs->n_intern)};
+  long n = col_scan(cs->arrays[fields[0]], take_ts, &c);
+  if (n < 0 || col_scan(cs->arrays[fields[4]], take_index, &c) != n) return 0;
+  for (int k = 1; k < 4; k++)
+    if (col_scan(cs->arrays[fields[k]], NULL, NULL) != n) return 0;
+  if (waking && col_scan(cs->arrays[fields[5]], NULL, NULL) < 0) return 0;
+  out->n = (size_t)n;
+  out->first = c.first;
+  out->last = c.ts;
+  out->sorted = c.sorted;
+  return 1;
 }

@@ -74,4 +74,18 @@ int trak__compact_waking_next(trak_compact_iter *it, trak_compact_waking *ev);
 ** or arrays of different lengths), else 0. */
 int trak__compact_iter_bad(const trak_compact_iter *it);
 
+/* What a walk of one kind of event gives, told without walking it. */
+typedef struct trak_compact_count {
+  size_t n;            /* events */
+  int64_t first, last; /* the first and last event's timestamps (when n > 0) */
+  int sorted;          /* 1 when no timestamp is below the one before */
+} trak_compact_count;
+
+/* Counts the switches (waking 0) or wakings (1) of cs when its arrays of that kind are plain:
+** every one of the same length with no malformed element (common_flags: any length), every comm
+** index inside the intern table. Then the walk gives exactly out->n events and is not bad
+** (trak__compact_iter_bad): returns 1. Else returns 0 (walk it to know). Reads the timestamp
+** and comm index arrays' values, and only the lengths of the others. */
+int trak__compact_count(const trak_compact_sched *cs, int waking, trak_compact_count *out);
+
 #endif /* TRAK_PROCESSOR_UTIL_COMPACT_SCHED_H */

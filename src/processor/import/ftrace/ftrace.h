@@ -51,6 +51,19 @@ void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, in
 void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
                                 uint32_t pid, uint32_t comm, int32_t prio, uint32_t target_cpu);
 
+/* The compact_sched message [data, data + len) of the bundle of `cpu`, opened as *cs, its
+** intern_table entries' string ids `ids` (n_ids of them, interned in order by the caller), its
+** timestamps already in the trace clock: its events queued as at most two runs (switches, then
+** wakings) kept encoded and decoded when the queue is merged, into the very records that
+** trak__sched_switch_compact and trak__sched_waking_compact, called for each event in turn,
+** would have queued (compact_runs.c). Returns 1 when the message has the parse errors Perfetto
+** counts as compact_sched_has_parse_errors (the caller reports them), else 0; or -1, queueing
+** nothing, when the runs are turned off (environment variable TRAK_FTRACE_COMPACT_RECORDS
+** set: the caller queues each event itself). */
+struct trak_compact_sched;
+int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const struct trak_compact_sched *cs,
+                             const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids);
+
 /* sched_waking (and sched_wakeup / sched_wakeup_new, which Perfetto treats alike when they are
 ** the wakeup of the trace) run by thread `waker_tid` on `cpu`: wakee `pid` (named `comm`) becomes
 ** runnable (R) with its waker; a wakee already runnable or running gives a

@@ -34,9 +34,13 @@ enum trak_fq_type {
   TRAK_FQ_SYSCALL,        /* sys_enter / sys_exit (syscalls.c): pid tid, s1 the call's number,
                           ** p1 1 on exit; enter: x the offset of its event's bytes in
                           ** trak_ftrace.text, a their length; exit: p2 1 with a ret, x ret */
-  TRAK_FQ_THREAD_SLICE    /* a slice record on a thread's track (thread_slices.c): pid the
+  TRAK_FQ_THREAD_SLICE,   /* a slice record on a thread's track (thread_slices.c): pid the
                           ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
                           ** x the arg's value */
+  TRAK_FQ_COMPACT_RUN     /* a run of compact_sched events kept encoded (compact_runs.c), read
+                          ** as SWITCH_COMPACT / WAKING_COMPACT records when merged: ts its first
+                          ** event's, x its last's, pid its trak_ftrace.compacts index, a its
+                          ** events (at least 1), p1 0 switches / 1 wakings */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -95,7 +99,29 @@ typedef struct trak_fqueue {
   size_t n;        /* records */
   int64_t last_ts; /* of the last record */
   uint8_t unsorted;
+  uint8_t has_runs; /* some records are TRAK_FQ_COMPACT_RUN */
 } trak_fqueue;
+
+/* A compact_sched message kept encoded until its runs are merged (compact_runs.c). */
+typedef struct trak_fcompact {
+  const uint8_t *bytes; /* a copy of the message, in chunk `chunk` */
+  size_t len;
+  const uint32_t *ids; /* the string id of each intern_table entry, in the same chunk */
+  uint32_t refs;       /* its runs not yet applied */
+  uint32_t chunk;
+} trak_fcompact;
+
+/* A mapped chunk of the copies of messages (compact_runs.c): unmapped once the runs of every
+** message in it are applied, so the copies shrink as the tables fill. */
+typedef struct trak_fchunk {
+  uint8_t *base; /* NULL once unmapped */
+  size_t used, size;
+  uint32_t live; /* its messages with runs not yet applied */
+} trak_fchunk;
+
+/* A run being read at merge time: its events one at a time as the records the sink would have
+** queued for them (compact_runs.c). */
+typedef struct trak_frun trak_frun;
 
 /* The per-CPU queues of the protobuf front-end, as Perfetto makes a stream per CPU for each. */
 enum trak_fq_source {
@@ -118,6 +144,14 @@ typedef struct trak_fcpu_info {
   uint32_t capacity;   /* TRAK_NULL_U32: not said */
 } trak_fcpu_info;
 
+/* The string id of the end-state letters of a sched_switch's prev_state bits, as last computed
+** for bits in its slot (sched_tracker.c; id 0: none yet). */
+typedef struct trak_fstate_id {
+  uint32_t id;
+  uint16_t bits;
+} trak_fstate_id;
+#define TRAK_FSTATE_IDS 64u
+
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fqueue) queues;
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
@@ -129,7 +163,8 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_fcpu_info) cpu_info;         /* by ucpu: CpuInfo packets' (proto/cpu_info.c) */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
-  uint32_t s_running, s_runnable;      /* string ids of "Running", "R" */
+  uint32_t s_running, s_runnable;            /* string ids of "Running", "R" */
+  trak_fstate_id state_ids[TRAK_FSTATE_IDS]; /* end states by prev_state bits (sched_tracker.c) */
   trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
@@ -145,11 +180,14 @@ typedef struct trak_ftrace {
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
-  TRAK_VEC(trak_fpending) pending; /* process counters of threads (process_counters.c) */
-  int64_t drop_before;             /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before;        /* kernel events before keep their raw rows only */
-  TRAK_VEC(uint8_t) in_sys_write;  /* by utid: 1 while a sys_write slice is open (syscalls.c) */
-  uint8_t arch;                    /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
+  TRAK_VEC(trak_fpending) pending;  /* process counters of threads (process_counters.c) */
+  TRAK_VEC(trak_fcompact) compacts; /* compact_sched messages kept encoded (compact_runs.c) */
+  TRAK_VEC(trak_fchunk) chunks;     /* the memory of their copies */
+  uint8_t compact_records;          /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
+  int64_t drop_before;              /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;         /* kernel events before keep their raw rows only */
+  TRAK_VEC(uint8_t) in_sys_write;   /* by utid: 1 while a sys_write slice is open (syscalls.c) */
+  uint8_t arch;                     /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -161,6 +199,27 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp);
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
 /* Appends a record to queue `q` (TRAK_FQ_PACKETS, or trak__fq_cpu_queue's). */
 void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
+/* Appends run record `run` (TRAK_FQ_COMPACT_RUN) to queue `q`, counted as its events, of type
+** `type` (TRAK_FQ_SWITCH_COMPACT or _WAKING_COMPACT); `sorted`: its events' timestamps do not
+** go back. */
+void trak__fq_push_run(trak_importer *imp, uint32_t q, const trak_fq_rec *run, uint8_t type,
+                       int sorted);
+/* The record of a compact sched_switch / sched_waking (one definition for both paths). */
+trak_fq_rec trak__fq_switch_compact_rec(uint32_t cpu, int64_t ts, int64_t prev_state,
+                                        uint32_t next_pid, uint32_t next_comm, int32_t next_prio);
+trak_fq_rec trak__fq_waking_compact_rec(uint32_t cpu, int64_t ts, int64_t common_flags,
+                                        uint32_t pid, uint32_t comm, int32_t prio,
+                                        uint32_t target_cpu);
+/* Opens run record `run` for the merge: the returned run's record (trak__frun_rec) is its
+** first event (compact_runs.c). Can't fail. */
+trak_frun *trak__frun_open(trak_importer *imp, const trak_fq_rec *run);
+/* The event the run is at. */
+const trak_fq_rec *trak__frun_rec(const trak_frun *r);
+/* Moves the run to its next event: 1, or 0 when it had no more (the run is then freed, and
+** its message once its other run is applied too). */
+int trak__frun_next(trak_importer *imp, trak_frun *r);
+/* Frees the messages kept (f->compacts). */
+void trak__fcompacts_free(trak_ftrace *f);
 /* The queue of `source` for `cpu`, made (with those of the lower CPUs not made yet, in CPU
 ** order, as Perfetto's streams) on first use. */
 uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint32_t cpu);

@@ -18,12 +18,14 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   if (!imp->ftrace) abort();
   imp->ftrace->drop_before = imp->ftrace->soft_drop_before = INT64_MIN;
   imp->ftrace->bundle_cpu = -1;
+  const char *records = getenv("TRAK_FTRACE_COMPACT_RECORDS"); /* the tests' other path */
+  imp->ftrace->compact_records = records && *records && strcmp(records, "0");
   return imp->ftrace;
 }
 
 /* Makes the next queue. */
 static uint32_t queue_add(trak_ftrace *f) {
-  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0};
+  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0, 0};
   trak_vec_push(f->queues, q);
   return (uint32_t)(f->queues.n - 1);
 }
@@ -39,13 +41,8 @@ uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint
   return f->by_cpu[source].v[cpu];
 }
 
-void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
-  trak_ftrace *f = trak__ftrace_get(imp);
-  while (f->queues.n <= qi)
-    queue_add(f);
-  trak_fqueue *q = &f->queues.v[qi];
-  if (r->ts < q->last_ts) q->unsorted = 1;
-  q->last_ts = r->ts;
+/* Appends record r to q's blocks. */
+static void rec_append(trak_fqueue *q, const trak_fq_rec *r) {
   if (q->n % TRAK_FQ_BLOCK == 0) {
     /* From a queue's second block on, every page present at once (MAP_POPULATE): one trip
     ** into the kernel per block, not a page fault per 4 KiB page (on a virtual machine, a
@@ -58,9 +55,37 @@ void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
   }
   q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
   q->n++;
+}
+
+/* Queue `qi`, made (with the ones before it) on first use. */
+static trak_fqueue *queue_at(trak_ftrace *f, uint32_t qi) {
+  while (f->queues.n <= qi)
+    queue_add(f);
+  return &f->queues.v[qi];
+}
+
+void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  trak_fqueue *q = queue_at(f, qi);
+  if (r->ts < q->last_ts) q->unsorted = 1;
+  q->last_ts = r->ts;
+  rec_append(q, r);
   f->n_queued++;
   f->n_type[r->type & 31]++;
   imp->n_events++; /* a trace of kernel data only is not empty */
+}
+
+void trak__fq_push_run(trak_importer *imp, uint32_t qi, const trak_fq_rec *run, uint8_t type,
+                       int sorted) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  trak_fqueue *q = queue_at(f, qi);
+  if (run->ts < q->last_ts || !sorted) q->unsorted = 1;
+  q->last_ts = run->x;
+  q->has_runs = 1;
+  rec_append(q, run);
+  f->n_queued += run->a;
+  f->n_type[type & 15] += run->a;
+  imp->n_events += run->a;
 }
 
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
@@ -156,19 +181,32 @@ void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t co
   trak__fq_push(imp, &r);
 }
 
-void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
-                                uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
+trak_fq_rec trak__fq_switch_compact_rec(uint32_t cpu, int64_t ts, int64_t prev_state,
+                                        uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
   trak_fq_rec r = {
       ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
+  return r;
+}
+
+trak_fq_rec trak__fq_waking_compact_rec(uint32_t cpu, int64_t ts, int64_t common_flags,
+                                        uint32_t pid, uint32_t comm, int32_t prio,
+                                        uint32_t target_cpu) {
+  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
+                   0,  0};
+  flags_set(&r, common_flags);
+  return r;
+}
+
+void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
+                                uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
+  trak_fq_rec r = trak__fq_switch_compact_rec(cpu, ts, prev_state, next_pid, next_comm, next_prio);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push_to(imp, trak__fq_cpu_queue(imp, TRAK_FQS_COMPACT_SWITCH, cpu), &r);
 }
 
 void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
                                 uint32_t pid, uint32_t comm, int32_t prio, uint32_t target_cpu) {
-  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
-                   0,  0};
-  flags_set(&r, common_flags);
+  trak_fq_rec r = trak__fq_waking_compact_rec(cpu, ts, common_flags, pid, comm, prio, target_cpu);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push_to(imp, trak__fq_cpu_queue(imp, TRAK_FQS_COMPACT_WAKING, cpu), &r);
 }
@@ -311,6 +349,7 @@ typedef struct merge_src {
   trak_fqueue *q;
   uint32_t *order; /* NULL: the records are in order */
   size_t pos, n;
+  trak_frun *run; /* the run record at pos being read, event by event; NULL: none */
 } merge_src;
 
 static const trak_fq_rec *rec_at(const trak_fqueue *q, size_t i) {
@@ -318,7 +357,17 @@ static const trak_fq_rec *rec_at(const trak_fqueue *q, size_t i) {
 }
 
 static const trak_fq_rec *src_front(const merge_src *m) {
+  if (m->run) return trak__frun_rec(m->run);
   return rec_at(m->q, m->order ? m->order[m->pos] : m->pos);
+}
+
+/* When m's record at pos is a run, starts reading its events (a queue with runs is in order:
+** see queue_expand). */
+static void src_enter(trak_importer *imp, merge_src *m) {
+  if (m->pos < m->n && !m->order) {
+    const trak_fq_rec *r = rec_at(m->q, m->pos);
+    if (r->type == TRAK_FQ_COMPACT_RUN) m->run = trak__frun_open(imp, r);
+  }
 }
 
 /* The order of queue `q`'s records by timestamp, ties in the order they came (a stable sort). */
@@ -337,11 +386,33 @@ static uint32_t *queue_order(const trak_fqueue *q) {
 
 /* Moves m past the record just applied; a queue applied in order gives each block it has
 ** finished back to the system, so the queue shrinks as the tables grow. */
-static void src_next(merge_src *m) {
+static void src_next(trak_importer *imp, merge_src *m) {
+  if (m->run) {
+    if (trak__frun_next(imp, m->run)) return;
+    m->run = NULL;
+  }
   m->pos++;
   /* The records were written long ago: ask for the ones a few ahead now (a hint). */
   if (!m->order && m->pos + 4 < m->n) __builtin_prefetch(rec_at(m->q, m->pos + 4));
   if (!m->order && m->pos % TRAK_FQ_BLOCK == 0) block_unmap(m->q, m->pos / TRAK_FQ_BLOCK - 1);
+  src_enter(imp, m);
+}
+
+/* A queue with runs whose records are not in timestamp order gets every event of its runs as
+** a record of its own, in the order they came, for the sort (rare: runs go back in time only
+** in a malformed or concatenated trace). */
+static void queue_expand(trak_importer *imp, trak_fqueue *q) {
+  trak_fqueue out = {{NULL, 0, 0}, 0, INT64_MIN, 1, 0};
+  merge_src m = {q, NULL, 0, q->n, NULL};
+  src_enter(imp, &m);
+  while (m.pos < m.n) {
+    rec_append(&out, src_front(&m));
+    src_next(imp, &m);
+  }
+  for (size_t b = 0; b < q->blocks.n; b++)
+    block_unmap(q, b);
+  trak_vec_free(q->blocks);
+  *q = out;
 }
 
 /* Applies every queue's records in the order Perfetto's sorter extracts them (trace_sorter.cc,
@@ -357,7 +428,9 @@ static void apply_queues(trak_importer *imp) {
   for (size_t i = 0; i < f->queues.n; i++) {
     trak_fqueue *q = &f->queues.v[i];
     if (!q->n) continue;
-    src[live++] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n};
+    if (q->unsorted && q->has_runs) queue_expand(imp, q);
+    src[live] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL};
+    src_enter(imp, &src[live++]);
   }
   while (live) {
     size_t best = 0;
@@ -372,7 +445,7 @@ static void apply_queues(trak_importer *imp) {
     merge_src *m = &src[best];
     do {
       apply(imp, src_front(m));
-      src_next(m);
+      src_next(imp, m);
     } while (m->pos < m->n && src_front(m)->ts <= min1);
     if (m->pos == m->n) { /* drop the queue, keeping the others' order */
       free(m->order);
@@ -412,6 +485,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   apply_queues(imp);
   trak__ftrace_proc_counters_flush(imp);
   queues_free(f);
+  trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->text);
@@ -423,6 +497,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
   queues_free(f);
+  trak__fcompacts_free(f);
   trak_vec_free(f->cpus);
   trak_vec_free(f->cpu_seen);
   trak_vec_free(f->cpu_info);

@@ -20,13 +20,17 @@ static trak_fcpu *cpu_state(trak_ftrace *f, uint32_t cpu) {
 /* The string id of the letters of raw prev_state `raw`, 0 for an invalid state (counted). */
 static uint32_t end_state(trak_importer *imp, int64_t raw) {
   trak_ftrace *f = imp->ftrace;
+  uint16_t bits = (uint16_t)raw; /* all the letters depend on (with the kernel version) */
+  trak_fstate_id *hit = &f->state_ids[bits % TRAK_FSTATE_IDS];
+  if (TRAK_LIKELY(hit->id && hit->bits == bits)) return hit->id;
   char letters[4];
-  if (trak__task_state_letters((uint16_t)raw, f->kernel_major, f->kernel_minor, letters) < 0) {
+  if (trak__task_state_letters(bits, f->kernel_major, f->kernel_minor, letters) < 0) {
     trak__report(imp, TRAK_STAT_TASK_STATE_INVALID, "sched_switch prev_state %lld is not a state",
                  (long long)raw);
     return 0;
   }
-  return trak__ftrace_str(imp, letters);
+  hit->bits = bits;
+  return hit->id = trak__ftrace_str(imp, letters);
 }
 
 /* Closes the CPU's running slice at ts with `state`. */

@@ -5,6 +5,7 @@
 ** (import/ftrace/ftrace.h). Every event the sink does not model becomes a generic ftrace_event
 ** row whose args are the event's fields, named by the schema.
 */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,14 +157,33 @@ static void raw_field(trak_importer *imp, trak_fargs *a, const trak_pb_field_des
                          type, i, s, r);
 }
 
+static const trak_pb_message_desc *fe;   /* FtraceEvent */
+static const trak_pb_field_desc **fe_by; /* its fields by number (fe_n of them), or NULL */
+static uint32_t fe_n;
+static pthread_once_t fe_once = PTHREAD_ONCE_INIT;
+
+static void fe_init(void) {
+  fe = trak__schema_message("FtraceEvent");
+  if (!fe || !fe->n_fields) return;
+  fe_n = fe->fields[fe->n_fields - 1].number + 1; /* sorted by number */
+  fe_by = calloc(fe_n, sizeof *fe_by);            /* lives as long as the process */
+  if (!fe_by) abort();
+  for (uint32_t i = 0; i < fe->n_fields; i++)
+    fe_by[fe->fields[i].number] = &fe->fields[i];
+}
+
+/* The FtraceEvent field of number `n` (an event), or NULL: a look-up per event, not a search. */
+static const trak_pb_field_desc *event_desc(uint32_t n) {
+  pthread_once(&fe_once, fe_init);
+  return n < fe_n ? fe_by[n] : NULL;
+}
+
 /* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
 ** GenericFtraceEvent named by itself). An event whose bytes were seen before takes the arg set
 ** they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
                     const trak_pb_field *ev) {
-  static const trak_pb_message_desc *fe;
-  if (!fe) fe = trak__schema_message("FtraceEvent");
-  const trak_pb_field_desc *fd = fe ? trak__schema_field_by_number(fe, ev->number) : NULL;
+  const trak_pb_field_desc *fd = event_desc(ev->number);
   if (!fd) {
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
     return;
@@ -384,19 +404,14 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   }
 }
 
-/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
-static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                    size_t len) {
-  trak_compact_sched cs;
-  if (trak__compact_sched_open(&cs, data, len)) abort();
-  uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
-  if (!ids) abort();
-  for (size_t i = 0; i < cs.n_intern; i++)
-    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+/* compact_sched's events of the bundle of `cpu` queued one record each (their timestamps
+** converted one by one); returns 1 when the walks met Perfetto's parse errors. */
+static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
+                           const trak_compact_sched *cs, const uint32_t *ids) {
   trak_compact_iter it;
   trak_compact_switch sw;
   int64_t out;
-  trak__compact_switch_begin(&it, &cs);
+  trak__compact_switch_begin(&it, cs);
   while (trak__compact_switch_next(&it, &sw)) {
     int64_t ts = sw.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
@@ -406,7 +421,7 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   }
   int bad = trak__compact_iter_bad(&it);
   trak_compact_waking wk;
-  trak__compact_waking_begin(&it, &cs);
+  trak__compact_waking_begin(&it, cs);
   while (!bad && trak__compact_waking_next(&it, &wk)) {
     int64_t ts = wk.ts;
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
@@ -415,9 +430,28 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
     trak__sched_waking_compact(imp, cpu, ts, wk.common_flags, (uint32_t)wk.pid, ids[wk.comm_index],
                                wk.prio, wk.target_cpu);
   }
-  if (bad || trak__compact_iter_bad(&it))
+  return bad || trak__compact_iter_bad(&it);
+}
+
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
+static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
+                    size_t len) {
+  trak_compact_sched cs;
+  if (trak__compact_sched_open(&cs, data, len)) abort();
+  uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
+  if (!ids) abort();
+  for (size_t i = 0; i < cs.n_intern; i++)
+    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+  /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
+  int bad = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+                ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern)
+                : -1;
+  if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
+  if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
-                 "compact_sched of cpu %u has arrays of unequal length or a bad intern index", cpu);
+                 "compact_sched of cpu %u has arrays of unequal length or a "
+                 "bad intern index",
+                 cpu);
   free(ids);
   trak__compact_sched_close(&cs);
 }
