@@ -30,11 +30,13 @@ enum {
 };
 typedef struct trak_frame_item {
   uint8_t kind;
-  uint64_t offset;       /* stream offset of the field */
-  uint64_t len;          /* TOO_LARGE: the packet's length */
-  const char *why;       /* CORRUPT: what was wrong (a static string) */
+  uint64_t offset;   /* stream offset of the field */
+  uint64_t len;      /* TOO_LARGE: the packet's length */
+  union {            /* one word: a packet's item stays as small as before gzip JSON came */
+    const char *why; /* CORRUPT: what was wrong (a static string) */
+    size_t ops_end;  /* gzip JSON (CHUNK, GZIP_*): the batch's JSON ops read before this item */
+  };
   const uint8_t *data;   /* CHUNK: the inflated bytes (with a carried tail before them) */
-  size_t ops_end;        /* gzip JSON: the batch's JSON ops read before this item */
   trak_packet_fields pf; /* PACKET: its fields, pointing into the batch's bytes */
 } trak_frame_item;
 
