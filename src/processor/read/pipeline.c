@@ -52,8 +52,8 @@ static void *decode_main(void *arg) {
     }
     pthread_mutex_unlock(&pl->mu);
     trak_frame_batch *b = &pl->slot[i];
-    if (pl->kind == TRAK_PIPE_GZIP)
-      trak__stream_inflate_batch(&pl->fr, b);
+    if (pl->kind == TRAK_PIPE_GZIP || pl->kind == TRAK_PIPE_GZIP_JSON)
+      trak__stream_inflate_batch(&pl->fr, pl->kind == TRAK_PIPE_GZIP_JSON ? pl->json : NULL, b);
     else if (pl->kind == TRAK_PIPE_JSON)
       trak__json_import_read(pl->json, b->bytes, b->n, &b->json_ops);
     else
@@ -72,7 +72,7 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
   pl->p = p;
   pl->kind = kind;
   pl->json = p->json;
-  if (kind == TRAK_PIPE_GZIP) { /* inflate moves to the decoding thread with the framing */
+  if (kind == TRAK_PIPE_GZIP || kind == TRAK_PIPE_GZIP_JSON) { /* inflate moves over too */
     pl->fr.inf = &p->inf;
     pl->fr.plain = p->imp->bytes_plain;
   }
@@ -165,7 +165,9 @@ void trak__pipeline_finish(trak_pipeline *pl) {
   }
   stop(pl);
   trak_processor *p = pl->p;
-  if (pl->kind == TRAK_PIPE_JSON) { /* the reader's state is in p->json, the importer's again */
+  if (pl->kind == TRAK_PIPE_JSON || pl->kind == TRAK_PIPE_GZIP_JSON) {
+    /* the reader's state is in p->json, and inflate's in p->inf, the importer's again */
+    if (pl->kind == TRAK_PIPE_GZIP_JSON) p->imp->bytes_plain = p->plain_offset = pl->fr.plain;
     release(pl);
     return;
   }

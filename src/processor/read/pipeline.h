@@ -30,9 +30,12 @@ enum {
 };
 typedef struct trak_frame_item {
   uint8_t kind;
-  uint64_t offset;       /* stream offset of the field */
-  uint64_t len;          /* TOO_LARGE: the packet's length */
-  const char *why;       /* CORRUPT: what was wrong (a static string) */
+  uint64_t offset;   /* stream offset of the field */
+  uint64_t len;      /* TOO_LARGE: the packet's length */
+  union {            /* one word: a packet's item stays as small as before gzip JSON came */
+    const char *why; /* CORRUPT: what was wrong (a static string) */
+    size_t ops_end;  /* gzip JSON (CHUNK, GZIP_*): the batch's JSON ops read before this item */
+  };
   const uint8_t *data;   /* CHUNK: the inflated bytes (with a carried tail before them) */
   trak_packet_fields pf; /* PACKET: its fields, pointing into the batch's bytes */
 } trak_frame_item;
@@ -70,12 +73,13 @@ typedef struct trak_pipeline trak_pipeline;
 ** cores or more, else 1. */
 int trak__import_threads(uint64_t size);
 /* What the decoding thread does with the input (trak__pipeline_start's `kind`). */
-enum { TRAK_PIPE_BINARY, TRAK_PIPE_GZIP, TRAK_PIPE_JSON };
+enum { TRAK_PIPE_BINARY, TRAK_PIPE_GZIP, TRAK_PIPE_JSON, TRAK_PIPE_GZIP_JSON };
 
 /* Starts the decoding thread for `p`'s binary trace, its framing from p's state (offset, carry,
 ** skip); with TRAK_PIPE_GZIP, the thread inflates too, taking over p->inf until the pipeline
-** finishes; with TRAK_PIPE_JSON, it reads p->json's JSON (trak__json_import_read) instead. Returns NULL when the thread cannot start (the
-** caller frames, and inflates, on its own thread). */
+** finishes; with TRAK_PIPE_JSON, it reads p->json's JSON (trak__json_import_read) instead, and
+** with TRAK_PIPE_GZIP_JSON it inflates, then reads. Returns NULL when the thread cannot start
+** (the caller frames or reads, and inflates, on its own thread). */
 trak_pipeline *trak__pipeline_start(trak_processor *p, int kind);
 /* Hands `len` bytes to the decoding thread (copied: the caller may reuse them), applying the
 ** batches already decoded when the ring of batches is full. With gzip, the bytes of one call
@@ -90,8 +94,9 @@ void trak__pipeline_free(trak_pipeline *pl);
 /* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
 ** `fr` and `b`), and applies a decoded batch (binary or JSON) on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
-/* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed. */
-void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b);
+/* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed
+** (json NULL) or read by `json`'s reader. */
+void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b);
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b);
 
 #endif /* TRAK_PROCESSOR_READ_PIPELINE_H */

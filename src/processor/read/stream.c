@@ -321,25 +321,24 @@ static void inflate_run(trak_inflate *inf, const uint8_t *data, size_t len, int 
 
 typedef struct inflate_batch_ctx {
   trak_framer *fr;
+  trak_json_import *json; /* a JSON trace's reader, or NULL: binary, framed */
   trak_frame_batch *b;
 } inflate_batch_ctx;
 
-/* The decoding thread's side of inflate_run: a chunk is handed on as one thread's gzip_emit
-** hands it to plain_feed (the plain byte count grows, then the chunk is framed: its bytes are
-** copied to a chunk buffer of the batch, which its packets point into); problems are kept as
-** items for the importer's thread to report. */
-static int inflate_batch_emit(void *ctx, int what, int may_stop) {
-  (void)may_stop;
-  trak_framer *fr = ((inflate_batch_ctx *)ctx)->fr;
-  trak_frame_batch *b = ((inflate_batch_ctx *)ctx)->b;
-  if (what != INFLATE_CHUNK) {
-    trak_vec_push(b->items,
-                  ((trak_frame_item){.kind = what == INFLATE_CORRUPT ? TRAK_FRAME_GZIP_CORRUPT
-                                                                     : TRAK_FRAME_GZIP_TRAILING,
-                                     .offset = fr->offset,
-                                     .len = fr->inf->member_in}));
-    return 0;
-  }
+/* A gzip problem kept as an item of the batch (at plain offset `offset`), after `ops_end` of
+** its JSON ops. */
+static void gzip_item(trak_framer *fr, trak_frame_batch *b, int what, uint64_t offset) {
+  trak_vec_push(b->items,
+                ((trak_frame_item){.kind = what == INFLATE_CORRUPT ? TRAK_FRAME_GZIP_CORRUPT
+                                                                   : TRAK_FRAME_GZIP_TRAILING,
+                                   .offset = offset,
+                                   .len = fr->inf->member_in,
+                                   .ops_end = b->json_ops.n}));
+}
+
+/* The inflated chunk counted (the plain byte count grows) and copied to a chunk buffer of the
+** batch, which outlives inflate's next output; returns that buffer. */
+static trak_bytes *chunk_keep(trak_framer *fr, trak_frame_batch *b) {
   size_t fill = fr->inf->fill;
   fr->plain += fill;
   if (b->n_chunks == b->chunks.n) trak_vec_push(b->chunks, ((trak_bytes){0}));
@@ -347,6 +346,31 @@ static int inflate_batch_emit(void *ctx, int what, int may_stop) {
   trak__grow((void **)&c->v, &c->cap, fill ? fill : 1, 1);
   memcpy(c->v, fr->inf->chunk, fill);
   c->n = fill;
+  return c;
+}
+
+/* The decoding thread's side of inflate_run: a chunk is handed on as one thread's gzip_emit
+** hands it to plain_feed (the plain byte count grows, then the chunk is framed, or read by the
+** JSON reader: its bytes are copied to a chunk buffer of the batch, which its packets or the
+** read events' spans point into; a CHUNK item records the count, and for JSON the ops read so
+** far); problems are kept as items (between the ops) for the importer's thread to report. */
+static int inflate_batch_emit(void *ctx, int what, int may_stop) {
+  (void)may_stop;
+  inflate_batch_ctx *x = ctx;
+  trak_framer *fr = x->fr;
+  trak_frame_batch *b = x->b;
+  if (what != INFLATE_CHUNK) {
+    gzip_item(fr, b, what, x->json ? fr->plain : fr->offset);
+    return 0;
+  }
+  trak_bytes *c = chunk_keep(fr, b);
+  if (x->json) {
+    trak__json_import_read(x->json, c->v, c->n, &b->json_ops);
+    trak_vec_push(b->items,
+                  ((trak_frame_item){
+                      .kind = TRAK_FRAME_CHUNK, .offset = fr->plain, .ops_end = b->json_ops.n}));
+    return 0;
+  }
   size_t at = b->items.n;
   trak_vec_push(b->items, ((trak_frame_item){.kind = TRAK_FRAME_CHUNK, .offset = fr->plain}));
   frame_piece(fr, b, &c->v, &c->n, &c->cap);
@@ -354,10 +378,31 @@ static int inflate_batch_emit(void *ctx, int what, int may_stop) {
   return 0;
 }
 
-void trak__stream_inflate_batch(trak_framer *fr, trak_frame_batch *b) {
+void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b) {
   b->items.n = b->n_chunks = 0;
-  inflate_batch_ctx ctx = {fr, b};
+  inflate_batch_ctx ctx = {fr, json, b};
   inflate_run(fr->inf, b->bytes, b->n, b->call_end, inflate_batch_emit, &ctx);
+}
+
+/* A JSON batch on the importer's thread: its ops in order, each gzip chunk's under the
+** plain-byte count one thread has while reading that chunk, gzip problems where they came. */
+static void apply_json_batch(trak_processor *p, trak_frame_batch *b) {
+  trak_json_ops *ops = &b->json_ops;
+  if (!b->items.n) { /* plain JSON: one piece, counted when it was fed */
+    trak__json_import_apply(p->json, ops, 0, ops->n);
+    ops->n = 0;
+    return;
+  }
+  size_t done = 0;
+  for (size_t i = 0; i < b->items.n; i++) {
+    trak_frame_item *it = &b->items.v[i];
+    if (it->kind == TRAK_FRAME_CHUNK) p->imp->bytes_plain = it->offset;
+    trak__json_import_apply(p->json, ops, done, it->ops_end);
+    done = it->ops_end;
+    if (it->kind != TRAK_FRAME_CHUNK)
+      gzip_problem(p, it->offset, it->len, it->kind == TRAK_FRAME_GZIP_TRAILING);
+  }
+  ops->n = 0;
 }
 
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
@@ -366,7 +411,7 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
   /* the input counted as when the single thread would tokenize these packets (limits use it) */
   imp->bytes_in = b->bytes_in, imp->bytes_plain = b->bytes_plain;
   if (p->format == TRAK_FORMAT_JSON) {
-    trak__json_import_apply(p->json, &b->json_ops);
+    apply_json_batch(p, b);
     imp->bytes_in = bytes_in, imp->bytes_plain = bytes_plain;
     return;
   }
@@ -529,8 +574,8 @@ static void plain_dispatch(trak_processor *p, const uint8_t *data, size_t len) {
       return;
     }
     if (!p->json) p->json = trak__json_import_new(p->imp);
-    if (p->import_threads > 1 && !p->pipe && !p->dead)
-      p->pipe = trak__pipeline_start(p, TRAK_PIPE_JSON);
+    if (p->import_threads > 1 && !p->pipe && !p->dead && p->raw_state != 2)
+      p->pipe = trak__pipeline_start(p, TRAK_PIPE_JSON); /* gzip: see gzip_pipeline */
     if (p->pipe)
       trak__pipeline_feed(p->pipe, data, len);
     else
@@ -593,14 +638,18 @@ static void systrace_finish(trak_processor *p) {
   }
 }
 
-/* Whether the rest of a gzip-compressed binary trace is inflated on the decoding thread: once
-** the format is known (from the first inflated bytes), the thread is started and takes over
-** inflate's state. binary_feed starts no pipeline for gzip: a running one is this one. */
+/* Whether the rest of a gzip-compressed binary or JSON trace is inflated on the decoding
+** thread: once the format is known (from the first inflated bytes, framed or read on this
+** thread), the thread is started and takes over inflate's state (and the JSON reader's).
+** binary_feed and plain_dispatch start no pipeline for gzip: a running one is this one. */
 static int gzip_pipeline(trak_processor *p) {
-  if (!p->pipe && p->import_threads > 1 && p->format == TRAK_FORMAT_PROTO && !p->sink && !p->dead &&
-      p->inf.live && !p->inf.ended)
-    p->pipe = trak__pipeline_start(p, TRAK_PIPE_GZIP);
-  return p->pipe && p->format == TRAK_FORMAT_PROTO; /* a JSON trace's pipeline reads plain bytes */
+  if (!p->pipe && p->import_threads > 1 && !p->sink && !p->dead && p->inf.live && !p->inf.ended) {
+    if (p->format == TRAK_FORMAT_PROTO)
+      p->pipe = trak__pipeline_start(p, TRAK_PIPE_GZIP);
+    else if (p->format == TRAK_FORMAT_JSON && p->json)
+      p->pipe = trak__pipeline_start(p, TRAK_PIPE_GZIP_JSON);
+  }
+  return p->pipe != NULL;
 }
 
 /* The importer's thread's side of inflate_run: chunks go to plain_feed, problems are reported;
@@ -628,8 +677,7 @@ static void gzip_feed(trak_processor *p, const uint8_t *data, size_t len) {
     p->inf.live = 1;
   }
   inflate_run(&p->inf, data, len, 1, gzip_emit, p);
-  if (p->pipe && p->format == TRAK_FORMAT_PROTO &&
-      p->inf.z.avail_in) /* the rest of this call's input, from the handover on */
+  if (p->pipe && p->inf.z.avail_in) /* the rest of this call's input, from the handover on */
     trak__pipeline_feed(p->pipe, p->inf.z.next_in, p->inf.z.avail_in);
 }
 

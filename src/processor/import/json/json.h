@@ -104,7 +104,8 @@ void trak__json_import_free(trak_json_import *j);
 
 /* Two threads (read/pipeline.c): the decoding thread reads the bytes of one piece of the input
 ** (trak__json_import_read: the reader's state only, no import state touched; what it met is
-** kept in `ops`), the importer's thread applies the ops in order (trak__json_import_apply), so
+** appended to `ops`), the importer's thread applies the ops in order (trak__json_import_apply:
+** ops[from, to), their owned text freed; the caller empties `ops` once all are applied), so
 ** the tables, stats and reports are those of trak__json_import_feed on one thread. Between
 ** pieces the two touch disjoint parts of `j`; trak__json_import_finish runs after the reading
 ** thread has stopped. trak__json_ops_free frees ops, applied or not. */
@@ -115,7 +116,7 @@ typedef struct trak_json_ops {
 } trak_json_ops;
 void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
                             trak_json_ops *ops);
-void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops);
+void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t from, size_t to);
 void trak__json_ops_free(trak_json_ops *ops);
 
 /* Returns 1 if the bytes (the start of a plain trace) are a JSON trace: an array, or an

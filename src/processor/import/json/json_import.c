@@ -612,15 +612,14 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 
 void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
                             trak_json_ops *ops) {
-  ops->n = 0;
   j->ops = ops;
   trak__json_import_feed(j, data, len);
   j->ops = NULL;
 }
 
-void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops) {
+void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t from, size_t to) {
   trak_importer *imp = j->imp;
-  for (size_t i = 0; i < ops->n; i++) {
+  for (size_t i = from; i < to; i++) {
     trak_json_op *op = &ops->v[i];
     if (TRAK_LIKELY(op->kind == JSON_OP_EVENT)) {
       imp->packet_index = j->apply_index = op->index;
@@ -635,7 +634,6 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops) {
     free(op->owned);
     op->owned = NULL;
   }
-  ops->n = 0;
 }
 
 void trak__json_ops_free(trak_json_ops *ops) {
