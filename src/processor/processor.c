@@ -202,9 +202,9 @@ int trak_processor_stat_get(const trak_processor *p, size_t i, trak_stat *out) {
   if (i == TRAK_STAT_COUNT) {
     out->name = "ftrace_cpu_has_data_loss";
     out->severity = TRAK_SEVERITY_DATA_LOSS;
-    out->description = "Ftrace bundles that said lost_events: the kernel buffer overwrote "
+    out->description = "CPUs whose ftrace bundles said lost_events: the kernel buffer overwrote "
                        "events between reads, so those CPUs' scheduling data is unreliable (a "
-                       "bigger buffer helps). The stats table has the count per CPU (idx).";
+                       "bigger buffer helps). The stats table has a row per such CPU (idx).";
     out->value = trak__ftrace_loss_total(p->imp);
     return 0;
   }

@@ -268,9 +268,10 @@ void trak__ftrace_cpu_stats(trak_importer *imp, int end, int64_t cpu, const int6
 ** only: errors of its later packets are ignored. */
 void trak__ftrace_setup_error(trak_importer *imp, uint32_t seq_id, const char *prefix,
                               const uint8_t *s, size_t len);
-/* A bundle of `cpu` said lost_events: ftrace_cpu_has_data_loss[cpu] += 1. */
+/* A bundle of `cpu` said lost_events: ftrace_cpu_has_data_loss[cpu] = 1 (a flag per CPU, as
+** Perfetto sets it, however many bundles say so). */
 void trak__ftrace_cpu_loss(trak_importer *imp, uint32_t cpu);
-/* ftrace_cpu_has_data_loss summed over CPUs. */
+/* ftrace_cpu_has_data_loss summed over CPUs: how many CPUs lost data. */
 int64_t trak__ftrace_loss_total(const trak_importer *imp);
 /* Row `i` of those stats, in stat order then by CPU (once trak__ftrace_finish ran); 0 past the
 ** last. `out`'s def points at a static definition. */

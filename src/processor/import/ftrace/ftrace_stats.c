@@ -2,9 +2,9 @@
 ** This file holds the per-CPU ftrace stats Perfetto keeps indexed by CPU: the kernel ring
 ** buffer's figures of FtraceStats packets at the start and end of the trace (entries, overrun,
 ** commit_overrun, bytes, dropped_events, read_events, now_ts, oldest_event_ts: *_begin, *_end
-** and, for the counts, *_delta = end - begin) and ftrace_cpu_has_data_loss (bundles flagged
-** lost_events). The SQL layer lists them after the other stats. It also holds the recorder's
-** setup errors (ftrace_setup_errors).
+** and, for the counts, *_delta = end - begin) and ftrace_cpu_has_data_loss (1 for a CPU with a
+** bundle flagged lost_events). The SQL layer lists them after the other stats. It also holds the
+** recorder's setup errors (ftrace_setup_errors).
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +61,7 @@ void trak__ftrace_cpu_stats(trak_importer *imp, int end, int64_t cpu, const int6
 }
 
 void trak__ftrace_cpu_loss(trak_importer *imp, uint32_t cpu) {
-  (*row(imp, DATA_LOSS, cpu))++;
+  *row(imp, DATA_LOSS, cpu) = 1; /* a flag, as Perfetto's SetIndexedStats: not a count */
 }
 
 int64_t trak__ftrace_loss_total(const trak_importer *imp) {
