@@ -4,7 +4,10 @@
 ** the utid, CPU and io_wait the page needs), summaries at a coarse resolution count every row
 ** they stand for (also for one process's threads alone, its scheduling summary), the time per state over a range equals the SQL docs/ui.md gives, the area's
 ** slice aggregates and flame graph leave system tracks out, and a thread state's details name
-** its waker as thread_state does.
+** its waker as thread_state does; and on tests/data/linux/ui_irq.pbtxt (sys_stats) the counters
+** answer (/api/counters, trak__ui_counters) gives each cpustat sample its change to the next, 0 at
+** the last, equal to Perfetto's `lead(value, 1, value) over (order by ts) - value` through the
+** processor, and other counters (meminfo) their values.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -28,13 +31,23 @@ typedef struct fixture {
   trak_ui_cache *c;
 } fixture;
 
-static int setup(void **state) {
+/* A processor and the viewer's cache on the trace at `path` in *state. */
+static int open_fixture(void **state, const char *path) {
   fixture *f = calloc(1, sizeof *f);
-  f->p = sc_open_file("tests/data/systrace/ui_sched.systrace");
+  f->p = sc_open_file(path);
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(f->p, &f->c, &err), 0);
   *state = f;
   return 0;
+}
+
+static int setup(void **state) {
+  return open_fixture(state, "tests/data/systrace/ui_sched.systrace");
+}
+
+/* tests/data/linux/ui_irq.pbtxt: sys_stats with /proc/stat times on two CPUs. */
+static int setup_stats(void **state) {
+  return open_fixture(state, "tests/data/linux/ui_irq.pbtxt");
 }
 
 static int teardown(void **state) {
@@ -254,11 +267,74 @@ static void details_name_the_waker(void **state) {
   trak__ui_buf_free(&out);
 }
 
+/* Checks the answer for `track` over the whole trace, one nanosecond a column (every sample its
+** own entry [ts,min,max,last], min = max = last), against `expr` (a SQL value of `value`, `ts`)
+** per counter row of the track. Returns the entries seen. */
+static int check_track(fixture *f, int64_t track, const char *expr) {
+  trak_ui_range r = {f->c->start, f->c->end, 1};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_counters(f->c, &track, 1, &r, &out, &err), 0);
+  char head[64];
+  snprintf(head, sizeof head, "{\"%" PRId64 "\":[", track);
+  assert_int_equal(strncmp(out.s, head, strlen(head)), 0);
+  const char *s = out.s + strlen(head);
+  int n = 0;
+  for (; *s == '[' || *s == ','; n++) {
+    if (*s == ',') s++;
+    char *e;
+    int64_t ts = strtoll(s + 1, &e, 10);
+    double mn = strtod(e + 1, &e), mx = strtod(e + 1, &e), last = strtod(e + 1, &e);
+    assert_true(*e == ']');
+    s = e + 1;
+    assert_true(mn == mx && mx == last);
+    double want = (double)sc_int(f->p,
+                                 "SELECT CAST(v AS INT) FROM (SELECT ts, %s AS v FROM counter "
+                                 "WHERE track_id = %" PRId64 ") WHERE ts = %" PRId64,
+                                 expr, track, ts);
+    if (last != want)
+      fail_msg("track %" PRId64 " at %" PRId64 ": %g, the SQL %g", track, ts, last, want);
+  }
+  assert_int_equal(n,
+                   sc_int(f->p, "SELECT count(*) FROM counter WHERE track_id = %" PRId64, track));
+  trak__ui_buf_free(&out);
+  return n;
+}
+
+/* Every cpustat track: the deltas of Perfetto's rule; the differences are not all zero, so the
+** values themselves would not pass. */
+static void cpustat_counters_are_deltas(void **state) {
+  fixture *f = *state;
+  int64_t tracks = sc_int(f->p, "SELECT count(*) FROM counter_track WHERE type = 'cpustat'");
+  assert_true(tracks >= 4);
+  for (int64_t i = 0; i < tracks; i++) {
+    int64_t id = sc_int(f->p,
+                        "SELECT id FROM counter_track WHERE type = 'cpustat' ORDER BY id "
+                        "LIMIT 1 OFFSET %" PRId64,
+                        i);
+    assert_true(check_track(f, id, "LEAD(value, 1, value) OVER (ORDER BY ts) - value") > 1);
+  }
+  assert_true(sc_int(f->p, "SELECT count(*) FROM counter c JOIN counter_track t ON c.track_id = "
+                           "t.id WHERE t.type = 'cpustat' AND c.value > 1000000") > 0);
+}
+
+/* A meminfo counter keeps its values. */
+static void other_counters_keep_values(void **state) {
+  fixture *f = *state;
+  int64_t id = sc_int(f->p, "SELECT id FROM counter_track WHERE type = 'meminfo' AND name = "
+                            "'MemFree'");
+  assert_true(check_track(f, id, "value") > 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(tracks_hold_the_rows),          cmocka_unit_test(summaries_count_every_row),
-      cmocka_unit_test(process_sched_counts_its_rows), cmocka_unit_test(state_sums_equal_sql),
+      cmocka_unit_test(tracks_hold_the_rows),
+      cmocka_unit_test(summaries_count_every_row),
+      cmocka_unit_test(process_sched_counts_its_rows),
+      cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
+      cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
+      cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -32,7 +32,7 @@ function tooltipAt(x, y) {
         `${s.count > 1 ? ` <span class="hint">(${s.count} slices here)</span>` : ''}<br>${esc(p ? p.row.label : '')}`;
     } else if (row && row.kind === 'counter') {
       const at = counterAt(row.track.id, tsOf(x));
-      if (at) html = `<b>${esc(row.label)}</b><br>${esc(fmtValue(at.value))}${row.track.unit ? ` ${esc(row.track.unit)}` : ''} <span class="hint">at ${esc(fmtDur(at.ts - view.traceStart))}</span>`;
+      if (at) html = `<b>${esc(row.label)}</b><br>${esc(fmtCounter(row.track, at.value))} <span class="hint">at ${esc(fmtDur(at.ts - view.traceStart))}</span>`;
     }
   }
   tip.innerHTML = html;

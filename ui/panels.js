@@ -81,6 +81,7 @@ function hit(x, y) {
 
 
 // Selects the value of counter `track` at time `t`: value, delta from the previous value, time.
+// A delta track (cpustat) shows its drawn value, the change to the next sample, as "Delta".
 function selectCounter(track, t) {
   const p = rowOfTrack.get(track);
   const at = counterAt(track, t);
@@ -91,9 +92,10 @@ function selectCounter(track, t) {
   selectedCounter = { track, ts: at.ts, value: at.value, prev: at.prev, name: p.row.label, unit: p.row.track.unit };
   const unit = selectedCounter.unit ? ` ${esc(selectedCounter.unit)}` : '';
   const delta = at.prev === null ? null : at.value - at.prev;
-  $('details').innerHTML = `<h2>${esc(p.row.label)}</h2><table class="kv" id="counter-value">` +
-    `<tr><td>Value</td><td>${esc(fmtValue(at.value))}${unit}</td></tr>` +
-    `<tr><td>Delta</td><td>${delta === null ? '\u2013' : `${delta >= 0 ? '+' : ''}${esc(fmtValue(delta))}${unit}`}</td></tr>` +
+  const value = p.row.track.delta ? `<tr><td>Delta <span class="hint">(to the next sample)</span></td><td>${esc(fmtCounter(p.row.track, at.value))}</td></tr>`
+    : `<tr><td>Value</td><td>${esc(fmtValue(at.value))}${unit}</td></tr>` +
+      `<tr><td>Delta</td><td>${delta === null ? '\u2013' : `${delta >= 0 ? '+' : ''}${esc(fmtValue(delta))}${unit}`}</td></tr>`;
+  $('details').innerHTML = `<h2>${esc(p.row.label)}</h2><table class="kv" id="counter-value">${value}` +
     `<tr><td>Time</td><td>${esc(fmtDur(at.ts - view.traceStart))} <span class="hint">(ts ${at.ts})</span></td></tr>` +
     `<tr><td>Track</td><td>#${track}</td></tr></table>`;
   draw();

@@ -50,6 +50,9 @@ function treeBuild(t, screenH) {
       id: r[0], name: r[1], type: r[2], utid: r[3], upid: r[4], parent: r[5], ordering: r[6],
       rank: r[7], unit: r[8], maxDepth: r[9] ?? 0, firstTs: r[10], isCounter: !!r[11],
       metric: r[12], count: r[13], children: [],
+      // The /proc/stat times are cumulative: the server sends each value's change to the next
+      // (Perfetto's yMode 'delta'; src/ui/sched.c marks the same type).
+      delta: r[2] === 'cpustat',
     });
   }
   // A thread's state track (the Linux thread_state table) joins the thread's tracks.

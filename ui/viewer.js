@@ -41,6 +41,11 @@ function fmtValue(v) {
   if (v === null || v === undefined) return '';
   return Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : `${+v.toPrecision(6)}`;
 }
+// A counter's value as shown (axis, tooltip, details): with the track's unit, and a delta
+// track's (cpustat) marked "\u0394" as Perfetto does.
+function fmtCounter(track, v) {
+  return `${track.delta ? '\u0394' : ''}${fmtValue(v)}${track.unit ? ` ${track.unit}` : ''}`;
+}
 function esc(s) {
   return String(s ?? '').replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
@@ -320,20 +325,19 @@ function drawCounterRow(row, top) {
     ctx.stroke();
     ctx.lineTo(view.width, yOf(0)); ctx.closePath(); ctx.fill();
   }
-  const unit = row.track.unit ? ` ${row.track.unit}` : '';
   ctx.fillStyle = '#0d47a1';
   ctx.font = '10px system-ui, sans-serif';
   ctx.textBaseline = 'top';
-  ctx.fillText(`${fmtValue(hi)}${unit}`, LABEL_W + 4, top + 2);
+  ctx.fillText(fmtCounter(row.track, hi), LABEL_W + 4, top + 2);
   ctx.textBaseline = 'bottom';
-  ctx.fillText(`${fmtValue(lo)}${unit}`, LABEL_W + 4, base + 2);
+  ctx.fillText(fmtCounter(row.track, lo), LABEL_W + 4, base + 2);
   const sel = selectedCounter && selectedCounter.track === row.track.id ? selectedCounter : null;
   if (sel) {
     const x = xOf(sel.ts);
     ctx.fillStyle = '#d50000';
     ctx.beginPath(); ctx.arc(x, yOf(sel.value), 3.5, 0, 7); ctx.fill();
   }
-  drawn.counters.push({ track: row.track.id, name: row.label, unit: row.track.unit, points: entries.length, max: hi, min: lo, axis: [lo, hi], selected: sel ? sel.value : null });
+  drawn.counters.push({ track: row.track.id, name: row.label, unit: row.track.unit, delta: !!row.track.delta, points: entries.length, max: hi, min: lo, axis: [lo, hi], selected: sel ? sel.value : null });
 }
 
 // The value of counter `track` in force at time `t`, from what is on screen: {ts, value, prev}.

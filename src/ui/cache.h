@@ -118,7 +118,8 @@ typedef struct trak_ui_track {
   trak_ui_value *values; /* counter values by time */
   size_t n_values, values_cap;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
-  int deep_roots;   /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
+  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
+  int delta; /* counters drawn as each value's change to the next (cpustat, Perfetto's 'delta') */
   int stacks_exact; /* slices: each slice's stack is its name stack, and a slice that meets a
                     ** range has every ancestor meet it (stacks.c; read once stacks_ready) */
 } trak_ui_track;

@@ -350,7 +350,16 @@ static void flush_column(trak_ui_buf *out, column *c, int *first) {
   c->used = 0;
 }
 
-/* The value in force at start, one entry per column inside, and the next value after end. */
+/* Value i of counter track `t` as drawn: the value, or for a delta track (cpustat) Perfetto's
+** `lead(value, 1, value) over (order by ts) - value`: the change to the next sample, 0 at the
+** last. */
+static double drawn_value(const trak_ui_track *t, size_t i) {
+  if (!t->delta) return t->values[i].value;
+  return i + 1 < t->n_values ? t->values[i + 1].value - t->values[i].value : 0;
+}
+
+/* The value in force at start, one entry per column inside, and the next value after end (each
+** as drawn_value). */
 static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_range *r,
                            trak_ui_buf *out) {
   size_t i = trak__ui_track_first_value_at(t, r->start);
@@ -359,7 +368,7 @@ static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const
   int first = 1;
   for (; i < t->n_values; i++) {
     int64_t ts = t->values[i].ts;
-    double v = t->values[i].value;
+    double v = drawn_value(t, i);
     uint64_t k = ts > r->end ? NO_COLUMN - 1 : column_of(ts, r); /* before, inside, after */
     if (col.used && col.col != k) flush_column(out, &col, &first);
     if (!col.used) col = (column){.col = k, .ts = ts, .min = v, .max = v, .used = 1};

@@ -95,9 +95,25 @@ static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_e
   return rc == 1 ? oom(err) : rc;
 }
 
+/* Marks the counter tracks drawn as deltas: the /proc/stat times (`cpustat`), cumulative in
+** the trace, which Perfetto's CoarseCpu plugin draws with yMode 'delta' (ui/tree.js marks the
+** same type). */
+static int mark_delta(trak_processor *p, trak_ui_cache *c, trak_error *err) {
+  trak_query *q;
+  int rc = trak_query_open(p, "SELECT id FROM counter_track WHERE type = 'cpustat'", &q, NULL, err);
+  if (rc) return rc;
+  while (q && (rc = trak_query_next(q, err)) == 1) {
+    const trak_ui_track *t = trak__ui_cache_track(c, trak_query_int(q, 0));
+    if (t) c->tracks[t - c->tracks].delta = 1;
+  }
+  trak_query_free(q);
+  return rc < 0 ? rc : 0;
+}
+
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   int64_t base, max_cpu;
-  int rc = one_int(p, "SELECT max(id) + 1 FROM track", 0, &base, err);
+  int rc = mark_delta(p, c, err);
+  if (!rc) rc = one_int(p, "SELECT max(id) + 1 FROM track", 0, &base, err);
   if (!rc) rc = one_int(p, "SELECT max(cpu) FROM sched", -1, &max_cpu, err);
   if (rc) return rc;
   if (max_cpu > MAX_CPU) max_cpu = MAX_CPU;

@@ -75,7 +75,9 @@ int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
                           trak_error *err);
 
 /* Counter values of each track in `tracks` within `r` (plus the value in force at `r.start` and
-** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}. */
+** the next one after `r.end`), one entry per pixel column: {"<track>":[[ts,min,max,last]...]}.
+** A delta track's (cpustat: trak_ui_track.delta) values are each sample's change to the next,
+** 0 at the last (Perfetto's yMode 'delta'). */
 int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                       const trak_ui_range *r, trak_ui_buf *out, trak_error *err);
 

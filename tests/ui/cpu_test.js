@@ -4,7 +4,8 @@
 // playwright-core: each CPU's "Irq Cpu N" and "SoftIrq Cpu N" rows under it, collapsing the CPU
 // hides them, hover and click an interrupt, select an area over the CPUs and their interrupts
 // and read the Slices and "CPU usage" tabs, which equal the same SQL through `trak query`; open the
-// system counters' groups (CPU times, Memory, System) and scroll under the tooltip.
+// system counters' groups (CPU times, Memory, System), read a CPU time as its delta, and scroll
+// under the tooltip.
 // Screenshots go to OUT_DIR (docs/ui.md shows them), each checked not to be blank.
 //   node cpu_test.js TRAK TRACE OUT_DIR
 'use strict';
@@ -102,6 +103,34 @@ async function areaOverCpus(page, box, shots) {
   await page.keyboard.press('Escape');
 }
 
+// A /proc/stat time is drawn as Perfetto's yMode 'delta': each sample's change to the next (the
+// SQL's LEAD), the y axis fitting the deltas; hovering between two samples reads the first one's
+// delta marked "\u0394", and a click shows it as the Delta in the details.
+async function userTimeDeltas(page, box, track, shots) {
+  const rows = query(`SELECT ts, LEAD(value, 1, value) OVER (ORDER BY ts) - value FROM counter WHERE track_id = ${track} ORDER BY ts`)
+    .map(([ts, d]) => [Number(ts), Number(d)]);
+  assert.ok(rows.length > 2 && rows[1][1] > 0, JSON.stringify(rows));
+  let s = await settle(page);
+  const c = s.counters.find((x) => x.track === track);
+  assert.ok(c && c.delta, 'the User Time counter is drawn as deltas');
+  assert.equal(c.axis[1], Math.max(...rows.map((r) => r[1])), 'the y axis fits the deltas');
+  const row = s.rows.find((r) => r.track === track);
+  const t = (rows[1][0] + rows[2][0]) / 2;
+  const x = box.x + LABEL_W + ((t - s.start) / (s.end - s.start)) * (box.width - LABEL_W);
+  const want = `\u0394${+rows[1][1].toPrecision(6)}`;
+  await page.mouse.move(x, box.y + row.top + 20);
+  await page.waitForFunction(() => document.getElementById('tooltip').textContent.startsWith('User Time (CPU'));
+  const tip = await page.$eval('#tooltip', (e) => e.textContent);
+  assert.ok(tip.includes(want), `tooltip ${tip}, wanted ${want}`);
+  await page.mouse.click(x, box.y + row.top + 20);
+  s = await settle(page);
+  assert.equal(s.counter && s.counter.value, rows[1][1]);
+  const details = await page.$eval('#counter-value', (e) => e.textContent);
+  assert.ok(details.startsWith('Delta') && details.includes(want), details);
+  if (shots) await screenshot(page, 'ui-cpustat-delta.png');
+  await page.keyboard.press('Escape');
+}
+
 // The system counters in collapsed groups, as Perfetto's: each /proc/stat time in the CPUs group
 // ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System; expanding them
 // shows the counter tracks the tables have. A scroll with the wheel updates the tooltip.
@@ -122,6 +151,7 @@ async function counterGroups(page, box, shots) {
   const user = query("SELECT c.id, c.cpu FROM cpu_counter_track c WHERE c.type = 'cpustat' AND c.name = 'cpu.times.user_ns' ORDER BY c.cpu");
   const got = s.rows.filter((r) => /^User Time \(CPU/.test(r.label));
   assert.deepEqual(got.map((r) => [r.label, r.track]), user.map(([id, cpu]) => [`User Time (CPU ${cpu})`, Number(id)]));
+  await userTimeDeltas(page, box, Number(user[0][0]), shots);
   s = await click('Memory');
   assert.deepEqual(s.rows.filter((r) => r.indent === 1 && ['Meminfo', 'vmstat'].includes(r.label)).map((r) => [r.label, r.collapsed]),
     [['Meminfo', true], ['vmstat', true]]);
