@@ -114,6 +114,17 @@ static void test_processes_and_raw(void **state) {
   (void)state;
 }
 
+/* ftrace_cpu_has_data_loss as the stats API (trak check's explanations) gives it; -1: absent. */
+static int64_t api_data_loss(trak_processor *p) {
+  int64_t loss = -1;
+  for (size_t i = 0; i < trak_processor_stat_count(p); i++) {
+    trak_stat st;
+    assert_int_equal(trak_processor_stat_get(p, i, &st), 0);
+    if (!strcmp(st.name, "ftrace_cpu_has_data_loss")) loss = st.value;
+  }
+  return loss;
+}
+
 /* tests/data/linux/ftrace_bundle.pbtxt through the protobuf front-end (proto/ftrace_bundle.c):
 ** typed sched_switch and sched_waking, a print marker pair (a thread slice), cpu_frequency on
 ** cpu 0; on cpu 1 a compact_sched bundle (its first switch only primes the CPU with the
@@ -160,13 +171,7 @@ static void test_proto_bundle(void **state) {
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
   /* the stats API (trak check's explanations) lists the data loss summed over CPUs */
-  int64_t loss = -1;
-  for (size_t i = 0; i < trak_processor_stat_count(p); i++) {
-    trak_stat st;
-    assert_int_equal(trak_processor_stat_get(p, i, &st), 0);
-    if (!strcmp(st.name, "ftrace_cpu_has_data_loss")) loss = st.value;
-  }
-  assert_int_equal(loss, 1);
+  assert_int_equal(api_data_loss(p), 1);
   trak_processor_free(p);
   (void)state;
 }
@@ -189,13 +194,7 @@ static void test_data_loss_is_a_flag(void **state) {
        "0|1\n1|1"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
-  int64_t loss = -1; /* the stats API: how many CPUs lost data */
-  for (size_t i = 0; i < trak_processor_stat_count(p); i++) {
-    trak_stat st;
-    assert_int_equal(trak_processor_stat_get(p, i, &st), 0);
-    if (!strcmp(st.name, "ftrace_cpu_has_data_loss")) loss = st.value;
-  }
-  assert_int_equal(loss, 2);
+  assert_int_equal(api_data_loss(p), 2); /* the stats API: how many CPUs lost data */
   trak_processor_free(p);
   (void)state;
 }
