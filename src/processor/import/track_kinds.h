@@ -95,6 +95,7 @@ enum trak_track_source {
   /* per-CPU slices of interrupts (import/ftrace/irq.c) */                                         \
   X(CPU_IRQ, "cpu_irq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                             \
   X(CPU_SOFTIRQ, "cpu_softirq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
+  X(CPU_HRTIMER, "cpu_hrtimer", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
   /* atrace markers' counters (C|pid|name|value): per process and name */                          \
   X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)             \
   /* async atrace markers (ftrace/atrace_async.c): S/F per process and name, G/H/N per process   \

@@ -146,6 +146,11 @@ void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
 ** vec is ignored (Perfetto's too). softirq_exit ends it with arg vec. */
 void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec);
 void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t vec);
+/* hrtimer_expire_entry on `cpu` of the timer callback `function`: a slice of category
+** "hrtimer" named by the function's address ("0xffff...": kernel symbols are not read) begins
+** on "Hrtimer Cpu N" (type cpu_hrtimer); hrtimer_expire_exit ends it. */
+void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t function);
+void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
 /* local_timer_entry on `cpu`: a slice "IRQ (LocalTimer)" of category "irq" begins on the CPU's
 ** irq track; local_timer_exit ends it. */

@@ -1,9 +1,11 @@
 /*
 ** This file holds interrupts as slices: irq_handler_entry/exit on each CPU's "Irq Cpu N" track
 ** (and x86's local_timer_entry/exit) and softirq_entry/exit on its "SoftIrq Cpu N" track,
-** category "irq", as Perfetto's ftrace
-** parser makes them (the exit's ret or vec becomes an arg of the slice).
+** category "irq", as Perfetto's ftrace parser makes them (the exit's ret or vec becomes an arg
+** of the slice), and the high-resolution timer callbacks run from them
+** (hrtimer_expire_entry/exit) on "Hrtimer Cpu N", category "hrtimer".
 */
+#include <inttypes.h>
 #include <stdio.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
@@ -14,7 +16,11 @@ static const char *const softirq_names[] = {"HI",       "TIMER",   "NET_TX", "NE
 
 static uint32_t cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu) {
   char name[48];
-  snprintf(name, sizeof name, "%s Cpu %u", kind == TRAK_TK_CPU_IRQ ? "Irq" : "SoftIrq", cpu);
+  snprintf(name, sizeof name, "%s Cpu %u",
+           kind == TRAK_TK_CPU_IRQ       ? "Irq"
+           : kind == TRAK_TK_CPU_SOFTIRQ ? "SoftIrq"
+                                         : "Hrtimer",
+           cpu);
   return trak__ftrace_cpu_track(imp, kind, cpu, trak__ftrace_str(imp, name));
 }
 
@@ -56,4 +62,17 @@ void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ve
   trak__ftrace_arg_int(imp, set, trak__ftrace_str(imp, "vec"), vec);
   trak__ftrace_slice_ev(imp, ts, TRAK_EV_END, cpu_track(imp, TRAK_TK_CPU_SOFTIRQ, cpu), 0,
                         trak__ftrace_str(imp, "irq"), trak__args_share(imp, set));
+}
+
+void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t function) {
+  char name[24];
+  snprintf(name, sizeof name, "%#" PRIx64, function); /* Perfetto's fallback name */
+  trak__ftrace_slice_ev(imp, ts, TRAK_EV_BEGIN, cpu_track(imp, TRAK_TK_CPU_HRTIMER, cpu),
+                        trak__ftrace_str(imp, name), trak__ftrace_str(imp, "hrtimer"),
+                        TRAK_NULL_U32);
+}
+
+void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts) {
+  trak__ftrace_slice_ev(imp, ts, TRAK_EV_END, cpu_track(imp, TRAK_TK_CPU_HRTIMER, cpu), 0,
+                        trak__ftrace_str(imp, "hrtimer"), TRAK_NULL_U32);
 }

@@ -384,6 +384,16 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     trak__workqueue_end(imp, cpu, ts, pid);
     return;
+  case TRAK_PB_FtraceEvent_hrtimer_expire_entry:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__hrtimer_entry(imp, cpu, ts,
+                        (uint64_t)num(&e, TRAK_PB_HrtimerExpireEntryFtraceEvent_function));
+    return;
+  case TRAK_PB_FtraceEvent_hrtimer_expire_exit:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    trak__hrtimer_exit(imp, cpu, ts);
+    return;
   case TRAK_PB_FtraceEvent_sys_enter:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
