@@ -32,8 +32,10 @@ uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uin
   uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
   if (known) return *known;
-  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32,
-                                     kind != TRAK_TK_CPU_IRQ && kind != TRAK_TK_CPU_SOFTIRQ, kind);
+  /* the per-CPU slice tracks (interrupts, timer callbacks) are not counter tracks */
+  int slices =
+      kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ || kind == TRAK_TK_CPU_HRTIMER;
+  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32, !slices, kind);
   imp->tracks.info.v[track].lane = cpu;
   imp->tracks.info.v[track].machine = imp->threads.machine;
   trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
