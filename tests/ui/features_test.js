@@ -99,6 +99,11 @@ async function hoverAndCounters(page, box) {
   await page.waitForFunction(() => /queue depth/.test(document.getElementById('tooltip').textContent));
   await page.mouse.click(cx, cy);
   await page.waitForSelector('#counter-value');
+  // the details come before the next frame marks the selected value on the track
+  await page.waitForFunction(() => {
+    const c = window.trakViewer.state().counters.find((x) => x.name === 'queue depth');
+    return c && c.selected !== null;
+  });
   s = await state(page);
   assert.equal(s.counter.name, 'queue depth');
   const text = await page.textContent('#counter-value');
