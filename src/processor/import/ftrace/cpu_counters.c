@@ -2,40 +2,53 @@
 ** This file holds the per-CPU counters of kernel events (cpu_frequency as "cpufreq", cpu_idle
 ** as "cpuidle", the frequency limits), each a counter track of its kind with a `cpu` dimension,
 ** whose values go through the parse phase like any counter's; and the per-CPU tracks of the
-** sink (counters, interrupt slices), each made once.
+** sink (counters, interrupt and timer-callback slices), each made once and named when made.
 */
 #include <stdio.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
-/* The name Perfetto gives a track of `kind` for `cpu`, as a string id. */
+/* The name Perfetto gives a track of `kind` for `cpu`, as a string id (asked only when the
+** track is made). */
 static uint32_t track_name(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu) {
-  char buf[48];
+  const char *fmt; /* a name with the CPU's number (%u) */
   switch (kind) {
   case TRAK_TK_CPU_FREQUENCY:
     return trak__ftrace_str(imp, "cpufreq");
   case TRAK_TK_CPU_IDLE:
     return trak__ftrace_str(imp, "cpuidle");
   case TRAK_TK_CPU_MAX_FREQ_LIMIT:
-    snprintf(buf, sizeof buf, "Cpu %u Max Freq Limit", cpu);
-    return trak__ftrace_str(imp, buf);
+    fmt = "Cpu %u Max Freq Limit";
+    break;
   case TRAK_TK_CPU_MIN_FREQ_LIMIT:
-    snprintf(buf, sizeof buf, "Cpu %u Min Freq Limit", cpu);
-    return trak__ftrace_str(imp, buf);
+    fmt = "Cpu %u Min Freq Limit";
+    break;
+  case TRAK_TK_CPU_IRQ:
+    fmt = "Irq Cpu %u";
+    break;
+  case TRAK_TK_CPU_SOFTIRQ:
+    fmt = "SoftIrq Cpu %u";
+    break;
+  case TRAK_TK_CPU_HRTIMER:
+    fmt = "Hrtimer Cpu %u";
+    break;
   default:
     return trak__ftrace_str(imp, trak__track_kinds[kind].type);
   }
+  char buf[48];
+  snprintf(buf, sizeof buf, fmt, cpu);
+  return trak__ftrace_str(imp, buf);
 }
 
-uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu,
-                                uint32_t name) {
+uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu) {
   uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
   uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
   if (known) return *known;
   /* the per-CPU slice tracks (interrupts, timer callbacks) are not counter tracks */
   int slices =
       kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ || kind == TRAK_TK_CPU_HRTIMER;
-  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32, !slices, kind);
+  uint32_t track =
+      trak__keyed_track(imp, key, track_name(imp, kind, cpu), TRAK_NULL_U32, !slices, kind);
   imp->tracks.info.v[track].lane = cpu;
   imp->tracks.info.v[track].machine = imp->threads.machine;
   trak__ftrace_cpu_seen(imp, cpu); /* Perfetto's cpu table has a row for a track's CPU */
@@ -44,9 +57,5 @@ uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uin
 
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value) {
-  uint64_t key = trak__track_key(kind, imp->threads.machine, cpu);
-  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
-  uint32_t track =
-      known ? *known : trak__ftrace_cpu_track(imp, kind, cpu, track_name(imp, kind, cpu));
-  trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, track, 0, value);
+  trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, trak__ftrace_cpu_track(imp, kind, cpu), 0, value);
 }

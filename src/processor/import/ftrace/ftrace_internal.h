@@ -180,14 +180,16 @@ typedef struct trak_ftrace {
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
-  TRAK_VEC(trak_fpending) pending;  /* process counters of threads (process_counters.c) */
-  TRAK_VEC(trak_fcompact) compacts; /* compact_sched messages kept encoded (compact_runs.c) */
-  TRAK_VEC(trak_fchunk) chunks;     /* the memory of their copies */
-  uint8_t compact_records;          /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
-  int64_t drop_before;              /* kernel events before are dropped (crop.c) */
-  int64_t soft_drop_before;         /* kernel events before keep their raw rows only */
-  TRAK_VEC(uint8_t) in_sys_write;   /* by utid: 1 while a sys_write slice is open (syscalls.c) */
-  uint8_t arch;                     /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
+  TRAK_VEC(trak_fpending) pending;   /* process counters of threads (process_counters.c) */
+  TRAK_VEC(trak_fcompact) compacts;  /* compact_sched messages kept encoded (compact_runs.c) */
+  TRAK_VEC(trak_fchunk) chunks;      /* the memory of their copies */
+  uint8_t compact_records;           /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
+  int64_t drop_before;               /* kernel events before are dropped (crop.c) */
+  int64_t soft_drop_before;          /* kernel events before keep their raw rows only */
+  TRAK_VEC(uint8_t) in_sys_write;    /* by utid: 1 while a sys_write slice is open (syscalls.c) */
+  uint8_t arch;                      /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
+  TRAK_VEC(uint32_t) call_names;     /* syscalls.c: by call number, its name's string id */
+  uint32_t sys_write, sys_sigreturn; /* syscalls.c: the string ids of those two calls' names */
 } trak_ftrace;
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
@@ -341,10 +343,10 @@ void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, dou
 ** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
                            uint32_t name, uint32_t cat, uint32_t set);
-/* The per-CPU track of `kind` for `cpu` on the current machine, made (named `name`, a string
-** id) on first use; the CPU gets its cpu row (cpu_counters.c). */
-uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu,
-                                uint32_t name);
+/* The per-CPU track of `kind` for `cpu` on the current machine, made on first use with the
+** name Perfetto gives it (a counter track, but for the interrupt and timer-callback slice
+** kinds); the CPU gets its cpu row (cpu_counters.c). Can't fail. */
+uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu);
 /* A string id interned from a C string. */
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
 

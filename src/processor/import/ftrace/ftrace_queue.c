@@ -512,6 +512,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->set_logged);
   trak_vec_free(f->pending);
   trak_vec_free(f->in_sys_write);
+  trak_vec_free(f->call_names);
   trak__map_free(&f->mm_owner);
   trak__map_free(&f->setup_packets);
   free(f);

@@ -56,13 +56,24 @@ static trak_arch arch(trak_importer *imp) {
   return a;
 }
 
-/* The string id of call `number`'s name (0: a number past Perfetto's bound, no slice). */
+/* The string id of call `number`'s name (0: a number past Perfetto's bound, no slice), made
+** once per number: the names of sys_write and sys_rt_sigreturn are interned with the first. */
 static uint32_t call_name(trak_importer *imp, uint32_t number) {
   if (number >= MAX_SYSCALLS) return 0;
-  const char *name = trak__syscall_name(arch(imp), number);
-  char buf[24];
-  if (!name || !*name) snprintf(buf, sizeof buf, "sys_%u", number), name = buf;
-  return trak__ftrace_str(imp, name);
+  trak_ftrace *f = imp->ftrace;
+  if (!f->call_names.n) {
+    for (uint32_t i = 0; i < MAX_SYSCALLS; i++)
+      trak_vec_push(f->call_names, 0);
+    f->sys_write = trak__ftrace_str(imp, "sys_write");
+    f->sys_sigreturn = trak__ftrace_str(imp, "sys_rt_sigreturn");
+  }
+  if (!f->call_names.v[number]) {
+    const char *name = trak__syscall_name(arch(imp), number);
+    char buf[24];
+    if (!name || !*name) snprintf(buf, sizeof buf, "sys_%u", number), name = buf;
+    f->call_names.v[number] = trak__ftrace_str(imp, name);
+  }
+  return f->call_names.v[number];
 }
 
 /* 1 while thread `utid` has a sys_write slice open; sets it to `open` (-1: unchanged). */
@@ -98,10 +109,10 @@ void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t name = call_name(imp, r->s1);
   if (!name) return;
   uint32_t utid = trak__ftrace_utid(imp, r->pid);
-  int is_write = name == trak__ftrace_str(imp, "sys_write");
+  int is_write = name == imp->ftrace->sys_write;
   if (!r->p1) { /* enter */
     uint32_t set = enter_args(imp, (const uint8_t *)imp->ftrace->text.v + r->x, r->a);
-    int instant = name == trak__ftrace_str(imp, "sys_rt_sigreturn");
+    int instant = name == imp->ftrace->sys_sigreturn;
     trak__ftrace_slice_ev(imp, r->ts, instant ? TRAK_EV_INSTANT : TRAK_EV_BEGIN,
                           trak__legacy_thread_track(imp, utid), name, 0, set);
     if (is_write) in_write(imp, utid, 1);
@@ -124,5 +135,5 @@ void trak__syscall_write_cut(trak_importer *imp, int64_t ts, uint32_t tid) {
   if (utid == TRAK_NULL_U32 || !in_write(imp, utid, 0)) return;
   imp->stats[TRAK_STAT_TRUNCATED_SYS_WRITE_DURATION]++;
   trak__ftrace_slice_ev(imp, ts, TRAK_EV_END, trak__legacy_thread_track(imp, utid),
-                        trak__ftrace_str(imp, "sys_write"), 0, TRAK_NULL_U32);
+                        imp->ftrace->sys_write, 0, TRAK_NULL_U32);
 }
