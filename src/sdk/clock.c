@@ -3,8 +3,9 @@
 ** ~11 ns for rdtsc (docs/sdk.md, "Timestamps"), so on x86-64 with an invariant TSC the event
 ** path reads the TSC and scales it to nanoseconds on the BOOTTIME scale with one 128-bit
 ** multiply; the scale is calibrated at init. Each writer sequence anchors its incremental
-** clock with a ClockSnapshot pairing real BOOTTIME with the TSC-derived value, so residual
-** drift is corrected by the trace processor at every incremental-state clear.
+** clock with a ClockSnapshot pairing a TSC-derived value with the real BOOTTIME of the same
+** instant (trak__boottime_at), so residual drift is corrected by the trace processor at every
+** incremental-state clear.
 ** TRAK_CLOCK=boottime in the environment forces clock_gettime; TRAK_CLOCK=tsc uses the TSC
 ** even when CPUID does not report it invariant (valgrind hides the bit).
 */
@@ -40,6 +41,25 @@ void trak_clock_set_fake(uint64_t (*now)(void)) {
   if (had_tsc < 0) had_tsc = trak__clock_tsc;
   trak__clock_fake = now;
   trak__clock_tsc = now ? 0 : had_tsc;
+}
+
+/* Reads the event clock and BOOTTIME as one pair and steps the BOOTTIME reading back by the
+** event-clock time elapsed since `ts`. The pair with the narrowest bracket out of three wins,
+** so a thread preempted between the reads does not shift its whole sequence. */
+uint64_t trak__boottime_at(uint64_t ts) {
+  if (!trak__clock_tsc) return ts; /* the event clock is BOOTTIME itself */
+  uint64_t best = UINT64_MAX, now = ts, boot = ts;
+  for (int i = 0; i < 3; i++) {
+    uint64_t n0 = trak__now();
+    uint64_t b = trak__boottime();
+    uint64_t n1 = trak__now();
+    if (n1 - n0 < best) {
+      best = n1 - n0;
+      now = n0 + (n1 - n0) / 2;
+      boot = b;
+    }
+  }
+  return now >= ts ? boot - (now - ts) : boot + (ts - now);
 }
 
 #if defined(__x86_64__)

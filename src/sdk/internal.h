@@ -262,6 +262,10 @@ static inline uint64_t trak__now(void) {
 #endif
   return trak__boottime();
 }
+/* The BOOTTIME value that matches event-clock time `ts` (a reading this thread took earlier):
+** what a ClockSnapshot pairs with `ts`. Pairing `ts` with a BOOTTIME read later would shift
+** every event of the sequence by the time between the two reads. */
+uint64_t trak__boottime_at(uint64_t ts) TRAK__HIDDEN;
 
 /* category.c */
 void trak__categories_update(void) TRAK__HIDDEN; /* recompute masks; trak__lock held */

@@ -119,7 +119,7 @@ static void encode_clear(trak__thread *t, trak__writer *w, uint64_t ts) {
   b->p = b->start;
   b->error = 0;
   trak_pb_nested pkt = trak_pb_begin_nested_short(b, TRAK_PB_Trace_packet);
-  uint64_t boot = trak__boottime();
+  uint64_t boot = trak__boottime_at(ts);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, boot);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp_clock_id, TRAK_PB_BUILTIN_CLOCK_BOOTTIME);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_sequence_flags,
