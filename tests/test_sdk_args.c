@@ -19,28 +19,6 @@
 
 TRAK_CATEGORY_DEFINE(cat_args, "args", "events of the test");
 
-/* Runs fn inside a fresh session and returns the trace loaded into a processor. */
-static trak_processor *record(void (*fn)(void)) {
-  trak_session_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  trak_session *s = NULL;
-  trak_error err;
-  assert_int_equal(trak_session_new(&cfg, &s, &err), 0);
-  assert_int_equal(trak_session_start(s, &err), 0);
-  fn();
-  uint8_t *data;
-  size_t len;
-  assert_int_equal(trak_session_stop(s, &err), 0);
-  assert_int_equal(trak_session_read(s, &data, &len, &err), 0);
-  trak_session_free(s);
-  trak_processor *p;
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
-  assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
-  assert_int_equal(trak_processor_finish(p, &err), 0);
-  free(data);
-  return p;
-}
-
 static void nested(void) {
   TRAK_EVENT_INSTANT(cat_args, "nested", TRAK_ARG("plain", 1),
                      TRAK_ARG_DICT("pos", TRAK_ARG("x", 3), TRAK_ARG("y", 2.5),
@@ -55,7 +33,7 @@ static void nested(void) {
 
 static void test_nested_args(void **state) {
   (void)state;
-  trak_processor *p = record(nested);
+  trak_processor *p = sc_record(nested);
   static const sc_check checks[] = {
       {"SELECT key, display_value FROM args JOIN slice USING (arg_set_id) WHERE slice.name = "
        "'nested' ORDER BY key",
@@ -87,7 +65,7 @@ static void counters(void) {
 
 static void test_named_counters(void **state) {
   (void)state;
-  trak_processor *p = record(counters);
+  trak_processor *p = sc_record(counters);
   static const sc_check checks[] = {
       {"SELECT t.name, group_concat(c.value, ',') FROM counter c JOIN counter_track t ON "
        "c.track_id = t.id GROUP BY t.name ORDER BY t.name",

@@ -27,28 +27,6 @@ static uint64_t fake_clock(void) {
   return now;
 }
 
-/* Runs fn inside a fresh session and returns the trace loaded into a processor. */
-static trak_processor *record(void (*fn)(void)) {
-  trak_session_config cfg;
-  memset(&cfg, 0, sizeof cfg);
-  trak_session *s = NULL;
-  trak_error err;
-  assert_int_equal(trak_session_new(&cfg, &s, &err), 0);
-  assert_int_equal(trak_session_start(s, &err), 0);
-  fn();
-  uint8_t *data;
-  size_t len;
-  assert_int_equal(trak_session_stop(s, &err), 0);
-  assert_int_equal(trak_session_read(s, &data, &len, &err), 0);
-  trak_session_free(s);
-  trak_processor *p;
-  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
-  assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
-  assert_int_equal(trak_processor_finish(p, &err), 0);
-  free(data);
-  return p;
-}
-
 static uint64_t begin_ts, end_ts;
 static trak_track request_track;
 
@@ -77,7 +55,7 @@ static void test_snapshot_pairs_the_event_time(void **state) {
   (void)state;
   fake_ns = 7000000000ull;
   trak_clock_set_fake(fake_clock);
-  trak_processor *p = record(across_threads);
+  trak_processor *p = sc_record(across_threads);
   trak_clock_set_fake(NULL);
   assert_int_equal(sc_int(p, "SELECT ts FROM slice WHERE name = 'request'"), (int64_t)begin_ts);
   assert_int_equal(sc_int(p, "SELECT dur FROM slice WHERE name = 'request'"),
@@ -97,7 +75,7 @@ static void bracketed(void) {
 ** between BOOTTIME readings taken just before and after the event. */
 static void test_real_clock_lands_between_readings(void **state) {
   (void)state;
-  trak_processor *p = record(bracketed);
+  trak_processor *p = sc_record(bracketed);
   int64_t ts = sc_int(p, "SELECT ts FROM slice WHERE name = 'now'");
   /* The TSC's scale is calibrated over 20 ms, so allow it a few µs of rounding. */
   assert_true(ts + 5000 >= (int64_t)real_before);

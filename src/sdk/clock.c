@@ -43,25 +43,6 @@ void trak_clock_set_fake(uint64_t (*now)(void)) {
   trak__clock_tsc = now ? 0 : had_tsc;
 }
 
-/* Reads the event clock and BOOTTIME as one pair and steps the BOOTTIME reading back by the
-** event-clock time elapsed since `ts`. The pair with the narrowest bracket out of three wins,
-** so a thread preempted between the reads does not shift its whole sequence. */
-uint64_t trak__boottime_at(uint64_t ts) {
-  if (!trak__clock_tsc) return ts; /* the event clock is BOOTTIME itself */
-  uint64_t best = UINT64_MAX, now = ts, boot = ts;
-  for (int i = 0; i < 3; i++) {
-    uint64_t n0 = trak__now();
-    uint64_t b = trak__boottime();
-    uint64_t n1 = trak__now();
-    if (n1 - n0 < best) {
-      best = n1 - n0;
-      now = n0 + (n1 - n0) / 2;
-      boot = b;
-    }
-  }
-  return now >= ts ? boot - (now - ts) : boot + (ts - now);
-}
-
 #if defined(__x86_64__)
 static int tsc_is_invariant(void) {
   unsigned a, b, c, d;
@@ -86,6 +67,21 @@ static void sample(uint64_t *tsc, uint64_t *boot) {
   }
 }
 #endif
+
+/* Reads the event clock and BOOTTIME as one pair (sample()'s narrowest bracket, so a thread
+** preempted between two reads does not shift its whole sequence) and steps the BOOTTIME
+** reading back by the event-clock time elapsed since `ts`. */
+uint64_t trak__boottime_at(uint64_t ts) {
+#if defined(__x86_64__)
+  if (trak__clock_tsc) {
+    uint64_t tsc, boot;
+    sample(&tsc, &boot);
+    uint64_t now = trak__tsc_ns(tsc);
+    return now >= ts ? boot - (now - ts) : boot + (ts - now);
+  }
+#endif
+  return ts; /* the event clock is BOOTTIME itself */
+}
 
 /* Calibrates the TSC against BOOTTIME over ~20 ms. Called once from trak_init(). */
 void trak__clock_init(void) {

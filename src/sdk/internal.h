@@ -251,14 +251,17 @@ extern uint64_t (*trak__clock_fake)(void) TRAK__HIDDEN;
 extern int trak__clock_tsc TRAK__HIDDEN;
 extern uint64_t trak__tsc_base, trak__boot_base, trak__tsc_mult TRAK__HIDDEN;
 uint64_t trak__boottime(void) TRAK__HIDDEN;
+#if defined(__x86_64__)
+/* A TSC reading scaled to nanoseconds on the BOOTTIME scale (trak__clock_tsc set). */
+static inline uint64_t trak__tsc_ns(uint64_t tsc) {
+  return trak__boot_base +
+         (uint64_t)(((unsigned __int128)(tsc - trak__tsc_base) * trak__tsc_mult) >> 32);
+}
+#endif
 /* The event clock: TSC-derived nanoseconds on the BOOTTIME scale (or BOOTTIME itself). */
 static inline uint64_t trak__now(void) {
 #if defined(__x86_64__)
-  if (TRAK_LIKELY(trak__clock_tsc)) {
-    uint64_t tsc = __builtin_ia32_rdtsc();
-    return trak__boot_base +
-           (uint64_t)(((unsigned __int128)(tsc - trak__tsc_base) * trak__tsc_mult) >> 32);
-  }
+  if (TRAK_LIKELY(trak__clock_tsc)) return trak__tsc_ns(__builtin_ia32_rdtsc());
 #endif
   return trak__boottime();
 }

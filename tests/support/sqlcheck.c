@@ -7,6 +7,7 @@
 #include "sqlcheck.h"
 #include "testutil.h"
 #include "trak/pb.h"
+#include "trak/trak.h"
 
 trak_processor *sc_open(const char *text) {
   trak_processor *p;
@@ -109,4 +110,25 @@ void sc_check_trace(const char *text, const char *setup, const sc_check *c, size
   if (setup) sc_rows(p, setup);
   sc_run_checks(p, c, n);
   trak_processor_free(p);
+}
+
+trak_processor *sc_record(void (*fn)(void)) {
+  trak_session_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  trak_session *s = NULL;
+  trak_error err;
+  assert_int_equal(trak_session_new(&cfg, &s, &err), 0);
+  assert_int_equal(trak_session_start(s, &err), 0);
+  fn();
+  uint8_t *data;
+  size_t len;
+  assert_int_equal(trak_session_stop(s, &err), 0);
+  assert_int_equal(trak_session_read(s, &data, &len, &err), 0);
+  trak_session_free(s);
+  trak_processor *p;
+  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
+  assert_int_equal(trak_processor_feed(p, data, len, &err), 0);
+  assert_int_equal(trak_processor_finish(p, &err), 0);
+  free(data);
+  return p;
 }

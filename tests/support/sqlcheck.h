@@ -14,6 +14,9 @@
 /* Imports `text` (a JSON trace, or a text protobuf when it starts with "packet"); fails the test
 ** on error. */
 trak_processor *sc_open(const char *text);
+/* Runs `fn` inside a fresh in-process SDK session (default config) and returns its trace
+** imported into a new processor, which the caller frees. Fails the test on any error. */
+trak_processor *sc_record(void (*fn)(void));
 /* sc_open of the file at `path` in the source tree (tests/data/...). */
 trak_processor *sc_open_file(const char *path);
 /* cmocka group setup and teardown: a processor on an empty JSON trace in *state, freed after. */
