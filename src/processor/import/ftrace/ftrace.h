@@ -157,6 +157,17 @@ void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
+/* ---- block device requests (block_io.c) ------------------------------------------------ */
+
+/* block_io_start of a request to block device `dev` (the kernel's dev_t) at `sector`: a slice
+** "block_io" (no category) begins on the device's track (type block_io, dimension
+** block_device, no name; a counter track, as Perfetto's blueprint declares it), with arg
+** sector (uint). block_io_done ends the device's innermost open slice (whatever its sector:
+** Perfetto pairs them last in, first out), its sector replacing the begin's; a done with none
+** open still makes the track. */
+void trak__block_io_start(trak_importer *imp, int64_t ts, uint64_t dev, uint64_t sector);
+void trak__block_io_done(trak_importer *imp, int64_t ts, uint64_t dev, uint64_t sector);
+
 /* ---- slices on thread tracks (thread_slices.c) ----------------------------------------- */
 
 /* signal_generate (`deliver` 0; `tid` the thread signalled) or signal_deliver (1; `tid` the

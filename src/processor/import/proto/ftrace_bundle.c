@@ -394,6 +394,17 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, cpu, ts, pid, flags, &ev);
     trak__hrtimer_exit(imp, cpu, ts);
     return;
+  case TRAK_PB_FtraceEvent_block_io_start:
+  case TRAK_PB_FtraceEvent_block_io_done:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    if (ev.number == TRAK_PB_FtraceEvent_block_io_start)
+      trak__block_io_start(imp, ts, (uint64_t)num(&e, TRAK_PB_BlockIoStartFtraceEvent_dev),
+                           (uint64_t)num(&e, TRAK_PB_BlockIoStartFtraceEvent_sector));
+    else
+      trak__block_io_done(imp, ts, (uint64_t)num(&e, TRAK_PB_BlockIoDoneFtraceEvent_dev),
+                          (uint64_t)num(&e, TRAK_PB_BlockIoDoneFtraceEvent_sector));
+    return;
   case TRAK_PB_FtraceEvent_sys_enter:
     generic(imp, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
