@@ -256,9 +256,12 @@ uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char
 ** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the closed arg set `set`
 ** (trak__ftrace_args_close; TRAK_NULL_U32: none). Typed events the sink models add
 ** their own row (sched_switch, and sched_waking when given a name); a front-end calls this for
-** every other event. */
+** every other event. `ksyms`: the kernel-symbol lookups Perfetto makes for the event, each a
+** failure for want of symbols (interned_data_tokenizer_errors): `ksyms & 0xff` for the row's
+** args, counted unless the event is dropped (before tracing started), `ksyms >> 8` for its
+** parsing, counted unless it is cropped to its row (crop.c). 0 for a front-end without them. */
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
-                          int64_t common_flags, uint32_t set);
+                          int64_t common_flags, uint32_t set, uint32_t ksyms);
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
 

@@ -50,7 +50,7 @@ enum trak_fq_type {
 **   BLOCKED  a pid, s1 caller, x io_wait
 **   NEWTASK  pid source, a new pid, s1 comm, x clone_flags
 **   RENAME   a pid, s1 comm;   FREE a pid;   THREAD_NAME a tid, s1 comm, x tgid (-1: none)
-**   GENERIC  pid, s1 name, s2 arg set */
+**   GENERIC  pid, s1 name, s2 arg set, a kernel-symbol lookups (trak__ftrace_generic's ksyms) */
 typedef struct trak_fq_rec {
   int64_t ts;
   int64_t x;

@@ -195,7 +195,7 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     none.data = (const uint8_t *)"";
     trak__ftrace_fargs_begin(imp, &a);
     legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
-    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a));
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
     return;
   }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
@@ -221,7 +221,7 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
   trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
-                       set);
+                       set, trak__ftrace_ksym_lookups(imp, ev));
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
