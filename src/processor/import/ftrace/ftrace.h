@@ -157,6 +157,25 @@ void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
+/* ---- page reclaim (vmscan.c) ----------------------------------------------------------- */
+
+/* mm_vmscan_direct_reclaim_begin run by thread `tid`: a slice "mm_vmscan_direct_reclaim" begins
+** on its track, args direct_reclaim_order, direct_reclaim_may_writepage (int) and
+** direct_reclaim_gfp_flags (uint); mm_vmscan_direct_reclaim_end ends the thread's innermost open
+** slice with arg direct_reclaim_nr_reclaimed (uint). Queued, applied in timestamp order. */
+void trak__direct_reclaim_begin(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                                int64_t order, int64_t may_writepage, uint64_t gfp_flags);
+void trak__direct_reclaim_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                              uint64_t nr_reclaimed);
+/* mm_shrink_slab_start of the shrinker `shrink` run by thread `tid`: a slice
+** "mm_vmscan_shrink_slab" begins on its track, args shrink_name (the function's address as
+** "0xffff...": kernel symbols are not read), total_scan (uint), priority (int);
+** mm_shrink_slab_end ends the innermost open slice with arg freed (int, its retval). */
+void trak__shrink_slab_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                             uint64_t shrink, uint64_t total_scan, int64_t priority);
+void trak__shrink_slab_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                           int64_t retval);
+
 /* ---- block device requests (block_io.c) ------------------------------------------------ */
 
 /* block_io_start of a request to block device `dev` (the kernel's dev_t) at `sector`: a slice

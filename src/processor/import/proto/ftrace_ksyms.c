@@ -1,7 +1,7 @@
 /*
 ** This file counts the kernel-symbol lookups Perfetto's ftrace parser makes for a typed event:
 ** one per kernel function field of its raw row's args, one per function its parser names
-** (sched_blocked_reason's caller, a workqueue or hrtimer slice's name). trak reads no kernel
+** (sched_blocked_reason's caller, a workqueue, hrtimer or slab shrinker slice's name). trak reads no kernel
 ** symbols (InternedData.kernel_symbols), so each is a lookup that fails for want of them, which
 ** Perfetto counts in interned_data_tokenizer_errors.
 */
@@ -26,6 +26,9 @@ static uint32_t function_field(uint32_t event, uint32_t *parsed) {
   case TRAK_PB_FtraceEvent_hrtimer_expire_entry:
     *parsed = 1;
     return TRAK_PB_HrtimerExpireEntryFtraceEvent_function;
+  case TRAK_PB_FtraceEvent_mm_shrink_slab_start:
+    *parsed = 1;
+    return TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink;
   default:
     return 0;
   }
