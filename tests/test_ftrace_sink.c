@@ -46,7 +46,7 @@ static trak_processor *story(void) {
   trak__process_free(imp, 400, 30);
   uint32_t set = trak__ftrace_args_begin(imp);
   trak__ftrace_arg_int(imp, set, str(p, "x"), 5);
-  trak__ftrace_generic(imp, 1, 320, 20, str(p, "foo_event"), 0, set);
+  trak__ftrace_generic(imp, 1, 320, 20, str(p, "foo_event"), 0, set, 0);
   trak__cpu_counter(imp, TRAK_TK_CPU_FREQUENCY, 0, 100, 1000);
   assert_int_equal(trak_processor_finish(p, &err), 0);
   return p;

@@ -28,7 +28,9 @@ enum trak_track_dim {
   TRAK_DIM_CPU = 1 << 8,        /* "cpu": the CPU of a per-CPU track (held in its info's lane) */
   TRAK_DIM_KEY = 1 << 9, /* a string naming one of the kind's counters ("meminfo_key": "MemFree";
                          ** trak__track_kind_key names the arg; held in its info's dim_key) */
-  TRAK_DIM_IRQ = 1 << 10 /* "irq": an interrupt's number (held in its info's lane) */
+  TRAK_DIM_IRQ = 1 << 10, /* "irq": an interrupt's number (held in its info's lane) */
+  TRAK_DIM_BLOCK_DEVICE = 1 << 11 /* "block_device": a block device's dev_t (held in its info's
+                                  ** dim_int) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -96,6 +98,8 @@ enum trak_track_source {
   X(CPU_IRQ, "cpu_irq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                             \
   X(CPU_SOFTIRQ, "cpu_softirq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
   X(CPU_HRTIMER, "cpu_hrtimer", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
+  /* block device requests' slices, per device (import/ftrace/block_io.c) */                      \
+  X(BLOCK_IO, "block_io", GLOBAL, TRAK_DIM_BLOCK_DEVICE, NONE, 0)                                  \
   /* atrace markers' counters (C|pid|name|value): per process and name */                          \
   X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)             \
   /* async atrace markers (ftrace/atrace_async.c): S/F per process and name, G/H/N per process   \

@@ -325,6 +325,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   /* Perfetto's track tracker writes every integer dimension as a signed int */
   if (k->dims & TRAK_DIM_CPU) arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
   if (k->dims & TRAK_DIM_IRQ) arg_int(imp, set, "irq", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_BLOCK_DEVICE)
+    arg_int(imp, set, "block_device", TRAK_ARG_INT, info->dim_int);
   if (k->dims & TRAK_DIM_KEY)
     arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->dim_key);
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);

@@ -52,6 +52,7 @@ typedef struct trak_track_info {
   uint32_t lane;       /* a lane of a set of tracks (async ids, overflow slices): its index; the CPU
                  ** of a per-CPU track (TRAK_DIM_CPU) */
   uint32_t utid, upid; /* TRAK_NULL_U32 unless a thread / process descriptor */
+  int64_t dim_int;     /* an integer dimension wider than lane (TRAK_DIM_BLOCK_DEVICE's dev) */
   uint32_t group;      /* track_group_id + 1 (the set of lanes it belongs to), 0: NULL */
   uint32_t unit;       /* string id */
   int64_t multiplier;  /* counter unit multiplier, 1 by default */

@@ -25,15 +25,14 @@ void trak__ftrace_crop_init(trak_importer *imp) {
   if (f->soft_drop_before < f->drop_before) f->soft_drop_before = f->drop_before;
   if (f->soft_drop_before == INT64_MIN) return;
   /* The sink's records made while tokenizing (counters, interrupt slices) come from events
-  ** Perfetto parses only past the soft limit. */
+  ** Perfetto parses only past the soft limit (each event's queued row counts it when it is
+  ** before tracing started). */
   trak_sequence *seq = f->seq;
   if (!seq) return;
   for (trak_ev_block *b = seq->head; b; b = b->next) {
     uint32_t kept = 0;
-    for (uint32_t i = 0; i < b->n; i++) {
-      if (b->ev[i].ts < f->drop_before) imp->stats[TRAK_STAT_FTRACE_PACKET_BEFORE_TRACING_START]++;
+    for (uint32_t i = 0; i < b->n; i++)
       if (b->ev[i].ts >= f->soft_drop_before) b->ev[kept++] = b->ev[i];
-    }
     seq->n_events -= b->n - kept;
     b->n = kept;
   }
@@ -43,12 +42,20 @@ int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r) {
   trak_ftrace *f = imp->ftrace;
   if (TRAK_LIKELY(r->ts >= f->soft_drop_before) || r->type == TRAK_FQ_PROCESS_TREE) return 0;
   if (r->ts < f->drop_before) {
-    imp->stats[TRAK_STAT_FTRACE_PACKET_BEFORE_TRACING_START]++;
+    /* once per event: by the record that makes its row (its other records, and the sink's
+    ** records of it made while tokenizing, are dropped uncounted) */
+    if (r->type == TRAK_FQ_GENERIC || r->type == TRAK_FQ_SWITCH ||
+        r->type == TRAK_FQ_SWITCH_COMPACT || r->type == TRAK_FQ_WAKING_COMPACT ||
+        (r->type == TRAK_FQ_WAKING && r->s2))
+      imp->stats[TRAK_STAT_FTRACE_PACKET_BEFORE_TRACING_START]++;
     return 1;
   }
   switch (r->type) {
-  case TRAK_FQ_GENERIC: /* the raw row is kept */
-    return 0;
+  case TRAK_FQ_GENERIC: /* the raw row is kept, with its args' kernel-symbol lookups */
+    f->raw_only = 1;
+    trak__fa_generic(imp, r);
+    f->raw_only = 0;
+    return 1;
   case TRAK_FQ_WAKING:
   case TRAK_FQ_WAKING_COMPACT:
   case TRAK_FQ_SWITCH_COMPACT: /* their raw rows (not a typed switch's), as Perfetto's */

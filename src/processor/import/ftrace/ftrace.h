@@ -157,6 +157,36 @@ void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_entry(trak_importer *imp, uint32_t cpu, int64_t ts);
 void trak__local_timer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
+/* ---- page reclaim (vmscan.c) ----------------------------------------------------------- */
+
+/* mm_vmscan_direct_reclaim_begin run by thread `tid`: a slice "mm_vmscan_direct_reclaim" begins
+** on its track, args direct_reclaim_order, direct_reclaim_may_writepage (int) and
+** direct_reclaim_gfp_flags (uint); mm_vmscan_direct_reclaim_end ends the thread's innermost open
+** slice with arg direct_reclaim_nr_reclaimed (uint). Queued, applied in timestamp order. */
+void trak__direct_reclaim_begin(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                                int64_t order, int64_t may_writepage, uint64_t gfp_flags);
+void trak__direct_reclaim_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                              uint64_t nr_reclaimed);
+/* mm_shrink_slab_start of the shrinker `shrink` run by thread `tid`: a slice
+** "mm_vmscan_shrink_slab" begins on its track, args shrink_name (the function's address as
+** "0xffff...": kernel symbols are not read), total_scan (uint), priority (int);
+** mm_shrink_slab_end ends the innermost open slice with arg freed (int, its retval). */
+void trak__shrink_slab_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                             uint64_t shrink, uint64_t total_scan, int64_t priority);
+void trak__shrink_slab_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                           int64_t retval);
+
+/* ---- block device requests (block_io.c) ------------------------------------------------ */
+
+/* block_io_start of a request to block device `dev` (the kernel's dev_t) at `sector`: a slice
+** "block_io" (no category) begins on the device's track (type block_io, dimension
+** block_device, no name; a counter track, as Perfetto's blueprint declares it), with arg
+** sector (uint). block_io_done ends the device's innermost open slice (whatever its sector:
+** Perfetto pairs them last in, first out), its sector replacing the begin's; a done with none
+** open still makes the track. */
+void trak__block_io_start(trak_importer *imp, int64_t ts, uint64_t dev, uint64_t sector);
+void trak__block_io_done(trak_importer *imp, int64_t ts, uint64_t dev, uint64_t sector);
+
 /* ---- slices on thread tracks (thread_slices.c) ----------------------------------------- */
 
 /* signal_generate (`deliver` 0; `tid` the thread signalled) or signal_deliver (1; `tid` the
@@ -245,9 +275,12 @@ uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char
 ** with `common_flags` (TRAK_FTRACE_NO_FLAGS: 0) and the closed arg set `set`
 ** (trak__ftrace_args_close; TRAK_NULL_U32: none). Typed events the sink models add
 ** their own row (sched_switch, and sched_waking when given a name); a front-end calls this for
-** every other event. */
+** every other event. `ksyms`: the kernel-symbol lookups Perfetto makes for the event, each a
+** failure for want of symbols (interned_data_tokenizer_errors): `ksyms & 0xff` for the row's
+** args, counted unless the event is dropped (before tracing started), `ksyms >> 8` for its
+** parsing, counted unless it is cropped to its row (crop.c). 0 for a front-end without them. */
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
-                          int64_t common_flags, uint32_t set);
+                          int64_t common_flags, uint32_t set, uint32_t ksyms);
 
 /* ---- per-CPU bookkeeping ---------------------------------------------------------------- */
 

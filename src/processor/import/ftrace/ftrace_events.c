@@ -118,6 +118,10 @@ void trak__ftrace_set_used(trak_importer *imp, uint32_t set) {
 }
 
 void trak__fa_generic(trak_importer *imp, const trak_fq_rec *r) {
+  /* kernel-symbol lookups (trak__ftrace_generic): the parser's only past the crop */
+  if (TRAK_UNLIKELY(r->a))
+    imp->stats[TRAK_STAT_INTERNED_ERRORS] +=
+        (r->a & 0xff) + (imp->ftrace->raw_only ? 0 : r->a >> 8);
   uint32_t utid = trak__ftrace_utid(imp, r->pid);
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), utid, r->s1, r, r->s2);
 }

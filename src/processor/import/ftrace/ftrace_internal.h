@@ -50,7 +50,7 @@ enum trak_fq_type {
 **   BLOCKED  a pid, s1 caller, x io_wait
 **   NEWTASK  pid source, a new pid, s1 comm, x clone_flags
 **   RENAME   a pid, s1 comm;   FREE a pid;   THREAD_NAME a tid, s1 comm, x tgid (-1: none)
-**   GENERIC  pid, s1 name, s2 arg set */
+**   GENERIC  pid, s1 name, s2 arg set, a kernel-symbol lookups (trak__ftrace_generic's ksyms) */
 typedef struct trak_fq_rec {
   int64_t ts;
   int64_t x;
@@ -256,6 +256,12 @@ void trak__syscall_write_cut(trak_importer *imp, int64_t ts, uint32_t tid);
 void trak__ftrace_proc_counters_flush(trak_importer *imp);
 /* trak__fa_waking or trak__fa_waking_compact, by r's type. */
 void trak__fa_waking_any(trak_importer *imp, const trak_fq_rec *r);
+
+/* Queues a slice record (TRAK_EV_BEGIN, _END, _INSTANT) named `name` (0: none), of no category,
+** on the track of thread `tid`, with arg set `set` (trak__args_share's; TRAK_NULL_U32: none),
+** applied in timestamp order (thread_slices.c). */
+void trak__thread_slice(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t type,
+                        uint32_t name, uint32_t set);
 
 /* Atrace markers (atrace.c, atrace_async.c). The writer of a marker: thread `tid` of process
 ** `marker_tgid` (the marker's, 0: none), else of `tgid` (the front-end's, -1: unknown), else of

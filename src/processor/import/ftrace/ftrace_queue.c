@@ -251,8 +251,8 @@ void trak__ftrace_thread_name(trak_importer *imp, int64_t ts, uint32_t tid, int6
 }
 
 void trak__ftrace_generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t name,
-                          int64_t common_flags, uint32_t set) {
-  trak_fq_rec r = {ts, 0, cpu, tid, 0, name, set, 0, 0, TRAK_FQ_GENERIC, 0, 0};
+                          int64_t common_flags, uint32_t set, uint32_t ksyms) {
+  trak_fq_rec r = {ts, 0, cpu, tid, ksyms, name, set, 0, 0, TRAK_FQ_GENERIC, 0, 0};
   flags_set(&r, common_flags);
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);

@@ -2,7 +2,8 @@
 ** This file holds the kernel events Perfetto's ftrace parser makes slices of on a thread's
 ** track: signal_generate and signal_deliver as instants (arg signal.sig) on the track of the
 ** thread signalled or receiving, workqueue_execute_start/end as slices of category "workqueue"
-** named by the work's function (arg cpu) on the worker's track.
+** named by the work's function (arg cpu) on the worker's track; and the queue of such slices
+** for other files (vmscan.c).
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -10,7 +11,7 @@
 #include "processor/import/ftrace/ftrace_internal.h"
 
 /* The arg a record's slice has (its `p1`). */
-enum { ARG_NONE, ARG_SIGNAL, ARG_CPU };
+enum { ARG_NONE, ARG_SIGNAL, ARG_CPU, ARG_SET /* x: an arg set made by the caller */ };
 
 /* Queues a slice record (TRAK_EV_*) named `name` of category `cat` (string ids, 0: none) on
 ** the track of thread `tid`, with the arg `arg` = `value`. */
@@ -19,6 +20,11 @@ static void push(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uin
   trak_fq_rec r = {ts, value, cpu, tid, type, name, cat, arg, 0, TRAK_FQ_THREAD_SLICE, 0, 0};
   trak__ftrace_cpu_seen(imp, cpu);
   trak__fq_push(imp, &r);
+}
+
+void trak__thread_slice(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t type,
+                        uint32_t name, uint32_t set) {
+  push(imp, cpu, ts, tid, type, name, 0, set == TRAK_NULL_U32 ? ARG_NONE : ARG_SET, set);
 }
 
 void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int deliver,
@@ -41,8 +47,8 @@ void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
 
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t track = trak__legacy_thread_track(imp, trak__ftrace_utid(imp, r->pid));
-  uint32_t set = TRAK_NULL_U32;
-  if (r->p1 != ARG_NONE) {
+  uint32_t set = r->p1 == ARG_SET ? (uint32_t)r->x : TRAK_NULL_U32;
+  if (r->p1 == ARG_SIGNAL || r->p1 == ARG_CPU) {
     set = trak__ftrace_args_begin(imp);
     trak__ftrace_arg_int(imp, set,
                          trak__ftrace_str(imp, r->p1 == ARG_SIGNAL ? "signal.sig" : "cpu"), r->x);

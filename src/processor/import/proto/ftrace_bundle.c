@@ -20,9 +20,9 @@ static uint32_t intern(trak_importer *imp, const trak_pb_field *f) {
   return trak__strpool_intern(&imp->tables->strings, (const char *)f->data, f->len);
 }
 
-/* One typed event's fields, by number (up to 8), as Perfetto's decoders read them. */
+/* One typed event's fields, by number (up to 11), as Perfetto's decoders read them. */
 typedef struct ev_fields {
-  trak_pb_field f[9];
+  trak_pb_field f[12];
   uint16_t has;
 } ev_fields;
 
@@ -32,7 +32,7 @@ static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *
   out->has = 0;
   trak__dec_init(imp, &dec, ev->data, ev->len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 9) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
+    if (f.number < 12) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
 }
 static int64_t num(const ev_fields *e, int n) {
   return e->has >> n & 1 ? (int64_t)e->f[n].value : 0;
@@ -195,7 +195,7 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
     none.data = (const uint8_t *)"";
     trak__ftrace_fargs_begin(imp, &a);
     legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
-    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a));
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
     return;
   }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
@@ -221,7 +221,7 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
   trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
-                       set);
+                       set, trak__ftrace_ksym_lookups(imp, ev));
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
@@ -393,6 +393,46 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_hrtimer_expire_exit:
     generic(imp, cpu, ts, pid, flags, &ev);
     trak__hrtimer_exit(imp, cpu, ts);
+    return;
+  case TRAK_PB_FtraceEvent_mm_vmscan_direct_reclaim_begin:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__direct_reclaim_begin(
+        imp, cpu, ts, pid, (int32_t)num(&e, TRAK_PB_MmVmscanDirectReclaimBeginFtraceEvent_order),
+        (int32_t)num(&e, TRAK_PB_MmVmscanDirectReclaimBeginFtraceEvent_may_writepage),
+        (uint32_t)num(&e, TRAK_PB_MmVmscanDirectReclaimBeginFtraceEvent_gfp_flags));
+    return;
+  case TRAK_PB_FtraceEvent_mm_vmscan_direct_reclaim_end:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__direct_reclaim_end(
+        imp, cpu, ts, pid,
+        (uint64_t)num(&e, TRAK_PB_MmVmscanDirectReclaimEndFtraceEvent_nr_reclaimed));
+    return;
+  case TRAK_PB_FtraceEvent_mm_shrink_slab_start:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__shrink_slab_start(imp, cpu, ts, pid,
+                            (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink),
+                            (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_total_scan),
+                            (int32_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_priority));
+    return;
+  case TRAK_PB_FtraceEvent_mm_shrink_slab_end:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__shrink_slab_end(imp, cpu, ts, pid,
+                          (int32_t)num(&e, TRAK_PB_MmShrinkSlabEndFtraceEvent_retval));
+    return;
+  case TRAK_PB_FtraceEvent_block_io_start:
+  case TRAK_PB_FtraceEvent_block_io_done:
+    generic(imp, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    if (ev.number == TRAK_PB_FtraceEvent_block_io_start)
+      trak__block_io_start(imp, ts, (uint64_t)num(&e, TRAK_PB_BlockIoStartFtraceEvent_dev),
+                           (uint64_t)num(&e, TRAK_PB_BlockIoStartFtraceEvent_sector));
+    else
+      trak__block_io_done(imp, ts, (uint64_t)num(&e, TRAK_PB_BlockIoDoneFtraceEvent_dev),
+                          (uint64_t)num(&e, TRAK_PB_BlockIoDoneFtraceEvent_sector));
     return;
   case TRAK_PB_FtraceEvent_sys_enter:
     generic(imp, cpu, ts, pid, flags, &ev);
