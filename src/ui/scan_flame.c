@@ -133,15 +133,18 @@ static int row_cells_push(row_cells *r, uint32_t cell) {
 }
 
 /* Sums depth `d` of the asked-for tracks (`times[i]`: how often track i was asked for) into
-** `cs`: the rows of depth d - 1 taken (those of an asked-for track, under its lines' depths,
+** cs[0]: the rows of depth d - 1 taken (those of an asked-for track, under its lines' depths,
 ** starting by `end`) are met in the same order as when their depth was merged and take their
 ** parent keys from `above` in turn; the rows of depth d put their cells (NONE: none) into
-** `here`. Returns 0, -1 (out of memory) or 1 (declined, as trak__ui_scan_flame). */
-static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, int64_t start,
-                     int64_t end, const row_cells *above, row_cells *here, flame_up *up,
-                     flame_cells *cs) {
+** `here`. `fused` (d = 0 only) sums depths 0 and 1 in the one pass: a root's key as a parent is
+** its cell's key in cs[0] (its name), its children go into cs[1] and `here`. Returns 0, -1 (out
+** of memory) or 1 (declined, as trak__ui_scan_flame). */
+static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, int fused,
+                     int64_t start, int64_t end, const row_cells *above, row_cells *here,
+                     flame_up *up, flame_cells cs[2]) {
   const trak_tables *tb = c->tables;
   const uint32_t *depths = tb->slice.depth, *parents = tb->slice.parent_id, below = d - 1;
+  const uint32_t span = fused ? 2u : 1u; /* the depths taken: below .. below + span */
   size_t taken = 0, rows = tb->slice.n;
   if (c->slices_by_ts) /* no row past the first starting after `end` is taken */
     rows = trak__ui_first_at(tb->slice.ts, rows, sizeof *tb->slice.ts,
@@ -149,9 +152,9 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
   for (size_t i = 0; i < c->n_tracks; i++)
     up[i].row = NONE;
   for (size_t i = 0; i < rows; i++) {
-    /* Depth d - 1 or d (below wraps for d = 0: depth 0 alone); in the first pass also a root
-    ** below depth 0 (async lanes), to decline. */
-    if (depths[i] - below > 1u && (d || parents[i] != TRAK_NULL_U32)) continue;
+    /* Depth d - 1 to d (below wraps for d = 0: depth 0 alone, with 1 when fused); in the first
+    ** pass also a root below those (async lanes), to decline. */
+    if (depths[i] - below > span && (d || parents[i] != TRAK_NULL_U32)) continue;
     uint32_t depth = depths[i];
     int64_t ts = tb->slice.ts[i];
     uint32_t id = tb->slice.track_id[i];
@@ -167,7 +170,8 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
       up[t] = (flame_up){(uint32_t)i, above->v[taken++], ts, trak__ui_slice_end(&s)};
       continue;
     }
-    if (depth != d) continue;
+    uint32_t level = depth - d; /* 0: depth d; 1: depth d + 1 (fused) */
+    if (level >= span) continue;
     uint32_t key = NONE; /* the parent's key, for the slices that join the graph */
     if (s.dur >= 0 && trak__ui_slice_end(&s) >= start) {
       if (parent == TRAK_NULL_U32) {
@@ -178,29 +182,46 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
         if (p->ts <= ts && (ts < p->end || ts == p->ts)) key = p->parent; /* it holds s */
       }
     }
-    uint32_t cell = NONE;
+    uint32_t cell = NONE, nm = tb->slice.name[i];
+    size_t slot = nm < c->name_map_len ? c->name_map[nm] : 0; /* name id + 1, 0: none */
+    uint32_t name = slot ? (uint32_t)slot - 1 : (uint32_t)cs[level].names - 1;
     if (key != NONE) {
-      uint32_t nm = tb->slice.name[i];
-      size_t slot = nm < c->name_map_len ? c->name_map[nm] : 0; /* name id + 1, 0: none */
-      cell = cell_at(cs, (uint64_t)key * cs->names + (slot ? slot - 1 : cs->names - 1));
+      cell = cell_at(&cs[level], (uint64_t)key * cs[level].names + name);
       if (cell == NONE) return -1;
-      cs->v[cell].total += m * s.dur;
-      cs->v[cell].count += (uint32_t)m;
+      cs[level].v[cell].total += m * s.dur;
+      cs[level].v[cell].count += (uint32_t)m;
+    }
+    if (fused && level == 0) { /* a root, parent of the depth-1 rows to come */
+      up[t] = (flame_up){(uint32_t)i, cell == NONE ? NONE : name, ts, trak__ui_slice_end(&s)};
+      continue;
     }
     if (row_cells_push(here, cell)) return -1;
   }
   return 0;
 }
 
+/* The `next` of the cell of `key` in `cs`, NONE when there is no such cell. */
+static uint32_t next_of(const flame_cells *cs, uint64_t key) {
+  if (cs->dense) return key < cs->n ? cs->v[key].next : NONE;
+  size_t k = slot_of(cs, key);
+  return cs->slot_key[k] ? cs->v[cs->slot_cell[k]].next : NONE;
+}
+
 /* After depth d was summed into `cs` (every node above is whole): raises f->floor to the
 ** TRAK_UI_MAX_FLAME_NODES-th largest total of the nodes and cells at or over it (a lower bound of
 ** the smallest total answered: totals only grow as depths are merged, and no node under it, nor
 ** any descendant, is answered), then makes a node of each cell at or over it, under the node
-** of its parent key (`first_above` + key: the nodes made at the depth above), and sets each
-** cell's next (NONE: not made). Returns the nodes made, or -1 when out of memory. */
-static int64_t make_nodes(flame_cells *cs, size_t first_above, int root, trak_ui_flame *f) {
+** of its parent key (`first_above` + key: the nodes made at the depth above; with `above`,
+** the depth above's cells, + the next of the key's cell there, the cells under a cell not made
+** dropped first), and sets each cell's next (NONE: not made). Returns the nodes made, or -1 when
+** out of memory. */
+static int64_t make_nodes(flame_cells *cs, const flame_cells *above, size_t first_above, int root,
+                          trak_ui_flame *f) {
   int64_t floor = f->floor;
   size_t over = 0, m = 0;
+  for (size_t i = 0; above && i < cs->n; i++) /* under a root not made: as never merged */
+    if (cs->v[i].count && next_of(above, (cs->dense ? i : cs->key[i]) / cs->names) == NONE)
+      cs->v[i].count = 0;
   for (size_t i = 0; i < cs->n; i++)
     over += cs->v[i].count && cs->v[i].total >= floor;
   if (f->n + over > TRAK_UI_MAX_FLAME_NODES) {
@@ -235,7 +256,7 @@ static int64_t make_nodes(flame_cells *cs, size_t first_above, int root, trak_ui
     uint64_t parent = key / cs->names, name = key % cs->names;
     f->v[f->n] = (trak_ui_flame_node){
         .total = x->total,
-        .parent = root ? -1 : (int32_t)(first_above + parent),
+        .parent = root ? -1 : (int32_t)(first_above + (above ? next_of(above, parent) : parent)),
         .name = name == cs->names - 1 ? UINT32_MAX : (uint32_t)name,
         .count = x->count,
     };
@@ -258,26 +279,37 @@ int trak__ui_scan_flame(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     times[t - c->tracks]++;
     if (t->n_lines > depths) depths = t->n_lines;
   }
-  /* Each depth's parents: the nodes made at the depth above (the roots' one parent at depth 0). */
+  /* Each depth's parents: the nodes made at the depth above (the roots' one parent at depth 0).
+  ** Depths 0 and 1 are summed in one pass (the roots' keys are their names, known in the pass). */
   size_t parents = 1, first_above = 0;
-  for (size_t d = 0; d < depths && parents && !rc; d++) {
-    size_t expect = 0; /* rows at depth d of the tracks asked for (counted at the cache's start) */
+  for (size_t d = 0; d < depths && parents && !rc;) {
+    int fused = d == 0 && depths > 1;
+    size_t expect[2] = {0, 0}; /* rows at depth d (and d + 1) of the tracks asked for, counted
+                               ** at the cache's start */
     for (size_t i = 0; i < c->n_tracks; i++)
-      if (times[i] && d < c->tracks[i].n_lines) expect += c->tracks[i].lines[d].cap;
-    flame_cells cs;
+      for (size_t k = 0; k < 2; k++)
+        if (times[i] && d + k < c->tracks[i].n_lines) expect[k] += c->tracks[i].lines[d + k].cap;
+    flame_cells cs[2] = {{0}, {0}};
     rows[1].n = 0;
-    rc = cells_init(&cs, parents, names, expect);
-    if (!rc) rc = sum_depth(c, times, (uint32_t)d, start, end, &rows[0], &rows[1], up, &cs);
+    rc = cells_init(&cs[0], parents, names, expect[0]);
+    if (!rc && fused) rc = cells_init(&cs[1], names, names, expect[1]);
+    if (!rc) rc = sum_depth(c, times, (uint32_t)d, fused, start, end, &rows[0], &rows[1], up, cs);
     size_t first = f->n;
-    int64_t made = rc ? 0 : make_nodes(&cs, first_above, d == 0, f);
+    int64_t made = rc ? 0 : make_nodes(&cs[0], NULL, first_above, d == 0, f);
+    if (fused && made > 0) {
+      first_above = first, first = f->n;
+      made = make_nodes(&cs[1], &cs[0], first_above, 0, f);
+    }
     if (made < 0) rc = -1;
     /* This depth's rows give the next their nodes' keys as parents. */
+    const flame_cells *last = &cs[fused];
     for (size_t i = 0; !rc && made && i < rows[1].n; i++)
-      rows[1].v[i] = rows[1].v[i] == NONE ? NONE : cs.v[rows[1].v[i]].next;
-    cells_free(&cs);
+      rows[1].v[i] = rows[1].v[i] == NONE ? NONE : last->v[rows[1].v[i]].next;
+    cells_free(&cs[0]), cells_free(&cs[1]);
     row_cells swap = rows[0];
     rows[0] = rows[1], rows[1] = swap;
     parents = rc ? 0 : (size_t)made, first_above = first;
+    d += 1 + (size_t)fused;
   }
   if (rc < 0) f->oom = 1;
   free(rows[0].v), free(rows[1].v);
