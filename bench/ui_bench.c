@@ -52,7 +52,8 @@ static double watch_ms(const stopwatch *w, double *cpu_ms) {
 static void dump_answer(const char *way, int part, const trak_ui_buf *out) {
   const char *dir = getenv("TRAK_BENCH_DUMP");
   char path[4096];
-  if (!dir || snprintf(path, sizeof path, "%s/flame-%s-%d.json", dir, way, part) >= (int)sizeof path)
+  if (!dir ||
+      snprintf(path, sizeof path, "%s/flame-%s-%d.json", dir, way, part) >= (int)sizeof path)
     return;
   FILE *f = fopen(path, "w");
   if (f) fwrite(out->s ? out->s : "", 1, out->len, f), fclose(f);

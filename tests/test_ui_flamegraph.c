@@ -467,12 +467,9 @@ static void first_ending_after(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(answers_the_largest_stacks),
-      cmocka_unit_test(both_ways_agree),
-      cmocka_unit_test(child_outliving_parent),
-      cmocka_unit_test(many_names_hashed),
-      cmocka_unit_test(data_traces_agree),
-      cmocka_unit_test(columns_decline),
+      cmocka_unit_test(answers_the_largest_stacks), cmocka_unit_test(both_ways_agree),
+      cmocka_unit_test(child_outliving_parent),     cmocka_unit_test(many_names_hashed),
+      cmocka_unit_test(data_traces_agree),          cmocka_unit_test(columns_decline),
       cmocka_unit_test(first_ending_after),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
