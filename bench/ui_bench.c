@@ -8,7 +8,8 @@
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
 **   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
-**   start: the server's start only; paint: up to the first paint, e.g. under callgrind)
+**   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
+**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -44,6 +45,18 @@ static double watch_ms(const stopwatch *w, double *cpu_ms) {
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
   *cpu_ms = (now.tv_sec - w->cpu.tv_sec) * 1e3 + (now.tv_nsec - w->cpu.tv_nsec) / 1e6;
   return (bench_now_sec() - w->wall) * 1e3;
+}
+
+/* With TRAK_BENCH_DUMP=DIR set, writes a flame graph answer to DIR/flame-WAY-PART.json (to check
+** that the ways answer the same stacks, e.g. with a script sorting them). */
+static void dump_answer(const char *way, int part, const trak_ui_buf *out) {
+  const char *dir = getenv("TRAK_BENCH_DUMP");
+  char path[4096];
+  if (!dir ||
+      snprintf(path, sizeof path, "%s/flame-%s-%d.json", dir, way, part) >= (int)sizeof path)
+    return;
+  FILE *f = fopen(path, "w");
+  if (f) fwrite(out->s ? out->s : "", 1, out->len, f), fclose(f);
 }
 
 /* Prints the process's peak and current resident memory (/proc/self/status) after `when`. */
@@ -238,6 +251,7 @@ int main(int argc, char **argv) {
         return 1;
       trak__ui_flame_free(&f);
       double ms = watch_ms(&w, &cpu);
+      dump_answer(way ? "lines" : "columns", part, &out);
       printf("area selection flame graph before the tree is ready, %s (%zu tracks, 1/%d of the "
              "trace): %.1f ms (%.1f ms CPU), %zu bytes\n",
              way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, ms, cpu,

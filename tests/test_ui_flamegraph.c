@@ -240,6 +240,41 @@ static void both_ways_agree(void **state) {
   trak_processor_free(p);
 }
 
+/* Many names under many parents: depth 2's (parent, name) cells (600 parents times some 1,200
+** names) are far more than its rows (600), so the columns' merge keys them through its hash
+** (growing it) rather than a dense table; the answer equals the lines'. */
+static void many_names_hashed(void **state) {
+  (void)state;
+  trak_ui_buf b = {0};
+  trak__ui_puts(&b, "{\"traceEvents\":[\n");
+  for (int i = 0; i < 600; i++)
+    trak__ui_printf(&b,
+                    "%s{\"ph\":\"X\",\"name\":\"r%d\",\"ts\":%d,\"dur\":10,\"pid\":1,\"tid\":1},"
+                    "{\"ph\":\"X\",\"name\":\"c%d\",\"ts\":%d,\"dur\":%d,\"pid\":1,\"tid\":1},"
+                    "{\"ph\":\"X\",\"name\":\"d%d\",\"ts\":%d,\"dur\":1,\"pid\":1,\"tid\":1}\n",
+                    i ? "," : "", i % 7, i * 20, i, i * 20 + 1, 2 + i % 5, i, i * 20 + 2);
+  trak__ui_puts(&b, "]}");
+  trak_processor *p = sc_open(b.s);
+  trak__ui_buf_free(&b);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  assert_true(trak__ui_stacks_wait(c));
+  assert_true(c->n_names > 1000);
+  int64_t track = sc_int(p, "SELECT track_id FROM slice WHERE name = 'r0' LIMIT 1");
+  trak_ui_range r = {c->start, c->end, 1};
+  for (size_t k = 0; k < c->n_tracks; k++)
+    c->tracks[k].stacks_exact = 0;
+  char *slow = flame_lines(c, &track, 1, &r);
+  char *json = scan_json(c, &track, 1, &r);
+  char *scanned = sorted_lines(json);
+  assert_true(strstr(slow, "r3>c3>d3|1000|1\n") != NULL);
+  assert_string_equal(scanned, slow);
+  free(slow), free(json), free(scanned);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
 /* A child that ends after its parent may meet a range its parent does not: the track's stacks
 ** are not exact and the answer is merged slice by slice, as the recursive SQL (the child of a
 ** parent out of the range is out). */
@@ -432,11 +467,9 @@ static void first_ending_after(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(answers_the_largest_stacks),
-      cmocka_unit_test(both_ways_agree),
-      cmocka_unit_test(child_outliving_parent),
-      cmocka_unit_test(data_traces_agree),
-      cmocka_unit_test(columns_decline),
+      cmocka_unit_test(answers_the_largest_stacks), cmocka_unit_test(both_ways_agree),
+      cmocka_unit_test(child_outliving_parent),     cmocka_unit_test(many_names_hashed),
+      cmocka_unit_test(data_traces_agree),          cmocka_unit_test(columns_decline),
       cmocka_unit_test(first_ending_after),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

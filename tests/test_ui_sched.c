@@ -7,7 +7,8 @@
 ** its waker as thread_state does; and on tests/data/linux/ui_irq.pbtxt (sys_stats) the counters
 ** answer (/api/counters, trak__ui_counters) gives each cpustat sample its change to the next, 0 at
 ** the last, equal to Perfetto's `lead(value, 1, value) over (order by ts) - value` through the
-** processor, and other counters (meminfo) their values.
+** processor, and other counters (meminfo) their values; the tracks answer lists the cpustat
+** tracks as its delta tracks (the page draws those as deltas).
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -318,6 +319,28 @@ static void cpustat_counters_are_deltas(void **state) {
                            "t.id WHERE t.type = 'cpustat' AND c.value > 1000000") > 0);
 }
 
+/* The tracks answer lists the counter tracks answered as deltas, and no other: the cpustat
+** tracks, in id order ("delta_tracks", what the page draws as deltas). */
+static void tracks_answer_lists_the_delta_tracks(void **state) {
+  fixture *f = *state;
+  trak_ui_buf out = {0}, want = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
+  int64_t n = sc_int(f->p, "SELECT count(*) FROM counter_track WHERE type = 'cpustat'");
+  assert_true(n >= 4);
+  trak__ui_puts(&want, "\"delta_tracks\":[");
+  for (int64_t i = 0; i < n; i++)
+    trak__ui_printf(&want, "%s%" PRId64, i ? "," : "",
+                    sc_int(f->p,
+                           "SELECT id FROM counter_track WHERE type = 'cpustat' ORDER BY id "
+                           "LIMIT 1 OFFSET %" PRId64,
+                           i));
+  trak__ui_puts(&want, "]");
+  if (!strstr(out.s, want.s)) fail_msg("%s not in %s", want.s, out.s);
+  trak__ui_buf_free(&want);
+  trak__ui_buf_free(&out);
+}
+
 /* A meminfo counter keeps its values. */
 static void other_counters_keep_values(void **state) {
   fixture *f = *state;
@@ -335,6 +358,7 @@ int main(void) {
       cmocka_unit_test(details_name_the_waker),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
+      cmocka_unit_test_setup_teardown(tracks_answer_lists_the_delta_tracks, setup_stats, teardown),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

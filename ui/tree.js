@@ -45,14 +45,15 @@ function treeBuild(t, screenH) {
   const procs = new Map(t.processes.map(([upid, pid, name, sort]) => [upid, { upid, pid, name, sort, tracks: [], threads: [] }]));
   const threads = new Map(t.threads.map(([utid, tid, name, upid, sort, main]) => [utid, { utid, tid, name, upid, sort, main, tracks: [] }]));
   const tracks = new Map();
+  // Counters drawn as each value's change to the next (Perfetto's yMode 'delta'): the server
+  // decides which (the /proc/stat times) and sends those tracks' values as deltas.
+  const deltas = new Set(t.delta_tracks || []);
   for (const r of t.tracks) {
     tracks.set(r[0], {
       id: r[0], name: r[1], type: r[2], utid: r[3], upid: r[4], parent: r[5], ordering: r[6],
       rank: r[7], unit: r[8], maxDepth: r[9] ?? 0, firstTs: r[10], isCounter: !!r[11],
       metric: r[12], count: r[13], children: [],
-      // The /proc/stat times are cumulative: the server sends each value's change to the next
-      // (Perfetto's yMode 'delta'; src/ui/sched.c marks the same type).
-      delta: r[2] === 'cpustat',
+      delta: deltas.has(r[0]),
     });
   }
   // A thread's state track (the Linux thread_state table) joins the thread's tracks.

@@ -42,7 +42,7 @@ function fmtValue(v) {
   return Math.abs(v) >= 1e6 || (v !== 0 && Math.abs(v) < 1e-3) ? v.toExponential(3) : `${+v.toPrecision(6)}`;
 }
 // A counter's value as shown (axis, tooltip, details): with the track's unit, and a delta
-// track's (cpustat) marked "\u0394" as Perfetto does.
+// track's (the server's delta_tracks: cpustat) marked "\u0394" as Perfetto does.
 function fmtCounter(track, v) {
   return `${track.delta ? '\u0394' : ''}${fmtValue(v)}${track.unit ? ` ${track.unit}` : ''}`;
 }

@@ -2,7 +2,7 @@
 ** This file holds the flame graph's merge of slices by name stack: its nodes, the (parent, name)
 ** hash that finds them, the bound under which a node cannot be answered (kept depth by depth so
 ** that subtrees under it are not merged) and the answer's JSON. aggregate.c merges into it from
-** the cache's lines and scan.c from the slice table's columns; both give the same nodes.
+** the cache's lines and scan_flame.c from the slice table's columns; both answer the same nodes.
 */
 #include <inttypes.h>
 #include <stdlib.h>

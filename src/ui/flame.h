@@ -3,7 +3,7 @@
 ** as slices are met, a (parent, name) hash to find them, the bound under which a node cannot be
 ** answered, and the answer's JSON. The area selection merges with it from the cache's lines
 ** (aggregate.c) and from the slice table's columns before the lines and the name-stack tree are
-** ready (scan.c).
+** ready (scan_flame.c).
 */
 #ifndef TRAK_UI_FLAME_H
 #define TRAK_UI_FLAME_H
@@ -71,15 +71,18 @@ int trak__ui_flame_write(const trak_ui_cache *c, trak_ui_flame *f, trak_ui_buf *
 void trak__ui_flame_free(trak_ui_flame *f);
 
 /* The flame graph of the TRAK_UI_SLICES tracks among `tracks` (a track asked for twice counts
-** twice) over [start, end] from the slice table's columns (scan.c), depth by depth as the
-** lines' merge in aggregate.c and with the same bound, so the same nodes: a slice that ended
-** and meets the range joins its name's root node when it has no parent, else its name's node
-** under its parent's when the parent's node is made, totals at least f->floor and holds it (the
-** child starts inside it). A pass per depth over the depth column finds each slice's parent as
-** the last row of the depth above on its track (the rows of a track are in the order its slices
-** begin), with no node kept per row. Returns 0, -1 (out of memory) or 1 (declined: a track has
-** roots below depth 0, async lanes, or a slice's parent is not the last row above it; `f` is
-** then partly merged: free it and merge from the lines). */
+** twice) over [start, end] from the slice table's columns (scan_flame.c), the same nodes as the
+** lines' merge in aggregate.c answers: a slice that ended and meets the range joins its name's
+** root node when it has no parent, else its name's node under its parent's when the parent's
+** node is made and holds it (the child starts inside it). A pass per depth over the depth column
+** finds each slice's parent as the last row of the depth above on its track (the rows of a
+** track are in the order its slices begin) and sums it into its (parent, name) cell; once the
+** depth is whole, f->floor is raised to the TRAK_UI_MAX_FLAME_NODES-th largest total so far and
+** only the cells at or over it become nodes (the others, and their subtrees, cannot be
+** answered), so `f` holds fewer nodes than the lines' merge, with the same answer from
+** trak__ui_flame_write. `f` (zeroed) gets no hash. Returns 0, -1 (out of memory: f->oom set) or
+** 1 (declined: a track has roots below depth 0, async lanes, or a slice's parent is not the last
+** row above it; `f` is then partly merged: free it and merge from the lines). */
 int trak__ui_scan_flame(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                         int64_t end, trak_ui_flame *f);
 

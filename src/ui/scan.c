@@ -4,15 +4,13 @@
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
 ** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
 ** fraction of filling the lines, so the first screens do not wait for them. The area
-** selection's slices by name are summed in the same way meanwhile, and its flame graph merged
-** by a pass per depth until the name-stack tree is built.
+** selection's slices by name are summed in the same way meanwhile (its flame graph: scan_flame.c).
 */
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/processor_internal.h"
 #include "ui/cache.h"
-#include "ui/flame.h"
 #include "ui/ui.h"
 
 #define MAX_ENTRIES ((size_t)1 << 24) /* beyond this a scan waits for the lines instead */
@@ -141,119 +139,6 @@ int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
   }
   free(times);
   return 0;
-}
-
-/* One slice track's last row of the depth above the one being merged (scan_flame). */
-typedef struct flame_up {
-  uint32_t row; /* UINT32_MAX: none yet */
-  int32_t node; /* its node, -1: none */
-  int64_t ts, end;
-} flame_up;
-
-/* A growable array of the nodes given to one depth's rows, in row order. */
-typedef struct row_nodes {
-  int32_t *v;
-  size_t n, cap;
-} row_nodes;
-
-static int row_nodes_push(row_nodes *r, int32_t node) {
-  if (r->n == r->cap) {
-    size_t cap = r->cap ? r->cap * 2 : 4096;
-    int32_t *v = realloc(r->v, cap * sizeof *v);
-    if (!v) return -1;
-    r->v = v, r->cap = cap;
-  }
-  r->v[r->n++] = node;
-  return 0;
-}
-
-/* Merges depth `d` of the asked-for tracks (`times[i]`: how often track i was asked for) into
-** `f`: the rows of depth d - 1 taken (those of an asked-for track, under its lines' depths,
-** starting by `end`) are met in the same order as when their depth was merged and take their
-** nodes from `above` in turn; the rows of depth d take theirs into `here`. Returns 0, -1 (out
-** of memory) or 1 (declined, as trak__ui_scan_flame). */
-static int scan_flame_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d,
-                            int64_t start, int64_t end, const row_nodes *above, row_nodes *here,
-                            flame_up *up, trak_ui_flame *f) {
-  const trak_tables *tb = c->tables;
-  const uint32_t *depths = tb->slice.depth, *parents = tb->slice.parent_id, below = d - 1;
-  size_t taken = 0, rows = tb->slice.n;
-  if (c->slices_by_ts) /* no row past the first starting after `end` is taken */
-    rows = trak__ui_first_at(tb->slice.ts, rows, sizeof *tb->slice.ts,
-                             end == INT64_MAX ? end : end + 1);
-  for (size_t i = 0; i < c->n_tracks; i++)
-    up[i].row = UINT32_MAX;
-  for (size_t i = 0; i < rows; i++) {
-    /* Depth d - 1 or d (below wraps for d = 0: depth 0 alone); in the first pass also a root
-    ** below depth 0 (async lanes), to decline. */
-    if (depths[i] - below > 1u && (d || parents[i] != TRAK_NULL_U32)) continue;
-    uint32_t depth = depths[i];
-    int64_t ts = tb->slice.ts[i];
-    uint32_t id = tb->slice.track_id[i];
-    if (ts > end || id >= c->index_len || c->index[id] == UINT32_MAX) continue;
-    uint32_t t = c->index[id];
-    int64_t m = times[t];
-    if (!m || depth >= c->tracks[t].n_lines) continue; /* not asked for; MAX_DEPTH and over */
-    uint32_t parent = tb->slice.parent_id[i];
-    if (depth > 0 && parent == TRAK_NULL_U32) return 1;
-    trak_ui_slice s = {.ts = ts, .dur = tb->slice.dur[i]};
-    if (depth + 1 == d) { /* a parent of the rows to come */
-      if (taken == above->n) return 1;
-      up[t] = (flame_up){(uint32_t)i, above->v[taken++], ts, trak__ui_slice_end(&s)};
-      continue;
-    }
-    if (depth != d) continue;
-    int32_t node = -1;
-    if (s.dur >= 0 && trak__ui_slice_end(&s) >= start) {
-      size_t name = name_slot(c, tb->slice.name[i]);
-      uint32_t nm = name ? (uint32_t)name - 1 : UINT32_MAX;
-      if (parent == TRAK_NULL_U32) {
-        node = trak__ui_flame_node(f, -1, nm);
-      } else {
-        if (up[t].row != parent) return 1; /* not the last row above: not in begin order */
-        const flame_up *p = &up[t];
-        int holds = p->ts <= ts && (ts < p->end || ts == p->ts);
-        if (holds && p->node >= 0 && f->v[p->node].total >= f->floor)
-          node = trak__ui_flame_node(f, p->node, nm);
-      }
-      if (f->oom) return -1;
-      if (node >= 0) {
-        f->v[node].total += m * s.dur;
-        f->v[node].count += (uint32_t)m;
-      }
-    }
-    if (row_nodes_push(here, node)) return -1;
-  }
-  return 0;
-}
-
-int trak__ui_scan_flame(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                        int64_t end, trak_ui_flame *f) {
-  uint32_t *times = calloc(c->n_tracks ? c->n_tracks : 1, sizeof *times); /* track -> asked */
-  flame_up *up = malloc((c->n_tracks ? c->n_tracks : 1) * sizeof *up);
-  row_nodes nodes[2] = {{0}, {0}}; /* the depth above's, then this depth's */
-  size_t depths = 0;
-  int rc = times && up ? 0 : -1;
-  for (size_t k = 0; !rc && k < n; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
-    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines) continue;
-    times[t - c->tracks]++;
-    if (t->n_lines > depths) depths = t->n_lines;
-  }
-  if (!rc) trak__ui_flame_rehash(f, 1024);
-  if (f->oom) rc = -1;
-  for (size_t d = 0, live = 1; d < depths && live && !rc; d++) {
-    size_t first = f->n;
-    nodes[1].n = 0;
-    rc = scan_flame_depth(c, times, (uint32_t)d, start, end, &nodes[0], &nodes[1], up, f);
-    row_nodes swap = nodes[0];
-    nodes[0] = nodes[1], nodes[1] = swap;
-    if (!rc) live = (size_t)trak__ui_flame_depth_done(f, first, 1);
-  }
-  free(nodes[0].v), free(nodes[1].v);
-  free(up);
-  free(times);
-  return rc;
 }
 
 void trak__ui_scan_free(trak_ui_scan *s) {

@@ -96,8 +96,9 @@ static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_e
 }
 
 /* Marks the counter tracks drawn as deltas: the /proc/stat times (`cpustat`), cumulative in
-** the trace, which Perfetto's CoarseCpu plugin draws with yMode 'delta' (ui/tree.js marks the
-** same type). */
+** the trace, which Perfetto's CoarseCpu plugin draws with yMode 'delta'. The one place that
+** decides: the counters answer sends these tracks' deltas and the tracks answer lists them
+** ("delta_tracks"), which the page follows. */
 static int mark_delta(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   trak_query *q;
   int rc = trak_query_open(p, "SELECT id FROM counter_track WHERE type = 'cpustat'", &q, NULL, err);
@@ -137,6 +138,15 @@ int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf
     }
     trak__ui_put(out, "]", 1);
   }
+  /* The counter tracks drawn as deltas: decided here alone (mark_delta), the page follows. */
+  trak__ui_puts(out, ",\"delta_tracks\":[");
+  for (size_t i = 0, first = 1; i < c->n_tracks; i++) {
+    if (!c->tracks[i].delta) continue;
+    if (!first) trak__ui_put(out, ",", 1);
+    trak__ui_int(out, c->tracks[i].id);
+    first = 0;
+  }
+  trak__ui_put(out, "]", 1);
   trak__ui_puts(out, ",\"cpu_counters\":");
   int rc =
       trak__ui_rows(p, "SELECT id, cpu FROM cpu_counter_track ORDER BY cpu, id", 0, out, NULL, err);

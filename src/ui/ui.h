@@ -55,8 +55,9 @@ typedef struct trak_ui_range {
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
 ** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
 ** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
-** "thread_states":[[track,utid,count]...],"cpu_counters":[[track,cpu]...]} (the last three
-** from trak__ui_sched_tracks). */
+** "thread_states":[[track,utid,count]...],"delta_tracks":[track...],"cpu_counters":[[track,
+** cpu]...]} (the last four from trak__ui_sched_tracks; delta_tracks: the counter tracks whose
+** values trak__ui_counters answers as deltas, which the page draws and reads as such). */
 int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
 
 /* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
@@ -108,8 +109,8 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 
 /* ---- system tracks (sched.c) ---------------------------------------------------------- */
 
-/* Appends the "cpus", "thread_states", "cpu_counters" and "cpu_slices" (interrupt slice tracks:
-** [id, cpu]) members of the tracks answer (each preceded by a comma). 0 or a query's error. */
+/* Appends the "cpus", "thread_states", "delta_tracks", "cpu_counters" and "cpu_slices"
+** (interrupt slice tracks: [id, cpu]) members of the tracks answer (each preceded by a comma). 0 or a query's error. */
 int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
                           trak_error *err);
 /* Appends "thread_states":[[state,count,total,io_wait]...]: time in each state (split by

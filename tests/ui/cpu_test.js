@@ -5,7 +5,7 @@
 // hides them, hover and click an interrupt, select an area over the CPUs and their interrupts
 // and read the Slices and "CPU usage" tabs, which equal the same SQL through `trak query`; open the
 // system counters' groups (CPU times, Memory, System), read a CPU time as its delta, and scroll
-// under the tooltip.
+// under the tooltip; the page draws as deltas the counters the server lists.
 // Screenshots go to OUT_DIR (docs/ui.md shows them), each checked not to be blank.
 //   node cpu_test.js TRAK TRACE OUT_DIR
 'use strict';
@@ -177,6 +177,38 @@ async function counterGroups(page, box, shots) {
   for (const label of ['Meminfo', 'Memory', 'User Time']) await click(label);
 }
 
+// The page draws as deltas exactly the counters the server lists in "delta_tracks" (the server
+// alone decides, src/ui/sched.c): with the tracks answer rewritten to list MemFree instead of
+// the /proc/stat times, MemFree is drawn as deltas and User Time as its values.
+async function deltasFollowTheServer(context, url) {
+  const memFree = Number(query("SELECT id FROM counter_track WHERE type = 'meminfo' AND name = 'MemFree'")[0][0]);
+  const user = Number(query("SELECT id FROM cpu_counter_track WHERE type = 'cpustat' AND name = 'cpu.times.user_ns' ORDER BY cpu")[0][0]);
+  let listed = null;
+  await context.route(/\/api\/tracks/, async (route) => {
+    const response = await route.fetch();
+    const json = await response.json();
+    listed = json.delta_tracks;
+    json.delta_tracks = [memFree];
+    await route.fulfill({ response, json });
+  });
+  const { page, box } = await common.openPage(context, url);
+  await context.unroute(/\/api\/tracks/);
+  assert.ok(Array.isArray(listed) && listed.includes(user) && !listed.includes(memFree), `delta_tracks ${JSON.stringify(listed)}`);
+  let s = await settle(page);
+  const click = async (label) => {
+    const r = (await state(page)).rows.find((x) => x.label === label);
+    await page.mouse.click(box.x + 60, box.y + r.top + 8);
+    return settle(page);
+  };
+  await click('User Time');
+  await click('Memory');
+  s = await click('Meminfo');
+  const byTrack = (id) => s.counters.find((c) => c.track === id);
+  assert.ok(byTrack(memFree) && byTrack(memFree).delta, 'MemFree drawn as deltas, as the server said');
+  assert.ok(byTrack(user) && !byTrack(user).delta, 'User Time drawn as values, as the server said');
+  await page.close();
+}
+
 // The same trace as a `trak html` report: the same rows and the same answers, with no request.
 async function report(context) {
   const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_irq.html'));
@@ -195,6 +227,7 @@ common.withUi(trak, trace, outDir, async (context, url) => {
   await counterGroups(page, box, true);
   await areaOverCpus(page, box, true);
   await page.close();
+  await deltasFollowTheServer(context, url);
   await report(context);
   console.log(`ok: interrupt tracks and CPU usage in trak ui and trak html; screenshots in ${outDir}`);
 }).catch((e) => {
