@@ -7,7 +7,8 @@
 ** its waker as thread_state does; and on tests/data/linux/ui_irq.pbtxt (sys_stats) the counters
 ** answer (/api/counters, trak__ui_counters) gives each cpustat sample its change to the next, 0 at
 ** the last, equal to Perfetto's `lead(value, 1, value) over (order by ts) - value` through the
-** processor, and other counters (meminfo) their values.
+** processor, and other counters (meminfo) their values; the Scheduler group's counters equal
+** sched.thread_level_parallelism's tables, and CPU by thread equals its SQL.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -326,6 +327,69 @@ static void other_counters_keep_values(void **state) {
   assert_true(check_track(f, id, "value") > 1);
 }
 
+/* The Scheduler group's counters hold exactly the rows of sched.thread_level_parallelism's
+** tables, one per distinct time, and are listed in the tracks answer by name. */
+static void sched_counts_equal_sql(void **state) {
+  fixture *f = *state;
+  static const char *const sql[TRAK_UI_SCHED_COUNTS] = {
+      "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
+      "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
+      "SELECT ts, uninterruptible_sleep_thread_count FROM "
+      "sched_uninterruptible_sleep_thread_count"};
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
+  for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(f->c, f->c->sched_count[k]);
+    assert_non_null(t);
+    assert_true(t->n_values > 10);
+    trak_ui_buf got = {0};
+    for (size_t i = 0; i < t->n_values; i++)
+      trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
+                      (int64_t)t->values[i].value);
+    assert_string_equal(got.s, sc_rows(f->p, sql[k]));
+    trak__ui_buf_free(&got);
+    char want[96];
+    snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu]", t->id, trak__ui_sched_count_names[k],
+             t->n_values);
+    if (!strstr(out.s, want)) fail_msg("%s not in the tracks answer", want);
+  }
+  trak__ui_buf_free(&out);
+}
+
+/* CPU by thread over both CPUs: per thread, the slices meeting the range and their time in it,
+** most first, equal to docs/ui.md's SQL. */
+static void cpu_threads_equal_sql(void **state) {
+  fixture *f = *state;
+  int64_t ids[2] = {system_track(f->c, TRAK_UI_CPU, 0)->id, system_track(f->c, TRAK_UI_CPU, 1)->id};
+  trak_ui_range r = {f->c->start + 30000000, f->c->start + 90000000, 1};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_aggregate(f->c, ids, 2, &r, &out, &err), 0);
+  char sql[640];
+  snprintf(sql, sizeof sql,
+           "SELECT '[' || utid || ',' || count(*) || ',' || sum(min(CASE WHEN dur < 0 THEN "
+           "%" PRId64 " ELSE ts + dur END, %" PRId64 ") - max(ts, %" PRId64 ")) || ']' AS e "
+           "FROM sched WHERE cpu IN (0, 1) AND utid NOT IN (SELECT utid FROM thread WHERE "
+           "is_idle) AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64 ") GROUP BY utid "
+           "ORDER BY sum(min(CASE WHEN dur < 0 THEN %" PRId64 " ELSE ts + dur END, %" PRId64
+           ") - max(ts, %" PRId64 ")) DESC, utid",
+           r.end, r.end, r.start, r.end, r.start, r.end, r.end, r.start);
+  trak_ui_buf want = {0};
+  trak__ui_puts(&want, "\"cpu_threads\":[");
+  char *rows = strdup(sc_rows(f->p, sql));
+  int n = 0;
+  for (char *line = strtok(rows, "\n"); line; line = strtok(NULL, "\n"), n++)
+    trak__ui_printf(&want, "%s%s", n ? "," : "", line);
+  free(rows);
+  trak__ui_puts(&want, "]}");
+  assert_true(n >= 3);
+  if (!strstr(out.s, want.s)) fail_msg("%s not in %s", want.s, out.s);
+  trak__ui_buf_free(&want);
+  trak__ui_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tracks_hold_the_rows),
@@ -333,6 +397,8 @@ int main(void) {
       cmocka_unit_test(process_sched_counts_its_rows),
       cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
+      cmocka_unit_test(sched_counts_equal_sql),
+      cmocka_unit_test(cpu_threads_equal_sql),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
   };
