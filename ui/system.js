@@ -1,8 +1,8 @@
 // The viewer's system tracks from the Linux tables: a CPU's scheduling slices coloured by thread
 // (the same colour for a thread on every CPU), a thread's states coloured as the Perfetto UI
 // colours them, their tooltips, the details of a clicked thread state (with the wakeup that made
-// it runnable and its waker) or CPU slice, and the area selection's "Thread states" and "CPU
-// usage" tabs.
+// it runnable and its waker) or CPU slice, and the area selection's "Thread states", "CPU
+// usage", "CPU by thread" and "CPU by process" tabs.
 'use strict';
 
 let selectedSys = null; // {what, id, ts, dur}: the thread state or CPU slice selected
@@ -218,4 +218,45 @@ function cpusTable(cpus, span) {
   return '<table class="rows" id="agg-cpus"><tr><th>CPU</th><th>Busy</th><th>Usage %</th><th>Slices</th></tr>' +
     cpus.map(([cpu, n, busy]) => `<tr><td>CPU ${cpu}</td><td>${esc(fmtDur(busy))}</td>` +
       `<td>${(100 * busy / Math.max(span, 1)).toFixed(1)}</td><td>${n}</td></tr>`).join('') + '</table>';
+}
+
+// The area selection's "CPU by thread" and "CPU by process" tabs, as Perfetto's CPU slices
+// aggregation groups them: per thread (or process), its CPU time on the selected CPUs within the
+// range (each slice clipped to it), that time's share of all of it, the average slice and the
+// slices, most time first. rows: [[utid, slices, busy]...] (cpu_threads).
+function cpuTimeTable(id, head, rows) {
+  const total = rows.reduce((s, x) => s + x.busy, 0) || 1;
+  return `<table class="rows" id="${id}"><tr>${head.map((h) => `<th>${h}</th>`).join('')}<th>CPU time</th><th>CPU time %</th><th>Average</th><th>Occurrences</th></tr>` +
+    rows.map((x) => `<tr>${x.cells.map((c) => `<td>${c}</td>`).join('')}<td>${esc(fmtDur(x.busy))}</td>` +
+      `<td>${(100 * x.busy / total).toFixed(1)}</td><td>${esc(fmtDur(x.busy / x.n))}</td><td>${x.n}</td></tr>`).join('') + '</table>';
+}
+
+const processOfThread = (utid) => {
+  const th = tree.threads.get(utid);
+  return th && th.upid !== null && th.upid !== undefined ? tree.processes.get(th.upid) || null : null;
+};
+
+function cpuThreadsTable(rows) {
+  return cpuTimeTable('agg-cpu-threads', ['Process', 'Thread'], rows.map(([utid, n, busy]) => {
+    const p = processOfThread(utid);
+    return { cells: [p ? esc(processLabel(p)) : '', esc(threadLabel(utid))], n, busy };
+  }));
+}
+
+// cpu_threads summed per process (threads with no process together), most time first:
+// [{upid, n, busy}...].
+function cpuByProcess(rows) {
+  const by = new Map();
+  for (const [utid, n, busy] of rows) {
+    const p = processOfThread(utid), key = p ? p.upid : null;
+    const a = by.get(key) || { upid: key, n: 0, busy: 0 };
+    a.n += n; a.busy += busy;
+    by.set(key, a);
+  }
+  return [...by.values()].sort((a, b) => b.busy - a.busy || (a.upid ?? -1) - (b.upid ?? -1));
+}
+
+function cpuProcessesTable(procs) {
+  return cpuTimeTable('agg-cpu-procs', ['Process'], procs.map(({ upid, n, busy }) => ({
+    cells: [upid === null ? '(no process)' : esc(processLabel(tree.processes.get(upid)))], n, busy })));
 }
