@@ -151,7 +151,9 @@ function treeBuild(t, screenH) {
     g.children.push(...cpuStatGroups(tracks, cpuOf, node));
     roots.push(g);
   }
-  // Perfetto's Scheduler group (its Sched plugin), collapsed: how many CPUs ran a thread, and how
+  const [standard, rest] = standardGroups(global, node);
+  roots.push(...standard);
+  // Perfetto's Scheduler group (its Sched plugin), collapsed, after the standard groups: how many CPUs ran a thread, and how
   // many threads were runnable or in uninterruptible sleep, over time (src/ui/sched_counts.c).
   if ((t.sched_counts || []).length) {
     const g = node('g-scheduler', 'Scheduler', 'header', { h: HEADER_H });
@@ -162,8 +164,6 @@ function treeBuild(t, screenH) {
     }
     roots.push(g);
   }
-  const [standard, rest] = standardGroups(global, node);
-  roots.push(...standard);
   roots.push(...mergeAsync(rest.sort(byOrdering(null))
     .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
   if (annotations.length) {

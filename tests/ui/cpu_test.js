@@ -132,15 +132,16 @@ async function userTimeDeltas(page, box, track, shots) {
 }
 
 // The system counters in collapsed groups, as Perfetto's: each /proc/stat time in the CPUs group
-// ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System; expanding them
+// ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System, then the Scheduler
+// group's counts; expanding them
 // shows the counter tracks the tables have. A scroll with the wheel updates the tooltip.
 async function counterGroups(page, box, shots) {
   let s = await settle(page);
   const labels = s.rows.map((r) => r.label);
   const at = labels.indexOf('SoftIrq Cpu 1') + 1;
-  assert.deepEqual(labels.slice(at, at + 10), ['User Time', 'Nice Time', 'Kernel Time', 'Idle Time', 'IO Wait Time',
-    'Hardware IRQ Time', 'Soft IRQ Time', 'Steal Time', 'Memory', 'System']);
-  for (const r of s.rows.slice(at, at + 10)) assert.ok(r.collapsed && r.kind === 'header', r.label);
+  assert.deepEqual(labels.slice(at, at + 11), ['User Time', 'Nice Time', 'Kernel Time', 'Idle Time', 'IO Wait Time',
+    'Hardware IRQ Time', 'Soft IRQ Time', 'Steal Time', 'Memory', 'System', 'Scheduler']);
+  for (const r of s.rows.slice(at, at + 11)) assert.ok(r.collapsed && r.kind === 'header', r.label);
   assert.ok(!s.rows.some((r) => r.kind === 'counter'), 'no counter shown until a group opens');
   const click = async (label) => {
     const r = (await state(page)).rows.find((x) => x.label === label);
