@@ -235,7 +235,8 @@ static void state_sums_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
-/* A woken state's details: the waker thread and its state, as thread_state has them. */
+/* A woken state's details: the waker thread and its state, as thread_state has them; a CPU
+** slice's: the wakeup before it. */
 static void details_name_the_waker(void **state) {
   fixture *f = *state;
   int64_t id = sc_int(f->p, "SELECT id FROM thread_state WHERE waker_id IS NOT NULL LIMIT 1");
@@ -263,6 +264,27 @@ static void details_name_the_waker(void **state) {
   trak__ui_buf_free(&out);
   assert_int_equal(trak__ui_row(f->p, "sched", 0, &out, &err), 0);
   assert_non_null(strstr(out.s, "\"end_state\""));
+  trak__ui_buf_free(&out);
+  /* A CPU slice's wakeup (Perfetto's getSchedWakeupInfo): the runnable state ending as it starts,
+  ** its waker's tid and the CPU of the waker's state; the latency is the slice's ts minus it. */
+  int64_t sched = sc_int(f->p, "SELECT s.id FROM sched s JOIN thread_state w ON w.utid = s.utid "
+                               "AND w.ts + w.dur = s.ts AND w.state = 'R' AND w.waker_id IS NOT "
+                               "NULL ORDER BY s.id LIMIT 1");
+  int64_t wakeup_ts = sc_int(f->p,
+                             "SELECT w.ts FROM sched s JOIN thread_state w ON w.utid = s.utid AND "
+                             "w.ts + w.dur = s.ts AND w.state = 'R' WHERE s.id = %" PRId64,
+                             sched);
+  int64_t waker_cpu = sc_int(f->p,
+                             "SELECT ws.cpu FROM sched s JOIN thread_state w ON w.utid = s.utid "
+                             "AND w.ts + w.dur = s.ts AND w.state = 'R' JOIN thread_state ws ON "
+                             "ws.id = w.waker_id WHERE s.id = %" PRId64,
+                             sched);
+  assert_int_equal(trak__ui_row(f->p, "sched", sched, &out, &err), 0);
+  assert_non_null(strstr(out.s, "\"wakeup_ts\",\"waker_utid\",\"waker_tid\""));
+  snprintf(want, sizeof want, ",%" PRId64 ",", wakeup_ts);
+  assert_non_null(strstr(out.s, want));
+  snprintf(want, sizeof want, ",%" PRId64 "]]", waker_cpu);
+  assert_non_null(strstr(out.s, want));
   trak__ui_buf_free(&out);
   assert_int_equal(trak__ui_row(f->p, "nope", 0, &out, &err), TRAK_EINVAL);
   trak__ui_buf_free(&out);

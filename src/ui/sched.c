@@ -334,13 +334,24 @@ static const char thread_state_sql[] =
     "LEFT JOIN thread_state ws ON ws.id = w.waker_id "
     "WHERE s.id = ?";
 
-/* A CPU's scheduling slice with its thread and process. */
+/* A CPU's scheduling slice with its thread and process, and its wakeup as Perfetto's sched
+** details find it (getSchedWakeupInfo): the runnable ('R') state of its thread that ends as the
+** slice starts, not in an interrupt, with a waker; the waker thread, its process, and the CPU of
+** the waker's own state then (waker_cpu, NULL when that state is not in thread_state). */
 static const char sched_sql[] =
     "SELECT s.id, s.ts, s.dur, s.cpu, s.utid, s.end_state, s.priority, t.tid, "
     "t.name AS thread, p.pid, p.name AS process, "
     "(SELECT r.id FROM thread_state r WHERE r.utid = s.utid AND r.ts = s.ts AND "
-    "r.state = 'Running') AS thread_state_id "
+    "r.state = 'Running') AS thread_state_id, w.ts AS wakeup_ts, w.waker_utid, "
+    "wt.tid AS waker_tid, wt.name AS waker_thread, wp.pid AS waker_pid, "
+    "wp.name AS waker_process, w.waker_id, ws.cpu AS waker_cpu "
     "FROM sched s JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid "
+    "LEFT JOIN thread_state w ON w.id = (SELECT r.id FROM thread_state r WHERE r.utid = s.utid "
+    "AND r.ts + r.dur = s.ts AND r.state = 'R' AND (r.irq_context IS NULL OR r.irq_context = 0) "
+    "AND r.waker_id IS NOT NULL ORDER BY r.id LIMIT 1) "
+    "LEFT JOIN thread_state ws ON ws.id = w.waker_id "
+    "LEFT JOIN thread wt ON wt.utid = w.waker_utid "
+    "LEFT JOIN process wp ON wp.upid = wt.upid "
     "WHERE s.id = ?";
 
 const char *trak__ui_row_sql(const char *what) {

@@ -4,7 +4,8 @@
 // (Perfetto's Active CPU count, Runnable thread count and Uninterruptible Sleep thread count),
 // hover and click its counters, select an area over them whose Counters tab equals the same SQL
 // over sched.thread_level_parallelism through `trak query`; select an area over the CPU tracks and
-// read the "CPU by thread" and "CPU by process" tabs, equal to the same SQL over `sched`.
+// read the "CPU by thread" and "CPU by process" tabs, equal to the same SQL over `sched`; click a
+// CPU slice and see its wakeup and scheduling latency, and the waker overlay on the CPU tracks.
 // Screenshots go to OUT_DIR (docs/ui.md shows them), each checked not to be blank.
 //   node sched_test.js TRAK TRACE OUT_DIR
 'use strict';
@@ -123,16 +124,57 @@ async function cpuByThread(page, box, shots) {
   await page.keyboard.press('Escape');
 }
 
+// A CPU slice whose thread was woken: its details give the wakeup (time, waker, the waker's CPU)
+// and the scheduling latency, as Perfetto's sched details do; the timeline draws the waker
+// overlay (a line at the wakeup, a diamond on the waker's CPU row, an arrow on the slice's row to
+// its start); the waker link selects the waker's state.
+async function cpuWakeup(page, box, shots) {
+  const s = await settle(page);
+  const woken = new Map(query('SELECT s.id, w.ts, ws.cpu, wt.tid, wt.name, w.waker_id, s.cpu, s.ts FROM sched s ' +
+    "JOIN thread_state w ON w.utid = s.utid AND w.ts + w.dur = s.ts AND w.state = 'R' AND coalesce(w.irq_context, 0) = 0 " +
+    'AND w.waker_id IS NOT NULL JOIN thread_state ws ON ws.id = w.waker_id JOIN thread wt ON wt.utid = w.waker_utid')
+    .map((r) => [Number(r[0]), r]));
+  const lat = (x) => Number(woken.get(x.id)[7]) - Number(woken.get(x.id)[1]);
+  const sl = s.slices.filter((x) => x.kind === 'sched' && !x.summary && x.count === 1 && x.w > 6 && woken.has(x.id) &&
+    Number(woken.get(x.id)[2]) !== x.cpu && x.x > LABEL_W + 60).sort((a, b) => lat(b) - lat(a))[0];
+  assert.ok(sl, 'a CPU slice woken from the other CPU on screen');
+  const [, wts, wcpu, wtid, wname, wakerId, cpu, ts] = woken.get(sl.id);
+  await page.mouse.click(box.x + sl.x + sl.w / 2, box.y + sl.y + 6);
+  await page.waitForSelector('#sched-latency');
+  const text = await page.textContent('#sched-latency');
+  assert.ok(text.includes(`Waker CPU${wcpu}`) && text.includes(`Waker${wname} ${wtid}`), text);
+  assert.ok(text.includes(`(${Number(ts) - Number(wts)} ns)`), text);
+  await page.waitForFunction(() => window.trakViewer.state().wakeup !== null);
+  const w = (await state(page)).wakeup;
+  assert.equal(w.ts, Number(wts));
+  assert.equal(w.cpu, Number(wcpu));
+  assert.equal(w.marker.row, `c${wcpu}`);
+  assert.equal(w.arrow.row, `c${cpu}`);
+  assert.ok(w.arrow.x1 >= w.arrow.x0);
+  const px = await page.evaluate(([x, y]) => [...document.getElementById('timeline').getContext('2d')
+    .getImageData(Math.round(x), Math.round(y), 1, 1).data].slice(0, 3), [w.marker.x, w.marker.y]);
+  assert.ok(px.every((c) => c < 140), `the diamond is dark: ${px}`);
+  await page.mouse.move(box.x + 100, box.y + 30); // no tooltip over the overlay
+  await page.waitForSelector('#tooltip', { state: 'hidden' });
+  if (shots) await screenshot(page, 'ui-sched-wakeup.png');
+  await page.click('#sched-latency a[data-state]');
+  await page.waitForFunction((id) => window.trakViewer.state().system?.id === id && window.trakViewer.state().system?.what === 'thread_state', Number(wakerId));
+  assert.equal((await state(page)).wakeup, null);
+  await page.keyboard.press('Escape');
+}
+
 common.withUi(trak, trace, outDir, async (context, url) => {
   const { page, box } = await common.openPage(context, url);
   const rows = await schedulerGroup(page, box, true);
   await schedulerArea(page, box, rows);
   await cpuByThread(page, box, true);
+  await cpuWakeup(page, box, true);
   await page.close();
   const r = await common.openReport(context, trak, trace, path.join(outDir, 'report_sched.html'));
   const rrows = await schedulerGroup(r.page, r.box, false);
   await schedulerArea(r.page, r.box, rrows);
   await cpuByThread(r.page, r.box, false);
+  await cpuWakeup(r.page, r.box, false);
   r.noRequest();
   await r.page.close();
   console.log(`ok: the Scheduler counters and CPU by thread / process in trak ui and trak html; screenshots in ${outDir}`);
