@@ -74,12 +74,9 @@ async function hoverAndClick(page, box) {
 // Drag from CPU 0 down to SoftIrq Cpu 1 over the middle of the trace: the Slices tab holds the
 // interrupts by name and the CPU usage tab each CPU's busy time, both as SQL answers them.
 async function areaOverCpus(page, box, shots) {
-  let s = await settle(page);
-  const from = s.rows.find((r) => r.label === 'CPU 0'), to = s.rows.find((r) => r.label === 'SoftIrq Cpu 1');
-  const x0 = box.x + LABEL_W + 120, x1 = box.x + box.width - 200;
-  await common.drag(page, x0, box.y + from.top + 8, x1, box.y + to.top + 8);
+  await common.dragRows(page, box, 'CPU 0', 'SoftIrq Cpu 1', 120, 200);
   await page.waitForSelector('#agg-slices');
-  s = await state(page);
+  const s = await state(page);
   const a = s.area;
   const irqIds = query("SELECT id FROM track WHERE type IN ('cpu_irq', 'cpu_softirq')").map((r) => Number(r[0]));
   for (const id of irqIds) assert.ok(a.tracks.includes(id), `track ${id} in the area`);

@@ -13,11 +13,9 @@ const assert = require('node:assert/strict');
 const path = require('node:path');
 const common = require('./common.js');
 
-const [trak, trace, outDir] = process.argv.slice(2);
-const LABEL_W = 230;
+const { trak, trace, outDir, query, screenshot } = common.scriptArgs();
 const { state, settle } = common;
-const query = (sql) => common.query(trak, trace, sql);
-const screenshot = (page, name) => common.screenshot(page, path.join(outDir, name));
+const LABEL_W = 230;
 
 const TLP = 'INCLUDE PERFETTO MODULE sched.thread_level_parallelism; ';
 const COUNTS = [['Active CPU count', 'sched_active_cpu_count', 'active_cpu_count'],
@@ -85,16 +83,13 @@ async function schedulerArea(page, box, rows) {
 // An area over both CPU tracks: "CPU by thread" and "CPU by process" list each thread's (and
 // process's) time on those CPUs within the range, clipped to it, most first, as the SQL does.
 async function cpuByThread(page, box, shots) {
-  let s = await settle(page);
-  const cpu0 = s.rows.find((r) => r.label === 'CPU 0'), cpu1 = s.rows.find((r) => r.label === 'CPU 1');
-  const x0 = box.x + LABEL_W + 150, x1 = box.x + box.width - 250;
-  await common.drag(page, x0, box.y + cpu0.top + 8, x1, box.y + cpu1.top + 8);
+  await common.dragRows(page, box, 'CPU 0', 'CPU 1', 150, 250);
   await page.waitForSelector('button[data-tab=cpu-threads]');
   await page.click('button[data-tab=cpu-threads]');
   await page.waitForSelector('#agg-cpu-threads');
-  s = await state(page);
-  const a = s.area;
-  assert.ok(a.tracks.includes(cpu0.track) && a.tracks.includes(cpu1.track), JSON.stringify(a.tracks));
+  const s = await state(page), a = s.area;
+  const cpus = s.rows.filter((r) => r.kind === 'sched').map((r) => r.track);
+  assert.ok(cpus.length === 2 && cpus.every((id) => a.tracks.includes(id)), JSON.stringify(a.tracks));
   const part = `min(CASE WHEN dur < 0 THEN ${a.end} ELSE ts + dur END, ${a.end}) - max(ts, ${a.start})`;
   const where = `FROM sched WHERE cpu IN (0, 1) AND utid NOT IN (SELECT utid FROM thread WHERE is_idle) AND ts < ${a.end} AND (dur < 0 OR ts + dur > ${a.start})`;
   const byThread = query(`SELECT utid, count(*), sum(${part}) AS t ${where} GROUP BY utid ORDER BY t DESC, utid`);
