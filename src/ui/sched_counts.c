@@ -19,13 +19,44 @@ static int by_int64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Sorts v[0..n) unless it is sorted already (the sched rows' starts mostly are). */
-static void sort_times(int64_t *v, size_t n) {
+/* Above this many sorted runs a sort is left to qsort. */
+#define MAX_RUNS 4096
+
+/* Sorts v[0..n), using tmp (n elements) as scratch. The times come as one sorted run per track
+** (the sched and thread_state rows are mostly in time order), so the runs are merged pairwise,
+** log2(runs) linear passes, rather than sorted from scratch; qsort takes input with more runs. */
+static void sort_times(int64_t *v, size_t n, int64_t *tmp) {
+  size_t bound[MAX_RUNS + 1], runs = 0;
+  bound[0] = 0;
   for (size_t i = 1; i < n; i++)
     if (v[i - 1] > v[i]) {
-      qsort(v, n, sizeof *v, by_int64);
-      return;
+      if (++runs == MAX_RUNS) {
+        qsort(v, n, sizeof *v, by_int64);
+        return;
+      }
+      bound[runs] = i;
     }
+  bound[++runs] = n;
+  int64_t *from = v, *to = tmp;
+  while (runs > 1) { /* merge runs 2k and 2k + 1 of `from` into `to` */
+    size_t kept = 0;
+    for (size_t k = 0; k < runs; k += 2) {
+      size_t a = bound[k], m = bound[k + 1], e = k + 2 <= runs ? bound[k + 2] : m;
+      size_t i = a, j = m, o = a;
+      while (i < m && j < e)
+        to[o++] = from[j] < from[i] ? from[j++] : from[i++];
+      while (i < m)
+        to[o++] = from[i++];
+      while (j < e)
+        to[o++] = from[j++];
+      bound[kept++] = a;
+    }
+    bound[kept] = n;
+    runs = kept;
+    int64_t *swap = from;
+    from = to, to = swap;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
 }
 
 /* The intervals a count is made of: the slices of the tracks of `kind` whose name is `name`
@@ -54,20 +85,10 @@ static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, in
 
 /* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
 ** ends: the running sum of starts minus ends grouped by time. Returns 0 or -1 (out of memory). */
-static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, trak_ui_track *t) {
-  size_t ns, ne;
-  collect(c, kind, name, NULL, NULL, &ns, &ne);
-  if (!ns) return 0;
-  int64_t *starts = malloc(ns * sizeof *starts), *ends = malloc((ne ? ne : 1) * sizeof *ends);
-  t->values = malloc((ns + ne) * sizeof *t->values);
-  if (!starts || !ends || !t->values) {
-    free(starts), free(ends), free(t->values);
-    t->values = NULL;
-    return -1;
-  }
-  collect(c, kind, name, starts, ends, &ns, &ne);
-  sort_times(starts, ns);
-  sort_times(ends, ne);
+/* Merges the sorted starts and ends into `out` (NULL: only counts): at each distinct time, the
+** running sum of starts minus ends. Returns the values. */
+static size_t merge_counts(const int64_t *starts, size_t ns, const int64_t *ends, size_t ne,
+                           trak_ui_value *out) {
   int64_t open = 0;
   size_t i = 0, j = 0, n = 0;
   while (i < ns || j < ne) {
@@ -76,12 +97,34 @@ static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, 
       open++;
     for (; j < ne && ends[j] == ts; j++)
       open--;
-    t->values[n].ts = ts;
-    t->values[n++].value = (double)open;
+    if (out) out[n].ts = ts, out[n].value = (double)open;
+    n++;
   }
-  free(starts), free(ends);
-  t->n_values = t->values_cap = n;
-  return 0;
+  return n;
+}
+
+/* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
+** ends. Returns 0 or -1 (out of memory; `t` then has no values). */
+static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, trak_ui_track *t) {
+  size_t ns, ne;
+  collect(c, kind, name, NULL, NULL, &ns, &ne);
+  if (!ns) return 0;
+  int64_t *starts = malloc(ns * sizeof *starts), *ends = malloc((ne ? ne : 1) * sizeof *ends);
+  int64_t *tmp = malloc(ns * sizeof *tmp); /* ns >= ne */
+  int rc = -1;
+  if (starts && ends && tmp) {
+    collect(c, kind, name, starts, ends, &ns, &ne);
+    sort_times(starts, ns, tmp);
+    sort_times(ends, ne, tmp);
+    free(tmp), tmp = NULL;
+    size_t n = merge_counts(starts, ns, ends, ne, NULL);
+    if ((t->values = malloc(n * sizeof *t->values))) {
+      t->n_values = t->values_cap = merge_counts(starts, ns, ends, ne, t->values);
+      rc = 0;
+    }
+  }
+  free(starts), free(ends), free(tmp);
+  return rc;
 }
 
 /* The id of state name `s` among the cache's names, UINT32_MAX when no state has it. */
