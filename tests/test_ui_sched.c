@@ -8,7 +8,8 @@
 ** answer (/api/counters, trak__ui_counters) gives each cpustat sample its change to the next, 0 at
 ** the last, equal to Perfetto's `lead(value, 1, value) over (order by ts) - value` through the
 ** processor, and other counters (meminfo) their values; the tracks answer lists the cpustat
-** tracks as its delta tracks (the page draws those as deltas).
+** tracks as its delta tracks (the page draws those as deltas); the Scheduler group's counters
+** equal sched.thread_level_parallelism's tables, and CPU by thread equals its SQL.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -235,7 +236,8 @@ static void state_sums_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
-/* A woken state's details: the waker thread and its state, as thread_state has them. */
+/* A woken state's details: the waker thread and its state, as thread_state has them; a CPU
+** slice's: the wakeup before it. */
 static void details_name_the_waker(void **state) {
   fixture *f = *state;
   int64_t id = sc_int(f->p, "SELECT id FROM thread_state WHERE waker_id IS NOT NULL LIMIT 1");
@@ -263,6 +265,27 @@ static void details_name_the_waker(void **state) {
   trak__ui_buf_free(&out);
   assert_int_equal(trak__ui_row(f->p, "sched", 0, &out, &err), 0);
   assert_non_null(strstr(out.s, "\"end_state\""));
+  trak__ui_buf_free(&out);
+  /* A CPU slice's wakeup (Perfetto's getSchedWakeupInfo): the runnable state ending as it starts,
+  ** its waker's tid and the CPU of the waker's state; the latency is the slice's ts minus it. */
+  int64_t sched = sc_int(f->p, "SELECT s.id FROM sched s JOIN thread_state w ON w.utid = s.utid "
+                               "AND w.ts + w.dur = s.ts AND w.state = 'R' AND w.waker_id IS NOT "
+                               "NULL ORDER BY s.id LIMIT 1");
+  int64_t wakeup_ts = sc_int(f->p,
+                             "SELECT w.ts FROM sched s JOIN thread_state w ON w.utid = s.utid AND "
+                             "w.ts + w.dur = s.ts AND w.state = 'R' WHERE s.id = %" PRId64,
+                             sched);
+  int64_t waker_cpu = sc_int(f->p,
+                             "SELECT ws.cpu FROM sched s JOIN thread_state w ON w.utid = s.utid "
+                             "AND w.ts + w.dur = s.ts AND w.state = 'R' JOIN thread_state ws ON "
+                             "ws.id = w.waker_id WHERE s.id = %" PRId64,
+                             sched);
+  assert_int_equal(trak__ui_row(f->p, "sched", sched, &out, &err), 0);
+  assert_non_null(strstr(out.s, "\"wakeup_ts\",\"waker_utid\",\"waker_tid\""));
+  snprintf(want, sizeof want, ",%" PRId64 ",", wakeup_ts);
+  assert_non_null(strstr(out.s, want));
+  snprintf(want, sizeof want, ",%" PRId64 "]]", waker_cpu);
+  assert_non_null(strstr(out.s, want));
   trak__ui_buf_free(&out);
   assert_int_equal(trak__ui_row(f->p, "nope", 0, &out, &err), TRAK_EINVAL);
   trak__ui_buf_free(&out);
@@ -349,6 +372,69 @@ static void other_counters_keep_values(void **state) {
   assert_true(check_track(f, id, "value") > 1);
 }
 
+/* The Scheduler group's counters hold exactly the rows of sched.thread_level_parallelism's
+** tables, one per distinct time, and are listed in the tracks answer by name. */
+static void sched_counts_equal_sql(void **state) {
+  fixture *f = *state;
+  static const char *const sql[TRAK_UI_SCHED_COUNTS] = {
+      "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
+      "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
+      "SELECT ts, uninterruptible_sleep_thread_count FROM "
+      "sched_uninterruptible_sleep_thread_count"};
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
+  for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(f->c, f->c->sched_count[k]);
+    assert_non_null(t);
+    assert_true(t->n_values > 10);
+    trak_ui_buf got = {0};
+    for (size_t i = 0; i < t->n_values; i++)
+      trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
+                      (int64_t)t->values[i].value);
+    assert_string_equal(got.s, sc_rows(f->p, sql[k]));
+    trak__ui_buf_free(&got);
+    char want[96];
+    snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu]", t->id, trak__ui_sched_count_names[k],
+             t->n_values);
+    if (!strstr(out.s, want)) fail_msg("%s not in the tracks answer", want);
+  }
+  trak__ui_buf_free(&out);
+}
+
+/* CPU by thread over both CPUs: per thread, the slices meeting the range and their time in it,
+** most first, equal to docs/ui.md's SQL. */
+static void cpu_threads_equal_sql(void **state) {
+  fixture *f = *state;
+  int64_t ids[2] = {system_track(f->c, TRAK_UI_CPU, 0)->id, system_track(f->c, TRAK_UI_CPU, 1)->id};
+  trak_ui_range r = {f->c->start + 30000000, f->c->start + 90000000, 1};
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_aggregate(f->c, ids, 2, &r, &out, &err), 0);
+  char sql[640];
+  snprintf(sql, sizeof sql,
+           "SELECT '[' || utid || ',' || count(*) || ',' || sum(min(CASE WHEN dur < 0 THEN "
+           "%" PRId64 " ELSE ts + dur END, %" PRId64 ") - max(ts, %" PRId64 ")) || ']' AS e "
+           "FROM sched WHERE cpu IN (0, 1) AND utid NOT IN (SELECT utid FROM thread WHERE "
+           "is_idle) AND ts < %" PRId64 " AND (dur < 0 OR ts + dur > %" PRId64 ") GROUP BY utid "
+           "ORDER BY sum(min(CASE WHEN dur < 0 THEN %" PRId64 " ELSE ts + dur END, %" PRId64
+           ") - max(ts, %" PRId64 ")) DESC, utid",
+           r.end, r.end, r.start, r.end, r.start, r.end, r.end, r.start);
+  trak_ui_buf want = {0};
+  trak__ui_puts(&want, "\"cpu_threads\":[");
+  char *rows = strdup(sc_rows(f->p, sql));
+  int n = 0;
+  for (char *line = strtok(rows, "\n"); line; line = strtok(NULL, "\n"), n++)
+    trak__ui_printf(&want, "%s%s", n ? "," : "", line);
+  free(rows);
+  trak__ui_puts(&want, "]}");
+  assert_true(n >= 3);
+  if (!strstr(out.s, want.s)) fail_msg("%s not in %s", want.s, out.s);
+  trak__ui_buf_free(&want);
+  trak__ui_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tracks_hold_the_rows),
@@ -356,6 +442,8 @@ int main(void) {
       cmocka_unit_test(process_sched_counts_its_rows),
       cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
+      cmocka_unit_test(sched_counts_equal_sql),
+      cmocka_unit_test(cpu_threads_equal_sql),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(tracks_answer_lists_the_delta_tracks, setup_stats, teardown),

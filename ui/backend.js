@@ -218,7 +218,23 @@ class EmbeddedBackend {
       counters.push([id, v.length, Math.min(...v.map((e) => e[1])), Math.max(...v.map((e) => e[2])),
         v.reduce((s, e) => s + e[3], 0) / v.length, v[v.length - 1][3] - v[0][3]]);
     }
-    return { slices, counters, thread_states: this.stateSums(ids, r), cpus: this.cpuSums(ids, r) };
+    return { slices, counters, thread_states: this.stateSums(ids, r), cpus: this.cpuSums(ids, r), cpu_threads: this.cpuThreads(ids, r) };
+  }
+
+  // Time each thread ran on the selected CPU tracks, as the server's trak__ui_cpu_sums
+  // (cpu_threads): [[utid, slices, busy]...], most first.
+  cpuThreads(ids, r) {
+    const by = new Map(), cpus = new Set((this.d.tracks.cpus || []).map(([id]) => id));
+    for (const id of ids.filter((x) => cpus.has(x))) {
+      for (const [, ts, dur, , , , utid] of this.d.slices[id] || []) {
+        const e = dur < 0 ? r.end : ts + dur;
+        if (ts >= r.end || e <= r.start) continue;
+        const a = by.get(utid) || [utid, 0, 0];
+        a[1]++; a[2] += Math.min(e, r.end) - Math.max(ts, r.start);
+        by.set(utid, a);
+      }
+    }
+    return [...by.values()].sort((a, b) => b[2] - a[2] || a[0] - b[0]);
   }
 
   // Time busy on each selected CPU track, as the server's trak__ui_cpu_sums.

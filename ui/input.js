@@ -206,7 +206,7 @@ window.trakViewer = {
     flame: { root: flame.root, nodes: flame.nodes, drawn: flame.drawn.slice() },
     counter: selectedCounter, filter: tree.filter, scrollY: view.scrollY,
     selected: selected ? selected.slice[0] : null, highlighted: [...highlight], answers: net.answers,
-    system: selectedSys ? { ...selectedSys } : null,
+    system: selectedSys ? { ...selectedSys } : null, wakeup: drawn.wakeup,
     idle: net.inflight === 0 && !drawQueued, error: net.error,
     fresh: net.key === wanted().key, // the data drawn is what the current view needs
   }),

@@ -147,6 +147,11 @@ function renderArea(tab) {
   const tabs = [['slices', `Slices (${agg.slices.length})`], ['counters', `Counters (${agg.counters.length})`], ['flame', 'Flame graph']];
   if (agg.thread_states.length) tabs.splice(2, 0, ['states', `Thread states (${agg.thread_states.length})`]);
   if (agg.cpus && agg.cpus.length) tabs.splice(tabs.length - 1, 0, ['cpus', `CPU usage (${agg.cpus.length})`]);
+  const byThread = agg.cpu_threads || [];
+  if (byThread.length) {
+    const at = tabs.findIndex(([k]) => k === 'flame');
+    tabs.splice(at, 0, ['cpu-threads', `CPU by thread (${byThread.length})`], ['cpu-procs', `CPU by process (${cpuByProcess(byThread).length})`]);
+  }
   let html = `<div class="tabs">${tabs.map(([k, t]) => `<button data-tab="${k}" class="${k === tab ? 'on' : ''}">${t}</button>`).join('')}` +
     `<span class="hint">${area.tracks.length} tracks \u00b7 ${esc(fmtDur(area.end - area.start))}</span></div>`;
   if (tab === 'slices') {
@@ -160,6 +165,10 @@ function renderArea(tab) {
     html += statesTable(agg.thread_states);
   } else if (tab === 'cpus') {
     html += cpusTable(agg.cpus, area.end - area.start);
+  } else if (tab === 'cpu-threads') {
+    html += cpuThreadsTable(agg.cpu_threads);
+  } else if (tab === 'cpu-procs') {
+    html += cpuProcessesTable(cpuByProcess(agg.cpu_threads));
   } else {
     html += '<canvas id="flame" height="10"></canvas>';
   }

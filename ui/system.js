@@ -1,8 +1,8 @@
 // The viewer's system tracks from the Linux tables: a CPU's scheduling slices coloured by thread
 // (the same colour for a thread on every CPU), a thread's states coloured as the Perfetto UI
 // colours them, their tooltips, the details of a clicked thread state (with the wakeup that made
-// it runnable and its waker) or CPU slice, and the area selection's "Thread states" and "CPU
-// usage" tabs.
+// it runnable and its waker) or CPU slice, and the area selection's "Thread states", "CPU
+// usage", "CPU by thread" and "CPU by process" tabs.
 'use strict';
 
 let selectedSys = null; // {what, id, ts, dur}: the thread state or CPU slice selected
@@ -143,7 +143,10 @@ async function selectSystem(s) {
     row = { id: s.id, ts: s.ts, dur: s.dur, state: s.state, cpu: s.cpu, io_wait: s.io, utid: s.utid, partial: String(e.message || e) };
   }
   if (!selectedSys || selectedSys.id !== s.id || selectedSys.what !== what) return null;
-  Object.assign(selectedSys, { ts: row.ts, dur: row.dur });
+  Object.assign(selectedSys, { ts: row.ts, dur: row.dur, cpu: row.cpu ?? null });
+  // A CPU slice's wakeup, drawn over the tracks as Perfetto's waker overlay draws it.
+  selectedSys.wakeup = what === 'sched' && row.wakeup_ts !== null && row.wakeup_ts !== undefined
+    ? { ts: row.wakeup_ts, cpu: row.waker_cpu ?? null } : null;
   $('details').innerHTML = what === 'sched' ? schedDetails(row) : stateDetails(row);
   draw();
   return row;
@@ -193,7 +196,49 @@ function schedDetails(r) {
     ['Thread state', r.thread_state_id !== null && r.thread_state_id !== undefined ? stateLink(r.thread_state_id, 'Running') : null],
     ['Sched id', r.id],
   ];
-  return `<h2>${threadOf(r.tid, r.thread) ?? esc(threadLabel(r.utid))}</h2>${kvTable('sched-details', kv)}`;
+  let html = `<h2>${threadOf(r.tid, r.thread) ?? esc(threadLabel(r.utid))}</h2>${kvTable('sched-details', kv)}`;
+  // Perfetto's "Scheduling Latency": when and by whom the thread was woken, on which CPU, and
+  // how long it then waited to run.
+  if (r.wakeup_ts !== null && r.wakeup_ts !== undefined) {
+    const waker = threadOf(r.waker_tid, r.waker_thread), lat = r.ts - r.wakeup_ts;
+    const wk = [
+      ['Wakeup', when(r.wakeup_ts)], ['Waker CPU', r.waker_cpu],
+      ['Waker', r.waker_id !== null && r.waker_id !== undefined ? stateLink(r.waker_id, waker) : waker],
+      ['Waker process', procOf(r.waker_pid, r.waker_process)],
+      ['Scheduling latency', `${esc(fmtDur(lat))} <span class="hint">(${lat} ns)</span>`],
+    ];
+    html += `<h2>Scheduling latency</h2>${kvTable('sched-latency', wk)}`;
+  }
+  return html;
+}
+
+// Perfetto's waker overlay, for a selected CPU slice with a wakeup: a line at the wakeup time
+// over every track, a diamond on the waker's CPU row there, and on the slice's own CPU row an
+// arrow from the wakeup to the slice's start (its scheduling latency). drawn.wakeup records it.
+function drawWakeup() {
+  drawn.wakeup = null;
+  const w = selectedSys && selectedSys.what === 'sched' ? selectedSys.wakeup : null;
+  if (!w) return;
+  const x = Math.round(xOf(w.ts)) + 0.5, x1 = xOf(selectedSys.ts);
+  const cpuRow = (cpu) => rows.find((r) => r.kind === 'sched' && r.node.cpu === cpu) || null;
+  ctx.strokeStyle = 'rgba(0,0,0,0.55)';
+  ctx.fillStyle = 'rgba(0,0,0,0.55)';
+  ctx.lineWidth = 1;
+  ctx.beginPath(); ctx.moveTo(x, RULER_H); ctx.lineTo(x, view.height); ctx.stroke();
+  const waker = w.cpu !== null ? cpuRow(w.cpu) : null, own = cpuRow(selectedSys.cpu);
+  let marker = null, arrow = null;
+  if (waker) {
+    const y = rowTop(waker) + waker.h / 2, d = 5;
+    ctx.beginPath(); ctx.moveTo(x, y - d); ctx.lineTo(x + d, y); ctx.lineTo(x, y + d); ctx.lineTo(x - d, y); ctx.closePath(); ctx.fill();
+    marker = { x, y, row: waker.key };
+  }
+  if (own) {
+    const y = rowTop(own) + own.h / 2;
+    ctx.beginPath(); ctx.moveTo(x, y); ctx.lineTo(x1, y); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(x1, y); ctx.lineTo(x1 - 5, y - 3); ctx.lineTo(x1 - 5, y + 3); ctx.closePath(); ctx.fill();
+    arrow = { x0: x, x1, y, row: own.key };
+  }
+  drawn.wakeup = { ts: w.ts, cpu: w.cpu, x, marker, arrow };
 }
 
 // A link to a thread state (a waker's): selects it and brings it on screen.
@@ -218,4 +263,45 @@ function cpusTable(cpus, span) {
   return '<table class="rows" id="agg-cpus"><tr><th>CPU</th><th>Busy</th><th>Usage %</th><th>Slices</th></tr>' +
     cpus.map(([cpu, n, busy]) => `<tr><td>CPU ${cpu}</td><td>${esc(fmtDur(busy))}</td>` +
       `<td>${(100 * busy / Math.max(span, 1)).toFixed(1)}</td><td>${n}</td></tr>`).join('') + '</table>';
+}
+
+// The area selection's "CPU by thread" and "CPU by process" tabs, as Perfetto's CPU slices
+// aggregation groups them: per thread (or process), its CPU time on the selected CPUs within the
+// range (each slice clipped to it), that time's share of all of it, the average slice and the
+// slices, most time first. rows: [[utid, slices, busy]...] (cpu_threads).
+function cpuTimeTable(id, head, rows) {
+  const total = rows.reduce((s, x) => s + x.busy, 0) || 1;
+  return `<table class="rows" id="${id}"><tr>${head.map((h) => `<th>${h}</th>`).join('')}<th>CPU time</th><th>CPU time %</th><th>Average</th><th>Occurrences</th></tr>` +
+    rows.map((x) => `<tr>${x.cells.map((c) => `<td>${c}</td>`).join('')}<td>${esc(fmtDur(x.busy))}</td>` +
+      `<td>${(100 * x.busy / total).toFixed(1)}</td><td>${esc(fmtDur(x.busy / x.n))}</td><td>${x.n}</td></tr>`).join('') + '</table>';
+}
+
+const processOfThread = (utid) => {
+  const th = tree.threads.get(utid);
+  return th && th.upid !== null && th.upid !== undefined ? tree.processes.get(th.upid) || null : null;
+};
+
+function cpuThreadsTable(rows) {
+  return cpuTimeTable('agg-cpu-threads', ['Process', 'Thread'], rows.map(([utid, n, busy]) => {
+    const p = processOfThread(utid);
+    return { cells: [p ? esc(processLabel(p)) : '', esc(threadLabel(utid))], n, busy };
+  }));
+}
+
+// cpu_threads summed per process (threads with no process together), most time first:
+// [{upid, n, busy}...].
+function cpuByProcess(rows) {
+  const by = new Map();
+  for (const [utid, n, busy] of rows) {
+    const p = processOfThread(utid), key = p ? p.upid : null;
+    const a = by.get(key) || { upid: key, n: 0, busy: 0 };
+    a.n += n; a.busy += busy;
+    by.set(key, a);
+  }
+  return [...by.values()].sort((a, b) => b.busy - a.busy || (a.upid ?? -1) - (b.upid ?? -1));
+}
+
+function cpuProcessesTable(procs) {
+  return cpuTimeTable('agg-cpu-procs', ['Process'], procs.map(({ upid, n, busy }) => ({
+    cells: [upid === null ? '(no process)' : esc(processLabel(tree.processes.get(upid)))], n, busy })));
 }

@@ -154,6 +154,17 @@ function treeBuild(t, screenH) {
   }
   const [standard, rest] = standardGroups(global, node);
   roots.push(...standard);
+  // Perfetto's Scheduler group (its Sched plugin), collapsed, after the standard groups: how many CPUs ran a thread, and how
+  // many threads were runnable or in uninterruptible sleep, over time (src/ui/sched_counts.c).
+  if ((t.sched_counts || []).length) {
+    const g = node('g-scheduler', 'Scheduler', 'header', { h: HEADER_H });
+    for (const [id, name, count] of t.sched_counts) {
+      const tr = { id, name, type: 'sched_count', utid: null, upid: null, parent: null, unit: null,
+        isCounter: true, count, maxDepth: 0, children: [] };
+      g.children.push(node(`k${id}`, name, 'counter', { track: tr, h: COUNTER_H }));
+    }
+    roots.push(g);
+  }
   roots.push(...mergeAsync(rest.sort(byOrdering(null))
     .map((tr) => trackNode(tr, tr.utid === null && tr.upid === null ? 'Global events' : null)).filter(Boolean)));
   if (annotations.length) {

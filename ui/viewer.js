@@ -18,7 +18,7 @@ let rows = [];                 // laid-out rows (treeRows): {kind, key, label, i
 const rowOfTrack = new Map();  // track id -> {row, offset}: where its slices are drawn (lane offset)
 let pinnedH = 0;               // height of the pinned rows' band under the ruler
 const data = { slices: {}, counters: {}, flows: [], sched: {} }; // sched: process key -> CPU track -> entries
-const drawn = { slices: [], counters: [], flows: [], labels: [], summaries: [] };
+const drawn = { slices: [], counters: [], flows: [], labels: [], summaries: [], wakeup: null };
 let selected = null;           // details answer of the selected slice
 let selectedCounter = null;    // {track, ts, value, prev, name, unit}: the counter value clicked
 let area = null;               // area selection: {start, end, tracks: [ids], keys: [row keys]}
@@ -475,6 +475,7 @@ function drawNow() {
   ctx.save();
   ctx.beginPath(); ctx.rect(LABEL_W, RULER_H, view.width - LABEL_W, view.height - RULER_H); ctx.clip();
   drawFlows();
+  drawWakeup();
   ctx.fillStyle = 'rgba(106,27,154,0.6)';
   for (const t of flags) ctx.fillRect(Math.round(xOf(t)), RULER_H, 1, view.height);
   if (measure) {

@@ -173,7 +173,8 @@ int trak__ui_aggregate(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   if (trak__ui_state_sums(c, tracks, n, start, end, out))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, ",", 1);
-  trak__ui_cpu_sums(c, tracks, n, start, end, out);
+  if (trak__ui_cpu_sums(c, tracks, n, start, end, out))
+    return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   trak__ui_put(out, "}", 1);
   return out->oom ? trak_error_set(err, TRAK_ENOMEM, "out of memory") : 0;
 }

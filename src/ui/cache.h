@@ -129,6 +129,10 @@ typedef struct trak_ui_flow {
   int64_t v[10];
 } trak_ui_flow;
 
+/* The Scheduler group's counters (sched_counts.c), in trak_ui_cache.sched_count's order. */
+#define TRAK_UI_SCHED_COUNTS 3
+extern const char *const trak__ui_sched_count_names[TRAK_UI_SCHED_COUNTS];
+
 typedef struct trak_ui_cache {
   int64_t start, end; /* the trace's bounds: earliest start, latest end */
   size_t n_events;
@@ -138,6 +142,9 @@ typedef struct trak_ui_cache {
   size_t index_len;
   trak_ui_flow *flows; /* by the out slice's start, then the flow's id */
   size_t n_flows, flows_cap;
+  /* The counter tracks of "Active CPU count", "Runnable thread count" and "Uninterruptible
+  ** Sleep thread count" (sched_counts.c): ids past the thread-state tracks'; -1 without sched. */
+  int64_t sched_count[TRAK_UI_SCHED_COUNTS];
   char **names; /* interned slice names */
   size_t n_names, names_cap;
   uint32_t *table; /* open addressing over names */
@@ -222,6 +229,14 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 ** (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new. Returns 0, TRAK_ENOMEM, or
 ** a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
+
+/* Adds the Scheduler group's counter tracks, ids first_id on, to a cache whose CPU and
+** thread-state tracks are read (trak__ui_sched_load calls it): each value the number of non-idle
+** scheduling slices (thread states 'R', 'D') open from its time to the next value's, one value
+** per distinct time at which one starts or ends, as Perfetto's sched_active_cpu_count,
+** sched_runnable_thread_count and sched_uninterruptible_sleep_thread_count tables have them. No
+** track without CPU tracks (sched_count[] is then -1). Returns 0 or -1 (out of memory). */
+int trak__ui_sched_counts_load(trak_ui_cache *c, int64_t first_id);
 
 /* Whether the slice table's lines are filled (an acquire read of lines_ready). */
 static inline int trak__ui_lines_ready(const trak_ui_cache *c) {

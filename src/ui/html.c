@@ -104,6 +104,19 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
     slice_rows += (int64_t)t->n_lines;
     n_slices += t->count - (int64_t)t->n_values;
   }
+  /* The Scheduler group's counters are the cache's, not the counter table's. */
+  for (int k = 0; !rc && k < TRAK_UI_SCHED_COUNTS; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(cache, cache->sched_count[k]);
+    if (!t) continue;
+    int64_t *more = realloc(counter_tracks, (n_counter_tracks + 1) * sizeof *counter_tracks);
+    if (!more) {
+      rc = trak_error_set(err, TRAK_ENOMEM, "out of memory");
+      break;
+    }
+    counter_tracks = more;
+    counter_tracks[n_counter_tracks++] = t->id;
+    n_values += (int64_t)t->n_values, counter_rows++;
+  }
   if (rc) goto done;
   int64_t start = cache->start, end = cache->end;
   trak_ui_range r = {start, end,

@@ -112,15 +112,18 @@ static int mark_delta(trak_processor *p, trak_ui_cache *c, trak_error *err) {
 }
 
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err) {
-  int64_t base, max_cpu;
+  int64_t base, max_cpu, max_utid;
   int rc = mark_delta(p, c, err);
   if (!rc) rc = one_int(p, "SELECT max(id) + 1 FROM track", 0, &base, err);
   if (!rc) rc = one_int(p, "SELECT max(cpu) FROM sched", -1, &max_cpu, err);
+  if (!rc) rc = one_int(p, "SELECT max(utid) FROM thread", -1, &max_utid, err);
   if (rc) return rc;
   if (max_cpu > MAX_CPU) max_cpu = MAX_CPU;
-  /* The CPUs' tracks, then the threads' by utid: ids no track of the trace has. */
+  /* The CPUs' tracks, then the threads' by utid, then the Scheduler group's counters: ids no
+  ** track of the trace has. */
   rc = load_cpus(p, c, base, err);
   if (!rc) rc = load_states(p, c, base + max_cpu + 1, err);
+  if (!rc && trak__ui_sched_counts_load(c, base + max_cpu + 1 + max_utid + 1)) rc = oom(err);
   return rc;
 }
 
@@ -144,6 +147,17 @@ int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf
     if (!c->tracks[i].delta) continue;
     if (!first) trak__ui_put(out, ",", 1);
     trak__ui_int(out, c->tracks[i].id);
+    first = 0;
+  }
+  trak__ui_put(out, "]", 1);
+  /* The Scheduler group: [[id, name, values]...] (none without sched rows). */
+  trak__ui_puts(out, ",\"sched_counts\":[");
+  for (int k = 0, first = 1; k < TRAK_UI_SCHED_COUNTS; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, c->sched_count[k]);
+    if (!t) continue;
+    trak__ui_printf(out, "%s[%" PRId64 ",", first ? "" : ",", t->id);
+    trak__ui_json_str(out, trak__ui_sched_count_names[k]);
+    trak__ui_printf(out, ",%" PRId64 "]", t->count);
     first = 0;
   }
   trak__ui_put(out, "]", 1);
@@ -226,8 +240,55 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   return 0;
 }
 
-void trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                       int64_t end, trak_ui_buf *out) {
+/* Per thread: its scheduling slices in the range and their time there (cpu_threads). */
+typedef struct thread_sum {
+  int64_t utid, count, total;
+} thread_sum;
+
+/* Most time first, then by utid. */
+static int by_thread_total(const void *a, const void *b) {
+  const thread_sum *x = a, *y = b;
+  if (x->total != y->total) return x->total < y->total ? 1 : -1;
+  return (x->utid > y->utid) - (x->utid < y->utid);
+}
+
+/* Calls visit(s, part, arg) for each scheduling slice of the CPU tracks among `tracks` that has
+** a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track. */
+static void each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                           int64_t end,
+                           void (*visit)(const trak_ui_track *t, const trak_ui_slice *s,
+                                         int64_t part, void *arg),
+                           void *arg) {
+  for (size_t k = 0; k < n; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
+    if (!t || t->kind != TRAK_UI_CPU || !t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[0];
+    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
+      int64_t part = clipped(&l->v[i], start, end);
+      if (part > 0) visit(t, &l->v[i], part, arg);
+    }
+  }
+}
+
+typedef struct cpu_acc {
+  thread_sum *by_utid; /* indexed by utid, or NULL while finding max_utid */
+  int64_t max_utid;
+} cpu_acc;
+
+static void max_utid_of(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
+  cpu_acc *a = arg;
+  (void)t, (void)part;
+  if ((int64_t)s->aux > a->max_utid) a->max_utid = s->aux;
+}
+
+static void add_to_thread(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
+  thread_sum *x = &((cpu_acc *)arg)->by_utid[s->aux];
+  (void)t;
+  x->utid = s->aux, x->count++, x->total += part;
+}
+
+int trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                      int64_t end, trak_ui_buf *out) {
   int first = 1;
   trak__ui_puts(out, "\"cpus\":[");
   for (size_t k = 0; k < n; k++) {
@@ -243,7 +304,24 @@ void trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, 
                     busy);
     first = 0;
   }
+  /* By thread (Perfetto's "CPU by thread"): a pass for the largest utid, one to sum. */
+  cpu_acc acc = {NULL, -1};
+  each_cpu_slice(c, tracks, n, start, end, max_utid_of, &acc);
+  size_t used = 0;
+  if (acc.max_utid >= 0) {
+    if (!(acc.by_utid = calloc((size_t)acc.max_utid + 1, sizeof *acc.by_utid))) return -1;
+    each_cpu_slice(c, tracks, n, start, end, add_to_thread, &acc);
+    for (int64_t u = 0; u <= acc.max_utid; u++)
+      if (acc.by_utid[u].count) acc.by_utid[used++] = acc.by_utid[u];
+    qsort(acc.by_utid, used, sizeof *acc.by_utid, by_thread_total);
+  }
+  trak__ui_puts(out, "],\"cpu_threads\":[");
+  for (size_t i = 0; i < used; i++)
+    trak__ui_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 "]", i ? "," : "",
+                    acc.by_utid[i].utid, acc.by_utid[i].count, acc.by_utid[i].total);
   trak__ui_put(out, "]", 1);
+  free(acc.by_utid);
+  return 0;
 }
 
 /* ---- details: one row of SQL, its id in place of the `?` ---------------------------------- */
@@ -266,13 +344,24 @@ static const char thread_state_sql[] =
     "LEFT JOIN thread_state ws ON ws.id = w.waker_id "
     "WHERE s.id = ?";
 
-/* A CPU's scheduling slice with its thread and process. */
+/* A CPU's scheduling slice with its thread and process, and its wakeup as Perfetto's sched
+** details find it (getSchedWakeupInfo): the runnable ('R') state of its thread that ends as the
+** slice starts, not in an interrupt, with a waker; the waker thread, its process, and the CPU of
+** the waker's own state then (waker_cpu, NULL when that state is not in thread_state). */
 static const char sched_sql[] =
     "SELECT s.id, s.ts, s.dur, s.cpu, s.utid, s.end_state, s.priority, t.tid, "
     "t.name AS thread, p.pid, p.name AS process, "
     "(SELECT r.id FROM thread_state r WHERE r.utid = s.utid AND r.ts = s.ts AND "
-    "r.state = 'Running') AS thread_state_id "
+    "r.state = 'Running') AS thread_state_id, w.ts AS wakeup_ts, w.waker_utid, "
+    "wt.tid AS waker_tid, wt.name AS waker_thread, wp.pid AS waker_pid, "
+    "wp.name AS waker_process, w.waker_id, ws.cpu AS waker_cpu "
     "FROM sched s JOIN thread t ON t.utid = s.utid LEFT JOIN process p ON p.upid = t.upid "
+    "LEFT JOIN thread_state w ON w.id = (SELECT r.id FROM thread_state r WHERE r.utid = s.utid "
+    "AND r.ts + r.dur = s.ts AND r.state = 'R' AND (r.irq_context IS NULL OR r.irq_context = 0) "
+    "AND r.waker_id IS NOT NULL ORDER BY r.id LIMIT 1) "
+    "LEFT JOIN thread_state ws ON ws.id = w.waker_id "
+    "LEFT JOIN thread wt ON wt.utid = w.waker_utid "
+    "LEFT JOIN process wp ON wp.upid = wt.upid "
     "WHERE s.id = ?";
 
 const char *trak__ui_row_sql(const char *what) {

@@ -55,9 +55,11 @@ typedef struct trak_ui_range {
 ** sort_index,is_main]...],"tracks":[[id,name,type,utid,upid,parent_id,child_ordering,rank,
 ** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
 ** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
-** "thread_states":[[track,utid,count]...],"delta_tracks":[track...],"cpu_counters":[[track,
-** cpu]...]} (the last four from trak__ui_sched_tracks; delta_tracks: the counter tracks whose
-** values trak__ui_counters answers as deltas, which the page draws and reads as such). */
+** "thread_states":[[track,utid,count]...],"delta_tracks":[track...],"sched_counts":[[track,
+** name,count]...] (the Scheduler group's counters),"cpu_counters":[[track,cpu]...],
+** "cpu_slices":[[track,cpu]...]} (the last six from trak__ui_sched_tracks; delta_tracks: the
+** counter tracks whose values trak__ui_counters answers as deltas, which the page draws and
+** reads as such). */
 int trak__ui_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out, trak_error *err);
 
 /* Slices of each track in `tracks` overlapping `r`, summarised to one entry per pixel column and
@@ -96,7 +98,8 @@ int trak__ui_search(trak_processor *p, const char *text, size_t limit, trak_ui_b
 /* The area selection (aggregate.c): slices of `tracks` that ended and whose [ts, ts + dur] meets
 ** [start, end], and counter values with ts in [start, end].
 ** Aggregates: {"slices":[[name,count,wall,avg,self]...] (by wall, longest first),
-** "counters":[[track,count,min,max,avg,delta]...],"thread_states":[...] (trak__ui_state_sums)}.
+** "counters":[[track,count,min,max,avg,delta]...],"thread_states":[...] (trak__ui_state_sums),
+** "cpus":[...],"cpu_threads":[...] (trak__ui_cpu_sums)}.
 ** CPU and thread-state tracks count in thread_states only.
 ** (`r.px` is not used.) Flame graph: [[parent,name,total,count]...], one node per name stack, the
 *node's index its
@@ -109,8 +112,9 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 
 /* ---- system tracks (sched.c) ---------------------------------------------------------- */
 
-/* Appends the "cpus", "thread_states", "delta_tracks", "cpu_counters" and "cpu_slices"
-** (interrupt slice tracks: [id, cpu]) members of the tracks answer (each preceded by a comma). 0 or a query's error. */
+/* Appends the "cpus", "thread_states", "delta_tracks", "sched_counts", "cpu_counters" and
+** "cpu_slices" (interrupt slice tracks: [id, cpu]) members of the tracks answer (each preceded
+** by a comma). 0 or a query's error. */
 int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf *out,
                           trak_error *err);
 /* Appends "thread_states":[[state,count,total,io_wait]...]: time in each state (split by
@@ -122,9 +126,11 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         int64_t end, trak_ui_buf *out);
 /* Appends "cpus":[[cpu,count,busy]...]: per CPU track among `tracks` (in their order), the
 ** scheduling slices (the idle thread's are not in the cache) that meet [start, end] and the time
-** they cover inside it, clipped as trak__ui_state_sums clips. Can't fail (out->oom aside). */
-void trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                       int64_t end, trak_ui_buf *out);
+** they cover inside it, clipped as trak__ui_state_sums clips; then "cpu_threads":[[utid,count,
+** busy]...]: the same per thread over all those CPUs (Perfetto's "CPU by thread"), most time
+** first, then by utid. Returns 0, or -1 when out of memory. */
+int trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
+                      int64_t end, trak_ui_buf *out);
 /* The SQL of the details of `what` ("thread_state", "sched"): one statement whose one `?` is the
 ** row's id (the report runs it with sql.js); NULL for another `what`. */
 const char *trak__ui_row_sql(const char *what);

@@ -78,6 +78,16 @@ async function drag(page, x0, y0, x1, y1) {
   await page.mouse.up();
 }
 
+// Drags over the timeline (its box `box`, labels LABEL_W wide) from the middle of the row labelled
+// `from` to the one labelled `to`, from `left` pixels after the labels to `right` pixels before
+// the right edge: an area selection over those rows.
+async function dragRows(page, box, from, to, left, right) {
+  const s = await settle(page);
+  const a = s.rows.find((r) => r.label === from), b = s.rows.find((r) => r.label === to);
+  assert.ok(a && b, `rows ${from} and ${to}`);
+  await drag(page, box.x + 230 + left, box.y + a.top + 8, box.x + box.width - right, box.y + b.top + 8);
+}
+
 // Starts chromium and `trak ui TRACE`, runs `body(context, url)` in a browser context whose page
 // errors fail the test, then stops both.
 async function withUi(trak, trace, outDir, body) {
@@ -124,4 +134,12 @@ function query(trak, trace, sql) {
   return lines.map((l) => l.match(/("([^"]|"")*"|[^,]*)(,|$)/g).slice(0, -1).map((c) => c.replace(/,$/, '').replace(/^"|"$/g, '').replace(/""/g, '"')));
 }
 
-module.exports = { startUi, state, settle, screenshot, setUp, query, drag, withUi, openPage, openReport };
+// The arguments of a script run as `node NAME_test.js TRAK TRACE OUT_DIR`, with query (SQL
+// through `trak query` on TRACE) and screenshot (a file name in OUT_DIR) bound to them.
+function scriptArgs() {
+  const [trak, trace, outDir] = process.argv.slice(2);
+  return { trak, trace, outDir, query: (sql) => query(trak, trace, sql),
+    screenshot: (page, name) => screenshot(page, path.join(outDir, name)) };
+}
+
+module.exports = { scriptArgs, startUi, state, settle, screenshot, setUp, query, drag, dragRows, withUi, openPage, openReport };

@@ -74,12 +74,9 @@ async function hoverAndClick(page, box) {
 // Drag from CPU 0 down to SoftIrq Cpu 1 over the middle of the trace: the Slices tab holds the
 // interrupts by name and the CPU usage tab each CPU's busy time, both as SQL answers them.
 async function areaOverCpus(page, box, shots) {
-  let s = await settle(page);
-  const from = s.rows.find((r) => r.label === 'CPU 0'), to = s.rows.find((r) => r.label === 'SoftIrq Cpu 1');
-  const x0 = box.x + LABEL_W + 120, x1 = box.x + box.width - 200;
-  await common.drag(page, x0, box.y + from.top + 8, x1, box.y + to.top + 8);
+  await common.dragRows(page, box, 'CPU 0', 'SoftIrq Cpu 1', 120, 200);
   await page.waitForSelector('#agg-slices');
-  s = await state(page);
+  const s = await state(page);
   const a = s.area;
   const irqIds = query("SELECT id FROM track WHERE type IN ('cpu_irq', 'cpu_softirq')").map((r) => Number(r[0]));
   for (const id of irqIds) assert.ok(a.tracks.includes(id), `track ${id} in the area`);
@@ -132,15 +129,16 @@ async function userTimeDeltas(page, box, track, shots) {
 }
 
 // The system counters in collapsed groups, as Perfetto's: each /proc/stat time in the CPUs group
-// ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System; expanding them
+// ("User Time", a row per CPU), meminfo and vmstat in Memory, forks in System, then the Scheduler
+// group's counts; expanding them
 // shows the counter tracks the tables have. A scroll with the wheel updates the tooltip.
 async function counterGroups(page, box, shots) {
   let s = await settle(page);
   const labels = s.rows.map((r) => r.label);
   const at = labels.indexOf('SoftIrq Cpu 1') + 1;
-  assert.deepEqual(labels.slice(at, at + 10), ['User Time', 'Nice Time', 'Kernel Time', 'Idle Time', 'IO Wait Time',
-    'Hardware IRQ Time', 'Soft IRQ Time', 'Steal Time', 'Memory', 'System']);
-  for (const r of s.rows.slice(at, at + 10)) assert.ok(r.collapsed && r.kind === 'header', r.label);
+  assert.deepEqual(labels.slice(at, at + 11), ['User Time', 'Nice Time', 'Kernel Time', 'Idle Time', 'IO Wait Time',
+    'Hardware IRQ Time', 'Soft IRQ Time', 'Steal Time', 'Memory', 'System', 'Scheduler']);
+  for (const r of s.rows.slice(at, at + 11)) assert.ok(r.collapsed && r.kind === 'header', r.label);
   assert.ok(!s.rows.some((r) => r.kind === 'counter'), 'no counter shown until a group opens');
   const click = async (label) => {
     const r = (await state(page)).rows.find((x) => x.label === label);

@@ -1,0 +1,153 @@
+/*
+** This file holds the Scheduler group's counters, as Perfetto's Sched plugin draws them from
+** sched.thread_level_parallelism: "Active CPU count" (non-idle scheduling slices open at once),
+** "Runnable thread count" (thread states 'R') and "Uninterruptible Sleep thread count" ('D'),
+** each a step function with a value per distinct time at which an interval starts or ends,
+** computed from the cache's CPU and thread-state tracks into counter tracks of the cache.
+*/
+#include <stdlib.h>
+#include <string.h>
+
+#include "ui/cache.h"
+#include "ui/ui.h"
+
+const char *const trak__ui_sched_count_names[TRAK_UI_SCHED_COUNTS] = {
+    "Active CPU count", "Runnable thread count", "Uninterruptible Sleep thread count"};
+
+static int by_int64(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Above this many sorted runs a sort is left to qsort. */
+#define MAX_RUNS 4096
+
+/* Sorts v[0..n), using tmp (n elements) as scratch. The times come as one sorted run per track
+** (the sched and thread_state rows are mostly in time order), so the runs are merged pairwise,
+** log2(runs) linear passes, rather than sorted from scratch; qsort takes input with more runs. */
+static void sort_times(int64_t *v, size_t n, int64_t *tmp) {
+  size_t bound[MAX_RUNS + 1], runs = 0;
+  bound[0] = 0;
+  for (size_t i = 1; i < n; i++)
+    if (v[i - 1] > v[i]) {
+      if (++runs == MAX_RUNS) {
+        qsort(v, n, sizeof *v, by_int64);
+        return;
+      }
+      bound[runs] = i;
+    }
+  bound[++runs] = n;
+  int64_t *from = v, *to = tmp;
+  while (runs > 1) { /* merge runs 2k and 2k + 1 of `from` into `to` */
+    size_t kept = 0;
+    for (size_t k = 0; k < runs; k += 2) {
+      size_t a = bound[k], m = bound[k + 1], e = k + 2 <= runs ? bound[k + 2] : m;
+      size_t i = a, j = m, o = a;
+      while (i < m && j < e)
+        to[o++] = from[j] < from[i] ? from[j++] : from[i++];
+      while (i < m)
+        to[o++] = from[i++];
+      while (j < e)
+        to[o++] = from[j++];
+      bound[kept++] = a;
+    }
+    bound[kept] = n;
+    runs = kept;
+    int64_t *swap = from;
+    from = to, to = swap;
+  }
+  if (from != v) memcpy(v, from, n * sizeof *v);
+}
+
+/* The intervals a count is made of: the slices of the tracks of `kind` whose name is `name`
+** (UINT32_MAX: any name). Pass `starts` and `ends` NULL to count them into *n_starts, *n_ends;
+** otherwise they are filled. An interval with dur -1 (did not end) starts and never ends, as
+** intervals_overlap_count! has it. */
+static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, int64_t *starts,
+                    int64_t *ends, size_t *n_starts, size_t *n_ends) {
+  size_t ns = 0, ne = 0;
+  for (size_t t = 0; t < c->n_tracks; t++) {
+    const trak_ui_track *tr = &c->tracks[t];
+    if (tr->kind != kind || !tr->n_lines) continue;
+    const trak_ui_line *l = &tr->lines[0];
+    for (size_t i = 0; i < l->n; i++) {
+      const trak_ui_slice *s = &l->v[i];
+      if (name != UINT32_MAX && s->name != name) continue;
+      if (starts) starts[ns] = s->ts;
+      ns++;
+      if (s->dur == -1) continue;
+      if (ends) ends[ne] = (int64_t)((uint64_t)s->ts + (uint64_t)s->dur);
+      ne++;
+    }
+  }
+  *n_starts = ns, *n_ends = ne;
+}
+
+/* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
+** ends: the running sum of starts minus ends grouped by time. Returns 0 or -1 (out of memory). */
+/* Merges the sorted starts and ends into `out` (NULL: only counts): at each distinct time, the
+** running sum of starts minus ends. Returns the values. */
+static size_t merge_counts(const int64_t *starts, size_t ns, const int64_t *ends, size_t ne,
+                           trak_ui_value *out) {
+  int64_t open = 0;
+  size_t i = 0, j = 0, n = 0;
+  while (i < ns || j < ne) {
+    int64_t ts = i < ns && (j >= ne || starts[i] <= ends[j]) ? starts[i] : ends[j];
+    for (; i < ns && starts[i] == ts; i++)
+      open++;
+    for (; j < ne && ends[j] == ts; j++)
+      open--;
+    if (out) out[n].ts = ts, out[n].value = (double)open;
+    n++;
+  }
+  return n;
+}
+
+/* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
+** ends. Returns 0 or -1 (out of memory; `t` then has no values). */
+static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, trak_ui_track *t) {
+  size_t ns, ne;
+  collect(c, kind, name, NULL, NULL, &ns, &ne);
+  if (!ns) return 0;
+  int64_t *starts = malloc(ns * sizeof *starts), *ends = malloc((ne ? ne : 1) * sizeof *ends);
+  int64_t *tmp = malloc(ns * sizeof *tmp); /* ns >= ne */
+  int rc = -1;
+  if (starts && ends && tmp) {
+    collect(c, kind, name, starts, ends, &ns, &ne);
+    sort_times(starts, ns, tmp);
+    sort_times(ends, ne, tmp);
+    free(tmp), tmp = NULL;
+    size_t n = merge_counts(starts, ns, ends, ne, NULL);
+    if ((t->values = malloc(n * sizeof *t->values))) {
+      t->n_values = t->values_cap = merge_counts(starts, ns, ends, ne, t->values);
+      rc = 0;
+    }
+  }
+  free(starts), free(ends), free(tmp);
+  return rc;
+}
+
+/* The id of state name `s` among the cache's names, UINT32_MAX when no state has it. */
+static uint32_t name_id(const trak_ui_cache *c, const char *s) {
+  for (size_t i = 0; i < c->n_names; i++)
+    if (c->names[i] && !strcmp(c->names[i], s)) return (uint32_t)i;
+  return UINT32_MAX;
+}
+
+int trak__ui_sched_counts_load(trak_ui_cache *c, int64_t first_id) {
+  int any_cpu = 0;
+  for (size_t t = 0; t < c->n_tracks && !any_cpu; t++)
+    any_cpu = c->tracks[t].kind == TRAK_UI_CPU;
+  for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++)
+    c->sched_count[k] = any_cpu ? first_id + k : -1;
+  if (!any_cpu) return 0; /* Perfetto adds the group only for a trace with sched rows */
+  static const char *const states[TRAK_UI_SCHED_COUNTS] = {NULL, "R", "D"};
+  for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
+    uint32_t name = states[k] ? name_id(c, states[k]) : UINT32_MAX;
+    trak_ui_track *t = trak__ui_cache_add_track(c, c->sched_count[k]);
+    if (!t) return -1;
+    if (states[k] && name == UINT32_MAX) continue; /* no such state: an empty counter */
+    if (fill_count(c, states[k] ? TRAK_UI_STATE : TRAK_UI_CPU, name, t)) return -1;
+  }
+  return 0;
+}
