@@ -15,6 +15,7 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "processor/tables/sched_cols.h"
 #include "processor/tables/storage.h"
 #include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
@@ -83,6 +84,49 @@ static void test_thread_state_packed(void **state) {
       assert_int_equal(v, 9);
     }
   }
+  trak__tables_free(&t);
+}
+
+/* The one-byte columns (trak_dict8): a new row reads 0; 600 distinct values (past the 254
+** codes) and negative priorities read back, set again they keep the last; the SQL columns
+** read the same; a row coded past 254 values costs a `wide` entry, the others none. */
+static void test_dict8_columns(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  for (int i = 0; i < 600; i++) {
+    trak__sched_slice_push(&t);
+    trak__ftrace_event_push(&t);
+    trak__thread_state_push(&t);
+  }
+  assert_int_equal(trak__ss_priority(&t, 3), 0);
+  assert_int_equal(trak__fe_name(&t, 3), 0);
+  assert_int_equal(trak__ts_state(&t, 3), 0);
+  for (uint32_t r = 0; r < 600; r++) {
+    trak__ss_priority_set(&t, r, (int32_t)r - 300);
+    trak__fe_name_set(&t, r, 1000 + r);
+    trak__fe_common_flags_set(&t, r, (uint16_t)(r % 7));
+    trak__ts_state_set(&t, r, r % 3 + 1);
+  }
+  trak__fe_name_set(&t, 599, 1000); /* set again: to a value with a code */
+  for (uint32_t r = 0; r < 600; r++) {
+    assert_int_equal(trak__ss_priority(&t, r), (int32_t)r - 300);
+    assert_int_equal(trak__fe_name(&t, r), r == 599 ? 1000 : 1000 + r);
+    assert_int_equal(trak__fe_common_flags(&t, r), r % 7);
+    assert_int_equal(trak__ts_state(&t, r), r % 3 + 1);
+  }
+  assert_int_equal(t.dict.fe_name.n, 254);
+  assert_int_equal(t.dict.fe_name.wide.n, 600 - 254);
+  assert_int_equal(t.dict.ts_state.wide.n, 0);
+  const vt_table *vt = &trak__vt_sched_slice;
+  int64_t v;
+  for (int c = 0; c < vt->ncols; c++)
+    if (!strcmp(vt->cols[c].name, "priority")) {
+      assert_int_equal(trak__vt_calc(&t, vt->cols[c].calc, 10, &v), 1);
+      assert_true(v == -290);
+      assert_int_equal(trak__vt_calc(&t, vt->cols[c].calc, 500, &v), 1);
+      assert_true(v == 200);
+    }
   trak__tables_free(&t);
 }
 
@@ -212,7 +256,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_push_defaults),       cmocka_unit_test(test_thread_state_packed),
       cmocka_unit_test(test_growth_and_optional), cmocka_unit_test(test_optional_on_empty),
-      cmocka_unit_test(test_sql_columns),
+      cmocka_unit_test(test_sql_columns),        cmocka_unit_test(test_dict8_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 #include "util/utf8.h"
 #include "util/wrapping.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/sched_cols.h"
 
 typedef struct out {
   FILE *f;
@@ -411,7 +412,7 @@ static int has_event(const trak_tables *t, const char *const *names) {
     ids[n] = trak__strpool_find(&t->strings, names[n], strlen(names[n]));
   for (uint32_t i = 0; i < t->ftrace_event.n; i++)
     for (size_t k = 0; k < n; k++)
-      if (ids[k] && t->ftrace_event.name[i] == ids[k]) return 1;
+      if (ids[k] && trak__fe_name(t, i) == ids[k]) return 1;
   return 0;
 }
 

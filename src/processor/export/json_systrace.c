@@ -11,6 +11,7 @@
 
 #include "processor/export/json_systrace.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/sched_cols.h"
 #include "processor/util/systrace_write.h"
 #include "processor/util/task_state.h"
 
@@ -183,7 +184,7 @@ uint32_t trak__json_systrace_text(const trak_tables *t, int64_t from_ts, trak_te
                           "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"
                           "#              | |        |      |   ||||       |         |\n");
   for (uint32_t i = 0; i < t->ftrace_event.n; i++) {
-    const char *name = str(t, t->ftrace_event.name[i]);
+    const char *name = str(t, trak__fe_name(t, i));
     int64_t ts = t->ftrace_event.ts[i];
     uint32_t utid = t->ftrace_event.utid[i];
     /* Text holds neither negative times nor event names with spaces or no name. */
@@ -195,7 +196,7 @@ uint32_t trak__json_systrace_text(const trak_tables *t, int64_t from_ts, trak_te
     int64_t tgid = upid != TRAK_NULL_U32 && t->process.pid[upid] > 0 ? t->process.pid[upid] : -1;
     l.set = t->ftrace_event.arg_set_id[i];
     trak__systrace_prefix_write(b, str(t, t->thread.name[utid]), t->thread.tid[utid], tgid,
-                                cpu_of(t, t->ftrace_event.ucpu[i]), ts,
+                                cpu_of(t, trak__fe_ucpu(t, i)), ts,
                                 strcmp(name, "print") ? name : "tracing_mark_write");
     put_event_args(&l, name);
     trak__textbuf_printf(b, "\n");

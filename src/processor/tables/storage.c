@@ -70,6 +70,14 @@ void trak__map_free(trak_map *m) {
   memset(m, 0, sizeof *m);
 }
 
+/* ---- one-byte dictionary columns ------------------------------------------------------- */
+
+uint8_t trak__dict8_add(trak_dict8 *d, uint32_t v, size_t slot) {
+  if (d->n == TRAK_DICT8_WIDE - 1) return TRAK_DICT8_WIDE;
+  d->vals[++d->n] = v;
+  return d->slot[slot] = (uint8_t)d->n;
+}
+
 /* ---- string pool ----------------------------------------------------------------------- */
 
 #define STRPOOL_BLOCK (1u << 20)
@@ -269,6 +277,11 @@ void trak__tables_free(trak_tables *t) {
   trak_vec_free(t->stack_profile.te_callstacks);
   trak__map_free(&t->ts_wide.index);
   trak_vec_free(t->ts_wide.dur);
+  trak_dict8 *dicts[] = {&t->dict.ts_state, &t->dict.ss_end_state, &t->dict.ss_priority,
+                         &t->dict.ss_ucpu,  &t->dict.fe_name,      &t->dict.fe_ucpu,
+                         &t->dict.fe_flags};
+  for (size_t i = 0; i < sizeof dicts / sizeof *dicts; i++)
+    trak__map_free(&dicts[i]->wide);
   trak__strpool_free(&t->strings);
   memset(t, 0, sizeof *t);
 }

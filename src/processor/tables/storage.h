@@ -63,6 +63,51 @@ uint32_t *trak__map_put(trak_map *m, uint64_t key, uint32_t init, int *added);
 void trak__map_clear(trak_map *m);
 void trak__map_free(trak_map *m);
 
+/* ---- one-byte dictionary columns ------------------------------------------------------- */
+
+/* The values of a column of few distinct values (states, event names, CPUs, flags) stored as
+** one-byte codes: code 0 is the value 0 (every column's new-row value), codes 1 to 254 the
+** values in the order first seen, and TRAK_DICT8_WIDE says the row's value is in `wide` (the
+** 255th distinct value on: correct for any column, compact for the usual ones). A zeroed
+** struct is an empty dictionary. */
+#define TRAK_DICT8_WIDE 255
+typedef struct trak_dict8 {
+  uint32_t vals[TRAK_DICT8_WIDE]; /* code -> value; vals[0] is 0 */
+  uint8_t slot[512];              /* a value's hash -> its code (0: empty slot) */
+  uint32_t n;                     /* codes given beyond 0 */
+  trak_map wide;                  /* row -> value of the rows coded TRAK_DICT8_WIDE */
+} trak_dict8;
+
+/* The value of row `row` whose code is in codes[row]. Can't fail. */
+static inline uint32_t trak__dict8_get(const trak_dict8 *d, const uint8_t *codes, uint32_t row) {
+  uint8_t c = codes[row];
+  if (__builtin_expect(c != TRAK_DICT8_WIDE, 1)) return d->vals[c];
+  const uint32_t *v = trak__map_get(&d->wide, row);
+  return v ? *v : 0;
+}
+/* Gives `v`, which has no code, the next one at empty slot `slot`; TRAK_DICT8_WIDE when all
+** are taken. Can't fail. */
+uint8_t trak__dict8_add(trak_dict8 *d, uint32_t v, size_t slot);
+/* The code of value `v`, given a new one when it has none and one is left, else
+** TRAK_DICT8_WIDE. Can't fail. */
+static inline uint8_t trak__dict8_code(trak_dict8 *d, uint32_t v) {
+  if (!v) return 0;
+  size_t i = (uint32_t)(v * 0x9e3779b1u) >> 23;
+  for (; d->slot[i]; i = (i + 1) & 511)
+    if (d->vals[d->slot[i]] == v) return d->slot[i];
+  return trak__dict8_add(d, v, i);
+}
+/* Stores `v` as row `row`'s value: codes[row] and, past 254 distinct values, d->wide. Can't
+** fail (OOM aborts). */
+static inline void trak__dict8_set(trak_dict8 *d, uint8_t *codes, uint32_t row, uint32_t v) {
+  uint8_t c = trak__dict8_code(d, v);
+  codes[row] = c;
+  if (__builtin_expect(c == TRAK_DICT8_WIDE, 0)) {
+    int added;
+    *trak__map_put(&d->wide, row, v, &added) = v;
+  }
+}
+
 /* ---- string pool ----------------------------------------------------------------------- */
 
 /* Strings are stored once, NUL-terminated, in large blocks that never move; id 0 is NULL. */
@@ -170,6 +215,11 @@ typedef struct trak_tables {
     trak_map index;
     TRAK_VEC(int64_t) dur;
   } ts_wide;
+
+  /* The values behind the one-byte columns of the scheduling tables (table_defs.h). */
+  struct {
+    trak_dict8 ts_state, ss_end_state, ss_priority, ss_ucpu, fe_name, fe_ucpu, fe_flags;
+  } dict;
 
   /* Bumped each time rows are appended after the import (annotations): from then on only id
   ** columns are known to be sorted, and indexes built before are stale. */

@@ -214,16 +214,19 @@
 ** thread_state, spurious_sched_wakeup, cpu, ftrace_event and raw show. A sched slice is one
 ** thread's time on one CPU: dur -1 while it runs at the end of the trace; end_state the letters
 ** of its sched_switch's prev_state (NULL: still running, or an invalid state). ucpu: the cpu
-** table's row of its CPU (the CPU number on the host). priority: a 32-bit value of the event,
-** stored in 4 bytes, read as computed. */
+** table's row of its CPU (the CPU number on the host). end_state, ucpu and priority (a 32-bit
+** value of the event) have few distinct values: each is stored as a one-byte code of a
+** trak_dict8 (t->dict, storage.h) and read as computed (sched_cols.h). */
 #define TRAK_COLUMNS_sched_slice(X, T)                                                             \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, I64, dur, "dur", 0, -1)                                                                  \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
-  X(T, S, STR, end_state, "end_state", 0, 0)                                                       \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
-  X(T, H, I32, priority, "priority", 0, 0)                                                         \
+  X(T, H, U8, end_state8, "end_state8", 0, 0)                                                      \
+  X(T, H, U8, ucpu8, "ucpu8", 0, 0)                                                                \
+  X(T, H, U8, priority8, "priority8", 0, 0)                                                        \
+  X(T, C, STR, ss_end_state, "end_state", 0, _)                                                    \
+  X(T, C, U32, ss_ucpu, "ucpu", 0, _)                                                              \
   X(T, C, I64, ss_priority, "priority", 0, _)
 
 /* A thread's state from ts for dur (-1: still in it at the end): "Running" (ucpu set), "R",
@@ -231,13 +234,13 @@
 ** waker_utid: the thread whose wakeup made it runnable; waker_id: the waker's Running row.
 ** A row has at most one of ucpu, a waker and a blocked_function (the importer's three shapes:
 ** Running, woken, blocked), so they share one stored column, `aux`, which `bits` says how to
-** read, and dur is 32 bits unless it does not fit (thread_state_cols.h): 25 bytes a row instead
-** of 42. */
+** read, and dur is 32 bits unless it does not fit (thread_state_cols.h); state is a one-byte
+** code of t->dict.ts_state (storage.h's trak_dict8): 22 bytes a row instead of 42. */
 #define TRAK_COLUMNS_thread_state(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
-  X(T, S, STR, state, "state", 0, 0)                                                               \
+  X(T, H, U8, state8, "state8", 0, 0)                                                              \
   X(T, H, U32, dur32, "dur32", 0, UINT32_MAX)                                                      \
   X(T, H, U32, aux, "aux", 0, 0)                                                                   \
   X(T, H, U8, bits, "bits", 0, TRAK_TS_BITS_INIT)                                                  \
@@ -247,7 +250,8 @@
   X(T, C, U32N, ts_waker_utid, "waker_utid", 0, _)                                                 \
   X(T, C, U32N, ts_waker_id, "waker_id", 0, _)                                                     \
   X(T, C, BOOLN, ts_irq_context, "irq_context", 0, _)                                              \
-  X(T, C, U32N, ts_ucpu, "ucpu", 0, _)
+  X(T, C, U32N, ts_ucpu, "ucpu", 0, _)                                                             \
+  X(T, C, STR, ts_state, "state", 0, _)
 
 /* thread_state.bits: io_wait (bits 0-1), irq_context (2-3), each 0, 1 or 2 for NULL, and what
 ** aux holds (4-6, trak_ts_aux in thread_state_cols.h). A new row: both NULL, aux nothing. */
@@ -274,15 +278,19 @@
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
 
 /* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args.
-** common_flags: 16 bits, as the sink records them; stored in 2 bytes, read as computed. */
+** name, ucpu and common_flags (16 bits, as the sink records them) have few distinct values:
+** each is stored as a one-byte code of a trak_dict8 (t->dict, storage.h), read as computed
+** (sched_cols.h). */
 #define TRAK_COLUMNS_ftrace_event(X, T)                                                            \
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, ts, "ts", 1, 0)                                                                     \
-  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, H, U8, name8, "name8", 0, 0)                                                                \
   X(T, S, U32, utid, "utid", 0, 0)                                                                 \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)                                        \
-  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
-  X(T, H, U16, common_flags, "common_flags", 0, 0)                                                 \
+  X(T, H, U8, ucpu8, "ucpu8", 0, 0)                                                                \
+  X(T, H, U8, flags8, "flags8", 0, 0)                                                              \
+  X(T, C, STR, fe_name, "name", 0, _)                                                              \
+  X(T, C, U32, fe_ucpu, "ucpu", 0, _)                                                              \
   X(T, C, U32, fe_common_flags, "common_flags", 0, _)
 
 /* IRQ numbers and their names (InterruptInfo packets), one row per machine and number: the

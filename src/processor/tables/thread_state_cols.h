@@ -58,6 +58,14 @@ static inline void trak__ts_dur_set(trak_tables *t, uint32_t row, int64_t dur) {
   t->ts_wide.dur.v[*i] = dur;
 }
 
+/* The state of row `row` (a string id) and its setter. */
+static inline uint32_t trak__ts_state(const trak_tables *t, uint32_t row) {
+  return trak__dict8_get(&t->dict.ts_state, t->thread_state.state8, row);
+}
+static inline void trak__ts_state_set(trak_tables *t, uint32_t row, uint32_t state) {
+  trak__dict8_set(&t->dict.ts_state, t->thread_state.state8, row, state);
+}
+
 /* Perfetto's columns of row `row` (NULL: TRAK_NULL_U32 for ids, 0 for strings, 2 for flags). */
 static inline uint32_t trak__ts_ucpu(const trak_tables *t, uint32_t row) {
   return trak__ts_aux_get(t, row, TRAK_TS_AUX_UCPU, TRAK_NULL_U32);

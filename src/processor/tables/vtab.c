@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/tables/sched_cols.h"
 #include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
 
@@ -87,9 +88,24 @@ TS_COL_AT(TRAK_TS_COL_UCPU, ts_ucpu);
 static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
   if (calc >= VT_CALC_ts_dur && calc <= VT_CALC_ts_ucpu)
     return trak__ts_col(t, (trak_ts_col)(calc - VT_CALC_ts_dur), row, out);
-  if (calc == VT_CALC_ss_priority) return *out = t->sched_slice.priority[row], 1;
-  if (calc == VT_CALC_fe_common_flags) return *out = t->ftrace_event.common_flags[row], 1;
-  return -1;
+  switch (calc) {
+  case VT_CALC_ts_state:
+    return (*out = trak__ts_state(t, row)) != 0;
+  case VT_CALC_ss_end_state:
+    return (*out = trak__ss_end_state(t, row)) != 0;
+  case VT_CALC_ss_ucpu:
+    return *out = trak__ss_ucpu(t, row), 1;
+  case VT_CALC_ss_priority:
+    return *out = trak__ss_priority(t, row), 1;
+  case VT_CALC_fe_name:
+    return (*out = trak__fe_name(t, row)) != 0;
+  case VT_CALC_fe_ucpu:
+    return *out = trak__fe_ucpu(t, row), 1;
+  case VT_CALC_fe_common_flags:
+    return *out = trak__fe_common_flags(t, row), 1;
+  default:
+    return -1;
+  }
 }
 
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {

@@ -8,6 +8,7 @@
 
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/import/hash.h"
+#include "processor/tables/sched_cols.h"
 
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s) {
   return trak__strpool_intern(&imp->tables->strings, s, strlen(s));
@@ -95,10 +96,10 @@ uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_
   trak_tables *t = imp->tables;
   uint32_t row = trak__ftrace_event_push(t);
   t->ftrace_event.ts[row] = ts;
-  t->ftrace_event.name[row] = name;
+  trak__fe_name_set(t, row, name);
   t->ftrace_event.utid[row] = utid;
-  t->ftrace_event.common_flags[row] = r->has_flags ? r->flags : 0;
-  t->ftrace_event.ucpu[row] = ucpu;
+  trak__fe_common_flags_set(t, row, r->has_flags ? r->flags : 0);
+  trak__fe_ucpu_set(t, row, ucpu);
   if (set != TRAK_NULL_U32) {
     t->ftrace_event.arg_set_id[row] = set;
     trak__ftrace_set_used(imp, set);

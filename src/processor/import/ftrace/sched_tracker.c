@@ -6,6 +6,7 @@
 #include <stdio.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/tables/sched_cols.h"
 #include "processor/util/task_state.h"
 
 static trak_fcpu *cpu_state(trak_ftrace *f, uint32_t cpu) {
@@ -38,7 +39,7 @@ static void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t s
   trak_tables *t = imp->tables;
   uint32_t row = c->slice - 1;
   t->sched_slice.dur[row] = trak__wsub(ts, t->sched_slice.ts[row]);
-  t->sched_slice.end_state[row] = state;
+  trak__ss_end_state_set(t, row, state);
   c->slice = 0;
 }
 
@@ -48,8 +49,8 @@ static void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t uc
   uint32_t row = trak__sched_slice_push(t);
   t->sched_slice.ts[row] = ts;
   t->sched_slice.utid[row] = utid;
-  t->sched_slice.priority[row] = prio;
-  t->sched_slice.ucpu[row] = ucpu;
+  trak__ss_priority_set(t, row, prio);
+  trak__ss_ucpu_set(t, row, ucpu);
   c->slice = row + 1;
 }
 

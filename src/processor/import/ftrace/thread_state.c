@@ -39,13 +39,13 @@ static void open_state(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t s
   uint32_t row = trak__thread_state_push(t);
   t->thread_state.ts[row] = ts;
   t->thread_state.utid[row] = utid;
-  t->thread_state.state[row] = state;
+  trak__ts_state_set(t, row, state);
   trak__ts_irq_context_set(t, row, irq);
   if (ucpu != TRAK_NULL_U32) { /* a Running row: no waker (trak__ts_switch) */
     trak__ts_aux_set(t, row, TRAK_TS_AUX_UCPU, ucpu);
   } else if (wakeup) { /* the waker's Running row gives its utid */
     fstate *w = waker != TRAK_NULL_U32 ? entry(f, waker) : NULL;
-    if (w && is_running(f, t->thread_state.state[w->last - 1]))
+    if (w && is_running(f, trak__ts_state(t, w->last - 1)))
       trak__ts_aux_set(t, row, TRAK_TS_AUX_WAKER_ROW, w->last - 1);
     else
       trak__ts_aux_set(t, row, TRAK_TS_AUX_WAKER_UTID, waker);
@@ -68,7 +68,7 @@ void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t pre
   trak_ftrace *f = imp->ftrace;
   fstate *prev = entry(f, prev_utid);
   /* prev was not running: events were lost, its open state keeps dur -1 */
-  if (!prev || is_running(f, imp->tables->thread_state.state[prev->last - 1]))
+  if (!prev || is_running(f, trak__ts_state(imp->tables, prev->last - 1)))
     close_pending(imp, ts, prev_utid);
   open_state(imp, ts, prev_utid, prev_state, TRAK_NULL_U32, 0, TRAK_NULL_U32, 2);
   /* next may still be running elsewhere (forced migration): its state ends here anyway */
@@ -81,7 +81,7 @@ void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t wak
   trak_ftrace *f = imp->ftrace;
   trak_tables *t = imp->tables;
   fstate *e = entry(f, utid);
-  if (e && !is_blocked(f, t->thread_state.state[e->last - 1])) {
+  if (e && !is_blocked(f, trak__ts_state(t, e->last - 1))) {
     uint32_t row = trak__spurious_wakeup_push(t);
     t->spurious_wakeup.ts[row] = ts;
     t->spurious_wakeup.thread_state_id[row] = e->last - 1;

@@ -303,7 +303,7 @@ int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
     trak_thread_time_group g = {0, 0, TRAK_NULL_U32, 2,
                                 (b < end ? b : end) - (a > start ? a : start)};
     if (!tt->sched) {
-      g.state = t->thread_state.state[r];
+      g.state = trak__ts_state(t, r);
       g.io_wait = trak__ts_io_wait(t, r);
       g.blocked = trak__ts_blocked_function(t, r);
       if (by_cpu) g.ucpu = trak__ts_ucpu(t, r);
