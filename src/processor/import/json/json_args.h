@@ -15,15 +15,17 @@
 #include "processor/import/json/json.h"
 #include "processor/tables/storage.h"
 
-#define TRAK_JSON_CACHE_SLOTS 4096 /* direct-mapped cache of short interned strings */
-#define TRAK_JSON_CACHED_MAX 32    /* longest string the cache holds */
+#define TRAK_JSON_CACHE_BITS 12 /* direct-mapped cache of short interned strings: 4096 slots */
+#define TRAK_JSON_CACHED_MAX 32 /* longest string the cache holds */
 
-/* Strings met again and again (names, categories, arg keys) and their string ids. */
+/* Strings met again and again (names, categories, arg keys, short string values) and their
+** string ids. A slot keeps the string's words (trak__json_load_words: zero-padded), so a hit
+** compares words with no load of the pooled copy. */
 typedef struct trak_json_cache {
   struct {
-    uint32_t id, len;
-    const char *s; /* the pooled copy */
-  } slot[TRAK_JSON_CACHE_SLOTS];
+    uint64_t w[TRAK_JSON_CACHED_MAX / 8]; /* the string's bytes, zero-padded; words past len unset */
+    uint32_t id, len;                     /* len 0: an empty slot */
+  } slot[1u << TRAK_JSON_CACHE_BITS];
 } trak_json_cache;
 
 /* Interns `len` bytes of JSON text into imp->tables->strings, invalid UTF-8 repaired to U+FFFD
@@ -68,10 +70,11 @@ static inline uint32_t trak__json_intern(trak_importer *imp, trak_json_cache *ca
   trak__json_load_words(w, s, len);
   for (size_t i = 0; i < words; i++)
     h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-  uint32_t slot = (uint32_t)(h >> 40) & (TRAK_JSON_CACHE_SLOTS - 1);
+  /* The top bits: a product's high bits depend on all of its factor's bits, its middle ones
+  ** not on the last word's top bytes (strings ending in a counter all fell in a few slots). */
+  uint32_t slot = (uint32_t)(h >> (64 - TRAK_JSON_CACHE_BITS));
+  const uint64_t *c = cache->slot[slot].w;
   if (cache->slot[slot].len == len) {
-    uint64_t c[TRAK_JSON_CACHED_MAX / 8];
-    trak__json_load_words(c, cache->slot[slot].s, len);
     size_t i = 0;
     while (i < words && c[i] == w[i])
       i++;
@@ -81,7 +84,7 @@ static inline uint32_t trak__json_intern(trak_importer *imp, trak_json_cache *ca
   if (__builtin_expect(!clean, 0)) return id;
   cache->slot[slot].id = id;
   cache->slot[slot].len = (uint32_t)len;
-  cache->slot[slot].s = trak__str(&imp->tables->strings, id);
+  memcpy(cache->slot[slot].w, w, words * 8);
   return id;
 }
 
