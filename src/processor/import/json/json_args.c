@@ -34,6 +34,17 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
   return id;
 }
 
+uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
+                                const uint64_t *w, const char *s, size_t len) {
+  int clean;
+  uint32_t id = trak__json_pool(imp, s, len, &clean);
+  if (TRAK_UNLIKELY(!clean)) return id;
+  cache->slot[slot].id = id;
+  cache->slot[slot].len = (uint32_t)len;
+  memcpy(cache->slot[slot].w, w, (len + 7) / 8 * 8);
+  return id;
+}
+
 /* ---- values -------------------------------------------------------------------------------- */
 
 /* Interns a string value, unescaped in full. */
