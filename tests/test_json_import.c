@@ -158,6 +158,64 @@ static void assert_query(trak_processor *p, const char *sql, const char *want) {
   trak_query_free(q);
 }
 
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names and string values of 1-32 bytes (the importer's cache of short strings), more of them
+** than the cache has slots and each met twice, differing in any byte (the last word of a
+** string of 8 bytes or more is read as the 8 bytes ending it): every one comes back as its
+** own text, in the slice's name and in its arg. */
+static void short_strings_interned_apart(void **state) {
+  (void)state;
+  enum { N = 6000 };
+  static char str[N][33];
+  char *sorted[N];
+  for (unsigned k = 0; k < N; k++) {
+    unsigned len = 1 + k % 32;
+    for (unsigned i = 0; i < len; i++)
+      str[k][i] =
+          (char)('a' + (k * 7 + i * 13 + (k >> 5) * (i + 1) + (k >> 9) * (i == len - 1)) % 26);
+    str[k][len] = 0;
+    sorted[k] = str[k];
+  }
+  size_t cap = (size_t)N * 2 * 140 + 16, n = 0;
+  char *trace = malloc(cap);
+  n += (size_t)snprintf(trace + n, cap - n, "[");
+  for (unsigned r = 0; r < 2 * N; r++)
+    n += (size_t)snprintf(trace + n, cap - n,
+                          "%s{\"ph\":\"X\",\"name\":\"%s\",\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":1,"
+                          "\"args\":{\"v\":\"%s\"}}",
+                          r ? "," : "", str[r % N], 2 * r, str[r % N]);
+  n += (size_t)snprintf(trace + n, cap - n, "]");
+  assert_true(n < cap);
+  qsort(sorted, N, sizeof *sorted, cmp_str);
+  size_t wcap = (size_t)N * 34, wn = 0;
+  char *want = malloc(wcap);
+  want[0] = 0;
+  for (unsigned k = 0; k < N; k++)
+    if (!k || strcmp(sorted[k], sorted[k - 1]))
+      wn += (size_t)snprintf(want + wn, wcap - wn, "%s%s", wn ? "," : "", sorted[k]);
+  trak_processor *p = import_split(trace, n, n);
+  assert_query(p, "select count(*) from slice", "12000");
+  assert_query(p,
+               "select count(*) from slice s join args a using (arg_set_id) "
+               "where a.key = 'args.v' and a.string_value = s.name",
+               "12000");
+  trak_query *q;
+  assert_int_equal(trak_query_open(p,
+                                   "select group_concat(name, ',') from "
+                                   "(select distinct name from slice order by name)",
+                                   &q, NULL, NULL),
+                   0);
+  assert_int_equal(trak_query_next(q, NULL), 1);
+  assert_string_equal(trak_query_string(q, 0), want);
+  trak_query_free(q);
+  trak_processor_free(p);
+  free(want);
+  free(trace);
+}
+
 /* An arg key past TRAK_LIMIT_KEY_BYTES (1024) loses its value, counted in arg_key_too_long, as
 ** a debug annotation's does (json_args.c: one rule for both); the args around it are kept. A key
 ** of 1023 bytes is kept whole. */
@@ -362,6 +420,7 @@ int main(void) {
       cmocka_unit_test(any_split_same_tables),
       cmocka_unit_test(long_events_any_split),
       cmocka_unit_test(nested_args_flatten),
+      cmocka_unit_test(short_strings_interned_apart),
       cmocka_unit_test(long_arg_key_dropped_and_counted),
       cmocka_unit_test(legacy_json_value_nests_as_json),
       cmocka_unit_test(empty_array_trace),
