@@ -158,6 +158,65 @@ static void assert_query(trak_processor *p, const char *sql, const char *want) {
   trak_query_free(q);
 }
 
+/* Counter values and real args read from their digits (trak__json_real_of) are strtod's
+** doubles to the bit: fractions, leading zeros, 15 and 16 significant digits, exponents, -0. */
+static void reals_as_strtod(void **state) {
+  (void)state;
+  static const char *const num[] = {"0",
+                                    "-0",
+                                    "0.1",
+                                    "0.3",
+                                    "0.7",
+                                    "1.1",
+                                    "2.675",
+                                    "-2.5",
+                                    "0.000001",
+                                    "123456789012345",
+                                    "1234567890123456",
+                                    "3.14159265358979",
+                                    "314159265358979.3",
+                                    "0.30000000000000004",
+                                    "9007199254740993",
+                                    "1e3",
+                                    "-1.5E-7",
+                                    "12.0",
+                                    "999999999999999",
+                                    "0.999999999999999",
+                                    "100.25",
+                                    "7.000000000000001"};
+  enum { K = sizeof num / sizeof *num };
+  char trace[4096];
+  size_t n = (size_t)snprintf(trace, sizeof trace, "[");
+  for (unsigned i = 0; i < K; i++)
+    n += (size_t)snprintf(trace + n, sizeof trace - n,
+                          "%s{\"ph\":\"C\",\"name\":\"c\",\"ts\":%u,\"pid\":1,\"args\":{\"v\":%s}},"
+                          "{\"ph\":\"i\",\"name\":\"i\",\"ts\":%u,\"pid\":1,\"tid\":1,\"s\":\"t\","
+                          "\"args\":{\"r\":%s}}",
+                          i ? "," : "", i + 1, num[i], i + 1, num[i]);
+  n += (size_t)snprintf(trace + n, sizeof trace - n, "]");
+  assert_true(n < sizeof trace);
+  trak_processor *p = import_split(trace, n, n);
+  static const char *const sql[] = {
+      "select value from counter order by ts",
+      "select coalesce(a.real_value, a.int_value) from slice s join args a using (arg_set_id) "
+      "where a.key = 'args.r' order by s.ts"};
+  for (unsigned w = 0; w < 2; w++) {
+    trak_query *q;
+    assert_int_equal(trak_query_open(p, sql[w], &q, NULL, NULL), 0);
+    for (unsigned i = 0; i < K; i++) {
+      assert_int_equal(trak_query_next(q, NULL), 1);
+      double want = strtod(num[i], NULL), got = trak_query_double(q, 0);
+      if (w && !strchr(num[i], '.') && !strchr(num[i], 'e') && !strchr(num[i], 'E'))
+        continue; /* an integer arg is an int row */
+      if (memcmp(&got, &want, sizeof got))
+        fail_msg("%s read as %.17g, strtod %.17g", num[i], got, want);
+    }
+    assert_int_equal(trak_query_next(q, NULL), 0);
+    trak_query_free(q);
+  }
+  trak_processor_free(p);
+}
+
 static int cmp_str(const void *a, const void *b) {
   return strcmp(*(char *const *)a, *(char *const *)b);
 }
@@ -421,6 +480,7 @@ int main(void) {
       cmocka_unit_test(long_events_any_split),
       cmocka_unit_test(nested_args_flatten),
       cmocka_unit_test(short_strings_interned_apart),
+      cmocka_unit_test(reals_as_strtod),
       cmocka_unit_test(long_arg_key_dropped_and_counted),
       cmocka_unit_test(legacy_json_value_nests_as_json),
       cmocka_unit_test(empty_array_trace),

@@ -93,7 +93,7 @@ static void leaf(const trak_json_args *a, const trak_json_value *v) {
         t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
     } else if (v->is_float || !trak__json_int_of(v, &iv)) {
       row = add_row(a, TRAK_ARG_REAL);
-      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real(v->s, v->len);
+      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real_of(v);
     } else {
       row = add_row(a, TRAK_ARG_INT);
       if (row != TRAK_NULL_U32) t->args.int_value[row] = iv;
