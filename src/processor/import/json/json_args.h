@@ -23,7 +23,7 @@
 ** compares words with no load of the pooled copy. */
 typedef struct trak_json_cache {
   struct {
-    uint64_t w[TRAK_JSON_CACHED_MAX / 8]; /* the string's bytes, zero-padded; words past len unset */
+    uint64_t w[TRAK_JSON_CACHED_MAX / 8]; /* the string's words, the last zero-padded */
     uint32_t id, len;                     /* len 0: an empty slot */
   } slot[1u << TRAK_JSON_CACHE_BITS];
 } trak_json_cache;
