@@ -158,6 +158,123 @@ static void assert_query(trak_processor *p, const char *sql, const char *want) {
   trak_query_free(q);
 }
 
+/* Counter values and real args read from their digits (trak__json_real_of) are strtod's
+** doubles to the bit: fractions, leading zeros, 15 and 16 significant digits, exponents, -0. */
+static void reals_as_strtod(void **state) {
+  (void)state;
+  static const char *const num[] = {"0",
+                                    "-0",
+                                    "0.1",
+                                    "0.3",
+                                    "0.7",
+                                    "1.1",
+                                    "2.675",
+                                    "-2.5",
+                                    "0.000001",
+                                    "123456789012345",
+                                    "1234567890123456",
+                                    "3.14159265358979",
+                                    "314159265358979.3",
+                                    "0.30000000000000004",
+                                    "9007199254740993",
+                                    "1e3",
+                                    "-1.5E-7",
+                                    "12.0",
+                                    "999999999999999",
+                                    "0.999999999999999",
+                                    "100.25",
+                                    "7.000000000000001"};
+  enum { K = sizeof num / sizeof *num };
+  char trace[4096];
+  size_t n = (size_t)snprintf(trace, sizeof trace, "[");
+  for (unsigned i = 0; i < K; i++)
+    n += (size_t)snprintf(trace + n, sizeof trace - n,
+                          "%s{\"ph\":\"C\",\"name\":\"c\",\"ts\":%u,\"pid\":1,\"args\":{\"v\":%s}},"
+                          "{\"ph\":\"i\",\"name\":\"i\",\"ts\":%u,\"pid\":1,\"tid\":1,\"s\":\"t\","
+                          "\"args\":{\"r\":%s}}",
+                          i ? "," : "", i + 1, num[i], i + 1, num[i]);
+  n += (size_t)snprintf(trace + n, sizeof trace - n, "]");
+  assert_true(n < sizeof trace);
+  trak_processor *p = import_split(trace, n, n);
+  static const char *const sql[] = {
+      "select value from counter order by ts",
+      "select coalesce(a.real_value, a.int_value) from slice s join args a using (arg_set_id) "
+      "where a.key = 'args.r' order by s.ts"};
+  for (unsigned w = 0; w < 2; w++) {
+    trak_query *q;
+    assert_int_equal(trak_query_open(p, sql[w], &q, NULL, NULL), 0);
+    for (unsigned i = 0; i < K; i++) {
+      assert_int_equal(trak_query_next(q, NULL), 1);
+      double want = strtod(num[i], NULL), got = trak_query_double(q, 0);
+      if (w && !strchr(num[i], '.') && !strchr(num[i], 'e') && !strchr(num[i], 'E'))
+        continue; /* an integer arg is an int row */
+      if (memcmp(&got, &want, sizeof got))
+        fail_msg("%s read as %.17g, strtod %.17g", num[i], got, want);
+    }
+    assert_int_equal(trak_query_next(q, NULL), 0);
+    trak_query_free(q);
+  }
+  trak_processor_free(p);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Names and string values of 1-32 bytes (the importer's cache of short strings), more of them
+** than the cache has slots and each met twice, differing in any byte (the last word of a
+** string of 8 bytes or more is read as the 8 bytes ending it): every one comes back as its
+** own text, in the slice's name and in its arg. */
+static void short_strings_interned_apart(void **state) {
+  (void)state;
+  enum { N = 6000 };
+  static char str[N][33];
+  char *sorted[N];
+  for (unsigned k = 0; k < N; k++) {
+    unsigned len = 1 + k % 32;
+    for (unsigned i = 0; i < len; i++)
+      str[k][i] =
+          (char)('a' + (k * 7 + i * 13 + (k >> 5) * (i + 1) + (k >> 9) * (i == len - 1)) % 26);
+    str[k][len] = 0;
+    sorted[k] = str[k];
+  }
+  size_t cap = (size_t)N * 2 * 140 + 16, n = 0;
+  char *trace = malloc(cap);
+  n += (size_t)snprintf(trace + n, cap - n, "[");
+  for (unsigned r = 0; r < 2 * N; r++)
+    n += (size_t)snprintf(trace + n, cap - n,
+                          "%s{\"ph\":\"X\",\"name\":\"%s\",\"ts\":%u,\"dur\":1,\"pid\":1,\"tid\":1,"
+                          "\"args\":{\"v\":\"%s\"}}",
+                          r ? "," : "", str[r % N], 2 * r, str[r % N]);
+  n += (size_t)snprintf(trace + n, cap - n, "]");
+  assert_true(n < cap);
+  qsort(sorted, N, sizeof *sorted, cmp_str);
+  size_t wcap = (size_t)N * 34, wn = 0;
+  char *want = malloc(wcap);
+  want[0] = 0;
+  for (unsigned k = 0; k < N; k++)
+    if (!k || strcmp(sorted[k], sorted[k - 1]))
+      wn += (size_t)snprintf(want + wn, wcap - wn, "%s%s", wn ? "," : "", sorted[k]);
+  trak_processor *p = import_split(trace, n, n);
+  assert_query(p, "select count(*) from slice", "12000");
+  assert_query(p,
+               "select count(*) from slice s join args a using (arg_set_id) "
+               "where a.key = 'args.v' and a.string_value = s.name",
+               "12000");
+  trak_query *q;
+  assert_int_equal(trak_query_open(p,
+                                   "select group_concat(name, ',') from "
+                                   "(select distinct name from slice order by name)",
+                                   &q, NULL, NULL),
+                   0);
+  assert_int_equal(trak_query_next(q, NULL), 1);
+  assert_string_equal(trak_query_string(q, 0), want);
+  trak_query_free(q);
+  trak_processor_free(p);
+  free(want);
+  free(trace);
+}
+
 /* An arg key past TRAK_LIMIT_KEY_BYTES (1024) loses its value, counted in arg_key_too_long, as
 ** a debug annotation's does (json_args.c: one rule for both); the args around it are kept. A key
 ** of 1023 bytes is kept whole. */
@@ -362,6 +479,8 @@ int main(void) {
       cmocka_unit_test(any_split_same_tables),
       cmocka_unit_test(long_events_any_split),
       cmocka_unit_test(nested_args_flatten),
+      cmocka_unit_test(short_strings_interned_apart),
+      cmocka_unit_test(reals_as_strtod),
       cmocka_unit_test(long_arg_key_dropped_and_counted),
       cmocka_unit_test(legacy_json_value_nests_as_json),
       cmocka_unit_test(empty_array_trace),

@@ -89,6 +89,30 @@ static inline int trak__json_int_of(const trak_json_value *v, int64_t *out) {
   return trak__json_int(v->s, v->len, out);
 }
 
+/* A number value as a double, as trak__json_real reads it: a number of at most 15 significant
+** digits (leading zeros counted) without an exponent straight from its digits, its integer
+** scaled by an exact power of ten in one correctly rounded division (strtod's value); others
+** through trak__json_real. */
+static inline double trak__json_real_of(const trak_json_value *v) {
+  static const double p10[16] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                 1e8, 1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15};
+  int neg = v->s[0] == '-';
+  if (__builtin_expect(!(v->is_float & 2) && v->int_digits <= 15, 1)) {
+    uint64_t m = v->ival;
+    size_t f = 0;
+    if (v->is_float & 1) {
+      const char *p = v->s + neg + v->int_digits + 1, *end = v->s + v->len;
+      f = (size_t)(end - p);
+      if (v->int_digits + f > 15) return trak__json_real(v->s, v->len);
+      for (; p < end; p++)
+        m = m * 10 + (uint64_t)(*p - '0');
+    }
+    double d = (double)m / p10[f];
+    return neg ? -d : d;
+  }
+  return trak__json_real(v->s, v->len);
+}
+
 /* ---- import (json_import.c) ------------------------------------------------------------ */
 
 struct trak_importer;

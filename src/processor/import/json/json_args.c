@@ -34,6 +34,17 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
   return id;
 }
 
+uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
+                                const uint64_t *w, const char *s, size_t len) {
+  int clean;
+  uint32_t id = trak__json_pool(imp, s, len, &clean);
+  if (TRAK_UNLIKELY(!clean)) return id;
+  cache->slot[slot].id = id;
+  cache->slot[slot].len = (uint32_t)len;
+  memcpy(cache->slot[slot].w, w, (len + 7) / 8 * 8);
+  return id;
+}
+
 /* ---- values -------------------------------------------------------------------------------- */
 
 /* Interns a string value, unescaped in full. */
@@ -82,7 +93,7 @@ static void leaf(const trak_json_args *a, const trak_json_value *v) {
         t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
     } else if (v->is_float || !trak__json_int_of(v, &iv)) {
       row = add_row(a, TRAK_ARG_REAL);
-      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real(v->s, v->len);
+      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real_of(v);
     } else {
       row = add_row(a, TRAK_ARG_INT);
       if (row != TRAK_NULL_U32) t->args.int_value[row] = iv;

@@ -15,15 +15,17 @@
 #include "processor/import/json/json.h"
 #include "processor/tables/storage.h"
 
-#define TRAK_JSON_CACHE_SLOTS 4096 /* direct-mapped cache of short interned strings */
-#define TRAK_JSON_CACHED_MAX 32    /* longest string the cache holds */
+#define TRAK_JSON_CACHE_BITS 12 /* direct-mapped cache of short interned strings: 4096 slots */
+#define TRAK_JSON_CACHED_MAX 32 /* longest string the cache holds */
 
-/* Strings met again and again (names, categories, arg keys) and their string ids. */
+/* Strings met again and again (names, categories, arg keys, short string values) and their
+** string ids. A slot keeps the string's words (trak__json_load_words: zero-padded), so a hit
+** compares words with no load of the pooled copy. */
 typedef struct trak_json_cache {
   struct {
-    uint32_t id, len;
-    const char *s; /* the pooled copy */
-  } slot[TRAK_JSON_CACHE_SLOTS];
+    uint64_t w[TRAK_JSON_CACHED_MAX / 8]; /* the string's words, the last zero-padded */
+    uint32_t id, len;                     /* len 0: an empty slot */
+  } slot[1u << TRAK_JSON_CACHE_BITS];
 } trak_json_cache;
 
 /* Interns `len` bytes of JSON text into imp->tables->strings, invalid UTF-8 repaired to U+FFFD
@@ -31,16 +33,22 @@ typedef struct trak_json_cache {
 ** is `s` as given. Can't fail (aborts on out of memory, as the pool does). */
 uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *clean);
 
-/* Copies `len` (1..TRAK_JSON_CACHED_MAX) bytes into whole words, the last one zero-padded (its
-** 1-7 bytes read as 4-, 2- and 1-byte pieces: never past the string). */
+/* Copies `len` (1..TRAK_JSON_CACHED_MAX) bytes into whole words, the last one zero-padded,
+** never reading past the string: a string of 8 bytes or more has its last word's bytes read
+** as the 8 bytes ending the string, shifted down; a shorter one as 4-, 2- and 1-byte pieces. */
 static inline void trak__json_load_words(uint64_t *w, const char *s, size_t len) {
   size_t i = 0;
   for (; i + 8 <= len; i += 8)
     memcpy(&w[i / 8], s + i, 8);
   size_t rest = len - i;
   if (!rest) return;
-  const char *t = s + i;
   uint64_t last = 0;
+  if (len >= 8) {
+    memcpy(&last, s + len - 8, 8);
+    w[i / 8] = last >> (8 * (8 - rest));
+    return;
+  }
+  const char *t = s;
   unsigned shift = 0;
   if (rest & 4) {
     uint32_t a;
@@ -53,14 +61,20 @@ static inline void trak__json_load_words(uint64_t *w, const char *s, size_t len)
     last |= (uint64_t)b << shift, t += 2, shift += 16;
   }
   if (rest & 1) last |= (uint64_t)(unsigned char)*t << shift;
-  w[i / 8] = last;
+  w[0] = last;
 }
 
-/* trak__json_pool's string id for `len` bytes of JSON text; short clean strings are looked up
-** in `cache` first (NULL: no cache), hashed and compared a word at a time inline: names,
-** categories and arg keys repeat from event to event and are a few words long at most. */
-static inline uint32_t trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s,
-                                         size_t len) {
+/* trak__json_intern's miss: pools the string and, if it was clean, puts it in `slot` of the
+** cache (w: its words as trak__json_load_words made them). Returns the string id. Can't fail. */
+uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
+                                const uint64_t *w, const char *s, size_t len);
+
+/* trak__json_pool's string id for `len` bytes of JSON text; short strings are looked up in
+** `cache` first (NULL: no cache), hashed and compared a word at a time inline (names,
+** categories and arg keys repeat from event to event and are a few words long at most); a miss
+** and longer strings go out of line. */
+static inline __attribute__((always_inline)) uint32_t
+trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, size_t len) {
   int clean;
   if (len > TRAK_JSON_CACHED_MAX || !len || !cache) return trak__json_pool(imp, s, len, &clean);
   uint64_t h = len * 0x9e3779b97f4a7c15ULL, w[TRAK_JSON_CACHED_MAX / 8];
@@ -68,21 +82,17 @@ static inline uint32_t trak__json_intern(trak_importer *imp, trak_json_cache *ca
   trak__json_load_words(w, s, len);
   for (size_t i = 0; i < words; i++)
     h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
-  uint32_t slot = (uint32_t)(h >> 40) & (TRAK_JSON_CACHE_SLOTS - 1);
+  /* The top bits: a product's high bits depend on all of its factor's bits, its middle ones
+  ** not on the last word's top bytes (strings ending in a counter all fell in a few slots). */
+  uint32_t slot = (uint32_t)(h >> (64 - TRAK_JSON_CACHE_BITS));
+  const uint64_t *c = cache->slot[slot].w;
   if (cache->slot[slot].len == len) {
-    uint64_t c[TRAK_JSON_CACHED_MAX / 8];
-    trak__json_load_words(c, cache->slot[slot].s, len);
     size_t i = 0;
     while (i < words && c[i] == w[i])
       i++;
     if (i == words) return cache->slot[slot].id;
   }
-  uint32_t id = trak__json_pool(imp, s, len, &clean);
-  if (__builtin_expect(!clean, 0)) return id;
-  cache->slot[slot].id = id;
-  cache->slot[slot].len = (uint32_t)len;
-  cache->slot[slot].s = trak__str(&imp->tables->strings, id);
-  return id;
+  return trak__json_intern_miss(imp, cache, slot, w, s, len);
 }
 
 /* Where a flattened value's rows go. */

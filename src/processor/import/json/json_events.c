@@ -334,7 +334,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
   while (trak__json_next(&e->args, &state, &key, &val)) {
     double v;
     if (val.kind == TRAK_JSON_NUMBER) {
-      v = trak__json_real(val.s, val.len);
+      v = trak__json_real_of(&val);
     } else if (val.kind == TRAK_JSON_STRING && val.len && !val.escaped) {
       char buf[128], *end;
       size_t len = val.len < sizeof buf - 1 ? val.len : sizeof buf - 1;
