@@ -4,6 +4,8 @@
 ** prelude's views (thread_state, sched_slice, raw, ...), the rewritten statement answers what
 ** SQLite's own row-by-row scan answers (the same statement with `WHERE 1`, which is not
 ** rewritten), with the same column names; the shapes that must stay SQLite's are not rewritten.
+** Joins grouped first by the join's column (sql/perfetto_sql/join_aggregates.c) answer what
+** SQLite's own evaluation of the statement answers.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -360,12 +362,131 @@ static void reals(void **state) {
   trak_processor_free(p);
 }
 
+/* A nested trace: slices on three threads of two processes, top-level ones (parent_id NULL), an
+** unfinished one (dur -1), a thread without a name; a trace without slices. */
+static const char NESTED[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"P1\"}},"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"T2\"}},"
+    "{\"ph\":\"M\",\"pid\":4,\"tid\":5,\"name\":\"thread_name\",\"args\":{\"name\":\"T2\"}},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":10,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":5,\"name\":\"B\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":1,\"name\":\"C\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":8,\"dur\":2,\"name\":\"B\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":7,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":2,\"dur\":3,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":4,\"tid\":5,\"ts\":1,\"dur\":4,\"name\":\"B\"},"
+    "{\"ph\":\"B\",\"pid\":4,\"tid\":5,\"ts\":20,\"name\":\"open\"}"
+    "]}";
+static const char NO_SLICES[] =
+    "{\"traceEvents\":[{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":1}}]}";
+
+/* Every row of prepared `st` stepped to the end as text (type letter and value), or its error:
+** a static buffer. */
+static const char *stmt_rows(sqlite3_stmt *st) {
+  static char out[4096];
+  size_t at = 0;
+  int rc;
+  out[0] = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+      at += (size_t)snprintf(
+          out + at, sizeof out - at, "%c%s%s", "?IFTBN"[sqlite3_column_type(st, c)],
+          sqlite3_column_type(st, c) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(st, c),
+          c + 1 < sqlite3_column_count(st) ? "|" : "\n");
+  if (rc != SQLITE_DONE)
+    snprintf(out + at, sizeof out - at, "error: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+  return out;
+}
+
+/* `sql` is rewritten by join_aggregates.c (or not: `expect`) into a statement answering, with the
+** same column names, rows, types and errors, what SQLite answers for `sql` itself. */
+static void same_join(trak_processor *p, const char *sql, int expect) {
+  sqlite3_stmt *fast = NULL, *slow = NULL;
+  int r = trak__psql_join_aggregates(p, sql, strlen(sql), &fast);
+  if (r != expect) fail_msg("%s: rewritten is not %d", sql, expect);
+  if (!r) return;
+  assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_col_group"));
+  assert_int_equal(sqlite3_prepare_v2(p->db, sql, -1, &slow, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_column_count(fast), sqlite3_column_count(slow));
+  for (int c = 0; c < sqlite3_column_count(slow); c++)
+    assert_string_equal(sqlite3_column_name(fast, c), sqlite3_column_name(slow, c));
+  char *want = strdup(stmt_rows(slow));
+  assert_non_null(want);
+  if (strcmp(stmt_rows(fast), want))
+    fail_msg("%s\nrewritten: %s\ngot:  %sSQLite: %s", sql, sqlite3_sql(fast), stmt_rows(fast),
+             want);
+  free(want);
+  sqlite3_finalize(fast);
+  sqlite3_finalize(slow);
+}
+
+/* Aggregates of a columnar table joined by one of its columns, grouped first by that column
+** (join_aggregates.c): the query set's slice x thread x process and parent joins, NULL keys,
+** unfinished slices, text counts, HAVING and ORDER BY over the aggregates, no slices at all, a
+** sum past 64 bits; and the shapes that must stay SQLite's. */
+static void join_groups(void **state) {
+  (void)state;
+  static const char *const rewritten_ok[] = {
+      "SELECT p.name, t.name, COUNT(*), SUM(s.dur) FROM slice s JOIN thread_track tt ON "
+      "s.track_id = tt.id JOIN thread t USING (utid) JOIN process p USING (upid) GROUP BY 1, 2 "
+      "ORDER BY 1, 2",
+      "SELECT p.name, COUNT(*) AS n FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY "
+      "p.name ORDER BY n DESC, p.name LIMIT 10",
+      "SELECT t.name, MIN(s.dur), MAX(s.dur) m, COUNT(s.name), SUM(s.depth), COUNT(s.parent_id) "
+      "FROM slice AS s INNER JOIN thread_track tt ON tt.id = s.track_id JOIN thread t ON "
+      "t.utid = tt.utid GROUP BY t.name ORDER BY 1",
+      "SELECT c.parent_id, COUNT(*), SUM(c.dur) FROM slice c JOIN process pr GROUP BY c.parent_id",
+      "SELECT s.track_id, COUNT(*) FROM slice s, thread_track tt WHERE s.track_id = tt.id AND "
+      "tt.utid > 0 GROUP BY s.track_id HAVING COUNT(*) > 1 ORDER BY COUNT(*) DESC, 1",
+      "SELECT p.name, COUNT(*) + 1 FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY p.name",
+      "SELECT slice.depth, COUNT(*) FROM slice JOIN thread GROUP BY slice.depth",
+  };
+  static const char *const refused[] = {
+      "SELECT p.name, COUNT(*) FROM slice c LEFT JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, AVG(c.dur) FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, SUM(p.dur) FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, SUM(dur) FROM slice c JOIN process p GROUP BY 1",
+      "SELECT p.name, COUNT(DISTINCT c.name) FROM slice c JOIN slice p ON c.parent_id = p.id "
+      "GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = p.id AND c.depth > 0 "
+      "GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = p.id",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.id = p.parent_id GROUP BY 1",
+      "SELECT c.*, COUNT(*) FROM slice c JOIN process p GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = (SELECT 1) GROUP BY 1",
+      "SELECT t.name, SUM(c.value) FROM counter c JOIN track t ON c.track_id = t.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) OVER () FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM thread_slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c GROUP BY 1",
+  };
+  const char *traces[] = {NESTED, NO_SLICES, TRACE};
+  for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
+    trak_processor *p = sc_open(traces[k]);
+    sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
+    for (size_t i = 0; i < sizeof rewritten_ok / sizeof *rewritten_ok; i++)
+      same_join(p, rewritten_ok[i], 1);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+      same_join(p, refused[i], 0);
+    trak_processor_free(p);
+  }
+  /* A sum past 64 bits: "integer overflow" from both. */
+  trak_processor *p = sc_open(HUGE);
+  same_join(p,
+            "SELECT pr.pid, SUM(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+            "JOIN thread t USING (utid) JOIN process pr USING (upid) GROUP BY 1",
+            1);
+  assert_non_null(strstr(sc_error(p, "SELECT pr.pid, SUM(s.dur) FROM slice s JOIN thread_track tt "
+                                     "ON s.track_id = tt.id JOIN thread t USING (utid) JOIN "
+                                     "process pr USING (upid) GROUP BY 1"),
+                         "integer overflow"));
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(tables_json),
-      cmocka_unit_test(tables_sched),
-      cmocka_unit_test(overflow),
-      cmocka_unit_test(reals),
+      cmocka_unit_test(tables_json), cmocka_unit_test(tables_sched), cmocka_unit_test(overflow),
+      cmocka_unit_test(reals),       cmocka_unit_test(join_groups),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

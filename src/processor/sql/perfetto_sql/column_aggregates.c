@@ -136,6 +136,18 @@ static int view_source(const char *v, const char *col, size_t cn, psql_tok *src,
   return is_plain_id(v, *src) && t.kind == PSQL_EOF && found;
 }
 
+const vt_table *trak__psql_columnar_table(sqlite3 *db, const char *name, size_t n) {
+  int is_view = 0;
+  char *sql = NULL;
+  const vt_table *tbl = NULL;
+  if (!schema_object(db, name, n, &is_view, &sql)) return NULL;
+  char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)n, name);
+  if (!is_view && expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(name, n);
+  sqlite3_free(expect);
+  sqlite3_free(sql);
+  return tbl;
+}
+
 /* Whether `tbl` has an integer column `name` a view's WHERE may compare (not text, real, args). */
 static int filter_column(const vt_table *tbl, const char *name) {
   for (int j = 0; j < tbl->ncols; j++)
@@ -155,10 +167,8 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   const vt_table *tbl = NULL;
   if (depth > VIEW_DEPTH || cn >= cap || !schema_object(db, rel, rn, &is_view, &sql)) return NULL;
   if (!is_view) {
-    char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)rn, rel);
-    if (expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(rel, rn);
+    tbl = trak__psql_columnar_table(db, rel, rn);
     if (tbl && f->set && !filter_column(tbl, f->col)) tbl = NULL;
-    sqlite3_free(expect);
     memmove(out, col, cn);
     out[cn] = 0;
   } else {
