@@ -441,6 +441,8 @@ static void join_groups(void **state) {
       "tt.utid > 0 GROUP BY s.track_id HAVING COUNT(*) > 1 ORDER BY COUNT(*) DESC, 1",
       "SELECT p.name, COUNT(*) + 1 FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY p.name",
       "SELECT slice.depth, COUNT(*) FROM slice JOIN thread GROUP BY slice.depth",
+      "SELECT t.name AS tn, MAX(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) GROUP BY 1 HAVING MAX(s.dur) > 1 ORDER BY tn DESC",
   };
   static const char *const refused[] = {
       "SELECT p.name, COUNT(*) FROM slice c LEFT JOIN slice p ON c.parent_id = p.id GROUP BY 1",
@@ -459,6 +461,13 @@ static void join_groups(void **state) {
       "SELECT p.name, COUNT(*) OVER () FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
       "SELECT p.name, COUNT(*) FROM thread_slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
       "SELECT p.name, COUNT(*) FROM slice c GROUP BY 1",
+      /* a bare column beside the one MAX: SQLite takes it from the row of the greatest dur */
+      "SELECT t.name, tt.id, MAX(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) GROUP BY t.name",
+      "SELECT t.name, MIN(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN "
+      "thread t USING (utid) GROUP BY t.name ORDER BY tt.id",
+      "SELECT t.name, MIN(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN "
+      "thread t USING (utid) GROUP BY 1 ORDER BY utid",
   };
   const char *traces[] = {NESTED, NO_SLICES, TRACE};
   for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {

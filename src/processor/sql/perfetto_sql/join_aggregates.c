@@ -8,6 +8,7 @@
 ** instead of one per slice (its sorter was most of the time: 5,700 instructions a slice).
 */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
@@ -29,9 +30,11 @@ typedef struct ja_stmt {
   psql_tok tok[JA_TOKENS];
   size_t n;
   const vt_table *tbl;
-  psql_tok alias;      /* the relation's alias (its name when it has none) */
-  size_t rel, rel_end; /* the relation's tokens [rel, rel_end): name [AS alias] */
-  const vt_col *key;   /* the one column of the alias read outside the aggregates */
+  psql_tok alias;          /* the relation's alias (its name when it has none) */
+  size_t rel, rel_end;     /* the relation's tokens [rel, rel_end): name [AS alias] */
+  size_t from;             /* the FROM token */
+  size_t group, group_end; /* GROUP BY's terms [group, group_end) */
+  const vt_col *key;       /* the one column of the alias read outside the aggregates */
   char spec[JA_AGGS][80];
   int nspec;
   ja_repl repl[JA_TOKENS / 4];
@@ -170,8 +173,13 @@ static int shape(trak_processor *p, ja_stmt *j) {
       if (is_word(j, i, refused[k])) return 0;
     depth += is_char(j, i, '(') - is_char(j, i, ')');
     if (!depth && !from && is_word(j, i, "FROM")) from = i;
-    if (!depth && is_word(j, i, "GROUP") && is_word(j, i + 1, "BY")) group = 1;
+    if (!depth && is_word(j, i, "GROUP") && is_word(j, i + 1, "BY")) group = 1, j->group = i + 2;
+    if (!depth && group && !j->group_end &&
+        (is_word(j, i, "HAVING") || is_word(j, i, "ORDER") || is_word(j, i, "LIMIT")))
+      j->group_end = i;
   }
+  if (!j->group_end) j->group_end = j->n;
+  j->from = from;
   if (!from || !group || !is_id(j, from + 1)) return 0;
   j->rel = from + 1;
   j->tbl = trak__psql_columnar_table(p->db, j->s + j->tok[j->rel].off, j->tok[j->rel].len);
@@ -187,6 +195,86 @@ static int shape(trak_processor *p, ja_stmt *j) {
   /* an inner join follows the relation */
   return is_word(j, j->rel_end, "JOIN") || is_char(j, j->rel_end, ',') ||
          (is_word(j, j->rel_end, "INNER") && is_word(j, j->rel_end + 1, "JOIN"));
+}
+
+/* Whether tokens [a, a + len) of the statement spell tokens [b, b + len), without case. */
+static int same_tokens(const ja_stmt *j, size_t a, size_t b, size_t len) {
+  for (size_t k = 0; k < len; k++)
+    if (j->tok[a + k].len != j->tok[b + k].len ||
+        sqlite3_strnicmp(j->s + j->tok[a + k].off, j->s + j->tok[b + k].off,
+                         (int)j->tok[a + k].len))
+      return 0;
+  return 1;
+}
+
+/* The span [*begin, *end) of SELECT item `item` (from 1); 0 when there is none. */
+static int item_span(const ja_stmt *j, long item, size_t *begin, size_t *end) {
+  int depth = 0;
+  long at = 1;
+  *begin = 1;
+  for (size_t t = 1; t <= j->from; t++) {
+    depth += is_char(j, t, '(') - is_char(j, t, ')');
+    if (t < j->from && (depth || !is_char(j, t, ','))) continue;
+    if (at++ == item) return *end = t, 1;
+    *begin = t + 1;
+  }
+  return 0;
+}
+
+/* Whether `x.column` at token i is a GROUP BY term, or is a SELECT item (`x.column [[AS] name]`)
+** that a GROUP BY term names by its position. */
+static int grouped_ref(const ja_stmt *j, size_t i) {
+  size_t start = j->group, b, e;
+  int depth = 0;
+  for (size_t k = j->group; k <= j->group_end; k++) {
+    depth += k < j->group_end && is_char(j, k, '(');
+    depth -= k < j->group_end && is_char(j, k, ')');
+    if (k < j->group_end && (depth || !is_char(j, k, ','))) continue;
+    if (k - start == 3 && same_tokens(j, start, i, 3)) return 1;
+    if (k - start == 1 && j->tok[start].kind == PSQL_NUMBER &&
+        item_span(j, strtol(j->s + j->tok[start].off, NULL, 10), &b, &e) && e - b >= 3 &&
+        e - b <= 5 && same_tokens(j, b, i, 3))
+      return 1;
+    start = k + 1;
+  }
+  return 0;
+}
+
+/* Whether SQLite could answer a bare column (neither grouped nor aggregated) from the row holding
+** a MIN or MAX: with exactly one of them it takes such columns from that row, which after the
+** rewrite is a group's row, not the table's. Only aliases, grouped `x.column` references, function
+** names, numbers and operators may then stand outside the aggregates in the SELECT list,
+** HAVING and ORDER BY. */
+static int bare_columns(const ja_stmt *j) {
+  int extremes = 0; /* (every other aggregate is refused by scan_refs) */
+  for (size_t r = 0; r < j->nrepl; r++)
+    extremes += j->repl[r].fn[0] == 'M';
+  if (!extremes) return 0;
+  static const char *const words[] = {"AS",     "ASC",   "DESC",  "ORDER", "BY",  "HAVING", "LIMIT",
+                                      "OFFSET", "NULLS", "FIRST", "LAST",  "AND", "OR",     "NOT"};
+  size_t r = 0;
+  for (size_t i = 1; i < j->n; i++) {
+    if (i == j->from) i = j->group_end; /* FROM, WHERE and GROUP BY may read any column */
+    if (i >= j->n) break;
+    if (r < j->nrepl && j->repl[r].from == i) {
+      i = j->repl[r++].to;
+      continue;
+    }
+    if (j->tok[i].kind != PSQL_ID || is_char(j, i + 1, '(')) continue;
+    if (is_char(j, i + 1, '.')) {
+      if (!grouped_ref(j, i)) return 1;
+      i += 2;
+      continue;
+    }
+    int ok = is_word(j, i - 1, "AS") || (is_char(j, i - 1, ')') && i < j->from);
+    for (size_t w = 0; !ok && w < sizeof words / sizeof *words; w++)
+      ok = is_word(j, i, words[w]);
+    for (size_t k = 1; !ok && k + 1 < j->from; k++) /* an alias of the SELECT list */
+      ok = (is_word(j, k, "AS") || is_char(j, k, ')')) && j->tok[k + 1].kind == PSQL_ID &&
+           (is_char(j, k + 2, ',') || k + 2 == j->from) && same_tokens(j, k + 1, i, 1);
+    if (!ok) return 1;
+  }
+  return 0;
 }
 
 /* Where each SELECT item of the statement ends (the token before its `,` or FROM), in *ends. */
@@ -268,7 +356,7 @@ int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlit
   }
   int done = 0;
   sqlite3_stmt *orig = NULL, *st = NULL;
-  if (shape(p, j) && scan_refs(j) &&
+  if (shape(p, j) && scan_refs(j) && !bare_columns(j) &&
       sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) == SQLITE_OK && orig) {
     char *sql = rewrite(j, orig);
     if (sql && sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK && st &&
