@@ -274,7 +274,8 @@ static void tables_sched(void **state) {
   same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
   same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
   assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
-  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 0);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 1);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0 OR 1"), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM \"thread_state\""), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(nosuch) FROM thread_state"), 0);
   assert_non_null(strstr(sc_error(p, "SELECT SUM(nosuch) FROM thread_state"), "nosuch"));
@@ -362,6 +363,24 @@ static void reals(void **state) {
   trak_processor_free(p);
 }
 
+/* `SELECT items FROM rel WHERE where tail` is rewritten (or not: `expect`) and answers, with the
+** same column names, what SQLite answers for it with ` AND 1` after the terms (a term that is no
+** `column op value`, so the statement stays SQLite's). */
+static void same_where(trak_processor *p, const char *items, const char *rel, const char *where,
+                       const char *tail, int expect) {
+  char fast[1024], slow[1024], names[512];
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s WHERE %s%s", items, rel, where, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE %s AND 1%s", items, rel, where, tail);
+  if (rewritten(p, fast) != expect) fail_msg("%s: rewritten is not %d", fast, expect);
+  assert_int_equal(rewritten(p, slow), 0);
+  char *rows = strdup(sc_rows(p, slow));
+  assert_non_null(rows);
+  if (strcmp(sc_rows(p, fast), rows)) fail_msg("%s: %s, SQLite: %s", fast, sc_rows(p, fast), rows);
+  free(rows);
+  snprintf(names, sizeof names, "%s", column_names(p, slow));
+  assert_string_equal(column_names(p, fast), names);
+}
+
 /* A nested trace: slices on three threads of two processes, top-level ones (parent_id NULL), an
 ** unfinished one (dur -1), a thread without a name; a trace without slices. */
 static const char NESTED[] =
@@ -424,7 +443,8 @@ static void same_join(trak_processor *p, const char *sql, int expect) {
 /* Aggregates of a columnar table joined by one of its columns, grouped first by that column
 ** (join_aggregates.c): the query set's slice x thread x process and parent joins, NULL keys,
 ** unfinished slices, text counts, HAVING and ORDER BY over the aggregates, no slices at all, a
-** sum past 64 bits; and the shapes that must stay SQLite's. */
+** sum past 64 bits; aggregates under WHERE terms `column op value` (the columnar scan's filters
+** inside __intrinsic_col_group); and the shapes that must stay SQLite's. */
 static void join_groups(void **state) {
   (void)state;
   static const char *const rewritten_ok[] = {
@@ -469,10 +489,57 @@ static void join_groups(void **state) {
       "SELECT t.name, MIN(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN "
       "thread t USING (utid) GROUP BY 1 ORDER BY utid",
   };
+  /* WHERE terms `column op value` answered by the columnar scan's filters inside
+  ** __intrinsic_col_group: ranges with SQLite's affinity and boundaries, NULL, text patterns. */
+  static const char *const where_ok[] = {
+      "ts BETWEEN 2 AND 8",
+      "ts BETWEEN (SELECT MIN(ts) + 1 FROM slice) AND (SELECT MAX(ts) FROM slice) AND dur > -1",
+      "dur > NULL",
+      "dur < 9223372036854775807",
+      "ts > -9223372036854775808",
+      "ts >= -9223372036854775808 AND dur <= -9223372036854775808",
+      "dur >= 2.5",
+      "dur == '5'",
+      "dur < 'abc'",
+      "dur > 'abc'",
+      "dur > 1e300",
+      "name GLOB 'A*'",
+      "name LIKE 'a%'",
+      "name > 'A' AND name <= 'B'",
+      "name LIKE NULL",
+      "parent_id = 0",
+      "parent_id > 0",
+      "depth BETWEEN 1 AND 1",
+      "depth = 1 + 0 * 5",
+      "track_id = (SELECT MAX(track_id) FROM slice)",
+  };
+  static const char *const where_refused[] = {
+      "dur > 1 OR dur < 0",
+      "name = 'A'",
+      "dur + 0 > 1",
+      "NOT dur > 1",
+      "dur > 1 = 1",
+      "dur IN (1, 2)",
+      "name LIKE 'a' ESCAPE 'x'",
+      "dur > CASE WHEN 1 THEN 2 END",
+      "5 < dur",
+      "dur NOT BETWEEN 1 AND 2",
+      "name < 'b' COLLATE NOCASE",
+      "dur IS NULL",
+  };
   const char *traces[] = {NESTED, NO_SLICES, TRACE};
   for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
     trak_processor *p = sc_open(traces[k]);
     sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
+    for (size_t i = 0; i < sizeof where_ok / sizeof *where_ok; i++) {
+      same_where(p, "COUNT(*), SUM(dur), MIN(ts), COUNT(name)", "slice", where_ok[i], "", 1);
+      same_where(p, "name, COUNT(*) AS n", "slice", where_ok[i], " GROUP BY name ORDER BY n, name",
+                 1);
+    }
+    for (size_t i = 0; i < sizeof where_refused / sizeof *where_refused; i++)
+      same_where(p, "COUNT(*), SUM(dur)", "slice", where_refused[i], "", 0);
+    same_where(p, "COUNT(*), SUM(dur), MAX(tid)", "thread_slice", "dur > 3", "", 1);
+    same_where(p, "COUNT(*), SUM(value)", "counter", "value > 0", "", 0);
     for (size_t i = 0; i < sizeof rewritten_ok / sizeof *rewritten_ok; i++)
       same_join(p, rewritten_ok[i], 1);
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
