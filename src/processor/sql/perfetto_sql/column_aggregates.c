@@ -295,6 +295,13 @@ static size_t value_end(const char *s, size_t pos, size_t end, size_t *next) {
     depth += trak__psql_is_char(s, t, '(') - trak__psql_is_char(s, t, ')');
     if (depth < 0) return 0;
     if (!depth && t.kind == PSQL_PUNCT && strchr("=<>!", s[t.off])) return 0;
+    /* A name that __intrinsic_col_group's own columns might take (a view's column `k`; any
+    ** short or quoted name). */
+    if (t.kind == PSQL_ID && ((t.len <= 2 && strchr("kKaAwW", s[t.off])) || !is_plain_id(s, t)))
+      return 0;
+    static const char *const own[] = {"tbl", "key", "spec", "filter", "wspec"};
+    for (size_t w = 0; w < sizeof own / sizeof *own; w++)
+      if (trak__psql_is(s, t, own[w])) return 0;
     for (size_t w = 0; !depth && w < sizeof words / sizeof *words; w++)
       if (trak__psql_is(s, t, words[w])) return 0;
     last = t.off + t.len;
