@@ -204,7 +204,7 @@ static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
   return rc;
 }
 
-/* The arguments (columns 9 to 12) are given as equalities, the first three required. */
+/* The arguments (columns 9 to 17) are given as equalities, the first three required. */
 static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
   static const trak_tvf_args args = {.first = 9, .n = 9, .required = 7, .cost = 1};
@@ -405,7 +405,8 @@ static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
 }
 
 /* argv: the table's name, the key column's ('': one group), the spec "fn:column,..." ("count:" is
-** COUNT(*)), maybe the rows' filter "column>=integer". */
+** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
+** "column:op,..." and their values (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
   (void)plan;
