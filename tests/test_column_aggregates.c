@@ -4,6 +4,8 @@
 ** prelude's views (thread_state, sched_slice, raw, ...), the rewritten statement answers what
 ** SQLite's own row-by-row scan answers (the same statement with `WHERE 1`, which is not
 ** rewritten), with the same column names; the shapes that must stay SQLite's are not rewritten.
+** Joins grouped first by the join's column (sql/perfetto_sql/join_aggregates.c) answer what
+** SQLite's own evaluation of the statement answers.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -76,20 +78,28 @@ static const char *column_names(trak_processor *p, const char *sql) {
   return out;
 }
 
-/* `SELECT items FROM rel tail` is rewritten (or not: `expect`) and answers, with the same
-** column names, what SQLite's scan of every row answers (`WHERE 1` before the tail). */
-static void same_tail(trak_processor *p, const char *items, const char *rel, const char *tail,
-                      int expect) {
-  char fast[512], slow[512], names[512];
-  snprintf(fast, sizeof fast, "SELECT %s FROM %s%s", items, rel, tail);
-  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1%s", items, rel, tail);
+/* `fast` is rewritten (or not: `expect`) and answers, with the same column names, what `slow`
+** (the same statement kept SQLite's) answers. */
+static void same_sql(trak_processor *p, const char *fast, const char *slow, int expect) {
+  char names[512];
   if (rewritten(p, fast) != expect) fail_msg("%s: rewritten is not %d", fast, expect);
+  assert_int_equal(rewritten(p, slow), 0);
   char *rows = strdup(sc_rows(p, slow));
   assert_non_null(rows);
   if (strcmp(sc_rows(p, fast), rows)) fail_msg("%s: %s, SQLite: %s", fast, sc_rows(p, fast), rows);
   free(rows);
   snprintf(names, sizeof names, "%s", column_names(p, slow));
   assert_string_equal(column_names(p, fast), names);
+}
+
+/* `SELECT items FROM rel tail` is rewritten (or not: `expect`) and answers, with the same
+** column names, what SQLite's scan of every row answers (`WHERE 1` before the tail). */
+static void same_tail(trak_processor *p, const char *items, const char *rel, const char *tail,
+                      int expect) {
+  char fast[512], slow[512];
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s%s", items, rel, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE 1%s", items, rel, tail);
+  same_sql(p, fast, slow, expect);
 }
 
 static void same(trak_processor *p, const char *items, const char *rel, int expect) {
@@ -272,7 +282,8 @@ static void tables_sched(void **state) {
   same_tail(p, "state, COUNT(*)", "thread_state", " GROUP BY state, utid", 0);
   same_tail(p, "ts_end, COUNT(*)", "sched", " GROUP BY ts_end", 0);
   assert_int_equal(rewritten(p, "SELECT state, SUM(dur) FROM thread_state"), 0);
-  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 0);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0"), 1);
+  assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM thread_state WHERE dur > 0 OR 1"), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(dur) FROM \"thread_state\""), 0);
   assert_int_equal(rewritten(p, "SELECT SUM(nosuch) FROM thread_state"), 0);
   assert_non_null(strstr(sc_error(p, "SELECT SUM(nosuch) FROM thread_state"), "nosuch"));
@@ -360,12 +371,206 @@ static void reals(void **state) {
   trak_processor_free(p);
 }
 
+/* `SELECT items FROM rel WHERE where tail` is rewritten (or not: `expect`) and answers, with the
+** same column names, what SQLite answers for it with ` AND 1` after the terms (a term that is no
+** `column op value`, so the statement stays SQLite's). */
+static void same_where(trak_processor *p, const char *items, const char *rel, const char *where,
+                       const char *tail, int expect) {
+  char fast[1024], slow[1024];
+  snprintf(fast, sizeof fast, "SELECT %s FROM %s WHERE %s%s", items, rel, where, tail);
+  snprintf(slow, sizeof slow, "SELECT %s FROM %s WHERE %s AND 1%s", items, rel, where, tail);
+  same_sql(p, fast, slow, expect);
+}
+
+/* A nested trace: slices on three threads of two processes, top-level ones (parent_id NULL), an
+** unfinished one (dur -1), a thread without a name; a trace without slices. */
+static const char NESTED[] =
+    "{\"traceEvents\":["
+    "{\"ph\":\"M\",\"pid\":1,\"name\":\"process_name\",\"args\":{\"name\":\"P1\"}},"
+    "{\"ph\":\"M\",\"pid\":1,\"tid\":2,\"name\":\"thread_name\",\"args\":{\"name\":\"T2\"}},"
+    "{\"ph\":\"M\",\"pid\":4,\"tid\":5,\"name\":\"thread_name\",\"args\":{\"name\":\"T2\"}},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":10,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":5,\"name\":\"B\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":1,\"name\":\"C\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":8,\"dur\":2,\"name\":\"B\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":7,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":2,\"dur\":3,\"name\":\"A\"},"
+    "{\"ph\":\"X\",\"pid\":4,\"tid\":5,\"ts\":1,\"dur\":4,\"name\":\"B\"},"
+    "{\"ph\":\"B\",\"pid\":4,\"tid\":5,\"ts\":20,\"name\":\"open\"}"
+    "]}";
+static const char NO_SLICES[] =
+    "{\"traceEvents\":[{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":1}}]}";
+
+/* Every row of prepared `st` stepped to the end as text (type letter and value), or its error:
+** a static buffer. */
+static const char *stmt_rows(sqlite3_stmt *st) {
+  static char out[4096];
+  size_t at = 0;
+  int rc;
+  out[0] = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    for (int c = 0; c < sqlite3_column_count(st); c++)
+      at += (size_t)snprintf(
+          out + at, sizeof out - at, "%c%s%s", "?IFTBN"[sqlite3_column_type(st, c)],
+          sqlite3_column_type(st, c) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(st, c),
+          c + 1 < sqlite3_column_count(st) ? "|" : "\n");
+  if (rc != SQLITE_DONE)
+    snprintf(out + at, sizeof out - at, "error: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+  return out;
+}
+
+/* `sql` is rewritten by join_aggregates.c (or not: `expect`) into a statement answering, with the
+** same column names, rows, types and errors, what SQLite answers for `sql` itself. */
+static void same_join(trak_processor *p, const char *sql, int expect) {
+  sqlite3_stmt *fast = NULL, *slow = NULL;
+  int r = trak__psql_join_aggregates(p, sql, strlen(sql), &fast);
+  if (r != expect) fail_msg("%s: rewritten is not %d", sql, expect);
+  if (!r) return;
+  assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_col_group"));
+  assert_int_equal(sqlite3_prepare_v2(p->db, sql, -1, &slow, NULL), SQLITE_OK);
+  assert_int_equal(sqlite3_column_count(fast), sqlite3_column_count(slow));
+  for (int c = 0; c < sqlite3_column_count(slow); c++)
+    assert_string_equal(sqlite3_column_name(fast, c), sqlite3_column_name(slow, c));
+  char *want = strdup(stmt_rows(slow));
+  assert_non_null(want);
+  if (strcmp(stmt_rows(fast), want))
+    fail_msg("%s\nrewritten: %s\ngot:  %sSQLite: %s", sql, sqlite3_sql(fast), stmt_rows(fast),
+             want);
+  free(want);
+  sqlite3_finalize(fast);
+  sqlite3_finalize(slow);
+}
+
+/* Aggregates of a columnar table joined by one of its columns, grouped first by that column
+** (join_aggregates.c): the query set's slice x thread x process and parent joins, NULL keys,
+** unfinished slices, text counts, HAVING and ORDER BY over the aggregates, no slices at all, a
+** sum past 64 bits; aggregates under WHERE terms `column op value` (the columnar scan's filters
+** inside __intrinsic_col_group); and the shapes that must stay SQLite's. */
+static void join_groups(void **state) {
+  (void)state;
+  static const char *const rewritten_ok[] = {
+      "SELECT p.name, t.name, COUNT(*), SUM(s.dur) FROM slice s JOIN thread_track tt ON "
+      "s.track_id = tt.id JOIN thread t USING (utid) JOIN process p USING (upid) GROUP BY 1, 2 "
+      "ORDER BY 1, 2",
+      "SELECT p.name, COUNT(*) AS n FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY "
+      "p.name ORDER BY n DESC, p.name LIMIT 10",
+      "SELECT t.name, MIN(s.dur), MAX(s.dur) m, COUNT(s.name), SUM(s.depth), COUNT(s.parent_id) "
+      "FROM slice AS s INNER JOIN thread_track tt ON tt.id = s.track_id JOIN thread t ON "
+      "t.utid = tt.utid GROUP BY t.name ORDER BY 1",
+      "SELECT c.parent_id, COUNT(*), SUM(c.dur) FROM slice c JOIN process pr GROUP BY c.parent_id",
+      "SELECT s.track_id, COUNT(*) FROM slice s, thread_track tt WHERE s.track_id = tt.id AND "
+      "tt.utid > 0 GROUP BY s.track_id HAVING COUNT(*) > 1 ORDER BY COUNT(*) DESC, 1",
+      "SELECT p.name, COUNT(*) + 1 FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY p.name",
+      "SELECT slice.depth, COUNT(*) FROM slice JOIN thread GROUP BY slice.depth",
+      "SELECT t.name AS tn, MAX(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) GROUP BY 1 HAVING MAX(s.dur) > 1 ORDER BY tn DESC",
+  };
+  static const char *const refused[] = {
+      "SELECT p.name, COUNT(*) FROM slice c LEFT JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, AVG(c.dur) FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, SUM(p.dur) FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, SUM(dur) FROM slice c JOIN process p GROUP BY 1",
+      "SELECT p.name, COUNT(DISTINCT c.name) FROM slice c JOIN slice p ON c.parent_id = p.id "
+      "GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = p.id AND c.depth > 0 "
+      "GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = p.id",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.id = p.parent_id GROUP BY 1",
+      "SELECT c.*, COUNT(*) FROM slice c JOIN process p GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c JOIN slice p ON c.parent_id = (SELECT 1) GROUP BY 1",
+      "SELECT t.name, SUM(c.value) FROM counter c JOIN track t ON c.track_id = t.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) OVER () FROM slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM thread_slice c JOIN slice p ON c.parent_id = p.id GROUP BY 1",
+      "SELECT p.name, COUNT(*) FROM slice c GROUP BY 1",
+      /* a bare column beside the one MAX: SQLite takes it from the row of the greatest dur */
+      "SELECT t.name, tt.id, MAX(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+      "JOIN thread t USING (utid) GROUP BY t.name",
+      "SELECT t.name, MIN(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN "
+      "thread t USING (utid) GROUP BY t.name ORDER BY tt.id",
+      "SELECT t.name, MIN(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN "
+      "thread t USING (utid) GROUP BY 1 ORDER BY utid",
+  };
+  /* WHERE terms `column op value` answered by the columnar scan's filters inside
+  ** __intrinsic_col_group: ranges with SQLite's affinity and boundaries, NULL, text patterns. */
+  static const char *const where_ok[] = {
+      "ts BETWEEN 2 AND 8",
+      "ts BETWEEN (SELECT MIN(ts) + 1 FROM slice) AND (SELECT MAX(ts) FROM slice) AND dur > -1",
+      "dur > NULL",
+      "dur < 9223372036854775807",
+      "ts > -9223372036854775808",
+      "ts >= -9223372036854775808 AND dur <= -9223372036854775808",
+      "dur >= 2.5",
+      "dur == '5'",
+      "dur < 'abc'",
+      "dur > 'abc'",
+      "dur > 1e300",
+      "name GLOB 'A*'",
+      "name LIKE 'a%'",
+      "name > 'A' AND name <= 'B'",
+      "name LIKE NULL",
+      "parent_id = 0",
+      "parent_id > 0",
+      "depth BETWEEN 1 AND 1",
+      "depth = 1 + 0 * 5",
+      "track_id = (SELECT MAX(track_id) FROM slice)",
+  };
+  static const char *const where_refused[] = {
+      "dur > 1 OR dur < 0",
+      "name = 'A'",
+      "dur + 0 > 1",
+      "NOT dur > 1",
+      "dur > 1 = 1",
+      "dur IN (1, 2)",
+      "name LIKE 'a' ESCAPE 'x'",
+      "dur > CASE WHEN 1 THEN 2 END",
+      "5 < dur",
+      "dur NOT BETWEEN 1 AND 2",
+      "name < 'b' COLLATE NOCASE",
+      "dur IS NULL",
+  };
+  const char *traces[] = {NESTED, NO_SLICES, TRACE};
+  for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
+    trak_processor *p = sc_open(traces[k]);
+    sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
+    for (size_t i = 0; i < sizeof where_ok / sizeof *where_ok; i++) {
+      same_where(p, "COUNT(*), SUM(dur), MIN(ts), COUNT(name)", "slice", where_ok[i], "", 1);
+      same_where(p, "name, COUNT(*) AS n", "slice", where_ok[i], " GROUP BY name ORDER BY n, name",
+                 1);
+    }
+    for (size_t i = 0; i < sizeof where_refused / sizeof *where_refused; i++)
+      same_where(p, "COUNT(*), SUM(dur)", "slice", where_refused[i], "", 0);
+    same_where(p, "COUNT(*), SUM(dur), MAX(tid)", "thread_slice", "dur > 3", "", 1);
+    same_where(p, "COUNT(*), SUM(value)", "counter", "value > 0", "", 0);
+    /* names the table-valued function's own columns would take */
+    sc_rows(p,
+            "CREATE VIEW IF NOT EXISTS v_k AS SELECT dur AS k, depth AS key, ts AS w0 FROM slice");
+    same_where(p, "COUNT(*), SUM(k)", "v_k", "k > 1", "", 1);
+    same_where(p, "COUNT(*), SUM(k)", "v_k", "key >= k", "", 0);
+    same_where(p, "COUNT(*), SUM(k)", "v_k", "w0 > (\"key\")", "", 0);
+    same_where(p, "COUNT(*), SUM(k)", "v_k", "k > (SELECT key)", "", 0);
+    for (size_t i = 0; i < sizeof rewritten_ok / sizeof *rewritten_ok; i++)
+      same_join(p, rewritten_ok[i], 1);
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+      same_join(p, refused[i], 0);
+    trak_processor_free(p);
+  }
+  /* A sum past 64 bits: "integer overflow" from both. */
+  trak_processor *p = sc_open(HUGE);
+  same_join(p,
+            "SELECT pr.pid, SUM(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
+            "JOIN thread t USING (utid) JOIN process pr USING (upid) GROUP BY 1",
+            1);
+  assert_non_null(strstr(sc_error(p, "SELECT pr.pid, SUM(s.dur) FROM slice s JOIN thread_track tt "
+                                     "ON s.track_id = tt.id JOIN thread t USING (utid) JOIN "
+                                     "process pr USING (upid) GROUP BY 1"),
+                         "integer overflow"));
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(tables_json),
-      cmocka_unit_test(tables_sched),
-      cmocka_unit_test(overflow),
-      cmocka_unit_test(reals),
+      cmocka_unit_test(tables_json), cmocka_unit_test(tables_sched), cmocka_unit_test(overflow),
+      cmocka_unit_test(reals),       cmocka_unit_test(join_groups),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,7 +1,7 @@
 /*
 ** This file holds what SQLite sees of the columnar tables: each table's columns (a list of
 ** vt_col generated from table_defs.h), their declared types and how a value is read and turned
-** into an SQLite result. vtab_scan.c plans and runs the scans over them.
+** into an SQLite result. vtab_plan.c plans and vtab_scan.c runs the scans over them.
 */
 #include <inttypes.h>
 #include <stdio.h>

@@ -12,9 +12,11 @@
 #include <string.h>
 
 #include "processor/tables/vtab.h"
+#include "processor/tables/vtab_scan.h"
 #include "processor/tables/vtab_tvf.h"
 
-#define GROUP_AGGS 8 /* the most aggregates of one __intrinsic_col_group */
+#define GROUP_AGGS 8  /* the most aggregates of one __intrinsic_col_group */
+#define GROUP_WHERE 4 /* the most WHERE terms of one __intrinsic_col_group */
 
 typedef enum agg_fn { AGG_COUNT, AGG_SUM, AGG_MIN, AGG_MAX, AGG_AVG } agg_fn;
 
@@ -171,6 +173,7 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 typedef struct grp_vtab {
   sqlite3_vtab base;
   const trak_tables *t;
+  sqlite3 *db; /* the connection (LIKE and GLOB terms run SQLite's operators on it) */
 } grp_vtab;
 
 typedef struct grp_cursor {
@@ -192,16 +195,19 @@ typedef struct grp_cursor {
 static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                        sqlite3_vtab **out, char **err) {
   (void)argc, (void)argv, (void)err;
-  return trak__tvf_connect(db,
-                           "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
-                           "tbl HIDDEN, key HIDDEN, spec HIDDEN, filter HIDDEN)",
-                           sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
+  int rc = trak__tvf_connect(db,
+                             "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
+                             "tbl HIDDEN, key HIDDEN, spec HIDDEN, filter HIDDEN, "
+                             "wspec HIDDEN, w0 HIDDEN, w1 HIDDEN, w2 HIDDEN, w3 HIDDEN)",
+                             sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
+  if (rc == SQLITE_OK) ((grp_vtab *)*out)->db = db;
+  return rc;
 }
 
-/* The arguments (columns 9 to 12) are given as equalities, the first three required. */
+/* The arguments (columns 9 to 17) are given as equalities, the first three required. */
 static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  static const trak_tvf_args args = {.first = 9, .n = 4, .required = 7, .cost = 1};
+  static const trak_tvf_args args = {.first = 9, .n = 9, .required = 7, .cost = 1};
   return trak__tvf_best_index(info, &args);
 }
 
@@ -262,9 +268,9 @@ static uint32_t *grp_slot(const grp_cursor *c, uint32_t *map, size_t slots, int6
   return &map[h];
 }
 
-/* Groups every row of `tbl` by the key: an open-addressing map from key to group, NULL its own
-** group. Returns an SQLite code. */
-static int grp_build(grp_cursor *c, const vt_table *tbl) {
+/* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
+** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
+static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   const trak_tables *t = c->t;
   const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
   size_t cap = 0, slots = 64;
@@ -277,8 +283,12 @@ static int grp_build(grp_cursor *c, const vt_table *tbl) {
       memset(c->accs, 0, (size_t)c->naggs * sizeof *c->accs);
     }
   }
-  for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); !rc && row < rows; row++) {
+  uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl);
+  if (sc) trak__vt_skip(sc);
+  for (; !rc && (sc ? sc->pos < sc->n : row < rows);
+       sc ? (void)(sc->pos++, trak__vt_skip(sc)) : (void)row++) {
     int64_t k = 0;
+    if (sc) row = sc->row;
     if (c->fcol && (!col_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
     int nonnull = c->key && col_int(t, c->key, ka, row, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
@@ -307,7 +317,50 @@ static int grp_build(grp_cursor *c, const vt_table *tbl) {
       acc_add(t, &c->specs[i], row, &acc[i]);
   }
   free(map);
-  return rc;
+  return rc ? rc : sc ? sc->rc : SQLITE_OK;
+}
+
+/* Frees what the WHERE terms' cursor `sc` holds (not `sc`). Can't fail. */
+static void where_close(vt_cursor *sc) {
+  for (int i = 0; i < sc->nfilters; i++)
+    free(sc->filters[i].set), trak__vt_pattern_free(sc->filters[i].pat);
+  free(sc->owned);
+}
+
+/* Makes `sc`, over scratch table `sv` (no indexes), the scan of the rows of `tbl` that pass the
+** WHERE terms `wspec` ("column:op,..." with op one of the scan plan's = > g < l k b) with
+** values `vals` (nvals), filtered exactly as the columnar scan filters (vtab_filter.c). Returns
+** an SQLite code; an error's message is in sv's zErrMsg. where_close frees sc's filters
+** either way. */
+static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqlite3_value **vals,
+                      int nvals, vt_vtab *sv, vt_cursor *sc) {
+  sv->db = gv->db, sv->t = gv->t, sv->tbl = tbl;
+  sc->base.pVtab = &sv->base;
+  uint32_t lo = 0, hi = (uint32_t)trak__vt_rows(gv->t, tbl);
+  int ok = 1, i = 0;
+  for (const char *w = wspec; ok > 0 && *w; i++) {
+    const char *colon = strchr(w, ':');
+    if (!colon || !colon[1] || (colon[2] && colon[2] != ',') || i >= nvals) return SQLITE_ERROR;
+    char name[64];
+    size_t len = (size_t)(colon - w);
+    if (len >= sizeof name) return SQLITE_ERROR;
+    memcpy(name, w, len);
+    name[len] = 0;
+    const vt_col *col = col_named(tbl, name);
+    /* LIKE and GLOB on text only; `=` not on text (SQLite compares a value that is no text) */
+    int text = col && col->kind == VT_STR, op = colon[1];
+    if (!col || !vt_kind_filterable(col->kind) || !strchr("=>g<lkb", op) ||
+        ((op == 'k' || op == 'b') && !text) || (op == '=' && text))
+      return SQLITE_ERROR;
+    ok = trak__vt_add_constraint(sc, (int)(col - tbl->cols), (unsigned char)colon[1], vals[i], &lo,
+                                 &hi);
+    w = colon[2] ? colon + 3 : colon + 2;
+  }
+  if (ok < 0) return -ok;
+  if (ok > 0 && i != nvals) return SQLITE_ERROR; /* a value without a term */
+  sc->lo = lo, sc->end = ok ? hi : lo;
+  sc->n = sc->end - sc->lo, sc->pos = 0;
+  return SQLITE_OK;
 }
 
 /* Puts the groups in SQLite's order in c->order, folding groups of equal text (two string ids
@@ -352,12 +405,17 @@ static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
 }
 
 /* argv: the table's name, the key column's ('': one group), the spec "fn:column,..." ("count:" is
-** COUNT(*)), maybe the rows' filter "column>=integer". */
+** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
+** "column:op,..." and their values (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
-  (void)idx, (void)plan;
+  (void)plan;
   grp_cursor *c = (grp_cursor *)cur;
   grp_reset(c);
+  sqlite3_value *arg[9] = {NULL}; /* the arguments by position; NULL: not given */
+  for (int b = 0, k = 0; b < 9 && k < argc; b++)
+    if (idx >> b & 1) arg[b] = argv[k++];
+  argv = arg, argc = arg[3] ? 4 : 3;
   const vt_table *tbl =
       argc >= 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
   const char *kname = argc >= 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
@@ -383,7 +441,32 @@ static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
         sqlite3_mprintf("__intrinsic_col_group: no such columnar table, key column or aggregates");
     return SQLITE_ERROR;
   }
-  int rc = grp_build(c, tbl);
+  vt_vtab *sv = NULL;
+  vt_cursor *sc = NULL;
+  int rc = SQLITE_OK, nvals = 0;
+  if (arg[4] && sqlite3_value_type(arg[4]) != SQLITE_NULL) { /* WHERE terms: the scan's filters */
+    while (nvals < GROUP_WHERE && arg[5 + nvals])
+      nvals++;
+    sv = calloc(1, sizeof *sv), sc = calloc(1, sizeof *sc);
+    rc = sv && sc ? where_open((grp_vtab *)cur->pVtab, tbl,
+                               (const char *)sqlite3_value_text(arg[4]), arg + 5, nvals, sv, sc)
+                  : SQLITE_NOMEM;
+    if (rc) {
+      sqlite3_free(cur->pVtab->zErrMsg);
+      cur->pVtab->zErrMsg =
+          sv && sv->base.zErrMsg
+              ? sv->base.zErrMsg
+              : sqlite3_mprintf("__intrinsic_col_group: bad WHERE terms or values");
+      if (sv) sv->base.zErrMsg = NULL;
+    }
+  }
+  if (!rc) rc = grp_build(c, tbl, sc);
+  if (sc) where_close(sc);
+  if (rc && sv && sv->base.zErrMsg) { /* a pattern's failure mid-scan */
+    sqlite3_free(cur->pVtab->zErrMsg);
+    cur->pVtab->zErrMsg = sv->base.zErrMsg, sv->base.zErrMsg = NULL;
+  }
+  free(sv), free(sc);
   if (!rc) rc = grp_sort(c);
   for (size_t i = 0; !rc && i < c->n * (size_t)c->naggs; i++)
     if (c->accs[i].overflow) {

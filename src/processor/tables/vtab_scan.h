@@ -1,8 +1,10 @@
 /*
 ** The state of the trak_columnar module shared by its files: the virtual table with its lazily
-** built equality indexes, the cursor with its candidate rows and filters (vtab_scan.c plans
-** and fills them; vtab_order.c orders the rows the cursor gives when it consumes a GROUP BY or
-** an ORDER BY ... LIMIT), and the read of a column's value as an integer.
+** built equality indexes, the cursor with its candidate rows and filters, the plan's encoding,
+** and the read of a column's value as an integer. vtab_plan.c plans (xBestIndex), vtab_scan.c
+** holds the module and its cursors, vtab_filter.c turns constraints into filters and steps the
+** scan, vtab_index.c picks the scan's driver (an equality index, an IN list), vtab_order.c
+** orders the rows the cursor gives when it consumes a GROUP BY or an ORDER BY.
 */
 #ifndef TRAK_PROCESSOR_VTAB_SCAN_H
 #define TRAK_PROCESSOR_VTAB_SCAN_H
@@ -10,6 +12,33 @@
 #include "processor/tables/vtab.h"
 
 #define VT_MAX_FILTERS 16
+
+/* The plan (idxStr) is two characters per constraint passed to xFilter, in argv order: the
+** column ('A' + index) and the operator: = > g(>=) < l(<=) n(IS NULL) N(IS NOT NULL) s(IS)
+** i(IN, every value at once) k(LIKE) b(GLOB); then '@' and L (LIMIT) or O (OFFSET). idxNum
+** holds the PLAN_ bits and the GROUP BY or ORDER BY column. */
+#define PLAN_GROUPED 1  /* rows come grouped by column idxNum >> 8 */
+#define PLAN_DESC 2     /* rows come in descending row order (PLAN_TOP: column values) */
+#define PLAN_TOP 4      /* the first LIMIT + OFFSET rows in the order of column idxNum >> 8 */
+#define PLAN_ROW_DESC 8 /* PLAN_TOP, PLAN_SORT: ties by descending row id */
+#define PLAN_SORT 16    /* rows sorted by the terms in idxNum >> 8 (trak__vt_sort_decode) */
+
+/* Whether the cursor can compare column kind `k` itself (as an integer, NULL aside). */
+static inline int vt_kind_filterable(vt_kind k) {
+  return k == VT_ID || k == VT_I64 || k == VT_I64N || k == VT_U32 || k == VT_U32N || k == VT_STR ||
+         k == VT_BOOLN;
+}
+
+/* Whether column `c` gets an equality index (32-bit stored values). */
+static inline int vt_col_indexed(const vt_col *c) {
+  return !c->calc && (c->kind == VT_U32 || c->kind == VT_U32N || c->kind == VT_STR);
+}
+
+/* Whether `c`'s values ascend with the row index now: rows appended after the import
+** (annotations) keep ids in order but not timestamps. */
+static inline int vt_col_sorted(const trak_tables *t, const vt_col *c) {
+  return c->sorted && (c->kind == VT_ID || !t->generation);
+}
 
 /* An equality index of one column, built on first use: the rows of each value in row order.
 ** Keys are the column's value + 1, with 0 for NULL (string ids are used as they are). */
@@ -138,5 +167,28 @@ typedef struct vt_sort_term {
 ** most VT_SORT_TERMS; NULL first ascending, as SQLite orders), ties by row id (descending when
 ** `row_desc`). Returns an SQLite code. */
 int trak__vt_sort(vt_cursor *c, const vt_sort_term *terms, int nterms, int row_desc);
+
+/* xBestIndex of the trak_columnar module (vtab_plan.c). Can't fail but for OOM (SQLITE_NOMEM
+** is then SQLite's to report through idxStr being NULL). */
+int trak__vt_best_index(sqlite3_vtab *vt, sqlite3_index_info *info);
+
+/* The sort terms of a PLAN_SORT idxNum `bits` in `terms`; returns how many. */
+int trak__vt_sort_decode(const vt_table *tbl, int bits, vt_sort_term *terms);
+
+/* Turns constraint (col, op, val) of the plan into a filter of cursor `c`, or narrows the rows
+** [*lo, *hi) when the column is sorted (vtab_filter.c). Returns 1, 0 when no row can match, or
+** a negative SQLite code (a pattern's error message is then the vtab's zErrMsg). */
+int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value *val,
+                            uint32_t *lo, uint32_t *hi);
+
+/* Narrows the rows [*lo, *hi) to those whose value of sorted column `c` lies in [vlo, vhi]
+** (binary searches; the id column directly). Can't fail. */
+void trak__vt_sorted_range(const trak_tables *t, const vt_col *c, uint32_t *lo, uint32_t *hi,
+                           int64_t vlo, int64_t vhi);
+
+/* Picks how cursor `c` visits rows (vtab_index.c): its range [lo, end) or, when smaller, the
+** rows of one filter's values (an equality or IN on the id, a sorted column or an indexed one),
+** which filter is then dropped. Returns an SQLite code; on error the cursor keeps its range. */
+int trak__vt_choose_driver(vt_cursor *c);
 
 #endif /* TRAK_PROCESSOR_VTAB_SCAN_H */

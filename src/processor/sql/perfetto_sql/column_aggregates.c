@@ -33,6 +33,16 @@ typedef struct row_filter {
   long long lo;
 } row_filter;
 
+#define WHERE_MAX 4 /* the most WHERE terms (__intrinsic_col_group's) */
+
+/* One term of the statement's WHERE: `column op value` (a BETWEEN gives two), op as the scan's
+** plan spells it (= > g < l k b), the value's text [off, end). */
+typedef struct where_term {
+  psql_tok col;
+  char op;
+  size_t off, end;
+} where_term;
+
 /* A token that is an unquoted identifier (quoted ones are left to SQLite). */
 static int is_plain_id(const char *s, psql_tok t) {
   return t.kind == PSQL_ID && (isalpha((unsigned char)s[t.off]) || s[t.off] == '_');
@@ -136,6 +146,18 @@ static int view_source(const char *v, const char *col, size_t cn, psql_tok *src,
   return is_plain_id(v, *src) && t.kind == PSQL_EOF && found;
 }
 
+const vt_table *trak__psql_columnar_table(sqlite3 *db, const char *name, size_t n) {
+  int is_view = 0;
+  char *sql = NULL;
+  const vt_table *tbl = NULL;
+  if (!schema_object(db, name, n, &is_view, &sql)) return NULL;
+  char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)n, name);
+  if (!is_view && expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(name, n);
+  sqlite3_free(expect);
+  sqlite3_free(sql);
+  return tbl;
+}
+
 /* Whether `tbl` has an integer column `name` a view's WHERE may compare (not text, real, args). */
 static int filter_column(const vt_table *tbl, const char *name) {
   for (int j = 0; j < tbl->ncols; j++)
@@ -155,10 +177,8 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   const vt_table *tbl = NULL;
   if (depth > VIEW_DEPTH || cn >= cap || !schema_object(db, rel, rn, &is_view, &sql)) return NULL;
   if (!is_view) {
-    char *expect = sqlite3_mprintf("CREATE VIRTUAL TABLE %.*s USING trak_columnar", (int)rn, rel);
-    if (expect && !sqlite3_stricmp(expect, sql)) tbl = columnar_table(rel, rn);
+    tbl = trak__psql_columnar_table(db, rel, rn);
     if (tbl && f->set && !filter_column(tbl, f->col)) tbl = NULL;
-    sqlite3_free(expect);
     memmove(out, col, cn);
     out[cn] = 0;
   } else {
@@ -259,11 +279,83 @@ static const vt_table *item_column(sqlite3 *db, const char *rel, size_t rn, cons
   return tbl;
 }
 
+/* The end of the value that starts at `pos` in the WHERE clause ending at `end`: the next `AND`
+** outside parentheses, or `end`. 0 when the value is empty or holds, outside parentheses, what
+** binds no tighter than a comparison (another comparison, NOT, IS, IN, LIKE, CASE, COLLATE,
+** ESCAPE, OR, ...): then `column op value` would not be the statement's parse. */
+static size_t value_end(const char *s, size_t pos, size_t end, size_t *next) {
+  static const char *const words[] = {"NOT",    "IS",      "IN",      "LIKE",    "GLOB",
+                                      "MATCH",  "REGEXP",  "BETWEEN", "CASE",    "OR",
+                                      "ESCAPE", "COLLATE", "ISNULL",  "NOTNULL", "SELECT"};
+  int depth = 0;
+  size_t last = pos;
+  psql_tok t = trak__psql_lex(s, end, pos);
+  for (; t.kind != PSQL_EOF; t = trak__psql_lex(s, end, t.off + t.len)) {
+    if (!depth && trak__psql_is(s, t, "AND")) break;
+    depth += trak__psql_is_char(s, t, '(') - trak__psql_is_char(s, t, ')');
+    if (depth < 0) return 0;
+    if (!depth && t.kind == PSQL_PUNCT && strchr("=<>!", s[t.off])) return 0;
+    /* A name that __intrinsic_col_group's own columns might take (a view's column `k`; any
+    ** short or quoted name). */
+    if (t.kind == PSQL_ID && ((t.len <= 2 && strchr("kKaAwW", s[t.off])) || !is_plain_id(s, t)))
+      return 0;
+    static const char *const own[] = {"tbl", "key", "spec", "filter", "wspec"};
+    for (size_t w = 0; w < sizeof own / sizeof *own; w++)
+      if (trak__psql_is(s, t, own[w])) return 0;
+    for (size_t w = 0; !depth && w < sizeof words / sizeof *words; w++)
+      if (trak__psql_is(s, t, words[w])) return 0;
+    last = t.off + t.len;
+  }
+  *next = t.kind == PSQL_EOF ? end : t.off + t.len;
+  return last > pos && !depth ? last : 0;
+}
+
+/* Parses WHERE's text [pos, end) into terms `column op value` joined by AND (op one of = == < <=
+** > >= GLOB LIKE, or BETWEEN v AND w). Returns how many, 0 for anything else. */
+static size_t parse_where(const char *s, size_t pos, size_t end, where_term *w) {
+  size_t k = 0;
+  while (pos < end) {
+    psql_tok c = trak__psql_lex(s, end, pos), op = trak__psql_lex(s, end, c.off + c.len);
+    if (c.kind == PSQL_EOF || !is_plain_id(s, c) || k == WHERE_MAX) return 0;
+    char o = 0;
+    if (op.kind == PSQL_PUNCT) {
+      size_t l = op.len;
+      const char *x = s + op.off;
+      o = l == 1 && *x == '='             ? '='
+          : l == 2 && !memcmp(x, "==", 2) ? '='
+          : l == 1 && *x == '<'           ? '<'
+          : l == 2 && !memcmp(x, "<=", 2) ? 'l'
+          : l == 1 && *x == '>'           ? '>'
+          : l == 2 && !memcmp(x, ">=", 2) ? 'g'
+                                          : 0;
+    } else if (trak__psql_is(s, op, "GLOB")) {
+      o = 'b';
+    } else if (trak__psql_is(s, op, "LIKE")) {
+      o = 'k';
+    } else if (trak__psql_is(s, op, "BETWEEN")) {
+      o = 'B';
+    }
+    if (!o) return 0;
+    size_t next = 0, v = op.off + op.len, ve = value_end(s, v, end, &next);
+    if (!ve) return 0;
+    w[k++] = (where_term){c, o == 'B' ? 'g' : o, v, ve};
+    if (o == 'B') { /* BETWEEN v AND w: the AND was the value's end */
+      if (k == WHERE_MAX || next >= end) return 0;
+      size_t v2 = next;
+      ve = value_end(s, v2, end, &next);
+      if (!ve) return 0;
+      w[k++] = (where_term){c, 'l', v2, ve};
+    }
+    pos = next;
+  }
+  return k;
+}
+
 /* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none) over `rel` from
 ** the columns, named as `orig` (the statement as SQLite prepared it) names them; NULL when an
 ** item can't be answered so. sqlite3_free it. */
 static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
-                     psql_tok key, sqlite3_stmt *orig) {
+                     psql_tok key, const where_term *w, size_t nw, sqlite3_stmt *orig) {
   const vt_table *tbl = NULL, *ti[AGG_MAX + 1] = {NULL};
   const vt_col *kc = NULL, *c[AGG_MAX + 1] = {NULL};
   row_filter f = {0}, fi; /* the relation's rows (each item's are the same) */
@@ -287,8 +379,20 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
     if (ok && kc && kc->kind == VT_STR)
       ok = strcmp(it->fn, "avg") && (!c[i] || c[i]->kind != VT_F64 || !strcmp(it->fn, "count"));
   }
-  /* With a key or a filtering view, one __intrinsic_col_group; else a call per item. */
-  int grouped = key.len || f.set;
+  /* Each WHERE term's column, of the same table; text only with patterns and ranges. */
+  const vt_col *wc[WHERE_MAX] = {NULL};
+  for (size_t i = 0; ok && i < nw; i++) {
+    row_filter wf;
+    const vt_table *wt =
+        item_column(db, s + rel.off, rel.len, s + w[i].col.off, w[i].col.len, "count", &wc[i], &wf);
+    if (!tbl) tbl = wt, f = wf;
+    ok = wt && wt == tbl && wf.set == f.set && (!f.set || !strcmp(wf.col, f.col)) &&
+         wc[i]->kind != VT_F64 && wc[i]->kind <= VT_BOOLN && wc[i]->kind != VT_NUL &&
+         (wc[i]->kind == VT_STR ? w[i].op != '=' : w[i].op != 'k' && w[i].op != 'b');
+  }
+  /* With a key, a filtering view or WHERE terms, one __intrinsic_col_group; else a call per
+  ** item. */
+  int grouped = key.len || f.set || nw;
   sqlite3_str *q = sqlite3_str_new(db), *spec = sqlite3_str_new(db);
   sqlite3_str_appendf(q, "SELECT ");
   for (size_t i = 0, j = 0; ok && i < k; i++) {
@@ -312,7 +416,15 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
   if (ok && grouped) {
     sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q", tbl->name, kc ? kc->name : "",
                         sp);
-    if (f.set) sqlite3_str_appendf(q, ", '%q>=%lld'", f.col, f.lo);
+    if (f.set)
+      sqlite3_str_appendf(q, ", '%q>=%lld'", f.col, f.lo);
+    else if (nw)
+      sqlite3_str_appendf(q, ", NULL");
+    for (size_t i = 0; i < nw; i++)
+      sqlite3_str_appendf(q, "%s%q:%c", i ? "," : ", '", wc[i]->name, w[i].op);
+    if (nw) sqlite3_str_appendf(q, "'");
+    for (size_t i = 0; i < nw; i++)
+      sqlite3_str_appendf(q, ", (%.*s)", (int)(w[i].end - w[i].off), s + w[i].off);
     sqlite3_str_appendf(q, ")");
   }
   sqlite3_free(sp);
@@ -364,6 +476,21 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
   psql_tok rel = trak__psql_lex(s, n, pos);
   if (!is_plain_id(s, rel)) return 0; /* a quoted name: left to SQLite */
   t = trak__psql_lex(s, n, rel.off + rel.len);
+  where_term where[WHERE_MAX];
+  size_t nw = 0;
+  if (trak__psql_is(s, t, "WHERE")) { /* up to GROUP BY, ORDER BY, LIMIT or the end */
+    size_t at = t.off + t.len, wend = at;
+    int depth = 0;
+    for (t = trak__psql_lex(s, n, at); t.kind != PSQL_EOF && !trak__psql_is_char(s, t, ';');
+         t = trak__psql_lex(s, n, t.off + t.len)) {
+      depth += trak__psql_is_char(s, t, '(') - trak__psql_is_char(s, t, ')');
+      if (!depth && (trak__psql_is(s, t, "GROUP") || trak__psql_is(s, t, "ORDER") ||
+                     trak__psql_is(s, t, "LIMIT")))
+        break;
+      wend = t.off + t.len;
+    }
+    if (!(nw = parse_where(s, at, wend, where))) return 0;
+  }
   if (trak__psql_is(s, t, "GROUP")) {
     t = trak__psql_lex(s, n, t.off + t.len);
     key = trak__psql_lex(s, n, t.off + t.len);
@@ -385,7 +512,7 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     sqlite3_finalize(orig);
     return 0;
   }
-  char *sql = rewrite(p->db, s, items, k, rel, key, orig);
+  char *sql = rewrite(p->db, s, items, k, rel, key, where, nw, orig);
   if (sql && tail_end > tail) {
     /* Grouped again by the key, one row a group: SQLite then feeds its ORDER BY the groups in
     ** the GROUP BY's order as it does for the original, so ties come out the same. */

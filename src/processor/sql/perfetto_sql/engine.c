@@ -100,7 +100,8 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         pos = end;
         break;
       }
-      if (trak__psql_column_aggregates(p, sql + t.off, end - t.off, out)) {
+      if (trak__psql_column_aggregates(p, sql + t.off, end - t.off, out) ||
+          trak__psql_join_aggregates(p, sql + t.off, end - t.off, out)) {
         pos = end;
         break;
       }

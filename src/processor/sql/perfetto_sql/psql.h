@@ -251,6 +251,20 @@ void trak__psql_lazy_free(trak_processor *p);
 ** returns 0 and leaves the statement to SQLite. */
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
+/* The columnar table `name` (n bytes) names in the main schema: the table itself, not a view,
+** and no temporary object of that name in front of it; NULL otherwise. */
+const struct vt_table *trak__psql_columnar_table(sqlite3 *db, const char *name, size_t n);
+
+/* ---- join_aggregates.c ---------------------------------------------------------------------- */
+
+/* When statement `s` (n bytes) is `SELECT ... FROM <columnar table> [AS] a JOIN ... GROUP BY ...`
+** whose columns of `a` outside COUNT(*) and COUNT, SUM, MIN, MAX(a.column) are one column K
+** (the join's), prepares in *out the same statement over `a` grouped by K first
+** (`__intrinsic_col_group`: one row per value of K, its partial aggregates) with the aggregates
+** combined (COUNT as SUM of counts), and returns 1; otherwise returns 0 with *out untouched.
+** Can't fail: anything unexpected returns 0 and leaves the statement to SQLite. */
+int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */

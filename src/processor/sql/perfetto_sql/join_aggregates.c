@@ -1,0 +1,377 @@
+/*
+** This file aggregates a columnar table before a join (eager aggregation): in `SELECT p.name,
+** COUNT(*), SUM(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id ... GROUP BY ...`
+** every row of `s` with one track_id meets the same rows of the other tables, so `s` may be
+** replaced by its groups by track_id (`__intrinsic_col_group`: one row per value, with counts and
+** partial sums read from the columns) and the aggregates combined: COUNT as the SUM of counts,
+** SUM of sums, MIN of minimums, MAX of maximums. SQLite then joins and sorts one row per group
+** instead of one per slice (its sorter was most of the time: 5,700 instructions a slice).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/sql/perfetto_sql/psql.h"
+#include "processor/tables/vtab.h"
+
+#define JA_TOKENS 512 /* the longest statement considered, in tokens */
+#define JA_AGGS 8     /* the most distinct partial aggregates (__intrinsic_col_group's) */
+
+/* One replaced aggregate: tokens [from, to] become `fn(alias.__trak_aN)`. */
+typedef struct ja_repl {
+  size_t from, to;
+  const char *fn; /* "SUM", "MIN", "MAX": how the partial ones combine */
+  int agg;        /* N: the partial aggregate */
+} ja_repl;
+
+/* The statement's parse: its tokens, the relation replaced, the key, the aggregates. */
+typedef struct ja_stmt {
+  const char *s;
+  psql_tok tok[JA_TOKENS];
+  size_t n;
+  const vt_table *tbl;
+  psql_tok alias;          /* the relation's alias (its name when it has none) */
+  size_t rel, rel_end;     /* the relation's tokens [rel, rel_end): name [AS alias] */
+  size_t from;             /* the FROM token */
+  size_t group, group_end; /* GROUP BY's terms [group, group_end) */
+  const vt_col *key;       /* the one column of the alias read outside the aggregates */
+  char spec[JA_AGGS][80];
+  int nspec;
+  ja_repl repl[JA_TOKENS / 4];
+  size_t nrepl;
+} ja_stmt;
+
+static int is_id(const ja_stmt *j, size_t i) {
+  return i < j->n && j->tok[i].kind == PSQL_ID && j->s[j->tok[i].off] != '"' &&
+         j->s[j->tok[i].off] != '`' && j->s[j->tok[i].off] != '[';
+}
+
+static int is_word(const ja_stmt *j, size_t i, const char *w) {
+  return i < j->n && trak__psql_is(j->s, j->tok[i], w);
+}
+
+static int is_char(const ja_stmt *j, size_t i, char c) {
+  return i < j->n && trak__psql_is_char(j->s, j->tok[i], c);
+}
+
+/* The column of the table token i names, or NULL. */
+static const vt_col *column_at(const ja_stmt *j, size_t i) {
+  for (int c = 0; is_id(j, i) && c < j->tbl->ncols; c++)
+    if (strlen(j->tbl->cols[c].name) == j->tok[i].len &&
+        !sqlite3_strnicmp(j->tbl->cols[c].name, j->s + j->tok[i].off, (int)j->tok[i].len))
+      return &j->tbl->cols[c];
+  return NULL;
+}
+
+/* Whether token i names an aggregate function (SQLite's and the stdlib's common ones). */
+static int is_aggregate_name(const ja_stmt *j, size_t i) {
+  static const char *const names[] = {"count",  "sum",        "total",        "avg",
+                                      "min",    "max",        "group_concat", "string_agg",
+                                      "median", "percentile", "stddev",       "variance"};
+  for (size_t k = 0; k < sizeof names / sizeof *names; k++)
+    if (is_word(j, i, names[k])) return 1;
+  return 0;
+}
+
+/* The partial aggregate `fn` of column `c` (NULL: rows), added once; -1 past JA_AGGS. */
+static int partial(ja_stmt *j, const char *fn, const vt_col *c) {
+  char spec[80];
+  snprintf(spec, sizeof spec, "%s:%s", fn, c ? c->name : "");
+  for (int k = 0; k < j->nspec; k++)
+    if (!strcmp(j->spec[k], spec)) return k;
+  if (j->nspec == JA_AGGS) return -1;
+  memcpy(j->spec[j->nspec], spec, sizeof spec);
+  return j->nspec++;
+}
+
+/* Whether column `c` may be aggregated by `fn` from partial aggregates exactly: integers (a
+** real sum would add in another order), COUNT of text too; no computed column. */
+static int partial_ok(const vt_col *c, const char *fn) {
+  if (c->calc) return 0;
+  int integral = c->kind == VT_ID || c->kind == VT_I64 || c->kind == VT_I64N || c->kind == VT_U32 ||
+                 c->kind == VT_U32N || c->kind == VT_BOOLN;
+  return integral || (c->kind == VT_STR && !strcmp(fn, "count"));
+}
+
+/* Reads the references to the alias and the aggregates over the whole statement (the relation's
+** own tokens aside). Returns 1 when every one can be answered from the groups. */
+static int scan_refs(ja_stmt *j) {
+  for (size_t i = 1; i < j->n; i++) {
+    if (i == j->rel) {
+      i = j->rel_end - 1;
+      continue;
+    }
+    /* COUNT(*) */
+    if (is_word(j, i, "count") && is_char(j, i + 1, '(') && is_char(j, i + 2, '*') &&
+        is_char(j, i + 3, ')')) {
+      int a = partial(j, "count", NULL);
+      if (a < 0) return 0;
+      j->repl[j->nrepl++] = (ja_repl){i, i + 3, "SUM", a};
+      i += 3;
+      continue;
+    }
+    /* FN(alias.column) */
+    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(') && is_id(j, i + 2) &&
+        j->tok[i + 2].len == j->alias.len &&
+        !sqlite3_strnicmp(j->s + j->tok[i + 2].off, j->s + j->alias.off, (int)j->alias.len) &&
+        is_char(j, i + 3, '.') && is_char(j, i + 5, ')')) {
+      const char *fn = is_word(j, i, "count") ? "count"
+                       : is_word(j, i, "sum") ? "sum"
+                       : is_word(j, i, "min") ? "min"
+                       : is_word(j, i, "max") ? "max"
+                                              : NULL;
+      const vt_col *c = column_at(j, i + 4);
+      if (!fn || !c || !partial_ok(c, fn)) return 0;
+      int a = partial(j, fn, c);
+      if (a < 0) return 0;
+      j->repl[j->nrepl++] =
+          (ja_repl){i, i + 5, fn[0] == 'm' ? (fn[1] == 'i' ? "MIN" : "MAX") : "SUM", a};
+      i += 5;
+      continue;
+    }
+    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(')) return 0; /* over something else */
+    if (!is_id(j, i)) {
+      /* `SELECT *`, `x.*`: every column, the alias's too */
+      if (is_char(j, i, '*') &&
+          (is_word(j, i - 1, "SELECT") || is_char(j, i - 1, ',') || is_char(j, i - 1, '.')))
+        return 0;
+      continue;
+    }
+    if (is_char(j, i - 1, '.')) continue; /* the column of another qualifier, checked below */
+    int alias = j->tok[i].len == j->alias.len &&
+                !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + j->alias.off, (int)j->alias.len);
+    if (alias) { /* alias.column outside an aggregate: the key, and only it */
+      const vt_col *c = is_char(j, i + 1, '.') ? column_at(j, i + 2) : NULL;
+      /* A key as __intrinsic_col_group groups: integers or text, not an ascending column
+      ** (about a group per row) */
+      if (!c || c->calc || c->kind == VT_F64 || c->kind > VT_BOOLN || c->sorted ||
+          (j->key && j->key != c))
+        return 0;
+      j->key = c;
+      i += 2;
+      continue;
+    }
+    /* An unqualified name of one of the table's columns might read the alias's rows. */
+    if (!is_char(j, i + 1, '.') && !is_char(j, i + 1, '(') && column_at(j, i)) return 0;
+  }
+  return j->key && j->nrepl;
+}
+
+/* Whether the statement's shape allows the rewrite: one SELECT, inner joins only, no DISTINCT,
+** window, compound or CTE, a GROUP BY; the relation's tokens in j->rel.. and its alias. */
+static int shape(trak_processor *p, ja_stmt *j) {
+  static const char *const refused[] = {"DISTINCT",  "LEFT",      "RIGHT",  "FULL",   "OUTER",
+                                        "CROSS",     "NATURAL",   "OVER",   "FILTER", "WINDOW",
+                                        "UNION",     "INTERSECT", "EXCEPT", "VALUES", "WITH",
+                                        "RETURNING", "INDEXED"};
+  if (!is_word(j, 0, "SELECT")) return 0;
+  size_t from = 0;
+  int group = 0, depth = 0;
+  for (size_t i = 1; i < j->n; i++) {
+    if (is_word(j, i, "SELECT") || j->tok[i].kind == PSQL_VAR) return 0;
+    for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
+      if (is_word(j, i, refused[k])) return 0;
+    depth += is_char(j, i, '(') - is_char(j, i, ')');
+    if (!depth && !from && is_word(j, i, "FROM")) from = i;
+    if (!depth && is_word(j, i, "GROUP") && is_word(j, i + 1, "BY")) group = 1, j->group = i + 2;
+    if (!depth && group && !j->group_end &&
+        (is_word(j, i, "HAVING") || is_word(j, i, "ORDER") || is_word(j, i, "LIMIT")))
+      j->group_end = i;
+  }
+  if (!j->group_end) j->group_end = j->n;
+  j->from = from;
+  if (!from || !group || !is_id(j, from + 1)) return 0;
+  j->rel = from + 1;
+  j->tbl = trak__psql_columnar_table(p->db, j->s + j->tok[j->rel].off, j->tok[j->rel].len);
+  if (!j->tbl) return 0;
+  size_t a = j->rel + 1 + is_word(j, j->rel + 1, "AS");
+  static const char *const after[] = {"JOIN", "INNER", "ON", "WHERE", "GROUP", "USING"};
+  int keyword = !is_id(j, a);
+  for (size_t k = 0; !keyword && k < sizeof after / sizeof *after; k++)
+    keyword = is_word(j, a, after[k]);
+  if (keyword && a != j->rel + 1) return 0; /* `AS` then no alias */
+  j->alias = keyword ? j->tok[j->rel] : j->tok[a];
+  j->rel_end = keyword ? j->rel + 1 : a + 1;
+  /* an inner join follows the relation */
+  return is_word(j, j->rel_end, "JOIN") || is_char(j, j->rel_end, ',') ||
+         (is_word(j, j->rel_end, "INNER") && is_word(j, j->rel_end + 1, "JOIN"));
+}
+
+/* Whether tokens [a, a + len) of the statement spell tokens [b, b + len), without case. */
+static int same_tokens(const ja_stmt *j, size_t a, size_t b, size_t len) {
+  for (size_t k = 0; k < len; k++)
+    if (j->tok[a + k].len != j->tok[b + k].len ||
+        sqlite3_strnicmp(j->s + j->tok[a + k].off, j->s + j->tok[b + k].off,
+                         (int)j->tok[a + k].len))
+      return 0;
+  return 1;
+}
+
+/* The span [*begin, *end) of SELECT item `item` (from 1); 0 when there is none. */
+static int item_span(const ja_stmt *j, long item, size_t *begin, size_t *end) {
+  int depth = 0;
+  long at = 1;
+  *begin = 1;
+  for (size_t t = 1; t <= j->from; t++) {
+    depth += is_char(j, t, '(') - is_char(j, t, ')');
+    if (t < j->from && (depth || !is_char(j, t, ','))) continue;
+    if (at++ == item) return *end = t, 1;
+    *begin = t + 1;
+  }
+  return 0;
+}
+
+/* Whether `x.column` at token i is a GROUP BY term, or is a SELECT item (`x.column [[AS] name]`)
+** that a GROUP BY term names by its position. */
+static int grouped_ref(const ja_stmt *j, size_t i) {
+  size_t start = j->group, b, e;
+  int depth = 0;
+  for (size_t k = j->group; k <= j->group_end; k++) {
+    depth += k < j->group_end && is_char(j, k, '(');
+    depth -= k < j->group_end && is_char(j, k, ')');
+    if (k < j->group_end && (depth || !is_char(j, k, ','))) continue;
+    if (k - start == 3 && same_tokens(j, start, i, 3)) return 1;
+    if (k - start == 1 && j->tok[start].kind == PSQL_NUMBER &&
+        item_span(j, strtol(j->s + j->tok[start].off, NULL, 10), &b, &e) && e - b >= 3 &&
+        e - b <= 5 && same_tokens(j, b, i, 3))
+      return 1;
+    start = k + 1;
+  }
+  return 0;
+}
+
+/* Whether SQLite could answer a bare column (neither grouped nor aggregated) from the row holding
+** a MIN or MAX: with exactly one of them it takes such columns from that row, which after the
+** rewrite is a group's row, not the table's. Only aliases, grouped `x.column` references, function
+** names, numbers and operators may then stand outside the aggregates in the SELECT list,
+** HAVING and ORDER BY. */
+static int bare_columns(const ja_stmt *j) {
+  int extremes = 0; /* (every other aggregate is refused by scan_refs) */
+  for (size_t r = 0; r < j->nrepl; r++)
+    extremes += j->repl[r].fn[0] == 'M';
+  if (!extremes) return 0;
+  static const char *const words[] = {"AS",     "ASC",   "DESC",  "ORDER", "BY",  "HAVING", "LIMIT",
+                                      "OFFSET", "NULLS", "FIRST", "LAST",  "AND", "OR",     "NOT"};
+  size_t r = 0;
+  for (size_t i = 1; i < j->n; i++) {
+    if (i == j->from) i = j->group_end; /* FROM, WHERE and GROUP BY may read any column */
+    if (i >= j->n) break;
+    if (r < j->nrepl && j->repl[r].from == i) {
+      i = j->repl[r++].to;
+      continue;
+    }
+    if (j->tok[i].kind != PSQL_ID || is_char(j, i + 1, '(')) continue;
+    if (is_char(j, i + 1, '.')) {
+      if (!grouped_ref(j, i)) return 1;
+      i += 2;
+      continue;
+    }
+    int ok = is_word(j, i - 1, "AS") || (is_char(j, i - 1, ')') && i < j->from);
+    for (size_t w = 0; !ok && w < sizeof words / sizeof *words; w++)
+      ok = is_word(j, i, words[w]);
+    for (size_t k = 1; !ok && k + 1 < j->from; k++) /* an alias of the SELECT list */
+      ok = (is_word(j, k, "AS") || is_char(j, k, ')')) && j->tok[k + 1].kind == PSQL_ID &&
+           (is_char(j, k + 2, ',') || k + 2 == j->from) && same_tokens(j, k + 1, i, 1);
+    if (!ok) return 1;
+  }
+  return 0;
+}
+
+/* Where each SELECT item of the statement ends (the token before its `,` or FROM), in *ends. */
+static size_t item_ends(const ja_stmt *j, size_t *ends, size_t cap) {
+  size_t k = 0;
+  int depth = 0;
+  for (size_t i = 1; i < j->n && k < cap; i++) {
+    depth += is_char(j, i, '(') - is_char(j, i, ')');
+    if (!depth && (is_char(j, i, ',') || is_word(j, i, "FROM"))) ends[k++] = i - 1;
+    if (!depth && is_word(j, i, "FROM")) break;
+  }
+  return k;
+}
+
+/* The rewritten statement (sqlite3_free it), its result columns named as in `orig`; NULL on
+** OOM. */
+static char *rewrite(const ja_stmt *j, sqlite3_stmt *orig) {
+  size_t ends[64];
+  size_t nitems = item_ends(j, ends, 64);
+  if (nitems != (size_t)sqlite3_column_count(orig)) return NULL;
+  sqlite3_str *q = sqlite3_str_new(NULL);
+  /* The groups by the key as a materialized CTE: a subquery in FROM would be flattened into
+  ** the join and the table-valued function grouped anew for every outer row. */
+  sqlite3_str_appendf(q, "WITH __trak_groups AS MATERIALIZED (SELECT k AS \"%w\"", j->key->name);
+  for (int a = 0; a < j->nspec; a++)
+    sqlite3_str_appendf(q, ", a%d AS __trak_a%d", a, a);
+  sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, '", j->tbl->name, j->key->name);
+  for (int a = 0; a < j->nspec; a++)
+    sqlite3_str_appendf(q, "%s%q", a ? "," : "", j->spec[a]);
+  sqlite3_str_appendall(q, "')) ");
+  size_t at = j->tok[0].off, r = 0, item = 0;
+  for (size_t i = 0; i < j->n; i++) {
+    if (i == j->rel) { /* the relation: its groups, made once (not again per outer row) */
+      sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
+      sqlite3_str_appendf(q, "__trak_groups AS %.*s", (int)j->alias.len, j->s + j->alias.off);
+      i = j->rel_end - 1;
+      at = j->tok[i].off + j->tok[i].len;
+      continue;
+    }
+    if (r < j->nrepl && j->repl[r].from == i) {
+      sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
+      sqlite3_str_appendf(q, "%s(%.*s.__trak_a%d)", j->repl[r].fn, (int)j->alias.len,
+                          j->s + j->alias.off, j->repl[r].agg);
+      i = j->repl[r++].to;
+      at = j->tok[i].off + j->tok[i].len;
+    }
+    if (item < nitems && ends[item] == i) { /* an item without an alias keeps its name */
+      sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off + j->tok[i].len - at));
+      at = j->tok[i].off + j->tok[i].len;
+      int named = i >= 2 && j->tok[i].kind == PSQL_ID &&
+                  (is_word(j, i - 1, "AS") || is_char(j, i - 1, ')'));
+      if (!named) sqlite3_str_appendf(q, " AS \"%w\"", sqlite3_column_name(orig, (int)item));
+      item++;
+    }
+  }
+  size_t end = j->tok[j->n - 1].off + j->tok[j->n - 1].len;
+  sqlite3_str_append(q, j->s + at, (int)(end - at));
+  if (sqlite3_str_errcode(q)) {
+    sqlite3_free(sqlite3_str_finish(q));
+    return NULL;
+  }
+  return sqlite3_str_finish(q);
+}
+
+int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
+  ja_stmt *j = sqlite3_malloc(sizeof *j);
+  if (!j) return 0;
+  memset(j, 0, sizeof *j);
+  j->s = s;
+  for (size_t pos = 0;; j->n++) {
+    psql_tok t = trak__psql_lex(s, n, pos);
+    if (t.kind == PSQL_EOF || trak__psql_is_char(s, t, ';')) break;
+    if (j->n == JA_TOKENS) {
+      sqlite3_free(j);
+      return 0;
+    }
+    j->tok[j->n] = t;
+    pos = t.off + t.len;
+  }
+  int done = 0;
+  sqlite3_stmt *orig = NULL, *st = NULL;
+  if (shape(p, j) && scan_refs(j) && !bare_columns(j) &&
+      sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) == SQLITE_OK && orig) {
+    char *sql = rewrite(j, orig);
+    if (sql && sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK && st &&
+        sqlite3_column_count(st) == sqlite3_column_count(orig)) {
+      done = 1;
+      for (int c = 0; done && c < sqlite3_column_count(st); c++)
+        done = !strcmp(sqlite3_column_name(st, c), sqlite3_column_name(orig, c));
+    }
+    sqlite3_free(sql);
+  }
+  sqlite3_finalize(orig);
+  if (done)
+    *out = st;
+  else
+    sqlite3_finalize(st);
+  sqlite3_free(j);
+  return done;
+}
