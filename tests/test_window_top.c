@@ -97,8 +97,8 @@ static void shapes(void **state) {
   assert_non_null(strstr(got, "|A|10000\n"));
   assert_non_null(strstr(got, "|B|5000\n"));
   assert_non_null(strstr(got, "|C|5000\n"));
-  assert_null(strstr(got, "|E|5000"));   /* the third 5 comes after B and C by id */
-  assert_null(strstr(got, "async")); /* no thread */
+  assert_null(strstr(got, "|E|5000")); /* the third 5 comes after B and C by id */
+  assert_null(strstr(got, "async"));   /* no thread */
   const char *const rewrite_yes[] = {
       per_thread,
       "SELECT utid, name, dur FROM (SELECT utid, name, dur, row_number() OVER (PARTITION BY utid "
@@ -167,10 +167,10 @@ static void arguments(void **state) {
                                  "track_id ORDER BY dur DESC, id) AS rn FROM slice) WHERE rn = 1 "
                                  "ORDER BY id"));
   static const char *const bad[] = {
-      "'nosuch', 'track_id', 'id', 1", "'slice', 'name', 'id', 1",
-      "'slice', 'track_id', 'name', 1", "'slice', 'track_id', 'id', 0",
-      "'slice', 'track_id', 'id', 10001", "'slice', 'track_id', 'id', '3'",
-      "'slice', 'track_id', 'id UP', 1", "'slice', 'track_id', 'a,b,c,d', 1",
+      "'nosuch', 'track_id', 'id', 1",         "'slice', 'name', 'id', 1",
+      "'slice', 'track_id', 'name', 1",        "'slice', 'track_id', 'id', 0",
+      "'slice', 'track_id', 'id', 10001",      "'slice', 'track_id', 'id', '3'",
+      "'slice', 'track_id', 'id UP', 1",       "'slice', 'track_id', 'a,b,c,d', 1",
       "'slice', 'track_id', 'id', 1, 'dur>3'", "'slice', 'track_id', '', 1"};
   for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
     char sql[256];

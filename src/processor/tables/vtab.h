@@ -145,8 +145,7 @@ int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t);
 /* Parses a rows' filter "column>=integer" of `tbl` (NULL `where`: none, *col NULL) into *col and
 ** *lo. Returns 0, or -1 for anything else (an unknown column, a real or args column, another
 ** operator). */
-int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col,
-                          int64_t *lo);
+int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col, int64_t *lo);
 /* Registers on `db` (vtab_top.c) the table-valued function __intrinsic_top_per_group(name,
 ** part, order, n[, filter]): for each value of integer column `part` of columnar table `name`
 ** (NULL one group), the first `n` rows in `order` ("column [DESC],...", up to 3 integer columns,

@@ -299,8 +299,7 @@ static int grp_sort(grp_cursor *c) {
   return SQLITE_OK;
 }
 
-int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col,
-                          int64_t *lo) {
+int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col, int64_t *lo) {
   *col = NULL;
   if (!where) return 0;
   const char *op = strstr(where, ">=");
@@ -310,9 +309,8 @@ int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col *
   name[op - where] = 0;
   *col = trak__vt_col_named(tbl, name);
   *lo = strtoll(op + 2, &end, 10);
-  return !*col || end == op + 2 || *end || (*col)->kind > VT_BOOLN || (*col)->kind == VT_F64
-             ? -1
-             : 0;
+  return !*col || end == op + 2 || *end || (*col)->kind > VT_BOOLN || (*col)->kind == VT_F64 ? -1
+                                                                                             : 0;
 }
 
 /* Parses `where` ("column>=integer", NULL: none) into c's filter. Returns 0, or -1 for anything

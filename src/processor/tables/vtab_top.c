@@ -16,7 +16,7 @@
 
 /* A candidate row: its order keys, already flipped so that ascending is the order wanted. */
 typedef struct top_row {
-  int64_t k[TOP_KEYS]; /* per key: the value (negated for DESC, as ~v to keep INT64_MIN) */
+  int64_t k[TOP_KEYS];    /* per key: the value (negated for DESC, as ~v to keep INT64_MIN) */
   uint8_t null[TOP_KEYS]; /* per key: 0 first, 1 after (NULL ascending 0, descending 1) */
   uint32_t row;
 } top_row;
@@ -220,8 +220,7 @@ static int top_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
   sqlite3_int64 n = argc >= 4 ? sqlite3_value_int64(argv[3]) : 0;
   int bad = !s.part || s.part->kind > VT_BOOLN || s.part->kind == VT_F64 ||
             s.part->kind == VT_STR || sqlite3_value_type(argv[3]) != SQLITE_INTEGER || n < 1 ||
-            n > TOP_MAX ||
-            order_parse(c->t, tbl, (const char *)sqlite3_value_text(argv[2]), &s) ||
+            n > TOP_MAX || order_parse(c->t, tbl, (const char *)sqlite3_value_text(argv[2]), &s) ||
             trak__vt_filter_parse(tbl, argc == 5 ? (const char *)sqlite3_value_text(argv[4]) : NULL,
                                   &s.fcol, &s.flo);
   if (bad) {

@@ -255,8 +255,8 @@ typedef struct psql_row_filter {
 ** (cap bytes, NUL-terminated) the name its column `col` (cn bytes; 0: none asked) has there and
 ** in *f the rows the views keep. Returns NULL when the relation is anything else. */
 const struct vt_table *trak__psql_columnar_column(sqlite3 *db, const char *rel, size_t rn,
-                                                  const char *col, size_t cn, char *out,
-                                                  size_t cap, psql_row_filter *f);
+                                                  const char *col, size_t cn, char *out, size_t cap,
+                                                  psql_row_filter *f);
 
 /* When statement `s` (n bytes, its `;` included) is `SELECT agg [[AS] alias], ... FROM <relation>`
 ** with each agg COUNT(*), or COUNT, SUM, MIN or MAX of a plain column, over a columnar table or

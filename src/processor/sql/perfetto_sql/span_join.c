@@ -323,8 +323,8 @@ static int key_cmp(const void *pa, const void *pb) {
 ** memory (likewise). */
 static int rows_sort(rows *r, int ncols) {
   size_t i = 1;
-  while (i < r->n && (r->part[i - 1] < r->part[i] ||
-                      (r->part[i - 1] == r->part[i] && r->ts[i - 1] < r->ts[i])))
+  while (i < r->n &&
+         (r->part[i - 1] < r->part[i] || (r->part[i - 1] == r->part[i] && r->ts[i - 1] < r->ts[i])))
     i++;
   if (i >= r->n) return 1; /* already in order, as a table read in ts order is */
   row_key *k = malloc(r->n * sizeof *k);

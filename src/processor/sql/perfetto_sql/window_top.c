@@ -31,7 +31,7 @@ static int same_id(const char *s, psql_tok a, psql_tok b) {
 typedef struct top_query {
   psql_tok outer[ITEMS_MAX], inner[ITEMS_MAX]; /* the SELECT lists' columns */
   size_t nouter, ninner;
-  size_t rn_at;                       /* where the row_number() item is among the inner ones */
+  size_t rn_at; /* where the row_number() item is among the inner ones */
   psql_tok part, keys[KEYS_MAX], rn, rel;
   long long n; /* the N of rn <= N */
   int desc[KEYS_MAX], nkeys;
@@ -120,14 +120,14 @@ static int parse(const char *s, size_t n, top_query *q) {
   psql_tok rn, part, rn2;
   long long skip;
   if (!word(&l, "WHERE") || !ident(&l, &rn) || !same_id(s, rn, q->rn) || !op(&l, "<=") ||
-      !integer(&l, 10000, &q->n) || q->n < 1 || !word(&l, "ORDER") ||
-      !word(&l, "BY") || !ident(&l, &part) || !same_id(s, part, q->part))
+      !integer(&l, 10000, &q->n) || q->n < 1 || !word(&l, "ORDER") || !word(&l, "BY") ||
+      !ident(&l, &part) || !same_id(s, part, q->part))
     return 0;
   direction(&l);
   if (!punct(&l, ',') || !ident(&l, &rn2) || !same_id(s, rn2, q->rn)) return 0;
   direction(&l);
-  if (word(&l, "LIMIT") && (!integer(&l, 1000000000, &skip) ||
-                            (word(&l, "OFFSET") && !integer(&l, 1000000000, &skip))))
+  if (word(&l, "LIMIT") &&
+      (!integer(&l, 1000000000, &skip) || (word(&l, "OFFSET") && !integer(&l, 1000000000, &skip))))
     return 0;
   punct(&l, ';');
   /* The partition column is a column of the subquery (the outer ORDER BY names it), none of
@@ -138,7 +138,8 @@ static int parse(const char *s, size_t n, top_query *q) {
     if (same_id(s, q->inner[i], q->rn)) return 0;
   }
   psql_tok last = q->keys[q->nkeys - 1];
-  return l.t.kind == PSQL_EOF && part_item && last.len == 2 && !sqlite3_strnicmp(s + last.off, "id", 2);
+  return l.t.kind == PSQL_EOF && part_item && last.len == 2 &&
+         !sqlite3_strnicmp(s + last.off, "id", 2);
 }
 
 /* The columnar column relation `rel` calls `col` (an integer column: kinds up to VT_BOOLN but
@@ -189,9 +190,9 @@ static char *rewrite(sqlite3 *db, const char *s, const top_query *q) {
   sqlite3_str_appendf(b, " FROM __intrinsic_top_per_group(%Q, %Q, %Q, %d", tbl->name, part->name,
                       order, (int)q->n);
   if (f.set) sqlite3_str_appendf(b, ", '%q>=%lld'", f.col, f.lo);
-  sqlite3_str_appendf(b, ") JOIN %.*s ON %.*s.%.*s = __top_id) %s", (int)q->rel.len,
-                      s + q->rel.off, (int)q->rel.len, s + q->rel.off, (int)id_tok.len,
-                      s + id_tok.off, s + q->where_off);
+  sqlite3_str_appendf(b, ") JOIN %.*s ON %.*s.%.*s = __top_id) %s", (int)q->rel.len, s + q->rel.off,
+                      (int)q->rel.len, s + q->rel.off, (int)id_tok.len, s + id_tok.off,
+                      s + q->where_off);
   sqlite3_free(order);
   return sqlite3_str_finish(b);
 }
