@@ -47,20 +47,6 @@ static int rewritten(trak_processor *p, const char *sql) {
   return r;
 }
 
-/* The column names of `sql`'s result, joined by '|' (static). */
-static const char *column_names(trak_processor *p, const char *sql) {
-  static char out[512];
-  trak_query *q = NULL;
-  trak_error err = {0};
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
-  out[0] = 0;
-  for (int i = 0; i < trak_query_column_count(q); i++)
-    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "",
-             trak_query_column_name(q, i));
-  trak_query_free(q);
-  return out;
-}
-
 /* `tmpl` with its one %s replaced by `n` is rewritten (or not: `expect`) and answers what it
 ** answers with `n + 0` there (never rewritten: SQLite's window function), with the same names.
 ** Returns the rows (static, sc_rows'). */
@@ -76,8 +62,8 @@ static const char *same(trak_processor *p, const char *tmpl, const char *n, int 
   const char *got = sc_rows(p, fast);
   if (strcmp(got, rows)) fail_msg("%s: %s, SQLite: %s", fast, got, rows);
   free(rows);
-  snprintf(names, sizeof names, "%s", column_names(p, slow));
-  assert_string_equal(column_names(p, fast), names);
+  snprintf(names, sizeof names, "%s", sc_column_names(p, slow));
+  assert_string_equal(sc_column_names(p, fast), names);
   return sc_rows(p, fast);
 }
 

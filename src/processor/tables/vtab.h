@@ -117,6 +117,17 @@ static inline const vt_col *trak__vt_col_named(const vt_table *tbl, const char *
   return NULL;
 }
 
+/* The slot of key `k` in an open-addressing map from integer keys to groups (`slots` entries, a
+** power of two, each a group's index + 1, 0 empty), where group g's key is the int64_t at
+** `keys + g * stride`: the slot holding k's group, or the empty one where it goes. */
+static inline uint32_t *trak__vt_key_slot(uint32_t *map, size_t slots, int64_t k, const void *keys,
+                                          size_t stride) {
+  size_t h = (size_t)((uint64_t)k * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
+  while (map[h] && *(const int64_t *)((const char *)keys + (map[h] - 1) * stride) != k)
+    h = (h + 1) & (slots - 1);
+  return &map[h];
+}
+
 /* Sets the SQLite result to column `c` of row `row`. */
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
 /* The number of `tbl`'s columns before its computed ones (which come last in table_defs.h). */

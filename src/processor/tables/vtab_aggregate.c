@@ -219,15 +219,6 @@ static int grp_cmp(const void *x, const void *y, void *arg) {
   return r ? r : (lp > lq) - (lp < lq);
 }
 
-/* The slot of key `k` in `map` (`slots` entries, a power of two, of group + 1; 0 empty): the one
-** holding its group, or the empty one where it goes. */
-static uint32_t *grp_slot(const grp_cursor *c, uint32_t *map, size_t slots, int64_t k) {
-  size_t h = (size_t)((uint64_t)k * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
-  while (map[h] && c->keys[map[h] - 1] != k)
-    h = (h + 1) & (slots - 1);
-  return &map[h];
-}
-
 /* Groups every row of `tbl` by the key: an open-addressing map from key to group, NULL its own
 ** group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl) {
@@ -256,9 +247,11 @@ static int grp_build(grp_cursor *c, const vt_table *tbl) {
       free(map);
       map = m, slots *= 2;
       for (uint32_t i = 0; i < c->n; i++)
-        if (!c->nulls[i]) *grp_slot(c, map, slots, c->keys[i]) = i + 1;
+        if (!c->nulls[i])
+          *trak__vt_key_slot(map, slots, c->keys[i], c->keys, sizeof *c->keys) = i + 1;
     }
-    uint32_t *g = nonnull ? grp_slot(c, map, slots, k) : &null_group;
+    uint32_t *g =
+        nonnull ? trak__vt_key_slot(map, slots, k, c->keys, sizeof *c->keys) : &null_group;
     if (!*g) {
       if (grp_grow(c, &cap)) {
         rc = SQLITE_NOMEM;

@@ -23,7 +23,7 @@ typedef struct top_row {
 
 /* One group: its key and its best rows so far, sorted, at most n. */
 typedef struct top_group {
-  int64_t key;
+  int64_t key; /* first: trak__vt_key_slot reads the groups' keys at the start of each */
   int is_null;
   top_row *rows;
   uint32_t n, cap;
@@ -108,14 +108,6 @@ static int group_offer(top_group *g, const top_row *r, int nkeys, uint32_t n) {
   return 0;
 }
 
-/* The slot of key `k` in `map` (`slots` entries, a power of two, of group + 1; 0 empty). */
-static uint32_t *group_slot(const top_cursor *c, uint32_t *map, size_t slots, int64_t k) {
-  size_t h = (size_t)((uint64_t)k * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
-  while (map[h] && c->groups[map[h] - 1].key != k)
-    h = (h + 1) & (slots - 1);
-  return &map[h];
-}
-
 /* A new group of key `k`; its index + 1 in *slot. Returns 0, or -1 out of memory. */
 static int group_add(top_cursor *c, uint32_t *slot, int64_t k, int is_null) {
   if (c->ngroups == c->gcap) {
@@ -164,9 +156,11 @@ static int top_build(top_cursor *c, const vt_table *tbl, const top_spec *s) {
       free(map);
       map = m, slots *= 2;
       for (uint32_t i = 0; i < c->ngroups; i++)
-        if (!c->groups[i].is_null) *group_slot(c, map, slots, c->groups[i].key) = i + 1;
+        if (!c->groups[i].is_null)
+          *trak__vt_key_slot(map, slots, c->groups[i].key, c->groups, sizeof *c->groups) = i + 1;
     }
-    uint32_t *g = nonnull ? group_slot(c, map, slots, k) : &null_group;
+    uint32_t *g =
+        nonnull ? trak__vt_key_slot(map, slots, k, c->groups, sizeof *c->groups) : &null_group;
     if (!*g && group_add(c, g, k, !nonnull)) {
       rc = SQLITE_NOMEM;
       break;
