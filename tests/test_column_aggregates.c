@@ -64,20 +64,6 @@ static int rewritten(trak_processor *p, const char *sql) {
   return r;
 }
 
-/* The column names of `sql`'s result, joined by '|' (static). */
-static const char *column_names(trak_processor *p, const char *sql) {
-  static char out[512];
-  trak_query *q = NULL;
-  trak_error err = {0};
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
-  out[0] = 0;
-  for (int i = 0; i < trak_query_column_count(q); i++)
-    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "",
-             trak_query_column_name(q, i));
-  trak_query_free(q);
-  return out;
-}
-
 /* `fast` is rewritten (or not: `expect`) and answers, with the same column names, what `slow`
 ** (the same statement kept SQLite's) answers. */
 static void same_sql(trak_processor *p, const char *fast, const char *slow, int expect) {
@@ -88,8 +74,8 @@ static void same_sql(trak_processor *p, const char *fast, const char *slow, int 
   assert_non_null(rows);
   if (strcmp(sc_rows(p, fast), rows)) fail_msg("%s: %s, SQLite: %s", fast, sc_rows(p, fast), rows);
   free(rows);
-  snprintf(names, sizeof names, "%s", column_names(p, slow));
-  assert_string_equal(column_names(p, fast), names);
+  snprintf(names, sizeof names, "%s", sc_column_names(p, slow));
+  assert_string_equal(sc_column_names(p, fast), names);
 }
 
 /* `SELECT items FROM rel tail` is rewritten (or not: `expect`) and answers, with the same

@@ -183,6 +183,73 @@ static void span_join(void **state) {
                          "column cpu is in both tables"));
 }
 
+/* Each side is read as its table gives it and sorted in C, or read again with SQLite's ORDER BY
+** when two rows tie on (partition, ts) or a ts is not an integer: tables holding the same rows
+** out of order and in order give the same rows in the same order, other columns keep their
+** types (real, NULL, blob, the largest integer, -0.0), and the answers are those of the reading
+** through SQLite's ORDER BY (trak before the C sort) written down. */
+static void span_join_read_order(void **state) {
+  sc_rows(p, "CREATE TABLE q1(ts INT, dur INT, part INT, x);"
+             "INSERT INTO q1 VALUES (40, 5, 1, 'a4'), (0, 10, 1, 2.5), (20, 10, 1, NULL),"
+             " (0, 100, 2, x'ff00'), (7, 3, NULL, 'anull'), (-5, 3, 2, 9223372036854775807),"
+             " (60, -1, 1, 'open');"
+             "CREATE TABLE q1s AS SELECT * FROM q1 ORDER BY part, ts;"
+             "CREATE TABLE q2(ts INT, dur INT, part INT, y);"
+             "INSERT INTO q2 VALUES (50, 10, 3, 'b3'), (5, 20, 1, 'b1'), (45, 0, 1, -0.0),"
+             " (40, 5, 1, 'b2'), (60, -1, 1, 'b5'), (-10, 8, 2, 'b6');"
+             "CREATE TABLE q2s AS SELECT * FROM q2 ORDER BY part, ts;"
+             "CREATE TABLE qg(ts INT, dur INT, g);"
+             "INSERT INTO qg VALUES (30, 0, 'g2'), (8, 20, 'g1'), (150, -1, 'g3');"
+             "CREATE TABLE qgs AS SELECT * FROM qg ORDER BY ts;"
+             "CREATE TABLE qt(ts INT, dur INT, part INT, z);"
+             "INSERT INTO qt VALUES (5, 10, 1, 't1'), (5, 0, 1, 't2'), (30, 5, 1, 't3'),"
+             " (30, 5, 1, 't4');"
+             "CREATE TABLE qr(ts, dur INT, part INT, w);"
+             "INSERT INTO qr VALUES (5.5, 10, 1, 'r1'), (30, 5, 1, 'r2'), ('40', 5, 1, 'r3');"
+             "CREATE TABLE qe(ts INT, dur INT, part INT, e);"
+             "CREATE VIRTUAL TABLE j1 USING SPAN_JOIN(q1 PARTITIONED part, q2 PARTITIONED part);"
+             "CREATE VIRTUAL TABLE j1s USING SPAN_JOIN(q1s PARTITIONED part, q2s PARTITIONED part);"
+             "CREATE VIRTUAL TABLE o1 USING SPAN_OUTER_JOIN(q1 PARTITIONED part, q2 PARTITIONED "
+             "part);"
+             "CREATE VIRTUAL TABLE o1s USING SPAN_OUTER_JOIN(q1s PARTITIONED part, q2s PARTITIONED "
+             "part);"
+             "CREATE VIRTUAL TABLE l1 USING SPAN_LEFT_JOIN(q2 PARTITIONED part, qg);"
+             "CREATE VIRTUAL TABLE l1s USING SPAN_LEFT_JOIN(q2s PARTITIONED part, qgs);"
+             "CREATE VIRTUAL TABLE jt USING SPAN_JOIN(qt PARTITIONED part, q2 PARTITIONED part);"
+             "CREATE VIRTUAL TABLE jr USING SPAN_OUTER_JOIN(qr PARTITIONED part, q2 PARTITIONED "
+             "part);"
+             "CREATE VIRTUAL TABLE je USING SPAN_OUTER_JOIN(qe PARTITIONED part, q2 PARTITIONED "
+             "part);");
+  static const char *const cases[][3] = {
+      {"quote(x), quote(y) FROM j1", "quote(x), quote(y) FROM j1s",
+       "5|5|1|2.5|'b1'\n20|5|1|NULL|'b1'\n40|5|1|'a4'|'b2'\n60|-1|1|'open'|'b5'\n"
+       "-5|3|2|9223372036854775807|'b6'"},
+      {"quote(x), quote(y) FROM o1", "quote(x), quote(y) FROM o1s",
+       "0|5|1|2.5|NULL\n5|5|1|2.5|'b1'\n10|10|1|NULL|'b1'\n20|5|1|NULL|'b1'\n25|5|1|NULL|NULL\n"
+       "40|5|1|'a4'|'b2'\n60|-1|1|'open'|'b5'\n60|-1|1|'open'|NULL\n"
+       "-5|3|2|9223372036854775807|'b6'\n0|100|2|X'FF00'|NULL\n50|10|3|NULL|'b3'"},
+      {"quote(g), quote(y) FROM l1", "quote(g), quote(y) FROM l1s",
+       "5|3|1|NULL|'b1'\n8|17|1|'g1'|'b1'\n40|5|1|NULL|'b2'\n45|0|1|NULL|0.0\n"
+       "60|-1|1|NULL|'b5'\n50|10|3|NULL|'b3'"},
+      /* Ties on (partition, ts), and a real and a text ts: SQLite's ORDER BY. An empty side
+      ** (the other's span before 0 is in no shadow). */
+      {"quote(z), quote(y) FROM jt", NULL, "5|10|1|'t1'|'b1'\n5|0|1|'t2'|'b1'"},
+      {"quote(w), quote(y) FROM jr", NULL,
+       "5|10|1|'r1'|'b1'\n15|10|1|NULL|'b1'\n30|5|1|'r2'|NULL\n40|5|1|'r3'|'b2'\n"
+       "60|-1|1|NULL|'b5'\n50|10|3|NULL|'b3'"},
+      {"e, y FROM je", NULL,
+       "5|20|1|NULL|b1\n40|5|1|NULL|b2\n45|0|1|NULL|0.0\n60|-1|1|NULL|b5\n50|10|3|NULL|b3"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char sql[160];
+    snprintf(sql, sizeof sql, "SELECT ts, dur, part, %s", cases[i][0]);
+    if (strcmp(sc_rows(p, sql), cases[i][2])) fail_msg("%s: %s", sql, sc_rows(p, sql));
+    if (!cases[i][1]) continue;
+    snprintf(sql, sizeof sql, "SELECT ts, dur, part, %s", cases[i][1]);
+    if (strcmp(sc_rows(p, sql), cases[i][2])) fail_msg("%s: %s", sql, sc_rows(p, sql));
+  }
+}
+
 /* The outer joins' shadows, zero-length and unfinished spans, NULL partitions, empty and mixed
 ** (partitioned against unpartitioned) sides: every answer is Perfetto v58.2's shell's on the same
 ** tables (`trace_processor_shell query -f`, `SELECT * FROM <the join>`), byte for byte. */
@@ -323,6 +390,7 @@ int main(void) {
       cmocka_unit_test(slices_and_args),
       cmocka_unit_test(span_join),
       cmocka_unit_test(span_join_shadows),
+      cmocka_unit_test(span_join_read_order),
       cmocka_unit_test(descendants),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

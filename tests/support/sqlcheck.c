@@ -80,6 +80,19 @@ const char *sc_error(trak_processor *p, const char *sql) {
   return msg;
 }
 
+const char *sc_column_names(trak_processor *p, const char *sql) {
+  static char out[512];
+  trak_query *q = NULL;
+  trak_error err = {0};
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  out[0] = 0;
+  for (int i = 0; i < trak_query_column_count(q); i++)
+    snprintf(out + strlen(out), sizeof out - strlen(out), "%s%s", i ? "|" : "",
+             trak_query_column_name(q, i));
+  trak_query_free(q);
+  return out;
+}
+
 void sc_run_checks(trak_processor *p, const sc_check *c, size_t n) {
   int bad = 0;
   for (size_t i = 0; i < n; i++) {

@@ -32,6 +32,10 @@ int64_t sc_int(trak_processor *p, const char *fmt, ...) __attribute__((format(pr
 /* Runs `sql` expecting an error and returns its message (static). Fails the test if it works. */
 const char *sc_error(trak_processor *p, const char *sql);
 
+/* The column names of `sql`'s result (its last statement's), joined by '|' (static, valid until
+** the next call). Fails the test on an error. */
+const char *sc_column_names(trak_processor *p, const char *sql);
+
 /* A query and its expected rows in sc_rows' format. */
 typedef struct sc_check {
   const char *sql;

@@ -83,6 +83,51 @@ static inline size_t trak__vt_rows(const trak_tables *t, const vt_table *tbl) {
 ** read as NULL. */
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out);
 
+/* Column `c` (its array `a`, trak__vt_array's) at `row` as an integer in *out (a string id for
+** text; reals are not read); returns 0 when it is NULL. Can't fail. */
+static inline int trak__vt_int(const trak_tables *t, const vt_col *c, const void *a, uint32_t row,
+                               int64_t *out) {
+  if (c->calc) return trak__vt_calc(t, c->calc, row, out);
+  switch (c->kind) {
+  case VT_ID:
+    return *out = row, 1;
+  case VT_I64:
+    return *out = ((const int64_t *)a)[row], 1;
+  case VT_I64N:
+    return a && (*out = ((const int64_t *)a)[row]) != INT64_MIN;
+  case VT_U32:
+    return *out = ((const uint32_t *)a)[row], 1;
+  case VT_U32N:
+    return (*out = ((const uint32_t *)a)[row]) != TRAK_NULL_U32;
+  case VT_STR:
+    return (*out = ((const uint32_t *)a)[row]) != 0;
+  case VT_BOOLN:
+    return (*out = ((const uint8_t *)a)[row]) != 2;
+  case VT_F64:
+    return *out = 0, 1;
+  default: /* VT_NUL; the args columns are not read as integers */
+    return 0;
+  }
+}
+
+/* Column `name` of `tbl` (compared without case), or NULL (also for a NULL table or name). */
+static inline const vt_col *trak__vt_col_named(const vt_table *tbl, const char *name) {
+  for (int i = 0; tbl && name && i < tbl->ncols; i++)
+    if (!sqlite3_stricmp(tbl->cols[i].name, name)) return &tbl->cols[i];
+  return NULL;
+}
+
+/* The slot of key `k` in an open-addressing map from integer keys to groups (`slots` entries, a
+** power of two, each a group's index + 1, 0 empty), where group g's key is the int64_t at
+** `keys + g * stride`: the slot holding k's group, or the empty one where it goes. */
+static inline uint32_t *trak__vt_key_slot(uint32_t *map, size_t slots, int64_t k, const void *keys,
+                                          size_t stride) {
+  size_t h = (size_t)((uint64_t)k * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
+  while (map[h] && *(const int64_t *)((const char *)keys + (map[h] - 1) * stride) != k)
+    h = (h + 1) & (slots - 1);
+  return &map[h];
+}
+
 /* Sets the SQLite result to column `c` of row `row`. */
 void trak__vt_result(const trak_tables *t, const vt_col *c, uint32_t row, sqlite3_context *ctx);
 /* The number of `tbl`'s columns before its computed ones (which come last in table_defs.h). */
@@ -108,6 +153,18 @@ int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t);
 ** "integer overflow" error for an integer sum past 64 bits. column_aggregates.c rewrites
 ** statements to them. Returns an SQLite code. */
 int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t);
+/* Parses a rows' filter "column>=integer" of `tbl` (NULL `where`: none, *col NULL) into *col and
+** *lo. Returns 0, or -1 for anything else (an unknown column, a real or args column, another
+** operator). */
+int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col, int64_t *lo);
+/* Registers on `db` (vtab_top.c) the table-valued function __intrinsic_top_per_group(name,
+** part, order, n[, filter]): for each value of integer column `part` of columnar table `name`
+** (NULL one group), the first `n` rows in `order` ("column [DESC],...", up to 3 integer columns,
+** NULL first ascending and last descending, ties by row), as columns __top_id (the row) and
+** __top_rn (1 to n), groups in ascending order (NULL first); only rows where `filter`
+** ("column>=integer") holds. It answers SQLite's row_number() OVER (PARTITION BY part ORDER BY
+** order) <= n when the order ends in the id. Reads `t` when run. Returns an SQLite code. */
+int trak__vt_top_register(sqlite3 *db, const trak_tables *t);
 /* Registers (vtab_scan.c) the module trak_columnar on `db` and creates one virtual table per table of
 ** table_defs.h, reading `t` (which must outlive the connection). Returns an SQLite code. */
 int trak__vtab_register(sqlite3 *db, trak_tables *t);

@@ -37,40 +37,6 @@ typedef struct agg_acc {
   int overflow;
 } agg_acc;
 
-/* Column `c` (its array `a`) at `row` as an integer in *out (a string id for text; reals are
-** not read); returns 0 when it is NULL. */
-static inline int col_int(const trak_tables *t, const vt_col *c, const void *a, uint32_t row,
-                          int64_t *out) {
-  if (c->calc) return trak__vt_calc(t, c->calc, row, out);
-  switch (c->kind) {
-  case VT_ID:
-    return *out = row, 1;
-  case VT_I64:
-    return *out = ((const int64_t *)a)[row], 1;
-  case VT_I64N:
-    return a && (*out = ((const int64_t *)a)[row]) != INT64_MIN;
-  case VT_U32:
-    return *out = ((const uint32_t *)a)[row], 1;
-  case VT_U32N:
-    return (*out = ((const uint32_t *)a)[row]) != TRAK_NULL_U32;
-  case VT_STR:
-    return (*out = ((const uint32_t *)a)[row]) != 0;
-  case VT_BOOLN:
-    return (*out = ((const uint8_t *)a)[row]) != 2;
-  case VT_F64:
-    return *out = 0, 1;
-  default: /* VT_NUL; the args columns are not aggregated here */
-    return 0;
-  }
-}
-
-/* Column `name` of `tbl` (without case), or NULL. */
-static const vt_col *col_named(const vt_table *tbl, const char *name) {
-  for (int i = 0; tbl && name && i < tbl->ncols; i++)
-    if (!sqlite3_stricmp(tbl->cols[i].name, name)) return &tbl->cols[i];
-  return NULL;
-}
-
 /* Sets *s to aggregate `fn` ("count", "sum", "min", "max") of column `name` of `tbl` (an empty
 ** or NULL name: COUNT(*)). Returns 0, or -1 for an unknown function or column. */
 static int spec_parse(const trak_tables *t, const vt_table *tbl, const char *fn, size_t fn_len,
@@ -80,7 +46,7 @@ static int spec_parse(const trak_tables *t, const vt_table *tbl, const char *fn,
   for (int i = 0; i < 5; i++)
     if (strlen(fns[i]) == fn_len && !memcmp(fn, fns[i], fn_len)) f = i;
   s->fn = (agg_fn)f;
-  s->col = name && *name ? col_named(tbl, name) : NULL;
+  s->col = name && *name ? trak__vt_col_named(tbl, name) : NULL;
   s->a = s->col && s->col->off ? trak__vt_array(t, s->col) : NULL;
   s->real = s->col && s->col->kind == VT_F64 && !s->col->calc;
   return f < 0 || !tbl || (name && *name && !s->col) || (!s->col && f) ? -1 : 0;
@@ -103,7 +69,7 @@ static inline void acc_add(const trak_tables *t, const agg_spec *s, uint32_t row
     if (s->a) acc_add_real(s->fn, ((const double *)s->a)[row], acc);
     return;
   }
-  if (s->col && !col_int(t, s->col, s->a, row, &v)) return;
+  if (s->col && !trak__vt_int(t, s->col, s->a, row, &v)) return;
   if (s->fn == AGG_AVG)
     acc->r += (double)v;
   else if (s->fn == AGG_SUM)
@@ -259,15 +225,6 @@ static int grp_cmp(const void *x, const void *y, void *arg) {
   return r ? r : (lp > lq) - (lp < lq);
 }
 
-/* The slot of key `k` in `map` (`slots` entries, a power of two, of group + 1; 0 empty): the one
-** holding its group, or the empty one where it goes. */
-static uint32_t *grp_slot(const grp_cursor *c, uint32_t *map, size_t slots, int64_t k) {
-  size_t h = (size_t)((uint64_t)k * 0x9E3779B97F4A7C15ull >> 20) & (slots - 1);
-  while (map[h] && c->keys[map[h] - 1] != k)
-    h = (h + 1) & (slots - 1);
-  return &map[h];
-}
-
 /* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
 ** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
@@ -289,8 +246,8 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
        sc ? (void)(sc->pos++, trak__vt_skip(sc)) : (void)row++) {
     int64_t k = 0;
     if (sc) row = sc->row;
-    if (c->fcol && (!col_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
-    int nonnull = c->key && col_int(t, c->key, ka, row, &k);
+    if (c->fcol && (!trak__vt_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
+    int nonnull = c->key && trak__vt_int(t, c->key, ka, row, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -300,9 +257,11 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
       free(map);
       map = m, slots *= 2;
       for (uint32_t i = 0; i < c->n; i++)
-        if (!c->nulls[i]) *grp_slot(c, map, slots, c->keys[i]) = i + 1;
+        if (!c->nulls[i])
+          *trak__vt_key_slot(map, slots, c->keys[i], c->keys, sizeof *c->keys) = i + 1;
     }
-    uint32_t *g = nonnull ? grp_slot(c, map, slots, k) : &null_group;
+    uint32_t *g =
+        nonnull ? trak__vt_key_slot(map, slots, k, c->keys, sizeof *c->keys) : &null_group;
     if (!*g) {
       if (grp_grow(c, &cap)) {
         rc = SQLITE_NOMEM;
@@ -346,7 +305,7 @@ static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqli
     if (len >= sizeof name) return SQLITE_ERROR;
     memcpy(name, w, len);
     name[len] = 0;
-    const vt_col *col = col_named(tbl, name);
+    const vt_col *col = trak__vt_col_named(tbl, name);
     /* LIKE and GLOB on text only; `=` not on text (SQLite compares a value that is no text) */
     int text = col && col->kind == VT_STR, op = colon[1];
     if (!col || !vt_kind_filterable(col->kind) || !strchr("=>g<lkb", op) ||
@@ -386,21 +345,25 @@ static int grp_sort(grp_cursor *c) {
   return SQLITE_OK;
 }
 
-/* Parses `where` ("column>=integer", NULL: none) into c's filter. Returns 0, or -1 for anything
-** else (an unknown column, a real or args column, another operator). */
-static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
-  c->fcol = NULL;
+int trak__vt_filter_parse(const vt_table *tbl, const char *where, const vt_col **col, int64_t *lo) {
+  *col = NULL;
   if (!where) return 0;
   const char *op = strstr(where, ">=");
   char name[64], *end = NULL;
   if (!op || (size_t)(op - where) >= sizeof name) return -1;
   memcpy(name, where, (size_t)(op - where));
   name[op - where] = 0;
-  c->fcol = col_named(tbl, name);
-  c->flo = strtoll(op + 2, &end, 10);
-  if (!c->fcol || end == op + 2 || *end || c->fcol->kind > VT_BOOLN || c->fcol->kind == VT_F64)
-    return -1;
-  c->fa = c->fcol->off ? trak__vt_array(c->t, c->fcol) : NULL;
+  *col = trak__vt_col_named(tbl, name);
+  *lo = strtoll(op + 2, &end, 10);
+  return !*col || end == op + 2 || *end || (*col)->kind > VT_BOOLN || (*col)->kind == VT_F64 ? -1
+                                                                                             : 0;
+}
+
+/* Parses `where` ("column>=integer", NULL: none) into c's filter. Returns 0, or -1 for anything
+** else (an unknown column, a real or args column, another operator). */
+static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
+  if (trak__vt_filter_parse(tbl, where, &c->fcol, &c->flo)) return -1;
+  c->fa = c->fcol && c->fcol->off ? trak__vt_array(c->t, c->fcol) : NULL;
   return 0;
 }
 
@@ -419,7 +382,7 @@ static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
   const vt_table *tbl =
       argc >= 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
   const char *kname = argc >= 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
-  c->key = kname && *kname ? col_named(tbl, kname) : NULL;
+  c->key = kname && *kname ? trak__vt_col_named(tbl, kname) : NULL;
   const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
   int bad = !tbl || !kname || (*kname && !c->key) || !spec ||
             (c->key && (c->key->kind > VT_BOOLN || c->key->kind == VT_F64)) ||
@@ -529,5 +492,7 @@ static const sqlite3_module grp_module = {
 int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_create_function(db, "__intrinsic_col_agg", 3, SQLITE_UTF8, (void *)t, col_agg_fn,
                                    NULL, NULL);
-  return rc ? rc : sqlite3_create_module(db, "__intrinsic_col_group", &grp_module, (void *)t);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_module(db, "__intrinsic_col_group", &grp_module, (void *)t);
+  return rc ? rc : trak__vt_top_register(db, t);
 }

@@ -26,12 +26,7 @@ typedef struct agg_item {
   psql_tok col;   /* the column (len 0: COUNT(*)) */
 } agg_item;
 
-/* The rows a view keeps: `WHERE col >= lo` on the columnar table it reads (set 0: every row). */
-typedef struct row_filter {
-  int set;
-  char col[64]; /* the table's column */
-  long long lo;
-} row_filter;
+typedef psql_row_filter row_filter;
 
 #define WHERE_MAX 4 /* the most WHERE terms (__intrinsic_col_group's) */
 
@@ -197,6 +192,12 @@ static const vt_table *resolve(sqlite3 *db, const char *rel, size_t rn, const ch
   }
   sqlite3_free(sql);
   return tbl;
+}
+
+const vt_table *trak__psql_columnar_column(sqlite3 *db, const char *rel, size_t rn, const char *col,
+                                           size_t cn, char *out, size_t cap, psql_row_filter *f) {
+  f->set = 0;
+  return resolve(db, rel, rn, col, cn, out, cap, 0, f);
 }
 
 /* Whether SQLite's sum() and avg() add in row order, as the columns' sums do: before 3.43 they

@@ -105,6 +105,10 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         pos = end;
         break;
       }
+      if (trak__psql_window_top(p, sql + t.off, end - t.off, out)) {
+        pos = end;
+        break;
+      }
       if (sqlite3_prepare_v2(p->db, sql + t.off, (int)(n - t.off), out, &rest) != SQLITE_OK) {
         int at = sqlite3_error_offset(p->db);
         *err_off = at >= 0 ? t.off + (size_t)at : t.off;

@@ -243,6 +243,21 @@ void trak__psql_lazy_free(trak_processor *p);
 
 /* ---- column_aggregates.c -------------------------------------------------------------------- */
 
+/* The rows a view keeps: `WHERE col >= lo` on the columnar table it reads (set 0: every row). */
+typedef struct psql_row_filter {
+  int set;
+  char col[64]; /* the table's column */
+  long long lo;
+} psql_row_filter;
+
+/* The columnar table that relation `rel` (rn bytes) reads, following views that only rename or
+** keep a table's columns (`SELECT items FROM source [WHERE column >= integer]`), with in *out
+** (cap bytes, NUL-terminated) the name its column `col` (cn bytes; 0: none asked) has there and
+** in *f the rows the views keep. Returns NULL when the relation is anything else. */
+const struct vt_table *trak__psql_columnar_column(sqlite3 *db, const char *rel, size_t rn,
+                                                  const char *col, size_t cn, char *out, size_t cap,
+                                                  psql_row_filter *f);
+
 /* When statement `s` (n bytes, its `;` included) is `SELECT agg [[AS] alias], ... FROM <relation>`
 ** with each agg COUNT(*), or COUNT, SUM, MIN or MAX of a plain column, over a columnar table or
 ** a view that only renames a columnar table's columns, prepares in *out a statement giving the
@@ -264,6 +279,16 @@ const struct vt_table *trak__psql_columnar_table(sqlite3 *db, const char *name, 
 ** combined (COUNT as SUM of counts), and returns 1; otherwise returns 0 with *out untouched.
 ** Can't fail: anything unexpected returns 0 and leaves the statement to SQLite. */
 int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
+/* ---- window_top.c --------------------------------------------------------------------------- */
+
+/* When statement `s` (n bytes) is `SELECT a, b, ... FROM (SELECT x, y, ..., row_number() OVER
+** (PARTITION BY p ORDER BY k [ASC|DESC], ..., id [ASC|DESC]) AS rn FROM <relation>) WHERE rn <= N
+** ORDER BY p [ASC|DESC], rn [ASC|DESC] [LIMIT .. [OFFSET ..]]` over a columnar table (or a view
+** of view_source's shape) with integer p and k, prepares in *out the same query reading each
+** group's first N rows from __intrinsic_top_per_group and returns 1; otherwise returns 0 with
+** *out untouched. Can't fail: anything unexpected leaves the statement to SQLite. */
+int trak__psql_window_top(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
 /* ---- engine.c ------------------------------------------------------------------------------- */
 

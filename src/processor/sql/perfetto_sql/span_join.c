@@ -32,11 +32,21 @@ typedef struct sj_vtab {
   int partitioned; /* either side is */
 } sj_vtab;
 
+/* One value of a side's other columns: an integer is kept as it is, anything else as a copy of
+** SQLite's value (NULL: no value, SQL NULL). */
+typedef struct cell {
+  int is_int;
+  union {
+    int64_t i;
+    sqlite3_value *v;
+  } u;
+} cell;
+
 /* One side's rows, read in (partition, ts) order. */
 typedef struct rows {
   int64_t *part, *ts, *end;
-  sqlite3_value **vals; /* n * ncols */
-  size_t n;
+  cell *vals; /* n * ncols */
+  size_t n, cap;
 } rows;
 
 /* One output row: a piece of time and the row of each side covering it (-1: none). */
@@ -194,7 +204,7 @@ static int sj_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
 
 static void rows_free(rows *r, int ncols) {
   for (size_t i = 0; r->vals && i < r->n * (size_t)ncols; i++)
-    sqlite3_value_free(r->vals[i]);
+    if (!r->vals[i].is_int) sqlite3_value_free(r->vals[i].u.v);
   free(r->part);
   free(r->ts);
   free(r->end);
@@ -223,9 +233,52 @@ static int sj_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Reads one side in (partition, ts) order, every span (zero-length and dur = -1 ones too), and
-** skips rows whose partition is NULL, as Perfetto's operator does. */
-static int load(sj_vtab *v, const side *s, rows *r) {
+/* Makes room for one more row. Returns SQLITE_OK or SQLITE_NOMEM (the rows unchanged). */
+static int rows_reserve(rows *r, int ncols) {
+  if (r->n < r->cap) return SQLITE_OK;
+  size_t cap = r->cap ? r->cap * 2 : 256;
+  int64_t *p1 = realloc(r->part, cap * sizeof *p1);
+  if (p1) r->part = p1;
+  int64_t *p2 = p1 ? realloc(r->ts, cap * sizeof *p2) : NULL;
+  if (p2) r->ts = p2;
+  int64_t *p3 = p2 ? realloc(r->end, cap * sizeof *p3) : NULL;
+  if (p3) r->end = p3;
+  cell *p4 = p3 ? realloc(r->vals, cap * (size_t)(ncols ? ncols : 1) * sizeof *p4) : NULL;
+  if (p4) r->vals = p4;
+  if (!p4) return SQLITE_NOMEM;
+  r->cap = cap;
+  return SQLITE_OK;
+}
+
+/* Appends the statement's current row (ts, dur, partition, then the side's other columns).
+** Returns SQLITE_OK or SQLITE_NOMEM. */
+static int rows_append(rows *r, sqlite3_stmt *st, int ncols) {
+  if (rows_reserve(r, ncols) != SQLITE_OK) return SQLITE_NOMEM;
+  r->ts[r->n] = sqlite3_column_int64(st, 0);
+  r->end[r->n] = (int64_t)((uint64_t)r->ts[r->n] + (uint64_t)sqlite3_column_int64(st, 1));
+  r->part[r->n] = sqlite3_column_int64(st, 2);
+  cell *row = r->vals + r->n * (size_t)ncols;
+  for (int c = 0; c < ncols; c++) {
+    sqlite3_value *v = sqlite3_column_value(st, 3 + c);
+    if (sqlite3_value_type(v) == SQLITE_INTEGER) {
+      row[c] = (cell){.is_int = 1, .u.i = sqlite3_value_int64(v)};
+    } else {
+      row[c] = (cell){.u.v = NULL};
+      if (sqlite3_value_type(v) != SQLITE_NULL && !(row[c].u.v = sqlite3_value_dup(v))) {
+        for (int k = 0; k < c; k++)
+          if (!row[k].is_int) sqlite3_value_free(row[k].u.v);
+        return SQLITE_NOMEM;
+      }
+    }
+  }
+  r->n++;
+  return SQLITE_OK;
+}
+
+/* Runs one side's SELECT (`order`: with SQLite's ORDER BY partition, ts) and appends its rows.
+** Without the ORDER BY, *keyed is set to 0 when a row's ts or partition is not an integer (the
+** C sort below would not order it as SQLite does) and the reading stops there. */
+static int load_sql(sj_vtab *v, const side *s, rows *r, int order, int *keyed) {
   sqlite3_str *q = sqlite3_str_new(v->db);
   sqlite3_str_appendf(q, "SELECT ts, dur, %s%s%s", s->partition ? "\"" : "",
                       s->partition ? s->partition : "0", s->partition ? "\"" : "");
@@ -233,37 +286,92 @@ static int load(sj_vtab *v, const side *s, rows *r) {
     sqlite3_str_appendf(q, ", \"%w\"", s->cols[c]);
   sqlite3_str_appendf(q, " FROM \"%w\"", s->table);
   if (s->partition) sqlite3_str_appendf(q, " WHERE \"%w\" IS NOT NULL", s->partition);
-  sqlite3_str_appendall(q, " ORDER BY 3, 1");
+  if (order) sqlite3_str_appendall(q, " ORDER BY 3, 1");
   char *sql = sqlite3_str_finish(q);
   sqlite3_stmt *st = NULL;
   int rc = sql ? sqlite3_prepare_v2(v->db, sql, -1, &st, NULL) : SQLITE_NOMEM;
   sqlite3_free(sql);
-  size_t cap = 0;
-  while (rc == SQLITE_OK && sqlite3_step(st) == SQLITE_ROW) {
-    if (r->n == cap) {
-      cap = cap ? cap * 2 : 256;
-      int64_t *p1 = realloc(r->part, cap * sizeof *p1), *p2 = realloc(r->ts, cap * sizeof *p2);
-      r->part = p1 ? p1 : r->part;
-      r->ts = p2 ? p2 : r->ts;
-      int64_t *p3 = realloc(r->end, cap * sizeof *p3);
-      r->end = p3 ? p3 : r->end;
-      sqlite3_value **p4 = realloc(r->vals, cap * (size_t)(s->ncols ? s->ncols : 1) * sizeof *p4);
-      r->vals = p4 ? p4 : r->vals;
-      if (!p1 || !p2 || !p3 || !p4) rc = SQLITE_NOMEM;
-      if (rc != SQLITE_OK) break;
+  int step = SQLITE_DONE;
+  while (rc == SQLITE_OK && (step = sqlite3_step(st)) == SQLITE_ROW) {
+    if (!order && (sqlite3_column_type(st, 0) != SQLITE_INTEGER ||
+                   sqlite3_column_type(st, 2) != SQLITE_INTEGER)) {
+      *keyed = 0;
+      break;
     }
-    r->ts[r->n] = sqlite3_column_int64(st, 0);
-    r->end[r->n] = r->ts[r->n] + sqlite3_column_int64(st, 1);
-    r->part[r->n] = sqlite3_column_int64(st, 2);
-    for (int c = 0; c < s->ncols; c++)
-      r->vals[r->n * (size_t)s->ncols + (size_t)c] =
-          sqlite3_value_dup(sqlite3_column_value(st, 3 + c));
-    r->n++;
+    rc = rows_append(r, st, s->ncols);
   }
-  if (rc == SQLITE_OK && st && sqlite3_errcode(v->db) != SQLITE_OK &&
-      sqlite3_errcode(v->db) != SQLITE_DONE && sqlite3_errcode(v->db) != SQLITE_ROW)
-    rc = SQLITE_ERROR;
+  if (rc == SQLITE_OK && step != SQLITE_ROW && step != SQLITE_DONE) rc = step;
   sqlite3_finalize(st);
+  return rc;
+}
+
+/* A row's sort key: (partition, ts), and where the row is. */
+typedef struct row_key {
+  int64_t part, ts;
+  size_t i;
+} row_key;
+
+static int key_cmp(const void *pa, const void *pb) {
+  const row_key *a = pa, *b = pb;
+  if (a->part != b->part) return a->part < b->part ? -1 : 1;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  return 0;
+}
+
+/* Puts the rows in (partition, ts) order, when no two share a key (SQLite's sorter orders ties
+** its own way). Returns 1 when sorted, 0 when two rows tie (the rows unchanged), -1 out of
+** memory (likewise). */
+static int rows_sort(rows *r, int ncols) {
+  size_t i = 1;
+  while (i < r->n &&
+         (r->part[i - 1] < r->part[i] || (r->part[i - 1] == r->part[i] && r->ts[i - 1] < r->ts[i])))
+    i++;
+  if (i >= r->n) return 1; /* already in order, as a table read in ts order is */
+  row_key *k = malloc(r->n * sizeof *k);
+  rows o = {.part = malloc(r->n * sizeof *o.part),
+            .ts = malloc(r->n * sizeof *o.ts),
+            .end = malloc(r->n * sizeof *o.end),
+            .vals = malloc(r->n * (size_t)(ncols ? ncols : 1) * sizeof *o.vals)};
+  int ok = k && o.part && o.ts && o.end && o.vals ? 1 : -1;
+  if (ok == 1) {
+    for (i = 0; i < r->n; i++)
+      k[i] = (row_key){r->part[i], r->ts[i], i};
+    qsort(k, r->n, sizeof *k, key_cmp);
+    for (i = 1; i < r->n && ok == 1; i++)
+      if (!key_cmp(&k[i - 1], &k[i])) ok = 0;
+  }
+  if (ok == 1) {
+    for (i = 0; i < r->n; i++) {
+      o.part[i] = k[i].part;
+      o.ts[i] = k[i].ts;
+      o.end[i] = r->end[k[i].i];
+      memcpy(o.vals + i * (size_t)ncols, r->vals + k[i].i * (size_t)ncols,
+             (size_t)ncols * sizeof *o.vals);
+    }
+    o.n = o.cap = r->n;
+    free(r->part), free(r->ts), free(r->end), free(r->vals);
+    *r = o;
+  } else {
+    free(o.part), free(o.ts), free(o.end), free(o.vals);
+  }
+  free(k);
+  return ok;
+}
+
+/* Reads one side in (partition, ts) order, every span (zero-length and dur = -1 ones too), and
+** skips rows whose partition is NULL, as Perfetto's operator does. The rows are read as the
+** table gives them and sorted here (a table read in ts order is not sorted at all); when a ts
+** or partition is not an integer, or two rows share a (partition, ts), they are read again
+** with SQLite's ORDER BY, so that the order is the one SQLite gives. */
+static int load(sj_vtab *v, const side *s, rows *r) {
+  int keyed = 1;
+  int rc = load_sql(v, s, r, 0, &keyed);
+  int sorted = rc == SQLITE_OK && keyed ? rows_sort(r, s->ncols) : 0;
+  if (sorted < 0) rc = SQLITE_NOMEM;
+  if (rc == SQLITE_OK && !sorted) {
+    rows_free(r, s->ncols);
+    rc = load_sql(v, s, r, 1, &keyed);
+  }
   return rc;
 }
 
@@ -521,9 +629,12 @@ static int sj_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   int side_i = col < v->s[0].ncols ? 0 : 1;
   if (side_i) col -= v->s[0].ncols;
   long row = side_i ? pc->b : pc->a;
-  if (row >= 0)
-    sqlite3_result_value(ctx,
-                         c->r[side_i].vals[(size_t)row * (size_t)v->s[side_i].ncols + (size_t)col]);
+  if (row < 0) return SQLITE_OK;
+  const cell *x = &c->r[side_i].vals[(size_t)row * (size_t)v->s[side_i].ncols + (size_t)col];
+  if (x->is_int)
+    sqlite3_result_int64(ctx, x->u.i);
+  else if (x->u.v)
+    sqlite3_result_value(ctx, x->u.v);
   return SQLITE_OK;
 }
 
