@@ -182,14 +182,18 @@ async function deltasFollowTheServer(context, url) {
   const memFree = Number(query("SELECT id FROM counter_track WHERE type = 'meminfo' AND name = 'MemFree'")[0][0]);
   const user = Number(query("SELECT id FROM cpu_counter_track WHERE type = 'cpustat' AND name = 'cpu.times.user_ns' ORDER BY cpu")[0][0]);
   let listed = null;
+  let served;
+  const rewritten = new Promise((resolve) => { served = resolve; });
   await context.route(/\/api\/tracks/, async (route) => {
     const response = await route.fetch();
     const json = await response.json();
     listed = json.delta_tracks;
     json.delta_tracks = [memFree];
     await route.fulfill({ response, json });
+    served();
   });
   const { page, box } = await common.openPage(context, url);
+  await rewritten; // the page asks for the tracks after its load event: wait for that answer
   await context.unroute(/\/api\/tracks/);
   assert.ok(Array.isArray(listed) && listed.includes(user) && !listed.includes(memFree), `delta_tracks ${JSON.stringify(listed)}`);
   let s = await settle(page);
