@@ -202,56 +202,6 @@ static int shape(trak_processor *p, ja_stmt *j) {
          (is_word(j, j->rel_end, "INNER") && is_word(j, j->rel_end + 1, "JOIN"));
 }
 
-/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
-static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
-  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
-         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
-}
-
-/* Recognises a self-join grouped by the joined row's column (j->via, j->other, j->join_end):
-** `FROM t a [INNER] JOIN t b ON a.K = b.id GROUP BY b.X` (or `b.id = a.K`), id the table's row
-** id, a.K the key scan_refs found and read nowhere else, every other reference to b `b.X`, no
-** WHERE or other join. Every row of `a` with a non-NULL K meets exactly the row of id K (none
-** when there is none), so grouping `a`'s rows by that row's X gives the join's groups. */
-static int self_join(trak_processor *p, ja_stmt *j) {
-  size_t i = j->rel_end + is_word(j, j->rel_end, "INNER") + 1;
-  if (!is_id(j, i) || trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len) !=
-                          j->tbl)
-    return 0;
-  size_t a = i + 1 + is_word(j, i + 1, "AS");
-  j->other = is_word(j, a, "ON") ? j->tok[i] : j->tok[a];
-  if (is_word(j, a, "ON") ? a != i + 1 : !is_id(j, a) || !is_word(j, ++a, "ON")) return 0;
-  if (j->other.len == j->alias.len &&
-      !sqlite3_strnicmp(j->s + j->other.off, j->s + j->alias.off, (int)j->alias.len))
-    return 0;
-  size_t l = a + 1, r = a + 5, end = a + 8; /* `x.y = x.y`, then GROUP */
-  if (!is_char(j, l + 3, '=') || !is_word(j, end, "GROUP") || j->group != end + 2) return 0;
-  if (qualifier(j, r, j->alias)) l = r, r = a + 1;
-  const vt_col *id = qualifier(j, r, j->other) ? column_at(j, r + 2) : NULL;
-  if (!qualifier(j, l, j->alias) || column_at(j, l + 2) != j->key || !id || id->kind != VT_ID)
-    return 0;
-  /* GROUP BY b.X, one term */
-  const vt_col *x = j->group_end == j->group + 3 && qualifier(j, j->group, j->other)
-                        ? column_at(j, j->group + 2)
-                        : NULL;
-  if (!x || x->calc || x->kind == VT_F64 || x->kind > VT_BOOLN) return 0;
-  size_t rr = 0;
-  for (size_t k = 1; k < j->n; k++) {
-    if (k == j->rel) k = end; /* the relations and the ON clause */
-    if (rr < j->nrepl && j->repl[rr].from == k) {
-      k = j->repl[rr++].to;
-      continue;
-    }
-    if (qualifier(j, k, j->alias)) return 0; /* `a.K` elsewhere would read b's row */
-    if (is_id(j, k) && j->tok[k].len == j->other.len &&
-        !sqlite3_strnicmp(j->s + j->tok[k].off, j->s + j->other.off, (int)j->other.len) &&
-        (!qualifier(j, k, j->other) || column_at(j, k + 2) != x))
-      return 0;
-  }
-  j->via = j->key, j->key = x, j->join_end = end;
-  return 1;
-}
-
 /* Whether tokens [a, a + len) of the statement spell tokens [b, b + len), without case. */
 static int same_tokens(const ja_stmt *j, size_t a, size_t b, size_t len) {
   for (size_t k = 0; k < len; k++)
@@ -293,6 +243,61 @@ static int grouped_ref(const ja_stmt *j, size_t i) {
     start = k + 1;
   }
   return 0;
+}
+
+/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
+static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
+  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
+         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
+}
+
+/* Recognises a self-join grouped by the joined row's column (j->via, j->other, j->join_end):
+** `FROM t a [INNER] JOIN t b ON a.K = b.id GROUP BY b.X` (or `b.id = a.K`), id the table's row
+** id, a.K the key scan_refs found and read nowhere else, every other reference to b `b.X`, no
+** WHERE or other join. Every row of `a` with a non-NULL K meets exactly the row of id K (none
+** when there is none), so grouping `a`'s rows by that row's X gives the join's groups. */
+static int self_join(trak_processor *p, ja_stmt *j) {
+  size_t i = j->rel_end + is_word(j, j->rel_end, "INNER") + 1;
+  if (!is_id(j, i) || trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len) !=
+                          j->tbl)
+    return 0;
+  size_t a = i + 1 + is_word(j, i + 1, "AS");
+  j->other = is_word(j, a, "ON") ? j->tok[i] : j->tok[a];
+  if (is_word(j, a, "ON") ? a != i + 1 : !is_id(j, a) || !is_word(j, ++a, "ON")) return 0;
+  if (j->other.len == j->alias.len &&
+      !sqlite3_strnicmp(j->s + j->other.off, j->s + j->alias.off, (int)j->alias.len))
+    return 0;
+  size_t l = a + 1, r = a + 5, end = a + 8; /* `x.y = x.y`, then GROUP */
+  if (!is_char(j, l + 3, '=') || !is_word(j, end, "GROUP") || j->group != end + 2) return 0;
+  if (qualifier(j, r, j->alias)) l = r, r = a + 1;
+  const vt_col *id = qualifier(j, r, j->other) ? column_at(j, r + 2) : NULL;
+  if (!qualifier(j, l, j->alias) || column_at(j, l + 2) != j->key || !id || id->kind != VT_ID)
+    return 0;
+  /* GROUP BY b.X, one term, or its position naming the item `b.X [[AS] name]` */
+  size_t g = j->group, b = 0, e = 0;
+  if (j->group_end == g + 1 && j->tok[g].kind == PSQL_NUMBER &&
+      item_span(j, strtol(j->s + j->tok[g].off, NULL, 10), &b, &e) &&
+      (e == b + 3 || (e == b + 4 && is_id(j, b + 3)) || (e == b + 5 && is_word(j, b + 3, "AS"))))
+    g = b;
+  else if (j->group_end != g + 3)
+    g = j->n;
+  const vt_col *x = qualifier(j, g, j->other) ? column_at(j, g + 2) : NULL;
+  if (!x || x->calc || x->kind == VT_F64 || x->kind > VT_BOOLN) return 0;
+  size_t rr = 0;
+  for (size_t k = 1; k < j->n; k++) {
+    if (k == j->rel) k = end; /* the relations and the ON clause */
+    if (rr < j->nrepl && j->repl[rr].from == k) {
+      k = j->repl[rr++].to;
+      continue;
+    }
+    if (qualifier(j, k, j->alias)) return 0; /* `a.K` elsewhere would read b's row */
+    if (is_id(j, k) && j->tok[k].len == j->other.len &&
+        !sqlite3_strnicmp(j->s + j->tok[k].off, j->s + j->other.off, (int)j->other.len) &&
+        (!qualifier(j, k, j->other) || column_at(j, k + 2) != x))
+      return 0;
+  }
+  j->via = j->key, j->key = x, j->join_end = end;
+  return 1;
 }
 
 /* Whether SQLite could answer a bare column (neither grouped nor aggregated) from the row holding
