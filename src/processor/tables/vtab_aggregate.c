@@ -145,6 +145,7 @@ typedef struct grp_vtab {
 typedef struct grp_cursor {
   sqlite3_vtab_cursor base;
   const vt_col *key;  /* the key column; NULL: one group of every row, also of none */
+  const vt_col *via;  /* key "via>key": the key is read in the row whose id is via's value */
   const vt_col *fcol; /* the rows' filter: column fcol >= flo (NULL: every row) */
   const void *fa;
   int64_t flo;
@@ -230,6 +231,7 @@ static int grp_cmp(const void *x, const void *y, void *arg) {
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   const trak_tables *t = c->t;
   const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
+  const void *va = c->via && c->via->off ? trak__vt_array(t, c->via) : NULL;
   size_t cap = 0, slots = 64;
   uint32_t *map = calloc(slots, sizeof *map), null_group = 0; /* group + 1, 0: none yet */
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
@@ -247,7 +249,12 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
     int64_t k = 0;
     if (sc) row = sc->row;
     if (c->fcol && (!trak__vt_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
-    int nonnull = c->key && trak__vt_int(t, c->key, ka, row, &k);
+    uint32_t krow = row; /* the row the key is read in */
+    if (c->via) {        /* an inner join on via = id: rows without that row are not joined */
+      if (!trak__vt_int(t, c->via, va, row, &k) || k < 0 || k >= rows) continue;
+      krow = (uint32_t)k;
+    }
+    int nonnull = c->key && trak__vt_int(t, c->key, ka, krow, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -367,7 +374,15 @@ static int filter_parse(grp_cursor *c, const vt_table *tbl, const char *where) {
   return 0;
 }
 
-/* argv: the table's name, the key column's ('': one group), the spec "fn:column,..." ("count:" is
+/* Whether `tbl` has an id column (a row's id is its index). */
+static int has_id(const vt_table *tbl) {
+  for (int i = 0; i < tbl->ncols; i++)
+    if (tbl->cols[i].kind == VT_ID) return 1;
+  return 0;
+}
+
+/* argv: the table's name, the key column's ('': one group; "via>key": the key column's value in
+** the row whose id is column via's, rows whose via is NULL or no id left out), the spec "fn:column,..." ("count:" is
 ** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
 ** "column:op,..." and their values (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
@@ -382,9 +397,14 @@ static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
   const vt_table *tbl =
       argc >= 3 ? trak__vt_table_named((const char *)sqlite3_value_text(argv[0])) : NULL;
   const char *kname = argc >= 3 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
-  c->key = kname && *kname ? trak__vt_col_named(tbl, kname) : NULL;
+  const char *gt = kname ? strchr(kname, '>') : NULL;
+  char via[64] = "";
+  if (gt && (size_t)(gt - kname) < sizeof via) memcpy(via, kname, (size_t)(gt - kname));
+  c->via = gt ? trak__vt_col_named(tbl, via) : NULL;
+  c->key = kname && *kname ? trak__vt_col_named(tbl, gt ? gt + 1 : kname) : NULL;
   const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
-  int bad = !tbl || !kname || (*kname && !c->key) || !spec ||
+  int bad = !tbl || !kname || (*kname && !c->key) || !spec || (gt && !c->via) ||
+            (c->via && (c->via->kind > VT_BOOLN || c->via->kind == VT_F64 || !has_id(tbl))) ||
             (c->key && (c->key->kind > VT_BOOLN || c->key->kind == VT_F64)) ||
             filter_parse(c, tbl, argc == 4 ? (const char *)sqlite3_value_text(argv[3]) : NULL);
   for (c->naggs = 0; !bad && *spec; c->naggs++) {

@@ -35,6 +35,11 @@ typedef struct ja_stmt {
   size_t from;             /* the FROM token */
   size_t group, group_end; /* GROUP BY's terms [group, group_end) */
   const vt_col *key;       /* the one column of the alias read outside the aggregates */
+  /* A self-join `a JOIN <table> b ON a.via = b.id GROUP BY b.key`: via (else NULL), b's alias,
+  ** the join's end (the GROUP token) and b's key column, which then replaces key. */
+  const vt_col *via;
+  psql_tok other;
+  size_t join_end;
   char spec[JA_AGGS][80];
   int nspec;
   ja_repl repl[JA_TOKENS / 4];
@@ -240,6 +245,61 @@ static int grouped_ref(const ja_stmt *j, size_t i) {
   return 0;
 }
 
+/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
+static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
+  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
+         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
+}
+
+/* Recognises a self-join grouped by the joined row's column (j->via, j->other, j->join_end):
+** `FROM t a [INNER] JOIN t b ON a.K = b.id GROUP BY b.X` (or `b.id = a.K`), id the table's row
+** id, a.K the key scan_refs found and read nowhere else, every other reference to b `b.X`, no
+** WHERE or other join. Every row of `a` with a non-NULL K meets exactly the row of id K (none
+** when there is none), so grouping `a`'s rows by that row's X gives the join's groups. */
+static int self_join(trak_processor *p, ja_stmt *j) {
+  size_t i = j->rel_end + is_word(j, j->rel_end, "INNER") + 1;
+  if (!is_id(j, i) || trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len) !=
+                          j->tbl)
+    return 0;
+  size_t a = i + 1 + is_word(j, i + 1, "AS");
+  j->other = is_word(j, a, "ON") ? j->tok[i] : j->tok[a];
+  if (is_word(j, a, "ON") ? a != i + 1 : !is_id(j, a) || !is_word(j, ++a, "ON")) return 0;
+  if (j->other.len == j->alias.len &&
+      !sqlite3_strnicmp(j->s + j->other.off, j->s + j->alias.off, (int)j->alias.len))
+    return 0;
+  size_t l = a + 1, r = a + 5, end = a + 8; /* `x.y = x.y`, then GROUP */
+  if (!is_char(j, l + 3, '=') || !is_word(j, end, "GROUP") || j->group != end + 2) return 0;
+  if (qualifier(j, r, j->alias)) l = r, r = a + 1;
+  const vt_col *id = qualifier(j, r, j->other) ? column_at(j, r + 2) : NULL;
+  if (!qualifier(j, l, j->alias) || column_at(j, l + 2) != j->key || !id || id->kind != VT_ID)
+    return 0;
+  /* GROUP BY b.X, one term, or its position naming the item `b.X [[AS] name]` */
+  size_t g = j->group, b = 0, e = 0;
+  if (j->group_end == g + 1 && j->tok[g].kind == PSQL_NUMBER &&
+      item_span(j, strtol(j->s + j->tok[g].off, NULL, 10), &b, &e) &&
+      (e == b + 3 || (e == b + 4 && is_id(j, b + 3)) || (e == b + 5 && is_word(j, b + 3, "AS"))))
+    g = b;
+  else if (j->group_end != g + 3)
+    g = j->n;
+  const vt_col *x = qualifier(j, g, j->other) ? column_at(j, g + 2) : NULL;
+  if (!x || x->calc || x->kind == VT_F64 || x->kind > VT_BOOLN) return 0;
+  size_t rr = 0;
+  for (size_t k = 1; k < j->n; k++) {
+    if (k == j->rel) k = end; /* the relations and the ON clause */
+    if (rr < j->nrepl && j->repl[rr].from == k) {
+      k = j->repl[rr++].to;
+      continue;
+    }
+    if (qualifier(j, k, j->alias)) return 0; /* `a.K` elsewhere would read b's row */
+    if (is_id(j, k) && j->tok[k].len == j->other.len &&
+        !sqlite3_strnicmp(j->s + j->tok[k].off, j->s + j->other.off, (int)j->other.len) &&
+        (!qualifier(j, k, j->other) || column_at(j, k + 2) != x))
+      return 0;
+  }
+  j->via = j->key, j->key = x, j->join_end = end;
+  return 1;
+}
+
 /* Whether SQLite could answer a bare column (neither grouped nor aggregated) from the row holding
 ** a MIN or MAX: with exactly one of them it takes such columns from that row, which after the
 ** rewrite is a group's row, not the table's. Only aliases, grouped `x.column` references, function
@@ -301,7 +361,8 @@ static char *rewrite(const ja_stmt *j, sqlite3_stmt *orig) {
   sqlite3_str_appendf(q, "WITH __trak_groups AS MATERIALIZED (SELECT k AS \"%w\"", j->key->name);
   for (int a = 0; a < j->nspec; a++)
     sqlite3_str_appendf(q, ", a%d AS __trak_a%d", a, a);
-  sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, '", j->tbl->name, j->key->name);
+  sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, '%q%s%q', '", j->tbl->name,
+                      j->via ? j->via->name : "", j->via ? ">" : "", j->key->name);
   for (int a = 0; a < j->nspec; a++)
     sqlite3_str_appendf(q, "%s%q", a ? "," : "", j->spec[a]);
   sqlite3_str_appendall(q, "')) ");
@@ -310,9 +371,14 @@ static char *rewrite(const ja_stmt *j, sqlite3_stmt *orig) {
     if (i == j->rel) { /* the relation: its groups, made once (not again per outer row) */
       sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
       sqlite3_str_appendf(q, "__trak_groups AS %.*s", (int)j->alias.len, j->s + j->alias.off);
-      i = j->rel_end - 1;
+      i = (j->via ? j->join_end : j->rel_end) - 1; /* a self-join: both relations, the ON */
       at = j->tok[i].off + j->tok[i].len;
       continue;
+    }
+    if (j->via && qualifier(j, i, j->other)) { /* b.X: the groups' X */
+      sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
+      sqlite3_str_appendf(q, "%.*s", (int)j->alias.len, j->s + j->alias.off);
+      at = j->tok[i].off + j->tok[i].len;
     }
     if (r < j->nrepl && j->repl[r].from == i) {
       sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
@@ -358,6 +424,7 @@ int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlit
   sqlite3_stmt *orig = NULL, *st = NULL;
   if (shape(p, j) && scan_refs(j) && !bare_columns(j) &&
       sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) == SQLITE_OK && orig) {
+    self_join(p, j);
     char *sql = rewrite(j, orig);
     if (sql && sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK && st &&
         sqlite3_column_count(st) == sqlite3_column_count(orig)) {
