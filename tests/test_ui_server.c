@@ -10,6 +10,7 @@
 #include <netinet/in.h>
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -333,6 +334,37 @@ static void cancel_running_query(void **state) {
   expect(request(f, "POST", "/api/cancel", NULL, ""), 403, "X-Trak-Request");
 }
 
+static atomic_int job_done;
+static void on_job_done(void *arg) {
+  (void)arg;
+  atomic_store(&job_done, 1);
+}
+
+/* A cancel that comes as the job starts, before its statement runs, still ends it: SQLite
+** forgets an interrupt made while no statement runs, so the runner's own flag (checked by a
+** progress handler) carries it. Twenty rounds: with the interrupt alone, the first round never
+** ended. */
+static void cancel_before_the_statement_starts(void **state) {
+  fixture *f = *state;
+  for (int round = 0; round < 20; round++) {
+    trak_ui_runner *r;
+    assert_int_equal(trak__ui_runner_new(f->p, &r), 0);
+    trak_ui_job job = {.sql = "WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) "
+                              "SELECT count(*) FROM c",
+                       .limit = 10};
+    atomic_store(&job_done, 0);
+    assert_int_equal(trak__ui_runner_start(r, &job, on_job_done, NULL), 0);
+    assert_int_equal(trak__ui_runner_cancel(r), 1);
+    for (int i = 0; i < 1000 && !atomic_load(&job_done); i++)
+      usleep(10000);
+    if (!atomic_load(&job_done)) fail_msg("round %d: the cancelled job still runs after 10 s", round);
+    assert_int_not_equal(job.rc, 0);
+    assert_non_null(strstr(job.err.message, "interrupted"));
+    trak__ui_runner_free(r);
+    trak__ui_buf_free(&job.out);
+  }
+}
+
 static void bad_requests_get_errors(void **state) {
   fixture *f = *state;
   expect(get(f, "/api/slices?tracks=1&start=0&end=10"), 400, "missing argument 'px'");
@@ -619,6 +651,7 @@ int main(void) {
       cmocka_unit_test(flows_details_search_query),
       cmocka_unit_test(aggregate_flamegraph_paging),
       cmocka_unit_test(cancel_running_query),
+      cmocka_unit_test(cancel_before_the_statement_starts),
       cmocka_unit_test(bad_requests_get_errors),
       cmocka_unit_test(sql_cannot_touch_files),
       cmocka_unit_test(every_statement_runs),

@@ -1,15 +1,20 @@
 /*
 ** This file holds the server's SQL runner: a page of a SQL query's rows computed on a thread of
 ** its own, so that the HTTP thread keeps answering the timeline (from the cache) while it runs
-** and can cancel it through trak_processor_interrupt. The processor is used by one thing at a
+** and can cancel it through trak_processor_interrupt (and the job's own flag, which a progress
+** handler checks, so that a cancel that comes before the statement starts is not lost: SQLite
+** forgets an interrupt made while no statement runs). The processor is used by one thing at a
 ** time: the runner's thread, or the HTTP thread for a short query (details, search), which asks
 ** first and gets "busy" instead of waiting.
 */
 #include <inttypes.h>
 #include <pthread.h>
+#include <sqlite3.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/processor_internal.h"
 #include "ui/ui.h"
 
 struct trak_ui_runner {
@@ -17,6 +22,7 @@ struct trak_ui_runner {
   pthread_mutex_t lock; /* guards busy and joinable */
   int busy;             /* the processor is in use */
   int joinable;         /* thread was started and is not joined yet */
+  atomic_int cancel;    /* the running job was cancelled (cleared when a job starts) */
   pthread_t thread;
   trak_ui_job *job;
   void (*done)(void *);
@@ -56,10 +62,17 @@ void trak__ui_runner_release(trak_ui_runner *r) {
   pthread_mutex_unlock(&r->lock);
 }
 
+/* SQLite's progress handler while a job runs: non-zero stops the statement ("interrupted"). */
+static int job_cancelled(void *arg) {
+  return atomic_load_explicit(&((trak_ui_runner *)arg)->cancel, memory_order_relaxed);
+}
+
 static void *run(void *arg) {
   trak_ui_runner *r = arg;
   trak_ui_job *j = r->job;
+  sqlite3_progress_handler(r->p->db, 1000, job_cancelled, r);
   j->rc = trak__ui_query_page(r->p, j->sql, j->offset, j->limit, &j->out, &j->err);
+  sqlite3_progress_handler(r->p->db, 0, NULL, NULL);
   j->done = 1;
   void (*done)(void *) = r->done;
   void *done_arg = r->arg;
@@ -72,6 +85,7 @@ int trak__ui_runner_start(trak_ui_runner *r, trak_ui_job *job, void (*done)(void
   int rc = trak__ui_runner_acquire(r);
   if (rc) return rc;
   r->job = job, r->done = done, r->arg = arg;
+  atomic_store(&r->cancel, 0);
   pthread_mutex_lock(&r->lock);
   if (pthread_create(&r->thread, NULL, run, r)) {
     r->busy = 0;
@@ -86,7 +100,10 @@ int trak__ui_runner_start(trak_ui_runner *r, trak_ui_job *job, void (*done)(void
 int trak__ui_runner_cancel(trak_ui_runner *r) {
   pthread_mutex_lock(&r->lock);
   int running = r->busy && r->joinable;
-  if (running) trak_processor_interrupt(r->p);
+  if (running) {
+    atomic_store(&r->cancel, 1);
+    trak_processor_interrupt(r->p);
+  }
   pthread_mutex_unlock(&r->lock);
   return running;
 }
