@@ -21,7 +21,7 @@ static int value_token(const char *s, psql_tok t, int depth) {
                                       "EXCEPT", "INTERSECT", "WINDOW", "OVER"};
   static const char *const volatile_fns[] = {"random", "randomblob", "changes", "total_changes",
                                              "last_insert_rowid"};
-  if (t.kind == PSQL_PUNCT && strchr("?:@$", s[t.off])) return 0;
+  if (s[t.off] && strchr("?:@$", s[t.off])) return 0;
   for (size_t w = 0; w < sizeof volatile_fns / sizeof *volatile_fns; w++)
     if (trak__psql_is(s, t, volatile_fns[w])) return 0;
   if (depth) return 1;
