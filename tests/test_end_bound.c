@@ -114,7 +114,8 @@ static void bounds(void **state) {
       "SELECT COUNT(*) FROM slice WHERE ts + dur + 1 > 5",
       "SELECT COUNT(*) FROM slice WHERE ts + dur < 5",
       "SELECT COUNT(*) FROM thread_slice WHERE ts + dur > 5",
-      "SELECT COUNT(*) FROM slice WHERE ts + dur > 5 UNION SELECT 1"};
+      "SELECT COUNT(*) FROM slice WHERE ts + dur > 5 UNION SELECT 1",
+      "SELECT COUNT(*) FROM slice WHERE ts + dur > 5 HAVING COUNT(*) > 0"};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
     same(p, refused[i], 0);
   trak_processor_free(p);

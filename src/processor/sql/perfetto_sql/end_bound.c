@@ -18,7 +18,7 @@ static int value_token(const char *s, psql_tok t, int depth) {
   static const char *const words[] = {"NOT",    "IS",      "IN",     "LIKE",    "GLOB",
                                       "MATCH",  "REGEXP",  "BETWEEN", "CASE",   "OR",
                                       "ESCAPE", "COLLATE", "ISNULL", "NOTNULL", "UNION",
-                                      "EXCEPT", "INTERSECT", "WINDOW", "OVER"};
+                                      "EXCEPT", "INTERSECT", "WINDOW", "OVER", "HAVING"};
   static const char *const volatile_fns[] = {"random", "randomblob", "changes", "total_changes",
                                              "last_insert_rowid"};
   if (s[t.off] && strchr("?:@$", s[t.off])) return 0;
