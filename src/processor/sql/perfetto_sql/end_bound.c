@@ -15,10 +15,10 @@
 ** COLLATE, OR, ...), no parameter (x is written twice) and no function whose value changes
 ** between two calls. */
 static int value_token(const char *s, psql_tok t, int depth) {
-  static const char *const words[] = {"NOT",    "IS",      "IN",     "LIKE",    "GLOB",
-                                      "MATCH",  "REGEXP",  "BETWEEN", "CASE",   "OR",
-                                      "ESCAPE", "COLLATE", "ISNULL", "NOTNULL", "UNION",
-                                      "EXCEPT", "INTERSECT", "WINDOW", "OVER", "HAVING"};
+  static const char *const words[] = {"NOT",    "IS",        "IN",      "LIKE",    "GLOB",
+                                      "MATCH",  "REGEXP",    "BETWEEN", "CASE",    "OR",
+                                      "ESCAPE", "COLLATE",   "ISNULL",  "NOTNULL", "UNION",
+                                      "EXCEPT", "INTERSECT", "WINDOW",  "OVER",    "HAVING"};
   static const char *const volatile_fns[] = {"random", "randomblob", "changes", "total_changes",
                                              "last_insert_rowid"};
   if (s[t.off] && strchr("?:@$", s[t.off])) return 0;
@@ -49,7 +49,8 @@ int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stm
   /* The WHERE's top level: terms joined by AND, one of them `ts + dur > x`. */
   size_t ins = 0, xs = 0;
   psql_tok prev = t;
-  for (t = trak__psql_lex(s, n, t.off + t.len); t.kind != PSQL_EOF && !trak__psql_is_char(s, t, ';');
+  for (t = trak__psql_lex(s, n, t.off + t.len);
+       t.kind != PSQL_EOF && !trak__psql_is_char(s, t, ';');
        prev = t, t = trak__psql_lex(s, n, t.off + t.len)) {
     if (!depth && (trak__psql_is(s, t, "GROUP") || trak__psql_is(s, t, "ORDER") ||
                    trak__psql_is(s, t, "LIMIT") || trak__psql_is(s, t, "WINDOW")))
@@ -63,7 +64,8 @@ int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stm
     if (ins || depth || !(trak__psql_is(s, prev, "WHERE") || trak__psql_is(s, prev, "AND")) ||
         t.kind != PSQL_ID || t.len != 2 || strncmp(s + t.off, "ts", 2))
       continue;
-    psql_tok plus = trak__psql_lex(s, n, t.off + t.len), dur = trak__psql_lex(s, n, plus.off + plus.len);
+    psql_tok plus = trak__psql_lex(s, n, t.off + t.len),
+             dur = trak__psql_lex(s, n, plus.off + plus.len);
     psql_tok op = trak__psql_lex(s, n, dur.off + dur.len);
     if (!trak__psql_is_char(s, plus, '+') || dur.kind != PSQL_ID || dur.len != 3 ||
         strncmp(s + dur.off, "dur", 3) || op.kind != PSQL_PUNCT ||
@@ -73,7 +75,8 @@ int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stm
     size_t x = op.off + op.len, xe = x;
     int d = 0;
     psql_tok v = trak__psql_lex(s, n, x);
-    for (; v.kind != PSQL_EOF && !trak__psql_is_char(s, v, ';'); v = trak__psql_lex(s, n, v.off + v.len)) {
+    for (; v.kind != PSQL_EOF && !trak__psql_is_char(s, v, ';');
+         v = trak__psql_lex(s, n, v.off + v.len)) {
       if (!d && (trak__psql_is(s, v, "AND") || trak__psql_is(s, v, "GROUP") ||
                  trak__psql_is(s, v, "ORDER") || trak__psql_is(s, v, "LIMIT")))
         break;
