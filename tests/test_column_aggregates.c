@@ -396,44 +396,15 @@ static const char NESTED[] =
 static const char NO_SLICES[] =
     "{\"traceEvents\":[{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":1}}]}";
 
-/* Every row of prepared `st` stepped to the end as text (type letter and value), or its error:
-** a static buffer. */
-static const char *stmt_rows(sqlite3_stmt *st) {
-  static char out[4096];
-  size_t at = 0;
-  int rc;
-  out[0] = 0;
-  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
-    for (int c = 0; c < sqlite3_column_count(st); c++)
-      at += (size_t)snprintf(
-          out + at, sizeof out - at, "%c%s%s", "?IFTBN"[sqlite3_column_type(st, c)],
-          sqlite3_column_type(st, c) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(st, c),
-          c + 1 < sqlite3_column_count(st) ? "|" : "\n");
-  if (rc != SQLITE_DONE)
-    snprintf(out + at, sizeof out - at, "error: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
-  return out;
-}
-
 /* `sql` is rewritten by join_aggregates.c (or not: `expect`) into a statement answering, with the
 ** same column names, rows, types and errors, what SQLite answers for `sql` itself. */
 static void same_join(trak_processor *p, const char *sql, int expect) {
-  sqlite3_stmt *fast = NULL, *slow = NULL;
+  sqlite3_stmt *fast = NULL;
   int r = trak__psql_join_aggregates(p, sql, strlen(sql), &fast);
   if (r != expect) fail_msg("%s: rewritten is not %d", sql, expect);
   if (!r) return;
   assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_col_group"));
-  assert_int_equal(sqlite3_prepare_v2(p->db, sql, -1, &slow, NULL), SQLITE_OK);
-  assert_int_equal(sqlite3_column_count(fast), sqlite3_column_count(slow));
-  for (int c = 0; c < sqlite3_column_count(slow); c++)
-    assert_string_equal(sqlite3_column_name(fast, c), sqlite3_column_name(slow, c));
-  char *want = strdup(stmt_rows(slow));
-  assert_non_null(want);
-  if (strcmp(stmt_rows(fast), want))
-    fail_msg("%s\nrewritten: %s\ngot:  %sSQLite: %s", sql, sqlite3_sql(fast), stmt_rows(fast),
-             want);
-  free(want);
-  sqlite3_finalize(fast);
-  sqlite3_finalize(slow);
+  sc_same_as_sqlite(p, sql, fast, "rewritten");
 }
 
 /* Aggregates of a columnar table joined by one of its columns, grouped first by that column

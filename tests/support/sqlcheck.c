@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/sql/perfetto_sql/psql.h"
 #include "sqlcheck.h"
 #include "testutil.h"
 #include "trak/pb.h"
@@ -144,4 +145,40 @@ trak_processor *sc_record(void (*fn)(void)) {
   assert_int_equal(trak_processor_finish(p, &err), 0);
   free(data);
   return p;
+}
+
+/* Every row of prepared `st` stepped to the end as text (type letter and value), or its error:
+** a static buffer. */
+static const char *stmt_rows(sqlite3_stmt *st) {
+  static char out[8192];
+  size_t at = 0;
+  int rc;
+  out[0] = 0;
+  while ((rc = sqlite3_step(st)) == SQLITE_ROW)
+    for (int c = 0; c < sqlite3_column_count(st) && at < sizeof out; c++)
+      at += (size_t)snprintf(
+          out + at, sizeof out - at, "%c%s%s", "?IFTBN"[sqlite3_column_type(st, c)],
+          sqlite3_column_type(st, c) == SQLITE_NULL ? "" : (const char *)sqlite3_column_text(st, c),
+          c + 1 < sqlite3_column_count(st) ? "|" : "\n");
+  if (rc != SQLITE_DONE && at < sizeof out)
+    snprintf(out + at, sizeof out - at, "error: %s", sqlite3_errmsg(sqlite3_db_handle(st)));
+  return out;
+}
+
+void sc_same_as_sqlite(trak_processor *p, const char *sql, sqlite3_stmt *fast, const char *what) {
+  sqlite3_stmt *slow = NULL;
+  if (sqlite3_prepare_v2(p->db, sql, -1, &slow, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", sql, sqlite3_errmsg(p->db));
+  if (sqlite3_column_count(fast) != sqlite3_column_count(slow)) fail_msg("%s: columns", sql);
+  for (int c = 0; c < sqlite3_column_count(slow); c++)
+    if (strcmp(sqlite3_column_name(fast, c), sqlite3_column_name(slow, c)))
+      fail_msg("%s: column %d is %s, SQLite's %s", sql, c, sqlite3_column_name(fast, c),
+               sqlite3_column_name(slow, c));
+  char *want = strdup(stmt_rows(slow));
+  if (!want) fail_msg("out of memory");
+  if (strcmp(stmt_rows(fast), want))
+    fail_msg("%s\n%s: %s\ngot:  %sSQLite: %s", sql, what, sqlite3_sql(fast), stmt_rows(fast), want);
+  free(want);
+  sqlite3_finalize(fast);
+  sqlite3_finalize(slow);
 }

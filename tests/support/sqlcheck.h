@@ -36,6 +36,13 @@ const char *sc_error(trak_processor *p, const char *sql);
 ** the next call). Fails the test on an error. */
 const char *sc_column_names(trak_processor *p, const char *sql);
 
+/* Fails the test unless prepared statement `fast` (a rewrite of `sql`) answers, with the same
+** column names, rows, value types and errors, what SQLite answers for `sql` itself on p's
+** connection; `what` names the rewrite in the message. Finalizes `fast`. */
+struct sqlite3_stmt;
+void sc_same_as_sqlite(trak_processor *p, const char *sql, struct sqlite3_stmt *fast,
+                       const char *what);
+
 /* A query and its expected rows in sc_rows' format. */
 typedef struct sc_check {
   const char *sql;

@@ -105,7 +105,8 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         pos = end;
         break;
       }
-      if (trak__psql_window_top(p, sql + t.off, end - t.off, out)) {
+      if (trak__psql_window_top(p, sql + t.off, end - t.off, out) ||
+          trak__psql_end_bound(p, sql + t.off, end - t.off, out)) {
         pos = end;
         break;
       }

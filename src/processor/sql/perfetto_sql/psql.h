@@ -290,6 +290,15 @@ int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlit
 ** *out untouched. Can't fail: anything unexpected leaves the statement to SQLite. */
 int trak__psql_window_top(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
+/* ---- end_bound.c ---------------------------------------------------------------------------- */
+
+/* When statement `s` (n bytes) is `SELECT ... FROM slice WHERE <terms joined by AND>` with a term
+** `ts + dur > x` or `ts + dur >= x` (x without parameters or volatile functions), prepares in *out
+** the same statement with `AND ts >= __intrinsic_ts_floor('slice', (x))` after that term (the
+** same rows: a bound every kept row passes) and returns 1; otherwise returns 0 with *out
+** untouched. Can't fail: anything unexpected leaves the statement to SQLite. */
+int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */
