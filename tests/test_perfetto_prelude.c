@@ -66,6 +66,12 @@ static void bounds(void **state) {
   assert_string_equal(sc_rows(empty, "SELECT str_value FROM metadata WHERE name = 'trace_type'"),
                       "json");
   trak_processor_free(empty);
+  /* A slice that ends past INT64_MAX: its end wraps (no undefined overflow), as in Perfetto,
+  ** whose trace_bounds on this trace is the same row. */
+  trak_processor *past = sc_open("{\"traceEvents\":[{\"ph\":\"X\",\"name\":\"a\",\"ts\":"
+                                 "9000000000000000,\"dur\":500000000000000,\"pid\":1,\"tid\":1}]}");
+  assert_string_equal(sc_rows(past, "SELECT * FROM trace_bounds"), "9000000000000000000|0");
+  trak_processor_free(past);
 }
 
 static void metadata_and_stats(void **state) {

@@ -429,11 +429,17 @@ static void fn_arg_set_to_json(sqlite3_context *ctx, int argc, sqlite3_value **a
 
 /* ---- tables the importer fills ------------------------------------------------------------ */
 
-/* Widens [*lo, *hi] to the rows (ts, ts + max(dur, 0)) of one table (`dur` NULL: instants). */
+/* A row's end, ts + max(dur, 0), wrapping past INT64_MAX as Perfetto's sum does (a slice that
+** ends past it leaves the trace's end where the other rows put it; no undefined overflow). */
+static int64_t row_end(int64_t ts, int64_t dur) {
+  return dur > 0 ? (int64_t)((uint64_t)ts + (uint64_t)dur) : ts;
+}
+
+/* Widens [*lo, *hi] to the rows (ts, row_end) of one table (`dur` NULL: instants). */
 static void bounds_widen(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
                          int64_t *hi) {
   for (size_t i = 0; i < n; i++) {
-    int64_t e = dur && dur[i] > 0 ? ts[i] + dur[i] : ts[i];
+    int64_t e = dur ? row_end(ts[i], dur[i]) : ts[i];
     if (ts[i] < *lo) *lo = ts[i];
     if (e > *hi) *hi = e;
   }
@@ -450,7 +456,7 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
   bounds_widen(t->counter.ts, NULL, t->counter.n, &lo, &hi);
   bounds_widen(t->slice.ts, t->slice.dur, t->slice.n, &lo, &hi);
   for (uint32_t i = 0; i < t->thread_state.n; i++) { /* dur packed (thread_state_cols.h) */
-    int64_t ts = t->thread_state.ts[i], dur = trak__ts_dur(t, i), e = dur > 0 ? ts + dur : ts;
+    int64_t ts = t->thread_state.ts[i], e = row_end(ts, trak__ts_dur(t, i));
     if (ts < lo) lo = ts;
     if (e > hi) hi = e;
   }
