@@ -108,6 +108,37 @@ static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, i
   }
 }
 
+int trak__vt_dict(const trak_tables *t, vt_calc calc, vt_dict *out) {
+  vt_dict d = {NULL, NULL, 0, 0};
+  switch (calc) {
+  case VT_CALC_ts_state:
+    d = (vt_dict){&t->dict.ts_state, t->thread_state.state8, 0, 1};
+    break;
+  case VT_CALC_ss_end_state:
+    d = (vt_dict){&t->dict.ss_end_state, t->sched_slice.end_state8, 0, 1};
+    break;
+  case VT_CALC_ss_ucpu:
+    d = (vt_dict){&t->dict.ss_ucpu, t->sched_slice.ucpu8, 0, 0};
+    break;
+  case VT_CALC_ss_priority:
+    d = (vt_dict){&t->dict.ss_priority, t->sched_slice.priority8, 1, 0};
+    break;
+  case VT_CALC_fe_name:
+    d = (vt_dict){&t->dict.fe_name, t->ftrace_event.name8, 0, 1};
+    break;
+  case VT_CALC_fe_ucpu:
+    d = (vt_dict){&t->dict.fe_ucpu, t->ftrace_event.ucpu8, 0, 0};
+    break;
+  case VT_CALC_fe_common_flags:
+    d = (vt_dict){&t->dict.fe_flags, t->ftrace_event.flags8, 0, 0};
+    break;
+  default:
+    return 0;
+  }
+  *out = d;
+  return 1;
+}
+
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
   uint32_t utid, upid;
   switch (calc) { /* the slice's first: they are read for every row of thread_slice */

@@ -72,6 +72,9 @@ typedef struct vt_filter {
   int64_t *set; /* 'i': nset distinct values, ascending */
   size_t nset;
   vt_pattern *pat; /* 'p' */
+  vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
+  uint8_t code_ok[TRAK_DICT8_WIDE]; /* whether the value of each code passes; a row coded
+                                    ** TRAK_DICT8_WIDE is checked by its value */
 } vt_filter;
 
 typedef struct vt_cursor {
