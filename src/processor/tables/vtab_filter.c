@@ -153,6 +153,7 @@ static void dict_prepare(const trak_tables *t, const vt_dict *d, vt_filter *f) {
     if (ok < 0) return;
     f->code_ok[k] = (uint8_t)ok;
   }
+  f->code_ok[TRAK_DICT8_WIDE] = 1;
   f->dict = *d;
 }
 

@@ -73,8 +73,8 @@ typedef struct vt_filter {
   size_t nset;
   vt_pattern *pat; /* 'p' */
   vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
-  uint8_t code_ok[TRAK_DICT8_WIDE]; /* whether the value of each code passes; a row coded
-                                    ** TRAK_DICT8_WIDE is checked by its value */
+  uint8_t code_ok[TRAK_DICT8_WIDE + 1]; /* whether the value of each code passes; 1 for
+                                        ** TRAK_DICT8_WIDE: such a row is checked by its value */
 } vt_filter;
 
 typedef struct vt_cursor {
