@@ -20,12 +20,24 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "processor/tables/sched_cols.h"
 #include "processor/tables/storage.h"
+#include "processor/tables/thread_state_cols.h"
 #include "processor/tables/vtab.h"
 
 /* The tables and their plain copies: `$name` in a query stands for one or the other. */
-static const char *const tables[] = {"slice", "__intrinsic_track", "thread", "process", "counter",
-                                     "state", "machine",           "flow",   "args"};
+static const char *const tables[] = {"slice",
+                                     "__intrinsic_track",
+                                     "thread",
+                                     "process",
+                                     "counter",
+                                     "state",
+                                     "machine",
+                                     "flow",
+                                     "args",
+                                     "__intrinsic_sched_slice",
+                                     "__intrinsic_thread_state",
+                                     "__intrinsic_ftrace_event"};
 #define NTABLES (sizeof tables / sizeof *tables)
 
 typedef struct fixture {
@@ -43,6 +55,33 @@ static uint32_t rnd(uint32_t n) {
 
 static uint32_t str_id(trak_tables *t, const char *s) {
   return trak__strpool_intern(&t->strings, s, strlen(s));
+}
+
+/* Fills sched_slice, thread_state and ftrace_event with `n` rows each whose one-byte dictionary
+** columns (storage.h's trak_dict8) hold NULL strings, zeros, numbers the string `values` read
+** as, negative priorities and, in priority and common_flags, more than the 254 coded values
+** (rows read from the side map: values 150 and 299 among them). */
+static void fill_sched(trak_tables *t, uint32_t n, const uint32_t *ids) {
+  for (uint32_t i = 0; i < n; i++) {
+    uint32_t r = trak__sched_slice_push(t);
+    t->sched_slice.ts[r] = (int64_t)i;
+    t->sched_slice.dur[r] = rnd(50);
+    t->sched_slice.utid[r] = rnd(6);
+    trak__ss_end_state_set(t, r, rnd(3) ? ids[rnd(8)] : 0);
+    trak__ss_ucpu_set(t, r, rnd(4) ? rnd(4) : 7);
+    trak__ss_priority_set(t, r, rnd(5) ? (int32_t)(i * 37 % 400) - 100 : INT32_MIN);
+    r = trak__thread_state_push(t);
+    t->thread_state.ts[r] = (int64_t)i;
+    t->thread_state.utid[r] = rnd(6);
+    trak__ts_dur_set(t, r, rnd(50));
+    trak__ts_state_set(t, r, rnd(4) ? ids[rnd(8)] : 0);
+    r = trak__ftrace_event_push(t);
+    t->ftrace_event.ts[r] = (int64_t)i;
+    t->ftrace_event.utid[r] = rnd(6);
+    trak__fe_name_set(t, r, rnd(5) ? ids[rnd(8)] : 0);
+    trak__fe_ucpu_set(t, r, rnd(3) ? rnd(3) : 5);
+    trak__fe_common_flags_set(t, r, (uint16_t)(rnd(3) ? i * 7 % 300 : rnd(4)));
+  }
 }
 
 /* Fills the tables with `n` slices and proportionate other rows: NULLs in every nullable
@@ -100,6 +139,7 @@ static void fill(trak_tables *t, uint32_t n) {
     t->slice.dur[s] = rnd(5) ? (int64_t)rnd(50) : rnd(2) ? -1 : big[rnd(6)];
   }
   if (n) trak__tables_thread_time(t);
+  fill_sched(t, n, ids);
   for (uint32_t i = 0; i < n; i += 3)
     t->slice.thread_ts[i] = (int64_t)i;
   for (uint32_t i = 0; i < n / 2; i++) {
@@ -661,6 +701,105 @@ static void test_sorts(void **state) {
   }
 }
 
+/* The dictionary columns' tables (hidden from SELECT *, so not in the $ copies) with their
+** plain copies of every column: `@ss`, `@ts`, `@fe` in a query stand for one or the other. */
+static const char *const dict_tables[][3] = {
+    {"@ss", "__intrinsic_sched_slice", "id, ts, dur, utid, end_state, ucpu, priority"},
+    {"@ts", "__intrinsic_thread_state", "id, ts, utid, dur, state"},
+    {"@fe", "__intrinsic_ftrace_event", "id, ts, utid, name, ucpu, common_flags"}};
+#define NDICT_TABLES (sizeof dict_tables / sizeof *dict_tables)
+
+/* Makes the plain copies "x_<table>" of dict_tables. */
+static void dict_copies(sqlite3 *db) {
+  for (size_t i = 0; i < NDICT_TABLES; i++) {
+    char *sql = sqlite3_mprintf("CREATE TABLE IF NOT EXISTS \"x_%s\" AS SELECT %s FROM %s",
+                                dict_tables[i][1], dict_tables[i][2], dict_tables[i][1]);
+    assert_int_equal(sqlite3_exec(db, sql, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_free(sql);
+  }
+}
+
+/* check_pair of `sql` with each @table replaced by the table and by its plain copy. */
+static void dict_check(fixture *f, const char *sql) {
+  char *q[2];
+  for (int plain = 0; plain < 2; plain++) {
+    size_t n = 0;
+    q[plain] = malloc(strlen(sql) * 3 + 64);
+    for (const char *p = sql; *p;) {
+      size_t i = 0;
+      while (i < NDICT_TABLES && strncmp(p, dict_tables[i][0], 3))
+        i++;
+      if (i == NDICT_TABLES) {
+        q[plain][n++] = *p++;
+        continue;
+      }
+      n += (size_t)sprintf(q[plain] + n, plain ? "\"x_%s\"" : "%s", dict_tables[i][1]);
+      p += 3;
+    }
+    q[plain][n] = 0;
+  }
+  check_pair(f, q[0], q[1]);
+  free(q[0]), free(q[1]);
+}
+
+/* Filters on the one-byte dictionary columns (answered per code, rows past the 254 codes by
+** value) against plain SQLite: every operator with every constant, NULL tests and IN lists on
+** each column; then several at once, with other columns, values in the side map (priority 150,
+** common_flags 299), INT32_MIN, text that reads as a number, chained text predicates on one
+** column, joins and aggregates over them. */
+static void test_dict_filters(void **state) {
+  fixture *f = *state;
+  dict_copies(f->db);
+  static const char *const cols[][2] = {{"@ss", "end_state"}, {"@ss", "ucpu"},
+                                        {"@ss", "priority"},  {"@ts", "state"},
+                                        {"@fe", "name"},      {"@fe", "ucpu"},
+                                        {"@fe", "common_flags"}};
+  char sql[1024];
+  for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) {
+    for (size_t o = 0; o < NOPS; o++)
+      for (size_t v = o % f->stride; v < NVALUES; v += f->stride) {
+        snprintf(sql, sizeof sql, "SELECT id, %s FROM %s WHERE %s %s %s", cols[c][1], cols[c][0],
+                 cols[c][1], ops[o], values[v]);
+        dict_check(f, sql);
+      }
+    static const char *const shapes[] = {
+        "SELECT id FROM %s WHERE %s IS NULL", "SELECT id FROM %s WHERE %s IS NOT NULL",
+        "SELECT id FROM %s WHERE %s IN (NULL, 0, 2, '3', 7.0, 5.5, 'a', 'Task', x'00', 150, 299)",
+        "SELECT id FROM %s WHERE %s NOT IN (1, 2, 'b') ORDER BY id DESC LIMIT 9",
+        "SELECT id FROM %s WHERE %s = 'a' COLLATE NOCASE", "SELECT id FROM %s WHERE %s LIKE 'T%%'",
+        "SELECT id FROM %s WHERE %s GLOB '[a-t]*' ORDER BY id DESC"};
+    for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
+      snprintf(sql, sizeof sql, shapes[k], cols[c][0], cols[c][1]);
+      dict_check(f, sql);
+    }
+  }
+  static const char *const queries[] = {
+      "SELECT id FROM @ss WHERE ucpu = 1 AND priority > 0",
+      "SELECT ts, dur FROM @ss WHERE ucpu = '1' ORDER BY ts",
+      "SELECT id FROM @ss WHERE priority IN (150, 299, -100, 5)",
+      "SELECT id, priority FROM @ss WHERE priority = 150 ORDER BY id DESC",
+      "SELECT id FROM @ss WHERE priority = -2147483648",
+      "SELECT id FROM @ss WHERE priority BETWEEN 140 AND 160 AND utid = 2",
+      "SELECT id FROM @ss WHERE end_state IS NULL AND ucpu != 7",
+      "SELECT id FROM @ss WHERE end_state = 'Task' AND ucpu IN (1, 2)",
+      "SELECT count(*), sum(dur) FROM @ss WHERE ucpu = 3",
+      "SELECT ucpu, count(*) FROM @ss WHERE priority < 0 GROUP BY ucpu",
+      "SELECT id FROM @ts WHERE state = 'a' AND utid = 3",
+      "SELECT id FROM @ts WHERE state IN ('a', 'b', 'zzz', 3)",
+      "SELECT id FROM @ts WHERE state LIKE 'T%' AND state GLOB '*a*'",
+      "SELECT id FROM @ts WHERE state > 'a' AND state < 'x'",
+      "SELECT id FROM @ts WHERE state = 'never seen'",
+      "SELECT id FROM @fe WHERE common_flags >= 250 AND ucpu = 5",
+      "SELECT id FROM @fe WHERE name = 'abc' AND ucpu IN (0, 5)",
+      "SELECT id FROM @fe WHERE name IS NOT NULL AND common_flags = 2",
+      "SELECT s.id, e.id FROM @ss s JOIN @fe e ON e.ucpu = s.ucpu AND e.common_flags = s.priority "
+      "WHERE s.id < 60",
+      "SELECT s.id FROM @ss s WHERE s.ucpu IN (SELECT ucpu FROM @fe WHERE name = 'a')",
+  };
+  for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
+    dict_check(f, queries[i]);
+}
+
 /* The plans use the paths: an id lookup, a binary search, an index, ORDER BY consumed. */
 static void test_plans(void **state) {
   fixture *f = *state;
@@ -697,7 +836,8 @@ static void test_plans(void **state) {
       cmocka_unit_test_setup_teardown(test_query_shapes, setup, teardown),                         \
       cmocka_unit_test_setup_teardown(test_text_filters, setup, teardown),                         \
       cmocka_unit_test_setup_teardown(test_computed_columns, setup, teardown),                     \
-      cmocka_unit_test_setup_teardown(test_sorts, setup, teardown)
+      cmocka_unit_test_setup_teardown(test_sorts, setup, teardown),                                \
+      cmocka_unit_test_setup_teardown(test_dict_filters, setup, teardown)
 
 #define INDEX_TESTS(setup)                                                                         \
   cmocka_unit_test_setup_teardown(test_single_constraints, setup, teardown),                       \

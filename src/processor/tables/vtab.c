@@ -108,6 +108,35 @@ static int thread_state_calc(const trak_tables *t, vt_calc calc, uint32_t row, i
   }
 }
 
+/* The dictionary columns: their trak_dict8 and code array in trak_tables, how a value reads. */
+#define DICT_COL(calc, dict, codes, sign32, zero_null)                                             \
+  {VT_CALC_##calc, offsetof(trak_tables, dict), offsetof(trak_tables, codes), sign32, zero_null}
+static const struct {
+  vt_calc calc;
+  size_t dict, codes;
+  unsigned char sign32, zero_null;
+} dict_cols[] = {
+    DICT_COL(ts_state, dict.ts_state, thread_state.state8, 0, 1),
+    DICT_COL(ss_end_state, dict.ss_end_state, sched_slice.end_state8, 0, 1),
+    DICT_COL(ss_ucpu, dict.ss_ucpu, sched_slice.ucpu8, 0, 0),
+    DICT_COL(ss_priority, dict.ss_priority, sched_slice.priority8, 1, 0),
+    DICT_COL(fe_name, dict.fe_name, ftrace_event.name8, 0, 1),
+    DICT_COL(fe_ucpu, dict.fe_ucpu, ftrace_event.ucpu8, 0, 0),
+    DICT_COL(fe_common_flags, dict.fe_flags, ftrace_event.flags8, 0, 0),
+};
+
+int trak__vt_dict(const trak_tables *t, vt_calc calc, vt_dict *out) {
+  for (size_t i = 0; i < sizeof dict_cols / sizeof *dict_cols; i++)
+    if (dict_cols[i].calc == calc) {
+      const char *base = (const char *)t;
+      out->dict = (const trak_dict8 *)(base + dict_cols[i].dict);
+      out->codes = *(const uint8_t *const *)(base + dict_cols[i].codes);
+      out->sign32 = dict_cols[i].sign32, out->zero_null = dict_cols[i].zero_null;
+      return 1;
+    }
+  return 0;
+}
+
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out) {
   uint32_t utid, upid;
   switch (calc) { /* the slice's first: they are read for every row of thread_slice */

@@ -83,6 +83,26 @@ static inline size_t trak__vt_rows(const trak_tables *t, const vt_table *tbl) {
 ** read as NULL. */
 int trak__vt_calc(const trak_tables *t, vt_calc calc, uint32_t row, int64_t *out);
 
+/* A computed column stored as one-byte codes of a dictionary (storage.h's trak_dict8): the
+** dictionary, the codes, and how a stored value reads in SQL (sign-extended from 32 bits, or NULL
+** when 0: a string column). */
+typedef struct vt_dict {
+  const trak_dict8 *dict;
+  const uint8_t *codes;
+  unsigned char sign32, zero_null;
+} vt_dict;
+
+/* Fills *out for computed column `calc` when it is a dictionary column; returns 0 (*out
+** untouched) for every other column. Can't fail. */
+int trak__vt_dict(const trak_tables *t, vt_calc calc, vt_dict *out);
+
+/* Dictionary value `raw` of `d` as the column reads it in *out; returns 0 when it is NULL. The
+** same as trak__vt_calc on a row holding `raw`. Can't fail. */
+static inline int trak__vt_dict_value(const vt_dict *d, uint32_t raw, int64_t *out) {
+  *out = d->sign32 ? (int64_t)(int32_t)raw : (int64_t)raw;
+  return !(d->zero_null && !raw);
+}
+
 /* Column `c` (its array `a`, trak__vt_array's) at `row` as an integer in *out (a string id for
 ** text; reals are not read); returns 0 when it is NULL. Can't fail. */
 static inline int trak__vt_int(const trak_tables *t, const vt_col *c, const void *a, uint32_t row,

@@ -104,11 +104,9 @@ static int cmp_i64(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
-/* Whether `row` passes filter `f`: 1 or 0, or a negative SQLite code (a pattern's failure). */
-static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filter *f,
-                        uint32_t row) {
-  int64_t x = 0;
-  int present = trak__vt_value(t, &tbl->cols[f->col], row, &x);
+/* Whether a value (x, or NULL when not `present`) passes filter `f`: 1 or 0, or a negative
+** SQLite code (a pattern's failure). */
+static int value_match(const trak_tables *t, const vt_filter *f, int present, int64_t x) {
   switch (f->want) {
   case 'p':
     return present && trak__vt_pattern_match(f->pat, &t->strings, (uint32_t)x);
@@ -133,16 +131,51 @@ static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filt
   }
 }
 
+/* Whether `row` passes filter `f`: 1 or 0, or a negative SQLite code (a pattern's failure). */
+static int filter_match(const trak_tables *t, const vt_table *tbl, const vt_filter *f,
+                        uint32_t row) {
+  if (f->dict.codes) {
+    uint8_t k = f->dict.codes[row];
+    if (__builtin_expect(k != TRAK_DICT8_WIDE, 1)) return f->code_ok[k];
+  }
+  int64_t x = 0;
+  int present = trak__vt_value(t, &tbl->cols[f->col], row, &x);
+  return value_match(t, f, present, x);
+}
+
+/* Makes filter `f` on dictionary column `d` read rows by code: whether each code's value passes
+** is decided once here. Leaves `f` reading values when a pattern fails on one. */
+static void dict_prepare(const trak_tables *t, const vt_dict *d, vt_filter *f) {
+  for (uint32_t k = 0; k <= d->dict->n && k < TRAK_DICT8_WIDE; k++) {
+    int64_t x = 0;
+    int present = trak__vt_dict_value(d, d->dict->vals[k], &x);
+    int ok = value_match(t, f, present, x);
+    if (ok < 0) return;
+    f->code_ok[k] = (uint8_t)ok;
+  }
+  f->code_ok[TRAK_DICT8_WIDE] = 1;
+  f->dict = *d;
+}
+
 /* trak__vt_skip's loop for a plain row range with one filter on a stored column, a text
 ** pattern or a range on a 64-bit integer (the filter loop costs ~80 instructions a row, these
 ** under 10). Returns 0 when it does not apply. */
 static int skip_one_filter(vt_cursor *c, const vt_vtab *v) {
   const vt_filter *f = &c->filters[0];
   const vt_col *cd = &v->tbl->cols[f->col];
-  if (c->list || c->nfilters != 1 || cd->calc || !cd->off) return 0;
-  const void *a = trak__vt_array(v->t, cd);
+  if (c->list || c->nfilters != 1 || (!f->dict.codes && (cd->calc || !cd->off))) return 0;
+  const void *a = f->dict.codes ? NULL : trak__vt_array(v->t, cd);
   size_t pos = c->pos, n = c->n;
-  if (f->want == 'p' && cd->kind == VT_STR) {
+  if (f->dict.codes) { /* a byte a row: its code's answer, or the value of a wide one */
+    const uint8_t *codes = f->dict.codes;
+    for (; pos < n; pos++) {
+      uint32_t row = c->lo + (uint32_t)(c->desc ? n - 1 - pos : pos);
+      uint8_t k = codes[row];
+      int ok = k != TRAK_DICT8_WIDE ? f->code_ok[k] : filter_match(v->t, v->tbl, f, row);
+      if (ok < 0) c->rc = -ok, pos = n;
+      if (ok) break;
+    }
+  } else if (f->want == 'p' && cd->kind == VT_STR) {
     pos = trak__vt_pattern_scan(f->pat, &v->t->strings, a, c->lo, pos, n, c->desc, &c->rc);
   } else if (f->want == 'r' && (cd->kind == VT_I64 || (cd->kind == VT_I64N && a))) {
     const int64_t *x = a;
@@ -222,7 +255,7 @@ int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_val
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   const trak_tables *t = v->t;
   const vt_col *cd = &v->tbl->cols[col];
-  vt_filter f = {col, 'r', 0, 0, NULL, 0, NULL};
+  vt_filter f = {.col = col, .want = 'r'};
   if (op == 's') op = sqlite3_value_type(val) == SQLITE_NULL ? 'n' : '=';
   if (op == 'n' || op == 'N') {
     f.want = op;
@@ -239,6 +272,9 @@ int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_val
     for (int i = 0; i < c->nfilters; i++) /* one id lookup per row for a column's predicates */
       if (c->filters[i].want == 'p' && c->filters[i].col == col) {
         trak__vt_pattern_and(c->filters[i].pat, f.pat);
+        vt_dict d = c->filters[i].dict;
+        c->filters[i].dict.codes = NULL; /* the codes' answers again, for both predicates */
+        if (d.codes) dict_prepare(t, &d, &c->filters[i]);
         return 1;
       }
   } else if (op == 'i') {
@@ -265,6 +301,8 @@ int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_val
       return *lo < *hi;
     }
   }
+  vt_dict d;
+  if (cd->calc && trak__vt_dict(t, cd->calc, &d)) dict_prepare(t, &d, &f);
   if (c->nfilters == VT_MAX_FILTERS) { /* the plan has at most as many constraints */
     free(f.set), trak__vt_pattern_free(f.pat);
     return -SQLITE_INTERNAL;

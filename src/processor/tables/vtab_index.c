@@ -89,9 +89,10 @@ static int filter_raw(vt_kind kind, const vt_filter *f, uint32_t *raw) {
   return !(kind == VT_U32N && *raw == TRAK_NULL_U32) && !(kind == VT_STR && !*raw);
 }
 
-/* Makes the rows of [c->lo, c->end) that pass the equality filters in `mask` (on 32-bit
-** columns) the candidates, by reading the columns, and drops those filters. Returns an SQLite
-** code. */
+/* Makes the rows of [c->lo, c->end) that pass the filters in `mask` (equalities on 32-bit
+** columns, any filter on a dictionary column) the candidates, by reading the columns (a
+** dictionary column's codes), and drops those filters (but a dictionary column's whose rows
+** past the 254 codes are checked by value later). Returns an SQLite code. */
 static int scan_equal(vt_cursor *c, uint32_t mask) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   uint32_t *rows = malloc(((size_t)(c->end - c->lo) + 1) * sizeof *rows);
@@ -101,6 +102,23 @@ static int scan_equal(vt_cursor *c, uint32_t mask) {
   for (int i = c->nfilters - 1; i >= 0; i--) {
     if (!(mask >> i & 1)) continue;
     vt_filter *f = &c->filters[i];
+    if (f->dict.codes) {
+      const uint8_t *codes = f->dict.codes, *ok = f->code_ok;
+      if (first) {
+        for (uint32_t r = c->lo; r < c->end; r++)
+          rows[n] = r, n += ok[codes[r]];
+      } else {
+        size_t m = 0;
+        for (size_t k = 0; k < n; k++)
+          rows[m] = rows[k], m += ok[codes[rows[k]]];
+        n = m;
+      }
+      first = 0;
+      if (f->dict.dict->wide.n) continue; /* rows coded TRAK_DICT8_WIDE: still to check */
+      free(f->set), trak__vt_pattern_free(f->pat);
+      c->filters[i] = c->filters[--c->nfilters];
+      continue;
+    }
     const vt_col *cd = &v->tbl->cols[f->col];
     const uint32_t *values = trak__vt_array(v->t, cd);
     uint32_t raw = 0;
@@ -148,6 +166,10 @@ int trak__vt_choose_driver(vt_cursor *c) {
     const vt_filter *f = &c->filters[i];
     const vt_col *cd = &v->tbl->cols[f->col];
     size_t size = 0, m;
+    if (f->dict.codes) { /* a dictionary column: its codes read at once if nothing is better */
+      if (best >= 64) scan |= 1u << i;
+      continue;
+    }
     if (f->want == 'i' && (cd->kind == VT_ID || vt_col_sorted(t, cd))) {
       size = f->nset; /* rows per value of a sorted column: a guess */
     } else if (vt_col_indexed(cd) &&

@@ -59,6 +59,7 @@ int trak__vt_pattern_open(sqlite3 *db, const trak_strpool *sp, unsigned char op,
 }
 
 void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q) {
+  if (p->memo) memset(p->memo, 0, p->nmemo); /* answers of the shorter chain */
   while (p->next)
     p = p->next;
   p->next = q;

@@ -72,6 +72,9 @@ typedef struct vt_filter {
   int64_t *set; /* 'i': nset distinct values, ascending */
   size_t nset;
   vt_pattern *pat; /* 'p' */
+  vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
+  uint8_t code_ok[TRAK_DICT8_WIDE + 1]; /* whether the value of each code passes; 1 for
+                                        ** TRAK_DICT8_WIDE: such a row is checked by its value */
 } vt_filter;
 
 typedef struct vt_cursor {
@@ -128,7 +131,7 @@ static inline int trak__vt_value(const trak_tables *t, const vt_col *c, uint32_t
 int trak__vt_pattern_open(sqlite3 *db, const trak_strpool *sp, unsigned char op,
                           sqlite3_value *value, vt_pattern **out, char **err);
 /* Makes `q` (owned from now on by `p`) a further condition of `p`: p matches an id when every
-** predicate chained to it does. Can't fail. */
+** predicate chained to it does (answers remembered before are forgotten). Can't fail. */
 void trak__vt_pattern_and(vt_pattern *p, vt_pattern *q);
 /* Whether string `id` (not 0) of `sp` matches: 1 or 0, remembered per id; a negative SQLite
 ** code on failure. */
