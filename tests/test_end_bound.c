@@ -122,6 +122,13 @@ static void bounds(void **state) {
       "SELECT COUNT(*) FROM slice WHERE ts + dur > 5 HAVING COUNT(*) > 0"};
   for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
     same(p, refused[i], 0);
+  /* A temporary table named slice hides the trace's: its rows are not bounded by the trace's
+  ** durations (a long one there would be lost). */
+  sc_rows(p, "CREATE TEMP TABLE slice(ts INT, dur INT); INSERT INTO slice VALUES (1, 1000)");
+  same(p, "SELECT COUNT(*) FROM slice WHERE ts + dur > 500", 0);
+  assert_string_equal(sc_rows(p, "SELECT COUNT(*) FROM slice WHERE ts + dur > 500"), "1");
+  sc_rows(p, "DROP TABLE temp.slice");
+  same(p, "SELECT COUNT(*) FROM slice WHERE ts + dur > 500", 1);
   trak_processor_free(p);
 }
 

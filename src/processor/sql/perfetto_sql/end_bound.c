@@ -44,8 +44,8 @@ int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stm
   psql_tok rel = trak__psql_lex(s, n, t.off + t.len);
   t = trak__psql_lex(s, n, rel.off + rel.len);
   if (rel.kind != PSQL_ID || rel.len != 5 || strncmp(s + rel.off, "slice", 5) ||
-      !trak__psql_is(s, t, "WHERE"))
-    return 0;
+      !trak__psql_is(s, t, "WHERE") || !trak__psql_columnar_table(p->db, "slice", 5))
+    return 0; /* (a temporary table named slice would hide the one the bound is taken from) */
   /* The WHERE's top level: terms joined by AND, one of them `ts + dur > x`. */
   size_t ins = 0, xs = 0;
   psql_tok prev = t;
