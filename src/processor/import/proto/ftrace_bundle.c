@@ -201,7 +201,12 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
   uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
-  if (set == TRAK_NULL_U32) {
+  /* Its kernel-symbol lookups: the function field is counted in the one pass over the fields
+  ** (ftrace_ksyms.c), or alone when the arg set is known. */
+  uint32_t parsed, kfield = trak__ftrace_ksym_field(ev->number, &parsed), raw = 0;
+  if (set != TRAK_NULL_U32) {
+    raw = trak__ftrace_ksym_count(imp, ev, kfield);
+  } else {
     const trak_pb_message_desc *md = trak__schema_field_message(fd);
     int64_t reports = stats_sum(imp);
     trak_fargs a;
@@ -214,14 +219,17 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       while (trak_pb_decoder_next(&dec, &f) > 0) {
         const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
         if (sub) raw_field(imp, &a, sub, &f);
+        if (f.number == kfield && kfield && raw < 255) raw++;
       }
+    } else {
+      raw = trak__ftrace_ksym_count(imp, ev, kfield);
     }
     set = trak__ftrace_fargs_close(imp, &a);
     if (stats_sum(imp) == reports && md && key)
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
   trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
-                       set, trak__ftrace_ksym_lookups(imp, ev));
+                       set, raw | parsed << 8);
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */

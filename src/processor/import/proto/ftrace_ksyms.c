@@ -7,9 +7,7 @@
 */
 #include "processor/import/proto/proto.h"
 
-/* The kernel function field of FtraceEvent member `event` (Perfetto's kKernelFunctionFields),
-** 0 when it has none; *parsed: the lookups its parser makes (0 or 1). */
-static uint32_t function_field(uint32_t event, uint32_t *parsed) {
+uint32_t trak__ftrace_ksym_field(uint32_t event, uint32_t *parsed) {
   *parsed = 0;
   switch (event) {
   case TRAK_PB_FtraceEvent_sched_blocked_reason:
@@ -34,16 +32,14 @@ static uint32_t function_field(uint32_t event, uint32_t *parsed) {
   }
 }
 
-uint32_t trak__ftrace_ksym_lookups(trak_importer *imp, const trak_pb_field *ev) {
-  uint32_t parsed, field = function_field(ev->number, &parsed);
-  if (!field) return 0;
+uint32_t trak__ftrace_ksym_count(trak_importer *imp, const trak_pb_field *ev, uint32_t field) {
   uint32_t raw = 0;
-  if (ev->wire_type == TRAK_PB_WIRE_LEN) {
+  if (field && ev->wire_type == TRAK_PB_WIRE_LEN) {
     trak_pb_decoder dec;
     trak_pb_field f;
     trak__dec_init(imp, &dec, ev->data, ev->len);
     while (trak_pb_decoder_next(&dec, &f) > 0)
       if (f.number == field && raw < 255) raw++;
   }
-  return raw | parsed << 8;
+  return raw;
 }

@@ -197,10 +197,14 @@ void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *d
 ** (ftrace_setup_errors). */
 void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
                                size_t len);
-/* The kernel-symbol lookups Perfetto makes for FtraceEvent member `ev` (ftrace_ksyms.c), as
-** trak__ftrace_generic takes them: the low byte for its raw row's args (its kernel function
-** fields present), the next for its parser. Can't fail. */
-uint32_t trak__ftrace_ksym_lookups(trak_importer *imp, const trak_pb_field *ev);
+/* The kernel-symbol lookups Perfetto makes for an FtraceEvent (ftrace_ksyms.c), which
+** trak__ftrace_generic takes as raw | parsed << 8. trak__ftrace_ksym_field: the kernel function
+** field of member `event` (Perfetto's kKernelFunctionFields), 0 when it has none, with in
+** *parsed the lookups its parser makes (0 or 1). trak__ftrace_ksym_count: how many times field
+** `field` (0: none) stands in event `ev`'s message, at most 255 (the raw row's lookups), for an
+** event whose fields are not decoded otherwise. Can't fail. */
+uint32_t trak__ftrace_ksym_field(uint32_t event, uint32_t *parsed);
+uint32_t trak__ftrace_ksym_count(trak_importer *imp, const trak_pb_field *ev, uint32_t field);
 /* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
 ** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
 void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,
