@@ -86,7 +86,8 @@ static int iter_row(trak_compact_iter *it, trak_strv *comm) {
       it->stopped = 1;
       return 0;
     }
-  it->ts += (int64_t)it->cur[0];
+  /* A hostile delta may pass INT64_MAX: the sum wraps as the kernel's u64 clock would. */
+  it->ts = (int64_t)((uint64_t)it->ts + it->cur[0]);
   uint32_t idx = (uint32_t)it->cur[4];
   if (idx >= it->cs->n_intern) {
     it->error = 1;
