@@ -98,7 +98,8 @@ const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {"event category"
                                                                 "source path",
                                                                 "mapping",
                                                                 "frame",
-                                                                "callstack"};
+                                                                "callstack",
+                                                                "kernel symbol"};
 
 __attribute__((cold)) uint32_t trak__interned_missing(trak_importer *imp, trak_sequence *seq,
                                                       int kind, uint64_t iid) {

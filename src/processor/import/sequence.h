@@ -105,6 +105,7 @@ enum trak_intern_kind {
   TRAK_INTERN_MAPPING,
   TRAK_INTERN_FRAME,
   TRAK_INTERN_CALLSTACK,
+  TRAK_INTERN_KERNEL_SYMBOL, /* ftrace's kernel-function fields (proto/ftrace_ksyms.c) */
   TRAK_INTERN_KINDS
 };
 

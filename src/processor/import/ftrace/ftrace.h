@@ -146,10 +146,11 @@ void trak__irq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
 ** vec is ignored (Perfetto's too). softirq_exit ends it with arg vec. */
 void trak__softirq_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t vec);
 void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t vec);
-/* hrtimer_expire_entry on `cpu` of the timer callback `function`: a slice of category
-** "hrtimer" named by the function's address ("0xffff...": kernel symbols are not read) begins
-** on "Hrtimer Cpu N" (type cpu_hrtimer); hrtimer_expire_exit ends it. */
-void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t function);
+/* hrtimer_expire_entry on `cpu` of the timer callback named `name` (a string id: its kernel
+** symbol, or its address as "0xffff..." when the trace has none): a slice of category
+** "hrtimer" of that name begins on "Hrtimer Cpu N" (type cpu_hrtimer); hrtimer_expire_exit ends
+** it. */
+void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t name);
 void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts);
 
 /* local_timer_entry on `cpu`: a slice "IRQ (LocalTimer)" of category "irq" begins on the CPU's
@@ -167,12 +168,12 @@ void trak__direct_reclaim_begin(trak_importer *imp, uint32_t cpu, int64_t ts, ui
                                 int64_t order, int64_t may_writepage, uint64_t gfp_flags);
 void trak__direct_reclaim_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                               uint64_t nr_reclaimed);
-/* mm_shrink_slab_start of the shrinker `shrink` run by thread `tid`: a slice
-** "mm_vmscan_shrink_slab" begins on its track, args shrink_name (the function's address as
-** "0xffff...": kernel symbols are not read), total_scan (uint), priority (int);
+/* mm_shrink_slab_start of the shrinker named `shrink_name` (a string id: its kernel symbol, or
+** its address as "0xffff...") run by thread `tid`: a slice "mm_vmscan_shrink_slab" begins on its
+** track, args shrink_name, total_scan (uint), priority (int);
 ** mm_shrink_slab_end ends the innermost open slice with arg freed (int, its retval). */
 void trak__shrink_slab_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                             uint64_t shrink, uint64_t total_scan, int64_t priority);
+                             uint32_t shrink_name, uint64_t total_scan, int64_t priority);
 void trak__shrink_slab_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                            int64_t retval);
 
@@ -194,11 +195,12 @@ void trak__block_io_done(trak_importer *imp, int64_t ts, uint64_t dev, uint64_t 
 ** thread's track with arg signal.sig, queued and applied in timestamp order. */
 void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int deliver,
                   int32_t sig);
-/* workqueue_execute_start of the work `function` run by thread `tid` on `cpu`: a slice of
-** category "workqueue" named by the function's address ("0xffff..."), arg cpu, begins on the
-** thread's track; workqueue_execute_end ends it. Queued and applied in timestamp order. */
+/* workqueue_execute_start of the work function named `name` (a string id: its kernel symbol, or
+** its address as "0xffff...") run by thread `tid` on `cpu`: a slice of category "workqueue" of
+** that name, arg cpu, begins on the thread's track; workqueue_execute_end ends it. Queued and
+** applied in timestamp order. */
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                           uint64_t function);
+                           uint32_t name);
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
 
 /* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's

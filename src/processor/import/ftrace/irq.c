@@ -5,7 +5,6 @@
 ** of the slice), and the high-resolution timer callbacks run from them
 ** (hrtimer_expire_entry/exit) on "Hrtimer Cpu N", category "hrtimer".
 */
-#include <inttypes.h>
 #include <stdio.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
@@ -54,12 +53,10 @@ void trak__softirq_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ve
                         0, trak__ftrace_str(imp, "irq"), trak__args_share(imp, set));
 }
 
-void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t function) {
-  char name[24];
-  snprintf(name, sizeof name, "%#" PRIx64, function); /* Perfetto's fallback name */
-  trak__ftrace_slice_ev(
-      imp, ts, TRAK_EV_BEGIN, trak__ftrace_cpu_track(imp, TRAK_TK_CPU_HRTIMER, cpu),
-      trak__ftrace_str(imp, name), trak__ftrace_str(imp, "hrtimer"), TRAK_NULL_U32);
+void trak__hrtimer_entry(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t name) {
+  trak__ftrace_slice_ev(imp, ts, TRAK_EV_BEGIN,
+                        trak__ftrace_cpu_track(imp, TRAK_TK_CPU_HRTIMER, cpu), name,
+                        trak__ftrace_str(imp, "hrtimer"), TRAK_NULL_U32);
 }
 
 void trak__hrtimer_exit(trak_importer *imp, uint32_t cpu, int64_t ts) {

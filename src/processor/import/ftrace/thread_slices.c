@@ -5,8 +5,6 @@
 ** named by the work's function (arg cpu) on the worker's track; and the queue of such slices
 ** for other files (vmscan.c).
 */
-#include <inttypes.h>
-#include <stdio.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
@@ -34,10 +32,8 @@ void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
 }
 
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                           uint64_t function) {
-  char name[24];
-  snprintf(name, sizeof name, "%#" PRIx64, function);
-  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, trak__ftrace_str(imp, name),
+                           uint32_t name) {
+  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, name,
        trak__ftrace_str(imp, "workqueue"), ARG_CPU, cpu);
 }
 

@@ -3,9 +3,6 @@
 ** parser makes them: direct reclaim (mm_vmscan_direct_reclaim_begin/end) and slab shrinking
 ** (mm_shrink_slab_start/end), each with its event's args.
 */
-#include <inttypes.h>
-#include <stdio.h>
-
 #include "processor/import/ftrace/ftrace_internal.h"
 
 void trak__direct_reclaim_begin(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
@@ -28,11 +25,9 @@ void trak__direct_reclaim_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint
 }
 
 void trak__shrink_slab_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                             uint64_t shrink, uint64_t total_scan, int64_t priority) {
-  char name[24];
-  snprintf(name, sizeof name, "%#" PRIx64, shrink); /* Perfetto's fallback name */
+                             uint32_t shrink_name, uint64_t total_scan, int64_t priority) {
   uint32_t set = trak__ftrace_args_begin(imp);
-  trak__ftrace_arg_str(imp, set, trak__ftrace_str(imp, "shrink_name"), trak__ftrace_str(imp, name));
+  trak__ftrace_arg_str(imp, set, trak__ftrace_str(imp, "shrink_name"), shrink_name);
   trak__ftrace_arg_uint(imp, set, trak__ftrace_str(imp, "total_scan"), total_scan);
   trak__ftrace_arg_int(imp, set, trak__ftrace_str(imp, "priority"), priority);
   trak__thread_slice(imp, cpu, ts, tid, TRAK_EV_BEGIN,

@@ -181,8 +181,8 @@ static const trak_pb_field_desc *event_desc(uint32_t n) {
 /* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
 ** GenericFtraceEvent named by itself). An event whose bytes were seen before takes the arg set
 ** they made (trak__ftrace_args_cached). */
-static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, int64_t flags,
-                    const trak_pb_field *ev) {
+static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
+                    uint32_t pid, int64_t flags, const trak_pb_field *ev) {
   const trak_pb_field_desc *fd = event_desc(ev->number);
   if (!fd) {
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
@@ -200,12 +200,15 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
   }
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
-  uint32_t set = key ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
-  /* Its kernel-symbol lookups: the function field is counted in the one pass over the fields
-  ** (ftrace_ksyms.c), or alone when the arg set is known. */
+  /* Its kernel-symbol lookups: the function field's are counted in the one pass over the fields
+  ** (ftrace_ksyms.c), or alone when the arg set is known. Where the sequence has symbols, the
+  ** args depend on them as well as on the bytes: no cached set. */
   uint32_t parsed, kfield = trak__ftrace_ksym_field(ev->number, &parsed), raw = 0;
+  int by_bytes = key && !(kfield && trak__ftrace_ksyms_known(seq));
+  uint32_t set = by_bytes ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  uint64_t kvalue = 0; /* the function field's last value: the key its parser looks up */
   if (set != TRAK_NULL_U32) {
-    raw = trak__ftrace_ksym_count(imp, ev, kfield);
+    raw = trak__ftrace_ksym_count(imp, seq, ev, kfield, &kvalue);
   } else {
     const trak_pb_message_desc *md = trak__schema_field_message(fd);
     int64_t reports = stats_sum(imp);
@@ -218,16 +221,28 @@ static void generic(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, 
       trak__dec_init(imp, &dec, ev->data, ev->len);
       while (trak_pb_decoder_next(&dec, &f) > 0) {
         const trak_pb_field_desc *sub = trak__schema_field_by_number(md, f.number);
-        if (sub) raw_field(imp, &a, sub, &f);
-        if (f.number == kfield && kfield && raw < 255) raw++;
+        uint32_t sym = 0;
+        if (f.number == kfield && kfield) {
+          kvalue = f.value;
+          sym = f.wire_type == TRAK_PB_WIRE_VARINT ? trak__ftrace_ksym(seq, f.value) : 0;
+          if (!sym && raw < 255) raw++;
+        }
+        if (sym && sub) /* a symbol's name replaces its iid, as a string */
+          trak__ftrace_fargs_add(
+              imp, &a, trak__strpool_intern(&imp->tables->strings, sub->name, strlen(sub->name)),
+              TRAK_ARG_STRING, 0, sym, 0);
+        else if (sub)
+          raw_field(imp, &a, sub, &f);
       }
     } else {
-      raw = trak__ftrace_ksym_count(imp, ev, kfield);
+      raw = trak__ftrace_ksym_count(imp, seq, ev, kfield, &kvalue);
     }
     set = trak__ftrace_fargs_close(imp, &a);
-    if (stats_sum(imp) == reports && md && key)
+    if (stats_sum(imp) == reports && md && by_bytes)
       trak__ftrace_args_cache(imp, ev->number, key, key_len, set, begin);
   }
+  if (parsed && trak__ftrace_ksym(seq, trak__ftrace_ksym_parsed_key(ev->number, kvalue)))
+    parsed = 0; /* its parser finds the symbol */
   trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
                        set, raw | parsed << 8);
 }
@@ -269,42 +284,44 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                        (int32_t)num(&e, 7));
     return;
   case TRAK_PB_FtraceEvent_sched_waking:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__sched_waking(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
                        (int32_t)num(&e, 3), (uint32_t)num(&e, 5), 0);
     return;
   case TRAK_PB_FtraceEvent_task_newtask:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__task_newtask(imp, cpu, ts, pid, (uint32_t)num(&e, 1), str(imp, &e, 2),
                        (uint64_t)num(&e, 3));
     return;
   case TRAK_PB_FtraceEvent_task_rename:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__task_rename(imp, ts, (uint32_t)num(&e, 1), str(imp, &e, 3));
     return;
   case TRAK_PB_FtraceEvent_sched_process_free:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__process_free(imp, ts, (uint32_t)num(&e, 2));
     return;
   case TRAK_PB_FtraceEvent_sched_blocked_reason:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__sched_blocked_reason(imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1, 0);
+    trak__sched_blocked_reason(
+        imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1,
+        trak__ftrace_ksym(seq, (uint32_t)num(&e, TRAK_PB_SchedBlockedReasonFtraceEvent_caller)));
     return;
   case TRAK_PB_FtraceEvent_cpu_frequency:
   case TRAK_PB_FtraceEvent_cpu_idle:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__cpu_counter(
         imp, ev.number == TRAK_PB_FtraceEvent_cpu_idle ? TRAK_TK_CPU_IDLE : TRAK_TK_CPU_FREQUENCY,
         (uint32_t)num(&e, 2), ts, (double)(uint32_t)num(&e, 1));
     return;
   case TRAK_PB_FtraceEvent_cpu_frequency_limits: /* both limits, 0 when a field is absent */
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__cpu_counter(imp, TRAK_TK_CPU_MAX_FREQ_LIMIT, (uint32_t)num(&e, 3), ts,
                       (double)(uint32_t)num(&e, 2));
@@ -312,7 +329,7 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                       (double)(uint32_t)num(&e, 1));
     return;
   case TRAK_PB_FtraceEvent_print:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     if (e.has >> 2 & 1) {
       s = bytes(&e, 2, &n);
@@ -320,19 +337,19 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     }
     return;
   case TRAK_PB_FtraceEvent_irq_handler_entry:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     s = bytes(&e, 2, &n);
     trak__irq_entry(imp, cpu, ts, s, n);
     return;
   case TRAK_PB_FtraceEvent_irq_handler_exit:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__irq_exit(imp, cpu, ts, (int32_t)num(&e, 2));
     return;
   case TRAK_PB_FtraceEvent_softirq_entry:
   case TRAK_PB_FtraceEvent_softirq_exit:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     if (ev.number == TRAK_PB_FtraceEvent_softirq_entry)
       trak__softirq_entry(imp, cpu, ts, (uint32_t)num(&e, 1));
@@ -340,70 +357,74 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
       trak__softirq_exit(imp, cpu, ts, (uint32_t)num(&e, 1));
     return;
   case TRAK_PB_FtraceEvent_local_timer_entry:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     trak__local_timer_entry(imp, cpu, ts);
     return;
   case TRAK_PB_FtraceEvent_local_timer_exit:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     trak__local_timer_exit(imp, cpu, ts);
     return;
   case TRAK_PB_FtraceEvent_suspend_resume:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     s = bytes(&e, 1, &n);
     trak__suspend_resume(imp, cpu, ts, pid, s, n, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
   case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 1), num(&e, 2),
                    (e.has >> 3 & 1) && (e.has >> 4 & 1) ? num(&e, 3) != 0 : -1,
                    (uint32_t)num(&e, 4));
     return;
   case TRAK_PB_FtraceEvent_rss_stat_throttled:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__rss_stat(imp, ts, pid, (uint32_t)(int32_t)num(&e, 2), num(&e, 4), num(&e, 1) != 0,
                    (uint32_t)num(&e, 3));
     return;
   case TRAK_PB_FtraceEvent_oom_score_adj_update:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__oom_score_adj(imp, ts, (uint32_t)num(&e, 3), num(&e, 2));
     return;
   case TRAK_PB_FtraceEvent_signal_generate:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__signal(imp, cpu, ts, (uint32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_pid), 0,
                  (int32_t)num(&e, TRAK_PB_SignalGenerateFtraceEvent_sig));
     return;
   case TRAK_PB_FtraceEvent_signal_deliver:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__signal(imp, cpu, ts, pid, 1, (int32_t)num(&e, TRAK_PB_SignalDeliverFtraceEvent_sig));
     return;
   case TRAK_PB_FtraceEvent_workqueue_execute_start:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__workqueue_start(imp, cpu, ts, pid,
-                          (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function));
+    trak__workqueue_start(
+        imp, cpu, ts, pid,
+        trak__ftrace_ksym_name(
+            imp, seq, (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function)));
     return;
   case TRAK_PB_FtraceEvent_workqueue_execute_end:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     trak__workqueue_end(imp, cpu, ts, pid);
     return;
   case TRAK_PB_FtraceEvent_hrtimer_expire_entry:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__hrtimer_entry(imp, cpu, ts,
-                        (uint64_t)num(&e, TRAK_PB_HrtimerExpireEntryFtraceEvent_function));
+    trak__hrtimer_entry(
+        imp, cpu, ts,
+        trak__ftrace_ksym_name(imp, seq,
+                               (uint64_t)num(&e, TRAK_PB_HrtimerExpireEntryFtraceEvent_function)));
     return;
   case TRAK_PB_FtraceEvent_hrtimer_expire_exit:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     trak__hrtimer_exit(imp, cpu, ts);
     return;
   case TRAK_PB_FtraceEvent_mm_vmscan_direct_reclaim_begin:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__direct_reclaim_begin(
         imp, cpu, ts, pid, (int32_t)num(&e, TRAK_PB_MmVmscanDirectReclaimBeginFtraceEvent_order),
@@ -411,29 +432,30 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
         (uint32_t)num(&e, TRAK_PB_MmVmscanDirectReclaimBeginFtraceEvent_gfp_flags));
     return;
   case TRAK_PB_FtraceEvent_mm_vmscan_direct_reclaim_end:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__direct_reclaim_end(
         imp, cpu, ts, pid,
         (uint64_t)num(&e, TRAK_PB_MmVmscanDirectReclaimEndFtraceEvent_nr_reclaimed));
     return;
   case TRAK_PB_FtraceEvent_mm_shrink_slab_start:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__shrink_slab_start(imp, cpu, ts, pid,
-                            (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink),
+                            trak__ftrace_ksym_name(
+                                imp, seq, (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink)),
                             (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_total_scan),
                             (int32_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_priority));
     return;
   case TRAK_PB_FtraceEvent_mm_shrink_slab_end:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__shrink_slab_end(imp, cpu, ts, pid,
                           (int32_t)num(&e, TRAK_PB_MmShrinkSlabEndFtraceEvent_retval));
     return;
   case TRAK_PB_FtraceEvent_block_io_start:
   case TRAK_PB_FtraceEvent_block_io_done:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     if (ev.number == TRAK_PB_FtraceEvent_block_io_start)
       trak__block_io_start(imp, ts, (uint64_t)num(&e, TRAK_PB_BlockIoStartFtraceEvent_dev),
@@ -443,21 +465,21 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                           (uint64_t)num(&e, TRAK_PB_BlockIoDoneFtraceEvent_sector));
     return;
   case TRAK_PB_FtraceEvent_sys_enter:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__sys_enter(imp, cpu, ts, pid, num(&e, TRAK_PB_SysEnterFtraceEvent_id),
                     ev.wire_type == TRAK_PB_WIRE_LEN ? ev.data : NULL,
                     ev.wire_type == TRAK_PB_WIRE_LEN ? ev.len : 0);
     return;
   case TRAK_PB_FtraceEvent_sys_exit:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     trak__sys_exit(imp, cpu, ts, pid, num(&e, TRAK_PB_SysExitFtraceEvent_id),
                    e.has >> TRAK_PB_SysExitFtraceEvent_ret & 1,
                    num(&e, TRAK_PB_SysExitFtraceEvent_ret));
     return;
   default:
-    generic(imp, cpu, ts, pid, flags, &ev);
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
     return;
   }
 }

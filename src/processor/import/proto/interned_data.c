@@ -1,9 +1,9 @@
 /*
 ** This file holds the decoding of TracePacket.interned_data: each InternedData table trak knows
 ** (event names and categories, debug annotation names, types and strings, source locations, log
-** message bodies, correlation ids, histogram names, the callstack tables' strings) adds its
-** entries to the sequence's interned maps, which import/sequence.c owns and every later packet
-** of the sequence looks up; mappings, frames and callstacks go to proto/callstacks.c.
+** message bodies, correlation ids, histogram names, the callstack tables' strings, ftrace's kernel
+** symbols) adds its entries to the sequence's interned maps, which import/sequence.c owns and
+** every later packet of the sequence looks up; mappings, frames and callstacks go to proto/callstacks.c.
 */
 #include "processor/import/proto/proto.h"
 #include "trak/protos.h"
@@ -41,6 +41,8 @@ static const intern_fields intern_table[] = {
     {TRAK_PB_InternedData_function_names, TRAK_INTERN_FUNCTION_NAME, TRAK_PB_InternedString_iid,
      TRAK_PB_InternedString_str},
     {TRAK_PB_InternedData_source_paths, TRAK_INTERN_SOURCE_PATH, TRAK_PB_InternedString_iid,
+     TRAK_PB_InternedString_str},
+    {TRAK_PB_InternedData_kernel_symbols, TRAK_INTERN_KERNEL_SYMBOL, TRAK_PB_InternedString_iid,
      TRAK_PB_InternedString_str},
 };
 

@@ -197,14 +197,25 @@ void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *d
 ** (ftrace_setup_errors). */
 void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
                                size_t len);
-/* The kernel-symbol lookups Perfetto makes for an FtraceEvent (ftrace_ksyms.c), which
-** trak__ftrace_generic takes as raw | parsed << 8. trak__ftrace_ksym_field: the kernel function
-** field of member `event` (Perfetto's kKernelFunctionFields), 0 when it has none, with in
-** *parsed the lookups its parser makes (0 or 1). trak__ftrace_ksym_count: how many times field
-** `field` (0: none) stands in event `ev`'s message, at most 255 (the raw row's lookups), for an
-** event whose fields are not decoded otherwise. Can't fail. */
+/* Kernel functions of ftrace events (ftrace_ksyms.c), and the lookups of them Perfetto makes,
+** whose failures trak__ftrace_generic takes as raw | parsed << 8. None can fail.
+** trak__ftrace_ksym_field: the kernel function field of member `event` (Perfetto's
+**   kKernelFunctionFields), 0 when it has none, with in *parsed the lookups its parser makes
+**   (0 or 1).
+** trak__ftrace_ksyms_known: whether `seq` (may be NULL) has interned kernel symbols.
+** trak__ftrace_ksym: the string id of kernel symbol `iid` of `seq`, 0 when it has none.
+** trak__ftrace_ksym_name: that, or Perfetto's fallback name, the value as "0x..." (a new string).
+** trak__ftrace_ksym_parsed_key: the key event's parser looks up for field value `value`.
+** trak__ftrace_ksym_count: how many times field `field` (0: none) stands in event `ev`'s
+**   message without naming a symbol of `seq`, at most 255 (the raw row's failed lookups), for
+**   an event whose fields are not decoded otherwise; *last the field's last value (0: none). */
 uint32_t trak__ftrace_ksym_field(uint32_t event, uint32_t *parsed);
-uint32_t trak__ftrace_ksym_count(trak_importer *imp, const trak_pb_field *ev, uint32_t field);
+int trak__ftrace_ksyms_known(const struct trak_sequence *seq);
+uint32_t trak__ftrace_ksym(const struct trak_sequence *seq, uint64_t iid);
+uint32_t trak__ftrace_ksym_name(trak_importer *imp, const struct trak_sequence *seq, uint64_t key);
+uint64_t trak__ftrace_ksym_parsed_key(uint32_t event, uint64_t value);
+uint32_t trak__ftrace_ksym_count(trak_importer *imp, const struct trak_sequence *seq,
+                                 const trak_pb_field *ev, uint32_t field, uint64_t *last);
 /* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
 ** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
 void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,
