@@ -199,6 +199,10 @@ void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
 ** thread's track; workqueue_execute_end ends it. Queued and applied in timestamp order. */
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                            uint64_t function);
+/* The same from a systrace text line, which names the function (`name`, a string id): no arg,
+** as Perfetto's text path makes it. */
+void trak__workqueue_start_named(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                                 uint32_t name);
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
 
 /* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's

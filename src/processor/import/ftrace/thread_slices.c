@@ -41,6 +41,11 @@ void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_
        trak__ftrace_str(imp, "workqueue"), ARG_CPU, cpu);
 }
 
+void trak__workqueue_start_named(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                                 uint32_t name) {
+  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, name, trak__ftrace_str(imp, "workqueue"), ARG_NONE, 0);
+}
+
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid) {
   push(imp, cpu, ts, tid, TRAK_EV_END, 0, trak__ftrace_str(imp, "workqueue"), ARG_NONE, 0);
 }
