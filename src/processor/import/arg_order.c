@@ -6,7 +6,9 @@
 ** so an inner slice's set comes before its parent's), a counter value's or a flow's when the row
 ** is made. trak builds events' sets while it tokenizes (in file order) and tracks' when the
 ** import ends, so the parse phase logs those moments (trak__arg_order_*) and the import's last
-** step lays the args table out again in that order, renumbering every arg_set_id column.
+** step lays the args table out again in that order, renumbering every arg_set_id column. The
+** ftrace merge's sets and what the parse makes of ftrace events are logged in two runs and
+** interleaved by time (trak__arg_order_timed_begin).
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
 */
@@ -15,14 +17,63 @@
 
 #include "processor/import/importer.h"
 
-void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
-  trak_vec_push(imp->args.order, (uint64_t)kind << 32 | value);
-}
-
 static void *alloc(size_t n, size_t size) {
   void *p = malloc((n ? n : 1) * size);
   if (!p) abort();
   return p;
+}
+
+void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
+  trak_args *a = &imp->args;
+  if (TRAK_UNLIKELY(a->timed && a->need_mark)) {
+    trak_vec_push(a->order, (uint64_t)TRAK_ARG_ORDER_AT << 32 | (uint32_t)a->order_ts.n);
+    trak_vec_push(a->order_ts, a->cur_ts);
+    a->need_mark = 0;
+  }
+  trak_vec_push(a->order, (uint64_t)kind << 32 | value);
+}
+
+void trak__arg_order_timed_begin(trak_importer *imp) {
+  trak_args *a = &imp->args;
+  a->timed = 1, a->need_mark = 1;
+  a->merge_from = a->order.n;
+}
+
+void trak__arg_order_timed_end(trak_importer *imp) {
+  trak_args *a = &imp->args;
+  a->merge_to = a->order.n;
+  a->cur_ts = INT64_MIN, a->need_mark = 1; /* the parse's entries before its first event first */
+}
+
+/* The time of the entries from `i` (an AT entry; INT64_MIN for any other). */
+static int64_t chunk_ts(const trak_args *a, size_t i) {
+  uint64_t e = a->order.v[i];
+  return e >> 32 == TRAK_ARG_ORDER_AT ? a->order_ts.v[(uint32_t)e] : INT64_MIN;
+}
+
+/* The end of the entries from `i` that share its time: the next AT entry, or `end`. */
+static size_t chunk_end(const trak_args *a, size_t i, size_t end) {
+  while (++i < end && a->order.v[i] >> 32 != TRAK_ARG_ORDER_AT)
+    ;
+  return i;
+}
+
+/* Interleaves the merge's entries with the parse's (those after it), a run of one time at a
+** time, by time; the merge's first at equal times, as Perfetto makes an event's raw row (and
+** its set) before what its parser makes of it. */
+static void interleave(trak_args *a) {
+  size_t from = a->merge_from, mid = a->merge_to, n = a->order.n;
+  if (!a->timed || from >= mid || mid >= n) return;
+  uint64_t *out = alloc(n - from, sizeof *out);
+  size_t i = from, j = mid, o = 0;
+  while (i < mid || j < n) {
+    int take_merge = j >= n || (i < mid && chunk_ts(a, i) <= chunk_ts(a, j));
+    size_t *k = take_merge ? &i : &j, end = chunk_end(a, *k, take_merge ? mid : n);
+    memcpy(out + o, a->order.v + *k, (end - *k) * sizeof *out);
+    o += end - *k, *k = end;
+  }
+  memcpy(a->order.v + from, out, o * sizeof *out);
+  free(out);
 }
 
 typedef struct relayout {
@@ -164,6 +215,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
                 alloc(cap, sizeof(uint8_t)),
                 0};
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
+  interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
   stack_map stacks = {NULL, 0, 0};
   for (size_t i = 0; i < imp->args.order.n; i++) {
@@ -183,6 +235,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     }
     case TRAK_ARG_ORDER_COUNTER:
       t->counter.arg_set_id[v] = place(&r, t->counter.arg_set_id[v]);
+      break;
+    case TRAK_ARG_ORDER_AT:
       break;
     case TRAK_ARG_ORDER_SLICE:
       place(&r, t->slice.arg_set_id[v]);
@@ -232,10 +286,12 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   free(stacks.slot);
   trak__map_clear(&imp->args.shared); /* its ids are the old ones */
   trak_vec_free(imp->args.order);
+  trak_vec_free(imp->args.order_ts);
 }
 
 void trak__args_free(trak_args *a) {
   trak__map_free(&a->shared);
   trak__map_free(&a->debug_keys);
   trak_vec_free(a->order);
+  trak_vec_free(a->order_ts);
 }

@@ -102,6 +102,13 @@ enum trak_key {
 typedef struct trak_args {
   trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
   TRAK_VEC(uint64_t) order;      /* parse phase: when Perfetto makes arg sets (arg_order.c) */
+  /* With ftrace data (trak__arg_order_timed_*): the times of the AT entries of `order`, the
+  ** time of what is being parsed (trak__arg_order_at), whether the next entry needs an AT entry
+  ** before it, and where the ftrace merge's entries begin and end in `order`. */
+  TRAK_VEC(int64_t) order_ts;
+  int64_t cur_ts;
+  uint8_t timed, need_mark;
+  size_t merge_from, merge_to;
   trak_map debug_keys;           /* annotation name id -> id of "debug.<name>" */
   uint32_t keys[TRAK_KEY_COUNT]; /* string ids of enum trak_key, 0 until used */
 } trak_args;
@@ -130,10 +137,21 @@ enum {
   TRAK_ARG_ORDER_TRACK_SLICE, /* the same, by an event that starts a slice */
   TRAK_ARG_ORDER_SET,         /* an arg set id */
   TRAK_ARG_ORDER_FLUSH,       /* slice id: still on its track's stack when the import ends */
-  TRAK_ARG_ORDER_COUNTER      /* counter row with args: its set (renumbered from this entry only) */
+  TRAK_ARG_ORDER_COUNTER,     /* counter row with args: its set (renumbered from this entry only) */
+  TRAK_ARG_ORDER_AT           /* index into order_ts: the time of the entries that follow */
 };
 /* Logs one entry (kind: the enum above); trak__arg_order_slice (importer.h) is the common one. */
 void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value);
+/* The ftrace merge (trak__ftrace_finish) logs its events' sets in time order before the event
+** parse logs what its slices, counters and tracks make, where Perfetto makes both as it parses
+** each event, in one time order. Between trak__arg_order_timed_begin and _end (the merge) and
+** after (the parse), entries carry the time trak__arg_order_at last gave, and the two runs are
+** interleaved by it before the sets are numbered. Can't fail. */
+void trak__arg_order_timed_begin(trak_importer *imp);
+void trak__arg_order_timed_end(trak_importer *imp);
+static inline void trak__arg_order_at(trak_args *a, int64_t ts) {
+  if (a->cur_ts != ts) a->cur_ts = ts, a->need_mark = 1;
+}
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
 ** which those from `n_early` on are made at the end (after all logged sets). */
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);

@@ -495,12 +495,14 @@ void trak__events_parse(trak_importer *imp) {
   tournament_build(&t);
   while (live) {
     cursor *w = &t.c[t.winner];
+    if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, w->ts);
     parse_one(imp, cur_ev(w), w->seq);
     if (!cursor_advance(w)) live--;
     tournament_replay(&t);
   }
   free(t.c);
   free(t.node);
+  trak__arg_order_at(&imp->args, INT64_MAX); /* Perfetto's last sets: made when its import ends */
   report_unterminated(imp);
   trak__process_args_flush(imp);
 }

@@ -240,6 +240,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                           "Systrace lines or atrace markers (print events) that "
                                           "could not be parsed; skipped.",
                                           1},
+    [TRAK_STAT_SYSTRACE_EVENT_UNPARSED] = {"systrace_event_unparsed", TRAK_SEVERITY_ERROR,
+                                           "Systrace lines of an event trak models whose fields "
+                                           "lack the numbers it needs (rss_stat as kernels since "
+                                           "6.2 print it, without member); skipped, as Perfetto "
+                                           "skips them without counting.",
+                                           1},
     [TRAK_STAT_FTRACE_PACKET_BEFORE_TRACING_START] = {"ftrace_packet_before_tracing_start",
                                                       TRAK_SEVERITY_INFO,
                                                       "Ftrace events older than the start of "

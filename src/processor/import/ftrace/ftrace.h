@@ -197,10 +197,10 @@ void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
                   int32_t sig);
 /* workqueue_execute_start of the work function named `name` (a string id: its kernel symbol, or
 ** its address as "0xffff...") run by thread `tid` on `cpu`: a slice of category "workqueue" of
-** that name, arg cpu, begins on the thread's track; workqueue_execute_end ends it. Queued and
-** applied in timestamp order. */
+** that name begins on the thread's track, with arg cpu when `cpu_arg` (Perfetto's text path
+** gives none); workqueue_execute_end ends it. Queued and applied in timestamp order. */
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                           uint32_t name);
+                           uint32_t name, int cpu_arg);
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
 
 /* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's

@@ -102,12 +102,12 @@ uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_
   trak__fe_ucpu_set(t, row, ucpu);
   if (set != TRAK_NULL_U32) {
     t->ftrace_event.arg_set_id[row] = set;
-    trak__ftrace_set_used(imp, set);
+    trak__ftrace_set_used(imp, ts, set);
   }
   return row;
 }
 
-void trak__ftrace_set_used(trak_importer *imp, uint32_t set) {
+void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set) {
   /* Only a set's first use places it (arg_order.c): a shared set is logged once, not once
   ** per row (10 M rows of a handful of sets were 80 MB of log). */
   trak_ftrace *f = imp->ftrace;
@@ -115,6 +115,7 @@ void trak__ftrace_set_used(trak_importer *imp, uint32_t set) {
   while (f->set_logged.n <= set)
     trak_vec_push(f->set_logged, 0);
   f->set_logged.v[set] = 1;
+  trak__arg_order_at(&imp->args, ts);
   trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
 

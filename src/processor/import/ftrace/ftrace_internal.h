@@ -331,9 +331,10 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
 uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
                           uint32_t name, const trak_fq_rec *r, uint32_t set);
-/* Set `set` is used now, in the queue's order: its place among the arg sets is here, as
-** Perfetto numbers sets in the order it makes them (arg_order.c); later uses change nothing. */
-void trak__ftrace_set_used(trak_importer *imp, uint32_t set);
+/* Set `set` is used now, by an event at `ts`, in the queue's order: its place among the arg
+** sets is here, as Perfetto numbers sets in the order it makes them (arg_order.c); later uses
+** change nothing. */
+void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set);
 /* Frees f->sets. */
 void trak__ftrace_sets_free(trak_ftrace *f);
 /* The sequence that holds the sink's event records (counters, marker slices): not one of the

@@ -482,8 +482,10 @@ void trak__ftrace_finish(trak_importer *imp) {
   trak__ftrace_crop_init(imp);
   f->applying = 1;
   tables_reserve(imp);
+  trak__arg_order_timed_begin(imp);
   apply_queues(imp);
   trak__ftrace_proc_counters_flush(imp);
+  trak__arg_order_timed_end(imp);
   queues_free(f);
   trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);

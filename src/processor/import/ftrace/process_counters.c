@@ -76,7 +76,7 @@ void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t set = trak__ftrace_args_begin(imp);
   trak__ftrace_arg_uint(imp, set, trak__ftrace_str(imp, "utid"), utid);
   set = trak__args_share(imp, set);
-  trak__ftrace_set_used(imp, set);
+  trak__ftrace_set_used(imp, r->ts, set);
   trak_fpending p = {r->ts, (double)r->x, utid, r->a, set};
   trak_vec_push(f->pending, p);
 }

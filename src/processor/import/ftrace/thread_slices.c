@@ -32,9 +32,9 @@ void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
 }
 
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
-                           uint32_t name) {
-  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, name,
-       trak__ftrace_str(imp, "workqueue"), ARG_CPU, cpu);
+                           uint32_t name, int cpu_arg) {
+  push(imp, cpu, ts, tid, TRAK_EV_BEGIN, name, trak__ftrace_str(imp, "workqueue"),
+       cpu_arg ? ARG_CPU : ARG_NONE, cpu);
 }
 
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid) {

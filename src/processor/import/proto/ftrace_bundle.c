@@ -405,7 +405,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     trak__workqueue_start(
         imp, cpu, ts, pid,
         trak__ftrace_ksym_name(
-            imp, seq, (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function)));
+            imp, seq, (uint64_t)num(&e, TRAK_PB_WorkqueueExecuteStartFtraceEvent_function)),
+        1);
     return;
   case TRAK_PB_FtraceEvent_workqueue_execute_end:
     generic(imp, seq, cpu, ts, pid, flags, &ev);

@@ -2,10 +2,11 @@
 ** This file holds what a systrace event line means, with the rules of Perfetto's systrace line
 ** parser: the task names its thread (unless "<...>") and a numeric TGID ties it to its process;
 ** then sched_switch, sched_waking, sched_blocked_reason, cpu_frequency, cpu_frequency_limits,
-** cpu_idle, rss_stat and the atrace markers of tracing_mark_write / print / "0" go to the Linux event
-** sink (import/ftrace/ftrace.h). Perfetto's text path reads no other event (no generic
+** cpu_idle, rss_stat, workqueue_execute_start/end and the atrace markers of tracing_mark_write /
+** print / "0" go to the Linux event sink (import/ftrace/ftrace.h). Perfetto's text path reads no other event (no generic
 ** ftrace_event rows), and neither does this one.
 */
+#define _GNU_SOURCE /* memmem */
 #include <string.h>
 
 #include "processor/import/ftrace/ftrace.h"
@@ -37,9 +38,9 @@ static void sched_switch(trak_systrace_import *s, const trak_systrace_line *l, u
       trak__systrace_i32(arg(l, "prev_prio"), &prev_prio) ||
       trak__systrace_u32(arg(l, "next_pid"), &next_pid) ||
       trak__systrace_i32(arg(l, "next_prio"), &next_prio)) {
-    trak__systrace_failure(s, line_no,
-                           "sched_switch without prev_pid, prev_prio, next_pid "
-                           "and next_prio numbers");
+    trak__systrace_unparsed(s, line_no,
+                            "sched_switch without prev_pid, prev_prio, next_pid "
+                            "and next_prio numbers");
     return;
   }
   trak_importer *imp = s->imp;
@@ -52,7 +53,7 @@ static void sched_switch(trak_systrace_import *s, const trak_systrace_line *l, u
 static void sched_waking(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no) {
   uint32_t pid;
   if (trak__systrace_u32(arg(l, "pid"), &pid)) {
-    trak__systrace_failure(s, line_no, "sched_waking without a pid number");
+    trak__systrace_unparsed(s, line_no, "sched_waking without a pid number");
     return;
   }
   /* Perfetto's text path reads neither prio nor target_cpu nor the flags; no ftrace_event row */
@@ -64,7 +65,7 @@ static void blocked_reason(trak_systrace_import *s, const trak_systrace_line *l,
   uint32_t pid;
   int32_t io_wait;
   if (trak__systrace_u32(arg(l, "pid"), &pid) || trak__systrace_i32(arg(l, "iowait"), &io_wait)) {
-    trak__systrace_failure(s, line_no, "sched_blocked_reason without pid and iowait numbers");
+    trak__systrace_unparsed(s, line_no, "sched_blocked_reason without pid and iowait numbers");
     return;
   }
   trak__sched_blocked_reason(s->imp, l->ts, pid, io_wait != 0, intern(s->imp, arg(l, "caller")));
@@ -77,12 +78,39 @@ static void rss_stat(trak_systrace_import *s, const trak_systrace_line *l, uint6
   int64_t size, mm_id = 0;
   uint32_t member, curr;
   if (trak__systrace_i64(arg(l, "size"), &size) || trak__systrace_u32(arg(l, "member"), &member)) {
-    trak__systrace_failure(s, line_no, "rss_stat without size and member numbers");
+    trak__systrace_unparsed(s, line_no, "rss_stat without size and member numbers");
     return;
   }
   int has_mm = !trak__systrace_i64(arg(l, "mm_id"), &mm_id);
   int has_curr = !trak__systrace_u32(arg(l, "curr"), &curr);
   trak__rss_stat(s->imp, l->ts, l->pid, member, size, has_mm && !has_curr ? 0 : -1, mm_id);
+}
+
+/* The part `k` (from 0) of `v` split at every `sep`, empty parts left out, as Perfetto's
+** SplitString gives them; {NULL, 0} when there are fewer. */
+static trak_strv split_part(trak_strv v, const char *sep, int k) {
+  size_t sl = strlen(sep);
+  const char *p = v.s, *end = v.s + v.len;
+  for (;;) {
+    const char *d = p < end ? memmem(p, (size_t)(end - p), sep, sl) : NULL;
+    const char *stop = d ? d : end;
+    if (stop > p && k-- == 0) return (trak_strv){p, (size_t)(stop - p)};
+    if (!d) return (trak_strv){NULL, 0};
+    p = d + sl;
+  }
+}
+
+/* workqueue_execute_start ("work struct 00000000c6a3e00a: function blk_mq_run_work_fn"): a
+** slice of category "workqueue" on the thread's track, without args, named by the second part
+** of the text split at "function ", as Perfetto names it (a line without one names none). */
+static void workqueue_start(trak_systrace_import *s, const trak_systrace_line *l,
+                            uint64_t line_no) {
+  trak_strv name = split_part(l->args, "function ", 1);
+  if (!name.s) {
+    trak__systrace_unparsed(s, line_no, "workqueue_execute_start without \"function NAME\"");
+    return;
+  }
+  trak__workqueue_start(s->imp, l->cpu, l->ts, l->pid, intern(s->imp, name), 0);
 }
 
 /* cpu_frequency and cpu_idle: `state` on the counter track of `kind` for CPU `cpu_id`. */
@@ -92,7 +120,7 @@ static void cpu_counter(trak_systrace_import *s, const trak_systrace_line *l, ui
   double value;
   if (trak__systrace_u32(arg(l, "cpu_id"), &cpu) ||
       trak__systrace_double(arg(l, "state"), &value)) {
-    trak__systrace_failure(s, line_no, "a cpu counter without cpu_id and state numbers");
+    trak__systrace_unparsed(s, line_no, "a cpu counter without cpu_id and state numbers");
     return;
   }
   trak__cpu_counter(s->imp, kind, cpu, l->ts, value);
@@ -105,7 +133,7 @@ static void freq_limits(trak_systrace_import *s, const trak_systrace_line *l, ui
   trak_strv v;
   double max, min;
   if (trak__systrace_u32(arg(l, "cpu_id"), &cpu)) {
-    trak__systrace_failure(s, line_no, "cpu_frequency_limits without a cpu_id number");
+    trak__systrace_unparsed(s, line_no, "cpu_frequency_limits without a cpu_id number");
     return;
   }
   int has_max = !trak__systrace_double(
@@ -115,7 +143,7 @@ static void freq_limits(trak_systrace_import *s, const trak_systrace_line *l, ui
   if (has_max) trak__cpu_counter(s->imp, TRAK_TK_CPU_MAX_FREQ_LIMIT, cpu, l->ts, max);
   if (has_min) trak__cpu_counter(s->imp, TRAK_TK_CPU_MIN_FREQ_LIMIT, cpu, l->ts, min);
   if (!has_max && !has_min)
-    trak__systrace_failure(s, line_no, "cpu_frequency_limits without max or min numbers");
+    trak__systrace_unparsed(s, line_no, "cpu_frequency_limits without max or min numbers");
 }
 
 void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_line *l,
@@ -144,4 +172,8 @@ void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_lin
     blocked_reason(s, l, line_no);
   else if (strv_is(e, "rss_stat"))
     rss_stat(s, l, line_no);
+  else if (strv_is(e, "workqueue_execute_start"))
+    workqueue_start(s, l, line_no);
+  else if (strv_is(e, "workqueue_execute_end"))
+    trak__workqueue_end(imp, l->cpu, l->ts, l->pid);
 }

@@ -31,11 +31,20 @@ size_t trak__systrace_import_events(const trak_systrace_import *s) {
   return s->events;
 }
 
-__attribute__((cold, noinline)) void trak__systrace_failure(trak_systrace_import *s,
-                                                            uint64_t line_no, const char *why) {
+__attribute__((cold, noinline)) static void line_problem(trak_systrace_import *s,
+                                                         trak_stat_id stat, uint64_t line_no,
+                                                         const char *why) {
   s->imp->packet_index = line_no;
-  trak__report(s->imp, TRAK_STAT_SYSTRACE_PARSE_FAILURE, "systrace line %llu: %s; skipped it",
-               (unsigned long long)line_no, why);
+  trak__report(s->imp, stat, "systrace line %llu: %s; skipped it", (unsigned long long)line_no,
+               why);
+}
+
+void trak__systrace_failure(trak_systrace_import *s, uint64_t line_no, const char *why) {
+  line_problem(s, TRAK_STAT_SYSTRACE_PARSE_FAILURE, line_no, why);
+}
+
+void trak__systrace_unparsed(trak_systrace_import *s, uint64_t line_no, const char *why) {
+  line_problem(s, TRAK_STAT_SYSTRACE_EVENT_UNPARSED, line_no, why);
 }
 
 /* One whole line (without its '\n'), line number s->line_no, at text offset `offset`. */

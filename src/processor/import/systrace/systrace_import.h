@@ -46,7 +46,10 @@ int trak__systrace_i32(trak_strv v, int32_t *out);
 int trak__systrace_i64(trak_strv v, int64_t *out);
 int trak__systrace_double(trak_strv v, double *out);
 
-/* reader.c: counts systrace_parse_failure for line `line_no`, saying why. */
+/* reader.c: counts systrace_parse_failure for line `line_no` (a line that does not read as a
+** systrace line), saying why. trak__systrace_unparsed: counts systrace_event_unparsed for line
+** `line_no`, an event whose fields lack what its parser needs. */
 void trak__systrace_failure(trak_systrace_import *s, uint64_t line_no, const char *why);
+void trak__systrace_unparsed(trak_systrace_import *s, uint64_t line_no, const char *why);
 
 #endif /* TRAK_PROCESSOR_IMPORT_SYSTRACE_IMPORT_H */
