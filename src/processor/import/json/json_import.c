@@ -382,6 +382,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       }
       event_emit(j, &e, start, c->p);
       j->event_index++;
+      if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
       ch = trak__json_peek(c);
       if (ch != ',') break;
       const char *comma = c->p++;
@@ -434,14 +435,17 @@ static void advance(trak_json_import *j, size_t used) {
 
 static int too_deep(trak_json_import *j, trak_json_cur *c, const char *from);
 
-/* Reads what it can of [base, base + n) (more bytes may follow); returns how many bytes were
-** consumed (all of them once the trace is dead). */
-static size_t run(trak_json_import *j, const char *base, size_t n) {
+/* Reads what it can of [base, base + n) (more bytes may follow), stopping after the first step
+** that ends at or past base + stop (stop <= n); returns how many bytes were consumed (all of them
+** once the trace is dead). */
+static size_t run(trak_json_import *j, const char *base, size_t n, size_t stop) {
   j->base = base;
+  j->stop = base + stop;
   trak_json_cur c = {base, base + n, 0, NULL, NULL};
   for (;;) {
     const char *save = c.p;
     int rc = step(j, &c);
+    if (rc == TRAK_JSON_OK && c.p >= j->stop) break;
     if (rc == TRAK_JSON_MORE) {
       c.p = save;
       break;
@@ -468,12 +472,14 @@ static void keep(trak_json_import *j, const uint8_t *data, size_t len) {
   j->n += len;
 }
 
-/* Reads the buffered input (with `len` new bytes appended); returns how many of the new bytes
-** were consumed, 0 while the buffer's bytes are not all consumed (then they stay). */
+/* Reads the buffered input (with `len` new bytes appended) up to the end of the first step
+** that completes the buffered bytes (the event they began): the events after it are read in
+** place, not copied out of the buffer. Returns how many of the new bytes were consumed, 0
+** while the buffer's bytes are not all consumed (then they stay). */
 static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len) {
   size_t old = j->n;
   keep(j, data, len);
-  size_t used = run(j, j->buf, j->n);
+  size_t used = run(j, j->buf, j->n, old);
   advance(j, used);
   memmove(j->buf, j->buf + used, j->n - used);
   j->n -= used;
@@ -605,7 +611,7 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
       return;
     }
   }
-  size_t used = run(j, (const char *)data, len);
+  size_t used = run(j, (const char *)data, len, len);
   advance(j, used);
   if (j->state != ST_DEAD) keep(j, data + used, len - used);
 }
