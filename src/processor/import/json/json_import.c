@@ -49,11 +49,17 @@ static void line_col(const trak_json_import *j, const char *at, uint64_t *line, 
   *col = j->buf_offset + (uint64_t)(at - j->base) - start + 1;
 }
 
-/* The next op of the reader's side effects (two threads), cleared. */
-static trak_json_op *op_push(trak_json_import *j, int kind) {
+/* The slot of the next op (two threads), not yet pushed: an event is read straight into it. */
+static inline trak_json_op *op_next(trak_json_import *j) {
   trak_json_ops *ops = j->ops;
   if (ops->n == ops->cap) trak__grow((void **)&ops->v, &ops->cap, ops->n + 1, sizeof *ops->v);
-  trak_json_op *op = &ops->v[ops->n++];
+  return &ops->v[ops->n];
+}
+
+/* The next op of the reader's side effects (two threads), cleared but for its event. */
+static trak_json_op *op_push(trak_json_import *j, int kind) {
+  trak_json_op *op = op_next(j);
+  j->ops->n++;
   op->kind = (uint8_t)kind;
   op->at = 0;
   op->owned = NULL;
@@ -201,7 +207,8 @@ __attribute__((cold, noinline)) static char *own_event(jevent *e, const char *st
   return copy;
 }
 
-/* An event read from [start, end): applied at once, or kept as an op (two threads). */
+/* An event read from [start, end): applied at once, or kept as an op (two threads: `e` is then
+** the event of op_next's slot). */
 static inline void event_emit(trak_json_import *j, jevent *e, const char *start, const char *end) {
   uint64_t offset = j->buf_offset + (uint64_t)(start - j->base);
   if (TRAK_LIKELY(!j->ops)) {
@@ -212,7 +219,6 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
   }
   trak_json_op *op = op_push(j, JSON_OP_EVENT);
   op->index = j->event_index, op->offset = offset;
-  op->e = *e;
   if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
@@ -369,10 +375,10 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     /* Events one after another without going back through the state machine; an event cut
     ** by the buffer's end is read again from its start with more bytes. */
     for (int n = 0;; n++) {
-      jevent e;
-      jevent_clear(&e);
+      jevent local, *e = j->ops ? &op_next(j)->e : &local;
+      jevent_clear(e);
       const char *start = c->p;
-      if ((rc = event_read(c, &e))) {
+      if ((rc = event_read(c, e))) {
         if (rc == TRAK_JSON_MORE && n) {
           c->p = start;
           return TRAK_JSON_PAUSE;
@@ -380,7 +386,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
-      event_emit(j, &e, start, c->p);
+      event_emit(j, e, start, c->p);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
       ch = trak__json_peek(c);
