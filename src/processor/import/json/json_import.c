@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "processor/import/json/json_scan.h"
 #include "util/limits.h"
 
 #define TRAK_JSON_PAUSE 2 /* step: stopped at a resumable position (c.p) */
@@ -166,7 +167,8 @@ static int event_read(trak_json_cur *c, jevent *e) {
   e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
     trak_json_value key, val;
-    if ((rc = trak__json_member(c, &key, &val))) return rc;
+    key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
+    if ((rc = trak__json_member_at(c, &key, &val))) return rc;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if (slot) *slot = val;
     ch = trak__json_peek(c);
