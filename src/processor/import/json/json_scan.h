@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "processor/import/json/json.h"
+#include "trak/pb.h" /* TRAK_LIKELY */
 
 #if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the JSON scanners read words as little-endian"

@@ -25,16 +25,44 @@ int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
   return TRAK_JSON_OK;
 }
 
-static int literal(trak_json_cur *c, trak_json_value *v, const char *word, trak_json_kind kind) {
+static inline int literal(trak_json_cur *c, trak_json_value *v, const char *word,
+                          trak_json_kind kind) {
   size_t n = kind == TRAK_JSON_FALSE ? 5 : 4, have = (size_t)(c->end - c->p);
+  if (TRAK_LIKELY(have >= n && !memcmp(c->p, word, n))) goto found;
   for (size_t i = 0; i < n && i < have; i++)
     if (c->p[i] != word[i]) return trak__json_fail(c, c->p + i, "unexpected word");
   if (have < n) return trak__json_more(c, "unexpected end");
+found:
   v->kind = kind;
   v->s = c->p;
   v->len = n;
   c->p += n;
   return TRAK_JSON_OK;
+}
+
+static int container(trak_json_cur *c, trak_json_value *v, int depth);
+
+/* A value of any kind at c->p (after whitespace): scalars inline, containers by a call. */
+static inline __attribute__((always_inline)) int value_inline(trak_json_cur *c, trak_json_value *v,
+                                                              int depth) {
+  int ch = trak__json_peek(c);
+  if (ch < 0) return trak__json_more(c, "unexpected end");
+  switch (ch) {
+  case '"':
+    return trak__json_string_at(c, v);
+  case '{':
+  case '[':
+    return container(c, v, depth);
+  case 't':
+    return literal(c, v, "true", TRAK_JSON_TRUE);
+  case 'f':
+    return literal(c, v, "false", TRAK_JSON_FALSE);
+  case 'n':
+    return literal(c, v, "null", TRAK_JSON_NULL);
+  default:
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);
+    return trak__json_fail(c, c->p, "unexpected character");
+  }
 }
 
 /* An object or array from its opening bracket: members are validated and skipped. */
@@ -57,9 +85,12 @@ static int container(trak_json_cur *c, trak_json_value *v, int depth) {
         if (ch < 0) return trak__json_more(c, "unexpected end");
         if (ch != '"') return trak__json_fail(c, c->p, "expected a string key");
         if ((rc = trak__json_string_at(c, &member))) return rc;
-        if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
+        if (TRAK_LIKELY(c->p < c->end && *c->p == ':'))
+          c->p++;
+        else if ((rc = trak__json_expect(c, ':', "expected ':' after a key")))
+          return rc;
       }
-      if ((rc = trak__json_value_at(c, &member, depth + 1))) return rc;
+      if ((rc = value_inline(c, &member, depth + 1))) return rc;
       ch = trak__json_peek(c);
       if (ch < 0) return trak__json_more(c, "unexpected end");
       if (ch == close) break;
@@ -77,24 +108,7 @@ static int container(trak_json_cur *c, trak_json_value *v, int depth) {
 }
 
 int trak__json_value_at(trak_json_cur *c, trak_json_value *v, int depth) {
-  int ch = trak__json_peek(c);
-  if (ch < 0) return trak__json_more(c, "unexpected end");
-  switch (ch) {
-  case '"':
-    return trak__json_string_at(c, v);
-  case '{':
-  case '[':
-    return container(c, v, depth);
-  case 't':
-    return literal(c, v, "true", TRAK_JSON_TRUE);
-  case 'f':
-    return literal(c, v, "false", TRAK_JSON_FALSE);
-  case 'n':
-    return literal(c, v, "null", TRAK_JSON_NULL);
-  default:
-    if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);
-    return trak__json_fail(c, c->p, "unexpected character");
-  }
+  return value_inline(c, v, depth);
 }
 
 int trak__json_value(trak_json_cur *c, trak_json_value *v) {
