@@ -161,8 +161,19 @@ static inline __attribute__((always_inline)) int trak__json_number_at(trak_json_
   return TRAK_JSON_OK;
 }
 
-/* One object member at c->p (after whitespace): a string key, ':' and its value; strings and
-** numbers inline, other values through trak__json_value_at. */
+/* A value at c->p (after whitespace) at nesting `depth`: strings and numbers inline, other
+** values through trak__json_value_at. */
+static inline __attribute__((always_inline)) int trak__json_value_fast(trak_json_cur *c,
+                                                                       trak_json_value *v,
+                                                                       int depth) {
+  int ch = trak__json_peek(c);
+  if (ch == '"') return trak__json_string_at(c, v);
+  if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);
+  return trak__json_value_at(c, v, depth);
+}
+
+/* One object member at c->p (after whitespace): a string key, ':' and its value
+** (trak__json_value_fast). */
 static inline __attribute__((always_inline)) int
 trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
   int ch = trak__json_peek(c), rc;
@@ -173,10 +184,7 @@ trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *va
   if (ch < 0) return trak__json_more(c, "unexpected end");
   if (ch != ':') return trak__json_fail(c, c->p, "expected ':' after a key");
   c->p++;
-  ch = trak__json_peek(c);
-  if (ch == '"') return trak__json_string_at(c, val);
-  if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, val);
-  return trak__json_value_at(c, val, 1);
+  return trak__json_value_fast(c, val, 1);
 }
 
 #endif /* TRAK_PROCESSOR_JSON_SCAN_H */
