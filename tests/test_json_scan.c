@@ -55,6 +55,16 @@ static char random_after(void) {
   return after[next_rand() % (sizeof after - 1)];
 }
 
+/* The reference's fraction or exponent digits from `d` (past the '.', 'e' and sign): *pp set
+** past them; none is cut at the buffer's end (*cut), bad elsewhere (*bad). */
+static void ref_digits(const char **pp, const char *d, const char *end, int *cut, int *bad) {
+  const char *p = d;
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  if (p == d) *(p == end ? cut : bad) = 1;
+  *pp = p;
+}
+
 /* Numbers read by trak__json_number_at, placed so that 0-15 bytes follow them in the buffer:
 ** the integer digits' count and value as a byte loop reads them, the span, the kind of
 ** ending, and trak__json_real_of and trak__json_int_of against strtod and strtoll. */
@@ -78,26 +88,9 @@ static void numbers_as_byte_loops(void **state) {
       u = u * 10 + (uint64_t)(*p++ - '0');
     size_t ints = (size_t)(p - first);
     int cut = 0, bad = 0;
-    if (p < end && *p == '.') {
-      const char *d = ++p;
-      while (p < end && *p >= '0' && *p <= '9')
-        p++;
-      if (p == d && p == end)
-        cut = 1;
-      else if (p == d)
-        bad = 1;
-    }
-    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E')) {
-      p++;
-      if (p < end && (*p == '+' || *p == '-')) p++;
-      const char *d = p;
-      while (p < end && *p >= '0' && *p <= '9')
-        p++;
-      if (p == d && p == end)
-        cut = 1;
-      else if (p == d)
-        bad = 1;
-    }
+    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad);
+    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E'))
+      ref_digits(&p, p + 1 + (p + 1 < end && (p[1] == '+' || p[1] == '-')), end, &cut, &bad);
     if (!cut && !bad && p == end && !final) cut = 1;
     if (bad)
       assert_int_equal(rc, TRAK_JSON_ERROR);
