@@ -10,6 +10,7 @@
 
 #include "processor/import/importer.h"
 #include "processor/import/json/json_args.h"
+#include "processor/import/json/json_scan.h"
 #include "util/utf8.h"
 
 /* ---- strings ----------------------------------------------------------------------------- */
@@ -124,7 +125,7 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
   trak_json_value v;
   int ch = trak__json_peek(c);
   if (ch != '{' && ch != '[') {
-    trak__json_value(c, &v);
+    trak__json_value_fast(c, &v, 0);
     size_t before = a->imp->tables->args.n;
     leaf(a, &v);
     return a->imp->tables->args.n - before;
@@ -145,8 +146,14 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
     if (ch < 0 || ch == '}' || ch == ']') break;
     if (is_obj) {
       trak_json_value name;
-      trak__json_value(c, &name);
-      trak__json_expect(c, ':', "");
+      if (TRAK_LIKELY(ch == '"'))
+        trak__json_string_at(c, &name);
+      else
+        trak__json_value(c, &name);
+      if (TRAK_LIKELY(c->p < c->end && *c->p == ':'))
+        c->p++;
+      else
+        trak__json_expect(c, ':', "");
       trak__arg_key_push(k, ".", 1, 1);
       if (!name.escaped) {
         trak__arg_key_push(k, name.s, name.len, 1);

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "processor/import/json/json_scan.h"
 #include "util/limits.h"
 
 #define TRAK_JSON_PAUSE 2 /* step: stopped at a resumable position (c.p) */
@@ -49,11 +50,17 @@ static void line_col(const trak_json_import *j, const char *at, uint64_t *line, 
   *col = j->buf_offset + (uint64_t)(at - j->base) - start + 1;
 }
 
-/* The next op of the reader's side effects (two threads), cleared. */
-static trak_json_op *op_push(trak_json_import *j, int kind) {
+/* The slot of the next op (two threads), not yet pushed: an event is read straight into it. */
+static inline trak_json_op *op_next(trak_json_import *j) {
   trak_json_ops *ops = j->ops;
   if (ops->n == ops->cap) trak__grow((void **)&ops->v, &ops->cap, ops->n + 1, sizeof *ops->v);
-  trak_json_op *op = &ops->v[ops->n++];
+  return &ops->v[ops->n];
+}
+
+/* The next op of the reader's side effects (two threads), cleared but for its event. */
+static trak_json_op *op_push(trak_json_import *j, int kind) {
+  trak_json_op *op = op_next(j);
+  j->ops->n++;
   op->kind = (uint8_t)kind;
   op->at = 0;
   op->owned = NULL;
@@ -160,7 +167,8 @@ static int event_read(trak_json_cur *c, jevent *e) {
   e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
     trak_json_value key, val;
-    if ((rc = trak__json_member(c, &key, &val))) return rc;
+    key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
+    if ((rc = trak__json_member_at(c, &key, &val))) return rc;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if (slot) *slot = val;
     ch = trak__json_peek(c);
@@ -201,7 +209,8 @@ __attribute__((cold, noinline)) static char *own_event(jevent *e, const char *st
   return copy;
 }
 
-/* An event read from [start, end): applied at once, or kept as an op (two threads). */
+/* An event read from [start, end): applied at once, or kept as an op (two threads: `e` is then
+** the event of op_next's slot). */
 static inline void event_emit(trak_json_import *j, jevent *e, const char *start, const char *end) {
   uint64_t offset = j->buf_offset + (uint64_t)(start - j->base);
   if (TRAK_LIKELY(!j->ops)) {
@@ -212,7 +221,6 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
   }
   trak_json_op *op = op_push(j, JSON_OP_EVENT);
   op->index = j->event_index, op->offset = offset;
-  op->e = *e;
   if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
@@ -369,10 +377,10 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     /* Events one after another without going back through the state machine; an event cut
     ** by the buffer's end is read again from its start with more bytes. */
     for (int n = 0;; n++) {
-      jevent e;
-      jevent_clear(&e);
+      jevent local, *e = j->ops ? &op_next(j)->e : &local;
+      jevent_clear(e);
       const char *start = c->p;
-      if ((rc = event_read(c, &e))) {
+      if ((rc = event_read(c, e))) {
         if (rc == TRAK_JSON_MORE && n) {
           c->p = start;
           return TRAK_JSON_PAUSE;
@@ -380,8 +388,9 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
-      event_emit(j, &e, start, c->p);
+      event_emit(j, e, start, c->p);
       j->event_index++;
+      if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
       ch = trak__json_peek(c);
       if (ch != ',') break;
       const char *comma = c->p++;
@@ -434,14 +443,17 @@ static void advance(trak_json_import *j, size_t used) {
 
 static int too_deep(trak_json_import *j, trak_json_cur *c, const char *from);
 
-/* Reads what it can of [base, base + n) (more bytes may follow); returns how many bytes were
-** consumed (all of them once the trace is dead). */
-static size_t run(trak_json_import *j, const char *base, size_t n) {
+/* Reads what it can of [base, base + n) (more bytes may follow), stopping after the first step
+** that ends at or past base + stop (stop <= n); returns how many bytes were consumed (all of them
+** once the trace is dead). */
+static size_t run(trak_json_import *j, const char *base, size_t n, size_t stop) {
   j->base = base;
+  j->stop = base + stop;
   trak_json_cur c = {base, base + n, 0, NULL, NULL};
   for (;;) {
     const char *save = c.p;
     int rc = step(j, &c);
+    if (rc == TRAK_JSON_OK && c.p >= j->stop) break;
     if (rc == TRAK_JSON_MORE) {
       c.p = save;
       break;
@@ -468,12 +480,14 @@ static void keep(trak_json_import *j, const uint8_t *data, size_t len) {
   j->n += len;
 }
 
-/* Reads the buffered input (with `len` new bytes appended); returns how many of the new bytes
-** were consumed, 0 while the buffer's bytes are not all consumed (then they stay). */
+/* Reads the buffered input (with `len` new bytes appended) up to the end of the first step
+** that completes the buffered bytes (the event they began): the events after it are read in
+** place, not copied out of the buffer. Returns how many of the new bytes were consumed, 0
+** while the buffer's bytes are not all consumed (then they stay). */
 static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len) {
   size_t old = j->n;
   keep(j, data, len);
-  size_t used = run(j, j->buf, j->n);
+  size_t used = run(j, j->buf, j->n, old);
   advance(j, used);
   memmove(j->buf, j->buf + used, j->n - used);
   j->n -= used;
@@ -605,7 +619,7 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
       return;
     }
   }
-  size_t used = run(j, (const char *)data, len);
+  size_t used = run(j, (const char *)data, len, len);
   advance(j, used);
   if (j->state != ST_DEAD) keep(j, data + used, len - used);
 }

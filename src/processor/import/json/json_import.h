@@ -51,6 +51,7 @@ struct trak_json_import {
     enum state after; /* the state once it is skipped */
   } skip;
   const char *base;     /* the bytes being read: buf, or the fed chunk read in place */
+  const char *stop;     /* reading pauses after the event or step that ends at or past it */
   uint64_t buf_offset;  /* trace offset of base[0] (the reading position) */
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */

@@ -9,112 +9,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/json/json.h"
+#include "processor/import/json/json_scan.h"
 #include "util/limits.h"
 
-__attribute__((cold, noinline)) static int fail(trak_json_cur *c, const char *at, const char *msg) {
+void trak__json_set_error(trak_json_cur *c, const char *at, const char *msg) {
   c->err_at = at;
   c->err_msg = msg;
-  return TRAK_JSON_ERROR;
-}
-
-/* The end of the buffer was reached inside a value: more input may complete it. */
-static int more(trak_json_cur *c, const char *what) {
-  return c->final ? fail(c, c->end, what) : TRAK_JSON_MORE;
 }
 
 int trak__json_expect(trak_json_cur *c, char ch, const char *what) {
   int got = trak__json_peek(c);
-  if (got < 0) return more(c, what);
-  if (got != (unsigned char)ch) return fail(c, c->p, what);
+  if (got < 0) return trak__json_more(c, what);
+  if (got != (unsigned char)ch) return trak__json_fail(c, c->p, what);
   c->p++;
   return TRAK_JSON_OK;
 }
 
-/* Steps over bytes that are neither '"' nor '\\', eight at a time where the buffer allows. */
-#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
-#error "plain_run reads words as little-endian"
-#endif
-static inline const char *plain_run(const char *p, const char *end) {
-  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
-  while (end - p >= 8) {
-    uint64_t w;
-    memcpy(&w, p, 8);
-    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
-    /* The lowest flagged byte is exact (borrows only flag bytes above a true match). */
-    uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
-    if (hit) return p + (__builtin_ctzll(hit) >> 3);
-    p += 8;
-  }
-  while (p < end && *p != '"' && *p != '\\')
-    p++;
-  return p;
-}
-
-static inline __attribute__((always_inline)) int string_value(trak_json_cur *c,
-                                                              trak_json_value *v) {
-  const char *p = c->p + 1, *end = c->end;
-  v->kind = TRAK_JSON_STRING;
-  v->escaped = 0;
-  v->s = p;
-  for (;;) {
-    p = plain_run(p, end);
-    if (p >= end) return more(c, "unterminated string");
-    if (*p == '"') break;
-    v->escaped = 1;
-    if (end - p < 2) return more(c, "unterminated string");
-    p += 2;
-  }
-  v->len = (size_t)(p - v->s);
-  c->p = p + 1;
-  return TRAK_JSON_OK;
-}
-
-static int digits(const char **pp, const char *end) {
-  const char *p = *pp;
-  while (p < end && *p >= '0' && *p <= '9')
-    p++;
-  int n = p != *pp;
-  *pp = p;
-  return n;
-}
-
-static inline __attribute__((always_inline)) int number_value(trak_json_cur *c,
-                                                              trak_json_value *v) {
-  const char *p = c->p, *end = c->end;
-  v->kind = TRAK_JSON_NUMBER;
-  v->s = p;
-  v->is_float = 0;
-  if (*p == '-') p++;
-  /* The integer digits' value comes with the scan: timestamps, pids and tids need no
-  ** second pass over their text. */
-  const char *first = p;
-  uint64_t u = 0;
-  while (p < end && (unsigned)(*p - '0') < 10)
-    u = u * 10 + (uint64_t)(*p++ - '0');
-  if (p == first) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
-  v->ival = u;
-  v->int_digits = p - first > 19 ? 255 : (uint8_t)(p - first);
-  if (p < end && *p == '.') {
-    p++, v->is_float = 1;
-    if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
-  }
-  if (p < end && (*p == 'e' || *p == 'E')) {
-    p++, v->is_float |= 2;
-    if (p < end && (*p == '+' || *p == '-')) p++;
-    if (!digits(&p, end)) return p >= end ? more(c, "number cut short") : fail(c, p, "bad number");
-  }
-  if (p >= end && !c->final) return TRAK_JSON_MORE; /* more digits may follow */
-  v->len = (size_t)(p - v->s);
-  c->p = p;
-  return TRAK_JSON_OK;
-}
-
-static int literal(trak_json_cur *c, trak_json_value *v, const char *word, trak_json_kind kind) {
+static inline int literal(trak_json_cur *c, trak_json_value *v, const char *word,
+                          trak_json_kind kind) {
   size_t n = kind == TRAK_JSON_FALSE ? 5 : 4, have = (size_t)(c->end - c->p);
+  if (TRAK_LIKELY(have >= n && !memcmp(c->p, word, n))) goto found;
   for (size_t i = 0; i < n && i < have; i++)
-    if (c->p[i] != word[i]) return fail(c, c->p + i, "unexpected word");
-  if (have < n) return more(c, "unexpected end");
+    if (c->p[i] != word[i]) return trak__json_fail(c, c->p + i, "unexpected word");
+  if (have < n) return trak__json_more(c, "unexpected end");
+found:
   v->kind = kind;
   v->s = c->p;
   v->len = n;
@@ -122,53 +40,16 @@ static int literal(trak_json_cur *c, trak_json_value *v, const char *word, trak_
   return TRAK_JSON_OK;
 }
 
-static int value_at(trak_json_cur *c, trak_json_value *v, int depth);
+static int container(trak_json_cur *c, trak_json_value *v, int depth);
 
-/* An object or array from its opening bracket: members are validated and skipped. */
-static int container(trak_json_cur *c, trak_json_value *v, int depth) {
-  int is_obj = *c->p == '{';
-  char close = is_obj ? '}' : ']';
-  if (depth >= TRAK_LIMIT_JSON_DEPTH) {
-    fail(c, c->p, "nesting deeper than the nesting limit");
-    return TRAK_JSON_TOO_DEEP;
-  }
-  v->kind = is_obj ? TRAK_JSON_OBJECT : TRAK_JSON_ARRAY;
-  v->s = c->p++;
-  int ch = trak__json_peek(c), rc;
-  if (ch < 0) return more(c, "unexpected end");
-  if (ch != close) {
-    for (;;) {
-      trak_json_value member;
-      if (is_obj) {
-        ch = trak__json_peek(c);
-        if (ch < 0) return more(c, "unexpected end");
-        if (ch != '"') return fail(c, c->p, "expected a string key");
-        if ((rc = string_value(c, &member))) return rc;
-        if ((rc = trak__json_expect(c, ':', "expected ':' after a key"))) return rc;
-      }
-      if ((rc = value_at(c, &member, depth + 1))) return rc;
-      ch = trak__json_peek(c);
-      if (ch < 0) return more(c, "unexpected end");
-      if (ch == close) break;
-      if (ch != ',') return fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
-      c->p++;
-      /* A trailing comma before the close is forgiven, as Perfetto's reader forgives it. */
-      ch = trak__json_peek(c);
-      if (ch < 0) return more(c, "unexpected end");
-      if (ch == close) break;
-    }
-  }
-  c->p++;
-  v->len = (size_t)(c->p - v->s);
-  return TRAK_JSON_OK;
-}
-
-static int value_at(trak_json_cur *c, trak_json_value *v, int depth) {
+/* A value of any kind at c->p (after whitespace): scalars inline, containers by a call. */
+static inline __attribute__((always_inline)) int value_inline(trak_json_cur *c, trak_json_value *v,
+                                                              int depth) {
   int ch = trak__json_peek(c);
-  if (ch < 0) return more(c, "unexpected end");
+  if (ch < 0) return trak__json_more(c, "unexpected end");
   switch (ch) {
   case '"':
-    return string_value(c, v);
+    return trak__json_string_at(c, v);
   case '{':
   case '[':
     return container(c, v, depth);
@@ -179,29 +60,63 @@ static int value_at(trak_json_cur *c, trak_json_value *v, int depth) {
   case 'n':
     return literal(c, v, "null", TRAK_JSON_NULL);
   default:
-    if (ch == '-' || (ch >= '0' && ch <= '9')) return number_value(c, v);
-    return fail(c, c->p, "unexpected character");
+    if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);
+    return trak__json_fail(c, c->p, "unexpected character");
   }
 }
 
+/* An object or array from its opening bracket: members are validated and skipped. */
+static int container(trak_json_cur *c, trak_json_value *v, int depth) {
+  int is_obj = *c->p == '{';
+  char close = is_obj ? '}' : ']';
+  if (depth >= TRAK_LIMIT_JSON_DEPTH) {
+    trak__json_fail(c, c->p, "nesting deeper than the nesting limit");
+    return TRAK_JSON_TOO_DEEP;
+  }
+  v->kind = is_obj ? TRAK_JSON_OBJECT : TRAK_JSON_ARRAY;
+  v->s = c->p++;
+  int ch = trak__json_peek(c), rc;
+  if (ch < 0) return trak__json_more(c, "unexpected end");
+  if (ch != close) {
+    for (;;) {
+      trak_json_value member;
+      if (is_obj) {
+        ch = trak__json_peek(c);
+        if (ch < 0) return trak__json_more(c, "unexpected end");
+        if (ch != '"') return trak__json_fail(c, c->p, "expected a string key");
+        if ((rc = trak__json_string_at(c, &member))) return rc;
+        if (TRAK_LIKELY(c->p < c->end && *c->p == ':'))
+          c->p++;
+        else if ((rc = trak__json_expect(c, ':', "expected ':' after a key")))
+          return rc;
+      }
+      if ((rc = value_inline(c, &member, depth + 1))) return rc;
+      ch = trak__json_peek(c);
+      if (ch < 0) return trak__json_more(c, "unexpected end");
+      if (ch == close) break;
+      if (ch != ',') return trak__json_fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+      c->p++;
+      /* A trailing comma before the close is forgiven, as Perfetto's reader forgives it. */
+      ch = trak__json_peek(c);
+      if (ch < 0) return trak__json_more(c, "unexpected end");
+      if (ch == close) break;
+    }
+  }
+  c->p++;
+  v->len = (size_t)(c->p - v->s);
+  return TRAK_JSON_OK;
+}
+
+int trak__json_value_at(trak_json_cur *c, trak_json_value *v, int depth) {
+  return value_inline(c, v, depth);
+}
+
 int trak__json_value(trak_json_cur *c, trak_json_value *v) {
-  return value_at(c, v, 0);
+  return trak__json_value_at(c, v, 0);
 }
 
 int trak__json_member(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
-  int ch = trak__json_peek(c), rc;
-  if (ch < 0) return more(c, "unexpected end");
-  if (ch != '"') return fail(c, c->p, "expected a string key");
-  if ((rc = string_value(c, key))) return rc;
-  ch = trak__json_peek(c);
-  if (ch < 0) return more(c, "unexpected end");
-  if (ch != ':') return fail(c, c->p, "expected ':' after a key");
-  c->p++;
-  /* The common scalar members straight away; containers through the recursive reader. */
-  ch = trak__json_peek(c);
-  if (ch == '"') return string_value(c, val);
-  if (ch == '-' || (ch >= '0' && ch <= '9')) return number_value(c, val);
-  return value_at(c, val, 1);
+  return trak__json_member_at(c, key, val);
 }
 
 int trak__json_next(const trak_json_value *cont, size_t *state, trak_json_value *key,
@@ -212,7 +127,7 @@ int trak__json_next(const trak_json_value *cont, size_t *state, trak_json_value 
   ch = trak__json_peek(&c);
   if (ch < 0 || ch == '}' || ch == ']') return 0;
   if (cont->kind == TRAK_JSON_OBJECT) {
-    if (string_value(&c, key) || trak__json_expect(&c, ':', "")) return 0;
+    if (trak__json_string_at(&c, key) || trak__json_expect(&c, ':', "")) return 0;
   }
   if (trak__json_value(&c, val)) return 0;
   *state = (size_t)(c.p - cont->s);

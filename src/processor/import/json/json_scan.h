@@ -1,0 +1,190 @@
+/*
+** This file holds the JSON tokenizer's inline scanners: strings (their end found 16 or 8 bytes
+** at a time), numbers (up to 8 integer digits converted at once) and one object member, shared
+** by json_tokenizer.c and the event reader's loop (json_import.c), which reads every member of
+** every event without a call.
+*/
+#ifndef TRAK_PROCESSOR_JSON_SCAN_H
+#define TRAK_PROCESSOR_JSON_SCAN_H
+
+#include <string.h>
+
+#include "processor/import/json/json.h"
+#include "trak/pb.h" /* TRAK_LIKELY */
+
+#if __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "the JSON scanners read words as little-endian"
+#endif
+
+/* Sets the cursor's error: where, why. */
+__attribute__((cold, noinline)) void trak__json_set_error(trak_json_cur *c, const char *at,
+                                                          const char *msg);
+/* Sets the error and returns TRAK_JSON_ERROR (inline, so callers see a failure is nonzero). */
+static inline int trak__json_fail(trak_json_cur *c, const char *at, const char *msg) {
+  trak__json_set_error(c, at, msg);
+  return TRAK_JSON_ERROR;
+}
+/* The end of the buffer was reached inside a value: more input may complete it
+** (TRAK_JSON_MORE), unless the input is final (an error saying `what`). */
+static inline int trak__json_more(trak_json_cur *c, const char *what) {
+  return c->final ? trak__json_fail(c, c->end, what) : TRAK_JSON_MORE;
+}
+/* A value of any kind at c->p at nesting `depth` (trak__json_value is depth 0). */
+int trak__json_value_at(trak_json_cur *c, trak_json_value *v, int depth);
+
+/* The first byte of [p, end) that is '"' or '\\' (end if none), eight bytes at a time. */
+static inline const char *trak__json_plain_words(const char *p, const char *end) {
+  const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+  while (end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    uint64_t q = w ^ (ones * '"'), b = w ^ (ones * '\\');
+    /* The lowest flagged byte is exact (borrows only flag bytes above a true match). */
+    uint64_t hit = ((q - ones) & ~q & highs) | ((b - ones) & ~b & highs);
+    if (hit) return p + (__builtin_ctzll(hit) >> 3);
+    p += 8;
+  }
+  while (p < end && *p != '"' && *p != '\\')
+    p++;
+  return p;
+}
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+/* As trak__json_plain_words, sixteen bytes at a time (SSE2, baseline on x86-64). */
+static inline const char *trak__json_plain_run(const char *p, const char *end) {
+  const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
+  while (end - p >= 16) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)));
+    if (m) return p + __builtin_ctz(m);
+    p += 16;
+  }
+  return trak__json_plain_words(p, end);
+}
+#else
+static inline const char *trak__json_plain_run(const char *p, const char *end) {
+  return trak__json_plain_words(p, end);
+}
+#endif
+
+/* A string from its opening quote at c->p: v spans the bytes between the quotes. */
+static inline __attribute__((always_inline)) int trak__json_string_at(trak_json_cur *c,
+                                                                      trak_json_value *v) {
+  const char *p = c->p + 1, *end = c->end;
+  v->kind = TRAK_JSON_STRING;
+  v->escaped = 0;
+  v->s = p;
+  for (;;) {
+    p = trak__json_plain_run(p, end);
+    if (p >= end) return trak__json_more(c, "unterminated string");
+    if (*p == '"') break;
+    v->escaped = 1;
+    if (end - p < 2) return trak__json_more(c, "unterminated string");
+    p += 2;
+  }
+  v->len = (size_t)(p - v->s);
+  c->p = p + 1;
+  return TRAK_JSON_OK;
+}
+
+/* How many of the 8 bytes at p lead with decimal digits (0-8); their value goes to *value
+** when there is one or more. */
+static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  /* A byte is a digit when its high nibble is 3 and adding 6 keeps it 3; a carry out of a
+  ** byte of 0xfa or more only changes bytes above that non-digit. */
+  uint64_t x = ((w & 0xf0f0f0f0f0f0f0f0ULL) |
+                (((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) ^
+               0x3333333333333333ULL;
+  uint64_t bad = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
+  unsigned n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+  if (!n) return 0;
+  /* The digits moved to the top bytes (leading zeros below), then paired, quadrupled, and the
+  ** two halves joined. */
+  uint64_t v = (w & 0x0f0f0f0f0f0f0f0fULL) << (64 - 8 * n);
+  v = (v * 10 + (v >> 8)) & 0x00ff00ff00ff00ffULL;
+  v = (v * 100 + (v >> 16)) & 0x0000ffff0000ffffULL;
+  v = (v * 10000 + (v >> 32)) & 0xffffffffULL;
+  *value = v;
+  return n;
+}
+
+/* Steps over decimal digits; returns 0 if there was none. */
+static inline int trak__json_digits(const char **pp, const char *end) {
+  const char *p = *pp;
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  int n = p != *pp;
+  *pp = p;
+  return n;
+}
+
+/* A number from its first byte at c->p ('-' or a digit), with its integer digits' value
+** read on the way: timestamps, pids and tids need no second pass over their text. */
+static inline __attribute__((always_inline)) int trak__json_number_at(trak_json_cur *c,
+                                                                      trak_json_value *v) {
+  const char *p = c->p, *end = c->end;
+  v->kind = TRAK_JSON_NUMBER;
+  v->s = p;
+  v->is_float = 0;
+  if (*p == '-') p++;
+  const char *first = p;
+  uint64_t u = 0;
+  unsigned n = 8;
+  if (end - p >= 8) p += n = trak__json_digits8(p, &u);
+  if (n == 8) /* more digits, or too few bytes left for a word; wraps as the value is unused */
+    while (p < end && (unsigned)(*p - '0') < 10)
+      u = u * 10 + (uint64_t)(*p++ - '0');
+  if (p == first)
+    return p >= end ? trak__json_more(c, "number cut short")
+                    : trak__json_fail(c, p, "bad number");
+  v->ival = u;
+  v->int_digits = p - first > 19 ? 255 : (uint8_t)(p - first);
+  if (p < end && *p == '.') {
+    p++, v->is_float = 1;
+    if (!trak__json_digits(&p, end))
+      return p >= end ? trak__json_more(c, "number cut short")
+                      : trak__json_fail(c, p, "bad number");
+  }
+  if (p < end && (*p == 'e' || *p == 'E')) {
+    p++, v->is_float |= 2;
+    if (p < end && (*p == '+' || *p == '-')) p++;
+    if (!trak__json_digits(&p, end))
+      return p >= end ? trak__json_more(c, "number cut short")
+                      : trak__json_fail(c, p, "bad number");
+  }
+  if (p >= end && !c->final) return TRAK_JSON_MORE; /* more digits may follow */
+  v->len = (size_t)(p - v->s);
+  c->p = p;
+  return TRAK_JSON_OK;
+}
+
+/* A value at c->p (after whitespace) at nesting `depth`: strings and numbers inline, other
+** values through trak__json_value_at. */
+static inline __attribute__((always_inline)) int trak__json_value_fast(trak_json_cur *c,
+                                                                       trak_json_value *v,
+                                                                       int depth) {
+  int ch = trak__json_peek(c);
+  if (ch == '"') return trak__json_string_at(c, v);
+  if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);
+  return trak__json_value_at(c, v, depth);
+}
+
+/* One object member at c->p (after whitespace): a string key, ':' and its value
+** (trak__json_value_fast). */
+static inline __attribute__((always_inline)) int
+trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
+  int ch = trak__json_peek(c), rc;
+  if (ch < 0) return trak__json_more(c, "unexpected end");
+  if (ch != '"') return trak__json_fail(c, c->p, "expected a string key");
+  if ((rc = trak__json_string_at(c, key))) return rc;
+  ch = trak__json_peek(c);
+  if (ch < 0) return trak__json_more(c, "unexpected end");
+  if (ch != ':') return trak__json_fail(c, c->p, "expected ':' after a key");
+  c->p++;
+  return trak__json_value_fast(c, val, 1);
+}
+
+#endif /* TRAK_PROCESSOR_JSON_SCAN_H */

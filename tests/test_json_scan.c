@@ -1,0 +1,188 @@
+/*
+** Tests of the JSON tokenizer's word-at-a-time scanners (json_scan.h) against plain byte loops
+** and the C library: numbers of random shape at random places in a buffer (the 8-digit step and
+** the byte loop, cut by the buffer's end or not) give the digits' value, their count and
+** strtod's double to the bit; strings find their closing quote past quotes and backslashes at
+** any of the 16 positions of a block.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "processor/import/json/json_scan.h"
+
+static uint64_t rng = 0x2545f4914f6cdd1dULL;
+static uint64_t next_rand(void) {
+  rng ^= rng << 13;
+  rng ^= rng >> 7;
+  rng ^= rng << 17;
+  return rng;
+}
+
+/* Writes a random JSON number (or, now and then, a malformed one) at `out`; returns its length. */
+static size_t random_number(char *out) {
+  size_t n = 0;
+  uint64_t r = next_rand();
+  if (r & 1) out[n++] = '-';
+  unsigned ints = 1 + (unsigned)(r >> 8) % (r & 0x10000 ? 22 : 10);
+  for (unsigned i = 0; i < ints; i++)
+    out[n++] = (char)('0' + next_rand() % 10);
+  if ((r >> 20) % 3 == 0) {
+    out[n++] = '.';
+    unsigned frac = (unsigned)(r >> 24) % 12;
+    for (unsigned i = 0; i < frac; i++) /* none: a malformed fraction */
+      out[n++] = (char)('0' + next_rand() % 10);
+  }
+  if ((r >> 30) % 9 == 0) {
+    out[n++] = r & 0x100000000ULL ? 'e' : 'E';
+    if ((r >> 33) % 3) out[n++] = (r >> 35) & 1 ? '-' : '+';
+    unsigned exp = 1 + (unsigned)(r >> 36) % 3;
+    for (unsigned i = 0; i < exp; i++)
+      out[n++] = (char)('0' + next_rand() % 10);
+  }
+  return n;
+}
+
+/* A byte that ends a number (or a stray one that makes the next number step fail). */
+static char random_after(void) {
+  static const char after[] = ",}] \n:x\"/9\xff\xfa";
+  return after[next_rand() % (sizeof after - 1)];
+}
+
+/* The reference's fraction or exponent digits from `d` (past the '.', 'e' and sign): *pp set
+** past them; none is cut at the buffer's end (*cut), bad elsewhere (*bad). */
+static void ref_digits(const char **pp, const char *d, const char *end, int *cut, int *bad) {
+  const char *p = d;
+  while (p < end && *p >= '0' && *p <= '9')
+    p++;
+  if (p == d) *(p == end ? cut : bad) = 1;
+  *pp = p;
+}
+
+/* Numbers read by trak__json_number_at, placed so that 0-15 bytes follow them in the buffer:
+** the integer digits' count and value as a byte loop reads them, the span, the kind of
+** ending, and trak__json_real_of and trak__json_int_of against strtod and strtoll. */
+static void numbers_as_byte_loops(void **state) {
+  (void)state;
+  char buf[64];
+  for (unsigned it = 0; it < 2000000; it++) {
+    size_t len = random_number(buf);
+    size_t tail = next_rand() % 16;
+    for (size_t i = 0; i < tail; i++)
+      buf[len + i] = i ? (char)next_rand() : random_after();
+    int final = (int)(next_rand() & 1);
+    trak_json_cur c = {buf, buf + len + tail, final, NULL, NULL};
+    trak_json_value v = {0};
+    int rc = trak__json_number_at(&c, &v);
+
+    /* The reference: a byte loop over the same bytes. */
+    const char *p = buf + (buf[0] == '-'), *first = p, *end = buf + len + tail;
+    uint64_t u = 0;
+    while (p < end && *p >= '0' && *p <= '9')
+      u = u * 10 + (uint64_t)(*p++ - '0');
+    size_t ints = (size_t)(p - first);
+    int cut = 0, bad = 0;
+    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad);
+    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E'))
+      ref_digits(&p, p + 1 + (p + 1 < end && (p[1] == '+' || p[1] == '-')), end, &cut, &bad);
+    if (!cut && !bad && p == end && !final) cut = 1;
+    if (bad)
+      assert_int_equal(rc, TRAK_JSON_ERROR);
+    else if (cut)
+      assert_int_equal(rc, final ? TRAK_JSON_ERROR : TRAK_JSON_MORE);
+    if (bad || cut) continue;
+    assert_int_equal(rc, TRAK_JSON_OK);
+    assert_ptr_equal(c.p, p);
+    assert_int_equal(v.len, (size_t)(p - buf));
+    assert_int_equal(v.int_digits, ints > 19 ? 255 : ints);
+    if (ints <= 19) assert_true(v.ival == u);
+
+    char text[64];
+    memcpy(text, buf, v.len);
+    text[v.len] = 0;
+    double want = strtod(text, NULL), got = trak__json_real_of(&v);
+    if (memcmp(&want, &got, sizeof got)) fail_msg("%s read as %.17g, strtod %.17g", text, got, want);
+    if (!v.is_float && ints <= 18) {
+      int64_t i;
+      assert_int_equal(trak__json_int_of(&v, &i), 1);
+      assert_true(i == strtoll(text, NULL, 10));
+    }
+  }
+}
+
+/* Strings whose quotes and backslashes fall anywhere in a 16-byte block and its tail: the end
+** and the escape flag are a byte loop's. */
+static void strings_as_byte_loops(void **state) {
+  (void)state;
+  char buf[96];
+  for (unsigned it = 0; it < 1000000; it++) {
+    size_t len = 1 + next_rand() % 80;
+    buf[0] = '"';
+    for (size_t i = 1; i < len; i++) {
+      uint64_t r = next_rand();
+      buf[i] = r % 23 == 0 ? '\\' : r % 31 == 0 ? '"' : (char)(r >> 8 | 1);
+    }
+    int final = (int)(next_rand() & 1);
+    trak_json_cur c = {buf, buf + len, final, NULL, NULL};
+    trak_json_value v = {0};
+    int rc = trak__json_string_at(&c, &v);
+
+    const char *p = buf + 1, *end = buf + len;
+    int escaped = 0, done = 0;
+    while (p < end) {
+      if (*p == '"') {
+        done = 1;
+        break;
+      }
+      if (*p == '\\') {
+        escaped = 1;
+        if (end - p < 2) break;
+        p += 2;
+        continue;
+      }
+      p++;
+    }
+    if (!done) {
+      assert_int_equal(rc, final ? TRAK_JSON_ERROR : TRAK_JSON_MORE);
+      continue;
+    }
+    assert_int_equal(rc, TRAK_JSON_OK);
+    assert_int_equal(v.escaped, escaped);
+    assert_int_equal(v.len, (size_t)(p - buf - 1));
+    assert_ptr_equal(c.p, p + 1);
+  }
+}
+
+/* Every 8-byte word of digits and one other byte at each position: the digits' count and value. */
+static void digit_words(void **state) {
+  (void)state;
+  for (unsigned stop = 0; stop <= 8; stop++)
+    for (unsigned other = 0; other < 256; other++) {
+      if (other >= '0' && other <= '9') continue;
+      char w[8];
+      uint64_t want = 0;
+      for (unsigned i = 0; i < 8; i++) {
+        w[i] = i == stop ? (char)other : (char)('0' + (i * 7 + other) % 10);
+        if (i < stop) want = want * 10 + (uint64_t)(w[i] - '0');
+      }
+      uint64_t got = 0;
+      unsigned n = trak__json_digits8(w, &got);
+      assert_int_equal(n, stop);
+      if (n) assert_true(got == want);
+    }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(numbers_as_byte_loops),
+      cmocka_unit_test(strings_as_byte_loops),
+      cmocka_unit_test(digit_words),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
