@@ -1,7 +1,9 @@
 /*
 ** Unit tests of the importer's event records (src/processor/import/sequence.c): records packed
 ** against the sequence's previous one read back exactly (every field at every width, the common
-** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop).
+** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop), and the memo
+** of debug annotations' arg sets (proto/debug_annotations.c), which must not outlive what an
+** interned name meant.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -13,6 +15,7 @@
 #include <cmocka.h>
 
 #include "processor/import/importer.h"
+#include "sqlcheck.h"
 
 typedef struct fixture {
   trak_tables tables;
@@ -82,8 +85,9 @@ static void test_random_records(void **state) {
   uint32_t pkt = 0, track = 0;
   for (size_t i = 0; i < N; i++) {
     uint64_t r = rnd(&s);
-    ts += r % 3 == 0 ? (int64_t)(r >> 40) : r % 3 == 1 ? (int64_t)any32(&s) - (int64_t)any32(&s)
-                                                       : (int64_t)rnd(&s);
+    ts += r % 3 == 0   ? (int64_t)(r >> 40)
+          : r % 3 == 1 ? (int64_t)any32(&s) - (int64_t)any32(&s)
+                       : (int64_t)rnd(&s);
     pkt += r % 7 == 0 ? any32(&s) : (uint32_t)(r >> 60);
     if (r % 4 == 0) track = any32(&s) & TRAK_EV_TRACK_MASK;
     evs[i].ts = ts;
@@ -111,16 +115,16 @@ static void test_common_form_limits(void **state) {
   const uint32_t B = TRAK_EV_BEGIN << TRAK_EV_TYPE_SHIFT | 5,
                  E = TRAK_EV_END << TRAK_EV_TYPE_SHIFT | 5;
   trak_ev evs[] = {
-      {1000, B, 1, {{3, 4}}, TRAK_NULL_U32, 0},                                 /* first */
-      {1000 + 0xFFFFF, B, 256, {{65535, 65535}}, TRAK_NULL_U32, 0},             /* limits */
-      {1000 + 0xFFFFF + 0x100000, E, 512, {{0, 0}}, TRAK_NULL_U32, 0},          /* ts + 1 */
-      {1000 + 0xFFFFF + 0x100001, E, 768, {{0, 0}}, TRAK_NULL_U32, 0},          /* pkt + 1 */
-      {1000 + 0xFFFFF + 0x100002, B, 769, {{65536, 1}}, TRAK_NULL_U32, 0},      /* name + 1 */
-      {1000 + 0xFFFFF + 0x100003, B, 770, {{1, 65536}}, TRAK_NULL_U32, 0},      /* cat + 1 */
-      {1000 + 0xFFFFF + 0x100004, B, 771, {{1, 1}}, 0, 0},                      /* args 0 */
-      {1000 + 0xFFFFF + 0x100005, B, 772, {{1, 1}}, TRAK_NULL_U32, 1},          /* aux */
-      {1000 + 0xFFFFF + 0x100006, B | 1, 773, {{1, 1}}, TRAK_NULL_U32, 0},      /* track */
-      {1000 + 0xFFFFF + 0x100006, E | 1, 773, {{0, 0}}, TRAK_NULL_U32, 0},      /* same ts */
+      {1000, B, 1, {{3, 4}}, TRAK_NULL_U32, 0},                            /* first */
+      {1000 + 0xFFFFF, B, 256, {{65535, 65535}}, TRAK_NULL_U32, 0},        /* limits */
+      {1000 + 0xFFFFF + 0x100000, E, 512, {{0, 0}}, TRAK_NULL_U32, 0},     /* ts + 1 */
+      {1000 + 0xFFFFF + 0x100001, E, 768, {{0, 0}}, TRAK_NULL_U32, 0},     /* pkt + 1 */
+      {1000 + 0xFFFFF + 0x100002, B, 769, {{65536, 1}}, TRAK_NULL_U32, 0}, /* name + 1 */
+      {1000 + 0xFFFFF + 0x100003, B, 770, {{1, 65536}}, TRAK_NULL_U32, 0}, /* cat + 1 */
+      {1000 + 0xFFFFF + 0x100004, B, 771, {{1, 1}}, 0, 0},                 /* args 0 */
+      {1000 + 0xFFFFF + 0x100005, B, 772, {{1, 1}}, TRAK_NULL_U32, 1},     /* aux */
+      {1000 + 0xFFFFF + 0x100006, B | 1, 773, {{1, 1}}, TRAK_NULL_U32, 0}, /* track */
+      {1000 + 0xFFFFF + 0x100006, E | 1, 773, {{0, 0}}, TRAK_NULL_U32, 0}, /* same ts */
   };
   trak_sequence *seq = trak__sequence_get(&f->imp, 1);
   size_t n = sizeof evs / sizeof *evs;
@@ -164,11 +168,52 @@ static void test_crop_drop(void **state) {
   assert_ev_equal(&seq->all[4], &late);
 }
 
+/* ---- the memo of debug annotations' arg sets ---- */
+
+#define PKT(seq, flags, ts, body)                                                                  \
+  "packet { trusted_packet_sequence_id: " #seq " sequence_flags: " #flags " timestamp: " #ts       \
+  " " body " }\n"
+#define ANNO "debug_annotations { name_iid: 1 int_value: 7 }"
+#define EVENT(ts)                                                                                  \
+  PKT(1, 2, ts, "track_event { type: TYPE_INSTANT track_uuid: 0 name: \"e\" " ANNO " }")
+#define NAMES(iid, name)                                                                           \
+  "interned_data { debug_annotation_names { iid: " #iid " name: \"" name "\" } }"
+#define ARGS                                                                                       \
+  "SELECT s.ts, a.key, a.int_value FROM slice s JOIN args a USING (arg_set_id) ORDER BY s.ts"
+
+/* The same annotation bytes name another key once the iid means another name: interned again
+** on the sequence without a clear, after a clear, or on another sequence. */
+static void test_memo_follows_interning(void **state) {
+  (void)state;
+  trak_processor *p =
+      sc_open(PKT(1, 1, 1, NAMES(1, "a")) EVENT(2) EVENT(3) PKT(1, 2, 4, NAMES(1, "b")) EVENT(5)
+                  PKT(1, 1, 6, NAMES(1, "c")) EVENT(7) PKT(2, 1, 8, NAMES(1, "d"))
+                      PKT(2, 2, 9,
+                          "track_event { type: TYPE_INSTANT track_uuid: 0 "
+                          "name: \"e\" " ANNO " }") EVENT(10));
+  assert_string_equal(sc_rows(p, ARGS), "2|debug.a|7\n3|debug.a|7\n5|debug.b|7\n7|debug.c|7\n"
+                                        "9|debug.d|7\n10|debug.c|7");
+  /* the same set is shared, as before the memo */
+  assert_int_equal(sc_int(p, "SELECT count(DISTINCT arg_set_id) FROM slice"), 4);
+  trak_processor_free(p);
+}
+
+/* An annotation whose name iid is not interned is reported each time, not once. */
+static void test_memo_reports_again(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(PKT(1, 1, 1, NAMES(5, "x")) EVENT(2) EVENT(3) EVENT(4));
+  assert_int_equal(
+      sc_int(p, "SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'"), 3);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_random_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_common_form_limits, setup, teardown),
       cmocka_unit_test_setup_teardown(test_crop_drop, setup, teardown),
+      cmocka_unit_test(test_memo_follows_interning),
+      cmocka_unit_test(test_memo_reports_again),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

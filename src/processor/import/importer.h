@@ -66,6 +66,7 @@ typedef struct trak_importer {
 
   /* ---- problems (report.c) and the rows the SQL layer reads */
   int64_t stats[TRAK_STAT_COUNT];
+  uint64_t n_reports; /* problems reported (report.c), to tell whether a step reported one */
   TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
   TRAK_VEC(trak_log_row)
   android_logs;               /* rows of android_logs (tables/import_result.h), in

@@ -63,6 +63,7 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
 }
 
 void trak__sequence_clear(trak_sequence *seq) {
+  seq->intern_epoch++;
   for (int k = 0; k < TRAK_INTERN_KINDS; k++)
     trak__map_clear(&seq->interned[k]);
   seq->default_clock = 0;
@@ -188,8 +189,8 @@ static inline uint8_t *pack_field(uint8_t *p, uint32_t v, uint32_t *h, int shift
 
 /* Writes `ev` at `p` in the second form (sequence.h), with the timestamp's delta `d` and the
 ** packet index's delta `pd`; returns the bytes after it. */
-static inline uint8_t *pack_any(uint8_t *p, const trak_ev *ev, uint64_t d,
-                                                   uint32_t pd, uint32_t track_field) {
+static inline uint8_t *pack_any(uint8_t *p, const trak_ev *ev, uint64_t d, uint32_t pd,
+                                uint32_t track_field) {
   uint8_t *start = p;
   uint32_t c = (d > 0xFF) + (d > 0xFFFF) + (d > 0xFFFFFFFF);
   uint32_t h0 = (ev->track >> TRAK_EV_TYPE_SHIFT) | c << 4, h1 = 0;
@@ -253,8 +254,8 @@ __attribute__((noinline)) static void push_any(trak_importer *imp, trak_sequence
     return;
   uint32_t track = ev->track & TRAK_EV_TRACK_MASK;
   uint8_t *p = b->data + b->used;
-  uint8_t *end = pack_any(p, ev, (uint64_t)ev->ts - (uint64_t)seq->pack_ts,
-                          ev->pkt - seq->pack_pkt, track == seq->pack_track ? 0 : track + 1);
+  uint8_t *end = pack_any(p, ev, (uint64_t)ev->ts - (uint64_t)seq->pack_ts, ev->pkt - seq->pack_pkt,
+                          track == seq->pack_track ? 0 : track + 1);
   b->used += (uint32_t)(end - p);
   pushed(imp, seq, ev, track);
 }

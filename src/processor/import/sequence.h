@@ -162,6 +162,7 @@ typedef struct trak_sequence {
   uint8_t refused;      /* the sink of sequences refused past the memory bound: holds no record */
   int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
+  uint32_t intern_epoch; /* changes when an interned iid is cleared or given another value */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
   uint8_t has_default_track;
@@ -173,12 +174,12 @@ typedef struct trak_sequence {
   ** packets and those skipped, and (made on the first loss) the losses and their causes. */
   uint64_t first_packet_index;
   uint32_t needs_state_total, needs_state_skipped;
-  uint32_t *losses;         /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
-  uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
-  int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
-  int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
-  int64_t thread_ic;        /* for TrackEvent.thread_instruction_count_delta */
-  int64_t last_ts;          /* last record timestamp, to detect disorder */
+  uint32_t *losses;       /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
+  uint32_t thread_track;  /* legacy thread_descriptor track, or TRAK_NULL_U32 */
+  int64_t last_event_us;  /* for TrackEvent.timestamp_delta_us */
+  int64_t thread_time_us; /* for TrackEvent.thread_time_delta_us */
+  int64_t thread_ic;      /* for TrackEvent.thread_instruction_count_delta */
+  int64_t last_ts;        /* last record timestamp, to detect disorder */
   /* The previous packed record's timestamp, packet and track (trak__ev_unpack's deltas). */
   int64_t pack_ts;
   uint32_t pack_pkt, pack_track;

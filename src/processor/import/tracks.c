@@ -249,7 +249,8 @@ void trak__passthrough_resolve(trak_importer *imp) {
     if (!track_scope(imp, p->track, &utid, &upid)) continue; /* an orphan: dropped anyway */
     uint32_t pass = passthrough_for(imp, utid, upid, p->utid);
     trak_ev *ev = &p->seq->all[p->index];
-    if (pass != TRAK_NULL_U32) ev->arg_set_id = trak__te_args_passthrough(imp, ev->arg_set_id, pass);
+    if (pass != TRAK_NULL_U32)
+      ev->arg_set_id = trak__te_args_passthrough(imp, ev->arg_set_id, pass);
   }
   trak_vec_free(imp->tracks.pending_passthrough);
 }

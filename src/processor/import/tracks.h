@@ -85,8 +85,8 @@ typedef struct trak_async_lane {
 /* An event record whose legacy_event.passthrough_utid waits for its track's scope: an
 ** ancestor of the track was not yet described when the event was read (tracks.c). */
 typedef struct trak_pending_passthrough {
-  trak_sequence *seq; /* the record's sequence (unpacked before the args are resolved) */
-  size_t index;       /* the record's index among the sequence's records */
+  trak_sequence *seq;   /* the record's sequence (unpacked before the args are resolved) */
+  size_t index;         /* the record's index among the sequence's records */
   uint32_t track, utid; /* the event's track, its sequence's thread then */
 } trak_pending_passthrough;
 
