@@ -14,30 +14,16 @@
 
 #include <cmocka.h>
 
-#include "processor/import/importer.h"
+#include "import_fixture.h"
 #include "sqlcheck.h"
 
-typedef struct fixture {
-  trak_tables tables;
-  trak_importer imp;
-} fixture;
-
+/* A bare importer of a large trace: its memory bound never drops a record. */
 static int setup(void **state) {
-  fixture *f = test_calloc(1, sizeof *f);
-  trak__tables_init(&f->tables);
-  trak__importer_init(&f->imp, &f->tables, NULL, NULL, 0);
-  f->imp.bytes_plain = 1u << 30; /* a large trace: the memory bound never drops a record */
-  *state = f;
+  import_fixture_setup(state);
+  ((fixture *)*state)->imp.bytes_plain = 1u << 30;
   return 0;
 }
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  trak__importer_free(&f->imp);
-  trak__tables_free(&f->tables);
-  test_free(f);
-  return 0;
-}
+#define teardown import_fixture_teardown
 
 static uint64_t rnd(uint64_t *s) { /* xorshift64* */
   *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
