@@ -67,16 +67,14 @@ static void test_random_records(void **state) {
   enum { N = 200000 };
   trak_ev *evs = test_malloc(N * sizeof *evs);
   uint64_t s = 88172645463325252ull;
-  int64_t ts = 0;
+  uint64_t ts = 0; /* wraps, as the records' deltas do */
   uint32_t pkt = 0, track = 0;
   for (size_t i = 0; i < N; i++) {
     uint64_t r = rnd(&s);
-    ts += r % 3 == 0   ? (int64_t)(r >> 40)
-          : r % 3 == 1 ? (int64_t)any32(&s) - (int64_t)any32(&s)
-                       : (int64_t)rnd(&s);
+    ts += r % 3 == 0 ? r >> 40 : r % 3 == 1 ? (uint64_t)any32(&s) - any32(&s) : rnd(&s);
     pkt += r % 7 == 0 ? any32(&s) : (uint32_t)(r >> 60);
     if (r % 4 == 0) track = any32(&s) & TRAK_EV_TRACK_MASK;
-    evs[i].ts = ts;
+    evs[i].ts = (int64_t)ts;
     evs[i].pkt = pkt;
     evs[i].track = (uint32_t)(1 + (r >> 8) % 7) << TRAK_EV_TYPE_SHIFT | track;
     evs[i].u.s.name = any32(&s);
@@ -98,8 +96,8 @@ static void test_random_records(void **state) {
 ** ends of that form take 8 bytes each (32 before records were packed). */
 static void test_common_form_limits(void **state) {
   fixture *f = *state;
-  const uint32_t B = TRAK_EV_BEGIN << TRAK_EV_TYPE_SHIFT | 5,
-                 E = TRAK_EV_END << TRAK_EV_TYPE_SHIFT | 5;
+  const uint32_t B = (uint32_t)TRAK_EV_BEGIN << TRAK_EV_TYPE_SHIFT | 5,
+                 E = (uint32_t)TRAK_EV_END << TRAK_EV_TYPE_SHIFT | 5;
   trak_ev evs[] = {
       {1000, B, 1, {{3, 4}}, TRAK_NULL_U32, 0},                            /* first */
       {1000 + 0xFFFFF, B, 256, {{65535, 65535}}, TRAK_NULL_U32, 0},        /* limits */
@@ -137,7 +135,7 @@ static void test_common_form_limits(void **state) {
 static void test_crop_drop(void **state) {
   fixture *f = *state;
   trak_sequence *seq = trak__sequence_get(&f->imp, 1);
-  const uint32_t C = TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | 2;
+  const uint32_t C = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | 2;
   for (int64_t ts = 0; ts < 10; ts++) {
     trak_ev ev = {ts, C, (uint32_t)ts, {{0, 0}}, TRAK_NULL_U32, 0};
     ev.u.value = (double)ts;
