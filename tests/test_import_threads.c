@@ -12,28 +12,10 @@
 
 #include <cmocka.h>
 
-#include "processor/import/importer.h"
+#include "import_fixture.h"
 
-typedef struct fixture {
-  trak_tables tables;
-  trak_importer imp;
-} fixture;
-
-static int setup(void **state) {
-  fixture *f = test_calloc(1, sizeof *f);
-  trak__tables_init(&f->tables);
-  trak__importer_init(&f->imp, &f->tables, NULL, NULL, 0);
-  *state = f;
-  return 0;
-}
-
-static int teardown(void **state) {
-  fixture *f = *state;
-  trak__importer_free(&f->imp);
-  trak__tables_free(&f->tables);
-  test_free(f);
-  return 0;
-}
+#define setup import_fixture_setup
+#define teardown import_fixture_teardown
 
 static uint32_t str(fixture *f, const char *s) {
   return trak__strpool_intern(&f->tables.strings, s, strlen(s));

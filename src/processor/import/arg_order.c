@@ -292,6 +292,9 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
 void trak__args_free(trak_args *a) {
   trak__map_free(&a->shared);
   trak__map_free(&a->debug_keys);
+  trak__map_free(&a->memo_by_hash);
+  trak_vec_free(a->memos);
+  trak_vec_free(a->memo_bytes);
   trak_vec_free(a->order);
   trak_vec_free(a->order_ts);
 }

@@ -91,8 +91,14 @@ static uint32_t dedupe(trak_tables *t, uint32_t set, uint32_t n) {
 /* Identical arg sets share one arg_set_id, as in Perfetto: when the rows just added from `set`
 ** on equal an earlier set, they are dropped and the earlier id returned. */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
+  int stable;
+  return trak__args_share_stable(imp, set, &stable);
+}
+
+uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable) {
   trak_tables *t = imp->tables;
   uint32_t n = (uint32_t)t->args.n - set;
+  *stable = 1;
   if (!n) return TRAK_NULL_U32;
   if (n > 1) {
     n = dedupe(t, set, n);
@@ -110,7 +116,10 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
          rows_equal(t, old + i, set + i))
     i++;
   int same = i == n && (old + n >= set || t->args.arg_set_id[old + n] != old);
-  if (!same) return set; /* a hash collision: keep both sets */
+  if (!same) { /* a hash collision: keep both sets */
+    *stable = 0;
+    return set;
+  }
   t->args.n = set;
   return old;
 }

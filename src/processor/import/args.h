@@ -97,10 +97,22 @@ enum trak_key {
   TRAK_KEY_COUNT
 };
 
+/* An event's debug annotations whose arg set is known (proto/debug_annotations.c): the same
+** bytes on the same sequence, its interned state unchanged since (`epoch`), make the same set. */
+typedef struct trak_arg_memo {
+  const trak_sequence *seq;
+  uint32_t epoch;   /* seq->intern_epoch then */
+  uint32_t set;     /* the arg set the annotations made */
+  uint32_t at, len; /* their key (lengths and bytes) in the memo's bytes */
+} trak_arg_memo;
+
 /* The arg state of one import (arg_sets.c, arg_order.c and proto/debug_annotations.c own it;
 ** imp->args). */
 typedef struct trak_args {
   trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
+  trak_map memo_by_hash;         /* hash of a memo's sequence, epoch and key -> its index */
+  TRAK_VEC(trak_arg_memo) memos; /* bounded: emptied when full (TRAK_ARG_MEMOS) */
+  TRAK_VEC(uint8_t) memo_bytes;
   TRAK_VEC(uint64_t) order;      /* parse phase: when Perfetto makes arg sets (arg_order.c) */
   /* With ftrace data (trak__arg_order_timed_*): the times of the AT entries of `order`, the
   ** time of what is being parsed (trak__arg_order_at), whether the next entry needs an AT entry
@@ -121,6 +133,9 @@ uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t ut
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */
 uint32_t trak__args_share(trak_importer *imp, uint32_t set);
+/* trak__args_share, and *stable = 0 when the set was kept beside an earlier one of the same
+** hash (a collision: the same rows again would make yet another set), else 1. */
+uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable);
 /* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
 ** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
 ** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */

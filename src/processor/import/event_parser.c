@@ -24,23 +24,10 @@ static int ev_cmp(const void *pa, const void *pb, void *ctx) {
   return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
 }
 
-/* Rewrites an out-of-order sequence's blocks in timestamp order (ties: see
-** trak__ev_tie_key when imp->json_tie_order, else file order). */
+/* Sorts an unpacked sequence's records in timestamp order (ties: see trak__ev_tie_key when
+** imp->json_tie_order, else file order). */
 static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
-  trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
-  if (!all) abort();
-  size_t n = 0;
-  for (trak_ev_block *b = seq->head; b; b = b->next) {
-    memcpy(all + n, b->ev, b->n * sizeof *all);
-    n += b->n;
-  }
-  qsort_r(all, n, sizeof *all, ev_cmp, imp->json_tie_order ? imp : NULL);
-  n = 0;
-  for (trak_ev_block *b = seq->head; b; b = b->next) {
-    memcpy(b->ev, all + n, b->n * sizeof *all);
-    n += b->n;
-  }
-  free(all);
+  qsort_r(seq->all, seq->n_events, sizeof *seq->all, ev_cmp, imp->json_tie_order ? imp : NULL);
 }
 
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
@@ -337,25 +324,22 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
 }
 
-/* A sequence being merged: its current block and position, and the current record's sort key
-** (timestamp, packet) copied here so heap comparisons do not chase block pointers. */
+/* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
+** packet), and where the next one is: packed in a block, or in the unpacked seq->all. */
 typedef struct cursor {
-  int64_t ts;
-  uint32_t pkt;
-  uint32_t i;
-  trak_ev_block *block;
+  trak_ev ev;             /* the current record; exhausted: ts INT64_MAX, pkt UINT32_MAX */
+  const uint8_t *p, *end; /* packed: the next record's bytes, the end of the block's records */
+  trak_ev_block *block;   /* packed: the block being read (NULL: the records are seq->all) */
+  size_t i;               /* unpacked: the current record's index in seq->all */
   trak_sequence *seq;
 } cursor;
-
-static const trak_ev *cur_ev(const cursor *c) {
-  return &c->block->ev[c->i];
-}
 
 /* Whether cursor a's record comes before cursor b's: by timestamp, then packet, then cursor
 ** index (the sequence made first), so that the order is total and ties go as before. */
 static inline int cur_before(const cursor *c, uint32_t a, uint32_t b) {
   const cursor *x = &c[a], *y = &c[b];
-  return x->ts < y->ts || (x->ts == y->ts && (x->pkt < y->pkt || (x->pkt == y->pkt && a < b)));
+  return x->ev.ts < y->ev.ts ||
+         (x->ev.ts == y->ev.ts && (x->ev.pkt < y->ev.pkt || (x->ev.pkt == y->ev.pkt && a < b)));
 }
 
 /* A tree of losers over the cursors: internal node n (1 <= n < size) holds the index of the
@@ -395,22 +379,38 @@ static inline void tournament_replay(tournament *t) {
   t->winner = cand;
 }
 
-/* Moves a cursor one record on, freeing blocks left behind. Returns 0 when exhausted. */
+/* Marks a cursor exhausted: it compares after every other. Returns 0. */
+static int cursor_done(cursor *c) {
+  c->ev.ts = INT64_MAX, c->ev.pkt = UINT32_MAX;
+  c->block = NULL;
+  return 0;
+}
+
+/* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
+** blocks and records left behind. Returns 0 when exhausted. */
 static int cursor_advance(cursor *c) {
-  if (++c->i >= c->block->n) {
-    trak_ev_block *next = c->block->next;
-    trak__block_free(c->block);
-    c->seq->head = next;
-    if (!next) c->seq->tail = NULL;
-    c->block = next;
-    c->i = 0;
-    if (!next || !next->n) {
-      c->ts = INT64_MAX, c->pkt = UINT32_MAX; /* exhausted: compares last */
-      return 0;
+  trak_sequence *seq = c->seq;
+  if (TRAK_UNLIKELY(seq->all)) {
+    if (++c->i < seq->n_events) {
+      c->ev = seq->all[c->i];
+      return 1;
     }
+    free(seq->all);
+    seq->all = NULL;
+    return cursor_done(c);
   }
-  c->ts = c->block->ev[c->i].ts;
-  c->pkt = c->block->ev[c->i].pkt;
+  while (TRAK_UNLIKELY(c->p == c->end)) {
+    trak_ev_block *next = c->block ? c->block->next : seq->head;
+    if (c->block) trak__block_free(c->block);
+    seq->head = next;
+    if (!next) {
+      seq->tail = NULL;
+      return cursor_done(c);
+    }
+    c->block = next;
+    c->p = next->data, c->end = next->data + next->used;
+  }
+  c->p = trak__ev_unpack(c->p, &c->ev);
   return 1;
 }
 
@@ -435,43 +435,37 @@ static void report_unterminated(trak_importer *imp) {
   }
 }
 
-/* With the crop option: removes a sorted sequence's track events before the range of interest
-** (Perfetto drops them as it parses them; other records, such as triggers, stay), so the
-** merge never sees them. Returns the records left. */
-__attribute__((cold, noinline)) static size_t crop_sequence(trak_importer *imp,
-                                                            trak_sequence *seq) {
-  trak_ev_block *wb = seq->head;
-  uint32_t wi = 0;
+/* With the crop option: removes an unpacked, sorted sequence's track events before the range
+** of interest (Perfetto drops them as it parses them; other records, such as triggers, stay), so
+** the merge never sees them. */
+__attribute__((cold, noinline)) static void crop_sequence(trak_importer *imp, trak_sequence *seq) {
   size_t kept = 0;
-  for (trak_ev_block *rb = seq->head; rb; rb = rb->next)
-    for (uint32_t ri = 0; ri < rb->n; ri++) {
-      trak_ev ev = rb->ev[ri];
-      uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
-      int track_event = trak__track_kinds[kind].track_event;
-      if (ev.ts < imp->crop_before_ns && track_event) {
-        imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
-        continue;
-      }
-      if (wi == wb->cap) wb = wb->next, wi = 0; /* never past the block being read */
-      wb->ev[wi++] = ev;
-      kept++;
+  for (size_t i = 0; i < seq->n_events; i++) {
+    trak_ev ev = seq->all[i];
+    uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
+    int track_event = trak__track_kinds[kind].track_event;
+    if (ev.ts < imp->crop_before_ns && track_event) {
+      imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
+      continue;
     }
-  trak_ev_block *rest = wb->next;
-  wb->n = wi, wb->next = NULL;
-  seq->tail = wb;
-  while (rest) {
-    trak_ev_block *next = rest->next;
-    trak__block_free(rest);
-    rest = next;
+    seq->all[kept++] = ev;
   }
   seq->n_events = kept;
-  return kept;
 }
 
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
+  /* Sequences that are out of order, cropped or have records to change are merged unpacked. */
+  int crop = imp->crop_before_ns != INT64_MIN;
+  for (size_t i = 0; i < imp->seqs.all.n; i++) {
+    trak_sequence *seq = imp->seqs.all.v[i];
+    if (seq->unpack || seq->unsorted || (seq->tie_unsorted && imp->json_tie_order) || crop)
+      trak__sequence_unpack(seq);
+  }
   trak__passthrough_resolve(imp);
-  trak__tables_reserve(imp->tables, imp->n_slice_records, imp->n_counter_records);
+  const uint64_t *n = imp->n_of_type;
+  trak__tables_reserve(imp->tables, n[TRAK_EV_BEGIN] + n[TRAK_EV_INSTANT] + n[TRAK_EV_COMPLETE],
+                       n[TRAK_EV_COUNTER] + imp->n_counter_records);
   uint32_t size = 1;
   while (size < imp->seqs.all.n)
     size *= 2;
@@ -479,24 +473,25 @@ void trak__events_parse(trak_importer *imp) {
   if (!t.c || !t.node) abort();
   size_t live = 0;
   for (uint32_t i = 0; i < size; i++) {
-    trak_sequence *seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
-    if (!seq || !seq->head || !seq->head->n) {
-      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
+    cursor *c = &t.c[i];
+    c->seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
+    if (!c->seq) {
+      cursor_done(c);
       continue;
     }
-    if (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order)) sequence_sort(imp, seq);
-    if (TRAK_UNLIKELY(imp->crop_before_ns != INT64_MIN) && !crop_sequence(imp, seq)) {
-      t.c[i] = (cursor){INT64_MAX, UINT32_MAX, 0, NULL, seq};
-      continue;
+    if (c->seq->all) {
+      if (c->seq->unsorted || (c->seq->tie_unsorted && imp->json_tie_order))
+        sequence_sort(imp, c->seq);
+      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
+      c->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
-    t.c[i] = (cursor){seq->head->ev[0].ts, seq->head->ev[0].pkt, 0, seq->head, seq};
-    live++;
+    live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
   }
   tournament_build(&t);
   while (live) {
     cursor *w = &t.c[t.winner];
-    if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, w->ts);
-    parse_one(imp, cur_ev(w), w->seq);
+    if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, w->ev.ts);
+    parse_one(imp, &w->ev, w->seq);
     if (!cursor_advance(w)) live--;
     tournament_replay(&t);
   }

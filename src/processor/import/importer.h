@@ -66,6 +66,7 @@ typedef struct trak_importer {
 
   /* ---- problems (report.c) and the rows the SQL layer reads */
   int64_t stats[TRAK_STAT_COUNT];
+  uint64_t n_reports; /* problems reported (report.c), to tell whether a step reported one */
   TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
   TRAK_VEC(trak_log_row)
   android_logs;               /* rows of android_logs (tables/import_result.h), in
@@ -115,8 +116,8 @@ typedef struct trak_importer {
   uint64_t bytes_plain;        /* trace bytes fed so far after gzip (what is tokenized) */
   uint64_t record_bytes;       /* sequence.c: bytes of sequences and their record blocks */
   uint64_t n_events;
-  uint64_t n_slice_records;   /* begins and instants: the slice table's final size */
-  uint64_t n_counter_records; /* counter values, extra ones included */
+  uint64_t n_of_type[8];      /* records of each type (TRAK_EV_*): the tables' final sizes */
+  uint64_t n_counter_records; /* extra counter values (counter records are of their type) */
 } trak_importer;
 
 /* trak__clock_convert_other's contract (clocks.h); a timestamp already in the trace clock is

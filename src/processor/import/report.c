@@ -400,6 +400,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
                      va_list ap) {
   imp->stats[stat]++;
+  imp->n_reports++;
   if (!imp->opts.diag) return;
   char msg[512];
   vsnprintf(msg, sizeof msg, fmt, ap);

@@ -63,6 +63,7 @@ trak_sequence *trak__sequence_get(trak_importer *imp, uint32_t id) {
 }
 
 void trak__sequence_clear(trak_sequence *seq) {
+  seq->intern_epoch++;
   for (int k = 0; k < TRAK_INTERN_KINDS; k++)
     trak__map_clear(&seq->interned[k]);
   seq->default_clock = 0;
@@ -114,22 +115,23 @@ __attribute__((cold)) uint32_t trak__interned_missing(trak_importer *imp, trak_s
 }
 
 static size_t block_bytes(uint32_t cap) {
-  return sizeof(trak_ev_block) + (size_t)cap * sizeof(trak_ev);
+  return sizeof(trak_ev_block) + cap;
 }
+_Static_assert(sizeof(trak_ev_block) == 16, "the largest blocks are 2 MiB");
 
 void trak__block_free(trak_ev_block *b) {
-  if (b->cap == TRAK_EV_BLOCK)
+  if (b->cap == TRAK_EV_BLOCK_BYTES)
     munmap(b, block_bytes(b->cap));
   else
     free(b);
 }
 
-/* The next block of `seq`: twice the last one's size, up to TRAK_EV_BLOCK records. Returns
-** NULL (reported and counted) past the import's memory bound or when memory runs out. */
+/* The next block of `seq`: twice the last one's size, up to TRAK_EV_BLOCK_BYTES. Returns NULL
+** (reported and counted) past the import's memory bound or when memory runs out. */
 __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *imp,
                                                                 trak_sequence *seq) {
-  uint32_t cap = seq->tail ? seq->tail->cap * 2 : TRAK_EV_BLOCK_FIRST;
-  if (cap > TRAK_EV_BLOCK) cap = TRAK_EV_BLOCK;
+  uint32_t cap = seq->tail ? seq->tail->cap * 2 + 16 : TRAK_EV_BLOCK_FIRST;
+  if (cap > TRAK_EV_BLOCK_BYTES) cap = TRAK_EV_BLOCK_BYTES;
   size_t bytes = block_bytes(cap);
   if (seq->refused) {
     trak__report(imp, TRAK_STAT_IMPORT_MEMORY_LIMIT,
@@ -148,7 +150,7 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
     return NULL;
   }
   trak_ev_block *b;
-  if (cap == TRAK_EV_BLOCK) {
+  if (cap == TRAK_EV_BLOCK_BYTES) {
     void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */
     b = mem == MAP_FAILED ? NULL : mem;
@@ -163,7 +165,7 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   }
   imp->record_bytes += bytes;
   b->next = NULL;
-  b->n = 0;
+  b->used = 0;
   b->cap = cap;
   if (seq->tail)
     seq->tail->next = b;
@@ -173,18 +175,130 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   return b;
 }
 
-void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev) {
-  trak_ev_block *b = seq->tail;
-  if (TRAK_UNLIKELY(!b || b->n == b->cap) && !(b = new_block(imp, seq))) return;
-  b->ev[b->n++] = *ev;
+/* Size code 0-3 of a 4-byte field of the second form: its bytes and mask. */
+static const uint8_t len32[4] = {0, 1, 2, 4};
+static const uint32_t mask32[4] = {0, 0xFF, 0xFFFF, 0xFFFFFFFF};
+
+/* Writes field `v` of a packed record at `p` in 0, 1, 2 or 4 bytes (one 4-byte store: the
+** block's slack allows it), its size code into *h at `shift`; returns the bytes after it. */
+static inline uint8_t *pack_field(uint8_t *p, uint32_t v, uint32_t *h, int shift) {
+  uint32_t code = (v != 0) + (v > 0xFF) + (v > 0xFFFF);
+  memcpy(p, &v, 4);
+  *h |= code << shift;
+  return p + len32[code];
+}
+
+/* Writes `ev` at `p` in the second form (sequence.h), with the timestamp's delta `d` and the
+** packet index's delta `pd`; returns the bytes after it. */
+static inline uint8_t *pack_any(uint8_t *p, const trak_ev *ev, uint64_t d, uint32_t pd,
+                                uint32_t track_field) {
+  uint8_t *start = p;
+  uint32_t c = (d > 0xFF) + (d > 0xFFFF) + (d > 0xFFFFFFFF);
+  uint32_t h0 = (ev->track >> TRAK_EV_TYPE_SHIFT) | c << 4, h1 = 0;
+  p += 3;
+  memcpy(p, &d, 8);
+  p += 1u << c;
+  p = pack_field(p, pd, &h0, 6);
+  p = pack_field(p, track_field, &h1, 0);
+  p = pack_field(p, ev->u.s.name, &h1, 2);
+  p = pack_field(p, ev->u.s.cat, &h1, 4);
+  p = pack_field(p, ev->arg_set_id + 1, &h1, 6);
+  if (ev->aux) {
+    memcpy(p, &ev->aux, 4);
+    p += 4;
+  }
+  start[0] = (uint8_t)h0;
+  start[1] = (uint8_t)h1;
+  start[2] = ev->aux != 0;
+  return p;
+}
+
+const uint8_t *trak__ev_unpack_any(const uint8_t *p, trak_ev *ev) {
+  uint32_t h0 = p[0], h1 = p[1], c = h0 >> 4 & 3, v;
+  uint64_t d;
+  int aux = p[2];
+  memcpy(&d, p + 3, 8);
+  ev->ts = (int64_t)((uint64_t)ev->ts + (d & (~0ull >> (64 - (8u << c)))));
+  p += 3 + (1u << c);
+#define FIELD(code) (memcpy(&v, p, 4), p += len32[code], v & mask32[code])
+  ev->pkt += FIELD(h0 >> 6);
+  uint32_t track = FIELD(h1 & 3);
+  track = track ? track - 1 : ev->track & TRAK_EV_TRACK_MASK;
+  ev->track = (h0 & 7) << TRAK_EV_TYPE_SHIFT | track;
+  ev->u.s.name = FIELD(h1 >> 2 & 3);
+  ev->u.s.cat = FIELD(h1 >> 4 & 3);
+  ev->arg_set_id = FIELD(h1 >> 6) - 1;
+  ev->aux = FIELD(aux ? 3 : 0);
+#undef FIELD
+  return p;
+}
+
+/* What trak__sequence_push does after packing a record: the sequence's deltas, order and
+** counts. */
+static inline void pushed(trak_importer *imp, trak_sequence *seq, const trak_ev *ev,
+                          uint32_t track) {
+  seq->pack_ts = ev->ts;
+  seq->pack_pkt = ev->pkt;
+  seq->pack_track = track;
   if (TRAK_UNLIKELY(ev->ts < seq->last_ts)) seq->unsorted = 1;
   seq->last_ts = ev->ts;
   seq->n_events++;
   imp->n_events++;
-  uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
-  imp->n_slice_records +=
-      type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE;
-  imp->n_counter_records += type == TRAK_EV_COUNTER;
+  imp->n_of_type[ev->track >> TRAK_EV_TYPE_SHIFT]++;
+}
+
+/* trak__sequence_push of a record that is not common or needs a new block. */
+__attribute__((noinline)) static void push_any(trak_importer *imp, trak_sequence *seq,
+                                               const trak_ev *ev) {
+  trak_ev_block *b = seq->tail;
+  if (TRAK_UNLIKELY(!b || b->cap - b->used < TRAK_EV_BLOCK_SLACK) && !(b = new_block(imp, seq)))
+    return;
+  uint32_t track = ev->track & TRAK_EV_TRACK_MASK;
+  uint8_t *p = b->data + b->used;
+  uint8_t *end = pack_any(p, ev, (uint64_t)ev->ts - (uint64_t)seq->pack_ts, ev->pkt - seq->pack_pkt,
+                          track == seq->pack_track ? 0 : track + 1);
+  b->used += (uint32_t)(end - p);
+  pushed(imp, seq, ev, track);
+}
+
+void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev) {
+  trak_ev_block *b = seq->tail;
+  /* the common form (sequence.h) when it fits, against the previous record */
+  uint64_t d = (uint64_t)ev->ts - (uint64_t)seq->pack_ts;
+  uint32_t pd = ev->pkt - seq->pack_pkt, track = ev->track & TRAK_EV_TRACK_MASK;
+  if (TRAK_UNLIKELY(!b || b->cap - b->used < TRAK_EV_BLOCK_SLACK ||
+                    ((d >> 20) | (pd >> 8) | ((ev->u.s.name | ev->u.s.cat) >> 16) | ev->aux |
+                     (ev->arg_set_id + 1) | (track ^ seq->pack_track)) != 0)) {
+    push_any(imp, seq, ev);
+    return;
+  }
+  uint64_t w = (ev->track >> TRAK_EV_TYPE_SHIFT) | TRAK_EV_PACKED_COMMON | d << 4 |
+               (uint64_t)pd << 24 | (uint64_t)ev->u.s.name << 32 | (uint64_t)ev->u.s.cat << 48;
+  memcpy(b->data + b->used, &w, 8);
+  b->used += 8;
+  pushed(imp, seq, ev, track);
+}
+
+void trak__sequence_unpack(trak_sequence *seq) {
+  trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
+  if (!all) abort();
+  trak_ev ev;
+  memset(&ev, 0, sizeof ev);
+  size_t n = 0, i = 0;
+  while (seq->head) {
+    trak_ev_block *b = seq->head;
+    for (const uint8_t *p = b->data, *end = b->data + b->used; p < end; i++) {
+      p = trak__ev_unpack(p, &ev);
+      if (i >= seq->drop_n || ev.ts >= seq->drop_before) all[n++] = ev;
+    }
+    seq->head = b->next;
+    trak__block_free(b);
+  }
+  seq->tail = NULL;
+  seq->n_events = n;
+  seq->drop_n = 0;
+  free(seq->all);
+  seq->all = all;
 }
 
 /* Frees one sequence: its state, its record blocks, itself. NULL is allowed. */
@@ -196,6 +310,7 @@ static void sequence_free(trak_sequence *seq) {
   trak_vec_free(seq->default_extra_double_uuids);
   trak__map_free(&seq->inc_index);
   free(seq->losses);
+  free(seq->all);
   trak_vec_free(seq->inc_values);
   while (seq->head) {
     trak_ev_block *next = seq->head->next;

@@ -1,14 +1,15 @@
 /*
-** Packet sequences and their event records (sequence.c): the 32-byte record every importer
-** appends while tokenizing (trak_ev, in blocks per sequence), each sequence's interning maps,
-** TracePacketDefaults and incremental counters. The parse phase (event_parser.c) merges the
-** sequences' records by timestamp.
+** Packet sequences and their event records (sequence.c): the record every importer appends
+** while tokenizing (trak_ev, kept packed in byte blocks per sequence: 5-10 bytes for a common
+** event instead of its 32), each sequence's interning maps, TracePacketDefaults and incremental
+** counters. The parse phase (event_parser.c) merges the sequences' records by timestamp.
 */
 #ifndef TRAK_PROCESSOR_IMPORT_SEQUENCE_H
 #define TRAK_PROCESSOR_IMPORT_SEQUENCE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "processor/tables/storage.h"
 #include "trak/pb.h" /* TRAK_LIKELY */
 
@@ -73,17 +74,58 @@ typedef struct trak_ev {
   uint32_t aux;        /* index into imp->aux of flows / extra counters, 0: none */
 } trak_ev;
 
-/* A sequence's records live in a list of blocks that start small and double: a trace of many
-** short sequences (a hostile one has thousands) costs memory in proportion to its records.
-** Blocks of the largest size are just under 2 MiB, one huge page where available. */
-#define TRAK_EV_BLOCK_FIRST 32
-#define TRAK_EV_BLOCK 65535
+/* A sequence's records live packed in a list of byte blocks that start small and double: a
+** trace of many short sequences (a hostile one has thousands) costs memory in proportion to its
+** records. Blocks of the largest size are 2 MiB, one huge page where available.
+**
+** A packed record says each field against the sequence's previous record, little-endian
+** (trak__sequence_push writes it, trak__ev_unpack reads it back). Bits 0-2 of its first byte
+** are the type; bit 3 says which of two forms follows:
+** - set: the common event, 8 bytes in all: the same track as the previous record, no arg set, no
+**   aux; bits 4-23 the timestamp's delta (< 2^20), 24-31 the packet index's delta (< 2^8),
+**   32-47 `u.s.name`, 48-63 `u.s.cat` (each < 2^16).
+** - clear: any event, 3 header bytes and the fields they say are there. The first byte's bits
+**   4-5 the timestamp's delta (u64, wrapping) in 1, 2, 4 or 8 bytes, 6-7 the packet index's
+**   delta (u32, wrapping) in 0, 1, 2 or 4 bytes (size codes 0-3; 0 bytes is the value 0). The
+**   second byte's size codes of four fields, each in 0, 1, 2 or 4 bytes: bits 0-1 the track
+**   index + 1, or (0) the previous record's track; 2-3 and 4-5 the two halves of `u` (name and
+**   category, or a counter value's low and high bits); 6-7 arg_set_id + 1 (0: TRAK_NULL_U32).
+**   The third byte: 1 when aux follows in 4 bytes (0: aux is 0).
+** At most TRAK_EV_PACKED_MAX bytes; every field is read and written with one 4- or 8-byte
+** access, so a block keeps TRAK_EV_BLOCK_SLACK bytes free after its records. */
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
+#error "packed event records assume a little-endian machine"
+#endif
+#define TRAK_EV_PACKED_COMMON 8u
+#define TRAK_EV_PACKED_MAX 35
+#define TRAK_EV_BLOCK_SLACK 48
+#define TRAK_EV_BLOCK_FIRST 1024              /* bytes of a sequence's first block */
+#define TRAK_EV_BLOCK_BYTES ((2u << 20) - 16) /* bytes of the largest blocks (2 MiB) */
 typedef struct trak_ev_block {
   struct trak_ev_block *next;
-  uint32_t n;   /* records used */
-  uint32_t cap; /* records it holds: TRAK_EV_BLOCK_FIRST, doubling up to TRAK_EV_BLOCK */
-  trak_ev ev[];
+  uint32_t used; /* bytes of packed records */
+  uint32_t cap;  /* bytes it holds: TRAK_EV_BLOCK_FIRST, doubling up to TRAK_EV_BLOCK_BYTES */
+  uint8_t data[];
 } trak_ev_block;
+
+/* trak__ev_unpack of a record in the second form (sequence.c). */
+const uint8_t *trak__ev_unpack_any(const uint8_t *p, trak_ev *ev);
+
+/* Reads the packed record at `p` into *ev, which holds the sequence's previous record (all
+** zero before its first); returns the next record's bytes. */
+static inline const uint8_t *trak__ev_unpack(const uint8_t *p, trak_ev *ev) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  if (TRAK_UNLIKELY(!(w & TRAK_EV_PACKED_COMMON))) return trak__ev_unpack_any(p, ev);
+  ev->ts = (int64_t)((uint64_t)ev->ts + (w >> 4 & 0xFFFFF));
+  ev->pkt += (uint32_t)(w >> 24 & 0xFF);
+  ev->track = (uint32_t)(w & 7) << TRAK_EV_TYPE_SHIFT | (ev->track & TRAK_EV_TRACK_MASK);
+  ev->u.s.name = (uint32_t)(w >> 32 & 0xFFFF);
+  ev->u.s.cat = (uint32_t)(w >> 48);
+  ev->arg_set_id = UINT32_MAX; /* TRAK_NULL_U32 */
+  ev->aux = 0;
+  return p + 8;
+}
 
 /* ---- sequences ------------------------------------------------------------------------- */
 
@@ -121,6 +163,7 @@ typedef struct trak_sequence {
   uint8_t refused;      /* the sink of sequences refused past the memory bound: holds no record */
   int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
+  uint32_t intern_epoch; /* changes when an interned iid is cleared or given another value */
   /* TracePacketDefaults */
   uint32_t default_clock; /* 0: none */
   uint8_t has_default_track;
@@ -132,16 +175,29 @@ typedef struct trak_sequence {
   ** packets and those skipped, and (made on the first loss) the losses and their causes. */
   uint64_t first_packet_index;
   uint32_t needs_state_total, needs_state_skipped;
-  uint32_t *losses;         /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
-  uint32_t thread_track;    /* legacy thread_descriptor track, or TRAK_NULL_U32 */
-  int64_t last_event_us;    /* for TrackEvent.timestamp_delta_us */
-  int64_t thread_time_us;   /* for TrackEvent.thread_time_delta_us */
-  int64_t thread_ic;        /* for TrackEvent.thread_instruction_count_delta */
-  int64_t last_ts;          /* last record timestamp, to detect disorder */
+  uint32_t *losses;       /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
+  uint32_t thread_track;  /* legacy thread_descriptor track, or TRAK_NULL_U32 */
+  int64_t last_event_us;  /* for TrackEvent.timestamp_delta_us */
+  int64_t thread_time_us; /* for TrackEvent.thread_time_delta_us */
+  int64_t thread_ic;      /* for TrackEvent.thread_instruction_count_delta */
+  int64_t last_ts;        /* last record timestamp, to detect disorder */
+  /* The previous packed record's timestamp, packet and track (trak__ev_unpack's deltas). */
+  int64_t pack_ts;
+  uint32_t pack_pkt, pack_track;
   uint64_t last_track_uuid; /* one-entry cache of uuid -> track index */
   uint32_t last_track;
   trak_ev_block *head, *tail;
   size_t n_events;
+  /* Set while tokenizing when the parse phase must hold the records unpacked (`all`, n_events
+  ** of them: trak__sequence_unpack) before merging them: a record whose args are resolved
+  ** then (trak__passthrough_defer), records dropped by the ftrace crop. Out-of-order sequences
+  ** and the range-of-interest crop unpack too. */
+  uint8_t unpack;
+  trak_ev *all;
+  /* The ftrace crop (ftrace/crop.c): of the first drop_n records, those before drop_before are
+  ** dropped when the sequence is unpacked (drop_n 0: none). */
+  size_t drop_n;
+  int64_t drop_before;
   /* Incremental counters' sums on this sequence (track index -> index in inc_values), which
   ** restart at 0 when its incremental state is cleared, as Perfetto keeps them. */
   trak_map inc_index;
@@ -190,6 +246,9 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
 /* A counter value as recorded on an incremental counter track: the sequence's running sum
 ** (before the track's unit multiplier, which the parse phase applies). See trak__counter_in. */
 double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);
+/* Unpacks the sequence's records into seq->all (n_events of them, in file order; the ftrace
+** crop's records dropped), freeing its blocks. Can't fail (aborts on out-of-memory). */
+void trak__sequence_unpack(trak_sequence *seq);
 /* Frees a record block. The largest blocks are mapped from and returned to the kernel
 ** directly, so that the parse phase, which frees them as it fills the tables, really lowers
 ** the resident memory; smaller ones are malloc'd. */

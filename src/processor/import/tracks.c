@@ -236,8 +236,9 @@ uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, ui
 }
 
 void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq, uint32_t track) {
-  trak_pending_passthrough p = {&seq->tail->ev[seq->tail->n - 1], track,
+  trak_pending_passthrough p = {seq, seq->n_events - 1, track,
                                 imp->tracks.info.v[seq->thread_track].utid};
+  seq->unpack = 1;
   trak_vec_push(imp->tracks.pending_passthrough, p);
 }
 
@@ -247,8 +248,9 @@ void trak__passthrough_resolve(trak_importer *imp) {
     uint32_t utid, upid;
     if (!track_scope(imp, p->track, &utid, &upid)) continue; /* an orphan: dropped anyway */
     uint32_t pass = passthrough_for(imp, utid, upid, p->utid);
+    trak_ev *ev = &p->seq->all[p->index];
     if (pass != TRAK_NULL_U32)
-      p->ev->arg_set_id = trak__te_args_passthrough(imp, p->ev->arg_set_id, pass);
+      ev->arg_set_id = trak__te_args_passthrough(imp, ev->arg_set_id, pass);
   }
   trak_vec_free(imp->tracks.pending_passthrough);
 }

@@ -85,7 +85,8 @@ typedef struct trak_async_lane {
 /* An event record whose legacy_event.passthrough_utid waits for its track's scope: an
 ** ancestor of the track was not yet described when the event was read (tracks.c). */
 typedef struct trak_pending_passthrough {
-  trak_ev *ev; /* the record in its sequence's block (blocks do not move while tokenizing) */
+  trak_sequence *seq;   /* the record's sequence (unpacked before the args are resolved) */
+  size_t index;         /* the record's index among the sequence's records */
   uint32_t track, utid; /* the event's track, its sequence's thread then */
 } trak_pending_passthrough;
 
@@ -151,7 +152,8 @@ uint32_t trak__track_for_uuid(trak_importer *imp, uint64_t uuid);
 uint32_t trak__passthrough_utid(trak_importer *imp, const trak_sequence *seq, uint32_t track);
 /* trak__passthrough_utid's answer when an ancestor of the track is not described yet: the
 ** record is pushed without the arg and handed to trak__passthrough_defer, just after its push;
-** trak__passthrough_resolve (tokenizing done) adds the arg where the scope then calls for it. */
+** trak__passthrough_resolve (tokenizing done, the sequences it names unpacked) adds the arg
+** where the scope then calls for it. */
 #define TRAK_PASSTHROUGH_PENDING (TRAK_NULL_U32 - 1)
 __attribute__((cold)) void trak__passthrough_defer(trak_importer *imp, trak_sequence *seq,
                                                    uint32_t track);

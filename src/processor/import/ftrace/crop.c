@@ -29,13 +29,9 @@ void trak__ftrace_crop_init(trak_importer *imp) {
   ** before tracing started). */
   trak_sequence *seq = f->seq;
   if (!seq) return;
-  for (trak_ev_block *b = seq->head; b; b = b->next) {
-    uint32_t kept = 0;
-    for (uint32_t i = 0; i < b->n; i++)
-      if (b->ev[i].ts >= f->soft_drop_before) b->ev[kept++] = b->ev[i];
-    seq->n_events -= b->n - kept;
-    b->n = kept;
-  }
+  seq->drop_n = seq->n_events; /* dropped when the parse phase unpacks the records */
+  seq->drop_before = f->soft_drop_before;
+  seq->unpack = 1;
 }
 
 int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r) {

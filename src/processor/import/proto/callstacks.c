@@ -182,7 +182,9 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
     trak_vec_push(cs->stack_defs, st);
   }
   int added;
-  *trak__map_put(&seq->interned[kind], iid, 0, &added) = index;
+  uint32_t *slot = trak__map_put(&seq->interned[kind], iid, 0, &added);
+  if (!added && *slot != index) seq->intern_epoch++;
+  *slot = index;
 }
 
 /* ---- tokenizing: an event's callstack resolved to frames --------------------------------- */

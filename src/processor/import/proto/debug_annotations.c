@@ -29,6 +29,7 @@ typedef struct args_ctx {
   uint32_t top_key;  /* string id of the annotation's own key "debug.<name>" */
   size_t top_len;    /* its length: a longer key is a nested entry */
   int count_unknown; /* a TrackEvent's reflection: fields the schema lacks count (see reflect) */
+  int nested;        /* a value other than a scalar was met (such sets are not memoized) */
 } args_ctx;
 
 /* Adds a row for the current key, or returns TRAK_NULL_U32 (reported) if the key was cut. */
@@ -241,16 +242,20 @@ static void annotation_value(args_ctx *c, const uint8_t *data, size_t len, int d
                  trak__interned_get(c->imp, c->seq, TRAK_INTERN_DEBUG_STRING, f.value));
       break;
     case TRAK_PB_DebugAnnotation_legacy_json_value:
+      c->nested = 1;
       if (f.wire_type == TRAK_PB_WIRE_LEN) legacy_json(c, &f);
       break;
     case TRAK_PB_DebugAnnotation_nested_value:
+      c->nested = 1;
       if (f.wire_type == TRAK_PB_WIRE_LEN) nested_value(c, f.data, f.len, depth + 1);
       break;
     case TRAK_PB_DebugAnnotation_proto_value:
+      c->nested = 1;
       if (f.wire_type == TRAK_PB_WIRE_LEN) proto_value(c, data, len, &f, depth + 1);
       break;
     case TRAK_PB_DebugAnnotation_dict_entries:
     case TRAK_PB_DebugAnnotation_array_values: {
+      c->nested = 1;
       if (f.wire_type != TRAK_PB_WIRE_LEN) break;
       if (f.number == TRAK_PB_DebugAnnotation_array_values) {
         char idx[24];
@@ -526,11 +531,13 @@ void trak__reflect_field_args(trak_importer *imp, trak_sequence *seq, uint32_t s
 }
 
 /* The body of trak__debug_args_append, inlined into trak__debug_args_add too: most arg sets
-** are debug annotations only, and a call per set is measurable on the import's hot path. */
-static inline __attribute__((always_inline)) void
+** are debug annotations only, and a call per set is measurable on the import's hot path.
+** Returns whether every annotation was a scalar (no nested value, dict, array or proto). */
+static inline __attribute__((always_inline)) int
 append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *annos, size_t n) {
   args_ctx c;
   c.count_unknown = 0;
+  c.nested = 0;
   c.imp = imp;
   c.seq = seq;
   c.set = set;
@@ -557,6 +564,7 @@ append(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *an
     c.top_len = c.kb.key_len;
     annotation_value(&c, annos[i].data, annos[i].len, 0);
   }
+  return !c.nested;
 }
 
 void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t set,
@@ -564,9 +572,79 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
   append(imp, seq, set, annos, n);
 }
 
+/* ---- the memo of annotations' arg sets (imp->args.memos) ----
+** Events repeat their annotations (the same names and values) far more often than not, and
+** building a set row by row only to find it shared costs about 800 instructions an annotation.
+** A memo's key is the annotations' bytes, each after its length; the same key on the same
+** sequence with its interned state unchanged makes the same rows, so the same shared set.
+** Only sets of scalar annotations that reported no problem are kept (a problem is reported
+** again each time), and none whose rows were kept beside a colliding set. */
+#define MEMO_KEY_MAX 256 /* key bytes; longer annotations are not memoized */
+#define MEMOS_MAX 16384  /* memos kept: all are forgotten when full (about 1 MB at most) */
+
+/* The key of `n` annotations in `key` (MEMO_KEY_MAX bytes); returns its length, or 0 when it
+** does not fit. */
+static size_t memo_key(const trak_span *annos, size_t n, uint8_t *key) {
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (annos[i].len > 255 || len + 1 + annos[i].len > MEMO_KEY_MAX) return 0;
+    key[len++] = (uint8_t)annos[i].len;
+    memcpy(key + len, annos[i].data, annos[i].len);
+    len += annos[i].len;
+  }
+  return len;
+}
+
+static uint64_t memo_hash(const trak_sequence *seq, const uint8_t *key, size_t len) {
+  uint64_t h = trak__mix((uint64_t)(uintptr_t)seq, seq->intern_epoch);
+  size_t i = 0;
+  for (; i + 8 <= len; i += 8) {
+    uint64_t w;
+    memcpy(&w, key + i, 8);
+    h = trak__mix(h, w);
+  }
+  uint64_t tail = 0;
+  memcpy(&tail, key + i, len - i);
+  return trak__mix(h, tail ^ len << 56);
+}
+
+__attribute__((noinline)) static void memo_put(trak_args *a, const trak_sequence *seq, uint64_t h,
+                                               const uint8_t *key, size_t len, uint32_t set) {
+  if (a->memos.n == MEMOS_MAX) {
+    trak__map_clear(&a->memo_by_hash);
+    a->memos.n = a->memo_bytes.n = 0;
+  }
+  trak_arg_memo m = {seq, seq->intern_epoch, set, (uint32_t)a->memo_bytes.n, (uint32_t)len};
+  if (a->memo_bytes.n + len > a->memo_bytes.cap)
+    trak__grow((void **)&a->memo_bytes.v, &a->memo_bytes.cap, a->memo_bytes.n + len, 1);
+  memcpy(a->memo_bytes.v + a->memo_bytes.n, key, len);
+  a->memo_bytes.n += len;
+  int added;
+  *trak__map_put(&a->memo_by_hash, h, (uint32_t)a->memos.n, &added) = (uint32_t)a->memos.n;
+  trak_vec_push(a->memos, m);
+}
+
 uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak_span *annos,
                               size_t n) {
+  trak_args *a = &imp->args;
+  uint8_t key[MEMO_KEY_MAX];
+  size_t len = memo_key(annos, n, key);
+  uint64_t h = 0;
+  if (TRAK_LIKELY(len)) {
+    h = memo_hash(seq, key, len);
+    const uint32_t *i = trak__map_get(&a->memo_by_hash, h);
+    if (i) {
+      const trak_arg_memo *m = &a->memos.v[*i];
+      if (m->seq == seq && m->epoch == seq->intern_epoch && m->len == len &&
+          !memcmp(a->memo_bytes.v + m->at, key, len))
+        return m->set;
+    }
+  }
   uint32_t set = (uint32_t)imp->tables->args.n;
-  append(imp, seq, set, annos, n);
-  return trak__args_share(imp, set);
+  uint64_t reports = imp->n_reports;
+  int scalar = append(imp, seq, set, annos, n);
+  int stable;
+  uint32_t shared = trak__args_share_stable(imp, set, &stable);
+  if (len && scalar && stable && reports == imp->n_reports) memo_put(a, seq, h, key, len, shared);
+  return shared;
 }

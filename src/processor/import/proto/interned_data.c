@@ -81,7 +81,9 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
     return;
   }
   int added;
-  *trak__map_put(&seq->interned[f->kind], iid, 0, &added) = value;
+  uint32_t *slot = trak__map_put(&seq->interned[f->kind], iid, 0, &added);
+  if (!added && *slot != value) seq->intern_epoch++; /* what the iid meant before is gone */
+  *slot = value;
 }
 
 void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,

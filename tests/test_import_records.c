@@ -1,0 +1,203 @@
+/*
+** Unit tests of the importer's event records (src/processor/import/sequence.c): records packed
+** against the sequence's previous one read back exactly (every field at every width, the common
+** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop), and the memo
+** of debug annotations' arg sets (proto/debug_annotations.c), which must not outlive what an
+** interned name meant.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "import_fixture.h"
+#include "sqlcheck.h"
+
+/* A bare importer of a large trace: its memory bound never drops a record. */
+static int setup(void **state) {
+  import_fixture_setup(state);
+  ((fixture *)*state)->imp.bytes_plain = 1u << 30;
+  return 0;
+}
+#define teardown import_fixture_teardown
+
+static uint64_t rnd(uint64_t *s) { /* xorshift64* */
+  *s ^= *s >> 12, *s ^= *s << 25, *s ^= *s >> 27;
+  return *s * 2685821657736338717ull;
+}
+
+/* A value of one of the widths a packed field takes: 0, 1, 2, 3 or 4 bytes, or any. */
+static uint32_t any32(uint64_t *s) {
+  static const uint32_t masks[] = {0, 0xFF, 0xFFFF, 0xFFFFFF, 0xFFFFFFFF};
+  uint64_t r = rnd(s);
+  return (uint32_t)(r >> 32) & masks[r % 5];
+}
+
+static void assert_ev_equal(const trak_ev *a, const trak_ev *b) {
+  assert_int_equal(a->ts, b->ts);
+  assert_int_equal(a->track, b->track);
+  assert_int_equal(a->pkt, b->pkt);
+  assert_memory_equal(&a->u, &b->u, sizeof a->u);
+  assert_int_equal(a->arg_set_id, b->arg_set_id);
+  assert_int_equal(a->aux, b->aux);
+}
+
+/* Pushes `n` records into sequence 1, unpacks it and compares each record with what was
+** pushed. */
+static void round_trip(fixture *f, const trak_ev *evs, size_t n) {
+  trak_sequence *seq = trak__sequence_get(&f->imp, 1);
+  for (size_t i = 0; i < n; i++)
+    trak__sequence_push(&f->imp, seq, &evs[i]);
+  assert_int_equal(seq->n_events, n);
+  trak__sequence_unpack(seq);
+  assert_null(seq->head);
+  assert_int_equal(seq->n_events, n);
+  for (size_t i = 0; i < n; i++)
+    assert_ev_equal(&seq->all[i], &evs[i]);
+}
+
+/* Random records, each field at a random width (timestamps jumping back and forth, tracks
+** changing or not, counter values of any bits) come back as they were. */
+static void test_random_records(void **state) {
+  fixture *f = *state;
+  enum { N = 200000 };
+  trak_ev *evs = test_malloc(N * sizeof *evs);
+  uint64_t s = 88172645463325252ull;
+  uint64_t ts = 0; /* wraps, as the records' deltas do */
+  uint32_t pkt = 0, track = 0;
+  for (size_t i = 0; i < N; i++) {
+    uint64_t r = rnd(&s);
+    ts += r % 3 == 0 ? r >> 40 : r % 3 == 1 ? (uint64_t)any32(&s) - any32(&s) : rnd(&s);
+    pkt += r % 7 == 0 ? any32(&s) : (uint32_t)(r >> 60);
+    if (r % 4 == 0) track = any32(&s) & TRAK_EV_TRACK_MASK;
+    evs[i].ts = (int64_t)ts;
+    evs[i].pkt = pkt;
+    evs[i].track = (uint32_t)(1 + (r >> 8) % 7) << TRAK_EV_TYPE_SHIFT | track;
+    evs[i].u.s.name = any32(&s);
+    evs[i].u.s.cat = any32(&s);
+    if (r % 11 == 0) {
+      double v = (double)(int64_t)rnd(&s) / 7.0;
+      evs[i].u.value = v;
+    }
+    evs[i].arg_set_id = r % 5 == 0 ? TRAK_NULL_U32 : any32(&s);
+    evs[i].aux = r % 3 == 0 ? 0 : any32(&s);
+  }
+  round_trip(f, evs, N);
+  assert_true(trak__sequence_get(&f->imp, 1)->unsorted);
+  test_free(evs);
+}
+
+/* The common 8-byte form's limits: a timestamp delta of 2^20 - 1, a packet delta of 255, names
+** and categories of 65535 are common; one more of any is not, and both read back. Begins and
+** ends of that form take 8 bytes each (32 before records were packed). */
+static void test_common_form_limits(void **state) {
+  fixture *f = *state;
+  const uint32_t B = (uint32_t)TRAK_EV_BEGIN << TRAK_EV_TYPE_SHIFT | 5,
+                 E = (uint32_t)TRAK_EV_END << TRAK_EV_TYPE_SHIFT | 5;
+  trak_ev evs[] = {
+      {1000, B, 1, {{3, 4}}, TRAK_NULL_U32, 0},                            /* first */
+      {1000 + 0xFFFFF, B, 256, {{65535, 65535}}, TRAK_NULL_U32, 0},        /* limits */
+      {1000 + 0xFFFFF + 0x100000, E, 512, {{0, 0}}, TRAK_NULL_U32, 0},     /* ts + 1 */
+      {1000 + 0xFFFFF + 0x100001, E, 768, {{0, 0}}, TRAK_NULL_U32, 0},     /* pkt + 1 */
+      {1000 + 0xFFFFF + 0x100002, B, 769, {{65536, 1}}, TRAK_NULL_U32, 0}, /* name + 1 */
+      {1000 + 0xFFFFF + 0x100003, B, 770, {{1, 65536}}, TRAK_NULL_U32, 0}, /* cat + 1 */
+      {1000 + 0xFFFFF + 0x100004, B, 771, {{1, 1}}, 0, 0},                 /* args 0 */
+      {1000 + 0xFFFFF + 0x100005, B, 772, {{1, 1}}, TRAK_NULL_U32, 1},     /* aux */
+      {1000 + 0xFFFFF + 0x100006, B | 1, 773, {{1, 1}}, TRAK_NULL_U32, 0}, /* track */
+      {1000 + 0xFFFFF + 0x100006, E | 1, 773, {{0, 0}}, TRAK_NULL_U32, 0}, /* same ts */
+  };
+  trak_sequence *seq = trak__sequence_get(&f->imp, 1);
+  size_t n = sizeof evs / sizeof *evs;
+  for (size_t i = 0; i < n; i++)
+    trak__sequence_push(&f->imp, seq, &evs[i]);
+  assert_false(seq->unsorted);
+  trak__sequence_unpack(seq);
+  for (size_t i = 0; i < n; i++)
+    assert_ev_equal(&seq->all[i], &evs[i]);
+
+  trak_sequence *common = trak__sequence_get(&f->imp, 2);
+  for (uint32_t i = 0; i < 10000; i++) {
+    trak_ev ev = {100 + 700 * (int64_t)i, (i % 2 ? E : B), 3 + 16 * i, {{0, 0}}, TRAK_NULL_U32, 0};
+    if (!(i % 2)) ev.u.s.name = 1 + i % 200, ev.u.s.cat = 1 + i % 8;
+    trak__sequence_push(&f->imp, common, &ev);
+  }
+  size_t bytes = 0;
+  for (const trak_ev_block *b = common->head; b; b = b->next)
+    bytes += b->used;
+  assert_true(bytes <= 8 * 10000 + 32); /* the first record is not common: its ts delta */
+}
+
+/* The ftrace crop drops the records it saw before the soft limit, not those pushed after it. */
+static void test_crop_drop(void **state) {
+  fixture *f = *state;
+  trak_sequence *seq = trak__sequence_get(&f->imp, 1);
+  const uint32_t C = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | 2;
+  for (int64_t ts = 0; ts < 10; ts++) {
+    trak_ev ev = {ts, C, (uint32_t)ts, {{0, 0}}, TRAK_NULL_U32, 0};
+    ev.u.value = (double)ts;
+    trak__sequence_push(&f->imp, seq, &ev);
+  }
+  seq->drop_n = seq->n_events, seq->drop_before = 6;
+  trak_ev late = {1, C, 10, {{0, 0}}, TRAK_NULL_U32, 0};
+  late.u.value = 1.5;
+  trak__sequence_push(&f->imp, seq, &late);
+  trak__sequence_unpack(seq);
+  assert_int_equal(seq->n_events, 5);
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(seq->all[i].ts, 6 + i);
+  assert_ev_equal(&seq->all[4], &late);
+}
+
+/* ---- the memo of debug annotations' arg sets ---- */
+
+#define PKT(seq, flags, ts, body)                                                                  \
+  "packet { trusted_packet_sequence_id: " #seq " sequence_flags: " #flags " timestamp: " #ts       \
+  " " body " }\n"
+#define ANNO "debug_annotations { name_iid: 1 int_value: 7 }"
+#define EVENT(ts)                                                                                  \
+  PKT(1, 2, ts, "track_event { type: TYPE_INSTANT track_uuid: 0 name: \"e\" " ANNO " }")
+#define NAMES(iid, name)                                                                           \
+  "interned_data { debug_annotation_names { iid: " #iid " name: \"" name "\" } }"
+#define ARGS                                                                                       \
+  "SELECT s.ts, a.key, a.int_value FROM slice s JOIN args a USING (arg_set_id) ORDER BY s.ts"
+
+/* The same annotation bytes name another key once the iid means another name: interned again
+** on the sequence without a clear, after a clear, or on another sequence. */
+static void test_memo_follows_interning(void **state) {
+  (void)state;
+  trak_processor *p =
+      sc_open(PKT(1, 1, 1, NAMES(1, "a")) EVENT(2) EVENT(3) PKT(1, 2, 4, NAMES(1, "b")) EVENT(5)
+                  PKT(1, 1, 6, NAMES(1, "c")) EVENT(7) PKT(2, 1, 8, NAMES(1, "d"))
+                      PKT(2, 2, 9,
+                          "track_event { type: TYPE_INSTANT track_uuid: 0 "
+                          "name: \"e\" " ANNO " }") EVENT(10));
+  assert_string_equal(sc_rows(p, ARGS), "2|debug.a|7\n3|debug.a|7\n5|debug.b|7\n7|debug.c|7\n"
+                                        "9|debug.d|7\n10|debug.c|7");
+  /* the same set is shared, as before the memo */
+  assert_int_equal(sc_int(p, "SELECT count(DISTINCT arg_set_id) FROM slice"), 4);
+  trak_processor_free(p);
+}
+
+/* An annotation whose name iid is not interned is reported each time, not once. */
+static void test_memo_reports_again(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(PKT(1, 1, 1, NAMES(5, "x")) EVENT(2) EVENT(3) EVENT(4));
+  assert_int_equal(
+      sc_int(p, "SELECT value FROM stats WHERE name = 'interned_data_tokenizer_errors'"), 3);
+  trak_processor_free(p);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test_setup_teardown(test_random_records, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_common_form_limits, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_crop_drop, setup, teardown),
+      cmocka_unit_test(test_memo_follows_interning),
+      cmocka_unit_test(test_memo_reports_again),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
