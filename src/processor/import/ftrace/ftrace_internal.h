@@ -178,7 +178,7 @@ typedef struct trak_ftrace {
   trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
   trak_fsched *sched_sets;       /* the same in small tables (sched_sets.c), or NULL */
   uint8_t sched_sets_off;        /* TRAK_FTRACE_SCHED_SETS=0: the tests' path without them */
-  TRAK_VEC(uint8_t) set_logged;  /* by arg set id: 1 once its first use is in the order log */
+  TRAK_VEC(uint64_t) set_logged; /* bit (arg set id): 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
