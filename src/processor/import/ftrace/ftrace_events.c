@@ -299,12 +299,11 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
   static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
                                  K_NEXT_COMM, K_NEXT_PID, K_NEXT_PRIO};
   int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2};
-  uint64_t pair;
-  uint32_t set = trak__fsched_switch_get(imp, vals, &pair);
+  uint32_t set = trak__fsched_switch_get(imp, vals);
   if (set == TRAK_NULL_U32) {
     int known;
     set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4, &known);
-    if (known) trak__fsched_switch_put(imp, pair, set);
+    if (known) trak__fsched_switch_put(imp, vals, set);
   }
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */

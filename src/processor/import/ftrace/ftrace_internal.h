@@ -345,10 +345,9 @@ void trak__ftrace_sets_free(trak_ftrace *f);
 ** a hit gives what building and closing the set again would. With TRAK_FTRACE_SCHED_SETS=0
 ** every get misses and puts keep nothing.
 ** The set cached for a sched_switch row of `vals` (ftrace_events.c's order: prev_comm, prev_pid,
-** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32; *key receives what
-** trak__fsched_switch_put takes for these values. */
-uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals, uint64_t *key);
-void trak__fsched_switch_put(trak_importer *imp, uint64_t key, uint32_t set);
+** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32. */
+uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals);
+void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set);
 /* The same for a sched_waking row of `vals` (comm, pid, prio, target_cpu). */
 uint32_t trak__fsched_waking_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t set);

@@ -123,22 +123,25 @@ static trak_fsched *tables_get(trak_importer *imp) {
   return f->sched_sets;
 }
 
-uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals, uint64_t *key) {
+uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals) {
   trak_fsched *c = tables_get(imp);
-  if (!c) return TRAK_NULL_U32;
+  if (!c || !c->pairs.mask) return TRAK_NULL_U32;
   int64_t next[4] = {vals[4], vals[5], vals[6], 0};
-  uint32_t a = vals_id(&c->prev, vals), b = vals_id(&c->next, next);
-  *key = (uint64_t)a << 32 | b;
-  return c->pairs.mask ? pair_find(&c->pairs, a, b)->set : TRAK_NULL_U32;
+  uint32_t a = vals_get(&c->prev, vals), b = vals_get(&c->next, next);
+  if (a == TRAK_NULL_U32 || b == TRAK_NULL_U32) return TRAK_NULL_U32;
+  return pair_find(&c->pairs, a, b)->set;
 }
 
-void trak__fsched_switch_put(trak_importer *imp, uint64_t key, uint32_t set) {
+void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set) {
   trak_fsched *c = tables_get(imp);
   if (!c || set == TRAK_NULL_U32) return;
+  /* the ids are given here, so the tables hold only values of sets seen twice */
+  int64_t next[4] = {vals[4], vals[5], vals[6], 0};
+  uint32_t a = vals_id(&c->prev, vals), b = vals_id(&c->next, next);
   pair_reserve(&c->pairs);
-  pair_slot *s = pair_find(&c->pairs, (uint32_t)(key >> 32), (uint32_t)key);
+  pair_slot *s = pair_find(&c->pairs, a, b);
   if (s->set != TRAK_NULL_U32) return;
-  *s = (pair_slot){(uint32_t)(key >> 32), (uint32_t)key, set};
+  *s = (pair_slot){a, b, set};
   c->pairs.n++;
 }
 
