@@ -1,10 +1,12 @@
 /*
-** compact_sched kept encoded until the merge (import/ftrace/compact_runs.c) gives the tables of
-** the record per event (TRAK_FTRACE_COMPACT_RECORDS=1): every Linux trace under tests/data and
-** generated ones (runs out of order across and within CPUs, a trace concatenated with itself so
-** pids are reused and runs go back in time, typed and compact bundles in one trace, lost events,
-** malformed messages) are exported both ways to SQLite files, which must be equal byte for byte,
-** the import log included.
+** The sink's fast paths give the tables of its plain ones: compact_sched kept encoded until the
+** merge (import/ftrace/compact_runs.c) those of the record per event
+** (TRAK_FTRACE_COMPACT_RECORDS=1), and the sched rows' arg sets found in sched_sets.c's tables
+** those of the byte-keyed cache (TRAK_FTRACE_SCHED_SETS=0). Every Linux trace under tests/data
+** and generated ones (runs out of order across and within CPUs, a trace concatenated with itself
+** so pids are reused and runs go back in time, typed and compact bundles in one trace, lost
+** events, malformed messages, thousands of distinct switch and waking values) are exported each
+** way to SQLite files, which must be equal byte for byte, the import log included.
 */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
@@ -20,33 +22,41 @@
 
 static int compared;
 
-/* Imports `path` (records per event when `records`) and exports its tables and import log to
-** `db`; returns the import's code. */
-static int export_with(const char *path, int records, const char *db) {
-  if (records)
-    setenv("TRAK_FTRACE_COMPACT_RECORDS", "1", 1);
+/* Imports `path` with environment variable `var` set to `value` (unset when NULL) and exports
+** its tables and import log to `db`; returns the import's code. */
+static int export_with(const char *path, const char *var, const char *value, const char *db) {
+  if (value)
+    setenv(var, value, 1);
   else
-    unsetenv("TRAK_FTRACE_COMPACT_RECORDS");
-  return tu_import_export(path, db);
+    unsetenv(var);
+  int rc = tu_import_export(path, db);
+  unsetenv(var);
+  return rc;
 }
 
-/* Asserts that both paths import `path` to the same bytes. */
-static void same_tables(const char *path) {
+/* Asserts that the fast path and the plain one (`var` = `plain`) import `path` to the same
+** bytes. */
+static void same_tables_with(const char *path, const char *var, const char *plain) {
   char a[] = "/tmp/trak_runs_a_XXXXXX", b[] = "/tmp/trak_runs_b_XXXXXX";
   tu_temp_file(a);
   tu_temp_file(b);
-  int ra = export_with(path, 0, a), rb = export_with(path, 1, b);
-  if (ra != rb) fail_msg("%s: import returns %d with runs, %d with records", path, ra, rb);
+  int ra = export_with(path, var, NULL, a), rb = export_with(path, var, plain, b);
+  if (ra != rb) fail_msg("%s: import returns %d, with %s=%s %d", path, ra, var, plain, rb);
   size_t na, nb;
   char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);
   if (!ra && (na != nb || memcmp(da, db, na)))
-    fail_msg("%s: the tables differ between compact runs and records", path);
+    fail_msg("%s: the tables differ with %s=%s", path, var, plain);
   free(da);
   free(db);
   unlink(a);
   unlink(b);
+}
+
+/* Asserts that both fast paths give the tables of the plain ones on `path`. */
+static void same_tables(const char *path) {
+  same_tables_with(path, "TRAK_FTRACE_COMPACT_RECORDS", "1");
+  same_tables_with(path, "TRAK_FTRACE_SCHED_SETS", "0");
   compared++;
-  unsetenv("TRAK_FTRACE_COMPACT_RECORDS");
 }
 
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw) {
@@ -168,10 +178,91 @@ static void test_generated_traces(void **state) {
   unlink(mix);
 }
 
+/* Appends one typed event of `cpu` at *ts: a sched_switch of values chosen by `v`, or a
+** sched_waking when `waking`. The threads' values repeat every 4,000 `v` and spread over
+** thousands of pids, every prio from -5 to 139 and 500 comms; each thread's switches have two
+** prev_states (past 32 bits, negative, small) and its wakings two target CPUs. */
+static void distinct_event(trak_pb_buf *b, int64_t *ts, uint32_t v, int waking) {
+  uint32_t c = v % 4000;
+  char comm[16], next_comm[16];
+  snprintf(comm, sizeof comm, "c%u", c % 500);
+  snprintf(next_comm, sizeof next_comm, "n%u", (c * 7) % 500);
+  trak_pb_nested ev = trak_pb_begin_nested(b, TRAK_PB_FtraceEventBundle_event);
+  trak_pb_put_varint(b, TRAK_PB_FtraceEvent_timestamp, (uint64_t)(*ts += 10));
+  trak_pb_put_varint(b, TRAK_PB_FtraceEvent_pid, 1 + c % 3001);
+  int32_t prio = (int32_t)(c % 145) - 5;
+  if (waking) {
+    trak_pb_nested w = trak_pb_begin_nested(b, TRAK_PB_FtraceEvent_sched_waking);
+    trak_pb_put_string(b, TRAK_PB_SchedWakingFtraceEvent_comm, comm);
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_pid, (int32_t)(1 + (c * 13) % 2999));
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_prio, prio);
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_target_cpu, (int32_t)(v / 4000 % 2));
+    trak_pb_end_nested(b, w);
+  } else {
+    int64_t state = v / 4000 % 2 ? ((int64_t)1 << 40) + c : c % 7 == 0 ? -(int64_t)c : c % 3;
+    trak_pb_nested s = trak_pb_begin_nested(b, TRAK_PB_FtraceEvent_sched_switch);
+    trak_pb_put_string(b, TRAK_PB_SchedSwitchFtraceEvent_prev_comm, comm);
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_prev_pid, (int32_t)(1 + c % 3001));
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_prev_prio, prio);
+    trak_pb_put_int64(b, TRAK_PB_SchedSwitchFtraceEvent_prev_state, state);
+    trak_pb_put_string(b, TRAK_PB_SchedSwitchFtraceEvent_next_comm, next_comm);
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_next_pid, (int32_t)(1 + (c * 7) % 2999));
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_next_prio, (int32_t)(139 - c % 145));
+    trak_pb_end_nested(b, s);
+  }
+  trak_pb_end_nested(b, ev);
+}
+
+static int64_t query_int(const char *path, const char *sql) {
+  trak_processor *p;
+  trak_error err = {0};
+  assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
+  trak_query *q;
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  int64_t v = trak_query_int(q, 0);
+  trak_query_free(q);
+  trak_processor_free(p);
+  return v;
+}
+
+/* sched_sets.c's tables (64 slots at first) grown through collisions to thousands of values,
+** each value seen again after others: the same arg sets as the byte-keyed cache's. */
+static void test_many_distinct_sched_values(void **state) {
+  (void)state;
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  uint64_t rng = 7;
+  int64_t ts = 1000;
+  for (uint32_t bundle = 0; bundle < 400; bundle++) {
+    trak_pb_nested pkt = trak_pb_begin_nested(&b, TRAK_PB_Trace_packet);
+    trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+    trak_pb_nested bun = trak_pb_begin_nested(&b, TRAK_PB_TracePacket_ftrace_events);
+    trak_pb_put_varint(&b, TRAK_PB_FtraceEventBundle_cpu, bundle % 4);
+    for (int i = 0; i < 100; i++) {
+      rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+      distinct_event(&b, &ts, (uint32_t)(rng >> 33), i & 1);
+    }
+    trak_pb_end_nested(&b, bun);
+    trak_pb_end_nested(&b, pkt);
+  }
+  char path[] = "/tmp/trak_sets_XXXXXX";
+  tu_write_temp(path, b.start, trak_pb_buf_len(&b));
+  trak_pb_buf_free(&b);
+  same_tables(path);
+  /* thousands of distinct sets, most rows a set seen before */
+  int64_t sets = query_int(path, "SELECT count(DISTINCT arg_set_id) FROM ftrace_event"),
+          rows = query_int(path, "SELECT count(*) FROM ftrace_event");
+  assert_true(sets > 12000 && sets <= 16000);
+  assert_int_equal(rows, 40000);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_linux_traces_of_the_tests),
       cmocka_unit_test(test_generated_traces),
+      cmocka_unit_test(test_many_distinct_sched_values),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -109,12 +109,14 @@ uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_
 
 void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set) {
   /* Only a set's first use places it (arg_order.c): a shared set is logged once, not once
-  ** per row (10 M rows of a handful of sets were 80 MB of log). */
+  ** per row (10 M rows of a handful of sets were 80 MB of log). A bit per set: the array stays
+  ** in the cache (a byte per args row missed it). */
   trak_ftrace *f = imp->ftrace;
-  if (set < f->set_logged.n && f->set_logged.v[set]) return;
-  while (f->set_logged.n <= set)
+  uint64_t bit = (uint64_t)1 << (set & 63);
+  if (set / 64 < f->set_logged.n && f->set_logged.v[set / 64] & bit) return;
+  while (f->set_logged.n <= set / 64)
     trak_vec_push(f->set_logged, 0);
-  f->set_logged.v[set] = 1;
+  f->set_logged.v[set / 64] |= bit;
   trak__arg_order_at(&imp->args, ts);
   trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
@@ -257,6 +259,7 @@ uint32_t trak__ftrace_event_name(trak_importer *imp, uint32_t number, const char
 }
 
 void trak__ftrace_sets_free(trak_ftrace *f) {
+  trak__fsched_free(f);
   trak_fsets *c = f->sets;
   if (!c) return;
   trak_vec_free(c->bytes);
@@ -270,11 +273,15 @@ void trak__ftrace_sets_free(trak_ftrace *f) {
 enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
 
 /* The arg set of one of the sink's rows of `kind`: args keys[i] (K_*) = vals[i] (a string id
-** where `str` has bit i), cached by those values. */
+** where `str` has bit i), cached by those values. *known is 1 when the set is one
+** trak__args_share shared (so sched_sets.c may keep it), else 0. */
 static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, const int64_t *vals,
-                        int n, uint32_t str) {
+                        int n, uint32_t str, int *known) {
   size_t len = (size_t)n * sizeof *vals;
-  uint32_t set = trak__ftrace_args_cached(imp, kind, vals, len);
+  /* with sched_sets.c's tables, this cache would only hold what they hold */
+  int cached = imp->ftrace->sched_sets_off;
+  uint32_t set = cached ? trak__ftrace_args_cached(imp, kind, vals, len) : TRAK_NULL_U32;
+  *known = set != TRAK_NULL_U32;
   if (set != TRAK_NULL_U32) return set;
   uint32_t begin = trak__ftrace_args_begin(imp);
   for (int i = 0; i < n; i++)
@@ -283,7 +290,8 @@ static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, 
     else
       trak__ftrace_arg_int(imp, begin, key(imp, keys[i]), vals[i]);
   set = trak__args_share(imp, begin);
-  trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
+  *known = set != TRAK_NULL_U32 && set < begin;
+  if (cached) trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
   return set;
 }
 
@@ -293,7 +301,12 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
   static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
                                  K_NEXT_COMM, K_NEXT_PID, K_NEXT_PRIO};
   int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2};
-  uint32_t set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4);
+  uint32_t set = trak__fsched_switch_get(imp, vals);
+  if (set == TRAK_NULL_U32) {
+    int known;
+    set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4, &known);
+    if (known) trak__fsched_switch_put(imp, vals, set);
+  }
   trak_fq_rec flags = *r;
   flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
   trak__ftrace_row(imp, r->ts, ucpu, prev_utid, key(imp, K_SCHED_SWITCH), &flags, set);
@@ -302,7 +315,12 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
   static const uint8_t keys[] = {K_COMM, K_PID, K_PRIO, K_TARGET_CPU};
   int64_t vals[] = {r->s1, r->a, r->p1, r->p2};
-  uint32_t set = row_set(imp, SET_WAKING, keys, vals, 4, 1u << 0);
+  uint32_t set = trak__fsched_waking_get(imp, vals);
+  if (set == TRAK_NULL_U32) {
+    int known;
+    set = row_set(imp, SET_WAKING, keys, vals, 4, 1u << 0, &known);
+    if (known) trak__fsched_waking_put(imp, vals, set);
+  }
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
   trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);
 }

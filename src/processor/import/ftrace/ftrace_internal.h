@@ -87,6 +87,7 @@ typedef struct trak_fpending {
 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
+typedef struct trak_fsched trak_fsched; /* sched_sets.c's sched rows' arg sets by value */
 
 /* Records per block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
 ** back to the system while the tables fill). */
@@ -175,7 +176,9 @@ typedef struct trak_ftrace {
   uint32_t suspend_enter_cookie; /* suspend_resume.c: the suspend_enter slice's name */
   trak_clanes *lanes;            /* sets of lanes of async slices (async_lanes.c), or NULL */
   trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
-  TRAK_VEC(uint8_t) set_logged;  /* by arg set id: 1 once its first use is in the order log */
+  trak_fsched *sched_sets;       /* the same in small tables (sched_sets.c), or NULL */
+  uint8_t sched_sets_off;        /* TRAK_FTRACE_SCHED_SETS=0: the tests' path without them */
+  TRAK_VEC(uint64_t) set_logged; /* bit (arg set id): 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
@@ -335,8 +338,22 @@ uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_
 ** sets is here, as Perfetto numbers sets in the order it makes them (arg_order.c); later uses
 ** change nothing. */
 void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set);
-/* Frees f->sets. */
+/* Frees f->sets and f->sched_sets. */
 void trak__ftrace_sets_free(trak_ftrace *f);
+
+/* Arg sets of sched rows by their values (sched_sets.c), in tables that stay in the cache; every
+** set put must be one trak__ftrace_args_close returned for a set it shared (an earlier one), so
+** a hit gives what building and closing the set again would. With TRAK_FTRACE_SCHED_SETS=0
+** every get misses and puts keep nothing.
+** The set cached for a sched_switch row of `vals` (ftrace_events.c's order: prev_comm, prev_pid,
+** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32. */
+uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals);
+void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set);
+/* The same for a sched_waking row of `vals` (comm, pid, prio, target_cpu). */
+uint32_t trak__fsched_waking_get(trak_importer *imp, const int64_t *vals);
+void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t set);
+/* Frees f->sched_sets (trak__ftrace_sets_free calls it). */
+void trak__fsched_free(trak_ftrace *f);
 /* The sequence that holds the sink's event records (counters, marker slices): not one of the
 ** trace's sequences; the parse phase merges it with them (ftrace_queue.c). */
 trak_sequence *trak__ftrace_seq(trak_importer *imp);

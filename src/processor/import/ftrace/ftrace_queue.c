@@ -20,6 +20,8 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   imp->ftrace->bundle_cpu = -1;
   const char *records = getenv("TRAK_FTRACE_COMPACT_RECORDS"); /* the tests' other path */
   imp->ftrace->compact_records = records && *records && strcmp(records, "0");
+  const char *sets = getenv("TRAK_FTRACE_SCHED_SETS"); /* the tests' path without sched_sets.c */
+  imp->ftrace->sched_sets_off = sets && !strcmp(sets, "0");
   return imp->ftrace;
 }
 
