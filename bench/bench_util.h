@@ -22,7 +22,7 @@ static inline uint64_t bench_now_ns(void) {
 
 /* CPU time of the process (user + system, every thread) in seconds: what a query costs on a
 ** loaded machine, where wall time also counts the waits for a core. */
-static inline double bench_cpu_sec(void) {
+static inline double bench_process_cpu_sec(void) {
   struct timespec ts;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
   return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;

@@ -84,7 +84,7 @@ int main(int argc, char **argv) {
   if (runs < 1 || runs > 100) runs = 5;
   char *text = read_file(qpath);
   const char *cpu_env = getenv("TRAK_BENCH_CPU");
-  double (*clock_sec)(void) = cpu_env && *cpu_env == '1' ? bench_cpu_sec : bench_now_sec;
+  double (*clock_sec)(void) = cpu_env && *cpu_env == '1' ? bench_process_cpu_sec : bench_now_sec;
   double t0 = bench_now_sec();
   trak_processor *p;
   trak_error err = {0};
@@ -95,7 +95,7 @@ int main(int argc, char **argv) {
   printf("imported %s: %llu events in %.2f s (not counted below)\n", argv[1],
          (unsigned long long)trak_processor_event_count(p), bench_now_sec() - t0);
   printf("%-22s %10s %10s %8s  %s%s\n", "query", "best ms", "median ms", "rows", "checksum",
-         clock_sec == bench_cpu_sec ? "  (CPU time)" : "");
+         clock_sec == bench_process_cpu_sec ? "  (CPU time)" : "");
   double logsum = 0;
   int nq = 0;
   for (char *at = strstr(text, QUERY_MARK); at;) {
