@@ -106,7 +106,8 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         break;
       }
       if (trak__psql_window_top(p, sql + t.off, end - t.off, out) ||
-          trak__psql_end_bound(p, sql + t.off, end - t.off, out)) {
+          trak__psql_end_bound(p, sql + t.off, end - t.off, out) ||
+          trak__psql_count_distinct(p, sql + t.off, end - t.off, out)) {
         pos = end;
         break;
       }

@@ -299,6 +299,20 @@ int trak__psql_window_top(trak_processor *p, const char *s, size_t n, sqlite3_st
 ** untouched. Can't fail: anything unexpected leaves the statement to SQLite. */
 int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
+/* ---- count_distinct.c ----------------------------------------------------------------------- */
+
+/* Registers the aggregate __intrinsic_count_distinct(x): COUNT(DISTINCT x) under BINARY
+** collation, counted in a hash set. Returns an SQLite code. */
+int trak__psql_count_distinct_register(sqlite3 *db);
+
+/* When statement `s` (n bytes) is `SELECT ... FROM <one table or virtual table> ...` (no join,
+** subquery or window) whose result columns include whole `COUNT(DISTINCT c)` of its
+** columns of BINARY collation, prepares in *out the same statement with
+** __intrinsic_count_distinct(c) there (named as SQLite names the original column) and returns 1;
+** otherwise returns 0 with *out untouched. Can't fail: anything unexpected leaves the statement
+** to SQLite. */
+int trak__psql_count_distinct(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */
