@@ -239,6 +239,7 @@ void trak__psql_free(trak_processor *p) {
   if (!p->psql) return;
   trak__psql_functions_free(p);
   trak__psql_tables_free(p);
+  trak__psql_ptables_free(p);
   trak__psql_lazy_free(p);
   trak__psql_macros_free(p->psql->macros);
   free(p->psql->included);
