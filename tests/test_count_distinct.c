@@ -54,6 +54,11 @@ static void values(void **state) {
           "(4, 1e300, 'e', 'e'), (4, 1e300, 'e', 'e'), (4, 0.5, 'f', 'f'), (4, 0.25, 'f', 'f'),"
           "(4, '', '', ''), (4, x'', x'', x''), (5, NULL, NULL, NULL);"
           "CREATE TABLE e(x INT, t TEXT);"
+          /* ascending runs broken late, by a repeat of an early value or by a text */
+          "CREATE TABLE runs AS WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r "
+          "WHERE i < 999) SELECT i AS up, iif(i = 999, 3, i) AS back, iif(i = 998, 'x', i) AS "
+          "txt, i / 2 AS twice, iif(i < 500, i, 1000 - i) AS peak, -i AS down, iif(i % 100, "
+          "i, NULL) AS holes, iif(i = 500, 250.0, i) AS real FROM r;"
           "CREATE TABLE big AS WITH RECURSIVE r(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM r "
           "WHERE i < 2999) SELECT i % 1000 AS k, i % 7 AS g, printf('s%d', i % 500) AS s FROM r");
   static const char *const rewritten[] = {
@@ -71,6 +76,10 @@ static void values(void **state) {
       "SELECT COUNT(DISTINCT k), COUNT(DISTINCT s), COUNT(DISTINCT g) FROM big",
       "SELECT g, COUNT(DISTINCT k), COUNT(DISTINCT s) FROM big GROUP BY g",
       "SELECT COUNT(DISTINCT rowid) FROM v",
+      "SELECT COUNT(DISTINCT up), COUNT(DISTINCT back), COUNT(DISTINCT txt), COUNT(DISTINCT twice),"
+      " COUNT(DISTINCT peak), COUNT(DISTINCT down), COUNT(DISTINCT holes), COUNT(DISTINCT real) "
+      "FROM runs",
+      "SELECT up % 3, COUNT(DISTINCT back), COUNT(DISTINCT peak) FROM runs GROUP BY 1",
       "SELECT COUNT(DISTINCT x) FROM v WHERE g = ? OR ?2 IS NULL", /* unbound: NULL */
       /* The columnar tables: string ids, NULLs (parent_id of the roots), integers. */
       "SELECT COUNT(DISTINCT name), COUNT(DISTINCT parent_id), COUNT(DISTINCT track_id), "

@@ -26,9 +26,16 @@ typedef struct cd_key {
   uint8_t kind; /* 0: an empty slot */
 } cd_key;
 
+/* The distinct values seen. While every value is an integer greater than the one before (ids
+** read in order, as a join's sides give them), they are only appended to `run`: a value equal to
+** the last is a repeat, and no hashing scatters the writes over a table larger than the caches.
+** The first value out of that order moves the run into the hash table. */
 typedef struct cd_set {
   cd_key *slots;
-  size_t cap, n; /* cap a power of two, at most half full */
+  size_t cap, n; /* cap a power of two, at most half full; n: keys in slots */
+  int64_t *run;  /* the ascending integers while `ascending` */
+  size_t run_n, run_cap;
+  int ascending;
 } cd_set;
 
 static uint64_t mix(uint64_t x) {
@@ -77,7 +84,41 @@ static int set_add(cd_set *s, const cd_key *k) {
   return added;
 }
 
+/* Adds `k` as set_add does, first to the ascending run while the values allow. */
+static int set_add_value(cd_set *s, const cd_key *k) {
+  if (s->ascending && k->kind == KEY_INT) {
+    if (s->run_n && k->v == s->run[s->run_n - 1]) return 0;
+    if (!s->run_n || k->v > s->run[s->run_n - 1]) {
+      if (s->run_n == s->run_cap) {
+        size_t cap = s->run_cap ? s->run_cap * 2 : 256;
+        int64_t *run = realloc(s->run, cap * sizeof *run);
+        if (!run) return -1;
+        s->run = run, s->run_cap = cap;
+      }
+      s->run[s->run_n++] = k->v;
+      return 1;
+    }
+  }
+  if (s->ascending) { /* out of order: the run goes into the table */
+    s->ascending = 0;
+    for (size_t i = 0; i < s->run_n; i++) {
+      cd_key r = {.kind = KEY_INT, .v = s->run[i]};
+      r.hash = mix((uint64_t)r.v ^ ((uint64_t)KEY_INT << 60));
+      if (set_add(s, &r) < 0) return -1;
+    }
+    free(s->run);
+    s->run = NULL, s->run_n = s->run_cap = 0;
+  }
+  return set_add(s, k);
+}
+
+/* The number of distinct values in `s`. */
+static size_t set_count(const cd_set *s) {
+  return s->ascending ? s->run_n : s->n;
+}
+
 static void set_free(cd_set *s) {
+  free(s->run);
   for (size_t i = 0; i < s->cap; i++)
     if (s->slots[i].kind >= KEY_TEXT) free(s->slots[i].bytes);
   free(s->slots);
@@ -113,7 +154,8 @@ static void cd_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return;
   cd_set **set = sqlite3_aggregate_context(ctx, sizeof *set);
-  if (!set || (!*set && !(*set = calloc(1, sizeof **set)))) {
+  if (set && !*set && (*set = calloc(1, sizeof **set))) (*set)->ascending = 1;
+  if (!set || !*set) {
     sqlite3_result_error_nomem(ctx);
     return;
   }
@@ -130,14 +172,14 @@ static void cd_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   } else if (k.kind >= KEY_TEXT) {
     k.bytes = NULL;
   }
-  int added = set_add(*set, &k);
+  int added = set_add_value(*set, &k);
   if (added <= 0) free(copy);
   if (added < 0) sqlite3_result_error_nomem(ctx);
 }
 
 static void cd_final(sqlite3_context *ctx) {
   cd_set **set = sqlite3_aggregate_context(ctx, 0);
-  sqlite3_result_int64(ctx, set && *set ? (sqlite3_int64)(*set)->n : 0);
+  sqlite3_result_int64(ctx, set && *set ? (sqlite3_int64)set_count(*set) : 0);
   if (set && *set) {
     set_free(*set);
     free(*set);
