@@ -9,6 +9,7 @@
 **   query of that name (e.g. under perf). With TRAK_BENCH_CPU=1 in the environment the times are
 **   the process's CPU time (user + system) instead of wall time, for a loaded machine.
 */
+#include <malloc.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -82,6 +83,7 @@ int main(int argc, char **argv) {
   const char *qpath = argc > 2 && *argv[2] ? argv[2] : TRAK_QUERY_SET;
   int runs = argc > 3 ? atoi(argv[3]) : 5;
   if (runs < 1 || runs > 100) runs = 5;
+  mallopt(M_MXFAST, 0); /* as the trak command does (src/cli/main.c) */
   char *text = read_file(qpath);
   const char *cpu_env = getenv("TRAK_BENCH_CPU");
   double (*clock_sec)(void) = cpu_env && *cpu_env == '1' ? bench_process_cpu_sec : bench_now_sec;
