@@ -32,12 +32,7 @@ static const char TRACE[] =
 
 /* `sql` is rewritten (or not: `expect`) and then answers what SQLite answers for it. */
 static void same(trak_processor *p, const char *sql, int expect) {
-  sqlite3_stmt *fast = NULL;
-  int r = trak__psql_count_distinct(p, sql, strlen(sql), &fast);
-  if (r != expect) fail_msg("%s: rewritten is %d, not %d", sql, r, expect);
-  if (!r) return;
-  assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_count_distinct"));
-  sc_same_as_sqlite(p, sql, fast, "count_distinct");
+  sc_rewrite_same(p, sql, expect, trak__psql_count_distinct, "__intrinsic_count_distinct");
 }
 
 static void values(void **state) {

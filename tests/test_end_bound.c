@@ -38,12 +38,7 @@ static const char TRACE[] =
 /* `sql` is given the bound (or not: `expect`) and then answers, with the same column names,
 ** rows and types, what SQLite answers for `sql` itself. */
 static void same(trak_processor *p, const char *sql, int expect) {
-  sqlite3_stmt *fast = NULL;
-  int r = trak__psql_end_bound(p, sql, strlen(sql), &fast);
-  if (r != expect) fail_msg("%s: bounded is not %d", sql, expect);
-  if (!r) return;
-  assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_ts_floor"));
-  sc_same_as_sqlite(p, sql, fast, "bounded");
+  sc_rewrite_same(p, sql, expect, trak__psql_end_bound, "__intrinsic_ts_floor");
 }
 
 static void bounds(void **state) {

@@ -19,17 +19,18 @@
 #include "processor/sql/perfetto_sql/psql.h"
 #include "sqlcheck.h"
 
-static const char TRACE[] =
-    "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":10,\"name\":\"A\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":5,\"name\":\"B\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":0,\"name\":\"A\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":12,\"dur\":3,\"name\":\"D\"},"
-    "{\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":20,\"name\":\"open\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":1,\"dur\":100,\"name\":\"L\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":4,\"dur\":2,\"name\":\"A\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":150,\"dur\":1,\"name\":\"S\"}"
-    "]}";
+/* Three threads: nested slices, zero-length ones, an unfinished one (dur -1), and gaps. */
+static const char TRACE[] = "{\"traceEvents\":["
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":8,\"ts\":0,\"dur\":4,\"name\":\"p\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":8,\"ts\":1,\"dur\":2,\"name\":\"q\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":8,\"ts\":6,\"dur\":0,\"name\":\"r\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":8,\"ts\":9,\"dur\":30,\"name\":\"s\"},"
+                            "{\"ph\":\"B\",\"pid\":7,\"tid\":8,\"ts\":45,\"name\":\"t\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":9,\"ts\":2,\"dur\":50,\"name\":\"u\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":9,\"ts\":3,\"dur\":1,\"name\":\"v\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":9,\"ts\":60,\"dur\":5,\"name\":\"w\"},"
+                            "{\"ph\":\"X\",\"pid\":7,\"tid\":10,\"ts\":5,\"dur\":5,\"name\":\"x\"}"
+                            "]}";
 
 /* Whether `name` is stored columnar (a virtual table of __intrinsic_ptable). */
 static int stored(trak_processor *p, const char *name) {
@@ -50,17 +51,15 @@ static void make(trak_processor *p, const char *name, const char *select, int co
   if (stored(p, sql) != columnar) fail_msg("%s: columnar is not %d", name, columnar);
 }
 
-/* `query` (with %1$s for the table) answers on c_<name> what it answers on s_<name>. */
+/* `query` (with %s for the table, twice at most) answers on c_<name> what it answers on
+** s_<name>. */
 static void same(trak_processor *p, const char *name, const char *query) {
   char c[1024], s[1024], cn[64], sn[64];
   snprintf(cn, sizeof cn, "c_%s", name);
   snprintf(sn, sizeof sn, "s_%s", name);
   snprintf(c, sizeof c, query, cn, cn);
   snprintf(s, sizeof s, query, sn, sn);
-  sqlite3_stmt *fast = NULL;
-  if (sqlite3_prepare_v2(p->db, c, -1, &fast, NULL) != SQLITE_OK)
-    fail_msg("%s: %s", c, sqlite3_errmsg(p->db));
-  sc_same_as_sqlite(p, s, fast, "columnar");
+  sc_same_query(p, s, c, "columnar");
 }
 
 static const char *const QUERIES[] = {
@@ -172,17 +171,13 @@ static void span_joins(void **state) {
                "CREATE VIRTUAL TABLE sj USING %s(s_%s, s_%s); SELECT 1",
                kinds[k], pairs[i][0], pairs[i][1], kinds[k], pairs[i][0], pairs[i][1]);
       sc_rows(p, sql);
-      sqlite3_stmt *fast = NULL;
-      assert_int_equal(sqlite3_prepare_v2(p->db, "SELECT * FROM cj", -1, &fast, NULL), SQLITE_OK);
-      sc_same_as_sqlite(p, "SELECT * FROM sj", fast, sql);
+      sc_same_query(p, "SELECT * FROM sj", "SELECT * FROM cj", sql);
     }
   /* A temporary table of the same name is the one SPAN_JOIN reads. */
   sc_rows(p, "CREATE TEMP TABLE c_eu AS SELECT 1 AS ts, 1000 AS dur, 9 AS eu_id;"
              "DROP TABLE IF EXISTS cj; CREATE VIRTUAL TABLE cj USING SPAN_JOIN(c_lu, c_eu);"
              "DROP TABLE IF EXISTS sj; CREATE VIRTUAL TABLE sj USING SPAN_JOIN(s_lu, c_eu)");
-  sqlite3_stmt *fast = NULL;
-  assert_int_equal(sqlite3_prepare_v2(p->db, "SELECT * FROM cj", -1, &fast, NULL), SQLITE_OK);
-  sc_same_as_sqlite(p, "SELECT * FROM sj", fast, "temporary c_eu");
+  sc_same_query(p, "SELECT * FROM sj", "SELECT * FROM cj", "temporary c_eu");
   assert_string_equal(sc_rows(p, "SELECT COUNT(DISTINCT eu_id) FROM cj"), "1");
   trak_processor_free(p);
 }

@@ -38,19 +38,11 @@ typedef struct cd_set {
   int ascending;
 } cd_set;
 
-static uint64_t mix(uint64_t x) {
-  x ^= x >> 33;
-  x *= 0xff51afd7ed558ccdull;
-  x ^= x >> 33;
-  x *= 0xc4ceb9fe1a85ec53ull;
-  return x ^ (x >> 33);
-}
-
 static uint64_t hash_bytes(const unsigned char *p, size_t n, uint64_t seed) {
   uint64_t h = 1469598103934665603ull ^ seed;
   for (size_t i = 0; i < n; i++)
     h = (h ^ p[i]) * 1099511628211ull;
-  return mix(h);
+  return (uint64_t)trak__map_hash(h);
 }
 
 /* Places `k` in `slots` (cap a power of two, a free slot left). Returns 1 when it was new, 0
@@ -103,7 +95,7 @@ static int set_add_value(cd_set *s, const cd_key *k) {
     s->ascending = 0;
     for (size_t i = 0; i < s->run_n; i++) {
       cd_key r = {.kind = KEY_INT, .v = s->run[i]};
-      r.hash = mix((uint64_t)r.v ^ ((uint64_t)KEY_INT << 60));
+      r.hash = (uint64_t)trak__map_hash((uint64_t)r.v ^ ((uint64_t)KEY_INT << 60));
       if (set_add(s, &r) < 0) return -1;
     }
     free(s->run);
@@ -146,8 +138,9 @@ static void value_key(sqlite3_value *v, cd_key *k) {
     k->len = (uint32_t)sqlite3_value_bytes(v);
     k->bytes = (char *)p;
   }
-  k->hash = k->kind >= KEY_TEXT ? hash_bytes((const unsigned char *)k->bytes, k->len, k->kind)
-                                : mix((uint64_t)k->v ^ ((uint64_t)k->kind << 60));
+  k->hash = k->kind >= KEY_TEXT
+                ? hash_bytes((const unsigned char *)k->bytes, k->len, k->kind)
+                : (uint64_t)trak__map_hash((uint64_t)k->v ^ ((uint64_t)k->kind << 60));
 }
 
 static void cd_step(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
@@ -223,9 +216,7 @@ static int binary_column(sqlite3 *db, const char *s, psql_tok rel, psql_tok col)
 /* Whether token t starts a clause that may follow `FROM relation [alias]`. */
 static int clause_word(const char *s, psql_tok t) {
   static const char *const words[] = {"WHERE", "GROUP", "HAVING", "ORDER", "LIMIT"};
-  for (size_t w = 0; w < sizeof words / sizeof *words; w++)
-    if (trak__psql_is(s, t, words[w])) return 1;
-  return 0;
+  return trak__psql_is_one_of(s, t, words, sizeof words / sizeof *words);
 }
 
 int trak__psql_count_distinct(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {

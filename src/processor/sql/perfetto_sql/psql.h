@@ -36,6 +36,8 @@ typedef struct psql_tok {
 psql_tok trak__psql_lex(const char *s, size_t n, size_t pos);
 /* Whether token `t` of `s` is the identifier `word`, compared without case. */
 int trak__psql_is(const char *s, psql_tok t, const char *word);
+/* Whether token `t` of `s` is one of the `n` identifiers `words`, compared without case. */
+int trak__psql_is_one_of(const char *s, psql_tok t, const char *const *words, size_t n);
 /* Whether token `t` is the single character `c`. */
 int trak__psql_is_char(const char *s, psql_tok t, char c);
 /* Offset of the end of the statement starting at `pos`: the `;` at parenthesis depth 0 (the
