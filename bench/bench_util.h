@@ -1,5 +1,5 @@
 /*
-** Helpers shared by the benchmark programs: monotonic wall-clock readings and a comparison for
+** Helpers shared by the benchmark programs: monotonic wall-clock and process CPU-time readings and a comparison for
 ** sorting samples to take their median.
 */
 #ifndef TRAK_BENCH_UTIL_H
@@ -18,6 +18,14 @@ static inline uint64_t bench_now_ns(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* CPU time of the process (user + system, every thread) in seconds: what a query costs on a
+** loaded machine, where wall time also counts the waits for a core. */
+static inline double bench_process_cpu_sec(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 /* qsort comparison of doubles, ascending. */

@@ -4,6 +4,7 @@
 */
 #include <errno.h>
 #include <locale.h>
+#include <malloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -90,6 +91,11 @@ int main(int argc, char **argv) {
   /* Character classes of UTF-8 (display widths in tables, multibyte input in the shell); the
   ** numeric locale stays C, so numbers always print with a '.'. */
   if (!setlocale(LC_CTYPE, "C.UTF-8")) setlocale(LC_CTYPE, "");
+  /* No glibc fastbins: a query that makes SQLite free millions of small cells (a temporary
+  ** B-tree of a GROUP BY over a big table) otherwise leaves them to be sorted into bins by the
+  ** next large malloc, which the next statement then pays (170-300 ms CPU at 2 M events, 1 ms
+  ** without; docs/performance.md). Freed chunks are merged at free instead. */
+  mallopt(M_MXFAST, 0);
   if (argc < 2) {
     usage(stderr);
     return 2;

@@ -182,3 +182,22 @@ void sc_same_as_sqlite(trak_processor *p, const char *sql, sqlite3_stmt *fast, c
   sqlite3_finalize(fast);
   sqlite3_finalize(slow);
 }
+
+void sc_rewrite_same(trak_processor *p, const char *sql, int expect,
+                     int (*rewrite)(trak_processor *, const char *, size_t, sqlite3_stmt **),
+                     const char *marker) {
+  sqlite3_stmt *fast = NULL;
+  int r = rewrite(p, sql, strlen(sql), &fast);
+  if (r != expect) fail_msg("%s: rewritten is %d, not %d", sql, r, expect);
+  if (!r) return;
+  if (!strstr(sqlite3_sql(fast), marker))
+    fail_msg("%s: no %s in %s", sql, marker, sqlite3_sql(fast));
+  sc_same_as_sqlite(p, sql, fast, marker);
+}
+
+void sc_same_query(trak_processor *p, const char *sql, const char *fast_sql, const char *what) {
+  sqlite3_stmt *fast = NULL;
+  if (sqlite3_prepare_v2(p->db, fast_sql, -1, &fast, NULL) != SQLITE_OK)
+    fail_msg("%s: %s", fast_sql, sqlite3_errmsg(p->db));
+  sc_same_as_sqlite(p, sql, fast, what);
+}

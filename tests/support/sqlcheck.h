@@ -43,6 +43,16 @@ struct sqlite3_stmt;
 void sc_same_as_sqlite(trak_processor *p, const char *sql, struct sqlite3_stmt *fast,
                        const char *what);
 
+/* Fails the test unless `rewrite` (a statement rewrite of sql/perfetto_sql: returns 1 with a
+** prepared statement, 0 leaving `sql` to SQLite) returns `expect` for `sql`, and when it
+** rewrites, unless the statement's text holds `marker` and it answers as sc_same_as_sqlite
+** checks. */
+void sc_rewrite_same(trak_processor *p, const char *sql, int expect,
+                     int (*rewrite)(trak_processor *, const char *, size_t, struct sqlite3_stmt **),
+                     const char *marker);
+/* sc_same_as_sqlite of `fast_sql` prepared on p's connection against `sql`. */
+void sc_same_query(trak_processor *p, const char *sql, const char *fast_sql, const char *what);
+
 /* A query and its expected rows in sc_rows' format. */
 typedef struct sc_check {
   const char *sql;

@@ -134,6 +134,18 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   acc_result(ctx, &s, &acc);
 }
 
+/* The greatest dur of one table, remembered for __intrinsic_ts_floor: a statement bounded by
+** end_bound.c calls it once per execution, and a pass over 2 M durations costs millions of
+** instructions. The value holds while the table is the same one, of the same generation of the
+** tables (bumped when rows are appended or rolled back after the import) and row count. */
+typedef struct floor_cache {
+  const trak_tables *t;
+  const vt_table *tbl; /* the table of `max` (NULL: nothing remembered) */
+  uint32_t generation;
+  size_t rows;
+  int64_t max; /* MAX(dur) of those rows (rows > 0) */
+} floor_cache;
+
 /* __intrinsic_ts_floor(table, x): x - MAX(dur) over `table` (a columnar table with an integer
 ** dur column), a lower bound on the ts of every row with `ts + dur > x` (ts > x - dur >= x -
 ** MAX(dur)); end_bound.c adds `ts >= __intrinsic_ts_floor(...)` to such statements, a range on
@@ -141,7 +153,8 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
 ** no rows or the difference overflows; NULL for a NULL x (the term is NULL for every row). */
 static void ts_floor_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
-  const trak_tables *t = sqlite3_user_data(ctx);
+  floor_cache *fc = sqlite3_user_data(ctx);
+  const trak_tables *t = fc->t;
   const vt_table *tbl = trak__vt_table_named((const char *)sqlite3_value_text(argv[0]));
   const vt_col *dur = tbl ? trak__vt_col_named(tbl, "dur") : NULL;
   if (!dur || dur->kind != VT_I64 || dur->calc || !dur->off) {
@@ -150,13 +163,16 @@ static void ts_floor_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   }
   if (sqlite3_value_type(argv[1]) == SQLITE_NULL) return;
   int64_t floor = INT64_MIN, x = sqlite3_value_int64(argv[1]);
-  const int64_t *d = trak__vt_array(t, dur);
-  uint32_t rows = (uint32_t)trak__vt_rows(t, tbl);
+  size_t rows = trak__vt_rows(t, tbl);
   if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER && rows) {
-    int64_t m = d[0];
-    for (uint32_t r = 1; r < rows; r++)
-      m = d[r] > m ? d[r] : m;
-    if (__builtin_sub_overflow(x, m, &floor)) floor = INT64_MIN;
+    if (fc->tbl != tbl || fc->generation != t->generation || fc->rows != rows) {
+      const int64_t *d = trak__vt_array(t, dur);
+      int64_t m = d[0];
+      for (size_t r = 1; r < rows; r++)
+        m = d[r] > m ? d[r] : m;
+      *fc = (floor_cache){t, tbl, t->generation, rows, m};
+    }
+    if (__builtin_sub_overflow(x, fc->max, &floor)) floor = INT64_MIN;
   }
   sqlite3_result_int64(ctx, floor);
 }
@@ -539,9 +555,13 @@ static const sqlite3_module grp_module = {
 int trak__vt_aggregates_register(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_create_function(db, "__intrinsic_col_agg", 3, SQLITE_UTF8, (void *)t, col_agg_fn,
                                    NULL, NULL);
-  if (rc == SQLITE_OK)
-    rc = sqlite3_create_function(db, "__intrinsic_ts_floor", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC,
-                                 (void *)t, ts_floor_fn, NULL, NULL);
+  floor_cache *fc = rc == SQLITE_OK ? calloc(1, sizeof *fc) : NULL;
+  if (fc) fc->t = t;
+  if (rc == SQLITE_OK) /* (on failure SQLite frees fc: the destructor is called) */
+    rc = fc ? sqlite3_create_function_v2(db, "__intrinsic_ts_floor", 2,
+                                         SQLITE_UTF8 | SQLITE_DETERMINISTIC, fc, ts_floor_fn, NULL,
+                                         NULL, free)
+            : SQLITE_NOMEM;
   if (rc == SQLITE_OK)
     rc = sqlite3_create_module(db, "__intrinsic_col_group", &grp_module, (void *)t);
   return rc ? rc : trak__vt_top_register(db, t);

@@ -89,6 +89,34 @@ static int filter_raw(vt_kind kind, const vt_filter *f, uint32_t *raw) {
   return !(kind == VT_U32N && *raw == TRAK_NULL_U32) && !(kind == VT_STR && !*raw);
 }
 
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+/* Writes the rows of [lo, end) whose value is `raw` to `rows` in order and returns how many.
+** Eight values are compared at once and only a block holding a match is walked row by row
+** (branch-free: every row written, the count moving on a match): an equality keeps few rows
+** of a big table, and the scan of a cold query's column then costs about one instruction a row
+** instead of five. */
+static size_t match_u32(const uint32_t *values, uint32_t lo, uint32_t end, uint32_t raw,
+                        uint32_t *rows) {
+  size_t n = 0;
+  uint32_t r = lo;
+  const u32x4 want = {raw, raw, raw, raw};
+  for (; end - r >= 8; r += 8) {
+    u32x4 a, b;
+    memcpy(&a, values + r, sizeof a);
+    memcpy(&b, values + r + 4, sizeof b);
+    u32x4 hit = (u32x4)((a == want) | (b == want));
+    uint64_t q[2];
+    memcpy(q, &hit, sizeof q);
+    if (!(q[0] | q[1])) continue;
+    for (uint32_t k = r; k < r + 8; k++)
+      rows[n] = k, n += values[k] == raw;
+  }
+  for (; r < end; r++)
+    rows[n] = r, n += values[r] == raw;
+  return n;
+}
+
 /* Makes the rows of [c->lo, c->end) that pass the filters in `mask` (equalities on 32-bit
 ** columns, any filter on a dictionary column) the candidates, by reading the columns (a
 ** dictionary column's codes), and drops those filters (but a dictionary column's whose rows
@@ -123,9 +151,10 @@ static int scan_equal(vt_cursor *c, uint32_t mask) {
     const uint32_t *values = trak__vt_array(v->t, cd);
     uint32_t raw = 0;
     int any = filter_raw(cd->kind, f, &raw);
-    if (first) { /* branch-free: every row is written, the count moves on a match */
-      for (uint32_t r = c->lo; any && r < c->end; r++)
-        rows[n] = r, n += values[r] == raw;
+    if (first && any) {
+      n = match_u32(values, c->lo, c->end, raw, rows);
+    } else if (first) {
+      n = 0;
     } else {
       size_t m = 0;
       for (size_t k = 0; any && k < n; k++)

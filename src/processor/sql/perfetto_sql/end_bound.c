@@ -22,13 +22,11 @@ static int value_token(const char *s, psql_tok t, int depth) {
   static const char *const volatile_fns[] = {"random", "randomblob", "changes", "total_changes",
                                              "last_insert_rowid"};
   if (s[t.off] && strchr("?:@$", s[t.off])) return 0;
-  for (size_t w = 0; w < sizeof volatile_fns / sizeof *volatile_fns; w++)
-    if (trak__psql_is(s, t, volatile_fns[w])) return 0;
+  if (trak__psql_is_one_of(s, t, volatile_fns, sizeof volatile_fns / sizeof *volatile_fns))
+    return 0;
   if (depth) return 1;
   if (t.kind == PSQL_PUNCT && strchr("=<>!", s[t.off])) return 0;
-  for (size_t w = 0; w < sizeof words / sizeof *words; w++)
-    if (trak__psql_is(s, t, words[w])) return 0;
-  return 1;
+  return !trak__psql_is_one_of(s, t, words, sizeof words / sizeof *words);
 }
 
 int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {

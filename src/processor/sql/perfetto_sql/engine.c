@@ -106,7 +106,8 @@ int trak__psql_prepare_at(trak_processor *p, const char *sql, size_t pos, sqlite
         break;
       }
       if (trak__psql_window_top(p, sql + t.off, end - t.off, out) ||
-          trak__psql_end_bound(p, sql + t.off, end - t.off, out)) {
+          trak__psql_end_bound(p, sql + t.off, end - t.off, out) ||
+          trak__psql_count_distinct(p, sql + t.off, end - t.off, out)) {
         pos = end;
         break;
       }
@@ -238,6 +239,7 @@ void trak__psql_free(trak_processor *p) {
   if (!p->psql) return;
   trak__psql_functions_free(p);
   trak__psql_tables_free(p);
+  trak__psql_ptables_free(p);
   trak__psql_lazy_free(p);
   trak__psql_macros_free(p->psql->macros);
   free(p->psql->included);

@@ -91,6 +91,12 @@ int trak__psql_is(const char *s, psql_tok t, const char *word) {
   return t.kind == PSQL_ID && strlen(word) == t.len && !strncasecmp(s + t.off, word, t.len);
 }
 
+int trak__psql_is_one_of(const char *s, psql_tok t, const char *const *words, size_t n) {
+  for (size_t w = 0; w < n; w++)
+    if (trak__psql_is(s, t, words[w])) return 1;
+  return 0;
+}
+
 int trak__psql_is_char(const char *s, psql_tok t, char c) {
   return t.kind == PSQL_PUNCT && t.len == 1 && s[t.off] == c;
 }

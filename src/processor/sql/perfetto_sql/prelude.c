@@ -504,7 +504,9 @@ int trak__psql_prelude_register(trak_processor *p) {
       {"__intrinsic_arg_set_to_json", 1, fn_arg_set_to_json},
   };
   int rc = fill_tables(p);
-  if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p->db);
+  if (rc == SQLITE_OK) rc = trak__psql_span_join_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_count_distinct_register(p->db);
+  if (rc == SQLITE_OK) rc = trak__psql_ptable_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_graphs_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_walks_register(p);

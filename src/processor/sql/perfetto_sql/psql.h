@@ -36,6 +36,8 @@ typedef struct psql_tok {
 psql_tok trak__psql_lex(const char *s, size_t n, size_t pos);
 /* Whether token `t` of `s` is the identifier `word`, compared without case. */
 int trak__psql_is(const char *s, psql_tok t, const char *word);
+/* Whether token `t` of `s` is one of the `n` identifiers `words`, compared without case. */
+int trak__psql_is_one_of(const char *s, psql_tok t, const char *const *words, size_t n);
 /* Whether token `t` is the single character `c`. */
 int trak__psql_is_char(const char *s, psql_tok t, char c);
 /* Offset of the end of the statement starting at `pos`: the `;` at parenthesis depth 0 (the
@@ -221,7 +223,7 @@ int trak__psql_flamegraph_register(sqlite3 *db);
 /* Registers LAST_NON_NULL, FIRST_NON_NULL and INTERNAL_LAYOUT (window_functions.c). */
 int trak__psql_window_functions_register(sqlite3 *db);
 /* Registers the SPAN_JOIN, SPAN_LEFT_JOIN and SPAN_OUTER_JOIN modules (span_join.c). */
-int trak__psql_span_join_register(sqlite3 *db);
+int trak__psql_span_join_register(trak_processor *p);
 
 /* ---- lazy.c -------------------------------------------------------------------------------- */
 
@@ -299,6 +301,45 @@ int trak__psql_window_top(trak_processor *p, const char *s, size_t n, sqlite3_st
 ** untouched. Can't fail: anything unexpected leaves the statement to SQLite. */
 int trak__psql_end_bound(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
+/* ---- ptable.c ------------------------------------------------------------------------------- */
+
+typedef struct psql_ptable psql_ptable;
+
+/* Registers the virtual table module __intrinsic_ptable (the stored PERFETTO TABLEs). Returns an
+** SQLite code. */
+int trak__psql_ptable_register(trak_processor *p);
+/* Runs `st` (the prepared SELECT of `CREATE PERFETTO TABLE name AS select`, not yet stepped) and,
+** when it is read-only and every value it gives is an integer or NULL, stores its rows columnar
+** and creates `name` as a virtual table over them with the columns `CREATE TABLE name AS select`
+** would declare; returns 1. Otherwise (another value, an error, out of memory) returns 0 with
+** nothing created and `st` reset: the caller makes the table SQLite's way. */
+int trak__psql_ptable_create(trak_processor *p, const char *name, sqlite3_stmt *st,
+                             const char *select);
+/* The stored table `name` resolves to in SQL (a table of the main schema made by
+** trak__psql_ptable_create, no temporary object of that name), or NULL. */
+const psql_ptable *trak__psql_ptable_named(trak_processor *p, const char *name);
+/* Its rows; the index of its column `name` (without case), -1 if none; a column's values (0
+** where NULL) with in *nulls its NULL flags (NULL: no NULLs). */
+size_t trak__psql_ptable_rows(const psql_ptable *t);
+int trak__psql_ptable_column(const psql_ptable *t, const char *name);
+const int64_t *trak__psql_ptable_values(const psql_ptable *t, int col, const uint8_t **nulls);
+/* Frees every stored table (the processor is closing). */
+void trak__psql_ptables_free(trak_processor *p);
+
+/* ---- count_distinct.c ----------------------------------------------------------------------- */
+
+/* Registers the aggregate __intrinsic_count_distinct(x): COUNT(DISTINCT x) under BINARY
+** collation, counted in a hash set. Returns an SQLite code. */
+int trak__psql_count_distinct_register(sqlite3 *db);
+
+/* When statement `s` (n bytes) is `SELECT ... FROM <one table or virtual table> ...` (no join,
+** subquery or window) whose result columns include whole `COUNT(DISTINCT c)` of its
+** columns of BINARY collation, prepares in *out the same statement with
+** __intrinsic_count_distinct(c) there (named as SQLite names the original column) and returns 1;
+** otherwise returns 0 with *out untouched. Can't fail: anything unexpected leaves the statement
+** to SQLite. */
+int trak__psql_count_distinct(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
+
 /* ---- engine.c ------------------------------------------------------------------------------- */
 
 /* The PerfettoSQL state of a processor. */
@@ -308,9 +349,10 @@ struct trak_psql {
   size_t nfns;
   unsigned char *included; /* per trak__psql_stdlib entry: included already */
   int include_depth;
-  psql_lazy *lazy; /* deferred module tables (lazy.c) */
-  int call_depth;  /* PerfettoSQL function calls running, nested (functions.c) */
-  char **tables;   /* made by CREATE PERFETTO TABLE (table_info.c) */
+  psql_lazy *lazy;      /* deferred module tables (lazy.c) */
+  int call_depth;       /* PerfettoSQL function calls running, nested (functions.c) */
+  char **tables;        /* made by CREATE PERFETTO TABLE (table_info.c) */
+  psql_ptable *ptables; /* the columnar ones (ptable.c) */
   size_t ntables;
   /* Where the last statement of the user's text ended, so that a caller passing that tail back
   ** (trak_query_open's loop) gets line numbers counted from the start of its text. */

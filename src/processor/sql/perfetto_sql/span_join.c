@@ -27,6 +27,7 @@ typedef struct side {
 typedef struct sj_vtab {
   sqlite3_vtab base;
   sqlite3 *db;
+  trak_processor *p;
   int kind;
   side s[2];
   int partitioned; /* either side is */
@@ -120,7 +121,7 @@ static int read_columns(sqlite3 *db, side *s, char **err) {
   return SQLITE_OK;
 }
 
-static int sj_connect_kind(sqlite3 *db, int kind, int argc, const char *const *argv,
+static int sj_connect_kind(sqlite3 *db, void *aux, int kind, int argc, const char *const *argv,
                            sqlite3_vtab **out, char **err) {
   if (argc != 5) {
     *err = sqlite3_mprintf("SPAN_JOIN: expected two tables, as SPAN_JOIN(t1 [PARTITIONED c], "
@@ -130,6 +131,7 @@ static int sj_connect_kind(sqlite3 *db, int kind, int argc, const char *const *a
   sj_vtab *v = calloc(1, sizeof *v);
   if (!v) return SQLITE_NOMEM;
   v->db = db;
+  v->p = aux;
   v->kind = kind;
   int rc = SQLITE_OK;
   for (int i = 0; i < 2 && rc == SQLITE_OK; i++) {
@@ -178,15 +180,15 @@ static int sj_connect_kind(sqlite3 *db, int kind, int argc, const char *const *a
 
 static int sj_inner(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                     char **err) {
-  return sj_connect_kind(db, JOIN_INNER, argc, argv, out, err);
+  return sj_connect_kind(db, aux, JOIN_INNER, argc, argv, out, err);
 }
 static int sj_left(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                    char **err) {
-  return sj_connect_kind(db, JOIN_LEFT, argc, argv, out, err);
+  return sj_connect_kind(db, aux, JOIN_LEFT, argc, argv, out, err);
 }
 static int sj_outer(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                     char **err) {
-  return sj_connect_kind(db, JOIN_OUTER, argc, argv, out, err);
+  return sj_connect_kind(db, aux, JOIN_OUTER, argc, argv, out, err);
 }
 
 static int sj_disconnect(sqlite3_vtab *vt) {
@@ -363,9 +365,54 @@ static int rows_sort(rows *r, int ncols) {
 ** table gives them and sorted here (a table read in ts order is not sorted at all); when a ts
 ** or partition is not an integer, or two rows share a (partition, ts), they are read again
 ** with SQLite's ORDER BY, so that the order is the one SQLite gives. */
+/* Reads one side stored columnar (ptable.c) as load_sql without ORDER BY reads it. Returns 1
+** when read, 0 when the side is not such a table or its ts or partition holds a NULL (load_sql
+** then reads it), -1 out of memory. */
+static int load_stored(sj_vtab *v, const side *s, rows *r) {
+  const psql_ptable *t = trak__psql_ptable_named(v->p, s->table);
+  if (!t) return 0;
+  int ts = trak__psql_ptable_column(t, "ts"), dur = trak__psql_ptable_column(t, "dur");
+  int part = s->partition ? trak__psql_ptable_column(t, s->partition) : -1;
+  if (ts < 0 || dur < 0 || (s->partition && part < 0)) return 0;
+  const uint8_t *tn, *dn, *pn = NULL;
+  const int64_t *tv = trak__psql_ptable_values(t, ts, &tn);
+  const int64_t *dv = trak__psql_ptable_values(t, dur, &dn);
+  const int64_t *pv = part >= 0 ? trak__psql_ptable_values(t, part, &pn) : NULL;
+  if (tn || pn) return 0;
+  (void)dn; /* a NULL dur reads as 0, as sqlite3_column_int64 gives it (its value here) */
+  const int64_t **cv = calloc((size_t)s->ncols + 1, sizeof *cv);
+  const uint8_t **cn = calloc((size_t)s->ncols + 1, sizeof *cn);
+  int ok = cv && cn ? 1 : -1;
+  for (int c = 0; ok == 1 && c < s->ncols; c++) {
+    int k = trak__psql_ptable_column(t, s->cols[c]);
+    if (k < 0)
+      ok = 0;
+    else
+      cv[c] = trak__psql_ptable_values(t, k, &cn[c]);
+  }
+  for (size_t i = 0, n = trak__psql_ptable_rows(t); ok == 1 && i < n; i++) {
+    if (rows_reserve(r, s->ncols) != SQLITE_OK) {
+      ok = -1;
+      break;
+    }
+    r->ts[r->n] = tv[i];
+    r->end[r->n] = (int64_t)((uint64_t)tv[i] + (uint64_t)dv[i]);
+    r->part[r->n] = pv ? pv[i] : 0;
+    cell *row = r->vals + r->n * (size_t)s->ncols;
+    for (int c = 0; c < s->ncols; c++)
+      row[c] = cn[c] && cn[c][i] ? (cell){.u.v = NULL} : (cell){.is_int = 1, .u.i = cv[c][i]};
+    r->n++;
+  }
+  free(cv), free(cn);
+  return ok;
+}
+
 static int load(sj_vtab *v, const side *s, rows *r) {
   int keyed = 1;
-  int rc = load_sql(v, s, r, 0, &keyed);
+  int stored = load_stored(v, s, r);
+  if (stored < 0) return SQLITE_NOMEM;
+  if (!stored) rows_free(r, s->ncols); /* (a partial read: none, but an empty start) */
+  int rc = stored ? SQLITE_OK : load_sql(v, s, r, 0, &keyed);
   int sorted = rc == SQLITE_OK && keyed ? rows_sort(r, s->ncols) : 0;
   if (sorted < 0) rc = SQLITE_NOMEM;
   if (rc == SQLITE_OK && !sorted) {
@@ -651,11 +698,12 @@ static int sj_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
     .xRowid = sj_rowid                                                                             \
   }
 
-int trak__psql_span_join_register(sqlite3 *db) {
+int trak__psql_span_join_register(trak_processor *p) {
+  sqlite3 *db = p->db;
   static const sqlite3_module inner = SPAN_MODULE(sj_inner), left = SPAN_MODULE(sj_left),
                               outer = SPAN_MODULE(sj_outer);
-  int rc = sqlite3_create_module(db, "span_join", &inner, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "span_left_join", &left, NULL);
-  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "span_outer_join", &outer, NULL);
+  int rc = sqlite3_create_module(db, "span_join", &inner, p);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "span_left_join", &left, p);
+  if (rc == SQLITE_OK) rc = sqlite3_create_module(db, "span_outer_join", &outer, p);
   return rc;
 }

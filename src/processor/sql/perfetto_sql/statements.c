@@ -263,6 +263,8 @@ static int create_relation(parser *ps, size_t stmt_off, int replace, int is_tabl
   if (!rc && schema.n) rc = check_schema(ps, stmt_off, name, &schema, st);
   if (!rc && deferred) {
     rc = create_deferred(ps, stmt_off, name, &schema, st, e.text);
+  } else if (!rc && is_table && !schema.n && trak__psql_ptable_create(ps->p, name, st, e.text)) {
+    /* stored columnar */
   } else if (!rc && (!is_table || !schema.n)) {
     sql = sqlite3_mprintf("CREATE %s \"%w\" AS %s", is_table ? "TABLE" : "VIEW", name, e.text);
     rc = exec_sql(ps, stmt_off, sql);
@@ -428,7 +430,10 @@ static int index_statement(parser *ps, size_t stmt_off, int create, int replace)
       rc = exec_sql(ps, stmt_off, sql);
       sqlite3_free(sql);
     }
-    if (!rc) {
+    if (!rc && trak__psql_ptable_named(ps->p, table)) {
+      /* A table stored columnar (ptable.c) answers equalities on any column from sorted rows it
+      ** builds on first use; SQLite cannot index it. */
+    } else if (!rc) {
       sql = sqlite3_mprintf("CREATE INDEX \"%w\" ON \"%w\" %.*s", name, table, (int)(stop - start),
                             ps->s + start);
       int later = sql ? trak__psql_lazy_after_fill(ps->p, table, sql) : -1;
@@ -438,7 +443,7 @@ static int index_statement(parser *ps, size_t stmt_off, int create, int replace)
         rc = exec_sql(ps, stmt_off, sql);
       sqlite3_free(sql);
     }
-  } else if (!rc) {
+  } else if (!rc && !trak__psql_ptable_named(ps->p, table)) {
     sql = sqlite3_mprintf("DROP INDEX \"%w\"", name);
     rc = exec_sql(ps, stmt_off, sql);
     sqlite3_free(sql);
