@@ -81,7 +81,7 @@ static void tracks_hold_the_rows(void **state) {
                                       cpu));
     for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
       assert_int_equal(
-          t->lines[0].v[i].aux,
+          t->lines[0].aux[i],
           sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, t->lines[0].v[i].id));
   }
   int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
@@ -94,9 +94,9 @@ static void tracks_hold_the_rows(void **state) {
     for (size_t k = 0; k < t->lines[0].n; k++) {
       const trak_ui_slice *s = &t->lines[0].v[k];
       assert_int_equal(
-          TRAK_UI_STATE_CPU(s->aux),
+          TRAK_UI_STATE_CPU(t->lines[0].aux[k]),
           sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s->id));
-      assert_int_equal(TRAK_UI_STATE_IO(s->aux),
+      assert_int_equal(TRAK_UI_STATE_IO(t->lines[0].aux[k]),
                        sc_int(f->p,
                               "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32,
                               s->id));

@@ -123,20 +123,48 @@ static int by_counter_ts(const void *a, const void *b) {
   return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+/* A row with its aux, while a line with aux is sorted. */
+typedef struct row_aux {
+  trak_ui_slice s;
+  uint32_t aux;
+} row_aux;
+
+static int by_row_ts(const void *a, const void *b) {
+  return by_ts(&((const row_aux *)a)->s, &((const row_aux *)b)->s);
+}
+
+/* Sorts l's rows by time, its aux (if any) with them. Returns 0 or -1 (out of memory). */
+static int sort_line(trak_ui_line *l) {
+  if (!l->aux) {
+    qsort(l->v, l->n, sizeof *l->v, by_ts);
+    return 0;
+  }
+  row_aux *tmp = malloc(l->n * sizeof *tmp);
+  if (!tmp) return -1;
+  for (size_t i = 0; i < l->n; i++)
+    tmp[i].s = l->v[i], tmp[i].aux = l->aux[i];
+  qsort(tmp, l->n, sizeof *tmp, by_row_ts);
+  for (size_t i = 0; i < l->n; i++)
+    l->v[i] = tmp[i].s, l->aux[i] = tmp[i].aux;
+  free(tmp);
+  return 0;
+}
+
 /* Sorts line `d` of `tr` by time (rows appended by metrics may come late), computes its max_end
-** where needed and notes a root below depth 0. Returns 0 or -1 (out of memory). */
-static int finish_line(trak_ui_track *tr, size_t d) {
+** where needed and notes a root below depth 0 (`parent`: the slice table's parent_id column,
+** for slice tracks). Returns 0 or -1 (out of memory). */
+static int finish_line(trak_ui_track *tr, size_t d, const uint32_t *parent) {
   trak_ui_line *l = &tr->lines[d];
   int sorted = 1;
   for (size_t i = 1; i < l->n && sorted; i++)
     sorted = l->v[i - 1].ts <= l->v[i].ts;
-  if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
+  if (!sorted && sort_line(l)) return -1;
   /* max_end only where ends are not already nondecreasing (a slice that did not end, or
   ** overlapping ones): most lines need none, 8 bytes a slice saved. */
   int monotonic = 1;
   for (size_t i = 0; i < l->n; i++) {
     if (i && trak__ui_slice_end(&l->v[i]) < trak__ui_slice_end(&l->v[i - 1])) monotonic = 0;
-    if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
+    if (d > 0 && parent && parent[l->v[i].id] == TRAK_NULL_U32) tr->deep_roots = 1;
   }
   if (!monotonic) {
     l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end);
@@ -158,7 +186,7 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
     trak_ui_track *tr = &c->tracks[t];
     for (size_t d = 0; tr->kind != TRAK_UI_SLICES && d < tr->n_lines; d++) {
       trak_ui_line *l = &tr->lines[d];
-      if (finish_line(tr, d)) return oom(err);
+      if (finish_line(tr, d, NULL)) return oom(err);
       if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
       tr->count += (int64_t)l->n;
     }
@@ -179,7 +207,7 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
   c->n_events++;
 }
 
-trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth) {
+trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth, uint32_t aux) {
   trak_ui_track *tr = trak__ui_cache_add_track(c, id);
   if (!tr || depth < 0 || depth >= MAX_DEPTH) return NULL;
   if ((size_t)depth >= tr->n_lines) {
@@ -189,7 +217,14 @@ trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t de
     tr->lines = lines, tr->n_lines = (size_t)depth + 1;
   }
   trak_ui_line *l = &tr->lines[depth];
-  if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) return NULL;
+  if (l->n == l->cap) { /* v and aux grow together */
+    size_t cap = l->cap;
+    uint32_t *a = realloc(l->aux, (cap ? cap * 2 : 16) * sizeof *a);
+    if (!a) return NULL;
+    l->aux = a;
+    if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) return NULL;
+  }
+  l->aux[l->n] = aux;
   return &l->v[l->n++];
 }
 
@@ -262,12 +297,10 @@ static int fill_slices(trak_ui_cache *c) {
     s->dur = tb->slice.dur[i];
     s->id = (uint32_t)i;
     s->name = name_of(c, tb->slice.name[i]);
-    s->has_parent = tb->slice.parent_id[i] != TRAK_NULL_U32;
-    s->stack = TRAK_UI_NO_STACK;
   }
   for (size_t t = 0; t < c->n_tracks; t++)
     for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++)
-      if (finish_line(&c->tracks[t], d)) return -1;
+      if (finish_line(&c->tracks[t], d, tb->slice.parent_id)) return -1;
   return 0;
 }
 
@@ -385,6 +418,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     for (size_t d = 0; d < c->tracks[t].n_lines; d++) {
       free(c->tracks[t].lines[d].v);
       free(c->tracks[t].lines[d].max_end);
+      free(c->tracks[t].lines[d].aux);
+      free(c->tracks[t].lines[d].stack);
     }
     free(c->tracks[t].lines);
     free(c->tracks[t].values);

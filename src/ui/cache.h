@@ -19,18 +19,15 @@ typedef struct trak_ui_slice {
   int64_t ts, dur; /* dur -1: did not end */
   uint32_t id;     /* the row's id (slice, sched or thread_state): row ids are 32-bit */
   uint32_t name;   /* in the cache's name table; UINT32_MAX: no name */
-  union {
-    uint32_t has_parent; /* slices: 1 when parent_id is set (it nests in one a depth above) */
-    uint32_t aux;        /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
-  };
-  uint32_t stack; /* slices: its node of the cache's name-stack tree, or TRAK_UI_NO_STACK; a word
-                  ** of its own, written by the stacks thread while the other fields are read */
-} trak_ui_slice;
+} trak_ui_slice; /* 24 bytes: whether a slice has a parent is read from the slice table's
+                 ** parent_id (trak__ui_has_parent), a CPU or thread-state row's aux and a
+                 ** slice's stack are arrays of the line (trak_ui_line) */
+_Static_assert(sizeof(trak_ui_slice) == 24, "a slice of the cache's lines is 24 bytes");
 
-/* trak_ui_slice.stack of a slice in no name stack (it or an ancestor did not end). */
+/* trak_ui_line.stack of a slice in no name stack (it or an ancestor did not end). */
 #define TRAK_UI_NO_STACK UINT32_MAX
 
-/* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_slice.aux. */
+/* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_line.aux. */
 #define TRAK_UI_STATE_AUX(cpu, io)                                                                 \
   ((uint32_t)((cpu) < 0 || (cpu) >= 0xffffff ? 0 : (cpu) + 1) | (uint32_t)((io) + 1) << 30)
 #define TRAK_UI_STATE_CPU(aux) ((int64_t)((aux)&0xffffff) - 1)
@@ -81,6 +78,12 @@ typedef struct trak_ui_line {
   trak_ui_slice *v;
   int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search);
                     ** NULL when the ends of v are nondecreasing already (then it is each end) */
+  /* aux[i] of v[i] on CPU tracks (the utid) and thread-state tracks (TRAK_UI_STATE_AUX);
+  ** NULL on slice tracks. */
+  uint32_t *aux;
+  /* stack[i]: v[i]'s node of the cache's name-stack tree, or TRAK_UI_NO_STACK; slice tracks,
+  ** made by the stacks thread (read once stacks_ready), NULL until then. */
+  uint32_t *stack;
   size_t n, cap;
 } trak_ui_line;
 
@@ -174,6 +177,14 @@ typedef struct trak_ui_cache {
   pthread_cond_t lines_filled;
 } trak_ui_cache;
 
+/* Whether slice `s` of line `d` of the slice track `tr` has a parent (parent_id set: it nests
+** in one a depth above). A root is at depth 0 unless the track has deep_roots (async lanes):
+** only then is the slice table's parent_id read. Valid once the lines are filled. */
+static inline int trak__ui_has_parent(const trak_ui_cache *c, const trak_ui_track *tr, size_t d,
+                                      const trak_ui_slice *s) {
+  return d > 0 && (!tr->deep_roots || c->slice_parent[s->id] != UINT32_MAX);
+}
+
 /* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
 ** their first member (trak_ui_slice, trak_ui_value), whose time is at or after `ts`. */
 static inline size_t trak__ui_first_at(const void *base, size_t n, size_t stride, int64_t ts) {
@@ -216,10 +227,11 @@ const char *trak__ui_cache_name(const trak_ui_cache *c, uint32_t id);
 
 /* While loading: the id of name `s` (added if new), UINT32_MAX for NULL or out of memory. */
 uint32_t trak__ui_cache_intern(trak_ui_cache *c, const char *s);
-/* While loading: a new slice at `depth` of track `id` (created with kind TRAK_UI_SLICES on first
-** use), its fields unset; NULL when out of memory or id or depth is out of range. The caller
-** fills it in and calls trak__ui_cache_widen with its span. */
-trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth);
+/* While loading the CPU and thread-state tracks: a new row at `depth` of track `id` (created
+** with kind TRAK_UI_SLICES on first use), its aux set to `aux` and its other fields unset; NULL
+** when out of memory or id or depth is out of range. The caller fills it in and calls
+** trak__ui_cache_widen with its span. */
+trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth, uint32_t aux);
 /* While loading: the track `id`, created empty on first use; NULL as trak__ui_cache_add_slice. */
 trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
 /* While loading: counts one more event from `start` to `end` in the trace's bounds. */

@@ -57,13 +57,12 @@ static int load_cpus(trak_processor *p, trak_ui_cache *c, int64_t base, trak_err
   while ((rc = trak_query_next(q, err)) == 1) {
     int64_t cpu = trak_query_int(q, 3), utid = trak_query_int(q, 4);
     if (cpu < 0 || cpu > MAX_CPU || utid < 0 || utid > UINT32_MAX) continue;
-    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + cpu, 0);
+    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + cpu, 0, (uint32_t)utid);
     if (!s) break;
     s->id = trak_query_int(q, 0);
     s->ts = trak_query_int(q, 1);
     s->dur = trak_query_int(q, 2);
     s->name = UINT32_MAX;
-    s->aux = (uint32_t)utid;
     trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
   trak_query_free(q);
@@ -78,7 +77,9 @@ static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_e
   while ((rc = trak_query_next(q, err)) == 1) {
     int64_t utid = trak_query_int(q, 3);
     if (utid < 0 || utid > UINT32_MAX - base - 1) continue;
-    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + utid, 0);
+    int64_t cpu = trak_query_type(q, 5) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 5);
+    int io = trak_query_type(q, 6) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 6) != 0;
+    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + utid, 0, TRAK_UI_STATE_AUX(cpu, io));
     if (!s) break;
     trak_ui_track *t = trak__ui_cache_add_track(c, base + utid);
     t->kind = TRAK_UI_STATE, t->key = utid;
@@ -86,9 +87,6 @@ static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_e
     s->ts = trak_query_int(q, 1);
     s->dur = trak_query_int(q, 2);
     s->name = trak__ui_cache_intern(c, trak_query_string(q, 4));
-    int64_t cpu = trak_query_type(q, 5) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 5);
-    int io = trak_query_type(q, 6) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 6) != 0;
-    s->aux = TRAK_UI_STATE_AUX(cpu, io);
     trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
   }
   trak_query_free(q);
@@ -212,7 +210,7 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
       const trak_ui_slice *s = &l->v[i];
       int64_t part = clipped(s, start, end);
       if (!part) continue;
-      int io = TRAK_UI_STATE_IO(s->aux);
+      int io = TRAK_UI_STATE_IO(l->aux[i]);
       state_sum *a =
           &sums[3 * (size_t)(s->name == UINT32_MAX ? c->n_names : s->name) + (size_t)(io + 1)];
       a->name = s->name;
@@ -252,12 +250,13 @@ static int by_thread_total(const void *a, const void *b) {
   return (x->utid > y->utid) - (x->utid < y->utid);
 }
 
-/* Calls visit(s, part, arg) for each scheduling slice of the CPU tracks among `tracks` that has
-** a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track. */
+/* Calls visit(t, utid, part, arg) for each scheduling slice of the CPU tracks among `tracks` that
+** has a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track,
+** `utid` its thread. */
 static void each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                            int64_t end,
-                           void (*visit)(const trak_ui_track *t, const trak_ui_slice *s,
-                                         int64_t part, void *arg),
+                           void (*visit)(const trak_ui_track *t, uint32_t utid, int64_t part,
+                                         void *arg),
                            void *arg) {
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
@@ -265,7 +264,7 @@ static void each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t
     const trak_ui_line *l = &t->lines[0];
     for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
       int64_t part = clipped(&l->v[i], start, end);
-      if (part > 0) visit(t, &l->v[i], part, arg);
+      if (part > 0) visit(t, l->aux[i], part, arg);
     }
   }
 }
@@ -275,16 +274,16 @@ typedef struct cpu_acc {
   int64_t max_utid;
 } cpu_acc;
 
-static void max_utid_of(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
+static void max_utid_of(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg) {
   cpu_acc *a = arg;
   (void)t, (void)part;
-  if ((int64_t)s->aux > a->max_utid) a->max_utid = s->aux;
+  if ((int64_t)utid > a->max_utid) a->max_utid = utid;
 }
 
-static void add_to_thread(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
-  thread_sum *x = &((cpu_acc *)arg)->by_utid[s->aux];
+static void add_to_thread(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg) {
+  thread_sum *x = &((cpu_acc *)arg)->by_utid[utid];
   (void)t;
-  x->utid = s->aux, x->count++, x->total += part;
+  x->utid = utid, x->count++, x->total += part;
 }
 
 int trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
