@@ -9,7 +9,9 @@
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
 **   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
 **   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
-**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there)
+**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there;
+**   flame: once the cache's thread is done, the whole-trace flame graph from the columns three
+**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -171,6 +173,27 @@ int main(int argc, char **argv) {
   if (argc > 2 && !strcmp(argv[2], "start")) { /* "start": the start's figures only */
     printf("server start %.0f ms (%.0f ms CPU); the timeline read again %.0f ms (%.0f ms CPU)\n",
            start_ms, start_cpu, cache_ms, cache_cpu);
+    trak__ui_cache_free(c);
+    return 0;
+  }
+  if (argc > 2 && !strcmp(argv[2], "flame")) { /* "flame": the columns' flame graph alone */
+    if (!trak__ui_stacks_wait(c)) return 1;
+    for (int run = 0; run < 3; run++) {
+      trak_ui_buf out = {0};
+      trak_ui_flame f = {0};
+      double cpu;
+      w = watch_start();
+      if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, t.start, t.end, &f) ||
+          trak__ui_flame_write(c, &f, &out))
+        return 1;
+      double ms = watch_ms(&w, &cpu);
+      printf("flame graph from the columns (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
+             "%zu nodes made, %zu bytes\n",
+             t.n_slice, ms, cpu, f.n, out.len);
+      dump_answer("columns", run + 1, &out);
+      trak__ui_flame_free(&f);
+      trak__ui_buf_free(&out);
+    }
     trak__ui_cache_free(c);
     return 0;
   }
