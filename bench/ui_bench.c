@@ -11,7 +11,8 @@
 **   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
 **   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there;
 **   flame: once the cache's thread is done, the whole-trace flame graph from the columns three
-**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed)
+**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed; then
+**   the tree's answer, for TRAK_BENCH_DUMP)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -194,6 +195,11 @@ int main(int argc, char **argv) {
       trak__ui_flame_free(&f);
       trak__ui_buf_free(&out);
     }
+    trak_ui_buf out = {0}; /* the tree's answer, to compare with TRAK_BENCH_DUMP */
+    trak_ui_range r = {t.start, t.end, 1};
+    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    dump_answer("tree", 1, &out);
+    trak__ui_buf_free(&out);
     trak__ui_cache_free(c);
     return 0;
   }
