@@ -79,10 +79,15 @@ static void tracks_hold_the_rows(void **state) {
                                       "SELECT count(*) FROM sched WHERE cpu = %" PRId64
                                       " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)",
                                       cpu));
-    for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
-      assert_int_equal(
-          t->lines[0].aux[i],
-          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, t->lines[0].v[i].id));
+    for (size_t i = 0; i < t->lines[0].n; i++) { /* read from the columns by row */
+      uint32_t utid;
+      const trak_ui_slice s = trak__ui_line_row(f->c, t, &t->lines[0], i, &utid);
+      assert_int_equal(utid, sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.ts, sc_int(f->p, "SELECT ts FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.dur, sc_int(f->p, "SELECT dur FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.name, UINT32_MAX);
+      if (i) assert_true(trak__ui_line_row(f->c, t, &t->lines[0], i - 1, NULL).ts <= s.ts);
+    }
   }
   int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
   for (size_t i = 0; i < f->c->n_tracks; i++) {
@@ -92,14 +97,25 @@ static void tracks_hold_the_rows(void **state) {
     assert_int_equal(
         t->count, sc_int(f->p, "SELECT count(*) FROM thread_state WHERE utid = %" PRId64, t->key));
     for (size_t k = 0; k < t->lines[0].n; k++) {
-      const trak_ui_slice *s = &t->lines[0].v[k];
+      uint32_t aux;
+      const trak_ui_slice s = trak__ui_line_row(f->c, t, &t->lines[0], k, &aux);
       assert_int_equal(
-          TRAK_UI_STATE_CPU(t->lines[0].aux[k]),
-          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s->id));
-      assert_int_equal(TRAK_UI_STATE_IO(t->lines[0].aux[k]),
+          TRAK_UI_STATE_CPU(aux),
+          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(TRAK_UI_STATE_IO(aux),
                        sc_int(f->p,
                               "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32,
-                              s->id));
+                              s.id));
+      assert_int_equal(s.ts, sc_int(f->p, "SELECT ts FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.dur,
+                       sc_int(f->p, "SELECT dur FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.name == UINT32_MAX ? 0 : 1,
+                       sc_int(f->p, "SELECT state IS NOT NULL FROM thread_state WHERE id = %" PRIu32,
+                              s.id));
+      if (s.name != UINT32_MAX)
+        assert_int_equal(1, sc_int(f->p,
+                                   "SELECT state = '%s' FROM thread_state WHERE id = %" PRIu32,
+                                   trak__ui_cache_name(f->c, s.name), s.id));
     }
   }
   assert_int_equal(seen, threads);

@@ -214,19 +214,20 @@ static void line_slices_of(const trak_ui_cache *c, const trak_ui_track *t, size_
                            trak_ui_buf *out, int *first) {
   const trak_ui_line *l = &t->lines[depth];
   const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
-  size_t i = trak__ui_line_first_ending_after(l, r->start);
-  while (i < l->n && l->v[i].ts <= r->end) {
-    uint64_t col = column_in(l->v[i].ts, &cols);
-    const trak_ui_slice *best = NULL;
+  size_t i = trak__ui_line_first_ending(c, t, l, r->start);
+  uint32_t aux, best_aux = 0;
+  trak_ui_slice x = i < l->n ? trak__ui_line_row(c, t, l, i, &aux) : (trak_ui_slice){0};
+  while (i < l->n && x.ts <= r->end) { /* x: entry i */
+    uint64_t col = column_in(x.ts, &cols);
+    trak_ui_slice best;
     int64_t count = 0;
-    for (; i < l->n && l->v[i].ts <= r->end && column_in(l->v[i].ts, &cols) == col; i++) {
-      const trak_ui_slice *x = &l->v[i];
-      if (trak__ui_slice_end(x) < r->start) continue;
-      if (only && !has_id(only, n_only, l->aux[i])) continue;
-      count++;
-      if (!best || trak__ui_stands_before(x->ts, x->dur, best->ts, best->dur)) best = x;
+    for (; i < l->n && x.ts <= r->end && column_in(x.ts, &cols) == col;
+         x = ++i < l->n ? trak__ui_line_row(c, t, l, i, &aux) : x) {
+      if (trak__ui_slice_end(&x) < r->start) continue;
+      if (only && !has_id(only, n_only, aux)) continue;
+      if (!count++ || trak__ui_stands_before(x.ts, x.dur, best.ts, best.dur)) best = x, best_aux = aux;
     }
-    if (best) put_slice(c, t->kind, depth, best, l->aux ? l->aux[best - l->v] : 0, count, out, first);
+    if (count) put_slice(c, t->kind, depth, &best, best_aux, count, out, first);
   }
 }
 

@@ -71,12 +71,12 @@ static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, in
     if (tr->kind != kind || !tr->n_lines) continue;
     const trak_ui_line *l = &tr->lines[0];
     for (size_t i = 0; i < l->n; i++) {
-      const trak_ui_slice *s = &l->v[i];
-      if (name != UINT32_MAX && s->name != name) continue;
-      if (starts) starts[ns] = s->ts;
+      const trak_ui_slice s = trak__ui_line_row(c, tr, l, i, NULL);
+      if (name != UINT32_MAX && s.name != name) continue;
+      if (starts) starts[ns] = s.ts;
       ns++;
-      if (s->dur == -1) continue;
-      if (ends) ends[ne] = (int64_t)((uint64_t)s->ts + (uint64_t)s->dur);
+      if (s.dur == -1) continue;
+      if (ends) ends[ne] = (int64_t)((uint64_t)s.ts + (uint64_t)s.dur);
       ne++;
     }
   }
