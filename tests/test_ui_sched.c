@@ -419,6 +419,38 @@ static void sched_counts_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
+/* The counters are merged straight from the tracks' lines when their times are in order; a line
+** out of order (here CPU 0's, reversed) makes them sort copies instead, with the same values. */
+static void sched_counts_from_unordered_lines(void **state) {
+  fixture *f = *state;
+  trak_ui_track *cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0);
+  trak_ui_line *l = &cpu0->lines[0];
+  assert_true(l->n > 10);
+  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) {
+    uint32_t x = l->rows[i];
+    l->rows[i] = l->rows[j], l->rows[j] = x;
+  }
+  int64_t first = f->c->sched_count[TRAK_UI_SCHED_COUNTS - 1] + 1, saved[TRAK_UI_SCHED_COUNTS];
+  memcpy(saved, f->c->sched_count, sizeof saved);
+  assert_int_equal(trak__ui_sched_counts_load(f->c, first), 0);
+  const trak_ui_track *t = trak__ui_cache_track(f->c, first);
+  assert_non_null(t);
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
+  trak_ui_buf got = {0};
+  for (size_t i = 0; i < t->n_values; i++)
+    trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
+                    (int64_t)t->values[i].value);
+  assert_string_equal(got.s, sc_rows(f->p, "SELECT ts, active_cpu_count FROM sched_active_cpu_count"));
+  trak__ui_buf_free(&got);
+  cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0); /* tracks may have moved */
+  l = &cpu0->lines[0];
+  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) { /* back in order for the other tests */
+    uint32_t x = l->rows[i];
+    l->rows[i] = l->rows[j], l->rows[j] = x;
+  }
+  memcpy(f->c->sched_count, saved, sizeof saved);
+}
+
 /* CPU by thread over both CPUs: per thread, the slices meeting the range and their time in it,
 ** most first, equal to docs/ui.md's SQL. */
 static void cpu_threads_equal_sql(void **state) {
@@ -459,6 +491,7 @@ int main(void) {
       cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
       cmocka_unit_test(sched_counts_equal_sql),
+      cmocka_unit_test(sched_counts_from_unordered_lines),
       cmocka_unit_test(cpu_threads_equal_sql),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
