@@ -172,6 +172,30 @@ size_t trak__ui_line_first_ending(const trak_ui_cache *c, const trak_ui_track *t
   return lo;
 }
 
+/* The rows of the sched_slice (kind TRAK_UI_CPU) or thread_state table whose CPU or utid is
+** `key`, counted (for every key at once) on first use; 0 when out of memory. */
+static size_t reserve_of(trak_ui_cache *c, trak_ui_kind kind, int64_t key) {
+  const trak_tables *tb = c->tables;
+  int k = kind == TRAK_UI_STATE;
+  size_t n = k ? tb->thread_state.n : tb->sched_slice.n;
+  if (!c->reserve[k]) {
+    uint32_t max = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t v = k ? tb->thread_state.utid[i] : trak__ss_ucpu(tb, (uint32_t)i);
+      if (v != TRAK_NULL_U32 && v > max) max = v;
+    }
+    /* Past 2^24: not a CPU or utid a trace has; no count, each track grown as it comes. */
+    size_t len = max < (1u << 24) ? (size_t)max + 1 : 0;
+    if (!(c->reserve[k] = calloc(len ? len : 1, sizeof *c->reserve[k]))) return 0;
+    c->reserve_len[k] = len;
+    for (size_t i = 0; len && i < n; i++) {
+      uint32_t v = k ? tb->thread_state.utid[i] : trak__ss_ucpu(tb, (uint32_t)i);
+      if (v != TRAK_NULL_U32) c->reserve[k][v]++;
+    }
+  }
+  return key >= 0 && (uint64_t)key < c->reserve_len[k] ? c->reserve[k][key] : 0;
+}
+
 int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int64_t key,
                            uint32_t row, const char *state) {
   const trak_tables *tb = c->tables;
@@ -181,6 +205,9 @@ int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int6
   if (!tr->n_lines) {
     if (!(tr->lines = calloc(1, sizeof *tr->lines))) return -1;
     tr->n_lines = 1, tr->kind = kind, tr->key = key;
+    size_t want = reserve_of(c, kind, key); /* 0: grown as it comes */
+    if (want && (tr->lines[0].rows = malloc(want * sizeof *tr->lines[0].rows)))
+      tr->lines[0].cap = want;
   }
   trak_ui_line *l = &tr->lines[0];
   if (grow((void **)&l->rows, &l->cap, l->n, sizeof *l->rows)) return -1;
@@ -451,6 +478,8 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!rc) rc = load_flows(p, c, err);
   if (!rc) rc = trak__ui_sched_load(p, c, err);
   if (!rc) rc = finish_lines(c, err);
+  for (int k = 0; k < 2; k++)
+    free(c->reserve[k]), c->reserve[k] = NULL, c->reserve_len[k] = 0;
   if (rc) {
     trak__ui_cache_free(c);
     return rc;
@@ -484,6 +513,7 @@ void trak__ui_cache_free(trak_ui_cache *c) {
   free(c->index);
   free(c->flows);
   free(c->name_map);
+  free(c->reserve[0]), free(c->reserve[1]);
   pthread_mutex_destroy(&c->lock);
   pthread_cond_destroy(&c->lines_filled);
   free(c);

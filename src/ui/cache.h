@@ -152,6 +152,12 @@ typedef struct trak_ui_cache {
   ** Sleep thread count" (sched_counts.c): ids past the thread-state tracks'; -1 without sched. */
   int64_t sched_count[TRAK_UI_SCHED_COUNTS];
   uint32_t state_name[256]; /* thread_state's one-byte state code -> its name id, UINT32_MAX */
+  /* While loading (freed after): the sched_slice rows per CPU and the thread_state rows per
+  ** utid, counted from the columns, so that each CPU or thread-state track's row array is
+  ** allocated once at (at most) its size: grown by doubling, the arrays left ~25 MB of freed
+  ** heap at 15M thread states. */
+  uint32_t *reserve[2];
+  size_t reserve_len[2];
   char **names; /* interned slice names */
   size_t n_names, names_cap;
   uint32_t *table; /* open addressing over names */
