@@ -102,20 +102,19 @@ static void tracks_hold_the_rows(void **state) {
       assert_int_equal(
           TRAK_UI_STATE_CPU(aux),
           sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s.id));
-      assert_int_equal(TRAK_UI_STATE_IO(aux),
-                       sc_int(f->p,
-                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32,
-                              s.id));
+      assert_int_equal(
+          TRAK_UI_STATE_IO(aux),
+          sc_int(f->p, "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32, s.id));
       assert_int_equal(s.ts, sc_int(f->p, "SELECT ts FROM thread_state WHERE id = %" PRIu32, s.id));
       assert_int_equal(s.dur,
                        sc_int(f->p, "SELECT dur FROM thread_state WHERE id = %" PRIu32, s.id));
-      assert_int_equal(s.name == UINT32_MAX ? 0 : 1,
-                       sc_int(f->p, "SELECT state IS NOT NULL FROM thread_state WHERE id = %" PRIu32,
-                              s.id));
+      assert_int_equal(
+          s.name == UINT32_MAX ? 0 : 1,
+          sc_int(f->p, "SELECT state IS NOT NULL FROM thread_state WHERE id = %" PRIu32, s.id));
       if (s.name != UINT32_MAX)
-        assert_int_equal(1, sc_int(f->p,
-                                   "SELECT state = '%s' FROM thread_state WHERE id = %" PRIu32,
-                                   trak__ui_cache_name(f->c, s.name), s.id));
+        assert_int_equal(1,
+                         sc_int(f->p, "SELECT state = '%s' FROM thread_state WHERE id = %" PRIu32,
+                                trak__ui_cache_name(f->c, s.name), s.id));
     }
   }
   assert_int_equal(seen, threads);
@@ -440,7 +439,8 @@ static void sched_counts_from_unordered_lines(void **state) {
   for (size_t i = 0; i < t->n_values; i++)
     trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
                     (int64_t)t->values[i].value);
-  assert_string_equal(got.s, sc_rows(f->p, "SELECT ts, active_cpu_count FROM sched_active_cpu_count"));
+  assert_string_equal(got.s,
+                      sc_rows(f->p, "SELECT ts, active_cpu_count FROM sched_active_cpu_count"));
   trak__ui_buf_free(&got);
   cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0); /* tracks may have moved */
   l = &cpu0->lines[0];

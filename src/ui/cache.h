@@ -19,9 +19,10 @@ typedef struct trak_ui_slice {
   int64_t ts, dur; /* dur -1: did not end */
   uint32_t id;     /* the row's id (slice, sched or thread_state): row ids are 32-bit */
   uint32_t name;   /* in the cache's name table; UINT32_MAX: no name */
-} trak_ui_slice; /* 24 bytes: whether a slice has a parent is read from the slice table's
-                 ** parent_id (trak__ui_has_parent), a slice's stack is an array of the line
-                 ** (trak_ui_line); CPU and thread-state tracks hold row numbers instead */
+} trak_ui_slice;
+/* 24 bytes: whether a slice has a parent is read from the slice table's parent_id
+** (trak__ui_has_parent), a slice's stack is an array of the line (trak_ui_line); CPU and
+** thread-state tracks hold row numbers instead. */
 _Static_assert(sizeof(trak_ui_slice) == 24, "a slice of the cache's lines is 24 bytes");
 
 /* trak_ui_line.stack of a slice in no name stack (it or an ancestor did not end). */

@@ -225,7 +225,8 @@ static void line_slices_of(const trak_ui_cache *c, const trak_ui_track *t, size_
          x = ++i < l->n ? trak__ui_line_row(c, t, l, i, &aux) : x) {
       if (trak__ui_slice_end(&x) < r->start) continue;
       if (only && !has_id(only, n_only, aux)) continue;
-      if (!count++ || trak__ui_stands_before(x.ts, x.dur, best.ts, best.dur)) best = x, best_aux = aux;
+      if (!count++ || trak__ui_stands_before(x.ts, x.dur, best.ts, best.dur))
+        best = x, best_aux = aux;
     }
     if (count) put_slice(c, t->kind, depth, &best, best_aux, count, out, first);
   }

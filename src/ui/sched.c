@@ -247,11 +247,10 @@ static int by_thread_total(const void *a, const void *b) {
 /* Calls visit(t, utid, part, arg) for each scheduling slice of the CPU tracks among `tracks` that
 ** has a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track,
 ** `utid` its thread. */
-static void each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                           int64_t end,
-                           void (*visit)(const trak_ui_track *t, uint32_t utid, int64_t part,
-                                         void *arg),
-                           void *arg) {
+static void
+each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start, int64_t end,
+               void (*visit)(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg),
+               void *arg) {
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
     if (!t || t->kind != TRAK_UI_CPU || !t->n_lines) continue;
