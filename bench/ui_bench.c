@@ -245,7 +245,7 @@ int main(int argc, char **argv) {
     printf("area selection flame graph %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
            "%zu bytes\n",
            early ? "before the lines are filled (from the columns)"
-                 : "(the lines were filled already)",
+                 : "(the lines were filled already; from the columns)",
            t.n_slice, ms, cpu, out.len);
     trak__ui_buf_free(&out);
   }
@@ -273,11 +273,12 @@ int main(int argc, char **argv) {
       for (size_t k = 0; way && k < c->n_tracks; k++)
         c->tracks[k].stacks_exact = 0;
       w = watch_start();
-      if (way && trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-      trak_ui_flame f = {0}; /* the columns' answer, as trak__ui_flamegraph gives it */
-      if (!way && (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f) ||
-                   trak__ui_flame_write(c, &f, &out)))
+      trak_ui_flame f = {0}; /* the columns' or the lines' answer, as trak__ui_flamegraph */
+      if (way)
+        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
+      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
         return 1;
+      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
       trak__ui_flame_free(&f);
       double ms = watch_ms(&w, &cpu);
       dump_answer(way ? "lines" : "columns", part, &out);

@@ -393,8 +393,8 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
 ** TRAK_UI_MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
 ** not merged. Not when a track has roots below depth 0: their stacks start deeper and a node's
 ** total may grow later. Merges into `f` (zeroed); sets f->oom when out of memory. */
-static void flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                             int64_t end, trak_ui_flame *f) {
+void trak__ui_flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                               int64_t start, int64_t end, trak_ui_flame *f) {
   flame_reserve(f, c, tracks, n, start, end);
   flame_span *spans = calloc(2 * (n ? n : 1), sizeof *spans); /* depth d - 1's, then d's */
   size_t depths = 0;
@@ -431,16 +431,17 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
       return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     return 0;
   }
-  /* Before the lines are filled: from the slice table's columns, unless they decline (once
-  ** they are, the lines' copy is the faster read: 1.55 s against 2.3 s of CPU for the whole of a
-  ** 50M-event trace, docs/performance.md). */
+  /* Before the tree: from the slice table's columns, unless they decline (async lanes), also
+  ** once the lines are filled (the columns' merge with its cells prefetched took 0.65-0.8 s of
+  ** CPU for the whole of a 50M-event trace, the lines' slice by slice 2.3 s,
+  ** docs/performance.md). */
   trak_ui_flame f = {0};
-  int rc = trak__ui_lines_ready(c) ? 1 : trak__ui_scan_flame(c, tracks, n, start, end, &f);
+  int rc = trak__ui_scan_flame(c, tracks, n, start, end, &f);
   if (rc == 1) {
     trak__ui_flame_free(&f);
     memset(&f, 0, sizeof f);
     if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-    flame_from_lines(c, tracks, n, start, end, &f);
+    trak__ui_flame_from_lines(c, tracks, n, start, end, &f);
   }
   if (rc < 0) f.oom = 1;
   rc = trak__ui_flame_write(c, &f, out);
