@@ -9,7 +9,10 @@
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
 **   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
 **   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
-**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there)
+**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there;
+**   flame: once the cache's thread is done, the whole-trace flame graph from the columns three
+**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed; then
+**   the tree's answer, for TRAK_BENCH_DUMP)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -174,6 +177,32 @@ int main(int argc, char **argv) {
     trak__ui_cache_free(c);
     return 0;
   }
+  if (argc > 2 && !strcmp(argv[2], "flame")) { /* "flame": the columns' flame graph alone */
+    if (!trak__ui_stacks_wait(c)) return 1;
+    for (int run = 0; run < 3; run++) {
+      trak_ui_buf out = {0};
+      trak_ui_flame f = {0};
+      double cpu;
+      w = watch_start();
+      if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, t.start, t.end, &f) ||
+          trak__ui_flame_write(c, &f, &out))
+        return 1;
+      double ms = watch_ms(&w, &cpu);
+      printf("flame graph from the columns (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
+             "%zu nodes made, %zu bytes\n",
+             t.n_slice, ms, cpu, f.n, out.len);
+      dump_answer("columns", run + 1, &out);
+      trak__ui_flame_free(&f);
+      trak__ui_buf_free(&out);
+    }
+    trak_ui_buf out = {0}; /* the tree's answer, to compare with TRAK_BENCH_DUMP */
+    trak_ui_range r = {t.start, t.end, 1};
+    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
+    dump_answer("tree", 1, &out);
+    trak__ui_buf_free(&out);
+    trak__ui_cache_free(c);
+    return 0;
+  }
   size_t bytes;
   double first_ms = screen(c, &t, t.start, t.end, &bytes, &first_cpu);
   printf("first paint: %.0f ms (%.0f ms CPU) = server start (timeline read, track list) %.0f ms "
@@ -216,7 +245,7 @@ int main(int argc, char **argv) {
     printf("area selection flame graph %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
            "%zu bytes\n",
            early ? "before the lines are filled (from the columns)"
-                 : "(the lines were filled already)",
+                 : "(the lines were filled already; from the columns)",
            t.n_slice, ms, cpu, out.len);
     trak__ui_buf_free(&out);
   }
@@ -244,11 +273,12 @@ int main(int argc, char **argv) {
       for (size_t k = 0; way && k < c->n_tracks; k++)
         c->tracks[k].stacks_exact = 0;
       w = watch_start();
-      if (way && trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-      trak_ui_flame f = {0}; /* the columns' answer, as trak__ui_flamegraph gives it */
-      if (!way && (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f) ||
-                   trak__ui_flame_write(c, &f, &out)))
+      trak_ui_flame f = {0}; /* the columns' or the lines' answer, as trak__ui_flamegraph */
+      if (way)
+        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
+      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
         return 1;
+      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
       trak__ui_flame_free(&f);
       double ms = watch_ms(&w, &cpu);
       dump_answer(way ? "lines" : "columns", part, &out);

@@ -49,13 +49,14 @@ static const char TRACE[] =
     "]}";
 
 /* The cache's rows of line `l` as sc_rows prints "id|ts|dur|name|has_parent" rows. */
-static char *line_rows(const trak_ui_cache *c, const trak_ui_line *l) {
+static char *line_rows(const trak_ui_cache *c, const trak_ui_track *tr, size_t d) {
+  const trak_ui_line *l = &tr->lines[d];
   trak_ui_buf b = {0};
   for (size_t i = 0; i < l->n; i++) {
     const trak_ui_slice *s = &l->v[i];
     const char *name = trak__ui_cache_name(c, s->name);
     trak__ui_printf(&b, "%s%" PRIu32 "|%" PRId64 "|%" PRId64 "|%s|%d", i ? "\n" : "", s->id, s->ts,
-                    s->dur, name ? name : "NULL", s->has_parent ? 1 : 0);
+                    s->dur, name ? name : "NULL", trak__ui_has_parent(c, tr, d, s));
   }
   assert_false(b.oom);
   return b.s ? b.s : strdup("");
@@ -83,7 +84,7 @@ static void slices_equal_the_table(void **state) {
                "SELECT id, ts, dur, name, parent_id IS NOT NULL FROM slice WHERE track_id = "
                "%" PRId64 " AND depth = %zu ORDER BY ts, id",
                tr->id, d);
-      char *got = line_rows(c, &tr->lines[d]);
+      char *got = line_rows(c, tr, d);
       assert_string_equal(got, sc_rows(p, sql));
       free(got);
       lines += tr->lines[d].n > 0;

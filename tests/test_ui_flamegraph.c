@@ -186,6 +186,21 @@ static char *sorted_lines(const char *json) {
   return all.s ? all.s : strdup("");
 }
 
+/* The flame graph of `tracks` x `r` merged slice by slice from the cache's lines
+** (trak__ui_flame_from_lines), as sorted_lines. */
+static char *lines_way(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                       const trak_ui_range *r) {
+  trak_ui_flame f = {0};
+  trak_ui_buf out = {0};
+  trak__ui_flame_from_lines(c, tracks, n, r->start, r->end, &f);
+  assert_false(f.oom);
+  assert_int_equal(trak__ui_flame_write(c, &f, &out), 0);
+  trak__ui_flame_free(&f);
+  char *lines = sorted_lines(out.s);
+  trak__ui_buf_free(&out);
+  return lines;
+}
+
 /* The flame graph of `tracks` x `r` through trak__ui_flamegraph, as sorted_lines. */
 static char *flame_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                          const trak_ui_range *r) {
@@ -210,11 +225,12 @@ static void both_ways_agree(void **state) {
     char *fast = flame_lines(c, tracks, 2, &ranges[i]);
     for (size_t k = 0; k < c->n_tracks; k++)
       c->tracks[k].stacks_exact = 0;
-    char *slow = flame_lines(c, tracks, 2, &ranges[i]);
+    char *slow = flame_lines(c, tracks, 2, &ranges[i]); /* not the tree's: the columns' */
+    char *lines = lines_way(c, tracks, 2, &ranges[i]);
     for (size_t k = 0; k < c->n_tracks; k++)
       c->tracks[k].stacks_exact = 1;
-    atomic_store(&c->stacks_ready, 0);                   /* as before the tree's thread is done */
-    char *early = flame_lines(c, tracks, 2, &ranges[i]); /* the lines' */
+    atomic_store(&c->stacks_ready, 0); /* as before the tree's thread is done: the columns' */
+    char *early = flame_lines(c, tracks, 2, &ranges[i]);
     atomic_store(&c->lines_ready, 0); /* as before the lines are filled: the columns' */
     char *earlier = flame_lines(c, tracks, 2, &ranges[i]);
     atomic_store(&c->lines_ready, 1);
@@ -228,12 +244,13 @@ static void both_ways_agree(void **state) {
     char *scanned2 = sorted_lines(json2);
     assert_true(strlen(fast) > 1000);
     assert_string_equal(fast, slow);
+    assert_string_equal(fast, lines);
     assert_string_equal(fast, early);
     assert_string_equal(fast, scanned);
     assert_string_equal(fast, earlier);
     assert_string_equal(fast2, scanned2);
     assert_string_not_equal(fast, fast2);
-    free(fast), free(slow), free(early), free(earlier), free(json), free(scanned);
+    free(fast), free(slow), free(lines), free(early), free(earlier), free(json), free(scanned);
     free(fast2), free(json2), free(scanned2);
   }
   trak__ui_cache_free(c);
@@ -263,9 +280,7 @@ static void many_names_hashed(void **state) {
   assert_true(c->n_names > 1000);
   int64_t track = sc_int(p, "SELECT track_id FROM slice WHERE name = 'r0' LIMIT 1");
   trak_ui_range r = {c->start, c->end, 1};
-  for (size_t k = 0; k < c->n_tracks; k++)
-    c->tracks[k].stacks_exact = 0;
-  char *slow = flame_lines(c, &track, 1, &r);
+  char *slow = lines_way(c, &track, 1, &r);
   char *json = scan_json(c, &track, 1, &r);
   char *scanned = sorted_lines(json);
   assert_true(strstr(slow, "r3>c3>d3|1000|1\n") != NULL);
@@ -314,28 +329,19 @@ static void child_outliving_parent(void **state) {
 }
 
 /* Answers of one trace of tests/data over `r`: the columns' (unless they decline, counted in
-** *declined) equal the lines' slice by slice, and the tree's where its stacks are exact. Counts
-** the non-empty answers from the columns in *answered. */
+** *declined) equal the lines' slice by slice, and so does trak__ui_flamegraph's (the tree's
+** where its stacks are exact, else the columns'). Counts the non-empty answers from the columns
+** in *answered. */
 static void data_trace_agrees(trak_ui_cache *c, const trak_ui_range *r, int *answered,
                               int *declined) {
   int64_t *tracks = malloc((c->n_tracks + 1) * sizeof *tracks);
   assert_non_null(tracks);
   size_t n = 0;
-  int exact = 1;
   for (size_t k = 0; k < c->n_tracks; k++)
-    if (c->tracks[k].kind == TRAK_UI_SLICES && c->tracks[k].n_lines) {
-      tracks[n++] = c->tracks[k].id;
-      exact &= c->tracks[k].stacks_exact;
-    }
-  int *was = malloc((c->n_tracks + 1) * sizeof *was);
-  assert_non_null(was);
-  for (size_t k = 0; k < c->n_tracks; k++)
-    was[k] = c->tracks[k].stacks_exact, c->tracks[k].stacks_exact = 0;
-  char *slow = flame_lines(c, tracks, n, r); /* the lines', slice by slice */
-  for (size_t k = 0; k < c->n_tracks; k++)
-    c->tracks[k].stacks_exact = was[k];
+    if (c->tracks[k].kind == TRAK_UI_SLICES && c->tracks[k].n_lines) tracks[n++] = c->tracks[k].id;
+  char *slow = lines_way(c, tracks, n, r); /* the lines', slice by slice */
   char *fast = flame_lines(c, tracks, n, r);
-  if (exact) assert_string_equal(fast, slow);
+  assert_string_equal(fast, slow); /* the tree's, else the columns' (or the lines') */
   trak_ui_flame f = {0};
   int rc = trak__ui_scan_flame(c, tracks, n, r->start, r->end, &f);
   assert_true(rc == 0 || rc == 1);
@@ -350,7 +356,7 @@ static void data_trace_agrees(trak_ui_cache *c, const trak_ui_range *r, int *ans
   }
   *declined += rc == 1;
   trak__ui_flame_free(&f);
-  free(fast), free(slow), free(was), free(tracks);
+  free(fast), free(slow), free(tracks);
 }
 
 /* Walks `dir` for traces (.json, .pb, .pbtxt, .systrace, .gz) and checks each as

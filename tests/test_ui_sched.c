@@ -79,10 +79,15 @@ static void tracks_hold_the_rows(void **state) {
                                       "SELECT count(*) FROM sched WHERE cpu = %" PRId64
                                       " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)",
                                       cpu));
-    for (size_t i = 0; i < t->lines[0].n; i++) /* the utid rides along */
-      assert_int_equal(
-          t->lines[0].v[i].aux,
-          sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, t->lines[0].v[i].id));
+    for (size_t i = 0; i < t->lines[0].n; i++) { /* read from the columns by row */
+      uint32_t utid;
+      const trak_ui_slice s = trak__ui_line_row(f->c, t, &t->lines[0], i, &utid);
+      assert_int_equal(utid, sc_int(f->p, "SELECT utid FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.ts, sc_int(f->p, "SELECT ts FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.dur, sc_int(f->p, "SELECT dur FROM sched WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.name, UINT32_MAX);
+      if (i) assert_true(trak__ui_line_row(f->c, t, &t->lines[0], i - 1, NULL).ts <= s.ts);
+    }
   }
   int64_t threads = sc_int(f->p, "SELECT count(DISTINCT utid) FROM thread_state"), seen = 0;
   for (size_t i = 0; i < f->c->n_tracks; i++) {
@@ -92,14 +97,24 @@ static void tracks_hold_the_rows(void **state) {
     assert_int_equal(
         t->count, sc_int(f->p, "SELECT count(*) FROM thread_state WHERE utid = %" PRId64, t->key));
     for (size_t k = 0; k < t->lines[0].n; k++) {
-      const trak_ui_slice *s = &t->lines[0].v[k];
+      uint32_t aux;
+      const trak_ui_slice s = trak__ui_line_row(f->c, t, &t->lines[0], k, &aux);
       assert_int_equal(
-          TRAK_UI_STATE_CPU(s->aux),
-          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s->id));
-      assert_int_equal(TRAK_UI_STATE_IO(s->aux),
-                       sc_int(f->p,
-                              "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32,
-                              s->id));
+          TRAK_UI_STATE_CPU(aux),
+          sc_int(f->p, "SELECT coalesce(cpu, -1) FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(
+          TRAK_UI_STATE_IO(aux),
+          sc_int(f->p, "SELECT coalesce(io_wait, -1) FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.ts, sc_int(f->p, "SELECT ts FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(s.dur,
+                       sc_int(f->p, "SELECT dur FROM thread_state WHERE id = %" PRIu32, s.id));
+      assert_int_equal(
+          s.name == UINT32_MAX ? 0 : 1,
+          sc_int(f->p, "SELECT state IS NOT NULL FROM thread_state WHERE id = %" PRIu32, s.id));
+      if (s.name != UINT32_MAX)
+        assert_int_equal(1,
+                         sc_int(f->p, "SELECT state = '%s' FROM thread_state WHERE id = %" PRIu32,
+                                trak__ui_cache_name(f->c, s.name), s.id));
     }
   }
   assert_int_equal(seen, threads);
@@ -403,6 +418,39 @@ static void sched_counts_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
+/* The counters are merged straight from the tracks' lines when their times are in order; a line
+** out of order (here CPU 0's, reversed) makes them sort copies instead, with the same values. */
+static void sched_counts_from_unordered_lines(void **state) {
+  fixture *f = *state;
+  trak_ui_track *cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0);
+  trak_ui_line *l = &cpu0->lines[0];
+  assert_true(l->n > 10);
+  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) {
+    uint32_t x = l->rows[i];
+    l->rows[i] = l->rows[j], l->rows[j] = x;
+  }
+  int64_t first = f->c->sched_count[TRAK_UI_SCHED_COUNTS - 1] + 1, saved[TRAK_UI_SCHED_COUNTS];
+  memcpy(saved, f->c->sched_count, sizeof saved);
+  assert_int_equal(trak__ui_sched_counts_load(f->c, first), 0);
+  const trak_ui_track *t = trak__ui_cache_track(f->c, first);
+  assert_non_null(t);
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
+  trak_ui_buf got = {0};
+  for (size_t i = 0; i < t->n_values; i++)
+    trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
+                    (int64_t)t->values[i].value);
+  assert_string_equal(got.s,
+                      sc_rows(f->p, "SELECT ts, active_cpu_count FROM sched_active_cpu_count"));
+  trak__ui_buf_free(&got);
+  cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0); /* tracks may have moved */
+  l = &cpu0->lines[0];
+  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) { /* back in order for the other tests */
+    uint32_t x = l->rows[i];
+    l->rows[i] = l->rows[j], l->rows[j] = x;
+  }
+  memcpy(f->c->sched_count, saved, sizeof saved);
+}
+
 /* CPU by thread over both CPUs: per thread, the slices meeting the range and their time in it,
 ** most first, equal to docs/ui.md's SQL. */
 static void cpu_threads_equal_sql(void **state) {
@@ -443,6 +491,7 @@ int main(void) {
       cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
       cmocka_unit_test(sched_counts_equal_sql),
+      cmocka_unit_test(sched_counts_from_unordered_lines),
       cmocka_unit_test(cpu_threads_equal_sql),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),

@@ -46,12 +46,13 @@ static size_t first_starting_at(const trak_ui_line *l, int64_t ts, size_t *cur) 
 
 /* The summed duration of the ended children of slice `s` at depth `d` of `t`; `cur` holds a
 ** cursor per depth for first_starting_at. */
-static int64_t children_dur(const trak_ui_track *t, size_t d, const trak_ui_slice *s, size_t *cur) {
+static int64_t children_dur(const trak_ui_cache *c, const trak_ui_track *t, size_t d,
+                            const trak_ui_slice *s, size_t *cur) {
   if (d + 1 >= t->n_lines) return 0;
   const trak_ui_line *l = &t->lines[d + 1];
   int64_t sum = 0;
   for (size_t i = first_starting_at(l, s->ts, &cur[d + 1]); i < l->n && within(s, &l->v[i]); i++)
-    if (l->v[i].dur >= 0 && l->v[i].has_parent) sum += l->v[i].dur;
+    if (l->v[i].dur >= 0 && trak__ui_has_parent(c, t, d + 1, &l->v[i])) sum += l->v[i].dur;
   return sum;
 }
 
@@ -100,7 +101,7 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
         by_name *a = &acc[s->name == UINT32_MAX ? 0 : s->name + 1];
         a->count++;
         a->wall += s->dur;
-        a->self += s->dur - children_dur(t, d, s, cur);
+        a->self += s->dur - children_dur(c, t, d, s, cur);
       }
     }
     if (t && !cur) {
@@ -234,7 +235,7 @@ static void flame_depth(trak_ui_flame *f, const trak_ui_cache *c, const trak_ui_
   for (size_t i = cur->a; i < cur->b; i++) {
     const trak_ui_slice *s = &l->v[i];
     int32_t node = -1;
-    if (in_range(s, start, end) && !s->has_parent) {
+    if (in_range(s, start, end) && !trak__ui_has_parent(c, t, d, s)) {
       node = trak__ui_flame_node(f, -1, s->name);
     } else if (in_range(s, start, end) && up && prev->node && j < prev->b) {
       while (j + 1 < prev->b && up->v[j + 1].ts <= s->ts)
@@ -307,10 +308,11 @@ static int sum_depth(const trak_ui_cache *c, const int64_t *tracks, size_t n, si
     for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
          i++) {
       const trak_ui_slice *s = &l->v[i];
-      if (s->stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
-      uint32_t up = c->stack_parent[s->stack];
+      uint32_t stack = l->stack[i];
+      if (stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
+      uint32_t up = c->stack_parent[stack];
       if (floor > 0 && up != TRAK_UI_NO_STACK && sum[up].total < floor) continue;
-      node_sum *x = &sum[s->stack];
+      node_sum *x = &sum[stack];
       if (!x->count) {
         if (tv->n == tv->cap) {
           size_t cap = tv->cap ? tv->cap * 2 : 4096;
@@ -318,7 +320,7 @@ static int sum_depth(const trak_ui_cache *c, const int64_t *tracks, size_t n, si
           if (!v) return -1;
           tv->v = v, tv->cap = cap;
         }
-        tv->v[tv->n++] = s->stack;
+        tv->v[tv->n++] = stack;
       }
       x->total += s->dur;
       x->count++;
@@ -391,8 +393,8 @@ static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size
 ** TRAK_UI_MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
 ** not merged. Not when a track has roots below depth 0: their stacks start deeper and a node's
 ** total may grow later. Merges into `f` (zeroed); sets f->oom when out of memory. */
-static void flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                             int64_t end, trak_ui_flame *f) {
+void trak__ui_flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                               int64_t start, int64_t end, trak_ui_flame *f) {
   flame_reserve(f, c, tracks, n, start, end);
   flame_span *spans = calloc(2 * (n ? n : 1), sizeof *spans); /* depth d - 1's, then d's */
   size_t depths = 0;
@@ -429,16 +431,17 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
       return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     return 0;
   }
-  /* Before the lines are filled: from the slice table's columns, unless they decline (once
-  ** they are, the lines' copy is the faster read: 1.55 s against 2.3 s of CPU for the whole of a
-  ** 50M-event trace, docs/performance.md). */
+  /* Before the tree: from the slice table's columns, unless they decline (async lanes), also
+  ** once the lines are filled (the columns' merge with its cells prefetched took 0.65-0.8 s of
+  ** CPU for the whole of a 50M-event trace, the lines' slice by slice 2.3 s,
+  ** docs/performance.md). */
   trak_ui_flame f = {0};
-  int rc = trak__ui_lines_ready(c) ? 1 : trak__ui_scan_flame(c, tracks, n, start, end, &f);
+  int rc = trak__ui_scan_flame(c, tracks, n, start, end, &f);
   if (rc == 1) {
     trak__ui_flame_free(&f);
     memset(&f, 0, sizeof f);
     if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-    flame_from_lines(c, tracks, n, start, end, &f);
+    trak__ui_flame_from_lines(c, tracks, n, start, end, &f);
   }
   if (rc < 0) f.oom = 1;
   rc = trak__ui_flame_write(c, &f, out);

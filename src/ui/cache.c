@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 
 #include "processor/processor_internal.h"
+#include "processor/tables/sched_cols.h"
+#include "processor/tables/thread_state_cols.h"
 #include "ui/cache.h"
 
 #define NO_TRACK UINT32_MAX
@@ -123,27 +125,149 @@ static int by_counter_ts(const void *a, const void *b) {
   return (x->ts > y->ts) - (x->ts < y->ts);
 }
 
+/* ---- CPU and thread-state rows, read from the processor's columns ------------------------ */
+
+static int64_t row_ts(const trak_tables *tb, trak_ui_kind kind, uint32_t row) {
+  return kind == TRAK_UI_CPU ? tb->sched_slice.ts[row] : tb->thread_state.ts[row];
+}
+
+trak_ui_slice trak__ui_rows_read(const trak_ui_cache *c, const trak_ui_track *t,
+                                 const trak_ui_line *l, size_t i, uint32_t *aux) {
+  const trak_tables *tb = c->tables;
+  uint32_t row = l->rows[i];
+  trak_ui_slice s = {.id = row, .name = UINT32_MAX};
+  if (t->kind == TRAK_UI_CPU) {
+    s.ts = tb->sched_slice.ts[row], s.dur = tb->sched_slice.dur[row];
+    if (aux) *aux = tb->sched_slice.utid[row];
+    return s;
+  }
+  s.ts = tb->thread_state.ts[row], s.dur = trak__ts_dur(tb, row);
+  s.name = c->state_name[tb->thread_state.state8[row]];
+  if (aux) {
+    uint32_t ucpu = trak__ts_ucpu(tb, row);
+    int io = trak__ts_io_wait(tb, row);
+    *aux = TRAK_UI_STATE_AUX(ucpu == TRAK_NULL_U32 ? -1 : (int64_t)ucpu, io == 2 ? -1 : io);
+  }
+  return s;
+}
+
+static int64_t line_end(const trak_ui_cache *c, const trak_ui_track *t, const trak_ui_line *l,
+                        size_t i) {
+  if (!l->rows) return trak__ui_slice_end(&l->v[i]);
+  trak_ui_slice s = trak__ui_line_row(c, t, l, i, NULL);
+  return trak__ui_slice_end(&s);
+}
+
+size_t trak__ui_line_first_ending(const trak_ui_cache *c, const trak_ui_track *t,
+                                  const trak_ui_line *l, int64_t ts) {
+  if (!l->rows) return trak__ui_line_first_ending_after(l, ts);
+  size_t lo = 0, hi = l->n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if ((l->max_end ? l->max_end[mid] : line_end(c, t, l, mid)) < ts)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* The rows of the sched_slice (kind TRAK_UI_CPU) or thread_state table whose CPU or utid is
+** `key`, counted (for every key at once) on first use; 0 when out of memory. */
+static size_t reserve_of(trak_ui_cache *c, trak_ui_kind kind, int64_t key) {
+  const trak_tables *tb = c->tables;
+  int k = kind == TRAK_UI_STATE;
+  size_t n = k ? tb->thread_state.n : tb->sched_slice.n;
+  if (!c->reserve[k]) {
+    uint32_t max = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t v = k ? tb->thread_state.utid[i] : trak__ss_ucpu(tb, (uint32_t)i);
+      if (v != TRAK_NULL_U32 && v > max) max = v;
+    }
+    /* Past 2^24: not a CPU or utid a trace has; no count, each track grown as it comes. */
+    size_t len = max < (1u << 24) ? (size_t)max + 1 : 0;
+    if (!(c->reserve[k] = calloc(len ? len : 1, sizeof *c->reserve[k]))) return 0;
+    c->reserve_len[k] = len;
+    for (size_t i = 0; len && i < n; i++) {
+      uint32_t v = k ? tb->thread_state.utid[i] : trak__ss_ucpu(tb, (uint32_t)i);
+      if (v != TRAK_NULL_U32) c->reserve[k][v]++;
+    }
+  }
+  return key >= 0 && (uint64_t)key < c->reserve_len[k] ? c->reserve[k][key] : 0;
+}
+
+int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int64_t key,
+                           uint32_t row, const char *state) {
+  const trak_tables *tb = c->tables;
+  if (row >= (kind == TRAK_UI_CPU ? tb->sched_slice.n : tb->thread_state.n)) return 0;
+  trak_ui_track *tr = trak__ui_cache_add_track(c, id);
+  if (!tr) return -1;
+  if (!tr->n_lines) {
+    if (!(tr->lines = calloc(1, sizeof *tr->lines))) return -1;
+    tr->n_lines = 1, tr->kind = kind, tr->key = key;
+    size_t want = reserve_of(c, kind, key); /* 0: grown as it comes */
+    if (want && (tr->lines[0].rows = malloc(want * sizeof *tr->lines[0].rows)))
+      tr->lines[0].cap = want;
+  }
+  trak_ui_line *l = &tr->lines[0];
+  if (grow((void **)&l->rows, &l->cap, l->n, sizeof *l->rows)) return -1;
+  l->rows[l->n++] = row;
+  if (kind == TRAK_UI_STATE) {
+    uint8_t code = tb->thread_state.state8[row];
+    if (c->state_name[code] == UINT32_MAX && state) {
+      c->state_name[code] = trak__ui_cache_intern(c, state);
+      if (c->state_name[code] == UINT32_MAX) return -1;
+    }
+  }
+  return 0;
+}
+
+/* The context of by_row_ts: the table the rows are of. */
+typedef struct row_order {
+  const trak_tables *tb;
+  trak_ui_kind kind;
+} row_order;
+
+static int by_row_ts(const void *a, const void *b, void *arg) {
+  const row_order *o = arg;
+  int64_t x = row_ts(o->tb, o->kind, *(const uint32_t *)a),
+          y = row_ts(o->tb, o->kind, *(const uint32_t *)b);
+  return (x > y) - (x < y);
+}
+
 /* Sorts line `d` of `tr` by time (rows appended by metrics may come late), computes its max_end
-** where needed and notes a root below depth 0. Returns 0 or -1 (out of memory). */
-static int finish_line(trak_ui_track *tr, size_t d) {
+** where needed and notes a root below depth 0 (`parent`: the slice table's parent_id column,
+** for slice tracks). Returns 0 or -1 (out of memory). */
+static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
+                       const uint32_t *parent) {
   trak_ui_line *l = &tr->lines[d];
   int sorted = 1;
   for (size_t i = 1; i < l->n && sorted; i++)
-    sorted = l->v[i - 1].ts <= l->v[i].ts;
-  if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
+    sorted = l->rows ? row_ts(c->tables, tr->kind, l->rows[i - 1]) <=
+                           row_ts(c->tables, tr->kind, l->rows[i])
+                     : l->v[i - 1].ts <= l->v[i].ts;
+  if (!sorted && l->rows) {
+    row_order o = {c->tables, tr->kind};
+    qsort_r(l->rows, l->n, sizeof *l->rows, by_row_ts, &o);
+  } else if (!sorted) {
+    qsort(l->v, l->n, sizeof *l->v, by_ts);
+  }
   /* max_end only where ends are not already nondecreasing (a slice that did not end, or
   ** overlapping ones): most lines need none, 8 bytes a slice saved. */
   int monotonic = 1;
+  int64_t last = INT64_MIN;
   for (size_t i = 0; i < l->n; i++) {
-    if (i && trak__ui_slice_end(&l->v[i]) < trak__ui_slice_end(&l->v[i - 1])) monotonic = 0;
-    if (d > 0 && !l->v[i].has_parent && tr->kind == TRAK_UI_SLICES) tr->deep_roots = 1;
+    int64_t end = line_end(c, tr, l, i);
+    if (end < last) monotonic = 0;
+    last = end;
+    if (d > 0 && parent && parent[l->v[i].id] == TRAK_NULL_U32) tr->deep_roots = 1;
   }
   if (!monotonic) {
     l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end);
     if (!l->max_end) return -1;
     int64_t m = INT64_MIN;
     for (size_t i = 0; i < l->n; i++) {
-      int64_t end = trak__ui_slice_end(&l->v[i]);
+      int64_t end = line_end(c, tr, l, i);
       l->max_end[i] = m = end > m ? end : m;
     }
   }
@@ -158,8 +282,9 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
     trak_ui_track *tr = &c->tracks[t];
     for (size_t d = 0; tr->kind != TRAK_UI_SLICES && d < tr->n_lines; d++) {
       trak_ui_line *l = &tr->lines[d];
-      if (finish_line(tr, d)) return oom(err);
-      if (l->n && (tr->count == 0 || l->v[0].ts < tr->first_ts)) tr->first_ts = l->v[0].ts;
+      if (finish_line(c, tr, d, NULL)) return oom(err);
+      int64_t first = l->n ? trak__ui_line_row(c, tr, l, 0, NULL).ts : 0;
+      if (l->n && (tr->count == 0 || first < tr->first_ts)) tr->first_ts = first;
       tr->count += (int64_t)l->n;
     }
     int sorted = 1;
@@ -177,20 +302,6 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
   if (!c->n_events || start < c->start) c->start = start;
   if (!c->n_events || end > c->end) c->end = end;
   c->n_events++;
-}
-
-trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth) {
-  trak_ui_track *tr = trak__ui_cache_add_track(c, id);
-  if (!tr || depth < 0 || depth >= MAX_DEPTH) return NULL;
-  if ((size_t)depth >= tr->n_lines) {
-    trak_ui_line *lines = realloc(tr->lines, ((size_t)depth + 1) * sizeof *lines);
-    if (!lines) return NULL;
-    memset(lines + tr->n_lines, 0, ((size_t)depth + 1 - tr->n_lines) * sizeof *lines);
-    tr->lines = lines, tr->n_lines = (size_t)depth + 1;
-  }
-  trak_ui_line *l = &tr->lines[depth];
-  if (grow((void **)&l->v, &l->cap, l->n, sizeof *l->v)) return NULL;
-  return &l->v[l->n++];
 }
 
 /* Counts the rows of the slice table into each track's lines (each line's cap), events and
@@ -262,12 +373,10 @@ static int fill_slices(trak_ui_cache *c) {
     s->dur = tb->slice.dur[i];
     s->id = (uint32_t)i;
     s->name = name_of(c, tb->slice.name[i]);
-    s->has_parent = tb->slice.parent_id[i] != TRAK_NULL_U32;
-    s->stack = TRAK_UI_NO_STACK;
   }
   for (size_t t = 0; t < c->n_tracks; t++)
     for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++)
-      if (finish_line(&c->tracks[t], d)) return -1;
+      if (finish_line(c, &c->tracks[t], d, tb->slice.parent_id)) return -1;
   return 0;
 }
 
@@ -361,6 +470,7 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   trak_ui_cache *c = calloc(1, sizeof *c);
   *out = NULL;
   if (!c) return oom(err);
+  memset(c->state_name, 0xff, sizeof c->state_name);
   pthread_mutex_init(&c->lock, NULL);
   pthread_cond_init(&c->lines_filled, NULL);
   int rc = load_slices(p, c, err);
@@ -368,6 +478,8 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!rc) rc = load_flows(p, c, err);
   if (!rc) rc = trak__ui_sched_load(p, c, err);
   if (!rc) rc = finish_lines(c, err);
+  for (int k = 0; k < 2; k++)
+    free(c->reserve[k]), c->reserve[k] = NULL, c->reserve_len[k] = 0;
   if (rc) {
     trak__ui_cache_free(c);
     return rc;
@@ -385,6 +497,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     for (size_t d = 0; d < c->tracks[t].n_lines; d++) {
       free(c->tracks[t].lines[d].v);
       free(c->tracks[t].lines[d].max_end);
+      free(c->tracks[t].lines[d].rows);
+      free(c->tracks[t].lines[d].stack);
     }
     free(c->tracks[t].lines);
     free(c->tracks[t].values);
@@ -399,6 +513,7 @@ void trak__ui_cache_free(trak_ui_cache *c) {
   free(c->index);
   free(c->flows);
   free(c->name_map);
+  free(c->reserve[0]), free(c->reserve[1]);
   pthread_mutex_destroy(&c->lock);
   pthread_cond_destroy(&c->lines_filled);
   free(c);

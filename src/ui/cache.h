@@ -19,18 +19,17 @@ typedef struct trak_ui_slice {
   int64_t ts, dur; /* dur -1: did not end */
   uint32_t id;     /* the row's id (slice, sched or thread_state): row ids are 32-bit */
   uint32_t name;   /* in the cache's name table; UINT32_MAX: no name */
-  union {
-    uint32_t has_parent; /* slices: 1 when parent_id is set (it nests in one a depth above) */
-    uint32_t aux;        /* CPU tracks: the utid; thread states: TRAK_UI_STATE_AUX */
-  };
-  uint32_t stack; /* slices: its node of the cache's name-stack tree, or TRAK_UI_NO_STACK; a word
-                  ** of its own, written by the stacks thread while the other fields are read */
 } trak_ui_slice;
+/* 24 bytes: whether a slice has a parent is read from the slice table's parent_id
+** (trak__ui_has_parent), a slice's stack is an array of the line (trak_ui_line); CPU and
+** thread-state tracks hold row numbers instead. */
+_Static_assert(sizeof(trak_ui_slice) == 24, "a slice of the cache's lines is 24 bytes");
 
-/* trak_ui_slice.stack of a slice in no name stack (it or an ancestor did not end). */
+/* trak_ui_line.stack of a slice in no name stack (it or an ancestor did not end). */
 #define TRAK_UI_NO_STACK UINT32_MAX
 
-/* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in trak_ui_slice.aux. */
+/* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in an aux
+** (trak__ui_line_row). */
 #define TRAK_UI_STATE_AUX(cpu, io)                                                                 \
   ((uint32_t)((cpu) < 0 || (cpu) >= 0xffffff ? 0 : (cpu) + 1) | (uint32_t)((io) + 1) << 30)
 #define TRAK_UI_STATE_CPU(aux) ((int64_t)((aux)&0xffffff) - 1)
@@ -81,10 +80,18 @@ typedef struct trak_ui_line {
   trak_ui_slice *v;
   int64_t *max_end; /* max_end[i]: the latest end among v[0..i] (nondecreasing: binary search);
                     ** NULL when the ends of v are nondecreasing already (then it is each end) */
+  /* CPU and thread-state tracks: each entry's row of the processor's sched_slice or
+  ** thread_state table (v is then NULL; trak__ui_line_row reads it from the columns: 4 bytes an
+  ** entry instead of a copy). NULL on slice tracks. */
+  uint32_t *rows;
+  /* stack[i]: v[i]'s node of the cache's name-stack tree, or TRAK_UI_NO_STACK; slice tracks,
+  ** made by the stacks thread (read once stacks_ready), NULL until then. */
+  uint32_t *stack;
   size_t n, cap;
 } trak_ui_line;
 
-/* First index of `l` whose slice may end at or after `t` (max_end is nondecreasing). */
+/* First index of `l` (a slice track's: v set) whose slice may end at or after `t` (max_end is
+** nondecreasing); trak__ui_line_first_ending takes any track's. */
 static inline size_t trak__ui_line_first_ending_after(const trak_ui_line *l, int64_t t) {
   size_t lo = 0, hi = l->n;
   while (lo < hi) {
@@ -145,6 +152,13 @@ typedef struct trak_ui_cache {
   /* The counter tracks of "Active CPU count", "Runnable thread count" and "Uninterruptible
   ** Sleep thread count" (sched_counts.c): ids past the thread-state tracks'; -1 without sched. */
   int64_t sched_count[TRAK_UI_SCHED_COUNTS];
+  uint32_t state_name[256]; /* thread_state's one-byte state code -> its name id, UINT32_MAX */
+  /* While loading (freed after): the sched_slice rows per CPU and the thread_state rows per
+  ** utid, counted from the columns, so that each CPU or thread-state track's row array is
+  ** allocated once at (at most) its size: grown by doubling, the arrays left ~25 MB of freed
+  ** heap at 15M thread states. */
+  uint32_t *reserve[2];
+  size_t reserve_len[2];
   char **names; /* interned slice names */
   size_t n_names, names_cap;
   uint32_t *table; /* open addressing over names */
@@ -173,6 +187,14 @@ typedef struct trak_ui_cache {
   pthread_mutex_t lock;    /* with lines_filled: waiting for lines_ready */
   pthread_cond_t lines_filled;
 } trak_ui_cache;
+
+/* Whether slice `s` of line `d` of the slice track `tr` has a parent (parent_id set: it nests
+** in one a depth above). A root is at depth 0 unless the track has deep_roots (async lanes):
+** only then is the slice table's parent_id read. Valid once the lines are filled. */
+static inline int trak__ui_has_parent(const trak_ui_cache *c, const trak_ui_track *tr, size_t d,
+                                      const trak_ui_slice *s) {
+  return d > 0 && (!tr->deep_roots || c->slice_parent[s->id] != UINT32_MAX);
+}
 
 /* First index of `n` elements of `stride` bytes from `base`, sorted by an int64 time that is
 ** their first member (trak_ui_slice, trak_ui_value), whose time is at or after `ts`. */
@@ -216,10 +238,21 @@ const char *trak__ui_cache_name(const trak_ui_cache *c, uint32_t id);
 
 /* While loading: the id of name `s` (added if new), UINT32_MAX for NULL or out of memory. */
 uint32_t trak__ui_cache_intern(trak_ui_cache *c, const char *s);
-/* While loading: a new slice at `depth` of track `id` (created with kind TRAK_UI_SLICES on first
-** use), its fields unset; NULL when out of memory or id or depth is out of range. The caller
-** fills it in and calls trak__ui_cache_widen with its span. */
-trak_ui_slice *trak__ui_cache_add_slice(trak_ui_cache *c, int64_t id, int64_t depth);
+/* While loading: row `row` of the sched_slice (a TRAK_UI_CPU track's) or thread_state table
+** (TRAK_UI_STATE) appended to track `id`, created with `kind` and `key` on first use (a row
+** past the table's is left out). 0 or -1 (out of memory, or id out of range). The caller calls trak__ui_cache_widen with its span.
+** A thread-state row's state name (`state`, as SQL reads it) is interned and kept for its
+** one-byte code. */
+int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int64_t key,
+                           uint32_t row, const char *state);
+/* Entry `i` of line `l` of track `t`: the slice, or a CPU or thread-state track's row read from
+** the processor's columns (id, ts, dur; name: the state, none on a CPU); *aux (may be NULL)
+** gets a CPU row's utid, a thread state's TRAK_UI_STATE_AUX, 0 for a slice. */
+static inline trak_ui_slice trak__ui_line_row(const trak_ui_cache *c, const trak_ui_track *t,
+                                              const trak_ui_line *l, size_t i, uint32_t *aux);
+/* trak__ui_line_first_ending_after for the line of any track. */
+size_t trak__ui_line_first_ending(const trak_ui_cache *c, const trak_ui_track *t,
+                                  const trak_ui_line *l, int64_t ts);
 /* While loading: the track `id`, created empty on first use; NULL as trak__ui_cache_add_slice. */
 trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
 /* While loading: counts one more event from `start` to `end` in the trace's bounds. */
@@ -237,6 +270,17 @@ int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 ** sched_runnable_thread_count and sched_uninterruptible_sleep_thread_count tables have them. No
 ** track without CPU tracks (sched_count[] is then -1). Returns 0 or -1 (out of memory). */
 int trak__ui_sched_counts_load(trak_ui_cache *c, int64_t first_id);
+
+/* trak__ui_line_row of a CPU or thread-state track's line (l->rows set). */
+trak_ui_slice trak__ui_rows_read(const trak_ui_cache *c, const trak_ui_track *t,
+                                 const trak_ui_line *l, size_t i, uint32_t *aux);
+
+static inline trak_ui_slice trak__ui_line_row(const trak_ui_cache *c, const trak_ui_track *t,
+                                              const trak_ui_line *l, size_t i, uint32_t *aux) {
+  if (l->rows) return trak__ui_rows_read(c, t, l, i, aux);
+  if (aux) *aux = 0;
+  return l->v[i];
+}
 
 /* Whether the slice table's lines are filled (an acquire read of lines_ready). */
 static inline int trak__ui_lines_ready(const trak_ui_cache *c) {

@@ -175,10 +175,11 @@ static void put_ints(trak_ui_buf *out, const int64_t *v, size_t n) {
   }
 }
 
-/* Appends one entry of a screen's slices: `best` stands for the `count` slices of its pixel
-** column at `depth`. */
+/* Appends one entry of a screen's slices: `best` (its aux `aux`: a CPU or thread-state row's)
+** stands for the `count` slices of its pixel column at `depth`. */
 static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
-                      const trak_ui_slice *best, int64_t count, trak_ui_buf *out, int *first) {
+                      const trak_ui_slice *best, uint32_t aux, int64_t count, trak_ui_buf *out,
+                      int *first) {
   const int64_t head[] = {(int64_t)depth, best->ts, best->dur, best->id};
   trak__ui_puts(out, *first ? "[" : ",[");
   put_ints(out, head, 4);
@@ -186,7 +187,7 @@ static void put_slice(const trak_ui_cache *c, trak_ui_kind kind, size_t depth,
   trak__ui_json_str(out, trak__ui_cache_name(c, best->name));
   trak__ui_put(out, ",", 1);
   trak__ui_int(out, count);
-  put_aux(out, kind, best->aux);
+  put_aux(out, kind, aux);
   trak__ui_put(out, "]", 1);
   *first = 0;
 }
@@ -213,19 +214,21 @@ static void line_slices_of(const trak_ui_cache *c, const trak_ui_track *t, size_
                            trak_ui_buf *out, int *first) {
   const trak_ui_line *l = &t->lines[depth];
   const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
-  size_t i = trak__ui_line_first_ending_after(l, r->start);
-  while (i < l->n && l->v[i].ts <= r->end) {
-    uint64_t col = column_in(l->v[i].ts, &cols);
-    const trak_ui_slice *best = NULL;
+  size_t i = trak__ui_line_first_ending(c, t, l, r->start);
+  uint32_t aux, best_aux = 0;
+  trak_ui_slice x = i < l->n ? trak__ui_line_row(c, t, l, i, &aux) : (trak_ui_slice){0};
+  while (i < l->n && x.ts <= r->end) { /* x: entry i */
+    uint64_t col = column_in(x.ts, &cols);
+    trak_ui_slice best;
     int64_t count = 0;
-    for (; i < l->n && l->v[i].ts <= r->end && column_in(l->v[i].ts, &cols) == col; i++) {
-      const trak_ui_slice *x = &l->v[i];
-      if (trak__ui_slice_end(x) < r->start) continue;
-      if (only && !has_id(only, n_only, x->aux)) continue;
-      count++;
-      if (!best || trak__ui_stands_before(x->ts, x->dur, best->ts, best->dur)) best = x;
+    for (; i < l->n && x.ts <= r->end && column_in(x.ts, &cols) == col;
+         x = ++i < l->n ? trak__ui_line_row(c, t, l, i, &aux) : x) {
+      if (trak__ui_slice_end(&x) < r->start) continue;
+      if (only && !has_id(only, n_only, aux)) continue;
+      if (!count++ || trak__ui_stands_before(x.ts, x.dur, best.ts, best.dur))
+        best = x, best_aux = aux;
     }
-    if (best) put_slice(c, t->kind, depth, best, count, out, first);
+    if (count) put_slice(c, t->kind, depth, &best, best_aux, count, out, first);
   }
 }
 
@@ -276,7 +279,7 @@ static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
         size_t e = sc.offset[k] + d * sc.cols + j;
         if (!sc.count[e]) continue;
         trak_ui_slice best = trak__ui_scan_row(c, sc.best[e]);
-        put_slice(c, t->kind, d, &best, sc.count[e], out, &first);
+        put_slice(c, t->kind, d, &best, 0, sc.count[e], out, &first);
       }
     if (t && sc.offset[k] == SIZE_MAX && (t->kind != TRAK_UI_SLICES || !t->n_lines))
       track_slices(c, t, r, out);

@@ -86,4 +86,10 @@ void trak__ui_flame_free(trak_ui_flame *f);
 int trak__ui_scan_flame(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                         int64_t end, trak_ui_flame *f);
 
+/* The same nodes as trak__ui_scan_flame (without declining) from the cache's lines, which must
+** be filled: merged slice by slice, depth by depth over the tracks, each child under its
+** parent's node (the slice a depth above holding it), with the same bound (none with async
+** lanes). trak__ui_flamegraph's way when the columns decline; f->oom set when out of memory. */
+void trak__ui_flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n,
+                               int64_t start, int64_t end, trak_ui_flame *f);
 #endif /* TRAK_UI_FLAME_H */

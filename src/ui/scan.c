@@ -90,9 +90,7 @@ trak_ui_slice trak__ui_scan_row(const trak_ui_cache *c, uint32_t row) {
                      .dur = tb->slice.dur[row],
                      .id = row,
                      .name = name < c->name_map_len && c->name_map[name] ? c->name_map[name] - 1
-                                                                         : UINT32_MAX,
-                     .has_parent = tb->slice.parent_id[row] != TRAK_NULL_U32,
-                     .stack = TRAK_UI_NO_STACK};
+                                                                         : UINT32_MAX};
   return s;
 }
 

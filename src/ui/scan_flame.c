@@ -53,6 +53,9 @@ static int cells_init(flame_cells *cs, size_t parents, size_t names, size_t rows
   if (parents <= limit / names) { /* parents * names <= limit, a 32-bit index (rows are) */
     cs->dense = 1, cs->n = cs->cap = parents * names;
     cs->v = calloc(cs->n ? cs->n : 1, sizeof *cs->v); /* fresh zero pages: only those met cost */
+    /* Huge pages: the cells are met at random, so 4 KiB pages missed the TLB at each (a table
+    ** of some 60 MB at 50M events); still zeroed by the kernel as first met. */
+    trak__ui_advise_huge(cs->v, cs->n * sizeof *cs->v);
     return cs->v ? 0 : -1;
   }
   cs->n_slots = 1024;
@@ -108,6 +111,44 @@ static uint32_t cell_at(flame_cells *cs, uint64_t key) {
   return (uint32_t)cs->n++;
 }
 
+/* The sums of a pass waiting for their cell's cache line: each cell is prefetched when met
+** and added to PENDING cells later, so that the misses of a large depth's cells (met at random,
+** most of the merge's time at 50M events) overlap instead of stalling the pass one by one. */
+#define PENDING 16
+typedef struct pending_sums {
+  struct {
+    flame_cells *cs;
+    uint32_t cell, count;
+    int64_t total;
+  } v[PENDING];
+  unsigned n, head;
+} pending_sums;
+
+static void pending_apply(pending_sums *p, unsigned k) {
+  flame_cell *x = &p->v[k].cs->v[p->v[k].cell]; /* by index: a hashed v may have moved */
+  x->total += p->v[k].total;
+  x->count += p->v[k].count;
+}
+
+/* Adds `total` and `count` to cell `cell` of `cs`, soon (pending_flush: all of them now). */
+static void pending_add(pending_sums *p, flame_cells *cs, uint32_t cell, int64_t total,
+                        uint32_t count) {
+  __builtin_prefetch(&cs->v[cell], 1);
+  if (p->n == PENDING)
+    pending_apply(p, p->head);
+  else
+    p->n++;
+  p->v[p->head].cs = cs, p->v[p->head].cell = cell;
+  p->v[p->head].total = total, p->v[p->head].count = count;
+  p->head = (p->head + 1) % PENDING;
+}
+
+static void pending_flush(pending_sums *p) {
+  for (unsigned k = 0; k < p->n; k++)
+    pending_apply(p, k);
+  p->n = p->head = 0;
+}
+
 /* One slice track's last row of the depth above the one being merged. */
 typedef struct flame_up {
   uint32_t row;    /* NONE: none yet */
@@ -149,6 +190,7 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
   if (c->slices_by_ts) /* no row past the first starting after `end` is taken */
     rows = trak__ui_first_at(tb->slice.ts, rows, sizeof *tb->slice.ts,
                              end == INT64_MAX ? end : end + 1);
+  pending_sums sums = {.n = 0};
   for (size_t i = 0; i < c->n_tracks; i++)
     up[i].row = NONE;
   for (size_t i = 0; i < rows; i++) {
@@ -188,8 +230,7 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
     if (key != NONE) {
       cell = cell_at(&cs[level], (uint64_t)key * cs[level].names + name);
       if (cell == NONE) return -1;
-      cs[level].v[cell].total += m * s.dur;
-      cs[level].v[cell].count += (uint32_t)m;
+      pending_add(&sums, &cs[level], cell, m * s.dur, (uint32_t)m);
     }
     if (fused && level == 0) { /* a root, parent of the depth-1 rows to come */
       up[t] = (flame_up){(uint32_t)i, cell == NONE ? NONE : name, ts, trak__ui_slice_end(&s)};
@@ -197,6 +238,7 @@ static int sum_depth(const trak_ui_cache *c, const uint32_t *times, uint32_t d, 
     }
     if (row_cells_push(here, cell)) return -1;
   }
+  pending_flush(&sums);
   return 0;
 }
 

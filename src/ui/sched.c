@@ -55,16 +55,13 @@ static int load_cpus(trak_processor *p, trak_ui_cache *c, int64_t base, trak_err
                        &q, NULL, err);
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t cpu = trak_query_int(q, 3), utid = trak_query_int(q, 4);
-    if (cpu < 0 || cpu > MAX_CPU || utid < 0 || utid > UINT32_MAX) continue;
-    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + cpu, 0);
-    if (!s) break;
-    s->id = trak_query_int(q, 0);
-    s->ts = trak_query_int(q, 1);
-    s->dur = trak_query_int(q, 2);
-    s->name = UINT32_MAX;
-    s->aux = (uint32_t)utid;
-    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
+    int64_t id = trak_query_int(q, 0), cpu = trak_query_int(q, 3), utid = trak_query_int(q, 4);
+    if (cpu < 0 || cpu > MAX_CPU || utid < 0 || utid > UINT32_MAX || id < 0 || id >= UINT32_MAX)
+      continue;
+    if (trak__ui_cache_add_row(c, base + cpu, TRAK_UI_CPU, cpu, (uint32_t)id, NULL)) break;
+    int64_t ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
+    trak_ui_slice s = {.ts = ts, .dur = dur};
+    trak__ui_cache_widen(c, ts, dur < 0 ? ts : trak__ui_slice_end(&s));
   }
   trak_query_free(q);
   return rc == 1 ? oom(err) : rc;
@@ -72,24 +69,17 @@ static int load_cpus(trak_processor *p, trak_ui_cache *c, int64_t base, trak_err
 
 static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_error *err) {
   trak_query *q;
-  int rc = trak_query_open(p, "SELECT id, ts, dur, utid, state, cpu, io_wait FROM thread_state", &q,
-                           NULL, err);
+  int rc = trak_query_open(p, "SELECT id, ts, dur, utid, state FROM thread_state", &q, NULL, err);
   if (rc) return rc;
   while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t utid = trak_query_int(q, 3);
-    if (utid < 0 || utid > UINT32_MAX - base - 1) continue;
-    trak_ui_slice *s = trak__ui_cache_add_slice(c, base + utid, 0);
-    if (!s) break;
-    trak_ui_track *t = trak__ui_cache_add_track(c, base + utid);
-    t->kind = TRAK_UI_STATE, t->key = utid;
-    s->id = trak_query_int(q, 0);
-    s->ts = trak_query_int(q, 1);
-    s->dur = trak_query_int(q, 2);
-    s->name = trak__ui_cache_intern(c, trak_query_string(q, 4));
-    int64_t cpu = trak_query_type(q, 5) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 5);
-    int io = trak_query_type(q, 6) == TRAK_VALUE_NULL ? -1 : trak_query_int(q, 6) != 0;
-    s->aux = TRAK_UI_STATE_AUX(cpu, io);
-    trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : trak__ui_slice_end(s));
+    int64_t id = trak_query_int(q, 0), utid = trak_query_int(q, 3);
+    if (utid < 0 || utid > UINT32_MAX - base - 1 || id < 0 || id >= UINT32_MAX) continue;
+    if (trak__ui_cache_add_row(c, base + utid, TRAK_UI_STATE, utid, (uint32_t)id,
+                               trak_query_string(q, 4)))
+      break;
+    int64_t ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
+    trak_ui_slice s = {.ts = ts, .dur = dur};
+    trak__ui_cache_widen(c, ts, dur < 0 ? ts : trak__ui_slice_end(&s));
   }
   trak_query_free(q);
   return rc == 1 ? oom(err) : rc;
@@ -208,14 +198,16 @@ int trak__ui_state_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
     if (!t || t->kind != TRAK_UI_STATE || !t->n_lines) continue;
     const trak_ui_line *l = &t->lines[0];
-    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
-      const trak_ui_slice *s = &l->v[i];
-      int64_t part = clipped(s, start, end);
+    for (size_t i = trak__ui_line_first_ending(c, t, l, start); i < l->n; i++) {
+      uint32_t aux;
+      const trak_ui_slice s = trak__ui_line_row(c, t, l, i, &aux);
+      if (s.ts >= end) break;
+      int64_t part = clipped(&s, start, end);
       if (!part) continue;
-      int io = TRAK_UI_STATE_IO(s->aux);
+      int io = TRAK_UI_STATE_IO(aux);
       state_sum *a =
-          &sums[3 * (size_t)(s->name == UINT32_MAX ? c->n_names : s->name) + (size_t)(io + 1)];
-      a->name = s->name;
+          &sums[3 * (size_t)(s.name == UINT32_MAX ? c->n_names : s.name) + (size_t)(io + 1)];
+      a->name = s.name;
       a->io = io;
       a->count++;
       a->total += part;
@@ -252,20 +244,23 @@ static int by_thread_total(const void *a, const void *b) {
   return (x->utid > y->utid) - (x->utid < y->utid);
 }
 
-/* Calls visit(s, part, arg) for each scheduling slice of the CPU tracks among `tracks` that has
-** a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track. */
-static void each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                           int64_t end,
-                           void (*visit)(const trak_ui_track *t, const trak_ui_slice *s,
-                                         int64_t part, void *arg),
-                           void *arg) {
+/* Calls visit(t, utid, part, arg) for each scheduling slice of the CPU tracks among `tracks` that
+** has a part inside [start, end] (clipped: one that did not end runs to `end`); `t` is its track,
+** `utid` its thread. */
+static void
+each_cpu_slice(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start, int64_t end,
+               void (*visit)(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg),
+               void *arg) {
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
     if (!t || t->kind != TRAK_UI_CPU || !t->n_lines) continue;
     const trak_ui_line *l = &t->lines[0];
-    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
-      int64_t part = clipped(&l->v[i], start, end);
-      if (part > 0) visit(t, &l->v[i], part, arg);
+    for (size_t i = trak__ui_line_first_ending(c, t, l, start); i < l->n; i++) {
+      uint32_t utid;
+      const trak_ui_slice s = trak__ui_line_row(c, t, l, i, &utid);
+      if (s.ts >= end) break;
+      int64_t part = clipped(&s, start, end);
+      if (part > 0) visit(t, utid, part, arg);
     }
   }
 }
@@ -275,16 +270,16 @@ typedef struct cpu_acc {
   int64_t max_utid;
 } cpu_acc;
 
-static void max_utid_of(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
+static void max_utid_of(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg) {
   cpu_acc *a = arg;
   (void)t, (void)part;
-  if ((int64_t)s->aux > a->max_utid) a->max_utid = s->aux;
+  if ((int64_t)utid > a->max_utid) a->max_utid = utid;
 }
 
-static void add_to_thread(const trak_ui_track *t, const trak_ui_slice *s, int64_t part, void *arg) {
-  thread_sum *x = &((cpu_acc *)arg)->by_utid[s->aux];
+static void add_to_thread(const trak_ui_track *t, uint32_t utid, int64_t part, void *arg) {
+  thread_sum *x = &((cpu_acc *)arg)->by_utid[utid];
   (void)t;
-  x->utid = s->aux, x->count++, x->total += part;
+  x->utid = utid, x->count++, x->total += part;
 }
 
 int trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
@@ -296,8 +291,10 @@ int trak__ui_cpu_sums(const trak_ui_cache *c, const int64_t *tracks, size_t n, i
     if (!t || t->kind != TRAK_UI_CPU || !t->n_lines) continue;
     const trak_ui_line *l = &t->lines[0];
     int64_t count = 0, busy = 0;
-    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts < end; i++) {
-      int64_t part = clipped(&l->v[i], start, end);
+    for (size_t i = trak__ui_line_first_ending(c, t, l, start); i < l->n; i++) {
+      const trak_ui_slice s = trak__ui_line_row(c, t, l, i, NULL);
+      if (s.ts >= end) break;
+      int64_t part = clipped(&s, start, end);
       count += part > 0, busy += part;
     }
     trak__ui_printf(out, "%s[%" PRId64 ",%" PRId64 ",%" PRId64 "]", first ? "" : ",", t->key, count,

@@ -71,12 +71,12 @@ static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, in
     if (tr->kind != kind || !tr->n_lines) continue;
     const trak_ui_line *l = &tr->lines[0];
     for (size_t i = 0; i < l->n; i++) {
-      const trak_ui_slice *s = &l->v[i];
-      if (name != UINT32_MAX && s->name != name) continue;
-      if (starts) starts[ns] = s->ts;
+      const trak_ui_slice s = trak__ui_line_row(c, tr, l, i, NULL);
+      if (name != UINT32_MAX && s.name != name) continue;
+      if (starts) starts[ns] = s.ts;
       ns++;
-      if (s->dur == -1) continue;
-      if (ends) ends[ne] = (int64_t)((uint64_t)s->ts + (uint64_t)s->dur);
+      if (s.dur == -1) continue;
+      if (ends) ends[ne] = (int64_t)((uint64_t)s.ts + (uint64_t)s.dur);
       ne++;
     }
   }
@@ -103,9 +103,121 @@ static size_t merge_counts(const int64_t *starts, size_t ns, const int64_t *ends
   return n;
 }
 
+/* One track's place in merge_tracks: its next interval to start and its next to end (indexes
+** into its line; n: none left) and their times. */
+typedef struct cursor {
+  const trak_ui_track *t;
+  size_t i_start, i_end;
+  int64_t start, end;
+} cursor;
+
+/* The time of cursor k's next event (a start or an end), INT64_MAX when it has none (then a
+** caller checks i_start and i_end). */
+static int64_t next_time(const cursor *k) {
+  return k->start < k->end ? k->start : k->end;
+}
+
+/* Steps `i` (a start when `end` is 0, else an end) of track `k->t` past the rows that are not
+** intervals named `name` (an end: one that did not end), setting *at to the next one's time.
+** Returns 0, or 1 when the times go back (the line is not in order: merge_tracks declines). */
+static int advance(const trak_ui_cache *c, cursor *k, uint32_t name, size_t *i, int64_t *at,
+                   int end) {
+  const trak_ui_line *l = &k->t->lines[0];
+  int64_t before = *at;
+  for (; *i < l->n; ++*i) {
+    trak_ui_slice s = trak__ui_line_row(c, k->t, l, *i, NULL);
+    if ((name != UINT32_MAX && s.name != name) || (end && s.dur == -1)) continue;
+    *at = end ? (int64_t)((uint64_t)s.ts + (uint64_t)s.dur) : s.ts;
+    return *at < before;
+  }
+  *at = INT64_MAX;
+  return 0;
+}
+
+static void sift_down(cursor *h, size_t n, size_t i) {
+  for (;;) {
+    size_t m = i, a = 2 * i + 1, b = a + 1;
+    if (a < n && next_time(&h[a]) < next_time(&h[m])) m = a;
+    if (b < n && next_time(&h[b]) < next_time(&h[m])) m = b;
+    if (m == i) return;
+    cursor x = h[i];
+    h[i] = h[m], h[m] = x;
+    i = m;
+  }
+}
+
+/* Fills `t` with the counts as merge_counts makes them, straight from the tracks' lines (a
+** heap of one cursor per track, each line's starts and ends in time order) instead of sorting
+** copies of every start and end: the copies were most of the counters' memory at start (some
+** 60 MB at 15M thread states). Returns 0, -1 (out of memory) or 1 (a line's starts or ends are
+** not in order: the caller sorts copies). */
+static int merge_tracks(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name,
+                        trak_ui_track *t) {
+  size_t n = 0;
+  for (size_t i = 0; i < c->n_tracks; i++)
+    n += c->tracks[i].kind == kind && c->tracks[i].n_lines;
+  cursor *h = malloc((n ? n : 1) * sizeof *h);
+  if (!h) return -1;
+  n = 0;
+  int rc = 0;
+  for (size_t i = 0; i < c->n_tracks && !rc; i++) {
+    if (c->tracks[i].kind != kind || !c->tracks[i].n_lines) continue;
+    cursor *k = &h[n++];
+    *k = (cursor){.t = &c->tracks[i], .start = INT64_MIN, .end = INT64_MIN};
+    rc = advance(c, k, name, &k->i_start, &k->start, 0) ||
+         advance(c, k, name, &k->i_end, &k->end, 1);
+    const trak_ui_line *l = &k->t->lines[0];
+    if (k->i_start == l->n && k->i_end == l->n) n--; /* nothing of it counts */
+  }
+  for (size_t i = n / 2; i-- > 0;)
+    sift_down(h, n, i);
+  int64_t open = 0;
+  while (n && !rc) {
+    int64_t ts = next_time(&h[0]);
+    while (n && !rc && next_time(&h[0]) == ts) { /* every start and end at ts */
+      cursor *k = &h[0];
+      const size_t rows = k->t->lines[0].n;
+      while (!rc && k->i_start < rows && k->start == ts) {
+        open++, k->i_start++;
+        rc = advance(c, k, name, &k->i_start, &k->start, 0);
+      }
+      while (!rc && k->i_end < rows && k->end == ts) {
+        open--, k->i_end++;
+        rc = advance(c, k, name, &k->i_end, &k->end, 1);
+      }
+      if (k->i_start == rows && k->i_end == rows) h[0] = h[--n];
+      sift_down(h, n, 0);
+    }
+    if (rc) break;
+    if (t->n_values == t->values_cap) {
+      size_t cap = t->values_cap ? t->values_cap * 2 : 4096;
+      trak_ui_value *v = realloc(t->values, cap * sizeof *v);
+      if (!v) {
+        rc = -1;
+        break;
+      }
+      t->values = v, t->values_cap = cap;
+    }
+    t->values[t->n_values].ts = ts, t->values[t->n_values++].value = (double)open;
+  }
+  free(h);
+  if (rc) {
+    free(t->values);
+    t->values = NULL, t->n_values = t->values_cap = 0;
+    return rc;
+  }
+  if (t->n_values < t->values_cap) { /* give back the doubling's slack */
+    trak_ui_value *v = realloc(t->values, (t->n_values ? t->n_values : 1) * sizeof *v);
+    if (v) t->values = v, t->values_cap = t->n_values;
+  }
+  return 0;
+}
+
 /* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
 ** ends. Returns 0 or -1 (out of memory; `t` then has no values). */
 static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, trak_ui_track *t) {
+  int merged = merge_tracks(c, kind, name, t);
+  if (merged <= 0) return merged;
   size_t ns, ne;
   collect(c, kind, name, NULL, NULL, &ns, &ne);
   if (!ns) return 0;

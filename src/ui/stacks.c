@@ -103,26 +103,29 @@ static uint32_t node_of(stack_tree *t, uint32_t parent, uint32_t name) {
 static int line_stacks(stack_tree *t, trak_ui_track *tr, size_t d) {
   trak_ui_line *l = &tr->lines[d], *up = d ? &tr->lines[d - 1] : NULL;
   size_t j = 0;
+  if (!l->n) return 0;
+  if (!(l->stack = trak__ui_alloc_big(l->n * sizeof *l->stack))) return -1;
   for (size_t i = 0; i < l->n; i++) {
     trak_ui_slice *s = &l->v[i];
     uint32_t node = NONE;
     if (!(i & 0xffff) && atomic_load_explicit(&t->c->stacks_stop, memory_order_relaxed))
       return -1; /* the cache is being freed: a large track takes seconds */
-    if (s->dur >= 0 && !s->has_parent) {
+    if (s->dur >= 0 && !trak__ui_has_parent(t->c, tr, d, s)) {
       node = node_of(t, NONE, s->name);
       if (node == NONE) return -1;
     } else if (s->dur >= 0 && up && up->n) {
       while (j + 1 < up->n && up->v[j + 1].ts <= s->ts)
         j++;
-      const trak_ui_slice *p = &up->v[trak__ui_parent_in(t->c, up, 0, j, s)];
+      size_t q = trak__ui_parent_in(t->c, up, 0, j, s);
+      const trak_ui_slice *p = &up->v[q];
       int holds = p->ts <= s->ts && (s->ts < trak__ui_slice_end(p) || s->ts == p->ts);
-      if (holds && p->stack != NONE) {
-        node = node_of(t, p->stack, s->name);
+      if (holds && up->stack[q] != NONE) {
+        node = node_of(t, up->stack[q], s->name);
         if (node == NONE) return -1;
         if (trak__ui_slice_end(s) > trak__ui_slice_end(p)) tr->stacks_exact = 0;
       }
     }
-    s->stack = node;
+    l->stack[i] = node;
   }
   return 0;
 }
