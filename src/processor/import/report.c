@@ -299,6 +299,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "describes, and descriptors of a field numbered 32 or more: skipped, as Perfetto "
          "skips them.",
          1},
+    [TRAK_STAT_PARENT_PID_CHANGED] = {"process_tracker_parent_pid_changed", TRAK_SEVERITY_INFO,
+                                      "Processes a process tree listed again with another "
+                                      "parent (reparented, to init say, when their parent "
+                                      "died): the first parent is kept, as in Perfetto.",
+                                      1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "disk_stat, gpufreq_mhz, slab_info); "
