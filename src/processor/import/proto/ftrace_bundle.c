@@ -26,10 +26,12 @@ typedef struct ev_fields {
   uint16_t has;
 } ev_fields;
 
+/* The fields of typed event `ev` (a message) by number, below 12. */
 static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
   trak_pb_decoder dec;
   trak_pb_field f;
   out->has = 0;
+  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message (a hostile varint): no fields */
   trak__dec_init(imp, &dec, ev->data, ev->len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number < 12) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
