@@ -25,6 +25,8 @@ typedef struct trak_clock {
 } trak_clock;
 
 /* Clocks (clocks.c). */
+/* The key of clock `clock_id` as read on `seq`: its id, or the sequence's for ids 64..127. */
+uint64_t trak__clock_key(const trak_sequence *seq, uint32_t clock_id);
 void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
                               size_t len);
 /* Converts `ts` in clock `clock_id` to the trace clock. Returns 0; or 1 (nothing reported)
@@ -38,5 +40,28 @@ int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t c
 ** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
 int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                 int64_t ts);
+
+/* Perfetto's count of clock conversion cache misses (clock_cache.c). */
+typedef struct trak_clock_cache trak_clock_cache;
+/* One cache entry that holds for a clock's raw values [lo, hi): conversions it answers need no
+** call (key UINT64_MAX or an empty range: none). */
+typedef struct trak_clock_cache_fast {
+  uint64_t key;
+  int64_t lo, hi;
+} trak_clock_cache_fast;
+/* A clock of a snapshot as the model reads it: its key (clocks.c's), value in its units. */
+typedef struct trak_clock_cache_clock {
+  uint64_t key;
+  int64_t ts, multiplier;
+  uint8_t incremental;
+} trak_clock_cache_clock;
+/* A ClockSnapshot of `n` clocks (primary: its primary_trace_clock, 0: none), in file order. */
+void trak__clock_cache_snapshot(trak_importer *imp, const trak_clock_cache_clock *clocks, size_t n,
+                                uint32_t primary);
+/* A timestamp Perfetto converts to trace time: `ts` in the units of clock `key`. Callers use
+** trak__clock_cache_note (importer.h), which skips what the fast entry answers. */
+void trak__clock_cache_convert(trak_importer *imp, uint64_t key, int64_t ts);
+/* Frees the model (the importer's end). */
+void trak__clock_cache_free(trak_importer *imp);
 
 #endif /* TRAK_PROCESSOR_IMPORT_CLOCKS_H */

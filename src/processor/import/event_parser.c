@@ -170,10 +170,14 @@ static void push_open(trak_track_info *info, uint32_t pkt, uint32_t slice) {
 }
 
 /* Ends the topmost open slice of `track` that the end matches (slice_stack.c), with the end's
-** flows; an end that matches nothing is reported (Perfetto drops it without counting). */
-static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track) {
+** flows; an end that matches nothing is dropped (as Perfetto drops it, without counting), and
+** reported in slice_end_unmatched unless a kernel record of `seq` (an irq, block_io or
+** workqueue end whose begin came before the trace: common, and Perfetto's stats say nothing). */
+static uint32_t slice_end(trak_importer *imp, const trak_ev *ev, uint32_t track,
+                          const trak_sequence *seq) {
   uint32_t slice = trak__stack_end(imp, track, ev);
   if (slice == TRAK_NULL_U32) {
+    if (seq->kernel) return TRAK_NULL_U32;
     char label[160];
     trak__report_at(imp, TRAK_STAT_END_UNMATCHED, ev->pkt,
                     "slice end on %s matches no open slice (none began there); dropped",
@@ -284,6 +288,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     }
     if (type == TRAK_EV_INSTANT) t->slice.dur[id] = 0;
     push_open(info, ev->pkt, id); /* instants too: later instants at their time stack on them */
+    info->kernel_slices |= seq->kernel;
     if (type != TRAK_EV_BEGIN) info->closed_on_stack = 1;
     /* flow ends waiting for this slice first, as Perfetto's slice tracker calls back at its
     ** start, then the event's own flows */
@@ -303,7 +308,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     return;
   }
   case TRAK_EV_END:
-    slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track);
+    slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track, seq);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value, ev->arg_set_id);
@@ -423,6 +428,7 @@ static void report_unterminated(trak_importer *imp) {
       if (t->slice.arg_set_id[slice] != TRAK_NULL_U32) /* committed when the import ends */
         trak__arg_order_log(imp, TRAK_ARG_ORDER_FLUSH, slice);
       if (t->slice.dur[slice] >= 0) continue; /* a complete slice (JSON X) */
+      if (info->kernel_slices) continue;      /* a syscall, block_io or atrace slice still open */
       char label[160];
       trak__report_at(imp, TRAK_STAT_UNTERMINATED, info->open[i] >> 32,
                       "slice \"%s\" on %s never ends (dur stays -1)",

@@ -79,12 +79,20 @@ typedef struct trak_importer {
   trak_map clock_index; /* key -> index in clocks */
   TRAK_VEC(trak_clock) clocks;
   uint32_t trace_clock; /* BOOTTIME unless a snapshot says otherwise */
+  /* proto/clock_cache.c: Perfetto's conversion cache, for clock_sync_cache_miss (NULL until
+  ** the first conversion or snapshot), the entry that answers the next conversion without a
+  ** call, and the clock a snapshot made Perfetto's default for packets (0: none yet) */
+  struct trak_clock_cache *clock_cache;
+  trak_clock_cache_fast clock_cache_fast;
+  uint32_t clock_cache_default;
 
   /* ---- owned by proto/ */
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats.c: the service's figures */
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats.c: per-buffer figures, sparse */
   trak_map traced_buf_index;                /* (figure, buffer) -> index in traced_buf */
   struct trak_packet_state *packet_state;   /* metadata_packets.c: rare packets; NULL until one */
+  /* ftrace_generic.c: self-describing ftrace events' descriptors; NULL until one */
+  struct trak_ftrace_generic *ftrace_generic;
   /* callstacks.c: interned callstack messages and the events' callstacks; NULL until a trace
   ** has one */
   struct trak_callstacks *callstacks;
@@ -129,6 +137,14 @@ static inline int trak__clock_convert(trak_importer *imp, trak_sequence *seq, ui
     return 0;
   }
   return trak__clock_convert_other(imp, seq, clock_id, ts, out);
+}
+
+/* trak__clock_cache_convert's contract (clocks.h), without a call when the last conversion's
+** cache entry answers (every ftrace event after the first, in most traces). */
+static inline void trak__clock_cache_note(trak_importer *imp, uint64_t key, int64_t ts) {
+  const trak_clock_cache_fast *f = &imp->clock_cache_fast;
+  if (TRAK_LIKELY(key == f->key && ts >= f->lo && ts < f->hi)) return;
+  trak__clock_cache_convert(imp, key, ts);
 }
 
 /* Starts an import into `tables` (not owned, must outlive the importer) with `opts` (copied;

@@ -292,6 +292,24 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                         "sys_stats pressure stall samples of an unknown "
                                         "resource; dropped.",
                                         1},
+    [TRAK_STAT_CLOCK_CACHE_MISS] = {"clock_sync_cache_miss", TRAK_SEVERITY_INFO,
+                                    "Timestamp conversions between clocks that Perfetto's clock "
+                                    "converter could not answer from its cache of conversion "
+                                    "paths (each snapshot's clocks, the first boot-clock "
+                                    "timestamp of a trace without a snapshot, ...): a measure of "
+                                    "its work, no problem. Counted as Perfetto counts them.",
+                                    1},
+    [TRAK_STAT_FTRACE_GENERIC_DESCRIPTOR_ERRORS] =
+        {"ftrace_generic_descriptor_errors", TRAK_SEVERITY_ERROR,
+         "Self-describing ftrace events (and fields of them) that no descriptor of the trace "
+         "describes, and descriptors of a field numbered 32 or more: skipped, as Perfetto "
+         "skips them.",
+         1},
+    [TRAK_STAT_PARENT_PID_CHANGED] = {"process_tracker_parent_pid_changed", TRAK_SEVERITY_INFO,
+                                      "Processes a process tree listed again with another "
+                                      "parent (reparented, to init say, when their parent "
+                                      "died): the first parent is kept, as in Perfetto.",
+                                      1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "disk_stat, gpufreq_mhz, slab_info); "

@@ -160,8 +160,10 @@ typedef struct trak_sequence {
       timestamps_valid; /* a thread_descriptor gave the delta bases since the last clear / loss */
   uint8_t first_packet_flag; /* a packet of the sequence had first_packet_on_sequence */
   uint8_t tie_unsorted;      /* JSON: same-timestamp records out of tie order */
-  uint8_t refused;      /* the sink of sequences refused past the memory bound: holds no record */
-  int64_t last_tie_key; /* JSON: tie key of the last record (trak__ev_tie_key) */
+  uint8_t refused; /* the sink of sequences refused past the memory bound: holds no record */
+  uint8_t kernel;  /* the sequence of kernel records (ftrace bundles, systrace text): Perfetto's
+                  ** slice tracker drops their unmatched ends and keeps open slices uncounted */
+  int64_t last_tie_key;                 /* JSON: tie key of the last record (trak__ev_tie_key) */
   trak_map interned[TRAK_INTERN_KINDS]; /* iid -> string id */
   uint32_t intern_epoch; /* changes when an interned iid is cleared or given another value */
   /* TracePacketDefaults */

@@ -29,17 +29,18 @@ typedef struct trak_track_info {
   uint8_t kind;           /* trak_track_kind_id when the format implies the track; TRAK_TK_NONE: a
                 ** descriptor's, whose kind its scope decides (track_kinds.h) */
   uint8_t is_thread, is_process, is_legacy_thread;
-  uint8_t compressed;   /* a cookie track of async ids or merged siblings: records go to the
+  uint8_t compressed;    /* a cookie track of async ids or merged siblings: records go to the
                         ** track trak__async_track gives them */
-  uint8_t lane_taken;   /* a compressed descriptor whose own track already serves a lane */
-  uint8_t counter_type; /* CounterDescriptor.type: thread time or instruction count */
-  uint8_t is_state;     /* TrackDescriptor.state: TYPE_STATE events set its states */
-  uint8_t made_at_end;  /* made when the import ends, as Perfetto makes the tracks of counters
+  uint8_t lane_taken;    /* a compressed descriptor whose own track already serves a lane */
+  uint8_t counter_type;  /* CounterDescriptor.type: thread time or instruction count */
+  uint8_t is_state;      /* TrackDescriptor.state: TYPE_STATE events set its states */
+  uint8_t kernel_slices; /* kernel records began slices on it: those left open are no problem */
+  uint8_t made_at_end;   /* made when the import ends, as Perfetto makes the tracks of counters
                         ** it resolves then (JSON counters, kernel process counters) */
-  uint8_t made_early;   /* a process counter track a ProcessStats packet made: the kernel's
+  uint8_t made_early;    /* a process counter track a ProcessStats packet made: the kernel's
                         ** values for it (which carry args) do not make it a row, however early */
-  uint32_t machine;     /* machine table row of the packet that first named it */
-  uint32_t state_row;   /* parse phase: its current state's row in tables->state + 1, 0: none */
+  uint32_t machine;      /* machine table row of the packet that first named it */
+  uint32_t state_row;    /* parse phase: its current state's row in tables->state + 1, 0: none */
   /* a state track's state that ends at once (string id, 0: none) */
   uint32_t terminal_state;
   int32_t rank;

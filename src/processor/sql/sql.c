@@ -92,7 +92,7 @@ static const char *const severities[] = {"info", "data_loss", "error", "notice"}
 /* Whether Perfetto's scope of the stat is global (machine_id and trace_id NULL) rather than
 ** one machine and trace (both 0): the few of its global stats trak has. */
 static int stat_is_global(const char *name) {
-  static const char *const global[] = {"parse_trace_duration_ns",
+  static const char *const global[] = {"parse_trace_duration_ns", "clock_sync_cache_miss",
                                        "trace_sorter_negative_timestamp_dropped"};
   for (size_t i = 0; i < sizeof global / sizeof *global; i++)
     if (!strcmp(name, global[i])) return 1;

@@ -108,6 +108,7 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp) {
   trak_sequence *seq = calloc(1, sizeof *seq);
   if (!seq) abort();
   seq->id = UINT32_MAX;
+  seq->kernel = 1;
   seq->first_packet_index = imp->packet_index;
   seq->thread_track = TRAK_NULL_U32;
   seq->last_ts = INT64_MIN;

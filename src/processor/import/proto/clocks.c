@@ -12,7 +12,7 @@
 #define SEQUENCE_CLOCK_MIN 64
 #define SEQUENCE_CLOCK_MAX 127
 
-static uint64_t clock_key(const trak_sequence *seq, uint32_t clock_id) {
+uint64_t trak__clock_key(const trak_sequence *seq, uint32_t clock_id) {
   if (clock_id >= SEQUENCE_CLOCK_MIN && clock_id <= SEQUENCE_CLOCK_MAX)
     return (uint64_t)seq->id << 32 | clock_id;
   return clock_id;
@@ -43,7 +43,7 @@ static const snapshot_clock *via_clock(trak_importer *imp, const trak_sequence *
   const snapshot_clock *first = NULL;
   for (size_t i = 0; i < n && n > 1; i++) {
     if (clocks[i].incremental) continue;
-    const trak_clock *c = clock_get(imp, clock_key(seq, clocks[i].id), 0);
+    const trak_clock *c = clock_get(imp, trak__clock_key(seq, clocks[i].id), 0);
     if (c && c->pairs.n && !c->has_via) return &clocks[i];
     if (!first) first = &clocks[i];
   }
@@ -54,12 +54,13 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
                               size_t len) {
   snapshot_clock clocks[32];
   size_t n = 0;
+  uint32_t primary = 0;
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_ClockSnapshot_primary_trace_clock && f.wire_type == TRAK_PB_WIRE_VARINT)
-      imp->trace_clock = (uint32_t)f.value;
+      imp->trace_clock = primary = (uint32_t)f.value;
     if (f.number != TRAK_PB_ClockSnapshot_clocks || f.wire_type != TRAK_PB_WIRE_LEN || n == 32)
       continue;
     snapshot_clock c = {.multiplier = 1};
@@ -78,6 +79,11 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     clocks[n++] = c;
   }
   trak__meta_clock_seen(imp);
+  trak_clock_cache_clock cc[32];
+  for (size_t i = 0; i < n; i++)
+    cc[i] = (trak_clock_cache_clock){trak__clock_key(seq, clocks[i].id), (int64_t)clocks[i].ts,
+                                     (int64_t)clocks[i].multiplier, (uint8_t)clocks[i].incremental};
+  trak__clock_cache_snapshot(imp, cc, n, primary);
   const snapshot_clock *trace = NULL;
   for (size_t i = 0; i < n; i++)
     if (clocks[i].id == imp->trace_clock) trace = &clocks[i];
@@ -87,14 +93,14 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     /* Known now, even when nothing relates them to the trace clock yet: a timestamp in one
     ** that stays unconvertible fails as Perfetto's "no path", not as an unknown clock. */
     for (size_t i = 0; i < n; i++)
-      clock_get(imp, clock_key(seq, clocks[i].id), 1);
+      clock_get(imp, trak__clock_key(seq, clocks[i].id), 1);
     if (!trace) return;
   }
-  uint64_t via = clock_key(seq, trace->id);
+  uint64_t via = trak__clock_key(seq, trace->id);
   int64_t trace_ns = (int64_t)(trace->ts * trace->multiplier);
   for (size_t i = 0; i < n; i++) {
     if (&clocks[i] == trace) continue;
-    trak_clock *c = clock_get(imp, clock_key(seq, clocks[i].id), 1);
+    trak_clock *c = clock_get(imp, trak__clock_key(seq, clocks[i].id), 1);
     if (has_via && c->pairs.n && !c->has_via) continue; /* keeps its own way to the trace clock */
     if (c->has_via != has_via || (has_via && c->via != via)) /* pairs lead elsewhere now */
       c->pairs.n = 0, c->has_via = (uint8_t)has_via, c->via = via;
@@ -160,7 +166,7 @@ __attribute__((cold, noinline)) static int unconvertible(trak_importer *imp, con
 
 int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                               int64_t *out) {
-  trak_clock *c = clock_get(imp, clock_key(seq, clock_id), 0);
+  trak_clock *c = clock_get(imp, trak__clock_key(seq, clock_id), 0);
   if (!c || !c->pairs.n || (TRAK_UNLIKELY(c->has_via) && !via_ready(imp, c)))
     return unconvertible(imp, c, clock_id, out);
   if (c->incremental) {
@@ -175,7 +181,9 @@ int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t c
 int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                 int64_t ts) {
   int64_t out = ts;
-  trak_clock *c = clock_id == imp->trace_clock ? NULL : clock_get(imp, clock_key(seq, clock_id), 0);
+  trak__clock_cache_note(imp, trak__clock_key(seq, clock_id), ts);
+  trak_clock *c =
+      clock_id == imp->trace_clock ? NULL : clock_get(imp, trak__clock_key(seq, clock_id), 0);
   if (c && c->pairs.n && !c->incremental) trak__clock_convert(imp, seq, clock_id, ts, &out);
   return out;
 }

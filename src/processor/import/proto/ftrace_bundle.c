@@ -26,10 +26,12 @@ typedef struct ev_fields {
   uint16_t has;
 } ev_fields;
 
+/* The fields of typed event `ev` (a message) by number, below 12. */
 static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
   trak_pb_decoder dec;
   trak_pb_field f;
   out->has = 0;
+  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message (a hostile varint): no fields */
   trak__dec_init(imp, &dec, ev->data, ev->len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
     if (f.number < 12) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
@@ -99,18 +101,17 @@ static void legacy_generic_args(trak_importer *imp, trak_fargs *a, const trak_pb
   }
 }
 
-/* One field `f` of a typed event into `a`, as Perfetto's raw table keeps it: keyed by the
-** field's name (`fd`), a signed integer (bool and enum too) as int, an unsigned one as uint, a
+/* (proto.h) As Perfetto's raw table keeps a field: a signed integer (bool and enum too) as int, an unsigned one as uint, a
 ** sint zigzag-decoded, a string or bytes as a string, a float or double as a real; a nested
 ** message, or a value whose wire type is not its type's, left out. */
-static void raw_field(trak_importer *imp, trak_fargs *a, const trak_pb_field_desc *fd,
-                      const trak_pb_field *f) {
+void trak__ftrace_raw_field(trak_importer *imp, struct trak_fargs *a, uint32_t key, uint32_t type,
+                            const trak_pb_field *f) {
   int len = f->wire_type == TRAK_PB_WIRE_LEN;
-  trak_arg_type type;
+  trak_arg_type arg_type;
   int64_t i = (int64_t)f->value;
   uint32_t s = 0;
   double r = 0;
-  switch (fd->type) {
+  switch (type) {
   case TRAK_PB_TYPE_INT32:
   case TRAK_PB_TYPE_INT64:
   case TRAK_PB_TYPE_SFIXED32:
@@ -118,43 +119,41 @@ static void raw_field(trak_importer *imp, trak_fargs *a, const trak_pb_field_des
   case TRAK_PB_TYPE_BOOL:
   case TRAK_PB_TYPE_ENUM:
     if (len) return;
-    type = TRAK_ARG_INT;
+    arg_type = TRAK_ARG_INT;
     break;
   case TRAK_PB_TYPE_UINT32:
   case TRAK_PB_TYPE_UINT64:
   case TRAK_PB_TYPE_FIXED32:
   case TRAK_PB_TYPE_FIXED64:
     if (len) return;
-    type = TRAK_ARG_UINT;
+    arg_type = TRAK_ARG_UINT;
     break;
   case TRAK_PB_TYPE_SINT32:
   case TRAK_PB_TYPE_SINT64:
     if (len) return;
-    type = TRAK_ARG_INT, i = (int64_t)(f->value >> 1) ^ -(int64_t)(f->value & 1);
+    arg_type = TRAK_ARG_INT, i = (int64_t)(f->value >> 1) ^ -(int64_t)(f->value & 1);
     break;
   case TRAK_PB_TYPE_STRING:
   case TRAK_PB_TYPE_BYTES:
     if (!len) return;
-    type = TRAK_ARG_STRING, i = 0, s = intern(imp, f);
+    arg_type = TRAK_ARG_STRING, i = 0, s = intern(imp, f);
     break;
   case TRAK_PB_TYPE_DOUBLE:
     if (f->wire_type != TRAK_PB_WIRE_FIXED64) return;
-    type = TRAK_ARG_REAL, i = 0, memcpy(&r, &f->value, sizeof r);
+    arg_type = TRAK_ARG_REAL, i = 0, memcpy(&r, &f->value, sizeof r);
     break;
   case TRAK_PB_TYPE_FLOAT: {
     if (f->wire_type != TRAK_PB_WIRE_FIXED32) return;
     uint32_t bits = (uint32_t)f->value;
     float x;
     memcpy(&x, &bits, sizeof x);
-    type = TRAK_ARG_REAL, i = 0, r = x;
+    arg_type = TRAK_ARG_REAL, i = 0, r = x;
     break;
   }
   default:
     return;
   }
-  trak__ftrace_fargs_add(imp, a,
-                         trak__strpool_intern(&imp->tables->strings, fd->name, strlen(fd->name)),
-                         type, i, s, r);
+  trak__ftrace_fargs_add(imp, a, key, arg_type, i, s, r);
 }
 
 static const trak_pb_message_desc *fe;   /* FtraceEvent */
@@ -172,6 +171,9 @@ static void fe_init(void) {
     fe_by[fe->fields[i].number] = &fe->fields[i];
 }
 
+/* FtraceEvent fields from here on are self-describing events (ftrace_generic.c). */
+#define GENERIC_EVENT_MIN 65536
+
 /* The FtraceEvent field of number `n` (an event), or NULL: a look-up per event, not a search. */
 static const trak_pb_field_desc *event_desc(uint32_t n) {
   pthread_once(&fe_once, fe_init);
@@ -183,6 +185,10 @@ static const trak_pb_field_desc *event_desc(uint32_t n) {
 ** they made (trak__ftrace_args_cached). */
 static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
                     uint32_t pid, int64_t flags, const trak_pb_field *ev) {
+  if (ev->number >= GENERIC_EVENT_MIN) {
+    trak__ftrace_generic_event(imp, cpu, ts, pid, flags, ev);
+    return;
+  }
   const trak_pb_field_desc *fd = event_desc(ev->number);
   if (!fd) {
     imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
@@ -227,12 +233,13 @@ static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, 
           sym = f.wire_type == TRAK_PB_WIRE_VARINT ? trak__ftrace_ksym(seq, f.value) : 0;
           if (!sym && raw < 255) raw++;
         }
-        if (sym && sub) /* a symbol's name replaces its iid, as a string */
-          trak__ftrace_fargs_add(
-              imp, &a, trak__strpool_intern(&imp->tables->strings, sub->name, strlen(sub->name)),
-              TRAK_ARG_STRING, 0, sym, 0);
-        else if (sub)
-          raw_field(imp, &a, sub, &f);
+        if (sub) {
+          uint32_t name = trak__strpool_intern(&imp->tables->strings, sub->name, strlen(sub->name));
+          if (sym) /* a symbol's name replaces its iid, as a string */
+            trak__ftrace_fargs_add(imp, &a, name, TRAK_ARG_STRING, 0, sym, 0);
+          else
+            trak__ftrace_raw_field(imp, &a, name, sub->type, &f);
+        }
       }
     } else {
       raw = trak__ftrace_ksym_count(imp, seq, ev, kfield, &kvalue);
@@ -272,6 +279,7 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     return;
   }
   int64_t out;
+  if (seq) trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts);
   if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
   ev_fields e;
   const char *s; /* a string field's bytes */
@@ -495,6 +503,7 @@ static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
   trak__compact_switch_begin(&it, cs);
   while (trak__compact_switch_next(&it, &sw)) {
     int64_t ts = sw.ts;
+    trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts);
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
     trak__sched_switch_compact(imp, cpu, ts, sw.prev_state, (uint32_t)sw.next_pid,
@@ -505,6 +514,7 @@ static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
   trak__compact_waking_begin(&it, cs);
   while (!bad && trak__compact_waking_next(&it, &wk)) {
     int64_t ts = wk.ts;
+    trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts);
     if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0)
       ts = out;
     /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
@@ -512,6 +522,22 @@ static int compact_records(trak_importer *imp, trak_sequence *seq, uint32_t cpu,
                                wk.prio, wk.target_cpu);
   }
   return bad || trak__compact_iter_bad(&it);
+}
+
+/* The runs path converts no timestamp: Perfetto's conversions of the bundle's events are noted
+** by its first (the rest convert as it does, from the same cache entry, on any usual trace). */
+static void compact_note(trak_importer *imp, const trak_compact_sched *cs) {
+  trak_compact_iter it;
+  trak_compact_switch sw;
+  trak_compact_waking wk;
+  trak__compact_switch_begin(&it, cs);
+  if (trak__compact_switch_next(&it, &sw)) {
+    trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, sw.ts);
+    return;
+  }
+  trak__compact_waking_begin(&it, cs);
+  if (trak__compact_waking_next(&it, &wk))
+    trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, wk.ts);
 }
 
 /* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
@@ -524,9 +550,10 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   for (size_t i = 0; i < cs.n_intern; i++)
     ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
   /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
-  int bad = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME
-                ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern)
-                : -1;
+  int runs = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
+  if (seq && runs && TRAK_UNLIKELY(imp->clock_cache_fast.key != TRAK_PB_BUILTIN_CLOCK_BOOTTIME))
+    compact_note(imp, &cs);
+  int bad = runs ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern) : -1;
   if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
   if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -630,8 +657,13 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
   trak_pb_field f;
   uint32_t cpu = 0;
   trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) /* the cpu may follow the events */
+  /* the cpu, and the descriptors of self-describing events, may follow the events */
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
+    if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors &&
+        f.wire_type == TRAK_PB_WIRE_LEN)
+      trak__ftrace_generic_descriptor(imp, f.data, f.len);
+  }
   trak__ftrace_cpu_seen(imp, cpu);
   trak__ftrace_bundle_cpu(imp, cpu);
   trak__dec_init(imp, &dec, data, len);

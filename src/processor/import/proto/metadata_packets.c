@@ -299,6 +299,8 @@ void trak__ftrace_bundle_header(trak_importer *imp, const trak_packet_ctx *ctx, 
                       : clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
                                                                : 0;
   int64_t ts;
+  int64_t raw = (int64_t)(has_start == 2 ? prev_end : start);
+  if (clock_id && ctx && !imp->threads.machine) trak__clock_cache_note(imp, clock_id, raw);
   if (!clock_id || !ctx ||
       trak__clock_convert(imp, ctx->seq, clock_id, (int64_t)(has_start == 2 ? prev_end : start),
                           &ts))

@@ -357,6 +357,20 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
     uint32_t clock = pf->has_clock        ? pf->clock_id
                      : seq->default_clock ? seq->default_clock
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
+    /* Perfetto converts only a timestamp whose clock the packet, its sequence's defaults or a
+    ** snapshot names (not a snapshot's own packet) */
+    if (!HAS(pf, P_SNAPSHOT)) {
+      uint32_t named = pf->has_clock        ? pf->clock_id
+                       : seq->default_clock ? seq->default_clock
+                                            : imp->clock_cache_default;
+      /* Chrome's events and metadata are MONOTONIC unless they name another clock */
+      if (TRAK_UNLIKELY(HAS(pf, P_META)) &&
+          (pf->meta_field == TRAK_PB_TracePacket_chrome_events ||
+           pf->meta_field == TRAK_PB_TracePacket_chrome_metadata) &&
+          (!named || named == TRAK_PB_BUILTIN_CLOCK_MONOTONIC))
+        named = TRAK_PB_BUILTIN_CLOCK_MONOTONIC;
+      if (named) trak__clock_cache_note(imp, trak__clock_key(seq, named), (int64_t)pf->timestamp);
+    }
     int rc = trak__clock_convert(imp, seq, clock, (int64_t)pf->timestamp, &ctx.ts);
     if (rc) return rc > 0;
     ctx.has_ts = 1;
@@ -598,4 +612,5 @@ void trak__proto_free(trak_importer *imp) {
   trak__map_free(&imp->traced_buf_index);
   trak__packet_state_free(imp);
   trak__callstacks_free(imp);
+  trak__ftrace_generic_free(imp);
 }

@@ -84,7 +84,13 @@ static void process(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
   uint32_t parent = trak__process_for_pid(imp, ppid);
   uint32_t upid = trak__process_for_pid(imp, pid);
   trak__process_in_tree(imp, upid, imp->descriptor_ts);
-  if (t->process.parent_upid[upid] == TRAK_NULL_U32) t->process.parent_upid[upid] = parent;
+  if (t->process.parent_upid[upid] == TRAK_NULL_U32)
+    t->process.parent_upid[upid] = parent;
+  else if (t->process.parent_upid[upid] != parent) /* reparented: the first parent stays */
+    trak__report(imp, TRAK_STAT_PARENT_PID_CHANGED,
+                 "process %lld listed with parent pid %lld, another parent than before; the "
+                 "first parent is kept",
+                 (long long)pid, (long long)ppid);
   trak__process_name_set(imp, upid, intern(imp, argv0, argv0_len), TRAK_PROCESS_NAME_SYSTEM);
   t->process.cmdline[upid] = intern(imp, cmdline, cmd_len);
   if (is_comm)

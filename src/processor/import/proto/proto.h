@@ -216,6 +216,18 @@ uint32_t trak__ftrace_ksym_name(trak_importer *imp, const struct trak_sequence *
 uint64_t trak__ftrace_ksym_parsed_key(uint32_t event, uint64_t value);
 uint32_t trak__ftrace_ksym_count(trak_importer *imp, const struct trak_sequence *seq,
                                  const trak_pb_field *ev, uint32_t field, uint64_t *last);
+struct trak_fargs; /* ftrace/ftrace.h */
+/* One field `f` of an ftrace event into `a` as Perfetto's raw table keeps it, keyed by string
+** id `key`, read as protobuf type `type` (enum trak_pb_type; ftrace_bundle.c). */
+void trak__ftrace_raw_field(trak_importer *imp, struct trak_fargs *a, uint32_t key, uint32_t type,
+                            const trak_pb_field *f);
+/* Self-describing ftrace events (ftrace_generic.c): a bundle's GenericEventDescriptor (read
+** before the bundle's events), and an event of FtraceEvent field `e` (numbered 65536 or more)
+** into an ftrace_event row. Can't fail (problems are counted). */
+void trak__ftrace_generic_descriptor(trak_importer *imp, const uint8_t *data, size_t len);
+void trak__ftrace_generic_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                                int64_t flags, const trak_pb_field *e);
+void trak__ftrace_generic_free(trak_importer *imp);
 /* TracePacket.ftrace_events (ftrace_bundle.c): the bundle's events to the Linux event sink
 ** (ftrace/ftrace.h); `seq` (may be NULL) converts their boot-time timestamps. */
 void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,

@@ -66,9 +66,10 @@ void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t tra
 }
 
 /* A counter on the global track of `kind` whose key is `key` (a string id) and whose name is
-** printf(fmt, key text); `lane` is its CPU or interrupt number. */
-static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind, uint32_t lane,
-                  const char *key, size_t key_len, const char *fmt, double value) {
+** printf(fmt, key text); `lane` is its CPU or interrupt number. Returns the track. */
+static uint32_t keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
+                      uint32_t lane, const char *key, size_t key_len, const char *fmt,
+                      double value) {
   uint32_t key_id = intern(imp, key, key_len);
   char name[256];
   int n = snprintf(name, sizeof name, fmt, (int)key_len, key);
@@ -76,6 +77,7 @@ static void keyed(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id k
   uint32_t track =
       trak__system_counter_track(imp, kind, TRAK_NULL_U32, lane, key_id, intern(imp, name, len));
   trak__system_counter(imp, ctx, track, value);
+  return track;
 }
 
 /* The varint fields 1 and 2 of a two-number message (MeminfoValue, VmstatValue,
@@ -107,7 +109,9 @@ static void key_value(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *d
       return;
     }
     const char *k = meminfo_keys[key];
-    keyed(imp, ctx, TRAK_TK_MEMINFO, 0, k, strlen(k), "%.*s", (double)value * 1024);
+    uint32_t track =
+        keyed(imp, ctx, TRAK_TK_MEMINFO, 0, k, strlen(k), "%.*s", (double)value * 1024);
+    imp->tracks.info.v[track].unit = intern(imp, "bytes", 5); /* Perfetto's meminfo unit */
     return;
   }
   static const trak_pb_enum_desc *vmstat;
@@ -254,9 +258,11 @@ static void named_value(trak_importer *imp, trak_packet_ctx *ctx, uint32_t field
   }
   const char *k = key.data ? (const char *)key.data : "";
   size_t kn = key.data ? key.len : 0;
-  if (field == TRAK_PB_SysStats_thermal_zone)
-    keyed(imp, ctx, TRAK_TK_THERMAL_TEMPERATURE_SYS, 0, k, kn, "%.*s", (double)value);
-  else
+  if (field == TRAK_PB_SysStats_thermal_zone) {
+    uint32_t track =
+        keyed(imp, ctx, TRAK_TK_THERMAL_TEMPERATURE_SYS, 0, k, kn, "%.*s", (double)value);
+    imp->tracks.info.v[track].unit = intern(imp, "C", 1); /* Perfetto's thermal unit */
+  } else
     keyed(imp, ctx, TRAK_TK_CLOCK_FREQUENCY, 0, k, kn, "%.*s Frequency", (double)value);
 }
 
