@@ -13,11 +13,14 @@ start_probes
 (exec -a "sleep$(printf 'a%.0s' $(seq 5000))" sleep 60) & LONG=$!; pids+=($LONG)
 
 for form in --full-sched --sched; do
-  "$TRAK" record $form --time 4s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
-  # The workload runs once the kernel records (slow to come on a loaded machine).
+  "$TRAK" record $form --time 60s -o "$TMP/t.pb" 2> "$TMP/record.log" & rec=$!
+  # The workload runs once the kernel records (slow to come on a loaded machine), and the
+  # recording ends (SIGINT) once it has: a fixed --time could end before a late workload ran.
   wait_recording || fail "$form: the recording did not start: $(cat "$TMP/record.log")"
   sleep 1
   "$SCHED_WORKLOAD" > "$TMP/workload.out"
+  sleep 0.5
+  kill -INT $rec
   wait $rec || fail "$form: record: $(cat "$TMP/record.log")"
   check_restored "$form"
   "$TRAK" dump "$TMP/t.pb" > "$TMP/t.txt"
