@@ -107,7 +107,8 @@ static void numbers_as_byte_loops(void **state) {
     memcpy(text, buf, v.len);
     text[v.len] = 0;
     double want = strtod(text, NULL), got = trak__json_real_of(&v);
-    if (memcmp(&want, &got, sizeof got)) fail_msg("%s read as %.17g, strtod %.17g", text, got, want);
+    if (memcmp(&want, &got, sizeof got))
+      fail_msg("%s read as %.17g, strtod %.17g", text, got, want);
     if (!v.is_float && ints <= 18) {
       int64_t i;
       assert_int_equal(trak__json_int_of(&v, &i), 1);

@@ -56,7 +56,8 @@ static inline const char *trak__json_plain_run(const char *p, const char *end) {
   const __m128i q = _mm_set1_epi8('"'), b = _mm_set1_epi8('\\');
   while (end - p >= 16) {
     __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
-    unsigned m = (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)));
+    unsigned m =
+        (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_cmpeq_epi8(x, q), _mm_cmpeq_epi8(x, b)));
     if (m) return p + __builtin_ctz(m);
     p += 16;
   }
@@ -95,10 +96,11 @@ static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
   memcpy(&w, p, 8);
   /* A byte is a digit when its high nibble is 3 and adding 6 keeps it 3; a carry out of a
   ** byte of 0xfa or more only changes bytes above that non-digit. */
-  uint64_t x = ((w & 0xf0f0f0f0f0f0f0f0ULL) |
-                (((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) ^
-               0x3333333333333333ULL;
-  uint64_t bad = (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
+  uint64_t x =
+      ((w & 0xf0f0f0f0f0f0f0f0ULL) | (((w + 0x0606060606060606ULL) & 0xf0f0f0f0f0f0f0f0ULL) >> 4)) ^
+      0x3333333333333333ULL;
+  uint64_t bad =
+      (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
   unsigned n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
   if (!n) return 0;
   /* The digits moved to the top bytes (leading zeros below), then paired, quadrupled, and the
@@ -138,8 +140,7 @@ static inline __attribute__((always_inline)) int trak__json_number_at(trak_json_
     while (p < end && (unsigned)(*p - '0') < 10)
       u = u * 10 + (uint64_t)(*p++ - '0');
   if (p == first)
-    return p >= end ? trak__json_more(c, "number cut short")
-                    : trak__json_fail(c, p, "bad number");
+    return p >= end ? trak__json_more(c, "number cut short") : trak__json_fail(c, p, "bad number");
   v->ival = u;
   v->int_digits = p - first > 19 ? 255 : (uint8_t)(p - first);
   if (p < end && *p == '.') {
@@ -163,9 +164,8 @@ static inline __attribute__((always_inline)) int trak__json_number_at(trak_json_
 
 /* A value at c->p (after whitespace) at nesting `depth`: strings and numbers inline, other
 ** values through trak__json_value_at. */
-static inline __attribute__((always_inline)) int trak__json_value_fast(trak_json_cur *c,
-                                                                       trak_json_value *v,
-                                                                       int depth) {
+static inline __attribute__((always_inline)) int
+trak__json_value_fast(trak_json_cur *c, trak_json_value *v, int depth) {
   int ch = trak__json_peek(c);
   if (ch == '"') return trak__json_string_at(c, v);
   if (ch == '-' || (ch >= '0' && ch <= '9')) return trak__json_number_at(c, v);

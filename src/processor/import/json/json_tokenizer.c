@@ -94,7 +94,8 @@ static int container(trak_json_cur *c, trak_json_value *v, int depth) {
       ch = trak__json_peek(c);
       if (ch < 0) return trak__json_more(c, "unexpected end");
       if (ch == close) break;
-      if (ch != ',') return trak__json_fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
+      if (ch != ',')
+        return trak__json_fail(c, c->p, is_obj ? "expected ',' or '}'" : "expected ',' or ']'");
       c->p++;
       /* A trailing comma before the close is forgiven, as Perfetto's reader forgives it. */
       ch = trak__json_peek(c);

@@ -101,9 +101,9 @@ static void legacy_generic_args(trak_importer *imp, trak_fargs *a, const trak_pb
   }
 }
 
-/* (proto.h) As Perfetto's raw table keeps a field: a signed integer (bool and enum too) as int, an unsigned one as uint, a
-** sint zigzag-decoded, a string or bytes as a string, a float or double as a real; a nested
-** message, or a value whose wire type is not its type's, left out. */
+/* (proto.h) As Perfetto's raw table keeps a field: a signed integer (bool and enum too) as int,
+** an unsigned one as uint, a sint zigzag-decoded, a string or bytes as a string, a float or
+** double as a real; a nested message, or a value whose wire type is not its type's, left out. */
 void trak__ftrace_raw_field(trak_importer *imp, struct trak_fargs *a, uint32_t key, uint32_t type,
                             const trak_pb_field *f) {
   int len = f->wire_type == TRAK_PB_WIRE_LEN;
@@ -318,7 +318,9 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     fields_read(imp, &ev, &e);
     trak__sched_blocked_reason(
         imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1,
-        trak__ftrace_ksym(seq, (uint32_t)num(&e, TRAK_PB_SchedBlockedReasonFtraceEvent_caller)));
+        trak__ftrace_ksym(seq, trak__ftrace_ksym_parsed_key(
+                                   ev.number,
+                                   (uint64_t)num(&e, TRAK_PB_SchedBlockedReasonFtraceEvent_caller))));
     return;
   case TRAK_PB_FtraceEvent_cpu_frequency:
   case TRAK_PB_FtraceEvent_cpu_idle:
@@ -450,11 +452,12 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   case TRAK_PB_FtraceEvent_mm_shrink_slab_start:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
-    trak__shrink_slab_start(imp, cpu, ts, pid,
-                            trak__ftrace_ksym_name(
-                                imp, seq, (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink)),
-                            (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_total_scan),
-                            (int32_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_priority));
+    trak__shrink_slab_start(
+        imp, cpu, ts, pid,
+        trak__ftrace_ksym_name(imp, seq,
+                               (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink)),
+        (uint64_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_total_scan),
+        (int32_t)num(&e, TRAK_PB_MmShrinkSlabStartFtraceEvent_priority));
     return;
   case TRAK_PB_FtraceEvent_mm_shrink_slab_end:
     generic(imp, seq, cpu, ts, pid, flags, &ev);

@@ -31,9 +31,8 @@ size_t trak__systrace_import_events(const trak_systrace_import *s) {
   return s->events;
 }
 
-__attribute__((cold, noinline)) static void line_problem(trak_systrace_import *s,
-                                                         trak_stat_id stat, uint64_t line_no,
-                                                         const char *why) {
+__attribute__((cold, noinline)) static void line_problem(trak_systrace_import *s, trak_stat_id stat,
+                                                         uint64_t line_no, const char *why) {
   s->imp->packet_index = line_no;
   trak__report(s->imp, stat, "systrace line %llu: %s; skipped it", (unsigned long long)line_no,
                why);
