@@ -95,6 +95,30 @@ def events(pkts):
     return out
 
 
+def stats_by_phase(pkts, key):
+    """{phase: {cpu: value}} of one FtraceCpuStats field, the last stats of each phase."""
+    phases = {}
+    for p in pkts:
+        for s in p.get('ftrace_stats', []):
+            phases[one(s, 'phase')] = {one(c, 'cpu', 0): one(c, key, 0)
+                                       for c in s.get('cpu_stats', [])}
+    return phases
+
+
+def kernel_losses(pkts):
+    """What the kernel lost during the recording, for a failure's message: per CPU the overrun
+    and dropped events between the START_OF_TRACE and END_OF_TRACE stats, and the number of
+    bundles flagged lost_events."""
+    out = {}
+    for key in ('overrun', 'dropped_events'):
+        ph = stats_by_phase(pkts, key)
+        start, end = ph.get('START_OF_TRACE', {}), ph.get('END_OF_TRACE', {})
+        out[key] = {c: n - start.get(c, 0) for c, n in end.items()}
+    out['lost_bundles'] = sum(1 for p in pkts for b in p.get('ftrace_events', [])
+                              if one(b, 'lost_events') in (1, 'true'))
+    return out
+
+
 def read_by_cpu(pkts, evs):
     """Per CPU: the events of the trace, and the events the kernel counted as read by the time
     of the last END_OF_TRACE FtraceStats (minus those at START_OF_TRACE). Every event the
@@ -103,11 +127,7 @@ def read_by_cpu(pkts, evs):
     got = {}
     for e in evs:
         got[e['cpu']] = got.get(e['cpu'], 0) + 1
-    phases = {}
-    for p in pkts:
-        for s in p.get('ftrace_stats', []):
-            phases[one(s, 'phase')] = {one(c, 'cpu', 0): one(c, 'read_events', 0)
-                                       for c in s.get('cpu_stats', [])}
+    phases = stats_by_phase(pkts, 'read_events')
     assert 'END_OF_TRACE' in phases, 'no END_OF_TRACE ftrace_stats'
     start = phases.get('START_OF_TRACE', {})
     read = {c: n - start.get(c, 0) for c, n in phases['END_OF_TRACE'].items()}

@@ -32,9 +32,9 @@ for form in --full-sched --sched --sched-again; do
   check_restored "$form"
   "$TRAK" dump "$TMP/t.pb" > "$TMP/t.txt"
   read -r _ pid _ spin _ sleep < "$TMP/workload.out"
-  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" "$LONG" <<'PY' > "$TMP/check.out" 2>&1 ||
+  python3 - "$TMP/t.txt" "$pid" "$spin" "$sleep" "$form" "$TMP/record.log" "$LONG" "$TMP/workload.out" <<'PY' > "$TMP/check.out" 2>&1 ||
 import sys
-from ftrace_trace import packets, events, one, read_by_cpu
+from ftrace_trace import packets, events, one, read_by_cpu, kernel_losses
 path, pid, spin, sleep, form = sys.argv[1], *map(int, sys.argv[2:5]), sys.argv[5]
 pk = packets(path)
 ev = events(pk)
@@ -62,9 +62,12 @@ for e in switches:
 for t in (spin, sleep):
     # Named after their first run (a thread starts with its process's name).
     assert names[t] in comms[t] and comms[t] <= {names[t], 'sched_workload'}, \
-        '%s (tid %d) switched in under %r; %d switches in the trace, %d per CPU %r' % (
+        '%s (tid %d) switched in under %r; %d switches in the trace, %d per CPU %r; the ' \
+        'kernel lost %r; events per CPU from..to ns %r, the workload ran %s' % (
             names[t], t, comms[t], len(switches), len(running),
-            {c: sum(1 for e in switches if e['cpu'] == c) for c in running})
+            {c: sum(1 for e in switches if e['cpu'] == c) for c in running}, kernel_losses(pk),
+            {c: (min(e['ts'] for e in ev if e['cpu'] == c), max(e['ts'] for e in ev if e['cpu'] == c))
+             for c in running}, open(sys.argv[8]).read().split('\n')[1])
     assert ins[t] >= 1 and outs[t], '%s: %d switches in, %d out' % (names[t], ins[t], len(outs[t]))
 # The sleeper's three sleeps: switched out sleeping (state S = 1), not running for >= 70 ms
 # (80 ms asked), then woken.
@@ -122,7 +125,7 @@ print(form, 'ok:', len(ev), 'events,', ins[spin], ins[sleep], 'switches in,', sl
 PY
   {
     cat "$TMP/check.out"
-    [ -z "${retry:-}" ] || fail "$form, recorded again: $(cat "$TMP/probes.log")"
+    [ -z "${retry:-}" ] || fail "$form, after one recording already made again: $(cat "$TMP/probes.log")"
     echo "note: $form: the check failed once; recording again"
     retry=$form
     continue

@@ -1,7 +1,8 @@
 /*
 ** A program with known scheduling for the probes tests: a thread named "trak_spin" spins for
 ** 3 x 60 ms, a thread named "trak_sleep" alternates 5 ms of spinning with 80 ms of sleep, three
-** times. It prints "pid PID spin TID sleep TID" first, then runs them and exits.
+** times. It prints "pid PID spin TID sleep TID" first, then runs them, prints "boot FROM TO" (the
+** run's CLOCK_BOOTTIME span in ns, the recording's clock, for a failing test's message) and exits.
 ** `sched_workload burst MS` instead passes a byte back and forth between two threads through
 ** pipes for MS milliseconds: tens of thousands of switches a second, to fill buffers.
 */
@@ -53,6 +54,12 @@ static void *sleeper(void *arg) {
   return NULL;
 }
 
+static long long boot_ns(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_BOOTTIME, &ts);
+  return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
 static int ping[2], pong[2];
 
 static void *echo(void *arg) {
@@ -82,8 +89,10 @@ int main(int argc, char **argv) {
   pthread_barrier_wait(&ready);
   printf("pid %d spin %d sleep %d\n", (int)getpid(), tids[0], tids[1]);
   fflush(stdout);
+  long long from = boot_ns();
   pthread_barrier_wait(&ready);
   pthread_join(a, NULL);
   pthread_join(b, NULL);
+  printf("boot %lld %lld\n", from, boot_ns());
   return 0;
 }
