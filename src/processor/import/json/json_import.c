@@ -177,17 +177,17 @@ static int event_read(trak_json_cur *c, jevent *e) {
   e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
     /* The value is read straight into its field (a value cut by the buffer's end leaves the
-    ** field half written: the event is read again from its start, its fields cleared). */
+    ** field half written: the event is read again from its start, its fields cleared). `ch`
+    ** is the byte at the key. */
     trak_json_value key, other;
     key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
-    if ((rc = trak__json_key_at(c, &key))) return rc;
+    if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     if ((rc = trak__json_value_fast(c, slot ? slot : &other, 1))) return rc;
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
-      if (trak__json_peek(c) != '}') continue; /* a trailing comma is forgiven */
-      ch = '}';
+      if ((ch = trak__json_peek(c)) != '}') continue; /* a trailing comma is forgiven */
     }
     if (ch == '}') {
       c->p++;

@@ -172,10 +172,11 @@ trak__json_value_fast(trak_json_cur *c, trak_json_value *v, int depth) {
   return trak__json_value_at(c, v, depth);
 }
 
-/* An object member's key at c->p (after whitespace): a string and ':'. */
-static inline __attribute__((always_inline)) int trak__json_key_at(trak_json_cur *c,
+/* An object member's key at c->p (after whitespace; `ch` is trak__json_peek's byte there): a
+** string and ':'. */
+static inline __attribute__((always_inline)) int trak__json_key_ch(trak_json_cur *c, int ch,
                                                                    trak_json_value *key) {
-  int ch = trak__json_peek(c), rc;
+  int rc;
   if (ch < 0) return trak__json_more(c, "unexpected end");
   if (ch != '"') return trak__json_fail(c, c->p, "expected a string key");
   if ((rc = trak__json_string_at(c, key))) return rc;
@@ -190,7 +191,7 @@ static inline __attribute__((always_inline)) int trak__json_key_at(trak_json_cur
 ** (trak__json_value_fast). */
 static inline __attribute__((always_inline)) int
 trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
-  int rc = trak__json_key_at(c, key);
+  int rc = trak__json_key_ch(c, trak__json_peek(c), key);
   return rc ? rc : trak__json_value_fast(c, val, 1);
 }
 
