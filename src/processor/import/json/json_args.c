@@ -62,7 +62,7 @@ static uint32_t intern_string(const trak_json_args *a, const trak_json_value *v)
 
 /* Adds a row under the current key (a->node's, interned the first time a row needs it, else
 ** a->k's), or returns TRAK_NULL_U32 (counted) if the key was cut. */
-static uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
+static inline uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
   trak_json_key_node *node = a->node;
   if (node) {
     if (TRAK_UNLIKELY(!node->id))
@@ -80,7 +80,8 @@ static uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
   return trak__arg_add(a->imp->tables, a->set, flat, key, type);
 }
 
-static void leaf(const trak_json_args *a, const trak_json_value *v) {
+static inline __attribute__((always_inline)) void leaf(const trak_json_args *a,
+                                                       const trak_json_value *v) {
   trak_tables *t = a->imp->tables;
   int64_t iv = 0;
   uint32_t row;
