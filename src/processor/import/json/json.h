@@ -32,18 +32,25 @@ typedef enum trak_json_kind {
 /* A value found in the buffer: for a string the bytes between the quotes (escapes undone
 ** only by trak__json_unescape), for a number its text, for an object or array the whole text
 ** from the bracket to its match. */
+/* 24 bytes: an event's 18 fields are kept as values from the decoding thread to the
+** importer's (json_import.h), so the struct is packed and a length is 32 bits: a cursor never
+** spans TRAK_JSON_LEN_MAX bytes (the reader reads its input in pieces and bounds what it
+** buffers, json_import.c; the other texts scanned are values already read, or protobuf
+** fields). */
 typedef struct trak_json_value {
-  trak_json_kind kind;
+  const char *s;
+  uint32_t len;
+  uint8_t kind;       /* trak_json_kind */
   uint8_t escaped;    /* string holding backslash escapes */
   uint8_t is_float;   /* number with a fraction (bit 0) or an exponent (bit 1) */
   uint8_t int_digits; /* number: digits before the point (255 if more) */
   uint64_t ival;      /* number: those digits' value when at most 19 (read while scanning) */
-  const char *s;
-  size_t len;
 } trak_json_value;
+#define TRAK_JSON_LEN_MAX UINT32_MAX /* a cursor's bytes, so a value's, are fewer (len + 1 fits) */
 
-/* A cursor over [p, end). `final` says no more bytes will come: running out is then an error
-** instead of TRAK_JSON_MORE. On TRAK_JSON_ERROR, `err_at` and `err_msg` say where and why. */
+/* A cursor over [p, end), fewer than TRAK_JSON_LEN_MAX bytes. `final` says no more bytes will
+** come: running out is then an error instead of TRAK_JSON_MORE. On TRAK_JSON_ERROR, `err_at`
+** and `err_msg` say where and why. */
 typedef struct trak_json_cur {
   const char *p, *end;
   int final;

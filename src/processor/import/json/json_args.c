@@ -60,8 +60,15 @@ static uint32_t intern_string(const trak_json_args *a, const trak_json_value *v)
   return id;
 }
 
-/* Adds a row under the current key, or returns TRAK_NULL_U32 (counted) if the key was cut. */
-static uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
+/* Adds a row under the current key (a->node's, interned the first time a row needs it, else
+** a->k's), or returns TRAK_NULL_U32 (counted) if the key was cut. */
+static inline uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
+  trak_json_key_node *node = a->node;
+  if (node) {
+    if (TRAK_UNLIKELY(!node->id))
+      node->id = trak__json_intern(a->imp, a->cache, node->key, node->key_len);
+    return trak__arg_add(a->imp->tables, a->set, node->id, node->id, type);
+  }
   const trak_arg_key *k = a->k;
   if (TRAK_UNLIKELY(k->cut)) {
     trak__arg_key_too_long(a->imp, k, "JSON arg");
@@ -73,7 +80,8 @@ static uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
   return trak__arg_add(a->imp->tables, a->set, flat, key, type);
 }
 
-static void leaf(const trak_json_args *a, const trak_json_value *v) {
+static inline __attribute__((always_inline)) void leaf(const trak_json_args *a,
+                                                       const trak_json_value *v) {
   trak_tables *t = a->imp->tables;
   int64_t iv = 0;
   uint32_t row;
@@ -121,6 +129,31 @@ __attribute__((cold, noinline)) static void too_deep(const trak_json_args *a) {
                (int)(a->k->key_len < 60 ? a->k->key_len : 60), a->k->key, TRAK_LIMIT_JSON_DEPTH);
 }
 
+/* Reads an object member's name and its ':' at the cursor (`ch`: the byte there). The value was
+** validated by the tokenizer: a name that is not a string is read as a value, never met. */
+static inline void member_name(trak_json_cur *c, int ch, trak_json_value *name) {
+  if (TRAK_LIKELY(ch == '"'))
+    trak__json_string_at(c, name);
+  else
+    trak__json_value(c, name);
+  if (TRAK_LIKELY(c->p < c->end && *c->p == ':'))
+    c->p++;
+  else
+    trak__json_expect(c, ':', "");
+}
+
+/* Appends "." and a member's name, unescaped, to the key and the flat key. */
+static void name_push(trak_arg_key *k, const trak_json_value *name) {
+  trak__arg_key_push(k, ".", 1, 1);
+  if (!name->escaped) {
+    trak__arg_key_push(k, name->s, name->len, 1);
+  } else {
+    char buf[TRAK_LIMIT_KEY_BYTES + 1]; /* a longer name cuts the key anyway */
+    size_t n = trak__json_unescape(name, buf, sizeof buf);
+    trak__arg_key_push(k, buf, n, 1);
+  }
+}
+
 size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int depth) {
   trak_json_value v;
   int ch = trak__json_peek(c);
@@ -146,22 +179,8 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
     if (ch < 0 || ch == '}' || ch == ']') break;
     if (is_obj) {
       trak_json_value name;
-      if (TRAK_LIKELY(ch == '"'))
-        trak__json_string_at(c, &name);
-      else
-        trak__json_value(c, &name);
-      if (TRAK_LIKELY(c->p < c->end && *c->p == ':'))
-        c->p++;
-      else
-        trak__json_expect(c, ':', "");
-      trak__arg_key_push(k, ".", 1, 1);
-      if (!name.escaped) {
-        trak__arg_key_push(k, name.s, name.len, 1);
-      } else {
-        char buf[TRAK_LIMIT_KEY_BYTES + 1]; /* a longer name cuts the key anyway */
-        size_t n = trak__json_unescape(&name, buf, sizeof buf);
-        trak__arg_key_push(k, buf, n, 1);
-      }
+      member_name(c, ch, &name);
+      name_push(k, &name);
     } else {
       char idx[24];
       int n = snprintf(idx, sizeof idx, "[%zu]", index);
@@ -174,4 +193,99 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
   }
   if (ch >= 0) c->p++;
   return added;
+}
+
+/* ---- event args through the key memo ------------------------------------------------------ */
+
+/* The node of member `name` (plain, 1..TRAK_JSON_CACHED_MAX bytes, its key shorter than
+** TRAK_JSON_KEY_INLINE) of the object whose key is `path` (node `parent`): found, or made in its
+** slot; NULL when its name is not valid UTF-8 (such a key is repaired and reported at each
+** row, as trak__json_intern does) or the node numbers ran out. */
+static inline trak_json_key_node *key_node(trak_json_keys *keys, uint32_t parent,
+                                           const char *path, size_t path_len,
+                                           const trak_json_value *name) {
+  uint64_t w[TRAK_JSON_CACHED_MAX / 8];
+  size_t len = name->len, words = (len + 7) / 8;
+  trak__json_load_words(w, name->s, len);
+  uint64_t h = (parent ^ len << 32) * 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  trak_json_key_node *n = &keys->slot[h >> (64 - TRAK_JSON_KEYS_BITS)];
+  if (TRAK_LIKELY(n->uid && n->parent == parent && n->name_len == len)) {
+    size_t i = 0;
+    while (i < words && n->name[i] == w[i])
+      i++;
+    if (i == words) return n;
+  }
+  if (trak__utf8_valid_prefix(name->s, len) != len || keys->uids == UINT32_MAX) return NULL;
+  n->uid = ++keys->uids;
+  n->parent = parent;
+  n->name_len = (uint32_t)len;
+  memcpy(n->name, w, words * 8);
+  memcpy(n->key, path, path_len);
+  n->key[path_len] = '.';
+  memcpy(n->key + path_len + 1, name->s, len);
+  n->key_len = (uint32_t)(path_len + 1 + len);
+  n->id = 0;
+  return n;
+}
+
+/* A member the memo does not take (an escaped, empty or long name, a long key, an array value,
+** a value past the nesting limit): flattened by trak__json_args_flatten under `path` + "." +
+** its name, the value at `depth`. Returns the rows added. */
+static size_t member_plain(const trak_json_args *a, trak_json_cur *c, const char *path,
+                           size_t path_len, const trak_json_value *name, int depth) {
+  trak_arg_key *k = a->k;
+  k->key_len = k->flat_len = k->cut = 0;
+  trak__arg_key_push(k, path, path_len, 1);
+  name_push(k, name);
+  trak_json_args plain = *a;
+  plain.node = NULL;
+  return trak__json_args_flatten(&plain, c, depth);
+}
+
+/* The members of the object at the cursor (its '{', at nesting `depth`) whose key is `path`
+** (node `uid`), in trak__json_args_flatten's order and with its rules. Returns the rows added. */
+static size_t keyed_object(const trak_json_args *a, trak_json_keys *keys, trak_json_cur *c,
+                           const char *path, size_t path_len, uint32_t uid, int depth) {
+  trak_tables *t = a->imp->tables;
+  size_t added = 0;
+  int ch;
+  c->p++;
+  for (;;) {
+    ch = trak__json_peek(c);
+    if (ch == ',') c->p++, ch = trak__json_peek(c);
+    if (ch < 0 || ch == '}' || ch == ']') break;
+    trak_json_value name;
+    member_name(c, ch, &name);
+    trak_json_key_node *n = NULL;
+    if (TRAK_LIKELY(ch == '"' && !name.escaped && name.len && name.len <= TRAK_JSON_CACHED_MAX &&
+                    path_len + 1 + name.len < TRAK_JSON_KEY_INLINE))
+      n = key_node(keys, uid, path, path_len, &name);
+    ch = trak__json_peek(c);
+    if (TRAK_UNLIKELY(!n || ch == '[' || (ch == '{' && depth + 1 >= TRAK_LIMIT_JSON_DEPTH))) {
+      added += member_plain(a, c, path, path_len, &name, depth + 1);
+    } else if (ch == '{') {
+      char sub[TRAK_JSON_KEY_INLINE]; /* the node's slot may be taken by a member's */
+      size_t sub_len = n->key_len;
+      memcpy(sub, n->key, sub_len);
+      added += keyed_object(a, keys, c, sub, sub_len, n->uid, depth + 1);
+    } else {
+      trak_json_value v;
+      trak__json_value_fast(c, &v, 0);
+      trak_json_args at = *a;
+      at.node = n;
+      size_t before = t->args.n;
+      leaf(&at, &v);
+      added += t->args.n - before;
+    }
+  }
+  if (ch >= 0) c->p++;
+  return added;
+}
+
+size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *keys,
+                                     trak_json_cur *c) {
+  trak__json_peek(c);
+  return keyed_object(a, keys, c, "args", 4, 0, 0);
 }

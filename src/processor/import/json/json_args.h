@@ -95,12 +95,35 @@ trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, siz
   return trak__json_intern_miss(imp, cache, slot, w, s, len);
 }
 
+#define TRAK_JSON_KEYS_BITS 10   /* the key memo's slots: 1024 */
+#define TRAK_JSON_KEY_INLINE 64  /* a memoized key is shorter than this */
+
+/* One memoized key: the member `name` of the object whose key is node `parent` (0: the event's
+** "args"), with its full key ("args.info.ok") and, once a row has used it, the key's string id. */
+typedef struct trak_json_key_node {
+  uint64_t name[TRAK_JSON_CACHED_MAX / 8]; /* the name's words (trak__json_load_words) */
+  uint32_t uid;                            /* this node's number, never reused; 0: empty slot */
+  uint32_t parent, name_len, key_len;
+  uint32_t id; /* string id of `key`, 0 until a row needed it */
+  char key[TRAK_JSON_KEY_INLINE];
+} trak_json_key_node;
+
+/* The keys of a JSON trace's event args, met again and again (the same names under the same
+** objects): a direct-mapped memo from (parent node, member name) to the member's node, so a row
+** needs neither its key built nor interned. Nodes are numbered from 1 and a number is never
+** reused, so a child kept after its parent's slot was taken can't be matched again. */
+typedef struct trak_json_keys {
+  trak_json_key_node slot[1u << TRAK_JSON_KEYS_BITS];
+  uint32_t uids; /* the last node number given */
+} trak_json_keys;
+
 /* Where a flattened value's rows go. */
 typedef struct trak_json_args {
   trak_importer *imp;
-  trak_json_cache *cache; /* NULL: none */
-  uint32_t set;           /* the arg set's first row (trak__arg_add's `set`) */
-  trak_arg_key *k;        /* the key the value goes under; left as it was found */
+  trak_json_cache *cache;   /* NULL: none */
+  uint32_t set;             /* the arg set's first row (trak__arg_add's `set`) */
+  trak_arg_key *k;          /* the key the value goes under; left as it was found */
+  trak_json_key_node *node; /* non-NULL: the key is this node's (k is not read) */
 } trak_json_args;
 
 /* Flattens the value at the cursor, already validated by trak__json_value, into rows of
@@ -113,5 +136,13 @@ typedef struct trak_json_args {
 ** limit, `depth` the value's own) are dropped and counted (JSON_TOO_DEEP). Returns the number
 ** of rows added. Can't fail. */
 size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int depth);
+
+/* A JSON trace event's args object at the cursor (its '{'), flattened under "args" as
+** trak__json_args_flatten flattens it (the same rows, interned strings and reports in the same
+** order), the keys of members with plain names under objects looked up in `keys` (a->node and
+** a->k's contents are ignored; a->k is used for the other members). Returns the rows added.
+** Can't fail. */
+size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *keys,
+                                     trak_json_cur *c);
 
 #endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H */

@@ -187,10 +187,15 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   trak_arg_key *k = &j->arg_key;
-  k->key_len = k->flat_len = k->cut = 0;
-  trak__arg_key_push(k, "args", 4, 1);
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
-  trak__json_args_flatten(&(trak_json_args){j->imp, &j->cache, set, k}, &c, 0);
+  trak_json_args a = {j->imp, &j->cache, set, k, NULL};
+  if (TRAK_LIKELY(j->keys != NULL)) {
+    trak__json_args_flatten_event(&a, j->keys, &c);
+  } else {
+    k->key_len = k->flat_len = k->cut = 0;
+    trak__arg_key_push(k, "args", 4, 1);
+    trak__json_args_flatten(&a, &c, 0);
+  }
   return trak__args_share(j->imp, set);
 }
 
@@ -296,24 +301,28 @@ static int async_track(trak_json_import *j, const jevent *e, const jctx *x, uint
   return 1;
 }
 
-/* C: one process counter track per key of args, named "<name> <key>" ("<name> id: <id>
-** <key>" with an id), as Perfetto names them. */
-/* A JSON counter value's arg set: the thread of its event, as Perfetto gives it. */
+/* A JSON counter value's arg set: the thread of its event, as Perfetto gives it; the same set
+** for every value of the thread once it was found stable (not kept beside a colliding one). */
 static uint32_t counter_args(trak_json_import *j, uint32_t utid) {
+  if (utid < j->utid_args.n && j->utid_args.v[utid]) return j->utid_args.v[utid] - 1;
   trak_tables *t = j->imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   uint32_t k = intern(j, "utid", 4);
   uint32_t row = trak__arg_add(t, set, k, k, TRAK_ARG_UINT);
   t->args.int_value[row] = utid;
-  return trak__args_share(j->imp, set);
+  int stable;
+  set = trak__args_share_stable(j->imp, set, &stable);
+  if (stable && set != TRAK_NULL_U32) {
+    while (j->utid_args.n <= utid)
+      trak_vec_push(j->utid_args, 0);
+    j->utid_args.v[utid] = set + 1;
+  }
+  return set;
 }
 
-static void counters(trak_json_import *j, const jevent *e, jctx *x) {
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
-    bad_event(j, "counter event without an args object");
-    return;
-  }
-  char prefix[STR_MAX];
+/* The start of a counter track's name: the event's name, then " id: <id>" with an id. Returns
+** its length. */
+static size_t counter_prefix(trak_json_import *j, const jevent *e, const jctx *x, char *prefix) {
   size_t n = 0;
   if (x->name) {
     const trak_strpool *sp = &j->imp->tables->strings;
@@ -329,6 +338,58 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     memcpy(prefix + n + 5, s, len);
     n += 5 + len;
   }
+  return n;
+}
+
+/* The process counter track of arg `key` of a C event, named "<name> <key>" ("<name> id: <id>
+** <key>" with an id), as Perfetto names them; `prefix` holds the name's start once *n is not
+** SIZE_MAX (built here at first need). Tracks of events without an id under short plain keys
+** are memoized (the name interned and the track made the first time only). */
+static uint32_t counter_track(trak_json_import *j, const jevent *e, const jctx *x,
+                              const trak_json_value *key, char *prefix, size_t *n) {
+  size_t klen = key->len;
+  uint64_t w[TRAK_JSON_CACHED_MAX / 8];
+  __typeof__(&j->counter_memo[0]) m = NULL;
+  if (!e->id.s && !key->escaped && klen && klen <= TRAK_JSON_CACHED_MAX) {
+    size_t words = (klen + 7) / 8;
+    trak__json_load_words(w, key->s, klen);
+    uint64_t h = ((uint64_t)x->upid << 32 | x->name) * 0x9e3779b97f4a7c15ULL;
+    for (size_t i = 0; i < words; i++)
+      h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+    m = &j->counter_memo[h >> 58];
+    if (m->len == klen && m->upid == x->upid && m->name == x->name &&
+        !memcmp(m->key, w, words * 8))
+      return m->track;
+  }
+  if (*n == SIZE_MAX) *n = counter_prefix(j, e, x, prefix);
+  size_t ks_len;
+  const char *ks = str_of(j, key, &ks_len);
+  char name[STR_MAX];
+  size_t len = *n;
+  memcpy(name, prefix, len);
+  if (ks_len > STR_MAX - len - 2) ks_len = STR_MAX - len - 2;
+  name[len++] = ' ';
+  memcpy(name + len, ks, ks_len);
+  len += ks_len;
+  uint32_t name_id = intern(j, name, len);
+  uint32_t track =
+      trak__keyed_track(j->imp, trak__track_key(TRAK_TK_JSON_COUNTER, x->upid, name_id), name_id,
+                        x->upid, 1, TRAK_TK_JSON_COUNTER);
+  if (m) {
+    memcpy(m->key, w, (klen + 7) / 8 * 8);
+    m->len = (uint32_t)klen, m->upid = x->upid, m->name = x->name, m->track = track;
+  }
+  return track;
+}
+
+/* C: one process counter track per key of args (counter_track). */
+static void counters(trak_json_import *j, const jevent *e, jctx *x) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT) {
+    bad_event(j, "counter event without an args object");
+    return;
+  }
+  char prefix[STR_MAX];
+  size_t n = SIZE_MAX;
   size_t state = 0;
   trak_json_value key, val;
   while (trak__json_next(&e->args, &state, &key, &val)) {
@@ -349,19 +410,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
       bad_event(j, "counter value is not a number");
       continue;
     }
-    size_t klen;
-    const char *ks = str_of(j, &key, &klen);
-    char name[STR_MAX];
-    size_t m = n;
-    memcpy(name, prefix, n);
-    if (klen > STR_MAX - m - 2) klen = STR_MAX - m - 2;
-    name[m++] = ' ';
-    memcpy(name + m, ks, klen);
-    m += klen;
-    uint32_t name_id = intern(j, name, m);
-    uint32_t track =
-        trak__keyed_track(j->imp, trak__track_key(TRAK_TK_JSON_COUNTER, x->upid, name_id), name_id,
-                          x->upid, 1, TRAK_TK_JSON_COUNTER);
+    uint32_t track = counter_track(j, e, x, &key, prefix, &n);
     trak_ev ev;
     ev.ts = x->ts;
     ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;

@@ -27,14 +27,21 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   imp->tables->thread.name[0] = 0; /* the idle thread is unnamed in a JSON trace's tables */
   j->last_track = TRAK_NULL_U32;
   j->last_utid = TRAK_NULL_U32;
+  const char *memo = getenv("TRAK_JSON_KEY_MEMO"); /* "0": the tests' path without it */
+  if (!memo || strcmp(memo, "0")) {
+    j->keys = calloc(1, sizeof *j->keys);
+    if (!j->keys) abort();
+  }
   return j;
 }
 
 void trak__json_import_free(trak_json_import *j) {
   if (!j) return;
   free(j->buf);
+  free(j->keys);
   trak__map_free(&j->threads);
   trak_vec_free(j->thread_seqs);
+  trak_vec_free(j->utid_args);
   trak_vec_free(j->meta);
   free(j);
 }
@@ -156,8 +163,11 @@ static inline void jevent_clear(jevent *e) {
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer. */
 static int event_read(trak_json_cur *c, jevent *e) {
-  int rc = trak__json_expect(c, '{', "expected an event object");
-  if (rc) return rc;
+  int rc;
+  if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
+    c->p++;
+  else if ((rc = trak__json_expect(c, '{', "expected an event object")))
+    return rc;
   int ch = trak__json_peek(c);
   if (ch < 0) return trak__json_expect(c, '}', "unexpected end");
   if (ch == '}') {
@@ -166,16 +176,18 @@ static int event_read(trak_json_cur *c, jevent *e) {
   }
   e->saw_field = 1; /* a member follows (or an error) */
   for (;;) {
-    trak_json_value key, val;
+    /* The value is read straight into its field (a value cut by the buffer's end leaves the
+    ** field half written: the event is read again from its start, its fields cleared). `ch`
+    ** is the byte at the key. */
+    trak_json_value key, other;
     key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
-    if ((rc = trak__json_member_at(c, &key, &val))) return rc;
+    if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
     trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
-    if (slot) *slot = val;
+    if ((rc = trak__json_value_fast(c, slot ? slot : &other, 1))) return rc;
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
-      if (trak__json_peek(c) != '}') continue; /* a trailing comma is forgiven */
-      ch = '}';
+      if ((ch = trak__json_peek(c)) != '}') continue; /* a trailing comma is forgiven */
     }
     if (ch == '}') {
       c->p++;
@@ -585,11 +597,24 @@ __attribute__((cold, noinline)) static void event_too_large(trak_json_import *j)
   j->retry_at = 0;
 }
 
+#define JSON_PIECE_MAX (256u << 20) /* input read at once: with the buffer, under 4 GiB */
+#define JSON_BUF_MAX (3ull << 30)    /* a value longer than this is a syntax error */
+
+/* The unfinished value in the buffer passed JSON_BUF_MAX (an event passes the event limit far
+** earlier: a top-level member's value): a syntax error there, as a value's length is kept in 32
+** bits (json.h). */
+__attribute__((cold, noinline)) static void value_too_long(trak_json_import *j) {
+  j->base = j->buf;
+  syntax_error(j, j->buf, "a value of more than 3 GiB");
+  free(j->buf);
+  j->buf = NULL, j->n = j->cap = 0;
+}
+
 /* Each chunk is read in place; only what an event cut by its end leaves is copied into the
 ** buffer. That rest is completed from the next chunk's first bytes (or, for an event longer
 ** than those, the whole next chunk) before the chunk is read in place from where it ended.
 ** An event longer than a chunk is read again only each time the buffer has doubled. */
-void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
+static void feed_piece(trak_json_import *j, const uint8_t *data, size_t len) {
   enum { JOIN = 4096 };
   if (j->state == ST_DEAD || !len) return;
   if (j->skip.on) {
@@ -615,13 +640,26 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
     if (j->n || j->state == ST_DEAD) return;
     data += used, len -= used;
     if (j->skip.on) { /* a skip begun in the buffered bytes goes on in the rest */
-      trak__json_import_feed(j, data, len);
+      feed_piece(j, data, len);
       return;
     }
   }
   size_t used = run(j, (const char *)data, len, len);
   advance(j, used);
   if (j->state != ST_DEAD) keep(j, data + used, len - used);
+}
+
+/* The input in pieces of at most JSON_PIECE_MAX bytes, and the buffer kept under JSON_BUF_MAX
+** bytes, so that no cursor spans 4 GiB (any split of the input reads the same). */
+void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len) {
+  for (;;) {
+    size_t n = len < JSON_PIECE_MAX ? len : JSON_PIECE_MAX;
+    feed_piece(j, data, n);
+    if (TRAK_UNLIKELY(j->n > JSON_BUF_MAX) && j->state != ST_DEAD && !j->skip.on)
+      value_too_long(j);
+    if (n == len) return;
+    data += n, len -= n;
+  }
 }
 
 void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
@@ -645,8 +683,10 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t fro
     } else {
       value_apply(j, op->kind, &op->e.args);
     }
-    free(op->owned);
-    op->owned = NULL;
+    if (op->owned) { /* most events point into the batch: no call to free(NULL) */
+      free(op->owned);
+      op->owned = NULL;
+    }
   }
 }
 

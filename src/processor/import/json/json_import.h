@@ -71,12 +71,19 @@ struct trak_json_import {
   char str[STR_MAX];
   trak_arg_key arg_key;  /* the key of the arg being flattened (json_args.h) */
   trak_json_cache cache; /* names, categories, arg keys */
+  trak_json_keys *keys;  /* the event args' key memo; NULL with TRAK_JSON_KEY_MEMO=0 (tests) */
+  struct {
+    uint64_t key[TRAK_JSON_CACHED_MAX / 8]; /* the arg key's words (trak__json_load_words) */
+    uint32_t upid, name, len, track;        /* len 0: an empty slot */
+  } counter_memo[64];            /* C events' tracks by process, event name and arg key */
+  TRAK_VEC(uint32_t) utid_args;  /* utid -> the arg set of its counter values + 1, 0: not made */
 };
 
-/* The fields of one event that the importer reads (s == NULL: absent). */
+/* The fields of one event that the importer reads (s == NULL: absent); those most events have
+** first, so an event's op touches few cache lines. */
 typedef struct jevent {
-  trak_json_value ph, name, cat, ts, dur, tts, tdur, pid, tid, id, id2, scope, s, bp, args, bind_id,
-      flow_in, flow_out;
+  trak_json_value ph, name, cat, ts, pid, tid, args, dur, s, bind_id, flow_in, flow_out, tts, tdur,
+      id, id2, scope, bp;
   int saw_field; /* the object had any member at all */
 } jevent;
 

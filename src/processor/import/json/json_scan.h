@@ -84,7 +84,7 @@ static inline __attribute__((always_inline)) int trak__json_string_at(trak_json_
     if (end - p < 2) return trak__json_more(c, "unterminated string");
     p += 2;
   }
-  v->len = (size_t)(p - v->s);
+  v->len = (uint32_t)(p - v->s);
   c->p = p + 1;
   return TRAK_JSON_OK;
 }
@@ -157,7 +157,7 @@ static inline __attribute__((always_inline)) int trak__json_number_at(trak_json_
                       : trak__json_fail(c, p, "bad number");
   }
   if (p >= end && !c->final) return TRAK_JSON_MORE; /* more digits may follow */
-  v->len = (size_t)(p - v->s);
+  v->len = (uint32_t)(p - v->s);
   c->p = p;
   return TRAK_JSON_OK;
 }
@@ -172,11 +172,11 @@ trak__json_value_fast(trak_json_cur *c, trak_json_value *v, int depth) {
   return trak__json_value_at(c, v, depth);
 }
 
-/* One object member at c->p (after whitespace): a string key, ':' and its value
-** (trak__json_value_fast). */
-static inline __attribute__((always_inline)) int
-trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
-  int ch = trak__json_peek(c), rc;
+/* An object member's key at c->p (after whitespace; `ch` is trak__json_peek's byte there): a
+** string and ':'. */
+static inline __attribute__((always_inline)) int trak__json_key_ch(trak_json_cur *c, int ch,
+                                                                   trak_json_value *key) {
+  int rc;
   if (ch < 0) return trak__json_more(c, "unexpected end");
   if (ch != '"') return trak__json_fail(c, c->p, "expected a string key");
   if ((rc = trak__json_string_at(c, key))) return rc;
@@ -184,7 +184,15 @@ trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *va
   if (ch < 0) return trak__json_more(c, "unexpected end");
   if (ch != ':') return trak__json_fail(c, c->p, "expected ':' after a key");
   c->p++;
-  return trak__json_value_fast(c, val, 1);
+  return TRAK_JSON_OK;
+}
+
+/* One object member at c->p (after whitespace): a string key, ':' and its value
+** (trak__json_value_fast). */
+static inline __attribute__((always_inline)) int
+trak__json_member_at(trak_json_cur *c, trak_json_value *key, trak_json_value *val) {
+  int rc = trak__json_key_ch(c, trak__json_peek(c), key);
+  return rc ? rc : trak__json_value_fast(c, val, 1);
 }
 
 #endif /* TRAK_PROCESSOR_JSON_SCAN_H */

@@ -33,9 +33,9 @@ static inline int literal(trak_json_cur *c, trak_json_value *v, const char *word
     if (c->p[i] != word[i]) return trak__json_fail(c, c->p + i, "unexpected word");
   if (have < n) return trak__json_more(c, "unexpected end");
 found:
-  v->kind = kind;
+  v->kind = (uint8_t)kind;
   v->s = c->p;
-  v->len = n;
+  v->len = (uint32_t)n;
   c->p += n;
   return TRAK_JSON_OK;
 }
@@ -104,7 +104,7 @@ static int container(trak_json_cur *c, trak_json_value *v, int depth) {
     }
   }
   c->p++;
-  v->len = (size_t)(c->p - v->s);
+  v->len = (uint32_t)(c->p - v->s);
   return TRAK_JSON_OK;
 }
 

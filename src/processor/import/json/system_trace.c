@@ -17,7 +17,7 @@ void trak__json_system_trace(trak_json_import *j, const trak_json_value *v) {
     trak__systrace_import_feed(s, v->s, v->len);
   } else {
     /* Decoding grows a text by at most half (a bad "\u" of 2 bytes becomes U+FFFD's 3). */
-    size_t cap = v->len + v->len / 2 + 4;
+    size_t cap = (size_t)v->len + v->len / 2 + 4;
     char *text = malloc(cap);
     if (!text) abort();
     trak__systrace_import_feed(s, text, trak__json_unescape(v, text, cap));

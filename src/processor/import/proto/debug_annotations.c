@@ -207,7 +207,7 @@ static void legacy_json(args_ctx *c, const trak_pb_field *f) {
   if (v.kind != TRAK_JSON_OBJECT && v.kind != TRAK_JSON_ARRAY && v.kind != TRAK_JSON_STRING) return;
   trak_json_cur value = {v.s, v.s + v.len, 1, NULL, NULL};
   if (v.kind == TRAK_JSON_STRING) value.p--, value.end++; /* the quotes are the value's */
-  trak__json_args_flatten(&(trak_json_args){c->imp, NULL, c->set, &c->kb}, &value, 0);
+  trak__json_args_flatten(&(trak_json_args){c->imp, NULL, c->set, &c->kb, NULL}, &value, 0);
 }
 
 /* One DebugAnnotation whose name (if any) is already on the key. */
