@@ -79,6 +79,36 @@ static inline void acc_add(const trak_tables *t, const agg_spec *s, uint32_t row
   acc->n++;
 }
 
+/* Adds rows `rows` (k of them, in row order) to `acc` as aggregate `s` adds each (acc_add): a
+** loop over the column's array for COUNT(*) and 64-bit integer columns, acc_add per row else. */
+static void acc_add_rows(const trak_tables *t, const agg_spec *s, const uint32_t *rows, size_t k,
+                         agg_acc *acc) {
+  const vt_col *col = s->col;
+  if (!col) { /* COUNT(*) */
+    acc->n += (int64_t)k;
+    return;
+  }
+  if (col->calc || !s->a || (col->kind != VT_I64 && col->kind != VT_I64N) || s->fn == AGG_AVG) {
+    for (size_t i = 0; i < k; i++)
+      acc_add(t, s, rows[i], acc);
+    return;
+  }
+  const int64_t *x = s->a;
+  int64_t lo = col->kind == VT_I64N ? INT64_MIN + 1 : INT64_MIN; /* INT64_MIN is NULL there */
+  int64_t v = acc->v, n = acc->n;
+  int overflow = acc->overflow;
+  for (size_t i = 0; i < k; i++) {
+    int64_t y = x[rows[i]];
+    if (y < lo) continue;
+    if (s->fn == AGG_SUM)
+      overflow |= __builtin_add_overflow(v, y, &v);
+    else if (s->fn != AGG_COUNT && (!n || (s->fn == AGG_MIN ? y < v : y > v)))
+      v = y;
+    n++;
+  }
+  acc->v = v, acc->n = n, acc->overflow = overflow;
+}
+
 /* Folds `b` into `a` (both states of aggregate `s`). A real sum or average folded so adds in
 ** another order than SQLite's, which may differ in the last bits: column_aggregates.c asks for
 ** those only by keys that are never folded (not text). */
@@ -269,6 +299,38 @@ static int grp_cmp(const void *x, const void *y, void *arg) {
   return r ? r : (lp > lq) - (lp < lq);
 }
 
+#define GRP_BATCH 1024 /* rows read at once for one group */
+
+/* grp_build for one group of no key (`SELECT COUNT(*), SUM(dur) FROM t WHERE ...`): the rows in
+** batches (trak__vt_skip_batch), each aggregate over a batch in turn, in row order as
+** grp_build's per-row loop adds them. c has its one group. Returns an SQLite code. */
+static int grp_build_one(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
+  const trak_tables *t = c->t;
+  uint32_t rows[GRP_BATCH], next = 0, end = (uint32_t)trak__vt_rows(t, tbl);
+  for (;;) {
+    size_t k = 0;
+    if (sc) {
+      k = trak__vt_skip_batch(sc, rows, GRP_BATCH);
+    } else {
+      for (; next < end && k < GRP_BATCH; next++)
+        rows[k++] = next;
+    }
+    if (!k) break;
+    if (c->fcol) { /* the view's rows: column fcol >= flo */
+      size_t m = 0;
+      for (size_t i = 0; i < k; i++) {
+        int64_t x = 0;
+        rows[m] = rows[i];
+        m += trak__vt_int(t, c->fcol, c->fa, rows[i], &x) && x >= c->flo;
+      }
+      k = m;
+    }
+    for (int i = 0; i < c->naggs; i++)
+      acc_add_rows(t, &c->specs[i], rows, k, &c->accs[i]);
+  }
+  return sc ? sc->rc : SQLITE_OK;
+}
+
 /* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
 ** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
@@ -284,6 +346,10 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
       c->keys[0] = 0, c->nulls[0] = 1, null_group = 1, c->n = 1;
       memset(c->accs, 0, (size_t)c->naggs * sizeof *c->accs);
     }
+  }
+  if (!rc && !c->key && !c->via) {
+    free(map);
+    return grp_build_one(c, tbl, sc);
   }
   uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl);
   if (sc) trak__vt_skip(sc);

@@ -213,6 +213,39 @@ void trak__vt_skip(vt_cursor *c) {
   }
 }
 
+size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  const vt_filter *f = &c->filters[0];
+  const vt_col *cd = c->nfilters == 1 ? &v->tbl->cols[f->col] : NULL;
+  const void *a = cd && !f->dict.codes && !cd->calc && cd->off ? trak__vt_array(v->t, cd) : NULL;
+  size_t k = 0, pos = c->pos, n = c->n;
+  if (c->list || c->desc) { /* the general step */
+  } else if (!c->nfilters) {
+    for (; pos < n && k < cap; pos++)
+      rows[k++] = c->lo + (uint32_t)pos;
+    return c->pos = pos, k;
+  } else if (a && f->want == 'p' && cd->kind == VT_STR) {
+    k = trak__vt_pattern_batch(f->pat, &v->t->strings, a, c->lo, &pos, n, rows, cap, &c->rc);
+    return c->pos = pos, k;
+  } else if (a && f->want == 'r' && (cd->kind == VT_I64 || cd->kind == VT_I64N)) {
+    const int64_t *x = a;
+    int64_t flo = f->lo, fhi = f->hi;
+    if (cd->kind == VT_I64N && flo == INT64_MIN) flo++; /* INT64_MIN is NULL there */
+    for (; pos < n && k < cap; pos++) {
+      int64_t y = x[c->lo + pos];
+      rows[k] = c->lo + (uint32_t)pos;
+      k += y >= flo && y <= fhi;
+    }
+    return c->pos = pos, k;
+  }
+  for (; k < cap; c->pos++) {
+    trak__vt_skip(c);
+    if (c->pos >= c->n) break;
+    rows[k++] = c->row;
+  }
+  return k;
+}
+
 /* Reads the values of an IN constraint into a sorted set of distinct column values (string
 ** ids for strings: a text never interned matches nothing). Returns 0, or an SQLite code. */
 static int in_set(const trak_tables *t, const vt_col *cd, sqlite3_value *list, vt_filter *f) {

@@ -141,6 +141,13 @@ int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id);
 ** NULL); n when none does, also on an error, which sets *rc to an SQLite code. */
 size_t trak__vt_pattern_scan(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
                              uint32_t lo, size_t pos, size_t n, int desc, int *rc);
+/* trak__vt_pattern_scan's batch form: appends to `rows` (at most `cap`) every row lo + pos, pos
+** from *pos up to n in ascending order, whose string id in `ids` matches (not NULL), and leaves
+** *pos after the last one read. Returns how many rows it appended; an error sets *rc to an
+** SQLite code and *pos to n. */
+size_t trak__vt_pattern_batch(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
+                              uint32_t lo, size_t *pos, size_t n, uint32_t *rows, size_t cap,
+                              int *rc);
 /* Frees `p` and the predicates chained to it. */
 void trak__vt_pattern_free(vt_pattern *p);
 
@@ -148,6 +155,12 @@ void trak__vt_pattern_free(vt_pattern *p);
 ** [lo, end) and passes every filter (pos == n when none does; also when a filter fails,
 ** which sets c->rc). */
 void trak__vt_skip(vt_cursor *c);
+
+/* The next rows cursor `c` gives, up to `cap` of them, into `rows` in the order trak__vt_skip
+** and pos++ would give them, the cursor left after the last; fewer than `cap` only at the end
+** (or when a filter fails, which sets c->rc). A tight loop for a plain row range with no filter,
+** one text pattern or one range on a 64-bit column; else trak__vt_skip per row. */
+size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap);
 
 /* GROUP BY mode: collects the rows the cursor would give and makes it give them again with
 ** equal values of `col` (a 32-bit column: id, index or string) adjacent, groups in SQLite's sort
