@@ -686,11 +686,96 @@ static void batches(void **state) {
   }
 }
 
+/* WHERE terms `extract_arg(arg_set_id, 'key') op literal` (vtab_args.c, decided once per arg set)
+** answer what SQLite's extract_arg answers row by row: integer, real and text args against
+** integer, real and text literals (numbers before text, integers against reals exactly, the int64
+** limits, 1e300), a key no slice has, slices without args, beside other terms (the per-row step)
+** and grouped; the shapes left to SQLite; a CREATE PERFETTO FUNCTION extract_arg in front of the
+** built-in one. */
+static void arg_terms(void **state) {
+  (void)state;
+  static const char *const ok[] = {
+      "extract_arg(arg_set_id, 'args.n') > 5",
+      "extract_arg(arg_set_id, 'args.n') >= 5",
+      "extract_arg(arg_set_id, 'args.n') = 5",
+      "extract_arg(arg_set_id, 'args.n') == 5.5",
+      "extract_arg(arg_set_id, 'args.n') < 5.5",
+      "extract_arg(arg_set_id, 'args.n') <= -1",
+      "extract_arg(arg_set_id, 'args.n') > 5.0",
+      "extract_arg(arg_set_id, 'args.n') > -9223372036854775808",
+      "extract_arg(arg_set_id, 'args.n') < 9223372036854775807",
+      "extract_arg(arg_set_id, 'args.n') < 9223372036854775808",
+      "extract_arg(arg_set_id, 'args.n') > -1e300",
+      "extract_arg(arg_set_id, 'args.n') < +3",
+      "extract_arg(arg_set_id, 'args.n') = '5'",
+      "extract_arg(arg_set_id, 'args.n') < 'a'",
+      "extract_arg(arg_set_id, 'args.s') = 't3'",
+      "extract_arg(arg_set_id, 'args.s') > 't3'",
+      "extract_arg(arg_set_id, 'args.s') <= 't'",
+      "extract_arg(arg_set_id, 'args.s') > 5",
+      "extract_arg(arg_set_id, 'args.s') < ''",
+      "extract_arg(arg_set_id, 'args.x') > 3",
+      "extract_arg(arg_set_id, 'args.x') = 3.5",
+      "extract_arg(arg_set_id, 'args.zz') > 0",
+      "extract_arg(arg_set_id, '') < 1",
+      "extract_arg( arg_set_id , 'args.m' ) = 1",
+      "extract_arg(depth, 'args.n') >= 0",
+      "extract_arg(parent_id, 'utid') > 0",
+      "name GLOB 'A*' AND extract_arg(arg_set_id, 'args.n') > 3",
+      "extract_arg(arg_set_id, 'args.n') > 3 AND dur > 10",
+      "extract_arg(arg_set_id, 'args.n') >= 2 AND extract_arg(arg_set_id, 'args.s') < 't4'",
+  };
+  static const char *const refused[] = {
+      "extract_arg(arg_set_id, 'args.n') > dur",
+      "extract_arg(arg_set_id, 'args.n') > NULL",
+      "extract_arg(arg_set_id, 'args.n') BETWEEN 1 AND 3",
+      "extract_arg(arg_set_id, 'args.n') LIKE '5'",
+      "extract_arg(arg_set_id, 'args.n') > x'00'",
+      "extract_arg(arg_set_id, 'args.n') > CAST(1 AS INT)",
+      "extract_arg(arg_set_id, 'args.n') > 1 + 1",
+      "extract_arg(name, 'args.n') > 1",
+      "extract_arg(arg_set_id, name) > 1",
+      "extract_arg(ts, 'args.n') > 1",
+      "extract_arg(arg_set_id, 'args.n') IS 5",
+      "extract_arg(arg_set_id, 'args.n') != 5",
+      "5 < extract_arg(arg_set_id, 'args.n')",
+  };
+  char *json = many_slices(3000, 0);
+  const char *traces[] = {json, NESTED, NO_SLICES, TRACE};
+  for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
+    trak_processor *p = sc_open(traces[k]);
+    sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
+    for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
+      same_where(p, "COUNT(*), SUM(dur), MIN(ts)", "slice", ok[i], "", 1);
+      same_where(p, "name, COUNT(*) AS n", "slice", ok[i], " GROUP BY name ORDER BY n, name", 1);
+    }
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+      same_where(p, "COUNT(*), SUM(dur)", "slice", refused[i], "", 0);
+    if (k == 0) { /* the terms pass rows: not only empty answers */
+      assert_int_equal(sc_int(p, "SELECT COUNT(*) FROM slice WHERE "
+                                 "extract_arg(arg_set_id, 'args.n') = 5.5"),
+                       sc_int(p, "SELECT COUNT(*) FROM slice WHERE "
+                                 "extract_arg(arg_set_id, 'args.n') = 5.5 AND 1"));
+      assert_true(sc_int(p, "SELECT COUNT(*) FROM slice WHERE "
+                            "extract_arg(arg_set_id, 'args.s') > 't3'") > 100);
+    }
+    /* a function of the same name defined by the user: SQLite's to call */
+    sc_rows(p, "CREATE PERFETTO FUNCTION extract_arg(a INT, k STRING) RETURNS INT AS SELECT 7");
+    same_where(p, "COUNT(*), SUM(dur)", "slice", "extract_arg(arg_set_id, 'args.n') > 5", "", 0);
+    assert_int_equal(sc_int(p, "SELECT COUNT(*) FROM slice WHERE "
+                               "extract_arg(arg_set_id, 'args.n') > 5"),
+                     sc_int(p, "SELECT COUNT(*) FROM slice"));
+    trak_processor_free(p);
+  }
+  sqlite3_free(json);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tables_json), cmocka_unit_test(tables_sched), cmocka_unit_test(overflow),
       cmocka_unit_test(reals),       cmocka_unit_test(join_groups),
       cmocka_unit_test(self_joins),  cmocka_unit_test(batches),
+      cmocka_unit_test(arg_terms),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

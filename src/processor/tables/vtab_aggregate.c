@@ -398,13 +398,15 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
 /* Frees what the WHERE terms' cursor `sc` holds (not `sc`). Can't fail. */
 static void where_close(vt_cursor *sc) {
   for (int i = 0; i < sc->nfilters; i++)
-    free(sc->filters[i].set), trak__vt_pattern_free(sc->filters[i].pat);
+    trak__vt_filter_free(&sc->filters[i]);
   free(sc->owned);
 }
 
 /* Makes `sc`, over scratch table `sv` (no indexes), the scan of the rows of `tbl` that pass the
-** WHERE terms `wspec` ("column:op,..." with op one of the scan plan's = > g < l k b) with
-** values `vals` (nvals), filtered exactly as the columnar scan filters (vtab_filter.c). Returns
+** WHERE terms `wspec` ("column:op,..." with op one of the scan plan's = > g < l k b, or
+** "column:@op", `extract_arg(column, key) op literal` with op one of = > g < l, which takes two
+** values: the key and the literal) with values `vals` (nvals), filtered exactly as the columnar
+** scan filters (vtab_filter.c, vtab_args.c). Returns
 ** an SQLite code; an error's message is in sv's zErrMsg. where_close frees sc's filters
 ** either way. */
 static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqlite3_value **vals,
@@ -415,13 +417,24 @@ static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqli
   int ok = 1, i = 0;
   for (const char *w = wspec; ok > 0 && *w; i++) {
     const char *colon = strchr(w, ':');
-    if (!colon || !colon[1] || (colon[2] && colon[2] != ',') || i >= nvals) return SQLITE_ERROR;
+    int arg = colon && colon[1] == '@'; /* `extract_arg(column, key) op literal`: two values */
+    if (arg) colon++;
+    if (!colon || !colon[1] || (colon[2] && colon[2] != ',') || i + arg >= nvals)
+      return SQLITE_ERROR;
     char name[64];
-    size_t len = (size_t)(colon - w);
+    size_t len = (size_t)(colon - arg - w);
     if (len >= sizeof name) return SQLITE_ERROR;
     memcpy(name, w, len);
     name[len] = 0;
     const vt_col *col = trak__vt_col_named(tbl, name);
+    if (arg) { /* an arg set id column: integers */
+      if (!col || col->kind > VT_U32N || !strchr("=>g<l", colon[1])) return SQLITE_ERROR;
+      ok = trak__vt_add_arg_constraint(sc, (int)(col - tbl->cols), (unsigned char)colon[1],
+                                       vals[i], vals[i + 1]);
+      i++;
+      w = colon[2] ? colon + 3 : colon + 2;
+      continue;
+    }
     /* LIKE and GLOB on text only; `=` not on text (SQLite compares a value that is no text) */
     int text = col && col->kind == VT_STR, op = colon[1];
     if (!col || !vt_kind_filterable(col->kind) || !strchr("=>g<lkb", op) ||

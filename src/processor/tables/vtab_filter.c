@@ -110,6 +110,8 @@ static int value_match(const trak_tables *t, const vt_filter *f, int present, in
   switch (f->want) {
   case 'p':
     return present && trak__vt_pattern_match(f->pat, &t->strings, (uint32_t)x);
+  case 'a':
+    return trak__vt_argterm_match(f->arg, t, present, x);
   case 'n':
     return !present;
   case 'N':
@@ -227,6 +229,9 @@ size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap) {
   } else if (a && f->want == 'p' && cd->kind == VT_STR) {
     k = trak__vt_pattern_batch(f->pat, &v->t->strings, a, c->lo, &pos, n, rows, cap, &c->rc);
     return c->pos = pos, k;
+  } else if (a && f->want == 'a' && (cd->kind == VT_U32 || cd->kind == VT_U32N)) {
+    k = trak__vt_argterm_batch(f->arg, v->t, a, c->lo, &pos, n, rows, cap, &c->rc);
+    return c->pos = pos, k;
   } else if (a && f->want == 'r' && (cd->kind == VT_I64 || cd->kind == VT_I64N)) {
     const int64_t *x = a;
     int64_t flo = f->lo, fhi = f->hi;
@@ -279,6 +284,23 @@ static int in_set(const trak_tables *t, const vt_col *cd, sqlite3_value *list, v
     if (!m || f->set[m - 1] != f->set[i]) f->set[m++] = f->set[i];
   f->nset = m;
   return SQLITE_OK;
+}
+
+void trak__vt_filter_free(vt_filter *f) {
+  free(f->set);
+  trak__vt_pattern_free(f->pat);
+  trak__vt_argterm_free(f->arg);
+}
+
+int trak__vt_add_arg_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value *key,
+                                sqlite3_value *literal) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  vt_filter f = {.col = col, .want = 'a'};
+  if (c->nfilters == VT_MAX_FILTERS) return -SQLITE_INTERNAL;
+  int rc = trak__vt_argterm_open(v->t, op, key, literal, &f.arg);
+  if (rc) return -rc;
+  c->filters[c->nfilters++] = f;
+  return 1;
 }
 
 /* Turns constraint (col, op, val) into a filter, or narrows [*lo, *hi) when the column is
@@ -337,7 +359,7 @@ int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_val
   vt_dict d;
   if (cd->calc && trak__vt_dict(t, cd->calc, &d)) dict_prepare(t, &d, &f);
   if (c->nfilters == VT_MAX_FILTERS) { /* the plan has at most as many constraints */
-    free(f.set), trak__vt_pattern_free(f.pat);
+    trak__vt_filter_free(&f);
     return -SQLITE_INTERNAL;
   }
   c->filters[c->nfilters++] = f;

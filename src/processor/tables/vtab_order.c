@@ -46,7 +46,7 @@ static int group_done(vt_cursor *c, uint32_t *sorted, size_t n) {
   c->owned = sorted;
   c->list = sorted, c->n = n, c->pos = 0, c->desc = 0;
   for (int i = 0; i < c->nfilters; i++)
-    free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
+    trak__vt_filter_free(&c->filters[i]);
   c->nfilters = 0;
   c->lo = 0, c->end = UINT32_MAX;
   trak__vt_skip(c);

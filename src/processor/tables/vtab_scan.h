@@ -62,16 +62,39 @@ typedef struct vt_vtab {
 /* A LIKE, GLOB or comparison with a value, matched against string ids (vtab_match.c). */
 typedef struct vt_pattern vt_pattern;
 
+/* A filter `extract_arg(column, key) op literal` on an arg set id column (vtab_args.c). */
+typedef struct vt_argterm vt_argterm;
+
+/* Makes the filter of `extract_arg(column, key) op literal` (op one of = > g < l) over the arg
+** sets of `t`: key and literal are the values SQLite evaluated, the literal an integer, real,
+** text or NULL (a comparison with NULL: nothing passes), compared as SQLite compares two values
+** without affinity. Returns an SQLite code (SQLITE_ERROR for another operator or a blob); the
+** caller frees *out with trak__vt_argterm_free. */
+int trak__vt_argterm_open(const trak_tables *t, unsigned char op, sqlite3_value *key,
+                          sqlite3_value *literal, vt_argterm **out);
+/* Whether a row whose column holds arg set `set` (NULL when not `present`) passes `a`: 1 or 0,
+** remembered per set, or -SQLITE_NOMEM. */
+int trak__vt_argterm_match(vt_argterm *a, const trak_tables *t, int present, int64_t set);
+/* The batch scan of a 32-bit arg set id column `sets` (TRAK_NULL_U32 for NULL) filtered by `a`
+** alone, as trak__vt_pattern_batch scans string ids. */
+size_t trak__vt_argterm_batch(vt_argterm *a, const trak_tables *t, const uint32_t *sets,
+                              uint32_t lo, size_t *pos, size_t n, uint32_t *rows, size_t cap,
+                              int *rc);
+/* Frees `a` (NULL too). */
+void trak__vt_argterm_free(vt_argterm *a);
+
 /* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], one of
 ** a sorted set, or a string matching a LIKE or GLOB pattern. */
 typedef struct vt_filter {
   int col;
   unsigned char
-      want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set, 'p' pattern or text range */
+      want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set, 'p' pattern or text range,
+            ** 'a' an arg of the set compared */
   int64_t lo, hi;
   int64_t *set; /* 'i': nset distinct values, ascending */
   size_t nset;
   vt_pattern *pat; /* 'p' */
+  vt_argterm *arg; /* 'a': extract_arg(column, key) op literal */
   vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
   uint8_t code_ok[TRAK_DICT8_WIDE + 1]; /* whether the value of each code passes; 1 for
                                         ** TRAK_DICT8_WIDE: such a row is checked by its value */
@@ -150,6 +173,14 @@ size_t trak__vt_pattern_batch(vt_pattern *p, const trak_strpool *sp, const uint3
                               int *rc);
 /* Frees `p` and the predicates chained to it. */
 void trak__vt_pattern_free(vt_pattern *p);
+
+/* Frees what filter `f` holds (an IN set, a pattern, an arg term), not `f`. Can't fail. */
+void trak__vt_filter_free(vt_filter *f);
+
+/* Makes `extract_arg(column col, key) op literal` a filter of cursor `c` (trak__vt_argterm_open).
+** Returns 1, 0 when no row can pass, or a negative SQLite code. */
+int trak__vt_add_arg_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value *key,
+                                sqlite3_value *literal);
 
 /* Moves cursor `c` to the first candidate at or after its position `pos` that lies in
 ** [lo, end) and passes every filter (pos == n when none does; also when a filter fails,
