@@ -221,7 +221,15 @@ size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap) {
   const vt_col *cd = c->nfilters == 1 ? &v->tbl->cols[f->col] : NULL;
   const void *a = cd && !f->dict.codes && !cd->calc && cd->off ? trak__vt_array(v->t, cd) : NULL;
   size_t k = 0, pos = c->pos, n = c->n;
-  if (c->list || c->desc) { /* the general step */
+  if (c->desc) { /* the general step */
+  } else if (c->list && !c->nfilters) { /* an index's or a scan's candidates */
+    for (; pos < n && k < cap; pos++) {
+      uint32_t row = c->list[pos];
+      rows[k] = row;
+      k += row >= c->lo && row < c->end;
+    }
+    return c->pos = pos, k;
+  } else if (c->list) { /* the general step */
   } else if (!c->nfilters) {
     for (; pos < n && k < cap; pos++)
       rows[k++] = c->lo + (uint32_t)pos;
