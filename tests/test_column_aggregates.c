@@ -621,8 +621,9 @@ static char *many_slices(int n, int huge) {
   for (int i = 0; i < n; i++) {
     int tid = 2 + i % 3;
     if (huge && i >= 1500 && i < 1503) {
-      sqlite3_str_appendf(s, "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":4e15,"
-                             "\"name\":\"H\"},",
+      sqlite3_str_appendf(s,
+                          "{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":4e15,"
+                          "\"name\":\"H\"},",
                           tid, i * 10);
       continue;
     }
@@ -655,10 +656,18 @@ static char *many_slices(int n, int huge) {
 static void batches(void **state) {
   (void)state;
   static const char *const where[] = {
-      "ts BETWEEN 100 AND 25000", "dur > 40",          "dur >= -1 AND dur < 3",
-      "name GLOB 'A*'",           "name LIKE 'b%'",    "name GLOB 'A*' AND dur > 10",
-      "name > 'B3'",              "ts > 29000",        "dur = -1",
-      "depth = 0",                "arg_set_id > 5",    "name GLOB 'Z*'",
+      "ts BETWEEN 100 AND 25000",
+      "dur > 40",
+      "dur >= -1 AND dur < 3",
+      "name GLOB 'A*'",
+      "name LIKE 'b%'",
+      "name GLOB 'A*' AND dur > 10",
+      "name > 'B3'",
+      "ts > 29000",
+      "dur = -1",
+      "depth = 0",
+      "arg_set_id > 5",
+      "name GLOB 'Z*'",
   };
   for (int huge = 0; huge < 2; huge++) {
     char *json = many_slices(3000, huge);
@@ -680,8 +689,10 @@ static void batches(void **state) {
       assert_int_equal(rewritten(p, q), !kept);
       assert_non_null(strstr(sc_error(p, q), "integer overflow"));
     }
-    if (huge) assert_int_equal(sc_int(p, "SELECT SUM(dur) FROM slice WHERE name GLOB 'H*' AND "
-                                         "ts < 15020000"), 8000000000000000000);
+    if (huge)
+      assert_int_equal(sc_int(p, "SELECT SUM(dur) FROM slice WHERE name GLOB 'H*' AND "
+                                 "ts < 15020000"),
+                       8000000000000000000);
     trak_processor_free(p);
   }
 }
@@ -773,9 +784,8 @@ static void arg_terms(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tables_json), cmocka_unit_test(tables_sched), cmocka_unit_test(overflow),
-      cmocka_unit_test(reals),       cmocka_unit_test(join_groups),
-      cmocka_unit_test(self_joins),  cmocka_unit_test(batches),
-      cmocka_unit_test(arg_terms),
+      cmocka_unit_test(reals),       cmocka_unit_test(join_groups),  cmocka_unit_test(self_joins),
+      cmocka_unit_test(batches),     cmocka_unit_test(arg_terms),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

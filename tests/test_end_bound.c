@@ -184,8 +184,7 @@ static void floor_prefix(void **state) {
   /* H's duration (4.6e18 at 4.6e18) is read only for an x past its ts */
   assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 4600000000000000000)"),
                       "4599999999999900000");
-  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 4600000000000000001)"),
-                      "1");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 4600000000000000001)"), "1");
   same(p, "SELECT COUNT(*), SUM(dur) FROM slice WHERE ts + dur > 1000", 1);
   trak_processor_free(p);
   /* Only unfinished slices before x: the bound is x itself. */

@@ -133,7 +133,7 @@ static inline int trak__vt_int(const trak_tables *t, const vt_col *c, const void
 /* The value extract_arg(set, key) gives: the first arg of arg set `set` (its rows start at row
 ** `set` of the args table) with key string id `key` (0: none), typed as SQLite would see it. */
 typedef struct trak_arg_val {
-  int type;      /* SQLITE_NULL, SQLITE_INTEGER (i), SQLITE_FLOAT (d) or SQLITE_TEXT (s) */
+  int type; /* SQLITE_NULL, SQLITE_INTEGER (i), SQLITE_FLOAT (d) or SQLITE_TEXT (s) */
   int64_t i;
   double d;
   const char *s; /* NUL-terminated, the string pool's */

@@ -471,8 +471,8 @@ static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqli
     const vt_col *col = trak__vt_col_named(tbl, name);
     if (arg) { /* an arg set id column: integers */
       if (!col || col->kind > VT_U32N || !strchr("=>g<l", colon[1])) return SQLITE_ERROR;
-      ok = trak__vt_add_arg_constraint(sc, (int)(col - tbl->cols), (unsigned char)colon[1],
-                                       vals[i], vals[i + 1]);
+      ok = trak__vt_add_arg_constraint(sc, (int)(col - tbl->cols), (unsigned char)colon[1], vals[i],
+                                       vals[i + 1]);
       i++;
       w = colon[2] ? colon + 3 : colon + 2;
       continue;

@@ -36,14 +36,14 @@ void trak__arg_value(const trak_tables *t, int64_t set, uint32_t key, trak_arg_v
 }
 
 struct vt_argterm {
-  uint32_t key;       /* the key's string id (0: never interned, nothing matches) */
-  unsigned char op;   /* = > g(>=) < l(<=) */
-  int type;           /* the literal's: SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
-  int64_t i;          /* SQLITE_INTEGER */
-  double d;           /* SQLITE_FLOAT */
-  char *s;            /* SQLITE_TEXT, ns bytes */
+  uint32_t key;     /* the key's string id (0: never interned, nothing matches) */
+  unsigned char op; /* = > g(>=) < l(<=) */
+  int type;         /* the literal's: SQLITE_INTEGER, SQLITE_FLOAT or SQLITE_TEXT */
+  int64_t i;        /* SQLITE_INTEGER */
+  double d;         /* SQLITE_FLOAT */
+  char *s;          /* SQLITE_TEXT, ns bytes */
   size_t ns;
-  uint8_t *memo;      /* per arg set id below nmemo: 0 not known yet, 1 passes, 2 does not */
+  uint8_t *memo; /* per arg set id below nmemo: 0 not known yet, 1 passes, 2 does not */
   size_t nmemo;
 };
 
@@ -94,8 +94,9 @@ int trak__vt_argterm_open(const trak_tables *t, unsigned char op, sqlite3_value 
                           sqlite3_value *literal, vt_argterm **out) {
   *out = NULL;
   int type = sqlite3_value_type(literal);
-  if (!strchr("=>g<l", op) || !op || (type != SQLITE_INTEGER && type != SQLITE_FLOAT &&
-                                      type != SQLITE_TEXT && type != SQLITE_NULL))
+  if (!strchr("=>g<l", op) || !op ||
+      (type != SQLITE_INTEGER && type != SQLITE_FLOAT && type != SQLITE_TEXT &&
+       type != SQLITE_NULL))
     return SQLITE_ERROR;
   vt_argterm *a = calloc(1, sizeof *a);
   if (!a) return SQLITE_NOMEM;

@@ -221,26 +221,26 @@ size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap) {
   const vt_col *cd = c->nfilters == 1 ? &v->tbl->cols[f->col] : NULL;
   const void *a = cd && !f->dict.codes && !cd->calc && cd->off ? trak__vt_array(v->t, cd) : NULL;
   size_t k = 0, pos = c->pos, n = c->n;
-  if (c->desc) { /* the general step */
-  } else if (c->list && !c->nfilters) { /* an index's or a scan's candidates */
+  /* plain: the rows lo + pos in ascending order, which the loops below read */
+  int plain = !c->desc && !c->list;
+  if (!c->desc && c->list && !c->nfilters) { /* an index's or a scan's candidates */
     for (; pos < n && k < cap; pos++) {
       uint32_t row = c->list[pos];
       rows[k] = row;
       k += row >= c->lo && row < c->end;
     }
     return c->pos = pos, k;
-  } else if (c->list) { /* the general step */
-  } else if (!c->nfilters) {
+  } else if (plain && !c->nfilters) {
     for (; pos < n && k < cap; pos++)
       rows[k++] = c->lo + (uint32_t)pos;
     return c->pos = pos, k;
-  } else if (a && f->want == 'p' && cd->kind == VT_STR) {
+  } else if (plain && a && f->want == 'p' && cd->kind == VT_STR) {
     k = trak__vt_pattern_batch(f->pat, &v->t->strings, a, c->lo, &pos, n, rows, cap, &c->rc);
     return c->pos = pos, k;
-  } else if (a && f->want == 'a' && (cd->kind == VT_U32 || cd->kind == VT_U32N)) {
+  } else if (plain && a && f->want == 'a' && (cd->kind == VT_U32 || cd->kind == VT_U32N)) {
     k = trak__vt_argterm_batch(f->arg, v->t, a, c->lo, &pos, n, rows, cap, &c->rc);
     return c->pos = pos, k;
-  } else if (a && f->want == 'r' && (cd->kind == VT_I64 || cd->kind == VT_I64N)) {
+  } else if (plain && a && f->want == 'r' && (cd->kind == VT_I64 || cd->kind == VT_I64N)) {
     const int64_t *x = a;
     int64_t flo = f->lo, fhi = f->hi;
     if (cd->kind == VT_I64N && flo == INT64_MIN) flo++; /* INT64_MIN is NULL there */
