@@ -170,8 +170,35 @@ static void floor_follows_changes(void **state) {
   trak_processor_free(p);
 }
 
+/* With ts sorted, the bound reads only the durations of the rows before x, more of them as a
+** later call asks (and keeps the greatest read: a lower bound is still one). */
+static void floor_prefix(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  /* rows by ts: A 1000 (dur 10000), L 1000 (100000), B 2000 (5000), C 3000 (0), D 12000
+  ** (3000), open 20000 (-1), S 150000 (1000), H 4.6e18 (4.6e18) */
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 1000)"), "1000");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 1001)"), "-98999");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 20000)"), "-80000");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 1000)"), "-99000");
+  /* H's duration (4.6e18 at 4.6e18) is read only for an x past its ts */
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 4600000000000000000)"),
+                      "4599999999999900000");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 4600000000000000001)"), "1");
+  same(p, "SELECT COUNT(*), SUM(dur) FROM slice WHERE ts + dur > 1000", 1);
+  trak_processor_free(p);
+  /* Only unfinished slices before x: the bound is x itself. */
+  p = sc_open("{\"traceEvents\":[{\"ph\":\"B\",\"pid\":1,\"tid\":2,\"ts\":1,\"name\":\"a\"},"
+              "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":5,\"dur\":9,\"name\":\"b\"}]}");
+  assert_string_equal(sc_rows(p, "SELECT __intrinsic_ts_floor('slice', 2000)"), "2000");
+  same(p, "SELECT COUNT(*) FROM slice WHERE ts + dur > 999", 1);
+  same(p, "SELECT COUNT(*) FROM slice WHERE ts + dur >= 999", 1);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {cmocka_unit_test(bounds), cmocka_unit_test(floor_values),
-                                     cmocka_unit_test(floor_follows_changes)};
+                                     cmocka_unit_test(floor_follows_changes),
+                                     cmocka_unit_test(floor_prefix)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

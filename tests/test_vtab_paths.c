@@ -191,6 +191,10 @@ static int setup_with(void **state, uint32_t n, int unsorted) {
   *state = f;
   return 0;
 }
+/* More rows than the scans read at once (1,024: trak__vt_skip_batch's callers). */
+static int setup_large(void **state) {
+  return setup_with(state, 2600, 0);
+}
 static int setup_empty(void **state) {
   return setup_with(state, 0, 0);
 }
@@ -480,6 +484,11 @@ static void test_query_shapes(void **state) {
       "SELECT category, MAX(dur) FROM $slice WHERE track_id = 2 GROUP BY category",
       "SELECT arg_set_id, COUNT(*) FROM $counter GROUP BY arg_set_id",
       "SELECT id, dur FROM $slice ORDER BY dur DESC, id LIMIT 10",
+      "SELECT id FROM $slice WHERE depth = 0 ORDER BY dur DESC, id LIMIT 1",
+      "SELECT id, dur FROM $slice WHERE depth = 1 ORDER BY dur, id DESC LIMIT 4",
+      "SELECT id, dur FROM $slice WHERE track_id = 2 AND depth = 0 ORDER BY dur LIMIT 3",
+      "SELECT id FROM $slice WHERE dur > 5 ORDER BY parent_id DESC, id LIMIT 6",
+      "SELECT id FROM $slice WHERE name GLOB 'T*' ORDER BY ts DESC, id LIMIT 2",
       "SELECT p.name, t.name, COUNT(*), SUM(s.dur) FROM $slice s JOIN $__intrinsic_track tt ON "
       "s.track_id = tt.id JOIN $thread t USING (utid) JOIN $process p USING (upid) GROUP BY 1, 2",
       "SELECT s.id, t.tid, p.pid FROM $slice s JOIN $__intrinsic_track tt ON tt.id = s.track_id "
@@ -852,6 +861,7 @@ int main(void) {
       INDEX_TESTS(setup_index_at_once),
       INDEX_TESTS(setup_index_never),
       cmocka_unit_test_setup_teardown(test_plans, setup_rows, teardown),
+      cmocka_unit_test_setup_teardown(test_query_shapes, setup_large, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

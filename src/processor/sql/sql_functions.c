@@ -30,33 +30,22 @@ void trak__ensure_flow_index(trak_processor *p) {
 /* ---- extract_arg ----------------------------------------------------------------------- */
 
 static void extract_arg(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
   trak_processor *p = sqlite3_user_data(ctx);
   const trak_tables *t = &p->tables;
   if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER || sqlite3_value_type(argv[1]) != SQLITE_TEXT)
     return; /* NULL */
-  int64_t set = sqlite3_value_int64(argv[0]);
-  uint32_t key = trak__strpool_find(&t->strings, (const char *)sqlite3_value_text(argv[1]),
-                                    (size_t)sqlite3_value_bytes(argv[1]));
-  if (!key || set < 0 || (uint64_t)set >= t->args.n) return;
-  for (size_t row = (size_t)set; row < t->args.n && t->args.arg_set_id[row] == set; row++) {
-    if (t->args.key[row] != key) continue;
-    switch (t->args.value_type[row]) {
-    case TRAK_ARG_STRING:
-    case TRAK_ARG_JSON: {
-      const char *s = trak__str(&t->strings, t->args.string_value[row]);
-      if (s) sqlite3_result_text(ctx, s, -1, SQLITE_STATIC);
-      return;
-    }
-    case TRAK_ARG_REAL:
-      sqlite3_result_double(ctx, t->args.real_value[row]);
-      return;
-    case TRAK_ARG_NULL:
-      return;
-    default:
-      sqlite3_result_int64(ctx, t->args.int_value[row]);
-      return;
-    }
-  }
+  trak_arg_val v;
+  trak__arg_value(t, sqlite3_value_int64(argv[0]),
+                  trak__strpool_find(&t->strings, (const char *)sqlite3_value_text(argv[1]),
+                                     (size_t)sqlite3_value_bytes(argv[1])),
+                  &v);
+  if (v.type == SQLITE_TEXT)
+    sqlite3_result_text(ctx, v.s, -1, SQLITE_STATIC);
+  else if (v.type == SQLITE_FLOAT)
+    sqlite3_result_double(ctx, v.d);
+  else if (v.type == SQLITE_INTEGER)
+    sqlite3_result_int64(ctx, v.i);
 }
 
 /* ---- id lists -------------------------------------------------------------------------- */

@@ -130,6 +130,16 @@ static inline int trak__vt_int(const trak_tables *t, const vt_col *c, const void
   }
 }
 
+/* The value extract_arg(set, key) gives: the first arg of arg set `set` (its rows start at row
+** `set` of the args table) with key string id `key` (0: none), typed as SQLite would see it. */
+typedef struct trak_arg_val {
+  int type; /* SQLITE_NULL, SQLITE_INTEGER (i), SQLITE_FLOAT (d) or SQLITE_TEXT (s) */
+  int64_t i;
+  double d;
+  const char *s; /* NUL-terminated, the string pool's */
+} trak_arg_val;
+void trak__arg_value(const trak_tables *t, int64_t set, uint32_t key, trak_arg_val *out);
+
 /* Column `name` of `tbl` (compared without case), or NULL (also for a NULL table or name). */
 static inline const vt_col *trak__vt_col_named(const vt_table *tbl, const char *name) {
   for (int i = 0; tbl && name && i < tbl->ncols; i++)

@@ -79,6 +79,36 @@ static inline void acc_add(const trak_tables *t, const agg_spec *s, uint32_t row
   acc->n++;
 }
 
+/* Adds rows `rows` (k of them, in row order) to `acc` as aggregate `s` adds each (acc_add): a
+** loop over the column's array for COUNT(*) and 64-bit integer columns, acc_add per row else. */
+static void acc_add_rows(const trak_tables *t, const agg_spec *s, const uint32_t *rows, size_t k,
+                         agg_acc *acc) {
+  const vt_col *col = s->col;
+  if (!col) { /* COUNT(*) */
+    acc->n += (int64_t)k;
+    return;
+  }
+  if (col->calc || !s->a || (col->kind != VT_I64 && col->kind != VT_I64N) || s->fn == AGG_AVG) {
+    for (size_t i = 0; i < k; i++)
+      acc_add(t, s, rows[i], acc);
+    return;
+  }
+  const int64_t *x = s->a;
+  int64_t lo = col->kind == VT_I64N ? INT64_MIN + 1 : INT64_MIN; /* INT64_MIN is NULL there */
+  int64_t v = acc->v, n = acc->n;
+  int overflow = acc->overflow;
+  for (size_t i = 0; i < k; i++) {
+    int64_t y = x[rows[i]];
+    if (y < lo) continue;
+    if (s->fn == AGG_SUM)
+      overflow |= __builtin_add_overflow(v, y, &v);
+    else if (s->fn != AGG_COUNT && (!n || (s->fn == AGG_MIN ? y < v : y > v)))
+      v = y;
+    n++;
+  }
+  acc->v = v, acc->n = n, acc->overflow = overflow;
+}
+
 /* Folds `b` into `a` (both states of aggregate `s`). A real sum or average folded so adds in
 ** another order than SQLite's, which may differ in the last bits: column_aggregates.c asks for
 ** those only by keys that are never folded (not text). */
@@ -134,29 +164,66 @@ static void col_agg_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   acc_result(ctx, &s, &acc);
 }
 
-/* The greatest dur of one table, remembered for __intrinsic_ts_floor: a statement bounded by
-** end_bound.c calls it once per execution, and a pass over 2 M durations costs millions of
-** instructions. The value holds while the table is the same one, of the same generation of the
-** tables (bumped when rows are appended or rolled back after the import) and row count. */
+/* The greatest dur of the first rows of one table, remembered for __intrinsic_ts_floor: a
+** statement bounded by end_bound.c calls it once per execution, and a pass over 2 M durations
+** costs millions of instructions. The value holds while the table is the same one, of the same
+** generation of the tables (bumped when rows are appended or rolled back after the import) and
+** row count; a call that needs more rows extends it. */
 typedef struct floor_cache {
   const trak_tables *t;
   const vt_table *tbl; /* the table of `max` (NULL: nothing remembered) */
   uint32_t generation;
   size_t rows;
-  int64_t max; /* MAX(dur) of those rows (rows > 0) */
+  size_t upto; /* `max` is MAX(dur) of rows [0, upto) (upto 0: none read) */
+  int64_t max;
 } floor_cache;
 
-/* __intrinsic_ts_floor(table, x): x - MAX(dur) over `table` (a columnar table with an integer
-** dur column), a lower bound on the ts of every row with `ts + dur > x` (ts > x - dur >= x -
-** MAX(dur)); end_bound.c adds `ts >= __intrinsic_ts_floor(...)` to such statements, a range on
-** the sorted ts the scan is given. INT64_MIN (no bound) when x is not an integer, the table has
-** no rows or the difference overflows; NULL for a NULL x (the term is NULL for every row). */
+/* The greatest of the n (> 0) values at `d`: four running maxima (independent chains the CPU
+** overlaps; one chain waits on each comparison), then the rest. */
+static int64_t max_i64(const int64_t *d, size_t n) {
+  int64_t m0 = d[0], m1 = d[0], m2 = d[0], m3 = d[0];
+  size_t r = 0;
+  for (; r + 4 <= n; r += 4) {
+    m0 = d[r] > m0 ? d[r] : m0;
+    m1 = d[r + 1] > m1 ? d[r + 1] : m1;
+    m2 = d[r + 2] > m2 ? d[r + 2] : m2;
+    m3 = d[r + 3] > m3 ? d[r + 3] : m3;
+  }
+  for (; r < n; r++)
+    m0 = d[r] > m0 ? d[r] : m0;
+  m0 = m1 > m0 ? m1 : m0;
+  m2 = m3 > m2 ? m3 : m2;
+  return m2 > m0 ? m2 : m0;
+}
+
+/* The first of rows [0, n) whose sorted values `ts` are >= x (n when none is). */
+static size_t first_at_or_after(const int64_t *ts, size_t n, int64_t x) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (ts[mid] < x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo;
+}
+
+/* __intrinsic_ts_floor(table, x): x - M, a lower bound on the ts of every row with `ts + dur >
+** x`, where M is MAX(dur) over the rows with ts < x (over every row when ts is not sorted; 0 when
+** no row or only negative durations come before x): such a row has ts > x - dur >= x - M, and
+** every row with ts >= x is at or above x - M. end_bound.c adds `ts >= __intrinsic_ts_floor(...)`
+** to such statements, a range on the sorted ts the scan is given. With sorted ts only the rows
+** before x are read (half the durations for a window at the middle of the trace). INT64_MIN (no
+** bound) when x is not an integer, the table has no rows or the difference overflows; NULL for a
+** NULL x (the term is NULL for every row). */
 static void ts_floor_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   (void)argc;
   floor_cache *fc = sqlite3_user_data(ctx);
   const trak_tables *t = fc->t;
   const vt_table *tbl = trak__vt_table_named((const char *)sqlite3_value_text(argv[0]));
   const vt_col *dur = tbl ? trak__vt_col_named(tbl, "dur") : NULL;
+  const vt_col *ts = tbl ? trak__vt_col_named(tbl, "ts") : NULL;
   if (!dur || dur->kind != VT_I64 || dur->calc || !dur->off) {
     sqlite3_result_error(ctx, "__intrinsic_ts_floor: no columnar table with a dur column", -1);
     return;
@@ -165,14 +232,19 @@ static void ts_floor_fn(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   int64_t floor = INT64_MIN, x = sqlite3_value_int64(argv[1]);
   size_t rows = trak__vt_rows(t, tbl);
   if (sqlite3_value_type(argv[1]) == SQLITE_INTEGER && rows) {
-    if (fc->tbl != tbl || fc->generation != t->generation || fc->rows != rows) {
+    if (fc->tbl != tbl || fc->generation != t->generation || fc->rows != rows)
+      *fc = (floor_cache){t, tbl, t->generation, rows, 0, 0};
+    size_t need = rows; /* the rows whose durations bound it */
+    if (ts && ts->kind == VT_I64 && !ts->calc && ts->off && vt_col_sorted(t, ts))
+      need = first_at_or_after(trak__vt_array(t, ts), rows, x);
+    if (fc->upto < need) {
       const int64_t *d = trak__vt_array(t, dur);
-      int64_t m = d[0];
-      for (size_t r = 1; r < rows; r++)
-        m = d[r] > m ? d[r] : m;
-      *fc = (floor_cache){t, tbl, t->generation, rows, m};
+      int64_t m = max_i64(d + fc->upto, need - fc->upto);
+      fc->max = fc->upto && fc->max > m ? fc->max : m;
+      fc->upto = need;
     }
-    if (__builtin_sub_overflow(x, fc->max, &floor)) floor = INT64_MIN;
+    int64_t m = fc->upto && fc->max > 0 ? fc->max : 0;
+    if (__builtin_sub_overflow(x, m, &floor)) floor = INT64_MIN;
   }
   sqlite3_result_int64(ctx, floor);
 }
@@ -269,6 +341,38 @@ static int grp_cmp(const void *x, const void *y, void *arg) {
   return r ? r : (lp > lq) - (lp < lq);
 }
 
+#define GRP_BATCH 1024 /* rows read at once for one group */
+
+/* grp_build for one group of no key (`SELECT COUNT(*), SUM(dur) FROM t WHERE ...`): the rows in
+** batches (trak__vt_skip_batch), each aggregate over a batch in turn, in row order as
+** grp_build's per-row loop adds them. c has its one group. Returns an SQLite code. */
+static int grp_build_one(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
+  const trak_tables *t = c->t;
+  uint32_t rows[GRP_BATCH], next = 0, end = (uint32_t)trak__vt_rows(t, tbl);
+  for (;;) {
+    size_t k = 0;
+    if (sc) {
+      k = trak__vt_skip_batch(sc, rows, GRP_BATCH);
+    } else {
+      for (; next < end && k < GRP_BATCH; next++)
+        rows[k++] = next;
+    }
+    if (!k) break;
+    if (c->fcol) { /* the view's rows: column fcol >= flo */
+      size_t m = 0;
+      for (size_t i = 0; i < k; i++) {
+        int64_t x = 0;
+        rows[m] = rows[i];
+        m += trak__vt_int(t, c->fcol, c->fa, rows[i], &x) && x >= c->flo;
+      }
+      k = m;
+    }
+    for (int i = 0; i < c->naggs; i++)
+      acc_add_rows(t, &c->specs[i], rows, k, &c->accs[i]);
+  }
+  return sc ? sc->rc : SQLITE_OK;
+}
+
 /* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
 ** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
@@ -284,6 +388,10 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
       c->keys[0] = 0, c->nulls[0] = 1, null_group = 1, c->n = 1;
       memset(c->accs, 0, (size_t)c->naggs * sizeof *c->accs);
     }
+  }
+  if (!rc && !c->key && !c->via) {
+    free(map);
+    return grp_build_one(c, tbl, sc);
   }
   uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl);
   if (sc) trak__vt_skip(sc);
@@ -332,13 +440,15 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
 /* Frees what the WHERE terms' cursor `sc` holds (not `sc`). Can't fail. */
 static void where_close(vt_cursor *sc) {
   for (int i = 0; i < sc->nfilters; i++)
-    free(sc->filters[i].set), trak__vt_pattern_free(sc->filters[i].pat);
+    trak__vt_filter_free(&sc->filters[i]);
   free(sc->owned);
 }
 
 /* Makes `sc`, over scratch table `sv` (no indexes), the scan of the rows of `tbl` that pass the
-** WHERE terms `wspec` ("column:op,..." with op one of the scan plan's = > g < l k b) with
-** values `vals` (nvals), filtered exactly as the columnar scan filters (vtab_filter.c). Returns
+** WHERE terms `wspec` ("column:op,..." with op one of the scan plan's = > g < l k b, or
+** "column:@op", `extract_arg(column, key) op literal` with op one of = > g < l, which takes two
+** values: the key and the literal) with values `vals` (nvals), filtered exactly as the columnar
+** scan filters (vtab_filter.c, vtab_args.c). Returns
 ** an SQLite code; an error's message is in sv's zErrMsg. where_close frees sc's filters
 ** either way. */
 static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqlite3_value **vals,
@@ -349,13 +459,24 @@ static int where_open(grp_vtab *gv, const vt_table *tbl, const char *wspec, sqli
   int ok = 1, i = 0;
   for (const char *w = wspec; ok > 0 && *w; i++) {
     const char *colon = strchr(w, ':');
-    if (!colon || !colon[1] || (colon[2] && colon[2] != ',') || i >= nvals) return SQLITE_ERROR;
+    int arg = colon && colon[1] == '@'; /* `extract_arg(column, key) op literal`: two values */
+    if (arg) colon++;
+    if (!colon || !colon[1] || (colon[2] && colon[2] != ',') || i + arg >= nvals)
+      return SQLITE_ERROR;
     char name[64];
-    size_t len = (size_t)(colon - w);
+    size_t len = (size_t)(colon - arg - w);
     if (len >= sizeof name) return SQLITE_ERROR;
     memcpy(name, w, len);
     name[len] = 0;
     const vt_col *col = trak__vt_col_named(tbl, name);
+    if (arg) { /* an arg set id column: integers */
+      if (!col || col->kind > VT_U32N || !strchr("=>g<l", colon[1])) return SQLITE_ERROR;
+      ok = trak__vt_add_arg_constraint(sc, (int)(col - tbl->cols), (unsigned char)colon[1], vals[i],
+                                       vals[i + 1]);
+      i++;
+      w = colon[2] ? colon + 3 : colon + 2;
+      continue;
+    }
     /* LIKE and GLOB on text only; `=` not on text (SQLite compares a value that is no text) */
     int text = col && col->kind == VT_STR, op = colon[1];
     if (!col || !vt_kind_filterable(col->kind) || !strchr("=>g<lkb", op) ||

@@ -110,6 +110,8 @@ static int value_match(const trak_tables *t, const vt_filter *f, int present, in
   switch (f->want) {
   case 'p':
     return present && trak__vt_pattern_match(f->pat, &t->strings, (uint32_t)x);
+  case 'a':
+    return trak__vt_argterm_match(f->arg, t, present, x);
   case 'n':
     return !present;
   case 'N':
@@ -213,6 +215,50 @@ void trak__vt_skip(vt_cursor *c) {
   }
 }
 
+size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  const vt_filter *f = &c->filters[0];
+  const vt_col *cd = c->nfilters == 1 ? &v->tbl->cols[f->col] : NULL;
+  const void *a = cd && !f->dict.codes && !cd->calc && cd->off ? trak__vt_array(v->t, cd) : NULL;
+  size_t k = 0, pos = c->pos, n = c->n;
+  /* plain: the rows lo + pos in ascending order, which the loops below read */
+  int plain = !c->desc && !c->list;
+  if (!c->desc && c->list && !c->nfilters) { /* an index's or a scan's candidates */
+    for (; pos < n && k < cap; pos++) {
+      uint32_t row = c->list[pos];
+      rows[k] = row;
+      k += row >= c->lo && row < c->end;
+    }
+    return c->pos = pos, k;
+  } else if (plain && !c->nfilters) {
+    for (; pos < n && k < cap; pos++)
+      rows[k++] = c->lo + (uint32_t)pos;
+    return c->pos = pos, k;
+  } else if (plain && a && f->want == 'p' && cd->kind == VT_STR) {
+    k = trak__vt_pattern_batch(f->pat, &v->t->strings, a, c->lo, &pos, n, rows, cap, &c->rc);
+    return c->pos = pos, k;
+  } else if (plain && a && f->want == 'a' && (cd->kind == VT_U32 || cd->kind == VT_U32N)) {
+    k = trak__vt_argterm_batch(f->arg, v->t, a, c->lo, &pos, n, rows, cap, &c->rc);
+    return c->pos = pos, k;
+  } else if (plain && a && f->want == 'r' && (cd->kind == VT_I64 || cd->kind == VT_I64N)) {
+    const int64_t *x = a;
+    int64_t flo = f->lo, fhi = f->hi;
+    if (cd->kind == VT_I64N && flo == INT64_MIN) flo++; /* INT64_MIN is NULL there */
+    for (; pos < n && k < cap; pos++) {
+      int64_t y = x[c->lo + pos];
+      rows[k] = c->lo + (uint32_t)pos;
+      k += y >= flo && y <= fhi;
+    }
+    return c->pos = pos, k;
+  }
+  for (; k < cap; c->pos++) {
+    trak__vt_skip(c);
+    if (c->pos >= c->n) break;
+    rows[k++] = c->row;
+  }
+  return k;
+}
+
 /* Reads the values of an IN constraint into a sorted set of distinct column values (string
 ** ids for strings: a text never interned matches nothing). Returns 0, or an SQLite code. */
 static int in_set(const trak_tables *t, const vt_col *cd, sqlite3_value *list, vt_filter *f) {
@@ -246,6 +292,23 @@ static int in_set(const trak_tables *t, const vt_col *cd, sqlite3_value *list, v
     if (!m || f->set[m - 1] != f->set[i]) f->set[m++] = f->set[i];
   f->nset = m;
   return SQLITE_OK;
+}
+
+void trak__vt_filter_free(vt_filter *f) {
+  free(f->set);
+  trak__vt_pattern_free(f->pat);
+  trak__vt_argterm_free(f->arg);
+}
+
+int trak__vt_add_arg_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value *key,
+                                sqlite3_value *literal) {
+  vt_vtab *v = (vt_vtab *)c->base.pVtab;
+  vt_filter f = {.col = col, .want = 'a'};
+  if (c->nfilters == VT_MAX_FILTERS) return -SQLITE_INTERNAL;
+  int rc = trak__vt_argterm_open(v->t, op, key, literal, &f.arg);
+  if (rc) return -rc;
+  c->filters[c->nfilters++] = f;
+  return 1;
 }
 
 /* Turns constraint (col, op, val) into a filter, or narrows [*lo, *hi) when the column is
@@ -304,7 +367,7 @@ int trak__vt_add_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_val
   vt_dict d;
   if (cd->calc && trak__vt_dict(t, cd->calc, &d)) dict_prepare(t, &d, &f);
   if (c->nfilters == VT_MAX_FILTERS) { /* the plan has at most as many constraints */
-    free(f.set), trak__vt_pattern_free(f.pat);
+    trak__vt_filter_free(&f);
     return -SQLITE_INTERNAL;
   }
   c->filters[c->nfilters++] = f;

@@ -143,7 +143,7 @@ static int scan_equal(vt_cursor *c, uint32_t mask) {
       }
       first = 0;
       if (f->dict.dict->wide.n) continue; /* rows coded TRAK_DICT8_WIDE: still to check */
-      free(f->set), trak__vt_pattern_free(f->pat);
+      trak__vt_filter_free(f);
       c->filters[i] = c->filters[--c->nfilters];
       continue;
     }
@@ -264,7 +264,7 @@ int trak__vt_choose_driver(vt_cursor *c) {
       c->list = rows, c->n = n;
     }
   }
-  free(f->set), trak__vt_pattern_free(f->pat);
+  trak__vt_filter_free(f);
   c->filters[pick] = c->filters[--c->nfilters];
   return SQLITE_OK;
 }

@@ -91,6 +91,31 @@ size_t trak__vt_pattern_scan(vt_pattern *p, const trak_strpool *sp, const uint32
   return n;
 }
 
+size_t trak__vt_pattern_batch(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
+                              uint32_t lo, size_t *pos, size_t n, uint32_t *rows, size_t cap,
+                              int *rc) {
+  if (p->nmemo && !p->memo && !(p->memo = calloc(p->nmemo, 1))) return *rc = SQLITE_NOMEM, 0;
+  const uint8_t *memo = p->memo;
+  size_t k = 0, i = *pos, nmemo = p->nmemo;
+  for (; i < n && k < cap; i++) {
+    uint32_t id = ids[lo + i];
+    uint8_t m = id < nmemo ? memo[id] : 0;
+    if (__builtin_expect(!m, 0)) { /* NULL, or an id not asked about yet */
+      if (!id) continue;
+      int ok = trak__vt_pattern_match(p, sp, id);
+      if (ok < 0) {
+        *rc = -ok, *pos = n;
+        return k;
+      }
+      memo = p->memo, m = ok ? 1 : 2;
+    }
+    rows[k] = lo + (uint32_t)i; /* kept when it matches: no branch on the answer */
+    k += m == 1;
+  }
+  *pos = i;
+  return k;
+}
+
 void trak__vt_pattern_free(vt_pattern *p) {
   while (p) {
     vt_pattern *next = p->next;

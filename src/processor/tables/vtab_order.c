@@ -46,7 +46,7 @@ static int group_done(vt_cursor *c, uint32_t *sorted, size_t n) {
   c->owned = sorted;
   c->list = sorted, c->n = n, c->pos = 0, c->desc = 0;
   for (int i = 0; i < c->nfilters; i++)
-    free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
+    trak__vt_filter_free(&c->filters[i]);
   c->nfilters = 0;
   c->lo = 0, c->end = UINT32_MAX;
   trak__vt_skip(c);
@@ -135,26 +135,43 @@ static void top_sift(uint32_t *heap, size_t n, size_t i, top_order *o) {
   }
 }
 
+/* Whether a row of key `kx` comes before the row `root` of key `kr` (top_cmp < 0, the key
+** given). */
+static inline int top_before(const top_order *o, int64_t kx, uint32_t x, int64_t kr,
+                             uint32_t root) {
+  if (kx != kr) return (kx < kr) == !o->desc;
+  return x != root && (x < root) == !o->row_desc;
+}
+
+#define TOP_BATCH 1024 /* candidate rows read at once */
+
 int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t k) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
   top_order o = {v->t, col, desc, row_desc};
   if (k > c->n) k = c->n;
-  uint32_t *heap = malloc((k ? k : 1) * sizeof *heap);
+  uint32_t *heap = malloc((k ? k : 1) * sizeof *heap), rows[TOP_BATCH];
   if (!heap) return SQLITE_NOMEM;
-  size_t n = 0;
+  size_t n = 0, got;
+  int64_t kr = 0; /* the key of heap[0], the last row kept, once the heap is full */
   c->desc = 0;
-  for (trak__vt_skip(c); k && c->pos < c->n; c->pos++, trak__vt_skip(c)) {
-    if (c->pos >= c->n) break;
-    if (n < k) { /* grow: sift the new row up */
-      size_t i = n++;
-      heap[i] = c->row;
-      while (i && top_cmp(&heap[(i - 1) / 2], &heap[i], &o) < 0) {
-        uint32_t tmp = heap[i];
-        heap[i] = heap[(i - 1) / 2], heap[(i - 1) / 2] = tmp, i = (i - 1) / 2;
+  while (k && (got = trak__vt_skip_batch(c, rows, TOP_BATCH)) > 0) {
+    for (size_t j = 0; j < got; j++) {
+      uint32_t row = rows[j];
+      if (n < k) { /* grow: sift the new row up */
+        size_t i = n++;
+        heap[i] = row;
+        while (i && top_cmp(&heap[(i - 1) / 2], &heap[i], &o) < 0) {
+          uint32_t tmp = heap[i];
+          heap[i] = heap[(i - 1) / 2], heap[(i - 1) / 2] = tmp, i = (i - 1) / 2;
+        }
+        if (n == k) kr = top_key(&o, heap[0]);
+        continue;
       }
-    } else if (top_cmp(&c->row, &heap[0], &o) < 0) { /* better than the last kept */
-      heap[0] = c->row;
+      int64_t kx = top_key(&o, row); /* most rows: one key read, one comparison */
+      if (!top_before(&o, kx, row, kr, heap[0])) continue;
+      heap[0] = row; /* better than the last kept */
       top_sift(heap, n, 0, &o);
+      kr = top_key(&o, heap[0]);
     }
   }
   qsort_r(heap, n, sizeof *heap, top_cmp, &o);

@@ -55,7 +55,7 @@ static int vt_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 
 static void cursor_reset(vt_cursor *c) {
   for (int i = 0; i < c->nfilters; i++)
-    free(c->filters[i].set), trak__vt_pattern_free(c->filters[i].pat);
+    trak__vt_filter_free(&c->filters[i]);
   c->nfilters = 0;
   c->step = 0;
   c->rc = SQLITE_OK;

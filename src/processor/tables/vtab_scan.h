@@ -62,16 +62,39 @@ typedef struct vt_vtab {
 /* A LIKE, GLOB or comparison with a value, matched against string ids (vtab_match.c). */
 typedef struct vt_pattern vt_pattern;
 
+/* A filter `extract_arg(column, key) op literal` on an arg set id column (vtab_args.c). */
+typedef struct vt_argterm vt_argterm;
+
+/* Makes the filter of `extract_arg(column, key) op literal` (op one of = > g < l) over the arg
+** sets of `t`: key and literal are the values SQLite evaluated, the literal an integer, real,
+** text or NULL (a comparison with NULL: nothing passes), compared as SQLite compares two values
+** without affinity. Returns an SQLite code (SQLITE_ERROR for another operator or a blob); the
+** caller frees *out with trak__vt_argterm_free. */
+int trak__vt_argterm_open(const trak_tables *t, unsigned char op, sqlite3_value *key,
+                          sqlite3_value *literal, vt_argterm **out);
+/* Whether a row whose column holds arg set `set` (NULL when not `present`) passes `a`: 1 or 0,
+** remembered per set, or -SQLITE_NOMEM. */
+int trak__vt_argterm_match(vt_argterm *a, const trak_tables *t, int present, int64_t set);
+/* The batch scan of a 32-bit arg set id column `sets` (TRAK_NULL_U32 for NULL) filtered by `a`
+** alone, as trak__vt_pattern_batch scans string ids. */
+size_t trak__vt_argterm_batch(vt_argterm *a, const trak_tables *t, const uint32_t *sets,
+                              uint32_t lo, size_t *pos, size_t n, uint32_t *rows, size_t cap,
+                              int *rc);
+/* Frees `a` (NULL too). */
+void trak__vt_argterm_free(vt_argterm *a);
+
 /* One constraint the cursor checks: the column's value NULL, not NULL, in [lo, hi], one of
 ** a sorted set, or a string matching a LIKE or GLOB pattern. */
 typedef struct vt_filter {
   int col;
   unsigned char
-      want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set, 'p' pattern or text range */
+      want; /* 'n' NULL, 'N' not NULL, 'r' in [lo, hi], 'i' in set, 'p' pattern or text range,
+            ** 'a' an arg of the set compared */
   int64_t lo, hi;
   int64_t *set; /* 'i': nset distinct values, ascending */
   size_t nset;
   vt_pattern *pat; /* 'p' */
+  vt_argterm *arg; /* 'a': extract_arg(column, key) op literal */
   vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
   uint8_t code_ok[TRAK_DICT8_WIDE + 1]; /* whether the value of each code passes; 1 for
                                         ** TRAK_DICT8_WIDE: such a row is checked by its value */
@@ -141,13 +164,34 @@ int trak__vt_pattern_match(vt_pattern *p, const trak_strpool *sp, uint32_t id);
 ** NULL); n when none does, also on an error, which sets *rc to an SQLite code. */
 size_t trak__vt_pattern_scan(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
                              uint32_t lo, size_t pos, size_t n, int desc, int *rc);
+/* trak__vt_pattern_scan's batch form: appends to `rows` (at most `cap`) every row lo + pos, pos
+** from *pos up to n in ascending order, whose string id in `ids` matches (not NULL), and leaves
+** *pos after the last one read. Returns how many rows it appended; an error sets *rc to an
+** SQLite code and *pos to n. */
+size_t trak__vt_pattern_batch(vt_pattern *p, const trak_strpool *sp, const uint32_t *ids,
+                              uint32_t lo, size_t *pos, size_t n, uint32_t *rows, size_t cap,
+                              int *rc);
 /* Frees `p` and the predicates chained to it. */
 void trak__vt_pattern_free(vt_pattern *p);
+
+/* Frees what filter `f` holds (an IN set, a pattern, an arg term), not `f`. Can't fail. */
+void trak__vt_filter_free(vt_filter *f);
+
+/* Makes `extract_arg(column col, key) op literal` a filter of cursor `c` (trak__vt_argterm_open).
+** Returns 1, 0 when no row can pass, or a negative SQLite code. */
+int trak__vt_add_arg_constraint(vt_cursor *c, int col, unsigned char op, sqlite3_value *key,
+                                sqlite3_value *literal);
 
 /* Moves cursor `c` to the first candidate at or after its position `pos` that lies in
 ** [lo, end) and passes every filter (pos == n when none does; also when a filter fails,
 ** which sets c->rc). */
 void trak__vt_skip(vt_cursor *c);
+
+/* The next rows cursor `c` gives, up to `cap` of them, into `rows` in the order trak__vt_skip
+** and pos++ would give them, the cursor left after the last; fewer than `cap` only at the end
+** (or when a filter fails, which sets c->rc). A tight loop for a plain row range with no filter,
+** one text pattern or one range on a 64-bit column; else trak__vt_skip per row. */
+size_t trak__vt_skip_batch(vt_cursor *c, uint32_t *rows, size_t cap);
 
 /* GROUP BY mode: collects the rows the cursor would give and makes it give them again with
 ** equal values of `col` (a 32-bit column: id, index or string) adjacent, groups in SQLite's sort

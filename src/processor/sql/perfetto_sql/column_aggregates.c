@@ -31,9 +31,10 @@ typedef psql_row_filter row_filter;
 #define WHERE_MAX 4 /* the most WHERE terms (__intrinsic_col_group's) */
 
 /* One term of the statement's WHERE: `column op value` (a BETWEEN gives two), op as the scan's
-** plan spells it (= > g < l k b), the value's text [off, end). */
+** plan spells it (= > g < l k b), the value's text [off, end); or `extract_arg(column, 'key') op
+** literal` (key: the string token; len 0 for a plain column term). */
 typedef struct where_term {
-  psql_tok col;
+  psql_tok col, key;
   char op;
   size_t off, end;
 } where_term;
@@ -311,13 +312,45 @@ static size_t value_end(const char *s, size_t pos, size_t end, size_t *next) {
   return last > pos && !depth ? last : 0;
 }
 
+/* Whether [pos, end) of `s` is one literal that has no affinity and is no NULL or blob: a string
+** ('...') or a number with an optional sign. */
+static int plain_literal(const char *s, size_t pos, size_t end) {
+  psql_tok t = trak__psql_lex(s, end, pos);
+  if (t.kind == PSQL_PUNCT && t.len == 1 && (s[t.off] == '-' || s[t.off] == '+'))
+    t = trak__psql_lex(s, end, t.off + t.len);
+  else if (t.kind == PSQL_STRING && s[t.off] == '\'')
+    return trak__psql_lex(s, end, t.off + t.len).kind == PSQL_EOF;
+  return t.kind == PSQL_NUMBER && trak__psql_lex(s, end, t.off + t.len).kind == PSQL_EOF;
+}
+
+/* `extract_arg ( column , 'key' )` at `c`: the column in *col, the key in *key; returns the
+** token after the `)`, or a PSQL_EOF token when it is not so. */
+static psql_tok arg_call(const char *s, size_t end, psql_tok c, psql_tok *col, psql_tok *key) {
+  psql_tok eof = {PSQL_EOF, end, 0}, t = trak__psql_lex(s, end, c.off + c.len);
+  if (!trak__psql_is(s, c, "extract_arg") || !trak__psql_is_char(s, t, '(')) return eof;
+  *col = trak__psql_lex(s, end, t.off + t.len);
+  t = trak__psql_lex(s, end, col->off + col->len);
+  *key = trak__psql_lex(s, end, t.off + t.len);
+  psql_tok close = trak__psql_lex(s, end, key->off + key->len);
+  if (!is_plain_id(s, *col) || !trak__psql_is_char(s, t, ',') || key->kind != PSQL_STRING ||
+      s[key->off] != '\'' || !trak__psql_is_char(s, close, ')'))
+    return eof;
+  return trak__psql_lex(s, end, close.off + close.len);
+}
+
 /* Parses WHERE's text [pos, end) into terms `column op value` joined by AND (op one of = == < <=
-** > >= GLOB LIKE, or BETWEEN v AND w). Returns how many, 0 for anything else. */
+** > >= GLOB LIKE, or BETWEEN v AND w), or `extract_arg(column, 'key') op literal` (op one of = ==
+** < <= > >=, plain_literal). Returns how many, 0 for anything else. */
 static size_t parse_where(const char *s, size_t pos, size_t end, where_term *w) {
   size_t k = 0;
   while (pos < end) {
     psql_tok c = trak__psql_lex(s, end, pos), op = trak__psql_lex(s, end, c.off + c.len);
+    psql_tok key = {PSQL_EOF, 0, 0};
     if (c.kind == PSQL_EOF || !is_plain_id(s, c) || k == WHERE_MAX) return 0;
+    if (trak__psql_is_char(s, op, '(')) { /* extract_arg(column, 'key') */
+      op = arg_call(s, end, c, &c, &key);
+      if (op.kind != PSQL_PUNCT) return 0;
+    }
     char o = 0;
     if (op.kind == PSQL_PUNCT) {
       size_t l = op.len;
@@ -338,14 +371,14 @@ static size_t parse_where(const char *s, size_t pos, size_t end, where_term *w) 
     }
     if (!o) return 0;
     size_t next = 0, v = op.off + op.len, ve = value_end(s, v, end, &next);
-    if (!ve) return 0;
-    w[k++] = (where_term){c, o == 'B' ? 'g' : o, v, ve};
+    if (!ve || (key.len && (!plain_literal(s, v, ve) || strchr("Bkb", o)))) return 0;
+    w[k++] = (where_term){c, key, o == 'B' ? 'g' : o, v, ve};
     if (o == 'B') { /* BETWEEN v AND w: the AND was the value's end */
       if (k == WHERE_MAX || next >= end) return 0;
       size_t v2 = next;
       ve = value_end(s, v2, end, &next);
       if (!ve) return 0;
-      w[k++] = (where_term){c, 'l', v2, ve};
+      w[k++] = (where_term){c, key, 'l', v2, ve};
     }
     pos = next;
   }
@@ -355,8 +388,11 @@ static size_t parse_where(const char *s, size_t pos, size_t end, where_term *w) 
 /* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none) over `rel` from
 ** the columns, named as `orig` (the statement as SQLite prepared it) names them; NULL when an
 ** item can't be answered so. sqlite3_free it. */
-static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k, psql_tok rel,
-                     psql_tok key, const where_term *w, size_t nw, sqlite3_stmt *orig) {
+static char *rewrite(trak_processor *p, const char *s, const agg_item *items, size_t k,
+                     psql_tok rel, psql_tok key, const where_term *w, size_t nw,
+                     sqlite3_stmt *orig) {
+  sqlite3 *db = p->db;
+  size_t nvals = 0; /* __intrinsic_col_group's WHERE values */
   const vt_table *tbl = NULL, *ti[AGG_MAX + 1] = {NULL};
   const vt_col *kc = NULL, *c[AGG_MAX + 1] = {NULL};
   row_filter f = {0}, fi; /* the relation's rows (each item's are the same) */
@@ -390,7 +426,13 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
     ok = wt && wt == tbl && wf.set == f.set && (!f.set || !strcmp(wf.col, f.col)) &&
          wc[i]->kind != VT_F64 && wc[i]->kind <= VT_BOOLN && wc[i]->kind != VT_NUL &&
          (wc[i]->kind == VT_STR ? w[i].op != '=' : w[i].op != 'k' && w[i].op != 'b');
+    /* extract_arg of a 32-bit id column (arg_set_id), the built-in function: two values */
+    if (ok && w[i].key.len)
+      ok = (wc[i]->kind == VT_U32 || wc[i]->kind == VT_U32N) && !wc[i]->calc &&
+           !trak__psql_function_defined(p, "extract_arg");
+    nvals += 1 + (w[i].key.len > 0);
   }
+  ok = ok && nvals <= WHERE_MAX;
   /* With a key, a filtering view or WHERE terms, one __intrinsic_col_group; else a call per
   ** item. */
   int grouped = key.len || f.set || nw;
@@ -422,10 +464,13 @@ static char *rewrite(sqlite3 *db, const char *s, const agg_item *items, size_t k
     else if (nw)
       sqlite3_str_appendf(q, ", NULL");
     for (size_t i = 0; i < nw; i++)
-      sqlite3_str_appendf(q, "%s%q:%c", i ? "," : ", '", wc[i]->name, w[i].op);
+      sqlite3_str_appendf(q, "%s%q:%s%c", i ? "," : ", '", wc[i]->name, w[i].key.len ? "@" : "",
+                          w[i].op);
     if (nw) sqlite3_str_appendf(q, "'");
-    for (size_t i = 0; i < nw; i++)
+    for (size_t i = 0; i < nw; i++) {
+      if (w[i].key.len) sqlite3_str_appendf(q, ", %.*s", (int)w[i].key.len, s + w[i].key.off);
       sqlite3_str_appendf(q, ", (%.*s)", (int)(w[i].end - w[i].off), s + w[i].off);
+    }
     sqlite3_str_appendf(q, ")");
   }
   sqlite3_free(sp);
@@ -513,7 +558,7 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     sqlite3_finalize(orig);
     return 0;
   }
-  char *sql = rewrite(p->db, s, items, k, rel, key, where, nw, orig);
+  char *sql = rewrite(p, s, items, k, rel, key, where, nw, orig);
   if (sql && tail_end > tail) {
     /* Grouped again by the key, one row a group: SQLite then feeds its ORDER BY the groups in
     ** the GROUP BY's order as it does for the original, so ties come out the same. */

@@ -562,6 +562,10 @@ int trak__psql_function_define_variadic(trak_processor *p, const char *name, con
   return define(p, name, NULL, 0, NULL, 0, target, 1, replace, msg, msg_len);
 }
 
+int trak__psql_function_defined(trak_processor *p, const char *name) {
+  return p->psql && find(p->psql, name) != NULL;
+}
+
 int trak__psql_function_memoize(trak_processor *p, const char *name, char *msg, size_t msg_len) {
   psql_fn **slot = find(p->psql, name);
   if (!slot) return set_msg(msg, msg_len, "EXPERIMENTAL_MEMOIZE: no function '%s'", name), -1;

@@ -158,6 +158,9 @@ int trak__psql_function_define(trak_processor *p, const char *name, const psql_a
 ** `target` returns for them (CREATE PERFETTO FUNCTION f(args ANY...) ... DELEGATES TO target). */
 int trak__psql_function_define_variadic(trak_processor *p, const char *name, const char *target,
                                         int replace, char *msg, size_t msg_len);
+/* Whether a CREATE PERFETTO FUNCTION has defined `name` (which then stands in front of a built-in
+** function of that name). */
+int trak__psql_function_defined(trak_processor *p, const char *name);
 /* EXPERIMENTAL_MEMOIZE(name): caches the non-NULL results of a one-argument function by its
 ** integer argument. Returns 0 or -1 with a message. */
 int trak__psql_function_memoize(trak_processor *p, const char *name, char *msg, size_t msg_len);
