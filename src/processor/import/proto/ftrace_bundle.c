@@ -815,7 +815,7 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
 
 void trak__ftrace_predecode_done(trak_fpre_set *set) {
   for (size_t i = 0; i < set->bundles.n; i++)
-    set->bundles.v[i].evs = set->evs.v + set->bundles.v[i].first;
+    set->bundles.v[i].evs = set->evs.n ? set->evs.v + set->bundles.v[i].first : NULL;
 }
 
 /* A bundle as the decoding thread decoded it: what trak__ftrace_bundle does with its fields. */
