@@ -6,6 +6,7 @@
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "processor/import/importer.h"
 
@@ -55,4 +56,11 @@ void trak__importer_free(trak_importer *imp) {
     imp->parts[i].free(imp);
   if (imp->tables && imp->tables->strings.ctx == imp) imp->tables->strings.on_invalid_utf8 = NULL;
   memset(imp, 0, sizeof *imp);
+}
+
+int trak__import_threads(uint64_t size) {
+  const char *env = getenv("TRAK_IMPORT_THREADS");
+  if (env && (env[0] == '1' || env[0] == '2') && !env[1]) return env[0] - '0';
+  if (size && size < (4u << 20)) return 1;
+  return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 }

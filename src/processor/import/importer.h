@@ -119,10 +119,12 @@ typedef struct trak_importer {
   uint64_t packet_index;       /* of the packet being tokenized */
   uint64_t packet_offset;      /* its byte offset */
   size_t packet_len;           /* its length (of the outer packet) */
-  uint64_t bytes_in;           /* trace bytes fed so far, as stored (compressed or not) */
-  uint64_t inflated_total;     /* bytes all compressed_packets inflated to so far */
-  uint64_t bytes_plain;        /* trace bytes fed so far after gzip (what is tokenized) */
-  uint64_t record_bytes;       /* sequence.c: bytes of sequences and their record blocks */
+  /* its ftrace bundle as the decoding thread decoded it (a trak_fpre of proto/proto.h), or NULL */
+  const void *ftrace_pre;
+  uint64_t bytes_in;       /* trace bytes fed so far, as stored (compressed or not) */
+  uint64_t inflated_total; /* bytes all compressed_packets inflated to so far */
+  uint64_t bytes_plain;    /* trace bytes fed so far after gzip (what is tokenized) */
+  uint64_t record_bytes;   /* sequence.c: bytes of sequences and their record blocks */
   uint64_t n_events;
   uint64_t n_of_type[8];      /* records of each type (TRAK_EV_*): the tables' final sizes */
   uint64_t n_counter_records; /* extra counter values (counter records are of their type) */
@@ -156,6 +158,11 @@ void trak__importer_init(trak_importer *imp, trak_tables *tables,
 /* Frees everything the importer owns (not the tables), each format part's share included, and
 ** zeroes it. */
 void trak__importer_free(trak_importer *imp);
+/* How many threads an import of `size` bytes (0: unknown) uses: TRAK_IMPORT_THREADS=1 or 2
+** when set, else 2 for `size` of 4 MiB or more (or unknown) on a machine with two cores or
+** more, else 1. The reader's decoding thread (read/pipeline.c) asks it with the trace's size,
+** the Linux sink's merge thread (ftrace/merge_thread.c) with its queue's. */
+int trak__import_threads(uint64_t size);
 
 /* ---- inline fast paths that read more than one part ---------------------------------- */
 

@@ -8,7 +8,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "processor/read/pipeline.h"
 
@@ -31,13 +30,6 @@ struct trak_pipeline {
   trak_framer fr;         /* the decoding thread's, until it has stopped */
   trak_json_import *json; /* TRAK_PIPE_JSON: its reader's state is the decoding thread's */
 };
-
-int trak__import_threads(uint64_t size) {
-  const char *env = getenv("TRAK_IMPORT_THREADS");
-  if (env && (env[0] == '1' || env[0] == '2') && !env[1]) return env[0] - '0';
-  if (size && size < (4u << 20)) return 1;
-  return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
-}
 
 static void *decode_main(void *arg) {
   trak_pipeline *pl = arg;
@@ -146,6 +138,8 @@ static void release(trak_pipeline *pl) {
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
     trak_vec_free(pl->slot[i].items);
+    trak_vec_free(pl->slot[i].fpre.bundles);
+    trak_vec_free(pl->slot[i].fpre.evs);
     for (size_t k = 0; k < pl->slot[i].chunks.n; k++)
       trak_vec_free(pl->slot[i].chunks.v[k]);
     trak_vec_free(pl->slot[i].chunks);

@@ -37,6 +37,7 @@ typedef struct trak_frame_item {
     size_t ops_end;  /* gzip JSON (CHUNK, GZIP_*): the batch's JSON ops read before this item */
   };
   const uint8_t *data;   /* CHUNK: the inflated bytes (with a carried tail before them) */
+  uint32_t fpre;         /* PACKET: its ftrace bundle in the batch's fpre.bundles + 1, 0: none */
   trak_packet_fields pf; /* PACKET: its fields, pointing into the batch's bytes */
 } trak_frame_item;
 
@@ -50,6 +51,7 @@ typedef struct trak_frame_batch {
   TRAK_VEC(trak_bytes) chunks;    /* gzip: the inflated chunks' bytes, `n_chunks` used */
   size_t n_chunks;
   TRAK_VEC(trak_frame_item) items;
+  trak_fpre_set fpre;     /* the ftrace bundles of its packets, decoded (import/proto/proto.h) */
   trak_json_ops json_ops; /* JSON: what the reader met in the piece (import/json/json.h) */
 } trak_frame_batch;
 
@@ -68,10 +70,6 @@ typedef struct trak_framer {
 
 typedef struct trak_pipeline trak_pipeline;
 
-/* How many threads an import of `size` bytes (0: unknown) uses: TRAK_IMPORT_THREADS=1 or 2
-** when set, else 2 for a trace of 4 MiB or more (or of unknown size) on a machine with two
-** cores or more, else 1. */
-int trak__import_threads(uint64_t size);
 /* What the decoding thread does with the input (trak__pipeline_start's `kind`). */
 enum { TRAK_PIPE_BINARY, TRAK_PIPE_GZIP, TRAK_PIPE_JSON, TRAK_PIPE_GZIP_JSON };
 

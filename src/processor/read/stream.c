@@ -200,6 +200,7 @@ frame_scan(trak_processor *p, int *dead, uint64_t *skip_left, const uint8_t *dat
         it->kind = TRAK_FRAME_PACKET;
         it->offset = base + pos;
         trak__packet_decode(data, end, q, body, &it->pf);
+        it->fpre = trak__ftrace_predecode(end, &it->pf, &out->fpre);
       }
     } else if (p->sink) {
       sink_field(p, data + pos, (size_t)(q - data) + body - pos,
@@ -253,8 +254,9 @@ static void frame_piece(trak_framer *fr, trak_frame_batch *b, uint8_t **buf, siz
 }
 
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
-  b->items.n = 0;
+  b->items.n = b->fpre.bundles.n = b->fpre.evs.n = 0;
   frame_piece(fr, b, &b->bytes, &b->n, &b->cap);
+  trak__ftrace_predecode_done(&b->fpre);
 }
 
 /* What the inflate loop (inflate_run) hands its caller: a chunk of inflated bytes
@@ -379,9 +381,10 @@ static int inflate_batch_emit(void *ctx, int what, int may_stop) {
 }
 
 void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b) {
-  b->items.n = b->n_chunks = 0;
+  b->items.n = b->n_chunks = b->fpre.bundles.n = b->fpre.evs.n = 0;
   inflate_batch_ctx ctx = {fr, json, b};
   inflate_run(fr->inf, b->bytes, b->n, b->call_end, inflate_batch_emit, &ctx);
+  trak__ftrace_predecode_done(&b->fpre);
 }
 
 /* A JSON batch on the importer's thread: its ops in order, each gzip chunk's under the
@@ -420,7 +423,9 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
     trak_frame_item *it = &b->items.v[i];
     if (it->kind == TRAK_FRAME_PACKET) {
       imp->packet_offset = it->offset;
+      imp->ftrace_pre = it->fpre ? &b->fpre.bundles.v[it->fpre - 1] : NULL;
       trak__packet_tokenize_decoded(imp, &it->pf);
+      imp->ftrace_pre = NULL;
       imp->packet_index++;
     } else if (it->kind == TRAK_FRAME_CHUNK) {
       imp->bytes_plain = it->offset;

@@ -246,7 +246,23 @@ static void *col_resize(void *p, size_t cap, size_t size, int huge) {
 #define OPTIONAL_C OPTIONAL_S
 #define OPTIONAL(T, store, type, field, sql, sorted, init) OPTIONAL_##store(T, type, field, init)
 
+#define COLMEM_S(T, type, field, init)                                                             \
+  if (t->T.field) {                                                                                \
+    if (n < max) out[n] = (trak_col_mem){t->T.field, sizeof *t->T.field};                          \
+    n++;                                                                                           \
+  }
+#define COLMEM_H COLMEM_S
+#define COLMEM_O COLMEM_S
+#define COLMEM_A(T, type, field, init)
+#define COLMEM_V(T, type, field, init)
+#define COLMEM_C(T, type, field, init)
+#define COLMEM(T, store, type, field, sql, sorted, init) COLMEM_##store(T, type, field, init)
+
 #define TABLE_FNS(T, sql)                                                                          \
+  size_t trak__##T##_col_mem(const trak_tables *t, trak_col_mem *out, size_t max) {                \
+    size_t n = 0;                                                                                  \
+    TRAK_COLUMNS_##T(COLMEM, T) return n;                                                          \
+  }                                                                                                \
   void trak__##T##_resize(trak_tables *t, size_t want, int huge) {                                 \
     size_t old = t->T.cap;                                                                         \
     if (want <= old) return;                                                                       \

@@ -233,9 +233,17 @@ typedef struct trak_tables {
 ** trak__<table>_optional adds the table's O columns, every row `init`. Neither can fail (OOM
 ** aborts). trak__<table>_push appends a row holding every column's `init` and returns its id;
 ** the caller then sets what the row is about. */
+/* trak__<table>_col_mem lists the table's column arrays (stored ones, and optional ones once
+** made) into `out`, at most `max` of them, and returns how many there are: the memory the rows
+** are written to, for whoever makes its pages present ahead of the writes. */
+typedef struct trak_col_mem {
+  void *p;     /* the array */
+  size_t size; /* bytes of one value */
+} trak_col_mem;
 #define TRAK_ROW_DECLS(T, sql)                                                                     \
   void trak__##T##_resize(trak_tables *t, size_t want, int huge);                                  \
-  void trak__##T##_optional(trak_tables *t);
+  void trak__##T##_optional(trak_tables *t);                                                       \
+  size_t trak__##T##_col_mem(const trak_tables *t, trak_col_mem *out, size_t max);
 TRAK_TABLES(TRAK_ROW_DECLS)
 
 #define TRAK_INIT_S(T, field, init) t->T.field[i] = (init);

@@ -73,6 +73,12 @@ int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const struct trak
 void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
                         uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
                         uint32_t target_cpu, uint32_t name);
+/* The same with name 0, after its generic ftrace_event row (trak__ftrace_generic's `name`, `set`
+** and `ksyms`, the event's cpu, ts, tid `waker_tid` and flags): what those two calls queue, as one
+** record instead of two (the protobuf front-end's sched_waking). */
+void trak__sched_waking_raw(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                            uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
+                            uint32_t target_cpu, uint32_t name, uint32_t set, uint32_t ksyms);
 
 /* sched_blocked_reason: the last blocked state of thread `pid` gets io_wait (0, 1; -1: unknown)
 ** and blocked_function (`caller`, a string id, 0: none). */

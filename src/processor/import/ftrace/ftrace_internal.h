@@ -37,10 +37,14 @@ enum trak_fq_type {
   TRAK_FQ_THREAD_SLICE,   /* a slice record on a thread's track (thread_slices.c): pid the
                           ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
                           ** x the arg's value */
-  TRAK_FQ_COMPACT_RUN     /* a run of compact_sched events kept encoded (compact_runs.c), read
+  TRAK_FQ_COMPACT_RUN,    /* a run of compact_sched events kept encoded (compact_runs.c), read
                           ** as SWITCH_COMPACT / WAKING_COMPACT records when merged: ts its first
                           ** event's, x its last's, pid its trak_ftrace.compacts index, a its
                           ** events (at least 1), p1 0 switches / 1 wakings */
+  TRAK_FQ_WAKING_RAW      /* a protobuf sched_waking and its generic ftrace_event row in one
+                          ** record: applied as the GENERIC record (s2 its name, x's low 32 bits
+                          ** its arg set, x's high 32 its `a`) then the WAKING record (s2 0) the
+                          ** front-end queued for it one after the other; counted as both */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -85,6 +89,7 @@ typedef struct trak_fpending {
   uint32_t set;     /* the counter's arg set (utid) */
 } trak_fpending;
 
+typedef struct trak_fpool trak_fpool;   /* block_pool.c's thread and its blocks */
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
 typedef struct trak_fsched trak_fsched; /* sched_sets.c's sched rows' arg sets by value */
@@ -155,6 +160,8 @@ typedef struct trak_fstate_id {
 
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fqueue) queues;
+  trak_fpool *pool;   /* the blocks' pool while tokenizing (block_pool.c), or NULL */
+  uint8_t pool_tried; /* whether it was started (or could not be) */
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
   int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
   size_t n_queued;                           /* records queued */
@@ -232,6 +239,30 @@ uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
 /* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */
 uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid);
+
+/* The queue's block pool (block_pool.c): a thread mapping blocks of `size` bytes, every page
+** present, ahead of need. Start returns NULL when no thread starts; take returns a block (mapped
+** on the caller's thread when none is ready; munmap frees it); stop ends the thread and unmaps
+** the blocks not taken (p may be NULL). None can fail (a failed mapping aborts). */
+trak_fpool *trak__fpool_start(size_t size);
+void *trak__fpool_take(trak_fpool *p);
+void trak__fpool_stop(trak_fpool *p);
+
+/* The merge of the queues (ftrace_queue.c): every record in the order Perfetto's sorter
+** extracts them. It reads the queues, their runs and f->compacts only, never what applying
+** changes, so it may run on a thread of its own while another applies (merge_thread.c); nothing
+** may be queued meanwhile. Open sorts the queues that need it; next returns the next record
+** (valid until the next call), NULL at the end; close frees the merge. Can't fail. */
+typedef struct trak_fmerge trak_fmerge;
+trak_fmerge *trak__fmerge_open(trak_importer *imp);
+const trak_fq_rec *trak__fmerge_next(trak_importer *imp, trak_fmerge *mg);
+void trak__fmerge_close(trak_fmerge *mg);
+/* Applies record `r` (its type's applier, after the crop's check) on the importer's thread. */
+void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r);
+/* Applies every queue's records, the merge run on a second thread while this one applies them,
+** when the queue is big enough for trak__import_threads to give two threads (merge_thread.c);
+** returns 1 when it did, 0 when it left it to the caller (one thread, or no thread started). */
+int trak__ftrace_apply_threaded(trak_importer *imp);
 
 /* Appliers, in timestamp order (sched_tracker.c, thread_state.c, process_events.c,
 ** ftrace_events.c). */

@@ -43,15 +43,27 @@ uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint
   return f->by_cpu[source].v[cpu];
 }
 
+/* The block pool, started (when two threads are the import's policy) once a queue needs its
+** second block, while tokenizing only; NULL: none. */
+static trak_fpool *pool(trak_ftrace *f) {
+  if (TRAK_LIKELY(f->pool || f->pool_tried || f->applying)) return f->pool;
+  f->pool_tried = 1;
+  if (trak__import_threads(0) > 1) f->pool = trak__fpool_start(TRAK_FQ_BLOCK * sizeof(trak_fq_rec));
+  return f->pool;
+}
+
 /* Appends record r to q's blocks. */
-static void rec_append(trak_fqueue *q, const trak_fq_rec *r) {
+static void rec_append(trak_ftrace *f, trak_fqueue *q, const trak_fq_rec *r) {
   if (q->n % TRAK_FQ_BLOCK == 0) {
     /* From a queue's second block on, every page present at once (MAP_POPULATE): one trip
     ** into the kernel per block, not a page fault per 4 KiB page (on a virtual machine, a
-    ** third of the import's time was the queue's faults). A first block faults page by page,
-    ** so a trace of many CPUs with few events each holds no 192 KiB per queue. */
-    void *b = mmap(NULL, TRAK_FQ_BLOCK * sizeof *r, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | (q->n ? MAP_POPULATE : 0), -1, 0);
+    ** third of the import's time was the queue's faults), made by the pool's thread when there
+    ** is one. A first block faults page by page, so a trace of many CPUs with few events each
+    ** holds no 192 KiB per queue. */
+    void *b = q->n && pool(f)
+                  ? trak__fpool_take(f->pool)
+                  : mmap(NULL, TRAK_FQ_BLOCK * sizeof *r, PROT_READ | PROT_WRITE,
+                         MAP_PRIVATE | MAP_ANONYMOUS | (q->n ? MAP_POPULATE : 0), -1, 0);
     if (b == MAP_FAILED) abort();
     trak_vec_push(q->blocks, (trak_fq_rec *)b);
   }
@@ -71,7 +83,7 @@ void trak__fq_push_to(trak_importer *imp, uint32_t qi, const trak_fq_rec *r) {
   trak_fqueue *q = queue_at(f, qi);
   if (r->ts < q->last_ts) q->unsorted = 1;
   q->last_ts = r->ts;
-  rec_append(q, r);
+  rec_append(f, q, r);
   f->n_queued++;
   f->n_type[r->type & 31]++;
   imp->n_events++; /* a trace of kernel data only is not empty */
@@ -84,7 +96,7 @@ void trak__fq_push_run(trak_importer *imp, uint32_t qi, const trak_fq_rec *run, 
   if (run->ts < q->last_ts || !sorted) q->unsorted = 1;
   q->last_ts = run->x;
   q->has_runs = 1;
-  rec_append(q, run);
+  rec_append(f, q, run);
   f->n_queued += run->a;
   f->n_type[type & 15] += run->a;
   imp->n_events += run->a;
@@ -224,6 +236,50 @@ void trak__sched_waking(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t co
   trak__fq_push(imp, &r);
 }
 
+void trak__sched_waking_raw(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t common_flags,
+                            uint32_t waker_tid, uint32_t pid, uint32_t comm, int32_t prio,
+                            uint32_t target_cpu, uint32_t name, uint32_t set, uint32_t ksyms) {
+  trak_fq_rec r = {ts,
+                   (int64_t)((uint64_t)ksyms << 32 | set),
+                   cpu,
+                   waker_tid,
+                   pid,
+                   comm,
+                   name,
+                   prio,
+                   (int32_t)target_cpu,
+                   TRAK_FQ_WAKING_RAW,
+                   0,
+                   0};
+  flags_set(&r, common_flags);
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__fq_push(imp, &r);
+  /* counted as the two records it stands for (the tables reserve a row for each) */
+  trak_ftrace *f = imp->ftrace;
+  f->n_type[TRAK_FQ_WAKING_RAW]--, f->n_type[TRAK_FQ_GENERIC]++, f->n_type[TRAK_FQ_WAKING]++;
+  f->n_queued++, imp->n_events++;
+}
+
+/* Applies a WAKING_RAW record as the two records it stands for. */
+static void waking_raw_apply(trak_importer *imp, const trak_fq_rec *r) {
+  trak_fq_rec g = {r->ts,
+                   0,
+                   r->cpu,
+                   r->pid,
+                   (uint32_t)((uint64_t)r->x >> 32),
+                   r->s2,
+                   (uint32_t)r->x,
+                   0,
+                   0,
+                   TRAK_FQ_GENERIC,
+                   r->has_flags,
+                   r->flags};
+  trak_fq_rec w = *r;
+  w.x = 0, w.s2 = 0, w.type = TRAK_FQ_WAKING;
+  trak__fq_apply(imp, &g);
+  trak__fq_apply(imp, &w);
+}
+
 void trak__sched_blocked_reason(trak_importer *imp, int64_t ts, uint32_t pid, int64_t io_wait,
                                 uint32_t caller) {
   trak_fq_rec r = {ts, io_wait, 0, 0, pid, caller, 0, 0, 0, TRAK_FQ_BLOCKED_REASON, 0, 0};
@@ -294,7 +350,11 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_SYSCALL] = trak__fa_syscall,
 };
 
-static void apply(trak_importer *imp, const trak_fq_rec *r) {
+void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->type == TRAK_FQ_WAKING_RAW) {
+    waking_raw_apply(imp, r);
+    return;
+  }
   if (TRAK_UNLIKELY(r->ts < imp->ftrace->soft_drop_before) && trak__ftrace_crop(imp, r)) return;
   /* Names of one priority are ordered by time, as Perfetto's sorter applies them: a rename
   ** before a process tree's scan does not override the scan's name. */
@@ -409,7 +469,7 @@ static void queue_expand(trak_importer *imp, trak_fqueue *q) {
   merge_src m = {q, NULL, 0, q->n, NULL};
   src_enter(imp, &m);
   while (m.pos < m.n) {
-    rec_append(&out, src_front(&m));
+    rec_append(imp->ftrace, &out, src_front(&m));
     src_next(imp, &m);
   }
   for (size_t b = 0; b < q->blocks.n; b++)
@@ -418,45 +478,78 @@ static void queue_expand(trak_importer *imp, trak_fqueue *q) {
   *q = out;
 }
 
-/* Applies every queue's records in the order Perfetto's sorter extracts them (trace_sorter.cc,
-** full sort): each queue in timestamp order; then, repeatedly, the queue whose next record is
-** the earliest (on a tie, the queue made first) gives its records up to and including the
-** timestamp of the next record of any other queue. So at one timestamp the queue that holds the
-** earliest record comes first, not the lowest CPU. */
-static void apply_queues(trak_importer *imp) {
+/* The merge of the queues (trak__fmerge_*): every queue's records in the order Perfetto's sorter
+** extracts them. */
+struct trak_fmerge {
+  merge_src *src; /* the queues with records left, in the order they were made */
+  size_t live;
+  merge_src *cur; /* the queue of the record last returned, NULL: pick one */
+  int64_t until;  /* cur gives its records up to this timestamp (the next of any other queue) */
+};
+
+trak_fmerge *trak__fmerge_open(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
-  merge_src *src = malloc((f->queues.n ? f->queues.n : 1) * sizeof *src);
-  if (!src) abort();
-  size_t live = 0;
+  trak_fmerge *mg = calloc(1, sizeof *mg);
+  if (!mg) abort();
+  mg->src = malloc((f->queues.n ? f->queues.n : 1) * sizeof *mg->src);
+  if (!mg->src) abort();
   for (size_t i = 0; i < f->queues.n; i++) {
     trak_fqueue *q = &f->queues.v[i];
     if (!q->n) continue;
     if (q->unsorted && q->has_runs) queue_expand(imp, q);
-    src[live] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL};
-    src_enter(imp, &src[live++]);
+    mg->src[mg->live] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL};
+    src_enter(imp, &mg->src[mg->live++]);
   }
-  while (live) {
-    size_t best = 0;
-    int64_t min0 = INT64_MAX, min1 = INT64_MAX;
-    for (size_t i = 0; i < live; i++) {
-      int64_t ts = src_front(&src[i])->ts;
-      if (i == 0 || ts < min0)
-        min1 = min0, min0 = ts, best = i;
-      else if (ts < min1)
-        min1 = ts;
-    }
-    merge_src *m = &src[best];
-    do {
-      apply(imp, src_front(m));
-      src_next(imp, m);
-    } while (m->pos < m->n && src_front(m)->ts <= min1);
+  return mg;
+}
+
+/* Perfetto's sorter (trace_sorter.cc, full sort): each queue in timestamp order; then,
+** repeatedly, the queue whose next record is the earliest (on a tie, the queue made first) gives
+** its records up to and including the timestamp of the next record of any other queue. So at one
+** timestamp the queue that holds the earliest record comes first, not the lowest CPU. */
+const trak_fq_rec *trak__fmerge_next(trak_importer *imp, trak_fmerge *mg) {
+  merge_src *m = mg->cur;
+  if (m) { /* past the record returned last */
+    src_next(imp, m);
+    if (m->pos < m->n && src_front(m)->ts <= mg->until) return src_front(m);
     if (m->pos == m->n) { /* drop the queue, keeping the others' order */
       free(m->order);
-      memmove(m, m + 1, (live - best - 1) * sizeof *m);
-      live--;
+      memmove(m, m + 1, (size_t)(mg->src + mg->live - m - 1) * sizeof *m);
+      mg->live--;
     }
+    mg->cur = NULL;
   }
-  free(src);
+  if (!mg->live) return NULL;
+  size_t best = 0;
+  int64_t min0 = INT64_MAX, min1 = INT64_MAX;
+  for (size_t i = 0; i < mg->live; i++) {
+    int64_t ts = src_front(&mg->src[i])->ts;
+    if (i == 0 || ts < min0)
+      min1 = min0, min0 = ts, best = i;
+    else if (ts < min1)
+      min1 = ts;
+  }
+  mg->cur = &mg->src[best];
+  mg->until = min1;
+  return src_front(mg->cur);
+}
+
+void trak__fmerge_close(trak_fmerge *mg) {
+  for (size_t i = 0; i < mg->live; i++)
+    free(mg->src[i].order); /* none left once the merge was read to its end */
+  free(mg->src);
+  free(mg);
+}
+
+/* Applies every queue's records in the merge's order, on this thread or, for a big queue, with
+** the merge on a second one (merge_thread.c). */
+static void apply_queues(trak_importer *imp) {
+  if (trak__ftrace_apply_threaded(imp)) return;
+  trak_fmerge *mg = trak__fmerge_open(imp);
+  const trak_fq_rec *r;
+  while ((r = trak__fmerge_next(imp, mg)))
+    trak__fq_apply(imp, r);
+  trak__fmerge_close(mg);
 }
 
 /* Sizes the tables the queue fills once, from the records' types (at most a sched_slice row
@@ -484,6 +577,8 @@ void trak__ftrace_finish(trak_importer *imp) {
   kernel_version(imp, f);
   trak__ftrace_crop_init(imp);
   f->applying = 1;
+  trak__fpool_stop(f->pool); /* nothing is queued from here on */
+  f->pool = NULL;
   tables_reserve(imp);
   trak__arg_order_timed_begin(imp);
   apply_queues(imp);
@@ -501,6 +596,7 @@ void trak__ftrace_finish(trak_importer *imp) {
 void trak__ftrace_free(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
+  trak__fpool_stop(f->pool);
   queues_free(f);
   trak__fcompacts_free(f);
   trak_vec_free(f->cpus);

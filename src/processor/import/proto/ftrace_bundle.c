@@ -180,30 +180,12 @@ static const trak_pb_field_desc *event_desc(uint32_t n) {
   return n < fe_n ? fe_by[n] : NULL;
 }
 
-/* A generic ftrace_event row of event field `ev` (its fields as args, keys by the schema; a
-** GenericFtraceEvent named by itself). An event whose bytes were seen before takes the arg set
-** they made (trak__ftrace_args_cached). */
-static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
-                    uint32_t pid, int64_t flags, const trak_pb_field *ev) {
-  if (ev->number >= GENERIC_EVENT_MIN) {
-    trak__ftrace_generic_event(imp, cpu, ts, pid, flags, ev);
-    return;
-  }
-  const trak_pb_field_desc *fd = event_desc(ev->number);
-  if (!fd) {
-    imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
-    return;
-  }
-  if (ev->number == TRAK_PB_FtraceEvent_generic) {
-    uint32_t name;
-    trak_fargs a;
-    trak_pb_field none = {0}; /* not a message: an event without a name or fields */
-    none.data = (const uint8_t *)"";
-    trak__ftrace_fargs_begin(imp, &a);
-    legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
-    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
-    return;
-  }
+/* The generic ftrace_event row of typed event field `ev` (described by `fd`): returns its arg
+** set (its fields as args, keys by the schema; an event whose bytes were seen before takes the
+** arg set they made, trak__ftrace_args_cached) and sets *name to its name's string id and *ksyms
+** to its kernel-symbol lookups (trak__ftrace_generic's). */
+static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const trak_pb_field *ev,
+                          const trak_pb_field_desc *fd, uint32_t *name, uint32_t *ksyms) {
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
   /* Its kernel-symbol lookups: the function field's are counted in the one pass over the fields
@@ -234,11 +216,12 @@ static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, 
           if (!sym && raw < 255) raw++;
         }
         if (sub) {
-          uint32_t name = trak__strpool_intern(&imp->tables->strings, sub->name, strlen(sub->name));
+          uint32_t key_id =
+              trak__strpool_intern(&imp->tables->strings, sub->name, strlen(sub->name));
           if (sym) /* a symbol's name replaces its iid, as a string */
-            trak__ftrace_fargs_add(imp, &a, name, TRAK_ARG_STRING, 0, sym, 0);
+            trak__ftrace_fargs_add(imp, &a, key_id, TRAK_ARG_STRING, 0, sym, 0);
           else
-            trak__ftrace_raw_field(imp, &a, name, sub->type, &f);
+            trak__ftrace_raw_field(imp, &a, key_id, sub->type, &f);
         }
       }
     } else {
@@ -250,52 +233,129 @@ static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, 
   }
   if (parsed && trak__ftrace_ksym(seq, trak__ftrace_ksym_parsed_key(ev->number, kvalue)))
     parsed = 0; /* its parser finds the symbol */
-  trak__ftrace_generic(imp, cpu, ts, pid, trak__ftrace_event_name(imp, ev->number, fd->name), flags,
-                       set, raw | parsed << 8);
+  *name = trak__ftrace_event_name(imp, ev->number, fd->name);
+  *ksyms = raw | parsed << 8;
+  return set;
+}
+
+/* A generic ftrace_event row of event field `ev`: a typed event's (typed_row), a
+** GenericFtraceEvent named by itself, a self-describing event's (ftrace_generic.c). */
+static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
+                    uint32_t pid, int64_t flags, const trak_pb_field *ev) {
+  if (ev->number >= GENERIC_EVENT_MIN) {
+    trak__ftrace_generic_event(imp, cpu, ts, pid, flags, ev);
+    return;
+  }
+  const trak_pb_field_desc *fd = event_desc(ev->number);
+  if (!fd) {
+    imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
+    return;
+  }
+  if (ev->number == TRAK_PB_FtraceEvent_generic) {
+    uint32_t name;
+    trak_fargs a;
+    trak_pb_field none = {0}; /* not a message: an event without a name or fields */
+    none.data = (const uint8_t *)"";
+    trak__ftrace_fargs_begin(imp, &a);
+    legacy_generic_args(imp, &a, ev->wire_type == TRAK_PB_WIRE_LEN ? ev : &none, &name);
+    trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
+    return;
+  }
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, fd, &name, &ksyms);
+  trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set, ksyms);
+}
+
+/* The head of an FtraceEvent (`dec` on its bytes): its timestamp, pid, common_flags and event
+** field (the last field of any other number); returns 0 when it has no event. */
+static int event_head(trak_pb_decoder *dec, int64_t *ts, uint32_t *pid, int64_t *flags,
+                      trak_pb_field *ev) {
+  trak_pb_field f;
+  int has_ev = 0;
+  *ts = 0, *pid = 0, *flags = TRAK_FTRACE_NO_FLAGS;
+  while (trak_pb_decoder_next(dec, &f) > 0) {
+    if (f.number == TRAK_PB_FtraceEvent_timestamp)
+      *ts = (int64_t)f.value;
+    else if (f.number == TRAK_PB_FtraceEvent_pid)
+      *pid = (uint32_t)f.value;
+    else if (f.number == TRAK_PB_FtraceEvent_common_flags)
+      *flags = (int64_t)(uint32_t)f.value;
+    else
+      *ev = f, has_ev = 1;
+  }
+  return has_ev;
+}
+
+/* An event's timestamp in the trace clock (boot time converted through `seq`, when given). */
+static int64_t event_ts(trak_importer *imp, trak_sequence *seq, int64_t ts) {
+  int64_t out;
+  if (seq) trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts);
+  if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
+  return ts;
+}
+
+/* The typed fields of event `ev`: decoded from its bytes, or those the decoding thread decoded
+** (`pre`, NULL: none). */
+static void typed_fields(trak_importer *imp, const trak_pb_field *ev, const trak_fpre_ev *pre,
+                         ev_fields *e) {
+  if (!pre) {
+    fields_read(imp, ev, e);
+    return;
+  }
+  e->has = pre->has;
+  for (int n = 1; n < 8; n++) {
+    if (!(pre->has >> n & 1)) continue;
+    int si = n == 1 ? 0 : n == 5 && ev->number == TRAK_PB_FtraceEvent_sched_switch ? 1 : -1;
+    e->f[n].wire_type = si < 0 ? TRAK_PB_WIRE_VARINT : TRAK_PB_WIRE_LEN;
+    e->f[n].value = si < 0 ? (uint64_t)pre->v[n] : 0;
+    e->f[n].data = si < 0 ? NULL : pre->s[si];
+    e->f[n].len = si < 0 ? 0 : pre->s_len[si];
+  }
+}
+
+/* A sched_switch (`pre`: as the decoding thread decoded it, NULL: from its bytes). */
+static void sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t flags,
+                         const trak_pb_field *ev, const trak_fpre_ev *pre) {
+  ev_fields e;
+  typed_fields(imp, ev, pre, &e);
+  trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
+                     (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
+                     (int32_t)num(&e, 7));
+}
+
+/* A sched_waking: its generic row and the waking, one record (`pre` as for sched_switch). */
+static void sched_waking(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
+                         int64_t flags, uint32_t pid, const trak_pb_field *ev,
+                         const trak_fpre_ev *pre) {
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), &name, &ksyms);
+  ev_fields e;
+  typed_fields(imp, ev, pre, &e);
+  trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
+                         (int32_t)num(&e, 3), (uint32_t)num(&e, 5), name, set, ksyms);
 }
 
 /* One FtraceEvent of the bundle of `cpu`. */
 static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
                   size_t len) {
   trak_pb_decoder dec;
-  trak_pb_field f, ev = {0};
-  int64_t ts = 0, flags = TRAK_FTRACE_NO_FLAGS;
-  uint32_t pid = 0;
-  int has_ev = 0;
+  trak_pb_field ev = {0};
+  int64_t ts, flags;
+  uint32_t pid;
   trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number == TRAK_PB_FtraceEvent_timestamp)
-      ts = (int64_t)f.value;
-    else if (f.number == TRAK_PB_FtraceEvent_pid)
-      pid = (uint32_t)f.value;
-    else if (f.number == TRAK_PB_FtraceEvent_common_flags)
-      flags = (int64_t)(uint32_t)f.value;
-    else
-      ev = f, has_ev = 1;
-  }
-  if (!has_ev) {
+  if (!event_head(&dec, &ts, &pid, &flags, &ev)) {
     trak__report(imp, TRAK_STAT_FTRACE_MISSING_EVENT_ID, "ftrace event on cpu %u has no event",
                  cpu);
     return;
   }
-  int64_t out;
-  if (seq) trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts);
-  if (seq && trak__clock_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ts, &out) == 0) ts = out;
+  ts = event_ts(imp, seq, ts);
   ev_fields e;
   const char *s; /* a string field's bytes */
   size_t n;      /* and their length */
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
-    fields_read(imp, &ev, &e);
-    trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                       (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
-                       (int32_t)num(&e, 7));
+    sched_switch(imp, cpu, ts, flags, &ev, NULL);
     return;
   case TRAK_PB_FtraceEvent_sched_waking:
-    generic(imp, seq, cpu, ts, pid, flags, &ev);
-    fields_read(imp, &ev, &e);
-    trak__sched_waking(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                       (int32_t)num(&e, 3), (uint32_t)num(&e, 5), 0);
+    sched_waking(imp, seq, cpu, ts, flags, pid, &ev, NULL);
     return;
   case TRAK_PB_FtraceEvent_task_newtask:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
@@ -318,9 +378,9 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     fields_read(imp, &ev, &e);
     trak__sched_blocked_reason(
         imp, ts, (uint32_t)num(&e, 1), e.has >> 3 & 1 ? num(&e, 3) : -1,
-        trak__ftrace_ksym(seq, trak__ftrace_ksym_parsed_key(
-                                   ev.number,
-                                   (uint64_t)num(&e, TRAK_PB_SchedBlockedReasonFtraceEvent_caller))));
+        trak__ftrace_ksym(
+            seq, trak__ftrace_ksym_parsed_key(
+                     ev.number, (uint64_t)num(&e, TRAK_PB_SchedBlockedReasonFtraceEvent_caller))));
     return;
   case TRAK_PB_FtraceEvent_cpu_frequency:
   case TRAK_PB_FtraceEvent_cpu_idle:
@@ -655,7 +715,148 @@ void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_
   if (phase == TRAK_PB_FtraceStats_START_OF_TRACE) setup_errors(imp, seq_id, data, len);
 }
 
+/* ---- bundles decoded on the decoding thread ------------------------------------------- */
+
+/* The fields a plain sched_switch / sched_waking may have (bit n: field n) and which of them
+** are strings; any other field, or a wire type not its type's, leaves the event to be decoded
+** from its bytes on the importer's thread. */
+#define SWITCH_FIELDS 0xfeu /* prev_comm 1, prev_pid, prev_prio, prev_state, next_comm 5, ... 7 */
+#define SWITCH_STRINGS (1u << 1 | 1u << 5)
+#define WAKING_FIELDS 0x3eu /* comm 1, pid, prio, success, target_cpu 5 */
+#define WAKING_STRINGS (1u << 1)
+
+/* Reads the typed event `ev` into `out` when it is plain; returns 0 when it is not. */
+static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fields,
+                      unsigned strings, trak_fpre_ev *out) {
+  if (ev->wire_type != TRAK_PB_WIRE_LEN) return 0;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_pb_decoder_init(&dec, ev->data, ev->len);
+  if (limit && dec.end <= limit) dec.limit = limit;
+  int rc;
+  out->has = 0;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    if (f.number >= 8 || !(fields >> f.number & 1)) return 0;
+    int is_str = strings >> f.number & 1;
+    if (f.wire_type != (is_str ? TRAK_PB_WIRE_LEN : TRAK_PB_WIRE_VARINT)) return 0;
+    if (is_str) {
+      int si = f.number == 1 ? 0 : 1;
+      if (f.len > UINT32_MAX) return 0;
+      out->s[si] = f.data, out->s_len[si] = (uint32_t)f.len;
+    } else {
+      out->v[f.number] = (int64_t)f.value;
+    }
+    out->has |= (uint16_t)(1u << f.number);
+  }
+  out->data = ev->data, out->len = (uint32_t)ev->len;
+  return rc == 0 && ev->len <= UINT32_MAX;
+}
+
+/* One FtraceEvent field's entry: SWITCH or WAKING when plain, else EVENT (its bytes). */
+static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_fpre_ev *out) {
+  trak_pb_decoder dec;
+  trak_pb_field ev = {0};
+  trak_pb_decoder_init(&dec, f->data, f->len);
+  if (limit && dec.end <= limit) dec.limit = limit;
+  out->kind = TRAK_FPRE_EVENT;
+  out->data = f->data, out->len = (uint32_t)f->len;
+  if (f->len > UINT32_MAX || !event_head(&dec, &out->ts, &out->pid, &out->flags, &ev)) return;
+  trak_fpre_ev typed = *out;
+  if (ev.number == TRAK_PB_FtraceEvent_sched_switch &&
+      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, &typed))
+    *out = typed, out->kind = TRAK_FPRE_SWITCH;
+  else if (ev.number == TRAK_PB_FtraceEvent_sched_waking &&
+           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, &typed))
+    *out = typed, out->kind = TRAK_FPRE_WAKING;
+}
+
+uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                trak_fpre_set *set) {
+  trak_span b;
+  if (trak__packet_meta(pf, &b) != TRAK_PB_TracePacket_ftrace_events) return 0;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint32_t cpu = 0;
+  trak_pb_decoder_init(&dec, b.data, b.len);
+  if (limit && dec.end <= limit) dec.limit = limit;
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
+    if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors &&
+        f.wire_type == TRAK_PB_WIRE_LEN)
+      return 0; /* descriptors change how later events read: the importer's thread reads it */
+  }
+  size_t first = set->evs.n;
+  trak_pb_decoder_init(&dec, b.data, b.len);
+  if (limit && dec.end <= limit) dec.limit = limit;
+  int rc;
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    trak_fpre_ev e;
+    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_FtraceEventBundle_event && is_len)
+      predecode_event(limit, &f, &e);
+    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len && f.len <= UINT32_MAX)
+      e.kind = TRAK_FPRE_COMPACT, e.data = f.data, e.len = (uint32_t)f.len;
+    else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
+      e.kind = TRAK_FPRE_LOST;
+    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len)
+      break; /* a message past 4 GiB: the importer's thread reads the bundle */
+    else
+      continue;
+    trak_vec_push(set->evs, e);
+  }
+  if (rc != 0) { /* malformed (or cut short): the importer's thread reads it and reports */
+    set->evs.n = first;
+    return 0;
+  }
+  trak_fpre p = {b.data, b.len, cpu, first, set->evs.n - first, NULL};
+  trak_vec_push(set->bundles, p);
+  return (uint32_t)set->bundles.n;
+}
+
+void trak__ftrace_predecode_done(trak_fpre_set *set) {
+  for (size_t i = 0; i < set->bundles.n; i++)
+    set->bundles.v[i].evs = set->evs.n ? set->evs.v + set->bundles.v[i].first : NULL;
+}
+
+/* A bundle as the decoding thread decoded it: what trak__ftrace_bundle does with its fields. */
+static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *b) {
+  uint32_t cpu = b->cpu;
+  trak__ftrace_cpu_seen(imp, cpu);
+  trak__ftrace_bundle_cpu(imp, cpu);
+  for (size_t i = 0; i < b->n; i++) {
+    const trak_fpre_ev *e = &b->evs[i];
+    trak_pb_field ev = {0};
+    switch (e->kind) {
+    case TRAK_FPRE_EVENT:
+      event(imp, seq, cpu, e->data, e->len);
+      break;
+    case TRAK_FPRE_COMPACT:
+      compact(imp, seq, cpu, e->data, e->len);
+      break;
+    case TRAK_FPRE_LOST:
+      trak__ftrace_cpu_loss(imp, cpu);
+      break;
+    case TRAK_FPRE_SWITCH:
+      ev.number = TRAK_PB_FtraceEvent_sched_switch;
+      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
+      sched_switch(imp, cpu, event_ts(imp, seq, e->ts), e->flags, &ev, e);
+      break;
+    default: /* TRAK_FPRE_WAKING */
+      ev.number = TRAK_PB_FtraceEvent_sched_waking;
+      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
+      sched_waking(imp, seq, cpu, event_ts(imp, seq, e->ts), e->flags, e->pid, &ev, e);
+      break;
+    }
+  }
+  trak__ftrace_bundle_cpu(imp, -1);
+}
+
 void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *data, size_t len) {
+  const trak_fpre *pre = imp->ftrace_pre;
+  if (pre && pre->data == data && pre->len == len) {
+    bundle_pre(imp, seq, pre);
+    return;
+  }
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;

@@ -278,8 +278,9 @@ void trak__ftrace_bundle_header(trak_importer *imp, const trak_packet_ctx *ctx, 
   uint64_t cpu = 0, start = 0, prev_end = 0, clock = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) {
-      if (trak__schema_lacks("FtraceEventBundle", f.number))
+    if (f.wire_type != TRAK_PB_WIRE_VARINT) { /* an event is known without a look-up */
+      if (f.number != TRAK_PB_FtraceEventBundle_event &&
+          trak__schema_lacks("FtraceEventBundle", f.number))
         imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
       continue;
     }

@@ -597,6 +597,12 @@ void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_
   decode_pure(base, limit, data, len, pf);
 }
 
+uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
+  if (!HAS(pf, P_META)) return 0;
+  *span = pf->span[P_META];
+  return pf->meta_field;
+}
+
 void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf) {
   imp->packet_len = pf->raw_len;
   decode_finish(imp, pf->raw, pf->raw_len, pf);

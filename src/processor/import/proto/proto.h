@@ -233,4 +233,44 @@ void trak__ftrace_generic_free(trak_importer *imp);
 void trak__ftrace_bundle(trak_importer *imp, struct trak_sequence *seq, const uint8_t *data,
                          size_t len);
 
+/* An FtraceEventBundle decoded on the import's decoding thread (ftrace_bundle.c): its top-level
+** fields as trak__ftrace_bundle reads them, each event with its timestamp, pid and flags, and
+** sched_switch / sched_waking events of plain structure with their fields, so that the importer's
+** thread does not decode them again. It reads nothing but the bundle's bytes. */
+enum { TRAK_FPRE_EVENT, TRAK_FPRE_SWITCH, TRAK_FPRE_WAKING, TRAK_FPRE_COMPACT, TRAK_FPRE_LOST };
+typedef struct trak_fpre_ev {
+  /* TRAK_FPRE_*: EVENT (an FtraceEvent read from data, len), COMPACT (compact_sched's data,
+  ** len), LOST (lost_events), SWITCH or WAKING */
+  uint8_t kind;
+  uint16_t has; /* SWITCH, WAKING: bit n set when the event's field n is there */
+  uint32_t pid; /* SWITCH, WAKING: the FtraceEvent's */
+  uint32_t len; /* EVENT, COMPACT: the field's bytes; SWITCH, WAKING: the typed event's */
+  const uint8_t *data;
+  int64_t ts, flags;   /* SWITCH, WAKING: the FtraceEvent's (flags TRAK_FTRACE_NO_FLAGS: none) */
+  int64_t v[8];        /* SWITCH, WAKING: the typed event's varint fields by number */
+  const uint8_t *s[2]; /* its string fields (switch: prev_comm, next_comm; waking: comm) */
+  uint32_t s_len[2];
+} trak_fpre_ev;
+typedef struct trak_fpre {
+  const uint8_t *data; /* the bundle's bytes: the one trak__ftrace_bundle is given */
+  size_t len;
+  uint32_t cpu;
+  size_t first, n;         /* its fields in the batch's evs */
+  const trak_fpre_ev *evs; /* set by trak__ftrace_predecode_done */
+} trak_fpre;
+typedef struct trak_fpre_set {
+  TRAK_VEC(trak_fpre) bundles;
+  TRAK_VEC(trak_fpre_ev) evs;
+} trak_fpre_set;
+/* When packet `pf` (decoded by trak__packet_decode, reading up to `limit`) holds an ftrace bundle
+** of plain structure (no self-describing event descriptors, no malformed field), decodes it into
+** `set` and returns its index + 1, else 0. Runs on any thread. */
+uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                trak_fpre_set *set);
+/* Points every bundle of `set` at its events once the batch is decoded (the array no longer
+** moves). */
+void trak__ftrace_predecode_done(trak_fpre_set *set);
+/* The rare field packet `pf` holds (packet.c's meta field): its number (0: none) and bytes. */
+uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span);
+
 #endif /* TRAK_PROCESSOR_IMPORT_PROTO_PROTO_H */

@@ -1,0 +1,73 @@
+/*
+** libFuzzer target for the decoding thread's reading of ftrace bundles
+** (trak__ftrace_predecode, src/processor/import/proto/ftrace_bundle.c): the input is one
+** FtraceEventBundle, put in a TracePacket's ftrace_events and decoded as the decoding thread does.
+** Every byte span it returns must lie inside the input, every entry be of a known kind, a
+** switch or waking hold only the fields a plain one may, and nothing may crash, leak or read out
+** of bounds.
+*/
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/proto/proto.h"
+#include "trak/protos.h"
+
+static void check_inside(const uint8_t *p, size_t len, const uint8_t *data, size_t size) {
+  if (len && (p < data || p + len > data + size)) abort();
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
+  /* TracePacket { ftrace_events: data } */
+  uint8_t *pkt = malloc(size + 16);
+  if (!pkt) return 0;
+  size_t n = 0;
+  pkt[n++] = (uint8_t)(TRAK_PB_TracePacket_ftrace_events << 3 | TRAK_PB_WIRE_LEN);
+  uint64_t v = size;
+  do {
+    pkt[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
+    v >>= 7;
+  } while (v);
+  memcpy(pkt + n, data, size);
+  const uint8_t *bundle = pkt + n;
+  n += size;
+  trak_packet_fields pf;
+  trak__packet_decode(pkt, pkt + n, pkt, n, &pf);
+  trak_fpre_set set;
+  memset(&set, 0, sizeof set);
+  uint32_t b = trak__ftrace_predecode(pkt + n, &pf, &set);
+  trak__ftrace_predecode_done(&set);
+  if (b) {
+    const trak_fpre *fp = &set.bundles.v[b - 1];
+    if (fp->data != bundle || fp->len != size || fp->first + fp->n != set.evs.n) abort();
+    for (size_t i = 0; i < fp->n; i++) {
+      const trak_fpre_ev *e = &fp->evs[i];
+      switch (e->kind) {
+      case TRAK_FPRE_LOST:
+        break;
+      case TRAK_FPRE_EVENT:
+      case TRAK_FPRE_COMPACT:
+        check_inside(e->data, e->len, bundle, size);
+        break;
+      case TRAK_FPRE_SWITCH:
+      case TRAK_FPRE_WAKING: {
+        unsigned allowed = e->kind == TRAK_FPRE_SWITCH ? 0xfeu : 0x3eu;
+        if (e->has & ~allowed) abort();
+        check_inside(e->data, e->len, bundle, size);
+        if (e->has >> 1 & 1) check_inside(e->s[0], e->s_len[0], e->data, e->len);
+        if (e->kind == TRAK_FPRE_SWITCH && e->has >> 5 & 1)
+          check_inside(e->s[1], e->s_len[1], e->data, e->len);
+        break;
+      }
+      default:
+        abort();
+      }
+    }
+  } else if (set.bundles.n || set.evs.n) {
+    abort(); /* a bundle left to the importer's thread leaves nothing behind */
+  }
+  trak_vec_free(set.bundles);
+  trak_vec_free(set.evs);
+  free(pkt);
+  return 0;
+}
