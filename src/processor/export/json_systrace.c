@@ -14,6 +14,7 @@
 #include "processor/tables/sched_cols.h"
 #include "processor/util/systrace_write.h"
 #include "processor/util/task_state.h"
+#include "util/kernel_marker.h"
 
 typedef struct line {
   const trak_tables *t;
@@ -158,15 +159,29 @@ static void put_event_args(const line *l, const char *name) {
     trak__textbuf_printf(l->b, " min_freq=%" PRId64 " max_freq=%" PRId64 " cpu_id=%" PRId64,
                          int_arg(l, "min_freq", 0), int_arg(l, "max_freq", 0),
                          int_arg(l, "cpu_id", 0));
-  } else if (!strcmp(name, "tracing_mark_write")) {
-    uint32_t row = arg_row(l, "trace_name");
-    const char *s = row == TRAK_NULL_U32 ? "" : str(l->t, l->t->args.string_value[row]);
-    trak__textbuf_printf(l->b, " %c|%" PRId64 "|", int_arg(l, "trace_begin", 0) ? 'B' : 'E',
-                         int_arg(l, "pid", 0));
-    trak__textbuf_put_text(l->b, s, strlen(s));
   } else {
     put_all_args(l);
   }
+}
+
+/* A kernel atrace-style event (util/kernel_marker.h) of kind `kind`: the marker text it stands
+** for into `out` (cap bytes), from its args; its length, or -1 when it names no point. */
+static int kernel_marker(const line *l, int kind, char *out, size_t cap) {
+  const trak_kmark_desc *k = &trak__kernel_marker_kinds[kind];
+  trak_kmark m = {0};
+  uint32_t row = k->name ? arg_row(l, k->name) : TRAK_NULL_U32;
+  if (row != TRAK_NULL_U32) {
+    m.name = str(l->t, l->t->args.string_value[row]);
+    m.name_len = strlen(m.name);
+  }
+  m.pid = k->pid ? int_arg(l, k->pid, 0) : 0;
+  m.has_type = k->type && arg_row(l, k->type) != TRAK_NULL_U32;
+  m.type = m.has_type ? int_arg(l, k->type, 0) : 0;
+  m.has_begin = k->begin && arg_row(l, k->begin) != TRAK_NULL_U32;
+  m.begin = m.has_begin ? int_arg(l, k->begin, 0) : 0;
+  m.value = k->value ? int_arg(l, k->value, 0) : 0;
+  m.flag = k->flag ? int_arg(l, k->flag, 0) : 0;
+  return trak__kernel_marker_text((trak_kmark_kind)kind, &m, out, cap);
 }
 
 /* The CPU number of a ucpu (the cpu table's row). */
@@ -195,10 +210,18 @@ uint32_t trak__json_systrace_text(const trak_tables *t, int64_t from_ts, trak_te
     uint32_t upid = t->thread.upid[utid];
     int64_t tgid = upid != TRAK_NULL_U32 && t->process.pid[upid] > 0 ? t->process.pid[upid] : -1;
     l.set = t->ftrace_event.arg_set_id[i];
+    /* print, and a kernel atrace-style event that names a point, are the marker text of a
+    ** tracing_mark_write line, what systrace readers take as markers */
+    char mark[600];
+    int kind = trak__kernel_marker_kind(name);
+    int n = kind >= 0 ? kernel_marker(&l, kind, mark, sizeof mark) : -1;
     trak__systrace_prefix_write(b, str(t, t->thread.name[utid]), t->thread.tid[utid], tgid,
                                 cpu_of(t, trak__fe_ucpu(t, i)), ts,
-                                strcmp(name, "print") ? name : "tracing_mark_write");
-    put_event_args(&l, name);
+                                n >= 0 || !strcmp(name, "print") ? "tracing_mark_write" : name);
+    if (n >= 0)
+      trak__textbuf_printf(b, " %s", mark);
+    else
+      put_event_args(&l, name);
     trak__textbuf_printf(b, "\n");
   }
   return skipped;

@@ -28,6 +28,10 @@ static const char *const views_sql =
     "  machine_id, utid FROM __intrinsic_track WHERE classification = 'thread_track';"
     "CREATE VIEW process_track AS SELECT id, name, type, parent_id, source_arg_set_id, "
     "  machine_id, upid FROM __intrinsic_track WHERE classification = 'process_track';"
+    "CREATE VIEW cpu_track AS SELECT t.id, t.name, t.type, t.parent_id, t.source_arg_set_id, "
+    "  t.machine_id, a.int_value AS cpu FROM __intrinsic_track AS t "
+    "  JOIN args AS a ON t.dimension_arg_set_id = a.arg_set_id "
+    "  WHERE t.classification = 'track' AND a.key = 'cpu';"
     "CREATE VIEW counter_track AS SELECT id, name, parent_id, type, dimension_arg_set_id, "
     "  source_arg_set_id, machine_id, unit, description FROM __intrinsic_track "
     "  WHERE classification IN ('counter_track', 'thread_counter_track', 'process_counter_track');"
@@ -60,6 +64,7 @@ static const char *const table_names[] = {"slice",
                                           "track",
                                           "thread_track",
                                           "process_track",
+                                          "cpu_track",
                                           "counter_track",
                                           "thread_counter_track",
                                           "process_counter_track",

@@ -552,6 +552,7 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     return;
   default:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
+    trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev); /* 0 for the kinds it does not read */
     return;
   }
 }

@@ -1,7 +1,7 @@
 /*
 ** This file resolves the kernel functions ftrace events name: with FtraceConfig.symbolize_ksyms
 ** a recorder writes each kernel-function field (sched_blocked_reason's caller, a workqueue's,
-** hrtimer's or slab shrinker's function) as an iid of the sequence's InternedData.kernel_symbols;
+** hrtimer's or slab shrinker's function, the function graph tracer's func) as an iid of the sequence's InternedData.kernel_symbols;
 ** without it the field holds an address, and the lookup fails. It also counts the lookups
 ** Perfetto makes for a typed event, and which of them fail: one per kernel-function field of its
 ** raw row's args, one per function its parser names. Each failure is counted in
@@ -32,6 +32,13 @@ uint32_t trak__ftrace_ksym_field(uint32_t event, uint32_t *parsed) {
   case TRAK_PB_FtraceEvent_mm_shrink_slab_start:
     *parsed = 1;
     return TRAK_PB_MmShrinkSlabStartFtraceEvent_shrink;
+  case TRAK_PB_FtraceEvent_funcgraph_entry:
+    /* Perfetto's parser names its slice by the symbol (trak makes raw rows only, but counts the
+    ** lookup as Perfetto does) */
+    *parsed = 1;
+    return TRAK_PB_FuncgraphEntryFtraceEvent_func;
+  case TRAK_PB_FtraceEvent_funcgraph_exit:
+    return TRAK_PB_FuncgraphExitFtraceEvent_func;
   default:
     return 0;
   }

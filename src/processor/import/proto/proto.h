@@ -216,6 +216,13 @@ uint32_t trak__ftrace_ksym_name(trak_importer *imp, const struct trak_sequence *
 uint64_t trak__ftrace_ksym_parsed_key(uint32_t event, uint64_t value);
 uint32_t trak__ftrace_ksym_count(trak_importer *imp, const struct trak_sequence *seq,
                                  const trak_pb_field *ev, uint32_t field, uint64_t *last);
+/* The kernel's atrace-style events (ftrace_markers.c): when FtraceEvent member `ev` (of thread
+** `pid` on `cpu`, at trace time `ts`) is a display or GPU driver's tracing_mark_write or the
+** systrace zero event, its atrace point is queued as marker text, as Perfetto's parser reads it
+** (slices, instants, counters; an event that names no point counts systrace_parse_failure), and
+** 1 is returned; 0 for any other member. The caller still makes its ftrace_event row. */
+int trak__ftrace_kernel_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                               const trak_pb_field *ev);
 struct trak_fargs; /* ftrace/ftrace.h */
 /* One field `f` of an ftrace event into `a` as Perfetto's raw table keeps it, keyed by string
 ** id `key`, read as protobuf type `type` (enum trak_pb_type; ftrace_bundle.c). */
