@@ -310,6 +310,18 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                       "parent (reparented, to init say, when their parent "
                                       "died): the first parent is kept, as in Perfetto.",
                                       1},
+    [TRAK_STAT_KERNEL_TRACKEVENT_FORMAT_ERROR] =
+        {"kernel_trackevent_format_error", TRAK_SEVERITY_ERROR,
+         "Kernel track events (self-describing ftrace events following Perfetto's convention) "
+         "missing a field their track, slice or counter needs, or with a slice type other "
+         "than B, E or I: skipped, as Perfetto skips them.",
+         1},
+    [TRAK_STAT_FTRACE_ABI_ZERO_DATA_LENGTH] =
+        {"ftrace_abi_errors_skipped_zero_data_length", TRAK_SEVERITY_INFO,
+         "Ring buffer records of zero data length the recorder met and skipped (an "
+         "FtraceStats packet's ftrace_parse_errors FTRACE_STATUS_ABI_ZERO_DATA_LENGTH, one per "
+         "packet that lists it): zero-padded pages, which lose no event.",
+         1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "disk_stat, gpufreq_mhz, slab_info); "

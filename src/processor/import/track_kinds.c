@@ -28,8 +28,11 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
   case TRAK_TK_PSI:
     return "psi_resource";
   case TRAK_TK_THERMAL_TEMPERATURE_SYS:
+  case TRAK_TK_THERMAL_TEMPERATURE:
     return "thermal_zone";
   case TRAK_TK_CLOCK_FREQUENCY:
+  case TRAK_TK_CLOCK_STATE:
+  case TRAK_TK_COOLING_DEVICE_COUNTER:
     return "linux_device";
   case TRAK_TK_CPU_IDLE_STATE:
     return "state";

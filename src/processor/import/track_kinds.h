@@ -26,11 +26,14 @@ enum trak_track_dim {
   TRAK_DIM_SESSION = 1 << 6,    /* "session_id" of a concurrent tracing session */
   TRAK_DIM_LANE = 1 << 7,       /* "track_compressor_idx": the lane of a set of tracks */
   TRAK_DIM_CPU = 1 << 8,        /* "cpu": the CPU of a per-CPU track (held in its info's lane) */
-  TRAK_DIM_KEY = 1 << 9, /* a string naming one of the kind's counters ("meminfo_key": "MemFree";
+  TRAK_DIM_KEY = 1 << 9,  /* a string naming one of the kind's counters ("meminfo_key": "MemFree";
                          ** trak__track_kind_key names the arg; held in its info's dim_key) */
   TRAK_DIM_IRQ = 1 << 10, /* "irq": an interrupt's number (held in its info's lane) */
-  TRAK_DIM_BLOCK_DEVICE = 1 << 11 /* "block_device": a block device's dev_t (held in its info's
-                                  ** dim_int) */
+  TRAK_DIM_BLOCK_DEVICE = 1 << 11, /* "block_device": a block device's dev_t (held in its info's
+                                   ** dim_int) */
+  TRAK_DIM_SCOPE = 1 << 12,        /* "scope": a kernel track event's scope number (dim_int) */
+  TRAK_DIM_TRACEPOINT = 1 << 13    /* "tracepoint" (dim_key) then "name" (the track's name), after
+                                 ** the owner (utid, upid, cpu or scope): kernel track events */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -98,7 +101,7 @@ enum trak_track_source {
   X(CPU_IRQ, "cpu_irq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                             \
   X(CPU_SOFTIRQ, "cpu_softirq", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
   X(CPU_HRTIMER, "cpu_hrtimer", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                     \
-  /* block device requests' slices, per device (import/ftrace/block_io.c) */                      \
+  /* block device requests' slices, per device (import/ftrace/block_io.c) */                       \
   X(BLOCK_IO, "block_io", GLOBAL, TRAK_DIM_BLOCK_DEVICE, NONE, 0)                                  \
   /* atrace markers' counters (C|pid|name|value): per process and name */                          \
   X(ATRACE_COUNTER, "atrace_counter", PROCESS, TRAK_DIM_UPID | TRAK_DIM_NAME, NONE, 0)             \
@@ -123,6 +126,11 @@ enum trak_track_source {
   X(PSI, "psi", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
   X(THERMAL_TEMPERATURE_SYS, "thermal_temperature_sys", GLOBAL, TRAK_DIM_KEY, NONE, 0)             \
   X(CLOCK_FREQUENCY, "clock_frequency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  /* the same from systrace text lines (systrace/events.c): clock_enable / clock_disable,      \
+  ** thermal_temperature, cdev_update (clock_set_rate shares clock_frequency) */   \
+  X(CLOCK_STATE, "clock_state", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                     \
+  X(THERMAL_TEMPERATURE, "thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
+  X(COOLING_DEVICE_COUNTER, "cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
@@ -132,7 +140,25 @@ enum trak_track_source {
   /* the same from kernel events of a thread with no process (ftrace/process_counters.c) */        \
   X(PROCESS_MEMORY_THREAD_FALLBACK, "process_memory_thread_fallback", THREAD,                      \
     TRAK_DIM_UTID | TRAK_DIM_KEY, NONE, 0)                                                         \
-  X(OOM_SCORE_ADJ_THREAD_FALLBACK, "oom_score_adj_thread_fallback", THREAD, TRAK_DIM_UTID, NONE, 0)
+  X(OOM_SCORE_ADJ_THREAD_FALLBACK, "oom_score_adj_thread_fallback", THREAD, TRAK_DIM_UTID, NONE,   \
+    0)                                                                                             \
+  /* kernel track events (ftrace/kernel_tracks.c), in trak_kte_scope order, slice then counter */  \
+  X(KTE_THREAD_SLICE, "kernel_trackevent_thread_slice", THREAD,                                    \
+    TRAK_DIM_UTID | TRAK_DIM_TRACEPOINT, NONE, 0)                                                  \
+  X(KTE_THREAD_COUNTER, "kernel_trackevent_thread_counter", THREAD,                                \
+    TRAK_DIM_UTID | TRAK_DIM_TRACEPOINT, NONE, 0)                                                  \
+  X(KTE_PROCESS_SLICE, "kernel_trackevent_process_slice", PROCESS,                                 \
+    TRAK_DIM_UPID | TRAK_DIM_TRACEPOINT, NONE, 0)                                                  \
+  X(KTE_PROCESS_COUNTER, "kernel_trackevent_process_counter", PROCESS,                             \
+    TRAK_DIM_UPID | TRAK_DIM_TRACEPOINT, NONE, 0)                                                  \
+  X(KTE_CPU_SLICE, "kernel_trackevent_cpu_slice", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_TRACEPOINT,      \
+    NONE, 0)                                                                                       \
+  X(KTE_CPU_COUNTER, "kernel_trackevent_cpu_counter", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_TRACEPOINT,  \
+    NONE, 0)                                                                                       \
+  X(KTE_CUSTOM_SLICE, "kernel_trackevent_custom_slice", GLOBAL,                                    \
+    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)                                                 \
+  X(KTE_CUSTOM_COUNTER, "kernel_trackevent_custom_counter", GLOBAL,                                \
+    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -307,6 +307,12 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "utid", TRAK_ARG_INT, utid);
   else if ((k->dims & TRAK_DIM_UPID) && upid != TRAK_NULL_U32)
     arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
+  if (k->dims & TRAK_DIM_TRACEPOINT) { /* the owner first: cpu or scope, as utid and upid */
+    if (k->dims & TRAK_DIM_CPU) arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
+    if (k->dims & TRAK_DIM_SCOPE) arg_int(imp, set, "scope", TRAK_ARG_INT, info->dim_int);
+    arg_str(imp, set, "tracepoint", info->dim_key);
+    arg_str(imp, set, "name", info->name);
+  }
   if (k->dims & TRAK_DIM_TRACK_UUID)
     arg_int(imp, set, "track_uuid", TRAK_ARG_INT, (int64_t)info->uuid);
   if (k->dims & TRAK_DIM_MERGE) {
@@ -325,7 +331,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
   if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
   /* Perfetto's track tracker writes every integer dimension as a signed int */
-  if (k->dims & TRAK_DIM_CPU) arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
+  if ((k->dims & TRAK_DIM_CPU) && !(k->dims & TRAK_DIM_TRACEPOINT))
+    arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
   if (k->dims & TRAK_DIM_IRQ) arg_int(imp, set, "irq", TRAK_ARG_INT, info->lane);
   if (k->dims & TRAK_DIM_BLOCK_DEVICE)
     arg_int(imp, set, "block_device", TRAK_ARG_INT, info->dim_int);
@@ -577,4 +584,22 @@ void trak__tracks_free(trak_tracks *tr) {
   trak__map_free(&tr->thread_uuid);
   trak__map_free(&tr->process_uuid);
   trak_vec_free(tr->pending_passthrough);
+}
+
+uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
+                                    uint32_t lane, uint32_t key, uint32_t name) {
+  /* without a key, the key of ftrace's per-CPU tracks (ftrace/cpu_counters.c): one cpufreq
+  ** track for both sources */
+  uint64_t track_key = upid != TRAK_NULL_U32 ? trak__track_key(kind, upid, key)
+                       : key
+                           ? trak__track_key(kind, (uint64_t)imp->threads.machine << 32 | lane, key)
+                           : trak__track_key(kind, imp->threads.machine, lane);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
+  if (known) return *known;
+  uint32_t track = trak__keyed_track(imp, track_key, name, upid, 1, kind);
+  trak_track_info *info = &imp->tracks.info.v[track];
+  info->lane = lane;
+  info->dim_key = key;
+  info->machine = imp->threads.machine;
+  return track;
 }

@@ -170,6 +170,12 @@ uint32_t trak__legacy_thread_track(trak_importer *imp, uint32_t utid);
 ** `kind` (TRAK_TK_NONE: the descriptor kind its scope implies). Can't fail. */
 uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint32_t upid,
                            int is_counter, trak_track_kind_id kind);
+/* The counter track of `kind` (a system or process counter kind of track_kinds.h) for process
+** `upid` (TRAK_NULL_U32: a global track), CPU or interrupt `lane`, and key `key` (string id; 0
+** for kinds without TRAK_DIM_KEY), named `name` (string id) when made: the same track for every source of the kind (SysStats
+** devfreq and systrace clock_set_rate share "<device> Frequency"). Can't fail. */
+uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
+                                    uint32_t lane, uint32_t key, uint32_t name);
 /* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
 ** events the parse phase drops as Perfetto does (each of their descriptors and events counts
 ** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */

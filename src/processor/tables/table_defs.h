@@ -69,7 +69,8 @@
   X(spurious_wakeup, "__intrinsic_spurious_sched_wakeup")                                          \
   X(cpu, "__intrinsic_cpu")                                                                        \
   X(ftrace_event, "__intrinsic_ftrace_event")                                                      \
-  X(interrupt_mapping, "_linux_interrupt_mapping")
+  X(interrupt_mapping, "_linux_interrupt_mapping")                                                 \
+  X(clock_snapshot, "__intrinsic_clock_snapshot")
 
 /* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. The
 ** hidden __ columns follow the slice's track to its thread (on a thread track) and process (the
@@ -299,6 +300,21 @@
   X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, U32, irq_id, "irq_id", 0, 0)                                                             \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)
+
+/* Perfetto's clock_snapshot: one row per clock of each clock snapshot (a ClockSnapshot packet,
+** or the zero-offset bridge Perfetto adds between BOOTTIME and its trace-file clock), in the
+** order they were added. ts: the snapshot's instant in trace time; clock_id: the id in the
+** trace (a sequence-scoped one without its sequence); clock_name: a builtin clock's name, NULL
+** for others; clock_value: the clock's value in ns (timestamp times unit_multiplier_ns);
+** snapshot_id: Perfetto's count of snapshots, from 0. */
+#define TRAK_COLUMNS_clock_snapshot(X, T)                                                          \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, ts, "ts", 0, 0)                                                                     \
+  X(T, S, I64, clock_id, "clock_id", 0, 0)                                                         \
+  X(T, S, STR, clock_name, "clock_name", 0, 0)                                                     \
+  X(T, S, I64, clock_value, "clock_value", 0, 0)                                                   \
+  X(T, S, U32, snapshot_id, "snapshot_id", 0, 0)                                                   \
   X(T, S, U32, machine_id, "machine_id", 0, 0)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -62,21 +62,26 @@ def bundle(cpu, body):
     return lfield(1, vfield(10, 1) + lfield(1, vfield(1, cpu) + body))
 
 
-locking = vfield(1, 0xFFFF8880_12345600) + lfield(2, "/sys/fs/cgroup/a") + vfield(3, 1)
-returned = vfield(1, 0xFFFF8880_12345600) + lfield(2, "") + vfield(3, 0) + vfield(4, 1)
-odd = vfield(1, 7) + vfield(9, 5) + lfield(2, "x")  # field 9: not in the descriptor
-signed = vfield(1, 1) + vfield(2, (-3 << 1) ^ (-3 >> 63)) + vfield(3, (-4) & ((1 << 64) - 1))
+def main():
+    locking = vfield(1, 0xFFFF8880_12345600) + lfield(2, "/sys/fs/cgroup/a") + vfield(3, 1)
+    returned = vfield(1, 0xFFFF8880_12345600) + lfield(2, "") + vfield(3, 0) + vfield(4, 1)
+    odd = vfield(1, 7) + vfield(9, 5) + lfield(2, "x")  # field 9: not in the descriptor
+    signed = vfield(1, 1) + vfield(2, (-3 << 1) ^ (-3 >> 63)) + vfield(3, (-4) & ((1 << 64) - 1))
 
-first = (event(1000, 42, 65536, locking) + event(1100, 42, 65537, returned) +
-         event(1200, 43, 65540, b"") + event(1300, 42, 65536, odd) +
-         event(1400, 44, 65539, vfield(1, 1)) + event(1500, 42, 65536, locking) +
-         event(1600, 45, 65541, signed) +
-         gen_desc(65536, "mmap_lock", descriptor("mmap_lock_start_locking", LOCKING)) +
-         gen_desc(65537, "mmap_lock", descriptor("mmap_lock_acquire_returned", RETURNED)) +
-         gen_desc(65539, "bad", descriptor("too_many", [("f", 40, UINT64)])) +
-         gen_desc(65541, "test", descriptor("signed_fields",
-                                            [("a", 1, INT32), ("b", 2, SINT64), ("c", 3, INT64)])))
-# a later bundle's descriptor of a known field number does not replace the first
-second = (event(2000, 46, 65536, locking) +
-          gen_desc(65536, "mmap_lock", descriptor("renamed", [("other", 1, STRING)])))
-sys.stdout.buffer.write(bundle(0, first) + bundle(1, second))
+    first = (event(1000, 42, 65536, locking) + event(1100, 42, 65537, returned) +
+             event(1200, 43, 65540, b"") + event(1300, 42, 65536, odd) +
+             event(1400, 44, 65539, vfield(1, 1)) + event(1500, 42, 65536, locking) +
+             event(1600, 45, 65541, signed) +
+             gen_desc(65536, "mmap_lock", descriptor("mmap_lock_start_locking", LOCKING)) +
+             gen_desc(65537, "mmap_lock", descriptor("mmap_lock_acquire_returned", RETURNED)) +
+             gen_desc(65539, "bad", descriptor("too_many", [("f", 40, UINT64)])) +
+             gen_desc(65541, "test", descriptor("signed_fields",
+                                                [("a", 1, INT32), ("b", 2, SINT64), ("c", 3, INT64)])))
+    # a later bundle's descriptor of a known field number does not replace the first
+    second = (event(2000, 46, 65536, locking) +
+              gen_desc(65536, "mmap_lock", descriptor("renamed", [("other", 1, STRING)])))
+    sys.stdout.buffer.write(bundle(0, first) + bundle(1, second))
+
+
+if __name__ == "__main__":
+    main()

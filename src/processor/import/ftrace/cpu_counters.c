@@ -1,8 +1,10 @@
 /*
-** This file holds the per-CPU counters of kernel events (cpu_frequency as "cpufreq", cpu_idle
+** This file holds the counters of kernel events: per CPU (cpu_frequency as "cpufreq", cpu_idle
 ** as "cpuidle", the frequency limits), each a counter track of its kind with a `cpu` dimension,
-** whose values go through the parse phase like any counter's; and the per-CPU tracks of the
-** sink (counters, interrupt and timer-callback slices), each made once and named when made.
+** and per device (clocks, thermal zones, cooling devices), each a global track of its kind
+** with the device's name as its dimension; their values go through the parse phase like any
+** counter's. Also the per-CPU tracks of the sink (counters, interrupt and timer-callback
+** slices), each made once and named when made.
 */
 #include <stdio.h>
 
@@ -58,4 +60,23 @@ uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uin
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value) {
   trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, trak__ftrace_cpu_track(imp, kind, cpu), 0, value);
+}
+
+uint32_t trak__device_counter_track(trak_importer *imp, trak_track_kind_id kind, const char *device,
+                                    size_t len) {
+  const char *suffix = kind == TRAK_TK_CLOCK_FREQUENCY       ? " Frequency"
+                       : kind == TRAK_TK_CLOCK_STATE         ? " State"
+                       : kind == TRAK_TK_THERMAL_TEMPERATURE ? " Temperature"
+                                                             : " Cooling Device";
+  trak_strpool *pool = &imp->tables->strings;
+  char buf[255]; /* Perfetto's StackString<255>: a longer name is cut at 254 bytes */
+  int n = snprintf(buf, sizeof buf, "%.*s%s", len > 255 ? 255 : (int)len, device, suffix);
+  size_t name_len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
+  uint32_t name = trak__strpool_intern(pool, buf, name_len);
+  return trak__system_counter_track(imp, kind, TRAK_NULL_U32, 0,
+                                    trak__strpool_intern(pool, device, len), name);
+}
+
+void trak__device_counter(trak_importer *imp, uint32_t track, int64_t ts, double value) {
+  trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, track, 0, value);
 }

@@ -138,6 +138,18 @@ void trak__oom_score_adj(trak_importer *imp, int64_t ts, uint32_t pid, int64_t v
 ** `cpu` (the event's field, not the CPU that recorded it). */
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value);
+/* The global counter track of `kind` for the device (a clock, a thermal zone, a cooling
+** device) named [device, device + len), made on first use, named as Perfetto names
+** it: TRAK_TK_CLOCK_FREQUENCY "<device> Frequency" (the track SysStats' devfreq also feeds),
+** TRAK_TK_CLOCK_STATE "<device> State", TRAK_TK_THERMAL_TEMPERATURE "<device> Temperature",
+** TRAK_TK_COOLING_DEVICE_COUNTER "<device> Cooling Device". */
+uint32_t trak__device_counter_track(trak_importer *imp, trak_track_kind_id kind, const char *device,
+                                    size_t len);
+/* A value at ts on such a track (trak__device_counter_track). */
+void trak__device_counter(trak_importer *imp, uint32_t track, int64_t ts, double value);
+/* Track `track` is a row of the track table from ts on, with no event on it: Perfetto made it
+** before it found the event's value missing. */
+void trak__ftrace_track_made(trak_importer *imp, uint32_t track, int64_t ts);
 
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
@@ -217,6 +229,37 @@ void trak__sys_enter(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                      const uint8_t *data, size_t len);
 void trak__sys_exit(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t id,
                     int has_ret, int64_t ret);
+
+/* ---- kernel track events (kernel_tracks.c) --------------------------------------------- */
+
+/* Whose track a kernel track event goes on: the thread that wrote it, the process of its
+** scope_tgid field, the CPU of its scope_cpu field, or the number of another scope_* field. */
+enum trak_kte_scope { TRAK_KTE_THREAD, TRAK_KTE_PROCESS, TRAK_KTE_CPU, TRAK_KTE_CUSTOM };
+/* What it does, besides a slice's type letter ('B' begin, 'E' end, 'I' instant; any other
+** char makes its track and counts kernel_trackevent_format_error). */
+enum {
+  TRAK_KTE_COUNTER = 0x100,  /* a counter value */
+  TRAK_KTE_NO_TRACK = 0x101, /* a field it needs for its track is missing: the stat only */
+  TRAK_KTE_BAD = 0x102       /* a field it needs past its track is missing: track and stat */
+};
+/* A self-describing event following Perfetto's kernel track event convention, as read. */
+typedef struct trak_kte {
+  int what;            /* a type letter or TRAK_KTE_* above */
+  uint8_t scope;       /* enum trak_kte_scope */
+  uint8_t counter;     /* its track is a counter track (the event has counter_value) */
+  int64_t scope_value; /* the scope field's value (a tgid, a CPU, a number) */
+  uint32_t tracepoint; /* the event's name (string id) */
+  uint32_t track_name; /* its track_name field, else the event's name (string id) */
+  uint32_t slice_name; /* slices: slice_name (string id) */
+  int64_t value;       /* counters: counter_value */
+} trak_kte;
+/* Kernel track event `e` written by thread `tid` on `cpu`: queued, then in timestamp order its
+** track (by scope, tracepoint and track name, named by the track name; types
+** kernel_trackevent_{thread,process,cpu,custom}_{slice,counter}) gets a slice without category
+** (begin, end of the innermost, instant of dur 0) or a counter value, as Perfetto makes them.
+** Before the trace's data is complete on every CPU it is dropped (Perfetto parses it only then). */
+void trak__kernel_track_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                              const trak_kte *e);
 
 /* ---- power (suspend_resume.c) ----------------------------------------------------------- */
 

@@ -37,6 +37,10 @@ enum trak_fq_type {
   TRAK_FQ_THREAD_SLICE,   /* a slice record on a thread's track (thread_slices.c): pid the
                           ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
                           ** x the arg's value */
+  TRAK_FQ_KERNEL_TE,      /* a kernel track event (kernel_tracks.c): pid the tid, s1 the
+                          ** tracepoint, s2 the track's name, a and p1 the scope value's low and
+                          ** high halves, x the slice's name or the counter's value, p2 its
+                          ** `what` | scope << 12 | counter << 15 */
   TRAK_FQ_COMPACT_RUN,    /* a run of compact_sched events kept encoded (compact_runs.c), read
                           ** as SWITCH_COMPACT / WAKING_COMPACT records when merged: ts its first
                           ** event's, x its last's, pid its trak_ftrace.compacts index, a its
@@ -282,6 +286,7 @@ void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
 /* A print event of thread `tid` at `ts` (before its marker is parsed): a sys_write slice the
 ** thread has open ends there (syscalls.c). */
 void trak__syscall_write_cut(trak_importer *imp, int64_t ts, uint32_t tid);

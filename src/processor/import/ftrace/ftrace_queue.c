@@ -142,6 +142,11 @@ void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t tra
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
+void trak__ftrace_track_made(trak_importer *imp, uint32_t track, int64_t ts) {
+  /* a record of no slice and no counter: the parse phase makes its track a row, nothing else */
+  trak__ftrace_ev(imp, ts, TRAK_EV_EXTRA_ONLY, track, 0, 0);
+}
+
 void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
                              uint32_t set) {
   trak_ev ev = {ts,
@@ -348,6 +353,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_PROC_COUNTER] = trak__fa_proc_counter,
     [TRAK_FQ_THREAD_SLICE] = trak__fa_thread_slice,
     [TRAK_FQ_SYSCALL] = trak__fa_syscall,
+    [TRAK_FQ_KERNEL_TE] = trak__fa_kernel_te,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {

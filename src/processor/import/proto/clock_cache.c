@@ -1,14 +1,16 @@
 /*
-** This file counts `clock_sync_cache_miss` as Perfetto's trace processor counts it: a model of
-** its clock synchronizer's conversion cache (8 paths, each valid over a range of the source
+** This file models Perfetto's clock synchronizer, for two things trak's own conversions
+** (clocks.c) do not give: the count of `clock_sync_cache_miss` and the clock_snapshot table.
+** The model has Perfetto's conversion cache (8 paths, each valid over a range of the source
 ** clock, a slot replaced at random by std::minstd_rand, emptied by every snapshot), fed the
-** same conversions in the same (file) order: each snapshot's clocks converted to trace time,
-** the zero-offset bridge of BOOTTIME to a trace that has no snapshot yet (trace time is then
-** Perfetto's private trace-file clock), and every timestamp Perfetto converts (ftrace events,
-** packets whose clock is named by the packet, its sequence's defaults or a snapshot). It only
-** counts: trak's own conversions (clocks.c) give the timestamps.
+** same conversions in the same (file) order: each snapshot's clocks converted to trace time
+** (which gives each clock's clock_snapshot row), the zero-offset bridge of BOOTTIME to a trace
+** that has no snapshot yet (trace time is then Perfetto's private trace-file clock), and every
+** timestamp Perfetto converts (ftrace events, packets whose clock is named by the packet, its
+** sequence's defaults or a snapshot).
 */
 #include <stdlib.h>
+#include <string.h>
 
 #include "processor/import/proto/proto.h"
 
@@ -28,6 +30,7 @@ typedef struct cc_clock {
   uint64_t key;
   int64_t multiplier, last_ns; /* last_ns: incremental clocks' running value */
   uint8_t incremental, non_monotonic;
+  uint8_t registered; /* a snapshot took it: its unit and encoding are fixed */
 } cc_clock;
 
 typedef struct cc_edge {
@@ -37,6 +40,7 @@ typedef struct cc_edge {
 typedef struct cc_slot {
   uint64_t src;
   int64_t lo, hi; /* the source ns it holds for: [lo, hi) */
+  int64_t shift;  /* what it adds to them: trace time minus source ns */
 } cc_slot;
 
 struct trak_clock_cache {
@@ -49,8 +53,6 @@ struct trak_clock_cache {
   TRAK_VEC(cc_clock) clocks;
   TRAK_VEC(cc_series) series;
   TRAK_VEC(cc_edge) edges;
-  TRAK_VEC(uint32_t) hashes;   /* distinct sets of clocks: a set's hash is its index here */
-  TRAK_VEC(uint64_t) set_keys; /* the sets' clock keys, each set ended by NO_KEY */
 };
 
 static trak_clock_cache *cc_get(trak_importer *imp) {
@@ -76,8 +78,6 @@ void trak__clock_cache_free(trak_importer *imp) {
   trak_vec_free(c->clocks);
   trak_vec_free(c->series);
   trak_vec_free(c->edges);
-  trak_vec_free(c->hashes);
-  trak_vec_free(c->set_keys);
   free(c);
   imp->clock_cache = NULL;
 }
@@ -99,10 +99,10 @@ static void slots_changed(trak_importer *imp) {
   imp->clock_cache_fast.key = NO_KEY;
 }
 
-static void slot_put(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_t lo,
-                     int64_t hi) {
+static void slot_put(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_t lo, int64_t hi,
+                     int64_t shift) {
   c->rnd = (uint32_t)((uint64_t)c->rnd * 48271u % 2147483647u);
-  c->slot[c->rnd % CACHE_SLOTS] = (cc_slot){src, lo, hi};
+  c->slot[c->rnd % CACHE_SLOTS] = (cc_slot){src, lo, hi, shift};
   slots_changed(imp);
 }
 
@@ -111,8 +111,8 @@ static int64_t sat_sub(int64_t a, int64_t b) {
   return __builtin_sub_overflow(a, b, &r) ? (b > 0 ? INT64_MIN : INT64_MAX) : r;
 }
 
-/* Perfetto's FindPath: a breadth-first search from `from` to `to` over the edges (in the order
-** they were added), at most MAX_HOPS long. Returns the hops found (0: none), edges in path. */
+/* Perfetto's FindPath: a breadth-first search from `from` to `to` over the edges (in
+** Perfetto's order: edge_add), at most MAX_HOPS long. Returns the hops found (0: none), edges in path. */
 static size_t find_path(const trak_clock_cache *c, uint32_t from, uint32_t to,
                         uint32_t path[MAX_HOPS]) {
   typedef struct node {
@@ -149,9 +149,10 @@ static size_t find_path(const trak_clock_cache *c, uint32_t from, uint32_t to,
 }
 
 /* Perfetto's ConvertSlowpath (after its count): the path's validity range over source ns `ns`
-** is cached; returns 0 when no path relates the clocks. */
+** is cached and *out is `ns` in trace time; returns 0 (*out unchanged) when no path relates
+** the clocks. */
 static int slow_path(trak_importer *imp, trak_clock_cache *c, uint32_t src, uint32_t dst,
-                     int64_t ns) {
+                     int64_t ns, int64_t *out) {
   uint32_t path[MAX_HOPS];
   size_t hops = find_path(c, src, dst, path);
   if (!hops) return 0;
@@ -181,14 +182,20 @@ static int slow_path(trak_importer *imp, trak_clock_cache *c, uint32_t src, uint
     if (hop_hi < hi) hi = hop_hi;
     total = trak__wadd(total, hop);
   }
-  slot_put(imp, c, c->clocks.v[src].key, lo, hi);
+  slot_put(imp, c, c->clocks.v[src].key, lo, hi, total);
+  *out = ns;
   return 1;
 }
 
-/* Perfetto's ClockSynchronizer::Convert of `ts` (in clock `src`'s units) to trace time: a cache
-** hit, or a miss counted and the path found cached. Returns whether the clocks are related. */
-static int convert(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_t ts) {
-  if (src == c->trace_time) return 1;
+/* Perfetto's ClockSynchronizer::Convert of `ts` (in clock `src`'s units) to trace time, into
+** *out: a cache hit, or a miss counted and the path found cached. Returns whether the clocks
+** are related (0: *out unchanged). */
+static int convert(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_t ts,
+                   int64_t *out) {
+  if (src == c->trace_time) {
+    *out = ts;
+    return 1;
+  }
   uint32_t s = clock_find(c, src);
   int have_ns = 0;
   int64_t ns = 0;
@@ -204,6 +211,7 @@ static int convert(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_
       const cc_clock *k = &c->clocks.v[s];
       if (k->multiplier == 1 && !k->incremental) /* the fast path compares raw values */
         imp->clock_cache_fast = (trak_clock_cache_fast){src, c->slot[i].lo, c->slot[i].hi};
+      *out = trak__wadd(ns, c->slot[i].shift);
       return 1;
     }
   }
@@ -218,48 +226,126 @@ static int convert(trak_importer *imp, trak_clock_cache *c, uint64_t src, int64_
     ns = trak__wmul(ts, k->multiplier);
     if (k->incremental) ns = k->last_ns = trak__wadd(k->last_ns, ns);
   }
-  return slow_path(imp, c, s, d, ns);
+  return slow_path(imp, c, s, d, ns, out);
 }
 
 static uint32_t clock_add(trak_clock_cache *c, uint64_t key, int64_t multiplier, int incremental) {
   uint32_t i = clock_find(c, key);
   if (i != UINT32_MAX) return i;
-  cc_clock k = {key, multiplier, 0, (uint8_t)incremental, 0};
+  cc_clock k = {key, multiplier, 0, (uint8_t)incremental, 0, 0};
   trak_vec_push(c->clocks, k);
   return (uint32_t)c->clocks.n - 1;
 }
 
-/* The hash of a snapshot's clocks, in their order (Perfetto hashes them in order too): the
-** index of the set among those seen. */
-static uint32_t set_hash(trak_clock_cache *c, const uint64_t *keys, size_t n) {
-  size_t start = 0;
-  for (uint32_t h = 0; h < c->hashes.n; h++) {
-    size_t len = 0;
-    while (c->set_keys.v[start + len] != NO_KEY)
-      len++;
-    int same = len == n;
-    for (size_t i = 0; same && i < n; i++)
-      same = c->set_keys.v[start + i] == keys[i];
-    if (same) return h;
-    start += len + 1;
-  }
-  for (size_t i = 0; i < n; i++)
-    trak_vec_push(c->set_keys, keys[i]);
-  trak_vec_push(c->set_keys, NO_KEY);
-  uint32_t h = (uint32_t)c->hashes.n;
-  trak_vec_push(c->hashes, h);
+/* Perfetto's ClockId of clock `key`: (clock id, sequence, trace file, machine); the one trace
+** file and the host are 0. */
+static void clock_tuple(uint64_t key, uint32_t out[4]) {
+  out[0] = key == TRACE_FILE_KEY ? TRAK_PB_BUILTIN_CLOCK_TRACE_FILE : (uint32_t)key;
+  out[1] = key == TRACE_FILE_KEY ? 0 : (uint32_t)(key >> 32);
+  out[2] = out[3] = 0;
+}
+
+static uint64_t murmur_mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
   return h;
 }
 
+/* The hash of a snapshot's clocks, as Perfetto's MurmurHashCombiner makes it of their ClockIds
+** in their order (truncated to 32 bits): it orders the edges of the clock graph, and so which
+** snapshots a conversion goes through when several relate two clocks. */
+static uint32_t set_hash(const uint64_t *keys, size_t n) {
+  uint64_t h = 0xe17a1465u;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t id[4];
+    clock_tuple(keys[i], id);
+    for (int f = 0; f < 4; f++)
+      h ^= murmur_mix(id[f]) + 0x9e3779b9u + (h << 6) + (h >> 2);
+  }
+  return (uint32_t)h;
+}
+
+/* Perfetto's order of the graph's edges (a std::set of (from, to, hash), clocks ordered by their
+** ClockId): <0, 0 or >0. */
+static int edge_cmp(const trak_clock_cache *c, const cc_edge *a, const cc_edge *b) {
+  uint32_t x[4], y[4];
+  for (int side = 0; side < 2; side++) {
+    clock_tuple(c->clocks.v[side ? a->to : a->from].key, x);
+    clock_tuple(c->clocks.v[side ? b->to : b->from].key, y);
+    for (int f = 0; f < 4; f++)
+      if (x[f] != y[f]) return x[f] < y[f] ? -1 : 1;
+  }
+  return a->hash == b->hash ? 0 : a->hash < b->hash ? -1 : 1;
+}
+
+/* Adds an edge in Perfetto's order (find_path meets the edges of a clock in that order). */
 static void edge_add(trak_clock_cache *c, uint32_t from, uint32_t to, uint32_t hash) {
-  for (size_t i = 0; i < c->edges.n; i++)
-    if (c->edges.v[i].from == from && c->edges.v[i].to == to && c->edges.v[i].hash == hash) return;
   cc_edge e = {from, to, hash};
+  size_t at = 0;
+  while (at < c->edges.n && edge_cmp(c, &c->edges.v[at], &e) < 0)
+    at++;
+  if (at < c->edges.n && edge_cmp(c, &c->edges.v[at], &e) == 0) return;
   trak_vec_push(c->edges, e);
+  memmove(&c->edges.v[at + 1], &c->edges.v[at], (c->edges.n - 1 - at) * sizeof e);
+  c->edges.v[at] = e;
+}
+
+/* The name Perfetto's clock_snapshot gives clock `key` (a builtin one's), 0: NULL. */
+static uint32_t clock_name(trak_importer *imp, uint64_t key) {
+  static const char *const names[] = {NULL,        "REALTIME",         "REALTIME_COARSE",
+                                      "MONOTONIC", "MONOTONIC_COARSE", "MONOTONIC_RAW",
+                                      "BOOTTIME"};
+  if (key >= sizeof names / sizeof *names || !names[key]) return 0;
+  return trak__strpool_intern(&imp->tables->strings, names[key], strlen(names[key]));
+}
+
+/* The clock_snapshot rows of snapshot `snap`: each clock's value converted to trace time (an
+** incremental clock's current value), or, when that fails (a clock that went backwards, or
+** one nothing relates to trace time yet), the trace clock's value in the snapshot if it has
+** it, else no row for the clock: Perfetto's AddSnapshotToTable. */
+static void snapshot_rows(trak_importer *imp, trak_clock_cache *c, const trak_clock_cache_clock *in,
+                          size_t n, uint32_t snap) {
+  int64_t trace_ts = 0;
+  int has_trace = 0;
+  for (size_t i = 0; i < n && !has_trace; i++)
+    if (in[i].key == c->trace_time) trace_ts = in[i].ts, has_trace = 1;
+  trak_tables *t = imp->tables;
+  for (size_t i = 0; i < n; i++) {
+    int64_t ts = trace_ts;
+    if (!convert(imp, c, in[i].key, in[i].incremental ? 0 : in[i].ts, &ts) && !has_trace) continue;
+    uint64_t key = in[i].key;
+    uint32_t row = trak__clock_snapshot_push(t);
+    t->clock_snapshot.ts[row] = ts;
+    t->clock_snapshot.clock_id[row] =
+        key == TRACE_FILE_KEY ? TRAK_PB_BUILTIN_CLOCK_TRACE_FILE : (int64_t)(uint32_t)key;
+    t->clock_snapshot.clock_name[row] = clock_name(imp, key);
+    t->clock_snapshot.clock_value[row] = trak__wmul(in[i].ts, in[i].multiplier);
+    t->clock_snapshot.snapshot_id[row] = snap;
+    t->clock_snapshot.machine_id[row] = imp->threads.machine;
+  }
+}
+
+/* Whether Perfetto's clock synchronizer refuses clock `in` of a snapshot, `ck` its model, as
+** it checks each clock before taking it: a clock's first snapshot may not make a global clock
+** incremental (only sequence-scoped ones, ids 64..127, may be); a later one must give its unit
+** and encoding again; the trace clock must count nanoseconds. */
+static int clock_refused(const trak_clock_cache *c, const cc_clock *ck,
+                         const trak_clock_cache_clock *in) {
+  if (!ck->registered) {
+    if (in->incremental && !(in->key >> 32 && in->key != TRACE_FILE_KEY)) return 1;
+  } else if (ck->multiplier != in->multiplier || ck->incremental != in->incremental) {
+    return 1;
+  }
+  return in->key == c->trace_time && in->multiplier != 1;
 }
 
 /* Perfetto's ClockTracker::AddSnapshot: the snapshot joins the graph (the cache emptied), then
-** each clock of it is converted to trace time for the clock_snapshot table. */
+** each clock of it is converted to trace time for the clock_snapshot table. A snapshot Perfetto
+** refuses part way (a clock refused, given twice, or the trace clock going back) keeps the
+** clocks taken before it, and gives no rows. */
 static void snapshot(trak_importer *imp, trak_clock_cache *c, const trak_clock_cache_clock *in,
                      size_t n) {
   for (int i = 0; i < CACHE_SLOTS; i++)
@@ -269,11 +355,17 @@ static void snapshot(trak_importer *imp, trak_clock_cache *c, const trak_clock_c
   if (n > 64) n = 64;
   for (size_t i = 0; i < n; i++)
     keys[i] = in[i].key;
-  uint32_t hash = set_hash(c, keys, n), snap = c->next_snap++;
+  uint32_t hash = set_hash(keys, n), snap = c->next_snap++;
   uint32_t idx[64];
   for (size_t i = 0; i < n; i++) {
     uint32_t k = clock_add(c, in[i].key, in[i].multiplier, in[i].incremental);
     cc_clock *ck = &c->clocks.v[k];
+    if (clock_refused(c, ck, &in[i])) return;
+    if (!ck->registered) {
+      ck->multiplier = in[i].multiplier;
+      ck->incremental = in[i].incremental;
+      ck->registered = 1;
+    }
     int64_t ns = trak__wmul(in[i].ts, ck->multiplier);
     ck->last_ns = ns;
     cc_series *s = series_find(c, k, hash);
@@ -300,8 +392,7 @@ static void snapshot(trak_importer *imp, trak_clock_cache *c, const trak_clock_c
       if (!c->clocks.v[idx[i]].non_monotonic) edge_add(c, idx[i], idx[j], hash);
       if (!c->clocks.v[idx[j]].non_monotonic) edge_add(c, idx[j], idx[i], hash);
     }
-  for (size_t i = 0; i < n; i++)
-    convert(imp, c, in[i].key, in[i].incremental ? 0 : in[i].ts);
+  snapshot_rows(imp, c, in, n, snap);
 }
 
 void trak__clock_cache_snapshot(trak_importer *imp, const trak_clock_cache_clock *clocks, size_t n,
@@ -323,7 +414,8 @@ void trak__clock_cache_convert(trak_importer *imp, uint64_t key, int64_t ts) {
     c->deferred = 0;
     const uint64_t boot = TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
     /* unrelated to the private trace-file clock: assumed equal to it (an edge of its own) */
-    if (!convert(imp, c, boot, 0) && c->trace_time == TRACE_FILE_KEY) {
+    int64_t unused;
+    if (!convert(imp, c, boot, 0, &unused) && c->trace_time == TRACE_FILE_KEY) {
       trak_clock_cache_clock pair[2] = {{boot, 0, 1, 0}, {TRACE_FILE_KEY, 0, 1, 0}};
       snapshot(imp, c, pair, 2);
     }
@@ -332,5 +424,5 @@ void trak__clock_cache_convert(trak_importer *imp, uint64_t key, int64_t ts) {
   if (key == c->trace_time)
     imp->clock_cache_fast = (trak_clock_cache_fast){key, INT64_MIN, INT64_MAX};
   else
-    convert(imp, c, key, ts);
+    convert(imp, c, key, ts, &ts);
 }

@@ -714,6 +714,13 @@ void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_
     if (f.number == TRAK_PB_FtraceStats_cpu_stats && f.wire_type == TRAK_PB_WIRE_LEN)
       cpu_stats(imp, phase == TRAK_PB_FtraceStats_END_OF_TRACE, f.data, f.len);
   if (phase == TRAK_PB_FtraceStats_START_OF_TRACE) setup_errors(imp, seq_id, data, len);
+  /* The recorder's decoding failures: Perfetto counts the zero-length records it skipped, and
+  ** refuses to load a trace with any other (trak reads it all the same). */
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_FtraceStats_ftrace_parse_errors && f.wire_type == TRAK_PB_WIRE_VARINT &&
+        f.value == TRAK_PB_FTRACE_STATUS_ABI_ZERO_DATA_LENGTH)
+      imp->stats[TRAK_STAT_FTRACE_ABI_ZERO_DATA_LENGTH]++;
 }
 
 /* ---- bundles decoded on the decoding thread ------------------------------------------- */

@@ -88,11 +88,6 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, 
 ** and the fields not imported are counted; nothing fails. */
 void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                             size_t len);
-/* The counter track of `kind` (a system or process counter kind of track_kinds.h) for process
-** `upid` (TRAK_NULL_U32: a global track), CPU or interrupt `lane`, and key `key` (string id; 0
-** for kinds without TRAK_DIM_KEY), named `name` (string id) when made. Can't fail. */
-uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
-                                    uint32_t lane, uint32_t key, uint32_t name);
 /* `value` at the packet's time on `track`, through the parse phase as any counter. */
 void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track, double value);
 

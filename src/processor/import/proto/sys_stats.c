@@ -36,24 +36,6 @@ static uint32_t intern(trak_importer *imp, const char *s, size_t n) {
   return trak__strpool_intern(&imp->tables->strings, s, n);
 }
 
-uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
-                                    uint32_t lane, uint32_t key, uint32_t name) {
-  /* without a key, the key of ftrace's per-CPU tracks (ftrace/cpu_counters.c): one cpufreq
-  ** track for both sources */
-  uint64_t track_key = upid != TRAK_NULL_U32 ? trak__track_key(kind, upid, key)
-                       : key
-                           ? trak__track_key(kind, (uint64_t)imp->threads.machine << 32 | lane, key)
-                           : trak__track_key(kind, imp->threads.machine, lane);
-  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
-  if (known) return *known;
-  uint32_t track = trak__keyed_track(imp, track_key, name, upid, 1, kind);
-  trak_track_info *info = &imp->tracks.info.v[track];
-  info->lane = lane;
-  info->dim_key = key;
-  info->machine = imp->threads.machine;
-  return track;
-}
-
 void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track, double value) {
   trak_ev ev = {ctx->ts,
                 (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,

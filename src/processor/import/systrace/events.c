@@ -2,9 +2,11 @@
 ** This file holds what a systrace event line means, with the rules of Perfetto's systrace line
 ** parser: the task names its thread (unless "<...>") and a numeric TGID ties it to its process;
 ** then sched_switch, sched_waking, sched_blocked_reason, cpu_frequency, cpu_frequency_limits,
-** cpu_idle, rss_stat, workqueue_execute_start/end and the atrace markers of tracing_mark_write /
-** print / "0" go to the Linux event sink (import/ftrace/ftrace.h). Perfetto's text path reads no other event (no generic
-** ftrace_event rows), and neither does this one.
+** cpu_idle, clock_set_rate, clock_enable / clock_disable, thermal_temperature, cdev_update,
+** rss_stat, workqueue_execute_start/end and the atrace markers of tracing_mark_write / print /
+** "0" go to the Linux event sink (import/ftrace/ftrace.h). Perfetto's text path reads no other
+** event (no generic ftrace_event rows), and neither does this one, except binder's events
+** (binder_transaction, ...), which Perfetto's makes transaction slices of and this one skips.
 */
 #define _GNU_SOURCE /* memmem */
 #include <string.h>
@@ -146,6 +148,44 @@ static void freq_limits(trak_systrace_import *s, const trak_systrace_line *l, ui
     trak__systrace_unparsed(s, line_no, "cpu_frequency_limits without max or min numbers");
 }
 
+/* clock_set_rate ("ref_clk state=19200000 cpu_id=0": the bare word is the arg "name") and
+** clock_enable / clock_disable: `state`, a uint32, on the clock's track of `kind`
+** ("<name> Frequency", "<name> State"). */
+static void clock_counter(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no,
+                          trak_track_kind_id kind) {
+  uint32_t state;
+  if (trak__systrace_u32(arg(l, "state"), &state)) {
+    trak__systrace_unparsed(s, line_no, "a clock event without a state number");
+    return;
+  }
+  trak_strv name = arg(l, "name");
+  uint32_t track = trak__device_counter_track(s->imp, kind, name.s, name.len);
+  trak__device_counter(s->imp, track, l->ts, (double)state);
+}
+
+/* thermal_temperature ("thermal_zone=cpu0-thermal id=1 temp_prev=41000 temp=42000"): temp, an
+** int32, on "<thermal_zone> Temperature"; cdev_update ("type=thermal-cpufreq-0 target=2"):
+** target, a real, on "<type> Cooling Device". The track is made before the value is read, as
+** Perfetto makes it: a line whose value does not parse leaves an empty track. */
+static void zone_counter(trak_systrace_import *s, const trak_systrace_line *l, uint64_t line_no,
+                         int thermal) {
+  trak_strv zone = arg(l, thermal ? "thermal_zone" : "type");
+  uint32_t track = trak__device_counter_track(
+      s->imp, thermal ? TRAK_TK_THERMAL_TEMPERATURE : TRAK_TK_COOLING_DEVICE_COUNTER, zone.s,
+      zone.len);
+  int32_t temp;
+  double target;
+  if (thermal ? trak__systrace_i32(arg(l, "temp"), &temp)
+              : trak__systrace_double(arg(l, "target"), &target)) {
+    trak__systrace_unparsed(s, line_no,
+                            thermal ? "thermal_temperature without a temp number"
+                                    : "cdev_update without a target number");
+    trak__ftrace_track_made(s->imp, track, l->ts);
+    return;
+  }
+  trak__device_counter(s->imp, track, l->ts, thermal ? (double)temp : target);
+}
+
 void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_line *l,
                                 uint64_t line_no) {
   trak_importer *imp = s->imp;
@@ -168,6 +208,14 @@ void trak__systrace_event_apply(trak_systrace_import *s, const trak_systrace_lin
     freq_limits(s, l, line_no);
   else if (strv_is(e, "cpu_idle"))
     cpu_counter(s, l, line_no, TRAK_TK_CPU_IDLE);
+  else if (strv_is(e, "clock_set_rate"))
+    clock_counter(s, l, line_no, TRAK_TK_CLOCK_FREQUENCY);
+  else if (strv_is(e, "clock_enable") || strv_is(e, "clock_disable"))
+    clock_counter(s, l, line_no, TRAK_TK_CLOCK_STATE);
+  else if (strv_is(e, "thermal_temperature"))
+    zone_counter(s, l, line_no, 1);
+  else if (strv_is(e, "cdev_update"))
+    zone_counter(s, l, line_no, 0);
   else if (strv_is(e, "sched_blocked_reason"))
     blocked_reason(s, l, line_no);
   else if (strv_is(e, "rss_stat"))

@@ -1,6 +1,7 @@
 -- prelude.metadata: what is known about the trace as name/value rows (trace_uuid,
 -- trace_type, trace_size_bytes), the import problems (`stats`, made by the
--- SQL layer) and their per-event log (_trace_import_logs).
+-- SQL layer), their per-event log (_trace_import_logs) and the clock snapshots
+-- (clock_snapshot).
 
 CREATE PERFETTO VIEW metadata(
   id ID, name STRING, key_type STRING, int_value LONG, str_value STRING,
@@ -18,3 +19,13 @@ SELECT logs.id, logs.trace_id, logs.ts, logs.byte_offset, keys.severity, keys.na
 FROM __intrinsic_trace_import_logs AS logs
 JOIN (SELECT DISTINCT key, severity, name FROM __intrinsic_stats) AS keys
   ON keys.key = logs.stat_key;
+
+-- Every clock of every clock snapshot, as Perfetto's clock_snapshot: the snapshot's instant in
+-- trace time (ts) and in the clock (clock_value, ns), the clock's id in the trace and a builtin
+-- clock's name.
+CREATE PERFETTO VIEW clock_snapshot(
+  id ID, ts TIMESTAMP, clock_id LONG, clock_name STRING, clock_value LONG, snapshot_id LONG,
+  machine_id JOINID(machine.id)
+) AS
+SELECT id, ts, clock_id, clock_name, clock_value, snapshot_id, machine_id
+FROM __intrinsic_clock_snapshot;
