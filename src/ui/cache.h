@@ -224,7 +224,7 @@ void *trak__ui_alloc_big(size_t bytes);
 void trak__ui_advise_huge(void *p, size_t bytes);
 
 /* Reads the tables of `p` (finished): the slice, counter and flow columns directly (see
-** src/ui/README.md), sched and thread_state through SQL; then starts the cache's thread, which
+** src/ui/README.md), sched and thread_state too (sched.c); then starts the cache's thread, which
 ** fills the slice lines from the columns and builds the name-stack tree. `p` must not change
 ** while this runs (no query running on another thread), and must outlive the cache (its
 ** columns are read by the thread and by scan.c until the lines are filled). Returns 0,
@@ -258,9 +258,9 @@ trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
 /* While loading: counts one more event from `start` to `end` in the trace's bounds. */
 void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 
-/* Reads sched and thread_state into CPU and thread-state tracks (sched.c), with ids from
-** (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new. Returns 0, TRAK_ENOMEM, or
-** a query's error. */
+/* Reads sched and thread_state into CPU and thread-state tracks (sched.c) from the processor's
+** columns, with ids from (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new.
+** Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 
 /* Adds the Scheduler group's counter tracks, ids first_id on, to a cache whose CPU and
