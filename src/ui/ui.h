@@ -89,6 +89,15 @@ int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err);
 
+/* The minimap's density (density.c): how many events begin in each bucket of `r` (bucket j holds
+** ts in [start + j * px, start + (j + 1) * px), up to `end`): the slice table's rows and the sched
+** rows of threads that are not idle, as `SELECT (ts - start) / px, count(*) FROM (SELECT ts FROM
+** slice UNION ALL SELECT ts FROM sched WHERE utid NOT IN (SELECT utid FROM thread WHERE
+** is_idle)) WHERE ts BETWEEN start AND end GROUP BY 1` has them: [count...], (end - start) / px +
+** 1 of them. TRAK_EINVAL past 65536 buckets. */
+int trak__ui_density(const trak_ui_cache *c, const trak_ui_range *r, trak_ui_buf *out,
+                     trak_error *err);
+
 /* Slices whose name or an arg's value contains `text` (ASCII case-insensitive), or whose id is
 ** `text` when it is a number (that slice first), in time order, at most `limit`:
 ** {"rows":[[id,ts,dur,track_id,depth]...],"truncated":bool}. */
