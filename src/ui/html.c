@@ -105,8 +105,10 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
     n_slices += t->count - (int64_t)t->n_values;
   }
   /* The Scheduler group's counters are the cache's, not the counter table's. */
-  for (int k = 0; !rc && k < TRAK_UI_SCHED_COUNTS; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(cache, cache->sched_count[k]);
+  for (int k = 0; !rc && k < TRAK_UI_SCHED_COUNTS + TRAK_UI_CPU_TYPES; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(
+        cache, k < TRAK_UI_SCHED_COUNTS ? cache->sched_count[k]
+                                        : cache->cpu_type_count[k - TRAK_UI_SCHED_COUNTS]);
     if (!t) continue;
     int64_t *more = realloc(counter_tracks, (n_counter_tracks + 1) * sizeof *counter_tracks);
     if (!more) {

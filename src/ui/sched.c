@@ -135,6 +135,14 @@ int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf
     trak__ui_printf(out, ",%" PRId64 "]", t->count);
     first = 0;
   }
+  /* The active CPU count per CPU type: [id, name, values, the active CPU count's id]. */
+  for (int k = 0; k < TRAK_UI_CPU_TYPES; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, c->cpu_type_count[k]);
+    if (!t) continue;
+    trak__ui_printf(out, ",[%" PRId64 ",", t->id);
+    trak__ui_json_str(out, trak__ui_cpu_type_count_names[k]);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", t->count, c->sched_count[0]);
+  }
   trak__ui_put(out, "]", 1);
   trak__ui_puts(out, ",\"cpu_counters\":");
   int rc =

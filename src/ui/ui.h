@@ -56,7 +56,8 @@ typedef struct trak_ui_range {
 ** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
 ** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
 ** "thread_states":[[track,utid,count]...],"delta_tracks":[track...],"sched_counts":[[track,
-** name,count]...] (the Scheduler group's counters),"cpu_counters":[[track,cpu]...],
+** name,count]...] (the Scheduler group's counters; then the active CPU count per CPU type,
+** [track,name,count,parent]: parent the active CPU count's track),"cpu_counters":[[track,cpu]...],
 ** "cpu_slices":[[track,cpu]...]} (the last six from trak__ui_sched_tracks; delta_tracks: the
 ** counter tracks whose values trak__ui_counters answers as deltas, which the page draws and
 ** reads as such). */
