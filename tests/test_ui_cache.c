@@ -265,8 +265,12 @@ static void density_equals_the_sql(void **state) {
   trak_processor *p = sc_open(TRACE);
   trak_ui_cache *c = cache_with_lines(p);
   assert_true(c->slices_by_ts);
-  const trak_ui_range ranges[] = {{0, 350000, 1000},   {0, 350000, 7001},  {10000, 125000, 10000},
-                                  {-5000, 400000, 99}, {8000, 8000, 1},    {15000, 15001, 2},
+  const trak_ui_range ranges[] = {{0, 350000, 1000},
+                                  {0, 350000, 7001},
+                                  {10000, 125000, 10000},
+                                  {-5000, 400000, 99},
+                                  {8000, 8000, 1},
+                                  {15000, 15001, 2},
                                   {c->start, c->end, (c->end - c->start) / 1000 + 1},
                                   {INT64_MIN, INT64_MAX, INT64_MAX}};
   for (int pass = 0; pass < 2; pass++) {

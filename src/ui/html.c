@@ -153,7 +153,7 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   trak__ui_puts(out, "},\"alerts\":");
   if (!rc) rc = trak__ui_alerts(p, out, err);
   /* The minimap's density at a fixed resolution, which the page sums to its width. */
-  trak_ui_range dr = {start, end, ((end - start) / 2048) + 1};
+  trak_ui_range dr = {start, end, (int64_t)(((uint64_t)end - (uint64_t)start) / 2048) + 1};
   trak__ui_printf(out, ",\"density\":{\"start\":%" PRId64 ",\"px\":%" PRId64 ",\"counts\":", start,
                   dr.px);
   if (!rc) rc = trak__ui_density(cache, &dr, out, err);

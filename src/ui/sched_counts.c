@@ -36,7 +36,8 @@ static int cluster_count(const trak_tables *tb) {
   for (size_t i = 0; i < tb->cpu.n; i++) {
     if (tb->cpu.cpu[i] == TRAK_NULL_U32) continue;
     size_t j = 0;
-    while (j < i && (tb->cpu.cpu[j] == TRAK_NULL_U32 || tb->cpu.cluster_id[j] != tb->cpu.cluster_id[i]))
+    while (j < i &&
+           (tb->cpu.cpu[j] == TRAK_NULL_U32 || tb->cpu.cluster_id[j] != tb->cpu.cluster_id[i]))
       j++;
     n += j == i;
   }

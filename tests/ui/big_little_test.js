@@ -14,8 +14,7 @@ const assert = require('node:assert/strict');
 const common = require('./common.js');
 
 const { trak, trace, outDir, query, screenshot } = common.scriptArgs();
-const { state, settle } = common;
-const LABEL_W = 230;
+const { settle } = common;
 
 const TYPES = [['Active CPU count: little', 0], ['Active CPU count: big', 1]];
 // Perfetto's _active_cpu_count_for_cluster_type(type) for the CPUs of cluster `cluster`: a
@@ -47,12 +46,7 @@ async function perType(page, box, shots) {
   assert.ok(s.counters.filter((c) => / CPU count: /.test(c.name)).every((c) => c.max <= all && c.max >= 1));
   if (shots) await screenshot(page, 'ui-big-little.png');
   // An area over the little and big counts: the Counters tab holds the SQL's figures.
-  const x0 = box.x + LABEL_W + 150, x1 = box.x + box.width - 250;
-  await common.drag(page, x0, box.y + rows[1].top + 10, x1, box.y + rows[2].top + 10);
-  await page.waitForSelector('button[data-tab=counters]');
-  await page.click('button[data-tab=counters]');
-  await page.waitForSelector('#agg-counters');
-  const a = (await state(page)).area;
+  const a = await common.areaCounters(page, box, rows[1], rows[2], 150, 250);
   assert.equal(a.agg.counters.length, 2);
   for (const [i, [name, cluster]] of TYPES.entries()) {
     const [n, mn, mx, avg] = query(`${INCLUDE}SELECT count(*), min(value), max(value), avg(value) FROM ` +
