@@ -177,6 +177,21 @@ int main(int argc, char **argv) {
     trak__ui_cache_free(c);
     return 0;
   }
+  if (argc > 2 && !strcmp(argv[2], "density")) { /* "density": the minimap's answer alone */
+    trak_ui_range r = {t.start, t.end, (t.end - t.start + WIDTH) / WIDTH};
+    for (int run = 0; run < 3; run++) {
+      trak_ui_buf out = {0};
+      double cpu;
+      w = watch_start();
+      if (trak__ui_density(c, &r, &out, NULL)) return 1;
+      double ms = watch_ms(&w, &cpu);
+      printf("minimap density (whole trace, %d px): %.2f ms (%.2f ms CPU), %zu bytes\n", WIDTH, ms,
+             cpu, out.len);
+      trak__ui_buf_free(&out);
+    }
+    trak__ui_cache_free(c);
+    return 0;
+  }
   if (argc > 2 && !strcmp(argv[2], "flame")) { /* "flame": the columns' flame graph alone */
     if (!trak__ui_stacks_wait(c)) return 1;
     for (int run = 0; run < 3; run++) {

@@ -4,7 +4,8 @@
 ** whether parent_id is set), in time order; each counter track the counter rows; the flows the
 ** rows of the SQL join they stand for, in the same order. (That the flame graph is the same
 ** before the name-stack tree is built is in test_ui_flamegraph.c.) A screen answered before the
-** lines are filled (scan.c) is the same as from the lines.
+** lines are filled (scan.c) is the same as from the lines. The minimap's density (density.c)
+** equals the SQL's counts.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -234,6 +235,65 @@ static void columns_equal_the_division(void **state) {
     }
 }
 
+/* The minimap's density (density.c) of range `r` as the SQL counts it, bucket by bucket:
+** "[n0,n1,...]". */
+static char *density_by_sql(trak_processor *p, const trak_ui_range *r) {
+  uint64_t n = ((uint64_t)r->end - (uint64_t)r->start) / (uint64_t)r->px + 1;
+  trak_ui_buf b = {0};
+  trak__ui_put(&b, "[", 1);
+  for (uint64_t j = 0; j < n; j++) {
+    int64_t lo = (int64_t)((uint64_t)r->start + j * (uint64_t)r->px);
+    int64_t hi = j + 1 < n ? (int64_t)((uint64_t)lo + (uint64_t)r->px - 1) : r->end;
+    char sql[300];
+    snprintf(sql, sizeof sql,
+             "SELECT count(*) FROM (SELECT ts FROM slice UNION ALL SELECT ts FROM sched WHERE "
+             "utid NOT IN (SELECT utid FROM thread WHERE is_idle)) WHERE ts BETWEEN %" PRId64
+             " AND %" PRId64,
+             lo, hi);
+    trak__ui_printf(&b, "%s%" PRId64, j ? "," : "", sc_int(p, sql));
+  }
+  trak__ui_put(&b, "]", 1);
+  assert_false(b.oom);
+  return b.s;
+}
+
+/* The minimap's density equals the SQL's counts per bucket, by binary search (the slice table
+** in time order) and by a pass (the cache told it is not), over ranges that cut the trace
+** anywhere, the widest there is among them; a range of too many buckets is refused. */
+static void density_equals_the_sql(void **state) {
+  (void)state;
+  trak_processor *p = sc_open(TRACE);
+  trak_ui_cache *c = cache_with_lines(p);
+  assert_true(c->slices_by_ts);
+  const trak_ui_range ranges[] = {{0, 350000, 1000},
+                                  {0, 350000, 7001},
+                                  {10000, 125000, 10000},
+                                  {-5000, 400000, 99},
+                                  {8000, 8000, 1},
+                                  {15000, 15001, 2},
+                                  {c->start, c->end, (c->end - c->start) / 1000 + 1},
+                                  {INT64_MIN, INT64_MAX, INT64_MAX}};
+  for (int pass = 0; pass < 2; pass++) {
+    c->slices_by_ts = !pass;
+    for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++) {
+      trak_ui_buf out = {0};
+      trak_error err = {0};
+      assert_int_equal(trak__ui_density(c, &ranges[i], &out, &err), 0);
+      char *want = density_by_sql(p, &ranges[i]);
+      assert_string_equal(out.s, want);
+      free(want);
+      trak__ui_buf_free(&out);
+    }
+  }
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  const trak_ui_range wide = {0, 1000000, 1};
+  assert_int_equal(trak__ui_density(c, &wide, &out, &err), TRAK_EINVAL);
+  trak__ui_buf_free(&out);
+  trak__ui_cache_free(c);
+  trak_processor_free(p);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slices_equal_the_table),
@@ -242,6 +302,7 @@ int main(void) {
       cmocka_unit_test(screens_before_the_lines_equal_the_lines),
       cmocka_unit_test(aggregates_before_the_lines_equal_the_lines),
       cmocka_unit_test(columns_equal_the_division),
+      cmocka_unit_test(density_equals_the_sql),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

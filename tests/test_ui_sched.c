@@ -9,7 +9,9 @@
 ** the last, equal to Perfetto's `lead(value, 1, value) over (order by ts) - value` through the
 ** processor, and other counters (meminfo) their values; the tracks answer lists the cpustat
 ** tracks as its delta tracks (the page draws those as deltas); the Scheduler group's counters
-** equal sched.thread_level_parallelism's tables, and CPU by thread equals its SQL.
+** equal sched.thread_level_parallelism's tables, and CPU by thread equals its SQL; on
+** tests/data/linux/ui_big_little.pbtxt (two CPU clusters) the active CPU count per CPU type
+** equals Perfetto's SQL for it.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -50,6 +52,11 @@ static int setup(void **state) {
 /* tests/data/linux/ui_irq.pbtxt: sys_stats with /proc/stat times on two CPUs. */
 static int setup_stats(void **state) {
   return open_fixture(state, "tests/data/linux/ui_irq.pbtxt");
+}
+
+/* tests/data/linux/ui_big_little.pbtxt: four CPUs in two clusters (little 0-1, big 2-3). */
+static int setup_big_little(void **state) {
+  return open_fixture(state, "tests/data/linux/ui_big_little.pbtxt");
 }
 
 static int teardown(void **state) {
@@ -387,6 +394,22 @@ static void other_counters_keep_values(void **state) {
   assert_true(check_track(f, id, "value") > 1);
 }
 
+/* Asserts that counter track `id` holds more than `more_than` values, "ts|count" rows equal to
+** `sql`'s; returns the track. */
+static const trak_ui_track *values_equal_sql(fixture *f, int64_t id, size_t more_than,
+                                             const char *sql) {
+  const trak_ui_track *t = trak__ui_cache_track(f->c, id);
+  assert_non_null(t);
+  assert_true(t->n_values > more_than);
+  trak_ui_buf got = {0};
+  for (size_t i = 0; i < t->n_values; i++)
+    trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", trak__ui_value_ts(t, i),
+                    (int64_t)trak__ui_value(t, i));
+  assert_string_equal(got.s, sc_rows(f->p, sql));
+  trak__ui_buf_free(&got);
+  return t;
+}
+
 /* The Scheduler group's counters hold exactly the rows of sched.thread_level_parallelism's
 ** tables, one per distinct time, and are listed in the tracks answer by name. */
 static void sched_counts_equal_sql(void **state) {
@@ -401,15 +424,7 @@ static void sched_counts_equal_sql(void **state) {
   trak_error err = {0};
   assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(f->c, f->c->sched_count[k]);
-    assert_non_null(t);
-    assert_true(t->n_values > 10);
-    trak_ui_buf got = {0};
-    for (size_t i = 0; i < t->n_values; i++)
-      trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
-                      (int64_t)t->values[i].value);
-    assert_string_equal(got.s, sc_rows(f->p, sql[k]));
-    trak__ui_buf_free(&got);
+    const trak_ui_track *t = values_equal_sql(f, f->c->sched_count[k], 10, sql[k]);
     char want[96];
     snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu]", t->id, trak__ui_sched_count_names[k],
              t->n_values);
@@ -432,16 +447,11 @@ static void sched_counts_from_unordered_lines(void **state) {
   int64_t first = f->c->sched_count[TRAK_UI_SCHED_COUNTS - 1] + 1, saved[TRAK_UI_SCHED_COUNTS];
   memcpy(saved, f->c->sched_count, sizeof saved);
   assert_int_equal(trak__ui_sched_counts_load(f->c, first), 0);
-  const trak_ui_track *t = trak__ui_cache_track(f->c, first);
-  assert_non_null(t);
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
-  trak_ui_buf got = {0};
-  for (size_t i = 0; i < t->n_values; i++)
-    trak__ui_printf(&got, "%s%" PRId64 "|%" PRId64, i ? "\n" : "", t->values[i].ts,
-                    (int64_t)t->values[i].value);
-  assert_string_equal(got.s,
-                      sc_rows(f->p, "SELECT ts, active_cpu_count FROM sched_active_cpu_count"));
-  trak__ui_buf_free(&got);
+  const trak_ui_track *t =
+      values_equal_sql(f, first, 0, "SELECT ts, active_cpu_count FROM sched_active_cpu_count");
+  /* the sorted copies' values */
+  assert_non_null(t->values);
   cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0); /* tracks may have moved */
   l = &cpu0->lines[0];
   for (size_t i = 0, j = l->n - 1; i < j; i++, j--) { /* back in order for the other tests */
@@ -483,6 +493,44 @@ static void cpu_threads_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
+/* The active CPU count of each CPU type: on ui_big_little's two clusters (little, big: Perfetto's
+** android_cpu_cluster_mapping for two) each holds exactly the rows of intervals_overlap_count!
+** over the non-idle sched rows of its cluster's CPUs (Perfetto's
+** _active_cpu_count_for_cluster_type), none is medium, and the tracks answer lists both with
+** the active CPU count as their parent. */
+static void active_cpus_per_type_equal_sql(void **state) {
+  fixture *f = *state;
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE intervals.overlap");
+  assert_int_equal(sc_int(f->p, "SELECT count(DISTINCT cluster_id) FROM cpu"), 2);
+  trak_ui_buf out = {0};
+  trak_error err = {0};
+  assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
+  assert_int_equal(f->c->cpu_type_count[1], -1);
+  for (int k = 0; k < TRAK_UI_CPU_TYPES; k += 2) {
+    char sql[400];
+    snprintf(sql, sizeof sql,
+             "SELECT ts, value FROM intervals_overlap_count!((SELECT ts, dur FROM sched WHERE "
+             "ucpu IN (SELECT id FROM cpu WHERE cluster_id = %d) AND utid NOT IN (SELECT utid "
+             "FROM thread WHERE is_idle)), ts, dur) ORDER BY ts",
+             k / 2);
+    const trak_ui_track *t = values_equal_sql(f, f->c->cpu_type_count[k], 20, sql);
+    char want[128];
+    snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu,%" PRId64 "]", t->id,
+             trak__ui_cpu_type_count_names[k], t->n_values, f->c->sched_count[0]);
+    if (!strstr(out.s, want)) fail_msg("%s not in the tracks answer", want);
+  }
+  trak__ui_buf_free(&out);
+}
+
+/* On CPUs of one type (ui_sched.systrace) there is no track per type: the active CPU count is
+** that type's. */
+static void one_cpu_type_no_track_per_type(void **state) {
+  fixture *f = *state;
+  for (int k = 0; k < TRAK_UI_CPU_TYPES; k++)
+    assert_int_equal(f->c->cpu_type_count[k], -1);
+  assert_non_null(trak__ui_cache_track(f->c, f->c->sched_count[0]));
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tracks_hold_the_rows),
@@ -493,6 +541,8 @@ int main(void) {
       cmocka_unit_test(sched_counts_equal_sql),
       cmocka_unit_test(sched_counts_from_unordered_lines),
       cmocka_unit_test(cpu_threads_equal_sql),
+      cmocka_unit_test(one_cpu_type_no_track_per_type),
+      cmocka_unit_test_setup_teardown(active_cpus_per_type_equal_sql, setup_big_little, teardown),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(tracks_answer_lists_the_delta_tracks, setup_stats, teardown),

@@ -28,6 +28,8 @@ class ServerBackend {
     return this.get('api/sched', { tracks: ids.join(','), utids: utids.join(','), start: r.start, end: r.end, px: r.px });
   }
   flows(r) { return this.get('api/flows', { start: r.start, end: r.end }); }
+  // The minimap's events beginning per bucket of r.px ns from r.start: [count...].
+  density(r) { return this.get('api/density', { start: r.start, end: r.end, px: r.px }); }
   alerts() { return this.get('api/alerts'); }
   details(id) { return this.get('api/slice', { id }); }
   search(q) { return this.get('api/search', { q }); }
@@ -134,6 +136,18 @@ class EmbeddedBackend {
       if (after) merged.push(after);
       out[id] = merged;
     }
+    return out;
+  }
+
+  // The density inlined at a finer resolution, each of its buckets summed into the one of r
+  // holding its start.
+  async density(r) {
+    const d = this.d.density, out = new Array(Math.floor((r.end - r.start) / r.px) + 1).fill(0);
+    if (!d) return out;
+    d.counts.forEach((n, i) => {
+      const t = d.start + i * d.px;
+      if (n && t >= r.start && t <= r.end) out[Math.floor((t - r.start) / r.px)] += n;
+    });
     return out;
   }
 

@@ -206,6 +206,7 @@ window.trakViewer = {
     flame: { root: flame.root, nodes: flame.nodes, drawn: flame.drawn.slice() },
     counter: selectedCounter, filter: tree.filter, scrollY: view.scrollY,
     selected: selected ? selected.slice[0] : null, highlighted: [...highlight], answers: net.answers,
+    minimap: miniState(),
     system: selectedSys ? { ...selectedSys } : null, wakeup: drawn.wakeup,
     idle: net.inflight === 0 && !drawQueued, error: net.error,
     fresh: net.key === wanted().key, // the data drawn is what the current view needs
@@ -250,6 +251,7 @@ function bindOpen() {
 
 async function start() {
   bindInput();
+  bindMinimap();
   $('sql').hidden = false; // in `trak html`, SQL runs on the tables inlined in the file
   if (backend.mode === 'ui') bindOpen();
   if (window.TRAK_DATA && window.TRAK_DATA.summary) showNotice(`Summarised: ${window.TRAK_DATA.summary}`);

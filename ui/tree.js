@@ -157,11 +157,14 @@ function treeBuild(t, screenH) {
   // Perfetto's Scheduler group (its Sched plugin), collapsed, after the standard groups: how many CPUs ran a thread, and how
   // many threads were runnable or in uninterruptible sleep, over time (src/ui/sched_counts.c).
   if ((t.sched_counts || []).length) {
-    const g = node('g-scheduler', 'Scheduler', 'header', { h: HEADER_H });
-    for (const [id, name, count] of t.sched_counts) {
+    // The active CPU count per CPU type (big.LITTLE) goes under the active CPU count, as in Perfetto.
+    const g = node('g-scheduler', 'Scheduler', 'header', { h: HEADER_H }), byId = new Map();
+    for (const [id, name, count, parent] of t.sched_counts) {
       const tr = { id, name, type: 'sched_count', utid: null, upid: null, parent: null, unit: null,
         isCounter: true, count, maxDepth: 0, children: [] };
-      g.children.push(node(`k${id}`, name, 'counter', { track: tr, h: COUNTER_H }));
+      const n = node(`k${id}`, name, 'counter', { track: tr, h: COUNTER_H });
+      byId.set(id, n);
+      (byId.get(parent) || g).children.push(n);
     }
     roots.push(g);
   }

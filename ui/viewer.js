@@ -1,8 +1,8 @@
 // trak's timeline viewer: draws the rows of the track tree (tree.js), asking the backend
 // (backend.js) for what is on screen at the screen's resolution: slices, instants, counters with
 // their y axis, flows, a collapsed group's summary, flags, the measured span and the area
-// selection. Input is in input.js, the panels below the timeline in panels.js, the CPU and
-// thread-state tracks in system.js.
+// selection; the minimap above it is minimap.js's. Input is in input.js, the panels below the
+// timeline in panels.js, the CPU and thread-state tracks in system.js.
 // window.trakViewer.state() describes what is drawn (the browser tests read it).
 'use strict';
 
@@ -484,6 +484,7 @@ function drawNow() {
   }
   ctx.restore();
   drawRuler();
+  drawMinimap();
   $('range').textContent = `${fmtDur(view.start - view.traceStart)} \u2013 ${fmtDur(view.end - view.traceStart)}`;
   urlSave();
 }

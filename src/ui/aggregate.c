@@ -140,8 +140,8 @@ static void counters_in_range(const trak_ui_cache *c, const int64_t *tracks, siz
     if (!t || !t->n_values) continue;
     size_t i = trak__ui_track_first_value_at(t, start), j = i;
     double mn = 0, mx = 0, sum = 0;
-    for (; j < t->n_values && t->values[j].ts <= end; j++) {
-      double v = t->values[j].value;
+    for (; j < t->n_values && trak__ui_value_ts(t, j) <= end; j++) {
+      double v = trak__ui_value(t, j);
       if (j == i || v < mn) mn = v;
       if (j == i || v > mx) mx = v;
       sum += v;
@@ -154,7 +154,7 @@ static void counters_in_range(const trak_ui_cache *c, const int64_t *tracks, siz
     trak__ui_put(out, ",", 1);
     trak__ui_json_double(out, sum / (double)(j - i));
     trak__ui_put(out, ",", 1);
-    trak__ui_json_double(out, t->values[j - 1].value - t->values[i].value);
+    trak__ui_json_double(out, trak__ui_value(t, j - 1) - trak__ui_value(t, i));
     trak__ui_put(out, "]", 1);
     first = 0;
   }

@@ -287,12 +287,12 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       if (l->n && (tr->count == 0 || first < tr->first_ts)) tr->first_ts = first;
       tr->count += (int64_t)l->n;
     }
-    int sorted = 1;
-    for (size_t i = 1; i < tr->n_values && sorted; i++)
+    int sorted = 1; /* (the Scheduler counters' values, count_ts, are made in order) */
+    for (size_t i = 1; tr->values && i < tr->n_values && sorted; i++)
       sorted = tr->values[i - 1].ts <= tr->values[i].ts;
     if (!sorted) qsort(tr->values, tr->n_values, sizeof *tr->values, by_counter_ts);
-    if (tr->n_values && (tr->count == 0 || tr->values[0].ts < tr->first_ts))
-      tr->first_ts = tr->values[0].ts;
+    if (tr->n_values && (tr->count == 0 || trak__ui_value_ts(tr, 0) < tr->first_ts))
+      tr->first_ts = trak__ui_value_ts(tr, 0);
     tr->count += (int64_t)tr->n_values;
   }
   return 0;
@@ -502,6 +502,8 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     }
     free(c->tracks[t].lines);
     free(c->tracks[t].values);
+    free(c->tracks[t].count_ts);
+    free(c->tracks[t].count_n);
   }
   for (size_t i = 0; i < c->n_names; i++)
     free(c->names[i]);

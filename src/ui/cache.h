@@ -124,6 +124,11 @@ typedef struct trak_ui_track {
   size_t n_lines;
   trak_ui_value *values; /* counter values by time */
   size_t n_values, values_cap;
+  /* The Scheduler group's counters hold their values apart instead (values NULL): the times in
+  ** count_ts, the counts in count_n (10 bytes a value instead of 16: 3.75M values at 10M
+  ** sched events). Read any track's values through trak__ui_value_ts and trak__ui_value. */
+  int64_t *count_ts;
+  uint16_t *count_n;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
   int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
   int delta; /* counters drawn as each value's change to the next (cpustat, Perfetto's 'delta') */
@@ -139,6 +144,10 @@ typedef struct trak_ui_flow {
 /* The Scheduler group's counters (sched_counts.c), in trak_ui_cache.sched_count's order. */
 #define TRAK_UI_SCHED_COUNTS 3
 extern const char *const trak__ui_sched_count_names[TRAK_UI_SCHED_COUNTS];
+/* The active CPU count per CPU type (little, medium, big: Perfetto's cluster types), in
+** trak_ui_cache.cpu_type_count's order. */
+#define TRAK_UI_CPU_TYPES 3
+extern const char *const trak__ui_cpu_type_count_names[TRAK_UI_CPU_TYPES];
 
 typedef struct trak_ui_cache {
   int64_t start, end; /* the trace's bounds: earliest start, latest end */
@@ -152,6 +161,10 @@ typedef struct trak_ui_cache {
   /* The counter tracks of "Active CPU count", "Runnable thread count" and "Uninterruptible
   ** Sleep thread count" (sched_counts.c): ids past the thread-state tracks'; -1 without sched. */
   int64_t sched_count[TRAK_UI_SCHED_COUNTS];
+  /* The counter tracks of "Active CPU count: little", ": medium", ": big" (the active CPU count
+  ** of the CPUs of each type, Perfetto's cluster types by cpu.cluster_id): ids after
+  ** sched_count's; -1 for a type no CPU track has, and for all when the CPUs are of one type. */
+  int64_t cpu_type_count[TRAK_UI_CPU_TYPES];
   uint32_t state_name[256]; /* thread_state's one-byte state code -> its name id, UINT32_MAX */
   /* While loading (freed after): the sched_slice rows per CPU and the thread_state rows per
   ** utid, counted from the columns, so that each CPU or thread-state track's row array is
@@ -212,7 +225,16 @@ static inline size_t trak__ui_first_at(const void *base, size_t n, size_t stride
 
 /* First index of the values of `t` at or after `ts`. */
 static inline size_t trak__ui_track_first_value_at(const trak_ui_track *t, int64_t ts) {
+  if (t->count_ts) return trak__ui_first_at(t->count_ts, t->n_values, sizeof *t->count_ts, ts);
   return trak__ui_first_at(t->values, t->n_values, sizeof *t->values, ts);
+}
+
+/* The time and the value of value `i` of track `t` (i < t->n_values), however it holds them. */
+static inline int64_t trak__ui_value_ts(const trak_ui_track *t, size_t i) {
+  return t->count_ts ? t->count_ts[i] : t->values[i].ts;
+}
+static inline double trak__ui_value(const trak_ui_track *t, size_t i) {
+  return t->count_ts ? (double)t->count_n[i] : t->values[i].value;
 }
 
 /* malloc(bytes), with huge pages asked for (madvise, a hint) on its 2 MiB-aligned interior: a
@@ -224,7 +246,7 @@ void *trak__ui_alloc_big(size_t bytes);
 void trak__ui_advise_huge(void *p, size_t bytes);
 
 /* Reads the tables of `p` (finished): the slice, counter and flow columns directly (see
-** src/ui/README.md), sched and thread_state through SQL; then starts the cache's thread, which
+** src/ui/README.md), sched and thread_state too (sched.c); then starts the cache's thread, which
 ** fills the slice lines from the columns and builds the name-stack tree. `p` must not change
 ** while this runs (no query running on another thread), and must outlive the cache (its
 ** columns are read by the thread and by scan.c until the lines are filled). Returns 0,
@@ -258,9 +280,9 @@ trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
 /* While loading: counts one more event from `start` to `end` in the trace's bounds. */
 void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 
-/* Reads sched and thread_state into CPU and thread-state tracks (sched.c), with ids from
-** (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new. Returns 0, TRAK_ENOMEM, or
-** a query's error. */
+/* Reads sched and thread_state into CPU and thread-state tracks (sched.c) from the processor's
+** columns, with ids from (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new.
+** Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 
 /* Adds the Scheduler group's counter tracks, ids first_id on, to a cache whose CPU and
@@ -268,7 +290,9 @@ int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 ** scheduling slices (thread states 'R', 'D') open from its time to the next value's, one value
 ** per distinct time at which one starts or ends, as Perfetto's sched_active_cpu_count,
 ** sched_runnable_thread_count and sched_uninterruptible_sleep_thread_count tables have them. No
-** track without CPU tracks (sched_count[] is then -1). Returns 0 or -1 (out of memory). */
+** track without CPU tracks (sched_count[] is then -1); on CPUs of more than one type, the
+** active CPU count of each type (cpu_type_count, ids first_id + TRAK_UI_SCHED_COUNTS on).
+** Returns 0 or -1 (out of memory). */
 int trak__ui_sched_counts_load(trak_ui_cache *c, int64_t first_id);
 
 /* trak__ui_line_row of a CPU or thread-state track's line (l->rows set). */

@@ -357,8 +357,8 @@ static void flush_column(trak_ui_buf *out, column *c, int *first) {
 ** `lead(value, 1, value) over (order by ts) - value`: the change to the next sample, 0 at the
 ** last. */
 static double drawn_value(const trak_ui_track *t, size_t i) {
-  if (!t->delta) return t->values[i].value;
-  return i + 1 < t->n_values ? t->values[i + 1].value - t->values[i].value : 0;
+  if (!t->delta) return trak__ui_value(t, i);
+  return i + 1 < t->n_values ? trak__ui_value(t, i + 1) - trak__ui_value(t, i) : 0;
 }
 
 /* The value in force at start, one entry per column inside, and the next value after end (each
@@ -370,7 +370,7 @@ static void track_counters(const trak_ui_cache *c, const trak_ui_track *t, const
   column col = {0};
   int first = 1;
   for (; i < t->n_values; i++) {
-    int64_t ts = t->values[i].ts;
+    int64_t ts = trak__ui_value_ts(t, i);
     double v = drawn_value(t, i);
     uint64_t k = ts > r->end ? NO_COLUMN - 1 : column_of(ts, r); /* before, inside, after */
     if (col.used && col.col != k) flush_column(out, &col, &first);

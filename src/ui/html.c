@@ -105,8 +105,10 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
     n_slices += t->count - (int64_t)t->n_values;
   }
   /* The Scheduler group's counters are the cache's, not the counter table's. */
-  for (int k = 0; !rc && k < TRAK_UI_SCHED_COUNTS; k++) {
-    const trak_ui_track *t = trak__ui_cache_track(cache, cache->sched_count[k]);
+  for (int k = 0; !rc && k < TRAK_UI_SCHED_COUNTS + TRAK_UI_CPU_TYPES; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(
+        cache, k < TRAK_UI_SCHED_COUNTS ? cache->sched_count[k]
+                                        : cache->cpu_type_count[k - TRAK_UI_SCHED_COUNTS]);
     if (!t) continue;
     int64_t *more = realloc(counter_tracks, (n_counter_tracks + 1) * sizeof *counter_tracks);
     if (!more) {
@@ -150,6 +152,12 @@ static int data_json(trak_processor *p, const trak_ui_html_options *o, trak_ui_b
   trak__ui_json_str(out, trak__ui_row_sql("sched"));
   trak__ui_puts(out, "},\"alerts\":");
   if (!rc) rc = trak__ui_alerts(p, out, err);
+  /* The minimap's density at a fixed resolution, which the page sums to its width. */
+  trak_ui_range dr = {start, end, (int64_t)(((uint64_t)end - (uint64_t)start) / 2048) + 1};
+  trak__ui_printf(out, ",\"density\":{\"start\":%" PRId64 ",\"px\":%" PRId64 ",\"counts\":", start,
+                  dr.px);
+  if (!rc) rc = trak__ui_density(cache, &dr, out, err);
+  trak__ui_puts(out, "}");
   trak__ui_puts(out, ",\"flows\":");
   if (!rc) rc = trak__ui_flows(cache, start, end, 100000, out, err);
 

@@ -2,87 +2,69 @@
 ** This file holds the viewer's system tracks from the Linux tables: one track per CPU with its
 ** scheduling slices (sched) and one thread-state track per thread (thread_state), read into the
 ** cache as tracks of the same shape as slice tracks (so that the same per-pixel summaries serve
-** them); the list of those tracks and of the CPU counters for the page; the area selection's
-** time per thread state; and the SQL of a thread state's or a CPU slice's details.
+** them), from the processor's sched_slice, thread_state and thread columns; the list of those
+** tracks and of the CPU counters for the page; the area selection's time per thread state; and
+** the SQL of a thread state's or a CPU slice's details.
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/processor_internal.h"
+#include "processor/tables/sched_cols.h"
+#include "processor/tables/thread_state_cols.h"
 #include "ui/cache.h"
 #include "ui/ui.h"
 
 #define MAX_CPU 65535 /* CPUs above this are not drawn (no machine has them) */
 
-/* Runs a one-integer query; `fallback` when it has no row or a NULL. 0 or the query's error. */
-static int one_int(trak_processor *p, const char *sql, int64_t fallback, int64_t *out,
-                   trak_error *err) {
-  trak_query *q;
-  int rc = trak_query_open(p, sql, &q, NULL, err);
-  if (rc) return rc;
-  *out = fallback;
-  rc = trak_query_next(q, err);
-  if (rc == 1 && trak_query_type(q, 0) != TRAK_VALUE_NULL) *out = trak_query_int(q, 0);
-  trak_query_free(q);
-  return rc < 0 ? rc : 0;
-}
-
 static int oom(trak_error *err) {
   return trak_error_set(err, TRAK_ENOMEM, "out of memory");
 }
 
-/* Every CPU with a sched row gets a track (the idle thread's slices are not drawn on it, as in
-** Perfetto, but the CPU's row is still there). */
-static int load_cpus(trak_processor *p, trak_ui_cache *c, int64_t base, trak_error *err) {
-  trak_query *q;
-  int rc =
-      trak_query_open(p, "SELECT DISTINCT cpu FROM sched WHERE cpu IS NOT NULL", &q, NULL, err);
-  if (rc) return rc;
-  while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t cpu = trak_query_int(q, 0);
-    if (cpu < 0 || cpu > MAX_CPU) continue;
+/* Every CPU with a sched row gets a track, in CPU order (the idle thread's slices are not drawn
+** on it, as in Perfetto, but the CPU's row is still there); then the rows of the threads that
+** are not idle, read from the sched_slice columns (sched.cpu is the row's ucpu). */
+static int load_cpus(const trak_tables *tb, trak_ui_cache *c, int64_t base, trak_error *err) {
+  uint8_t *seen = calloc(MAX_CPU + 1, 1);
+  if (!seen) return oom(err);
+  for (size_t i = 0; i < tb->sched_slice.n; i++) {
+    uint32_t cpu = trak__ss_ucpu(tb, (uint32_t)i);
+    if (cpu <= MAX_CPU) seen[cpu] = 1;
+  }
+  for (int64_t cpu = 0; cpu <= MAX_CPU; cpu++) {
+    if (!seen[cpu]) continue;
     trak_ui_track *t = trak__ui_cache_add_track(c, base + cpu);
-    if (!t) break;
+    if (!t) {
+      free(seen);
+      return oom(err);
+    }
     t->kind = TRAK_UI_CPU, t->key = cpu;
   }
-  trak_query_free(q);
-  if (rc == 1) return oom(err);
-  if (rc) return rc;
-  rc = trak_query_open(p,
-                       "SELECT id, ts, dur, cpu, utid FROM sched WHERE utid NOT IN "
-                       "(SELECT utid FROM thread WHERE is_idle) AND cpu IS NOT NULL",
-                       &q, NULL, err);
-  if (rc) return rc;
-  while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t id = trak_query_int(q, 0), cpu = trak_query_int(q, 3), utid = trak_query_int(q, 4);
-    if (cpu < 0 || cpu > MAX_CPU || utid < 0 || utid > UINT32_MAX || id < 0 || id >= UINT32_MAX)
-      continue;
-    if (trak__ui_cache_add_row(c, base + cpu, TRAK_UI_CPU, cpu, (uint32_t)id, NULL)) break;
-    int64_t ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
-    trak_ui_slice s = {.ts = ts, .dur = dur};
-    trak__ui_cache_widen(c, ts, dur < 0 ? ts : trak__ui_slice_end(&s));
+  free(seen);
+  for (size_t i = 0; i < tb->sched_slice.n && i < UINT32_MAX; i++) {
+    uint32_t cpu = trak__ss_ucpu(tb, (uint32_t)i), utid = tb->sched_slice.utid[i];
+    if (cpu > MAX_CPU || (utid < tb->thread.n && tb->thread.is_idle[utid] == 1)) continue;
+    if (trak__ui_cache_add_row(c, base + cpu, TRAK_UI_CPU, cpu, (uint32_t)i, NULL)) return oom(err);
+    trak_ui_slice s = {.ts = tb->sched_slice.ts[i], .dur = tb->sched_slice.dur[i]};
+    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
   }
-  trak_query_free(q);
-  return rc == 1 ? oom(err) : rc;
+  return 0;
 }
 
-static int load_states(trak_processor *p, trak_ui_cache *c, int64_t base, trak_error *err) {
-  trak_query *q;
-  int rc = trak_query_open(p, "SELECT id, ts, dur, utid, state FROM thread_state", &q, NULL, err);
-  if (rc) return rc;
-  while ((rc = trak_query_next(q, err)) == 1) {
-    int64_t id = trak_query_int(q, 0), utid = trak_query_int(q, 3);
-    if (utid < 0 || utid > UINT32_MAX - base - 1 || id < 0 || id >= UINT32_MAX) continue;
-    if (trak__ui_cache_add_row(c, base + utid, TRAK_UI_STATE, utid, (uint32_t)id,
-                               trak_query_string(q, 4)))
-      break;
-    int64_t ts = trak_query_int(q, 1), dur = trak_query_int(q, 2);
-    trak_ui_slice s = {.ts = ts, .dur = dur};
-    trak__ui_cache_widen(c, ts, dur < 0 ? ts : trak__ui_slice_end(&s));
+/* Every thread_state row into its thread's track (base + utid), from the columns. */
+static int load_states(const trak_tables *tb, trak_ui_cache *c, int64_t base, trak_error *err) {
+  for (size_t i = 0; i < tb->thread_state.n && i < UINT32_MAX; i++) {
+    int64_t utid = tb->thread_state.utid[i];
+    if (utid > (int64_t)UINT32_MAX - base - 1) continue;
+    const char *state = trak__str(&tb->strings, trak__ts_state(tb, (uint32_t)i));
+    if (trak__ui_cache_add_row(c, base + utid, TRAK_UI_STATE, utid, (uint32_t)i, state))
+      return oom(err);
+    trak_ui_slice s = {.ts = tb->thread_state.ts[i], .dur = trak__ts_dur(tb, (uint32_t)i)};
+    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
   }
-  trak_query_free(q);
-  return rc == 1 ? oom(err) : rc;
+  return 0;
 }
 
 /* Marks the counter tracks drawn as deltas: the /proc/stat times (`cpustat`), cumulative in
@@ -102,17 +84,20 @@ static int mark_delta(trak_processor *p, trak_ui_cache *c, trak_error *err) {
 }
 
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err) {
-  int64_t base, max_cpu, max_utid;
+  const trak_tables *tb = &p->tables;
   int rc = mark_delta(p, c, err);
-  if (!rc) rc = one_int(p, "SELECT max(id) + 1 FROM track", 0, &base, err);
-  if (!rc) rc = one_int(p, "SELECT max(cpu) FROM sched", -1, &max_cpu, err);
-  if (!rc) rc = one_int(p, "SELECT max(utid) FROM thread", -1, &max_utid, err);
   if (rc) return rc;
+  /* What SELECT max(id) + 1 FROM track, max(cpu) FROM sched and max(utid) FROM thread say. */
+  int64_t base = (int64_t)tb->track.n, max_cpu = -1, max_utid = (int64_t)tb->thread.n - 1;
+  for (size_t i = 0; i < tb->sched_slice.n; i++) {
+    int64_t cpu = trak__ss_ucpu(tb, (uint32_t)i);
+    if (cpu > max_cpu) max_cpu = cpu;
+  }
   if (max_cpu > MAX_CPU) max_cpu = MAX_CPU;
   /* The CPUs' tracks, then the threads' by utid, then the Scheduler group's counters: ids no
   ** track of the trace has. */
-  rc = load_cpus(p, c, base, err);
-  if (!rc) rc = load_states(p, c, base + max_cpu + 1, err);
+  rc = load_cpus(tb, c, base, err);
+  if (!rc) rc = load_states(tb, c, base + max_cpu + 1, err);
   if (!rc && trak__ui_sched_counts_load(c, base + max_cpu + 1 + max_utid + 1)) rc = oom(err);
   return rc;
 }
@@ -149,6 +134,14 @@ int trak__ui_sched_tracks(trak_processor *p, const trak_ui_cache *c, trak_ui_buf
     trak__ui_json_str(out, trak__ui_sched_count_names[k]);
     trak__ui_printf(out, ",%" PRId64 "]", t->count);
     first = 0;
+  }
+  /* The active CPU count per CPU type: [id, name, values, the active CPU count's id]. */
+  for (int k = 0; k < TRAK_UI_CPU_TYPES; k++) {
+    const trak_ui_track *t = trak__ui_cache_track(c, c->cpu_type_count[k]);
+    if (!t) continue;
+    trak__ui_printf(out, ",[%" PRId64 ",", t->id);
+    trak__ui_json_str(out, trak__ui_cpu_type_count_names[k]);
+    trak__ui_printf(out, ",%" PRId64 ",%" PRId64 "]", t->count, c->sched_count[0]);
   }
   trak__ui_put(out, "]", 1);
   trak__ui_puts(out, ",\"cpu_counters\":");

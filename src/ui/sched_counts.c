@@ -3,16 +3,62 @@
 ** sched.thread_level_parallelism: "Active CPU count" (non-idle scheduling slices open at once),
 ** "Runnable thread count" (thread states 'R') and "Uninterruptible Sleep thread count" ('D'),
 ** each a step function with a value per distinct time at which an interval starts or ends,
-** computed from the cache's CPU and thread-state tracks into counter tracks of the cache.
+** computed from the cache's CPU and thread-state tracks into counter tracks of the cache (each
+** value's time and count in arrays of their own: 10 bytes a value); on a
+** trace whose CPUs are of more than one type (big.LITTLE clusters), the active CPU count of each
+** type ("Active CPU count: little", Perfetto's _active_cpu_count_for_cluster_type).
 */
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/processor_internal.h"
 #include "ui/cache.h"
 #include "ui/ui.h"
 
 const char *const trak__ui_sched_count_names[TRAK_UI_SCHED_COUNTS] = {
     "Active CPU count", "Runnable thread count", "Uninterruptible Sleep thread count"};
+const char *const trak__ui_cpu_type_count_names[TRAK_UI_CPU_TYPES] = {
+    "Active CPU count: little", "Active CPU count: medium", "Active CPU count: big"};
+
+/* Which intervals a count is made of: the rows of the tracks of `kind` named `name` (UINT32_MAX:
+** any name); for CPU tracks, of CPUs of type `type` only (-1: any). */
+typedef struct count_of {
+  trak_ui_kind kind;
+  uint32_t name;
+  int type;
+  int clusters; /* the trace's CPU clusters (cluster_count) */
+} count_of;
+
+/* The number of distinct cluster ids among the trace's CPUs (the cpu table's rows with a CPU
+** number), as Perfetto's android_cpu_cluster_mapping counts them. */
+static int cluster_count(const trak_tables *tb) {
+  int n = 0;
+  for (size_t i = 0; i < tb->cpu.n; i++) {
+    if (tb->cpu.cpu[i] == TRAK_NULL_U32) continue;
+    size_t j = 0;
+    while (j < i &&
+           (tb->cpu.cpu[j] == TRAK_NULL_U32 || tb->cpu.cluster_id[j] != tb->cpu.cluster_id[i]))
+      j++;
+    n += j == i;
+  }
+  return n;
+}
+
+/* The type of CPU `ucpu` (0 little, 1 medium, 2 big) by its cluster id among `clusters`, as
+** Perfetto's android_cpu_cluster_mapping has it (2 clusters: little, big; 3: little, medium,
+** big; 4: little, medium, medium, big); -1 for another count or a cluster id past them. */
+static int cpu_type(const trak_tables *tb, int clusters, int64_t ucpu) {
+  static const signed char types[3][4] = {{0, 2, -1, -1}, {0, 1, 2, -1}, {0, 1, 1, 2}};
+  if (clusters < 2 || clusters > 4 || ucpu < 0 || (uint64_t)ucpu >= tb->cpu.n) return -1;
+  uint32_t k = tb->cpu.cluster_id[ucpu];
+  return k < (uint32_t)clusters ? types[clusters - 2][k] : -1;
+}
+
+/* Whether track `t` holds intervals of count `q`. */
+static int counts_in(const trak_ui_cache *c, const trak_ui_track *t, const count_of *q) {
+  if (t->kind != q->kind || !t->n_lines) return 0;
+  return q->type < 0 || cpu_type(c->tables, q->clusters, t->key) == q->type;
+}
 
 static int by_int64(const void *a, const void *b) {
   int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
@@ -59,20 +105,19 @@ static void sort_times(int64_t *v, size_t n, int64_t *tmp) {
   if (from != v) memcpy(v, from, n * sizeof *v);
 }
 
-/* The intervals a count is made of: the slices of the tracks of `kind` whose name is `name`
-** (UINT32_MAX: any name). Pass `starts` and `ends` NULL to count them into *n_starts, *n_ends;
-** otherwise they are filled. An interval with dur -1 (did not end) starts and never ends, as
-** intervals_overlap_count! has it. */
-static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, int64_t *starts,
-                    int64_t *ends, size_t *n_starts, size_t *n_ends) {
+/* The intervals of count `q`. Pass `starts` and `ends` NULL to count them into *n_starts,
+** *n_ends; otherwise they are filled. An interval with dur -1 (did not end) starts and never
+** ends, as intervals_overlap_count! has it. */
+static void collect(const trak_ui_cache *c, const count_of *q, int64_t *starts, int64_t *ends,
+                    size_t *n_starts, size_t *n_ends) {
   size_t ns = 0, ne = 0;
   for (size_t t = 0; t < c->n_tracks; t++) {
     const trak_ui_track *tr = &c->tracks[t];
-    if (tr->kind != kind || !tr->n_lines) continue;
+    if (!counts_in(c, tr, q)) continue;
     const trak_ui_line *l = &tr->lines[0];
     for (size_t i = 0; i < l->n; i++) {
       const trak_ui_slice s = trak__ui_line_row(c, tr, l, i, NULL);
-      if (name != UINT32_MAX && s.name != name) continue;
+      if (q->name != UINT32_MAX && s.name != q->name) continue;
       if (starts) starts[ns] = s.ts;
       ns++;
       if (s.dur == -1) continue;
@@ -83,8 +128,6 @@ static void collect(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, in
   *n_starts = ns, *n_ends = ne;
 }
 
-/* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
-** ends: the running sum of starts minus ends grouped by time. Returns 0 or -1 (out of memory). */
 /* Merges the sorted starts and ends into `out` (NULL: only counts): at each distinct time, the
 ** running sum of starts minus ends. Returns the values. */
 static size_t merge_counts(const int64_t *starts, size_t ns, const int64_t *ends, size_t ne,
@@ -146,22 +189,35 @@ static void sift_down(cursor *h, size_t n, size_t i) {
   }
 }
 
+/* Sets the room of `t`'s count_ts and count_n to `cap` values (more or fewer). 0 or -1 (out of
+** memory: what `t` holds is kept). */
+static int grow_counts(trak_ui_track *t, size_t cap) {
+  int64_t *ts = realloc(t->count_ts, cap * sizeof *ts);
+  if (!ts) return cap < t->values_cap ? 0 : -1; /* a smaller block that failed: keep the old */
+  t->count_ts = ts;
+  uint16_t *n = realloc(t->count_n, cap * sizeof *n);
+  if (!n && cap > t->values_cap) return -1; /* count_n keeps the old room, values_cap says it */
+  if (n) t->count_n = n;
+  t->values_cap = cap;
+  return 0;
+}
+
 /* Fills `t` with the counts as merge_counts makes them, straight from the tracks' lines (a
 ** heap of one cursor per track, each line's starts and ends in time order) instead of sorting
 ** copies of every start and end: the copies were most of the counters' memory at start (some
 ** 60 MB at 15M thread states). Returns 0, -1 (out of memory) or 1 (a line's starts or ends are
 ** not in order: the caller sorts copies). */
-static int merge_tracks(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name,
-                        trak_ui_track *t) {
+static int merge_tracks(const trak_ui_cache *c, const count_of *q, trak_ui_track *t) {
   size_t n = 0;
+  uint32_t name = q->name;
   for (size_t i = 0; i < c->n_tracks; i++)
-    n += c->tracks[i].kind == kind && c->tracks[i].n_lines;
+    n += (size_t)counts_in(c, &c->tracks[i], q);
   cursor *h = malloc((n ? n : 1) * sizeof *h);
   if (!h) return -1;
   n = 0;
   int rc = 0;
   for (size_t i = 0; i < c->n_tracks && !rc; i++) {
-    if (c->tracks[i].kind != kind || !c->tracks[i].n_lines) continue;
+    if (!counts_in(c, &c->tracks[i], q)) continue;
     cursor *k = &h[n++];
     *k = (cursor){.t = &c->tracks[i], .start = INT64_MIN, .end = INT64_MIN};
     rc = advance(c, k, name, &k->i_start, &k->start, 0) ||
@@ -189,43 +245,40 @@ static int merge_tracks(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name
       sift_down(h, n, 0);
     }
     if (rc) break;
-    if (t->n_values == t->values_cap) {
-      size_t cap = t->values_cap ? t->values_cap * 2 : 4096;
-      trak_ui_value *v = realloc(t->values, cap * sizeof *v);
-      if (!v) {
-        rc = -1;
-        break;
-      }
-      t->values = v, t->values_cap = cap;
+    if (open < 0 || open > UINT16_MAX) { /* not a count of these tracks: sort copies instead */
+      rc = 1;
+      break;
     }
-    t->values[t->n_values].ts = ts, t->values[t->n_values++].value = (double)open;
+    if (t->n_values == t->values_cap && grow_counts(t, t->values_cap ? t->values_cap * 2 : 4096)) {
+      rc = -1;
+      break;
+    }
+    t->count_ts[t->n_values] = ts, t->count_n[t->n_values++] = (uint16_t)open;
   }
   free(h);
   if (rc) {
-    free(t->values);
-    t->values = NULL, t->n_values = t->values_cap = 0;
+    free(t->count_ts), free(t->count_n);
+    t->count_ts = NULL, t->count_n = NULL, t->n_values = t->values_cap = 0;
     return rc;
   }
-  if (t->n_values < t->values_cap) { /* give back the doubling's slack */
-    trak_ui_value *v = realloc(t->values, (t->n_values ? t->n_values : 1) * sizeof *v);
-    if (v) t->values = v, t->values_cap = t->n_values;
-  }
+  if (t->n_values < t->values_cap) /* give back the doubling's slack */
+    grow_counts(t, t->n_values ? t->n_values : 1);
   return 0;
 }
 
-/* Fills `t` with the count of open intervals of `kind` named `name` at each time one starts or
-** ends. Returns 0 or -1 (out of memory; `t` then has no values). */
-static int fill_count(const trak_ui_cache *c, trak_ui_kind kind, uint32_t name, trak_ui_track *t) {
-  int merged = merge_tracks(c, kind, name, t);
+/* Fills `t` with the count of open intervals of `q` at each time one starts or ends. Returns 0
+** or -1 (out of memory; `t` then has no values). */
+static int fill_count(const trak_ui_cache *c, const count_of *q, trak_ui_track *t) {
+  int merged = merge_tracks(c, q, t);
   if (merged <= 0) return merged;
   size_t ns, ne;
-  collect(c, kind, name, NULL, NULL, &ns, &ne);
+  collect(c, q, NULL, NULL, &ns, &ne);
   if (!ns) return 0;
   int64_t *starts = malloc(ns * sizeof *starts), *ends = malloc((ne ? ne : 1) * sizeof *ends);
   int64_t *tmp = malloc(ns * sizeof *tmp); /* ns >= ne */
   int rc = -1;
   if (starts && ends && tmp) {
-    collect(c, kind, name, starts, ends, &ns, &ne);
+    collect(c, q, starts, ends, &ns, &ne);
     sort_times(starts, ns, tmp);
     sort_times(ends, ne, tmp);
     free(tmp), tmp = NULL;
@@ -252,14 +305,32 @@ int trak__ui_sched_counts_load(trak_ui_cache *c, int64_t first_id) {
     any_cpu = c->tracks[t].kind == TRAK_UI_CPU;
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++)
     c->sched_count[k] = any_cpu ? first_id + k : -1;
+  for (int k = 0; k < TRAK_UI_CPU_TYPES; k++)
+    c->cpu_type_count[k] = -1;
   if (!any_cpu) return 0; /* Perfetto adds the group only for a trace with sched rows */
   static const char *const states[TRAK_UI_SCHED_COUNTS] = {NULL, "R", "D"};
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
-    uint32_t name = states[k] ? name_id(c, states[k]) : UINT32_MAX;
+    count_of q = {states[k] ? TRAK_UI_STATE : TRAK_UI_CPU,
+                  states[k] ? name_id(c, states[k]) : UINT32_MAX, -1, 0};
     trak_ui_track *t = trak__ui_cache_add_track(c, c->sched_count[k]);
     if (!t) return -1;
-    if (states[k] && name == UINT32_MAX) continue; /* no such state: an empty counter */
-    if (fill_count(c, states[k] ? TRAK_UI_STATE : TRAK_UI_CPU, name, t)) return -1;
+    if (states[k] && q.name == UINT32_MAX) continue; /* no such state: an empty counter */
+    if (fill_count(c, &q, t)) return -1;
+  }
+  /* The active CPUs of each type, when the CPU tracks are of more than one (one type: the
+  ** count above is its count). */
+  int clusters = cluster_count(c->tables), seen[TRAK_UI_CPU_TYPES] = {0}, types = 0;
+  for (size_t t = 0; t < c->n_tracks; t++)
+    if (c->tracks[t].kind == TRAK_UI_CPU) {
+      int type = cpu_type(c->tables, clusters, c->tracks[t].key);
+      if (type >= 0 && !seen[type]++) types++;
+    }
+  for (int k = 0; types > 1 && k < TRAK_UI_CPU_TYPES; k++) {
+    if (!seen[k]) continue;
+    count_of q = {TRAK_UI_CPU, UINT32_MAX, k, clusters};
+    c->cpu_type_count[k] = first_id + TRAK_UI_SCHED_COUNTS + k;
+    trak_ui_track *t = trak__ui_cache_add_track(c, c->cpu_type_count[k]);
+    if (!t || fill_count(c, &q, t)) return -1;
   }
   return 0;
 }

@@ -247,6 +247,12 @@ static enum MHD_Result api_get(trak_ui_server *s, struct MHD_Connection *c, cons
     rc = per_track(s, c, trak__ui_aggregate, 0, &out, &err);
   } else if (!strcmp(what, "flamegraph")) {
     rc = per_track(s, c, trak__ui_flamegraph, 0, &out, &err);
+  } else if (!strcmp(what, "density")) {
+    trak_ui_range r = {0};
+    rc = int_arg(c, "start", &r.start, &err);
+    if (!rc) rc = int_arg(c, "end", &r.end, &err);
+    if (!rc) rc = int_arg(c, "px", &r.px, &err);
+    if (!rc) rc = trak__ui_density(s->cache, &r, &out, &err);
   } else if (!strcmp(what, "flows")) {
     rc = int_arg(c, "start", &a, &err);
     if (!rc) rc = int_arg(c, "end", &b, &err);

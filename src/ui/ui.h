@@ -56,7 +56,8 @@ typedef struct trak_ui_range {
 ** unit,max_depth,first_ts,is_counter,metric,count]...] (type: a counter's or annotation
 ** track's `type`, e.g. meminfo; other tracks' classification),"cpus":[[track,cpu,count]...],
 ** "thread_states":[[track,utid,count]...],"delta_tracks":[track...],"sched_counts":[[track,
-** name,count]...] (the Scheduler group's counters),"cpu_counters":[[track,cpu]...],
+** name,count]...] (the Scheduler group's counters; then the active CPU count per CPU type,
+** [track,name,count,parent]: parent the active CPU count's track),"cpu_counters":[[track,cpu]...],
 ** "cpu_slices":[[track,cpu]...]} (the last six from trak__ui_sched_tracks; delta_tracks: the
 ** counter tracks whose values trak__ui_counters answers as deltas, which the page draws and
 ** reads as such). */
@@ -88,6 +89,15 @@ int trak__ui_counters(const trak_ui_cache *c, const int64_t *tracks, size_t n,
 ** [[out_id,out_track,out_ts,out_dur,out_depth,in_id,in_track,in_ts,in_dur,in_depth]...]. */
 int trak__ui_flows(const trak_ui_cache *c, int64_t start, int64_t end, size_t limit,
                    trak_ui_buf *out, trak_error *err);
+
+/* The minimap's density (density.c): how many events begin in each bucket of `r` (bucket j holds
+** ts in [start + j * px, start + (j + 1) * px), up to `end`): the slice table's rows and the sched
+** rows of threads that are not idle, as `SELECT (ts - start) / px, count(*) FROM (SELECT ts FROM
+** slice UNION ALL SELECT ts FROM sched WHERE utid NOT IN (SELECT utid FROM thread WHERE
+** is_idle)) WHERE ts BETWEEN start AND end GROUP BY 1` has them: [count...], (end - start) / px +
+** 1 of them. TRAK_EINVAL past 65536 buckets. */
+int trak__ui_density(const trak_ui_cache *c, const trak_ui_range *r, trak_ui_buf *out,
+                     trak_error *err);
 
 /* Slices whose name or an arg's value contains `text` (ASCII case-insensitive), or whose id is
 ** `text` when it is a number (that slice first), in time order, at most `limit`:

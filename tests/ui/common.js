@@ -88,6 +88,17 @@ async function dragRows(page, box, from, to, left, right) {
   await drag(page, box.x + 230 + left, box.y + a.top + 8, box.x + box.width - right, box.y + b.top + 8);
 }
 
+// Drags over the timeline (box `box`) from row `from` to row `to` (state rows), from `left` pixels
+// after the labels to `right` pixels before the right edge, and opens the area's Counters tab:
+// resolves to the page's area state.
+async function areaCounters(page, box, from, to, left, right) {
+  await drag(page, box.x + 230 + left, box.y + from.top + 10, box.x + box.width - right, box.y + to.top + 10);
+  await page.waitForSelector('button[data-tab=counters]');
+  await page.click('button[data-tab=counters]');
+  await page.waitForSelector('#agg-counters');
+  return (await state(page)).area;
+}
+
 // Starts chromium and `trak ui TRACE`, runs `body(context, url)` in a browser context whose page
 // errors fail the test, then stops both.
 async function withUi(trak, trace, outDir, body) {
@@ -98,7 +109,9 @@ async function withUi(trak, trace, outDir, body) {
   let ui = null;
   try {
     ui = await startUi(trak, trace);
-    const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    // 940 px: the timeline the tests lay out rows in is as tall as it was at 900 before the
+    // minimap's 40 px strip above it.
+    const context = await browser.newContext({ viewport: { width: 1280, height: 940 } });
     context.on('page', (p) => p.on('pageerror', (e) => errors.push(String(e))));
     await body(context, ui.url);
     assert.deepEqual(errors, []);
@@ -142,4 +155,4 @@ function scriptArgs() {
     screenshot: (page, name) => screenshot(page, path.join(outDir, name)) };
 }
 
-module.exports = { scriptArgs, startUi, state, settle, screenshot, setUp, query, drag, dragRows, withUi, openPage, openReport };
+module.exports = { scriptArgs, startUi, state, settle, screenshot, setUp, query, drag, dragRows, areaCounters, withUi, openPage, openReport };

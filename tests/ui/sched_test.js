@@ -63,12 +63,7 @@ async function schedulerGroup(page, box, shots) {
 // An area over the three counters: the Counters tab equals the SQL over the tables (count, min,
 // max, average of the values in the range).
 async function schedulerArea(page, box, rows) {
-  const x0 = box.x + LABEL_W + 200, x1 = box.x + box.width - 300;
-  await common.drag(page, x0, box.y + rows[0].top + 10, x1, box.y + rows[2].top + 10);
-  await page.waitForSelector('button[data-tab=counters]');
-  await page.click('button[data-tab=counters]');
-  await page.waitForSelector('#agg-counters');
-  const a = (await state(page)).area;
+  const a = await common.areaCounters(page, box, rows[0], rows[2], 200, 300);
   assert.equal(a.agg.counters.length, 3);
   for (const [i, [, table, col]] of COUNTS.entries()) {
     const [n, mn, mx, avg] = query(`${TLP}SELECT count(*), min(${col}), max(${col}), avg(${col}) FROM ${table} WHERE ts >= ${a.start} AND ts <= ${a.end}`)[0].map(Number);
