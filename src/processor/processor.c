@@ -94,6 +94,9 @@ static int feed_file(trak_processor *p, FILE *f, const char *path, uint64_t tota
       p->opts.progress(p->opts.user, done, total);
       next_report = done + (16u << 20);
     }
+    /* with a decoding thread, it reads the rest (after a whole first read: its first 4 KiB
+    ** hashed here) */
+    if (got == chunk && trak__stream_read_rest(p, f, total)) done = p->fed;
   }
   free(buf);
   if (ferror(f)) return trak_error_set(err, TRAK_EIO, "%s: read failed", path);

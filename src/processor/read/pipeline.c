@@ -2,10 +2,12 @@
 ** This file holds the import's decoding thread: a ring of batches of input passed from the
 ** importer's thread (which copies the bytes in and tokenizes the decoded packets) to the
 ** decoding thread (which frames and decodes them, read/stream.c, inflating them first when
-** the trace is gzip-compressed) and back, in order.
+** the trace is gzip-compressed) and back, in order. Reading a file, the decoding thread can
+** read the rest of it into the batches itself (trak__pipeline_read), off the importer's thread.
 ** Synchronisation is one mutex and two condition variables; no import state is shared.
 */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -14,6 +16,7 @@
 
 #define SLOTS 4
 #define PIECE (32u << 10) /* bytes per batch: its decoded packets stay in the cache */
+#define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_DECODED };
 
@@ -30,6 +33,14 @@ struct trak_pipeline {
   int kind;               /* TRAK_PIPE_*: what the batches hold */
   trak_framer fr;         /* the decoding thread's, until it has stopped */
   trak_json_import *json; /* TRAK_PIPE_JSON: its reader's state is the decoding thread's */
+  /* trak__pipeline_read: the file the decoding thread reads the rest of the input from (once
+  ** set, it fills the FREE slots itself), the last read (`chunk`, READ_CHUNK bytes, `got` of
+  ** them, `used` handed out), the input counters after it, and whether the file has ended */
+  FILE *src;
+  uint8_t *chunk;
+  size_t got, used;
+  uint64_t fed, bytes_in, bytes_plain;
+  int src_done;
 };
 
 int trak__import_threads(uint64_t size) {
@@ -39,19 +50,49 @@ int trak__import_threads(uint64_t size) {
   return sysconf(_SC_NPROCESSORS_ONLN) > 1 ? 2 : 1;
 }
 
+/* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
+** feed_file read it is in (the decoding thread, reading). Returns 0 at the end of the file. */
+static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
+  if (pl->used == pl->got) {
+    pl->got = fread(pl->chunk, 1, READ_CHUNK, pl->src);
+    pl->used = 0;
+    if (!pl->got) return 0;
+    pl->fed += pl->got, pl->bytes_in += pl->got, pl->bytes_plain += pl->got;
+  }
+  size_t n = pl->got - pl->used < PIECE ? pl->got - pl->used : PIECE;
+  trak__grow((void **)&b->bytes, &b->cap, n, 1);
+  memcpy(b->bytes, pl->chunk + pl->used, n);
+  pl->used += n;
+  b->n = n;
+  b->call_end = pl->used == pl->got;
+  b->bytes_in = pl->bytes_in, b->bytes_plain = pl->bytes_plain;
+  return 1;
+}
+
 static void *decode_main(void *arg) {
   trak_pipeline *pl = arg;
   size_t i = 0;
   for (;;) {
     pthread_mutex_lock(&pl->mu);
-    while (pl->state[i] != SLOT_FILLED && !pl->stop)
+    int reads = 0; /* slot i is the next to fill, and this thread fills it from pl->src */
+    while (pl->state[i] != SLOT_FILLED) {
+      reads = pl->src && !pl->src_done && pl->state[i] == SLOT_FREE;
+      if (reads || pl->stop) break;
       pthread_cond_wait(&pl->filled, &pl->mu);
-    if (pl->state[i] != SLOT_FILLED) { /* stopped, nothing left to decode */
+    }
+    if (pl->state[i] != SLOT_FILLED && !reads) { /* stopped, nothing left to decode */
       pthread_mutex_unlock(&pl->mu);
       return NULL;
     }
     pthread_mutex_unlock(&pl->mu);
     trak_frame_batch *b = &pl->slot[i];
+    if (reads && !read_piece(pl, b)) {
+      pthread_mutex_lock(&pl->mu);
+      pl->src_done = 1;
+      pthread_cond_signal(&pl->decoded);
+      pthread_mutex_unlock(&pl->mu);
+      continue;
+    }
     if (pl->kind == TRAK_PIPE_GZIP || pl->kind == TRAK_PIPE_GZIP_JSON)
       trak__stream_inflate_batch(&pl->fr, pl->kind == TRAK_PIPE_GZIP_JSON ? pl->json : NULL, b);
     else if (pl->kind == TRAK_PIPE_JSON)
@@ -131,6 +172,47 @@ void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
   }
 }
 
+int trak__pipeline_reads(const trak_pipeline *pl) {
+  return pl->kind == TRAK_PIPE_BINARY || pl->kind == TRAK_PIPE_JSON;
+}
+
+void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total) {
+  trak_processor *p = pl->p;
+  pl->chunk = malloc(READ_CHUNK);
+  if (!pl->chunk) abort();
+  pthread_mutex_lock(&pl->mu);
+  pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
+  pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
+  pthread_cond_signal(&pl->filled);
+  pthread_mutex_unlock(&pl->mu);
+  uint64_t next_report = p->fed + (16u << 20);
+  for (;;) {
+    size_t i = pl->apply;
+    pthread_mutex_lock(&pl->mu);
+    while (pl->state[i] != SLOT_DECODED && !(pl->src_done && pl->state[i] == SLOT_FREE))
+      pthread_cond_wait(&pl->decoded, &pl->mu);
+    int done = pl->state[i] != SLOT_DECODED; /* the file has ended and every batch is applied */
+    pthread_mutex_unlock(&pl->mu);
+    if (done) break;
+    trak__stream_apply_batch(p, &pl->slot[i]);
+    uint64_t in = pl->slot[i].bytes_in;
+    pthread_mutex_lock(&pl->mu);
+    pl->state[i] = SLOT_FREE;
+    pthread_cond_signal(&pl->filled);
+    pthread_mutex_unlock(&pl->mu);
+    pl->apply = (i + 1) % SLOTS;
+    if (p->opts.progress && in >= next_report) { /* as feed_file reports its reads */
+      p->opts.progress(p->opts.user, in, total);
+      next_report = in + (16u << 20);
+    }
+  }
+  pl->fill = pl->apply;
+  if (pl->kind == TRAK_PIPE_JSON) p->plain_offset += pl->fed - p->fed; /* as plain_dispatch */
+  p->fed = pl->fed, p->imp->bytes_in = pl->bytes_in, p->imp->bytes_plain = pl->bytes_plain;
+  free(pl->chunk);
+  pl->chunk = NULL;
+}
+
 static void stop(trak_pipeline *pl) {
   pthread_mutex_lock(&pl->mu);
   pl->stop = 1;
@@ -152,6 +234,7 @@ static void release(trak_pipeline *pl) {
     trak__json_ops_free(&pl->slot[i].json_ops);
   }
   trak_vec_free(pl->fr.carry);
+  free(pl->chunk);
   free(pl);
 }
 
