@@ -59,6 +59,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   if (rc) return rc;
   trak__packets_retry_deferred(p->imp);
   trak__ftrace_finish(p->imp);
+  p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */
   trak__events_parse(p->imp);
   trak__tracks_finish(p->imp);
   trak__proto_finish(p->imp);

@@ -109,6 +109,7 @@ typedef struct trak_importer {
   TRAK_VEC(trak_deferred_packet) deferred; /* packet.c: packets whose clock was not known yet */
   size_t deferred_bytes;
   uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
+  uint8_t prefault; /* the parse phase may fault in its columns on a second core (prefault.h) */
 
   /* ---- owned by json/ */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */
