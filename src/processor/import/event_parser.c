@@ -472,9 +472,9 @@ static trak_prefault *slice_prefault(trak_importer *imp) {
   if (!imp->prefault || t->slice.cap < 4 * PREFAULT_AHEAD) return NULL;
   void *cols[] = {t->slice.ts,   t->slice.dur,   t->slice.track_id,  t->slice.category,
                   t->slice.name, t->slice.depth, t->slice.parent_id, t->slice.arg_set_id};
-  const size_t width[] = {sizeof *t->slice.ts,       sizeof *t->slice.dur,
-                          sizeof *t->slice.track_id, sizeof *t->slice.category,
-                          sizeof *t->slice.name,     sizeof *t->slice.depth,
+  const size_t width[] = {sizeof *t->slice.ts,        sizeof *t->slice.dur,
+                          sizeof *t->slice.track_id,  sizeof *t->slice.category,
+                          sizeof *t->slice.name,      sizeof *t->slice.depth,
                           sizeof *t->slice.parent_id, sizeof *t->slice.arg_set_id};
   return trak__prefault_start(cols, width, sizeof cols / sizeof *cols, t->slice.cap,
                               PREFAULT_AHEAD);
