@@ -248,12 +248,142 @@ static void test_generated_sched_traces(void **state) {
   }
 }
 
+/* One TrackEvent packet of sequence 1 at `ts`: `fields` writes the event's fields. */
+static void encoded_event(trak_pb_buf *b, int64_t ts, void (*fields)(trak_pb_buf *, int),
+                          int variant) {
+  trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, (uint64_t)ts);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_sequence_flags,
+                     TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
+  trak_pb_nested ev = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_event);
+  fields(b, variant);
+  trak_pb_end_nested(b, ev);
+  trak_pb_end_nested(b, pkt);
+}
+
+static void annotation(trak_pb_buf *b, uint64_t name_iid, int64_t v) {
+  trak_pb_nested a = trak_pb_begin_nested(b, TRAK_PB_TrackEvent_debug_annotations);
+  trak_pb_put_varint(b, TRAK_PB_DebugAnnotation_name_iid, name_iid);
+  trak_pb_put_int64(b, TRAK_PB_DebugAnnotation_int_value, v);
+  trak_pb_end_nested(b, a);
+}
+
+/* The fields of begin `variant` (0-15): the common encodings the decoding thread decodes and
+** the uncommon ones it leaves to the importer's thread, which must make the same rows. */
+static void begin_fields(trak_pb_buf *b, int variant) {
+  uint8_t raw[16];
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_name_iid, 1 + (uint64_t)variant % 5);
+  switch (variant) {
+  case 0: /* two category iids */
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, 1);
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, 2);
+    break;
+  case 1: /* packed category iids */
+    raw[0] = 2, raw[1] = 3;
+    trak_pb_put_bytes(b, TRAK_PB_TrackEvent_category_iids, raw, 2);
+    break;
+  case 2: /* four annotations, then five */
+  case 3:
+    for (int i = 0; i < variant + 2; i++)
+      annotation(b, 1 + (uint64_t)i % 2, i);
+    break;
+  case 4: /* an inline name after name_iid, inline categories */
+    trak_pb_put_string(b, TRAK_PB_TrackEvent_name, "inline");
+    trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, "c1");
+    trak_pb_put_string(b, TRAK_PB_TrackEvent_categories, "c2");
+    break;
+  case 5: /* an empty inline name */
+    trak_pb_put_string(b, TRAK_PB_TrackEvent_name, "");
+    break;
+  case 6: /* the type again as fixed64 */
+    trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_INSTANT);
+    break;
+  case 7: /* track_uuid twice: the last one wins */
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, 1000);
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, 5000);
+    break;
+  case 8: /* name_iid as a length-delimited field */
+    trak_pb_put_bytes(b, TRAK_PB_TrackEvent_name_iid, "ab", 2);
+    break;
+  case 9: /* an annotation as a varint (not read) and a field trak does not know */
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_debug_annotations, 7);
+    trak_pb_put_varint(b, 9999, 1);
+    break;
+  case 10: /* a flow */
+    trak_pb_put_fixed64(b, TRAK_PB_TrackEvent_flow_ids, 77);
+    break;
+  case 11: { /* bytes that do not decode: a name longer than what is left */
+    uint8_t *p = raw;
+    p = trak_pb_write_tag(p, TRAK_PB_TrackEvent_name, TRAK_PB_WIRE_LEN);
+    *p++ = 50, *p++ = 'x';
+    trak_pb_put_raw(b, raw, (size_t)(p - raw));
+    break;
+  }
+  case 12: /* one category iid and an annotation: the common event */
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_category_iids, 4);
+    annotation(b, 2, 12);
+    break;
+  default: /* legacy timestamps */
+    trak_pb_put_int64(b, TRAK_PB_TrackEvent_timestamp_delta_us, 1);
+    break;
+  }
+}
+
+/* A counter value as int, as double, as both (the last one wins) and as a double in a varint. */
+static void counter_fields(trak_pb_buf *b, int variant) {
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_COUNTER);
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, 2000);
+  if (variant != 1) trak_pb_put_int64(b, TRAK_PB_TrackEvent_counter_value, -5 - variant);
+  if (variant == 1 || variant == 2)
+    trak_pb_put_double(b, TRAK_PB_TrackEvent_double_counter_value, 2.5 * variant);
+  if (variant == 3) trak_pb_put_varint(b, TRAK_PB_TrackEvent_double_counter_value, 3);
+}
+
+static void end_fields(trak_pb_buf *b, int variant) {
+  (void)variant;
+  trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
+}
+
+/* TrackEvents in every encoding the decoding thread decodes for the importer's thread, or leaves
+** to it (more categories or annotations than it keeps, packed lists, other wire types, repeated
+** fields, inline names, unknown fields, bytes that do not decode): the same tables and import
+** log with one thread and with two. */
+static void test_event_encodings(void **state) {
+  (void)state;
+  char pb[] = "/tmp/trak_mt_import_enc_XXXXXX";
+  tu_temp_file(pb);
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  thread_gen th[THREADS];
+  for (int t = 0; t < THREADS; t++)
+    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
+  descriptors(&b, th);
+  sequence_start(&b, &th[0]);
+  int64_t ts = 1000;
+  for (int round = 0; round < 3; round++) {
+    for (int v = 0; v < 14; v++) {
+      encoded_event(&b, ts += 10, begin_fields, v);
+      encoded_event(&b, ts += 10, counter_fields, v % 4);
+      encoded_event(&b, ts += 10, end_fields, v);
+    }
+  }
+  write_bytes(pb, b.start, trak_pb_buf_len(&b), "wb");
+  trak_pb_buf_free(&b);
+  compared = 0;
+  compare_both(pb);
+  assert_int_equal(compared, 1);
+  unlink(pb);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_trace_of_the_tests),
       cmocka_unit_test(test_generated_traces),
       cmocka_unit_test(test_generated_sched_traces),
       cmocka_unit_test(test_generated_json_traces),
+      cmocka_unit_test(test_event_encodings),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   unsetenv("TRAK_IMPORT_THREADS");

@@ -59,6 +59,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   if (rc) return rc;
   trak__packets_retry_deferred(p->imp);
   trak__ftrace_finish(p->imp);
+  p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */
   trak__events_parse(p->imp);
   trak__tracks_finish(p->imp);
   trak__proto_finish(p->imp);
@@ -94,6 +95,9 @@ static int feed_file(trak_processor *p, FILE *f, const char *path, uint64_t tota
       p->opts.progress(p->opts.user, done, total);
       next_report = done + (16u << 20);
     }
+    /* with a decoding thread, it reads the rest (after a whole first read: its first 4 KiB
+    ** hashed here) */
+    if (got == chunk && trak__stream_read_rest(p, f, total)) done = p->fed;
   }
   free(buf);
   if (ferror(f)) return trak_error_set(err, TRAK_EIO, "%s: read failed", path);

@@ -12,6 +12,7 @@
 
 #include "processor/import/callstacks.h"
 #include "processor/import/importer.h"
+#include "processor/tables/prefault.h"
 
 /* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
 static int ev_cmp(const void *pa, const void *pb, void *ctx) {
@@ -459,6 +460,26 @@ __attribute__((cold, noinline)) static void crop_sequence(trak_importer *imp, tr
   seq->n_events = kept;
 }
 
+/* Rows of the slice columns the prefaulter keeps faulted in ahead of the merge (5 MB), and how
+** often the merge tells it how far it is. */
+#define PREFAULT_AHEAD (1u << 17)
+#define PREFAULT_NOTE (1u << 15)
+
+/* The prefaulter of the slice table's columns, reserved for the parse phase's slices (NULL:
+** none, with one thread or a small trace). */
+static trak_prefault *slice_prefault(trak_importer *imp) {
+  trak_tables *t = imp->tables;
+  if (!imp->prefault || t->slice.cap < 4 * PREFAULT_AHEAD) return NULL;
+  void *cols[] = {t->slice.ts,   t->slice.dur,   t->slice.track_id,  t->slice.category,
+                  t->slice.name, t->slice.depth, t->slice.parent_id, t->slice.arg_set_id};
+  const size_t width[] = {sizeof *t->slice.ts,        sizeof *t->slice.dur,
+                          sizeof *t->slice.track_id,  sizeof *t->slice.category,
+                          sizeof *t->slice.name,      sizeof *t->slice.depth,
+                          sizeof *t->slice.parent_id, sizeof *t->slice.arg_set_id};
+  return trak__prefault_start(cols, width, sizeof cols / sizeof *cols, t->slice.cap,
+                              PREFAULT_AHEAD);
+}
+
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
   /* Sequences that are out of order, cropped or have records to change are merged unpacked. */
@@ -494,13 +515,25 @@ void trak__events_parse(trak_importer *imp) {
     live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
   }
   tournament_build(&t);
+  trak_prefault *pf = slice_prefault(imp);
+  size_t note = pf ? PREFAULT_NOTE : SIZE_MAX; /* the slice row at which to tell it next */
   while (live) {
     cursor *w = &t.c[t.winner];
     if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, w->ev.ts);
     parse_one(imp, &w->ev, w->seq);
     if (!cursor_advance(w)) live--;
     tournament_replay(&t);
+    if (TRAK_UNLIKELY(imp->tables->slice.n >= note)) {
+      note = imp->tables->slice.n + PREFAULT_NOTE;
+      if (note < imp->tables->slice.cap) {
+        trak__prefault_written(pf, imp->tables->slice.n);
+      } else { /* stopped before a row past the reserved ones could move the columns */
+        trak__prefault_stop(pf);
+        pf = NULL, note = SIZE_MAX;
+      }
+    }
   }
+  trak__prefault_stop(pf);
   free(t.c);
   free(t.node);
   trak__arg_order_at(&imp->args, INT64_MAX); /* Perfetto's last sets: made when its import ends */

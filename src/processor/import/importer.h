@@ -109,6 +109,11 @@ typedef struct trak_importer {
   TRAK_VEC(trak_deferred_packet) deferred; /* packet.c: packets whose clock was not known yet */
   size_t deferred_bytes;
   uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
+  uint8_t prefault; /* the parse phase may fault in its columns on a second core (prefault.h) */
+  /* Another thread's source of record blocks of the largest size (TRAK_EV_BLOCK_BYTES + 16,
+  ** mapped and faulted in), or NULL: block_take returns one or NULL (sequence.c maps its own). */
+  void *(*block_take)(void *ctx);
+  void *block_ctx;
 
   /* ---- owned by json/ */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */

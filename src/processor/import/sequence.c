@@ -151,8 +151,11 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   }
   trak_ev_block *b;
   if (cap == TRAK_EV_BLOCK_BYTES) {
-    void *mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */
+    void *mem = imp->block_take ? imp->block_take(imp->block_ctx) : NULL; /* faulted in there */
+    if (!mem) {
+      mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */
+    }
     b = mem == MAP_FAILED ? NULL : mem;
   } else {
     b = malloc(bytes);

@@ -2,17 +2,27 @@
 ** This file holds the import's decoding thread: a ring of batches of input passed from the
 ** importer's thread (which copies the bytes in and tokenizes the decoded packets) to the
 ** decoding thread (which frames and decodes them, read/stream.c, inflating them first when
-** the trace is gzip-compressed) and back, in order.
+** the trace is gzip-compressed) and back, in order. Reading a file, the decoding thread can
+** read the rest of it into the batches itself (trak__pipeline_read), off the importer's thread.
 ** Synchronisation is one mutex and two condition variables; no import state is shared.
 */
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <sys/mman.h>
 #include <string.h>
 
 #include "processor/read/pipeline.h"
 
 #define SLOTS 4
 #define PIECE (32u << 10) /* bytes per batch: its decoded packets stay in the cache */
+#define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
+#define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
+#define POOL_BLOCK (TRAK_EV_BLOCK_BYTES + 16u) /* sequence.c's largest blocks, 2 MiB */
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23
+#endif
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_DECODED };
 
@@ -29,21 +39,97 @@ struct trak_pipeline {
   int kind;               /* TRAK_PIPE_*: what the batches hold */
   trak_framer fr;         /* the decoding thread's, until it has stopped */
   trak_json_import *json; /* TRAK_PIPE_JSON: its reader's state is the decoding thread's */
+  /* trak__pipeline_read: the file the decoding thread reads the rest of the input from (once
+  ** set, it fills the FREE slots itself), the last read (`chunk`, READ_CHUNK bytes, `got` of
+  ** them, `used` handed out), the input counters after it, and whether the file has ended */
+  FILE *src;
+  uint8_t *chunk;
+  size_t got, used;
+  uint64_t fed, bytes_in, bytes_plain;
+  int src_done;
+  /* record blocks mapped and faulted in by the decoding thread (the kernel zeroes a fresh 2 MiB
+  ** block in milliseconds), taken by sequence.c on the importer's thread; under mu. Filled once
+  ** the importer's thread has asked (`wanted`): small traces never use such blocks. */
+  void *pool[POOL];
+  int pool_n, wanted;
 };
+
+/* The importer's block_take (importer.h): a faulted-in block, or NULL (it maps its own). */
+static void *pool_take(void *ctx) {
+  trak_pipeline *pl = ctx;
+  pthread_mutex_lock(&pl->mu);
+  void *b = pl->pool_n ? pl->pool[--pl->pool_n] : NULL;
+  pl->wanted = 1;
+  pthread_mutex_unlock(&pl->mu);
+  return b;
+}
+
+/* On the decoding thread, after a batch: maps and faults in the blocks the pool lacks. */
+static void pool_fill(trak_pipeline *pl) {
+  for (;;) {
+    pthread_mutex_lock(&pl->mu);
+    int need = pl->wanted && pl->pool_n < POOL;
+    pthread_mutex_unlock(&pl->mu);
+    if (!need) return;
+    void *b = mmap(NULL, POOL_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED) return;
+    madvise(b, POOL_BLOCK, MADV_HUGEPAGE);
+    if (madvise(b, POOL_BLOCK, MADV_POPULATE_WRITE)) { /* an older kernel: leave it be */
+      munmap(b, POOL_BLOCK);
+      pthread_mutex_lock(&pl->mu);
+      pl->wanted = 0;
+      pthread_mutex_unlock(&pl->mu);
+      return;
+    }
+    pthread_mutex_lock(&pl->mu);
+    pl->pool[pl->pool_n++] = b;
+    pthread_mutex_unlock(&pl->mu);
+  }
+}
+
+/* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
+** feed_file read it is in (the decoding thread, reading). Returns 0 at the end of the file. */
+static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
+  if (pl->used == pl->got) {
+    pl->got = fread(pl->chunk, 1, READ_CHUNK, pl->src);
+    pl->used = 0;
+    if (!pl->got) return 0;
+    pl->fed += pl->got, pl->bytes_in += pl->got, pl->bytes_plain += pl->got;
+  }
+  size_t n = pl->got - pl->used < PIECE ? pl->got - pl->used : PIECE;
+  trak__grow((void **)&b->bytes, &b->cap, n, 1);
+  memcpy(b->bytes, pl->chunk + pl->used, n);
+  pl->used += n;
+  b->n = n;
+  b->call_end = pl->used == pl->got;
+  b->bytes_in = pl->bytes_in, b->bytes_plain = pl->bytes_plain;
+  return 1;
+}
 
 static void *decode_main(void *arg) {
   trak_pipeline *pl = arg;
   size_t i = 0;
   for (;;) {
     pthread_mutex_lock(&pl->mu);
-    while (pl->state[i] != SLOT_FILLED && !pl->stop)
+    int reads = 0; /* slot i is the next to fill, and this thread fills it from pl->src */
+    while (pl->state[i] != SLOT_FILLED) {
+      reads = pl->src && !pl->src_done && pl->state[i] == SLOT_FREE;
+      if (reads || pl->stop) break;
       pthread_cond_wait(&pl->filled, &pl->mu);
-    if (pl->state[i] != SLOT_FILLED) { /* stopped, nothing left to decode */
+    }
+    if (pl->state[i] != SLOT_FILLED && !reads) { /* stopped, nothing left to decode */
       pthread_mutex_unlock(&pl->mu);
       return NULL;
     }
     pthread_mutex_unlock(&pl->mu);
     trak_frame_batch *b = &pl->slot[i];
+    if (reads && !read_piece(pl, b)) {
+      pthread_mutex_lock(&pl->mu);
+      pl->src_done = 1;
+      pthread_cond_signal(&pl->decoded);
+      pthread_mutex_unlock(&pl->mu);
+      continue;
+    }
     if (pl->kind == TRAK_PIPE_GZIP || pl->kind == TRAK_PIPE_GZIP_JSON)
       trak__stream_inflate_batch(&pl->fr, pl->kind == TRAK_PIPE_GZIP_JSON ? pl->json : NULL, b);
     else if (pl->kind == TRAK_PIPE_JSON)
@@ -55,6 +141,7 @@ static void *decode_main(void *arg) {
     pthread_cond_signal(&pl->decoded);
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
+    pool_fill(pl);
   }
 }
 
@@ -68,6 +155,8 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
     pl->fr.inf = &p->inf;
     pl->fr.plain = p->imp->bytes_plain;
   }
+  if (kind == TRAK_PIPE_BINARY || kind == TRAK_PIPE_GZIP)
+    p->imp->block_take = pool_take, p->imp->block_ctx = pl;
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
   pl->fr.offset = p->plain_offset;
   pl->fr.skip_left = p->skip_left;
@@ -76,6 +165,7 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
   pthread_cond_init(&pl->filled, NULL);
   pthread_cond_init(&pl->decoded, NULL);
   if (pthread_create(&pl->thread, NULL, decode_main, pl)) {
+    p->imp->block_take = NULL, p->imp->block_ctx = NULL;
     pthread_mutex_destroy(&pl->mu);
     pthread_cond_destroy(&pl->filled);
     pthread_cond_destroy(&pl->decoded);
@@ -123,6 +213,47 @@ void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
   }
 }
 
+int trak__pipeline_reads(const trak_pipeline *pl) {
+  return pl->kind == TRAK_PIPE_BINARY || pl->kind == TRAK_PIPE_JSON;
+}
+
+void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total) {
+  trak_processor *p = pl->p;
+  pl->chunk = malloc(READ_CHUNK);
+  if (!pl->chunk) abort();
+  pthread_mutex_lock(&pl->mu);
+  pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
+  pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
+  pthread_cond_signal(&pl->filled);
+  pthread_mutex_unlock(&pl->mu);
+  uint64_t next_report = p->fed + (16u << 20);
+  for (;;) {
+    size_t i = pl->apply;
+    pthread_mutex_lock(&pl->mu);
+    while (pl->state[i] != SLOT_DECODED && !(pl->src_done && pl->state[i] == SLOT_FREE))
+      pthread_cond_wait(&pl->decoded, &pl->mu);
+    int done = pl->state[i] != SLOT_DECODED; /* the file has ended and every batch is applied */
+    pthread_mutex_unlock(&pl->mu);
+    if (done) break;
+    trak__stream_apply_batch(p, &pl->slot[i]);
+    uint64_t in = pl->slot[i].bytes_in;
+    pthread_mutex_lock(&pl->mu);
+    pl->state[i] = SLOT_FREE;
+    pthread_cond_signal(&pl->filled);
+    pthread_mutex_unlock(&pl->mu);
+    pl->apply = (i + 1) % SLOTS;
+    if (p->opts.progress && in >= next_report) { /* as feed_file reports its reads */
+      p->opts.progress(p->opts.user, in, total);
+      next_report = in + (16u << 20);
+    }
+  }
+  pl->fill = pl->apply;
+  if (pl->kind == TRAK_PIPE_JSON) p->plain_offset += pl->fed - p->fed; /* as plain_dispatch */
+  p->fed = pl->fed, p->imp->bytes_in = pl->bytes_in, p->imp->bytes_plain = pl->bytes_plain;
+  free(pl->chunk);
+  pl->chunk = NULL;
+}
+
 static void stop(trak_pipeline *pl) {
   pthread_mutex_lock(&pl->mu);
   pl->stop = 1;
@@ -135,6 +266,9 @@ static void stop(trak_pipeline *pl) {
 }
 
 static void release(trak_pipeline *pl) {
+  pl->p->imp->block_take = NULL, pl->p->imp->block_ctx = NULL;
+  for (int k = 0; k < pl->pool_n; k++)
+    munmap(pl->pool[k], POOL_BLOCK);
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
     trak_vec_free(pl->slot[i].items);
@@ -146,6 +280,7 @@ static void release(trak_pipeline *pl) {
     trak__json_ops_free(&pl->slot[i].json_ops);
   }
   trak_vec_free(pl->fr.carry);
+  free(pl->chunk);
   free(pl);
 }
 

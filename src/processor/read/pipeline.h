@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include "processor/import/json/json.h"
 #include "processor/import/proto/proto.h"
@@ -83,6 +84,16 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind);
 ** batches already decoded when the ring of batches is full. With gzip, the bytes of one call
 ** are one call of one thread's gzip_feed (inflated output is cut at the same places). */
 void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len);
+/* Whether the decoding thread can read the rest of the input itself (a binary or JSON trace
+** not compressed: trak__pipeline_read). */
+int trak__pipeline_reads(const trak_pipeline *pl);
+/* Has the decoding thread read the rest of file `f` (`total` bytes, 0: unknown) into the
+** batches in feed_file's 1 MiB reads, with the input counters one thread would have, and applies
+** them here as they are decoded, calling the processor's progress callback as feed_file does;
+** returns at the end of the file (feof or ferror) with the counters (p->fed, bytes_in,
+** bytes_plain) set. Only when the trak__pipeline_feed calls so far were feed_file's (the
+** processor's first 4 KiB hashed). */
+void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total);
 /* Applies every batch left, stops the thread and gives its framing state back to the processor
 ** (pending, plain_offset, skip_left, dead; with gzip p->inf and the importer's bytes_plain) as if one thread had framed; frees `pl`. */
 void trak__pipeline_finish(trak_pipeline *pl);

@@ -714,6 +714,12 @@ void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
   trak_vec_free(p->raw_sniff);
 }
 
+int trak__stream_read_rest(trak_processor *p, FILE *f, uint64_t total) {
+  if (!p->pipe || p->raw_state != 1 || p->sink || !trak__pipeline_reads(p->pipe)) return 0;
+  trak__pipeline_read(p->pipe, f, total);
+  return 1;
+}
+
 int trak__stream_finish(trak_processor *p, trak_error *err) {
   (void)err; /* problems in the trace are stats, not errors */
   if (!p->raw_state) {

@@ -385,7 +385,8 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);
   else if (HAS(pf, P_TRACK_EVENT))
-    trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len);
+    trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len,
+                               pf->te_pre ? &pf->te : NULL);
   else if (HAS(pf, P_META))
     rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
   if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
@@ -595,6 +596,9 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
 void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_t *data, size_t len,
                          trak_packet_fields *pf) {
   decode_pure(base, limit, data, len, pf);
+  if (HAS(pf, P_TRACK_EVENT) && !pf->malformed)
+    pf->te_pre = (uint8_t)trak__track_event_predecode(base, limit, pf->span[P_TRACK_EVENT].data,
+                                                      pf->span[P_TRACK_EVENT].len, &pf->te);
 }
 
 uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {

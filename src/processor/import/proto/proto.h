@@ -20,6 +20,19 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len);
 ** packet's bytes. Only the part before `span` is zeroed per packet; a span is read only if its
 ** bit is in `present`. */
 #define TRAK_PACKET_SPANS 10
+
+/* A TrackEvent decoded on the import's decoding thread (trak__track_event_predecode): the
+** fields of a common event, which the importer's thread then takes instead of decoding the
+** event again. Spans are offsets into the event's bytes. */
+#define TRAK_TE_PRE_ANNOS 4
+typedef struct trak_te_pre {
+  uint64_t type, track_uuid, name_iid, cat_iid, value; /* value: counter_value's raw bits */
+  uint32_t name_at, name_len;                          /* has_name: the inline name */
+  uint32_t anno_at[TRAK_TE_PRE_ANNOS], anno_len[TRAK_TE_PRE_ANNOS];
+  uint8_t has_type, has_track, has_name_iid, has_name, n_cat_iids, n_annos;
+  uint8_t has_value, value_is_double;
+} trak_te_pre;
+
 typedef struct trak_packet_fields {
   uint64_t timestamp;
   uint32_t clock_id, seq_id, flags;
@@ -32,7 +45,9 @@ typedef struct trak_packet_fields {
   uint8_t has_zstd;
   uint8_t unhandled; /* has fields the common switch does not read (packet.c) */
   uint8_t malformed; /* the fields stop decoding before the packet's end */
+  uint8_t te_pre;    /* `te` holds the packet's TrackEvent, decoded (the decoding thread) */
   trak_span span[TRAK_PACKET_SPANS];
+  trak_te_pre te;
 } trak_packet_fields;
 
 /* trak__packet_tokenize in two halves, for the import's decoding thread (read/pipeline.c).
@@ -48,9 +63,18 @@ void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf);
 ** (packet.c), now that the whole trace is; those still unknown are counted. Called once, after
 ** the last packet and before the parse phase. */
 void trak__packets_retry_deferred(trak_importer *imp);
-/* Tokenizes a TrackEvent of a packet (track_event.c). */
+/* Tokenizes a TrackEvent of a packet (track_event.c); `pre` (NULL: none) is the event
+** decoded by trak__track_event_predecode, whose fields are taken instead of decoding it. */
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                                size_t len);
+                                size_t len, const trak_te_pre *pre);
+/* Decodes a TrackEvent's fields into `pre` when it is a common event (track_event.c): only
+** type, track_uuid, name_iid, name, one category iid, up to TRAK_TE_PRE_ANNOS debug
+** annotations and a counter value, each with the wire type the encoders write, and the bytes
+** decode. Returns 1 then, else 0 (the importer's thread decodes the event itself). Reads
+** nothing but [data, data + len) (and up to `limit` from `base`, as trak__packet_decode), so
+** it runs on the decoding thread. */
+int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
+                                size_t len, trak_te_pre *pre);
 
 /* Applies a TrackDescriptor (track_descriptor.c); a thread descriptor also becomes `seq`'s
 ** thread (seq may be NULL). A malformed descriptor, or a thread without pid or tid, a process

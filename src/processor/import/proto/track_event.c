@@ -185,6 +185,156 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
   return rc;
 }
 
+/* A field's tag as the wire writes it (one or two varint bytes), as a number. */
+#define TAG(field, wire) ((uint32_t)(field) << 3 | (wire))
+
+/* trak__track_event_predecode's fast path, for the encoding the SDKs write: tags of one or two
+** bytes, at least 16 bytes readable after each (as trak_pb_decoder_next's fast path). Returns 1
+** or 0 as trak__track_event_predecode, or -1 for anything else (a short buffer, a tag or wire
+** type not taken here, bytes that may not decode): the generic loop decides then. */
+static inline int predecode_fast(const uint8_t *data, const uint8_t *end, const uint8_t *limit,
+                                 trak_te_pre *pre) {
+  const uint8_t *p = data;
+  while (p < end) {
+    if (limit - p < 16) return -1;
+    uint32_t tag = p[0];
+    if (tag >= 0x80) {
+      if (p[1] >= 0x80) return -1;
+      tag = (tag & 0x7f) | (uint32_t)p[1] << 7;
+      p += 2;
+    } else {
+      p++;
+    }
+    if (tag == TAG(TRAK_PB_TrackEvent_double_counter_value, TRAK_PB_WIRE_FIXED64)) {
+      if (end - p < 8) return -1;
+      pre->value = trak_pb__load_le64(p), pre->has_value = 1, pre->value_is_double = 1;
+      p += 8;
+      continue;
+    }
+    if ((tag & 7) != TRAK_PB_WIRE_VARINT && (tag & 7) != TRAK_PB_WIRE_LEN) return -1;
+    uint64_t v = p[0];
+    if (v < 0x80) {
+      p++;
+    } else {
+      p = trak_pb__read_varint_unchecked(p, &v);
+      if (!p) return -1;
+    }
+    if (p > end) return -1;
+    switch (tag) {
+    case TAG(TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT):
+      pre->type = v, pre->has_type = 1;
+      break;
+    case TAG(TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT):
+      pre->track_uuid = v, pre->has_track = 1;
+      break;
+    case TAG(TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT):
+      pre->name_iid = v, pre->has_name_iid = 1;
+      break;
+    case TAG(TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT):
+      if (pre->n_cat_iids) return 0;
+      pre->cat_iid = v, pre->n_cat_iids = 1;
+      break;
+    case TAG(TRAK_PB_TrackEvent_counter_value, TRAK_PB_WIRE_VARINT):
+      pre->value = v, pre->has_value = 1, pre->value_is_double = 0;
+      break;
+    case TAG(TRAK_PB_TrackEvent_debug_annotations, TRAK_PB_WIRE_LEN):
+      if (v > (uint64_t)(end - p)) return -1;
+      if (pre->n_annos == TRAK_TE_PRE_ANNOS) return 0;
+      pre->anno_at[pre->n_annos] = (uint32_t)(p - data);
+      pre->anno_len[pre->n_annos++] = (uint32_t)v;
+      p += v;
+      break;
+    case TAG(TRAK_PB_TrackEvent_name, TRAK_PB_WIRE_LEN):
+      if (v > (uint64_t)(end - p)) return -1;
+      pre->name_at = (uint32_t)(p - data), pre->name_len = (uint32_t)v, pre->has_name = 1;
+      p += v;
+      break;
+    default:
+      return -1;
+    }
+  }
+  return 1;
+}
+
+int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
+                                size_t len, trak_te_pre *pre) {
+  pre->has_type = pre->has_track = pre->has_name_iid = pre->has_name = 0;
+  pre->n_cat_iids = pre->n_annos = pre->has_value = 0;
+  if (limit && data >= base && data + len <= limit) {
+    int fast = predecode_fast(data, data + len, limit, pre);
+    if (fast >= 0) return fast;
+    pre->has_type = pre->has_track = pre->has_name_iid = pre->has_name = 0;
+    pre->n_cat_iids = pre->n_annos = pre->has_value = 0;
+  }
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_pb_decoder_init(&dec, data, len);
+  if (limit && data >= base && dec.end <= limit) dec.limit = limit;
+  int rc;
+  /* decode_event's assignments, for the fields and wire types taken here; anything else: 0 */
+  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
+    if (f.wire_type == TRAK_PB_WIRE_LEN) {
+      if (f.number == TRAK_PB_TrackEvent_debug_annotations) {
+        if (pre->n_annos == TRAK_TE_PRE_ANNOS) return 0;
+        pre->anno_at[pre->n_annos] = (uint32_t)(f.data - data);
+        pre->anno_len[pre->n_annos++] = (uint32_t)f.len;
+      } else if (f.number == TRAK_PB_TrackEvent_name) {
+        pre->name_at = (uint32_t)(f.data - data), pre->name_len = (uint32_t)f.len;
+        pre->has_name = 1;
+      } else {
+        return 0;
+      }
+      continue;
+    }
+    switch (f.number) {
+    case TRAK_PB_TrackEvent_type:
+      pre->type = f.value, pre->has_type = 1;
+      break;
+    case TRAK_PB_TrackEvent_track_uuid:
+      pre->track_uuid = f.value, pre->has_track = 1;
+      break;
+    case TRAK_PB_TrackEvent_name_iid:
+      pre->name_iid = f.value, pre->has_name_iid = 1;
+      break;
+    case TRAK_PB_TrackEvent_category_iids:
+      if (pre->n_cat_iids) return 0;
+      pre->cat_iid = f.value, pre->n_cat_iids = 1;
+      break;
+    case TRAK_PB_TrackEvent_counter_value:
+      pre->value = f.value, pre->has_value = 1, pre->value_is_double = 0;
+      break;
+    case TRAK_PB_TrackEvent_double_counter_value:
+      pre->value = f.value, pre->has_value = 1, pre->value_is_double = 1;
+      break;
+    default:
+      return 0;
+    }
+  }
+  return rc == 0;
+}
+
+/* The fields of a common event that the decoding thread decoded (trak__track_event_predecode)
+** as decode_event would have set them. */
+static inline void predecoded(const trak_te_pre *pre, const uint8_t *data, size_t len,
+                              event_fields *ef) {
+  ef->blob = (trak_span){data, len};
+  ef->type = pre->type, ef->has_type = pre->has_type;
+  ef->track_uuid = pre->track_uuid, ef->has_track = pre->has_track;
+  ef->name_iid = pre->name_iid, ef->has_name_iid = pre->has_name_iid;
+  if (pre->has_name) ef->name = (trak_span){data + pre->name_at, pre->name_len};
+  ef->cat_iids.v[0] = pre->cat_iid, ef->cat_iids.n = pre->n_cat_iids;
+  for (uint32_t i = 0; i < pre->n_annos; i++)
+    ef->annos[i] = (trak_span){data + pre->anno_at[i], pre->anno_len[i]};
+  ef->n_annos = pre->n_annos;
+  if (pre->has_value) {
+    ef->has_value = 1, ef->value_is_double = pre->value_is_double;
+    if (pre->value_is_double)
+      memcpy(&ef->double_value, &pre->value, 8);
+    else
+      ef->int_value = (int64_t)pre->value;
+  }
+}
+
 /* Joins several categories with ',' as Perfetto's slice.category does. */
 __attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_sequence *seq,
                                                      const event_fields *ef) {
@@ -477,7 +627,7 @@ __attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_
 }
 
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                                size_t len) {
+                                size_t len, const trak_te_pre *pre) {
   event_fields ef;
   /* Only the counters of the lists need zeroing; the arrays are filled before being read, and
   ** the rare fields only when their `extras` bit is set. */
@@ -487,7 +637,9 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   ef.cat_iids.overflow = ef.flows.overflow = ef.terms.overflow = 0;
   ef.n_cats = ef.n_annos = 0;
   trak_sequence *seq = ctx->seq;
-  if (decode_event(imp, data, len, &ef) < 0)
+  if (pre)
+    predecoded(pre, data, len, &ef);
+  else if (decode_event(imp, data, len, &ef) < 0)
     trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "track_event fields do not decode");
   else if (TRAK_UNLIKELY(ef.bad_packed))
     trak__report(
