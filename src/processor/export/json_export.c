@@ -417,14 +417,30 @@ static int has_event(const trak_tables *t, const char *const *names) {
 }
 
 /* Marks the tracks whose slices or counters the systrace text of the ftrace events makes again
-** on import (systrace/events.c reads markers, cpu_frequency, cpu_frequency_limits, cpu_idle):
-** writing them as JSON events as well would make them twice. */
+** on import (systrace/events.c reads markers, the kernel's atrace-style events written as
+** markers, cpu_frequency, cpu_frequency_limits, cpu_idle, thermal_temperature, cdev_update and
+** the clock_* lines of systrace text): writing them as JSON events as well would make them
+** twice. */
 static void mark_text_tracks(out *o) {
   const trak_tables *t = o->t;
-  static const char *const markers[] = {"print", "tracing_mark_write", NULL};
+  static const char *const markers[] = {"print",
+                                        "tracing_mark_write",
+                                        "sde_tracing_mark_write",
+                                        "samsung_tracing_mark_write",
+                                        "dpu_tracing_mark_write",
+                                        "g2d_tracing_mark_write",
+                                        "mali_tracing_mark_write",
+                                        "lwis_tracing_mark_write",
+                                        "panel_write_generic",
+                                        "zero",
+                                        NULL};
   static const char *const freq[] = {"cpu_frequency", NULL};
   static const char *const idle[] = {"cpu_idle", NULL};
   static const char *const limits[] = {"cpu_frequency_limits", NULL};
+  static const char *const thermal[] = {"thermal_temperature", NULL};
+  static const char *const cdev[] = {"cdev_update", NULL};
+  static const char *const clock_rate[] = {"clock_set_rate", NULL};
+  static const char *const clock_state[] = {"clock_enable", "clock_disable", NULL};
   static const struct {
     const char *const *events;
     const char *types[6];
@@ -435,6 +451,10 @@ static void mark_text_tracks(out *o) {
       {freq, {"cpu_frequency"}},
       {idle, {"cpu_idle"}},
       {limits, {"cpu_max_frequency_limit", "cpu_min_frequency_limit"}},
+      {thermal, {"thermal_temperature"}},
+      {cdev, {"cooling_device_counter"}},
+      {clock_rate, {"clock_frequency"}},
+      {clock_state, {"clock_state"}},
   };
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
     if (!has_event(t, rules[r].events)) continue;

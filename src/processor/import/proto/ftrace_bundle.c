@@ -398,6 +398,21 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     trak__cpu_counter(imp, TRAK_TK_CPU_MIN_FREQ_LIMIT, (uint32_t)num(&e, 3), ts,
                       (double)(uint32_t)num(&e, 1));
     return;
+  case TRAK_PB_FtraceEvent_thermal_temperature: /* temp on "<thermal_zone> Temperature" */
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    s = bytes(&e, TRAK_PB_ThermalTemperatureFtraceEvent_thermal_zone, &n);
+    trak__device_counter(imp, trak__device_counter_track(imp, TRAK_TK_THERMAL_TEMPERATURE, s, n),
+                         ts, (double)(int32_t)num(&e, TRAK_PB_ThermalTemperatureFtraceEvent_temp));
+    return;
+  case TRAK_PB_FtraceEvent_cdev_update: /* target on "<type> Cooling Device" */
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    s = bytes(&e, TRAK_PB_CdevUpdateFtraceEvent_type, &n);
+    trak__device_counter(imp,
+                         trak__device_counter_track(imp, TRAK_TK_COOLING_DEVICE_COUNTER, s, n), ts,
+                         (double)(uint64_t)num(&e, TRAK_PB_CdevUpdateFtraceEvent_target));
+    return;
   case TRAK_PB_FtraceEvent_print:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
