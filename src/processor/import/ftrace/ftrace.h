@@ -220,6 +220,12 @@ void trak__signal(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
 void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                            uint32_t name, int cpu_arg);
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
+/* A kprobe_event of KprobeEvent.type `type` (1 begin, 2 end, 3 instant; anything else: nothing)
+** named `name` (a string id) written by thread `tid` on `cpu`: a slice begins or ends, or a
+** zero-length slice is made, on the thread's track, as Perfetto's parser makes them. Queued and
+** applied in timestamp order. */
+void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t type,
+                  uint32_t name);
 
 /* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's
 ** bytes, for its args): a slice named by the call begins on the thread's track (an instant for

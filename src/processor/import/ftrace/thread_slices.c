@@ -2,8 +2,8 @@
 ** This file holds the kernel events Perfetto's ftrace parser makes slices of on a thread's
 ** track: signal_generate and signal_deliver as instants (arg signal.sig) on the track of the
 ** thread signalled or receiving, workqueue_execute_start/end as slices of category "workqueue"
-** named by the work's function (arg cpu) on the worker's track; and the queue of such slices
-** for other files (vmscan.c).
+** named by the work's function (arg cpu) on the worker's track, kprobe_event's slices and
+** instants on its writer's track; and the queue of such slices for other files (vmscan.c).
 */
 
 #include "processor/import/ftrace/ftrace_internal.h"
@@ -39,6 +39,13 @@ void trak__workqueue_start(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_
 
 void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid) {
   push(imp, cpu, ts, tid, TRAK_EV_END, 0, trak__ftrace_str(imp, "workqueue"), ARG_NONE, 0);
+}
+
+void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t type,
+                  uint32_t name) {
+  /* KprobeEvent.KprobeType: BEGIN 1, END 2, INSTANT 3 (UNKNOWN 0 makes nothing) */
+  static const uint32_t ev[] = {0, TRAK_EV_BEGIN, TRAK_EV_END, TRAK_EV_INSTANT};
+  if (type >= 1 && type <= 3) push(imp, cpu, ts, tid, ev[type], name, 0, ARG_NONE, 0);
 }
 
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r) {

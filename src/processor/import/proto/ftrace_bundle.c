@@ -413,6 +413,12 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                          trak__device_counter_track(imp, TRAK_TK_COOLING_DEVICE_COUNTER, s, n), ts,
                          (double)(uint64_t)num(&e, TRAK_PB_CdevUpdateFtraceEvent_target));
     return;
+  case TRAK_PB_FtraceEvent_kprobe_event:
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__kprobe(imp, cpu, ts, pid, num(&e, TRAK_PB_KprobeEvent_type),
+                 str(imp, &e, TRAK_PB_KprobeEvent_name));
+    return;
   case TRAK_PB_FtraceEvent_print:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
