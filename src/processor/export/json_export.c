@@ -21,6 +21,7 @@
 
 #include "processor/export/json_export.h"
 #include "processor/export/json_systrace.h"
+#include "util/kernel_marker.h"
 #include "util/utf8.h"
 #include "util/wrapping.h"
 #include "processor/processor_internal.h"
@@ -423,17 +424,10 @@ static int has_event(const trak_tables *t, const char *const *names) {
 ** twice. */
 static void mark_text_tracks(out *o) {
   const trak_tables *t = o->t;
-  static const char *const markers[] = {"print",
-                                        "tracing_mark_write",
-                                        "sde_tracing_mark_write",
-                                        "samsung_tracing_mark_write",
-                                        "dpu_tracing_mark_write",
-                                        "g2d_tracing_mark_write",
-                                        "mali_tracing_mark_write",
-                                        "lwis_tracing_mark_write",
-                                        "panel_write_generic",
-                                        "zero",
-                                        NULL};
+  /* print and the kernel's atrace-style kinds (mdss's tracing_mark_write among them) */
+  const char *markers[TRAK_KMARK_KINDS + 2] = {"print"};
+  for (int k = 0; k < TRAK_KMARK_KINDS; k++)
+    markers[k + 1] = trak__kernel_marker_kinds[k].event;
   static const char *const freq[] = {"cpu_frequency", NULL};
   static const char *const idle[] = {"cpu_idle", NULL};
   static const char *const limits[] = {"cpu_frequency_limits", NULL};
@@ -441,7 +435,7 @@ static void mark_text_tracks(out *o) {
   static const char *const cdev[] = {"cdev_update", NULL};
   static const char *const clock_rate[] = {"clock_set_rate", NULL};
   static const char *const clock_state[] = {"clock_enable", "clock_disable", NULL};
-  static const struct {
+  const struct {
     const char *const *events;
     const char *types[6];
   } rules[] = {

@@ -211,7 +211,7 @@ void trak__chrome_metadata(trak_importer *imp, uint32_t instance, const uint8_t 
 void trak__chrome_trigger(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__chrome_events(trak_importer *imp, uint32_t *bundles, const uint8_t *data, size_t len);
 
-/* TracePacket.ftrace_stats (ftrace_bundle.c) of sequence `seq_id`: the per-CPU ring buffer
+/* TracePacket.ftrace_stats (ftrace_stats.c) of sequence `seq_id`: the per-CPU ring buffer
 ** figures at the start or end of the trace, as stats; at the start, the recorder's setup errors
 ** (ftrace_setup_errors). */
 void trak__ftrace_stats_packet(trak_importer *imp, uint32_t seq_id, const uint8_t *data,
