@@ -149,6 +149,8 @@ async function cpuWakeup(page, box, shots) {
   if (shots) await screenshot(page, 'ui-sched-wakeup.png');
   await page.click('#sched-latency a[data-state]');
   await page.waitForFunction((id) => window.trakViewer.state().system?.id === id && window.trakViewer.state().system?.what === 'thread_state', Number(wakerId));
+  // the overlay is the drawn state: gone at the next frame after the selection moved
+  await page.waitForFunction(() => window.trakViewer.state().wakeup === null);
   assert.equal((await state(page)).wakeup, null);
   await page.keyboard.press('Escape');
 }
