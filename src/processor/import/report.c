@@ -322,6 +322,17 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "FtraceStats packet's ftrace_parse_errors FTRACE_STATUS_ABI_ZERO_DATA_LENGTH, one per "
          "packet that lists it): zero-padded pages, which lose no event.",
          1},
+    [TRAK_STAT_CPU_INFO_EMPTY] = {"cpu_info_empty", TRAK_SEVERITY_ERROR,
+                                  "CpuInfo packets that list no CPU (the recorder could not "
+                                  "read /proc/cpuinfo, e.g. in a sandbox): the cpu table has no "
+                                  "processor names, capacities or frequencies from them.",
+                                  1},
+    [TRAK_STAT_CPU_INFO_UNKNOWN_FEATURES] = {"cpu_info_unknown_cpu_features", TRAK_SEVERITY_INFO,
+                                             "CPUs whose CpuInfo feature bitmap has bits past "
+                                             "the features this version names (mte, mte3): the "
+                                             "whole bitmap is still in the cpu row's args as "
+                                             "cpu_features.raw_bitmap.",
+                                             1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "disk_stat, gpufreq_mhz, slab_info); "

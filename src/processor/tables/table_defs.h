@@ -68,6 +68,7 @@
   X(thread_state, "__intrinsic_thread_state")                                                      \
   X(spurious_wakeup, "__intrinsic_spurious_sched_wakeup")                                          \
   X(cpu, "__intrinsic_cpu")                                                                        \
+  X(cpu_freq, "__intrinsic_cpu_freq")                                                              \
   X(ftrace_event, "__intrinsic_ftrace_event")                                                      \
   X(interrupt_mapping, "_linux_interrupt_mapping")                                                 \
   X(clock_snapshot, "__intrinsic_clock_snapshot")
@@ -277,6 +278,13 @@
   X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
   X(T, S, U32N, capacity, "capacity", 0, TRAK_NULL_U32)                                            \
   X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* The frequencies (kHz) a CPU can run at, as a CpuInfo packet lists them: a row per CPU and
+** frequency, in the packet's order (the cpu_available_frequencies view). */
+#define TRAK_COLUMNS_cpu_freq(X, T)                                                                \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32, ucpu, "ucpu", 0, 0)                                                                 \
+  X(T, S, U32, freq, "freq", 0, 0)
 
 /* Every ftrace event as recorded (Perfetto's raw table): its name, thread, CPU, flags, args.
 ** name, ucpu and common_flags (16 bits, as the sink records them) have few distinct values:

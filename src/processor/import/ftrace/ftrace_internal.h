@@ -152,6 +152,7 @@ typedef struct trak_fcpu_info {
   uint32_t processor;  /* string id, 0: not said */
   uint32_t cluster_id; /* 0 unless CPUs differ in capacity or frequency */
   uint32_t capacity;   /* TRAK_NULL_U32: not said */
+  uint32_t arg_set_id; /* its ARM identifier and feature bits; TRAK_NULL_U32: none */
 } trak_fcpu_info;
 
 /* The string id of the end-state letters of a sched_switch's prev_state bits, as last computed

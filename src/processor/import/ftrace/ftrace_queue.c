@@ -399,6 +399,7 @@ static void cpu_rows(trak_importer *imp) {
       t->cpu.processor[row] = f->cpu_info.v[u].processor;
       t->cpu.cluster_id[row] = f->cpu_info.v[u].cluster_id;
       t->cpu.capacity[row] = f->cpu_info.v[u].capacity;
+      t->cpu.arg_set_id[row] = f->cpu_info.v[u].arg_set_id;
     }
   }
 }

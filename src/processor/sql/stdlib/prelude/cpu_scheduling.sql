@@ -22,6 +22,11 @@ SELECT id, id AS ucpu, cpu, cluster_id, processor, machine_id, capacity, arg_set
 FROM __intrinsic_cpu
 WHERE cpu IS NOT NULL;
 
+CREATE PERFETTO VIEW cpu_available_frequencies(
+  id ID, cpu LONG, freq LONG, ucpu LONG
+) AS
+SELECT id, ucpu AS cpu, freq, ucpu FROM __intrinsic_cpu_freq;
+
 CREATE PERFETTO VIEW sched(
   id ID, ts TIMESTAMP, dur DURATION, cpu LONG, utid JOINID(thread.id), end_state STRING,
   priority LONG, ucpu LONG, ts_end LONG
