@@ -333,6 +333,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "whole bitmap is still in the cpu row's args as "
                                              "cpu_features.raw_bitmap.",
                                              1},
+    [TRAK_STAT_GENERIC_TASK_STATE_INVALID_ORDER] =
+        {"generic_task_state_invalid_order", TRAK_SEVERITY_ERROR,
+         "Generic kernel task states that cannot follow the task's previous one (created twice, "
+         "a state after dead, running twice, two changes at one time): the event is dropped, "
+         "or its state row begins where the other's does.",
+         1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "disk_stat, gpufreq_mhz, slab_info); "

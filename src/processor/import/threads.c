@@ -68,16 +68,29 @@ static uint32_t thread_find(const trak_importer *imp, int64_t tid, int64_t pid) 
   return TRAK_NULL_U32;
 }
 
-uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
+/* The live process with `pid`, made on first use (*made = 1) without any thread. */
+static uint32_t process_get(trak_importer *imp, int64_t pid, int *made) {
   int added;
   uint32_t *slot =
       trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
-  if (!added && *slot != TRAK_NULL_U32) return *slot;
+  *made = added || *slot == TRAK_NULL_U32;
+  if (!*made) return *slot;
   uint32_t upid = trak__process_add(imp->tables, pid);
   imp->tables->process.machine_id[upid] = imp->threads.machine;
   *slot = upid;
-  trak__thread_for_tid(imp, pid, pid); /* the main thread, right after its process */
   return upid;
+}
+
+uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid) {
+  int made;
+  uint32_t upid = process_get(imp, pid, &made);
+  if (made) trak__thread_for_tid(imp, pid, pid); /* the main thread, right after its process */
+  return upid;
+}
+
+uint32_t trak__process_for_pid_bare(trak_importer *imp, int64_t pid) {
+  int made;
+  return process_get(imp, pid, &made);
 }
 
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
@@ -223,6 +236,15 @@ uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
     t->thread.upid[utid] = upid;
     t->thread.is_main[utid] = tid == pid;
   }
+  pending_resolve(imp, utid, t->thread.upid[utid]);
+  return utid;
+}
+
+uint32_t trak__thread_in_process(trak_importer *imp, int64_t tid, uint32_t upid) {
+  trak_tables *t = imp->tables;
+  uint32_t utid = thread_find(imp, tid, t->process.pid[upid]);
+  if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
+  if (t->thread.upid[utid] == TRAK_NULL_U32) t->thread.upid[utid] = upid;
   pending_resolve(imp, utid, t->thread.upid[utid]);
   return utid;
 }

@@ -53,6 +53,12 @@ typedef struct trak_threads {
 void trak__threads_init(trak_importer *imp);
 /* The live process with `pid`, made on first use together with its main thread (tid == pid). */
 uint32_t trak__process_for_pid(trak_importer *imp, int64_t pid);
+/* The live process with `pid`, made on first use without a main thread (a kernel's process tree
+** that says which thread is main: generic_kernel.c). */
+uint32_t trak__process_for_pid_bare(trak_importer *imp, int64_t pid);
+/* The live thread `tid` of process `upid` (or of none yet: it joins `upid`), made on first use;
+** its is_main_thread is left to the caller. */
+uint32_t trak__thread_in_process(trak_importer *imp, int64_t tid, uint32_t upid);
 /* A new process for `pid` (the pid was reused): the old one and its threads end. */
 uint32_t trak__process_start_new(trak_importer *imp, int64_t pid);
 /* Threads `a` and `b` are of one process (one cloned the other): if one has a process the other

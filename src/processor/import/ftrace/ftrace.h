@@ -114,6 +114,14 @@ struct trak_packet_ctx;
 int trak__ftrace_defer_packet(trak_importer *imp, const struct trak_packet_ctx *ctx, uint32_t field,
                               const uint8_t *data, size_t len);
 
+/* A generic kernel event packet (`field`: generic_kernel_task_state_event, _task_rename_event,
+** _cpu_freq_event or _process_tree; generic_kernel.c): task states and renames are queued and
+** applied in timestamp order with the kernel's other events, frequencies become cpufreq counter
+** values, a process tree is applied now or, once kernel events are queued, in timestamp order
+** with them. An event without a timestamp counts packet_malformed. Can't fail. */
+void trak__generic_kernel_packet(trak_importer *imp, const struct trak_packet_ctx *ctx,
+                                 uint32_t field, const uint8_t *data, size_t len);
+
 /* ---- a process's counters from its threads (process_counters.c) ------------------------ */
 
 /* rss_stat / rss_stat_throttled run by thread `pid`: the process memory counter `member` (0

@@ -45,10 +45,13 @@ enum trak_fq_type {
                           ** as SWITCH_COMPACT / WAKING_COMPACT records when merged: ts its first
                           ** event's, x its last's, pid its trak_ftrace.compacts index, a its
                           ** events (at least 1), p1 0 switches / 1 wakings */
-  TRAK_FQ_WAKING_RAW      /* a protobuf sched_waking and its generic ftrace_event row in one
+  TRAK_FQ_WAKING_RAW,     /* a protobuf sched_waking and its generic ftrace_event row in one
                           ** record: applied as the GENERIC record (s2 its name, x's low 32 bits
                           ** its arg set, x's high 32 its `a`) then the WAKING record (s2 0) the
                           ** front-end queued for it one after the other; counted as both */
+  TRAK_FQ_GK_STATE,       /* a generic kernel task state (generic_kernel.c): x tid, s1 comm,
+                          ** a state, p1 prio, cpu its CPU */
+  TRAK_FQ_GK_RENAME       /* a generic kernel task rename: x tid, s1 comm */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -97,6 +100,7 @@ typedef struct trak_fpool trak_fpool;   /* block_pool.c's thread and its blocks 
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
 typedef struct trak_fsched trak_fsched; /* sched_sets.c's sched rows' arg sets by value */
+typedef struct trak_fgk trak_fgk;       /* generic_kernel.c's CPUs and switched-out tasks */
 
 /* Records per block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
 ** back to the system while the tables fill). */
@@ -190,6 +194,7 @@ typedef struct trak_ftrace {
   trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
   trak_fsched *sched_sets;       /* the same in small tables (sched_sets.c), or NULL */
   uint8_t sched_sets_off;        /* TRAK_FTRACE_SCHED_SETS=0: the tests' path without them */
+  trak_fgk *gk;                  /* generic kernel events' state (generic_kernel.c), or NULL */
   TRAK_VEC(uint64_t) set_logged; /* bit (arg set id): 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
@@ -288,6 +293,15 @@ void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_gk_rename(trak_importer *imp, const trak_fq_rec *r);
+/* A GenericKernelProcessTree packet's processes then threads, applied (generic_kernel.c). */
+void trak__generic_process_tree(trak_importer *imp, const uint8_t *data, size_t len);
+/* Frees f->gk (generic_kernel.c). */
+void trak__generic_kernel_free(trak_ftrace *f);
+/* Thread `utid` is named `comm` by the kernel (a string id); a process's main thread names its
+** process too (process_events.c). */
+void trak__ftrace_thread_rename(trak_importer *imp, uint32_t utid, uint32_t comm);
 /* A print event of thread `tid` at `ts` (before its marker is parsed): a sys_write slice the
 ** thread has open ends there (syscalls.c). */
 void trak__syscall_write_cut(trak_importer *imp, int64_t ts, uint32_t tid);
@@ -358,6 +372,14 @@ void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t wak
 void trak__ts_newtask(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid);
 void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
                              uint32_t blocked_function);
+/* Generic kernel task states (generic_kernel.c), Perfetto's ThreadStateTracker calls for them:
+** push closes the thread's open state at `ts` and opens `state` (a string id, 0: NULL; Running
+** on `ucpu`, else TRAK_NULL_U32), counting generic_task_state_invalid_order when the closed state
+** began at `ts` too; update_pending gives the thread's last state row `state`; prev_state is
+** that row's state (0: none). */
+void trak__ts_push(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state, uint32_t ucpu);
+void trak__ts_update_pending(trak_importer *imp, uint32_t utid, uint32_t state);
+uint32_t trak__ts_prev_state(trak_importer *imp, uint32_t utid);
 
 /* The utid running on `cpu` after the queue's switches so far (TRAK_NULL_U32: none yet)
 ** (sched_tracker.c). */

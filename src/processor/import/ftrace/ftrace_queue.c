@@ -354,6 +354,8 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_THREAD_SLICE] = trak__fa_thread_slice,
     [TRAK_FQ_SYSCALL] = trak__fa_syscall,
     [TRAK_FQ_KERNEL_TE] = trak__fa_kernel_te,
+    [TRAK_FQ_GK_STATE] = trak__fa_gk_state,
+    [TRAK_FQ_GK_RENAME] = trak__fa_gk_rename,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -594,6 +596,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   queues_free(f);
   trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);
+  trak__generic_kernel_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->text);
   cpu_rows(imp);

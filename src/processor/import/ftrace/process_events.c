@@ -40,13 +40,16 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
   trak__ts_newtask(imp, r->ts, new_utid, source);
 }
 
-void trak__fa_rename(trak_importer *imp, const trak_fq_rec *r) {
+void trak__ftrace_thread_rename(trak_importer *imp, uint32_t utid, uint32_t comm) {
   trak_tables *t = imp->tables;
-  uint32_t utid = trak__ftrace_utid(imp, r->a);
-  trak__thread_name_set(imp, utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__thread_name_set(imp, utid, comm, TRAK_THREAD_NAME_KERNEL);
   uint32_t upid = t->thread.upid[utid];
   if (upid != TRAK_NULL_U32 && t->process.pid[upid] == t->thread.tid[utid])
-    trak__process_name_set(imp, upid, r->s1, TRAK_PROCESS_NAME_SYSTEM);
+    trak__process_name_set(imp, upid, comm, TRAK_PROCESS_NAME_SYSTEM);
+}
+
+void trak__fa_rename(trak_importer *imp, const trak_fq_rec *r) {
+  trak__ftrace_thread_rename(imp, trak__ftrace_utid(imp, r->a), r->s1);
 }
 
 void trak__fa_free(trak_importer *imp, const trak_fq_rec *r) {
@@ -120,6 +123,8 @@ void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r) {
   trak_packet_ctx ctx = {trak__ftrace_seq(imp), r->ts, 1}; /* counters go to the sink's records */
   if (r->a == TRAK_PB_TracePacket_process_stats)
     trak__process_stats(imp, &ctx, s->data, s->len);
+  else if (r->a == TRAK_PB_TracePacket_generic_kernel_process_tree)
+    trak__generic_process_tree(imp, s->data, s->len);
   else
     trak__process_tree(imp, &ctx, s->data, s->len);
   free((void *)s->data);

@@ -107,3 +107,23 @@ void trak__ts_blocked_reason(trak_importer *imp, uint32_t utid, uint8_t io_wait,
   /* a blocked row is neither Running nor woken: aux is free */
   if (blocked_function) trak__ts_aux_set(t, e->blocked - 1, TRAK_TS_AUX_BLOCKED, blocked_function);
 }
+
+void trak__ts_push(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state, uint32_t ucpu) {
+  close_pending(imp, ts, utid);
+  fstate *e = entry(imp->ftrace, utid);
+  if (e && imp->tables->thread_state.ts[e->last - 1] == ts)
+    trak__report(imp, TRAK_STAT_GENERIC_TASK_STATE_INVALID_ORDER,
+                 "generic kernel task state of utid %u: two state changes at %lld", utid,
+                 (long long)ts);
+  open_state(imp, ts, utid, state, ucpu, 0, TRAK_NULL_U32, 2);
+}
+
+void trak__ts_update_pending(trak_importer *imp, uint32_t utid, uint32_t state) {
+  fstate *e = entry(imp->ftrace, utid);
+  if (e) trak__ts_state_set(imp->tables, e->last - 1, state);
+}
+
+uint32_t trak__ts_prev_state(trak_importer *imp, uint32_t utid) {
+  fstate *e = entry(imp->ftrace, utid);
+  return e ? trak__ts_state(imp->tables, e->last - 1) : 0;
+}

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "processor/import/callstacks.h"
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
@@ -99,7 +100,11 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_stats) |                                                \
-   META_WORD(w, TRAK_PB_TracePacket_process_tree) | META_WORD(w, TRAK_PB_TracePacket_sys_stats))
+   META_WORD(w, TRAK_PB_TracePacket_process_tree) | META_WORD(w, TRAK_PB_TracePacket_sys_stats) |   \
+   META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_state_event) |                             \
+   META_WORD(w, TRAK_PB_TracePacket_generic_kernel_cpu_freq_event) |                               \
+   META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_rename_event) |                            \
+   META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -337,6 +342,12 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     trak__concurrent_session_event(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_generic_kernel_task_state_event:
+  case TRAK_PB_TracePacket_generic_kernel_cpu_freq_event:
+  case TRAK_PB_TracePacket_generic_kernel_task_rename_event:
+  case TRAK_PB_TracePacket_generic_kernel_process_tree:
+    trak__generic_kernel_packet(imp, ctx, field, data, len);
     return;
   default: /* trace_config, triggers, chrome_events */
     trak__late_packet_keep(imp, ctx, field, data, len);
