@@ -37,7 +37,7 @@ void trak__ftrace_crop_init(trak_importer *imp) {
 int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r) {
   trak_ftrace *f = imp->ftrace;
   if (TRAK_LIKELY(r->ts >= f->soft_drop_before) || r->type == TRAK_FQ_PROCESS_TREE ||
-      r->type == TRAK_FQ_GK_STATE || r->type == TRAK_FQ_GK_RENAME) /* packets, not ftrace's */
+      r->type >= TRAK_FQ_GK_STATE) /* packets' and JSON's records, not ftrace's */
     return 0;
   if (r->ts < f->drop_before) {
     /* once per event: by the record that makes its row (its other records, and the sink's

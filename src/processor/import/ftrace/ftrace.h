@@ -122,6 +122,14 @@ int trak__ftrace_defer_packet(trak_importer *imp, const struct trak_packet_ctx *
 void trak__generic_kernel_packet(trak_importer *imp, const struct trak_packet_ctx *ctx,
                                  uint32_t field, const uint8_t *data, size_t len);
 
+/* A thread state a JSON trace gives (a "T" event: json/json_events.c): thread `utid` in
+** `state` (a string id) from `ts` for `dur`, with io_wait 0 or 1 (-1: not said), a
+** blocked_function (string id, 0: none) and a cpu (-1: not said), queued and applied in
+** timestamp order (json_states.c): its thread_state row, and for a Running state with a cpu
+** a sched_slice row on that CPU too, as Perfetto's JSON parser makes them. Can't fail. */
+void trak__ftrace_json_state(trak_importer *imp, int64_t ts, int64_t dur, uint32_t utid,
+                             uint32_t state, int io_wait, uint32_t blocked, int64_t cpu);
+
 /* ---- a process's counters from its threads (process_counters.c) ------------------------ */
 
 /* rss_stat / rss_stat_throttled run by thread `pid`: the process memory counter `member` (0

@@ -51,7 +51,9 @@ enum trak_fq_type {
                           ** front-end queued for it one after the other; counted as both */
   TRAK_FQ_GK_STATE,       /* a generic kernel task state (generic_kernel.c): x tid, s1 comm,
                           ** a state, p1 prio, cpu its CPU */
-  TRAK_FQ_GK_RENAME       /* a generic kernel task rename: x tid, s1 comm */
+  TRAK_FQ_GK_RENAME,      /* a generic kernel task rename: x tid, s1 comm */
+  TRAK_FQ_JSON_STATE      /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
+                          ** state, s2 blocked_function, p1 io_wait (-1: none), p2 cpu (-1) */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -295,6 +297,7 @@ void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_rename(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_json_state(trak_importer *imp, const trak_fq_rec *r);
 /* A GenericKernelProcessTree packet's processes then threads, applied (generic_kernel.c). */
 void trak__generic_process_tree(trak_importer *imp, const uint8_t *data, size_t len);
 /* Frees f->gk (generic_kernel.c). */

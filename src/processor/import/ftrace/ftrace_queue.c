@@ -356,6 +356,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_KERNEL_TE] = trak__fa_kernel_te,
     [TRAK_FQ_GK_STATE] = trak__fa_gk_state,
     [TRAK_FQ_GK_RENAME] = trak__fa_gk_rename,
+    [TRAK_FQ_JSON_STATE] = trak__fa_json_state,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {

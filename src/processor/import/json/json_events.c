@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/ftrace/ftrace.h"
 #include "processor/import/hash.h"
 #include "processor/import/json/json_import.h"
 #include "util/utf8.h"
@@ -579,6 +580,32 @@ static void complete(trak_json_import *j, const jevent *e, jctx *x) {
   push(j, x, TRAK_EV_COMPLETE, track, args, at);
 }
 
+/* A thread state (T): the thread's state named by the event, from ts for dur, with "cpu",
+** "io_wait" (integers) and "blocked_function" (a string) from its args. */
+static void thread_state(trak_json_import *j, const jevent *e, const jctx *x) {
+  if (!e->dur.s) {
+    bad_event(j, "thread state event (T) without dur");
+    return;
+  }
+  int64_t cpu = -1, v;
+  int io_wait = -1;
+  uint32_t blocked = 0;
+  size_t state = 0;
+  trak_json_value key, val;
+  while (e->args.s && e->args.kind == TRAK_JSON_OBJECT &&
+         trak__json_next(&e->args, &state, &key, &val)) {
+    int is_int = val.kind == TRAK_JSON_NUMBER && !val.is_float && trak__json_int_of(&val, &v);
+    if (key.len == 3 && !memcmp(key.s, "cpu", 3) && is_int)
+      cpu = v;
+    else if (key.len == 7 && !memcmp(key.s, "io_wait", 7) && is_int)
+      io_wait = v != 0;
+    else if (key.len == 16 && !memcmp(key.s, "blocked_function", 16) &&
+             val.kind == TRAK_JSON_STRING)
+      blocked = intern_value(j, &val);
+  }
+  trak__ftrace_json_state(j->imp, x->ts, x->dur, x->utid, x->name, io_wait, blocked, cpu);
+}
+
 static void async_event(trak_json_import *j, const jevent *e, jctx *x, uint32_t type) {
   uint32_t track;
   if (!async_track(j, e, x, &track)) {
@@ -653,8 +680,8 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   case 'n':
     async_event(j, e, &x, TRAK_EV_INSTANT);
     break;
-  case 'T': /* a thread state event: trak has no thread_state table */
-    if (!e->dur.s) bad_event(j, "thread state event (T) without dur");
+  case 'T':
+    thread_state(j, e, &x);
     break;
   case 's':
   case 't':
