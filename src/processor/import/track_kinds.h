@@ -32,8 +32,10 @@ enum trak_track_dim {
   TRAK_DIM_BLOCK_DEVICE = 1 << 11, /* "block_device": a block device's dev_t (held in its info's
                                    ** dim_int) */
   TRAK_DIM_SCOPE = 1 << 12,        /* "scope": a kernel track event's scope number (dim_int) */
-  TRAK_DIM_TRACEPOINT = 1 << 13    /* "tracepoint" (dim_key) then "name" (the track's name), after
+  TRAK_DIM_TRACEPOINT = 1 << 13,   /* "tracepoint" (dim_key) then "name" (the track's name), after
                                  ** the owner (utid, upid, cpu or scope): kernel track events */
+  TRAK_DIM_BATTERY = 1 << 14       /* "battery_name" (a string id held in lane, 0: NULL) then
+                                 ** "counter_name" (dim_key): a battery's gauges */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -132,6 +134,8 @@ enum trak_track_source {
   X(THERMAL_TEMPERATURE, "thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
   X(COOLING_DEVICE_COUNTER, "cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
+  /* a battery's gauges (BatteryCounters packets: proto/battery.c) */                              \
+  X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_BATTERY, NONE, 0)                         \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \

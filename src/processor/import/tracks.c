@@ -338,6 +338,10 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "block_device", TRAK_ARG_INT, info->dim_int);
   if (k->dims & TRAK_DIM_KEY)
     arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->dim_key);
+  if (k->dims & TRAK_DIM_BATTERY) {
+    arg_str(imp, set, "battery_name", info->lane);
+    arg_str(imp, set, "counter_name", info->dim_key);
+  }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 
