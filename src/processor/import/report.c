@@ -341,8 +341,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
-                                        "disk_stat, gpufreq_mhz, slab_info); "
-                                        "skipped.",
+                                        "slab_info); skipped.",
                                         1},
     [TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST] = {"track_event_dropped_packets_outside_of_range_of_"
                                              "interest",

@@ -43,6 +43,10 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "smaps_key";
   case TRAK_TK_PROC_STAT_RUNTIME:
     return "proc_stat_runtime_key";
+  case TRAK_TK_BATTERY_COUNTER:
+    return "battery_name";
+  case TRAK_TK_DISKSTAT:
+    return "device_name";
   default:
     return NULL;
   }

@@ -34,8 +34,10 @@ enum trak_track_dim {
   TRAK_DIM_SCOPE = 1 << 12,        /* "scope": a kernel track event's scope number (dim_int) */
   TRAK_DIM_TRACEPOINT = 1 << 13,   /* "tracepoint" (dim_key) then "name" (the track's name), after
                                  ** the owner (utid, upid, cpu or scope): kernel track events */
-  TRAK_DIM_BATTERY = 1 << 14       /* "battery_name" (a string id held in lane, 0: NULL) then
-                                 ** "counter_name" (dim_key): a battery's gauges */
+  TRAK_DIM_NAMED_COUNTER = 1 << 14, /* trak__track_kind_key's name ("battery_name",
+                                  ** "device_name": a string id held in lane, 0: NULL), then
+                                  ** "counter_name" (dim_key): one of a device's gauges */
+  TRAK_DIM_GPU = 1 << 15           /* "ugpu" (lane) and "gpu" (dim_int): a GPU's counters */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -135,7 +137,10 @@ enum trak_track_source {
   X(COOLING_DEVICE_COUNTER, "cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
   /* a battery's gauges (BatteryCounters packets: proto/battery.c) */                              \
-  X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_BATTERY, NONE, 0)                         \
+  X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                   \
+  /* SysStats' disks (proto/disk_stats.c) and GPU frequency (proto/sys_stats.c) */                \
+  X(DISKSTAT, "diskstat", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                                 \
+  X(GPU_FREQUENCY, "gpu_frequency", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                 \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \

@@ -338,9 +338,13 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "block_device", TRAK_ARG_INT, info->dim_int);
   if (k->dims & TRAK_DIM_KEY)
     arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->dim_key);
-  if (k->dims & TRAK_DIM_BATTERY) {
-    arg_str(imp, set, "battery_name", info->lane);
+  if (k->dims & TRAK_DIM_NAMED_COUNTER) {
+    arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->lane);
     arg_str(imp, set, "counter_name", info->dim_key);
+  }
+  if (k->dims & TRAK_DIM_GPU) {
+    arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
+    arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
   }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }

@@ -431,6 +431,8 @@ void trak__packet_state_free(trak_importer *imp) {
   if (!m) return;
   trak__map_free(&m->ftrace_cpus);
   trak__map_free(&m->irq_names);
+  trak__map_free(&m->disks);
+  trak_vec_free(m->disk_prev);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

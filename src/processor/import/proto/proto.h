@@ -114,6 +114,11 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
                             size_t len);
 /* `value` at the packet's time on `track`, through the parse phase as any counter. */
 void trak__system_counter(trak_importer *imp, trak_packet_ctx *ctx, uint32_t track, double value);
+/* One SysStats.DiskStat (disk_stats.c): from the second sample of a disk on, the amounts read,
+** written and discarded (MB) since the previous one, their throughputs (MB/s over the time the
+** disk spent on them), the flushes and their time, each a counter on the disk's diskstat track
+** ("diskstat.[<device>].<figure>", with its unit), as Perfetto computes them. */
+void trak__disk_stat(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len);
 
 /* Debug annotations (debug_annotations.c): one event's annotations `annos` (n DebugAnnotation
 ** messages) as a new arg set, returning its id (shared, trak__args_share) or TRAK_NULL_U32; or
@@ -165,6 +170,8 @@ typedef struct trak_packet_state {
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
   trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
+  trak_map disks;       /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
+  TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
   uint8_t finished;     /* trak__proto_finish ran */
 } trak_packet_state;
 
@@ -177,9 +184,9 @@ trak_packet_state *trak__packet_state(trak_importer *imp);
 ** (ftrace_latest_data_start_ns). Malformed bytes end the decoding; nothing can fail. */
 void trak__trace_uuid_packet(trak_importer *imp, const uint8_t *data, size_t len);
 void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
-/* TracePacket.cpu_info (cpu_info.c): each CPU's cpu row gets its processor name, capacity and
-** cluster id, as Perfetto's system probes parser gives them. Can't fail; a packet with no CPU
-** changes nothing. */
+/* TracePacket.cpu_info (cpu_info.c): each CPU's cpu row gets its processor name, capacity,
+** cluster id, frequencies and args, as Perfetto's system probes parser gives them. Can't fail;
+** a packet with no CPU counts cpu_info_empty. */
 void trak__cpu_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
 /* TracePacket.battery (battery.c): the gauges it has, each a counter of its battery_counter
 ** track ("batt.<name>.<gauge>", or "batt.<gauge>" for a battery without a name), with the charge

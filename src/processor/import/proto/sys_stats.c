@@ -9,8 +9,8 @@
 ** and each CPU's frequency (the cpufreq track ftrace's cpu_frequency also feeds). Keys the trace
 ** names but the schema does not count meminfo_unknown_keys / vmstat_unknown_keys; CPU times
 ** without a CPU count invalid_cpu_times; each CPU's idle-state residencies ("cpuidle0.C1", type
-** cpu_idle_state). Buddy, disk, slab and GPU figures are not imported (counted in
-** sys_stats_unimported).
+** cpu_idle_state), each disk's figures (disk_stats.c) and the GPU's frequency ("gpufreq"). Buddy
+** and slab figures are not imported (counted in sys_stats_unimported).
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -160,6 +160,15 @@ static void cpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint32_t cpu
   trak__system_counter(imp, ctx, track, (double)khz);
 }
 
+/* The GPU's frequency, on GPU 0's "gpufreq" track (type gpu_frequency, unit kHz, as Perfetto
+** names it, though the value is the sample's MHz). */
+static void gpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint64_t mhz) {
+  uint32_t track = trak__system_counter_track(imp, TRAK_TK_GPU_FREQUENCY, TRAK_NULL_U32, 0, 0,
+                                              intern(imp, "gpufreq", 7));
+  imp->tracks.info.v[track].unit = intern(imp, "kHz", 3);
+  trak__system_counter(imp, ctx, track, (double)mhz);
+}
+
 /* One CpuIdleState: each state's cumulative residency (us) on the CPU's "cpuidle<cpu>.<state>"
 ** track (type cpu_idle_state, unit "us"). */
 static void cpu_idle_states(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
@@ -301,9 +310,27 @@ static void sys_stats_field(trak_importer *imp, trak_packet_ctx *ctx, const trak
   case TRAK_PB_SysStats_cpuidle_state:
     if (is_len) cpu_idle_states(imp, ctx, f.data, f.len);
     break;
+  case TRAK_PB_SysStats_disk_stat:
+    if (is_len) trak__disk_stat(imp, ctx, f.data, f.len);
+    break;
+  case TRAK_PB_SysStats_gpufreq_mhz:
+    if (!is_len) {
+      gpu_frequency(imp, ctx, f.value);
+      break;
+    }
+    for (const uint8_t *p = f.data, *end = f.data + f.len; p < end;) { /* packed */
+      uint64_t mhz;
+      const char *why;
+      if (trak_pb_read_varint(&p, end, &mhz, &why) != 0) {
+        imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
+        break;
+      }
+      gpu_frequency(imp, ctx, mhz);
+    }
+    break;
   case TRAK_PB_SysStats_collection_end_timestamp:
     break;
-  default: /* buddy_info, disk_stat, gpufreq_mhz, slab_info */
+  default: /* buddy_info, slab_info */
     imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
     break;
   }
@@ -319,8 +346,9 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
       TRAK_PB_SysStats_cpu_stat,      TRAK_PB_SysStats_num_irq,
       TRAK_PB_SysStats_num_softirq,   TRAK_PB_SysStats_num_forks,
       TRAK_PB_SysStats_num_irq_total, TRAK_PB_SysStats_num_softirq_total,
-      TRAK_PB_SysStats_psi,           TRAK_PB_SysStats_thermal_zone,
-      TRAK_PB_SysStats_cpuidle_state};
+      TRAK_PB_SysStats_disk_stat,     TRAK_PB_SysStats_psi,
+      TRAK_PB_SysStats_thermal_zone,  TRAK_PB_SysStats_cpuidle_state,
+      TRAK_PB_SysStats_gpufreq_mhz};
   const size_t n_order = sizeof order / sizeof *order;
   trak_pb_decoder dec;
   trak_pb_field f;
