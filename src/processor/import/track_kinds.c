@@ -47,6 +47,8 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "battery_name";
   case TRAK_TK_DISKSTAT:
     return "device_name";
+  case TRAK_TK_BATTERY_STATS:
+    return "counter_key";
   default:
     return NULL;
   }

@@ -116,6 +116,10 @@ enum trak_track_source {
   X(ATRACE_ASYNC_SLICE_FOR_TRACK, "atrace_async_slice_for_track", PROCESS,                         \
     TRAK_DIM_UPID | TRAK_DIM_NAME | TRAK_DIM_LANE, NONE, 0)                                        \
   X(ANDROID_DEVICE_STATE, "android_device_state", GLOBAL, 0, NONE, 0)                              \
+  /* Android counters promoted to global tracks: ScreenState (atrace C markers and the           \
+  ** InitialDisplayState packet), battery_stats.* atrace counters */                               \
+  X(SCREEN_STATE, "screen_state", GLOBAL, 0, NONE, 0)                                              \
+  X(BATTERY_STATS, "battery_stats", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                 \
   /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
   X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)                              \
   /* the system's counters (SysStats packets of linux.sys_stats: proto/sys_stats.c) */             \
@@ -136,7 +140,7 @@ enum trak_track_source {
   X(THERMAL_TEMPERATURE, "thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
   X(COOLING_DEVICE_COUNTER, "cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
-  /* a battery's gauges (BatteryCounters packets: proto/battery.c) */                              \
+  /* a battery's gauges (BatteryCounters packets: proto/power.c) */                              \
   X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                   \
   /* SysStats' disks (proto/disk_stats.c) and GPU frequency (proto/sys_stats.c) */                \
   X(DISKSTAT, "diskstat", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                                 \

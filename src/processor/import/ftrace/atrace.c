@@ -34,6 +34,21 @@ void trak__atrace_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
 }
 
 /* A marker's queued record, applied: the text parsed and turned into records. */
+/* ScreenState and battery_stats.* counters, which Perfetto promotes to global tracks of their
+** own (an InitialDisplayState packet feeds ScreenState's too): 1 when `m` was one of them. */
+static int promoted_counter(trak_importer *imp, int64_t ts, const trak_atrace_marker *m,
+                            uint32_t name) {
+  uint32_t track;
+  if (m->name.len == 11 && !memcmp(m->name.s, "ScreenState", 11))
+    track = trak__system_counter_track(imp, TRAK_TK_SCREEN_STATE, TRAK_NULL_U32, 0, 0, name);
+  else if (m->name.len >= 14 && !memcmp(m->name.s, "battery_stats.", 14))
+    track = trak__system_counter_track(imp, TRAK_TK_BATTERY_STATS, TRAK_NULL_U32, 0, name, name);
+  else
+    return 0;
+  trak__ftrace_counter_ev(imp, ts, track, (double)m->value, TRAK_NULL_U32);
+  return 1;
+}
+
 static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, const char *s,
                    size_t len) {
   trak_atrace_marker m;
@@ -61,11 +76,12 @@ static void marker(trak_importer *imp, int64_t ts, uint32_t tid, int64_t tgid, c
     return;
   }
   case 'C': {
+    uint32_t name = intern_view(imp, m.name);
+    if (promoted_counter(imp, ts, &m, name)) return;
     /* per process (the marker's: a kernel counter's writer may be any thread), with the
     ** writer's utid, when the thread is known, as arg */
     uint32_t upid = trak__process_for_pid(imp, m.tgid);
     uint32_t utid = tid ? trak__thread_lookup(imp, tid) : 0;
-    uint32_t name = intern_view(imp, m.name);
     uint64_t key = trak__track_key(TRAK_TK_ATRACE_COUNTER, upid, name);
     uint32_t track = trak__keyed_track(imp, key, name, upid, 1, TRAK_TK_ATRACE_COUNTER);
     uint32_t set = TRAK_NULL_U32;

@@ -105,7 +105,8 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_cpu_freq_event) |                               \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_rename_event) |                            \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
-   META_WORD(w, TRAK_PB_TracePacket_battery))
+   META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
+   META_WORD(w, TRAK_PB_TracePacket_initial_display_state))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -342,10 +343,13 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     if (ctx->has_ts) trak__sys_stats_packet(imp, (trak_packet_ctx *)ctx, data, len);
     return;
   case TRAK_PB_TracePacket_battery:
-    if (ctx->has_ts)
+  case TRAK_PB_TracePacket_initial_display_state:
+    if (!ctx->has_ts)
+      trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "power packet without a timestamp");
+    else if (field == TRAK_PB_TracePacket_battery)
       trak__battery_packet(imp, (trak_packet_ctx *)ctx, data, len);
     else
-      trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "battery packet without a timestamp");
+      trak__initial_display_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     trak__concurrent_session_event(imp, ctx, data, len);

@@ -188,12 +188,16 @@ void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t le
 ** cluster id, frequencies and args, as Perfetto's system probes parser gives them. Can't fail;
 ** a packet with no CPU counts cpu_info_empty. */
 void trak__cpu_info_packet(trak_importer *imp, const uint8_t *data, size_t len);
-/* TracePacket.battery (battery.c): the gauges it has, each a counter of its battery_counter
+/* TracePacket.battery (power.c): the gauges it has, each a counter of its battery_counter
 ** track ("batt.<name>.<gauge>", or "batt.<gauge>" for a battery without a name), with the charge
 ** from energy and voltage when only those are given and the power from current and voltage, as
 ** Perfetto's importer makes them. Needs the packet's time (ctx->has_ts). */
 void trak__battery_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                           size_t len);
+/* TracePacket.initial_display_state (power.c): its display_state, a value of the global
+** ScreenState counter (type screen_state) at the packet's time. */
+void trak__initial_display_state_packet(trak_importer *imp, trak_packet_ctx *ctx,
+                                        const uint8_t *data, size_t len);
 /* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
 ** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
 ** rule); a mapping without both is skipped. Can't fail. */

@@ -1,11 +1,14 @@
 /*
-** This file holds TracePacket.battery (BatteryCounters), a battery's gauges as the
-** linux.sysfs_power data source reads them, imported as Perfetto's importer does: one counter
+** This file holds the power packets of Perfetto's power data sources. TracePacket.battery
+** (BatteryCounters), a battery's gauges as the linux.sysfs_power data source reads them,
+** imported as Perfetto's importer does: one counter
 ** track of type battery_counter per battery and gauge (dimensions battery_name, counter_name;
 ** named "batt.<battery>.<gauge>", or "batt.<gauge>" for a battery without a name), a value per
 ** gauge the packet has. Two gauges are derived: the charge from energy and voltage when the
 ** gauge gives no charge, and the power (mW, always positive) from current and voltage. Both
 ** follow Perfetto's 64-bit integer arithmetic, so they truncate as its do.
+** TracePacket.initial_display_state: the display's state, a value of the global "ScreenState"
+** counter that atrace ScreenState counters also feed.
 */
 #include <stdio.h>
 #include <string.h>
@@ -86,4 +89,19 @@ void trak__battery_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_
                                 v[TRAK_PB_BatteryCounters_voltage_uv], 1000000000);
     gauge(imp, ctx, &g, "power_mw", 1, mw < 0 ? -mw : mw);
   }
+}
+
+void trak__initial_display_state_packet(trak_importer *imp, trak_packet_ctx *ctx,
+                                        const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  int64_t state = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_InitialDisplayState_display_state && f.wire_type == TRAK_PB_WIRE_VARINT)
+      state = (int32_t)f.value;
+  uint32_t track =
+      trak__system_counter_track(imp, TRAK_TK_SCREEN_STATE, TRAK_NULL_U32, 0, 0,
+                                 trak__strpool_intern(&imp->tables->strings, "ScreenState", 11));
+  trak__system_counter(imp, ctx, track, (double)state);
 }
