@@ -48,6 +48,20 @@ same "$GOLDEN/cpu_rows_from_counters.pbtxt" "$COUNTERS"
 same "$GOLDEN/ftrace_crop_atrace.pbtxt" "$SLICES"
 same "$GOLDEN/ftrace_crop_start.pbtxt" "$SCHED" "$STATES" "$SLICES" "$COUNTERS"
 
+# Thread states that no ftrace event makes (a generic kernel's task states, a JSON trace's T
+# events) are written as T events: the same states, and sched rows for Running ones (T events
+# carry no end state or priority, and Perfetto's JSON parser gives their states no CPU).
+T_STATES="select s.ts, s.dur, t.tid, s.state, s.io_wait, s.blocked_function
+          from thread_state s join thread t using (utid) order by 1, 3, 4"
+T_SCHED="select s.ts, s.dur, c.cpu, t.tid from sched s join thread t using (utid)
+         join cpu c on c.id = s.ucpu order by 1, 3"
+same "$GOLDEN/generic_kernel_sched.pbtxt" "$T_STATES" "$T_SCHED"
+same "$TRAK_SOURCE_DIR/tests/data/golden/json/json_thread_states.json" "$T_STATES" "$T_SCHED"
+grep -q '"ph":"T","cat":"thread_state","name":"D"' "$TMP/json_thread_states.json.json" ||
+  fail "no T event for the D state"
+[ "$("$TRAK" query "$TMP/generic_kernel_sched.json" "select count(*) from thread_state")" = \
+  "$(printf '"count(*)"\n11')" ] || fail "generic kernel states not all written"
+
 # What text leaves out is counted on stderr.
 "$TRAK" convert "$GOLDEN/ftrace_crop_atrace.pbtxt" "$TMP/crop.json" 2> "$TMP/err"
 grep -q "1 ftrace event(s) before the import's crop" "$TMP/err" ||

@@ -26,6 +26,7 @@
 #include "util/wrapping.h"
 #include "processor/processor_internal.h"
 #include "processor/tables/sched_cols.h"
+#include "processor/tables/thread_state_cols.h"
 
 typedef struct out {
   FILE *f;
@@ -417,6 +418,59 @@ static int has_event(const trak_tables *t, const char *const *names) {
   return 0;
 }
 
+/* The CPU number of thread-state row `row`: its ucpu's, else (a JSON trace's states have none)
+** that of the sched row of its thread beginning with it; -1 when neither. */
+static int64_t state_cpu(const trak_tables *t, uint32_t row) {
+  uint32_t ucpu = trak__ts_ucpu(t, row);
+  if (ucpu == TRAK_NULL_U32) {
+    int64_t ts = t->thread_state.ts[row];
+    uint32_t lo = 0, hi = (uint32_t)t->sched_slice.n; /* the first sched row at ts or later */
+    while (lo < hi) {
+      uint32_t mid = lo + (hi - lo) / 2;
+      if (t->sched_slice.ts[mid] < ts) lo = mid + 1;
+      else hi = mid;
+    }
+    for (; lo < t->sched_slice.n && t->sched_slice.ts[lo] == ts && ucpu == TRAK_NULL_U32; lo++)
+      if (t->sched_slice.utid[lo] == t->thread_state.utid[row]) ucpu = trak__ss_ucpu(t, lo);
+  }
+  if (ucpu >= t->cpu.n || t->cpu.cpu[ucpu] == TRAK_NULL_U32) return -1;
+  return t->cpu.cpu[ucpu];
+}
+
+/* The thread states as T events (each whole: state, start, duration, the CPU of a Running one,
+** io_wait and blocked_function), which re-import as the same thread_state rows and, for
+** Running ones, sched rows: unless the ftrace events' systrace text makes them again (the
+** trace has scheduling events), for states from a generic kernel's events or a JSON trace. */
+static void thread_states(out *o) {
+  static const char *const sched[] = {"sched_switch", "sched_waking", "sched_wakeup",
+                                      "sched_wakeup_new", "task_newtask", NULL};
+  const trak_tables *t = o->t;
+  if (!t->thread_state.n || has_event(t, sched)) return;
+  uint32_t running = trak__strpool_find(&t->strings, "Running", 7);
+  for (uint32_t i = 0; i < t->thread_state.n; i++) {
+    begin_event(o, 'T');
+    fputs(",\"cat\":\"thread_state\"", o->f);
+    put_key_str(o, "name", trak__ts_state(t, i));
+    fputs(",\"ts\":", o->f);
+    put_ts(o->f, t->thread_state.ts[i]);
+    fputs(",\"dur\":", o->f);
+    put_ts(o->f, trak__ts_dur(t, i));
+    put_scope(o, thread_scope(t, t->thread_state.utid[i]));
+    uint32_t blocked = trak__ts_blocked_function(t, i);
+    uint8_t io_wait = trak__ts_io_wait(t, i);
+    int64_t cpu = trak__ts_state(t, i) == running ? state_cpu(t, i) : -1;
+    char sep = '{';
+    fputs(",\"args\":", o->f);
+    if (cpu >= 0) fprintf(o->f, "%c\"cpu\":%" PRId64, sep, cpu), sep = ',';
+    if (io_wait != 2) fprintf(o->f, "%c\"io_wait\":%u", sep, io_wait), sep = ',';
+    if (blocked) {
+      fprintf(o->f, "%c\"blocked_function\":", sep), sep = ',';
+      put_str(o->f, trak__str(&t->strings, blocked));
+    }
+    fputs(sep == '{' ? "{}}" : "}}", o->f);
+  }
+}
+
 /* Marks the tracks whose slices or counters the systrace text of the ftrace events makes again
 ** on import (systrace/events.c reads markers, the kernel's atrace-style events written as
 ** markers, cpu_frequency, cpu_frequency_limits, cpu_idle, thermal_temperature, cdev_update and
@@ -441,7 +495,8 @@ static void mark_text_tracks(out *o) {
   } rules[] = {
       {markers,
        {"thread_execution", "atrace_counter", "atrace_async_slice", "atrace_async_slice_for_track",
-        "android_device_state"}},
+        "android_device_state", "screen_state"}},
+      {markers, {"battery_stats"}},
       {freq, {"cpu_frequency"}},
       {idle, {"cpu_idle"}},
       {limits, {"cpu_max_frequency_limit", "cpu_min_frequency_limit"}},
@@ -517,6 +572,7 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, uint6
     if (is_thread_main[t->slice.track_id[i]] && !skipped_slice(&o, i)) thread_slice(&o, p, i);
   async_slices(&o);
   counters(&o);
+  thread_states(&o);
   fputs("\n]", f);
   uint32_t skipped = system_trace_events(&o, p);
   fputs(",\"displayTimeUnit\":\"ns\"}\n", f);
