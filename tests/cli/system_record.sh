@@ -29,10 +29,14 @@ for _ in $(seq 50); do [ -S "$TRAK_SOCKET" ] && break; sleep 0.1; done
 "$PRODUCER" one 20 & pids+=($!)
 "$PRODUCER" two 20 & pids+=($!)
 "$PRODUCER" a-producer-with-a-name-longer-than-sixteen 20 & pids+=($!)
-sleep 0.3
 
-# trak status: both producers with their data sources; no session yet; then one.
-"$TRAK" status > "$TMP/status.out" || fail "status: $(cat "$TMP/status.out")"
+# trak status: both producers with their data sources; no session yet; then one. The producers
+# connect as the machine lets them: wait (up to 10 s) until all three have.
+for _ in $(seq 100); do
+  "$TRAK" status > "$TMP/status.out" || fail "status: $(cat "$TMP/status.out")"
+  grep -q '^producers: 3' "$TMP/status.out" && break
+  sleep 0.1
+done
 grep -q '^producers: 3' "$TMP/status.out" && grep -Eq ' one .* track_event' "$TMP/status.out" &&
   grep -Eq ' two .* track_event' "$TMP/status.out" && grep -q '^sessions: 0' "$TMP/status.out" ||
   fail "status: $(cat "$TMP/status.out")"
