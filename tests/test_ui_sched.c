@@ -29,6 +29,7 @@
 #include "sqlcheck.h"
 #include "testutil.h"
 #include "processor/processor_internal.h"
+#include "processor/tables/thread_state_cols.h"
 #include "trak/processor.h"
 #include "ui/cache.h"
 #include "ui/ui.h"
@@ -144,6 +145,73 @@ static void tracks_hold_the_rows(void **state) {
   assert_non_null(strstr(out.s, want));
   assert_non_null(strstr(out.s, "\"cpu_counters\":[[0,0],"));
   trak__ui_buf_free(&out);
+}
+
+/* Asserts that every CPU and thread-state line of `c` is sorted by time and has a max_end exactly
+** when its ends are not nondecreasing, the running latest end; returns the lines with one. */
+static int lines_in_order(const trak_ui_cache *c) {
+  int with_max_end = 0;
+  for (size_t k = 0; k < c->n_tracks; k++) {
+    const trak_ui_track *t = &c->tracks[k];
+    if ((t->kind != TRAK_UI_CPU && t->kind != TRAK_UI_STATE) || !t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[0];
+    int64_t ts = INT64_MIN, last = INT64_MIN, latest = INT64_MIN;
+    int monotonic = 1;
+    for (size_t i = 0; i < l->n; i++) {
+      const trak_ui_slice s = trak__ui_line_row(c, t, l, i, NULL);
+      int64_t end = trak__ui_slice_end(&s);
+      assert_true(s.ts >= ts);
+      monotonic &= end >= last;
+      ts = s.ts, last = end, latest = end > latest ? end : latest;
+      if (l->max_end) assert_int_equal(l->max_end[i], latest);
+    }
+    assert_int_equal(l->max_end == NULL, monotonic);
+    with_max_end += l->max_end != NULL;
+  }
+  return with_max_end;
+}
+
+/* Row `k` (by id) of thread `utid`'s states. */
+static uint32_t state_row(fixture *f, int64_t utid, int k) {
+  return (uint32_t)sc_int(f->p,
+                          "SELECT id FROM thread_state WHERE utid = %" PRId64
+                          " ORDER BY id LIMIT 1 OFFSET %d",
+                          utid, k);
+}
+
+/* Swaps the ts and dur of thread_state rows `a` and `b` (the same intervals in another order). */
+static void swap_state_times(trak_tables *tb, uint32_t a, uint32_t b) {
+  int64_t ts = tb->thread_state.ts[a], dur = trak__ts_dur(tb, a);
+  tb->thread_state.ts[a] = tb->thread_state.ts[b];
+  trak__ts_dur_set(tb, a, trak__ts_dur(tb, b));
+  tb->thread_state.ts[b] = ts;
+  trak__ts_dur_set(tb, b, dur);
+}
+
+/* The CPU and thread-state lines are read back only when their rows came out of order: on the
+** trace (rows in time order, ends nondecreasing) none has a max_end; with a thread's early state
+** made endless (its ends go back) and two of another's states' times swapped (its rows out of
+** order), a cache made again gives the first a max_end and sorts the second's rows. */
+static void lines_sorted_with_max_end_where_needed(void **state) {
+  fixture *f = *state;
+  assert_int_equal(lines_in_order(f->c), 0);
+  trak_tables *tb = &f->p->tables;
+  uint32_t open = state_row(f, 1, 1), a = state_row(f, 2, 1), b = state_row(f, 2, 2);
+  int64_t dur = trak__ts_dur(tb, open);
+  assert_true(dur >= 0 && tb->thread_state.ts[a] < tb->thread_state.ts[b]);
+  trak__ts_dur_set(tb, open, -1);
+  swap_state_times(tb, a, b);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(f->p, &c, &err), 0);
+  assert_int_equal(lines_in_order(c), 1);
+  const trak_ui_line *l = &system_track(c, TRAK_UI_STATE, 2)->lines[0];
+  assert_int_equal(l->rows[1], b);
+  assert_int_equal(l->rows[2], a);
+  assert_non_null(system_track(c, TRAK_UI_STATE, 1)->lines[0].max_end);
+  trak__ui_cache_free(c);
+  trak__ts_dur_set(tb, open, dur);
+  swap_state_times(tb, a, b);
 }
 
 /* The entries of a system track at a coarse resolution stand for every row meeting the range. */
@@ -602,6 +670,7 @@ static void one_cpu_type_no_track_per_type(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tracks_hold_the_rows),
+      cmocka_unit_test(lines_sorted_with_max_end_where_needed),
       cmocka_unit_test(summaries_count_every_row),
       cmocka_unit_test(process_sched_counts_its_rows),
       cmocka_unit_test(state_sums_equal_sql),
