@@ -173,10 +173,9 @@ static int lines_in_order(const trak_ui_cache *c) {
 
 /* Row `k` (by id) of thread `utid`'s states. */
 static uint32_t state_row(fixture *f, int64_t utid, int k) {
-  return (uint32_t)sc_int(f->p,
-                          "SELECT id FROM thread_state WHERE utid = %" PRId64
-                          " ORDER BY id LIMIT 1 OFFSET %d",
-                          utid, k);
+  return (uint32_t)sc_int(
+      f->p, "SELECT id FROM thread_state WHERE utid = %" PRId64 " ORDER BY id LIMIT 1 OFFSET %d",
+      utid, k);
 }
 
 /* Swaps the ts and dur of thread_state rows `a` and `b` (the same intervals in another order). */
@@ -551,8 +550,9 @@ static void sched_counts_from_columns_lines_or_copies(void **state) {
     l->rows[i] = l->rows[j], l->rows[j] = x;
   }
   active_cpus_again(f, all, 0); /* one pass over the columns */
-  l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0]; /* tracks may have moved */
-  for (size_t i = 0, j = n - 1; i < j; i++, j--) { /* the line back in row order */
+  /* the line back in row order (the tracks may have moved) */
+  l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
+  for (size_t i = 0, j = n - 1; i < j; i++, j--) {
     uint32_t x = l->rows[i];
     l->rows[i] = l->rows[j], l->rows[j] = x;
   }

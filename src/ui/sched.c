@@ -2,7 +2,8 @@
 ** This file holds the viewer's system tracks from the Linux tables: one track per CPU with its
 ** scheduling slices (sched) and one thread-state track per thread (thread_state), read into the
 ** cache as tracks of the same shape as slice tracks (so that the same per-pixel summaries serve
-** them), from the processor's sched_slice, thread_state and thread columns; the list of those
+** them), from the processor's sched_slice, thread_state and thread columns, their lines finished
+** as the rows come (read back only when they came out of order); the list of those
 ** tracks and of the CPU counters for the page; the area selection's time per thread state; and
 ** the SQL of a thread state's or a CPU slice's details.
 */
@@ -156,9 +157,11 @@ static int finish_tracks(trak_ui_cache *c, const arrival *cpus, const arrival *t
   for (size_t i = 0; i < c->n_tracks; i++) {
     trak_ui_track *t = &c->tracks[i];
     if ((t->kind != TRAK_UI_CPU && t->kind != TRAK_UI_STATE) || !t->n_lines) continue;
-    const arrival *a = t->kind == TRAK_UI_CPU ? &cpus[t->key]
-                       : (uint64_t)t->key < n_threads ? &threads[t->key]
-                                                       : NULL;
+    const arrival *a = NULL;
+    if (t->kind == TRAK_UI_CPU) /* (a CPU track's key is at most the largest CPU) */
+      a = &cpus[t->key];
+    else if ((uint64_t)t->key < n_threads)
+      a = &threads[t->key];
     if (finish_rows(c, t, a)) return -1;
   }
   return 0;

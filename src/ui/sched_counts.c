@@ -3,7 +3,8 @@
 ** sched.thread_level_parallelism: "Active CPU count" (non-idle scheduling slices open at once),
 ** "Runnable thread count" (thread states 'R') and "Uninterruptible Sleep thread count" ('D'),
 ** each a step function with a value per distinct time at which an interval starts or ends,
-** computed from the cache's CPU and thread-state tracks into counter tracks of the cache (each
+** computed from the rows of the cache's CPU and thread-state tracks (in one pass over their
+** table's columns when those are in time order there) into counter tracks of the cache (each
 ** value's time and count in arrays of their own: 10 bytes a value); on a
 ** trace whose CPUs are of more than one type (big.LITTLE clusters), the active CPU count of each
 ** type ("Active CPU count: little", Perfetto's _active_cpu_count_for_cluster_type).
@@ -312,8 +313,8 @@ static void heap_pop(end_heap *h) {
 ** may be in a track of `q`; sets *ts and *dur to its times and *named to whether it is an
 ** interval of `q` (its state is q's, on a CPU any). Admits every row of the tracks (and perhaps
 ** more: sweep_table checks the totals). */
-static int row_of(const trak_ui_cache *c, const count_of *q, uint32_t i, int64_t *ts,
-                  int64_t *dur, int *named) {
+static int row_of(const trak_ui_cache *c, const count_of *q, uint32_t i, int64_t *ts, int64_t *dur,
+                  int *named) {
   const trak_tables *tb = c->tables;
   if (q->kind == TRAK_UI_STATE) {
     *named = c->state_name[tb->thread_state.state8[i]] == q->name;
