@@ -485,21 +485,23 @@ static const trak_ui_track *values_equal_sql(fixture *f, int64_t id, size_t more
   return t;
 }
 
+/* The "ts|count" rows of each Scheduler counter's table of sched.thread_level_parallelism. */
+static const char *const counts_sql[TRAK_UI_SCHED_COUNTS] = {
+    "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
+    "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
+    "SELECT ts, uninterruptible_sleep_thread_count FROM "
+    "sched_uninterruptible_sleep_thread_count"};
+
 /* The Scheduler group's counters hold exactly the rows of sched.thread_level_parallelism's
 ** tables, one per distinct time, and are listed in the tracks answer by name. */
 static void sched_counts_equal_sql(void **state) {
   fixture *f = *state;
-  static const char *const sql[TRAK_UI_SCHED_COUNTS] = {
-      "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
-      "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
-      "SELECT ts, uninterruptible_sleep_thread_count FROM "
-      "sched_uninterruptible_sleep_thread_count"};
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
   trak_ui_buf out = {0};
   trak_error err = {0};
   assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
-    const trak_ui_track *t = values_equal_sql(f, f->c->sched_count[k], 10, sql[k]);
+    const trak_ui_track *t = values_equal_sql(f, f->c->sched_count[k], 10, counts_sql[k]);
     char want[96];
     snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu]", t->id, trak__ui_sched_count_names[k],
              t->n_values);
@@ -541,7 +543,7 @@ static void sched_counts_from_columns_lines_or_copies(void **state) {
   fixture *f = *state;
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
   sc_rows(f->p, "INCLUDE PERFETTO MODULE intervals.overlap");
-  const char *all = "SELECT ts, active_cpu_count FROM sched_active_cpu_count";
+  const char *all = counts_sql[0];
   trak_ui_line *l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
   size_t n = l->n;
   assert_true(n > 10);
@@ -585,15 +587,10 @@ static void sched_counts_ties_equal_perfetto(void **state) {
       "1000000000|2\n1000010000|0\n1000019999|2\n1000030000|2\n1000040000|1\n1000050000|1\n"
       "1000060000|2\n1000070000|1",
       "1000040000|1\n1000050000|2\n1000060000|1"};
-  static const char *const sql[TRAK_UI_SCHED_COUNTS] = {
-      "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
-      "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
-      "SELECT ts, uninterruptible_sleep_thread_count FROM "
-      "sched_uninterruptible_sleep_thread_count"};
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
-    assert_string_equal(sc_rows(f->p, sql[k]), want[k]);
-    assert_null(values_equal_sql(f, f->c->sched_count[k], 2, sql[k])->values);
+    assert_string_equal(sc_rows(f->p, counts_sql[k]), want[k]);
+    assert_null(values_equal_sql(f, f->c->sched_count[k], 2, counts_sql[k])->values);
   }
 }
 
