@@ -11,7 +11,9 @@
 ** tracks as its delta tracks (the page draws those as deltas); the Scheduler group's counters
 ** equal sched.thread_level_parallelism's tables, and CPU by thread equals its SQL; on
 ** tests/data/linux/ui_big_little.pbtxt (two CPU clusters) the active CPU count per CPU type
-** equals Perfetto's SQL for it.
+** equals Perfetto's SQL for it; on tests/data/systrace/ui_sched_ties.systrace the counters hold
+** Perfetto's values where starts and ends tie, and they are made alike from the columns, the
+** tracks' lines or sorted copies.
 */
 #include <inttypes.h>
 #include <setjmp.h>
@@ -26,6 +28,8 @@
 
 #include "sqlcheck.h"
 #include "testutil.h"
+#include "processor/processor_internal.h"
+#include "processor/tables/thread_state_cols.h"
 #include "trak/processor.h"
 #include "ui/cache.h"
 #include "ui/ui.h"
@@ -57,6 +61,11 @@ static int setup_stats(void **state) {
 /* tests/data/linux/ui_big_little.pbtxt: four CPUs in two clusters (little 0-1, big 2-3). */
 static int setup_big_little(void **state) {
   return open_fixture(state, "tests/data/linux/ui_big_little.pbtxt");
+}
+
+/* tests/data/systrace/ui_sched_ties.systrace: the Scheduler counters' edge cases. */
+static int setup_ties(void **state) {
+  return open_fixture(state, "tests/data/systrace/ui_sched_ties.systrace");
 }
 
 static int teardown(void **state) {
@@ -136,6 +145,72 @@ static void tracks_hold_the_rows(void **state) {
   assert_non_null(strstr(out.s, want));
   assert_non_null(strstr(out.s, "\"cpu_counters\":[[0,0],"));
   trak__ui_buf_free(&out);
+}
+
+/* Asserts that every CPU and thread-state line of `c` is sorted by time and has a max_end exactly
+** when its ends are not nondecreasing, the running latest end; returns the lines with one. */
+static int lines_in_order(const trak_ui_cache *c) {
+  int with_max_end = 0;
+  for (size_t k = 0; k < c->n_tracks; k++) {
+    const trak_ui_track *t = &c->tracks[k];
+    if ((t->kind != TRAK_UI_CPU && t->kind != TRAK_UI_STATE) || !t->n_lines) continue;
+    const trak_ui_line *l = &t->lines[0];
+    int64_t ts = INT64_MIN, last = INT64_MIN, latest = INT64_MIN;
+    int monotonic = 1;
+    for (size_t i = 0; i < l->n; i++) {
+      const trak_ui_slice s = trak__ui_line_row(c, t, l, i, NULL);
+      int64_t end = trak__ui_slice_end(&s);
+      assert_true(s.ts >= ts);
+      monotonic &= end >= last;
+      ts = s.ts, last = end, latest = end > latest ? end : latest;
+      if (l->max_end) assert_int_equal(l->max_end[i], latest);
+    }
+    assert_int_equal(l->max_end == NULL, monotonic);
+    with_max_end += l->max_end != NULL;
+  }
+  return with_max_end;
+}
+
+/* Row `k` (by id) of thread `utid`'s states. */
+static uint32_t state_row(fixture *f, int64_t utid, int k) {
+  return (uint32_t)sc_int(
+      f->p, "SELECT id FROM thread_state WHERE utid = %" PRId64 " ORDER BY id LIMIT 1 OFFSET %d",
+      utid, k);
+}
+
+/* Swaps the ts and dur of thread_state rows `a` and `b` (the same intervals in another order). */
+static void swap_state_times(trak_tables *tb, uint32_t a, uint32_t b) {
+  int64_t ts = tb->thread_state.ts[a], dur = trak__ts_dur(tb, a);
+  tb->thread_state.ts[a] = tb->thread_state.ts[b];
+  trak__ts_dur_set(tb, a, trak__ts_dur(tb, b));
+  tb->thread_state.ts[b] = ts;
+  trak__ts_dur_set(tb, b, dur);
+}
+
+/* The CPU and thread-state lines are read back only when their rows came out of order: on the
+** trace (rows in time order, ends nondecreasing) none has a max_end; with a thread's early state
+** made endless (its ends go back) and two of another's states' times swapped (its rows out of
+** order), a cache made again gives the first a max_end and sorts the second's rows. */
+static void lines_sorted_with_max_end_where_needed(void **state) {
+  fixture *f = *state;
+  assert_int_equal(lines_in_order(f->c), 0);
+  trak_tables *tb = &f->p->tables;
+  uint32_t open = state_row(f, 1, 1), a = state_row(f, 2, 1), b = state_row(f, 2, 2);
+  int64_t dur = trak__ts_dur(tb, open);
+  assert_true(dur >= 0 && tb->thread_state.ts[a] < tb->thread_state.ts[b]);
+  trak__ts_dur_set(tb, open, -1);
+  swap_state_times(tb, a, b);
+  trak_ui_cache *c;
+  trak_error err = {0};
+  assert_int_equal(trak__ui_cache_new(f->p, &c, &err), 0);
+  assert_int_equal(lines_in_order(c), 1);
+  const trak_ui_line *l = &system_track(c, TRAK_UI_STATE, 2)->lines[0];
+  assert_int_equal(l->rows[1], b);
+  assert_int_equal(l->rows[2], a);
+  assert_non_null(system_track(c, TRAK_UI_STATE, 1)->lines[0].max_end);
+  trak__ui_cache_free(c);
+  trak__ts_dur_set(tb, open, dur);
+  swap_state_times(tb, a, b);
 }
 
 /* The entries of a system track at a coarse resolution stand for every row meeting the range. */
@@ -410,21 +485,23 @@ static const trak_ui_track *values_equal_sql(fixture *f, int64_t id, size_t more
   return t;
 }
 
+/* The "ts|count" rows of each Scheduler counter's table of sched.thread_level_parallelism. */
+static const char *const counts_sql[TRAK_UI_SCHED_COUNTS] = {
+    "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
+    "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
+    "SELECT ts, uninterruptible_sleep_thread_count FROM "
+    "sched_uninterruptible_sleep_thread_count"};
+
 /* The Scheduler group's counters hold exactly the rows of sched.thread_level_parallelism's
 ** tables, one per distinct time, and are listed in the tracks answer by name. */
 static void sched_counts_equal_sql(void **state) {
   fixture *f = *state;
-  static const char *const sql[TRAK_UI_SCHED_COUNTS] = {
-      "SELECT ts, active_cpu_count FROM sched_active_cpu_count",
-      "SELECT ts, runnable_thread_count FROM sched_runnable_thread_count",
-      "SELECT ts, uninterruptible_sleep_thread_count FROM "
-      "sched_uninterruptible_sleep_thread_count"};
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
   trak_ui_buf out = {0};
   trak_error err = {0};
   assert_int_equal(trak__ui_tracks(f->p, f->c, &out, &err), 0);
   for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
-    const trak_ui_track *t = values_equal_sql(f, f->c->sched_count[k], 10, sql[k]);
+    const trak_ui_track *t = values_equal_sql(f, f->c->sched_count[k], 10, counts_sql[k]);
     char want[96];
     snprintf(want, sizeof want, "[%" PRId64 ",\"%s\",%zu]", t->id, trak__ui_sched_count_names[k],
              t->n_values);
@@ -433,32 +510,88 @@ static void sched_counts_equal_sql(void **state) {
   trak__ui_buf_free(&out);
 }
 
-/* The counters are merged straight from the tracks' lines when their times are in order; a line
-** out of order (here CPU 0's, reversed) makes them sort copies instead, with the same values. */
-static void sched_counts_from_unordered_lines(void **state) {
-  fixture *f = *state;
-  trak_ui_track *cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0);
-  trak_ui_line *l = &cpu0->lines[0];
-  assert_true(l->n > 10);
-  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) {
-    uint32_t x = l->rows[i];
-    l->rows[i] = l->rows[j], l->rows[j] = x;
-  }
-  int64_t first = f->c->sched_count[TRAK_UI_SCHED_COUNTS - 1] + 1, saved[TRAK_UI_SCHED_COUNTS];
+/* Swaps the ts and dur of sched rows `a` and `b` in the processor's columns (the same intervals,
+** in another row order). */
+static void swap_sched_times(fixture *f, uint32_t a, uint32_t b) {
+  trak_tables *tb = &f->p->tables;
+  int64_t ts = tb->sched_slice.ts[a], dur = tb->sched_slice.dur[a];
+  tb->sched_slice.ts[a] = tb->sched_slice.ts[b], tb->sched_slice.dur[a] = tb->sched_slice.dur[b];
+  tb->sched_slice.ts[b] = ts, tb->sched_slice.dur[b] = dur;
+}
+
+/* The active CPU count made again (ids past every track's: a new track) equals `sql`, held as counts (16 bits a
+** value) or, `copies`, as the sorted copies' values. */
+static void active_cpus_again(fixture *f, const char *sql, int copies) {
+  int64_t first = (int64_t)f->c->index_len, saved[TRAK_UI_SCHED_COUNTS];
   memcpy(saved, f->c->sched_count, sizeof saved);
   assert_int_equal(trak__ui_sched_counts_load(f->c, first), 0);
+  const trak_ui_track *t = values_equal_sql(f, first, 10, sql);
+  if (copies)
+    assert_non_null(t->values);
+  else
+    assert_null(t->values);
+  memcpy(f->c->sched_count, saved, sizeof saved);
+}
+
+/* The counters are made in one pass over the sched_slice and thread_state columns when the rows
+** are in time order there, whatever the tracks' lines (CPU 0's reversed here: the lines' merge
+** would decline it); with the columns out of order (two of CPU 0's rows' times swapped, its line
+** then out of order too) they are sorted from copies; and when the tracks do not hold the rows
+** the pass reads (the last of CPU 0's left out of its line), merged from the lines, without that
+** row. Each time the values equal the SQL's. */
+static void sched_counts_from_columns_lines_or_copies(void **state) {
+  fixture *f = *state;
   sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
-  const trak_ui_track *t =
-      values_equal_sql(f, first, 0, "SELECT ts, active_cpu_count FROM sched_active_cpu_count");
-  /* the sorted copies' values */
-  assert_non_null(t->values);
-  cpu0 = (trak_ui_track *)system_track(f->c, TRAK_UI_CPU, 0); /* tracks may have moved */
-  l = &cpu0->lines[0];
-  for (size_t i = 0, j = l->n - 1; i < j; i++, j--) { /* back in order for the other tests */
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE intervals.overlap");
+  const char *all = counts_sql[0];
+  trak_ui_line *l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
+  size_t n = l->n;
+  assert_true(n > 10);
+  for (size_t i = 0, j = n - 1; i < j; i++, j--) {
     uint32_t x = l->rows[i];
     l->rows[i] = l->rows[j], l->rows[j] = x;
   }
-  memcpy(f->c->sched_count, saved, sizeof saved);
+  active_cpus_again(f, all, 0); /* one pass over the columns */
+  /* the line back in row order (the tracks may have moved) */
+  l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
+  for (size_t i = 0, j = n - 1; i < j; i++, j--) {
+    uint32_t x = l->rows[i];
+    l->rows[i] = l->rows[j], l->rows[j] = x;
+  }
+  uint32_t a = l->rows[1], b = l->rows[2], last = l->rows[n - 1];
+  assert_true(f->p->tables.sched_slice.ts[a] < f->p->tables.sched_slice.ts[b]);
+  swap_sched_times(f, a, b);
+  active_cpus_again(f, all, 1); /* the columns and CPU 0's line out of order: copies */
+  swap_sched_times(f, a, b);
+  l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
+  l->n--; /* the pass reads a row the tracks do not hold: merged from the lines */
+  char sql[320];
+  snprintf(sql, sizeof sql,
+           "SELECT ts, value FROM intervals_overlap_count!((SELECT ts, dur FROM sched WHERE id != "
+           "%" PRIu32 " AND utid NOT IN (SELECT utid FROM thread WHERE is_idle)), ts, dur) "
+           "ORDER BY ts",
+           last);
+  active_cpus_again(f, sql, 0);
+  l = &system_track(f->c, TRAK_UI_CPU, 0)->lines[0];
+  l->n++;
+}
+
+/* On ui_sched_ties.systrace (starts and ends tied across CPUs and threads, a slice and an R of
+** no length, CPU 3 only idle, a thread woken that never runs, one left in D, slices running at
+** the end) the counters, made in one pass over the columns, hold Perfetto's values (those of
+** trace_processor_shell v58.2, written down) and the SQL's. */
+static void sched_counts_ties_equal_perfetto(void **state) {
+  fixture *f = *state;
+  static const char *const want[TRAK_UI_SCHED_COUNTS] = {
+      "1000010000|2\n1000030000|3\n1000040000|2\n1000050000|2\n1000070000|2\n1000080000|1",
+      "1000000000|2\n1000010000|0\n1000019999|2\n1000030000|2\n1000040000|1\n1000050000|1\n"
+      "1000060000|2\n1000070000|1",
+      "1000040000|1\n1000050000|2\n1000060000|1"};
+  sc_rows(f->p, "INCLUDE PERFETTO MODULE sched.thread_level_parallelism");
+  for (int k = 0; k < TRAK_UI_SCHED_COUNTS; k++) {
+    assert_string_equal(sc_rows(f->p, counts_sql[k]), want[k]);
+    assert_null(values_equal_sql(f, f->c->sched_count[k], 2, counts_sql[k])->values);
+  }
 }
 
 /* CPU by thread over both CPUs: per thread, the slices meeting the range and their time in it,
@@ -534,14 +667,16 @@ static void one_cpu_type_no_track_per_type(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(tracks_hold_the_rows),
+      cmocka_unit_test(lines_sorted_with_max_end_where_needed),
       cmocka_unit_test(summaries_count_every_row),
       cmocka_unit_test(process_sched_counts_its_rows),
       cmocka_unit_test(state_sums_equal_sql),
       cmocka_unit_test(details_name_the_waker),
       cmocka_unit_test(sched_counts_equal_sql),
-      cmocka_unit_test(sched_counts_from_unordered_lines),
+      cmocka_unit_test(sched_counts_from_columns_lines_or_copies),
       cmocka_unit_test(cpu_threads_equal_sql),
       cmocka_unit_test(one_cpu_type_no_track_per_type),
+      cmocka_unit_test_setup_teardown(sched_counts_ties_equal_perfetto, setup_ties, teardown),
       cmocka_unit_test_setup_teardown(active_cpus_per_type_equal_sql, setup_big_little, teardown),
       cmocka_unit_test_setup_teardown(cpustat_counters_are_deltas, setup_stats, teardown),
       cmocka_unit_test_setup_teardown(other_counters_keep_values, setup_stats, teardown),

@@ -127,10 +127,6 @@ static int by_counter_ts(const void *a, const void *b) {
 
 /* ---- CPU and thread-state rows, read from the processor's columns ------------------------ */
 
-static int64_t row_ts(const trak_tables *tb, trak_ui_kind kind, uint32_t row) {
-  return kind == TRAK_UI_CPU ? tb->sched_slice.ts[row] : tb->thread_state.ts[row];
-}
-
 trak_ui_slice trak__ui_rows_read(const trak_ui_cache *c, const trak_ui_track *t,
                                  const trak_ui_line *l, size_t i, uint32_t *aux) {
   const trak_tables *tb = c->tables;
@@ -222,19 +218,6 @@ int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int6
   return 0;
 }
 
-/* The context of by_row_ts: the table the rows are of. */
-typedef struct row_order {
-  const trak_tables *tb;
-  trak_ui_kind kind;
-} row_order;
-
-static int by_row_ts(const void *a, const void *b, void *arg) {
-  const row_order *o = arg;
-  int64_t x = row_ts(o->tb, o->kind, *(const uint32_t *)a),
-          y = row_ts(o->tb, o->kind, *(const uint32_t *)b);
-  return (x > y) - (x < y);
-}
-
 /* Sorts line `d` of `tr` by time (rows appended by metrics may come late), computes its max_end
 ** where needed and notes a root below depth 0 (`parent`: the slice table's parent_id column,
 ** for slice tracks). Returns 0 or -1 (out of memory). */
@@ -243,15 +226,8 @@ static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
   trak_ui_line *l = &tr->lines[d];
   int sorted = 1;
   for (size_t i = 1; i < l->n && sorted; i++)
-    sorted = l->rows ? row_ts(c->tables, tr->kind, l->rows[i - 1]) <=
-                           row_ts(c->tables, tr->kind, l->rows[i])
-                     : l->v[i - 1].ts <= l->v[i].ts;
-  if (!sorted && l->rows) {
-    row_order o = {c->tables, tr->kind};
-    qsort_r(l->rows, l->n, sizeof *l->rows, by_row_ts, &o);
-  } else if (!sorted) {
-    qsort(l->v, l->n, sizeof *l->v, by_ts);
-  }
+    sorted = l->v[i - 1].ts <= l->v[i].ts;
+  if (!sorted) qsort(l->v, l->n, sizeof *l->v, by_ts);
   /* max_end only where ends are not already nondecreasing (a slice that did not end, or
   ** overlapping ones): most lines need none, 8 bytes a slice saved. */
   int monotonic = 1;
@@ -274,15 +250,15 @@ static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
   return 0;
 }
 
-/* Finishes what is read before the cache's thread starts: the lines of the CPU and
-** thread-state tracks and every track's counter values (sorted, counted, first time); the
-** slice table's lines are counted by size_lines and finished by trak__ui_cache_fill_lines. */
-static int finish_lines(trak_ui_cache *c, trak_error *err) {
+/* Finishes what is read before the cache's thread starts: every track's counter values
+** (sorted, counted, first time) and the count and first time of the CPU and thread-state tracks
+** (their lines are finished by trak__ui_sched_load); the slice table's lines are counted by
+** size_lines and finished by trak__ui_cache_fill_lines. */
+static void finish_lines(trak_ui_cache *c) {
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
     for (size_t d = 0; tr->kind != TRAK_UI_SLICES && d < tr->n_lines; d++) {
       trak_ui_line *l = &tr->lines[d];
-      if (finish_line(c, tr, d, NULL)) return oom(err);
       int64_t first = l->n ? trak__ui_line_row(c, tr, l, 0, NULL).ts : 0;
       if (l->n && (tr->count == 0 || first < tr->first_ts)) tr->first_ts = first;
       tr->count += (int64_t)l->n;
@@ -295,7 +271,6 @@ static int finish_lines(trak_ui_cache *c, trak_error *err) {
       tr->first_ts = trak__ui_value_ts(tr, 0);
     tr->count += (int64_t)tr->n_values;
   }
-  return 0;
 }
 
 void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
@@ -477,7 +452,7 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!rc) rc = load_counters(p, c, err);
   if (!rc) rc = load_flows(p, c, err);
   if (!rc) rc = trak__ui_sched_load(p, c, err);
-  if (!rc) rc = finish_lines(c, err);
+  if (!rc) finish_lines(c);
   for (int k = 0; k < 2; k++)
     free(c->reserve[k]), c->reserve[k] = NULL, c->reserve_len[k] = 0;
   if (rc) {

@@ -281,7 +281,8 @@ trak_ui_track *trak__ui_cache_add_track(trak_ui_cache *c, int64_t id);
 void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end);
 
 /* Reads sched and thread_state into CPU and thread-state tracks (sched.c) from the processor's
-** columns, with ids from (SELECT max(id) FROM track) + 1 on. Called by trak__ui_cache_new.
+** columns, with ids from (SELECT max(id) FROM track) + 1 on, their lines finished (sorted by
+** time, a max_end where their ends go back). Called by trak__ui_cache_new.
 ** Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err);
 

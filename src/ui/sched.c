@@ -2,7 +2,8 @@
 ** This file holds the viewer's system tracks from the Linux tables: one track per CPU with its
 ** scheduling slices (sched) and one thread-state track per thread (thread_state), read into the
 ** cache as tracks of the same shape as slice tracks (so that the same per-pixel summaries serve
-** them), from the processor's sched_slice, thread_state and thread columns; the list of those
+** them), from the processor's sched_slice, thread_state and thread columns, their lines finished
+** as the rows come (read back only when they came out of order); the list of those
 ** tracks and of the CPU counters for the page; the area selection's time per thread state; and
 ** the SQL of a thread state's or a CPU slice's details.
 */
@@ -23,10 +24,36 @@ static int oom(trak_error *err) {
   return trak_error_set(err, TRAK_ENOMEM, "out of memory");
 }
 
+/* How a track's rows came, appended in row order: the last one's time and end, and whether a
+** time (the line is not sorted) or an end (its ends are not nondecreasing) went back. */
+typedef struct arrival {
+  int64_t ts, end;
+  unsigned char seen, unsorted, unmonotonic;
+} arrival;
+
+/* Notes a row from `ts` to `end` (trak__ui_slice_end) appended to the track of `a`. */
+static void arrive(arrival *a, int64_t ts, int64_t end) {
+  if (a->seen) a->unsorted |= ts < a->ts, a->unmonotonic |= end < a->end;
+  a->seen = 1, a->ts = ts, a->end = end;
+}
+
+/* Appends row `row` of kind `kind` to track `id` (trak__ui_cache_add_row), widens the trace's
+** bounds by it and notes it in `a`. 0 or -1 (out of memory). */
+static int add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int64_t key, uint32_t row,
+                   const char *state, const trak_ui_slice *s, arrival *a) {
+  if (trak__ui_cache_add_row(c, id, kind, key, row, state)) return -1;
+  int64_t end = trak__ui_slice_end(s);
+  trak__ui_cache_widen(c, s->ts, s->dur < 0 ? s->ts : end);
+  arrive(a, s->ts, end);
+  return 0;
+}
+
 /* Every CPU with a sched row gets a track, in CPU order (the idle thread's slices are not drawn
 ** on it, as in Perfetto, but the CPU's row is still there); then the rows of the threads that
-** are not idle, read from the sched_slice columns (sched.cpu is the row's ucpu). */
-static int load_cpus(const trak_tables *tb, trak_ui_cache *c, int64_t base, trak_error *err) {
+** are not idle, read from the sched_slice columns (sched.cpu is the row's ucpu), noted in
+** arrived[cpu]. */
+static int load_cpus(const trak_tables *tb, trak_ui_cache *c, int64_t base, arrival *arrived,
+                     trak_error *err) {
   uint8_t *seen = calloc(MAX_CPU + 1, 1);
   if (!seen) return oom(err);
   for (size_t i = 0; i < tb->sched_slice.n; i++) {
@@ -46,23 +73,96 @@ static int load_cpus(const trak_tables *tb, trak_ui_cache *c, int64_t base, trak
   for (size_t i = 0; i < tb->sched_slice.n && i < UINT32_MAX; i++) {
     uint32_t cpu = trak__ss_ucpu(tb, (uint32_t)i), utid = tb->sched_slice.utid[i];
     if (cpu > MAX_CPU || (utid < tb->thread.n && tb->thread.is_idle[utid] == 1)) continue;
-    if (trak__ui_cache_add_row(c, base + cpu, TRAK_UI_CPU, cpu, (uint32_t)i, NULL)) return oom(err);
     trak_ui_slice s = {.ts = tb->sched_slice.ts[i], .dur = tb->sched_slice.dur[i]};
-    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
+    if (add_row(c, base + cpu, TRAK_UI_CPU, cpu, (uint32_t)i, NULL, &s, &arrived[cpu]))
+      return oom(err);
   }
   return 0;
 }
 
-/* Every thread_state row into its thread's track (base + utid), from the columns. */
-static int load_states(const trak_tables *tb, trak_ui_cache *c, int64_t base, trak_error *err) {
+/* Every thread_state row into its thread's track (base + utid), from the columns, noted in
+** arrived[utid] (`n_arrived` of them; a utid past them in *stray). */
+static int load_states(const trak_tables *tb, trak_ui_cache *c, int64_t base, arrival *arrived,
+                       size_t n_arrived, arrival *stray, trak_error *err) {
   for (size_t i = 0; i < tb->thread_state.n && i < UINT32_MAX; i++) {
     int64_t utid = tb->thread_state.utid[i];
     if (utid > (int64_t)UINT32_MAX - base - 1) continue;
     const char *state = trak__str(&tb->strings, trak__ts_state(tb, (uint32_t)i));
-    if (trak__ui_cache_add_row(c, base + utid, TRAK_UI_STATE, utid, (uint32_t)i, state))
-      return oom(err);
     trak_ui_slice s = {.ts = tb->thread_state.ts[i], .dur = trak__ts_dur(tb, (uint32_t)i)};
-    trak__ui_cache_widen(c, s.ts, s.dur < 0 ? s.ts : trak__ui_slice_end(&s));
+    arrival *a = (uint64_t)utid < n_arrived ? &arrived[utid] : stray;
+    if (add_row(c, base + utid, TRAK_UI_STATE, utid, (uint32_t)i, state, &s, a)) return oom(err);
+  }
+  return 0;
+}
+
+/* The context of by_row_ts: the table the rows are of. */
+typedef struct row_order {
+  const trak_tables *tb;
+  trak_ui_kind kind;
+} row_order;
+
+static int64_t row_ts(const trak_tables *tb, trak_ui_kind kind, uint32_t row) {
+  return kind == TRAK_UI_CPU ? tb->sched_slice.ts[row] : tb->thread_state.ts[row];
+}
+
+static int by_row_ts(const void *a, const void *b, void *arg) {
+  const row_order *o = arg;
+  int64_t x = row_ts(o->tb, o->kind, *(const uint32_t *)a),
+          y = row_ts(o->tb, o->kind, *(const uint32_t *)b);
+  return (x > y) - (x < y);
+}
+
+static int64_t row_end(const trak_ui_cache *c, const trak_ui_track *t, size_t i) {
+  trak_ui_slice s = trak__ui_line_row(c, t, &t->lines[0], i, NULL);
+  return trak__ui_slice_end(&s);
+}
+
+/* Finishes the line of CPU or thread-state track `t` whose rows came as `a` says (NULL: not
+** known): sorts it by time when it is not and gives it a max_end when
+** its ends are not nondecreasing (most lines need none, 8 bytes a row saved). A line known to
+** have come in order is not read again: reading each row back by its number was most of the
+** server's start at 10M sched events. Returns 0 or -1 (out of memory). */
+static int finish_rows(const trak_ui_cache *c, trak_ui_track *t, const arrival *a) {
+  trak_ui_line *l = &t->lines[0];
+  int unmonotonic = a && a->unmonotonic;
+  if (!a || a->unsorted) { /* (its ends as they came say nothing then) */
+    int sorted = 1;
+    for (size_t i = 1; i < l->n && sorted; i++)
+      sorted = row_ts(c->tables, t->kind, l->rows[i - 1]) <= row_ts(c->tables, t->kind, l->rows[i]);
+    if (!sorted) {
+      row_order o = {c->tables, t->kind};
+      qsort_r(l->rows, l->n, sizeof *l->rows, by_row_ts, &o);
+    }
+    int64_t last = INT64_MIN;
+    unmonotonic = 0;
+    for (size_t i = 0; i < l->n && !unmonotonic; i++) {
+      int64_t end = row_end(c, t, i);
+      unmonotonic = end < last, last = end;
+    }
+  }
+  if (!unmonotonic) return 0;
+  if (!(l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end))) return -1;
+  int64_t m = INT64_MIN;
+  for (size_t i = 0; i < l->n; i++) {
+    int64_t end = row_end(c, t, i);
+    l->max_end[i] = m = end > m ? end : m;
+  }
+  return 0;
+}
+
+/* Finishes the lines of the CPU and thread-state tracks (finish_rows), as they came: CPU
+** `cpus[key]`, thread `threads[key]` (`n_threads` of them; past them not known). 0 or -1. */
+static int finish_tracks(trak_ui_cache *c, const arrival *cpus, const arrival *threads,
+                         size_t n_threads) {
+  for (size_t i = 0; i < c->n_tracks; i++) {
+    trak_ui_track *t = &c->tracks[i];
+    if ((t->kind != TRAK_UI_CPU && t->kind != TRAK_UI_STATE) || !t->n_lines) continue;
+    const arrival *a = NULL;
+    if (t->kind == TRAK_UI_CPU) /* (a CPU track's key is at most the largest CPU) */
+      a = &cpus[t->key];
+    else if ((uint64_t)t->key < n_threads)
+      a = &threads[t->key];
+    if (finish_rows(c, t, a)) return -1;
   }
   return 0;
 }
@@ -96,8 +196,14 @@ int trak__ui_sched_load(trak_processor *p, trak_ui_cache *c, trak_error *err) {
   if (max_cpu > MAX_CPU) max_cpu = MAX_CPU;
   /* The CPUs' tracks, then the threads' by utid, then the Scheduler group's counters: ids no
   ** track of the trace has. */
-  rc = load_cpus(tb, c, base, err);
-  if (!rc) rc = load_states(tb, c, base + max_cpu + 1, err);
+  size_t n_threads = tb->thread.n, n_cpus = max_cpu >= 0 ? (size_t)max_cpu + 1 : 1;
+  arrival *cpus = calloc(n_cpus, sizeof *cpus), stray = {0};
+  arrival *threads = calloc(n_threads ? n_threads : 1, sizeof *threads);
+  if (!cpus || !threads) rc = oom(err);
+  if (!rc) rc = load_cpus(tb, c, base, cpus, err);
+  if (!rc) rc = load_states(tb, c, base + max_cpu + 1, threads, n_threads, &stray, err);
+  if (!rc && finish_tracks(c, cpus, threads, n_threads)) rc = oom(err);
+  free(cpus), free(threads);
   if (!rc && trak__ui_sched_counts_load(c, base + max_cpu + 1 + max_utid + 1)) rc = oom(err);
   return rc;
 }

@@ -3,7 +3,8 @@
 ** sched.thread_level_parallelism: "Active CPU count" (non-idle scheduling slices open at once),
 ** "Runnable thread count" (thread states 'R') and "Uninterruptible Sleep thread count" ('D'),
 ** each a step function with a value per distinct time at which an interval starts or ends,
-** computed from the cache's CPU and thread-state tracks into counter tracks of the cache (each
+** computed from the rows of the cache's CPU and thread-state tracks (in one pass over their
+** table's columns when those are in time order there) into counter tracks of the cache (each
 ** value's time and count in arrays of their own: 10 bytes a value); on a
 ** trace whose CPUs are of more than one type (big.LITTLE clusters), the active CPU count of each
 ** type ("Active CPU count: little", Perfetto's _active_cpu_count_for_cluster_type).
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include "processor/processor_internal.h"
+#include "processor/tables/sched_cols.h"
+#include "processor/tables/thread_state_cols.h"
 #include "ui/cache.h"
 #include "ui/ui.h"
 
@@ -202,6 +205,29 @@ static int grow_counts(trak_ui_track *t, size_t cap) {
   return 0;
 }
 
+/* Appends the count `open` from `ts` on to `t`'s count_ts and count_n. Returns 0, -1 (out of
+** memory) or 1 (a count past 16 bits or below 0: not a count of these tracks; the caller sorts
+** copies instead). */
+static int put_count(trak_ui_track *t, int64_t ts, int64_t open) {
+  if (open < 0 || open > UINT16_MAX) return 1;
+  if (t->n_values == t->values_cap && grow_counts(t, t->values_cap ? t->values_cap * 2 : 4096))
+    return -1;
+  t->count_ts[t->n_values] = ts, t->count_n[t->n_values++] = (uint16_t)open;
+  return 0;
+}
+
+/* Ends a fill of `t` by put_count that returned `rc`: on 0 gives back the doubling's slack, on
+** another the values are dropped. Returns rc. */
+static int end_counts(trak_ui_track *t, int rc) {
+  if (rc) {
+    free(t->count_ts), free(t->count_n);
+    t->count_ts = NULL, t->count_n = NULL, t->n_values = t->values_cap = 0;
+  } else if (t->n_values < t->values_cap) {
+    grow_counts(t, t->n_values ? t->n_values : 1);
+  }
+  return rc;
+}
+
 /* Fills `t` with the counts as merge_counts makes them, straight from the tracks' lines (a
 ** heap of one cursor per track, each line's starts and ends in time order) instead of sorting
 ** copies of every start and end: the copies were most of the counters' memory at start (some
@@ -244,32 +270,119 @@ static int merge_tracks(const trak_ui_cache *c, const count_of *q, trak_ui_track
       if (k->i_start == rows && k->i_end == rows) h[0] = h[--n];
       sift_down(h, n, 0);
     }
-    if (rc) break;
-    if (open < 0 || open > UINT16_MAX) { /* not a count of these tracks: sort copies instead */
-      rc = 1;
-      break;
-    }
-    if (t->n_values == t->values_cap && grow_counts(t, t->values_cap ? t->values_cap * 2 : 4096)) {
-      rc = -1;
-      break;
-    }
-    t->count_ts[t->n_values] = ts, t->count_n[t->n_values++] = (uint16_t)open;
+    if (!rc) rc = put_count(t, ts, open);
   }
   free(h);
-  if (rc) {
-    free(t->count_ts), free(t->count_n);
-    t->count_ts = NULL, t->count_n = NULL, t->n_values = t->values_cap = 0;
-    return rc;
+  return end_counts(t, rc);
+}
+
+/* A min-heap of the ends of the intervals open in sweep_table. */
+typedef struct end_heap {
+  int64_t *v;
+  size_t n, cap;
+} end_heap;
+
+static int heap_push(end_heap *h, int64_t end) {
+  if (h->n == h->cap) {
+    size_t cap = h->cap ? 2 * h->cap : 64;
+    int64_t *v = realloc(h->v, cap * sizeof *v);
+    if (!v) return -1;
+    h->v = v, h->cap = cap;
   }
-  if (t->n_values < t->values_cap) /* give back the doubling's slack */
-    grow_counts(t, t->n_values ? t->n_values : 1);
+  size_t i = h->n++;
+  for (; i && h->v[(i - 1) / 2] > end; i = (i - 1) / 2)
+    h->v[i] = h->v[(i - 1) / 2];
+  h->v[i] = end;
   return 0;
+}
+
+static void heap_pop(end_heap *h) {
+  int64_t x = h->v[--h->n];
+  size_t i = 0;
+  for (;;) {
+    size_t m = 2 * i + 1;
+    if (m >= h->n) break;
+    if (m + 1 < h->n && h->v[m + 1] < h->v[m]) m++;
+    if (h->v[m] >= x) break;
+    h->v[i] = h->v[m], i = m;
+  }
+  if (h->n) h->v[i] = x;
+}
+
+/* Whether row `i` of the table of `q` (sched_slice for CPU counts, thread_state for the others)
+** may be in a track of `q`; sets *ts and *dur to its times and *named to whether it is an
+** interval of `q` (its state is q's, on a CPU any). Admits every row of the tracks (and perhaps
+** more: sweep_table checks the totals). */
+static int row_of(const trak_ui_cache *c, const count_of *q, uint32_t i, int64_t *ts, int64_t *dur,
+                  int *named) {
+  const trak_tables *tb = c->tables;
+  if (q->kind == TRAK_UI_STATE) {
+    *named = c->state_name[tb->thread_state.state8[i]] == q->name;
+    if (*named) *ts = tb->thread_state.ts[i], *dur = trak__ts_dur(tb, i);
+    return 1;
+  }
+  uint32_t utid = tb->sched_slice.utid[i];
+  if (utid < tb->thread.n && tb->thread.is_idle[utid] == 1) return 0;
+  if (q->type >= 0 && cpu_type(tb, q->clusters, trak__ss_ucpu(tb, i)) != q->type) return 0;
+  *named = 1, *ts = tb->sched_slice.ts[i], *dur = tb->sched_slice.dur[i];
+  return 1;
+}
+
+/* Reads on from row *i of the table of `q` (`rows` rows) to the next interval of `q`, counting
+** into *admitted the rows row_of admits; its times into *ts and *dur. Returns whether there is
+** one. */
+static int next_start(const trak_ui_cache *c, const count_of *q, size_t rows, size_t *i,
+                      size_t *admitted, int64_t *ts, int64_t *dur) {
+  while (*i < rows) {
+    int named;
+    if (!row_of(c, q, (uint32_t)(*i)++, ts, dur, &named)) continue;
+    ++*admitted;
+    if (named) return 1;
+  }
+  return 0;
+}
+
+/* Fills `t` with the counts as merge_counts makes them, in one pass over the table's columns in
+** row order, when the rows of `q` are in time order there (the sched_slice and thread_state
+** rows are, as the importer appends them): each start in turn, the ends of the intervals still
+** open in a heap (as many as the count). No row is read through the tracks' row numbers (a
+** cache miss a row) and no heap holds a cursor per track. Returns 0, -1 (out of memory) or 1
+** (the rows are out of order, or the tracks do not hold exactly the rows row_of admits: the
+** caller merges the tracks instead). */
+static int sweep_table(const trak_ui_cache *c, const count_of *q, trak_ui_track *t) {
+  const trak_tables *tb = c->tables;
+  size_t rows = q->kind == TRAK_UI_CPU ? tb->sched_slice.n : tb->thread_state.n, want = 0;
+  if (rows > UINT32_MAX) return 1;
+  for (size_t k = 0; k < c->n_tracks; k++)
+    if (counts_in(c, &c->tracks[k], q)) want += c->tracks[k].lines[0].n;
+  end_heap h = {0};
+  int64_t open = 0, ts = 0, dur = 0, last = INT64_MIN;
+  size_t admitted = 0, i = 0;
+  int rc = 0, have = next_start(c, q, rows, &i, &admitted, &ts, &dur); /* ts, dur: next start */
+  while (!rc && (have || h.n)) {
+    int64_t at = have && (!h.n || ts <= h.v[0]) ? ts : h.v[0];
+    if (at < last) rc = 1; /* a start before the time before: the rows are out of order */
+    while (!rc && have && ts == at) { /* every start at `at` */
+      open++;
+      int64_t end = (int64_t)((uint64_t)ts + (uint64_t)dur);
+      if (dur != -1) rc = end < at ? 1 : heap_push(&h, end);
+      have = next_start(c, q, rows, &i, &admitted, &ts, &dur);
+    }
+    for (; !rc && h.n && h.v[0] == at; heap_pop(&h)) /* every end at `at` */
+      open--;
+    if (!rc) rc = put_count(t, at, open);
+    last = at;
+  }
+  free(h.v);
+  if (!rc && admitted != want) rc = 1;
+  return end_counts(t, rc);
 }
 
 /* Fills `t` with the count of open intervals of `q` at each time one starts or ends. Returns 0
 ** or -1 (out of memory; `t` then has no values). */
 static int fill_count(const trak_ui_cache *c, const count_of *q, trak_ui_track *t) {
-  int merged = merge_tracks(c, q, t);
+  int merged = sweep_table(c, q, t);
+  if (merged == 1) merged = merge_tracks(c, q, t);
   if (merged <= 0) return merged;
   size_t ns, ne;
   collect(c, q, NULL, NULL, &ns, &ne);

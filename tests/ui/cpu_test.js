@@ -172,6 +172,8 @@ async function counterGroups(page, box, shots) {
   assert.ok(under && under.label !== 'MemFree', under && under.label);
   assert.ok(!tip.startsWith('MemFree'), `stale tooltip after a scroll: ${tip}`);
   await page.mouse.wheel(0, -1000);
+  // the rows' places are read back to click them: wait for the scroll to the top to be drawn
+  await page.waitForFunction(() => { const st = window.trakViewer.state(); return st.scrollY === 0 && st.idle; });
   for (const label of ['Meminfo', 'Memory', 'User Time']) await click(label);
 }
 

@@ -149,13 +149,12 @@ async function areaSelection(page, box, trace) {
   assert.deepEqual(stacks.sort((p, q) => (p[0] < q[0] ? -1 : p[0] > q[0] ? 1 : 0)), sqlFlame);
   await screenshot(page, 'ui-flamegraph.png');
   const fbox = await page.locator('#flame').boundingBox();
-  // The nodes come with the answer, the drawn boxes with the next frame: wait for that frame.
-  let target;
-  for (let i = 0; i < 50 && !target; i++) {
-    if (i) await page.waitForTimeout(100);
-    s = await state(page);
-    target = s.flame.drawn.find((r) => r.node >= 0 && s.flame.nodes[r.node][0] >= 0 && r.w > 8);
-  }
+  // The nodes come with the answer, the drawn boxes with the next frame: wait for that frame
+  // (a node drawn with a parent, wide enough to click; null when none comes).
+  const target = await page.waitForFunction(() => {
+    const st = window.trakViewer.state();
+    return st.flame.drawn.find((r) => r.node >= 0 && st.flame.nodes[r.node][0] >= 0 && r.w > 8);
+  }, null, { timeout: 5000 }).then((h) => h.jsonValue(), () => null);
   assert.ok(target, 'a drawn flame node with a parent, wider than 8 px');
   await page.mouse.click(fbox.x + target.x + 3, fbox.y + target.y + 5);
   s = await state(page);
