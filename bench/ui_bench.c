@@ -193,7 +193,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc > 2 && !strcmp(argv[2], "flame")) { /* "flame": the columns' flame graph alone */
-    if (!trak__ui_stacks_wait(c)) return 1;
     for (int run = 0; run < 3; run++) {
       trak_ui_buf out = {0};
       trak_ui_flame f = {0};
@@ -210,10 +209,13 @@ int main(int argc, char **argv) {
       trak__ui_flame_free(&f);
       trak__ui_buf_free(&out);
     }
-    trak_ui_buf out = {0}; /* the tree's answer, to compare with TRAK_BENCH_DUMP */
-    trak_ui_range r = {t.start, t.end, 1};
-    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    dump_answer("tree", 1, &out);
+    trak_ui_buf out = {0}; /* the lines' answer, to compare with TRAK_BENCH_DUMP */
+    trak_ui_flame f = {0};
+    if (trak__ui_lines_need(c, t.slice_tracks, t.n_slice)) return 1;
+    trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, t.start, t.end, &f);
+    if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
+    trak__ui_flame_free(&f);
+    dump_answer("lines", 1, &out);
     trak__ui_buf_free(&out);
     trak__ui_cache_free(c);
     return 0;
@@ -232,82 +234,6 @@ int main(int argc, char **argv) {
   }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
-  {
-    /* The area selection's aggregates asked for before the lines are filled: from the columns
-    ** (scan.c). Asked now, while the cache's thread may still be filling them. */
-    trak_ui_range r = {t.start, t.end, 1};
-    trak_ui_buf out = {0};
-    double cpu;
-    int early = !trak__ui_lines_ready(c);
-    w = watch_start();
-    if (trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    double ms = watch_ms(&w, &cpu);
-    printf("area selection aggregates %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU)\n",
-           early ? "before the lines are filled" : "(the lines were filled already)", t.n_slice, ms,
-           cpu);
-    trak__ui_buf_free(&out);
-  }
-  {
-    /* The flame graph asked for before the lines are filled: from the columns (scan.c), a
-    ** pass per depth, instead of waiting for the lines and the name-stack tree. */
-    trak_ui_range r = {t.start, t.end, 1};
-    trak_ui_buf out = {0};
-    double cpu;
-    int early = !trak__ui_lines_ready(c);
-    w = watch_start();
-    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    double ms = watch_ms(&w, &cpu);
-    printf("area selection flame graph %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
-           "%zu bytes\n",
-           early ? "before the lines are filled (from the columns)"
-                 : "(the lines were filled already; from the columns)",
-           t.n_slice, ms, cpu, out.len);
-    trak__ui_buf_free(&out);
-  }
-  if (trak__ui_lines_wait(c)) return 1;
-  printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
-         "after the start\n",
-         (bench_now_sec() - w.wall) * 1e3);
-  if (!trak__ui_stacks_wait(c)) return 1;
-  printf("name-stack tree (flame graph; on its own thread after the cache): ready %.0f ms after "
-         "the start\n",
-         (bench_now_sec() - w.wall) * 1e3);
-  print_memory("with the name-stack tree built");
-  int *exact = malloc((c->n_tracks + 1) * sizeof *exact); /* the tree's, put back after */
-  if (!exact) return 1;
-  for (size_t k = 0; k < c->n_tracks; k++)
-    exact[k] = c->tracks[k].stacks_exact;
-  for (int part = 1; part <= 10; part *= 10) {
-    /* A flame graph asked for before the tree is ready: from the columns (as before the lines
-    ** are filled), and merged slice by slice from the lines (once they are; before the columns,
-    ** also what a flame graph asked for earlier waited for): the whole trace and a tenth. */
-    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
-    for (int way = 0; way < 2; way++) {
-      trak_ui_buf out = {0};
-      double cpu;
-      for (size_t k = 0; way && k < c->n_tracks; k++)
-        c->tracks[k].stacks_exact = 0;
-      w = watch_start();
-      trak_ui_flame f = {0}; /* the columns' or the lines' answer, as trak__ui_flamegraph */
-      if (way)
-        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
-      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
-        return 1;
-      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
-      trak__ui_flame_free(&f);
-      double ms = watch_ms(&w, &cpu);
-      dump_answer(way ? "lines" : "columns", part, &out);
-      printf("area selection flame graph before the tree is ready, %s (%zu tracks, 1/%d of the "
-             "trace): %.1f ms (%.1f ms CPU), %zu bytes\n",
-             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, ms, cpu,
-             out.len);
-      trak__ui_buf_free(&out);
-    }
-  }
-  for (size_t k = 0; k < c->n_tracks; k++)
-    c->tracks[k].stacks_exact = exact[k];
-  free(exact);
-
   /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
   double ms[STEPS], cpus[STEPS];
   int64_t a = t.start, b = t.end;
@@ -364,6 +290,38 @@ int main(int argc, char **argv) {
   } else {
     if (argc > 2) html_size(argv[2]);
     html_size(argv[1]);
+  }
+  print_memory("after the answers (from the columns)");
+  /* The lines (what the answers the columns decline are made from: async lanes, rows out of
+  ** order), filled for every slice track, and the flame graph merged slice by slice from them
+  ** against the columns': the whole trace and a tenth. */
+  w = watch_start();
+  double fill_cpu = 0;
+  if (trak__ui_lines_need(c, t.slice_tracks, t.n_slice)) return 1;
+  printf("slice lines of every track filled: %.0f ms (%.0f ms CPU)\n", watch_ms(&w, &fill_cpu),
+         fill_cpu);
+  print_memory("with every slice track's lines filled");
+  for (int part = 1; part <= 10; part *= 10) {
+    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
+    for (int way = 0; way < 2; way++) {
+      trak_ui_buf out = {0};
+      double cpu;
+      w = watch_start();
+      trak_ui_flame f = {0}; /* the columns' or the lines' answer */
+      if (way)
+        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
+      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
+        return 1;
+      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
+      trak__ui_flame_free(&f);
+      double took = watch_ms(&w, &cpu);
+      dump_answer(way ? "lines" : "columns", part, &out);
+      printf("area selection flame graph, %s (%zu tracks, 1/%d of the trace): %.1f ms (%.1f ms "
+             "CPU), %zu bytes\n",
+             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, took,
+             cpu, out.len);
+      trak__ui_buf_free(&out);
+    }
   }
   print_memory("at the end");
   trak__ui_cache_free(c);

@@ -262,9 +262,8 @@ static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const t
     line_slices(c, t, d, r, out, &first);
 }
 
-/* trak__ui_slices before the slice lines are filled: the slice tracks from a scan of the
-** columns (scan.c), the others from their lines. Returns 0, -1 (out of memory) or 1 (the scan
-** declined: wait for the lines). */
+/* trak__ui_slices from the columns: the slice tracks from a scan of them (scan.c), the others
+** from their lines. Returns 0, -1 (out of memory) or 1 (the scan declined: the lines answer). */
 static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                           const trak_ui_range *r, trak_ui_buf *out) {
   trak_ui_scan sc;
@@ -294,14 +293,17 @@ int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, con
                     trak_ui_buf *out, trak_error *err) {
   if (r->end < r->start || r->px < 1)
     return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
-  if (!trak__ui_lines_ready(c)) {
+  /* From the lines when the tracks' are filled (a track the columns declined before), else
+  ** from the columns, else (declined: more columns or depths than a scan keeps) from the lines
+  ** filled for it. */
+  if (!trak__ui_lines_filled(c, tracks, n)) {
     size_t len = out->len;
     int rc = scanned_slices(c, tracks, n, r, out);
     if (rc < 0 || (!rc && out->oom)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     if (!rc) return 0;
     out->len = len; /* declined: answered from the lines below */
   }
-  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (trak__ui_lines_need(c, tracks, n)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   return per_track(c, tracks, n, r, out, err, track_slices);
 }
 
