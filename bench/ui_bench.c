@@ -2,17 +2,19 @@
 ** Benchmark of the timeline viewer's server side (src/ui/): imports a trace, then times what
 ** `trak ui` does before and while a page shows it: starting the server (the track list), the
 ** first screen's answers (slices and counters of every track and the flows over the whole
-** trace at 1200 pixels), the name-stack tree built meanwhile, zoom and pan steps, a group's collapse, and the area selection's
-** aggregates and flame graph over every track. Optionally writes `trak html` of a second
+** trace at 1200 pixels), zoom and pan steps, a group's collapse, and the area selection's
+** aggregates and flame graph over every track, all from the slice table's columns; then every
+** slice track's lines filled and the flame graph merged from them (what answers the columns
+** decline). Optionally writes `trak html` of a second
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
 **   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
 **   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
-**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there;
-**   flame: once the cache's thread is done, the whole-trace flame graph from the columns three
-**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed; then
-**   the tree's answer, for TRAK_BENCH_DUMP)
+**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers (columns' and lines') written there;
+**   flame: the whole-trace flame graph from the columns three times alone, the figure to
+**   profile, e.g. with perf record -p once "import" is printed; then the lines' answer, for
+**   TRAK_BENCH_DUMP)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,8 +30,8 @@
 #define WIDTH 1200 /* pixels of the timeline */
 #define STEPS 24
 
-/* Wall and CPU time (of the calling thread: the server's start and answers run on it, the
-** name-stack tree on its own) of one measured step. */
+/* Wall and CPU time (of the calling thread: the server's start and answers run on it) of one
+** measured step. */
 typedef struct stopwatch {
   double wall;
   struct timespec cpu;
@@ -234,6 +236,12 @@ int main(int argc, char **argv) {
   }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
+  size_t lined = 0; /* tracks whose answers need their lines: async lanes, loose nesting */
+  for (size_t k = 0; k < c->n_tracks; k++)
+    lined += c->tracks[k].kind == TRAK_UI_SLICES && (c->tracks[k].deep_roots || c->tracks[k].loose);
+  printf("slice tracks whose aggregates need their lines (async lanes, loose nesting): %zu of "
+         "%zu\n",
+         lined, t.n_slice);
   /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
   double ms[STEPS], cpus[STEPS];
   int64_t a = t.start, b = t.end;
@@ -291,6 +299,10 @@ int main(int argc, char **argv) {
     if (argc > 2) html_size(argv[2]);
     html_size(argv[1]);
   }
+  size_t filled = 0;
+  for (size_t k = 0; k < c->n_tracks; k++)
+    filled += c->tracks[k].filled;
+  printf("slice tracks whose lines the answers filled: %zu\n", filled);
   print_memory("after the answers (from the columns)");
   /* The lines (what the answers the columns decline are made from: async lanes, rows out of
   ** order), filled for every slice track, and the flame graph merged slice by slice from them
@@ -318,8 +330,8 @@ int main(int argc, char **argv) {
       dump_answer(way ? "lines" : "columns", part, &out);
       printf("area selection flame graph, %s (%zu tracks, 1/%d of the trace): %.1f ms (%.1f ms "
              "CPU), %zu bytes\n",
-             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, took,
-             cpu, out.len);
+             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, took, cpu,
+             out.len);
       trak__ui_buf_free(&out);
     }
   }

@@ -3,8 +3,8 @@
 ** track's lines hold exactly the slice table's rows of that track and depth (id, ts, dur, name,
 ** whether parent_id is set), in time order; each counter track the counter rows; the flows the
 ** rows of the SQL join they stand for, in the same order. (That the flame graph is the same
-** before the name-stack tree is built is in test_ui_flamegraph.c.) A screen answered before the
-** lines are filled (scan.c) is the same as from the lines. The minimap's density (density.c)
+** from the columns and from the lines is in test_ui_flamegraph.c.) A screen answered from the
+** columns (scan.c) is the same as from the lines. The minimap's density (density.c)
 ** equals the SQL's counts.
 */
 #include <inttypes.h>
@@ -199,8 +199,8 @@ static int same_before_the_lines(trak_processor *p, trak_ui_cache *c, answer_fn 
   return found;
 }
 
-/* A screen's slices asked for before the cache's thread has filled the lines (scan.c, from the
-** columns) are the same answer as from the lines, over ranges that begin inside slices, cut
+/* A screen's slices asked for of a cache with no lines filled (scan.c, from the columns) are
+** the same answer as from the lines, over ranges that begin inside slices, cut
 ** them, hold several per pixel column (equal durations, one that never ended) or none. */
 static void screens_before_the_lines_equal_the_lines(void **state) {
   (void)state;
@@ -218,7 +218,7 @@ static void screens_before_the_lines_equal_the_lines(void **state) {
   trak_processor_free(p);
 }
 
-/* The area selection's aggregates asked for before the lines are filled (slices by name from
+/* The area selection's aggregates asked for with no lines filled (slices by name from
 ** the columns, scan.c) are the same answer as from the lines, over ranges that cut slices and
 ** their children. */
 static void aggregates_before_the_lines_equal_the_lines(void **state) {

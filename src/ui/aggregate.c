@@ -78,8 +78,8 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
     free(acc), free(order);
     return -1;
   }
-  /* The tracks with async lanes (roots below depth 0) from their lines, the others from one
-  ** pass over the columns (all from the lines when every one's are filled): integer sums, the
+  /* The tracks with async lanes (roots below depth 0) or loose ones (whose children the lines
+  ** find otherwise than parent_id) from their lines, the others from one pass over the columns (all from the lines when every one's are filled): integer sums, the
   ** same in any order. */
   int all_lined = trak__ui_lines_filled(c, tracks, n);
   int64_t *lined = malloc((n ? n : 1) * sizeof *lined),
@@ -87,7 +87,7 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
   size_t n_lined = 0, n_scanned = 0;
   for (size_t k = 0; lined && scanned && k < n; k++) {
     const trak_ui_track *t = slice_track(c, tracks[k]);
-    if (t && (t->deep_roots || all_lined))
+    if (t && (t->deep_roots || t->loose || all_lined))
       lined[n_lined++] = tracks[k];
     else
       scanned[n_scanned++] = tracks[k];

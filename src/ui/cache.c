@@ -272,7 +272,7 @@ static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d) {
   return 0;
 }
 
-/* Finishes what is read before the cache's thread starts: the lines of the CPU and
+/* Finishes what is read at start: the lines of the CPU and
 ** thread-state tracks and every track's counter values (sorted, counted, first time); the
 ** slice table's lines are counted by size_lines and filled by trak__ui_lines_need. */
 static int finish_lines(trak_ui_cache *c, trak_error *err) {
@@ -300,6 +300,26 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
   if (!c->n_events || start < c->start) c->start = start;
   if (!c->n_events || end > c->end) c->end = end;
   c->n_events++;
+}
+
+/* Sets tr->loose if row `i` (`s`: its times) of the slice table, of track tr, is not where the
+** lines would find it: it overlaps, begins with or before the row before it at its depth, or its
+** parent_id is not a row of the depth above on the track that holds it (begins at or before
+** it, and ends after its start or begins with it). */
+static void note_loose(const trak_tables *tb, trak_ui_track *tr, uint32_t i,
+                       const trak_ui_slice *s) {
+  uint32_t depth = tb->slice.depth[i], up = tb->slice.parent_id[i];
+  trak_ui_line *l = &tr->lines[depth];
+  if (l->cap > 1 && (s->ts < l->last_end || s->ts == l->last_ts)) tr->loose = 1;
+  l->last_ts = s->ts, l->last_end = trak__ui_slice_end(s);
+  if (depth == 0 || up == TRAK_NULL_U32) return; /* a root (below depth 0: deep_roots) */
+  if (up >= tb->slice.n || tb->slice.track_id[up] != tb->slice.track_id[i] ||
+      tb->slice.depth[up] + 1 != depth) {
+    tr->loose = 1;
+    return;
+  }
+  trak_ui_slice p = {.ts = tb->slice.ts[up], .dur = tb->slice.dur[up]};
+  if (!(p.ts <= s->ts && (s->ts < trak__ui_slice_end(&p) || s->ts == p.ts))) tr->loose = 1;
 }
 
 /* Counts the rows of the slice table into each track's lines (each line's cap), events and
@@ -330,6 +350,7 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
     tr->lines[depth].cap++;
     if (depth > 0 && tb->slice.parent_id[i] == TRAK_NULL_U32) tr->deep_roots = 1;
     trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
+    if (!tr->loose) note_loose(tb, tr, (uint32_t)i, &s);
     if (tr->count == 0 || s.ts < tr->first_ts) tr->first_ts = s.ts;
     tr->count++;
     int64_t end = s.dur < 0 ? s.ts : trak__ui_slice_end(&s);

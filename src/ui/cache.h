@@ -80,6 +80,8 @@ typedef struct trak_ui_line {
   ** entry instead of a copy). NULL on slice tracks. */
   uint32_t *rows;
   size_t n, cap; /* a slice track's cap: its rows in the slice table, counted at start */
+  int64_t last_ts, last_end; /* while counting a slice track's rows: the last one's, in table
+                             ** order (to note a loose track) */
 } trak_ui_line;
 
 /* First index of `l` (a slice track's: v set) whose slice may end at or after `t` (max_end is
@@ -124,6 +126,11 @@ typedef struct trak_ui_track {
   int64_t first_ts, count; /* earliest event and events (slices and values) */
   int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth;
                   ** known at start */
+  /* Slices: a child the lines would find under other slices than its parent_id's (its
+  ** parent_id not the slice a depth above on the track that holds it; slices of one depth that
+  ** overlap, begin together or come out of time order): the aggregates' self times are then
+  ** summed from the lines (the columns follow parent_id). Known at start. */
+  int loose;
   int delta; /* counters drawn as each value's change to the next (cpustat, Perfetto's 'delta') */
   /* A slice track's lines (v, n, max_end) are filled (trak__ui_lines_need): written and read
   ** under the cache's lock; until then its lines hold their counts (cap) only. */

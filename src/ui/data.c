@@ -320,7 +320,7 @@ int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
   qsort(utids, n_utids, sizeof *utids, cmp_id);
   trak__ui_put(out, "{", 1);
   for (size_t i = 0; i < n; i++) {
-    /* The CPU tracks' lines are filled at start (sched.c), before the slice lines. */
+    /* The CPU tracks' lines are filled at start (sched.c). */
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
     trak__ui_printf(out, "%s\"%" PRId64 "\":[", i ? "," : "", tracks[i]);
     int first = 1;

@@ -1,10 +1,11 @@
 /*
-** This file holds the screens answered before the cache's thread has filled the slice lines: one
+** This file holds the screens answered from the slice table's columns (the cache's lines are
+** filled only where these decline, trak__ui_lines_need): one
 ** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
 ** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
-** fraction of filling the lines, so the first screens do not wait for them. The area
-** selection's slices by name are summed in the same way meanwhile (its flame graph: scan_flame.c).
+** fraction of filling the lines, and keeps no copy of the slices. The area selection's slices by
+** name are summed in the same way (its flame graph: scan_flame.c).
 */
 #include <stdlib.h>
 #include <string.h>
