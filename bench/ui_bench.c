@@ -310,8 +310,8 @@ int main(int argc, char **argv) {
   w = watch_start();
   double fill_cpu = 0;
   if (trak__ui_lines_need(c, t.slice_tracks, t.n_slice)) return 1;
-  printf("slice lines of every track filled: %.0f ms (%.0f ms CPU)\n", watch_ms(&w, &fill_cpu),
-         fill_cpu);
+  double fill_ms = watch_ms(&w, &fill_cpu);
+  printf("slice lines of every track filled: %.0f ms (%.0f ms CPU)\n", fill_ms, fill_cpu);
   print_memory("with every slice track's lines filled");
   for (int part = 1; part <= 10; part *= 10) {
     trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
