@@ -27,7 +27,13 @@ def main():
     os.makedirs(outdir, exist_ok=True)
     server = subprocess.Popen([trak, 'ui', trace, '--port', '0'], stdout=subprocess.PIPE,
                               stderr=subprocess.STDOUT)
-    url = re.search(r'http://\S+/', server.stdout.readline().decode()).group(0)
+    url = None
+    while not url:  # warnings about the trace may come first
+        line = server.stdout.readline().decode()
+        if not line:
+            sys.exit('trak ui did not serve %s' % trace)
+        found = re.search(r'http://\S+/', line)
+        url = found and found.group(0)
 
     def get(path, name):
         with urllib.request.urlopen(url + path, timeout=3600) as r:

@@ -66,7 +66,9 @@ static size_t filled(const trak_ui_cache *c) {
 
 /* The trace of TRACE with `how` applied to its slice table before any cache reads it: 0 as is,
 ** 1 the row of "b" made a root at depth 1 (async lanes), 2 the row of "d" pointed at the first
-** "a" (not the last row of the depth above on its track: rows out of begin order). */
+** "a" (not the last row of the depth above on its track: rows out of begin order), 3 "t" made
+** to begin with "s" (equal times and durations) and "open" before both (rows out of time
+** order). *bent: the track changed. */
 static trak_processor *variant(int how, int64_t *bent) {
   trak_processor *p = sc_open(TRACE);
   int64_t b = sc_int(p, "SELECT id FROM slice WHERE name = 'b'");
@@ -76,14 +78,20 @@ static trak_processor *variant(int how, int64_t *bent) {
   uint32_t *parent = p->tables.slice.parent_id;
   if (how == 1) parent[b] = TRAK_NULL_U32;
   if (how == 2) parent[d] = (uint32_t)a;
-  *bent = sc_int(p, "SELECT track_id FROM slice WHERE name = 'b'");
+  if (how == 3) {
+    int64_t *ts = p->tables.slice.ts;
+    ts[sc_int(p, "SELECT id FROM slice WHERE name = 't'")] = 3000;
+    ts[sc_int(p, "SELECT id FROM slice WHERE name = 'open'")] = 1000;
+  }
+  *bent = sc_int(p, how == 3 ? "SELECT track_id FROM slice WHERE name = 's'"
+                             : "SELECT track_id FROM slice WHERE name = 'b'");
   return p;
 }
 
 static void answers_equal_with_every_line_filled(void **state) {
   (void)state;
   static const answer_fn fns[] = {trak__ui_slices, trak__ui_aggregate, trak__ui_flamegraph};
-  for (int how = 0; how < 3; how++) {
+  for (int how = 0; how < 4; how++) {
     int64_t bent;
     trak_processor *p = variant(how, &bent);
     trak_ui_cache *lazy, *full;
@@ -110,8 +118,9 @@ static void answers_equal_with_every_line_filled(void **state) {
     int nonempty = 0;
     /* Filled after each list: none for the others (the child outliving its parent is answered
     ** from the columns); the declining track alone; then every track of a flame graph that
-    ** holds it (merged from the lines together). */
-    const size_t after[3] = {0, how ? 1 : 0, how ? 3 : 0};
+    ** holds it (merged from the lines together; the rows out of time order at depth 0 alone do
+    ** not make the flame graph decline). */
+    const size_t after[3] = {0, how ? 1 : 0, how == 1 || how == 2 ? 3 : how ? 1 : 0};
     for (size_t l = 0; l < sizeof lists / sizeof *lists; l++) {
       for (size_t f = 0; f < sizeof fns / sizeof *fns; f++)
         for (size_t k = 0; k < sizeof ranges / sizeof *ranges; k++) {

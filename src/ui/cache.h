@@ -315,7 +315,9 @@ typedef struct trak_ui_scan {
   size_t *offset; /* per track asked for; SIZE_MAX: not scanned (not a slice track, or a repeat) */
   uint32_t *best, *count;
 } trak_ui_scan;
-/* Scans the slice table for `tracks` over `r` (valid: end >= start, px >= 1). Returns 0, -1 (out
+/* Scans the slice table for `tracks` over `r` (valid: end >= start, px >= 1), but not the loose
+** ones (offset SIZE_MAX: their rows may tie or come out of time order, and the first its lines
+** meet stands for a column). Returns 0, -1 (out
 ** of memory) or 1 (more columns or depths than a scan keeps: the lines answer); on every
 ** return trak__ui_scan_free(out) frees what it holds. */
 int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,

@@ -280,7 +280,12 @@ static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
         trak_ui_slice best = trak__ui_scan_row(c, sc.best[e]);
         put_slice(c, t->kind, d, &best, 0, sc.count[e], out, &first);
       }
-    if (t && sc.offset[k] == SIZE_MAX && (t->kind != TRAK_UI_SLICES || !t->n_lines))
+    /* A loose track's rows may tie or come out of time order: the first of equals its lines
+    ** meet stands, from its lines (filled for it alone). */
+    if (t && t->kind == TRAK_UI_SLICES && t->loose && trak__ui_lines_need(c, &tracks[k], 1))
+      rc = -1;
+    else if (t && sc.offset[k] == SIZE_MAX &&
+             (t->kind != TRAK_UI_SLICES || !t->n_lines || t->loose))
       track_slices(c, t, r, out);
     trak__ui_put(out, "]", 1);
   }

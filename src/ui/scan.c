@@ -34,7 +34,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
     out->offset[k] = SIZE_MAX;
-    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines) continue;
+    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines || t->loose) continue; /* loose: lines */
     if (slot[t - c->tracks] >= 0) { /* asked for twice: the same entries */
       out->offset[k] = out->offset[slot[t - c->tracks]];
       continue;
