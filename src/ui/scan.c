@@ -62,7 +62,11 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     return -1;
   }
   const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
-  for (size_t i = 0; i < tb->slice.n; i++) {
+  size_t rows = tb->slice.n;
+  if (c->slices_by_ts) /* no row past the first starting after the range meets it */
+    rows = trak__ui_first_at(tb->slice.ts, rows, sizeof *tb->slice.ts,
+                             r->end == INT64_MAX ? r->end : r->end + 1);
+  for (size_t i = 0; i < rows; i++) {
     uint32_t depth = tb->slice.depth[i];
     int64_t ts = tb->slice.ts[i];
     uint32_t id = tb->slice.track_id[i];
