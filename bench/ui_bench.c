@@ -166,8 +166,7 @@ int main(int argc, char **argv) {
   double start_ms = watch_ms(&w, &start_cpu);
   print_memory("after the server's start");
   trak__ui_server_stop(s);
-  /* The same again with the cache in hand: the first screen is answered while the name-stack
-  ** tree is built on its own thread, as in the server. */
+  /* The same again with the cache in hand, as the server holds it. */
   trak_ui_cache *c;
   w = watch_start();
   if (trak__ui_cache_new(p, &c, &err)) return 1;
