@@ -2,17 +2,19 @@
 ** Benchmark of the timeline viewer's server side (src/ui/): imports a trace, then times what
 ** `trak ui` does before and while a page shows it: starting the server (the track list), the
 ** first screen's answers (slices and counters of every track and the flows over the whole
-** trace at 1200 pixels), the name-stack tree built meanwhile, zoom and pan steps, a group's collapse, and the area selection's
-** aggregates and flame graph over every track. Optionally writes `trak html` of a second
+** trace at 1200 pixels), zoom and pan steps, a group's collapse, and the area selection's
+** aggregates and flame graph over every track, all from the slice table's columns; then every
+** slice track's lines filled and the flame graph merged from them (what answers the columns
+** decline). Optionally writes `trak html` of a second
 ** trace and prints its size. Prints figures, never a verdict.
 **
 **   build/import_bench 2000000 /tmp/trak_ui_bench.pb import-only   (TRAK_BENCH_KEEP=1 keeps it)
 **   build/ui_bench /tmp/trak_ui_bench.pb [DEMO_TRACE | - | start | paint]  (-: no `trak html`;
 **   start: the server's start only; paint: up to the first paint, e.g. under callgrind;
-**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers before the tree is ready written there;
-**   flame: once the cache's thread is done, the whole-trace flame graph from the columns three
-**   times alone, the figure to profile, e.g. with perf record -p once "import" is printed; then
-**   the tree's answer, for TRAK_BENCH_DUMP)
+**   TRAK_BENCH_DUMP=DIR: the flame graphs' answers (columns' and lines') written there;
+**   flame: the whole-trace flame graph from the columns three times alone, the figure to
+**   profile, e.g. with perf record -p once "import" is printed; then the lines' answer, for
+**   TRAK_BENCH_DUMP)
 */
 #include <inttypes.h>
 #include <stdio.h>
@@ -28,8 +30,8 @@
 #define WIDTH 1200 /* pixels of the timeline */
 #define STEPS 24
 
-/* Wall and CPU time (of the calling thread: the server's start and answers run on it, the
-** name-stack tree on its own) of one measured step. */
+/* Wall and CPU time (of the calling thread: the server's start and answers run on it) of one
+** measured step. */
 typedef struct stopwatch {
   double wall;
   struct timespec cpu;
@@ -164,8 +166,7 @@ int main(int argc, char **argv) {
   double start_ms = watch_ms(&w, &start_cpu);
   print_memory("after the server's start");
   trak__ui_server_stop(s);
-  /* The same again with the cache in hand: the first screen is answered while the name-stack
-  ** tree is built on its own thread, as in the server. */
+  /* The same again with the cache in hand, as the server holds it. */
   trak_ui_cache *c;
   w = watch_start();
   if (trak__ui_cache_new(p, &c, &err)) return 1;
@@ -193,7 +194,6 @@ int main(int argc, char **argv) {
     return 0;
   }
   if (argc > 2 && !strcmp(argv[2], "flame")) { /* "flame": the columns' flame graph alone */
-    if (!trak__ui_stacks_wait(c)) return 1;
     for (int run = 0; run < 3; run++) {
       trak_ui_buf out = {0};
       trak_ui_flame f = {0};
@@ -210,10 +210,13 @@ int main(int argc, char **argv) {
       trak__ui_flame_free(&f);
       trak__ui_buf_free(&out);
     }
-    trak_ui_buf out = {0}; /* the tree's answer, to compare with TRAK_BENCH_DUMP */
-    trak_ui_range r = {t.start, t.end, 1};
-    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    dump_answer("tree", 1, &out);
+    trak_ui_buf out = {0}; /* the lines' answer, to compare with TRAK_BENCH_DUMP */
+    trak_ui_flame f = {0};
+    if (trak__ui_lines_need(c, t.slice_tracks, t.n_slice)) return 1;
+    trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, t.start, t.end, &f);
+    if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
+    trak__ui_flame_free(&f);
+    dump_answer("lines", 1, &out);
     trak__ui_buf_free(&out);
     trak__ui_cache_free(c);
     return 0;
@@ -232,82 +235,12 @@ int main(int argc, char **argv) {
   }
   printf("the timeline read again (the cache alone, second read): %.0f ms (%.0f ms CPU)\n",
          cache_ms, cache_cpu);
-  {
-    /* The area selection's aggregates asked for before the lines are filled: from the columns
-    ** (scan.c). Asked now, while the cache's thread may still be filling them. */
-    trak_ui_range r = {t.start, t.end, 1};
-    trak_ui_buf out = {0};
-    double cpu;
-    int early = !trak__ui_lines_ready(c);
-    w = watch_start();
-    if (trak__ui_aggregate(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    double ms = watch_ms(&w, &cpu);
-    printf("area selection aggregates %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU)\n",
-           early ? "before the lines are filled" : "(the lines were filled already)", t.n_slice, ms,
-           cpu);
-    trak__ui_buf_free(&out);
-  }
-  {
-    /* The flame graph asked for before the lines are filled: from the columns (scan.c), a
-    ** pass per depth, instead of waiting for the lines and the name-stack tree. */
-    trak_ui_range r = {t.start, t.end, 1};
-    trak_ui_buf out = {0};
-    double cpu;
-    int early = !trak__ui_lines_ready(c);
-    w = watch_start();
-    if (trak__ui_flamegraph(c, t.slice_tracks, t.n_slice, &r, &out, NULL)) return 1;
-    double ms = watch_ms(&w, &cpu);
-    printf("area selection flame graph %s (%zu tracks, whole trace): %.1f ms (%.1f ms CPU), "
-           "%zu bytes\n",
-           early ? "before the lines are filled (from the columns)"
-                 : "(the lines were filled already; from the columns)",
-           t.n_slice, ms, cpu, out.len);
-    trak__ui_buf_free(&out);
-  }
-  if (trak__ui_lines_wait(c)) return 1;
-  printf("slice lines filled (on the cache's thread; screens meanwhile scan the columns): %.0f ms "
-         "after the start\n",
-         (bench_now_sec() - w.wall) * 1e3);
-  if (!trak__ui_stacks_wait(c)) return 1;
-  printf("name-stack tree (flame graph; on its own thread after the cache): ready %.0f ms after "
-         "the start\n",
-         (bench_now_sec() - w.wall) * 1e3);
-  print_memory("with the name-stack tree built");
-  int *exact = malloc((c->n_tracks + 1) * sizeof *exact); /* the tree's, put back after */
-  if (!exact) return 1;
+  size_t lined = 0; /* tracks whose answers need their lines: async lanes, loose nesting */
   for (size_t k = 0; k < c->n_tracks; k++)
-    exact[k] = c->tracks[k].stacks_exact;
-  for (int part = 1; part <= 10; part *= 10) {
-    /* A flame graph asked for before the tree is ready: from the columns (as before the lines
-    ** are filled), and merged slice by slice from the lines (once they are; before the columns,
-    ** also what a flame graph asked for earlier waited for): the whole trace and a tenth. */
-    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
-    for (int way = 0; way < 2; way++) {
-      trak_ui_buf out = {0};
-      double cpu;
-      for (size_t k = 0; way && k < c->n_tracks; k++)
-        c->tracks[k].stacks_exact = 0;
-      w = watch_start();
-      trak_ui_flame f = {0}; /* the columns' or the lines' answer, as trak__ui_flamegraph */
-      if (way)
-        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
-      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
-        return 1;
-      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
-      trak__ui_flame_free(&f);
-      double ms = watch_ms(&w, &cpu);
-      dump_answer(way ? "lines" : "columns", part, &out);
-      printf("area selection flame graph before the tree is ready, %s (%zu tracks, 1/%d of the "
-             "trace): %.1f ms (%.1f ms CPU), %zu bytes\n",
-             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, ms, cpu,
-             out.len);
-      trak__ui_buf_free(&out);
-    }
-  }
-  for (size_t k = 0; k < c->n_tracks; k++)
-    c->tracks[k].stacks_exact = exact[k];
-  free(exact);
-
+    lined += c->tracks[k].kind == TRAK_UI_SLICES && (c->tracks[k].deep_roots || c->tracks[k].loose);
+  printf("slice tracks whose aggregates need their lines (async lanes, loose nesting): %zu of "
+         "%zu\n",
+         lined, t.n_slice);
   /* Zoom in 2x towards the middle, then pan right by half a screen, alternately. */
   double ms[STEPS], cpus[STEPS];
   int64_t a = t.start, b = t.end;
@@ -364,6 +297,42 @@ int main(int argc, char **argv) {
   } else {
     if (argc > 2) html_size(argv[2]);
     html_size(argv[1]);
+  }
+  size_t filled = 0;
+  for (size_t k = 0; k < c->n_tracks; k++)
+    filled += c->tracks[k].filled;
+  printf("slice tracks whose lines the answers filled: %zu\n", filled);
+  print_memory("after the answers (from the columns)");
+  /* The lines (what the answers the columns decline are made from: async lanes, rows out of
+  ** order), filled for every slice track, and the flame graph merged slice by slice from them
+  ** against the columns': the whole trace and a tenth. */
+  w = watch_start();
+  double fill_cpu = 0;
+  if (trak__ui_lines_need(c, t.slice_tracks, t.n_slice)) return 1;
+  double fill_ms = watch_ms(&w, &fill_cpu);
+  printf("slice lines of every track filled: %.0f ms (%.0f ms CPU)\n", fill_ms, fill_cpu);
+  print_memory("with every slice track's lines filled");
+  for (int part = 1; part <= 10; part *= 10) {
+    trak_ui_range r = {t.start, t.start + (t.end - t.start) / part, 1};
+    for (int way = 0; way < 2; way++) {
+      trak_ui_buf out = {0};
+      double cpu;
+      w = watch_start();
+      trak_ui_flame f = {0}; /* the columns' or the lines' answer */
+      if (way)
+        trak__ui_flame_from_lines(c, t.slice_tracks, t.n_slice, r.start, r.end, &f);
+      else if (trak__ui_scan_flame(c, t.slice_tracks, t.n_slice, r.start, r.end, &f))
+        return 1;
+      if (f.oom || trak__ui_flame_write(c, &f, &out)) return 1;
+      trak__ui_flame_free(&f);
+      double took = watch_ms(&w, &cpu);
+      dump_answer(way ? "lines" : "columns", part, &out);
+      printf("area selection flame graph, %s (%zu tracks, 1/%d of the trace): %.1f ms (%.1f ms "
+             "CPU), %zu bytes\n",
+             way ? "slice by slice from the lines" : "from the columns", t.n_slice, part, took, cpu,
+             out.len);
+      trak__ui_buf_free(&out);
+    }
   }
   print_memory("at the end");
   trak__ui_cache_free(c);

@@ -3,11 +3,12 @@
 ** track's lines hold exactly the slice table's rows of that track and depth (id, ts, dur, name,
 ** whether parent_id is set), in time order; each counter track the counter rows; the flows the
 ** rows of the SQL join they stand for, in the same order. (That the flame graph is the same
-** before the name-stack tree is built is in test_ui_flamegraph.c.) A screen answered before the
-** lines are filled (scan.c) is the same as from the lines. The minimap's density (density.c)
+** from the columns and from the lines is in test_ui_flamegraph.c.) A screen answered from the
+** columns (scan.c) is the same as from the lines. The minimap's density (density.c)
 ** equals the SQL's counts.
 */
 #include <inttypes.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -63,12 +64,15 @@ static char *line_rows(const trak_ui_cache *c, const trak_ui_track *tr, size_t d
   return b.s ? b.s : strdup("");
 }
 
-/* A cache of `p` whose slice lines are filled (the cache's thread has copied them). */
+/* A cache of `p` whose slice lines are filled (every slice track's). */
 static trak_ui_cache *cache_with_lines(trak_processor *p) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  assert_int_equal(trak__ui_lines_wait(c), 0);
+  assert_int_equal(trak__ui_lines_need(c, NULL, 0), 0);
+  for (size_t t = 0; t < c->n_tracks; t++)
+    assert_true(c->tracks[t].kind != TRAK_UI_SLICES || !c->tracks[t].n_lines ||
+                c->tracks[t].filled);
   return c;
 }
 
@@ -128,18 +132,36 @@ static void counters_and_flows_equal_the_sql(void **state) {
   trak_processor_free(p);
 }
 
-/* A cache freed while its name-stack thread may still run: the thread is told to stop and
-** joined (the sanitizers' runs check it leaks and races nothing). */
-static void freed_while_the_tree_builds(void **state) {
+/* A cache's lines asked for from two threads at once (two answers the columns decline) are
+** filled once, under the lock: each track's lines hold its rows (the sanitizers' runs check
+** that it races and leaks nothing); a cache freed unfilled frees what it counted. */
+static void *need_all(void *c) {
+  return (void *)(intptr_t)trak__ui_lines_need(c, NULL, 0);
+}
+
+static void lines_filled_once(void **state) {
   (void)state;
   trak_processor *p = sc_open(TRACE);
   trak_ui_cache *c;
   trak_error err = {0};
-  for (int i = 0; i < 3; i++) {
-    assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-    assert_true(c->n_tracks > 0);
-    trak__ui_cache_free(c);
-  }
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  assert_true(c->n_tracks > 0);
+  trak__ui_cache_free(c); /* unfilled */
+  assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
+  pthread_t other;
+  assert_int_equal(pthread_create(&other, NULL, need_all, c), 0);
+  assert_int_equal(trak__ui_lines_need(c, NULL, 0), 0);
+  void *rc;
+  pthread_join(other, &rc);
+  assert_int_equal((intptr_t)rc, 0);
+  size_t slices = 0;
+  for (size_t t = 0; t < c->n_tracks; t++)
+    for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++) {
+      assert_int_equal(c->tracks[t].lines[d].n, c->tracks[t].lines[d].cap);
+      slices += c->tracks[t].lines[d].n;
+    }
+  assert_int_equal(slices, sc_int(p, "SELECT count(*) FROM slice"));
+  trak__ui_cache_free(c);
   trak_processor_free(p);
 }
 
@@ -148,11 +170,12 @@ typedef int (*answer_fn)(const trak_ui_cache *, const int64_t *, size_t, const t
                          trak_ui_buf *, trak_error *);
 
 /* Asks `fn` over each of `ranges` for every track of `c` (one of them twice, and one that does
-** not exist) with the lines filled, then as before the cache's thread has filled them, and
-** asserts that both answers are the same. Returns how many of the answers hold `needle` and not
+** not exist) with the lines filled, then of a fresh cache of `p` (none filled: from the
+** columns), and asserts that both answers are the same. Returns how many of the answers hold `needle` and not
 ** `unless` (NULL: anything). */
-static int same_before_the_lines(trak_ui_cache *c, answer_fn fn, const trak_ui_range *ranges,
-                                 size_t n_ranges, const char *needle, const char *unless) {
+static int same_before_the_lines(trak_processor *p, trak_ui_cache *c, answer_fn fn,
+                                 const trak_ui_range *ranges, size_t n_ranges, const char *needle,
+                                 const char *unless) {
   trak_error err = {0};
   int64_t tracks[64];
   size_t n = 0;
@@ -161,22 +184,23 @@ static int same_before_the_lines(trak_ui_cache *c, answer_fn fn, const trak_ui_r
   tracks[n++] = tracks[0]; /* asked for twice */
   tracks[n++] = 99999;     /* no such track */
   int found = 0;
+  trak_ui_cache *fresh; /* no lines filled: the columns answer */
+  assert_int_equal(trak__ui_cache_new(p, &fresh, &err), 0);
   for (size_t k = 0; k < n_ranges; k++) {
     trak_ui_buf lines = {0}, scan = {0};
     assert_int_equal(fn(c, tracks, n, &ranges[k], &lines, &err), 0);
-    atomic_store(&c->lines_ready, 0); /* as before the thread has filled them */
-    assert_int_equal(fn(c, tracks, n, &ranges[k], &scan, &err), 0);
-    atomic_store(&c->lines_ready, 1);
+    assert_int_equal(fn(fresh, tracks, n, &ranges[k], &scan, &err), 0);
     assert_string_equal(scan.s, lines.s);
     found += strstr(lines.s, needle) && !(unless && strstr(lines.s, unless));
     trak__ui_buf_free(&lines);
     trak__ui_buf_free(&scan);
   }
+  trak__ui_cache_free(fresh);
   return found;
 }
 
-/* A screen's slices asked for before the cache's thread has filled the lines (scan.c, from the
-** columns) are the same answer as from the lines, over ranges that begin inside slices, cut
+/* A screen's slices asked for of a cache with no lines filled (scan.c, from the columns) are
+** the same answer as from the lines, over ranges that begin inside slices, cut
 ** them, hold several per pixel column (equal durations, one that never ended) or none. */
 static void screens_before_the_lines_equal_the_lines(void **state) {
   (void)state;
@@ -188,13 +212,13 @@ static void screens_before_the_lines_equal_the_lines(void **state) {
                                   {300000, 320000, 10000},   {301000, 400000, 50000},
                                   {c->start, c->end, 10000}, {500000, 600000, 1}};
   /* p and q in one column: the first of equal durations stands */
-  assert_true(same_before_the_lines(c, trak__ui_slices, ranges, sizeof ranges / sizeof *ranges,
+  assert_true(same_before_the_lines(p, c, trak__ui_slices, ranges, sizeof ranges / sizeof *ranges,
                                     "\"p\"", "\"q\"") >= 2);
   trak__ui_cache_free(c);
   trak_processor_free(p);
 }
 
-/* The area selection's aggregates asked for before the lines are filled (slices by name from
+/* The area selection's aggregates asked for with no lines filled (slices by name from
 ** the columns, scan.c) are the same answer as from the lines, over ranges that cut slices and
 ** their children. */
 static void aggregates_before_the_lines_equal_the_lines(void **state) {
@@ -205,8 +229,8 @@ static void aggregates_before_the_lines_equal_the_lines(void **state) {
       {c->start, c->end, 1}, {12000, 130000, 1},  {55000, 56000, 1}, {0, 0, 1},
       {15000, 15000, 1},     {300000, 320000, 1}, {-5, 9000, 1},     {500000, 600000, 1}};
   /* a, on the track asked for twice, counted twice as from the lines */
-  assert_true(same_before_the_lines(c, trak__ui_aggregate, ranges, sizeof ranges / sizeof *ranges,
-                                    "[\"a\",2,", NULL) >= 1);
+  assert_true(same_before_the_lines(p, c, trak__ui_aggregate, ranges,
+                                    sizeof ranges / sizeof *ranges, "[\"a\",2,", NULL) >= 1);
   trak__ui_cache_free(c);
   trak_processor_free(p);
 }
@@ -298,7 +322,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(slices_equal_the_table),
       cmocka_unit_test(counters_and_flows_equal_the_sql),
-      cmocka_unit_test(freed_while_the_tree_builds),
+      cmocka_unit_test(lines_filled_once),
       cmocka_unit_test(screens_before_the_lines_equal_the_lines),
       cmocka_unit_test(aggregates_before_the_lines_equal_the_lines),
       cmocka_unit_test(columns_equal_the_division),

@@ -3,10 +3,9 @@
 ** stacks than it answers (20,000): the nodes answered are exactly the stacks whose total is at
 ** least the 20,000th largest, as the recursive SQL of docs/ui.md finds them, so the pruning of
 ** subtrees under that bound (depth by depth) loses nothing it should answer; and the two ways
-** of answering (summing into the cache's name-stack tree, merging slice by slice when a track's
-** stacks are not exact) give the same nodes, and so does the third, merging from the slice
-** table's columns before the tree is built (scan.c), on this trace and on every trace of
-** tests/data.
+** of answering (merging from the slice table's columns, scan_flame.c; merging slice by slice
+** from a track's lines where the columns decline) give the same nodes, on this trace and on
+** every trace of tests/data.
 */
 #include <dirent.h>
 #include <inttypes.h>
@@ -61,7 +60,7 @@ static trak_processor *open_trace(trak_ui_cache **c, int64_t tracks[2]) {
   free(json);
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, c, &err), 0);
-  assert_true(trak__ui_stacks_wait(*c));
+  assert_int_equal(trak__ui_lines_need(*c, NULL, 0), 0); /* for lines_way */
   tracks[0] = sc_int(p, "SELECT min(track_id) FROM slice");
   tracks[1] = sc_int(p, "SELECT max(track_id) FROM slice");
   return p;
@@ -113,10 +112,14 @@ static void answers_the_largest_stacks(void **state) {
   trak_ui_range r = {c->start, c->end, 1};
   trak_ui_buf out = {0};
   assert_int_equal(trak__ui_flamegraph(c, tracks, 2, &r, &out, &err), 0);
-  check_largest(p, out.s); /* from the name-stack tree */
-  char *scanned = scan_json(c, tracks, 2, &r);
-  check_largest(p, scanned); /* from the columns */
-  free(scanned);
+  check_largest(p, out.s); /* from the columns */
+  trak_ui_flame f = {0};
+  trak_ui_buf lines = {0};
+  trak__ui_flame_from_lines(c, tracks, 2, r.start, r.end, &f);
+  assert_int_equal(trak__ui_flame_write(c, &f, &lines), 0);
+  check_largest(p, lines.s); /* from the lines */
+  trak__ui_flame_free(&f);
+  trak__ui_buf_free(&lines);
   trak__ui_buf_free(&out);
   trak__ui_cache_free(c);
   trak_processor_free(p);
@@ -220,21 +223,8 @@ static void both_ways_agree(void **state) {
   const trak_ui_range ranges[] = {
       {c->start, c->end, 1}, {300000000, 700000000, 1}, {1000, 30000000, 1}};
   for (size_t i = 0; i < sizeof ranges / sizeof *ranges; i++) {
-    for (size_t k = 0; k < c->n_tracks; k++)
-      c->tracks[k].stacks_exact = 1;
-    char *fast = flame_lines(c, tracks, 2, &ranges[i]);
-    for (size_t k = 0; k < c->n_tracks; k++)
-      c->tracks[k].stacks_exact = 0;
-    char *slow = flame_lines(c, tracks, 2, &ranges[i]); /* not the tree's: the columns' */
+    char *fast = flame_lines(c, tracks, 2, &ranges[i]); /* the columns' */
     char *lines = lines_way(c, tracks, 2, &ranges[i]);
-    for (size_t k = 0; k < c->n_tracks; k++)
-      c->tracks[k].stacks_exact = 1;
-    atomic_store(&c->stacks_ready, 0); /* as before the tree's thread is done: the columns' */
-    char *early = flame_lines(c, tracks, 2, &ranges[i]);
-    atomic_store(&c->lines_ready, 0); /* as before the lines are filled: the columns' */
-    char *earlier = flame_lines(c, tracks, 2, &ranges[i]);
-    atomic_store(&c->lines_ready, 1);
-    atomic_store(&c->stacks_ready, 1);
     char *json = scan_json(c, tracks, 2, &ranges[i]);
     char *scanned = sorted_lines(json);
     /* A track asked for twice counts twice in every way. */
@@ -243,14 +233,11 @@ static void both_ways_agree(void **state) {
     char *json2 = scan_json(c, twice, 3, &ranges[i]);
     char *scanned2 = sorted_lines(json2);
     assert_true(strlen(fast) > 1000);
-    assert_string_equal(fast, slow);
     assert_string_equal(fast, lines);
-    assert_string_equal(fast, early);
     assert_string_equal(fast, scanned);
-    assert_string_equal(fast, earlier);
     assert_string_equal(fast2, scanned2);
     assert_string_not_equal(fast, fast2);
-    free(fast), free(slow), free(lines), free(early), free(earlier), free(json), free(scanned);
+    free(fast), free(lines), free(json), free(scanned);
     free(fast2), free(json2), free(scanned2);
   }
   trak__ui_cache_free(c);
@@ -276,10 +263,10 @@ static void many_names_hashed(void **state) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  assert_true(trak__ui_stacks_wait(c));
   assert_true(c->n_names > 1000);
   int64_t track = sc_int(p, "SELECT track_id FROM slice WHERE name = 'r0' LIMIT 1");
   trak_ui_range r = {c->start, c->end, 1};
+  assert_int_equal(trak__ui_lines_need(c, &track, 1), 0);
   char *slow = lines_way(c, &track, 1, &r);
   char *json = scan_json(c, &track, 1, &r);
   char *scanned = sorted_lines(json);
@@ -290,9 +277,9 @@ static void many_names_hashed(void **state) {
   trak_processor_free(p);
 }
 
-/* A child that ends after its parent may meet a range its parent does not: the track's stacks
-** are not exact and the answer is merged slice by slice, as the recursive SQL (the child of a
-** parent out of the range is out). */
+/* A child that ends after its parent may meet a range its parent does not: the answer is as
+** the recursive SQL (the child of a parent out of the range is out), from the columns and from
+** the lines. */
 static void child_outliving_parent(void **state) {
   (void)state;
   trak_processor *p =
@@ -304,24 +291,19 @@ static void child_outliving_parent(void **state) {
   trak_ui_cache *c;
   trak_error err = {0};
   assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-  assert_true(trak__ui_stacks_wait(c));
   int64_t track = sc_int(p, "SELECT track_id FROM slice WHERE name = 'q'");
   const trak_ui_track *t = trak__ui_cache_track(c, track);
   assert_non_null(t);
   int64_t outlives = sc_int(p, "SELECT count(*) FROM slice c JOIN slice s ON c.parent_id = s.id "
                                "WHERE c.ts + c.dur > s.ts + s.dur");
   assert_int_equal(outlives, 1);
-  assert_false(t->stacks_exact);
   /* From 15 us on: p (ended at 10 us) is out, so c is too whatever its end; q is in. */
   trak_ui_range r = {15000, 50000, 1};
-  char *got = flame_lines(c, &track, 1, &r);
+  char *got = flame_lines(c, &track, 1, &r); /* the columns' */
   assert_string_equal(got, "q|10000|1\n");
   free(got);
-  atomic_store(&c->stacks_ready, 0); /* as before the lines: from the columns */
-  atomic_store(&c->lines_ready, 0);
-  got = flame_lines(c, &track, 1, &r);
-  atomic_store(&c->lines_ready, 1);
-  atomic_store(&c->stacks_ready, 1);
+  assert_int_equal(trak__ui_lines_need(c, &track, 1), 0);
+  got = lines_way(c, &track, 1, &r);
   assert_string_equal(got, "q|10000|1\n");
   free(got);
   trak__ui_cache_free(c);
@@ -329,8 +311,8 @@ static void child_outliving_parent(void **state) {
 }
 
 /* Answers of one trace of tests/data over `r`: the columns' (unless they decline, counted in
-** *declined) equal the lines' slice by slice, and so does trak__ui_flamegraph's (the tree's
-** where its stacks are exact, else the columns'). Counts the non-empty answers from the columns
+** *declined) equal the lines' slice by slice, and so does trak__ui_flamegraph's (the columns',
+** else the lines'). Counts the non-empty answers from the columns
 ** in *answered. */
 static void data_trace_agrees(trak_ui_cache *c, const trak_ui_range *r, int *answered,
                               int *declined) {
@@ -341,7 +323,7 @@ static void data_trace_agrees(trak_ui_cache *c, const trak_ui_range *r, int *ans
     if (c->tracks[k].kind == TRAK_UI_SLICES && c->tracks[k].n_lines) tracks[n++] = c->tracks[k].id;
   char *slow = lines_way(c, tracks, n, r); /* the lines', slice by slice */
   char *fast = flame_lines(c, tracks, n, r);
-  assert_string_equal(fast, slow); /* the tree's, else the columns' (or the lines') */
+  assert_string_equal(fast, slow); /* the columns' (or the lines') */
   trak_ui_flame f = {0};
   int rc = trak__ui_scan_flame(c, tracks, n, r->start, r->end, &f);
   assert_true(rc == 0 || rc == 1);
@@ -383,7 +365,7 @@ static void walk_traces(const char *dir, int *answered, int *declined) {
     if (trak_processor_open_file(path, NULL, &p, &err)) continue; /* not a trace */
     trak_ui_cache *c;
     if (trak__ui_cache_new(p, &c, &err) == 0) {
-      trak__ui_stacks_wait(c);
+      assert_int_equal(trak__ui_lines_need(c, NULL, 0), 0); /* for lines_way */
       int64_t third = (c->end - c->start) / 3;
       const trak_ui_range whole = {c->start, c->end, 1},
                           middle = {c->start + third, c->end - third, 1};
@@ -431,15 +413,14 @@ static void columns_decline(void **state) {
     trak_ui_cache *c;
     trak_error err = {0};
     assert_int_equal(trak__ui_cache_new(p, &c, &err), 0);
-    assert_true(trak__ui_stacks_wait(c));
     int64_t track = sc_int(p, "SELECT track_id FROM slice WHERE id = 0");
     trak_ui_range r = {c->start, c->end, 1};
     trak_ui_flame f = {0};
     assert_int_equal(trak__ui_scan_flame(c, &track, 1, r.start, r.end, &f), 1);
     trak__ui_flame_free(&f);
-    atomic_store(&c->stacks_ready, 0); /* asked before the tree: the lines answer */
+    assert_false(trak__ui_lines_filled(c, &track, 1)); /* filled for the answer alone */
     char *got = flame_lines(c, &track, 1, &r);
-    atomic_store(&c->stacks_ready, 1);
+    assert_true(trak__ui_lines_filled(c, &track, 1));
     /* c under the second a by time (the lines), or a root of its own at depth 1 (how 0) */
     assert_string_equal(got, how ? "a>b|2000|1\na>c|2000|1\na|20000|2\n"
                                  : "a>b|2000|1\na|20000|2\nc|2000|1\n");

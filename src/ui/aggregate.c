@@ -78,19 +78,29 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
     free(acc), free(order);
     return -1;
   }
-  int rc = 0, from_lines = 1; /* before the lines are filled, from the columns when it can */
-  if (!trak__ui_lines_ready(c)) {
-    rc = trak__ui_scan_by_name(c, tracks, n, start, end, acc);
-    if (rc == 0) from_lines = 0;
-    if (rc == 1) memset(acc, 0, (c->n_names + 1) * sizeof *acc); /* declined: the lines' */
-    if (rc == 1) rc = trak__ui_lines_wait(c) ? -1 : 0;
+  /* The tracks with async lanes (roots below depth 0) or loose ones (whose children the lines
+  ** find otherwise than parent_id) from their lines, the others from one pass over the columns (all from the lines when every one's are filled): integer sums, the
+  ** same in any order. */
+  int all_lined = trak__ui_lines_filled(c, tracks, n);
+  int64_t *lined = malloc((n ? n : 1) * sizeof *lined),
+          *scanned = malloc((n ? n : 1) * sizeof *scanned);
+  size_t n_lined = 0, n_scanned = 0;
+  for (size_t k = 0; lined && scanned && k < n; k++) {
+    const trak_ui_track *t = slice_track(c, tracks[k]);
+    if (t && (t->deep_roots || t->loose || all_lined))
+      lined[n_lined++] = tracks[k];
+    else
+      scanned[n_scanned++] = tracks[k];
   }
-  if (rc < 0) {
-    free(acc), free(order);
+  int rc = lined && scanned ? trak__ui_scan_by_name(c, scanned, n_scanned, start, end, acc) : -1;
+  if (rc == 0 && n_lined) rc = trak__ui_lines_need(c, lined, n_lined) ? -1 : 0;
+  free(scanned);
+  if (rc) { /* (1 cannot be: no async lanes among them) */
+    free(lined), free(acc), free(order);
     return -1;
   }
-  for (size_t k = 0; from_lines && k < n; k++) {
-    const trak_ui_track *t = slice_track(c, tracks[k]);
+  for (size_t k = 0; k < n_lined; k++) {
+    const trak_ui_track *t = slice_track(c, lined[k]);
     size_t *cur = t ? calloc(t->n_lines + 1, sizeof *cur) : NULL;
     for (size_t d = 0; cur && d < t->n_lines; d++) {
       const trak_ui_line *l = &t->lines[d];
@@ -105,11 +115,12 @@ static int slices_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t 
       }
     }
     if (t && !cur) {
-      free(acc), free(order);
+      free(lined), free(acc), free(order);
       return -1;
     }
     free(cur);
   }
+  free(lined);
   size_t used = 0;
   for (uint32_t i = 0; i <= c->n_names; i++)
     if (acc[i].count) order[used++] = i;
@@ -253,141 +264,8 @@ static void flame_depth(trak_ui_flame *f, const trak_ui_cache *c, const trak_ui_
   }
 }
 
-/* Whether every slice track of `tracks` has exact name stacks (stacks.c), so that the flame
-** graph is the sum of the slices in range over their stacks. */
-static int stacks_exact(const trak_ui_cache *c, const int64_t *tracks, size_t n) {
-  for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = slice_track(c, tracks[k]);
-    if (t && !t->stacks_exact) return 0;
-  }
-  return 1;
-}
-
-/* One 16-byte entry per node of the name-stack tree (flame_from_stacks), so that a slice's sum
-** misses one cache line, not three (a whole-trace selection of a large trace touches millions
-** of nodes in no order). */
-typedef struct node_sum {
-  int64_t total;
-  uint32_t count;
-  int32_t index; /* its place in the answer */
-} node_sum;
-
-/* The nodes a flame graph summed into, in the order first touched. */
-typedef struct touched {
-  uint32_t *v;
-  size_t n, cap;
-} touched;
-
-/* The TRAK_UI_MAX_FLAME_NODES-th largest total of `sum` over the nodes touched (0 when there are no
-** more): a lower bound of the smallest total answered. INT64_MIN when out of memory. */
-static int64_t touched_floor(const node_sum *sum, const touched *t) {
-  if (t->n <= TRAK_UI_MAX_FLAME_NODES) return 0;
-  int64_t *totals = malloc(t->n * sizeof *totals);
-  if (!totals) return INT64_MIN;
-  for (size_t i = 0; i < t->n; i++)
-    totals[i] = sum[t->v[i]].total;
-  int64_t min = trak__ui_kth_largest(totals, t->n, TRAK_UI_MAX_FLAME_NODES);
-  free(totals);
-  return min > 0 ? min : 1;
-}
-
-static int by_node(const void *a, const void *b) {
-  uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-  return (x > y) - (x < y);
-}
-
-/* Adds the slices in range of depth `d` of `tracks` to their nodes, but not those whose parent's
-** node totals less than `floor` (it cannot be answered, nor can they: a child's total is at most
-** its parent's). Returns 0 or -1 (out of memory). */
-static int sum_depth(const trak_ui_cache *c, const int64_t *tracks, size_t n, size_t d,
-                     int64_t start, int64_t end, int64_t floor, node_sum *sum, touched *tv) {
-  for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = slice_track(c, tracks[k]);
-    if (!t || d >= t->n_lines) continue;
-    const trak_ui_line *l = &t->lines[d];
-    for (size_t i = trak__ui_line_first_ending_after(l, start); i < l->n && l->v[i].ts <= end;
-         i++) {
-      const trak_ui_slice *s = &l->v[i];
-      uint32_t stack = l->stack[i];
-      if (stack == TRAK_UI_NO_STACK || !in_range(s, start, end)) continue;
-      uint32_t up = c->stack_parent[stack];
-      if (floor > 0 && up != TRAK_UI_NO_STACK && sum[up].total < floor) continue;
-      node_sum *x = &sum[stack];
-      if (!x->count) {
-        if (tv->n == tv->cap) {
-          size_t cap = tv->cap ? tv->cap * 2 : 4096;
-          uint32_t *v = realloc(tv->v, cap * sizeof *v);
-          if (!v) return -1;
-          tv->v = v, tv->cap = cap;
-        }
-        tv->v[tv->n++] = stack;
-      }
-      x->total += s->dur;
-      x->count++;
-    }
-  }
-  return 0;
-}
-
-/* The flame graph from the cache's name-stack tree: each slice in range adds its duration to
-** its stack's node (its ancestors are in range too: stacks_exact), depth by depth over all the
-** tracks, so that a node's total is whole before its children are summed; once more than
-** TRAK_UI_MAX_FLAME_NODES nodes are touched, the children of a node under the TRAK_UI_MAX_FLAME_NODES-th
-** largest total so far are skipped (as in the slice-by-slice merge below), and the passes stop
-** at a depth with no node over it. The nodes whose total is at least the TRAK_UI_MAX_FLAME_NODES-th
-** largest are answered, parents first (the tree's order). The same answer as merging slice by
-** slice, a hash probe per slice fewer. Returns 0 or -1 (out of memory). */
-static int flame_from_stacks(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
-                             int64_t end, trak_ui_buf *out) {
-  node_sum *sum = calloc(c->n_stacks ? c->n_stacks : 1, sizeof *sum);
-  if (!sum) return -1;
-  trak__ui_advise_huge(sum, (c->n_stacks ? c->n_stacks : 1) * sizeof *sum);
-  size_t depths = 0;
-  for (size_t k = 0; k < n; k++) {
-    const trak_ui_track *t = slice_track(c, tracks[k]);
-    if (t && t->n_lines > depths) depths = t->n_lines;
-  }
-  touched tv = {0};
-  int64_t floor = 0;
-  size_t floor_nodes = TRAK_UI_MAX_FLAME_NODES; /* nodes touched when floor was last raised */
-  int rc = 0;
-  for (size_t d = 0, live = 1; d < depths && live && !rc; d++) {
-    size_t first = tv.n;
-    rc = sum_depth(c, tracks, n, d, start, end, floor, sum, &tv);
-    if (!rc && tv.n > floor_nodes + floor_nodes / 2) {
-      floor = touched_floor(sum, &tv);
-      if (floor == INT64_MIN) rc = -1;
-      floor_nodes = tv.n;
-    }
-    live = floor == 0; /* a node of this depth at or over the floor: deeper ones may join */
-    for (size_t i = first; i < tv.n && !live; i++)
-      live = sum[tv.v[i]].total >= floor;
-  }
-  int64_t min_total = rc ? 0 : touched_floor(sum, &tv);
-  if (min_total == INT64_MIN) rc = -1;
-  /* The nodes answered, in the tree's order (a parent before its children; a parent's total
-  ** is at least its child's, so the nodes kept are closed under parents). */
-  size_t kept = 0;
-  for (size_t i = 0; i < tv.n && !rc; i++)
-    if (sum[tv.v[i]].total >= min_total) tv.v[kept++] = tv.v[i];
-  if (kept) qsort(tv.v, kept, sizeof *tv.v, by_node); /* tv.v is NULL when empty */
-  trak__ui_puts(out, "[");
-  for (size_t j = 0; j < kept; j++) {
-    uint32_t i = tv.v[j], up = c->stack_parent[i];
-    sum[i].index = (int32_t)j;
-    trak__ui_printf(out, "%s%" PRId32 ",", j ? ",[" : "[",
-                    up == TRAK_UI_NO_STACK ? -1 : sum[up].index);
-    trak__ui_json_str(out, trak__ui_cache_name(c, c->stack_name[i]));
-    trak__ui_printf(out, ",%" PRId64 ",%" PRIu32 "]", sum[i].total, sum[i].count);
-  }
-  trak__ui_put(out, "]", 1);
-  free(tv.v);
-  free(sum);
-  return rc;
-}
-
-/* The flame graph merged slice by slice from the cache's lines (the tree not built yet and the
-** columns declined, async lanes, a child that outlives its parent): depth by depth over every
+/* The flame graph merged slice by slice from the cache's lines (the columns declined: async
+** lanes, rows out of order; the lines of `tracks` filled): depth by depth over every
 ** track, so that a node's total is whole before its children are merged: a node under the
 ** smallest total that can still be answered (a lower bound of it, the
 ** TRAK_UI_MAX_FLAME_NODES-th largest so far) cannot have a child that is, and its children are
@@ -426,21 +304,16 @@ int trak__ui_flamegraph(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                         const trak_ui_range *r, trak_ui_buf *out, trak_error *err) {
   int64_t start = r->start, end = r->end;
   if (end < start) return trak_error_set(err, TRAK_EINVAL, "bad range: start after end");
-  if (trak__ui_stacks_ready(c) && stacks_exact(c, tracks, n)) {
-    if (flame_from_stacks(c, tracks, n, start, end, out) || out->oom)
-      return trak_error_set(err, TRAK_ENOMEM, "out of memory");
-    return 0;
-  }
-  /* Before the tree: from the slice table's columns, unless they decline (async lanes), also
-  ** once the lines are filled (the columns' merge with its cells prefetched took 0.65-0.8 s of
-  ** CPU for the whole of a 50M-event trace, the lines' slice by slice 2.3 s,
-  ** docs/performance.md). */
+  /* From the slice table's columns, unless they decline (async lanes, rows out of order): then
+  ** from the lines of the tracks asked for, filled for it (the columns' merge with its cells
+  ** prefetched took 0.65-0.8 s of CPU for the whole of a 50M-event trace, the lines' slice by
+  ** slice 2.3 s, docs/performance.md). */
   trak_ui_flame f = {0};
   int rc = trak__ui_scan_flame(c, tracks, n, start, end, &f);
   if (rc == 1) {
     trak__ui_flame_free(&f);
     memset(&f, 0, sizeof f);
-    if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+    if (trak__ui_lines_need(c, tracks, n)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     trak__ui_flame_from_lines(c, tracks, n, start, end, &f);
   }
   if (rc < 0) f.oom = 1;

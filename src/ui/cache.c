@@ -1,11 +1,12 @@
 /*
-** This file holds the viewer's copy of the timeline: every slice, counter value and flow read
-** once into arrays per track and depth, sorted by time, so that a screen's worth is found by
-** binary search and summarised in one pass (a pan or zoom costs what is on screen, not a scan of
-** the trace through SQL). The slice, counter and flow rows are read from the processor's columns
-** directly, counted first so that each array is allocated once at its size: through SQL the
-** read took most of the server's start (43 s at 50M events) and the arrays' doubling a third
-** more memory than they hold.
+** This file holds the viewer's copy of the timeline: counter values and flows read once into
+** arrays per track, sorted by time, the slice rows counted per track and depth, and each slice
+** track's lines (its slices per depth, sorted by time, found by binary search) filled only when
+** an answer the columns decline asks for them (trak__ui_lines_need): the columns answer the
+** rest (scan.c, scan_flame.c), and a copy of every slice was a third of the server's memory.
+** The rows are read from the processor's columns directly, counted first so that each array is
+** allocated once at its size: through SQL the read took most of the server's start (43 s at 50M
+** events) and the arrays' doubling a third more memory than they hold.
 */
 #define _GNU_SOURCE /* qsort_r, MADV_HUGEPAGE */
 #include <stdint.h>
@@ -218,11 +219,9 @@ int trak__ui_cache_add_row(trak_ui_cache *c, int64_t id, trak_ui_kind kind, int6
   return 0;
 }
 
-/* Sorts line `d` of `tr` by time (rows appended by metrics may come late), computes its max_end
-** where needed and notes a root below depth 0 (`parent`: the slice table's parent_id column,
-** for slice tracks). Returns 0 or -1 (out of memory). */
-static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
-                       const uint32_t *parent) {
+/* Sorts line `d` of `tr` by time (rows appended by metrics may come late) and computes its
+** max_end where needed. Returns 0 or -1 (out of memory). */
+static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d) {
   trak_ui_line *l = &tr->lines[d];
   int sorted = 1;
   for (size_t i = 1; i < l->n && sorted; i++)
@@ -236,7 +235,6 @@ static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
     int64_t end = line_end(c, tr, l, i);
     if (end < last) monotonic = 0;
     last = end;
-    if (d > 0 && parent && parent[l->v[i].id] == TRAK_NULL_U32) tr->deep_roots = 1;
   }
   if (!monotonic) {
     l->max_end = trak__ui_alloc_big(l->n * sizeof *l->max_end);
@@ -250,10 +248,10 @@ static int finish_line(const trak_ui_cache *c, trak_ui_track *tr, size_t d,
   return 0;
 }
 
-/* Finishes what is read before the cache's thread starts: every track's counter values
-** (sorted, counted, first time) and the count and first time of the CPU and thread-state tracks
-** (their lines are finished by trak__ui_sched_load); the slice table's lines are counted by
-** size_lines and finished by trak__ui_cache_fill_lines. */
+/* Finishes what is read at start: every track's counter values (sorted, counted, first time)
+** and the count and first time of the CPU and thread-state tracks (their lines are finished by
+** trak__ui_sched_load); the slice table's lines are counted by size_lines and filled by
+** trak__ui_lines_need. */
 static void finish_lines(trak_ui_cache *c) {
   for (size_t t = 0; t < c->n_tracks; t++) {
     trak_ui_track *tr = &c->tracks[t];
@@ -279,10 +277,30 @@ void trak__ui_cache_widen(trak_ui_cache *c, int64_t start, int64_t end) {
   c->n_events++;
 }
 
+/* Sets tr->loose if row `i` (`s`: its times) of the slice table, of track tr, is not where the
+** lines would find it: it overlaps, begins with or before the row before it at its depth, or its
+** parent_id is not a row of the depth above on the track that holds it (begins at or before
+** it, and ends after its start or begins with it). */
+static void note_loose(const trak_tables *tb, trak_ui_track *tr, uint32_t i,
+                       const trak_ui_slice *s) {
+  uint32_t depth = tb->slice.depth[i], up = tb->slice.parent_id[i];
+  trak_ui_line *l = &tr->lines[depth];
+  if (l->cap > 1 && (s->ts < l->last_end || s->ts == l->last_ts)) tr->loose = 1;
+  l->last_ts = s->ts, l->last_end = trak__ui_slice_end(s);
+  if (depth == 0 || up == TRAK_NULL_U32) return; /* a root (below depth 0: deep_roots) */
+  if (up >= tb->slice.n || tb->slice.track_id[up] != tb->slice.track_id[i] ||
+      tb->slice.depth[up] + 1 != depth) {
+    tr->loose = 1;
+    return;
+  }
+  trak_ui_slice p = {.ts = tb->slice.ts[up], .dur = tb->slice.dur[up]};
+  if (!(p.ts <= s->ts && (s->ts < trak__ui_slice_end(&p) || s->ts == p.ts))) tr->loose = 1;
+}
+
 /* Counts the rows of the slice table into each track's lines (each line's cap), events and
-** first time, widens the trace's bounds and interns the slice names (name_map): all that the
-** track list and the first screens need, without copying a row. Returns 0 or -1 (out of
-** memory). */
+** first time, notes the tracks with roots below depth 0 (deep_roots), widens the trace's bounds
+** and interns the slice names (name_map): all that the track list and the answers from the
+** columns need, without copying a row. Returns 0 or -1 (out of memory). */
 static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
   c->name_map_len = tb->strings.str.n + 1;
   c->name_map = calloc(c->name_map_len, sizeof *c->name_map);
@@ -305,7 +323,9 @@ static int size_lines(trak_ui_cache *c, const trak_tables *tb) {
       tr->lines = lines, tr->n_lines = (size_t)depth + 1;
     }
     tr->lines[depth].cap++;
+    if (depth > 0 && tb->slice.parent_id[i] == TRAK_NULL_U32) tr->deep_roots = 1;
     trak_ui_slice s = {.ts = tb->slice.ts[i], .dur = tb->slice.dur[i]};
+    if (!tr->loose) note_loose(tb, tr, (uint32_t)i, &s);
     if (tr->count == 0 || s.ts < tr->first_ts) tr->first_ts = s.ts;
     tr->count++;
     int64_t end = s.dur < 0 ? s.ts : trak__ui_slice_end(&s);
@@ -329,19 +349,28 @@ static uint32_t name_of(const trak_ui_cache *c, uint32_t id) {
   return id < c->name_map_len && c->name_map[id] ? c->name_map[id] - 1 : UINT32_MAX;
 }
 
-/* Fills the slice lines from the columns, rows in table order (checking stacks_stop every 64K
-** rows). Returns 0 or -1 (out of memory or stopped). */
-static int fill_slices(trak_ui_cache *c) {
+/* Frees the lines of the tracks marked in `want` (by position) and leaves their counts. */
+static void unfill(trak_ui_cache *c, const uint8_t *want) {
+  for (size_t t = 0; t < c->n_tracks; t++)
+    for (size_t d = 0; want[t] && d < c->tracks[t].n_lines; d++) {
+      trak_ui_line *l = &c->tracks[t].lines[d];
+      free(l->v), free(l->max_end);
+      l->v = NULL, l->max_end = NULL, l->n = 0;
+    }
+}
+
+/* Fills the lines of the slice tracks marked in `want` (by position) from the columns, rows in
+** table order, then sorts them. Returns 0 or -1 (out of memory: none of them filled). */
+static int fill_slices(trak_ui_cache *c, const uint8_t *want) {
   const trak_tables *tb = c->tables;
   for (size_t t = 0; t < c->n_tracks; t++)
-    for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++) {
+    for (size_t d = 0; want[t] && d < c->tracks[t].n_lines; d++) {
       trak_ui_line *l = &c->tracks[t].lines[d];
-      if (l->cap && !(l->v = trak__ui_alloc_big(l->cap * sizeof *l->v))) return -1;
+      if (l->cap && !(l->v = trak__ui_alloc_big(l->cap * sizeof *l->v))) return unfill(c, want), -1;
     }
   for (size_t i = 0; i < tb->slice.n; i++) {
-    if (!(i & 0xffff) && atomic_load_explicit(&c->stacks_stop, memory_order_relaxed)) return -1;
     uint32_t depth = tb->slice.depth[i];
-    if (depth >= MAX_DEPTH) continue;
+    if (depth >= MAX_DEPTH || !want[c->index[tb->slice.track_id[i]]]) continue;
     trak_ui_line *l = &c->tracks[c->index[tb->slice.track_id[i]]].lines[depth];
     trak_ui_slice *s = &l->v[l->n++]; /* sized by size_lines */
     s->ts = tb->slice.ts[i];
@@ -350,27 +379,43 @@ static int fill_slices(trak_ui_cache *c) {
     s->name = name_of(c, tb->slice.name[i]);
   }
   for (size_t t = 0; t < c->n_tracks; t++)
-    for (size_t d = 0; c->tracks[t].kind == TRAK_UI_SLICES && d < c->tracks[t].n_lines; d++)
-      if (finish_line(c, &c->tracks[t], d, tb->slice.parent_id)) return -1;
+    for (size_t d = 0; want[t] && d < c->tracks[t].n_lines; d++)
+      if (finish_line(c, &c->tracks[t], d)) return unfill(c, want), -1;
   return 0;
 }
 
-int trak__ui_cache_fill_lines(trak_ui_cache *c) {
-  int rc = fill_slices(c);
-  pthread_mutex_lock(&c->lock);
-  atomic_store_explicit(&c->lines_ready, rc ? -1 : 1, memory_order_release);
-  pthread_cond_broadcast(&c->lines_filled);
-  pthread_mutex_unlock(&c->lock);
-  return rc;
+/* Track `id` if it is a slice track whose lines are not filled. */
+static trak_ui_track *unfilled(trak_ui_cache *c, int64_t id) {
+  trak_ui_track *t = (trak_ui_track *)trak__ui_cache_track(c, id);
+  return t && t->kind == TRAK_UI_SLICES && t->n_lines && !t->filled ? t : NULL;
 }
 
-int trak__ui_lines_wait(const trak_ui_cache *cc) {
-  trak_ui_cache *c = (trak_ui_cache *)cc; /* the lock and condition only */
+int trak__ui_lines_filled(const trak_ui_cache *cc, const int64_t *tracks, size_t n) {
+  trak_ui_cache *c = (trak_ui_cache *)cc; /* the lock only */
+  int all = 1;
   pthread_mutex_lock(&c->lock);
-  while (!atomic_load_explicit(&c->lines_ready, memory_order_acquire))
-    pthread_cond_wait(&c->lines_filled, &c->lock);
+  for (size_t k = 0; k < n && all; k++)
+    all = !unfilled(c, tracks[k]);
   pthread_mutex_unlock(&c->lock);
-  return trak__ui_lines_ready(c) ? 0 : TRAK_ENOMEM;
+  return all;
+}
+
+int trak__ui_lines_need(const trak_ui_cache *cc, const int64_t *tracks, size_t n) {
+  trak_ui_cache *c = (trak_ui_cache *)cc; /* its lines and lock: written under the lock */
+  uint8_t *want = calloc(c->n_tracks ? c->n_tracks : 1, 1);
+  if (!want) return TRAK_ENOMEM;
+  int any = 0, rc = 0;
+  pthread_mutex_lock(&c->lock);
+  for (size_t k = 0; k < (tracks ? n : c->n_tracks); k++) {
+    trak_ui_track *t = unfilled(c, tracks ? tracks[k] : c->tracks[k].id);
+    if (t) want[t - c->tracks] = 1, any = 1;
+  }
+  if (any && fill_slices(c, want)) rc = TRAK_ENOMEM;
+  for (size_t t = 0; any && !rc && t < c->n_tracks; t++)
+    if (want[t]) c->tracks[t].filled = 1;
+  pthread_mutex_unlock(&c->lock);
+  free(want);
+  return rc;
 }
 
 static int load_slices(trak_processor *p, trak_ui_cache *c, trak_error *err) {
@@ -447,7 +492,6 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
   if (!c) return oom(err);
   memset(c->state_name, 0xff, sizeof c->state_name);
   pthread_mutex_init(&c->lock, NULL);
-  pthread_cond_init(&c->lines_filled, NULL);
   int rc = load_slices(p, c, err);
   if (!rc) rc = load_counters(p, c, err);
   if (!rc) rc = load_flows(p, c, err);
@@ -460,20 +504,17 @@ int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err) 
     return rc;
   }
   if (c->end <= c->start) c->end = c->start + 1;
-  trak__ui_stacks_start(c);
   *out = c;
   return 0;
 }
 
 void trak__ui_cache_free(trak_ui_cache *c) {
   if (!c) return;
-  trak__ui_stacks_stop(c);
   for (size_t t = 0; t < c->n_tracks; t++) {
     for (size_t d = 0; d < c->tracks[t].n_lines; d++) {
       free(c->tracks[t].lines[d].v);
       free(c->tracks[t].lines[d].max_end);
       free(c->tracks[t].lines[d].rows);
-      free(c->tracks[t].lines[d].stack);
     }
     free(c->tracks[t].lines);
     free(c->tracks[t].values);
@@ -484,14 +525,11 @@ void trak__ui_cache_free(trak_ui_cache *c) {
     free(c->names[i]);
   free(c->names);
   free(c->table);
-  free(c->stack_parent);
-  free(c->stack_name);
   free(c->tracks);
   free(c->index);
   free(c->flows);
   free(c->name_map);
   free(c->reserve[0]), free(c->reserve[1]);
   pthread_mutex_destroy(&c->lock);
-  pthread_cond_destroy(&c->lines_filled);
   free(c);
 }

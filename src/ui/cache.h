@@ -8,7 +8,6 @@
 #define TRAK_UI_CACHE_H
 
 #include <pthread.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -21,12 +20,8 @@ typedef struct trak_ui_slice {
   uint32_t name;   /* in the cache's name table; UINT32_MAX: no name */
 } trak_ui_slice;
 /* 24 bytes: whether a slice has a parent is read from the slice table's parent_id
-** (trak__ui_has_parent), a slice's stack is an array of the line (trak_ui_line); CPU and
-** thread-state tracks hold row numbers instead. */
+** (trak__ui_has_parent); CPU and thread-state tracks hold row numbers instead. */
 _Static_assert(sizeof(trak_ui_slice) == 24, "a slice of the cache's lines is 24 bytes");
-
-/* trak_ui_line.stack of a slice in no name stack (it or an ancestor did not end). */
-#define TRAK_UI_NO_STACK UINT32_MAX
 
 /* A thread state's CPU (-1: none) and io_wait (-1: unknown, 0, 1) packed in an aux
 ** (trak__ui_line_row). */
@@ -84,10 +79,9 @@ typedef struct trak_ui_line {
   ** thread_state table (v is then NULL; trak__ui_line_row reads it from the columns: 4 bytes an
   ** entry instead of a copy). NULL on slice tracks. */
   uint32_t *rows;
-  /* stack[i]: v[i]'s node of the cache's name-stack tree, or TRAK_UI_NO_STACK; slice tracks,
-  ** made by the stacks thread (read once stacks_ready), NULL until then. */
-  uint32_t *stack;
-  size_t n, cap;
+  size_t n, cap; /* a slice track's cap: its rows in the slice table, counted at start */
+  int64_t last_ts, last_end; /* while counting a slice track's rows: the last one's, in table
+                             ** order (to note a loose track) */
 } trak_ui_line;
 
 /* First index of `l` (a slice track's: v set) whose slice may end at or after `t` (max_end is
@@ -130,10 +124,17 @@ typedef struct trak_ui_track {
   int64_t *count_ts;
   uint16_t *count_n;
   int64_t first_ts, count; /* earliest event and events (slices and values) */
-  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth */
+  int deep_roots; /* a slice with no parent below depth 0 (async lanes): not a tree by depth;
+                  ** known at start */
+  /* Slices: a child the lines would find under other slices than its parent_id's (its
+  ** parent_id not the slice a depth above on the track that holds it; slices of one depth that
+  ** overlap, begin together or come out of time order): the aggregates' self times are then
+  ** summed from the lines (the columns follow parent_id). Known at start. */
+  int loose;
   int delta; /* counters drawn as each value's change to the next (cpustat, Perfetto's 'delta') */
-  int stacks_exact; /* slices: each slice's stack is its name stack, and a slice that meets a
-                    ** range has every ancestor meet it (stacks.c; read once stacks_ready) */
+  /* A slice track's lines (v, n, max_end) are filled (trak__ui_lines_need): written and read
+  ** under the cache's lock; until then its lines hold their counts (cap) only. */
+  int filled;
 } trak_ui_track;
 
 /* out and in ends: id, track_id, ts, dur, depth each. */
@@ -176,34 +177,23 @@ typedef struct trak_ui_cache {
   size_t n_names, names_cap;
   uint32_t *table; /* open addressing over names */
   size_t slots;
-  /* The name-stack tree (stacks.c): node i is name stack_name[i] under node stack_parent[i]
-  ** (TRAK_UI_NO_STACK: a root); a parent comes before its children. */
-  uint32_t *stack_parent, *stack_name;
-  size_t n_stacks;
-  /* The slice table's lines are filled, then the tree built, on a thread of its own
-  ** (trak__ui_stacks_start), so that the server starts and answers the first screens meanwhile
-  ** (scan.c answers them from the processor's columns): until lines_ready is 1 the lines of
-  ** the TRAK_UI_SLICES tracks (their v, n, max_end) and deep_roots are the thread's alone; until
-  ** stacks_ready is 1 the slices' stack, the tracks' stacks_exact and the tree above are. The
-  ** rest (tracks, their n_lines, first_ts, count, values, the names, flows, the CPU and
-  ** thread-state tracks) is read before the thread starts. */
+  /* The slice tracks' lines are not copied at start: the screens, aggregates and flame graphs
+  ** are answered from the processor's columns (scan.c, scan_flame.c), and a track's lines are
+  ** filled only when an answer that needs them asks for it (trak__ui_lines_need: async lanes,
+  ** rows out of order, more columns than a scan keeps), under `lock`. The rest (tracks, their
+  ** n_lines, first_ts, count, deep_roots, values, the names, flows, the CPU and thread-state
+  ** tracks) is read at start and read-only afterwards. */
   const struct trak_tables *tables; /* the processor's (read-only since its import) */
   uint32_t *name_map; /* the tables' string id -> name id + 1 (0: none), for slice names */
   size_t name_map_len;
   const uint32_t *slice_parent; /* the slice table's parent_id column (trak__ui_parent_in) */
   int slices_by_ts; /* the slice table's rows are in time order (scan.c then bounds its passes) */
-  pthread_t stacks_thread;
-  int stacks_started;      /* the thread runs or ran: joined by trak__ui_cache_free */
-  atomic_int lines_ready;  /* 1: filled; -1: out of memory or stopped, never filled */
-  atomic_int stacks_ready; /* 1: built; -1: out of memory, never built */
-  atomic_int stacks_stop;  /* asks the thread to give up (the cache is being freed) */
-  pthread_mutex_t lock;    /* with lines_filled: waiting for lines_ready */
-  pthread_cond_t lines_filled;
+  pthread_mutex_t lock; /* the slice tracks' lines and their `filled` */
 } trak_ui_cache;
 
 /* Whether slice `s` of line `d` of the slice track `tr` has a parent (parent_id set: it nests
 ** in one a depth above). A root is at depth 0 unless the track has deep_roots (async lanes):
-** only then is the slice table's parent_id read. Valid once the lines are filled. */
+** only then is the slice table's parent_id read. */
 static inline int trak__ui_has_parent(const trak_ui_cache *c, const trak_ui_track *tr, size_t d,
                                       const trak_ui_slice *s) {
   return d > 0 && (!tr->deep_roots || c->slice_parent[s->id] != UINT32_MAX);
@@ -246,11 +236,10 @@ void *trak__ui_alloc_big(size_t bytes);
 void trak__ui_advise_huge(void *p, size_t bytes);
 
 /* Reads the tables of `p` (finished): the slice, counter and flow columns directly (see
-** src/ui/README.md), sched and thread_state too (sched.c); then starts the cache's thread, which
-** fills the slice lines from the columns and builds the name-stack tree. `p` must not change
-** while this runs (no query running on another thread), and must outlive the cache (its
-** columns are read by the thread and by scan.c until the lines are filled). Returns 0,
-** TRAK_ENOMEM, or a query's error. */
+** src/ui/README.md), sched and thread_state too (sched.c); the slice rows are counted per track
+** and depth, not copied (trak__ui_lines_need). `p` must not change while this runs (no query
+** running on another thread), and must outlive the cache (its columns are read by every
+** answer). Returns 0, TRAK_ENOMEM, or a query's error. */
 int trak__ui_cache_new(trak_processor *p, trak_ui_cache **out, trak_error *err);
 void trak__ui_cache_free(trak_ui_cache *c);
 /* The track with data called `id`, or NULL (no slices or values). */
@@ -307,16 +296,18 @@ static inline trak_ui_slice trak__ui_line_row(const trak_ui_cache *c, const trak
   return l->v[i];
 }
 
-/* Whether the slice table's lines are filled (an acquire read of lines_ready). */
-static inline int trak__ui_lines_ready(const trak_ui_cache *c) {
-  return atomic_load_explicit(&((trak_ui_cache *)c)->lines_ready, memory_order_acquire) == 1;
-}
-/* Waits until the cache's thread has filled the slice table's lines; returns 0 (filled) or
-** TRAK_ENOMEM (out of memory: the lines are never filled). */
-int trak__ui_lines_wait(const trak_ui_cache *c);
+/* Fills the lines of the TRAK_UI_SLICES tracks among `tracks` (n of them; NULL: every track)
+** that are not filled yet, from the slice table's columns in one pass over them (rows in table
+** order, then each line sorted by time as the whole cache's were), under the cache's lock; any
+** thread may call it, and may then read those tracks' lines. Returns 0 or TRAK_ENOMEM (the
+** tracks it could not fill stay unfilled). */
+int trak__ui_lines_need(const trak_ui_cache *c, const int64_t *tracks, size_t n);
+/* Whether every TRAK_UI_SLICES track among `tracks` has its lines filled (read under the lock:
+** once it returns 1, their lines may be read). */
+int trak__ui_lines_filled(const trak_ui_cache *c, const int64_t *tracks, size_t n);
 
 /* A screen's slice summary from the slice table's columns (scan.c), for the TRAK_UI_SLICES
-** tracks asked for while the lines are not filled: entry offset[k] + depth * cols + j of the
+** tracks asked for: entry offset[k] + depth * cols + j of the
 ** k-th track asked for is its depth's pixel column j - 1 (j = 0: the slices begun before the
 ** range), best[] the row standing for it (UINT32_MAX: none), count[] how many meet the range. */
 typedef struct trak_ui_range trak_ui_range;
@@ -325,8 +316,10 @@ typedef struct trak_ui_scan {
   size_t *offset; /* per track asked for; SIZE_MAX: not scanned (not a slice track, or a repeat) */
   uint32_t *best, *count;
 } trak_ui_scan;
-/* Scans the slice table for `tracks` over `r` (valid: end >= start, px >= 1). Returns 0, -1 (out
-** of memory) or 1 (more columns or depths than a scan keeps: wait for the lines); on every
+/* Scans the slice table for `tracks` over `r` (valid: end >= start, px >= 1), but not the loose
+** ones (offset SIZE_MAX: their rows may tie or come out of time order, and the first its lines
+** meet stands for a column). Returns 0, -1 (out
+** of memory) or 1 (more columns or depths than a scan keeps: the lines answer); on every
 ** return trak__ui_scan_free(out) frees what it holds. */
 int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                       const trak_ui_range *r, trak_ui_scan *out);
@@ -345,31 +338,9 @@ typedef struct trak_ui_name_sum {
 ** children's durations for its self time (its children: the rows whose parent it is, one depth
 ** down, starting inside it). Adds into acc (c->n_names + 1 entries). Returns 0, -1 (out of
 ** memory) or 1 (a track asked for has roots below depth 0, async lanes, whose children the
-** lines find by position: wait for the lines; acc is then partly summed). */
+** lines find by position: the lines answer; acc is then partly summed). */
 int trak__ui_scan_by_name(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                           int64_t end, trak_ui_name_sum *acc);
-
-/* Starts the cache's thread (stacks.c): it fills the slice table's lines
-** (trak__ui_cache_fill_lines) and sets lines_ready, then builds the name-stack tree of the slice
-** tracks: it sets each slice's stack and each track's stacks_exact, then stacks_ready to 1 (or
-** -1 when out of memory or asked to stop). Without a thread (pthread_create failed) it does both
-** before returning. Returns 0 (the tree is optional: the flame graph merges slice by slice until
-** it is ready). */
-int trak__ui_stacks_start(trak_ui_cache *c);
-/* On the cache's thread: fills and sorts the lines of the TRAK_UI_SLICES tracks from the
-** slice table's columns (their sizes counted by trak__ui_cache_new), computes max_end and
-** deep_roots, and sets lines_ready (1, or -1 when out of memory or asked to stop), waking
-** trak__ui_lines_wait. Returns 0 or -1. */
-int trak__ui_cache_fill_lines(trak_ui_cache *c);
-/* Whether the tree is built (an acquire read of stacks_ready: its writes are then visible). */
-static inline int trak__ui_stacks_ready(const trak_ui_cache *c) {
-  return atomic_load_explicit(&((trak_ui_cache *)c)->stacks_ready, memory_order_acquire) == 1;
-}
-/* Waits for the tree's thread to end (for tests and benchmarks that want it built); returns
-** trak__ui_stacks_ready. */
-int trak__ui_stacks_wait(trak_ui_cache *c);
-/* Asks the tree's thread to stop and joins it (trak__ui_cache_free calls it). */
-void trak__ui_stacks_stop(trak_ui_cache *c);
 
 /* The parent of slice `s` (of a TRAK_UI_SLICES track, with a parent) in `up`, its line one depth
 ** above, given j, the last index of `up` in [lo, j] starting at or before s: j, unless slices

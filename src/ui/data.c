@@ -262,9 +262,8 @@ static void track_slices(const trak_ui_cache *c, const trak_ui_track *t, const t
     line_slices(c, t, d, r, out, &first);
 }
 
-/* trak__ui_slices before the slice lines are filled: the slice tracks from a scan of the
-** columns (scan.c), the others from their lines. Returns 0, -1 (out of memory) or 1 (the scan
-** declined: wait for the lines). */
+/* trak__ui_slices from the columns: the slice tracks from a scan of them (scan.c), the others
+** from their lines. Returns 0, -1 (out of memory) or 1 (the scan declined: the lines answer). */
 static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n,
                           const trak_ui_range *r, trak_ui_buf *out) {
   trak_ui_scan sc;
@@ -281,7 +280,12 @@ static int scanned_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
         trak_ui_slice best = trak__ui_scan_row(c, sc.best[e]);
         put_slice(c, t->kind, d, &best, 0, sc.count[e], out, &first);
       }
-    if (t && sc.offset[k] == SIZE_MAX && (t->kind != TRAK_UI_SLICES || !t->n_lines))
+    /* A loose track's rows may tie or come out of time order: the first of equals its lines
+    ** meet stands, from its lines (filled for it alone). */
+    if (t && t->kind == TRAK_UI_SLICES && t->loose && trak__ui_lines_need(c, &tracks[k], 1))
+      rc = -1;
+    else if (t && sc.offset[k] == SIZE_MAX &&
+             (t->kind != TRAK_UI_SLICES || !t->n_lines || t->loose))
       track_slices(c, t, r, out);
     trak__ui_put(out, "]", 1);
   }
@@ -294,14 +298,17 @@ int trak__ui_slices(const trak_ui_cache *c, const int64_t *tracks, size_t n, con
                     trak_ui_buf *out, trak_error *err) {
   if (r->end < r->start || r->px < 1)
     return trak_error_set(err, TRAK_EINVAL, "bad range: start must not be after end, px >= 1");
-  if (!trak__ui_lines_ready(c)) {
+  /* From the lines when the tracks' are filled (a track the columns declined before), else
+  ** from the columns, else (declined: more columns or depths than a scan keeps) from the lines
+  ** filled for it. */
+  if (!trak__ui_lines_filled(c, tracks, n)) {
     size_t len = out->len;
     int rc = scanned_slices(c, tracks, n, r, out);
     if (rc < 0 || (!rc && out->oom)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
     if (!rc) return 0;
     out->len = len; /* declined: answered from the lines below */
   }
-  if (trak__ui_lines_wait(c)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  if (trak__ui_lines_need(c, tracks, n)) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   return per_track(c, tracks, n, r, out, err, track_slices);
 }
 
@@ -318,7 +325,7 @@ int trak__ui_sched_slices(const trak_ui_cache *c, const int64_t *tracks, size_t 
   qsort(utids, n_utids, sizeof *utids, cmp_id);
   trak__ui_put(out, "{", 1);
   for (size_t i = 0; i < n; i++) {
-    /* The CPU tracks' lines are filled at start (sched.c), before the slice lines. */
+    /* The CPU tracks' lines are filled at start (sched.c). */
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[i]);
     trak__ui_printf(out, "%s\"%" PRId64 "\":[", i ? "," : "", tracks[i]);
     int first = 1;

@@ -1,9 +1,8 @@
 /*
 ** This file declares the flame graph's merge of slices by name stack (flame.c): the nodes made
 ** as slices are met, a (parent, name) hash to find them, the bound under which a node cannot be
-** answered, and the answer's JSON. The area selection merges with it from the cache's lines
-** (aggregate.c) and from the slice table's columns before the lines and the name-stack tree are
-** ready (scan_flame.c).
+** answered, and the answer's JSON. The area selection merges with it from the slice table's
+** columns (scan_flame.c) and, where they decline, from the cache's lines (aggregate.c).
 */
 #ifndef TRAK_UI_FLAME_H
 #define TRAK_UI_FLAME_H
@@ -86,8 +85,8 @@ void trak__ui_flame_free(trak_ui_flame *f);
 int trak__ui_scan_flame(const trak_ui_cache *c, const int64_t *tracks, size_t n, int64_t start,
                         int64_t end, trak_ui_flame *f);
 
-/* The same nodes as trak__ui_scan_flame (without declining) from the cache's lines, which must
-** be filled: merged slice by slice, depth by depth over the tracks, each child under its
+/* The same nodes as trak__ui_scan_flame (without declining) from the cache's lines, those of
+** `tracks` filled (trak__ui_lines_need): merged slice by slice, depth by depth over the tracks, each child under its
 ** parent's node (the slice a depth above holding it), with the same bound (none with async
 ** lanes). trak__ui_flamegraph's way when the columns decline; f->oom set when out of memory. */
 void trak__ui_flame_from_lines(const trak_ui_cache *c, const int64_t *tracks, size_t n,

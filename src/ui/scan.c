@@ -1,10 +1,11 @@
 /*
-** This file holds the screens answered before the cache's thread has filled the slice lines: one
+** This file holds the screens answered from the slice table's columns (the cache's lines are
+** filled only where these decline, trak__ui_lines_need): one
 ** pass over the slice table's columns (the processor's, read directly as cache.c does) keeps,
 ** for each requested track, depth and pixel column, the slice that stands for it and how many
 ** there are, with the lines' choice (trak__ui_stands_before, as data.c). A pass at 50M events costs a
-** fraction of filling the lines, so the first screens do not wait for them. The area
-** selection's slices by name are summed in the same way meanwhile (its flame graph: scan_flame.c).
+** fraction of filling the lines, and keeps no copy of the slices. The area selection's slices by
+** name are summed in the same way (its flame graph: scan_flame.c).
 */
 #include <stdlib.h>
 #include <string.h>
@@ -33,7 +34,7 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
   for (size_t k = 0; k < n; k++) {
     const trak_ui_track *t = trak__ui_cache_track(c, tracks[k]);
     out->offset[k] = SIZE_MAX;
-    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines) continue;
+    if (!t || t->kind != TRAK_UI_SLICES || !t->n_lines || t->loose) continue; /* loose: lines */
     if (slot[t - c->tracks] >= 0) { /* asked for twice: the same entries */
       out->offset[k] = out->offset[slot[t - c->tracks]];
       continue;
@@ -61,7 +62,11 @@ int trak__ui_scan_new(const trak_ui_cache *c, const int64_t *tracks, size_t n,
     return -1;
   }
   const trak_ui_cols cols = trak__ui_cols_of(r->start, r->px);
-  for (size_t i = 0; i < tb->slice.n; i++) {
+  size_t rows = tb->slice.n;
+  if (c->slices_by_ts) /* no row past the first starting after the range meets it */
+    rows = trak__ui_first_at(tb->slice.ts, rows, sizeof *tb->slice.ts,
+                             r->end == INT64_MAX ? r->end : r->end + 1);
+  for (size_t i = 0; i < rows; i++) {
     uint32_t depth = tb->slice.depth[i];
     int64_t ts = tb->slice.ts[i];
     uint32_t id = tb->slice.track_id[i];

@@ -1,6 +1,6 @@
 /*
-** This file holds the area selection's flame graph merged from the slice table's columns before
-** the cache's lines are filled (trak__ui_scan_flame): a pass per depth, each slice's parent the
+** This file holds the area selection's flame graph merged from the slice table's columns
+** (trak__ui_scan_flame; the cache's lines answer only where it declines): a pass per depth, each slice's parent the
 ** last row of the depth above on its track, its (parent, name) summed into a cell keyed by
 ** integers (a dense table when the depth's parents times the names are not many more than its
 ** rows, else a flat hash), and the nodes made from the cells once the depth is whole, only those
