@@ -398,7 +398,7 @@ static int load_stored(sj_vtab *v, const side *s, rows *r) {
   }
   size_t n = trak__psql_ptable_rows(t);
   if (ok == 1 && rows_reserve_n(r, s->ncols, n ? n : 1) != SQLITE_OK) ok = -1;
-  if (ok == 1) { /* column by column: each array read and written in order */
+  if (ok == 1 && n) { /* column by column: each array read and written in order */
     memcpy(r->ts, tv, n * sizeof *tv);
     for (size_t i = 0; i < n; i++)
       r->end[i] = (int64_t)((uint64_t)tv[i] + (uint64_t)dv[i]);
