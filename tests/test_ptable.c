@@ -149,6 +149,11 @@ static void span_joins(void **state) {
        "SELECT column1 AS ts, column2 AS dur, column3 AS nu_id FROM (VALUES (1, 5, 1), "
        "(2, NULL, 2), (9, -1, 4))",
        1);
+  /* Three other columns, NULLs in the middle one: a side's cells are read column by column. */
+  make(p, "w",
+       "SELECT ts, dur, id AS w_id, IIF(id % 3, NULL, depth) AS w_mid, id * 2 AS w_two, depth AS "
+       "part FROM slice WHERE depth < 2",
+       1);
   static const char *const kinds[] = {"SPAN_JOIN", "SPAN_LEFT_JOIN", "SPAN_OUTER_JOIN"};
   static const char *const pairs[][2] = {{"l PARTITIONED part", "r PARTITIONED part"},
                                          {"r PARTITIONED part", "l PARTITIONED part"},
@@ -161,7 +166,9 @@ static void span_joins(void **state) {
                                          {"lu", "eu"},
                                          {"nu", "lu"},
                                          {"l PARTITIONED part", "ru"},
-                                         {"nu", "r PARTITIONED part"}};
+                                         {"nu", "r PARTITIONED part"},
+                                         {"w PARTITIONED part", "r PARTITIONED part"},
+                                         {"lu", "w PARTITIONED part"}};
   for (size_t k = 0; k < 3; k++)
     for (size_t i = 0; i < sizeof pairs / sizeof *pairs; i++) {
       char sql[512];

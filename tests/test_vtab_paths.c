@@ -174,6 +174,13 @@ static void append_unsorted(trak_tables *t) {
   }
 }
 
+/* Gives the first 20 and the last 600 slices a duration no other slice has (12345): a filter on
+** it passes nothing over most of the table, then more rows than a read-ahead batch holds. */
+static void mark_ends(trak_tables *t) {
+  for (size_t i = 0; i < t->slice.n; i++)
+    if (i < 20 || i + 600 >= t->slice.n) t->slice.dur[i] = 12345;
+}
+
 static int setup_with(void **state, uint32_t n, int unsorted) {
   fixture *f = calloc(1, sizeof *f);
   f->stride = n == 0 ? 5 : unsorted ? 3 : 1;
@@ -181,6 +188,7 @@ static int setup_with(void **state, uint32_t n, int unsorted) {
   trak__tables_init(&f->t);
   fill(&f->t, n);
   if (unsorted) append_unsorted(&f->t);
+  if (n > 10000) mark_ends(&f->t);
   assert_int_equal(sqlite3_open(":memory:", &f->db), SQLITE_OK);
   assert_int_equal(trak__vtab_register(f->db, &f->t), SQLITE_OK);
   for (size_t i = 0; i < NTABLES; i++) { /* a full scan: the plain copies */
@@ -194,6 +202,10 @@ static int setup_with(void **state, uint32_t n, int unsorted) {
 /* More rows than the scans read at once (1,024: trak__vt_skip_batch's callers). */
 static int setup_large(void **state) {
   return setup_with(state, 2600, 0);
+}
+/* More rows than a filtered scan reads ahead at once (4,096 candidates: vtab_scan.c). */
+static int setup_ahead(void **state) {
+  return setup_with(state, 12000, 0);
 }
 static int setup_empty(void **state) {
   return setup_with(state, 0, 0);
@@ -759,10 +771,9 @@ static void dict_check(fixture *f, const char *sql) {
 static void test_dict_filters(void **state) {
   fixture *f = *state;
   dict_copies(f->db);
-  static const char *const cols[][2] = {{"@ss", "end_state"}, {"@ss", "ucpu"},
-                                        {"@ss", "priority"},  {"@ts", "state"},
-                                        {"@fe", "name"},      {"@fe", "ucpu"},
-                                        {"@fe", "common_flags"}};
+  static const char *const cols[][2] = {
+      {"@ss", "end_state"}, {"@ss", "ucpu"}, {"@ss", "priority"},    {"@ts", "state"},
+      {"@fe", "name"},      {"@fe", "ucpu"}, {"@fe", "common_flags"}};
   char sql[1024];
   for (size_t c = 0; c < sizeof cols / sizeof *cols; c++) {
     for (size_t o = 0; o < NOPS; o++)
@@ -772,10 +783,12 @@ static void test_dict_filters(void **state) {
         dict_check(f, sql);
       }
     static const char *const shapes[] = {
-        "SELECT id FROM %s WHERE %s IS NULL", "SELECT id FROM %s WHERE %s IS NOT NULL",
+        "SELECT id FROM %s WHERE %s IS NULL",
+        "SELECT id FROM %s WHERE %s IS NOT NULL",
         "SELECT id FROM %s WHERE %s IN (NULL, 0, 2, '3', 7.0, 5.5, 'a', 'Task', x'00', 150, 299)",
         "SELECT id FROM %s WHERE %s NOT IN (1, 2, 'b') ORDER BY id DESC LIMIT 9",
-        "SELECT id FROM %s WHERE %s = 'a' COLLATE NOCASE", "SELECT id FROM %s WHERE %s LIKE 'T%%'",
+        "SELECT id FROM %s WHERE %s = 'a' COLLATE NOCASE",
+        "SELECT id FROM %s WHERE %s LIKE 'T%%'",
         "SELECT id FROM %s WHERE %s GLOB '[a-t]*' ORDER BY id DESC"};
     for (size_t k = 0; k < sizeof shapes / sizeof *shapes; k++) {
       snprintf(sql, sizeof sql, shapes[k], cols[c][0], cols[c][1]);
@@ -839,6 +852,37 @@ static void test_plans(void **state) {
   }
 }
 
+/* Filtered scans read ahead in batches (vtab_scan.c): rows that pass far apart, none in whole
+** batches, more than a batch holds, LIMIT and OFFSET stopping mid-batch, NULLs and text in the
+** columns read, an index's candidates with and without a further filter, joins that filter the
+** inner cursor again per row. */
+static void test_read_ahead(void **state) {
+  fixture *f = *state;
+  static const char *const queries[] = {
+      "SELECT id, ts, dur, name, parent_id, thread_ts FROM $slice WHERE dur = 12345",
+      "SELECT id, ts FROM $slice WHERE dur = 12345 LIMIT 3",
+      "SELECT id, ts FROM $slice WHERE dur = 12345 LIMIT 5 OFFSET 18",
+      "SELECT id, ts FROM $slice WHERE dur = 12345 LIMIT 590 OFFSET 25",
+      "SELECT id, depth, category, parent_id, thread_ts FROM $slice WHERE depth = 2",
+      "SELECT id, ts, dur FROM $slice WHERE depth = 2 LIMIT 700",
+      "SELECT id, ts, dur FROM $slice WHERE depth = 1 AND ts > 100 AND ts < 9000",
+      "SELECT id, dur FROM $slice WHERE depth = 1 AND id > 3000 AND id < 9000",
+      "SELECT id, name FROM $slice WHERE depth = 0 AND name LIKE 't%'",
+      "SELECT id, name, ts FROM $slice WHERE depth = 3 ORDER BY name, ts, id",
+      "SELECT id, ts, dur, thread_ts FROM $slice WHERE track_id = 2",
+      "SELECT id, ts, dur FROM $slice WHERE track_id = 2 AND depth = 0",
+      "SELECT id, ts FROM $slice WHERE track_id IN (1, 3) AND ts > 1000 AND ts < 5000",
+      "SELECT id FROM $slice WHERE parent_id IS NULL AND dur = 12345",
+      "SELECT COUNT(*), SUM(ts), MIN(thread_ts), MAX(parent_id) FROM $slice WHERE depth = 3",
+      "SELECT a.id, b.id FROM $slice a JOIN $slice b ON b.depth = a.depth AND b.dur = a.dur "
+      "WHERE a.dur = 12345 AND a.id < 5",
+      "SELECT a.id, COUNT(b.id) FROM $slice a JOIN $slice b ON b.track_id = a.track_id "
+      "AND b.depth = 0 WHERE a.id < 3 GROUP BY a.id",
+  };
+  for (size_t i = 0; i < sizeof queries / sizeof *queries; i++)
+    check(f, queries[i]);
+}
+
 #define ALL_TESTS(setup)                                                                           \
   cmocka_unit_test_setup_teardown(test_single_constraints, setup, teardown),                       \
       cmocka_unit_test_setup_teardown(test_combined_constraints, setup, teardown),                 \
@@ -862,6 +906,8 @@ int main(void) {
       INDEX_TESTS(setup_index_never),
       cmocka_unit_test_setup_teardown(test_plans, setup_rows, teardown),
       cmocka_unit_test_setup_teardown(test_query_shapes, setup_large, teardown),
+      cmocka_unit_test_setup_teardown(test_read_ahead, setup_ahead, teardown),
+      cmocka_unit_test_setup_teardown(test_read_ahead, setup_rows, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

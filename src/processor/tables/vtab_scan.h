@@ -95,7 +95,7 @@ typedef struct vt_filter {
   size_t nset;
   vt_pattern *pat; /* 'p' */
   vt_argterm *arg; /* 'a': extract_arg(column, key) op literal */
-  vt_dict dict;     /* a dictionary column's (codes NULL for others): rows read by code_ok */
+  vt_dict dict;    /* a dictionary column's (codes NULL for others): rows read by code_ok */
   uint8_t code_ok[TRAK_DICT8_WIDE + 1]; /* whether the value of each code passes; 1 for
                                         ** TRAK_DICT8_WIDE: such a row is checked by its value */
 } vt_filter;
@@ -112,6 +112,12 @@ typedef struct vt_cursor {
   int nfilters;
   uint32_t *owned; /* candidate rows this cursor allocated */
   int rc;          /* an SQLite code from a filter that failed mid-scan (the scan then ends) */
+  /* Read-ahead of a filtered scan (vtab_scan.c): the next rows that pass, found in batches so
+  ** that the columns SQLite reads of them are fetched from memory ahead of their turn. */
+  uint32_t *ahead; /* NULL: the cursor steps itself */
+  size_t nahead, iahead;
+  int ahead_rc;  /* a filter's failure after the batch's rows, to report after them */
+  uint64_t used; /* the columns (below 64) SQLite has read through this cursor */
 } vt_cursor;
 
 /* The value of a filterable column at `row` in *out; returns 0 when it is NULL. */

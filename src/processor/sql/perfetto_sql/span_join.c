@@ -235,10 +235,10 @@ static int sj_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-/* Makes room for one more row. Returns SQLITE_OK or SQLITE_NOMEM (the rows unchanged). */
-static int rows_reserve(rows *r, int ncols) {
-  if (r->n < r->cap) return SQLITE_OK;
-  size_t cap = r->cap ? r->cap * 2 : 256;
+/* Makes room for `want` rows. Returns SQLITE_OK or SQLITE_NOMEM (the rows unchanged). */
+static int rows_reserve_n(rows *r, int ncols, size_t want) {
+  if (want <= r->cap) return SQLITE_OK;
+  size_t cap = want;
   int64_t *p1 = realloc(r->part, cap * sizeof *p1);
   if (p1) r->part = p1;
   int64_t *p2 = p1 ? realloc(r->ts, cap * sizeof *p2) : NULL;
@@ -250,6 +250,12 @@ static int rows_reserve(rows *r, int ncols) {
   if (!p4) return SQLITE_NOMEM;
   r->cap = cap;
   return SQLITE_OK;
+}
+
+/* Makes room for one more row, doubling. Returns SQLITE_OK or SQLITE_NOMEM (the rows
+** unchanged). */
+static int rows_reserve(rows *r, int ncols) {
+  return r->n < r->cap ? SQLITE_OK : rows_reserve_n(r, ncols, r->cap ? r->cap * 2 : 256);
 }
 
 /* Appends the statement's current row (ts, dur, partition, then the side's other columns).
@@ -390,18 +396,22 @@ static int load_stored(sj_vtab *v, const side *s, rows *r) {
     else
       cv[c] = trak__psql_ptable_values(t, k, &cn[c]);
   }
-  for (size_t i = 0, n = trak__psql_ptable_rows(t); ok == 1 && i < n; i++) {
-    if (rows_reserve(r, s->ncols) != SQLITE_OK) {
-      ok = -1;
-      break;
+  size_t n = trak__psql_ptable_rows(t);
+  if (ok == 1 && rows_reserve_n(r, s->ncols, n ? n : 1) != SQLITE_OK) ok = -1;
+  if (ok == 1 && n) { /* column by column: each array read and written in order */
+    memcpy(r->ts, tv, n * sizeof *tv);
+    for (size_t i = 0; i < n; i++)
+      r->end[i] = (int64_t)((uint64_t)tv[i] + (uint64_t)dv[i]);
+    if (pv)
+      memcpy(r->part, pv, n * sizeof *pv);
+    else
+      memset(r->part, 0, n * sizeof *r->part);
+    for (int c = 0; c < s->ncols; c++) {
+      cell *at = r->vals + c;
+      for (size_t i = 0; i < n; i++, at += s->ncols)
+        *at = cn[c] && cn[c][i] ? (cell){.u.v = NULL} : (cell){.is_int = 1, .u.i = cv[c][i]};
     }
-    r->ts[r->n] = tv[i];
-    r->end[r->n] = (int64_t)((uint64_t)tv[i] + (uint64_t)dv[i]);
-    r->part[r->n] = pv ? pv[i] : 0;
-    cell *row = r->vals + r->n * (size_t)s->ncols;
-    for (int c = 0; c < s->ncols; c++)
-      row[c] = cn[c] && cn[c][i] ? (cell){.u.v = NULL} : (cell){.is_int = 1, .u.i = cv[c][i]};
-    r->n++;
+    r->n = n;
   }
   free(cv), free(cn);
   return ok;
@@ -623,6 +633,12 @@ static int join_all(sj_cursor *c, const sj_vtab *v) {
                                                          : SHADOW_ALL;
     stream_init(&j.t[i], &c->r[i], i ? pb : pa, shadows, on && !part_mixed);
   }
+  /* An inner join gives at most a piece per row of either side (each piece ends one of them);
+  ** the outer joins' shadows may add more, which emit grows for. */
+  size_t guess = c->r[0].n + c->r[1].n + 1;
+  piece *out = guess > c->cap ? realloc(c->out, guess * sizeof *out) : c->out;
+  if (!out) return SQLITE_NOMEM;
+  if (guess > c->cap) c->out = out, c->cap = guess;
   int rc = SQLITE_OK;
   for (;;) {
     stream *next = join_find(&j);
