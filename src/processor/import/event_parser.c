@@ -470,14 +470,12 @@ __attribute__((cold, noinline)) static void crop_sequence(trak_importer *imp, tr
 static trak_prefault *slice_prefault(trak_importer *imp) {
   trak_tables *t = imp->tables;
   if (!imp->prefault || t->slice.cap < 4 * PREFAULT_AHEAD) return NULL;
-  void *cols[] = {t->slice.ts,   t->slice.dur,   t->slice.track_id,  t->slice.category,
-                  t->slice.name, t->slice.depth, t->slice.parent_id, t->slice.arg_set_id};
-  const size_t width[] = {sizeof *t->slice.ts,        sizeof *t->slice.dur,
-                          sizeof *t->slice.track_id,  sizeof *t->slice.category,
-                          sizeof *t->slice.name,      sizeof *t->slice.depth,
-                          sizeof *t->slice.parent_id, sizeof *t->slice.arg_set_id};
-  return trak__prefault_start(cols, width, sizeof cols / sizeof *cols, t->slice.cap,
-                              PREFAULT_AHEAD);
+#define COL(f)                                                                                     \
+  { t->slice.f, sizeof *t->slice.f }
+  const trak_col_mem cols[] = {COL(ts),   COL(dur),   COL(track_id),  COL(category),
+                               COL(name), COL(depth), COL(parent_id), COL(arg_set_id)};
+#undef COL
+  return trak__prefault_start(cols, sizeof cols / sizeof *cols, t->slice.cap, PREFAULT_AHEAD);
 }
 
 void trak__events_parse(trak_importer *imp) {

@@ -6,7 +6,7 @@
 ** applies the merge's records with one thread. Only the records cross: the merge reads no state
 ** that applying changes, so the tables are those of one thread.
 ** The merge thread also makes the pages of the sched tables' columns present a little ahead of
-** the rows the importer's thread has written (MADV_POPULATE_WRITE): the kernel zeroes fresh
+** the rows the importer's thread has written (tables/prefault.h): the kernel zeroes fresh
 ** pages on the thread that faults them, a fifth to a third of an import's time, now off the
 ** applying thread. Only the columns' addresses cross for that, never their contents.
 ** Synchronisation is one mutex and two condition variables, a batch at a time.
@@ -15,28 +15,17 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
-
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
+#include "processor/tables/prefault.h"
 
 #define SLOTS 4
 #define BATCH 1024u       /* records per batch (48 KiB) */
 #define LEAD 65536u       /* rows made present ahead of the applying thread's last count */
 #define STEP (256u << 10) /* bytes made present by one call at least */
-#define COLS 16u          /* columns per table at most */
 
-/* The tables the applying thread fills row by row, and the columns of each. */
+/* The tables the applying thread fills row by row. */
 enum { T_SLICE, T_STATE, T_RAW, TABLES };
-typedef struct ahead_table {
-  trak_col_mem col[COLS];
-  size_t n_col;
-  size_t cap;        /* rows reserved: the columns do not move while the queue is applied */
-  size_t done[COLS]; /* bytes of each column made present (from the array's start) */
-} ahead_table;
 
 enum { SLOT_FREE, SLOT_FILLED };
 
@@ -47,40 +36,25 @@ typedef struct merge_pipe {
   pthread_cond_t filled; /* a slot became FILLED */
   pthread_cond_t freed;  /* a slot became FREE */
   int state[SLOTS];
-  size_t n[SLOTS];           /* records in a FILLED slot; fewer than BATCH: the merge's last */
-  trak_fq_rec *rec;          /* SLOTS * BATCH records, slot i's from rec + i * BATCH */
-  size_t rows[TABLES];       /* each table's rows when the applying thread last freed a slot */
-  ahead_table ahead[TABLES]; /* the merge thread's, but for what ahead_init sets */
-  int ahead_off;             /* the kernel refused: no more */
+  size_t n[SLOTS];          /* records in a FILLED slot; fewer than BATCH: the merge's last */
+  trak_fq_rec *rec;         /* SLOTS * BATCH records, slot i's from rec + i * BATCH */
+  size_t rows[TABLES];      /* each table's rows when the applying thread last freed a slot */
+  trak_ahead ahead[TABLES]; /* the merge thread's, but for what ahead_init sets */
+  int ahead_off;            /* TRAK_FTRACE_AHEAD=0, or the kernel refused: no more */
 } merge_pipe;
 
 /* Table a's columns, as `list` gives them, and its capacity `cap` in rows. */
-static void ahead_init(ahead_table *a, const trak_tables *t, size_t cap,
+static void ahead_init(trak_ahead *a, const trak_tables *t, size_t cap,
                        size_t (*list)(const trak_tables *, trak_col_mem *, size_t)) {
-  a->n_col = list(t, a->col, COLS);
-  if (a->n_col > COLS) a->n_col = COLS; /* the rest fault as they are written */
-  a->cap = cap;
+  trak_col_mem col[TRAK_PREFAULT_MAX_COLUMNS];
+  trak__ahead_init(a, col, list(t, col, TRAK_PREFAULT_MAX_COLUMNS), cap);
 }
 
-/* Makes the pages of every column present up to LEAD rows past `rows` (the applying thread's
-** counts, a batch or a few old), in steps of STEP bytes at least, the last page too. */
+/* Makes the pages of every table's columns present up to LEAD rows past `rows` (the applying
+** thread's counts, a batch or a few old), in steps of STEP bytes at least, the last page too. */
 static void ahead(merge_pipe *mp, const size_t *rows) {
-  const uintptr_t page = 4096;
-  for (int k = 0; k < TABLES && !mp->ahead_off; k++) {
-    ahead_table *a = &mp->ahead[k];
-    size_t want_rows = rows[k] + LEAD < a->cap ? rows[k] + LEAD : a->cap;
-    for (size_t c = 0; c < a->n_col; c++) {
-      size_t want = want_rows * a->col[c].size;
-      if (want <= a->done[c] || (want - a->done[c] < STEP && want_rows < a->cap)) continue;
-      uintptr_t from = ((uintptr_t)a->col[c].p + a->done[c]) & ~(page - 1),
-                to = ((uintptr_t)a->col[c].p + want + page - 1) & ~(page - 1);
-      if (madvise((void *)from, to - from, MADV_POPULATE_WRITE)) {
-        mp->ahead_off = 1; /* an older kernel, or no memory: the writes fault as before */
-        return;
-      }
-      a->done[c] = want;
-    }
-  }
+  for (int k = 0; k < TABLES && !mp->ahead_off; k++)
+    if (trak__ahead_to(&mp->ahead[k], rows[k] + LEAD, STEP)) mp->ahead_off = 1;
 }
 
 /* The merge thread: fills the free slots in ring order until the merge ends, the last slot
