@@ -1,10 +1,12 @@
 /*
-** The prefaulter (src/processor/tables/prefault.c), which the parse phase runs beside the merge
-** on a 50 M-event import: while a writer fills columns row by row, the thread faults their pages
-** in no further than it is allowed ahead, and every value the writer wrote is what it reads back.
-** A test_mt_* test: under ThreadSanitizer it also checks that the thread touches no byte.
+** The page-ahead of columns (src/processor/tables/prefault.c), which the merge threads run beside
+** the importer's thread on a large import: while a writer fills columns row by row, another
+** thread makes their pages present no further than it is asked, and every value the writer wrote
+** is what it reads back. A test_mt_* test: under ThreadSanitizer it also checks that the other
+** thread touches no byte.
 */
 #define _DEFAULT_SOURCE /* mincore */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +31,26 @@ static int resident(const void *p) {
   return v & 1;
 }
 
-/* Columns of three widths filled row by row while the prefaulter runs ahead: every value reads
+/* The other thread: makes the columns present up to AHEAD rows past what the writer says it has
+** written, as the merge threads do between their batches, until the writer is done. */
+typedef struct beside {
+  pthread_mutex_t mu;
+  size_t written; /* under mu: SIZE_MAX when the writer is done */
+  trak_ahead a;
+} beside;
+
+static void *beside_main(void *arg) {
+  beside *b = arg;
+  for (;;) {
+    pthread_mutex_lock(&b->mu);
+    size_t w = b->written;
+    pthread_mutex_unlock(&b->mu);
+    if (w == SIZE_MAX || trak__ahead_to(&b->a, w + AHEAD, 64u << 10)) return NULL;
+    nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
+  }
+}
+
+/* Columns of three widths filled row by row while the other thread runs ahead: every value reads
 ** back as written. */
 static void test_values_written_stay(void **state) {
   (void)state;
@@ -38,13 +59,24 @@ static void test_values_written_stay(void **state) {
   uint8_t *c = malloc(ROWS);
   assert_true(a && b && c);
   const trak_col_mem cols[] = {{a, sizeof *a}, {b, sizeof *b}, {c, 1}};
-  trak_prefault *pf = trak__prefault_start(cols, 3, ROWS, AHEAD);
-  assert_non_null(pf);
+  beside bs = {.written = 0};
+  pthread_mutex_init(&bs.mu, NULL);
+  trak__ahead_init(&bs.a, cols, 3, ROWS);
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, beside_main, &bs), 0);
   for (size_t r = 0; r < ROWS; r++) {
     a[r] = (int64_t)(r * 7919), b[r] = (uint32_t)(r ^ 0x5a5a5a5a), c[r] = (uint8_t)(r * 31);
-    if (r % 4096 == 4095) trak__prefault_written(pf, r + 1);
+    if (r % 4096 == 4095) {
+      pthread_mutex_lock(&bs.mu);
+      bs.written = r + 1;
+      pthread_mutex_unlock(&bs.mu);
+    }
   }
-  trak__prefault_stop(pf);
+  pthread_mutex_lock(&bs.mu);
+  bs.written = SIZE_MAX;
+  pthread_mutex_unlock(&bs.mu);
+  pthread_join(th, NULL);
+  pthread_mutex_destroy(&bs.mu);
   size_t bad = 0;
   for (size_t r = 0; r < ROWS; r++)
     bad += a[r] != (int64_t)(r * 7919) || b[r] != (uint32_t)(r ^ 0x5a5a5a5a) ||
@@ -53,20 +85,16 @@ static void test_values_written_stay(void **state) {
   free(a), free(b), free(c);
 }
 
-/* With nothing written, the thread faults in the first AHEAD rows and no page past them. */
-static void test_no_further_than_ahead(void **state) {
+/* Asked for the first AHEAD rows, no page past them is faulted in. */
+static void test_no_further_than_asked(void **state) {
   (void)state;
   int64_t *a = malloc(ROWS * sizeof *a);
   assert_non_null(a);
   const trak_col_mem cols[] = {{a, sizeof *a}};
-  trak_prefault *pf = trak__prefault_start(cols, 1, ROWS, AHEAD);
-  assert_non_null(pf);
-  /* waits (up to 10 s) for the last allowed page: a kernel without MADV_POPULATE_WRITE never
-  ** gets there, and then only the bound is checked */
-  const int64_t *last = &a[AHEAD - 4096 / sizeof *a - 1];
-  for (int i = 0; i < 1000 && !resident(last); i++)
-    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-  trak__prefault_stop(pf);
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, 1, ROWS);
+  if (!trak__ahead_to(&ah, AHEAD, 0)) /* (a kernel without MADV_POPULATE_WRITE does nothing) */
+    assert_true(resident(&a[AHEAD - 1]));
   size_t past = 0;
   for (size_t r = AHEAD + 4096; r < ROWS; r += 512)
     past += (size_t)resident(&a[r]);
@@ -102,24 +130,26 @@ static void test_ahead_to_steps(void **state) {
   munmap(a, rows * 8), munmap(b, rows);
 }
 
-static void test_refuses_what_it_cannot_do(void **state) {
+/* More columns than it keeps: the first TRAK_PREFAULT_MAX_COLUMNS are kept, the rest left to
+** fault as they are written. */
+static void test_columns_past_the_most(void **state) {
   (void)state;
   int64_t x[4];
   trak_col_mem cols[TRAK_PREFAULT_MAX_COLUMNS + 1];
   for (size_t i = 0; i <= TRAK_PREFAULT_MAX_COLUMNS; i++)
     cols[i] = (trak_col_mem){x, sizeof x[0]};
-  assert_null(trak__prefault_start(cols, TRAK_PREFAULT_MAX_COLUMNS + 1, 4, 1));
-  assert_null(trak__prefault_start(cols, 1, 0, 1));
-  assert_null(trak__prefault_start(cols, 1, 4, 0));
-  trak__prefault_stop(NULL);
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, TRAK_PREFAULT_MAX_COLUMNS + 1, 4);
+  assert_int_equal(ah.n_col, TRAK_PREFAULT_MAX_COLUMNS);
+  assert_int_equal(ah.rows, 4);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_written_stay),
-      cmocka_unit_test(test_no_further_than_ahead),
+      cmocka_unit_test(test_no_further_than_asked),
       cmocka_unit_test(test_ahead_to_steps),
-      cmocka_unit_test(test_refuses_what_it_cannot_do),
+      cmocka_unit_test(test_columns_past_the_most),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,15 +1,12 @@
 /*
-** This file holds the columns' faulting ahead of their writer: trak__ahead_to, which makes a
-** table's column pages present (madvise MADV_POPULATE_WRITE, which touches no byte) up to a row,
-** and the prefaulter, a thread of its own that calls it a bounded number of rows ahead of what
-** its writer says it has written, so that the kernel's zeroing of fresh pages, a sixth of a 50
-** M-event import's time, runs on the core the parse phase leaves idle. The columns' bytes are
-** only ever written by the writer's thread.
+** This file holds the columns' faulting ahead of their writer: trak__ahead_to makes a table's
+** column pages present (madvise MADV_POPULATE_WRITE, which touches no byte) up to a row, on a
+** thread beside the one writing them, so that the kernel's zeroing of fresh pages, a sixth of a
+** 50 M-event import's time, runs on the other core. The columns' bytes are only ever written by
+** the writer's thread.
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
-#include <pthread.h>
 #include <stdint.h>
-#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -46,71 +43,4 @@ int trak__ahead_to(trak_ahead *a, size_t upto, size_t step) {
     a->done[c] = want;
   }
   return 0;
-}
-
-struct trak_prefault {
-  pthread_t thread;
-  pthread_mutex_t mu;
-  pthread_cond_t moved; /* `written` moved on, or stop */
-  trak_ahead a;         /* the thread's */
-  size_t ahead;         /* rows made present past `written` at most */
-  size_t written;       /* the writer's: rows written so far (under mu) */
-  int stop;             /* under mu */
-};
-
-static void *prefault_main(void *arg) {
-  trak_prefault *pf = arg;
-  size_t done = 0; /* rows made present */
-  const size_t step = pf->ahead / 4 ? pf->ahead / 4 : 1;
-  for (;;) {
-    pthread_mutex_lock(&pf->mu);
-    while (!pf->stop && done >= pf->written + pf->ahead)
-      pthread_cond_wait(&pf->moved, &pf->mu);
-    int stop = pf->stop;
-    size_t limit = pf->written + pf->ahead;
-    pthread_mutex_unlock(&pf->mu);
-    if (stop) return NULL;
-    if (limit > pf->a.rows) limit = pf->a.rows;
-    size_t to = done + step < limit ? done + step : limit;
-    if (trak__ahead_to(&pf->a, to, 0)) return NULL;
-    done = to;
-    if (done == pf->a.rows) return NULL;
-  }
-}
-
-trak_prefault *trak__prefault_start(const trak_col_mem *cols, size_t n_cols, size_t rows,
-                                    size_t ahead) {
-  if (n_cols > TRAK_PREFAULT_MAX_COLUMNS || !rows || !ahead) return NULL;
-  trak_prefault *pf = calloc(1, sizeof *pf);
-  if (!pf) return NULL;
-  trak__ahead_init(&pf->a, cols, n_cols, rows);
-  pf->ahead = ahead;
-  pthread_mutex_init(&pf->mu, NULL);
-  pthread_cond_init(&pf->moved, NULL);
-  if (pthread_create(&pf->thread, NULL, prefault_main, pf)) {
-    pthread_mutex_destroy(&pf->mu);
-    pthread_cond_destroy(&pf->moved);
-    free(pf);
-    return NULL;
-  }
-  return pf;
-}
-
-void trak__prefault_written(trak_prefault *pf, size_t rows) {
-  pthread_mutex_lock(&pf->mu);
-  pf->written = rows;
-  pthread_cond_signal(&pf->moved);
-  pthread_mutex_unlock(&pf->mu);
-}
-
-void trak__prefault_stop(trak_prefault *pf) {
-  if (!pf) return;
-  pthread_mutex_lock(&pf->mu);
-  pf->stop = 1;
-  pthread_cond_signal(&pf->moved);
-  pthread_mutex_unlock(&pf->mu);
-  pthread_join(pf->thread, NULL);
-  pthread_mutex_destroy(&pf->mu);
-  pthread_cond_destroy(&pf->moved);
-  free(pf);
 }

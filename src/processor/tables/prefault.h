@@ -2,14 +2,13 @@
 ** Columns faulted in ahead of their writer (prefault.c): the pages of a table's column arrays
 ** made present (madvise MADV_POPULATE_WRITE, which writes no byte) a bounded number of rows
 ** past what a writer on another thread has written, so that the kernel zeroes the fresh pages on
-** the core that is not writing. Two ways to drive it:
-**   - a thread with work of its own calls trak__ahead_to between its batches (the ftrace merge
-**     thread, import/ftrace/merge_thread.c, ahead of the sched tables' rows the importer's
-**     thread applies; TRAK_FTRACE_AHEAD=0 turns it off);
-**   - a writer with no such thread beside it starts a prefaulter (trak__prefault_start), a
-**     thread of its own driven by trak__prefault_written (the track-event parse phase's slice
-**     columns, import/event_parser.c).
-** Neither starts with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
+** the core that is not writing. The merge threads call trak__ahead_to between their batches,
+** from the row counts the importer's thread noted when it gave a batch back:
+**   - the ftrace queues' (import/ftrace/merge_thread.c), ahead of the sched_slice,
+**     thread_state and ftrace_event rows (TRAK_FTRACE_AHEAD=0 turns it off);
+**   - the track events' (import/event_merge.c), ahead of the parse phase's slice rows, when the
+**     slice table is reserved for 512 Ki rows or more.
+** Neither runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
 ** what the writer alone makes; only when the kernel zeroes their pages changes.
 */
 #ifndef TRAK_PROCESSOR_TABLES_PREFAULT_H
@@ -41,19 +40,5 @@ void trak__ahead_init(trak_ahead *a, const trak_col_mem *cols, size_t n, size_t 
 ** larger calls into the kernel). Returns 0, or -1 when the kernel does not do it (before Linux
 ** 5.14, or out of memory): a->off is then set and every later call returns -1 at once. */
 int trak__ahead_to(trak_ahead *a, size_t upto, size_t step);
-
-typedef struct trak_prefault trak_prefault;
-
-/* Starts a prefaulter: a thread making present `rows` rows of the `n_cols` arrays `cols`, never
-** more than `ahead` rows past what trak__prefault_written last said, `ahead` / 4 rows a call.
-** The arrays must stay where they are until trak__prefault_stop. Returns NULL (nothing is done:
-** the writer faults the pages itself) when a thread cannot start or the arguments are out of
-** range (no rows, no lead, more than TRAK_PREFAULT_MAX_COLUMNS columns). */
-trak_prefault *trak__prefault_start(const trak_col_mem *cols, size_t n_cols, size_t rows,
-                                    size_t ahead);
-/* The writer has written `rows` rows. Can't fail. */
-void trak__prefault_written(trak_prefault *pf, size_t rows);
-/* Stops and joins the thread; frees `pf`. Accepts NULL. */
-void trak__prefault_stop(trak_prefault *pf);
 
 #endif /* TRAK_PROCESSOR_TABLES_PREFAULT_H */
