@@ -198,6 +198,7 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
   while (size < imp->seqs.all.n)
     size *= 2;
   tournament *t = &m->t;
+  uint64_t records = 0; /* the sequences' records, all of them: the merge's work */
   *t = (tournament){calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
   if (!t->c || !t->node) abort();
   for (uint32_t i = 0; i < size; i++) {
@@ -213,10 +214,11 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
       if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
       c->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
+    records += c->seq->n_events;
     m->live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
   }
   tournament_build(t);
-  if (trak__import_threads((uint64_t)imp->n_events * sizeof(trak_ev)) > 1) {
+  if (records && trak__import_threads(records * sizeof(trak_ev)) > 1) {
     ahead_init(m);
     const size_t first = 0; /* the parse's rows, noted */
     m->bt = trak__batch_thread_start(sizeof(trak_ev_rec), BATCH, merge_fill, m, &first, 1);
