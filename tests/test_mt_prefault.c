@@ -1,10 +1,12 @@
 /*
-** The prefaulter (src/processor/tables/prefault.c), which the parse phase runs beside the merge
-** on a 50 M-event import: while a writer fills columns row by row, the thread faults their pages
-** in no further than it is allowed ahead, and every value the writer wrote is what it reads back.
-** A test_mt_* test: under ThreadSanitizer it also checks that the thread touches no byte.
+** The page-ahead of columns (src/processor/tables/prefault.c), which the merge threads run beside
+** the importer's thread on a large import: while a writer fills columns row by row, another
+** thread makes their pages present no further than it is asked, and every value the writer wrote
+** is what it reads back. A test_mt_* test: under ThreadSanitizer it also checks that the other
+** thread touches no byte.
 */
 #define _DEFAULT_SOURCE /* mincore */
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -29,7 +31,26 @@ static int resident(const void *p) {
   return v & 1;
 }
 
-/* Columns of three widths filled row by row while the prefaulter runs ahead: every value reads
+/* The other thread: makes the columns present up to AHEAD rows past what the writer says it has
+** written, as the merge threads do between their batches, until the writer is done. */
+typedef struct beside {
+  pthread_mutex_t mu;
+  size_t written; /* under mu: SIZE_MAX when the writer is done */
+  trak_ahead a;
+} beside;
+
+static void *beside_main(void *arg) {
+  beside *b = arg;
+  for (;;) {
+    pthread_mutex_lock(&b->mu);
+    size_t w = b->written;
+    pthread_mutex_unlock(&b->mu);
+    if (w == SIZE_MAX || trak__ahead_to(&b->a, w + AHEAD, 64u << 10)) return NULL;
+    nanosleep(&(struct timespec){0, 100 * 1000}, NULL);
+  }
+}
+
+/* Columns of three widths filled row by row while the other thread runs ahead: every value reads
 ** back as written. */
 static void test_values_written_stay(void **state) {
   (void)state;
@@ -37,15 +58,25 @@ static void test_values_written_stay(void **state) {
   uint32_t *b = malloc(ROWS * sizeof *b);
   uint8_t *c = malloc(ROWS);
   assert_true(a && b && c);
-  void *cols[] = {a, b, c};
-  const size_t width[] = {sizeof *a, sizeof *b, 1};
-  trak_prefault *pf = trak__prefault_start(cols, width, 3, ROWS, AHEAD);
-  assert_non_null(pf);
+  const trak_col_mem cols[] = {{a, sizeof *a}, {b, sizeof *b}, {c, 1}};
+  beside bs = {.written = 0};
+  pthread_mutex_init(&bs.mu, NULL);
+  trak__ahead_init(&bs.a, cols, 3, ROWS);
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, beside_main, &bs), 0);
   for (size_t r = 0; r < ROWS; r++) {
     a[r] = (int64_t)(r * 7919), b[r] = (uint32_t)(r ^ 0x5a5a5a5a), c[r] = (uint8_t)(r * 31);
-    if (r % 4096 == 4095) trak__prefault_written(pf, r + 1);
+    if (r % 4096 == 4095) {
+      pthread_mutex_lock(&bs.mu);
+      bs.written = r + 1;
+      pthread_mutex_unlock(&bs.mu);
+    }
   }
-  trak__prefault_stop(pf);
+  pthread_mutex_lock(&bs.mu);
+  bs.written = SIZE_MAX;
+  pthread_mutex_unlock(&bs.mu);
+  pthread_join(th, NULL);
+  pthread_mutex_destroy(&bs.mu);
   size_t bad = 0;
   for (size_t r = 0; r < ROWS; r++)
     bad += a[r] != (int64_t)(r * 7919) || b[r] != (uint32_t)(r ^ 0x5a5a5a5a) ||
@@ -54,21 +85,16 @@ static void test_values_written_stay(void **state) {
   free(a), free(b), free(c);
 }
 
-/* With nothing written, the thread faults in the first AHEAD rows and no page past them. */
-static void test_no_further_than_ahead(void **state) {
+/* Asked for the first AHEAD rows, no page past them is faulted in. */
+static void test_no_further_than_asked(void **state) {
   (void)state;
   int64_t *a = malloc(ROWS * sizeof *a);
   assert_non_null(a);
-  void *cols[] = {a};
-  const size_t width[] = {sizeof *a};
-  trak_prefault *pf = trak__prefault_start(cols, width, 1, ROWS, AHEAD);
-  assert_non_null(pf);
-  /* waits (up to 10 s) for the last allowed page: a kernel without MADV_POPULATE_WRITE never
-  ** gets there, and then only the bound is checked */
-  const int64_t *last = &a[AHEAD - 4096 / sizeof *a - 1];
-  for (int i = 0; i < 1000 && !resident(last); i++)
-    nanosleep(&(struct timespec){0, 10 * 1000 * 1000}, NULL);
-  trak__prefault_stop(pf);
+  const trak_col_mem cols[] = {{a, sizeof *a}};
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, 1, ROWS);
+  if (!trak__ahead_to(&ah, AHEAD, 0)) /* (a kernel without MADV_POPULATE_WRITE does nothing) */
+    assert_true(resident(&a[AHEAD - 1]));
   size_t past = 0;
   for (size_t r = AHEAD + 4096; r < ROWS; r += 512)
     past += (size_t)resident(&a[r]);
@@ -76,24 +102,54 @@ static void test_no_further_than_ahead(void **state) {
   free(a);
 }
 
-static void test_refuses_what_it_cannot_do(void **state) {
+/* trak__ahead_to, as the ftrace merge thread calls it: a column's missing part under `step`
+** bytes waits (unless the last row is reached), and no page past the rows asked for is faulted. */
+static void test_ahead_to_steps(void **state) {
+  (void)state;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), rows = 64 * page / 8;
+  int64_t *a = mmap(NULL, rows * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  uint8_t *b = mmap(NULL, rows, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(a != MAP_FAILED && b != MAP_FAILED);
+  const trak_col_mem cols[] = {{a, 8}, {b, 1}};
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, 2, rows);
+  if (trak__ahead_to(&ah, 4 * page / 8, 2 * page)) { /* a kernel before 5.14 */
+    assert_int_equal(trak__ahead_to(&ah, rows, 0), -1);
+    munmap(a, rows * 8), munmap(b, rows);
+    return;
+  }
+  /* a's 4 pages are present (4 pages >= step); b's half page is under the step: not yet */
+  assert_true(resident(&a[4 * page / 8 - 1]));
+  assert_false(resident(&a[4 * page / 8 + page / 8]));
+  assert_false(resident(b));
+  trak__ahead_to(&ah, 5 * page / 8, 2 * page); /* a: one page more, under the step: waits */
+  assert_false(resident(&a[4 * page / 8 + page / 8]));
+  trak__ahead_to(&ah, rows, 2 * page); /* the last row: everything, whatever the step */
+  assert_true(resident(&a[rows - 1]) && resident(b) && resident(&b[rows - 1]));
+  assert_int_equal(ah.done[0], rows * 8);
+  munmap(a, rows * 8), munmap(b, rows);
+}
+
+/* More columns than it keeps: the first TRAK_PREFAULT_MAX_COLUMNS are kept, the rest left to
+** fault as they are written. */
+static void test_columns_past_the_most(void **state) {
   (void)state;
   int64_t x[4];
-  void *cols[TRAK_PREFAULT_MAX_COLUMNS + 1];
-  size_t width[TRAK_PREFAULT_MAX_COLUMNS + 1];
+  trak_col_mem cols[TRAK_PREFAULT_MAX_COLUMNS + 1];
   for (size_t i = 0; i <= TRAK_PREFAULT_MAX_COLUMNS; i++)
-    cols[i] = x, width[i] = sizeof x[0];
-  assert_null(trak__prefault_start(cols, width, TRAK_PREFAULT_MAX_COLUMNS + 1, 4, 1));
-  assert_null(trak__prefault_start(cols, width, 1, 0, 1));
-  assert_null(trak__prefault_start(cols, width, 1, 4, 0));
-  trak__prefault_stop(NULL);
+    cols[i] = (trak_col_mem){x, sizeof x[0]};
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, TRAK_PREFAULT_MAX_COLUMNS + 1, 4);
+  assert_int_equal(ah.n_col, TRAK_PREFAULT_MAX_COLUMNS);
+  assert_int_equal(ah.rows, 4);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_written_stay),
-      cmocka_unit_test(test_no_further_than_ahead),
-      cmocka_unit_test(test_refuses_what_it_cannot_do),
+      cmocka_unit_test(test_no_further_than_asked),
+      cmocka_unit_test(test_ahead_to_steps),
+      cmocka_unit_test(test_columns_past_the_most),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,35 +1,17 @@
 /*
-** This file holds the parse phase: the sequences' event records are merged in timestamp order
-** (ties keep file order; JSON ties as Perfetto's sorter orders them) and become slices with depth
-*and parent_id per track, counter values
+** This file holds the parse phase: the sequences' event records, merged in timestamp order
+** (event_merge.c: ties keep file order; JSON ties as Perfetto's sorter orders them), become
+** slices with depth and parent_id per track, counter values
 ** (incremental and scaled counters included), extra counter values and flows. Record blocks
 ** are freed as soon as they are consumed, so records and tables are never both at full size.
 */
-#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/callstacks.h"
+#include "processor/import/event_merge.h"
 #include "processor/import/importer.h"
-#include "processor/tables/prefault.h"
-
-/* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
-static int ev_cmp(const void *pa, const void *pb, void *ctx) {
-  const trak_ev *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  if (ctx) {
-    int64_t ka = trak__ev_tie_key(ctx, a), kb = trak__ev_tie_key(ctx, b);
-    if (ka != kb) return ka < kb ? -1 : 1;
-  }
-  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
-}
-
-/* Sorts an unpacked sequence's records in timestamp order (ties: see trak__ev_tie_key when
-** imp->json_tie_order, else file order). */
-static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
-  qsort_r(seq->all, seq->n_events, sizeof *seq->all, ev_cmp, imp->json_tie_order ? imp : NULL);
-}
 
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
   const trak_track_info *info = &imp->tracks.info.v[track];
@@ -330,96 +312,6 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
 }
 
-/* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
-** packet), and where the next one is: packed in a block, or in the unpacked seq->all. */
-typedef struct cursor {
-  trak_ev ev;             /* the current record; exhausted: ts INT64_MAX, pkt UINT32_MAX */
-  const uint8_t *p, *end; /* packed: the next record's bytes, the end of the block's records */
-  trak_ev_block *block;   /* packed: the block being read (NULL: the records are seq->all) */
-  size_t i;               /* unpacked: the current record's index in seq->all */
-  trak_sequence *seq;
-} cursor;
-
-/* Whether cursor a's record comes before cursor b's: by timestamp, then packet, then cursor
-** index (the sequence made first), so that the order is total and ties go as before. */
-static inline int cur_before(const cursor *c, uint32_t a, uint32_t b) {
-  const cursor *x = &c[a], *y = &c[b];
-  return x->ev.ts < y->ev.ts ||
-         (x->ev.ts == y->ev.ts && (x->ev.pkt < y->ev.pkt || (x->ev.pkt == y->ev.pkt && a < b)));
-}
-
-/* A tree of losers over the cursors: internal node n (1 <= n < size) holds the index of the
-** cursor that lost the match at n (the later of its two subtrees' earliest records); `winner`
-** is the cursor with the earliest record of all. Leaves are cursors (exhausted ones and padding
-** compare last). Advancing the winner replays its leaf-to-root path: one comparison per level
-** with the loser kept there, and no moves of cursors. */
-typedef struct tournament {
-  cursor *c;
-  uint32_t *node;
-  uint32_t size; /* number of leaves, a power of two */
-  uint32_t winner;
-} tournament;
-
-/* Builds the tree from the cursors (node[] of `size` entries). Can't fail. */
-static void tournament_build(tournament *t) {
-  uint32_t *w = calloc(t->size, sizeof *w); /* each node's winner, bottom-up */
-  if (!w) abort();
-  for (uint32_t n = t->size - 1; n >= 1; n--) {
-    uint32_t l = 2 * n, r = 2 * n + 1;
-    uint32_t a = l >= t->size ? l - t->size : w[l], b = r >= t->size ? r - t->size : w[r];
-    int b_first = cur_before(t->c, b, a);
-    w[n] = b_first ? b : a;
-    t->node[n] = b_first ? a : b;
-  }
-  t->winner = t->size > 1 ? w[1] : 0;
-  free(w);
-}
-
-/* The winner's cursor moved on: replays its path to the root. */
-static inline void tournament_replay(tournament *t) {
-  uint32_t cand = t->winner;
-  for (uint32_t n = (cand + t->size) / 2; n >= 1; n /= 2) {
-    uint32_t l = t->node[n];
-    if (cur_before(t->c, l, cand)) t->node[n] = cand, cand = l;
-  }
-  t->winner = cand;
-}
-
-/* Marks a cursor exhausted: it compares after every other. Returns 0. */
-static int cursor_done(cursor *c) {
-  c->ev.ts = INT64_MAX, c->ev.pkt = UINT32_MAX;
-  c->block = NULL;
-  return 0;
-}
-
-/* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
-** blocks and records left behind. Returns 0 when exhausted. */
-static int cursor_advance(cursor *c) {
-  trak_sequence *seq = c->seq;
-  if (TRAK_UNLIKELY(seq->all)) {
-    if (++c->i < seq->n_events) {
-      c->ev = seq->all[c->i];
-      return 1;
-    }
-    free(seq->all);
-    seq->all = NULL;
-    return cursor_done(c);
-  }
-  while (TRAK_UNLIKELY(c->p == c->end)) {
-    trak_ev_block *next = c->block ? c->block->next : seq->head;
-    if (c->block) trak__block_free(c->block);
-    seq->head = next;
-    if (!next) {
-      seq->tail = NULL;
-      return cursor_done(c);
-    }
-    c->block = next;
-    c->p = next->data, c->end = next->data + next->used;
-  }
-  c->p = trak__ev_unpack(c->p, &c->ev);
-  return 1;
-}
-
 static void report_unterminated(trak_importer *imp) {
   trak_tables *t = imp->tables;
   for (uint32_t track = 0; track < imp->tracks.info.n; track++) {
@@ -442,44 +334,6 @@ static void report_unterminated(trak_importer *imp) {
   }
 }
 
-/* With the crop option: removes an unpacked, sorted sequence's track events before the range
-** of interest (Perfetto drops them as it parses them; other records, such as triggers, stay), so
-** the merge never sees them. */
-__attribute__((cold, noinline)) static void crop_sequence(trak_importer *imp, trak_sequence *seq) {
-  size_t kept = 0;
-  for (size_t i = 0; i < seq->n_events; i++) {
-    trak_ev ev = seq->all[i];
-    uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
-    int track_event = trak__track_kinds[kind].track_event;
-    if (ev.ts < imp->crop_before_ns && track_event) {
-      imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
-      continue;
-    }
-    seq->all[kept++] = ev;
-  }
-  seq->n_events = kept;
-}
-
-/* Rows of the slice columns the prefaulter keeps faulted in ahead of the merge (5 MB), and how
-** often the merge tells it how far it is. */
-#define PREFAULT_AHEAD (1u << 17)
-#define PREFAULT_NOTE (1u << 15)
-
-/* The prefaulter of the slice table's columns, reserved for the parse phase's slices (NULL:
-** none, with one thread or a small trace). */
-static trak_prefault *slice_prefault(trak_importer *imp) {
-  trak_tables *t = imp->tables;
-  if (!imp->prefault || t->slice.cap < 4 * PREFAULT_AHEAD) return NULL;
-  void *cols[] = {t->slice.ts,   t->slice.dur,   t->slice.track_id,  t->slice.category,
-                  t->slice.name, t->slice.depth, t->slice.parent_id, t->slice.arg_set_id};
-  const size_t width[] = {sizeof *t->slice.ts,        sizeof *t->slice.dur,
-                          sizeof *t->slice.track_id,  sizeof *t->slice.category,
-                          sizeof *t->slice.name,      sizeof *t->slice.depth,
-                          sizeof *t->slice.parent_id, sizeof *t->slice.arg_set_id};
-  return trak__prefault_start(cols, width, sizeof cols / sizeof *cols, t->slice.cap,
-                              PREFAULT_AHEAD);
-}
-
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
   /* Sequences that are out of order, cropped or have records to change are merged unpacked. */
@@ -493,49 +347,15 @@ void trak__events_parse(trak_importer *imp) {
   const uint64_t *n = imp->n_of_type;
   trak__tables_reserve(imp->tables, n[TRAK_EV_BEGIN] + n[TRAK_EV_INSTANT] + n[TRAK_EV_COMPLETE],
                        n[TRAK_EV_COUNTER] + imp->n_counter_records);
-  uint32_t size = 1;
-  while (size < imp->seqs.all.n)
-    size *= 2;
-  tournament t = {calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
-  if (!t.c || !t.node) abort();
-  size_t live = 0;
-  for (uint32_t i = 0; i < size; i++) {
-    cursor *c = &t.c[i];
-    c->seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
-    if (!c->seq) {
-      cursor_done(c);
-      continue;
+  trak_ev_merge *m = trak__ev_merge_open(imp);
+  const trak_ev_rec *recs;
+  size_t n_recs;
+  while ((n_recs = trak__ev_merge_next(m, imp->tables->slice.n, &recs)))
+    for (size_t i = 0; i < n_recs; i++) {
+      if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, recs[i].ev.ts);
+      parse_one(imp, &recs[i].ev, recs[i].seq);
     }
-    if (c->seq->all) {
-      if (c->seq->unsorted || (c->seq->tie_unsorted && imp->json_tie_order))
-        sequence_sort(imp, c->seq);
-      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
-      c->i = (size_t)-1; /* cursor_advance moves to the first record */
-    }
-    live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
-  }
-  tournament_build(&t);
-  trak_prefault *pf = slice_prefault(imp);
-  size_t note = pf ? PREFAULT_NOTE : SIZE_MAX; /* the slice row at which to tell it next */
-  while (live) {
-    cursor *w = &t.c[t.winner];
-    if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, w->ev.ts);
-    parse_one(imp, &w->ev, w->seq);
-    if (!cursor_advance(w)) live--;
-    tournament_replay(&t);
-    if (TRAK_UNLIKELY(imp->tables->slice.n >= note)) {
-      note = imp->tables->slice.n + PREFAULT_NOTE;
-      if (note < imp->tables->slice.cap) {
-        trak__prefault_written(pf, imp->tables->slice.n);
-      } else { /* stopped before a row past the reserved ones could move the columns */
-        trak__prefault_stop(pf);
-        pf = NULL, note = SIZE_MAX;
-      }
-    }
-  }
-  trak__prefault_stop(pf);
-  free(t.c);
-  free(t.node);
+  trak__ev_merge_close(m);
   trak__arg_order_at(&imp->args, INT64_MAX); /* Perfetto's last sets: made when its import ends */
   report_unterminated(imp);
   trak__process_args_flush(imp);

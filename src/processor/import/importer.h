@@ -108,12 +108,12 @@ typedef struct trak_importer {
   int64_t latest_ts;      /* the largest packet timestamp so far, in trace time */
   TRAK_VEC(trak_deferred_packet) deferred; /* packet.c: packets whose clock was not known yet */
   size_t deferred_bytes;
-  uint8_t at_eof; /* the whole trace is read: a clock still unknown now is a failure */
+  uint8_t at_eof;   /* the whole trace is read: a clock still unknown now is a failure */
   uint8_t prefault; /* the parse phase may fault in its columns on a second core (prefault.h) */
-  /* Another thread's source of record blocks of the largest size (TRAK_EV_BLOCK_BYTES + 16,
-  ** mapped and faulted in), or NULL: block_take returns one or NULL (sequence.c maps its own). */
-  void *(*block_take)(void *ctx);
-  void *block_ctx;
+  /* Record blocks of the largest size (TRAK_EV_BLOCK_BYTES + 16) made present by another
+  ** thread (read/pipeline.c's decoding thread), or NULL: sequence.c maps its own when the pool
+  ** has none ready (util/block_pool.h). */
+  struct trak_block_pool *blocks;
 
   /* ---- owned by json/ */
   uint8_t json_tie_order; /* a JSON trace with X events: ties sort by trak__ev_tie_key */

@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "processor/import/importer.h"
+#include "processor/util/block_pool.h"
 #include "util/limits.h"
 
 /* The bytes the import's sequences and records may take so far (docs/limits.md). */
@@ -151,7 +152,7 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
   }
   trak_ev_block *b;
   if (cap == TRAK_EV_BLOCK_BYTES) {
-    void *mem = imp->block_take ? imp->block_take(imp->block_ctx) : NULL; /* faulted in there */
+    void *mem = trak__block_pool_take(imp->blocks); /* made present on the decoding thread */
     if (!mem) {
       mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
       if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */

@@ -6,23 +6,19 @@
 ** read the rest of it into the batches itself (trak__pipeline_read), off the importer's thread.
 ** Synchronisation is one mutex and two condition variables; no import state is shared.
 */
-#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <sys/mman.h>
 #include <string.h>
 
 #include "processor/read/pipeline.h"
+#include "processor/util/block_pool.h"
 
 #define SLOTS 4
-#define PIECE (32u << 10) /* bytes per batch: its decoded packets stay in the cache */
+#define PIECE (32u << 10)     /* bytes per batch: its decoded packets stay in the cache */
 #define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 #define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
 #define POOL_BLOCK (TRAK_EV_BLOCK_BYTES + 16u) /* sequence.c's largest blocks, 2 MiB */
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23
-#endif
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_DECODED };
 
@@ -47,45 +43,11 @@ struct trak_pipeline {
   size_t got, used;
   uint64_t fed, bytes_in, bytes_plain;
   int src_done;
-  /* record blocks mapped and faulted in by the decoding thread (the kernel zeroes a fresh 2 MiB
-  ** block in milliseconds), taken by sequence.c on the importer's thread; under mu. Filled once
-  ** the importer's thread has asked (`wanted`): small traces never use such blocks. */
-  void *pool[POOL];
-  int pool_n, wanted;
+  /* binary traces: record blocks (huge pages asked) made present by the decoding thread after
+  ** each batch, taken by sequence.c on the importer's thread (imp->blocks); none until the
+  ** importer's thread has taken one: small traces never use such blocks. NULL: none. */
+  trak_block_pool *pool;
 };
-
-/* The importer's block_take (importer.h): a faulted-in block, or NULL (it maps its own). */
-static void *pool_take(void *ctx) {
-  trak_pipeline *pl = ctx;
-  pthread_mutex_lock(&pl->mu);
-  void *b = pl->pool_n ? pl->pool[--pl->pool_n] : NULL;
-  pl->wanted = 1;
-  pthread_mutex_unlock(&pl->mu);
-  return b;
-}
-
-/* On the decoding thread, after a batch: maps and faults in the blocks the pool lacks. */
-static void pool_fill(trak_pipeline *pl) {
-  for (;;) {
-    pthread_mutex_lock(&pl->mu);
-    int need = pl->wanted && pl->pool_n < POOL;
-    pthread_mutex_unlock(&pl->mu);
-    if (!need) return;
-    void *b = mmap(NULL, POOL_BLOCK, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (b == MAP_FAILED) return;
-    madvise(b, POOL_BLOCK, MADV_HUGEPAGE);
-    if (madvise(b, POOL_BLOCK, MADV_POPULATE_WRITE)) { /* an older kernel: leave it be */
-      munmap(b, POOL_BLOCK);
-      pthread_mutex_lock(&pl->mu);
-      pl->wanted = 0;
-      pthread_mutex_unlock(&pl->mu);
-      return;
-    }
-    pthread_mutex_lock(&pl->mu);
-    pl->pool[pl->pool_n++] = b;
-    pthread_mutex_unlock(&pl->mu);
-  }
-}
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
 ** feed_file read it is in (the decoding thread, reading). Returns 0 at the end of the file. */
@@ -141,7 +103,7 @@ static void *decode_main(void *arg) {
     pthread_cond_signal(&pl->decoded);
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
-    pool_fill(pl);
+    if (pl->pool) trak__block_pool_fill(pl->pool);
   }
 }
 
@@ -156,7 +118,7 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
     pl->fr.plain = p->imp->bytes_plain;
   }
   if (kind == TRAK_PIPE_BINARY || kind == TRAK_PIPE_GZIP)
-    p->imp->block_take = pool_take, p->imp->block_ctx = pl;
+    p->imp->blocks = pl->pool = trak__block_pool_new(POOL_BLOCK, POOL, 1);
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
   pl->fr.offset = p->plain_offset;
   pl->fr.skip_left = p->skip_left;
@@ -165,7 +127,8 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
   pthread_cond_init(&pl->filled, NULL);
   pthread_cond_init(&pl->decoded, NULL);
   if (pthread_create(&pl->thread, NULL, decode_main, pl)) {
-    p->imp->block_take = NULL, p->imp->block_ctx = NULL;
+    p->imp->blocks = NULL;
+    trak__block_pool_free(pl->pool);
     pthread_mutex_destroy(&pl->mu);
     pthread_cond_destroy(&pl->filled);
     pthread_cond_destroy(&pl->decoded);
@@ -266,9 +229,8 @@ static void stop(trak_pipeline *pl) {
 }
 
 static void release(trak_pipeline *pl) {
-  pl->p->imp->block_take = NULL, pl->p->imp->block_ctx = NULL;
-  for (int k = 0; k < pl->pool_n; k++)
-    munmap(pl->pool[k], POOL_BLOCK);
+  pl->p->imp->blocks = NULL;
+  trak__block_pool_free(pl->pool);
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);
     trak_vec_free(pl->slot[i].items);

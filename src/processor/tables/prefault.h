@@ -1,25 +1,44 @@
 /*
-** The prefaulter (prefault.c): a thread that faults in the pages of large column arrays a little
-** ahead of the rows their writer has reached, so that the kernel zeroes them on another core.
+** Columns faulted in ahead of their writer (prefault.c): the pages of a table's column arrays
+** made present (madvise MADV_POPULATE_WRITE, which writes no byte) a bounded number of rows
+** past what a writer on another thread has written, so that the kernel zeroes the fresh pages on
+** the core that is not writing. The merge threads call trak__ahead_to between their batches,
+** from the row counts the importer's thread noted when it gave a batch back:
+**   - the ftrace queues' (import/ftrace/merge_thread.c), ahead of the sched_slice,
+**     thread_state and ftrace_event rows (TRAK_FTRACE_AHEAD=0 turns it off);
+**   - the track events' (import/event_merge.c), ahead of the parse phase's slice rows, when the
+**     slice table is reserved for 512 Ki rows or more.
+** Neither runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
+** what the writer alone makes; only when the kernel zeroes their pages changes.
 */
 #ifndef TRAK_PROCESSOR_TABLES_PREFAULT_H
 #define TRAK_PROCESSOR_TABLES_PREFAULT_H
 
 #include <stddef.h>
 
+#include "processor/tables/storage.h" /* trak_col_mem */
+
 #define TRAK_PREFAULT_MAX_COLUMNS 16
 
-typedef struct trak_prefault trak_prefault;
+/* The columns of one table and how much of each is present; the calling thread's alone. */
+typedef struct trak_ahead {
+  trak_col_mem col[TRAK_PREFAULT_MAX_COLUMNS];
+  size_t n_col;
+  size_t rows;                            /* rows the arrays hold: nothing past them is touched */
+  size_t done[TRAK_PREFAULT_MAX_COLUMNS]; /* bytes of each column made present, from its start */
+  size_t page;                            /* bytes of a page */
+  int off;                                /* the kernel refused once: nothing more is done */
+} trak_ahead;
 
-/* Starts faulting in `rows` rows of the `n_cols` arrays `cols` (element sizes `width`), never
-** more than `ahead` rows past what trak__prefault_written last said. The arrays must stay where
-** they are until trak__prefault_stop. Returns NULL (nothing is done: the writer faults the
-** pages itself) when a thread cannot start or the arguments are out of range. */
-trak_prefault *trak__prefault_start(void *const *cols, const size_t *width, size_t n_cols,
-                                    size_t rows, size_t ahead);
-/* The writer has written `rows` rows. */
-void trak__prefault_written(trak_prefault *pf, size_t rows);
-/* Stops and joins the thread; frees `pf`. Accepts NULL. */
-void trak__prefault_stop(trak_prefault *pf);
+/* Sets `a` to the first `n` of `cols` (at most TRAK_PREFAULT_MAX_COLUMNS: the others fault as
+** they are written), arrays of `rows` rows that must stay where they are while `a` is used,
+** nothing present yet. Can't fail. */
+void trak__ahead_init(trak_ahead *a, const trak_col_mem *cols, size_t n, size_t rows);
+/* Makes present the pages of rows [0, upto) of every column (upto past a->rows counts as
+** a->rows), the pages the rows' first and last bytes are in included. A column whose missing
+** part is under `step` bytes is left for a later call unless `upto` reaches a->rows (fewer,
+** larger calls into the kernel). Returns 0, or -1 when the kernel does not do it (before Linux
+** 5.14, or out of memory): a->off is then set and every later call returns -1 at once. */
+int trak__ahead_to(trak_ahead *a, size_t upto, size_t step);
 
 #endif /* TRAK_PROCESSOR_TABLES_PREFAULT_H */

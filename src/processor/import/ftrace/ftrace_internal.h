@@ -98,7 +98,6 @@ typedef struct trak_fpending {
   uint32_t set;     /* the counter's arg set (utid) */
 } trak_fpending;
 
-typedef struct trak_fpool trak_fpool;   /* block_pool.c's thread and its blocks */
 typedef struct trak_clanes trak_clanes; /* async_lanes.c's state */
 typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets */
 typedef struct trak_fsched trak_fsched; /* sched_sets.c's sched rows' arg sets by value */
@@ -171,8 +170,8 @@ typedef struct trak_fstate_id {
 
 typedef struct trak_ftrace {
   TRAK_VEC(trak_fqueue) queues;
-  trak_fpool *pool;   /* the blocks' pool while tokenizing (block_pool.c), or NULL */
-  uint8_t pool_tried; /* whether it was started (or could not be) */
+  struct trak_block_pool *pool; /* the blocks' pool while tokenizing (util/block_pool.h), or NULL */
+  uint8_t pool_tried;           /* whether it was started (or could not be) */
   TRAK_VEC(uint32_t) by_cpu[TRAK_FQS_KINDS]; /* the queue of each CPU, per source */
   int64_t bundle_cpu;                        /* the CPU of the bundle being read, -1: none */
   size_t n_queued;                           /* records queued */
@@ -251,14 +250,6 @@ uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
 /* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */
 uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid);
-
-/* The queue's block pool (block_pool.c): a thread mapping blocks of `size` bytes, every page
-** present, ahead of need. Start returns NULL when no thread starts; take returns a block (mapped
-** on the caller's thread when none is ready; munmap frees it); stop ends the thread and unmaps
-** the blocks not taken (p may be NULL). None can fail (a failed mapping aborts). */
-trak_fpool *trak__fpool_start(size_t size);
-void *trak__fpool_take(trak_fpool *p);
-void trak__fpool_stop(trak_fpool *p);
 
 /* The merge of the queues (ftrace_queue.c): every record in the order Perfetto's sorter
 ** extracts them. It reads the queues, their runs and f->compacts only, never what applying

@@ -11,6 +11,7 @@
 #include <sys/mman.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/util/block_pool.h"
 
 trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   if (TRAK_LIKELY(imp->ftrace != NULL)) return imp->ftrace;
@@ -43,30 +44,41 @@ uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint
   return f->by_cpu[source].v[cpu];
 }
 
-/* The block pool, started (when two threads are the import's policy) once a queue needs its
-** second block, while tokenizing only; NULL: none. */
-static trak_fpool *pool(trak_ftrace *f) {
+#define POOL_READY 8 /* blocks the pool keeps mapped ahead (1.5 MiB) */
+
+/* The block pool, its own thread started (when two threads are the import's policy) once a
+** queue needs its second block, while tokenizing only; NULL: none. */
+static struct trak_block_pool *pool(trak_ftrace *f) {
   if (TRAK_LIKELY(f->pool || f->pool_tried || f->applying)) return f->pool;
   f->pool_tried = 1;
-  if (trak__import_threads(0) > 1) f->pool = trak__fpool_start(TRAK_FQ_BLOCK * sizeof(trak_fq_rec));
+  if (trak__import_threads(0) < 2) return NULL;
+  f->pool = trak__block_pool_new(TRAK_FQ_BLOCK * sizeof(trak_fq_rec), POOL_READY, 0);
+  if (f->pool && trak__block_pool_run(f->pool)) {
+    trak__block_pool_free(f->pool);
+    f->pool = NULL;
+  }
   return f->pool;
+}
+
+/* q's next block (q->n records fill the ones it has), pushed on q->blocks. From a queue's
+** second block on, every page is present at once (MAP_POPULATE): one trip into the kernel per
+** block, not a page fault per 4 KiB page (on a virtual machine, a third of the import's time
+** was the queue's faults), made by the pool's thread when there is one and it has a block
+** ready. A first block faults page by page, so a trace of many CPUs with few events each holds
+** no 192 KiB per queue. Can't fail (out of memory aborts). */
+__attribute__((noinline, cold)) static void block_add(trak_ftrace *f, trak_fqueue *q) {
+  const size_t bytes = TRAK_FQ_BLOCK * sizeof(trak_fq_rec);
+  void *b = q->n ? trak__block_pool_take(pool(f)) : NULL;
+  if (!b)
+    b = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+             MAP_PRIVATE | MAP_ANONYMOUS | (q->n ? MAP_POPULATE : 0), -1, 0);
+  if (b == MAP_FAILED) abort();
+  trak_vec_push(q->blocks, (trak_fq_rec *)b);
 }
 
 /* Appends record r to q's blocks. */
 static void rec_append(trak_ftrace *f, trak_fqueue *q, const trak_fq_rec *r) {
-  if (q->n % TRAK_FQ_BLOCK == 0) {
-    /* From a queue's second block on, every page present at once (MAP_POPULATE): one trip
-    ** into the kernel per block, not a page fault per 4 KiB page (on a virtual machine, a
-    ** third of the import's time was the queue's faults), made by the pool's thread when there
-    ** is one. A first block faults page by page, so a trace of many CPUs with few events each
-    ** holds no 192 KiB per queue. */
-    void *b = q->n && pool(f)
-                  ? trak__fpool_take(f->pool)
-                  : mmap(NULL, TRAK_FQ_BLOCK * sizeof *r, PROT_READ | PROT_WRITE,
-                         MAP_PRIVATE | MAP_ANONYMOUS | (q->n ? MAP_POPULATE : 0), -1, 0);
-    if (b == MAP_FAILED) abort();
-    trak_vec_push(q->blocks, (trak_fq_rec *)b);
-  }
+  if (q->n % TRAK_FQ_BLOCK == 0) block_add(f, q);
   q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
   q->n++;
 }
@@ -587,7 +599,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   kernel_version(imp, f);
   trak__ftrace_crop_init(imp);
   f->applying = 1;
-  trak__fpool_stop(f->pool); /* nothing is queued from here on */
+  trak__block_pool_free(f->pool); /* nothing is queued from here on */
   f->pool = NULL;
   tables_reserve(imp);
   trak__arg_order_timed_begin(imp);
@@ -607,7 +619,7 @@ void trak__ftrace_finish(trak_importer *imp) {
 void trak__ftrace_free(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
   if (!f) return;
-  trak__fpool_stop(f->pool);
+  trak__block_pool_free(f->pool);
   queues_free(f);
   trak__fcompacts_free(f);
   trak_vec_free(f->cpus);

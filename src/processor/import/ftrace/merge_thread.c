@@ -1,136 +1,71 @@
 /*
-** This file holds the Linux sink's apply on two cores: a merge thread runs the merge of the
-** queues (ftrace_queue.c's trak__fmerge_*: reading the queued records, decoding compact_sched
-** runs, giving the queues' memory back) and hands the records, in the order they are to be
-** applied, in batches through a ring to the importer's thread, which applies them exactly as it
-** applies the merge's records with one thread. Only the records cross: the merge reads no state
-** that applying changes, so the tables are those of one thread.
+** This file holds the Linux sink's apply on two cores: a merge thread (util/batch_thread.h)
+** runs the merge of the queues (ftrace_queue.c's trak__fmerge_*: reading the queued records,
+** decoding compact_sched runs, giving the queues' memory back) and hands the records, in the
+** order they are to be applied, in batches to the importer's thread, which applies them exactly
+** as it applies the merge's records with one thread. Only the records cross: the merge reads no
+** state that applying changes, so the tables are those of one thread.
 ** The merge thread also makes the pages of the sched tables' columns present a little ahead of
-** the rows the importer's thread has written (MADV_POPULATE_WRITE): the kernel zeroes fresh
+** the rows the importer's thread has written (tables/prefault.h): the kernel zeroes fresh
 ** pages on the thread that faults them, a fifth to a third of an import's time, now off the
 ** applying thread. Only the columns' addresses cross for that, never their contents.
-** Synchronisation is one mutex and two condition variables, a batch at a time.
 */
-#include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/tables/prefault.h"
+#include "processor/util/batch_thread.h"
 
-#ifndef MADV_POPULATE_WRITE
-#define MADV_POPULATE_WRITE 23 /* Linux 5.14 */
-#endif
-
-#define SLOTS 4
 #define BATCH 1024u       /* records per batch (48 KiB) */
 #define LEAD 65536u       /* rows made present ahead of the applying thread's last count */
 #define STEP (256u << 10) /* bytes made present by one call at least */
-#define COLS 16u          /* columns per table at most */
 
-/* The tables the applying thread fills row by row, and the columns of each. */
+/* The tables the applying thread fills row by row. */
 enum { T_SLICE, T_STATE, T_RAW, TABLES };
-typedef struct ahead_table {
-  trak_col_mem col[COLS];
-  size_t n_col;
-  size_t cap;        /* rows reserved: the columns do not move while the queue is applied */
-  size_t done[COLS]; /* bytes of each column made present (from the array's start) */
-} ahead_table;
 
-enum { SLOT_FREE, SLOT_FILLED };
-
-typedef struct merge_pipe {
+/* The merge thread's state. */
+typedef struct merge_ctx {
   trak_importer *imp;
-  pthread_t thread;
-  pthread_mutex_t mu;
-  pthread_cond_t filled; /* a slot became FILLED */
-  pthread_cond_t freed;  /* a slot became FREE */
-  int state[SLOTS];
-  size_t n[SLOTS];           /* records in a FILLED slot; fewer than BATCH: the merge's last */
-  trak_fq_rec *rec;          /* SLOTS * BATCH records, slot i's from rec + i * BATCH */
-  size_t rows[TABLES];       /* each table's rows when the applying thread last freed a slot */
-  ahead_table ahead[TABLES]; /* the merge thread's, but for what ahead_init sets */
-  int ahead_off;             /* the kernel refused: no more */
-} merge_pipe;
+  trak_fmerge *mg;          /* opened by the first batch, closed after the last */
+  trak_ahead ahead[TABLES]; /* each table's columns */
+  int ahead_off;            /* TRAK_FTRACE_AHEAD=0, or the kernel refused: no more */
+} merge_ctx;
 
 /* Table a's columns, as `list` gives them, and its capacity `cap` in rows. */
-static void ahead_init(ahead_table *a, const trak_tables *t, size_t cap,
+static void ahead_init(trak_ahead *a, const trak_tables *t, size_t cap,
                        size_t (*list)(const trak_tables *, trak_col_mem *, size_t)) {
-  a->n_col = list(t, a->col, COLS);
-  if (a->n_col > COLS) a->n_col = COLS; /* the rest fault as they are written */
-  a->cap = cap;
+  trak_col_mem col[TRAK_PREFAULT_MAX_COLUMNS];
+  trak__ahead_init(a, col, list(t, col, TRAK_PREFAULT_MAX_COLUMNS), cap);
 }
 
-/* Makes the pages of every column present up to LEAD rows past `rows` (the applying thread's
-** counts, a batch or a few old), in steps of STEP bytes at least, the last page too. */
-static void ahead(merge_pipe *mp, const size_t *rows) {
-  const uintptr_t page = 4096;
-  for (int k = 0; k < TABLES && !mp->ahead_off; k++) {
-    ahead_table *a = &mp->ahead[k];
-    size_t want_rows = rows[k] + LEAD < a->cap ? rows[k] + LEAD : a->cap;
-    for (size_t c = 0; c < a->n_col; c++) {
-      size_t want = want_rows * a->col[c].size;
-      if (want <= a->done[c] || (want - a->done[c] < STEP && want_rows < a->cap)) continue;
-      uintptr_t from = ((uintptr_t)a->col[c].p + a->done[c]) & ~(page - 1),
-                to = ((uintptr_t)a->col[c].p + want + page - 1) & ~(page - 1);
-      if (madvise((void *)from, to - from, MADV_POPULATE_WRITE)) {
-        mp->ahead_off = 1; /* an older kernel, or no memory: the writes fault as before */
-        return;
-      }
-      a->done[c] = want;
+/* The merge's batch (a trak_batch_fill): the pages of every table's columns made present up to
+** LEAD rows past `rows` (the applying thread's counts, a batch or a few old), in steps of STEP
+** bytes at least, the last page too; then up to `max` records into `out`. */
+static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *rows) {
+  merge_ctx *mc = ctx;
+  for (int k = 0; k < TABLES && !mc->ahead_off; k++)
+    if (trak__ahead_to(&mc->ahead[k], rows[k] + LEAD, STEP)) mc->ahead_off = 1;
+  if (!mc->mg) mc->mg = trak__fmerge_open(mc->imp);
+  trak_fq_rec *o = out;
+  size_t n = 0;
+  while (n < max) {
+    const trak_fq_rec *r = trak__fmerge_next(mc->imp, mc->mg);
+    if (!r) {
+      trak__fmerge_close(mc->mg);
+      break;
     }
+    o[n++] = *r;
   }
+  return n;
 }
 
-/* The merge thread: fills the free slots in ring order until the merge ends, the last slot
-** filled with fewer than BATCH records (none, when the merge ended with a full batch). */
-static void *merge_main(void *arg) {
-  merge_pipe *mp = arg;
-  trak_fmerge *mg = trak__fmerge_open(mp->imp);
-  int end = 0;
-  for (size_t i = 0; !end; i = (i + 1) % SLOTS) {
-    size_t rows[TABLES];
-    pthread_mutex_lock(&mp->mu);
-    while (mp->state[i] != SLOT_FREE)
-      pthread_cond_wait(&mp->freed, &mp->mu);
-    for (int k = 0; k < TABLES; k++)
-      rows[k] = mp->rows[k];
-    pthread_mutex_unlock(&mp->mu);
-    ahead(mp, rows);
-    trak_fq_rec *out = mp->rec + i * BATCH;
-    size_t n = 0;
-    while (n < BATCH) {
-      const trak_fq_rec *r = trak__fmerge_next(mp->imp, mg);
-      if (!r) {
-        end = 1;
-        break;
-      }
-      out[n++] = *r;
-    }
-    pthread_mutex_lock(&mp->mu);
-    mp->n[i] = n;
-    mp->state[i] = SLOT_FILLED;
-    pthread_cond_signal(&mp->filled);
-    pthread_mutex_unlock(&mp->mu);
-  }
-  trak__fmerge_close(mg);
-  return NULL;
-}
-
-/* The applying thread's row counts, for the merge thread's ahead (mp->mu held, or before the
-** thread starts). */
-static void rows_note(merge_pipe *mp, const trak_tables *t) {
-  mp->rows[T_SLICE] = t->sched_slice.n;
-  mp->rows[T_STATE] = t->thread_state.n;
-  mp->rows[T_RAW] = t->ftrace_event.n;
-}
-
-static void pipe_destroy(merge_pipe *mp) {
-  pthread_mutex_destroy(&mp->mu);
-  pthread_cond_destroy(&mp->filled);
-  pthread_cond_destroy(&mp->freed);
-  free(mp->rec);
+/* The applying thread's row counts, for the merge thread's page-ahead. */
+static void rows_note(size_t *rows, const trak_tables *t) {
+  rows[T_SLICE] = t->sched_slice.n;
+  rows[T_STATE] = t->thread_state.n;
+  rows[T_RAW] = t->ftrace_event.n;
 }
 
 int trak__ftrace_apply_threaded(trak_importer *imp) {
@@ -138,41 +73,27 @@ int trak__ftrace_apply_threaded(trak_importer *imp) {
   if (!f->n_queued || trak__import_threads((uint64_t)f->n_queued * sizeof(trak_fq_rec)) < 2)
     return 0;
   trak_tables *t = imp->tables;
-  merge_pipe mp;
-  memset(&mp, 0, sizeof mp);
-  mp.imp = imp;
-  mp.rec = malloc(SLOTS * BATCH * sizeof *mp.rec);
-  if (!mp.rec) abort();
-  pthread_mutex_init(&mp.mu, NULL);
-  pthread_cond_init(&mp.filled, NULL);
-  pthread_cond_init(&mp.freed, NULL);
+  merge_ctx mc;
+  memset(&mc, 0, sizeof mc);
+  mc.imp = imp;
   const char *ahead_env = getenv("TRAK_FTRACE_AHEAD"); /* =0: no pages made present ahead */
-  mp.ahead_off = ahead_env && !strcmp(ahead_env, "0");
-  ahead_init(&mp.ahead[T_SLICE], t, t->sched_slice.cap, trak__sched_slice_col_mem);
-  ahead_init(&mp.ahead[T_STATE], t, t->thread_state.cap, trak__thread_state_col_mem);
-  ahead_init(&mp.ahead[T_RAW], t, t->ftrace_event.cap, trak__ftrace_event_col_mem);
-  rows_note(&mp, t);
-  if (pthread_create(&mp.thread, NULL, merge_main, &mp)) {
-    pipe_destroy(&mp);
-    return 0;
-  }
-  size_t n = BATCH;
-  for (size_t i = 0; n == BATCH; i = (i + 1) % SLOTS) {
-    pthread_mutex_lock(&mp.mu);
-    while (mp.state[i] != SLOT_FILLED)
-      pthread_cond_wait(&mp.filled, &mp.mu);
-    n = mp.n[i];
-    pthread_mutex_unlock(&mp.mu);
-    const trak_fq_rec *r = mp.rec + i * BATCH;
+  mc.ahead_off = ahead_env && !strcmp(ahead_env, "0");
+  ahead_init(&mc.ahead[T_SLICE], t, t->sched_slice.cap, trak__sched_slice_col_mem);
+  ahead_init(&mc.ahead[T_STATE], t, t->thread_state.cap, trak__thread_state_col_mem);
+  ahead_init(&mc.ahead[T_RAW], t, t->ftrace_event.cap, trak__ftrace_event_col_mem);
+  size_t rows[TABLES];
+  rows_note(rows, t);
+  trak_batch_thread *bt =
+      trak__batch_thread_start(sizeof(trak_fq_rec), BATCH, merge_fill, &mc, rows, TABLES);
+  if (!bt) return 0;
+  const void *batch;
+  size_t n;
+  while ((n = trak__batch_thread_take(bt, rows, &batch))) {
+    const trak_fq_rec *r = batch;
     for (size_t k = 0; k < n; k++)
       trak__fq_apply(imp, &r[k]);
-    pthread_mutex_lock(&mp.mu);
-    rows_note(&mp, t);
-    mp.state[i] = SLOT_FREE;
-    pthread_cond_signal(&mp.freed);
-    pthread_mutex_unlock(&mp.mu);
+    rows_note(rows, t);
   }
-  pthread_join(mp.thread, NULL);
-  pipe_destroy(&mp);
+  trak__batch_thread_finish(bt);
   return 1;
 }

@@ -1,0 +1,252 @@
+/*
+** This file holds the parse phase's merge: a tree of losers over one cursor per sequence gives
+** the records in parse order, a batch at a time, freeing each block of records once read; with
+** two import threads the batches are made on a thread of its own (util/batch_thread.c), which
+** also makes the slice columns' pages present a little ahead of the rows the importer's thread
+** has written (tables/prefault.c), as the ftrace queues' merge thread does for the sched tables.
+*/
+#define _GNU_SOURCE /* qsort_r */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "processor/import/event_merge.h"
+#include "processor/tables/prefault.h"
+#include "processor/util/batch_thread.h"
+
+#define BATCH 1024u             /* records per batch (40 KiB) */
+#define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
+#define AHEAD_STEP (128u << 10) /* bytes of a column made present by one call at least */
+#define AHEAD_MARGIN (1u << 15) /* the page-ahead ends this many rows before the reserved end */
+
+/* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
+static int ev_cmp(const void *pa, const void *pb, void *ctx) {
+  const trak_ev *a = pa, *b = pb;
+  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
+  if (ctx) {
+    int64_t ka = trak__ev_tie_key(ctx, a), kb = trak__ev_tie_key(ctx, b);
+    if (ka != kb) return ka < kb ? -1 : 1;
+  }
+  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
+}
+
+/* Sorts an unpacked sequence's records in timestamp order (ties: see trak__ev_tie_key when
+** imp->json_tie_order, else file order). */
+static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
+  qsort_r(seq->all, seq->n_events, sizeof *seq->all, ev_cmp, imp->json_tie_order ? imp : NULL);
+}
+
+/* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
+** packet), and where the next one is: packed in a block, or in the unpacked seq->all. */
+typedef struct cursor {
+  trak_ev ev;             /* the current record; exhausted: ts INT64_MAX, pkt UINT32_MAX */
+  const uint8_t *p, *end; /* packed: the next record's bytes, the end of the block's records */
+  trak_ev_block *block;   /* packed: the block being read (NULL: the records are seq->all) */
+  size_t i;               /* unpacked: the current record's index in seq->all */
+  trak_sequence *seq;
+} cursor;
+
+/* Whether cursor a's record comes before cursor b's: by timestamp, then packet, then cursor
+** index (the sequence made first), so that the order is total and ties go as before. */
+static inline int cur_before(const cursor *c, uint32_t a, uint32_t b) {
+  const cursor *x = &c[a], *y = &c[b];
+  return x->ev.ts < y->ev.ts ||
+         (x->ev.ts == y->ev.ts && (x->ev.pkt < y->ev.pkt || (x->ev.pkt == y->ev.pkt && a < b)));
+}
+
+/* A tree of losers over the cursors: internal node n (1 <= n < size) holds the index of the
+** cursor that lost the match at n (the later of its two subtrees' earliest records); `winner`
+** is the cursor with the earliest record of all. Leaves are cursors (exhausted ones and padding
+** compare last). Advancing the winner replays its leaf-to-root path: one comparison per level
+** with the loser kept there, and no moves of cursors. */
+typedef struct tournament {
+  cursor *c;
+  uint32_t *node;
+  uint32_t size; /* number of leaves, a power of two */
+  uint32_t winner;
+} tournament;
+
+/* Builds the tree from the cursors (node[] of `size` entries). Can't fail. */
+static void tournament_build(tournament *t) {
+  uint32_t *w = calloc(t->size, sizeof *w); /* each node's winner, bottom-up */
+  if (!w) abort();
+  for (uint32_t n = t->size - 1; n >= 1; n--) {
+    uint32_t l = 2 * n, r = 2 * n + 1;
+    uint32_t a = l >= t->size ? l - t->size : w[l], b = r >= t->size ? r - t->size : w[r];
+    int b_first = cur_before(t->c, b, a);
+    w[n] = b_first ? b : a;
+    t->node[n] = b_first ? a : b;
+  }
+  t->winner = t->size > 1 ? w[1] : 0;
+  free(w);
+}
+
+/* The winner's cursor moved on: replays its path to the root. */
+static inline void tournament_replay(tournament *t) {
+  uint32_t cand = t->winner;
+  for (uint32_t n = (cand + t->size) / 2; n >= 1; n /= 2) {
+    uint32_t l = t->node[n];
+    if (cur_before(t->c, l, cand)) t->node[n] = cand, cand = l;
+  }
+  t->winner = cand;
+}
+
+/* Marks a cursor exhausted: it compares after every other. Returns 0. */
+static int cursor_done(cursor *c) {
+  c->ev.ts = INT64_MAX, c->ev.pkt = UINT32_MAX;
+  c->block = NULL;
+  return 0;
+}
+
+/* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
+** blocks and records left behind. Returns 0 when exhausted. */
+static int cursor_advance(cursor *c) {
+  trak_sequence *seq = c->seq;
+  if (TRAK_UNLIKELY(seq->all)) {
+    if (++c->i < seq->n_events) {
+      c->ev = seq->all[c->i];
+      return 1;
+    }
+    free(seq->all);
+    seq->all = NULL;
+    return cursor_done(c);
+  }
+  while (TRAK_UNLIKELY(c->p == c->end)) {
+    trak_ev_block *next = c->block ? c->block->next : seq->head;
+    if (c->block) trak__block_free(c->block);
+    seq->head = next;
+    if (!next) {
+      seq->tail = NULL;
+      return cursor_done(c);
+    }
+    c->block = next;
+    c->p = next->data, c->end = next->data + next->used;
+  }
+  c->p = trak__ev_unpack(c->p, &c->ev);
+  return 1;
+}
+
+/* With the crop option: removes an unpacked, sorted sequence's track events before the range
+** of interest (Perfetto drops them as it parses them; other records, such as triggers, stay), so
+** the merge never sees them. */
+__attribute__((cold, noinline)) static void crop_sequence(trak_importer *imp, trak_sequence *seq) {
+  size_t kept = 0;
+  for (size_t i = 0; i < seq->n_events; i++) {
+    trak_ev ev = seq->all[i];
+    uint8_t kind = imp->tracks.info.v[ev.track & TRAK_EV_TRACK_MASK].kind;
+    int track_event = trak__track_kinds[kind].track_event;
+    if (ev.ts < imp->crop_before_ns && track_event) {
+      imp->stats[TRAK_STAT_OUTSIDE_RANGE_OF_INTEREST]++;
+      continue;
+    }
+    seq->all[kept++] = ev;
+  }
+  seq->n_events = kept;
+}
+
+struct trak_ev_merge {
+  trak_importer *imp;
+  tournament t;
+  size_t live;           /* cursors not exhausted (the merge's thread's once started) */
+  trak_batch_thread *bt; /* the merge's thread, or NULL: batches made by the caller's */
+  trak_ev_rec *buf;      /* without a thread: the batch given last */
+  trak_ahead ahead;      /* the slice columns (the merge's thread's) */
+  int ahead_on;          /* whether the merge's thread makes them present */
+  size_t ahead_end;      /* the parse's rows past which the page-ahead stops */
+};
+
+/* The merge's batch (a trak_batch_fill): up to `max` records into `out`, after making the slice
+** columns' pages present up to AHEAD rows past notes[0] (SIZE_MAX: no more). */
+static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *notes) {
+  trak_ev_merge *m = ctx;
+  if (m->ahead_on && notes && notes[0] != SIZE_MAX &&
+      trak__ahead_to(&m->ahead, notes[0] + AHEAD, AHEAD_STEP))
+    m->ahead_on = 0;
+  trak_ev_rec *o = out;
+  tournament *t = &m->t;
+  size_t n = 0;
+  while (n < max && m->live) {
+    cursor *w = &t->c[t->winner];
+    o[n].ev = w->ev;
+    o[n].seq = w->seq;
+    n++;
+    if (!cursor_advance(w)) m->live--;
+    tournament_replay(t);
+  }
+  return n;
+}
+
+/* The slice columns the parse writes row by row, for the page-ahead. */
+static void ahead_init(trak_ev_merge *m) {
+  trak_tables *t = m->imp->tables;
+  if (!m->imp->prefault || t->slice.cap < 4 * AHEAD) return;
+#define COL(f)                                                                                     \
+  { t->slice.f, sizeof *t->slice.f }
+  const trak_col_mem cols[] = {COL(ts),   COL(dur),   COL(track_id),  COL(category),
+                               COL(name), COL(depth), COL(parent_id), COL(arg_set_id)};
+#undef COL
+  trak__ahead_init(&m->ahead, cols, sizeof cols / sizeof *cols, t->slice.cap);
+  m->ahead_on = 1;
+  m->ahead_end = t->slice.cap - AHEAD_MARGIN;
+}
+
+trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
+  trak_ev_merge *m = calloc(1, sizeof *m);
+  if (!m) abort();
+  m->imp = imp;
+  int crop = imp->crop_before_ns != INT64_MIN;
+  uint32_t size = 1;
+  while (size < imp->seqs.all.n)
+    size *= 2;
+  tournament *t = &m->t;
+  uint64_t records = 0; /* the sequences' records, all of them: the merge's work */
+  *t = (tournament){calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
+  if (!t->c || !t->node) abort();
+  for (uint32_t i = 0; i < size; i++) {
+    cursor *c = &t->c[i];
+    c->seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
+    if (!c->seq) {
+      cursor_done(c);
+      continue;
+    }
+    if (c->seq->all) {
+      if (c->seq->unsorted || (c->seq->tie_unsorted && imp->json_tie_order))
+        sequence_sort(imp, c->seq);
+      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
+      c->i = (size_t)-1; /* cursor_advance moves to the first record */
+    }
+    records += c->seq->n_events;
+    m->live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
+  }
+  tournament_build(t);
+  if (records && trak__import_threads(records * sizeof(trak_ev)) > 1) {
+    ahead_init(m);
+    const size_t first = 0; /* the parse's rows, noted */
+    m->bt = trak__batch_thread_start(sizeof(trak_ev_rec), BATCH, merge_fill, m, &first, 1);
+  }
+  if (!m->bt) {
+    m->buf = malloc(BATCH * sizeof *m->buf);
+    if (!m->buf) abort();
+  }
+  return m;
+}
+
+size_t trak__ev_merge_next(trak_ev_merge *m, size_t slices, const trak_ev_rec **recs) {
+  if (!m->bt) {
+    *recs = m->buf;
+    return merge_fill(m, m->buf, BATCH, NULL);
+  }
+  /* past ahead_end, a row past the reserved ones could move the columns: no more page-ahead */
+  const size_t note = slices < m->ahead_end ? slices : SIZE_MAX;
+  const void *p;
+  size_t n = trak__batch_thread_take(m->bt, &note, &p);
+  *recs = p;
+  return n;
+}
+
+void trak__ev_merge_close(trak_ev_merge *m) {
+  if (m->bt) trak__batch_thread_finish(m->bt);
+  free(m->t.c);
+  free(m->t.node);
+  free(m->buf);
+  free(m);
+}
