@@ -134,38 +134,39 @@ typedef struct gfp_flag {
   const char *name;
 } gfp_flag;
 
+/* The first 20 flags of kernels before 4.4. */
+// clang-format off
+#define GFP_V3_HEAD                                                                                \
+  {0x4352da, "GFP_TRANSHUGE"}, {0x200da, "GFP_HIGHUSER_MOVABLE"}, {0x200d2, "GFP_HIGHUSER"},       \
+  {0x200d0, "GFP_USER"}, {0x800d0, "GFP_TEMPORARY"}, {0xd0, "GFP_KERNEL"}, {0x50, "GFP_NOFS"},     \
+  {0x20, "GFP_ATOMIC"}, {0x10, "GFP_NOIO"}, {0x20, "GFP_HIGH"}, {0x10, "GFP_WAIT"},                \
+  {0x40, "GFP_IO"}, {0x100, "GFP_COLD"}, {0x200, "GFP_NOWARN"}, {0x400, "GFP_REPEAT"},             \
+  {0x800, "GFP_NOFAIL"}, {0x1000, "GFP_NORETRY"}, {0x4000, "GFP_COMP"}, {0x8000, "GFP_ZERO"},      \
+  {0x10000, "GFP_NOMEMALLOC"}
+// clang-format on
+
 /* Kernels before 3.10 (the 0 mask of GFP_NOTRACK matches every value, as in Perfetto). */
-static const gfp_flag gfp_v3_4[] = {{0x4352da, "GFP_TRANSHUGE"},  {0x200da, "GFP_HIGHUSER_MOVABLE"},
-                                    {0x200d2, "GFP_HIGHUSER"},    {0x200d0, "GFP_USER"},
-                                    {0x800d0, "GFP_TEMPORARY"},   {0xd0, "GFP_KERNEL"},
-                                    {0x50, "GFP_NOFS"},           {0x20, "GFP_ATOMIC"},
-                                    {0x10, "GFP_NOIO"},           {0x20, "GFP_HIGH"},
-                                    {0x10, "GFP_WAIT"},           {0x40, "GFP_IO"},
-                                    {0x100, "GFP_COLD"},          {0x200, "GFP_NOWARN"},
-                                    {0x400, "GFP_REPEAT"},        {0x800, "GFP_NOFAIL"},
-                                    {0x1000, "GFP_NORETRY"},      {0x4000, "GFP_COMP"},
-                                    {0x8000, "GFP_ZERO"},         {0x10000, "GFP_NOMEMALLOC"},
-                                    {0x20000, "GFP_HARDWALL"},    {0x40000, "GFP_THISNODE"},
-                                    {0x80000, "GFP_RECLAIMABLE"}, {0x8, "GFP_MOVABLE"},
-                                    {0x0, "GFP_NOTRACK"},         {0x400000, "GFP_NO_KSWAPD"},
-                                    {0x800000, "GFP_OTHER_NODE"}, {0, NULL}};
+static const gfp_flag gfp_v3_4[] = {GFP_V3_HEAD,
+                                    {0x20000, "GFP_HARDWALL"},
+                                    {0x40000, "GFP_THISNODE"},
+                                    {0x80000, "GFP_RECLAIMABLE"},
+                                    {0x8, "GFP_MOVABLE"},
+                                    {0x0, "GFP_NOTRACK"},
+                                    {0x400000, "GFP_NO_KSWAPD"},
+                                    {0x800000, "GFP_OTHER_NODE"},
+                                    {0, NULL}};
 /* 3.10 up to 4.4. */
-static const gfp_flag gfp_v3_10[] = {
-    {0x4352da, "GFP_TRANSHUGE"},  {0x200da, "GFP_HIGHUSER_MOVABLE"},
-    {0x200d2, "GFP_HIGHUSER"},    {0x200d0, "GFP_USER"},
-    {0x800d0, "GFP_TEMPORARY"},   {0xd0, "GFP_KERNEL"},
-    {0x50, "GFP_NOFS"},           {0x20, "GFP_ATOMIC"},
-    {0x10, "GFP_NOIO"},           {0x20, "GFP_HIGH"},
-    {0x10, "GFP_WAIT"},           {0x40, "GFP_IO"},
-    {0x100, "GFP_COLD"},          {0x200, "GFP_NOWARN"},
-    {0x400, "GFP_REPEAT"},        {0x800, "GFP_NOFAIL"},
-    {0x1000, "GFP_NORETRY"},      {0x4000, "GFP_COMP"},
-    {0x8000, "GFP_ZERO"},         {0x10000, "GFP_NOMEMALLOC"},
-    {0x2000, "GFP_MEMALLOC"},     {0x20000, "GFP_HARDWALL"},
-    {0x40000, "GFP_THISNODE"},    {0x80000, "GFP_RECLAIMABLE"},
-    {0x100000, "GFP_KMEMCG"},     {0x8, "GFP_MOVABLE"},
-    {0x200000, "GFP_NOTRACK"},    {0x400000, "GFP_NO_KSWAPD"},
-    {0x800000, "GFP_OTHER_NODE"}, {0, NULL}};
+static const gfp_flag gfp_v3_10[] = {GFP_V3_HEAD,
+                                     {0x2000, "GFP_MEMALLOC"},
+                                     {0x20000, "GFP_HARDWALL"},
+                                     {0x40000, "GFP_THISNODE"},
+                                     {0x80000, "GFP_RECLAIMABLE"},
+                                     {0x100000, "GFP_KMEMCG"},
+                                     {0x8, "GFP_MOVABLE"},
+                                     {0x200000, "GFP_NOTRACK"},
+                                     {0x400000, "GFP_NO_KSWAPD"},
+                                     {0x800000, "GFP_OTHER_NODE"},
+                                     {0, NULL}};
 /* 4.4 up to 4.14, and kernels of unknown version. */
 static const gfp_flag gfp_v4_4[] = {{0x4352ca, "GFP_TRANSHUGE"},
                                     {0x24200ca, "GFP_HIGHUSER_MOVABLE"},
