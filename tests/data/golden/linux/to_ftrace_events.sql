@@ -1,3 +1,4 @@
+-- trace: linux/to_ftrace_events.pbtxt
 -- to_ftrace(id): each ftrace_event row as the line tracefs prints ("TASK-TID (TGID) [CPU] ....
 -- SECONDS.MICROS: EVENT: ARGS"): "<idle>" for tid 0, "<unknown>" for an unnamed thread, '-'
 -- in the name as '_', "(-----)" without a process; print, g2d_ and dpu_tracing_mark_write as
