@@ -8,7 +8,6 @@
 
 #include "processor/import/import_result.h"
 #include "processor/import/importer.h"
-#include "processor/import/proto/proto.h"
 #include "processor/import/trace_diagnostics.h"
 
 /* Perfetto's global parse_trace_duration_ns, which trak leaves 0: a timing would make the stats
@@ -89,8 +88,7 @@ static int starts_with(const char *s, const char *prefix) {
 ** `out` (made first). tracing_started_ns is taken as time since boot (Perfetto converts it to
 ** BOOTTIME, which is the trace clock of Linux and Android traces). Returns 0 or TRAK_ENOMEM. */
 static int diagnostics(const trak_importer *imp, trak_import_result *out) {
-  const trak_packet_state *m = imp->packet_state;
-  if (!m || !m->config) return 0;
+  if (!imp->trace_config) return 0;
   trak_diag_facts facts = {0};
   for (size_t i = 0; i < out->n_stats; i++) {
     const trak_stat_def *d = out->stats[i].def;
@@ -112,8 +110,8 @@ static int diagnostics(const trak_importer *imp, trak_import_result *out) {
     else if (!strcmp(r->name, "tracing_started_ns") && !r->is_str)
       facts.has_started = 1, facts.started_boot_ns = r->value;
   }
-  return trak__trace_diagnostics_run(m->config, m->config_len, &facts, &out->diagnostics,
-                                     &out->n_diagnostics)
+  return trak__trace_diagnostics_run(imp->trace_config, imp->trace_config_len, &facts,
+                                     &out->diagnostics, &out->n_diagnostics)
              ? TRAK_ENOMEM
              : 0;
 }
