@@ -1,7 +1,8 @@
 /*
 ** libFuzzer target for the trace importer: arbitrary bytes are fed in two chunks (split where the
 ** first byte says, so packet straddling is exercised), the import is finished, and queries touch
-** every table and the SQL functions. Nothing may crash, leak or read out of bounds.
+** every table and the SQL functions (to_ftrace over the ftrace events, the trace diagnostics).
+** Nothing may crash, leak or read out of bounds.
 **
 ** A structure-aware mutator (LLVMFuzzerCustomMutator) reaches what byte flips cannot: it wraps
 ** the input in a packet's zlib compressed_packets (again and again: nesting), gzips it whole,
@@ -109,6 +110,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     run(p, "SELECT (SELECT COUNT(*) FROM ancestor_slice(id)) + (SELECT COUNT(*) FROM "
            "descendant_slice(id)) + (SELECT COUNT(*) FROM following_flow(id)) + "
            "(SELECT COUNT(*) FROM preceding_flow(id)) FROM slice LIMIT 50");
+    run(p, "SELECT to_ftrace(id) FROM ftrace_event LIMIT 200");
+    run(p, "SELECT * FROM __intrinsic_trace_diagnostics");
   }
   trak_processor_free(p);
   return 0;

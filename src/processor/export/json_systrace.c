@@ -9,18 +9,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "processor/export/ftrace_text.h"
 #include "processor/export/json_systrace.h"
 #include "processor/processor_internal.h"
 #include "processor/tables/sched_cols.h"
 #include "processor/util/systrace_write.h"
-#include "processor/util/task_state.h"
 #include "util/kernel_marker.h"
 
 typedef struct line {
   const trak_tables *t;
-  trak_textbuf *b;
-  uint32_t set;     /* the event's arg set, TRAK_NULL_U32: none */
-  int major, minor; /* the trace's kernel version, for prev_state bits */
+  trak_ftrace_text x; /* the args writer, one line per event */
+  uint32_t set;       /* the event's arg set, TRAK_NULL_U32: none */
 } line;
 
 static const char *str(const trak_tables *t, uint32_t id) {
@@ -28,55 +27,8 @@ static const char *str(const trak_tables *t, uint32_t id) {
   return s ? s : "";
 }
 
-/* The row of `key` in the event's arg set, or TRAK_NULL_U32. */
 static uint32_t arg_row(const line *l, const char *key) {
-  const trak_tables *t = l->t;
-  if (l->set == TRAK_NULL_U32) return TRAK_NULL_U32;
-  for (uint32_t row = l->set; row < t->args.n && t->args.arg_set_id[row] == l->set; row++)
-    if (!strcmp(str(t, t->args.key[row]), key)) return row;
-  return TRAK_NULL_U32;
-}
-
-/* An arg's value as Perfetto's to_ftrace writes it (pointers in decimal, bools as words). */
-static void put_value(const line *l, uint32_t row) {
-  const trak_tables *t = l->t;
-  trak_textbuf *b = l->b;
-  switch ((trak_arg_type)t->args.value_type[row]) {
-  case TRAK_ARG_INT:
-    trak__textbuf_printf(b, "%" PRId64, t->args.int_value[row]);
-    break;
-  case TRAK_ARG_UINT:
-  case TRAK_ARG_POINTER:
-    trak__textbuf_printf(b, "%" PRIu64, (uint64_t)t->args.int_value[row]);
-    break;
-  case TRAK_ARG_BOOL:
-    trak__textbuf_printf(b, "%s", t->args.int_value[row] ? "true" : "false");
-    break;
-  case TRAK_ARG_REAL:
-    trak__textbuf_printf(b, "%f", t->args.real_value[row]);
-    break;
-  case TRAK_ARG_STRING:
-  case TRAK_ARG_JSON: {
-    const char *s = str(t, t->args.string_value[row]);
-    trak__textbuf_put_text(b, s, strlen(s));
-    break;
-  }
-  default:
-    trak__textbuf_printf(b, "[NULL]");
-    break;
-  }
-}
-
-/* " name=value" for the arg `key` (written as `as`), nothing when the event lacks it. */
-static void put_arg_as(const line *l, const char *key, const char *as) {
-  uint32_t row = arg_row(l, key);
-  if (row == TRAK_NULL_U32) return;
-  trak__textbuf_printf(l->b, " %s=", as);
-  put_value(l, row);
-}
-
-static void put_arg(const line *l, const char *key) {
-  put_arg_as(l, key, key);
+  return trak__ftrace_arg_row(l->t, l->set, key);
 }
 
 static int64_t int_arg(const line *l, const char *key, int64_t absent) {
@@ -84,83 +36,28 @@ static int64_t int_arg(const line *l, const char *key, int64_t absent) {
   return row == TRAK_NULL_U32 ? absent : l->t->args.int_value[row];
 }
 
-/* prev_state as letters joined by '|' ("S", "D|K", "R+"), as the systrace parsers read them. */
-static void put_prev_state(const line *l) {
-  uint32_t row = arg_row(l, "prev_state");
-  if (row == TRAK_NULL_U32) return;
-  char letters[4];
-  trak__textbuf_printf(l->b, " prev_state=");
-  if (trak__task_state_letters((uint16_t)l->t->args.int_value[row], l->major, l->minor, letters) <
-      0) {
-    trak__textbuf_printf(l->b, "?");
-    return;
-  }
-  for (int i = 0; letters[i]; i++)
-    trak__textbuf_printf(l->b, "%s%c", i && letters[0] != 'R' ? "|" : "", letters[i]);
-}
+/* Events whose Perfetto layout the systrace parsers would read back other than the trace has
+** them: clock events without their name (a key=value the parsers look for), workqueue events
+** as slices the JSON's traceEvents already hold. */
+static const char *const plain_events[] = {"clock_set_rate", "clock_enable", "clock_disable",
+                                           "workqueue_execute_start", "workqueue_execute_end"};
 
-static const char *const softirq_actions[] = {"HI",       "TIMER",   "NET_TX", "NET_RX",  "BLOCK",
-                                              "IRQ_POLL", "TASKLET", "SCHED",  "HRTIMER", "RCU"};
-
-/* Each arg of the event as " key=value", in the order of its arg set. */
-static void put_all_args(const line *l) {
-  const trak_tables *t = l->t;
-  if (l->set == TRAK_NULL_U32) return;
-  for (uint32_t row = l->set; row < t->args.n && t->args.arg_set_id[row] == l->set; row++) {
-    trak__textbuf_printf(l->b, " %s=", str(t, t->args.key[row]));
-    put_value(l, row);
-  }
-}
-
-/* The text after "EVENT:" of one event named `name`. */
+/* The text after "EVENT:" of one event named `name`: Perfetto's serializer's (ftrace_text.h),
+** but for the plain_events, and cpu_frequency_limits, which the systrace parsers read with all
+** three fields. */
 static void put_event_args(const line *l, const char *name) {
-  if (!strcmp(name, "sched_switch")) {
-    put_arg(l, "prev_comm");
-    put_arg(l, "prev_pid");
-    put_arg(l, "prev_prio");
-    put_prev_state(l);
-    trak__textbuf_printf(l->b, " ==>");
-    put_arg(l, "next_comm");
-    put_arg(l, "next_pid");
-    put_arg(l, "next_prio");
-  } else if (!strcmp(name, "sched_wakeup")) {
-    put_arg(l, "comm");
-    put_arg(l, "pid");
-    put_arg(l, "prio");
-    int64_t cpu = int_arg(l, "target_cpu", -1);
-    if (cpu >= 0) trak__textbuf_printf(l->b, " target_cpu=%03" PRId64, cpu);
-  } else if (!strcmp(name, "print")) {
-    uint32_t row = arg_row(l, "buf");
-    const char *s = row == TRAK_NULL_U32 ? "" : str(l->t, l->t->args.string_value[row]);
-    size_t n = strlen(s);
-    if (n && s[n - 1] == '\n') n--;
-    trak__textbuf_printf(l->b, " ");
-    trak__textbuf_put_text(l->b, s, n);
-  } else if (!strcmp(name, "sched_blocked_reason")) {
-    put_arg(l, "pid");
-    put_arg_as(l, "io_wait", "iowait");
-    uint32_t row = arg_row(l, "caller");
-    if (row != TRAK_NULL_U32 && l->t->args.value_type[row] != TRAK_ARG_STRING)
-      trak__textbuf_printf(l->b, " caller=%" PRIx64, (uint64_t)l->t->args.int_value[row]);
-    else
-      put_arg(l, "caller");
-  } else if (!strcmp(name, "irq_handler_exit")) {
-    put_arg(l, "irq");
-    trak__textbuf_printf(l->b, " ret=%s", int_arg(l, "ret", 0) ? "handled" : "unhandled");
-  } else if (!strcmp(name, "softirq_entry") || !strcmp(name, "softirq_exit")) {
-    put_arg(l, "vec");
-    int64_t vec = int_arg(l, "vec", -1);
-    if (vec >= 0 && vec < 10)
-      trak__textbuf_printf(l->b, " [action=%s]", softirq_actions[vec]);
-    else
-      trak__textbuf_printf(l->b, " [action=%" PRId64 "]", vec);
-  } else if (!strcmp(name, "cpu_frequency_limits")) {
+  for (size_t i = 0; i < sizeof plain_events / sizeof *plain_events; i++)
+    if (!strcmp(name, plain_events[i])) {
+      trak__ftrace_args_plain_write(&l->x, l->set);
+      return;
+    }
+  if (!strcmp(name, "cpu_frequency_limits")) {
     /* A field the event left out is 0 to the protobuf parser: written, so that text says it */
-    trak__textbuf_printf(l->b, " min_freq=%" PRId64 " max_freq=%" PRId64 " cpu_id=%" PRId64,
+    trak__textbuf_printf(l->x.b, " min_freq=%" PRId64 " max_freq=%" PRId64 " cpu_id=%" PRId64,
                          int_arg(l, "min_freq", 0), int_arg(l, "max_freq", 0),
                          int_arg(l, "cpu_id", 0));
   } else {
-    put_all_args(l);
+    trak__ftrace_args_write(&l->x, name, l->set);
   }
 }
 
@@ -191,9 +88,8 @@ static uint32_t cpu_of(const trak_tables *t, uint32_t ucpu) {
 }
 
 uint32_t trak__json_systrace_text(const trak_tables *t, int64_t from_ts, trak_textbuf *b) {
-  line l = {t, b, TRAK_NULL_U32, 0, 0};
-  const char *rel = t->machine.n ? str(t, t->machine.release[0]) : "";
-  if (sscanf(rel, "%d.%d", &l.major, &l.minor) != 2 || l.major <= 0) l.major = l.minor = 0;
+  line l = {.t = t, .set = TRAK_NULL_U32};
+  trak__ftrace_text_init(&l.x, t, b, 1);
   uint32_t skipped = 0;
   trak__textbuf_printf(b, "# tracer: nop\n#\n"
                           "#           TASK-PID    TGID   CPU#  ||||    TIMESTAMP  FUNCTION\n"

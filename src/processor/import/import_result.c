@@ -8,6 +8,7 @@
 
 #include "processor/import/import_result.h"
 #include "processor/import/importer.h"
+#include "processor/import/trace_diagnostics.h"
 
 /* Perfetto's global parse_trace_duration_ns, which trak leaves 0: a timing would make the stats
 ** of the same trace differ from run to run (docs/processor.md). */
@@ -79,6 +80,42 @@ static int android_logs_sorted(const trak_importer *imp, trak_import_result *out
   return 0;
 }
 
+static int starts_with(const char *s, const char *prefix) {
+  return !strncmp(s, prefix, strlen(prefix));
+}
+
+/* The trace diagnostics of the trace's last TraceConfig, from the stats and metadata rows of
+** `out` (made first). tracing_started_ns is taken as time since boot (Perfetto converts it to
+** BOOTTIME, which is the trace clock of Linux and Android traces). Returns 0 or TRAK_ENOMEM. */
+static int diagnostics(const trak_importer *imp, trak_import_result *out) {
+  if (!imp->trace_config) return 0;
+  trak_diag_facts facts = {0};
+  for (size_t i = 0; i < out->n_stats; i++) {
+    const trak_stat_def *d = out->stats[i].def;
+    if (out->stats[i].value <= 0) continue;
+    if (!strcmp(d->name, "ftrace_cpu_has_data_loss") ||
+        !strcmp(d->name, "ftrace_cpu_overrun_delta") ||
+        !strcmp(d->name, "ftrace_cpu_commit_overrun_delta"))
+      facts.ftrace_data_loss = 1;
+    if (d->severity == TRAK_SEVERITY_ERROR && starts_with(d->name, "heapprofd"))
+      facts.heapprofd_errors = 1;
+    if ((d->severity == TRAK_SEVERITY_ERROR || d->severity == TRAK_SEVERITY_DATA_LOSS) &&
+        starts_with(d->name, "android_video_"))
+      facts.video_errors = 1;
+  }
+  for (size_t i = 0; i < out->n_metadata; i++) {
+    const trak_meta_row *r = &out->metadata[i];
+    if (!strcmp(r->name, "android_build_fingerprint") && r->is_str)
+      facts.android_user_build = trak__diag_user_build(r->str);
+    else if (!strcmp(r->name, "tracing_started_ns") && !r->is_str)
+      facts.has_started = 1, facts.started_boot_ns = r->value;
+  }
+  return trak__trace_diagnostics_run(imp->trace_config, imp->trace_config_len, &facts,
+                                     &out->diagnostics, &out->n_diagnostics)
+             ? TRAK_ENOMEM
+             : 0;
+}
+
 int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t size,
                              trak_import_result *out) {
   memset(out, 0, sizeof *out);
@@ -101,6 +138,7 @@ int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t
     const trak_clock *c = &imp->clocks.v[i];
     out->clocks[out->n_clocks++] = (trak_clock_pairs){c->key, c->pairs.v, c->pairs.n};
   }
+  if (!rc) rc = diagnostics(imp, out);
   if (rc) trak__import_result_free(out);
   return rc;
 }
@@ -110,5 +148,6 @@ void trak__import_result_free(trak_import_result *r) {
   free(r->android_logs);
   free(r->metadata);
   free(r->clocks);
+  trak__trace_diagnostics_free(r->diagnostics, r->n_diagnostics);
   memset(r, 0, sizeof *r);
 }

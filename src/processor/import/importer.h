@@ -91,6 +91,10 @@ typedef struct trak_importer {
   TRAK_VEC(trak_traced_indexed) traced_buf; /* trace_stats.c: per-buffer figures, sparse */
   trak_map traced_buf_index;                /* (figure, buffer) -> index in traced_buf */
   struct trak_packet_state *packet_state;   /* metadata_packets.c: rare packets; NULL until one */
+  /* metadata_packets.c: the last TraceConfig's bytes (packet_state's), for the trace
+  ** diagnostics import_result.c runs; NULL: none */
+  const uint8_t *trace_config;
+  size_t trace_config_len;
   /* ftrace_generic.c: self-describing ftrace events' descriptors; NULL until one */
   struct trak_ftrace_generic *ftrace_generic;
   /* callstacks.c: interned callstack messages and the events' callstacks; NULL until a trace

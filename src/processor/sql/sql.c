@@ -57,7 +57,9 @@ static const char *const views_sql =
     "CREATE TABLE __intrinsic_trace_import_logs(id INTEGER PRIMARY KEY, trace_id BIGINT, "
     "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);"
     "CREATE TABLE android_logs(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, prio BIGINT, "
-    "  tag TEXT, msg TEXT);";
+    "  tag TEXT, msg TEXT);"
+    "CREATE TABLE __intrinsic_trace_diagnostics(id INTEGER PRIMARY KEY, key TEXT, title TEXT, "
+    "  description TEXT, remediation TEXT, confidence DOUBLE, trace_id BIGINT);";
 
 static const char *const table_names[] = {"slice",
                                           "instant",
@@ -180,6 +182,31 @@ static int fill_import_logs(trak_processor *p) {
   return rc;
 }
 
+/* The trace diagnostics the import found (import/trace_diagnostics.h), of trace 0. */
+static int fill_diagnostics(trak_processor *p) {
+  size_t n = p->result.n_diagnostics;
+  if (!n) return SQLITE_OK;
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_trace_diagnostics(id, key, title, "
+                              "description, remediation, confidence, trace_id) "
+                              "VALUES (?, ?, ?, ?, ?, ?, 0)",
+                              -1, &st, NULL);
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    const trak_diag_row *d = &p->result.diagnostics[i];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    sqlite3_bind_text(st, 2, d->key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, d->title, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, d->description, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, d->remediation, -1, SQLITE_STATIC);
+    sqlite3_bind_double(st, 6, d->confidence);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 /* android_logs: the log messages, in the timestamp order the import left them in. */
 static int fill_android_logs(trak_processor *p) {
   size_t n = p->result.n_android_logs;
@@ -230,6 +257,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = fill_stats(p);
   if (rc == SQLITE_OK) rc = fill_import_logs(p);
   if (rc == SQLITE_OK) rc = fill_android_logs(p);
+  if (rc == SQLITE_OK) rc = fill_diagnostics(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");

@@ -1,14 +1,43 @@
 /*
-** This file holds the SQL functions Perfetto users lean on: extract_arg(arg_set_id, key) and
+** This file holds the SQL functions Perfetto users lean on: extract_arg(arg_set_id, key),
+** to_ftrace(id) (an ftrace_event row as tracefs text, export/ftrace_text.h) and
 ** the table-valued functions ancestor_slice, descendant_slice (rows of `slice`) and
 ** directly_connected_flow, following_flow, preceding_flow (rows of `flow`). Each table-valued
 ** function computes a list of row ids and serves the base table's columns for them.
 */
+#include <stdio.h>
 #include <string.h>
 
+#include "processor/export/ftrace_text.h"
 #include "processor/processor_internal.h"
 #include "processor/tables/vtab.h"
 #include "processor/tables/vtab_tvf.h"
+
+/* ---- to_ftrace ------------------------------------------------------------------------- */
+
+static void to_ftrace(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  (void)argc;
+  trak_processor *p = sqlite3_user_data(ctx);
+  if (sqlite3_value_type(argv[0]) != SQLITE_INTEGER) {
+    sqlite3_result_error(ctx, "Usage: to_ftrace(id)", -1);
+    return;
+  }
+  sqlite3_int64 id = sqlite3_value_int64(argv[0]);
+  trak_textbuf b = {0};
+  trak_ftrace_text x;
+  trak__ftrace_text_init(&x, &p->tables, &b, 0);
+  /* Perfetto's to_ftrace reads no kernel version (v58.2: its SystemInfoTracker instance never
+  ** sees the trace's utsname), so prev_state bits and gfp_flags take the 4.4 layout */
+  x.major = x.minor = 0;
+  if (id < 0 || id > UINT32_MAX || trak__ftrace_line_write(&x, (uint32_t)id) < 0) {
+    char msg[80];
+    snprintf(msg, sizeof msg, "to_ftrace: Cannot serialize row id %u", (uint32_t)id);
+    sqlite3_result_error(ctx, msg, -1);
+  } else {
+    sqlite3_result_text(ctx, b.s, (int)b.len, SQLITE_TRANSIENT);
+  }
+  trak__textbuf_free(&b);
+}
 
 /* ---- lazily built indexes -------------------------------------------------------------- */
 
@@ -306,6 +335,9 @@ static const sqlite3_module tvf_module = {
 int trak__functions_register(trak_processor *p) {
   int rc = sqlite3_create_function(p->db, "extract_arg", 2, SQLITE_UTF8 | SQLITE_DETERMINISTIC, p,
                                    extract_arg, NULL, NULL);
+  if (rc == SQLITE_OK)
+    rc = sqlite3_create_function(p->db, "to_ftrace", 1, SQLITE_UTF8 | SQLITE_DETERMINISTIC, p,
+                                 to_ftrace, NULL, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < sizeof tvfs / sizeof *tvfs; i++) {
     tvf_aux *a = sqlite3_malloc(sizeof *a);
     if (!a) return SQLITE_NOMEM;

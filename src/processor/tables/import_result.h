@@ -1,10 +1,10 @@
 /*
 ** What an import leaves behind for queries besides the columnar tables: the rows of the stats
-** table, of _trace_import_logs, of android_logs and of the metadata table, and the clock
-** snapshots the clock functions convert with (as Perfetto keeps stats and metadata in its
-** storage). The importer fills it once, when the import is done (import/import_result.c); sql/
-** only reads it. Plain data and no functions, so the layers above import/ need no importer
-** header.
+** table, of _trace_import_logs, of android_logs, of the metadata table and of the trace
+** diagnostics, and the clock snapshots the clock functions convert with (as Perfetto keeps
+** stats and metadata in its storage). The importer fills it once, when the import is done
+** (import/import_result.c); sql/ only reads it. Plain data and no functions, so the layers
+** above import/ need no importer header.
 */
 #ifndef TRAK_PROCESSOR_TABLES_IMPORT_RESULT_H
 #define TRAK_PROCESSOR_TABLES_IMPORT_RESULT_H
@@ -61,6 +61,14 @@ typedef struct trak_meta_row {
   uint32_t machine; /* machine table row, for the scopes with a machine_id */
 } trak_meta_row;
 
+/* One row of __intrinsic_trace_diagnostics: a known-bad trace config setting (Perfetto's trace
+** diagnostics rules, import/trace_diagnostics.h). */
+typedef struct trak_diag_row {
+  const char *key, *title, *remediation; /* static */
+  char *description;                     /* malloc'ed, the row's */
+  double confidence;                     /* 0 .. 1 */
+} trak_diag_row;
+
 /* The same instant in a clock and in the trace clock (one ClockSnapshot's pair). */
 typedef struct trak_clock_pair {
   int64_t src, dst; /* the same instant in the source clock (ns) and in the trace clock (or in
@@ -85,6 +93,8 @@ typedef struct trak_import_result {
   size_t n_android_logs;
   trak_meta_row *metadata; /* in Perfetto's order; the strings are borrowed */
   size_t n_metadata;
+  trak_diag_row *diagnostics; /* in the order the rules found them */
+  size_t n_diagnostics;
   trak_clock_pairs *clocks; /* the pairs are borrowed */
   size_t n_clocks;
   uint32_t trace_clock; /* the clock id trace timestamps are in */

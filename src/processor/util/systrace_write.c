@@ -57,9 +57,10 @@ size_t trak__systrace_ts_format(int64_t ns, char out[32]) {
   return (size_t)n;
 }
 
-/* Writes the prefix with the task name as given (dashes as '_' when `underscores`). */
+/* Writes the prefix with the task name as given (dashes as '_' when `underscores`) and the
+** seconds text `secs`. */
 static void prefix(trak_textbuf *b, const char *task, int64_t tid, int64_t tgid, uint32_t cpu,
-                   int64_t ts, const char *event, int underscores) {
+                   const char *secs, const char *event, int underscores) {
   size_t n = strlen(task);
   if (n < 16) trak__textbuf_printf(b, "%*s", (int)(16 - n), "");
   size_t at = b->len;
@@ -67,8 +68,6 @@ static void prefix(trak_textbuf *b, const char *task, int64_t tid, int64_t tgid,
   if (underscores)
     for (size_t i = at; i < b->len; i++)
       if (b->s[i] == '-') b->s[i] = '_';
-  char secs[32];
-  trak__systrace_ts_format(ts < 0 ? 0 : ts, secs);
   trak__textbuf_printf(b, "-%-5" PRId64 " (", tid);
   if (tgid < 0)
     trak__textbuf_printf(b, "-----");
@@ -81,12 +80,26 @@ void trak__systrace_prefix_write(trak_textbuf *b, const char *task, int64_t tid,
                                  uint32_t cpu, int64_t ts, const char *event) {
   if (!task || !*task) task = "<...>";
   size_t start = b->len;
-  prefix(b, task, tid, tgid, cpu, ts, event, 0);
+  char secs[32];
+  trak__systrace_ts_format(ts < 0 ? 0 : ts, secs);
+  prefix(b, task, tid, tgid, cpu, secs, event, 0);
   trak_systrace_line l;
   size_t n = strlen(task), pad = n < 16 ? 16 - n : 0;
   if (trak__systrace_line_parse(b->s + start, b->len - start, &l) == 0 &&
       l.task.s == b->s + start + pad && l.task.len == n && l.pid == (uint32_t)tid)
     return;
   b->len = start;
-  prefix(b, task, tid, tgid, cpu, ts, event, 1);
+  prefix(b, task, tid, tgid, cpu, secs, event, 1);
+}
+
+void trak__ftrace_prefix_write(trak_textbuf *b, const char *task, int64_t tid, int64_t tgid,
+                               uint32_t cpu, int64_t ts, const char *event) {
+  if (tid == 0)
+    task = "<idle>";
+  else if (!task || !*task)
+    task = "<unknown>";
+  int64_t s = ts / 1000000000;
+  char secs[48];
+  snprintf(secs, sizeof secs, "%" PRId64 ".%06" PRId64, s, (ts - s * 1000000000) / 1000);
+  prefix(b, task, tid, tgid, cpu, secs, event, 1);
 }

@@ -43,4 +43,11 @@ size_t trak__systrace_ts_format(int64_t ns, char out[32]);
 void trak__systrace_prefix_write(trak_textbuf *b, const char *task, int64_t tid, int64_t tgid,
                                  uint32_t cpu, int64_t ts, const char *event);
 
+/* Appends the prefix of a line of Perfetto's to_ftrace(id) to b, up to and including "EVENT:":
+** as trak__systrace_prefix_write, but the task is "<idle>" for tid 0 and "<unknown>" when NULL
+** or empty, every '-' of it is written as '_', and the time has whole microseconds
+** ("SECONDS.UUUUUU", truncated). tgid < 0 is written "-----". */
+void trak__ftrace_prefix_write(trak_textbuf *b, const char *task, int64_t tid, int64_t tgid,
+                               uint32_t cpu, int64_t ts, const char *event);
+
 #endif /* TRAK_PROCESSOR_UTIL_SYSTRACE_WRITE_H */

@@ -360,6 +360,7 @@ static void trace_config(trak_importer *imp, trak_packet_state *m, trak_late_pac
   trak_pb_buf_free(&text);
   free(m->config);
   m->config = lp->data, m->config_len = lp->len;
+  imp->trace_config = m->config, imp->trace_config_len = m->config_len;
   lp->data = NULL;
 }
 
@@ -439,4 +440,5 @@ void trak__packet_state_free(trak_importer *imp) {
   free(m->config);
   free(m);
   imp->packet_state = NULL;
+  imp->trace_config = NULL, imp->trace_config_len = 0;
 }

@@ -1,0 +1,12 @@
+-- __intrinsic_trace_diagnostics: Perfetto's rules over the trace's TraceConfig, each finding a
+-- row, rule by rule over every data source: preserve_ftrace_buffer with tracing started over
+-- 5 minutes after boot; an ftrace buffer under 1 MB (confidence 0.9 at 64 KB, falling to 0.2
+-- towards 1 MB); a drain bandwidth (buffer_size_kb / drain_period_ms) under 5 MB/s; a drain
+-- period outside [100, 60000] ms; raw_syscalls without syscall_events; function graph, and
+-- workqueue_execute_start or sched_blocked_reason (the first of them listed), without
+-- symbolize_ksyms; ftrace and track_event sources on a DISCARD buffer of a trace written into a
+-- file every 2.5 s; heapprofd sampling under 100 KB; display video on a user build without
+-- frames. No ftrace data loss here, so the confidences follow the ramps (a lost_events bundle
+-- makes the buffer rules 0.9). The same as trace_processor_shell v58.2 (scripts/oracle_diff.sh),
+-- Perfetto's TraceDiagnostics cases together.
+SELECT id, key, title, description, remediation, confidence, trace_id FROM __intrinsic_trace_diagnostics ORDER BY id;
