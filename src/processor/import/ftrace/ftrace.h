@@ -27,6 +27,11 @@ typedef struct trak_importer trak_importer;
 ** then NULL). */
 #define TRAK_FTRACE_NO_FLAGS (-1)
 
+/* The string id of a comm (or any string) `s` of `len` bytes, as trak__strpool_intern gives it,
+** remembered for short strings: front-ends intern the comms of their sched events with it
+** (comm_ids.c). */
+uint32_t trak__ftrace_comm(trak_importer *imp, const uint8_t *s, size_t len);
+
 /* ---- scheduling ------------------------------------------------------------------------- */
 
 /* sched_switch on `cpu`: prev (the thread leaving the CPU) with its comm, priority and raw

@@ -593,6 +593,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   queues_free(f);
   trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);
+  trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->text);
   cpu_rows(imp);
@@ -616,6 +617,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->text);
   trak__lanes_free(f);
   trak__ftrace_sets_free(f);
+  trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->pending);
   trak_vec_free(f->in_sys_write);

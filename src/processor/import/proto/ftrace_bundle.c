@@ -293,43 +293,30 @@ static int64_t event_ts(trak_importer *imp, trak_sequence *seq, int64_t ts) {
   return ts;
 }
 
-/* The typed fields of event `ev`: decoded from its bytes, or those the decoding thread decoded
-** (`pre`, NULL: none). */
-static void typed_fields(trak_importer *imp, const trak_pb_field *ev, const trak_fpre_ev *pre,
-                         ev_fields *e) {
-  if (!pre) {
-    fields_read(imp, ev, e);
-    return;
-  }
-  e->has = pre->has;
-  for (int n = 1; n < 8; n++) {
-    if (!(pre->has >> n & 1)) continue;
-    int si = n == 1 ? 0 : n == 5 && ev->number == TRAK_PB_FtraceEvent_sched_switch ? 1 : -1;
-    e->f[n].wire_type = si < 0 ? TRAK_PB_WIRE_VARINT : TRAK_PB_WIRE_LEN;
-    e->f[n].value = si < 0 ? (uint64_t)pre->v[n] : 0;
-    e->f[n].data = si < 0 ? NULL : pre->s[si];
-    e->f[n].len = si < 0 ? 0 : pre->s_len[si];
-  }
+/* A comm field's string id (0: absent), through the comms' memo (import/ftrace/comm_ids.c). */
+static uint32_t comm(trak_importer *imp, const ev_fields *e, int n) {
+  return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN
+             ? trak__ftrace_comm(imp, e->f[n].data, e->f[n].len)
+             : 0;
 }
 
-/* A sched_switch (`pre`: as the decoding thread decoded it, NULL: from its bytes). */
+/* A sched_switch read from its bytes. */
 static void sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t flags,
-                         const trak_pb_field *ev, const trak_fpre_ev *pre) {
+                         const trak_pb_field *ev) {
   ev_fields e;
-  typed_fields(imp, ev, pre, &e);
-  trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                     (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
+  fields_read(imp, ev, &e);
+  trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), comm(imp, &e, 1),
+                     (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), comm(imp, &e, 5),
                      (int32_t)num(&e, 7));
 }
 
-/* A sched_waking: its generic row and the waking, one record (`pre` as for sched_switch). */
+/* A sched_waking read from its bytes: its generic row and the waking, one record. */
 static void sched_waking(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
-                         int64_t flags, uint32_t pid, const trak_pb_field *ev,
-                         const trak_fpre_ev *pre) {
+                         int64_t flags, uint32_t pid, const trak_pb_field *ev) {
   uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), &name, &ksyms);
   ev_fields e;
-  typed_fields(imp, ev, pre, &e);
-  trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
+  fields_read(imp, ev, &e);
+  trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), comm(imp, &e, 1),
                          (int32_t)num(&e, 3), (uint32_t)num(&e, 5), name, set, ksyms);
 }
 
@@ -352,10 +339,10 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   size_t n;      /* and their length */
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
-    sched_switch(imp, cpu, ts, flags, &ev, NULL);
+    sched_switch(imp, cpu, ts, flags, &ev);
     return;
   case TRAK_PB_FtraceEvent_sched_waking:
-    sched_waking(imp, seq, cpu, ts, flags, pid, &ev, NULL);
+    sched_waking(imp, seq, cpu, ts, flags, pid, &ev);
     return;
   case TRAK_PB_FtraceEvent_task_newtask:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
@@ -633,7 +620,7 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
   if (!ids) abort();
   for (size_t i = 0; i < cs.n_intern; i++)
-    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+    ids[i] = trak__ftrace_comm(imp, (const uint8_t *)cs.intern[i].s, cs.intern[i].len);
   /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
   int runs = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
   if (seq && runs && TRAK_UNLIKELY(imp->clock_cache_fast.key != TRAK_PB_BUILTIN_CLOCK_BOOTTIME))
@@ -752,6 +739,33 @@ void trak__ftrace_predecode_done(trak_fpre_set *set) {
     set->bundles.v[i].evs = set->evs.n ? set->evs.v + set->bundles.v[i].first : NULL;
 }
 
+/* A varint field of a plain event (0: absent), and a string field's id (si: its index in s). */
+static int64_t pre_num(const trak_fpre_ev *e, int n) {
+  return e->has >> n & 1 ? e->v[n] : 0;
+}
+static uint32_t pre_comm(trak_importer *imp, const trak_fpre_ev *e, int n, int si) {
+  return e->has >> n & 1 ? trak__ftrace_comm(imp, e->s[si], e->s_len[si]) : 0;
+}
+
+/* A plain sched_switch as the decoding thread decoded it: as sched_switch reads its bytes. */
+static void sched_switch_pre(trak_importer *imp, uint32_t cpu, int64_t ts, const trak_fpre_ev *e) {
+  trak__sched_switch(imp, cpu, ts, e->flags, (uint32_t)pre_num(e, 2), pre_comm(imp, e, 1, 0),
+                     (int32_t)pre_num(e, 3), pre_num(e, 4), (uint32_t)pre_num(e, 6),
+                     pre_comm(imp, e, 5, 1), (int32_t)pre_num(e, 7));
+}
+
+/* A plain sched_waking as the decoding thread decoded it: as sched_waking reads its bytes. */
+static void sched_waking_pre(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
+                             int64_t ts, const trak_fpre_ev *e) {
+  trak_pb_field ev = {0};
+  ev.number = TRAK_PB_FtraceEvent_sched_waking;
+  ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
+  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &name, &ksyms);
+  trak__sched_waking_raw(imp, cpu, ts, e->flags, e->pid, (uint32_t)pre_num(e, 2),
+                         pre_comm(imp, e, 1, 0), (int32_t)pre_num(e, 3), (uint32_t)pre_num(e, 5),
+                         name, set, ksyms);
+}
+
 /* A bundle as the decoding thread decoded it: what trak__ftrace_bundle does with its fields. */
 static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *b) {
   uint32_t cpu = b->cpu;
@@ -759,7 +773,6 @@ static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *
   trak__ftrace_bundle_cpu(imp, cpu);
   for (size_t i = 0; i < b->n; i++) {
     const trak_fpre_ev *e = &b->evs[i];
-    trak_pb_field ev = {0};
     switch (e->kind) {
     case TRAK_FPRE_EVENT:
       event(imp, seq, cpu, e->data, e->len);
@@ -771,14 +784,10 @@ static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *
       trak__ftrace_cpu_loss(imp, cpu);
       break;
     case TRAK_FPRE_SWITCH:
-      ev.number = TRAK_PB_FtraceEvent_sched_switch;
-      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-      sched_switch(imp, cpu, event_ts(imp, seq, e->ts), e->flags, &ev, e);
+      sched_switch_pre(imp, cpu, event_ts(imp, seq, e->ts), e);
       break;
     default: /* TRAK_FPRE_WAKING */
-      ev.number = TRAK_PB_FtraceEvent_sched_waking;
-      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-      sched_waking(imp, seq, cpu, event_ts(imp, seq, e->ts), e->flags, e->pid, &ev, e);
+      sched_waking_pre(imp, seq, cpu, event_ts(imp, seq, e->ts), e);
       break;
     }
   }
