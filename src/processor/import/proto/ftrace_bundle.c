@@ -673,7 +673,8 @@ static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fi
   return rc == 0 && ev->len <= UINT32_MAX;
 }
 
-/* One FtraceEvent field's entry: SWITCH or WAKING when plain, else EVENT (its bytes). */
+/* One FtraceEvent field's entry, written in place: SWITCH or WAKING when plain, else EVENT (its
+** bytes). */
 static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_fpre_ev *out) {
   trak_pb_decoder dec;
   trak_pb_field ev = {0};
@@ -682,13 +683,14 @@ static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_f
   out->kind = TRAK_FPRE_EVENT;
   out->data = f->data, out->len = (uint32_t)f->len;
   if (f->len > UINT32_MAX || !event_head(&dec, &out->ts, &out->pid, &out->flags, &ev)) return;
-  trak_fpre_ev typed = *out;
   if (ev.number == TRAK_PB_FtraceEvent_sched_switch &&
-      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, &typed))
-    *out = typed, out->kind = TRAK_FPRE_SWITCH;
+      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, out))
+    out->kind = TRAK_FPRE_SWITCH;
   else if (ev.number == TRAK_PB_FtraceEvent_sched_waking &&
-           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, &typed))
-    *out = typed, out->kind = TRAK_FPRE_WAKING;
+           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, out))
+    out->kind = TRAK_FPRE_WAKING;
+  else /* not plain: the event's own bytes again */
+    out->data = f->data, out->len = (uint32_t)f->len;
 }
 
 uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
@@ -698,34 +700,33 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;
-  trak_pb_decoder_init(&dec, b.data, b.len);
-  if (limit && dec.end <= limit) dec.limit = limit;
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
-    if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors &&
-        f.wire_type == TRAK_PB_WIRE_LEN)
-      return 0; /* descriptors change how later events read: the importer's thread reads it */
-  }
   size_t first = set->evs.n;
   trak_pb_decoder_init(&dec, b.data, b.len);
   if (limit && dec.end <= limit) dec.limit = limit;
   int rc;
+  /* One pass: the cpu (its last value, as the importer's thread takes it: it may follow the
+  ** events) and the events, each written where it stays. */
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    trak_fpre_ev e;
+    if (set->evs.n == set->evs.cap)
+      trak__grow((void **)&set->evs.v, &set->evs.cap, set->evs.n + 1, sizeof *set->evs.v);
+    trak_fpre_ev *e = &set->evs.v[set->evs.n];
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
     if (f.number == TRAK_PB_FtraceEventBundle_event && is_len)
-      predecode_event(limit, &f, &e);
+      predecode_event(limit, &f, e);
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len && f.len <= UINT32_MAX)
-      e.kind = TRAK_FPRE_COMPACT, e.data = f.data, e.len = (uint32_t)f.len;
+      e->kind = TRAK_FPRE_COMPACT, e->data = f.data, e->len = (uint32_t)f.len;
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
-      e.kind = TRAK_FPRE_LOST;
+      e->kind = TRAK_FPRE_LOST;
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len)
       break; /* a message past 4 GiB: the importer's thread reads the bundle */
+    else if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors && is_len)
+      break; /* descriptors change how events read: the importer's thread reads the bundle */
     else
       continue;
-    trak_vec_push(set->evs, e);
+    set->evs.n++;
   }
-  if (rc != 0) { /* malformed (or cut short): the importer's thread reads it and reports */
+  if (rc != 0) { /* malformed, cut short or left to the importer's thread, which reads it */
     set->evs.n = first;
     return 0;
   }
