@@ -612,9 +612,10 @@ static void compact_note(trak_importer *imp, const trak_compact_sched *cs) {
     trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, wk.ts);
 }
 
-/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum;
+** `counted` (NULL: none) its two kinds' counts as the decoding thread made them. */
 static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                    size_t len) {
+                    size_t len, const trak_compact_count *counted) {
   trak_compact_sched cs;
   if (trak__compact_sched_open(&cs, data, len)) abort();
   uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
@@ -625,7 +626,8 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   int runs = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
   if (seq && runs && TRAK_UNLIKELY(imp->clock_cache_fast.key != TRAK_PB_BUILTIN_CLOCK_BOOTTIME))
     compact_note(imp, &cs);
-  int bad = runs ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern) : -1;
+  int bad =
+      runs ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern, counted) : -1;
   if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
   if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -645,6 +647,23 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
 #define SWITCH_STRINGS (1u << 1 | 1u << 5)
 #define WAKING_FIELDS 0x3eu /* comm 1, pid, prio, success, target_cpu 5 */
 #define WAKING_STRINGS (1u << 1)
+
+/* A compact_sched field's entry: its bytes, and the counts of its events when its arrays are
+** plain (trak__compact_count, which reads only the message's bytes). */
+static void precount_compact(const trak_pb_field *f, trak_fpre_ev *out) {
+  out->kind = TRAK_FPRE_COMPACT, out->data = f->data, out->len = (uint32_t)f->len, out->has = 0;
+  trak_compact_sched cs;
+  trak_compact_count c[2];
+  if (trak__compact_sched_open(&cs, f->data, f->len)) return; /* out of memory: not counted */
+  if (trak__compact_count(&cs, 0, &c[0]) && trak__compact_count(&cs, 1, &c[1])) {
+    out->has = 1;
+    for (int k = 0; k < 2; k++) {
+      out->v[4 * k] = (int64_t)c[k].n, out->v[4 * k + 1] = c[k].first;
+      out->v[4 * k + 2] = c[k].last, out->v[4 * k + 3] = c[k].sorted;
+    }
+  }
+  trak__compact_sched_close(&cs);
+}
 
 /* Reads the typed event `ev` into `out` when it is plain; returns 0 when it is not. */
 static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fields,
@@ -715,7 +734,7 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
     if (f.number == TRAK_PB_FtraceEventBundle_event && is_len)
       predecode_event(limit, &f, e);
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len && f.len <= UINT32_MAX)
-      e->kind = TRAK_FPRE_COMPACT, e->data = f.data, e->len = (uint32_t)f.len;
+      precount_compact(&f, e);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       e->kind = TRAK_FPRE_LOST;
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len)
@@ -778,9 +797,14 @@ static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *
     case TRAK_FPRE_EVENT:
       event(imp, seq, cpu, e->data, e->len);
       break;
-    case TRAK_FPRE_COMPACT:
-      compact(imp, seq, cpu, e->data, e->len);
+    case TRAK_FPRE_COMPACT: {
+      trak_compact_count c[2];
+      for (int k = 0; k < 2; k++)
+        c[k] = (trak_compact_count){(size_t)e->v[4 * k], e->v[4 * k + 1], e->v[4 * k + 2],
+                                    (int)e->v[4 * k + 3]};
+      compact(imp, seq, cpu, e->data, e->len, e->has ? c : NULL);
       break;
+    }
     case TRAK_FPRE_LOST:
       trak__ftrace_cpu_loss(imp, cpu);
       break;
@@ -820,7 +844,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
     if (f.number == TRAK_PB_FtraceEventBundle_event && f.wire_type == TRAK_PB_WIRE_LEN)
       event(imp, seq, cpu, f.data, f.len);
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && f.wire_type == TRAK_PB_WIRE_LEN)
-      compact(imp, seq, cpu, f.data, f.len);
+      compact(imp, seq, cpu, f.data, f.len, NULL);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       trak__ftrace_cpu_loss(imp, cpu);
   }
