@@ -15,6 +15,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
@@ -130,6 +131,39 @@ static int64_t api_data_loss(trak_processor *p) {
 ** cpu 0; on cpu 1 a compact_sched bundle (its first switch only primes the CPU with the
 ** swapper; its waking of a, who is running, is spurious) flagged lost_events; FtraceStats at
 ** the start and end. */
+/* The comms' memo (comm_ids.c) gives the string pool's ids: strings of every length around its
+** word sizes, strings that differ only in their last byte or only inside, and more strings than
+** it has slots (so that slots are taken over), each asked twice. */
+static void test_comm_memo(void **state) {
+  (void)state;
+  trak_processor *p;
+  trak_error err = {0};
+  assert_int_equal(trak_processor_new(NULL, &p, &err), 0);
+  trak_importer *imp = p->imp;
+  const char *alphabet = "abcdefghijklmnopqrstuvwxyz";
+  char buf[32];
+  for (int round = 0; round < 2; round++) {
+    for (size_t len = 0; len <= 20; len++) {
+      memcpy(buf, alphabet, len);
+      uint32_t id = trak__ftrace_comm(imp, (const uint8_t *)buf, len);
+      assert_int_equal(id, trak__strpool_intern(&p->tables.strings, buf, len));
+      for (size_t i = 0; i < len; i++) { /* one byte changed, anywhere */
+        memcpy(buf, alphabet, len);
+        buf[i] = 'Z';
+        id = trak__ftrace_comm(imp, (const uint8_t *)buf, len);
+        assert_int_equal(id, trak__strpool_intern(&p->tables.strings, buf, len));
+        assert_string_equal(trak__str(&p->tables.strings, id), (buf[len] = 0, buf));
+      }
+    }
+    for (int t = 0; t < 5000; t++) {
+      int n = snprintf(buf, sizeof buf, "worker-%d", t);
+      uint32_t id = trak__ftrace_comm(imp, (const uint8_t *)buf, (size_t)n);
+      assert_int_equal(id, trak__strpool_intern(&p->tables.strings, buf, (size_t)n));
+    }
+  }
+  trak_processor_free(p);
+}
+
 static void test_proto_bundle(void **state) {
   trak_processor *p = sc_open_file("tests/data/linux/ftrace_bundle.pbtxt");
   sc_check c[] = {
@@ -205,6 +239,7 @@ int main(void) {
       cmocka_unit_test(test_thread_state),
       cmocka_unit_test(test_processes_and_raw),
       cmocka_unit_test(test_proto_bundle),
+      cmocka_unit_test(test_comm_memo),
       cmocka_unit_test(test_data_loss_is_a_flag),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -2,7 +2,8 @@
 ** Unit tests of src/processor/import/threads.c, thread and process identity in Perfetto's model,
 ** driven through its functions on a bare importer (no trace): the idle rows, a process made
 ** with its main thread, threads found by (pid, tid) and by tid alone, tid reuse, pid reuse
-** ending the old process's threads, machines with their own ids, and names by priority.
+** ending the old process's threads, machines with their own ids, names by priority, and the
+** memo of tid look-ups following every change.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -135,6 +136,44 @@ static void test_name_priorities(void **state) {
   assert_string_equal(thread_name(f, 0), "swapper");
 }
 
+/* The memo of look-ups by tid alone answers as the indexes do after each change that moves a
+** tid to another row: a thread ended, a tid reused, a pid reused, a machine switched, and tids
+** that share a memo slot (TRAK_TID_MEMO apart). */
+static void test_tid_memo_follows_changes(void **state) {
+  fixture *f = *state;
+  trak_importer *imp = &f->imp;
+  uint32_t a = trak__thread_for_tid(imp, 801, -1);
+  assert_int_equal(trak__thread_for_tid(imp, 801, -1), a); /* from the memo */
+  uint32_t b = trak__thread_for_tid(imp, 801 + TRAK_TID_MEMO, -1);
+  assert_int_not_equal(a, b);
+  assert_int_equal(trak__thread_for_tid(imp, 801, -1), a);
+  assert_int_equal(trak__thread_for_tid(imp, 801 + TRAK_TID_MEMO, -1), b);
+  /* ended: the tid finds a new row */
+  assert_int_equal(trak__thread_end(imp, 801, 10), a);
+  uint32_t a2 = trak__thread_for_tid(imp, 801, -1);
+  assert_int_not_equal(a2, a);
+  assert_int_equal(trak__thread_for_tid(imp, 801, -1), a2);
+  /* reused: the newest */
+  uint32_t a3 = trak__thread_start_new(imp, 801, 800);
+  assert_int_not_equal(a3, a2);
+  assert_int_equal(trak__thread_for_tid(imp, 801, -1), a3);
+  /* the pid reused: the old process's threads are no longer alive */
+  uint32_t w = trak__thread_for_tid(imp, 802, 800);
+  assert_int_equal(trak__thread_for_tid(imp, 802, -1), w);
+  trak__process_start_new(imp, 800);
+  uint32_t w2 = trak__thread_for_tid(imp, 802, -1);
+  assert_int_not_equal(w2, w);
+  assert_int_equal(f->tables.thread.upid[w2], TRAK_NULL_U32);
+  /* another machine has its own tids */
+  imp->packet_index = 1;
+  trak__machine_switch(imp, 1, 7);
+  uint32_t g = trak__thread_for_tid(imp, 802, -1);
+  assert_int_not_equal(g, w2);
+  assert_int_equal(trak__thread_for_tid(imp, 802, -1), g);
+  trak__machine_switch(imp, 0, 0);
+  assert_int_equal(trak__thread_for_tid(imp, 802, -1), w2);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_idle_rows, setup, teardown),
@@ -145,6 +184,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_machines, setup, teardown),
       cmocka_unit_test_setup_teardown(test_first_packet_names_host, setup, teardown),
       cmocka_unit_test_setup_teardown(test_name_priorities, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_tid_memo_follows_changes, setup, teardown),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

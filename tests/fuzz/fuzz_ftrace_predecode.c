@@ -3,14 +3,15 @@
 ** (trak__ftrace_predecode, src/processor/import/proto/ftrace_bundle.c): the input is one
 ** FtraceEventBundle, put in a TracePacket's ftrace_events and decoded as the decoding thread does.
 ** Every byte span it returns must lie inside the input, every entry be of a known kind, a
-** switch or waking hold only the fields a plain one may, and nothing may crash, leak or read out
-** of bounds.
+** switch or waking hold only the fields a plain one may, a compact_sched's counts be those
+** trak__compact_count gives, and nothing may crash, leak or read out of bounds.
 */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/import/proto/proto.h"
+#include "processor/util/compact_sched.h"
 #include "trak/protos.h"
 
 static void check_inside(const uint8_t *p, size_t len, const uint8_t *data, size_t size) {
@@ -46,9 +47,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       case TRAK_FPRE_LOST:
         break;
       case TRAK_FPRE_EVENT:
-      case TRAK_FPRE_COMPACT:
         check_inside(e->data, e->len, bundle, size);
         break;
+      case TRAK_FPRE_COMPACT: {
+        check_inside(e->data, e->len, bundle, size);
+        if (e->has > 1) abort();
+        trak_compact_sched cs;
+        trak_compact_count c[2];
+        if (!e->has || trak__compact_sched_open(&cs, e->data, e->len)) break;
+        if (!trak__compact_count(&cs, 0, &c[0]) || !trak__compact_count(&cs, 1, &c[1])) abort();
+        for (int k = 0; k < 2; k++)
+          if ((int64_t)c[k].n != e->v[4 * k] || c[k].first != e->v[4 * k + 1] ||
+              c[k].last != e->v[4 * k + 2] || c[k].sorted != e->v[4 * k + 3])
+            abort();
+        trak__compact_sched_close(&cs);
+        break;
+      }
       case TRAK_FPRE_SWITCH:
       case TRAK_FPRE_WAKING: {
         unsigned allowed = e->kind == TRAK_FPRE_SWITCH ? 0xfeu : 0x3eu;

@@ -19,9 +19,16 @@ static inline uint64_t id_key(uint32_t machine, int64_t id) {
   return (uint64_t)id ^ ((uint64_t)machine << 56);
 }
 
+/* Who a tid finds may have changed (a thread or process made or ended, a thread given a
+** process): the memo of trak__thread_for_tid's answers no longer holds. */
+static inline void changed(trak_importer *imp) {
+  imp->threads.gen++;
+}
+
 /* Every thread with a given tid, newest first: tid_index holds the newest utid, thread_prev
 ** links each to the one before it (TRAK_NULL_U32 ends the chain). */
 static uint32_t thread_new(trak_importer *imp, int64_t tid) {
+  changed(imp);
   uint32_t utid = trak__thread_add(imp->tables, tid);
   imp->tables->thread.machine_id[utid] = imp->threads.machine;
   int added;
@@ -75,6 +82,7 @@ static uint32_t process_get(trak_importer *imp, int64_t pid, int *made) {
       trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
   *made = added || *slot == TRAK_NULL_U32;
   if (!*made) return *slot;
+  changed(imp);
   uint32_t upid = trak__process_add(imp->tables, pid);
   imp->tables->process.machine_id[upid] = imp->threads.machine;
   *slot = upid;
@@ -99,6 +107,7 @@ uint32_t trak__process_start_new(trak_importer *imp, int64_t pid) {
       trak__map_put(&imp->threads.pid_index, id_key(imp->threads.machine, pid), 0, &added);
   /* The old process and its threads end: its pid no longer finds it (so its threads are no
   ** longer alive), and no thread with tid == pid survives, as the pid is the new main's. */
+  changed(imp);
   *slot = trak__process_add(imp->tables, pid);
   uint32_t upid = *slot;
   imp->tables->process.machine_id[upid] = imp->threads.machine;
@@ -185,6 +194,7 @@ static void pending_resolve(trak_importer *imp, uint32_t utid, uint32_t upid) {
         continue;
       }
       uint32_t other = a == u ? b : a;
+      changed(imp);
       t->thread.upid[other] = upid;
       t->thread.is_main[other] = t->thread.tid[other] == t->process.pid[upid];
       th->pending_threads.v[i] = th->pending_threads.v[--th->pending_threads.n];
@@ -198,10 +208,12 @@ void trak__threads_associate(trak_importer *imp, uint32_t a, uint32_t b) {
   trak_tables *t = imp->tables;
   uint32_t pa = t->thread.upid[a], pb = t->thread.upid[b];
   if (pa != TRAK_NULL_U32 && pb == TRAK_NULL_U32) {
+    changed(imp);
     t->thread.upid[b] = pa;
     t->thread.is_main[b] = t->thread.tid[b] == t->process.pid[pa];
     pending_resolve(imp, b, pa);
   } else if (pb != TRAK_NULL_U32 && pa == TRAK_NULL_U32) {
+    changed(imp);
     t->thread.upid[a] = pb;
     t->thread.is_main[a] = t->thread.tid[a] == t->process.pid[pb];
     pending_resolve(imp, a, pb);
@@ -223,16 +235,27 @@ void trak__process_parent_thread(trak_importer *imp, uint32_t upid, uint32_t par
     trak_vec_push(imp->threads.pending_parents, pair(parent_utid, upid));
 }
 
+/* trak__thread_for_tid(tid, -1): the memo's answer while nothing it depends on changed (the
+** kernel's events look the same few tids up again and again), else found (or made) and kept. */
+static uint32_t thread_for_tid_any(trak_importer *imp, int64_t tid) {
+  trak_threads *th = &imp->threads;
+  if (TRAK_UNLIKELY(!th->memo) && !(th->memo = calloc(TRAK_TID_MEMO, sizeof *th->memo))) abort();
+  trak_tid_memo *m = &th->memo[(uint64_t)tid & (TRAK_TID_MEMO - 1)];
+  if (m->gen == th->gen + 1 && m->tid == tid && m->machine == th->machine) return m->utid;
+  uint32_t utid = thread_find(imp, tid, -1);
+  if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
+  *m = (trak_tid_memo){th->gen + 1, tid, th->machine, utid};
+  return utid;
+}
+
 uint32_t trak__thread_for_tid(trak_importer *imp, int64_t tid, int64_t pid) {
-  if (pid < 0) {
-    uint32_t utid = thread_find(imp, tid, -1);
-    return utid != TRAK_NULL_U32 ? utid : thread_new(imp, tid);
-  }
+  if (pid < 0) return thread_for_tid_any(imp, tid);
   uint32_t upid = trak__process_for_pid(imp, pid);
   uint32_t utid = thread_find(imp, tid, pid);
   if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
   trak_tables *t = imp->tables;
   if (t->thread.upid[utid] == TRAK_NULL_U32) {
+    changed(imp);
     t->thread.upid[utid] = upid;
     t->thread.is_main[utid] = tid == pid;
   }
@@ -244,7 +267,10 @@ uint32_t trak__thread_in_process(trak_importer *imp, int64_t tid, uint32_t upid)
   trak_tables *t = imp->tables;
   uint32_t utid = thread_find(imp, tid, t->process.pid[upid]);
   if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
-  if (t->thread.upid[utid] == TRAK_NULL_U32) t->thread.upid[utid] = upid;
+  if (t->thread.upid[utid] == TRAK_NULL_U32) {
+    changed(imp);
+    t->thread.upid[utid] = upid;
+  }
   pending_resolve(imp, utid, t->thread.upid[utid]);
   return utid;
 }
@@ -256,6 +282,7 @@ uint32_t trak__thread_lookup(const trak_importer *imp, int64_t tid) {
 uint32_t trak__thread_end(trak_importer *imp, int64_t tid, int64_t ts) {
   uint32_t utid = thread_find(imp, tid, -1);
   if (utid == TRAK_NULL_U32) return utid;
+  changed(imp);
   trak_tables *t = imp->tables;
   t->thread.end_ts[utid] = ts;
   uint32_t *head = trak__map_get(&imp->threads.tid_index, id_key(imp->threads.machine, tid));
@@ -277,6 +304,7 @@ uint32_t trak__thread_start_new(trak_importer *imp, int64_t tid, int64_t pid) {
 
 /* The idle process and thread ("swapper", pid 0 / tid 0) of the current machine. */
 static void idle_rows(trak_importer *imp) {
+  changed(imp);
   trak_tables *t = imp->tables;
   uint32_t upid = trak__process_add(t, 0);
   uint32_t utid = trak__thread_add(t, 0);
@@ -387,6 +415,7 @@ static uint32_t remap_id(const uint32_t *map, uint32_t id) {
 }
 
 void trak__threads_json_order(trak_importer *imp) {
+  changed(imp); /* utids and upids are renumbered */
   trak_tables *t = imp->tables;
   size_t nt = t->thread.n, np = t->process.n;
   const trak_first_use none = {INT64_MAX, UINT64_MAX}, idle = {INT64_MIN, 0};
@@ -464,18 +493,14 @@ void trak__threads_json_order(trak_importer *imp) {
 
 /* Sets `name` on row `row` of a name column unless the row has a name of higher priority, or
 ** of the same priority from a later descriptor packet (Perfetto parses them in timestamp
-** order). The map holds the index of the row's (priority, timestamp) in imp->threads.name_marks. */
-static void set_name(trak_importer *imp, trak_map *marks, uint32_t *names, uint32_t row,
+** order). `marks` holds each row's (priority, timestamp); a row not named yet has {0,
+** INT64_MIN}, which any name replaces. */
+static void set_name(trak_importer *imp, trak_name_marks *marks, uint32_t *names, uint32_t row,
                      uint32_t name, uint32_t p) {
   if (!name) return;
-  int added;
-  uint32_t *slot = trak__map_put(marks, row, 0, &added);
-  if (added) {
-    trak_name_mark m = {p, INT64_MIN};
-    *slot = (uint32_t)imp->threads.name_marks.n;
-    trak_vec_push(imp->threads.name_marks, m);
-  }
-  trak_name_mark *m = &imp->threads.name_marks.v[*slot];
+  while (TRAK_UNLIKELY(marks->n <= row))
+    trak_vec_push(*marks, ((trak_name_mark){0, INT64_MIN}));
+  trak_name_mark *m = &marks->v[row];
   if (p < m->prio || (p == m->prio && imp->descriptor_ts < m->ts)) return;
   m->prio = p;
   m->ts = imp->descriptor_ts;
@@ -484,12 +509,12 @@ static void set_name(trak_importer *imp, trak_map *marks, uint32_t *names, uint3
 
 void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name,
                             trak_process_name_prio prio) {
-  set_name(imp, &imp->threads.process_name_prio, imp->tables->process.name, upid, name, prio);
+  set_name(imp, &imp->threads.process_marks, imp->tables->process.name, upid, name, prio);
 }
 
 void trak__thread_name_set(trak_importer *imp, uint32_t utid, uint32_t name,
                            trak_thread_name_prio prio) {
-  set_name(imp, &imp->threads.thread_name_prio, imp->tables->thread.name, utid, name, prio);
+  set_name(imp, &imp->threads.thread_marks, imp->tables->thread.name, utid, name, prio);
 }
 
 void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_t key,
@@ -542,11 +567,11 @@ void trak__process_args_flush(trak_importer *imp) {
 void trak__threads_free(trak_threads *th) {
   trak__map_free(&th->tid_index);
   trak__map_free(&th->pid_index);
-  trak__map_free(&th->process_name_prio);
-  trak__map_free(&th->thread_name_prio);
+  trak_vec_free(th->process_marks);
+  trak_vec_free(th->thread_marks);
+  free(th->memo);
   trak_vec_free(th->prev);
   trak_vec_free(th->first_use);
-  trak_vec_free(th->name_marks);
   trak_vec_free(th->process_args);
   trak_vec_free(th->pending_threads);
   trak_vec_free(th->pending_parents);

@@ -25,11 +25,21 @@ typedef struct trak_name_mark {
   int64_t ts;
 } trak_name_mark;
 
+typedef TRAK_VEC(trak_name_mark) trak_name_marks;
+
 /* The earliest event (timestamp, then file order) that names a thread (JSON traces). */
 typedef struct trak_first_use {
   int64_t ts;
   uint64_t index; /* UINT64_MAX: none */
 } trak_first_use;
+
+/* A remembered answer of trak__thread_for_tid(tid, -1) (threads.c): valid while `gen` is the
+** import's (every change to the tid and pid indexes or a thread's process makes a new one). */
+typedef struct trak_tid_memo {
+  uint64_t gen; /* 0: empty */
+  int64_t tid;
+  uint32_t machine, utid;
+} trak_tid_memo;
 
 /* The threads and processes of one import (threads.c owns them; imp->threads). */
 typedef struct trak_threads {
@@ -37,8 +47,10 @@ typedef struct trak_threads {
   TRAK_VEC(uint32_t) prev;       /* utid -> the previous utid with its tid */
   uint32_t machine;              /* machine table row of the packet being tokenized (0: host) */
   TRAK_VEC(trak_first_use) first_use;           /* JSON: utid -> its earliest event */
-  trak_map process_name_prio, thread_name_prio; /* upid / utid -> index in name_marks */
-  TRAK_VEC(trak_name_mark) name_marks;          /* priority and packet time of a row's name */
+  /* upid / utid -> what named the row ({0, INT64_MIN} for rows not named yet) */
+  trak_name_marks process_marks, thread_marks;
+  uint64_t gen;         /* counts changes to who a tid finds (threads.c) */
+  trak_tid_memo *memo;  /* TRAK_TID_MEMO entries by tid, made on first use */
   TRAK_VEC(trak_owner_arg) process_args;        /* process args collected, written at the end */
   trak_map
       tree_seen; /* upid, or utid | 1 << 32 -> 1 + index in tree_ts: the first tree naming it */
@@ -47,6 +59,9 @@ typedef struct trak_threads {
   ** process's parent thread (pairs of utid, utid / utid, upid). */
   TRAK_VEC(uint64_t) pending_threads, pending_parents;
 } trak_threads;
+
+/* Entries of trak_threads.memo (a power of two). */
+#define TRAK_TID_MEMO 1024
 
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
 /* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */

@@ -96,13 +96,15 @@ static void runs_push(trak_importer *imp, uint32_t cpu, const uint8_t *data, siz
 }
 
 int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const trak_compact_sched *cs,
-                             const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids) {
+                             const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids,
+                             const trak_compact_count *counted) {
   trak_ftrace *f = trak__ftrace_get(imp);
   /* a run counts its events in 32 bits: an event takes a byte of the message at least */
   if (f->compact_records || len > UINT32_MAX) return -1;
   run_count sw = {0, 0, 0, 1}, wk = {0, 0, 0, 1};
   trak_compact_count cs_sw, cs_wk;
-  if (trak__compact_count(cs, 0, &cs_sw) && trak__compact_count(cs, 1, &cs_wk)) {
+  if (counted) cs_sw = counted[0], cs_wk = counted[1];
+  if (counted || (trak__compact_count(cs, 0, &cs_sw) && trak__compact_count(cs, 1, &cs_wk))) {
     /* plain arrays (nearly every message): counted without decoding every field */
     sw = (run_count){(uint32_t)cs_sw.n, cs_sw.first, cs_sw.last, cs_sw.sorted};
     wk = (run_count){(uint32_t)cs_wk.n, cs_wk.first, cs_wk.last, cs_wk.sorted};

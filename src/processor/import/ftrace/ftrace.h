@@ -27,6 +27,11 @@ typedef struct trak_importer trak_importer;
 ** then NULL). */
 #define TRAK_FTRACE_NO_FLAGS (-1)
 
+/* The string id of a comm (or any string) `s` of `len` bytes, as trak__strpool_intern gives it,
+** remembered for short strings: front-ends intern the comms of their sched events with it
+** (comm_ids.c). */
+uint32_t trak__ftrace_comm(trak_importer *imp, const uint8_t *s, size_t len);
+
 /* ---- scheduling ------------------------------------------------------------------------- */
 
 /* sched_switch on `cpu`: prev (the thread leaving the CPU) with its comm, priority and raw
@@ -56,13 +61,16 @@ void trak__sched_waking_compact(trak_importer *imp, uint32_t cpu, int64_t ts, in
 ** timestamps already in the trace clock: its events queued as at most two runs (switches, then
 ** wakings) kept encoded and decoded when the queue is merged, into the very records that
 ** trak__sched_switch_compact and trak__sched_waking_compact, called for each event in turn,
-** would have queued (compact_runs.c). Returns 1 when the message has the parse errors Perfetto
+** would have queued (compact_runs.c); `counted` (NULL: counted here) its switches' and wakings'
+** trak__compact_count when both were plain. Returns 1 when the message has the parse errors Perfetto
 ** counts as compact_sched_has_parse_errors (the caller reports them), else 0; or -1, queueing
 ** nothing, when the runs are turned off (environment variable TRAK_FTRACE_COMPACT_RECORDS
 ** set: the caller queues each event itself). */
 struct trak_compact_sched;
+struct trak_compact_count;
 int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const struct trak_compact_sched *cs,
-                             const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids);
+                             const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids,
+                             const struct trak_compact_count *counted);
 
 /* sched_waking (and sched_wakeup / sched_wakeup_new, which Perfetto treats alike when they are
 ** the wakeup of the trace) run by thread `waker_tid` on `cpu`: wakee `pid` (named `comm`) becomes

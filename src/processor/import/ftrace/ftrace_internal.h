@@ -193,6 +193,7 @@ typedef struct trak_ftrace {
   uint32_t suspend_enter_cookie; /* suspend_resume.c: the suspend_enter slice's name */
   trak_clanes *lanes;            /* sets of lanes of async slices (async_lanes.c), or NULL */
   trak_fsets *sets;              /* sched rows' arg sets by value (ftrace_events.c), or NULL */
+  struct trak_fcomm *comms;      /* comms' string ids remembered (comm_ids.c), or NULL */
   trak_fsched *sched_sets;       /* the same in small tables (sched_sets.c), or NULL */
   uint8_t sched_sets_off;        /* TRAK_FTRACE_SCHED_SETS=0: the tests' path without them */
   trak_fgk *gk;                  /* generic kernel events' state (generic_kernel.c), or NULL */
@@ -212,6 +213,9 @@ typedef struct trak_ftrace {
   TRAK_VEC(uint32_t) call_names;     /* syscalls.c: by call number, its name's string id */
   uint32_t sys_write, sys_sigreturn; /* syscalls.c: the string ids of those two calls' names */
 } trak_ftrace;
+
+/* Frees the comms' memo (comm_ids.c). */
+void trak__ftrace_comms_free(trak_ftrace *f);
 
 /* Sorts the per-CPU stats rows by stat, then CPU (ftrace_stats.c). */
 void trak__ftrace_stats_sort(trak_importer *imp);

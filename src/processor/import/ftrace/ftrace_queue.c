@@ -610,6 +610,7 @@ void trak__ftrace_finish(trak_importer *imp) {
   trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);
   trak__generic_kernel_free(f);
+  trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->text);
   cpu_rows(imp);
@@ -633,6 +634,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->text);
   trak__lanes_free(f);
   trak__ftrace_sets_free(f);
+  trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);
   trak_vec_free(f->pending);
   trak_vec_free(f->in_sys_write);

@@ -293,43 +293,30 @@ static int64_t event_ts(trak_importer *imp, trak_sequence *seq, int64_t ts) {
   return ts;
 }
 
-/* The typed fields of event `ev`: decoded from its bytes, or those the decoding thread decoded
-** (`pre`, NULL: none). */
-static void typed_fields(trak_importer *imp, const trak_pb_field *ev, const trak_fpre_ev *pre,
-                         ev_fields *e) {
-  if (!pre) {
-    fields_read(imp, ev, e);
-    return;
-  }
-  e->has = pre->has;
-  for (int n = 1; n < 8; n++) {
-    if (!(pre->has >> n & 1)) continue;
-    int si = n == 1 ? 0 : n == 5 && ev->number == TRAK_PB_FtraceEvent_sched_switch ? 1 : -1;
-    e->f[n].wire_type = si < 0 ? TRAK_PB_WIRE_VARINT : TRAK_PB_WIRE_LEN;
-    e->f[n].value = si < 0 ? (uint64_t)pre->v[n] : 0;
-    e->f[n].data = si < 0 ? NULL : pre->s[si];
-    e->f[n].len = si < 0 ? 0 : pre->s_len[si];
-  }
+/* A comm field's string id (0: absent), through the comms' memo (import/ftrace/comm_ids.c). */
+static uint32_t comm(trak_importer *imp, const ev_fields *e, int n) {
+  return e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN
+             ? trak__ftrace_comm(imp, e->f[n].data, e->f[n].len)
+             : 0;
 }
 
-/* A sched_switch (`pre`: as the decoding thread decoded it, NULL: from its bytes). */
+/* A sched_switch read from its bytes. */
 static void sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t flags,
-                         const trak_pb_field *ev, const trak_fpre_ev *pre) {
+                         const trak_pb_field *ev) {
   ev_fields e;
-  typed_fields(imp, ev, pre, &e);
-  trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), str(imp, &e, 1),
-                     (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), str(imp, &e, 5),
+  fields_read(imp, ev, &e);
+  trak__sched_switch(imp, cpu, ts, flags, (uint32_t)num(&e, 2), comm(imp, &e, 1),
+                     (int32_t)num(&e, 3), num(&e, 4), (uint32_t)num(&e, 6), comm(imp, &e, 5),
                      (int32_t)num(&e, 7));
 }
 
-/* A sched_waking: its generic row and the waking, one record (`pre` as for sched_switch). */
+/* A sched_waking read from its bytes: its generic row and the waking, one record. */
 static void sched_waking(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
-                         int64_t flags, uint32_t pid, const trak_pb_field *ev,
-                         const trak_fpre_ev *pre) {
+                         int64_t flags, uint32_t pid, const trak_pb_field *ev) {
   uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), &name, &ksyms);
   ev_fields e;
-  typed_fields(imp, ev, pre, &e);
-  trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), str(imp, &e, 1),
+  fields_read(imp, ev, &e);
+  trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), comm(imp, &e, 1),
                          (int32_t)num(&e, 3), (uint32_t)num(&e, 5), name, set, ksyms);
 }
 
@@ -352,10 +339,10 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   size_t n;      /* and their length */
   switch (ev.number) {
   case TRAK_PB_FtraceEvent_sched_switch:
-    sched_switch(imp, cpu, ts, flags, &ev, NULL);
+    sched_switch(imp, cpu, ts, flags, &ev);
     return;
   case TRAK_PB_FtraceEvent_sched_waking:
-    sched_waking(imp, seq, cpu, ts, flags, pid, &ev, NULL);
+    sched_waking(imp, seq, cpu, ts, flags, pid, &ev);
     return;
   case TRAK_PB_FtraceEvent_task_newtask:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
@@ -625,20 +612,22 @@ static void compact_note(trak_importer *imp, const trak_compact_sched *cs) {
     trak__clock_cache_note(imp, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, wk.ts);
 }
 
-/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum. */
+/* compact_sched of the bundle of `cpu`: switches then wakings, each timestamp a running sum;
+** `counted` (NULL: none) its two kinds' counts as the decoding thread made them. */
 static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const uint8_t *data,
-                    size_t len) {
+                    size_t len, const trak_compact_count *counted) {
   trak_compact_sched cs;
   if (trak__compact_sched_open(&cs, data, len)) abort();
   uint32_t *ids = calloc(cs.n_intern ? cs.n_intern : 1, sizeof *ids);
   if (!ids) abort();
   for (size_t i = 0; i < cs.n_intern; i++)
-    ids[i] = trak__strpool_intern(&imp->tables->strings, cs.intern[i].s, cs.intern[i].len);
+    ids[i] = trak__ftrace_comm(imp, (const uint8_t *)cs.intern[i].s, cs.intern[i].len);
   /* In the trace clock already (it is BOOTTIME), the events stay encoded until the merge. */
   int runs = !seq || imp->trace_clock == TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
   if (seq && runs && TRAK_UNLIKELY(imp->clock_cache_fast.key != TRAK_PB_BUILTIN_CLOCK_BOOTTIME))
     compact_note(imp, &cs);
-  int bad = runs ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern) : -1;
+  int bad =
+      runs ? trak__sched_compact_runs(imp, cpu, &cs, data, len, ids, cs.n_intern, counted) : -1;
   if (bad < 0) bad = compact_records(imp, seq, cpu, &cs, ids);
   if (bad)
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_HAS_PARSE_ERRORS,
@@ -658,6 +647,23 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
 #define SWITCH_STRINGS (1u << 1 | 1u << 5)
 #define WAKING_FIELDS 0x3eu /* comm 1, pid, prio, success, target_cpu 5 */
 #define WAKING_STRINGS (1u << 1)
+
+/* A compact_sched field's entry: its bytes, and the counts of its events when its arrays are
+** plain (trak__compact_count, which reads only the message's bytes). */
+static void precount_compact(const trak_pb_field *f, trak_fpre_ev *out) {
+  out->kind = TRAK_FPRE_COMPACT, out->data = f->data, out->len = (uint32_t)f->len, out->has = 0;
+  trak_compact_sched cs;
+  trak_compact_count c[2];
+  if (trak__compact_sched_open(&cs, f->data, f->len)) return; /* out of memory: not counted */
+  if (trak__compact_count(&cs, 0, &c[0]) && trak__compact_count(&cs, 1, &c[1])) {
+    out->has = 1;
+    for (int k = 0; k < 2; k++) {
+      out->v[4 * k] = (int64_t)c[k].n, out->v[4 * k + 1] = c[k].first;
+      out->v[4 * k + 2] = c[k].last, out->v[4 * k + 3] = c[k].sorted;
+    }
+  }
+  trak__compact_sched_close(&cs);
+}
 
 /* Reads the typed event `ev` into `out` when it is plain; returns 0 when it is not. */
 static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fields,
@@ -686,7 +692,8 @@ static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fi
   return rc == 0 && ev->len <= UINT32_MAX;
 }
 
-/* One FtraceEvent field's entry: SWITCH or WAKING when plain, else EVENT (its bytes). */
+/* One FtraceEvent field's entry, written in place: SWITCH or WAKING when plain, else EVENT (its
+** bytes). */
 static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_fpre_ev *out) {
   trak_pb_decoder dec;
   trak_pb_field ev = {0};
@@ -695,13 +702,14 @@ static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_f
   out->kind = TRAK_FPRE_EVENT;
   out->data = f->data, out->len = (uint32_t)f->len;
   if (f->len > UINT32_MAX || !event_head(&dec, &out->ts, &out->pid, &out->flags, &ev)) return;
-  trak_fpre_ev typed = *out;
   if (ev.number == TRAK_PB_FtraceEvent_sched_switch &&
-      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, &typed))
-    *out = typed, out->kind = TRAK_FPRE_SWITCH;
+      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, out))
+    out->kind = TRAK_FPRE_SWITCH;
   else if (ev.number == TRAK_PB_FtraceEvent_sched_waking &&
-           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, &typed))
-    *out = typed, out->kind = TRAK_FPRE_WAKING;
+           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, out))
+    out->kind = TRAK_FPRE_WAKING;
+  else /* not plain: the event's own bytes again */
+    out->data = f->data, out->len = (uint32_t)f->len;
 }
 
 uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
@@ -711,34 +719,33 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;
-  trak_pb_decoder_init(&dec, b.data, b.len);
-  if (limit && dec.end <= limit) dec.limit = limit;
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
-    if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors &&
-        f.wire_type == TRAK_PB_WIRE_LEN)
-      return 0; /* descriptors change how later events read: the importer's thread reads it */
-  }
   size_t first = set->evs.n;
   trak_pb_decoder_init(&dec, b.data, b.len);
   if (limit && dec.end <= limit) dec.limit = limit;
   int rc;
+  /* One pass: the cpu (its last value, as the importer's thread takes it: it may follow the
+  ** events) and the events, each written where it stays. */
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    trak_fpre_ev e;
+    if (set->evs.n == set->evs.cap)
+      trak__grow((void **)&set->evs.v, &set->evs.cap, set->evs.n + 1, sizeof *set->evs.v);
+    trak_fpre_ev *e = &set->evs.v[set->evs.n];
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
     if (f.number == TRAK_PB_FtraceEventBundle_event && is_len)
-      predecode_event(limit, &f, &e);
+      predecode_event(limit, &f, e);
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len && f.len <= UINT32_MAX)
-      e.kind = TRAK_FPRE_COMPACT, e.data = f.data, e.len = (uint32_t)f.len;
+      precount_compact(&f, e);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
-      e.kind = TRAK_FPRE_LOST;
+      e->kind = TRAK_FPRE_LOST;
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len)
       break; /* a message past 4 GiB: the importer's thread reads the bundle */
+    else if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors && is_len)
+      break; /* descriptors change how events read: the importer's thread reads the bundle */
     else
       continue;
-    trak_vec_push(set->evs, e);
+    set->evs.n++;
   }
-  if (rc != 0) { /* malformed (or cut short): the importer's thread reads it and reports */
+  if (rc != 0) { /* malformed, cut short or left to the importer's thread, which reads it */
     set->evs.n = first;
     return 0;
   }
@@ -752,6 +759,33 @@ void trak__ftrace_predecode_done(trak_fpre_set *set) {
     set->bundles.v[i].evs = set->evs.n ? set->evs.v + set->bundles.v[i].first : NULL;
 }
 
+/* A varint field of a plain event (0: absent), and a string field's id (si: its index in s). */
+static int64_t pre_num(const trak_fpre_ev *e, int n) {
+  return e->has >> n & 1 ? e->v[n] : 0;
+}
+static uint32_t pre_comm(trak_importer *imp, const trak_fpre_ev *e, int n, int si) {
+  return e->has >> n & 1 ? trak__ftrace_comm(imp, e->s[si], e->s_len[si]) : 0;
+}
+
+/* A plain sched_switch as the decoding thread decoded it: as sched_switch reads its bytes. */
+static void sched_switch_pre(trak_importer *imp, uint32_t cpu, int64_t ts, const trak_fpre_ev *e) {
+  trak__sched_switch(imp, cpu, ts, e->flags, (uint32_t)pre_num(e, 2), pre_comm(imp, e, 1, 0),
+                     (int32_t)pre_num(e, 3), pre_num(e, 4), (uint32_t)pre_num(e, 6),
+                     pre_comm(imp, e, 5, 1), (int32_t)pre_num(e, 7));
+}
+
+/* A plain sched_waking as the decoding thread decoded it: as sched_waking reads its bytes. */
+static void sched_waking_pre(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
+                             int64_t ts, const trak_fpre_ev *e) {
+  trak_pb_field ev = {0};
+  ev.number = TRAK_PB_FtraceEvent_sched_waking;
+  ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
+  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &name, &ksyms);
+  trak__sched_waking_raw(imp, cpu, ts, e->flags, e->pid, (uint32_t)pre_num(e, 2),
+                         pre_comm(imp, e, 1, 0), (int32_t)pre_num(e, 3), (uint32_t)pre_num(e, 5),
+                         name, set, ksyms);
+}
+
 /* A bundle as the decoding thread decoded it: what trak__ftrace_bundle does with its fields. */
 static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *b) {
   uint32_t cpu = b->cpu;
@@ -759,26 +793,26 @@ static void bundle_pre(trak_importer *imp, trak_sequence *seq, const trak_fpre *
   trak__ftrace_bundle_cpu(imp, cpu);
   for (size_t i = 0; i < b->n; i++) {
     const trak_fpre_ev *e = &b->evs[i];
-    trak_pb_field ev = {0};
     switch (e->kind) {
     case TRAK_FPRE_EVENT:
       event(imp, seq, cpu, e->data, e->len);
       break;
-    case TRAK_FPRE_COMPACT:
-      compact(imp, seq, cpu, e->data, e->len);
+    case TRAK_FPRE_COMPACT: {
+      trak_compact_count c[2];
+      for (int k = 0; k < 2; k++)
+        c[k] = (trak_compact_count){(size_t)e->v[4 * k], e->v[4 * k + 1], e->v[4 * k + 2],
+                                    (int)e->v[4 * k + 3]};
+      compact(imp, seq, cpu, e->data, e->len, e->has ? c : NULL);
       break;
+    }
     case TRAK_FPRE_LOST:
       trak__ftrace_cpu_loss(imp, cpu);
       break;
     case TRAK_FPRE_SWITCH:
-      ev.number = TRAK_PB_FtraceEvent_sched_switch;
-      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-      sched_switch(imp, cpu, event_ts(imp, seq, e->ts), e->flags, &ev, e);
+      sched_switch_pre(imp, cpu, event_ts(imp, seq, e->ts), e);
       break;
     default: /* TRAK_FPRE_WAKING */
-      ev.number = TRAK_PB_FtraceEvent_sched_waking;
-      ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-      sched_waking(imp, seq, cpu, event_ts(imp, seq, e->ts), e->flags, e->pid, &ev, e);
+      sched_waking_pre(imp, seq, cpu, event_ts(imp, seq, e->ts), e);
       break;
     }
   }
@@ -810,7 +844,7 @@ void trak__ftrace_bundle(trak_importer *imp, trak_sequence *seq, const uint8_t *
     if (f.number == TRAK_PB_FtraceEventBundle_event && f.wire_type == TRAK_PB_WIRE_LEN)
       event(imp, seq, cpu, f.data, f.len);
     else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && f.wire_type == TRAK_PB_WIRE_LEN)
-      compact(imp, seq, cpu, f.data, f.len);
+      compact(imp, seq, cpu, f.data, f.len, NULL);
     else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
       trak__ftrace_cpu_loss(imp, cpu);
   }

@@ -285,7 +285,9 @@ typedef struct trak_fpre_ev {
   /* TRAK_FPRE_*: EVENT (an FtraceEvent read from data, len), COMPACT (compact_sched's data,
   ** len), LOST (lost_events), SWITCH or WAKING */
   uint8_t kind;
-  uint16_t has; /* SWITCH, WAKING: bit n set when the event's field n is there */
+  uint16_t has; /* SWITCH, WAKING: bit n set when the event's field n is there; COMPACT: 1 when
+                ** its arrays are plain and counted (v: the switches' trak_compact_count as n,
+                ** first, last, sorted, then the wakings') */
   uint32_t pid; /* SWITCH, WAKING: the FtraceEvent's */
   uint32_t len; /* EVENT, COMPACT: the field's bytes; SWITCH, WAKING: the typed event's */
   const uint8_t *data;
