@@ -183,6 +183,18 @@ static inline void trak__dec_init(const trak_importer *imp, trak_pb_decoder *dec
   if (imp->limit && data >= imp->base && dec->end <= imp->limit) dec->limit = imp->limit;
 }
 
+/* The value of the last varint field `number` of the message [data, data + len), or `dflt` when
+** it has none (malformed bytes end the search). */
+static inline uint64_t trak__dec_varint(const trak_importer *imp, const uint8_t *data, size_t len,
+                                        uint32_t number, uint64_t dflt) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == number && f.wire_type == TRAK_PB_WIRE_VARINT) dflt = f.value;
+  return dflt;
+}
+
 /* The order of JSON records with the same timestamp once the trace has an X event (as
 ** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by
 ** duration, longest first, then everything else; file order within a key. */

@@ -93,13 +93,8 @@ void trak__battery_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_
 
 void trak__initial_display_state_packet(trak_importer *imp, trak_packet_ctx *ctx,
                                         const uint8_t *data, size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  int64_t state = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_InitialDisplayState_display_state && f.wire_type == TRAK_PB_WIRE_VARINT)
-      state = (int32_t)f.value;
+  int64_t state =
+      (int32_t)trak__dec_varint(imp, data, len, TRAK_PB_InitialDisplayState_display_state, 0);
   uint32_t track =
       trak__system_counter_track(imp, TRAK_TK_SCREEN_STATE, TRAK_NULL_U32, 0, 0,
                                  trak__strpool_intern(&imp->tables->strings, "ScreenState", 11));

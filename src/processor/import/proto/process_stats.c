@@ -111,11 +111,7 @@ static void thread(trak_importer *imp, int64_t pid, const uint8_t *data, size_t 
 static void process(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  int64_t pid = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_ProcessStats_Process_pid && f.wire_type == TRAK_PB_WIRE_VARINT)
-      pid = (uint32_t)f.value;
+  int64_t pid = (uint32_t)trak__dec_varint(imp, data, len, TRAK_PB_ProcessStats_Process_pid, 0);
   uint32_t upid = TRAK_NULL_U32;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
