@@ -20,7 +20,7 @@ ZERO=$(printf '"count(*)"\n0')
 COUNTERS="select ts, value from counter order by 1, 2"
 FLOWS="select so.ts, so.name, si.ts, si.name from flow f join slice so on so.id = f.slice_out
        join slice si on si.id = f.slice_in order by 1, 2, 3, 4"
-TEXT_LOSSY="ftrace_syscalls.pbtxt ftrace_thread_slices.pbtxt"
+TEXT_LOSSY="ftrace_syscalls.pbtxt ftrace_thread_slices.pbtxt ftrace_event_kinds.pbtxt"
 n=0
 for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/json_*.json; do
   out=$TMP/rt.json
@@ -36,7 +36,8 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/js
   slices=$SLICES
   [ "$(q "$trace" "$OVERLAPS")" = "$ZERO" ] || slices=$SLICES_NO_DEPTH
   # Slices made of kernel events that systrace text does not model (syscalls and signals,
-  # as in Perfetto; workqueue_* not yet: docs/processor.md) stay ftrace_event rows only.
+  # as in Perfetto; workqueue_* not yet: docs/processor.md; mark_victim's mem.oom_kill on a
+  # thread track whose atrace slices the text makes again) stay ftrace_event rows only.
   case " $TEXT_LOSSY " in *" $name "*) slices="$slices limit 0" ;; esac
   # The ScreenState track's atrace values come back from the systrace text; the value of an
   # InitialDisplayState packet on it has no JSON form.

@@ -250,6 +250,10 @@ void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
 ** applied in timestamp order. */
 void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t type,
                   uint32_t name);
+/* A mark_victim event on `cpu`: the OOM killer chose thread `tid`, a zero-length slice
+** "mem.oom_kill" on that thread's track, as Perfetto's parser makes it. Queued and applied in
+** timestamp order. */
+void trak__oom_victim(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid);
 
 /* raw_syscalls' sys_enter of call `id` by thread `tid` on `cpu` (`data`, `len`: the event's
 ** bytes, for its args): a slice named by the call begins on the thread's track (an instant for

@@ -3,7 +3,8 @@
 ** track: signal_generate and signal_deliver as instants (arg signal.sig) on the track of the
 ** thread signalled or receiving, workqueue_execute_start/end as slices of category "workqueue"
 ** named by the work's function (arg cpu) on the worker's track, kprobe_event's slices and
-** instants on its writer's track; and the queue of such slices for other files (vmscan.c).
+** instants on its writer's track, mark_victim's "mem.oom_kill" instant on the victim's track;
+** and the queue of such slices for other files (vmscan.c).
 */
 
 #include "processor/import/ftrace/ftrace_internal.h"
@@ -46,6 +47,10 @@ void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, in
   /* KprobeEvent.KprobeType: BEGIN 1, END 2, INSTANT 3 (UNKNOWN 0 makes nothing) */
   static const uint32_t ev[] = {0, TRAK_EV_BEGIN, TRAK_EV_END, TRAK_EV_INSTANT};
   if (type >= 1 && type <= 3) push(imp, cpu, ts, tid, ev[type], name, 0, ARG_NONE, 0);
+}
+
+void trak__oom_victim(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid) {
+  push(imp, cpu, ts, tid, TRAK_EV_INSTANT, trak__ftrace_str(imp, "mem.oom_kill"), 0, ARG_NONE, 0);
 }
 
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r) {

@@ -414,6 +414,11 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                                                     s, n),
                          ts, (double)(uint64_t)num(&e, TRAK_PB_ClockSetRateFtraceEvent_state));
     return;
+  case TRAK_PB_FtraceEvent_mark_victim: /* the OOM killer's victim: an instant on its thread */
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    trak__oom_victim(imp, cpu, ts, (uint32_t)num(&e, TRAK_PB_MarkVictimFtraceEvent_pid));
+    return;
   case TRAK_PB_FtraceEvent_kprobe_event:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
