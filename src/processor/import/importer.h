@@ -175,12 +175,19 @@ int trak__import_threads(uint64_t size);
 
 /* ---- inline fast paths that read more than one part ---------------------------------- */
 
-/* Starts a decoder over [data, data + len), which lies in the buffer being tokenized: the
-** decoder may then read ahead up to that buffer's end (its fast path needs 16 bytes). */
+/* Starts a decoder over [data, data + len); when that lies in the buffer [base, limit) (limit
+** NULL: no buffer), the decoder may read ahead up to the buffer's end (its fast path needs 16
+** bytes). The decoding thread's form: it has no importer. */
+static inline void trak__dec_init_in(trak_pb_decoder *dec, const uint8_t *data, size_t len,
+                                     const uint8_t *base, const uint8_t *limit) {
+  trak_pb_decoder_init(dec, data, len);
+  if (limit && data >= base && dec->end <= limit) dec->limit = limit;
+}
+
+/* trak__dec_init_in within the buffer being tokenized. */
 static inline void trak__dec_init(const trak_importer *imp, trak_pb_decoder *dec,
                                   const uint8_t *data, size_t len) {
-  trak_pb_decoder_init(dec, data, len);
-  if (imp->limit && data >= imp->base && dec->end <= imp->limit) dec->limit = imp->limit;
+  trak__dec_init_in(dec, data, len, imp->base, imp->limit);
 }
 
 /* The value of the last varint field `number` of the message [data, data + len), or `dflt` when

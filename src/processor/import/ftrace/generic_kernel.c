@@ -29,12 +29,16 @@ typedef struct gk_cpu {
 struct trak_fgk {
   TRAK_VEC(gk_cpu) cpus;     /* by CPU number */
   TRAK_VEC(uint32_t) hanging; /* by utid: its slice closed by another task's start (row + 1) */
-  uint32_t names[GK_STATES];  /* string ids of state_names, 0 until first used */
+  uint32_t names[GK_STATES];  /* string ids of state_names */
 };
 
+/* The state of generic kernel events, made with the state names' string ids on first use. */
 static trak_fgk *gk_get(trak_importer *imp) {
   trak_ftrace *f = trak__ftrace_get(imp);
-  if (!f->gk && !(f->gk = calloc(1, sizeof *f->gk))) abort();
+  if (f->gk) return f->gk;
+  if (!(f->gk = calloc(1, sizeof *f->gk))) abort();
+  for (uint32_t s = 0; s < GK_STATES; s++) /* task_utid compares with these */
+    f->gk->names[s] = trak__ftrace_str(imp, state_names[s]);
   return f->gk;
 }
 
@@ -44,11 +48,6 @@ void trak__generic_kernel_free(trak_ftrace *f) {
   trak_vec_free(f->gk->hanging);
   free(f->gk);
   f->gk = NULL;
-}
-
-static uint32_t state_name(trak_importer *imp, trak_fgk *g, uint32_t state) {
-  if (!g->names[state]) g->names[state] = trak__ftrace_str(imp, state_names[state]);
-  return g->names[state];
 }
 
 static gk_cpu *gk_cpu_get(trak_fgk *g, uint32_t cpu) {
@@ -321,8 +320,6 @@ static int sched_switch(trak_importer *imp, trak_fgk *g, const trak_fq_rec *r, u
 
 void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r) {
   trak_fgk *g = gk_get(imp);
-  for (uint32_t s = 0; s < GK_STATES; s++) /* task_utid compares with these */
-    state_name(imp, g, s);
   uint32_t utid = task_utid(imp, g, r);
   if (utid == TRAK_NULL_U32) return;
   uint32_t state = g->names[r->a];

@@ -120,8 +120,7 @@ static inline __attribute__((always_inline)) int decode_fields(const uint8_t *ba
                                                                packet_fields *pf) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
-  if (limit && data >= base && dec.end <= limit) dec.limit = limit;
+  trak__dec_init_in(&dec, data, len, base, limit);
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;

@@ -256,20 +256,23 @@ static inline int predecode_fast(const uint8_t *data, const uint8_t *end, const 
   return 1;
 }
 
-int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
-                                size_t len, trak_te_pre *pre) {
+/* No field taken yet. */
+static void pre_clear(trak_te_pre *pre) {
   pre->has_type = pre->has_track = pre->has_name_iid = pre->has_name = 0;
   pre->n_cat_iids = pre->n_annos = pre->has_value = 0;
+}
+
+int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
+                                size_t len, trak_te_pre *pre) {
+  pre_clear(pre);
   if (limit && data >= base && data + len <= limit) {
     int fast = predecode_fast(data, data + len, limit, pre);
     if (fast >= 0) return fast;
-    pre->has_type = pre->has_track = pre->has_name_iid = pre->has_name = 0;
-    pre->n_cat_iids = pre->n_annos = pre->has_value = 0;
+    pre_clear(pre); /* the fast path gave up part way */
   }
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_pb_decoder_init(&dec, data, len);
-  if (limit && data >= base && dec.end <= limit) dec.limit = limit;
+  trak__dec_init_in(&dec, data, len, base, limit);
   int rc;
   /* decode_event's assignments, for the fields and wire types taken here; anything else: 0 */
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
