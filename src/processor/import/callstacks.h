@@ -15,6 +15,9 @@ typedef struct trak_importer trak_importer;
 ** ids are Perfetto's) in __intrinsic_track_event_callstacks. Can't fail. */
 void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice)
     __attribute__((cold));
+/* Parsing: the leaf callsite of callstack `index`, its frames, mappings, callsites and symbols
+** interned now (in Perfetto's order when called in parse order). Can't fail. */
+uint32_t trak__callstack_callsite(trak_importer *imp, uint32_t index);
 /* Frees imp->callstacks (NULL is fine). */
 void trak__callstacks_free(trak_importer *imp);
 

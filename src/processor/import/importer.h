@@ -100,6 +100,8 @@ typedef struct trak_importer {
   /* callstacks.c: interned callstack messages and the events' callstacks; NULL until a trace
   ** has one */
   struct trak_callstacks *callstacks;
+  /* stack_samples.c: StreamingProfilePacket samples until their rows; NULL until one */
+  struct trak_stack_samples *stack_samples;
   TRAK_VEC(trak_source_loc) source_locs; /* typed_args.c: interned SourceLocations; [0] unused */
   /* typed_args.c: TrackEvent, ChromeTrackEvent (its extensions) and DebugAnnotation in the
   ** schema, found on first use. */

@@ -339,6 +339,26 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "a state after dead, running twice, two changes at one time): the event is dropped, "
          "or its state row begins where the other's does.",
          1},
+    [TRAK_STAT_STREAMING_PROFILE_INVALID_TS] =
+        {"streaming_profile_invalid_timestamp", TRAK_SEVERITY_ERROR,
+         "StreamingProfilePackets whose sequence time went negative (or saturated there): the "
+         "rest of the packet's samples are dropped.",
+         1},
+    [TRAK_STAT_STACKPROFILE_PARSER_ERROR] = {"stackprofile_parser_error", TRAK_SEVERITY_ERROR,
+                                             "CPU profile samples whose callstack could not be "
+                                             "resolved, or with more callstacks than "
+                                             "timestamps: no sample row.",
+                                             0},
+    [TRAK_STAT_STACKPROFILE_INVALID_CALLSTACK] = {"stackprofile_invalid_callstack_id",
+                                                  TRAK_SEVERITY_ERROR,
+                                                  "CPU profile samples naming a callstack iid "
+                                                  "their sequence never interned.",
+                                                  0},
+    [TRAK_STAT_STACKPROFILE_INVALID_FRAME] = {"stackprofile_invalid_frame_id", TRAK_SEVERITY_ERROR,
+                                              "CPU profile samples whose callstack names a frame "
+                                              "(or its mapping or strings) their sequence never "
+                                              "interned.",
+                                              0},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

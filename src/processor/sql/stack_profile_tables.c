@@ -1,7 +1,8 @@
 /*
-** This file holds the SQL side of the stack profile tables that TrackEvent callstacks fill
-** (import/proto/callstacks.c): __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol
-** (shown by the stack_profile_* views) and __intrinsic_track_event_callstacks, with Perfetto's
+** This file holds the SQL side of the stack profile tables that TrackEvent callstacks and CPU
+** profile samples fill (import/proto/callstacks.c, stack_samples.c):
+** __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol (shown by the stack_profile_*
+** views), __intrinsic_track_event_callstacks and cpu_profile_stack_sample, with Perfetto's
 ** columns. They are small (one row per distinct frame or callsite), so they are plain SQLite
 ** tables copied from the importer's rows when SQL opens.
 */
@@ -20,6 +21,8 @@ static const char schema[] =
     "  name TEXT, source_file TEXT, line_number BIGINT, inlined BIGINT);"
     "CREATE TABLE __intrinsic_track_event_callstacks(id INTEGER PRIMARY KEY, slice_id BIGINT, "
     "  track_id BIGINT, callsite_id BIGINT, end_callsite_id BIGINT, weight DOUBLE);"
+    "CREATE TABLE cpu_profile_stack_sample(id INTEGER PRIMARY KEY, ts BIGINT, "
+    "  callsite_id BIGINT, utid BIGINT, process_priority BIGINT);"
     "CREATE VIEW stack_profile_mapping AS SELECT * FROM __intrinsic_stack_profile_mapping;"
     "CREATE VIEW stack_profile_frame AS SELECT * FROM __intrinsic_stack_profile_frame;"
     "CREATE VIEW stack_profile_callsite AS SELECT * FROM __intrinsic_stack_profile_callsite;"
@@ -105,6 +108,14 @@ static void callstack_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
     sqlite3_bind_null(st, 6);
 }
 
+static void cpu_sample_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+  const trak_sp_cpu_sample *c = &t->stack_profile.cpu_samples.v[i];
+  sqlite3_bind_int64(st, 2, c->ts);
+  sqlite3_bind_int64(st, 3, c->callsite_id);
+  sqlite3_bind_int64(st, 4, c->utid);
+  sqlite3_bind_int64(st, 5, c->process_priority);
+}
+
 int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
   if (rc == SQLITE_OK)
@@ -126,5 +137,8 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
   if (rc == SQLITE_OK)
     rc = fill(db, "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
               t, t->stack_profile.te_callstacks.n, callstack_row);
+  if (rc == SQLITE_OK)
+    rc = fill(db, "INSERT INTO cpu_profile_stack_sample VALUES (?1, ?2, ?3, ?4, ?5)", t,
+              t->stack_profile.cpu_samples.n, cpu_sample_row);
   return rc;
 }

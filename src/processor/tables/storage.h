@@ -176,6 +176,11 @@ typedef struct trak_sp_symbol {
   uint32_t name, source_file; /* source_file 0: NULL */
   int64_t line_number;        /* -1: NULL */
 } trak_sp_symbol;
+typedef struct trak_sp_cpu_sample { /* cpu_profile_stack_sample */
+  int64_t ts;
+  uint32_t callsite_id, utid;
+  int32_t process_priority;
+} trak_sp_cpu_sample;
 typedef struct trak_te_callstack {
   uint32_t slice_id, track_id, callsite_id, end_callsite_id; /* TRAK_NULL_U32: NULL */
   double weight;
@@ -208,6 +213,7 @@ typedef struct trak_tables {
     TRAK_VEC(trak_sp_callsite) callsites;
     TRAK_VEC(trak_sp_symbol) symbols;
     TRAK_VEC(trak_te_callstack) te_callstacks;
+    TRAK_VEC(trak_sp_cpu_sample) cpu_samples;
   } stack_profile;
 
   /* thread_state durations past 32 bits (thread_state_cols.h): row -> index in `dur`. */

@@ -68,7 +68,7 @@ typedef struct trak_callstacks {
   TRAK_VEC(mapping_def) mapping_defs;
   TRAK_VEC(frame_def) frame_defs;
   TRAK_VEC(stack_def) stack_defs;
-  TRAK_VEC(uint64_t) ids;
+  trak_u64_vec ids;
   TRAK_VEC(mapping_key) mappings;
   TRAK_VEC(uint32_t) mapping_rows; /* mappings index -> table row, TRAK_NULL_U32 until used */
   trak_map mapping_index;          /* hash of a mapping_key -> mappings index */
@@ -97,18 +97,16 @@ static trak_callstacks *state(trak_importer *imp) {
   return imp->callstacks;
 }
 
-/* Appends a repeated id field, packed or not. Returns 0, or a negative TRAK_E* code when a
-** packed element does not decode. */
-static int push_ids(trak_callstacks *cs, const trak_pb_field *f) {
+int trak__pb_push_varints(const trak_pb_field *f, trak_u64_vec *out) {
   int rc = 0;
   if (f->wire_type == TRAK_PB_WIRE_VARINT) {
-    trak_vec_push(cs->ids, f->value);
+    trak_vec_push(*out, f->value);
   } else if (f->wire_type == TRAK_PB_WIRE_LEN) {
     trak_pb_packed it;
     uint64_t v;
     trak_pb_packed_init(&it, f, TRAK_PB_WIRE_VARINT);
     while ((rc = trak_pb_packed_next(&it, &v)) > 0)
-      trak_vec_push(cs->ids, v);
+      trak_vec_push(*out, v);
   }
   return rc;
 }
@@ -139,7 +137,7 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
     if (f.number == 1 && varint) { /* iid, in all three messages */
       iid = f.value;
     } else if (field == TRAK_PB_InternedData_mappings) {
-      if (f.number == TRAK_PB_Mapping_path_string_ids) bad |= push_ids(cs, &f) < 0;
+      if (f.number == TRAK_PB_Mapping_path_string_ids) bad |= trak__pb_push_varints(&f, &cs->ids) < 0;
       if (!varint) continue;
       if (f.number == TRAK_PB_Mapping_build_id) m.build_id = f.value;
       if (f.number == TRAK_PB_Mapping_exact_offset) m.exact_offset = f.value;
@@ -161,7 +159,7 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
         fr.type = name ? trak__strpool_intern(&imp->tables->strings, name, strlen(name)) : 0;
       }
     } else if (f.number == TRAK_PB_Callstack_frame_ids) {
-      bad |= push_ids(cs, &f) < 0;
+      bad |= trak__pb_push_varints(&f, &cs->ids) < 0;
     }
   }
   if (rc < 0 || bad || !iid) {
@@ -325,23 +323,48 @@ static void resolve_inline(trak_importer *imp, const trak_span *stack) {
   }
 }
 
-void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
-                           const trak_span *inline_stack, uint64_t iid, int has_weight,
-                           double weight) {
+/* Resolves a callstack (inline_stack, else interned `iid` of `seq`, whose process is `upid`) to
+** frames now and keeps it as `e`. Returns 0 with *index its place in cs->events (TRAK_NULL_U32
+** when it has no frame), or -1 when an iid it needs is unknown (nothing kept). */
+static int stack_add(trak_importer *imp, trak_sequence *seq, uint32_t upid,
+                     const trak_span *inline_stack, uint64_t iid, event_stack e, uint32_t *index) {
   trak_callstacks *cs = state(imp);
-  event_stack e = {(uint32_t)cs->frames.n, 0, (uint8_t)has_weight,
-                   ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_END, weight};
+  e.frames = (uint32_t)cs->frames.n;
+  *index = TRAK_NULL_U32;
   if (inline_stack) {
     resolve_inline(imp, inline_stack);
   } else if (iid && resolve_interned(imp, seq, upid, iid)) {
+    cs->frames.n = e.frames;
+    return -1;
+  }
+  e.n = (uint32_t)cs->frames.n - e.frames;
+  if (!e.n) return 0;
+  *index = (uint32_t)cs->events.n;
+  trak_vec_push(cs->events, e);
+  return 0;
+}
+
+uint32_t trak__callstack_sample(trak_importer *imp, trak_sequence *seq, uint32_t upid,
+                                uint64_t iid) {
+  uint32_t index;
+  event_stack e = {0, 0, 0, 0, 0};
+  if (!iid || stack_add(imp, seq, upid, NULL, iid, e, &index)) return TRAK_NULL_U32;
+  return index;
+}
+
+void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
+                           const trak_span *inline_stack, uint64_t iid, int has_weight,
+                           double weight) {
+  event_stack e = {0, 0, (uint8_t)has_weight, ev->track >> TRAK_EV_TYPE_SHIFT == TRAK_EV_END,
+                   weight};
+  uint32_t index;
+  if (stack_add(imp, seq, upid, inline_stack, iid, e, &index)) {
     /* Perfetto keeps no callsite of a callstack it cannot resolve, and counts the event in
     ** track_event_parser_errors */
-    cs->frames.n = e.frames;
     imp->stats[TRAK_STAT_BAD_TYPE]++;
     return;
   }
-  e.n = (uint32_t)cs->frames.n - e.frames;
-  if (!e.n) return; /* no callsite: no row */
+  if (index == TRAK_NULL_U32) return; /* no callsite: no row */
   /* the record's aux block (the last one made, or a new empty one) ends with the index */
   if (!ev->aux) {
     ev->aux = (uint32_t)imp->aux.n;
@@ -350,8 +373,7 @@ void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, 
     trak_vec_push(imp->aux, 0);
   }
   imp->aux.v[ev->aux + 1] |= TRAK_AUX_CALLSTACK;
-  trak_vec_push(imp->aux, cs->events.n);
-  trak_vec_push(cs->events, e);
+  trak_vec_push(imp->aux, index);
 }
 
 /* ---- parsing: rows in Perfetto's order ------------------------------------------------- */
@@ -422,12 +444,18 @@ static uint32_t callsite_row(trak_importer *imp, uint32_t parent, uint32_t frame
   }
 }
 
-void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice) {
+uint32_t trak__callstack_callsite(trak_importer *imp, uint32_t index) {
   trak_callstacks *cs = imp->callstacks;
   event_stack e = cs->events.v[index];
   uint32_t callsite = TRAK_NULL_U32;
   for (uint32_t i = 0; i < e.n; i++)
     callsite = callsite_row(imp, callsite, frame_row(imp, &cs->frames.v[e.frames + i]), i);
+  return callsite;
+}
+
+void trak__callstack_slice(trak_importer *imp, uint32_t index, uint32_t slice) {
+  event_stack e = imp->callstacks->events.v[index];
+  uint32_t callsite = trak__callstack_callsite(imp, index);
   trak_te_callstack row = {slice,
                            imp->tables->slice.track_id[slice],
                            e.is_end ? TRAK_NULL_U32 : callsite,

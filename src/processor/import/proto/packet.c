@@ -106,6 +106,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_rename_event) |                            \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
+   META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
@@ -245,7 +246,7 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
     if (f.number == TRAK_PB_ThreadDescriptor_reference_timestamp_us)
-      seq->last_event_us = trak_pb_as_int64(&f);
+      seq->last_event_ns = trak__sat_mul(trak_pb_as_int64(&f), 1000);
     else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_time_us)
       seq->thread_time_us = trak_pb_as_int64(&f);
     else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_instruction_count)
@@ -327,6 +328,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_process_tree:
     trak__process_tree(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_streaming_profile_packet:
+    trak__streaming_profile_packet(imp, ctx->seq, data, len);
     return;
   case TRAK_PB_TracePacket_ftrace_events:
     trak__ftrace_bundle_header(imp, ctx, data, len);
@@ -642,6 +646,7 @@ void trak__proto_free(trak_importer *imp) {
   trak_vec_free(imp->traced_buf);
   trak__map_free(&imp->traced_buf_index);
   trak__packet_state_free(imp);
+  trak__stack_samples_free(imp);
   trak__callstacks_free(imp);
   trak__ftrace_generic_free(imp);
 }

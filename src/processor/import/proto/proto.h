@@ -106,6 +106,23 @@ void trak__callstack_interned(trak_importer *imp, trak_sequence *seq, uint32_t f
 void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,
                            const trak_span *inline_stack, uint64_t iid, int has_weight,
                            double weight) __attribute__((cold));
+/* A repeated varint field, packed or not, appended to `out` (callstacks.c). Returns 0, or a
+** negative TRAK_E* code when a packed element does not decode. */
+typedef TRAK_VEC(uint64_t) trak_u64_vec;
+int trak__pb_push_varints(const trak_pb_field *f, trak_u64_vec *out);
+/* A CPU profile sample's callstack (interned `iid` of `seq`, whose process is `upid`), resolved
+** to frames now. Returns its index for trak__callstack_callsite, or TRAK_NULL_U32 when an iid it
+** needs is unknown (counted in interned_errors) or it has no frame. */
+uint32_t trak__callstack_sample(trak_importer *imp, trak_sequence *seq, uint32_t upid,
+                                uint64_t iid);
+/* StreamingProfilePacket (stack_samples.c): its samples timed from the sequence's TrackEvent
+** time base (which they move) and their callstacks resolved; the rows come from
+** trak__stack_samples_finish (after the parse phase), which frees them; _free frees them
+** unfinished. Can't fail; problems are counted. */
+void trak__streaming_profile_packet(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                    size_t len) __attribute__((cold));
+void trak__stack_samples_finish(trak_importer *imp);
+void trak__stack_samples_free(trak_importer *imp);
 
 /* SysStats (proto/sys_stats.c): the system's counters of one sample, each a counter at the
 ** packet's time (ctx->ts) on the global (or per-CPU) track of its kind and key. Unknown keys

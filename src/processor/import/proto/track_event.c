@@ -576,15 +576,10 @@ void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
   push_event(imp, seq, ev);
 }
 
-static int64_t saturating_mul_1000(int64_t us) {
-  if (us > INT64_MAX / 1000) return INT64_MAX;
-  if (us < INT64_MIN / 1000) return INT64_MIN;
-  return us * 1000;
-}
-
 /* The legacy timestamp_delta_us / timestamp_absolute_us, which are CLOCK_MONOTONIC
 ** microseconds (a delta from the sequence's last delta-based time; an absolute one does not
-** move that base), as Perfetto reads them. Returns -1 (counted) for a negative time: drop. */
+** move that base), as Perfetto reads them: in nanoseconds, each step saturating. Returns -1
+** (counted) for a negative time: drop. */
 __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_sequence *seq,
                                                       const event_fields *ef, int64_t *ts) {
   int64_t ns;
@@ -594,15 +589,13 @@ __attribute__((noinline)) static int legacy_timestamp(trak_importer *imp, trak_s
                  seq->id);
     return -1;
   }
-  if (ef->has_delta_us) {
-    seq->last_event_us = trak__wadd(seq->last_event_us, ef->delta_us);
-    ns = saturating_mul_1000(seq->last_event_us);
-  } else {
-    ns = saturating_mul_1000(ef->abs_us);
-  }
+  if (ef->has_delta_us)
+    ns = seq->last_event_ns = trak__sat_add(seq->last_event_ns, trak__sat_mul(ef->delta_us, 1000));
+  else
+    ns = trak__sat_mul(ef->abs_us, 1000);
   if (ns < 0) {
-    trak__report(imp, TRAK_STAT_INVALID_TIMESTAMP, "track_event time %lld us is negative; dropped",
-                 (long long)(ef->has_delta_us ? seq->last_event_us : ef->abs_us));
+    trak__report(imp, TRAK_STAT_INVALID_TIMESTAMP, "track_event time %lld ns is negative; dropped",
+                 (long long)ns);
     return -1;
   }
   *ts = trak__clock_try_convert(imp, seq, TRAK_PB_BUILTIN_CLOCK_MONOTONIC, ns);

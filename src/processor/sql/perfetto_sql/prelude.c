@@ -446,8 +446,8 @@ static void bounds_widen(const int64_t *ts, const int64_t *dur, size_t n, int64_
 }
 
 /* The first and last instants of the trace's data, as Perfetto takes them: the timestamps of
-** kernel events, sched slices, thread states, counters, slices and states (with the ends of
-** those with durations); the end is never below 0, and a trace of one instant lasts 1 ns.
+** kernel events, sched slices, thread states, counters, slices, states (with the ends of
+** those with durations) and CPU profile samples; the end is never below 0, and a trace of one instant lasts 1 ns.
 ** (0, 0) without data. */
 static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
   int64_t lo = INT64_MAX, hi = 0;
@@ -461,6 +461,12 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
     if (e > hi) hi = e;
   }
   bounds_widen(t->state.ts, t->state.dur, t->state.n, &lo, &hi);
+  size_t ns = t->stack_profile.cpu_samples.n; /* in time order */
+  if (ns) {
+    const trak_sp_cpu_sample *s = t->stack_profile.cpu_samples.v;
+    bounds_widen(&s[0].ts, NULL, 1, &lo, &hi);
+    bounds_widen(&s[ns - 1].ts, NULL, 1, &lo, &hi);
+  }
   if (lo == INT64_MAX) {
     *start = *end = 0;
     return;
