@@ -33,6 +33,7 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
   case TRAK_TK_CLOCK_FREQUENCY:
   case TRAK_TK_CLOCK_STATE:
   case TRAK_TK_COOLING_DEVICE_COUNTER:
+  case TRAK_TK_LINUX_DEVICE_FREQUENCY:
     return "linux_device";
   case TRAK_TK_CPU_IDLE_STATE:
     return "state";

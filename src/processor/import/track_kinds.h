@@ -139,6 +139,8 @@ enum trak_track_source {
   X(CLOCK_STATE, "clock_state", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                     \
   X(THERMAL_TEMPERATURE, "thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
   X(COOLING_DEVICE_COUNTER, "cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
+  /* devfreq_frequency: a devfreq device's frequency ("devfreq_<device>") */                      \
+  X(LINUX_DEVICE_FREQUENCY, "linux_device_frequency", GLOBAL, TRAK_DIM_KEY, NONE, 0)               \
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
   /* a battery's gauges (BatteryCounters packets: proto/power.c) */                              \
   X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                   \

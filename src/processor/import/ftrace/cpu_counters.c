@@ -1,12 +1,14 @@
 /*
 ** This file holds the counters of kernel events: per CPU (cpu_frequency as "cpufreq", cpu_idle
 ** as "cpuidle", the frequency limits), each a counter track of its kind with a `cpu` dimension,
-** and per device (clocks, thermal zones, cooling devices), each a global track of its kind
-** with the device's name as its dimension; their values go through the parse phase like any
-** counter's. Also the per-CPU tracks of the sink (counters, interrupt and timer-callback
+** and per device (clocks, thermal zones, cooling devices, devfreq devices), each a global track
+** of its kind with the device's name as its dimension; their values go through the parse phase
+** like any counter's. Also the per-CPU tracks of the sink (counters, interrupt and timer-callback
 ** slices), each made once and named when made.
 */
+#define _GNU_SOURCE /* memmem */
 #include <stdio.h>
+#include <string.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
@@ -70,7 +72,17 @@ uint32_t trak__device_counter_track(trak_importer *imp, trak_track_kind_id kind,
                                                              : " Cooling Device";
   trak_strpool *pool = &imp->tables->strings;
   char buf[255]; /* Perfetto's StackString<255>: a longer name is cut at 254 bytes */
-  int n = snprintf(buf, sizeof buf, "%.*s%s", len > 255 ? 255 : (int)len, device, suffix);
+  int n;
+  if (kind == TRAK_TK_LINUX_DEVICE_FREQUENCY) {
+    /* a devfreq name starts with the device's address ("17000000a.devfreq_bci"): the name
+    ** is the part from "devfreq_", or "devfreq_" and the whole name without one */
+    const char *at = memmem(device, len, "devfreq_", 8);
+    size_t from = at ? (size_t)(at - device) : 0;
+    n = snprintf(buf, sizeof buf, "%s%.*s", at ? "" : "devfreq_",
+                 len - from > 255 ? 255 : (int)(len - from), device + from);
+  } else {
+    n = snprintf(buf, sizeof buf, "%.*s%s", len > 255 ? 255 : (int)len, device, suffix);
+  }
   size_t name_len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
   uint32_t name = trak__strpool_intern(pool, buf, name_len);
   return trak__system_counter_track(imp, kind, TRAK_NULL_U32, 0,

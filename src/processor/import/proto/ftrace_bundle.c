@@ -400,6 +400,14 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
                          trak__device_counter_track(imp, TRAK_TK_COOLING_DEVICE_COUNTER, s, n), ts,
                          (double)(uint64_t)num(&e, TRAK_PB_CdevUpdateFtraceEvent_target));
     return;
+  case TRAK_PB_FtraceEvent_devfreq_frequency: /* freq on "devfreq_<device>" */
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    s = bytes(&e, TRAK_PB_DevfreqFrequencyFtraceEvent_dev_name, &n);
+    trak__device_counter(imp,
+                         trak__device_counter_track(imp, TRAK_TK_LINUX_DEVICE_FREQUENCY, s, n), ts,
+                         (double)(uint64_t)num(&e, TRAK_PB_DevfreqFrequencyFtraceEvent_freq));
+    return;
   case TRAK_PB_FtraceEvent_clock_set_rate: /* state on "<name> Frequency" */
   case TRAK_PB_FtraceEvent_clock_enable:   /* state on "<name> State"; the three share fields */
   case TRAK_PB_FtraceEvent_clock_disable:
