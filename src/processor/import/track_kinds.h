@@ -171,7 +171,23 @@ enum trak_track_source {
   X(KTE_CUSTOM_SLICE, "kernel_trackevent_custom_slice", GLOBAL,                                    \
     TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)                                                 \
   X(KTE_CUSTOM_COUNTER, "kernel_trackevent_custom_counter", GLOBAL,                                \
-    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)
+    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)                                                 \
+  /* the scheduler's per-CPU figures of sched_cpu_util_cfs (ftrace/cpu_counters.c) */              \
+  X(CPU_UTILIZATION, "cpu_utilization", GLOBAL, TRAK_DIM_CPU, NONE, 0)                             \
+  X(CPU_CAPACITY, "cpu_capacity", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                   \
+  X(CPU_NR_RUNNING, "cpu_nr_running", GLOBAL, TRAK_DIM_CPU, NONE, 0)                               \
+  /* funcgraph_entry/exit slices: a thread's, the idle task's per CPU (ftrace/funcgraph.c) */       \
+  X(THREAD_FUNCGRAPH, "thread_funcgraph", THREAD, TRAK_DIM_UTID, NONE, 0)                          \
+  X(CPU_FUNCGRAPH, "cpu_funcgraph", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                 \
+  /* ION heaps (ftrace/mem_events.c): totals, a thread's changes, buffers in lanes */              \
+  X(ION, "ion", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
+  X(ION_CHANGE, "ion_change", THREAD, TRAK_DIM_KEY | TRAK_DIM_UTID, NONE, 0)                       \
+  X(ANDROID_ION_ALLOCATIONS, "android_ion_allocations", GLOBAL, TRAK_DIM_LANE, NONE, 0)            \
+  /* Adreno GPU command batches, in lanes per context and priority (ftrace/gpu_cmdbatch.c) */      \
+  X(ADRENO_GPU_CMDBATCH, "adreno_gpu_cmdbatch", GLOBAL, TRAK_DIM_LANE, NONE, 0)                    \
+  /* Exynos ACPM thermal zones (ftrace/cpu_counters.c) */                                          \
+  X(ACPM_THERMAL_TEMPERATURE, "acpm_thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)           \
+  X(ACPM_COOLING_DEVICE_COUNTER, "acpm_cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

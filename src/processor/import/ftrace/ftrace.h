@@ -158,7 +158,9 @@ void trak__oom_score_adj(trak_importer *imp, int64_t ts, uint32_t pid, int64_t v
 /* ---- counters --------------------------------------------------------------------------- */
 
 /* A value of a per-CPU counter track of `kind` (TRAK_TK_CPU_FREQUENCY "cpufreq",
-** TRAK_TK_CPU_IDLE "cpuidle", TRAK_TK_CPU_MAX_FREQ_LIMIT, TRAK_TK_CPU_MIN_FREQ_LIMIT) for CPU
+** TRAK_TK_CPU_IDLE "cpuidle", TRAK_TK_CPU_MAX_FREQ_LIMIT, TRAK_TK_CPU_MIN_FREQ_LIMIT,
+** sched_cpu_util_cfs' TRAK_TK_CPU_UTILIZATION "Cpu N Util", TRAK_TK_CPU_CAPACITY "Cpu N Cap",
+** TRAK_TK_CPU_NR_RUNNING "Cpu N Nr Running") for CPU
 ** `cpu` (the event's field, not the CPU that recorded it). */
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value);
@@ -174,6 +176,47 @@ void trak__device_counter(trak_importer *imp, uint32_t track, int64_t ts, double
 /* Track `track` is a row of the track table from ts on, with no event on it: Perfetto made it
 ** before it found the event's value missing. */
 void trak__ftrace_track_made(trak_importer *imp, uint32_t track, int64_t ts);
+
+/* Exynos ACPM's thermal_exynos_acpm_bulk / _high_overhead for thermal zone `tz_id` (0 BIG, 1
+** MID, 2 LITTLE, 3 GPU, 4 ISP, 5 TPU, 6 AUR; another counts
+** ftrace_thermal_exynos_acpm_unknown_tz_id): `temp` on "<zone> Temperature" (type
+** acpm_thermal_temperature) and `cdev_state` on "Tj-<zone> Cooling Device" (type
+** acpm_cooling_device_counter), each value with arg thermal_zone_id (cpu_counters.c). */
+void trak__acpm_thermal(trak_importer *imp, int64_t ts, uint32_t tz_id, double temp,
+                        double cdev_state);
+
+/* ---- memory allocators (mem_events.c) -------------------------------------------------- */
+
+/* ion_stat run by thread `tid` on `cpu`: `total` on the global "mem.ion" counter (type ion),
+** `len` on the thread's "mem.ion_change" (type ion_change), and buffer `buffer_id`'s slice
+** "<len / 1024> kB" begins (len > 0) or ends on its lane of "mem.ion_buffer" (type
+** android_ion_allocations). The thread's parts are queued, applied in timestamp order. */
+void trak__ion_stat(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t buffer_id,
+                    int64_t len, uint64_t total);
+
+/* ---- GPU command batches (gpu_cmdbatch.c) ---------------------------------------------- */
+
+/* kgsl_adreno_cmdbatch_queued by thread `tid` of context `id`: the context's process, from then
+** on, is the thread's (queued, applied in timestamp order). */
+void trak__cmdbatch_queued(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t id);
+/* kgsl_adreno_cmdbatch_sync at `ts` of the batch of `timestamp` (the event's field): the GPU's
+** clock read `ticks` then. Read in trace order with the retired events. */
+void trak__cmdbatch_sync(trak_importer *imp, int64_t ts, uint32_t timestamp, uint64_t ticks);
+/* An event's generic ftrace_event row, as trak__ftrace_generic takes it. */
+typedef struct trak_fraw {
+  uint32_t tid, name, set;
+  int64_t flags;
+} trak_fraw;
+/* kgsl_adreno_cmdbatch_retired on `cpu` at `ts` of the batch of `timestamp` of context `id` and
+** priority `prio`, run on the GPU from tick `start` to `retire`: once the batch's sync event is
+** read (before or after), a slice "GPU" on a lane of the track "GPU <process> (Ctx=<id>,
+** Prio=<prio>)" (type adreno_gpu_cmdbatch; "GPU (Ctx=...)" when the context's process has no
+** name) from its start on the GPU, queued and applied in timestamp order; retire < start: none.
+** A sync read after it makes the event's raw row (`raw`, the caller made it once) again, as
+** Perfetto's tokenizer does. */
+void trak__cmdbatch_retired(trak_importer *imp, uint32_t cpu, int64_t ts, const trak_fraw *raw,
+                            uint32_t timestamp, uint32_t id, uint32_t prio, uint64_t start,
+                            uint64_t retire);
 
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
@@ -250,6 +293,13 @@ void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
 ** applied in timestamp order. */
 void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t type,
                   uint32_t name);
+/* funcgraph_entry (`entry` 1) or funcgraph_exit (0) of the kernel function named `name` (a
+** string id: its symbol, or its address as "0xffff...") run by thread `tid` on `cpu`: a slice
+** begins or ends on the thread's "Funcgraph" track (type thread_funcgraph), queued and applied
+** in timestamp order; the idle tasks' (tid 0) on "swapper<cpu> -funcgraph" (type
+** cpu_funcgraph), as Perfetto's parser makes them. */
+void trak__funcgraph(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int entry,
+                     uint32_t name);
 /* A mark_victim event on `cpu`: the OOM killer chose thread `tid`, a zero-length slice
 ** "mem.oom_kill" on that thread's track, as Perfetto's parser makes it. Queued and applied in
 ** timestamp order. */

@@ -36,7 +36,7 @@ enum trak_fq_type {
                           ** trak_ftrace.text, a their length; exit: p2 1 with a ret, x ret */
   TRAK_FQ_THREAD_SLICE,   /* a slice record on a thread's track (thread_slices.c): pid the
                           ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
-                          ** x the arg's value */
+                          ** x the arg's value, p2 1 on the thread's Funcgraph track */
   TRAK_FQ_KERNEL_TE,      /* a kernel track event (kernel_tracks.c): pid the tid, s1 the
                           ** tracepoint, s2 the track's name, a and p1 the scope value's low and
                           ** high halves, x the slice's name or the counter's value, p2 its
@@ -52,8 +52,12 @@ enum trak_fq_type {
   TRAK_FQ_GK_STATE,       /* a generic kernel task state (generic_kernel.c): x tid, s1 comm,
                           ** a state, p1 prio, cpu its CPU */
   TRAK_FQ_GK_RENAME,      /* a generic kernel task rename: x tid, s1 comm */
-  TRAK_FQ_JSON_STATE      /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
+  TRAK_FQ_JSON_STATE,     /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
                           ** state, s2 blocked_function, p1 io_wait (-1: none), p2 cpu (-1) */
+  TRAK_FQ_ION,            /* an ion_stat (mem_events.c): pid the tid, s1 buffer_id, x len */
+  TRAK_FQ_CMDBATCH        /* an Adreno command batch (gpu_cmdbatch.c): a 0 queued (pid the tid,
+                          ** s1 the context id), 1 retired at its GPU start (s1 the context id,
+                          ** s2 prio, x its duration) */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -212,6 +216,7 @@ typedef struct trak_ftrace {
   uint8_t arch;                      /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
   TRAK_VEC(uint32_t) call_names;     /* syscalls.c: by call number, its name's string id */
   uint32_t sys_write, sys_sigreturn; /* syscalls.c: the string ids of those two calls' names */
+  struct trak_fgpu *gpu;             /* gpu_cmdbatch.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -293,6 +298,10 @@ void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_rename(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_json_state(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_ion(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_cmdbatch(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->gpu (gpu_cmdbatch.c). */
+void trak__gpu_cmdbatch_free(trak_ftrace *f);
 /* A GenericKernelProcessTree packet's processes then threads, applied (generic_kernel.c). */
 void trak__generic_process_tree(trak_importer *imp, const uint8_t *data, size_t len);
 /* Frees f->gk (generic_kernel.c). */

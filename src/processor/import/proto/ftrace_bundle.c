@@ -238,6 +238,12 @@ static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const tr
   return set;
 }
 
+uint32_t trak__ftrace_typed_set(trak_importer *imp, const trak_sequence *seq,
+                                const trak_pb_field *ev, uint32_t *name) {
+  uint32_t ksyms;
+  return typed_row(imp, seq, ev, event_desc(ev->number), name, &ksyms);
+}
+
 /* A generic ftrace_event row of event field `ev`: a typed event's (typed_row), a
 ** GenericFtraceEvent named by itself, a self-describing event's (ftrace_generic.c). */
 static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
@@ -579,7 +585,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     return;
   default:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
-    trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev); /* 0 for the kinds it does not read */
+    if (!trak__ftrace_device_event(imp, seq, cpu, ts, pid, flags, &ev)) /* 0: not one it reads */
+      trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev);       /* 0 for the kinds it does not read */
     return;
   }
 }

@@ -1,0 +1,112 @@
+/*
+** This file reads the kernel's device and subsystem events that the Linux event sink models
+** beyond scheduling (the scheduler's per-CPU figures, function graph tracing, memory
+** allocators, GPU command batches, thermal zones) from their protobuf fields and hands their
+** values to the sink (import/ftrace/ftrace.h). Each event is also its ftrace_event row, made
+** by the caller (ftrace_bundle.c).
+*/
+#include "processor/import/ftrace/ftrace.h"
+#include "processor/import/importer.h"
+#include "processor/import/proto/proto.h"
+
+/* An event's fields by number (below 32): the last of each, as Perfetto's getters read them. */
+typedef struct dev_fields {
+  trak_pb_field f[32];
+  uint32_t has;
+} dev_fields;
+
+static void dev_read(trak_importer *imp, const trak_pb_field *ev, dev_fields *out) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  out->has = 0;
+  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message: no fields */
+  trak__dec_init(imp, &dec, ev->data, ev->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number < 32 && f.wire_type != TRAK_PB_WIRE_LEN)
+      out->f[f.number] = f, out->has |= 1u << f.number;
+}
+
+/* Field n's value (0: absent). */
+static uint64_t u(const dev_fields *e, int n) {
+  return e->has >> n & 1 ? e->f[n].value : 0;
+}
+
+int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
+                              int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev) {
+  dev_fields e;
+  switch (ev->number) {
+  case TRAK_PB_FtraceEvent_sched_cpu_util_cfs:
+    dev_read(imp, ev, &e);
+    {
+      uint32_t c = (uint32_t)u(&e, TRAK_PB_SchedCpuUtilCfsFtraceEvent_cpu);
+      trak__cpu_counter(imp, TRAK_TK_CPU_UTILIZATION, c, ts,
+                        (double)u(&e, TRAK_PB_SchedCpuUtilCfsFtraceEvent_cpu_util));
+      trak__cpu_counter(imp, TRAK_TK_CPU_CAPACITY, c, ts,
+                        (double)u(&e, TRAK_PB_SchedCpuUtilCfsFtraceEvent_capacity));
+      trak__cpu_counter(imp, TRAK_TK_CPU_NR_RUNNING, c, ts,
+                        (double)(uint32_t)u(&e, TRAK_PB_SchedCpuUtilCfsFtraceEvent_nr_running));
+    }
+    return 1;
+  case TRAK_PB_FtraceEvent_funcgraph_entry:
+    dev_read(imp, ev, &e);
+    trak__funcgraph(
+        imp, cpu, ts, pid, 1,
+        trak__ftrace_ksym_name(imp, seq, u(&e, TRAK_PB_FuncgraphEntryFtraceEvent_func)));
+    return 1;
+  case TRAK_PB_FtraceEvent_funcgraph_exit:
+    dev_read(imp, ev, &e);
+    trak__funcgraph(imp, cpu, ts, pid, 0,
+                    trak__ftrace_ksym_name(imp, seq, u(&e, TRAK_PB_FuncgraphExitFtraceEvent_func)));
+    return 1;
+  case TRAK_PB_FtraceEvent_ion_stat:
+    dev_read(imp, ev, &e);
+    trak__ion_stat(imp, cpu, ts, pid, (uint32_t)u(&e, TRAK_PB_IonStatFtraceEvent_buffer_id),
+                   (int64_t)u(&e, TRAK_PB_IonStatFtraceEvent_len),
+                   u(&e, TRAK_PB_IonStatFtraceEvent_total_allocated));
+    return 1;
+  case TRAK_PB_FtraceEvent_kgsl_adreno_cmdbatch_queued:
+    dev_read(imp, ev, &e);
+    trak__cmdbatch_queued(imp, cpu, ts, pid,
+                          (uint32_t)u(&e, TRAK_PB_KgslAdrenoCmdbatchQueuedFtraceEvent_id));
+    return 1;
+  case TRAK_PB_FtraceEvent_kgsl_adreno_cmdbatch_sync:
+    dev_read(imp, ev, &e);
+    trak__cmdbatch_sync(imp, ts,
+                        (uint32_t)u(&e, TRAK_PB_KgslAdrenoCmdbatchSyncFtraceEvent_timestamp),
+                        u(&e, TRAK_PB_KgslAdrenoCmdbatchSyncFtraceEvent_ticks));
+    return 1;
+  case TRAK_PB_FtraceEvent_kgsl_adreno_cmdbatch_retired: {
+    uint32_t name, set = trak__ftrace_typed_set(imp, seq, ev, &name);
+    trak_fraw raw = {pid, name, set, flags};
+    dev_read(imp, ev, &e);
+    trak__cmdbatch_retired(
+        imp, cpu, ts, &raw, (uint32_t)u(&e, TRAK_PB_KgslAdrenoCmdbatchRetiredFtraceEvent_timestamp),
+        (uint32_t)u(&e, TRAK_PB_KgslAdrenoCmdbatchRetiredFtraceEvent_id),
+        (uint32_t)u(&e, TRAK_PB_KgslAdrenoCmdbatchRetiredFtraceEvent_prio),
+        u(&e, TRAK_PB_KgslAdrenoCmdbatchRetiredFtraceEvent_start),
+        u(&e, TRAK_PB_KgslAdrenoCmdbatchRetiredFtraceEvent_retire));
+    return 1;
+  }
+  case TRAK_PB_FtraceEvent_thermal_exynos_acpm_bulk: /* at the time the event holds */
+    dev_read(imp, ev, &e);
+    if (!(e.has >> TRAK_PB_ThermalExynosAcpmBulkFtraceEvent_timestamp & 1)) {
+      trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
+                   "thermal_exynos_acpm_bulk on cpu %u has no timestamp", cpu);
+      return 1;
+    }
+    trak__acpm_thermal(imp, (int64_t)u(&e, TRAK_PB_ThermalExynosAcpmBulkFtraceEvent_timestamp),
+                       (uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmBulkFtraceEvent_tz_id),
+                       (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmBulkFtraceEvent_current_temp),
+                       (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmBulkFtraceEvent_cdev_state));
+    return 1;
+  case TRAK_PB_FtraceEvent_thermal_exynos_acpm_high_overhead:
+    dev_read(imp, ev, &e);
+    trak__acpm_thermal(
+        imp, ts, (uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_tz_id),
+        (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_current_temp),
+        (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_cdev_state));
+    return 1;
+  default:
+    return 0;
+  }
+}
