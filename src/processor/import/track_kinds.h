@@ -187,7 +187,14 @@ enum trak_track_source {
   X(ADRENO_GPU_CMDBATCH, "adreno_gpu_cmdbatch", GLOBAL, TRAK_DIM_LANE, NONE, 0)                    \
   /* Exynos ACPM thermal zones (ftrace/cpu_counters.c) */                                          \
   X(ACPM_THERMAL_TEMPERATURE, "acpm_thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)           \
-  X(ACPM_COOLING_DEVICE_COUNTER, "acpm_cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)
+  X(ACPM_COOLING_DEVICE_COUNTER, "acpm_cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)   \
+  /* networking (ftrace/net_events.c) */                                                          \
+  X(NET_RECEIVE, "net_receive", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                     \
+  X(NET_TRANSMIT, "net_transmit", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                   \
+  X(NET_SOCKET_SET_STATE, "net_socket_set_state", GLOBAL, 0, NONE, 0)                              \
+  X(NET_TCP_RETRANSMIT_SKB, "net_tcp_retransmit_skb", GLOBAL, 0, NONE, 0)                          \
+  X(CPU_NAPI_GRO, "cpu_napi_gro", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                   \
+  X(NET_KFREE_SKB, "net_kfree_skb", GLOBAL, 0, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -47,6 +47,9 @@ static uint32_t track_name(trak_importer *imp, trak_track_kind_id kind, uint32_t
   case TRAK_TK_CPU_FUNCGRAPH:
     fmt = "swapper%u -funcgraph";
     break;
+  case TRAK_TK_CPU_NAPI_GRO:
+    fmt = "Napi Gro Cpu %u";
+    break;
   default:
     return trak__ftrace_str(imp, trak__track_kinds[kind].type);
   }
@@ -61,7 +64,8 @@ uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uin
   if (known) return *known;
   /* the per-CPU slice tracks (interrupts, timer callbacks) are not counter tracks */
   int slices = kind == TRAK_TK_CPU_IRQ || kind == TRAK_TK_CPU_SOFTIRQ ||
-               kind == TRAK_TK_CPU_HRTIMER || kind == TRAK_TK_CPU_FUNCGRAPH;
+               kind == TRAK_TK_CPU_HRTIMER || kind == TRAK_TK_CPU_FUNCGRAPH ||
+               kind == TRAK_TK_CPU_NAPI_GRO;
   uint32_t track =
       trak__keyed_track(imp, key, track_name(imp, kind, cpu), TRAK_NULL_U32, !slices, kind);
   imp->tracks.info.v[track].lane = cpu;

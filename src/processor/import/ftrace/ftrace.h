@@ -218,6 +218,37 @@ void trak__cmdbatch_retired(trak_importer *imp, uint32_t cpu, int64_t ts, const 
                             uint32_t timestamp, uint32_t id, uint32_t prio, uint64_t start,
                             uint64_t retire);
 
+/* ---- networking (net_events.c) --------------------------------------------------------- */
+
+/* netif_receive_skb (`xmit` 0) or net_dev_xmit (1; with rc != 0 the caller calls nothing) of
+** `len` bytes on interface [dev, dev + dev_len) on `cpu`: the interface's bytes so far, in KB
+** (rounded down), on "<dev> Received KB" (type net_receive) or "<dev> Transmitted KB"
+** (net_transmit), each value with args cpu and len; queued, summed in timestamp order. */
+void trak__net_bytes(trak_importer *imp, uint32_t cpu, int64_t ts, int xmit, const char *dev,
+                     size_t dev_len, uint32_t len);
+/* inet_sock_set_state run by thread `pid` on `cpu` of socket `skaddr`: a TCP (protocol 6) socket
+** of family AF_INET (2) or AF_INET6 (10) whose states are known (0 to 12) enters `newstate`: on
+** its stream's track "TCP stream#<n>" (type net_socket_set_state, streams numbered as first
+** seen) the open slice ends and one of category tcp_state begins, named by the state
+** ("TCP_SYN_SENT(pid=<pid>)", "TCP_ESTABLISHED(sport=..,dport=..)", else the state's name);
+** others make nothing. Queued, applied in timestamp order. */
+void trak__inet_sock_state(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                           uint64_t skaddr, int64_t protocol, int64_t family, int64_t newstate,
+                           int64_t oldstate, uint32_t sport, uint32_t dport);
+/* tcp_retransmit_skb: a zero-length slice "sport=<sport>,dport=<dport>" of category tcp_event
+** on the global "TCP Retransmit Skb" (type net_tcp_retransmit_skb). */
+void trak__tcp_retransmit(trak_importer *imp, int64_t ts, uint32_t sport, uint32_t dport);
+/* napi_gro_receive_entry on `cpu` of the device [name, name + len) with `bytes` (arg len): a
+** slice of category napi_gro named by the device begins on "Napi Gro Cpu N" (type cpu_napi_gro);
+** napi_gro_receive_exit ends it, arg ret. */
+void trak__napi_gro_entry(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name,
+                          size_t len, int64_t bytes);
+void trak__napi_gro_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
+/* kfree_skb of an IP (0x800) or IPv6 (0x86dd) packet: the count of such frees so far on the
+** global "Kfree Skb IP Prot" (type net_kfree_skb), arg protocol "IP" / "IPV6"; queued. Other
+** protocols: nothing. */
+void trak__kfree_skb(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t protocol);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

@@ -22,18 +22,26 @@ static void dev_read(trak_importer *imp, const trak_pb_field *ev, dev_fields *ou
   if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message: no fields */
   trak__dec_init(imp, &dec, ev->data, ev->len);
   while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 32 && f.wire_type != TRAK_PB_WIRE_LEN)
-      out->f[f.number] = f, out->has |= 1u << f.number;
+    if (f.number < 32) out->f[f.number] = f, out->has |= 1u << f.number;
 }
 
-/* Field n's value (0: absent). */
+/* Field n's value (0: absent, or a length-delimited field). */
 static uint64_t u(const dev_fields *e, int n) {
-  return e->has >> n & 1 ? e->f[n].value : 0;
+  return e->has >> n & 1 && e->f[n].wire_type != TRAK_PB_WIRE_LEN ? e->f[n].value : 0;
+}
+
+/* Field n's bytes (*len of them) when it is length-delimited, else "" (0). */
+static const char *bytes(const dev_fields *e, int n, size_t *len) {
+  int ok = e->has >> n & 1 && e->f[n].wire_type == TRAK_PB_WIRE_LEN;
+  *len = ok ? e->f[n].len : 0;
+  return ok ? (const char *)e->f[n].data : "";
 }
 
 int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
                               int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev) {
   dev_fields e;
+  const char *s; /* a string field's bytes */
+  size_t n;      /* and their length */
   switch (ev->number) {
   case TRAK_PB_FtraceEvent_sched_cpu_util_cfs:
     dev_read(imp, ev, &e);
@@ -105,6 +113,46 @@ int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint
         imp, ts, (uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_tz_id),
         (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_current_temp),
         (double)(uint32_t)u(&e, TRAK_PB_ThermalExynosAcpmHighOverheadFtraceEvent_cdev_state));
+    return 1;
+  case TRAK_PB_FtraceEvent_netif_receive_skb:
+    dev_read(imp, ev, &e);
+    s = bytes(&e, TRAK_PB_NetifReceiveSkbFtraceEvent_name, &n);
+    trak__net_bytes(imp, cpu, ts, 0, s, n, (uint32_t)u(&e, TRAK_PB_NetifReceiveSkbFtraceEvent_len));
+    return 1;
+  case TRAK_PB_FtraceEvent_net_dev_xmit: /* a packet the driver took (rc 0) */
+    dev_read(imp, ev, &e);
+    if ((int32_t)u(&e, TRAK_PB_NetDevXmitFtraceEvent_rc) != 0) return 1;
+    s = bytes(&e, TRAK_PB_NetDevXmitFtraceEvent_name, &n);
+    trak__net_bytes(imp, cpu, ts, 1, s, n, (uint32_t)u(&e, TRAK_PB_NetDevXmitFtraceEvent_len));
+    return 1;
+  case TRAK_PB_FtraceEvent_inet_sock_set_state:
+    dev_read(imp, ev, &e);
+    trak__inet_sock_state(imp, cpu, ts, pid, u(&e, TRAK_PB_InetSockSetStateFtraceEvent_skaddr),
+                          (uint32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_protocol),
+                          (uint32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_family),
+                          (int32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_newstate),
+                          (int32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_oldstate),
+                          (uint32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_sport),
+                          (uint32_t)u(&e, TRAK_PB_InetSockSetStateFtraceEvent_dport));
+    return 1;
+  case TRAK_PB_FtraceEvent_tcp_retransmit_skb:
+    dev_read(imp, ev, &e);
+    trak__tcp_retransmit(imp, ts, (uint32_t)u(&e, TRAK_PB_TcpRetransmitSkbFtraceEvent_sport),
+                         (uint32_t)u(&e, TRAK_PB_TcpRetransmitSkbFtraceEvent_dport));
+    return 1;
+  case TRAK_PB_FtraceEvent_napi_gro_receive_entry:
+    dev_read(imp, ev, &e);
+    s = bytes(&e, TRAK_PB_NapiGroReceiveEntryFtraceEvent_name, &n);
+    trak__napi_gro_entry(imp, cpu, ts, s, n,
+                         (uint32_t)u(&e, TRAK_PB_NapiGroReceiveEntryFtraceEvent_len));
+    return 1;
+  case TRAK_PB_FtraceEvent_napi_gro_receive_exit:
+    dev_read(imp, ev, &e);
+    trak__napi_gro_exit(imp, cpu, ts, (int32_t)u(&e, TRAK_PB_NapiGroReceiveExitFtraceEvent_ret));
+    return 1;
+  case TRAK_PB_FtraceEvent_kfree_skb:
+    dev_read(imp, ev, &e);
+    trak__kfree_skb(imp, cpu, ts, (uint32_t)u(&e, TRAK_PB_KfreeSkbFtraceEvent_protocol));
     return 1;
   default:
     return 0;
