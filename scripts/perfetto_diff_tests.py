@@ -41,7 +41,8 @@ DEFAULT_AREAS = [
     'syntax', 'stdlib/slices', 'stdlib/counters', 'stdlib/intervals', 'stdlib/graphs',
     'stdlib/timestamps', 'stdlib/prelude', 'stdlib/span_join', 'stdlib/trees',
     'stdlib/dynamic_tables', 'stdlib/viz', 'stdlib/metasql', 'stdlib/export',
-    'stdlib/traced', 'stdlib/stacks', 'stdlib$', 'parser/network'
+    'stdlib/traced', 'stdlib/stacks', 'stdlib$', 'parser/network',
+    'parser/memory'
 ]
 
 

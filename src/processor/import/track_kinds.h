@@ -179,10 +179,13 @@ enum trak_track_source {
   /* funcgraph_entry/exit slices: a thread's, the idle task's per CPU (ftrace/funcgraph.c) */       \
   X(THREAD_FUNCGRAPH, "thread_funcgraph", THREAD, TRAK_DIM_UTID, NONE, 0)                          \
   X(CPU_FUNCGRAPH, "cpu_funcgraph", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                 \
-  /* ION heaps (ftrace/mem_events.c): totals, a thread's changes, buffers in lanes */              \
+  /* ION and DMA heaps (ftrace/mem_events.c): totals, a thread's changes, buffers in lanes */              \
   X(ION, "ion", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
   X(ION_CHANGE, "ion_change", THREAD, TRAK_DIM_KEY | TRAK_DIM_UTID, NONE, 0)                       \
   X(ANDROID_ION_ALLOCATIONS, "android_ion_allocations", GLOBAL, TRAK_DIM_LANE, NONE, 0)            \
+  X(ANDROID_DMA_HEAP, "android_dma_heap", GLOBAL, 0, NONE, 0)                                      \
+  X(ANDROID_DMA_HEAP_CHANGE, "android_dma_heap_change", THREAD, TRAK_DIM_UTID, NONE, 0)            \
+  X(ANDROID_DMA_ALLOCATIONS, "android_dma_allocations", GLOBAL, TRAK_DIM_LANE, NONE, 0)            \
   /* Adreno GPU command batches, in lanes per context and priority (ftrace/gpu_cmdbatch.c) */      \
   X(ADRENO_GPU_CMDBATCH, "adreno_gpu_cmdbatch", GLOBAL, TRAK_DIM_LANE, NONE, 0)                    \
   /* Exynos ACPM thermal zones (ftrace/cpu_counters.c) */                                          \

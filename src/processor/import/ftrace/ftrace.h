@@ -187,12 +187,30 @@ void trak__acpm_thermal(trak_importer *imp, int64_t ts, uint32_t tz_id, double t
 
 /* ---- memory allocators (mem_events.c) -------------------------------------------------- */
 
-/* ion_stat run by thread `tid` on `cpu`: `total` on the global "mem.ion" counter (type ion),
-** `len` on the thread's "mem.ion_change" (type ion_change), and buffer `buffer_id`'s slice
-** "<len / 1024> kB" begins (len > 0) or ends on its lane of "mem.ion_buffer" (type
-** android_ion_allocations). The thread's parts are queued, applied in timestamp order. */
-void trak__ion_stat(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t buffer_id,
-                    int64_t len, uint64_t total);
+/* ion_stat (`dma_heap` 0) or dma_heap_stat (1) run by thread `tid` on `cpu`: `total` on the
+** global "mem.ion" (type ion) / "mem.dma_heap" (android_dma_heap) counter, `len` on the thread's
+** "mem.ion_change" (ion_change) / "mem.dma_heap_change" (android_dma_heap_change, arg inode),
+** and the slice "<len / 1024> kB" of buffer `buffer` (buffer_id, inode) begins (len > 0) or
+** ends on its lane of "mem.ion_buffer" (android_ion_allocations) / "mem.dma_buffer"
+** (android_dma_allocations). Queued, applied in timestamp order. */
+void trak__ion_stat(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int dma_heap,
+                    uint64_t buffer, int64_t len, uint64_t total);
+/* A CMA event's figures (0 where the event has none). */
+typedef struct trak_cma {
+  uint32_t name; /* string id */
+  uint64_t pfn, count, migrated, reclaimed, mapped;
+  uint32_t err_iso, err_mig, err_test;
+} trak_cma;
+/* A Contiguous Memory Allocator event of `kind` (0 cma_alloc_start, 1
+** mm_alloc_contig_migrate_range_info, 2 cma_alloc_finish, 3 cma_alloc_info) run by thread `tid`:
+** queued, and in timestamp order, by the kernel's version (the trace's system info; unknown:
+** nothing), a start begins a slice "mm_cma_alloc" on the thread's track (from 5.10), an info
+** ends it with args cma_name, cma_pfn, cma_req_pages, cma_nr_migrated, cma_nr_reclaimed,
+** cma_nr_mapped, cma_nr_isolate_fail, cma_nr_migrate_fail, cma_nr_test_fail (5.10 to 6.0); from
+** 6.1 a finish ends it with the first six, the migration figures those of the thread's last
+** migrate_range_info since its start (else 0). */
+void trak__cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int kind,
+               const trak_cma *c);
 
 /* ---- GPU command batches (gpu_cmdbatch.c) ---------------------------------------------- */
 

@@ -54,7 +54,8 @@ enum trak_fq_type {
   TRAK_FQ_GK_RENAME,      /* a generic kernel task rename: x tid, s1 comm */
   TRAK_FQ_JSON_STATE,     /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
                           ** state, s2 blocked_function, p1 io_wait (-1: none), p2 cpu (-1) */
-  TRAK_FQ_ION,            /* an ion_stat (mem_events.c): pid the tid, s1 buffer_id, x len */
+  TRAK_FQ_MEM,            /* a memory allocator's event (mem_events.c): pid the tid, a its
+                          ** kind, the rest by kind */
   TRAK_FQ_CMDBATCH,       /* an Adreno command batch (gpu_cmdbatch.c): a 0 queued (pid the tid,
                           ** s1 the context id), 1 retired at its GPU start (s1 the context id,
                           ** s2 prio, x its duration) */
@@ -219,6 +220,7 @@ typedef struct trak_ftrace {
   uint32_t sys_write, sys_sigreturn; /* syscalls.c: the string ids of those two calls' names */
   struct trak_fgpu *gpu;             /* gpu_cmdbatch.c's state, or NULL */
   struct trak_fnet *net;             /* net_events.c's state, or NULL */
+  struct trak_fmem *mem;             /* mem_events.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -300,7 +302,9 @@ void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_rename(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_json_state(trak_importer *imp, const trak_fq_rec *r);
-void trak__fa_ion(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_mem(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->mem (mem_events.c). */
+void trak__mem_free(trak_ftrace *f);
 void trak__fa_cmdbatch(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_net(trak_importer *imp, const trak_fq_rec *r);
 /* Frees f->net (net_events.c). */

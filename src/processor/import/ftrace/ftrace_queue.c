@@ -369,7 +369,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_GK_STATE] = trak__fa_gk_state,
     [TRAK_FQ_GK_RENAME] = trak__fa_gk_rename,
     [TRAK_FQ_JSON_STATE] = trak__fa_json_state,
-    [TRAK_FQ_ION] = trak__fa_ion,
+    [TRAK_FQ_MEM] = trak__fa_mem,
     [TRAK_FQ_CMDBATCH] = trak__fa_cmdbatch,
     [TRAK_FQ_NET] = trak__fa_net,
 };
@@ -638,6 +638,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak__lanes_free(f);
   trak__gpu_cmdbatch_free(f);
   trak__net_free(f);
+  trak__mem_free(f);
   trak__ftrace_sets_free(f);
   trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);

@@ -37,6 +37,46 @@ static const char *bytes(const dev_fields *e, int n, size_t *len) {
   return ok ? (const char *)e->f[n].data : "";
 }
 
+/* A CMA event (member `number`) with its figures. */
+static void cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, uint32_t number,
+                const dev_fields *e) {
+  trak_cma c = {0};
+  const char *s;
+  size_t n;
+  int kind = 0;
+  switch (number) {
+  case TRAK_PB_FtraceEvent_mm_alloc_contig_migrate_range_info:
+    kind = 1;
+    c.migrated = u(e, TRAK_PB_MmAllocContigMigrateRangeInfoFtraceEvent_nr_migrated);
+    c.reclaimed = u(e, TRAK_PB_MmAllocContigMigrateRangeInfoFtraceEvent_nr_reclaimed);
+    c.mapped = u(e, TRAK_PB_MmAllocContigMigrateRangeInfoFtraceEvent_nr_mapped);
+    break;
+  case TRAK_PB_FtraceEvent_cma_alloc_finish:
+    kind = 2;
+    s = bytes(e, TRAK_PB_CmaAllocFinishFtraceEvent_name, &n);
+    c.name = trak__strpool_intern(&imp->tables->strings, s, n);
+    c.pfn = u(e, TRAK_PB_CmaAllocFinishFtraceEvent_pfn);
+    c.count = u(e, TRAK_PB_CmaAllocFinishFtraceEvent_count);
+    break;
+  case TRAK_PB_FtraceEvent_cma_alloc_info:
+    kind = 3;
+    s = bytes(e, TRAK_PB_CmaAllocInfoFtraceEvent_name, &n);
+    c.name = trak__strpool_intern(&imp->tables->strings, s, n);
+    c.pfn = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_pfn);
+    c.count = (uint32_t)u(e, TRAK_PB_CmaAllocInfoFtraceEvent_count);
+    c.migrated = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_migrated);
+    c.reclaimed = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_reclaimed);
+    c.mapped = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_mapped);
+    c.err_iso = (uint32_t)u(e, TRAK_PB_CmaAllocInfoFtraceEvent_err_iso);
+    c.err_mig = (uint32_t)u(e, TRAK_PB_CmaAllocInfoFtraceEvent_err_mig);
+    c.err_test = (uint32_t)u(e, TRAK_PB_CmaAllocInfoFtraceEvent_err_test);
+    break;
+  default: /* cma_alloc_start */
+    break;
+  }
+  trak__cma(imp, cpu, ts, pid, kind, &c);
+}
+
 int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
                               int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev) {
   dev_fields e;
@@ -68,9 +108,22 @@ int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint
     return 1;
   case TRAK_PB_FtraceEvent_ion_stat:
     dev_read(imp, ev, &e);
-    trak__ion_stat(imp, cpu, ts, pid, (uint32_t)u(&e, TRAK_PB_IonStatFtraceEvent_buffer_id),
+    trak__ion_stat(imp, cpu, ts, pid, 0, (uint32_t)u(&e, TRAK_PB_IonStatFtraceEvent_buffer_id),
                    (int64_t)u(&e, TRAK_PB_IonStatFtraceEvent_len),
                    u(&e, TRAK_PB_IonStatFtraceEvent_total_allocated));
+    return 1;
+  case TRAK_PB_FtraceEvent_dma_heap_stat:
+    dev_read(imp, ev, &e);
+    trak__ion_stat(imp, cpu, ts, pid, 1, u(&e, TRAK_PB_DmaHeapStatFtraceEvent_inode),
+                   (int64_t)u(&e, TRAK_PB_DmaHeapStatFtraceEvent_len),
+                   u(&e, TRAK_PB_DmaHeapStatFtraceEvent_total_allocated));
+    return 1;
+  case TRAK_PB_FtraceEvent_cma_alloc_start:
+  case TRAK_PB_FtraceEvent_mm_alloc_contig_migrate_range_info:
+  case TRAK_PB_FtraceEvent_cma_alloc_finish:
+  case TRAK_PB_FtraceEvent_cma_alloc_info:
+    dev_read(imp, ev, &e);
+    cma(imp, cpu, ts, pid, ev->number, &e);
     return 1;
   case TRAK_PB_FtraceEvent_kgsl_adreno_cmdbatch_queued:
     dev_read(imp, ev, &e);
