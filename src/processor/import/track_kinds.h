@@ -197,7 +197,12 @@ enum trak_track_source {
   X(NET_SOCKET_SET_STATE, "net_socket_set_state", GLOBAL, 0, NONE, 0)                              \
   X(NET_TCP_RETRANSMIT_SKB, "net_tcp_retransmit_skb", GLOBAL, 0, NONE, 0)                          \
   X(CPU_NAPI_GRO, "cpu_napi_gro", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                   \
-  X(NET_KFREE_SKB, "net_kfree_skb", GLOBAL, 0, NONE, 0)
+  X(NET_KFREE_SKB, "net_kfree_skb", GLOBAL, 0, NONE, 0)                                           \
+  /* storage (ftrace/storage_events.c) */                                                         \
+  X(UFS_COMMAND_COUNT, "ufs_command_count", GLOBAL, 0, NONE, 0)                                    \
+  X(UFS_COMMAND_TAG, "ufs_command_tag", GLOBAL, 0, NONE, 0)                                        \
+  X(UFS_CLKGATING, "ufs_clkgating", GLOBAL, 0, NONE, 0)                                            \
+  X(ANDROID_FS, "android_fs", GLOBAL, TRAK_DIM_LANE, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -120,3 +120,13 @@ void trak__acpm_thermal(trak_importer *imp, int64_t ts, uint32_t tz_id, double t
                             i ? cdev_state : temp, trak__args_share(imp, set));
   }
 }
+
+uint32_t trak__ftrace_global_track(trak_importer *imp, trak_track_kind_id kind, uint64_t n,
+                                   uint32_t name, int is_counter) {
+  uint64_t key = trak__track_key(kind, imp->threads.machine, n);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
+  if (known) return *known;
+  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32, is_counter, kind);
+  imp->tracks.info.v[track].machine = imp->threads.machine;
+  return track;
+}

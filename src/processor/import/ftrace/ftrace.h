@@ -267,6 +267,25 @@ void trak__napi_gro_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t r
 ** protocols: nothing. */
 void trak__kfree_skb(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t protocol);
 
+/* ---- storage (storage_events.c) -------------------------------------------------------- */
+
+/* ufshcd_command: the commands in flight (the bits of `doorbell`; without it 0 for a completion,
+** str_t 1, else 1) on the global "io.ufs.command.count" (type ufs_command_count), and on the
+** tag's "io.ufs.command.tag[NNN]" (ufs_command_tag) a slice named by the SCSI opcode (with "
+** (GID=0x..)" for a group id) begins (str_t 0) or ends. */
+void trak__ufs_command(trak_importer *imp, int64_t ts, uint32_t doorbell, uint32_t str_t,
+                       uint32_t tag, uint32_t opcode, uint32_t group_id);
+/* ufshcd_clk_gating: the state (OFF 0, ON 1, REQ_OFF 2, REQ_ON 3) as 0, 3, 1, 2 on "io.ufs.clkgating
+** (OFF:0/REQ_OFF/REQ_ON/ON:3)" (type ufs_clkgating). */
+void trak__ufs_clk_gating(trak_importer *imp, int64_t ts, int64_t state);
+/* android_fs_dataread_start (`end` 0; thread `tid`, file `path`, a string id) or _end (1) of
+** `bytes` at `offset` of inode `ino`: a start begins "android_fs_data_read" (args file_path,
+** offset_start, bytes_read_start) on the lane of the global "android_fs" (type android_fs) of its
+** thread, the end of the same inode and offset ends it (args offset_end, bytes_read_end); an end
+** without a start makes nothing. Queued, applied in timestamp order. */
+void trak__android_fs_read(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int end,
+                           uint64_t ino, int64_t offset, int32_t bytes, uint32_t path);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

@@ -59,7 +59,10 @@ enum trak_fq_type {
   TRAK_FQ_CMDBATCH,       /* an Adreno command batch (gpu_cmdbatch.c): a 0 queued (pid the tid,
                           ** s1 the context id), 1 retired at its GPU start (s1 the context id,
                           ** s2 prio, x its duration) */
-  TRAK_FQ_NET             /* a networking event (net_events.c): a its kind, the rest by kind */
+  TRAK_FQ_NET,            /* a networking event (net_events.c): a its kind, the rest by kind */
+  TRAK_FQ_FS              /* an android_fs read (storage_events.c): a 0 start (pid the tid,
+                          ** s1 the path), 1 end; x offset, p1 bytes, s2 and p2 the inode's low
+                          ** and high halves */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -221,6 +224,7 @@ typedef struct trak_ftrace {
   struct trak_fgpu *gpu;             /* gpu_cmdbatch.c's state, or NULL */
   struct trak_fnet *net;             /* net_events.c's state, or NULL */
   struct trak_fmem *mem;             /* mem_events.c's state, or NULL */
+  struct trak_ffs *fs;               /* storage_events.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -307,6 +311,9 @@ void trak__fa_mem(trak_importer *imp, const trak_fq_rec *r);
 void trak__mem_free(trak_ftrace *f);
 void trak__fa_cmdbatch(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_net(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_fs(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->fs (storage_events.c). */
+void trak__fs_free(trak_ftrace *f);
 /* Frees f->net (net_events.c). */
 void trak__net_free(trak_ftrace *f);
 /* Frees f->gpu (gpu_cmdbatch.c). */
@@ -446,6 +453,11 @@ void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32
 ** name Perfetto gives it (a counter track, but for the interrupt and timer-callback slice
 ** kinds); the CPU gets its cpu row (cpu_counters.c). Can't fail. */
 uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu);
+/* The global track of `kind` told apart by `n` (0 for a kind of one track) on the current
+** machine, named `name` (a string id) and a counter track when `is_counter`, made on first use
+** (cpu_counters.c). Can't fail. */
+uint32_t trak__ftrace_global_track(trak_importer *imp, trak_track_kind_id kind, uint64_t n,
+                                   uint32_t name, int is_counter);
 /* A string id interned from a C string. */
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
 

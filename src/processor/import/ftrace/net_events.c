@@ -69,21 +69,10 @@ void trak__kfree_skb(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t prot
   push(imp, &r);
 }
 
-/* A global track of `kind` told apart by `n`, named `name` (a string id), made on first use. */
-static uint32_t global_track(trak_importer *imp, trak_track_kind_id kind, uint64_t n, uint32_t name,
-                             int is_counter) {
-  uint64_t key = trak__track_key(kind, imp->threads.machine, n);
-  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, key | 1ULL << 63);
-  if (known) return *known;
-  uint32_t track = trak__keyed_track(imp, key, name, TRAK_NULL_U32, is_counter, kind);
-  imp->tracks.info.v[track].machine = imp->threads.machine;
-  return track;
-}
-
 void trak__tcp_retransmit(trak_importer *imp, int64_t ts, uint32_t sport, uint32_t dport) {
   char name[64];
   snprintf(name, sizeof name, "sport=%" PRIu32 ",dport=%" PRIu32, sport, dport);
-  uint32_t track = global_track(imp, TRAK_TK_NET_TCP_RETRANSMIT_SKB, 0,
+  uint32_t track = trak__ftrace_global_track(imp, TRAK_TK_NET_TCP_RETRANSMIT_SKB, 0,
                                 trak__ftrace_str(imp, "TCP Retransmit Skb"), 0);
   trak__ftrace_slice_ev(imp, ts, TRAK_EV_INSTANT, track, trak__ftrace_str(imp, name),
                         trak__ftrace_str(imp, "tcp_event"), TRAK_NULL_U32);
@@ -149,7 +138,7 @@ static void sock_apply(trak_importer *imp, const trak_fq_rec *r) {
     snprintf(name, sizeof name, "%s", tcp_states[r->p1]);
   char track_name[48];
   snprintf(track_name, sizeof track_name, "TCP stream#%" PRIu32, *stream);
-  uint32_t track = global_track(imp, TRAK_TK_NET_SOCKET_SET_STATE, *stream,
+  uint32_t track = trak__ftrace_global_track(imp, TRAK_TK_NET_SOCKET_SET_STATE, *stream,
                                 trak__ftrace_str(imp, track_name), 0);
   uint32_t cat = trak__ftrace_str(imp, "tcp_state");
   trak__ftrace_slice_ev(imp, r->ts, TRAK_EV_END, track, 0, 0, TRAK_NULL_U32);
@@ -173,7 +162,7 @@ void trak__fa_net(trak_importer *imp, const trak_fq_rec *r) {
     trak__ftrace_arg_str(imp, set, trak__ftrace_str(imp, "protocol"),
                          trak__ftrace_str(imp, r->p1 ? "IPV6" : "IP"));
     trak__ftrace_counter_ev(imp, r->ts,
-                            global_track(imp, TRAK_TK_NET_KFREE_SKB, 0,
+                            trak__ftrace_global_track(imp, TRAK_TK_NET_KFREE_SKB, 0,
                                          trak__ftrace_str(imp, "Kfree Skb IP Prot"), 1),
                             (double)n->kfree, trak__args_share(imp, set));
     return;

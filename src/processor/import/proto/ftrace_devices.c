@@ -207,6 +207,33 @@ int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint
     dev_read(imp, ev, &e);
     trak__kfree_skb(imp, cpu, ts, (uint32_t)u(&e, TRAK_PB_KfreeSkbFtraceEvent_protocol));
     return 1;
+  case TRAK_PB_FtraceEvent_ufshcd_command:
+    dev_read(imp, ev, &e);
+    trak__ufs_command(imp, ts, (uint32_t)u(&e, TRAK_PB_UfshcdCommandFtraceEvent_doorbell),
+                      (uint32_t)u(&e, TRAK_PB_UfshcdCommandFtraceEvent_str_t),
+                      (uint32_t)u(&e, TRAK_PB_UfshcdCommandFtraceEvent_tag),
+                      (uint32_t)u(&e, TRAK_PB_UfshcdCommandFtraceEvent_opcode),
+                      (uint32_t)u(&e, TRAK_PB_UfshcdCommandFtraceEvent_group_id));
+    return 1;
+  case TRAK_PB_FtraceEvent_ufshcd_clk_gating:
+    dev_read(imp, ev, &e);
+    trak__ufs_clk_gating(imp, ts, (int32_t)u(&e, TRAK_PB_UfshcdClkGatingFtraceEvent_state));
+    return 1;
+  case TRAK_PB_FtraceEvent_android_fs_dataread_start:
+    dev_read(imp, ev, &e);
+    s = bytes(&e, TRAK_PB_AndroidFsDatareadStartFtraceEvent_pathbuf, &n);
+    trak__android_fs_read(imp, cpu, ts, pid, 0,
+                          u(&e, TRAK_PB_AndroidFsDatareadStartFtraceEvent_ino),
+                          (int64_t)u(&e, TRAK_PB_AndroidFsDatareadStartFtraceEvent_offset),
+                          (int32_t)u(&e, TRAK_PB_AndroidFsDatareadStartFtraceEvent_bytes),
+                          trak__strpool_intern(&imp->tables->strings, s, n));
+    return 1;
+  case TRAK_PB_FtraceEvent_android_fs_dataread_end:
+    dev_read(imp, ev, &e);
+    trak__android_fs_read(imp, cpu, ts, pid, 1, u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_ino),
+                          (int64_t)u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_offset),
+                          (int32_t)u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_bytes), 0);
+    return 1;
   default:
     return 0;
   }
