@@ -202,7 +202,9 @@ enum trak_track_source {
   X(UFS_COMMAND_COUNT, "ufs_command_count", GLOBAL, 0, NONE, 0)                                    \
   X(UFS_COMMAND_TAG, "ufs_command_tag", GLOBAL, 0, NONE, 0)                                        \
   X(UFS_CLKGATING, "ufs_clkgating", GLOBAL, 0, NONE, 0)                                            \
-  X(ANDROID_FS, "android_fs", GLOBAL, TRAK_DIM_LANE, NONE, 0)
+  X(ANDROID_FS, "android_fs", GLOBAL, TRAK_DIM_LANE, NONE, 0)                                     \
+  X(F2FS_IOSTAT, "f2fs_iostat", GLOBAL, 0, NONE, 0)                                                \
+  X(F2FS_IOSTAT_LATENCY, "f2fs_iostat_latency", GLOBAL, 0, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -278,6 +278,12 @@ void trak__ufs_command(trak_importer *imp, int64_t ts, uint32_t doorbell, uint32
 /* ufshcd_clk_gating: the state (OFF 0, ON 1, REQ_OFF 2, REQ_ON 3) as 0, 3, 1, 2 on "io.ufs.clkgating
 ** (OFF:0/REQ_OFF/REQ_ON/ON:3)" (type ufs_clkgating). */
 void trak__ufs_clk_gating(trak_importer *imp, int64_t ts, int64_t state);
+/* f2fs_iostat (`latency` 0) or f2fs_iostat_latency (1) of device `dev` (a dev_t): value i of
+** `values` (n of them) on the global counter "f2fs_iostat.[<major>:<minor>].<names[i]>" (or
+** "f2fs_iostat_latency...", types f2fs_iostat, f2fs_iostat_latency; the device's numbers its
+** low 16 bits', as Perfetto reads them). */
+void trak__f2fs_iostat(trak_importer *imp, int64_t ts, int latency, uint64_t dev,
+                       const char *const *names, const uint64_t *values, size_t n);
 /* android_fs_dataread_start (`end` 0; thread `tid`, file `path`, a string id) or _end (1) of
 ** `bytes` at `offset` of inode `ino`: a start begins "android_fs_data_read" (args file_path,
 ** offset_start, bytes_read_start) on the lane of the global "android_fs" (type android_fs) of its

@@ -4,7 +4,8 @@
 ** slice named by its SCSI opcode on its tag's "io.ufs.command.tag[NNN]" track), UFS clock
 ** gating on "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)", and android_fs data reads as
 ** "android_fs_data_read" slices on the lanes of "android_fs", a start paired with the end of
-** the same inode and offset (queued: the pairs follow timestamp order).
+** the same inode and offset (queued: the pairs follow timestamp order); f2fs_iostat and
+** f2fs_iostat_latency's figures, each on its "f2fs_iostat[_latency].[<major>:<minor>].<name>".
 */
 #include <stdio.h>
 #include <stdlib.h>
@@ -77,6 +78,19 @@ void trak__ufs_clk_gating(trak_importer *imp, int64_t ts, int64_t state) {
                       imp, TRAK_TK_UFS_CLKGATING, 0,
                       trak__ftrace_str(imp, "io.ufs.clkgating (OFF:0/REQ_OFF/REQ_ON/ON:3)"), 1),
                   0, v);
+}
+
+void trak__f2fs_iostat(trak_importer *imp, int64_t ts, int latency, uint64_t dev,
+                       const char *const *names, const uint64_t *values, size_t n) {
+  trak_track_kind_id kind = latency ? TRAK_TK_F2FS_IOSTAT_LATENCY : TRAK_TK_F2FS_IOSTAT;
+  for (size_t i = 0; i < n; i++) {
+    char name[128];
+    snprintf(name, sizeof name, "%s.[%u:%u].%s", latency ? "f2fs_iostat_latency" : "f2fs_iostat",
+             (unsigned)((dev & 0xff00) >> 8), (unsigned)(dev & 0xff), names[i]);
+    uint32_t id = trak__ftrace_str(imp, name);
+    trak__ftrace_ev(imp, ts, TRAK_EV_COUNTER, trak__ftrace_global_track(imp, kind, id, id, 1), 0,
+                    (double)values[i]);
+  }
 }
 
 /* A read started and not yet ended. */

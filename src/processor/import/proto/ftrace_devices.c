@@ -37,6 +37,58 @@ static const char *bytes(const dev_fields *e, int n, size_t *len) {
   return ok ? (const char *)e->f[n].data : "";
 }
 
+/* f2fs_iostat's figures as Perfetto names them, in its order, by field. */
+#define IO(name, field) {name, TRAK_PB_F2fsIostatFtraceEvent_##field}
+static const struct iostat_field {
+  const char *name;
+  uint32_t field;
+} iostat_fields[] = {
+    IO("write_app_total", app_wio),   IO("write_app_direct", app_dio),
+    IO("write_app_buffered", app_bio), IO("write_app_mapped", app_mio),
+    IO("write_fs_data", fs_dio),      IO("write_fs_node", fs_nio),
+    IO("write_fs_meta", fs_mio),      IO("write_gc_data", fs_gc_dio),
+    IO("write_gc_node", fs_gc_nio),   IO("write_cp_data", fs_cp_dio),
+    IO("write_cp_node", fs_cp_nio),   IO("write_cp_meta", fs_cp_mio),
+    IO("read_app_total", app_rio),    IO("read_app_direct", app_drio),
+    IO("read_app_buffered", app_brio), IO("read_app_mapped", app_mrio),
+    IO("read_fs_data", fs_drio),      IO("read_fs_gdata", fs_gdrio),
+    IO("read_fs_cdata", fs_cdrio),    IO("read_fs_node", fs_nrio),
+    IO("read_fs_meta", fs_mrio),      IO("other_fs_discard", fs_discard)};
+#undef IO
+/* f2fs_iostat_latency's, the same way. */
+#define LAT(name, field) {name, TRAK_PB_F2fsIostatLatencyFtraceEvent_##field}
+static const struct iostat_field latency_fields[] = {
+    LAT("read_data_peak", d_rd_peak),          LAT("read_data_avg", d_rd_avg),
+    LAT("read_data_cnt", d_rd_cnt),            LAT("read_node_peak", n_rd_peak),
+    LAT("read_node_avg", n_rd_avg),            LAT("read_node_cnt", n_rd_cnt),
+    LAT("read_meta_peak", m_rd_peak),          LAT("read_meta_avg", m_rd_avg),
+    LAT("read_meta_cnt", m_rd_cnt),            LAT("write_sync_data_peak", d_wr_s_peak),
+    LAT("write_sync_data_avg", d_wr_s_avg),    LAT("write_sync_data_cnt", d_wr_s_cnt),
+    LAT("write_sync_node_peak", n_wr_s_peak),  LAT("write_sync_node_avg", n_wr_s_avg),
+    LAT("write_sync_node_cnt", n_wr_s_cnt),    LAT("write_sync_meta_peak", m_wr_s_peak),
+    LAT("write_sync_meta_avg", m_wr_s_avg),    LAT("write_sync_meta_cnt", m_wr_s_cnt),
+    LAT("write_async_data_peak", d_wr_as_peak), LAT("write_async_data_avg", d_wr_as_avg),
+    LAT("write_async_data_cnt", d_wr_as_cnt),  LAT("write_async_node_peak", n_wr_as_peak),
+    LAT("write_async_node_avg", n_wr_as_avg),  LAT("write_async_node_cnt", n_wr_as_cnt),
+    LAT("write_async_meta_peak", m_wr_as_peak), LAT("write_async_meta_avg", m_wr_as_avg),
+    LAT("write_async_meta_cnt", m_wr_as_cnt)};
+#undef LAT
+
+/* An f2fs_iostat (`latency` 0) or f2fs_iostat_latency (1) event's figures to the sink. */
+static void iostat(trak_importer *imp, int64_t ts, int latency, const dev_fields *e) {
+  const struct iostat_field *t = latency ? latency_fields : iostat_fields;
+  size_t n = latency ? sizeof latency_fields / sizeof *latency_fields
+                     : sizeof iostat_fields / sizeof *iostat_fields;
+  const char *names[32];
+  uint64_t values[32];
+  for (size_t i = 0; i < n; i++) /* the latency figures are uint32 */
+    names[i] = t[i].name, values[i] = latency ? (uint32_t)u(e, (int)t[i].field) : u(e, (int)t[i].field);
+  trak__f2fs_iostat(imp, ts, latency,
+                    u(e, latency ? TRAK_PB_F2fsIostatLatencyFtraceEvent_dev
+                                 : TRAK_PB_F2fsIostatFtraceEvent_dev),
+                    names, values, n);
+}
+
 /* A CMA event (member `number`) with its figures. */
 static void cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, uint32_t number,
                 const dev_fields *e) {
@@ -233,6 +285,11 @@ int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint
     trak__android_fs_read(imp, cpu, ts, pid, 1, u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_ino),
                           (int64_t)u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_offset),
                           (int32_t)u(&e, TRAK_PB_AndroidFsDatareadEndFtraceEvent_bytes), 0);
+    return 1;
+  case TRAK_PB_FtraceEvent_f2fs_iostat:
+  case TRAK_PB_FtraceEvent_f2fs_iostat_latency:
+    dev_read(imp, ev, &e);
+    iostat(imp, ts, ev->number == TRAK_PB_FtraceEvent_f2fs_iostat_latency, &e);
     return 1;
   default:
     return 0;
