@@ -38,6 +38,9 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
   case TRAK_TK_NET_RECEIVE:
   case TRAK_TK_NET_TRANSMIT:
     return "network_interface";
+  case TRAK_TK_VIRTGPU_NUM_FREE:
+  case TRAK_TK_VIRTGPU_LATENCY:
+    return "virtgpu_name";
   case TRAK_TK_CLOCK_FREQUENCY:
   case TRAK_TK_CLOCK_STATE:
   case TRAK_TK_COOLING_DEVICE_COUNTER:

@@ -204,7 +204,11 @@ enum trak_track_source {
   X(UFS_CLKGATING, "ufs_clkgating", GLOBAL, 0, NONE, 0)                                            \
   X(ANDROID_FS, "android_fs", GLOBAL, TRAK_DIM_LANE, NONE, 0)                                     \
   X(F2FS_IOSTAT, "f2fs_iostat", GLOBAL, 0, NONE, 0)                                                \
-  X(F2FS_IOSTAT_LATENCY, "f2fs_iostat_latency", GLOBAL, 0, NONE, 0)
+  X(F2FS_IOSTAT_LATENCY, "f2fs_iostat_latency", GLOBAL, 0, NONE, 0)                                \
+  /* virtio-gpu's queues (ftrace/virtio_gpu.c) */                                                 \
+  X(VIRTGPU_NUM_FREE, "virtgpu_num_free", GLOBAL, TRAK_DIM_KEY, NONE, 0)                           \
+  X(VIRTGPU_LATENCY, "virtgpu_latency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

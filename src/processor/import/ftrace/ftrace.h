@@ -292,6 +292,19 @@ void trak__f2fs_iostat(trak_importer *imp, int64_t ts, int latency, uint64_t dev
 void trak__android_fs_read(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int end,
                            uint64_t ino, int64_t offset, int32_t bytes, uint32_t path);
 
+/* ---- virtio-gpu (virtio_gpu.c) --------------------------------------------------------- */
+
+/* virtio_gpu_cmd_queue (`response` 0) or virtio_gpu_cmd_response (1) on queue [queue, queue +
+** len) ("control" or "cursor"; another: nothing) of command `seqno` of `type` with `fence_id`,
+** the queue having `num_free` free slots: queued, then in timestamp order num_free on "Virtgpu
+** <Queue> Free" (type virtgpu_num_free), the command a slice named by its type (CTX_CREATE,
+** SUBMIT_3D, ...; "" for others) from queueing to response on a lane (by seqno) of "Virtgpu
+** <Queue> Queue" (virtgpu_queue_event), and for a command without a fence the time to its
+** response on "Virtgpu <Queue> Latency" (virtgpu_latency). */
+void trak__virtgpu_cmd(trak_importer *imp, uint32_t cpu, int64_t ts, int response,
+                       const char *queue, size_t len, uint32_t seqno, uint32_t type,
+                       uint64_t fence_id, uint32_t num_free);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

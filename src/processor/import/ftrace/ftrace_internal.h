@@ -60,9 +60,12 @@ enum trak_fq_type {
                           ** s1 the context id), 1 retired at its GPU start (s1 the context id,
                           ** s2 prio, x its duration) */
   TRAK_FQ_NET,            /* a networking event (net_events.c): a its kind, the rest by kind */
-  TRAK_FQ_FS              /* an android_fs read (storage_events.c): a 0 start (pid the tid,
+  TRAK_FQ_FS,             /* an android_fs read (storage_events.c): a 0 start (pid the tid,
                           ** s1 the path), 1 end; x offset, p1 bytes, s2 and p2 the inode's low
                           ** and high halves */
+  TRAK_FQ_VIRTGPU         /* a virtio-gpu command (virtio_gpu.c): a 0 queued, 1 response; p1
+                          ** the queue (0 control, 1 cursor), s1 seqno, s2 type, x fence_id,
+                          ** p2 num_free */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -225,6 +228,7 @@ typedef struct trak_ftrace {
   struct trak_fnet *net;             /* net_events.c's state, or NULL */
   struct trak_fmem *mem;             /* mem_events.c's state, or NULL */
   struct trak_ffs *fs;               /* storage_events.c's state, or NULL */
+  struct trak_fvirtgpu *virtgpu;     /* virtio_gpu.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -312,6 +316,9 @@ void trak__mem_free(trak_ftrace *f);
 void trak__fa_cmdbatch(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_net(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_fs(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_virtgpu(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->virtgpu (virtio_gpu.c). */
+void trak__virtgpu_free(trak_ftrace *f);
 /* Frees f->fs (storage_events.c). */
 void trak__fs_free(trak_ftrace *f);
 /* Frees f->net (net_events.c). */

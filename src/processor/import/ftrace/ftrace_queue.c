@@ -373,6 +373,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_CMDBATCH] = trak__fa_cmdbatch,
     [TRAK_FQ_NET] = trak__fa_net,
     [TRAK_FQ_FS] = trak__fa_fs,
+    [TRAK_FQ_VIRTGPU] = trak__fa_virtgpu,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -641,6 +642,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak__net_free(f);
   trak__mem_free(f);
   trak__fs_free(f);
+  trak__virtgpu_free(f);
   trak__ftrace_sets_free(f);
   trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);

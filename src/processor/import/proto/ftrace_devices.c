@@ -291,6 +291,16 @@ int trak__ftrace_device_event(trak_importer *imp, const trak_sequence *seq, uint
     dev_read(imp, ev, &e);
     iostat(imp, ts, ev->number == TRAK_PB_FtraceEvent_f2fs_iostat_latency, &e);
     return 1;
+  case TRAK_PB_FtraceEvent_virtio_gpu_cmd_queue: /* the two share their fields */
+  case TRAK_PB_FtraceEvent_virtio_gpu_cmd_response:
+    dev_read(imp, ev, &e);
+    s = bytes(&e, TRAK_PB_VirtioGpuCmdQueueFtraceEvent_name, &n);
+    trak__virtgpu_cmd(imp, cpu, ts, ev->number == TRAK_PB_FtraceEvent_virtio_gpu_cmd_response, s,
+                      n, (uint32_t)u(&e, TRAK_PB_VirtioGpuCmdQueueFtraceEvent_seqno),
+                      (uint32_t)u(&e, TRAK_PB_VirtioGpuCmdQueueFtraceEvent_type),
+                      u(&e, TRAK_PB_VirtioGpuCmdQueueFtraceEvent_fence_id),
+                      (uint32_t)u(&e, TRAK_PB_VirtioGpuCmdQueueFtraceEvent_num_free));
+    return 1;
   default:
     return 0;
   }
