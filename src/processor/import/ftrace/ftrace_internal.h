@@ -238,9 +238,15 @@ void trak__ftrace_comms_free(trak_ftrace *f);
 void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
+/* A tracker's state *slot (a member of imp->ftrace) of `size` bytes, zeroed when made on first
+** use (ftrace_queue.c). Can't fail. */
+void *trak__ftrace_part(trak_importer *imp, void **slot, size_t size);
 /* Appends a record to the queue of the bundle being read (typed events), else of records from
 ** outside bundles (ftrace_queue.c). */
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
+/* The record's CPU had data (trak__ftrace_cpu_seen), and the record is appended as
+** trak__fq_push appends it. */
+void trak__fq_push_seen(trak_importer *imp, const trak_fq_rec *r);
 /* Appends a record to queue `q` (TRAK_FQ_PACKETS, or trak__fq_cpu_queue's). */
 void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
 /* Appends run record `run` (TRAK_FQ_COMPACT_RUN) to queue `q`, counted as its events, of type

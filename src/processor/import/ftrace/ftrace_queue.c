@@ -122,6 +122,20 @@ void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
   trak__fq_push_to(imp, qi, r);
 }
 
+void trak__fq_push_seen(trak_importer *imp, const trak_fq_rec *r) {
+  trak__ftrace_cpu_seen(imp, r->cpu);
+  trak__fq_push(imp, r);
+}
+
+void *trak__ftrace_part(trak_importer *imp, void **slot, size_t size) {
+  (void)trak__ftrace_get(imp);
+  if (!*slot) {
+    *slot = calloc(1, size);
+    if (!*slot) abort();
+  }
+  return *slot;
+}
+
 void trak__ftrace_bundle_cpu(trak_importer *imp, int64_t cpu) {
   trak__ftrace_get(imp)->bundle_cpu = cpu < 0 ? -1 : cpu;
 }

@@ -41,12 +41,7 @@ struct trak_fgpu {
 };
 
 static struct trak_fgpu *gpu_get(trak_importer *imp) {
-  trak_ftrace *f = trak__ftrace_get(imp);
-  if (!f->gpu) {
-    f->gpu = calloc(1, sizeof *f->gpu);
-    if (!f->gpu) abort();
-  }
-  return f->gpu;
+  return trak__ftrace_part(imp, (void **)&trak__ftrace_get(imp)->gpu, sizeof(struct trak_fgpu));
 }
 
 void trak__gpu_cmdbatch_free(trak_ftrace *f) {
@@ -63,8 +58,7 @@ void trak__gpu_cmdbatch_free(trak_ftrace *f) {
 
 void trak__cmdbatch_queued(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t id) {
   trak_fq_rec r = {ts, 0, cpu, tid, 0, id, 0, 0, 0, TRAK_FQ_CMDBATCH, 0, 0};
-  trak__ftrace_cpu_seen(imp, cpu);
-  trak__fq_push(imp, &r);
+  trak__fq_push_seen(imp, &r);
 }
 
 /* Queues the retired batch `p` at its GPU start, on its CPU's queue. */

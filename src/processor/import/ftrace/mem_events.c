@@ -30,12 +30,7 @@ struct trak_fmem {
 };
 
 static struct trak_fmem *mem_get(trak_importer *imp) {
-  trak_ftrace *f = trak__ftrace_get(imp);
-  if (!f->mem) {
-    f->mem = calloc(1, sizeof *f->mem);
-    if (!f->mem) abort();
-  }
-  return f->mem;
+  return trak__ftrace_part(imp, (void **)&trak__ftrace_get(imp)->mem, sizeof(struct trak_fmem));
 }
 
 void trak__mem_free(trak_ftrace *f) {
@@ -48,8 +43,7 @@ void trak__mem_free(trak_ftrace *f) {
 
 static void push(trak_importer *imp, trak_fq_rec *r) {
   r->type = TRAK_FQ_MEM;
-  trak__ftrace_cpu_seen(imp, r->cpu);
-  trak__fq_push(imp, r);
+  trak__fq_push_seen(imp, r);
 }
 
 void trak__ion_stat(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int dma_heap,

@@ -23,12 +23,7 @@ struct trak_fnet {
 };
 
 static struct trak_fnet *net_get(trak_importer *imp) {
-  trak_ftrace *f = trak__ftrace_get(imp);
-  if (!f->net) {
-    f->net = calloc(1, sizeof *f->net);
-    if (!f->net) abort();
-  }
-  return f->net;
+  return trak__ftrace_part(imp, (void **)&trak__ftrace_get(imp)->net, sizeof(struct trak_fnet));
 }
 
 void trak__net_free(trak_ftrace *f) {
@@ -41,8 +36,7 @@ void trak__net_free(trak_ftrace *f) {
 
 static void push(trak_importer *imp, trak_fq_rec *r) {
   r->type = TRAK_FQ_NET;
-  trak__ftrace_cpu_seen(imp, r->cpu);
-  trak__fq_push(imp, r);
+  trak__fq_push_seen(imp, r);
 }
 
 void trak__net_bytes(trak_importer *imp, uint32_t cpu, int64_t ts, int xmit, const char *dev,

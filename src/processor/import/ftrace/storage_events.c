@@ -118,17 +118,11 @@ void trak__android_fs_read(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_
                            uint64_t ino, int64_t offset, int32_t bytes, uint32_t path) {
   trak_fq_rec r = {ts, offset, cpu, tid, end != 0, path, (uint32_t)ino, bytes,
                    (int32_t)(uint32_t)(ino >> 32), TRAK_FQ_FS, 0, 0};
-  trak__ftrace_cpu_seen(imp, cpu);
-  trak__fq_push(imp, &r);
+  trak__fq_push_seen(imp, &r);
 }
 
 void trak__fa_fs(trak_importer *imp, const trak_fq_rec *r) {
-  trak_ftrace *f = imp->ftrace;
-  if (!f->fs) {
-    f->fs = calloc(1, sizeof *f->fs);
-    if (!f->fs) abort();
-  }
-  struct trak_ffs *fs = f->fs;
+  struct trak_ffs *fs = trak__ftrace_part(imp, (void **)&imp->ftrace->fs, sizeof *fs);
   uint64_t ino = (uint64_t)(uint32_t)r->p2 << 32 | r->s2;
   uint64_t key = trak__mix(ino, (uint64_t)r->x);
   int added;

@@ -52,8 +52,7 @@ void trak__virtgpu_cmd(trak_importer *imp, uint32_t cpu, int64_t ts, int respons
   if (q < 0) return; /* another queue: nothing */
   trak_fq_rec r = {ts,   (int64_t)fence_id, cpu, 0, response != 0, seqno, type, q, (int32_t)num_free,
                    TRAK_FQ_VIRTGPU, 0, 0};
-  trak__ftrace_cpu_seen(imp, cpu);
-  trak__fq_push(imp, &r);
+  trak__fq_push_seen(imp, &r);
 }
 
 /* The track of queue `q` of `kind`, named "Virtgpu <Queue> <what>". */
@@ -67,12 +66,7 @@ static uint32_t queue_counter(trak_importer *imp, trak_track_kind_id kind, int q
 }
 
 void trak__fa_virtgpu(trak_importer *imp, const trak_fq_rec *r) {
-  trak_ftrace *f = imp->ftrace;
-  if (!f->virtgpu) {
-    f->virtgpu = calloc(1, sizeof *f->virtgpu);
-    if (!f->virtgpu) abort();
-  }
-  struct trak_fvirtgpu *v = f->virtgpu;
+  struct trak_fvirtgpu *v = trak__ftrace_part(imp, (void **)&imp->ftrace->virtgpu, sizeof *v);
   int q = r->p1;
   trak__ftrace_ev(imp, r->ts, TRAK_EV_COUNTER,
                   queue_counter(imp, TRAK_TK_VIRTGPU_NUM_FREE, q, "Free"), 0,

@@ -28,13 +28,7 @@ typedef struct ev_fields {
 
 /* The fields of typed event `ev` (a message) by number, below 12. */
 static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  out->has = 0;
-  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message (a hostile varint): no fields */
-  trak__dec_init(imp, &dec, ev->data, ev->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 12) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
+  out->has = (uint16_t)trak__ftrace_event_fields(imp, ev, out->f, 12);
 }
 static int64_t num(const ev_fields *e, int n) {
   return e->has >> n & 1 ? (int64_t)e->f[n].value : 0;

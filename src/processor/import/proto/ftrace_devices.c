@@ -15,14 +15,20 @@ typedef struct dev_fields {
   uint32_t has;
 } dev_fields;
 
-static void dev_read(trak_importer *imp, const trak_pb_field *ev, dev_fields *out) {
+uint32_t trak__ftrace_event_fields(trak_importer *imp, const trak_pb_field *ev, trak_pb_field *f,
+                                   uint32_t n) {
   trak_pb_decoder dec;
-  trak_pb_field f;
-  out->has = 0;
-  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message: no fields */
+  trak_pb_field field;
+  uint32_t has = 0;
+  if (ev->wire_type != TRAK_PB_WIRE_LEN) return 0; /* not a message (a hostile varint): none */
   trak__dec_init(imp, &dec, ev->data, ev->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 32) out->f[f.number] = f, out->has |= 1u << f.number;
+  while (trak_pb_decoder_next(&dec, &field) > 0)
+    if (field.number < n) f[field.number] = field, has |= 1u << field.number;
+  return has;
+}
+
+static void dev_read(trak_importer *imp, const trak_pb_field *ev, dev_fields *out) {
+  out->has = trak__ftrace_event_fields(imp, ev, out->f, 32);
 }
 
 /* Field n's value (0: absent, or a length-delimited field). */
@@ -37,27 +43,25 @@ static const char *bytes(const dev_fields *e, int n, size_t *len) {
   return ok ? (const char *)e->f[n].data : "";
 }
 
-/* f2fs_iostat's figures as Perfetto names them, in its order, by field. */
-#define IO(name, field) {name, TRAK_PB_F2fsIostatFtraceEvent_##field}
+/* f2fs_iostat's (latency 0) and f2fs_iostat_latency's (1) figures as Perfetto names them, in
+** its order, by field. */
+#define IO(name, field) {name, TRAK_PB_F2fsIostatFtraceEvent_##field, 0}
+#define LAT(name, field) {name, TRAK_PB_F2fsIostatLatencyFtraceEvent_##field, 1}
 static const struct iostat_field {
   const char *name;
-  uint32_t field;
+  uint8_t field, latency;
 } iostat_fields[] = {
-    IO("write_app_total", app_wio),   IO("write_app_direct", app_dio),
-    IO("write_app_buffered", app_bio), IO("write_app_mapped", app_mio),
-    IO("write_fs_data", fs_dio),      IO("write_fs_node", fs_nio),
-    IO("write_fs_meta", fs_mio),      IO("write_gc_data", fs_gc_dio),
-    IO("write_gc_node", fs_gc_nio),   IO("write_cp_data", fs_cp_dio),
-    IO("write_cp_node", fs_cp_nio),   IO("write_cp_meta", fs_cp_mio),
-    IO("read_app_total", app_rio),    IO("read_app_direct", app_drio),
-    IO("read_app_buffered", app_brio), IO("read_app_mapped", app_mrio),
-    IO("read_fs_data", fs_drio),      IO("read_fs_gdata", fs_gdrio),
-    IO("read_fs_cdata", fs_cdrio),    IO("read_fs_node", fs_nrio),
-    IO("read_fs_meta", fs_mrio),      IO("other_fs_discard", fs_discard)};
-#undef IO
-/* f2fs_iostat_latency's, the same way. */
-#define LAT(name, field) {name, TRAK_PB_F2fsIostatLatencyFtraceEvent_##field}
-static const struct iostat_field latency_fields[] = {
+    IO("write_app_total", app_wio),            IO("write_app_direct", app_dio),
+    IO("write_app_buffered", app_bio),         IO("write_app_mapped", app_mio),
+    IO("write_fs_data", fs_dio),               IO("write_fs_node", fs_nio),
+    IO("write_fs_meta", fs_mio),               IO("write_gc_data", fs_gc_dio),
+    IO("write_gc_node", fs_gc_nio),            IO("write_cp_data", fs_cp_dio),
+    IO("write_cp_node", fs_cp_nio),            IO("write_cp_meta", fs_cp_mio),
+    IO("read_app_total", app_rio),             IO("read_app_direct", app_drio),
+    IO("read_app_buffered", app_brio),         IO("read_app_mapped", app_mrio),
+    IO("read_fs_data", fs_drio),               IO("read_fs_gdata", fs_gdrio),
+    IO("read_fs_cdata", fs_cdrio),             IO("read_fs_node", fs_nrio),
+    IO("read_fs_meta", fs_mrio),               IO("other_fs_discard", fs_discard),
     LAT("read_data_peak", d_rd_peak),          LAT("read_data_avg", d_rd_avg),
     LAT("read_data_cnt", d_rd_cnt),            LAT("read_node_peak", n_rd_peak),
     LAT("read_node_avg", n_rd_avg),            LAT("read_node_cnt", n_rd_cnt),
@@ -72,29 +76,39 @@ static const struct iostat_field latency_fields[] = {
     LAT("write_async_node_avg", n_wr_as_avg),  LAT("write_async_node_cnt", n_wr_as_cnt),
     LAT("write_async_meta_peak", m_wr_as_peak), LAT("write_async_meta_avg", m_wr_as_avg),
     LAT("write_async_meta_cnt", m_wr_as_cnt)};
+#undef IO
 #undef LAT
 
 /* An f2fs_iostat (`latency` 0) or f2fs_iostat_latency (1) event's figures to the sink. */
 static void iostat(trak_importer *imp, int64_t ts, int latency, const dev_fields *e) {
-  const struct iostat_field *t = latency ? latency_fields : iostat_fields;
-  size_t n = latency ? sizeof latency_fields / sizeof *latency_fields
-                     : sizeof iostat_fields / sizeof *iostat_fields;
   const char *names[32];
   uint64_t values[32];
-  for (size_t i = 0; i < n; i++) /* the latency figures are uint32 */
-    names[i] = t[i].name, values[i] = latency ? (uint32_t)u(e, (int)t[i].field) : u(e, (int)t[i].field);
+  size_t n = 0;
+  for (size_t i = 0; i < sizeof iostat_fields / sizeof *iostat_fields; i++) {
+    const struct iostat_field *t = &iostat_fields[i];
+    if (t->latency != latency) continue;
+    names[n] = t->name; /* the latency figures are uint32 */
+    values[n++] = latency ? (uint32_t)u(e, t->field) : u(e, t->field);
+  }
   trak__f2fs_iostat(imp, ts, latency,
                     u(e, latency ? TRAK_PB_F2fsIostatLatencyFtraceEvent_dev
                                  : TRAK_PB_F2fsIostatFtraceEvent_dev),
                     names, values, n);
 }
 
+/* A CMA event's name, pfn and count, from its fields of those numbers. */
+static void cma_head(trak_importer *imp, const dev_fields *e, trak_cma *c, int name, int pfn,
+                     int count) {
+  size_t n;
+  const char *s = bytes(e, name, &n);
+  c->name = trak__strpool_intern(&imp->tables->strings, s, n);
+  c->pfn = u(e, pfn), c->count = u(e, count); /* cma_alloc_info's count is a uint32 */
+}
+
 /* A CMA event (member `number`) with its figures. */
 static void cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, uint32_t number,
                 const dev_fields *e) {
   trak_cma c = {0};
-  const char *s;
-  size_t n;
   int kind = 0;
   switch (number) {
   case TRAK_PB_FtraceEvent_mm_alloc_contig_migrate_range_info:
@@ -105,17 +119,13 @@ static void cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, uint
     break;
   case TRAK_PB_FtraceEvent_cma_alloc_finish:
     kind = 2;
-    s = bytes(e, TRAK_PB_CmaAllocFinishFtraceEvent_name, &n);
-    c.name = trak__strpool_intern(&imp->tables->strings, s, n);
-    c.pfn = u(e, TRAK_PB_CmaAllocFinishFtraceEvent_pfn);
-    c.count = u(e, TRAK_PB_CmaAllocFinishFtraceEvent_count);
+    cma_head(imp, e, &c, TRAK_PB_CmaAllocFinishFtraceEvent_name,
+             TRAK_PB_CmaAllocFinishFtraceEvent_pfn, TRAK_PB_CmaAllocFinishFtraceEvent_count);
     break;
   case TRAK_PB_FtraceEvent_cma_alloc_info:
     kind = 3;
-    s = bytes(e, TRAK_PB_CmaAllocInfoFtraceEvent_name, &n);
-    c.name = trak__strpool_intern(&imp->tables->strings, s, n);
-    c.pfn = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_pfn);
-    c.count = (uint32_t)u(e, TRAK_PB_CmaAllocInfoFtraceEvent_count);
+    cma_head(imp, e, &c, TRAK_PB_CmaAllocInfoFtraceEvent_name, TRAK_PB_CmaAllocInfoFtraceEvent_pfn,
+             TRAK_PB_CmaAllocInfoFtraceEvent_count);
     c.migrated = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_migrated);
     c.reclaimed = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_reclaimed);
     c.mapped = u(e, TRAK_PB_CmaAllocInfoFtraceEvent_nr_mapped);

@@ -267,6 +267,11 @@ int trak__ftrace_kernel_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uin
 ** its ftrace_event row. */
 int trak__ftrace_device_event(trak_importer *imp, const struct trak_sequence *seq, uint32_t cpu,
                               int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev);
+/* The fields of typed event `ev` (a message; anything else has none) numbered below `n` (at
+** most 32) into f[number], the last of each as Perfetto's getters read them; returns the
+** bitmask of those present (ftrace_devices.c). */
+uint32_t trak__ftrace_event_fields(trak_importer *imp, const trak_pb_field *ev, trak_pb_field *f,
+                                   uint32_t n);
 /* The arg set of typed event `ev`'s generic ftrace_event row, its name's string id in *name
 ** (ftrace_bundle.c): what the row the bundle made for it has. */
 uint32_t trak__ftrace_typed_set(trak_importer *imp, const struct trak_sequence *seq,
