@@ -42,7 +42,8 @@ DEFAULT_AREAS = [
     'stdlib/timestamps', 'stdlib/prelude', 'stdlib/span_join', 'stdlib/trees',
     'stdlib/dynamic_tables', 'stdlib/viz', 'stdlib/metasql', 'stdlib/export',
     'stdlib/traced', 'stdlib/stacks', 'stdlib$', 'parser/network',
-    'parser/memory', 'parser/ufs', 'parser/android_fs', 'parser/fs'
+    'parser/memory', 'parser/ufs', 'parser/android_fs', 'parser/fs', 'parser/graphics',
+    'parser/linux'
 ]
 
 
