@@ -41,7 +41,9 @@ DEFAULT_AREAS = [
     'syntax', 'stdlib/slices', 'stdlib/counters', 'stdlib/intervals', 'stdlib/graphs',
     'stdlib/timestamps', 'stdlib/prelude', 'stdlib/span_join', 'stdlib/trees',
     'stdlib/dynamic_tables', 'stdlib/viz', 'stdlib/metasql', 'stdlib/export',
-    'stdlib/traced', 'stdlib/stacks', 'stdlib$'
+    'stdlib/traced', 'stdlib/stacks', 'stdlib$', 'parser/network',
+    'parser/memory', 'parser/ufs', 'parser/android_fs', 'parser/fs', 'parser/graphics',
+    'parser/linux'
 ]
 
 

@@ -359,6 +359,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                               "(or its mapping or strings) their sequence never "
                                               "interned.",
                                               0},
+    [TRAK_STAT_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID] =
+        {"ftrace_thermal_exynos_acpm_unknown_tz_id", TRAK_SEVERITY_ERROR,
+         "thermal_exynos_acpm_bulk / _high_overhead events of a tz_id past the seven thermal "
+         "zones Perfetto names (BIG, MID, LITTLE, GPU, ISP, TPU, AUR): no counter, as Perfetto.",
+         1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -29,7 +29,18 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "psi_resource";
   case TRAK_TK_THERMAL_TEMPERATURE_SYS:
   case TRAK_TK_THERMAL_TEMPERATURE:
+  case TRAK_TK_ACPM_THERMAL_TEMPERATURE:
+  case TRAK_TK_ACPM_COOLING_DEVICE_COUNTER:
     return "thermal_zone";
+  case TRAK_TK_ION:
+  case TRAK_TK_ION_CHANGE:
+    return "heap_name";
+  case TRAK_TK_NET_RECEIVE:
+  case TRAK_TK_NET_TRANSMIT:
+    return "network_interface";
+  case TRAK_TK_VIRTGPU_NUM_FREE:
+  case TRAK_TK_VIRTGPU_LATENCY:
+    return "virtgpu_name";
   case TRAK_TK_CLOCK_FREQUENCY:
   case TRAK_TK_CLOCK_STATE:
   case TRAK_TK_COOLING_DEVICE_COUNTER:

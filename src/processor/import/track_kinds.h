@@ -173,7 +173,44 @@ enum trak_track_source {
   X(KTE_CUSTOM_SLICE, "kernel_trackevent_custom_slice", GLOBAL,                                    \
     TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)                                                 \
   X(KTE_CUSTOM_COUNTER, "kernel_trackevent_custom_counter", GLOBAL,                                \
-    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)
+    TRAK_DIM_SCOPE | TRAK_DIM_TRACEPOINT, NONE, 0)                                                 \
+  /* the scheduler's per-CPU figures of sched_cpu_util_cfs (ftrace/cpu_counters.c) */              \
+  X(CPU_UTILIZATION, "cpu_utilization", GLOBAL, TRAK_DIM_CPU, NONE, 0)                             \
+  X(CPU_CAPACITY, "cpu_capacity", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                   \
+  X(CPU_NR_RUNNING, "cpu_nr_running", GLOBAL, TRAK_DIM_CPU, NONE, 0)                               \
+  /* funcgraph_entry/exit slices: a thread's, the idle task's per CPU (ftrace/funcgraph.c) */       \
+  X(THREAD_FUNCGRAPH, "thread_funcgraph", THREAD, TRAK_DIM_UTID, NONE, 0)                          \
+  X(CPU_FUNCGRAPH, "cpu_funcgraph", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                 \
+  /* ION and DMA heaps (ftrace/mem_events.c): totals, a thread's changes, buffers in lanes */              \
+  X(ION, "ion", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                                     \
+  X(ION_CHANGE, "ion_change", THREAD, TRAK_DIM_KEY | TRAK_DIM_UTID, NONE, 0)                       \
+  X(ANDROID_ION_ALLOCATIONS, "android_ion_allocations", GLOBAL, TRAK_DIM_LANE, NONE, 0)            \
+  X(ANDROID_DMA_HEAP, "android_dma_heap", GLOBAL, 0, NONE, 0)                                      \
+  X(ANDROID_DMA_HEAP_CHANGE, "android_dma_heap_change", THREAD, TRAK_DIM_UTID, NONE, 0)            \
+  X(ANDROID_DMA_ALLOCATIONS, "android_dma_allocations", GLOBAL, TRAK_DIM_LANE, NONE, 0)            \
+  /* Adreno GPU command batches, in lanes per context and priority (ftrace/gpu_cmdbatch.c) */      \
+  X(ADRENO_GPU_CMDBATCH, "adreno_gpu_cmdbatch", GLOBAL, TRAK_DIM_LANE, NONE, 0)                    \
+  /* Exynos ACPM thermal zones (ftrace/cpu_counters.c) */                                          \
+  X(ACPM_THERMAL_TEMPERATURE, "acpm_thermal_temperature", GLOBAL, TRAK_DIM_KEY, NONE, 0)           \
+  X(ACPM_COOLING_DEVICE_COUNTER, "acpm_cooling_device_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)   \
+  /* networking (ftrace/net_events.c) */                                                          \
+  X(NET_RECEIVE, "net_receive", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                     \
+  X(NET_TRANSMIT, "net_transmit", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                   \
+  X(NET_SOCKET_SET_STATE, "net_socket_set_state", GLOBAL, 0, NONE, 0)                              \
+  X(NET_TCP_RETRANSMIT_SKB, "net_tcp_retransmit_skb", GLOBAL, 0, NONE, 0)                          \
+  X(CPU_NAPI_GRO, "cpu_napi_gro", GLOBAL, TRAK_DIM_CPU, NONE, 0)                                   \
+  X(NET_KFREE_SKB, "net_kfree_skb", GLOBAL, 0, NONE, 0)                                           \
+  /* storage (ftrace/storage_events.c) */                                                         \
+  X(UFS_COMMAND_COUNT, "ufs_command_count", GLOBAL, 0, NONE, 0)                                    \
+  X(UFS_COMMAND_TAG, "ufs_command_tag", GLOBAL, 0, NONE, 0)                                        \
+  X(UFS_CLKGATING, "ufs_clkgating", GLOBAL, 0, NONE, 0)                                            \
+  X(ANDROID_FS, "android_fs", GLOBAL, TRAK_DIM_LANE, NONE, 0)                                     \
+  X(F2FS_IOSTAT, "f2fs_iostat", GLOBAL, 0, NONE, 0)                                                \
+  X(F2FS_IOSTAT_LATENCY, "f2fs_iostat_latency", GLOBAL, 0, NONE, 0)                                \
+  /* virtio-gpu's queues (ftrace/virtio_gpu.c) */                                                 \
+  X(VIRTGPU_NUM_FREE, "virtgpu_num_free", GLOBAL, TRAK_DIM_KEY, NONE, 0)                           \
+  X(VIRTGPU_LATENCY, "virtgpu_latency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -158,7 +158,9 @@ void trak__oom_score_adj(trak_importer *imp, int64_t ts, uint32_t pid, int64_t v
 /* ---- counters --------------------------------------------------------------------------- */
 
 /* A value of a per-CPU counter track of `kind` (TRAK_TK_CPU_FREQUENCY "cpufreq",
-** TRAK_TK_CPU_IDLE "cpuidle", TRAK_TK_CPU_MAX_FREQ_LIMIT, TRAK_TK_CPU_MIN_FREQ_LIMIT) for CPU
+** TRAK_TK_CPU_IDLE "cpuidle", TRAK_TK_CPU_MAX_FREQ_LIMIT, TRAK_TK_CPU_MIN_FREQ_LIMIT,
+** sched_cpu_util_cfs' TRAK_TK_CPU_UTILIZATION "Cpu N Util", TRAK_TK_CPU_CAPACITY "Cpu N Cap",
+** TRAK_TK_CPU_NR_RUNNING "Cpu N Nr Running") for CPU
 ** `cpu` (the event's field, not the CPU that recorded it). */
 void trak__cpu_counter(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu, int64_t ts,
                        double value);
@@ -174,6 +176,134 @@ void trak__device_counter(trak_importer *imp, uint32_t track, int64_t ts, double
 /* Track `track` is a row of the track table from ts on, with no event on it: Perfetto made it
 ** before it found the event's value missing. */
 void trak__ftrace_track_made(trak_importer *imp, uint32_t track, int64_t ts);
+
+/* Exynos ACPM's thermal_exynos_acpm_bulk / _high_overhead for thermal zone `tz_id` (0 BIG, 1
+** MID, 2 LITTLE, 3 GPU, 4 ISP, 5 TPU, 6 AUR; another counts
+** ftrace_thermal_exynos_acpm_unknown_tz_id): `temp` on "<zone> Temperature" (type
+** acpm_thermal_temperature) and `cdev_state` on "Tj-<zone> Cooling Device" (type
+** acpm_cooling_device_counter), each value with arg thermal_zone_id (cpu_counters.c). */
+void trak__acpm_thermal(trak_importer *imp, int64_t ts, uint32_t tz_id, double temp,
+                        double cdev_state);
+
+/* ---- memory allocators (mem_events.c) -------------------------------------------------- */
+
+/* ion_stat (`dma_heap` 0) or dma_heap_stat (1) run by thread `tid` on `cpu`: `total` on the
+** global "mem.ion" (type ion) / "mem.dma_heap" (android_dma_heap) counter, `len` on the thread's
+** "mem.ion_change" (ion_change) / "mem.dma_heap_change" (android_dma_heap_change, arg inode),
+** and the slice "<len / 1024> kB" of buffer `buffer` (buffer_id, inode) begins (len > 0) or
+** ends on its lane of "mem.ion_buffer" (android_ion_allocations) / "mem.dma_buffer"
+** (android_dma_allocations). Queued, applied in timestamp order. */
+void trak__ion_stat(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int dma_heap,
+                    uint64_t buffer, int64_t len, uint64_t total);
+/* A CMA event's figures (0 where the event has none). */
+typedef struct trak_cma {
+  uint32_t name; /* string id */
+  uint64_t pfn, count, migrated, reclaimed, mapped;
+  uint32_t err_iso, err_mig, err_test;
+} trak_cma;
+/* A Contiguous Memory Allocator event of `kind` (0 cma_alloc_start, 1
+** mm_alloc_contig_migrate_range_info, 2 cma_alloc_finish, 3 cma_alloc_info) run by thread `tid`:
+** queued, and in timestamp order, by the kernel's version (the trace's system info; unknown:
+** nothing), a start begins a slice "mm_cma_alloc" on the thread's track (from 5.10), an info
+** ends it with args cma_name, cma_pfn, cma_req_pages, cma_nr_migrated, cma_nr_reclaimed,
+** cma_nr_mapped, cma_nr_isolate_fail, cma_nr_migrate_fail, cma_nr_test_fail (5.10 to 6.0); from
+** 6.1 a finish ends it with the first six, the migration figures those of the thread's last
+** migrate_range_info since its start (else 0). */
+void trak__cma(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int kind,
+               const trak_cma *c);
+
+/* ---- GPU command batches (gpu_cmdbatch.c) ---------------------------------------------- */
+
+/* kgsl_adreno_cmdbatch_queued by thread `tid` of context `id`: the context's process, from then
+** on, is the thread's (queued, applied in timestamp order). */
+void trak__cmdbatch_queued(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, uint32_t id);
+/* kgsl_adreno_cmdbatch_sync at `ts` of the batch of `timestamp` (the event's field): the GPU's
+** clock read `ticks` then. Read in trace order with the retired events. */
+void trak__cmdbatch_sync(trak_importer *imp, int64_t ts, uint32_t timestamp, uint64_t ticks);
+/* An event's generic ftrace_event row, as trak__ftrace_generic takes it. */
+typedef struct trak_fraw {
+  uint32_t tid, name, set;
+  int64_t flags;
+} trak_fraw;
+/* kgsl_adreno_cmdbatch_retired on `cpu` at `ts` of the batch of `timestamp` of context `id` and
+** priority `prio`, run on the GPU from tick `start` to `retire`: once the batch's sync event is
+** read (before or after), a slice "GPU" on a lane of the track "GPU <process> (Ctx=<id>,
+** Prio=<prio>)" (type adreno_gpu_cmdbatch; "GPU (Ctx=...)" when the context's process has no
+** name) from its start on the GPU, queued and applied in timestamp order; retire < start: none.
+** A sync read after it makes the event's raw row (`raw`, the caller made it once) again, as
+** Perfetto's tokenizer does. */
+void trak__cmdbatch_retired(trak_importer *imp, uint32_t cpu, int64_t ts, const trak_fraw *raw,
+                            uint32_t timestamp, uint32_t id, uint32_t prio, uint64_t start,
+                            uint64_t retire);
+
+/* ---- networking (net_events.c) --------------------------------------------------------- */
+
+/* netif_receive_skb (`xmit` 0) or net_dev_xmit (1; with rc != 0 the caller calls nothing) of
+** `len` bytes on interface [dev, dev + dev_len) on `cpu`: the interface's bytes so far, in KB
+** (rounded down), on "<dev> Received KB" (type net_receive) or "<dev> Transmitted KB"
+** (net_transmit), each value with args cpu and len; queued, summed in timestamp order. */
+void trak__net_bytes(trak_importer *imp, uint32_t cpu, int64_t ts, int xmit, const char *dev,
+                     size_t dev_len, uint32_t len);
+/* inet_sock_set_state run by thread `pid` on `cpu` of socket `skaddr`: a TCP (protocol 6) socket
+** of family AF_INET (2) or AF_INET6 (10) whose states are known (0 to 12) enters `newstate`: on
+** its stream's track "TCP stream#<n>" (type net_socket_set_state, streams numbered as first
+** seen) the open slice ends and one of category tcp_state begins, named by the state
+** ("TCP_SYN_SENT(pid=<pid>)", "TCP_ESTABLISHED(sport=..,dport=..)", else the state's name);
+** others make nothing. Queued, applied in timestamp order. */
+void trak__inet_sock_state(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                           uint64_t skaddr, int64_t protocol, int64_t family, int64_t newstate,
+                           int64_t oldstate, uint32_t sport, uint32_t dport);
+/* tcp_retransmit_skb: a zero-length slice "sport=<sport>,dport=<dport>" of category tcp_event
+** on the global "TCP Retransmit Skb" (type net_tcp_retransmit_skb). */
+void trak__tcp_retransmit(trak_importer *imp, int64_t ts, uint32_t sport, uint32_t dport);
+/* napi_gro_receive_entry on `cpu` of the device [name, name + len) with `bytes` (arg len): a
+** slice of category napi_gro named by the device begins on "Napi Gro Cpu N" (type cpu_napi_gro);
+** napi_gro_receive_exit ends it, arg ret. */
+void trak__napi_gro_entry(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name,
+                          size_t len, int64_t bytes);
+void trak__napi_gro_exit(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t ret);
+/* kfree_skb of an IP (0x800) or IPv6 (0x86dd) packet: the count of such frees so far on the
+** global "Kfree Skb IP Prot" (type net_kfree_skb), arg protocol "IP" / "IPV6"; queued. Other
+** protocols: nothing. */
+void trak__kfree_skb(trak_importer *imp, uint32_t cpu, int64_t ts, uint64_t protocol);
+
+/* ---- storage (storage_events.c) -------------------------------------------------------- */
+
+/* ufshcd_command: the commands in flight (the bits of `doorbell`; without it 0 for a completion,
+** str_t 1, else 1) on the global "io.ufs.command.count" (type ufs_command_count), and on the
+** tag's "io.ufs.command.tag[NNN]" (ufs_command_tag) a slice named by the SCSI opcode (with "
+** (GID=0x..)" for a group id) begins (str_t 0) or ends. */
+void trak__ufs_command(trak_importer *imp, int64_t ts, uint32_t doorbell, uint32_t str_t,
+                       uint32_t tag, uint32_t opcode, uint32_t group_id);
+/* ufshcd_clk_gating: the state (OFF 0, ON 1, REQ_OFF 2, REQ_ON 3) as 0, 3, 1, 2 on "io.ufs.clkgating
+** (OFF:0/REQ_OFF/REQ_ON/ON:3)" (type ufs_clkgating). */
+void trak__ufs_clk_gating(trak_importer *imp, int64_t ts, int64_t state);
+/* f2fs_iostat (`latency` 0) or f2fs_iostat_latency (1) of device `dev` (a dev_t): value i of
+** `values` (n of them) on the global counter "f2fs_iostat.[<major>:<minor>].<names[i]>" (or
+** "f2fs_iostat_latency...", types f2fs_iostat, f2fs_iostat_latency; the device's numbers its
+** low 16 bits', as Perfetto reads them). */
+void trak__f2fs_iostat(trak_importer *imp, int64_t ts, int latency, uint64_t dev,
+                       const char *const *names, const uint64_t *values, size_t n);
+/* android_fs_dataread_start (`end` 0; thread `tid`, file `path`, a string id) or _end (1) of
+** `bytes` at `offset` of inode `ino`: a start begins "android_fs_data_read" (args file_path,
+** offset_start, bytes_read_start) on the lane of the global "android_fs" (type android_fs) of its
+** thread, the end of the same inode and offset ends it (args offset_end, bytes_read_end); an end
+** without a start makes nothing. Queued, applied in timestamp order. */
+void trak__android_fs_read(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int end,
+                           uint64_t ino, int64_t offset, int32_t bytes, uint32_t path);
+
+/* ---- virtio-gpu (virtio_gpu.c) --------------------------------------------------------- */
+
+/* virtio_gpu_cmd_queue (`response` 0) or virtio_gpu_cmd_response (1) on queue [queue, queue +
+** len) ("control" or "cursor"; another: nothing) of command `seqno` of `type` with `fence_id`,
+** the queue having `num_free` free slots: queued, then in timestamp order num_free on "Virtgpu
+** <Queue> Free" (type virtgpu_num_free), the command a slice named by its type (CTX_CREATE,
+** SUBMIT_3D, ...; "" for others) from queueing to response on a lane (by seqno) of "Virtgpu
+** <Queue> Queue" (virtgpu_queue_event), and for a command without a fence the time to its
+** response on "Virtgpu <Queue> Latency" (virtgpu_latency). */
+void trak__virtgpu_cmd(trak_importer *imp, uint32_t cpu, int64_t ts, int response,
+                       const char *queue, size_t len, uint32_t seqno, uint32_t type,
+                       uint64_t fence_id, uint32_t num_free);
 
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
@@ -250,6 +380,13 @@ void trak__workqueue_end(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t 
 ** applied in timestamp order. */
 void trak__kprobe(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int64_t type,
                   uint32_t name);
+/* funcgraph_entry (`entry` 1) or funcgraph_exit (0) of the kernel function named `name` (a
+** string id: its symbol, or its address as "0xffff...") run by thread `tid` on `cpu`: a slice
+** begins or ends on the thread's "Funcgraph" track (type thread_funcgraph), queued and applied
+** in timestamp order; the idle tasks' (tid 0) on "swapper<cpu> -funcgraph" (type
+** cpu_funcgraph), as Perfetto's parser makes them. */
+void trak__funcgraph(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid, int entry,
+                     uint32_t name);
 /* A mark_victim event on `cpu`: the OOM killer chose thread `tid`, a zero-length slice
 ** "mem.oom_kill" on that thread's track, as Perfetto's parser makes it. Queued and applied in
 ** timestamp order. */

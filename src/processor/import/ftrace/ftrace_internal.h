@@ -36,7 +36,7 @@ enum trak_fq_type {
                           ** trak_ftrace.text, a their length; exit: p2 1 with a ret, x ret */
   TRAK_FQ_THREAD_SLICE,   /* a slice record on a thread's track (thread_slices.c): pid the
                           ** tid, a its TRAK_EV_* type, s1 name, s2 category, p1 its arg's kind,
-                          ** x the arg's value */
+                          ** x the arg's value, p2 1 on the thread's Funcgraph track */
   TRAK_FQ_KERNEL_TE,      /* a kernel track event (kernel_tracks.c): pid the tid, s1 the
                           ** tracepoint, s2 the track's name, a and p1 the scope value's low and
                           ** high halves, x the slice's name or the counter's value, p2 its
@@ -52,8 +52,20 @@ enum trak_fq_type {
   TRAK_FQ_GK_STATE,       /* a generic kernel task state (generic_kernel.c): x tid, s1 comm,
                           ** a state, p1 prio, cpu its CPU */
   TRAK_FQ_GK_RENAME,      /* a generic kernel task rename: x tid, s1 comm */
-  TRAK_FQ_JSON_STATE      /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
+  TRAK_FQ_JSON_STATE,     /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
                           ** state, s2 blocked_function, p1 io_wait (-1: none), p2 cpu (-1) */
+  TRAK_FQ_MEM,            /* a memory allocator's event (mem_events.c): pid the tid, a its
+                          ** kind, the rest by kind */
+  TRAK_FQ_CMDBATCH,       /* an Adreno command batch (gpu_cmdbatch.c): a 0 queued (pid the tid,
+                          ** s1 the context id), 1 retired at its GPU start (s1 the context id,
+                          ** s2 prio, x its duration) */
+  TRAK_FQ_NET,            /* a networking event (net_events.c): a its kind, the rest by kind */
+  TRAK_FQ_FS,             /* an android_fs read (storage_events.c): a 0 start (pid the tid,
+                          ** s1 the path), 1 end; x offset, p1 bytes, s2 and p2 the inode's low
+                          ** and high halves */
+  TRAK_FQ_VIRTGPU         /* a virtio-gpu command (virtio_gpu.c): a 0 queued, 1 response; p1
+                          ** the queue (0 control, 1 cursor), s1 seqno, s2 type, x fence_id,
+                          ** p2 num_free */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -212,6 +224,11 @@ typedef struct trak_ftrace {
   uint8_t arch;                      /* syscalls.c: the machine's trak_arch, + 1 (0: not read) */
   TRAK_VEC(uint32_t) call_names;     /* syscalls.c: by call number, its name's string id */
   uint32_t sys_write, sys_sigreturn; /* syscalls.c: the string ids of those two calls' names */
+  struct trak_fgpu *gpu;             /* gpu_cmdbatch.c's state, or NULL */
+  struct trak_fnet *net;             /* net_events.c's state, or NULL */
+  struct trak_fmem *mem;             /* mem_events.c's state, or NULL */
+  struct trak_ffs *fs;               /* storage_events.c's state, or NULL */
+  struct trak_fvirtgpu *virtgpu;     /* virtio_gpu.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -221,9 +238,15 @@ void trak__ftrace_comms_free(trak_ftrace *f);
 void trak__ftrace_stats_sort(trak_importer *imp);
 /* imp->ftrace, made on first use. */
 trak_ftrace *trak__ftrace_get(trak_importer *imp);
+/* A tracker's state *slot (a member of imp->ftrace) of `size` bytes, zeroed when made on first
+** use (ftrace_queue.c). Can't fail. */
+void *trak__ftrace_part(trak_importer *imp, void **slot, size_t size);
 /* Appends a record to the queue of the bundle being read (typed events), else of records from
 ** outside bundles (ftrace_queue.c). */
 void trak__fq_push(trak_importer *imp, const trak_fq_rec *r);
+/* The record's CPU had data (trak__ftrace_cpu_seen), and the record is appended as
+** trak__fq_push appends it. */
+void trak__fq_push_seen(trak_importer *imp, const trak_fq_rec *r);
 /* Appends a record to queue `q` (TRAK_FQ_PACKETS, or trak__fq_cpu_queue's). */
 void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
 /* Appends run record `run` (TRAK_FQ_COMPACT_RUN) to queue `q`, counted as its events, of type
@@ -293,6 +316,21 @@ void trak__fa_kernel_te(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_state(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_gk_rename(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_json_state(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_mem(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->mem (mem_events.c). */
+void trak__mem_free(trak_ftrace *f);
+void trak__fa_cmdbatch(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_net(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_fs(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_virtgpu(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->virtgpu (virtio_gpu.c). */
+void trak__virtgpu_free(trak_ftrace *f);
+/* Frees f->fs (storage_events.c). */
+void trak__fs_free(trak_ftrace *f);
+/* Frees f->net (net_events.c). */
+void trak__net_free(trak_ftrace *f);
+/* Frees f->gpu (gpu_cmdbatch.c). */
+void trak__gpu_cmdbatch_free(trak_ftrace *f);
 /* A GenericKernelProcessTree packet's processes then threads, applied (generic_kernel.c). */
 void trak__generic_process_tree(trak_importer *imp, const uint8_t *data, size_t len);
 /* Frees f->gk (generic_kernel.c). */
@@ -428,6 +466,11 @@ void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32
 ** name Perfetto gives it (a counter track, but for the interrupt and timer-callback slice
 ** kinds); the CPU gets its cpu row (cpu_counters.c). Can't fail. */
 uint32_t trak__ftrace_cpu_track(trak_importer *imp, trak_track_kind_id kind, uint32_t cpu);
+/* The global track of `kind` told apart by `n` (0 for a kind of one track) on the current
+** machine, named `name` (a string id) and a counter track when `is_counter`, made on first use
+** (cpu_counters.c). Can't fail. */
+uint32_t trak__ftrace_global_track(trak_importer *imp, trak_track_kind_id kind, uint64_t n,
+                                   uint32_t name, int is_counter);
 /* A string id interned from a C string. */
 uint32_t trak__ftrace_str(trak_importer *imp, const char *s);
 

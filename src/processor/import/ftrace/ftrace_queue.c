@@ -122,6 +122,20 @@ void trak__fq_push(trak_importer *imp, const trak_fq_rec *r) {
   trak__fq_push_to(imp, qi, r);
 }
 
+void trak__fq_push_seen(trak_importer *imp, const trak_fq_rec *r) {
+  trak__ftrace_cpu_seen(imp, r->cpu);
+  trak__fq_push(imp, r);
+}
+
+void *trak__ftrace_part(trak_importer *imp, void **slot, size_t size) {
+  (void)trak__ftrace_get(imp);
+  if (!*slot) {
+    *slot = calloc(1, size);
+    if (!*slot) abort();
+  }
+  return *slot;
+}
+
 void trak__ftrace_bundle_cpu(trak_importer *imp, int64_t cpu) {
   trak__ftrace_get(imp)->bundle_cpu = cpu < 0 ? -1 : cpu;
 }
@@ -369,6 +383,11 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_GK_STATE] = trak__fa_gk_state,
     [TRAK_FQ_GK_RENAME] = trak__fa_gk_rename,
     [TRAK_FQ_JSON_STATE] = trak__fa_json_state,
+    [TRAK_FQ_MEM] = trak__fa_mem,
+    [TRAK_FQ_CMDBATCH] = trak__fa_cmdbatch,
+    [TRAK_FQ_NET] = trak__fa_net,
+    [TRAK_FQ_FS] = trak__fa_fs,
+    [TRAK_FQ_VIRTGPU] = trak__fa_virtgpu,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -633,6 +652,11 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->trees);
   trak_vec_free(f->text);
   trak__lanes_free(f);
+  trak__gpu_cmdbatch_free(f);
+  trak__net_free(f);
+  trak__mem_free(f);
+  trak__fs_free(f);
+  trak__virtgpu_free(f);
   trak__ftrace_sets_free(f);
   trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);

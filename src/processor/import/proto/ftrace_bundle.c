@@ -28,13 +28,7 @@ typedef struct ev_fields {
 
 /* The fields of typed event `ev` (a message) by number, below 12. */
 static void fields_read(trak_importer *imp, const trak_pb_field *ev, ev_fields *out) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  out->has = 0;
-  if (ev->wire_type != TRAK_PB_WIRE_LEN) return; /* not a message (a hostile varint): no fields */
-  trak__dec_init(imp, &dec, ev->data, ev->len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number < 12) out->f[f.number] = f, out->has |= (uint16_t)(1u << f.number);
+  out->has = (uint16_t)trak__ftrace_event_fields(imp, ev, out->f, 12);
 }
 static int64_t num(const ev_fields *e, int n) {
   return e->has >> n & 1 ? (int64_t)e->f[n].value : 0;
@@ -236,6 +230,12 @@ static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const tr
   *name = trak__ftrace_event_name(imp, ev->number, fd->name);
   *ksyms = raw | parsed << 8;
   return set;
+}
+
+uint32_t trak__ftrace_typed_set(trak_importer *imp, const trak_sequence *seq,
+                                const trak_pb_field *ev, uint32_t *name) {
+  uint32_t ksyms;
+  return typed_row(imp, seq, ev, event_desc(ev->number), name, &ksyms);
 }
 
 /* A generic ftrace_event row of event field `ev`: a typed event's (typed_row), a
@@ -587,7 +587,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     return;
   default:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
-    trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev); /* 0 for the kinds it does not read */
+    if (!trak__ftrace_device_event(imp, seq, cpu, ts, pid, flags, &ev)) /* 0: not one it reads */
+      trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev);       /* 0 for the kinds it does not read */
     return;
   }
 }

@@ -276,6 +276,23 @@ uint32_t trak__ftrace_ksym_count(trak_importer *imp, const struct trak_sequence 
 ** 1 is returned; 0 for any other member. The caller still makes its ftrace_event row. */
 int trak__ftrace_kernel_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
                                const trak_pb_field *ev);
+/* The kernel's device and subsystem events the sink models (ftrace_devices.c): when FtraceEvent
+** member `ev` (of thread `pid` on `cpu` at `ts`, `seq` for kernel symbols, may be NULL) is one
+** (sched_cpu_util_cfs, funcgraph_*, ion_stat, kgsl_adreno_cmdbatch_*, thermal_exynos_acpm_*;
+** `flags` its common_flags, TRAK_FTRACE_NO_FLAGS when absent),
+** its values go to the sink and 1 is returned; 0 for any other member. The caller still makes
+** its ftrace_event row. */
+int trak__ftrace_device_event(trak_importer *imp, const struct trak_sequence *seq, uint32_t cpu,
+                              int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev);
+/* The fields of typed event `ev` (a message; anything else has none) numbered below `n` (at
+** most 32) into f[number], the last of each as Perfetto's getters read them; returns the
+** bitmask of those present (ftrace_devices.c). */
+uint32_t trak__ftrace_event_fields(trak_importer *imp, const trak_pb_field *ev, trak_pb_field *f,
+                                   uint32_t n);
+/* The arg set of typed event `ev`'s generic ftrace_event row, its name's string id in *name
+** (ftrace_bundle.c): what the row the bundle made for it has. */
+uint32_t trak__ftrace_typed_set(trak_importer *imp, const struct trak_sequence *seq,
+                                const trak_pb_field *ev, uint32_t *name);
 struct trak_fargs; /* ftrace/ftrace.h */
 /* One field `f` of an ftrace event into `a` as Perfetto's raw table keeps it, keyed by string
 ** id `key`, read as protobuf type `type` (enum trak_pb_type; ftrace_bundle.c). */
