@@ -91,6 +91,10 @@ typedef enum trak_stat_id {
   TRAK_STAT_FTRACE_SETUP_ERRORS,
   TRAK_STAT_RSS_STAT_UNKNOWN_KEYS, /* Perfetto's row, never counted: any member has a key */
   TRAK_STAT_RSS_STAT_NEGATIVE_SIZE,
+  /* the power HAL's packets (proto/power_rails.c, proto/android_energy.c) */
+  TRAK_STAT_POWER_RAIL_UNKNOWN_INDEX,
+  TRAK_STAT_ENERGY_BREAKDOWN_MISSING_VALUES,
+  TRAK_STAT_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED,
   TRAK_STAT_RSS_STAT_UNKNOWN_THREAD_FOR_MM_ID,
   TRAK_STAT_TRUNCATED_SYS_WRITE_DURATION,
   /* the system's counters (proto/sys_stats.c) */
