@@ -40,7 +40,7 @@ static const uint32_t *kept(trak_importer *imp, uint64_t key) {
 }
 
 /* A message's fields 1 to 4: varints as numbers, the strings `strings` names (bit per field) as
-** string ids; `has` says which fields are there. */
+** string ids (an empty one 0); `has` says which fields are there. */
 typedef struct four {
   uint32_t has;
   uint64_t v[5];
@@ -56,7 +56,8 @@ static four fields(trak_importer *imp, const uint8_t *data, size_t len, uint32_t
     if (f.wire_type == TRAK_PB_WIRE_VARINT)
       r.v[f.number] = f.value;
     else if (f.wire_type == TRAK_PB_WIRE_LEN && (strings >> f.number & 1))
-      r.v[f.number] = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+      r.v[f.number] = !f.len ? 0 /* NULL, as Perfetto interns "" */
+                             : trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
     else if (f.wire_type != TRAK_PB_WIRE_LEN)
       continue;
     r.has |= 1u << f.number;
@@ -74,7 +75,10 @@ static void consumer_descriptor(trak_importer *imp, const uint8_t *data, size_t 
       continue;
     four c = fields(imp, f.data, f.len,
                     1u << TRAK_PB_AndroidEnergyConsumer_type | 1u << TRAK_PB_AndroidEnergyConsumer_name);
-    if (!(c.has >> TRAK_PB_AndroidEnergyConsumer_energy_consumer_id & 1)) continue;
+    if (!(c.has >> TRAK_PB_AndroidEnergyConsumer_energy_consumer_id & 1)) {
+      trak__report(imp, TRAK_STAT_ENERGY_DESCRIPTOR_INVALID, "energy consumer without an id");
+      continue;
+    }
     keep(imp, consumer_key(imp, (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_energy_consumer_id]),
          (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_name],
          (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_type],
@@ -123,7 +127,11 @@ void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, con
     four u = fields(imp, f.data, f.len, 0);
     uint32_t need = 1u << TRAK_PB_AndroidEnergyEstimationBreakdown_EnergyUidBreakdown_uid |
                     1u << TRAK_PB_AndroidEnergyEstimationBreakdown_EnergyUidBreakdown_energy_uws;
-    if ((u.has & need) != need) continue;
+    if ((u.has & need) != need) {
+      trak__report(imp, TRAK_STAT_ENERGY_UID_BREAKDOWN_MISSING_VALUES,
+                   "per-uid energy of consumer %u without a uid or energy; skipped", id);
+      continue;
+    }
     uint32_t uid = (uint32_t)u.v[TRAK_PB_AndroidEnergyEstimationBreakdown_EnergyUidBreakdown_uid];
     uint32_t uid_track =
         trak__dim_counter_track(imp, TRAK_TK_ENERGY_BREAKDOWN_PER_UID, id, uid, desc[0], &made);
@@ -144,7 +152,11 @@ static void entity_state_descriptor(trak_importer *imp, const uint8_t *data, siz
                       1u << TRAK_PB_EntityStateResidency_PowerEntityState_state_name);
   uint32_t need = 1u << TRAK_PB_EntityStateResidency_PowerEntityState_entity_index |
                   1u << TRAK_PB_EntityStateResidency_PowerEntityState_state_index;
-  if ((d.has & need) != need) return;
+  if ((d.has & need) != need) {
+    trak__report(imp, TRAK_STAT_ENERGY_DESCRIPTOR_INVALID,
+                 "entity state without an entity or state index");
+    return;
+  }
   trak_strpool *pool = &imp->tables->strings;
   uint32_t entity = (uint32_t)d.v[TRAK_PB_EntityStateResidency_PowerEntityState_entity_name];
   uint32_t state = (uint32_t)d.v[TRAK_PB_EntityStateResidency_PowerEntityState_state_name];
@@ -168,6 +180,11 @@ void trak__entity_state_packet(trak_importer *imp, trak_packet_ctx *ctx, const u
         f.wire_type == TRAK_PB_WIRE_LEN)
       entity_state_descriptor(imp, f.data, f.len);
   trak_packet_ctx c = trak__packet_ctx_timed(imp, ctx);
+  if (!(fields(imp, data, len, 0).has >> TRAK_PB_EntityStateResidency_residency & 1)) {
+    trak__report(imp, TRAK_STAT_ENTITY_STATE_RESIDENCY_INVALID,
+                 "entity_state_residency packet without residencies");
+    return;
+  }
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number != TRAK_PB_EntityStateResidency_residency || f.wire_type != TRAK_PB_WIRE_LEN)

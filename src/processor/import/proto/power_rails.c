@@ -4,9 +4,10 @@
 ** interns it while tokenizing: type power_rails, dimensions the rail's name and its session's
 ** uuid, named "power.rails.<name>" for the rails Perfetto knows by a friendly name and
 ** "power.<rail>_uws" for the others, source args raw_name and subsystem_name. Each energy value
-** is a counter on the track its session and index name (a later descriptor of the same index
-** replaces the earlier), at its own timestamp_ms (CLOCK_BOOTTIME) or else the packet's time,
-** with the packet's time as arg packet_ts.
+** is a counter on the track its session and index name, at its own timestamp_ms
+** (CLOCK_BOOTTIME) or else the packet's time, with the packet's time as arg packet_ts. Perfetto
+** reads every descriptor before it sorts the values, so the values wait for the end of the
+** tokenizing (trak__power_rails_finish): the last descriptor of an index names all its values.
 */
 #include <stdio.h>
 #include <string.h>
@@ -90,7 +91,8 @@ static void rail_descriptor(trak_importer *imp, uint64_t session, const uint8_t 
   int n = friendly_id ? snprintf(name, sizeof name, "power.rails.%s", friendly_id)
                       : snprintf(name, sizeof name, "power.%.*s_uws", (int)raw.len, raw.data);
   size_t name_len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
-  uint32_t raw_id = trak__strpool_intern(pool, (const char *)raw.data, raw.len);
+  /* an empty string is NULL, as Perfetto interns it */
+  uint32_t raw_id = raw.len ? trak__strpool_intern(pool, (const char *)raw.data, raw.len) : 0;
   int made;
   uint32_t track = trak__dim_counter_track(imp, TRAK_TK_POWER_RAILS, raw_id, session,
                                            trak__strpool_intern(pool, name, name_len), &made);
@@ -98,7 +100,8 @@ static void rail_descriptor(trak_importer *imp, uint64_t session, const uint8_t 
     trak_track_info *info = &imp->tracks.info.v[track];
     info->dim_key = raw_id;
     info->dim_int = (int64_t)session;
-    info->scope = trak__strpool_intern(pool, (const char *)subsys.data, subsys.len);
+    info->scope =
+        subsys.len ? trak__strpool_intern(pool, (const char *)subsys.data, subsys.len) : 0;
   }
   trak__track_made_now(imp, track);
   int added;
@@ -125,30 +128,45 @@ static void energy_data(trak_importer *imp, trak_packet_ctx *ctx, uint64_t sessi
   }
   int64_t ts = packet_ts;
   /* timestamp_ms is CLOCK_BOOTTIME; a time no snapshot relates is dropped, as in Perfetto */
-  if (has_ms && trak__clock_convert(imp, ctx->seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME,
-                                    (int64_t)(ms * 1000000u), &ts))
-    return;
-  uint32_t *track = trak__map_get(&trak__packet_state(imp)->power, rail_key(imp, session, index));
-  if (!track) {
-    trak__report(imp, TRAK_STAT_POWER_RAIL_UNKNOWN_INDEX,
-                 "power_rails energy of index %llu, which no rail descriptor names; dropped",
-                 (unsigned long long)index);
-    return;
+  if (has_ms) {
+    int64_t ns = (int64_t)(ms * 1000000u);
+    trak__clock_cache_note(imp, trak__clock_key(ctx->seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME), ns);
+    if (trak__clock_convert(imp, ctx->seq, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, ns, &ts)) return;
   }
   trak_tables *t = imp->tables;
   uint32_t key = trak__strpool_intern(&t->strings, "packet_ts", 9);
   uint32_t set = (uint32_t)t->args.n;
   uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
   t->args.int_value[row] = packet_ts;
-  trak_ev ev = {ts,
-                (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | *track,
-                (uint32_t)imp->packet_index,
-                {{0, 0}},
-                trak__args_share(imp, set),
-                0};
-  ev.u.value = (double)energy;
-  /* each value sorts by its own time, as Perfetto's forged packets do: no decreasing-time check */
-  trak__sequence_push(imp, ctx->seq, &ev);
+  trak_rail_value v = {ts,        ctx->seq, rail_key(imp, session, index), (double)energy,
+                       trak__args_share(imp, set), (uint32_t)imp->packet_index};
+  trak_vec_push(trak__packet_state(imp)->rail_values, v);
+}
+
+void trak__power_rails_finish(trak_importer *imp) {
+  trak_packet_state *s = trak__packet_state(imp);
+  for (size_t i = 0; i < s->rail_values.n; i++) {
+    const trak_rail_value *v = &s->rail_values.v[i];
+    uint32_t *track = trak__map_get(&s->power, v->key);
+    if (!track) {
+      trak__report(imp, TRAK_STAT_POWER_RAIL_UNKNOWN_INDEX,
+                   "power_rails energy at %lld of an index no rail descriptor of its session "
+                   "names; dropped",
+                   (long long)v->ts);
+      continue;
+    }
+    trak_ev ev = {v->ts,
+                  (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | *track,
+                  v->pkt,
+                  {{0, 0}},
+                  v->set,
+                  0};
+    ev.u.value = v->value;
+    /* each value sorts by its own time, as Perfetto's forged packets do: no decreasing-time
+    ** check */
+    trak__sequence_push(imp, v->seq, &ev);
+  }
+  trak_vec_free(s->rail_values);
 }
 
 void trak__power_rails_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
@@ -163,9 +181,12 @@ void trak__power_rails_packet(trak_importer *imp, trak_packet_ctx *ctx, const ui
     if (f.number == TRAK_PB_PowerRails_rail_descriptor)
       rail_descriptor(imp, session, f.data, f.len);
   }
+  int any = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.wire_type == TRAK_PB_WIRE_LEN && f.number == TRAK_PB_PowerRails_energy_data)
-      energy_data(imp, ctx, session, packet_ts, f.data, f.len);
+      energy_data(imp, ctx, session, packet_ts, f.data, f.len), any = 1;
   }
+  if (!any)
+    trak__report(imp, TRAK_STAT_POWER_RAIL_EMPTY_PACKET, "power_rails packet without energy data");
 }

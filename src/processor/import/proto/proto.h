@@ -160,6 +160,16 @@ typedef struct trak_late_packet {
 } trak_late_packet;
 
 /* metadata_packets.c's part of the importer (imp->packet_state; NULL until needed). */
+/* A power rail's energy value waiting for the end of the tokenizing (power_rails.c). */
+typedef struct trak_rail_value {
+  int64_t ts;
+  trak_sequence *seq;
+  uint64_t key; /* its machine, session and index */
+  double value;
+  uint32_t set; /* its args (packet_ts) */
+  uint32_t pkt; /* its packet's index */
+} trak_rail_value;
+
 typedef struct trak_packet_state {
   TRAK_VEC(trak_late_packet) late;
   uint8_t trigger_kind;    /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
@@ -174,6 +184,7 @@ typedef struct trak_packet_state {
   TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
   trak_map power; /* power_rails.c: (machine, session, index) -> track; android_energy.c:
                   ** (machine, consumer) and (machine, entity, state) -> 1 + index in power_names */
+  TRAK_VEC(trak_rail_value) rail_values; /* power_rails.c: until trak__power_rails_finish */
   TRAK_VEC(uint32_t) power_names; /* a consumer's name, type, ordinal; an entity state's entity,
                                   ** state and track names (string ids), three a descriptor */
   uint8_t finished;     /* trak__proto_finish ran */
@@ -218,10 +229,14 @@ static inline trak_packet_ctx trak__packet_ctx_timed(const trak_importer *imp,
 void trak__system_property_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                   size_t len);
 /* TracePacket.power_rails (power_rails.c): its rail descriptors' counter tracks, made at once,
-** and its energy values, each at its own time. Can't fail; a value of an index no descriptor
-** names is counted (power_rail_unknown_index). */
+** and its energy values, each at its own time, kept for trak__power_rails_finish. Can't fail; a
+** packet without energy values is counted (power_rail_empty_packet). */
 void trak__power_rails_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                               size_t len);
+/* Once tokenizing is done (before the parse): the energy values kept by trak__power_rails_packet
+** become counter records on the tracks the last descriptors of their indexes name; a value of
+** an index no descriptor names is counted (power_rail_unknown_index). Can't fail. */
+void trak__power_rails_finish(trak_importer *imp);
 /* TracePacket.android_energy_estimation_breakdown and .entity_state_residency
 ** (android_energy.c): descriptors are kept (a packet with a consumer descriptor is nothing else,
 ** as in Perfetto), estimates and residencies become counters at the packet's time (ctx->ts, or
