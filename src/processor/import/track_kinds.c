@@ -49,6 +49,8 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "device_name";
   case TRAK_TK_BATTERY_STATS:
     return "counter_key";
+  case TRAK_TK_WAKESOURCE_WAKELOCK:
+    return "wakelock_event";
   case TRAK_TK_SYSPROP_COUNTER:
     return "sysprop_name";
   default:

@@ -128,6 +128,8 @@ enum trak_track_source {
   X(SCREEN_STATE, "screen_state", GLOBAL, 0, NONE, 0)                                              \
   X(BATTERY_STATS, "battery_stats", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                 \
   X(SYSPROP_COUNTER, "sysprop_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  /* wakeup sources held (ftrace/wakesource.c) */                                                 \
+  X(WAKESOURCE_WAKELOCK, "wakesource_wakelock", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
   /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
   X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)                              \
   /* the system's counters (SysStats packets of linux.sys_stats: proto/sys_stats.c) */             \

@@ -52,8 +52,9 @@ enum trak_fq_type {
   TRAK_FQ_GK_STATE,       /* a generic kernel task state (generic_kernel.c): x tid, s1 comm,
                           ** a state, p1 prio, cpu its CPU */
   TRAK_FQ_GK_RENAME,      /* a generic kernel task rename: x tid, s1 comm */
-  TRAK_FQ_JSON_STATE      /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
+  TRAK_FQ_JSON_STATE,     /* a JSON trace's thread state (json_states.c): a utid, x dur, s1
                           ** state, s2 blocked_function, p1 io_wait (-1: none), p2 cpu (-1) */
+  TRAK_FQ_WAKESOURCE      /* wakeup_source_(de)activate (wakesource.c): s1 name, a 1 activate */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -201,6 +202,7 @@ typedef struct trak_ftrace {
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
+  trak_map wakelocks;            /* wakesource.c: wakeup source name id -> activations held */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
   TRAK_VEC(trak_fpending) pending;   /* process counters of threads (process_counters.c) */
   TRAK_VEC(trak_fcompact) compacts;  /* compact_sched messages kept encoded (compact_runs.c) */
@@ -286,6 +288,7 @@ void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_wakesource(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);

@@ -369,6 +369,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_GK_STATE] = trak__fa_gk_state,
     [TRAK_FQ_GK_RENAME] = trak__fa_gk_rename,
     [TRAK_FQ_JSON_STATE] = trak__fa_json_state,
+    [TRAK_FQ_WAKESOURCE] = trak__fa_wakesource,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -640,6 +641,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->in_sys_write);
   trak_vec_free(f->call_names);
   trak__map_free(&f->mm_owner);
+  trak__map_free(&f->wakelocks);
   trak__map_free(&f->setup_packets);
   free(f);
   imp->ftrace = NULL;
