@@ -43,7 +43,7 @@ typedef struct trak_track_info {
   uint32_t state_row;    /* parse phase: its current state's row in tables->state + 1, 0: none */
   /* a state track's state that ends at once (string id, 0: none) */
   uint32_t terminal_state;
-  int32_t rank;     /* sibling_order_rank; an energy consumer's ordinal (TRAK_SOURCE_ENERGY_CONSUMER) */
+  int32_t rank; /* sibling_order_rank; an energy consumer's ordinal (TRAK_SOURCE_ENERGY_CONSUMER) */
   uint32_t name;    /* string id */
   uint32_t dim_key; /* a TRAK_DIM_KEY kind's key (string id) */
   uint32_t description;

@@ -306,8 +306,8 @@ void trak__suspend_resume(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t
 /* wakeup_source_activate (activate != 0) or _deactivate of the source named [name, name + len)
 ** on `cpu`: queued, then a "Wakelock(<name>)" slice on the source's wakesource_wakelock track
 ** from its first activation to its balancing deactivation (wakesource.c). */
-void trak__wakesource(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name,
-                      size_t len, int activate);
+void trak__wakesource(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name, size_t len,
+                      int activate);
 
 /* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
 

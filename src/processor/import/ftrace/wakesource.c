@@ -9,8 +9,8 @@
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
-void trak__wakesource(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name,
-                      size_t len, int activate) {
+void trak__wakesource(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name, size_t len,
+                      int activate) {
   trak_fq_rec r = {ts, 0, cpu, 0, activate ? 1u : 0u, 0, 0, 0, 0, TRAK_FQ_WAKESOURCE, 0, 0};
   r.s1 = trak__strpool_intern(&imp->tables->strings, name, len);
   trak__ftrace_cpu_seen(imp, cpu);
@@ -27,8 +27,8 @@ static uint32_t wakelock_track(trak_importer *imp, uint32_t name) {
   int n = snprintf(buf, sizeof buf, "Wakelock(%s)", s ? s : "");
   size_t len = n < 0 ? 0 : (size_t)n < sizeof buf ? (size_t)n : sizeof buf - 1;
   uint32_t track =
-      trak__keyed_track(imp, key, trak__strpool_intern(&imp->tables->strings, buf, len), TRAK_NULL_U32, 0,
-                        TRAK_TK_WAKESOURCE_WAKELOCK);
+      trak__keyed_track(imp, key, trak__strpool_intern(&imp->tables->strings, buf, len),
+                        TRAK_NULL_U32, 0, TRAK_TK_WAKESOURCE_WAKELOCK);
   imp->tracks.info.v[track].dim_key = name;
   imp->tracks.info.v[track].machine = imp->threads.machine;
   return track;

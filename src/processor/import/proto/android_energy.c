@@ -56,8 +56,9 @@ static four fields(trak_importer *imp, const uint8_t *data, size_t len, uint32_t
     if (f.wire_type == TRAK_PB_WIRE_VARINT)
       r.v[f.number] = f.value;
     else if (f.wire_type == TRAK_PB_WIRE_LEN && (strings >> f.number & 1))
-      r.v[f.number] = !f.len ? 0 /* NULL, as Perfetto interns "" */
-                             : trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
+      r.v[f.number] =
+          !f.len ? 0 /* NULL, as Perfetto interns "" */
+                 : trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
     else if (f.wire_type != TRAK_PB_WIRE_LEN)
       continue;
     r.has |= 1u << f.number;
@@ -65,25 +66,26 @@ static four fields(trak_importer *imp, const uint8_t *data, size_t len, uint32_t
   return r;
 }
 
-static void consumer_descriptor(trak_importer *imp, const uint8_t *data, size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.number != TRAK_PB_AndroidEnergyConsumerDescriptor_energy_consumers ||
-        f.wire_type != TRAK_PB_WIRE_LEN)
-      continue;
-    four c = fields(imp, f.data, f.len,
-                    1u << TRAK_PB_AndroidEnergyConsumer_type | 1u << TRAK_PB_AndroidEnergyConsumer_name);
-    if (!(c.has >> TRAK_PB_AndroidEnergyConsumer_energy_consumer_id & 1)) {
-      trak__report(imp, TRAK_STAT_ENERGY_DESCRIPTOR_INVALID, "energy consumer without an id");
-      continue;
-    }
-    keep(imp, consumer_key(imp, (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_energy_consumer_id]),
-         (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_name],
-         (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_type],
-         (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_ordinal]);
+/* One AndroidEnergyConsumer: kept by its id. */
+static void consumer(trak_importer *imp, void *arg, const uint8_t *data, size_t len) {
+  (void)arg;
+  four c =
+      fields(imp, data, len,
+             1u << TRAK_PB_AndroidEnergyConsumer_type | 1u << TRAK_PB_AndroidEnergyConsumer_name);
+  if (!(c.has >> TRAK_PB_AndroidEnergyConsumer_energy_consumer_id & 1)) {
+    trak__report(imp, TRAK_STAT_ENERGY_DESCRIPTOR_INVALID, "energy consumer without an id");
+    return;
   }
+  keep(imp, consumer_key(imp, (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_energy_consumer_id]),
+       (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_name],
+       (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_type],
+       (uint32_t)c.v[TRAK_PB_AndroidEnergyConsumer_ordinal]);
+}
+
+/* The descriptor's consumers. */
+static void consumer_descriptor(trak_importer *imp, void *arg, const uint8_t *data, size_t len) {
+  trak__dec_each(imp, data, len, TRAK_PB_AndroidEnergyConsumerDescriptor_energy_consumers, consumer,
+                 arg);
 }
 
 void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
@@ -92,11 +94,9 @@ void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, con
   trak_pb_field f;
   four e = fields(imp, data, len, 0);
   if (e.has >> TRAK_PB_AndroidEnergyEstimationBreakdown_energy_consumer_descriptor & 1) {
-    trak__dec_init(imp, &dec, data, len);
-    while (trak_pb_decoder_next(&dec, &f) > 0)
-      if (f.number == TRAK_PB_AndroidEnergyEstimationBreakdown_energy_consumer_descriptor &&
-          f.wire_type == TRAK_PB_WIRE_LEN)
-        consumer_descriptor(imp, f.data, f.len);
+    trak__dec_each(imp, data, len,
+                   TRAK_PB_AndroidEnergyEstimationBreakdown_energy_consumer_descriptor,
+                   consumer_descriptor, NULL);
     return;
   }
   uint32_t id = (uint32_t)e.v[TRAK_PB_AndroidEnergyEstimationBreakdown_energy_consumer_id];
@@ -116,9 +116,8 @@ void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, con
     info->scope = desc[1];
     info->rank = (int32_t)desc[2];
   }
-  trak__system_counter(
-      imp, &c, track,
-      (double)(int64_t)e.v[TRAK_PB_AndroidEnergyEstimationBreakdown_energy_uws]);
+  trak__system_counter(imp, &c, track,
+                       (double)(int64_t)e.v[TRAK_PB_AndroidEnergyEstimationBreakdown_energy_uws]);
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.number != TRAK_PB_AndroidEnergyEstimationBreakdown_per_uid_breakdown ||
@@ -141,12 +140,15 @@ void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, con
     }
     trak__system_counter(
         imp, &c, uid_track,
-        (double)(int64_t)u.v[TRAK_PB_AndroidEnergyEstimationBreakdown_EnergyUidBreakdown_energy_uws]);
+        (double)(int64_t)
+            u.v[TRAK_PB_AndroidEnergyEstimationBreakdown_EnergyUidBreakdown_energy_uws]);
   }
 }
 
 /* One PowerEntityState: its names, kept with its track's name. */
-static void entity_state_descriptor(trak_importer *imp, const uint8_t *data, size_t len) {
+static void entity_state_descriptor(trak_importer *imp, void *arg, const uint8_t *data,
+                                    size_t len) {
+  (void)arg;
   four d = fields(imp, data, len,
                   1u << TRAK_PB_EntityStateResidency_PowerEntityState_entity_name |
                       1u << TRAK_PB_EntityStateResidency_PowerEntityState_state_name);
@@ -174,11 +176,8 @@ void trak__entity_state_packet(trak_importer *imp, trak_packet_ctx *ctx, const u
                                size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_EntityStateResidency_power_entity_state &&
-        f.wire_type == TRAK_PB_WIRE_LEN)
-      entity_state_descriptor(imp, f.data, f.len);
+  trak__dec_each(imp, data, len, TRAK_PB_EntityStateResidency_power_entity_state,
+                 entity_state_descriptor, NULL);
   trak_packet_ctx c = trak__packet_ctx_timed(imp, ctx);
   if (!(fields(imp, data, len, 0).has >> TRAK_PB_EntityStateResidency_residency & 1)) {
     trak__report(imp, TRAK_STAT_ENTITY_STATE_RESIDENCY_INVALID,
@@ -200,8 +199,8 @@ void trak__entity_state_packet(trak_importer *imp, trak_packet_ctx *ctx, const u
       return;
     }
     int made;
-    uint32_t track = trak__dim_counter_track(imp, TRAK_TK_ENTITY_STATE, desc[0], desc[1], desc[2],
-                                             &made);
+    uint32_t track =
+        trak__dim_counter_track(imp, TRAK_TK_ENTITY_STATE, desc[0], desc[1], desc[2], &made);
     if (made) {
       imp->tracks.info.v[track].lane = desc[0];
       imp->tracks.info.v[track].dim_key = desc[1];

@@ -34,7 +34,8 @@ static int is(const trak_span *name, const char *s) {
 }
 
 /* One property: its counter, if Perfetto makes one of it. */
-static void property(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len) {
+static void property(trak_importer *imp, void *arg, const uint8_t *data, size_t len) {
+  trak_packet_ctx *ctx = arg;
   trak_strpool *pool = &imp->tables->strings;
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -68,8 +69,8 @@ static void property(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *da
     uint32_t key = trak__strpool_intern(pool, (const char *)name.data, name.len);
     uint32_t track_name = label ? trak__strpool_intern(pool, label, strlen(label))
                                 : trak__strpool_intern(pool, (const char *)bare.data, bare.len);
-    track = trak__system_counter_track(imp, TRAK_TK_SYSPROP_COUNTER, TRAK_NULL_U32, 0, key,
-                                       track_name);
+    track =
+        trak__system_counter_track(imp, TRAK_TK_SYSPROP_COUNTER, TRAK_NULL_U32, 0, key, track_name);
   }
   trak__system_counter(imp, ctx, track, (double)state);
 }
@@ -77,10 +78,5 @@ static void property(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *da
 void trak__system_property_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                   size_t len) {
   trak_packet_ctx c = trak__packet_ctx_timed(imp, ctx);
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0)
-    if (f.number == TRAK_PB_AndroidSystemProperty_values && f.wire_type == TRAK_PB_WIRE_LEN)
-      property(imp, &c, f.data, f.len);
+  trak__dec_each(imp, data, len, TRAK_PB_AndroidSystemProperty_values, property, &c);
 }

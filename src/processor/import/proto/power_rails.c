@@ -65,10 +65,17 @@ static uint64_t rail_key(trak_importer *imp, uint64_t session, uint64_t index) {
   return trak__mix(trak__mix(trak__mix(0x7261696cULL, imp->threads.machine), session), index);
 }
 
-/* One RailDescriptor of session `session`: its track, made now. Indexes over 256 are skipped,
-** as Perfetto skips them. */
-static void rail_descriptor(trak_importer *imp, uint64_t session, const uint8_t *data,
-                            size_t len) {
+/* One PowerRails packet's session and time, for its messages. */
+typedef struct rails_packet {
+  trak_packet_ctx *ctx;
+  uint64_t session;
+  int64_t packet_ts; /* trace time */
+} rails_packet;
+
+/* One RailDescriptor of the packet `arg`: its track, made now. Indexes over 256 are skipped, as
+** Perfetto skips them. */
+static void rail_descriptor(trak_importer *imp, void *arg, const uint8_t *data, size_t len) {
+  uint64_t session = ((const rails_packet *)arg)->session;
   trak_strpool *pool = &imp->tables->strings;
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -109,9 +116,12 @@ static void rail_descriptor(trak_importer *imp, uint64_t session, const uint8_t 
       track;
 }
 
-/* One EnergyData of session `session` in a packet at `packet_ts` (trace time). */
-static void energy_data(trak_importer *imp, trak_packet_ctx *ctx, uint64_t session,
-                        int64_t packet_ts, const uint8_t *data, size_t len) {
+/* One EnergyData of the packet `arg`, kept for trak__power_rails_finish. */
+static void energy_data(trak_importer *imp, void *arg, const uint8_t *data, size_t len) {
+  const rails_packet *rp = arg;
+  trak_packet_ctx *ctx = rp->ctx;
+  uint64_t session = rp->session;
+  int64_t packet_ts = rp->packet_ts;
   trak_pb_decoder dec;
   trak_pb_field f;
   uint64_t index = 0, energy = 0, ms = 0;
@@ -138,8 +148,12 @@ static void energy_data(trak_importer *imp, trak_packet_ctx *ctx, uint64_t sessi
   uint32_t set = (uint32_t)t->args.n;
   uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_UINT);
   t->args.int_value[row] = packet_ts;
-  trak_rail_value v = {ts,        ctx->seq, rail_key(imp, session, index), (double)energy,
-                       trak__args_share(imp, set), (uint32_t)imp->packet_index};
+  trak_rail_value v = {ts,
+                       ctx->seq,
+                       rail_key(imp, session, index),
+                       (double)energy,
+                       trak__args_share(imp, set),
+                       (uint32_t)imp->packet_index};
   trak_vec_push(trak__packet_state(imp)->rail_values, v);
 }
 
@@ -155,12 +169,9 @@ void trak__power_rails_finish(trak_importer *imp) {
                    (long long)v->ts);
       continue;
     }
-    trak_ev ev = {v->ts,
-                  (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | *track,
-                  v->pkt,
-                  {{0, 0}},
-                  v->set,
-                  0};
+    trak_ev ev = {v->ts,  (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | *track,
+                  v->pkt, {{0, 0}},
+                  v->set, 0};
     ev.u.value = v->value;
     /* each value sorts by its own time, as Perfetto's forged packets do: no decreasing-time
     ** check */
@@ -171,22 +182,9 @@ void trak__power_rails_finish(trak_importer *imp) {
 
 void trak__power_rails_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                               size_t len) {
-  uint64_t session = trak__dec_varint(imp, data, len, TRAK_PB_PowerRails_session_uuid, 0);
-  int64_t packet_ts = ctx->has_ts ? ctx->ts : imp->latest_ts;
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
-    if (f.number == TRAK_PB_PowerRails_rail_descriptor)
-      rail_descriptor(imp, session, f.data, f.len);
-  }
-  int any = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type == TRAK_PB_WIRE_LEN && f.number == TRAK_PB_PowerRails_energy_data)
-      energy_data(imp, ctx, session, packet_ts, f.data, f.len), any = 1;
-  }
-  if (!any)
+  rails_packet rp = {ctx, trak__dec_varint(imp, data, len, TRAK_PB_PowerRails_session_uuid, 0),
+                     ctx->has_ts ? ctx->ts : imp->latest_ts};
+  trak__dec_each(imp, data, len, TRAK_PB_PowerRails_rail_descriptor, rail_descriptor, &rp);
+  if (!trak__dec_each(imp, data, len, TRAK_PB_PowerRails_energy_data, energy_data, &rp))
     trak__report(imp, TRAK_STAT_POWER_RAIL_EMPTY_PACKET, "power_rails packet without energy data");
 }
