@@ -58,6 +58,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__stream_free(p);
   if (rc) return rc;
   trak__packets_retry_deferred(p->imp);
+  trak__power_rails_finish(p->imp);
   trak__ftrace_finish(p->imp);
   p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */
   trak__events_parse(p->imp);

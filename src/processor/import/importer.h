@@ -204,6 +204,21 @@ static inline uint64_t trak__dec_varint(const trak_importer *imp, const uint8_t 
   return dflt;
 }
 
+/* Calls fn(imp, arg, bytes, size) for each length-delimited field `number` of the message
+** [data, data + len), in order (malformed bytes end the walk). Returns how many there were. */
+static inline size_t trak__dec_each(trak_importer *imp, const uint8_t *data, size_t len,
+                                    uint32_t number,
+                                    void (*fn)(trak_importer *, void *, const uint8_t *, size_t),
+                                    void *arg) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  size_t n = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == number && f.wire_type == TRAK_PB_WIRE_LEN) fn(imp, arg, f.data, f.len), n++;
+  return n;
+}
+
 /* The order of JSON records with the same timestamp once the trace has an X event (as
 ** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by
 ** duration, longest first, then everything else; file order within a key. */

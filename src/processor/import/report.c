@@ -268,6 +268,38 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                          1},
     [TRAK_STAT_RSS_STAT_NEGATIVE_SIZE] = {"rss_stat_negative_size", TRAK_SEVERITY_INFO,
                                           "rss_stat events with a negative size; dropped.", 1},
+    [TRAK_STAT_POWER_RAIL_UNKNOWN_INDEX] = {"power_rail_unknown_index", TRAK_SEVERITY_ERROR,
+                                            "Power rail energy values of an index no rail "
+                                            "descriptor of their session names; dropped.",
+                                            0},
+    [TRAK_STAT_POWER_RAIL_EMPTY_PACKET] = {"power_rail_empty_packet", TRAK_SEVERITY_ERROR,
+                                           "PowerRails packets without energy data (rail "
+                                           "descriptors only).",
+                                           1},
+    [TRAK_STAT_ENERGY_BREAKDOWN_MISSING_VALUES] = {"energy_breakdown_missing_values",
+                                                   TRAK_SEVERITY_ERROR,
+                                                   "Energy estimates without a consumer id or "
+                                                   "energy, or of a consumer no descriptor "
+                                                   "names; dropped.",
+                                                   1},
+    [TRAK_STAT_ENERGY_DESCRIPTOR_INVALID] = {"energy_descriptor_invalid", TRAK_SEVERITY_ERROR,
+                                             "Energy consumers without an id, and entity "
+                                             "states without an entity or state index; "
+                                             "skipped.",
+                                             1},
+    [TRAK_STAT_ENERGY_UID_BREAKDOWN_MISSING_VALUES] =
+        {"energy_uid_breakdown_missing_values", TRAK_SEVERITY_ERROR,
+         "Per-app energy estimates without a uid or energy; skipped.", 1},
+    [TRAK_STAT_ENTITY_STATE_RESIDENCY_INVALID] = {"entity_state_residency_invalid",
+                                                  TRAK_SEVERITY_ERROR,
+                                                  "EntityStateResidency packets without "
+                                                  "residencies (descriptors only).",
+                                                  1},
+    [TRAK_STAT_ENTITY_STATE_RESIDENCY_LOOKUP_FAILED] =
+        {"entity_state_residency_lookup_failed", TRAK_SEVERITY_ERROR,
+         "Entity state residencies of an entity and state no descriptor names; the rest of "
+         "their packet was dropped.",
+         1},
     [TRAK_STAT_RSS_STAT_UNKNOWN_THREAD_FOR_MM_ID] =
         {"rss_stat_unknown_thread_for_mm_id", TRAK_SEVERITY_INFO,
          "rss_stat events about the memory of another thread (curr 0) whose mm_id no live "

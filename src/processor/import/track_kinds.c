@@ -8,7 +8,7 @@
 
 const trak_track_blueprint trak__track_kinds[TRAK_TK_COUNT] = {
 #define TRAK_TRACK_KIND_ROW(id, type, scope, dims, source, te)                                     \
-  [TRAK_TK_##id] = {type, TRAK_SCOPE_##scope, (uint16_t)(dims), TRAK_SOURCE_##source, te},
+  [TRAK_TK_##id] = {type, TRAK_SCOPE_##scope, (uint32_t)(dims), TRAK_SOURCE_##source, te},
     TRAK_TRACK_KINDS(TRAK_TRACK_KIND_ROW)
 #undef TRAK_TRACK_KIND_ROW
 };
@@ -61,6 +61,10 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "device_name";
   case TRAK_TK_BATTERY_STATS:
     return "counter_key";
+  case TRAK_TK_WAKESOURCE_WAKELOCK:
+    return "wakelock_event";
+  case TRAK_TK_SYSPROP_COUNTER:
+    return "sysprop_name";
   default:
     return NULL;
   }

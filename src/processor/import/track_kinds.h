@@ -37,7 +37,12 @@ enum trak_track_dim {
   TRAK_DIM_NAMED_COUNTER = 1 << 14, /* trak__track_kind_key's name ("battery_name",
                                   ** "device_name": a string id held in lane, 0: NULL), then
                                   ** "counter_name" (dim_key): one of a device's gauges */
-  TRAK_DIM_GPU = 1 << 15           /* "ugpu" (lane) and "gpu" (dim_int): a GPU's counters */
+  TRAK_DIM_GPU = 1 << 15,          /* "ugpu" (lane) and "gpu" (dim_int): a GPU's counters */
+  TRAK_DIM_POWER_RAIL = 1 << 16,   /* "name" (dim_key: the rail's name) and "session_uuid"
+                                   ** (dim_int): a power rail of a power HAL session */
+  TRAK_DIM_ENERGY_CONSUMER = 1 << 17, /* "energy_consumer_id" (dim_int) */
+  TRAK_DIM_UID = 1 << 18,             /* "uid" (lane): an Android app */
+  TRAK_DIM_ENTITY_STATE = 1 << 19     /* "entity_name" (lane), "state_name" (dim_key) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -46,7 +51,9 @@ enum trak_track_source {
   TRAK_SOURCE_NONE,
   TRAK_SOURCE_DESCRIPTOR,  /* source "descriptor", trace_id, is_root_in_scope, viewer hints */
   TRAK_SOURCE_CHROME,      /* source "chrome" */
-  TRAK_SOURCE_CHROME_ASYNC /* source "chrome" and the async id's scope and process */
+  TRAK_SOURCE_CHROME_ASYNC, /* source "chrome" and the async id's scope and process */
+  TRAK_SOURCE_POWER_RAIL,   /* raw_name (dim_key), subsystem_name (scope) */
+  TRAK_SOURCE_ENERGY_CONSUMER /* consumer_type (scope), ordinal (rank) */
 };
 
 /* X(ID, Perfetto's type, scope, dimensions, source, te): te is 1 when the kind's events are
@@ -120,6 +127,9 @@ enum trak_track_source {
   ** InitialDisplayState packet), battery_stats.* atrace counters */                               \
   X(SCREEN_STATE, "screen_state", GLOBAL, 0, NONE, 0)                                              \
   X(BATTERY_STATS, "battery_stats", GLOBAL, TRAK_DIM_KEY, NONE, 0)                                 \
+  X(SYSPROP_COUNTER, "sysprop_counter", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
+  /* wakeup sources held (ftrace/wakesource.c) */                                                 \
+  X(WAKESOURCE_WAKELOCK, "wakesource_wakelock", GLOBAL, TRAK_DIM_KEY, NONE, 0)                     \
   /* suspend_resume slices, in lanes (ftrace/suspend_resume.c) */                                  \
   X(SUSPEND_RESUME, "suspend_resume", GLOBAL, TRAK_DIM_LANE, NONE, 0)                              \
   /* the system's counters (SysStats packets of linux.sys_stats: proto/sys_stats.c) */             \
@@ -144,6 +154,14 @@ enum trak_track_source {
   X(CPU_IDLE_STATE, "cpu_idle_state", GLOBAL, TRAK_DIM_CPU | TRAK_DIM_KEY, NONE, 0)                \
   /* a battery's gauges (BatteryCounters packets: proto/power.c) */                              \
   X(BATTERY_COUNTER, "battery_counter", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                   \
+  /* power rails' energy, energy estimates per consumer and app, entities' state residency    \
+  ** (proto/power_rails.c, proto/android_energy.c) */                                             \
+  X(POWER_RAILS, "power_rails", GLOBAL, TRAK_DIM_POWER_RAIL, POWER_RAIL, 0)                        \
+  X(ENERGY_BREAKDOWN, "android_energy_estimation_breakdown", GLOBAL, TRAK_DIM_ENERGY_CONSUMER,     \
+    ENERGY_CONSUMER, 0)                                                                            \
+  X(ENERGY_BREAKDOWN_PER_UID, "android_energy_estimation_breakdown_per_uid", GLOBAL,               \
+    TRAK_DIM_ENERGY_CONSUMER | TRAK_DIM_UID, NONE, 0)                                              \
+  X(ENTITY_STATE, "entity_state", GLOBAL, TRAK_DIM_ENTITY_STATE, NONE, 0)                          \
   /* SysStats' disks (proto/disk_stats.c) and GPU frequency (proto/sys_stats.c) */                \
   X(DISKSTAT, "diskstat", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                                 \
   X(GPU_FREQUENCY, "gpu_frequency", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                 \
@@ -222,7 +240,7 @@ typedef enum trak_track_kind_id {
 typedef struct trak_track_blueprint {
   const char *type;    /* Perfetto's track type (the track table's type column) */
   uint8_t scope;       /* enum trak_track_scope */
-  uint16_t dims;       /* enum trak_track_dim bits */
+  uint32_t dims;       /* enum trak_track_dim bits */
   uint8_t source;      /* enum trak_track_source */
   uint8_t track_event; /* its events are TrackEvents: the range of interest crops them */
 } trak_track_blueprint;

@@ -346,6 +346,17 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
   }
+  if (k->dims & TRAK_DIM_POWER_RAIL) {
+    arg_str(imp, set, "name", info->dim_key);
+    arg_int(imp, set, "session_uuid", TRAK_ARG_INT, info->dim_int);
+  }
+  if (k->dims & TRAK_DIM_ENERGY_CONSUMER)
+    arg_int(imp, set, "energy_consumer_id", TRAK_ARG_INT, info->dim_int);
+  if (k->dims & TRAK_DIM_UID) arg_int(imp, set, "uid", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_ENTITY_STATE) {
+    arg_str(imp, set, "entity_name", info->lane);
+    arg_str(imp, set, "state_name", info->dim_key);
+  }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 
@@ -359,6 +370,21 @@ static void chrome_source_args(trak_importer *imp, const trak_track_info *info, 
     arg_int(imp, set, "trace_id_is_process_scoped", TRAK_ARG_BOOL, info->is_process);
     arg_int(imp, set, "upid", TRAK_ARG_UINT, info->src_upid == TRAK_NULL_U32 ? 0 : info->src_upid);
     arg_str(imp, set, "source_scope", info->scope);
+  }
+  t->track.source_arg_set_id[id] = trak__args_share(imp, set);
+}
+
+/* The source args of the power HAL's tracks (proto/power_rails.c, proto/android_energy.c). */
+static void power_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                              const trak_track_blueprint *k) {
+  trak_tables *t = imp->tables;
+  uint32_t set = (uint32_t)t->args.n;
+  if (k->source == TRAK_SOURCE_POWER_RAIL) {
+    arg_str(imp, set, "raw_name", info->dim_key);
+    arg_str(imp, set, "subsystem_name", info->scope);
+  } else {
+    arg_str(imp, set, "consumer_type", info->scope);
+    arg_int(imp, set, "ordinal", TRAK_ARG_INT, info->rank);
   }
   t->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
@@ -447,6 +473,8 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   dimension_args(imp, info, id, k, utid, upid);
   if (k->source == TRAK_SOURCE_DESCRIPTOR)
     track_source_args(imp, info, id);
+  else if (k->source == TRAK_SOURCE_POWER_RAIL || k->source == TRAK_SOURCE_ENERGY_CONSUMER)
+    power_source_args(imp, info, id, k);
   else if (k->source != TRAK_SOURCE_NONE)
     chrome_source_args(imp, info, id, k);
   return id;
@@ -610,4 +638,23 @@ uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind,
   info->dim_key = key;
   info->machine = imp->threads.machine;
   return track;
+}
+
+uint32_t trak__dim_counter_track(trak_importer *imp, trak_track_kind_id kind, uint64_t a,
+                                 uint64_t b, uint32_t name, int *made) {
+  uint64_t track_key = trak__track_key(kind, trak__mix(imp->threads.machine, a), b);
+  uint32_t *known = trak__map_get(&imp->tracks.by_uuid, track_key);
+  *made = !known;
+  if (known) return *known;
+  uint32_t track = trak__keyed_track(imp, track_key, name, TRAK_NULL_U32, 1, kind);
+  imp->tracks.info.v[track].machine = imp->threads.machine;
+  return track;
+}
+
+void trak__track_made_now(trak_importer *imp, uint32_t track) {
+  trak_track_info *info = &imp->tracks.info.v[track];
+  if (info->first_ts != INT64_MAX) return;
+  info->first_ts = imp->latest_ts;
+  info->first_order = imp->tracks.n_used++;
+  trak__arg_order_log(imp, TRAK_ARG_ORDER_TRACK, track);
 }

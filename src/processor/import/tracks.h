@@ -43,11 +43,12 @@ typedef struct trak_track_info {
   uint32_t state_row;    /* parse phase: its current state's row in tables->state + 1, 0: none */
   /* a state track's state that ends at once (string id, 0: none) */
   uint32_t terminal_state;
-  int32_t rank;
+  int32_t rank; /* sibling_order_rank; an energy consumer's ordinal (TRAK_SOURCE_ENERGY_CONSUMER) */
   uint32_t name;    /* string id */
   uint32_t dim_key; /* a TRAK_DIM_KEY kind's key (string id) */
   uint32_t description;
-  uint32_t scope;      /* legacy async tracks: the id's scope (string id, 0: none) */
+  uint32_t scope;      /* legacy async tracks: the id's scope (string id, 0: none); power tracks:
+                       ** a rail's subsystem, a consumer's type (string ids) */
   uint32_t root_name;  /* legacy async tracks: the first name of the id, 0: the track's name */
   uint32_t src_upid;   /* implied tracks: the process of the event that made it, or NULL */
   uint32_t lane;       /* a lane of a set of tracks (async ids, overflow slices): its index; the CPU
@@ -176,6 +177,15 @@ uint32_t trak__keyed_track(trak_importer *imp, uint64_t key, uint32_t name, uint
 ** devfreq and systrace clock_set_rate share "<device> Frequency"). Can't fail. */
 uint32_t trak__system_counter_track(trak_importer *imp, trak_track_kind_id kind, uint32_t upid,
                                     uint32_t lane, uint32_t key, uint32_t name);
+/* The global counter track of `kind` on the packet's machine told apart by dimensions `a` and
+** `b` (the caller writes them into the info when *made is set), named `name` (string id). Can't
+** fail. */
+uint32_t trak__dim_counter_track(trak_importer *imp, trak_track_kind_id kind, uint64_t a,
+                                 uint64_t b, uint32_t name, int *made);
+/* Makes track `track` a row now if no event has (Perfetto interns some tracks while it
+** tokenizes: power rails, from their descriptors), numbered before the tracks events make
+** later. Can't fail. */
+void trak__track_made_now(trak_importer *imp, uint32_t track);
 /* Once tokenizing is done: marks the tracks with an ancestor that is never described, whose
 ** events the parse phase drops as Perfetto does (each of their descriptors and events counts
 ** track_hierarchy_missing_uuid and track_event_parser_errors, and is logged). */

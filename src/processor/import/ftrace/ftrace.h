@@ -432,13 +432,19 @@ typedef struct trak_kte {
 void trak__kernel_track_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                               const trak_kte *e);
 
-/* ---- power (suspend_resume.c) ----------------------------------------------------------- */
+/* ---- power (suspend_resume.c, wakesource.c) ----------------------------------------------------------- */
 
 /* suspend_resume run by thread `tid` on `cpu`: the phase `action` ([s, s + len)) with `val`
 ** begins (start != 0) or ends, as a slice "action(val)" on the lanes of the global track
 ** "Suspend/Resume Latency" (type suspend_resume), queued and applied in timestamp order. */
 void trak__suspend_resume(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                           const char *action, size_t len, int32_t val, int start);
+
+/* wakeup_source_activate (activate != 0) or _deactivate of the source named [name, name + len)
+** on `cpu`: queued, then a "Wakelock(<name>)" slice on the source's wakesource_wakelock track
+** from its first activation to its balancing deactivation (wakesource.c). */
+void trak__wakesource(trak_importer *imp, uint32_t cpu, int64_t ts, const char *name, size_t len,
+                      int activate);
 
 /* ---- atrace markers (print, tracing_mark_write, systrace "0" events) -------------------- */
 

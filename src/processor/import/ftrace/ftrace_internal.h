@@ -63,9 +63,10 @@ enum trak_fq_type {
   TRAK_FQ_FS,             /* an android_fs read (storage_events.c): a 0 start (pid the tid,
                           ** s1 the path), 1 end; x offset, p1 bytes, s2 and p2 the inode's low
                           ** and high halves */
-  TRAK_FQ_VIRTGPU         /* a virtio-gpu command (virtio_gpu.c): a 0 queued, 1 response; p1
+  TRAK_FQ_VIRTGPU,        /* a virtio-gpu command (virtio_gpu.c): a 0 queued, 1 response; p1
                           ** the queue (0 control, 1 cursor), s1 seqno, s2 type, x fence_id,
                           ** p2 num_free */
+  TRAK_FQ_WAKESOURCE      /* wakeup_source_(de)activate (wakesource.c): s1 name, a 1 activate */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -213,6 +214,7 @@ typedef struct trak_ftrace {
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
+  trak_map wakelocks;            /* wakesource.c: wakeup source name id -> activations held */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
   TRAK_VEC(trak_fpending) pending;   /* process counters of threads (process_counters.c) */
   TRAK_VEC(trak_fcompact) compacts;  /* compact_sched messages kept encoded (compact_runs.c) */
@@ -309,6 +311,7 @@ void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_process_tree(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_marker(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_suspend_resume(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_wakesource(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_proc_counter(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_thread_slice(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_syscall(trak_importer *imp, const trak_fq_rec *r);

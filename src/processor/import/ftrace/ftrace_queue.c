@@ -388,6 +388,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_NET] = trak__fa_net,
     [TRAK_FQ_FS] = trak__fa_fs,
     [TRAK_FQ_VIRTGPU] = trak__fa_virtgpu,
+    [TRAK_FQ_WAKESOURCE] = trak__fa_wakesource,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -664,6 +665,7 @@ void trak__ftrace_free(trak_importer *imp) {
   trak_vec_free(f->in_sys_write);
   trak_vec_free(f->call_names);
   trak__map_free(&f->mm_owner);
+  trak__map_free(&f->wakelocks);
   trak__map_free(&f->setup_packets);
   free(f);
   imp->ftrace = NULL;

@@ -475,6 +475,13 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     s = bytes(&e, 1, &n);
     trak__suspend_resume(imp, cpu, ts, pid, s, n, (int32_t)num(&e, 2), num(&e, 3) != 0);
     return;
+  case TRAK_PB_FtraceEvent_wakeup_source_activate:
+  case TRAK_PB_FtraceEvent_wakeup_source_deactivate: /* the two share their fields */
+    generic(imp, seq, cpu, ts, pid, flags, &ev);
+    fields_read(imp, &ev, &e);
+    s = bytes(&e, TRAK_PB_WakeupSourceActivateFtraceEvent_name, &n);
+    trak__wakesource(imp, cpu, ts, s, n, ev.number == TRAK_PB_FtraceEvent_wakeup_source_activate);
+    return;
   case TRAK_PB_FtraceEvent_rss_stat: /* curr and mm_id, when both are there, name the mm */
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);

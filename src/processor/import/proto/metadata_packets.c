@@ -435,6 +435,9 @@ void trak__packet_state_free(trak_importer *imp) {
   trak__map_free(&m->irq_names);
   trak__map_free(&m->disks);
   trak_vec_free(m->disk_prev);
+  trak__map_free(&m->power);
+  trak_vec_free(m->power_names);
+  trak_vec_free(m->rail_values);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

@@ -107,6 +107,10 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
+   META_WORD(w, TRAK_PB_TracePacket_power_rails) |                                                 \
+   META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
+   META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
+   META_WORD(w, TRAK_PB_TracePacket_android_system_property) |                                     \
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
@@ -353,6 +357,18 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
       trak__battery_packet(imp, (trak_packet_ctx *)ctx, data, len);
     else
       trak__initial_display_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_power_rails:
+    trak__power_rails_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_android_energy_estimation_breakdown:
+    trak__energy_breakdown_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_entity_state_residency:
+    trak__entity_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_android_system_property:
+    trak__system_property_packet(imp, (trak_packet_ctx *)ctx, data, len);
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     trak__concurrent_session_event(imp, ctx, data, len);

@@ -177,6 +177,16 @@ typedef struct trak_late_packet {
 } trak_late_packet;
 
 /* metadata_packets.c's part of the importer (imp->packet_state; NULL until needed). */
+/* A power rail's energy value waiting for the end of the tokenizing (power_rails.c). */
+typedef struct trak_rail_value {
+  int64_t ts;
+  trak_sequence *seq;
+  uint64_t key; /* its machine, session and index */
+  double value;
+  uint32_t set; /* its args (packet_ts) */
+  uint32_t pkt; /* its packet's index */
+} trak_rail_value;
+
 typedef struct trak_packet_state {
   TRAK_VEC(trak_late_packet) late;
   uint8_t trigger_kind;    /* 0 none yet, 1 a trigger, 2 a clone snapshot trigger */
@@ -189,6 +199,11 @@ typedef struct trak_packet_state {
   trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
   trak_map disks;       /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
   TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
+  trak_map power; /* power_rails.c: (machine, session, index) -> track; android_energy.c:
+                  ** (machine, consumer) and (machine, entity, state) -> 1 + index in power_names */
+  TRAK_VEC(trak_rail_value) rail_values; /* power_rails.c: until trak__power_rails_finish */
+  TRAK_VEC(uint32_t) power_names; /* a consumer's name, type, ordinal; an entity state's entity,
+                                  ** state and track names (string ids), three a descriptor */
   uint8_t finished;     /* trak__proto_finish ran */
 } trak_packet_state;
 
@@ -215,6 +230,38 @@ void trak__battery_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_
 ** ScreenState counter (type screen_state) at the packet's time. */
 void trak__initial_display_state_packet(trak_importer *imp, trak_packet_ctx *ctx,
                                         const uint8_t *data, size_t len);
+/* `ctx` with the packet's time, or the latest one for a packet without a timestamp (Perfetto's
+** rule for the packets it sorts). */
+static inline trak_packet_ctx trak__packet_ctx_timed(const trak_importer *imp,
+                                                     const trak_packet_ctx *ctx) {
+  trak_packet_ctx c = *ctx;
+  if (!c.has_ts) c.ts = imp->latest_ts, c.has_ts = 1;
+  return c;
+}
+/* TracePacket.android_system_property (android_sysprop.c): the properties Perfetto turns into
+** counters: debug.tracing.battery_stats.* (battery_stats tracks, which atrace counters share),
+** debug.tracing.screen_state (ScreenState), mcc, mnc, desktop_mode_visible_tasks, battery_status
+** and plug_type (sysprop_counter tracks), each an integer value at the packet's time. Others
+** are skipped. Can't fail. */
+void trak__system_property_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                  size_t len);
+/* TracePacket.power_rails (power_rails.c): its rail descriptors' counter tracks, made at once,
+** and its energy values, each at its own time, kept for trak__power_rails_finish. Can't fail; a
+** packet without energy values is counted (power_rail_empty_packet). */
+void trak__power_rails_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                              size_t len);
+/* Once tokenizing is done (before the parse): the energy values kept by trak__power_rails_packet
+** become counter records on the tracks the last descriptors of their indexes name; a value of
+** an index no descriptor names is counted (power_rail_unknown_index). Can't fail. */
+void trak__power_rails_finish(trak_importer *imp);
+/* TracePacket.android_energy_estimation_breakdown and .entity_state_residency
+** (android_energy.c): descriptors are kept (a packet with a consumer descriptor is nothing else,
+** as in Perfetto), estimates and residencies become counters at the packet's time (ctx->ts, or
+** the latest time without one). Can't fail; what names no descriptor is counted. */
+void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                   size_t len);
+void trak__entity_state_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                               size_t len);
 /* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
 ** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
 ** rule); a mapping without both is skipped. Can't fail. */
