@@ -339,6 +339,14 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "a state after dead, running twice, two changes at one time): the event is dropped, "
          "or its state row begins where the other's does.",
          1},
+    [TRAK_STAT_SYSTEMD_JOURNAL_NUM_FAILED] = {"systemd_journal_num_failed", TRAK_SEVERITY_ERROR,
+                                              "Journal entries the systemd journal data source "
+                                              "failed to read, as its last count gave them.",
+                                              0},
+    [TRAK_STAT_SYSTEMD_JOURNAL_NUM_TOTAL] = {"systemd_journal_num_total", TRAK_SEVERITY_INFO,
+                                             "Journal entries the systemd journal data source "
+                                             "read, as its last count gave them.",
+                                             0},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -107,6 +107,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_CPU_INFO_EMPTY,
   TRAK_STAT_CPU_INFO_UNKNOWN_FEATURES,
   TRAK_STAT_GENERIC_TASK_STATE_INVALID_ORDER,
+  /* the systemd journal data source's counts (proto/journald.c) */
+  TRAK_STAT_SYSTEMD_JOURNAL_NUM_FAILED,
+  TRAK_STAT_SYSTEMD_JOURNAL_NUM_TOTAL,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

@@ -198,6 +198,11 @@ void trak__battery_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_
 ** ScreenState counter (type screen_state) at the packet's time. */
 void trak__initial_display_state_packet(trak_importer *imp, trak_packet_ctx *ctx,
                                         const uint8_t *data, size_t len);
+/* TracePacket.journald_event (journald.c): a journal entry, a logs row of source
+** 'systemd_journald' with its args (at the packet's time, or the latest one without), or the
+** data source's counts, which set the systemd_journal_num_* stats. Can't fail. */
+void trak__journald_packet(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                           size_t len);
 /* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
 ** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
 ** rule); a mapping without both is skipped. Can't fail. */
