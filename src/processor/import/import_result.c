@@ -123,6 +123,8 @@ int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t
   out->stats = stats_rows(imp, &out->n_stats);
   out->import_logs = imp->import_logs.v;
   out->n_import_logs = imp->import_logs.n;
+  out->packages = imp->packages.v;
+  out->n_packages = imp->packages.n;
   out->trace_clock = imp->trace_clock;
   int rc = out->stats ? logs_sorted(imp, out) : TRAK_ENOMEM;
   trak_meta_row row;

@@ -60,6 +60,10 @@ static const char *const views_sql =
     "  log_source TEXT, tag TEXT, msg TEXT, arg_set_id BIGINT);"
     "CREATE VIEW logs AS SELECT id, ts, utid, prio, log_source, tag, msg, arg_set_id "
     "  FROM __intrinsic_logs;"
+    "CREATE TABLE __intrinsic_package_list(id INTEGER PRIMARY KEY, package_name TEXT, "
+    "  uid BIGINT, debuggable BIGINT, profileable_from_shell BIGINT, version_code BIGINT);"
+    "CREATE VIEW package_list AS SELECT id, package_name, uid, debuggable, "
+    "  profileable_from_shell, version_code FROM __intrinsic_package_list;"
     "CREATE VIEW android_logs AS SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_logs "
     "  WHERE log_source = 'android_logcat';"
     "CREATE TABLE __intrinsic_trace_diagnostics(id INTEGER PRIMARY KEY, key TEXT, title TEXT, "
@@ -90,6 +94,7 @@ static const char *const table_names[] = {"slice",
                                           "ftrace_event",
                                           "logs",
                                           "android_logs",
+                                          "package_list",
                                           "stats",
                                           "alert",
                                           "annotation_track",
@@ -253,6 +258,32 @@ static int fill_logs(trak_processor *p) {
   return rc;
 }
 
+/* package_list: the installed Android packages, in the order the lists gave them. */
+static int fill_packages(trak_processor *p) {
+  size_t n = p->result.n_packages;
+  if (!n) return SQLITE_OK;
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_package_list(id, package_name, uid, "
+                              "debuggable, profileable_from_shell, version_code) VALUES (?, ?, ?, "
+                              "?, ?, ?)",
+                              -1, &st, NULL);
+  const trak_strpool *sp = &p->tables.strings;
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    const trak_package_row *r = &p->result.packages[i];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    sqlite3_bind_text(st, 2, sp->str.v[r->name], (int)sp->len.v[r->name], SQLITE_STATIC);
+    sqlite3_bind_int64(st, 3, r->uid);
+    sqlite3_bind_int64(st, 4, r->debuggable);
+    sqlite3_bind_int64(st, 5, r->profileable_from_shell);
+    sqlite3_bind_int64(st, 6, r->version_code);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
 int trak__sql_init(trak_processor *p, trak_error *err) {
 #ifdef __GLIBC__
   /* The import is done: the heap it freed (record blocks trimmed to their rows, stream
@@ -276,6 +307,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = fill_stats(p);
   if (rc == SQLITE_OK) rc = fill_import_logs(p);
   if (rc == SQLITE_OK) rc = fill_logs(p);
+  if (rc == SQLITE_OK) rc = fill_packages(p);
   if (rc == SQLITE_OK) rc = fill_diagnostics(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",

@@ -55,6 +55,13 @@ typedef struct trak_log_row {
   uint8_t source;      /* trak_log_source */
 } trak_log_row;
 
+/* One row of package_list: an installed Android package. */
+typedef struct trak_package_row {
+  uint32_t name; /* string id */
+  uint8_t debuggable, profileable_from_shell;
+  int64_t uid, version_code;
+} trak_package_row;
+
 /* One row of the metadata table. */
 typedef enum trak_meta_scope {
   TRAK_META_GLOBAL,       /* machine_id and trace_id NULL */
@@ -100,6 +107,8 @@ typedef struct trak_import_result {
   size_t n_import_logs;
   trak_log_row *logs; /* in timestamp order (file order within one) */
   size_t n_logs;
+  const trak_package_row *packages; /* borrowed; in the order the lists gave them */
+  size_t n_packages;
   trak_meta_row *metadata; /* in Perfetto's order; the strings are borrowed */
   size_t n_metadata;
   trak_diag_row *diagnostics; /* in the order the rules found them */

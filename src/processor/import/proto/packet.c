@@ -107,7 +107,8 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_rename_event) |                            \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
-   META_WORD(w, TRAK_PB_TracePacket_initial_display_state))
+   META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
+   META_WORD(w, TRAK_PB_TracePacket_packages_list))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -350,6 +351,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
       trak__battery_packet(imp, (trak_packet_ctx *)ctx, data, len);
     else
       trak__initial_display_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_packages_list:
+    trak__packages_list_packet(imp, data, len);
     return;
   case TRAK_PB_TracePacket_journald_event:
     trak__journald_packet(imp, ctx, data, len);
