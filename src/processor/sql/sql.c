@@ -272,7 +272,10 @@ static int fill_packages(trak_processor *p) {
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
     const trak_package_row *r = &p->result.packages[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
-    sqlite3_bind_text(st, 2, sp->str.v[r->name], (int)sp->len.v[r->name], SQLITE_STATIC);
+    if (r->name)
+      sqlite3_bind_text(st, 2, sp->str.v[r->name], (int)sp->len.v[r->name], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(st, 2);
     sqlite3_bind_int64(st, 3, r->uid);
     sqlite3_bind_int64(st, 4, r->debuggable);
     sqlite3_bind_int64(st, 5, r->profileable_from_shell);

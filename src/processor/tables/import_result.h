@@ -57,7 +57,7 @@ typedef struct trak_log_row {
 
 /* One row of package_list: an installed Android package. */
 typedef struct trak_package_row {
-  uint32_t name; /* string id */
+  uint32_t name; /* string id, 0: none (NULL) */
   uint8_t debuggable, profileable_from_shell;
   int64_t uid, version_code;
 } trak_package_row;

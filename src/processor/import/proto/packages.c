@@ -2,7 +2,7 @@
 ** This file holds TracePacket.packages_list: the installed Android packages, rows of the
 ** package_list table (name, uid, debuggable, profileable_from_shell, version_code) as Perfetto's
 ** importer makes them. A package whose name an earlier list gave is not listed again; a field
-** left out is 0. The packet's error flags set two stats, the last packet's standing.
+** left out is 0 (the name: NULL). The packet's error flags set two stats, the last packet's standing.
 */
 #include <string.h>
 
@@ -12,13 +12,14 @@
 static void package(trak_importer *imp, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
-  trak_span name = {0};
+  trak_span name = {(const uint8_t *)"", 0};
+  int has_name = 0;
   trak_package_row row = {0};
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     int varint = f.wire_type == TRAK_PB_WIRE_VARINT;
     if (f.number == TRAK_PB_PackagesList_PackageInfo_name && f.wire_type == TRAK_PB_WIRE_LEN)
-      name = (trak_span){f.data, f.len};
+      name = (trak_span){f.data, f.len}, has_name = 1;
     else if (f.number == TRAK_PB_PackagesList_PackageInfo_uid && varint)
       row.uid = (int64_t)f.value;
     else if (f.number == TRAK_PB_PackagesList_PackageInfo_debuggable && varint)
@@ -28,9 +29,11 @@ static void package(trak_importer *imp, const uint8_t *data, size_t len) {
     else if (f.number == TRAK_PB_PackagesList_PackageInfo_version_code && varint)
       row.version_code = (int64_t)f.value;
   }
-  row.name = trak__strpool_intern(&imp->tables->strings, (const char *)name.data, name.len);
+  /* a package without a name has a NULL name, and is the same package as one named "" */
+  uint32_t key = trak__strpool_intern(&imp->tables->strings, (const char *)name.data, name.len);
+  row.name = has_name ? key : 0;
   int added = 0;
-  trak__map_put(&imp->package_names, row.name, 1, &added);
+  trak__map_put(&imp->package_names, key, 1, &added);
   if (added) trak_vec_push(imp->packages, row);
 }
 
