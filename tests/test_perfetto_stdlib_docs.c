@@ -52,6 +52,23 @@ static void documentation(void **state) {
                                  "'slices.with_context.thread_slice' AND c.value ->> 'name' = "
                                  "'tid'"),
                       "LONG");
+  /* The descriptions Perfetto's StdlibDocs diff tests read, as trace_processor_shell v58.2
+  ** gives them. */
+  assert_string_equal(sc_rows(p, "SELECT return_description FROM __intrinsic_stdlib_objects "
+                                 "WHERE qualified_name = 'time.conversion.time_from_ns'"),
+                      "Time duration in nanoseconds.");
+  assert_string_equal(sc_rows(p, "SELECT o.object_type, o.short_description, c.value ->> "
+                                 "'description' FROM __intrinsic_stdlib_objects AS o, "
+                                 "json_each(o.cols) AS c WHERE o.qualified_name = "
+                                 "'slices.with_context.thread_slice' AND c.value ->> 'name' = "
+                                 "'tid'"),
+                      "VIEW|All thread slices with data about thread, thread track and process.|"
+                      "Alias for `thread.tid`.");
+  assert_string_equal(sc_rows(p, "SELECT o.return_type, o.exposed, a.value ->> 'name', a.value "
+                                 "->> 'type' FROM __intrinsic_stdlib_objects AS o, "
+                                 "json_each(o.args) AS a WHERE o.qualified_name = "
+                                 "'intervals.intersect._ii_df_agg' ORDER BY 3"),
+                      "_ProjectionFragment|0|x|ColumnName\n_ProjectionFragment|0|y|ColumnName");
   assert_string_equal(
       sc_rows(p, "SELECT summary FROM __intrinsic_stdlib_objects WHERE qualified_name = "
                  "'time.conversion.time_to_ms'"),

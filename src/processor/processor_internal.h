@@ -93,7 +93,7 @@ int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);
 
 /* SQL (sql.c): creates the database (p->db), registers tables, views and functions and fills
-** the stats, import log and android_logs tables from p->result, which must be made. Returns 0,
+** the stats, import log and logs tables from p->result, which must be made. Returns 0,
 ** or a negative TRAK_E* code with err set; p->db may then be open, for trak_processor_free. */
 int trak__sql_init(trak_processor *p, trak_error *err);
 /* Creates and fills __intrinsic_metadata from p->result.metadata (metadata_table.c). Returns

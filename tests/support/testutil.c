@@ -71,7 +71,7 @@ int tu_import_export(const char *path, const char *db) {
   rc = trak_processor_export(p, db, &err);
   char sql[200];
   snprintf(sql, sizeof sql,
-           "ATTACH DATABASE '%s' AS x; CREATE TABLE x.logs AS SELECT * FROM "
+           "ATTACH DATABASE '%s' AS x; CREATE TABLE x.import_logs AS SELECT * FROM "
            "__intrinsic_trace_import_logs; DETACH DATABASE x",
            db);
   if (!rc) rc = trak_processor_exec(p, sql, &err);

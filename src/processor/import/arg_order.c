@@ -271,6 +271,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->cpu.arg_set_id, t->cpu.n);
   for (size_t i = 0; i < imp->import_logs.n; i++)
     imp->import_logs.v[i].arg_set_id = place(&r, imp->import_logs.v[i].arg_set_id);
+  for (size_t i = 0; i < imp->logs.n; i++)
+    imp->logs.v[i].arg_set_id = place(&r, imp->logs.v[i].arg_set_id);
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;

@@ -60,22 +60,22 @@ static int log_cmp(const void *a, const void *b) {
   return x < y ? -1 : x > y; /* file order within a timestamp */
 }
 
-/* android_logs in timestamp order, as Perfetto's parse phase writes them. 0 or TRAK_ENOMEM. */
-static int android_logs_sorted(const trak_importer *imp, trak_import_result *out) {
-  size_t n = imp->android_logs.n;
+/* The logs rows in timestamp order, as Perfetto's parse phase writes them. 0 or TRAK_ENOMEM. */
+static int logs_sorted(const trak_importer *imp, trak_import_result *out) {
+  size_t n = imp->logs.n;
   if (!n) return 0;
   const trak_log_row **order = malloc(n * sizeof *order);
-  out->android_logs = malloc(n * sizeof *out->android_logs);
-  if (!order || !out->android_logs) {
+  out->logs = malloc(n * sizeof *out->logs);
+  if (!order || !out->logs) {
     free(order);
     return TRAK_ENOMEM;
   }
   for (size_t i = 0; i < n; i++)
-    order[i] = &imp->android_logs.v[i];
+    order[i] = &imp->logs.v[i];
   qsort(order, n, sizeof *order, log_cmp);
   for (size_t i = 0; i < n; i++)
-    out->android_logs[i] = *order[i];
-  out->n_android_logs = n;
+    out->logs[i] = *order[i];
+  out->n_logs = n;
   free(order);
   return 0;
 }
@@ -123,8 +123,10 @@ int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t
   out->stats = stats_rows(imp, &out->n_stats);
   out->import_logs = imp->import_logs.v;
   out->n_import_logs = imp->import_logs.n;
+  out->packages = imp->packages.v;
+  out->n_packages = imp->packages.n;
   out->trace_clock = imp->trace_clock;
-  int rc = out->stats ? android_logs_sorted(imp, out) : TRAK_ENOMEM;
+  int rc = out->stats ? logs_sorted(imp, out) : TRAK_ENOMEM;
   trak_meta_row row;
   size_t n_meta = 0;
   while (trak__meta_row(imp, n_meta, &row))
@@ -145,7 +147,7 @@ int trak__import_result_make(trak_importer *imp, const char *trace_type, int64_t
 
 void trak__import_result_free(trak_import_result *r) {
   free(r->stats);
-  free(r->android_logs);
+  free(r->logs);
   free(r->metadata);
   free(r->clocks);
   trak__trace_diagnostics_free(r->diagnostics, r->n_diagnostics);

@@ -50,7 +50,9 @@ void trak__importer_free(trak_importer *imp) {
   trak__map_free(&imp->clock_index);
   trak_vec_free(imp->aux);
   trak_vec_free(imp->import_logs);
-  trak_vec_free(imp->android_logs);
+  trak_vec_free(imp->logs);
+  trak_vec_free(imp->packages);
+  trak__map_free(&imp->package_names);
   trak__meta_free(imp);
   for (size_t i = 0; i < imp->n_parts; i++)
     imp->parts[i].free(imp);

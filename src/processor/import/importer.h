@@ -68,9 +68,10 @@ typedef struct trak_importer {
   int64_t stats[TRAK_STAT_COUNT];
   uint64_t n_reports; /* problems reported (report.c), to tell whether a step reported one */
   TRAK_VEC(trak_import_log) import_logs; /* rows of _trace_import_logs */
-  TRAK_VEC(trak_log_row)
-  android_logs;               /* rows of android_logs (tables/import_result.h), in
-                                         ** file order */
+  TRAK_VEC(trak_log_row) logs; /* rows of the logs table (tables/import_result.h), in file
+                                ** order */
+  TRAK_VEC(trak_package_row) packages; /* rows of package_list (proto/packages.c) */
+  trak_map package_names;              /* the string ids of their names -> 1 */
   struct trak_metadata *meta; /* metadata.c: the metadata table's rows; NULL until needed */
   struct trak_ftrace *ftrace; /* ftrace/: the Linux event sink's queue and trackers; NULL until
                               ** a front-end calls it */

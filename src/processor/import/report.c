@@ -396,6 +396,23 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
          "thermal_exynos_acpm_bulk / _high_overhead events of a tz_id past the seven thermal "
          "zones Perfetto names (BIG, MID, LITTLE, GPU, ISP, TPU, AUR): no counter, as Perfetto.",
          1},
+    [TRAK_STAT_SYSTEMD_JOURNAL_NUM_FAILED] = {"systemd_journal_num_failed", TRAK_SEVERITY_ERROR,
+                                              "Journal entries the systemd journal data source "
+                                              "failed to read, as its last count gave them.",
+                                              0},
+    [TRAK_STAT_SYSTEMD_JOURNAL_NUM_TOTAL] = {"systemd_journal_num_total", TRAK_SEVERITY_INFO,
+                                             "Journal entries the systemd journal data source "
+                                             "read, as its last count gave them.",
+                                             0},
+    [TRAK_STAT_PACKAGES_LIST_PARSE_ERRORS] = {"packages_list_has_parse_errors",
+                                              TRAK_SEVERITY_ERROR,
+                                              "1 when the last package list's recorder could "
+                                              "not parse some of packages.list's lines.",
+                                              0},
+    [TRAK_STAT_PACKAGES_LIST_READ_ERRORS] = {"packages_list_has_read_errors", TRAK_SEVERITY_ERROR,
+                                             "1 when the last package list's recorder could not "
+                                             "read packages.list.",
+                                             0},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

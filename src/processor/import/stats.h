@@ -120,6 +120,12 @@ typedef enum trak_stat_id {
   TRAK_STAT_STACKPROFILE_INVALID_CALLSTACK,
   TRAK_STAT_STACKPROFILE_INVALID_FRAME,
   TRAK_STAT_FTRACE_THERMAL_EXYNOS_ACPM_UNKNOWN_TZ_ID,
+  /* the systemd journal data source's counts (proto/journald.c) */
+  TRAK_STAT_SYSTEMD_JOURNAL_NUM_FAILED,
+  TRAK_STAT_SYSTEMD_JOURNAL_NUM_TOTAL,
+  /* the Android package list (proto/packages.c) */
+  TRAK_STAT_PACKAGES_LIST_PARSE_ERRORS,
+  TRAK_STAT_PACKAGES_LIST_READ_ERRORS,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

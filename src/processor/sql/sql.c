@@ -56,8 +56,16 @@ static const char *const views_sql =
     "  machine_id, trace_id FROM __intrinsic_stats;"
     "CREATE TABLE __intrinsic_trace_import_logs(id INTEGER PRIMARY KEY, trace_id BIGINT, "
     "  ts BIGINT, byte_offset BIGINT, stat_key BIGINT, arg_set_id BIGINT);"
-    "CREATE TABLE android_logs(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, prio BIGINT, "
-    "  tag TEXT, msg TEXT);"
+    "CREATE TABLE __intrinsic_logs(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, prio BIGINT, "
+    "  log_source TEXT, tag TEXT, msg TEXT, arg_set_id BIGINT);"
+    "CREATE VIEW logs AS SELECT id, ts, utid, prio, log_source, tag, msg, arg_set_id "
+    "  FROM __intrinsic_logs;"
+    "CREATE TABLE __intrinsic_package_list(id INTEGER PRIMARY KEY, package_name TEXT, "
+    "  uid BIGINT, debuggable BIGINT, profileable_from_shell BIGINT, version_code BIGINT);"
+    "CREATE VIEW package_list AS SELECT id, package_name, uid, debuggable, "
+    "  profileable_from_shell, version_code FROM __intrinsic_package_list;"
+    "CREATE VIEW android_logs AS SELECT id, ts, utid, prio, tag, msg FROM __intrinsic_logs "
+    "  WHERE log_source = 'android_logcat';"
     "CREATE TABLE __intrinsic_trace_diagnostics(id INTEGER PRIMARY KEY, key TEXT, title TEXT, "
     "  description TEXT, remediation TEXT, confidence DOUBLE, trace_id BIGINT);";
 
@@ -84,7 +92,9 @@ static const char *const table_names[] = {"slice",
                                           "thread_state",
                                           "cpu",
                                           "ftrace_event",
+                                          "logs",
                                           "android_logs",
+                                          "package_list",
                                           "stats",
                                           "alert",
                                           "annotation_track",
@@ -207,26 +217,69 @@ static int fill_diagnostics(trak_processor *p) {
   return rc;
 }
 
-/* android_logs: the log messages, in the timestamp order the import left them in. */
-static int fill_android_logs(trak_processor *p) {
-  size_t n = p->result.n_android_logs;
+/* logs: the log messages of every source, in the timestamp order the import left them in. */
+static int fill_logs(trak_processor *p) {
+  static const char *const sources[] = {[TRAK_LOG_ANDROID_LOGCAT] = "android_logcat",
+                                        [TRAK_LOG_SYSTEMD_JOURNALD] = "systemd_journald"};
+  size_t n = p->result.n_logs;
   if (!n) return SQLITE_OK;
   sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(
-      p->db, "INSERT INTO android_logs(id, ts, utid, prio, tag, msg) VALUES (?, ?, ?, ?, ?, ?)", -1,
-      &st, NULL);
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_logs(id, ts, utid, prio, log_source, tag, "
+                              "msg, arg_set_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                              -1, &st, NULL);
   const trak_strpool *sp = &p->tables.strings;
   for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    const trak_log_row *l = &p->result.android_logs[i];
+    const trak_log_row *l = &p->result.logs[i];
     sqlite3_bind_int64(st, 1, (int64_t)i);
     sqlite3_bind_int64(st, 2, l->ts);
-    sqlite3_bind_int64(st, 3, l->utid);
-    sqlite3_bind_int64(st, 4, l->prio);
-    if (l->tag)
-      sqlite3_bind_text(st, 5, sp->str.v[l->tag], (int)sp->len.v[l->tag], SQLITE_STATIC);
+    if (l->utid != TRAK_NULL_U32)
+      sqlite3_bind_int64(st, 3, l->utid);
     else
-      sqlite3_bind_null(st, 5);
-    sqlite3_bind_text(st, 6, sp->str.v[l->msg], (int)sp->len.v[l->msg], SQLITE_STATIC);
+      sqlite3_bind_null(st, 3);
+    sqlite3_bind_int64(st, 4, l->prio);
+    sqlite3_bind_text(st, 5, sources[l->source], -1, SQLITE_STATIC);
+    if (l->tag)
+      sqlite3_bind_text(st, 6, sp->str.v[l->tag], (int)sp->len.v[l->tag], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(st, 6);
+    if (l->msg)
+      sqlite3_bind_text(st, 7, sp->str.v[l->msg], (int)sp->len.v[l->msg], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(st, 7);
+    if (l->arg_set_id != TRAK_NULL_U32)
+      sqlite3_bind_int64(st, 8, l->arg_set_id);
+    else
+      sqlite3_bind_null(st, 8);
+    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
+    sqlite3_reset(st);
+  }
+  sqlite3_finalize(st);
+  return rc;
+}
+
+/* package_list: the installed Android packages, in the order the lists gave them. */
+static int fill_packages(trak_processor *p) {
+  size_t n = p->result.n_packages;
+  if (!n) return SQLITE_OK;
+  sqlite3_stmt *st;
+  int rc = sqlite3_prepare_v2(p->db,
+                              "INSERT INTO __intrinsic_package_list(id, package_name, uid, "
+                              "debuggable, profileable_from_shell, version_code) VALUES (?, ?, ?, "
+                              "?, ?, ?)",
+                              -1, &st, NULL);
+  const trak_strpool *sp = &p->tables.strings;
+  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
+    const trak_package_row *r = &p->result.packages[i];
+    sqlite3_bind_int64(st, 1, (int64_t)i);
+    if (r->name)
+      sqlite3_bind_text(st, 2, sp->str.v[r->name], (int)sp->len.v[r->name], SQLITE_STATIC);
+    else
+      sqlite3_bind_null(st, 2);
+    sqlite3_bind_int64(st, 3, r->uid);
+    sqlite3_bind_int64(st, 4, r->debuggable);
+    sqlite3_bind_int64(st, 5, r->profileable_from_shell);
+    sqlite3_bind_int64(st, 6, r->version_code);
     rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
     sqlite3_reset(st);
   }
@@ -256,7 +309,8 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
   if (rc == SQLITE_OK) rc = fill_stats(p);
   if (rc == SQLITE_OK) rc = fill_import_logs(p);
-  if (rc == SQLITE_OK) rc = fill_android_logs(p);
+  if (rc == SQLITE_OK) rc = fill_logs(p);
+  if (rc == SQLITE_OK) rc = fill_packages(p);
   if (rc == SQLITE_OK) rc = fill_diagnostics(p);
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",

@@ -1,6 +1,6 @@
 /*
 ** What an import leaves behind for queries besides the columnar tables: the rows of the stats
-** table, of _trace_import_logs, of android_logs, of the metadata table and of the trace
+** table, of _trace_import_logs, of logs, of the metadata table and of the trace
 ** diagnostics, and the clock snapshots the clock functions convert with (as Perfetto keeps
 ** stats and metadata in its storage). The importer fills it once, when the import is done
 ** (import/import_result.c); sql/ only reads it. Plain data and no functions, so the layers
@@ -39,12 +39,28 @@ typedef struct trak_import_log {
   int64_t byte_offset; /* of the packet's payload in the (inflated) trace, -1: none */
 } trak_import_log;
 
-/* One row of android_logs: a TrackEvent log message, as Perfetto's importer also logs it. */
+/* Where a row of the logs table comes from (its log_source). */
+typedef enum trak_log_source {
+  TRAK_LOG_ANDROID_LOGCAT,   /* a TrackEvent log message, as Perfetto's importer also logs it */
+  TRAK_LOG_SYSTEMD_JOURNALD, /* an entry of the systemd journal (proto/journald.c) */
+} trak_log_source;
+
+/* One row of the logs table (android_logs shows those of TRAK_LOG_ANDROID_LOGCAT). */
 typedef struct trak_log_row {
   int64_t ts;
-  uint32_t utid, prio; /* prio: Android's priority, INFO (4) when the message has none */
-  uint32_t tag, msg;   /* string ids; tag "<file>:<line>" of its source location, 0: none */
+  uint32_t utid;       /* TRAK_NULL_U32: none */
+  uint32_t prio;       /* Android's priority (INFO when a message has none), or syslog's */
+  uint32_t tag, msg;   /* string ids, 0: none (a TrackEvent's tag is "<file>:<line>") */
+  uint32_t arg_set_id; /* TRAK_NULL_U32: none */
+  uint8_t source;      /* trak_log_source */
 } trak_log_row;
+
+/* One row of package_list: an installed Android package. */
+typedef struct trak_package_row {
+  uint32_t name; /* string id, 0: none (NULL) */
+  uint8_t debuggable, profileable_from_shell;
+  int64_t uid, version_code;
+} trak_package_row;
 
 /* One row of the metadata table. */
 typedef enum trak_meta_scope {
@@ -89,8 +105,10 @@ typedef struct trak_import_result {
   size_t n_stats;
   const trak_import_log *import_logs; /* borrowed; in the order they were logged */
   size_t n_import_logs;
-  trak_log_row *android_logs; /* in timestamp order (file order within one) */
-  size_t n_android_logs;
+  trak_log_row *logs; /* in timestamp order (file order within one) */
+  size_t n_logs;
+  const trak_package_row *packages; /* borrowed; in the order the lists gave them */
+  size_t n_packages;
   trak_meta_row *metadata; /* in Perfetto's order; the strings are borrowed */
   size_t n_metadata;
   trak_diag_row *diagnostics; /* in the order the rules found them */

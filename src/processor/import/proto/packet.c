@@ -85,7 +85,8 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
 }
 
 /* The TracePacket fields below 128 that rare_packet dispatches, as a bit set (and
-** concurrent_session_event, 134, and interrupt_info, 130, which unhandled_fields() finds). */
+** concurrent_session_event, 134, interrupt_info, 130, and journald_event, 132, which
+** unhandled_fields() finds). */
 #define META_BIT(n) (1ull << ((n)&63))
 #define META_WORD(w, n) ((n) >> 6 == (w) ? META_BIT(n) : 0)
 #define META_FIELDS(w)                                                                             \
@@ -111,7 +112,8 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_android_system_property) |                                     \
-   META_WORD(w, TRAK_PB_TracePacket_initial_display_state))
+   META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
+   META_WORD(w, TRAK_PB_TracePacket_packages_list))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -300,8 +302,8 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
   if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
 }
 
-/* A rare TracePacket field (meta_fields, and concurrent_session_event): decoded by the file
-** that owns it; those Perfetto reads after sorting are kept until trak__proto_finish. */
+/* A rare TracePacket field (meta_fields, and those past 127 unhandled_fields() finds): decoded
+** by the file that owns it; those Perfetto reads after sorting are kept until trak__proto_finish. */
 __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
                                                         const trak_packet_ctx *ctx, uint32_t field,
                                                         const uint8_t *data, size_t len) {
@@ -369,6 +371,12 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_android_system_property:
     trak__system_property_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_packages_list:
+    trak__packages_list_packet(imp, data, len);
+    return;
+  case TRAK_PB_TracePacket_journald_event:
+    trak__journald_packet(imp, ctx, data, len);
     return;
   case TRAK_PB_TracePacket_concurrent_session_event:
     trak__concurrent_session_event(imp, ctx, data, len);
@@ -476,9 +484,10 @@ void trak__packets_retry_deferred(trak_importer *imp) {
 }
 
 /* The fields of a packet that the common decoding switch leaves (read again here, out of the
-** common path): machine_id makes its machine current, concurrent_session_event and
-** interrupt_info are kept for rare_packet, and fields trak's schema lacks count in proto_unknown_field. Also run for a
-** packet without machine_id after one with: the host is current again. */
+** common path): machine_id makes its machine current, concurrent_session_event,
+** interrupt_info and journald_event are kept for rare_packet, and fields trak's schema lacks
+** count in proto_unknown_field. Also run for a packet without machine_id after one with: the
+** host is current again. */
 __attribute__((cold, noinline)) static void
 unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fields *pf) {
   trak_pb_decoder dec;
@@ -490,7 +499,8 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
     if (f.number == TRAK_PB_TracePacket_machine_id && f.wire_type == TRAK_PB_WIRE_VARINT)
       has_machine = 1, machine = f.value;
     else if ((f.number == TRAK_PB_TracePacket_concurrent_session_event ||
-              f.number == TRAK_PB_TracePacket_interrupt_info) &&
+              f.number == TRAK_PB_TracePacket_interrupt_info ||
+              f.number == TRAK_PB_TracePacket_journald_event) &&
              f.wire_type == TRAK_PB_WIRE_LEN) /* rare_packet's, past the bit set's 128 */
       set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))

@@ -262,6 +262,15 @@ void trak__energy_breakdown_packet(trak_importer *imp, trak_packet_ctx *ctx, con
                                    size_t len);
 void trak__entity_state_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                size_t len);
+/* TracePacket.journald_event (journald.c): a journal entry, a logs row of source
+** 'systemd_journald' with its args (at the packet's time, or the latest one without), or the
+** data source's counts, which set the systemd_journal_num_* stats. Can't fail. */
+void trak__journald_packet(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                           size_t len);
+/* TracePacket.packages_list (packages.c): each package not listed before (by name) becomes a
+** row of package_list; the packet's parse_error and read_error set the
+** packages_list_has_*_errors stats (the last packet's values stand). Can't fail. */
+void trak__packages_list_packet(trak_importer *imp, const uint8_t *data, size_t len);
 /* TracePacket.interrupt_info (sys_stats.c): each IRQ number with a name becomes a row of
 ** _linux_interrupt_mapping for the packet's machine, the first name of a number only (Perfetto's
 ** rule); a mapping without both is skipped. Can't fail. */

@@ -147,7 +147,7 @@ static void source_inline_args(trak_importer *imp, uint32_t set, const trak_span
   }
 }
 
-/* A LogMessage: args, and a row of android_logs (its priority INFO unless it has one, its tag
+/* A LogMessage: args, and a row of logs (its priority INFO unless it has one, its tag
 ** "<file>:<line>" of its source location), as Perfetto's importer writes them. Like Perfetto,
 ** it needs the event's thread. */
 static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const trak_span *msg,
@@ -175,7 +175,9 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
     return;
   }
   add_string(imp, set, TRAK_KEY_LOG_BODY, body);
-  trak_log_row row = {ts, utid, has_prio ? (uint32_t)(prio <= 7 ? prio : 0) : 4, 0, body};
+  trak_log_row row = {ts,   utid,          has_prio ? (uint32_t)(prio <= 7 ? prio : 0) : 4,
+                      0,    body,          TRAK_NULL_U32,
+                      TRAK_LOG_ANDROID_LOGCAT};
   if (has_loc) {
     const trak_source_loc *loc = trak__source_loc_get(imp, seq, loc_iid);
     if (!loc) return;
@@ -192,7 +194,7 @@ static void log_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const
   /* LogMessage priorities have the values of Android's. */
   if (has_prio)
     add_int(imp, set, TRAK_KEY_LOG_PRIORITY, TRAK_ARG_INT, prio <= 7 ? (int64_t)prio : 0);
-  trak_vec_push(imp->android_logs, row);
+  trak_vec_push(imp->logs, row);
 }
 
 static void correlation_args(trak_importer *imp, trak_sequence *seq, uint32_t set,

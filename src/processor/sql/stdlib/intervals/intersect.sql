@@ -6,6 +6,13 @@
 -- interval_self_intersect!(t) cuts t's (id, ts, dur) intervals at every start and end and gives
 -- each piece with the intervals open over it (ts, dur, group_id, id, interval_ends_at_ts).
 
+-- One aggregated column of an interval table, as Perfetto's intersection helpers project it:
+-- the name of column `x` as a string, then the input row's column `y`. trak's
+-- _interval_intersect! is written in C and needs no such projection; the macro is kept for
+-- queries written against Perfetto's module.
+CREATE PERFETTO MACRO _ii_df_agg(x ColumnName, y ColumnName)
+RETURNS _ProjectionFragment AS __intrinsic_stringify!($x), input.$y;
+
 CREATE PERFETTO MACRO _interval_intersect_single(ts Expr, dur Expr, t TableOrSubquery)
 RETURNS TableOrSubquery AS
 (

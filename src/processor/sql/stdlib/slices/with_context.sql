@@ -8,11 +8,45 @@
 -- slices in id order, with no join for SQLite to run per row. `>= 0` rather than `IS NOT NULL`
 -- (the same rows: ids are not negative): SQLite rechecks IS NOT NULL on every row itself.
 
+-- All thread slices with data about thread, thread track and process.
 CREATE PERFETTO VIEW thread_slice(
-  id ID(slice.id), ts TIMESTAMP, dur DURATION, category STRING, name STRING,
-  track_id JOINID(track.id), track_name STRING, thread_name STRING, utid JOINID(thread.id),
-  tid LONG, is_main_thread BOOL, process_name STRING, upid JOINID(process.id), pid LONG,
-  depth LONG, parent_id JOINID(slice.id), arg_set_id ARGSETID, thread_ts TIMESTAMP,
+  -- The slice's id in the slice table.
+  id ID(slice.id),
+  -- When it begins.
+  ts TIMESTAMP,
+  -- How long it lasts (-1: it never ended).
+  dur DURATION,
+  -- Its category.
+  category STRING,
+  -- Its name.
+  name STRING,
+  -- The thread track it is on.
+  track_id JOINID(track.id),
+  -- That track's name.
+  track_name STRING,
+  -- The thread's name.
+  thread_name STRING,
+  -- The thread.
+  utid JOINID(thread.id),
+  -- Alias for `thread.tid`.
+  tid LONG,
+  -- Whether the thread is its process's main thread (NULL: not known).
+  is_main_thread BOOL,
+  -- The name of the thread's process.
+  process_name STRING,
+  -- The thread's process.
+  upid JOINID(process.id),
+  -- That process's pid.
+  pid LONG,
+  -- How many slices enclose it on its track.
+  depth LONG,
+  -- The slice directly enclosing it (NULL: none).
+  parent_id JOINID(slice.id),
+  -- Its args.
+  arg_set_id ARGSETID,
+  -- The thread's CPU time when it begins (NULL: not recorded).
+  thread_ts TIMESTAMP,
+  -- The thread's CPU time during it (NULL: not recorded).
   thread_dur LONG
 ) AS
 SELECT

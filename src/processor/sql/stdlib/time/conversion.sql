@@ -6,7 +6,7 @@
 CREATE PERFETTO FUNCTION time_from_ns(
   -- The number of nanoseconds.
   nanos LONG)
--- The same span in nanoseconds.
+-- Time duration in nanoseconds.
 RETURNS TIMESTAMP AS SELECT $nanos;
 -- A count of microseconds as a duration in nanoseconds.
 CREATE PERFETTO FUNCTION time_from_us(
