@@ -170,9 +170,9 @@ typedef struct trak_packet_state {
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
   trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
-  trak_map disks;       /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
+  trak_map disks; /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
   TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
-  uint8_t finished;     /* trak__proto_finish ran */
+  uint8_t finished;            /* trak__proto_finish ran */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
@@ -315,6 +315,24 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
 /* Points every bundle of `set` at its events once the batch is decoded (the array no longer
 ** moves). */
 void trak__ftrace_predecode_done(trak_fpre_set *set);
+/* One FtraceEvent of `len` bytes at `data` (reading up to `limit`; NULL: `data + len`) into
+** `out`, written in place: SWITCH or WAKING when it is a plain sched event, else EVENT (its
+** bytes). The generic one decodes any event with the protobuf decoder; the fast one reads only
+** plain sched events of one-event, varint-head, canonical-tag structure with 16 bytes readable
+** past the event, and returns 0 (out then unspecified) on anything else, which the generic one
+** then decodes: where it returns 1, `out` is what the generic one writes (ftrace_predecode.c). */
+void trak__ftrace_predecode_event(const uint8_t *limit, const uint8_t *data, size_t len,
+                                  trak_fpre_ev *out);
+int trak__ftrace_predecode_fast(const uint8_t *limit, const uint8_t *data, size_t len,
+                                trak_fpre_ev *out);
+/* 1 when `a` and `b` say the same to the importer's thread: kind, bytes, head, and the fields
+** `has` marks (the tests' and the fuzzer's check of the fast reader against the generic one). */
+int trak__fpre_ev_same(const trak_fpre_ev *a, const trak_fpre_ev *b);
+/* The head of an FtraceEvent (`dec` on its bytes): its timestamp, pid, common_flags (else
+** TRAK_FTRACE_NO_FLAGS) and event field (the last field of any other number); returns 0 when it
+** has no event (ftrace_bundle.c). */
+int trak__ftrace_event_head(trak_pb_decoder *dec, int64_t *ts, uint32_t *pid, int64_t *flags,
+                            trak_pb_field *ev);
 /* The rare field packet `pf` holds (packet.c's meta field): its number (0: none) and bytes. */
 uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span);
 
