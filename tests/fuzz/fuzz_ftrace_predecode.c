@@ -1,12 +1,13 @@
 /*
 ** libFuzzer target for the decoding thread's reading of ftrace bundles
-** (trak__ftrace_predecode, src/processor/import/proto/ftrace_bundle.c): the input is one
+** (trak__ftrace_predecode, src/processor/import/proto/ftrace_predecode.c): the input is one
 ** FtraceEventBundle, put in a TracePacket's ftrace_events and decoded as the decoding thread does.
 ** Every byte span it returns must lie inside the input, every entry be of a known kind, a
 ** switch or waking hold only the fields a plain one may, a compact_sched's counts be those
-** trak__compact_count gives, and nothing may crash, leak or read out of bounds. The input read
-** as one FtraceEvent must decode the same by the reader specialised for plain sched events as by
-** the generic one, wherever the specialised one takes it.
+** trak__compact_count gives, its header be what the importer's thread reads, and nothing may
+** crash, leak or read out of bounds. The input read as one FtraceEvent must decode the same by
+** the reader specialised for plain sched events as by the generic one, wherever the specialised
+** one takes it.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -49,6 +50,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   if (b) {
     const trak_fpre *fp = &set.bundles.v[b - 1];
     if (fp->data != bundle || fp->len != size || fp->first + fp->n != set.evs.n) abort();
+    trak_fhead head = {0}; /* the header as the importer's thread reads it */
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak_pb_decoder_init(&dec, bundle, size);
+    while (trak_pb_decoder_next(&dec, &f) > 0)
+      trak__ftrace_head_field(&head, &f);
+    if (memcmp(&head, &fp->head, sizeof head)) abort();
     for (size_t i = 0; i < fp->n; i++) {
       const trak_fpre_ev *e = &fp->evs[i];
       switch (e->kind) {

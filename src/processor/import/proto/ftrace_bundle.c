@@ -182,10 +182,12 @@ static const trak_pb_field_desc *event_desc(uint32_t n) {
 
 /* The generic ftrace_event row of typed event field `ev` (described by `fd`): returns its arg
 ** set (its fields as args, keys by the schema; an event whose bytes were seen before takes the
-** arg set they made, trak__ftrace_args_cached) and sets *name to its name's string id and *ksyms
-** to its kernel-symbol lookups (trak__ftrace_generic's). */
+** arg set they made, trak__ftrace_args_cached; `hash`, when not NULL, is their
+** trak__ftrace_args_hash) and sets *name to its name's string id and *ksyms to its kernel-symbol
+** lookups (trak__ftrace_generic's). */
 static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const trak_pb_field *ev,
-                          const trak_pb_field_desc *fd, uint32_t *name, uint32_t *ksyms) {
+                          const trak_pb_field_desc *fd, const uint64_t *hash, uint32_t *name,
+                          uint32_t *ksyms) {
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
   /* Its kernel-symbol lookups: the function field's are counted in the one pass over the fields
@@ -193,7 +195,9 @@ static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const tr
   ** args depend on them as well as on the bytes: no cached set. */
   uint32_t parsed, kfield = trak__ftrace_ksym_field(ev->number, &parsed), raw = 0;
   int by_bytes = key && !(kfield && trak__ftrace_ksyms_known(seq));
-  uint32_t set = by_bytes ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  uint32_t set = !by_bytes ? TRAK_NULL_U32
+                 : hash    ? trak__ftrace_args_cached_h(imp, *hash, ev->number, key, key_len)
+                           : trak__ftrace_args_cached(imp, ev->number, key, key_len);
   uint64_t kvalue = 0; /* the function field's last value: the key its parser looks up */
   if (set != TRAK_NULL_U32) {
     raw = trak__ftrace_ksym_count(imp, seq, ev, kfield, &kvalue);
@@ -261,7 +265,7 @@ static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, 
     trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
     return;
   }
-  uint32_t name, ksyms, set = typed_row(imp, seq, ev, fd, &name, &ksyms);
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, fd, NULL, &name, &ksyms);
   trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set, ksyms);
 }
 
@@ -311,7 +315,7 @@ static void sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t f
 /* A sched_waking read from its bytes: its generic row and the waking, one record. */
 static void sched_waking(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
                          int64_t flags, uint32_t pid, const trak_pb_field *ev) {
-  uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), &name, &ksyms);
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), NULL, &name, &ksyms);
   ev_fields e;
   fields_read(imp, ev, &e);
   trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), comm(imp, &e, 1),
@@ -675,7 +679,8 @@ static void sched_waking_pre(trak_importer *imp, const trak_sequence *seq, uint3
   trak_pb_field ev = {0};
   ev.number = TRAK_PB_FtraceEvent_sched_waking;
   ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &name, &ksyms);
+  uint64_t hash = (uint64_t)e->v[0]; /* made on the decoding thread */
+  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &hash, &name, &ksyms);
   trak__sched_waking_raw(imp, cpu, ts, e->flags, e->pid, (uint32_t)pre_num(e, 2),
                          pre_comm(imp, e, 1, 0), (int32_t)pre_num(e, 3), (uint32_t)pre_num(e, 5),
                          name, set, ksyms);

@@ -231,6 +231,7 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;
+  trak_fhead head = {0};
   size_t first = set->evs.n;
   trak_pb_decoder_init(&dec, b.data, b.len);
   if (limit && dec.end <= limit) dec.limit = limit;
@@ -242,10 +243,14 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
       trak__grow((void **)&set->evs.v, &set->evs.cap, set->evs.n + 1, sizeof *set->evs.v);
     trak_fpre_ev *e = &set->evs.v[set->evs.n];
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
+    if (!is_len || f.number != TRAK_PB_FtraceEventBundle_event) trak__ftrace_head_field(&head, &f);
     if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
     if (f.number == TRAK_PB_FtraceEventBundle_event && is_len) {
       if (!trak__ftrace_predecode_fast(limit, f.data, f.len, e))
         trak__ftrace_predecode_event(limit, f.data, f.len, e);
+      if (e->kind == TRAK_FPRE_WAKING) /* the key of its arg set on the importer's thread */
+        e->v[0] =
+            (int64_t)trak__ftrace_args_hash(TRAK_PB_FtraceEvent_sched_waking, e->data, e->len);
     } else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len &&
                f.len <= UINT32_MAX) {
       precount_compact(&f, e);
@@ -264,7 +269,7 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
     set->evs.n = first;
     return 0;
   }
-  trak_fpre p = {b.data, b.len, cpu, first, set->evs.n - first, NULL};
+  trak_fpre p = {b.data, b.len, cpu, head, first, set->evs.n - first, NULL};
   trak_vec_push(set->bundles, p);
   return (uint32_t)set->bundles.n;
 }

@@ -291,15 +291,28 @@ typedef struct trak_fpre_ev {
   uint32_t pid; /* SWITCH, WAKING: the FtraceEvent's */
   uint32_t len; /* EVENT, COMPACT: the field's bytes; SWITCH, WAKING: the typed event's */
   const uint8_t *data;
-  int64_t ts, flags;   /* SWITCH, WAKING: the FtraceEvent's (flags TRAK_FTRACE_NO_FLAGS: none) */
-  int64_t v[8];        /* SWITCH, WAKING: the typed event's varint fields by number */
+  int64_t ts, flags; /* SWITCH, WAKING: the FtraceEvent's (flags TRAK_FTRACE_NO_FLAGS: none) */
+  int64_t v[8]; /* SWITCH, WAKING: the typed event's varint fields by number (field 0 is none of
+                ** theirs: WAKING's v[0] is trak__ftrace_args_hash of its bytes as
+                ** typed_row keys them) */
   const uint8_t *s[2]; /* its string fields (switch: prev_comm, next_comm; waking: comm) */
   uint32_t s_len[2];
 } trak_fpre_ev;
+/* An FtraceEventBundle's header as trak__ftrace_bundle_header reads it (metadata_packets.c):
+** its cpu, ftrace_clock, data start and the count of its fields the schema lacks. */
+typedef struct trak_fhead {
+  int has_cpu, has_start; /* has_start 2: previous_bundle_end_timestamp, 1: last_read_... */
+  uint32_t unknown;       /* length-delimited or fixed fields of no FtraceEventBundle number */
+  uint64_t cpu, start, prev_end, clock;
+} trak_fhead;
+/* Field `f` of an FtraceEventBundle into `h` (zeroed before the first). Runs on any thread. */
+void trak__ftrace_head_field(trak_fhead *h, const trak_pb_field *f);
+
 typedef struct trak_fpre {
   const uint8_t *data; /* the bundle's bytes: the one trak__ftrace_bundle is given */
   size_t len;
   uint32_t cpu;
+  trak_fhead head;         /* its header, for trak__ftrace_bundle_header */
   size_t first, n;         /* its fields in the batch's evs */
   const trak_fpre_ev *evs; /* set by trak__ftrace_predecode_done */
 } trak_fpre;
