@@ -1,10 +1,13 @@
 /*
 ** libFuzzer target for the decoding thread's reading of ftrace bundles
-** (trak__ftrace_predecode, src/processor/import/proto/ftrace_bundle.c): the input is one
+** (trak__ftrace_predecode, src/processor/import/proto/ftrace_predecode.c): the input is one
 ** FtraceEventBundle, put in a TracePacket's ftrace_events and decoded as the decoding thread does.
 ** Every byte span it returns must lie inside the input, every entry be of a known kind, a
 ** switch or waking hold only the fields a plain one may, a compact_sched's counts be those
-** trak__compact_count gives, and nothing may crash, leak or read out of bounds.
+** trak__compact_count gives, its header be what the importer's thread reads, and nothing may
+** crash, leak or read out of bounds. The input read as one FtraceEvent must decode the same by
+** the reader specialised for plain sched events as by the generic one, wherever the specialised
+** one takes it.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -20,7 +23,7 @@ static void check_inside(const uint8_t *p, size_t len, const uint8_t *data, size
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   /* TracePacket { ftrace_events: data } */
-  uint8_t *pkt = malloc(size + 16);
+  uint8_t *pkt = malloc(size + 32);
   if (!pkt) return 0;
   size_t n = 0;
   pkt[n++] = (uint8_t)(TRAK_PB_TracePacket_ftrace_events << 3 | TRAK_PB_WIRE_LEN);
@@ -32,15 +35,28 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   memcpy(pkt + n, data, size);
   const uint8_t *bundle = pkt + n;
   n += size;
+  memset(pkt + n, 0, 16); /* readable after the packet, as in a read buffer: the fast reader runs */
+  trak_fpre_ev fast, generic;
+  trak__ftrace_predecode_event(pkt + n + 16, bundle, size, &generic);
+  if (trak__ftrace_predecode_fast(pkt + n + 16, bundle, size, &fast) &&
+      !trak__fpre_ev_same(&fast, &generic))
+    abort();
   trak_packet_fields pf;
   trak__packet_decode(pkt, pkt + n, pkt, n, &pf);
   trak_fpre_set set;
   memset(&set, 0, sizeof set);
-  uint32_t b = trak__ftrace_predecode(pkt + n, &pf, &set);
+  uint32_t b = trak__ftrace_predecode(pkt + n + 16, &pf, &set);
   trak__ftrace_predecode_done(&set);
   if (b) {
     const trak_fpre *fp = &set.bundles.v[b - 1];
     if (fp->data != bundle || fp->len != size || fp->first + fp->n != set.evs.n) abort();
+    trak_fhead head = {0}; /* the header as the importer's thread reads it */
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak_pb_decoder_init(&dec, bundle, size);
+    while (trak_pb_decoder_next(&dec, &f) > 0)
+      trak__ftrace_head_field(&head, &f);
+    if (memcmp(&head, &fp->head, sizeof head)) abort();
     for (size_t i = 0; i < fp->n; i++) {
       const trak_fpre_ev *e = &fp->evs[i];
       switch (e->kind) {

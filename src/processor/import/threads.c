@@ -240,9 +240,10 @@ void trak__process_parent_thread(trak_importer *imp, uint32_t upid, uint32_t par
 static uint32_t thread_for_tid_any(trak_importer *imp, int64_t tid) {
   trak_threads *th = &imp->threads;
   if (TRAK_UNLIKELY(!th->memo) && !(th->memo = calloc(TRAK_TID_MEMO, sizeof *th->memo))) abort();
+  uint32_t utid = trak__tid_memo_get(th, tid);
+  if (utid != TRAK_NULL_U32) return utid;
   trak_tid_memo *m = &th->memo[(uint64_t)tid & (TRAK_TID_MEMO - 1)];
-  if (m->gen == th->gen + 1 && m->tid == tid && m->machine == th->machine) return m->utid;
-  uint32_t utid = thread_find(imp, tid, -1);
+  utid = thread_find(imp, tid, -1);
   if (utid == TRAK_NULL_U32) utid = thread_new(imp, tid);
   *m = (trak_tid_memo){th->gen + 1, tid, th->machine, utid};
   return utid;

@@ -63,6 +63,14 @@ typedef struct trak_threads {
 /* Entries of trak_threads.memo (a power of two). */
 #define TRAK_TID_MEMO 1024
 
+/* The memo's answer of trak__thread_for_tid(tid, -1), or TRAK_NULL_U32 when it has none (ask
+** trak__thread_for_tid): inline for the kernel's records, which ask it several times each. */
+static inline uint32_t trak__tid_memo_get(const trak_threads *th, int64_t tid) {
+  const trak_tid_memo *m = th->memo ? &th->memo[(uint64_t)tid & (TRAK_TID_MEMO - 1)] : NULL;
+  return m && m->gen == th->gen + 1 && m->tid == tid && m->machine == th->machine ? m->utid
+                                                                                  : TRAK_NULL_U32;
+}
+
 /* Thread and process identity (threads.c), Perfetto's model. None of these can fail. */
 /* Adds utid 0 / upid 0, the idle rows (pid 0, tid 0, "swapper"), as Perfetto's are. */
 void trak__threads_init(trak_importer *imp);

@@ -489,6 +489,11 @@ uint32_t trak__ftrace_args_close(trak_importer *imp, uint32_t set);
 /* The arg set cached for `kind` (a front-end's: below 2^29) and the bytes [key, key + len): a
 ** set made from the same values before; TRAK_NULL_U32 when none. */
 uint32_t trak__ftrace_args_cached(trak_importer *imp, uint32_t kind, const void *key, size_t len);
+/* The hash that cache keys (kind, key bytes) by: trak__ftrace_args_cached_h takes it made
+** elsewhere (on the decoding thread: it reads nothing but the bytes). */
+uint64_t trak__ftrace_args_hash(uint32_t kind, const void *key, size_t len);
+uint32_t trak__ftrace_args_cached_h(trak_importer *imp, uint64_t hash, uint32_t kind,
+                                    const void *key, size_t len);
 /* Caches `set`, which trak__ftrace_args_close returned for the set begun at `begin`, made from
 ** (kind, key bytes), when it was shared (an earlier set): only values seen twice are kept, and
 ** only what trak__ftrace_args_close would return again. Make sure making the set reported

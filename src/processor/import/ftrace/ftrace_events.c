@@ -171,7 +171,8 @@ struct trak_fsets {
   TRAK_VEC(uint32_t) names; /* generic event names by field number, + 1 (0: none yet) */
 };
 
-static uint64_t key_hash(uint32_t kind, const uint8_t *p, size_t len) {
+uint64_t trak__ftrace_args_hash(uint32_t kind, const void *key, size_t len) {
+  const uint8_t *p = key;
   uint64_t h = trak__mix(kind, len), w;
   for (; len >= 8; p += 8, len -= 8)
     memcpy(&w, p, 8), h = trak__mix(h, w);
@@ -227,8 +228,13 @@ static trak_fsets *sets_get(trak_importer *imp) {
 }
 
 uint32_t trak__ftrace_args_cached(trak_importer *imp, uint32_t kind, const void *key, size_t len) {
+  return trak__ftrace_args_cached_h(imp, trak__ftrace_args_hash(kind, key, len), kind, key, len);
+}
+
+uint32_t trak__ftrace_args_cached_h(trak_importer *imp, uint64_t hash, uint32_t kind,
+                                    const void *key, size_t len) {
   trak_fsets *c = sets_get(imp);
-  return c->sets[slot_find(c, key_hash(kind, key, len), kind, key, len)];
+  return c->sets[slot_find(c, hash, kind, key, len)];
 }
 
 void trak__ftrace_args_cache(trak_importer *imp, uint32_t kind, const void *key, size_t len,
@@ -236,7 +242,7 @@ void trak__ftrace_args_cache(trak_importer *imp, uint32_t kind, const void *key,
   if (set == TRAK_NULL_U32 || set >= begin || !len || len > 256) return; /* not known shared */
   trak_fsets *c = sets_get(imp);
   if (2 * (c->n + 1) > c->mask) sets_grow(c);
-  uint64_t h = key_hash(kind, key, len);
+  uint64_t h = trak__ftrace_args_hash(kind, key, len);
   uint32_t i = slot_find(c, h, kind, key, len);
   if (c->sets[i] != TRAK_NULL_U32) return;
   c->hash[i] = h, c->off[i] = (uint32_t)c->bytes.n, c->len[i] = (uint32_t)len;

@@ -277,8 +277,12 @@ void trak__fcompacts_free(trak_ftrace *f);
 uint32_t trak__fq_cpu_queue(trak_importer *imp, enum trak_fq_source source, uint32_t cpu);
 /* The ucpu of `cpu` on the current machine. */
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu);
-/* The thread of tid `tid` now (tid 0: the idle thread, utid 0). */
-uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid);
+/* The thread of tid `tid` now (tid 0: the idle thread, utid 0): the memo's answer inline. */
+static inline uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid) {
+  if (tid == 0) return 0; /* every CPU's idle task is the swapper, utid 0 */
+  uint32_t utid = trak__tid_memo_get(&imp->threads, tid);
+  return TRAK_LIKELY(utid != TRAK_NULL_U32) ? utid : trak__thread_for_tid(imp, tid, -1);
+}
 
 /* The merge of the queues (ftrace_queue.c): every record in the order Perfetto's sorter
 ** extracts them. It reads the queues, their runs and f->compacts only, never what applying

@@ -196,11 +196,6 @@ uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu) {
   return imp->threads.machine * 4096u + (cpu < 4096 ? cpu : 4095);
 }
 
-uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid) {
-  if (tid == 0) return 0; /* every CPU's idle task is the swapper, utid 0 */
-  return trak__thread_for_tid(imp, tid, -1);
-}
-
 void trak__ftrace_cpu_seen(trak_importer *imp, uint32_t cpu) {
   trak_ftrace *f = trak__ftrace_get(imp);
   uint32_t ucpu = trak__ftrace_ucpu(imp, cpu);

@@ -176,10 +176,12 @@ static const trak_pb_field_desc *event_desc(uint32_t n) {
 
 /* The generic ftrace_event row of typed event field `ev` (described by `fd`): returns its arg
 ** set (its fields as args, keys by the schema; an event whose bytes were seen before takes the
-** arg set they made, trak__ftrace_args_cached) and sets *name to its name's string id and *ksyms
-** to its kernel-symbol lookups (trak__ftrace_generic's). */
+** arg set they made, trak__ftrace_args_cached; `hash`, when not NULL, is their
+** trak__ftrace_args_hash) and sets *name to its name's string id and *ksyms to its kernel-symbol
+** lookups (trak__ftrace_generic's). */
 static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const trak_pb_field *ev,
-                          const trak_pb_field_desc *fd, uint32_t *name, uint32_t *ksyms) {
+                          const trak_pb_field_desc *fd, const uint64_t *hash, uint32_t *name,
+                          uint32_t *ksyms) {
   const uint8_t *key = ev->wire_type == TRAK_PB_WIRE_LEN && ev->len ? ev->data : NULL;
   size_t key_len = key ? ev->len : 0;
   /* Its kernel-symbol lookups: the function field's are counted in the one pass over the fields
@@ -187,7 +189,9 @@ static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const tr
   ** args depend on them as well as on the bytes: no cached set. */
   uint32_t parsed, kfield = trak__ftrace_ksym_field(ev->number, &parsed), raw = 0;
   int by_bytes = key && !(kfield && trak__ftrace_ksyms_known(seq));
-  uint32_t set = by_bytes ? trak__ftrace_args_cached(imp, ev->number, key, key_len) : TRAK_NULL_U32;
+  uint32_t set = !by_bytes ? TRAK_NULL_U32
+                 : hash    ? trak__ftrace_args_cached_h(imp, *hash, ev->number, key, key_len)
+                           : trak__ftrace_args_cached(imp, ev->number, key, key_len);
   uint64_t kvalue = 0; /* the function field's last value: the key its parser looks up */
   if (set != TRAK_NULL_U32) {
     raw = trak__ftrace_ksym_count(imp, seq, ev, kfield, &kvalue);
@@ -261,14 +265,12 @@ static void generic(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, 
     trak__ftrace_generic(imp, cpu, ts, pid, name, flags, trak__ftrace_fargs_close(imp, &a), 0);
     return;
   }
-  uint32_t name, ksyms, set = typed_row(imp, seq, ev, fd, &name, &ksyms);
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, fd, NULL, &name, &ksyms);
   trak__ftrace_generic(imp, cpu, ts, pid, name, flags, set, ksyms);
 }
 
-/* The head of an FtraceEvent (`dec` on its bytes): its timestamp, pid, common_flags and event
-** field (the last field of any other number); returns 0 when it has no event. */
-static int event_head(trak_pb_decoder *dec, int64_t *ts, uint32_t *pid, int64_t *flags,
-                      trak_pb_field *ev) {
+int trak__ftrace_event_head(trak_pb_decoder *dec, int64_t *ts, uint32_t *pid, int64_t *flags,
+                            trak_pb_field *ev) {
   trak_pb_field f;
   int has_ev = 0;
   *ts = 0, *pid = 0, *flags = TRAK_FTRACE_NO_FLAGS;
@@ -313,7 +315,7 @@ static void sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t f
 /* A sched_waking read from its bytes: its generic row and the waking, one record. */
 static void sched_waking(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
                          int64_t flags, uint32_t pid, const trak_pb_field *ev) {
-  uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), &name, &ksyms);
+  uint32_t name, ksyms, set = typed_row(imp, seq, ev, event_desc(ev->number), NULL, &name, &ksyms);
   ev_fields e;
   fields_read(imp, ev, &e);
   trak__sched_waking_raw(imp, cpu, ts, flags, pid, (uint32_t)num(&e, 2), comm(imp, &e, 1),
@@ -328,7 +330,7 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
   int64_t ts, flags;
   uint32_t pid;
   trak__dec_init(imp, &dec, data, len);
-  if (!event_head(&dec, &ts, &pid, &flags, &ev)) {
+  if (!trak__ftrace_event_head(&dec, &ts, &pid, &flags, &ev)) {
     trak__report(imp, TRAK_STAT_FTRACE_MISSING_EVENT_ID, "ftrace event on cpu %u has no event",
                  cpu);
     return;
@@ -396,9 +398,8 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     generic(imp, seq, cpu, ts, pid, flags, &ev);
     fields_read(imp, &ev, &e);
     s = bytes(&e, TRAK_PB_CdevUpdateFtraceEvent_type, &n);
-    trak__device_counter(imp,
-                         trak__device_counter_track(imp, TRAK_TK_COOLING_DEVICE_COUNTER, s, n), ts,
-                         (double)(uint64_t)num(&e, TRAK_PB_CdevUpdateFtraceEvent_target));
+    trak__device_counter(imp, trak__device_counter_track(imp, TRAK_TK_COOLING_DEVICE_COUNTER, s, n),
+                         ts, (double)(uint64_t)num(&e, TRAK_PB_CdevUpdateFtraceEvent_target));
     return;
   case TRAK_PB_FtraceEvent_devfreq_frequency: /* freq on "devfreq_<device>" */
     generic(imp, seq, cpu, ts, pid, flags, &ev);
@@ -673,127 +674,6 @@ static void compact(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const 
   trak__compact_sched_close(&cs);
 }
 
-/* ---- bundles decoded on the decoding thread ------------------------------------------- */
-
-/* The fields a plain sched_switch / sched_waking may have (bit n: field n) and which of them
-** are strings; any other field, or a wire type not its type's, leaves the event to be decoded
-** from its bytes on the importer's thread. */
-#define SWITCH_FIELDS 0xfeu /* prev_comm 1, prev_pid, prev_prio, prev_state, next_comm 5, ... 7 */
-#define SWITCH_STRINGS (1u << 1 | 1u << 5)
-#define WAKING_FIELDS 0x3eu /* comm 1, pid, prio, success, target_cpu 5 */
-#define WAKING_STRINGS (1u << 1)
-
-/* A compact_sched field's entry: its bytes, and the counts of its events when its arrays are
-** plain (trak__compact_count, which reads only the message's bytes). */
-static void precount_compact(const trak_pb_field *f, trak_fpre_ev *out) {
-  out->kind = TRAK_FPRE_COMPACT, out->data = f->data, out->len = (uint32_t)f->len, out->has = 0;
-  trak_compact_sched cs;
-  trak_compact_count c[2];
-  if (trak__compact_sched_open(&cs, f->data, f->len)) return; /* out of memory: not counted */
-  if (trak__compact_count(&cs, 0, &c[0]) && trak__compact_count(&cs, 1, &c[1])) {
-    out->has = 1;
-    for (int k = 0; k < 2; k++) {
-      out->v[4 * k] = (int64_t)c[k].n, out->v[4 * k + 1] = c[k].first;
-      out->v[4 * k + 2] = c[k].last, out->v[4 * k + 3] = c[k].sorted;
-    }
-  }
-  trak__compact_sched_close(&cs);
-}
-
-/* Reads the typed event `ev` into `out` when it is plain; returns 0 when it is not. */
-static int plain_read(const uint8_t *limit, const trak_pb_field *ev, unsigned fields,
-                      unsigned strings, trak_fpre_ev *out) {
-  if (ev->wire_type != TRAK_PB_WIRE_LEN) return 0;
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  trak_pb_decoder_init(&dec, ev->data, ev->len);
-  if (limit && dec.end <= limit) dec.limit = limit;
-  int rc;
-  out->has = 0;
-  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    if (f.number >= 8 || !(fields >> f.number & 1)) return 0;
-    int is_str = strings >> f.number & 1;
-    if (f.wire_type != (is_str ? TRAK_PB_WIRE_LEN : TRAK_PB_WIRE_VARINT)) return 0;
-    if (is_str) {
-      int si = f.number == 1 ? 0 : 1;
-      if (f.len > UINT32_MAX) return 0;
-      out->s[si] = f.data, out->s_len[si] = (uint32_t)f.len;
-    } else {
-      out->v[f.number] = (int64_t)f.value;
-    }
-    out->has |= (uint16_t)(1u << f.number);
-  }
-  out->data = ev->data, out->len = (uint32_t)ev->len;
-  return rc == 0 && ev->len <= UINT32_MAX;
-}
-
-/* One FtraceEvent field's entry, written in place: SWITCH or WAKING when plain, else EVENT (its
-** bytes). */
-static void predecode_event(const uint8_t *limit, const trak_pb_field *f, trak_fpre_ev *out) {
-  trak_pb_decoder dec;
-  trak_pb_field ev = {0};
-  trak_pb_decoder_init(&dec, f->data, f->len);
-  if (limit && dec.end <= limit) dec.limit = limit;
-  out->kind = TRAK_FPRE_EVENT;
-  out->data = f->data, out->len = (uint32_t)f->len;
-  if (f->len > UINT32_MAX || !event_head(&dec, &out->ts, &out->pid, &out->flags, &ev)) return;
-  if (ev.number == TRAK_PB_FtraceEvent_sched_switch &&
-      plain_read(limit, &ev, SWITCH_FIELDS, SWITCH_STRINGS, out))
-    out->kind = TRAK_FPRE_SWITCH;
-  else if (ev.number == TRAK_PB_FtraceEvent_sched_waking &&
-           plain_read(limit, &ev, WAKING_FIELDS, WAKING_STRINGS, out))
-    out->kind = TRAK_FPRE_WAKING;
-  else /* not plain: the event's own bytes again */
-    out->data = f->data, out->len = (uint32_t)f->len;
-}
-
-uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
-                                trak_fpre_set *set) {
-  trak_span b;
-  if (trak__packet_meta(pf, &b) != TRAK_PB_TracePacket_ftrace_events) return 0;
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  uint32_t cpu = 0;
-  size_t first = set->evs.n;
-  trak_pb_decoder_init(&dec, b.data, b.len);
-  if (limit && dec.end <= limit) dec.limit = limit;
-  int rc;
-  /* One pass: the cpu (its last value, as the importer's thread takes it: it may follow the
-  ** events) and the events, each written where it stays. */
-  while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
-    if (set->evs.n == set->evs.cap)
-      trak__grow((void **)&set->evs.v, &set->evs.cap, set->evs.n + 1, sizeof *set->evs.v);
-    trak_fpre_ev *e = &set->evs.v[set->evs.n];
-    int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
-    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = (uint32_t)f.value;
-    if (f.number == TRAK_PB_FtraceEventBundle_event && is_len)
-      predecode_event(limit, &f, e);
-    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len && f.len <= UINT32_MAX)
-      precount_compact(&f, e);
-    else if (f.number == TRAK_PB_FtraceEventBundle_lost_events && f.value)
-      e->kind = TRAK_FPRE_LOST;
-    else if (f.number == TRAK_PB_FtraceEventBundle_compact_sched && is_len)
-      break; /* a message past 4 GiB: the importer's thread reads the bundle */
-    else if (f.number == TRAK_PB_FtraceEventBundle_generic_event_descriptors && is_len)
-      break; /* descriptors change how events read: the importer's thread reads the bundle */
-    else
-      continue;
-    set->evs.n++;
-  }
-  if (rc != 0) { /* malformed, cut short or left to the importer's thread, which reads it */
-    set->evs.n = first;
-    return 0;
-  }
-  trak_fpre p = {b.data, b.len, cpu, first, set->evs.n - first, NULL};
-  trak_vec_push(set->bundles, p);
-  return (uint32_t)set->bundles.n;
-}
-
-void trak__ftrace_predecode_done(trak_fpre_set *set) {
-  for (size_t i = 0; i < set->bundles.n; i++)
-    set->bundles.v[i].evs = set->evs.n ? set->evs.v + set->bundles.v[i].first : NULL;
-}
-
 /* A varint field of a plain event (0: absent), and a string field's id (si: its index in s). */
 static int64_t pre_num(const trak_fpre_ev *e, int n) {
   return e->has >> n & 1 ? e->v[n] : 0;
@@ -810,12 +690,13 @@ static void sched_switch_pre(trak_importer *imp, uint32_t cpu, int64_t ts, const
 }
 
 /* A plain sched_waking as the decoding thread decoded it: as sched_waking reads its bytes. */
-static void sched_waking_pre(trak_importer *imp, const trak_sequence *seq, uint32_t cpu,
-                             int64_t ts, const trak_fpre_ev *e) {
+static void sched_waking_pre(trak_importer *imp, const trak_sequence *seq, uint32_t cpu, int64_t ts,
+                             const trak_fpre_ev *e) {
   trak_pb_field ev = {0};
   ev.number = TRAK_PB_FtraceEvent_sched_waking;
   ev.wire_type = TRAK_PB_WIRE_LEN, ev.data = e->data, ev.len = e->len;
-  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &name, &ksyms);
+  uint64_t hash = (uint64_t)e->v[0]; /* made on the decoding thread */
+  uint32_t name, ksyms, set = typed_row(imp, seq, &ev, event_desc(ev.number), &hash, &name, &ksyms);
   trak__sched_waking_raw(imp, cpu, ts, e->flags, e->pid, (uint32_t)pre_num(e, 2),
                          pre_comm(imp, e, 1, 0), (int32_t)pre_num(e, 3), (uint32_t)pre_num(e, 5),
                          name, set, ksyms);

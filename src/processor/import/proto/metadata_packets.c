@@ -266,46 +266,53 @@ void trak__range_of_interest_packet(trak_importer *imp, const uint8_t *data, siz
   trak__meta_set_int(imp, "range_of_interest_start_us", TRAK_META_TRACE, start);
 }
 
-/* An ftrace bundle: only its header is read. The first bundle of each CPU of a machine says
+void trak__ftrace_head_field(trak_fhead *h, const trak_pb_field *f) {
+  if (f->wire_type != TRAK_PB_WIRE_VARINT) { /* an event is known without a look-up */
+    if (f->number != TRAK_PB_FtraceEventBundle_event &&
+        trak__schema_lacks("FtraceEventBundle", f->number))
+      h->unknown++;
+    return;
+  }
+  if (f->number == TRAK_PB_FtraceEventBundle_cpu) h->cpu = f->value, h->has_cpu = 1;
+  if (f->number == TRAK_PB_FtraceEventBundle_ftrace_clock) h->clock = f->value;
+  if (f->number == TRAK_PB_FtraceEventBundle_last_read_event_timestamp && h->has_start != 2)
+    h->start = f->value, h->has_start = 1;
+  if (f->number == TRAK_PB_FtraceEventBundle_previous_bundle_end_timestamp)
+    h->prev_end = f->value, h->has_start = 2;
+}
+
+/* An ftrace bundle: only its header is read (the decoding thread's reading of it, when it read
+** the bundle). The first bundle of each CPU of a machine says
 ** from when that CPU's data is complete; the latest of those is ftrace_latest_data_start_ns,
 ** as Perfetto's tokenizer sets it (a clock other than boot time or MONOTONIC_RAW, which needs
 ** the bundle's clock snapshots, is not converted: no row). The events count as unknown fields. */
 void trak__ftrace_bundle_header(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len) {
-  trak_pb_decoder dec;
-  trak_pb_field f;
-  int has_cpu = 0, has_start = 0;
-  uint64_t cpu = 0, start = 0, prev_end = 0, clock = 0;
-  trak__dec_init(imp, &dec, data, len);
-  while (trak_pb_decoder_next(&dec, &f) > 0) {
-    if (f.wire_type != TRAK_PB_WIRE_VARINT) { /* an event is known without a look-up */
-      if (f.number != TRAK_PB_FtraceEventBundle_event &&
-          trak__schema_lacks("FtraceEventBundle", f.number))
-        imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD]++;
-      continue;
-    }
-    if (f.number == TRAK_PB_FtraceEventBundle_cpu) cpu = f.value, has_cpu = 1;
-    if (f.number == TRAK_PB_FtraceEventBundle_ftrace_clock) clock = f.value;
-    if (f.number == TRAK_PB_FtraceEventBundle_last_read_event_timestamp && has_start != 2)
-      start = f.value, has_start = 1;
-    if (f.number == TRAK_PB_FtraceEventBundle_previous_bundle_end_timestamp)
-      prev_end = f.value, has_start = 2;
+  const trak_fpre *pre = imp->ftrace_pre;
+  trak_fhead h = {0};
+  if (pre && pre->data == data && pre->len == len) {
+    h = pre->head;
+  } else {
+    trak_pb_decoder dec;
+    trak_pb_field f;
+    trak__dec_init(imp, &dec, data, len);
+    while (trak_pb_decoder_next(&dec, &f) > 0)
+      trak__ftrace_head_field(&h, &f);
   }
-  if (!has_cpu) return;
+  imp->stats[TRAK_STAT_PROTO_UNKNOWN_FIELD] += h.unknown;
+  if (!h.has_cpu) return;
   trak_packet_state *m = trak__packet_state(imp);
   int added;
-  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->threads.machine << 32 | (uint32_t)cpu, 1, &added);
-  if (!added || !has_start) return;
-  uint32_t clock_id = clock == TRAK_PB_FTRACE_CLOCK_UNSPECIFIED ? TRAK_PB_BUILTIN_CLOCK_BOOTTIME
-                      : clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
-                                                               : 0;
+  trak__map_put(&m->ftrace_cpus, (uint64_t)imp->threads.machine << 32 | (uint32_t)h.cpu, 1, &added);
+  if (!added || !h.has_start) return;
+  uint32_t clock_id = h.clock == TRAK_PB_FTRACE_CLOCK_UNSPECIFIED ? TRAK_PB_BUILTIN_CLOCK_BOOTTIME
+                      : h.clock == TRAK_PB_FTRACE_CLOCK_MONO_RAW
+                          ? TRAK_PB_BUILTIN_CLOCK_MONOTONIC_RAW
+                          : 0;
   int64_t ts;
-  int64_t raw = (int64_t)(has_start == 2 ? prev_end : start);
+  int64_t raw = (int64_t)(h.has_start == 2 ? h.prev_end : h.start);
   if (clock_id && ctx && !imp->threads.machine) trak__clock_cache_note(imp, clock_id, raw);
-  if (!clock_id || !ctx ||
-      trak__clock_convert(imp, ctx->seq, clock_id, (int64_t)(has_start == 2 ? prev_end : start),
-                          &ts))
-    return;
+  if (!clock_id || !ctx || trak__clock_convert(imp, ctx->seq, clock_id, raw, &ts)) return;
   /* a later CPU's start replaces an earlier one */
   trak__meta_set_max(imp, "ftrace_latest_data_start_ns", TRAK_META_MACHINE_TRACE, ts);
 }

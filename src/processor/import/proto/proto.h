@@ -197,7 +197,7 @@ typedef struct trak_packet_state {
   size_t config_len;
   trak_map ftrace_cpus; /* machine << 32 | cpu of the ftrace bundles seen */
   trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
-  trak_map disks;       /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
+  trak_map disks; /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
   TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
   trak_map power; /* power_rails.c: (machine, session, index) -> track; android_energy.c:
                   ** (machine, consumer) and (machine, entity, state) -> 1 + index in power_names */
@@ -381,15 +381,28 @@ typedef struct trak_fpre_ev {
   uint32_t pid; /* SWITCH, WAKING: the FtraceEvent's */
   uint32_t len; /* EVENT, COMPACT: the field's bytes; SWITCH, WAKING: the typed event's */
   const uint8_t *data;
-  int64_t ts, flags;   /* SWITCH, WAKING: the FtraceEvent's (flags TRAK_FTRACE_NO_FLAGS: none) */
-  int64_t v[8];        /* SWITCH, WAKING: the typed event's varint fields by number */
+  int64_t ts, flags; /* SWITCH, WAKING: the FtraceEvent's (flags TRAK_FTRACE_NO_FLAGS: none) */
+  int64_t v[8]; /* SWITCH, WAKING: the typed event's varint fields by number (field 0 is none of
+                ** theirs: WAKING's v[0] is trak__ftrace_args_hash of its bytes as
+                ** typed_row keys them) */
   const uint8_t *s[2]; /* its string fields (switch: prev_comm, next_comm; waking: comm) */
   uint32_t s_len[2];
 } trak_fpre_ev;
+/* An FtraceEventBundle's header as trak__ftrace_bundle_header reads it (metadata_packets.c):
+** its cpu, ftrace_clock, data start and the count of its fields the schema lacks. */
+typedef struct trak_fhead {
+  int has_cpu, has_start; /* has_start 2: previous_bundle_end_timestamp, 1: last_read_... */
+  uint32_t unknown;       /* length-delimited or fixed fields of no FtraceEventBundle number */
+  uint64_t cpu, start, prev_end, clock;
+} trak_fhead;
+/* Field `f` of an FtraceEventBundle into `h` (zeroed before the first). Runs on any thread. */
+void trak__ftrace_head_field(trak_fhead *h, const trak_pb_field *f);
+
 typedef struct trak_fpre {
   const uint8_t *data; /* the bundle's bytes: the one trak__ftrace_bundle is given */
   size_t len;
   uint32_t cpu;
+  trak_fhead head;         /* its header, for trak__ftrace_bundle_header */
   size_t first, n;         /* its fields in the batch's evs */
   const trak_fpre_ev *evs; /* set by trak__ftrace_predecode_done */
 } trak_fpre;
@@ -405,6 +418,24 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
 /* Points every bundle of `set` at its events once the batch is decoded (the array no longer
 ** moves). */
 void trak__ftrace_predecode_done(trak_fpre_set *set);
+/* One FtraceEvent of `len` bytes at `data` (reading up to `limit`; NULL: `data + len`) into
+** `out`, written in place: SWITCH or WAKING when it is a plain sched event, else EVENT (its
+** bytes). The generic one decodes any event with the protobuf decoder; the fast one reads only
+** plain sched events of one-event, varint-head, canonical-tag structure with 16 bytes readable
+** past the event, and returns 0 (out then unspecified) on anything else, which the generic one
+** then decodes: where it returns 1, `out` is what the generic one writes (ftrace_predecode.c). */
+void trak__ftrace_predecode_event(const uint8_t *limit, const uint8_t *data, size_t len,
+                                  trak_fpre_ev *out);
+int trak__ftrace_predecode_fast(const uint8_t *limit, const uint8_t *data, size_t len,
+                                trak_fpre_ev *out);
+/* 1 when `a` and `b` say the same to the importer's thread: kind, bytes, head, and the fields
+** `has` marks (the tests' and the fuzzer's check of the fast reader against the generic one). */
+int trak__fpre_ev_same(const trak_fpre_ev *a, const trak_fpre_ev *b);
+/* The head of an FtraceEvent (`dec` on its bytes): its timestamp, pid, common_flags (else
+** TRAK_FTRACE_NO_FLAGS) and event field (the last field of any other number); returns 0 when it
+** has no event (ftrace_bundle.c). */
+int trak__ftrace_event_head(trak_pb_decoder *dec, int64_t *ts, uint32_t *pid, int64_t *flags,
+                            trak_pb_field *ev);
 /* The rare field packet `pf` holds (packet.c's meta field): its number (0: none) and bytes. */
 uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span);
 
