@@ -194,29 +194,32 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
   if (!m) abort();
   m->imp = imp;
   int crop = imp->crop_before_ns != INT64_MIN;
-  uint32_t size = 1;
-  while (size < imp->seqs.all.n)
-    size *= 2;
   tournament *t = &m->t;
   uint64_t records = 0; /* the sequences' records, all of them: the merge's work */
-  *t = (tournament){calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
-  if (!t->c || !t->node) abort();
-  for (uint32_t i = 0; i < size; i++) {
-    cursor *c = &t->c[i];
-    c->seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
-    if (!c->seq) {
-      cursor_done(c);
-      continue;
+  /* Only the sequences with a record are leaves, in the order they were made (the ties' order):
+  ** a tree of 16 sequences is one level shallower without a 17th that holds none. */
+  size_t n_seq = imp->seqs.all.n;
+  cursor *c = calloc(n_seq ? n_seq : 1, sizeof *c);
+  if (!c) abort();
+  for (size_t i = 0; i < n_seq; i++) {
+    cursor *k = &c[m->live];
+    *k = (cursor){.seq = imp->seqs.all.v[i]};
+    if (k->seq->all) {
+      if (k->seq->unsorted || (k->seq->tie_unsorted && imp->json_tie_order))
+        sequence_sort(imp, k->seq);
+      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, k->seq);
+      k->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
-    if (c->seq->all) {
-      if (c->seq->unsorted || (c->seq->tie_unsorted && imp->json_tie_order))
-        sequence_sort(imp, c->seq);
-      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
-      c->i = (size_t)-1; /* cursor_advance moves to the first record */
-    }
-    records += c->seq->n_events;
-    m->live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
+    records += k->seq->n_events;
+    m->live += (size_t)cursor_advance(k); /* (zeroed: a packed sequence's deltas start at 0) */
   }
+  uint32_t size = 1;
+  while (size < m->live)
+    size *= 2;
+  *t = (tournament){realloc(c, size * sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
+  if (!t->c || !t->node) abort();
+  for (size_t i = m->live; i < size; i++)
+    t->c[i] = (cursor){0}, cursor_done(&t->c[i]);
   tournament_build(t);
   if (records && trak__import_threads(records * sizeof(trak_ev)) > 1) {
     ahead_init(m);
