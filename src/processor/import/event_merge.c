@@ -103,7 +103,7 @@ static int cursor_done(cursor *c) {
 
 /* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
 ** blocks and records left behind. Returns 0 when exhausted. */
-static int cursor_advance(cursor *c) {
+static inline __attribute__((always_inline)) int cursor_advance(cursor *c) {
   trak_sequence *seq = c->seq;
   if (TRAK_UNLIKELY(seq->all)) {
     if (++c->i < seq->n_events) {
