@@ -38,6 +38,7 @@ int trak_processor_new(const trak_processor_options *options, trak_processor **o
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
   }
   if (options) p->opts = *options;
+  trak__phase_clock_start(&p->clock);
   trak__tables_init(&p->tables);
   trak__importer_init(p->imp, &p->tables, options, format_parts,
                       sizeof format_parts / sizeof *format_parts);
@@ -54,23 +55,30 @@ int trak_processor_feed(trak_processor *p, const void *data, size_t len, trak_er
 int trak_processor_finish(trak_processor *p, trak_error *err) {
   if (p->finished) return trak_error_set(err, TRAK_ESTATE, "trace already finished");
   p->finished = 1;
+  trak__phase_clock_mark(&p->clock, "read");
   int rc = trak__stream_finish(p, err);
   trak__stream_free(p);
   if (rc) return rc;
+  trak__phase_clock_mark(&p->clock, "stream end");
   trak__packets_retry_deferred(p->imp);
   trak__power_rails_finish(p->imp);
   trak__ftrace_finish(p->imp);
+  trak__phase_clock_mark(&p->clock, "ftrace end");
   p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */
   trak__events_parse(p->imp);
+  trak__phase_clock_mark(&p->clock, "parse");
   trak__tracks_finish(p->imp);
   trak__proto_finish(p->imp);
+  trak__phase_clock_mark(&p->clock, "tracks end");
   const char *trace_type = p->format == TRAK_FORMAT_JSON       ? "json"
                            : p->format == TRAK_FORMAT_SYSTRACE ? "systrace"
                                                                : "proto";
   if (trak__import_result_make(p->imp, trace_type, (int64_t)p->fed, &p->result))
     return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  trak__phase_clock_mark(&p->clock, "result");
   rc = trak__sql_init(p, err);
   if (rc) return rc;
+  trak__phase_clock_mark(&p->clock, "sql init");
   /* The analysis layer (describe_slice, alert, annotation_track) is built on the SQL layer, so
   ** it is registered here, after it, rather than by sql/ calling up into analysis/. */
   if (trak__analysis_register(p) != SQLITE_OK)
@@ -177,6 +185,7 @@ int trak__read_packets(const char *path, const trak_processor_options *opts, tra
 
 void trak_processor_free(trak_processor *p) {
   if (!p) return;
+  trak__phase_clock_mark(&p->clock, "queries"); /* since the import or the last mark */
   trak__psql_free(p);
   if (p->db) sqlite3_close_v2(p->db);
   trak__sql_guard_free(p->guard); /* after the connection: it is the authorizer's data */
@@ -189,6 +198,7 @@ void trak_processor_free(trak_processor *p) {
   trak__csr_free(&p->children);
   trak__csr_free(&p->flows_out);
   trak__csr_free(&p->flows_in);
+  trak__phase_clock_mark(&p->clock, "free");
   free(p);
 }
 

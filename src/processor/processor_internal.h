@@ -15,6 +15,7 @@
 #include "processor/tables/storage.h"
 #include "processor/read/text_split.h"
 #include "processor/read/trace_file.h"
+#include "processor/util/phase_clock.h"
 #include "trak/pb.h"
 #include "trak/processor.h"
 
@@ -45,6 +46,7 @@ struct trak_processor {
   trak_import_result result; /* what the import left for queries (tables/import_result.h); made
                              ** when the import is done, before the SQL layer opens */
   trak_processor_options opts;
+  trak_phase_clock clock; /* the import's phases, printed with TRAK_IMPORT_PROFILE=1 */
   int finished;
   sqlite3 *db;
 

@@ -99,11 +99,14 @@ enum trak_key {
 
 /* An event's debug annotations whose arg set is known (proto/debug_annotations.c): the same
 ** bytes on the same sequence, its interned state unchanged since (`epoch`), make the same set. */
+#define TRAK_ARG_MEMO_INLINE 40 /* key bytes kept in the memo itself (one 64-byte line in all) */
 typedef struct trak_arg_memo {
   const trak_sequence *seq;
   uint32_t epoch;   /* seq->intern_epoch then */
   uint32_t set;     /* the arg set the annotations made */
-  uint32_t at, len; /* their key (lengths and bytes) in the memo's bytes */
+  uint32_t at, len; /* their key (lengths and bytes): in `key` up to TRAK_ARG_MEMO_INLINE bytes,
+                    ** else at `at` in the memo's bytes */
+  uint8_t key[TRAK_ARG_MEMO_INLINE];
 } trak_arg_memo;
 
 /* The arg state of one import (arg_sets.c, arg_order.c and proto/debug_annotations.c own it;

@@ -1,11 +1,15 @@
 /*
 ** This file holds the parse phase's merge: a tree of losers over one cursor per sequence gives
 ** the records in parse order, a batch at a time, freeing each block of records once read; with
-** two import threads the batches are made on a thread of its own (util/batch_thread.c), which
-** also makes the slice columns' pages present a little ahead of the rows the importer's thread
-** has written (tables/prefault.c), as the ftrace queues' merge thread does for the sched tables.
+** two import threads the batches are made on a thread of its own (util/batch_thread.c), and
+** whichever of the two threads would otherwise wait on the ring (the merge's, its batches all
+** unread; the importer's, the next batch not made yet) makes the slice columns' pages present a
+** little ahead of the rows the importer's thread has written (tables/prefault.c), so that the
+** kernel's zeroing of them goes to the thread that has time for it.
 */
 #define _GNU_SOURCE /* qsort_r */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
@@ -15,7 +19,7 @@
 
 #define BATCH 1024u             /* records per batch (40 KiB) */
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
-#define AHEAD_STEP (128u << 10) /* bytes of a column made present by one call at least */
+#define AHEAD_PIECE (1u << 14)  /* slice rows made present by one idle call at most (640 KB) */
 #define AHEAD_MARGIN (1u << 15) /* the page-ahead ends this many rows before the reserved end */
 
 /* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
@@ -99,7 +103,7 @@ static int cursor_done(cursor *c) {
 
 /* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
 ** blocks and records left behind. Returns 0 when exhausted. */
-static int cursor_advance(cursor *c) {
+static inline __attribute__((always_inline)) int cursor_advance(cursor *c) {
   trak_sequence *seq = c->seq;
   if (TRAK_UNLIKELY(seq->all)) {
     if (++c->i < seq->n_events) {
@@ -149,18 +153,38 @@ struct trak_ev_merge {
   size_t live;           /* cursors not exhausted (the merge's thread's once started) */
   trak_batch_thread *bt; /* the merge's thread, or NULL: batches made by the caller's */
   trak_ev_rec *buf;      /* without a thread: the batch given last */
-  trak_ahead ahead;      /* the slice columns (the merge's thread's) */
-  int ahead_on;          /* whether the merge's thread makes them present */
-  size_t ahead_end;      /* the parse's rows past which the page-ahead stops */
+  pthread_mutex_t ahead_mu; /* held by the thread making pages present (or ending that) */
+  trak_ahead ahead;         /* the slice columns (under ahead_mu) */
+  int ahead_on;             /* whether pages are made present (under ahead_mu) */
+  size_t ahead_rows;        /* rows made present (under ahead_mu) */
+  size_t ahead_end;         /* the parse's rows past which the page-ahead stops */
+  _Atomic size_t rows;      /* the parse's slice rows, as the importer's thread last said */
 };
 
-/* The merge's batch (a trak_batch_fill): up to `max` records into `out`, after making the slice
-** columns' pages present up to AHEAD rows past notes[0] (SIZE_MAX: no more). */
+/* The idle work of both threads (a trak_batch_idle): makes up to AHEAD_PIECE more rows of the
+** slice columns present, up to AHEAD rows past the parse's, unless the other thread is at it.
+** Returns 1 when it did. */
+static int ahead_idle(void *ctx, int producer) {
+  trak_ev_merge *m = ctx;
+  (void)producer;
+  if (pthread_mutex_trylock(&m->ahead_mu)) return 0;
+  size_t want = atomic_load_explicit(&m->rows, memory_order_relaxed) + AHEAD;
+  int did = 0;
+  if (m->ahead_on && m->ahead_rows < want && m->ahead_rows < m->ahead.rows) {
+    size_t upto = m->ahead_rows + AHEAD_PIECE < want ? m->ahead_rows + AHEAD_PIECE : want;
+    if (trak__ahead_to(&m->ahead, upto, 0))
+      m->ahead_on = 0;
+    else
+      m->ahead_rows = upto, did = 1;
+  }
+  pthread_mutex_unlock(&m->ahead_mu);
+  return did;
+}
+
+/* The merge's batch (a trak_batch_fill): up to `max` records into `out`. */
 static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *notes) {
   trak_ev_merge *m = ctx;
-  if (m->ahead_on && notes && notes[0] != SIZE_MAX &&
-      trak__ahead_to(&m->ahead, notes[0] + AHEAD, AHEAD_STEP))
-    m->ahead_on = 0;
+  (void)notes;
   trak_ev_rec *o = out;
   tournament *t = &m->t;
   size_t n = 0;
@@ -193,35 +217,39 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
   trak_ev_merge *m = calloc(1, sizeof *m);
   if (!m) abort();
   m->imp = imp;
+  pthread_mutex_init(&m->ahead_mu, NULL);
   int crop = imp->crop_before_ns != INT64_MIN;
-  uint32_t size = 1;
-  while (size < imp->seqs.all.n)
-    size *= 2;
   tournament *t = &m->t;
   uint64_t records = 0; /* the sequences' records, all of them: the merge's work */
-  *t = (tournament){calloc(size, sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
-  if (!t->c || !t->node) abort();
-  for (uint32_t i = 0; i < size; i++) {
-    cursor *c = &t->c[i];
-    c->seq = i < imp->seqs.all.n ? imp->seqs.all.v[i] : NULL;
-    if (!c->seq) {
-      cursor_done(c);
-      continue;
+  /* Only the sequences with a record are leaves, in the order they were made (the ties' order):
+  ** a tree of 16 sequences is one level shallower without a 17th that holds none. */
+  size_t n_seq = imp->seqs.all.n;
+  cursor *c = calloc(n_seq ? n_seq : 1, sizeof *c);
+  if (!c) abort();
+  for (size_t i = 0; i < n_seq; i++) {
+    cursor *k = &c[m->live];
+    *k = (cursor){.seq = imp->seqs.all.v[i]};
+    if (k->seq->all) {
+      if (k->seq->unsorted || (k->seq->tie_unsorted && imp->json_tie_order))
+        sequence_sort(imp, k->seq);
+      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, k->seq);
+      k->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
-    if (c->seq->all) {
-      if (c->seq->unsorted || (c->seq->tie_unsorted && imp->json_tie_order))
-        sequence_sort(imp, c->seq);
-      if (TRAK_UNLIKELY(crop)) crop_sequence(imp, c->seq);
-      c->i = (size_t)-1; /* cursor_advance moves to the first record */
-    }
-    records += c->seq->n_events;
-    m->live += (size_t)cursor_advance(c); /* (zeroed: a packed sequence's deltas start at 0) */
+    records += k->seq->n_events;
+    m->live += (size_t)cursor_advance(k); /* (zeroed: a packed sequence's deltas start at 0) */
   }
+  uint32_t size = 1;
+  while (size < m->live)
+    size *= 2;
+  *t = (tournament){realloc(c, size * sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
+  if (!t->c || !t->node) abort();
+  for (size_t i = m->live; i < size; i++)
+    t->c[i] = (cursor){0}, cursor_done(&t->c[i]);
   tournament_build(t);
   if (records && trak__import_threads(records * sizeof(trak_ev)) > 1) {
     ahead_init(m);
-    const size_t first = 0; /* the parse's rows, noted */
-    m->bt = trak__batch_thread_start(sizeof(trak_ev_rec), BATCH, merge_fill, m, &first, 1);
+    m->bt = trak__batch_thread_start(sizeof(trak_ev_rec), BATCH, merge_fill, m, NULL, 0);
+    if (m->bt && m->ahead_on) trak__batch_thread_idle(m->bt, ahead_idle, m);
   }
   if (!m->bt) {
     m->buf = malloc(BATCH * sizeof *m->buf);
@@ -235,16 +263,25 @@ size_t trak__ev_merge_next(trak_ev_merge *m, size_t slices, const trak_ev_rec **
     *recs = m->buf;
     return merge_fill(m, m->buf, BATCH, NULL);
   }
-  /* past ahead_end, a row past the reserved ones could move the columns: no more page-ahead */
-  const size_t note = slices < m->ahead_end ? slices : SIZE_MAX;
+  /* past ahead_end, a row past the reserved ones could move the columns: no more page-ahead,
+  ** and none running on the merge's thread from then on */
+  if (slices < m->ahead_end) {
+    atomic_store_explicit(&m->rows, slices, memory_order_relaxed);
+  } else if (m->ahead_end) {
+    pthread_mutex_lock(&m->ahead_mu);
+    m->ahead_on = 0;
+    pthread_mutex_unlock(&m->ahead_mu);
+    m->ahead_end = 0;
+  }
   const void *p;
-  size_t n = trak__batch_thread_take(m->bt, &note, &p);
+  size_t n = trak__batch_thread_take(m->bt, NULL, &p);
   *recs = p;
   return n;
 }
 
 void trak__ev_merge_close(trak_ev_merge *m) {
   if (m->bt) trak__batch_thread_finish(m->bt);
+  pthread_mutex_destroy(&m->ahead_mu);
   free(m->t.c);
   free(m->t.node);
   free(m->buf);

@@ -1,13 +1,14 @@
 /*
 ** Columns faulted in ahead of their writer (prefault.c): the pages of a table's column arrays
 ** made present (madvise MADV_POPULATE_WRITE, which writes no byte) a bounded number of rows
-** past what a writer on another thread has written, so that the kernel zeroes the fresh pages on
-** the core that is not writing. The merge threads call trak__ahead_to between their batches,
-** from the row counts the importer's thread noted when it gave a batch back:
-**   - the ftrace queues' (import/ftrace/merge_thread.c), ahead of the sched_slice,
-**     thread_state and ftrace_event rows (TRAK_FTRACE_AHEAD=0 turns it off);
-**   - the track events' (import/event_merge.c), ahead of the parse phase's slice rows, when the
-**     slice table is reserved for 512 Ki rows or more.
+** past what the writer has written, so that the kernel zeroes the fresh pages when, and on the
+** core where, there is time for it. trak__ahead_to is called:
+**   - by the ftrace queues' merge thread (import/ftrace/merge_thread.c) between its batches,
+**     from the row counts the importer's thread noted when it gave a batch back, ahead of the
+**     sched_slice, thread_state and ftrace_event rows (TRAK_FTRACE_AHEAD=0 turns it off);
+**   - ahead of the parse phase's slice rows (import/event_merge.c), when the slice table is
+**     reserved for 512 Ki rows or more, by whichever of the parse's merge thread and the
+**     importer's thread (the writer itself) would wait on their ring, one at a time.
 ** Neither runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
 ** what the writer alone makes; only when the kernel zeroes their pages changes.
 */

@@ -28,10 +28,31 @@ struct trak_batch_thread {
   void *ctx;
   size_t notes[TRAK_BATCH_NOTES]; /* the consumer's latest (under mu) */
   size_t n_notes;
+  trak_batch_idle idle; /* under mu: work instead of a wait, or NULL */
+  void *idle_ctx;
   size_t take;   /* the consumer's: the slot it reads next */
   int consuming; /* the consumer's: it holds slot take - 1 */
   int ended;     /* the consumer's: the last batch was taken */
 };
+
+/* Waits, mu held, until slot i is in `state`, doing the idle work (of the producer's thread
+** or the consumer's) while there is some: it is tried once after each change of the ring. */
+static void wait_for(trak_batch_thread *bt, size_t i, int state, int producer) {
+  pthread_cond_t *cv = producer ? &bt->freed : &bt->filled;
+  int tried = 0;
+  while (bt->state[i] != state) {
+    if (bt->idle && !tried) {
+      trak_batch_idle idle = bt->idle;
+      void *ctx = bt->idle_ctx;
+      pthread_mutex_unlock(&bt->mu);
+      tried = !idle(ctx, producer);
+      pthread_mutex_lock(&bt->mu);
+      continue;
+    }
+    pthread_cond_wait(cv, &bt->mu);
+    tried = 0;
+  }
+}
 
 static void *producer_main(void *arg) {
   trak_batch_thread *bt = arg;
@@ -39,8 +60,7 @@ static void *producer_main(void *arg) {
   for (size_t i = 0; n == bt->batch; i = (i + 1) % SLOTS) {
     size_t notes[TRAK_BATCH_NOTES];
     pthread_mutex_lock(&bt->mu);
-    while (bt->state[i] != SLOT_FREE)
-      pthread_cond_wait(&bt->freed, &bt->mu);
+    wait_for(bt, i, SLOT_FREE, 1);
     memcpy(notes, bt->notes, sizeof notes);
     pthread_mutex_unlock(&bt->mu);
     n = bt->fill(bt->ctx, bt->rec + i * bt->batch * bt->size, bt->batch, notes);
@@ -89,8 +109,7 @@ size_t trak__batch_thread_take(trak_batch_thread *bt, const size_t *notes, const
     pthread_cond_signal(&bt->freed);
   }
   size_t i = bt->take;
-  while (bt->state[i] != SLOT_FILLED)
-    pthread_cond_wait(&bt->filled, &bt->mu);
+  wait_for(bt, i, SLOT_FILLED, 0);
   size_t n = bt->n[i];
   pthread_mutex_unlock(&bt->mu);
   bt->take = (i + 1) % SLOTS;
@@ -98,6 +117,12 @@ size_t trak__batch_thread_take(trak_batch_thread *bt, const size_t *notes, const
   bt->ended = n < bt->batch;
   *recs = bt->rec + i * bt->batch * bt->size;
   return n;
+}
+
+void trak__batch_thread_idle(trak_batch_thread *bt, trak_batch_idle idle, void *ctx) {
+  pthread_mutex_lock(&bt->mu);
+  bt->idle = idle, bt->idle_ctx = ctx;
+  pthread_mutex_unlock(&bt->mu);
 }
 
 void trak__batch_thread_finish(trak_batch_thread *bt) {

@@ -31,6 +31,14 @@ trak_batch_thread *trak__batch_thread_start(size_t size, size_t batch, trak_batc
 ** fills that follow; NULL: unchanged) and waits for the next one: sets *recs to its records,
 ** valid until the next call, and returns how many there are, 0 at the end (no call after). */
 size_t trak__batch_thread_take(trak_batch_thread *bt, const size_t *notes, const void **recs);
+/* Work either thread may do instead of sleeping on the ring (`producer`: 1 on the producer's
+** thread, its next slot not yet given back; 0 on the consumer's, its next batch not yet filled),
+** called with no lock held. Returns 1 when it did some (the ring is looked at again before the
+** next call), 0 when there is none now (the thread then sleeps until the ring changes). It must
+** be short: the other thread may be waiting for this one. */
+typedef int (*trak_batch_idle)(void *ctx, int producer);
+/* Sets the idle work of both threads (NULL: none, as at the start). Can't fail. */
+void trak__batch_thread_idle(trak_batch_thread *bt, trak_batch_idle idle, void *ctx);
 /* Joins the thread, after trak__batch_thread_take returned 0 (the producer has finished), and
 ** frees bt. */
 void trak__batch_thread_finish(trak_batch_thread *bt);

@@ -580,7 +580,7 @@ void trak__debug_args_append(trak_importer *imp, trak_sequence *seq, uint32_t se
 ** Only sets of scalar annotations that reported no problem are kept (a problem is reported
 ** again each time), and none whose rows were kept beside a colliding set. */
 #define MEMO_KEY_MAX 256 /* key bytes; longer annotations are not memoized */
-#define MEMOS_MAX 16384  /* memos kept: all are forgotten when full (about 1 MB at most) */
+#define MEMOS_MAX 16384  /* memos kept: all are forgotten when full (1 MiB, longer keys besides) */
 
 /* The key of `n` annotations in `key` (MEMO_KEY_MAX bytes); returns its length, or 0 when it
 ** does not fit. */
@@ -614,11 +614,15 @@ __attribute__((noinline)) static void memo_put(trak_args *a, const trak_sequence
     trak__map_clear(&a->memo_by_hash);
     a->memos.n = a->memo_bytes.n = 0;
   }
-  trak_arg_memo m = {seq, seq->intern_epoch, set, (uint32_t)a->memo_bytes.n, (uint32_t)len};
-  if (a->memo_bytes.n + len > a->memo_bytes.cap)
-    trak__grow((void **)&a->memo_bytes.v, &a->memo_bytes.cap, a->memo_bytes.n + len, 1);
-  memcpy(a->memo_bytes.v + a->memo_bytes.n, key, len);
-  a->memo_bytes.n += len;
+  trak_arg_memo m = {seq, seq->intern_epoch, set, (uint32_t)a->memo_bytes.n, (uint32_t)len, {0}};
+  if (len <= TRAK_ARG_MEMO_INLINE) {
+    memcpy(m.key, key, len);
+  } else {
+    if (a->memo_bytes.n + len > a->memo_bytes.cap)
+      trak__grow((void **)&a->memo_bytes.v, &a->memo_bytes.cap, a->memo_bytes.n + len, 1);
+    memcpy(a->memo_bytes.v + a->memo_bytes.n, key, len);
+    a->memo_bytes.n += len;
+  }
   int added;
   *trak__map_put(&a->memo_by_hash, h, (uint32_t)a->memos.n, &added) = (uint32_t)a->memos.n;
   trak_vec_push(a->memos, m);
@@ -635,8 +639,10 @@ uint32_t trak__debug_args_add(trak_importer *imp, trak_sequence *seq, const trak
     const uint32_t *i = trak__map_get(&a->memo_by_hash, h);
     if (i) {
       const trak_arg_memo *m = &a->memos.v[*i];
+      /* a short key is in the memo's own line: no second miss in the memo's bytes */
+      const uint8_t *kept = len <= TRAK_ARG_MEMO_INLINE ? m->key : a->memo_bytes.v + m->at;
       if (m->seq == seq && m->epoch == seq->intern_epoch && m->len == len &&
-          !memcmp(a->memo_bytes.v + m->at, key, len))
+          !memcmp(kept, key, len))
         return m->set;
     }
   }
