@@ -187,7 +187,7 @@ static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json
   } while (0)
 #define KEY(lit, f) KEY_MATCH(lit, f, word_is(w, lit, sizeof lit - 1))
 #define LONG_KEY(lit, f)                                                                           \
-  KEY_MATCH(lit, f, w == word_at(lit) && word_is(word_at(p + 8), lit + 8, sizeof lit - 9))
+  KEY_MATCH(lit, f, w == word_at(lit) && word_is(word_at(p + 8), &(lit)[8], sizeof lit - 9))
   switch (p[1]) {
   case 'p':
     KEY("\"ph\":", ph);
@@ -529,14 +529,9 @@ static int step(trak_json_import *j, trak_json_cur *c) {
 /* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
 ** accounting that diagnostics need. */
 static void advance(trak_json_import *j, size_t used) {
-  const char *p = j->base, *end = j->base + used, *last = NULL;
-  uint64_t lines = 0;
-  while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-    lines++;
-    last = p++;
-  }
+  size_t last = 0, lines = trak__json_newlines(j->base, used, &last);
   j->lines += lines;
-  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->base) + 1;
+  if (lines) j->line_offset = j->buf_offset + last + 1;
   j->buf_offset += used;
 }
 
