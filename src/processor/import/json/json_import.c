@@ -271,6 +271,11 @@ static int event_read(trak_json_cur *c, jevent *e) {
       slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     }
     if ((rc = trak__json_value_fast(c, slot ? slot : &other, 1))) return rc;
+    if (TRAK_LIKELY(c->end - c->p >= 2 && c->p[0] == ',' && c->p[1] == '"')) {
+      c->p++; /* the next key right after the comma (the common spelling) */
+      ch = '"';
+      continue;
+    }
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
