@@ -495,6 +495,12 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       event_emit(j, e, start, c->p);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
+      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+      if (TRAK_LIKELY(c->end - q >= 3 && q[0] == ',' &&
+                      (q[1] == '{' || (q[1] == '\n' && q[2] == '{')))) {
+        c->p = q + 1 + (q[1] == '\n');
+        continue;
+      }
       ch = trak__json_peek(c);
       if (ch != ',') break;
       const char *comma = c->p++;
