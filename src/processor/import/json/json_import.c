@@ -389,6 +389,8 @@ static void metadata_object(trak_importer *imp, const char *text, size_t len) {
 /* A top-level value the reader met, taken in: the "metadata" object (kind JSON_OP_METADATA) as
 ** metadata rows, or "systemTraceEvents" (JSON_OP_SYSTEM_TRACE) as systrace text. */
 static void value_apply(trak_json_import *j, int kind, trak_json_value *v) {
+  /* Systrace text may start processes anew: the thread memo's keys are looked up again. */
+  memset(j->thread_memo, 0, sizeof j->thread_memo);
   if (kind == JSON_OP_METADATA)
     metadata_object(j->imp, v->s, v->len);
   else
