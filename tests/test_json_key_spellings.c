@@ -19,10 +19,7 @@
 
 static uint64_t rng = 0x9e3779b97f4a7c15ULL;
 static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return tu_xorshift(&rng);
 }
 
 /* The trace being written and how its keys are spelled: 0 plain, 1 with " :" after the key. */

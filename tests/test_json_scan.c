@@ -16,13 +16,11 @@
 #include <cmocka.h>
 
 #include "processor/import/json/json_scan.h"
+#include "testutil.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return tu_xorshift(&rng);
 }
 
 /* Writes a random JSON number (or, now and then, a malformed one) at `out`; returns its length. */
