@@ -369,6 +369,47 @@ static void timestamps_from_text(void **state) {
   }
 }
 
+/* Slices and counters of 90 threads in 9 processes taking turns (round robin, then at random:
+** more threads than the thread memo's 64 slots, json_events.c) land on their own thread and
+** process. */
+static void threads_taking_turns(void **state) {
+  (void)state;
+  size_t cap = 1 << 20, n = 0;
+  char *text = malloc(cap);
+  assert_non_null(text);
+  n += (size_t)snprintf(text + n, cap - n, "[");
+  uint64_t r = 88172645463325252ULL;
+  for (unsigned i = 0; i < 6000; i++) {
+    r ^= r << 13, r ^= r >> 7, r ^= r << 17;
+    unsigned t = i < 3000 ? i % 90 : (unsigned)(r % 90), pid = 500 + t % 9, tid = 7000 + t;
+    if (i % 3 == 2) /* a counter of the thread's process: its pid */
+      n += (size_t)snprintf(text + n, cap - n,
+                            ",{\"ph\":\"C\",\"name\":\"c\",\"ts\":%u,\"pid\":%u,\"tid\":%u,"
+                            "\"args\":{\"v\":%u}}",
+                            i, pid, tid, pid);
+    else
+      n += (size_t)snprintf(text + n, cap - n,
+                            "%s{\"ph\":\"X\",\"name\":\"p%ut%u\",\"ts\":%u,\"dur\":1,"
+                            "\"pid\":%u,\"tid\":%u}",
+                            i ? "," : "", pid, tid, i, pid, tid);
+  }
+  n += (size_t)snprintf(text + n, cap - n, "]");
+  trak_processor *p = import_split(text, n, n);
+  assert_query(p, "select count(*) from slice", "4000");
+  assert_query(p, "select count(*) from counter", "2000");
+  assert_query(p,
+               "select count(*) from counter c join process_counter_track t on c.track_id = t.id "
+               "join process using(upid) where c.value != process.pid",
+               "0");
+  assert_query(p,
+               "select count(*) from slice s join thread_track tt on s.track_id = tt.id "
+               "join thread using(utid) join process using(upid) "
+               "where s.name != 'p' || process.pid || 't' || thread.tid",
+               "0");
+  trak_processor_free(p);
+  free(text);
+}
+
 static int scan(const char *text, int final, trak_json_value *v, trak_json_cur *c) {
   c->p = text;
   c->end = text + strlen(text);
@@ -488,6 +529,7 @@ int main(void) {
       cmocka_unit_test(tokenizer_resumes_and_rejects),
       cmocka_unit_test(deep_event_skipped_alone),
       cmocka_unit_test(export_reimports),
+      cmocka_unit_test(threads_taking_turns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

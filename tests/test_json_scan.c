@@ -3,7 +3,7 @@
 ** and the C library: numbers of random shape at random places in a buffer (the 8-digit step and
 ** the byte loop, cut by the buffer's end or not) give the digits' value, their count and
 ** strtod's double to the bit; strings find their closing quote past quotes and backslashes at
-** any of the 16 positions of a block.
+** any of the 16 positions of a block; the newline counters' variants count as a byte loop.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -16,13 +16,11 @@
 #include <cmocka.h>
 
 #include "processor/import/json/json_scan.h"
+#include "testutil.h"
 
 static uint64_t rng = 0x2545f4914f6cdd1dULL;
 static uint64_t next_rand(void) {
-  rng ^= rng << 13;
-  rng ^= rng >> 7;
-  rng ^= rng << 17;
-  return rng;
+  return tu_xorshift(&rng);
 }
 
 /* Writes a random JSON number (or, now and then, a malformed one) at `out`; returns its length. */
@@ -179,11 +177,53 @@ static void digit_words(void **state) {
     }
 }
 
+/* The newline counters (json_lines.c): a byte loop's count and last position from every variant
+** this CPU runs, on buffers of 0 to 200 bytes at every alignment with newlines at random places,
+** at the ends of 16-, 32- and 64-byte blocks, none, or every byte. A variant that skips a block
+** or its tail, or keeps a block's first newline for its last, fails. */
+static void newlines_as_byte_loop(void **state) {
+  (void)state;
+  char buf[272];
+  for (unsigned it = 0; it < 200000; it++) {
+    size_t off = it % 64, n = next_rand() % 201, at = next_rand() % 64;
+    unsigned shape = (unsigned)(it / 64 % 5);
+    char *p = buf + off;
+    for (size_t i = 0; i < n; i++) {
+      uint64_t r = next_rand();
+      p[i] = shape == 0   ? (r % 7 == 0 ? '\n' : (char)(r >> 8 | 1))
+             : shape == 1 ? 'x'
+             : shape == 2 ? '\n'
+             : shape == 3 ? ((i + 1) % 16 == 0 || i % 32 == 0 || (i + 1) % 64 == 0 ? '\n' : 'y')
+                          : (i == at || i + 1 == n ? '\n' : '"');
+    }
+    size_t want_last = 999, want = 0;
+    for (size_t i = 0; i < n; i++)
+      if (p[i] == '\n') want++, want_last = i;
+    size_t last = 999;
+    assert_int_equal(trak__json_newlines(p, n, &last), want);
+    assert_int_equal(last, want_last);
+    last = 999;
+    assert_int_equal(trak__json_newlines_scalar(p, n, &last), want);
+    assert_int_equal(last, want_last);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+    last = 999;
+    assert_int_equal(trak__json_newlines_sse2(p, n, &last), want);
+    assert_int_equal(last, want_last);
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("popcnt")) {
+      last = 999;
+      assert_int_equal(trak__json_newlines_avx2(p, n, &last), want);
+      assert_int_equal(last, want_last);
+    }
+#endif
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(numbers_as_byte_loops),
       cmocka_unit_test(strings_as_byte_loops),
       cmocka_unit_test(digit_words),
+      cmocka_unit_test(newlines_as_byte_loop),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

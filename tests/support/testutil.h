@@ -38,4 +38,13 @@ char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len);
 ** malformed trace still imports what it can and exports). */
 int tu_import_export(const char *path, const char *db);
 
+/* The next number of a xorshift64 generator whose state is *s (nonzero): tests' random inputs,
+** the same on every run. */
+static inline uint64_t tu_xorshift(uint64_t *s) {
+  *s ^= *s << 13;
+  *s ^= *s >> 7;
+  *s ^= *s << 17;
+  return *s;
+}
+
 #endif /* TRAK_TESTUTIL_H */

@@ -122,6 +122,17 @@ static inline double trak__json_real_of(const trak_json_value *v) {
   return trak__json_real(v->s, v->len);
 }
 
+/* Counts the newlines among the n bytes at p (json_lines.c); when there is one, *last is set to
+** the position of the last one (from p), else left alone. Can't fail. trak__json_newlines runs
+** the widest variant this CPU has; the others are there for the tests, which compare them
+** (x86-64 only: the SSE2 one needs no check, the AVX2 one a CPU that has AVX2 and POPCNT). */
+size_t trak__json_newlines(const char *p, size_t n, size_t *last);
+size_t trak__json_newlines_scalar(const char *p, size_t n, size_t *last);
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+size_t trak__json_newlines_sse2(const char *p, size_t n, size_t *last);
+size_t trak__json_newlines_avx2(const char *p, size_t n, size_t *last);
+#endif
+
 /* ---- import (json_import.c) ------------------------------------------------------------ */
 
 struct trak_importer;

@@ -128,6 +128,16 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
     j->seq = j->last_seq;
     return;
   }
+  /* The threads of a trace take turns: the lookups last_key held before are memoized (a key's
+  ** process and thread never change while events are applied; see value_apply). */
+  size_t m = (size_t)((key * 0x9e3779b97f4a7c15ULL) >> 58);
+  int memo = !pid_str && !tid_str;
+  if (memo && j->thread_memo[m].seq && j->thread_memo[m].key == key) {
+    x->utid = j->thread_memo[m].utid, x->upid = j->thread_memo[m].upid;
+    j->seq = j->thread_memo[m].seq;
+    j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
+    return;
+  }
   if (TRAK_UNLIKELY(x->pid == 0 && !j->pid0_seen)) {
     /* pid 0 of a JSON trace is a process of its own, not the idle row, as in Perfetto */
     j->pid0_seen = 1;
@@ -147,8 +157,11 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
   if (!j->thread_seqs.v[x->utid])
     j->thread_seqs.v[x->utid] = trak__sequence_get(j->imp, JSON_SEQUENCE | x->utid);
   j->seq = j->thread_seqs.v[x->utid];
-  if (!pid_str && !tid_str)
+  if (memo) {
     j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
+    j->thread_memo[m].key = key, j->thread_memo[m].utid = x->utid;
+    j->thread_memo[m].upid = x->upid, j->thread_memo[m].seq = j->seq;
+  }
 }
 
 static uint32_t thread_track(trak_json_import *j, const jctx *x) {

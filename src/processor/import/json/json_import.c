@@ -152,6 +152,90 @@ static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
   return NULL;
 }
 
+/* The 8 bytes at p as a little-endian word (json_scan.h refuses other byte orders). */
+static inline uint64_t word_at(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+/* Whether word w begins with the n bytes of lit (1 <= n <= 8); the literal's word folds to a
+** constant. */
+static inline int word_is(uint64_t w, const char *lit, unsigned n) {
+  uint64_t k = 0;
+  memcpy(&k, lit, n);
+  uint64_t mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+  return ((w ^ k) & mask) == 0;
+}
+
+/* The field of a trace-event key written plainly at c->p ('"', with at least 16 bytes left):
+** its quotes and the ':' right after them matched in one or two word compares, chosen by the
+** key's first letter. On a match, c->p steps past the ':' and the field is returned; NULL
+** (c->p unchanged) for any other key or spelling (escapes, whitespace before ':'), which
+** trak__json_key_ch and field_for then read as before: either way the same field. */
+static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json_cur *c,
+                                                                      jevent *e) {
+  const char *p = c->p;
+  uint64_t w = word_at(p);
+  /* KEY: keys of up to 8 bytes with their quotes and ':'; LONG_KEY: 9 to 16. */
+#define KEY_MATCH(lit, f, match)                                                                   \
+  do {                                                                                             \
+    if (match) {                                                                                   \
+      c->p = p + sizeof lit - 1;                                                                   \
+      return &e->f;                                                                                \
+    }                                                                                              \
+  } while (0)
+#define KEY(lit, f) KEY_MATCH(lit, f, word_is(w, lit, sizeof lit - 1))
+#define LONG_KEY(lit, f)                                                                           \
+  KEY_MATCH(lit, f, w == word_at(lit) && word_is(word_at(p + 8), &(lit)[8], sizeof lit - 9))
+  switch (p[1]) {
+  case 'p':
+    KEY("\"ph\":", ph);
+    KEY("\"pid\":", pid);
+    break;
+  case 't':
+    KEY("\"ts\":", ts);
+    KEY("\"tid\":", tid);
+    KEY("\"tts\":", tts);
+    KEY("\"tdur\":", tdur);
+    break;
+  case 'n':
+    KEY("\"name\":", name);
+    break;
+  case 'c':
+    KEY("\"cat\":", cat);
+    break;
+  case 'd':
+    KEY("\"dur\":", dur);
+    break;
+  case 'a':
+    KEY("\"args\":", args);
+    break;
+  case 'i':
+    KEY("\"id\":", id);
+    KEY("\"id2\":", id2);
+    break;
+  case 's':
+    KEY("\"s\":", s);
+    KEY("\"scope\":", scope);
+    break;
+  case 'b':
+    KEY("\"bp\":", bp);
+    LONG_KEY("\"bind_id\":", bind_id);
+    break;
+  case 'f':
+    LONG_KEY("\"flow_in\":", flow_in);
+    LONG_KEY("\"flow_out\":", flow_out);
+    break;
+  default:
+    break;
+  }
+#undef LONG_KEY
+#undef KEY
+#undef KEY_MATCH
+  return NULL;
+}
+
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
 ** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
 static inline void jevent_clear(jevent *e) {
@@ -179,11 +263,19 @@ static int event_read(trak_json_cur *c, jevent *e) {
     /* The value is read straight into its field (a value cut by the buffer's end leaves the
     ** field half written: the event is read again from its start, its fields cleared). `ch`
     ** is the byte at the key. */
-    trak_json_value key, other;
-    key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
-    if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
-    trak_json_value *slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+    trak_json_value key, other, *slot = NULL;
+    if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = key_fast(c, e);
+    if (!slot) {
+      key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
+      if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
+      slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+    }
     if ((rc = trak__json_value_fast(c, slot ? slot : &other, 1))) return rc;
+    if (TRAK_LIKELY(c->end - c->p >= 2 && c->p[0] == ',' && c->p[1] == '"')) {
+      c->p++; /* the next key right after the comma (the common spelling) */
+      ch = '"';
+      continue;
+    }
     ch = trak__json_peek(c);
     if (ch == ',') {
       c->p++;
@@ -297,6 +389,8 @@ static void metadata_object(trak_importer *imp, const char *text, size_t len) {
 /* A top-level value the reader met, taken in: the "metadata" object (kind JSON_OP_METADATA) as
 ** metadata rows, or "systemTraceEvents" (JSON_OP_SYSTEM_TRACE) as systrace text. */
 static void value_apply(trak_json_import *j, int kind, trak_json_value *v) {
+  /* Systrace text may start processes anew: the thread memo's keys are looked up again. */
+  memset(j->thread_memo, 0, sizeof j->thread_memo);
   if (kind == JSON_OP_METADATA)
     metadata_object(j->imp, v->s, v->len);
   else
@@ -403,6 +497,12 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       event_emit(j, e, start, c->p);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
+      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+      if (TRAK_LIKELY(c->end - q >= 3 && q[0] == ',' &&
+                      (q[1] == '{' || (q[1] == '\n' && q[2] == '{')))) {
+        c->p = q + 1 + (q[1] == '\n');
+        continue;
+      }
       ch = trak__json_peek(c);
       if (ch != ',') break;
       const char *comma = c->p++;
@@ -442,14 +542,9 @@ static int step(trak_json_import *j, trak_json_cur *c) {
 /* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
 ** accounting that diagnostics need. */
 static void advance(trak_json_import *j, size_t used) {
-  const char *p = j->base, *end = j->base + used, *last = NULL;
-  uint64_t lines = 0;
-  while ((p = memchr(p, '\n', (size_t)(end - p)))) {
-    lines++;
-    last = p++;
-  }
+  size_t last = 0, lines = trak__json_newlines(j->base, used, &last);
   j->lines += lines;
-  if (last) j->line_offset = j->buf_offset + (uint64_t)(last - j->base) + 1;
+  if (lines) j->line_offset = j->buf_offset + last + 1;
   j->buf_offset += used;
 }
 

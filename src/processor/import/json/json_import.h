@@ -66,6 +66,12 @@ struct trak_json_import {
   uint64_t last_key;   /* one-entry cache of the thread lookup */
   uint32_t last_utid, last_upid;
   trak_sequence *last_seq;
+  struct {
+    uint64_t key;
+    uint32_t utid, upid;
+    trak_sequence *seq; /* NULL: an empty slot */
+  } thread_memo[64];    /* the thread lookups of keys last_key took before, by key; emptied
+                        ** when a top-level value (systrace text) is taken in */
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
   TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
   char str[STR_MAX];

@@ -1,0 +1,189 @@
+/*
+** The JSON reader matches the trace-event keys written plainly ("ph":) in word compares
+** (json_import.c, key_fast) and reads every other spelling through the tokenizer: a generated
+** trace using every key the reader knows (and decoy keys sharing their first letters: "pidx",
+** "t", "flow_inx", ...) imports to the same tables whether its keys are plain, spelled with a
+** space before the ':' (none of them then takes the word compares), or fed 1 to 23 bytes at a
+** time (keys met with fewer than 16 bytes left take the tokenizer too). A key sent to the
+** wrong field, or a decoy taken for a key, changes the tables.
+*/
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "trak/processor.h"
+
+static uint64_t rng = 0x9e3779b97f4a7c15ULL;
+static uint64_t next_rand(void) {
+  return tu_xorshift(&rng);
+}
+
+/* The trace being written and how its keys are spelled: 0 plain, 1 with " :" after the key. */
+typedef struct out {
+  char *s;
+  size_t n, cap;
+  int spaced;
+} out;
+
+static void put(out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void put(out *o, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = vsnprintf(NULL, 0, fmt, ap);
+  va_end(ap);
+  if (o->n + (size_t)n + 1 > o->cap) {
+    o->cap = 2 * (o->n + (size_t)n + 1);
+    o->s = realloc(o->s, o->cap);
+    assert_non_null(o->s);
+  }
+  va_start(ap, fmt);
+  vsnprintf(o->s + o->n, (size_t)n + 1, fmt, ap);
+  va_end(ap);
+  o->n += (size_t)n;
+}
+
+/* A member: `first` says whether it opens the object; the key spelled as o->spaced says. */
+static void key(out *o, int first, const char *k) {
+  put(o, "%s\"%s\"%s", first ? "{" : ",", k, o->spaced ? " :" : ":");
+}
+
+/* Writes the same events (same seed) in o's spelling. */
+static void write_trace(out *o, unsigned events) {
+  rng = 0x9e3779b97f4a7c15ULL;
+  static const char *const decoys[] = {"pidx", "tsx",  "t",     "p",        "names", "args2",
+                                       "ids",  "i",    "scope2", "flow_inx", "bind_idx",
+                                       "flow_outs", "durx", "tidx", "cats", "bpx", "s2", "id22"};
+  static const char *const phases[] = {"B", "E", "X", "i", "C", "s", "t", "f", "b", "e", "M"};
+  put(o, "[\n");
+  uint64_t ts = 1000;
+  for (unsigned i = 0; i < events; i++) {
+    uint64_t r = next_rand();
+    const char *ph = phases[r % 11];
+    unsigned pid = 10 + (unsigned)(r >> 8) % 3, tid = 100 + (unsigned)(r >> 12) % 5;
+    ts += (r >> 16) % 7;
+    if (i) put(o, ",%s", (r >> 20) & 1 ? "\n" : "");
+    key(o, 1, "ph");
+    put(o, "\"%s\"", ph);
+    if (!strcmp(ph, "M")) {
+      key(o, 0, "name");
+      put(o, "\"%s\"", (r >> 24) & 1 ? "thread_name" : "process_name");
+    } else {
+      key(o, 0, "name");
+      put(o, "\"n%u\"", (unsigned)(r >> 24) % 9);
+      key(o, 0, "cat");
+      put(o, "\"c%u\"", (unsigned)(r >> 28) % 4);
+    }
+    key(o, 0, "ts");
+    put(o, "%llu.%03u", (unsigned long long)ts, (unsigned)(r >> 32) % 1000);
+    key(o, 0, "pid");
+    put(o, "%u", pid);
+    key(o, 0, "tid");
+    put(o, "%u", tid);
+    if (!strcmp(ph, "X")) {
+      key(o, 0, "dur");
+      put(o, "%u", (unsigned)(r >> 36) % 5);
+      key(o, 0, "tts");
+      put(o, "%u", (unsigned)(r >> 40) % 100);
+      key(o, 0, "tdur");
+      put(o, "%u", (unsigned)(r >> 44) % 3);
+    }
+    if (!strcmp(ph, "i")) {
+      key(o, 0, "s");
+      put(o, "\"%c\"", "tpg"[(r >> 36) % 3]);
+    }
+    if (!strcmp(ph, "s") || !strcmp(ph, "t") || !strcmp(ph, "f") || !strcmp(ph, "b") ||
+        !strcmp(ph, "e")) {
+      if ((r >> 36) & 1) {
+        key(o, 0, "id");
+        put(o, "\"0x%x\"", (unsigned)(r >> 40) % 4);
+      } else {
+        key(o, 0, "id2");
+        put(o, "{\"local\":\"0x%x\"}", (unsigned)(r >> 40) % 4);
+      }
+      key(o, 0, "scope");
+      put(o, "\"sc%u\"", (unsigned)(r >> 44) % 2);
+      key(o, 0, "bp");
+      put(o, "\"e\"");
+    }
+    if ((r >> 48) % 4 == 0) {
+      key(o, 0, "bind_id");
+      put(o, "\"0x%x\"", (unsigned)(r >> 50) % 8);
+      key(o, 0, (r >> 53) & 1 ? "flow_in" : "flow_out");
+      put(o, "true");
+    }
+    key(o, 0, "args");
+    if (!strcmp(ph, "M"))
+      put(o, "{\"name\":\"m%u\"}", (unsigned)(r >> 54) % 5);
+    else
+      put(o, "{\"v\":%u}", (unsigned)(r >> 54) % 50);
+    unsigned d = (unsigned)(r >> 58) % 4;
+    for (unsigned k = 0; k < d; k++) { /* values that would change the event if taken */
+      key(o, 0, decoys[(i + k) % (sizeof decoys / sizeof *decoys)]);
+      put(o, "%s", k & 1 ? "\"0x7\"" : "9");
+    }
+    put(o, "}");
+  }
+  put(o, "\n]\n");
+}
+
+/* Imports the trace fed `chunk` bytes at a time (0: at once; -1: 1 to 23 at random) and exports
+** its tables to `db`. */
+static void import_export(const out *o, int chunk, const char *db) {
+  trak_processor *p;
+  assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
+  for (size_t at = 0; at < o->n;) {
+    size_t n = chunk > 0 ? (size_t)chunk : chunk < 0 ? 1 + next_rand() % 23 : o->n;
+    if (n > o->n - at) n = o->n - at;
+    assert_int_equal(trak_processor_feed(p, o->s + at, n, NULL), 0);
+    at += n;
+  }
+  assert_int_equal(trak_processor_finish(p, NULL), 0);
+  assert_int_equal(trak_processor_export(p, db, NULL), 0);
+  trak_processor_free(p);
+}
+
+static void assert_same_file(const char *a, const char *b, const char *what) {
+  size_t na, nb;
+  char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);
+  if (na != nb || memcmp(da, db, na)) fail_msg("the tables differ: %s", what);
+  free(da);
+  free(db);
+}
+
+static void test_key_spellings_import_alike(void **state) {
+  (void)state;
+  out plain = {0}, spaced = {0};
+  spaced.spaced = 1;
+  write_trace(&plain, 20000);
+  write_trace(&spaced, 20000);
+  assert_true(plain.n != spaced.n);
+  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX",
+       c[] = "/tmp/trak_keyspell_c_XXXXXX";
+  tu_temp_file(a);
+  tu_temp_file(b);
+  tu_temp_file(c);
+  import_export(&plain, 0, a);
+  import_export(&spaced, 0, b);
+  assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
+  import_export(&plain, -1, c);
+  assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
+  size_t n;
+  free(tu_read_file(a, &n));
+  assert_true(n > 100000); /* the events were imported */
+  unlink(a);
+  unlink(b);
+  unlink(c);
+  free(plain.s);
+  free(spaced.s);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_key_spellings_import_alike),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
