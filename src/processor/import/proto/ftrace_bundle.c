@@ -239,7 +239,7 @@ static uint32_t typed_row(trak_importer *imp, const trak_sequence *seq, const tr
 uint32_t trak__ftrace_typed_set(trak_importer *imp, const trak_sequence *seq,
                                 const trak_pb_field *ev, uint32_t *name) {
   uint32_t ksyms;
-  return typed_row(imp, seq, ev, event_desc(ev->number), name, &ksyms);
+  return typed_row(imp, seq, ev, event_desc(ev->number), NULL, name, &ksyms);
 }
 
 /* A generic ftrace_event row of event field `ev`: a typed event's (typed_row), a
