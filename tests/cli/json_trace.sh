@@ -39,11 +39,10 @@ for trace in "$DATA"/seed/*.pbtxt "$DATA"/golden/**/*.pbtxt "$DATA"/golden/**/js
   # as in Perfetto; workqueue_* not yet: docs/processor.md; mark_victim's mem.oom_kill on a
   # thread track whose atrace slices the text makes again) stay ftrace_event rows only.
   case " $TEXT_LOSSY " in *" $name "*) slices="$slices limit 0" ;; esac
-  # The ScreenState track's atrace values come back from the systrace text; the value of an
-  # InitialDisplayState packet on it has no JSON form.
+  # Counters of tracks the systrace text makes (ScreenState, battery_stats.*) come back from it
+  # when an ftrace event made them; their values from packets (InitialDisplayState,
+  # android_system_property) are JSON counters.
   counters=$COUNTERS
-  [ "$name" = screen_state_counters.pbtxt ] && counters="select ts, value from counter
-    where track_id not in (select id from counter_track where type = 'screen_state') order by 1, 2"
   [ "$(q "$trace" "$slices")" = "$(q "$out" "$slices")" ] || fail "$name: slices differ"
   [ "$(q "$trace" "$counters")" = "$(q "$out" "$counters")" ] || fail "$name: counters differ"
   # A slice with two outgoing flows on an async track is beyond JSON: convert says so.

@@ -28,6 +28,8 @@
 #include "processor/tables/sched_cols.h"
 #include "processor/tables/thread_state_cols.h"
 
+typedef TRAK_VEC(int64_t) ts_vec;
+
 typedef struct out {
   FILE *f;
   const trak_tables *t;
@@ -38,6 +40,7 @@ typedef struct out {
   uint8_t *bind_dir;             /* slice -> 1 flow_in, 2 flow_out, 3 both */
   uint8_t *flow_v2;              /* flow -> expressed with bind_id */
   uint8_t *from_text; /* track id -> its slices or counters come from the systrace text */
+  ts_vec text_ts;      /* sorted times of the ftrace events (the systrace text's) */
 } out;
 
 /* The JSON string of [s, s + len), quotes included (see put_str). */
@@ -380,11 +383,38 @@ static void async_slices(out *o) {
   free(edges);
 }
 
+static int has_event(const trak_tables *t, const char *const *names) {
+  uint32_t ids[8] = {0};
+  size_t n = 0;
+  for (; names[n] && n < 8; n++)
+    ids[n] = trak__strpool_find(&t->strings, names[n], strlen(names[n]));
+  for (uint32_t i = 0; i < t->ftrace_event.n; i++)
+    for (size_t k = 0; k < n; k++)
+      if (ids[k] && trak__fe_name(t, i) == ids[k]) return 1;
+  return 0;
+}
+
+static int ts_cmp(const void *a, const void *b) {
+  int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* Whether counter row `row` comes back from the systrace text: its track is one the text
+** makes (mark_text_tracks) and an ftrace event, which the text holds, has its time. A value of that track from another
+** source (an android_system_property packet on battery_stats.*, an InitialDisplayState on
+** ScreenState) is written as a JSON counter. */
+static int counter_from_text(const out *o, uint32_t row) {
+  const trak_tables *t = o->t;
+  if (!o->from_text[t->counter.track_id[row]]) return 0;
+  int64_t ts = t->counter.ts[row];
+  return bsearch(&ts, o->text_ts.v, o->text_ts.n, sizeof ts, ts_cmp) != NULL;
+}
+
 static void counters(out *o) {
   const trak_tables *t = o->t;
   for (uint32_t i = 0; i < t->counter.n; i++) {
     uint32_t track = t->counter.track_id[i];
-    if (o->from_text[track]) continue;
+    if (counter_from_text(o, i)) continue;
     begin_event(o, 'C');
     uint32_t name = t->track.name[track];
     if (name) {
@@ -407,16 +437,6 @@ static void counters(out *o) {
 }
 
 /* Whether the ftrace_event table has a row named one of `names` (NULL-terminated). */
-static int has_event(const trak_tables *t, const char *const *names) {
-  uint32_t ids[8] = {0};
-  size_t n = 0;
-  for (; names[n] && n < 8; n++)
-    ids[n] = trak__strpool_find(&t->strings, names[n], strlen(names[n]));
-  for (uint32_t i = 0; i < t->ftrace_event.n; i++)
-    for (size_t k = 0; k < n; k++)
-      if (ids[k] && trak__fe_name(t, i) == ids[k]) return 1;
-  return 0;
-}
 
 /* The CPU number of thread-state row `row`: its ucpu's, else (a JSON trace's states have none)
 ** that of the sched row of its thread beginning with it; -1 when neither. */
@@ -475,7 +495,8 @@ static void thread_states(out *o) {
 ** on import (systrace/events.c reads markers, the kernel's atrace-style events written as
 ** markers, cpu_frequency, cpu_frequency_limits, cpu_idle, thermal_temperature, cdev_update and
 ** the clock_* lines of systrace text): writing them as JSON events as well would make them
-** twice. */
+** twice. Keeps the ftrace events' times (text_ts) to tell a counter of such a track that came
+** from elsewhere. */
 static void mark_text_tracks(out *o) {
   const trak_tables *t = o->t;
   /* print and the kernel's atrace-style kinds (mdss's tracing_mark_write among them) */
@@ -513,6 +534,12 @@ static void mark_text_tracks(out *o) {
         if (t->track.type[i] == type) o->from_text[i] = 1;
     }
   }
+  int any = 0;
+  for (uint32_t i = 0; !any && i < t->track.n; i++)
+    any = o->from_text[i];
+  for (uint32_t i = 0; any && i < t->ftrace_event.n; i++)
+    trak_vec_push(o->text_ts, t->ftrace_event.ts[i]);
+  if (o->text_ts.n) qsort(o->text_ts.v, o->text_ts.n, sizeof *o->text_ts.v, ts_cmp);
 }
 
 /* Where the import's crop of kernel data starts (crop.c: the metadata tracing_started_ns and
@@ -562,7 +589,8 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, uint6
            calloc(t->slice.n + 1, sizeof(uint32_t)),
            calloc(t->slice.n + 1, 1),
            calloc(t->flow.n + 1, 1),
-           calloc(t->track.n + 1, 1)};
+           calloc(t->track.n + 1, 1),
+           {0}};
   if (!o.bind || !o.bind_dir || !o.flow_v2 || !o.from_text) abort();
   mark_text_tracks(&o);
   assign_v2_flows(&o);
@@ -584,6 +612,7 @@ int trak__json_export(trak_processor *p, FILE *f, uint64_t *dropped_flows, uint6
   free(o.bind_dir);
   free(o.flow_v2);
   free(o.from_text);
+  trak_vec_free(o.text_ts);
   if (fflush(f) || ferror(f)) return trak_error_set(err, TRAK_EIO, "write failed");
   if (dropped_flows) *dropped_flows = o.dropped;
   if (dropped_ftrace) *dropped_ftrace = skipped;
