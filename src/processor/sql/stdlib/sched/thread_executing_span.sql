@@ -64,13 +64,21 @@ FROM thread_state
 WHERE dur != -1
 GROUP BY utid;
 
+CREATE PERFETTO INDEX _thread_end_ts_idx ON _thread_end_ts(utid);
+
+-- Sleep states by thread and end, to find the one a runnable state ends.
+CREATE PERFETTO TABLE _thread_executing_span_sleep_end AS
+SELECT id, ts, dur, state, blocked_function, utid, ts + dur AS end_ts FROM _sleep_state;
+
+CREATE PERFETTO INDEX _thread_executing_span_sleep_end_idx
+ON _thread_executing_span_sleep_end(utid, end_ts);
+
 -- Sleep states with the runnable state that ends them (same thread, sleep's end = its start).
 CREATE PERFETTO VIEW _thread_executing_span_sleep_runnable AS
-WITH s AS (SELECT *, ts + dur AS end_ts FROM _sleep_state)
 SELECT s.id AS sleep_id, s.ts AS sleep_ts, s.dur AS sleep_dur, s.state AS sleep_state,
   s.blocked_function, r.*
 FROM _runnable_state AS r
-JOIN s ON s.utid = r.utid AND s.end_ts = r.ts;
+JOIN _thread_executing_span_sleep_end AS s ON s.utid = r.utid AND s.end_ts = r.ts;
 
 -- Each thread's first sleep state followed by a runnable state.
 CREATE PERFETTO TABLE _first_sleep_state AS
@@ -78,6 +86,8 @@ SELECT min(sleep_id) AS id, sleep_ts AS ts, sleep_dur AS dur, sleep_state AS sta
   blocked_function, utid
 FROM _thread_executing_span_sleep_runnable
 GROUP BY utid;
+
+CREATE PERFETTO INDEX _first_sleep_state_idx ON _first_sleep_state(utid);
 
 -- Wakeups: each (sleep, runnable) pair of a thread, plus each thread's first runnable state.
 -- prev_end_ts is the sleep's start, thread_end_ts the end of the thread's last state.
@@ -111,6 +121,8 @@ y AS (
   FROM x
 )
 SELECT id, waker_id FROM y WHERE state = 'Running' ORDER BY waker_id;
+
+CREATE PERFETTO INDEX _wakeup_map_idx ON _wakeup_map(waker_id);
 
 -- The wakeup graph: the waker and previous span of every thread executing span.
 CREATE PERFETTO TABLE _wakeup_graph AS
