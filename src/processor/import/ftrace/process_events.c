@@ -73,7 +73,9 @@ void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t waker = trak__ftrace_utid(imp, r->pid);
   if (r->s2) trak__ftrace_waking_row(imp, r, waker);
   if (imp->ftrace->raw_only) return;
-  trak__ts_waking(imp, r->ts, wakee, waker, irq_context(r));
+  /* As Perfetto, only compact wakings give irq_context: a sched_waking event's common_flags
+  ** (in its ftrace_event row) leave it NULL. */
+  trak__ts_waking(imp, r->ts, wakee, waker, 2);
 }
 
 void trak__fa_waking_compact(trak_importer *imp, const trak_fq_rec *r) {

@@ -1,6 +1,6 @@
 /*
 ** This file holds the graph algorithms behind the graphs.* modules, as one table function:
-**   __trak_graph(algorithm, query_a, query_b) -> rows (c0, c1, c2)
+**   __trak_graph(algorithm, query_a, query_b) -> rows (c0, c1, c2, ...)
 ** where the queries are SQL text the modules' macros pass with __intrinsic_stringify!:
 **   'dfs' / 'bfs': query_a gives edges (source, dest), query_b start nodes; rows (node, parent)
 **     in visiting order, parent NULL for a start node.
@@ -12,7 +12,10 @@
 **     (node, target weight); rows (root, node, parent) of a depth-first search from each root
 **     on its own, stopping once the weights of the nodes taken pass the target (the node that
 **     passes it is kept with 'weight_floor', not with 'weight_ceiling').
-** Node ids are any integers; they are numbered densely on the way in.
+**   'critical_path': not queries but two BLOBs of __trak_int_rows, a wakeup graph and its roots;
+**     see critical_path.c.
+** Node ids are any integers; they are numbered densely on the way in. Rows have seven columns
+** c0..c6; the algorithms above fill the first three.
 */
 #include <stddef.h>
 #include <stdlib.h>
@@ -120,24 +123,30 @@ static void id_row(void *ctx, const int64_t *v, const int *null) {
   if (!null[0]) trak_vec_push(s->v, node(s->g, v[0]));
 }
 
-/* The output: rows of three nullable integers. */
-typedef struct out_rows {
-  int64_t *v;
-  uint8_t *null;
-  size_t n, cap;
-} out_rows;
+typedef trak_graph_rows out_rows;
 
-static void emit(out_rows *o, int64_t a, int64_t b, int b_null, int64_t c, int c_null) {
+void trak__graph_row(trak_graph_rows *o, const int64_t *v, unsigned null_mask) {
   if (o->n == o->cap) {
-    o->cap = o->cap ? o->cap * 2 : 64;
-    o->v = realloc(o->v, o->cap * 3 * sizeof *o->v);
-    o->null = realloc(o->null, o->cap * 3);
+    size_t cap = o->cap ? o->cap * 2 : 64;
+    int64_t *nv = realloc(o->v, cap * TRAK_GRAPH_COLS * sizeof *nv);
+    if (nv) o->v = nv;
+    uint8_t *nn = realloc(o->null, cap * TRAK_GRAPH_COLS);
+    if (nn) o->null = nn;
+    if (!nv || !nn) return;
+    o->cap = cap;
   }
-  if (!o->v || !o->null) return;
-  o->v[3 * o->n] = a, o->v[3 * o->n + 1] = b, o->v[3 * o->n + 2] = c;
-  o->null[3 * o->n] = 0, o->null[3 * o->n + 1] = (uint8_t)b_null,
-              o->null[3 * o->n + 2] = (uint8_t)c_null;
+  for (size_t i = 0; i < TRAK_GRAPH_COLS; i++) {
+    o->v[TRAK_GRAPH_COLS * o->n + i] = v[i];
+    o->null[TRAK_GRAPH_COLS * o->n + i] = (uint8_t)((null_mask >> i) & 1);
+  }
   o->n++;
+}
+
+/* A row of the first three columns (the rest NULL). */
+static void emit(out_rows *o, int64_t a, int64_t b, int b_null, int64_t c, int c_null) {
+  int64_t v[TRAK_GRAPH_COLS] = {a, b, c};
+  unsigned rest = ~0u << 3;
+  trak__graph_row(o, v, rest | (b_null ? 2u : 0u) | (c_null ? 4u : 0u));
 }
 
 /* Depth- or breadth-first search from all the start nodes at once, as Perfetto does: they are
@@ -376,7 +385,8 @@ static int gv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                       char **err) {
   (void)aux, (void)argc, (void)argv, (void)err;
   return trak__tvf_connect(db,
-                           "CREATE TABLE x(c0 INTEGER, c1 INTEGER, c2 INTEGER, "
+                           "CREATE TABLE x(c0 INTEGER, c1 INTEGER, c2 INTEGER, c3 INTEGER, "
+                           "c4 INTEGER, c5 INTEGER, c6 INTEGER, "
                            "algorithm HIDDEN, query_a HIDDEN, query_b HIDDEN)",
                            sizeof(gv_vtab), offsetof(gv_vtab, db), db, out);
 }
@@ -384,7 +394,7 @@ static int gv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 /* The algorithm and query_a are required, query_b optional (partition has none). */
 static int gv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  static const trak_tvf_args args = {.first = 3, .n = 3, .required = 3, .cost = 1000};
+  static const trak_tvf_args args = {.first = TRAK_GRAPH_COLS, .n = 3, .required = 3, .cost = 1000};
   return trak__tvf_best_index(info, &args);
 }
 
@@ -462,6 +472,8 @@ static int gv_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
   gv_vtab *v = (gv_vtab *)cur->pVtab;
   gv_reset(c);
   const char *algo = argc > 0 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
+  if (algo && !strcmp(algo, "critical_path") && argc > 2) /* BLOBs, not queries */
+    return trak__critical_path_walk(argv[1], argv[2], &c->rows) ? SQLITE_NOMEM : SQLITE_OK;
   const char *qa = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
   const char *qb = argc > 2 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
   if (!algo || !qa) return SQLITE_OK;
@@ -486,8 +498,8 @@ static int gv_eof(sqlite3_vtab_cursor *cur) {
 
 static int gv_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   gv_cursor *c = (gv_cursor *)cur;
-  if (col < 3 && !c->rows.null[3 * c->i + (size_t)col])
-    sqlite3_result_int64(ctx, c->rows.v[3 * c->i + (size_t)col]);
+  size_t at = TRAK_GRAPH_COLS * c->i + (size_t)col;
+  if (col < TRAK_GRAPH_COLS && !c->rows.null[at]) sqlite3_result_int64(ctx, c->rows.v[at]);
   return SQLITE_OK;
 }
 
@@ -512,5 +524,6 @@ static const sqlite3_module gv_module = {
 };
 
 int trak__psql_graphs_register(trak_processor *p) {
-  return sqlite3_create_module(p->db, "__trak_graph", &gv_module, NULL);
+  int rc = sqlite3_create_module(p->db, "__trak_graph", &gv_module, NULL);
+  return rc == SQLITE_OK ? trak__psql_critical_path_register(p) : rc;
 }

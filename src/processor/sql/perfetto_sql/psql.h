@@ -128,6 +128,29 @@ static inline uint64_t trak__psql_fnv1a(uint64_t h, const void *data, size_t n) 
   return h;
 }
 int trak__psql_graphs_register(trak_processor *p);
+
+/* ---- graphs.c, critical_path.c: rows of __trak_graph ---------------------------------------- */
+
+enum { TRAK_GRAPH_COLS = 7 };
+
+/* Rows of TRAK_GRAPH_COLS nullable integers (v and null row after row). */
+typedef struct trak_graph_rows {
+  int64_t *v;
+  uint8_t *null;
+  size_t n, cap;
+} trak_graph_rows;
+
+/* Appends the row v[0..TRAK_GRAPH_COLS), column i NULL when bit i of null_mask is set. Out of
+** memory drops the row. */
+void trak__graph_row(trak_graph_rows *o, const int64_t *v, unsigned null_mask);
+/* Perfetto's critical path walk (critical_path.c): `nodes` is a BLOB of __trak_int_rows(id,
+** utid, ts, dur, idle_dur, waker_id, prev_id), `roots` one of __trak_int_rows(root id) (NULL or
+** other values: no rows); appends rows (root_id, depth, ts, dur, blocker_id, blocker_utid,
+** parent_id). Returns 0, or -1 out of memory. */
+int trak__critical_path_walk(sqlite3_value *nodes, sqlite3_value *roots, trak_graph_rows *o);
+/* Registers the aggregate __trak_int_rows(v0, ...): its rows of up to 16 integers or NULLs in
+** a BLOB (NULL for no rows). */
+int trak__psql_critical_path_register(trak_processor *p);
 int trak__psql_builtin_macros_register(psql_macros *m);
 
 /* Whether s[0..n) contains a macro invocation `name!(`. */
