@@ -43,7 +43,8 @@ DEFAULT_AREAS = [
     'stdlib/dynamic_tables', 'stdlib/viz', 'stdlib/metasql', 'stdlib/export',
     'stdlib/traced', 'stdlib/stacks', 'stdlib$', 'parser/network',
     'parser/memory', 'parser/ufs', 'parser/android_fs', 'parser/fs', 'parser/graphics',
-    'parser/linux'
+    'parser/linux', 'parser/atrace', 'parser/power', 'parser/process_tracking', 'parser/sched',
+    'parser/ftrace', 'parser/generic_kernel', 'parser/chrome', 'stdlib/linux', 'stdlib/sched'
 ]
 
 
