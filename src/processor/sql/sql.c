@@ -18,6 +18,7 @@
 #endif
 
 #include "processor/processor_internal.h"
+#include "processor/sql/fill_rows.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/tables/vtab.h"
 
@@ -163,128 +164,84 @@ static int fill_stats(trak_processor *p) {
 
 /* The problems the import logged with details; the prelude's _trace_import_logs view names them
 ** through `stat_key`, the stat's key in `stats` (an importer stat's key is its index). */
+static void import_log_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_import_log *l = &((const trak_import_log *)ctx)[i];
+  if (l->ts == INT64_MIN)
+    sqlite3_bind_null(st, 2);
+  else
+    sqlite3_bind_int64(st, 2, l->ts);
+  if (l->byte_offset < 0)
+    sqlite3_bind_null(st, 3);
+  else
+    sqlite3_bind_int64(st, 3, l->byte_offset);
+  sqlite3_bind_int64(st, 4, (int64_t)l->stat);
+  trak__sql_bind_u32(st, 5, l->arg_set_id);
+}
+
 static int fill_import_logs(trak_processor *p) {
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db,
-                              "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
-                              "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, ?, ?, ?)",
-                              -1, &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < p->result.n_import_logs; i++) {
-    const trak_import_log *l = &p->result.import_logs[i];
-    sqlite3_bind_int64(st, 1, (int64_t)i);
-    if (l->ts == INT64_MIN)
-      sqlite3_bind_null(st, 2);
-    else
-      sqlite3_bind_int64(st, 2, l->ts);
-    if (l->byte_offset < 0)
-      sqlite3_bind_null(st, 3);
-    else
-      sqlite3_bind_int64(st, 3, l->byte_offset);
-    sqlite3_bind_int64(st, 4, (int64_t)l->stat);
-    if (l->arg_set_id == TRAK_NULL_U32)
-      sqlite3_bind_null(st, 5);
-    else
-      sqlite3_bind_int64(st, 5, l->arg_set_id);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-  return rc;
+  return trak__sql_fill_rows(p->db,
+                             "INSERT INTO __intrinsic_trace_import_logs(id, trace_id, ts, "
+                             "byte_offset, stat_key, arg_set_id) VALUES (?, 0, ?, ?, ?, ?)",
+                             p->result.n_import_logs, import_log_row, p->result.import_logs);
 }
 
 /* The trace diagnostics the import found (import/trace_diagnostics.h), of trace 0. */
+static void diagnostic_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_diag_row *d = &((const trak_diag_row *)ctx)[i];
+  sqlite3_bind_text(st, 2, d->key, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 3, d->title, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 4, d->description, -1, SQLITE_STATIC);
+  sqlite3_bind_text(st, 5, d->remediation, -1, SQLITE_STATIC);
+  sqlite3_bind_double(st, 6, d->confidence);
+}
+
 static int fill_diagnostics(trak_processor *p) {
-  size_t n = p->result.n_diagnostics;
-  if (!n) return SQLITE_OK;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db,
-                              "INSERT INTO __intrinsic_trace_diagnostics(id, key, title, "
-                              "description, remediation, confidence, trace_id) "
-                              "VALUES (?, ?, ?, ?, ?, ?, 0)",
-                              -1, &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    const trak_diag_row *d = &p->result.diagnostics[i];
-    sqlite3_bind_int64(st, 1, (int64_t)i);
-    sqlite3_bind_text(st, 2, d->key, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, d->title, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 4, d->description, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 5, d->remediation, -1, SQLITE_STATIC);
-    sqlite3_bind_double(st, 6, d->confidence);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-  return rc;
+  return trak__sql_fill_rows(p->db,
+                             "INSERT INTO __intrinsic_trace_diagnostics(id, key, title, "
+                             "description, remediation, confidence, trace_id) "
+                             "VALUES (?, ?, ?, ?, ?, ?, 0)",
+                             p->result.n_diagnostics, diagnostic_row, p->result.diagnostics);
 }
 
 /* logs: the log messages of every source, in the timestamp order the import left them in. */
-static int fill_logs(trak_processor *p) {
+static void log_row(sqlite3_stmt *st, const void *ctx, size_t i) {
   static const char *const sources[] = {[TRAK_LOG_ANDROID_LOGCAT] = "android_logcat",
                                         [TRAK_LOG_SYSTEMD_JOURNALD] = "systemd_journald"};
-  size_t n = p->result.n_logs;
-  if (!n) return SQLITE_OK;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db,
-                              "INSERT INTO __intrinsic_logs(id, ts, utid, prio, log_source, tag, "
-                              "msg, arg_set_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                              -1, &st, NULL);
-  const trak_strpool *sp = &p->tables.strings;
-  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    const trak_log_row *l = &p->result.logs[i];
-    sqlite3_bind_int64(st, 1, (int64_t)i);
-    sqlite3_bind_int64(st, 2, l->ts);
-    if (l->utid != TRAK_NULL_U32)
-      sqlite3_bind_int64(st, 3, l->utid);
-    else
-      sqlite3_bind_null(st, 3);
-    sqlite3_bind_int64(st, 4, l->prio);
-    sqlite3_bind_text(st, 5, sources[l->source], -1, SQLITE_STATIC);
-    if (l->tag)
-      sqlite3_bind_text(st, 6, sp->str.v[l->tag], (int)sp->len.v[l->tag], SQLITE_STATIC);
-    else
-      sqlite3_bind_null(st, 6);
-    if (l->msg)
-      sqlite3_bind_text(st, 7, sp->str.v[l->msg], (int)sp->len.v[l->msg], SQLITE_STATIC);
-    else
-      sqlite3_bind_null(st, 7);
-    if (l->arg_set_id != TRAK_NULL_U32)
-      sqlite3_bind_int64(st, 8, l->arg_set_id);
-    else
-      sqlite3_bind_null(st, 8);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-  return rc;
+  const trak_processor *p = ctx;
+  const trak_log_row *l = &p->result.logs[i];
+  sqlite3_bind_int64(st, 2, l->ts);
+  trak__sql_bind_u32(st, 3, l->utid);
+  sqlite3_bind_int64(st, 4, l->prio);
+  sqlite3_bind_text(st, 5, sources[l->source], -1, SQLITE_STATIC);
+  trak__sql_bind_str(st, 6, &p->tables.strings, l->tag);
+  trak__sql_bind_str(st, 7, &p->tables.strings, l->msg);
+  trak__sql_bind_u32(st, 8, l->arg_set_id);
+}
+
+static int fill_logs(trak_processor *p) {
+  return trak__sql_fill_rows(p->db,
+                             "INSERT INTO __intrinsic_logs(id, ts, utid, prio, log_source, tag, "
+                             "msg, arg_set_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                             p->result.n_logs, log_row, p);
 }
 
 /* package_list: the installed Android packages, in the order the lists gave them. */
+static void package_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_processor *p = ctx;
+  const trak_package_row *r = &p->result.packages[i];
+  trak__sql_bind_str(st, 2, &p->tables.strings, r->name);
+  sqlite3_bind_int64(st, 3, r->uid);
+  sqlite3_bind_int64(st, 4, r->debuggable);
+  sqlite3_bind_int64(st, 5, r->profileable_from_shell);
+  sqlite3_bind_int64(st, 6, r->version_code);
+}
+
 static int fill_packages(trak_processor *p) {
-  size_t n = p->result.n_packages;
-  if (!n) return SQLITE_OK;
-  sqlite3_stmt *st;
-  int rc = sqlite3_prepare_v2(p->db,
-                              "INSERT INTO __intrinsic_package_list(id, package_name, uid, "
-                              "debuggable, profileable_from_shell, version_code) VALUES (?, ?, ?, "
-                              "?, ?, ?)",
-                              -1, &st, NULL);
-  const trak_strpool *sp = &p->tables.strings;
-  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    const trak_package_row *r = &p->result.packages[i];
-    sqlite3_bind_int64(st, 1, (int64_t)i);
-    if (r->name)
-      sqlite3_bind_text(st, 2, sp->str.v[r->name], (int)sp->len.v[r->name], SQLITE_STATIC);
-    else
-      sqlite3_bind_null(st, 2);
-    sqlite3_bind_int64(st, 3, r->uid);
-    sqlite3_bind_int64(st, 4, r->debuggable);
-    sqlite3_bind_int64(st, 5, r->profileable_from_shell);
-    sqlite3_bind_int64(st, 6, r->version_code);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-  return rc;
+  return trak__sql_fill_rows(p->db,
+                             "INSERT INTO __intrinsic_package_list(id, package_name, uid, "
+                             "debuggable, profileable_from_shell, version_code) VALUES (?, ?, ?, "
+                             "?, ?, ?)",
+                             p->result.n_packages, package_row, p);
 }
 
 int trak__sql_init(trak_processor *p, trak_error *err) {

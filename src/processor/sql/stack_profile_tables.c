@@ -8,6 +8,7 @@
 */
 
 #include "processor/sql/stack_profile_tables.h"
+#include "processor/sql/fill_rows.h"
 
 static const char schema[] =
     "CREATE TABLE __intrinsic_stack_profile_mapping(id INTEGER PRIMARY KEY, build_id TEXT, "
@@ -28,87 +29,62 @@ static const char schema[] =
     "CREATE VIEW stack_profile_callsite AS SELECT * FROM __intrinsic_stack_profile_callsite;"
     "CREATE VIEW stack_profile_symbol AS SELECT * FROM __intrinsic_stack_profile_symbol;";
 
-static void bind_str(sqlite3_stmt *st, int col, const trak_tables *t, uint32_t id) {
-  if (id)
-    sqlite3_bind_text(st, col, trak__str(&t->strings, id), (int)t->strings.len.v[id],
-                      SQLITE_STATIC);
-  else
-    sqlite3_bind_null(st, col);
-}
-
-static void bind_u32(sqlite3_stmt *st, int col, uint32_t v) {
-  if (v == TRAK_NULL_U32)
-    sqlite3_bind_null(st, col);
-  else
-    sqlite3_bind_int64(st, col, v);
-}
-
-/* Prepares `sql`, runs `bind(i)` then a step for each of `n` rows. */
-typedef void (*bind_row_fn)(sqlite3_stmt *st, const trak_tables *t, size_t i);
-static int fill(sqlite3 *db, const char *sql, const trak_tables *t, size_t n, bind_row_fn bind) {
-  if (!n) return SQLITE_OK;
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-  for (size_t i = 0; rc == SQLITE_OK && i < n; i++) {
-    sqlite3_bind_int64(st, 1, (int64_t)i);
-    bind(st, t, i);
-    rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
-    sqlite3_reset(st);
-  }
-  sqlite3_finalize(st);
-  return rc;
-}
-
-static void mapping_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void mapping_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_sp_mapping *m = &t->stack_profile.mappings.v[i];
-  bind_str(st, 2, t, m->build_id);
+  trak__sql_bind_str(st, 2, &t->strings, m->build_id);
   sqlite3_bind_int64(st, 3, m->exact_offset);
   sqlite3_bind_int64(st, 4, m->start_offset);
   sqlite3_bind_int64(st, 5, m->start);
   sqlite3_bind_int64(st, 6, m->end);
   sqlite3_bind_int64(st, 7, m->load_bias);
-  bind_str(st, 8, t, m->name);
+  trak__sql_bind_str(st, 8, &t->strings, m->name);
 }
 
-static void frame_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void frame_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_sp_frame *f = &t->stack_profile.frames.v[i];
-  bind_str(st, 2, t, f->name);
+  trak__sql_bind_str(st, 2, &t->strings, f->name);
   sqlite3_bind_int64(st, 3, f->mapping);
   sqlite3_bind_int64(st, 4, f->rel_pc);
-  bind_u32(st, 5, f->symbol_set_id);
-  bind_str(st, 6, t, f->type);
+  trak__sql_bind_u32(st, 5, f->symbol_set_id);
+  trak__sql_bind_str(st, 6, &t->strings, f->type);
 }
 
-static void callsite_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void callsite_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_sp_callsite *c = &t->stack_profile.callsites.v[i];
   sqlite3_bind_int64(st, 2, c->depth);
-  bind_u32(st, 3, c->parent_id);
+  trak__sql_bind_u32(st, 3, c->parent_id);
   sqlite3_bind_int64(st, 4, c->frame_id);
 }
 
-static void symbol_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void symbol_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_sp_symbol *s = &t->stack_profile.symbols.v[i];
-  bind_str(st, 2, t, s->name);
-  bind_str(st, 3, t, s->source_file);
+  trak__sql_bind_str(st, 2, &t->strings, s->name);
+  trak__sql_bind_str(st, 3, &t->strings, s->source_file);
   if (s->line_number >= 0)
     sqlite3_bind_int64(st, 4, s->line_number);
   else
     sqlite3_bind_null(st, 4);
 }
 
-static void callstack_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void callstack_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_te_callstack *c = &t->stack_profile.te_callstacks.v[i];
   sqlite3_bind_int64(st, 2, c->slice_id);
   sqlite3_bind_int64(st, 3, c->track_id);
-  bind_u32(st, 4, c->callsite_id);
-  bind_u32(st, 5, c->end_callsite_id);
+  trak__sql_bind_u32(st, 4, c->callsite_id);
+  trak__sql_bind_u32(st, 5, c->end_callsite_id);
   if (c->has_weight)
     sqlite3_bind_double(st, 6, c->weight);
   else
     sqlite3_bind_null(st, 6);
 }
 
-static void cpu_sample_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
+static void cpu_sample_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
   const trak_sp_cpu_sample *c = &t->stack_profile.cpu_samples.v[i];
   sqlite3_bind_int64(st, 2, c->ts);
   sqlite3_bind_int64(st, 3, c->callsite_id);
@@ -119,26 +95,30 @@ static void cpu_sample_row(sqlite3_stmt *st, const trak_tables *t, size_t i) {
 int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
   if (rc == SQLITE_OK)
-    rc = fill(db,
-              "INSERT INTO __intrinsic_stack_profile_mapping VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
-              "?8)",
-              t, t->stack_profile.mappings.n, mapping_row);
+    rc = trak__sql_fill_rows(
+        db,
+        "INSERT INTO __intrinsic_stack_profile_mapping VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, "
+        "?8)",
+        t->stack_profile.mappings.n, mapping_row, t);
   if (rc == SQLITE_OK)
-    rc = fill(db,
-              "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
-              t, t->stack_profile.frames.n, frame_row);
+    rc = trak__sql_fill_rows(
+        db, "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+        t->stack_profile.frames.n, frame_row, t);
   if (rc == SQLITE_OK)
-    rc = fill(db, "INSERT INTO __intrinsic_stack_profile_callsite VALUES (?1, ?2, ?3, ?4)", t,
-              t->stack_profile.callsites.n, callsite_row);
+    rc = trak__sql_fill_rows(
+        db, "INSERT INTO __intrinsic_stack_profile_callsite VALUES (?1, ?2, ?3, ?4)",
+        t->stack_profile.callsites.n, callsite_row, t);
   /* a symbol's set is the symbol itself: one symbol per frame, no inlining information */
   if (rc == SQLITE_OK)
-    rc = fill(db, "INSERT INTO __intrinsic_stack_profile_symbol VALUES (?1, ?1, ?2, ?3, ?4, NULL)",
-              t, t->stack_profile.symbols.n, symbol_row);
+    rc = trak__sql_fill_rows(
+        db, "INSERT INTO __intrinsic_stack_profile_symbol VALUES (?1, ?1, ?2, ?3, ?4, NULL)",
+        t->stack_profile.symbols.n, symbol_row, t);
   if (rc == SQLITE_OK)
-    rc = fill(db, "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-              t, t->stack_profile.te_callstacks.n, callstack_row);
+    rc = trak__sql_fill_rows(
+        db, "INSERT INTO __intrinsic_track_event_callstacks VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+        t->stack_profile.te_callstacks.n, callstack_row, t);
   if (rc == SQLITE_OK)
-    rc = fill(db, "INSERT INTO cpu_profile_stack_sample VALUES (?1, ?2, ?3, ?4, ?5)", t,
-              t->stack_profile.cpu_samples.n, cpu_sample_row);
+    rc = trak__sql_fill_rows(db, "INSERT INTO cpu_profile_stack_sample VALUES (?1, ?2, ?3, ?4, ?5)",
+                             t->stack_profile.cpu_samples.n, cpu_sample_row, t);
   return rc;
 }
