@@ -390,10 +390,10 @@ static int ii_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
       break;
     }
     if (!t) {
-      if (argc > 1) qsort(acc.v, acc.n, sizeof *acc.v, ivl_cmp);
+      if (argc > 1 && acc.n) qsort(acc.v, acc.n, sizeof *acc.v, ivl_cmp);
       continue;
     }
-    qsort(next.v, next.n, sizeof *next.v, ivl_cmp);
+    if (next.n) qsort(next.v, next.n, sizeof *next.v, ivl_cmp); /* an empty list has no array */
     if (intersect_two(&acc, &next, &both)) {
       rc = SQLITE_NOMEM;
       break;
@@ -402,7 +402,7 @@ static int ii_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
     list_free(&next);
     acc = both;
     memset(&both, 0, sizeof both);
-    if (t + 1 < argc) qsort(acc.v, acc.n, sizeof *acc.v, ivl_cmp);
+    if (t + 1 < argc && acc.n) qsort(acc.v, acc.n, sizeof *acc.v, ivl_cmp);
   }
   list_free(&next);
   list_free(&both);
