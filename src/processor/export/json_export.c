@@ -526,17 +526,15 @@ static void mark_text_tracks(out *o) {
       {clock_rate, {"clock_frequency"}},
       {clock_state, {"clock_state"}},
   };
+  int any = 0; /* a track was marked: the events' times are needed */
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
     if (!has_event(t, rules[r].events)) continue;
     for (size_t k = 0; k < 6 && rules[r].types[k]; k++) {
       uint32_t type = trak__strpool_find(&t->strings, rules[r].types[k], strlen(rules[r].types[k]));
       for (uint32_t i = 0; type && i < t->track.n; i++)
-        if (t->track.type[i] == type) o->from_text[i] = 1;
+        if (t->track.type[i] == type) o->from_text[i] = 1, any = 1;
     }
   }
-  int any = 0;
-  for (uint32_t i = 0; !any && i < t->track.n; i++)
-    any = o->from_text[i];
   for (uint32_t i = 0; any && i < t->ftrace_event.n; i++)
     trak_vec_push(o->text_ts, t->ftrace_event.ts[i]);
   if (o->text_ts.n) qsort(o->text_ts.v, o->text_ts.n, sizeof *o->text_ts.v, ts_cmp);
