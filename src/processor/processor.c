@@ -23,10 +23,11 @@ struct trak_query {
 };
 
 /* The importer's format parts (import/importer.h), in the order of their stats rows: protobuf's
-** (the service's trace_stats figures), then the Linux event sink's (ftrace). */
+** (the service's trace_stats figures), the Linux event sink's (ftrace), the perf profiler's. */
 static const trak_format_part format_parts[] = {
     {trak__trace_stats_row, trak__proto_free},
     {trak__ftrace_stats_row, trak__ftrace_free},
+    {trak__perf_stats_row, trak__perf_samples_free},
 };
 
 int trak_processor_new(const trak_processor_options *options, trak_processor **out,
@@ -62,6 +63,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__phase_clock_mark(&p->clock, "stream end");
   trak__packets_retry_deferred(p->imp);
   trak__power_rails_finish(p->imp);
+  trak__perf_samples_apply(p->imp);
   trak__ftrace_finish(p->imp);
   trak__phase_clock_mark(&p->clock, "ftrace end");
   p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */

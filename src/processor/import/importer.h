@@ -103,6 +103,9 @@ typedef struct trak_importer {
   struct trak_callstacks *callstacks;
   /* stack_samples.c: StreamingProfilePacket samples until their rows; NULL until one */
   struct trak_stack_samples *stack_samples;
+  /* perf_samples.c: PerfSample sessions, counter tracks and samples until their rows; NULL
+  ** until one */
+  struct trak_perf_samples *perf_samples;
   TRAK_VEC(trak_source_loc) source_locs; /* typed_args.c: interned SourceLocations; [0] unused */
   /* typed_args.c: TrackEvent, ChromeTrackEvent (its extensions) and DebugAnnotation in the
   ** schema, found on first use. */

@@ -45,8 +45,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                0},
     [TRAK_STAT_INTERNED_ERRORS] =
         {"interned_data_tokenizer_errors", TRAK_SEVERITY_INFO,
-         "Interned entries without an iid or with iid 0, and references to interned ids never "
-         "defined on the sequence (the field is left out).",
+         "Interned entries without an iid, and references to interned ids never defined on the "
+         "sequence (the field is left out).",
          1},
     [TRAK_STAT_CLOCK_SYNC_FAILURE] = {"clock_sync_failure", TRAK_SEVERITY_ERROR,
                                       "Not counted: the clock_sync_failure_* rows say why.", 1},
@@ -413,6 +413,21 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "1 when the last package list's recorder could not "
                                              "read packages.list.",
                                              0},
+    [TRAK_STAT_PERF_SAMPLES_SKIPPED] = {"perf_samples_skipped", TRAK_SEVERITY_ERROR,
+                                        "Perf samples the profiler could not read or unwind: "
+                                        "their process may be missing from the profile; the "
+                                        "sample's counters are kept.",
+                                        1},
+    [TRAK_STAT_PERF_SAMPLES_SKIPPED_DATALOSS] = {"perf_samples_skipped_dataloss",
+                                                 TRAK_SEVERITY_DATA_LOSS,
+                                                 "Perf samples the profiler dropped under load "
+                                                 "before unwinding them.",
+                                                 0},
+    [TRAK_STAT_STACKPROFILE_EMPTY_CALLSTACK] = {"stackprofile_empty_callstack",
+                                                TRAK_SEVERITY_ERROR,
+                                                "Samples whose callstack has no frames: the "
+                                                "sample has no callsite.",
+                                                0},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",
@@ -552,4 +567,10 @@ int trak__schema_lacks(const char *name, uint32_t number) {
     atomic_store_explicit(&cache[slot], msg, memory_order_relaxed);
   }
   return msg && !trak__schema_field_by_number(msg, number);
+}
+
+int trak__traced_indexed_cmp(const void *pa, const void *pb) {
+  const trak_traced_indexed *a = pa, *b = pb;
+  if (a->def != b->def) return a->def < b->def ? -1 : 1;
+  return a->idx < b->idx ? -1 : a->idx > b->idx;
 }

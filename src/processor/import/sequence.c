@@ -71,6 +71,7 @@ void trak__sequence_clear(trak_sequence *seq) {
   seq->has_default_track = 0;
   seq->default_extra_uuids.n = 0;
   seq->default_extra_double_uuids.n = 0;
+  seq->has_perf_defaults = 0;
   seq->state_valid = 1;
   seq->seen_clear = 1;
   seq->timestamps_valid = 0;
@@ -312,6 +313,7 @@ static void sequence_free(trak_sequence *seq) {
     trak__map_free(&seq->interned[k]);
   trak_vec_free(seq->default_extra_uuids);
   trak_vec_free(seq->default_extra_double_uuids);
+  trak_vec_free(seq->perf_defaults);
   trak__map_free(&seq->inc_index);
   free(seq->losses);
   free(seq->all);

@@ -172,6 +172,8 @@ typedef struct trak_sequence {
   uint64_t default_track_uuid;
   TRAK_VEC(uint64_t) default_extra_uuids;        /* int extra counters */
   TRAK_VEC(uint64_t) default_extra_double_uuids; /* double extra counters */
+  TRAK_VEC(uint8_t) perf_defaults;               /* PerfSampleDefaults' bytes, when has_: */
+  uint8_t has_perf_defaults;
   /* For Perfetto's per-buffer loss stats (trace_stats.c): the index of the sequence's first
   ** packet (whose previous_packet_dropped is not counted), SEQ_NEEDS_INCREMENTAL_STATE
   ** packets and those skipped, and (made on the first loss) the losses and their causes. */

@@ -126,6 +126,10 @@ typedef enum trak_stat_id {
   /* the Android package list (proto/packages.c) */
   TRAK_STAT_PACKAGES_LIST_PARSE_ERRORS,
   TRAK_STAT_PACKAGES_LIST_READ_ERRORS,
+  /* the perf profiler's samples (proto/perf_samples.c) */
+  TRAK_STAT_PERF_SAMPLES_SKIPPED,
+  TRAK_STAT_PERF_SAMPLES_SKIPPED_DATALOSS,
+  TRAK_STAT_STACKPROFILE_EMPTY_CALLSTACK,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
@@ -140,6 +144,8 @@ typedef struct trak_traced_indexed {
   uint32_t def;
   int64_t idx, value;
 } trak_traced_indexed;
+/* qsort's order of indexed figures: by stat, then by index. */
+int trak__traced_indexed_cmp(const void *a, const void *b);
 typedef struct trak_traced_row {
   const trak_stat_def *def;
   int64_t idx; /* buffer index, or -1 for the service's figures */

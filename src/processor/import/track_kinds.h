@@ -42,7 +42,8 @@ enum trak_track_dim {
                                    ** (dim_int): a power rail of a power HAL session */
   TRAK_DIM_ENERGY_CONSUMER = 1 << 17, /* "energy_consumer_id" (dim_int) */
   TRAK_DIM_UID = 1 << 18,             /* "uid" (lane): an Android app */
-  TRAK_DIM_ENTITY_STATE = 1 << 19     /* "entity_name" (lane), "state_name" (dim_key) */
+  TRAK_DIM_ENTITY_STATE = 1 << 19,    /* "entity_name" (lane), "state_name" (dim_key) */
+  TRAK_DIM_PERF = 1 << 20 /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -53,7 +54,8 @@ enum trak_track_source {
   TRAK_SOURCE_CHROME,      /* source "chrome" */
   TRAK_SOURCE_CHROME_ASYNC, /* source "chrome" and the async id's scope and process */
   TRAK_SOURCE_POWER_RAIL,   /* raw_name (dim_key), subsystem_name (scope) */
-  TRAK_SOURCE_ENERGY_CONSUMER /* consumer_type (scope), ordinal (rank) */
+  TRAK_SOURCE_ENERGY_CONSUMER, /* consumer_type (scope), ordinal (rank) */
+  TRAK_SOURCE_PERF             /* is_timebase (rank) */
 };
 
 /* X(ID, Perfetto's type, scope, dimensions, source, te): te is 1 when the kind's events are
@@ -228,7 +230,9 @@ enum trak_track_source {
   /* virtio-gpu's queues (ftrace/virtio_gpu.c) */                                                 \
   X(VIRTGPU_NUM_FREE, "virtgpu_num_free", GLOBAL, TRAK_DIM_KEY, NONE, 0)                           \
   X(VIRTGPU_LATENCY, "virtgpu_latency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
-  X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)
+  X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)                   \
+  /* the perf profiler's counters, per session and CPU (proto/perf_samples.c) */                  \
+  X(PERF_CPU_COUNTER, "perf_cpu_counter", GLOBAL, TRAK_DIM_PERF, PERF, 0)
 
 typedef enum trak_track_kind_id {
 #define TRAK_TRACK_KIND_ENUM(id, type, scope, dims, source, te) TRAK_TK_##id,

@@ -357,6 +357,11 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_str(imp, set, "entity_name", info->lane);
     arg_str(imp, set, "state_name", info->dim_key);
   }
+  if (k->dims & TRAK_DIM_PERF) {
+    arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
+    arg_int(imp, set, "perf_session_id", TRAK_ARG_INT, info->dim_int);
+    arg_str(imp, set, "name", info->name);
+  }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 
@@ -374,14 +379,17 @@ static void chrome_source_args(trak_importer *imp, const trak_track_info *info, 
   t->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 
-/* The source args of the power HAL's tracks (proto/power_rails.c, proto/android_energy.c). */
-static void power_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
-                              const trak_track_blueprint *k) {
+/* The source args of the power HAL's tracks (proto/power_rails.c, proto/android_energy.c) and
+** the perf profiler's counters (proto/perf_samples.c). */
+static void device_source_args(trak_importer *imp, const trak_track_info *info, uint32_t id,
+                               const trak_track_blueprint *k) {
   trak_tables *t = imp->tables;
   uint32_t set = (uint32_t)t->args.n;
   if (k->source == TRAK_SOURCE_POWER_RAIL) {
     arg_str(imp, set, "raw_name", info->dim_key);
     arg_str(imp, set, "subsystem_name", info->scope);
+  } else if (k->source == TRAK_SOURCE_PERF) {
+    arg_int(imp, set, "is_timebase", TRAK_ARG_BOOL, info->rank);
   } else {
     arg_str(imp, set, "consumer_type", info->scope);
     arg_int(imp, set, "ordinal", TRAK_ARG_INT, info->rank);
@@ -473,8 +481,9 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   dimension_args(imp, info, id, k, utid, upid);
   if (k->source == TRAK_SOURCE_DESCRIPTOR)
     track_source_args(imp, info, id);
-  else if (k->source == TRAK_SOURCE_POWER_RAIL || k->source == TRAK_SOURCE_ENERGY_CONSUMER)
-    power_source_args(imp, info, id, k);
+  else if (k->source == TRAK_SOURCE_POWER_RAIL || k->source == TRAK_SOURCE_ENERGY_CONSUMER ||
+           k->source == TRAK_SOURCE_PERF)
+    device_source_args(imp, info, id, k);
   else if (k->source != TRAK_SOURCE_NONE)
     chrome_source_args(imp, info, id, k);
   return id;

@@ -2,8 +2,8 @@
 ** This file holds the SQL side of the stack profile tables that TrackEvent callstacks and CPU
 ** profile samples fill (import/proto/callstacks.c, stack_samples.c):
 ** __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol (shown by the stack_profile_*
-** views), __intrinsic_track_event_callstacks and cpu_profile_stack_sample, with Perfetto's
-** columns. They are small (one row per distinct frame or callsite), so they are plain SQLite
+** views), __intrinsic_track_event_callstacks, cpu_profile_stack_sample, and the perf profiler's
+** perf_sample and perf_session (proto/perf_samples.c), with Perfetto's columns. They are small (one row per distinct frame or callsite), so they are plain SQLite
 ** tables copied from the importer's rows when SQL opens.
 */
 
@@ -24,6 +24,9 @@ static const char schema[] =
     "  track_id BIGINT, callsite_id BIGINT, end_callsite_id BIGINT, weight DOUBLE);"
     "CREATE TABLE cpu_profile_stack_sample(id INTEGER PRIMARY KEY, ts BIGINT, "
     "  callsite_id BIGINT, utid BIGINT, process_priority BIGINT);"
+    "CREATE TABLE perf_sample(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, cpu BIGINT, "
+    "  cpu_mode TEXT, callsite_id BIGINT, unwind_error TEXT, perf_session_id BIGINT);"
+    "CREATE TABLE perf_session(id INTEGER PRIMARY KEY, perf_session_id BIGINT, cmdline TEXT);"
     "CREATE VIEW stack_profile_mapping AS SELECT * FROM __intrinsic_stack_profile_mapping;"
     "CREATE VIEW stack_profile_frame AS SELECT * FROM __intrinsic_stack_profile_frame;"
     "CREATE VIEW stack_profile_callsite AS SELECT * FROM __intrinsic_stack_profile_callsite;"
@@ -92,6 +95,23 @@ static void cpu_sample_row(sqlite3_stmt *st, const void *ctx, size_t i) {
   sqlite3_bind_int64(st, 5, c->process_priority);
 }
 
+static void perf_sample_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
+  const trak_sp_perf_sample *s = &t->stack_profile.perf_samples.v[i];
+  sqlite3_bind_int64(st, 2, s->ts);
+  sqlite3_bind_int64(st, 3, s->utid);
+  trak__sql_bind_u32(st, 4, s->cpu);
+  trak__sql_bind_str(st, 5, &t->strings, s->cpu_mode);
+  trak__sql_bind_u32(st, 6, s->callsite_id);
+  trak__sql_bind_str(st, 7, &t->strings, s->unwind_error);
+  sqlite3_bind_int64(st, 8, s->session);
+}
+
+/* A perf_session row is its id alone (no cmdline: traced_perf's packets carry none). */
+static void perf_session_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  (void)st, (void)ctx, (void)i;
+}
+
 int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
   int rc = sqlite3_exec(db, schema, NULL, NULL, NULL);
   if (rc == SQLITE_OK)
@@ -120,5 +140,11 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(db, "INSERT INTO cpu_profile_stack_sample VALUES (?1, ?2, ?3, ?4, ?5)",
                              t->stack_profile.cpu_samples.n, cpu_sample_row, t);
+  if (rc == SQLITE_OK)
+    rc = trak__sql_fill_rows(db, "INSERT INTO perf_sample VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                             t->stack_profile.perf_samples.n, perf_sample_row, t);
+  if (rc == SQLITE_OK)
+    rc = trak__sql_fill_rows(db, "INSERT INTO perf_session VALUES (?1, ?1, NULL)",
+                             t->stack_profile.perf_sessions, perf_session_row, t);
   return rc;
 }

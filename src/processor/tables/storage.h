@@ -181,6 +181,12 @@ typedef struct trak_sp_cpu_sample { /* cpu_profile_stack_sample */
   uint32_t callsite_id, utid;
   int32_t process_priority;
 } trak_sp_cpu_sample;
+typedef struct trak_sp_perf_sample { /* perf_sample (proto/perf_samples.c) */
+  int64_t ts;
+  uint32_t utid, cpu, callsite_id;  /* cpu, callsite_id TRAK_NULL_U32: NULL */
+  uint32_t cpu_mode, unwind_error;  /* string ids; unwind_error 0: NULL */
+  uint32_t session;                 /* perf_session id */
+} trak_sp_perf_sample;
 typedef struct trak_te_callstack {
   uint32_t slice_id, track_id, callsite_id, end_callsite_id; /* TRAK_NULL_U32: NULL */
   double weight;
@@ -214,6 +220,8 @@ typedef struct trak_tables {
     TRAK_VEC(trak_sp_symbol) symbols;
     TRAK_VEC(trak_te_callstack) te_callstacks;
     TRAK_VEC(trak_sp_cpu_sample) cpu_samples;
+    TRAK_VEC(trak_sp_perf_sample) perf_samples; /* in time order */
+    uint32_t perf_sessions;                     /* perf_session rows: ids 0 .. n - 1 */
   } stack_profile;
 
   /* thread_state durations past 32 bits (thread_state_cols.h): row -> index in `dur`. */

@@ -83,15 +83,9 @@ int trak__ftrace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *
   return 1;
 }
 
-static int by_def_cpu(const void *pa, const void *pb) {
-  const trak_traced_indexed *a = pa, *b = pb;
-  if (a->def != b->def) return a->def < b->def ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
-}
-
 void trak__ftrace_stats_sort(trak_importer *imp) {
   trak_ftrace *f = imp->ftrace;
-  if (f && f->stats.n) qsort(f->stats.v, f->stats.n, sizeof *f->stats.v, by_def_cpu);
+  if (f && f->stats.n) qsort(f->stats.v, f->stats.n, sizeof *f->stats.v, trak__traced_indexed_cmp);
 }
 
 void trak__ftrace_setup_error(trak_importer *imp, uint32_t seq_id, const char *prefix,

@@ -345,11 +345,12 @@ static int stack_add(trak_importer *imp, trak_sequence *seq, uint32_t upid,
 }
 
 uint32_t trak__callstack_sample(trak_importer *imp, trak_sequence *seq, uint32_t upid,
-                                uint64_t iid) {
+                                uint64_t iid, int *unresolved) {
   uint32_t index;
   event_stack e = {0, 0, 0, 0, 0};
-  if (!iid || stack_add(imp, seq, upid, NULL, iid, e, &index)) return TRAK_NULL_U32;
-  return index;
+  int failed = iid && stack_add(imp, seq, upid, NULL, iid, e, &index);
+  if (unresolved) *unresolved = failed;
+  return !iid || failed ? TRAK_NULL_U32 : index;
 }
 
 void trak__callstack_event(trak_importer *imp, trak_sequence *seq, trak_ev *ev, uint32_t upid,

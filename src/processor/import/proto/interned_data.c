@@ -52,12 +52,13 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
                          const uint8_t *data, size_t len) {
   uint64_t iid = 0;
   uint32_t value = 0;
-  int rc;
+  int rc, has_iid = 0;
   if (f->kind == TRAK_INTERN_SOURCE_LOCATION) {
     trak_source_loc loc;
     rc = trak__source_loc_decode(imp, data, len, &loc, &iid);
     if (!imp->source_locs.n) trak_vec_push(imp->source_locs, loc); /* index 0: unused */
     value = (uint32_t)imp->source_locs.n;
+    has_iid = iid != 0;
     if (rc >= 0 && iid) trak_vec_push(imp->source_locs, loc);
   } else {
     trak_pb_decoder dec;
@@ -67,17 +68,19 @@ static void intern_entry(trak_importer *imp, trak_sequence *seq, const intern_fi
     size_t slen = 0;
     while ((rc = trak_pb_decoder_next(&dec, &fld)) > 0) {
       if (fld.number == f->iid && fld.wire_type == TRAK_PB_WIRE_VARINT)
-        iid = fld.value;
+        iid = fld.value, has_iid = 1;
       else if (fld.number == f->str && fld.wire_type == TRAK_PB_WIRE_LEN)
         s = fld.data, slen = fld.len;
     }
-    if (rc >= 0 && iid) /* a build id is binary: kept as is, shown in hex */
+    if (rc >= 0 && has_iid) /* a build id is binary: kept as is, shown in hex */
       value = (f->kind == TRAK_INTERN_BUILD_ID ? trak__strpool_intern_bytes : trak__strpool_intern)(
           &imp->tables->strings, (const char *)s, slen);
   }
-  if (rc < 0 || iid == 0) {
+  /* an entry without an iid is an error; one that says iid 0 is kept, as Perfetto keeps it
+  ** (traced_perf interns the empty build id, path and name under 0) */
+  if (rc < 0 || !has_iid) {
     trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "%s entry %s", trak__intern_kind_names[f->kind],
-                 rc < 0 ? "is malformed" : "has iid 0 or no iid (iid 0 is never valid)");
+                 rc < 0 ? "is malformed" : "has no iid");
     return;
   }
   int added;

@@ -416,6 +416,7 @@ void trak__proto_finish(trak_importer *imp) {
   assert(!m->finished); /* runs once: the kept packets are freed here */
   m->finished = 1;
   trak__stack_samples_finish(imp);
+  trak__perf_samples_finish(imp);
   if (m->late.n) qsort(m->late.v, m->late.n, sizeof *m->late.v, late_cmp);
   for (size_t i = 0; i < m->late.n; i++) {
     trak_late_packet *lp = &m->late.v[i];

@@ -80,6 +80,12 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
                      "a packed repeated field of %s does not decode; the values before the bad one "
                      "were kept",
                      "track_event_defaults");
+    } else if (f.number == TRAK_PB_TracePacketDefaults_perf_sample_defaults &&
+               f.wire_type == TRAK_PB_WIRE_LEN) { /* decoded by perf_samples.c when used */
+      seq->perf_defaults.n = 0;
+      for (size_t i = 0; i < f.len; i++)
+        trak_vec_push(seq->perf_defaults, f.data[i]);
+      seq->has_perf_defaults = 1;
     }
   }
 }
@@ -108,6 +114,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
+   META_WORD(w, TRAK_PB_TracePacket_perf_sample) |                                                 \
    META_WORD(w, TRAK_PB_TracePacket_power_rails) |                                                 \
    META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
@@ -337,6 +344,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_streaming_profile_packet:
     trak__streaming_profile_packet(imp, ctx->seq, data, len);
+    return;
+  case TRAK_PB_TracePacket_perf_sample:
+    trak__perf_sample_packet(imp, (trak_packet_ctx *)ctx, data, len);
     return;
   case TRAK_PB_TracePacket_ftrace_events:
     trak__ftrace_bundle_header(imp, ctx, data, len);

@@ -112,9 +112,10 @@ typedef TRAK_VEC(uint64_t) trak_u64_vec;
 int trak__pb_push_varints(const trak_pb_field *f, trak_u64_vec *out);
 /* A CPU profile sample's callstack (interned `iid` of `seq`, whose process is `upid`), resolved
 ** to frames now. Returns its index for trak__callstack_callsite, or TRAK_NULL_U32 when an iid it
-** needs is unknown (counted in interned_errors) or it has no frame. */
+** needs is unknown (counted in interned_errors; *unresolved set) or it has no frame
+** (*unresolved 0). `unresolved` may be NULL. */
 uint32_t trak__callstack_sample(trak_importer *imp, trak_sequence *seq, uint32_t upid,
-                                uint64_t iid);
+                                uint64_t iid, int *unresolved);
 /* StreamingProfilePacket (stack_samples.c): its samples timed from the sequence's TrackEvent
 ** time base (which they move) and their callstacks resolved; the rows come from
 ** trak__stack_samples_finish (after the parse phase), which frees them; _free frees them
@@ -123,6 +124,19 @@ void trak__streaming_profile_packet(trak_importer *imp, trak_sequence *seq, cons
                                     size_t len) __attribute__((cold));
 void trak__stack_samples_finish(trak_importer *imp);
 void trak__stack_samples_free(trak_importer *imp);
+/* PerfSample (perf_samples.c), in three steps, as Perfetto reads the packets in time order:
+** _packet keeps each one with its callstack (resolved now) and the names its sequence's
+** PerfSampleDefaults give its CPU's counters; _apply (tokenizing done, before the parse phase)
+** takes them in time order: each sequence's perf session, each (session, CPU)'s counter tracks,
+** a sample's counters and thread, the indexed stats; _finish (after the parse phase) writes the
+** perf_sample rows with their callsites. _stats_row gives the indexed stats (a format part's);
+** _free frees the state. None can fail; problems are counted. */
+void trak__perf_sample_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                              size_t len) __attribute__((cold));
+void trak__perf_samples_apply(trak_importer *imp);
+void trak__perf_samples_finish(trak_importer *imp);
+int trak__perf_stats_row(const trak_importer *imp, size_t i, trak_traced_row *out);
+void trak__perf_samples_free(trak_importer *imp);
 
 /* SysStats (proto/sys_stats.c): the system's counters of one sample, each a counter at the
 ** packet's time (ctx->ts) on the global (or per-CPU) track of its kind and key. Unknown keys

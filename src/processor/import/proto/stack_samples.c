@@ -51,7 +51,7 @@ static int64_t advance(trak_importer *imp, trak_sequence *seq, int64_t delta_us)
 static void sample_add(trak_importer *imp, trak_sequence *seq, uint32_t utid, int64_t ts,
                        uint64_t iid, int32_t priority) {
   uint32_t upid = imp->tables->thread.upid[utid];
-  uint32_t stack = trak__callstack_sample(imp, seq, upid, iid);
+  uint32_t stack = trak__callstack_sample(imp, seq, upid, iid, NULL);
   if (stack == TRAK_NULL_U32) {
     int known = trak__map_get(&seq->interned[TRAK_INTERN_CALLSTACK], iid) != NULL;
     imp->stats[known ? TRAK_STAT_STACKPROFILE_INVALID_FRAME

@@ -467,6 +467,12 @@ static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
     bounds_widen(&s[0].ts, NULL, 1, &lo, &hi);
     bounds_widen(&s[ns - 1].ts, NULL, 1, &lo, &hi);
   }
+  size_t np = t->stack_profile.perf_samples.n; /* in time order */
+  if (np) {
+    const trak_sp_perf_sample *s = t->stack_profile.perf_samples.v;
+    bounds_widen(&s[0].ts, NULL, 1, &lo, &hi);
+    bounds_widen(&s[np - 1].ts, NULL, 1, &lo, &hi);
+  }
   if (lo == INT64_MAX) {
     *start = *end = 0;
     return;
