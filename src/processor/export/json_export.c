@@ -299,6 +299,13 @@ static void common_fields(out *o, uint32_t slice) {
   put_ts(o->f, o->t->slice.ts[slice]);
 }
 
+/* Whether a thread time of `ns` can be written as JSON microseconds that read back: the JSON
+** reader (trak__json_ts_ns, as Perfetto's) takes values within +-9.2e18 ns, so a saturated
+** thread time (INT64_MAX) is left out rather than written as a value that fails to read. */
+static int thread_time_writable(int64_t ns) {
+  return ns != INT64_MIN && ns > -9200000000000000000LL && ns < 9200000000000000000LL;
+}
+
 static void thread_slice(out *o, trak_processor *p, uint32_t slice) {
   const trak_tables *t = o->t;
   int64_t dur = t->slice.dur[slice];
@@ -310,11 +317,11 @@ static void thread_slice(out *o, trak_processor *p, uint32_t slice) {
     put_ts(o->f, dur);
   }
   if (t->slice.thread_ts && dur >= 0) { /* thread time of an X: tts and tdur */
-    if (t->slice.thread_ts[slice] != INT64_MIN) {
+    if (thread_time_writable(t->slice.thread_ts[slice])) {
       fputs(",\"tts\":", o->f);
       put_ts(o->f, t->slice.thread_ts[slice]);
     }
-    if (t->slice.thread_dur[slice] != INT64_MIN) {
+    if (thread_time_writable(t->slice.thread_dur[slice])) {
       fputs(",\"tdur\":", o->f);
       put_ts(o->f, t->slice.thread_dur[slice]);
     }

@@ -100,7 +100,9 @@ static void thread_time(trak_importer *imp, uint32_t track, uint32_t type, uint3
   else
     return;
   if (type == TRAK_EV_END) {
-    if (start[slice] != INT64_MIN) delta[slice] = trak__wsub(counter_int(v), start[slice]);
+    int64_t d = trak__wsub(counter_int(v), start[slice]);
+    /* a thread time that did not move leaves thread_dur NULL, as in Perfetto */
+    if (start[slice] != INT64_MIN && (d || delta == t->slice.thread_icd)) delta[slice] = d;
   } else {
     start[slice] = counter_int(v);
     if (type == TRAK_EV_INSTANT) delta[slice] = 0;

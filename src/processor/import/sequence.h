@@ -182,8 +182,8 @@ typedef struct trak_sequence {
   uint32_t *losses;       /* [0] packets after a loss, [1 + b] those with cause bit b + 1 */
   uint32_t thread_track;  /* legacy thread_descriptor track, or TRAK_NULL_U32 */
   int64_t last_event_ns;  /* TrackEvent.timestamp_delta_us's base, in ns (saturating) */
-  int64_t thread_time_us; /* for TrackEvent.thread_time_delta_us */
-  int64_t thread_ic;      /* for TrackEvent.thread_instruction_count_delta */
+  int64_t thread_time_ns; /* TrackEvent.thread_time_delta_us's base, in ns (saturating) */
+  int64_t thread_ic;      /* thread_instruction_count_delta's base (saturating) */
   int64_t last_ts;        /* last record timestamp, to detect disorder */
   /* The previous packed record's timestamp, packet and track (trak__ev_unpack's deltas). */
   int64_t pack_ts;

@@ -261,7 +261,7 @@ thread_references(trak_importer *imp, trak_sequence *seq, const trak_span *threa
     if (f.number == TRAK_PB_ThreadDescriptor_reference_timestamp_us)
       seq->last_event_ns = trak__sat_mul(trak_pb_as_int64(&f), 1000);
     else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_time_us)
-      seq->thread_time_us = trak_pb_as_int64(&f);
+      seq->thread_time_ns = trak__sat_mul(trak_pb_as_int64(&f), 1000);
     else if (f.number == TRAK_PB_ThreadDescriptor_reference_thread_instruction_count)
       seq->thread_ic = trak_pb_as_int64(&f);
   }

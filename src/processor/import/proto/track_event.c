@@ -386,16 +386,19 @@ uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const event_fiel
 
 void trak__te_thread(trak_sequence *seq, const event_fields *ef, trak_te_thread *out) {
   out->has_time = out->has_ic = 0;
+  /* a delta moves the sequence's base (saturating, as Perfetto's); an absolute value is a
+  ** one-off that leaves it */
   if (ef->extras & TRAK_TE_THREAD_TIME) {
-    seq->thread_time_us = ef->thread_time_kind == 1
-                              ? trak__wadd(seq->thread_time_us, ef->thread_time)
-                              : ef->thread_time;
-    out->time = trak__wmul(seq->thread_time_us, 1000), out->has_time = 1;
+    int64_t ns = trak__sat_mul(ef->thread_time, 1000);
+    out->time = ef->thread_time_kind == 1
+                    ? (seq->thread_time_ns = trak__sat_add(seq->thread_time_ns, ns))
+                    : ns;
+    out->has_time = 1;
   }
   if (ef->extras & TRAK_TE_THREAD_IC) {
-    seq->thread_ic =
-        ef->thread_ic_kind == 1 ? trak__wadd(seq->thread_ic, ef->thread_ic) : ef->thread_ic;
-    out->ic = seq->thread_ic, out->has_ic = 1;
+    out->ic = ef->thread_ic_kind == 1 ? (seq->thread_ic = trak__sat_add(seq->thread_ic, ef->thread_ic))
+                                      : ef->thread_ic;
+    out->has_ic = 1;
   }
 }
 
