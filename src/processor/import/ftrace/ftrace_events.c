@@ -98,9 +98,9 @@ static inline int set_placed(const trak_ftrace *f, uint32_t set) {
 
 /* An ftrace_event row: the event `name` of `utid` at ts on `ucpu`, with `flags` and arg set `set`
 ** (TRAK_NULL_U32: none); name_code and ucpu_code are the values' codes (trak__dict8_code's). */
-static inline uint32_t row_add(trak_importer *imp, int64_t ts, uint32_t ucpu, uint8_t ucpu_code,
-                               uint32_t utid, uint32_t name, uint8_t name_code, uint16_t flags,
-                               uint32_t set) {
+static inline __attribute__((always_inline)) uint32_t
+row_add(trak_importer *imp, int64_t ts, uint32_t ucpu, uint8_t ucpu_code, uint32_t utid,
+        uint32_t name, uint8_t name_code, uint16_t flags, uint32_t set) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__ftrace_event_push(t);
   t->ftrace_event.ts[row] = ts;
@@ -293,8 +293,8 @@ void trak__ftrace_sets_free(trak_ftrace *f) {
 enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
 
 /* The arg set of one of the sink's rows of `kind`: args keys[i] (K_*) = vals[i] (a string id
-** where `str` has bit i), cached by those values. *known is 1 when the set is one
-** trak__args_share shared (so sched_sets.c may keep it), else 0. */
+** where `str` has bit i), cached by those values. *known is 1 when building the set again
+** would give the same id (trak__args_share_stable: so sched_sets.c may keep it), else 0. */
 static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, const int64_t *vals,
                         int n, uint32_t str, int *known) {
   size_t len = (size_t)n * sizeof *vals;
@@ -309,8 +309,9 @@ static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, 
       trak__ftrace_arg_str(imp, begin, key(imp, keys[i]), (uint32_t)vals[i]);
     else
       trak__ftrace_arg_int(imp, begin, key(imp, keys[i]), vals[i]);
-  set = trak__args_share(imp, begin);
-  *known = set != TRAK_NULL_U32 && set < begin;
+  int stable;
+  set = trak__args_share_stable(imp, begin, &stable);
+  *known = set != TRAK_NULL_U32 && stable;
   if (cached) trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
   return set;
 }

@@ -457,8 +457,14 @@ uint32_t trak__ts_prev_state(trak_importer *imp, uint32_t utid);
 /* The utid running on `cpu` after the queue's switches so far (TRAK_NULL_U32: none yet)
 ** (sched_tracker.c). */
 uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu);
+/* Grows f->cpus to hold `cpu` (the first event of a CPU). Can't fail. */
+__attribute__((noinline, cold)) void trak__ftrace_cpus_grow(trak_ftrace *f, uint32_t cpu);
 /* The state of `cpu` (CPUs past 4095 share the last), made on first use. Can't fail. */
-trak_fcpu *trak__ftrace_cpu(trak_ftrace *f, uint32_t cpu);
+static inline trak_fcpu *trak__ftrace_cpu(trak_ftrace *f, uint32_t cpu) {
+  if (cpu >= 4096) cpu = 4095;
+  if (TRAK_UNLIKELY(f->cpus.n <= cpu)) trak__ftrace_cpus_grow(f, cpu);
+  return &f->cpus.v[cpu];
+}
 
 /* ftrace_event rows (ftrace_events.c): the sched_switch row of `r` on CPU `c` (prev's fields
 ** given, as the compact encoding takes them from the CPU), and a row of any event. */
@@ -476,8 +482,10 @@ void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set);
 void trak__ftrace_sets_free(trak_ftrace *f);
 
 /* Arg sets of sched rows by their values (sched_sets.c), in tables that stay in the cache; every
-** set put must be one trak__ftrace_args_close returned for a set it shared (an earlier one), so
-** a hit gives what building and closing the set again would. With TRAK_FTRACE_SCHED_SETS=0
+** set put must be one trak__args_share_stable called stable (the set it shared, or a new set
+** it will share from then on), so a hit gives what building and sharing the set again would
+** (the sets of a first sight are kept: a row's second sight needs no build). With
+** TRAK_FTRACE_SCHED_SETS=0
 ** every get misses and puts keep nothing.
 ** The set cached for a sched_switch row of `vals` (ftrace_events.c's order: prev_comm, prev_pid,
 ** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32. */

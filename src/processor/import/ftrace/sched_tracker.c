@@ -9,18 +9,11 @@
 #include "processor/tables/sched_cols.h"
 #include "processor/util/task_state.h"
 
-/* Grows f->cpus to hold `cpu` (the first event of a CPU). */
-__attribute__((noinline, cold)) static void cpus_grow(trak_ftrace *f, uint32_t cpu) {
+void trak__ftrace_cpus_grow(trak_ftrace *f, uint32_t cpu) {
   while (f->cpus.n <= cpu) {
     trak_fcpu c = {0, 0, TRAK_NULL_U32, 0, {0}, {0}, {0}};
     trak_vec_push(f->cpus, c);
   }
-}
-
-trak_fcpu *trak__ftrace_cpu(trak_ftrace *f, uint32_t cpu) {
-  if (cpu >= 4096) cpu = 4095;
-  if (TRAK_UNLIKELY(f->cpus.n <= cpu)) cpus_grow(f, cpu);
-  return &f->cpus.v[cpu];
 }
 
 /* The end state of raw prev_state `raw`: its entry (id the string id of its letters, 0 for an
@@ -53,8 +46,9 @@ static inline void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts,
   c->slice = 0;
 }
 
-static inline void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t ucpu,
-                              uint32_t utid, int32_t prio) {
+static inline __attribute__((always_inline)) void slice_open(trak_importer *imp, trak_fcpu *c,
+                                                             int64_t ts, uint32_t ucpu,
+                                                             uint32_t utid, int32_t prio) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__sched_slice_push(t);
   t->sched_slice.ts[row] = ts;

@@ -22,7 +22,7 @@ static int is_blocked(const trak_ftrace *f, uint32_t state) {
   return state != f->s_running && state != f->s_runnable;
 }
 
-static void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
+static inline void close_pending(trak_importer *imp, int64_t ts, uint32_t utid) {
   fstate *e = entry(imp->ftrace, utid);
   if (!e) return;
   trak_tables *t = imp->tables;
