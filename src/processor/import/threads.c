@@ -501,11 +501,7 @@ static void set_name(trak_importer *imp, trak_name_marks *marks, uint32_t *names
   if (!name) return;
   while (TRAK_UNLIKELY(marks->n <= row))
     trak_vec_push(*marks, ((trak_name_mark){0, INT64_MIN}));
-  trak_name_mark *m = &marks->v[row];
-  if (p < m->prio || (p == m->prio && imp->descriptor_ts < m->ts)) return;
-  m->prio = p;
-  m->ts = imp->descriptor_ts;
-  names[row] = name;
+  if (trak__name_mark_take(&marks->v[row], p, imp->descriptor_ts)) names[row] = name;
 }
 
 void trak__process_name_set(trak_importer *imp, uint32_t upid, uint32_t name,

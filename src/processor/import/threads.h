@@ -27,6 +27,15 @@ typedef struct trak_name_mark {
 
 typedef TRAK_VEC(trak_name_mark) trak_name_marks;
 
+/* Whether a name of priority `p` from a packet at `ts` replaces the name mark `m` stands for (it
+** has a lower priority, or the same from a packet not later): then `m` becomes the new name's. */
+static inline int trak__name_mark_take(trak_name_mark *m, uint32_t p, int64_t ts) {
+  if (p < m->prio || (p == m->prio && ts < m->ts)) return 0;
+  m->prio = p;
+  m->ts = ts;
+  return 1;
+}
+
 /* The earliest event (timestamp, then file order) that names a thread (JSON traces). */
 typedef struct trak_first_use {
   int64_t ts;

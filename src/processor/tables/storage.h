@@ -97,15 +97,19 @@ static inline uint8_t trak__dict8_code(trak_dict8 *d, uint32_t v) {
     if (d->vals[d->slot[i]] == v) return d->slot[i];
   return trak__dict8_add(d, v, i);
 }
-/* Stores `v` as row `row`'s value: codes[row] and, past 254 distinct values, d->wide. Can't
-** fail (OOM aborts). */
-static inline void trak__dict8_set(trak_dict8 *d, uint8_t *codes, uint32_t row, uint32_t v) {
-  uint8_t c = trak__dict8_code(d, v);
+/* Stores `v`, of code `c` (trak__dict8_code's, which a writer may remember: a value's code never
+** changes, TRAK_DICT8_WIDE included), as row `row`'s value: codes[row] and, past 254 distinct
+** values, d->wide; trak__dict8_set finds the code. Neither can fail (OOM aborts). */
+static inline void trak__dict8_put(trak_dict8 *d, uint8_t *codes, uint32_t row, uint8_t c,
+                                   uint32_t v) {
   codes[row] = c;
   if (__builtin_expect(c == TRAK_DICT8_WIDE, 0)) {
     int added;
     *trak__map_put(&d->wide, row, v, &added) = v;
   }
+}
+static inline void trak__dict8_set(trak_dict8 *d, uint8_t *codes, uint32_t row, uint32_t v) {
+  trak__dict8_put(d, codes, row, trak__dict8_code(d, v), v);
 }
 
 /* ---- string pool ----------------------------------------------------------------------- */

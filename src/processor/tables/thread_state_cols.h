@@ -129,5 +129,10 @@ static inline void trak__ts_io_wait_set(trak_tables *t, uint32_t row, uint8_t io
 static inline void trak__ts_irq_context_set(trak_tables *t, uint32_t row, uint8_t irq) {
   t->thread_state.bits[row] = (uint8_t)((t->thread_state.bits[row] & ~12u) | (irq & 3u) << 2);
 }
+/* The bits of a new row with io_wait NULL, irq_context `irq` and aux holding `kind`: what
+** trak__ts_irq_context_set and trak__ts_aux_set make of TRAK_TS_BITS_INIT. */
+static inline uint8_t trak__ts_bits_new(uint8_t irq, trak_ts_aux kind) {
+  return (uint8_t)((TRAK_TS_BITS_INIT & 3u) | (irq & 3u) << 2 | (unsigned)kind << 4);
+}
 
 #endif /* TRAK_PROCESSOR_TABLES_THREAD_STATE_COLS_H */

@@ -34,10 +34,28 @@ static void key_of(const uint8_t *s, size_t len, uint64_t *w0, uint64_t *w1) {
   }
 }
 
+/* The memo's miss: interns the string and keeps it in slot c (empty, or the first probed when
+** all were taken). Out of line, so the hit path saves no registers. */
+__attribute__((noinline)) static uint32_t comm_miss(trak_importer *imp, struct trak_fcomm *c,
+                                                    const uint8_t *s, size_t len, uint64_t w0,
+                                                    uint64_t w1) {
+  /* the pool keeps every string it gave an id: the id stays right for the whole import */
+  uint32_t id = trak__strpool_intern(&imp->tables->strings, (const char *)s, len);
+  if (id) *c = (struct trak_fcomm){w0, w1, (uint32_t)len, id};
+  return id;
+}
+
+/* Makes the memo (the first comm of the import). */
+__attribute__((noinline, cold)) static struct trak_fcomm *comms_make(trak_importer *imp) {
+  trak_ftrace *f = trak__ftrace_get(imp);
+  if (!f->comms && !(f->comms = calloc(COMMS, sizeof *f->comms))) abort();
+  return f->comms;
+}
+
 uint32_t trak__ftrace_comm(trak_importer *imp, const uint8_t *s, size_t len) {
   if (len > 16) return trak__strpool_intern(&imp->tables->strings, (const char *)s, len);
-  trak_ftrace *f = trak__ftrace_get(imp);
-  if (TRAK_UNLIKELY(!f->comms) && !(f->comms = calloc(COMMS, sizeof *f->comms))) abort();
+  struct trak_fcomm *comms = imp->ftrace ? imp->ftrace->comms : NULL;
+  if (TRAK_UNLIKELY(!comms)) comms = comms_make(imp);
   uint64_t w0, w1;
   key_of(s, len, &w0, &w1);
   /* a product's top bits depend on every bit of the word: comms that differ in their last
@@ -46,15 +64,12 @@ uint32_t trak__ftrace_comm(trak_importer *imp, const uint8_t *s, size_t len) {
   uint32_t at = (uint32_t)(h >> (64 - COMM_BITS)), i;
   struct trak_fcomm *c = NULL;
   for (i = 0; i < PROBES; i++) {
-    c = &f->comms[(at + i) & (COMMS - 1)];
+    c = &comms[(at + i) & (COMMS - 1)];
     if (!c->id) break;
     if (TRAK_LIKELY(c->w0 == w0 && c->w1 == w1 && c->len == len)) return c->id;
   }
-  if (i == PROBES) c = &f->comms[at & (COMMS - 1)];
-  /* the pool keeps every string it gave an id: the id stays right for the whole import */
-  uint32_t id = trak__strpool_intern(&imp->tables->strings, (const char *)s, len);
-  if (id) *c = (struct trak_fcomm){w0, w1, (uint32_t)len, id};
-  return id;
+  if (i == PROBES) c = &comms[at & (COMMS - 1)];
+  return comm_miss(imp, c, s, len, w0, w1);
 }
 
 void trak__ftrace_comms_free(trak_ftrace *f) {

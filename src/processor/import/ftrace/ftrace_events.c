@@ -91,20 +91,35 @@ uint32_t trak__ftrace_fargs_close(trak_importer *imp, trak_fargs *a) {
 
 /* ---- rows ------------------------------------------------------------------------------- */
 
-uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
-                          uint32_t name, const trak_fq_rec *r, uint32_t set) {
+/* Whether set `set`'s first use is placed already (trak__ftrace_set_used). */
+static inline int set_placed(const trak_ftrace *f, uint32_t set) {
+  return set / 64 < f->set_logged.n && f->set_logged.v[set / 64] >> (set & 63) & 1;
+}
+
+/* An ftrace_event row: the event `name` of `utid` at ts on `ucpu`, with `flags` and arg set `set`
+** (TRAK_NULL_U32: none); name_code and ucpu_code are the values' codes (trak__dict8_code's). */
+static inline __attribute__((always_inline)) uint32_t
+row_add(trak_importer *imp, int64_t ts, uint32_t ucpu, uint8_t ucpu_code, uint32_t utid,
+        uint32_t name, uint8_t name_code, uint16_t flags, uint32_t set) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__ftrace_event_push(t);
   t->ftrace_event.ts[row] = ts;
-  trak__fe_name_set(t, row, name);
+  trak__dict8_put(&t->dict.fe_name, t->ftrace_event.name8, row, name_code, name);
   t->ftrace_event.utid[row] = utid;
-  trak__fe_common_flags_set(t, row, r->has_flags ? r->flags : 0);
-  trak__fe_ucpu_set(t, row, ucpu);
+  trak__fe_common_flags_set(t, row, flags);
+  trak__dict8_put(&t->dict.fe_ucpu, t->ftrace_event.ucpu8, row, ucpu_code, ucpu);
   if (set != TRAK_NULL_U32) {
     t->ftrace_event.arg_set_id[row] = set;
-    trak__ftrace_set_used(imp, ts, set);
+    if (!set_placed(imp->ftrace, set)) trak__ftrace_set_used(imp, ts, set);
   }
   return row;
+}
+
+uint32_t trak__ftrace_row(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t utid,
+                          uint32_t name, const trak_fq_rec *r, uint32_t set) {
+  trak_tables *t = imp->tables;
+  return row_add(imp, ts, ucpu, trak__dict8_code(&t->dict.fe_ucpu, ucpu), utid, name,
+                 trak__dict8_code(&t->dict.fe_name, name), r->has_flags ? r->flags : 0, set);
 }
 
 void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set) {
@@ -112,11 +127,10 @@ void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set) {
   ** per row (10 M rows of a handful of sets were 80 MB of log). A bit per set: the array stays
   ** in the cache (a byte per args row missed it). */
   trak_ftrace *f = imp->ftrace;
-  uint64_t bit = (uint64_t)1 << (set & 63);
-  if (set / 64 < f->set_logged.n && f->set_logged.v[set / 64] & bit) return;
+  if (set_placed(f, set)) return;
   while (f->set_logged.n <= set / 64)
     trak_vec_push(f->set_logged, 0);
-  f->set_logged.v[set / 64] |= bit;
+  f->set_logged.v[set / 64] |= (uint64_t)1 << (set & 63);
   trak__arg_order_at(&imp->args, ts);
   trak__arg_order_log(imp, TRAK_ARG_ORDER_SET, set);
 }
@@ -279,8 +293,8 @@ void trak__ftrace_sets_free(trak_ftrace *f) {
 enum { SET_SWITCH = 0xfffffff1u, SET_WAKING = 0xfffffff2u };
 
 /* The arg set of one of the sink's rows of `kind`: args keys[i] (K_*) = vals[i] (a string id
-** where `str` has bit i), cached by those values. *known is 1 when the set is one
-** trak__args_share shared (so sched_sets.c may keep it), else 0. */
+** where `str` has bit i), cached by those values. *known is 1 when building the set again
+** would give the same id (trak__args_share_stable: so sched_sets.c may keep it), else 0. */
 static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, const int64_t *vals,
                         int n, uint32_t str, int *known) {
   size_t len = (size_t)n * sizeof *vals;
@@ -295,13 +309,14 @@ static uint32_t row_set(trak_importer *imp, uint32_t kind, const uint8_t *keys, 
       trak__ftrace_arg_str(imp, begin, key(imp, keys[i]), (uint32_t)vals[i]);
     else
       trak__ftrace_arg_int(imp, begin, key(imp, keys[i]), vals[i]);
-  set = trak__args_share(imp, begin);
-  *known = set != TRAK_NULL_U32 && set < begin;
+  int stable;
+  set = trak__args_share_stable(imp, begin, &stable);
+  *known = set != TRAK_NULL_U32 && stable;
   if (cached) trak__ftrace_args_cache(imp, kind, vals, len, set, begin);
   return set;
 }
 
-void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
+void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, trak_fcpu *c, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio) {
   static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
@@ -313,9 +328,11 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
     set = row_set(imp, SET_SWITCH, keys, vals, 7, 1u << 0 | 1u << 4, &known);
     if (known) trak__fsched_switch_put(imp, vals, set);
   }
-  trak_fq_rec flags = *r;
-  flags.has_flags = 0; /* Perfetto's sched_switch rows have common_flags 0 */
-  trak__ftrace_row(imp, r->ts, ucpu, prev_utid, key(imp, K_SCHED_SWITCH), &flags, set);
+  trak_tables *t = imp->tables;
+  uint32_t name = key(imp, K_SCHED_SWITCH);
+  /* Perfetto's sched_switch rows have common_flags 0 */
+  row_add(imp, r->ts, ucpu, trak__fcode(&t->dict.fe_ucpu, &c->fe_ucpu, ucpu), prev_utid, name,
+          trak__fcode(&t->dict.fe_name, &imp->ftrace->c_switch, name), 0, set);
 }
 
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker) {
@@ -327,6 +344,11 @@ void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t 
     set = row_set(imp, SET_WAKING, keys, vals, 4, 1u << 0, &known);
     if (known) trak__fsched_waking_put(imp, vals, set);
   }
+  trak_ftrace *f = imp->ftrace;
+  trak_tables *t = imp->tables;
   uint32_t name = r->type == TRAK_FQ_WAKING_COMPACT ? key(imp, K_SCHED_WAKING) : r->s2;
-  trak__ftrace_row(imp, r->ts, trak__ftrace_ucpu(imp, r->cpu), waker, name, r, set);
+  uint32_t ucpu = trak__ftrace_ucpu(imp, r->cpu);
+  trak_fcpu *c = trak__ftrace_cpu(f, r->cpu);
+  row_add(imp, r->ts, ucpu, trak__fcode(&t->dict.fe_ucpu, &c->fe_ucpu, ucpu), waker, name,
+          trak__fcode(&t->dict.fe_name, &f->c_waking, name), r->has_flags ? r->flags : 0, set);
 }

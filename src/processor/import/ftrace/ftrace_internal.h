@@ -89,11 +89,26 @@ typedef struct trak_fq_rec {
   uint16_t flags;
 } trak_fq_rec;
 
-/* Per CPU: the sched slice running and its thread. */
+/* A value's code in a one-byte column (trak__dict8_code's), remembered by its writer: a value's
+** code never changes, so it stays right while the value is the same. Zeroed: none yet. */
+typedef struct trak_fcode {
+  uint32_t v;
+  uint8_t c, known;
+} trak_fcode;
+
+/* The code of `v` in `d`, remembered in m. Can't fail. */
+static inline uint8_t trak__fcode(trak_dict8 *d, trak_fcode *m, uint32_t v) {
+  if (TRAK_LIKELY(m->known && m->v == v)) return m->c;
+  m->v = v, m->known = 1;
+  return m->c = trak__dict8_code(d, v);
+}
+
+/* Per CPU: the sched slice running and its thread, and the codes its rows last used. */
 typedef struct trak_fcpu {
   uint32_t slice;     /* row in sched_slice + 1, 0: none */
   uint32_t pid, utid; /* utid TRAK_NULL_U32: no switch seen yet */
   int32_t prio;
+  trak_fcode ss_ucpu, fe_ucpu, ss_prio; /* of sched_slice.ucpu8, ftrace_event.ucpu8, priority8 */
 } trak_fcpu;
 
 /* A thread's last thread_state row and last blocked row, each + 1 (0: none). */
@@ -178,6 +193,7 @@ typedef struct trak_fcpu_info {
 typedef struct trak_fstate_id {
   uint32_t id;
   uint16_t bits;
+  trak_fcode ss, ts; /* id's codes in sched_slice.end_state8 and thread_state.state8 */
 } trak_fstate_id;
 #define TRAK_FSTATE_IDS 64u
 
@@ -194,8 +210,11 @@ typedef struct trak_ftrace {
   TRAK_VEC(trak_fcpu_info) cpu_info;         /* by ucpu: CpuInfo packets' (proto/cpu_info.c) */
   /* by utid */
   TRAK_VEC(trak_fstate) states;
-  uint32_t s_running, s_runnable;            /* string ids of "Running", "R" */
+  uint32_t s_running, s_runnable;   /* string ids of "Running", "R" */
+  trak_fcode c_running, c_runnable; /* their codes in thread_state.state8 */
+  trak_fcode c_switch, c_waking;    /* of "sched_switch", "sched_waking" in ftrace_event.name8 */
   trak_fstate_id state_ids[TRAK_FSTATE_IDS]; /* end states by prev_state bits (sched_tracker.c) */
+  trak_fstate_id state_none;                 /* the end state of an invalid prev_state: id 0 */
   trak_sequence *seq;                  /* the records of counters and markers (not in seqs.by_id) */
   uint32_t keys[16];                   /* interned arg keys, see ftrace_events.c */
   int kernel_major, kernel_minor;      /* of the trace's system info, 0.0: unknown */
@@ -282,6 +301,17 @@ static inline uint32_t trak__ftrace_utid(trak_importer *imp, uint32_t tid) {
   if (tid == 0) return 0; /* every CPU's idle task is the swapper, utid 0 */
   uint32_t utid = trak__tid_memo_get(&imp->threads, tid);
   return TRAK_LIKELY(utid != TRAK_NULL_U32) ? utid : trak__thread_for_tid(imp, tid, -1);
+}
+/* The kernel names thread `utid` `name`: trak__thread_name_set(.., TRAK_THREAD_NAME_KERNEL), a
+** thread named before (every switch names both its threads) inline. */
+static inline void trak__ftrace_name_thread(trak_importer *imp, uint32_t utid, uint32_t name) {
+  trak_name_marks *marks = &imp->threads.thread_marks;
+  if (TRAK_LIKELY(name && utid < marks->n)) {
+    if (trak__name_mark_take(&marks->v[utid], TRAK_THREAD_NAME_KERNEL, imp->descriptor_ts))
+      imp->tables->thread.name[utid] = name;
+    return;
+  }
+  trak__thread_name_set(imp, utid, name, TRAK_THREAD_NAME_KERNEL);
 }
 
 /* The merge of the queues (ftrace_queue.c): every record in the order Perfetto's sorter
@@ -408,7 +438,7 @@ int trak__ftrace_crop(trak_importer *imp, const trak_fq_rec *r);
 
 /* Thread-state transitions (thread_state.c). */
 void trak__ts_switch(trak_importer *imp, int64_t ts, uint32_t ucpu, uint32_t prev_utid,
-                     uint32_t prev_state, uint32_t next_utid);
+                     trak_fstate_id *prev_state, uint32_t next_utid);
 /* irq_context: 0, 1, or 2 (unknown). */
 void trak__ts_waking(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t waker_utid,
                      uint8_t irq_context);
@@ -427,10 +457,18 @@ uint32_t trak__ts_prev_state(trak_importer *imp, uint32_t utid);
 /* The utid running on `cpu` after the queue's switches so far (TRAK_NULL_U32: none yet)
 ** (sched_tracker.c). */
 uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu);
+/* Grows f->cpus to hold `cpu` (the first event of a CPU). Can't fail. */
+__attribute__((noinline, cold)) void trak__ftrace_cpus_grow(trak_ftrace *f, uint32_t cpu);
+/* The state of `cpu` (CPUs past 4095 share the last), made on first use. Can't fail. */
+static inline trak_fcpu *trak__ftrace_cpu(trak_ftrace *f, uint32_t cpu) {
+  if (cpu >= 4096) cpu = 4095;
+  if (TRAK_UNLIKELY(f->cpus.n <= cpu)) trak__ftrace_cpus_grow(f, cpu);
+  return &f->cpus.v[cpu];
+}
 
-/* ftrace_event rows (ftrace_events.c): the sched_switch row of `r` (prev's fields given, as the
-** compact encoding takes them from the CPU), and a row of any event. */
-void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, uint32_t ucpu,
+/* ftrace_event rows (ftrace_events.c): the sched_switch row of `r` on CPU `c` (prev's fields
+** given, as the compact encoding takes them from the CPU), and a row of any event. */
+void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, trak_fcpu *c, uint32_t ucpu,
                              uint32_t prev_utid, uint32_t prev_pid, uint32_t prev_comm,
                              int32_t prev_prio);
 void trak__ftrace_waking_row(trak_importer *imp, const trak_fq_rec *r, uint32_t waker);
@@ -444,8 +482,10 @@ void trak__ftrace_set_used(trak_importer *imp, int64_t ts, uint32_t set);
 void trak__ftrace_sets_free(trak_ftrace *f);
 
 /* Arg sets of sched rows by their values (sched_sets.c), in tables that stay in the cache; every
-** set put must be one trak__ftrace_args_close returned for a set it shared (an earlier one), so
-** a hit gives what building and closing the set again would. With TRAK_FTRACE_SCHED_SETS=0
+** set put must be one trak__args_share_stable called stable (the set it shared, or a new set
+** it will share from then on), so a hit gives what building and sharing the set again would
+** (the sets of a first sight are kept: a row's second sight needs no build). With
+** TRAK_FTRACE_SCHED_SETS=0
 ** every get misses and puts keep nothing.
 ** The set cached for a sched_switch row of `vals` (ftrace_events.c's order: prev_comm, prev_pid,
 ** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32. */

@@ -23,7 +23,7 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
     trak__process_name_set(imp, upid, r->s1, TRAK_PROCESS_NAME_SYSTEM);
     uint32_t new_utid = trak__thread_for_tid(imp, r->a, r->a);
     t->thread.start_ts[new_utid] = r->ts;
-    trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+    trak__ftrace_name_thread(imp, new_utid, r->s1);
     uint32_t source = trak__ftrace_utid(imp, r->pid);
     trak__process_parent_thread(imp, upid, source);
     trak__ts_newtask(imp, r->ts, new_utid, source);
@@ -35,14 +35,14 @@ void trak__fa_newtask(trak_importer *imp, const trak_fq_rec *r) {
   int64_t pid = upid != TRAK_NULL_U32 ? t->process.pid[upid] : -1;
   uint32_t new_utid = trak__thread_clone(imp, r->a, pid, r->ts);
   t->thread.start_ts[new_utid] = r->ts;
-  trak__thread_name_set(imp, new_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__ftrace_name_thread(imp, new_utid, r->s1);
   trak__threads_associate(imp, source, new_utid); /* both join the process once it is known */
   trak__ts_newtask(imp, r->ts, new_utid, source);
 }
 
 void trak__ftrace_thread_rename(trak_importer *imp, uint32_t utid, uint32_t comm) {
   trak_tables *t = imp->tables;
-  trak__thread_name_set(imp, utid, comm, TRAK_THREAD_NAME_KERNEL);
+  trak__ftrace_name_thread(imp, utid, comm);
   uint32_t upid = t->thread.upid[utid];
   if (upid != TRAK_NULL_U32 && t->process.pid[upid] == t->thread.tid[utid])
     trak__process_name_set(imp, upid, comm, TRAK_PROCESS_NAME_SYSTEM);
@@ -58,7 +58,7 @@ void trak__fa_free(trak_importer *imp, const trak_fq_rec *r) {
 
 void trak__fa_thread_name(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t utid = r->x >= 0 ? trak__thread_for_tid(imp, r->a, r->x) : trak__ftrace_utid(imp, r->a);
-  trak__thread_name_set(imp, utid, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__ftrace_name_thread(imp, utid, r->s1);
 }
 
 /* irq_context of common_flags: hardirq (0x08) or softirq (0x10) */
@@ -69,7 +69,7 @@ static uint8_t irq_context(const trak_fq_rec *r) {
 
 void trak__fa_waking(trak_importer *imp, const trak_fq_rec *r) {
   uint32_t wakee = trak__ftrace_utid(imp, r->a);
-  trak__thread_name_set(imp, wakee, r->s1, TRAK_THREAD_NAME_KERNEL);
+  trak__ftrace_name_thread(imp, wakee, r->s1);
   uint32_t waker = trak__ftrace_utid(imp, r->pid);
   if (r->s2) trak__ftrace_waking_row(imp, r, waker);
   if (imp->ftrace->raw_only) return;

@@ -32,11 +32,17 @@ typedef struct pair_table {
   uint32_t mask, n;
 } pair_table;
 
+/* Slots of a memo of a vals_table: the slots last found for each pid % MEMO. A thread's events
+** repeat its comm, pid and prio (and mostly its prev_state), so one compare finds the value
+** without hashing; a memo keeps only slots the table holds, whose values never change. */
+#define MEMO 512u
+
 struct trak_fsched {
   vals_table prev;   /* a switch's (prev_comm, prev_pid, prev_prio, prev_state) -> its id */
   vals_table next;   /* a switch's (next_comm, next_pid, next_prio, 0) -> its id */
   pair_table pairs;  /* (prev id, next id) -> the switch's set */
   vals_table waking; /* a waking's (comm, pid, prio, target_cpu) -> its set */
+  vals_slot *memo;   /* 3 * MEMO slots: the memos of prev, next and waking */
 };
 
 /* Slots a table starts with (small, so the tests grow them through collisions). */
@@ -79,6 +85,17 @@ static uint32_t vals_get(const vals_table *t, const int64_t *v) {
   return t->mask ? vals_find(t, v)->val : TRAK_NULL_U32;
 }
 
+/* vals_get(t, v) through memo (MEMO slots) at `pid`'s slot. */
+static inline uint32_t vals_get_memo(const vals_table *t, vals_slot *memo, const int64_t *v,
+                                     int64_t pid) {
+  vals_slot *m = &memo[(uint64_t)pid % MEMO];
+  if (TRAK_LIKELY(m->val != TRAK_NULL_U32 && !memcmp(m->v, v, sizeof m->v))) return m->val;
+  if (!t->mask) return TRAK_NULL_U32;
+  const vals_slot *s = vals_find(t, v);
+  if (s->val != TRAK_NULL_U32) *m = *s;
+  return s->val;
+}
+
 /* Puts `v` -> `val` in t unless `v` is there; returns the value `v` has. */
 static uint32_t vals_put(vals_table *t, const int64_t *v, uint32_t val) {
   vals_reserve(t);
@@ -96,7 +113,7 @@ static uint32_t vals_id(vals_table *t, const int64_t *v) {
   return id != TRAK_NULL_U32 ? id : vals_put(t, v, t->n);
 }
 
-static pair_slot *pair_find(const pair_table *t, uint32_t a, uint32_t b) {
+static inline pair_slot *pair_find(const pair_table *t, uint32_t a, uint32_t b) {
   uint32_t h = (uint32_t)(trak__mix(a, b) >> 32);
   for (uint32_t i = h & t->mask;; i = (i + 1) & t->mask) {
     pair_slot *s = &t->s[i];
@@ -120,15 +137,18 @@ static trak_fsched *tables_get(trak_importer *imp) {
   if (TRAK_LIKELY(f->sched_sets != NULL) || f->sched_sets_off) return f->sched_sets;
   f->sched_sets = calloc(1, sizeof *f->sched_sets);
   if (!f->sched_sets) abort();
+  f->sched_sets->memo = slots_alloc(3 * MEMO, sizeof *f->sched_sets->memo);
   return f->sched_sets;
 }
 
 uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals) {
   trak_fsched *c = tables_get(imp);
   if (!c || !c->pairs.mask) return TRAK_NULL_U32;
+  uint32_t a = vals_get_memo(&c->prev, c->memo, vals, vals[1]);
+  if (a == TRAK_NULL_U32) return TRAK_NULL_U32;
   int64_t next[4] = {vals[4], vals[5], vals[6], 0};
-  uint32_t a = vals_get(&c->prev, vals), b = vals_get(&c->next, next);
-  if (a == TRAK_NULL_U32 || b == TRAK_NULL_U32) return TRAK_NULL_U32;
+  uint32_t b = vals_get_memo(&c->next, c->memo + MEMO, next, vals[5]);
+  if (b == TRAK_NULL_U32) return TRAK_NULL_U32;
   return pair_find(&c->pairs, a, b)->set;
 }
 
@@ -147,7 +167,7 @@ void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t s
 
 uint32_t trak__fsched_waking_get(trak_importer *imp, const int64_t *vals) {
   trak_fsched *c = tables_get(imp);
-  return c ? vals_get(&c->waking, vals) : TRAK_NULL_U32;
+  return c ? vals_get_memo(&c->waking, c->memo + 2 * MEMO, vals, vals[1]) : TRAK_NULL_U32;
 }
 
 void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t set) {
@@ -158,7 +178,7 @@ void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t s
 void trak__fsched_free(trak_ftrace *f) {
   trak_fsched *c = f->sched_sets;
   if (!c) return;
-  free(c->prev.s), free(c->next.s), free(c->pairs.s), free(c->waking.s);
+  free(c->prev.s), free(c->next.s), free(c->pairs.s), free(c->waking.s), free(c->memo);
   free(c);
   f->sched_sets = NULL;
 }

@@ -9,48 +9,55 @@
 #include "processor/tables/sched_cols.h"
 #include "processor/util/task_state.h"
 
-static trak_fcpu *cpu_state(trak_ftrace *f, uint32_t cpu) {
-  if (cpu >= 4096) cpu = 4095;
+void trak__ftrace_cpus_grow(trak_ftrace *f, uint32_t cpu) {
   while (f->cpus.n <= cpu) {
-    trak_fcpu c = {0, 0, TRAK_NULL_U32, 0};
+    trak_fcpu c = {0, 0, TRAK_NULL_U32, 0, {0}, {0}, {0}};
     trak_vec_push(f->cpus, c);
   }
-  return &f->cpus.v[cpu];
 }
 
-/* The string id of the letters of raw prev_state `raw`, 0 for an invalid state (counted). */
-static uint32_t end_state(trak_importer *imp, int64_t raw) {
+/* The end state of raw prev_state `raw`: its entry (id the string id of its letters, 0 for an
+** invalid state, counted). */
+static inline trak_fstate_id *end_state(trak_importer *imp, int64_t raw) {
   trak_ftrace *f = imp->ftrace;
   uint16_t bits = (uint16_t)raw; /* all the letters depend on (with the kernel version) */
   trak_fstate_id *hit = &f->state_ids[bits % TRAK_FSTATE_IDS];
-  if (TRAK_LIKELY(hit->id && hit->bits == bits)) return hit->id;
+  if (TRAK_LIKELY(hit->id && hit->bits == bits)) return hit;
   char letters[4];
   if (trak__task_state_letters(bits, f->kernel_major, f->kernel_minor, letters) < 0) {
     trak__report(imp, TRAK_STAT_TASK_STATE_INVALID, "sched_switch prev_state %lld is not a state",
                  (long long)raw);
-    return 0;
+    return &f->state_none;
   }
   hit->bits = bits;
-  return hit->id = trak__ftrace_str(imp, letters);
+  hit->id = trak__ftrace_str(imp, letters);
+  return hit;
 }
 
 /* Closes the CPU's running slice at ts with `state`. */
-static void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t state) {
+static inline void slice_close(trak_importer *imp, trak_fcpu *c, int64_t ts,
+                               trak_fstate_id *state) {
   trak_tables *t = imp->tables;
   uint32_t row = c->slice - 1;
   t->sched_slice.dur[row] = trak__wsub(ts, t->sched_slice.ts[row]);
-  trak__ss_end_state_set(t, row, state);
+  trak_dict8 *d = &t->dict.ss_end_state;
+  trak__dict8_put(d, t->sched_slice.end_state8, row, trak__fcode(d, &state->ss, state->id),
+                  state->id);
   c->slice = 0;
 }
 
-static void slice_open(trak_importer *imp, trak_fcpu *c, int64_t ts, uint32_t ucpu, uint32_t utid,
-                       int32_t prio) {
+static inline __attribute__((always_inline)) void slice_open(trak_importer *imp, trak_fcpu *c,
+                                                             int64_t ts, uint32_t ucpu,
+                                                             uint32_t utid, int32_t prio) {
   trak_tables *t = imp->tables;
   uint32_t row = trak__sched_slice_push(t);
   t->sched_slice.ts[row] = ts;
   t->sched_slice.utid[row] = utid;
-  trak__ss_priority_set(t, row, prio);
-  trak__ss_ucpu_set(t, row, ucpu);
+  trak_dict8 *d = &t->dict.ss_priority;
+  trak__dict8_put(d, t->sched_slice.priority8, row, trak__fcode(d, &c->ss_prio, (uint32_t)prio),
+                  (uint32_t)prio);
+  d = &t->dict.ss_ucpu;
+  trak__dict8_put(d, t->sched_slice.ucpu8, row, trak__fcode(d, &c->ss_ucpu, ucpu), ucpu);
   c->slice = row + 1;
 }
 
@@ -58,9 +65,9 @@ void trak__fa_switch(trak_importer *imp, const trak_fq_rec *r) {
   trak_ftrace *f = imp->ftrace;
   uint32_t ucpu = trak__ftrace_ucpu(imp, r->cpu);
   uint32_t next_utid = trak__ftrace_utid(imp, r->a);
-  trak__thread_name_set(imp, next_utid, r->s2, TRAK_THREAD_NAME_KERNEL);
-  trak_fcpu *c = cpu_state(f, r->cpu);
-  uint32_t state = end_state(imp, r->x);
+  trak__ftrace_name_thread(imp, next_utid, r->s2);
+  trak_fcpu *c = trak__ftrace_cpu(f, r->cpu);
+  trak_fstate_id *state = end_state(imp, r->x);
   if (c->slice) {
     if (TRAK_LIKELY(c->pid == r->pid))
       slice_close(imp, c, r->ts, state);
@@ -70,8 +77,8 @@ void trak__fa_switch(trak_importer *imp, const trak_fq_rec *r) {
                    r->cpu, (long long)r->ts, r->pid, c->pid);
   }
   uint32_t prev_utid = trak__ftrace_utid(imp, r->pid);
-  trak__thread_name_set(imp, prev_utid, r->s1, TRAK_THREAD_NAME_KERNEL);
-  trak__ftrace_switch_row(imp, r, ucpu, prev_utid, r->pid, r->s1, r->p1);
+  trak__ftrace_name_thread(imp, prev_utid, r->s1);
+  trak__ftrace_switch_row(imp, r, c, ucpu, prev_utid, r->pid, r->s1, r->p1);
   slice_open(imp, c, r->ts, ucpu, next_utid, r->p2);
   c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
   trak__ts_switch(imp, r->ts, ucpu, prev_utid, state, next_utid);
@@ -82,18 +89,18 @@ void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r) {
   trak_tables *t = imp->tables;
   uint32_t ucpu = trak__ftrace_ucpu(imp, r->cpu);
   uint32_t next_utid = trak__ftrace_utid(imp, r->a);
-  trak__thread_name_set(imp, next_utid, r->s2, TRAK_THREAD_NAME_KERNEL);
-  trak_fcpu *c = cpu_state(f, r->cpu);
+  trak__ftrace_name_thread(imp, next_utid, r->s2);
+  trak_fcpu *c = trak__ftrace_cpu(f, r->cpu);
   if (c->utid == TRAK_NULL_U32) {
     trak__report(imp, TRAK_STAT_COMPACT_SCHED_SWITCH_SKIPPED,
                  "the first compact sched_switch of cpu %u only says which thread runs", r->cpu);
     c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
     return;
   }
-  uint32_t state = end_state(imp, r->x);
+  trak_fstate_id *state = end_state(imp, r->x);
   if (c->slice) slice_close(imp, c, r->ts, state);
   uint32_t prev_utid = c->utid;
-  trak__ftrace_switch_row(imp, r, ucpu, prev_utid, c->pid, t->thread.name[prev_utid], c->prio);
+  trak__ftrace_switch_row(imp, r, c, ucpu, prev_utid, c->pid, t->thread.name[prev_utid], c->prio);
   c->pid = r->a, c->utid = next_utid, c->prio = r->p2;
   if (f->raw_only) return; /* before every CPU's data is complete (crop.c) */
   slice_open(imp, c, r->ts, ucpu, next_utid, r->p2);
