@@ -126,6 +126,9 @@ typedef enum trak_stat_id {
   /* the Android package list (proto/packages.c) */
   TRAK_STAT_PACKAGES_LIST_PARSE_ERRORS,
   TRAK_STAT_PACKAGES_LIST_READ_ERRORS,
+  /* GPU counters (proto/gpu.c) */
+  TRAK_STAT_GPU_COUNTERS_INVALID_SPEC,
+  TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

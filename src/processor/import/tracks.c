@@ -345,6 +345,7 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_GPU) {
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
+    if (k->dims & TRAK_DIM_GPU_NAME) arg_str(imp, set, "name", info->name);
   }
   if (k->dims & TRAK_DIM_POWER_RAIL) {
     arg_str(imp, set, "name", info->dim_key);
@@ -387,6 +388,14 @@ static void power_source_args(trak_importer *imp, const trak_track_info *info, u
     arg_int(imp, set, "ordinal", TRAK_ARG_INT, info->rank);
   }
   t->track.source_arg_set_id[id] = trak__args_share(imp, set);
+}
+
+/* A track's source arg description (its info's; none when it has none). */
+static void description_source_args(trak_importer *imp, const trak_track_info *info,
+                                    uint32_t id) {
+  uint32_t set = (uint32_t)imp->tables->args.n;
+  arg_str(imp, set, "description", info->description);
+  imp->tables->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 
 /* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
@@ -475,6 +484,8 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
     track_source_args(imp, info, id);
   else if (k->source == TRAK_SOURCE_POWER_RAIL || k->source == TRAK_SOURCE_ENERGY_CONSUMER)
     power_source_args(imp, info, id, k);
+  else if (k->source == TRAK_SOURCE_DESCRIPTION)
+    description_source_args(imp, info, id);
   else if (k->source != TRAK_SOURCE_NONE)
     chrome_source_args(imp, info, id, k);
   return id;
@@ -603,6 +614,8 @@ void trak__tracks_finish(trak_importer *imp) {
     t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
   for (size_t r = 0; r < t->state.n; r++)
     t->state.track_id[r] = ord[t->state.track_id[r]].final;
+  for (size_t r = 0; r < t->gpu_counter_group.n; r++)
+    t->gpu_counter_group.track_id[r] = ord[t->gpu_counter_group.track_id[r]].final;
   for (size_t i = 0; i < n; i++) /* `used` is free to hold the rows of track indexes now */
     used[i] = ord[i].final;
   trak__arg_order_apply(imp, used, n_early);
