@@ -43,7 +43,9 @@ enum trak_track_dim {
   TRAK_DIM_ENERGY_CONSUMER = 1 << 17, /* "energy_consumer_id" (dim_int) */
   TRAK_DIM_UID = 1 << 18,             /* "uid" (lane): an Android app */
   TRAK_DIM_ENTITY_STATE = 1 << 19,    /* "entity_name" (lane), "state_name" (dim_key) */
-  TRAK_DIM_GPU_NAME = 1 << 20         /* after TRAK_DIM_GPU: "name" (the track's name) */
+  TRAK_DIM_GPU_NAME = 1 << 20,        /* after TRAK_DIM_GPU: "name" (the track's name) */
+  TRAK_DIM_RENDER_STAGE = 1 << 21     /* "ugpu" (lane), "gpu" (its gpu row's), "render_stage_source"
+                                      ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -169,6 +171,8 @@ enum trak_track_source {
   X(GPU_FREQUENCY, "gpu_frequency", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                 \
   /* a GPU's counters by name (GpuCounterEvent: proto/gpu.c) */                                   \
   X(GPU_COUNTER, "gpu_counter", GLOBAL, TRAK_DIM_GPU | TRAK_DIM_GPU_NAME, DESCRIPTION, 0)          \
+  /* a GPU hardware queue's render stages, in lanes (GpuRenderStageEvent: proto/gpu_stages.c) */  \
+  X(GPU_RENDER_STAGE, "gpu_render_stage", GLOBAL, TRAK_DIM_RENDER_STAGE, DESCRIPTION, 0)          \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \

@@ -347,6 +347,13 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
     if (k->dims & TRAK_DIM_GPU_NAME) arg_str(imp, set, "name", info->name);
   }
+  if (k->dims & TRAK_DIM_RENDER_STAGE) {
+    arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
+    arg_int(imp, set, "gpu", TRAK_ARG_INT, t->gpu.gpu[info->lane]);
+    arg_str(imp, set, "render_stage_source", info->scope);
+    arg_int(imp, set, "hwqueue_id", TRAK_ARG_INT, info->dim_int);
+    arg_str(imp, set, "hwqueue_name", info->dim_key);
+  }
   if (k->dims & TRAK_DIM_POWER_RAIL) {
     arg_str(imp, set, "name", info->dim_key);
     arg_int(imp, set, "session_uuid", TRAK_ARG_INT, info->dim_int);
@@ -394,7 +401,7 @@ static void power_source_args(trak_importer *imp, const trak_track_info *info, u
 static void description_source_args(trak_importer *imp, const trak_track_info *info,
                                     uint32_t id) {
   uint32_t set = (uint32_t)imp->tables->args.n;
-  arg_str(imp, set, "description", info->description);
+  if (info->description) arg_str(imp, set, "description", info->description);
   imp->tables->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 

@@ -73,7 +73,8 @@
   X(interrupt_mapping, "_linux_interrupt_mapping")                                                 \
   X(clock_snapshot, "__intrinsic_clock_snapshot")                                                  \
   X(gpu, "__intrinsic_gpu")                                                                        \
-  X(gpu_counter_group, "__intrinsic_gpu_counter_group")
+  X(gpu_counter_group, "__intrinsic_gpu_counter_group")                                            \
+  X(gpu_context, "__intrinsic_gpu_context")
 
 /* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. The
 ** hidden __ columns follow the slice's track to its thread (on a thread track) and process (the
@@ -350,5 +351,13 @@
   X(T, S, U32, track_id, "track_id", 0, 0)                                                         \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
   X(T, S, STR, description, "description", 0, 0)
+
+/* A graphics context a GPU render stage names (import/proto/gpu_stages.c), once per context
+** id: its process id and API (OPEN_GL, VULKAN, OPEN_CL, CUDA, HIP or UNDEFINED). */
+#define TRAK_COLUMNS_gpu_context(X, T)                                                             \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, context_id, "context_id", 0, 0)                                                     \
+  X(T, S, I64N, pid, "pid", 0, INT64_MIN)                                                          \
+  X(T, S, STR, api, "api", 0, 0)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

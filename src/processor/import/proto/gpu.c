@@ -57,8 +57,7 @@ static uint32_t intern(trak_importer *imp, const uint8_t *s, size_t n) {
   return n ? trak__strpool_intern(&imp->tables->strings, (const char *)s, n) : 0;
 }
 
-/* The gpu table row (ugpu) of GPU `gpu` of the packet's machine, made on first use. */
-static uint32_t gpu_row(trak_importer *imp, uint32_t gpu) {
+uint32_t trak__gpu_row(trak_importer *imp, uint32_t gpu) {
   struct trak_gpu_state *st = gpu_state(imp);
   int added;
   uint32_t *row =
@@ -79,7 +78,7 @@ static uint32_t gpu_row(trak_importer *imp, uint32_t gpu) {
 static void gpu_info_entry(trak_importer *imp, uint32_t index, const uint8_t *data, size_t len) {
   static const char hex[] = "0123456789abcdef";
   trak_tables *t = imp->tables;
-  uint32_t row = gpu_row(imp, index);
+  uint32_t row = trak__gpu_row(imp, index);
   uint32_t set = TRAK_NULL_U32;
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
@@ -136,7 +135,7 @@ static void gpu_frequency(trak_importer *imp, const trak_packet_ctx *ctx, const 
   uint32_t gpu = (uint32_t)trak__dec_varint(imp, data, len, TRAK_PB_GenericGpuFrequencyEvent_gpu_id, 0);
   uint32_t khz = (uint32_t)trak__dec_varint(imp, data, len,
                                             TRAK_PB_GenericGpuFrequencyEvent_frequency_khz, 0);
-  uint32_t ugpu = gpu_row(imp, gpu);
+  uint32_t ugpu = trak__gpu_row(imp, gpu);
   trak_strpool *pool = &imp->tables->strings;
   uint32_t track = trak__system_counter_track(imp, TRAK_TK_GPU_FREQUENCY, TRAK_NULL_U32, ugpu, 0,
                                               trak__strpool_intern(pool, "gpufreq", 7));
@@ -230,7 +229,7 @@ static gpu_spec spec_read(trak_importer *imp, const uint8_t *data, size_t len) {
 ** tokenizes): told apart by the GPU and the counter's name; the first spec of a name gives its
 ** description and unit. */
 static uint32_t counter_track(trak_importer *imp, int32_t gpu, const gpu_spec *s) {
-  uint32_t ugpu = gpu_row(imp, (uint32_t)gpu);
+  uint32_t ugpu = trak__gpu_row(imp, (uint32_t)gpu);
   uint32_t name = trak__strpool_intern(&imp->tables->strings, (const char *)s->name.data,
                                        s->name.len);
   int made;
@@ -570,6 +569,8 @@ void trak__gpu_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t f
                       const uint8_t *data, size_t len) {
   if (field == TRAK_PB_TracePacket_gpu_counter_event)
     counter_event(imp, ctx, data, len);
+  else if (field == TRAK_PB_TracePacket_gpu_render_stage_event)
+    trak__gpu_stage_event(imp, ctx, data, len);
   else if (field == TRAK_PB_TracePacket_gpu_info)
     gpu_info(imp, data, len);
   else if (field == TRAK_PB_TracePacket_generic_gpu_frequency_event)
