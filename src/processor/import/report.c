@@ -420,6 +420,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              "a counter id their interned descriptor lacks; "
                                              "skipped.",
                                              1},
+    [TRAK_STAT_GPU_COUNTERS_MISSING_SPEC] = {"gpu_counters_missing_spec", TRAK_SEVERITY_ERROR,
+                                             "Never counted: Perfetto's row, which its importer "
+                                             "no longer counts (samples of unknown counters "
+                                             "count gpu_counters_invalid_spec).",
+                                             1},
     [TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP] = {"gpu_counters_missing_timestamp",
                                                   TRAK_SEVERITY_ERROR,
                                                   "GpuCounterEvent packets with samples but no "

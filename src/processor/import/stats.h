@@ -128,6 +128,7 @@ typedef enum trak_stat_id {
   TRAK_STAT_PACKAGES_LIST_READ_ERRORS,
   /* GPU counters (proto/gpu.c) */
   TRAK_STAT_GPU_COUNTERS_INVALID_SPEC,
+  TRAK_STAT_GPU_COUNTERS_MISSING_SPEC, /* Perfetto's row, never counted */
   TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP,
   TRAK_STAT_COUNT
 } trak_stat_id;

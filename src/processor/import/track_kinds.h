@@ -45,7 +45,8 @@ enum trak_track_dim {
   TRAK_DIM_ENTITY_STATE = 1 << 19,    /* "entity_name" (lane), "state_name" (dim_key) */
   TRAK_DIM_GPU_NAME = 1 << 20,        /* after TRAK_DIM_GPU: "name" (the track's name) */
   TRAK_DIM_RENDER_STAGE = 1 << 21     /* "ugpu" (lane), "gpu" (its gpu row's), "render_stage_source"
-                                      ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key) */
+                                      ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key),
+                                      ** "track_compressor_idx" (rank: its lane) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 

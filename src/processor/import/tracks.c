@@ -353,6 +353,7 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_str(imp, set, "render_stage_source", info->scope);
     arg_int(imp, set, "hwqueue_id", TRAK_ARG_INT, info->dim_int);
     arg_str(imp, set, "hwqueue_name", info->dim_key);
+    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->rank);
   }
   if (k->dims & TRAK_DIM_POWER_RAIL) {
     arg_str(imp, set, "name", info->dim_key);
@@ -401,7 +402,9 @@ static void power_source_args(trak_importer *imp, const trak_track_info *info, u
 static void description_source_args(trak_importer *imp, const trak_track_info *info,
                                     uint32_t id) {
   uint32_t set = (uint32_t)imp->tables->args.n;
-  if (info->description) arg_str(imp, set, "description", info->description);
+  /* a GPU counter's, even NULL (Perfetto adds it whatever the spec says) */
+  if (info->description || info->kind == TRAK_TK_GPU_COUNTER)
+    arg_str(imp, set, "description", info->description);
   imp->tables->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 

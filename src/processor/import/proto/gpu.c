@@ -230,8 +230,7 @@ static gpu_spec spec_read(trak_importer *imp, const uint8_t *data, size_t len) {
 ** description and unit. */
 static uint32_t counter_track(trak_importer *imp, int32_t gpu, const gpu_spec *s) {
   uint32_t ugpu = trak__gpu_row(imp, (uint32_t)gpu);
-  uint32_t name = trak__strpool_intern(&imp->tables->strings, (const char *)s->name.data,
-                                       s->name.len);
+  uint32_t name = intern(imp, s->name.data, s->name.len);
   int made;
   uint32_t track = trak__dim_counter_track(imp, TRAK_TK_GPU_COUNTER,
                                            (uint64_t)ugpu << 32 | (uint32_t)gpu, name, name, &made);

@@ -73,8 +73,9 @@ static struct trak_gpu_stages *stages_state(trak_importer *imp) {
   return s->gpu_stages;
 }
 
+/* The string id of [s, s + n); 0 (NULL) for the empty string, as Perfetto interns it. */
 static uint32_t str(trak_importer *imp, const char *s, size_t n) {
-  return trak__strpool_intern(&imp->tables->strings, s, n);
+  return n ? trak__strpool_intern(&imp->tables->strings, s, n) : 0;
 }
 
 /* ---- interned data ----------------------------------------------------------------------- */
@@ -137,16 +138,14 @@ static stage_spec description_read(trak_importer *imp, const uint8_t *data, size
   stage_spec s = {0, 0, 0};
   trak_pb_decoder dec;
   trak_pb_field f;
-  int has_description = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
     if (f.number == TRAK_PB_GpuRenderStageEvent_Specifications_Description_name)
       s.name = str(imp, (const char *)f.data, f.len);
     else if (f.number == TRAK_PB_GpuRenderStageEvent_Specifications_Description_description)
-      s.description = str(imp, (const char *)f.data, f.len), has_description = 1;
+      s.description = str(imp, (const char *)f.data, f.len);
   }
-  if (s.name && !has_description) s.description = str(imp, "", 0);
   return s;
 }
 
@@ -453,6 +452,7 @@ static uint32_t lane_track(trak_importer *imp, const stage_slice *s) {
     info->dim_key = s->queue_dim;
     info->description = s->track_description;
     info->machine = imp->threads.machine;
+    info->rank = (int32_t)l;
     trak_vec_push(q->tracks, track);
     trak_vec_push(q->ends, INT64_MIN);
   }
