@@ -64,6 +64,8 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__packets_retry_deferred(p->imp);
   trak__power_rails_finish(p->imp);
   trak__perf_samples_apply(p->imp);
+  trak__gpu_finish(p->imp);
+  trak__gpu_stages_finish(p->imp);
   trak__ftrace_finish(p->imp);
   trak__phase_clock_mark(&p->clock, "ftrace end");
   p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */

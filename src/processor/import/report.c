@@ -428,6 +428,25 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                 "Samples whose callstack has no frames: the "
                                                 "sample has no callsite.",
                                                 0},
+    [TRAK_STAT_GPU_COUNTERS_INVALID_SPEC] = {"gpu_counters_invalid_spec", TRAK_SEVERITY_ERROR,
+                                             "GPU counter specs without an id or a name, an "
+                                             "inline spec of an id an earlier one took, an "
+                                             "interned descriptor never interned, or samples of "
+                                             "a counter id their interned descriptor lacks; "
+                                             "skipped.",
+                                             1},
+    [TRAK_STAT_GPU_COUNTERS_MISSING_SPEC] = {"gpu_counters_missing_spec", TRAK_SEVERITY_ERROR,
+                                             "Never counted: Perfetto's row, which its importer "
+                                             "no longer counts (samples of unknown counters "
+                                             "count gpu_counters_invalid_spec).",
+                                             1},
+    [TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP] = {"gpu_counters_missing_timestamp",
+                                                  TRAK_SEVERITY_ERROR,
+                                                  "GpuCounterEvent packets with samples but no "
+                                                  "timestamp: the samples cannot be placed in "
+                                                  "time and are dropped (their descriptor is "
+                                                  "still read). A bug of the producer.",
+                                                  0},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -43,7 +43,11 @@ enum trak_track_dim {
   TRAK_DIM_ENERGY_CONSUMER = 1 << 17, /* "energy_consumer_id" (dim_int) */
   TRAK_DIM_UID = 1 << 18,             /* "uid" (lane): an Android app */
   TRAK_DIM_ENTITY_STATE = 1 << 19,    /* "entity_name" (lane), "state_name" (dim_key) */
-  TRAK_DIM_PERF = 1 << 20 /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
+  TRAK_DIM_GPU_NAME = 1 << 20,        /* after TRAK_DIM_GPU: "name" (the track's name) */
+  TRAK_DIM_RENDER_STAGE = 1 << 21,    /* "ugpu" (lane), "gpu" (its gpu row's), "render_stage_source"
+                                      ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key),
+                                      ** "track_compressor_idx" (rank: its lane) */
+  TRAK_DIM_PERF = 1 << 22 /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -55,7 +59,8 @@ enum trak_track_source {
   TRAK_SOURCE_CHROME_ASYNC, /* source "chrome" and the async id's scope and process */
   TRAK_SOURCE_POWER_RAIL,   /* raw_name (dim_key), subsystem_name (scope) */
   TRAK_SOURCE_ENERGY_CONSUMER, /* consumer_type (scope), ordinal (rank) */
-  TRAK_SOURCE_PERF             /* is_timebase (rank) */
+  TRAK_SOURCE_PERF,            /* is_timebase (rank) */
+  TRAK_SOURCE_DESCRIPTION      /* description (its info's description) */
 };
 
 /* X(ID, Perfetto's type, scope, dimensions, source, te): te is 1 when the kind's events are
@@ -167,6 +172,10 @@ enum trak_track_source {
   /* SysStats' disks (proto/disk_stats.c) and GPU frequency (proto/sys_stats.c) */                \
   X(DISKSTAT, "diskstat", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                                 \
   X(GPU_FREQUENCY, "gpu_frequency", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                 \
+  /* a GPU's counters by name (GpuCounterEvent: proto/gpu.c) */                                   \
+  X(GPU_COUNTER, "gpu_counter", GLOBAL, TRAK_DIM_GPU | TRAK_DIM_GPU_NAME, DESCRIPTION, 0)          \
+  /* a GPU hardware queue's render stages, in lanes (GpuRenderStageEvent: proto/gpu_stages.c) */  \
+  X(GPU_RENDER_STAGE, "gpu_render_stage", GLOBAL, TRAK_DIM_RENDER_STAGE, DESCRIPTION, 0)          \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \

@@ -345,6 +345,15 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_GPU) {
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
+    if (k->dims & TRAK_DIM_GPU_NAME) arg_str(imp, set, "name", info->name);
+  }
+  if (k->dims & TRAK_DIM_RENDER_STAGE) {
+    arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
+    arg_int(imp, set, "gpu", TRAK_ARG_INT, t->gpu.gpu[info->lane]);
+    arg_str(imp, set, "render_stage_source", info->scope);
+    arg_int(imp, set, "hwqueue_id", TRAK_ARG_INT, info->dim_int);
+    arg_str(imp, set, "hwqueue_name", info->dim_key);
+    arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->rank);
   }
   if (k->dims & TRAK_DIM_POWER_RAIL) {
     arg_str(imp, set, "name", info->dim_key);
@@ -395,6 +404,16 @@ static void device_source_args(trak_importer *imp, const trak_track_info *info, 
     arg_int(imp, set, "ordinal", TRAK_ARG_INT, info->rank);
   }
   t->track.source_arg_set_id[id] = trak__args_share(imp, set);
+}
+
+/* A track's source arg description (its info's; none when it has none). */
+static void description_source_args(trak_importer *imp, const trak_track_info *info,
+                                    uint32_t id) {
+  uint32_t set = (uint32_t)imp->tables->args.n;
+  /* a GPU counter's, even NULL (Perfetto adds it whatever the spec says) */
+  if (info->description || info->kind == TRAK_TK_GPU_COUNTER)
+    arg_str(imp, set, "description", info->description);
+  imp->tables->track.source_arg_set_id[id] = trak__args_share(imp, set);
 }
 
 /* The track infos' final ids: only tracks that events use become rows (as in Perfetto, which
@@ -484,6 +503,8 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   else if (k->source == TRAK_SOURCE_POWER_RAIL || k->source == TRAK_SOURCE_ENERGY_CONSUMER ||
            k->source == TRAK_SOURCE_PERF)
     device_source_args(imp, info, id, k);
+  else if (k->source == TRAK_SOURCE_DESCRIPTION)
+    description_source_args(imp, info, id);
   else if (k->source != TRAK_SOURCE_NONE)
     chrome_source_args(imp, info, id, k);
   return id;
@@ -612,6 +633,8 @@ void trak__tracks_finish(trak_importer *imp) {
     t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
   for (size_t r = 0; r < t->state.n; r++)
     t->state.track_id[r] = ord[t->state.track_id[r]].final;
+  for (size_t r = 0; r < t->gpu_counter_group.n; r++)
+    t->gpu_counter_group.track_id[r] = ord[t->gpu_counter_group.track_id[r]].final;
   for (size_t i = 0; i < n; i++) /* `used` is free to hold the rows of track indexes now */
     used[i] = ord[i].final;
   trak__arg_order_apply(imp, used, n_early);

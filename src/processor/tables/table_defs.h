@@ -71,7 +71,10 @@
   X(cpu_freq, "__intrinsic_cpu_freq")                                                              \
   X(ftrace_event, "__intrinsic_ftrace_event")                                                      \
   X(interrupt_mapping, "_linux_interrupt_mapping")                                                 \
-  X(clock_snapshot, "__intrinsic_clock_snapshot")
+  X(clock_snapshot, "__intrinsic_clock_snapshot")                                                  \
+  X(gpu, "__intrinsic_gpu")                                                                        \
+  X(gpu_counter_group, "__intrinsic_gpu_counter_group")                                            \
+  X(gpu_context, "__intrinsic_gpu_context")
 
 /* thread_*: from thread-time / instruction-count counter tracks or JSON's tts / tdur. The
 ** hidden __ columns follow the slice's track to its thread (on a thread track) and process (the
@@ -324,5 +327,37 @@
   X(T, S, I64, clock_value, "clock_value", 0, 0)                                                   \
   X(T, S, U32, snapshot_id, "snapshot_id", 0, 0)                                                   \
   X(T, S, U32, machine_id, "machine_id", 0, 0)
+
+/* A GPU of a machine, as its first mention makes it (import/proto/gpu.c): a GpuInfo packet's
+** entry (by index) or a GPU counter's or frequency's gpu id; the id is the ugpu. */
+#define TRAK_COLUMNS_gpu(X, T)                                                                     \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, U32N, gpu, "gpu", 0, TRAK_NULL_U32)                                                      \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, STR, vendor, "vendor", 0, 0)                                                             \
+  X(T, S, STR, model, "model", 0, 0)                                                               \
+  X(T, S, STR, architecture, "architecture", 0, 0)                                                 \
+  X(T, S, STR, uuid, "uuid", 0, 0)                                                                 \
+  X(T, S, STR, pci_bdf, "pci_bdf", 0, 0)                                                           \
+  X(T, S, U32, machine_id, "machine_id", 0, 0)                                                     \
+  X(T, S, U32N, arg_set_id, "arg_set_id", 0, TRAK_NULL_U32)
+
+/* A GPU counter's membership of a group (import/proto/gpu.c): a row per group its spec lists
+** (group 0 when none), then per custom group naming it; name and description are the custom
+** group's. track_id is the counter's gpu_counter track. */
+#define TRAK_COLUMNS_gpu_counter_group(X, T)                                                       \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, group_id, "group_id", 0, 0)                                                         \
+  X(T, S, U32, track_id, "track_id", 0, 0)                                                         \
+  X(T, S, STR, name, "name", 0, 0)                                                                 \
+  X(T, S, STR, description, "description", 0, 0)
+
+/* A graphics context a GPU render stage names (import/proto/gpu_stages.c), once per context
+** id: its process id and API (OPEN_GL, VULKAN, OPEN_CL, CUDA, HIP or UNDEFINED). */
+#define TRAK_COLUMNS_gpu_context(X, T)                                                             \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
+  X(T, S, I64, context_id, "context_id", 0, 0)                                                     \
+  X(T, S, I64N, pid, "pid", 0, INT64_MIN)                                                          \
+  X(T, S, STR, api, "api", 0, 0)
 
 #endif /* TRAK_PROCESSOR_TABLE_DEFS_H */

@@ -106,6 +106,11 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
              fld.number == TRAK_PB_InternedData_frames ||
              fld.number == TRAK_PB_InternedData_callstacks)
       trak__callstack_interned(imp, seq, fld.number, fld.data, fld.len);
+    else if (fld.number == TRAK_PB_InternedData_gpu_counter_descriptors)
+      trak__gpu_interned_descriptor(imp, seq, fld.data, fld.len);
+    else if (fld.number == TRAK_PB_InternedData_graphics_contexts ||
+             fld.number == TRAK_PB_InternedData_gpu_specifications)
+      trak__gpu_stages_interned(imp, seq, fld.number, fld.data, fld.len);
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "interned_data is malformed");
 }

@@ -446,6 +446,8 @@ void trak__packet_state_free(trak_importer *imp) {
   trak__map_free(&m->power);
   trak_vec_free(m->power_names);
   trak_vec_free(m->rail_values);
+  trak__gpu_free(m->gpu);
+  trak__gpu_stages_free(m->gpu_stages);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

@@ -120,7 +120,9 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_android_system_property) |                                     \
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
-   META_WORD(w, TRAK_PB_TracePacket_packages_list))
+   META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                          \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -397,6 +399,12 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
   case TRAK_PB_TracePacket_generic_kernel_process_tree:
     trak__generic_kernel_packet(imp, ctx, field, data, len);
     return;
+  case TRAK_PB_TracePacket_gpu_counter_event:
+  case TRAK_PB_TracePacket_gpu_render_stage_event:
+  case TRAK_PB_TracePacket_gpu_info:
+  case TRAK_PB_TracePacket_generic_gpu_frequency_event:
+    trak__gpu_packet(imp, ctx, field, data, len);
+    return;
   default: /* trace_config, triggers, chrome_events */
     trak__late_packet_keep(imp, ctx, field, data, len);
     return;
@@ -510,7 +518,9 @@ unhandled_fields(trak_importer *imp, const uint8_t *data, size_t len, packet_fie
       has_machine = 1, machine = f.value;
     else if ((f.number == TRAK_PB_TracePacket_concurrent_session_event ||
               f.number == TRAK_PB_TracePacket_interrupt_info ||
-              f.number == TRAK_PB_TracePacket_journald_event) &&
+              f.number == TRAK_PB_TracePacket_journald_event ||
+              f.number == TRAK_PB_TracePacket_gpu_info ||
+              f.number == TRAK_PB_TracePacket_generic_gpu_frequency_event) &&
              f.wire_type == TRAK_PB_WIRE_LEN) /* rare_packet's, past the bit set's 128 */
       set_span(pf, P_META, &f), pf->meta_field = f.number;
     else if (trak__schema_lacks("TracePacket", f.number))

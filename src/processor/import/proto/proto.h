@@ -219,6 +219,8 @@ typedef struct trak_packet_state {
   TRAK_VEC(uint32_t) power_names; /* a consumer's name, type, ordinal; an entity state's entity,
                                   ** state and track names (string ids), three a descriptor */
   uint8_t finished;     /* trak__proto_finish ran */
+  struct trak_gpu_state *gpu; /* gpu.c's state, or NULL */
+  struct trak_gpu_stages *gpu_stages; /* gpu_stages.c's state, or NULL */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
@@ -259,6 +261,30 @@ static inline trak_packet_ctx trak__packet_ctx_timed(const trak_importer *imp,
 ** are skipped. Can't fail. */
 void trak__system_property_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                   size_t len);
+/* TracePacket.gpu_counter_event, gpu_info and generic_gpu_frequency_event (gpu.c): the gpu
+** table's rows, the "gpufreq" counter, GPU counter tracks and groups made now and their samples
+** kept for trak__gpu_finish (which sorts them and pushes them, Perfetto's backwards-looking
+** values moved onto the previous sample). Can't fail; bad specs count
+** gpu_counters_invalid_spec, samples without a timestamp gpu_counters_missing_timestamp. */
+void trak__gpu_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                      const uint8_t *data, size_t len);
+/* InternedData.gpu_counter_descriptors (gpu.c): kept for the events that name its iid. */
+void trak__gpu_interned_descriptor(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                                   size_t len);
+void trak__gpu_finish(trak_importer *imp);
+void trak__gpu_free(struct trak_gpu_state *st);
+/* The gpu table row (ugpu) of GPU `gpu` of the packet's machine, made on first use (gpu.c). */
+uint32_t trak__gpu_row(trak_importer *imp, uint32_t gpu);
+/* TracePacket.gpu_render_stage_event (gpu_stages.c): its stage's slice, kept for
+** trak__gpu_stages_finish (which sorts the slices and puts each on the first lane of its
+** queue's track that is free at its start); its graphics context a gpu_context row. */
+void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                           size_t len);
+/* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
+void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
+                               const uint8_t *data, size_t len);
+void trak__gpu_stages_finish(trak_importer *imp);
+void trak__gpu_stages_free(struct trak_gpu_stages *st);
 /* TracePacket.power_rails (power_rails.c): its rail descriptors' counter tracks, made at once,
 ** and its energy values, each at its own time, kept for trak__power_rails_finish. Can't fail; a
 ** packet without energy values is counted (power_rail_empty_packet). */

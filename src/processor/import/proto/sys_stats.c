@@ -161,10 +161,10 @@ static void cpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint32_t cpu
 }
 
 /* The GPU's frequency, on GPU 0's "gpufreq" track (type gpu_frequency, unit kHz, as Perfetto
-** names it, though the value is the sample's MHz). */
+** names it, though the value is the sample's MHz); GPU 0 gets its gpu row, as in Perfetto. */
 static void gpu_frequency(trak_importer *imp, trak_packet_ctx *ctx, uint64_t mhz) {
-  uint32_t track = trak__system_counter_track(imp, TRAK_TK_GPU_FREQUENCY, TRAK_NULL_U32, 0, 0,
-                                              intern(imp, "gpufreq", 7));
+  uint32_t track = trak__system_counter_track(imp, TRAK_TK_GPU_FREQUENCY, TRAK_NULL_U32,
+                                              trak__gpu_row(imp, 0), 0, intern(imp, "gpufreq", 7));
   imp->tracks.info.v[track].unit = intern(imp, "kHz", 3);
   trak__system_counter(imp, ctx, track, (double)mhz);
 }
