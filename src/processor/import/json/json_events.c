@@ -196,14 +196,18 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
 
 /* ---- args ------------------------------------------------------------------------------ */
 
-/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32. */
+/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32: from its leaves when the
+** reader made them, else from its text through the key memo, or the plain flattening. */
 static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   trak_arg_key *k = &j->arg_key;
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
   trak_json_args a = {j->imp, &j->cache, set, k, NULL};
-  if (TRAK_LIKELY(j->keys != NULL)) {
+  if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
+    trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
+                           e->args.s);
+  } else if (j->keys != NULL) {
     trak__json_args_flatten_event(&a, j->keys, &c);
   } else {
     k->key_len = k->flat_len = k->cut = 0;
