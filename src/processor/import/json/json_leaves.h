@@ -20,7 +20,8 @@
 ** "args"), with its full key ("args.info.ok"). Written once by the decoding thread before any
 ** op that uses it is handed over, never changed: the importer's thread reads it freely. */
 typedef struct trak_json_dict_entry {
-  uint64_t name[4]; /* the name's words (trak__json_load_words) */
+  uint64_t name[4];   /* the name's words (trak__json_load_words) */
+  uint64_t quoted[5]; /* '"', the name, '"' and ':', zero-padded: the member's usual spelling */
   uint32_t parent;
   uint16_t name_len, key_len;
   char key[TRAK_JSON_DICT_KEY];
@@ -31,7 +32,10 @@ typedef struct trak_json_dict_entry {
 typedef struct trak_json_dict {
   trak_json_dict_entry *entry; /* TRAK_JSON_DICT_MAX + 1 of them; entry 0 unused */
   uint32_t n;
+  uint32_t last;                         /* the key looked up last */
   uint16_t slot[2 * TRAK_JSON_DICT_MAX]; /* entry numbers; 0: empty */
+  uint16_t next[TRAK_JSON_DICT_MAX + 1]; /* key -> the key looked up after it last time: tried
+                                         ** first, as args come with the same keys in order */
 } trak_json_dict;
 
 /* One args row to be: a value of kind `type` (a trak_arg_type: INT, REAL, BOOL, STRING) under
