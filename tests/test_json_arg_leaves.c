@@ -327,22 +327,8 @@ static void export_with(const char *path, const char *memo, const char *threads,
   }
   unsetenv("TRAK_JSON_KEY_MEMO");
   unsetenv("TRAK_IMPORT_THREADS");
-  assert_int_equal(trak_processor_export(p, db, NULL), 0);
-  char sql[200];
-  snprintf(sql, sizeof sql,
-           "ATTACH DATABASE '%s' AS x; CREATE TABLE x.import_logs AS SELECT * FROM "
-           "__intrinsic_trace_import_logs; DETACH DATABASE x",
-           db);
-  assert_int_equal(trak_processor_exec(p, sql, NULL), 0);
+  assert_int_equal(tu_export(p, db), 0);
   trak_processor_free(p);
-}
-
-static void assert_same_file(const char *a, const char *b, const char *what) {
-  size_t na, nb;
-  char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);
-  if (na != nb || memcmp(da, db, na)) fail_msg("the tables differ: %s", what);
-  free(da);
-  free(db);
 }
 
 static void test_traces_import_alike(void **state) {
@@ -355,11 +341,11 @@ static void test_traces_import_alike(void **state) {
   tu_temp_file(b);
   export_with(trace, NULL, "1", 0, a);
   export_with(trace, "0", "1", 0, b);
-  assert_same_file(a, b, "leaves against the plain flattening");
+  tu_assert_same_file(a, b, "leaves against the plain flattening");
   export_with(trace, NULL, "2", 0, b);
-  assert_same_file(a, b, "one thread against two");
+  tu_assert_same_file(a, b, "one thread against two");
   export_with(trace, NULL, NULL, 1, b);
-  assert_same_file(a, b, "at once against fed 1 to 23 bytes at a time");
+  tu_assert_same_file(a, b, "at once against fed 1 to 23 bytes at a time");
   size_t n;
   free(tu_read_file(a, &n));
   assert_true(n > 1000000); /* the events and their args were imported */
