@@ -146,14 +146,6 @@ static void import_export(const out *o, int chunk, const char *db) {
   trak_processor_free(p);
 }
 
-static void assert_same_file(const char *a, const char *b, const char *what) {
-  size_t na, nb;
-  char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);
-  if (na != nb || memcmp(da, db, na)) fail_msg("the tables differ: %s", what);
-  free(da);
-  free(db);
-}
-
 static void test_key_spellings_import_alike(void **state) {
   (void)state;
   out plain = {0}, spaced = {0};
@@ -168,9 +160,9 @@ static void test_key_spellings_import_alike(void **state) {
   tu_temp_file(c);
   import_export(&plain, 0, a);
   import_export(&spaced, 0, b);
-  assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
+  tu_assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
   import_export(&plain, -1, c);
-  assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
+  tu_assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
   size_t n;
   free(tu_read_file(a, &n));
   assert_true(n > 100000); /* the events were imported */

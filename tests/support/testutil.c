@@ -63,18 +63,32 @@ char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len) {
   return (char *)trak_pb_buf_detach(&text, &n);
 }
 
-int tu_import_export(const char *path, const char *db) {
-  trak_processor *p;
+int tu_export(trak_processor *p, const char *db) {
   trak_error err = {0};
-  int rc = trak_processor_open_file(path, NULL, &p, &err);
-  if (rc) return rc;
-  rc = trak_processor_export(p, db, &err);
+  int rc = trak_processor_export(p, db, &err);
   char sql[200];
   snprintf(sql, sizeof sql,
            "ATTACH DATABASE '%s' AS x; CREATE TABLE x.import_logs AS SELECT * FROM "
            "__intrinsic_trace_import_logs; DETACH DATABASE x",
            db);
   if (!rc) rc = trak_processor_exec(p, sql, &err);
+  return rc;
+}
+
+int tu_import_export(const char *path, const char *db) {
+  trak_processor *p;
+  trak_error err = {0};
+  int rc = trak_processor_open_file(path, NULL, &p, &err);
+  if (rc) return rc;
+  rc = tu_export(p, db);
   trak_processor_free(p);
   return rc;
+}
+
+void tu_assert_same_file(const char *a, const char *b, const char *what) {
+  size_t na, nb;
+  char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);
+  if (na != nb || memcmp(da, db, na)) fail_msg("the tables differ: %s", what);
+  free(da);
+  free(db);
 }

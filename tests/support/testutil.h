@@ -37,6 +37,14 @@ char *tu_binary_to_pbtxt(const char *message, const void *data, size_t len);
 ** where, in order) as table `logs`, to the SQLite file `db`. Returns the import's code (a
 ** malformed trace still imports what it can and exports). */
 int tu_import_export(const char *path, const char *db);
+/* Exports the tables and import log of the processor `p` (a trak_processor, its import finished)
+** to `db` as tu_import_export does; returns the export's code. */
+struct trak_processor;
+int tu_export(struct trak_processor *p, const char *db);
+
+/* Fails the test, saying the tables differ in `what`, unless files `a` and `b` hold the same
+** bytes. */
+void tu_assert_same_file(const char *a, const char *b, const char *what);
 
 /* The next number of a xorshift64 generator whose state is *s (nonzero): tests' random inputs,
 ** the same on every run. */

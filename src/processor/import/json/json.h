@@ -154,9 +154,12 @@ void trak__json_import_free(trak_json_import *j);
 ** pieces the two touch disjoint parts of `j`; trak__json_import_finish runs after the reading
 ** thread has stopped. trak__json_ops_free frees ops, applied or not. */
 typedef struct trak_json_op trak_json_op;
+typedef struct trak_json_leaf trak_json_leaf;
 typedef struct trak_json_ops {
   trak_json_op *v;
   size_t n, cap;
+  trak_json_leaf *leaves; /* the events' args read into leaves (json_leaves.h); emptied by the */
+  size_t leaves_n, leaves_cap; /* reader when it starts on ops the caller emptied */
 } trak_json_ops;
 void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
                             trak_json_ops *ops);

@@ -10,6 +10,7 @@
 
 #include "processor/import/importer.h"
 #include "processor/import/json/json_args.h"
+#include "processor/import/json/json_leaves.h"
 #include "processor/import/json/json_scan.h"
 #include "util/utf8.h"
 
@@ -80,29 +81,28 @@ static inline uint32_t add_row(const trak_json_args *a, trak_arg_type type) {
   return trak__arg_add(a->imp->tables, a->set, flat, key, type);
 }
 
+trak_arg_type trak__json_number_wide(const trak_json_value *v, double *r) {
+  char buf[24];
+  memcpy(buf, v->s, v->len);
+  buf[v->len] = 0;
+  char *end;
+  errno = 0;
+  unsigned long long u = strtoull(buf, &end, 10);
+  *r = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
+  return TRAK_ARG_REAL;
+}
+
 static inline __attribute__((always_inline)) void leaf(const trak_json_args *a,
                                                        const trak_json_value *v) {
   trak_tables *t = a->imp->tables;
   int64_t iv = 0;
+  double rv = 0;
   uint32_t row;
   switch (v->kind) {
   case TRAK_JSON_NUMBER:
-    if (TRAK_UNLIKELY(!v->is_float && v->s[0] != '-' && v->len <= 20 &&
-                      !trak__json_int_of(v, &iv))) {
-      /* Past int64 but within uint64: Perfetto reads the bits as an int64 and stores that as
-      ** a real (18446744073709551615 is -1.0); past uint64, the number as a double. */
-      char buf[24];
-      memcpy(buf, v->s, v->len);
-      buf[v->len] = 0;
-      char *end;
-      errno = 0;
-      unsigned long long u = strtoull(buf, &end, 10);
+    if (trak__json_number_arg(v, &iv, &rv) == TRAK_ARG_REAL) {
       row = add_row(a, TRAK_ARG_REAL);
-      if (row != TRAK_NULL_U32)
-        t->args.real_value[row] = errno ? trak__json_real(v->s, v->len) : (double)(int64_t)u;
-    } else if (v->is_float || !trak__json_int_of(v, &iv)) {
-      row = add_row(a, TRAK_ARG_REAL);
-      if (row != TRAK_NULL_U32) t->args.real_value[row] = trak__json_real_of(v);
+      if (row != TRAK_NULL_U32) t->args.real_value[row] = rv;
     } else {
       row = add_row(a, TRAK_ARG_INT);
       if (row != TRAK_NULL_U32) t->args.int_value[row] = iv;
@@ -288,4 +288,28 @@ size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *ke
                                      trak_json_cur *c) {
   trak__json_peek(c);
   return keyed_object(a, keys, c, "args", 4, 0, 0);
+}
+
+/* ---- event args from leaves --------------------------------------------------------------- */
+
+void trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *entry,
+                            uint32_t *ids, const trak_json_leaf *l, size_t n, const char *text) {
+  trak_tables *t = a->imp->tables;
+  for (const trak_json_leaf *end = l + n; l < end; l++) {
+    uint32_t key = ids[l->key];
+    if (TRAK_UNLIKELY(!key)) { /* interned at its first row, as add_row interns a node's key */
+      const trak_json_dict_entry *e = &entry[l->key];
+      key = ids[l->key] = trak__json_intern(a->imp, a->cache, e->key, e->key_len);
+    }
+    uint32_t row = trak__arg_add(t, a->set, key, key, (trak_arg_type)l->type);
+    if (l->type == TRAK_ARG_STRING) {
+      trak_json_value v = {.s = text + l->v.off, .len = l->len, .kind = TRAK_JSON_STRING,
+                           .escaped = l->escaped};
+      t->args.string_value[row] = intern_string(a, &v);
+    } else if (l->type == TRAK_ARG_REAL) {
+      t->args.real_value[row] = l->v.r;
+    } else {
+      t->args.int_value[row] = l->v.i;
+    }
+  }
 }

@@ -95,6 +95,25 @@ trak__json_intern(trak_importer *imp, trak_json_cache *cache, const char *s, siz
   return trak__json_intern_miss(imp, cache, slot, w, s, len);
 }
 
+/* trak__json_number_arg's rare case: a number past int64 but within 20 digits, as Perfetto
+** reads it (its bits as an int64 stored as a real: 18446744073709551615 is -1.0; past uint64, the
+** number as a double). Returns TRAK_ARG_REAL with *r set. Can't fail. */
+trak_arg_type trak__json_number_wide(const trak_json_value *v, double *r)
+    __attribute__((cold, noinline));
+
+/* A JSON number as an args row holds it: TRAK_ARG_INT with *i (an integer within int64), else
+** TRAK_ARG_REAL with *r (fractions, exponents, integers past int64). Can't fail; depends on the
+** value's text only, so either thread may call it. */
+static inline trak_arg_type trak__json_number_arg(const trak_json_value *v, int64_t *i, double *r) {
+  if (TRAK_UNLIKELY(!v->is_float && v->s[0] != '-' && v->len <= 20 && !trak__json_int_of(v, i)))
+    return trak__json_number_wide(v, r);
+  if (v->is_float || !trak__json_int_of(v, i)) {
+    *r = trak__json_real_of(v);
+    return TRAK_ARG_REAL;
+  }
+  return TRAK_ARG_INT;
+}
+
 #define TRAK_JSON_KEYS_BITS 10   /* the key memo's slots: 1024 */
 #define TRAK_JSON_KEY_INLINE 64  /* a memoized key is shorter than this */
 
@@ -144,5 +163,15 @@ size_t trak__json_args_flatten(const trak_json_args *a, trak_json_cur *c, int de
 ** Can't fail. */
 size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *keys,
                                      trak_json_cur *c);
+
+/* Adds the rows of `n` leaves (json_leaves.h) of an event's args, whose text starts at `text`, to
+** the set a->set, in order: the key of dictionary entry k is `ids[k]`, interned from `entry` at its
+** first row (0 until then), before the row's string value, as trak__json_args_flatten_event
+** interns them. a->k and a->node are not read. Can't fail. */
+struct trak_json_dict_entry;
+struct trak_json_leaf;
+void trak__json_leaves_rows(const trak_json_args *a, const struct trak_json_dict_entry *entry,
+                            uint32_t *ids, const struct trak_json_leaf *l, size_t n,
+                            const char *text);
 
 #endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H */

@@ -38,6 +38,15 @@ static uint32_t intern_value(trak_json_import *j, const trak_json_value *v) {
   return intern(j, s, len);
 }
 
+/* intern_value inline, for the name and category of every event: a plain string is looked up
+** in the cache without a call. */
+static inline __attribute__((always_inline)) uint32_t intern_name(trak_json_import *j,
+                                                                  const trak_json_value *v) {
+  if (TRAK_LIKELY(v->s && v->kind == TRAK_JSON_STRING && !v->escaped && v->len))
+    return trak__json_intern(j->imp, &j->cache, v->s, v->len);
+  return intern_value(j, v);
+}
+
 /* A present number or string value (Perfetto reads "ts": "12" as 12) as nanoseconds from
 ** microseconds, as trak__json_ts_ns reads it; whole numbers of at most 15 digits straight
 ** from the value the scan read. */
@@ -54,8 +63,11 @@ static inline int ts_of(const trak_json_value *v, int64_t *out) {
                   frac <= 3)) {
     uint64_t ns = v->ival * 1000;
     const char *f = v->s + v->len - frac;
-    for (uint64_t scale = 100; frac--; scale /= 10)
-      ns += (uint64_t)(*f++ - '0') * scale;
+    if (frac == 3) /* the usual microseconds to nanoseconds */
+      ns += (uint64_t)(f[0] - '0') * 100 + (uint64_t)(f[1] - '0') * 10 + (uint64_t)(f[2] - '0');
+    else
+      for (uint64_t scale = 100; frac--; scale /= 10)
+        ns += (uint64_t)(*f++ - '0') * scale;
     *out = v->s[0] == '-' ? -(int64_t)ns : (int64_t)ns;
     return 1;
   }
@@ -88,14 +100,10 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
-/* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
-static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_string,
-                         uint32_t *name) {
+/* id_number's other cases: a string, a long, negative or fractional number. */
+__attribute__((noinline)) static int64_t id_other(trak_json_import *j, const trak_json_value *v,
+                                                  int *is_string, uint32_t *name) {
   int64_t n = 0;
-  *is_string = 0;
-  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->len < 10 && v->s[0] != '-')) {
-    return (uint32_t)v->ival; /* the usual small decimal pid / tid, read by the scan */
-  }
   if (v->kind == TRAK_JSON_STRING) {
     *name = intern_value(j, v);
     *is_string = 1;
@@ -103,6 +111,15 @@ static int64_t id_number(trak_json_import *j, const trak_json_value *v, int *is_
   }
   if (v->kind == TRAK_JSON_NUMBER) trak__json_int(v->s, v->len, &n);
   return n < 0 || n > UINT32_MAX ? 0 : n; /* out of range reads as 0, as in Perfetto */
+}
+
+/* A pid or tid: a number, or a string standing for itself (its string id, named after it). */
+static inline __attribute__((always_inline)) int64_t
+id_number(trak_json_import *j, const trak_json_value *v, int *is_string, uint32_t *name) {
+  *is_string = 0;
+  if (TRAK_LIKELY(v->kind == TRAK_JSON_NUMBER && !v->is_float && v->len < 10 && v->s[0] != '-'))
+    return (uint32_t)v->ival; /* the usual small decimal pid / tid, read by the scan */
+  return id_other(j, v, is_string, name);
 }
 
 typedef struct jctx {
@@ -196,14 +213,18 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
 
 /* ---- args ------------------------------------------------------------------------------ */
 
-/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32. */
+/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32: from its leaves when the
+** reader made them, else from its text through the key memo, or the plain flattening. */
 static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   trak_arg_key *k = &j->arg_key;
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
   trak_json_args a = {j->imp, &j->cache, set, k, NULL};
-  if (TRAK_LIKELY(j->keys != NULL)) {
+  if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
+    trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
+                           e->args.s);
+  } else if (j->keys != NULL) {
     trak__json_args_flatten_event(&a, j->keys, &c);
   } else {
     k->key_len = k->flat_len = k->cut = 0;
@@ -641,8 +662,8 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
   char ph = e->ph.s[0];
   jctx x;
   resolve_thread(j, e, &x);
-  x.name = intern_value(j, &e->name);
-  x.cat = intern_value(j, &e->cat);
+  x.name = intern_name(j, &e->name);
+  x.cat = intern_name(j, &e->cat);
   if (ph == 'M') {
     int64_t ts = 0; /* Perfetto sorts a metadata event without "ts" at 0 */
     if (e->ts.s && !ts_of(&e->ts, &ts)) ts = 0;

@@ -30,8 +30,12 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   const char *memo = getenv("TRAK_JSON_KEY_MEMO"); /* "0": the tests' path without it */
   if (!memo || strcmp(memo, "0")) {
     j->keys = calloc(1, sizeof *j->keys);
-    if (!j->keys) abort();
+    j->dict_ids = calloc(TRAK_JSON_DICT_MAX + 1, sizeof *j->dict_ids);
+    if (!j->keys || !j->dict_ids) abort();
+    j->leaves_on = 1;
+    trak__json_dict_init(&j->dict);
   }
+  j->lv = (trak_json_leaves){&j->own.v, &j->own.n, &j->own.cap};
   return j;
 }
 
@@ -39,6 +43,9 @@ void trak__json_import_free(trak_json_import *j) {
   if (!j) return;
   free(j->buf);
   free(j->keys);
+  free(j->dict_ids);
+  free(j->own.v);
+  trak__json_dict_free(&j->dict);
   trak__map_free(&j->threads);
   trak_vec_free(j->thread_seqs);
   trak_vec_free(j->utid_args);
@@ -243,10 +250,24 @@ static inline void jevent_clear(jevent *e) {
   e->tdur.s = e->pid.s = e->tid.s = e->id.s = e->id2.s = e->scope.s = NULL;
   e->s.s = e->bp.s = e->args.s = e->bind_id.s = e->flow_in.s = e->flow_out.s = NULL;
   e->saw_field = 0;
+  e->leaf_n = UINT32_MAX;
 }
 
-/* Reads one event object in one pass; its members' values stay spans into the buffer. */
-static int event_read(trak_json_cur *c, jevent *e) {
+/* Reads the event's "args" value at the cursor: an object of the common shape into leaves (from
+** e->leaf_at on: a second "args" member replaces the first's), else with the tokenizer. */
+static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
+  *j->lv.n = e->leaf_at;
+  e->leaf_n = UINT32_MAX;
+  if (trak__json_peek(c) == '{' && trak__json_leaves_read(&j->dict, &j->lv, c, &e->args)) {
+    e->leaf_n = (uint32_t)(*j->lv.n - e->leaf_at);
+    return TRAK_JSON_OK;
+  }
+  return trak__json_value_fast(c, &e->args, 1);
+}
+
+/* Reads one event object in one pass; its members' values stay spans into the buffer, its args
+** are read into leaves when they can be (j->leaves_on). */
+static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   int rc;
   if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
     c->p++;
@@ -270,7 +291,11 @@ static int event_read(trak_json_cur *c, jevent *e) {
       if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
       slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     }
-    if ((rc = trak__json_value_fast(c, slot ? slot : &other, 1))) return rc;
+    if (slot == &e->args && j->leaves_on)
+      rc = args_read(j, c, e);
+    else
+      rc = trak__json_value_fast(c, slot ? slot : &other, 1);
+    if (rc) return rc;
     if (TRAK_LIKELY(c->end - c->p >= 2 && c->p[0] == ',' && c->p[1] == '"')) {
       c->p++; /* the next key right after the comma (the common spelling) */
       ch = '"';
@@ -320,9 +345,12 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
   if (TRAK_LIKELY(!j->ops)) {
     j->imp->packet_index = j->apply_index = j->event_index;
     j->imp->packet_offset = offset;
+    j->apply_leaves = j->own.v;
     trak__json_event_apply(j, e);
+    j->own.n = j->leaves_kept = 0;
     return;
   }
+  j->leaves_kept = *j->lv.n;
   trak_json_op *op = op_push(j, JSON_OP_EVENT);
   op->index = j->event_index, op->offset = offset;
   if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
@@ -485,8 +513,10 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     for (int n = 0;; n++) {
       jevent local, *e = j->ops ? &op_next(j)->e : &local;
       jevent_clear(e);
+      *j->lv.n = j->leaves_kept; /* an event read before and not handed over left its leaves */
+      e->leaf_at = (uint32_t)j->leaves_kept;
       const char *start = c->p;
-      if ((rc = event_read(c, e))) {
+      if ((rc = event_read(j, c, e))) {
         if (rc == TRAK_JSON_MORE && n) {
           c->p = start;
           return TRAK_JSON_PAUSE;
@@ -760,12 +790,18 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
 void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len,
                             trak_json_ops *ops) {
   j->ops = ops;
+  if (!ops->n) ops->leaves_n = 0; /* the caller applied and emptied the ops */
+  j->lv = (trak_json_leaves){&ops->leaves, &ops->leaves_n, &ops->leaves_cap};
+  j->leaves_kept = ops->leaves_n; /* an event cut at the last piece's end left leaves: unused */
   trak__json_import_feed(j, data, len);
+  j->lv = (trak_json_leaves){&j->own.v, &j->own.n, &j->own.cap};
+  j->own.n = j->leaves_kept = 0;
   j->ops = NULL;
 }
 
 void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t from, size_t to) {
   trak_importer *imp = j->imp;
+  j->apply_leaves = ops->leaves;
   for (size_t i = from; i < to; i++) {
     trak_json_op *op = &ops->v[i];
     if (TRAK_LIKELY(op->kind == JSON_OP_EVENT)) {
@@ -788,6 +824,9 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t fro
 void trak__json_ops_free(trak_json_ops *ops) {
   for (size_t i = 0; i < ops->n; i++)
     free(ops->v[i].owned);
+  free(ops->leaves);
+  ops->leaves = NULL;
+  ops->leaves_n = ops->leaves_cap = 0;
   trak_vec_free(*ops);
 }
 

@@ -9,6 +9,7 @@
 #include "processor/import/importer.h"
 #include "processor/import/json/json.h"
 #include "processor/import/json/json_args.h"
+#include "processor/import/json/json_leaves.h"
 
 #define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
 #define STR_MAX 4096              /* longest decoded name or id kept */
@@ -83,6 +84,21 @@ struct trak_json_import {
     uint32_t upid, name, len, track;        /* len 0: an empty slot */
   } counter_memo[64];            /* C events' tracks by process, event name and arg key */
   TRAK_VEC(uint32_t) utid_args;  /* utid -> the arg set of its counter values + 1, 0: not made */
+  /* Event args read into leaves (json_leaves.h). The reader's: the dictionary's table, where
+  ** leaves go (`lv`: the ops' leaves, or `own` when events are applied at once), how many of
+  ** them belong to events handed over. Both threads read the dictionary's entries. */
+  int leaves_on;       /* 0 with TRAK_JSON_KEY_MEMO=0: every args object read from its text */
+  trak_json_dict dict;
+  trak_json_leaves lv;
+  struct {
+    trak_json_leaf *v;
+    size_t n, cap;
+  } own;
+  size_t leaves_kept;
+  /* The applier's: string ids of the dictionary's keys (0: not interned yet), the leaves of the
+  ** events being applied. */
+  uint32_t *dict_ids;
+  const trak_json_leaf *apply_leaves;
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent); those most events have
@@ -91,6 +107,7 @@ typedef struct jevent {
   trak_json_value ph, name, cat, ts, pid, tid, args, dur, s, bind_id, flow_in, flow_out, tts, tdur,
       id, id2, scope, bp;
   int saw_field; /* the object had any member at all */
+  uint32_t leaf_at, leaf_n; /* its args' leaves; leaf_n UINT32_MAX: none (read args' text) */
 } jevent;
 
 /* What the reader met, kept for the importer's thread when it reads on the decoding thread

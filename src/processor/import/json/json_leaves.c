@@ -1,0 +1,217 @@
+/*
+** This file holds the decoding thread's reading of a JSON trace event's args into leaves
+** (json_leaves.h): the key dictionary (keys numbered once, read by both threads) and the walk of
+** an args object of the common shape, which validates it as the tokenizer would and types each
+** value as an args row holds it.
+*/
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "processor/import/json/json_args.h"
+#include "processor/import/json/json_leaves.h"
+#include "processor/import/json/json_scan.h"
+#include "util/utf8.h"
+
+void trak__json_dict_init(trak_json_dict *d) {
+  memset(d, 0, sizeof *d);
+  d->entry = calloc(TRAK_JSON_DICT_MAX + 1, sizeof *d->entry);
+  if (!d->entry) abort();
+}
+
+void trak__json_dict_free(trak_json_dict *d) {
+  free(d->entry);
+  d->entry = NULL;
+}
+
+/* Whether entry `e` is member `name` (its words `w`) of key `parent`. */
+static inline int entry_is(const trak_json_dict_entry *e, uint32_t parent, size_t len,
+                           const uint64_t *w) {
+  if (e->parent != parent || e->name_len != len) return 0;
+  for (size_t i = 0; i < (len + 7) / 8; i++)
+    if (e->name[i] != w[i]) return 0;
+  return 1;
+}
+
+/* dict_key's miss of the key that followed the last one: looked up by hash, or made. */
+static uint32_t dict_find(trak_json_dict *d, uint32_t parent, const trak_json_value *name,
+                          const uint64_t *w) {
+  size_t len = name->len, words = (len + 7) / 8;
+  uint64_t h = (parent ^ (uint64_t)len << 32) * 0x9e3779b97f4a7c15ULL;
+  for (size_t i = 0; i < words; i++)
+    h = (h ^ w[i]) * 0xff51afd7ed558ccdULL;
+  const uint32_t mask = 2 * TRAK_JSON_DICT_MAX - 1;
+  uint32_t s = (uint32_t)(h >> 32) & mask;
+  for (;; s = (s + 1) & mask) {
+    uint32_t k = d->slot[s];
+    if (!k) break;
+    if (entry_is(&d->entry[k], parent, len, w)) return k;
+  }
+  /* a new key: the table is at most half full, so the probe above ended */
+  const char *path = parent ? d->entry[parent].key : "args";
+  size_t path_len = parent ? d->entry[parent].key_len : 4;
+  if (path_len + 1 + len >= TRAK_JSON_DICT_KEY || d->n == TRAK_JSON_DICT_MAX ||
+      trak__utf8_valid_prefix(name->s, len) != len)
+    return 0;
+  uint32_t k = ++d->n;
+  trak_json_dict_entry *e = &d->entry[k];
+  memcpy(e->name, w, words * 8);
+  e->parent = parent;
+  e->name_len = (uint16_t)len;
+  memcpy(e->key, path, path_len);
+  e->key[path_len] = '.';
+  memcpy(e->key + path_len + 1, name->s, len);
+  e->key_len = (uint16_t)(path_len + 1 + len);
+  char *q = (char *)e->quoted;
+  q[0] = '"';
+  memcpy(q + 1, name->s, len);
+  q[len + 1] = '"', q[len + 2] = ':';
+  d->slot[s] = (uint16_t)k;
+  return k;
+}
+
+/* The number of key `name` (plain, 1..32 bytes) under key `parent`: the key that followed the
+** last one looked up, if it is that, else found or made (dict_find); 0 when the key would be
+** TRAK_JSON_DICT_KEY bytes or more, the name is not valid UTF-8 (such a key is repaired and
+** reported at each row) or the dictionary is full. */
+static inline uint32_t dict_key(trak_json_dict *d, uint32_t parent, const trak_json_value *name) {
+  uint64_t w[TRAK_JSON_CACHED_MAX / 8];
+  trak__json_load_words(w, name->s, name->len);
+  uint32_t k = d->next[d->last];
+  if (TRAK_UNLIKELY(!k || !entry_is(&d->entry[k], parent, name->len, w))) {
+    k = dict_find(d, parent, name, w);
+    if (!k) return 0;
+    d->next[d->last] = (uint16_t)k;
+  }
+  return d->last = k;
+}
+
+/* The 8 bytes at p as a word. */
+static inline uint64_t word8(const char *p) {
+  uint64_t x;
+  memcpy(&x, p, 8);
+  return x;
+}
+
+/* Whether the bytes at p (at least sizeof e->quoted of them) are entry e's name quoted and ':'. */
+static inline int quoted_at(const trak_json_dict_entry *e, const char *p) {
+  size_t n = (size_t)e->name_len + 3, i = 0;
+  for (; i + 8 <= n; i += 8)
+    if (word8(p + i) != e->quoted[i / 8]) return 0;
+  return i == n || !((word8(p + i) ^ e->quoted[i / 8]) & ((1ULL << (8 * (n - i))) - 1));
+}
+
+/* The walk of one args object: the dictionary, the leaves (a copy of the vector's fields, put
+** back at the end) and the object's first byte, which string offsets count from. */
+typedef struct walk {
+  trak_json_dict *d;
+  trak_json_leaf *v;
+  size_t n, cap;
+  const char *base;
+} walk;
+
+/* The next leaf's slot. */
+static inline trak_json_leaf *leaf_next(walk *w) {
+  if (TRAK_UNLIKELY(w->n == w->cap)) trak__grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v);
+  return &w->v[w->n++];
+}
+
+/* The 4 bytes at p as a word. */
+static inline uint32_t word4(const char *p) {
+  uint32_t x;
+  memcpy(&x, p, 4);
+  return x;
+}
+
+/* The members of the object at c->p (its '{') under key `parent`, at nesting `depth`, into
+** leaves. Returns 0, or -1 at anything trak__json_leaves_read leaves to the tokenizer. */
+static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
+  c->p++;
+  int ch = trak__json_peek(c);
+  if (ch == '}') {
+    c->p++;
+    return 0;
+  }
+  trak_json_dict *d = w->d;
+  for (;;) {
+    trak_json_value name, v;
+    /* the key that followed the last one, spelled as usual: matched in place */
+    uint32_t k = d->next[d->last];
+    const trak_json_dict_entry *e = &d->entry[k];
+    if (TRAK_LIKELY(k && e->parent == parent && c->end - c->p >= (ptrdiff_t)sizeof e->quoted &&
+                    quoted_at(e, c->p))) {
+      c->p += e->name_len + 3;
+      d->last = k;
+    } else {
+      if (ch != '"' || trak__json_string_at(c, &name) || name.escaped || !name.len ||
+          name.len > TRAK_JSON_CACHED_MAX || c->p >= c->end || *c->p != ':')
+        return -1;
+      c->p++;
+      if (!(k = dict_key(d, parent, &name))) return -1;
+    }
+    ch = trak__json_peek(c);
+    trak_json_leaf *l;
+    if (ch == '"') {
+      if (trak__json_string_at(c, &v)) return -1;
+      l = leaf_next(w);
+      l->type = TRAK_ARG_STRING;
+      l->escaped = v.escaped;
+      l->len = v.len;
+      l->v.off = (uint64_t)(v.s - w->base);
+    } else if (ch == '-' || (unsigned)(ch - '0') < 10) {
+      if (trak__json_number_at(c, &v)) return -1;
+      int64_t i = 0;
+      double r = 0;
+      l = leaf_next(w);
+      l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
+      if (l->type == TRAK_ARG_INT)
+        l->v.i = i;
+      else
+        l->v.r = r;
+    } else if (ch == '{') {
+      if (depth + 1 >= TRAK_JSON_DICT_DEPTH || object(w, c, k, depth + 1)) return -1;
+      l = NULL;
+    } else {
+      if (c->end - c->p < 5) return -1; /* a literal, and the byte after it */
+      uint32_t x = word4(c->p);
+      if (x == word4("null")) {
+        c->p += 4;
+        l = NULL; /* no row, as in Perfetto */
+      } else if (x == word4("true") || (x == word4("fals") && c->p[4] == 'e')) {
+        c->p += x == word4("true") ? 4 : 5;
+        l = leaf_next(w);
+        l->type = TRAK_ARG_BOOL;
+        l->v.i = x == word4("true");
+      } else {
+        return -1; /* arrays, and what is not valid */
+      }
+    }
+    if (l) l->key = (uint16_t)k;
+    ch = trak__json_peek(c);
+    if (ch == ',') {
+      c->p++;
+      ch = trak__json_peek(c);
+      continue;
+    }
+    if (ch != '}') return -1;
+    c->p++;
+    return 0;
+  }
+}
+
+int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
+                           trak_json_value *v) {
+  const char *start = c->p;
+  walk w = {d, *out->v, *out->n, *out->cap, start};
+  int rc = object(&w, c, 0, 0);
+  *out->v = w.v, *out->cap = w.cap; /* it may have grown */
+  if (rc) {
+    c->p = start;
+    return 0;
+  }
+  *out->n = w.n;
+  v->kind = TRAK_JSON_OBJECT;
+  v->s = start;
+  v->len = (uint32_t)(c->p - start);
+  return 1;
+}

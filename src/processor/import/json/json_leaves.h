@@ -1,0 +1,77 @@
+/*
+** A JSON trace event's args read into leaves on the decoding thread (json_leaves.c): each value
+** that makes an args row, typed, under a numbered key of a dictionary the decoding thread fills
+** and the importer's thread only reads, so that thread adds the rows without reading the args
+** text again (json_args.c: trak__json_leaves_rows).
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_JSON_JSON_LEAVES_H
+#define TRAK_PROCESSOR_IMPORT_JSON_JSON_LEAVES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "processor/import/json/json.h"
+
+#define TRAK_JSON_DICT_MAX 8192 /* keys numbered; an object with a key past them takes the text */
+#define TRAK_JSON_DICT_KEY 64   /* a numbered key is shorter than this */
+#define TRAK_JSON_DICT_DEPTH 8  /* objects nested deeper are read from the text */
+
+/* One numbered key: member `name` of the object whose key is number `parent` (0: the event's
+** "args"), with its full key ("args.info.ok"). Written once by the decoding thread before any
+** op that uses it is handed over, never changed: the importer's thread reads it freely. */
+typedef struct trak_json_dict_entry {
+  uint64_t name[4];   /* the name's words (trak__json_load_words) */
+  uint64_t quoted[5]; /* '"', the name, '"' and ':', zero-padded: the member's usual spelling */
+  uint32_t parent;
+  uint16_t name_len, key_len;
+  char key[TRAK_JSON_DICT_KEY];
+} trak_json_dict_entry;
+
+/* The key dictionary: entries 1..n in `entry` (allocated once, never moved), found by an open
+** addressing table of entry numbers (the decoding thread's). */
+typedef struct trak_json_dict {
+  trak_json_dict_entry *entry; /* TRAK_JSON_DICT_MAX + 1 of them; entry 0 unused */
+  uint32_t n;
+  uint32_t last;                         /* the key looked up last */
+  uint16_t slot[2 * TRAK_JSON_DICT_MAX]; /* entry numbers; 0: empty */
+  uint16_t next[TRAK_JSON_DICT_MAX + 1]; /* key -> the key looked up after it last time: tried
+                                         ** first, as args come with the same keys in order */
+} trak_json_dict;
+
+/* One args row to be: a value of kind `type` (a trak_arg_type: INT, REAL, BOOL, STRING) under
+** dictionary key `key`. A string's bytes are `len` bytes at offset `v.off` of the event's args
+** text (an offset, so the op's copy of an event moves them along). */
+struct trak_json_leaf {
+  uint16_t key;
+  uint8_t type;
+  uint8_t escaped; /* STRING: holds backslash escapes */
+  uint32_t len;    /* STRING */
+  union {
+    int64_t i; /* INT, BOOL */
+    double r;  /* REAL */
+    uint64_t off;
+  } v;
+};
+
+/* Where leaves go while the decoding thread reads. */
+typedef struct trak_json_leaves {
+  trak_json_leaf **v;
+  size_t *n, *cap;
+} trak_json_leaves;
+
+/* Allocates the dictionary's entries. Can't fail (aborts on out of memory). */
+void trak__json_dict_init(trak_json_dict *d);
+void trak__json_dict_free(trak_json_dict *d);
+
+/* Reads the args object at c->p (its '{') into leaves appended to `out`, with the rules of
+** trak__json_args_flatten for what makes a row and under which key, when it is of the common
+** shape: members with plain names of 1 to 32 bytes, followed at once by ':', whose values are
+** strings, numbers, true, false, null or such objects (at most TRAK_JSON_DICT_DEPTH deep), keys
+** shorter than TRAK_JSON_DICT_KEY bytes, no trailing comma, all in the buffer. Returns 1 with
+** c->p past the object and *v its value (as the tokenizer spans it); 0 when the object is of
+** another shape or not valid, with c->p and the leaves as they were (the caller then reads it
+** with the tokenizer, which says what is wrong). Can't fail otherwise. */
+int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
+                           trak_json_value *v);
+
+#endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_LEAVES_H */

@@ -1,0 +1,367 @@
+/*
+** A JSON trace event's args read into leaves on the decoding thread (json_leaves.c): the walk
+** numbers each key once in its dictionary (found again whatever the order of the members, told
+** apart by parent object), tries the key that followed the last one first (a different order, a
+** new key, another parent must each miss it), types each value as an args row holds it, and
+** leaves every other shape (arrays, escapes, whitespace before ':', a trailing comma, long or
+** deep keys, invalid UTF-8 names, a cut object, a full dictionary) to the tokenizer untouched.
+** Then whole traces of events that change their args from one event to the next (same name
+** with keys in another order, a new key, other values and types, nested objects and arrays)
+** import to the same tables and import log with the leaves, without them (the plain
+** flattening, TRAK_JSON_KEY_MEMO=0), on two threads and fed 1 to 23 bytes at a time.
+*/
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "processor/import/json/json_leaves.h"
+#include "processor/tables/storage.h"
+#include "testutil.h"
+#include "trak/processor.h"
+
+/* A dictionary and the leaves the walks made. */
+typedef struct walker {
+  trak_json_dict d;
+  trak_json_leaf *v;
+  size_t n, cap;
+  char *text; /* the text walked last */
+} walker;
+
+/* Walks `text`: cut there when not `final`, else followed by spaces (room for the word
+** compares of the key tried first). Returns the walk's answer, with *used the bytes it stepped
+** over; the leaves' string offsets count from w->text. */
+static int walk_text(walker *w, const char *text, int final, size_t *used) {
+  size_t n = strlen(text), pad = final ? 48 : 0;
+  w->text = realloc(w->text, n + pad + 1);
+  assert_non_null(w->text);
+  memcpy(w->text, text, n);
+  memset(w->text + n, ' ', pad);
+  trak_json_cur c = {w->text, w->text + n + pad, final, NULL, NULL};
+  trak_json_leaves out = {&w->v, &w->n, &w->cap};
+  trak_json_value v = {0};
+  int ok = trak__json_leaves_read(&w->d, &out, &c, &v);
+  *used = (size_t)(c.p - w->text);
+  if (ok) {
+    assert_int_equal(v.kind, TRAK_JSON_OBJECT);
+    assert_ptr_equal(v.s, w->text);
+    assert_int_equal(v.len, *used);
+  }
+  return ok;
+}
+
+/* Asserts leaf `i` is of `type` under `key`; returns it. */
+static const trak_json_leaf *leaf_is(const walker *w, size_t i, int type, const char *key) {
+  assert_true(i < w->n);
+  const trak_json_leaf *l = &w->v[i];
+  assert_int_equal(l->type, type);
+  const trak_json_dict_entry *e = &w->d.entry[l->key];
+  if (e->key_len != strlen(key) || memcmp(e->key, key, e->key_len))
+    fail_msg("leaf %zu: key '%.*s', expected '%s'", i, (int)e->key_len, e->key, key);
+  return l;
+}
+
+static void test_leaves_of_one_object(void **state) {
+  (void)state;
+  walker w = {0};
+  trak__json_dict_init(&w.d);
+  const char *text =
+      "{\"a\":1,\"b\":\"x\\\"y\", \"c\" :7}"; /* whitespace before ':': the tokenizer's */
+  size_t used;
+  assert_int_equal(walk_text(&w, text, 1, &used), 0);
+  assert_int_equal(used, 0);
+  assert_int_equal(w.n, 0);
+  text = "{\"a\":1,\"b\":\"x\\\"y\",\"c\":{\"d\":true,\"e\":null,\"f\":false},\"g\":-2.5,"
+         "\"u\":18446744073709551615}";
+  assert_int_equal(walk_text(&w, text, 1, &used), 1);
+  assert_int_equal(used, strlen(text));
+  assert_int_equal(w.n, 6); /* null makes no row */
+  assert_int_equal(leaf_is(&w, 0, TRAK_ARG_INT, "args.a")->v.i, 1);
+  const trak_json_leaf *b = leaf_is(&w, 1, TRAK_ARG_STRING, "args.b");
+  assert_int_equal(b->escaped, 1);
+  assert_int_equal(b->len, 4);
+  assert_memory_equal(w.text + b->v.off, "x\\\"y", 4);
+  assert_int_equal(leaf_is(&w, 2, TRAK_ARG_BOOL, "args.c.d")->v.i, 1);
+  assert_int_equal(leaf_is(&w, 3, TRAK_ARG_BOOL, "args.c.f")->v.i, 0);
+  assert_true(leaf_is(&w, 4, TRAK_ARG_REAL, "args.g")->v.r == -2.5);
+  assert_true(leaf_is(&w, 5, TRAK_ARG_REAL, "args.u")->v.r == -1.0); /* Perfetto's bits */
+  trak__json_dict_free(&w.d);
+  free(w.v);
+  free(w.text);
+}
+
+/* The same keys in another order, a new key, the same name under another parent: each is the
+** key it names, though the key tried first (the one that followed the last) is another. */
+static void test_keys_in_another_order(void **state) {
+  (void)state;
+  walker w = {0};
+  trak__json_dict_init(&w.d);
+  size_t used;
+  assert_int_equal(walk_text(&w, "{\"a\":1,\"b\":2,\"c\":3}", 1, &used), 1);
+  uint16_t a = w.v[0].key, b = w.v[1].key, c = w.v[2].key;
+  assert_int_equal(walk_text(&w, "{\"a\":1,\"b\":2,\"c\":3}", 1, &used), 1); /* as predicted */
+  assert_int_equal(walk_text(&w, "{\"c\":4,\"a\":5,\"b\":6}", 1, &used), 1);
+  assert_int_equal(walk_text(&w, "{\"a\":7,\"d\":8,\"b\":9}", 1, &used), 1);
+  assert_int_equal(walk_text(&w, "{\"x\":{\"a\":10,\"b\":11},\"a\":12}", 1, &used), 1);
+  assert_int_equal(walk_text(&w, "{\"ab\":13,\"a\":14,\"abcdefghi\":15}", 1, &used), 1);
+  static const char *const keys[] = {"args.a", "args.b", "args.c", "args.a", "args.b",
+                                     "args.c", "args.c", "args.a", "args.b", "args.a",
+                                     "args.d", "args.b", "args.x.a", "args.x.b", "args.a",
+                                     "args.ab", "args.a", "args.abcdefghi"};
+  assert_int_equal(w.n, sizeof keys / sizeof *keys);
+  for (size_t i = 0; i < w.n; i++) {
+    assert_int_equal(leaf_is(&w, i, TRAK_ARG_INT, keys[i])->v.i, i < 6 ? i % 3 + 1 : i - 2);
+    if (!strcmp(keys[i], "args.a")) assert_int_equal(w.v[i].key, a);
+    if (!strcmp(keys[i], "args.b")) assert_int_equal(w.v[i].key, b);
+    if (!strcmp(keys[i], "args.c")) assert_int_equal(w.v[i].key, c);
+  }
+  assert_int_equal(w.d.n, 9); /* a b c d x x.a x.b ab abcdefghi: x has no row of its own */
+  trak__json_dict_free(&w.d);
+  free(w.v);
+  free(w.text);
+}
+
+/* The key tried first has the member's name but another parent: not that key. */
+static void test_same_name_under_another_parent(void **state) {
+  (void)state;
+  walker w = {0};
+  trak__json_dict_init(&w.d);
+  size_t used;
+  assert_int_equal(walk_text(&w, "{\"p\":{\"a\":1},\"a\":2}", 1, &used), 1);
+  assert_int_equal(walk_text(&w, "{\"p\":{\"a\":3,\"a\":4},\"a\":5}", 1, &used), 1);
+  static const char *const keys[] = {"args.p.a", "args.a", "args.p.a", "args.p.a", "args.a"};
+  assert_int_equal(w.n, 5);
+  for (size_t i = 0; i < w.n; i++)
+    assert_int_equal(leaf_is(&w, i, TRAK_ARG_INT, keys[i])->v.i, i + 1);
+  trak__json_dict_free(&w.d);
+  free(w.v);
+  free(w.text);
+}
+
+/* Shapes left to the tokenizer: nothing is consumed and no leaf is left behind. */
+static void test_other_shapes_left_to_the_tokenizer(void **state) {
+  (void)state;
+  walker w = {0};
+  trak__json_dict_init(&w.d);
+  char deep[400], long_key[200];
+  int n = 0;
+  for (int i = 0; i <= TRAK_JSON_DICT_DEPTH; i++) /* the args object and 8 more */
+    n += snprintf(deep + n, sizeof deep - (size_t)n, "{\"d\":");
+  n += snprintf(deep + n, sizeof deep - (size_t)n, "1");
+  for (int i = 0; i <= TRAK_JSON_DICT_DEPTH; i++)
+    deep[n++] = '}';
+  deep[n] = 0;
+  snprintf(long_key, sizeof long_key, "{\"k\":1,\"o\":{\"%s\":{\"%s\":1}}}",
+           "abcdefghijklmnopqrstuvwxyz01234", "abcdefghijklmnopqrstuvwxyz01234");
+  const char *const shapes[] = {
+      "{\"k\":1,\"a\":[1,2]}",   /* an array */
+      "{\"k\":1,\"e\\u0041\":2}", /* an escaped name */
+      "{\"k\":1,\"\":2}",         /* an empty name */
+      "{\"k\":1,\"abcdefghijklmnopqrstuvwxyz0123456\":2}", /* a name of 33 bytes */
+      "{\"k\":1 , \"m\":2}",      /* whitespace is fine, */
+      "{\"k\":1,\"m\":2,}",       /* but not a trailing comma */
+      "{\"k\":1,\"bad\xff\":2}",  /* a name of invalid UTF-8 */
+      "{\"k\":1,\"m\":tru}",      /* not valid */
+      "{\"k\":1,\"m\":2 3}",
+      "{\"k\":1,\"m\":\"open",     /* cut */
+      "{\"k\":1,\"m\":12",
+      long_key,
+      deep,
+  };
+  for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
+    size_t used, before = w.n;
+    int ok = walk_text(&w, shapes[i], 0, &used);
+    if (i == 4) {
+      assert_int_equal(ok, 1);
+      continue;
+    }
+    if (ok || used || w.n != before) fail_msg("shape %zu (%s) was walked", i, shapes[i]);
+  }
+  /* a key of 63 bytes is numbered; of 64, not ("args." and 26 letters, "." and 31 or 32) */
+  size_t used;
+  const char *k63 = "{\"abcdefghijklmnopqrstuvwxyz\":{\"abcdefghijklmnopqrstuvwxyz01234\":1}}",
+             *k64 = "{\"abcdefghijklmnopqrstuvwxyz\":{\"abcdefghijklmnopqrstuvwxyz012345\":1}}";
+  assert_int_equal(walk_text(&w, k63, 1, &used), 1);
+  assert_int_equal(walk_text(&w, k64, 1, &used), 0);
+  /* one level less walks (the text's last brace is then one too many: the walk stops before) */
+  assert_int_equal(walk_text(&w, deep + 5, 1, &used), 1);
+  assert_int_equal(used, strlen(deep + 5) - 1);
+  trak__json_dict_free(&w.d);
+  free(w.v);
+  free(w.text);
+}
+
+/* Past TRAK_JSON_DICT_MAX keys a new key is left to the tokenizer; numbered ones still walk. */
+static void test_full_dictionary(void **state) {
+  (void)state;
+  walker w = {0};
+  trak__json_dict_init(&w.d);
+  char text[64];
+  size_t used;
+  for (unsigned i = 0; i < TRAK_JSON_DICT_MAX; i++) {
+    snprintf(text, sizeof text, "{\"k%u\":%u}", i, i);
+    assert_int_equal(walk_text(&w, text, 1, &used), 1);
+  }
+  assert_int_equal(w.d.n, TRAK_JSON_DICT_MAX);
+  assert_int_equal(walk_text(&w, "{\"k1\":1,\"new\":2}", 1, &used), 0);
+  assert_int_equal(walk_text(&w, "{\"k8191\":1,\"k0\":2}", 1, &used), 1);
+  leaf_is(&w, w.n - 2, TRAK_ARG_INT, "args.k8191");
+  leaf_is(&w, w.n - 1, TRAK_ARG_INT, "args.k0");
+  trak__json_dict_free(&w.d);
+  free(w.v);
+  free(w.text);
+}
+
+/* ---- whole traces ------------------------------------------------------------------------ */
+
+/* Writes one event's args: the same event names come back with their args changed. */
+static void write_args(FILE *f, unsigned i, uint64_t r) {
+  switch (r % 14) {
+  case 0:
+    fprintf(f, "{\"a\":%u,\"b\":\"s%u\",\"c\":{\"d\":true}}", i, i % 7);
+    break;
+  case 1: /* the same keys in another order */
+    fprintf(f, "{\"c\":{\"d\":false},\"a\":%u,\"b\":\"s%u\"}", i, i % 5);
+    break;
+  case 2: /* a new key among them */
+    fprintf(f, "{\"a\":%u,\"n%u\":1,\"b\":\"t\"}", i, (unsigned)(r >> 8) % 300);
+    break;
+  case 3: /* other types under the same keys */
+    fprintf(f, "{\"a\":\"str\",\"b\":%u.5,\"c\":null}", i);
+    break;
+  case 4: /* a scalar turned object, an object turned scalar */
+    fprintf(f, "{\"a\":{\"x\":1},\"c\":2}");
+    break;
+  case 5: /* arrays, of objects too */
+    fprintf(f, "{\"a\":[1,{\"b\":2},null,[3]],\"b\":{\"c\":[]},\"d\":4}");
+    break;
+  case 6: /* nesting past the walk's depth */
+    fprintf(f, "{\"a\":{\"b\":{\"c\":{\"d\":{\"e\":{\"f\":{\"g\":{\"h\":{\"i\":1}}}}}}}},\"z\":1}");
+    break;
+  case 7: /* escapes, duplicates, numbers of every kind */
+    fprintf(f, "{\"s\":\"a\\nb\\u00e9\",\"a\":1,\"a\":\"two\",\"n\":-0.0,\"e\":1e400,"
+               "\"u\":18446744073709551615,\"i\":-9223372036854775808,\"f\":2E-3}");
+    break;
+  case 8: /* whitespace, a trailing comma, an empty object */
+    fprintf(f, " { \"a\" : 1 , \"b\" : { } , } ");
+    break;
+  case 9: /* an escaped or invalid UTF-8 name */
+    fprintf(f, "{\"a\":1,\"\\u0062\":2,\"c\xff\":3}");
+    break;
+  case 10: /* the same name under other parents */
+    fprintf(f, "{\"p\":{\"a\":1,\"b\":{\"a\":2}},\"a\":3}");
+    break;
+  case 11:
+    fprintf(f, "{}");
+    break;
+  default: /* many distinct keys: past the dictionary's TRAK_JSON_DICT_MAX */
+    fprintf(f, "{\"k%u\":%u,\"k%u\":1,\"a\":1,\"k%u\":2,\"k%u\":3}",
+            (unsigned)(r >> 8) % 20000, i, (unsigned)(r >> 20) % 20000,
+            (unsigned)(r >> 32) % 20000, (unsigned)(r >> 44) % 20000);
+    break;
+  }
+}
+
+static void write_trace(const char *path, unsigned events) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  uint64_t r = 0x9e3779b97f4a7c15ULL;
+  fputs("{\"traceEvents\":[\n", f);
+  for (unsigned i = 0; i < events; i++) {
+    tu_xorshift(&r);
+    static const char *const kinds[] = {"\"ph\":\"B\"", "\"ph\":\"E\"", "\"ph\":\"X\",\"dur\":3",
+                                        "\"ph\":\"i\",\"s\":\"t\"", "\"ph\":\"C\"",
+                                        "\"ph\":\"b\",\"id\":\"0x7\"", "\"ph\":\"e\",\"id\":\"0x7\""};
+    /* args before the phase on some events: read into leaves before the phase is known */
+    int args_first = (r >> 40) % 3 == 0;
+    fprintf(f, "%s{", i ? ",\n" : "");
+    if (args_first) {
+      fputs("\"args\":", f);
+      write_args(f, i, r);
+      fputc(',', f);
+    }
+    fprintf(f, "%s,\"name\":\"ev%u\",\"cat\":\"c\",\"ts\":%u,\"pid\":1,\"tid\":%u",
+            kinds[i % 7], i % 6, 10 * i, 1 + i % 3);
+    if (!args_first) {
+      fputs(",\"args\":", f);
+      write_args(f, i, r);
+    }
+    if ((r >> 50) % 9 == 0) { /* a second args member: the later one counts */
+      fputs(",\"args\":", f);
+      write_args(f, i + 1, r >> 3);
+    }
+    fputc('}', f);
+  }
+  fputs("\n]}\n", f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Imports `path` (TRAK_JSON_KEY_MEMO and TRAK_IMPORT_THREADS set to memo and threads, NULL:
+** unset) by file, or fed 1 to 23 bytes at a time with `pieces`, and exports its tables and
+** import log to `db`. */
+static void export_with(const char *path, const char *memo, const char *threads, int pieces,
+                        const char *db) {
+  if (memo) setenv("TRAK_JSON_KEY_MEMO", memo, 1);
+  if (threads) setenv("TRAK_IMPORT_THREADS", threads, 1);
+  trak_processor *p;
+  if (!pieces) {
+    assert_int_equal(trak_processor_open_file(path, NULL, &p, NULL), 0);
+  } else {
+    size_t n;
+    char *data = tu_read_file(path, &n);
+    uint64_t r = 12345;
+    assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
+    for (size_t at = 0; at < n;) {
+      size_t k = 1 + tu_xorshift(&r) % 23;
+      if (k > n - at) k = n - at;
+      assert_int_equal(trak_processor_feed(p, data + at, k, NULL), 0);
+      at += k;
+    }
+    assert_int_equal(trak_processor_finish(p, NULL), 0);
+    free(data);
+  }
+  unsetenv("TRAK_JSON_KEY_MEMO");
+  unsetenv("TRAK_IMPORT_THREADS");
+  assert_int_equal(tu_export(p, db), 0);
+  trak_processor_free(p);
+}
+
+static void test_traces_import_alike(void **state) {
+  (void)state;
+  char trace[] = "/tmp/trak_leaves_trace_XXXXXX";
+  tu_temp_file(trace);
+  write_trace(trace, 30000);
+  char a[] = "/tmp/trak_leaves_a_XXXXXX", b[] = "/tmp/trak_leaves_b_XXXXXX";
+  tu_temp_file(a);
+  tu_temp_file(b);
+  export_with(trace, NULL, "1", 0, a);
+  export_with(trace, "0", "1", 0, b);
+  tu_assert_same_file(a, b, "leaves against the plain flattening");
+  export_with(trace, NULL, "2", 0, b);
+  tu_assert_same_file(a, b, "one thread against two");
+  export_with(trace, NULL, NULL, 1, b);
+  tu_assert_same_file(a, b, "at once against fed 1 to 23 bytes at a time");
+  size_t n;
+  free(tu_read_file(a, &n));
+  assert_true(n > 1000000); /* the events and their args were imported */
+  unlink(a);
+  unlink(b);
+  unlink(trace);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_leaves_of_one_object),
+      cmocka_unit_test(test_keys_in_another_order),
+      cmocka_unit_test(test_same_name_under_another_parent),
+      cmocka_unit_test(test_other_shapes_left_to_the_tokenizer),
+      cmocka_unit_test(test_full_dictionary),
+      cmocka_unit_test(test_traces_import_alike),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
