@@ -69,7 +69,7 @@ size_t trak__file_map_ready(trak_file_map *m, size_t upto) {
 
 void trak__file_map_drop(trak_file_map *m, size_t before) {
   size_t page = (size_t)sysconf(_SC_PAGESIZE);
-  before &= ~(page - 1);
+  before = (before < m->end ? before : m->end) & ~(page - 1);
   if (before < m->dropped + BEHIND) return;
   madvise((void *)(m->data + m->dropped), before - m->dropped, MADV_DONTNEED);
   m->dropped = before;

@@ -238,7 +238,9 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
     uint64_t in = pl->slot[i].bytes_in;
-    if (m) trak__file_map_drop(m, (size_t)(pl->slot[i].data - m->data)); /* what was before */
+    const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
+    if (m && at >= m->data && at < m->data + m->size)
+      trak__file_map_drop(m, (size_t)(at - m->data));
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_FREE;
     pthread_cond_signal(&pl->filled);
