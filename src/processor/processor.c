@@ -99,7 +99,8 @@ static size_t next_read(FILE *f, trak_file_map *m, uint8_t *buf, size_t chunk, u
   }
   trak__file_map_drop(m, (size_t)done); /* the stream keeps copies of what it holds on to */
   *data = m->data + done;
-  return trak__file_map_ready(m, (size_t)done + chunk) - (size_t)done;
+  size_t end = trak__file_map_ready(m, (size_t)done + chunk);
+  return end > done ? end - (size_t)done : 0; /* the file may have shrunk */
 }
 
 /* Feeds the file `f` to the stream in 1 MiB reads, reporting progress: a regular file through

@@ -37,13 +37,13 @@ int trak__file_map_open(trak_file_map *m, int fd, uint64_t size) {
   return 0;
 }
 
-/* The file is shorter than mapped (populating failed with EFAULT): its length now, but never
-** more than what was readable before. */
+/* The file is shorter than mapped (populating failed with EFAULT): its length now. Pages past
+** it are gone from the mapping even where they were present (truncation unmaps them). */
 static void shrank(trak_file_map *m) {
   struct stat st;
-  size_t now = !fstat(m->fd, &st) && st.st_size >= 0 ? (size_t)st.st_size : m->ready;
-  if (now < m->ready) now = m->ready; /* present pages stay readable unless cut again */
+  size_t now = !fstat(m->fd, &st) && st.st_size >= 0 ? (size_t)st.st_size : 0;
   m->end = now < m->end ? now : m->end;
+  if (m->ready > m->end) m->ready = m->end;
 }
 
 size_t trak__file_map_ready(trak_file_map *m, size_t upto) {

@@ -24,8 +24,8 @@ typedef struct trak_file_map {
 int trak__file_map_open(trak_file_map *m, int fd, uint64_t size);
 /* Makes the bytes [0, upto) present (ahead of the reader: a few MiB at a time), on the
 ** reader's thread. Returns the bytes readable from data, at most upto: fewer when the file has
-** shrunk since it was mapped (then m->end is that length, and bytes past it are never read:
-** reading them would raise SIGBUS). Can't fail otherwise. */
+** shrunk since it was mapped (then m->end is its new length, maybe below what an earlier call
+** returned, and bytes past it must not be read: that raises SIGBUS). Can't fail otherwise. */
 size_t trak__file_map_ready(trak_file_map *m, size_t upto);
 /* Releases the pages wholly before byte `before` (the reader is past them), at most one thread
 ** at a time, which may differ from the reader's. Can't fail. */

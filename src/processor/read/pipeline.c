@@ -60,7 +60,8 @@ static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
   if (pl->used == pl->got) {
     if (pl->map) {
       uint64_t at = pl->fed; /* plain input: the stream offset is the file offset */
-      pl->got = trak__file_map_ready(pl->map, at + READ_CHUNK) - (size_t)at;
+      size_t end = trak__file_map_ready(pl->map, at + READ_CHUNK);
+      pl->got = end > at ? end - (size_t)at : 0; /* the file may have shrunk */
       pl->chunk = pl->map->data + at;
     } else {
       pl->got = fread(pl->buf, 1, READ_CHUNK, pl->src);

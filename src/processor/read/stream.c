@@ -279,6 +279,7 @@ uint64_t trak__stream_frame_mapped(trak_framer *fr, trak_frame_batch *b, trak_fi
   size_t used;
   for (;;) { /* the window [off, e) grows while its first packet does not fit, within a read */
     e = trak__file_map_ready(m, e < m->end ? (size_t)e : m->end);
+    if (e <= off) return 0; /* the file shrank below the window since it was mapped */
     used = frame_scan(NULL, &fr->dead, &fr->skip_left, m->data + off, (size_t)(e - off), off, b);
     if (used || fr->dead || e >= m->end) break;
     uint64_t grow = e - off < piece ? piece : 2 * (e - off), next = read_end(e, chunk);
