@@ -14,7 +14,14 @@
 #include "processor/read/pipeline.h"
 #include "processor/util/block_pool.h"
 
+#ifndef SLOTS
 #define SLOTS 4
+#endif
+#ifndef WAKE
+/* reading the file, the decoding thread, once it waits for a free slot, is woken when this many
+** are free: it then fills them in a row, one sleep and wake for several batches */
+#define WAKE (SLOTS / 2)
+#endif
 #define PIECE (32u << 10)     /* bytes per batch: its decoded packets stay in the cache */
 #define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 #define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
@@ -30,6 +37,7 @@ struct trak_pipeline {
   pthread_cond_t decoded; /* a slot became DECODED */
   int state[SLOTS];
   int stop;
+  int reader_waits; /* the decoding thread, reading, waits for a free slot */
   trak_frame_batch slot[SLOTS];
   size_t fill, apply;     /* the importer's thread: next slot to fill, next to apply */
   int kind;               /* TRAK_PIPE_*: what the batches hold */
@@ -106,9 +114,12 @@ static void *decode_main(void *arg) {
     pthread_mutex_lock(&pl->mu);
     int reads = 0; /* slot i is the next to fill, and this thread fills it from pl->src */
     while (pl->state[i] != SLOT_FILLED) {
-      reads = (pl->src || pl->map) && !pl->src_done && pl->state[i] == SLOT_FREE;
+      int reading = (pl->src || pl->map) && !pl->src_done;
+      reads = reading && pl->state[i] == SLOT_FREE;
       if (reads || pl->stop) break;
+      pl->reader_waits = reading;
       pthread_cond_wait(&pl->filled, &pl->mu);
+      pl->reader_waits = 0;
     }
     if (pl->state[i] != SLOT_FILLED && !reads) { /* stopped, nothing left to decode */
       pthread_mutex_unlock(&pl->mu);
@@ -244,7 +255,12 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
       trak__file_map_drop(m, (size_t)(at - m->data));
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_FREE;
-    pthread_cond_signal(&pl->filled);
+    if (pl->reader_waits) { /* woken once WAKE slots are free: it fills them in a row */
+      size_t free_slots = 0;
+      for (size_t k = 0; k < SLOTS; k++)
+        free_slots += pl->state[k] == SLOT_FREE;
+      if (free_slots >= WAKE) pthread_cond_signal(&pl->filled);
+    }
     pthread_mutex_unlock(&pl->mu);
     pl->apply = (i + 1) % SLOTS;
     if (p->opts.progress && in >= next_report) { /* as feed_file reports its reads */
