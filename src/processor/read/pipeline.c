@@ -255,13 +255,11 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
       trak__file_map_drop(m, (size_t)(at - m->data));
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_FREE;
-    if (pl->reader_waits) { /* woken once WAKE slots are free: it fills them in a row */
-      size_t free_slots = 0;
-      for (size_t k = 0; k < SLOTS; k++)
-        free_slots += pl->state[k] == SLOT_FREE;
-      if (free_slots >= WAKE) pthread_cond_signal(&pl->filled);
-    }
+    size_t free_slots = 0; /* the reader is woken once WAKE are free: it fills them in a row */
+    for (size_t k = 0; pl->reader_waits && k < SLOTS; k++)
+      free_slots += pl->state[k] == SLOT_FREE;
     pthread_mutex_unlock(&pl->mu);
+    if (free_slots >= WAKE) pthread_cond_signal(&pl->filled); /* unlocked: it finds mu free */
     pl->apply = (i + 1) % SLOTS;
     if (p->opts.progress && in >= next_report) { /* as feed_file reports its reads */
       p->opts.progress(p->opts.user, in, total);
