@@ -33,13 +33,19 @@ static int make_file(char *path) {
   return fd;
 }
 
+/* make_file's file mapped as `m`, its first 1 MiB made present; returns it open. */
+static int map_file(char *path, trak_file_map *m) {
+  int fd = make_file(path);
+  assert_int_equal(trak__file_map_open(m, fd, SIZE), 0);
+  assert_int_equal(trak__file_map_ready(m, 1 << 20), 1 << 20);
+  return fd;
+}
+
 static void test_bytes_are_the_files(void **state) {
   (void)state;
   char path[] = "/tmp/trak_file_map_XXXXXX";
-  int fd = make_file(path);
   trak_file_map m;
-  assert_int_equal(trak__file_map_open(&m, fd, SIZE), 0);
-  assert_int_equal(trak__file_map_ready(&m, 1 << 20), 1 << 20);
+  int fd = map_file(path, &m);
   assert_int_equal(m.data[12345], (uint8_t)(12345 * 7));
   assert_int_equal(trak__file_map_ready(&m, SIZE + 100), SIZE); /* never past the end */
   trak__file_map_drop(&m, SIZE - 1);
@@ -58,10 +64,8 @@ static void test_bytes_are_the_files(void **state) {
 static void test_truncated_while_mapped(void **state) {
   (void)state;
   char path[] = "/tmp/trak_file_map_XXXXXX";
-  int fd = make_file(path);
   trak_file_map m;
-  assert_int_equal(trak__file_map_open(&m, fd, SIZE), 0);
-  assert_int_equal(trak__file_map_ready(&m, 1 << 20), 1 << 20);
+  int fd = map_file(path, &m);
   size_t cut = (3u << 20) + 100;
   assert_int_equal(truncate(path, (off_t)cut), 0);
   assert_int_equal(trak__file_map_ready(&m, SIZE), cut);
