@@ -2,8 +2,9 @@
 ** The import on two cores gives the tables of the import on one: every binary trace under
 ** tests/data (the goldens' text traces encoded to binary) and generated track-event traces,
 ** plain and gzip-compressed, and generated Linux scheduling traces (typed and compact_sched
-** ftrace bundles), are imported with TRAK_IMPORT_THREADS=1 and =2 and exported to
-** SQLite files, which must be equal byte for byte. Under ThreadSanitizer (the label
+** ftrace bundles), are imported with TRAK_IMPORT_THREADS=1 and =2, the file read through a
+** mapping and with fread (TRAK_IMPORT_MMAP=0), and exported to SQLite files, which must be
+** equal byte for byte. Under ThreadSanitizer (the label
 ** "concurrency") this also checks that the decoding thread shares no unguarded state.
 */
 #define _GNU_SOURCE /* nftw */
@@ -23,30 +24,48 @@
 
 static int compared, skipped;
 
-/* Imports `path` with `threads` threads and exports its tables and import log to `db`. */
-static int import_export(const char *path, const char *threads, const char *db) {
+/* Imports `path` with `threads` threads, the file read through a mapping or with fread
+** (`mmap` "1" or "0": read/file_map.h), and exports its tables and import log to `db`. */
+static int import_export(const char *path, const char *threads, const char *mmap, const char *db) {
   setenv("TRAK_IMPORT_THREADS", threads, 1);
-  return tu_import_export(path, db);
+  setenv("TRAK_IMPORT_MMAP", mmap, 1);
+  int rc = tu_import_export(path, db);
+  unsetenv("TRAK_IMPORT_MMAP");
+  return rc;
 }
 
-/* Imports `path` both ways and asserts the same outcome and byte-identical tables. */
-static void compare_both(const char *path) {
+/* Imports `path` with one thread (`mmap1`: its file mapped or read with fread) and with two
+** (`mmap2`) and asserts the same outcome and byte-identical tables. */
+static void compare_reads(const char *path, const char *mmap1, const char *mmap2) {
   char db1[] = "/tmp/trak_mt_import_1_XXXXXX", db2[] = "/tmp/trak_mt_import_2_XXXXXX";
   tu_temp_file(db1);
   tu_temp_file(db2);
-  int rc1 = import_export(path, "1", db1), rc2 = import_export(path, "2", db2);
+  int rc1 = import_export(path, "1", mmap1, db1), rc2 = import_export(path, "2", mmap2, db2);
   if (rc1 != rc2) fail_msg("%s: import returns %d with one thread, %d with two", path, rc1, rc2);
   if (!rc1) {
     size_t n1, n2;
     char *a = tu_read_file(db1, &n1), *b = tu_read_file(db2, &n2);
     if (n1 != n2 || memcmp(a, b, n1))
-      fail_msg("%s: the tables differ between one and two import threads", path);
+      fail_msg("%s: the tables differ between one thread (mmap %s) and two (mmap %s)", path, mmap1,
+               mmap2);
     free(a);
     free(b);
     compared++;
   }
   unlink(db1);
   unlink(db2);
+}
+
+/* One thread reading with fread against two reading the mapped file in place (a plain binary
+** trace framed in place, JSON read in place: the batches cut otherwise). */
+static void compare_both(const char *path) {
+  compare_reads(path, "0", "1");
+}
+
+/* Both reads with both thread counts: compare_both, and the other two pairs. */
+static void compare_all_reads(const char *path) {
+  compare_both(path);
+  compare_reads(path, "1", "0");
 }
 
 static int ends_with(const char *s, const char *suffix) {
@@ -145,12 +164,20 @@ static void test_generated_traces(void **state) {
     tu_temp_file(pb);
     tu_temp_file(gz);
     uint64_t size = generate(pb, events[i]);
-    compare_both(pb);
+    compare_all_reads(pb);
     gzip_file(pb, gz);
     compare_both(gz);
     compare_gzip_variants(gz);
+    /* past the first 1 MiB (framed in place from the mapped file): a packet over the size
+    ** limit that the file ends in, then bytes of an invalid wire type (framing stops there) */
+    static const char too_large[] = {0x0a, (char)0x81, (char)0x80, (char)0x80, (char)0x81, 1, 2};
+    write_bytes(pb, too_large, sizeof too_large, "ab");
+    compare_all_reads(pb);
+    assert_int_equal(truncate(pb, (off_t)size), 0);
+    write_bytes(pb, "\x0f\x01\x02", 3, "ab");
+    compare_all_reads(pb);
     assert_int_equal(truncate(pb, (off_t)(size - size / 3)), 0);
-    compare_both(pb);
+    compare_all_reads(pb);
     unlink(pb);
     unlink(gz);
   }
@@ -178,7 +205,7 @@ static size_t line_start(const char *s, size_t at) {
 ** the top-level members the reader hands over (metadata, systemTraceEvents, displayTimeUnit),
 ** and the trace gzip-compressed (inflated and read on the decoding thread after its first 64 KiB)
 ** with the gzip stream's own problems. The same tables, stats and import log with one thread
-** and with two. */
+** and with two, reading the file in place or with fread. */
 static void test_generated_json_traces(void **state) {
   (void)state;
   char js[] = "/tmp/trak_mt_import_json_XXXXXX", v[] = "/tmp/trak_mt_import_jsonv_XXXXXX";
@@ -186,7 +213,7 @@ static void test_generated_json_traces(void **state) {
   tu_temp_file(v);
   assert_true(gen_json_events(js, 5000000) > 50000);
   compared = 0;
-  compare_both(js);
+  compare_all_reads(js);
   size_t len;
   char *t = tu_read_file(js, &len);
   write_bytes(v, t, len - len / 3, "wb"); /* ends inside an event */
@@ -220,7 +247,7 @@ static void test_generated_json_traces(void **state) {
   gzip_file(js, gz);
   compare_both(gz);
   compare_gzip_variants(gz);
-  assert_int_equal(compared, 11);
+  assert_int_equal(compared, 12); /* the first trace compared both ways */
   unlink(gz);
   unlink(v);
   unlink(js);
@@ -242,8 +269,8 @@ static void test_generated_sched_traces(void **state) {
     long size = gen_sched(pb, traces[i].events, traces[i].compact);
     assert_true(size > (4l << 20));
     compared = 0;
-    compare_both(pb);
-    assert_int_equal(compared, 1);
+    compare_all_reads(pb);
+    assert_int_equal(compared, 2);
     unlink(pb);
   }
 }
@@ -379,10 +406,8 @@ static void test_event_encodings(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(test_every_trace_of_the_tests),
-      cmocka_unit_test(test_generated_traces),
-      cmocka_unit_test(test_generated_sched_traces),
-      cmocka_unit_test(test_generated_json_traces),
+      cmocka_unit_test(test_every_trace_of_the_tests), cmocka_unit_test(test_generated_traces),
+      cmocka_unit_test(test_generated_sched_traces),   cmocka_unit_test(test_generated_json_traces),
       cmocka_unit_test(test_event_encodings),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,7 @@
 #include "processor/import/import_result.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
+#include "processor/read/file_map.h"
 #include "processor/read/pipeline.h"
 #include "processor/sql/perfetto_sql/psql.h"
 
@@ -91,18 +92,39 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   return 0;
 }
 
-/* Feeds the file `f` to the stream in 1 MiB reads, reporting progress. Returns 0 or TRAK_EIO
-** / TRAK_ENOMEM naming `path`. */
+/* The next read of feed_file, `chunk` bytes or fewer at the end, after `done` bytes: in place
+** from the mapped file (m->data set), else with fread into `buf`. Returns its length, 0 at the
+** end, and points *data at it. */
+static size_t next_read(FILE *f, trak_file_map *m, uint8_t *buf, size_t chunk, uint64_t done,
+                        const uint8_t **data) {
+  if (!m->data) {
+    *data = buf;
+    return fread(buf, 1, chunk, f);
+  }
+  trak__file_map_drop(m, (size_t)done); /* the stream keeps copies of what it holds on to */
+  *data = m->data + done;
+  size_t end = trak__file_map_ready(m, (size_t)done + chunk);
+  return end > done ? end - (size_t)done : 0; /* the file may have shrunk */
+}
+
+/* Feeds the file `f` to the stream in 1 MiB reads, reporting progress: a regular file through
+** a read-only mapping (read/file_map.h) where it can be, so that nothing copies its bytes.
+** Returns 0 or TRAK_EIO / TRAK_ENOMEM naming `path`. */
 static int feed_file(trak_processor *p, FILE *f, const char *path, uint64_t total,
                      trak_error *err) {
   size_t chunk = 1 << 20;
-  uint8_t *buf = malloc(chunk);
-  if (!buf) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  trak_file_map m = {0};
+  uint8_t *buf = NULL;
+  if (f == stdin || trak__file_map_open(&m, fileno(f), total)) {
+    buf = malloc(chunk);
+    if (!buf) return trak_error_set(err, TRAK_ENOMEM, "out of memory");
+  }
   uint64_t done = 0, next_report = 0;
   for (;;) {
-    size_t got = fread(buf, 1, chunk, f);
+    const uint8_t *data;
+    size_t got = next_read(f, &m, buf, chunk, done, &data);
     if (!got) break;
-    trak__stream_feed(p, buf, got);
+    trak__stream_feed(p, data, got);
     done += got;
     if (p->opts.progress && done >= next_report) {
       p->opts.progress(p->opts.user, done, total);
@@ -110,8 +132,9 @@ static int feed_file(trak_processor *p, FILE *f, const char *path, uint64_t tota
     }
     /* with a decoding thread, it reads the rest (after a whole first read: its first 4 KiB
     ** hashed here) */
-    if (got == chunk && trak__stream_read_rest(p, f, total)) done = p->fed;
+    if (got == chunk && trak__stream_read_rest(p, f, &m, total)) done = p->fed;
   }
+  trak__file_map_close(&m);
   free(buf);
   if (ferror(f)) return trak_error_set(err, TRAK_EIO, "%s: read failed", path);
   if (p->opts.progress) p->opts.progress(p->opts.user, total ? total : done, total ? total : done);

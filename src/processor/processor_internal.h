@@ -86,10 +86,12 @@ struct trak_processor {
 
 /* Input stream (stream.c). */
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
-/* Feeding from file `f` (`total` bytes, 0: unknown) with a decoding thread that can read
-** (read/pipeline.h): it reads and decodes the rest of the file, tokenized here; returns 1 at the
-** end of the file (p->fed counts it), else 0 (the caller feeds it). */
-int trak__stream_read_rest(trak_processor *p, FILE *f, uint64_t total);
+/* Feeding from file `f` (`total` bytes, 0: unknown; mapped as `m` when m->data is set, see
+** read/file_map.h) with a decoding thread that can read (read/pipeline.h): it reads and decodes
+** the rest of the file, tokenized here; returns 1 at the end of the file (p->fed counts it),
+** else 0 (the caller feeds it). */
+struct trak_file_map;
+int trak__stream_read_rest(trak_processor *p, FILE *f, struct trak_file_map *m, uint64_t total);
 /* Flushes the stream at end of input. Returns 0 (problems in the trace are reported as stats). */
 int trak__stream_finish(trak_processor *p, trak_error *err);
 void trak__stream_free(trak_processor *p);

@@ -14,7 +14,14 @@
 #include "processor/read/pipeline.h"
 #include "processor/util/block_pool.h"
 
+#ifndef SLOTS
 #define SLOTS 4
+#endif
+#ifndef WAKE
+/* reading the file, the decoding thread, once it waits for a free slot, is woken when this many
+** are free: it then fills them in a row, one sleep and wake for several batches */
+#define WAKE (SLOTS / 2)
+#endif
 #define PIECE (32u << 10)     /* bytes per batch: its decoded packets stay in the cache */
 #define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 #define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
@@ -30,16 +37,21 @@ struct trak_pipeline {
   pthread_cond_t decoded; /* a slot became DECODED */
   int state[SLOTS];
   int stop;
+  int reader_waits; /* the decoding thread, reading, waits for a free slot */
   trak_frame_batch slot[SLOTS];
   size_t fill, apply;     /* the importer's thread: next slot to fill, next to apply */
   int kind;               /* TRAK_PIPE_*: what the batches hold */
   trak_framer fr;         /* the decoding thread's, until it has stopped */
   trak_json_import *json; /* TRAK_PIPE_JSON: its reader's state is the decoding thread's */
   /* trak__pipeline_read: the file the decoding thread reads the rest of the input from (once
-  ** set, it fills the FREE slots itself), the last read (`chunk`, READ_CHUNK bytes, `got` of
-  ** them, `used` handed out), the input counters after it, and whether the file has ended */
+  ** set, it fills the FREE slots itself), with fread or, when `map` is set, in place; the last
+  ** read (`chunk`, READ_CHUNK bytes, `got` of them, `used` handed out: `buf`, or the mapped
+  ** bytes, which plain binary traces frame in place instead), the input counters after it,
+  ** and whether the file has ended */
   FILE *src;
-  uint8_t *chunk;
+  trak_file_map *map;
+  uint8_t *buf;
+  const uint8_t *chunk;
   size_t got, used;
   uint64_t fed, bytes_in, bytes_plain;
   int src_done;
@@ -50,21 +62,48 @@ struct trak_pipeline {
 };
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
-** feed_file read it is in (the decoding thread, reading). Returns 0 at the end of the file. */
+** feed_file read it is in (the decoding thread, reading): copied from the read, or pointing
+** into the mapped file. Returns 0 at the end of the file. */
 static int read_piece(trak_pipeline *pl, trak_frame_batch *b) {
   if (pl->used == pl->got) {
-    pl->got = fread(pl->chunk, 1, READ_CHUNK, pl->src);
+    if (pl->map) {
+      uint64_t at = pl->fed; /* plain input: the stream offset is the file offset */
+      size_t end = trak__file_map_ready(pl->map, at + READ_CHUNK);
+      pl->got = end > at ? end - (size_t)at : 0; /* the file may have shrunk */
+      pl->chunk = pl->map->data + at;
+    } else {
+      pl->got = fread(pl->buf, 1, READ_CHUNK, pl->src);
+      pl->chunk = pl->buf;
+    }
     pl->used = 0;
     if (!pl->got) return 0;
     pl->fed += pl->got, pl->bytes_in += pl->got, pl->bytes_plain += pl->got;
   }
   size_t n = pl->got - pl->used < PIECE ? pl->got - pl->used : PIECE;
-  trak__grow((void **)&b->bytes, &b->cap, n, 1);
-  memcpy(b->bytes, pl->chunk + pl->used, n);
+  if (pl->map) {
+    b->data = pl->chunk + pl->used;
+  } else {
+    trak__grow((void **)&b->bytes, &b->cap, n, 1);
+    memcpy(b->bytes, pl->chunk + pl->used, n);
+    b->data = b->bytes;
+  }
   pl->used += n;
   b->n = n;
   b->call_end = pl->used == pl->got;
   b->bytes_in = pl->bytes_in, b->bytes_plain = pl->bytes_plain;
+  return 1;
+}
+
+/* The same for a plain binary trace's mapped file: its packets are framed and decoded in place
+** (trak__stream_frame_mapped), the batch's counters those of the read its packets end in. */
+static int read_framed(trak_pipeline *pl, trak_frame_batch *b) {
+  uint64_t in = trak__stream_frame_mapped(&pl->fr, b, pl->map, PIECE, READ_CHUNK);
+  if (!in) { /* the end: the counters count the whole file, as after fread's last read */
+    pl->fed = pl->bytes_in = pl->bytes_plain = pl->map->end;
+    return 0;
+  }
+  b->call_end = 1;
+  b->bytes_in = b->bytes_plain = in;
   return 1;
 }
 
@@ -75,9 +114,12 @@ static void *decode_main(void *arg) {
     pthread_mutex_lock(&pl->mu);
     int reads = 0; /* slot i is the next to fill, and this thread fills it from pl->src */
     while (pl->state[i] != SLOT_FILLED) {
-      reads = pl->src && !pl->src_done && pl->state[i] == SLOT_FREE;
+      int reading = (pl->src || pl->map) && !pl->src_done;
+      reads = reading && pl->state[i] == SLOT_FREE;
       if (reads || pl->stop) break;
+      pl->reader_waits = reading;
       pthread_cond_wait(&pl->filled, &pl->mu);
+      pl->reader_waits = 0;
     }
     if (pl->state[i] != SLOT_FILLED && !reads) { /* stopped, nothing left to decode */
       pthread_mutex_unlock(&pl->mu);
@@ -85,17 +127,20 @@ static void *decode_main(void *arg) {
     }
     pthread_mutex_unlock(&pl->mu);
     trak_frame_batch *b = &pl->slot[i];
-    if (reads && !read_piece(pl, b)) {
+    int in_place = reads && pl->map && pl->kind == TRAK_PIPE_BINARY; /* framed as it is read */
+    if (reads && !(in_place ? read_framed(pl, b) : read_piece(pl, b))) {
       pthread_mutex_lock(&pl->mu);
       pl->src_done = 1;
       pthread_cond_signal(&pl->decoded);
       pthread_mutex_unlock(&pl->mu);
       continue;
     }
-    if (pl->kind == TRAK_PIPE_GZIP || pl->kind == TRAK_PIPE_GZIP_JSON)
+    if (in_place)
+      ;
+    else if (pl->kind == TRAK_PIPE_GZIP || pl->kind == TRAK_PIPE_GZIP_JSON)
       trak__stream_inflate_batch(&pl->fr, pl->kind == TRAK_PIPE_GZIP_JSON ? pl->json : NULL, b);
     else if (pl->kind == TRAK_PIPE_JSON)
-      trak__json_import_read(pl->json, b->bytes, b->n, &b->json_ops);
+      trak__json_import_read(pl->json, b->data, b->n, &b->json_ops);
     else
       trak__stream_frame_batch(&pl->fr, b);
     pthread_mutex_lock(&pl->mu);
@@ -164,6 +209,7 @@ void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len) {
     trak_frame_batch *b = &pl->slot[i];
     trak__grow((void **)&b->bytes, &b->cap, n, 1);
     memcpy(b->bytes, data, n);
+    b->data = b->bytes;
     b->n = n;
     b->call_end = n == len;
     b->bytes_in = pl->p->imp->bytes_in, b->bytes_plain = pl->p->imp->bytes_plain;
@@ -180,13 +226,17 @@ int trak__pipeline_reads(const trak_pipeline *pl) {
   return pl->kind == TRAK_PIPE_BINARY || pl->kind == TRAK_PIPE_JSON;
 }
 
-void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total) {
+void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t total) {
   trak_processor *p = pl->p;
-  pl->chunk = malloc(READ_CHUNK);
-  if (!pl->chunk) abort();
+  if (!m || !m->data) {
+    m = NULL;
+    pl->buf = malloc(READ_CHUNK);
+    if (!pl->buf) abort();
+  }
   pthread_mutex_lock(&pl->mu);
   pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
   pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
+  pl->map = m;
   pthread_cond_signal(&pl->filled);
   pthread_mutex_unlock(&pl->mu);
   uint64_t next_report = p->fed + (16u << 20);
@@ -200,10 +250,16 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total) {
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
     uint64_t in = pl->slot[i].bytes_in;
+    const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
+    if (m && at >= m->data && at < m->data + m->size)
+      trak__file_map_drop(m, (size_t)(at - m->data));
     pthread_mutex_lock(&pl->mu);
     pl->state[i] = SLOT_FREE;
-    pthread_cond_signal(&pl->filled);
+    size_t free_slots = 0; /* the reader is woken once WAKE are free: it fills them in a row */
+    for (size_t k = 0; pl->reader_waits && k < SLOTS; k++)
+      free_slots += pl->state[k] == SLOT_FREE;
     pthread_mutex_unlock(&pl->mu);
+    if (free_slots >= WAKE) pthread_cond_signal(&pl->filled); /* unlocked: it finds mu free */
     pl->apply = (i + 1) % SLOTS;
     if (p->opts.progress && in >= next_report) { /* as feed_file reports its reads */
       p->opts.progress(p->opts.user, in, total);
@@ -213,8 +269,8 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total) {
   pl->fill = pl->apply;
   if (pl->kind == TRAK_PIPE_JSON) p->plain_offset += pl->fed - p->fed; /* as plain_dispatch */
   p->fed = pl->fed, p->imp->bytes_in = pl->bytes_in, p->imp->bytes_plain = pl->bytes_plain;
-  free(pl->chunk);
-  pl->chunk = NULL;
+  free(pl->buf);
+  pl->buf = NULL;
 }
 
 static void stop(trak_pipeline *pl) {
@@ -242,7 +298,7 @@ static void release(trak_pipeline *pl) {
     trak__json_ops_free(&pl->slot[i].json_ops);
   }
   trak_vec_free(pl->fr.carry);
-  free(pl->chunk);
+  free(pl->buf);
   free(pl);
 }
 

@@ -13,6 +13,7 @@
 #include "processor/import/json/json.h"
 #include "processor/import/proto/proto.h"
 #include "processor/processor_internal.h"
+#include "processor/read/file_map.h"
 
 /* What the decoding thread met in the bytes, in file order. A packet's fields are kept whole:
 ** only their first two cache lines are written and read for a common packet (the spans past
@@ -46,7 +47,9 @@ typedef struct trak_frame_item {
 typedef struct trak_frame_batch {
   uint8_t *bytes; /* owned: the piece, behind the start of a packet carried from the last one;
                   ** gzip: the compressed piece */
-  size_t n, cap;
+  size_t cap;
+  const uint8_t *data; /* the bytes framed or read: `bytes`, or a mapped file's, in place */
+  size_t n;            /* bytes at data */
   uint64_t bytes_in, bytes_plain; /* the importer's input counters when the piece was fed */
   int call_end;                   /* gzip: the last piece of one feed call */
   TRAK_VEC(trak_bytes) chunks;    /* gzip: the inflated chunks' bytes, `n_chunks` used */
@@ -87,13 +90,15 @@ void trak__pipeline_feed(trak_pipeline *pl, const uint8_t *data, size_t len);
 /* Whether the decoding thread can read the rest of the input itself (a binary or JSON trace
 ** not compressed: trak__pipeline_read). */
 int trak__pipeline_reads(const trak_pipeline *pl);
-/* Has the decoding thread read the rest of file `f` (`total` bytes, 0: unknown) into the
-** batches in feed_file's 1 MiB reads, with the input counters one thread would have, and applies
+/* Has the decoding thread read the rest of file `f` (`total` bytes, 0: unknown; in place when
+** it is mapped as `m`, m NULL or unmapped: fread) into the batches in feed_file's 1 MiB reads
+** (a plain binary trace's mapped packets framed in place: trak__stream_frame_mapped), releasing
+** the mapped pages behind the batches applied, with the input counters one thread would have, and applies
 ** them here as they are decoded, calling the processor's progress callback as feed_file does;
 ** returns at the end of the file (feof or ferror) with the counters (p->fed, bytes_in,
 ** bytes_plain) set. Only when the trak__pipeline_feed calls so far were feed_file's (the
 ** processor's first 4 KiB hashed). */
-void trak__pipeline_read(trak_pipeline *pl, FILE *f, uint64_t total);
+void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t total);
 /* Applies every batch left, stops the thread and gives its framing state back to the processor
 ** (pending, plain_offset, skip_left, dead; with gzip p->inf and the importer's bytes_plain) as if one thread had framed; frees `pl`. */
 void trak__pipeline_finish(trak_pipeline *pl);
@@ -103,6 +108,16 @@ void trak__pipeline_free(trak_pipeline *pl);
 /* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
 ** `fr` and `b`), and applies a decoded batch (binary or JSON) on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
+/* Frames, in place, the mapped file's next packets from fr->offset (after the skip of an
+** oversized packet) into `b`: those that end within one of feed_file's reads (`chunk` bytes
+** each, from the file's start) and, unless the first is larger, within `piece` bytes; b->data
+** and b->n are the bytes scanned, which stay mapped until released behind the importer. Makes
+** them present first (trak__file_map_ready). Returns the end of that read (at most the file's
+** end): the input counters one thread has while it tokenizes them; or 0 when nothing is left,
+** an incomplete packet at the end carried in fr->carry as trak__stream_frame_batch carries it.
+** The file must be the plain input from its first byte (stream offsets are file offsets). */
+uint64_t trak__stream_frame_mapped(trak_framer *fr, trak_frame_batch *b, trak_file_map *m,
+                                   size_t piece, size_t chunk);
 /* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed
 ** (json NULL) or read by `json`'s reader. */
 void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b);

@@ -256,7 +256,44 @@ static void frame_piece(trak_framer *fr, trak_frame_batch *b, uint8_t **buf, siz
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b) {
   b->items.n = b->fpre.bundles.n = b->fpre.evs.n = 0;
   frame_piece(fr, b, &b->bytes, &b->n, &b->cap);
+  b->data = b->bytes;
   trak__ftrace_predecode_done(&b->fpre);
+}
+
+/* The end of the read of `chunk` bytes (reads cut the file from its start) holding byte `at`. */
+static uint64_t read_end(uint64_t at, size_t chunk) {
+  return (at / chunk + 1) * chunk;
+}
+
+uint64_t trak__stream_frame_mapped(trak_framer *fr, trak_frame_batch *b, trak_file_map *m,
+                                   size_t piece, size_t chunk) {
+  b->items.n = b->fpre.bundles.n = b->fpre.evs.n = 0;
+  fr->carry.n = 0; /* a carried tail is the file's bytes from fr->offset: read there again */
+  uint64_t off = fr->offset;
+  if (fr->skip_left && off < m->end) {
+    uint64_t n = fr->skip_left < m->end - off ? fr->skip_left : m->end - off;
+    fr->skip_left -= n, fr->offset = off += n;
+  }
+  if (fr->dead || off >= m->end) return 0;
+  uint64_t e = off + piece < read_end(off, chunk) ? off + piece : read_end(off, chunk);
+  size_t used;
+  for (;;) { /* the window [off, e) grows while its first packet does not fit, within a read */
+    e = trak__file_map_ready(m, e < m->end ? (size_t)e : m->end);
+    if (e <= off) return 0; /* the file shrank below the window since it was mapped */
+    used = frame_scan(NULL, &fr->dead, &fr->skip_left, m->data + off, (size_t)(e - off), off, b);
+    if (used || fr->dead || e >= m->end) break;
+    uint64_t grow = e - off < piece ? piece : 2 * (e - off), next = read_end(e, chunk);
+    e = off + grow < next ? off + grow : next;
+  }
+  if (!used && !b->items.n) { /* the file ends inside a packet: carried as frame_piece does */
+    if (!fr->dead) bytes_append(&fr->carry, m->data + off, (size_t)(m->end - off));
+    return 0;
+  }
+  fr->offset = off + used;
+  b->data = m->data + off, b->n = (size_t)(e - off);
+  trak__ftrace_predecode_done(&b->fpre);
+  uint64_t in = read_end(e - 1, chunk);
+  return in < m->end ? in : m->end;
 }
 
 /* What the inflate loop (inflate_run) hands its caller: a chunk of inflated bytes
@@ -383,6 +420,7 @@ static int inflate_batch_emit(void *ctx, int what, int may_stop) {
 void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b) {
   b->items.n = b->n_chunks = b->fpre.bundles.n = b->fpre.evs.n = 0;
   inflate_batch_ctx ctx = {fr, json, b};
+  b->data = b->bytes;
   inflate_run(fr->inf, b->bytes, b->n, b->call_end, inflate_batch_emit, &ctx);
   trak__ftrace_predecode_done(&b->fpre);
 }
@@ -418,7 +456,7 @@ void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b) {
     imp->bytes_in = bytes_in, imp->bytes_plain = bytes_plain;
     return;
   }
-  imp->base = b->bytes, imp->limit = b->bytes + b->n;
+  imp->base = b->data, imp->limit = b->data + b->n;
   for (size_t i = 0; i < b->items.n; i++) {
     trak_frame_item *it = &b->items.v[i];
     if (it->kind == TRAK_FRAME_PACKET) {
@@ -714,9 +752,9 @@ void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len) {
   trak_vec_free(p->raw_sniff);
 }
 
-int trak__stream_read_rest(trak_processor *p, FILE *f, uint64_t total) {
+int trak__stream_read_rest(trak_processor *p, FILE *f, trak_file_map *m, uint64_t total) {
   if (!p->pipe || p->raw_state != 1 || p->sink || !trak__pipeline_reads(p->pipe)) return 0;
-  trak__pipeline_read(p->pipe, f, total);
+  trak__pipeline_read(p->pipe, f, m, total);
   return 1;
 }
 

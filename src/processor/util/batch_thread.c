@@ -2,7 +2,8 @@
 ** This file holds the producer thread's ring: SLOTS batches of records, each FREE (the producer
 ** may fill it) or FILLED (the consumer may read it), filled and consumed in ring order. The
 ** producer fills slot i once the consumer has given it back; the consumer reads slot i once it
-** is filled. Synchronisation is one mutex and two condition variables, a batch at a time.
+** is filled. Synchronisation is one mutex and two condition variables; a thread that sleeps on
+** the ring is woken once half of it is ready for it, and signals are sent with the mutex free.
 */
 #include <pthread.h>
 #include <stdint.h>
@@ -12,6 +13,10 @@
 #include "processor/util/batch_thread.h"
 
 #define SLOTS 4
+/* a thread waiting on the ring (the producer for a free slot, the consumer for a filled one) is
+** woken when this many are ready (or the last batch is filled): it then takes them in a row, one
+** sleep and wake for several batches */
+#define WAKE (SLOTS / 2)
 
 enum { SLOT_FREE, SLOT_FILLED };
 
@@ -21,6 +26,7 @@ struct trak_batch_thread {
   pthread_cond_t filled; /* a slot became FILLED */
   pthread_cond_t freed;  /* a slot became FREE */
   int state[SLOTS];      /* under mu */
+  int waits[2];          /* under mu: [1] the producer, [0] the consumer sleeps on the ring */
   size_t n[SLOTS];       /* records in a FILLED slot; fewer than batch: the last */
   uint8_t *rec;          /* SLOTS * batch records, slot i's from rec + i * batch * size */
   size_t size, batch;
@@ -34,6 +40,14 @@ struct trak_batch_thread {
   int consuming; /* the consumer's: it holds slot take - 1 */
   int ended;     /* the consumer's: the last batch was taken */
 };
+
+/* The slots in `state`, mu held. */
+static size_t count(const trak_batch_thread *bt, int state) {
+  size_t n = 0;
+  for (size_t k = 0; k < SLOTS; k++)
+    n += bt->state[k] == state;
+  return n;
+}
 
 /* Waits, mu held, until slot i is in `state`, doing the idle work (of the producer's thread
 ** or the consumer's) while there is some: it is tried once after each change of the ring. */
@@ -49,7 +63,9 @@ static void wait_for(trak_batch_thread *bt, size_t i, int state, int producer) {
       pthread_mutex_lock(&bt->mu);
       continue;
     }
+    bt->waits[producer] = 1;
     pthread_cond_wait(cv, &bt->mu);
+    bt->waits[producer] = 0;
     tried = 0;
   }
 }
@@ -67,8 +83,9 @@ static void *producer_main(void *arg) {
     pthread_mutex_lock(&bt->mu);
     bt->n[i] = n;
     bt->state[i] = SLOT_FILLED;
-    pthread_cond_signal(&bt->filled);
+    int wake = bt->waits[0] && (n < bt->batch || count(bt, SLOT_FILLED) >= WAKE);
     pthread_mutex_unlock(&bt->mu);
+    if (wake) pthread_cond_signal(&bt->filled); /* unlocked: the woken thread finds mu free */
   }
   return NULL;
 }
@@ -106,7 +123,11 @@ size_t trak__batch_thread_take(trak_batch_thread *bt, const size_t *notes, const
   if (notes) memcpy(bt->notes, notes, bt->n_notes * sizeof *notes);
   if (bt->consuming) { /* the previous batch goes back */
     bt->state[(bt->take + SLOTS - 1) % SLOTS] = SLOT_FREE;
-    pthread_cond_signal(&bt->freed);
+    if (bt->waits[1] && count(bt, SLOT_FREE) >= WAKE) {
+      pthread_mutex_unlock(&bt->mu); /* the woken thread finds mu free */
+      pthread_cond_signal(&bt->freed);
+      pthread_mutex_lock(&bt->mu);
+    }
   }
   size_t i = bt->take;
   wait_for(bt, i, SLOT_FILLED, 0);
