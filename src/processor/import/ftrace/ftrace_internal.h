@@ -223,11 +223,13 @@ typedef struct trak_ftrace {
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
   trak_map wakelocks;            /* wakesource.c: wakeup source name id -> activations held */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
-  TRAK_VEC(trak_fpending) pending;   /* process counters of threads (process_counters.c) */
-  TRAK_VEC(trak_fcompact) compacts;  /* compact_sched messages kept encoded (compact_runs.c) */
-  TRAK_VEC(trak_fchunk) chunks;      /* the memory of their copies */
-  uint8_t compact_records;           /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
-  uint8_t wide_queues;               /* TRAK_FTRACE_WIDE_QUEUES: every queue wide from the start */
+  TRAK_VEC(trak_fpending) pending;  /* process counters of threads (process_counters.c) */
+  TRAK_VEC(trak_fcompact) compacts; /* compact_sched messages kept encoded (compact_runs.c) */
+  TRAK_VEC(trak_fchunk) chunks;     /* the memory of their copies */
+  uint8_t compact_records;          /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
+  uint8_t wide_queues;              /* TRAK_FTRACE_WIDE_QUEUES: every queue wide from the start */
+  /* the merge thread's spares (merge_thread.c), given the queue blocks read; NULL: unmap them */
+  struct trak_spares *spares;
   int64_t drop_before;               /* kernel events before are dropped (crop.c) */
   int64_t soft_drop_before;          /* kernel events before keep their raw rows only */
   TRAK_VEC(uint8_t) in_sys_write;    /* by utid: 1 while a sys_write slice is open (syscalls.c) */

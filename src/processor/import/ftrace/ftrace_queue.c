@@ -12,6 +12,7 @@
 
 #include "processor/import/ftrace/fq_slot.h"
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/tables/prefault.h"
 #include "processor/util/block_pool.h"
 
 _Static_assert(sizeof(trak_fq_rec) * TRAK_FQ_BLOCK == TRAK_FQ_BLOCK_BYTES, "wide blocks are full");
@@ -556,7 +557,8 @@ static uint32_t *queue_order(const trak_fqueue *q) {
 }
 
 /* Moves m past the record just applied; a queue applied in order gives each block it has
-** finished back to the system, so the queue shrinks as the tables grow. */
+** finished back to the system, or to the merge thread's spares (f->spares) to become table
+** memory, so the queue shrinks as the tables grow. */
 static void src_next(trak_importer *imp, merge_src *m) {
   if (m->run) {
     if (trak__frun_next(imp, m->run)) return;
@@ -565,8 +567,11 @@ static void src_next(trak_importer *imp, merge_src *m) {
   m->pos++;
   /* The records were written long ago: ask for the ones a few ahead now (a hint). */
   if (!m->order && m->pos + 4 < m->n) __builtin_prefetch(rec_mem(m->q, m->pos + 4));
-  if (!m->order && block_starts(m->q, m->pos))
-    block_unmap(m->q, (m->q->wide ? m->pos / TRAK_FQ_BLOCK : m->pos / TRAK_FQ_NARROW_BLOCK) - 1);
+  if (!m->order && block_starts(m->q, m->pos)) {
+    size_t b = (m->q->wide ? m->pos / TRAK_FQ_BLOCK : m->pos / TRAK_FQ_NARROW_BLOCK) - 1;
+    trak__spares_give(imp->ftrace->spares, m->q->blocks.v[b], TRAK_FQ_BLOCK_BYTES);
+    m->q->blocks.v[b] = NULL;
+  }
   src_enter(imp, m);
 }
 
@@ -663,18 +668,21 @@ static void apply_queues(trak_importer *imp) {
 /* Sizes the tables the queue fills once, from the records' types (at most a sched_slice row
 ** per switch, two thread states per switch and one per waking or new task, an ftrace_event
 ** row per switch, waking and generic event): no column is copied as it grows, and none is
-** held twice while it is. */
+** held twice while it is. Without the huge-page hint: a huge page is zeroed whole when first
+** touched, which on the virtual machines measured cost a dozen times more per byte than small
+** pages (docs/performance.md), and the merge thread moves queue blocks, of small pages, onto the
+** columns (merge_thread.c). */
 static void tables_reserve(trak_importer *imp) {
   const size_t *n = imp->ftrace->n_type;
   trak_tables *t = imp->tables;
   size_t sw = n[TRAK_FQ_SWITCH] + n[TRAK_FQ_SWITCH_COMPACT];
   size_t wk = n[TRAK_FQ_WAKING] + n[TRAK_FQ_WAKING_COMPACT];
   if (t->sched_slice.n + sw > t->sched_slice.cap)
-    trak__sched_slice_resize(t, t->sched_slice.n + sw, 1);
+    trak__sched_slice_resize(t, t->sched_slice.n + sw, 0);
   size_t states = t->thread_state.n + 2 * sw + wk + n[TRAK_FQ_NEWTASK];
-  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 1);
+  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 0);
   size_t raw = t->ftrace_event.n + sw + wk + n[TRAK_FQ_GENERIC];
-  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 1);
+  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 0);
 }
 
 void trak__ftrace_finish(trak_importer *imp) {
