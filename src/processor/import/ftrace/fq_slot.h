@@ -8,7 +8,9 @@
 #ifndef TRAK_PROCESSOR_IMPORT_FTRACE_FQ_SLOT_H
 #define TRAK_PROCESSOR_IMPORT_FTRACE_FQ_SLOT_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "processor/import/ftrace/ftrace_internal.h"
 
@@ -28,39 +30,42 @@ typedef struct trak_fq_slot {
 _Static_assert(sizeof(trak_fq_slot) == 32, "a slot is 32 bytes");
 _Static_assert(TRAK_FQ_WAKESOURCE < TRAK_FQ_SLOT_SPILL, "record types fit in 7 bits");
 
+_Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a slot's last 8 bytes are one word");
+_Static_assert(offsetof(trak_fq_rec, s2) == offsetof(trak_fq_rec, pid) + 12 &&
+                   offsetof(trak_fq_slot, s2) == offsetof(trak_fq_slot, pid) + 12 &&
+                   offsetof(trak_fq_slot, x) == 30,
+               "pid, a, s1 and s2 are 16 bytes in both forms; type to x the slot's last 8");
+
 /* Whether record r fits a slot. */
 static inline int trak__fq_slot_fits(const trak_fq_rec *r) {
-  return !(((uint64_t)r->x >> 16) | (r->cpu >> 8) | (((uint32_t)r->p1 + 1u) >> 8) |
-           (((uint32_t)r->p2 + 1u) >> 8) | (uint32_t)(r->has_flags >> 1) |
-           (uint32_t)(r->type >= TRAK_FQ_SLOT_SPILL));
+  return !(((uint64_t)r->x >> 16) | (r->cpu >> 8) |
+           ((((uint32_t)r->p1 + 1u) | ((uint32_t)r->p2 + 1u)) >> 8) |
+           (uint32_t)(r->has_flags >> 1) | (uint32_t)(r->type >= TRAK_FQ_SLOT_SPILL));
 }
 
-/* Writes record r, which fits (trak__fq_slot_fits), to slot s. */
+/* Writes record r, which fits (trak__fq_slot_fits), to slot s: pid to s2 in one copy, type to x
+** as one word. */
 static inline void trak__fq_slot_pack(trak_fq_slot *s, const trak_fq_rec *r) {
-  trak_fq_slot v = {r->ts,
-                    r->pid,
-                    r->a,
-                    r->s1,
-                    r->s2,
-                    (uint8_t)(r->type | r->has_flags << 7),
-                    (uint8_t)r->cpu,
-                    (uint8_t)(r->p1 + 1),
-                    (uint8_t)(r->p2 + 1),
-                    r->flags,
-                    (uint16_t)r->x};
-  *s = v;
+  s->ts = r->ts;
+  memcpy(&s->pid, &r->pid, 16);
+  uint64_t tail = (uint64_t)(r->type | r->has_flags << 7) | (uint64_t)(uint8_t)r->cpu << 8 |
+                  (uint64_t)(uint8_t)(r->p1 + 1) << 16 | (uint64_t)(uint8_t)(r->p2 + 1) << 24 |
+                  (uint64_t)r->flags << 32 | (uint64_t)(uint16_t)r->x << 48;
+  memcpy(&s->type, &tail, 8);
 }
 
 /* The record that slot s (not a spill) holds, into r. */
 static inline void trak__fq_slot_unpack(trak_fq_rec *r, const trak_fq_slot *s) {
+  uint64_t tail;
+  memcpy(&tail, &s->type, 8);
   r->ts = s->ts;
-  r->x = s->x;
-  r->cpu = s->cpu;
-  r->pid = s->pid, r->a = s->a, r->s1 = s->s1, r->s2 = s->s2;
-  r->p1 = (int32_t)s->p1 - 1, r->p2 = (int32_t)s->p2 - 1;
-  r->type = s->type & 0x7f;
-  r->has_flags = s->type >> 7;
-  r->flags = s->flags;
+  r->x = (int64_t)(tail >> 48);
+  r->cpu = (uint32_t)(tail >> 8) & 0xff;
+  memcpy(&r->pid, &s->pid, 16);
+  r->p1 = (int32_t)((tail >> 16) & 0xff) - 1, r->p2 = (int32_t)((tail >> 24) & 0xff) - 1;
+  r->type = (uint8_t)(tail & 0x7f);
+  r->has_flags = (uint8_t)(tail >> 7 & 1);
+  r->flags = (uint16_t)(tail >> 32);
 }
 
 #endif /* TRAK_PROCESSOR_IMPORT_FTRACE_FQ_SLOT_H */
