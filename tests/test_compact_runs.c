@@ -227,6 +227,26 @@ static int64_t query_int(const char *path, const char *sql) {
   return v;
 }
 
+/* A bundle being written: its packet's and its own nested messages. */
+typedef struct bundle {
+  trak_pb_nested pkt, bun;
+} bundle;
+
+/* Begins a packet of sequence 1 holding an ftrace bundle of `cpu`. */
+static bundle bundle_begin(trak_pb_buf *b, uint32_t cpu) {
+  bundle w;
+  w.pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+  w.bun = trak_pb_begin_nested(b, TRAK_PB_TracePacket_ftrace_events);
+  trak_pb_put_varint(b, TRAK_PB_FtraceEventBundle_cpu, cpu);
+  return w;
+}
+
+static void bundle_end(trak_pb_buf *b, bundle w) {
+  trak_pb_end_nested(b, w.bun);
+  trak_pb_end_nested(b, w.pkt);
+}
+
 /* sched_sets.c's tables (64 slots at first) grown through collisions to thousands of values,
 ** each value seen again after others: the same arg sets as the byte-keyed cache's. */
 static void test_many_distinct_sched_values(void **state) {
@@ -235,17 +255,13 @@ static void test_many_distinct_sched_values(void **state) {
   trak_pb_buf_init_heap(&b);
   uint64_t rng = 7;
   int64_t ts = 1000;
-  for (uint32_t bundle = 0; bundle < 400; bundle++) {
-    trak_pb_nested pkt = trak_pb_begin_nested(&b, TRAK_PB_Trace_packet);
-    trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
-    trak_pb_nested bun = trak_pb_begin_nested(&b, TRAK_PB_TracePacket_ftrace_events);
-    trak_pb_put_varint(&b, TRAK_PB_FtraceEventBundle_cpu, bundle % 4);
+  for (uint32_t n = 0; n < 400; n++) {
+    bundle w = bundle_begin(&b, n % 4);
     for (int i = 0; i < 100; i++) {
       rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
       distinct_event(&b, &ts, (uint32_t)(rng >> 33), i & 1);
     }
-    trak_pb_end_nested(&b, bun);
-    trak_pb_end_nested(&b, pkt);
+    bundle_end(&b, w);
   }
   char path[] = "/tmp/trak_sets_XXXXXX";
   tu_write_temp(path, b.start, trak_pb_buf_len(&b));
@@ -307,11 +323,8 @@ static void test_records_past_the_narrow_bounds(void **state) {
   trak_pb_buf_init_heap(&b);
   int64_t ts = 1000;
   uint32_t k = 0;
-  for (uint32_t bundle = 0; bundle < 60; bundle++) {
-    trak_pb_nested pkt = trak_pb_begin_nested(&b, TRAK_PB_Trace_packet);
-    trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
-    trak_pb_nested bun = trak_pb_begin_nested(&b, TRAK_PB_TracePacket_ftrace_events);
-    trak_pb_put_varint(&b, TRAK_PB_FtraceEventBundle_cpu, cpus[bundle % 3]);
+  for (uint32_t n = 0; n < 60; n++) {
+    bundle w = bundle_begin(&b, cpus[n % 3]);
     for (int i = 0; i < 80; i++, k++) {
       uint32_t pid = k % 5 ? 100 + k % 40 : 0x7ffffff0u + k % 8;
       if (k % 16 == 0) {
@@ -322,8 +335,7 @@ static void test_records_past_the_narrow_bounds(void **state) {
         boundary_event(&b, &ts, pid, 120, k % 3, 120, i & 1, (int32_t)(k % 2));
       }
     }
-    trak_pb_end_nested(&b, bun);
-    trak_pb_end_nested(&b, pkt);
+    bundle_end(&b, w);
   }
   char path[] = "/tmp/trak_slots_XXXXXX";
   tu_write_temp(path, b.start, trak_pb_buf_len(&b));

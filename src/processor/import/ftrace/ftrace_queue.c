@@ -1,9 +1,9 @@
 /*
 ** This file holds the Linux event sink's queues: the sink's entry points record each event as a
-** 48-byte record, kept in 32 bytes when it fits (fq_slot.h), in one queue per stream of Perfetto's sorter (per CPU and kind of event), while
-** the trace is tokenized, and trak__ftrace_finish merges them in timestamp order, ties as
-** Perfetto's sorter breaks them, into the trackers of this folder. It also owns imp->ftrace and
-** the cpu table.
+** 48-byte record, kept in 32 bytes when it fits (fq_slot.h), in one queue per stream of
+** Perfetto's sorter (per CPU and kind of event), while the trace is tokenized, and
+** trak__ftrace_finish merges them in timestamp order, ties as Perfetto's sorter breaks them,
+** into the trackers of this folder. It also owns imp->ftrace and the cpu table.
 */
 #include <stdio.h>
 #include <stdlib.h>
