@@ -56,6 +56,7 @@ static void same_tables_with(const char *path, const char *var, const char *plai
 static void same_tables(const char *path) {
   same_tables_with(path, "TRAK_FTRACE_COMPACT_RECORDS", "1");
   same_tables_with(path, "TRAK_FTRACE_SCHED_SETS", "0");
+  same_tables_with(path, "TRAK_FTRACE_WIDE_QUEUES", "1");
   compared++;
 }
 
@@ -226,6 +227,26 @@ static int64_t query_int(const char *path, const char *sql) {
   return v;
 }
 
+/* A bundle being written: its packet's and its own nested messages. */
+typedef struct bundle {
+  trak_pb_nested pkt, bun;
+} bundle;
+
+/* Begins a packet of sequence 1 holding an ftrace bundle of `cpu`. */
+static bundle bundle_begin(trak_pb_buf *b, uint32_t cpu) {
+  bundle w;
+  w.pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+  w.bun = trak_pb_begin_nested(b, TRAK_PB_TracePacket_ftrace_events);
+  trak_pb_put_varint(b, TRAK_PB_FtraceEventBundle_cpu, cpu);
+  return w;
+}
+
+static void bundle_end(trak_pb_buf *b, bundle w) {
+  trak_pb_end_nested(b, w.bun);
+  trak_pb_end_nested(b, w.pkt);
+}
+
 /* sched_sets.c's tables (64 slots at first) grown through collisions to thousands of values,
 ** each value seen again after others: the same arg sets as the byte-keyed cache's. */
 static void test_many_distinct_sched_values(void **state) {
@@ -234,17 +255,13 @@ static void test_many_distinct_sched_values(void **state) {
   trak_pb_buf_init_heap(&b);
   uint64_t rng = 7;
   int64_t ts = 1000;
-  for (uint32_t bundle = 0; bundle < 400; bundle++) {
-    trak_pb_nested pkt = trak_pb_begin_nested(&b, TRAK_PB_Trace_packet);
-    trak_pb_put_varint(&b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
-    trak_pb_nested bun = trak_pb_begin_nested(&b, TRAK_PB_TracePacket_ftrace_events);
-    trak_pb_put_varint(&b, TRAK_PB_FtraceEventBundle_cpu, bundle % 4);
+  for (uint32_t n = 0; n < 400; n++) {
+    bundle w = bundle_begin(&b, n % 4);
     for (int i = 0; i < 100; i++) {
       rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
       distinct_event(&b, &ts, (uint32_t)(rng >> 33), i & 1);
     }
-    trak_pb_end_nested(&b, bun);
-    trak_pb_end_nested(&b, pkt);
+    bundle_end(&b, w);
   }
   char path[] = "/tmp/trak_sets_XXXXXX";
   tu_write_temp(path, b.start, trak_pb_buf_len(&b));
@@ -258,11 +275,88 @@ static void test_many_distinct_sched_values(void **state) {
   unlink(path);
 }
 
+/* Appends a typed sched_switch (prev `pid` at `prio` in `state`, to pid + 1 at `next_prio`) or,
+** when `waking`, a sched_waking of pid + 1 at `prio` to `target_cpu`, at *ts + 10. */
+static void boundary_event(trak_pb_buf *b, int64_t *ts, uint32_t pid, int32_t prio, int64_t state,
+                           int32_t next_prio, int waking, int32_t target_cpu) {
+  trak_pb_nested ev = trak_pb_begin_nested(b, TRAK_PB_FtraceEventBundle_event);
+  trak_pb_put_varint(b, TRAK_PB_FtraceEvent_timestamp, (uint64_t)(*ts += 10));
+  trak_pb_put_varint(b, TRAK_PB_FtraceEvent_pid, pid);
+  if (waking) {
+    trak_pb_nested w = trak_pb_begin_nested(b, TRAK_PB_FtraceEvent_sched_waking);
+    trak_pb_put_string(b, TRAK_PB_SchedWakingFtraceEvent_comm, "wakee");
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_pid, (int32_t)(pid + 1));
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_prio, prio);
+    trak_pb_put_int32(b, TRAK_PB_SchedWakingFtraceEvent_target_cpu, target_cpu);
+    trak_pb_end_nested(b, w);
+  } else {
+    trak_pb_nested sw = trak_pb_begin_nested(b, TRAK_PB_FtraceEvent_sched_switch);
+    trak_pb_put_string(b, TRAK_PB_SchedSwitchFtraceEvent_prev_comm, "prev");
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_prev_pid, (int32_t)pid);
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_prev_prio, prio);
+    trak_pb_put_int64(b, TRAK_PB_SchedSwitchFtraceEvent_prev_state, state);
+    trak_pb_put_string(b, TRAK_PB_SchedSwitchFtraceEvent_next_comm, "next");
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_next_pid, (int32_t)(pid + 1));
+    trak_pb_put_int32(b, TRAK_PB_SchedSwitchFtraceEvent_next_prio, next_prio);
+    trak_pb_end_nested(b, sw);
+  }
+  trak_pb_end_nested(b, ev);
+}
+
+/* The queues keep a record in 32 bytes only when it fits (import/ftrace/fq_slot.h): events at
+** either side of each bound (CPUs 255 and 256, prios -1, 254, -2 and 255, prev_states 65535,
+** 65536 and negative, target CPU 255 and 256, pids past 2^31), one in sixteen among usual ones
+** so that the queues stay narrow and keep the few whole, give the tables of wide queues, and
+** the values come through. */
+static void test_records_past_the_narrow_bounds(void **state) {
+  (void)state;
+  static const struct {
+    int32_t prio, next_prio, target_cpu;
+    int64_t state;
+  } odd[] = {{-1, 254, 255, 65535},
+             {-2, 120, 256, 65536},
+             {255, -1, 0, -1},
+             {254, 255, 1, 1 << 20},
+             {120, -2, 255, INT64_MIN}};
+  static const uint32_t cpus[] = {0, 255, 256};
+  trak_pb_buf b;
+  trak_pb_buf_init_heap(&b);
+  int64_t ts = 1000;
+  uint32_t k = 0;
+  for (uint32_t n = 0; n < 60; n++) {
+    bundle w = bundle_begin(&b, cpus[n % 3]);
+    for (int i = 0; i < 80; i++, k++) {
+      uint32_t pid = k % 5 ? 100 + k % 40 : 0x7ffffff0u + k % 8;
+      if (k % 16 == 0) {
+        uint32_t o = k / 16 % (sizeof odd / sizeof *odd);
+        boundary_event(&b, &ts, pid, odd[o].prio, odd[o].state, odd[o].next_prio, i & 1,
+                       odd[o].target_cpu);
+      } else {
+        boundary_event(&b, &ts, pid, 120, k % 3, 120, i & 1, (int32_t)(k % 2));
+      }
+    }
+    bundle_end(&b, w);
+  }
+  char path[] = "/tmp/trak_slots_XXXXXX";
+  tu_write_temp(path, b.start, trak_pb_buf_len(&b));
+  trak_pb_buf_free(&b);
+  same_tables(path);
+  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE cpu = 256") > 0);
+  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = 255") > 0);
+  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = 254") > 0);
+  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = -2") > 0);
+  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = -1") > 0);
+  assert_true(query_int(path, "SELECT count(*) FROM thread WHERE tid > 2147483632") == 8);
+  assert_int_equal(query_int(path, "SELECT count(*) FROM ftrace_event"), 60 * 80);
+  unlink(path);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_linux_traces_of_the_tests),
       cmocka_unit_test(test_generated_traces),
       cmocka_unit_test(test_many_distinct_sched_values),
+      cmocka_unit_test(test_records_past_the_narrow_bounds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

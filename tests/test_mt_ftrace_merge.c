@@ -84,10 +84,23 @@ static void test_generated_sched_traces(void **state) {
   }
 }
 
+/* A trace whose queue blocks the merge thread moves onto the sched tables' columns (prefault.h's
+** trak__ahead_recycle: a hundred thousand rows and more, past the page-ahead's margin): the tables
+** are those of one thread, which unmaps the blocks. */
+static void test_queue_blocks_become_columns(void **state) {
+  (void)state;
+  char pb[] = "/tmp/trak_merge_recycle_XXXXXX";
+  tu_temp_file(pb);
+  assert_true(gen_sched(pb, 150000, 0) > 0);
+  same_tables(pb);
+  unlink(pb);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_linux_trace),
       cmocka_unit_test(test_generated_sched_traces),
+      cmocka_unit_test(test_queue_blocks_become_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

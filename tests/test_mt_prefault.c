@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
@@ -58,7 +59,7 @@ static void test_values_written_stay(void **state) {
   uint32_t *b = malloc(ROWS * sizeof *b);
   uint8_t *c = malloc(ROWS);
   assert_true(a && b && c);
-  const trak_col_mem cols[] = {{a, sizeof *a}, {b, sizeof *b}, {c, 1}};
+  const trak_col_mem cols[] = {{a, sizeof *a, 0}, {b, sizeof *b, 0}, {c, 1, 0}};
   beside bs = {.written = 0};
   pthread_mutex_init(&bs.mu, NULL);
   trak__ahead_init(&bs.a, cols, 3, ROWS);
@@ -90,7 +91,7 @@ static void test_no_further_than_asked(void **state) {
   (void)state;
   int64_t *a = malloc(ROWS * sizeof *a);
   assert_non_null(a);
-  const trak_col_mem cols[] = {{a, sizeof *a}};
+  const trak_col_mem cols[] = {{a, sizeof *a, 0}};
   trak_ahead ah;
   trak__ahead_init(&ah, cols, 1, ROWS);
   if (!trak__ahead_to(&ah, AHEAD, 0)) /* (a kernel without MADV_POPULATE_WRITE does nothing) */
@@ -110,7 +111,7 @@ static void test_ahead_to_steps(void **state) {
   int64_t *a = mmap(NULL, rows * 8, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   uint8_t *b = mmap(NULL, rows, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   assert_true(a != MAP_FAILED && b != MAP_FAILED);
-  const trak_col_mem cols[] = {{a, 8}, {b, 1}};
+  const trak_col_mem cols[] = {{a, 8, 0}, {b, 1, 0}};
   trak_ahead ah;
   trak__ahead_init(&ah, cols, 2, rows);
   if (trak__ahead_to(&ah, 4 * page / 8, 2 * page)) { /* a kernel before 5.14 */
@@ -137,11 +138,86 @@ static void test_columns_past_the_most(void **state) {
   int64_t x[4];
   trak_col_mem cols[TRAK_PREFAULT_MAX_COLUMNS + 1];
   for (size_t i = 0; i <= TRAK_PREFAULT_MAX_COLUMNS; i++)
-    cols[i] = (trak_col_mem){x, sizeof x[0]};
+    cols[i] = (trak_col_mem){x, sizeof x[0], 0};
   trak_ahead ah;
   trak__ahead_init(&ah, cols, TRAK_PREFAULT_MAX_COLUMNS + 1, 4);
   assert_int_equal(ah.n_col, TRAK_PREFAULT_MAX_COLUMNS);
   assert_int_equal(ah.rows, 4);
+}
+
+/* A spare block of `pages` pages, every byte `fill`, its pages present. */
+static void *spare_block(size_t pages, int fill) {
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  uint8_t *b = mmap(NULL, pages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  assert_true(b != MAP_FAILED);
+  memset(b, fill, pages * page);
+  return b;
+}
+
+/* trak__ahead_recycle moves spare blocks onto the columns' next pages, only those wholly in an
+** array, past the pages made present and past row `from`: the rows written keep their values, a
+** `filled` column its values past the rows, a column whose present pages end before `from` is
+** skipped; the pages moved onto hold the block's bytes and count as made present; the arrays
+** (malloc's) still grow and free as before. */
+static void test_recycle_moves_spares_onto_columns(void **state) {
+  (void)state;
+  const size_t page = (size_t)sysconf(_SC_PAGESIZE), rows = 256 * page / 8, bp = 8;
+  int64_t *a = malloc(rows * 8), *f = malloc(rows * 8), *late = malloc(rows * 8);
+  assert_true(a && f && late);
+  for (size_t r = 0; r < rows; r++)
+    f[r] = -7; /* an O column: set past the rows too */
+  const size_t written = 10 * page / 8;
+  for (size_t r = 0; r < written; r++)
+    a[r] = (int64_t)r, late[r] = (int64_t)r;
+  const trak_col_mem cols[] = {{a, 8, 0}, {f, 8, 1}, {late, 8, 0}};
+  trak_ahead ah;
+  trak__ahead_init(&ah, cols, 3, rows);
+  ah.done[0] = ah.done[1] = 16 * page; /* 16 pages made present; late's: none */
+  trak_spares sp;
+  memset(&sp, 0, sizeof sp);
+  sp.size = bp * page;
+  for (int i = 0; i < 3; i++)
+    trak__spares_give(&sp, spare_block(bp, 0xab), bp * page);
+  assert_int_equal(sp.n, 3);
+  trak__spares_give(&sp, spare_block(4, 0), 4 * page); /* not of the spares' size: unmapped */
+  assert_int_equal(sp.n, 3);
+  /* rows up to 16 pages' worth may be written: a's moves start on its 17th page and stop once
+  ** past the rows asked for (20 pages' worth) */
+  size_t moved = trak__ahead_recycle(&ah, 16 * page / 8, 20 * page / 8, &sp);
+  if (!moved && sp.moves == TRAK_SPARES_MOVES) { /* no mremap: nothing was touched */
+    trak__spares_free(&sp);
+    free(a), free(f), free(late);
+    return;
+  }
+  assert_int_equal(moved, 1);
+  assert_int_equal(sp.n, 2);
+  assert_int_equal(sp.moves, 1);
+  const uintptr_t at = ((uintptr_t)a + 16 * page + page - 1) & ~(uintptr_t)(page - 1);
+  assert_int_equal(ah.done[0], at + bp * page - (uintptr_t)a);
+  assert_int_equal(*(const uint8_t *)at, 0xab);
+  assert_int_equal(((const uint8_t *)at)[bp * page - 1], 0xab);
+  assert_true(resident((const void *)at));
+  for (size_t r = 0; r < written; r++)
+    assert_true(a[r] == (int64_t)r && late[r] == (int64_t)r);
+  for (size_t r = 0; r < rows; r++)
+    assert_true(f[r] == -7);
+  assert_int_equal(ah.done[1], 16 * page);
+  assert_int_equal(ah.done[2], 0);
+  /* a row past the moved block, and the array grown and freed as malloc's */
+  a[rows - 1] = 42;
+  a = realloc(a, 2 * rows * 8);
+  assert_non_null(a);
+  for (size_t r = 0; r < written; r++)
+    assert_true(a[r] == (int64_t)r);
+  assert_true(a[rows - 1] == 42);
+  /* after the kernel refused once (as counted), nothing more moves; spares unmapped */
+  sp.moves = TRAK_SPARES_MOVES;
+  ah.col[0].p = a, ah.done[0] = 16 * page;
+  assert_int_equal(trak__ahead_recycle(&ah, 0, rows, &sp), 0);
+  assert_int_equal(sp.n, 2);
+  trak__spares_free(&sp);
+  assert_int_equal(sp.n, 0);
+  free(a), free(f), free(late);
 }
 
 int main(void) {
@@ -150,6 +226,7 @@ int main(void) {
       cmocka_unit_test(test_no_further_than_asked),
       cmocka_unit_test(test_ahead_to_steps),
       cmocka_unit_test(test_columns_past_the_most),
+      cmocka_unit_test(test_recycle_moves_spares_onto_columns),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -204,7 +204,7 @@ static void ahead_init(trak_ev_merge *m) {
   trak_tables *t = m->imp->tables;
   if (!m->imp->prefault || t->slice.cap < 4 * AHEAD) return;
 #define COL(f)                                                                                     \
-  { t->slice.f, sizeof *t->slice.f }
+  { t->slice.f, sizeof *t->slice.f, 0 }
   const trak_col_mem cols[] = {COL(ts),   COL(dur),   COL(track_id),  COL(category),
                                COL(name), COL(depth), COL(parent_id), COL(arg_set_id)};
 #undef COL

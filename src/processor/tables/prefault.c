@@ -3,9 +3,10 @@
 ** column pages present (madvise MADV_POPULATE_WRITE, which touches no byte) up to a row, on a
 ** thread beside the one writing them, so that the kernel's zeroing of fresh pages, a sixth of a
 ** 50 M-event import's time, runs on the other core. The columns' bytes are only ever written by
-** the writer's thread.
+** the writer's thread. Better still, trak__ahead_recycle moves memory another user gave up onto
+** the columns' next pages (mremap): the kernel zeroes nothing for them.
 */
-#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE, mremap */
 #include <stdint.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -43,4 +44,53 @@ int trak__ahead_to(trak_ahead *a, size_t upto, size_t step) {
     a->done[c] = want;
   }
   return 0;
+}
+
+void trak__ahead_small_pages(trak_ahead *a) {
+  const uintptr_t page = a->page;
+  for (size_t c = 0; c < a->n_col; c++) {
+    const uintptr_t base = (uintptr_t)a->col[c].p;
+    uintptr_t from = (base + a->done[c] + page - 1) & ~(page - 1),
+              to = (base + a->rows * a->col[c].size) & ~(page - 1);
+    if (!a->col[c].filled && to > from) madvise((void *)from, to - from, MADV_NOHUGEPAGE);
+  }
+}
+
+void trak__spares_give(trak_spares *sp, void *b, size_t size) {
+  if (sp && sp->n < TRAK_SPARES_MAX && size == sp->size && sp->moves < TRAK_SPARES_MOVES)
+    sp->v[sp->n++] = b;
+  else
+    munmap(b, size);
+}
+
+void trak__spares_free(trak_spares *sp) {
+  while (sp->n)
+    munmap(sp->v[--sp->n], sp->size);
+}
+
+size_t trak__ahead_recycle(trak_ahead *a, size_t from, size_t upto, trak_spares *sp) {
+  const uintptr_t page = a->page;
+  size_t moved = 0;
+  if (a->off) return 0;
+  if (upto > a->rows) upto = a->rows;
+  for (size_t c = 0; c < a->n_col && sp->n && sp->moves < TRAK_SPARES_MOVES; c++) {
+    const uintptr_t base = (uintptr_t)a->col[c].p, size = a->col[c].size;
+    /* the pages made present end where the writer may be: none is certain to be unwritten */
+    if (a->col[c].filled || a->done[c] < from * size) continue;
+    /* the first page not made present; the array's last page, maybe part of something else's,
+    ** is never moved onto */
+    uintptr_t at = (base + a->done[c] + page - 1) & ~(page - 1);
+    const uintptr_t end = (base + a->rows * size) & ~(page - 1), want = base + upto * size;
+    while (sp->n && at < want && at + sp->size <= end && sp->moves < TRAK_SPARES_MOVES) {
+      if (mremap(sp->v[sp->n - 1], sp->size, sp->size, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)at) ==
+          MAP_FAILED) {
+        sp->moves = TRAK_SPARES_MOVES; /* out of mappings, or no mremap: populate as before */
+        break;
+      }
+      sp->n--, sp->moves++, moved++;
+      at += sp->size;
+      a->done[c] = at - base;
+    }
+  }
+  return moved;
 }

@@ -42,4 +42,35 @@ void trak__ahead_init(trak_ahead *a, const trak_col_mem *cols, size_t n, size_t 
 ** 5.14, or out of memory): a->off is then set and every later call returns -1 at once. */
 int trak__ahead_to(trak_ahead *a, size_t upto, size_t step);
 
+/* Blocks of memory whose pages are present, given up by their user (the ftrace queues' blocks the
+** merge has read), kept to be moved onto columns' pages by trak__ahead_recycle rather than
+** unmapped while the kernel zeroes as many fresh pages for the columns; the calling thread's
+** alone. */
+#define TRAK_SPARES_MAX 32     /* blocks kept at most: past them, a block given up is unmapped */
+#define TRAK_SPARES_MOVES 8192 /* blocks moved at most (each move may add two mappings) */
+typedef struct trak_spares {
+  void *v[TRAK_SPARES_MAX];
+  size_t n;     /* blocks kept */
+  size_t size;  /* bytes of each, a multiple of the page size */
+  size_t moves; /* blocks moved so far; TRAK_SPARES_MOVES also once the kernel refused one */
+} trak_spares;
+
+/* Withdraws the huge-page hint (MADV_NOHUGEPAGE) from a's columns from their rows made present
+** on: blocks moved onto them are of small pages, and a huge page made present beside a move would
+** be zeroed whole, then split by the next move. A hint: can't fail. */
+void trak__ahead_small_pages(trak_ahead *a);
+/* Keeps block b (sp->size bytes, its pages present) in sp, or unmaps it when sp is full or NULL.
+** Can't fail. */
+void trak__spares_give(trak_spares *sp, void *b, size_t size);
+/* Unmaps the blocks sp keeps. */
+void trak__spares_free(trak_spares *sp);
+/* Moves blocks of sp (mremap) onto the pages next to be made present of a's columns, rows
+** [0, upto) included (upto past a->rows counts as a->rows), where they lie wholly within a
+** column array and past its row `from`: the writer has written no row at or past `from`, so the
+** pages moved onto held nothing of the rows (their old contents, and the old ones past the rows
+** written, are any bytes: a column's memory past its rows is unset, as realloc's; a `filled`
+** column is left alone). The pages moved count as made present. Returns how many blocks were
+** moved; on the kernel's refusal, moves no more (the blocks stay in sp). */
+size_t trak__ahead_recycle(trak_ahead *a, size_t from, size_t upto, trak_spares *sp);
+
 #endif /* TRAK_PROCESSOR_TABLES_PREFAULT_H */

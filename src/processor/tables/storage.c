@@ -246,13 +246,14 @@ static void *col_resize(void *p, size_t cap, size_t size, int huge) {
 #define OPTIONAL_C OPTIONAL_S
 #define OPTIONAL(T, store, type, field, sql, sorted, init) OPTIONAL_##store(T, type, field, init)
 
-#define COLMEM_S(T, type, field, init)                                                             \
+#define COLMEM_FILLED(T, field, filled)                                                            \
   if (t->T.field) {                                                                                \
-    if (n < max) out[n] = (trak_col_mem){t->T.field, sizeof *t->T.field};                          \
+    if (n < max) out[n] = (trak_col_mem){t->T.field, sizeof *t->T.field, filled};                  \
     n++;                                                                                           \
   }
+#define COLMEM_S(T, type, field, init) COLMEM_FILLED(T, field, 0)
 #define COLMEM_H COLMEM_S
-#define COLMEM_O COLMEM_S
+#define COLMEM_O(T, type, field, init) COLMEM_FILLED(T, field, 1)
 #define COLMEM_A(T, type, field, init)
 #define COLMEM_V(T, type, field, init)
 #define COLMEM_C(T, type, field, init)

@@ -255,8 +255,9 @@ typedef struct trak_tables {
 ** made) into `out`, at most `max` of them, and returns how many there are: the memory the rows
 ** are written to, for whoever makes its pages present ahead of the writes. */
 typedef struct trak_col_mem {
-  void *p;     /* the array */
-  size_t size; /* bytes of one value */
+  void *p;        /* the array */
+  size_t size;    /* bytes of one value */
+  uint8_t filled; /* its values past the rows are set too (an O column): they must stay */
 } trak_col_mem;
 #define TRAK_ROW_DECLS(T, sql)                                                                     \
   void trak__##T##_resize(trak_tables *t, size_t want, int huge);                                  \

@@ -131,18 +131,25 @@ typedef struct trak_fsets trak_fsets;   /* ftrace_events.c's cache of arg sets *
 typedef struct trak_fsched trak_fsched; /* sched_sets.c's sched rows' arg sets by value */
 typedef struct trak_fgk trak_fgk;       /* generic_kernel.c's CPUs and switched-out tasks */
 
-/* Records per block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
-** back to the system while the tables fill). */
-#define TRAK_FQ_BLOCK 4096u
+/* Bytes of a block of a queue (192 KiB, mapped and unmapped whole: a block applied is given
+** back to the system while the tables fill), and the records it holds in a wide queue (each a
+** trak_fq_rec) and in a narrow one (each a 32-byte trak_fq_slot, fq_slot.h). */
+#define TRAK_FQ_BLOCK_BYTES (192u << 10)
+#define TRAK_FQ_BLOCK (TRAK_FQ_BLOCK_BYTES / 48u)
+#define TRAK_FQ_NARROW_BLOCK (TRAK_FQ_BLOCK_BYTES / 32u)
 
 /* One of the queues of Perfetto's sorter the records go to: the records in the order they came
-** (record i in blocks[i / TRAK_FQ_BLOCK]), and whether that is not timestamp order. */
+** (record i in blocks[i / TRAK_FQ_BLOCK], or i / TRAK_FQ_NARROW_BLOCK in a narrow queue), and
+** whether that is not timestamp order. A queue is narrow until records that do not fit a slot
+** (kept whole in `spill`) are more than an eighth of it; it is then rewritten wide. */
 typedef struct trak_fqueue {
-  TRAK_VEC(trak_fq_rec *) blocks;
+  TRAK_VEC(void *) blocks;
   size_t n;        /* records */
   int64_t last_ts; /* of the last record */
   uint8_t unsorted;
-  uint8_t has_runs; /* some records are TRAK_FQ_COMPACT_RUN */
+  uint8_t has_runs;            /* some records are TRAK_FQ_COMPACT_RUN */
+  uint8_t wide;                /* the blocks hold trak_fq_recs, not trak_fq_slots */
+  TRAK_VEC(trak_fq_rec) spill; /* a narrow queue's records that fit no slot */
 } trak_fqueue;
 
 /* A compact_sched message kept encoded until its runs are merged (compact_runs.c). */
@@ -235,10 +242,13 @@ typedef struct trak_ftrace {
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
   trak_map wakelocks;            /* wakesource.c: wakeup source name id -> activations held */
   trak_map mm_owner;             /* rss_stat: mm_id -> the utid whose own it last was */
-  TRAK_VEC(trak_fpending) pending;   /* process counters of threads (process_counters.c) */
-  TRAK_VEC(trak_fcompact) compacts;  /* compact_sched messages kept encoded (compact_runs.c) */
-  TRAK_VEC(trak_fchunk) chunks;      /* the memory of their copies */
-  uint8_t compact_records;           /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
+  TRAK_VEC(trak_fpending) pending;  /* process counters of threads (process_counters.c) */
+  TRAK_VEC(trak_fcompact) compacts; /* compact_sched messages kept encoded (compact_runs.c) */
+  TRAK_VEC(trak_fchunk) chunks;     /* the memory of their copies */
+  uint8_t compact_records;          /* TRAK_FTRACE_COMPACT_RECORDS: a record per compact event */
+  uint8_t wide_queues;              /* TRAK_FTRACE_WIDE_QUEUES: every queue wide from the start */
+  /* the merge thread's spares (merge_thread.c), given the queue blocks read; NULL: unmap them */
+  struct trak_spares *spares;
   int64_t drop_before;               /* kernel events before are dropped (crop.c) */
   int64_t soft_drop_before;          /* kernel events before keep their raw rows only */
   TRAK_VEC(uint8_t) in_sys_write;    /* by utid: 1 while a sys_write slice is open (syscalls.c) */

@@ -1,17 +1,23 @@
 /*
 ** This file holds the Linux event sink's queues: the sink's entry points record each event as a
-** 48-byte record, in one queue per stream of Perfetto's sorter (per CPU and kind of event), while
-** the trace is tokenized, and trak__ftrace_finish merges them in timestamp order, ties as
-** Perfetto's sorter breaks them, into the trackers of this folder. It also owns imp->ftrace and
-** the cpu table.
+** 48-byte record, kept in 32 bytes when it fits (fq_slot.h), in one queue per stream of
+** Perfetto's sorter (per CPU and kind of event), while the trace is tokenized, and
+** trak__ftrace_finish merges them in timestamp order, ties as Perfetto's sorter breaks them,
+** into the trackers of this folder. It also owns imp->ftrace and the cpu table.
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "processor/import/ftrace/fq_slot.h"
 #include "processor/import/ftrace/ftrace_internal.h"
+#include "processor/tables/prefault.h"
 #include "processor/util/block_pool.h"
+
+_Static_assert(sizeof(trak_fq_rec) * TRAK_FQ_BLOCK == TRAK_FQ_BLOCK_BYTES, "wide blocks are full");
+_Static_assert(sizeof(trak_fq_slot) * TRAK_FQ_NARROW_BLOCK == TRAK_FQ_BLOCK_BYTES,
+               "narrow blocks are full");
 
 trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   if (TRAK_LIKELY(imp->ftrace != NULL)) return imp->ftrace;
@@ -21,6 +27,8 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
   imp->ftrace->bundle_cpu = -1;
   const char *records = getenv("TRAK_FTRACE_COMPACT_RECORDS"); /* the tests' other path */
   imp->ftrace->compact_records = records && *records && strcmp(records, "0");
+  const char *wide = getenv("TRAK_FTRACE_WIDE_QUEUES"); /* the tests' path without slots */
+  imp->ftrace->wide_queues = wide && *wide && strcmp(wide, "0");
   const char *sets = getenv("TRAK_FTRACE_SCHED_SETS"); /* the tests' path without sched_sets.c */
   imp->ftrace->sched_sets_off = sets && !strcmp(sets, "0");
   return imp->ftrace;
@@ -28,7 +36,7 @@ trak_ftrace *trak__ftrace_get(trak_importer *imp) {
 
 /* Makes the next queue. */
 static uint32_t queue_add(trak_ftrace *f) {
-  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0, 0};
+  trak_fqueue q = {{NULL, 0, 0}, 0, INT64_MIN, 0, 0, f->wide_queues, {NULL, 0, 0}};
   trak_vec_push(f->queues, q);
   return (uint32_t)(f->queues.n - 1);
 }
@@ -52,7 +60,7 @@ static struct trak_block_pool *pool(trak_ftrace *f) {
   if (TRAK_LIKELY(f->pool || f->pool_tried || f->applying)) return f->pool;
   f->pool_tried = 1;
   if (trak__import_threads(0) < 2) return NULL;
-  f->pool = trak__block_pool_new(TRAK_FQ_BLOCK * sizeof(trak_fq_rec), POOL_READY, 0);
+  f->pool = trak__block_pool_new(TRAK_FQ_BLOCK_BYTES, POOL_READY, 0);
   if (f->pool && trak__block_pool_run(f->pool)) {
     trak__block_pool_free(f->pool);
     f->pool = NULL;
@@ -67,19 +75,89 @@ static struct trak_block_pool *pool(trak_ftrace *f) {
 ** ready. A first block faults page by page, so a trace of many CPUs with few events each holds
 ** no 192 KiB per queue. Can't fail (out of memory aborts). */
 __attribute__((noinline, cold)) static void block_add(trak_ftrace *f, trak_fqueue *q) {
-  const size_t bytes = TRAK_FQ_BLOCK * sizeof(trak_fq_rec);
   void *b = q->n ? trak__block_pool_take(pool(f)) : NULL;
   if (!b)
-    b = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+    b = mmap(NULL, TRAK_FQ_BLOCK_BYTES, PROT_READ | PROT_WRITE,
              MAP_PRIVATE | MAP_ANONYMOUS | (q->n ? MAP_POPULATE : 0), -1, 0);
   if (b == MAP_FAILED) abort();
-  trak_vec_push(q->blocks, (trak_fq_rec *)b);
+  trak_vec_push(q->blocks, b);
+}
+
+/* Where the bytes of q's record i are (a trak_fq_rec in a wide queue, else a trak_fq_slot). */
+static void *rec_mem(const trak_fqueue *q, size_t i) {
+  if (q->wide) return (trak_fq_rec *)q->blocks.v[i / TRAK_FQ_BLOCK] + i % TRAK_FQ_BLOCK;
+  return (trak_fq_slot *)q->blocks.v[i / TRAK_FQ_NARROW_BLOCK] + i % TRAK_FQ_NARROW_BLOCK;
+}
+
+/* Whether q's record i is the first of a block. */
+static int block_starts(const trak_fqueue *q, size_t i) {
+  return q->wide ? i % TRAK_FQ_BLOCK == 0 : i % TRAK_FQ_NARROW_BLOCK == 0;
+}
+
+/* Q's record i: in its block (wide), in q->spill, or unpacked into *buf (valid while buf is). */
+static const trak_fq_rec *rec_get(const trak_fqueue *q, size_t i, trak_fq_rec *buf) {
+  if (q->wide) return rec_mem(q, i);
+  const trak_fq_slot *s = rec_mem(q, i);
+  if (s->type == TRAK_FQ_SLOT_SPILL) return &q->spill.v[s->a];
+  trak__fq_slot_unpack(buf, s);
+  return buf;
+}
+
+/* The timestamp of q's record i (a slot's, spilled or not, is its record's). */
+static int64_t ts_at(const trak_fqueue *q, size_t i) {
+  return *(const int64_t *)rec_mem(q, i); /* the first field of both forms */
+}
+
+static void block_unmap(trak_fqueue *q, size_t b);
+static void rec_append(trak_ftrace *f, trak_fqueue *q, const trak_fq_rec *r);
+
+/* Gives back q's blocks and spilled records. */
+static void queue_release(trak_fqueue *q) {
+  for (size_t b = 0; b < q->blocks.n; b++)
+    block_unmap(q, b);
+  trak_vec_free(q->blocks);
+  trak_vec_free(q->spill);
+}
+
+/* Appends record r, which fits no slot, to narrow queue q: kept whole in q->spill while such
+** records are at most an eighth of the queue (and a few); past that the queue is rewritten wide,
+** once, and r appended to it. */
+__attribute__((noinline, cold)) static void rec_spill(trak_ftrace *f, trak_fqueue *q,
+                                                      const trak_fq_rec *r) {
+  if ((q->spill.n + 1) * 8 <= q->n + 64 && q->spill.n < UINT32_MAX) {
+    trak_fq_slot *s = rec_mem(q, q->n);
+    memset(s, 0, sizeof *s);
+    s->ts = r->ts;
+    s->type = TRAK_FQ_SLOT_SPILL;
+    s->a = (uint32_t)q->spill.n;
+    trak_vec_push(q->spill, *r);
+    q->n++;
+    return;
+  }
+  trak_fqueue w = *q;
+  memset(&w.blocks, 0, sizeof w.blocks);
+  memset(&w.spill, 0, sizeof w.spill);
+  w.n = 0, w.wide = 1;
+  for (size_t i = 0; i < q->n; i++) {
+    trak_fq_rec buf;
+    rec_append(f, &w, rec_get(q, i, &buf));
+  }
+  rec_append(f, &w, r);
+  queue_release(q);
+  *q = w;
 }
 
 /* Appends record r to q's blocks. */
 static void rec_append(trak_ftrace *f, trak_fqueue *q, const trak_fq_rec *r) {
-  if (q->n % TRAK_FQ_BLOCK == 0) block_add(f, q);
-  q->blocks.v[q->n / TRAK_FQ_BLOCK][q->n % TRAK_FQ_BLOCK] = *r;
+  if (block_starts(q, q->n)) block_add(f, q);
+  if (q->wide) {
+    *(trak_fq_rec *)rec_mem(q, q->n) = *r;
+  } else if (TRAK_LIKELY(trak__fq_slot_fits(r))) {
+    trak__fq_slot_pack(rec_mem(q, q->n), r);
+  } else {
+    rec_spill(f, q, r);
+    return;
+  }
   q->n++;
 }
 
@@ -401,17 +479,13 @@ void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
 /* Gives block `b` of q back to the system (once). */
 static void block_unmap(trak_fqueue *q, size_t b) {
   if (!q->blocks.v[b]) return;
-  munmap(q->blocks.v[b], TRAK_FQ_BLOCK * sizeof(trak_fq_rec));
+  munmap(q->blocks.v[b], TRAK_FQ_BLOCK_BYTES);
   q->blocks.v[b] = NULL;
 }
 
 static void queues_free(trak_ftrace *f) {
-  for (size_t i = 0; i < f->queues.n; i++) {
-    trak_fqueue *q = &f->queues.v[i];
-    for (size_t b = 0; b < q->blocks.n; b++)
-      block_unmap(q, b);
-    trak_vec_free(q->blocks);
-  }
+  for (size_t i = 0; i < f->queues.n; i++)
+    queue_release(&f->queues.v[i]);
   trak_vec_free(f->queues);
   for (int k = 0; k < TRAK_FQS_KINDS; k++)
     trak_vec_free(f->by_cpu[k]);
@@ -449,25 +523,23 @@ typedef struct merge_src {
   trak_fqueue *q;
   uint32_t *order; /* NULL: the records are in order */
   size_t pos, n;
-  trak_frun *run; /* the run record at pos being read, event by event; NULL: none */
+  trak_frun *run;           /* the run record at pos being read, event by event; NULL: none */
+  const trak_fq_rec *front; /* the record at pos when not in `buf` (nor a run's) */
+  trak_fq_rec buf;          /* the record at pos unpacked from its slot */
 } merge_src;
-
-static const trak_fq_rec *rec_at(const trak_fqueue *q, size_t i) {
-  return &q->blocks.v[i / TRAK_FQ_BLOCK][i % TRAK_FQ_BLOCK];
-}
 
 static const trak_fq_rec *src_front(const merge_src *m) {
   if (m->run) return trak__frun_rec(m->run);
-  return rec_at(m->q, m->order ? m->order[m->pos] : m->pos);
+  return m->front ? m->front : &m->buf;
 }
 
-/* When m's record at pos is a run, starts reading its events (a queue with runs is in order:
-** see queue_expand). */
+/* Reads m's record at pos (when there is one); when it is a run, starts reading its events (a
+** queue with runs is in order: see queue_expand). */
 static void src_enter(trak_importer *imp, merge_src *m) {
-  if (m->pos < m->n && !m->order) {
-    const trak_fq_rec *r = rec_at(m->q, m->pos);
-    if (r->type == TRAK_FQ_COMPACT_RUN) m->run = trak__frun_open(imp, r);
-  }
+  if (m->pos >= m->n) return;
+  const trak_fq_rec *r = rec_get(m->q, m->order ? m->order[m->pos] : m->pos, &m->buf);
+  m->front = r == &m->buf ? NULL : r; /* m moves in the merge's array: no pointer into it */
+  if (!m->order && r->type == TRAK_FQ_COMPACT_RUN) m->run = trak__frun_open(imp, r);
 }
 
 /* The order of queue `q`'s records by timestamp, ties in the order they came (a stable sort). */
@@ -476,7 +548,7 @@ static uint32_t *queue_order(const trak_fqueue *q) {
   uint32_t *order = malloc(q->n * sizeof *order);
   if (!keys || !order) abort();
   for (size_t i = 0; i < q->n; i++)
-    keys[i] = (order_key){rec_at(q, i)->ts, i};
+    keys[i] = (order_key){ts_at(q, i), i};
   qsort(keys, q->n, sizeof *keys, order_cmp);
   for (size_t i = 0; i < q->n; i++)
     order[i] = (uint32_t)keys[i].i;
@@ -485,7 +557,8 @@ static uint32_t *queue_order(const trak_fqueue *q) {
 }
 
 /* Moves m past the record just applied; a queue applied in order gives each block it has
-** finished back to the system, so the queue shrinks as the tables grow. */
+** finished back to the system, or to the merge thread's spares (f->spares) to become table
+** memory, so the queue shrinks as the tables grow. */
 static void src_next(trak_importer *imp, merge_src *m) {
   if (m->run) {
     if (trak__frun_next(imp, m->run)) return;
@@ -493,8 +566,12 @@ static void src_next(trak_importer *imp, merge_src *m) {
   }
   m->pos++;
   /* The records were written long ago: ask for the ones a few ahead now (a hint). */
-  if (!m->order && m->pos + 4 < m->n) __builtin_prefetch(rec_at(m->q, m->pos + 4));
-  if (!m->order && m->pos % TRAK_FQ_BLOCK == 0) block_unmap(m->q, m->pos / TRAK_FQ_BLOCK - 1);
+  if (!m->order && m->pos + 4 < m->n) __builtin_prefetch(rec_mem(m->q, m->pos + 4));
+  if (!m->order && block_starts(m->q, m->pos)) {
+    size_t b = (m->q->wide ? m->pos / TRAK_FQ_BLOCK : m->pos / TRAK_FQ_NARROW_BLOCK) - 1;
+    trak__spares_give(imp->ftrace->spares, m->q->blocks.v[b], TRAK_FQ_BLOCK_BYTES);
+    m->q->blocks.v[b] = NULL;
+  }
   src_enter(imp, m);
 }
 
@@ -502,16 +579,14 @@ static void src_next(trak_importer *imp, merge_src *m) {
 ** a record of its own, in the order they came, for the sort (rare: runs go back in time only
 ** in a malformed or concatenated trace). */
 static void queue_expand(trak_importer *imp, trak_fqueue *q) {
-  trak_fqueue out = {{NULL, 0, 0}, 0, INT64_MIN, 1, 0};
-  merge_src m = {q, NULL, 0, q->n, NULL};
+  trak_fqueue out = {{NULL, 0, 0}, 0, INT64_MIN, 1, 0, q->wide, {NULL, 0, 0}};
+  merge_src m = {q, NULL, 0, q->n, NULL, NULL, {0}};
   src_enter(imp, &m);
   while (m.pos < m.n) {
     rec_append(imp->ftrace, &out, src_front(&m));
     src_next(imp, &m);
   }
-  for (size_t b = 0; b < q->blocks.n; b++)
-    block_unmap(q, b);
-  trak_vec_free(q->blocks);
+  queue_release(q);
   *q = out;
 }
 
@@ -534,7 +609,8 @@ trak_fmerge *trak__fmerge_open(trak_importer *imp) {
     trak_fqueue *q = &f->queues.v[i];
     if (!q->n) continue;
     if (q->unsorted && q->has_runs) queue_expand(imp, q);
-    mg->src[mg->live] = (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL};
+    mg->src[mg->live] =
+        (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL, NULL, {0}};
     src_enter(imp, &mg->src[mg->live++]);
   }
   return mg;
@@ -592,18 +668,21 @@ static void apply_queues(trak_importer *imp) {
 /* Sizes the tables the queue fills once, from the records' types (at most a sched_slice row
 ** per switch, two thread states per switch and one per waking or new task, an ftrace_event
 ** row per switch, waking and generic event): no column is copied as it grows, and none is
-** held twice while it is. */
+** held twice while it is. Without the huge-page hint: a huge page is zeroed whole when first
+** touched, which on the virtual machines measured cost a dozen times more per byte than small
+** pages (docs/performance.md), and the merge thread moves queue blocks, of small pages, onto the
+** columns (merge_thread.c). */
 static void tables_reserve(trak_importer *imp) {
   const size_t *n = imp->ftrace->n_type;
   trak_tables *t = imp->tables;
   size_t sw = n[TRAK_FQ_SWITCH] + n[TRAK_FQ_SWITCH_COMPACT];
   size_t wk = n[TRAK_FQ_WAKING] + n[TRAK_FQ_WAKING_COMPACT];
   if (t->sched_slice.n + sw > t->sched_slice.cap)
-    trak__sched_slice_resize(t, t->sched_slice.n + sw, 1);
+    trak__sched_slice_resize(t, t->sched_slice.n + sw, 0);
   size_t states = t->thread_state.n + 2 * sw + wk + n[TRAK_FQ_NEWTASK];
-  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 1);
+  if (states > t->thread_state.cap) trak__thread_state_resize(t, states, 0);
   size_t raw = t->ftrace_event.n + sw + wk + n[TRAK_FQ_GENERIC];
-  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 1);
+  if (raw > t->ftrace_event.cap) trak__ftrace_event_resize(t, raw, 0);
 }
 
 void trak__ftrace_finish(trak_importer *imp) {

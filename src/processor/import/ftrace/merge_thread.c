@@ -8,7 +8,10 @@
 ** The merge thread also makes the pages of the sched tables' columns present a little ahead of
 ** the rows the importer's thread has written (tables/prefault.h): the kernel zeroes fresh
 ** pages on the thread that faults them, a fifth to a third of an import's time, now off the
-** applying thread. Only the columns' addresses cross for that, never their contents.
+** applying thread. Only the columns' addresses cross for that, never their contents. Better, the
+** queue blocks the merge has read are moved onto those columns' next pages (prefault.h's
+** trak__ahead_recycle) instead of being unmapped while fresh pages are zeroed for the columns:
+** only pages well past the rows the applying thread may have written (MARGIN) are moved onto.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,6 +24,9 @@
 #define BATCH 1024u       /* records per batch (48 KiB) */
 #define LEAD 65536u       /* rows made present ahead of the applying thread's last count */
 #define STEP (256u << 10) /* bytes made present by one call at least */
+/* rows past the applying thread's last count that it cannot have written yet: it applies at most
+** the batches of the ring (4) past that count, each record adding at most two rows to a table */
+#define MARGIN (LEAD / 2)
 
 /* The tables the applying thread fills row by row. */
 enum { T_SLICE, T_STATE, T_RAW, TABLES };
@@ -31,6 +37,7 @@ typedef struct merge_ctx {
   trak_fmerge *mg;          /* opened by the first batch, closed after the last */
   trak_ahead ahead[TABLES]; /* each table's columns */
   int ahead_off;            /* TRAK_FTRACE_AHEAD=0, or the kernel refused: no more */
+  trak_spares spares;       /* queue blocks read, to move onto the columns */
 } merge_ctx;
 
 /* Table a's columns, as `list` gives them, and its capacity `cap` in rows. */
@@ -45,8 +52,10 @@ static void ahead_init(trak_ahead *a, const trak_tables *t, size_t cap,
 ** bytes at least, the last page too; then up to `max` records into `out`. */
 static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *rows) {
   merge_ctx *mc = ctx;
-  for (int k = 0; k < TABLES && !mc->ahead_off; k++)
+  for (int k = 0; k < TABLES && !mc->ahead_off; k++) {
+    trak__ahead_recycle(&mc->ahead[k], rows[k] + MARGIN, rows[k] + LEAD, &mc->spares);
     if (trak__ahead_to(&mc->ahead[k], rows[k] + LEAD, STEP)) mc->ahead_off = 1;
+  }
   if (!mc->mg) mc->mg = trak__fmerge_open(mc->imp);
   trak_fq_rec *o = out;
   size_t n = 0;
@@ -81,11 +90,21 @@ int trak__ftrace_apply_threaded(trak_importer *imp) {
   ahead_init(&mc.ahead[T_SLICE], t, t->sched_slice.cap, trak__sched_slice_col_mem);
   ahead_init(&mc.ahead[T_STATE], t, t->thread_state.cap, trak__thread_state_col_mem);
   ahead_init(&mc.ahead[T_RAW], t, t->ftrace_event.cap, trak__ftrace_event_col_mem);
+  const char *recycle_env = getenv("TRAK_FTRACE_RECYCLE"); /* =0: queue blocks unmapped */
+  mc.spares.size = TRAK_FQ_BLOCK_BYTES;
+  if (!mc.ahead_off && !(recycle_env && !strcmp(recycle_env, "0"))) {
+    f->spares = &mc.spares;
+    for (int k = 0; k < TABLES; k++)
+      trak__ahead_small_pages(&mc.ahead[k]);
+  }
   size_t rows[TABLES];
   rows_note(rows, t);
   trak_batch_thread *bt =
       trak__batch_thread_start(sizeof(trak_fq_rec), BATCH, merge_fill, &mc, rows, TABLES);
-  if (!bt) return 0;
+  if (!bt) {
+    f->spares = NULL;
+    return 0;
+  }
   const void *batch;
   size_t n;
   while ((n = trak__batch_thread_take(bt, rows, &batch))) {
@@ -95,5 +114,7 @@ int trak__ftrace_apply_threaded(trak_importer *imp) {
     rows_note(rows, t);
   }
   trak__batch_thread_finish(bt);
+  f->spares = NULL;
+  trak__spares_free(&mc.spares);
   return 1;
 }
