@@ -66,8 +66,13 @@ GROUP BY utid;
 
 CREATE PERFETTO INDEX _thread_end_ts_idx ON _thread_end_ts(utid);
 
--- Sleep states by thread and end, to find the one a runnable state ends.
-CREATE PERFETTO TABLE _thread_executing_span_sleep_end AS
+-- Sleep states by thread and end, to find the one a runnable state ends. The schema gives end_ts
+-- integer affinity: without it (an expression's column has none) SQLite may not use the index
+-- for end_ts = a runnable state's ts, and each lookup scans the thread's sleeps.
+CREATE PERFETTO TABLE _thread_executing_span_sleep_end(
+  id LONG, ts TIMESTAMP, dur DURATION, state STRING, blocked_function STRING, utid LONG,
+  end_ts TIMESTAMP
+) AS
 SELECT id, ts, dur, state, blocked_function, utid, ts + dur AS end_ts FROM _sleep_state;
 
 CREATE PERFETTO INDEX _thread_executing_span_sleep_end_idx
