@@ -129,6 +129,16 @@ static void sched_critical_path_plan(void **state) {
     fprintf(stderr, "plan: %s\n", plan);
     fail();
   }
+  /* The critical path over an interval looks its nodes and path pieces up by id through indexes,
+  ** not by scanning them once per row (28 s instead of 1 s on 100 k events). */
+  plan = sc_rows(p, "EXPLAIN QUERY PLAN SELECT * FROM _critical_path_by_intervals!((SELECT 2 AS "
+                    "utid, trace_start() AS ts, trace_dur() AS dur), _wakeup_graph)");
+  if (!strstr(plan, "SEARCH _root_nodes USING INDEX _wakeup_graph_id_idx") ||
+      !strstr(plan, "SEARCH _nodes USING INDEX _wakeup_graph_id_idx") ||
+      !strstr(plan, "SEARCH _span USING")) {
+    fprintf(stderr, "plan: %s\n", plan);
+    fail();
+  }
   trak_processor_free(p);
 }
 
