@@ -394,7 +394,8 @@ static int gv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
 /* The algorithm and query_a are required, query_b optional (partition has none). */
 static int gv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
-  static const trak_tvf_args args = {.first = TRAK_GRAPH_COLS, .n = 3, .required = 3, .cost = 1000};
+  static const trak_tvf_args args = {.first = TRAK_GRAPH_COLS, .n = 3, .required = 3, .cost = 1000,
+                                       .rows = 1000000};
   return trak__tvf_best_index(info, &args);
 }
 

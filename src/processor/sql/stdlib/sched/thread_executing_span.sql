@@ -66,8 +66,13 @@ GROUP BY utid;
 
 CREATE PERFETTO INDEX _thread_end_ts_idx ON _thread_end_ts(utid);
 
--- Sleep states by thread and end, to find the one a runnable state ends.
-CREATE PERFETTO TABLE _thread_executing_span_sleep_end AS
+-- Sleep states by thread and end, to find the one a runnable state ends. The schema gives end_ts
+-- integer affinity: without it (an expression's column has none) SQLite may not use the index
+-- for end_ts = a runnable state's ts, and each lookup scans the thread's sleeps.
+CREATE PERFETTO TABLE _thread_executing_span_sleep_end(
+  id LONG, ts TIMESTAMP, dur DURATION, state STRING, blocked_function STRING, utid LONG,
+  end_ts TIMESTAMP
+) AS
 SELECT id, ts, dur, state, blocked_function, utid, ts + dur AS end_ts FROM _sleep_state;
 
 CREATE PERFETTO INDEX _thread_executing_span_sleep_end_idx
@@ -138,6 +143,10 @@ SELECT utid, id, waker_id, ts, idle_state, idle_reason, ts - idle_ts AS idle_dur
   coalesce(lead(idle_ts) OVER (PARTITION BY utid ORDER BY ts), thread_end_ts) - ts AS dur
 FROM _wakeup_events
 ORDER BY id;
+
+-- Nodes by id, for the lookups of _critical_path_by_intervals! (through a CTE of the nodes SQLite
+-- may scan them once per piece of path instead of indexing them).
+CREATE PERFETTO INDEX _wakeup_graph_id_idx ON _wakeup_graph(id);
 
 -- The roots (root_node_id, capacity) whose spans cover the intervals (utid, ts, dur) of a table:
 -- on each interval's thread, the spans from the last one starting at or before the interval's
@@ -235,14 +244,14 @@ RETURNS TableOrSubQuery AS
   _span AS (
     SELECT _root_nodes.utid AS root_utid, _nodes.utid, cr.root_id, cr.cr_id, cr.id, cr.ts, cr.dur
     FROM _critical_path AS cr
-    JOIN _nodes AS _root_nodes ON _root_nodes.id = cr.root_id
-    JOIN _nodes ON _nodes.id = cr.cr_id
+    JOIN $_node_table AS _root_nodes ON _root_nodes.id = +cr.root_id
+    JOIN $_node_table AS _nodes ON _nodes.id = +cr.cr_id
   )
   SELECT DISTINCT _span.root_utid, _span.utid, _span.root_id, _span.cr_id AS id, ii.ts, ii.dur,
     _intervals.ts AS interval_ts, _intervals.dur AS interval_dur
   FROM _interval_intersect!((_span, _intervals), (root_utid)) AS ii
-  JOIN _span ON _span.id = ii.id_0
-  JOIN _intervals ON _intervals.id = ii.id_1
+  JOIN _span ON _span.id = +ii.id_0
+  JOIN _intervals ON _intervals.id = +ii.id_1
 );
 
 -- The critical path of thread root_utid over [ts, ts + dur): which thread executing span was
