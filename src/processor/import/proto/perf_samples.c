@@ -455,7 +455,8 @@ static void sample_apply(trak_importer *imp, perf_pending *p, uint32_t session) 
 void trak__perf_samples_apply(trak_importer *imp) {
   trak_perf_samples *ps = imp->perf_samples;
   if (!ps) return;
-  qsort(ps->pending.v, ps->pending.n, sizeof *ps->pending.v, pending_cmp);
+  /* an empty vector has no array, and qsort of NULL is undefined even for 0 elements */
+  if (ps->pending.n) qsort(ps->pending.v, ps->pending.n, sizeof *ps->pending.v, pending_cmp);
   size_t kept = 0;
   for (size_t i = 0; i < ps->pending.n; i++) {
     perf_pending *p = &ps->pending.v[i];
@@ -476,7 +477,7 @@ void trak__perf_samples_apply(trak_importer *imp) {
     }
   }
   ps->pending.n = kept;
-  qsort(ps->stats.v, ps->stats.n, sizeof *ps->stats.v, trak__traced_indexed_cmp);
+  if (ps->stats.n) qsort(ps->stats.v, ps->stats.n, sizeof *ps->stats.v, trak__traced_indexed_cmp);
 }
 
 void trak__perf_samples_finish(trak_importer *imp) {
