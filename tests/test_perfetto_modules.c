@@ -314,6 +314,54 @@ static void graphs(void **state) {
 }
 
 /* The prelude's experimental_slice_layout packs the listed tracks' slice stacks into rows. */
+/* graphs.scan and graphs.hierarchy, and the graph macros over a query's own CTEs (their tables
+** are packed in the caller's statement). Answers: trace_processor_shell v58.2 on the same SQL. */
+static void graph_scans(void **state) {
+  (void)state;
+  static const sc_check c[] = {
+      /* A diamond: node 4 gets its value once, from both of its predecessors'. */
+      {"INCLUDE PERFETTO MODULE graphs.scan;"
+       "WITH edges(source_node_id, dest_node_id) AS (VALUES (1, 2), (1, 3), (2, 4), (3, 4), "
+       "(4, 5)), init(id, total, label) AS (VALUES (1, 10, 'a')) "
+       "SELECT id, total, label FROM _graph_aggregating_scan!(edges, init, (total, label), "
+       "(SELECT id, SUM(total) + 1 AS total, MAX(label) || MIN(label) AS label FROM $table "
+       "GROUP BY id)) ORDER BY id",
+       "1|10|a\n2|11|aa\n3|11|aa\n4|23|aaaa\n5|24|aaaaaaaa"},
+      /* The plain scan: node 4 is reached twice, once down each path. */
+      {"WITH edges(source_node_id, dest_node_id) AS (VALUES (1, 2), (1, 3), (2, 4), (3, 4)), "
+       "init(id, d) AS (VALUES (1, 0.5)) "
+       "SELECT id, d FROM _graph_scan!(edges, init, (d), (SELECT id, d * 2 AS d FROM $table)) "
+       "ORDER BY id, d",
+       "1|0.5\n2|1.0\n3|1.0\n4|2.0\n4|2.0"},
+      /* No initial nodes: no rows, the step query not run. */
+      {"WITH edges(source_node_id, dest_node_id) AS (VALUES (1, 2)), "
+       "init(id, d) AS (SELECT 1, 1 WHERE 0) "
+       "SELECT COUNT(*) FROM _graph_scan!(edges, init, (d), (SELECT id, d FROM $table))",
+       "0"},
+      {"INCLUDE PERFETTO MODULE graphs.hierarchy;"
+       "WITH tree(id, parent_id) AS (VALUES (1, NULL), (2, 1), (3, 2), (4, 1)), "
+       "starts(id) AS (VALUES (3)) "
+       "SELECT id FROM _tree_reachable_ancestors_or_self!(tree, starts) ORDER BY id",
+       "1\n2\n3"},
+      {"INCLUDE PERFETTO MODULE graphs.search;"
+       "WITH e(source_node_id, dest_node_id) AS (VALUES (7, 8), (8, 9)) "
+       "SELECT node_id, parent_node_id FROM graph_reachable_bfs!(e, (SELECT 7 AS node_id))",
+       "7|NULL\n8|7\n9|8"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* A cycle that keeps the plain scan going stops with an error; a step query whose columns
+  ** are not id and the named ones is refused by the aggregating scan. */
+  assert_non_null(strstr(sc_error(p, "WITH e(source_node_id, dest_node_id) AS (VALUES (1, 2), "
+                                     "(2, 1)), i(id, d) AS (VALUES (1, 0)) SELECT * FROM "
+                                     "_graph_scan!(e, i, (d), (SELECT id, d FROM $table))"),
+                         "a cycle is reachable"));
+  assert_non_null(strstr(sc_error(p, "WITH e(source_node_id, dest_node_id) AS (VALUES (1, 2)), "
+                                     "i(id, d) AS (VALUES (1, 0)) SELECT * FROM "
+                                     "_graph_aggregating_scan!(e, i, (d), (SELECT id, d AS x "
+                                     "FROM $table))"),
+                         "columns must be id and (d)"));
+}
+
 static void slice_layout(void **state) {
   static const sc_check c[] = {
       {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
@@ -341,6 +389,7 @@ int main(void) {
       cmocka_unit_test(counters_and_intervals),
       cmocka_unit_test(other_modules),
       cmocka_unit_test(graphs),
+      cmocka_unit_test(graph_scans),
       cmocka_unit_test(slice_layout),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

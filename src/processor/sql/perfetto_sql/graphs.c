@@ -1,21 +1,23 @@
 /*
 ** This file holds the graph algorithms behind the graphs.* modules, as one table function:
-**   __trak_graph(algorithm, query_a, query_b) -> rows (c0, c1, c2, ...)
-** where the queries are SQL text the modules' macros pass with __intrinsic_stringify!:
-**   'dfs' / 'bfs': query_a gives edges (source, dest), query_b start nodes; rows (node, parent)
+**   __trak_graph(algorithm, rows_a, rows_b) -> rows (c0, c1, c2, ...)
+** where rows_a and rows_b are tables the modules' macros pack with the aggregate __trak_rows
+** (row_blobs.c) in the caller's statement, so that a macro's table may be one of its CTEs:
+**   'dfs' / 'bfs': rows_a are edges (source, dest), rows_b start nodes; rows (node, parent)
 **     in visiting order, parent NULL for a start node.
-**   'dominator': query_a gives edges, query_b the root; rows (node, immediate dominator) for
-**     every node reachable from the root (NULL for the root).
-**   'partition': query_a gives a forest (id, parent_id, group_key); rows (id, parent, group_key)
+**   'dominator': rows_a are edges, rows_b the root; rows (node, immediate dominator) for every
+**     node reachable from the root (NULL for the root).
+**   'partition': rows_a are a forest (id, parent_id, group_key); rows (id, parent, group_key)
 **     where parent is the nearest ancestor in the same group.
-**   'weight_floor' / 'weight_ceiling': query_a gives edges (source, dest, weight), query_b roots
+**   'weight_floor' / 'weight_ceiling': rows_a are edges (source, dest, weight), rows_b roots
 **     (node, target weight); rows (root, node, parent) of a depth-first search from each root
 **     on its own, stopping once the weights of the nodes taken pass the target (the node that
 **     passes it is kept with 'weight_floor', not with 'weight_ceiling').
-**   'critical_path': not queries but two BLOBs of __trak_int_rows, a wakeup graph and its roots;
-**     see critical_path.c.
-** Node ids are any integers; they are numbered densely on the way in. Rows have seven columns
-** c0..c6; the algorithms above fill the first three.
+**   'critical_path': two BLOBs of __trak_int_rows, a wakeup graph and its roots; see
+**     critical_path.c.
+** Values are read as integers (CAST semantics). Node ids are any integers; they are numbered
+** densely on the way in. Rows have seven columns c0..c6; the algorithms above fill the first
+** three.
 */
 #include <stddef.h>
 #include <stdlib.h>
@@ -50,31 +52,34 @@ static void graph_free(graph *g) {
   free(g->adj);
 }
 
-/* Runs `sql`, calling row() with its first `ncols` columns (NULL as has_null). */
-static int each_row(sqlite3 *db, const char *sql, int ncols,
+/* Calls row() with the first `ncols` columns of each row of the __trak_rows BLOB `rows` (NULL as
+** null[i]). Returns SQLITE_OK, or SQLITE_ERROR with *err set when the value is no such BLOB or
+** has fewer columns. */
+static int each_row(sqlite3_value *rows, int ncols,
                     void (*row)(void *ctx, const int64_t *v, const int *null), void *ctx,
                     char **err) {
-  sqlite3_stmt *st = NULL;
-  int rc = sqlite3_prepare_v2(db, sql, -1, &st, NULL);
-  if (rc == SQLITE_OK && sqlite3_column_count(st) < ncols) {
-    *err = sqlite3_mprintf("graph: the query gives %d columns, expected %d",
-                           sqlite3_column_count(st), ncols);
-    sqlite3_finalize(st);
+  trak_rows_reader r;
+  trak_cell cells[TRAK_ROWS_MAX_COLS];
+  if (trak__rows_open(rows, &r)) {
+    *err = sqlite3_mprintf("graph: a table argument is not a __trak_rows BLOB");
     return SQLITE_ERROR;
   }
-  while (rc == SQLITE_OK && (rc = sqlite3_step(st)) == SQLITE_ROW) {
+  if (r.ncols && r.ncols < (uint32_t)ncols) {
+    *err = sqlite3_mprintf("graph: the table gives %u columns, expected %d", r.ncols, ncols);
+    return SQLITE_ERROR;
+  }
+  int more;
+  while ((more = trak__rows_next(&r, cells)) > 0) {
     int64_t v[3];
     int null[3];
     for (int i = 0; i < ncols; i++) {
-      null[i] = sqlite3_column_type(st, i) == SQLITE_NULL;
-      v[i] = sqlite3_column_int64(st, i);
+      null[i] = cells[i].type == SQLITE_NULL;
+      v[i] = trak__cell_int(&cells[i]);
     }
     row(ctx, v, null);
-    rc = SQLITE_OK;
   }
-  if (rc != SQLITE_DONE && rc != SQLITE_OK) *err = sqlite3_mprintf("graph: %s", sqlite3_errmsg(db));
-  sqlite3_finalize(st);
-  return rc == SQLITE_DONE ? SQLITE_OK : rc;
+  if (more < 0) *err = sqlite3_mprintf("graph: a malformed __trak_rows BLOB");
+  return more < 0 ? SQLITE_ERROR : SQLITE_OK;
 }
 
 typedef struct edges {
@@ -89,10 +94,10 @@ static void edge_row(void *ctx, const int64_t *v, const int *null) {
   trak_vec_push(e->to, node(e->g, v[1]));
 }
 
-/* Reads the edges of `sql` into g (reversed when `reverse`). */
-static int load_graph(sqlite3 *db, const char *sql, graph *g, int reverse, char **err) {
+/* Reads the edges of `rows` into g (reversed when `reverse`). */
+static int load_graph(sqlite3_value *rows, graph *g, int reverse, char **err) {
   edges e = {g, {0}, {0}};
-  int rc = each_row(db, sql, 2, edge_row, &e, err);
+  int rc = each_row(rows, 2, edge_row, &e, err);
   if (rc == SQLITE_OK) {
     size_t n = g->ids.n;
     g->off = calloc(n + 1, sizeof *g->off);
@@ -319,13 +324,13 @@ static void root_row(void *ctx, const int64_t *v, const int *null) {
 
 /* The search of each root on its own: a stack of (node, edge weight, parent), children pushed
 ** last to first; a node's weight counts when it is taken. */
-static int weight_bounded(sqlite3 *db, const char *qa, const char *qb, int floor_kept, out_rows *o,
+static int weight_bounded(sqlite3_value *qa, sqlite3_value *qb, int floor_kept, out_rows *o,
                           char **err) {
   graph g = {0};
   weighted w = {&g, {0}, {0}, {0}};
   roots r = {&g, {0}, {0}};
-  int rc = each_row(db, qa, 3, weighted_row, &w, err);
-  if (rc == SQLITE_OK && qb) rc = each_row(db, qb, 2, root_row, &r, err);
+  int rc = each_row(qa, 3, weighted_row, &w, err);
+  if (rc == SQLITE_OK && qb) rc = each_row(qb, 2, root_row, &r, err);
   size_t n = g.ids.n;
   uint32_t *off = calloc(n + 1, sizeof *off), *adj = malloc((w.from.n + 1) * sizeof *adj);
   uint32_t *wt = malloc((w.from.n + 1) * sizeof *wt), *fill = calloc(n + 1, sizeof *fill);
@@ -387,11 +392,11 @@ static int gv_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
   return trak__tvf_connect(db,
                            "CREATE TABLE x(c0 INTEGER, c1 INTEGER, c2 INTEGER, c3 INTEGER, "
                            "c4 INTEGER, c5 INTEGER, c6 INTEGER, "
-                           "algorithm HIDDEN, query_a HIDDEN, query_b HIDDEN)",
+                           "algorithm HIDDEN, rows_a HIDDEN, rows_b HIDDEN)",
                            sizeof(gv_vtab), offsetof(gv_vtab, db), db, out);
 }
 
-/* The algorithm and query_a are required, query_b optional (partition has none). */
+/* The algorithm and rows_a are required, rows_b optional (partition has none). */
 static int gv_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   (void)vt;
   static const trak_tvf_args args = {.first = TRAK_GRAPH_COLS, .n = 3, .required = 3, .cost = 1000,
@@ -419,16 +424,15 @@ static int gv_close(sqlite3_vtab_cursor *cur) {
   return SQLITE_OK;
 }
 
-static int run(sqlite3 *db, const char *algo, const char *qa, const char *qb, out_rows *o,
-               char **err) {
+static int run(const char *algo, sqlite3_value *qa, sqlite3_value *qb, out_rows *o, char **err) {
   graph g = {0}, rev = {0};
   int rc = SQLITE_OK;
   int dfs = !strcmp(algo, "dfs"), bfs = !strcmp(algo, "bfs"), dom = !strcmp(algo, "dominator");
   if (dfs || bfs || dom) {
-    rc = load_graph(db, qa, &g, 0, err);
+    rc = load_graph(qa, &g, 0, err);
     size_t built = g.ids.n; /* nodes the CSR covers */
     ids starts = {&g, {0}};
-    if (rc == SQLITE_OK && qb) rc = each_row(db, qb, 1, id_row, &starts, err);
+    if (rc == SQLITE_OK && qb) rc = each_row(qb, 1, id_row, &starts, err);
     if (rc == SQLITE_OK && !g.off) rc = SQLITE_NOMEM;
     /* Start nodes without edges were numbered after the CSR was built: give them none. */
     if (rc == SQLITE_OK && g.ids.n) {
@@ -445,15 +449,15 @@ static int run(sqlite3 *db, const char *algo, const char *qa, const char *qb, ou
       rev.index = (trak_map){0};
       for (size_t i = 0; i < g.ids.n; i++)
         node(&rev, g.ids.v[i]);
-      rc = load_graph(db, qa, &rev, 1, err);
+      rc = load_graph(qa, &rev, 1, err);
       if (rc == SQLITE_OK) dominators(&g, &rev, starts.v.v[0], o);
     }
     trak_vec_free(starts.v);
   } else if (!strcmp(algo, "weight_floor") || !strcmp(algo, "weight_ceiling")) {
-    rc = weight_bounded(db, qa, qb, !strcmp(algo, "weight_floor"), o, err);
+    rc = weight_bounded(qa, qb, !strcmp(algo, "weight_floor"), o, err);
   } else if (!strcmp(algo, "partition")) {
     forest f = {&g, {0}, {0}, {0}};
-    rc = each_row(db, qa, 3, forest_row, &f, err);
+    rc = each_row(qa, 3, forest_row, &f, err);
     if (rc == SQLITE_OK) partition(&f, o);
     trak_vec_free(f.parent);
     trak_vec_free(f.group);
@@ -475,11 +479,9 @@ static int gv_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int ar
   const char *algo = argc > 0 ? (const char *)sqlite3_value_text(argv[0]) : NULL;
   if (algo && !strcmp(algo, "critical_path") && argc > 2) /* BLOBs, not queries */
     return trak__critical_path_walk(argv[1], argv[2], &c->rows) ? SQLITE_NOMEM : SQLITE_OK;
-  const char *qa = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : NULL;
-  const char *qb = argc > 2 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
-  if (!algo || !qa) return SQLITE_OK;
+  if (!algo || argc < 2) return SQLITE_OK;
   char *err = NULL;
-  int rc = run(v->db, algo, qa, qb, &c->rows, &err);
+  int rc = run(algo, argv[1], argc > 2 ? argv[2] : NULL, &c->rows, &err);
   if (rc != SQLITE_OK) {
     sqlite3_free(v->base.zErrMsg);
     v->base.zErrMsg = err ? err : sqlite3_mprintf("graph: %s", sqlite3_errstr(rc));
@@ -526,5 +528,7 @@ static const sqlite3_module gv_module = {
 
 int trak__psql_graphs_register(trak_processor *p) {
   int rc = sqlite3_create_module(p->db, "__trak_graph", &gv_module, NULL);
+  if (rc == SQLITE_OK) rc = trak__psql_row_blobs_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_graph_scan_register(p);
   return rc == SQLITE_OK ? trak__psql_critical_path_register(p) : rc;
 }

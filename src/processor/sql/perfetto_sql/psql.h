@@ -129,6 +129,42 @@ static inline uint64_t trak__psql_fnv1a(uint64_t h, const void *data, size_t n) 
 }
 int trak__psql_graphs_register(trak_processor *p);
 
+/* ---- row_blobs.c: a table's rows in a BLOB, made by the aggregate __trak_rows -------------- */
+
+enum { TRAK_ROWS_MAX_COLS = 64 };
+
+/* One value of a __trak_rows BLOB: its SQLite type and payload (bytes point into the BLOB). */
+typedef struct trak_cell {
+  int type; /* SQLITE_INTEGER, SQLITE_FLOAT, SQLITE_TEXT, SQLITE_BLOB or SQLITE_NULL */
+  int64_t i;
+  double d;
+  const unsigned char *bytes; /* TEXT (not NUL-ended) and BLOB */
+  uint32_t len;
+} trak_cell;
+
+/* A reading position in a __trak_rows BLOB. */
+typedef struct trak_rows_reader {
+  const unsigned char *p;
+  size_t n, at;
+  uint32_t ncols; /* 0 for NULL (the aggregate of no rows) */
+} trak_rows_reader;
+
+/* Starts reading `blob` (which must outlive the reader). NULL reads as no rows. Returns 0, or
+** -1 when the value is neither NULL nor a __trak_rows BLOB. */
+int trak__rows_open(sqlite3_value *blob, trak_rows_reader *r);
+/* Reads the next row into cells[0..r->ncols). Returns 1 for a row, 0 at the end, -1 when the
+** BLOB is malformed (the cells are then partly filled). */
+int trak__rows_next(trak_rows_reader *r, trak_cell *cells);
+/* The cell as SQLite's CAST to INTEGER would give it (NULL and BLOB: 0). This function can't
+** fail. */
+int64_t trak__cell_int(const trak_cell *c);
+/* Sets the cell as the result of ctx (TEXT and BLOB copied). */
+void trak__cell_result(sqlite3_context *ctx, const trak_cell *c);
+/* Registers the aggregate __trak_rows(v0, ..., up to 64 values): NULL for no rows. */
+int trak__psql_row_blobs_register(trak_processor *p);
+/* Registers __trak_graph_scan and __trak_graph_scan_step (graph_scan.c). */
+int trak__psql_graph_scan_register(trak_processor *p);
+
 /* ---- graphs.c, critical_path.c: rows of __trak_graph ---------------------------------------- */
 
 enum { TRAK_GRAPH_COLS = 7 };

@@ -7,6 +7,6 @@ RETURNS TableOrSubquery AS
 (
   SELECT c0 AS node_id, c1 AS dominator_node_id
   FROM __trak_graph('dominator',
-    __trak_quote!(SELECT source_node_id, dest_node_id FROM $graph_table),
-    __trak_quote!(SELECT $root_node_id))
+    (SELECT __trak_rows(source_node_id, dest_node_id) FROM $graph_table),
+    (SELECT __trak_rows($root_node_id)))
 );

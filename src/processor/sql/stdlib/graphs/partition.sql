@@ -6,5 +6,6 @@ CREATE PERFETTO MACRO tree_structural_partition_by_group(tree_table TableOrSubqu
 RETURNS TableOrSubquery AS
 (
   SELECT c0 AS id, c1 AS parent_id, c2 AS group_key
-  FROM __trak_graph('partition', __trak_quote!(SELECT id, parent_id, group_key FROM $tree_table))
+  FROM __trak_graph('partition',
+    (SELECT __trak_rows(id, parent_id, group_key) FROM $tree_table))
 );

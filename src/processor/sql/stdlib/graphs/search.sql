@@ -11,7 +11,7 @@
 --     (root_node_id, root_target_weight) on its own over edges with an edge_weight, stopping
 --     when the weights taken pass the root's target; the node passing it is kept when
 --     is_target_weight_floor is true.
--- The searches run in C (__trak_graph), given the queries as text.
+-- The searches run in C (__trak_graph), given the tables packed by __trak_rows.
 
 CREATE PERFETTO MACRO _graph_search(algorithm Expr, graph_table TableOrSubquery,
   start_nodes TableOrSubquery)
@@ -19,8 +19,8 @@ RETURNS TableOrSubquery AS
 (
   SELECT c0 AS node_id, c1 AS parent_node_id
   FROM __trak_graph($algorithm,
-    __trak_quote!(SELECT source_node_id, dest_node_id FROM $graph_table),
-    __trak_quote!(SELECT node_id FROM $start_nodes))
+    (SELECT __trak_rows(source_node_id, dest_node_id) FROM $graph_table),
+    (SELECT __trak_rows(node_id) FROM $start_nodes))
 );
 
 CREATE PERFETTO MACRO graph_reachable_dfs(graph_table TableOrSubquery, start_nodes TableOrSubquery)
@@ -42,6 +42,6 @@ CREATE PERFETTO MACRO graph_reachable_weight_bounded_dfs(
 (
   SELECT c0 AS root_node_id, c1 AS node_id, c2 AS parent_node_id
   FROM __trak_graph(IIF($is_target_weight_floor, 'weight_floor', 'weight_ceiling'),
-    __trak_quote!(SELECT source_node_id, dest_node_id, edge_weight FROM $graph_table),
-    __trak_quote!(SELECT root_node_id, root_target_weight FROM $root_table))
+    (SELECT __trak_rows(source_node_id, dest_node_id, edge_weight) FROM $graph_table),
+    (SELECT __trak_rows(root_node_id, root_target_weight) FROM $root_table))
 );
