@@ -362,6 +362,22 @@ static void graph_scans(void **state) {
                          "columns must be id and (d)"));
 }
 
+/* demangle(): Itanium names (and Mach-O's with an extra underscore) as C++ prints them; plain
+** words stay NULL, as with the LLVM demangler of Perfetto's official builds (the C++ runtime
+** alone would read "i" as the type int). */
+static void demangling(void **state) {
+  (void)state;
+  static const sc_check c[] = {
+      {"SELECT demangle('_ZN3app4workEv'), demangle('__ZN1a1bEi'), demangle('_ZN3app6helperEi')",
+       "app::work()|a::b(int)|app::helper(int)"},
+      {"SELECT demangle('main') IS NULL, demangle('i') IS NULL, demangle('_Zbroken') IS NULL, "
+       "demangle(NULL) IS NULL",
+       "1|1|1|1"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  assert_non_null(strstr(sc_error(p, "SELECT demangle(12)"), "Unsupported type"));
+}
+
 static void slice_layout(void **state) {
   static const sc_check c[] = {
       {"SELECT id, layout_depth FROM experimental_slice_layout((SELECT group_concat(id) FROM "
@@ -390,6 +406,7 @@ int main(void) {
       cmocka_unit_test(other_modules),
       cmocka_unit_test(graphs),
       cmocka_unit_test(graph_scans),
+      cmocka_unit_test(demangling),
       cmocka_unit_test(slice_layout),
   };
   return cmocka_run_group_tests(tests, setup, teardown);

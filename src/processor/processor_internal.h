@@ -105,6 +105,8 @@ int trak__sql_init(trak_processor *p, trak_error *err);
 int trak__sql_metadata_fill(trak_processor *p);
 /* Registers the functions (sql_functions.c); the tables' module is tables/vtab.h's. */
 int trak__functions_register(trak_processor *p);
+/* Registers demangle() and __intrinsic_demangle() (sql/demangle.c). */
+int trak__demangle_register(trak_processor *p);
 /* The SQL guard (sql_guard.c). trak__sql_guard_trust(p, +1) lets the statements trak runs for
 ** itself (a module's table filled on first use) past the guard until the matching -1; it does
 ** nothing on an unrestricted processor. trak__sql_guard_free accepts NULL. */

@@ -345,5 +345,5 @@ int trak__functions_register(trak_processor *p) {
     a->p = p;
     rc = sqlite3_create_module_v2(p->db, tvfs[i].name, &tvf_module, a, sqlite3_free);
   }
-  return rc;
+  return rc == SQLITE_OK ? trak__demangle_register(p) : rc;
 }

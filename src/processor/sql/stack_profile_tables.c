@@ -3,8 +3,9 @@
 ** profile samples fill (import/proto/callstacks.c, stack_samples.c):
 ** __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol (shown by the stack_profile_*
 ** views), __intrinsic_track_event_callstacks, cpu_profile_stack_sample, and the perf profiler's
-** perf_sample and perf_session (proto/perf_samples.c), with Perfetto's columns. They are small (one row per distinct frame or callsite), so they are plain SQLite
-** tables copied from the importer's rows when SQL opens.
+** perf_sample and its sessions (__intrinsic_profiler_session, shown by perf_session;
+** proto/perf_samples.c), with Perfetto's columns. They are small (one row per distinct frame or
+** callsite), so they are plain SQLite tables copied from the importer's rows when SQL opens.
 */
 
 #include "processor/sql/stack_profile_tables.h"
@@ -26,7 +27,10 @@ static const char schema[] =
     "  callsite_id BIGINT, utid BIGINT, process_priority BIGINT);"
     "CREATE TABLE perf_sample(id INTEGER PRIMARY KEY, ts BIGINT, utid BIGINT, cpu BIGINT, "
     "  cpu_mode TEXT, callsite_id BIGINT, unwind_error TEXT, perf_session_id BIGINT);"
-    "CREATE TABLE perf_session(id INTEGER PRIMARY KEY, perf_session_id BIGINT, cmdline TEXT);"
+    "CREATE TABLE __intrinsic_profiler_session(id INTEGER PRIMARY KEY, source TEXT, "
+    "  timebase_unit TEXT, cmdline TEXT);"
+    "CREATE VIEW perf_session AS SELECT id, id AS perf_session_id, cmdline "
+    "  FROM __intrinsic_profiler_session WHERE source = 'linux.perf';"
     "CREATE VIEW stack_profile_mapping AS SELECT * FROM __intrinsic_stack_profile_mapping;"
     "CREATE VIEW stack_profile_frame AS SELECT * FROM __intrinsic_stack_profile_frame;"
     "CREATE VIEW stack_profile_callsite AS SELECT * FROM __intrinsic_stack_profile_callsite;"
@@ -108,8 +112,13 @@ static void perf_sample_row(sqlite3_stmt *st, const void *ctx, size_t i) {
 }
 
 /* A perf_session row is its id alone (no cmdline: traced_perf's packets carry none). */
-static void perf_session_row(sqlite3_stmt *st, const void *ctx, size_t i) {
-  (void)st, (void)ctx, (void)i;
+/* A perf session: source 'linux.perf', its timebase's unit; no command line (trak reads none). */
+static void profiler_session_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  static const char *const units[] = {NULL, "ns", "cycles", "instructions", "count"};
+  const trak_tables *t = ctx;
+  uint8_t u = t->stack_profile.perf_session_units.v[i];
+  if (u < sizeof units / sizeof *units && units[u])
+    sqlite3_bind_text(st, 2, units[u], -1, SQLITE_STATIC);
 }
 
 int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
@@ -144,7 +153,9 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
     rc = trak__sql_fill_rows(db, "INSERT INTO perf_sample VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                              t->stack_profile.perf_samples.n, perf_sample_row, t);
   if (rc == SQLITE_OK)
-    rc = trak__sql_fill_rows(db, "INSERT INTO perf_session VALUES (?1, ?1, NULL)",
-                             t->stack_profile.perf_sessions, perf_session_row, t);
+    rc = trak__sql_fill_rows(db,
+                             "INSERT INTO __intrinsic_profiler_session VALUES (?1, 'linux.perf', "
+                             "?2, NULL)",
+                             t->stack_profile.perf_session_units.n, profiler_session_row, t);
   return rc;
 }

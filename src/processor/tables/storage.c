@@ -294,6 +294,7 @@ void trak__tables_free(trak_tables *t) {
   trak_vec_free(t->stack_profile.te_callstacks);
   trak_vec_free(t->stack_profile.cpu_samples);
   trak_vec_free(t->stack_profile.perf_samples);
+  trak_vec_free(t->stack_profile.perf_session_units);
   trak__map_free(&t->ts_wide.index);
   trak_vec_free(t->ts_wide.dur);
   trak_dict8 *dicts[] = {&t->dict.ts_state, &t->dict.ss_end_state, &t->dict.ss_priority,

@@ -212,6 +212,11 @@ typedef struct trak_te_callstack {
     TRAK_COLUMNS_##T(TRAK_MEMBER, T)                                                               \
   } T;
 
+/* The unit a perf session's timebase counts in (Perfetto's timebase_unit), none when the
+** defaults name no counter or tracepoint. */
+enum { TRAK_PERF_UNIT_NONE, TRAK_PERF_UNIT_NS, TRAK_PERF_UNIT_CYCLES, TRAK_PERF_UNIT_INSTRUCTIONS,
+       TRAK_PERF_UNIT_COUNT };
+
 typedef struct trak_tables {
   trak_strpool strings;
 
@@ -225,7 +230,8 @@ typedef struct trak_tables {
     TRAK_VEC(trak_te_callstack) te_callstacks;
     TRAK_VEC(trak_sp_cpu_sample) cpu_samples;
     TRAK_VEC(trak_sp_perf_sample) perf_samples; /* in time order */
-    uint32_t perf_sessions;                     /* perf_session rows: ids 0 .. n - 1 */
+    /* perf_session rows (ids 0 .. n - 1): the unit of the session's timebase, TRAK_PERF_UNIT_* */
+    TRAK_VEC(uint8_t) perf_session_units;
   } stack_profile;
 
   /* thread_state durations past 32 bits (thread_state_cols.h): row -> index in `dur`. */

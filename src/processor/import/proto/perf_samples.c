@@ -26,6 +26,7 @@
 typedef struct perf_names {
   uint32_t first, n;
   uint32_t shard_count, chosen_shard; /* PerfSampleDefaults' process sharding, 0: none */
+  uint8_t unit;                       /* the timebase's unit, TRAK_PERF_UNIT_* */
 } perf_names;
 
 /* The counter tracks of a (session, CPU), in trak_perf_samples.tracks, the timebase's first. */
@@ -105,6 +106,19 @@ static const char *counter_text(uint64_t counter) {
   return counter < sizeof names / sizeof *names && names[counter] ? names[counter] : "unknown";
 }
 
+/* The unit a timebase counting PerfEvents.Counter `counter` counts in. */
+static uint8_t counter_unit(uint64_t counter) {
+  switch (counter) {
+  case TRAK_PB_PerfEvents_SW_CPU_CLOCK:
+  case TRAK_PB_PerfEvents_SW_TASK_CLOCK: return TRAK_PERF_UNIT_NS;
+  case TRAK_PB_PerfEvents_HW_CPU_CYCLES:
+  case TRAK_PB_PerfEvents_HW_BUS_CYCLES:
+  case TRAK_PB_PerfEvents_HW_REF_CPU_CYCLES: return TRAK_PERF_UNIT_CYCLES;
+  case TRAK_PB_PerfEvents_HW_INSTRUCTIONS: return TRAK_PERF_UNIT_INSTRUCTIONS;
+  default: return TRAK_PERF_UNIT_COUNT;
+  }
+}
+
 /* The field numbers of a Timebase or a FollowerEvent, which describe an event alike. */
 typedef struct event_fields {
   uint32_t name, counter, tracepoint, raw_event, modifiers;
@@ -132,9 +146,10 @@ static void add_modifiers(const trak_pb_field *f, char *mods, size_t *n) {
 /* The name of the counter a Timebase or FollowerEvent (`data`, fields `ef`) describes, as
 ** Perfetto names it: its own name, else the counter's perf name, the tracepoint's name, or
 ** "raw.0x<type>.0x<config>.0x<config1>.0x<config2>"; then ":" and its modifiers. *counter is
-** its PerfEvents.Counter (0: none). Returns a string id. */
+** its PerfEvents.Counter (0: none) and *unit the unit it counts in (TRAK_PERF_UNIT_*: by
+** its counter, a tracepoint's a count, none otherwise). Returns a string id. */
 static uint32_t event_name(trak_importer *imp, const uint8_t *data, size_t len,
-                           const event_fields *ef, uint64_t *counter) {
+                           const event_fields *ef, uint64_t *counter, uint8_t *unit) {
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
   trak_span name = {NULL, 0}, tracepoint = {NULL, 0};
@@ -167,6 +182,9 @@ static uint32_t event_name(trak_importer *imp, const uint8_t *data, size_t len,
       add_modifiers(&f, mods, &n_mods);
     }
   }
+  *unit = has_counter      ? counter_unit(*counter)
+          : has_tracepoint ? TRAK_PERF_UNIT_COUNT
+                           : TRAK_PERF_UNIT_NONE;
   char buf[256];
   int n;
   if (name.len)
@@ -215,22 +233,24 @@ static uint32_t names_for(trak_importer *imp, trak_sequence *seq, uint32_t cpu) 
   uint32_t *at = trak__map_put(&ps->names_of, (uint64_t)seq->id << 32 | cpu,
                                (uint32_t)ps->name_sets.n, &added);
   if (!added) return *at;
-  perf_names set = {(uint32_t)ps->names.n, 1, 0, 0};
+  perf_names set = {(uint32_t)ps->names.n, 1, 0, 0, TRAK_PERF_UNIT_NS};
   uint64_t counter;
+  uint8_t unit;
   uint32_t timebase = intern(imp, "cpu-clock", 9);
   trak_vec_push(ps->names, timebase);
   if (seq->has_perf_defaults) {
     trak_pb_decoder dec;
     trak_pb_field f;
     /* defaults without a timebase name it "unknown" */
-    ps->names.v[set.first] = event_name(imp, NULL, 0, &timebase_fields, &counter);
+    ps->names.v[set.first] = event_name(imp, NULL, 0, &timebase_fields, &counter, &set.unit);
     trak__dec_init(imp, &dec, seq->perf_defaults.v, seq->perf_defaults.n);
     while (trak_pb_decoder_next(&dec, &f) > 0) {
       int len = f.wire_type == TRAK_PB_WIRE_LEN, v = f.wire_type == TRAK_PB_WIRE_VARINT;
       if (f.number == TRAK_PB_PerfSampleDefaults_timebase && len) {
-        ps->names.v[set.first] = event_name(imp, f.data, f.len, &timebase_fields, &counter);
+        ps->names.v[set.first] =
+            event_name(imp, f.data, f.len, &timebase_fields, &counter, &set.unit);
       } else if (f.number == TRAK_PB_PerfSampleDefaults_followers && len) {
-        uint32_t name = event_name(imp, f.data, f.len, &follower_fields, &counter);
+        uint32_t name = event_name(imp, f.data, f.len, &follower_fields, &counter, &unit);
         trak_vec_push(ps->names, name);
         set.n++;
       } else if (f.number == TRAK_PB_PerfSampleDefaults_process_shard_count && v) {
@@ -261,6 +281,9 @@ static const perf_stream *stream(trak_importer *imp, uint32_t session, uint32_t 
                                (uint32_t)ps->streams.n, &added);
   if (!added) return &ps->streams.v[*at];
   perf_stream s = {(uint32_t)ps->tracks.n, names->n};
+  /* the session's unit is its first stream's that has one */
+  uint8_t *unit = &imp->tables->stack_profile.perf_session_units.v[session];
+  if (*unit == TRAK_PERF_UNIT_NONE) *unit = names->unit;
   for (uint32_t i = 0; i < names->n; i++)
     trak_vec_push(ps->tracks, counter_track(imp, session, cpu, ps->names.v[names->first + i], !i));
   if (names->shard_count) {
@@ -461,9 +484,10 @@ void trak__perf_samples_apply(trak_importer *imp) {
   for (size_t i = 0; i < ps->pending.n; i++) {
     perf_pending *p = &ps->pending.v[i];
     int added;
-    uint32_t *session = trak__map_put(&ps->sessions, p->seq->id,
-                                      imp->tables->stack_profile.perf_sessions, &added);
-    if (added) imp->tables->stack_profile.perf_sessions++;
+    uint32_t *session =
+        trak__map_put(&ps->sessions, p->seq->id,
+                      (uint32_t)imp->tables->stack_profile.perf_session_units.n, &added);
+    if (added) trak_vec_push(imp->tables->stack_profile.perf_session_units, TRAK_PERF_UNIT_NONE);
     if (p->kind == PERF_LOST) {
       /* not a sample: the kernel's ring buffer lost records on this CPU */
       stream(imp, *session, p->cpu, &ps->name_sets.v[p->names]);
