@@ -53,6 +53,16 @@ for f in "$WORK/empty.pb" "$WORK/empty.json"; do
 done
 "$TRAK" check "$WORK/empty.pb" --allow-empty >"$WORK/out" 2>"$WORK/err" || { echo "FAIL: check empty"; fail=1; }
 [ -s "$WORK/err" ] && { echo "FAIL: check --allow-empty warns"; fail=1; }
+# A trace of perf samples only (no counts, so no counters) is not empty.
+cat >"$WORK/perf_only.pbtxt" <<'EOF2'
+packet {
+  trusted_packet_sequence_id: 1
+  timestamp: 6
+  perf_sample { cpu: 0 pid: 123 tid: 123 }
+}
+EOF2
+"$TRAK" query "$WORK/perf_only.pbtxt" 'select count(*) from perf_sample' >"$WORK/out" 2>"$WORK/err"
+[ -s "$WORK/err" ] && { echo "FAIL: a perf-only trace warns:"; cat "$WORK/err"; fail=1; }
 
 # Unknown options are named, exit 2.
 for cmd in "query $SEED" "shell $SEED" "export $SEED" "check" "metrics $SEED" "alerts $SEED" \

@@ -473,6 +473,7 @@ static void sample_apply(trak_importer *imp, perf_pending *p, uint32_t session) 
   p->utid = trak__thread_for_tid(imp, (int64_t)p->tid, (int64_t)p->pid);
   p->session = session;
   if (p->has_cpu) trak__ftrace_cpu_seen(imp, p->cpu);
+  imp->n_events++; /* a trace of perf samples only is not empty */
 }
 
 void trak__perf_samples_apply(trak_importer *imp) {
