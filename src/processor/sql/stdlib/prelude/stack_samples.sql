@@ -13,23 +13,12 @@
 -- Contexts are numbered as the samples first name them (all samples, with a callstack or
 -- not), and only those samples with a callstack use are listed. A sample's id is its row's in
 -- its own table (perf_sample or cpu_profile_stack_sample): exact for a trace of one profiler;
--- a trace with both has the perf samples' contexts first.
+-- a trace with both has the perf samples' contexts first. Plain SQLite views: the prelude is
+-- read at every open, and these cost a third of what PERFETTO VIEWs (whose bodies are checked
+-- by preparing them) would.
 
--- Every sample, with its task and execution contexts' keys and a key of its place.
-CREATE PERFETTO VIEW _trak_profiler_sample AS
-SELECT p.id, p.ts, 'linux.perf' AS source, p.utid, t.upid, c.id AS ucpu,
-  nullif(p.cpu_mode, 'unknown') AS cpu_mode, p.callsite_id, p.perf_session_id AS session_id,
-  p.id AS place, 1 AS has_execution_context
-FROM perf_sample AS p
-LEFT JOIN thread AS t USING (utid)
-LEFT JOIN cpu AS c ON c.cpu = p.cpu AND coalesce(c.machine_id, 0) = 0
-UNION ALL
-SELECT s.id, s.ts, 'chrome', s.utid, t.upid, NULL, NULL, s.callsite_id, NULL,
-  (1 << 40) + s.id, 0
-FROM cpu_profile_stack_sample AS s
-LEFT JOIN thread AS t USING (utid);
-
-CREATE PERFETTO VIEW _trak_profiler_sample_contexts AS
+-- Every sample (with a callstack or not), its task and execution contexts' ids.
+CREATE VIEW _trak_profiler_sample AS
 SELECT s.*,
   dense_rank() OVER (ORDER BY s.task_first) - 1 AS task_context_id,
   iif(s.has_execution_context, dense_rank() OVER (ORDER BY s.exec_first) - 1, NULL)
@@ -37,99 +26,66 @@ SELECT s.*,
 FROM (
   SELECT *,
     min(place) OVER (PARTITION BY upid, utid) AS task_first,
-    iif(has_execution_context, min(place) OVER (PARTITION BY has_execution_context, ucpu, cpu_mode),
-      NULL) AS exec_first
-  FROM _trak_profiler_sample
+    iif(has_execution_context,
+      min(place) OVER (PARTITION BY has_execution_context, ucpu, cpu_mode), NULL) AS exec_first
+  FROM (
+    SELECT p.id, p.ts, 'linux.perf' AS source, p.utid, t.upid, c.id AS ucpu,
+      nullif(p.cpu_mode, 'unknown') AS cpu_mode, p.callsite_id,
+      p.perf_session_id AS session_id, p.id AS place, 1 AS has_execution_context
+    FROM perf_sample AS p
+    LEFT JOIN thread AS t USING (utid)
+    LEFT JOIN cpu AS c ON c.cpu = p.cpu AND coalesce(c.machine_id, 0) = 0
+    UNION ALL
+    SELECT s.id, s.ts, 'chrome', s.utid, t.upid, NULL, NULL, s.callsite_id, NULL,
+      (1 << 40) + s.id, 0
+    FROM cpu_profile_stack_sample AS s
+    LEFT JOIN thread AS t USING (utid)
+  )
 ) AS s;
 
-CREATE PERFETTO VIEW stack_sample(
-  id ID,
-  ts TIMESTAMP,
-  source STRING,
-  task_context_id LONG,
-  execution_context_id LONG,
-  callsite_id JOINID(stack_profile_callsite.id),
-  session_id LONG
-) AS
+CREATE VIEW stack_sample(id, ts, source, task_context_id, execution_context_id, callsite_id,
+  session_id) AS
 SELECT id, ts, source, task_context_id, execution_context_id, callsite_id, session_id
-FROM _trak_profiler_sample_contexts
+FROM _trak_profiler_sample
 WHERE callsite_id IS NOT NULL
 ORDER BY place;
 
-CREATE PERFETTO VIEW stack_sample_session(
-  id ID,
-  source STRING,
-  timebase_unit STRING,
-  cmdline STRING
-) AS
+CREATE VIEW stack_sample_session(id, source, timebase_unit, cmdline) AS
 SELECT id, source, timebase_unit, cmdline
 FROM __intrinsic_profiler_session
 WHERE id IN (SELECT perf_session_id FROM perf_sample WHERE callsite_id IS NOT NULL)
 ORDER BY id;
 
-CREATE PERFETTO VIEW stack_sample_task_context(
-  id ID,
-  upid JOINID(process.id),
-  utid JOINID(thread.id),
-  async_context_id LONG
-) AS
-SELECT DISTINCT task_context_id AS id, upid, utid, NULL AS async_context_id
-FROM _trak_profiler_sample_contexts
+CREATE VIEW stack_sample_task_context(id, upid, utid, async_context_id) AS
+SELECT DISTINCT task_context_id, upid, utid, NULL
+FROM _trak_profiler_sample
 WHERE callsite_id IS NOT NULL
-ORDER BY id;
+ORDER BY task_context_id;
 
-CREATE PERFETTO VIEW stack_sample_execution_context(
-  id ID,
-  ucpu JOINID(cpu.id),
-  cpu_mode STRING
-) AS
-SELECT DISTINCT execution_context_id AS id, ucpu, cpu_mode
-FROM _trak_profiler_sample_contexts
+CREATE VIEW stack_sample_execution_context(id, ucpu, cpu_mode) AS
+SELECT DISTINCT execution_context_id, ucpu, cpu_mode
+FROM _trak_profiler_sample
 WHERE callsite_id IS NOT NULL AND execution_context_id IS NOT NULL
-ORDER BY id;
+ORDER BY execution_context_id;
 
-CREATE PERFETTO VIEW stack_sample_async_context(
-  id ID,
-  name STRING,
-  kind STRING,
-  parent_id LONG
-) AS
-SELECT NULL AS id, NULL AS name, NULL AS kind, NULL AS parent_id
-WHERE 0;
+CREATE VIEW stack_sample_async_context(id, name, kind, parent_id) AS
+SELECT NULL, NULL, NULL, NULL WHERE 0;
 
 -- The counters read at each perf sample with a callstack: those of its session's tracks on
 -- its CPU at its time.
-CREATE PERFETTO VIEW _trak_stack_sample_counter AS
-SELECT c.id, ps.id AS stack_sample_id, c.track_id, c.value
+CREATE VIEW stack_sample_counter(id, stack_sample_id, track_id, value) AS
+SELECT c.id, ps.id, c.track_id, c.value
 FROM perf_sample AS ps
 JOIN perf_counter_track AS pct
   ON pct.perf_session_id = ps.perf_session_id AND pct.cpu = ifnull(ps.cpu, 0)
 JOIN counter AS c ON c.track_id = pct.id AND c.ts = ps.ts
-WHERE ps.callsite_id IS NOT NULL;
+WHERE ps.callsite_id IS NOT NULL
+ORDER BY c.id;
 
-CREATE PERFETTO VIEW stack_sample_counter(
-  id ID(counter.id),
-  stack_sample_id LONG,
-  track_id LONG,
-  value DOUBLE
-) AS
-SELECT id, stack_sample_id, track_id, value FROM _trak_stack_sample_counter ORDER BY id;
-
-CREATE PERFETTO VIEW stack_sample_counter_track(
-  id ID(track.id),
-  name STRING,
-  type STRING,
-  parent_id JOINID(track.id),
-  source_arg_set_id ARGSETID,
-  machine_id JOINID(machine.id),
-  unit STRING,
-  description STRING,
-  session_id LONG,
-  cpu LONG,
-  is_timebase BOOL
-) AS
+CREATE VIEW stack_sample_counter_track(id, name, type, parent_id, source_arg_set_id,
+  machine_id, unit, description, session_id, cpu, is_timebase) AS
 SELECT id, name, type, parent_id, source_arg_set_id, machine_id, unit, description,
-  perf_session_id AS session_id, cpu, is_timebase
+  perf_session_id, cpu, is_timebase
 FROM perf_counter_track
-WHERE id IN (SELECT track_id FROM _trak_stack_sample_counter)
+WHERE id IN (SELECT track_id FROM stack_sample_counter)
 ORDER BY id;
