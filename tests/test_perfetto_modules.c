@@ -360,6 +360,12 @@ static void graph_scans(void **state) {
                                      "_graph_aggregating_scan!(e, i, (d), (SELECT id, d AS x "
                                      "FROM $table))"),
                          "columns must be id and (d)"));
+  /* A hand-made BLOB that is not __trak_rows' is refused, whole or cut short. */
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_graph('dfs', x'0200000001', NULL)"),
+                         "malformed __trak_rows BLOB"));
+  assert_non_null(strstr(sc_error(p, "SELECT * FROM __trak_graph_scan('scan', x'ffffffff', NULL, "
+                                     "'(SELECT id FROM $table)', '()')"),
+                         "edges are not rows"));
 }
 
 /* demangle(): Itanium names (and Mach-O's with an extra underscore) as C++ prints them; plain
