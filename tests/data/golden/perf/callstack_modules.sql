@@ -10,3 +10,4 @@ SELECT * FROM cpu_profiling_samples ORDER BY ts, id;
 SELECT * FROM cpu_profiling_summary_tree ORDER BY id;
 SELECT * FROM _callstack_spc_forest ORDER BY id;
 SELECT * FROM _stacks_symbolization_candidates ORDER BY upid, build_id, rel_pc;
+SELECT * FROM _callstacks_for_callsites_weighted!((SELECT callsite_id, 2.5 AS value FROM perf_sample)) ORDER BY id;

@@ -87,29 +87,25 @@ RETURNS TableOrSubquery AS
   JOIN stack_profile_mapping AS m ON f.mapping_id = m.id
 );
 
-CREATE PERFETTO MACRO _callstacks_for_callsites(samples TableOrSubquery)
+-- The nodes on the samples' stacks, each with `self` (an aggregate over the samples of each
+-- callsite: count() or sum(value)) as column `col` where it is their leaf, 0 elsewhere.
+CREATE PERFETTO MACRO _callstacks_with_self(samples TableOrSubquery, self Expr, col ColumnName)
 RETURNS TableOrSubquery AS
 (
   WITH metrics AS MATERIALIZED (
-    SELECT callsite_id, count() AS self_count FROM $samples GROUP BY callsite_id
+    SELECT callsite_id, $self AS self FROM $samples GROUP BY callsite_id
   )
   SELECT c.id, c.parent_id, c.name, c.mapping_name, c.source_file, c.line_number,
-    iif(c.is_leaf_function_in_callsite_frame, coalesce(m.self_count, 0), 0) AS self_count
+    iif(c.is_leaf_function_in_callsite_frame, coalesce(m.self, 0), 0) AS $col
   FROM _callstacks_for_stack_profile_samples!(metrics) AS c
   LEFT JOIN metrics AS m USING (callsite_id)
 );
 
+CREATE PERFETTO MACRO _callstacks_for_callsites(samples TableOrSubquery)
+RETURNS TableOrSubquery AS _callstacks_with_self!($samples, count(), self_count);
+
 CREATE PERFETTO MACRO _callstacks_for_callsites_weighted(samples TableOrSubquery)
-RETURNS TableOrSubquery AS
-(
-  WITH metrics AS MATERIALIZED (
-    SELECT callsite_id, sum(value) AS self_value FROM $samples GROUP BY callsite_id
-  )
-  SELECT c.id, c.parent_id, c.name, c.mapping_name, c.source_file, c.line_number,
-    iif(c.is_leaf_function_in_callsite_frame, coalesce(m.self_value, 0), 0) AS self_value
-  FROM _callstacks_for_stack_profile_samples!(metrics) AS c
-  LEFT JOIN metrics AS m USING (callsite_id)
-);
+RETURNS TableOrSubquery AS _callstacks_with_self!($samples, sum(value), self_value);
 
 CREATE PERFETTO MACRO _callstacks_self_to_cumulative(callstacks TableOrSubquery)
 RETURNS TableOrSubquery AS
