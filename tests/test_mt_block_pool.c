@@ -6,12 +6,10 @@
 ** also checks that taker and filler share no byte but through the pool's lock.
 */
 #define _DEFAULT_SOURCE /* mincore */
-#include <inttypes.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -21,6 +19,7 @@
 #include <cmocka.h>
 
 #include "processor/util/block_pool.h"
+#include "testutil.h"
 
 #define BLOCK (192u << 10)
 
@@ -96,25 +95,6 @@ static void test_own_thread(void **state) {
   trak__block_pool_free(bp);
 }
 
-/* Whether the mapping holding address `b` carries the kernel's "no huge pages" flag (VmFlags
-** "nh" in /proc/self/smaps): 1, 0, or -1 when smaps cannot be read. */
-static int no_huge_flag(const void *b) {
-  FILE *f = fopen("/proc/self/smaps", "r");
-  if (!f) return -1;
-  char line[512];
-  int in = 0, flag = -1;
-  uintptr_t at = (uintptr_t)b;
-  while (fgets(line, sizeof line, f)) {
-    uintmax_t lo, hi;
-    if (sscanf(line, "%jx-%jx ", &lo, &hi) == 2)
-      in = at >= lo && at < hi;
-    else if (in && !strncmp(line, "VmFlags:", 8))
-      flag = strstr(line, " nh") != NULL;
-  }
-  fclose(f);
-  return flag;
-}
-
 /* A size that is no whole number of pages (sequence.c's 2 MiB + 16), of small pages: the block
 ** asks the kernel for no huge page (zeroing one costs a dozen times more per byte on the
 ** machines measured). */
@@ -128,7 +108,7 @@ static void test_odd_size_small(void **state) {
   uint8_t *b = trak__block_pool_take(bp);
   assert_non_null(b);
   assert_true(zero(b, size));
-  int nh = no_huge_flag(b);
+  int nh = tu_no_huge_pages(b);
   if (nh >= 0) assert_int_equal(nh, 1); /* no /proc: nothing to check */
   b[size - 1] = 1;
   munmap(b, size);
