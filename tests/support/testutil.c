@@ -1,6 +1,8 @@
 /*
 ** Helpers shared by the cmocka tests (see testutil.h).
 */
+#include <inttypes.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -91,4 +93,21 @@ void tu_assert_same_file(const char *a, const char *b, const char *what) {
   if (na != nb || memcmp(da, db, na)) fail_msg("the tables differ: %s", what);
   free(da);
   free(db);
+}
+
+int tu_no_huge_pages(const void *p) {
+  FILE *f = fopen("/proc/self/smaps", "r");
+  if (!f) return -1;
+  char line[512];
+  int in = 0, flag = -1;
+  uintptr_t at = (uintptr_t)p;
+  while (fgets(line, sizeof line, f)) {
+    uintmax_t lo, hi;
+    if (sscanf(line, "%jx-%jx ", &lo, &hi) == 2)
+      in = at >= lo && at < hi;
+    else if (in && !strncmp(line, "VmFlags:", 8))
+      flag = strstr(line, " nh") != NULL;
+  }
+  fclose(f);
+  return flag;
 }

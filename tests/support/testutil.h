@@ -46,6 +46,11 @@ int tu_export(struct trak_processor *p, const char *db);
 ** bytes. */
 void tu_assert_same_file(const char *a, const char *b, const char *what);
 
+/* Whether the mapping holding address `p` carries the kernel's "no huge pages" flag (VmFlags
+** "nh" in /proc/self/smaps, set by madvise(MADV_NOHUGEPAGE)): 1, 0, or -1 when smaps cannot be
+** read. */
+int tu_no_huge_pages(const void *p);
+
 /* The next number of a xorshift64 generator whose state is *s (nonzero): tests' random inputs,
 ** the same on every run. */
 static inline uint64_t tu_xorshift(uint64_t *s) {

@@ -5,13 +5,18 @@
 ** whichever of the two threads would otherwise wait on the ring (the merge's, its batches all
 ** unread; the importer's, the next batch not made yet) makes the slice columns' pages present a
 ** little ahead of the rows the importer's thread has written (tables/prefault.c), so that the
-** kernel's zeroing of them goes to the thread that has time for it.
+** kernel's zeroing of them goes to the thread that has time for it. Better still, the 2 MiB
+** record blocks the merge has read (their pages present and written) are moved onto those
+** columns' next pages (tables/prefault.h's trak__ahead_recycle) instead of being unmapped while
+** the kernel zeroes as many fresh pages for the columns.
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
 
 #include "processor/import/event_merge.h"
 #include "processor/tables/prefault.h"
@@ -21,6 +26,16 @@
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
 #define AHEAD_PIECE (1u << 14)  /* slice rows made present by one idle call at most (640 KB) */
 #define AHEAD_MARGIN (1u << 15) /* the page-ahead ends this many rows before the reserved end */
+/* rows past the importer's thread's last count that it cannot have written: it parses one batch
+** (BATCH records, each adding at most one slice row) past that count before it says the next */
+#define RECYCLE_MARGIN (1u << 15)
+#define BIG_BLOCK (sizeof(trak_ev_block) + TRAK_EV_BLOCK_BYTES) /* bytes of a 2 MiB block's mapping */
+/* slice rows past the parse's that blocks read are moved onto (20 MB of the columns: the 16
+** sequences of a generated trace end their blocks at about the same time, and each column takes
+** whole 2 MiB blocks); the blocks read while the parse is this close to the reserved end are
+** unmapped, so that none is kept at the end, where the import's memory peaks */
+#define RECYCLE_AHEAD (1u << 19)
+#define SPARES_KEPT 16 /* blocks read kept at most, waiting to be moved */
 
 /* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
 static int ev_cmp(const void *pa, const void *pb, void *ctx) {
@@ -101,9 +116,11 @@ static int cursor_done(cursor *c) {
   return 0;
 }
 
-/* Moves a cursor to its sequence's next record (the first, on a cursor just made), freeing the
-** blocks and records left behind. Returns 0 when exhausted. */
-static inline __attribute__((always_inline)) int cursor_advance(cursor *c) {
+static void block_done(trak_ev_merge *m, trak_ev_block *b);
+
+/* Moves a cursor of merge m to its sequence's next record (the first, on a cursor just made),
+** giving up the blocks (block_done) and records left behind. Returns 0 when exhausted. */
+static inline __attribute__((always_inline)) int cursor_advance(trak_ev_merge *m, cursor *c) {
   trak_sequence *seq = c->seq;
   if (TRAK_UNLIKELY(seq->all)) {
     if (++c->i < seq->n_events) {
@@ -116,7 +133,7 @@ static inline __attribute__((always_inline)) int cursor_advance(cursor *c) {
   }
   while (TRAK_UNLIKELY(c->p == c->end)) {
     trak_ev_block *next = c->block ? c->block->next : seq->head;
-    if (c->block) trak__block_free(c->block);
+    if (c->block) block_done(m, c->block);
     seq->head = next;
     if (!next) {
       seq->tail = NULL;
@@ -156,24 +173,69 @@ struct trak_ev_merge {
   pthread_mutex_t ahead_mu; /* held by the thread making pages present (or ending that) */
   trak_ahead ahead;         /* the slice columns (under ahead_mu) */
   int ahead_on;             /* whether pages are made present (under ahead_mu) */
+  int recycle;              /* 2 MiB blocks read go to `spares` while ahead_on (set once) */
+  trak_spares spares;       /* blocks read, to move onto the slice columns (under ahead_mu) */
   size_t ahead_rows;        /* rows made present (under ahead_mu) */
   size_t ahead_end;         /* the parse's rows past which the page-ahead stops */
   _Atomic size_t rows;      /* the parse's slice rows, as the importer's thread last said */
 };
 
-/* The idle work of both threads (a trak_batch_idle): makes up to AHEAD_PIECE more rows of the
-** slice columns present, up to AHEAD rows past the parse's, unless the other thread is at it.
-** Returns 1 when it did. */
+/* Whether blocks read are kept at the parse's `rows` (m->ahead_mu held). */
+static int recycling(const trak_ev_merge *m, size_t rows) {
+  return m->recycle && m->ahead_on && rows + RECYCLE_AHEAD < m->ahead.rows;
+}
+
+/* Moves the blocks m->spares keeps onto the slice columns' next pages, up to RECYCLE_AHEAD rows
+** past the parse's `rows` and only RECYCLE_MARGIN rows past them, or unmaps them once the parse
+** is too near the reserved end (m->ahead_mu held, m->ahead_on). */
+static void recycle(trak_ev_merge *m, size_t rows) {
+  if (!m->spares.n) return;
+  if (!recycling(m, rows)) {
+    trak__spares_free(&m->spares);
+    return;
+  }
+  trak__ahead_recycle(&m->ahead, rows + RECYCLE_MARGIN, rows + RECYCLE_AHEAD, &m->spares);
+  /* a column's rows made present are its own now; the page-ahead's count is the least of them */
+  size_t least = m->ahead.rows;
+  for (size_t c = 0; c < m->ahead.n_col; c++)
+    if (m->ahead.done[c] / m->ahead.col[c].size < least)
+      least = m->ahead.done[c] / m->ahead.col[c].size;
+  if (least > m->ahead_rows) m->ahead_rows = least;
+}
+
+/* A block of records the merge has read: a 2 MiB one is kept to be moved onto the slice columns
+** while their page-ahead runs (and moved at once when it can be), unless SPARES_KEPT are kept
+** already or the parse nears the reserved end; any other is freed. */
+static void block_done(trak_ev_merge *m, trak_ev_block *b) {
+  if (!m->recycle || b->cap != TRAK_EV_BLOCK_BYTES) {
+    trak__block_free(b);
+    return;
+  }
+  pthread_mutex_lock(&m->ahead_mu);
+  size_t rows = atomic_load_explicit(&m->rows, memory_order_relaxed);
+  if (recycling(m, rows) && m->spares.n < SPARES_KEPT) {
+    trak__spares_give(&m->spares, b, BIG_BLOCK);
+    recycle(m, rows);
+  } else {
+    munmap(b, BIG_BLOCK);
+  }
+  pthread_mutex_unlock(&m->ahead_mu);
+}
+
+/* The idle work of both threads (a trak_batch_idle): moves the blocks kept onto the slice
+** columns, then makes up to AHEAD_PIECE more rows of them present, up to AHEAD rows past the
+** parse's, unless the other thread is at it. Returns 1 when it did. */
 static int ahead_idle(void *ctx, int producer) {
   trak_ev_merge *m = ctx;
   (void)producer;
   if (pthread_mutex_trylock(&m->ahead_mu)) return 0;
-  size_t want = atomic_load_explicit(&m->rows, memory_order_relaxed) + AHEAD;
+  size_t rows = atomic_load_explicit(&m->rows, memory_order_relaxed), want = rows + AHEAD;
   int did = 0;
+  if (m->ahead_on) recycle(m, rows);
   if (m->ahead_on && m->ahead_rows < want && m->ahead_rows < m->ahead.rows) {
     size_t upto = m->ahead_rows + AHEAD_PIECE < want ? m->ahead_rows + AHEAD_PIECE : want;
     if (trak__ahead_to(&m->ahead, upto, 0))
-      m->ahead_on = 0;
+      m->ahead_on = 0, trak__spares_free(&m->spares);
     else
       m->ahead_rows = upto, did = 1;
   }
@@ -193,7 +255,7 @@ static size_t merge_fill(void *ctx, void *out, size_t max, const size_t *notes) 
     o[n].ev = w->ev;
     o[n].seq = w->seq;
     n++;
-    if (!cursor_advance(w)) m->live--;
+    if (!cursor_advance(m, w)) m->live--;
     tournament_replay(t);
   }
   return n;
@@ -210,6 +272,9 @@ static void ahead_init(trak_ev_merge *m) {
 #undef COL
   trak__ahead_init(&m->ahead, cols, sizeof cols / sizeof *cols, t->slice.cap);
   m->ahead_on = 1;
+  const char *env = getenv("TRAK_EV_RECYCLE"); /* =0: blocks read are unmapped */
+  m->recycle = !(env && !strcmp(env, "0"));
+  m->spares.size = BIG_BLOCK;
   m->ahead_end = t->slice.cap - AHEAD_MARGIN;
 }
 
@@ -236,7 +301,7 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
       k->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
     records += k->seq->n_events;
-    m->live += (size_t)cursor_advance(k); /* (zeroed: a packed sequence's deltas start at 0) */
+    m->live += (size_t)cursor_advance(m, k); /* (zeroed: a packed sequence's deltas start at 0) */
   }
   uint32_t size = 1;
   while (size < m->live)
@@ -252,6 +317,7 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
     if (m->bt && m->ahead_on) trak__batch_thread_idle(m->bt, ahead_idle, m);
   }
   if (!m->bt) {
+    m->ahead_on = m->recycle = 0; /* one thread: no page-ahead */
     m->buf = malloc(BATCH * sizeof *m->buf);
     if (!m->buf) abort();
   }
@@ -270,6 +336,7 @@ size_t trak__ev_merge_next(trak_ev_merge *m, size_t slices, const trak_ev_rec **
   } else if (m->ahead_end) {
     pthread_mutex_lock(&m->ahead_mu);
     m->ahead_on = 0;
+    trak__spares_free(&m->spares); /* and blocks read from now on are unmapped */
     pthread_mutex_unlock(&m->ahead_mu);
     m->ahead_end = 0;
   }
@@ -281,6 +348,7 @@ size_t trak__ev_merge_next(trak_ev_merge *m, size_t slices, const trak_ev_rec **
 
 void trak__ev_merge_close(trak_ev_merge *m) {
   if (m->bt) trak__batch_thread_finish(m->bt);
+  trak__spares_free(&m->spares);
   pthread_mutex_destroy(&m->ahead_mu);
   free(m->t.c);
   free(m->t.node);

@@ -156,7 +156,7 @@ __attribute__((noinline, cold)) static trak_ev_block *new_block(trak_importer *i
     void *mem = trak__block_pool_take(imp->blocks); /* made present on the decoding thread */
     if (!mem) {
       mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-      if (mem != MAP_FAILED) madvise(mem, bytes, MADV_HUGEPAGE); /* fewer page faults; a hint */
+      if (mem != MAP_FAILED) madvise(mem, bytes, MADV_NOHUGEPAGE); /* as the pool's; a hint */
     }
     b = mem == MAP_FAILED ? NULL : mem;
   } else {

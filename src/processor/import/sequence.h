@@ -76,7 +76,8 @@ typedef struct trak_ev {
 
 /* A sequence's records live packed in a list of byte blocks that start small and double: a
 ** trace of many short sequences (a hostile one has thousands) costs memory in proportion to its
-** records. Blocks of the largest size are 2 MiB, one huge page where available.
+** records. Blocks of the largest size are 2 MiB, of small pages (cheaper to zero than a huge page
+** on the machines measured, and moved onto the slice columns once read: tables/prefault.h).
 **
 ** A packed record says each field against the sequence's previous record, little-endian
 ** (trak__sequence_push writes it, trak__ev_unpack reads it back). Bits 0-2 of its first byte

@@ -55,7 +55,7 @@ struct trak_pipeline {
   size_t got, used;
   uint64_t fed, bytes_in, bytes_plain;
   int src_done;
-  /* binary traces: record blocks (huge pages asked) made present by the decoding thread after
+  /* binary traces: record blocks (small pages) made present by the decoding thread after
   ** each batch, taken by sequence.c on the importer's thread (imp->blocks); none until the
   ** importer's thread has taken one: small traces never use such blocks. NULL: none. */
   trak_block_pool *pool;

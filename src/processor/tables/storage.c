@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 __attribute__((noinline, cold)) static void out_of_memory(void) {
   fputs("trak: out of memory\n", stderr);
@@ -202,25 +203,28 @@ void trak__tables_init(trak_tables *t) {
 
 /* ---- per-table growth and freeing, from table_defs.h ----------------------------------- */
 
-/* Asks for huge pages on the 2 MiB-aligned interior of a large array: a hint that cuts the
-** page faults of filling it. */
-static void advise_huge(void *p, size_t size) {
-  const uintptr_t huge = 2u << 20;
-  uintptr_t start = ((uintptr_t)p + huge - 1) & ~(huge - 1),
-            end = ((uintptr_t)p + size) & ~(huge - 1);
-  if (end > start) madvise((void *)start, end - start, MADV_HUGEPAGE);
+/* Withdraws the huge-page hint (MADV_NOHUGEPAGE) from the whole pages of a large array: with
+** transparent huge pages on, the kernel would otherwise zero a 2 MiB page whole at its first
+** write, which on the virtual machines measured costs about twelve times more per byte than
+** small pages (docs/performance.md, "Small pages for the track-event import"), and the parse's
+** page-ahead moves blocks of small pages onto the slice columns (tables/prefault.h). */
+static void advise_small(void *p, size_t size) {
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  uintptr_t start = ((uintptr_t)p + page - 1) & ~(page - 1),
+            end = ((uintptr_t)p + size) & ~(page - 1);
+  if (end > start) madvise((void *)start, end - start, MADV_NOHUGEPAGE);
 }
 
-/* Reallocates one column array to `cap` elements of `size` bytes. */
-static void *col_resize(void *p, size_t cap, size_t size, int huge) {
+/* Reallocates one column array to `cap` elements of `size` bytes, of small pages if `small`. */
+static void *col_resize(void *p, size_t cap, size_t size, int small) {
   p = realloc(p, cap * size);
   if (!p) out_of_memory();
-  if (huge) advise_huge(p, cap * size);
+  if (small) advise_small(p, cap * size);
   return p;
 }
 
 #define RESIZE_S(T, type, field, init)                                                             \
-  t->T.field = col_resize(t->T.field, want, sizeof *t->T.field, huge);
+  t->T.field = col_resize(t->T.field, want, sizeof *t->T.field, small);
 #define RESIZE_H RESIZE_S
 #define RESIZE_O(T, type, field, init)                                                             \
   if (t->T.field) {                                                                                \
@@ -264,7 +268,7 @@ static void *col_resize(void *p, size_t cap, size_t size, int huge) {
     size_t n = 0;                                                                                  \
     TRAK_COLUMNS_##T(COLMEM, T) return n;                                                          \
   }                                                                                                \
-  void trak__##T##_resize(trak_tables *t, size_t want, int huge) {                                 \
+  void trak__##T##_resize(trak_tables *t, size_t want, int small) {                                \
     size_t old = t->T.cap;                                                                         \
     if (want <= old) return;                                                                       \
     (void)old;                                                                                     \

@@ -253,7 +253,8 @@ typedef struct trak_tables {
 /* ---- rows ------------------------------------------------------------------------------ */
 
 /* Per table (storage.c): trak__<table>_resize grows every stored column to hold `want` rows
-** (never shrinks; `huge` asks for huge pages, for tables sized once for the whole trace);
+** (never shrinks; `small` withdraws the huge-page hint, for tables sized once for the whole
+** trace: see storage.c's advise_small);
 ** trak__<table>_optional adds the table's O columns, every row `init`. Neither can fail (OOM
 ** aborts). trak__<table>_push appends a row holding every column's `init` and returns its id;
 ** the caller then sets what the row is about. */
@@ -266,7 +267,7 @@ typedef struct trak_col_mem {
   uint8_t filled; /* its values past the rows are set too (an O column): they must stay */
 } trak_col_mem;
 #define TRAK_ROW_DECLS(T, sql)                                                                     \
-  void trak__##T##_resize(trak_tables *t, size_t want, int huge);                                  \
+  void trak__##T##_resize(trak_tables *t, size_t want, int small);                                 \
   void trak__##T##_optional(trak_tables *t);                                                       \
   size_t trak__##T##_col_mem(const trak_tables *t, trak_col_mem *out, size_t max);
 TRAK_TABLES(TRAK_ROW_DECLS)
@@ -305,7 +306,7 @@ void trak__tables_init(trak_tables *t);
 void trak__tables_free(trak_tables *t);
 
 /* Sizes the slice and counter tables for their final row counts, so that filling them does
-** not copy them as they grow. Can't fail (OOM aborts). */
+** not copy them as they grow, their columns of small pages. Can't fail (OOM aborts). */
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);
 /* Adds the slice table's thread_ts / thread_dur / thread_instruction_* columns (all NULL). */
 void trak__tables_thread_time(trak_tables *t);

@@ -4,7 +4,7 @@
 ** and taken by another, its own thread or one that has time between its batches. Only the
 ** blocks' addresses cross between the threads; the pool writes nothing in them.
 */
-#define _GNU_SOURCE /* MADV_POPULATE_WRITE, MADV_HUGEPAGE */
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE, MADV_NOHUGEPAGE */
 #include <pthread.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@ struct trak_block_pool {
   void *ready[TRAK_BLOCK_POOL_MAX]; /* mapped blocks not taken yet, n of them (under mu) */
   unsigned n, keep;                 /* keep: blocks to have ready */
   size_t size;                      /* bytes of a block */
-  int huge;                         /* madvise(MADV_HUGEPAGE) on each block */
+  int small;                        /* madvise(MADV_NOHUGEPAGE) on each block */
   int wanted;                       /* a block has been taken (under mu) */
   int stop;                         /* the pool's thread is to end (under mu) */
   int has_thread;
@@ -30,11 +30,11 @@ struct trak_block_pool {
 };
 
 /* A block of bp->size bytes with every page present, or NULL when it cannot be mapped. A kernel
-** without MADV_POPULATE_WRITE (before 5.14) gets MAP_POPULATE instead (no huge-page hint). */
+** without MADV_POPULATE_WRITE (before 5.14) gets MAP_POPULATE instead (no hint). */
 static void *block_map(const trak_block_pool *bp) {
   void *b = mmap(NULL, bp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (b == MAP_FAILED) return NULL;
-  if (bp->huge) madvise(b, bp->size, MADV_HUGEPAGE); /* fewer faults for the taker; a hint */
+  if (bp->small) madvise(b, bp->size, MADV_NOHUGEPAGE); /* cheaper to zero here; a hint */
   if (!madvise(b, bp->size, MADV_POPULATE_WRITE)) return b;
   munmap(b, bp->size);
   b = mmap(NULL, bp->size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE, -1,
@@ -72,12 +72,12 @@ static void *pool_main(void *arg) {
   }
 }
 
-trak_block_pool *trak__block_pool_new(size_t size, unsigned keep, int huge) {
+trak_block_pool *trak__block_pool_new(size_t size, unsigned keep, int small) {
   trak_block_pool *bp = calloc(1, sizeof *bp);
   if (!bp) return NULL;
   bp->size = size;
   bp->keep = keep < TRAK_BLOCK_POOL_MAX ? keep : TRAK_BLOCK_POOL_MAX;
-  bp->huge = huge;
+  bp->small = small;
   pthread_mutex_init(&bp->mu, NULL);
   pthread_cond_init(&bp->want, NULL);
   return bp;

@@ -14,11 +14,11 @@
 typedef struct trak_block_pool trak_block_pool;
 
 /* A pool of blocks of `size` bytes (whole pages mapped) keeping up to `keep` (at most
-** TRAK_BLOCK_POOL_MAX) blocks ready, asking for huge pages when `huge`. Nothing is mapped until
-** the first trak__block_pool_take: a small import that never takes a block maps none. The
-** blocks are filled by another thread: the pool's own (trak__block_pool_run) or one that calls
-** trak__block_pool_fill. Returns NULL when out of memory. */
-trak_block_pool *trak__block_pool_new(size_t size, unsigned keep, int huge);
+** TRAK_BLOCK_POOL_MAX) blocks ready, of small pages (MADV_NOHUGEPAGE) when `small`. Nothing is
+** mapped until the first trak__block_pool_take: a small import that never takes a block maps
+** none. The blocks are filled by another thread: the pool's own (trak__block_pool_run) or one
+** that calls trak__block_pool_fill. Returns NULL when out of memory. */
+trak_block_pool *trak__block_pool_new(size_t size, unsigned keep, int small);
 /* Starts the pool's own thread, which refills it after every take. Returns 0, or -1 when no
 ** thread starts (the pool is then filled by trak__block_pool_fill only, or not at all). */
 int trak__block_pool_run(trak_block_pool *bp);
