@@ -47,7 +47,9 @@ enum trak_track_dim {
   TRAK_DIM_RENDER_STAGE = 1 << 21,    /* "ugpu" (lane), "gpu" (its gpu row's), "render_stage_source"
                                       ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key),
                                       ** "track_compressor_idx" (rank: its lane) */
-  TRAK_DIM_PERF = 1 << 22 /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
+  TRAK_DIM_PERF = 1 << 22, /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
+  TRAK_DIM_DRM_CRTC = 1 << 23, /* "drm_crtc" (lane): a display controller's vblanks */
+  TRAK_DIM_DRM_FENCE = 1 << 24 /* "name" (dim_key) and "context" (lane): a dma fence timeline */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -240,6 +242,10 @@ enum trak_track_source {
   X(VIRTGPU_NUM_FREE, "virtgpu_num_free", GLOBAL, TRAK_DIM_KEY, NONE, 0)                           \
   X(VIRTGPU_LATENCY, "virtgpu_latency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
   X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)                   \
+  /* DRM vblanks per CRTC, GPU scheduler rings by name, dma fence timelines (ftrace/drm.c) */      \
+  X(DRM_VBLANK, "drm_vblank", GLOBAL, TRAK_DIM_DRM_CRTC, NONE, 0)                                  \
+  X(DRM_SCHED_RING, "drm_sched_ring", GLOBAL, TRAK_DIM_KEY, NONE, 0)                               \
+  X(DRM_FENCE, "drm_fence", GLOBAL, TRAK_DIM_DRM_FENCE, NONE, 0)                                   \
   /* the perf profiler's counters, per session and CPU (proto/perf_samples.c) */                  \
   X(PERF_CPU_COUNTER, "perf_cpu_counter", GLOBAL, TRAK_DIM_PERF, PERF, 0)
 

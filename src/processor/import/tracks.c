@@ -371,6 +371,11 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "perf_session_id", TRAK_ARG_INT, info->dim_int);
     arg_str(imp, set, "name", info->name);
   }
+  if (k->dims & TRAK_DIM_DRM_CRTC) arg_int(imp, set, "drm_crtc", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_DRM_FENCE) {
+    arg_str(imp, set, "name", info->dim_key);
+    arg_int(imp, set, "context", TRAK_ARG_INT, info->lane);
+  }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }
 

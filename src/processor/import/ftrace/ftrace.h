@@ -305,6 +305,43 @@ void trak__virtgpu_cmd(trak_importer *imp, uint32_t cpu, int64_t ts, int respons
                        const char *queue, size_t len, uint32_t seqno, uint32_t type,
                        uint64_t fence_id, uint32_t num_free);
 
+/* ---- DRM: vblanks, the GPU scheduler, dma fences (drm.c) ------------------------------- */
+
+/* The DRM events Perfetto's drm tracker reads. */
+enum trak_drm_kind {
+  TRAK_DRM_VBLANK,           /* drm_vblank_event: id0 crtc, id1 seq */
+  TRAK_DRM_VBLANK_DELIVERED, /* drm_vblank_event_delivered: the same */
+  TRAK_DRM_SCHED_QUEUE,      /* drm_sched_job, drm_sched_job_queue: name the ring, the job */
+  TRAK_DRM_SCHED_RUN,        /* drm_run_job, drm_sched_job_run: the same */
+  TRAK_DRM_SCHED_DONE,       /* drm_sched_process_job, drm_sched_job_done: the job */
+  TRAK_DMA_FENCE_INIT,       /* dma_fence_init: name the timeline, id0 context, id1 seqno */
+  TRAK_DMA_FENCE_EMIT,       /* dma_fence_emit: the same */
+  TRAK_DMA_FENCE_SIGNALED,   /* dma_fence_signaled: the same */
+  TRAK_DMA_FENCE_WAIT_START, /* dma_fence_wait_start: id0 context, id1 seqno */
+  TRAK_DMA_FENCE_WAIT_END    /* dma_fence_wait_end */
+};
+/* The ids a scheduler job is known by (bits of trak_drm_ev.job): its fence (id0 context, id1
+** seqno: the 6.17 kernel's events), else a global id (id0: the fence) and a local one (id1). */
+enum { TRAK_DRM_JOB_FENCE = 1, TRAK_DRM_JOB_GLOBAL = 2, TRAK_DRM_JOB_LOCAL = 4 };
+typedef struct trak_drm_ev {
+  uint8_t kind;  /* enum trak_drm_kind */
+  uint8_t job;   /* scheduler events: TRAK_DRM_JOB_* bits */
+  uint32_t name; /* the ring's or the timeline's name (string id) */
+  uint64_t id0, id1;
+} trak_drm_ev;
+/* A DRM event of thread `tid` at `ts`, queued and applied in timestamp order as Perfetto's drm
+** tracker applies it: vblanks are instants "signal" / "deliver" (arg "vblank seqno") on
+** "vblank-<crtc>" (type drm_vblank); a queued job an instant "drm_sched_job_queue" on its
+** thread (args "gpu sched ring", then "fence context" and "fence seqno", or "gpu sched job"),
+** its run a slice "job" on "sched-<ring>" (drm_sched_ring) while it is the ring's first running
+** job, with a flow from its queueing; a fence a slice "fence" (arg "fence seqno") on
+** "fence-<timeline>-<context>" (drm_fence) from its init (or emit, once the timeline has emits)
+** while first pending, to its signal; a wait a slice "dma_fence_wait" on the thread. Timelines
+** named "unbound" are ignored; a done of no running job, a signal of no pending fence make
+** nothing. */
+void trak__drm_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                     const trak_drm_ev *e);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

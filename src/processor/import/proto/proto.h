@@ -380,6 +380,12 @@ int trak__ftrace_kernel_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uin
 ** its ftrace_event row. */
 int trak__ftrace_device_event(trak_importer *imp, const struct trak_sequence *seq, uint32_t cpu,
                               int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev);
+/* The kernel's graphics and video events the sink models (ftrace_graphics.c): when FtraceEvent
+** member `ev` (of thread `pid` on `cpu` at `ts`) is one (drm_*, dma_fence_*, v4l2_*, vb2_v4l2_*,
+** virtio_video_*), its values go to the sink and 1 is returned; 0 for any other member. The
+** caller still makes its ftrace_event row. */
+int trak__ftrace_graphics_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                                const trak_pb_field *ev);
 /* The fields of typed event `ev` (a message; anything else has none) numbered below `n` (at
 ** most 32) into f[number], the last of each as Perfetto's getters read them; returns the
 ** bitmask of those present (ftrace_devices.c). */
