@@ -49,7 +49,10 @@ enum trak_track_dim {
                                       ** "track_compressor_idx" (rank: its lane) */
   TRAK_DIM_PERF = 1 << 22, /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
   TRAK_DIM_DRM_CRTC = 1 << 23, /* "drm_crtc" (lane): a display controller's vblanks */
-  TRAK_DIM_DRM_FENCE = 1 << 24 /* "name" (dim_key) and "context" (lane): a dma fence timeline */
+  TRAK_DIM_DRM_FENCE = 1 << 24, /* "name" (dim_key) and "context" (lane): a dma fence timeline */
+  TRAK_DIM_VIRTIO_VIDEO = 1 << 25 /* before TRAK_DIM_LANE: "virtio_stream_id" (dim_int's high
+                                  ** half), then "virtio_queue_type" (queue events) or
+                                  ** "is_response" (commands) (its low half) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -246,6 +249,11 @@ enum trak_track_source {
   X(DRM_VBLANK, "drm_vblank", GLOBAL, TRAK_DIM_DRM_CRTC, NONE, 0)                                  \
   X(DRM_SCHED_RING, "drm_sched_ring", GLOBAL, TRAK_DIM_KEY, NONE, 0)                               \
   X(DRM_FENCE, "drm_fence", GLOBAL, TRAK_DIM_DRM_FENCE, NONE, 0)                                   \
+  /* virtio-video's commands and queued resources, in lanes (ftrace/virtio_video.c) */            \
+  X(VIRTIO_VIDEO_COMMAND, "virtio_video_command", GLOBAL, TRAK_DIM_VIRTIO_VIDEO | TRAK_DIM_LANE,  \
+    NONE, 0)                                                                                       \
+  X(VIRTIO_VIDEO_QUEUE_EVENT, "virtio_video_queue_event", GLOBAL,                                  \
+    TRAK_DIM_VIRTIO_VIDEO | TRAK_DIM_LANE, NONE, 0)                                                \
   /* the perf profiler's counters, per session and CPU (proto/perf_samples.c) */                  \
   X(PERF_CPU_COUNTER, "perf_cpu_counter", GLOBAL, TRAK_DIM_PERF, PERF, 0)
 

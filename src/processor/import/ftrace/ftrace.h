@@ -342,6 +342,64 @@ typedef struct trak_drm_ev {
 void trak__drm_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
                      const trak_drm_ev *e);
 
+/* ---- V4L2 buffers (v4l2.c) ------------------------------------------------------------- */
+
+enum trak_v4l2_kind {
+  TRAK_V4L2_QBUF,          /* v4l2_qbuf */
+  TRAK_V4L2_DQBUF,         /* v4l2_dqbuf */
+  TRAK_V4L2_VB2_BUF_QUEUE, /* vb2_v4l2_buf_queue */
+  TRAK_V4L2_VB2_BUF_DONE,  /* vb2_v4l2_buf_done */
+  TRAK_V4L2_VB2_QBUF,      /* vb2_v4l2_qbuf */
+  TRAK_V4L2_VB2_DQBUF      /* vb2_v4l2_dqbuf */
+};
+/* A buffer's timecode, by index in trak_v4l2_buf.tc. */
+enum {
+  TRAK_V4L2_TC_TYPE,
+  TRAK_V4L2_TC_FLAGS,
+  TRAK_V4L2_TC_FRAMES, /* then seconds, minutes, hours, userbits0 to 3 */
+  TRAK_V4L2_TC_COUNT = TRAK_V4L2_TC_FRAMES + 8
+};
+typedef struct trak_v4l2_buf {
+  uint8_t kind;   /* enum trak_v4l2_kind */
+  uint8_t vidioc; /* v4l2_qbuf / v4l2_dqbuf: index, type and bytesused are known */
+  int32_t minor;
+  uint32_t index, type, bytesused, flags, field, sequence;
+  int64_t timestamp;
+  uint32_t tc[TRAK_V4L2_TC_COUNT];
+} trak_v4l2_buf;
+/* A V4L2 buffer event of thread `tid` at `ts`: queued, then in timestamp order an instant of
+** category "Video 4 Linux 2" on the thread ("VIDIOC_QBUF minor=.. seq=.. type=.. index=..",
+** the vb2 events by their event's name, type and index 0) with the buffer's fields as args, and
+** a flow from a VIDIOC_QBUF to the next VIDIOC_DQBUF of the same minor, sequence, type and
+** index. */
+void trak__v4l2_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                      const trak_v4l2_buf *b);
+
+/* ---- virtio-video (virtio_video.c) ----------------------------------------------------- */
+
+enum trak_vvideo_kind {
+  TRAK_VVIDEO_CMD,                /* virtio_video_cmd */
+  TRAK_VVIDEO_CMD_DONE,           /* virtio_video_cmd_done */
+  TRAK_VVIDEO_RESOURCE_QUEUE,     /* virtio_video_resource_queue */
+  TRAK_VVIDEO_RESOURCE_QUEUE_DONE /* virtio_video_resource_queue_done */
+};
+typedef struct trak_vvideo_ev {
+  uint8_t kind;        /* enum trak_vvideo_kind */
+  uint32_t stream_id;  /* the stream */
+  uint32_t type;       /* commands: the command's type */
+  uint32_t queue_type; /* resources: the queue's type (0x100 INPUT, 0x101 OUTPUT) */
+  int32_t resource_id;
+  uint32_t data_size[4];
+  uint64_t timestamp;
+} trak_vvideo_ev;
+/* A virtio-video event at `ts`: queued, then in timestamp order a command is a slice of 100 us
+** named by its type on a lane of "virtio_video stream #<id> Requests" (or "Responses"; type
+** virtio_video_command); a queued resource begins "Resource #<id>" on the resource's lane of
+** "virtio_video stream #<id> <INPUT|OUTPUT|Unknown>" (virtio_video_queue_event), its done ends
+** it with the done's fields as args. */
+void trak__virtio_video_event(trak_importer *imp, uint32_t cpu, int64_t ts,
+                              const trak_vvideo_ev *e);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

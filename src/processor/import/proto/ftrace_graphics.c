@@ -109,9 +109,103 @@ static int drm(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, const
   return 1;
 }
 
+/* V4L2 buffer events: 1 when `ev` is one (its values sent), else 0. The vb2 events share
+** their field numbers, as do v4l2_qbuf and v4l2_dqbuf. */
+static int v4l2(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, const trak_pb_field *ev,
+                gfx_fields *e) {
+  trak_v4l2_buf b = {0};
+  switch (ev->number) {
+  case TRAK_PB_FtraceEvent_v4l2_qbuf:
+  case TRAK_PB_FtraceEvent_v4l2_dqbuf:
+    b.kind = ev->number == TRAK_PB_FtraceEvent_v4l2_qbuf ? TRAK_V4L2_QBUF : TRAK_V4L2_DQBUF;
+    b.vidioc = 1;
+    e->has = trak__ftrace_event_fields(imp, ev, e->f, 32);
+#define F(name) val(e, TRAK_PB_V4l2QbufFtraceEvent_##name)
+    b.minor = (int32_t)F(minor), b.index = (uint32_t)F(index), b.type = (uint32_t)F(type);
+    b.bytesused = (uint32_t)F(bytesused), b.flags = (uint32_t)F(flags);
+    b.field = (uint32_t)F(field), b.timestamp = (int64_t)F(timestamp);
+    b.sequence = (uint32_t)F(sequence);
+    b.tc[TRAK_V4L2_TC_TYPE] = (uint32_t)F(timecode_type);
+    b.tc[TRAK_V4L2_TC_FLAGS] = (uint32_t)F(timecode_flags);
+    b.tc[TRAK_V4L2_TC_FRAMES] = (uint32_t)F(timecode_frames);
+    b.tc[TRAK_V4L2_TC_FRAMES + 1] = (uint32_t)F(timecode_seconds);
+    b.tc[TRAK_V4L2_TC_FRAMES + 2] = (uint32_t)F(timecode_minutes);
+    b.tc[TRAK_V4L2_TC_FRAMES + 3] = (uint32_t)F(timecode_hours);
+    b.tc[TRAK_V4L2_TC_FRAMES + 4] = (uint32_t)F(timecode_userbits0);
+    b.tc[TRAK_V4L2_TC_FRAMES + 5] = (uint32_t)F(timecode_userbits1);
+    b.tc[TRAK_V4L2_TC_FRAMES + 6] = (uint32_t)F(timecode_userbits2);
+    b.tc[TRAK_V4L2_TC_FRAMES + 7] = (uint32_t)F(timecode_userbits3);
+#undef F
+    break;
+  case TRAK_PB_FtraceEvent_vb2_v4l2_buf_queue:
+  case TRAK_PB_FtraceEvent_vb2_v4l2_buf_done:
+  case TRAK_PB_FtraceEvent_vb2_v4l2_qbuf:
+  case TRAK_PB_FtraceEvent_vb2_v4l2_dqbuf:
+    b.kind = ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_buf_queue ? TRAK_V4L2_VB2_BUF_QUEUE
+             : ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_buf_done ? TRAK_V4L2_VB2_BUF_DONE
+             : ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_qbuf     ? TRAK_V4L2_VB2_QBUF
+                                                                   : TRAK_V4L2_VB2_DQBUF;
+    e->has = trak__ftrace_event_fields(imp, ev, e->f, 32);
+#define F(name) val(e, TRAK_PB_Vb2V4l2BufQueueFtraceEvent_##name)
+    b.minor = (int32_t)F(minor), b.flags = (uint32_t)F(flags), b.field = (uint32_t)F(field);
+    b.timestamp = (int64_t)F(timestamp), b.sequence = (uint32_t)F(sequence);
+    b.tc[TRAK_V4L2_TC_TYPE] = (uint32_t)F(timecode_type);
+    b.tc[TRAK_V4L2_TC_FLAGS] = (uint32_t)F(timecode_flags);
+    b.tc[TRAK_V4L2_TC_FRAMES] = (uint32_t)F(timecode_frames);
+    b.tc[TRAK_V4L2_TC_FRAMES + 1] = (uint32_t)F(timecode_seconds);
+    b.tc[TRAK_V4L2_TC_FRAMES + 2] = (uint32_t)F(timecode_minutes);
+    b.tc[TRAK_V4L2_TC_FRAMES + 3] = (uint32_t)F(timecode_hours);
+    b.tc[TRAK_V4L2_TC_FRAMES + 4] = (uint32_t)F(timecode_userbits0);
+    b.tc[TRAK_V4L2_TC_FRAMES + 5] = (uint32_t)F(timecode_userbits1);
+    b.tc[TRAK_V4L2_TC_FRAMES + 6] = (uint32_t)F(timecode_userbits2);
+    b.tc[TRAK_V4L2_TC_FRAMES + 7] = (uint32_t)F(timecode_userbits3);
+#undef F
+    break;
+  default:
+    return 0;
+  }
+  trak__v4l2_event(imp, cpu, ts, pid, &b);
+  return 1;
+}
+
+/* virtio-video events: 1 when `ev` is one (its values sent), else 0. The two command events
+** share their field numbers, as do the two resource events. */
+static int virtio_video(trak_importer *imp, uint32_t cpu, int64_t ts, const trak_pb_field *ev,
+                        gfx_fields *e) {
+  trak_vvideo_ev v = {0};
+  switch (ev->number) {
+  case TRAK_PB_FtraceEvent_virtio_video_cmd:
+  case TRAK_PB_FtraceEvent_virtio_video_cmd_done:
+    v.kind = ev->number == TRAK_PB_FtraceEvent_virtio_video_cmd ? TRAK_VVIDEO_CMD
+                                                                : TRAK_VVIDEO_CMD_DONE;
+    e->has = trak__ftrace_event_fields(imp, ev, e->f, 32);
+    v.stream_id = (uint32_t)val(e, TRAK_PB_VirtioVideoCmdFtraceEvent_stream_id);
+    v.type = (uint32_t)val(e, TRAK_PB_VirtioVideoCmdFtraceEvent_type);
+    break;
+  case TRAK_PB_FtraceEvent_virtio_video_resource_queue:
+  case TRAK_PB_FtraceEvent_virtio_video_resource_queue_done:
+    v.kind = ev->number == TRAK_PB_FtraceEvent_virtio_video_resource_queue
+                 ? TRAK_VVIDEO_RESOURCE_QUEUE
+                 : TRAK_VVIDEO_RESOURCE_QUEUE_DONE;
+    e->has = trak__ftrace_event_fields(imp, ev, e->f, 32);
+#define F(name) val(e, TRAK_PB_VirtioVideoResourceQueueFtraceEvent_##name)
+    v.stream_id = (uint32_t)F(stream_id), v.queue_type = (uint32_t)F(queue_type);
+    v.resource_id = (int32_t)F(resource_id), v.timestamp = F(timestamp);
+    v.data_size[0] = (uint32_t)F(data_size0), v.data_size[1] = (uint32_t)F(data_size1);
+    v.data_size[2] = (uint32_t)F(data_size2), v.data_size[3] = (uint32_t)F(data_size3);
+#undef F
+    break;
+  default:
+    return 0;
+  }
+  trak__virtio_video_event(imp, cpu, ts, &v);
+  return 1;
+}
+
 int trak__ftrace_graphics_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
                                 const trak_pb_field *ev) {
   gfx_fields e;
   e.has = 0;
-  return drm(imp, cpu, ts, pid, ev, &e);
+  return drm(imp, cpu, ts, pid, ev, &e) || v4l2(imp, cpu, ts, pid, ev, &e) ||
+         virtio_video(imp, cpu, ts, ev, &e);
 }
