@@ -45,6 +45,12 @@ typedef struct stage_slice {
   size_t order;
 } stage_slice;
 
+/* A specification naming queue `hw_queue` of GPU `ugpu` after an event gave it a placeholder. */
+typedef struct stage_rename {
+  uint32_t ugpu, name, description;
+  uint64_t hw_queue;
+} stage_rename;
+
 /* A queue's lanes: each lane's track and the end of its last slice. */
 typedef struct stage_lanes {
   TRAK_VEC(uint32_t) tracks;
@@ -62,6 +68,8 @@ struct trak_gpu_stages {
   TRAK_VEC(stage_slice) slices;
   trak_map queues; /* a queue's key -> 1 + index in lanes */
   TRAK_VEC(stage_lanes) lanes;
+  trak_map unnamed; /* hw_queue_id -> 1: a placeholder's name awaits its specification, 2: done */
+  TRAK_VEC(stage_rename) renames; /* placeholders named by a later specification */
 };
 
 static struct trak_gpu_stages *stages_state(trak_importer *imp) {
@@ -149,9 +157,11 @@ static stage_spec description_read(trak_importer *imp, const uint8_t *data, size
   return s;
 }
 
-/* An event's specifications: its queues (by index) and stages (appended); returns the pid of
-** its context_spec, or `pid`. */
-static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t len, int64_t pid) {
+/* An event's specifications: its queues (by index; a queue an earlier event gave a placeholder
+** name is renamed on `gpu`, once, as Perfetto renames its first lane) and stages (appended);
+** returns the pid of its context_spec, or `pid`. */
+static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t len, int64_t pid,
+                              uint32_t gpu) {
   struct trak_gpu_stages *st = stages_state(imp);
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -166,6 +176,12 @@ static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t le
         while (st->hw_queues.n <= queue)
           trak_vec_push(st->hw_queues, none);
         st->hw_queues.v[queue] = s;
+        uint32_t *unnamed = trak__map_get(&st->unnamed, queue);
+        if (unnamed && *unnamed == 1) {
+          *unnamed = 2;
+          stage_rename r = {trak__gpu_row(imp, gpu), s.name, s.description, queue};
+          trak_vec_push(st->renames, r);
+        }
       }
       queue++;
     } else if (f.number == TRAK_PB_GpuRenderStageEvent_Specifications_stage) {
@@ -374,7 +390,7 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
   struct trak_gpu_stages *st = stages_state(imp);
   stage_fields e = fields_read(imp, data, len);
   int64_t pid = 0;
-  if (e.has_specs) pid = specifications(imp, e.specs.data, e.specs.len, pid);
+  if (e.has_specs) pid = specifications(imp, e.specs.data, e.specs.len, pid, e.gpu);
   if (e.has_context) {
     const uint32_t *slot = trak__map_get(&st->contexts, trak__mix(ctx->seq->id, e.context));
     if (slot) {
@@ -403,6 +419,8 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
       char text[64];
       int n = snprintf(text, sizeof text, "Unknown GPU Queue %" PRIu64, s.hw_queue);
       s.track_name = str(imp, text, (size_t)n);
+      int added;
+      trak__map_put(&st->unnamed, s.hw_queue, 1, &added); /* kept when already there */
     }
   }
   trak_packet_ctx timed = trak__packet_ctx_timed(imp, ctx);
@@ -425,12 +443,16 @@ static int slice_cmp(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The key of a queue's lanes: its GPU, source, id and name dimension. */
+static uint64_t queue_key(uint32_t ugpu, uint32_t source, uint64_t hw_queue, uint32_t queue_dim) {
+  return trak__mix(trak__mix(trak__mix(trak__mix(0x67707571ULL, ugpu), source), hw_queue),
+                   queue_dim);
+}
+
 /* The track of the first lane of slice `s`'s queue free at its start, made when none is. */
 static uint32_t lane_track(trak_importer *imp, const stage_slice *s) {
   struct trak_gpu_stages *st = stages_state(imp);
-  uint64_t key = trak__mix(trak__mix(trak__mix(trak__mix(0x67707571ULL, s->ugpu), s->source),
-                                     s->hw_queue),
-                           s->queue_dim);
+  uint64_t key = queue_key(s->ugpu, s->source, s->hw_queue, s->queue_dim);
   int added;
   uint32_t *slot = trak__map_put(&st->queues, key, 0, &added);
   if (added) {
@@ -476,6 +498,15 @@ void trak__gpu_stages_finish(trak_importer *imp) {
     trak__sequence_push(imp, s->seq, &ev);
   }
   trak_vec_free(st->slices);
+  for (size_t i = 0; i < st->renames.n; i++) { /* the first lane of a placeholder's queue */
+    const stage_rename *r = &st->renames.v[i];
+    const uint32_t *slot = trak__map_get(&st->queues, queue_key(r->ugpu, str(imp, "id", 2),
+                                                                r->hw_queue, 0));
+    if (!slot || !st->lanes.v[*slot - 1].tracks.n) continue;
+    trak_track_info *info = &imp->tracks.info.v[st->lanes.v[*slot - 1].tracks.v[0]];
+    info->name = r->name;
+    info->description = r->description;
+  }
 }
 
 void trak__gpu_stages_free(struct trak_gpu_stages *st) {
@@ -494,5 +525,7 @@ void trak__gpu_stages_free(struct trak_gpu_stages *st) {
     trak_vec_free(st->lanes.v[i].ends);
   }
   trak_vec_free(st->lanes);
+  trak__map_free(&st->unnamed);
+  trak_vec_free(st->renames);
   free(st);
 }
