@@ -50,9 +50,10 @@ enum trak_track_dim {
   TRAK_DIM_PERF = 1 << 22, /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
   TRAK_DIM_DRM_CRTC = 1 << 23, /* "drm_crtc" (lane): a display controller's vblanks */
   TRAK_DIM_DRM_FENCE = 1 << 24, /* "name" (dim_key) and "context" (lane): a dma fence timeline */
-  TRAK_DIM_VIRTIO_VIDEO = 1 << 25 /* before TRAK_DIM_LANE: "virtio_stream_id" (dim_int's high
-                                  ** half), then "virtio_queue_type" (queue events) or
-                                  ** "is_response" (commands) (its low half) */
+  TRAK_DIM_VIRTIO_VIDEO = 1 << 25, /* before TRAK_DIM_LANE: "virtio_stream_id" (dim_int's high
+                                   ** half), then "virtio_queue_type" (queue events) or
+                                   ** "is_response" (commands) (its low half) */
+  TRAK_DIM_GPU_UPID = 1 << 26      /* after TRAK_DIM_GPU: "upid" (a process's GPU figures) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -181,6 +182,11 @@ enum trak_track_source {
   X(GPU_COUNTER, "gpu_counter", GLOBAL, TRAK_DIM_GPU | TRAK_DIM_GPU_NAME, DESCRIPTION, 0)          \
   /* a GPU hardware queue's render stages, in lanes (GpuRenderStageEvent: proto/gpu_stages.c) */  \
   X(GPU_RENDER_STAGE, "gpu_render_stage", GLOBAL, TRAK_DIM_RENDER_STAGE, DESCRIPTION, 0)          \
+  /* Vulkan calls, a GPU driver's log (proto/gpu_api.c), GPU memory (ftrace/gpu_mem.c) */         \
+  X(VULKAN_EVENTS, "vulkan_events", GLOBAL, 0, NONE, 0)                                            \
+  X(GPU_LOG, "gpu_log", GLOBAL, 0, NONE, 0)                                                        \
+  X(GPU_MEMORY, "gpu_memory", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                       \
+  X(PROCESS_GPU_MEMORY, "process_gpu_memory", PROCESS, TRAK_DIM_GPU | TRAK_DIM_GPU_UPID, NONE, 0) \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \

@@ -351,6 +351,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
     if (k->dims & TRAK_DIM_GPU_NAME) arg_str(imp, set, "name", info->name);
+    if ((k->dims & TRAK_DIM_GPU_UPID) && upid != TRAK_NULL_U32)
+      arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
   }
   if (k->dims & TRAK_DIM_RENDER_STAGE) {
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);

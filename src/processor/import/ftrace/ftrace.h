@@ -400,6 +400,19 @@ typedef struct trak_vvideo_ev {
 void trak__virtio_video_event(trak_importer *imp, uint32_t cpu, int64_t ts,
                               const trak_vvideo_ev *e);
 
+/* ---- GPU memory (gpu_mem.c) ------------------------------------------------------------ */
+
+/* The "GPU Memory" counter track (unit bytes) of GPU `gpu` (its gpu row `ugpu`): the GPU's
+** total (type gpu_memory) for upid TRAK_NULL_U32, else process `upid`'s (process_gpu_memory),
+** made on first use. Can't fail. */
+uint32_t trak__gpu_memory_track(trak_importer *imp, uint32_t ugpu, uint32_t gpu, uint32_t upid);
+/* gpu_mem_total at `ts`: `size` bytes of GPU `gpu` (gpu row `ugpu`) used by process `pid` (0:
+** the GPU's total). Queued, then in timestamp order a value of the track above; an event of a
+** pid no live thread has is dropped (a kworker's after the process died), as Perfetto drops
+** it, and the thread of a pid that has one becomes its process's main thread. */
+void trak__gpu_mem_total(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t ugpu,
+                         uint32_t gpu, uint32_t pid, uint64_t size);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

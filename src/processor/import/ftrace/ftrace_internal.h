@@ -71,8 +71,9 @@ enum trak_fq_type {
                           ** s2 and p1 id1's low and high halves */
   TRAK_FQ_V4L2,           /* a V4L2 buffer event (v4l2.c): pid the tid, x its index in
                           ** trak_ftrace.v4l2's events */
-  TRAK_FQ_VIRTIO_VIDEO    /* a virtio-video event (virtio_video.c): a its kind, s1 stream, s2
-                          ** queue type, p1 resource id, x the command's type */
+  TRAK_FQ_VIRTIO_VIDEO,   /* a virtio-video event (virtio_video.c): x its index in
+                          ** trak_ftrace.vvideo's events */
+  TRAK_FQ_GPU_MEM         /* gpu_mem_total (gpu_mem.c): a pid, s1 ugpu, s2 gpu, x size */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -388,6 +389,7 @@ void trak__fa_v4l2(trak_importer *imp, const trak_fq_rec *r);
 /* Frees f->v4l2 (v4l2.c). */
 void trak__v4l2_free(trak_ftrace *f);
 void trak__fa_virtio_video(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_gpu_mem(trak_importer *imp, const trak_fq_rec *r);
 /* Frees f->vvideo (virtio_video.c). */
 void trak__virtio_video_free(trak_ftrace *f);
 /* Frees f->fs (storage_events.c). */

@@ -482,6 +482,7 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_DRM] = trak__fa_drm,
     [TRAK_FQ_V4L2] = trak__fa_v4l2,
     [TRAK_FQ_VIRTIO_VIDEO] = trak__fa_virtio_video,
+    [TRAK_FQ_GPU_MEM] = trak__fa_gpu_mem,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {

@@ -206,6 +206,14 @@ int trak__ftrace_graphics_event(trak_importer *imp, uint32_t cpu, int64_t ts, ui
                                 const trak_pb_field *ev) {
   gfx_fields e;
   e.has = 0;
+  if (ev->number == TRAK_PB_FtraceEvent_gpu_mem_total) {
+    e.has = trak__ftrace_event_fields(imp, ev, e.f, 32);
+    uint32_t gpu = (uint32_t)val(&e, TRAK_PB_GpuMemTotalFtraceEvent_gpu_id);
+    trak__gpu_mem_total(imp, cpu, ts, trak__gpu_row(imp, gpu), gpu,
+                        (uint32_t)val(&e, TRAK_PB_GpuMemTotalFtraceEvent_pid),
+                        val(&e, TRAK_PB_GpuMemTotalFtraceEvent_size));
+    return 1;
+  }
   return drm(imp, cpu, ts, pid, ev, &e) || v4l2(imp, cpu, ts, pid, ev, &e) ||
          virtio_video(imp, cpu, ts, ev, &e);
 }

@@ -68,6 +68,7 @@ struct trak_gpu_stages {
   TRAK_VEC(stage_slice) slices;
   trak_map queues; /* a queue's key -> 1 + index in lanes */
   TRAK_VEC(stage_lanes) lanes;
+  trak_map debug_names; /* mix(VkObjectType, handle) -> its debug name (string id) */
   trak_map unnamed; /* hw_queue_id -> 1: a placeholder's name awaits its specification, 2: done */
   TRAK_VEC(stage_rename) renames; /* placeholders named by a later specification */
 };
@@ -269,7 +270,7 @@ static uint32_t subpasses(trak_importer *imp, const uint8_t *data, size_t len) {
 /* The fields of a GpuRenderStageEvent that name its queue, stage and slice. */
 typedef struct stage_fields {
   uint64_t event_id, duration, hw_queue_iid, stage_iid, context, render_target, render_pass,
-      command_buffer, name_iid;
+      command_buffer, name_iid, render_pass_instance;
   int64_t hw_queue_id, stage_id, submission_id;
   uint32_t gpu;
   uint8_t has_event_id, has_hw_queue_iid, has_stage_iid, has_stage_id, has_context, has_name_iid;
@@ -305,6 +306,9 @@ static stage_fields fields_read(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_GpuRenderStageEvent_submission_id: e.submission_id = (uint32_t)f.value; break;
     case TRAK_PB_GpuRenderStageEvent_render_pass_handle: e.render_pass = f.value; break;
     case TRAK_PB_GpuRenderStageEvent_command_buffer_handle: e.command_buffer = f.value; break;
+    case TRAK_PB_GpuRenderStageEvent_render_pass_instance_id:
+      e.render_pass_instance = f.value;
+      break;
     case TRAK_PB_GpuRenderStageEvent_name_iid: e.name_iid = f.value, e.has_name_iid = 1; break;
     case TRAK_PB_GpuRenderStageEvent_hw_queue_id: e.hw_queue_id = (int32_t)f.value; break;
     case TRAK_PB_GpuRenderStageEvent_stage_id:
@@ -336,6 +340,18 @@ static uint32_t stage_name(trak_importer *imp, const trak_packet_ctx *ctx,
   return str(imp, text, (size_t)n);
 }
 
+void trak__gpu_debug_name(trak_importer *imp, int32_t type, uint64_t object, uint32_t name) {
+  int added;
+  *trak__map_put(&stages_state(imp)->debug_names, trak__mix((uint32_t)type, object), 0, &added) =
+      name;
+}
+
+/* The debug name of Vulkan object `object` of VkObjectType `type` (string id, 0: none). */
+static uint32_t debug_name(struct trak_gpu_stages *st, int32_t type, uint64_t object) {
+  const uint32_t *name = trak__map_get(&st->debug_names, trak__mix((uint32_t)type, object));
+  return name ? *name : 0;
+}
+
 /* The slice's args, in Perfetto's order. */
 static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const stage_fields *e,
                            const uint8_t *data, size_t len, uint64_t hw_queue, int64_t pid) {
@@ -351,6 +367,11 @@ static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const
   } else if (e->has_stage_id && (uint64_t)e->stage_id < st->stages.n &&
              st->stages.v[e->stage_id].description) {
     arg_named_str(imp, set, "description", st->stages.v[e->stage_id].description);
+  }
+  if (e->render_pass_instance) { /* ties the stage to its render pass instance */
+    char text[48];
+    int n = snprintf(text, sizeof text, "rp:#%" PRIu64, e->render_pass_instance);
+    arg_named_str(imp, set, "correlation_id", str(imp, text, (size_t)n));
   }
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
@@ -371,12 +392,13 @@ static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const
   }
   arg_int(imp, set, "context_id", TRAK_ARG_UINT, (int64_t)e->context);
   arg_int(imp, set, "render_target", TRAK_ARG_UINT, (int64_t)e->render_target);
-  arg_named_str(imp, set, "render_target_name", 0); /* no Vulkan debug markers imported */
+  /* VkObjectType: VK_OBJECT_TYPE_COMMAND_BUFFER 6, _RENDER_PASS 18, _FRAMEBUFFER 24 */
+  arg_named_str(imp, set, "render_target_name", debug_name(st, 24, e->render_target));
   arg_int(imp, set, "render_pass", TRAK_ARG_UINT, (int64_t)e->render_pass);
-  arg_named_str(imp, set, "render_pass_name", 0);
+  arg_named_str(imp, set, "render_pass_name", debug_name(st, 18, e->render_pass));
   arg_named_str(imp, set, "render_subpasses", subpasses(imp, data, len));
   arg_int(imp, set, "command_buffer", TRAK_ARG_UINT, (int64_t)e->command_buffer);
-  arg_named_str(imp, set, "command_buffer_name", 0);
+  arg_named_str(imp, set, "command_buffer_name", debug_name(st, 6, e->command_buffer));
   arg_int(imp, set, "submission_id", TRAK_ARG_INT, e->submission_id);
   arg_int(imp, set, "hw_queue_id", TRAK_ARG_UINT, (int64_t)hw_queue);
   arg_int(imp, set, "upid", TRAK_ARG_INT, trak__process_for_pid_bare(imp, (uint32_t)pid));
@@ -526,6 +548,7 @@ void trak__gpu_stages_free(struct trak_gpu_stages *st) {
   }
   trak_vec_free(st->lanes);
   trak__map_free(&st->unnamed);
+  trak__map_free(&st->debug_names);
   trak_vec_free(st->renames);
   free(st);
 }

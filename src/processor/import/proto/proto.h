@@ -280,6 +280,18 @@ uint32_t trak__gpu_row(trak_importer *imp, uint32_t gpu);
 ** queue's track that is free at its start); its graphics context a gpu_context row. */
 void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
                            size_t len);
+/* Vulkan object `object` of VkObjectType `type` is called `name` (a string id) from now on: the
+** render stages that name it as their render target, render pass or command buffer say so
+** (gpu_stages.c). */
+void trak__gpu_debug_name(trak_importer *imp, int32_t type, uint64_t object, uint32_t name);
+/* TracePacket.vulkan_api_event, gpu_log and gpu_mem_total_event (gpu_api.c): a Vulkan object's
+** debug name (trak__gpu_debug_name), a vkQueueSubmit slice of its duration on the global
+** "Vulkan Events" track (type vulkan_events; args pid, tid, command_buffer and
+** command_buffers[], submission_id), a log line an instant named by its severity on "GPU Log"
+** (gpu_log; args tag, message), a GPU memory total a value of "GPU Memory" (gpu_memory, or
+** process_gpu_memory for a process), in bytes. Can't fail. */
+void trak__gpu_api_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                          const uint8_t *data, size_t len);
 /* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
 void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                                const uint8_t *data, size_t len);
