@@ -185,6 +185,8 @@ enum trak_track_source {
   /* Vulkan calls, a GPU driver's log (proto/gpu_api.c), GPU memory (ftrace/gpu_mem.c) */         \
   X(VULKAN_EVENTS, "vulkan_events", GLOBAL, 0, NONE, 0)                                            \
   X(GPU_LOG, "gpu_log", GLOBAL, 0, NONE, 0)                                                        \
+  /* Android's buffer and frame phases (GraphicsFrameEvent: proto/graphics_frames.c) */          \
+  X(GRAPHICS_FRAME_EVENT, "graphics_frame_event", GLOBAL, TRAK_DIM_NAME, NONE, 0)                 \
   X(GPU_MEMORY, "gpu_memory", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                       \
   X(PROCESS_GPU_MEMORY, "process_gpu_memory", PROCESS, TRAK_DIM_GPU | TRAK_DIM_GPU_UPID, NONE, 0) \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \

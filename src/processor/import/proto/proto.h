@@ -221,6 +221,7 @@ typedef struct trak_packet_state {
   uint8_t finished;     /* trak__proto_finish ran */
   struct trak_gpu_state *gpu; /* gpu.c's state, or NULL */
   struct trak_gpu_stages *gpu_stages; /* gpu_stages.c's state, or NULL */
+  struct trak_graphics_frames *graphics_frames; /* graphics_frames.c's state, or NULL */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
@@ -292,6 +293,18 @@ void trak__gpu_debug_name(trak_importer *imp, int32_t type, uint64_t object, uin
 ** process_gpu_memory for a process), in bytes. Can't fail. */
 void trak__gpu_api_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
                           const uint8_t *data, size_t len);
+/* TracePacket.graphics_frame_event (graphics_frames.c): its buffer event, kept for
+** trak__graphics_frames_finish, which replays them in timestamp order as Perfetto's parser
+** does: an instant (or slice of duration_ns) named by the type on "Buffer: <id> <layer>" (args
+** frame_number, layer_name, queue_to_acquire_time, acquire_to_latch_time,
+** latch_to_present_time), and the phase slices "APP_", "GPU_", "SF_", "Display_" (type
+** graphics_frame_event; args frame_number, layer_name) with the names and frame numbers later
+** events give them. An event without a buffer_id, and one of a type with no buffer phase,
+** count graphics_frame_event_parser_errors. Can't fail. */
+void trak__graphics_frame_packet(trak_importer *imp, const trak_packet_ctx *ctx,
+                                 const uint8_t *data, size_t len);
+void trak__graphics_frames_finish(trak_importer *imp);
+void trak__graphics_frames_free(struct trak_graphics_frames *st);
 /* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
 void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                                const uint8_t *data, size_t len);
