@@ -149,7 +149,13 @@ void trak__flows_bind(trak_importer *imp, const uint64_t *aux, uint32_t slice, u
   }
   for (uint64_t i = n_flow; i < n_flow + n_end; i++) {
     uint32_t *from = trak__map_get(&imp->flows.last_slice, ids[i]);
-    if (from && *from != TRAK_NULL_U32) end(imp, from, slice, ids[i], 1);
+    if (!from || *from == TRAK_NULL_U32) continue;
+    if (aux[1] & TRAK_AUX_SLICE_FLOW) { /* a flow between two slices the importer made */
+      trak__flow_add(imp->tables, *from, slice, INT64_MIN);
+      *from = TRAK_NULL_U32;
+    } else {
+      end(imp, from, slice, ids[i], 1);
+    }
   }
 }
 

@@ -447,6 +447,13 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                   "time and are dropped (their descriptor is "
                                                   "still read). A bug of the producer.",
                                                   0},
+    [TRAK_STAT_GRAPHICS_FRAME_EVENT_PARSER_ERRORS] = {"graphics_frame_event_parser_errors",
+                                                      TRAK_SEVERITY_INFO,
+                                                      "GraphicsFrameEvent buffer events without "
+                                                      "a buffer_id (dropped), or of a type "
+                                                      "that is no phase of a buffer (its "
+                                                      "instant is still made).",
+                                                      1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -56,6 +56,10 @@ enum trak_flow_v2_kind { TRAK_FLOW_V2_OUT = 1, TRAK_FLOW_V2_INOUT, TRAK_FLOW_V2_
 /* In the second word of a protobuf event's aux block: the event has a callstack, whose index
 ** (proto/callstacks.c) is the block's last word, after the counter values. */
 #define TRAK_AUX_CALLSTACK (1ULL << 63)
+/* Also there: the block's terminating ids end flows an importer made between two slices of its
+** own (the Linux event sink's), as Perfetto inserts them: from the slice the flow left to this
+** one, with no trace_id. */
+#define TRAK_AUX_SLICE_FLOW (1ULL << 62)
 #define TRAK_EV_TYPE_SHIFT 29
 #define TRAK_EV_TRACK_MASK ((1u << TRAK_EV_TYPE_SHIFT) - 1)
 

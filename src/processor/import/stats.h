@@ -134,6 +134,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_GPU_COUNTERS_INVALID_SPEC,
   TRAK_STAT_GPU_COUNTERS_MISSING_SPEC, /* Perfetto's row, never counted */
   TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP,
+  /* Android's graphics frame events (proto/graphics_frames.c) */
+  TRAK_STAT_GRAPHICS_FRAME_EVENT_PARSER_ERRORS,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

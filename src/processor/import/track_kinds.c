@@ -65,6 +65,8 @@ const char *trak__track_kind_key(trak_track_kind_id kind) {
     return "wakelock_event";
   case TRAK_TK_SYSPROP_COUNTER:
     return "sysprop_name";
+  case TRAK_TK_DRM_SCHED_RING:
+    return "name";
   default:
     return NULL;
   }

@@ -47,7 +47,13 @@ enum trak_track_dim {
   TRAK_DIM_RENDER_STAGE = 1 << 21,    /* "ugpu" (lane), "gpu" (its gpu row's), "render_stage_source"
                                       ** (scope), "hwqueue_id" (dim_int), "hwqueue_name" (dim_key),
                                       ** "track_compressor_idx" (rank: its lane) */
-  TRAK_DIM_PERF = 1 << 22 /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
+  TRAK_DIM_PERF = 1 << 22, /* "cpu" (lane), "perf_session_id" (dim_int), "name": a perf counter */
+  TRAK_DIM_DRM_CRTC = 1 << 23, /* "drm_crtc" (lane): a display controller's vblanks */
+  TRAK_DIM_DRM_FENCE = 1 << 24, /* "name" (dim_key) and "context" (lane): a dma fence timeline */
+  TRAK_DIM_VIRTIO_VIDEO = 1 << 25, /* before TRAK_DIM_LANE: "virtio_stream_id" (dim_int's high
+                                   ** half), then "virtio_queue_type" (queue events) or
+                                   ** "is_response" (commands) (its low half) */
+  TRAK_DIM_GPU_UPID = 1 << 26      /* after TRAK_DIM_GPU: "upid" (a process's GPU figures) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -176,6 +182,13 @@ enum trak_track_source {
   X(GPU_COUNTER, "gpu_counter", GLOBAL, TRAK_DIM_GPU | TRAK_DIM_GPU_NAME, DESCRIPTION, 0)          \
   /* a GPU hardware queue's render stages, in lanes (GpuRenderStageEvent: proto/gpu_stages.c) */  \
   X(GPU_RENDER_STAGE, "gpu_render_stage", GLOBAL, TRAK_DIM_RENDER_STAGE, DESCRIPTION, 0)          \
+  /* Vulkan calls, a GPU driver's log (proto/gpu_api.c), GPU memory (ftrace/gpu_mem.c) */         \
+  X(VULKAN_EVENTS, "vulkan_events", GLOBAL, 0, NONE, 0)                                            \
+  X(GPU_LOG, "gpu_log", GLOBAL, 0, NONE, 0)                                                        \
+  /* Android's buffer and frame phases (GraphicsFrameEvent: proto/graphics_frames.c) */          \
+  X(GRAPHICS_FRAME_EVENT, "graphics_frame_event", GLOBAL, TRAK_DIM_NAME, NONE, 0)                 \
+  X(GPU_MEMORY, "gpu_memory", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                       \
+  X(PROCESS_GPU_MEMORY, "process_gpu_memory", PROCESS, TRAK_DIM_GPU | TRAK_DIM_GPU_UPID, NONE, 0) \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
   X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \
@@ -240,6 +253,15 @@ enum trak_track_source {
   X(VIRTGPU_NUM_FREE, "virtgpu_num_free", GLOBAL, TRAK_DIM_KEY, NONE, 0)                           \
   X(VIRTGPU_LATENCY, "virtgpu_latency", GLOBAL, TRAK_DIM_KEY, NONE, 0)                             \
   X(VIRTGPU_QUEUE_EVENT, "virtgpu_queue_event", GLOBAL, TRAK_DIM_LANE, NONE, 0)                   \
+  /* DRM vblanks per CRTC, GPU scheduler rings by name, dma fence timelines (ftrace/drm.c) */      \
+  X(DRM_VBLANK, "drm_vblank", GLOBAL, TRAK_DIM_DRM_CRTC, NONE, 0)                                  \
+  X(DRM_SCHED_RING, "drm_sched_ring", GLOBAL, TRAK_DIM_KEY, NONE, 0)                               \
+  X(DRM_FENCE, "drm_fence", GLOBAL, TRAK_DIM_DRM_FENCE, NONE, 0)                                   \
+  /* virtio-video's commands and queued resources, in lanes (ftrace/virtio_video.c) */            \
+  X(VIRTIO_VIDEO_COMMAND, "virtio_video_command", GLOBAL, TRAK_DIM_VIRTIO_VIDEO | TRAK_DIM_LANE,  \
+    NONE, 0)                                                                                       \
+  X(VIRTIO_VIDEO_QUEUE_EVENT, "virtio_video_queue_event", GLOBAL,                                  \
+    TRAK_DIM_VIRTIO_VIDEO | TRAK_DIM_LANE, NONE, 0)                                                \
   /* the perf profiler's counters, per session and CPU (proto/perf_samples.c) */                  \
   X(PERF_CPU_COUNTER, "perf_cpu_counter", GLOBAL, TRAK_DIM_PERF, PERF, 0)
 

@@ -329,6 +329,11 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
   if (k->dims & TRAK_DIM_NAME) arg_str(imp, set, "name", info->name);
   if (k->dims & TRAK_DIM_SESSION)
     arg_int(imp, set, "session_id", TRAK_ARG_INT, trak__concurrent_session_id(info->uuid));
+  if (k->dims & TRAK_DIM_VIRTIO_VIDEO) {
+    arg_int(imp, set, "virtio_stream_id", TRAK_ARG_INT, (uint32_t)((uint64_t)info->dim_int >> 32));
+    arg_int(imp, set, info->kind == TRAK_TK_VIRTIO_VIDEO_COMMAND ? "is_response" : "virtio_queue_type",
+            TRAK_ARG_INT, (uint32_t)info->dim_int);
+  }
   if (k->dims & TRAK_DIM_LANE) arg_int(imp, set, "track_compressor_idx", TRAK_ARG_INT, info->lane);
   /* Perfetto's track tracker writes every integer dimension as a signed int */
   if ((k->dims & TRAK_DIM_CPU) && !(k->dims & TRAK_DIM_TRACEPOINT))
@@ -346,6 +351,8 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);
     if (k->dims & TRAK_DIM_GPU_NAME) arg_str(imp, set, "name", info->name);
+    if ((k->dims & TRAK_DIM_GPU_UPID) && upid != TRAK_NULL_U32)
+      arg_int(imp, set, "upid", TRAK_ARG_INT, upid);
   }
   if (k->dims & TRAK_DIM_RENDER_STAGE) {
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
@@ -370,6 +377,11 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_int(imp, set, "cpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "perf_session_id", TRAK_ARG_INT, info->dim_int);
     arg_str(imp, set, "name", info->name);
+  }
+  if (k->dims & TRAK_DIM_DRM_CRTC) arg_int(imp, set, "drm_crtc", TRAK_ARG_INT, info->lane);
+  if (k->dims & TRAK_DIM_DRM_FENCE) {
+    arg_str(imp, set, "name", info->dim_key);
+    arg_int(imp, set, "context", TRAK_ARG_INT, info->lane);
   }
   t->track.dimension_arg_set_id[id] = trak__args_share(imp, set);
 }

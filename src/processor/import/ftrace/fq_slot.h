@@ -28,7 +28,7 @@ typedef struct trak_fq_slot {
 #define TRAK_FQ_SLOT_SPILL 0x7fu /* a slot standing for a record kept whole */
 
 _Static_assert(sizeof(trak_fq_slot) == 32, "a slot is 32 bytes");
-_Static_assert(TRAK_FQ_WAKESOURCE < TRAK_FQ_SLOT_SPILL, "record types fit in 7 bits");
+_Static_assert(TRAK_FQ_GPU_MEM < TRAK_FQ_SLOT_SPILL, "record types fit in 7 bits");
 
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__, "a slot's last 8 bytes are one word");
 _Static_assert(offsetof(trak_fq_rec, s2) == offsetof(trak_fq_rec, pid) + 12 &&

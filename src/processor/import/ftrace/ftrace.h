@@ -305,6 +305,114 @@ void trak__virtgpu_cmd(trak_importer *imp, uint32_t cpu, int64_t ts, int respons
                        const char *queue, size_t len, uint32_t seqno, uint32_t type,
                        uint64_t fence_id, uint32_t num_free);
 
+/* ---- DRM: vblanks, the GPU scheduler, dma fences (drm.c) ------------------------------- */
+
+/* The DRM events Perfetto's drm tracker reads. */
+enum trak_drm_kind {
+  TRAK_DRM_VBLANK,           /* drm_vblank_event: id0 crtc, id1 seq */
+  TRAK_DRM_VBLANK_DELIVERED, /* drm_vblank_event_delivered: the same */
+  TRAK_DRM_SCHED_QUEUE,      /* drm_sched_job, drm_sched_job_queue: name the ring, the job */
+  TRAK_DRM_SCHED_RUN,        /* drm_run_job, drm_sched_job_run: the same */
+  TRAK_DRM_SCHED_DONE,       /* drm_sched_process_job, drm_sched_job_done: the job */
+  TRAK_DMA_FENCE_INIT,       /* dma_fence_init: name the timeline, id0 context, id1 seqno */
+  TRAK_DMA_FENCE_EMIT,       /* dma_fence_emit: the same */
+  TRAK_DMA_FENCE_SIGNALED,   /* dma_fence_signaled: the same */
+  TRAK_DMA_FENCE_WAIT_START, /* dma_fence_wait_start: id0 context, id1 seqno */
+  TRAK_DMA_FENCE_WAIT_END    /* dma_fence_wait_end */
+};
+/* The ids a scheduler job is known by (bits of trak_drm_ev.job): its fence (id0 context, id1
+** seqno: the 6.17 kernel's events), else a global id (id0: the fence) and a local one (id1). */
+enum { TRAK_DRM_JOB_FENCE = 1, TRAK_DRM_JOB_GLOBAL = 2, TRAK_DRM_JOB_LOCAL = 4 };
+typedef struct trak_drm_ev {
+  uint8_t kind;  /* enum trak_drm_kind */
+  uint8_t job;   /* scheduler events: TRAK_DRM_JOB_* bits */
+  uint32_t name; /* the ring's or the timeline's name (string id) */
+  uint64_t id0, id1;
+} trak_drm_ev;
+/* A DRM event of thread `tid` at `ts`, queued and applied in timestamp order as Perfetto's drm
+** tracker applies it: vblanks are instants "signal" / "deliver" (arg "vblank seqno") on
+** "vblank-<crtc>" (type drm_vblank); a queued job an instant "drm_sched_job_queue" on its
+** thread (args "gpu sched ring", then "fence context" and "fence seqno", or "gpu sched job"),
+** its run a slice "job" on "sched-<ring>" (drm_sched_ring) while it is the ring's first running
+** job, with a flow from its queueing; a fence a slice "fence" (arg "fence seqno") on
+** "fence-<timeline>-<context>" (drm_fence) from its init (or emit, once the timeline has emits)
+** while first pending, to its signal; a wait a slice "dma_fence_wait" on the thread. Timelines
+** named "unbound" are ignored; a done of no running job, a signal of no pending fence make
+** nothing. */
+void trak__drm_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                     const trak_drm_ev *e);
+
+/* ---- V4L2 buffers (v4l2.c) ------------------------------------------------------------- */
+
+enum trak_v4l2_kind {
+  TRAK_V4L2_QBUF,          /* v4l2_qbuf */
+  TRAK_V4L2_DQBUF,         /* v4l2_dqbuf */
+  TRAK_V4L2_VB2_BUF_QUEUE, /* vb2_v4l2_buf_queue */
+  TRAK_V4L2_VB2_BUF_DONE,  /* vb2_v4l2_buf_done */
+  TRAK_V4L2_VB2_QBUF,      /* vb2_v4l2_qbuf */
+  TRAK_V4L2_VB2_DQBUF      /* vb2_v4l2_dqbuf */
+};
+/* A buffer's timecode, by index in trak_v4l2_buf.tc. */
+enum {
+  TRAK_V4L2_TC_TYPE,
+  TRAK_V4L2_TC_FLAGS,
+  TRAK_V4L2_TC_FRAMES, /* then seconds, minutes, hours, userbits0 to 3 */
+  TRAK_V4L2_TC_COUNT = TRAK_V4L2_TC_FRAMES + 8
+};
+typedef struct trak_v4l2_buf {
+  uint8_t kind;   /* enum trak_v4l2_kind */
+  uint8_t vidioc; /* v4l2_qbuf / v4l2_dqbuf: index, type and bytesused are known */
+  int32_t minor;
+  uint32_t index, type, bytesused, flags, field, sequence;
+  int64_t timestamp;
+  uint32_t tc[TRAK_V4L2_TC_COUNT];
+} trak_v4l2_buf;
+/* A V4L2 buffer event of thread `tid` at `ts`: queued, then in timestamp order an instant of
+** category "Video 4 Linux 2" on the thread ("VIDIOC_QBUF minor=.. seq=.. type=.. index=..",
+** the vb2 events by their event's name, type and index 0) with the buffer's fields as args, and
+** a flow from a VIDIOC_QBUF to the next VIDIOC_DQBUF of the same minor, sequence, type and
+** index. */
+void trak__v4l2_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t tid,
+                      const trak_v4l2_buf *b);
+
+/* ---- virtio-video (virtio_video.c) ----------------------------------------------------- */
+
+enum trak_vvideo_kind {
+  TRAK_VVIDEO_CMD,                /* virtio_video_cmd */
+  TRAK_VVIDEO_CMD_DONE,           /* virtio_video_cmd_done */
+  TRAK_VVIDEO_RESOURCE_QUEUE,     /* virtio_video_resource_queue */
+  TRAK_VVIDEO_RESOURCE_QUEUE_DONE /* virtio_video_resource_queue_done */
+};
+typedef struct trak_vvideo_ev {
+  uint8_t kind;        /* enum trak_vvideo_kind */
+  uint32_t stream_id;  /* the stream */
+  uint32_t type;       /* commands: the command's type */
+  uint32_t queue_type; /* resources: the queue's type (0x100 INPUT, 0x101 OUTPUT) */
+  int32_t resource_id;
+  uint32_t data_size[4];
+  uint64_t timestamp;
+} trak_vvideo_ev;
+/* A virtio-video event at `ts`: queued, then in timestamp order a command is a slice of 100 us
+** named by its type on a lane of "virtio_video stream #<id> Requests" (or "Responses"; type
+** virtio_video_command); a queued resource begins "Resource #<id>" on the resource's lane of
+** "virtio_video stream #<id> <INPUT|OUTPUT|Unknown>" (virtio_video_queue_event), its done ends
+** it with the done's fields as args. */
+void trak__virtio_video_event(trak_importer *imp, uint32_t cpu, int64_t ts,
+                              const trak_vvideo_ev *e);
+
+/* ---- GPU memory (gpu_mem.c) ------------------------------------------------------------ */
+
+/* The "GPU Memory" counter track (unit bytes) of GPU `gpu` (its gpu row `ugpu`): the GPU's
+** total (type gpu_memory) for upid TRAK_NULL_U32, else process `upid`'s (process_gpu_memory),
+** made on first use. Can't fail. */
+uint32_t trak__gpu_memory_track(trak_importer *imp, uint32_t ugpu, uint32_t gpu, uint32_t upid);
+/* gpu_mem_total at `ts`: `size` bytes of GPU `gpu` (gpu row `ugpu`) used by process `pid` (0:
+** the GPU's total). Queued, then in timestamp order a value of the track above; an event of a
+** pid no live thread has is dropped (a kworker's after the process died), as Perfetto drops
+** it, and the thread of a pid that has one becomes its process's main thread. */
+void trak__gpu_mem_total(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t ugpu,
+                         uint32_t gpu, uint32_t pid, uint64_t size);
+
 /* ---- interrupts (irq.c) ---------------------------------------------------------------- */
 
 /* irq_handler_entry on `cpu`: a slice "IRQ (<name>)" (name [s, s + len)) of category "irq"

@@ -66,7 +66,14 @@ enum trak_fq_type {
   TRAK_FQ_VIRTGPU,        /* a virtio-gpu command (virtio_gpu.c): a 0 queued, 1 response; p1
                           ** the queue (0 control, 1 cursor), s1 seqno, s2 type, x fence_id,
                           ** p2 num_free */
-  TRAK_FQ_WAKESOURCE      /* wakeup_source_(de)activate (wakesource.c): s1 name, a 1 activate */
+  TRAK_FQ_WAKESOURCE,     /* wakeup_source_(de)activate (wakesource.c): s1 name, a 1 activate */
+  TRAK_FQ_DRM,            /* a DRM event (drm.c): pid the tid, a kind | job << 8, s1 name, x id0,
+                          ** s2 and p1 id1's low and high halves */
+  TRAK_FQ_V4L2,           /* a V4L2 buffer event (v4l2.c): pid the tid, x its index in
+                          ** trak_ftrace.v4l2's events */
+  TRAK_FQ_VIRTIO_VIDEO,   /* a virtio-video event (virtio_video.c): x its index in
+                          ** trak_ftrace.vvideo's events */
+  TRAK_FQ_GPU_MEM         /* gpu_mem_total (gpu_mem.c): a pid, s1 ugpu, s2 gpu, x size */
 };
 
 /* One queued event (48 bytes). Fields by type:
@@ -260,6 +267,9 @@ typedef struct trak_ftrace {
   struct trak_fmem *mem;             /* mem_events.c's state, or NULL */
   struct trak_ffs *fs;               /* storage_events.c's state, or NULL */
   struct trak_fvirtgpu *virtgpu;     /* virtio_gpu.c's state, or NULL */
+  struct trak_fdrm *drm;             /* drm.c's state, or NULL */
+  struct trak_fv4l2 *v4l2;           /* v4l2.c's state, or NULL */
+  struct trak_fvvideo *vvideo;       /* virtio_video.c's state, or NULL */
 } trak_ftrace;
 
 /* Frees the comms' memo (comm_ids.c). */
@@ -372,6 +382,16 @@ void trak__fa_fs(trak_importer *imp, const trak_fq_rec *r);
 void trak__fa_virtgpu(trak_importer *imp, const trak_fq_rec *r);
 /* Frees f->virtgpu (virtio_gpu.c). */
 void trak__virtgpu_free(trak_ftrace *f);
+void trak__fa_drm(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->drm (drm.c). */
+void trak__drm_free(trak_ftrace *f);
+void trak__fa_v4l2(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->v4l2 (v4l2.c). */
+void trak__v4l2_free(trak_ftrace *f);
+void trak__fa_virtio_video(trak_importer *imp, const trak_fq_rec *r);
+void trak__fa_gpu_mem(trak_importer *imp, const trak_fq_rec *r);
+/* Frees f->vvideo (virtio_video.c). */
+void trak__virtio_video_free(trak_ftrace *f);
 /* Frees f->fs (storage_events.c). */
 void trak__fs_free(trak_ftrace *f);
 /* Frees f->net (net_events.c). */
@@ -519,6 +539,11 @@ void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, dou
 ** (TRAK_NULL_U32: none; an end's args join its slice's) to that sequence. */
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
                            uint32_t name, uint32_t cat, uint32_t set);
+/* The same for a TRAK_EV_BEGIN or _INSTANT whose slice a flow leaves (flow id `out`, 0: none)
+** and one enters (`in`, a flow begun by an earlier slice's `out`; 0: none). */
+void trak__ftrace_slice_flow_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                                uint32_t name, uint32_t cat, uint32_t set, uint64_t out,
+                                uint64_t in);
 /* The per-CPU track of `kind` for `cpu` on the current machine, made on first use with the
 ** name Perfetto gives it (a counter track, but for the interrupt and timer-callback slice
 ** kinds); the CPU gets its cpu row (cpu_counters.c). Can't fail. */

@@ -270,6 +270,23 @@ void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
+void trak__ftrace_slice_flow_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
+                                uint32_t name, uint32_t cat, uint32_t set, uint64_t out,
+                                uint64_t in) {
+  uint32_t aux = 0;
+  if (out || in) { /* a block of flow ids then terminating ids (sequence.h) */
+    aux = (uint32_t)imp->aux.n;
+    trak_vec_push(imp->aux, (uint64_t)(out != 0));
+    trak_vec_push(imp->aux, (uint64_t)(in != 0) | TRAK_AUX_SLICE_FLOW);
+    trak_vec_push(imp->aux, 0);
+    if (out) trak_vec_push(imp->aux, out);
+    if (in) trak_vec_push(imp->aux, in);
+  }
+  trak_ev ev = {ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{name, cat}},
+                set, aux};
+  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+}
+
 uint32_t trak__ftrace_ucpu(const trak_importer *imp, uint32_t cpu) {
   return imp->threads.machine * 4096u + (cpu < 4096 ? cpu : 4095);
 }
@@ -462,6 +479,10 @@ static void (*const appliers[])(trak_importer *, const trak_fq_rec *) = {
     [TRAK_FQ_FS] = trak__fa_fs,
     [TRAK_FQ_VIRTGPU] = trak__fa_virtgpu,
     [TRAK_FQ_WAKESOURCE] = trak__fa_wakesource,
+    [TRAK_FQ_DRM] = trak__fa_drm,
+    [TRAK_FQ_V4L2] = trak__fa_v4l2,
+    [TRAK_FQ_VIRTIO_VIDEO] = trak__fa_virtio_video,
+    [TRAK_FQ_GPU_MEM] = trak__fa_gpu_mem,
 };
 
 void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
@@ -732,6 +753,9 @@ void trak__ftrace_free(trak_importer *imp) {
   trak__mem_free(f);
   trak__fs_free(f);
   trak__virtgpu_free(f);
+  trak__drm_free(f);
+  trak__v4l2_free(f);
+  trak__virtio_video_free(f);
   trak__ftrace_sets_free(f);
   trak__ftrace_comms_free(f);
   trak_vec_free(f->set_logged);

@@ -595,8 +595,9 @@ static void event(trak_importer *imp, trak_sequence *seq, uint32_t cpu, const ui
     return;
   default:
     generic(imp, seq, cpu, ts, pid, flags, &ev);
-    if (!trak__ftrace_device_event(imp, seq, cpu, ts, pid, flags, &ev)) /* 0: not one it reads */
-      trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev);       /* 0 for the kinds it does not read */
+    if (!trak__ftrace_device_event(imp, seq, cpu, ts, pid, flags, &ev) && /* 0: not one it reads */
+        !trak__ftrace_graphics_event(imp, cpu, ts, pid, &ev))
+      trak__ftrace_kernel_marker(imp, cpu, ts, pid, &ev); /* 0 for the kinds it does not read */
     return;
   }
 }

@@ -45,6 +45,12 @@ typedef struct stage_slice {
   size_t order;
 } stage_slice;
 
+/* A specification naming queue `hw_queue` of GPU `ugpu` after an event gave it a placeholder. */
+typedef struct stage_rename {
+  uint32_t ugpu, name, description;
+  uint64_t hw_queue;
+} stage_rename;
+
 /* A queue's lanes: each lane's track and the end of its last slice. */
 typedef struct stage_lanes {
   TRAK_VEC(uint32_t) tracks;
@@ -62,6 +68,9 @@ struct trak_gpu_stages {
   TRAK_VEC(stage_slice) slices;
   trak_map queues; /* a queue's key -> 1 + index in lanes */
   TRAK_VEC(stage_lanes) lanes;
+  trak_map debug_names; /* mix(VkObjectType, handle) -> its debug name (string id) */
+  trak_map unnamed; /* hw_queue_id -> 1: a placeholder's name awaits its specification, 2: done */
+  TRAK_VEC(stage_rename) renames; /* placeholders named by a later specification */
 };
 
 static struct trak_gpu_stages *stages_state(trak_importer *imp) {
@@ -149,9 +158,11 @@ static stage_spec description_read(trak_importer *imp, const uint8_t *data, size
   return s;
 }
 
-/* An event's specifications: its queues (by index) and stages (appended); returns the pid of
-** its context_spec, or `pid`. */
-static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t len, int64_t pid) {
+/* An event's specifications: its queues (by index; a queue an earlier event gave a placeholder
+** name is renamed on `gpu`, once, as Perfetto renames its first lane) and stages (appended);
+** returns the pid of its context_spec, or `pid`. */
+static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t len, int64_t pid,
+                              uint32_t gpu) {
   struct trak_gpu_stages *st = stages_state(imp);
   trak_pb_decoder dec;
   trak_pb_field f;
@@ -166,6 +177,12 @@ static int64_t specifications(trak_importer *imp, const uint8_t *data, size_t le
         while (st->hw_queues.n <= queue)
           trak_vec_push(st->hw_queues, none);
         st->hw_queues.v[queue] = s;
+        uint32_t *unnamed = trak__map_get(&st->unnamed, queue);
+        if (unnamed && *unnamed == 1) {
+          *unnamed = 2;
+          stage_rename r = {trak__gpu_row(imp, gpu), s.name, s.description, queue};
+          trak_vec_push(st->renames, r);
+        }
       }
       queue++;
     } else if (f.number == TRAK_PB_GpuRenderStageEvent_Specifications_stage) {
@@ -253,7 +270,7 @@ static uint32_t subpasses(trak_importer *imp, const uint8_t *data, size_t len) {
 /* The fields of a GpuRenderStageEvent that name its queue, stage and slice. */
 typedef struct stage_fields {
   uint64_t event_id, duration, hw_queue_iid, stage_iid, context, render_target, render_pass,
-      command_buffer, name_iid;
+      command_buffer, name_iid, render_pass_instance;
   int64_t hw_queue_id, stage_id, submission_id;
   uint32_t gpu;
   uint8_t has_event_id, has_hw_queue_iid, has_stage_iid, has_stage_id, has_context, has_name_iid;
@@ -289,6 +306,9 @@ static stage_fields fields_read(trak_importer *imp, const uint8_t *data, size_t 
     case TRAK_PB_GpuRenderStageEvent_submission_id: e.submission_id = (uint32_t)f.value; break;
     case TRAK_PB_GpuRenderStageEvent_render_pass_handle: e.render_pass = f.value; break;
     case TRAK_PB_GpuRenderStageEvent_command_buffer_handle: e.command_buffer = f.value; break;
+    case TRAK_PB_GpuRenderStageEvent_render_pass_instance_id:
+      e.render_pass_instance = f.value;
+      break;
     case TRAK_PB_GpuRenderStageEvent_name_iid: e.name_iid = f.value, e.has_name_iid = 1; break;
     case TRAK_PB_GpuRenderStageEvent_hw_queue_id: e.hw_queue_id = (int32_t)f.value; break;
     case TRAK_PB_GpuRenderStageEvent_stage_id:
@@ -320,6 +340,18 @@ static uint32_t stage_name(trak_importer *imp, const trak_packet_ctx *ctx,
   return str(imp, text, (size_t)n);
 }
 
+void trak__gpu_debug_name(trak_importer *imp, int32_t type, uint64_t object, uint32_t name) {
+  int added;
+  *trak__map_put(&stages_state(imp)->debug_names, trak__mix((uint32_t)type, object), 0, &added) =
+      name;
+}
+
+/* The debug name of Vulkan object `object` of VkObjectType `type` (string id, 0: none). */
+static uint32_t debug_name(struct trak_gpu_stages *st, int32_t type, uint64_t object) {
+  const uint32_t *name = trak__map_get(&st->debug_names, trak__mix((uint32_t)type, object));
+  return name ? *name : 0;
+}
+
 /* The slice's args, in Perfetto's order. */
 static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const stage_fields *e,
                            const uint8_t *data, size_t len, uint64_t hw_queue, int64_t pid) {
@@ -335,6 +367,11 @@ static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const
   } else if (e->has_stage_id && (uint64_t)e->stage_id < st->stages.n &&
              st->stages.v[e->stage_id].description) {
     arg_named_str(imp, set, "description", st->stages.v[e->stage_id].description);
+  }
+  if (e->render_pass_instance) { /* ties the stage to its render pass instance */
+    char text[48];
+    int n = snprintf(text, sizeof text, "rp:#%" PRIu64, e->render_pass_instance);
+    arg_named_str(imp, set, "correlation_id", str(imp, text, (size_t)n));
   }
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
@@ -355,12 +392,13 @@ static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const
   }
   arg_int(imp, set, "context_id", TRAK_ARG_UINT, (int64_t)e->context);
   arg_int(imp, set, "render_target", TRAK_ARG_UINT, (int64_t)e->render_target);
-  arg_named_str(imp, set, "render_target_name", 0); /* no Vulkan debug markers imported */
+  /* VkObjectType: VK_OBJECT_TYPE_COMMAND_BUFFER 6, _RENDER_PASS 18, _FRAMEBUFFER 24 */
+  arg_named_str(imp, set, "render_target_name", debug_name(st, 24, e->render_target));
   arg_int(imp, set, "render_pass", TRAK_ARG_UINT, (int64_t)e->render_pass);
-  arg_named_str(imp, set, "render_pass_name", 0);
+  arg_named_str(imp, set, "render_pass_name", debug_name(st, 18, e->render_pass));
   arg_named_str(imp, set, "render_subpasses", subpasses(imp, data, len));
   arg_int(imp, set, "command_buffer", TRAK_ARG_UINT, (int64_t)e->command_buffer);
-  arg_named_str(imp, set, "command_buffer_name", 0);
+  arg_named_str(imp, set, "command_buffer_name", debug_name(st, 6, e->command_buffer));
   arg_int(imp, set, "submission_id", TRAK_ARG_INT, e->submission_id);
   arg_int(imp, set, "hw_queue_id", TRAK_ARG_UINT, (int64_t)hw_queue);
   arg_int(imp, set, "upid", TRAK_ARG_INT, trak__process_for_pid_bare(imp, (uint32_t)pid));
@@ -374,7 +412,7 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
   struct trak_gpu_stages *st = stages_state(imp);
   stage_fields e = fields_read(imp, data, len);
   int64_t pid = 0;
-  if (e.has_specs) pid = specifications(imp, e.specs.data, e.specs.len, pid);
+  if (e.has_specs) pid = specifications(imp, e.specs.data, e.specs.len, pid, e.gpu);
   if (e.has_context) {
     const uint32_t *slot = trak__map_get(&st->contexts, trak__mix(ctx->seq->id, e.context));
     if (slot) {
@@ -403,6 +441,8 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
       char text[64];
       int n = snprintf(text, sizeof text, "Unknown GPU Queue %" PRIu64, s.hw_queue);
       s.track_name = str(imp, text, (size_t)n);
+      int added;
+      trak__map_put(&st->unnamed, s.hw_queue, 1, &added); /* kept when already there */
     }
   }
   trak_packet_ctx timed = trak__packet_ctx_timed(imp, ctx);
@@ -425,12 +465,16 @@ static int slice_cmp(const void *a, const void *b) {
   return x->order < y->order ? -1 : x->order > y->order;
 }
 
+/* The key of a queue's lanes: its GPU, source, id and name dimension. */
+static uint64_t queue_key(uint32_t ugpu, uint32_t source, uint64_t hw_queue, uint32_t queue_dim) {
+  return trak__mix(trak__mix(trak__mix(trak__mix(0x67707571ULL, ugpu), source), hw_queue),
+                   queue_dim);
+}
+
 /* The track of the first lane of slice `s`'s queue free at its start, made when none is. */
 static uint32_t lane_track(trak_importer *imp, const stage_slice *s) {
   struct trak_gpu_stages *st = stages_state(imp);
-  uint64_t key = trak__mix(trak__mix(trak__mix(trak__mix(0x67707571ULL, s->ugpu), s->source),
-                                     s->hw_queue),
-                           s->queue_dim);
+  uint64_t key = queue_key(s->ugpu, s->source, s->hw_queue, s->queue_dim);
   int added;
   uint32_t *slot = trak__map_put(&st->queues, key, 0, &added);
   if (added) {
@@ -476,6 +520,15 @@ void trak__gpu_stages_finish(trak_importer *imp) {
     trak__sequence_push(imp, s->seq, &ev);
   }
   trak_vec_free(st->slices);
+  for (size_t i = 0; i < st->renames.n; i++) { /* the first lane of a placeholder's queue */
+    const stage_rename *r = &st->renames.v[i];
+    const uint32_t *slot = trak__map_get(&st->queues, queue_key(r->ugpu, str(imp, "id", 2),
+                                                                r->hw_queue, 0));
+    if (!slot || !st->lanes.v[*slot - 1].tracks.n) continue;
+    trak_track_info *info = &imp->tracks.info.v[st->lanes.v[*slot - 1].tracks.v[0]];
+    info->name = r->name;
+    info->description = r->description;
+  }
 }
 
 void trak__gpu_stages_free(struct trak_gpu_stages *st) {
@@ -494,5 +547,8 @@ void trak__gpu_stages_free(struct trak_gpu_stages *st) {
     trak_vec_free(st->lanes.v[i].ends);
   }
   trak_vec_free(st->lanes);
+  trak__map_free(&st->unnamed);
+  trak__map_free(&st->debug_names);
+  trak_vec_free(st->renames);
   free(st);
 }

@@ -448,6 +448,7 @@ void trak__packet_state_free(trak_importer *imp) {
   trak_vec_free(m->rail_values);
   trak__gpu_free(m->gpu);
   trak__gpu_stages_free(m->gpu_stages);
+  trak__graphics_frames_free(m->graphics_frames);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

@@ -122,7 +122,11 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
    META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                          \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event))
+   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                     \
+   META_WORD(w, TRAK_PB_TracePacket_vulkan_api_event) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_log) |                                                    \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_mem_total_event) |                                       \
+   META_WORD(w, TRAK_PB_TracePacket_graphics_frame_event))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -404,6 +408,14 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
   case TRAK_PB_TracePacket_gpu_info:
   case TRAK_PB_TracePacket_generic_gpu_frequency_event:
     trak__gpu_packet(imp, ctx, field, data, len);
+    return;
+  case TRAK_PB_TracePacket_vulkan_api_event:
+  case TRAK_PB_TracePacket_gpu_log:
+  case TRAK_PB_TracePacket_gpu_mem_total_event:
+    trak__gpu_api_packet(imp, ctx, field, data, len);
+    return;
+  case TRAK_PB_TracePacket_graphics_frame_event:
+    trak__graphics_frame_packet(imp, ctx, data, len);
     return;
   default: /* trace_config, triggers, chrome_events */
     trak__late_packet_keep(imp, ctx, field, data, len);

@@ -221,6 +221,7 @@ typedef struct trak_packet_state {
   uint8_t finished;     /* trak__proto_finish ran */
   struct trak_gpu_state *gpu; /* gpu.c's state, or NULL */
   struct trak_gpu_stages *gpu_stages; /* gpu_stages.c's state, or NULL */
+  struct trak_graphics_frames *graphics_frames; /* graphics_frames.c's state, or NULL */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
@@ -280,6 +281,30 @@ uint32_t trak__gpu_row(trak_importer *imp, uint32_t gpu);
 ** queue's track that is free at its start); its graphics context a gpu_context row. */
 void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
                            size_t len);
+/* Vulkan object `object` of VkObjectType `type` is called `name` (a string id) from now on: the
+** render stages that name it as their render target, render pass or command buffer say so
+** (gpu_stages.c). */
+void trak__gpu_debug_name(trak_importer *imp, int32_t type, uint64_t object, uint32_t name);
+/* TracePacket.vulkan_api_event, gpu_log and gpu_mem_total_event (gpu_api.c): a Vulkan object's
+** debug name (trak__gpu_debug_name), a vkQueueSubmit slice of its duration on the global
+** "Vulkan Events" track (type vulkan_events; args pid, tid, command_buffer and
+** command_buffers[], submission_id), a log line an instant named by its severity on "GPU Log"
+** (gpu_log; args tag, message), a GPU memory total a value of "GPU Memory" (gpu_memory, or
+** process_gpu_memory for a process), in bytes. Can't fail. */
+void trak__gpu_api_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t field,
+                          const uint8_t *data, size_t len);
+/* TracePacket.graphics_frame_event (graphics_frames.c): its buffer event, kept for
+** trak__graphics_frames_finish, which replays them in timestamp order as Perfetto's parser
+** does: an instant (or slice of duration_ns) named by the type on "Buffer: <id> <layer>" (args
+** frame_number, layer_name, queue_to_acquire_time, acquire_to_latch_time,
+** latch_to_present_time), and the phase slices "APP_", "GPU_", "SF_", "Display_" (type
+** graphics_frame_event; args frame_number, layer_name) with the names and frame numbers later
+** events give them. An event without a buffer_id, and one of a type with no buffer phase,
+** count graphics_frame_event_parser_errors. Can't fail. */
+void trak__graphics_frame_packet(trak_importer *imp, const trak_packet_ctx *ctx,
+                                 const uint8_t *data, size_t len);
+void trak__graphics_frames_finish(trak_importer *imp);
+void trak__graphics_frames_free(struct trak_graphics_frames *st);
 /* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
 void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                                const uint8_t *data, size_t len);
@@ -380,6 +405,12 @@ int trak__ftrace_kernel_marker(trak_importer *imp, uint32_t cpu, int64_t ts, uin
 ** its ftrace_event row. */
 int trak__ftrace_device_event(trak_importer *imp, const struct trak_sequence *seq, uint32_t cpu,
                               int64_t ts, uint32_t pid, int64_t flags, const trak_pb_field *ev);
+/* The kernel's graphics and video events the sink models (ftrace_graphics.c): when FtraceEvent
+** member `ev` (of thread `pid` on `cpu` at `ts`) is one (drm_*, dma_fence_*, v4l2_*, vb2_v4l2_*,
+** virtio_video_*), its values go to the sink and 1 is returned; 0 for any other member. The
+** caller still makes its ftrace_event row. */
+int trak__ftrace_graphics_event(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid,
+                                const trak_pb_field *ev);
 /* The fields of typed event `ev` (a message; anything else has none) numbered below `n` (at
 ** most 32) into f[number], the last of each as Perfetto's getters read them; returns the
 ** bitmask of those present (ftrace_devices.c). */

@@ -1,7 +1,8 @@
 -- prelude.gpu: Perfetto's GPU views over the tables and tracks import/proto/gpu.c fills: gpu
 -- (the machine's GPUs: a GpuInfo packet's, and those GPU counters and frequencies name),
 -- gpu_counter_track (counter tracks with a 'ugpu' dimension: GPU counters, gpufreq),
--- gpu_counter_group, and gpu_track / gpu_slice (the GPU's slice tracks by type).
+-- gpu_counter_group, gpu_track / gpu_slice (the GPU's slice tracks by type), and frame_slice
+-- (Android's graphics frame events, import/proto/graphics_frames.c).
 
 CREATE PERFETTO VIEW gpu(
   id ID, ugpu ID, gpu LONG, name STRING, vendor STRING, model STRING, architecture STRING,
@@ -64,3 +65,19 @@ SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id, 
 FROM slice AS s
 JOIN __intrinsic_track AS t ON s.track_id = t.id
 WHERE t.type IN ('gpu_render_stage', 'vulkan_events', 'gpu_log');
+
+CREATE PERFETTO VIEW frame_slice(
+  id ID(slice.id), ts TIMESTAMP, dur DURATION, track_id JOINID(track.id), category STRING,
+  name STRING, depth LONG, parent_id JOINID(frame_slice.id), arg_set_id LONG,
+  layer_name STRING, frame_number LONG, queue_to_acquire_time LONG,
+  acquire_to_latch_time LONG, latch_to_present_time LONG
+) AS
+SELECT s.id, s.ts, s.dur, s.track_id, s.category, s.name, s.depth, s.parent_id, s.arg_set_id,
+  extract_arg(s.arg_set_id, 'layer_name') AS layer_name,
+  extract_arg(s.arg_set_id, 'frame_number') AS frame_number,
+  extract_arg(s.arg_set_id, 'queue_to_acquire_time') AS queue_to_acquire_time,
+  extract_arg(s.arg_set_id, 'acquire_to_latch_time') AS acquire_to_latch_time,
+  extract_arg(s.arg_set_id, 'latch_to_present_time') AS latch_to_present_time
+FROM slice AS s
+JOIN __intrinsic_track AS t ON s.track_id = t.id
+WHERE t.type = 'graphics_frame_event';
