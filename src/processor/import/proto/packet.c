@@ -122,7 +122,8 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
    META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                              \
    META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                          \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event))
+   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                     \
+   META_WORD(w, TRAK_PB_TracePacket_remote_clock_sync))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -371,6 +372,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
       trak__battery_packet(imp, (trak_packet_ctx *)ctx, data, len);
     else
       trak__initial_display_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_remote_clock_sync:
+    trak__remote_clock_sync_add(imp, data, len);
     return;
   case TRAK_PB_TracePacket_power_rails:
     trak__power_rails_packet(imp, (trak_packet_ctx *)ctx, data, len);
