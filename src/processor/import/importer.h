@@ -153,7 +153,8 @@ typedef struct trak_importer {
 ** returned as it is without a call. */
 static inline int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                       int64_t ts, int64_t *out) {
-  if (TRAK_UNLIKELY(imp->threads.machine)) return trak__remote_clock_convert(imp, seq, clock_id, ts, out);
+  if (TRAK_UNLIKELY(imp->threads.machine))
+    return trak__remote_clock_convert(imp, seq, clock_id, ts, out);
   if (clock_id == imp->trace_clock) {
     *out = ts;
     return 0;

@@ -120,9 +120,9 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_android_system_property) |                                     \
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
-   META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                              \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                          \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                     \
+   META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                               \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_remote_clock_sync))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 

@@ -85,7 +85,7 @@ static size_t offsets(const exchange *xs, size_t n, clock_offset *out) {
   for (size_t i = 1; i < n; i++) {
     exchange ping = xs[i - 1], upd = xs[i];
     const reading_pair *pb = entry(&ping, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, 0),
-                                *ub = entry(&upd, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, 0);
+                       *ub = entry(&upd, TRAK_PB_BUILTIN_CLOCK_BOOTTIME, 0);
     uint64_t pc = pb ? pb->client : 0, uc = ub ? ub->client : 0;
     if (uc - pc >= ROUND_TRIP_NS) continue; /* unsigned: a client clock going back too */
     for (uint32_t j = 0; j < ping.n; j++) {
@@ -143,8 +143,8 @@ void trak__remote_clock_sync_add(trak_importer *imp, const uint8_t *data, size_t
         const reading_pair *e = entry(&xs.v[j], offs[i].clock_id, 0);
         if (e && e->host) anchor = (int64_t)e->host;
       }
-      trak_vec_push(r->edges, ((trak_remote_edge){offs[i].clock_id, trak__wadd(anchor, offset),
-                                                  offset}));
+      trak_vec_push(r->edges,
+                    ((trak_remote_edge){offs[i].clock_id, trak__wadd(anchor, offset), offset}));
     }
   }
   trak_vec_free(xs);
