@@ -182,14 +182,18 @@ static int via_readings(const trak_remote_machine *r, uint32_t from, uint32_t to
   int64_t best_from = 0, best_to = 0;
   for (size_t i = 0; i < r->readings.n; i++) {
     const trak_remote_reading *a = &r->readings.v[i];
-    if (a->clock_id != from) continue;
-    for (size_t j = 0; j < r->readings.n; j++) {
-      const trak_remote_reading *b = &r->readings.v[j];
-      if (b->snapshot != a->snapshot || b->clock_id != to) continue;
-      if (!found || a->ts <= *ns) best_from = a->ts, best_to = b->ts;
-      found = 1;
-    }
-    if (found && a->ts > *ns) break;
+    if (a->clock_id != from || (found && a->ts > *ns)) continue;
+    /* a sync's readings are pushed together: `to`'s is beside `from`'s, if it read both */
+    size_t lo = i, hi = i;
+    while (lo > 0 && r->readings.v[lo - 1].snapshot == a->snapshot)
+      lo--;
+    while (hi + 1 < r->readings.n && r->readings.v[hi + 1].snapshot == a->snapshot)
+      hi++;
+    for (size_t j = lo; j <= hi; j++)
+      if (r->readings.v[j].clock_id == to) {
+        best_from = a->ts, best_to = r->readings.v[j].ts, found = 1;
+        break;
+      }
   }
   if (found) *ns = trak__wadd(best_to, trak__wsub(*ns, best_from));
   return found;
@@ -203,10 +207,13 @@ int trak__remote_clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t 
   if (!r->disabled && !edge_for(imp, seq, r, c, ts)) {
     /* a clock the syncs did not offset: to one they did through the client's readings, else
     ** to the trace clock (bridged to the host's at zero offset) */
-    for (size_t i = 0; i < r->edges.n && c == clock_id; i++)
-      if (edge_for(imp, seq, r, r->edges.v[i].clock_id, 0) &&
-          via_readings(r, clock_id, r->edges.v[i].clock_id, &ts))
-        c = r->edges.v[i].clock_id;
+    for (size_t i = 0; i < r->edges.n && c == clock_id; i++) {
+      uint32_t to = r->edges.v[i].clock_id;
+      size_t k = 0;
+      while (k < i && r->edges.v[k].clock_id != to) /* each clock tried once */
+        k++;
+      if (k == i && edge_for(imp, seq, r, to, 0) && via_readings(r, clock_id, to, &ts)) c = to;
+    }
     if (c == clock_id && c != imp->trace_clock && via_readings(r, c, imp->trace_clock, &ts))
       c = imp->trace_clock;
   }
