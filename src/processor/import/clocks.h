@@ -36,10 +36,47 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 ** (most packets, every ftrace event of a BOOTTIME trace) and calls this for any other clock. */
 int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                               int64_t *out);
+/* Whether a timestamp in clock `clock_id` converts to the trace clock now (it is the trace
+** clock, or snapshots relate it). */
+int trak__clock_related(trak_importer *imp, trak_sequence *seq, uint32_t clock_id);
 /* `ts` in clock `clock_id` converted to the trace clock if a snapshot relates them, else `ts`
 ** as it is (Perfetto's rule for the legacy microsecond timestamps). Can't fail. */
 int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                 int64_t ts);
+
+/* Remote machines (remote_clock_sync.c): RemoteClockSync packets relate a machine's clocks
+** to the host's. An edge says the machine's clock `clock_id` read `client_ns` when the host's
+** same clock read client_ns - offset; a client reading is one of its clocks in a sync's
+** client_clocks (`snapshot` numbers the readings taken together). */
+typedef struct trak_remote_edge {
+  uint32_t clock_id;
+  int64_t client_ns, offset;
+} trak_remote_edge;
+typedef struct trak_remote_reading {
+  uint32_t snapshot, clock_id;
+  int64_t ts;
+} trak_remote_reading;
+typedef struct trak_remote_machine {
+  uint8_t bridged;  /* a timestamp was converted before any edge: Perfetto's zero-offset bridge
+                    ** to the host stays, and later syncs change nothing */
+  uint8_t disabled; /* it wrote a ClockSnapshot of its own: its syncs are not applied */
+  uint32_t snapshots;
+  TRAK_VEC(trak_remote_edge) edges;
+  TRAK_VEC(trak_remote_reading) readings;
+} trak_remote_machine;
+/* A RemoteClockSync packet of the current machine (imp->threads.machine). Can't fail: a sync
+** of the host, one before the host's first ClockSnapshot or one without a round trip relates
+** nothing, as in Perfetto (which counts nothing either). */
+void trak__remote_clock_sync_add(trak_importer *imp, const uint8_t *data, size_t len);
+/* A ClockSnapshot packet was read on the current machine (the host's enable syncs). */
+void trak__remote_clock_snapshot_seen(trak_importer *imp);
+/* trak__clock_convert_other's contract, for a timestamp of a packet of a remote machine (the
+** current one, not the host): through its sync edges and client readings to the host's clock,
+** then as a host timestamp; without any, as a host timestamp (Perfetto's zero-offset bridge). */
+int trak__remote_clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
+                               int64_t ts, int64_t *out);
+/* Frees the machines' state (the importer's end). */
+void trak__remote_clock_free(trak_importer *imp);
 
 /* Perfetto's count of clock conversion cache misses (clock_cache.c). */
 typedef struct trak_clock_cache trak_clock_cache;

@@ -47,6 +47,7 @@ void trak__importer_free(trak_importer *imp) {
     trak_vec_free(imp->clocks.v[i].pairs);
   trak_vec_free(imp->clocks);
   trak__clock_cache_free(imp);
+  trak__remote_clock_free(imp);
   trak__map_free(&imp->clock_index);
   trak_vec_free(imp->aux);
   trak_vec_free(imp->import_logs);

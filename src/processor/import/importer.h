@@ -86,6 +86,10 @@ typedef struct trak_importer {
   struct trak_clock_cache *clock_cache;
   trak_clock_cache_fast clock_cache_fast;
   uint32_t clock_cache_default;
+  /* proto/remote_clock_sync.c: per machine index (the host's unused), and whether the host
+  ** wrote a ClockSnapshot yet (a sync before it is not applied, as in Perfetto) */
+  TRAK_VEC(trak_remote_machine) remote;
+  uint8_t host_snapshot_seen;
 
   /* ---- owned by proto/ */
   int64_t traced[TRAK_TRACED_SINGLE_COUNT]; /* trace_stats.c: the service's figures */
@@ -149,6 +153,8 @@ typedef struct trak_importer {
 ** returned as it is without a call. */
 static inline int trak__clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                       int64_t ts, int64_t *out) {
+  if (TRAK_UNLIKELY(imp->threads.machine))
+    return trak__remote_clock_convert(imp, seq, clock_id, ts, out);
   if (clock_id == imp->trace_clock) {
     *out = ts;
     return 0;

@@ -367,10 +367,7 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              1},
     [TRAK_STAT_GENERIC_TASK_STATE_INVALID_ORDER] =
         {"generic_task_state_invalid_order", TRAK_SEVERITY_ERROR,
-         "Generic kernel task states that cannot follow the task's previous one (created twice, "
-         "a state after dead, running twice, two changes at one time): the event is dropped, "
-         "or its state row begins where the other's does.",
-         1},
+         "Invalid order of generic task state events. Should never happen.", 1},
     [TRAK_STAT_STREAMING_PROFILE_INVALID_TS] =
         {"streaming_profile_invalid_timestamp", TRAK_SEVERITY_ERROR,
          "StreamingProfilePackets whose sequence time went negative (or saturated there): the "

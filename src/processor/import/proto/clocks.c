@@ -79,6 +79,7 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
     clocks[n++] = c;
   }
   trak__meta_clock_seen(imp);
+  trak__remote_clock_snapshot_seen(imp);
   trak_clock_cache_clock cc[32];
   for (size_t i = 0; i < n; i++)
     cc[i] = (trak_clock_cache_clock){trak__clock_key(seq, clocks[i].id), (int64_t)clocks[i].ts,
@@ -176,6 +177,12 @@ int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t c
   *out = pairs_convert(c, trak__wmul(ts, (int64_t)c->multiplier));
   if (TRAK_UNLIKELY(c->has_via)) via_convert(imp, c, out);
   return 0;
+}
+
+int trak__clock_related(trak_importer *imp, trak_sequence *seq, uint32_t clock_id) {
+  if (clock_id == imp->trace_clock) return 1;
+  const trak_clock *c = clock_get(imp, trak__clock_key(seq, clock_id), 0);
+  return c && c->pairs.n && (!c->has_via || via_ready(imp, c));
 }
 
 int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,

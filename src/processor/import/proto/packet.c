@@ -107,26 +107,26 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_track_event_range_of_interest) |                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_events) |                                               \
    META_WORD(w, TRAK_PB_TracePacket_ftrace_stats) |                                                \
-   META_WORD(w, TRAK_PB_TracePacket_process_tree) | META_WORD(w, TRAK_PB_TracePacket_sys_stats) |   \
+   META_WORD(w, TRAK_PB_TracePacket_process_tree) | META_WORD(w, TRAK_PB_TracePacket_sys_stats) |  \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_state_event) |                             \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_cpu_freq_event) |                               \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_task_rename_event) |                            \
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
-   META_WORD(w, TRAK_PB_TracePacket_perf_sample) |                                                 \
-   META_WORD(w, TRAK_PB_TracePacket_power_rails) |                                                 \
+   META_WORD(w, TRAK_PB_TracePacket_perf_sample) | META_WORD(w, TRAK_PB_TracePacket_power_rails) | \
    META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
    META_WORD(w, TRAK_PB_TracePacket_android_system_property) |                                     \
    META_WORD(w, TRAK_PB_TracePacket_initial_display_state) |                                       \
-   META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                              \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                          \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                     \
-   META_WORD(w, TRAK_PB_TracePacket_vulkan_api_event) |                                           \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_log) |                                                    \
-   META_WORD(w, TRAK_PB_TracePacket_gpu_mem_total_event) |                                       \
-   META_WORD(w, TRAK_PB_TracePacket_graphics_frame_event))
+   META_WORD(w, TRAK_PB_TracePacket_packages_list) |                                               \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_counter_event) |                                           \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_render_stage_event) |                                      \
+   META_WORD(w, TRAK_PB_TracePacket_vulkan_api_event) |                                            \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_log) |                                                     \
+   META_WORD(w, TRAK_PB_TracePacket_gpu_mem_total_event) |                                         \
+   META_WORD(w, TRAK_PB_TracePacket_graphics_frame_event) |                                        \
+   META_WORD(w, TRAK_PB_TracePacket_remote_clock_sync))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field *f) {
@@ -375,6 +375,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
       trak__battery_packet(imp, (trak_packet_ctx *)ctx, data, len);
     else
       trak__initial_display_state_packet(imp, (trak_packet_ctx *)ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_remote_clock_sync:
+    trak__remote_clock_sync_add(imp, data, len);
     return;
   case TRAK_PB_TracePacket_power_rails:
     trak__power_rails_packet(imp, (trak_packet_ctx *)ctx, data, len);

@@ -1,6 +1,9 @@
 -- slices.with_context: slices joined with the thread or process they belong to.
 -- thread_slice: slices on thread tracks; process_slice: slices on process tracks;
--- thread_or_process_slice: both (thread columns NULL for process slices).
+-- thread_or_process_slice: both (thread columns NULL for process slices), the thread slices
+-- first, grouped by track (thread tracks in id order, each one's slices in id order), then the
+-- process slices in id order: the rows come in the order Perfetto's joins give them, which a
+-- query without ORDER BY shows.
 --
 -- The slice table's hidden columns (__utid, __upid, __track_name, __thread_name, __tid,
 -- __is_main_thread, __process_name, __pid) follow each slice's track to its thread and process
@@ -85,9 +88,11 @@ CREATE PERFETTO VIEW thread_or_process_slice(
   tid LONG, process_name STRING, upid JOINID(process.id), pid LONG, depth LONG,
   parent_id JOINID(slice.id), arg_set_id ARGSETID
 ) AS
-SELECT id, ts, dur, category, name, track_id, track_name, thread_name, utid, tid,
-  process_name, upid, pid, depth, parent_id, arg_set_id
-FROM thread_slice
+SELECT * FROM (
+  SELECT id, ts, dur, category, name, track_id, track_name, thread_name, utid, tid,
+    process_name, upid, pid, depth, parent_id, arg_set_id
+  FROM thread_slice
+  ORDER BY track_id, id)
 UNION ALL
 SELECT id, ts, dur, category, name, track_id, track_name, NULL, NULL, NULL,
   process_name, upid, pid, depth, parent_id, arg_set_id
