@@ -100,28 +100,32 @@ static uint32_t place(relayout *r, uint32_t old) {
   return id;
 }
 
-/* Gathers a column of `n` rows of `size` bytes into a new array of `cap` rows laid out as
-** `src` says, frees the old one and returns the new. Aborts when memory runs out. */
-static void *gather(void *col, size_t size, const uint32_t *src, uint32_t n, size_t cap) {
-  void *out = alloc(cap, size);
+/* Gathers the `n` rows of column *col (`size` bytes a row) as `src` says into *spare (room for
+** `cap` rows of 8 bytes), shrunk to `cap` rows of `size`; the old column becomes the spare. The
+** columns are gathered widest first, so every one after the first lands in pages an earlier
+** column used: the kernel zeroes one spare's pages instead of every new column's. */
+static void gather(void **col, void **spare, size_t size, const uint32_t *src, uint32_t n,
+                   size_t cap) {
+  void *out = *spare;
   if (size == 8) {
-    const uint64_t *in = col;
+    const uint64_t *in = *col;
     uint64_t *o = out;
     for (uint32_t i = 0; i < n; i++)
       o[i] = in[src[i]];
   } else if (size == 4) {
-    const uint32_t *in = col;
+    const uint32_t *in = *col;
     uint32_t *o = out;
     for (uint32_t i = 0; i < n; i++)
       o[i] = in[src[i]];
   } else {
-    const uint8_t *in = col;
+    const uint8_t *in = *col;
     uint8_t *o = out;
     for (uint32_t i = 0; i < n; i++)
       o[i] = in[src[i]];
   }
-  free(col);
-  return out;
+  void *shrunk = size < 8 ? realloc(out, cap * size) : out;
+  *spare = *col;
+  *col = shrunk ? shrunk : out; /* a failed shrink leaves the larger block, still valid */
 }
 
 /* Places track row `row`'s sets: its dimensions' first, as Perfetto makes them. */
@@ -284,13 +288,14 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   free(r.remap);
-  t->args.flat_key = gather(t->args.flat_key, sizeof *t->args.flat_key, r.src, r.n, cap);
-  t->args.key = gather(t->args.key, sizeof *t->args.key, r.src, r.n, cap);
-  t->args.string_value =
-      gather(t->args.string_value, sizeof *t->args.string_value, r.src, r.n, cap);
-  t->args.int_value = gather(t->args.int_value, sizeof *t->args.int_value, r.src, r.n, cap);
-  t->args.real_value = gather(t->args.real_value, sizeof *t->args.real_value, r.src, r.n, cap);
-  t->args.value_type = gather(t->args.value_type, sizeof *t->args.value_type, r.src, r.n, cap);
+  void *spare = alloc(cap, 8);
+  gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap);
+  gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap);
+  gather((void **)&t->args.flat_key, &spare, sizeof *t->args.flat_key, r.src, r.n, cap);
+  gather((void **)&t->args.key, &spare, sizeof *t->args.key, r.src, r.n, cap);
+  gather((void **)&t->args.string_value, &spare, sizeof *t->args.string_value, r.src, r.n, cap);
+  gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap);
+  free(spare);
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
   t->args.n = r.n;
   t->args.cap = cap;
