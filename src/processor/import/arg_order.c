@@ -78,34 +78,54 @@ static void interleave(trak_args *a) {
 
 typedef struct relayout {
   trak_tables *t;
-  uint32_t *remap; /* old set id (its first row) -> new id, TRAK_NULL_U32 until placed */
-  uint32_t *arg_set_id, *flat_key, *key, *string_value;
-  int64_t *int_value;
-  double *real_value;
-  uint8_t *value_type;
-  uint32_t n; /* rows placed */
+  uint32_t *remap;      /* old set id (its first row) -> new id, TRAK_NULL_U32 until placed */
+  uint32_t *arg_set_id; /* the new arg_set_id column, filled as sets are placed */
+  uint32_t *src;        /* new row -> the old row it is, for the value columns' gather */
+  uint32_t n;           /* rows placed */
 } relayout;
 
-/* The new id of old set `old`, placing its rows after those placed so far the first time. */
+/* The new id of old set `old`, placing its rows after those placed so far the first time.
+** Only the set's id column and the rows' sources are written here; the other columns are
+** gathered through `src` once every set has its place (gather). */
 static uint32_t place(relayout *r, uint32_t old) {
   if (old == TRAK_NULL_U32) return old;
   if (r->remap[old] != TRAK_NULL_U32) return r->remap[old];
-  const trak_tables *t = r->t;
-  uint32_t end = old + 1;
-  while (end < t->args.n && t->args.arg_set_id[end] == old)
-    end++;
-  uint32_t id = r->n, len = end - old;
-  for (uint32_t i = 0; i < len; i++)
-    r->arg_set_id[id + i] = id;
-  memcpy(r->flat_key + id, t->args.flat_key + old, len * sizeof *r->flat_key);
-  memcpy(r->key + id, t->args.key + old, len * sizeof *r->key);
-  memcpy(r->string_value + id, t->args.string_value + old, len * sizeof *r->string_value);
-  memcpy(r->int_value + id, t->args.int_value + old, len * sizeof *r->int_value);
-  memcpy(r->real_value + id, t->args.real_value + old, len * sizeof *r->real_value);
-  memcpy(r->value_type + id, t->args.value_type + old, len * sizeof *r->value_type);
-  r->n += len;
+  const uint32_t *set_of = r->t->args.arg_set_id;
+  uint32_t id = r->n, n = (uint32_t)r->t->args.n, row = old;
+  do {
+    r->arg_set_id[r->n] = id;
+    r->src[r->n++] = row++;
+  } while (row < n && set_of[row] == old);
   r->remap[old] = id;
   return id;
+}
+
+/* Gathers the `n` rows of column *col (`size` bytes a row) as `src` says into *spare (room for
+** `cap` rows of 8 bytes), shrunk to `cap` rows of `size`; the old column becomes the spare. The
+** columns are gathered widest first, so every one after the first lands in pages an earlier
+** column used: the kernel zeroes one spare's pages instead of every new column's. */
+static void gather(void **col, void **spare, size_t size, const uint32_t *src, uint32_t n,
+                   size_t cap) {
+  void *out = *spare;
+  if (size == 8) {
+    const uint64_t *in = *col;
+    uint64_t *o = out;
+    for (uint32_t i = 0; i < n; i++)
+      o[i] = in[src[i]];
+  } else if (size == 4) {
+    const uint32_t *in = *col;
+    uint32_t *o = out;
+    for (uint32_t i = 0; i < n; i++)
+      o[i] = in[src[i]];
+  } else {
+    const uint8_t *in = *col;
+    uint8_t *o = out;
+    for (uint32_t i = 0; i < n; i++)
+      o[i] = in[src[i]];
+  }
+  void *shrunk = size < 8 ? realloc(out, cap * size) : out;
+  *spare = *col;
+  *col = shrunk ? shrunk : out; /* a failed shrink leaves the larger block, still valid */
 }
 
 /* Places track row `row`'s sets: its dimensions' first, as Perfetto makes them. */
@@ -204,16 +224,8 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
   trak_tables *t = imp->tables;
   size_t cap = t->args.cap ? t->args.cap : 1;
-  relayout r = {t,
-                alloc(t->args.n, sizeof(uint32_t)),
-                alloc(cap, sizeof(uint32_t)),
-                alloc(cap, sizeof(uint32_t)),
-                alloc(cap, sizeof(uint32_t)),
-                alloc(cap, sizeof(uint32_t)),
-                alloc(cap, sizeof(int64_t)),
-                alloc(cap, sizeof(double)),
-                alloc(cap, sizeof(uint8_t)),
-                0};
+  relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
+                alloc(cap, sizeof(uint32_t)), 0};
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -275,18 +287,21 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     imp->logs.v[i].arg_set_id = place(&r, imp->logs.v[i].arg_set_id);
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
+  free(r.remap);
+  void *spare = alloc(cap, 8);
+  gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap);
+  gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap);
+  gather((void **)&t->args.flat_key, &spare, sizeof *t->args.flat_key, r.src, r.n, cap);
+  gather((void **)&t->args.key, &spare, sizeof *t->args.key, r.src, r.n, cap);
+  gather((void **)&t->args.string_value, &spare, sizeof *t->args.string_value, r.src, r.n, cap);
+  gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap);
+  free(spare);
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
-  free(t->args.flat_key), t->args.flat_key = r.flat_key;
-  free(t->args.key), t->args.key = r.key;
-  free(t->args.string_value), t->args.string_value = r.string_value;
-  free(t->args.int_value), t->args.int_value = r.int_value;
-  free(t->args.real_value), t->args.real_value = r.real_value;
-  free(t->args.value_type), t->args.value_type = r.value_type;
   t->args.n = r.n;
   t->args.cap = cap;
-  free(r.remap);
+  free(r.src);
   free(stacks.slot);
-  trak__map_clear(&imp->args.shared); /* its ids are the old ones */
+  trak__map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
 }

@@ -10,7 +10,6 @@
 ** columns' next pages (tables/prefault.h's trak__ahead_recycle) instead of being unmapped while
 ** the kernel zeroes as many fresh pages for the columns.
 */
-#define _GNU_SOURCE /* qsort_r */
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -37,21 +36,71 @@
 #define RECYCLE_AHEAD (1u << 19)
 #define SPARES_KEPT 16 /* blocks read kept at most, waiting to be moved */
 
-/* Sorting context: the importer whose aux the tie keys read, or NULL for plain file order. */
-static int ev_cmp(const void *pa, const void *pb, void *ctx) {
-  const trak_ev *a = pa, *b = pb;
-  if (a->ts != b->ts) return a->ts < b->ts ? -1 : 1;
-  if (ctx) {
-    int64_t ka = trak__ev_tie_key(ctx, a), kb = trak__ev_tie_key(ctx, b);
-    if (ka != kb) return ka < kb ? -1 : 1;
+/* A record's sort key: timestamp, tie key (trak__ev_tie_key with json_tie_order, else 0),
+** packet, then its index in file order, so the order is total and a sort of the keys is the
+** stable sort of the records qsort gave. */
+typedef struct sort_key {
+  int64_t ts, tie;
+  uint32_t pkt, i;
+} sort_key;
+
+static inline int key_before(const sort_key *a, const sort_key *b) {
+  if (a->ts != b->ts) return a->ts < b->ts;
+  if (a->tie != b->tie) return a->tie < b->tie;
+  if (a->pkt != b->pkt) return a->pkt < b->pkt;
+  return a->i < b->i;
+}
+
+/* Merges the sorted runs in[lo, mid) and in[mid, hi) into out[lo, hi). */
+static void merge_runs(const sort_key *in, sort_key *out, size_t lo, size_t mid, size_t hi) {
+  size_t i = lo, j = mid, o = lo;
+  if (mid >= hi || !key_before(&in[mid], &in[mid - 1])) { /* already in order */
+    memcpy(out + lo, in + lo, (hi - lo) * sizeof *in);
+    return;
   }
-  return a->pkt < b->pkt ? -1 : a->pkt > b->pkt;
+  while (i < mid && j < hi)
+    out[o++] = key_before(&in[j], &in[i]) ? in[j++] : in[i++];
+  memcpy(out + o, in + i, (mid - i) * sizeof *in);
+  o += mid - i;
+  memcpy(out + o, in + j, (hi - j) * sizeof *in);
 }
 
 /* Sorts an unpacked sequence's records in timestamp order (ties: see trak__ev_tie_key when
-** imp->json_tie_order, else file order). */
+** imp->json_tie_order, else file order): their keys by a bottom-up merge sort (runs of 16 by
+** insertion first) with the comparison inline, then the records moved once. The records come
+** mostly in order (a process's counters from its threads' bursts), which the insertion and
+** the in-order test of each merge make cheap. */
 static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
-  qsort_r(seq->all, seq->n_events, sizeof *seq->all, ev_cmp, imp->json_tie_order ? imp : NULL);
+  size_t n = seq->n_events;
+  sort_key *k = malloc((n ? n : 1) * sizeof *k), *tmp = malloc((n ? n : 1) * sizeof *tmp);
+  trak_ev *out = malloc((n ? n : 1) * sizeof *out);
+  if (!k || !tmp || !out) abort();
+  int ties = imp->json_tie_order;
+  for (size_t i = 0; i < n; i++) {
+    const trak_ev *ev = &seq->all[i];
+    sort_key key = {ev->ts, ties ? trak__ev_tie_key(imp, ev) : 0, ev->pkt, (uint32_t)i};
+    size_t j = i & ~(size_t)15; /* the run of 16 this key joins, sorted by insertion */
+    size_t at = i;
+    while (at > j && key_before(&key, &k[at - 1])) {
+      k[at] = k[at - 1];
+      at--;
+    }
+    k[at] = key;
+  }
+  for (size_t width = 16; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      merge_runs(k, tmp, lo, mid, hi);
+    }
+    sort_key *swap = k;
+    k = tmp, tmp = swap;
+  }
+  for (size_t i = 0; i < n; i++)
+    out[i] = seq->all[k[i].i];
+  free(seq->all);
+  seq->all = out;
+  free(k);
+  free(tmp);
 }
 
 /* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
