@@ -363,8 +363,24 @@ static void slices_thread_time(void **state) {
       {"SELECT id, state, io_wait FROM __trak_thread_slice_time_in_state WHERE id = 1 "
        "ORDER BY id, state, io_wait, blocked_function",
        "1|D|NULL\n1|D|0\n1|D|1\n1|R|NULL\n1|Running|NULL"},
+      /* `id = x` reads that slice's rows from the answer kept after the first scan; a real
+      ** id matches as SQLite compares, other values match nothing. */
+      {"SELECT count(*), sum(dur) FROM thread_slice_time_in_state WHERE id = 4", "1|29001"},
+      {"SELECT count(*), sum(dur) FROM thread_slice_time_in_state WHERE id = 1.0", "5|65000"},
+      {"SELECT count(*) FROM thread_slice_time_in_state WHERE id = 1.5 OR id = 99 OR id = -1 "
+       "OR id = 'x'",
+       "0"},
+      {"SELECT count(*), sum(cpu_time) FROM thread_slice_cpu_time WHERE id = 2", "1|56000"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The modules' names are views of the C tables (no SQLite table copies their rows), and an
+  ** id is looked up, not scanned for. */
+  const char *plan =
+      sc_rows(p, "EXPLAIN QUERY PLAN SELECT dur FROM thread_slice_time_in_state WHERE id = 4");
+  if (!strstr(plan, "SCAN __trak_thread_slice_time_in_state VIRTUAL TABLE INDEX 1")) {
+    fprintf(stderr, "plan: %s\n", plan);
+    fail();
+  }
   sc_rows(p, "INCLUDE PERFETTO MODULE intervals.intersect; "
              "INCLUDE PERFETTO MODULE slices.with_context; SELECT 1");
   assert_int_equal(sc_int(p,

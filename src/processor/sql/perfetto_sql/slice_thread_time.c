@@ -11,27 +11,31 @@
 ** (slices.with_context's _thread_slice_intervals!); only intervals with dur > 0 count, and
 ** intervals are half-open, so what is summed is what the SQL intersection summed. Rows come in
 ** slice id order, a slice's rows ordered as SQLite's GROUP BY orders (state, io_wait,
-** blocked_function): NULL first, text by bytes. The index and the per-slice sums are also
-** describe_slice's (analysis/describe.c), through trak__thread_time_*.
+** blocked_function): NULL first, text by bytes. The tables read the whole answer computed at
+** their first scan (slice_thread_time_all.c) and kept while the tables do not change, so the
+** modules' views cost a scan of it; `id = x` reads one slice's rows. The per-slice index below
+** is describe_slice's (analysis/describe.c), through trak__thread_time_*.
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "processor/sql/perfetto_sql/slice_thread_time.h"
 #include "processor/tables/thread_state_cols.h"
 
 typedef enum time_kind { TIME_IN_STATE, TIME_CPU } time_kind;
 
+/* The module's client data, for the connection's life: the last table computed. */
 typedef struct time_aux {
   trak_processor *p;
   time_kind kind;
+  time_all *all;
 } time_aux;
 
 typedef struct time_vtab {
   sqlite3_vtab base;
-  trak_processor *p;
-  time_kind kind;
+  time_aux *aux;
 } time_vtab;
 
 /* The intervals (thread_state or sched rows with dur > 0) of each thread that has thread
@@ -51,15 +55,14 @@ typedef struct time_cursor {
   sqlite3_vtab_cursor base;
   const trak_tables *t;
   time_kind kind;
-  trak_thread_time *tt;
-  uint32_t s;                           /* the current slice */
-  const trak_thread_time_group *groups; /* its groups, in output order */
-  size_t ngroups, g;                    /* g: the current group */
+  time_all *all;
+  uint32_t s, end; /* the current slice, the end of the slices read */
+  uint32_t g;      /* the current group of slice s */
 } time_cursor;
 
 static int time_connect(sqlite3 *db, void *aux, int argc, const char *const *argv,
                         sqlite3_vtab **out, char **err) {
-  const time_aux *a = aux;
+  time_aux *a = aux;
   int rc = sqlite3_declare_vtab(
       db, a->kind == TIME_IN_STATE
               ? "CREATE TABLE x(id INTEGER, name TEXT, utid INTEGER, thread_name TEXT, "
@@ -71,8 +74,7 @@ static int time_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
   time_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
-  v->p = a->p;
-  v->kind = a->kind;
+  v->aux = a;
   *out = &v->base;
   return SQLITE_OK;
 }
@@ -83,16 +85,28 @@ static int time_disconnect(sqlite3_vtab *vt) {
 }
 
 /* Rows come ordered by id (then state, io_wait, blocked_function): an ORDER BY on a prefix of
-** that needs no sort. */
+** that needs no sort. `id = x` reads that slice's rows only (idxNum 1). */
 static int time_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
   static const int in_state[] = {0, 6, 7, 8}, cpu[] = {0};
-  int kind_state = ((time_vtab *)vt)->kind == TIME_IN_STATE;
+  int kind_state = ((time_vtab *)vt)->aux->kind == TIME_IN_STATE;
   const int *order = kind_state ? in_state : cpu;
   int n = kind_state ? 4 : 1, ordered = info->nOrderBy > 0 && info->nOrderBy <= n;
   for (int i = 0; ordered && i < info->nOrderBy; i++)
     if (info->aOrderBy[i].desc || info->aOrderBy[i].iColumn != order[i]) ordered = 0;
   info->orderByConsumed = ordered;
   info->estimatedCost = 1e6;
+  info->estimatedRows = 1000000;
+  for (int i = 0; i < info->nConstraint; i++) {
+    const struct sqlite3_index_constraint *k = &info->aConstraint[i];
+    if (k->usable && k->iColumn == 0 && k->op == SQLITE_INDEX_CONSTRAINT_EQ) {
+      info->aConstraintUsage[i].argvIndex = 1;
+      info->aConstraintUsage[i].omit = 1;
+      info->idxNum = 1;
+      info->estimatedCost = 10;
+      info->estimatedRows = 4;
+      break;
+    }
+  }
   return SQLITE_OK;
 }
 
@@ -103,50 +117,14 @@ static int time_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
   return SQLITE_OK;
 }
 
-static void time_reset(time_cursor *c) {
-  trak__thread_time_free(c->tt);
-  c->tt = NULL;
-  c->groups = NULL;
-  c->ngroups = c->g = 0;
-}
-
 static int time_close(sqlite3_vtab_cursor *cur) {
-  time_reset((time_cursor *)cur);
+  trak__thread_time_all_release(((time_cursor *)cur)->all);
   free(cur);
   return SQLITE_OK;
 }
 
 /* ---- the index of intervals ------------------------------------------------------------------ */
 
-/* The thread of slice s when it is a thread slice with dur > 0, else 0. */
-static uint32_t slice_utid(const trak_tables *t, uint32_t s) {
-  if (t->slice.dur[s] <= 0) return 0;
-  uint32_t track = t->slice.track_id[s];
-  if (track >= t->track.n || t->track.kind[track] != TRAK_TRACK_THREAD) return 0;
-  uint32_t utid = t->track.utid[track];
-  return utid != TRAK_NULL_U32 && utid < t->thread.n ? utid : 0;
-}
-
-/* The intervals source: thread_state's or sched's ts, dur (sched's; thread_state's is packed:
-** NULL) and utid columns, n rows. */
-typedef struct time_source {
-  const trak_tables *t;
-  const int64_t *ts, *dur;
-  const uint32_t *utid;
-  size_t n;
-} time_source;
-
-static time_source source_of(const trak_tables *t, int sched) {
-  if (!sched)
-    return (time_source){t, t->thread_state.ts, NULL, t->thread_state.utid, t->thread_state.n};
-  return (time_source){t, t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.utid,
-                       t->sched_slice.n};
-}
-
-/* The dur of row i of `src`. */
-static inline int64_t src_dur(const time_source *src, size_t i) {
-  return src->dur ? src->dur[i] : trak__ts_dur(src->t, (uint32_t)i);
-}
 
 void trak__thread_time_free(trak_thread_time *tt) {
   if (!tt) return;
@@ -244,7 +222,7 @@ static int num_cmp(uint32_t x, uint32_t y, uint32_t null) {
 }
 
 /* GROUP BY state, io_wait, blocked_function (, ucpu)'s order. */
-static int group_cmp(const trak_strpool *sp, const trak_thread_time_group *x,
+int trak__thread_time_group_cmp(const trak_strpool *sp, const trak_thread_time_group *x,
                      const trak_thread_time_group *y) {
   int c = str_cmp(sp, x->state, y->state);
   if (!c) c = num_cmp(x->io_wait, y->io_wait, 2);
@@ -257,7 +235,7 @@ static int group_add(trak_thread_time *tt, trak_thread_time_group g) {
   const trak_strpool *sp = &tt->t->strings;
   size_t i = 0;
   int cmp = 1;
-  while (i < tt->ngroups && (cmp = group_cmp(sp, &tt->groups[i], &g)) < 0)
+  while (i < tt->ngroups && (cmp = trak__thread_time_group_cmp(sp, &tt->groups[i], &g)) < 0)
     i++;
   if (i < tt->ngroups && cmp == 0) {
     tt->groups[i].dur += g.dur;
@@ -315,40 +293,67 @@ int trak__thread_time_slice(trak_thread_time *tt, uint32_t s, int by_cpu,
   return 0;
 }
 
-/* Moves to the first slice from c->s on that has groups. */
-static int slice_seek(time_cursor *c) {
-  for (; c->s < c->t->slice.n; c->s++) {
-    if (trak__thread_time_slice(c->tt, c->s, 0, &c->groups, &c->ngroups)) return SQLITE_NOMEM;
-    if (c->ngroups) break;
+/* The table of `a`'s kind for the tables as they are now: the kept one, or computed. NULL out
+** of memory; the caller holds a reference. */
+static time_all *all_get(time_aux *a) {
+  const trak_tables *t = &a->p->tables;
+  int sched = a->kind == TIME_CPU;
+  time_all *all = a->all;
+  if (all && (all->generation != t->generation || all->slices != t->slice.n ||
+              all->intervals != source_of(t, sched).n)) {
+    trak__thread_time_all_release(all);
+    a->all = all = NULL;
   }
-  c->g = 0;
-  return SQLITE_OK;
+  if (!all && !(a->all = all = trak__thread_time_all_new(t, sched))) return NULL;
+  all->refs++;
+  return all;
 }
 
 /* ---- the cursor ----------------------------------------------------------------------------- */
 
+/* Moves to the first slice from c->s on that has groups. */
+static void slice_seek(time_cursor *c) {
+  while (c->s < c->end && !c->all->cnt[c->s]) c->s++;
+  c->g = 0;
+}
+
 static int time_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                        sqlite3_value **argv) {
   time_cursor *c = (time_cursor *)cur;
-  time_vtab *v = (time_vtab *)cur->pVtab;
-  time_reset(c);
-  c->t = &v->p->tables;
-  c->kind = v->kind;
+  time_aux *a = ((time_vtab *)cur->pVtab)->aux;
+  trak__thread_time_all_release(c->all);
+  c->t = &a->p->tables;
+  c->kind = a->kind;
+  c->all = all_get(a);
+  if (!c->all) return SQLITE_NOMEM;
   c->s = 0;
-  c->tt = trak__thread_time_new(c->t, c->kind == TIME_CPU);
-  return c->tt ? slice_seek(c) : SQLITE_NOMEM;
+  c->end = (uint32_t)c->all->slices;
+  if (idx == 1) {
+    int type = sqlite3_value_numeric_type(argv[0]);
+    double d = type == SQLITE_FLOAT ? sqlite3_value_double(argv[0]) : -1;
+    int64_t id = type == SQLITE_INTEGER             ? sqlite3_value_int64(argv[0])
+                 : d >= 0 && d < 4294967296.0 && d == (double)(int64_t)d ? (int64_t)d
+                                                                          : -1;
+    if (id >= 0 && id < (int64_t)c->end)
+      c->s = (uint32_t)id, c->end = (uint32_t)id + 1;
+    else
+      c->s = c->end;
+  }
+  slice_seek(c);
+  return SQLITE_OK;
 }
 
 static int time_next(sqlite3_vtab_cursor *cur) {
   time_cursor *c = (time_cursor *)cur;
-  if (++c->g < c->ngroups) return SQLITE_OK;
+  if (++c->g < c->all->cnt[c->s]) return SQLITE_OK;
   c->s++;
-  return slice_seek(c);
+  slice_seek(c);
+  return SQLITE_OK;
 }
 
 static int time_eof(sqlite3_vtab_cursor *cur) {
   time_cursor *c = (time_cursor *)cur;
-  return c->s >= c->t->slice.n;
+  return c->s >= c->end;
 }
 
 /* A string column's value: NULL for id 0 (the pool's blocks never move: no copy). */
@@ -359,7 +364,8 @@ static void result_str(sqlite3_context *ctx, const trak_strpool *sp, uint32_t id
 static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   time_cursor *c = (time_cursor *)cur;
   const trak_tables *t = c->t;
-  const trak_thread_time_group *g = &c->groups[c->g];
+  size_t row = c->all->off[c->s] + c->g;
+  const trak_thread_time_group *g = &c->all->keys[c->all->key[row]];
   uint32_t s = c->s, utid = t->track.utid[t->slice.track_id[s]];
   uint32_t upid = t->thread.upid[utid];
   if (c->kind == TIME_CPU && col == 6) col = 9; /* cpu_time is the total's column */
@@ -392,7 +398,7 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
     result_str(ctx, &t->strings, g->blocked);
     break;
   default:
-    sqlite3_result_int64(ctx, g->dur);
+    sqlite3_result_int64(ctx, c->all->dur[row]);
     break;
   }
   return SQLITE_OK;
@@ -400,7 +406,7 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
 
 static int time_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
   time_cursor *c = (time_cursor *)cur;
-  *rowid = ((int64_t)c->s << 24) + (int64_t)c->g;
+  *rowid = (int64_t)c->all->off[c->s] + c->g;
   return SQLITE_OK;
 }
 
@@ -419,6 +425,11 @@ static const sqlite3_module time_module = {
     .xRowid = time_rowid,
 };
 
+static void time_aux_free(void *aux) {
+  trak__thread_time_all_release(((time_aux *)aux)->all);
+  free(aux);
+}
+
 int trak__psql_slice_thread_time_register(trak_processor *p) {
   static const char *const names[] = {"__trak_thread_slice_time_in_state",
                                       "__trak_thread_slice_cpu_time"};
@@ -426,8 +437,8 @@ int trak__psql_slice_thread_time_register(trak_processor *p) {
   for (int k = 0; rc == SQLITE_OK && k < 2; k++) {
     time_aux *a = malloc(sizeof *a);
     if (!a) return SQLITE_NOMEM;
-    *a = (time_aux){p, k ? TIME_CPU : TIME_IN_STATE};
-    rc = sqlite3_create_module_v2(p->db, names[k], &time_module, a, free);
+    *a = (time_aux){p, k ? TIME_CPU : TIME_IN_STATE, NULL};
+    rc = sqlite3_create_module_v2(p->db, names[k], &time_module, a, time_aux_free);
   }
   return rc;
 }

@@ -3,7 +3,8 @@
 -- per thread slice (dur > 0) that overlaps one of its thread's sched slices;
 -- thread_slice_cpu_cycles is linux.cpu.utilization.slice's cycles under this module's name.
 -- The slices meet their thread's sched slices in C (slice_thread_time.c): the answer is
--- _interval_intersect!'s over _thread_slice_intervals!() and sched (dur > 0) by utid, summed.
+-- _interval_intersect!'s over _thread_slice_intervals!() and sched (dur > 0) by utid, summed;
+-- a view of the C table, which computes the answer at its first scan and keeps it.
 
 INCLUDE PERFETTO MODULE intervals.intersect;
 
@@ -12,7 +13,7 @@ INCLUDE PERFETTO MODULE linux.cpu.utilization.slice;
 INCLUDE PERFETTO MODULE slices.with_context;
 
 -- The time each thread slice spent running on a CPU (needs scheduling data).
-CREATE PERFETTO TABLE thread_slice_cpu_time(
+CREATE PERFETTO VIEW thread_slice_cpu_time(
   -- The slice.
   id JOINID(slice.id),
   -- The slice's name.
@@ -29,8 +30,7 @@ CREATE PERFETTO TABLE thread_slice_cpu_time(
   cpu_time LONG
 ) AS
 SELECT id, name, utid, thread_name, upid, process_name, cpu_time
-FROM __trak_thread_slice_cpu_time
-ORDER BY id;
+FROM __trak_thread_slice_cpu_time;
 
 -- CPU cycles of each thread slice.
 CREATE PERFETTO VIEW thread_slice_cpu_cycles(
