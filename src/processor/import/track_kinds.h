@@ -177,7 +177,7 @@ enum trak_track_source {
   /* a GPU hardware queue's render stages, in lanes (GpuRenderStageEvent: proto/gpu_stages.c) */  \
   X(GPU_RENDER_STAGE, "gpu_render_stage", GLOBAL, TRAK_DIM_RENDER_STAGE, DESCRIPTION, 0)          \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
-  X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
+  X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, DESCRIPTION, 0)       \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \
   X(PROC_STAT_RUNTIME, "proc_stat_runtime", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)        \
   X(OOM_SCORE_ADJ, "oom_score_adj", PROCESS, TRAK_DIM_UPID, NONE, 0)                               \
