@@ -28,6 +28,7 @@ void trak__arg_order_log(trak_importer *imp, uint32_t kind, uint32_t value) {
   if (TRAK_UNLIKELY(a->timed && a->need_mark)) {
     trak_vec_push(a->order, (uint64_t)TRAK_ARG_ORDER_AT << 32 | (uint32_t)a->order_ts.n);
     trak_vec_push(a->order_ts, a->cur_ts);
+    trak_vec_push(a->order_ord, a->cur_ord);
     a->need_mark = 0;
   }
   trak_vec_push(a->order, (uint64_t)kind << 32 | value);
@@ -43,12 +44,18 @@ void trak__arg_order_timed_end(trak_importer *imp) {
   trak_args *a = &imp->args;
   a->merge_to = a->order.n;
   a->cur_ts = INT64_MIN, a->need_mark = 1; /* the parse's entries before its first event first */
+  a->cur_ord = UINT32_MAX;                 /* (and after the merge's, at equal times) */
 }
 
 /* The time of the entries from `i` (an AT entry; INT64_MIN for any other). */
 static int64_t chunk_ts(const trak_args *a, size_t i) {
   uint64_t e = a->order.v[i];
   return e >> 32 == TRAK_ARG_ORDER_AT ? a->order_ts.v[(uint32_t)e] : INT64_MIN;
+}
+/* Their place among the kernel sequence's records (0 for entries without an AT entry). */
+static uint32_t chunk_ord(const trak_args *a, size_t i) {
+  uint64_t e = a->order.v[i];
+  return e >> 32 == TRAK_ARG_ORDER_AT ? a->order_ord.v[(uint32_t)e] : 0;
 }
 
 /* The end of the entries from `i` that share its time: the next AT entry, or `end`. */
@@ -59,15 +66,20 @@ static size_t chunk_end(const trak_args *a, size_t i, size_t end) {
 }
 
 /* Interleaves the merge's entries with the parse's (those after it), a run of one time at a
-** time, by time; the merge's first at equal times, as Perfetto makes an event's raw row (and
-** its set) before what its parser makes of it. */
+** time, by time; at equal times the merge's first unless they belong to a later kernel event
+** than the parse's record, as Perfetto makes an event's raw row (and its set), then what its
+** parser makes of it, then the next event's. */
 static void interleave(trak_args *a) {
   size_t from = a->merge_from, mid = a->merge_to, n = a->order.n;
   if (!a->timed || from >= mid || mid >= n) return;
   uint64_t *out = alloc(n - from, sizeof *out);
   size_t i = from, j = mid, o = 0;
   while (i < mid || j < n) {
-    int take_merge = j >= n || (i < mid && chunk_ts(a, i) <= chunk_ts(a, j));
+    int take_merge = j >= n;
+    if (!take_merge && i < mid) {
+      int64_t ti = chunk_ts(a, i), tj = chunk_ts(a, j);
+      take_merge = ti < tj || (ti == tj && chunk_ord(a, i) <= chunk_ord(a, j));
+    }
     size_t *k = take_merge ? &i : &j, end = chunk_end(a, *k, take_merge ? mid : n);
     memcpy(out + o, a->order.v + *k, (end - *k) * sizeof *out);
     o += end - *k, *k = end;
@@ -139,6 +151,8 @@ static void place_column(relayout *r, uint32_t *col, size_t n) {
     col[i] = place(r, col[i]);
 }
 
+
+
 /* ---- slices still on a stack when the import ends ------------------------------------- */
 
 /* Perfetto commits their sets when its slice tracker's map of stacks (a FlatHashMap keyed by
@@ -179,6 +193,16 @@ static void stack_map_put(stack_map *m, uint32_t track) {
       return;
     }
   }
+}
+
+/* Places the process then the thread args (Perfetto commits them when its events are all
+** extracted, before it flushes the counters it kept). Their columns are renumbered at the end. */
+static void place_owner_args(relayout *r) {
+  const trak_tables *t = r->t;
+  for (size_t i = 0; i < t->process.n; i++)
+    place(r, t->process.arg_set_id[i]);
+  for (size_t i = 0; i < t->thread.n; i++)
+    place(r, t->thread.arg_set_id[i]);
 }
 
 typedef struct flush_entry {
@@ -235,7 +259,9 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     uint32_t v = (uint32_t)e;
     switch (e >> 32) {
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
-      /* Perfetto makes the JSON counter tracks before it clears the stacks. */
+      /* Perfetto commits process and thread args, then makes the tracks of the counters it
+      ** kept (JSON and kernel process counters), before it clears the stacks. */
+      place_owner_args(&r);
       for (uint32_t row = n_early; row < t->track.n; row++)
         place_track(&r, row);
       size_t to = i;
@@ -270,8 +296,12 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
       break;
     }
   }
-  /* Then the sets made when the import ends, and any the log did not reach, in table order;
-  ** every column is renumbered once, here. */
+  /* Then the sets made when the import ends (the log's early tracks, process and thread args,
+  ** the tracks of kept counters), and any the log did not reach, in table order; every column
+  ** is renumbered once, here. */
+  for (uint32_t row = 0; row < n_early && row < t->track.n; row++)
+    place_track(&r, row);
+  place_owner_args(&r);
   for (uint32_t row = 0; row < t->track.n; row++) {
     t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
     t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);
@@ -304,6 +334,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   trak__map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
+  trak_vec_free(imp->args.order_ord);
 }
 
 void trak__args_free(trak_args *a) {
@@ -314,4 +345,5 @@ void trak__args_free(trak_args *a) {
   trak_vec_free(a->memo_bytes);
   trak_vec_free(a->order);
   trak_vec_free(a->order_ts);
+  trak_vec_free(a->order_ord);
 }

@@ -124,6 +124,13 @@ typedef struct trak_args {
   int64_t cur_ts;
   uint8_t timed, need_mark;
   size_t merge_from, merge_to;
+  /* Ties of time: the AT entries' places among the kernel sequence's records (order_ord, one per
+  ** order_ts), the current one (cur_ord: the records the kernel sequence had when the merge
+  ** began the event being applied; the index of the record being parsed), and that sequence. */
+  TRAK_VEC(uint32_t) order_ord;
+  uint32_t cur_ord;
+  const struct trak_sequence *ord_seq;
+  uint32_t ord_pkt_base; /* the packet index of its records that are the merge's first event */
   trak_map debug_keys;           /* annotation name id -> id of "debug.<name>" */
   uint32_t keys[TRAK_KEY_COUNT]; /* string ids of enum trak_key, 0 until used */
 } trak_args;
@@ -169,6 +176,12 @@ void trak__arg_order_timed_begin(trak_importer *imp);
 void trak__arg_order_timed_end(trak_importer *imp);
 static inline void trak__arg_order_at(trak_args *a, int64_t ts) {
   if (a->cur_ts != ts) a->cur_ts = ts, a->need_mark = 1;
+}
+/* The place among the kernel sequence's records of what is logged next (see order_ord): at one
+** time, the merge's entries come before the parse's of a record at or after their place, as
+** Perfetto makes an event's raw row, then what its parser makes of it, then the next event's. */
+static inline void trak__arg_order_ord(trak_args *a, uint32_t ord) {
+  if (a->cur_ord != ord) a->cur_ord = ord, a->need_mark = 1;
 }
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
 ** which those from `n_early` on are made at the end (after all logged sets). */

@@ -354,11 +354,19 @@ void trak__events_parse(trak_importer *imp) {
   size_t n_recs;
   while ((n_recs = trak__ev_merge_next(m, imp->tables->slice.n, &recs)))
     for (size_t i = 0; i < n_recs; i++) {
-      if (TRAK_UNLIKELY(imp->args.timed)) trak__arg_order_at(&imp->args, recs[i].ev.ts);
+      if (TRAK_UNLIKELY(imp->args.timed)) {
+        trak__arg_order_at(&imp->args, recs[i].ev.ts);
+        const trak_args *a = &imp->args;
+        uint32_t pkt = recs[i].ev.pkt;
+        trak__arg_order_ord(&imp->args, recs[i].seq == a->ord_seq && pkt >= a->ord_pkt_base
+                                            ? pkt - a->ord_pkt_base
+                                            : UINT32_MAX);
+      }
       parse_one(imp, &recs[i].ev, recs[i].seq);
     }
   trak__ev_merge_close(m);
   trak__arg_order_at(&imp->args, INT64_MAX); /* Perfetto's last sets: made when its import ends */
+  trak__arg_order_ord(&imp->args, UINT32_MAX);
   report_unterminated(imp);
   trak__process_args_flush(imp);
 }

@@ -190,7 +190,7 @@ enum trak_track_source {
   X(GPU_MEMORY, "gpu_memory", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                       \
   X(PROCESS_GPU_MEMORY, "process_gpu_memory", PROCESS, TRAK_DIM_GPU | TRAK_DIM_GPU_UPID, NONE, 0) \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \
-  X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)              \
+  X(PROCESS_MEMORY, "process_memory", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, DESCRIPTION, 0)       \
   X(SMAPS, "smaps", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)                                \
   X(PROC_STAT_RUNTIME, "proc_stat_runtime", PROCESS, TRAK_DIM_UPID | TRAK_DIM_KEY, NONE, 0)        \
   X(OOM_SCORE_ADJ, "oom_score_adj", PROCESS, TRAK_DIM_UPID, NONE, 0)                               \

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "processor/import/importer.h"
+#include "processor/import/memory_descriptions.h"
 #include "util/limits.h"
 
 static uint32_t str_id(trak_importer *imp, const char *s) {
@@ -490,6 +491,11 @@ static uint32_t track_row(trak_importer *imp, track_order *ord, uint32_t i, int 
   if (!info->name &&
       info->counter_type == TRAK_PB_CounterDescriptor_COUNTER_THREAD_INSTRUCTION_COUNT)
     t->track.name[id] = str_id(imp, "thread_instruction_count");
+  /* process memory tracks carry Perfetto's description of their key */
+  if (!info->description && info->kind == TRAK_TK_PROCESS_MEMORY && info->dim_key) {
+    const char *text = trak__process_memory_description(trak__str(&t->strings, info->dim_key));
+    if (text) info->description = str_id(imp, text);
+  }
   t->track.description[id] = info->description;
   t->track.unit[id] = info->unit;
   /* Builtin thread-time and instruction-count counters have Perfetto's units. */

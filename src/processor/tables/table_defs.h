@@ -141,8 +141,8 @@
 
 /* uid, and Android's app id and user id it implies. */
 #define TRAK_COLUMNS_process(X, T)                                                                 \
-  X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, V, ID, _, "upid", 1, _)                                                                     \
+  X(T, V, ID, _, "id", 1, _)                                                                       \
   X(T, S, I64, pid, "pid", 0, 0)                                                                   \
   X(T, S, STR, name, "name", 0, 0)                                                                 \
   X(T, S, I64N, start_ts, "start_ts", 0, INT64_MIN)                                                \

@@ -245,6 +245,10 @@ typedef struct trak_ftrace {
   trak_fgk *gk;                  /* generic kernel events' state (generic_kernel.c), or NULL */
   TRAK_VEC(uint64_t) set_logged; /* bit (arg set id): 1 once its first use is in the order log */
   uint8_t applying;              /* trak__ftrace_finish is applying the queue */
+  /* While applying: the import's packet count when it began, and the number of the record being
+  ** applied; the records the parse phase gets of it are numbered pkt_base + rec_ord (their
+  ** packet index, past every packet's), so arg_order.c can tell which comes first at a time. */
+  uint32_t pkt_base, rec_ord;
   uint8_t raw_only;              /* the record applied adds its ftrace_event row only */
   trak_map setup_packets;        /* sequence id -> the packet that reported its setup errors */
   trak_map wakelocks;            /* wakesource.c: wakeup source name id -> activations held */

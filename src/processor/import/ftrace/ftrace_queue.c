@@ -234,10 +234,17 @@ trak_sequence *trak__ftrace_seq(trak_importer *imp) {
   return f->seq = seq;
 }
 
+/* The packet index of a record for the parse phase: while the queue is applied, the number of
+** the event that made it past the packets' (see trak_ftrace.pkt_base). */
+static uint32_t ev_pkt(const trak_importer *imp) {
+  const trak_ftrace *f = imp->ftrace;
+  return f->applying ? f->pkt_base + f->rec_ord : (uint32_t)imp->packet_index;
+}
+
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value) {
   trak_ev ev = {
-      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{0, 0}}, TRAK_NULL_U32,
+      ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{0, 0}}, TRAK_NULL_U32,
       0};
   if (type == TRAK_EV_COUNTER)
     ev.u.value = value;
@@ -255,7 +262,7 @@ void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, dou
                              uint32_t set) {
   trak_ev ev = {ts,
                 (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
-                (uint32_t)imp->packet_index,
+                ev_pkt(imp),
                 {{0, 0}},
                 set,
                 0};
@@ -266,7 +273,7 @@ void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, dou
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
                            uint32_t name, uint32_t cat, uint32_t set) {
   trak_ev ev = {
-      ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{name, cat}}, set, 0};
+      ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{name, cat}}, set, 0};
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
@@ -494,6 +501,8 @@ void trak__fq_apply(trak_importer *imp, const trak_fq_rec *r) {
   /* Names of one priority are ordered by time, as Perfetto's sorter applies them: a rename
   ** before a process tree's scan does not override the scan's name. */
   imp->descriptor_ts = r->ts;
+  /* where this event's sets fall among the parse's at its time (trak__arg_order_ord) */
+  trak__arg_order_ord(&imp->args, ++imp->ftrace->rec_ord);
   appliers[r->type](imp, r); /* types are the sink's own: always in the table */
 }
 
@@ -718,9 +727,12 @@ void trak__ftrace_finish(trak_importer *imp) {
   f->pool = NULL;
   tables_reserve(imp);
   trak__arg_order_timed_begin(imp);
+  f->pkt_base = (uint32_t)imp->packet_index, f->rec_ord = 0;
+  imp->args.ord_pkt_base = f->pkt_base;
   apply_queues(imp);
   trak__ftrace_proc_counters_flush(imp);
   trak__arg_order_timed_end(imp);
+  imp->args.ord_seq = f->seq; /* the parse's records of it are the merge's events' */
   queues_free(f);
   trak__fcompacts_free(f);
   trak__ftrace_sets_free(f);
