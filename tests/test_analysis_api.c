@@ -190,6 +190,10 @@ static void test_metrics_and_annotations(void **state) {
   assert_int_equal(trak_query_next(q, &err), 1);
   assert_int_equal(trak_query_int(q, 0), 2);
   trak_query_free(q);
+  /* The trace's bounds are its own rows' (first asked for here, after the annotations made
+  ** [50, 250)): doFrame at 100 to draw's end at 410. */
+  assert_int_equal(query_int(p, "SELECT start_ts FROM trace_bounds"), 100);
+  assert_int_equal(query_int(p, "SELECT trace_end()"), 410);
   /* One annotation track of slices, one of counters. */
   assert_int_equal(query_int(p, "SELECT count(*) FROM annotation_track"), 2);
   assert_int_equal(query_int(p, "SELECT count(*) FROM track WHERE type = 'annotation_track'"), 1);

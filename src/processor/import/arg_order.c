@@ -146,9 +146,16 @@ static void place_track(relayout *r, uint32_t row) {
   place(r, r->t->track.source_arg_set_id[row]);
 }
 
+/* Renumbers a column of n set ids, placing the sets not placed yet. A set already placed (most
+** rows of a big table share a few sets) is looked up here without a call. */
 static void place_column(relayout *r, uint32_t *col, size_t n) {
-  for (size_t i = 0; i < n; i++)
-    col[i] = place(r, col[i]);
+  const uint32_t *remap = r->remap;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t old = col[i];
+    if (old == TRAK_NULL_U32) continue;
+    uint32_t id = remap[old];
+    col[i] = id != TRAK_NULL_U32 ? id : place(r, old);
+  }
 }
 
 

@@ -321,7 +321,7 @@ void trak__ftrace_switch_row(trak_importer *imp, const trak_fq_rec *r, trak_fcpu
                              int32_t prev_prio) {
   static const uint8_t keys[] = {K_PREV_COMM, K_PREV_PID, K_PREV_PRIO, K_PREV_STATE,
                                  K_NEXT_COMM, K_NEXT_PID, K_NEXT_PRIO};
-  int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2};
+  int64_t vals[] = {prev_comm, prev_pid, prev_prio, r->x, r->s2, r->a, r->p2, 0};
   uint32_t set = trak__fsched_switch_get(imp, vals);
   if (set == TRAK_NULL_U32) {
     int known;

@@ -522,7 +522,8 @@ void trak__ftrace_sets_free(trak_ftrace *f);
 ** TRAK_FTRACE_SCHED_SETS=0
 ** every get misses and puts keep nothing.
 ** The set cached for a sched_switch row of `vals` (ftrace_events.c's order: prev_comm, prev_pid,
-** prev_prio, prev_state, next_comm, next_pid, next_prio), or TRAK_NULL_U32. */
+** prev_prio, prev_state, next_comm, next_pid, next_prio, then a 0: vals + 4 is the next key,
+** read in place), or TRAK_NULL_U32. */
 uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set);
 /* The same for a sched_waking row of `vals` (comm, pid, prio, target_cpu). */

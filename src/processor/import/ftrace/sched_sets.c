@@ -122,7 +122,7 @@ static inline pair_slot *pair_find(const pair_table *t, uint32_t a, uint32_t b) 
 }
 
 static void pair_reserve(pair_table *t) {
-  if (t->mask && 2 * (t->n + 1) <= t->mask) return;
+  if (t->mask && 4 * (t->n + 1) <= 3 * t->mask) return;
   pair_table old = *t;
   t->mask = old.mask ? old.mask * 2 + 1 : FIRST_SLOTS - 1;
   t->s = slots_alloc((size_t)t->mask + 1, sizeof *t->s);
@@ -146,8 +146,9 @@ uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals) {
   if (!c || !c->pairs.mask) return TRAK_NULL_U32;
   uint32_t a = vals_get_memo(&c->prev, c->memo, vals, vals[1]);
   if (a == TRAK_NULL_U32) return TRAK_NULL_U32;
-  int64_t next[4] = {vals[4], vals[5], vals[6], 0};
-  uint32_t b = vals_get_memo(&c->next, c->memo + MEMO, next, vals[5]);
+  /* the next key in place: a copy read back as 16 bytes waited for the caller's 8-byte stores
+  ** to reach the cache (no store forwarding), behind the column stores before them */
+  uint32_t b = vals_get_memo(&c->next, c->memo + MEMO, vals + 4, vals[5]);
   if (b == TRAK_NULL_U32) return TRAK_NULL_U32;
   return pair_find(&c->pairs, a, b)->set;
 }
@@ -156,8 +157,7 @@ void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t s
   trak_fsched *c = tables_get(imp);
   if (!c || set == TRAK_NULL_U32) return;
   /* the ids are given here, so the tables hold only values of sets seen twice */
-  int64_t next[4] = {vals[4], vals[5], vals[6], 0};
-  uint32_t a = vals_id(&c->prev, vals), b = vals_id(&c->next, next);
+  uint32_t a = vals_id(&c->prev, vals), b = vals_id(&c->next, vals + 4);
   pair_reserve(&c->pairs);
   pair_slot *s = pair_find(&c->pairs, a, b);
   if (s->set != TRAK_NULL_U32) return;

@@ -1,6 +1,7 @@
 /*
 ** This file holds the prelude's C parts, there without an INCLUDE as in Perfetto: the tables
-** only the importer can fill (_trace_bounds, __intrinsic_metadata), and the functions regexp,
+** only the importer can fill (_trace_bounds, made by trace_bounds.c, and __intrinsic_metadata),
+** and the functions regexp,
 ** regexp_replace_simple, regexp_extract, unhex, str_split, slice_is_ancestor, the clock conversions
 ** TO_REALTIME,
 ** TO_MONOTONIC, ABS_TIME_STR, TO_TIMECODE and __intrinsic_arg_set_to_json. The SQL parts
@@ -17,7 +18,6 @@
 #include "processor/read/trace_file.h"
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/sql/stack_profile_tables.h"
-#include "processor/tables/thread_state_cols.h"
 
 enum { CLOCK_REALTIME_ID = 1, CLOCK_MONOTONIC_ID = 3 };
 
@@ -429,67 +429,8 @@ static void fn_arg_set_to_json(sqlite3_context *ctx, int argc, sqlite3_value **a
 
 /* ---- tables the importer fills ------------------------------------------------------------ */
 
-/* A row's end, ts + max(dur, 0), wrapping past INT64_MAX as Perfetto's sum does (a slice that
-** ends past it leaves the trace's end where the other rows put it; no undefined overflow). */
-static int64_t row_end(int64_t ts, int64_t dur) {
-  return dur > 0 ? (int64_t)((uint64_t)ts + (uint64_t)dur) : ts;
-}
-
-/* Widens [*lo, *hi] to the rows (ts, row_end) of one table (`dur` NULL: instants). */
-static void bounds_widen(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
-                         int64_t *hi) {
-  for (size_t i = 0; i < n; i++) {
-    int64_t e = dur ? row_end(ts[i], dur[i]) : ts[i];
-    if (ts[i] < *lo) *lo = ts[i];
-    if (e > *hi) *hi = e;
-  }
-}
-
-/* The first and last instants of the trace's data, as Perfetto takes them: the timestamps of
-** kernel events, sched slices, thread states, counters, slices, states (with the ends of
-** those with durations) and CPU profile samples; the end is never below 0, and a trace of one instant lasts 1 ns.
-** (0, 0) without data. */
-static void bounds(const trak_tables *t, int64_t *start, int64_t *end) {
-  int64_t lo = INT64_MAX, hi = 0;
-  bounds_widen(t->ftrace_event.ts, NULL, t->ftrace_event.n, &lo, &hi);
-  bounds_widen(t->sched_slice.ts, t->sched_slice.dur, t->sched_slice.n, &lo, &hi);
-  bounds_widen(t->counter.ts, NULL, t->counter.n, &lo, &hi);
-  bounds_widen(t->slice.ts, t->slice.dur, t->slice.n, &lo, &hi);
-  for (uint32_t i = 0; i < t->thread_state.n; i++) { /* dur packed (thread_state_cols.h) */
-    int64_t ts = t->thread_state.ts[i], e = row_end(ts, trak__ts_dur(t, i));
-    if (ts < lo) lo = ts;
-    if (e > hi) hi = e;
-  }
-  bounds_widen(t->state.ts, t->state.dur, t->state.n, &lo, &hi);
-  size_t ns = t->stack_profile.cpu_samples.n; /* in time order */
-  if (ns) {
-    const trak_sp_cpu_sample *s = t->stack_profile.cpu_samples.v;
-    bounds_widen(&s[0].ts, NULL, 1, &lo, &hi);
-    bounds_widen(&s[ns - 1].ts, NULL, 1, &lo, &hi);
-  }
-  size_t np = t->stack_profile.perf_samples.n; /* in time order */
-  if (np) {
-    const trak_sp_perf_sample *s = t->stack_profile.perf_samples.v;
-    bounds_widen(&s[0].ts, NULL, 1, &lo, &hi);
-    bounds_widen(&s[np - 1].ts, NULL, 1, &lo, &hi);
-  }
-  if (lo == INT64_MAX) {
-    *start = *end = 0;
-    return;
-  }
-  *start = lo;
-  *end = hi == lo ? hi + 1 : hi;
-}
-
 static int fill_tables(trak_processor *p) {
-  int64_t start, end;
-  bounds(&p->tables, &start, &end);
-  char *sql = sqlite3_mprintf("CREATE TABLE _trace_bounds AS SELECT %lld AS start_ts, "
-                              "%lld AS end_ts;",
-                              (long long)start, (long long)end);
-  if (!sql) return SQLITE_NOMEM;
-  int rc = sqlite3_exec(p->db, sql, NULL, NULL, NULL);
-  sqlite3_free(sql);
+  int rc = trak__psql_trace_bounds_register(p); /* trace_bounds.c */
   if (rc == SQLITE_OK) rc = trak__sql_metadata_fill(p); /* metadata_table.c */
   return rc == SQLITE_OK ? trak__sql_stack_profile_fill(p->db, &p->tables) : rc;
 }

@@ -267,6 +267,9 @@ int trak__psql_run_legacy(trak_processor *p, const char *s, size_t start, size_t
 
 /* Registers the prelude's C functions and virtual tables (the SQL part is stdlib/prelude). */
 int trak__psql_prelude_register(trak_processor *p);
+/* Creates the _trace_bounds view and its function __intrinsic_trace_bound (trace_bounds.c): the
+** bounds of the rows imported so far, scanned on first use. Returns SQLITE_OK or an error. */
+int trak__psql_trace_bounds_register(trak_processor *p);
 /* Registers the __trak_tree table function and the __trak_tree_query!/__trak_tree_table!
 ** macros behind std.trees (trees.c). */
 int trak__psql_trees_register(trak_processor *p);
