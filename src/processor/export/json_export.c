@@ -500,10 +500,10 @@ static void thread_states(out *o) {
 
 /* Marks the tracks whose slices or counters the systrace text of the ftrace events makes again
 ** on import (systrace/events.c reads markers, the kernel's atrace-style events written as
-** markers, cpu_frequency, cpu_frequency_limits, cpu_idle, thermal_temperature, cdev_update and
-** the clock_* lines of systrace text): writing them as JSON events as well would make them
-** twice. Keeps the ftrace events' times (text_ts) to tell a counter of such a track that came
-** from elsewhere. */
+** markers, cpu_frequency, cpu_frequency_limits, cpu_idle, thermal_temperature, cdev_update,
+** rss_stat and the clock_* lines of systrace text): writing them as JSON events as well would
+** make them twice. Keeps the ftrace events' times (text_ts) to tell a counter of such a track
+** that came from elsewhere (a process_stats poll's mem.rss). */
 static void mark_text_tracks(out *o) {
   const trak_tables *t = o->t;
   /* print and the kernel's atrace-style kinds (mdss's tracing_mark_write among them) */
@@ -517,6 +517,7 @@ static void mark_text_tracks(out *o) {
   static const char *const cdev[] = {"cdev_update", NULL};
   static const char *const clock_rate[] = {"clock_set_rate", NULL};
   static const char *const clock_state[] = {"clock_enable", "clock_disable", NULL};
+  static const char *const rss[] = {"rss_stat", NULL};
   const struct {
     const char *const *events;
     const char *types[6];
@@ -532,6 +533,7 @@ static void mark_text_tracks(out *o) {
       {cdev, {"cooling_device_counter"}},
       {clock_rate, {"clock_frequency"}},
       {clock_state, {"clock_state"}},
+      {rss, {"process_memory"}},
   };
   int any = 0; /* a track was marked: the events' times are needed */
   for (size_t r = 0; r < sizeof rules / sizeof rules[0]; r++) {
