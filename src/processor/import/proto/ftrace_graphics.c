@@ -109,6 +109,27 @@ static int drm(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, const
   return 1;
 }
 
+/* The timecode fields of a v4l2_qbuf or vb2 event, which both number alike from their
+** timecode_flags field `flags` on: flags, frames, hours, minutes, seconds, type, userbits0-3. */
+#define TC_LAYOUT(m)                                                                               \
+  (TRAK_PB_##m##_timecode_frames == TRAK_PB_##m##_timecode_flags + 1 &&                            \
+   TRAK_PB_##m##_timecode_seconds == TRAK_PB_##m##_timecode_flags + 4 &&                           \
+   TRAK_PB_##m##_timecode_type == TRAK_PB_##m##_timecode_flags + 5 &&                              \
+   TRAK_PB_##m##_timecode_userbits3 == TRAK_PB_##m##_timecode_flags + 9)
+_Static_assert(TC_LAYOUT(V4l2QbufFtraceEvent) && TC_LAYOUT(Vb2V4l2BufQueueFtraceEvent),
+               "the timecode fields are numbered alike from timecode_flags");
+static void timecode(const gfx_fields *e, int flags, trak_v4l2_buf *b) {
+  enum { FLAGS, FRAMES, HOURS, MINUTES, SECONDS, TYPE, USERBITS0 };
+  b->tc[TRAK_V4L2_TC_TYPE] = (uint32_t)val(e, flags + TYPE);
+  b->tc[TRAK_V4L2_TC_FLAGS] = (uint32_t)val(e, flags + FLAGS);
+  b->tc[TRAK_V4L2_TC_FRAMES] = (uint32_t)val(e, flags + FRAMES);
+  b->tc[TRAK_V4L2_TC_FRAMES + 1] = (uint32_t)val(e, flags + SECONDS);
+  b->tc[TRAK_V4L2_TC_FRAMES + 2] = (uint32_t)val(e, flags + MINUTES);
+  b->tc[TRAK_V4L2_TC_FRAMES + 3] = (uint32_t)val(e, flags + HOURS);
+  for (int k = 0; k < 4; k++)
+    b->tc[TRAK_V4L2_TC_FRAMES + 4 + k] = (uint32_t)val(e, flags + USERBITS0 + k);
+}
+
 /* V4L2 buffer events: 1 when `ev` is one (its values sent), else 0. The vb2 events share
 ** their field numbers, as do v4l2_qbuf and v4l2_dqbuf. */
 static int v4l2(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, const trak_pb_field *ev,
@@ -125,23 +146,14 @@ static int v4l2(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, cons
     b.bytesused = (uint32_t)F(bytesused), b.flags = (uint32_t)F(flags);
     b.field = (uint32_t)F(field), b.timestamp = (int64_t)F(timestamp);
     b.sequence = (uint32_t)F(sequence);
-    b.tc[TRAK_V4L2_TC_TYPE] = (uint32_t)F(timecode_type);
-    b.tc[TRAK_V4L2_TC_FLAGS] = (uint32_t)F(timecode_flags);
-    b.tc[TRAK_V4L2_TC_FRAMES] = (uint32_t)F(timecode_frames);
-    b.tc[TRAK_V4L2_TC_FRAMES + 1] = (uint32_t)F(timecode_seconds);
-    b.tc[TRAK_V4L2_TC_FRAMES + 2] = (uint32_t)F(timecode_minutes);
-    b.tc[TRAK_V4L2_TC_FRAMES + 3] = (uint32_t)F(timecode_hours);
-    b.tc[TRAK_V4L2_TC_FRAMES + 4] = (uint32_t)F(timecode_userbits0);
-    b.tc[TRAK_V4L2_TC_FRAMES + 5] = (uint32_t)F(timecode_userbits1);
-    b.tc[TRAK_V4L2_TC_FRAMES + 6] = (uint32_t)F(timecode_userbits2);
-    b.tc[TRAK_V4L2_TC_FRAMES + 7] = (uint32_t)F(timecode_userbits3);
+    timecode(e, TRAK_PB_V4l2QbufFtraceEvent_timecode_flags, &b);
 #undef F
     break;
   case TRAK_PB_FtraceEvent_vb2_v4l2_buf_queue:
   case TRAK_PB_FtraceEvent_vb2_v4l2_buf_done:
   case TRAK_PB_FtraceEvent_vb2_v4l2_qbuf:
   case TRAK_PB_FtraceEvent_vb2_v4l2_dqbuf:
-    b.kind = ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_buf_queue ? TRAK_V4L2_VB2_BUF_QUEUE
+    b.kind = ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_buf_queue  ? TRAK_V4L2_VB2_BUF_QUEUE
              : ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_buf_done ? TRAK_V4L2_VB2_BUF_DONE
              : ev->number == TRAK_PB_FtraceEvent_vb2_v4l2_qbuf     ? TRAK_V4L2_VB2_QBUF
                                                                    : TRAK_V4L2_VB2_DQBUF;
@@ -149,16 +161,7 @@ static int v4l2(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_t pid, cons
 #define F(name) val(e, TRAK_PB_Vb2V4l2BufQueueFtraceEvent_##name)
     b.minor = (int32_t)F(minor), b.flags = (uint32_t)F(flags), b.field = (uint32_t)F(field);
     b.timestamp = (int64_t)F(timestamp), b.sequence = (uint32_t)F(sequence);
-    b.tc[TRAK_V4L2_TC_TYPE] = (uint32_t)F(timecode_type);
-    b.tc[TRAK_V4L2_TC_FLAGS] = (uint32_t)F(timecode_flags);
-    b.tc[TRAK_V4L2_TC_FRAMES] = (uint32_t)F(timecode_frames);
-    b.tc[TRAK_V4L2_TC_FRAMES + 1] = (uint32_t)F(timecode_seconds);
-    b.tc[TRAK_V4L2_TC_FRAMES + 2] = (uint32_t)F(timecode_minutes);
-    b.tc[TRAK_V4L2_TC_FRAMES + 3] = (uint32_t)F(timecode_hours);
-    b.tc[TRAK_V4L2_TC_FRAMES + 4] = (uint32_t)F(timecode_userbits0);
-    b.tc[TRAK_V4L2_TC_FRAMES + 5] = (uint32_t)F(timecode_userbits1);
-    b.tc[TRAK_V4L2_TC_FRAMES + 6] = (uint32_t)F(timecode_userbits2);
-    b.tc[TRAK_V4L2_TC_FRAMES + 7] = (uint32_t)F(timecode_userbits3);
+    timecode(e, TRAK_PB_Vb2V4l2BufQueueFtraceEvent_timecode_flags, &b);
 #undef F
     break;
   default:
@@ -176,8 +179,8 @@ static int virtio_video(trak_importer *imp, uint32_t cpu, int64_t ts, const trak
   switch (ev->number) {
   case TRAK_PB_FtraceEvent_virtio_video_cmd:
   case TRAK_PB_FtraceEvent_virtio_video_cmd_done:
-    v.kind = ev->number == TRAK_PB_FtraceEvent_virtio_video_cmd ? TRAK_VVIDEO_CMD
-                                                                : TRAK_VVIDEO_CMD_DONE;
+    v.kind =
+        ev->number == TRAK_PB_FtraceEvent_virtio_video_cmd ? TRAK_VVIDEO_CMD : TRAK_VVIDEO_CMD_DONE;
     e->has = trak__ftrace_event_fields(imp, ev, e->f, 32);
     v.stream_id = (uint32_t)val(e, TRAK_PB_VirtioVideoCmdFtraceEvent_stream_id);
     v.type = (uint32_t)val(e, TRAK_PB_VirtioVideoCmdFtraceEvent_type);
