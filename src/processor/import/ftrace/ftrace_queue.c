@@ -243,9 +243,7 @@ static uint32_t ev_pkt(const trak_importer *imp) {
 
 void trak__ftrace_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track, uint32_t name,
                      double value) {
-  trak_ev ev = {
-      ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{0, 0}}, TRAK_NULL_U32,
-      0};
+  trak_ev ev = {ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{0, 0}}, TRAK_NULL_U32, 0};
   if (type == TRAK_EV_COUNTER)
     ev.u.value = value;
   else
@@ -260,21 +258,15 @@ void trak__ftrace_track_made(trak_importer *imp, uint32_t track, int64_t ts) {
 
 void trak__ftrace_counter_ev(trak_importer *imp, int64_t ts, uint32_t track, double value,
                              uint32_t set) {
-  trak_ev ev = {ts,
-                (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track,
-                ev_pkt(imp),
-                {{0, 0}},
-                set,
-                0};
+  trak_ev ev = {
+      ts, (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{0, 0}}, set, 0};
   ev.u.value = value;
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
 void trak__ftrace_slice_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
                            uint32_t name, uint32_t cat, uint32_t set) {
-  trak_ev ev = {
-      ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{name, cat}}, set, 0};
-  trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
+  trak__ftrace_slice_flow_ev(imp, ts, type, track, name, cat, set, 0, 0);
 }
 
 void trak__ftrace_slice_flow_ev(trak_importer *imp, int64_t ts, uint32_t type, uint32_t track,
@@ -289,8 +281,7 @@ void trak__ftrace_slice_flow_ev(trak_importer *imp, int64_t ts, uint32_t type, u
     if (out) trak_vec_push(imp->aux, out);
     if (in) trak_vec_push(imp->aux, in);
   }
-  trak_ev ev = {ts, type << TRAK_EV_TYPE_SHIFT | track, (uint32_t)imp->packet_index, {{name, cat}},
-                set, aux};
+  trak_ev ev = {ts, type << TRAK_EV_TYPE_SHIFT | track, ev_pkt(imp), {{name, cat}}, set, aux};
   trak__sequence_push(imp, trak__ftrace_seq(imp), &ev);
 }
 
