@@ -6,6 +6,7 @@
 ** priority's track "GPU <process> (Ctx=<id>, Prio=<prio>)" (type adreno_gpu_cmdbatch), the
 ** process the one of the thread that queued the context's last batch.
 */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -61,10 +62,26 @@ void trak__cmdbatch_queued(trak_importer *imp, uint32_t cpu, int64_t ts, uint32_
   trak__fq_push_seen(imp, &r);
 }
 
-/* Queues the retired batch `p` at its GPU start, on its CPU's queue. */
+/* Sets *ns to `base` plus the ticks from `from` to `to` in ns; returns 0 when that is outside
+** int64 (the ticks are the trace's own, possibly hostile, numbers). */
+static int xo_ns(int64_t base, uint64_t from, uint64_t to, int64_t *ns) {
+  __int128 v = (__int128)base + (__int128)(int64_t)(to - from) * 1000000000 / XO_HZ;
+  *ns = (int64_t)v;
+  return v >= INT64_MIN && v <= INT64_MAX;
+}
+
+/* Queues the retired batch `p` at its GPU start, on its CPU's queue; one whose start or end is
+** past int64's ns counts a stat and makes no slice. */
 static void retired_push(trak_importer *imp, const pending_retired *p, const sync_point *sync) {
-  int64_t start = sync->ts + (int64_t)(p->start - sync->ticks) * 1000000000 / XO_HZ;
-  int64_t dur = p->retire < p->start ? -1 : (int64_t)(p->retire - p->start) * 1000000000 / XO_HZ;
+  int64_t start, dur = -1, end;
+  if (!xo_ns(sync->ts, sync->ticks, p->start, &start) ||
+      (p->retire >= p->start && (!xo_ns(0, p->start, p->retire, &dur) || dur < 0 ||
+                                 __builtin_add_overflow(start, dur, &end)))) {
+    trak__report(imp, TRAK_STAT_FTRACE_BUNDLE_TOKENIZER_ERRORS,
+                 "kgsl_adreno_cmdbatch_retired id %u: GPU ticks %" PRIu64 "..%" PRIu64
+                 " are out of the trace's time range", p->id, p->start, p->retire);
+    return;
+  }
   trak_fq_rec r = {start, dur, p->cpu, 0, 1, p->id, p->prio, 0, 0, TRAK_FQ_CMDBATCH, 0, 0};
   trak__fq_push_to(imp, trak__fq_cpu_queue(imp, TRAK_FQS_FTRACE, p->cpu), &r);
 }
