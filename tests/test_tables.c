@@ -279,8 +279,46 @@ static void test_sql_columns(void **state) {
   trak__tables_free(&t);
 }
 
+/* The slot map (the arg-set share map): 300,000 keys (0, consecutive ones, random ones) each
+** keep the value they were inserted with through every growth, past the 2 MiB from which the
+** slots are whole huge pages; a second put finds the first value and adds nothing; absent keys
+** are added. */
+static void test_slot_map(void **state) {
+  (void)state;
+  enum { N = 300000 };
+  uint64_t *keys = malloc(N * sizeof *keys);
+  assert_non_null(keys);
+  uint64_t x = 0x9e3779b97f4a7c15ULL;
+  for (uint32_t i = 0; i < N; i++) {
+    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+    keys[i] = i < 1000 ? i : x; /* 0 and small consecutive keys, then random ones */
+  }
+  trak_slot_map m = {0};
+  int added;
+  for (uint32_t i = 0; i < N; i++) {
+    (void)trak__slot_map_put(&m, keys[i], i, &added);
+    assert_int_equal(added, 1);
+  }
+  assert_int_equal(m.n, N);
+  assert_true(m.cap * sizeof(trak_slot) >= ((size_t)2 << 20));
+  for (uint32_t i = 0; i < N; i++) {
+    uint32_t *v = trak__slot_map_put(&m, keys[i], 12345678, &added);
+    assert_int_equal(added, 0);
+    assert_int_equal(*v, i);
+  }
+  assert_int_equal(m.n, N);
+  uint32_t *v = trak__slot_map_put(&m, 0xffffffffffffffffULL, 7, &added);
+  assert_int_equal(added, 1);
+  assert_int_equal(*v, 7);
+  trak__slot_map_free(&m);
+  assert_null(m.slots);
+  assert_int_equal(m.cap, 0);
+  free(keys);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_slot_map),
       cmocka_unit_test(test_push_defaults),       cmocka_unit_test(test_thread_state_packed),
       cmocka_unit_test(test_growth_and_optional), cmocka_unit_test(test_optional_on_empty),
       cmocka_unit_test(test_sql_columns),        cmocka_unit_test(test_dict8_columns),

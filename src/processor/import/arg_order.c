@@ -338,14 +338,14 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   t->args.cap = cap;
   free(r.src);
   free(stacks.slot);
-  trak__map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
+  trak__slot_map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
   trak_vec_free(imp->args.order_ord);
 }
 
 void trak__args_free(trak_args *a) {
-  trak__map_free(&a->shared);
+  trak__slot_map_free(&a->shared);
   trak__map_free(&a->debug_keys);
   trak__map_free(&a->memo_by_hash);
   trak_vec_free(a->memos);

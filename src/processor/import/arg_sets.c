@@ -108,7 +108,7 @@ uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable) 
   for (uint32_t i = 0; i < n; i++)
     h = trak__mix(h, row_hash(t, set + i));
   int added;
-  uint32_t *slot = trak__map_put(&imp->args.shared, h, set, &added);
+  uint32_t *slot = trak__slot_map_put(&imp->args.shared, h, set, &added);
   if (added) return set;
   uint32_t old = *slot;
   uint32_t i = 0;

@@ -112,7 +112,7 @@ typedef struct trak_arg_memo {
 /* The arg state of one import (arg_sets.c, arg_order.c and proto/debug_annotations.c own it;
 ** imp->args). */
 typedef struct trak_args {
-  trak_map shared;               /* content hash -> arg_set_id, to share identical sets */
+  trak_slot_map shared;          /* content hash -> arg_set_id, to share identical sets */
   trak_map memo_by_hash;         /* hash of a memo's sequence, epoch and key -> its index */
   TRAK_VEC(trak_arg_memo) memos; /* bounded: emptied when full (TRAK_ARG_MEMOS) */
   TRAK_VEC(uint8_t) memo_bytes;

@@ -1,6 +1,7 @@
 /*
 ** This file holds the storage primitives of processor/storage.h: growable arrays, the u64 hash
-** map, the string pool, and the row appenders of the columnar tables.
+** map (and its variant with slots side by side), the string pool, and the row appenders of the
+** columnar tables.
 */
 #include "processor/tables/storage.h"
 #include "util/utf8.h"
@@ -68,6 +69,72 @@ void trak__map_free(trak_map *m) {
   free(m->keys);
   free(m->vals);
   free(m->used);
+  memset(m, 0, sizeof *m);
+}
+
+/* ---- u64 map, slots side by side ------------------------------------------------------ */
+
+#define SLOT_HUGE ((size_t)2 << 20)
+
+/* Zeroed room for `cap` slots. From 2 MiB on, whole 2 MiB pages aligned to them with the
+** huge-page hint: the slots are probed at random, and with 4 KiB pages nearly every probe of a
+** map larger than the caches missed the TLB as well. */
+static trak_slot *slots_alloc(size_t cap) {
+  size_t bytes = cap * sizeof(trak_slot);
+  if (bytes < SLOT_HUGE) return calloc(cap, sizeof(trak_slot));
+  uint8_t *p = mmap(NULL, bytes + SLOT_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                    -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  uintptr_t start = ((uintptr_t)p + SLOT_HUGE - 1) & ~(uintptr_t)(SLOT_HUGE - 1);
+  size_t head = start - (uintptr_t)p, tail = SLOT_HUGE - head;
+  if (head) munmap(p, head);
+  if (tail) munmap((uint8_t *)start + bytes, tail);
+  madvise((void *)start, bytes, MADV_HUGEPAGE);
+  return (trak_slot *)start;
+}
+
+static void slots_free(trak_slot *slots, size_t cap) {
+  if (!slots) return;
+  size_t bytes = cap * sizeof(trak_slot);
+  if (bytes < SLOT_HUGE) free(slots);
+  else munmap(slots, bytes);
+}
+
+static void slot_map_rehash(trak_slot_map *m, size_t cap) {
+  trak_slot_map bigger = {slots_alloc(cap), cap, 0};
+  if (!bigger.slots) out_of_memory();
+  size_t mask = cap - 1;
+  for (size_t i = 0; i < m->cap; i++) {
+    const trak_slot *s = &m->slots[i];
+    if (!s->used) continue;
+    size_t j = trak__map_hash(s->key) & mask; /* keys are distinct: no compare */
+    while (bigger.slots[j].used)
+      j = (j + 1) & mask;
+    bigger.slots[j] = *s;
+  }
+  bigger.n = m->n;
+  slots_free(m->slots, m->cap);
+  *m = bigger;
+}
+
+uint32_t *trak__slot_map_put(trak_slot_map *m, uint64_t key, uint32_t init, int *added) {
+  if ((m->n + 1) * 4 > m->cap * 3) slot_map_rehash(m, m->cap ? m->cap * 2 : 16);
+  size_t mask = m->cap - 1;
+  size_t i = trak__map_hash(key) & mask;
+  for (; m->slots[i].used; i = (i + 1) & mask) {
+    if (m->slots[i].key == key) {
+      *added = 0;
+      return &m->slots[i].val;
+    }
+  }
+  m->slots[i] = (trak_slot){key, init, 1};
+  m->n++;
+  *added = 1;
+  return &m->slots[i].val;
+}
+
+void trak__slot_map_free(trak_slot_map *m) {
+  slots_free(m->slots, m->cap);
   memset(m, 0, sizeof *m);
 }
 
