@@ -98,6 +98,8 @@ int trak__rows_by_ts_cmp(const void *a, const void *b, void *ctx);
 /* Registers __trak_thread_slice_time_in_state and __trak_thread_slice_cpu_time
 ** (slice_thread_time.c). */
 int trak__psql_slice_thread_time_register(trak_processor *p);
+/* Registers __trak_thread_state_time, sched.time_in_state's sums (thread_state_time.c). */
+int trak__psql_thread_state_time_register(trak_processor *p);
 
 /* One (state, io_wait, blocked_function[, CPU]) of a thread slice and its time there. */
 typedef struct trak_thread_time_group {
