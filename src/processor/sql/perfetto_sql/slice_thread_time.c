@@ -312,7 +312,7 @@ static time_all *all_get(time_aux *a) {
 
 /* Moves to the first slice from c->s on that has groups. */
 static void slice_seek(time_cursor *c) {
-  while (c->s < c->end && !c->all->cnt[c->s])
+  while (c->s < c->end && !c->all->span[c->s].cnt)
     c->s++;
   c->g = 0;
 }
@@ -345,7 +345,7 @@ static int time_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int 
 
 static int time_next(sqlite3_vtab_cursor *cur) {
   time_cursor *c = (time_cursor *)cur;
-  if (++c->g < c->all->cnt[c->s]) return SQLITE_OK;
+  if (++c->g < c->all->span[c->s].cnt) return SQLITE_OK;
   c->s++;
   slice_seek(c);
   return SQLITE_OK;
@@ -364,7 +364,7 @@ static void result_str(sqlite3_context *ctx, const trak_strpool *sp, uint32_t id
 static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   time_cursor *c = (time_cursor *)cur;
   const trak_tables *t = c->t;
-  size_t row = c->all->off[c->s] + c->g;
+  size_t row = c->all->span[c->s].off + c->g;
   const trak_thread_time_group *g = &c->all->keys[c->all->key[row]];
   uint32_t s = c->s, utid = 0, upid = 0;
   if (col >= 2 && col <= 5) { /* the thread's columns only: dur and state read no more */
@@ -409,7 +409,7 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
 
 static int time_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
   time_cursor *c = (time_cursor *)cur;
-  *rowid = (int64_t)c->all->off[c->s] + c->g;
+  *rowid = (int64_t)c->all->span[c->s].off + c->g;
   return SQLITE_OK;
 }
 

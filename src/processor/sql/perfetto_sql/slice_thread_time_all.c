@@ -100,8 +100,7 @@ static int key_rank_cmp(const void *a, const void *b, void *ctx) {
 
 void trak__thread_time_all_release(time_all *all) {
   if (!all || --all->refs > 0) return;
-  free(all->off);
-  free(all->cnt);
+  free(all->span);
   free(all->key);
   free(all->dur);
   free(all->keys);
@@ -195,8 +194,7 @@ static int walk_slice(time_all *all, walk *w, const int64_t *ts, const int64_t *
     }
     w->acc[kk] += (b < end ? b : end) - (a > start ? a : start);
   }
-  all->off[s] = (uint32_t)all->n;
-  all->cnt[s] = (uint32_t)nt;
+  all->span[s] = (time_span){(uint32_t)all->n, (uint32_t)nt};
   for (size_t i = 0; i < nt; i++)
     if (all_push(all, w->touched[i], w->acc[w->touched[i]])) return -1;
   return 0;
@@ -322,9 +320,9 @@ static int all_rank(time_all *all, const trak_tables *t, const key_set *ks) {
   }
   all->nkeys = ks->n;
   for (size_t s = 0; s < all->slices; s++) {
-    uint32_t *key = all->key + all->off[s];
-    int64_t *dur = all->dur + all->off[s];
-    for (uint32_t i = 0; i < all->cnt[s]; i++) {
+    uint32_t *key = all->key + all->span[s].off;
+    int64_t *dur = all->dur + all->span[s].off;
+    for (uint32_t i = 0; i < all->span[s].cnt; i++) {
       uint32_t k = rank[key[i]], j = i;
       int64_t d = dur[i];
       for (; j > 0 && key[j - 1] > k; j--)
@@ -352,9 +350,8 @@ static int all_build(time_all *all, const trak_tables *t, int sched, key_set *ks
   /* the thread slices' start and end in slist's order, read in one pass (not one miss each) */
   int64_t *sbound = scratch[4] = malloc((nslices ? nslices : 1) * 2 * sizeof *sbound);
   all->slices = nslices;
-  all->off = calloc(nslices ? nslices : 1, sizeof *all->off);
-  all->cnt = calloc(nslices ? nslices : 1, sizeof *all->cnt);
-  if (!sfirst || !counts || !pos || !slist || !sbound || !all->off || !all->cnt) return -1;
+  all->span = calloc(nslices ? nslices : 1, sizeof *all->span);
+  if (!sfirst || !counts || !pos || !slist || !sbound || !all->span) return -1;
   for (uint32_t s = 0; s < nslices; s++)
     sfirst[slice_utid(t, s) + 2]++;
   sfirst[2] = 0; /* utid 0: no thread slice */
