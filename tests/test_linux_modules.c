@@ -193,6 +193,24 @@ static void sched_context_and_parallelism(void **state) {
        "100000|1\n130000|1\n170000|2\n250000|1\n400000|0\n450000|1\n500000|0"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The counts come from __trak_overlap_count (overlap_count.c), intervals_overlap_count!'s rows
+  ** computed in C: an end meeting a start counts both, dur -1 and NULL never end, dur 0 ends
+  ** where it starts. */
+  static const char segs[] = "(SELECT column1 AS ts, column2 AS dur FROM (VALUES (0, 10), "
+                             "(10, 5), (10, -1), (3, NULL), (20, 0), (5, 10)))";
+  static const char want[] = "0|1\n3|2\n5|3\n10|4\n15|2\n20|2";
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "INCLUDE PERFETTO MODULE intervals.overlap; "
+           "SELECT * FROM intervals_overlap_count!(%s, ts, dur)",
+           segs);
+  assert_string_equal(sc_rows(p, sql), want);
+  snprintf(sql, sizeof sql,
+           "SELECT * FROM __trak_overlap_count((SELECT __trak_rows(ts, dur) "
+           "FROM %s)) ORDER BY ts",
+           segs);
+  assert_string_equal(sc_rows(p, sql), want);
+  assert_string_equal(sc_rows(p, "SELECT count(*) FROM __trak_overlap_count(NULL)"), "0");
   trak_processor_free(p);
 }
 

@@ -100,6 +100,8 @@ int trak__rows_by_ts_cmp(const void *a, const void *b, void *ctx);
 int trak__psql_slice_thread_time_register(trak_processor *p);
 /* Registers __trak_thread_state_time, sched.time_in_state's sums (thread_state_time.c). */
 int trak__psql_thread_state_time_register(trak_processor *p);
+/* Registers __trak_overlap_count, sched.thread_level_parallelism's counts (overlap_count.c). */
+int trak__psql_overlap_count_register(trak_processor *p);
 
 /* One (state, io_wait, blocked_function[, CPU]) of a thread slice and its time there. */
 typedef struct trak_thread_time_group {
