@@ -95,25 +95,67 @@ static void sched_states(void **state) {
   trak_processor_free(p);
 }
 
-/* The runnable state before each Running one, and the last one with a waker not in an irq:
-** state 7 was woken from an irq, so Running 8 goes back to 2; 10 (R+) has no waker. */
+/* The runnable state before each Running one, and the last one with a waker not in an irq.
+** sched.runnable's rows come from one pass over the importer's thread_state in C
+** (thread_state_scans.c), which the fixture's stand-in view cannot feed: they run on imported
+** stories. The rows are Perfetto's (trace_processor_shell v58.2 on the same files). In
+** slices_thread_time's story the first Running rows have no runnable state before them and the
+** R+ of a preemption has no waker. */
 static void sched_runnable_latency(void **state) {
   (void)state;
-  trak_processor *p = open_story();
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
   static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE sched.runnable; SELECT * FROM sched_previous_runnable_on_thread",
-       "3|2|2\n"
-       "6|4|4\n"
-       "8|7|2\n"
-       "11|10|4"},
-      {"INCLUDE PERFETTO MODULE sched.latency; SELECT thread_state_id, sched_id, utid, "
-       "runnable_latency_id, latency_dur FROM sched_latency_for_running_interval ORDER BY 1",
-       "3|2|2|2|10000\n"
-       "6|3|3|4|10000\n"
-       "8|4|2|7|10000\n"
-       "11|7|3|10|50000"},
+       "0|NULL|NULL\n"
+       "2|NULL|NULL\n"
+       "4|3|3\n"
+       "7|6|6\n"
+       "10|9|9\n"
+       "12|11|NULL"},
+      {"INCLUDE PERFETTO MODULE sched.latency; SELECT * FROM sched_latency_for_running_interval",
+       "4|2|1|3|1000\n"
+       "7|4|1|6|1000\n"
+       "10|6|1|9|1000\n"
+       "12|8|2|11|15001"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The C rows are what the SQL window over the R* rows gives. */
+  static const char reference[] =
+      "WITH r_states AS (SELECT id, utid, state, iif(state = 'Running', NULL, id) AS runnable_id, "
+      "iif(waker_utid IS NOT NULL AND irq_context IS NOT 1, id, NULL) AS woken_id "
+      "FROM thread_state WHERE state GLOB 'R*' AND dur != -1), "
+      "running AS (SELECT id, state, max(runnable_id) OVER w AS prev_runnable_id, "
+      "max(woken_id) OVER w AS prev_wakeup_runnable_id FROM r_states "
+      "WINDOW w AS (PARTITION BY utid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT "
+      "ROW)) SELECT id, prev_runnable_id, prev_wakeup_runnable_id FROM running "
+      "WHERE state = 'Running' ORDER BY id";
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
+  trak_processor_free(p);
+  /* runnable_irq.systrace: a wakeup by swapper, an R+ without a waker (Running 6 goes back to
+  ** the woken R 3), an unfinished D; Perfetto's rows. */
+  p = sc_open_file("tests/data/systrace/runnable_irq.systrace");
+  static const sc_check irq[] = {
+      {"INCLUDE PERFETTO MODULE sched.runnable; SELECT * FROM sched_previous_runnable_on_thread",
+       "0|NULL|NULL\n2|NULL|NULL\n4|3|3\n6|5|3\n9|8|8"},
+      {"INCLUDE PERFETTO MODULE sched.latency; SELECT * FROM sched_latency_for_running_interval",
+       "4|2|1|3|5001\n6|4|1|5|5000\n9|6|1|8|4999"},
+  };
+  sc_run_checks(p, irq, sizeof irq / sizeof *irq);
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
+  trak_processor_free(p);
+  /* Two wakeups from interrupt context (irq_context 1) do not count as wakeups; Perfetto's
+  ** sums. */
+  p = sc_open_file("tests/data/golden/linux/sched_critical_path.pbtxt");
+  assert_string_equal(sc_rows(p, "INCLUDE PERFETTO MODULE sched.latency; SELECT count(*), "
+                                 "sum(prev_runnable_id), sum(prev_wakeup_runnable_id), "
+                                 "count(prev_wakeup_runnable_id) FROM "
+                                 "sched_previous_runnable_on_thread"),
+                      "20|392|319|13");
+  assert_string_equal(sc_rows(p, "SELECT count(*), sum(latency_dur), sum(runnable_latency_id) "
+                                 "FROM sched_latency_for_running_interval"),
+                      "14|2430|392");
+  assert_string_equal(sc_rows(p, "SELECT count(*) FROM thread_state WHERE irq_context = 1"), "2");
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
   trak_processor_free(p);
 }
 
@@ -402,7 +444,7 @@ static void slices_thread_time(void **state) {
   trak_processor_free(p);
 }
 
-/* sched.time_in_state's tables sum the importer's thread_state in C (thread_state_time.c), which
+/* sched.time_in_state's tables sum the importer's thread_state in C (thread_state_scans.c), which
 ** the fixture's stand-in view cannot feed: they run on the systrace story of slices_thread_time.
 ** The rows are Perfetto's (trace_processor_shell v58.2 on the same file); each thread's
 ** unfinished S counts -1, as Perfetto sums durations. */

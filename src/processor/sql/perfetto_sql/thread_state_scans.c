@@ -1,10 +1,17 @@
 /*
-** This file holds the C core of sched.time_in_state: __trak_thread_state_time(utid, state,
-** time_in_state), a row per thread and state of thread_state with the sum of the rows' dur,
-** what `SELECT utid, state, sum(dur) FROM thread_state GROUP BY utid, state` answers, in that
-** GROUP BY's order (utid, then state: NULL first, text by bytes). SQLite sorted every row for
-** that GROUP BY (3.4 s of CPU at 1.48 M rows); here one pass over the columns sums into a hash
-** of (utid, state) and only the groups are sorted. Computed at each scan (the tables may grow).
+** This file holds the C cores of sched modules, each one pass over thread_state's columns (the
+** importer's table, as slices.time_in_state's core reads it):
+** - __trak_thread_state_time(utid, state, time_in_state), sched.time_in_state's: a row per
+**   thread and state with the sum of the rows' dur, what `SELECT utid, state, sum(dur) FROM
+**   thread_state GROUP BY utid, state` answers, in that GROUP BY's order (utid, then state: NULL
+**   first, text by bytes). SQLite sorted every row for it (3.4 s of CPU at 1.48 M rows); here the
+**   rows sum into a hash of (utid, state) and only the groups are sorted.
+** - __trak_previous_runnable(id, prev_runnable_id, prev_wakeup_runnable_id), sched.runnable's:
+**   per Running row with dur != -1, in id order, the latest row up to it of its thread whose
+**   state GLOBs 'R*' (not Running) with dur != -1, and the latest such row or Running row that
+**   was woken (waker_utid not NULL, irq_context not 1); NULL when none. SQLite sorted the R*
+**   rows by thread for its window (2.4 s at 1 M events); here each thread's latest two are kept.
+** Both are computed at each scan (the tables may grow).
 */
 #define _GNU_SOURCE /* qsort_r */
 #include <stdlib.h>
@@ -19,27 +26,47 @@ typedef struct st_group {
   int64_t dur;
 } st_group;
 
+/* One row of __trak_previous_runnable (TRAK_NULL_U32: NULL). */
+typedef struct pr_row {
+  uint32_t id, prev, prev_woken;
+} pr_row;
+
+typedef enum scan_kind { SCAN_TIME, SCAN_RUNNABLE } scan_kind;
+
 typedef struct st_cursor {
   sqlite3_vtab_cursor base;
-  st_group *g;
+  st_group *g;  /* SCAN_TIME's rows */
+  pr_row *rows; /* SCAN_RUNNABLE's */
   size_t n, pos;
 } st_cursor;
 
 typedef struct st_vtab {
   sqlite3_vtab base;
   trak_processor *p;
+  scan_kind kind;
 } st_vtab;
+
+/* The module's client data: the processor and which table. */
+typedef struct st_aux {
+  trak_processor *p;
+  scan_kind kind;
+} st_aux;
 
 static int st_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                       char **err) {
   (void)argc, (void)argv, (void)err;
-  int rc = sqlite3_declare_vtab(db, "CREATE TABLE x(utid INTEGER, state TEXT, "
-                                    "time_in_state INTEGER)");
+  const st_aux *a = aux;
+  int rc = sqlite3_declare_vtab(db, a->kind == SCAN_TIME
+                                        ? "CREATE TABLE x(utid INTEGER, state TEXT, "
+                                          "time_in_state INTEGER)"
+                                        : "CREATE TABLE x(id INTEGER, prev_runnable_id INTEGER, "
+                                          "prev_wakeup_runnable_id INTEGER)");
   if (rc != SQLITE_OK) return rc;
   st_vtab *v = sqlite3_malloc(sizeof *v);
   if (!v) return SQLITE_NOMEM;
   memset(v, 0, sizeof *v);
-  v->p = aux;
+  v->p = a->p;
+  v->kind = a->kind;
   *out = &v->base;
   return SQLITE_OK;
 }
@@ -49,10 +76,10 @@ static int st_disconnect(sqlite3_vtab *vt) {
   return SQLITE_OK;
 }
 
-/* Rows come ordered by (utid, state): an ORDER BY on a prefix of that needs no sort. */
+/* Rows come ordered by (utid, state), or by id: an ORDER BY on a prefix of that needs no sort. */
 static int st_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
-  (void)vt;
-  int ordered = info->nOrderBy > 0 && info->nOrderBy <= 2;
+  int nkeys = ((st_vtab *)vt)->kind == SCAN_TIME ? 2 : 1;
+  int ordered = info->nOrderBy > 0 && info->nOrderBy <= nkeys;
   for (int i = 0; ordered && i < info->nOrderBy; i++)
     if (info->aOrderBy[i].desc || info->aOrderBy[i].iColumn != i) ordered = 0;
   info->orderByConsumed = ordered;
@@ -71,6 +98,7 @@ static int st_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
 
 static int st_close(sqlite3_vtab_cursor *cur) {
   free(((st_cursor *)cur)->g);
+  free(((st_cursor *)cur)->rows);
   free(cur);
   return SQLITE_OK;
 }
@@ -150,14 +178,64 @@ static int st_build(st_cursor *c, const trak_tables *t, const char **err) {
   return SQLITE_OK;
 }
 
+/* 2 when string `id` is "Running", 1 when it otherwise starts with 'R' (GLOB 'R*'), else 0. */
+static int runnable_class(const trak_strpool *sp, uint32_t id) {
+  if (!id || !sp->len.v[id] || trak__str(sp, id)[0] != 'R') return 0;
+  return sp->len.v[id] == 7 && !memcmp(trak__str(sp, id), "Running", 7) ? 2 : 1;
+}
+
+/* Fills c->rows with sched.runnable's rows of `t`'s thread_state. Returns SQLITE_OK or
+** SQLITE_NOMEM. */
+static int pr_build(st_cursor *c, const trak_tables *t) {
+  size_t nthreads = t->thread.n + 1, cap = 1024;
+  uint32_t *last = malloc(2 * nthreads * sizeof *last); /* per utid: R*, woken */
+  c->rows = malloc(cap * sizeof *c->rows);
+  if (!last || !c->rows) return free(last), SQLITE_NOMEM;
+  memset(last, 0xff, 2 * nthreads * sizeof *last); /* TRAK_NULL_U32 */
+  uint8_t cls[TRAK_DICT8_WIDE]; /* per one-byte state code: runnable_class + 1, 0 unknown */
+  memset(cls, 0, sizeof cls);
+  for (uint32_t r = 0; r < t->thread_state.n; r++) {
+    uint8_t code = t->thread_state.state8[r];
+    int k;
+    if (code == TRAK_DICT8_WIDE) {
+      k = runnable_class(&t->strings, trak__ts_state(t, r));
+    } else {
+      if (!cls[code]) cls[code] = (uint8_t)(runnable_class(&t->strings, trak__ts_state(t, r)) + 1);
+      k = cls[code] - 1;
+    }
+    if (!k || trak__ts_dur(t, r) == -1) continue;
+    uint32_t u = t->thread_state.utid[r];
+    if (u >= nthreads) { /* not a thread the table knows: grow the per-thread state */
+      size_t m = (size_t)u + 1;
+      uint32_t *v = realloc(last, 2 * m * sizeof *v);
+      if (!v) return free(last), SQLITE_NOMEM;
+      memset(v + 2 * nthreads, 0xff, 2 * (m - nthreads) * sizeof *v);
+      last = v, nthreads = m;
+    }
+    if (k == 1) last[2 * u] = r;
+    if (trak__ts_waker_utid(t, r) != TRAK_NULL_U32 && trak__ts_irq_context(t, r) != 1)
+      last[2 * u + 1] = r;
+    if (k != 2) continue;
+    if (c->n == cap) {
+      pr_row *v = realloc(c->rows, cap * 2 * sizeof *v);
+      if (!v) return free(last), SQLITE_NOMEM;
+      c->rows = v, cap *= 2;
+    }
+    c->rows[c->n++] = (pr_row){r, last[2 * u], last[2 * u + 1]};
+  }
+  free(last);
+  return SQLITE_OK;
+}
+
 static int st_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                      sqlite3_value **argv) {
   (void)idx, (void)plan, (void)argc, (void)argv;
   st_cursor *c = (st_cursor *)cur;
-  free(c->g);
-  c->g = NULL, c->n = c->pos = 0;
+  free(c->g), free(c->rows);
+  c->g = NULL, c->rows = NULL, c->n = c->pos = 0;
   const char *err = NULL;
-  int rc = st_build(c, &((st_vtab *)cur->pVtab)->p->tables, &err);
+  const st_vtab *v = (st_vtab *)cur->pVtab;
+  int rc = v->kind == SCAN_TIME ? st_build(c, &v->p->tables, &err) : pr_build(c, &v->p->tables);
   if (err) {
     sqlite3_free(cur->pVtab->zErrMsg);
     cur->pVtab->zErrMsg = sqlite3_mprintf("%s", err);
@@ -176,6 +254,12 @@ static int st_eof(sqlite3_vtab_cursor *cur) {
 
 static int st_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   st_cursor *c = (st_cursor *)cur;
+  if (c->rows) {
+    const pr_row *row = &c->rows[c->pos];
+    uint32_t v = col == 0 ? row->id : col == 1 ? row->prev : row->prev_woken;
+    if (v != TRAK_NULL_U32) sqlite3_result_int64(ctx, v);
+    return SQLITE_OK;
+  }
   const st_group *g = &c->g[c->pos];
   const trak_strpool *sp = &((st_vtab *)cur->pVtab)->p->tables.strings;
   if (col == 0)
@@ -207,6 +291,14 @@ static const sqlite3_module st_module = {
     .xRowid = st_rowid,
 };
 
-int trak__psql_thread_state_time_register(trak_processor *p) {
-  return sqlite3_create_module(p->db, "__trak_thread_state_time", &st_module, p);
+int trak__psql_thread_state_scans_register(trak_processor *p) {
+  static const char *const names[] = {"__trak_thread_state_time", "__trak_previous_runnable"};
+  int rc = SQLITE_OK;
+  for (int k = 0; rc == SQLITE_OK && k < 2; k++) {
+    st_aux *a = malloc(sizeof *a);
+    if (!a) return SQLITE_NOMEM;
+    *a = (st_aux){p, k ? SCAN_RUNNABLE : SCAN_TIME};
+    rc = sqlite3_create_module_v2(p->db, names[k], &st_module, a, free);
+  }
+  return rc;
 }
