@@ -119,8 +119,8 @@ static int oc_build(oc_cursor *c, sqlite3_value *blob, const char **err) {
     if (!c->ts || !c->value) rc = SQLITE_NOMEM;
   }
   if (rc == SQLITE_OK) {
-    qsort(starts, ns, sizeof *starts, i64_cmp);
-    qsort(ends, ne, sizeof *ends, i64_cmp);
+    if (ns) qsort(starts, ns, sizeof *starts, i64_cmp);
+    if (ne) qsort(ends, ne, sizeof *ends, i64_cmp);
     int64_t value = 0;
     for (size_t i = 0, j = 0; i < ns || j < ne;) {
       int64_t ts = j >= ne || (i < ns && starts[i] <= ends[j]) ? starts[i] : ends[j];
