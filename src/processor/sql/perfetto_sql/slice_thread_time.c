@@ -125,6 +125,7 @@ static int time_close(sqlite3_vtab_cursor *cur) {
 
 /* ---- the index of intervals ------------------------------------------------------------------ */
 
+
 void trak__thread_time_free(trak_thread_time *tt) {
   if (!tt) return;
   free(tt->first);
@@ -222,7 +223,7 @@ static int num_cmp(uint32_t x, uint32_t y, uint32_t null) {
 
 /* GROUP BY state, io_wait, blocked_function (, ucpu)'s order. */
 int trak__thread_time_group_cmp(const trak_strpool *sp, const trak_thread_time_group *x,
-                                const trak_thread_time_group *y) {
+                     const trak_thread_time_group *y) {
   int c = str_cmp(sp, x->state, y->state);
   if (!c) c = num_cmp(x->io_wait, y->io_wait, 2);
   if (!c) c = str_cmp(sp, x->blocked, y->blocked);
@@ -312,8 +313,7 @@ static time_all *all_get(time_aux *a) {
 
 /* Moves to the first slice from c->s on that has groups. */
 static void slice_seek(time_cursor *c) {
-  while (c->s < c->end && !c->all->span[c->s].cnt)
-    c->s++;
+  while (c->s < c->end && !c->all->cnt[c->s]) c->s++;
   c->g = 0;
 }
 
@@ -331,9 +331,9 @@ static int time_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int 
   if (idx == 1) {
     int type = sqlite3_value_numeric_type(argv[0]);
     double d = type == SQLITE_FLOAT ? sqlite3_value_double(argv[0]) : -1;
-    int64_t id = type == SQLITE_INTEGER ? sqlite3_value_int64(argv[0])
+    int64_t id = type == SQLITE_INTEGER             ? sqlite3_value_int64(argv[0])
                  : d >= 0 && d < 4294967296.0 && d == (double)(int64_t)d ? (int64_t)d
-                                                                         : -1;
+                                                                          : -1;
     if (id >= 0 && id < (int64_t)c->end)
       c->s = (uint32_t)id, c->end = (uint32_t)id + 1;
     else
@@ -345,7 +345,7 @@ static int time_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int 
 
 static int time_next(sqlite3_vtab_cursor *cur) {
   time_cursor *c = (time_cursor *)cur;
-  if (++c->g < c->all->span[c->s].cnt) return SQLITE_OK;
+  if (++c->g < c->all->cnt[c->s]) return SQLITE_OK;
   c->s++;
   slice_seek(c);
   return SQLITE_OK;
@@ -364,13 +364,10 @@ static void result_str(sqlite3_context *ctx, const trak_strpool *sp, uint32_t id
 static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   time_cursor *c = (time_cursor *)cur;
   const trak_tables *t = c->t;
-  size_t row = c->all->span[c->s].off + c->g;
+  size_t row = c->all->off[c->s] + c->g;
   const trak_thread_time_group *g = &c->all->keys[c->all->key[row]];
-  uint32_t s = c->s, utid = 0, upid = 0;
-  if (col >= 2 && col <= 5) { /* the thread's columns only: dur and state read no more */
-    utid = t->track.utid[t->slice.track_id[s]];
-    upid = t->thread.upid[utid];
-  }
+  uint32_t s = c->s, utid = t->track.utid[t->slice.track_id[s]];
+  uint32_t upid = t->thread.upid[utid];
   if (c->kind == TIME_CPU && col == 6) col = 9; /* cpu_time is the total's column */
   switch (col) {
   case 0:
@@ -409,7 +406,7 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
 
 static int time_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
   time_cursor *c = (time_cursor *)cur;
-  *rowid = (int64_t)c->all->span[c->s].off + c->g;
+  *rowid = (int64_t)c->all->off[c->s] + c->g;
   return SQLITE_OK;
 }
 

@@ -41,19 +41,13 @@ static inline int64_t src_dur(const time_source *src, size_t i) {
 }
 
 /* Every thread slice's groups, the table's rows, computed in one pass per thread: slice s's are
-** keys[key[span[s].off + i]] with dur[span[s].off + i] for i < span[s].cnt, keys in GROUP BY
-** order. Shared by the cursors reading it (refs) and kept for the tables as they were when
-** computed. */
-/* A slice's rows: the first's index and their count (together: one cache line per slice). */
-typedef struct time_span {
-  uint32_t off, cnt;
-} time_span;
-
+** keys[key[off[s] + i]] with dur[off[s] + i] for i < cnt[s], keys in GROUP BY order. Shared by
+** the cursors reading it (refs) and kept for the tables as they were when computed. */
 typedef struct time_all {
   int refs;
   uint32_t generation;
   size_t slices, intervals; /* slice's and the source's row counts then */
-  time_span *span;          /* per slice */
+  uint32_t *off, *cnt;      /* per slice */
   uint32_t *key;            /* per row: an index into keys */
   int64_t *dur;
   size_t n, cap;

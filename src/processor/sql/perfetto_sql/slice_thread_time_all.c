@@ -15,15 +15,14 @@
 /* ---- the whole table, one thread at a time ------------------------------------------------- */
 
 /* The distinct (state, io_wait, blocked_function) of the intervals, in first-seen order: an
-** open-addressed set (slots hold key + 1), with a memo in front of it for rows without a blocked
-** function (most rows), by the state's one-byte code and the row's io_wait bits (the wide code
-** is never memoized). */
+** open-addressed set (slots hold key + 1), with a memo by (state code, io_wait) in front of it
+** for rows without a blocked function (most rows). */
 typedef struct key_set {
   trak_thread_time_group *v;
   size_t n, cap;
   uint32_t *slots;
   size_t nslots; /* a power of two, at least twice n */
-  uint32_t memo[(TRAK_DICT8_WIDE + 1) * 4];
+  uint32_t memo[TRAK_DICT8_WIDE * 3];
 } key_set;
 
 static size_t key_hash(const trak_thread_time_group *g) {
@@ -39,8 +38,7 @@ static uint32_t key_put(key_set *ks, trak_thread_time_group g) {
     if (!slots) return UINT32_MAX;
     for (size_t k = 0; k < ks->n; k++) {
       size_t i = key_hash(&ks->v[k]) & (n - 1);
-      while (slots[i])
-        i = (i + 1) & (n - 1);
+      while (slots[i]) i = (i + 1) & (n - 1);
       slots[i] = (uint32_t)k + 1;
     }
     free(ks->slots);
@@ -66,41 +64,29 @@ static uint32_t key_put(key_set *ks, trak_thread_time_group g) {
   return (uint32_t)ks->n++;
 }
 
-/* The key of thread_state row r the slow way (sched rows all have key 0), memoized when r has
-** no blocked function. UINT32_MAX out of memory. */
-static uint32_t key_of_slow(key_set *ks, const trak_tables *t, int sched, uint32_t r) {
-  if (sched) return ks->n ? 0 : key_put(ks, (trak_thread_time_group){0, 0, TRAK_NULL_U32, 2, 0});
+/* The key of thread_state row r (sched rows all have key 0). UINT32_MAX out of memory. */
+static uint32_t key_of(key_set *ks, const trak_tables *t, int sched, uint32_t r) {
+  if (sched) return key_put(ks, (trak_thread_time_group){0, 0, TRAK_NULL_U32, 2, 0});
   uint8_t code = t->thread_state.state8[r], io = trak__ts_io_wait(t, r);
   uint32_t blocked = trak__ts_blocked_function(t, r);
-  uint32_t k =
-      key_put(ks, (trak_thread_time_group){trak__ts_state(t, r), blocked, TRAK_NULL_U32, io, 0});
-  if (!blocked && code != TRAK_DICT8_WIDE && k != UINT32_MAX) ks->memo[code << 2 | io] = k + 1;
+  uint32_t *memo = !blocked && code != TRAK_DICT8_WIDE && io < 3 ? &ks->memo[code * 3 + io] : NULL;
+  if (memo && *memo) return *memo - 1;
+  uint32_t k = key_put(ks, (trak_thread_time_group){trak__ts_state(t, r), blocked,
+                                                       TRAK_NULL_U32, io, 0});
+  if (memo && k != UINT32_MAX) *memo = k + 1;
   return k;
-}
-
-/* The key of thread_state row r (sched rows all have key 0): the memo's when r's aux holds no
-** blocked function, else key_of_slow's. UINT32_MAX out of memory. */
-static inline uint32_t key_of(key_set *ks, const trak_tables *t, int sched, uint32_t r) {
-  if (!sched) {
-    uint8_t bits = t->thread_state.bits[r];
-    if ((bits >> 4 & 7) != TRAK_TS_AUX_BLOCKED) {
-      uint32_t m = ks->memo[(unsigned)t->thread_state.state8[r] << 2 | (bits & 3u)];
-      if (m) return m - 1;
-    }
-  }
-  return key_of_slow(ks, t, sched, r);
 }
 
 static int key_rank_cmp(const void *a, const void *b, void *ctx) {
   const key_set *ks = ((const void *const *)ctx)[0];
   const trak_strpool *sp = ((const void *const *)ctx)[1];
-  return trak__thread_time_group_cmp(sp, &ks->v[*(const uint32_t *)a],
-                                     &ks->v[*(const uint32_t *)b]);
+  return trak__thread_time_group_cmp(sp, &ks->v[*(const uint32_t *)a], &ks->v[*(const uint32_t *)b]);
 }
 
 void trak__thread_time_all_release(time_all *all) {
   if (!all || --all->refs > 0) return;
-  free(all->span);
+  free(all->off);
+  free(all->cnt);
   free(all->key);
   free(all->dur);
   free(all->keys);
@@ -132,49 +118,18 @@ typedef struct walk {
   size_t cap, reach_cap;
   int64_t *acc;
   uint32_t *stamp, *touched;
-  size_t nkeys; /* the length of acc, stamp and touched */
 } walk;
-
-/* Grows the walk's per-key sums, stamps and touched list to n keys (new stamps 0). Returns 0 or
-** -1 out of memory. */
-static int walk_fit_keys(walk *w, size_t n) {
-  if (n <= w->nkeys) return 0;
-  int64_t *acc = realloc(w->acc, n * sizeof *acc);
-  if (acc) w->acc = acc;
-  uint32_t *stamp = acc ? realloc(w->stamp, n * sizeof *stamp) : NULL;
-  if (stamp) w->stamp = stamp;
-  uint32_t *touched = stamp ? realloc(w->touched, n * sizeof *touched) : NULL;
-  if (!touched) return -1;
-  w->touched = touched;
-  memset(w->stamp + w->nkeys, 0, (n - w->nkeys) * sizeof *w->stamp);
-  w->nkeys = n;
-  return 0;
-}
 
 /* At most this many intervals are copied at once: the threads are taken in chunks. */
 #define WALK_CHUNK ((size_t)1 << 23)
 
 /* The groups of thread slice s over [start, end), whose thread's intervals are ts/end/key[0..m)
 ** with reach[k] the latest end of [0..k], appended to all (keys in first-seen order: all_rank
-** orders them). *from is the thread's previous slice's first interval and *from_start its start
-** (INT64_MIN before the first): a slice starting no earlier searches on from there (a thread's
-** slices mostly come in ts order), any other one from 0; both are updated. */
+** orders them). */
 static int walk_slice(time_all *all, walk *w, const int64_t *ts, const int64_t *end_of,
                       const int64_t *reach, const uint32_t *key, size_t m, uint32_t s,
-                      int64_t start, int64_t end, size_t *from, int64_t *from_start) {
-  size_t lo = start >= *from_start ? *from : 0, hi, nt = 0;
-  for (size_t step = 1;; step *= 2) { /* gallop to a range [lo, hi) holding it, then halve */
-    if (lo >= m || reach[lo] > start) {
-      hi = lo;
-      break;
-    }
-    if (lo + step >= m || reach[lo + step] > start) {
-      hi = lo + step < m ? lo + step : m;
-      lo++;
-      break;
-    }
-    lo += step;
-  }
+                      int64_t start, int64_t end) {
+  size_t lo = 0, hi = m, nt = 0;
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     if (reach[mid] > start)
@@ -182,7 +137,6 @@ static int walk_slice(time_all *all, walk *w, const int64_t *ts, const int64_t *
     else
       lo = mid + 1;
   }
-  *from = lo, *from_start = start;
   for (size_t k = lo; k < m && ts[k] < end; k++) {
     int64_t a = ts[k], b = end_of[k];
     if (b <= start) continue;
@@ -194,7 +148,8 @@ static int walk_slice(time_all *all, walk *w, const int64_t *ts, const int64_t *
     }
     w->acc[kk] += (b < end ? b : end) - (a > start ? a : start);
   }
-  all->span[s] = (time_span){(uint32_t)all->n, (uint32_t)nt};
+  all->off[s] = (uint32_t)all->n;
+  all->cnt[s] = (uint32_t)nt;
   for (size_t i = 0; i < nt; i++)
     if (all_push(all, w->touched[i], w->acc[w->touched[i]])) return -1;
   return 0;
@@ -207,35 +162,25 @@ static int perm_by_ts_cmp(const void *a, const void *b, void *ctx) {
   return *(const uint32_t *)a < *(const uint32_t *)b ? -1 : 1;
 }
 
-/* Puts the m intervals at w->ts/end/key + at in ts order (ties in row order), when they are not;
-** *ends_sorted tells whether their ends are then in order too (else the walk needs `reach`).
+/* Puts the m intervals at w->ts/end/key + at in ts order (ties in row order), when they are not.
 ** Returns 0 or -1 out of memory. */
-static int walk_sort(walk *w, size_t at, size_t m, int *ends_sorted) {
+static int walk_sort(walk *w, size_t at, size_t m) {
   int64_t *ts = w->ts + at, *end = w->end + at;
   uint32_t *key = w->key + at;
-  int ts_ok = 1, end_ok = 1;
-  for (size_t k = 1; k < m; k++) { /* one pass over both (a thread's states rarely overlap) */
-    ts_ok &= ts[k - 1] <= ts[k];
-    end_ok &= end[k - 1] <= end[k];
-  }
-  *ends_sorted = end_ok;
-  if (ts_ok) return 0;
-  *ends_sorted = 0; /* checked again after the sort would do too; the reach works either way */
+  size_t k = 0;
+  while (k + 1 < m && ts[k] <= ts[k + 1]) k++;
+  if (k + 1 >= m) return 0;
   uint32_t *perm = malloc(m * sizeof *perm);
   int64_t *tmp = malloc(m * sizeof *tmp);
   uint32_t *ktmp = malloc(m * sizeof *ktmp);
   if (!perm || !tmp || !ktmp) return free(perm), free(tmp), free(ktmp), -1;
-  for (uint32_t i = 0; i < m; i++)
-    perm[i] = i;
+  for (uint32_t i = 0; i < m; i++) perm[i] = i;
   qsort_r(perm, m, sizeof *perm, perm_by_ts_cmp, ts);
-  for (size_t i = 0; i < m; i++)
-    tmp[i] = ts[perm[i]];
+  for (size_t i = 0; i < m; i++) tmp[i] = ts[perm[i]];
   memcpy(ts, tmp, m * sizeof *tmp);
-  for (size_t i = 0; i < m; i++)
-    tmp[i] = end[perm[i]];
+  for (size_t i = 0; i < m; i++) tmp[i] = end[perm[i]];
   memcpy(end, tmp, m * sizeof *tmp);
-  for (size_t i = 0; i < m; i++)
-    ktmp[i] = key[perm[i]];
+  for (size_t i = 0; i < m; i++) ktmp[i] = key[perm[i]];
   memcpy(key, ktmp, m * sizeof *ktmp);
   free(perm), free(tmp), free(ktmp);
   return 0;
@@ -246,7 +191,8 @@ static int walk_sort(walk *w, size_t at, size_t m, int *ends_sorted) {
 ** source in one sequential pass, thread by thread. */
 static int walk_chunk(time_all *all, walk *w, const trak_tables *t, int sched, key_set *ks,
                       const uint32_t *sfirst, const uint32_t *slist, const int64_t *sbound,
-                      const uint32_t *counts, uint32_t *pos, size_t u0, size_t u1, size_t count) {
+                      const uint32_t *counts,
+                      uint32_t *pos, size_t u0, size_t u1, size_t count) {
   time_source src = source_of(t, sched);
   if (count > w->cap) {
     free(w->ts), free(w->end), free(w->key);
@@ -269,34 +215,31 @@ static int walk_chunk(time_all *all, walk *w, const trak_tables *t, int sched, k
     uint32_t k = pos[u]++;
     w->ts[k] = src.ts[i];
     w->end[k] = src.ts[i] + dur;
-    if ((w->key[k] = key_of(ks, t, sched, (uint32_t)i)) == UINT32_MAX) return -1;
+    w->key[k] = key_of(ks, t, sched, (uint32_t)i);
   }
-  if (walk_fit_keys(w, ks->n)) return -1;
   at = 0;
   for (size_t u = u0; u < u1; u++) {
     size_t m = counts[u];
     const int64_t *reach = w->end + at;
-    int ends_sorted = 1;
-    if (m && walk_sort(w, at, m, &ends_sorted)) return -1;
-    if (!ends_sorted) {
-      if (m > w->reach_cap) {
-        free(w->reach);
-        w->reach = malloc(m * sizeof *w->reach);
-        w->reach_cap = w->reach ? m : 0;
-        if (!w->reach) return -1;
+    if (m && walk_sort(w, at, m)) return -1;
+    for (size_t k = 1; k < m && reach == w->end + at; k++)
+      if (w->end[at + k] < w->end[at + k - 1]) {
+        if (m > w->reach_cap) {
+          free(w->reach);
+          w->reach = malloc(m * sizeof *w->reach);
+          w->reach_cap = w->reach ? m : 0;
+          if (!w->reach) return -1;
+        }
+        int64_t r = INT64_MIN;
+        for (size_t j = 0; j < m; j++) {
+          r = w->end[at + j] > r ? w->end[at + j] : r;
+          w->reach[j] = r;
+        }
+        reach = w->reach;
       }
-      int64_t r = INT64_MIN;
-      for (size_t j = 0; j < m; j++) {
-        r = w->end[at + j] > r ? w->end[at + j] : r;
-        w->reach[j] = r;
-      }
-      reach = w->reach;
-    }
-    size_t from = 0;
-    int64_t from_start = INT64_MIN;
     for (uint32_t i = sfirst[u]; m && i < sfirst[u + 1]; i++)
       if (walk_slice(all, w, w->ts + at, w->end + at, reach, w->key + at, m, slist[i],
-                     sbound[2 * i], sbound[2 * i + 1], &from, &from_start))
+                     sbound[2 * i], sbound[2 * i + 1]))
         return -1;
     at += m;
   }
@@ -320,13 +263,12 @@ static int all_rank(time_all *all, const trak_tables *t, const key_set *ks) {
   }
   all->nkeys = ks->n;
   for (size_t s = 0; s < all->slices; s++) {
-    uint32_t *key = all->key + all->span[s].off;
-    int64_t *dur = all->dur + all->span[s].off;
-    for (uint32_t i = 0; i < all->span[s].cnt; i++) {
+    uint32_t *key = all->key + all->off[s];
+    int64_t *dur = all->dur + all->off[s];
+    for (uint32_t i = 0; i < all->cnt[s]; i++) {
       uint32_t k = rank[key[i]], j = i;
       int64_t d = dur[i];
-      for (; j > 0 && key[j - 1] > k; j--)
-        key[j] = key[j - 1], dur[j] = dur[j - 1];
+      for (; j > 0 && key[j - 1] > k; j--) key[j] = key[j - 1], dur[j] = dur[j - 1];
       key[j] = k, dur[j] = d;
     }
   }
@@ -335,9 +277,9 @@ static int all_rank(time_all *all, const trak_tables *t, const key_set *ks) {
   return 0;
 }
 
-/* Fills all: the thread slices by thread; the intervals (dur > 0) of their threads counted in
-** one pass; then per chunk of threads the intervals copied by thread, their keys found, in one
-** more pass, each thread's slices walked over them; last the keys ranked. Returns 0 or -1
+/* Fills all: the thread slices by thread; the intervals (dur > 0) of their threads counted and
+** their keys found in one pass; then per chunk of threads the intervals copied by thread in
+** one more pass, each thread's slices walked over them; last the keys ranked. Returns 0 or -1
 ** out of memory. */
 static int all_build(time_all *all, const trak_tables *t, int sched, key_set *ks, walk *w,
                      void **scratch) {
@@ -350,8 +292,9 @@ static int all_build(time_all *all, const trak_tables *t, int sched, key_set *ks
   /* the thread slices' start and end in slist's order, read in one pass (not one miss each) */
   int64_t *sbound = scratch[4] = malloc((nslices ? nslices : 1) * 2 * sizeof *sbound);
   all->slices = nslices;
-  all->span = calloc(nslices ? nslices : 1, sizeof *all->span);
-  if (!sfirst || !counts || !pos || !slist || !sbound || !all->span) return -1;
+  all->off = calloc(nslices ? nslices : 1, sizeof *all->off);
+  all->cnt = calloc(nslices ? nslices : 1, sizeof *all->cnt);
+  if (!sfirst || !counts || !pos || !slist || !sbound || !all->off || !all->cnt) return -1;
   for (uint32_t s = 0; s < nslices; s++)
     sfirst[slice_utid(t, s) + 2]++;
   sfirst[2] = 0; /* utid 0: no thread slice */
@@ -365,15 +308,17 @@ static int all_build(time_all *all, const trak_tables *t, int sched, key_set *ks
     sbound[2 * i] = t->slice.ts[s];
     sbound[2 * i + 1] = t->slice.ts[s] + t->slice.dur[s];
   }
-  /* has[u]: thread u has thread slices (a byte per thread: the pass reads little besides) */
-  uint8_t *has = scratch[5] = calloc(nthreads + 1, 1);
-  if (!has) return -1;
-  for (size_t u = 1; u < nthreads; u++)
-    has[u] = sfirst[u + 1] > sfirst[u];
   for (size_t i = 0; i < src.n; i++) {
     uint32_t u = src.utid[i];
-    if (u < nthreads && has[u] && src_dur(&src, i) > 0) counts[u]++;
+    if (u && u < nthreads && sfirst[u + 1] > sfirst[u] && src_dur(&src, i) > 0) {
+      counts[u]++;
+      if (key_of(ks, t, sched, (uint32_t)i) == UINT32_MAX) return -1;
+    }
   }
+  w->acc = malloc((ks->n + 1) * sizeof *w->acc);
+  w->stamp = calloc(ks->n + 1, sizeof *w->stamp);
+  w->touched = malloc((ks->n + 1) * sizeof *w->touched);
+  if (!w->acc || !w->stamp || !w->touched) return -1;
   for (size_t u0 = 1, u1; u0 < nthreads; u0 = u1) {
     size_t count = 0;
     for (u1 = u0; u1 < nthreads && (u1 == u0 || count + counts[u1] <= WALK_CHUNK); u1++)
@@ -391,10 +336,9 @@ time_all *trak__thread_time_all_new(const trak_tables *t, int sched) {
   all->refs = 1;
   key_set ks = {0};
   walk w = {0};
-  void *scratch[6] = {0};
+  void *scratch[5] = {0};
   int rc = all_build(all, t, sched, &ks, &w, scratch);
-  for (int i = 0; i < 6; i++)
-    free(scratch[i]);
+  for (int i = 0; i < 5; i++) free(scratch[i]);
   free(ks.v), free(ks.slots);
   free(w.ts), free(w.end), free(w.reach), free(w.key), free(w.acc), free(w.stamp);
   free(w.touched);
