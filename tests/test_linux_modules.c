@@ -95,25 +95,67 @@ static void sched_states(void **state) {
   trak_processor_free(p);
 }
 
-/* The runnable state before each Running one, and the last one with a waker not in an irq:
-** state 7 was woken from an irq, so Running 8 goes back to 2; 10 (R+) has no waker. */
+/* The runnable state before each Running one, and the last one with a waker not in an irq.
+** sched.runnable's rows come from one pass over the importer's thread_state in C
+** (thread_state_scans.c), which the fixture's stand-in view cannot feed: they run on imported
+** stories. The rows are Perfetto's (trace_processor_shell v58.2 on the same files). In
+** slices_thread_time's story the first Running rows have no runnable state before them and the
+** R+ of a preemption has no waker. */
 static void sched_runnable_latency(void **state) {
   (void)state;
-  trak_processor *p = open_story();
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
   static const sc_check c[] = {
       {"INCLUDE PERFETTO MODULE sched.runnable; SELECT * FROM sched_previous_runnable_on_thread",
-       "3|2|2\n"
-       "6|4|4\n"
-       "8|7|2\n"
-       "11|10|4"},
-      {"INCLUDE PERFETTO MODULE sched.latency; SELECT thread_state_id, sched_id, utid, "
-       "runnable_latency_id, latency_dur FROM sched_latency_for_running_interval ORDER BY 1",
-       "3|2|2|2|10000\n"
-       "6|3|3|4|10000\n"
-       "8|4|2|7|10000\n"
-       "11|7|3|10|50000"},
+       "0|NULL|NULL\n"
+       "2|NULL|NULL\n"
+       "4|3|3\n"
+       "7|6|6\n"
+       "10|9|9\n"
+       "12|11|NULL"},
+      {"INCLUDE PERFETTO MODULE sched.latency; SELECT * FROM sched_latency_for_running_interval",
+       "4|2|1|3|1000\n"
+       "7|4|1|6|1000\n"
+       "10|6|1|9|1000\n"
+       "12|8|2|11|15001"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The C rows are what the SQL window over the R* rows gives. */
+  static const char reference[] =
+      "WITH r_states AS (SELECT id, utid, state, iif(state = 'Running', NULL, id) AS runnable_id, "
+      "iif(waker_utid IS NOT NULL AND irq_context IS NOT 1, id, NULL) AS woken_id "
+      "FROM thread_state WHERE state GLOB 'R*' AND dur != -1), "
+      "running AS (SELECT id, state, max(runnable_id) OVER w AS prev_runnable_id, "
+      "max(woken_id) OVER w AS prev_wakeup_runnable_id FROM r_states "
+      "WINDOW w AS (PARTITION BY utid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT "
+      "ROW)) SELECT id, prev_runnable_id, prev_wakeup_runnable_id FROM running "
+      "WHERE state = 'Running' ORDER BY id";
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
+  trak_processor_free(p);
+  /* runnable_irq.systrace: a wakeup by swapper, an R+ without a waker (Running 6 goes back to
+  ** the woken R 3), an unfinished D; Perfetto's rows. */
+  p = sc_open_file("tests/data/systrace/runnable_irq.systrace");
+  static const sc_check irq[] = {
+      {"INCLUDE PERFETTO MODULE sched.runnable; SELECT * FROM sched_previous_runnable_on_thread",
+       "0|NULL|NULL\n2|NULL|NULL\n4|3|3\n6|5|3\n9|8|8"},
+      {"INCLUDE PERFETTO MODULE sched.latency; SELECT * FROM sched_latency_for_running_interval",
+       "4|2|1|3|5001\n6|4|1|5|5000\n9|6|1|8|4999"},
+  };
+  sc_run_checks(p, irq, sizeof irq / sizeof *irq);
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
+  trak_processor_free(p);
+  /* Two wakeups from interrupt context (irq_context 1) do not count as wakeups; Perfetto's
+  ** sums. */
+  p = sc_open_file("tests/data/golden/linux/sched_critical_path.pbtxt");
+  assert_string_equal(sc_rows(p, "INCLUDE PERFETTO MODULE sched.latency; SELECT count(*), "
+                                 "sum(prev_runnable_id), sum(prev_wakeup_runnable_id), "
+                                 "count(prev_wakeup_runnable_id) FROM "
+                                 "sched_previous_runnable_on_thread"),
+                      "20|392|319|13");
+  assert_string_equal(sc_rows(p, "SELECT count(*), sum(latency_dur), sum(runnable_latency_id) "
+                                 "FROM sched_latency_for_running_interval"),
+                      "14|2430|392");
+  assert_string_equal(sc_rows(p, "SELECT count(*) FROM thread_state WHERE irq_context = 1"), "2");
+  sc_same_query(p, reference, "SELECT * FROM __trak_previous_runnable", "previous runnable");
   trak_processor_free(p);
 }
 
@@ -123,8 +165,9 @@ static void sched_runnable_latency(void **state) {
 static void sched_critical_path_plan(void **state) {
   (void)state;
   trak_processor *p = sc_open_file("tests/data/golden/linux/sched_critical_path.pbtxt");
-  const char *plan = sc_rows(p, "INCLUDE PERFETTO MODULE sched.thread_executing_span; "
-                                "EXPLAIN QUERY PLAN SELECT * FROM _thread_executing_span_sleep_runnable");
+  const char *plan =
+      sc_rows(p, "INCLUDE PERFETTO MODULE sched.thread_executing_span; "
+                 "EXPLAIN QUERY PLAN SELECT * FROM _thread_executing_span_sleep_runnable");
   if (!strstr(plan, "(utid=? AND end_ts=?)")) {
     fprintf(stderr, "plan: %s\n", plan);
     fail();
@@ -142,25 +185,12 @@ static void sched_critical_path_plan(void **state) {
   trak_processor_free(p);
 }
 
-/* main's total is 249,999 ns: its unfinished S counts -1, as Perfetto sums durations. */
+/* The functions of sched.time_in_state over one interval (its tables read the importer's
+** thread_state: sched_time_in_state_tables). */
 static void sched_time_in_state(void **state) {
   (void)state;
   trak_processor *p = open_story();
   static const sc_check c[] = {
-      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
-       "sched_time_in_state_for_thread ORDER BY utid, state",
-       "2|249999|D|30000|12\n"
-       "2|249999|R|20000|8\n"
-       "2|249999|Running|110000|44\n"
-       "2|249999|S|89999|35\n"
-       "3|1000000|R|10000|1\n"
-       "3|1000000|R+|50000|5\n"
-       "3|1000000|Running|320000|32\n"
-       "3|1000000|S|620000|62"},
-      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
-       "sched_percentage_of_time_in_state ORDER BY utid",
-       "2|44|8|NULL|35|12|NULL\n"
-       "3|32|1|5|62|NULL|NULL"},
       {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
        "sched_time_in_state_for_thread_in_interval(100000, 100000, 2)",
        "Running|NULL|NULL|60000\n"
@@ -205,6 +235,24 @@ static void sched_context_and_parallelism(void **state) {
        "100000|1\n130000|1\n170000|2\n250000|1\n400000|0\n450000|1\n500000|0"},
   };
   sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The counts come from __trak_overlap_count (overlap_count.c), intervals_overlap_count!'s rows
+  ** computed in C: an end meeting a start counts both, dur -1 and NULL never end, dur 0 ends
+  ** where it starts. */
+  static const char segs[] = "(SELECT column1 AS ts, column2 AS dur FROM (VALUES (0, 10), "
+                             "(10, 5), (10, -1), (3, NULL), (20, 0), (5, 10)))";
+  static const char want[] = "0|1\n3|2\n5|3\n10|4\n15|2\n20|2";
+  char sql[512];
+  snprintf(sql, sizeof sql,
+           "INCLUDE PERFETTO MODULE intervals.overlap; "
+           "SELECT * FROM intervals_overlap_count!(%s, ts, dur)",
+           segs);
+  assert_string_equal(sc_rows(p, sql), want);
+  snprintf(sql, sizeof sql,
+           "SELECT * FROM __trak_overlap_count((SELECT __trak_rows(ts, dur) "
+           "FROM %s)) ORDER BY ts",
+           segs);
+  assert_string_equal(sc_rows(p, sql), want);
+  assert_string_equal(sc_rows(p, "SELECT count(*) FROM __trak_overlap_count(NULL)"), "0");
   trak_processor_free(p);
 }
 
@@ -396,6 +444,39 @@ static void slices_thread_time(void **state) {
   trak_processor_free(p);
 }
 
+/* sched.time_in_state's tables sum the importer's thread_state in C (thread_state_scans.c), which
+** the fixture's stand-in view cannot feed: they run on the systrace story of slices_thread_time.
+** The rows are Perfetto's (trace_processor_shell v58.2 on the same file); each thread's
+** unfinished S counts -1, as Perfetto sums durations. */
+static void sched_time_in_state_tables(void **state) {
+  (void)state;
+  trak_processor *p = sc_open_file("tests/data/systrace/slice_states.systrace");
+  static const sc_check c[] = {
+      /* no ORDER BY: the table's own order is GROUP BY utid, state's */
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_time_in_state_for_thread",
+       "1|139999|D|30000|21\n"
+       "1|139999|R|3000|2\n"
+       "1|139999|Running|107000|76\n"
+       "1|139999|S|-1|0\n"
+       "2|119999|R+|15001|12\n"
+       "2|119999|Running|104999|87\n"
+       "2|119999|S|-1|0"},
+      {"INCLUDE PERFETTO MODULE sched.time_in_state; SELECT * FROM "
+       "sched_percentage_of_time_in_state ORDER BY utid",
+       "1|76|2|NULL|0|21|NULL\n"
+       "2|87|NULL|12|0|NULL|NULL"},
+  };
+  sc_run_checks(p, c, sizeof c / sizeof *c);
+  /* The C sums are SQLite's GROUP BY of the same rows, in its order. */
+  static const char reference[] =
+      "SELECT utid, state, sum(dur) FROM thread_state GROUP BY utid, state";
+  sc_same_query(p, reference,
+                "SELECT utid, state, time_in_state AS \"sum(dur)\" FROM __trak_thread_state_time",
+                "thread_state sums");
+  trak_processor_free(p);
+}
+
 /* describe_slice gives each slice's time per kind of state and its CPUs where scheduling data
 ** covers it (the sums of slices_thread_time's rows), with or without a rule describing it; the
 ** built-in metric slice_time_in_state sums them per slice name in sched.states' words. */
@@ -445,12 +526,18 @@ static void linux_threads(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
-      cmocka_unit_test(sched_states),        cmocka_unit_test(sched_runnable_latency),
+      cmocka_unit_test(sched_states),
+      cmocka_unit_test(sched_runnable_latency),
       cmocka_unit_test(sched_critical_path_plan),
-      cmocka_unit_test(sched_time_in_state), cmocka_unit_test(sched_context_and_parallelism),
-      cmocka_unit_test(cpu_frequency_idle),  cmocka_unit_test(cpu_cycles),
-      cmocka_unit_test(cpu_utilization),     cmocka_unit_test(slices_cpu),
-      cmocka_unit_test(slices_thread_time),  cmocka_unit_test(slices_thread_time_analysis),
+      cmocka_unit_test(sched_time_in_state),
+      cmocka_unit_test(sched_time_in_state_tables),
+      cmocka_unit_test(sched_context_and_parallelism),
+      cmocka_unit_test(cpu_frequency_idle),
+      cmocka_unit_test(cpu_cycles),
+      cmocka_unit_test(cpu_utilization),
+      cmocka_unit_test(slices_cpu),
+      cmocka_unit_test(slices_thread_time),
+      cmocka_unit_test(slices_thread_time_analysis),
       cmocka_unit_test(linux_threads),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -464,6 +464,8 @@ int trak__psql_prelude_register(trak_processor *p) {
   if (rc == SQLITE_OK) rc = trak__psql_slice_layout_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_walks_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_slice_thread_time_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_thread_state_scans_register(p);
+  if (rc == SQLITE_OK) rc = trak__psql_overlap_count_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_interval_intersect_register(p);
   if (rc == SQLITE_OK) rc = trak__psql_window_functions_register(p->db);
   if (rc == SQLITE_OK) rc = trak__psql_flamegraph_register(p->db);

@@ -98,6 +98,11 @@ int trak__rows_by_ts_cmp(const void *a, const void *b, void *ctx);
 /* Registers __trak_thread_slice_time_in_state and __trak_thread_slice_cpu_time
 ** (slice_thread_time.c). */
 int trak__psql_slice_thread_time_register(trak_processor *p);
+/* Registers __trak_thread_state_time and __trak_previous_runnable, the C cores of
+** sched.time_in_state and sched.runnable (thread_state_scans.c). */
+int trak__psql_thread_state_scans_register(trak_processor *p);
+/* Registers __trak_overlap_count, sched.thread_level_parallelism's counts (overlap_count.c). */
+int trak__psql_overlap_count_register(trak_processor *p);
 
 /* One (state, io_wait, blocked_function[, CPU]) of a thread slice and its time there. */
 typedef struct trak_thread_time_group {

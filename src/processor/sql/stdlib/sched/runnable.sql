@@ -13,21 +13,15 @@ CREATE PERFETTO TABLE sched_previous_runnable_on_thread(
   -- The last state before it with a waker thread, not woken from interrupt context.
   prev_wakeup_runnable_id JOINID(thread_state.id)
 ) AS
-WITH r_states AS (
-  SELECT id, utid, state,
-    iif(state = 'Running', NULL, id) AS runnable_id,
-    iif(waker_utid IS NOT NULL AND irq_context IS NOT 1, id, NULL) AS woken_id
-  FROM thread_state
-  WHERE state GLOB 'R*' AND dur != -1
-),
-running AS (
-  SELECT id, state,
-    max(runnable_id) OVER w AS prev_runnable_id,
-    max(woken_id) OVER w AS prev_wakeup_runnable_id
-  FROM r_states
-  WINDOW w AS (PARTITION BY utid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW)
-)
+-- One pass over thread_state's columns in C (thread_state_scans.c) answers what this did, in
+-- the same order (SQLite sorted the R* rows by thread for the window):
+--   WITH r_states AS (SELECT id, utid, state, iif(state = 'Running', NULL, id) AS runnable_id,
+--       iif(waker_utid IS NOT NULL AND irq_context IS NOT 1, id, NULL) AS woken_id
+--     FROM thread_state WHERE state GLOB 'R*' AND dur != -1),
+--   running AS (SELECT id, state, max(runnable_id) OVER w AS prev_runnable_id,
+--       max(woken_id) OVER w AS prev_wakeup_runnable_id FROM r_states
+--     WINDOW w AS (PARTITION BY utid ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW))
+--   SELECT id, prev_runnable_id, prev_wakeup_runnable_id FROM running WHERE state = 'Running'
 SELECT id, prev_runnable_id, prev_wakeup_runnable_id
-FROM running
-WHERE state = 'Running'
+FROM __trak_previous_runnable
 ORDER BY id;

@@ -20,9 +20,9 @@ CREATE PERFETTO TABLE sched_time_in_state_for_thread(
   percentage_in_state LONG
 ) AS
 WITH per_state AS (
-  SELECT utid, state, sum(dur) AS time_in_state
-  FROM thread_state
-  GROUP BY utid, state
+  -- SELECT utid, state, sum(dur) AS time_in_state FROM thread_state GROUP BY utid, state,
+  -- summed in C (thread_state_scans.c): SQLite sorted every row for it.
+  SELECT utid, state, time_in_state FROM __trak_thread_state_time
 ),
 per_thread AS (
   SELECT utid, sum(time_in_state) AS total_runtime FROM per_state GROUP BY utid
