@@ -180,7 +180,7 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
   trak_tables *t = imp->tables;
   if (info->state_row) {
     uint32_t row = info->state_row - 1;
-    t->state.dur[row] = ev->ts - t->state.ts[row];
+    t->state.dur[row] = trak__wsub(ev->ts, t->state.ts[row]);
     info->state_row = 0;
   }
   if (!ev->u.s.name) return;

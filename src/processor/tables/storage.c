@@ -187,6 +187,7 @@ void trak__strpool_free(trak_strpool *sp) {
 
 uint32_t trak__strpool_find(const trak_strpool *sp, const char *s, size_t len) {
   if (!sp->slot_cap) return 0;
+  if (!len) s = ""; /* an empty span may have no data: memcmp takes no NULL */
   size_t mask = sp->slot_cap - 1;
   for (size_t i = hash_bytes(s, len) & mask;; i = (i + 1) & mask) {
     uint32_t id = sp->slots[i];
@@ -227,6 +228,7 @@ static char *strpool_alloc(trak_strpool *sp, size_t n) {
 
 /* Interns [s, s + len); `check`: tell the pool's hook when the string is not UTF-8. */
 static uint32_t strpool_put(trak_strpool *sp, const char *s, size_t len, int check) {
+  if (!len) s = ""; /* an empty span may have no data: memcmp and memcpy take no NULL */
   if ((sp->str.n + 1) * 2 > sp->slot_cap) strpool_rehash(sp);
   size_t mask = sp->slot_cap - 1;
   size_t i = hash_bytes(s, len) & mask;

@@ -157,7 +157,8 @@ typedef struct trak_strpool {
 void trak__strpool_init(trak_strpool *sp);
 void trak__strpool_free(trak_strpool *sp);
 /* Interns `len` bytes (which may hold NULs and invalid UTF-8; both are stored as is, the
-** latter told to on_invalid_utf8). Returns the id (>= 1). */
+** latter told to on_invalid_utf8; `s` may be NULL when len is 0, as a protobuf field's empty
+** span). Returns the id (>= 1). */
 uint32_t trak__strpool_intern(trak_strpool *sp, const char *s, size_t len);
 /* Interns `len` bytes without the UTF-8 check: binary values kept as strings (build ids,
 ** shown in hex). Returns the id (>= 1). */

@@ -91,8 +91,12 @@ void trak__fa_virtgpu(trak_importer *imp, const trak_fq_rec *r) {
   trak__ftrace_slice_ev(imp, r->ts, TRAK_EV_END, track, 0, 0, TRAK_NULL_U32);
   uint32_t *at = trak__map_get(&v->start_at[q], r->s1);
   if (!at || !*at) return;
+  /* the records come in time order, so the latency is >= 0; past int64 (a queueing at a
+  ** negative time), it is the difference of the two as doubles */
+  int64_t start = v->starts.v[*at - 1], latency;
+  double value = __builtin_sub_overflow(r->ts, start, &latency) ? (double)r->ts - (double)start
+                                                                : (double)latency;
   trak__ftrace_ev(imp, r->ts, TRAK_EV_COUNTER,
-                  queue_counter(imp, TRAK_TK_VIRTGPU_LATENCY, q, "Latency"), 0,
-                  (double)(r->ts - v->starts.v[*at - 1]));
+                  queue_counter(imp, TRAK_TK_VIRTGPU_LATENCY, q, "Latency"), 0, value);
   *at = 0;
 }

@@ -67,7 +67,7 @@ static const char *queue_name(uint32_t type) {
 }
 
 /* The lane of stream `stream`'s requests (`response` 0) or responses free at `ts`, to be
-** busy until ts + CMD_DUR: its track, made when no lane is free. */
+** busy until ts + CMD_DUR (INT64_MAX past it): its track, made when no lane is free. */
 static uint32_t cmd_track(trak_importer *imp, struct trak_fvvideo *v, uint32_t stream,
                           int response, int64_t ts) {
   uint64_t key = (uint64_t)stream << 1 | (uint64_t)response;
@@ -94,7 +94,7 @@ static uint32_t cmd_track(trak_importer *imp, struct trak_fvvideo *v, uint32_t s
     trak_vec_push(set->tracks, track);
     trak_vec_push(set->ends, 0);
   }
-  set->ends.v[l] = ts + CMD_DUR;
+  set->ends.v[l] = trak__sat_add(ts, CMD_DUR);
   return set->tracks.v[l];
 }
 
@@ -105,7 +105,9 @@ void trak__fa_virtio_video(trak_importer *imp, const trak_fq_rec *r) {
     uint32_t track = cmd_track(imp, v, e->stream_id, e->kind == TRAK_VVIDEO_CMD_DONE, r->ts);
     uint32_t name = trak__ftrace_str(imp, cmd_name(e->type));
     trak__ftrace_slice_ev(imp, r->ts, TRAK_EV_BEGIN, track, name, 0, TRAK_NULL_U32);
-    trak__ftrace_slice_ev(imp, r->ts + CMD_DUR, TRAK_EV_END, track, 0, 0, TRAK_NULL_U32);
+    /* a command within CMD_DUR of int64's end ends at INT64_MAX: shorter, not wrapped */
+    trak__ftrace_slice_ev(imp, trak__sat_add(r->ts, CMD_DUR), TRAK_EV_END, track, 0, 0,
+                          TRAK_NULL_U32);
     return;
   }
   char name[96];

@@ -500,7 +500,7 @@ static uint32_t lane_track(trak_importer *imp, const stage_slice *s) {
     trak_vec_push(q->tracks, track);
     trak_vec_push(q->ends, INT64_MIN);
   }
-  q->ends.v[l] = s->ts + (s->dur > 0 ? s->dur : 0);
+  q->ends.v[l] = trak__sat_add(s->ts, s->dur > 0 ? s->dur : 0); /* INT64_MAX past int64 */
   return q->tracks.v[l];
 }
 

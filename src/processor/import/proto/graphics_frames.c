@@ -235,9 +235,10 @@ static void buffer_event(replay *r, size_t ev, buffer_state *b, uint32_t layer, 
   uint32_t set = (uint32_t)t->args.n;
   static const char *const keys[] = {"frame_number", "queue_to_acquire_time",
                                      "acquire_to_latch_time", "latch_to_present_time"};
-  int64_t q2a = b->acquire_ts - b->queue_ts;
+  /* differences of the trace's own times: they wrap, as Perfetto's int64 ones do */
+  int64_t q2a = trak__wsub(b->acquire_ts, b->queue_ts);
   int64_t values[] = {e->has_frame ? (int64_t)e->frame : 0, q2a > 0 ? q2a : 0,
-                      b->latch_ts - b->acquire_ts, e->ts - b->latch_ts};
+                      trak__wsub(b->latch_ts, b->acquire_ts), trak__wsub(e->ts, b->latch_ts)};
   for (int i = 0; i < 4; i++) {
     if (i == 1) { /* layer_name after frame_number */
       uint32_t k = cstr(imp, "layer_name");
