@@ -92,7 +92,8 @@ typedef struct trak_te_args_extra {
 int trak__chrome_extension_known(uint32_t number) __attribute__((cold));
 
 /* Whether Perfetto's parser reflects TrackEvent field `number` into args: Chrome's typed
-** payloads (fields 24..50) and Chromium's extensions (1000 and up) that the schema has. */
+** payloads (fields 24..50), the GPU extensions (GpuTrackEvent, 3000 and 3001) and Chromium's
+** extensions (1000 and up) that the schema has. */
 static inline int trak__te_reflected(uint32_t number) {
   switch (number) {
   case TRAK_PB_TrackEvent_cc_scheduler_state:
@@ -110,6 +111,8 @@ static inline int trak__te_reflected(uint32_t number) {
   case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
   case TRAK_PB_TrackEvent_chrome_active_processes:
   case TRAK_PB_TrackEvent_screenshot:
+  case TRAK_PB_GpuTrackEvent_gpu_correlation:
+  case TRAK_PB_GpuTrackEvent_gpu_api:
     return 1;
   default:
     return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state &&
