@@ -12,14 +12,15 @@
 ** command buffer, submission_id, hw_queue_id and upid. A graphics context an event names
 ** (interned) becomes a gpu_context row once. A compute dispatch's args come after the stage's:
 ** its interned kernel's (kernel_name, kernel_demangled_name, arch, the kernel's typed args) and
-** its launch's (launch.grid_size.x/y/z, launch.workgroup_size.x/y/z, typed args). The flows
-** between stages are not imported yet.
+** its launch's (launch.grid_size.x/y/z, launch.workgroup_size.x/y/z, typed args). Each slice's
+** event_id and event_wait_ids are noted for the GPU correlation flows (import/gpu_flows.c).
 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/gpu_flows.h"
 #include "processor/import/hash.h"
 #include "processor/import/proto/proto.h"
 
@@ -632,6 +633,15 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
   s.set = stage_args(imp, ctx, &e, data, len, s.hw_queue, pid);
   s.order = st->slices.n;
   trak_vec_push(st->slices, s);
+  trak_u64_vec waits = {0};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_GpuRenderStageEvent_event_wait_ids)
+      (void)trak__pb_push_varints(&f, &waits);
+  trak__gpu_flows_note_stage(imp, s.pkt, e.event_id, waits.v, waits.n);
+  trak_vec_free(waits);
 }
 
 /* ---- the slices, sorted ------------------------------------------------------------------ */
