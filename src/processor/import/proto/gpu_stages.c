@@ -398,7 +398,9 @@ static uint32_t debug_name(struct trak_gpu_stages *st, int32_t type, uint64_t ob
 ** present value among int, uint, double, interned string, string (Perfetto's order). */
 static void compute_arg(trak_importer *imp, trak_sequence *seq, uint32_t set, const uint8_t *data,
                         size_t len) {
-  enum { INT, UINT, REAL, STR_IID, STR, N_VALUES };
+  /* the values by field number from int_value: int, uint, double, string, string_value_iid */
+  enum { INT, UINT, REAL, STR, STR_IID, N_VALUES };
+  const uint32_t first = TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_int_value;
   trak_pb_field v[N_VALUES];
   memset(v, 0, sizeof v);
   uint8_t has[N_VALUES] = {0};
@@ -408,32 +410,17 @@ static void compute_arg(trak_importer *imp, trak_sequence *seq, uint32_t set, co
   trak__dec_init(imp, &dec, data, len);
   int named = 0; /* name_iid wins over name, as Perfetto checks it first */
   while (trak_pb_decoder_next(&dec, &f) > 0) {
-    int varint = f.wire_type == TRAK_PB_WIRE_VARINT, bytes = f.wire_type == TRAK_PB_WIRE_LEN;
-    switch (f.number) {
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name_iid:
-      if (!varint) break;
+    if (f.number == TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name_iid &&
+        f.wire_type == TRAK_PB_WIRE_VARINT) {
       const uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_COMPUTE_ARG_NAME], f.value);
       key = id ? *id : 0, named = 1;
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name:
-      if (bytes && !named) key = str(imp, (const char *)f.data, f.len);
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_int_value:
-      if (varint) v[INT] = f, has[INT] = 1;
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_uint_value:
-      if (varint) v[UINT] = f, has[UINT] = 1;
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_double_value:
-      if (f.wire_type == TRAK_PB_WIRE_FIXED64) v[REAL] = f, has[REAL] = 1;
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_string_value_iid:
-      if (varint) v[STR_IID] = f, has[STR_IID] = 1;
-      break;
-    case TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_string_value:
-      if (bytes) v[STR] = f, has[STR] = 1;
-      break;
-    default: break;
+    } else if (f.number == TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name &&
+               f.wire_type == TRAK_PB_WIRE_LEN && !named) {
+      key = str(imp, (const char *)f.data, f.len);
+    } else if (f.number >= first && f.number < first + N_VALUES) {
+      uint32_t k = f.number - first;
+      int wire = k == REAL ? TRAK_PB_WIRE_FIXED64 : k == STR ? TRAK_PB_WIRE_LEN : TRAK_PB_WIRE_VARINT;
+      if ((int)f.wire_type == wire) v[k] = f, has[k] = 1;
     }
   }
   if (!key) return;
