@@ -117,7 +117,7 @@ void trak__gpu_flows_slice(trak_importer *imp, uint32_t pkt, uint32_t slice) {
   const uint32_t *slot = trak__map_get(&g->by_pkt, pkt);
   if (!slot) return;
   const note *n = &g->notes.v[*slot - 1];
-  const uint64_t *ids = g->ids.v + n->first;
+  const uint64_t *ids = n->n_a + n->n_b ? g->ids.v + n->first : NULL; /* (no ids: v may be NULL) */
   if (n->kind == NOTE_STAGE) {
     list_push(&g->stages, n->event_id, slice);
     const uint32_t *from = trak__map_get(&g->submitter, n->event_id);
