@@ -11,6 +11,7 @@
 
 #include "processor/import/callstacks.h"
 #include "processor/import/event_merge.h"
+#include "processor/import/gpu_flows.h"
 #include "processor/import/importer.h"
 
 static const char *track_label(trak_importer *imp, uint32_t track, char *buf, size_t size) {
@@ -282,6 +283,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       trak__json_flow_v2(imp, imp->aux.v + aux, id, ev->pkt);
     else if (aux)
       slice_aux(imp, imp->aux.v + aux, id, ev->pkt);
+    if (TRAK_UNLIKELY(imp->gpu_flows != NULL)) trak__gpu_flows_slice(imp, ev->pkt, id);
     slice = id;
     if (type == TRAK_EV_COMPLETE) return;
     break;

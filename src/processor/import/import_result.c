@@ -22,13 +22,14 @@ static const trak_stat_def parse_duration = {
 ** key after *key. Returns the number appended. */
 static size_t add_traced_rows(const trak_importer *imp, const trak_format_part *part,
                               trak_stat_row *v, int64_t *key) {
-  trak_traced_row r;
+  trak_traced_row r = {0};
   const trak_stat_def *prev = NULL;
   size_t n = 0;
   for (size_t i = 0; part->stats_row(imp, i, &r); i++, n++) {
     if (r.def != prev) ++*key;
     prev = r.def;
-    if (v) v[n] = (trak_stat_row){r.def, *key, r.idx, r.value};
+    if (v) v[n] = (trak_stat_row){r.def, *key, r.idx, r.value, r.machine};
+    r.machine = 0;
   }
   return n;
 }
@@ -44,12 +45,12 @@ static trak_stat_row *stats_rows(const trak_importer *imp, size_t *n_out) {
   trak_stat_row *v = malloc(n * sizeof *v);
   if (!v) return NULL;
   for (size_t i = 0; i < TRAK_STAT_COUNT; i++)
-    v[i] = (trak_stat_row){&trak__stat_defs[i], (int64_t)i, -1, imp->stats[i]};
+    v[i] = (trak_stat_row){&trak__stat_defs[i], (int64_t)i, -1, imp->stats[i], 0};
   size_t at = TRAK_STAT_COUNT;
   key = TRAK_STAT_COUNT - 1;
   for (size_t i = 0; i < imp->n_parts; i++)
     at += add_traced_rows(imp, &imp->parts[i], v + at, &key);
-  v[at++] = (trak_stat_row){&parse_duration, key + 1, -1, 0};
+  v[at++] = (trak_stat_row){&parse_duration, key + 1, -1, 0, 0};
   *n_out = at;
   return v;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "processor/import/gpu_flows.h"
 #include "processor/import/importer.h"
 
 /* The string pool's report of a string that is not UTF-8 (kept as read): counted against the
@@ -42,6 +43,7 @@ void trak__importer_free(trak_importer *imp) {
   trak__async_tracks_free(&imp->async);
   trak__slices_free(&imp->slices);
   trak__flows_free(&imp->flows);
+  trak__gpu_flows_free(imp);
   trak__args_free(&imp->args);
   for (size_t i = 0; i < imp->clocks.n; i++)
     trak_vec_free(imp->clocks.v[i].pairs);

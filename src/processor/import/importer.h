@@ -61,6 +61,7 @@ typedef struct trak_importer {
   trak_async_tracks async; /* async_tracks.c */
   trak_slices slices;      /* slice_stack.c */
   trak_flows flows;        /* flows.c */
+  struct trak_gpu_flows *gpu_flows; /* gpu_flows.c: NULL until a packet notes GPU ids */
   trak_args args;          /* arg_sets.c, arg_order.c, proto/debug_annotations.c */
   TRAK_VEC(uint64_t) aux;  /* flows and extra counters of records (sequence.h) */
 

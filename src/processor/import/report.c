@@ -595,5 +595,6 @@ int trak__schema_lacks(const char *name, uint32_t number) {
 int trak__traced_indexed_cmp(const void *pa, const void *pb) {
   const trak_traced_indexed *a = pa, *b = pb;
   if (a->def != b->def) return a->def < b->def ? -1 : 1;
-  return a->idx < b->idx ? -1 : a->idx > b->idx;
+  if (a->idx != b->idx) return a->idx < b->idx ? -1 : 1;
+  return a->machine < b->machine ? -1 : a->machine > b->machine;
 }

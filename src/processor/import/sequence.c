@@ -102,7 +102,8 @@ const char *const trak__intern_kind_names[TRAK_INTERN_KINDS] = {"event category"
                                                                 "mapping",
                                                                 "frame",
                                                                 "callstack",
-                                                                "kernel symbol"};
+                                                                "kernel symbol",
+                                                                "compute arg name"};
 
 __attribute__((cold)) uint32_t trak__interned_missing(trak_importer *imp, trak_sequence *seq,
                                                       int kind, uint64_t iid) {

@@ -153,6 +153,7 @@ enum trak_intern_kind {
   TRAK_INTERN_FRAME,
   TRAK_INTERN_CALLSTACK,
   TRAK_INTERN_KERNEL_SYMBOL, /* ftrace's kernel-function fields (proto/ftrace_ksyms.c) */
+  TRAK_INTERN_COMPUTE_ARG_NAME, /* GpuInternedData.compute_arg_names (proto/gpu_stages.c) */
   TRAK_INTERN_KINDS
 };
 

@@ -149,13 +149,15 @@ extern const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT];
 typedef struct trak_traced_indexed {
   uint32_t def;
   int64_t idx, value;
+  uint32_t machine; /* machine table row the figure is of (0: host) */
 } trak_traced_indexed;
-/* qsort's order of indexed figures: by stat, then by index. */
+/* qsort's order of indexed figures: by stat, then by index, then by machine. */
 int trak__traced_indexed_cmp(const void *a, const void *b);
 typedef struct trak_traced_row {
   const trak_stat_def *def;
   int64_t idx; /* buffer index, or -1 for the service's figures */
   int64_t value;
+  uint32_t machine; /* machine table row (0: host, what a part that does not set it means) */
 } trak_traced_row;
 
 /* Counts one problem (imp->stats[stat] += 1) and reports it to the diag callback, naming the

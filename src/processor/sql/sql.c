@@ -117,26 +117,26 @@ static int stat_is_global(const char *name) {
   return 0;
 }
 
-/* Inserts one stats row, numbered by *id (then incremented); idx < 0 is NULL. `key` numbers
-** the stat (as Perfetto's enum does). */
-static int insert_stat(sqlite3_stmt *st, int64_t *id, const trak_stat_def *def, int64_t key,
-                       int64_t idx, int64_t value) {
+/* Inserts stats row `r`, numbered by *id (then incremented); idx < 0 is NULL. Its key numbers
+** the stat (as Perfetto's enum does); its machine is machine_id unless the stat is global. */
+static int insert_stat(sqlite3_stmt *st, int64_t *id, const trak_stat_row *r) {
+  const trak_stat_def *def = r->def;
   sqlite3_bind_int64(st, 10, (*id)++);
   sqlite3_bind_text(st, 1, def->name, -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 2, key);
-  if (idx < 0)
+  sqlite3_bind_int64(st, 2, r->key);
+  if (r->idx < 0)
     sqlite3_bind_null(st, 3);
   else
-    sqlite3_bind_int64(st, 3, idx);
+    sqlite3_bind_int64(st, 3, r->idx);
   sqlite3_bind_text(st, 4, severities[def->severity], -1, SQLITE_STATIC);
   sqlite3_bind_text(st, 5, def->analysis ? "analysis" : "trace", -1, SQLITE_STATIC);
-  sqlite3_bind_int64(st, 6, value);
+  sqlite3_bind_int64(st, 6, r->value);
   sqlite3_bind_text(st, 7, def->description, -1, SQLITE_STATIC);
   if (stat_is_global(def->name)) {
     sqlite3_bind_null(st, 8);
     sqlite3_bind_null(st, 9);
   } else {
-    sqlite3_bind_int64(st, 8, 0);
+    sqlite3_bind_int64(st, 8, r->machine);
     sqlite3_bind_int64(st, 9, 0);
   }
   int rc = sqlite3_step(st) == SQLITE_DONE ? SQLITE_OK : SQLITE_ERROR;
@@ -155,8 +155,7 @@ static int fill_stats(trak_processor *p) {
                               "?4, ?5, ?6, ?7, ?8, ?9)",
                               -1, &st, NULL);
   for (size_t i = 0; rc == SQLITE_OK && i < p->result.n_stats; i++) {
-    const trak_stat_row *r = &p->result.stats[i];
-    rc = insert_stat(st, &id, r->def, r->key, r->idx, r->value);
+    rc = insert_stat(st, &id, &p->result.stats[i]);
   }
   sqlite3_finalize(st);
   return rc;

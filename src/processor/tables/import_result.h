@@ -28,6 +28,7 @@ typedef struct trak_stat_row {
   int64_t key;              /* rows of one stat (buffer or CPU indexes) share a key */
   int64_t idx;              /* buffer or CPU index, or -1: none */
   int64_t value;
+  uint32_t machine; /* machine table row of the figure (0: host); global stats ignore it */
 } trak_stat_row;
 
 /* One row of _trace_import_logs: a problem the parse phase logged with its details as args

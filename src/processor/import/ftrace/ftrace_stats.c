@@ -34,12 +34,19 @@ static const trak_stat_def defs[] = {
 #define N_DEFS (sizeof defs / sizeof *defs)
 #define DATA_LOSS (N_DEFS - 1)
 
-/* The row of stat `def` for `cpu`, made (value 0) on first use. */
+/* Whether `r` is the row of stat `def` for `cpu` of the machine of the packet being tokenized
+** (each machine has its own rows, as Perfetto scopes these stats by machine). */
+static int is_row(const trak_importer *imp, const trak_traced_indexed *r, uint32_t def,
+                  int64_t cpu) {
+  return r->def == def && r->idx == cpu && r->machine == imp->threads.machine;
+}
+
+/* The row of stat `def` for `cpu` of the packet's machine, made (value 0) on first use. */
 static int64_t *row(trak_importer *imp, uint32_t def, int64_t cpu) {
   trak_ftrace *f = trak__ftrace_get(imp);
   for (size_t i = 0; i < f->stats.n; i++)
-    if (f->stats.v[i].def == def && f->stats.v[i].idx == cpu) return &f->stats.v[i].value;
-  trak_traced_indexed r = {def, cpu, 0};
+    if (is_row(imp, &f->stats.v[i], def, cpu)) return &f->stats.v[i].value;
+  trak_traced_indexed r = {def, cpu, 0, imp->threads.machine};
   trak_vec_push(f->stats, r);
   return &f->stats.v[f->stats.n - 1].value;
 }
@@ -47,7 +54,7 @@ static int64_t *row(trak_importer *imp, uint32_t def, int64_t cpu) {
 static const int64_t *find(trak_importer *imp, uint32_t def, int64_t cpu) {
   trak_ftrace *f = imp->ftrace;
   for (size_t i = 0; f && i < f->stats.n; i++)
-    if (f->stats.v[i].def == def && f->stats.v[i].idx == cpu) return &f->stats.v[i].value;
+    if (is_row(imp, &f->stats.v[i], def, cpu)) return &f->stats.v[i].value;
   return NULL;
 }
 
@@ -80,6 +87,7 @@ int trak__ftrace_stats_row(const trak_importer *imp, size_t i, trak_traced_row *
   out->def = &defs[r->def];
   out->idx = r->idx;
   out->value = r->value;
+  out->machine = r->machine;
   return 1;
 }
 

@@ -10,14 +10,17 @@
 ** listed stage ("render stage(<id>)" when unknown) and carries Perfetto's args: the stage's
 ** category and description, extra data, context_id, render target, pass and subpasses,
 ** command buffer, submission_id, hw_queue_id and upid. A graphics context an event names
-** (interned) becomes a gpu_context row once. Compute kernels, launches and the flows between
-** stages are not imported yet.
+** (interned) becomes a gpu_context row once. A compute dispatch's args come after the stage's:
+** its interned kernel's (kernel_name, kernel_demangled_name, arch, the kernel's typed args) and
+** its launch's (launch.grid_size.x/y/z, launch.workgroup_size.x/y/z, typed args). Each slice's
+** event_id and event_wait_ids are noted for the GPU correlation flows (import/gpu_flows.c).
 */
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "processor/import/gpu_flows.h"
 #include "processor/import/hash.h"
 #include "processor/import/proto/proto.h"
 
@@ -71,6 +74,8 @@ struct trak_gpu_stages {
   trak_map debug_names; /* mix(VkObjectType, handle) -> its debug name (string id) */
   trak_map unnamed; /* hw_queue_id -> 1: a placeholder's name awaits its specification, 2: done */
   TRAK_VEC(stage_rename) renames; /* placeholders named by a later specification */
+  trak_map kernels;               /* mix(sequence, iid) -> 1 + index in kernel */
+  TRAK_VEC(trak_span) kernel;     /* InternedComputeKernel bytes (malloc'd copies) */
 };
 
 static struct trak_gpu_stages *stages_state(trak_importer *imp) {
@@ -132,6 +137,31 @@ void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t 
     }
     st->context.v[*slot - 1] = ctx;
   }
+}
+
+void trak__gpu_kernel_interned(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                               size_t len) {
+  struct trak_gpu_stages *st = stages_state(imp);
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint64_t iid = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_InternedComputeKernel_iid && f.wire_type == TRAK_PB_WIRE_VARINT)
+      iid = f.value;
+  uint8_t *copy = malloc(len ? len : 1);
+  if (!copy) abort();
+  if (len) memcpy(copy, data, len);
+  int added;
+  uint32_t *slot = trak__map_put(&st->kernels, trak__mix(seq->id, iid), 0, &added);
+  if (added) {
+    trak_span none = {NULL, 0};
+    trak_vec_push(st->kernel, none);
+    *slot = (uint32_t)st->kernel.n;
+  }
+  trak_span *k = &st->kernel.v[*slot - 1];
+  free((void *)k->data);
+  *k = (trak_span){copy, len};
 }
 
 static const stage_spec *spec_get(struct trak_gpu_stages *st, const trak_sequence *seq,
@@ -220,12 +250,16 @@ static void context_row(trak_importer *imp, uint64_t id, const gfx_context *c) {
   }
 }
 
-static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
-                    int64_t value) {
+static void arg_key_int(trak_importer *imp, uint32_t set, uint32_t k, trak_arg_type type,
+                        int64_t value) {
   trak_tables *t = imp->tables;
-  uint32_t k = str(imp, key, strlen(key));
   uint32_t row = trak__arg_add(t, set, k, k, type); /* may move the columns */
   t->args.int_value[row] = value;
+}
+
+static void arg_int(trak_importer *imp, uint32_t set, const char *key, trak_arg_type type,
+                    int64_t value) {
+  arg_key_int(imp, set, str(imp, key, strlen(key)), type, value);
 }
 
 static void arg_str(trak_importer *imp, uint32_t set, uint32_t k, uint32_t value) {
@@ -270,12 +304,13 @@ static uint32_t subpasses(trak_importer *imp, const uint8_t *data, size_t len) {
 /* The fields of a GpuRenderStageEvent that name its queue, stage and slice. */
 typedef struct stage_fields {
   uint64_t event_id, duration, hw_queue_iid, stage_iid, context, render_target, render_pass,
-      command_buffer, name_iid, render_pass_instance;
+      command_buffer, name_iid, render_pass_instance, kernel_iid;
   int64_t hw_queue_id, stage_id, submission_id;
   uint32_t gpu;
   uint8_t has_event_id, has_hw_queue_iid, has_stage_iid, has_stage_id, has_context, has_name_iid;
-  trak_span name, specs;
-  uint8_t has_name, has_specs;
+  uint8_t has_kernel_iid;
+  trak_span name, specs, launch;
+  uint8_t has_name, has_specs, has_launch;
 } stage_fields;
 
 static stage_fields fields_read(trak_importer *imp, const uint8_t *data, size_t len) {
@@ -290,6 +325,8 @@ static stage_fields fields_read(trak_importer *imp, const uint8_t *data, size_t 
         e.name = (trak_span){f.data, f.len}, e.has_name = 1;
       else if (f.number == TRAK_PB_GpuRenderStageEvent_specifications)
         e.specs = (trak_span){f.data, f.len}, e.has_specs = 1;
+      else if (f.number == TRAK_PB_GpuRenderStageEvent_launch)
+        e.launch = (trak_span){f.data, f.len}, e.has_launch = 1;
       continue;
     }
     if (f.wire_type != TRAK_PB_WIRE_VARINT) continue;
@@ -310,6 +347,9 @@ static stage_fields fields_read(trak_importer *imp, const uint8_t *data, size_t 
       e.render_pass_instance = f.value;
       break;
     case TRAK_PB_GpuRenderStageEvent_name_iid: e.name_iid = f.value, e.has_name_iid = 1; break;
+    case TRAK_PB_GpuRenderStageEvent_kernel_iid:
+      e.kernel_iid = f.value, e.has_kernel_iid = 1;
+      break;
     case TRAK_PB_GpuRenderStageEvent_hw_queue_id: e.hw_queue_id = (int32_t)f.value; break;
     case TRAK_PB_GpuRenderStageEvent_stage_id:
       e.stage_id = (int32_t)f.value, e.has_stage_id = 1;
@@ -352,6 +392,129 @@ static uint32_t debug_name(struct trak_gpu_stages *st, int32_t type, uint64_t ob
   return name ? *name : 0;
 }
 
+/* ---- compute dispatches ------------------------------------------------------------------ */
+
+/* One ExtraComputeArg as an arg named by its name or interned name (none: no arg), of its first
+** present value among int, uint, double, interned string, string (Perfetto's order). */
+static void compute_arg(trak_importer *imp, trak_sequence *seq, uint32_t set, const uint8_t *data,
+                        size_t len) {
+  /* the values by field number from int_value: int, uint, double, string, string_value_iid */
+  enum { INT, UINT, REAL, STR, STR_IID, N_VALUES };
+  const uint32_t first = TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_int_value;
+  trak_pb_field v[N_VALUES];
+  memset(v, 0, sizeof v);
+  uint8_t has[N_VALUES] = {0};
+  uint32_t key = 0;
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  int named = 0; /* name_iid wins over name, as Perfetto checks it first */
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name_iid &&
+        f.wire_type == TRAK_PB_WIRE_VARINT) {
+      const uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_COMPUTE_ARG_NAME], f.value);
+      key = id ? *id : 0, named = 1;
+    } else if (f.number == TRAK_PB_GpuRenderStageEvent_ExtraComputeArg_name &&
+               f.wire_type == TRAK_PB_WIRE_LEN && !named) {
+      key = str(imp, (const char *)f.data, f.len);
+    } else if (f.number >= first && f.number < first + N_VALUES) {
+      uint32_t k = f.number - first;
+      int wire = k == REAL ? TRAK_PB_WIRE_FIXED64 : k == STR ? TRAK_PB_WIRE_LEN : TRAK_PB_WIRE_VARINT;
+      if ((int)f.wire_type == wire) v[k] = f, has[k] = 1;
+    }
+  }
+  if (!key) return;
+  if (has[INT]) {
+    arg_key_int(imp, set, key, TRAK_ARG_INT, (int64_t)v[INT].value);
+  } else if (has[UINT]) {
+    arg_key_int(imp, set, key, TRAK_ARG_UINT, (int64_t)v[UINT].value);
+  } else if (has[REAL]) {
+    trak_tables *t = imp->tables;
+    uint32_t row = trak__arg_add(t, set, key, key, TRAK_ARG_REAL); /* may move the columns */
+    t->args.real_value[row] = trak_pb_as_double(&v[REAL]);
+  } else if (has[STR_IID]) {
+    const uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_DEBUG_STRING], v[STR_IID].value);
+    if (id) arg_str(imp, set, key, *id);
+  } else if (has[STR]) {
+    arg_str(imp, set, key, str(imp, (const char *)v[STR].data, v[STR].len));
+  }
+}
+
+/* The args of interned kernel `iid`: kernel_name, kernel_demangled_name, arch (those present),
+** then its typed args. None when the kernel is not interned on the sequence. */
+static void kernel_args(trak_importer *imp, trak_sequence *seq, uint32_t set, uint64_t iid) {
+  struct trak_gpu_stages *st = stages_state(imp);
+  const uint32_t *slot = trak__map_get(&st->kernels, trak__mix(seq->id, iid));
+  if (!slot) return;
+  const trak_span *k = &st->kernel.v[*slot - 1];
+  trak_span name = {NULL, 0}, demangled = {NULL, 0}, arch = {NULL, 0};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, k->data, k->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (f.number == TRAK_PB_InternedComputeKernel_name)
+      name = (trak_span){f.data, f.len};
+    else if (f.number == TRAK_PB_InternedComputeKernel_demangled_name)
+      demangled = (trak_span){f.data, f.len};
+    else if (f.number == TRAK_PB_InternedComputeKernel_arch)
+      arch = (trak_span){f.data, f.len};
+  }
+  static const char *const keys[] = {"kernel_name", "kernel_demangled_name", "arch"};
+  const trak_span *vals[] = {&name, &demangled, &arch};
+  for (size_t i = 0; i < 3; i++)
+    if (vals[i]->data)
+      arg_named_str(imp, set, keys[i], str(imp, (const char *)vals[i]->data, vals[i]->len));
+  trak__dec_init(imp, &dec, k->data, k->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_InternedComputeKernel_args && f.wire_type == TRAK_PB_WIRE_LEN)
+      compute_arg(imp, seq, set, f.data, f.len);
+}
+
+/* The axes of a Dim3 present, as uint args `prefix`.x / .y / .z. */
+static void dim3_args(trak_importer *imp, uint32_t set, const char *prefix, const uint8_t *data,
+                      size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  uint64_t v[3] = {0, 0, 0};
+  uint8_t has[3] = {0};
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.wire_type == TRAK_PB_WIRE_VARINT && f.number >= TRAK_PB_GpuRenderStageEvent_Dim3_x &&
+        f.number <= TRAK_PB_GpuRenderStageEvent_Dim3_z)
+      v[f.number - TRAK_PB_GpuRenderStageEvent_Dim3_x] = (uint32_t)f.value,
+                                                   has[f.number - TRAK_PB_GpuRenderStageEvent_Dim3_x] = 1;
+  for (int i = 0; i < 3; i++) {
+    if (!has[i]) continue;
+    char key[64];
+    int n = snprintf(key, sizeof key, "%s.%c", prefix, "xyz"[i]);
+    arg_key_int(imp, set, str(imp, key, (size_t)n), TRAK_ARG_UINT, (int64_t)v[i]);
+  }
+}
+
+/* A ComputeKernelLaunch's args: the grid's and workgroup's sizes, then its typed args. */
+static void launch_args(trak_importer *imp, trak_sequence *seq, uint32_t set, const uint8_t *data,
+                        size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_span grid = {NULL, 0}, group = {NULL, 0};
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    if (f.number == TRAK_PB_GpuRenderStageEvent_ComputeKernelLaunch_grid_size)
+      grid = (trak_span){f.data, f.len};
+    else if (f.number == TRAK_PB_GpuRenderStageEvent_ComputeKernelLaunch_workgroup_size)
+      group = (trak_span){f.data, f.len};
+  }
+  if (grid.data) dim3_args(imp, set, "launch.grid_size", grid.data, grid.len);
+  if (group.data) dim3_args(imp, set, "launch.workgroup_size", group.data, group.len);
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_GpuRenderStageEvent_ComputeKernelLaunch_args &&
+        f.wire_type == TRAK_PB_WIRE_LEN)
+      compute_arg(imp, seq, set, f.data, f.len);
+}
+
 /* The slice's args, in Perfetto's order. */
 static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const stage_fields *e,
                            const uint8_t *data, size_t len, uint64_t hw_queue, int64_t pid) {
@@ -368,6 +531,8 @@ static uint32_t stage_args(trak_importer *imp, const trak_packet_ctx *ctx, const
              st->stages.v[e->stage_id].description) {
     arg_named_str(imp, set, "description", st->stages.v[e->stage_id].description);
   }
+  if (e->has_kernel_iid) kernel_args(imp, ctx->seq, set, e->kernel_iid);
+  if (e->has_launch) launch_args(imp, ctx->seq, set, e->launch.data, e->launch.len);
   if (e->render_pass_instance) { /* ties the stage to its render pass instance */
     char text[48];
     int n = snprintf(text, sizeof text, "rp:#%" PRIu64, e->render_pass_instance);
@@ -455,6 +620,15 @@ void trak__gpu_stage_event(trak_importer *imp, const trak_packet_ctx *ctx, const
   s.set = stage_args(imp, ctx, &e, data, len, s.hw_queue, pid);
   s.order = st->slices.n;
   trak_vec_push(st->slices, s);
+  trak_u64_vec waits = {0};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.number == TRAK_PB_GpuRenderStageEvent_event_wait_ids)
+      (void)trak__pb_push_varints(&f, &waits);
+  trak__gpu_flows_note_stage(imp, s.pkt, e.event_id, waits.v, waits.n);
+  trak_vec_free(waits);
 }
 
 /* ---- the slices, sorted ------------------------------------------------------------------ */
@@ -537,6 +711,10 @@ void trak__gpu_stages_free(struct trak_gpu_stages *st) {
   trak__map_free(&st->contexts);
   trak__map_free(&st->context_rows);
   trak__map_free(&st->queues);
+  trak__map_free(&st->kernels);
+  for (size_t i = 0; i < st->kernel.n; i++)
+    free((void *)st->kernel.v[i].data);
+  trak_vec_free(st->kernel);
   trak_vec_free(st->spec);
   trak_vec_free(st->context);
   trak_vec_free(st->hw_queues);

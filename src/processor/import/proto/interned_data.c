@@ -2,7 +2,7 @@
 ** This file holds the decoding of TracePacket.interned_data: each InternedData table trak knows
 ** (event names and categories, debug annotation names, types and strings, source locations, log
 ** message bodies, correlation ids, histogram names, the callstack tables' strings, ftrace's kernel
-** symbols) adds its entries to the sequence's interned maps, which import/sequence.c owns and
+** symbols, GPU compute arg names) adds its entries to the sequence's interned maps, which import/sequence.c owns and
 ** every later packet of the sequence looks up; mappings, frames and callstacks go to proto/callstacks.c.
 */
 #include "processor/import/proto/proto.h"
@@ -44,6 +44,8 @@ static const intern_fields intern_table[] = {
      TRAK_PB_InternedString_str},
     {TRAK_PB_InternedData_kernel_symbols, TRAK_INTERN_KERNEL_SYMBOL, TRAK_PB_InternedString_iid,
      TRAK_PB_InternedString_str},
+    {TRAK_PB_GpuInternedData_compute_arg_names, TRAK_INTERN_COMPUTE_ARG_NAME,
+     TRAK_PB_InternedComputeArgName_iid, TRAK_PB_InternedComputeArgName_name},
 };
 
 /* Adds one entry (an EventName, an InternedString, ...) to the sequence's map. A
@@ -111,6 +113,8 @@ void trak__interned_data_add(trak_importer *imp, trak_sequence *seq, const uint8
     else if (fld.number == TRAK_PB_InternedData_graphics_contexts ||
              fld.number == TRAK_PB_InternedData_gpu_specifications)
       trak__gpu_stages_interned(imp, seq, fld.number, fld.data, fld.len);
+    else if (fld.number == TRAK_PB_GpuInternedData_compute_kernels)
+      trak__gpu_kernel_interned(imp, seq, fld.data, fld.len);
   }
   if (rc < 0) trak__report(imp, TRAK_STAT_PACKET_MALFORMED, "interned_data is malformed");
 }

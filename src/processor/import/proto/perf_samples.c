@@ -268,7 +268,7 @@ static uint32_t names_for(trak_importer *imp, trak_sequence *seq, uint32_t cpu) 
 static int64_t *indexed(trak_perf_samples *ps, uint32_t def, int64_t idx) {
   for (size_t i = 0; i < ps->stats.n; i++)
     if (ps->stats.v[i].def == def && ps->stats.v[i].idx == idx) return &ps->stats.v[i].value;
-  trak_vec_push(ps->stats, ((trak_traced_indexed){def, idx, 0}));
+  trak_vec_push(ps->stats, ((trak_traced_indexed){def, idx, 0, 0}));
   return &ps->stats.v[ps->stats.n - 1].value;
 }
 

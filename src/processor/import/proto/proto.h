@@ -308,6 +308,10 @@ void trak__graphics_frames_free(struct trak_graphics_frames *st);
 /* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
 void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                                const uint8_t *data, size_t len);
+/* GpuInternedData.compute_kernels (gpu_stages.c): the kernel's bytes, copied, for the events
+** that name it by kernel_iid on this sequence. Can't fail. */
+void trak__gpu_kernel_interned(trak_importer *imp, trak_sequence *seq, const uint8_t *data,
+                               size_t len);
 void trak__gpu_stages_finish(trak_importer *imp);
 void trak__gpu_stages_free(struct trak_gpu_stages *st);
 /* TracePacket.power_rails (power_rails.c): its rail descriptors' counter tracks, made at once,

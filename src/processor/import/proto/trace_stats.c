@@ -236,7 +236,7 @@ static void set_indexed(trak_importer *imp, uint32_t def, int64_t idx, int64_t v
     imp->traced_buf.v[*slot].value = value;
     return;
   }
-  trak_traced_indexed e = {def, idx, value};
+  trak_traced_indexed e = {def, idx, value, 0};
   trak_vec_push(imp->traced_buf, e);
 }
 

@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "processor/import/gpu_flows.h"
 #include "processor/import/proto/track_event.h"
 
 typedef trak_te_fields event_fields;
@@ -82,6 +83,10 @@ __attribute__((noinline)) static void rare_field(event_fields *ef, const trak_pb
     break;
   case TRAK_PB_TrackEvent_chrome_histogram_sample:
     rare_span(ef, f, &ef->histogram, TRAK_TE_HISTOGRAM);
+    ef->extras |= TRAK_TE_REFLECT;
+    break;
+  case TRAK_PB_GpuTrackEvent_gpu_correlation: /* flows to render stages, and reflected */
+    rare_span(ef, f, &ef->gpu, TRAK_TE_GPU);
     ef->extras |= TRAK_TE_REFLECT;
     break;
   case TRAK_PB_TrackEvent_callstack: /* a oneof with callstack_iid: the last one wins */
@@ -575,6 +580,25 @@ static inline void push_event(trak_importer *imp, trak_sequence *seq, trak_ev *e
   trak__sequence_push(imp, seq, ev);
 }
 
+/* The event's GpuCorrelation (packet `pkt`): the render stage ids it submitted and waited on,
+** noted for the flows to those stages (import/gpu_flows.c). */
+__attribute__((noinline, cold)) static void gpu_correlation(trak_importer *imp,
+                                                            const trak_span *gpu, uint32_t pkt) {
+  trak_u64_vec sub = {0}, wait = {0};
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak__dec_init(imp, &dec, gpu->data, gpu->len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number == TRAK_PB_GpuCorrelation_render_stage_submission_event_ids)
+      (void)trak__pb_push_varints(&f, &sub);
+    else if (f.number == TRAK_PB_GpuCorrelation_render_stage_wait_event_ids)
+      (void)trak__pb_push_varints(&f, &wait);
+  }
+  trak__gpu_flows_note_event(imp, pkt, sub.v, sub.n, wait.v, wait.n);
+  trak_vec_free(sub);
+  trak_vec_free(wait);
+}
+
 void trak__te_push(trak_importer *imp, trak_sequence *seq, trak_ev *ev) {
   push_event(imp, seq, ev);
 }
@@ -706,6 +730,7 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
                  : 0;
   }
   push_event(imp, seq, &ev);
+  if (TRAK_UNLIKELY(ef.extras & TRAK_TE_GPU)) gpu_correlation(imp, &ef.gpu, ev.pkt);
   if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING))
     trak__passthrough_defer(imp, seq, track);
 }

@@ -35,7 +35,8 @@ enum {
   TRAK_TE_TASK = 4096,          /* task_execution */
   TRAK_TE_HISTOGRAM = 8192,     /* chrome_histogram_sample */
   TRAK_TE_REFLECT = 16384,      /* a typed payload Perfetto reflects into args (chrome_*) */
-  TRAK_TE_CALLSTACK = 32768     /* callstack, callstack_iid or callstack_weight */
+  TRAK_TE_CALLSTACK = 32768,    /* callstack, callstack_iid or callstack_weight */
+  TRAK_TE_GPU = 65536           /* GpuTrackEvent.gpu_correlation (also reflected) */
 };
 
 typedef struct trak_te_fields {
@@ -55,7 +56,7 @@ typedef struct trak_te_fields {
   uint32_t n_annos;
   /* ---- valid when their extras bit is set ---- */
   uint64_t source_location_iid, correlation_id, correlation_iid;
-  trak_span source_location, log_message, correlation_str, legacy, task, histogram;
+  trak_span source_location, log_message, correlation_str, legacy, task, histogram, gpu;
   trak_span blob; /* the whole TrackEvent, for the reflected payloads (TRAK_TE_REFLECT) */
   int64_t thread_time, thread_ic;           /* as written: deltas or absolute values */
   uint8_t thread_time_kind, thread_ic_kind; /* 1: delta, 2: absolute */
@@ -92,7 +93,8 @@ typedef struct trak_te_args_extra {
 int trak__chrome_extension_known(uint32_t number) __attribute__((cold));
 
 /* Whether Perfetto's parser reflects TrackEvent field `number` into args: Chrome's typed
-** payloads (fields 24..50) and Chromium's extensions (1000 and up) that the schema has. */
+** payloads (fields 24..50), the GPU extensions (GpuTrackEvent, 3000 and 3001) and Chromium's
+** extensions (1000 and up) that the schema has. */
 static inline int trak__te_reflected(uint32_t number) {
   switch (number) {
   case TRAK_PB_TrackEvent_cc_scheduler_state:
@@ -110,6 +112,8 @@ static inline int trak__te_reflected(uint32_t number) {
   case TRAK_PB_TrackEvent_chrome_content_settings_event_info:
   case TRAK_PB_TrackEvent_chrome_active_processes:
   case TRAK_PB_TrackEvent_screenshot:
+  case TRAK_PB_GpuTrackEvent_gpu_correlation:
+  case TRAK_PB_GpuTrackEvent_gpu_api:
     return 1;
   default:
     return number >= TRAK_PB_ChromeTrackEvent_chrome_app_state &&

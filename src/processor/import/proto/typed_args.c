@@ -257,14 +257,28 @@ static void histogram_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
   if (name) add_string(imp, set, TRAK_KEY_HISTOGRAM_NAME, name);
 }
 
-int trak__chrome_extension_known(uint32_t number) {
-  static _Atomic(const trak_pb_message_desc *) cache; /* a race finds the same pointer twice */
-  const trak_pb_message_desc *msg = atomic_load_explicit(&cache, memory_order_relaxed);
+/* The schema of message `name`, looked up once into *cache (a race finds the same pointer
+** twice). */
+static const trak_pb_message_desc *cached_schema(_Atomic(const trak_pb_message_desc *) *cache,
+                                                 const char *name) {
+  const trak_pb_message_desc *msg = atomic_load_explicit(cache, memory_order_relaxed);
   if (!msg) {
-    msg = trak__schema_message("ChromeTrackEvent");
-    atomic_store_explicit(&cache, msg, memory_order_relaxed);
+    msg = trak__schema_message(name);
+    atomic_store_explicit(cache, msg, memory_order_relaxed);
   }
+  return msg;
+}
+
+int trak__chrome_extension_known(uint32_t number) {
+  static _Atomic(const trak_pb_message_desc *) cache;
+  const trak_pb_message_desc *msg = cached_schema(&cache, "ChromeTrackEvent");
   return msg && trak__schema_field_by_number(msg, number);
+}
+
+/* The schema of TrackEvent's GPU extensions (protos/gpu_track_event.proto). */
+static const trak_pb_message_desc *gpu_te_schema(void) {
+  static _Atomic(const trak_pb_message_desc *) cache;
+  return cached_schema(&cache, "GpuTrackEvent");
 }
 
 /* The fields Perfetto's parser reflects, in wire order: the inline source location, the
@@ -288,7 +302,10 @@ static void reflected_args(trak_importer *imp, trak_sequence *seq, uint32_t set,
       continue;
     default: {
       if (!trak__te_reflected(f.number)) break;
-      const trak_pb_message_desc *m = f.number >= TRAK_PB_ChromeTrackEvent_chrome_app_state
+      const trak_pb_message_desc *m = f.number == TRAK_PB_GpuTrackEvent_gpu_correlation ||
+                                              f.number == TRAK_PB_GpuTrackEvent_gpu_api
+                                          ? gpu_te_schema()
+                                      : f.number >= TRAK_PB_ChromeTrackEvent_chrome_app_state
                                           ? imp->chrome_te_schema
                                           : imp->te_schema;
       fd = m ? trak__schema_field_by_number(m, f.number) : NULL;
