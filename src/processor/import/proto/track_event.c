@@ -686,10 +686,8 @@ static inline int pre_event(trak_importer *imp, const trak_packet_ctx *ctx, cons
   return 1;
 }
 
-/* Any event: decoded here, or taken from what the decoding thread predecoded. */
-__attribute__((noinline)) static void generic_event(trak_importer *imp, trak_packet_ctx *ctx,
-                                                    const uint8_t *data, size_t len,
-                                                    const trak_te_pre *pre) {
+void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                size_t len, const trak_te_pre *pre) {
   event_fields ef;
   /* Only the counters of the lists need zeroing; the arrays are filled before being read, and
   ** the rare fields only when their `extras` bit is set. */
@@ -773,8 +771,7 @@ __attribute__((noinline)) static void generic_event(trak_importer *imp, trak_pac
     trak__passthrough_defer(imp, seq, track);
 }
 
-void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
-                                size_t len, const trak_te_pre *pre) {
-  if (TRAK_LIKELY(pre != NULL) && pre_event(imp, ctx, data, pre)) return;
-  generic_event(imp, ctx, data, len, pre);
+void trak__track_event_tokenize_pre(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                    size_t len, const trak_te_pre *pre) {
+  if (!pre_event(imp, ctx, data, pre)) trak__track_event_tokenize(imp, ctx, data, len, pre);
 }
