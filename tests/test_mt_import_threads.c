@@ -379,6 +379,28 @@ static void end_fields(trak_pb_buf *b, int variant) {
   trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
 }
 
+/* A trace in `b` (a heap buffer, made here) of the generated traces' descriptors and sequence
+** 1's first packet, for the events a test then adds. */
+static void events_trace_start(trak_pb_buf *b) {
+  trak_pb_buf_init_heap(b);
+  thread_gen th[THREADS];
+  for (int t = 0; t < THREADS; t++)
+    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
+  descriptors(b, th);
+  sequence_start(b, &th[0]);
+}
+
+/* Writes `b` to the file `pb` and frees it; the import of `pb` with one thread and with two
+** must give the same tables. Removes `pb`. */
+static void events_trace_compare(trak_pb_buf *b, const char *pb) {
+  write_bytes(pb, b->start, trak_pb_buf_len(b), "wb");
+  trak_pb_buf_free(b);
+  compared = 0;
+  compare_both(pb);
+  assert_int_equal(compared, 1);
+  unlink(pb);
+}
+
 /* TrackEvents in every encoding the decoding thread decodes for the importer's thread, or leaves
 ** to it (more categories or annotations than it keeps, packed lists, other wire types, repeated
 ** fields, inline names, unknown fields, bytes that do not decode): the same tables and import
@@ -388,12 +410,7 @@ static void test_event_encodings(void **state) {
   char pb[] = "/tmp/trak_mt_import_enc_XXXXXX";
   tu_temp_file(pb);
   trak_pb_buf b;
-  trak_pb_buf_init_heap(&b);
-  thread_gen th[THREADS];
-  for (int t = 0; t < THREADS; t++)
-    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
-  descriptors(&b, th);
-  sequence_start(&b, &th[0]);
+  events_trace_start(&b);
   int64_t ts = 1000;
   for (int round = 0; round < 3; round++) {
     for (int v = 0; v < 14; v++) {
@@ -402,12 +419,7 @@ static void test_event_encodings(void **state) {
       encoded_event(&b, ts += 10, end_fields, v);
     }
   }
-  write_bytes(pb, b.start, trak_pb_buf_len(&b), "wb");
-  trak_pb_buf_free(&b);
-  compared = 0;
-  compare_both(pb);
-  assert_int_equal(compared, 1);
-  unlink(pb);
+  events_trace_compare(&b, pb);
 }
 
 /* Sequence 2's first packet: its incremental state cleared and a legacy thread_descriptor,
@@ -449,12 +461,7 @@ static void test_event_fallbacks(void **state) {
   char pb[] = "/tmp/trak_mt_import_fb_XXXXXX";
   tu_temp_file(pb);
   trak_pb_buf b;
-  trak_pb_buf_init_heap(&b);
-  thread_gen th[THREADS];
-  for (int t = 0; t < THREADS; t++)
-    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
-  descriptors(&b, th);
-  sequence_start(&b, &th[0]);
+  events_trace_start(&b);
   legacy_sequence_start(&b);
   int64_t ts = 1000;
   for (int round = 0; round < 2; round++) {
@@ -464,12 +471,7 @@ static void test_event_fallbacks(void **state) {
       encoded_event(&b, ts += 10, end_fields, 0);
     }
   }
-  write_bytes(pb, b.start, trak_pb_buf_len(&b), "wb");
-  trak_pb_buf_free(&b);
-  compared = 0;
-  compare_both(pb);
-  assert_int_equal(compared, 1);
-  unlink(pb);
+  events_trace_compare(&b, pb);
 }
 
 int main(void) {
