@@ -275,18 +275,24 @@ static void test_generated_sched_traces(void **state) {
   }
 }
 
-/* One TrackEvent packet of sequence 1 at `ts`: `fields` writes the event's fields. */
-static void encoded_event(trak_pb_buf *b, int64_t ts, void (*fields)(trak_pb_buf *, int),
-                          int variant) {
+/* One TrackEvent packet of sequence `seq` at `ts`: `fields` writes the event's fields. */
+static void seq_event(trak_pb_buf *b, uint32_t seq, int64_t ts,
+                      void (*fields)(trak_pb_buf *, int), int variant) {
   trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_timestamp, (uint64_t)ts);
-  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 1);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, seq);
   trak_pb_put_varint(b, TRAK_PB_TracePacket_sequence_flags,
                      TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE);
   trak_pb_nested ev = trak_pb_begin_nested(b, TRAK_PB_TracePacket_track_event);
   fields(b, variant);
   trak_pb_end_nested(b, ev);
   trak_pb_end_nested(b, pkt);
+}
+
+/* seq_event of sequence 1. */
+static void encoded_event(trak_pb_buf *b, int64_t ts, void (*fields)(trak_pb_buf *, int),
+                          int variant) {
+  seq_event(b, 1, ts, fields, variant);
 }
 
 static void annotation(trak_pb_buf *b, uint64_t name_iid, int64_t v) {
@@ -373,6 +379,28 @@ static void end_fields(trak_pb_buf *b, int variant) {
   trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
 }
 
+/* A trace in `b` (a heap buffer, made here) of the generated traces' descriptors and sequence
+** 1's first packet, for the events a test then adds. */
+static void events_trace_start(trak_pb_buf *b) {
+  trak_pb_buf_init_heap(b);
+  thread_gen th[THREADS];
+  for (int t = 0; t < THREADS; t++)
+    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
+  descriptors(b, th);
+  sequence_start(b, &th[0]);
+}
+
+/* Writes `b` to the file `pb` and frees it; the import of `pb` with one thread and with two
+** must give the same tables. Removes `pb`. */
+static void events_trace_compare(trak_pb_buf *b, const char *pb) {
+  write_bytes(pb, b->start, trak_pb_buf_len(b), "wb");
+  trak_pb_buf_free(b);
+  compared = 0;
+  compare_both(pb);
+  assert_int_equal(compared, 1);
+  unlink(pb);
+}
+
 /* TrackEvents in every encoding the decoding thread decodes for the importer's thread, or leaves
 ** to it (more categories or annotations than it keeps, packed lists, other wire types, repeated
 ** fields, inline names, unknown fields, bytes that do not decode): the same tables and import
@@ -382,12 +410,7 @@ static void test_event_encodings(void **state) {
   char pb[] = "/tmp/trak_mt_import_enc_XXXXXX";
   tu_temp_file(pb);
   trak_pb_buf b;
-  trak_pb_buf_init_heap(&b);
-  thread_gen th[THREADS];
-  for (int t = 0; t < THREADS; t++)
-    th[t] = (thread_gen){(uint32_t)(t + 1), 5000 + (uint64_t)t, 0, 0, 1, 0};
-  descriptors(&b, th);
-  sequence_start(&b, &th[0]);
+  events_trace_start(&b);
   int64_t ts = 1000;
   for (int round = 0; round < 3; round++) {
     for (int v = 0; v < 14; v++) {
@@ -396,19 +419,66 @@ static void test_event_encodings(void **state) {
       encoded_event(&b, ts += 10, end_fields, v);
     }
   }
-  write_bytes(pb, b.start, trak_pb_buf_len(&b), "wb");
-  trak_pb_buf_free(&b);
-  compared = 0;
-  compare_both(pb);
-  assert_int_equal(compared, 1);
-  unlink(pb);
+  events_trace_compare(&b, pb);
+}
+
+/* Sequence 2's first packet: its incremental state cleared and a legacy thread_descriptor,
+** whose thread's track is the track of the sequence's events without a track_uuid. */
+static void legacy_sequence_start(trak_pb_buf *b) {
+  trak_pb_nested pkt = trak_pb_begin_nested(b, TRAK_PB_Trace_packet);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_trusted_packet_sequence_id, 2);
+  trak_pb_put_varint(b, TRAK_PB_TracePacket_sequence_flags,
+                     TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED);
+  trak_pb_nested td = trak_pb_begin_nested(b, TRAK_PB_TracePacket_thread_descriptor);
+  trak_pb_put_int32(b, TRAK_PB_ThreadDescriptor_pid, 100);
+  trak_pb_put_int32(b, TRAK_PB_ThreadDescriptor_tid, 1001);
+  trak_pb_end_nested(b, td);
+  trak_pb_end_nested(b, pkt);
+}
+
+/* Events of the common encoding (which the decoding thread decodes) that its importer's fast
+** path must still leave to the generic one (variant 0-7): an event on another track than the
+** sequence's thread's (a passthrough thread), no type, TYPE_STATE off a state track, an unknown
+** type, an explicit track_uuid 0, a counter value without a value. */
+static void fallback_fields(trak_pb_buf *b, int variant) {
+  static const uint64_t types[] = {
+      TRAK_PB_TrackEvent_TYPE_INSTANT, TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN,
+      TRAK_PB_TrackEvent_TYPE_COUNTER, 0,
+      TRAK_PB_TrackEvent_TYPE_STATE,   99,
+      TRAK_PB_TrackEvent_TYPE_INSTANT, TRAK_PB_TrackEvent_TYPE_SLICE_END};
+  static const uint64_t tracks[] = {0, 1000, 2000, 0, 1000, 0, 0, 1000};
+  trak_pb_put_string(b, TRAK_PB_TrackEvent_name, variant % 2 ? "inline" : "other");
+  if (types[variant]) trak_pb_put_varint(b, TRAK_PB_TrackEvent_type, types[variant]);
+  if (tracks[variant] || variant == 6)
+    trak_pb_put_varint(b, TRAK_PB_TrackEvent_track_uuid, tracks[variant]);
+  if (variant == 0) annotation(b, 1, 5);
+}
+
+/* The fast path's fallbacks (fallback_fields) beside sequence 1's common events: the same
+** tables and import log with one thread and with two. */
+static void test_event_fallbacks(void **state) {
+  (void)state;
+  char pb[] = "/tmp/trak_mt_import_fb_XXXXXX";
+  tu_temp_file(pb);
+  trak_pb_buf b;
+  events_trace_start(&b);
+  legacy_sequence_start(&b);
+  int64_t ts = 1000;
+  for (int round = 0; round < 2; round++) {
+    for (int v = 0; v < 8; v++) {
+      seq_event(&b, 2, ts += 10, fallback_fields, v);
+      encoded_event(&b, ts += 10, begin_fields, 12);
+      encoded_event(&b, ts += 10, end_fields, 0);
+    }
+  }
+  events_trace_compare(&b, pb);
 }
 
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_every_trace_of_the_tests), cmocka_unit_test(test_generated_traces),
       cmocka_unit_test(test_generated_sched_traces),   cmocka_unit_test(test_generated_json_traces),
-      cmocka_unit_test(test_event_encodings),
+      cmocka_unit_test(test_event_encodings),          cmocka_unit_test(test_event_fallbacks),
   };
   int rc = cmocka_run_group_tests(tests, NULL, NULL);
   unsetenv("TRAK_IMPORT_THREADS");

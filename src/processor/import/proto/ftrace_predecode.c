@@ -224,10 +224,10 @@ int trak__fpre_ev_same(const trak_fpre_ev *a, const trak_fpre_ev *b) {
   return 1;
 }
 
-uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
-                                trak_fpre_set *set) {
-  trak_span b;
-  if (trak__packet_meta(pf, &b) != TRAK_PB_TracePacket_ftrace_events) return 0;
+/* trak__ftrace_predecode of the bundle `b`; out of line, so that the far more common packet
+** without a bundle costs a call and a test, not this function's frame. */
+__attribute__((noinline)) static uint32_t bundle_predecode(const uint8_t *limit, trak_span b,
+                                                           trak_fpre_set *set) {
   trak_pb_decoder dec;
   trak_pb_field f;
   uint32_t cpu = 0;
@@ -272,6 +272,13 @@ uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *
   trak_fpre p = {b.data, b.len, cpu, head, first, set->evs.n - first, NULL};
   trak_vec_push(set->bundles, p);
   return (uint32_t)set->bundles.n;
+}
+
+uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                trak_fpre_set *set) {
+  trak_span b;
+  if (trak__packet_meta(pf, &b) != TRAK_PB_TracePacket_ftrace_events) return 0;
+  return bundle_predecode(limit, b, set);
 }
 
 void trak__ftrace_predecode_done(trak_fpre_set *set) {

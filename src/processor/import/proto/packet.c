@@ -466,9 +466,11 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   }
   if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);
+  else if (HAS(pf, P_TRACK_EVENT) && pf->te_pre)
+    trak__track_event_tokenize_pre(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len,
+                                   &pf->te);
   else if (HAS(pf, P_TRACK_EVENT))
-    trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len,
-                               pf->te_pre ? &pf->te : NULL);
+    trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len, NULL);
   else if (HAS(pf, P_META))
     rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
   if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)

@@ -67,6 +67,10 @@ void trak__packets_retry_deferred(trak_importer *imp);
 ** decoded by trak__track_event_predecode, whose fields are taken instead of decoding it. */
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len, const trak_te_pre *pre);
+/* trak__track_event_tokenize of an event the decoding thread predecoded (`pre`, not NULL): a
+** slice event or counter value of the common shape is pushed from `pre` alone. */
+void trak__track_event_tokenize_pre(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                    size_t len, const trak_te_pre *pre);
 /* Decodes a TrackEvent's fields into `pre` when it is a common event (track_event.c): only
 ** type, track_uuid, name_iid, name, one category iid, up to TRAK_TE_PRE_ANNOS debug
 ** annotations and a counter value, each with the wire type the encoders write, and the bytes

@@ -367,15 +367,16 @@ __attribute__((noinline)) static uint32_t categories(trak_importer *imp, trak_se
   return n ? trak__strpool_intern(sp, buf, n) : 0;
 }
 
-static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
-                                     const event_fields *ef) {
-  uint64_t uuid = ef->has_track            ? ef->track_uuid
+/* The track of an event with (has_track) or without a track_uuid, typed or not. */
+static inline uint32_t track_of(trak_importer *imp, trak_sequence *seq, int has_track,
+                                uint64_t track_uuid, int has_type) {
+  uint64_t uuid = has_track                ? track_uuid
                   : seq->has_default_track ? seq->default_track_uuid
                                            : 0;
   if (TRAK_UNLIKELY(!uuid)) {
     /* The sequence's thread, unless an explicit track_uuid 0 on a typed event asks for the
     ** global "Default Track" (where events go without a thread too), as in Perfetto. */
-    if ((!ef->has_track || !ef->has_type) && seq->thread_track != TRAK_NULL_U32)
+    if ((!has_track || !has_type) && seq->thread_track != TRAK_NULL_U32)
       return seq->thread_track;
     return trak__default_track(imp);
   }
@@ -383,6 +384,11 @@ static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
     return seq->last_track;
   seq->last_track_uuid = uuid;
   return seq->last_track = trak__track_for_uuid(imp, uuid);
+}
+
+static inline uint32_t resolve_track(trak_importer *imp, trak_sequence *seq,
+                                     const event_fields *ef) {
+  return track_of(imp, seq, ef->has_track, ef->track_uuid, ef->has_type);
 }
 
 uint32_t trak__te_track(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
@@ -497,8 +503,10 @@ uint32_t trak__te_aux(trak_importer *imp, trak_sequence *seq, const event_fields
   return at;
 }
 
-static uint32_t record_type(const event_fields *ef) {
-  switch (ef->has_type ? ef->type : 0) {
+/* The record type of a TrackEvent type (0 when absent) that makes a slice or a counter value,
+** 0 for any other (TYPE_STATE, none, unknown). */
+static inline uint32_t slice_or_counter_type(uint64_t type) {
+  switch (type) {
   case TRAK_PB_TrackEvent_TYPE_SLICE_BEGIN:
     return TRAK_EV_BEGIN;
   case TRAK_PB_TrackEvent_TYPE_SLICE_END:
@@ -507,11 +515,17 @@ static uint32_t record_type(const event_fields *ef) {
     return TRAK_EV_INSTANT;
   case TRAK_PB_TrackEvent_TYPE_COUNTER:
     return TRAK_EV_COUNTER;
-  case TRAK_PB_TrackEvent_TYPE_STATE: /* a state track's value: state_value() in the parser */
-    return TRAK_EV_EXTRA_ONLY;
   default:
-    return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
+    return 0;
   }
+}
+
+static uint32_t record_type(const event_fields *ef) {
+  uint32_t type = slice_or_counter_type(ef->has_type ? ef->type : 0);
+  if (type) return type;
+  /* a state track's value: state_value() in the parser */
+  if (ef->has_type && ef->type == TRAK_PB_TrackEvent_TYPE_STATE) return TRAK_EV_EXTRA_ONLY;
+  return ef->extra_values.n || ef->extra_double_values.n ? TRAK_EV_EXTRA_ONLY : 0;
 }
 
 static inline uint32_t event_name(trak_importer *imp, trak_sequence *seq, const event_fields *ef) {
@@ -649,6 +663,53 @@ __attribute__((noinline)) static int unknown_or_legacy(trak_importer *imp, trak_
   return trak__legacy_event_tokenize(imp, seq, ef, ts);
 }
 
+/* The event the decoding thread predecoded (so it has only the fields trak_te_pre holds: no
+** rare field, list or legacy timestamp) when it is a slice event or a counter value on a track
+** that names no passthrough thread: its record is pushed straight from `pre`, as the generic
+** path below would push it, without filling an event_fields. Returns 0, having done and
+** reported nothing, for any other event, which the generic path then takes. */
+static inline int pre_event(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                            const trak_te_pre *pre) {
+  trak_sequence *seq = ctx->seq;
+  uint32_t type = slice_or_counter_type(pre->has_type ? pre->type : 0);
+  if (TRAK_UNLIKELY(!type)) return 0;
+  uint32_t track = track_of(imp, seq, pre->has_track, pre->track_uuid, pre->has_type);
+  if (TRAK_UNLIKELY(track == TRAK_NULL_U32 ||
+                    (seq->thread_track != TRAK_NULL_U32 && track != seq->thread_track)))
+    return 0;
+  trak_ev ev;
+  ev.ts = ctx->has_ts ? ctx->ts : 0;
+  ev.track = type << TRAK_EV_TYPE_SHIFT | track;
+  ev.pkt = (uint32_t)imp->packet_index;
+  ev.arg_set_id = TRAK_NULL_U32;
+  ev.aux = 0;
+  if (type == TRAK_EV_COUNTER) {
+    double v = 0;
+    if (pre->has_value && pre->value_is_double)
+      memcpy(&v, &pre->value, 8);
+    else if (pre->has_value)
+      v = (double)(int64_t)pre->value;
+    ev.u.value = trak__counter_in(imp, seq, track, v);
+  } else {
+    ev.u.s.name = pre->has_name_iid
+                      ? trak__interned_get(imp, seq, TRAK_INTERN_NAME, pre->name_iid)
+                  : pre->has_name ? trak__strpool_intern(&imp->tables->strings,
+                                                         (const char *)data + pre->name_at,
+                                                         pre->name_len)
+                                  : 0;
+    ev.u.s.cat =
+        pre->n_cat_iids ? trak__interned_get(imp, seq, TRAK_INTERN_CATEGORY, pre->cat_iid) : 0;
+  }
+  if (pre->n_annos) {
+    trak_span annos[TRAK_TE_PRE_ANNOS];
+    for (uint32_t i = 0; i < pre->n_annos; i++)
+      annos[i] = (trak_span){data + pre->anno_at[i], pre->anno_len[i]};
+    ev.arg_set_id = trak__debug_args_add(imp, seq, annos, pre->n_annos);
+  }
+  push_event(imp, seq, &ev);
+  return 1;
+}
+
 void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
                                 size_t len, const trak_te_pre *pre) {
   event_fields ef;
@@ -733,4 +794,9 @@ void trak__track_event_tokenize(trak_importer *imp, trak_packet_ctx *ctx, const 
   if (TRAK_UNLIKELY(ef.extras & TRAK_TE_GPU)) gpu_correlation(imp, &ef.gpu, ev.pkt);
   if (TRAK_UNLIKELY(passthrough == TRAK_PASSTHROUGH_PENDING))
     trak__passthrough_defer(imp, seq, track);
+}
+
+void trak__track_event_tokenize_pre(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data,
+                                    size_t len, const trak_te_pre *pre) {
+  if (!pre_event(imp, ctx, data, pre)) trak__track_event_tokenize(imp, ctx, data, len, pre);
 }
