@@ -217,8 +217,11 @@ static void buddy_order(trak_importer *imp, trak_packet_ctx *ctx, const uint32_t
                         const trak_span text[2], uint32_t order, uint64_t pages) {
   uint32_t kb = (uint32_t)(1u << (order & 31)) * trak__packet_state(imp)->page_size / 1024;
   char name[1024]; /* Perfetto's StackString<1024> */
-  int n = snprintf(name, sizeof name, "mem.buddyinfo[%.*s][%.*s][%u kB]", (int)text[0].len,
-                   (const char *)text[0].data, (int)text[1].len, (const char *)text[1].data, kb);
+  /* the name holds 1,023 bytes: longer texts end the same, and their lengths fit an int */
+  int node_len = text[0].len < sizeof name ? (int)text[0].len : (int)sizeof name;
+  int zone_len = text[1].len < sizeof name ? (int)text[1].len : (int)sizeof name;
+  int n = snprintf(name, sizeof name, "mem.buddyinfo[%.*s][%.*s][%u kB]", node_len,
+                   (const char *)text[0].data, zone_len, (const char *)text[1].data, kb);
   size_t name_len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
   int made;
   uint32_t track = trak__dim_counter_track(imp, TRAK_TK_BUDDYINFO, (uint64_t)ids[0] << 32 | ids[1],
