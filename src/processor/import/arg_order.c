@@ -167,21 +167,26 @@ static void place_column(relayout *r, uint32_t *col, size_t n) {
 ** slot by slot, each stack bottom up. The slot of each track is found by replaying the map's
 ** inserts: a track enters it with its first slice, taken to be its first event when that starts
 ** a slice (a track whose slices begin later enters it at the end, with its stack). */
-static uint64_t track_hash(uint32_t id) {
-  uint64_t m = id;
+static uint64_t murmur_mix(uint64_t m) {
   m ^= m >> 33, m *= 0xff51afd7ed558ccdULL, m ^= m >> 33, m *= 0xc4ceb9fe1a85ec53ULL, m ^= m >> 33;
+  return m;
+}
+/* A TrackId's hash (a MurmurHashCombiner of one value) and a plain integer key's. */
+static uint64_t track_hash(uint32_t id) {
   uint64_t h = 0xe17a1465U;
-  return h ^ (m + 0x9e3779b9U + (h << 6) + (h >> 2));
+  return h ^ (murmur_mix(id) + 0x9e3779b9U + (h << 6) + (h >> 2));
 }
 
 typedef struct stack_map {
-  uint32_t *slot; /* track id, UINT32_MAX: free */
+  uint32_t *slot; /* key, UINT32_MAX: free */
   size_t cap, n;
+  int plain; /* keys hashed as plain integers (a upid), not as TrackIds */
 } stack_map;
 
 static void stack_map_put(stack_map *m, uint32_t track) {
   if (m->n >= m->cap * 75 / 100) {
-    size_t old_cap = m->cap, bytes = old_cap * 44; /* TrackId + Perfetto's TrackInfo */
+    /* 44 bytes a slot: TrackId and Perfetto's TrackInfo, or a upid and its ArgsInserter */
+    size_t old_cap = m->cap, bytes = old_cap * 44;
     size_t cap = old_cap * (bytes < (1u << 20) ? 8 : 2);
     if (cap < 1024) cap = 1024;
     uint32_t *old = m->slot;
@@ -192,7 +197,7 @@ static void stack_map_put(stack_map *m, uint32_t track) {
       if (old[i] != UINT32_MAX) stack_map_put(m, old[i]);
     free(old);
   }
-  uint64_t h = track_hash(track);
+  uint64_t h = m->plain ? murmur_mix(track) : track_hash(track);
   for (size_t step = 0;; step++) {
     size_t i = (size_t)(h + 2 * step * step + step) & (m->cap - 1);
     if (m->slot[i] == UINT32_MAX) {
@@ -202,10 +207,25 @@ static void stack_map_put(stack_map *m, uint32_t track) {
   }
 }
 
+void trak__arg_order_owner_slots(const uint32_t *keys, size_t n, uint32_t *out) {
+  stack_map m = {NULL, 0, 0, 1};
+  for (size_t i = 0; i < n; i++)
+    stack_map_put(&m, keys[i]);
+  size_t o = 0;
+  for (size_t i = 0; i < m.cap; i++)
+    if (m.slot[i] != UINT32_MAX) out[o++] = m.slot[i];
+  free(m.slot);
+}
+
 /* Places the process then the thread args (Perfetto commits them when its events are all
-** extracted, before it flushes the counters it kept). Their columns are renumbered at the end. */
-static void place_owner_args(relayout *r) {
+** extracted, before it flushes the counters it kept): the processes in the order Perfetto's map
+** of their args holds them (threads.c), then any other in table order. Their columns are
+** renumbered at the end. */
+static void place_owner_args(relayout *r, const trak_importer *imp) {
   const trak_tables *t = r->t;
+  const uint32_t *first = imp->threads.process_commit.v;
+  for (size_t i = 0; i < imp->threads.process_commit.n; i++)
+    if (first[i] < t->process.n) place(r, t->process.arg_set_id[first[i]]);
   for (size_t i = 0; i < t->process.n; i++)
     place(r, t->process.arg_set_id[i]);
   for (size_t i = 0; i < t->thread.n; i++)
@@ -260,7 +280,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
-  stack_map stacks = {NULL, 0, 0};
+  stack_map stacks = {NULL, 0, 0, 0};
   for (size_t i = 0; i < imp->args.order.n; i++) {
     uint64_t e = imp->args.order.v[i];
     uint32_t v = (uint32_t)e;
@@ -268,7 +288,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
     case TRAK_ARG_ORDER_FLUSH: { /* the log's last entries */
       /* Perfetto commits process and thread args, then makes the tracks of the counters it
       ** kept (JSON and kernel process counters), before it clears the stacks. */
-      place_owner_args(&r);
+      place_owner_args(&r, imp);
       for (uint32_t row = n_early; row < t->track.n; row++)
         place_track(&r, row);
       size_t to = i;
@@ -308,7 +328,7 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   ** is renumbered once, here. */
   for (uint32_t row = 0; row < n_early && row < t->track.n; row++)
     place_track(&r, row);
-  place_owner_args(&r);
+  place_owner_args(&r, imp);
   for (uint32_t row = 0; row < t->track.n; row++) {
     t->track.dimension_arg_set_id[row] = place(&r, t->track.dimension_arg_set_id[row]);
     t->track.source_arg_set_id[row] = place(&r, t->track.source_arg_set_id[row]);

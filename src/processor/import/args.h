@@ -183,6 +183,11 @@ static inline void trak__arg_order_at(trak_args *a, int64_t ts) {
 static inline void trak__arg_order_ord(trak_args *a, uint32_t ord) {
   if (a->cur_ord != ord) a->cur_ord = ord, a->need_mark = 1;
 }
+/* The `n` distinct keys `keys` (upids, in the order they were first given args) in the order
+** of the slots of Perfetto's FlatHashMap of them (Murmur-mixed, quadratic probing, 1,024 slots
+** grown 8-fold at 75% load), whose clearing commits each process's args: written to `out`
+** (room for n). Can't fail. */
+void trak__arg_order_owner_slots(const uint32_t *keys, size_t n, uint32_t *out);
 /* Renumbers every arg set in the logged order; `track_row` maps track indexes to rows, of
 ** which those from `n_early` on are made at the end (after all logged sets). */
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early);

@@ -520,13 +520,40 @@ void trak__process_arg(trak_importer *imp, uint32_t upid, uint32_t flat, uint32_
   trak_vec_push(imp->threads.process_args, a);
 }
 
-/* Orders collected args by process, then as Perfetto parses descriptors: by their packets'
-** timestamps, then in the order they came in. */
+/* Orders collected args as Perfetto parses descriptors: by their packets' timestamps, then in
+** the order they came in. */
+static int by_time(const void *a, const void *b) {
+  const trak_owner_arg *x = *(trak_owner_arg *const *)a, *y = *(trak_owner_arg *const *)b;
+  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
+  return x < y ? -1 : x > y;
+}
+/* The same, by process first. */
 static int by_owner(const void *a, const void *b) {
   const trak_owner_arg *x = *(trak_owner_arg *const *)a, *y = *(trak_owner_arg *const *)b;
   if (x->upid != y->upid) return x->upid < y->upid ? -1 : 1;
-  if (x->ts != y->ts) return x->ts < y->ts ? -1 : 1;
-  return x < y ? -1 : x > y;
+  return by_time(a, b);
+}
+
+/* Perfetto keeps each process's args in a hash map by upid until its events are all extracted,
+** then commits them as it clears the map, slot by slot: the upids in that order, replayed from
+** the order each first got an arg (`order`, sorted by time here). */
+static void commit_order(trak_importer *imp, trak_owner_arg **order, size_t n) {
+  qsort(order, n, sizeof *order, by_time);
+  size_t n_procs = imp->tables->process.n;
+  uint8_t *seen = calloc(n_procs ? n_procs : 1, 1);
+  uint32_t *first = malloc(n * sizeof *first);
+  if (!seen || !first) abort();
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) {
+    uint32_t upid = order[i]->upid;
+    if (upid < n_procs && !seen[upid]) seen[upid] = 1, first[k++] = upid;
+  }
+  imp->threads.process_commit.n = 0;
+  for (size_t i = 0; i < k; i++)
+    trak_vec_push(imp->threads.process_commit, 0);
+  trak__arg_order_owner_slots(first, k, imp->threads.process_commit.v);
+  free(first);
+  free(seen);
 }
 
 void trak__process_args_flush(trak_importer *imp) {
@@ -536,6 +563,7 @@ void trak__process_args_flush(trak_importer *imp) {
   if (!order) abort();
   for (size_t i = 0; i < n; i++)
     order[i] = &imp->threads.process_args.v[i];
+  commit_order(imp, order, n);
   qsort(order, n, sizeof *order, by_owner);
   trak_tables *t = imp->tables;
   for (size_t i = 0; i < n;) {
@@ -565,6 +593,7 @@ void trak__threads_free(trak_threads *th) {
   trak__map_free(&th->tid_index);
   trak__map_free(&th->pid_index);
   trak_vec_free(th->process_marks);
+  trak_vec_free(th->process_commit);
   trak_vec_free(th->thread_marks);
   free(th->memo);
   trak_vec_free(th->prev);

@@ -61,6 +61,7 @@ typedef struct trak_threads {
   uint64_t gen;         /* counts changes to who a tid finds (threads.c) */
   trak_tid_memo *memo;  /* TRAK_TID_MEMO entries by tid, made on first use */
   TRAK_VEC(trak_owner_arg) process_args;        /* process args collected, written at the end */
+  TRAK_VEC(uint32_t) process_commit; /* the upids with args, in the order Perfetto commits them */
   trak_map
       tree_seen; /* upid, or utid | 1 << 32 -> 1 + index in tree_ts: the first tree naming it */
   TRAK_VEC(int64_t) tree_ts; /* the time of each process tree that named a row */

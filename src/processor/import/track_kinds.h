@@ -53,7 +53,9 @@ enum trak_track_dim {
   TRAK_DIM_VIRTIO_VIDEO = 1 << 25, /* before TRAK_DIM_LANE: "virtio_stream_id" (dim_int's high
                                    ** half), then "virtio_queue_type" (queue events) or
                                    ** "is_response" (commands) (its low half) */
-  TRAK_DIM_GPU_UPID = 1 << 26      /* after TRAK_DIM_GPU: "upid" (a process's GPU figures) */
+  TRAK_DIM_GPU_UPID = 1 << 26,     /* after TRAK_DIM_GPU: "upid" (a process's GPU figures) */
+  TRAK_DIM_BUDDYINFO = 1 << 27     /* "buddyinfo_node" (lane: a string id), "buddyinfo_zone"
+                                   ** (dim_key), "buddyinfo_chunk_size_kb" (dim_int) */
 };
 #define TRAK_DIM_OWNER (TRAK_DIM_UTID | TRAK_DIM_UPID)
 
@@ -175,8 +177,9 @@ enum trak_track_source {
   X(ENERGY_BREAKDOWN_PER_UID, "android_energy_estimation_breakdown_per_uid", GLOBAL,               \
     TRAK_DIM_ENERGY_CONSUMER | TRAK_DIM_UID, NONE, 0)                                              \
   X(ENTITY_STATE, "entity_state", GLOBAL, TRAK_DIM_ENTITY_STATE, NONE, 0)                          \
-  /* SysStats' disks (proto/disk_stats.c) and GPU frequency (proto/sys_stats.c) */                \
+  /* SysStats' disks (proto/disk_stats.c), buddy allocator, GPU frequency (sys_stats.c) */      \
   X(DISKSTAT, "diskstat", GLOBAL, TRAK_DIM_NAMED_COUNTER, NONE, 0)                                 \
+  X(BUDDYINFO, "buddyinfo", GLOBAL, TRAK_DIM_BUDDYINFO, NONE, 0)                                   \
   X(GPU_FREQUENCY, "gpu_frequency", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                 \
   /* a GPU's counters by name (GpuCounterEvent: proto/gpu.c) */                                   \
   X(GPU_COUNTER, "gpu_counter", GLOBAL, TRAK_DIM_GPU | TRAK_DIM_GPU_NAME, DESCRIPTION, 0)          \

@@ -348,6 +348,11 @@ static void dimension_args(trak_importer *imp, const trak_track_info *info, uint
     arg_str(imp, set, trak__track_kind_key((trak_track_kind_id)info->kind), info->lane);
     arg_str(imp, set, "counter_name", info->dim_key);
   }
+  if (k->dims & TRAK_DIM_BUDDYINFO) {
+    arg_str(imp, set, "buddyinfo_node", info->lane);
+    arg_str(imp, set, "buddyinfo_zone", info->dim_key);
+    arg_int(imp, set, "buddyinfo_chunk_size_kb", TRAK_ARG_INT, info->dim_int);
+  }
   if (k->dims & TRAK_DIM_GPU) {
     arg_int(imp, set, "ugpu", TRAK_ARG_INT, info->lane);
     arg_int(imp, set, "gpu", TRAK_ARG_INT, info->dim_int);

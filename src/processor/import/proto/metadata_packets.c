@@ -40,10 +40,13 @@ void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t le
   trak_pb_field f, g;
   trak_system_info si = {0};
   trak_span uts = {0};
+  uint32_t page_size = 0;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
-    if (f.number == TRAK_PB_SystemInfo_utsname && is_len)
+    if (f.number == TRAK_PB_SystemInfo_page_size && !is_len)
+      page_size = (uint32_t)f.value;
+    else if (f.number == TRAK_PB_SystemInfo_utsname && is_len)
       uts = (trak_span){f.data, f.len}, si.has_uts = 1;
     else if (f.number == TRAK_PB_SystemInfo_android_build_fingerprint && is_len)
       si.fingerprint = (trak_span){f.data, f.len}, si.has_fingerprint = 1;
@@ -67,6 +70,7 @@ void trak__system_info_packet(trak_importer *imp, const uint8_t *data, size_t le
       if (g.wire_type == TRAK_PB_WIRE_LEN && g.number >= 1 && g.number <= 4)
         si.uts[g.number - 1] = (trak_span){g.data, g.len};
   }
+  trak__packet_state(imp)->page_size = page_size ? page_size : 4096; /* Perfetto's default */
   trak__meta_system_info(imp, &si);
 }
 

@@ -217,6 +217,7 @@ typedef struct trak_packet_state {
   trak_map irq_names;   /* machine << 32 | irq_id of the interrupt names seen */
   trak_map disks; /* machine << 32 | device name id -> 1 + index in disk_prev (disk_stats.c) */
   TRAK_VEC(int64_t) disk_prev; /* each disk's previous figures, DISK_FIGURES a disk */
+  uint32_t page_size; /* the last SystemInfo's page size (4096 when it has none), 0 before one */
   trak_map power; /* power_rails.c: (machine, session, index) -> track; android_energy.c:
                   ** (machine, consumer) and (machine, entity, state) -> 1 + index in power_names */
   TRAK_VEC(trak_rail_value) rail_values; /* power_rails.c: until trak__power_rails_finish */

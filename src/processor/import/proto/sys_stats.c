@@ -9,8 +9,9 @@
 ** and each CPU's frequency (the cpufreq track ftrace's cpu_frequency also feeds). Keys the trace
 ** names but the schema does not count meminfo_unknown_keys / vmstat_unknown_keys; CPU times
 ** without a CPU count invalid_cpu_times; each CPU's idle-state residencies ("cpuidle0.C1", type
-** cpu_idle_state), each disk's figures (disk_stats.c) and the GPU's frequency ("gpufreq"). Buddy
-** and slab figures are not imported (counted in sys_stats_unimported).
+** cpu_idle_state), each disk's figures (disk_stats.c), the GPU's frequency ("gpufreq") and the
+** buddy allocator's free chunks of each node, zone and order ("mem.buddyinfo[0][Normal][8 kB]").
+** Slab figures are not imported (counted in sys_stats_unimported).
 */
 #include <ctype.h>
 #include <stdio.h>
@@ -208,6 +209,60 @@ static void cpu_idle_states(trak_importer *imp, trak_packet_ctx *ctx, const uint
   }
 }
 
+/* The free chunks `pages` of order `order` of a node's zone (string ids, and their text), on
+** the buddyinfo track of the node, zone and chunk size in kB: the order's pages times the last
+** SystemInfo's page size, in Perfetto's 32-bit arithmetic (0 before any SystemInfo, so every
+** order shares one track). */
+static void buddy_order(trak_importer *imp, trak_packet_ctx *ctx, const uint32_t ids[2],
+                        const trak_span text[2], uint32_t order, uint64_t pages) {
+  uint32_t kb = (uint32_t)(1u << (order & 31)) * trak__packet_state(imp)->page_size / 1024;
+  char name[1024]; /* Perfetto's StackString<1024> */
+  /* the name holds 1,023 bytes: longer texts end the same, and their lengths fit an int */
+  int node_len = text[0].len < sizeof name ? (int)text[0].len : (int)sizeof name;
+  int zone_len = text[1].len < sizeof name ? (int)text[1].len : (int)sizeof name;
+  int n = snprintf(name, sizeof name, "mem.buddyinfo[%.*s][%.*s][%u kB]", node_len,
+                   (const char *)text[0].data, zone_len, (const char *)text[1].data, kb);
+  size_t name_len = n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1;
+  int made;
+  uint32_t track = trak__dim_counter_track(imp, TRAK_TK_BUDDYINFO, (uint64_t)ids[0] << 32 | ids[1],
+                                           kb, intern(imp, name, name_len), &made);
+  if (made) {
+    trak_track_info *info = &imp->tracks.info.v[track];
+    info->lane = ids[0], info->dim_key = ids[1], info->dim_int = kb;
+  }
+  trak__system_counter(imp, ctx, track, (double)(uint32_t)pages);
+}
+
+/* One BuddyInfo: a node's zone and its free chunks of each order (order_pages, one after
+** another or packed). */
+static void buddy_info(trak_importer *imp, trak_packet_ctx *ctx, const uint8_t *data, size_t len) {
+  trak_pb_decoder dec;
+  trak_pb_field f;
+  trak_span text[2] = {{(const uint8_t *)"", 0}, {(const uint8_t *)"", 0}}; /* node, zone */
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0)
+    if (f.wire_type == TRAK_PB_WIRE_LEN && (f.number == TRAK_PB_SysStats_BuddyInfo_node ||
+                                            f.number == TRAK_PB_SysStats_BuddyInfo_zone))
+      text[f.number - TRAK_PB_SysStats_BuddyInfo_node] = (trak_span){f.data, f.len};
+  uint32_t ids[2] = {intern(imp, (const char *)text[0].data, text[0].len),
+                     intern(imp, (const char *)text[1].data, text[1].len)};
+  uint32_t order = 0;
+  trak__dec_init(imp, &dec, data, len);
+  while (trak_pb_decoder_next(&dec, &f) > 0) {
+    if (f.number != TRAK_PB_SysStats_BuddyInfo_order_pages) continue;
+    if (f.wire_type == TRAK_PB_WIRE_VARINT) {
+      buddy_order(imp, ctx, ids, text, order++, f.value);
+      continue;
+    }
+    if (f.wire_type != TRAK_PB_WIRE_LEN) continue;
+    uint64_t pages;
+    const char *why;
+    for (const uint8_t *p = f.data, *end = f.data + f.len;
+         p < end && trak_pb_read_varint(&p, end, &pages, &why) == 0;)
+      buddy_order(imp, ctx, ids, text, order++, pages);
+  }
+}
+
 /* A total without dimensions: num_forks, num_irq_total, num_softirq_total. */
 static void total(trak_importer *imp, trak_packet_ctx *ctx, trak_track_kind_id kind,
                   uint64_t value) {
@@ -310,6 +365,9 @@ static void sys_stats_field(trak_importer *imp, trak_packet_ctx *ctx, const trak
   case TRAK_PB_SysStats_cpuidle_state:
     if (is_len) cpu_idle_states(imp, ctx, f.data, f.len);
     break;
+  case TRAK_PB_SysStats_buddy_info:
+    if (is_len) buddy_info(imp, ctx, f.data, f.len);
+    break;
   case TRAK_PB_SysStats_disk_stat:
     if (is_len) trak__disk_stat(imp, ctx, f.data, f.len);
     break;
@@ -330,7 +388,7 @@ static void sys_stats_field(trak_importer *imp, trak_packet_ctx *ctx, const trak
     break;
   case TRAK_PB_SysStats_collection_end_timestamp:
     break;
-  default: /* buddy_info, slab_info */
+  default: /* slab_info */
     imp->stats[TRAK_STAT_SYS_STATS_UNIMPORTED]++;
     break;
   }
@@ -346,7 +404,8 @@ void trak__sys_stats_packet(trak_importer *imp, trak_packet_ctx *ctx, const uint
       TRAK_PB_SysStats_cpu_stat,      TRAK_PB_SysStats_num_irq,
       TRAK_PB_SysStats_num_softirq,   TRAK_PB_SysStats_num_forks,
       TRAK_PB_SysStats_num_irq_total, TRAK_PB_SysStats_num_softirq_total,
-      TRAK_PB_SysStats_disk_stat,     TRAK_PB_SysStats_psi,
+      TRAK_PB_SysStats_buddy_info,    TRAK_PB_SysStats_disk_stat,
+      TRAK_PB_SysStats_psi,
       TRAK_PB_SysStats_thermal_zone,  TRAK_PB_SysStats_cpuidle_state,
       TRAK_PB_SysStats_gpufreq_mhz};
   const size_t n_order = sizeof order / sizeof *order;
