@@ -169,6 +169,11 @@ static int setup_dir(void **state) {
                       "  _interval_intersect_single!(105, 100, (SELECT id, ts, dur FROM slice\n"
                       "  WHERE dur > 0))) AS pieces FROM mod_t;\n");
   write_metric("badmod", "-- no such module\nINCLUDE PERFETTO MODULE no.such;\n");
+  /* a slice whose ts + dur passes int64 and one that starts inside it */
+  write_metric("edge", "CREATE VIEW edge_annotations AS\n"
+                       "SELECT 'slice' AS track_type, 'E' AS track_name,\n"
+                       "  9223372036854775800 AS ts, 100 AS dur, 'far' AS slice_name\n"
+                       "UNION ALL SELECT 'slice', 'E', 9223372036854775805, 1, 'inside';\n");
   return 0;
 }
 
@@ -227,6 +232,22 @@ static void test_metrics_and_annotations(void **state) {
   /* running a metric again is a no-op */
   assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
   assert_int_equal(query_int(p, "SELECT count(*) FROM annotation_track"), 2);
+  trak_processor_free(p);
+}
+
+/* An annotation slice whose end is past int64 ends at INT64_MAX for nesting: a slice that
+** starts inside it is its child (a wrapped end would have closed it before). */
+static void test_annotation_end_past_int64(void **state) {
+  trak_processor *p = open_trace();
+  trak_metrics_options opts = {dir, NULL, 0};
+  trak_error err = {0};
+  const char *names[] = {"edge"};
+  assert_int_equal(trak_processor_compute_metrics(p, names, 1, &opts, &err), 0);
+  assert_int_equal(query_int(p, "SELECT dur FROM slice WHERE name = 'far'"), 100);
+  assert_int_equal(query_int(p, "SELECT depth FROM slice WHERE name = 'inside'"), 1);
+  assert_int_equal(query_int(p, "SELECT p.name = 'far' FROM slice s JOIN slice p "
+                                "ON s.parent_id = p.id WHERE s.name = 'inside'"),
+                   1);
   trak_processor_free(p);
 }
 
@@ -354,6 +375,7 @@ int main(void) {
       cmocka_unit_test(test_builtin_descriptions),
       cmocka_unit_test(test_added_rules),
       cmocka_unit_test(test_metrics_and_annotations),
+      cmocka_unit_test(test_annotation_end_past_int64),
       cmocka_unit_test(test_metric_errors),
       cmocka_unit_test(test_metric_params_are_literals),
       cmocka_unit_test(test_metric_failure_rolls_back),

@@ -271,7 +271,9 @@ static int put_slices(writer *w, trak_processor *p, trak_error *err) {
         stack.v = realloc(stack.v, stack.cap * sizeof *stack.v);
         if (!stack.v) abort();
       }
-      stack.v[stack.n++] = (open_end){ts + dur, track};
+      int64_t end; /* a metric's own ts and dur: the end stops at int64's bounds */
+      if (__builtin_add_overflow(ts, dur, &end)) end = dur > 0 ? INT64_MAX : INT64_MIN;
+      stack.v[stack.n++] = (open_end){end, track};
     }
   while (rc == 0 && stack.n) {
     open_end *e = &stack.v[--stack.n];

@@ -104,6 +104,11 @@ check annotate_reimport "$TRAK" query "$WORK/annotated.pb" \
    where extract_arg(t.source_arg_set_id, "description") is null;
    select name, utid from thread_track where name is not null order by id'
 
+# An annotation whose ts + dur passes int64 ends at INT64_MAX in the copy.
+check annotate_far_end "$TRAK" annotate app.pbtxt $M --run far_end -o "$WORK/far.pb"
+check annotate_far_end_reimport "$TRAK" query "$WORK/far.pb" \
+  "select ts, dur, name, depth from slice where name in ('far', 'inside') order by ts"
+
 # A metric without annotations leaves a binary (here gzipped) trace byte for byte as it was.
 gzip -c "$WORK/annotated.pb" >"$WORK/annotated.pb.gz"
 if ! "$TRAK" annotate "$WORK/annotated.pb.gz" --run slice_stats -o "$WORK/same.pb" ||

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "processor/analysis/analysis.h"
+#include "util/wrapping.h"
 
 enum {
   C_TRACK_TYPE,
@@ -225,7 +226,7 @@ static int append_rows(import_ctx *c, trak_error *err) {
       trak__counter_add(t, r->ts, r->track, r->value);
     } else {
       if (r->track != track) stack.n = 0, track = r->track;
-      int64_t end = r->ts + r->dur;
+      int64_t end = trak__sat_add(r->ts, r->dur); /* a metric's own numbers: no wrap */
       while (stack.n &&
              (stack.v[stack.n - 1].end <= r->ts || (stack.v[stack.n - 1].end < end && r->dur > 0)))
         stack.n--;

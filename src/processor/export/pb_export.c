@@ -27,6 +27,7 @@
 #include "processor/export/pb_export.h"
 #include "processor/processor_internal.h"
 #include "trak/protos.h"
+#include "util/wrapping.h"
 
 #define PROCESS_UUID_BASE (1ULL << 40) /* + upid; track uuids are track id + 1 */
 
@@ -214,7 +215,9 @@ static void slice_begin(pb_out *o, uint32_t s) {
 static void slice_end(pb_out *o, uint32_t s) {
   const trak_tables *t = o->t;
   uint32_t track = t->slice.track_id[s];
-  trak_pb_nested pkt = packet_begin(o, track + 2, t->slice.ts[s] + t->slice.dur[s], 0);
+  /* an annotation's ts and dur are a metric's own: its end stops at INT64_MAX */
+  trak_pb_nested pkt =
+      packet_begin(o, track + 2, trak__sat_add(t->slice.ts[s], t->slice.dur[s]), 0);
   trak_pb_nested ev = trak_pb_begin_nested(o->buf, TRAK_PB_TracePacket_track_event);
   trak_pb_put_varint(o->buf, TRAK_PB_TrackEvent_type, TRAK_PB_TrackEvent_TYPE_SLICE_END);
   trak_pb_put_varint(o->buf, TRAK_PB_TrackEvent_track_uuid, (uint64_t)track + 1);
