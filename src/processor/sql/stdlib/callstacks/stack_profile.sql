@@ -11,6 +11,7 @@
 --     samples' value.
 --   _callstacks_self_to_cumulative!(callstacks) -> id, cumulative_count: a node's self_count
 --     plus its descendants'.
+--   _callstacks_with_cumulative!(callstacks) -> the callstacks' columns and cumulative_count.
 -- trak imports no JIT code maps (V8, ART's JIT), so frames are named from the symbols and the
 -- frames alone.
 
@@ -125,4 +126,12 @@ RETURNS TableOrSubquery AS
       FROM agg a JOIN $callstacks r USING (id)
     )
   ) AS a
+);
+
+CREATE PERFETTO MACRO _callstacks_with_cumulative(callstacks TableOrSubquery)
+RETURNS TableOrSubquery AS
+(
+  SELECT r.*, a.cumulative_count
+  FROM $callstacks AS r
+  JOIN _callstacks_self_to_cumulative!($callstacks) AS a USING (id)
 );

@@ -55,11 +55,5 @@ CREATE PERFETTO TABLE cpu_profiling_summary_tree(
 ) AS
 SELECT id, parent_id, name, mapping_name, source_file, line_number,
   sum(self_count) AS self_count, sum(cumulative_count) AS cumulative_count
-FROM (
-  SELECT r.*, a.cumulative_count
-  FROM _cpu_profiling_self_callsites AS r
-  JOIN _callstacks_self_to_cumulative!((
-    SELECT id, parent_id, self_count FROM _cpu_profiling_self_callsites
-  )) AS a USING (id)
-)
+FROM _callstacks_with_cumulative!(_cpu_profiling_self_callsites)
 GROUP BY id;

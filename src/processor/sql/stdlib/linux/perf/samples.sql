@@ -23,9 +23,5 @@ CREATE PERFETTO TABLE linux_perf_samples_summary_tree(
   self_count LONG,
   cumulative_count LONG
 ) AS
-SELECT r.*, a.cumulative_count
-FROM _callstacks_self_to_cumulative!((
-  SELECT id, parent_id, self_count FROM _linux_perf_raw_callstacks
-)) AS a
-JOIN _linux_perf_raw_callstacks AS r USING (id)
-ORDER BY r.id;
+SELECT * FROM _callstacks_with_cumulative!(_linux_perf_raw_callstacks)
+ORDER BY id;
