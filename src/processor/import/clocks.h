@@ -45,24 +45,42 @@ int64_t trak__clock_try_convert(trak_importer *imp, trak_sequence *seq, uint32_t
                                 int64_t ts);
 
 /* Remote machines (remote_clock_sync.c): RemoteClockSync packets relate a machine's clocks
-** to the host's. An edge says the machine's clock `clock_id` read `client_ns` when the host's
-** same clock read client_ns - offset; a client reading is one of its clocks in a sync's
-** client_clocks (`snapshot` numbers the readings taken together). */
-typedef struct trak_remote_edge {
+** to the host's. A series holds (key, value) points in the order the syncs made them; while no
+** key is below the one before it (`unsorted` 0), a lookup bisects instead of scanning. */
+typedef struct trak_remote_point {
+  int64_t key, value;
+} trak_remote_point;
+typedef struct trak_remote_series {
+  uint8_t unsorted;
+  TRAK_VEC(trak_remote_point) p;
+} trak_remote_series;
+/* A clock's sync edges: each point says the machine's clock `clock_id` read `key` when the
+** host's same clock read key - value (value: the offset). */
+typedef struct trak_remote_clock {
   uint32_t clock_id;
-  int64_t client_ns, offset;
-} trak_remote_edge;
+  trak_remote_series edges;
+} trak_remote_clock;
+/* A client reading: one of the machine's clocks in a sync's client_clocks (`snapshot` numbers
+** the readings taken together; they are pushed together). */
 typedef struct trak_remote_reading {
   uint32_t snapshot, clock_id;
   int64_t ts;
 } trak_remote_reading;
+/* The syncs that read both client clocks `from` and `to`: points (from's reading, to's), built
+** from `readings` on first use and extended as syncs arrive (`upto`: readings looked at). */
+typedef struct trak_remote_pair {
+  uint32_t from, to;
+  size_t upto;
+  trak_remote_series readings;
+} trak_remote_pair;
 typedef struct trak_remote_machine {
   uint8_t bridged;  /* a timestamp was converted before any edge: Perfetto's zero-offset bridge
                     ** to the host stays, and later syncs change nothing */
   uint8_t disabled; /* it wrote a ClockSnapshot of its own: its syncs are not applied */
   uint32_t snapshots;
-  TRAK_VEC(trak_remote_edge) edges;
+  TRAK_VEC(trak_remote_clock) clocks; /* in the order of each clock's first edge */
   TRAK_VEC(trak_remote_reading) readings;
+  TRAK_VEC(trak_remote_pair) pairs;
 } trak_remote_machine;
 /* A RemoteClockSync packet of the current machine (imp->threads.machine). Can't fail: a sync
 ** of the host, one before the host's first ClockSnapshot or one without a round trip relates

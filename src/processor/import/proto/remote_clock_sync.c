@@ -10,6 +10,8 @@
 ** a sync before the host's first ClockSnapshot relates nothing; a machine whose first
 ** timestamp came before its first usable sync keeps the zero-offset bridge Perfetto made then
 ** (later syncs change nothing); a machine writing ClockSnapshots of its own is not synced here.
+** Each clock's edges and each pair of client clocks' readings are kept apart, and bisected while
+** they come in order, so a timestamp's conversion does not scan every sync of the trace.
 */
 #include "processor/import/proto/proto.h"
 
@@ -34,6 +36,43 @@ static trak_remote_machine *machine(trak_importer *imp, uint32_t m) {
     trak_vec_push(imp->remote, z);
   }
   return &imp->remote.v[m];
+}
+
+/* Appends (key, value) to `s`, noting when the keys stop being in order. */
+static void series_push(trak_remote_series *s, int64_t key, int64_t value) {
+  if (s->p.n && key < s->p.v[s->p.n - 1].key) s->unsorted = 1;
+  trak_vec_push(s->p, ((trak_remote_point){key, value}));
+}
+
+/* The latest point of `s` (in the order made) whose key is at or before `x`, else the first;
+** NULL if `s` is empty. Keys in order: the points at or before `x` are a prefix, so its end is
+** found by bisection; otherwise by a scan from the back. */
+static const trak_remote_point *series_at(const trak_remote_series *s, int64_t x) {
+  if (!s->p.n) return NULL;
+  if (s->unsorted) {
+    for (size_t i = s->p.n; i-- > 0;)
+      if (s->p.v[i].key <= x) return &s->p.v[i];
+    return &s->p.v[0];
+  }
+  size_t lo = 0, hi = s->p.n; /* the first point whose key is past x is in [lo, hi] */
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (s->p.v[mid].key <= x)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return &s->p.v[lo ? lo - 1 : 0];
+}
+
+/* The edges of `clock_id` on `r`, made (empty) if `create`; NULL: none. */
+static trak_remote_clock *clock_edges(trak_remote_machine *r, uint32_t clock_id, int create) {
+  for (size_t i = 0; i < r->clocks.n; i++)
+    if (r->clocks.v[i].clock_id == clock_id) return &r->clocks.v[i];
+  if (!create) return NULL;
+  trak_remote_clock c = {.clock_id = clock_id};
+  trak_vec_push(r->clocks, c);
+  return &r->clocks.v[r->clocks.n - 1];
 }
 
 /* The entry of `clock_id` in `x`, made if `create` (NULL: none, or no room). */
@@ -143,8 +182,8 @@ void trak__remote_clock_sync_add(trak_importer *imp, const uint8_t *data, size_t
         const reading_pair *e = entry(&xs.v[j], offs[i].clock_id, 0);
         if (e && e->host) anchor = (int64_t)e->host;
       }
-      trak_vec_push(r->edges,
-                    ((trak_remote_edge){offs[i].clock_id, trak__wadd(anchor, offset), offset}));
+      series_push(&clock_edges(r, offs[i].clock_id, 1)->edges, trak__wadd(anchor, offset),
+                  offset);
     }
   }
   trak_vec_free(xs);
@@ -160,65 +199,65 @@ void trak__remote_clock_snapshot_seen(trak_importer *imp) {
 /* The edge of `clock_id` for client time `ns`: the latest whose reading is at or before it,
 ** else the first. NULL: the clock has none, or the host's clock does not lead to the trace
 ** clock (Perfetto's path then goes through the client's readings). */
-static const trak_remote_edge *edge_for(trak_importer *imp, trak_sequence *seq,
-                                        const trak_remote_machine *r, uint32_t clock_id,
-                                        int64_t ns) {
+static const trak_remote_point *edge_for(trak_importer *imp, trak_sequence *seq,
+                                         trak_remote_machine *r, uint32_t clock_id, int64_t ns) {
   if (!trak__clock_related(imp, seq, clock_id)) return NULL;
-  const trak_remote_edge *first = NULL, *best = NULL;
-  for (size_t i = 0; i < r->edges.n; i++) {
-    const trak_remote_edge *e = &r->edges.v[i];
-    if (e->clock_id != clock_id) continue;
-    if (!first) first = e;
-    if (e->client_ns <= ns) best = e;
+  const trak_remote_clock *c = clock_edges(r, clock_id, 0);
+  return c ? series_at(&c->edges, ns) : NULL;
+}
+
+/* The readings of the syncs that read both `from` and `to` on `r`, brought up to date with the
+** syncs read since the last call (a sync's readings are pushed together, one a clock). */
+static const trak_remote_series *pair_readings(trak_remote_machine *r, uint32_t from,
+                                               uint32_t to) {
+  trak_remote_pair *p = NULL;
+  for (size_t i = 0; i < r->pairs.n && !p; i++)
+    if (r->pairs.v[i].from == from && r->pairs.v[i].to == to) p = &r->pairs.v[i];
+  if (!p) {
+    trak_remote_pair z = {.from = from, .to = to};
+    trak_vec_push(r->pairs, z);
+    p = &r->pairs.v[r->pairs.n - 1];
   }
-  return best ? best : first;
+  while (p->upto < r->readings.n) {
+    const trak_remote_reading *a = NULL, *b = NULL;
+    uint32_t snapshot = r->readings.v[p->upto].snapshot;
+    for (; p->upto < r->readings.n && r->readings.v[p->upto].snapshot == snapshot; p->upto++) {
+      const trak_remote_reading *x = &r->readings.v[p->upto];
+      if (x->clock_id == from && !a) a = x;
+      if (x->clock_id == to && !b) b = x;
+    }
+    if (a && b) series_push(&p->readings, a->ts, b->ts);
+  }
+  return &p->readings;
 }
 
 /* Converts *ns in client clock `from` to client clock `to` with the client readings of a sync
 ** that read both: the latest whose `from` reading is at or before it, else the first. Returns
 ** 0 if no sync read both. */
-static int via_readings(const trak_remote_machine *r, uint32_t from, uint32_t to, int64_t *ns) {
-  int found = 0;
-  int64_t best_from = 0, best_to = 0;
-  for (size_t i = 0; i < r->readings.n; i++) {
-    const trak_remote_reading *a = &r->readings.v[i];
-    if (a->clock_id != from || (found && a->ts > *ns)) continue;
-    /* a sync's readings are pushed together: `to`'s is beside `from`'s, if it read both */
-    size_t lo = i, hi = i;
-    while (lo > 0 && r->readings.v[lo - 1].snapshot == a->snapshot)
-      lo--;
-    while (hi + 1 < r->readings.n && r->readings.v[hi + 1].snapshot == a->snapshot)
-      hi++;
-    for (size_t j = lo; j <= hi; j++)
-      if (r->readings.v[j].clock_id == to) {
-        best_from = a->ts, best_to = r->readings.v[j].ts, found = 1;
-        break;
-      }
-  }
-  if (found) *ns = trak__wadd(best_to, trak__wsub(*ns, best_from));
-  return found;
+static int via_readings(trak_remote_machine *r, uint32_t from, uint32_t to, int64_t *ns) {
+  const trak_remote_point *p = series_at(pair_readings(r, from, to), *ns);
+  if (p) *ns = trak__wadd(p->value, trak__wsub(*ns, p->key));
+  return p != NULL;
 }
 
 int trak__remote_clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t clock_id,
                                int64_t ts, int64_t *out) {
   trak_remote_machine *r = machine(imp, imp->threads.machine);
-  if (!r->edges.n) r->bridged = 1;
+  if (!r->clocks.n) r->bridged = 1;
   uint32_t c = clock_id;
   if (!r->disabled && !edge_for(imp, seq, r, c, ts)) {
-    /* a clock the syncs did not offset: to one they did through the client's readings, else
-    ** to the trace clock (bridged to the host's at zero offset) */
-    for (size_t i = 0; i < r->edges.n && c == clock_id; i++) {
-      uint32_t to = r->edges.v[i].clock_id;
-      size_t k = 0;
-      while (k < i && r->edges.v[k].clock_id != to) /* each clock tried once */
-        k++;
-      if (k == i && edge_for(imp, seq, r, to, 0) && via_readings(r, clock_id, to, &ts)) c = to;
+    /* a clock the syncs did not offset: to one they did through the client's readings (in the
+    ** order of their first edges), else to the trace clock (bridged to the host's at zero
+    ** offset) */
+    for (size_t i = 0; i < r->clocks.n && c == clock_id; i++) {
+      uint32_t to = r->clocks.v[i].clock_id;
+      if (edge_for(imp, seq, r, to, 0) && via_readings(r, clock_id, to, &ts)) c = to;
     }
     if (c == clock_id && c != imp->trace_clock && via_readings(r, c, imp->trace_clock, &ts))
       c = imp->trace_clock;
   }
-  const trak_remote_edge *e = r->disabled ? NULL : edge_for(imp, seq, r, c, ts);
-  if (e) ts = trak__wsub(ts, e->offset);
+  const trak_remote_point *e = r->disabled ? NULL : edge_for(imp, seq, r, c, ts);
+  if (e) ts = trak__wsub(ts, e->value);
   int rc = 0;
   if (c == imp->trace_clock)
     *out = ts;
@@ -236,8 +275,14 @@ int trak__remote_clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t 
 
 void trak__remote_clock_free(trak_importer *imp) {
   for (size_t i = 0; i < imp->remote.n; i++) {
-    trak_vec_free(imp->remote.v[i].edges);
-    trak_vec_free(imp->remote.v[i].readings);
+    trak_remote_machine *r = &imp->remote.v[i];
+    for (size_t j = 0; j < r->clocks.n; j++)
+      trak_vec_free(r->clocks.v[j].edges.p);
+    for (size_t j = 0; j < r->pairs.n; j++)
+      trak_vec_free(r->pairs.v[j].readings.p);
+    trak_vec_free(r->clocks);
+    trak_vec_free(r->readings);
+    trak_vec_free(r->pairs);
   }
   trak_vec_free(imp->remote);
 }
