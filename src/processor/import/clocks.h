@@ -36,6 +36,13 @@ void trak__clock_snapshot_add(trak_importer *imp, trak_sequence *seq, const uint
 ** (most packets, every ftrace event of a BOOTTIME trace) and calls this for any other clock. */
 int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t clock_id, int64_t ts,
                               int64_t *out);
+/* A timestamp in clock `clock_id` that nothing relates to the trace clock (`known`: some
+** snapshot has the clock, so the path is missing, not the clock): 1 if `may_defer` and the trace
+** has not ended (a later snapshot may relate it: the caller retries it at the end), else -1
+** after counting clock_sync_failure_no_path (or _unknown_source_clock) and the packet lost; -1
+** without a count when `out` is NULL. */
+int trak__clock_unconvertible(trak_importer *imp, int known, int may_defer, uint32_t clock_id,
+                              int64_t *out);
 /* Whether a timestamp in clock `clock_id` converts to the trace clock now (it is the trace
 ** clock, or snapshots relate it). */
 int trak__clock_related(trak_importer *imp, trak_sequence *seq, uint32_t clock_id);
@@ -73,6 +80,13 @@ typedef struct trak_remote_pair {
   size_t upto;
   trak_remote_series readings;
 } trak_remote_pair;
+/* The last reading of a clock in the syncs that read the same clocks (`set`), to tell a clock
+** going back, as Perfetto's clock tracker tells it (a snapshot of the same clocks, lower). */
+typedef struct trak_remote_last {
+  uint64_t set;
+  uint32_t clock_id;
+  int64_t ts;
+} trak_remote_last;
 typedef struct trak_remote_machine {
   uint8_t bridged;  /* a timestamp was converted before any edge: Perfetto's zero-offset bridge
                     ** to the host stays, and later syncs change nothing */
@@ -81,6 +95,8 @@ typedef struct trak_remote_machine {
   TRAK_VEC(trak_remote_clock) clocks; /* in the order of each clock's first edge */
   TRAK_VEC(trak_remote_reading) readings;
   TRAK_VEC(trak_remote_pair) pairs;
+  TRAK_VEC(trak_remote_last) lasts;
+  TRAK_VEC(uint32_t) backwards; /* clocks that went back: nothing converts from them after */
 } trak_remote_machine;
 /* A RemoteClockSync packet of the current machine (imp->threads.machine). Can't fail: a sync
 ** of the host, one before the host's first ClockSnapshot or one without a round trip relates

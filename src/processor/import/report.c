@@ -58,6 +58,11 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                  "Timestamps in a clock whose snapshots never include the trace "
                                  "clock, so nothing converts it.",
                                  1},
+    [TRAK_STAT_INVALID_CLOCK_SNAPSHOTS] = {"invalid_clock_snapshots", TRAK_SEVERITY_ERROR,
+                                           "Remote clock syncs set aside because the host's "
+                                           "reading of the trace clock went back from the "
+                                           "sync before.",
+                                           1},
     [TRAK_STAT_CLOCK_UNDEFERRABLE] = {"clock_sync_failure_undeferrable_packet_loss",
                                       TRAK_SEVERITY_DATA_LOSS,
                                       "Packets dropped because their timestamp could not be "

@@ -136,6 +136,8 @@ typedef enum trak_stat_id {
   TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP,
   /* Android's graphics frame events (proto/graphics_frames.c) */
   TRAK_STAT_GRAPHICS_FRAME_EVENT_PARSER_ERRORS,
+  /* Remote machines' clock syncs (proto/remote_clock_sync.c) */
+  TRAK_STAT_INVALID_CLOCK_SNAPSHOTS,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

@@ -147,20 +147,18 @@ __attribute__((cold, noinline)) static void via_convert(trak_importer *imp, cons
   }
 }
 
-/* A timestamp in clock `clock_id` (`c`: NULL when no snapshot has it) that no snapshot relates
-** to the trace clock yet: 1 before the end of the trace (retried then, as a later snapshot may
-** relate it), else counted with Perfetto's names and -1. */
-__attribute__((cold, noinline)) static int unconvertible(trak_importer *imp, const trak_clock *c,
-                                                         uint32_t clock_id, int64_t *out) {
-  if (!out) return -1;        /* trak__clock_try_convert: no report */
-  if (!imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
+__attribute__((cold, noinline)) int trak__clock_unconvertible(trak_importer *imp, int known,
+                                                               int may_defer, uint32_t clock_id,
+                                                               int64_t *out) {
+  if (!out) return -1; /* trak__clock_try_convert: no report */
+  if (may_defer && !imp->at_eof) return 1; /* a later snapshot may relate it: retried at the end */
   /* Perfetto's names: the reason, and the packet lost for it (each packet counts both). */
-  imp->stats[c ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
+  imp->stats[known ? TRAK_STAT_CLOCK_NO_PATH : TRAK_STAT_CLOCK_UNKNOWN_SOURCE]++;
   trak__report(imp, TRAK_STAT_CLOCK_UNDEFERRABLE,
-               c ? "timestamp in clock %u, which no clock snapshot relates to the trace "
-                   "clock %u; packet dropped"
-                 : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
-                   "%u); packet dropped",
+               known ? "timestamp in clock %u, which no clock snapshot relates to the trace "
+                       "clock %u; packet dropped"
+                     : "timestamp in clock %u, which no clock snapshot has (the trace clock is "
+                       "%u); packet dropped",
                clock_id, imp->trace_clock);
   return -1;
 }
@@ -169,7 +167,7 @@ int trak__clock_convert_other(trak_importer *imp, trak_sequence *seq, uint32_t c
                               int64_t *out) {
   trak_clock *c = clock_get(imp, trak__clock_key(seq, clock_id), 0);
   if (!c || !c->pairs.n || (TRAK_UNLIKELY(c->has_via) && !via_ready(imp, c)))
-    return unconvertible(imp, c, clock_id, out);
+    return trak__clock_unconvertible(imp, c != NULL, 1, clock_id, out);
   if (c->incremental) {
     c->last = trak__wadd(c->last, ts);
     ts = c->last;

@@ -65,6 +65,37 @@ static const trak_remote_point *series_at(const trak_remote_series *s, int64_t x
   return &s->p.v[lo ? lo - 1 : 0];
 }
 
+/* The `set`s of the syncs' host and client readings related to each other (Perfetto's
+** snapshot of the two); a client's own readings use a hash of its clock ids. */
+#define SET_HOST_ANCHOR 1u
+#define SET_CLIENT_ANCHOR 2u
+
+/* Whether `ts` is below the last reading of `clock_id` in syncs of the same `set`; remembers it. */
+static int went_back(trak_remote_machine *r, uint64_t set, uint32_t clock_id, int64_t ts) {
+  for (size_t i = 0; i < r->lasts.n; i++) {
+    trak_remote_last *l = &r->lasts.v[i];
+    if (l->set != set || l->clock_id != clock_id) continue;
+    int back = ts < l->ts;
+    l->ts = ts;
+    return back;
+  }
+  trak_vec_push(r->lasts, ((trak_remote_last){set, clock_id, ts}));
+  return 0;
+}
+
+/* Whether the machine's `clock_id` went back in a sync: Perfetto then converts nothing from it. */
+static int backwards(const trak_remote_machine *r, uint32_t clock_id) {
+  for (size_t i = 0; i < r->backwards.n; i++)
+    if (r->backwards.v[i] == clock_id) return 1;
+  return 0;
+}
+
+/* A client reading of `clock_id` in a sync of `set`: a clock going back is marked for good. */
+static void note_reading(trak_remote_machine *r, uint64_t set, uint32_t clock_id, int64_t ts) {
+  if (went_back(r, set, clock_id, ts) && !backwards(r, clock_id))
+    trak_vec_push(r->backwards, clock_id);
+}
+
 /* The edges of `clock_id` on `r`, made (empty) if `create`; NULL: none. */
 static trak_remote_clock *clock_edges(trak_remote_machine *r, uint32_t clock_id, int create) {
   for (size_t i = 0; i < r->clocks.n; i++)
@@ -85,8 +116,11 @@ static reading_pair *entry(exchange *x, uint32_t clock_id, int create) {
   return &x->c[x->n++];
 }
 
-/* Reads a ClockSnapshot's clocks into `x` as the host's (`host`) or the client's readings. */
-static void read_side(trak_importer *imp, exchange *x, const uint8_t *data, size_t len, int host) {
+/* Reads a ClockSnapshot's clocks into `x` as the host's (`client_set` NULL) or the client's
+** readings; for the client's, *client_set becomes a hash of the clock ids in the order read (the
+** syncs reading the same clocks are compared with each other, as Perfetto compares snapshots). */
+static void read_side(trak_importer *imp, exchange *x, const uint8_t *data, size_t len,
+                      uint64_t *client_set) {
   trak_pb_decoder dec, sub;
   trak_pb_field f, g;
   trak__dec_init(imp, &dec, data, len);
@@ -100,12 +134,13 @@ static void read_side(trak_importer *imp, exchange *x, const uint8_t *data, size
       if (g.number == TRAK_PB_ClockSnapshot_Clock_clock_id) id = (uint32_t)g.value;
       if (g.number == TRAK_PB_ClockSnapshot_Clock_timestamp) ts = g.value;
     }
+    if (client_set) *client_set = (*client_set ^ id) * 0x100000001b3ull;
     reading_pair *e = entry(x, id, 1);
     if (!e) continue;
-    if (host)
-      e->host = ts;
-    else
+    if (client_set)
       e->client = ts;
+    else
+      e->host = ts;
   }
 }
 
@@ -157,14 +192,17 @@ void trak__remote_clock_sync_add(trak_importer *imp, const uint8_t *data, size_t
     if (f.number != TRAK_PB_RemoteClockSync_synced_clocks || f.wire_type != TRAK_PB_WIRE_LEN)
       continue;
     exchange x = {0};
+    uint64_t set = 0xcbf29ce484222325ull;
     trak__dec_init(imp, &sub, f.data, f.len);
     while (trak_pb_decoder_next(&sub, &g) > 0) {
       if (g.wire_type != TRAK_PB_WIRE_LEN) continue;
       if (g.number == TRAK_PB_RemoteClockSync_SyncedClocks_host_clocks)
-        read_side(imp, &x, g.data, g.len, 1);
+        read_side(imp, &x, g.data, g.len, NULL);
       else if (g.number == TRAK_PB_RemoteClockSync_SyncedClocks_client_clocks)
-        read_side(imp, &x, g.data, g.len, 0);
+        read_side(imp, &x, g.data, g.len, &set);
     }
+    for (uint32_t i = 0; i < x.n; i++)
+      if (x.c[i].client) note_reading(r, set, x.c[i].clock_id, (int64_t)x.c[i].client);
     /* The client's readings relate its clocks to each other, as a snapshot of its own would. */
     for (uint32_t i = 0; i < x.n; i++)
       if (x.c[i].client)
@@ -182,8 +220,19 @@ void trak__remote_clock_sync_add(trak_importer *imp, const uint8_t *data, size_t
         const reading_pair *e = entry(&xs.v[j], offs[i].clock_id, 0);
         if (e && e->host) anchor = (int64_t)e->host;
       }
-      series_push(&clock_edges(r, offs[i].clock_id, 1)->edges, trak__wadd(anchor, offset),
-                  offset);
+      uint32_t id = offs[i].clock_id;
+      int64_t client_ns = trak__wadd(anchor, offset);
+      /* Perfetto relates the host's reading and the client's as a snapshot of their own; one
+      ** whose host trace clock went back is set aside whole */
+      if (went_back(r, SET_HOST_ANCHOR, id, anchor) && id == imp->trace_clock) {
+        trak__report(imp, TRAK_STAT_INVALID_CLOCK_SNAPSHOTS,
+                     "machine %u: remote clock sync whose host clock %u reads %lld, before the "
+                     "sync before; set aside",
+                     imp->threads.machine, id, (long long)anchor);
+        continue;
+      }
+      note_reading(r, SET_CLIENT_ANCHOR, id, client_ns);
+      series_push(&clock_edges(r, id, 1)->edges, client_ns, offset);
     }
   }
   trak_vec_free(xs);
@@ -245,15 +294,19 @@ int trak__remote_clock_convert(trak_importer *imp, trak_sequence *seq, uint32_t 
   trak_remote_machine *r = machine(imp, imp->threads.machine);
   if (!r->clocks.n) r->bridged = 1;
   uint32_t c = clock_id;
+  if (!r->disabled && backwards(r, clock_id)) /* for good: no later sync helps */
+    return trak__clock_unconvertible(imp, 1, 0, clock_id, out);
   if (!r->disabled && !edge_for(imp, seq, r, c, ts)) {
     /* a clock the syncs did not offset: to one they did through the client's readings (in the
     ** order of their first edges), else to the trace clock (bridged to the host's at zero
-    ** offset) */
+    ** offset); never through a clock that went back */
     for (size_t i = 0; i < r->clocks.n && c == clock_id; i++) {
       uint32_t to = r->clocks.v[i].clock_id;
-      if (edge_for(imp, seq, r, to, 0) && via_readings(r, clock_id, to, &ts)) c = to;
+      if (!backwards(r, to) && edge_for(imp, seq, r, to, 0) && via_readings(r, clock_id, to, &ts))
+        c = to;
     }
-    if (c == clock_id && c != imp->trace_clock && via_readings(r, c, imp->trace_clock, &ts))
+    if (c == clock_id && c != imp->trace_clock && !backwards(r, imp->trace_clock) &&
+        via_readings(r, c, imp->trace_clock, &ts))
       c = imp->trace_clock;
   }
   const trak_remote_point *e = r->disabled ? NULL : edge_for(imp, seq, r, c, ts);
@@ -283,6 +336,8 @@ void trak__remote_clock_free(trak_importer *imp) {
     trak_vec_free(r->clocks);
     trak_vec_free(r->readings);
     trak_vec_free(r->pairs);
+    trak_vec_free(r->lasts);
+    trak_vec_free(r->backwards);
   }
   trak_vec_free(imp->remote);
 }
