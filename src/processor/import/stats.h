@@ -136,6 +136,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_GPU_COUNTERS_MISSING_TIMESTAMP,
   /* Android's graphics frame events (proto/graphics_frames.c) */
   TRAK_STAT_GRAPHICS_FRAME_EVENT_PARSER_ERRORS,
+  /* SurfaceFlinger's frame timeline (proto/frame_timeline.c) */
+  TRAK_STAT_FRAME_TIMELINE_EVENT_PARSER_ERRORS,
+  TRAK_STAT_FRAME_TIMELINE_UNPAIRED_END_EVENT,
   TRAK_STAT_COUNT
 } trak_stat_id;
 
