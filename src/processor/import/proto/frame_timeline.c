@@ -446,7 +446,7 @@ static uint32_t flow_block(trak_importer *imp, const uint64_t *ids, uint64_t n_o
 
 static void display_start(replay *r, const ft_ev *e, int actual) {
   trak_importer *imp = r->imp;
-  uint32_t upid = trak__process_for_pid_bare(imp, (int64_t)(uint32_t)e->pid);
+  uint32_t upid = trak__process_for_pid(imp, (int64_t)(uint32_t)e->pid);
   cookie_note(r, e->cookie, upid, actual);
   uint32_t track = lane_track(r, actual, upid, e->cookie, 1);
   uint32_t set = (uint32_t)imp->tables->args.n;
@@ -478,7 +478,7 @@ static void display_start(replay *r, const ft_ev *e, int actual) {
 
 static void surface_start(replay *r, const ft_ev *e, int actual) {
   trak_importer *imp = r->imp;
-  uint32_t upid = trak__process_for_pid_bare(imp, (int64_t)(uint32_t)e->pid);
+  uint32_t upid = trak__process_for_pid(imp, (int64_t)(uint32_t)e->pid);
   cookie_note(r, e->cookie, upid, actual);
   if (!actual) { /* one expected timeline per token and process */
     int added;
