@@ -456,8 +456,8 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                       "FrameTimelineEvent packets dropped (a "
                                                       "start without its cookie, token, pid or "
                                                       "display frame token, a FrameEnd without "
-                                                      "a cookie, no event at all, a negative or "
-                                                      "implausible timestamp), and enum values "
+                                                      "a cookie, no event at all, a timestamp "
+                                                      "within 10 s of int64's end), and enum values "
                                                       "out of range (present, prediction, "
                                                       "severity, fence: their default name is "
                                                       "used).",
@@ -507,8 +507,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              1},
     [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
                                        TRAK_SEVERITY_ERROR,
-                                       "JSON events with a negative timestamp; dropped, as "
-                                       "Perfetto's sorter drops them.",
+                                       "Events with a negative timestamp (JSON events, a "
+                                       "remote machine's packets after its clock offset, "
+                                       "frame timeline events); dropped, as Perfetto's "
+                                       "sorter drops them.",
                                        0},
     [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
                                           "The JSON trace has a displayTimeUnit key; it is a "

@@ -52,7 +52,7 @@ typedef struct ft_ev {
   uint32_t has;
   int64_t cookie, token, display_token, latched_count, addressable_count;
   int32_t pid, present, present_exp, jank, jank_exp, prediction, severity, fence;
-  uint32_t layer; /* string id of its layer name, 0: none or "" */
+  uint32_t layer; /* string id of its layer name ("" kept, as Perfetto keeps it), 0: none */
   float f[F_COUNT];
   size_t order;
 } ft_ev;
@@ -111,8 +111,7 @@ static void fields_read(trak_importer *imp, ft_ev *e, const uint8_t *data, size_
       if (varint) e->display_token = v, e->has |= HAS_DISPLAY_TOKEN;
     } else if (surface && n == TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_layer_name) {
       if (f.wire_type == TRAK_PB_WIRE_LEN) {
-        e->layer = f.len ? trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len)
-                         : 0;
+        e->layer = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
         e->has |= HAS_LAYER;
       }
     } else if (e->kind == FT_ACTUAL_DISPLAY) {
@@ -320,7 +319,7 @@ static uint32_t jank_name(trak_importer *imp, int32_t jank) {
     if (!(jank & bits[i])) continue;
     n += (size_t)snprintf(text + n, sizeof text - n, "%s%s", n ? ", " : "", reasons[i]);
   }
-  return n ? trak__strpool_intern(&imp->tables->strings, text, n) : 0;
+  return trak__strpool_intern(&imp->tables->strings, text, n); /* no known bit: "" */
 }
 
 enum { J_SF = 2 | 4 | 8 | 16 | 32, J_APP = 64 | 4096 | 256 };
@@ -550,8 +549,13 @@ void trak__frame_timeline_finish(trak_importer *imp) {
   const int64_t bad = INT64_MAX - 10LL * 1000 * 1000 * 1000;
   for (size_t i = 0; i < st->evs.n; i++) {
     const ft_ev *e = &st->evs.v[i];
-    if (e->ts < 0 || e->ts >= bad) {
-      parser_error(imp, e, "negative or implausible timestamp; dropped");
+    if (e->ts < 0) { /* Perfetto's sorter drops it before its parser sees it */
+      trak__report_at(imp, TRAK_STAT_NEGATIVE_TS_DROPPED, e->pkt,
+                      "FrameTimelineEvent at %" PRId64 ", before zero; dropped", e->ts);
+      continue;
+    }
+    if (e->ts >= bad) {
+      parser_error(imp, e, "implausible timestamp (within 10 s of int64's end); dropped");
       continue;
     }
     switch (e->kind) {

@@ -318,8 +318,9 @@ void trak__graphics_frames_free(struct trak_graphics_frames *st);
 ** android_actual_frame_timeline) with the tokens, layer and verdict as args; a FrameEnd ends
 ** the slice its cookie began; each actual surface frame takes a flow into the actual display
 ** frame of its display_frame_token. A start missing a required field, a FrameEnd without a
-** cookie, a packet with no event and a negative timestamp count
-** frame_timeline_event_parser_errors; a FrameEnd of an unknown cookie counts
+** cookie, a packet with no event and a timestamp within 10 s of int64's end count
+** frame_timeline_event_parser_errors; a negative timestamp counts
+** trace_sorter_negative_timestamp_dropped; a FrameEnd of an unknown cookie counts
 ** frame_timeline_unpaired_end_event. Can't fail. */
 void trak__frame_timeline_packet(trak_importer *imp, const trak_packet_ctx *ctx,
                                  const uint8_t *data, size_t len);

@@ -8,4 +8,4 @@ SELECT o.name AS out_name, o.ts AS out_ts, i.name AS in_name, i.ts AS in_ts FROM
 SELECT s.id, a.key, a.value_type, a.display_value FROM slice s JOIN args a USING (arg_set_id) ORDER BY s.id, a.id;
 SELECT upid, pid, name FROM process ORDER BY upid;
 SELECT utid, tid, upid FROM thread ORDER BY utid;
-SELECT name, value FROM stats WHERE name LIKE 'frame_timeline%' ORDER BY name;
+SELECT name, value FROM stats WHERE name LIKE 'frame_timeline%' OR name = 'trace_sorter_negative_timestamp_dropped' ORDER BY name;
