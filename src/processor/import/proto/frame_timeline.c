@@ -82,91 +82,107 @@ static float fixed_float(const trak_pb_field *f) {
   return v;
 }
 
+/* What a field of an actual start holds: the actual display and surface frame starts number
+** their verdict fields apart (0: the message has no such field). */
+enum { R_NONE, R_PRESENT, R_ON_TIME, R_GPU, R_JANK, R_PREDICTION, R_IS_BUFFER, R_SEVERITY,
+       R_DELAY, R_JITTER, R_SCORE, R_JANK_EXP, R_PRESENT_EXP, R_DEBUG, R_FENCE, R_ANIMATION,
+       R_LATCHED, R_ADDRESSABLE };
+#define D(x) TRAK_PB_FrameTimelineEvent_ActualDisplayFrameStart_##x
+#define S(x) TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_##x
+static const struct {
+  uint8_t role, display, surface;
+} roles[] = {{R_PRESENT, D(present_type), S(present_type)},
+             {R_ON_TIME, D(on_time_finish), S(on_time_finish)},
+             {R_GPU, D(gpu_composition), S(gpu_composition)},
+             {R_JANK, D(jank_type), S(jank_type)},
+             {R_PREDICTION, D(prediction_type), S(prediction_type)},
+             {R_IS_BUFFER, 0, S(is_buffer)},
+             {R_SEVERITY, D(jank_severity_type), S(jank_severity_type)},
+             {R_DELAY, D(present_delay_millis), S(present_delay_millis)},
+             {R_JITTER, 0, S(vsync_resynced_jitter_millis)},
+             {R_SCORE, D(jank_severity_score), S(jank_severity_score)},
+             {R_JANK_EXP, D(jank_type_experimental), S(jank_type_experimental)},
+             {R_PRESENT_EXP, D(present_type_experimental), S(present_type_experimental)},
+             {R_DEBUG, D(jank_debug_metadata), S(jank_debug_metadata)},
+             {R_FENCE, 0, S(latched_fence_state)},
+             {R_ANIMATION, 0, S(animation_time_millis)},
+             {R_LATCHED, D(latched_unsignaled_count), 0},
+             {R_ADDRESSABLE, D(addressable_unsignaled_latch_count), 0}};
+
+/* The role of field `n` of an actual start (`surface`: a surface frame's). */
+static int role_of(int surface, uint32_t n) {
+  for (size_t i = 0; i < sizeof roles / sizeof *roles; i++)
+    if (n == (surface ? roles[i].surface : roles[i].display) && n) return roles[i].role;
+  return R_NONE;
+}
+
+/* A verdict field (`role`) of an actual start into *e: varints (enums, bools, counts) and
+** float32s, each of its own wire type (another is skipped). */
+static void verdict_read(ft_ev *e, int role, const trak_pb_field *f) {
+  int varint = f->wire_type == TRAK_PB_WIRE_VARINT;
+  int64_t v = (int64_t)f->value;
+  int32_t v32 = (int32_t)f->value;
+  switch (role) {
+  case R_DELAY: e->f[F_PRESENT_DELAY] = fixed_float(f); return;
+  case R_JITTER: e->f[F_JITTER] = fixed_float(f); return;
+  case R_SCORE: e->f[F_SEVERITY_SCORE] = fixed_float(f); return;
+  case R_DEBUG: e->f[F_DEBUG_METADATA] = fixed_float(f); return;
+  case R_ANIMATION: e->f[F_ANIMATION] = fixed_float(f), e->has |= HAS_ANIMATION; return;
+  default: break;
+  }
+  if (!varint) return;
+  switch (role) {
+  case R_PRESENT: e->present = v32, e->has |= HAS_PRESENT; break;
+  case R_ON_TIME: e->on_time_finish = v != 0; break;
+  case R_GPU: e->gpu_composition = v != 0; break;
+  case R_JANK: e->jank = v32; break;
+  case R_PREDICTION: e->prediction = v32, e->has |= HAS_PREDICTION; break;
+  case R_IS_BUFFER: e->is_buffer = v != 0, e->has |= HAS_IS_BUFFER; break;
+  case R_SEVERITY: e->severity = v32, e->has |= HAS_SEVERITY; break;
+  case R_JANK_EXP: e->jank_exp = v32; break;
+  case R_PRESENT_EXP: e->present_exp = v32, e->has |= HAS_PRESENT_EXP; break;
+  case R_FENCE: e->fence = v32, e->has |= HAS_FENCE; break;
+  case R_LATCHED: e->latched_count = v, e->has |= HAS_LATCHED_COUNT; break;
+  case R_ADDRESSABLE: e->addressable_count = v, e->has |= HAS_ADDRESSABLE_COUNT; break;
+  default: break;
+  }
+}
+
 /* The fields of a start or end message of kind `kind` into *e. The messages number their
 ** shared fields alike up to the pid (surface frames put display_frame_token before it); the
-** rest differ between the actual display and actual surface frame starts. */
+** verdict fields of the actual starts differ (roles). */
 static void fields_read(trak_importer *imp, ft_ev *e, const uint8_t *data, size_t len) {
   trak_pb_decoder dec;
   trak_pb_field f;
   int surface = e->kind == FT_EXPECTED_SURFACE || e->kind == FT_ACTUAL_SURFACE;
-  int display = e->kind == FT_EXPECTED_DISPLAY || e->kind == FT_ACTUAL_DISPLAY;
+  int actual = e->kind == FT_ACTUAL_DISPLAY || e->kind == FT_ACTUAL_SURFACE;
   trak__dec_init(imp, &dec, data, len);
   while (trak_pb_decoder_next(&dec, &f) > 0) {
     int varint = f.wire_type == TRAK_PB_WIRE_VARINT;
-    int64_t v = (int64_t)f.value;
-    int32_t v32 = (int32_t)f.value;
     uint32_t n = f.number;
     if (n == 1) { /* cookie, in every message */
-      if (varint) e->cookie = v, e->has |= HAS_COOKIE;
+      if (varint) e->cookie = (int64_t)f.value, e->has |= HAS_COOKIE;
       continue;
     }
     if (e->kind == FT_END) continue;
     if (n == 2) {
-      if (varint) e->token = v, e->has |= HAS_TOKEN;
-    } else if (display && n == TRAK_PB_FrameTimelineEvent_ActualDisplayFrameStart_pid) {
-      if (varint) e->pid = v32, e->has |= HAS_PID;
-    } else if (surface && n == TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_pid) {
-      if (varint) e->pid = v32, e->has |= HAS_PID;
-    } else if (surface && n == TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_display_frame_token) {
-      if (varint) e->display_token = v, e->has |= HAS_DISPLAY_TOKEN;
-    } else if (surface && n == TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_layer_name) {
+      if (varint) e->token = (int64_t)f.value, e->has |= HAS_TOKEN;
+    } else if (n == (surface ? S(pid) : D(pid))) {
+      if (varint) e->pid = (int32_t)f.value, e->has |= HAS_PID;
+    } else if (surface && n == S(display_frame_token)) {
+      if (varint) e->display_token = (int64_t)f.value, e->has |= HAS_DISPLAY_TOKEN;
+    } else if (surface && n == S(layer_name)) {
       if (f.wire_type == TRAK_PB_WIRE_LEN) {
         e->layer = trak__strpool_intern(&imp->tables->strings, (const char *)f.data, f.len);
         e->has |= HAS_LAYER;
       }
-    } else if (e->kind == FT_ACTUAL_DISPLAY) {
-      switch (n) {
-#define D(x) TRAK_PB_FrameTimelineEvent_ActualDisplayFrameStart_##x
-      case D(present_type): if (varint) e->present = v32, e->has |= HAS_PRESENT; break;
-      case D(on_time_finish): if (varint) e->on_time_finish = f.value != 0; break;
-      case D(gpu_composition): if (varint) e->gpu_composition = f.value != 0; break;
-      case D(jank_type): if (varint) e->jank = v32; break;
-      case D(prediction_type): if (varint) e->prediction = v32, e->has |= HAS_PREDICTION; break;
-      case D(jank_severity_type): if (varint) e->severity = v32, e->has |= HAS_SEVERITY; break;
-      case D(present_delay_millis): e->f[F_PRESENT_DELAY] = fixed_float(&f); break;
-      case D(jank_severity_score): e->f[F_SEVERITY_SCORE] = fixed_float(&f); break;
-      case D(jank_type_experimental): if (varint) e->jank_exp = v32; break;
-      case D(present_type_experimental):
-        if (varint) e->present_exp = v32, e->has |= HAS_PRESENT_EXP;
-        break;
-      case D(jank_debug_metadata): e->f[F_DEBUG_METADATA] = fixed_float(&f); break;
-      case D(latched_unsignaled_count):
-        if (varint) e->latched_count = v, e->has |= HAS_LATCHED_COUNT;
-        break;
-      case D(addressable_unsignaled_latch_count):
-        if (varint) e->addressable_count = v, e->has |= HAS_ADDRESSABLE_COUNT;
-        break;
-      default: break;
-#undef D
-      }
-    } else if (e->kind == FT_ACTUAL_SURFACE) {
-      switch (n) {
-#define S(x) TRAK_PB_FrameTimelineEvent_ActualSurfaceFrameStart_##x
-      case S(present_type): if (varint) e->present = v32, e->has |= HAS_PRESENT; break;
-      case S(on_time_finish): if (varint) e->on_time_finish = f.value != 0; break;
-      case S(gpu_composition): if (varint) e->gpu_composition = f.value != 0; break;
-      case S(jank_type): if (varint) e->jank = v32; break;
-      case S(prediction_type): if (varint) e->prediction = v32, e->has |= HAS_PREDICTION; break;
-      case S(is_buffer): if (varint) e->is_buffer = f.value != 0, e->has |= HAS_IS_BUFFER; break;
-      case S(jank_severity_type): if (varint) e->severity = v32, e->has |= HAS_SEVERITY; break;
-      case S(present_delay_millis): e->f[F_PRESENT_DELAY] = fixed_float(&f); break;
-      case S(vsync_resynced_jitter_millis): e->f[F_JITTER] = fixed_float(&f); break;
-      case S(jank_severity_score): e->f[F_SEVERITY_SCORE] = fixed_float(&f); break;
-      case S(jank_type_experimental): if (varint) e->jank_exp = v32; break;
-      case S(present_type_experimental):
-        if (varint) e->present_exp = v32, e->has |= HAS_PRESENT_EXP;
-        break;
-      case S(jank_debug_metadata): e->f[F_DEBUG_METADATA] = fixed_float(&f); break;
-      case S(latched_fence_state): if (varint) e->fence = v32, e->has |= HAS_FENCE; break;
-      case S(animation_time_millis):
-        e->f[F_ANIMATION] = fixed_float(&f), e->has |= HAS_ANIMATION;
-        break;
-      default: break;
-#undef S
-      }
+    } else if (actual) {
+      verdict_read(e, role_of(surface, n), &f);
     }
   }
 }
+#undef D
+#undef S
 
 void trak__frame_timeline_packet(trak_importer *imp, const trak_packet_ctx *ctx,
                                  const uint8_t *data, size_t len) {
