@@ -68,6 +68,7 @@ int trak_processor_finish(trak_processor *p, trak_error *err) {
   trak__gpu_finish(p->imp);
   trak__gpu_stages_finish(p->imp);
   trak__graphics_frames_finish(p->imp);
+  trak__frame_timeline_finish(p->imp);
   trak__ftrace_finish(p->imp);
   trak__phase_clock_mark(&p->clock, "ftrace end");
   p->imp->prefault = p->import_threads > 1; /* the decoding thread's core is idle now */

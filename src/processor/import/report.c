@@ -456,6 +456,23 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                       "that is no phase of a buffer (its "
                                                       "instant is still made).",
                                                       1},
+    [TRAK_STAT_FRAME_TIMELINE_EVENT_PARSER_ERRORS] = {"frame_timeline_event_parser_errors",
+                                                      TRAK_SEVERITY_INFO,
+                                                      "FrameTimelineEvent packets dropped (a "
+                                                      "start without its cookie, token, pid or "
+                                                      "display frame token, a FrameEnd without "
+                                                      "a cookie, no event at all, a timestamp "
+                                                      "within 10 s of int64's end), and enum values "
+                                                      "out of range (present, prediction, "
+                                                      "severity, fence: their default name is "
+                                                      "used).",
+                                                      1},
+    [TRAK_STAT_FRAME_TIMELINE_UNPAIRED_END_EVENT] = {"frame_timeline_unpaired_end_event",
+                                                     TRAK_SEVERITY_INFO,
+                                                     "FrameTimelineEvent FrameEnds whose cookie "
+                                                     "began no frame (or whose frame ended "
+                                                     "already); dropped.",
+                                                     1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",
@@ -495,8 +512,10 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                              1},
     [TRAK_STAT_NEGATIVE_TS_DROPPED] = {"trace_sorter_negative_timestamp_dropped",
                                        TRAK_SEVERITY_ERROR,
-                                       "JSON events with a negative timestamp; dropped, as "
-                                       "Perfetto's sorter drops them.",
+                                       "Events with a negative timestamp (JSON events, a "
+                                       "remote machine's packets after its clock offset, "
+                                       "frame timeline events); dropped, as Perfetto's "
+                                       "sorter drops them.",
                                        0},
     [TRAK_STAT_JSON_DISPLAY_TIME_UNIT] = {"json_display_time_unit", TRAK_SEVERITY_INFO,
                                           "The JSON trace has a displayTimeUnit key; it is a "

@@ -138,6 +138,9 @@ typedef enum trak_stat_id {
   TRAK_STAT_GRAPHICS_FRAME_EVENT_PARSER_ERRORS,
   /* Remote machines' clock syncs (proto/remote_clock_sync.c) */
   TRAK_STAT_INVALID_CLOCK_SNAPSHOTS,
+  /* SurfaceFlinger's frame timeline (proto/frame_timeline.c) */
+  TRAK_STAT_FRAME_TIMELINE_EVENT_PARSER_ERRORS,
+  TRAK_STAT_FRAME_TIMELINE_UNPAIRED_END_EVENT,
   TRAK_STAT_COUNT
 } trak_stat_id;
 

@@ -190,6 +190,11 @@ enum trak_track_source {
   X(GPU_LOG, "gpu_log", GLOBAL, 0, NONE, 0)                                                        \
   /* Android's buffer and frame phases (GraphicsFrameEvent: proto/graphics_frames.c) */          \
   X(GRAPHICS_FRAME_EVENT, "graphics_frame_event", GLOBAL, TRAK_DIM_NAME, NONE, 0)                 \
+  /* SurfaceFlinger's frame timelines per process, in lanes (proto/frame_timeline.c) */          \
+  X(ANDROID_EXPECTED_FRAME_TIMELINE, "android_expected_frame_timeline", PROCESS,                  \
+    TRAK_DIM_UPID | TRAK_DIM_LANE, NONE, 0)                                                        \
+  X(ANDROID_ACTUAL_FRAME_TIMELINE, "android_actual_frame_timeline", PROCESS,                      \
+    TRAK_DIM_UPID | TRAK_DIM_LANE, NONE, 0)                 \
   X(GPU_MEMORY, "gpu_memory", GLOBAL, TRAK_DIM_GPU, NONE, 0)                                       \
   X(PROCESS_GPU_MEMORY, "process_gpu_memory", PROCESS, TRAK_DIM_GPU | TRAK_DIM_GPU_UPID, NONE, 0) \
   /* a process's counters (ProcessStats packets of linux.process_stats: proto/process_stats.c) */  \

@@ -453,6 +453,7 @@ void trak__packet_state_free(trak_importer *imp) {
   trak__gpu_free(m->gpu);
   trak__gpu_stages_free(m->gpu_stages);
   trak__graphics_frames_free(m->graphics_frames);
+  trak__frame_timeline_free(m->frame_timeline);
   for (size_t i = 0; i < m->late.n; i++)
     free(m->late.v[i].data);
   trak_vec_free(m->late);

@@ -126,6 +126,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_gpu_log) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_gpu_mem_total_event) |                                         \
    META_WORD(w, TRAK_PB_TracePacket_graphics_frame_event) |                                        \
+   META_WORD(w, TRAK_PB_TracePacket_frame_timeline_event) |                                        \
    META_WORD(w, TRAK_PB_TracePacket_remote_clock_sync))
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
@@ -419,6 +420,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_graphics_frame_event:
     trak__graphics_frame_packet(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_frame_timeline_event:
+    trak__frame_timeline_packet(imp, ctx, data, len);
     return;
   default: /* trace_config, triggers, chrome_events */
     trak__late_packet_keep(imp, ctx, field, data, len);

@@ -227,6 +227,7 @@ typedef struct trak_packet_state {
   struct trak_gpu_state *gpu; /* gpu.c's state, or NULL */
   struct trak_gpu_stages *gpu_stages; /* gpu_stages.c's state, or NULL */
   struct trak_graphics_frames *graphics_frames; /* graphics_frames.c's state, or NULL */
+  struct trak_frame_timeline *frame_timeline;   /* frame_timeline.c's state, or NULL */
 } trak_packet_state;
 
 /* The state of rare packets (made on first use; can't fail: out of memory aborts). */
@@ -310,6 +311,21 @@ void trak__graphics_frame_packet(trak_importer *imp, const trak_packet_ctx *ctx,
                                  const uint8_t *data, size_t len);
 void trak__graphics_frames_finish(trak_importer *imp);
 void trak__graphics_frames_free(struct trak_graphics_frames *st);
+/* TracePacket.frame_timeline_event (frame_timeline.c): its start or end event, kept for
+** trak__frame_timeline_finish, which replays them in timestamp order as Perfetto's parser
+** does: a start begins a slice named by its token on a lane of its process's "Expected
+** Timeline" or "Actual Timeline" (types android_expected_frame_timeline and
+** android_actual_frame_timeline) with the tokens, layer and verdict as args; a FrameEnd ends
+** the slice its cookie began; each actual surface frame takes a flow into the actual display
+** frame of its display_frame_token. A start missing a required field, a FrameEnd without a
+** cookie, a packet with no event and a timestamp within 10 s of int64's end count
+** frame_timeline_event_parser_errors; a negative timestamp counts
+** trace_sorter_negative_timestamp_dropped; a FrameEnd of an unknown cookie counts
+** frame_timeline_unpaired_end_event. Can't fail. */
+void trak__frame_timeline_packet(trak_importer *imp, const trak_packet_ctx *ctx,
+                                 const uint8_t *data, size_t len);
+void trak__frame_timeline_finish(trak_importer *imp);
+void trak__frame_timeline_free(struct trak_frame_timeline *st);
 /* InternedData.graphics_contexts and gpu_specifications (gpu_stages.c). */
 void trak__gpu_stages_interned(trak_importer *imp, trak_sequence *seq, uint32_t field,
                                const uint8_t *data, size_t len);
