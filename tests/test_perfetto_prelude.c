@@ -442,6 +442,36 @@ static void descendants_many(void **state) {
   trak_processor_free(q);
 }
 
+/* trace_bounds over many slices (the slice pass takes four rows at a time): the greatest end
+** and the least start anywhere among 2..70 slices, zero-length and unfinished ones (their start
+** counts), and one whose end passes INT64_MAX (it wraps and is left out, as in Perfetto). */
+static void bounds_many(void **state) {
+  for (int n = 2; n <= 70; n += 3) {
+    static char b[1 << 14];
+    int64_t lo = INT64_MAX, hi = 0;
+    strcpy(b, "[");
+    for (int i = 0; i < n; i++) {
+      int64_t ts = 1000 + (int64_t)rnd(5000), dur = rnd(3) ? (int64_t)rnd(3000) : 0;
+      const char *ph = i == n / 2 ? "B" : "X"; /* never ended: dur -1 */
+      if (i == n / 3 && n > 10) ts = 9000000000000000, dur = 500000000000000; /* wraps */
+      size_t used = strlen(b);
+      snprintf(b + used, sizeof b - used,
+               "{\"ph\":\"%s\",\"name\":\"s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},",
+               ph, i + 1, (long long)ts, (long long)dur);
+      ts *= 1000, dur *= 1000; /* microseconds */
+      lo = ts < lo ? ts : lo;
+      int64_t end = *ph == 'B' || !dur ? ts : (int64_t)((uint64_t)ts + (uint64_t)dur);
+      hi = end > hi ? end : hi;
+    }
+    b[strlen(b) - 1] = ']';
+    trak_processor *q = sc_open(b);
+    assert_int_equal(sc_int(q, "SELECT COUNT(*) FROM slice"), n);
+    assert_int_equal(sc_int(q, "SELECT start_ts FROM trace_bounds"), lo);
+    assert_int_equal(sc_int(q, "SELECT end_ts FROM trace_bounds"), hi == lo ? hi + 1 : hi);
+    trak_processor_free(q);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bounds),
@@ -454,6 +484,7 @@ int main(void) {
       cmocka_unit_test(span_join_read_order),
       cmocka_unit_test(descendants),
       cmocka_unit_test(descendants_many),
+      cmocka_unit_test(bounds_many),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }
