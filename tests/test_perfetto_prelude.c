@@ -15,6 +15,7 @@
 
 #include <cmocka.h>
 
+#include "processor/processor_internal.h"
 #include "processor/tables/vtab.h"
 #include "sqlcheck.h"
 
@@ -355,17 +356,15 @@ static const char NESTED[] = "packet { track_descriptor { uuid: 1 name: \"t1\" }
                                     EV(210, "BEGIN", 1, " name: \"h\"") EV(300, "END", 2, "");
 #undef EV
 
-/* descendant_slice of every slice (and ids out of range) against a recursive query over
+/* descendant_slice of every slice of q (and ids out of range) against a recursive query over
 ** parent_id: first by passes over the column (no children index), then through the index. */
-static void descendants(void **state) {
-  trak_processor *q = sc_open(NESTED);
-  int n = atoi(sc_rows(q, "SELECT COUNT(*) FROM slice"));
-  assert_int_equal(n, 11);
-  assert_string_equal(sc_rows(q, "SELECT MAX(depth) FROM slice"), "2");
+static void same_descendants(trak_processor *q) {
+  int n = (int)sc_int(q, "SELECT COUNT(*) FROM slice");
   for (int pass = 0; pass < 2; pass++) {
     trak__vt_scans_before_index = pass ? 0 : UINT32_MAX;
     for (int id = -1; id <= n; id++) {
-      char got[512], want[512], sql[1024];
+      static char got[1 << 16];
+      char sql[1024];
       snprintf(sql, sizeof sql,
                "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
                "(SELECT * FROM descendant_slice(%d))",
@@ -377,14 +376,100 @@ static void descendants(void **state) {
                "SELECT group_concat(id || ':' || depth || ':' || name, ' ') FROM "
                "(SELECT * FROM slice WHERE id IN d ORDER BY id)",
                id);
-      snprintf(want, sizeof want, "%s", sc_rows(q, sql));
-      assert_string_equal(got, want);
+      assert_string_equal(got, sc_rows(q, sql));
     }
   }
   trak__vt_scans_before_index = 3;
+}
+
+static void descendants(void **state) {
+  trak_processor *q = sc_open(NESTED);
+  assert_int_equal(sc_int(q, "SELECT COUNT(*) FROM slice"), 11);
+  assert_string_equal(sc_rows(q, "SELECT MAX(depth) FROM slice"), "2");
+  same_descendants(q);
   assert_string_equal(sc_rows(q, "SELECT group_concat(name, '') FROM descendant_slice(0)"),
                       "bcdef");
   trak_processor_free(q);
+}
+
+static uint32_t rng = 12345;
+static uint32_t rnd(uint32_t n) {
+  rng ^= rng << 13, rng ^= rng >> 17, rng ^= rng << 5;
+  return rng % n;
+}
+
+/* Appends to b complete JSON events nested in [start, end] on thread tid, depth levels deep:
+** zero-length ones, children touching their parent's ends and gaps between them. */
+static void nested_events(char *b, size_t cap, int tid, int64_t start, int64_t end, int depth) {
+  int64_t at = start;
+  while (depth && at < end) {
+    int64_t len = rnd(4) ? (int64_t)rnd((uint32_t)(end - at) + 1) : 0;
+    size_t used = strlen(b);
+    snprintf(b + used, cap - used,
+             "{\"ph\":\"X\",\"name\":\"n%lld\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},",
+             (long long)(at % 7), tid, (long long)at, (long long)len);
+    nested_events(b, cap, tid, at, at + len, depth - 1);
+    at += len + rnd(3);
+  }
+}
+
+/* descendant_slice on a few hundred slices of three threads interleaved in id order (the four
+** rows at a time of the pass over parent_id, subtrees spread over many blocks), unfinished
+** slices among them; then with a parent moved after its child (the pass gives up, the index
+** answers). */
+static void descendants_many(void **state) {
+  static char b[1 << 17];
+  strcpy(b, "[");
+  for (int tid = 1; tid <= 3; tid++)
+    nested_events(b, sizeof b, tid, 0, 400, 4);
+  size_t used = strlen(b);
+  snprintf(b + used, sizeof b - used,
+           "{\"ph\":\"B\",\"name\":\"open\",\"pid\":1,\"tid\":1,\"ts\":500},"
+           "{\"ph\":\"B\",\"name\":\"inner\",\"pid\":1,\"tid\":1,\"ts\":510},"
+           "{\"ph\":\"X\",\"name\":\"leaf\",\"pid\":1,\"tid\":1,\"ts\":520,\"dur\":5}]");
+  trak_processor *q = sc_open(b);
+  int64_t n = sc_int(q, "SELECT COUNT(*) FROM slice");
+  assert_true(n > 200);
+  assert_int_equal(sc_int(q, "SELECT COUNT(*) FROM slice WHERE dur = -1"), 2);
+  assert_true(sc_int(q, "SELECT MAX(depth) FROM slice") >= 3);
+  same_descendants(q);
+  trak_processor_free(q);
+
+  q = sc_open(b); /* a parent after its child: slice 1's parent becomes the last slice */
+  trak_tables *t = &((struct trak_processor *)q)->tables;
+  t->slice.parent_id[1] = (uint32_t)(t->slice.n - 1);
+  same_descendants(q);
+  trak_processor_free(q);
+}
+
+/* trace_bounds over many slices (the slice pass takes four rows at a time): the greatest end
+** and the least start anywhere among 2..70 slices, zero-length and unfinished ones (their start
+** counts), and one whose end passes INT64_MAX (it wraps and is left out, as in Perfetto). */
+static void bounds_many(void **state) {
+  for (int n = 2; n <= 70; n += 3) {
+    static char b[1 << 14];
+    int64_t lo = INT64_MAX, hi = 0;
+    strcpy(b, "[");
+    for (int i = 0; i < n; i++) {
+      int64_t ts = 1000 + (int64_t)rnd(5000), dur = rnd(3) ? (int64_t)rnd(3000) : 0;
+      const char *ph = i == n / 2 ? "B" : "X"; /* never ended: dur -1 */
+      if (i == n / 3 && n > 10) ts = 9000000000000000, dur = 500000000000000; /* wraps */
+      size_t used = strlen(b);
+      snprintf(b + used, sizeof b - used,
+               "{\"ph\":\"%s\",\"name\":\"s\",\"pid\":1,\"tid\":%d,\"ts\":%lld,\"dur\":%lld},",
+               ph, i + 1, (long long)ts, (long long)dur);
+      ts *= 1000, dur *= 1000; /* microseconds */
+      lo = ts < lo ? ts : lo;
+      int64_t end = *ph == 'B' || !dur ? ts : (int64_t)((uint64_t)ts + (uint64_t)dur);
+      hi = end > hi ? end : hi;
+    }
+    b[strlen(b) - 1] = ']';
+    trak_processor *q = sc_open(b);
+    assert_int_equal(sc_int(q, "SELECT COUNT(*) FROM slice"), n);
+    assert_int_equal(sc_int(q, "SELECT start_ts FROM trace_bounds"), lo);
+    assert_int_equal(sc_int(q, "SELECT end_ts FROM trace_bounds"), hi == lo ? hi + 1 : hi);
+    trak_processor_free(q);
+  }
 }
 
 int main(void) {
@@ -398,6 +483,8 @@ int main(void) {
       cmocka_unit_test(span_join_shadows),
       cmocka_unit_test(span_join_read_order),
       cmocka_unit_test(descendants),
+      cmocka_unit_test(descendants_many),
+      cmocka_unit_test(bounds_many),
   };
   return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -116,7 +116,7 @@ static void shapes(void **state) {
     for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
       same(p, rewrite_yes[i], ns[j], 1);
   /* Left to SQLite, with the same answers: ties possible (the order does not end in the id), a
-  ** text partition, an outer order that is not total, `<`, a real order key, an expression. */
+  ** text partition, an outer order that is not total, a real order key, an expression. */
   static const char *const rewrite_no[] = {
       "SELECT utid, dur FROM (SELECT utid, dur, row_number() OVER (PARTITION BY utid "
       "ORDER BY dur DESC) AS rn FROM thread_slice) WHERE rn <= %s ORDER BY utid, rn",
@@ -132,10 +132,54 @@ static void shapes(void **state) {
   for (size_t i = 0; i < sizeof rewrite_no / sizeof *rewrite_no; i++)
     for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
       same(p, rewrite_no[i], ns[j], 0);
-  assert_int_equal(rewritten(p, "SELECT utid FROM (SELECT utid, id, row_number() OVER (PARTITION "
-                                "BY utid ORDER BY dur, id) AS rn FROM thread_slice) WHERE rn < 3 "
-                                "ORDER BY utid, rn"),
-                   0);
+  /* rank() and dense_rank() number as row_number() when the order ends in the id; `rn < N`
+  ** keeps N - 1 rows (none for N = 1: left to SQLite); `rn = 1` and, when the groups keep one
+  ** row, an outer order by the partition alone. */
+  static const char *const family[] = {
+      "SELECT utid, name, dur FROM (SELECT utid, name, dur, rank() OVER (PARTITION BY utid "
+      "ORDER BY dur DESC, id) AS rn FROM thread_slice) WHERE rn <= %s ORDER BY utid, rn",
+      "SELECT rk, track_id, id FROM (SELECT track_id, id, DENSE_RANK() OVER (PARTITION BY track_id "
+      "ORDER BY dur, id DESC) AS rk FROM slice) WHERE rk <= %s ORDER BY track_id DESC, rk",
+      "SELECT utid, name, dur FROM (SELECT utid, name, dur, row_number() OVER (PARTITION BY utid "
+      "ORDER BY dur DESC, id) AS rn FROM thread_slice) WHERE rn < %s ORDER BY utid, rn",
+      "SELECT parent_id, id FROM (SELECT parent_id, id, rank() OVER (PARTITION BY parent_id "
+      "ORDER BY depth DESC, ts, id) AS rn FROM slice) WHERE rn < %s ORDER BY parent_id DESC, rn",
+  };
+  static const char *const more[] = {"2", "3", "4", "10000"};
+  for (size_t i = 0; i < 2; i++)
+    for (size_t j = 0; j < sizeof ns / sizeof *ns; j++)
+      same(p, family[i], ns[j], 1);
+  for (size_t i = 2; i < 4; i++)
+    for (size_t j = 0; j < sizeof more / sizeof *more; j++)
+      same(p, family[i], more[j], 1);
+  same(p, family[2], "1", 0); /* rn < 1: nothing to keep */
+  static const char *const one[] = {
+      "SELECT utid, name, dur FROM (SELECT utid, name, dur, row_number() OVER (PARTITION BY utid "
+      "ORDER BY dur DESC, id) AS rn FROM thread_slice) WHERE rn = %s ORDER BY utid",
+      "SELECT utid, name, rn FROM (SELECT utid, name, dense_rank() OVER (PARTITION BY utid "
+      "ORDER BY dur, id) AS rn FROM thread_slice) WHERE rn = %s ORDER BY utid DESC, rn",
+      "SELECT parent_id, id FROM (SELECT parent_id, id, row_number() OVER (PARTITION BY parent_id "
+      "ORDER BY dur DESC, id) AS rn FROM slice) WHERE rn <= %s ORDER BY parent_id DESC",
+      "SELECT upid, tid FROM (SELECT upid, tid, rank() OVER (PARTITION BY upid ORDER BY "
+      "is_main_thread DESC, id) AS rn FROM thread) WHERE rn < %s ORDER BY upid",
+  };
+  same(p, one[0], "1", 1);
+  same(p, one[1], "1", 1);
+  same(p, one[2], "1", 1);
+  same(p, one[3], "2", 1);
+  /* Left to SQLite: rn = 2 (one row a group, but not the first), the order by the partition
+  ** alone over several rows a group, ties under rank() (no id), another window function. */
+  same(p, one[0], "2", 0);
+  same(p, one[2], "2", 0);
+  same(p, one[3], "3", 0);
+  same(p,
+       "SELECT utid, dur, rn FROM (SELECT utid, dur, rank() OVER (PARTITION BY utid "
+       "ORDER BY dur DESC) AS rn FROM thread_slice) WHERE rn <= %s ORDER BY utid, rn, dur",
+       "2", 0);
+  same(p,
+       "SELECT utid, dur FROM (SELECT utid, dur, ntile(2) OVER (PARTITION BY utid "
+       "ORDER BY dur DESC, id) AS rn FROM thread_slice) WHERE rn <= %s ORDER BY utid, rn",
+       "1", 0);
   assert_int_equal(rewritten(p, "SELECT utid FROM (SELECT utid, id, row_number() OVER (PARTITION "
                                 "BY utid ORDER BY dur, id) AS rn FROM thread_slice) WHERE rn <= 0 "
                                 "ORDER BY utid, rn"),

@@ -98,29 +98,74 @@ static void ancestors(trak_processor *p, uint32_t slice, id_list *out) {
   }
 }
 
+typedef uint32_t u32x4 __attribute__((vector_size(16)));
+
+/* Whether some row s of [s0, s1) has a parent at or after it (parent_id + 1 > s: NULL, all bits
+** set, wraps to 0), four rows compared at once. */
+static int parent_follows(const uint32_t *parent, uint32_t s0, uint32_t s1) {
+  const u32x4 one = {1, 1, 1, 1}, four = {4, 4, 4, 4};
+  u32x4 idx = {s0, s0 + 1, s0 + 2, s0 + 3}, bad = {0, 0, 0, 0};
+  uint32_t s = s0;
+  for (; s1 - s >= 4; s += 4, idx += four) {
+    u32x4 p;
+    memcpy(&p, parent + s, sizeof p);
+    bad |= (u32x4)(p + one > idx);
+  }
+  uint32_t any = bad[0] | bad[1] | bad[2] | bad[3];
+  for (; s < s1; s++)
+    any |= parent[s] + 1 > s;
+  return any != 0;
+}
+
 /* The descendants of `slice`, in id order, by one pass over parent_id without the children
 ** index: when every slice's parent precedes it (as the importers add slices), a slice descends
-** from `slice` exactly when its parent is `slice` or a descendant met earlier in the pass.
-** Returns 0 when some parent follows its child, or on no memory (out is then emptied). */
+** from `slice` exactly when its parent is `slice` or a descendant met earlier in the pass, so
+** only the rows after `slice` are followed (those before it are only checked for the order).
+** A parent outside [slice, last descendant found] is no descendant: four rows at a time are
+** tested for one inside, and only a block holding one is walked row by row (past the subtree's
+** rows, which parents near their children leave behind, the pass reads blocks). Returns 0 when
+** some parent follows its child, or on no memory (out is then emptied). */
 static int descendants_by_scan(const trak_tables *t, uint32_t slice, id_list *out) {
   const uint32_t *parent = t->slice.parent_id;
-  size_t n = t->slice.n;
-  uint64_t *in = calloc(n / 64 + 1, sizeof *in); /* bit s: s descends from `slice` */
+  uint32_t n = (uint32_t)t->slice.n;
+  uint64_t *in = calloc(n / 64 + 1, sizeof *in); /* bit s: s is `slice` or descends from it */
   if (!in) return 0;
-  int ok = 1;
-  for (size_t s = 0; s < n && ok; s++) {
-    uint32_t par = parent[s];
-    if (par == TRAK_NULL_U32) continue;
-    if (par >= s) {
-      ok = 0;
-    } else if (par == slice || (in[par / 64] >> (par % 64) & 1)) {
-      in[s / 64] |= UINT64_C(1) << (s % 64);
-      trak_vec_push(*out, (uint32_t)s);
+  in[slice / 64] |= UINT64_C(1) << (slice % 64);
+  int bad = parent_follows(parent, 0, slice + 1); /* the rows after it: checked as they are read */
+  const u32x4 base = {slice, slice, slice, slice}, one = {1, 1, 1, 1}, four = {4, 4, 4, 4};
+  uint32_t s = slice + 1, span = 1; /* the subtree's rows so far are in [slice, slice + span) */
+  u32x4 idx = {s, s + 1, s + 2, s + 3}, later = {0, 0, 0, 0}; /* parents at or after their row */
+  for (; n - s >= 4; s += 4, idx += four) {
+    u32x4 p;
+    memcpy(&p, parent + s, sizeof p);
+    later |= (u32x4)(p + one > idx);
+    const u32x4 spanv = {span, span, span, span};
+    u32x4 near = (u32x4)(p - base < spanv);
+    uint64_t q[2];
+    memcpy(q, &near, sizeof q);
+    if (!(q[0] | q[1])) continue;
+    for (uint32_t r = s; r < s + 4; r++) {
+      uint32_t par = parent[r];
+      if (par - slice < span && (in[par / 64] >> (par % 64) & 1)) {
+        in[r / 64] |= UINT64_C(1) << (r % 64);
+        trak_vec_push(*out, r);
+        span = r - slice + 1;
+      }
     }
   }
+  for (; s < n; s++) {
+    uint32_t par = parent[s];
+    bad |= par + 1 > s;
+    if (par - slice < span && (in[par / 64] >> (par % 64) & 1)) {
+      in[s / 64] |= UINT64_C(1) << (s % 64);
+      trak_vec_push(*out, s);
+      span = s - slice + 1;
+    }
+  }
+  bad |= (later[0] | later[1] | later[2] | later[3]) != 0;
   free(in);
-  if (!ok) out->n = 0;
-  return ok;
+  if (bad) out->n = 0;
+  return !bad;
 }
 
 static void descendants(trak_processor *p, uint32_t slice, id_list *out) {

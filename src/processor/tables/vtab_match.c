@@ -97,20 +97,28 @@ size_t trak__vt_pattern_batch(vt_pattern *p, const trak_strpool *sp, const uint3
   if (p->nmemo && !p->memo && !(p->memo = calloc(p->nmemo, 1))) return *rc = SQLITE_NOMEM, 0;
   const uint8_t *memo = p->memo;
   size_t k = 0, i = *pos, nmemo = p->nmemo;
-  for (; i < n && k < cap; i++) {
-    uint32_t id = ids[lo + i];
-    uint8_t m = id < nmemo ? memo[id] : 0;
-    if (__builtin_expect(!m, 0)) { /* NULL, or an id not asked about yet */
-      if (!id) continue;
-      int ok = trak__vt_pattern_match(p, sp, id);
-      if (ok < 0) {
-        *rc = -ok, *pos = n;
-        return k;
-      }
-      memo = p->memo, m = ok ? 1 : 2;
+  /* a batch ends full or at row n, as before; at most one row is kept a row read, so up to
+  ** `end` the batch can't fill, one test a row */
+  while (i < n && k < cap) {
+    size_t end = n - i > cap - k ? i + (cap - k) : n;
+    for (; i < end; i++) { /* ids answered before */
+      uint32_t id = ids[lo + i];
+      uint8_t m = id < nmemo ? memo[id] : 0;
+      if (__builtin_expect(!m, 0)) break;
+      rows[k] = lo + (uint32_t)i; /* kept when it matches (1; 2 does not): no branch on it */
+      k += m & 1;
     }
-    rows[k] = lo + (uint32_t)i; /* kept when it matches: no branch on the answer */
-    k += m == 1;
+    if (i == end) continue;
+    uint32_t id = ids[lo + i++]; /* NULL, or an id not asked about yet */
+    if (!id) continue;
+    int ok = trak__vt_pattern_match(p, sp, id);
+    if (ok < 0) {
+      *rc = -ok, *pos = n;
+      return k;
+    }
+    memo = p->memo;
+    rows[k] = lo + (uint32_t)(i - 1);
+    k += ok != 0;
   }
   *pos = i;
   return k;

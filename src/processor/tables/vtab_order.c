@@ -105,10 +105,12 @@ int trak__vt_group(vt_cursor *c, const vt_col *col) {
 typedef struct top_order {
   const trak_tables *t;
   const vt_col *col;
+  const int64_t *i64; /* the column's values when it is a stored 64-bit one without NULLs */
   int desc, row_desc;
 } top_order;
 
 static inline int64_t top_key(const top_order *o, uint32_t row) {
+  if (o->i64) return o->i64[row]; /* most keys (ts, dur): no reading through the type switch */
   int64_t v;
   return trak__vt_value(o->t, o->col, row, &v) ? v : INT64_MIN;
 }
@@ -147,7 +149,8 @@ static inline int top_before(const top_order *o, int64_t kx, uint32_t x, int64_t
 
 int trak__vt_top(vt_cursor *c, const vt_col *col, int desc, int row_desc, size_t k) {
   vt_vtab *v = (vt_vtab *)c->base.pVtab;
-  top_order o = {v->t, col, desc, row_desc};
+  top_order o = {v->t, col, NULL, desc, row_desc};
+  if (col->kind == VT_I64 && !col->calc && col->off) o.i64 = trak__vt_array(v->t, col);
   if (k > c->n) k = c->n;
   uint32_t *heap = malloc((k ? k : 1) * sizeof *heap), rows[TOP_BATCH];
   if (!heap) return SQLITE_NOMEM;

@@ -145,8 +145,14 @@ static int top_build(top_cursor *c, const vt_table *tbl, const top_spec *s) {
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
   for (uint32_t row = 0, rows = (uint32_t)trak__vt_rows(t, tbl); !rc && row < rows; row++) {
     int64_t k = 0;
-    if (s->fcol && (!trak__vt_int(t, s->fcol, s->fa, row, &k) || k < s->flo)) continue;
-    int nonnull = trak__vt_int(t, s->part, s->pa, row, &k);
+    int nonnull;
+    if (s->fcol == s->part) { /* thread_slice's `__utid >= 0` grouped by __utid: read once */
+      nonnull = trak__vt_int(t, s->part, s->pa, row, &k);
+      if (s->fcol && (!nonnull || k < s->flo)) continue;
+    } else {
+      if (s->fcol && (!trak__vt_int(t, s->fcol, s->fa, row, &k) || k < s->flo)) continue;
+      nonnull = trak__vt_int(t, s->part, s->pa, row, &k);
+    }
     if (nonnull && (c->ngroups + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -166,6 +172,15 @@ static int top_build(top_cursor *c, const vt_table *tbl, const top_spec *s) {
       break;
     }
     top_row r = {.row = row};
+    const top_group *grp = &c->groups[*g - 1];
+    if (grp->n == s->n) { /* full: a row after the n-th by its first key alone stays out */
+      int64_t v = 0;
+      int is_null = !trak__vt_int(t, s->keys[0], s->ka[0], row, &v);
+      uint8_t nl = (uint8_t)(is_null ? s->desc[0] : !s->desc[0]);
+      int64_t k0 = is_null ? 0 : s->desc[0] ? ~v : v;
+      const top_row *last = &grp->rows[s->n - 1];
+      if (nl > last->null[0] || (nl == last->null[0] && k0 > last->k[0])) continue;
+    }
     for (int i = 0; i < s->nkeys; i++) {
       int64_t v = 0;
       int is_null = !trak__vt_int(t, s->keys[i], s->ka[i], row, &v);

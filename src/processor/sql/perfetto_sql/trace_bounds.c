@@ -38,8 +38,8 @@ static void widen_instants(const int64_t *ts, size_t n, int64_t *lo, int64_t *hi
 }
 
 /* Widens [*lo, *hi] to the rows (ts, row_end(ts, dur)) of one table's first n rows. */
-static void widen_spans(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
-                        int64_t *hi) {
+static void widen_spans_scalar(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
+                               int64_t *hi) {
   int64_t l = *lo, h = *hi;
   for (size_t i = 0; i < n; i++) {
     int64_t e = row_end(ts[i], dur[i]);
@@ -47,6 +47,45 @@ static void widen_spans(const int64_t *ts, const int64_t *dur, size_t n, int64_t
     h = e > h ? e : h;
   }
   *lo = l, *hi = h;
+}
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <immintrin.h>
+
+/* widen_spans_scalar four rows at a time (the slice table's pass is most of a cold query that
+** reads the bounds: about 3 instructions a row instead of 12); the ends wrap as row_end's. */
+__attribute__((target("avx2"))) static void widen_spans_avx2(const int64_t *ts, const int64_t *dur,
+                                                            size_t n, int64_t *lo, int64_t *hi) {
+  const __m256i zero = _mm256_setzero_si256();
+  __m256i l = _mm256_set1_epi64x(*lo), h = _mm256_set1_epi64x(*hi);
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    __m256i t = _mm256_loadu_si256((const __m256i *)(const void *)(ts + i));
+    __m256i d = _mm256_loadu_si256((const __m256i *)(const void *)(dur + i));
+    __m256i e = _mm256_add_epi64(t, _mm256_and_si256(d, _mm256_cmpgt_epi64(d, zero)));
+    l = _mm256_blendv_epi8(l, t, _mm256_cmpgt_epi64(l, t));
+    h = _mm256_blendv_epi8(h, e, _mm256_cmpgt_epi64(e, h));
+  }
+  int64_t lv[4], hv[4];
+  _mm256_storeu_si256((__m256i *)(void *)lv, l);
+  _mm256_storeu_si256((__m256i *)(void *)hv, h);
+  for (int k = 0; k < 4; k++) {
+    *lo = lv[k] < *lo ? lv[k] : *lo;
+    *hi = hv[k] > *hi ? hv[k] : *hi;
+  }
+  widen_spans_scalar(ts + i, dur + i, n - i, lo, hi);
+}
+#endif
+
+static void widen_spans(const int64_t *ts, const int64_t *dur, size_t n, int64_t *lo,
+                        int64_t *hi) {
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+  if (__builtin_cpu_supports("avx2")) {
+    widen_spans_avx2(ts, dur, n, lo, hi);
+    return;
+  }
+#endif
+  widen_spans_scalar(ts, dur, n, lo, hi);
 }
 
 /* The first and last instants of the trace's data, as Perfetto takes them: the timestamps of

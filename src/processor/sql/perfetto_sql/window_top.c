@@ -2,6 +2,8 @@
 ** This file answers "the first N rows of each group", written with a window function
 **   SELECT a, b FROM (SELECT a, b, row_number() OVER (PARTITION BY p ORDER BY k DESC, id) AS rn
 **                     FROM <relation>) WHERE rn <= N ORDER BY p, rn
+** (rank() or dense_rank() for row_number(), which number alike when no two rows tie; `rn < N + 1`
+** or, for N = 1, `rn = 1`; for N = 1 the outer order may be p alone)
 ** from the columns: SQLite's window functions copy every row of the relation into a temporary
 ** B-tree and number it (7,000 instructions a row); __intrinsic_top_per_group (tables/vtab_top.c)
 ** keeps each group's first N in one pass and the relation's rows are looked up by id. The order
@@ -85,9 +87,19 @@ static int integer(lex *l, long long max, long long *v) {
   return *v <= max;
 }
 
-/* `row_number() OVER (PARTITION BY p ORDER BY k [ASC|DESC], ...) AS rn`. */
+/* Whether token t names a numbering window function: row_number(), or rank() and dense_rank(),
+** which number rows as row_number() does when the order ends in the id (no two rows tie). */
+static int numbering(const char *s, psql_tok t) {
+  return trak__psql_is(s, t, "row_number") || trak__psql_is(s, t, "rank") ||
+         trak__psql_is(s, t, "dense_rank");
+}
+
+/* `row_number() OVER (PARTITION BY p ORDER BY k [ASC|DESC], ...) AS rn` (or rank(),
+** dense_rank()). */
 static int window_item(lex *l, top_query *q) {
-  if (!word(l, "row_number") || !punct(l, '(') || !punct(l, ')') || !word(l, "OVER") ||
+  if (!numbering(l->s, l->t)) return 0;
+  next(l);
+  if (!punct(l, '(') || !punct(l, ')') || !word(l, "OVER") ||
       !punct(l, '(') || !word(l, "PARTITION") || !word(l, "BY") || !ident(l, &q->part) ||
       !word(l, "ORDER") || !word(l, "BY"))
     return 0;
@@ -108,7 +120,7 @@ static int parse(const char *s, size_t n, top_query *q) {
   if (!word(&l, "FROM") || !punct(&l, '(') || !word(&l, "SELECT")) return 0;
   int have_rn = 0;
   do {
-    if (!have_rn && trak__psql_is(s, l.t, "row_number")) {
+    if (!have_rn && numbering(s, l.t)) {
       if (!window_item(&l, q)) return 0;
       q->rn_at = q->ninner, have_rn = 1;
     } else if (q->ninner == ITEMS_MAX || !ident(&l, &q->inner[q->ninner++])) {
@@ -119,13 +131,23 @@ static int parse(const char *s, size_t n, top_query *q) {
   q->where_off = l.t.off;
   psql_tok rn, part, rn2;
   long long skip;
-  if (!word(&l, "WHERE") || !ident(&l, &rn) || !same_id(s, rn, q->rn) || !op(&l, "<=") ||
-      !integer(&l, 10000, &q->n) || q->n < 1 || !word(&l, "ORDER") || !word(&l, "BY") ||
-      !ident(&l, &part) || !same_id(s, part, q->part))
+  /* rn <= N, rn < N + 1 or rn = 1: the first N of each group (SQLite applies the term itself) */
+  if (!word(&l, "WHERE") || !ident(&l, &rn) || !same_id(s, rn, q->rn)) return 0;
+  int less = 0, equal = 0;
+  if (!op(&l, "<=") && !(less = punct(&l, '<')) && !(equal = punct(&l, '='))) return 0;
+  if (!integer(&l, 10000, &q->n) || (equal && q->n != 1)) return 0;
+  q->n -= less;
+  if (q->n < 1 || !word(&l, "ORDER") || !word(&l, "BY") || !ident(&l, &part) ||
+      !same_id(s, part, q->part))
     return 0;
   direction(&l);
-  if (!punct(&l, ',') || !ident(&l, &rn2) || !same_id(s, rn2, q->rn)) return 0;
-  direction(&l);
+  /* then rn, unless the groups keep one row each (the order by p alone is total then) */
+  if (punct(&l, ',')) {
+    if (!ident(&l, &rn2) || !same_id(s, rn2, q->rn)) return 0;
+    direction(&l);
+  } else if (q->n != 1) {
+    return 0;
+  }
   if (word(&l, "LIMIT") &&
       (!integer(&l, 1000000000, &skip) || (word(&l, "OFFSET") && !integer(&l, 1000000000, &skip))))
     return 0;
