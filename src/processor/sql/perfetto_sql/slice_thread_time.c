@@ -365,10 +365,22 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
   time_cursor *c = (time_cursor *)cur;
   const trak_tables *t = c->t;
   size_t row = c->all->off[c->s] + c->g;
-  const trak_thread_time_group *g = &c->all->keys[c->all->key[row]];
-  uint32_t s = c->s, utid = t->track.utid[t->slice.track_id[s]];
-  uint32_t upid = t->thread.upid[utid];
+  uint32_t s = c->s;
   if (c->kind == TIME_CPU && col == 6) col = 9; /* cpu_time is the total's column */
+  if (col >= 6) { /* the group's columns: no look-up of the thread (the aggregates read these) */
+    const trak_thread_time_group *g = &c->all->keys[c->all->key[row]];
+    if (col == 6)
+      result_str(ctx, &t->strings, g->state);
+    else if (col == 7) {
+      if (g->io_wait != 2) sqlite3_result_int64(ctx, g->io_wait);
+    } else if (col == 8)
+      result_str(ctx, &t->strings, g->blocked);
+    else
+      sqlite3_result_int64(ctx, c->all->dur[row]);
+    return SQLITE_OK;
+  }
+  uint32_t utid = t->track.utid[t->slice.track_id[s]];
+  uint32_t upid = t->thread.upid[utid];
   switch (col) {
   case 0:
     sqlite3_result_int64(ctx, s);
@@ -385,20 +397,8 @@ static int time_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) 
   case 4:
     if (upid != TRAK_NULL_U32) sqlite3_result_int64(ctx, upid);
     break;
-  case 5:
-    if (upid < t->process.n) result_str(ctx, &t->strings, t->process.name[upid]);
-    break;
-  case 6:
-    result_str(ctx, &t->strings, g->state);
-    break;
-  case 7:
-    if (g->io_wait != 2) sqlite3_result_int64(ctx, g->io_wait);
-    break;
-  case 8:
-    result_str(ctx, &t->strings, g->blocked);
-    break;
   default:
-    sqlite3_result_int64(ctx, c->all->dur[row]);
+    if (upid < t->process.n) result_str(ctx, &t->strings, t->process.name[upid]);
     break;
   }
   return SQLITE_OK;
