@@ -518,10 +518,6 @@ void trak__ts_push(trak_importer *imp, int64_t ts, uint32_t utid, uint32_t state
 void trak__ts_update_pending(trak_importer *imp, uint32_t utid, uint32_t state);
 uint32_t trak__ts_prev_state(trak_importer *imp, uint32_t utid);
 
-/* A hint some records before applying `r`: when it is a sched_switch, the cache line its row's
-** arg set will be looked up in is asked for (trak__fsched_switch_prefetch), a compact switch's
-** prev fields guessed from its CPU's state now. Changes no state (sched_tracker.c). */
-void trak__fa_switch_prefetch(trak_importer *imp, const trak_fq_rec *r);
 /* The utid running on `cpu` after the queue's switches so far (TRAK_NULL_U32: none yet)
 ** (sched_tracker.c). */
 uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu);
@@ -560,10 +556,23 @@ void trak__ftrace_sets_free(trak_ftrace *f);
 ** read in place), or TRAK_NULL_U32. */
 uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set);
-/* Asks the cache for the line trak__fsched_switch_get(imp, vals) will read last (the pair's slot,
-** whose miss stalled the applying thread), when the ids of vals' two halves are in their memos;
-** else nothing. Changes nothing the get or put read. */
-void trak__fsched_switch_prefetch(trak_importer *imp, const int64_t *vals);
+/* Asks the cache for the line trak__fsched_switch_get will likely read last for a switch from
+** `prev_pid` to `next_pid` (the pair's slot, whose miss stalled the applying thread): the slot
+** of the ids the pids' memos hold now, which are the switch's when the two threads' values are
+** those of their last switches. A hint: changes nothing the get or put read. */
+void trak__fsched_switch_prefetch(trak_importer *imp, int64_t prev_pid, int64_t next_pid);
+/* A hint some records before applying `r`: when it is a sched_switch, the cache line its row's
+** arg set will be looked up in is asked for (trak__fsched_switch_prefetch), a compact switch's
+** prev pid guessed from its CPU's state now. Changes no state. */
+static inline void trak__fa_switch_prefetch(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->type == TRAK_FQ_SWITCH) {
+    trak__fsched_switch_prefetch(imp, r->pid, r->a);
+  } else if (r->type == TRAK_FQ_SWITCH_COMPACT) {
+    const trak_ftrace *f = imp->ftrace;
+    if (r->cpu < f->cpus.n && r->cpu < 4096) /* as trak__fa_switch_compact takes prev's pid */
+      trak__fsched_switch_prefetch(imp, f->cpus.v[r->cpu].pid, r->a);
+  }
+}
 /* The same for a sched_waking row of `vals` (comm, pid, prio, target_cpu). */
 uint32_t trak__fsched_waking_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t set);

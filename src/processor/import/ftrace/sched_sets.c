@@ -153,16 +153,12 @@ uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals) {
   return pair_find(&c->pairs, a, b)->set;
 }
 
-/* The value memo slot `m` holds for `v`, or TRAK_NULL_U32 (read only). */
-static inline uint32_t memo_peek(const vals_slot *m, const int64_t *v) {
-  return m->val != TRAK_NULL_U32 && !memcmp(m->v, v, sizeof m->v) ? m->val : TRAK_NULL_U32;
-}
-
-void trak__fsched_switch_prefetch(trak_importer *imp, const int64_t *vals) {
+void trak__fsched_switch_prefetch(trak_importer *imp, int64_t prev_pid, int64_t next_pid) {
   const trak_fsched *c = imp->ftrace->sched_sets;
   if (!c || !c->pairs.mask) return;
-  uint32_t a = memo_peek(&c->memo[(uint64_t)vals[1] % MEMO], vals);
-  uint32_t b = memo_peek(&c->memo[MEMO + (uint64_t)vals[5] % MEMO], vals + 4);
+  /* the ids the pids' memo slots last gave: a thread's switches mostly repeat its values */
+  uint32_t a = c->memo[(uint64_t)prev_pid % MEMO].val;
+  uint32_t b = c->memo[MEMO + (uint64_t)next_pid % MEMO].val;
   if (a == TRAK_NULL_U32 || b == TRAK_NULL_U32) return;
   __builtin_prefetch(&c->pairs.s[(uint32_t)(trak__mix(a, b) >> 32) & c->pairs.mask]);
 }

@@ -107,21 +107,6 @@ void trak__fa_switch_compact(trak_importer *imp, const trak_fq_rec *r) {
   trak__ts_switch(imp, r->ts, ucpu, prev_utid, state, next_utid);
 }
 
-void trak__fa_switch_prefetch(trak_importer *imp, const trak_fq_rec *r) {
-  trak_ftrace *f = imp->ftrace;
-  if (r->type == TRAK_FQ_SWITCH) { /* the row's values are the record's (trak__fa_switch) */
-    int64_t vals[] = {r->s1, r->pid, r->p1, r->x, r->s2, r->a, r->p2, 0};
-    trak__fsched_switch_prefetch(imp, vals);
-    return;
-  }
-  if (r->type != TRAK_FQ_SWITCH_COMPACT || r->cpu >= f->cpus.n || r->cpu >= 4096) return;
-  const trak_fcpu *c = &f->cpus.v[r->cpu]; /* as trak__fa_switch_compact takes prev's fields */
-  if (c->utid >= imp->tables->thread.n) return;
-  int64_t vals[] = {imp->tables->thread.name[c->utid], c->pid, c->prio, r->x, r->s2, r->a, r->p2,
-                    0};
-  trak__fsched_switch_prefetch(imp, vals);
-}
-
 uint32_t trak__ftrace_running_utid(trak_importer *imp, uint32_t cpu) {
   trak_ftrace *f = imp->ftrace;
   return cpu < f->cpus.n ? f->cpus.v[cpu < 4096 ? cpu : 4095].utid : TRAK_NULL_U32;
