@@ -221,15 +221,12 @@ static void damaged_message(void **state) {
 /* The batch walk of one kind of cs's events, `max` at a time, against the per-event walk: the
 ** same number of events, each with the same values. */
 static void batch_same(const trak_compact_sched *cs, const uint8_t *data, int waking, size_t max) {
+  trak_compact_iter it;
+  (waking ? trak__compact_waking_begin : trak__compact_switch_begin)(&it, cs);
   trak_compact_cols cols;
   trak__compact_cols_of(cs, data, waking, &cols);
   trak_compact_batch bw;
   trak__compact_batch_begin(&bw, data, &cols, waking);
-  trak_compact_iter it;
-  if (waking)
-    trak__compact_waking_begin(&it, cs);
-  else
-    trak__compact_switch_begin(&it, cs);
   static trak_compact_rows rows;
   size_t n, total = 0;
   while ((n = trak__compact_batch_next(&bw, &rows, max))) {
