@@ -2,8 +2,9 @@
 ** libFuzzer target for the CompactSched decoder (src/processor/util/compact_sched.c): the input
 ** is one FtraceEventBundle.CompactSched message; both event walks run to their end, every comm
 ** returned must lie inside the input, every field must be the element of its array that
-** trak_pb_packed_next reads (the walk reads short varints itself), and nothing may crash, leak or
-** read out of bounds.
+** trak_pb_packed_next reads (the walk reads short varints itself), the batch walk
+** (trak__compact_batch_next, in batches of a size taken from the input) must give the very events
+** of the per-event walk, and nothing may crash, leak or read out of bounds.
 */
 #include <stdint.h>
 #include <stdlib.h>
@@ -43,6 +44,43 @@ static void count_check(int counted, const trak_compact_count *c, const trak_com
   if (c->n && (c->first != seen->first || c->last != seen->last)) abort();
 }
 
+/* The batch walk of one kind of cs's events, `max` at a time, must give the per-event walk's. */
+static void batch_check(const trak_compact_sched *cs, const uint8_t *data, int waking, size_t max) {
+  trak_compact_cols cols;
+  trak__compact_cols_of(cs, data, waking, &cols);
+  trak_compact_batch bw;
+  trak__compact_batch_begin(&bw, data, &cols, waking);
+  trak_compact_iter it;
+  if (waking)
+    trak__compact_waking_begin(&it, cs);
+  else
+    trak__compact_switch_begin(&it, cs);
+  static trak_compact_rows rows;
+  trak_compact_switch s, sb;
+  trak_compact_waking w, wb;
+  for (size_t n; (n = trak__compact_batch_next(&bw, &rows, max));) {
+    if (n > max) abort();
+    for (size_t i = 0; i < n; i++) {
+      const uint64_t *v[6] = {&rows.v[0][i], &rows.v[1][i], &rows.v[2][i],
+                              &rows.v[3][i], &rows.v[4][i], &rows.v[5][i]};
+      if (!waking) {
+        trak__compact_switch_set(&sb, *v[0], *v[1], *v[2], *v[3], *v[4]);
+        if (!trak__compact_switch_next(&it, &s) || s.ts != sb.ts ||
+            s.prev_state != sb.prev_state || s.next_pid != sb.next_pid ||
+            s.next_prio != sb.next_prio || s.next_comm_index != sb.next_comm_index)
+          abort();
+      } else {
+        trak__compact_waking_set(&wb, *v[0], *v[1], *v[2], *v[3], *v[4], i < rows.n_flags, *v[5]);
+        if (!trak__compact_waking_next(&it, &w) || w.ts != wb.ts || w.pid != wb.pid ||
+            w.target_cpu != wb.target_cpu || w.prio != wb.prio || w.comm_index != wb.comm_index ||
+            w.has_common_flags != wb.has_common_flags || w.common_flags != wb.common_flags)
+          abort();
+      }
+    }
+  }
+  if (waking ? trak__compact_waking_next(&it, &w) : trak__compact_switch_next(&it, &s)) abort();
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   trak_compact_sched cs;
   if (trak__compact_sched_open(&cs, data, size)) return 0;
@@ -80,6 +118,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (!wk.has_common_flags && wk.common_flags) abort();
   }
   count_check(counted[1], &count[1], &seen[1], &it);
+  size_t max = size % TRAK_COMPACT_BATCH + 1;
+  batch_check(&cs, data, 0, max);
+  batch_check(&cs, data, 1, max);
   trak__compact_sched_close(&cs);
   return 0;
 }

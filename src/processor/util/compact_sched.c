@@ -127,28 +127,121 @@ void trak__compact_waking_begin(trak_compact_iter *it, const trak_compact_sched 
 }
 
 int trak__compact_switch_next(trak_compact_iter *it, trak_compact_switch *ev) {
-  if (!iter_row(it, &ev->next_comm)) return 0;
-  ev->ts = it->ts;
-  ev->prev_state = (int64_t)it->cur[1];
-  ev->next_pid = (int32_t)it->cur[2];
-  ev->next_prio = (int32_t)it->cur[3];
-  ev->next_comm_index = (uint32_t)it->cur[4];
+  trak_strv comm;
+  if (!iter_row(it, &comm)) return 0;
+  const uint64_t *v = it->cur;
+  trak__compact_switch_set(ev, (uint64_t)it->ts, v[1], v[2], v[3], v[4]);
+  ev->next_comm = comm;
   iter_advance(it);
   return 1;
 }
 
 int trak__compact_waking_next(trak_compact_iter *it, trak_compact_waking *ev) {
-  if (!iter_row(it, &ev->comm)) return 0;
-  ev->ts = it->ts;
-  ev->pid = (int32_t)it->cur[1];
-  ev->target_cpu = (uint16_t)(int32_t)it->cur[2];
-  ev->prio = (uint16_t)(int32_t)it->cur[3];
-  ev->comm_index = (uint32_t)it->cur[4];
-  ev->has_common_flags = it->valid[5];
-  ev->common_flags = it->valid[5] ? (uint16_t)it->cur[5] : 0;
+  trak_strv comm;
+  if (!iter_row(it, &comm)) return 0;
+  const uint64_t *v = it->cur;
+  trak__compact_waking_set(ev, (uint64_t)it->ts, v[1], v[2], v[3], v[4], it->valid[5], v[5]);
+  ev->comm = comm;
   iter_advance(it);
   if (ev->has_common_flags) col_advance(it, 5);
   return 1;
+}
+
+void trak__compact_cols_of(const trak_compact_sched *cs, const uint8_t *data, int waking,
+                           trak_compact_cols *out) {
+  const uint32_t *fields = waking ? waking_fields : switch_fields;
+  memset(out, 0, sizeof *out);
+  for (int c = 0; c < (waking ? 6 : 5); c++) {
+    trak_pb_field f = cs->arrays[fields[c]];
+    if (f.wire_type != TRAK_PB_WIRE_LEN || !f.data || !f.len) continue; /* empty, as the walk */
+    out->off[c] = (uint32_t)(f.data - data);
+    out->len[c] = (uint32_t)f.len;
+  }
+  out->n_intern = (uint32_t)(cs->n_intern > UINT32_MAX ? UINT32_MAX : cs->n_intern);
+}
+
+void trak__compact_batch_begin(trak_compact_batch *b, const uint8_t *data,
+                               const trak_compact_cols *cols, int waking) {
+  memset(b, 0, sizeof *b);
+  b->ncols = waking ? 6 : 5;
+  b->flags_live = (uint8_t)waking;
+  b->n_intern = cols->n_intern;
+  for (int c = 0; c < b->ncols; c++) {
+    b->col[c].p = data + cols->off[c];
+    b->col[c].end = b->col[c].p + cols->len[c];
+    b->col[c].element_wire_type = TRAK_PB_WIRE_VARINT;
+  }
+}
+
+/* Up to n elements of array reader pk into vals, read as trak_pb_packed_next reads them (the
+** short ones, and all those with ten bytes readable, inline): returns how many, fewer than n
+** when the array ends or an element is malformed (pk is then at its end, as that function
+** leaves it, and *bad set to 1). */
+static size_t col_read(trak_pb_packed *pk, uint64_t *vals, size_t n, int *bad) {
+  const uint8_t *p = pk->p, *end = pk->end;
+  size_t i = 0;
+  for (; i < n; i++) {
+    if (TRAK_LIKELY(end - p >= 10)) { /* trak_pb_read_varint's loop without its bounds checks */
+      uint64_t byte = *p++;
+      if (TRAK_LIKELY(byte < 0x80)) {
+        vals[i] = byte;
+        continue;
+      }
+      uint64_t v = byte & 0x7f;
+      for (unsigned shift = 7;; shift += 7) {
+        if (shift == 70) { /* the tenth byte went on */
+          pk->p = end;
+          *bad = 1;
+          return i;
+        }
+        byte = *p++;
+        v |= (byte & 0x7f) << shift; /* shift <= 63 */
+        if (byte < 0x80) break;
+      }
+      vals[i] = v;
+      continue;
+    }
+    pk->p = p;
+    int rc = trak_pb_packed_next(pk, &vals[i]);
+    if (rc != 1) {
+      *bad = rc < 0;
+      return i;
+    }
+    p = pk->p;
+  }
+  pk->p = p;
+  return i;
+}
+
+size_t trak__compact_batch_next(trak_compact_batch *b, trak_compact_rows *rows, size_t max) {
+  if (b->stopped) return 0;
+  if (max > TRAK_COMPACT_BATCH) max = TRAK_COMPACT_BATCH;
+  size_t n = max;
+  for (int c = 0; c < 5; c++) { /* the walk gives an event while all five arrays have one */
+    int bad = 0;
+    size_t got = col_read(&b->col[c], rows->v[c], n, &bad);
+    if (got < n) n = got;
+  }
+  uint64_t ts = b->ts;
+  uint64_t *tv = rows->v[0];
+  const uint64_t *idx = rows->v[4];
+  for (size_t i = 0; i < n; i++) {
+    if ((uint32_t)idx[i] >= b->n_intern) { /* a comm index past the table ends the walk */
+      n = i;
+      break;
+    }
+    ts += tv[i]; /* A hostile delta may pass INT64_MAX: the sum wraps as the walk's. */
+    tv[i] = ts;
+  }
+  b->ts = ts;
+  if (n < max) b->stopped = 1;
+  rows->n_flags = 0;
+  if (b->flags_live) { /* common_flags: its elements while it has them, then none */
+    int bad = 0;
+    rows->n_flags = col_read(&b->col[5], rows->v[5], n, &bad);
+    if (rows->n_flags < n) b->flags_live = 0;
+  }
+  return n;
 }
 
 int trak__compact_iter_bad(const trak_compact_iter *it) {
@@ -196,18 +289,17 @@ static long col_scan(trak_pb_field f, int (*take)(count_ctx *, uint64_t), count_
     return run ? -1 : n;
   }
   trak_pb_packed pk;
-  uint64_t v;
+  uint64_t v[TRAK_COMPACT_BATCH];
   long n = 0;
   trak_pb_packed_init(&pk, &f, TRAK_PB_WIRE_VARINT);
   for (;;) {
-    int rc;
-    if (TRAK_LIKELY(pk.p < pk.end && pk.p[0] < 0x80))
-      v = *pk.p++, rc = 1;
-    else
-      rc = trak_pb_packed_next(&pk, &v);
-    if (rc == 0) return n;
-    if (rc < 0 || take(c, v) < 0) return -1;
-    n++;
+    int bad = 0;
+    size_t got = col_read(&pk, v, TRAK_COMPACT_BATCH, &bad);
+    for (size_t i = 0; i < got; i++)
+      if (take(c, v[i]) < 0) return -1;
+    n += (long)got;
+    if (bad) return -1;
+    if (got < TRAK_COMPACT_BATCH) return n;
   }
 }
 

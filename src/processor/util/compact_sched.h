@@ -74,6 +74,73 @@ int trak__compact_waking_next(trak_compact_iter *it, trak_compact_waking *ev);
 ** or arrays of different lengths), else 0. */
 int trak__compact_iter_bad(const trak_compact_iter *it);
 
+/* Where one kind of event's arrays lie in a message, as offsets from its start (so that a copy
+** of the message can be walked without reading it again), with its intern table's length. An
+** array absent or not length-delimited is empty (offset 0, length 0), as the walk reads it. */
+typedef struct trak_compact_cols {
+  uint32_t off[6], len[6]; /* the walk's order: timestamp first, comm index fifth */
+  uint32_t n_intern;
+} trak_compact_cols;
+
+/* The arrays of the switches (waking 0) or wakings (1) of cs, opened from a message of at most
+** UINT32_MAX bytes starting at `data`. */
+void trak__compact_cols_of(const trak_compact_sched *cs, const uint8_t *data, int waking,
+                           trak_compact_cols *out);
+
+/* The most events one call of trak__compact_batch_next gives. */
+#define TRAK_COMPACT_BATCH 128
+
+/* The raw values of up to TRAK_COMPACT_BATCH events, by array in the walk's order: v[0] is the
+** timestamp's running sum, v[5] the waking's common_flags (0 where that array had no element). */
+typedef struct trak_compact_rows {
+  uint64_t v[6][TRAK_COMPACT_BATCH];
+  size_t n_flags; /* the first n_flags events had a common_flags element */
+} trak_compact_rows;
+
+/* Walks one kind of event of a message many events at a time, giving exactly the events (and
+** values) the per-event walk gives, without its per-event checks. */
+typedef struct trak_compact_batch {
+  trak_pb_packed col[6];
+  uint64_t ts;
+  uint32_t n_intern;
+  uint8_t ncols;      /* 5 for switches, 6 for wakings */
+  uint8_t flags_live; /* common_flags still has elements */
+  uint8_t stopped;
+} trak_compact_batch;
+
+/* Starts walking the arrays `cols` (trak__compact_cols_of's for `waking`) of the message at
+** `data` (which must outlive the walk). */
+void trak__compact_batch_begin(trak_compact_batch *b, const uint8_t *data,
+                               const trak_compact_cols *cols, int waking);
+/* Up to `max` (at most TRAK_COMPACT_BATCH) next events into rows: returns how many, fewer than
+** max only where the per-event walk ends (then every later call returns 0). */
+size_t trak__compact_batch_next(trak_compact_batch *b, trak_compact_rows *rows, size_t max);
+
+/* A switch or waking from the raw values of its arrays (the timestamp's running sum first),
+** converted as both walks convert them; the comm (next_comm, comm) is left empty: the caller
+** has the intern table. */
+static inline void trak__compact_switch_set(trak_compact_switch *ev, uint64_t ts, uint64_t state,
+                                            uint64_t pid, uint64_t prio, uint64_t idx) {
+  ev->ts = (int64_t)ts;
+  ev->prev_state = (int64_t)state;
+  ev->next_pid = (int32_t)pid;
+  ev->next_prio = (int32_t)prio;
+  ev->next_comm.s = NULL, ev->next_comm.len = 0;
+  ev->next_comm_index = (uint32_t)idx;
+}
+static inline void trak__compact_waking_set(trak_compact_waking *ev, uint64_t ts, uint64_t pid,
+                                            uint64_t target_cpu, uint64_t prio, uint64_t idx,
+                                            int has_flags, uint64_t flags) {
+  ev->ts = (int64_t)ts;
+  ev->pid = (int32_t)pid;
+  ev->target_cpu = (uint16_t)(int32_t)target_cpu;
+  ev->prio = (uint16_t)(int32_t)prio;
+  ev->comm.s = NULL, ev->comm.len = 0;
+  ev->comm_index = (uint32_t)idx;
+  ev->has_common_flags = has_flags;
+  ev->common_flags = has_flags ? (uint16_t)flags : 0;
+}
+
 /* What a walk of one kind of event gives, told without walking it. */
 typedef struct trak_compact_count {
   size_t n;            /* events */

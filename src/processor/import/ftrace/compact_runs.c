@@ -13,16 +13,6 @@
 #include "processor/import/ftrace/ftrace_internal.h"
 #include "processor/util/compact_sched.h"
 
-struct trak_frun {
-  trak_compact_sched cs;
-  trak_compact_iter it;
-  trak_fq_rec cur;  /* the event the run is at */
-  uint32_t left;    /* events after cur */
-  uint32_t compact; /* its message's index in f->compacts */
-  uint32_t cpu;
-  uint8_t waking;
-};
-
 /* The events of one kind a walk of cs gives, and whether their timestamps never go back. */
 typedef struct run_count {
   uint32_t n;
@@ -77,8 +67,9 @@ static void chunk_unmap(trak_fchunk *c) {
 }
 
 /* Keeps a copy of the message and its ids, and queues its runs (none when it has no events). */
-static void runs_push(trak_importer *imp, uint32_t cpu, const uint8_t *data, size_t len,
-                      const uint32_t *ids, size_t n_ids, const run_count *sw, const run_count *wk) {
+static void runs_push(trak_importer *imp, uint32_t cpu, const trak_compact_sched *cs,
+                      const uint8_t *data, size_t len, const uint32_t *ids, size_t n_ids,
+                      const run_count *sw, const run_count *wk) {
   if (!sw->n && !wk->n) return;
   trak_ftrace *f = imp->ftrace;
   size_t ids_at = (len + 7) & ~(size_t)7, size = ids_at + n_ids * sizeof *ids;
@@ -87,7 +78,9 @@ static void runs_push(trak_importer *imp, uint32_t cpu, const uint8_t *data, siz
   memcpy(mem, data, len);
   if (n_ids) memcpy(mem + ids_at, ids, n_ids * sizeof *ids);
   trak_fcompact c = {mem, len, (const uint32_t *)(mem + ids_at), (sw->n != 0) + (wk->n != 0),
-                     chunk};
+                     chunk, {{{0}, {0}, 0}, {{0}, {0}, 0}}};
+  trak__compact_cols_of(cs, data, 0, &c.cols[0]);
+  trak__compact_cols_of(cs, data, 1, &c.cols[1]);
   trak_vec_push(f->compacts, c);
   uint32_t ci = (uint32_t)(f->compacts.n - 1);
   trak__ftrace_cpu_seen(imp, cpu);
@@ -108,7 +101,7 @@ int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const trak_compac
     /* plain arrays (nearly every message): counted without decoding every field */
     sw = (run_count){(uint32_t)cs_sw.n, cs_sw.first, cs_sw.last, cs_sw.sorted};
     wk = (run_count){(uint32_t)cs_wk.n, cs_wk.first, cs_wk.last, cs_wk.sorted};
-    runs_push(imp, cpu, data, len, ids, n_ids, &sw, &wk);
+    runs_push(imp, cpu, cs, data, len, ids, n_ids, &sw, &wk);
     return 0;
   }
   /* Else the walks of the per-event path, to count what each gives (and its errors). */
@@ -123,60 +116,63 @@ int trak__sched_compact_runs(trak_importer *imp, uint32_t cpu, const trak_compac
   while (!bad && trak__compact_waking_next(&it, &w))
     count_add(&wk, w.ts);
   bad = bad || trak__compact_iter_bad(&it);
-  runs_push(imp, cpu, data, len, ids, n_ids, &sw, &wk);
+  runs_push(imp, cpu, cs, data, len, ids, n_ids, &sw, &wk);
   return bad;
-}
-
-/* Decodes the run's next event into r->cur; 0 when the walk gives none. */
-static int decode(trak_importer *imp, trak_frun *r) {
-  const uint32_t *ids = imp->ftrace->compacts.v[r->compact].ids;
-  if (!r->waking) {
-    trak_compact_switch s;
-    if (!trak__compact_switch_next(&r->it, &s)) return 0;
-    r->cur = trak__fq_switch_compact_rec(r->cpu, s.ts, s.prev_state, (uint32_t)s.next_pid,
-                                         ids[s.next_comm_index], s.next_prio);
-  } else {
-    trak_compact_waking w;
-    if (!trak__compact_waking_next(&r->it, &w)) return 0;
-    /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
-    r->cur = trak__fq_waking_compact_rec(r->cpu, w.ts, w.common_flags, (uint32_t)w.pid,
-                                         ids[w.comm_index], w.prio, w.target_cpu);
-  }
-  return 1;
 }
 
 trak_frun *trak__frun_open(trak_importer *imp, const trak_fq_rec *run) {
   trak_fcompact *c = &imp->ftrace->compacts.v[run->pid];
   trak_frun *r = malloc(sizeof *r);
-  if (!r || trak__compact_sched_open(&r->cs, c->bytes, c->len)) abort();
+  if (!r) abort();
   r->compact = run->pid;
   r->cpu = run->cpu;
   r->waking = (uint8_t)run->p1;
-  r->left = run->a - 1;
-  if (r->waking)
-    trak__compact_waking_begin(&r->it, &r->cs);
-  else
-    trak__compact_switch_begin(&r->it, &r->cs);
-  if (!decode(imp, r)) abort(); /* the walk at queueing time gave run->a >= 1 events */
+  r->left = run->a;
+  trak__compact_batch_begin(&r->walk, c->bytes, &c->cols[r->waking], r->waking);
+  if (!trak__frun_refill(imp, r)) abort(); /* the walk at queueing time gave run->a >= 1 events */
   return r;
 }
 
-const trak_fq_rec *trak__frun_rec(const trak_frun *r) {
-  return &r->cur;
+/* The run's next events decoded into r->buf: the records trak__sched_switch_compact and
+** trak__sched_waking_compact make of them. */
+static void records(trak_frun *r, const uint32_t *ids, const trak_compact_rows *rows, size_t n) {
+  const uint64_t(*v)[TRAK_COMPACT_BATCH] = rows->v;
+  if (!r->waking) {
+    for (size_t i = 0; i < n; i++) {
+      trak_compact_switch s;
+      trak__compact_switch_set(&s, v[0][i], v[1][i], v[2][i], v[3][i], v[4][i]);
+      r->buf[i] = trak__fq_switch_compact_rec(r->cpu, s.ts, s.prev_state, (uint32_t)s.next_pid,
+                                              ids[s.next_comm_index], s.next_prio);
+    }
+    return;
+  }
+  for (size_t i = 0; i < n; i++) {
+    trak_compact_waking w;
+    trak__compact_waking_set(&w, v[0][i], v[1][i], v[2][i], v[3][i], v[4][i], i < rows->n_flags,
+                             v[5][i]);
+    /* without waking_common_flags (older recorders) Perfetto takes flags 0: irq_context 0 */
+    r->buf[i] = trak__fq_waking_compact_rec(r->cpu, w.ts, w.common_flags, (uint32_t)w.pid,
+                                            ids[w.comm_index], w.prio, w.target_cpu);
+  }
 }
 
-int trak__frun_next(trak_importer *imp, trak_frun *r) {
-  if (r->left) {
-    r->left--;
-    if (decode(imp, r)) return 1;
-    abort(); /* the same bytes walked the same way */
-  }
+int trak__frun_refill(trak_importer *imp, trak_frun *r) {
   trak_ftrace *f = imp->ftrace;
   trak_fcompact *c = &f->compacts.v[r->compact];
+  if (r->left) {
+    size_t n = r->left < TRAK_COMPACT_BATCH ? r->left : TRAK_COMPACT_BATCH;
+    trak_compact_rows rows;
+    /* the same bytes walked the same way: the run's events are there */
+    if (trak__compact_batch_next(&r->walk, &rows, n) != n) abort();
+    records(r, c->ids, &rows, n);
+    r->left -= (uint32_t)n;
+    r->at = r->buf;
+    r->end = r->buf + n;
+    return 1;
+  }
   /* the chunk goes once its messages are applied (a chunk still being filled: at the end) */
   if (!--c->refs && !--f->chunks.v[c->chunk].live && c->chunk + 1 < f->chunks.n)
     chunk_unmap(&f->chunks.v[c->chunk]);
-  trak__compact_sched_close(&r->cs);
   free(r);
   return 0;
 }

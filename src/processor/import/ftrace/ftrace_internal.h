@@ -9,6 +9,7 @@
 
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/importer.h"
+#include "processor/util/compact_sched.h"
 
 /* Queued event types. */
 enum trak_fq_type {
@@ -166,6 +167,7 @@ typedef struct trak_fcompact {
   const uint32_t *ids; /* the string id of each intern_table entry, in the same chunk */
   uint32_t refs;       /* its runs not yet applied */
   uint32_t chunk;
+  trak_compact_cols cols[2]; /* where its switches' and wakings' arrays lie in `bytes` */
 } trak_fcompact;
 
 /* A mapped chunk of the copies of messages (compact_runs.c): unmapped once the runs of every
@@ -176,9 +178,7 @@ typedef struct trak_fchunk {
   uint32_t live; /* its messages with runs not yet applied */
 } trak_fchunk;
 
-/* A run being read at merge time: its events one at a time as the records the sink would have
-** queued for them (compact_runs.c). */
-typedef struct trak_frun trak_frun;
+typedef struct trak_frun trak_frun; /* below */
 
 /* The per-CPU queues of the protobuf front-end, as Perfetto makes a stream per CPU for each. */
 enum trak_fq_source {
@@ -300,19 +300,49 @@ void trak__fq_push_to(trak_importer *imp, uint32_t q, const trak_fq_rec *r);
 void trak__fq_push_run(trak_importer *imp, uint32_t q, const trak_fq_rec *run, uint8_t type,
                        int sorted);
 /* The record of a compact sched_switch / sched_waking (one definition for both paths). */
-trak_fq_rec trak__fq_switch_compact_rec(uint32_t cpu, int64_t ts, int64_t prev_state,
-                                        uint32_t next_pid, uint32_t next_comm, int32_t next_prio);
-trak_fq_rec trak__fq_waking_compact_rec(uint32_t cpu, int64_t ts, int64_t common_flags,
-                                        uint32_t pid, uint32_t comm, int32_t prio,
-                                        uint32_t target_cpu);
-/* Opens run record `run` for the merge: the returned run's record (trak__frun_rec) is its
-** first event (compact_runs.c). Can't fail. */
+static inline trak_fq_rec trak__fq_switch_compact_rec(uint32_t cpu, int64_t ts, int64_t prev_state,
+                                                      uint32_t next_pid, uint32_t next_comm,
+                                                      int32_t next_prio) {
+  trak_fq_rec r = {
+      ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
+  return r;
+}
+static inline trak_fq_rec trak__fq_waking_compact_rec(uint32_t cpu, int64_t ts,
+                                                      int64_t common_flags, uint32_t pid,
+                                                      uint32_t comm, int32_t prio,
+                                                      uint32_t target_cpu) {
+  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
+                   0,  0};
+  if (common_flags >= 0) { /* as flags_set (ftrace_queue.c) */
+    r.has_flags = 1;
+    r.flags = (uint16_t)common_flags;
+  }
+  return r;
+}
+
+/* A run being read at merge time: its events decoded a batch at a time into the records the
+** sink would have queued for them (compact_runs.c). */
+struct trak_frun {
+  const trak_fq_rec *at, *end; /* the event the run is at; past the batch's last */
+  trak_compact_batch walk;
+  uint32_t left;    /* events not decoded yet */
+  uint32_t compact; /* its message's index in f->compacts */
+  uint32_t cpu;
+  uint8_t waking;
+  trak_fq_rec buf[TRAK_COMPACT_BATCH];
+};
+
+/* Opens run record `run` for the merge: the returned run's `at` is its first event
+** (compact_runs.c). Can't fail. */
 trak_frun *trak__frun_open(trak_importer *imp, const trak_fq_rec *run);
-/* The event the run is at. */
-const trak_fq_rec *trak__frun_rec(const trak_frun *r);
-/* Moves the run to its next event: 1, or 0 when it had no more (the run is then freed, and
-** its message once its other run is applied too). */
-int trak__frun_next(trak_importer *imp, trak_frun *r);
+/* Decodes the run's next batch of events: 1, or 0 when it had no more (the run is then freed,
+** and its message once its other run is applied too). */
+int trak__frun_refill(trak_importer *imp, trak_frun *r);
+/* Moves the run to its next event (r->at): 1, or 0 as trak__frun_refill. */
+static inline int trak__frun_next(trak_importer *imp, trak_frun *r) {
+  if (TRAK_LIKELY(++r->at < r->end)) return 1;
+  return trak__frun_refill(imp, r);
+}
 /* Frees the messages kept (f->compacts). */
 void trak__fcompacts_free(trak_ftrace *f);
 /* The queue of `source` for `cpu`, made (with those of the lower CPUs not made yet, in CPU
@@ -526,6 +556,23 @@ void trak__ftrace_sets_free(trak_ftrace *f);
 ** read in place), or TRAK_NULL_U32. */
 uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set);
+/* Asks the cache for the line trak__fsched_switch_get will likely read last for a switch from
+** `prev_pid` to `next_pid` (the pair's slot, whose miss stalled the applying thread): the slot
+** of the ids the pids' memos hold now, which are the switch's when the two threads' values are
+** those of their last switches. A hint: changes nothing the get or put read. */
+void trak__fsched_switch_prefetch(trak_importer *imp, int64_t prev_pid, int64_t next_pid);
+/* A hint some records before applying `r`: when it is a sched_switch, the cache line its row's
+** arg set will be looked up in is asked for (trak__fsched_switch_prefetch), a compact switch's
+** prev pid guessed from its CPU's state now. Changes no state. */
+static inline void trak__fa_switch_prefetch(trak_importer *imp, const trak_fq_rec *r) {
+  if (r->type == TRAK_FQ_SWITCH) {
+    trak__fsched_switch_prefetch(imp, r->pid, r->a);
+  } else if (r->type == TRAK_FQ_SWITCH_COMPACT) {
+    const trak_ftrace *f = imp->ftrace;
+    if (r->cpu < f->cpus.n && r->cpu < 4096) /* as trak__fa_switch_compact takes prev's pid */
+      trak__fsched_switch_prefetch(imp, f->cpus.v[r->cpu].pid, r->a);
+  }
+}
 /* The same for a sched_waking row of `vals` (comm, pid, prio, target_cpu). */
 uint32_t trak__fsched_waking_get(trak_importer *imp, const int64_t *vals);
 void trak__fsched_waking_put(trak_importer *imp, const int64_t *vals, uint32_t set);

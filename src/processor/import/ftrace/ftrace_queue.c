@@ -315,22 +315,6 @@ void trak__sched_switch(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t co
   trak__fq_push(imp, &r);
 }
 
-trak_fq_rec trak__fq_switch_compact_rec(uint32_t cpu, int64_t ts, int64_t prev_state,
-                                        uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
-  trak_fq_rec r = {
-      ts, prev_state, cpu, 0, next_pid, 0, next_comm, 0, next_prio, TRAK_FQ_SWITCH_COMPACT, 0, 0};
-  return r;
-}
-
-trak_fq_rec trak__fq_waking_compact_rec(uint32_t cpu, int64_t ts, int64_t common_flags,
-                                        uint32_t pid, uint32_t comm, int32_t prio,
-                                        uint32_t target_cpu) {
-  trak_fq_rec r = {ts, 0, cpu, 0, pid, comm, 0, prio, (int32_t)target_cpu, TRAK_FQ_WAKING_COMPACT,
-                   0,  0};
-  flags_set(&r, common_flags);
-  return r;
-}
-
 void trak__sched_switch_compact(trak_importer *imp, uint32_t cpu, int64_t ts, int64_t prev_state,
                                 uint32_t next_pid, uint32_t next_comm, int32_t next_prio) {
   trak_fq_rec r = trak__fq_switch_compact_rec(cpu, ts, prev_state, next_pid, next_comm, next_prio);
@@ -541,16 +525,16 @@ static void kernel_version(trak_importer *imp, trak_ftrace *f) {
 /* A queue being merged: its records in timestamp order (through `order` when they did not come
 ** so; ties in the order they came) from `pos`. */
 typedef struct merge_src {
+  int64_t ts; /* the timestamp of src_front's record */
   trak_fqueue *q;
   uint32_t *order; /* NULL: the records are in order */
   size_t pos, n;
   trak_frun *run;           /* the run record at pos being read, event by event; NULL: none */
-  const trak_fq_rec *front; /* the record at pos when not in `buf` (nor a run's) */
+  const trak_fq_rec *front; /* the record at pos when not in `buf` (a run's: its `at`) */
   trak_fq_rec buf;          /* the record at pos unpacked from its slot */
 } merge_src;
 
 static const trak_fq_rec *src_front(const merge_src *m) {
-  if (m->run) return trak__frun_rec(m->run);
   return m->front ? m->front : &m->buf;
 }
 
@@ -560,7 +544,11 @@ static void src_enter(trak_importer *imp, merge_src *m) {
   if (m->pos >= m->n) return;
   const trak_fq_rec *r = rec_get(m->q, m->order ? m->order[m->pos] : m->pos, &m->buf);
   m->front = r == &m->buf ? NULL : r; /* m moves in the merge's array: no pointer into it */
-  if (!m->order && r->type == TRAK_FQ_COMPACT_RUN) m->run = trak__frun_open(imp, r);
+  if (!m->order && r->type == TRAK_FQ_COMPACT_RUN) {
+    m->run = trak__frun_open(imp, r);
+    m->front = m->run->at;
+  }
+  m->ts = src_front(m)->ts;
 }
 
 /* The order of queue `q`'s records by timestamp, ties in the order they came (a stable sort). */
@@ -582,7 +570,11 @@ static uint32_t *queue_order(const trak_fqueue *q) {
 ** memory, so the queue shrinks as the tables grow. */
 static void src_next(trak_importer *imp, merge_src *m) {
   if (m->run) {
-    if (trak__frun_next(imp, m->run)) return;
+    if (trak__frun_next(imp, m->run)) {
+      m->front = m->run->at;
+      m->ts = m->front->ts;
+      return;
+    }
     m->run = NULL;
   }
   m->pos++;
@@ -601,7 +593,7 @@ static void src_next(trak_importer *imp, merge_src *m) {
 ** in a malformed or concatenated trace). */
 static void queue_expand(trak_importer *imp, trak_fqueue *q) {
   trak_fqueue out = {{NULL, 0, 0}, 0, INT64_MIN, 1, 0, q->wide, {NULL, 0, 0}};
-  merge_src m = {q, NULL, 0, q->n, NULL, NULL, {0}};
+  merge_src m = {0, q, NULL, 0, q->n, NULL, NULL, {0}};
   src_enter(imp, &m);
   while (m.pos < m.n) {
     rec_append(imp->ftrace, &out, src_front(&m));
@@ -631,7 +623,7 @@ trak_fmerge *trak__fmerge_open(trak_importer *imp) {
     if (!q->n) continue;
     if (q->unsorted && q->has_runs) queue_expand(imp, q);
     mg->src[mg->live] =
-        (merge_src){q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL, NULL, {0}};
+        (merge_src){0, q, q->unsorted ? queue_order(q) : NULL, 0, q->n, NULL, NULL, {0}};
     src_enter(imp, &mg->src[mg->live++]);
   }
   return mg;
@@ -645,7 +637,7 @@ const trak_fq_rec *trak__fmerge_next(trak_importer *imp, trak_fmerge *mg) {
   merge_src *m = mg->cur;
   if (m) { /* past the record returned last */
     src_next(imp, m);
-    if (m->pos < m->n && src_front(m)->ts <= mg->until) return src_front(m);
+    if (m->pos < m->n && m->ts <= mg->until) return src_front(m);
     if (m->pos == m->n) { /* drop the queue, keeping the others' order */
       free(m->order);
       memmove(m, m + 1, (size_t)(mg->src + mg->live - m - 1) * sizeof *m);
@@ -657,7 +649,7 @@ const trak_fq_rec *trak__fmerge_next(trak_importer *imp, trak_fmerge *mg) {
   size_t best = 0;
   int64_t min0 = INT64_MAX, min1 = INT64_MAX;
   for (size_t i = 0; i < mg->live; i++) {
-    int64_t ts = src_front(&mg->src[i])->ts;
+    int64_t ts = mg->src[i].ts;
     if (i == 0 || ts < min0)
       min1 = min0, min0 = ts, best = i;
     else if (ts < min1)

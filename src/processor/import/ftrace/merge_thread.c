@@ -28,6 +28,10 @@
 ** the batches of the ring (4) past that count, each record adding at most two rows to a table */
 #define MARGIN (LEAD / 2)
 
+/* Records between a switch's prefetch hint (trak__fa_switch_prefetch) and its apply: time for
+** the miss, few enough that its CPU rarely switches again in between. */
+#define AHEAD 4u
+
 /* The tables the applying thread fills row by row. */
 enum { T_SLICE, T_STATE, T_RAW, TABLES };
 
@@ -109,8 +113,10 @@ int trak__ftrace_apply_threaded(trak_importer *imp) {
   size_t n;
   while ((n = trak__batch_thread_take(bt, rows, &batch))) {
     const trak_fq_rec *r = batch;
-    for (size_t k = 0; k < n; k++)
+    for (size_t k = 0; k < n; k++) {
+      if (k + AHEAD < n) trak__fa_switch_prefetch(imp, &r[k + AHEAD]);
       trak__fq_apply(imp, &r[k]);
+    }
     rows_note(rows, t);
   }
   trak__batch_thread_finish(bt);

@@ -153,6 +153,16 @@ uint32_t trak__fsched_switch_get(trak_importer *imp, const int64_t *vals) {
   return pair_find(&c->pairs, a, b)->set;
 }
 
+void trak__fsched_switch_prefetch(trak_importer *imp, int64_t prev_pid, int64_t next_pid) {
+  const trak_fsched *c = imp->ftrace->sched_sets;
+  if (!c || !c->pairs.mask) return;
+  /* the ids the pids' memo slots last gave: a thread's switches mostly repeat its values */
+  uint32_t a = c->memo[(uint64_t)prev_pid % MEMO].val;
+  uint32_t b = c->memo[MEMO + (uint64_t)next_pid % MEMO].val;
+  if (a == TRAK_NULL_U32 || b == TRAK_NULL_U32) return;
+  __builtin_prefetch(&c->pairs.s[(uint32_t)(trak__mix(a, b) >> 32) & c->pairs.mask]);
+}
+
 void trak__fsched_switch_put(trak_importer *imp, const int64_t *vals, uint32_t set) {
   trak_fsched *c = tables_get(imp);
   if (!c || set == TRAK_NULL_U32) return;
