@@ -261,6 +261,7 @@ typedef struct grp_cursor {
   sqlite3_vtab_cursor base;
   const vt_col *key;  /* the key column; NULL: one group of every row, also of none */
   const vt_col *via;  /* key "via>key": the key is read in the row whose id is via's value */
+  int left;           /* key "via>>key": a row without that row is in the NULL key's group */
   const vt_col *fcol; /* the rows' filter: column fcol >= flo (NULL: every row) */
   const void *fa;
   int64_t flo;
@@ -401,11 +402,13 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
     if (sc) row = sc->row;
     if (c->fcol && (!trak__vt_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
     uint32_t krow = row; /* the row the key is read in */
+    int joined = 1;      /* whether the key's row is there */
     if (c->via) {        /* an inner join on via = id: rows without that row are not joined */
-      if (!trak__vt_int(t, c->via, va, row, &k) || k < 0 || k >= rows) continue;
+      joined = trak__vt_int(t, c->via, va, row, &k) && k >= 0 && k < rows;
+      if (!joined && !c->left) continue;
       krow = (uint32_t)k;
     }
-    int nonnull = c->key && trak__vt_int(t, c->key, ka, krow, &k);
+    int nonnull = joined && c->key && trak__vt_int(t, c->key, ka, krow, &k);
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -546,7 +549,8 @@ static int has_id(const vt_table *tbl) {
 }
 
 /* argv: the table's name, the key column's ('': one group; "via>key": the key column's value in
-** the row whose id is column via's, rows whose via is NULL or no id left out), the spec "fn:column,..." ("count:" is
+** the row whose id is column via's, rows whose via is NULL or no id left out; "via>>key": those
+** rows in the NULL key's group, as a LEFT JOIN pads them), the spec "fn:column,..." ("count:" is
 ** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
 ** "column:op,..." and their values (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
@@ -565,7 +569,8 @@ static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
   char via[64] = "";
   if (gt && (size_t)(gt - kname) < sizeof via) memcpy(via, kname, (size_t)(gt - kname));
   c->via = gt ? trak__vt_col_named(tbl, via) : NULL;
-  c->key = kname && *kname ? trak__vt_col_named(tbl, gt ? gt + 1 : kname) : NULL;
+  c->left = gt && gt[1] == '>';
+  c->key = kname && *kname ? trak__vt_col_named(tbl, gt ? gt + 1 + c->left : kname) : NULL;
   const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
   int bad = !tbl || !kname || (*kname && !c->key) || !spec || (gt && !c->via) ||
             (c->via && (c->via->kind > VT_BOOLN || c->via->kind == VT_F64 || !has_id(tbl))) ||
