@@ -111,8 +111,27 @@ static void joins(void **state) {
       ST "WHERE s.ts BETWEEN (1) AND 2 * 4 GROUP BY 1 ORDER BY 1",
       STP "LEFT JOIN thread_track tt ON s.track_id = tt.id LEFT JOIN thread t USING (utid) LEFT "
           "JOIN process p USING (upid) WHERE t.name = t.name AND s.dur > 0 GROUP BY 1, 2",
+      /* unqualified names of the slices' columns in the aggregates and the WHERE terms */
+      "SELECT thread.name, COUNT(*), SUM(dur) FROM slice JOIN thread_track ON slice.track_id = "
+      "thread_track.id JOIN thread USING (utid) WHERE depth = 0 GROUP BY thread.name ORDER BY 1",
+      ST "WHERE dur > 1 AND ts BETWEEN 1 AND 9 GROUP BY 1 ORDER BY 1",
+      "SELECT t.name, MAX(dur), COUNT(category), MIN(s.ts) FROM slice s JOIN thread_track tt ON "
+      "s.track_id = tt.id JOIN thread t USING (utid) WHERE category GLOB 'c*' GROUP BY 1 ORDER BY "
+      "1",
+      "SELECT p.name, COUNT(*), SUM(dur) FROM slice s LEFT JOIN thread_track tt ON s.track_id = "
+      "tt.id LEFT JOIN thread t USING (utid) LEFT JOIN process p USING (upid) WHERE depth >= 0 "
+      "GROUP BY 1 ORDER BY 1",
   };
   static const char *const kept[] = {
+      /* an unqualified name outside the aggregates and terms (SQLite reads a row of the group);
+      ** one that several relations have (an error); one of another relation's */
+      ST "GROUP BY 1 HAVING dur > 1",
+      ST "GROUP BY 1 ORDER BY dur",
+      ST "WHERE name GLOB 'A*' GROUP BY 1",
+      "SELECT t.name, SUM(tid) FROM slice s JOIN thread_track tt ON s.track_id = tt.id JOIN thread "
+      "t USING (utid) GROUP BY 1",
+      "SELECT t.name, SUM(dur) FROM slice s JOIN thread_track tt USING (id) JOIN thread t ON "
+      "t.utid = tt.utid GROUP BY 1",
       /* the slices NULL-padded by the LEFT JOIN: a thread without slices counts one row */
       "SELECT t.name, COUNT(s.id) FROM thread t LEFT JOIN thread_track tt USING (utid) LEFT JOIN "
       "slice s ON s.track_id = tt.id GROUP BY 1 ORDER BY 1",

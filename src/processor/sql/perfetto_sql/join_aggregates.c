@@ -87,6 +87,12 @@ static const vt_col *column_at(const ja_stmt *j, size_t i) {
   return NULL;
 }
 
+/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
+static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
+  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
+         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
+}
+
 /* Whether token i names an aggregate function (SQLite's and the stdlib's common ones). */
 static int is_aggregate_name(const ja_stmt *j, size_t i) {
   static const char *const names[] = {"count",  "sum",        "total",        "avg",
@@ -138,23 +144,24 @@ static int scan_refs(ja_stmt *j) {
       i += 3;
       continue;
     }
-    /* FN(alias.column) */
-    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(') && is_id(j, i + 2) &&
-        j->tok[i + 2].len == j->alias.len &&
-        !sqlite3_strnicmp(j->s + j->tok[i + 2].off, j->s + j->alias.off, (int)j->alias.len) &&
-        is_char(j, i + 3, '.') && is_char(j, i + 5, ')')) {
+    /* FN(alias.column), or FN(column) naming one of the table's columns: SQLite reads an
+    ** unqualified name in the relation whose column it is (two such relations: an error, and
+    ** the statement is not prepared) */
+    size_t at = qualifier(j, i + 2, j->alias) ? i + 4 : i + 2;
+    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(') && is_char(j, at + 1, ')') &&
+        (at == i + 4 || column_at(j, at))) {
       const char *fn = is_word(j, i, "count") ? "count"
                        : is_word(j, i, "sum") ? "sum"
                        : is_word(j, i, "min") ? "min"
                        : is_word(j, i, "max") ? "max"
                                               : NULL;
-      const vt_col *c = column_at(j, i + 4);
+      const vt_col *c = column_at(j, at);
       if (!fn || !c || !partial_ok(c, fn)) return 0;
       int a = partial(j, fn, c);
       if (a < 0) return 0;
       j->repl[j->nrepl++] =
-          (ja_repl){i, i + 5, fn[0] == 'm' ? (fn[1] == 'i' ? "MIN" : "MAX") : "SUM", a};
-      i += 5;
+          (ja_repl){i, at + 1, fn[0] == 'm' ? (fn[1] == 'i' ? "MIN" : "MAX") : "SUM", a};
+      i = at + 1;
       continue;
     }
     if (is_aggregate_name(j, i) && is_char(j, i + 1, '(')) return 0; /* over something else */
@@ -293,12 +300,6 @@ static int grouped_ref(const ja_stmt *j, size_t i) {
   return 0;
 }
 
-/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
-static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
-  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
-         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
-}
-
 /* Whether tokens [a, b) are a value SQLite evaluates before comparing and that reads no row: a
 ** number or string literal, with signs, arithmetic and parentheses (all binding tighter than a
 ** comparison). */
@@ -315,7 +316,7 @@ static int literal_value(const ja_stmt *j, size_t a, size_t b) {
 }
 
 /* Takes conjunct [a, b) of the WHERE as a term of the relation's rows when it is `alias.column op
-** value` (op one of = == < <= > >= GLOB LIKE, or BETWEEN v AND w; literal_value) over an integer
+** value` or `column op value` (a column of the table: SQLite reads it in the relation) (op one of = == < <= > >= GLOB LIKE, or BETWEEN v AND w; literal_value) over an integer
 ** column (not GLOB or LIKE) or a text one (not =: SQLite compares a value that is no text), as
 ** the column aggregates take theirs, and the values fit. */
 static void where_term(ja_stmt *j, size_t a, size_t b) {
@@ -324,19 +325,20 @@ static void where_term(ja_stmt *j, size_t a, size_t b) {
     char code;
   } ops[] = {{"=", '='},  {"==", '='},   {"<", '<'},    {"<=", 'l'},     {">", '>'},
              {">=", 'g'}, {"GLOB", 'b'}, {"LIKE", 'k'}, {"BETWEEN", 'B'}};
-  const vt_col *c = qualifier(j, a, j->alias) ? column_at(j, a + 2) : NULL;
+  size_t o = qualifier(j, a, j->alias) ? a + 3 : a + 1; /* the operator */
+  const vt_col *c = column_at(j, o - 1);
   if (!c || c->calc || c->kind == VT_F64 || c->kind == VT_NUL || c->kind > VT_BOOLN ||
-      j->nterm == JA_VALUES || a + 4 >= b)
+      j->nterm == JA_VALUES || o + 1 >= b)
     return;
   char op = 0;
   for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
-    if (j->tok[a + 3].len == strlen(ops[k].op) &&
-        !sqlite3_strnicmp(j->s + j->tok[a + 3].off, ops[k].op, (int)j->tok[a + 3].len))
+    if (j->tok[o].len == strlen(ops[k].op) &&
+        !sqlite3_strnicmp(j->s + j->tok[o].off, ops[k].op, (int)j->tok[o].len))
       op = ops[k].code;
   if (!op || (c->kind == VT_STR ? op == '=' : op == 'b' || op == 'k')) return;
-  ja_term t = {a, b - 1, c, op == 'B' ? 'g' : op, a + 4, b, 0, 0};
+  ja_term t = {a, b - 1, c, op == 'B' ? 'g' : op, o + 1, b, 0, 0};
   if (op == 'B') { /* the value's AND */
-    size_t k = a + 4;
+    size_t k = o + 1;
     while (k < b && !is_word(j, k, "AND"))
       k++;
     t.ve = k, t.w = k + 1, t.we = b;
