@@ -1,11 +1,14 @@
 /*
-** Tests of the join shapes that sql/perfetto_sql/join_aggregates.c groups first besides the query
-** set's two (tests/test_column_aggregates.c holds those): LEFT JOINs after the grouped relation,
-** WHERE terms on its rows answered by __intrinsic_col_group's filters, the relation anywhere among
-** the inner joins, and the parent self-join as a LEFT JOIN, with a WHERE, or written parent first.
-** Each statement the rewrite takes answers, with the same column names, rows, types and errors,
-** what SQLite's own evaluation of the same statement answers; the shapes it must leave to SQLite
-** (a NULL-padded relation, OR, CASE, values that read a row, text `=`, ...) are not rewritten.
+** Tests of grouped aggregates answered from the columns beyond the query set's shapes
+** (tests/test_column_aggregates.c holds those). Joins grouped first (join_aggregates.c): LEFT
+** JOINs after the grouped relation, WHERE terms on its rows answered by __intrinsic_col_group's
+** filters, the relation anywhere among the inner joins, unqualified names of its columns, and the
+** parent self-join as a LEFT JOIN, with a WHERE, or written parent first. One table grouped by
+** two columns or by items' positions (column_aggregates.c: `GROUP BY process_name, thread_name`
+** over thread_slice, `GROUP BY 1, 2`). Each statement a rewrite takes answers, with the same
+** column names, rows, types and errors, what SQLite's own evaluation of the same statement
+** answers; the shapes it must leave to SQLite (a NULL-padded relation, OR, CASE, values that read
+** a row, text `=`, a third key, ...) are not rewritten.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -214,7 +217,50 @@ static void self_joins(void **state) {
   }
 }
 
+/* One table grouped by two columns (text, integer, nullable, computed through thread_slice's
+** view and its filter) or by items' positions, with WHERE terms, HAVING-free ORDER BY and LIMIT
+** over the groups and ties among them; and the shapes left to SQLite. */
+static void two_keys(void **state) {
+  (void)state;
+  static const char *const rewritten[] = {
+      "SELECT name, depth, COUNT(*) FROM slice GROUP BY name, depth",
+      "SELECT depth, name, COUNT(*), SUM(dur), MIN(ts), MAX(dur) FROM slice GROUP BY 1, 2 ORDER BY "
+      "3 DESC, 1, 2 LIMIT 5",
+      "SELECT process_name, thread_name, COUNT(*), SUM(dur) FROM thread_slice GROUP BY 1, 2 ORDER "
+      "BY 1, 2",
+      "SELECT thread_name, COUNT(*) FROM thread_slice GROUP BY thread_name, tid ORDER BY 2 DESC, 1",
+      "SELECT thread_name, name, COUNT(*) AS n FROM thread_slice GROUP BY 1, 2 ORDER BY n DESC",
+      "SELECT upid, utid, COUNT(*), MAX(depth) FROM thread_slice GROUP BY upid, utid",
+      "SELECT category, name, COUNT(*) FROM slice GROUP BY category, name ORDER BY 1 DESC, 2",
+      "SELECT track_id, depth, COUNT(*) AS n, SUM(dur) FROM slice WHERE dur > 0 GROUP BY track_id, "
+      "depth ORDER BY n, 1, 2",
+      "SELECT name, parent_id, COUNT(*) FROM slice GROUP BY 1, 2",
+      "SELECT name AS nm, COUNT(*) FROM slice GROUP BY 1 ORDER BY 2 DESC, nm",
+  };
+  static const char *const kept[] = {
+      "SELECT name, depth, COUNT(*) FROM slice GROUP BY name, depth, track_id",
+      "SELECT name, dur, COUNT(*) FROM slice GROUP BY name",
+      "SELECT name, depth, AVG(dur) FROM slice GROUP BY name, depth",
+      "SELECT name, ts, COUNT(*) FROM slice GROUP BY name, ts",
+      "SELECT name, depth + 1, COUNT(*) FROM slice GROUP BY 1, 2",
+      "SELECT name, COUNT(*) FROM slice GROUP BY 0",
+      "SELECT name, COUNT(*) FROM slice GROUP BY 3",
+      "SELECT track_id, value, COUNT(*) FROM counter GROUP BY track_id, value",
+      "SELECT name, depth, COUNT(*) FROM slice GROUP BY name, depth ORDER BY dur",
+  };
+  for (size_t k = 0; k < sizeof TRACES / sizeof *TRACES; k++) {
+    trak_processor *p = sc_open(TRACES[k]);
+    sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
+    for (size_t i = 0; i < sizeof rewritten / sizeof *rewritten; i++)
+      sc_rewrite_same(p, rewritten[i], 1, trak__psql_column_aggregates, "__intrinsic_col_group");
+    for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
+      sc_rewrite_same(p, kept[i], 0, trak__psql_column_aggregates, "__intrinsic_col_group");
+    trak_processor_free(p);
+  }
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(joins), cmocka_unit_test(self_joins)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(joins), cmocka_unit_test(self_joins),
+                                     cmocka_unit_test(two_keys)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
