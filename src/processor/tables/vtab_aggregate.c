@@ -449,6 +449,19 @@ static int grp_build_one(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   return sc ? sc->rc : SQLITE_OK;
 }
 
+/* A two-column key's pair_code in *k for `row`, whose first value is *k (nonnull 0: NULL); -1 when
+** out of memory. Out of grp_build's loop, which most keys take without it. */
+static __attribute__((noinline)) int pair_key(grp_cursor *c, const void *ka2, uint32_t row,
+                                              int nonnull, int64_t *k) {
+  int64_t k2 = 0;
+  int nonnull2 = trak__vt_int(c->t, c->key2, ka2, row, &k2);
+  uint32_t i1, i2;
+  if (dict_index(&c->dict[0], nonnull, *k, &i1) || dict_index(&c->dict[1], nonnull2, k2, &i2))
+    return -1;
+  *k = pair_code(i1, i2);
+  return 0;
+}
+
 /* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
 ** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
@@ -456,6 +469,7 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
   const void *va = c->via && c->via->off ? trak__vt_array(t, c->via) : NULL;
   const void *ka2 = c->key2 && c->key2->off ? trak__vt_array(t, c->key2) : NULL;
+  const int left = c->left, pair = c->key2 != NULL; /* (read once, not per row) */
   size_t cap = 0, slots = 64;
   uint32_t *map = calloc(slots, sizeof *map), null_group = 0; /* group + 1, 0: none yet */
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
@@ -477,24 +491,22 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
     int64_t k = 0;
     if (sc) row = sc->row;
     if (c->fcol && (!trak__vt_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
-    uint32_t krow = row; /* the row the key is read in */
-    int joined = 1;      /* whether the key's row is there */
-    if (c->via) {        /* an inner join on via = id: rows without that row are not joined */
-      joined = trak__vt_int(t, c->via, va, row, &k) && k >= 0 && k < rows;
-      if (!joined && !c->left) continue;
-      krow = (uint32_t)k;
-    }
-    int nonnull = joined && c->key && trak__vt_int(t, c->key, ka, krow, &k);
-    if (c->key2) { /* the two values' indices: a key never NULL */
-      int64_t k2 = 0;
-      int nonnull2 = trak__vt_int(t, c->key2, ka2, row, &k2);
-      uint32_t i1, i2;
-      if (dict_index(&c->dict[0], nonnull, k, &i1) || dict_index(&c->dict[1], nonnull2, k2, &i2)) {
-        rc = SQLITE_NOMEM;
-        break;
+    int nonnull = 0; /* the key: read in the row, or in the row whose id is via's value */
+    if (!c->via) {
+      nonnull = c->key && trak__vt_int(t, c->key, ka, row, &k);
+      if (pair) { /* a pair's code is never NULL */
+        if (pair_key(c, ka2, row, nonnull, &k)) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        nonnull = 1;
       }
-      k = pair_code(i1, i2), nonnull = 1;
-    }
+    } else if (trak__vt_int(t, c->via, va, row, &k) && k >= 0 && k < rows) {
+      /* an inner join on via = id: rows without that row are not joined */
+      nonnull = c->key && trak__vt_int(t, c->key, ka, (uint32_t)k, &k);
+    } else if (!left) {
+      continue;
+    } /* else a LEFT JOIN's row without that row: the NULL key */
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
