@@ -6,7 +6,8 @@
 ** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
 ** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's, and
 ** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY ... LIMIT ...]`
-** by `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
+** (or two keys, `GROUP BY a, b`, the keys also by their items' positions) by
+** `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
 ** view that only renames its columns (the prelude's thread_state, sched, ftrace_event, ...),
 ** followed to the table it reads.
 */
