@@ -649,9 +649,10 @@ static int has_id(const vt_table *tbl) {
 
 /* argv: the table's name, the key column's ('': one group; "via>key": the key column's value in
 ** the row whose id is column via's, rows whose via is NULL or no id left out; "via>>key": those
-** rows in the NULL key's group, as a LEFT JOIN pads them), the spec "fn:column,..." ("count:" is
-** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
-** "column:op,..." and their values (where_open). */
+** rows in the NULL key's group, as a LEFT JOIN pads them; "a,b": two columns, b's value in column
+** k1), the spec "fn:column,..." ("count:" is COUNT(*)), maybe the rows' filter
+** "column>=integer" (NULL: none), maybe WHERE terms "column:op,..." and their values
+** (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
   (void)plan;
