@@ -257,10 +257,23 @@ typedef struct grp_vtab {
   sqlite3 *db; /* the connection (LIKE and GLOB terms run SQLite's operators on it) */
 } grp_vtab;
 
+/* The distinct values of one column of a two-column key, each given an index (NULL's too). */
+typedef struct grp_dict {
+  int64_t *v;
+  uint8_t *null;
+  uint32_t n, cap, null_idx; /* null_idx: NULL's index + 1 (0: none yet) */
+  uint32_t *map;             /* open addressing: value -> index + 1 */
+  size_t slots;
+} grp_dict;
+
 typedef struct grp_cursor {
   sqlite3_vtab_cursor base;
   const vt_col *key;  /* the key column; NULL: one group of every row, also of none */
+  const vt_col *key2; /* key "a,b": the second column (NULL: none); a group's key is then the
+                      ** pair_code of its two values' indices in dict[0] and dict[1] */
+  grp_dict dict[2];
   const vt_col *via;  /* key "via>key": the key is read in the row whose id is via's value */
+  int left;           /* key "via>>key": a row without that row is in the NULL key's group */
   const vt_col *fcol; /* the rows' filter: column fcol >= flo (NULL: every row) */
   const void *fa;
   int64_t flo;
@@ -280,7 +293,7 @@ static int grp_connect(sqlite3 *db, void *aux, int argc, const char *const *argv
   int rc = trak__tvf_connect(db,
                              "CREATE TABLE x(k, a0, a1, a2, a3, a4, a5, a6, a7, "
                              "tbl HIDDEN, key HIDDEN, spec HIDDEN, filter HIDDEN, "
-                             "wspec HIDDEN, w0 HIDDEN, w1 HIDDEN, w2 HIDDEN, w3 HIDDEN)",
+                             "wspec HIDDEN, w0 HIDDEN, w1 HIDDEN, w2 HIDDEN, w3 HIDDEN, k1)",
                              sizeof(grp_vtab), offsetof(grp_vtab, t), aux, out);
   if (rc == SQLITE_OK) ((grp_vtab *)*out)->db = db;
   return rc;
@@ -294,6 +307,10 @@ static int grp_best_index(sqlite3_vtab *vt, sqlite3_index_info *info) {
 }
 
 static void grp_reset(grp_cursor *c) {
+  for (int i = 0; i < 2; i++) {
+    free(c->dict[i].v), free(c->dict[i].null), free(c->dict[i].map);
+    memset(&c->dict[i], 0, sizeof c->dict[i]);
+  }
   free(c->keys), free(c->nulls), free(c->accs), free(c->order);
   c->keys = NULL, c->nulls = NULL, c->accs = NULL, c->order = NULL;
   c->n = c->pos = 0;
@@ -328,17 +345,76 @@ static int grp_grow(grp_cursor *c, size_t *cap) {
   return 0;
 }
 
-/* Orders groups as SQLite's GROUP BY: NULL first, then numbers, or strings by their bytes. */
-static int grp_cmp(const void *x, const void *y, void *arg) {
-  const grp_cursor *c = arg;
-  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
-  if (c->nulls[a] || c->nulls[b]) return (int)c->nulls[b] - (int)c->nulls[a];
-  int64_t p = c->keys[a], q = c->keys[b];
-  if (c->key->kind != VT_STR) return (p > q) - (p < q);
+#define PAIR_MIX 0x9E3779B1u
+
+/* A two-column key's code: the indices i and j of its values as (i << 32) | (j + i * PAIR_MIX)
+** mod 2^32, one code per pair, whose low bits (those trak__vt_key_slot's hash reads) depend on
+** both. */
+static int64_t pair_code(uint32_t i, uint32_t j) {
+  return (int64_t)((uint64_t)i << 32 | (uint32_t)(j + i * PAIR_MIX));
+}
+
+/* Index `which` (0: the first column's, 1: the second's) of a pair_code. */
+static uint32_t pair_index(int64_t code, int which) {
+  uint32_t i = (uint32_t)((uint64_t)code >> 32);
+  return which ? (uint32_t)code - i * PAIR_MIX : i;
+}
+
+/* Orders two values of key column `k` (na, nb: whether NULL) as SQLite's GROUP BY: NULL first,
+** then numbers, or strings by their bytes. */
+static int key_cmp(const grp_cursor *c, const vt_col *k, int na, int64_t p, int nb, int64_t q) {
+  if (na || nb) return nb - na;
+  if (k->kind != VT_STR) return (p > q) - (p < q);
   const trak_strpool *sp = &c->t->strings;
   uint32_t lp = sp->len.v[p], lq = sp->len.v[q];
   int r = memcmp(sp->str.v[p], sp->str.v[q], lp < lq ? lp : lq);
   return r ? r : (lp > lq) - (lp < lq);
+}
+
+/* Orders groups as SQLite's GROUP BY: by the key, or by a two-column key's first, then second. */
+static int grp_cmp(const void *x, const void *y, void *arg) {
+  const grp_cursor *c = arg;
+  uint32_t a = *(const uint32_t *)x, b = *(const uint32_t *)y;
+  if (!c->key2) return key_cmp(c, c->key, c->nulls[a], c->keys[a], c->nulls[b], c->keys[b]);
+  for (int i = 0; i < 2; i++) {
+    const grp_dict *d = &c->dict[i];
+    uint32_t p = pair_index(c->keys[a], i), q = pair_index(c->keys[b], i);
+    int r = key_cmp(c, i ? c->key2 : c->key, d->null[p], d->v[p], d->null[q], d->v[q]);
+    if (r) return r;
+  }
+  return 0;
+}
+
+/* The index of value v (nonnull 0: NULL) in `d`, added when new, in *out; -1 when out of memory. */
+static int dict_index(grp_dict *d, int nonnull, int64_t v, uint32_t *out) {
+  if (!nonnull && d->null_idx) return *out = d->null_idx - 1, 0;
+  if ((d->n + 1) * 2 > d->slots) { /* rehash into twice the slots */
+    size_t slots = d->slots ? d->slots * 2 : 64;
+    uint32_t *m = calloc(slots, sizeof *m);
+    if (!m) return -1;
+    free(d->map);
+    d->map = m, d->slots = slots;
+    for (uint32_t i = 0; i < d->n; i++)
+      if (!d->null[i]) *trak__vt_key_slot(m, slots, d->v[i], d->v, sizeof *d->v) = i + 1;
+  }
+  uint32_t *slot = nonnull ? trak__vt_key_slot(d->map, d->slots, v, d->v, sizeof *d->v) : NULL;
+  if (slot && *slot) return *out = *slot - 1, 0;
+  if (d->n == d->cap) {
+    uint32_t cap = d->cap ? d->cap * 2 : 16;
+    int64_t *nv = realloc(d->v, cap * sizeof *nv);
+    if (nv) d->v = nv;
+    uint8_t *nn = realloc(d->null, cap);
+    if (nn) d->null = nn;
+    if (!nv || !nn) return -1;
+    d->cap = cap;
+  }
+  d->v[d->n] = nonnull ? v : 0, d->null[d->n] = !nonnull;
+  if (slot)
+    *slot = d->n + 1;
+  else
+    d->null_idx = d->n + 1;
+  *out = d->n++;
+  return 0;
 }
 
 #define GRP_BATCH 1024 /* rows read at once for one group */
@@ -373,12 +449,27 @@ static int grp_build_one(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   return sc ? sc->rc : SQLITE_OK;
 }
 
+/* A two-column key's pair_code in *k for `row`, whose first value is *k (nonnull 0: NULL); -1 when
+** out of memory. Out of grp_build's loop, which most keys take without it. */
+static __attribute__((noinline)) int pair_key(grp_cursor *c, const void *ka2, uint32_t row,
+                                              int nonnull, int64_t *k) {
+  int64_t k2 = 0;
+  int nonnull2 = trak__vt_int(c->t, c->key2, ka2, row, &k2);
+  uint32_t i1, i2;
+  if (dict_index(&c->dict[0], nonnull, *k, &i1) || dict_index(&c->dict[1], nonnull2, k2, &i2))
+    return -1;
+  *k = pair_code(i1, i2);
+  return 0;
+}
+
 /* Groups every row of `tbl` (or those cursor `sc` gives: NULL, every row) by the key: an
 ** open-addressing map from key to group, NULL its own group. Returns an SQLite code. */
 static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
   const trak_tables *t = c->t;
   const void *ka = c->key && c->key->off ? trak__vt_array(t, c->key) : NULL;
   const void *va = c->via && c->via->off ? trak__vt_array(t, c->via) : NULL;
+  const void *ka2 = c->key2 && c->key2->off ? trak__vt_array(t, c->key2) : NULL;
+  const int left = c->left, pair = c->key2 != NULL; /* (read once, not per row) */
   size_t cap = 0, slots = 64;
   uint32_t *map = calloc(slots, sizeof *map), null_group = 0; /* group + 1, 0: none yet */
   int rc = map ? SQLITE_OK : SQLITE_NOMEM;
@@ -400,12 +491,22 @@ static int grp_build(grp_cursor *c, const vt_table *tbl, vt_cursor *sc) {
     int64_t k = 0;
     if (sc) row = sc->row;
     if (c->fcol && (!trak__vt_int(t, c->fcol, c->fa, row, &k) || k < c->flo)) continue;
-    uint32_t krow = row; /* the row the key is read in */
-    if (c->via) {        /* an inner join on via = id: rows without that row are not joined */
-      if (!trak__vt_int(t, c->via, va, row, &k) || k < 0 || k >= rows) continue;
-      krow = (uint32_t)k;
-    }
-    int nonnull = c->key && trak__vt_int(t, c->key, ka, krow, &k);
+    int nonnull = 0; /* the key: read in the row, or in the row whose id is via's value */
+    if (!c->via) {
+      nonnull = c->key && trak__vt_int(t, c->key, ka, row, &k);
+      if (pair) { /* a pair's code is never NULL */
+        if (pair_key(c, ka2, row, nonnull, &k)) {
+          rc = SQLITE_NOMEM;
+          break;
+        }
+        nonnull = 1;
+      }
+    } else if (trak__vt_int(t, c->via, va, row, &k) && k >= 0 && k < rows) {
+      /* an inner join on via = id: rows without that row are not joined */
+      nonnull = c->key && trak__vt_int(t, c->key, ka, (uint32_t)k, &k);
+    } else if (!left) {
+      continue;
+    } /* else a LEFT JOIN's row without that row: the NULL key */
     if (nonnull && (c->n + 1) * 2 > slots) { /* rehash into twice the slots */
       uint32_t *m = calloc(slots * 2, sizeof *m);
       if (!m) {
@@ -503,7 +604,8 @@ static int grp_sort(grp_cursor *c) {
   qsort_r(c->order, c->n, sizeof *c->order, grp_cmp, c);
   size_t out = 0;
   for (size_t i = 0; i < c->n; i++) {
-    if (out && c->key && c->key->kind == VT_STR && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
+    int text = c->key && (c->key->kind == VT_STR || (c->key2 && c->key2->kind == VT_STR));
+    if (out && text && !grp_cmp(&c->order[out - 1], &c->order[i], c)) {
       agg_acc *a = &c->accs[c->order[out - 1] * (size_t)c->naggs];
       const agg_acc *b = &c->accs[c->order[i] * (size_t)c->naggs];
       for (int j = 0; j < c->naggs; j++)
@@ -546,9 +648,11 @@ static int has_id(const vt_table *tbl) {
 }
 
 /* argv: the table's name, the key column's ('': one group; "via>key": the key column's value in
-** the row whose id is column via's, rows whose via is NULL or no id left out), the spec "fn:column,..." ("count:" is
-** COUNT(*)), maybe the rows' filter "column>=integer" (NULL: none), maybe WHERE terms
-** "column:op,..." and their values (where_open). */
+** the row whose id is column via's, rows whose via is NULL or no id left out; "via>>key": those
+** rows in the NULL key's group, as a LEFT JOIN pads them; "a,b": two columns, b's value in column
+** k1), the spec "fn:column,..." ("count:" is COUNT(*)), maybe the rows' filter
+** "column>=integer" (NULL: none), maybe WHERE terms "column:op,..." and their values
+** (where_open). */
 static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int argc,
                       sqlite3_value **argv) {
   (void)plan;
@@ -565,11 +669,21 @@ static int grp_filter(sqlite3_vtab_cursor *cur, int idx, const char *plan, int a
   char via[64] = "";
   if (gt && (size_t)(gt - kname) < sizeof via) memcpy(via, kname, (size_t)(gt - kname));
   c->via = gt ? trak__vt_col_named(tbl, via) : NULL;
-  c->key = kname && *kname ? trak__vt_col_named(tbl, gt ? gt + 1 : kname) : NULL;
+  c->left = gt && gt[1] == '>';
+  const char *comma = kname && !gt ? strchr(kname, ',') : NULL; /* "a,b": two columns */
+  char first[64] = "";
+  if (comma && (size_t)(comma - kname) < sizeof first)
+    memcpy(first, kname, (size_t)(comma - kname));
+  c->key2 = comma ? trak__vt_col_named(tbl, comma + 1) : NULL;
+  c->key = kname && *kname ? trak__vt_col_named(tbl, comma ? first
+                                                     : gt  ? gt + 1 + c->left
+                                                           : kname)
+                           : NULL;
   const char *spec = argc >= 3 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
   int bad = !tbl || !kname || (*kname && !c->key) || !spec || (gt && !c->via) ||
             (c->via && (c->via->kind > VT_BOOLN || c->via->kind == VT_F64 || !has_id(tbl))) ||
             (c->key && (c->key->kind > VT_BOOLN || c->key->kind == VT_F64)) ||
+            (comma && (!c->key2 || c->key2->kind > VT_BOOLN || c->key2->kind == VT_F64)) ||
             filter_parse(c, tbl, argc == 4 ? (const char *)sqlite3_value_text(argv[3]) : NULL);
   for (c->naggs = 0; !bad && *spec; c->naggs++) {
     const char *colon = strchr(spec, ':'), *end = colon ? strchr(colon, ',') : NULL;
@@ -634,16 +748,26 @@ static int grp_eof(sqlite3_vtab_cursor *cur) {
   return c->pos >= c->n;
 }
 
+/* Key value v of column k (nonnull 0: NULL) as SQLite's value. */
+static void key_result(const grp_cursor *c, sqlite3_context *ctx, const vt_col *k, int nonnull,
+                       int64_t v) {
+  if (!nonnull)
+    sqlite3_result_null(ctx);
+  else if (k->kind == VT_STR)
+    sqlite3_result_text(ctx, c->t->strings.str.v[v], (int)c->t->strings.len.v[v], SQLITE_STATIC);
+  else
+    sqlite3_result_int64(ctx, v);
+}
+
 static int grp_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int col) {
   const grp_cursor *c = (const grp_cursor *)cur;
   uint32_t g = c->order[c->pos];
-  if (col == 0 && c->nulls[g]) {
-    sqlite3_result_null(ctx);
-  } else if (col == 0 && c->key->kind == VT_STR) {
-    int64_t id = c->keys[g];
-    sqlite3_result_text(ctx, c->t->strings.str.v[id], (int)c->t->strings.len.v[id], SQLITE_STATIC);
+  if ((col == 0 || col == 18) && c->key2) { /* k, k1: a two-column key's values */
+    const grp_dict *d = &c->dict[col != 0];
+    uint32_t i = pair_index(c->keys[g], col != 0);
+    key_result(c, ctx, col ? c->key2 : c->key, !d->null[i], d->v[i]);
   } else if (col == 0) {
-    sqlite3_result_int64(ctx, c->keys[g]);
+    key_result(c, ctx, c->key, !c->nulls[g], c->keys[g]);
   } else if (col <= c->naggs) {
     acc_result(ctx, &c->specs[col - 1], &c->accs[g * (size_t)c->naggs + (size_t)col - 1]);
   } else {

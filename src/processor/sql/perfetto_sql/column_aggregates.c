@@ -6,11 +6,13 @@
 ** aggregate; the statement is replaced by one call per aggregate of `__intrinsic_row_count` or
 ** `__intrinsic_col_agg` (tables/vtab.c), each column named as SQLite names the original's, and
 ** `SELECT key, COUNT(*), AVG(value), ... FROM <relation> GROUP BY key [ORDER BY ... LIMIT ...]`
-** by `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
+** (or two keys, `GROUP BY a, b`, the keys also by their items' positions) by
+** `__intrinsic_col_group` (SQLite then orders the groups, not the rows). The relation is a columnar table or a
 ** view that only renames its columns (the prelude's thread_state, sched, ftrace_event, ...),
 ** followed to the table it reads.
 */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
@@ -385,27 +387,33 @@ static size_t parse_where(const char *s, size_t pos, size_t end, where_term *w) 
   return k;
 }
 
-/* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none) over `rel` from
-** the columns, named as `orig` (the statement as SQLite prepared it) names them; NULL when an
-** item can't be answered so. sqlite3_free it. */
+/* The SELECT answering `s`'s items (k; `key` the GROUP BY column, len 0: none; `key2` a second
+** one, len 0: none) over `rel` from the columns, named as `orig` (the statement as SQLite
+** prepared it) names them; NULL when an item can't be answered so. sqlite3_free it. */
 static char *rewrite(trak_processor *p, const char *s, const agg_item *items, size_t k,
-                     psql_tok rel, psql_tok key, const where_term *w, size_t nw,
+                     psql_tok rel, psql_tok key, psql_tok key2, const where_term *w, size_t nw,
                      sqlite3_stmt *orig) {
   sqlite3 *db = p->db;
   size_t nvals = 0; /* __intrinsic_col_group's WHERE values */
   const vt_table *tbl = NULL, *ti[AGG_MAX + 1] = {NULL};
-  const vt_col *kc = NULL, *c[AGG_MAX + 1] = {NULL};
+  const vt_col *kc = NULL, *kc2 = NULL, *c[AGG_MAX + 2] = {NULL};
   row_filter f = {0}, fi; /* the relation's rows (each item's are the same) */
-  int ok = (size_t)sqlite3_column_count(orig) == k && k <= AGG_MAX + 1;
+  int ok = (size_t)sqlite3_column_count(orig) == k && k <= AGG_MAX + 2;
   if (ok && key.len) {
     tbl = item_column(db, s + rel.off, rel.len, s + key.off, key.len, NULL, &kc, &f);
     ok = tbl != NULL;
   }
+  if (ok && key2.len) { /* the second key: the same table, the same rows */
+    ok = item_column(db, s + rel.off, rel.len, s + key2.off, key2.len, NULL, &kc2, &fi) == tbl &&
+         fi.set == f.set && (!f.set || (!strcmp(fi.col, f.col) && fi.lo == f.lo));
+  }
+  int text_key = (kc && kc->kind == VT_STR) || (kc2 && kc2->kind == VT_STR);
   /* Each aggregate's table and column first: a filtering view, found on the way, groups. */
   for (size_t i = 0; ok && i < k; i++) {
     const agg_item *it = &items[i];
-    if (!it->fn) { /* the key itself */
-      ok = key.len && tok_eq(s, it->col, s + key.off, key.len);
+    if (!it->fn) { /* a key itself */
+      ok = (key.len && tok_eq(s, it->col, s + key.off, key.len)) ||
+           (key2.len && tok_eq(s, it->col, s + key2.off, key2.len));
       continue;
     }
     ti[i] = item_column(db, s + rel.off, rel.len, s + it->col.off, it->col.len, it->fn, &c[i], &fi);
@@ -413,7 +421,7 @@ static char *rewrite(trak_processor *p, const char *s, const agg_item *items, si
     ok = ti[i] && ti[i] == tbl;
     /* A text key's groups of one text under two string ids are folded, adding a real sum in
     ** another order than SQLite's: only integer sums by such a key. */
-    if (ok && kc && kc->kind == VT_STR)
+    if (ok && text_key)
       ok = strcmp(it->fn, "avg") && (!c[i] || c[i]->kind != VT_F64 || !strcmp(it->fn, "count"));
   }
   /* Each WHERE term's column, of the same table; text only with patterns and ranges. */
@@ -444,7 +452,8 @@ static char *rewrite(trak_processor *p, const char *s, const agg_item *items, si
     ok = name && j < 8;
     if (!ok) break;
     if (!fn) {
-      sqlite3_str_appendf(q, "%sk AS \"%w\"", sep, name);
+      int second = !(key.len && tok_eq(s, items[i].col, s + key.off, key.len));
+      sqlite3_str_appendf(q, "%sk%s AS \"%w\"", sep, second ? "1" : "", name);
     } else if (grouped) {
       sqlite3_str_appendf(spec, "%s%s:%s", j ? "," : "", fn, c[i] ? c[i]->name : "");
       sqlite3_str_appendf(q, "%sa%d AS \"%w\"", sep, (int)j++, name);
@@ -457,8 +466,8 @@ static char *rewrite(trak_processor *p, const char *s, const agg_item *items, si
   }
   char *sp = sqlite3_str_finish(spec);
   if (ok && grouped) {
-    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, %Q, %Q", tbl->name, kc ? kc->name : "",
-                        sp);
+    sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, '%q%s%q', %Q", tbl->name,
+                        kc ? kc->name : "", kc2 ? "," : "", kc2 ? kc2->name : "", sp);
     if (f.set)
       sqlite3_str_appendf(q, ", '%q>=%lld'", f.col, f.lo);
     else if (nw)
@@ -507,12 +516,12 @@ static int order_tail(const char *tail, size_t n, sqlite3_stmt *orig) {
 }
 
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out) {
-  agg_item items[AGG_MAX + 1];
+  agg_item items[AGG_MAX + 2];
   size_t k = 0, pos = 0;
-  psql_tok t = trak__psql_lex(s, n, pos), key = {PSQL_EOF, 0, 0};
+  psql_tok t = trak__psql_lex(s, n, pos), key = {PSQL_EOF, 0, 0}, key2 = key;
   if (!trak__psql_is(s, t, "SELECT")) return 0;
   for (pos = t.off + t.len;; k++) {
-    if (k == AGG_MAX + 1 || !(pos = parse_item(s, n, pos, &items[k]))) return 0;
+    if (k == AGG_MAX + 2 || !(pos = parse_item(s, n, pos, &items[k]))) return 0;
     t = trak__psql_lex(s, n, pos);
     pos = t.off + t.len;
     if (trak__psql_is(s, t, "FROM")) break;
@@ -537,11 +546,22 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     }
     if (!(nw = parse_where(s, at, wend, where))) return 0;
   }
-  if (trak__psql_is(s, t, "GROUP")) {
+  if (trak__psql_is(s, t, "GROUP")) { /* one or two keys: columns, or items' positions */
     t = trak__psql_lex(s, n, t.off + t.len);
-    key = trak__psql_lex(s, n, t.off + t.len);
-    if (!trak__psql_is(s, t, "BY") || !is_plain_id(s, key)) return 0;
-    t = trak__psql_lex(s, n, key.off + key.len);
+    if (!trak__psql_is(s, t, "BY")) return 0;
+    for (int i = 0; i < 2; i++) {
+      psql_tok g = trak__psql_lex(s, n, t.off + t.len);
+      t = trak__psql_lex(s, n, g.off + g.len);
+      if (g.kind == PSQL_NUMBER && strspn(s + g.off, "0123456789") >= g.len && g.len < 4) {
+        long at = strtol(s + g.off, NULL, 10); /* GROUP BY N: item N, a bare column */
+        if (at < 1 || (size_t)at > k || items[at - 1].fn) return 0;
+        g = items[at - 1].col;
+      }
+      if (!is_plain_id(s, g)) return 0;
+      *(i ? &key2 : &key) = g;
+      if (!trak__psql_is_char(s, t, ',')) break;
+      if (i) return 0; /* a third key */
+    }
   }
   /* `ORDER BY ... LIMIT ...` after the GROUP BY: applied to the groups (checked by order_tail). */
   size_t tail = t.off, tail_end = t.off;
@@ -558,12 +578,13 @@ int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sql
     sqlite3_finalize(orig);
     return 0;
   }
-  char *sql = rewrite(p, s, items, k, rel, key, where, nw, orig);
+  char *sql = rewrite(p, s, items, k, rel, key, key2, where, nw, orig);
   if (sql && tail_end > tail) {
     /* Grouped again by the key, one row a group: SQLite then feeds its ORDER BY the groups in
     ** the GROUP BY's order as it does for the original, so ties come out the same. */
     char *outer = order_tail(s + tail, tail_end - tail, orig)
-                      ? sqlite3_mprintf("%s GROUP BY k %.*s", sql, (int)(tail_end - tail), s + tail)
+                      ? sqlite3_mprintf("%s GROUP BY k%s %.*s", sql, key2.len ? ", k1" : "",
+                                        (int)(tail_end - tail), s + tail)
                       : NULL;
     sqlite3_free(sql);
     sql = outer;

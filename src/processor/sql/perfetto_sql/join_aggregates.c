@@ -6,7 +6,10 @@
 ** partial sums read from the columns) and the aggregates combined: COUNT as the SUM of counts,
 ** SUM of sums, MIN of minimums, MAX of maximums. SQLite then joins and sorts one row per group
 ** instead of one per slice (its sorter was most of the time: 5,700 instructions a slice).
+** The relation may be followed by LEFT JOINs (its rows are never the NULL-supplied side), and
+** WHERE terms `a.column op literal` on its own rows become __intrinsic_col_group's filters.
 */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +19,7 @@
 
 #define JA_TOKENS 512 /* the longest statement considered, in tokens */
 #define JA_AGGS 8     /* the most distinct partial aggregates (__intrinsic_col_group's) */
+#define JA_VALUES 4   /* the most WHERE values (__intrinsic_col_group's) */
 
 /* One replaced aggregate: tokens [from, to] become `fn(alias.__trak_aN)`. */
 typedef struct ja_repl {
@@ -24,22 +28,37 @@ typedef struct ja_repl {
   int agg;        /* N: the partial aggregate */
 } ja_repl;
 
+/* A WHERE term on the relation's rows, `alias.column op value` (tokens [from, to]), answered by
+** __intrinsic_col_group's filters (the columnar scan's): op as the scan's plan spells it
+** (= < l > g b k; BETWEEN gives g and l), the value's tokens [v, ve), BETWEEN's second [w, we). */
+typedef struct ja_term {
+  size_t from, to;
+  const vt_col *col;
+  char op;
+  size_t v, ve, w, we;
+} ja_term;
+
 /* The statement's parse: its tokens, the relation replaced, the key, the aggregates. */
 typedef struct ja_stmt {
   const char *s;
   psql_tok tok[JA_TOKENS];
   size_t n;
+  size_t from;             /* the FROM token */
+  size_t group, group_end; /* GROUP BY's terms [group, group_end) */
+  size_t where;            /* the WHERE token (0: none) */
+  /* From here on, what one candidate relation's parse fills in (reset for each: candidate). */
   const vt_table *tbl;
   psql_tok alias;          /* the relation's alias (its name when it has none) */
   size_t rel, rel_end;     /* the relation's tokens [rel, rel_end): name [AS alias] */
-  size_t from;             /* the FROM token */
-  size_t group, group_end; /* GROUP BY's terms [group, group_end) */
-  const vt_col *key;       /* the one column of the alias read outside the aggregates */
+  size_t rep, rep_end;     /* the tokens the groups replace: the relation's, or a self-join's */
+  ja_term term[JA_VALUES]; /* the WHERE terms on the relation's rows, in order */
+  size_t nterm, nvals;
+  const vt_col *key; /* the one column of the alias read outside the aggregates */
   /* A self-join `a JOIN <table> b ON a.via = b.id GROUP BY b.key`: via (else NULL), b's alias,
-  ** the join's end (the GROUP token) and b's key column, which then replaces key. */
+  ** and b's key column, which then replaces key. */
   const vt_col *via;
   psql_tok other;
-  size_t join_end;
+  int left; /* the self-join is a LEFT JOIN: rows without the joined row make the NULL group */
   char spec[JA_AGGS][80];
   int nspec;
   ja_repl repl[JA_TOKENS / 4];
@@ -66,6 +85,12 @@ static const vt_col *column_at(const ja_stmt *j, size_t i) {
         !sqlite3_strnicmp(j->tbl->cols[c].name, j->s + j->tok[i].off, (int)j->tok[i].len))
       return &j->tbl->cols[c];
   return NULL;
+}
+
+/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
+static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
+  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
+         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
 }
 
 /* Whether token i names an aggregate function (SQLite's and the stdlib's common ones). */
@@ -101,9 +126,13 @@ static int partial_ok(const vt_col *c, const char *fn) {
 /* Reads the references to the alias and the aggregates over the whole statement (the relation's
 ** own tokens aside). Returns 1 when every one can be answered from the groups. */
 static int scan_refs(ja_stmt *j) {
-  for (size_t i = 1; i < j->n; i++) {
+  for (size_t i = 1, t = 0; i < j->n; i++) {
     if (i == j->rel) {
       i = j->rel_end - 1;
+      continue;
+    }
+    if (t < j->nterm && i == j->term[t].from) { /* answered by the groups' filters */
+      i = j->term[t++].to;
       continue;
     }
     /* COUNT(*) */
@@ -115,23 +144,24 @@ static int scan_refs(ja_stmt *j) {
       i += 3;
       continue;
     }
-    /* FN(alias.column) */
-    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(') && is_id(j, i + 2) &&
-        j->tok[i + 2].len == j->alias.len &&
-        !sqlite3_strnicmp(j->s + j->tok[i + 2].off, j->s + j->alias.off, (int)j->alias.len) &&
-        is_char(j, i + 3, '.') && is_char(j, i + 5, ')')) {
+    /* FN(alias.column), or FN(column) naming one of the table's columns: SQLite reads an
+    ** unqualified name in the relation whose column it is (two such relations: an error, and
+    ** the statement is not prepared) */
+    size_t at = qualifier(j, i + 2, j->alias) ? i + 4 : i + 2;
+    if (is_aggregate_name(j, i) && is_char(j, i + 1, '(') && is_char(j, at + 1, ')') &&
+        (at == i + 4 || column_at(j, at))) {
       const char *fn = is_word(j, i, "count") ? "count"
                        : is_word(j, i, "sum") ? "sum"
                        : is_word(j, i, "min") ? "min"
                        : is_word(j, i, "max") ? "max"
                                               : NULL;
-      const vt_col *c = column_at(j, i + 4);
+      const vt_col *c = column_at(j, at);
       if (!fn || !c || !partial_ok(c, fn)) return 0;
       int a = partial(j, fn, c);
       if (a < 0) return 0;
       j->repl[j->nrepl++] =
-          (ja_repl){i, i + 5, fn[0] == 'm' ? (fn[1] == 'i' ? "MIN" : "MAX") : "SUM", a};
-      i += 5;
+          (ja_repl){i, at + 1, fn[0] == 'm' ? (fn[1] == 'i' ? "MIN" : "MAX") : "SUM", a};
+      i = at + 1;
       continue;
     }
     if (is_aggregate_name(j, i) && is_char(j, i + 1, '(')) return 0; /* over something else */
@@ -162,13 +192,12 @@ static int scan_refs(ja_stmt *j) {
   return j->key && j->nrepl;
 }
 
-/* Whether the statement's shape allows the rewrite: one SELECT, inner joins only, no DISTINCT,
-** window, compound or CTE, a GROUP BY; the relation's tokens in j->rel.. and its alias. */
-static int shape(trak_processor *p, ja_stmt *j) {
-  static const char *const refused[] = {"DISTINCT",  "LEFT",      "RIGHT",  "FULL",   "OUTER",
-                                        "CROSS",     "NATURAL",   "OVER",   "FILTER", "WINDOW",
-                                        "UNION",     "INTERSECT", "EXCEPT", "VALUES", "WITH",
-                                        "RETURNING", "INDEXED"};
+/* Whether the statement's shape allows the rewrite: one SELECT, inner and LEFT joins only, no
+** DISTINCT, window, compound or CTE, a GROUP BY (j->from, j->where, j->group, j->group_end). */
+static int shape(ja_stmt *j) {
+  static const char *const refused[] = {"DISTINCT", "RIGHT",  "FULL",   "CROSS",     "NATURAL",
+                                        "OVER",     "FILTER", "WINDOW", "UNION",     "INTERSECT",
+                                        "EXCEPT",   "VALUES", "WITH",   "RETURNING", "INDEXED"};
   if (!is_word(j, 0, "SELECT")) return 0;
   size_t from = 0;
   int group = 0, depth = 0;
@@ -176,8 +205,13 @@ static int shape(trak_processor *p, ja_stmt *j) {
     if (is_word(j, i, "SELECT") || j->tok[i].kind == PSQL_VAR) return 0;
     for (size_t k = 0; k < sizeof refused / sizeof *refused; k++)
       if (is_word(j, i, refused[k])) return 0;
+    if (is_word(j, i, "LEFT") && !is_word(j, i + 1, "JOIN") &&
+        !(is_word(j, i + 1, "OUTER") && is_word(j, i + 2, "JOIN")))
+      return 0;
+    if (is_word(j, i, "OUTER") && !is_word(j, i - 1, "LEFT")) return 0;
     depth += is_char(j, i, '(') - is_char(j, i, ')');
     if (!depth && !from && is_word(j, i, "FROM")) from = i;
+    if (!depth && from && !group && !j->where && is_word(j, i, "WHERE")) j->where = i;
     if (!depth && is_word(j, i, "GROUP") && is_word(j, i + 1, "BY")) group = 1, j->group = i + 2;
     if (!depth && group && !j->group_end &&
         (is_word(j, i, "HAVING") || is_word(j, i, "ORDER") || is_word(j, i, "LIMIT")))
@@ -185,21 +219,42 @@ static int shape(trak_processor *p, ja_stmt *j) {
   }
   if (!j->group_end) j->group_end = j->n;
   j->from = from;
-  if (!from || !group || !is_id(j, from + 1)) return 0;
-  j->rel = from + 1;
-  j->tbl = trak__psql_columnar_table(p->db, j->s + j->tok[j->rel].off, j->tok[j->rel].len);
-  if (!j->tbl) return 0;
-  size_t a = j->rel + 1 + is_word(j, j->rel + 1, "AS");
-  static const char *const after[] = {"JOIN", "INNER", "ON", "WHERE", "GROUP", "USING"};
+  return from && group;
+}
+
+/* The relation at token i, `name [[AS] alias]`: its alias (its name when it has none) in *alias;
+** returns the token after it, or 0 when it is no plain name or `AS` has no alias. */
+static size_t relation_end(const ja_stmt *j, size_t i, psql_tok *alias) {
+  static const char *const after[] = {"JOIN", "INNER", "LEFT", "ON", "WHERE", "GROUP", "USING"};
+  if (!is_id(j, i)) return 0;
+  size_t a = i + 1 + is_word(j, i + 1, "AS");
   int keyword = !is_id(j, a);
   for (size_t k = 0; !keyword && k < sizeof after / sizeof *after; k++)
     keyword = is_word(j, a, after[k]);
-  if (keyword && a != j->rel + 1) return 0; /* `AS` then no alias */
-  j->alias = keyword ? j->tok[j->rel] : j->tok[a];
-  j->rel_end = keyword ? j->rel + 1 : a + 1;
-  /* an inner join follows the relation */
-  return is_word(j, j->rel_end, "JOIN") || is_char(j, j->rel_end, ',') ||
-         (is_word(j, j->rel_end, "INNER") && is_word(j, j->rel_end + 1, "JOIN"));
+  if (keyword && a != i + 1) return 0; /* `AS` then no alias */
+  *alias = keyword ? j->tok[i] : j->tok[a];
+  return keyword ? i + 1 : a + 1;
+}
+
+/* Makes the relation at token i of the FROM clause the candidate (j->tbl, alias, rel, rel_end;
+** the rest of its parse reset) when it is a columnar table whose every row is in the join's rows
+** (never the NULL-padded side): the first of FROM, or one after `,`, `JOIN` or `INNER JOIN`, not
+** after `LEFT [OUTER] JOIN`; and there is a join. Returns whether it is. */
+static int candidate(trak_processor *p, ja_stmt *j, size_t i) {
+  memset(&j->tbl, 0, sizeof *j - offsetof(ja_stmt, tbl));
+  int first = i == j->from + 1;
+  if (!first && !is_char(j, i - 1, ',') &&
+      !(is_word(j, i - 1, "JOIN") && !is_word(j, i - 2, "LEFT") && !is_word(j, i - 2, "OUTER")))
+    return 0;
+  j->rel = i;
+  j->rel_end = relation_end(j, i, &j->alias);
+  if (!j->rel_end) return 0;
+  j->rep = j->rel, j->rep_end = j->rel_end;
+  if (first && !is_word(j, j->rel_end, "JOIN") && !is_char(j, j->rel_end, ',') &&
+      !is_word(j, j->rel_end, "INNER") && !is_word(j, j->rel_end, "LEFT"))
+    return 0; /* no join */
+  j->tbl = trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len);
+  return j->tbl != NULL;
 }
 
 /* Whether tokens [a, a + len) of the statement spell tokens [b, b + len), without case. */
@@ -245,30 +300,113 @@ static int grouped_ref(const ja_stmt *j, size_t i) {
   return 0;
 }
 
-/* Whether token i is `alias` (the relation's or the joined table's) followed by a `.`. */
-static int qualifier(const ja_stmt *j, size_t i, psql_tok alias) {
-  return is_id(j, i) && is_char(j, i + 1, '.') && j->tok[i].len == alias.len &&
-         !sqlite3_strnicmp(j->s + j->tok[i].off, j->s + alias.off, (int)alias.len);
+/* Whether tokens [a, b) are a value SQLite evaluates before comparing and that reads no row: a
+** number or string literal, with signs, arithmetic and parentheses (all binding tighter than a
+** comparison). */
+static int literal_value(const ja_stmt *j, size_t a, size_t b) {
+  int depth = 0;
+  for (size_t i = a; i < b; i++) {
+    const psql_tok *t = &j->tok[i];
+    int ok = t->kind == PSQL_NUMBER || (t->kind == PSQL_STRING && j->s[t->off] == '\'') ||
+             (t->kind == PSQL_PUNCT && t->len == 1 && strchr("+-*/%()", j->s[t->off]));
+    depth += is_char(j, i, '(') - is_char(j, i, ')');
+    if (!ok || depth < 0) return 0;
+  }
+  return a < b && !depth;
 }
 
-/* Recognises a self-join grouped by the joined row's column (j->via, j->other, j->join_end):
-** `FROM t a [INNER] JOIN t b ON a.K = b.id GROUP BY b.X` (or `b.id = a.K`), id the table's row
-** id, a.K the key scan_refs found and read nowhere else, every other reference to b `b.X`, no
-** WHERE or other join. Every row of `a` with a non-NULL K meets exactly the row of id K (none
-** when there is none), so grouping `a`'s rows by that row's X gives the join's groups. */
+/* Takes conjunct [a, b) of the WHERE as a term of the relation's rows when it is `alias.column op
+** value` or `column op value` (a column of the table: SQLite reads it in the relation) (op one of = == < <= > >= GLOB LIKE, or BETWEEN v AND w; literal_value) over an integer
+** column (not GLOB or LIKE) or a text one (not =: SQLite compares a value that is no text), as
+** the column aggregates take theirs, and the values fit. */
+static void where_term(ja_stmt *j, size_t a, size_t b) {
+  static const struct {
+    const char *op;
+    char code;
+  } ops[] = {{"=", '='},  {"==", '='},   {"<", '<'},    {"<=", 'l'},     {">", '>'},
+             {">=", 'g'}, {"GLOB", 'b'}, {"LIKE", 'k'}, {"BETWEEN", 'B'}};
+  size_t o = qualifier(j, a, j->alias) ? a + 3 : a + 1; /* the operator */
+  const vt_col *c = column_at(j, o - 1);
+  if (!c || c->calc || c->kind == VT_F64 || c->kind == VT_NUL || c->kind > VT_BOOLN ||
+      j->nterm == JA_VALUES || o + 1 >= b)
+    return;
+  char op = 0;
+  for (size_t k = 0; k < sizeof ops / sizeof *ops; k++)
+    if (j->tok[o].len == strlen(ops[k].op) &&
+        !sqlite3_strnicmp(j->s + j->tok[o].off, ops[k].op, (int)j->tok[o].len))
+      op = ops[k].code;
+  if (!op || (c->kind == VT_STR ? op == '=' : op == 'b' || op == 'k')) return;
+  ja_term t = {a, b - 1, c, op == 'B' ? 'g' : op, o + 1, b, 0, 0};
+  if (op == 'B') { /* the value's AND */
+    size_t k = o + 1;
+    while (k < b && !is_word(j, k, "AND"))
+      k++;
+    t.ve = k, t.w = k + 1, t.we = b;
+    if (!literal_value(j, t.w, t.we)) return;
+  }
+  if (!literal_value(j, t.v, t.ve) || j->nvals + 1 + (op == 'B') > JA_VALUES) return;
+  j->term[j->nterm++] = t;
+  j->nvals += 1 + (op == 'B');
+}
+
+/* Splits the WHERE (when it has no OR or CASE: then its ANDs outside parentheses and BETWEEN
+** join its conjuncts) into conjuncts and takes those on the relation's rows (where_term). */
+static void where_terms(ja_stmt *j) {
+  if (!j->where) return;
+  size_t end = j->group - 2; /* GROUP BY follows the WHERE */
+  for (size_t i = j->where + 1; i < end; i++)
+    if (is_word(j, i, "OR") || is_word(j, i, "CASE")) return;
+  for (size_t a = j->where + 1, k; a < end; a = k + 1) {
+    int depth = 0, between = 0;
+    for (k = a; k < end; k++) {
+      depth += is_char(j, k, '(') - is_char(j, k, ')');
+      if (!depth && is_word(j, k, "BETWEEN")) between = 1;
+      if (!depth && is_word(j, k, "AND")) {
+        if (!between) break;
+        between = 0;
+      }
+    }
+    where_term(j, a, k);
+  }
+}
+
+/* Recognises a self-join grouped by the joined row's column (j->via, j->other, j->rep..): `FROM
+** t a [INNER | LEFT [OUTER]] JOIN t b ON a.K = b.id [WHERE terms] GROUP BY b.X` (or `b.id =
+** a.K`; or `FROM t b [INNER] JOIN t a ON ...`), id the table's row id, a.K the key scan_refs
+** found and read nowhere else, every other reference to b `b.X`, no other join, a WHERE only of
+** terms on a's rows (where_terms). Every row of `a` with a non-NULL K meets exactly the row of
+** id K (none when there is none: a LEFT JOIN then pads it with NULLs), so grouping `a`'s rows by
+** that row's X gives the join's groups. */
 static int self_join(trak_processor *p, ja_stmt *j) {
-  size_t i = j->rel_end + is_word(j, j->rel_end, "INNER") + 1;
-  if (!is_id(j, i) || trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len) !=
-                          j->tbl)
+  size_t i, a; /* b's name; the ON token */
+  if (j->rel == j->from + 1) {
+    i = j->rel_end;
+    j->left = is_word(j, i, "LEFT");
+    i += is_word(j, i, "INNER") + j->left;
+    i += j->left && is_word(j, i, "OUTER");
+    if (!is_word(j, i++, "JOIN") || !(a = relation_end(j, i, &j->other))) return 0;
+  } else { /* b first, then [INNER] JOIN a (candidate refused LEFT) */
+    i = j->from + 1;
+    size_t e = relation_end(j, i, &j->other);
+    if (!e || j->rel != e + 1 + is_word(j, e, "INNER") || !is_word(j, j->rel - 1, "JOIN")) return 0;
+    a = j->rel_end;
+  }
+  if (!is_word(j, a, "ON") ||
+      trak__psql_columnar_table(p->db, j->s + j->tok[i].off, j->tok[i].len) != j->tbl)
     return 0;
-  size_t a = i + 1 + is_word(j, i + 1, "AS");
-  j->other = is_word(j, a, "ON") ? j->tok[i] : j->tok[a];
-  if (is_word(j, a, "ON") ? a != i + 1 : !is_id(j, a) || !is_word(j, ++a, "ON")) return 0;
   if (j->other.len == j->alias.len &&
       !sqlite3_strnicmp(j->s + j->other.off, j->s + j->alias.off, (int)j->alias.len))
     return 0;
-  size_t l = a + 1, r = a + 5, end = a + 8; /* `x.y = x.y`, then GROUP */
-  if (!is_char(j, l + 3, '=') || !is_word(j, end, "GROUP") || j->group != end + 2) return 0;
+  size_t l = a + 1, r = a + 5, end = a + 8; /* `x.y = x.y`, then WHERE or GROUP */
+  if (!is_char(j, l + 3, '=') || j->group != (j->where == end ? j->group : end + 2) ||
+      !is_word(j, j->group - 2, "GROUP"))
+    return 0;
+  for (size_t k = end + 1, t = 0; j->where == end && k < j->group - 2; k++) {
+    if (t < j->nterm && j->term[t].from == k)
+      k = j->term[t++].to;
+    else if (!is_word(j, k, "AND"))
+      return 0; /* a conjunct the groups' filters do not answer */
+  }
   if (qualifier(j, r, j->alias)) l = r, r = a + 1;
   const vt_col *id = qualifier(j, r, j->other) ? column_at(j, r + 2) : NULL;
   if (!qualifier(j, l, j->alias) || column_at(j, l + 2) != j->key || !id || id->kind != VT_ID)
@@ -285,7 +423,7 @@ static int self_join(trak_processor *p, ja_stmt *j) {
   if (!x || x->calc || x->kind == VT_F64 || x->kind > VT_BOOLN) return 0;
   size_t rr = 0;
   for (size_t k = 1; k < j->n; k++) {
-    if (k == j->rel) k = end; /* the relations and the ON clause */
+    if (k == j->from + 1) k = j->group - 2; /* the relations, the ON clause, the WHERE's terms */
     if (rr < j->nrepl && j->repl[rr].from == k) {
       k = j->repl[rr++].to;
       continue;
@@ -296,7 +434,7 @@ static int self_join(trak_processor *p, ja_stmt *j) {
         (!qualifier(j, k, j->other) || column_at(j, k + 2) != x))
       return 0;
   }
-  j->via = j->key, j->key = x, j->join_end = end;
+  j->via = j->key, j->key = x, j->rep = j->from + 1, j->rep_end = end;
   return 1;
 }
 
@@ -362,16 +500,42 @@ static char *rewrite(const ja_stmt *j, sqlite3_stmt *orig) {
   for (int a = 0; a < j->nspec; a++)
     sqlite3_str_appendf(q, ", a%d AS __trak_a%d", a, a);
   sqlite3_str_appendf(q, " FROM __intrinsic_col_group(%Q, '%q%s%q', '", j->tbl->name,
-                      j->via ? j->via->name : "", j->via ? ">" : "", j->key->name);
+                      j->via ? j->via->name : "", j->via ? (j->left ? ">>" : ">") : "",
+                      j->key->name);
   for (int a = 0; a < j->nspec; a++)
     sqlite3_str_appendf(q, "%s%q", a ? "," : "", j->spec[a]);
-  sqlite3_str_appendall(q, "')) ");
-  size_t at = j->tok[0].off, r = 0, item = 0;
+  sqlite3_str_appendall(q, "'");
+  if (j->nterm) { /* the WHERE terms on the relation's rows, then their values */
+    sqlite3_str_appendall(q, ", NULL, '");
+    for (size_t t = 0; t < j->nterm; t++) {
+      const char *c = j->term[t].col->name;
+      sqlite3_str_appendf(q, "%s%q:%c", t ? "," : "", c, j->term[t].op);
+      if (j->term[t].w) sqlite3_str_appendf(q, ",%q:l", c); /* BETWEEN's upper bound */
+    }
+    sqlite3_str_appendall(q, "'");
+    for (size_t t = 0; t < j->nterm; t++) {
+      const ja_term *w = &j->term[t];
+      size_t v = j->tok[w->v].off, ve = j->tok[w->ve - 1].off + j->tok[w->ve - 1].len;
+      sqlite3_str_appendf(q, ", (%.*s)", (int)(ve - v), j->s + v);
+      if (!w->w) continue;
+      v = j->tok[w->w].off, ve = j->tok[w->we - 1].off + j->tok[w->we - 1].len;
+      sqlite3_str_appendf(q, ", (%.*s)", (int)(ve - v), j->s + v);
+    }
+  }
+  sqlite3_str_appendall(q, ")) ");
+  size_t at = j->tok[0].off, r = 0, item = 0, t = 0;
   for (size_t i = 0; i < j->n; i++) {
-    if (i == j->rel) { /* the relation: its groups, made once (not again per outer row) */
+    if (t < j->nterm && j->term[t].from == i) { /* a term the groups' filters answered: 1 */
+      sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
+      sqlite3_str_appendall(q, "1");
+      i = j->term[t++].to;
+      at = j->tok[i].off + j->tok[i].len;
+      continue;
+    }
+    if (i == j->rep) { /* the relation: its groups, made once (not again per outer row) */
       sqlite3_str_append(q, j->s + at, (int)(j->tok[i].off - at));
       sqlite3_str_appendf(q, "__trak_groups AS %.*s", (int)j->alias.len, j->s + j->alias.off);
-      i = (j->via ? j->join_end : j->rel_end) - 1; /* a self-join: both relations, the ON */
+      i = j->rep_end - 1; /* a self-join: both relations, the ON */
       at = j->tok[i].off + j->tok[i].len;
       continue;
     }
@@ -420,10 +584,16 @@ int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlit
     j->tok[j->n] = t;
     pos = t.off + t.len;
   }
-  int done = 0;
+  int done = 0, found = 0;
   sqlite3_stmt *orig = NULL, *st = NULL;
-  if (shape(p, j) && scan_refs(j) && !bare_columns(j) &&
-      sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) == SQLITE_OK && orig) {
+  /* The first relation of the FROM clause whose rows can be grouped first. */
+  size_t from_end = shape(j) ? (j->where ? j->where : j->group - 2) : 0;
+  int depth = 0;
+  for (size_t i = j->from + 1; !found && i < from_end; i++) {
+    depth += is_char(j, i, '(') - is_char(j, i, ')');
+    found = !depth && candidate(p, j, i) && (where_terms(j), scan_refs(j)) && !bare_columns(j);
+  }
+  if (found && sqlite3_prepare_v2(p->db, s, (int)n, &orig, NULL) == SQLITE_OK && orig) {
     self_join(p, j);
     char *sql = rewrite(j, orig);
     if (sql && sqlite3_prepare_v2(p->db, sql, -1, &st, NULL) == SQLITE_OK && st &&

@@ -330,12 +330,14 @@ const struct vt_table *trak__psql_columnar_column(sqlite3 *db, const char *rel, 
                                                   const char *col, size_t cn, char *out, size_t cap,
                                                   psql_row_filter *f);
 
-/* When statement `s` (n bytes, its `;` included) is `SELECT agg [[AS] alias], ... FROM <relation>`
-** with each agg COUNT(*), or COUNT, SUM, MIN or MAX of a plain column, over a columnar table or
-** a view that only renames a columnar table's columns, prepares in *out a statement giving the
-** same answer from the columns (no row-by-row scan in SQLite) and returns 1; otherwise returns 0
-** with *out untouched. Can't fail: anything unexpected (an error preparing the replacement too)
-** returns 0 and leaves the statement to SQLite. */
+/* When statement `s` (n bytes, its `;` included) is `SELECT agg [[AS] alias], ... FROM <relation>
+** [WHERE terms] [GROUP BY a[, b] [ORDER BY ... LIMIT ...]]` (the keys named or by their items'
+** positions, bare key columns among the items) with each agg COUNT(*), or COUNT, SUM, MIN or MAX
+** of a plain column, over a columnar table or a view that only renames a columnar table's
+** columns, prepares in *out a statement giving the same answer from the columns (no row-by-row
+** scan in SQLite) and returns 1; otherwise returns 0 with *out untouched. Can't fail: anything
+** unexpected (an error preparing the replacement too) returns 0 and leaves the statement to
+** SQLite. */
 int trak__psql_column_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
 /* The columnar table `name` (n bytes) names in the main schema: the table itself, not a view,
@@ -344,12 +346,14 @@ const struct vt_table *trak__psql_columnar_table(sqlite3 *db, const char *name, 
 
 /* ---- join_aggregates.c ---------------------------------------------------------------------- */
 
-/* When statement `s` (n bytes) is `SELECT ... FROM <columnar table> [AS] a JOIN ... GROUP BY ...`
-** whose columns of `a` outside COUNT(*) and COUNT, SUM, MIN, MAX(a.column) are one column K
-** (the join's), prepares in *out the same statement over `a` grouped by K first
-** (`__intrinsic_col_group`: one row per value of K, its partial aggregates) with the aggregates
-** combined (COUNT as SUM of counts), and returns 1; otherwise returns 0 with *out untouched.
-** Can't fail: anything unexpected returns 0 and leaves the statement to SQLite. */
+/* When statement `s` (n bytes) is `SELECT ... FROM ... <columnar table> [AS] a ... GROUP BY ...`
+** (a the first relation or one inner-joined, never after a LEFT JOIN; inner and LEFT joins)
+** whose columns of `a` outside COUNT(*) and COUNT, SUM, MIN, MAX([a.]column) and WHERE terms
+** `[a.]column op literal` are one column K (the join's), prepares in *out the same statement
+** over `a`'s rows that pass the terms, grouped by K first (`__intrinsic_col_group`: one row per
+** value of K, its partial aggregates) with the aggregates combined (COUNT as SUM of counts), and
+** returns 1; otherwise returns 0 with *out untouched. Can't fail: anything unexpected returns 0
+** and leaves the statement to SQLite. */
 int trak__psql_join_aggregates(trak_processor *p, const char *s, size_t n, sqlite3_stmt **out);
 
 /* ---- window_top.c --------------------------------------------------------------------------- */
