@@ -19,6 +19,7 @@
 
 #include "processor/sql/perfetto_sql/psql.h"
 #include "processor/tables/vtab.h"
+#include "join_check.h"
 #include "sqlcheck.h"
 
 static const char TRACE[] =
@@ -394,19 +395,7 @@ static const char NESTED[] =
     "{\"ph\":\"X\",\"pid\":4,\"tid\":5,\"ts\":1,\"dur\":4,\"name\":\"B\"},"
     "{\"ph\":\"B\",\"pid\":4,\"tid\":5,\"ts\":20,\"name\":\"open\"}"
     "]}";
-static const char NO_SLICES[] =
-    "{\"traceEvents\":[{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":1}}]}";
 
-/* `sql` is rewritten by join_aggregates.c (or not: `expect`) into a statement answering, with the
-** same column names, rows, types and errors, what SQLite answers for `sql` itself. */
-static void same_join(trak_processor *p, const char *sql, int expect) {
-  sqlite3_stmt *fast = NULL;
-  int r = trak__psql_join_aggregates(p, sql, strlen(sql), &fast);
-  if (r != expect) fail_msg("%s: rewritten is not %d", sql, expect);
-  if (!r) return;
-  assert_non_null(strstr(sqlite3_sql(fast), "__intrinsic_col_group"));
-  sc_same_as_sqlite(p, sql, fast, "rewritten");
-}
 
 /* Aggregates of a columnar table joined by one of its columns, grouped first by that column
 ** (join_aggregates.c): the query set's slice x thread x process and parent joins, NULL keys,
@@ -494,7 +483,7 @@ static void join_groups(void **state) {
       "name < 'b' COLLATE NOCASE",
       "dur IS NULL",
   };
-  const char *traces[] = {NESTED, NO_SLICES, TRACE};
+  const char *traces[] = {NESTED, JC_NO_SLICES, TRACE};
   for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
     trak_processor *p = sc_open(traces[k]);
     sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");
@@ -515,14 +504,14 @@ static void join_groups(void **state) {
     same_where(p, "COUNT(*), SUM(k)", "v_k", "w0 > (\"key\")", "", 0);
     same_where(p, "COUNT(*), SUM(k)", "v_k", "k > (SELECT key)", "", 0);
     for (size_t i = 0; i < sizeof rewritten_ok / sizeof *rewritten_ok; i++)
-      same_join(p, rewritten_ok[i], 1);
+      jc_same_join(p, rewritten_ok[i], 1);
     for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
-      same_join(p, refused[i], 0);
+      jc_same_join(p, refused[i], 0);
     trak_processor_free(p);
   }
   /* A sum past 64 bits: "integer overflow" from both. */
   trak_processor *p = sc_open(HUGE);
-  same_join(p,
+  jc_same_join(p,
             "SELECT pr.pid, SUM(s.dur) FROM slice s JOIN thread_track tt ON s.track_id = tt.id "
             "JOIN thread t USING (utid) JOIN process pr USING (upid) GROUP BY 1",
             1);
@@ -533,25 +522,7 @@ static void join_groups(void **state) {
   trak_processor_free(p);
 }
 
-/* Slices three and four deep (grandparents), categories on some (NULL on the others), repeated
-** names under different parents and an unfinished parent. */
-static const char DEEP[] =
-    "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":100,\"name\":\"A\",\"cat\":\"c1\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":50,\"name\":\"B\",\"cat\":\"c2\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":10,\"name\":\"C\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":4,\"dur\":1,\"name\":\"C\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":60,\"dur\":5,\"name\":\"B\",\"cat\":\"c1\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":61,\"dur\":1,\"name\":\"A\"},"
-    "{\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":1,\"name\":\"open\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":2,\"dur\":1,\"name\":\"C\"}"
-    "]}";
 
-/* Whether `sql` is rewritten to one __intrinsic_col_group over a 'via>key' key (a self-join
-** grouped by the joined row's column). */
-static int self_joined(trak_processor *p, const char *sql) {
-  return rewritten_to(trak__psql_join_aggregates, p, sql, "'parent_id>") == 1;
-}
 
 /* A self-join on parent_id = id grouped by the parent's column, answered by grouping the children
 ** by that column read in their parent's row: the same answers as SQLite's join, with the ON
@@ -596,16 +567,16 @@ static void self_joins(void **state) {
       "BY 1",
       "SELECT p.name, COUNT(*) FROM slice c JOIN slice c ON c.parent_id = c.id GROUP BY 1",
   };
-  const char *traces[] = {DEEP, NESTED, NO_SLICES, TRACE};
+  const char *traces[] = {JC_DEEP, NESTED, JC_NO_SLICES, TRACE};
   for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
     trak_processor *p = sc_open(traces[k]);
     for (size_t i = 0; i < sizeof joined / sizeof *joined; i++) {
-      if (!self_joined(p, joined[i])) fail_msg("%s: not one group call", joined[i]);
-      same_join(p, joined[i], 1);
+      if (!jc_self_joined(p, joined[i])) fail_msg("%s: not one group call", joined[i]);
+      jc_same_join(p, joined[i], 1);
     }
     for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
-      if (self_joined(p, kept[i])) fail_msg("%s: grouped through the parent", kept[i]);
-      same_join(p, kept[i], rewritten_to(trak__psql_join_aggregates, p, kept[i], "") != 0);
+      if (jc_self_joined(p, kept[i])) fail_msg("%s: grouped through the parent", kept[i]);
+      jc_same_join(p, kept[i], rewritten_to(trak__psql_join_aggregates, p, kept[i], "") != 0);
     }
     trak_processor_free(p);
   }
@@ -752,7 +723,7 @@ static void arg_terms(void **state) {
       "5 < extract_arg(arg_set_id, 'args.n')",
   };
   char *json = many_slices(3000, 0);
-  const char *traces[] = {json, NESTED, NO_SLICES, TRACE};
+  const char *traces[] = {json, NESTED, JC_NO_SLICES, TRACE};
   for (size_t k = 0; k < sizeof traces / sizeof *traces; k++) {
     trak_processor *p = sc_open(traces[k]);
     sc_rows(p, "INCLUDE PERFETTO MODULE slices.with_context");

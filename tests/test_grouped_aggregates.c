@@ -20,6 +20,7 @@
 #include <cmocka.h>
 
 #include "processor/sql/perfetto_sql/psql.h"
+#include "join_check.h"
 #include "sqlcheck.h"
 
 /* Slices on three threads of two processes (one process and one thread without a name), nested
@@ -45,37 +46,10 @@ static const char MIXED[] =
     "{\"ph\":\"e\",\"pid\":4,\"tid\":5,\"ts\":3,\"id\":\"2\",\"cat\":\"c1\",\"name\":\"As\"}"
     "]}";
 
-/* Slices three and four deep, repeated names under different parents, an unfinished parent. */
-static const char DEEP[] =
-    "{\"traceEvents\":["
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":1,\"dur\":100,\"name\":\"A\",\"cat\":\"c1\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":2,\"dur\":50,\"name\":\"B\",\"cat\":\"c2\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":3,\"dur\":10,\"name\":\"C\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":4,\"dur\":1,\"name\":\"C\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":60,\"dur\":5,\"name\":\"B\",\"cat\":\"c1\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":2,\"ts\":61,\"dur\":1,\"name\":\"A\"},"
-    "{\"ph\":\"B\",\"pid\":1,\"tid\":3,\"ts\":1,\"name\":\"open\"},"
-    "{\"ph\":\"X\",\"pid\":1,\"tid\":3,\"ts\":2,\"dur\":1,\"name\":\"C\"}"
-    "]}";
 
-static const char NO_SLICES[] =
-    "{\"traceEvents\":[{\"ph\":\"C\",\"pid\":1,\"ts\":1,\"name\":\"a\",\"args\":{\"v\":1}}]}";
 
-/* `sql` is rewritten (or not: `expect`) and, when it is, answers what SQLite answers. */
-static void same_join(trak_processor *p, const char *sql, int expect) {
-  sc_rewrite_same(p, sql, expect, trak__psql_join_aggregates, "__intrinsic_col_group");
-}
 
-/* Whether `sql` is rewritten to one __intrinsic_col_group through the parent ('parent_id>'). */
-static int self_joined(trak_processor *p, const char *sql) {
-  sqlite3_stmt *st = NULL;
-  int r = trak__psql_join_aggregates(p, sql, strlen(sql), &st);
-  r = r && strstr(sqlite3_sql(st), "'parent_id>") != NULL;
-  sqlite3_finalize(st);
-  return r;
-}
-
-static const char *const TRACES[] = {MIXED, DEEP, NO_SLICES};
+static const char *const TRACES[] = {MIXED, JC_DEEP, JC_NO_SLICES};
 
 /* The slice x thread x process join grouped by names, written with LEFT JOINs (the async slices
 ** then make a group of NULL names), with the slices second or third among inner joins, and
@@ -162,9 +136,9 @@ static void joins(void **state) {
   for (size_t k = 0; k < sizeof TRACES / sizeof *TRACES; k++) {
     trak_processor *p = sc_open(TRACES[k]);
     for (size_t i = 0; i < sizeof rewritten / sizeof *rewritten; i++)
-      same_join(p, rewritten[i], 1);
+      jc_same_join(p, rewritten[i], 1);
     for (size_t i = 0; i < sizeof kept / sizeof *kept; i++)
-      same_join(p, kept[i], 0);
+      jc_same_join(p, kept[i], 0);
     trak_processor_free(p);
   }
 #undef STP
@@ -203,15 +177,15 @@ static void self_joins(void **state) {
   for (size_t k = 0; k < sizeof TRACES / sizeof *TRACES; k++) {
     trak_processor *p = sc_open(TRACES[k]);
     for (size_t i = 0; i < sizeof joined / sizeof *joined; i++) {
-      if (!self_joined(p, joined[i])) fail_msg("%s: not one group call", joined[i]);
-      same_join(p, joined[i], 1);
+      if (!jc_self_joined(p, joined[i])) fail_msg("%s: not one group call", joined[i]);
+      jc_same_join(p, joined[i], 1);
     }
     for (size_t i = 0; i < sizeof kept / sizeof *kept; i++) {
-      if (self_joined(p, kept[i])) fail_msg("%s: grouped through the parent", kept[i]);
+      if (jc_self_joined(p, kept[i])) fail_msg("%s: grouped through the parent", kept[i]);
       sqlite3_stmt *st = NULL;
       int r = trak__psql_join_aggregates(p, kept[i], strlen(kept[i]), &st);
       sqlite3_finalize(st);
-      same_join(p, kept[i], r);
+      jc_same_join(p, kept[i], r);
     }
     trak_processor_free(p);
   }
