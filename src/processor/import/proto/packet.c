@@ -134,13 +134,90 @@ static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field 
   pf->present |= 1u << p;
 }
 
+/* A field's tag as the wire writes it, as a number. */
+#define TAG(field, wire) ((uint32_t)(field) << 3 | (wire))
+
+/* decode_fields' fast path, for the fields of the SDKs' event packets: one-byte tags of
+** timestamp, trusted_packet_sequence_id and sequence_flags (varints) and track_event and
+** interned_data (LEN), read from [p, end) with the 16 bytes after `end` readable (the caller
+** checks). Returns where it stopped: `end` when every field was one of those, else the first
+** field it does not take (another field, another wire type, or bytes that may not decode),
+** from which the generic loop goes on. `*last` is the value of the last varint read, which the
+** generic loop's field holds until its next varint. */
+static inline __attribute__((always_inline)) const uint8_t *
+decode_common(const uint8_t *p, const uint8_t *end, packet_fields *pf, uint64_t *last) {
+  /* The SDKs' order first, each field tested once: a timestamp, then one-byte sequence id and
+  ** flags, each the packet's first field or not there. */
+  if (p < end && p[0] == TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT)) {
+    uint64_t v;
+    const uint8_t *q = trak_pb__read_varint_unchecked(p + 1, &v);
+    if (TRAK_UNLIKELY(!q || q > end)) return p;
+    pf->timestamp = v, pf->has_ts = 1, *last = v;
+    p = q;
+  }
+  if (p + 1 < end && p[0] == TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id,
+                                 TRAK_PB_WIRE_VARINT) && p[1] < 0x80) {
+    pf->seq_id = p[1], pf->has_seq = 1, *last = p[1];
+    p += 2;
+  }
+  if (p + 1 < end && p[0] == TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT) &&
+      p[1] < 0x80) {
+    pf->flags = p[1], *last = p[1];
+    p += 2;
+  }
+  while (p < end) {
+    const uint8_t *q = p + 1;
+    uint64_t v = q[0];
+    if (v < 0x80) {
+      q++;
+    } else {
+      q = trak_pb__read_varint_unchecked(q, &v);
+      if (TRAK_UNLIKELY(!q)) return p;
+    }
+    if (TRAK_UNLIKELY(q > end)) return p;
+    switch (p[0]) {
+    case TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT):
+      pf->timestamp = v, pf->has_ts = 1, *last = v;
+      break;
+    case TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT):
+      pf->seq_id = (uint32_t)v, pf->has_seq = 1, *last = v;
+      break;
+    case TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT):
+      pf->flags = (uint32_t)v, *last = v;
+      break;
+    case TAG(TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN):
+      if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
+      pf->span[P_TRACK_EVENT] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_TRACK_EVENT;
+      q += v;
+      break;
+    case TAG(TRAK_PB_TracePacket_interned_data, TRAK_PB_WIRE_LEN):
+      if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
+      pf->span[P_INTERNED] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_INTERNED;
+      q += v;
+      break;
+    default:
+      return p;
+    }
+    p = q;
+  }
+  return p;
+}
+
 static inline __attribute__((always_inline)) int decode_fields(const uint8_t *base,
                                                                const uint8_t *limit,
                                                                const uint8_t *data, size_t len,
                                                                packet_fields *pf) {
-  trak_pb_decoder dec;
   trak_pb_field f;
+  const uint8_t *at = data;
+  /* Fields the fast path took are not read again: the generic loop starts where it stopped. */
+  if (limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len) {
+    f.value = 0;
+    at = decode_common(data, data + len, pf, &f.value);
+    if (TRAK_LIKELY(at == data + len)) return 0;
+  }
+  trak_pb_decoder dec;
   trak__dec_init_in(&dec, data, len, base, limit);
+  dec.p = at;
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
@@ -235,7 +312,8 @@ __attribute__((cold, noinline)) static void skipped_needing_state(trak_importer 
 }
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
-static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
+static inline __attribute__((always_inline)) int
+sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
   if (TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index && pf->seq_id)
     trak__trace_stats_loss(seq, pf->dropped);
@@ -286,14 +364,21 @@ static void missing_sequence_id(trak_importer *imp) {
 static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
 static void defer_packet(trak_importer *imp, const packet_fields *pf);
 
-/* Everything of a packet but its compressed_packets, which the caller has handled. */
-static void packet_body(trak_importer *imp, const packet_fields *pf) {
-  if (pf->has_zstd)
-    trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
-  trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
+/* trak__sequence_get, its cache of the last sequence read here. */
+static inline __attribute__((always_inline)) trak_sequence *sequence_of(trak_importer *imp,
+                                                                       uint32_t id) {
+  trak_sequence *last = imp->seqs.last;
+  return TRAK_LIKELY(last && last->id == id) ? last : trak__sequence_get(imp, id);
+}
+
+/* The sub-messages of a packet that set its sequence's or the import's state, before its
+** payload: defaults, interned data, a clock snapshot, trace stats, a legacy thread
+** descriptor (packet_body_in tests them together, as they are rare). */
+#define STATE_SPANS                                                                                \
+  (1u << P_DEFAULTS | 1u << P_INTERNED | 1u << P_SNAPSHOT | 1u << P_TRACE_STATS | 1u << P_THREAD)
+__attribute__((noinline)) static void packet_state(trak_importer *imp, trak_sequence *seq,
+                                                   const packet_fields *pf) {
   const trak_span *sp = pf->span;
-  if (pf->first_on_seq) seq->first_packet_flag = 1;
-  if (!sequence_state(imp, seq, pf)) return;
   if (HAS(pf, P_DEFAULTS)) packet_defaults(imp, seq, &sp[P_DEFAULTS]);
   if (HAS(pf, P_INTERNED))
     trak__interned_data_add(imp, seq, sp[P_INTERNED].data, sp[P_INTERNED].len);
@@ -312,7 +397,23 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     thread_references(imp, seq, &sp[P_THREAD]);
     seq->timestamps_valid = 1;
   }
+}
+
+/* Everything of a packet but its compressed_packets, which the caller has handled: inline in
+** the decoded packets' loop (trak__packet_tokenize_decoded), packet_body elsewhere. */
+static inline __attribute__((always_inline)) void packet_body_in(trak_importer *imp,
+                                                                 const packet_fields *pf) {
+  if (pf->has_zstd)
+    trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
+  trak_sequence *seq = sequence_of(imp, pf->seq_id);
+  if (pf->first_on_seq) seq->first_packet_flag = 1;
+  if (!sequence_state(imp, seq, pf)) return;
+  if (TRAK_UNLIKELY(pf->present & STATE_SPANS)) packet_state(imp, seq, pf);
   if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
+}
+
+static void packet_body(trak_importer *imp, const packet_fields *pf) {
+  packet_body_in(imp, pf);
 }
 
 /* A rare TracePacket field (meta_fields, and those past 127 unhandled_fields() finds): decoded
@@ -698,7 +799,10 @@ uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
 void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf) {
   imp->packet_len = pf->raw_len;
   decode_finish(imp, pf->raw, pf->raw_len, pf);
-  packet_dispatch(imp, pf);
+  if (HAS(pf, P_COMPRESSED))
+    compressed_packets(imp, pf);
+  else
+    packet_body_in(imp, pf);
 }
 
 void trak__proto_free(trak_importer *imp) {

@@ -194,14 +194,14 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
 #define TAG(field, wire) ((uint32_t)(field) << 3 | (wire))
 
 /* trak__track_event_predecode's fast path, for the encoding the SDKs write: tags of one or two
-** bytes, at least 16 bytes readable after each (as trak_pb_decoder_next's fast path). Returns 1
-** or 0 as trak__track_event_predecode, or -1 for anything else (a short buffer, a tag or wire
-** type not taken here, bytes that may not decode): the generic loop decides then. */
-static inline int predecode_fast(const uint8_t *data, const uint8_t *end, const uint8_t *limit,
-                                 trak_te_pre *pre) {
+** bytes, with at least 16 bytes readable after `end` (the caller checks; as
+** trak_pb_decoder_next's fast path). Returns 1 or 0 as trak__track_event_predecode, or -1 for
+** anything else (a tag or wire type not taken here, bytes that may not decode): the generic
+** loop decides then. A tag of another wire type reads a varint that is never used (the 16
+** bytes make it safe) before the switch turns it down. */
+static inline int predecode_fast(const uint8_t *data, const uint8_t *end, trak_te_pre *pre) {
   const uint8_t *p = data;
   while (p < end) {
-    if (limit - p < 16) return -1;
     uint32_t tag = p[0];
     if (tag >= 0x80) {
       if (p[1] >= 0x80) return -1;
@@ -216,7 +216,6 @@ static inline int predecode_fast(const uint8_t *data, const uint8_t *end, const 
       p += 8;
       continue;
     }
-    if ((tag & 7) != TRAK_PB_WIRE_VARINT && (tag & 7) != TRAK_PB_WIRE_LEN) return -1;
     uint64_t v = p[0];
     if (v < 0x80) {
       p++;
@@ -270,8 +269,8 @@ static void pre_clear(trak_te_pre *pre) {
 int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
                                 size_t len, trak_te_pre *pre) {
   pre_clear(pre);
-  if (limit && data >= base && data + len <= limit) {
-    int fast = predecode_fast(data, data + len, limit, pre);
+  if (limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len) {
+    int fast = predecode_fast(data, data + len, pre);
     if (fast >= 0) return fast;
     pre_clear(pre); /* the fast path gave up part way */
   }
