@@ -11,6 +11,7 @@
 #include "processor/import/callstacks.h"
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
+#include "processor/import/proto/te_predecode.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
 
@@ -134,9 +135,6 @@ static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field 
   pf->present |= 1u << p;
 }
 
-/* A field's tag as the wire writes it, as a number. */
-#define TAG(field, wire) ((uint32_t)(field) << 3 | (wire))
-
 /* decode_fields' fast path, for the fields of the SDKs' event packets: one-byte tags of
 ** timestamp, trusted_packet_sequence_id and sequence_flags (varints) and track_event and
 ** interned_data (LEN), read from [p, end) with the 16 bytes after `end` readable (the caller
@@ -148,19 +146,19 @@ static inline __attribute__((always_inline)) const uint8_t *
 decode_common(const uint8_t *p, const uint8_t *end, packet_fields *pf, uint64_t *last) {
   /* The SDKs' order first, each field tested once: a timestamp, then one-byte sequence id and
   ** flags, each the packet's first field or not there. */
-  if (p < end && p[0] == TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT)) {
+  if (p < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT)) {
     uint64_t v;
     const uint8_t *q = trak_pb__read_varint_unchecked(p + 1, &v);
     if (TRAK_UNLIKELY(!q || q > end)) return p;
     pf->timestamp = v, pf->has_ts = 1, *last = v;
     p = q;
   }
-  if (p + 1 < end && p[0] == TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id,
+  if (p + 1 < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id,
                                  TRAK_PB_WIRE_VARINT) && p[1] < 0x80) {
     pf->seq_id = p[1], pf->has_seq = 1, *last = p[1];
     p += 2;
   }
-  if (p + 1 < end && p[0] == TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT) &&
+  if (p + 1 < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT) &&
       p[1] < 0x80) {
     pf->flags = p[1], *last = p[1];
     p += 2;
@@ -176,21 +174,21 @@ decode_common(const uint8_t *p, const uint8_t *end, packet_fields *pf, uint64_t 
     }
     if (TRAK_UNLIKELY(q > end)) return p;
     switch (p[0]) {
-    case TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT):
+    case TRAK_TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT):
       pf->timestamp = v, pf->has_ts = 1, *last = v;
       break;
-    case TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT):
+    case TRAK_TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT):
       pf->seq_id = (uint32_t)v, pf->has_seq = 1, *last = v;
       break;
-    case TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT):
+    case TRAK_TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT):
       pf->flags = (uint32_t)v, *last = v;
       break;
-    case TAG(TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN):
+    case TRAK_TAG(TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN):
       if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
       pf->span[P_TRACK_EVENT] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_TRACK_EVENT;
       q += v;
       break;
-    case TAG(TRAK_PB_TracePacket_interned_data, TRAK_PB_WIRE_LEN):
+    case TRAK_TAG(TRAK_PB_TracePacket_interned_data, TRAK_PB_WIRE_LEN):
       if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
       pf->span[P_INTERNED] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_INTERNED;
       q += v;
@@ -203,6 +201,13 @@ decode_common(const uint8_t *p, const uint8_t *end, packet_fields *pf, uint64_t 
   return p;
 }
 
+/* Whether [data, data + len) lies in the buffer [base, limit) (limit NULL: no buffer) with 16
+** readable bytes after it, as decode_common and trak__te_predecode_fast need. */
+static inline int decode_fast_ok(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
+                                 size_t len) {
+  return limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len;
+}
+
 static inline __attribute__((always_inline)) int decode_fields(const uint8_t *base,
                                                                const uint8_t *limit,
                                                                const uint8_t *data, size_t len,
@@ -210,7 +215,7 @@ static inline __attribute__((always_inline)) int decode_fields(const uint8_t *ba
   trak_pb_field f;
   const uint8_t *at = data;
   /* Fields the fast path took are not read again: the generic loop starts where it stopped. */
-  if (limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len) {
+  if (decode_fast_ok(base, limit, data, len)) {
     f.value = 0;
     at = decode_common(data, data + len, pf, &f.value);
     if (TRAK_LIKELY(at == data + len)) return 0;
@@ -785,9 +790,18 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
 void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_t *data, size_t len,
                          trak_packet_fields *pf) {
   decode_pure(base, limit, data, len, pf);
-  if (HAS(pf, P_TRACK_EVENT) && !pf->malformed)
-    pf->te_pre = (uint8_t)trak__track_event_predecode(base, limit, pf->span[P_TRACK_EVENT].data,
-                                                      pf->span[P_TRACK_EVENT].len, &pf->te);
+  if (!HAS(pf, P_TRACK_EVENT) || pf->malformed) return;
+  const trak_span *te = &pf->span[P_TRACK_EVENT];
+  /* the event lies in the packet: its 16 bytes past are readable when the packet's are */
+  if (decode_fast_ok(base, limit, data, len)) {
+    trak__te_pre_clear(&pf->te);
+    int fast = trak__te_predecode_fast(te->data, te->data + te->len, &pf->te);
+    if (fast >= 0) {
+      pf->te_pre = (uint8_t)fast;
+      return;
+    }
+  }
+  pf->te_pre = (uint8_t)trak__track_event_predecode(base, limit, te->data, te->len, &pf->te);
 }
 
 uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
