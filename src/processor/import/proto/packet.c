@@ -218,7 +218,10 @@ static inline __attribute__((always_inline)) int decode_fields(const uint8_t *ba
   if (decode_fast_ok(base, limit, data, len)) {
     f.value = 0;
     at = decode_common(data, data + len, pf, &f.value);
-    if (TRAK_LIKELY(at == data + len)) return 0;
+    if (TRAK_LIKELY(at == data + len)) {
+      pf->plain = pf->has_seq && pf->present == 1u << P_TRACK_EVENT;
+      return 0;
+    }
   }
   trak_pb_decoder dec;
   trak__dec_init_in(&dec, data, len, base, limit);
@@ -318,16 +321,17 @@ __attribute__((cold, noinline)) static void skipped_needing_state(trak_importer 
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
 static inline __attribute__((always_inline)) int
-sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
+sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf, int plain) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
-  if (TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index && pf->seq_id)
+  if (!plain && TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index &&
+      pf->seq_id)
     trak__trace_stats_loss(seq, pf->dropped);
-  if (pf->dropped && !pf->first_on_seq) {
+  if (!plain && pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
     seq->timestamps_valid = 0;
   }
-  if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
+  if ((!plain && pf->cleared) || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
   if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
   seq->needs_state_total++;
@@ -366,7 +370,8 @@ static void missing_sequence_id(trak_importer *imp) {
                                                      TRAK_NULL_U32, payload_offset(imp)}));
 }
 
-static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
+static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq,
+                                  int plain);
 static void defer_packet(trak_importer *imp, const packet_fields *pf);
 
 /* trak__sequence_get, its cache of the last sequence read here. */
@@ -405,20 +410,22 @@ __attribute__((noinline)) static void packet_state(trak_importer *imp, trak_sequ
 }
 
 /* Everything of a packet but its compressed_packets, which the caller has handled: inline in
-** the decoded packets' loop (trak__packet_tokenize_decoded), packet_body elsewhere. */
-static inline __attribute__((always_inline)) void packet_body_in(trak_importer *imp,
-                                                                 const packet_fields *pf) {
-  if (pf->has_zstd)
+** the decoded packets' loop (trak__packet_tokenize_decoded), packet_body elsewhere. `plain`
+** (a constant where it is inlined) says the packet is pf->plain: the tests of what such a
+** packet cannot have are left out. */
+static inline __attribute__((always_inline)) void
+packet_body_in(trak_importer *imp, const packet_fields *pf, int plain) {
+  if (!plain && pf->has_zstd)
     trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
   trak_sequence *seq = sequence_of(imp, pf->seq_id);
-  if (pf->first_on_seq) seq->first_packet_flag = 1;
-  if (!sequence_state(imp, seq, pf)) return;
-  if (TRAK_UNLIKELY(pf->present & STATE_SPANS)) packet_state(imp, seq, pf);
-  if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
+  if (!plain && pf->first_on_seq) seq->first_packet_flag = 1;
+  if (!sequence_state(imp, seq, pf, plain)) return;
+  if (!plain && TRAK_UNLIKELY(pf->present & STATE_SPANS)) packet_state(imp, seq, pf);
+  if (TRAK_UNLIKELY(packet_payload(imp, pf, seq, plain))) defer_packet(imp, pf);
 }
 
 static void packet_body(trak_importer *imp, const packet_fields *pf) {
-  packet_body_in(imp, pf);
+  packet_body_in(imp, pf, 0);
 }
 
 /* A rare TracePacket field (meta_fields, and those past 127 unhandled_fields() finds): decoded
@@ -536,7 +543,7 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
 ** Returns 1 if no snapshot has related the timestamp's clock yet (nothing done: the caller
 ** defers the packet). */
 static inline __attribute__((always_inline)) int
-packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) {
+packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq, int plain) {
   const trak_span *sp = pf->span;
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */
@@ -547,12 +554,12 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
     /* Perfetto converts only a timestamp whose clock the packet, its sequence's defaults or a
     ** snapshot names (not a snapshot's own packet) */
-    if (!HAS(pf, P_SNAPSHOT)) {
+    if (plain || !HAS(pf, P_SNAPSHOT)) {
       uint32_t named = pf->has_clock        ? pf->clock_id
                        : seq->default_clock ? seq->default_clock
                                             : imp->clock_cache_default;
       /* Chrome's events and metadata are MONOTONIC unless they name another clock */
-      if (TRAK_UNLIKELY(HAS(pf, P_META)) &&
+      if (!plain && TRAK_UNLIKELY(HAS(pf, P_META)) &&
           (pf->meta_field == TRAK_PB_TracePacket_chrome_events ||
            pf->meta_field == TRAK_PB_TracePacket_chrome_metadata) &&
           (!named || named == TRAK_PB_BUILTIN_CLOCK_MONOTONIC))
@@ -566,11 +573,11 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   }
   /* A descriptor takes its packet's trace time (Perfetto applies descriptors in that order);
   ** a packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
-  if (HAS(pf, P_DESCRIPTOR)) {
+  if (!plain && HAS(pf, P_DESCRIPTOR)) {
     imp->descriptor_ts = ctx.has_ts ? ctx.ts : imp->latest_ts;
     trak__track_descriptor_add(imp, seq, sp[P_DESCRIPTOR].data, sp[P_DESCRIPTOR].len);
   }
-  if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
+  if (!plain && HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);
   else if (HAS(pf, P_TRACK_EVENT) && pf->te_pre)
     trak__track_event_tokenize_pre(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len,
@@ -579,7 +586,7 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
     trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len, NULL);
   else if (HAS(pf, P_META))
     rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
-  if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
+  if (!plain && HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
     trak__process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
   return 0;
 }
@@ -595,7 +602,7 @@ __attribute__((cold, noinline)) static void defer_packet(trak_importer *imp,
                       : NULL;
   if (!copy) {
     imp->at_eof = 1;
-    packet_payload(imp, pf, trak__sequence_get(imp, pf->seq_id));
+    packet_payload(imp, pf, trak__sequence_get(imp, pf->seq_id), 0);
     imp->at_eof = 0;
     return;
   }
@@ -617,7 +624,7 @@ void trak__packets_retry_deferred(trak_importer *imp) {
     memset(&pf, 0, offsetof(packet_fields, span));
     /* Decoded before without error; its sequence state and descriptors were applied then. */
     decode_fields(NULL, NULL, d->bytes.data, d->bytes.len, &pf);
-    packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id));
+    packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id), 0);
     free((void *)d->bytes.data);
   }
   trak_vec_free(imp->deferred);
@@ -812,11 +819,16 @@ uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
 
 void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf) {
   imp->packet_len = pf->raw_len;
+  if (TRAK_LIKELY(pf->plain)) { /* decode_finish's test of what a plain packet can have */
+    if (TRAK_UNLIKELY(imp->threads.machine)) unhandled_fields(imp, pf->raw, pf->raw_len, pf);
+    packet_body_in(imp, pf, 1);
+    return;
+  }
   decode_finish(imp, pf->raw, pf->raw_len, pf);
   if (HAS(pf, P_COMPRESSED))
     compressed_packets(imp, pf);
   else
-    packet_body_in(imp, pf);
+    packet_body_in(imp, pf, 0);
 }
 
 void trak__proto_free(trak_importer *imp) {

@@ -46,6 +46,8 @@ typedef struct trak_packet_fields {
   uint8_t unhandled; /* has fields the common switch does not read (packet.c) */
   uint8_t malformed; /* the fields stop decoding before the packet's end */
   uint8_t te_pre;    /* `te` holds the packet's TrackEvent, decoded (the decoding thread) */
+  uint8_t plain; /* only a track_event, a sequence id, a timestamp and flags, all read by the
+                 ** one-byte tags' fast path (packet.c): none of the rarer fields' tests apply */
   trak_span span[TRAK_PACKET_SPANS];
   trak_te_pre te;
 } trak_packet_fields;
