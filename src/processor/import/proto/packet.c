@@ -214,9 +214,11 @@ static inline __attribute__((always_inline)) int decode_fields(const uint8_t *ba
                                                                packet_fields *pf) {
   trak_pb_field f;
   const uint8_t *at = data;
-  /* Fields the fast path took are not read again: the generic loop starts where it stopped. */
+  /* A field of the wrong wire type takes the value of the last varint (0 before any), read by
+  ** either loop. Fields the fast path took are not read again: the generic loop starts where it
+  ** stopped. */
+  f.value = 0;
   if (decode_fast_ok(base, limit, data, len)) {
-    f.value = 0;
     at = decode_common(data, data + len, pf, &f.value);
     if (TRAK_LIKELY(at == data + len)) {
       pf->plain = pf->has_seq && pf->present == 1u << P_TRACK_EVENT;
