@@ -627,6 +627,12 @@ static void sort_index_hints(trak_importer *imp) {
   }
 }
 
+/* The track_id column `col` of n rows, from track indexes to the rows `row_of` gives them. */
+static void renumber(uint32_t *col, size_t n, const uint32_t *row_of) {
+  for (size_t r = 0; r < n; r++)
+    col[r] = row_of[col[r]];
+}
+
 void trak__tracks_finish(trak_importer *imp) {
   trak_tables *t = imp->tables;
   sort_index_hints(imp);
@@ -650,16 +656,17 @@ void trak__tracks_finish(trak_importer *imp) {
     }
     if (!late) n_early = (uint32_t)t->track.n;
   }
-  for (size_t r = 0; r < t->slice.n; r++)
-    t->slice.track_id[r] = ord[t->slice.track_id[r]].final;
-  for (size_t r = 0; r < t->counter.n; r++)
-    t->counter.track_id[r] = ord[t->counter.track_id[r]].final;
-  for (size_t r = 0; r < t->state.n; r++)
-    t->state.track_id[r] = ord[t->state.track_id[r]].final;
-  for (size_t r = 0; r < t->gpu_counter_group.n; r++)
-    t->gpu_counter_group.track_id[r] = ord[t->gpu_counter_group.track_id[r]].final;
-  for (size_t i = 0; i < n; i++) /* `used` is free to hold the rows of track indexes now */
+  int same = 1; /* every track's row is its index: the track_id columns hold rows already */
+  for (size_t i = 0; i < n; i++) { /* `used` is free to hold the rows of track indexes now */
     used[i] = ord[i].final;
+    same &= used[i] == i;
+  }
+  if (!same) {
+    renumber(t->slice.track_id, t->slice.n, used);
+    renumber(t->counter.track_id, t->counter.n, used);
+    renumber(t->state.track_id, t->state.n, used);
+    renumber(t->gpu_counter_group.track_id, t->gpu_counter_group.n, used);
+  }
   trak__arg_order_apply(imp, used, n_early);
   free(ord);
   free(used);

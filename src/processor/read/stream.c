@@ -143,17 +143,29 @@ frame_scan(trak_processor *p, int *dead, uint64_t *skip_left, const uint8_t *dat
     const uint8_t *q = data + pos;
     uint64_t tag, v;
     const char *why;
+    uint32_t field, wt;
+    size_t body = 0;
+    /* A packet's one-byte tag and a length of one or two bytes (under every limit): the
+    ** common case, tested at once; anything else is read field by field below. */
+    if (TRAK_LIKELY(end - q >= 3 && q[0] == (TRAK_PB_Trace_packet << 3 | TRAK_PB_WIRE_LEN) &&
+                    (q[1] < 0x80 || q[2] < 0x80))) {
+      field = TRAK_PB_Trace_packet, wt = TRAK_PB_WIRE_LEN;
+      if (q[1] < 0x80)
+        body = q[1], q += 2;
+      else
+        body = (size_t)(q[1] & 0x7f) | (size_t)q[2] << 7, q += 3;
+      goto framed;
+    }
     if (read_varint(&q, end, &tag, &why)) {
       if (end - (data + pos) < TRAK_PB_MAX_VARINT_BYTES) return pos;
       framed_corrupt(p, dead, out, base + pos, why);
       return pos;
     }
-    uint32_t field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
+    field = (uint32_t)(tag >> 3), wt = (uint32_t)(tag & 7);
     if (field == 0) {
       framed_corrupt(p, dead, out, base + pos, "field number 0");
       return pos;
     }
-    size_t body = 0;
     switch (wt) {
     case TRAK_PB_WIRE_VARINT:
       if (read_varint(&q, end, &v, &why)) {
@@ -190,6 +202,7 @@ frame_scan(trak_processor *p, int *dead, uint64_t *skip_left, const uint8_t *dat
       framed_corrupt(p, dead, out, base + pos, "invalid wire type");
       return pos;
     }
+  framed:
     if ((size_t)(end - q) < body) return pos;
     if (out) {
       if (field == TRAK_PB_Trace_packet && wt == TRAK_PB_WIRE_LEN) {

@@ -274,8 +274,8 @@ __attribute__((noinline)) static uint32_t bundle_predecode(const uint8_t *limit,
   return (uint32_t)set->bundles.n;
 }
 
-uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
-                                trak_fpre_set *set) {
+uint32_t trak__ftrace_bundle_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                       trak_fpre_set *set) {
   trak_span b;
   if (trak__packet_meta(pf, &b) != TRAK_PB_TracePacket_ftrace_events) return 0;
   return bundle_predecode(limit, b, set);

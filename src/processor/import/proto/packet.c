@@ -11,6 +11,7 @@
 #include "processor/import/callstacks.h"
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/proto/proto.h"
+#include "processor/import/proto/te_predecode.h"
 #include "processor/util/inflate.h"
 #include "util/limits.h"
 
@@ -135,13 +136,99 @@ static void set_span(packet_fields *pf, enum packet_span p, const trak_pb_field 
   pf->present |= 1u << p;
 }
 
+/* decode_fields' fast path, for the fields of the SDKs' event packets: one-byte tags of
+** timestamp, trusted_packet_sequence_id and sequence_flags (varints) and track_event and
+** interned_data (LEN), read from [p, end) with the 16 bytes after `end` readable (the caller
+** checks). Returns where it stopped: `end` when every field was one of those, else the first
+** field it does not take (another field, another wire type, or bytes that may not decode),
+** from which the generic loop goes on. `*last` is the value of the last varint read, which the
+** generic loop's field holds until its next varint. */
+static inline __attribute__((always_inline)) const uint8_t *
+decode_common(const uint8_t *p, const uint8_t *end, packet_fields *pf, uint64_t *last) {
+  /* The SDKs' order first, each field tested once: a timestamp, then one-byte sequence id and
+  ** flags, each the packet's first field or not there. */
+  if (p < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT)) {
+    uint64_t v;
+    const uint8_t *q = trak_pb__read_varint_unchecked(p + 1, &v);
+    if (TRAK_UNLIKELY(!q || q > end)) return p;
+    pf->timestamp = v, pf->has_ts = 1, *last = v;
+    p = q;
+  }
+  if (p + 1 < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id,
+                                 TRAK_PB_WIRE_VARINT) && p[1] < 0x80) {
+    pf->seq_id = p[1], pf->has_seq = 1, *last = p[1];
+    p += 2;
+  }
+  if (p + 1 < end && p[0] == TRAK_TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT) &&
+      p[1] < 0x80) {
+    pf->flags = p[1], *last = p[1];
+    p += 2;
+  }
+  while (p < end) {
+    const uint8_t *q = p + 1;
+    uint64_t v = q[0];
+    if (v < 0x80) {
+      q++;
+    } else {
+      q = trak_pb__read_varint_unchecked(q, &v);
+      if (TRAK_UNLIKELY(!q)) return p;
+    }
+    if (TRAK_UNLIKELY(q > end)) return p;
+    switch (p[0]) {
+    case TRAK_TAG(TRAK_PB_TracePacket_timestamp, TRAK_PB_WIRE_VARINT):
+      pf->timestamp = v, pf->has_ts = 1, *last = v;
+      break;
+    case TRAK_TAG(TRAK_PB_TracePacket_trusted_packet_sequence_id, TRAK_PB_WIRE_VARINT):
+      pf->seq_id = (uint32_t)v, pf->has_seq = 1, *last = v;
+      break;
+    case TRAK_TAG(TRAK_PB_TracePacket_sequence_flags, TRAK_PB_WIRE_VARINT):
+      pf->flags = (uint32_t)v, *last = v;
+      break;
+    case TRAK_TAG(TRAK_PB_TracePacket_track_event, TRAK_PB_WIRE_LEN):
+      if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
+      pf->span[P_TRACK_EVENT] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_TRACK_EVENT;
+      q += v;
+      break;
+    case TRAK_TAG(TRAK_PB_TracePacket_interned_data, TRAK_PB_WIRE_LEN):
+      if (TRAK_UNLIKELY(v > (uint64_t)(end - q))) return p;
+      pf->span[P_INTERNED] = (trak_span){q, (size_t)v}, pf->present |= 1u << P_INTERNED;
+      q += v;
+      break;
+    default:
+      return p;
+    }
+    p = q;
+  }
+  return p;
+}
+
+/* Whether [data, data + len) lies in the buffer [base, limit) (limit NULL: no buffer) with 16
+** readable bytes after it, as decode_common and trak__te_predecode_fast need. */
+static inline int decode_fast_ok(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
+                                 size_t len) {
+  return limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len;
+}
+
 static inline __attribute__((always_inline)) int decode_fields(const uint8_t *base,
                                                                const uint8_t *limit,
                                                                const uint8_t *data, size_t len,
                                                                packet_fields *pf) {
-  trak_pb_decoder dec;
   trak_pb_field f;
+  const uint8_t *at = data;
+  /* A field of the wrong wire type takes the value of the last varint (0 before any), read by
+  ** either loop. Fields the fast path took are not read again: the generic loop starts where it
+  ** stopped. */
+  f.value = 0;
+  if (decode_fast_ok(base, limit, data, len)) {
+    at = decode_common(data, data + len, pf, &f.value);
+    if (TRAK_LIKELY(at == data + len)) {
+      pf->plain = pf->has_seq && pf->present == 1u << P_TRACK_EVENT;
+      return 0;
+    }
+  }
+  trak_pb_decoder dec;
   trak__dec_init_in(&dec, data, len, base, limit);
+  dec.p = at;
   int rc;
   while ((rc = trak_pb_decoder_next(&dec, &f)) > 0) {
     int is_len = f.wire_type == TRAK_PB_WIRE_LEN;
@@ -236,16 +323,18 @@ __attribute__((cold, noinline)) static void skipped_needing_state(trak_importer 
 }
 
 /* Applies the sequence flags. Returns 0 if the packet must be skipped. */
-static int sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf) {
+static inline __attribute__((always_inline)) int
+sequence_state(trak_importer *imp, trak_sequence *seq, const packet_fields *pf, int plain) {
   /* Perfetto's per-buffer loss figures count drops after a sequence's first packet */
-  if (TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index && pf->seq_id)
+  if (!plain && TRAK_UNLIKELY(pf->dropped) && imp->packet_index != seq->first_packet_index &&
+      pf->seq_id)
     trak__trace_stats_loss(seq, pf->dropped);
-  if (pf->dropped && !pf->first_on_seq) {
+  if (!plain && pf->dropped && !pf->first_on_seq) {
     trak__report(imp, TRAK_STAT_PACKET_LOSS, "sequence %u lost packets before this one", seq->id);
     seq->state_valid = 0;
     seq->timestamps_valid = 0;
   }
-  if (pf->cleared || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
+  if ((!plain && pf->cleared) || (pf->flags & TRAK_PB_TracePacket_SEQ_INCREMENTAL_STATE_CLEARED))
     trak__sequence_clear(seq);
   if (!(pf->flags & TRAK_PB_TracePacket_SEQ_NEEDS_INCREMENTAL_STATE)) return 1;
   seq->needs_state_total++;
@@ -284,17 +373,25 @@ static void missing_sequence_id(trak_importer *imp) {
                                                      TRAK_NULL_U32, payload_offset(imp)}));
 }
 
-static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq);
+static inline int packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq,
+                                  int plain);
 static void defer_packet(trak_importer *imp, const packet_fields *pf);
 
-/* Everything of a packet but its compressed_packets, which the caller has handled. */
-static void packet_body(trak_importer *imp, const packet_fields *pf) {
-  if (pf->has_zstd)
-    trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
-  trak_sequence *seq = trak__sequence_get(imp, pf->seq_id);
+/* trak__sequence_get, its cache of the last sequence read here. */
+static inline __attribute__((always_inline)) trak_sequence *sequence_of(trak_importer *imp,
+                                                                       uint32_t id) {
+  trak_sequence *last = imp->seqs.last;
+  return TRAK_LIKELY(last && last->id == id) ? last : trak__sequence_get(imp, id);
+}
+
+/* The sub-messages of a packet that set its sequence's or the import's state, before its
+** payload: defaults, interned data, a clock snapshot, trace stats, a legacy thread
+** descriptor (packet_body_in tests them together, as they are rare). */
+#define STATE_SPANS                                                                                \
+  (1u << P_DEFAULTS | 1u << P_INTERNED | 1u << P_SNAPSHOT | 1u << P_TRACE_STATS | 1u << P_THREAD)
+__attribute__((noinline)) static void packet_state(trak_importer *imp, trak_sequence *seq,
+                                                   const packet_fields *pf) {
   const trak_span *sp = pf->span;
-  if (pf->first_on_seq) seq->first_packet_flag = 1;
-  if (!sequence_state(imp, seq, pf)) return;
   if (HAS(pf, P_DEFAULTS)) packet_defaults(imp, seq, &sp[P_DEFAULTS]);
   if (HAS(pf, P_INTERNED))
     trak__interned_data_add(imp, seq, sp[P_INTERNED].data, sp[P_INTERNED].len);
@@ -313,7 +410,25 @@ static void packet_body(trak_importer *imp, const packet_fields *pf) {
     thread_references(imp, seq, &sp[P_THREAD]);
     seq->timestamps_valid = 1;
   }
-  if (TRAK_UNLIKELY(packet_payload(imp, pf, seq))) defer_packet(imp, pf);
+}
+
+/* Everything of a packet but its compressed_packets, which the caller has handled: inline in
+** the decoded packets' loop (trak__packet_tokenize_decoded), packet_body elsewhere. `plain`
+** (a constant where it is inlined) says the packet is pf->plain: the tests of what such a
+** packet cannot have are left out. */
+static inline __attribute__((always_inline)) void
+packet_body_in(trak_importer *imp, const packet_fields *pf, int plain) {
+  if (!plain && pf->has_zstd)
+    trak__report(imp, TRAK_STAT_COMPRESSED_UNSUPPORTED, "zstd_compressed_packets skipped");
+  trak_sequence *seq = sequence_of(imp, pf->seq_id);
+  if (!plain && pf->first_on_seq) seq->first_packet_flag = 1;
+  if (!sequence_state(imp, seq, pf, plain)) return;
+  if (!plain && TRAK_UNLIKELY(pf->present & STATE_SPANS)) packet_state(imp, seq, pf);
+  if (TRAK_UNLIKELY(packet_payload(imp, pf, seq, plain))) defer_packet(imp, pf);
+}
+
+static void packet_body(trak_importer *imp, const packet_fields *pf) {
+  packet_body_in(imp, pf, 0);
 }
 
 /* A rare TracePacket field (meta_fields, and those past 127 unhandled_fields() finds): decoded
@@ -434,7 +549,7 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
 ** Returns 1 if no snapshot has related the timestamp's clock yet (nothing done: the caller
 ** defers the packet). */
 static inline __attribute__((always_inline)) int
-packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) {
+packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq, int plain) {
   const trak_span *sp = pf->span;
   /* Every timestamped packet converts, not only events: an incremental clock advances with
   ** each packet of its sequence (SDKs give descriptors timestamps too). */
@@ -445,12 +560,12 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
                                           : TRAK_PB_BUILTIN_CLOCK_BOOTTIME;
     /* Perfetto converts only a timestamp whose clock the packet, its sequence's defaults or a
     ** snapshot names (not a snapshot's own packet) */
-    if (!HAS(pf, P_SNAPSHOT)) {
+    if (plain || !HAS(pf, P_SNAPSHOT)) {
       uint32_t named = pf->has_clock        ? pf->clock_id
                        : seq->default_clock ? seq->default_clock
                                             : imp->clock_cache_default;
       /* Chrome's events and metadata are MONOTONIC unless they name another clock */
-      if (TRAK_UNLIKELY(HAS(pf, P_META)) &&
+      if (!plain && TRAK_UNLIKELY(HAS(pf, P_META)) &&
           (pf->meta_field == TRAK_PB_TracePacket_chrome_events ||
            pf->meta_field == TRAK_PB_TracePacket_chrome_metadata) &&
           (!named || named == TRAK_PB_BUILTIN_CLOCK_MONOTONIC))
@@ -464,11 +579,11 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
   }
   /* A descriptor takes its packet's trace time (Perfetto applies descriptors in that order);
   ** a packet without a timestamp sorts at the latest one seen so far, as in Perfetto. */
-  if (HAS(pf, P_DESCRIPTOR)) {
+  if (!plain && HAS(pf, P_DESCRIPTOR)) {
     imp->descriptor_ts = ctx.has_ts ? ctx.ts : imp->latest_ts;
     trak__track_descriptor_add(imp, seq, sp[P_DESCRIPTOR].data, sp[P_DESCRIPTOR].len);
   }
-  if (HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
+  if (!plain && HAS(pf, P_TRACK_EVENT) && !pf->has_seq)
     missing_sequence_id(imp);
   else if (HAS(pf, P_TRACK_EVENT) && pf->te_pre)
     trak__track_event_tokenize_pre(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len,
@@ -477,7 +592,7 @@ packet_payload(trak_importer *imp, const packet_fields *pf, trak_sequence *seq) 
     trak__track_event_tokenize(imp, &ctx, sp[P_TRACK_EVENT].data, sp[P_TRACK_EVENT].len, NULL);
   else if (HAS(pf, P_META))
     rare_packet(imp, &ctx, pf->meta_field, sp[P_META].data, sp[P_META].len);
-  if (HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
+  if (!plain && HAS(pf, P_PROCESS_STATS) && ctx.has_ts)
     trak__process_stats(imp, &ctx, sp[P_PROCESS_STATS].data, sp[P_PROCESS_STATS].len);
   return 0;
 }
@@ -493,7 +608,7 @@ __attribute__((cold, noinline)) static void defer_packet(trak_importer *imp,
                       : NULL;
   if (!copy) {
     imp->at_eof = 1;
-    packet_payload(imp, pf, trak__sequence_get(imp, pf->seq_id));
+    packet_payload(imp, pf, trak__sequence_get(imp, pf->seq_id), 0);
     imp->at_eof = 0;
     return;
   }
@@ -515,7 +630,7 @@ void trak__packets_retry_deferred(trak_importer *imp) {
     memset(&pf, 0, offsetof(packet_fields, span));
     /* Decoded before without error; its sequence state and descriptors were applied then. */
     decode_fields(NULL, NULL, d->bytes.data, d->bytes.len, &pf);
-    packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id));
+    packet_payload(imp, &pf, trak__sequence_get(imp, pf.seq_id), 0);
     free((void *)d->bytes.data);
   }
   trak_vec_free(imp->deferred);
@@ -688,9 +803,18 @@ void trak__packet_tokenize(trak_importer *imp, const uint8_t *data, size_t len) 
 void trak__packet_decode(const uint8_t *base, const uint8_t *limit, const uint8_t *data, size_t len,
                          trak_packet_fields *pf) {
   decode_pure(base, limit, data, len, pf);
-  if (HAS(pf, P_TRACK_EVENT) && !pf->malformed)
-    pf->te_pre = (uint8_t)trak__track_event_predecode(base, limit, pf->span[P_TRACK_EVENT].data,
-                                                      pf->span[P_TRACK_EVENT].len, &pf->te);
+  if (!HAS(pf, P_TRACK_EVENT) || pf->malformed) return;
+  const trak_span *te = &pf->span[P_TRACK_EVENT];
+  /* the event lies in the packet: its 16 bytes past are readable when the packet's are */
+  if (decode_fast_ok(base, limit, data, len)) {
+    trak__te_pre_clear(&pf->te);
+    int fast = trak__te_predecode_fast(te->data, te->data + te->len, &pf->te);
+    if (fast >= 0) {
+      pf->te_pre = (uint8_t)fast;
+      return;
+    }
+  }
+  pf->te_pre = (uint8_t)trak__track_event_predecode(base, limit, te->data, te->len, &pf->te);
 }
 
 uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
@@ -701,8 +825,16 @@ uint32_t trak__packet_meta(const trak_packet_fields *pf, trak_span *span) {
 
 void trak__packet_tokenize_decoded(trak_importer *imp, trak_packet_fields *pf) {
   imp->packet_len = pf->raw_len;
+  if (TRAK_LIKELY(pf->plain)) { /* decode_finish's test of what a plain packet can have */
+    if (TRAK_UNLIKELY(imp->threads.machine)) unhandled_fields(imp, pf->raw, pf->raw_len, pf);
+    packet_body_in(imp, pf, 1);
+    return;
+  }
   decode_finish(imp, pf->raw, pf->raw_len, pf);
-  packet_dispatch(imp, pf);
+  if (HAS(pf, P_COMPRESSED))
+    compressed_packets(imp, pf);
+  else
+    packet_body_in(imp, pf, 0);
 }
 
 void trak__proto_free(trak_importer *imp) {

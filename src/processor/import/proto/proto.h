@@ -46,6 +46,8 @@ typedef struct trak_packet_fields {
   uint8_t unhandled; /* has fields the common switch does not read (packet.c) */
   uint8_t malformed; /* the fields stop decoding before the packet's end */
   uint8_t te_pre;    /* `te` holds the packet's TrackEvent, decoded (the decoding thread) */
+  uint8_t plain; /* only a track_event, a sequence id, a timestamp and flags, all read by the
+                 ** one-byte tags' fast path (packet.c): none of the rarer fields' tests apply */
   trak_span span[TRAK_PACKET_SPANS];
   trak_te_pre te;
 } trak_packet_fields;
@@ -508,9 +510,15 @@ typedef struct trak_fpre_set {
 } trak_fpre_set;
 /* When packet `pf` (decoded by trak__packet_decode, reading up to `limit`) holds an ftrace bundle
 ** of plain structure (no self-describing event descriptors, no malformed field), decodes it into
-** `set` and returns its index + 1, else 0. Runs on any thread. */
-uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
-                                trak_fpre_set *set);
+** `set` and returns its index + 1, else 0. Runs on any thread. A packet without a bundle is
+** answered inline (its meta_field, zeroed by the decoding, names no bundle). */
+uint32_t trak__ftrace_bundle_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                       trak_fpre_set *set);
+static inline uint32_t trak__ftrace_predecode(const uint8_t *limit, const trak_packet_fields *pf,
+                                              trak_fpre_set *set) {
+  if (pf->meta_field != TRAK_PB_TracePacket_ftrace_events) return 0;
+  return trak__ftrace_bundle_predecode(limit, pf, set);
+}
 /* Points every bundle of `set` at its events once the batch is decoded (the array no longer
 ** moves). */
 void trak__ftrace_predecode_done(trak_fpre_set *set);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "processor/import/gpu_flows.h"
+#include "processor/import/proto/te_predecode.h"
 #include "processor/import/proto/track_event.h"
 
 typedef trak_te_fields event_fields;
@@ -190,90 +191,13 @@ static int decode_event(const trak_importer *imp, const uint8_t *data, size_t le
   return rc;
 }
 
-/* A field's tag as the wire writes it (one or two varint bytes), as a number. */
-#define TAG(field, wire) ((uint32_t)(field) << 3 | (wire))
-
-/* trak__track_event_predecode's fast path, for the encoding the SDKs write: tags of one or two
-** bytes, at least 16 bytes readable after each (as trak_pb_decoder_next's fast path). Returns 1
-** or 0 as trak__track_event_predecode, or -1 for anything else (a short buffer, a tag or wire
-** type not taken here, bytes that may not decode): the generic loop decides then. */
-static inline int predecode_fast(const uint8_t *data, const uint8_t *end, const uint8_t *limit,
-                                 trak_te_pre *pre) {
-  const uint8_t *p = data;
-  while (p < end) {
-    if (limit - p < 16) return -1;
-    uint32_t tag = p[0];
-    if (tag >= 0x80) {
-      if (p[1] >= 0x80) return -1;
-      tag = (tag & 0x7f) | (uint32_t)p[1] << 7;
-      p += 2;
-    } else {
-      p++;
-    }
-    if (tag == TAG(TRAK_PB_TrackEvent_double_counter_value, TRAK_PB_WIRE_FIXED64)) {
-      if (end - p < 8) return -1;
-      pre->value = trak_pb__load_le64(p), pre->has_value = 1, pre->value_is_double = 1;
-      p += 8;
-      continue;
-    }
-    if ((tag & 7) != TRAK_PB_WIRE_VARINT && (tag & 7) != TRAK_PB_WIRE_LEN) return -1;
-    uint64_t v = p[0];
-    if (v < 0x80) {
-      p++;
-    } else {
-      p = trak_pb__read_varint_unchecked(p, &v);
-      if (!p) return -1;
-    }
-    if (p > end) return -1;
-    switch (tag) {
-    case TAG(TRAK_PB_TrackEvent_type, TRAK_PB_WIRE_VARINT):
-      pre->type = v, pre->has_type = 1;
-      break;
-    case TAG(TRAK_PB_TrackEvent_track_uuid, TRAK_PB_WIRE_VARINT):
-      pre->track_uuid = v, pre->has_track = 1;
-      break;
-    case TAG(TRAK_PB_TrackEvent_name_iid, TRAK_PB_WIRE_VARINT):
-      pre->name_iid = v, pre->has_name_iid = 1;
-      break;
-    case TAG(TRAK_PB_TrackEvent_category_iids, TRAK_PB_WIRE_VARINT):
-      if (pre->n_cat_iids) return 0;
-      pre->cat_iid = v, pre->n_cat_iids = 1;
-      break;
-    case TAG(TRAK_PB_TrackEvent_counter_value, TRAK_PB_WIRE_VARINT):
-      pre->value = v, pre->has_value = 1, pre->value_is_double = 0;
-      break;
-    case TAG(TRAK_PB_TrackEvent_debug_annotations, TRAK_PB_WIRE_LEN):
-      if (v > (uint64_t)(end - p)) return -1;
-      if (pre->n_annos == TRAK_TE_PRE_ANNOS) return 0;
-      pre->anno_at[pre->n_annos] = (uint32_t)(p - data);
-      pre->anno_len[pre->n_annos++] = (uint32_t)v;
-      p += v;
-      break;
-    case TAG(TRAK_PB_TrackEvent_name, TRAK_PB_WIRE_LEN):
-      if (v > (uint64_t)(end - p)) return -1;
-      pre->name_at = (uint32_t)(p - data), pre->name_len = (uint32_t)v, pre->has_name = 1;
-      p += v;
-      break;
-    default:
-      return -1;
-    }
-  }
-  return 1;
-}
-
-/* No field taken yet. */
-static void pre_clear(trak_te_pre *pre) {
-  pre->has_type = pre->has_track = pre->has_name_iid = pre->has_name = 0;
-  pre->n_cat_iids = pre->n_annos = pre->has_value = 0;
-}
-
 int trak__track_event_predecode(const uint8_t *base, const uint8_t *limit, const uint8_t *data,
                                 size_t len, trak_te_pre *pre) {
-  pre_clear(pre);
-  if (limit && data >= base && data + len <= limit) {
-    int fast = predecode_fast(data, data + len, limit, pre);
+  trak__te_pre_clear(pre);
+  if (limit && data >= base && limit - data >= 16 && (size_t)(limit - data) - 16 >= len) {
+    int fast = trak__te_predecode_fast(data, data + len, pre);
     if (fast >= 0) return fast;
-    pre_clear(pre); /* the fast path gave up part way */
+    trak__te_pre_clear(pre); /* the fast path gave up part way */
   }
   trak_pb_decoder dec;
   trak_pb_field f;
