@@ -331,6 +331,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     slot = (trak_json_value *)(void *)((char *)e + k->off);
     c->p += k->len;
     prev = k->field;
+    if (TRAK_LIKELY(slot == &e->ph)) goto phase;
     goto value;
   }
   for (;;) {
@@ -347,6 +348,12 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     }
     key_learn(row, prev, e, slot);
     prev = row[prev].field;
+    if (slot == &e->ph) {
+    phase: /* the phase's row predicts the keys after it */
+      if ((rc = trak__json_value_fast(c, &e->ph, 1))) return rc;
+      row = j->key_pred[(unsigned char)e->ph.s[0] & 31];
+      goto next;
+    }
     if (!slot) slot = &other;
   value:
     if (slot == &e->args && j->leaves_on)
@@ -354,7 +361,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     else
       rc = trak__json_value_fast(c, slot, 1);
     if (rc) return rc;
-    if (slot == &e->ph) row = j->key_pred[(unsigned char)e->ph.s[0] & 31];
+  next:
     k = &row[prev];
     if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
       slot = (trak_json_value *)(void *)((char *)e + k->off);
