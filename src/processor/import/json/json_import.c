@@ -424,7 +424,8 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
     return;
   }
   j->leaves_kept = *j->lv.n;
-  trak_json_op *op = op_push(j, JSON_OP_EVENT);
+  trak_json_op *op = &j->ops->v[j->ops->n++]; /* op_next's slot, which `e` is */
+  op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
   op->index = j->event_index, op->offset = offset;
   if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
