@@ -113,49 +113,60 @@ typedef struct cursor {
   trak_sequence *seq;
 } cursor;
 
-/* Whether cursor a's record comes before cursor b's: by timestamp, then packet, then cursor
-** index (the sequence made first), so that the order is total and ties go as before. */
-static inline int cur_before(const cursor *c, uint32_t a, uint32_t b) {
-  const cursor *x = &c[a], *y = &c[b];
-  return x->ev.ts < y->ev.ts ||
-         (x->ev.ts == y->ev.ts && (x->ev.pkt < y->ev.pkt || (x->ev.pkt == y->ev.pkt && a < b)));
+/* Where cursor `i`'s record falls in the merge's order: by timestamp, then packet, then cursor
+** index (the sequence made first), so that the order is total and ties go as before. Compared
+** as two unsigned words (the timestamp's sign bit flipped), high word first. */
+typedef struct merge_key {
+  uint64_t hi; /* ts ^ 2^63 */
+  uint64_t lo; /* pkt << 32 | cursor index */
+} merge_key;
+
+static inline merge_key key_of(const cursor *c, uint32_t i) {
+  return (merge_key){(uint64_t)c->ev.ts ^ (1ull << 63), (uint64_t)c->ev.pkt << 32 | i};
 }
 
-/* A tree of losers over the cursors: internal node n (1 <= n < size) holds the index of the
-** cursor that lost the match at n (the later of its two subtrees' earliest records); `winner`
-** is the cursor with the earliest record of all. Leaves are cursors (exhausted ones and padding
-** compare last). Advancing the winner replays its leaf-to-root path: one comparison per level
-** with the loser kept there, and no moves of cursors. */
+static inline int key_less(merge_key a, merge_key b) {
+  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+}
+
+/* A tree of losers over the cursors: internal node n (1 <= n < size) holds the key of the
+** cursor that lost the match at n (the later of its two subtrees' earliest records; the key
+** names its cursor); `winner` is the cursor with the earliest record of all. Leaves are
+** cursors (exhausted ones and padding compare last). Advancing the winner replays its
+** leaf-to-root path: one comparison of keys per level, the loser's key kept in the node, so the
+** replay reads no cursor but the winner's. */
 typedef struct tournament {
   cursor *c;
-  uint32_t *node;
+  merge_key *node;
   uint32_t size; /* number of leaves, a power of two */
   uint32_t winner;
 } tournament;
 
 /* Builds the tree from the cursors (node[] of `size` entries). Can't fail. */
 static void tournament_build(tournament *t) {
-  uint32_t *w = calloc(t->size, sizeof *w); /* each node's winner, bottom-up */
+  merge_key *w = calloc(t->size, sizeof *w); /* each node's winner, bottom-up */
   if (!w) abort();
   for (uint32_t n = t->size - 1; n >= 1; n--) {
     uint32_t l = 2 * n, r = 2 * n + 1;
-    uint32_t a = l >= t->size ? l - t->size : w[l], b = r >= t->size ? r - t->size : w[r];
-    int b_first = cur_before(t->c, b, a);
+    merge_key a = l >= t->size ? key_of(&t->c[l - t->size], l - t->size) : w[l];
+    merge_key b = r >= t->size ? key_of(&t->c[r - t->size], r - t->size) : w[r];
+    int b_first = key_less(b, a);
     w[n] = b_first ? b : a;
     t->node[n] = b_first ? a : b;
   }
-  t->winner = t->size > 1 ? w[1] : 0;
+  t->winner = t->size > 1 ? (uint32_t)w[1].lo : 0;
   free(w);
 }
 
 /* The winner's cursor moved on: replays its path to the root. */
 static inline void tournament_replay(tournament *t) {
-  uint32_t cand = t->winner;
-  for (uint32_t n = (cand + t->size) / 2; n >= 1; n /= 2) {
-    uint32_t l = t->node[n];
-    if (cur_before(t->c, l, cand)) t->node[n] = cand, cand = l;
+  uint32_t w = t->winner;
+  merge_key cand = key_of(&t->c[w], w);
+  for (uint32_t n = (w + t->size) / 2; n >= 1; n /= 2) {
+    merge_key l = t->node[n];
+    if (key_less(l, cand)) t->node[n] = cand, cand = l;
   }
-  t->winner = cand;
+  t->winner = (uint32_t)cand.lo;
 }
 
 /* Marks a cursor exhausted: it compares after every other. Returns 0. */
@@ -355,7 +366,7 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
   uint32_t size = 1;
   while (size < m->live)
     size *= 2;
-  *t = (tournament){realloc(c, size * sizeof(cursor)), calloc(size, sizeof(uint32_t)), size, 0};
+  *t = (tournament){realloc(c, size * sizeof(cursor)), calloc(size, sizeof(merge_key)), size, 0};
   if (!t->c || !t->node) abort();
   for (size_t i = m->live; i < size; i++)
     t->c[i] = (cursor){0}, cursor_done(&t->c[i]);

@@ -9,6 +9,7 @@
 */
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,9 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
     trak__json_dict_init(&j->dict);
   }
   j->lv = (trak_json_leaves){&j->own.v, &j->own.n, &j->own.cap};
+  for (size_t ph = 0; ph < 32; ph++)
+    for (size_t f = 0; f < JSON_KEY_ROWS; f++)
+      j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER};
   return j;
 }
 
@@ -243,6 +247,43 @@ static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json
   return NULL;
 }
 
+/* The keys of a jevent's fields, in JSON_KEY field order (json_import.h), and where each is. */
+static const struct {
+  const char *key;
+  uint16_t off;
+} key_fields[JSON_KEY_FIELDS] = {
+#define F(k) {#k, (uint16_t)offsetof(jevent, k)}
+    F(ph),  F(name),    F(cat),     F(ts),       F(pid), F(tid),  F(args), F(dur),   F(s),
+    F(bind_id), F(flow_in), F(flow_out), F(tts), F(tdur), F(id), F(id2), F(scope), F(bp),
+#undef F
+};
+
+/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row`:
+** written `"key":`, after a comma unless it is the event's first member. */
+__attribute__((noinline)) static void key_learn(trak_json_key_pred *row, unsigned prev,
+                                                const jevent *e, const trak_json_value *slot) {
+  trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+  size_t off = slot ? (size_t)((const char *)slot - (const char *)e) : 0;
+  for (unsigned f = 0; slot && f < JSON_KEY_FIELDS; f++) {
+    if (key_fields[f].off != off) continue;
+    size_t len = strlen(key_fields[f].key), n = (prev != JSON_KEY_START) + len + 3;
+    k.field = (uint8_t)f, k.off = key_fields[f].off;
+    if (n <= 8) { /* longer keys are not predicted (mask ~0, word 0) */
+      char lit[8];
+      lit[0] = ',';
+      char *q = lit + (prev != JSON_KEY_START);
+      *q++ = '"';
+      memcpy(q, key_fields[f].key, len);
+      q[len] = '"', q[len + 1] = ':';
+      memcpy(&k.word, lit, n);
+      k.mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+      k.len = (uint8_t)n;
+    }
+    break;
+  }
+  row[prev] = k;
+}
+
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
 ** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
 static inline void jevent_clear(jevent *e) {
@@ -266,7 +307,9 @@ static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
 }
 
 /* Reads one event object in one pass; its members' values stay spans into the buffer, its args
-** are read into leaves when they can be (j->leaves_on). */
+** are read into leaves when they can be (j->leaves_on). The key that followed the last field
+** read, in the last event of the same phase, is tried first (j->key_pred): its comma, quotes
+** and ':' in one word compare. */
 static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   int rc;
   if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
@@ -280,22 +323,52 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     return TRAK_JSON_OK;
   }
   e->saw_field = 1; /* a member follows (or an error) */
+  trak_json_key_pred *row = j->key_pred[0];
+  unsigned prev = JSON_KEY_START;
+  const trak_json_key_pred *k = &row[prev];
+  trak_json_value *slot;
+  if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+    slot = (trak_json_value *)(void *)((char *)e + k->off);
+    c->p += k->len;
+    prev = k->field;
+    if (TRAK_LIKELY(slot == &e->ph)) goto phase;
+    goto value;
+  }
   for (;;) {
     /* The value is read straight into its field (a value cut by the buffer's end leaves the
     ** field half written: the event is read again from its start, its fields cleared). `ch`
     ** is the byte at the key. */
-    trak_json_value key, other, *slot = NULL;
+    trak_json_value key, other;
+    slot = NULL;
     if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = key_fast(c, e);
     if (!slot) {
       key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
       if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
       slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     }
+    key_learn(row, prev, e, slot);
+    prev = row[prev].field;
+    if (slot == &e->ph) {
+    phase: /* the phase's row predicts the keys after it */
+      if ((rc = trak__json_value_fast(c, &e->ph, 1))) return rc;
+      row = j->key_pred[(unsigned char)e->ph.s[0] & 31];
+      goto next;
+    }
+    if (!slot) slot = &other;
+  value:
     if (slot == &e->args && j->leaves_on)
       rc = args_read(j, c, e);
     else
-      rc = trak__json_value_fast(c, slot ? slot : &other, 1);
+      rc = trak__json_value_fast(c, slot, 1);
     if (rc) return rc;
+  next:
+    k = &row[prev];
+    if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+      slot = (trak_json_value *)(void *)((char *)e + k->off);
+      c->p += k->len;
+      prev = k->field;
+      goto value;
+    }
     if (TRAK_LIKELY(c->end - c->p >= 2 && c->p[0] == ',' && c->p[1] == '"')) {
       c->p++; /* the next key right after the comma (the common spelling) */
       ch = '"';
@@ -351,7 +424,8 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
     return;
   }
   j->leaves_kept = *j->lv.n;
-  trak_json_op *op = op_push(j, JSON_OP_EVENT);
+  trak_json_op *op = &j->ops->v[j->ops->n++]; /* op_next's slot, which `e` is */
+  op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
   op->index = j->event_index, op->offset = offset;
   if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }

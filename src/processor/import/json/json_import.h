@@ -26,6 +26,20 @@ enum state {
   ST_DEAD
 };
 
+/* A key the reader expects next: when the 8 bytes at the cursor equal `word` under `mask`
+** (`,"name":`, or `"ph":` as an event's first member), it is field `field` of the event, at
+** byte `off` of its jevent, and the value starts `len` bytes on. A mask of ~0 with a word of 0
+** never matches (a key longer than the word, or none learnt yet). */
+typedef struct trak_json_key_pred {
+  uint64_t word, mask;
+  uint16_t off;
+  uint8_t len, field;
+} trak_json_key_pred;
+#define JSON_KEY_FIELDS 18                   /* the fields of a jevent */
+#define JSON_KEY_START JSON_KEY_FIELDS       /* row of an event's first member */
+#define JSON_KEY_OTHER (JSON_KEY_FIELDS + 1) /* row after a key that is no field */
+#define JSON_KEY_ROWS (JSON_KEY_FIELDS + 2)
+
 /* What M events said of one process or thread beyond its name (its sort index). Its args rows
 ** are added when the import ends, so they form one contiguous arg set whatever order the
 ** events came in. */
@@ -73,6 +87,10 @@ struct trak_json_import {
     trak_sequence *seq; /* NULL: an empty slot */
   } thread_memo[64];    /* the thread lookups of keys last_key took before, by key; emptied
                         ** when a top-level value (systrace text) is taken in */
+  /* The reader's key prediction (json_import.c, event_read): for each phase (ph's first byte
+  ** & 31; 0 before ph is read) and each field just read (JSON_KEY_START: none yet,
+  ** JSON_KEY_OTHER: an unknown key), the key that followed it last time, with its comma. */
+  trak_json_key_pred key_pred[32][JSON_KEY_ROWS];
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
   TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
   char str[STR_MAX];

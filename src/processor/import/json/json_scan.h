@@ -89,11 +89,8 @@ static inline __attribute__((always_inline)) int trak__json_string_at(trak_json_
   return TRAK_JSON_OK;
 }
 
-/* How many of the 8 bytes at p lead with decimal digits (0-8); their value goes to *value
-** when there is one or more. */
-static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
-  uint64_t w;
-  memcpy(&w, p, 8);
+/* How many of the bytes of word w (8 bytes, little-endian) lead with decimal digits (0-8). */
+static inline unsigned trak__json_digit_count8(uint64_t w) {
   /* A byte is a digit when its high nibble is 3 and adding 6 keeps it 3; a carry out of a
   ** byte of 0xfa or more only changes bytes above that non-digit. */
   uint64_t x =
@@ -101,7 +98,15 @@ static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
       0x3333333333333333ULL;
   uint64_t bad =
       (((x & 0x7f7f7f7f7f7f7f7fULL) + 0x7f7f7f7f7f7f7f7fULL) | x) & 0x8080808080808080ULL;
-  unsigned n = bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+  return bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
+}
+
+/* How many of the 8 bytes at p lead with decimal digits (0-8); their value goes to *value
+** when there is one or more. */
+static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  unsigned n = trak__json_digit_count8(w);
   if (!n) return 0;
   /* The digits moved to the top bytes (leading zeros below), then paired, quadrupled, and the
   ** two halves joined. */
@@ -113,11 +118,19 @@ static inline unsigned trak__json_digits8(const char *p, uint64_t *value) {
   return n;
 }
 
-/* Steps over decimal digits; returns 0 if there was none. */
+/* Steps over decimal digits (8 at a time while 8 bytes are left); returns 0 if there was
+** none. */
 static inline int trak__json_digits(const char **pp, const char *end) {
   const char *p = *pp;
-  while (p < end && *p >= '0' && *p <= '9')
-    p++;
+  unsigned k = 8;
+  while (k == 8 && end - p >= 8) {
+    uint64_t w;
+    memcpy(&w, p, 8);
+    p += k = trak__json_digit_count8(w);
+  }
+  if (k == 8)
+    while (p < end && *p >= '0' && *p <= '9')
+      p++;
   int n = p != *pp;
   *pp = p;
   return n;
