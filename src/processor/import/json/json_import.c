@@ -60,7 +60,7 @@ void trak__json_import_free(trak_json_import *j) {
 /* ---- diagnostics ----------------------------------------------------------------------- */
 
 /* Line and column (from 1) of buffer position `at`. */
-static void line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col) {
+void trak__json_line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col) {
   uint64_t lines = j->lines, start = j->line_offset;
   for (const char *p = j->base; p < at; p++)
     if (*p == '\n') lines++, start = j->buf_offset + (uint64_t)(p - j->base) + 1;
@@ -88,9 +88,9 @@ static trak_json_op *op_push(trak_json_import *j, int kind) {
 /* A problem the reader met, reported (`at`: with the import's position set to event `index`,
 ** byte `offset` first) at once or, on the decoding thread, kept as an op with its message
 ** formatted as trak__report formats it. */
-__attribute__((cold, noinline, format(printf, 6, 7))) static void
-reader_report(trak_json_import *j, trak_stat_id stat, int at, uint64_t index, uint64_t offset,
-              const char *fmt, ...) {
+__attribute__((cold, noinline, format(printf, 6, 7))) void
+trak__json_reader_report(trak_json_import *j, trak_stat_id stat, int at, uint64_t index,
+                         uint64_t offset, const char *fmt, ...) {
   char msg[512]; /* trak__report's own bound */
   va_list ap;
   va_start(ap, fmt);
@@ -110,12 +110,12 @@ reader_report(trak_json_import *j, trak_stat_id stat, int at, uint64_t index, ui
 __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, const char *at,
                                                          const char *msg) {
   uint64_t line, col;
-  line_col(j, at, &line, &col);
-  reader_report(j, TRAK_STAT_JSON_SYNTAX, 1, j->event_index,
-                j->buf_offset + (uint64_t)(at - j->base),
-                "JSON syntax error at line %llu, column %llu: %s; the events before it were "
-                "imported, the rest of the trace was skipped",
-                (unsigned long long)line, (unsigned long long)col, msg);
+  trak__json_line_col(j, at, &line, &col);
+  trak__json_reader_report(
+      j, TRAK_STAT_JSON_SYNTAX, 1, j->event_index, j->buf_offset + (uint64_t)(at - j->base),
+      "JSON syntax error at line %llu, column %llu: %s; the events before it were "
+      "imported, the rest of the trace was skipped",
+      (unsigned long long)line, (unsigned long long)col, msg);
   j->state = ST_DEAD;
 }
 
@@ -185,7 +185,7 @@ static inline int word_is(uint64_t w, const char *lit, unsigned n) {
 ** (c->p unchanged) for any other key or spelling (escapes, whitespace before ':'), which
 ** trak__json_key_ch and field_for then read as before: either way the same field. */
 static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json_cur *c,
-                                                                      jevent *e) {
+                                                                       jevent *e) {
   const char *p = c->p;
   uint64_t w = word_at(p);
   /* KEY: keys of up to 8 bytes with their quotes and ':'; LONG_KEY: 9 to 16. */
@@ -252,9 +252,10 @@ static const struct {
   const char *key;
   uint16_t off;
 } key_fields[JSON_KEY_FIELDS] = {
-#define F(k) {#k, (uint16_t)offsetof(jevent, k)}
-    F(ph),  F(name),    F(cat),     F(ts),       F(pid), F(tid),  F(args), F(dur),   F(s),
-    F(bind_id), F(flow_in), F(flow_out), F(tts), F(tdur), F(id), F(id2), F(scope), F(bp),
+#define F(k)                                                                                       \
+  { #k, (uint16_t)offsetof(jevent, k) }
+    F(ph),      F(name),    F(cat),      F(ts),  F(pid),  F(tid), F(args), F(dur),   F(s),
+    F(bind_id), F(flow_in), F(flow_out), F(tts), F(tdur), F(id),  F(id2),  F(scope), F(bp),
 #undef F
 };
 
@@ -556,8 +557,8 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       return TRAK_JSON_OK;
     }
     if (v.len == 15 && !memcmp(v.s, "displayTimeUnit", 15))
-      reader_report(j, TRAK_STAT_JSON_DISPLAY_TIME_UNIT, 0, 0, 0,
-                    "displayTimeUnit is a viewer hint; timestamps stay microseconds");
+      trak__json_reader_report(j, TRAK_STAT_JSON_DISPLAY_TIME_UNIT, 0, 0, 0,
+                               "displayTimeUnit is a viewer hint; timestamps stay microseconds");
     int is_metadata = v.len == 8 && !memcmp(v.s, "metadata", 8);
     if ((rc = trak__json_value(c, &v))) return rc;
     if (is_metadata && v.kind == TRAK_JSON_OBJECT) value_emit(j, JSON_OP_METADATA, &v);
@@ -601,7 +602,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       event_emit(j, e, start, c->p);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
-      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+      const char *q = c->p;       /* "," then "{" or a newline and "{": the common spellings */
       if (TRAK_LIKELY(c->end - q >= 3 && q[0] == ',' &&
                       (q[1] == '{' || (q[1] == '\n' && q[2] == '{')))) {
         c->p = q + 1 + (q[1] == '\n');
@@ -645,14 +646,12 @@ static int step(trak_json_import *j, trak_json_cur *c) {
 
 /* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
 ** accounting that diagnostics need. */
-static void advance(trak_json_import *j, size_t used) {
+void trak__json_advance(trak_json_import *j, size_t used) {
   size_t last = 0, lines = trak__json_newlines(j->base, used, &last);
   j->lines += lines;
   if (lines) j->line_offset = j->buf_offset + last + 1;
   j->buf_offset += used;
 }
-
-static int too_deep(trak_json_import *j, trak_json_cur *c, const char *from);
 
 /* Reads what it can of [base, base + n) (more bytes may follow), stopping after the first step
 ** that ends at or past base + stop (stop <= n); returns how many bytes were consumed (all of them
@@ -672,7 +671,7 @@ static size_t run(trak_json_import *j, const char *base, size_t n, size_t stop) 
     if (rc == TRAK_JSON_PAUSE) break; /* c.p is where to resume */
     if (rc == TRAK_JSON_TOO_DEEP && (j->state == ST_EVENT || j->state == ST_TOP_KEY)) {
       /* The event (its start is c.p) or the top-level member (from its key) is skipped. */
-      if (too_deep(j, &c, j->state == ST_EVENT ? c.p : save)) continue;
+      if (trak__json_too_deep(j, &c, j->state == ST_EVENT ? c.p : save)) continue;
       break; /* the skip goes on past this buffer: all of it is consumed */
     }
     if (rc == TRAK_JSON_ERROR || rc == TRAK_JSON_TOO_DEEP) {
@@ -699,7 +698,7 @@ static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len)
   size_t old = j->n;
   keep(j, data, len);
   size_t used = run(j, j->buf, j->n, old);
-  advance(j, used);
+  trak__json_advance(j, used);
   memmove(j->buf, j->buf + used, j->n - used);
   j->n -= used;
   if (used < old) return 0;
@@ -707,97 +706,8 @@ static size_t run_buffered(trak_json_import *j, const uint8_t *data, size_t len)
   return used - old;
 }
 
-/* Scans the bytes of an event being skipped for its closing brace, tracking strings and
-** nesting only. Returns how many bytes of [p, p + n) belong to it; the skip ends when its
-** brace is found. */
-static size_t skip_scan(trak_json_import *j, const char *p, size_t n) {
-  for (size_t i = 0; i < n; i++) {
-    char ch = p[i];
-    if (j->skip.in_string) {
-      if (j->skip.escape)
-        j->skip.escape = 0;
-      else if (ch == '\\')
-        j->skip.escape = 1;
-      else if (ch == '"')
-        j->skip.in_string = 0;
-    } else if (ch == '"') {
-      j->skip.in_string = 1;
-    } else if (ch == '{' || ch == '[') {
-      j->skip.depth++;
-    } else if ((ch == '}' || ch == ']') && j->skip.depth && --j->skip.depth == 0) {
-      j->skip.on = 0;
-      return i + 1;
-    }
-  }
-  return n;
-}
-
-/* Starts skipping an event (`event`) or a top-level member; reading goes on in state `after`. */
-static void skip_begin(trak_json_import *j, int event, enum state after) {
-  j->skip.on = 1;
-  j->skip.depth = 0;
-  j->skip.in_string = j->skip.escape = 0;
-  j->skip.event = (uint8_t)event;
-  j->skip.after = after;
-}
-
-/* The skip found its end. */
-static void skip_done(trak_json_import *j) {
-  j->event_index += j->skip.event;
-  j->state = j->skip.after;
-}
-
-/* Steps over the `n` bytes at `p` of the event being skipped; returns how many it took. */
-static size_t skip_bytes(trak_json_import *j, const char *p, size_t n) {
-  size_t used = skip_scan(j, p, n);
-  j->base = p;
-  advance(j, used);
-  if (!j->skip.on) skip_done(j);
-  return used;
-}
-
-/* The event at `from` (or the top-level member whose key is there) nests past the nesting
-** limit: it is reported with its byte offset and skipped, scanning for its end by brackets
-** alone; the trace goes on after it. Returns 1 when its end is in the buffer (c->p is then
-** past it), 0 when the skip goes on into the next bytes fed. */
-__attribute__((cold, noinline)) static int too_deep(trak_json_import *j, trak_json_cur *c,
-                                                    const char *from) {
-  int event = j->state == ST_EVENT;
-  uint64_t line, col, offset = j->buf_offset + (uint64_t)(from - j->base);
-  line_col(j, from, &line, &col);
-  reader_report(j, TRAK_STAT_JSON_TOO_DEEP, 1, j->event_index, offset,
-                "the JSON %s at byte %llu (line %llu, column %llu) nests deeper than %d levels; "
-                "skipped it",
-                event ? "event" : "top-level member", (unsigned long long)offset,
-                (unsigned long long)line, (unsigned long long)col, TRAK_LIMIT_JSON_DEPTH);
-  skip_begin(j, event, event ? ST_EVENTS_NEXT : ST_TOP_NEXT);
-  size_t used = skip_scan(j, from, (size_t)(c->end - from));
-  c->p = from + used;
-  if (j->skip.on) return 0;
-  skip_done(j);
-  return 1;
-}
-
-/* The buffered, unfinished event passed the event size limit: it is reported and skipped,
-** scanning its bytes for its end without keeping them, and the events after it are read. */
-__attribute__((cold, noinline)) static void event_too_large(trak_json_import *j) {
-  uint64_t line, col;
-  j->base = j->buf;
-  line_col(j, j->buf, &line, &col);
-  reader_report(j, TRAK_STAT_JSON_EVENT_TOO_LARGE, 1, j->event_index, j->buf_offset,
-                "the JSON event at line %llu, column %llu is over the %u MiB event limit; "
-                "skipped it",
-                (unsigned long long)line, (unsigned long long)col,
-                TRAK_LIMIT_JSON_EVENT_BYTES >> 20);
-  skip_begin(j, 1, ST_EVENTS_NEXT);
-  size_t used = skip_bytes(j, j->buf, j->n);
-  memmove(j->buf, j->buf + used, j->n - used);
-  j->n -= used;
-  j->retry_at = 0;
-}
-
 #define JSON_PIECE_MAX (256u << 20) /* input read at once: with the buffer, under 4 GiB */
-#define JSON_BUF_MAX (3ull << 30)    /* a value longer than this is a syntax error */
+#define JSON_BUF_MAX (3ull << 30)   /* a value longer than this is a syntax error */
 
 /* The unfinished value in the buffer passed JSON_BUF_MAX (an event passes the event limit far
 ** earlier: a top-level member's value): a syntax error there, as a value's length is kept in 32
@@ -817,14 +727,14 @@ static void feed_piece(trak_json_import *j, const uint8_t *data, size_t len) {
   enum { JOIN = 4096 };
   if (j->state == ST_DEAD || !len) return;
   if (j->skip.on) {
-    size_t used = skip_bytes(j, (const char *)data, len);
+    size_t used = trak__json_skip_bytes(j, (const char *)data, len);
     data += used, len -= used;
     if (j->skip.on || !len) return;
   }
   if (j->n) {
     if (j->n + len < j->retry_at) {
       keep(j, data, len);
-      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) event_too_large(j);
+      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) trak__json_event_too_large(j);
       return;
     }
     size_t first = len < JOIN ? len : JOIN, used = run_buffered(j, data, first);
@@ -834,7 +744,7 @@ static void feed_piece(trak_json_import *j, const uint8_t *data, size_t len) {
     }
     if (j->n && j->state != ST_DEAD) {
       j->retry_at = 2 * j->n;
-      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) event_too_large(j);
+      if (j->n > TRAK_LIMIT_JSON_EVENT_BYTES && j->state == ST_EVENT) trak__json_event_too_large(j);
     }
     if (j->n || j->state == ST_DEAD) return;
     data += used, len -= used;
@@ -844,7 +754,7 @@ static void feed_piece(trak_json_import *j, const uint8_t *data, size_t len) {
     }
   }
   size_t used = run(j, (const char *)data, len, len);
-  advance(j, used);
+  trak__json_advance(j, used);
   if (j->state != ST_DEAD) keep(j, data + used, len - used);
 }
 
@@ -854,8 +764,7 @@ void trak__json_import_feed(trak_json_import *j, const uint8_t *data, size_t len
   for (;;) {
     size_t n = len < JSON_PIECE_MAX ? len : JSON_PIECE_MAX;
     feed_piece(j, data, n);
-    if (TRAK_UNLIKELY(j->n > JSON_BUF_MAX) && j->state != ST_DEAD && !j->skip.on)
-      value_too_long(j);
+    if (TRAK_UNLIKELY(j->n > JSON_BUF_MAX) && j->state != ST_DEAD && !j->skip.on) value_too_long(j);
     if (n == len) return;
     data += n, len -= n;
   }
@@ -926,7 +835,7 @@ void trak__json_import_finish(trak_json_import *j) {
     return;
   }
   uint64_t line, col;
-  line_col(j, c.p, &line, &col);
+  trak__json_line_col(j, c.p, &line, &col);
   j->imp->packet_offset = j->buf_offset + (uint64_t)(c.p - j->base);
   trak__report(j->imp, TRAK_STAT_TRACE_TRUNCATED,
                "the JSON trace ends inside a value that starts at line %llu, column %llu; "

@@ -100,12 +100,12 @@ struct trak_json_import {
   struct {
     uint64_t key[TRAK_JSON_CACHED_MAX / 8]; /* the arg key's words (trak__json_load_words) */
     uint32_t upid, name, len, track;        /* len 0: an empty slot */
-  } counter_memo[64];            /* C events' tracks by process, event name and arg key */
-  TRAK_VEC(uint32_t) utid_args;  /* utid -> the arg set of its counter values + 1, 0: not made */
+  } counter_memo[64];           /* C events' tracks by process, event name and arg key */
+  TRAK_VEC(uint32_t) utid_args; /* utid -> the arg set of its counter values + 1, 0: not made */
   /* Event args read into leaves (json_leaves.h). The reader's: the dictionary's table, where
   ** leaves go (`lv`: the ops' leaves, or `own` when events are applied at once), how many of
   ** them belong to events handed over. Both threads read the dictionary's entries. */
-  int leaves_on;       /* 0 with TRAK_JSON_KEY_MEMO=0: every args object read from its text */
+  int leaves_on; /* 0 with TRAK_JSON_KEY_MEMO=0: every args object read from its text */
   trak_json_dict dict;
   trak_json_leaves lv;
   struct {
@@ -124,7 +124,7 @@ struct trak_json_import {
 typedef struct jevent {
   trak_json_value ph, name, cat, ts, pid, tid, args, dur, s, bind_id, flow_in, flow_out, tts, tdur,
       id, id2, scope, bp;
-  int saw_field; /* the object had any member at all */
+  int saw_field;            /* the object had any member at all */
   uint32_t leaf_at, leaf_n; /* its args' leaves; leaf_n UINT32_MAX: none (read args' text) */
 } jevent;
 
@@ -151,5 +151,28 @@ void trak__json_meta_args(trak_json_import *j);
 /* A "systemTraceEvents" member's value: its string's systrace lines go to the Linux event sink
 ** (system_trace.c); any other value is counted in json_parser_failure. Never fails. */
 void trak__json_system_trace(trak_json_import *j, const trak_json_value *v);
+
+/* The reader's diagnostics (json_import.c). Line and column (from 1) of buffer position `at`. */
+void trak__json_line_col(const trak_json_import *j, const char *at, uint64_t *line, uint64_t *col);
+/* A problem the reader met, reported (`at`: with the import's position set to event `index`,
+** byte `offset` first) at once or, on the decoding thread, kept as an op with its message. */
+__attribute__((format(printf, 6, 7))) void trak__json_reader_report(trak_json_import *j,
+                                                                    trak_stat_id stat, int at,
+                                                                    uint64_t index, uint64_t offset,
+                                                                    const char *fmt, ...);
+/* Steps past the first `used` bytes of the input being read (at j->base), keeping the line
+** accounting that diagnostics need. */
+void trak__json_advance(trak_json_import *j, size_t used);
+
+/* Skipping what passes the reader's limits (json_skip.c). Steps over the `n` bytes at `p` of
+** the event being skipped (j->skip.on); returns how many it took (all of them while it goes on). */
+size_t trak__json_skip_bytes(trak_json_import *j, const char *p, size_t n);
+/* The event at `from` (or the top-level member whose key is there) nests past the limit: reported
+** and skipped. Returns 1 when its end is in c's bytes (c->p is then past it), 0 when the skip goes
+** on into the next bytes fed. */
+int trak__json_too_deep(trak_json_import *j, trak_json_cur *c, const char *from);
+/* The buffered, unfinished event passed the event size limit: reported and skipped, its bytes
+** scanned for its end without keeping them. */
+void trak__json_event_too_large(trak_json_import *j);
 
 #endif /* TRAK_PROCESSOR_JSON_IMPORT_H */
