@@ -24,7 +24,7 @@ typedef struct trak_analysis trak_analysis;   /* analysis.h */
 typedef struct trak_psql trak_psql;           /* sql/perfetto_sql/psql.h */
 typedef struct trak_sql_guard trak_sql_guard; /* sql/sql_guard.c */
 
-/* A gzip stream's inflate and where it stands, one loop for either thread (read/stream.c): the
+/* A gzip stream's inflate and where it stands, one loop for either thread (read/stream_gzip.c): the
 ** decoding thread uses the processor's while it runs (read/pipeline.h), the importer's otherwise. */
 typedef struct trak_inflate {
   z_stream z;
@@ -53,7 +53,7 @@ struct trak_processor {
   /* input stream */
   int raw_state; /* 0 sniffing, 1 plain, 2 gzip */
   trak_bytes raw_sniff;
-  trak_inflate inf;         /* a gzip-compressed trace's inflate (read/stream.c) */
+  trak_inflate inf;         /* a gzip-compressed trace's inflate (read/stream_gzip.c) */
   trak_trace_format format; /* of the uncompressed bytes; UNKNOWN while sniffing */
   trak_bytes plain_sniff;
   trak_text_split text;  /* a text trace, cut into top-level fields as it arrives */
@@ -84,7 +84,7 @@ struct trak_processor {
   trak_sql_guard *guard;   /* the authorizer of trak_processor_restrict_sql; NULL: full SQLite */
 };
 
-/* Input stream (stream.c). */
+/* Input stream (read/stream.c and its stream_*.c). */
 void trak__stream_feed(trak_processor *p, const uint8_t *data, size_t len);
 /* Feeding from file `f` (`total` bytes, 0: unknown; mapped as `m` when m->data is set, see
 ** read/file_map.h) with a decoding thread that can read (read/pipeline.h): it reads and decodes

@@ -1,9 +1,10 @@
 /*
 ** This file holds the import's decoding thread: a ring of batches of input passed from the
 ** importer's thread (which copies the bytes in and tokenizes the decoded packets) to the
-** decoding thread (which frames and decodes them, read/stream.c, inflating them first when
-** the trace is gzip-compressed) and back, in order. Reading a file, the decoding thread can
-** read the rest of it into the batches itself (trak__pipeline_read), off the importer's thread.
+** decoding thread (which frames and decodes them, read/stream_framing.c, inflating them first
+** (stream_gzip.c) when the trace is gzip-compressed) and back, in order. Reading a file, the
+** decoding thread can read the rest of it into the batches itself (trak__pipeline_read), off
+** the importer's thread.
 ** Synchronisation is one mutex and two condition variables; no import state is shared.
 */
 #include <pthread.h>

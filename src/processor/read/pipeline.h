@@ -105,8 +105,9 @@ void trak__pipeline_finish(trak_pipeline *pl);
 /* Stops the thread without applying what is left (an import abandoned); frees `pl`. */
 void trak__pipeline_free(trak_pipeline *pl);
 
-/* stream.c, for pipeline.c: frames and decodes a batch on the decoding thread (touches only
-** `fr` and `b`), and applies a decoded batch (binary or JSON) on the importer's thread. */
+/* The stream's files, for pipeline.c: stream_framing.c frames and decodes a batch on the
+** decoding thread (touches only `fr` and `b`), stream_gzip.c inflates one, and stream.c applies
+** a decoded batch (binary or JSON) on the importer's thread. */
 void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
 /* Frames, in place, the mapped file's next packets from fr->offset (after the skip of an
 ** oversized packet) into `b`: those that end within one of feed_file's reads (`chunk` bytes
@@ -118,8 +119,8 @@ void trak__stream_frame_batch(trak_framer *fr, trak_frame_batch *b);
 ** The file must be the plain input from its first byte (stream offsets are file offsets). */
 uint64_t trak__stream_frame_mapped(trak_framer *fr, trak_frame_batch *b, trak_file_map *m,
                                    size_t piece, size_t chunk);
-/* The same for a batch of compressed bytes: inflated as gzip_feed inflates, each chunk framed
-** (json NULL) or read by `json`'s reader. */
+/* The same for a batch of compressed bytes: inflated as trak__stream_gzip_feed inflates, each
+** chunk framed (json NULL) or read by `json`'s reader. */
 void trak__stream_inflate_batch(trak_framer *fr, trak_json_import *json, trak_frame_batch *b);
 void trak__stream_apply_batch(trak_processor *p, trak_frame_batch *b);
 

@@ -2,7 +2,7 @@
 ** Cutting a text-format trace into its top-level fields (`packet { ... }`) as its bytes
 ** arrive, so that the importer parses and imports each packet without holding the whole text.
 ** The cutter only counts brackets outside strings and `#` comments; the text format parser
-** (trak_pbtxt_parse_at) still judges every byte. stream.c drives it.
+** (trak_pbtxt_parse_at) still judges every byte. stream_text.c drives it.
 */
 #ifndef TRAK_PROCESSOR_TEXT_SPLIT_H
 #define TRAK_PROCESSOR_TEXT_SPLIT_H
