@@ -170,9 +170,10 @@ char *trak__vt_schema(const vt_table *tbl, const char *hidden);
 ** columnar table of that SQL name (compared without case) in `t`, read when called; an error
 ** for any other name. Also registers trak__vt_aggregates_register's. Returns an SQLite code. */
 int trak__vt_row_count_register(sqlite3 *db, const trak_tables *t);
-/* Registers on `db` (vtab_aggregate.c) the SQL function __intrinsic_col_agg(name, fn, column):
-** SQLite's count, sum, min, max or avg (fn, in lower case) of one column of columnar table `name`
-** over every row, and the table-valued function __intrinsic_col_group(name, key, spec[, filter]):
+/* Registers on `db` (vtab_aggregate.c, vtab_group.c) the SQL function __intrinsic_col_agg(name,
+** fn, column): SQLite's count, sum, min, max or avg (fn, in lower case) of one column of
+** columnar table `name` over every row, and the table-valued function
+** __intrinsic_col_group(name, key, spec[, filter]):
 ** one row per value of column `key` in SQLite's GROUP BY order (key '': one row, also over no
 ** rows), its value (column k) and the aggregates of `spec` ("fn:column,...", "count:" for
 ** COUNT(*); up to 8, columns a0 to a7) over the rows where `filter` ("column>=integer", an

@@ -4,7 +4,8 @@
 ** slices overlapping a window) read every slice of the track before y. A statement `SELECT ...
 ** FROM slice WHERE ... AND ts + dur > x ...` (or >=) is prepared with `AND ts >=
 ** __intrinsic_ts_floor('slice', (x))` after the term: x - MAX(dur) of the slices before x (all of
-** them when ts is not sorted), which every row the term keeps passes (vtab_aggregate.c), so the answer is the same and the scan starts at the bound.
+** them when ts is not sorted), which every row the term keeps passes (tables/vtab_ts_floor.c),
+** so the answer is the same and the scan starts at the bound.
 */
 #include <string.h>
 
