@@ -1,8 +1,8 @@
 /*
 ** The daemon's record of one producer's part in one session, an attachment: the producer's
 ** shared chunk buffer (a memfd both map) and its packet sequences. chunks.c copies an
-** attachment's chunks into the session's central buffer; daemon.c owns attachments and
-** decides when to copy (a commit, a flush answer, a producer gone).
+** attachment's chunks into the session's central buffer; daemon_clients.c owns attachments
+** and decides when to copy (a commit, a flush answer, a producer gone).
 */
 #ifndef TRAK_SDK_SYSTEM_DAEMON_H
 #define TRAK_SDK_SYSTEM_DAEMON_H
@@ -32,7 +32,7 @@ typedef struct trak__attach {
   trak__seqmap *seqs;
   size_t nseqs;
   uint64_t lost;         /* the producer's last reported loss count */
-  uint64_t lost_pending; /* lost packets it reported that are not believed yet (daemon.c) */
+  uint64_t lost_pending; /* lost packets it reported that are not believed yet (daemon_clients.c) */
   uint64_t copied;       /* packets copied from it (framed and counted by the daemon) */
 } trak__attach;
 

@@ -1,7 +1,7 @@
 /*
 ** The system backend's internals shared by ipc.c (socket framing and the message
 ** codec), producer.c (the connection thread inside a traced process) and
-** daemon.c (`trak daemon`). protos/system_ipc.proto defines the messages; every
+** daemon*.c (`trak daemon`). protos/system_ipc.proto defines the messages; every
 ** datagram on the SOCK_SEQPACKET socket is one IpcMessage of at most TRAK__IPC_MAX bytes,
 ** with at most one file descriptor beside it (SCM_RIGHTS).
 */
