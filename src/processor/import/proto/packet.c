@@ -17,6 +17,7 @@
 #include "processor/import/proto/te_predecode.h"
 #include "util/limits.h"
 
+/* The rare fields below 128 (packet.h), the bit set decode_fields tests them by. */
 static const uint64_t meta_fields[2] = {META_FIELDS(0), META_FIELDS(1)};
 
 /* decode_fields' fast path, for the fields of the SDKs' event packets: one-byte tags of
