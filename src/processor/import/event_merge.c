@@ -20,6 +20,7 @@
 #include "processor/import/event_merge.h"
 #include "processor/tables/prefault.h"
 #include "processor/util/batch_thread.h"
+#include "processor/util/two_threads.h"
 
 #define BATCH 1024u             /* records per batch (40 KiB) */
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
@@ -101,6 +102,64 @@ static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
   seq->all = out;
   free(k);
   free(tmp);
+}
+
+/* Sequences to unpack or to sort, on one or two threads: each takes the next in turn. */
+typedef struct prep_job {
+  trak_importer *imp;
+  trak_sequence **seqs; /* largest first, so that the two threads end about together */
+  size_t n;
+  _Atomic size_t next;
+  int sort; /* 0: unpack them (trak__sequence_unpack); 1: sort them (sequence_sort) */
+} prep_job;
+
+static void *prep_main(void *arg) {
+  prep_job *j = arg;
+  for (size_t i; (i = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->n;) {
+    if (j->sort)
+      sequence_sort(j->imp, j->seqs[i]);
+    else
+      trak__sequence_unpack(j->seqs[i]);
+  }
+  return NULL;
+}
+
+static int by_size_desc(const void *pa, const void *pb) {
+  const trak_sequence *a = *(trak_sequence *const *)pa, *b = *(trak_sequence *const *)pb;
+  return a->n_events != b->n_events ? (a->n_events > b->n_events ? -1 : 1) : 0;
+}
+
+/* Unpacks (sort == 0) or sorts the sequences `want` picks, on both threads when imp->prefault
+** (the import has two) and they hold PREP_TWO_THREADS records or more. */
+#define PREP_TWO_THREADS (1u << 15)
+static void prep_run(trak_importer *imp, int sort,
+                     int (*want)(const trak_importer *, const trak_sequence *)) {
+  size_t n_seq = imp->seqs.all.n, n = 0, records = 0;
+  trak_sequence **v = malloc((n_seq ? n_seq : 1) * sizeof *v);
+  if (!v) abort();
+  for (size_t i = 0; i < n_seq; i++)
+    if (want(imp, imp->seqs.all.v[i]))
+      v[n++] = imp->seqs.all.v[i], records += imp->seqs.all.v[i]->n_events;
+  if (n > 1) qsort(v, n, sizeof *v, by_size_desc); /* (a stable order: records are independent) */
+  prep_job job = {imp, v, n, 0, sort};
+  int threads = trak__split_threads(imp->prefault && n > 1 ? 2 : 1, records, PREP_TWO_THREADS);
+  trak__run_both(prep_main, &job, &job, threads);
+  free(v);
+}
+
+/* Sequences that are out of order, cropped or have records to change are merged unpacked. */
+static int needs_unpack(const trak_importer *imp, const trak_sequence *seq) {
+  return seq->unpack || seq->unsorted || (seq->tie_unsorted && imp->json_tie_order) ||
+         imp->crop_before_ns != INT64_MIN;
+}
+static int needs_sort(const trak_importer *imp, const trak_sequence *seq) {
+  return seq->all && (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order));
+}
+
+void trak__ev_merge_prepare(trak_importer *imp) {
+  prep_run(imp, 0, needs_unpack);
+  trak__passthrough_resolve(imp); /* (by the records' file order: before the sort) */
+  prep_run(imp, 1, needs_sort);
 }
 
 /* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
@@ -355,8 +414,6 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
     cursor *k = &c[m->live];
     *k = (cursor){.seq = imp->seqs.all.v[i]};
     if (k->seq->all) {
-      if (k->seq->unsorted || (k->seq->tie_unsorted && imp->json_tie_order))
-        sequence_sort(imp, k->seq);
       if (TRAK_UNLIKELY(crop)) crop_sequence(imp, k->seq);
       k->i = (size_t)-1; /* cursor_advance moves to the first record */
     }
