@@ -36,6 +36,7 @@
 ** unmapped, so that none is kept at the end, where the import's memory peaks */
 #define RECYCLE_AHEAD (1u << 19)
 #define SPARES_KEPT 16 /* blocks read kept at most, waiting to be moved */
+#define MERGE_PREFETCH 256 /* bytes past a cursor's next record asked for (about 30 records) */
 
 /* A record's sort key: timestamp, tie key (trak__ev_tie_key with json_tie_order, else 0),
 ** packet, then its index in file order, so the order is total and a sort of the keys is the
@@ -173,19 +174,13 @@ typedef struct cursor {
 } cursor;
 
 /* Where cursor `i`'s record falls in the merge's order: by timestamp, then packet, then cursor
-** index (the sequence made first), so that the order is total and ties go as before. Compared
-** as two unsigned words (the timestamp's sign bit flipped), high word first. */
-typedef struct merge_key {
-  uint64_t hi; /* ts ^ 2^63 */
-  uint64_t lo; /* pkt << 32 | cursor index */
-} merge_key;
+** index (the sequence made first), so that the order is total and ties go as before. One
+** unsigned 128-bit number: the timestamp with its sign bit flipped in the high word, packet <<
+** 32 | cursor index in the low word. */
+__extension__ typedef unsigned __int128 merge_key;
 
 static inline merge_key key_of(const cursor *c, uint32_t i) {
-  return (merge_key){(uint64_t)c->ev.ts ^ (1ull << 63), (uint64_t)c->ev.pkt << 32 | i};
-}
-
-static inline int key_less(merge_key a, merge_key b) {
-  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+  return (merge_key)((uint64_t)c->ev.ts ^ (1ull << 63)) << 64 | ((uint64_t)c->ev.pkt << 32 | i);
 }
 
 /* A tree of losers over the cursors: internal node n (1 <= n < size) holds the key of the
@@ -209,23 +204,28 @@ static void tournament_build(tournament *t) {
     uint32_t l = 2 * n, r = 2 * n + 1;
     merge_key a = l >= t->size ? key_of(&t->c[l - t->size], l - t->size) : w[l];
     merge_key b = r >= t->size ? key_of(&t->c[r - t->size], r - t->size) : w[r];
-    int b_first = key_less(b, a);
+    int b_first = b < a;
     w[n] = b_first ? b : a;
     t->node[n] = b_first ? a : b;
   }
-  t->winner = t->size > 1 ? (uint32_t)w[1].lo : 0;
+  t->winner = t->size > 1 ? (uint32_t)w[1] : 0;
   free(w);
 }
 
-/* The winner's cursor moved on: replays its path to the root. */
+/* The winner's cursor moved on: replays its path to the root. Without a branch on the keys
+** (a compare and conditional moves): which of the two goes on up is as likely one as the other
+** (sequences of interleaved events), so a branch would be mispredicted about every other level. */
 static inline void tournament_replay(tournament *t) {
   uint32_t w = t->winner;
   merge_key cand = key_of(&t->c[w], w);
   for (uint32_t n = (w + t->size) / 2; n >= 1; n /= 2) {
     merge_key l = t->node[n];
-    if (key_less(l, cand)) t->node[n] = cand, cand = l;
+    int node_first = l < cand;
+    merge_key up = node_first ? l : cand, stays = node_first ? cand : l;
+    t->node[n] = stays;
+    cand = up;
   }
-  t->winner = (uint32_t)cand.lo;
+  t->winner = (uint32_t)cand;
 }
 
 /* Marks a cursor exhausted: it compares after every other. Returns 0. */
@@ -262,6 +262,10 @@ static inline __attribute__((always_inline)) int cursor_advance(trak_ev_merge *m
     c->p = next->data, c->end = next->data + next->used;
   }
   c->p = trak__ev_unpack(c->p, &c->ev);
+  /* The blocks were written long before, on the other thread, and the 16 or so cursors read
+  ** them in turns too spread for the hardware's prefetch: the next lines asked for now (a
+  ** prefetch past the block's end is harmless). */
+  __builtin_prefetch(c->p + MERGE_PREFETCH);
   return 1;
 }
 
