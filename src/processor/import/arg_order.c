@@ -11,6 +11,8 @@
 ** interleaved by time (trak__arg_order_timed_begin).
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
+** With two import threads, the other core makes the new columns' pages present while the sets
+** are placed and gathers half of every column's rows.
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE */
 #include <stdint.h>

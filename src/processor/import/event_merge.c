@@ -8,7 +8,9 @@
 ** kernel's zeroing of them goes to the thread that has time for it. Better still, the 2 MiB
 ** record blocks the merge has read (their pages present and written) are moved onto those
 ** columns' next pages (tables/prefault.h's trak__ahead_recycle) instead of being unmapped while
-** the kernel zeroes as many fresh pages for the columns.
+** the kernel zeroes as many fresh pages for the columns. Before the merge, the sequences that
+** must be merged unpacked are unpacked and those out of order sorted, by both threads where the
+** import has two (trak__ev_merge_prepare).
 */
 #include <pthread.h>
 #include <stdatomic.h>
