@@ -4,8 +4,10 @@
 ** plain and gzip-compressed, and generated Linux scheduling traces (typed and compact_sched
 ** ftrace bundles), are imported with TRAK_IMPORT_THREADS=1 and =2, the file read through a
 ** mapping and with fread (TRAK_IMPORT_MMAP=0), and exported to SQLite files, which must be
-** equal byte for byte. Under ThreadSanitizer (the label
-** "concurrency") this also checks that the decoding thread shares no unguarded state.
+** equal byte for byte; the tests/data traces and one generated JSON trace also with
+** TRAK_SPLIT_ALWAYS=1, which splits the parse phase's sorts and its end's args relayout between
+** the two threads at any size. Under ThreadSanitizer (the label "concurrency") this also checks
+** that the decoding thread and those splits share no unguarded state.
 */
 #define _GNU_SOURCE /* nftw */
 #include <ftw.h>
@@ -107,7 +109,10 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 static void test_every_trace_of_the_tests(void **state) {
   (void)state;
   compared = skipped = 0;
+  /* the parse phase's and its end's work split between the threads at any size (two_threads.h) */
+  setenv("TRAK_SPLIT_ALWAYS", "1", 1);
   assert_int_equal(nftw(tu_source_path("tests/data"), visit, 16, FTW_PHYS), 0);
+  unsetenv("TRAK_SPLIT_ALWAYS");
   printf("compared %d traces, skipped %d text traces trak's parser refuses\n", compared, skipped);
   assert_true(compared >= 130); /* 109 binary and text, 31 JSON */
 }
@@ -214,6 +219,9 @@ static void test_generated_json_traces(void **state) {
   assert_true(gen_json_events(js, 5000000) > 50000);
   compared = 0;
   compare_all_reads(js);
+  setenv("TRAK_SPLIT_ALWAYS", "1", 1); /* the splits of two_threads.h, below their sizes */
+  compare_both(js);
+  unsetenv("TRAK_SPLIT_ALWAYS");
   size_t len;
   char *t = tu_read_file(js, &len);
   write_bytes(v, t, len - len / 3, "wb"); /* ends inside an event */
@@ -247,7 +255,7 @@ static void test_generated_json_traces(void **state) {
   gzip_file(js, gz);
   compare_both(gz);
   compare_gzip_variants(gz);
-  assert_int_equal(compared, 12); /* the first trace compared both ways */
+  assert_int_equal(compared, 13); /* the first trace compared both ways, and split */
   unlink(gz);
   unlink(v);
   unlink(js);

@@ -11,11 +11,24 @@
 ** interleaved by time (trak__arg_order_timed_begin).
 ** Sets nothing refers to (a slice begin's, replaced by its merge with the end's) are dropped,
 ** as Perfetto never makes them; identical sets stay one set, numbered where the first was made.
+** With two import threads, the other core makes the new columns' pages present while the sets
+** are placed and gathers half of every column's rows.
 */
+#define _GNU_SOURCE /* MADV_POPULATE_WRITE */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
 #include "processor/import/importer.h"
+#include "processor/util/two_threads.h"
+
+#ifndef MADV_POPULATE_WRITE
+#define MADV_POPULATE_WRITE 23 /* Linux 5.14; an older kernel answers EINVAL and nothing is done */
+#endif
+/* Args rows from which the relayout takes the second core (a thread's start costs more below) */
+#define TWO_THREADS_ROWS ((size_t)1 << 16)
 
 static void *alloc(size_t n, size_t size) {
   void *p = malloc((n ? n : 1) * size);
@@ -112,32 +125,71 @@ static uint32_t place(relayout *r, uint32_t old) {
   return id;
 }
 
+/* Rows [lo, hi) of one column's gather: out[i] = in[src[i]], `size` bytes a row. */
+typedef struct gather_part {
+  const void *in;
+  void *out;
+  const uint32_t *src;
+  size_t size;
+  uint32_t lo, hi;
+} gather_part;
+
+static void *gather_rows(void *arg) {
+  const gather_part *g = arg;
+  const uint32_t *src = g->src;
+  if (g->size == 8) {
+    const uint64_t *in = g->in;
+    uint64_t *o = g->out;
+    for (uint32_t i = g->lo; i < g->hi; i++)
+      o[i] = in[src[i]];
+  } else if (g->size == 4) {
+    const uint32_t *in = g->in;
+    uint32_t *o = g->out;
+    for (uint32_t i = g->lo; i < g->hi; i++)
+      o[i] = in[src[i]];
+  } else {
+    const uint8_t *in = g->in;
+    uint8_t *o = g->out;
+    for (uint32_t i = g->lo; i < g->hi; i++)
+      o[i] = in[src[i]];
+  }
+  return NULL;
+}
+
 /* Gathers the `n` rows of column *col (`size` bytes a row) as `src` says into *spare (room for
 ** `cap` rows of 8 bytes), shrunk to `cap` rows of `size`; the old column becomes the spare. The
 ** columns are gathered widest first, so every one after the first lands in pages an earlier
-** column used: the kernel zeroes one spare's pages instead of every new column's. */
+** column used: the kernel zeroes one spare's pages instead of every new column's. With two
+** threads, each gathers half of the rows. */
 static void gather(void **col, void **spare, size_t size, const uint32_t *src, uint32_t n,
-                   size_t cap) {
+                   size_t cap, int threads) {
   void *out = *spare;
-  if (size == 8) {
-    const uint64_t *in = *col;
-    uint64_t *o = out;
-    for (uint32_t i = 0; i < n; i++)
-      o[i] = in[src[i]];
-  } else if (size == 4) {
-    const uint32_t *in = *col;
-    uint32_t *o = out;
-    for (uint32_t i = 0; i < n; i++)
-      o[i] = in[src[i]];
-  } else {
-    const uint8_t *in = *col;
-    uint8_t *o = out;
-    for (uint32_t i = 0; i < n; i++)
-      o[i] = in[src[i]];
-  }
+  gather_part half[2] = {{*col, out, src, size, 0, n / 2}, {*col, out, src, size, n / 2, n}};
+  trak__run_both(gather_rows, &half[0], &half[1], threads);
   void *shrunk = size < 8 ? realloc(out, cap * size) : out;
   *spare = *col;
   *col = shrunk ? shrunk : out; /* a failed shrink leaves the larger block, still valid */
+}
+
+/* The new args columns' pages made present (MADV_POPULATE_WRITE, which writes no byte) on the
+** other core while the importer's thread places the sets: the set-id and source columns, which
+** the placing writes in order, then the spare the first gather writes. */
+typedef struct populate {
+  void *p[3];
+  size_t bytes[3];
+} populate;
+
+static void *populate_main(void *arg) {
+  const populate *pp = arg;
+  const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+  for (int i = 0; i < 3; i++) {
+    /* the pages of the array's bytes: its own, or its heap's, all mapped */
+    uintptr_t from = (uintptr_t)pp->p[i] & ~(page - 1),
+              to = ((uintptr_t)pp->p[i] + pp->bytes[i] + page - 1) & ~(page - 1);
+    if (madvise((void *)from, to - from, MADV_POPULATE_WRITE))
+      return NULL; /* (before Linux 5.14) the writes fault as without this */
+  }
+  return NULL;
 }
 
 /* Places track row `row`'s sets: its dimensions' first, as Perfetto makes them. */
@@ -157,8 +209,6 @@ static void place_column(relayout *r, uint32_t *col, size_t n) {
     col[i] = id != TRAK_NULL_U32 ? id : place(r, old);
   }
 }
-
-
 
 /* ---- slices still on a stack when the import ends ------------------------------------- */
 
@@ -277,6 +327,13 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   size_t cap = t->args.cap ? t->args.cap : 1;
   relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
                 alloc(cap, sizeof(uint32_t)), 0};
+  void *spare = alloc(cap, 8);
+  /* the second core is idle after the parse phase (imp->prefault: two import threads) */
+  int threads = trak__split_threads(imp->prefault ? 2 : 1, t->args.n, TWO_THREADS_ROWS);
+  populate pop = {{r.arg_set_id, r.src, spare},
+                  {t->args.n * sizeof(uint32_t), t->args.n * sizeof(uint32_t), t->args.n * 8}};
+  trak_beside beside = {0};
+  if (threads > 1) trak__beside_start(&beside, populate_main, &pop, threads);
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
   interleave(&imp->args);
   uint32_t next_track = 0; /* track rows [0, next_track) have their sets placed */
@@ -345,20 +402,24 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   place_column(&r, t->process.arg_set_id, t->process.n);
   place_column(&r, t->thread.arg_set_id, t->thread.n);
   free(r.remap);
-  void *spare = alloc(cap, 8);
-  gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap);
-  gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap);
-  gather((void **)&t->args.flat_key, &spare, sizeof *t->args.flat_key, r.src, r.n, cap);
-  gather((void **)&t->args.key, &spare, sizeof *t->args.key, r.src, r.n, cap);
-  gather((void **)&t->args.string_value, &spare, sizeof *t->args.string_value, r.src, r.n, cap);
-  gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap);
+  if (threads > 1) trak__beside_join(&beside);
+  gather((void **)&t->args.int_value, &spare, sizeof *t->args.int_value, r.src, r.n, cap, threads);
+  gather((void **)&t->args.real_value, &spare, sizeof *t->args.real_value, r.src, r.n, cap,
+         threads);
+  gather((void **)&t->args.flat_key, &spare, sizeof *t->args.flat_key, r.src, r.n, cap, threads);
+  gather((void **)&t->args.key, &spare, sizeof *t->args.key, r.src, r.n, cap, threads);
+  gather((void **)&t->args.string_value, &spare, sizeof *t->args.string_value, r.src, r.n, cap,
+         threads);
+  gather((void **)&t->args.value_type, &spare, sizeof *t->args.value_type, r.src, r.n, cap,
+         threads);
   free(spare);
   free(t->args.arg_set_id), t->args.arg_set_id = r.arg_set_id;
   t->args.n = r.n;
   t->args.cap = cap;
   free(r.src);
   free(stacks.slot);
-  trak__slot_map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
+  trak__slot_map_free(
+      &imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
   trak_vec_free(imp->args.order_ord);

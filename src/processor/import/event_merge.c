@@ -8,7 +8,9 @@
 ** kernel's zeroing of them goes to the thread that has time for it. Better still, the 2 MiB
 ** record blocks the merge has read (their pages present and written) are moved onto those
 ** columns' next pages (tables/prefault.h's trak__ahead_recycle) instead of being unmapped while
-** the kernel zeroes as many fresh pages for the columns.
+** the kernel zeroes as many fresh pages for the columns. Before the merge, the sequences that
+** must be merged unpacked are unpacked and those out of order sorted, by both threads where the
+** import has two (trak__ev_merge_prepare).
 */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -20,6 +22,7 @@
 #include "processor/import/event_merge.h"
 #include "processor/tables/prefault.h"
 #include "processor/util/batch_thread.h"
+#include "processor/util/two_threads.h"
 
 #define BATCH 1024u             /* records per batch (40 KiB) */
 #define AHEAD (1u << 17)        /* slice rows made present past the parse's (5 MB) */
@@ -35,6 +38,7 @@
 ** unmapped, so that none is kept at the end, where the import's memory peaks */
 #define RECYCLE_AHEAD (1u << 19)
 #define SPARES_KEPT 16 /* blocks read kept at most, waiting to be moved */
+#define MERGE_PREFETCH 256 /* bytes past a cursor's next record asked for (about 30 records) */
 
 /* A record's sort key: timestamp, tie key (trak__ev_tie_key with json_tie_order, else 0),
 ** packet, then its index in file order, so the order is total and a sort of the keys is the
@@ -103,6 +107,64 @@ static void sequence_sort(trak_importer *imp, trak_sequence *seq) {
   free(tmp);
 }
 
+/* Sequences to unpack or to sort, on one or two threads: each takes the next in turn. */
+typedef struct prep_job {
+  trak_importer *imp;
+  trak_sequence **seqs; /* largest first, so that the two threads end about together */
+  size_t n;
+  _Atomic size_t next;
+  int sort; /* 0: unpack them (trak__sequence_unpack); 1: sort them (sequence_sort) */
+} prep_job;
+
+static void *prep_main(void *arg) {
+  prep_job *j = arg;
+  for (size_t i; (i = atomic_fetch_add_explicit(&j->next, 1, memory_order_relaxed)) < j->n;) {
+    if (j->sort)
+      sequence_sort(j->imp, j->seqs[i]);
+    else
+      trak__sequence_unpack(j->seqs[i]);
+  }
+  return NULL;
+}
+
+static int by_size_desc(const void *pa, const void *pb) {
+  const trak_sequence *a = *(trak_sequence *const *)pa, *b = *(trak_sequence *const *)pb;
+  return a->n_events != b->n_events ? (a->n_events > b->n_events ? -1 : 1) : 0;
+}
+
+/* Unpacks (sort == 0) or sorts the sequences `want` picks, on both threads when imp->prefault
+** (the import has two) and they hold PREP_TWO_THREADS records or more. */
+#define PREP_TWO_THREADS (1u << 15)
+static void prep_run(trak_importer *imp, int sort,
+                     int (*want)(const trak_importer *, const trak_sequence *)) {
+  size_t n_seq = imp->seqs.all.n, n = 0, records = 0;
+  trak_sequence **v = malloc((n_seq ? n_seq : 1) * sizeof *v);
+  if (!v) abort();
+  for (size_t i = 0; i < n_seq; i++)
+    if (want(imp, imp->seqs.all.v[i]))
+      v[n++] = imp->seqs.all.v[i], records += imp->seqs.all.v[i]->n_events;
+  if (n > 1) qsort(v, n, sizeof *v, by_size_desc); /* (a stable order: records are independent) */
+  prep_job job = {imp, v, n, 0, sort};
+  int threads = trak__split_threads(imp->prefault && n > 1 ? 2 : 1, records, PREP_TWO_THREADS);
+  trak__run_both(prep_main, &job, &job, threads);
+  free(v);
+}
+
+/* Sequences that are out of order, cropped or have records to change are merged unpacked. */
+static int needs_unpack(const trak_importer *imp, const trak_sequence *seq) {
+  return seq->unpack || seq->unsorted || (seq->tie_unsorted && imp->json_tie_order) ||
+         imp->crop_before_ns != INT64_MIN;
+}
+static int needs_sort(const trak_importer *imp, const trak_sequence *seq) {
+  return seq->all && (seq->unsorted || (seq->tie_unsorted && imp->json_tie_order));
+}
+
+void trak__ev_merge_prepare(trak_importer *imp) {
+  prep_run(imp, 0, needs_unpack);
+  trak__passthrough_resolve(imp); /* (by the records' file order: before the sort) */
+  prep_run(imp, 1, needs_sort);
+}
+
 /* A sequence being merged: its current record, unpacked (the merge compares its timestamp and
 ** packet), and where the next one is: packed in a block, or in the unpacked seq->all. */
 typedef struct cursor {
@@ -114,19 +176,13 @@ typedef struct cursor {
 } cursor;
 
 /* Where cursor `i`'s record falls in the merge's order: by timestamp, then packet, then cursor
-** index (the sequence made first), so that the order is total and ties go as before. Compared
-** as two unsigned words (the timestamp's sign bit flipped), high word first. */
-typedef struct merge_key {
-  uint64_t hi; /* ts ^ 2^63 */
-  uint64_t lo; /* pkt << 32 | cursor index */
-} merge_key;
+** index (the sequence made first), so that the order is total and ties go as before. One
+** unsigned 128-bit number: the timestamp with its sign bit flipped in the high word, packet <<
+** 32 | cursor index in the low word. */
+__extension__ typedef unsigned __int128 merge_key;
 
 static inline merge_key key_of(const cursor *c, uint32_t i) {
-  return (merge_key){(uint64_t)c->ev.ts ^ (1ull << 63), (uint64_t)c->ev.pkt << 32 | i};
-}
-
-static inline int key_less(merge_key a, merge_key b) {
-  return a.hi < b.hi || (a.hi == b.hi && a.lo < b.lo);
+  return (merge_key)((uint64_t)c->ev.ts ^ (1ull << 63)) << 64 | ((uint64_t)c->ev.pkt << 32 | i);
 }
 
 /* A tree of losers over the cursors: internal node n (1 <= n < size) holds the key of the
@@ -150,23 +206,28 @@ static void tournament_build(tournament *t) {
     uint32_t l = 2 * n, r = 2 * n + 1;
     merge_key a = l >= t->size ? key_of(&t->c[l - t->size], l - t->size) : w[l];
     merge_key b = r >= t->size ? key_of(&t->c[r - t->size], r - t->size) : w[r];
-    int b_first = key_less(b, a);
+    int b_first = b < a;
     w[n] = b_first ? b : a;
     t->node[n] = b_first ? a : b;
   }
-  t->winner = t->size > 1 ? (uint32_t)w[1].lo : 0;
+  t->winner = t->size > 1 ? (uint32_t)w[1] : 0;
   free(w);
 }
 
-/* The winner's cursor moved on: replays its path to the root. */
+/* The winner's cursor moved on: replays its path to the root. Without a branch on the keys
+** (a compare and conditional moves): which of the two goes on up is as likely one as the other
+** (sequences of interleaved events), so a branch would be mispredicted about every other level. */
 static inline void tournament_replay(tournament *t) {
   uint32_t w = t->winner;
   merge_key cand = key_of(&t->c[w], w);
   for (uint32_t n = (w + t->size) / 2; n >= 1; n /= 2) {
     merge_key l = t->node[n];
-    if (key_less(l, cand)) t->node[n] = cand, cand = l;
+    int node_first = l < cand;
+    merge_key up = node_first ? l : cand, stays = node_first ? cand : l;
+    t->node[n] = stays;
+    cand = up;
   }
-  t->winner = (uint32_t)cand.lo;
+  t->winner = (uint32_t)cand;
 }
 
 /* Marks a cursor exhausted: it compares after every other. Returns 0. */
@@ -203,6 +264,10 @@ static inline __attribute__((always_inline)) int cursor_advance(trak_ev_merge *m
     c->p = next->data, c->end = next->data + next->used;
   }
   c->p = trak__ev_unpack(c->p, &c->ev);
+  /* The blocks were written long before, on the other thread, and the 16 or so cursors read
+  ** them in turns too spread for the hardware's prefetch: the next lines asked for now (a
+  ** prefetch past the block's end is harmless). */
+  __builtin_prefetch(c->p + MERGE_PREFETCH);
   return 1;
 }
 
@@ -355,8 +420,6 @@ trak_ev_merge *trak__ev_merge_open(trak_importer *imp) {
     cursor *k = &c[m->live];
     *k = (cursor){.seq = imp->seqs.all.v[i]};
     if (k->seq->all) {
-      if (k->seq->unsorted || (k->seq->tie_unsorted && imp->json_tie_order))
-        sequence_sort(imp, k->seq);
       if (TRAK_UNLIKELY(crop)) crop_sequence(imp, k->seq);
       k->i = (size_t)-1; /* cursor_advance moves to the first record */
     }

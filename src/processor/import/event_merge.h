@@ -21,7 +21,13 @@ typedef struct trak_ev_rec {
 
 typedef struct trak_ev_merge trak_ev_merge;
 
-/* Sorts and crops the unpacked sequences as they need and starts the merge of every sequence's
+/* Readies the sequences for the merge: unpacks those that must be merged unpacked (out of
+** order, cropped, or with records to change), resolves the deferred records' args
+** (trak__passthrough_resolve) and sorts the unpacked sequences out of order (ties: see
+** trak__ev_tie_key when imp->json_tie_order), each step on both threads when imp->prefault
+** (the import has two) and the records are many. Can't fail (out of memory aborts). */
+void trak__ev_merge_prepare(trak_importer *imp);
+/* Crops the unpacked sequences (sorted by trak__ev_merge_prepare) as they need and starts the merge of every sequence's
 ** records, on a second thread when trak__import_threads gives two for the records' size (that
 ** thread also makes the slice columns' pages present ahead of the parse, tables/prefault.h,
 ** when imp->prefault and the table is large). The sequences' records belong to the merge until

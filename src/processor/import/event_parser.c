@@ -340,14 +340,7 @@ static void report_unterminated(trak_importer *imp) {
 
 void trak__events_parse(trak_importer *imp) {
   trak__tracks_check_hierarchy(imp);
-  /* Sequences that are out of order, cropped or have records to change are merged unpacked. */
-  int crop = imp->crop_before_ns != INT64_MIN;
-  for (size_t i = 0; i < imp->seqs.all.n; i++) {
-    trak_sequence *seq = imp->seqs.all.v[i];
-    if (seq->unpack || seq->unsorted || (seq->tie_unsorted && imp->json_tie_order) || crop)
-      trak__sequence_unpack(seq);
-  }
-  trak__passthrough_resolve(imp);
+  trak__ev_merge_prepare(imp);
   const uint64_t *n = imp->n_of_type;
   trak__tables_reserve(imp->tables, n[TRAK_EV_BEGIN] + n[TRAK_EV_INSTANT] + n[TRAK_EV_COMPLETE],
                        n[TRAK_EV_COUNTER] + imp->n_counter_records);

@@ -13,6 +13,7 @@
 
 #include "processor/import/importer.h"
 #include "processor/tables/thread_state_cols.h"
+#include "processor/util/two_threads.h"
 
 /* The index key of a pid or tid on a machine (the host's keys are the ids themselves). */
 static inline uint64_t id_key(uint32_t machine, int64_t id) {
@@ -415,6 +416,31 @@ static uint32_t remap_id(const uint32_t *map, uint32_t id) {
   return id == TRAK_NULL_U32 ? id : map[id];
 }
 
+/* The args rows [lo, hi) whose key is "utid" or "upid" (k_utid, k_upid), renumbered. */
+typedef struct ids_args {
+  trak_tables *t;
+  const uint32_t *umap, *pmap;
+  size_t nt, np;
+  uint32_t k_utid, k_upid;
+  size_t lo, hi;
+} ids_args;
+#define IDS_ARGS_TWO_THREADS ((size_t)1 << 16) /* rows from which the other core takes half */
+
+static void *ids_args_remap(void *arg) {
+  const ids_args *a = arg;
+  int64_t *value = a->t->args.int_value;
+  const uint32_t *keys = a->t->args.key;
+  for (size_t r = a->lo; r < a->hi; r++) {
+    int64_t *v = &value[r];
+    uint32_t key = keys[r];
+    if (key && key == a->k_utid && *v >= 0 && (size_t)*v < a->nt)
+      *v = a->umap[*v];
+    else if (key && key == a->k_upid && *v >= 0 && (size_t)*v < a->np)
+      *v = a->pmap[*v];
+  }
+  return NULL;
+}
+
 void trak__threads_json_order(trak_importer *imp) {
   changed(imp); /* utids and upids are renumbered */
   trak_tables *t = imp->tables;
@@ -470,17 +496,13 @@ void trak__threads_json_order(trak_importer *imp) {
     t->track.utid[r] = remap_id(umap, t->track.utid[r]);
     t->track.upid[r] = remap_id(pmap, t->track.upid[r]);
   }
-  /* Tracks' dimension and source args name their thread or process by id. */
-  uint32_t k_utid = trak__strpool_find(&t->strings, "utid", 4);
-  uint32_t k_upid = trak__strpool_find(&t->strings, "upid", 4);
-  for (size_t r = 0; r < t->args.n; r++) {
-    int64_t *v = &t->args.int_value[r];
-    uint32_t key = t->args.key[r];
-    if (key && key == k_utid && *v >= 0 && (size_t)*v < nt)
-      *v = umap[*v];
-    else if (key && key == k_upid && *v >= 0 && (size_t)*v < np)
-      *v = pmap[*v];
-  }
+  /* Tracks' dimension and source args name their thread or process by id: half the rows on
+  ** each thread when the import has two (the other core is idle now) and they are many. */
+  ids_args half[2] = {{t, umap, pmap, nt, np, trak__strpool_find(&t->strings, "utid", 4),
+                       trak__strpool_find(&t->strings, "upid", 4), 0, t->args.n / 2}};
+  half[1] = half[0], half[1].lo = half[0].hi, half[1].hi = t->args.n;
+  trak__run_both(ids_args_remap, &half[0], &half[1],
+                 trak__split_threads(imp->prefault ? 2 : 1, t->args.n, IDS_ARGS_TWO_THREADS));
   t->thread.n = kt;
   t->process.n = kp;
   free(tmp);

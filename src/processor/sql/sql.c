@@ -263,11 +263,19 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   if (rc == SQLITE_OK) rc = trak__vtab_register(p->db, &p->tables);
   if (rc == SQLITE_OK) rc = trak__functions_register(p);
   if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, views_sql, NULL, NULL, NULL);
-  if (rc == SQLITE_OK) rc = fill_stats(p);
-  if (rc == SQLITE_OK) rc = fill_import_logs(p);
-  if (rc == SQLITE_OK) rc = fill_logs(p);
-  if (rc == SQLITE_OK) rc = fill_packages(p);
-  if (rc == SQLITE_OK) rc = fill_diagnostics(p);
+  /* The rows in one transaction: each INSERT alone would be a transaction of its own, its
+  ** commit costing more than the row (10 K instructions a row of _trace_import_logs). */
+  if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "BEGIN", NULL, NULL, NULL);
+  if (rc == SQLITE_OK) {
+    rc = fill_stats(p);
+    if (rc == SQLITE_OK) rc = fill_import_logs(p);
+    if (rc == SQLITE_OK) rc = fill_logs(p);
+    if (rc == SQLITE_OK) rc = fill_packages(p);
+    if (rc == SQLITE_OK) rc = fill_diagnostics(p);
+    /* (a failure leaves the transaction open, its message kept: the processor is freed, its
+    ** connection closed, which rolls it back) */
+    if (rc == SQLITE_OK) rc = sqlite3_exec(p->db, "COMMIT", NULL, NULL, NULL);
+  }
   if (rc != SQLITE_OK)
     return trak_error_set(err, TRAK_ENOMEM, "cannot set up SQL: %s",
                           p->db ? sqlite3_errmsg(p->db) : "sqlite3_open failed");

@@ -15,12 +15,12 @@
 ** Per-slice lookups (describe_slice) use slice_thread_time.c's index instead.
 */
 #define _GNU_SOURCE /* qsort_r */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "processor/sql/perfetto_sql/slice_thread_time.h"
+#include "processor/util/two_threads.h"
 
 /* ---- the whole table, one thread at a time ------------------------------------------------- */
 
@@ -105,18 +105,6 @@ void trak__thread_time_all_release(time_all *all) {
 }
 
 /* ---- two threads ---------------------------------------------------------------------------- */
-
-/* Runs fn(a) here and fn(b) on another thread when `threads` > 1 (here too when the thread
-** cannot start); returns once both ran. */
-static void run_both(void *(*fn)(void *), void *a, void *b, int threads) {
-  pthread_t th;
-  int spawned = threads > 1 && !pthread_create(&th, NULL, fn, b);
-  fn(a);
-  if (spawned)
-    pthread_join(th, NULL);
-  else
-    fn(b);
-}
 
 /* Below this many source rows one thread does it all (a thread's start costs more). */
 #define TWO_THREADS_MIN ((size_t)1 << 16)
@@ -463,7 +451,7 @@ static int all_build(build *b) {
     rh->pos = malloc((nthreads + 1) * sizeof *rh->pos);
     if (!rh->counts || !rh->pos) return -1;
   }
-  run_both(count_half, &b->rh[0], &b->rh[1], threads);
+  trak__run_both(count_half, &b->rh[0], &b->rh[1], threads);
   if (b->rh[0].failed || b->rh[1].failed || keys_rank(b)) return -1;
   /* thread u's intervals: the first half's, then the second's */
   b->first = malloc((nthreads + 1) * sizeof *b->first);
@@ -482,7 +470,7 @@ static int all_build(build *b) {
   b->ivs = malloc((at ? at : 1) * sizeof *b->ivs);
   b->wide = malloc((b->nwide ? b->nwide : 1) * sizeof *b->wide);
   if (!b->ivs || !b->wide) return -1;
-  run_both(copy_half, &b->rh[0], &b->rh[1], threads);
+  trak__run_both(copy_half, &b->rh[0], &b->rh[1], threads);
   if (b->rh[0].failed || b->rh[1].failed) return -1;
   /* the threads halved by intervals and slices (the walk's work) */
   size_t total = at + nslices, acc = 0, mid = nthreads;
@@ -495,7 +483,7 @@ static int all_build(build *b) {
   }
   b->th[0] = (thread_half){.b = b, .u0 = 0, .u1 = mid};
   b->th[1] = (thread_half){.b = b, .u0 = mid, .u1 = nthreads};
-  run_both(walk_half, &b->th[0], &b->th[1], threads);
+  trak__run_both(walk_half, &b->th[0], &b->th[1], threads);
   if (b->th[0].failed || b->th[1].failed) return -1;
   return rows_join(b);
 }
