@@ -40,6 +40,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   for (size_t ph = 0; ph < 32; ph++)
     for (size_t f = 0; f < JSON_KEY_ROWS; f++)
       j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+  j->shape_stale = ~0u;
   return j;
 }
 
@@ -259,10 +260,13 @@ static const struct {
 #undef F
 };
 
-/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row`:
-** written `"key":`, after a comma unless it is the event's first member. */
-__attribute__((noinline)) static void key_learn(trak_json_key_pred *row, unsigned prev,
-                                                const jevent *e, const trak_json_value *slot) {
+/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row` (one
+** of j->key_pred, whose phase's shape is then stale): written `"key":`, after a comma unless it
+** is the event's first member. */
+__attribute__((noinline)) static void key_learn(trak_json_import *j, trak_json_key_pred *row,
+                                                unsigned prev, const jevent *e,
+                                                const trak_json_value *slot) {
+  j->shape_stale |= 1u << (unsigned)((row - j->key_pred[0]) / JSON_KEY_ROWS);
   trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER};
   size_t off = slot ? (size_t)((const char *)slot - (const char *)e) : 0;
   for (unsigned f = 0; slot && f < JSON_KEY_FIELDS; f++) {
@@ -283,6 +287,24 @@ __attribute__((noinline)) static void key_learn(trak_json_key_pred *row, unsigne
     break;
   }
   row[prev] = k;
+}
+
+/* Builds phase `ph`'s shape: the chain of its row's predictions from the "ph" field on, up to
+** a key not predicted (too long, or none learnt) or a field met before. */
+__attribute__((noinline)) static void shape_build(trak_json_import *j, unsigned ph) {
+  const trak_json_key_pred *row = j->key_pred[ph];
+  trak_json_shape *sh = &j->shape[ph];
+  uint32_t seen = 1u; /* field 0: ph */
+  unsigned f = 0;
+  sh->n = 0;
+  while (sh->n < JSON_KEY_FIELDS) {
+    const trak_json_key_pred *k = &row[f];
+    if (!k->len || k->field >= JSON_KEY_FIELDS || (seen >> k->field & 1)) break;
+    sh->keys[sh->n++] = *k;
+    seen |= 1u << k->field;
+    f = k->field;
+  }
+  j->shape_stale &= ~(1u << ph);
 }
 
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
@@ -347,12 +369,52 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
       slot = key.escaped ? NULL : field_for(e, key.s, key.len);
     }
-    key_learn(row, prev, e, slot);
+    key_learn(j, row, prev, e, slot);
     prev = row[prev].field;
     if (slot == &e->ph) {
     phase: /* the phase's row predicts the keys after it */
-      if ((rc = trak__json_value_fast(c, &e->ph, 1))) return rc;
-      row = j->key_pred[(unsigned char)e->ph.s[0] & 31];
+      if (TRAK_LIKELY(c->end - c->p >= 3 && c->p[0] == '"' && c->p[2] == '"' && c->p[1] != '"' &&
+                      c->p[1] != '\\')) { /* one letter, as trak__json_string_at reads it */
+        e->ph.kind = TRAK_JSON_STRING, e->ph.escaped = 0, e->ph.s = c->p + 1, e->ph.len = 1;
+        c->p += 3;
+      } else if ((rc = trak__json_value_fast(c, &e->ph, 1))) {
+        return rc;
+      }
+      unsigned ph = (unsigned char)e->ph.s[0] & 31;
+      row = j->key_pred[ph];
+      if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) shape_build(j, ph);
+      /* The phase's keys in their usual order and spelling, with their strings and numbers of
+      ** the usual form, read in one loop; at the first other key the loop below goes on from
+      ** there, at any other value it reads that value. */
+      const trak_json_shape *sh = &j->shape[ph];
+      const char *p = c->p, *end = c->end;
+      for (unsigned i = 0; i < sh->n; i++) {
+        const trak_json_key_pred *sk = &sh->keys[i];
+        if (end - p < 32 || ((word_at(p) ^ sk->word) & sk->mask)) break;
+        p += sk->len;
+        prev = sk->field;
+        slot = (trak_json_value *)(void *)((char *)e + sk->off);
+        const char *q;
+        if (*p == '"') {
+          q = trak__json_plain_run(p + 1, end);
+          if (TRAK_LIKELY(q < end && *q == '"')) {
+            slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
+            slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));
+            p = q + 1;
+            continue;
+          }
+        } else if (TRAK_JSON_NUMBER_BLOCK && (q = trak__json_number_span(p, slot))) {
+          p = q;
+          continue;
+        }
+        c->p = p;
+        goto value;
+      }
+      c->p = p;
+      if (TRAK_LIKELY(p < end && *p == '}')) {
+        c->p = p + 1;
+        return TRAK_JSON_OK;
+      }
       goto next;
     }
     if (!slot) slot = &other;
