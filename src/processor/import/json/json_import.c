@@ -318,10 +318,12 @@ static inline void jevent_clear(jevent *e) {
 }
 
 /* Reads the event's "args" value at the cursor: an object of the common shape into leaves (from
-** e->leaf_at on: a second "args" member replaces the first's), else with the tokenizer. */
-static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
+** e->leaf_at on: a second "args" member replaces the first's), its first key predicted by the
+** phase (`ph`: its row of j->key_pred), else with the tokenizer. */
+static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, unsigned ph) {
   *j->lv.n = e->leaf_at;
   e->leaf_n = UINT32_MAX;
+  j->dict.last = TRAK_JSON_DICT_MAX + 1 + ph;
   if (trak__json_peek(c) == '{' && trak__json_leaves_read(&j->dict, &j->lv, c, &e->args)) {
     e->leaf_n = (uint32_t)(*j->lv.n - e->leaf_at);
     return TRAK_JSON_OK;
@@ -420,7 +422,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     if (!slot) slot = &other;
   value:
     if (slot == &e->args && j->leaves_on)
-      rc = args_read(j, c, e);
+      rc = args_read(j, c, e, (unsigned)((row - j->key_pred[0]) / JSON_KEY_ROWS));
     else
       rc = trak__json_value_fast(c, slot, 1);
     if (rc) return rc;

@@ -66,6 +66,7 @@ static uint32_t dict_find(trak_json_dict *d, uint32_t parent, const trak_json_va
   q[0] = '"';
   memcpy(q + 1, name->s, len);
   q[len + 1] = '"', q[len + 2] = ':';
+  e->qmask = len + 3 < 8 ? (1ULL << (8 * (len + 3))) - 1 : len + 3 == 8 ? ~0ULL : 0;
   d->slot[s] = (uint16_t)k;
   return k;
 }
@@ -95,6 +96,7 @@ static inline uint64_t word8(const char *p) {
 
 /* Whether the bytes at p (at least sizeof e->quoted of them) are entry e's name quoted and ':'. */
 static inline int quoted_at(const trak_json_dict_entry *e, const char *p) {
+  if (TRAK_LIKELY(e->qmask)) return !((word8(p) ^ e->quoted[0]) & e->qmask);
   size_t n = (size_t)e->name_len + 3, i = 0;
   for (; i + 8 <= n; i += 8)
     if (word8(p + i) != e->quoted[i / 8]) return 0;
@@ -151,6 +153,7 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
     }
     ch = trak__json_peek(c);
     trak_json_leaf *l;
+    const char *q;
     if (ch == '"') {
       if (trak__json_string_at(c, &v)) return -1;
       l = leaf_next(w);
@@ -158,6 +161,19 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
       l->escaped = v.escaped;
       l->len = v.len;
       l->v.off = (uint64_t)(v.s - w->base);
+    } else if (TRAK_JSON_NUMBER_BLOCK && c->end - c->p >= 17 &&
+               (q = trak__json_number_span(c->p, &v))) {
+      /* the common number: its row as trak__json_number_arg makes it (at most 8 integer
+      ** digits, no exponent: an integer is an INT, a fraction a REAL) */
+      c->p = q;
+      l = leaf_next(w);
+      if (!v.is_float) {
+        l->type = TRAK_ARG_INT;
+        l->v.i = v.s[0] == '-' ? -(int64_t)v.ival : (int64_t)v.ival;
+      } else {
+        l->type = TRAK_ARG_REAL;
+        l->v.r = trak__json_real_of(&v);
+      }
     } else if (ch == '-' || (unsigned)(ch - '0') < 10) {
       if (trak__json_number_at(c, &v)) return -1;
       int64_t i = 0;
