@@ -178,15 +178,17 @@ static void digit_words(void **state) {
 }
 
 /* The newline counters (json_lines.c): a byte loop's count and last position from every variant
-** this CPU runs, on buffers of 0 to 200 bytes at every alignment with newlines at random places,
-** at the ends of 16-, 32- and 64-byte blocks, none, or every byte. A variant that skips a block
-** or its tail, or keeps a block's first newline for its last, fails. */
+** this CPU runs, on buffers of 0 to 300 bytes at every alignment with newlines at random places,
+** at the ends of 16-, 32- and 64-byte blocks, none, every byte, or just one anywhere (the AVX2
+** variant looks for the last one from the end back when the tail has none). A variant that
+** skips a block or its tail, or keeps a block's first newline for its last, fails. */
 static void newlines_as_byte_loop(void **state) {
   (void)state;
-  char buf[272];
-  for (unsigned it = 0; it < 200000; it++) {
-    size_t off = it % 64, n = next_rand() % 201, at = next_rand() % 64;
-    unsigned shape = (unsigned)(it / 64 % 5);
+  char buf[372];
+  for (unsigned it = 0; it < 240000; it++) {
+    size_t off = it % 64, n = next_rand() % 301, at = next_rand() % 64;
+    unsigned shape = (unsigned)(it / 64 % 6);
+    if (shape == 5) at = n ? next_rand() % n : 0;
     char *p = buf + off;
     for (size_t i = 0; i < n; i++) {
       uint64_t r = next_rand();
@@ -194,7 +196,8 @@ static void newlines_as_byte_loop(void **state) {
              : shape == 1 ? 'x'
              : shape == 2 ? '\n'
              : shape == 3 ? ((i + 1) % 16 == 0 || i % 32 == 0 || (i + 1) % 64 == 0 ? '\n' : 'y')
-                          : (i == at || i + 1 == n ? '\n' : '"');
+             : shape == 4 ? (i == at || i + 1 == n ? '\n' : '"')
+                          : (i == at ? '\n' : 'z');
     }
     size_t want_last = 999, want = 0;
     for (size_t i = 0; i < n; i++)
