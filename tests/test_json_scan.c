@@ -63,15 +63,17 @@ static void ref_digits(const char **pp, const char *d, const char *end, int *cut
   *pp = p;
 }
 
-/* Numbers read by trak__json_number_at, placed so that 0-15 bytes follow them in the buffer:
-** the integer digits' count and value as a byte loop reads them, the span, the kind of
+/* Numbers read by trak__json_number_at, placed so that 0-31 bytes follow them in the buffer
+** (with 17 or more from the number's start on, the common number is read in one 16-byte block,
+** trak__json_number_span; with fewer, or another number, byte-wise): the integer digits' count
+** and value as a byte loop reads them, the span, the fraction and exponent flags, the kind of
 ** ending, and trak__json_real_of and trak__json_int_of against strtod and strtoll. */
 static void numbers_as_byte_loops(void **state) {
   (void)state;
-  char buf[64];
+  char buf[96];
   for (unsigned it = 0; it < 2000000; it++) {
     size_t len = random_number(buf);
-    size_t tail = next_rand() % 16;
+    size_t tail = next_rand() % 32;
     for (size_t i = 0; i < tail; i++)
       buf[len + i] = i ? (char)next_rand() : random_after();
     int final = (int)(next_rand() & 1);
@@ -85,10 +87,12 @@ static void numbers_as_byte_loops(void **state) {
     while (p < end && *p >= '0' && *p <= '9')
       u = u * 10 + (uint64_t)(*p++ - '0');
     size_t ints = (size_t)(p - first);
-    int cut = 0, bad = 0;
-    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad);
-    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E'))
+    int cut = 0, bad = 0, is_float = 0;
+    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad), is_float = 1;
+    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E')) {
       ref_digits(&p, p + 1 + (p + 1 < end && (p[1] == '+' || p[1] == '-')), end, &cut, &bad);
+      is_float |= 2;
+    }
     if (!cut && !bad && p == end && !final) cut = 1;
     if (bad)
       assert_int_equal(rc, TRAK_JSON_ERROR);
@@ -99,6 +103,9 @@ static void numbers_as_byte_loops(void **state) {
     assert_ptr_equal(c.p, p);
     assert_int_equal(v.len, (size_t)(p - buf));
     assert_int_equal(v.int_digits, ints > 19 ? 255 : ints);
+    assert_int_equal(v.is_float, is_float);
+    assert_int_equal(v.kind, TRAK_JSON_NUMBER);
+    assert_ptr_equal(v.s, buf);
     if (ints <= 19) assert_true(v.ival == u);
 
     char text[64];

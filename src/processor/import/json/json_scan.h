@@ -152,11 +152,18 @@ static inline __attribute__((always_inline)) const char *trak__json_number_span(
   unsigned n = (unsigned)__builtin_ctz(~m); /* integer digits: at most 16 */
   if (n - 1 >= 8) return NULL;              /* none, or more than 8 */
   /* The digits' values moved to the top bytes, then paired, quadrupled and joined (as
-  ** trak__json_digits8). */
-  uint64_t u = (uint64_t)_mm_cvtsi128_si64(d) << (64 - 8 * n);
-  u = (u * 10 + (u >> 8)) & 0x00ff00ff00ff00ffULL;
-  u = (u * 100 + (u >> 16)) & 0x0000ffff0000ffffULL;
-  u = (u * 10000 + (u >> 32)) & 0xffffffffULL;
+  ** trak__json_digits8); up to 4 digits in one 32-bit word, one step less. */
+  uint64_t u;
+  if (n <= 4) {
+    uint32_t x = (uint32_t)_mm_cvtsi128_si32(d) << (32 - 8 * n);
+    x = (x * 10 + (x >> 8)) & 0x00ff00ffu;
+    u = (x * 100 + (x >> 16)) & 0xffffu;
+  } else {
+    u = (uint64_t)_mm_cvtsi128_si64(d) << (64 - 8 * n);
+    u = (u * 10 + (u >> 8)) & 0x00ff00ff00ff00ffULL;
+    u = (u * 100 + (u >> 16)) & 0x0000ffff0000ffffULL;
+    u = (u * 10000 + (u >> 32)) & 0xffffffffULL;
+  }
   const char *r = q + n;
   uint8_t is_float = 0;
   if (*r == '.') {
