@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "processor/import/json/json_keys.h"
 #include "processor/import/json/json_scan.h"
 #include "util/limits.h"
 
@@ -120,193 +121,6 @@ __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, co
   j->state = ST_DEAD;
 }
 
-/* Stores a member's value span in the field its key names. */
-static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
-#define KEY(lit, f)                                                                                \
-  if (!memcmp(k, lit, sizeof lit - 1)) return &e->f
-  switch (n) {
-  case 1:
-    KEY("s", s);
-    break;
-  case 2:
-    KEY("ph", ph);
-    KEY("ts", ts);
-    KEY("id", id);
-    KEY("bp", bp);
-    break;
-  case 3:
-    KEY("cat", cat);
-    KEY("dur", dur);
-    KEY("pid", pid);
-    KEY("tid", tid);
-    KEY("tts", tts);
-    KEY("id2", id2);
-    break;
-  case 4:
-    KEY("name", name);
-    KEY("args", args);
-    KEY("tdur", tdur);
-    break;
-  case 5:
-    KEY("scope", scope);
-    break;
-  case 7:
-    KEY("bind_id", bind_id);
-    KEY("flow_in", flow_in);
-    break;
-  case 8:
-    KEY("flow_out", flow_out);
-    break;
-  default:
-    break;
-  }
-#undef KEY
-  return NULL;
-}
-
-/* The 8 bytes at p as a little-endian word (json_scan.h refuses other byte orders). */
-static inline uint64_t word_at(const char *p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-
-/* Whether word w begins with the n bytes of lit (1 <= n <= 8); the literal's word folds to a
-** constant. */
-static inline int word_is(uint64_t w, const char *lit, unsigned n) {
-  uint64_t k = 0;
-  memcpy(&k, lit, n);
-  uint64_t mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-  return ((w ^ k) & mask) == 0;
-}
-
-/* The field of a trace-event key written plainly at c->p ('"', with at least 16 bytes left):
-** its quotes and the ':' right after them matched in one or two word compares, chosen by the
-** key's first letter. On a match, c->p steps past the ':' and the field is returned; NULL
-** (c->p unchanged) for any other key or spelling (escapes, whitespace before ':'), which
-** trak__json_key_ch and field_for then read as before: either way the same field. */
-static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json_cur *c,
-                                                                       jevent *e) {
-  const char *p = c->p;
-  uint64_t w = word_at(p);
-  /* KEY: keys of up to 8 bytes with their quotes and ':'; LONG_KEY: 9 to 16. */
-#define KEY_MATCH(lit, f, match)                                                                   \
-  do {                                                                                             \
-    if (match) {                                                                                   \
-      c->p = p + sizeof lit - 1;                                                                   \
-      return &e->f;                                                                                \
-    }                                                                                              \
-  } while (0)
-#define KEY(lit, f) KEY_MATCH(lit, f, word_is(w, lit, sizeof lit - 1))
-#define LONG_KEY(lit, f)                                                                           \
-  KEY_MATCH(lit, f, w == word_at(lit) && word_is(word_at(p + 8), &(lit)[8], sizeof lit - 9))
-  switch (p[1]) {
-  case 'p':
-    KEY("\"ph\":", ph);
-    KEY("\"pid\":", pid);
-    break;
-  case 't':
-    KEY("\"ts\":", ts);
-    KEY("\"tid\":", tid);
-    KEY("\"tts\":", tts);
-    KEY("\"tdur\":", tdur);
-    break;
-  case 'n':
-    KEY("\"name\":", name);
-    break;
-  case 'c':
-    KEY("\"cat\":", cat);
-    break;
-  case 'd':
-    KEY("\"dur\":", dur);
-    break;
-  case 'a':
-    KEY("\"args\":", args);
-    break;
-  case 'i':
-    KEY("\"id\":", id);
-    KEY("\"id2\":", id2);
-    break;
-  case 's':
-    KEY("\"s\":", s);
-    KEY("\"scope\":", scope);
-    break;
-  case 'b':
-    KEY("\"bp\":", bp);
-    LONG_KEY("\"bind_id\":", bind_id);
-    break;
-  case 'f':
-    LONG_KEY("\"flow_in\":", flow_in);
-    LONG_KEY("\"flow_out\":", flow_out);
-    break;
-  default:
-    break;
-  }
-#undef LONG_KEY
-#undef KEY
-#undef KEY_MATCH
-  return NULL;
-}
-
-/* The keys of a jevent's fields, in JSON_KEY field order (json_import.h), and where each is. */
-static const struct {
-  const char *key;
-  uint16_t off;
-} key_fields[JSON_KEY_FIELDS] = {
-#define F(k)                                                                                       \
-  { #k, (uint16_t)offsetof(jevent, k) }
-    F(ph),      F(name),    F(cat),      F(ts),  F(pid),  F(tid), F(args), F(dur),   F(s),
-    F(bind_id), F(flow_in), F(flow_out), F(tts), F(tdur), F(id),  F(id2),  F(scope), F(bp),
-#undef F
-};
-
-/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row` (one
-** of j->key_pred, whose phase's shape is then stale): written `"key":`, after a comma unless it
-** is the event's first member. */
-__attribute__((noinline)) static void key_learn(trak_json_import *j, trak_json_key_pred *row,
-                                                unsigned prev, const jevent *e,
-                                                const trak_json_value *slot) {
-  j->shape_stale |= 1u << (unsigned)((row - j->key_pred[0]) / JSON_KEY_ROWS);
-  trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER};
-  size_t off = slot ? (size_t)((const char *)slot - (const char *)e) : 0;
-  for (unsigned f = 0; slot && f < JSON_KEY_FIELDS; f++) {
-    if (key_fields[f].off != off) continue;
-    size_t len = strlen(key_fields[f].key), n = (prev != JSON_KEY_START) + len + 3;
-    k.field = (uint8_t)f, k.off = key_fields[f].off;
-    if (n <= 8) { /* longer keys are not predicted (mask ~0, word 0) */
-      char lit[8];
-      lit[0] = ',';
-      char *q = lit + (prev != JSON_KEY_START);
-      *q++ = '"';
-      memcpy(q, key_fields[f].key, len);
-      q[len] = '"', q[len + 1] = ':';
-      memcpy(&k.word, lit, n);
-      k.mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-      k.len = (uint8_t)n;
-    }
-    break;
-  }
-  row[prev] = k;
-}
-
-/* Builds phase `ph`'s shape: the chain of its row's predictions from the "ph" field on, up to
-** a key not predicted (too long, or none learnt) or a field met before. */
-__attribute__((noinline)) static void shape_build(trak_json_import *j, unsigned ph) {
-  const trak_json_key_pred *row = j->key_pred[ph];
-  trak_json_shape *sh = &j->shape[ph];
-  uint32_t seen = 1u; /* field 0: ph */
-  unsigned f = 0;
-  sh->n = 0;
-  while (sh->n < JSON_KEY_FIELDS) {
-    const trak_json_key_pred *k = &row[f];
-    if (!k->len || k->field >= JSON_KEY_FIELDS || (seen >> k->field & 1)) break;
-    sh->keys[sh->n++] = *k;
-    seen |= 1u << k->field;
-    f = k->field;
-  }
-  j->shape_stale &= ~(1u << ph);
-}
-
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
 ** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
 static inline void jevent_clear(jevent *e) {
@@ -352,7 +166,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   unsigned prev = JSON_KEY_START;
   const trak_json_key_pred *k = &row[prev];
   trak_json_value *slot;
-  if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+  if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
     slot = (trak_json_value *)(void *)((char *)e + k->off);
     c->p += k->len;
     prev = k->field;
@@ -365,13 +179,13 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     ** is the byte at the key. */
     trak_json_value key, other;
     slot = NULL;
-    if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = key_fast(c, e);
+    if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = trak__json_key_fast(c, e);
     if (!slot) {
       key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
       if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
-      slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+      slot = key.escaped ? NULL : trak__json_field_for(e, key.s, key.len);
     }
-    key_learn(j, row, prev, e, slot);
+    trak__json_key_learn(j, row, prev, e, slot);
     prev = row[prev].field;
     if (slot == &e->ph) {
     phase: /* the phase's row predicts the keys after it */
@@ -384,7 +198,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       }
       unsigned ph = (unsigned char)e->ph.s[0] & 31;
       row = j->key_pred[ph];
-      if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) shape_build(j, ph);
+      if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) trak__json_shape_build(j, ph);
       /* The phase's keys in their usual order and spelling, with their strings and numbers of
       ** the usual form, read in one loop; at the first other key the loop below goes on from
       ** there, at any other value it reads that value. */
@@ -392,7 +206,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       const char *p = c->p, *end = c->end;
       for (unsigned i = 0; i < sh->n; i++) {
         const trak_json_key_pred *sk = &sh->keys[i];
-        if (end - p < 32 || ((word_at(p) ^ sk->word) & sk->mask)) break;
+        if (end - p < 32 || ((trak__json_word_at(p) ^ sk->word) & sk->mask)) break;
         p += sk->len;
         prev = sk->field;
         slot = (trak_json_value *)(void *)((char *)e + sk->off);
@@ -428,7 +242,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     if (rc) return rc;
   next:
     k = &row[prev];
-    if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+    if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
       slot = (trak_json_value *)(void *)((char *)e + k->off);
       c->p += k->len;
       prev = k->field;
