@@ -3,9 +3,11 @@
 ** (json_import.c, key_fast) and reads every other spelling through the tokenizer: a generated
 ** trace using every key the reader knows (and decoy keys sharing their first letters: "pidx",
 ** "t", "flow_inx", ...) imports to the same tables whether its keys are plain, spelled with a
-** space before the ':' (none of them then takes the word compares), or fed 1 to 23 bytes at a
-** time (keys met with fewer than 16 bytes left take the tokenizer too). A key sent to the
-** wrong field, or a decoy taken for a key, changes the tables.
+** space before the ':' (none of them then takes the word compares), with a space after it (the
+** keys match, their values take the tokenizer: the phase's loop over its usual keys stops at
+** each), or fed 1 to 23 bytes at a time (keys met with fewer than 16 bytes left take the
+** tokenizer too) or 24 to 4096 (the phase's loop stops near each piece's end). A key sent to
+** the wrong field, or a decoy taken for a key, changes the tables.
 */
 #include <stdarg.h>
 #include <stdint.h>
@@ -22,7 +24,8 @@ static uint64_t next_rand(void) {
   return tu_xorshift(&rng);
 }
 
-/* The trace being written and how its keys are spelled: 0 plain, 1 with " :" after the key. */
+/* The trace being written and how its keys are spelled: 0 plain, 1 with " :" after the key, 2
+** with ": " after it. */
 typedef struct out {
   char *s;
   size_t n, cap;
@@ -48,7 +51,10 @@ static void put(out *o, const char *fmt, ...) {
 
 /* A member: `first` says whether it opens the object; the key spelled as o->spaced says. */
 static void key(out *o, int first, const char *k) {
-  put(o, "%s\"%s\"%s", first ? "{" : ",", k, o->spaced ? " :" : ":");
+  put(o, "%s\"%s\"%s", first ? "{" : ",", k,
+      o->spaced == 1   ? " :"
+      : o->spaced == 2 ? ": "
+                       : ":");
 }
 
 /* Writes the same events (same seed) in o's spelling. */
@@ -130,13 +136,16 @@ static void write_trace(out *o, unsigned events) {
   put(o, "\n]\n");
 }
 
-/* Imports the trace fed `chunk` bytes at a time (0: at once; -1: 1 to 23 at random) and exports
-** its tables to `db`. */
+/* Imports the trace fed `chunk` bytes at a time (0: at once; -1: 1 to 23 at random; -2: 24 to
+** 4096 at random) and exports its tables to `db`. */
 static void import_export(const out *o, int chunk, const char *db) {
   trak_processor *p;
   assert_int_equal(trak_processor_new(NULL, &p, NULL), 0);
   for (size_t at = 0; at < o->n;) {
-    size_t n = chunk > 0 ? (size_t)chunk : chunk < 0 ? 1 + next_rand() % 23 : o->n;
+    size_t n = chunk > 0     ? (size_t)chunk
+               : chunk == -1 ? 1 + next_rand() % 23
+               : chunk == -2 ? 24 + next_rand() % 4073
+                             : o->n;
     if (n > o->n - at) n = o->n - at;
     assert_int_equal(trak_processor_feed(p, o->s + at, n, NULL), 0);
     at += n;
@@ -148,11 +157,13 @@ static void import_export(const out *o, int chunk, const char *db) {
 
 static void test_key_spellings_import_alike(void **state) {
   (void)state;
-  out plain = {0}, spaced = {0};
+  out plain = {0}, spaced = {0}, valued = {0};
   spaced.spaced = 1;
+  valued.spaced = 2;
   write_trace(&plain, 20000);
   write_trace(&spaced, 20000);
-  assert_true(plain.n != spaced.n);
+  write_trace(&valued, 20000);
+  assert_true(plain.n != spaced.n && valued.n == spaced.n);
   char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX",
        c[] = "/tmp/trak_keyspell_c_XXXXXX";
   tu_temp_file(a);
@@ -163,6 +174,10 @@ static void test_key_spellings_import_alike(void **state) {
   tu_assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
   import_export(&plain, -1, c);
   tu_assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
+  import_export(&valued, 0, b);
+  tu_assert_same_file(a, b, "plain keys against keys spelled with a space after ':'");
+  import_export(&plain, -2, c);
+  tu_assert_same_file(a, c, "the plain trace at once against fed 24 to 4096 bytes at a time");
   size_t n;
   free(tu_read_file(a, &n));
   assert_true(n > 100000); /* the events were imported */
@@ -171,6 +186,7 @@ static void test_key_spellings_import_alike(void **state) {
   unlink(c);
   free(plain.s);
   free(spaced.s);
+  free(valued.s);
 }
 
 int main(void) {

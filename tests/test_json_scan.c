@@ -63,15 +63,17 @@ static void ref_digits(const char **pp, const char *d, const char *end, int *cut
   *pp = p;
 }
 
-/* Numbers read by trak__json_number_at, placed so that 0-15 bytes follow them in the buffer:
-** the integer digits' count and value as a byte loop reads them, the span, the kind of
+/* Numbers read by trak__json_number_at, placed so that 0-31 bytes follow them in the buffer
+** (with 17 or more from the number's start on, the common number is read in one 16-byte block,
+** trak__json_number_span; with fewer, or another number, byte-wise): the integer digits' count
+** and value as a byte loop reads them, the span, the fraction and exponent flags, the kind of
 ** ending, and trak__json_real_of and trak__json_int_of against strtod and strtoll. */
 static void numbers_as_byte_loops(void **state) {
   (void)state;
-  char buf[64];
+  char buf[96];
   for (unsigned it = 0; it < 2000000; it++) {
     size_t len = random_number(buf);
-    size_t tail = next_rand() % 16;
+    size_t tail = next_rand() % 32;
     for (size_t i = 0; i < tail; i++)
       buf[len + i] = i ? (char)next_rand() : random_after();
     int final = (int)(next_rand() & 1);
@@ -85,10 +87,12 @@ static void numbers_as_byte_loops(void **state) {
     while (p < end && *p >= '0' && *p <= '9')
       u = u * 10 + (uint64_t)(*p++ - '0');
     size_t ints = (size_t)(p - first);
-    int cut = 0, bad = 0;
-    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad);
-    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E'))
+    int cut = 0, bad = 0, is_float = 0;
+    if (p < end && *p == '.') ref_digits(&p, p + 1, end, &cut, &bad), is_float = 1;
+    if (!cut && !bad && p < end && (*p == 'e' || *p == 'E')) {
       ref_digits(&p, p + 1 + (p + 1 < end && (p[1] == '+' || p[1] == '-')), end, &cut, &bad);
+      is_float |= 2;
+    }
     if (!cut && !bad && p == end && !final) cut = 1;
     if (bad)
       assert_int_equal(rc, TRAK_JSON_ERROR);
@@ -99,6 +103,9 @@ static void numbers_as_byte_loops(void **state) {
     assert_ptr_equal(c.p, p);
     assert_int_equal(v.len, (size_t)(p - buf));
     assert_int_equal(v.int_digits, ints > 19 ? 255 : ints);
+    assert_int_equal(v.is_float, is_float);
+    assert_int_equal(v.kind, TRAK_JSON_NUMBER);
+    assert_ptr_equal(v.s, buf);
     if (ints <= 19) assert_true(v.ival == u);
 
     char text[64];
@@ -178,15 +185,17 @@ static void digit_words(void **state) {
 }
 
 /* The newline counters (json_lines.c): a byte loop's count and last position from every variant
-** this CPU runs, on buffers of 0 to 200 bytes at every alignment with newlines at random places,
-** at the ends of 16-, 32- and 64-byte blocks, none, or every byte. A variant that skips a block
-** or its tail, or keeps a block's first newline for its last, fails. */
+** this CPU runs, on buffers of 0 to 300 bytes at every alignment with newlines at random places,
+** at the ends of 16-, 32- and 64-byte blocks, none, every byte, or just one anywhere (the AVX2
+** variant looks for the last one from the end back when the tail has none). A variant that
+** skips a block or its tail, or keeps a block's first newline for its last, fails. */
 static void newlines_as_byte_loop(void **state) {
   (void)state;
-  char buf[272];
-  for (unsigned it = 0; it < 200000; it++) {
-    size_t off = it % 64, n = next_rand() % 201, at = next_rand() % 64;
-    unsigned shape = (unsigned)(it / 64 % 5);
+  char buf[372];
+  for (unsigned it = 0; it < 240000; it++) {
+    size_t off = it % 64, n = next_rand() % 301, at = next_rand() % 64;
+    unsigned shape = (unsigned)(it / 64 % 6);
+    if (shape == 5) at = n ? next_rand() % n : 0;
     char *p = buf + off;
     for (size_t i = 0; i < n; i++) {
       uint64_t r = next_rand();
@@ -194,7 +203,8 @@ static void newlines_as_byte_loop(void **state) {
              : shape == 1 ? 'x'
              : shape == 2 ? '\n'
              : shape == 3 ? ((i + 1) % 16 == 0 || i % 32 == 0 || (i + 1) % 64 == 0 ? '\n' : 'y')
-                          : (i == at || i + 1 == n ? '\n' : '"');
+             : shape == 4 ? (i == at || i + 1 == n ? '\n' : '"')
+                          : (i == at ? '\n' : 'z');
     }
     size_t want_last = 999, want = 0;
     for (size_t i = 0; i < n; i++)

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "processor/import/json/json_import.h"
+#include "processor/import/json/json_keys.h"
 #include "processor/import/json/json_scan.h"
 #include "util/limits.h"
 
@@ -40,6 +41,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   for (size_t ph = 0; ph < 32; ph++)
     for (size_t f = 0; f < JSON_KEY_ROWS; f++)
       j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+  j->shape_stale = ~0u;
   return j;
 }
 
@@ -119,172 +121,6 @@ __attribute__((cold, noinline)) static void syntax_error(trak_json_import *j, co
   j->state = ST_DEAD;
 }
 
-/* Stores a member's value span in the field its key names. */
-static trak_json_value *field_for(jevent *e, const char *k, size_t n) {
-#define KEY(lit, f)                                                                                \
-  if (!memcmp(k, lit, sizeof lit - 1)) return &e->f
-  switch (n) {
-  case 1:
-    KEY("s", s);
-    break;
-  case 2:
-    KEY("ph", ph);
-    KEY("ts", ts);
-    KEY("id", id);
-    KEY("bp", bp);
-    break;
-  case 3:
-    KEY("cat", cat);
-    KEY("dur", dur);
-    KEY("pid", pid);
-    KEY("tid", tid);
-    KEY("tts", tts);
-    KEY("id2", id2);
-    break;
-  case 4:
-    KEY("name", name);
-    KEY("args", args);
-    KEY("tdur", tdur);
-    break;
-  case 5:
-    KEY("scope", scope);
-    break;
-  case 7:
-    KEY("bind_id", bind_id);
-    KEY("flow_in", flow_in);
-    break;
-  case 8:
-    KEY("flow_out", flow_out);
-    break;
-  default:
-    break;
-  }
-#undef KEY
-  return NULL;
-}
-
-/* The 8 bytes at p as a little-endian word (json_scan.h refuses other byte orders). */
-static inline uint64_t word_at(const char *p) {
-  uint64_t w;
-  memcpy(&w, p, 8);
-  return w;
-}
-
-/* Whether word w begins with the n bytes of lit (1 <= n <= 8); the literal's word folds to a
-** constant. */
-static inline int word_is(uint64_t w, const char *lit, unsigned n) {
-  uint64_t k = 0;
-  memcpy(&k, lit, n);
-  uint64_t mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-  return ((w ^ k) & mask) == 0;
-}
-
-/* The field of a trace-event key written plainly at c->p ('"', with at least 16 bytes left):
-** its quotes and the ':' right after them matched in one or two word compares, chosen by the
-** key's first letter. On a match, c->p steps past the ':' and the field is returned; NULL
-** (c->p unchanged) for any other key or spelling (escapes, whitespace before ':'), which
-** trak__json_key_ch and field_for then read as before: either way the same field. */
-static inline __attribute__((always_inline)) trak_json_value *key_fast(trak_json_cur *c,
-                                                                       jevent *e) {
-  const char *p = c->p;
-  uint64_t w = word_at(p);
-  /* KEY: keys of up to 8 bytes with their quotes and ':'; LONG_KEY: 9 to 16. */
-#define KEY_MATCH(lit, f, match)                                                                   \
-  do {                                                                                             \
-    if (match) {                                                                                   \
-      c->p = p + sizeof lit - 1;                                                                   \
-      return &e->f;                                                                                \
-    }                                                                                              \
-  } while (0)
-#define KEY(lit, f) KEY_MATCH(lit, f, word_is(w, lit, sizeof lit - 1))
-#define LONG_KEY(lit, f)                                                                           \
-  KEY_MATCH(lit, f, w == word_at(lit) && word_is(word_at(p + 8), &(lit)[8], sizeof lit - 9))
-  switch (p[1]) {
-  case 'p':
-    KEY("\"ph\":", ph);
-    KEY("\"pid\":", pid);
-    break;
-  case 't':
-    KEY("\"ts\":", ts);
-    KEY("\"tid\":", tid);
-    KEY("\"tts\":", tts);
-    KEY("\"tdur\":", tdur);
-    break;
-  case 'n':
-    KEY("\"name\":", name);
-    break;
-  case 'c':
-    KEY("\"cat\":", cat);
-    break;
-  case 'd':
-    KEY("\"dur\":", dur);
-    break;
-  case 'a':
-    KEY("\"args\":", args);
-    break;
-  case 'i':
-    KEY("\"id\":", id);
-    KEY("\"id2\":", id2);
-    break;
-  case 's':
-    KEY("\"s\":", s);
-    KEY("\"scope\":", scope);
-    break;
-  case 'b':
-    KEY("\"bp\":", bp);
-    LONG_KEY("\"bind_id\":", bind_id);
-    break;
-  case 'f':
-    LONG_KEY("\"flow_in\":", flow_in);
-    LONG_KEY("\"flow_out\":", flow_out);
-    break;
-  default:
-    break;
-  }
-#undef LONG_KEY
-#undef KEY
-#undef KEY_MATCH
-  return NULL;
-}
-
-/* The keys of a jevent's fields, in JSON_KEY field order (json_import.h), and where each is. */
-static const struct {
-  const char *key;
-  uint16_t off;
-} key_fields[JSON_KEY_FIELDS] = {
-#define F(k)                                                                                       \
-  { #k, (uint16_t)offsetof(jevent, k) }
-    F(ph),      F(name),    F(cat),      F(ts),  F(pid),  F(tid), F(args), F(dur),   F(s),
-    F(bind_id), F(flow_in), F(flow_out), F(tts), F(tdur), F(id),  F(id2),  F(scope), F(bp),
-#undef F
-};
-
-/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row`:
-** written `"key":`, after a comma unless it is the event's first member. */
-__attribute__((noinline)) static void key_learn(trak_json_key_pred *row, unsigned prev,
-                                                const jevent *e, const trak_json_value *slot) {
-  trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER};
-  size_t off = slot ? (size_t)((const char *)slot - (const char *)e) : 0;
-  for (unsigned f = 0; slot && f < JSON_KEY_FIELDS; f++) {
-    if (key_fields[f].off != off) continue;
-    size_t len = strlen(key_fields[f].key), n = (prev != JSON_KEY_START) + len + 3;
-    k.field = (uint8_t)f, k.off = key_fields[f].off;
-    if (n <= 8) { /* longer keys are not predicted (mask ~0, word 0) */
-      char lit[8];
-      lit[0] = ',';
-      char *q = lit + (prev != JSON_KEY_START);
-      *q++ = '"';
-      memcpy(q, key_fields[f].key, len);
-      q[len] = '"', q[len + 1] = ':';
-      memcpy(&k.word, lit, n);
-      k.mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
-      k.len = (uint8_t)n;
-    }
-    break;
-  }
-  row[prev] = k;
-}
-
 /* Marks every field absent (only the pointers: clearing the whole struct costs more than
 ** reading a small event; plain stores, as a loop over their addresses is not unrolled). */
 static inline void jevent_clear(jevent *e) {
@@ -296,10 +132,12 @@ static inline void jevent_clear(jevent *e) {
 }
 
 /* Reads the event's "args" value at the cursor: an object of the common shape into leaves (from
-** e->leaf_at on: a second "args" member replaces the first's), else with the tokenizer. */
-static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
+** e->leaf_at on: a second "args" member replaces the first's), its first key predicted by the
+** phase (`ph`: its row of j->key_pred), else with the tokenizer. */
+static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, unsigned ph) {
   *j->lv.n = e->leaf_at;
   e->leaf_n = UINT32_MAX;
+  j->dict.last = TRAK_JSON_DICT_MAX + 1 + ph;
   if (trak__json_peek(c) == '{' && trak__json_leaves_read(&j->dict, &j->lv, c, &e->args)) {
     e->leaf_n = (uint32_t)(*j->lv.n - e->leaf_at);
     return TRAK_JSON_OK;
@@ -328,7 +166,7 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   unsigned prev = JSON_KEY_START;
   const trak_json_key_pred *k = &row[prev];
   trak_json_value *slot;
-  if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+  if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
     slot = (trak_json_value *)(void *)((char *)e + k->off);
     c->p += k->len;
     prev = k->field;
@@ -341,30 +179,70 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     ** is the byte at the key. */
     trak_json_value key, other;
     slot = NULL;
-    if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = key_fast(c, e);
+    if (TRAK_LIKELY(ch == '"' && c->end - c->p >= 16)) slot = trak__json_key_fast(c, e);
     if (!slot) {
       key.s = NULL, key.len = 0, key.escaped = 0; /* set on success (gcc cannot tell) */
       if ((rc = trak__json_key_ch(c, ch, &key))) return rc;
-      slot = key.escaped ? NULL : field_for(e, key.s, key.len);
+      slot = key.escaped ? NULL : trak__json_field_for(e, key.s, key.len);
     }
-    key_learn(row, prev, e, slot);
+    trak__json_key_learn(j, row, prev, e, slot);
     prev = row[prev].field;
     if (slot == &e->ph) {
     phase: /* the phase's row predicts the keys after it */
-      if ((rc = trak__json_value_fast(c, &e->ph, 1))) return rc;
-      row = j->key_pred[(unsigned char)e->ph.s[0] & 31];
+      if (TRAK_LIKELY(c->end - c->p >= 3 && c->p[0] == '"' && c->p[2] == '"' && c->p[1] != '"' &&
+                      c->p[1] != '\\')) { /* one letter, as trak__json_string_at reads it */
+        e->ph.kind = TRAK_JSON_STRING, e->ph.escaped = 0, e->ph.s = c->p + 1, e->ph.len = 1;
+        c->p += 3;
+      } else if ((rc = trak__json_value_fast(c, &e->ph, 1))) {
+        return rc;
+      }
+      unsigned ph = (unsigned char)e->ph.s[0] & 31;
+      row = j->key_pred[ph];
+      if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) trak__json_shape_build(j, ph);
+      /* The phase's keys in their usual order and spelling, with their strings and numbers of
+      ** the usual form, read in one loop; at the first other key the loop below goes on from
+      ** there, at any other value it reads that value. */
+      const trak_json_shape *sh = &j->shape[ph];
+      const char *p = c->p, *end = c->end;
+      for (unsigned i = 0; i < sh->n; i++) {
+        const trak_json_key_pred *sk = &sh->keys[i];
+        if (end - p < 32 || ((trak__json_word_at(p) ^ sk->word) & sk->mask)) break;
+        p += sk->len;
+        prev = sk->field;
+        slot = (trak_json_value *)(void *)((char *)e + sk->off);
+        const char *q;
+        if (*p == '"') {
+          q = trak__json_plain_run(p + 1, end);
+          if (TRAK_LIKELY(q < end && *q == '"')) {
+            slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
+            slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));
+            p = q + 1;
+            continue;
+          }
+        } else if (TRAK_JSON_NUMBER_BLOCK && (q = trak__json_number_span(p, slot))) {
+          p = q;
+          continue;
+        }
+        c->p = p;
+        goto value;
+      }
+      c->p = p;
+      if (TRAK_LIKELY(p < end && *p == '}')) {
+        c->p = p + 1;
+        return TRAK_JSON_OK;
+      }
       goto next;
     }
     if (!slot) slot = &other;
   value:
     if (slot == &e->args && j->leaves_on)
-      rc = args_read(j, c, e);
+      rc = args_read(j, c, e, (unsigned)((row - j->key_pred[0]) / JSON_KEY_ROWS));
     else
       rc = trak__json_value_fast(c, slot, 1);
     if (rc) return rc;
   next:
     k = &row[prev];
-    if (TRAK_LIKELY(c->end - c->p >= 16) && ((word_at(c->p) ^ k->word) & k->mask) == 0) {
+    if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
       slot = (trak_json_value *)(void *)((char *)e + k->off);
       c->p += k->len;
       prev = k->field;

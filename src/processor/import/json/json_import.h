@@ -40,6 +40,14 @@ typedef struct trak_json_key_pred {
 #define JSON_KEY_OTHER (JSON_KEY_FIELDS + 1) /* row after a key that is no field */
 #define JSON_KEY_ROWS (JSON_KEY_FIELDS + 2)
 
+/* The keys a phase's events have after "ph", as its row of predictions chains them (each the
+** key that followed the one before it last time), for the reader's loop over an event of the
+** usual shape (json_import.c): keys[0..n). Rebuilt from the row when a prediction of it changed. */
+typedef struct trak_json_shape {
+  unsigned n;
+  trak_json_key_pred keys[JSON_KEY_FIELDS];
+} trak_json_shape;
+
 /* What M events said of one process or thread beyond its name (its sort index). Its args rows
 ** are added when the import ends, so they form one contiguous arg set whatever order the
 ** events came in. */
@@ -91,6 +99,8 @@ struct trak_json_import {
   ** & 31; 0 before ph is read) and each field just read (JSON_KEY_START: none yet,
   ** JSON_KEY_OTHER: an unknown key), the key that followed it last time, with its comma. */
   trak_json_key_pred key_pred[32][JSON_KEY_ROWS];
+  trak_json_shape shape[32]; /* each phase's keys after "ph" (its row's chain) */
+  uint32_t shape_stale;      /* bit ph: shape[ph] is to be built again from its row */
   TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
   TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
   char str[STR_MAX];

@@ -66,6 +66,7 @@ static uint32_t dict_find(trak_json_dict *d, uint32_t parent, const trak_json_va
   q[0] = '"';
   memcpy(q + 1, name->s, len);
   q[len + 1] = '"', q[len + 2] = ':';
+  e->qmask = len + 3 < 8 ? (1ULL << (8 * (len + 3))) - 1 : len + 3 == 8 ? ~0ULL : 0;
   d->slot[s] = (uint16_t)k;
   return k;
 }
@@ -95,6 +96,7 @@ static inline uint64_t word8(const char *p) {
 
 /* Whether the bytes at p (at least sizeof e->quoted of them) are entry e's name quoted and ':'. */
 static inline int quoted_at(const trak_json_dict_entry *e, const char *p) {
+  if (TRAK_LIKELY(e->qmask)) return !((word8(p) ^ e->quoted[0]) & e->qmask);
   size_t n = (size_t)e->name_len + 3, i = 0;
   for (; i + 8 <= n; i += 8)
     if (word8(p + i) != e->quoted[i / 8]) return 0;
@@ -123,62 +125,111 @@ static inline uint32_t word4(const char *p) {
   return x;
 }
 
+/* Past the whitespace at p (as trak__json_peek skips it). */
+static inline const char *skip_space(const char *p, const char *end) {
+  if (TRAK_LIKELY(p < end && (unsigned char)*p > ' ')) return p;
+  while (p < end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    p++;
+  return p;
+}
+
+/* The closing quote of the string whose bytes start at p (past its opening quote), as
+** trak__json_string_at finds it (*escaped: it holds a backslash); NULL when it is not in the
+** buffer. */
+static inline const char *string_end(const char *p, const char *end, uint8_t *escaped) {
+  *escaped = 0;
+  for (;;) {
+    p = trak__json_plain_run(p, end);
+    if (p >= end) return NULL;
+    if (*p == '"') return p;
+    *escaped = 1;
+    if (end - p < 2) return NULL;
+    p += 2;
+  }
+}
+
 /* The members of the object at c->p (its '{') under key `parent`, at nesting `depth`, into
-** leaves. Returns 0, or -1 at anything trak__json_leaves_read leaves to the tokenizer. */
+** leaves (read with a cursor of its own, c->p set only around the calls that take it). Returns
+** 0 with c->p past the object, or -1 at anything trak__json_leaves_read leaves to the
+** tokenizer. */
 static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
-  c->p++;
-  int ch = trak__json_peek(c);
-  if (ch == '}') {
-    c->p++;
+  const char *p = skip_space(c->p + 1, c->end), *end = c->end;
+  if (p < end && *p == '}') {
+    c->p = p + 1;
     return 0;
   }
   trak_json_dict *d = w->d;
   for (;;) {
-    trak_json_value name, v;
+    trak_json_value v;
     /* the key that followed the last one, spelled as usual: matched in place */
     uint32_t k = d->next[d->last];
     const trak_json_dict_entry *e = &d->entry[k];
-    if (TRAK_LIKELY(k && e->parent == parent && c->end - c->p >= (ptrdiff_t)sizeof e->quoted &&
-                    quoted_at(e, c->p))) {
-      c->p += e->name_len + 3;
+    if (TRAK_LIKELY(k && e->parent == parent && end - p >= (ptrdiff_t)sizeof e->quoted &&
+                    quoted_at(e, p))) {
+      p += e->name_len + 3;
       d->last = k;
     } else {
-      if (ch != '"' || trak__json_string_at(c, &name) || name.escaped || !name.len ||
-          name.len > TRAK_JSON_CACHED_MAX || c->p >= c->end || *c->p != ':')
+      trak_json_value name;
+      if (p >= end || *p != '"') return -1;
+      c->p = p;
+      if (trak__json_string_at(c, &name) || name.escaped || !name.len ||
+          name.len > TRAK_JSON_CACHED_MAX || c->p >= end || *c->p != ':')
         return -1;
-      c->p++;
+      p = c->p + 1;
       if (!(k = dict_key(d, parent, &name))) return -1;
     }
-    ch = trak__json_peek(c);
+    p = skip_space(p, end);
+    if (p >= end) return -1;
     trak_json_leaf *l;
-    if (ch == '"') {
-      if (trak__json_string_at(c, &v)) return -1;
+    const char *q;
+    if (*p == '"') {
+      uint8_t escaped;
+      if (!(q = string_end(p + 1, end, &escaped))) return -1;
       l = leaf_next(w);
       l->type = TRAK_ARG_STRING;
-      l->escaped = v.escaped;
-      l->len = v.len;
-      l->v.off = (uint64_t)(v.s - w->base);
-    } else if (ch == '-' || (unsigned)(ch - '0') < 10) {
-      if (trak__json_number_at(c, &v)) return -1;
-      int64_t i = 0;
-      double r = 0;
-      l = leaf_next(w);
-      l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
-      if (l->type == TRAK_ARG_INT)
-        l->v.i = i;
-      else
-        l->v.r = r;
-    } else if (ch == '{') {
+      l->escaped = escaped;
+      l->len = (uint32_t)(q - (p + 1));
+      l->v.off = (uint64_t)(p + 1 - w->base);
+      p = q + 1;
+    } else if (*p == '-' || (unsigned)(*p - '0') < 10) {
+      if (TRAK_JSON_NUMBER_BLOCK && end - p >= 17 && (q = trak__json_number_span(p, &v))) {
+        /* the common number: its row as trak__json_number_arg makes it (at most 8 integer
+        ** digits, no exponent: an integer is an INT, a fraction a REAL) */
+        p = q;
+        l = leaf_next(w);
+        if (!v.is_float) {
+          l->type = TRAK_ARG_INT;
+          l->v.i = v.s[0] == '-' ? -(int64_t)v.ival : (int64_t)v.ival;
+        } else {
+          l->type = TRAK_ARG_REAL;
+          l->v.r = trak__json_real_of(&v);
+        }
+      } else {
+        c->p = p;
+        if (trak__json_number_at(c, &v)) return -1;
+        p = c->p;
+        int64_t i = 0;
+        double r = 0;
+        l = leaf_next(w);
+        l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
+        if (l->type == TRAK_ARG_INT)
+          l->v.i = i;
+        else
+          l->v.r = r;
+      }
+    } else if (*p == '{') {
+      c->p = p;
       if (depth + 1 >= TRAK_JSON_DICT_DEPTH || object(w, c, k, depth + 1)) return -1;
+      p = c->p;
       l = NULL;
     } else {
-      if (c->end - c->p < 5) return -1; /* a literal, and the byte after it */
-      uint32_t x = word4(c->p);
+      if (end - p < 5) return -1; /* a literal, and the byte after it */
+      uint32_t x = word4(p);
       if (x == word4("null")) {
-        c->p += 4;
+        p += 4;
         l = NULL; /* no row, as in Perfetto */
-      } else if (x == word4("true") || (x == word4("fals") && c->p[4] == 'e')) {
-        c->p += x == word4("true") ? 4 : 5;
+      } else if (x == word4("true") || (x == word4("fals") && p[4] == 'e')) {
+        p += x == word4("true") ? 4 : 5;
         l = leaf_next(w);
         l->type = TRAK_ARG_BOOL;
         l->v.i = x == word4("true");
@@ -187,14 +238,13 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
       }
     }
     if (l) l->key = (uint16_t)k;
-    ch = trak__json_peek(c);
-    if (ch == ',') {
-      c->p++;
-      ch = trak__json_peek(c);
+    p = skip_space(p, end);
+    if (TRAK_LIKELY(p < end && *p == ',')) {
+      p = skip_space(p + 1, end);
       continue;
     }
-    if (ch != '}') return -1;
-    c->p++;
+    if (p >= end || *p != '}') return -1;
+    c->p = p + 1;
     return 0;
   }
 }

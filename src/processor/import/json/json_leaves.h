@@ -15,6 +15,7 @@
 #define TRAK_JSON_DICT_MAX 8192 /* keys numbered; an object with a key past them takes the text */
 #define TRAK_JSON_DICT_KEY 64   /* a numbered key is shorter than this */
 #define TRAK_JSON_DICT_DEPTH 8  /* objects nested deeper are read from the text */
+#define TRAK_JSON_DICT_STARTS 32 /* contexts an args object starts in (the caller's: its phase) */
 
 /* One numbered key: member `name` of the object whose key is number `parent` (0: the event's
 ** "args"), with its full key ("args.info.ok"). Written once by the decoding thread before any
@@ -22,6 +23,8 @@
 typedef struct trak_json_dict_entry {
   uint64_t name[4];   /* the name's words (trak__json_load_words) */
   uint64_t quoted[5]; /* '"', the name, '"' and ':', zero-padded: the member's usual spelling */
+  uint64_t qmask;     /* the bytes of quoted[0] that are the spelling when all of it fits (names
+                      ** of up to 5 bytes), else 0 */
   uint32_t parent;
   uint16_t name_len, key_len;
   char key[TRAK_JSON_DICT_KEY];
@@ -32,10 +35,12 @@ typedef struct trak_json_dict_entry {
 typedef struct trak_json_dict {
   trak_json_dict_entry *entry; /* TRAK_JSON_DICT_MAX + 1 of them; entry 0 unused */
   uint32_t n;
-  uint32_t last;                         /* the key looked up last */
+  uint32_t last;                         /* the key looked up last, or a start (below) */
   uint16_t slot[2 * TRAK_JSON_DICT_MAX]; /* entry numbers; 0: empty */
-  uint16_t next[TRAK_JSON_DICT_MAX + 1]; /* key -> the key looked up after it last time: tried
-                                         ** first, as args come with the same keys in order */
+  /* key -> the key looked up after it last time: tried first, as args come with the same keys
+  ** in order; past the keys, TRAK_JSON_DICT_MAX + 1 + context -> the first key of the last
+  ** object read that started in that context (the caller sets `last` to it first). */
+  uint16_t next[TRAK_JSON_DICT_MAX + 1 + TRAK_JSON_DICT_STARTS];
 } trak_json_dict;
 
 /* One args row to be: a value of kind `type` (a trak_arg_type: INT, REAL, BOOL, STRING) under
@@ -70,7 +75,9 @@ void trak__json_dict_free(trak_json_dict *d);
 ** shorter than TRAK_JSON_DICT_KEY bytes, no trailing comma, all in the buffer. Returns 1 with
 ** c->p past the object and *v its value (as the tokenizer spans it); 0 when the object is of
 ** another shape or not valid, with c->p and the leaves as they were (the caller then reads it
-** with the tokenizer, which says what is wrong). Can't fail otherwise. */
+** with the tokenizer, which says what is wrong). Can't fail otherwise. Its first key is predicted
+** from d->last, which the caller may set to TRAK_JSON_DICT_MAX + 1 + a context (below
+** TRAK_JSON_DICT_STARTS): the first key read last time in that context. */
 int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
                            trak_json_value *v);
 

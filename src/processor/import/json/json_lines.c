@@ -1,6 +1,6 @@
 /*
 ** This file counts the newlines of the JSON input the reader steps past (json_import.c keeps the
-** line of every byte for its error positions): 32 bytes at a time with AVX2 when the CPU has it
+** line of every byte for its error positions): 64 bytes at a time with AVX2 when the CPU has it
 ** (chosen once, at run time), 16 with SSE2 on other x86-64 machines, memchr elsewhere; all give
 ** the same answer, which test_json_scan checks.
 */
@@ -48,26 +48,43 @@ size_t trak__json_newlines_sse2(const char *p, size_t n, size_t *last) {
   return lines + newlines_from(p, i, n, last);
 }
 
+/* The position of the last newline of [p, p + n) (n a multiple of 32, at least one newline in
+** it), found from the end back. */
+__attribute__((target("avx2,popcnt"))) static size_t last_newline_avx2(const char *p, size_t n) {
+  const __m256i nl = _mm256_set1_epi8('\n');
+  for (;;) {
+    n -= 32;
+    __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + n));
+    unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nl));
+    if (m) return n + 31 - (size_t)__builtin_clz(m);
+  }
+}
+
 __attribute__((target("avx2,popcnt"))) size_t trak__json_newlines_avx2(const char *p, size_t n,
                                                                       size_t *last) {
   const __m256i nl = _mm256_set1_epi8('\n');
-  size_t lines = 0, i = 0;
-  for (; i + 64 <= n; i += 64) { /* two blocks, one test */
+  size_t lines = 0, rest = 0, i = 0;
+  /* Two blocks a step, counted only (without a test: most steps hold a line's end); the last
+  ** newline is looked for afterwards, from the end back. */
+  for (; i + 64 <= n; i += 64) {
     __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
     __m256i y = _mm256_loadu_si256((const __m256i *)(const void *)(p + i + 32));
     uint64_t m = (uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nl)) |
                  (uint64_t)(uint32_t)_mm256_movemask_epi8(_mm256_cmpeq_epi8(y, nl)) << 32;
-    if (m) {
-      lines += (size_t)__builtin_popcountll(m);
-      *last = i + 63 - (size_t)__builtin_clzll(m);
-    }
+    lines += (size_t)__builtin_popcountll(m);
   }
+  size_t blocks = i;
   for (; i + 32 <= n; i += 32) {
     __m256i x = _mm256_loadu_si256((const __m256i *)(const void *)(p + i));
     unsigned m = (unsigned)_mm256_movemask_epi8(_mm256_cmpeq_epi8(x, nl));
-    TRAK_NEWLINE_MASK(m, i);
+    if (m) {
+      rest += (size_t)__builtin_popcount(m);
+      *last = i + 31 - (size_t)__builtin_clz(m);
+    }
   }
-  return lines + newlines_from(p, i, n, last);
+  rest += newlines_from(p, i, n, last);
+  if (lines && !rest) *last = last_newline_avx2(p, blocks);
+  return lines + rest;
 }
 
 static size_t newlines_first(const char *p, size_t n, size_t *last);

@@ -1,0 +1,114 @@
+/*
+** The JSON reader's trace-event keys (json_import.c's event loop): the word compares that match a
+** key written plainly, the field a key names, and the keys predicted from the events before
+** (each phase's row of j->key_pred and the shape it chains, json_import.h), learnt in
+** json_keys.c.
+*/
+#ifndef TRAK_PROCESSOR_IMPORT_JSON_JSON_KEYS_H
+#define TRAK_PROCESSOR_IMPORT_JSON_JSON_KEYS_H
+
+#include <stdint.h>
+#include <string.h>
+
+#include "processor/import/json/json_import.h"
+#include "processor/import/json/json_scan.h"
+
+/* The 8 bytes at p as a little-endian word (json_scan.h refuses other byte orders). */
+static inline uint64_t trak__json_word_at(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+/* Whether word w begins with the n bytes of lit (1 <= n <= 8); the literal's word folds to a
+** constant. */
+static inline int trak__json_word_is(uint64_t w, const char *lit, unsigned n) {
+  uint64_t k = 0;
+  memcpy(&k, lit, n);
+  uint64_t mask = n == 8 ? ~0ULL : (1ULL << (8 * n)) - 1;
+  return ((w ^ k) & mask) == 0;
+}
+
+/* The field of a trace-event key written plainly at c->p ('"', with at least 16 bytes left):
+** its quotes and the ':' right after them matched in one or two word compares, chosen by the
+** key's first letter. On a match, c->p steps past the ':' and the field is returned; NULL
+** (c->p unchanged) for any other key or spelling (escapes, whitespace before ':'), which
+** trak__json_key_ch and trak__json_field_for then read as before: either way the same field. */
+static inline __attribute__((always_inline)) trak_json_value *
+trak__json_key_fast(trak_json_cur *c, jevent *e) {
+  const char *p = c->p;
+  uint64_t w = trak__json_word_at(p);
+  /* KEY: keys of up to 8 bytes with their quotes and ':'; LONG_KEY: 9 to 16. */
+#define KEY_MATCH(lit, f, match)                                                                   \
+  do {                                                                                             \
+    if (match) {                                                                                   \
+      c->p = p + sizeof lit - 1;                                                                   \
+      return &e->f;                                                                                \
+    }                                                                                              \
+  } while (0)
+#define KEY(lit, f) KEY_MATCH(lit, f, trak__json_word_is(w, lit, sizeof lit - 1))
+#define LONG_KEY(lit, f)                                                                           \
+  KEY_MATCH(lit, f, w == trak__json_word_at(lit) && trak__json_word_is(trak__json_word_at(p + 8), &(lit)[8], sizeof lit - 9))
+  switch (p[1]) {
+  case 'p':
+    KEY("\"ph\":", ph);
+    KEY("\"pid\":", pid);
+    break;
+  case 't':
+    KEY("\"ts\":", ts);
+    KEY("\"tid\":", tid);
+    KEY("\"tts\":", tts);
+    KEY("\"tdur\":", tdur);
+    break;
+  case 'n':
+    KEY("\"name\":", name);
+    break;
+  case 'c':
+    KEY("\"cat\":", cat);
+    break;
+  case 'd':
+    KEY("\"dur\":", dur);
+    break;
+  case 'a':
+    KEY("\"args\":", args);
+    break;
+  case 'i':
+    KEY("\"id\":", id);
+    KEY("\"id2\":", id2);
+    break;
+  case 's':
+    KEY("\"s\":", s);
+    KEY("\"scope\":", scope);
+    break;
+  case 'b':
+    KEY("\"bp\":", bp);
+    LONG_KEY("\"bind_id\":", bind_id);
+    break;
+  case 'f':
+    LONG_KEY("\"flow_in\":", flow_in);
+    LONG_KEY("\"flow_out\":", flow_out);
+    break;
+  default:
+    break;
+  }
+#undef LONG_KEY
+#undef KEY
+#undef KEY_MATCH
+  return NULL;
+}
+
+/* The field the key of n bytes at k names (its text unescaped), NULL for any other key. */
+trak_json_value *trak__json_field_for(jevent *e, const char *k, size_t n);
+
+/* Learns that the key of field `slot` of e (NULL: no field) followed row `prev` of `row` (one
+** of j->key_pred, whose phase's shape is then stale): written `"key":`, after a comma unless it
+** is the event's first member. Rare (a key not predicted): not inlined. */
+__attribute__((noinline)) void trak__json_key_learn(trak_json_import *j, trak_json_key_pred *row,
+                                                    unsigned prev, const jevent *e,
+                                                    const trak_json_value *slot);
+
+/* Builds phase `ph`'s shape (j->shape[ph]): the chain of its row's predictions from the "ph"
+** field on, up to a key not predicted (too long, or none learnt) or a field met before. */
+__attribute__((noinline)) void trak__json_shape_build(trak_json_import *j, unsigned ph);
+
+#endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_KEYS_H */
