@@ -100,6 +100,32 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
+/* Adds a record to a thread's sequence, noting a same-timestamp record that Perfetto's sorter
+** would put before the previous one (the parse phase then sorts the sequence). */
+static inline void seq_push(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  int64_t key = trak__ev_tie_key(j->imp, ev);
+  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
+  seq->last_tie_key = key;
+  trak__sequence_push(j->imp, seq, ev);
+}
+
+/* event_args' arg set when its sharing waits in j->held (the record's push then waits too). */
+#define ARGS_HELD (TRAK_NULL_U32 - 1)
+
+void trak__json_release(trak_json_import *j) {
+  if (!j->held.on) return;
+  j->held.on = 0;
+  int stable;
+  j->held.ev.arg_set_id =
+      trak__args_share_finish(j->imp, j->held.set, j->held.n, j->held.hash, &stable);
+  seq_push(j, j->held.seq, &j->held.ev);
+}
+
+/* The held record released before the event being applied adds args rows or records. */
+static inline void release(trak_json_import *j) {
+  if (j->held.on) trak__json_release(j);
+}
+
 /* id_number's other cases: a string, a long, negative or fractional number. */
 __attribute__((noinline)) static int64_t id_other(trak_json_import *j, const trak_json_value *v,
                                                   int *is_string, uint32_t *name) {
@@ -155,6 +181,7 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
     j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
     return;
   }
+  release(j); /* processes, threads and sequences may be made */
   if (TRAK_UNLIKELY(x->pid == 0 && !j->pid0_seen)) {
     /* pid 0 of a JSON trace is a process of its own, not the idle row, as in Perfetto */
     j->pid0_seen = 1;
@@ -188,16 +215,6 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
   return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
 }
 
-/* Adds a record to the event's thread sequence, noting a same-timestamp record that Perfetto's
-** sorter would put before the previous one (the parse phase then sorts the sequence). */
-static inline void seq_push(trak_json_import *j, const trak_ev *ev) {
-  trak_sequence *seq = j->seq;
-  int64_t key = trak__ev_tie_key(j->imp, ev);
-  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
-  seq->last_tie_key = key;
-  trak__sequence_push(j->imp, seq, ev);
-}
-
 static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
                  uint32_t aux) {
   trak_ev ev;
@@ -208,7 +225,20 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
   ev.aux = aux;
-  seq_push(j, &ev);
+  if (args == ARGS_HELD) {
+    /* held when its push can't need a new block (which could report): nothing it does then
+    ** depends on what the next event does before trak__json_release */
+    const trak_ev_block *b = j->seq->tail;
+    if (TRAK_LIKELY(b && b->cap - b->used >= TRAK_EV_BLOCK_SLACK)) {
+      j->held.on = 1;
+      j->held.seq = j->seq;
+      j->held.ev = ev;
+      return;
+    }
+    int stable;
+    ev.arg_set_id = trak__args_share_finish(j->imp, j->held.set, j->held.n, j->held.hash, &stable);
+  }
+  seq_push(j, j->seq, &ev);
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
@@ -224,6 +254,13 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
     trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
                            e->args.s);
+    if (j->hold) { /* shared by push or trak__json_release, the map's slot loaded by then */
+      uint64_t h;
+      uint32_t n = trak__args_share_prepare(j->imp, set, &h);
+      if (!n) return TRAK_NULL_U32;
+      j->held.set = set, j->held.n = n, j->held.hash = h;
+      return ARGS_HELD;
+    }
   } else if (j->keys != NULL) {
     trak__json_args_flatten_event(&a, j->keys, &c);
   } else {
@@ -453,7 +490,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.u.value = v;
     ev.arg_set_id = counter_args(j, x->utid);
     ev.aux = 0;
-    seq_push(j, &ev);
+    seq_push(j, j->seq, &ev);
   }
 }
 
@@ -688,6 +725,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     return;
   }
   trak__thread_seen(j->imp, x.utid, x.ts, j->apply_index);
+  release(j);
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);

@@ -117,6 +117,17 @@ struct trak_json_import {
   ** events being applied. */
   uint32_t *dict_ids;
   const trak_json_leaf *apply_leaves;
+  /* The applier's, with two threads (`hold`, set by trak__json_import_apply): the record of an
+  ** event whose leaves made an arg set, held back until the next event is about to add rows or
+  ** records, so that the set's share map slot (`hash`) loads meanwhile (json_events.c). */
+  uint8_t hold;
+  struct {
+    uint8_t on;
+    uint32_t set, n; /* the set's first row and row count (trak__args_share_prepare) */
+    uint64_t hash;
+    trak_sequence *seq;
+    trak_ev ev; /* all but its arg_set_id */
+  } held;
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent); those most events have
@@ -145,6 +156,9 @@ struct trak_json_op {
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
 ** fails: an event that cannot be imported is counted in json_parser_failure. */
 void trak__json_event_apply(trak_json_import *j, const jevent *e);
+/* Shares the held record's arg set and adds the record to its sequence, if one is held: before
+** anything but trak__json_event_apply adds args rows or records. Never fails. */
+void trak__json_release(trak_json_import *j);
 /* Adds the args of the processes and threads that had sort indexes (at the end of
 ** the import, once: json_events.c). */
 void trak__json_meta_args(trak_json_import *j);
