@@ -125,7 +125,7 @@ uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, u
   trak_tables *t = imp->tables;
   *stable = 1;
   if (!n) return TRAK_NULL_U32;
-  assert(t->args.n == set + n); /* no row was added since trak__args_share_prepare */
+  assert(t->args.n >= set + n);
   int added;
   uint32_t *slot = trak__slot_map_put(&imp->args.shared, h, set, &added);
   if (added) return set;
@@ -139,7 +139,13 @@ uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, u
     *stable = 0;
     return set;
   }
-  t->args.n = set;
+  /* the set's rows dropped; the rows after them (sets not shared yet) move down over them */
+  uint32_t rest = (uint32_t)t->args.n - (set + n);
+  for (uint32_t r = set; r < set + rest; r++) {
+    move_row(t, r + n, r);
+    t->args.arg_set_id[r] = t->args.arg_set_id[r + n] - n;
+  }
+  t->args.n = set + rest;
   return old;
 }
 

@@ -102,28 +102,48 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 
 /* Adds a record to a thread's sequence, noting a same-timestamp record that Perfetto's sorter
 ** would put before the previous one (the parse phase then sorts the sequence). */
-static inline void seq_push(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+static inline void seq_tie(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
   int64_t key = trak__ev_tie_key(j->imp, ev);
   if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
   seq->last_tie_key = key;
+}
+static inline void seq_push(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  seq_tie(j, seq, ev);
   trak__sequence_push(j->imp, seq, ev);
 }
-
-/* event_args' arg set when its sharing waits in j->held (the record's push then waits too). */
-#define ARGS_HELD (TRAK_NULL_U32 - 1)
-
-void trak__json_release(trak_json_import *j) {
-  if (!j->held.on) return;
-  j->held.on = 0;
-  int stable;
-  j->held.ev.arg_set_id =
-      trak__args_share_finish(j->imp, j->held.set, j->held.n, j->held.hash, &stable);
-  seq_push(j, j->held.seq, &j->held.ev);
+/* seq_push of a record whose arg set id is written later (trak__sequence_push_held). */
+static uint8_t *seq_push_held(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  seq_tie(j, seq, ev);
+  return trak__sequence_push_held(j->imp, seq, ev);
 }
 
-/* The held record released before the event being applied adds args rows or records. */
+/* event_args' arg set while it waits in j->held: its record's id is set when it is shared. */
+#define ARGS_HELD (TRAK_NULL_U32 - 1)
+
+/* Shares the oldest held set and sets its record's arg set id. */
+static void release_one(trak_json_import *j) {
+  __typeof__(&j->held[0]) h = &j->held[j->held_at];
+  j->held_at = (j->held_at + 1) % JSON_HOLD;
+  j->held_n--;
+  trak_tables *t = j->imp->tables;
+  size_t before = t->args.n;
+  int stable;
+  uint32_t id = trak__args_share_finish(j->imp, h->set, h->n, h->hash, &stable);
+  if (h->at) trak__sequence_held_args(h->at, id);
+  if (t->args.n < before) /* shared: the later held sets' rows moved down over its rows */
+    for (uint32_t i = 0; i < j->held_n; i++)
+      j->held[(j->held_at + i) % JSON_HOLD].set -= h->n;
+}
+
+void trak__json_release(trak_json_import *j) {
+  while (j->held_n)
+    release_one(j);
+}
+
+/* The held sets shared before the event being applied adds rows or shares a set otherwise than
+** through event_args' leaves. */
 static inline void release(trak_json_import *j) {
-  if (j->held.on) trak__json_release(j);
+  if (j->held_n) trak__json_release(j);
 }
 
 /* id_number's other cases: a string, a long, negative or fractional number. */
@@ -225,28 +245,18 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
   ev.aux = aux;
-  if (args == ARGS_HELD) {
-    /* held when its push can't need a new block (which could report): nothing it does then
-    ** depends on what the next event does before trak__json_release */
-    const trak_ev_block *b = j->seq->tail;
-    if (TRAK_LIKELY(b && b->cap - b->used >= TRAK_EV_BLOCK_SLACK)) {
-      j->held.on = 1;
-      j->held.seq = j->seq;
-      j->held.ev = ev;
-      return;
-    }
-    int stable;
-    ev.arg_set_id = trak__args_share_finish(j->imp, j->held.set, j->held.n, j->held.hash, &stable);
-  }
-  seq_push(j, j->seq, &ev);
+  if (args == ARGS_HELD) /* the last set held: its id is written into the record when shared */
+    j->held[(j->held_at + j->held_n - 1) % JSON_HOLD].at = seq_push_held(j, j->seq, &ev);
+  else
+    seq_push(j, j->seq, &ev);
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
 
-/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32: from its leaves when the
-** reader made them, else from its text through the key memo, or the plain flattening. */
-static uint32_t event_args(trak_json_import *j, const jevent *e) {
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+/* The args object of an event as a new (or shared) arg set, ARGS_HELD (its sharing held in
+** j->held, from leaves with two threads) or TRAK_NULL_U32: from its leaves when the reader made
+** them, else from its text through the key memo, or the plain flattening. */
+static uint32_t args_rows(trak_json_import *j, const jevent *e) {
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   trak_arg_key *k = &j->arg_key;
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
@@ -254,14 +264,25 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
     trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
                            e->args.s);
-    if (j->hold) { /* shared by push or trak__json_release, the map's slot loaded by then */
+    if (j->hold) { /* shared JSON_HOLD sets later, the map's slot loaded by then */
       uint64_t h;
       uint32_t n = trak__args_share_prepare(j->imp, set, &h);
       if (!n) return TRAK_NULL_U32;
-      j->held.set = set, j->held.n = n, j->held.hash = h;
+      if (j->held_n == JSON_HOLD) {
+        size_t before = j->imp->tables->args.n;
+        release_one(j);
+        set -= (uint32_t)(before - j->imp->tables->args.n); /* its rows moved down with it */
+      }
+      __typeof__(&j->held[0]) held = &j->held[(j->held_at + j->held_n++) % JSON_HOLD];
+      held->set = set, held->n = n, held->hash = h, held->at = NULL;
       return ARGS_HELD;
     }
-  } else if (j->keys != NULL) {
+    return trak__args_share(j->imp, set);
+  }
+  release(j); /* the held sets' rows come first, and they are shared first */
+  set = (uint32_t)j->imp->tables->args.n;
+  a.set = set;
+  if (j->keys != NULL) {
     trak__json_args_flatten_event(&a, j->keys, &c);
   } else {
     k->key_len = k->flat_len = k->cut = 0;
@@ -269,6 +290,12 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
     trak__json_args_flatten(&a, &c, 0);
   }
   return trak__args_share(j->imp, set);
+}
+
+/* args_rows for an event with args (most have none: no call). */
+static inline uint32_t event_args(trak_json_import *j, const jevent *e) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+  return args_rows(j, e);
 }
 
 /* ---- flows ----------------------------------------------------------------------------- */
@@ -725,7 +752,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     return;
   }
   trak__thread_seen(j->imp, x.utid, x.ts, j->apply_index);
-  release(j);
+  if (ph == 'C' || ph == 'T') release(j); /* they add rows and records of their own */
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);
