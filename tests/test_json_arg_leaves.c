@@ -8,7 +8,9 @@
 ** Then whole traces of events that change their args from one event to the next (same name
 ** with keys in another order, a new key, other values and types, nested objects and arrays)
 ** import to the same tables and import log with the leaves, without them (the plain
-** flattening, TRAK_JSON_KEY_MEMO=0), on two threads and fed 1 to 23 bytes at a time.
+** flattening, TRAK_JSON_KEY_MEMO=0), on two threads and fed 1 to 23 bytes at a time; and a
+** trace whose arg sets mostly repeat, whose sharing the importer's thread holds back, the same
+** on one thread and two.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -331,11 +333,14 @@ static void export_with(const char *path, const char *memo, const char *threads,
   trak_processor_free(p);
 }
 
-static void test_traces_import_alike(void **state) {
-  (void)state;
+/* Writes a trace of `events` events with `write` and asserts that it imports to the same tables
+** and import log with the leaves and without them, on one thread and two, by file and fed 1 to
+** 23 bytes at a time; its export is over `min_bytes` (the events and their args were imported). */
+static void assert_imports_alike(void (*write)(const char *, unsigned), unsigned events,
+                                 size_t min_bytes) {
   char trace[] = "/tmp/trak_leaves_trace_XXXXXX";
   tu_temp_file(trace);
-  write_trace(trace, 30000);
+  write(trace, events);
   char a[] = "/tmp/trak_leaves_a_XXXXXX", b[] = "/tmp/trak_leaves_b_XXXXXX";
   tu_temp_file(a);
   tu_temp_file(b);
@@ -348,10 +353,49 @@ static void test_traces_import_alike(void **state) {
   tu_assert_same_file(a, b, "at once against fed 1 to 23 bytes at a time");
   size_t n;
   free(tu_read_file(a, &n));
-  assert_true(n > 1000000); /* the events and their args were imported */
+  assert_true(n > min_bytes);
   unlink(a);
   unlink(b);
   unlink(trace);
+}
+
+static void test_traces_import_alike(void **state) {
+  (void)state;
+  assert_imports_alike(write_trace, 30000, 1000000);
+}
+
+/* A trace whose events' arg sets mostly repeat an earlier one (shared), in runs that fill the
+** importer's held sets (json_events.c: JSON_HOLD of them wait to be shared, and a shared one's
+** rows give way to the later ones), between unique sets, args the leaves do not take (arrays:
+** shared at once) and counters (their sets shared at once too), over three threads. */
+static void write_shared_trace(const char *path, unsigned events) {
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  uint64_t r = 0x2545f4914f6cdd1dULL;
+  fputs("{\"traceEvents\":[\n", f);
+  for (unsigned i = 0; i < events; i++) {
+    tu_xorshift(&r);
+    fprintf(f, "%s{\"ph\":\"%c\",\"name\":\"n%u\",\"ts\":%u,\"pid\":1,\"tid\":%u", i ? ",\n" : "",
+            i % 17 == 0 ? 'C' : "BEXi"[r % 4], i % 5, 10 * i, 1 + (unsigned)(r >> 8) % 3);
+    if (i % 17 != 0 && "BEXi"[r % 4] == 'X') fputs(",\"dur\":2", f);
+    unsigned kind = (unsigned)(r >> 16) % 10;
+    if (i % 17 == 0)
+      fprintf(f, ",\"args\":{\"v\":%u}", i % 3);
+    else if (kind < 6) /* one of three sets met again and again */
+      fprintf(f, ",\"args\":{\"a\":%u,\"s\":\"x\",\"o\":{\"ok\":true}}", kind % 3);
+    else if (kind < 8) /* a set of its own */
+      fprintf(f, ",\"args\":{\"a\":%u,\"s\":\"y\"}", i);
+    else if (kind == 8) /* an array: read from the text */
+      fprintf(f, ",\"args\":{\"l\":[%u]}", i % 2);
+    fputc('}', f);
+  }
+  fputs("\n]}\n", f);
+  assert_int_equal(fclose(f), 0);
+}
+
+static void test_shared_sets_alike(void **state) {
+  (void)state;
+  assert_imports_alike(write_shared_trace, 20000, 500000);
 }
 
 int main(void) {
@@ -362,6 +406,7 @@ int main(void) {
       cmocka_unit_test(test_other_shapes_left_to_the_tokenizer),
       cmocka_unit_test(test_full_dictionary),
       cmocka_unit_test(test_traces_import_alike),
+      cmocka_unit_test(test_shared_sets_alike),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 ** Perfetto merges them), and the report of a key over the length limit. Building sets from
 ** debug annotations is proto/debug_annotations.c's, from JSON values json/json_args.c's.
 */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -96,10 +97,15 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set) {
 }
 
 uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable) {
+  uint64_t h;
+  uint32_t n = trak__args_share_prepare(imp, set, &h);
+  return trak__args_share_finish(imp, set, n, h, stable);
+}
+
+uint32_t trak__args_share_prepare(trak_importer *imp, uint32_t set, uint64_t *hash) {
   trak_tables *t = imp->tables;
   uint32_t n = (uint32_t)t->args.n - set;
-  *stable = 1;
-  if (!n) return TRAK_NULL_U32;
+  if (!n) return 0;
   if (n > 1) {
     n = dedupe(t, set, n);
     t->args.n = set + n;
@@ -107,6 +113,19 @@ uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable) 
   uint64_t h = n;
   for (uint32_t i = 0; i < n; i++)
     h = trak__mix(h, row_hash(t, set + i));
+  *hash = h;
+  /* the probe's slot: a set is nearly always new, and the map outgrows the caches */
+  const trak_slot_map *m = &imp->args.shared;
+  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
+  return n;
+}
+
+uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, uint64_t h,
+                                 int *stable) {
+  trak_tables *t = imp->tables;
+  *stable = 1;
+  if (!n) return TRAK_NULL_U32;
+  assert(t->args.n >= set + n);
   int added;
   uint32_t *slot = trak__slot_map_put(&imp->args.shared, h, set, &added);
   if (added) return set;
@@ -120,7 +139,13 @@ uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable) 
     *stable = 0;
     return set;
   }
-  t->args.n = set;
+  /* the set's rows dropped; the rows after them (sets not shared yet) move down over them */
+  uint32_t rest = (uint32_t)t->args.n - (set + n);
+  for (uint32_t r = set; r < set + rest; r++) {
+    move_row(t, r + n, r);
+    t->args.arg_set_id[r] = t->args.arg_set_id[r + n] - n;
+  }
+  t->args.n = set + rest;
   return old;
 }
 

@@ -146,6 +146,15 @@ uint32_t trak__args_share(trak_importer *imp, uint32_t set);
 /* trak__args_share, and *stable = 0 when the set was kept beside an earlier one of the same
 ** hash (a collision: the same rows again would make yet another set), else 1. */
 uint32_t trak__args_share_stable(trak_importer *imp, uint32_t set, int *stable);
+/* trak__args_share_stable in two halves, for a caller with other work to do while the share
+** map's slot comes into the cache: _prepare drops the set's repeated keys (as the share does),
+** hashes its rows, starts loading the map's slot, and returns its row count (0: empty; *hash
+** set otherwise); _finish shares it. Rows added in between must belong to sets prepared since,
+** whose rows move down by n when this one is shared (their ids with them; their hashes do not
+** change). Neither can fail. */
+uint32_t trak__args_share_prepare(trak_importer *imp, uint32_t set, uint64_t *hash);
+uint32_t trak__args_share_finish(trak_importer *imp, uint32_t set, uint32_t n, uint64_t hash,
+                                 int *stable);
 /* A new arg set holding the rows of `a` then those of `b` (either may be TRAK_NULL_U32): how
 ** a slice end's arguments join its begin's, as arg sets never change once made. As in Perfetto,
 ** a key `a` has takes `b`'s value, and an array `a` has continues its indices in `b`. */

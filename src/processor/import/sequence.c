@@ -285,6 +285,21 @@ void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *
   pushed(imp, seq, ev, track);
 }
 
+uint8_t *trak__sequence_push_held(trak_importer *imp, trak_sequence *seq, const trak_ev *ev) {
+  trak_ev held = *ev;
+  held.arg_set_id = UINT32_MAX - 1; /* + 1 takes the field's 4 bytes */
+  size_t n = seq->n_events;
+  push_any(imp, seq, &held);
+  if (seq->n_events == n) return NULL; /* dropped */
+  trak_ev_block *b = seq->tail;
+  return b->data + b->used - 4 - (ev->aux ? 4 : 0); /* aux, if any, ends the record */
+}
+
+void trak__sequence_held_args(uint8_t *at, uint32_t arg_set_id) {
+  uint32_t v = arg_set_id + 1;
+  memcpy(at, &v, 4);
+}
+
 void trak__sequence_unpack(trak_sequence *seq) {
   trak_ev *all = malloc((seq->n_events ? seq->n_events : 1) * sizeof *all);
   if (!all) abort();

@@ -253,6 +253,11 @@ static inline uint32_t trak__interned_get(trak_importer *imp, trak_sequence *seq
 ** sizes. Past the import's memory bound (docs/limits.md: TRAK_LIMIT_RECORD_RATIO) or when
 ** memory runs out, the record is dropped and counted (import_memory_limit); never aborts. */
 void trak__sequence_push(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+/* trak__sequence_push of a record whose arg set id is not known yet (ev->arg_set_id is not
+** read): returns where trak__sequence_held_args writes it once known (before the parse phase),
+** or NULL when the record was dropped. Never aborts. */
+uint8_t *trak__sequence_push_held(trak_importer *imp, trak_sequence *seq, const trak_ev *ev);
+void trak__sequence_held_args(uint8_t *at, uint32_t arg_set_id);
 /* A counter value as recorded on an incremental counter track: the sequence's running sum
 ** (before the track's unit multiplier, which the parse phase applies). See trak__counter_in. */
 double trak__counter_add_incremental(trak_sequence *seq, uint32_t track, double v);

@@ -100,6 +100,52 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
+/* Adds a record to a thread's sequence, noting a same-timestamp record that Perfetto's sorter
+** would put before the previous one (the parse phase then sorts the sequence). */
+static inline void seq_tie(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  int64_t key = trak__ev_tie_key(j->imp, ev);
+  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
+  seq->last_tie_key = key;
+}
+static inline void seq_push(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  seq_tie(j, seq, ev);
+  trak__sequence_push(j->imp, seq, ev);
+}
+/* seq_push of a record whose arg set id is written later (trak__sequence_push_held). */
+static uint8_t *seq_push_held(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
+  seq_tie(j, seq, ev);
+  return trak__sequence_push_held(j->imp, seq, ev);
+}
+
+/* event_args' arg set while it waits in j->held: its record's id is set when it is shared. */
+#define ARGS_HELD (TRAK_NULL_U32 - 1)
+
+/* Shares the oldest held set and sets its record's arg set id. */
+static void release_one(trak_json_import *j) {
+  __typeof__(&j->held[0]) h = &j->held[j->held_at];
+  j->held_at = (j->held_at + 1) % JSON_HOLD;
+  j->held_n--;
+  trak_tables *t = j->imp->tables;
+  size_t before = t->args.n;
+  int stable;
+  uint32_t id = trak__args_share_finish(j->imp, h->set, h->n, h->hash, &stable);
+  if (h->at) trak__sequence_held_args(h->at, id);
+  if (t->args.n < before) /* shared: the later held sets' rows moved down over its rows */
+    for (uint32_t i = 0; i < j->held_n; i++)
+      j->held[(j->held_at + i) % JSON_HOLD].set -= h->n;
+}
+
+void trak__json_release(trak_json_import *j) {
+  while (j->held_n)
+    release_one(j);
+}
+
+/* The held sets shared before the event being applied adds rows or shares a set otherwise than
+** through event_args' leaves. */
+static inline void release(trak_json_import *j) {
+  if (j->held_n) trak__json_release(j);
+}
+
 /* id_number's other cases: a string, a long, negative or fractional number. */
 __attribute__((noinline)) static int64_t id_other(trak_json_import *j, const trak_json_value *v,
                                                   int *is_string, uint32_t *name) {
@@ -155,6 +201,7 @@ static void resolve_thread(trak_json_import *j, const jevent *e, jctx *x) {
     j->last_key = key, j->last_utid = x->utid, j->last_upid = x->upid, j->last_seq = j->seq;
     return;
   }
+  release(j); /* processes, threads and sequences may be made */
   if (TRAK_UNLIKELY(x->pid == 0 && !j->pid0_seen)) {
     /* pid 0 of a JSON trace is a process of its own, not the idle row, as in Perfetto */
     j->pid0_seen = 1;
@@ -188,16 +235,6 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
   return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
 }
 
-/* Adds a record to the event's thread sequence, noting a same-timestamp record that Perfetto's
-** sorter would put before the previous one (the parse phase then sorts the sequence). */
-static inline void seq_push(trak_json_import *j, const trak_ev *ev) {
-  trak_sequence *seq = j->seq;
-  int64_t key = trak__ev_tie_key(j->imp, ev);
-  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
-  seq->last_tie_key = key;
-  trak__sequence_push(j->imp, seq, ev);
-}
-
 static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
                  uint32_t aux) {
   trak_ev ev;
@@ -208,15 +245,18 @@ static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t tra
   ev.u.s.cat = x->cat;
   ev.arg_set_id = args;
   ev.aux = aux;
-  seq_push(j, &ev);
+  if (args == ARGS_HELD) /* the last set held: its id is written into the record when shared */
+    j->held[(j->held_at + j->held_n - 1) % JSON_HOLD].at = seq_push_held(j, j->seq, &ev);
+  else
+    seq_push(j, j->seq, &ev);
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
 
-/* The event's args as a new (or shared) arg set, or TRAK_NULL_U32: from its leaves when the
-** reader made them, else from its text through the key memo, or the plain flattening. */
-static uint32_t event_args(trak_json_import *j, const jevent *e) {
-  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+/* The args object of an event as a new (or shared) arg set, ARGS_HELD (its sharing held in
+** j->held, from leaves with two threads) or TRAK_NULL_U32: from its leaves when the reader made
+** them, else from its text through the key memo, or the plain flattening. */
+static uint32_t args_rows(trak_json_import *j, const jevent *e) {
   uint32_t set = (uint32_t)j->imp->tables->args.n;
   trak_arg_key *k = &j->arg_key;
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
@@ -224,7 +264,25 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
   if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
     trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
                            e->args.s);
-  } else if (j->keys != NULL) {
+    if (j->hold) { /* shared JSON_HOLD sets later, the map's slot loaded by then */
+      uint64_t h;
+      uint32_t n = trak__args_share_prepare(j->imp, set, &h);
+      if (!n) return TRAK_NULL_U32;
+      if (j->held_n == JSON_HOLD) {
+        size_t before = j->imp->tables->args.n;
+        release_one(j);
+        set -= (uint32_t)(before - j->imp->tables->args.n); /* its rows moved down with it */
+      }
+      __typeof__(&j->held[0]) held = &j->held[(j->held_at + j->held_n++) % JSON_HOLD];
+      held->set = set, held->n = n, held->hash = h, held->at = NULL;
+      return ARGS_HELD;
+    }
+    return trak__args_share(j->imp, set);
+  }
+  release(j); /* the held sets' rows come first, and they are shared first */
+  set = (uint32_t)j->imp->tables->args.n;
+  a.set = set;
+  if (j->keys != NULL) {
     trak__json_args_flatten_event(&a, j->keys, &c);
   } else {
     k->key_len = k->flat_len = k->cut = 0;
@@ -232,6 +290,12 @@ static uint32_t event_args(trak_json_import *j, const jevent *e) {
     trak__json_args_flatten(&a, &c, 0);
   }
   return trak__args_share(j->imp, set);
+}
+
+/* args_rows for an event with args (most have none: no call). */
+static inline uint32_t event_args(trak_json_import *j, const jevent *e) {
+  if (!e->args.s || e->args.kind != TRAK_JSON_OBJECT || e->args.len <= 2) return TRAK_NULL_U32;
+  return args_rows(j, e);
 }
 
 /* ---- flows ----------------------------------------------------------------------------- */
@@ -453,7 +517,7 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
     ev.u.value = v;
     ev.arg_set_id = counter_args(j, x->utid);
     ev.aux = 0;
-    seq_push(j, &ev);
+    seq_push(j, j->seq, &ev);
   }
 }
 
@@ -688,6 +752,7 @@ void trak__json_event_apply(trak_json_import *j, const jevent *e) {
     return;
   }
   trak__thread_seen(j->imp, x.utid, x.ts, j->apply_index);
+  if (ph == 'C' || ph == 'T') release(j); /* they add rows and records of their own */
   switch (ph) {
   case 'B':
     x.name = no_name(j, x.name);

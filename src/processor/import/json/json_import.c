@@ -663,6 +663,7 @@ void trak__json_import_read(trak_json_import *j, const uint8_t *data, size_t len
 void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t from, size_t to) {
   trak_importer *imp = j->imp;
   j->apply_leaves = ops->leaves;
+  j->hold = 1; /* an event's record may wait for the next event (trak__json_release) */
   for (size_t i = from; i < to; i++) {
     trak_json_op *op = &ops->v[i];
     if (TRAK_LIKELY(op->kind == JSON_OP_EVENT)) {
@@ -670,9 +671,11 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t fro
       imp->packet_offset = op->offset;
       trak__json_event_apply(j, &op->e);
     } else if (op->kind == JSON_OP_REPORT) {
+      trak__json_release(j);
       if (op->at) imp->packet_index = op->index, imp->packet_offset = op->offset;
       trak__report(imp, (trak_stat_id)op->stat, "%s", op->owned);
     } else {
+      trak__json_release(j);
       value_apply(j, op->kind, &op->e.args);
     }
     if (op->owned) { /* most events point into the batch: no call to free(NULL) */
@@ -680,6 +683,8 @@ void trak__json_import_apply(trak_json_import *j, trak_json_ops *ops, size_t fro
       op->owned = NULL;
     }
   }
+  trak__json_release(j);
+  j->hold = 0;
 }
 
 void trak__json_ops_free(trak_json_ops *ops) {

@@ -13,6 +13,7 @@
 
 #define JSON_SEQUENCE 0x80000000u /* | utid: the sequence of one thread's events */
 #define STR_MAX 4096              /* longest decoded name or id kept */
+#define JSON_HOLD 4               /* arg sets held back while their share map slots load (2^k) */
 
 enum state {
   ST_START,
@@ -127,6 +128,16 @@ struct trak_json_import {
   ** events being applied. */
   uint32_t *dict_ids;
   const trak_json_leaf *apply_leaves;
+  /* The applier's, with two threads (`hold`, set by trak__json_import_apply): the arg sets that
+  ** events' leaves made, not shared yet (a ring of JSON_HOLD from `held_at`, oldest first), so
+  ** that each set's share map slot loads while the next events are applied (json_events.c). */
+  uint8_t hold;
+  uint32_t held_at, held_n;
+  struct {
+    uint32_t set, n; /* its first row and row count (trak__args_share_prepare) */
+    uint64_t hash;
+    uint8_t *at; /* its record's arg set id (trak__sequence_push_held), NULL: none */
+  } held[JSON_HOLD];
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent); those most events have
@@ -155,6 +166,9 @@ struct trak_json_op {
 /* Turns one event read into spans into threads, tracks and records (json_events.c). Never
 ** fails: an event that cannot be imported is counted in json_parser_failure. */
 void trak__json_event_apply(trak_json_import *j, const jevent *e);
+/* Shares the held arg sets, oldest first, and sets their records' ids: before anything but
+** trak__json_event_apply adds args rows or shares a set. Never fails. */
+void trak__json_release(trak_json_import *j);
 /* Adds the args of the processes and threads that had sort indexes (at the end of
 ** the import, once: json_events.c). */
 void trak__json_meta_args(trak_json_import *j);
