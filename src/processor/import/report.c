@@ -493,6 +493,12 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                 "Heap profile frames naming a mapping their "
                                                 "packet never gave: dropped.",
                                                 0},
+    [TRAK_STAT_DEOBFUSCATE_LOCATION_PARSE_ERROR] = {"deobfuscate_location_parse_error",
+                                                    TRAK_SEVERITY_ERROR,
+                                                    "Java frames of an app's mapping under "
+                                                    "/data/app/ whose path names no package: "
+                                                    "not deobfuscated by the package's map.",
+                                                    1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -62,7 +62,8 @@ static void frame_row(sqlite3_stmt *st, const void *ctx, size_t i) {
   sqlite3_bind_int64(st, 3, f->mapping);
   sqlite3_bind_int64(st, 4, f->rel_pc);
   trak__sql_bind_u32(st, 5, f->symbol_set_id);
-  trak__sql_bind_str(st, 6, &t->strings, f->type);
+  trak__sql_bind_str(st, 6, &t->strings, f->deobfuscated_name);
+  trak__sql_bind_str(st, 7, &t->strings, f->type);
 }
 
 static void callsite_row(sqlite3_stmt *st, const void *ctx, size_t i) {
@@ -159,7 +160,7 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
         t->stack_profile.mappings.n, mapping_row, t);
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(
-        db, "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+        db, "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         t->stack_profile.frames.n, frame_row, t);
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(

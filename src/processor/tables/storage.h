@@ -196,6 +196,7 @@ typedef struct trak_sp_frame {
   uint32_t symbol_set_id; /* TRAK_NULL_U32: NULL */
   uint32_t type;          /* string id, 0: NULL */
   int64_t rel_pc;
+  uint32_t deobfuscated_name; /* string id, 0: NULL (proto/deobfuscation.c) */
 } trak_sp_frame;
 typedef struct trak_sp_callsite {
   uint32_t depth, parent_id, frame_id; /* parent_id TRAK_NULL_U32: NULL */

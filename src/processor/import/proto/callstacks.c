@@ -430,7 +430,7 @@ static uint32_t frame_row(trak_importer *imp, const frame_ref *r) {
     if (!added && memcmp(&cs->frame_keys.v[*slot], &k, sizeof k)) continue;
     id = *slot;
     if (!added) break;
-    trak_sp_frame fr = {r->name, k.mapping_row, TRAK_NULL_U32, 0, k.rel_pc};
+    trak_sp_frame fr = {r->name, k.mapping_row, TRAK_NULL_U32, 0, k.rel_pc, 0};
     if (r->dummy || r->source || r->line >= 0) {
       fr.symbol_set_id = (uint32_t)t->stack_profile.symbols.n;
       trak_sp_symbol sym = {r->name, r->source, r->line};

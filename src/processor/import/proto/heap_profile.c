@@ -108,7 +108,9 @@ static void add_string(trak_importer *imp, hp_seq *s, const uint8_t *data, size_
     else if (f.number == TRAK_PB_InternedString_str && f.wire_type == TRAK_PB_WIRE_LEN)
       str = (const char *)f.data, n = f.len;
   }
-  if (iid || !n) keep_first(&s->strings, iid, intern(imp, str, n));
+  /* as bytes, unchecked: build ids are binary (a bad name is not counted either) */
+  if (iid || !n)
+    keep_first(&s->strings, iid, trak__strpool_intern_bytes(&imp->tables->strings, str, n));
 }
 
 static void add_mapping(trak_importer *imp, hp_seq *s, const uint8_t *data, size_t len) {

@@ -116,6 +116,7 @@ static void packet_defaults(trak_importer *imp, trak_sequence *seq, const trak_s
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
    META_WORD(w, TRAK_PB_TracePacket_profile_packet) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_deobfuscation_mapping) |                                       \
    META_WORD(w, TRAK_PB_TracePacket_perf_sample) | META_WORD(w, TRAK_PB_TracePacket_power_rails) | \
    META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \
@@ -467,6 +468,9 @@ __attribute__((cold, noinline)) static void rare_packet(trak_importer *imp,
     return;
   case TRAK_PB_TracePacket_profile_packet:
     trak__profile_packet(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_deobfuscation_mapping:
+    trak__deobfuscation_packet(imp, data, len);
     return;
   case TRAK_PB_TracePacket_streaming_profile_packet:
     trak__streaming_profile_packet(imp, ctx->seq, data, len);
@@ -852,5 +856,6 @@ void trak__proto_free(trak_importer *imp) {
   trak__stack_samples_free(imp);
   trak__callstacks_free(imp);
   trak__heap_profiles_free(imp);
+  trak__deobfuscation_free(imp);
   trak__ftrace_generic_free(imp);
 }

@@ -144,6 +144,13 @@ uint32_t trak__callstack_path(trak_importer *imp, const uint64_t *ids, size_t n)
 void trak__profile_packet(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
                           size_t len) __attribute__((cold));
 void trak__heap_profiles_free(trak_importer *imp);
+/* DeobfuscationMapping (deobfuscation.c): _packet keeps a copy; _finish (after every frame is
+** made) gives the Java frames of the profiles their deobfuscated_name, as Perfetto does once
+** the trace is read; _free frees the copies. Can't fail; problems are counted. */
+void trak__deobfuscation_packet(trak_importer *imp, const uint8_t *data, size_t len)
+    __attribute__((cold));
+void trak__deobfuscation_finish(trak_importer *imp);
+void trak__deobfuscation_free(trak_importer *imp);
 /* StreamingProfilePacket (stack_samples.c): its samples timed from the sequence's TrackEvent
 ** time base (which they move) and their callstacks resolved; the rows come from
 ** trak__stack_samples_finish (after the parse phase), which frees them; _free frees them
