@@ -18,7 +18,9 @@ protos protoc cannot encode (extensions, two members of a oneof) are encoded by 
 text_format with Perfetto's extension descriptors, as Perfetto's runner does
 (scripts/perfetto_diff_proto.py). A missing data file may be replaced by a stand-in trace of
 ours (--stand-in NAME=PATH) for tests whose queries build their own tables and only need some
-trace to open (the graph and tree tests open counters.json); such a test's record says
+trace to open (the graph and tree tests open counters.json; the counter interval tests also
+read its end, 20 us, which scripts/perfetto_diff_stand_in.json's two counters give, from 0 to
+20 us); such a test's record says
 `stand_in`, the summary counts them, and --oracle with the same stand-in shows whether
 Perfetto's answer holds on it.
 

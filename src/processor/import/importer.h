@@ -111,6 +111,10 @@ typedef struct trak_importer {
   /* perf_samples.c: PerfSample sessions, counter tracks and samples until their rows; NULL
   ** until one */
   struct trak_perf_samples *perf_samples;
+  /* heap_profile.c: each sequence's ProfilePacket state; NULL until one */
+  struct trak_heap_profiles *heap_profiles;
+  /* deobfuscation.c: the DeobfuscationMapping packets until the import's end; NULL until one */
+  struct trak_deobfuscation *deobfuscation;
   TRAK_VEC(trak_source_loc) source_locs; /* typed_args.c: interned SourceLocations; [0] unused */
   /* typed_args.c: TrackEvent, ChromeTrackEvent (its extensions) and DebugAnnotation in the
   ** schema, found on first use. */

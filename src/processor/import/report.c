@@ -473,6 +473,32 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                                      "began no frame (or whose frame ended "
                                                      "already); dropped.",
                                                      1},
+    [TRAK_STAT_HEAPPROFD_MISSING_PACKET] = {"heapprofd_missing_packet", TRAK_SEVERITY_ERROR,
+                                            "ProfilePackets of a heap profile whose index "
+                                            "skips one: packets of the dump were lost.",
+                                            0},
+    [TRAK_STAT_HEAPPROFD_MALFORMED_PACKET] = {"heapprofd_malformed_packet", TRAK_SEVERITY_ERROR,
+                                              "Heap profile samples whose totals went down "
+                                              "since the previous dump: no row (Perfetto "
+                                              "indexes this stat by process; trak does not).",
+                                              0},
+    [TRAK_STAT_STACKPROFILE_INVALID_STRING] = {"stackprofile_invalid_string_id",
+                                               TRAK_SEVERITY_ERROR,
+                                               "Heap profile mappings and frames naming a "
+                                               "string their packet never gave: dropped (a "
+                                               "mapping's path stops there).",
+                                               0},
+    [TRAK_STAT_STACKPROFILE_INVALID_MAPPING] = {"stackprofile_invalid_mapping_id",
+                                                TRAK_SEVERITY_ERROR,
+                                                "Heap profile frames naming a mapping their "
+                                                "packet never gave: dropped.",
+                                                0},
+    [TRAK_STAT_DEOBFUSCATE_LOCATION_PARSE_ERROR] = {"deobfuscate_location_parse_error",
+                                                    TRAK_SEVERITY_ERROR,
+                                                    "Java frames of an app's mapping under "
+                                                    "/data/app/ whose path names no package: "
+                                                    "not deobfuscated by the package's map.",
+                                                    1},
     [TRAK_STAT_SYS_STATS_UNIMPORTED] = {"sys_stats_unimported", TRAK_SEVERITY_INFO,
                                         "sys_stats fields trak does not import yet (buddy_info, "
                                         "slab_info); skipped.",

@@ -141,6 +141,12 @@ typedef enum trak_stat_id {
   /* SurfaceFlinger's frame timeline (proto/frame_timeline.c) */
   TRAK_STAT_FRAME_TIMELINE_EVENT_PARSER_ERRORS,
   TRAK_STAT_FRAME_TIMELINE_UNPAIRED_END_EVENT,
+  /* heapprofd's heap profiles (proto/heap_profile.c) */
+  TRAK_STAT_HEAPPROFD_MISSING_PACKET,
+  TRAK_STAT_HEAPPROFD_MALFORMED_PACKET,
+  TRAK_STAT_STACKPROFILE_INVALID_STRING,
+  TRAK_STAT_STACKPROFILE_INVALID_MAPPING,
+  TRAK_STAT_DEOBFUSCATE_LOCATION_PARSE_ERROR, /* proto/deobfuscation.c */
   TRAK_STAT_COUNT
 } trak_stat_id;
 

@@ -4,7 +4,8 @@
 ** __intrinsic_stack_profile_mapping, _frame, _callsite, _symbol (shown by the stack_profile_*
 ** views), __intrinsic_track_event_callstacks, cpu_profile_stack_sample, and the perf profiler's
 ** perf_sample and its sessions (__intrinsic_profiler_session, shown by perf_session;
-** proto/perf_samples.c), with Perfetto's columns. They are small (one row per distinct frame or
+** proto/perf_samples.c), and heapprofd's heap_profile and heap_profile_allocation
+** (proto/heap_profile.c), with Perfetto's columns. They are small (one row per distinct frame or
 ** callsite), so they are plain SQLite tables copied from the importer's rows when SQL opens.
 */
 
@@ -29,6 +30,12 @@ static const char schema[] =
     "  cpu_mode TEXT, callsite_id BIGINT, unwind_error TEXT, perf_session_id BIGINT);"
     "CREATE TABLE __intrinsic_profiler_session(id INTEGER PRIMARY KEY, source TEXT, "
     "  timebase_unit TEXT, cmdline TEXT);"
+    "CREATE TABLE __intrinsic_heap_profile_allocation(id INTEGER PRIMARY KEY, ts BIGINT, "
+    "  upid BIGINT, heap_name TEXT, callsite_id BIGINT, count BIGINT, size BIGINT);"
+    "CREATE TABLE __intrinsic_heap_profile(id INTEGER PRIMARY KEY, ts BIGINT, ts_end BIGINT, "
+    "  dur BIGINT, upid BIGINT, heap_name TEXT);"
+    "CREATE VIEW heap_profile_allocation AS SELECT * FROM __intrinsic_heap_profile_allocation;"
+    "CREATE VIEW heap_profile AS SELECT * FROM __intrinsic_heap_profile;"
     "CREATE VIEW perf_session AS SELECT id, id AS perf_session_id, cmdline "
     "  FROM __intrinsic_profiler_session WHERE source = 'linux.perf';"
     "CREATE VIEW stack_profile_mapping AS SELECT * FROM __intrinsic_stack_profile_mapping;"
@@ -55,7 +62,8 @@ static void frame_row(sqlite3_stmt *st, const void *ctx, size_t i) {
   sqlite3_bind_int64(st, 3, f->mapping);
   sqlite3_bind_int64(st, 4, f->rel_pc);
   trak__sql_bind_u32(st, 5, f->symbol_set_id);
-  trak__sql_bind_str(st, 6, &t->strings, f->type);
+  trak__sql_bind_str(st, 6, &t->strings, f->deobfuscated_name);
+  trak__sql_bind_str(st, 7, &t->strings, f->type);
 }
 
 static void callsite_row(sqlite3_stmt *st, const void *ctx, size_t i) {
@@ -111,6 +119,27 @@ static void perf_sample_row(sqlite3_stmt *st, const void *ctx, size_t i) {
   sqlite3_bind_int64(st, 8, s->session);
 }
 
+static void heap_alloc_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
+  const trak_sp_heap_alloc *a = &t->stack_profile.heap_allocs.v[i];
+  sqlite3_bind_int64(st, 2, a->ts);
+  sqlite3_bind_int64(st, 3, a->upid);
+  trak__sql_bind_str(st, 4, &t->strings, a->heap_name);
+  sqlite3_bind_int64(st, 5, a->callsite_id);
+  sqlite3_bind_int64(st, 6, a->count);
+  sqlite3_bind_int64(st, 7, a->size);
+}
+
+static void heap_profile_row(sqlite3_stmt *st, const void *ctx, size_t i) {
+  const trak_tables *t = ctx;
+  const trak_sp_heap_profile *h = &t->stack_profile.heap_profiles.v[i];
+  sqlite3_bind_int64(st, 2, h->ts);
+  sqlite3_bind_int64(st, 3, h->ts_end);
+  sqlite3_bind_int64(st, 4, h->ts_end - h->ts);
+  sqlite3_bind_int64(st, 5, h->upid);
+  trak__sql_bind_str(st, 6, &t->strings, h->heap_name);
+}
+
 /* A perf_session row is its id alone (no cmdline: traced_perf's packets carry none). */
 /* A perf session: source 'linux.perf', its timebase's unit; no command line (trak reads none). */
 static void profiler_session_row(sqlite3_stmt *st, const void *ctx, size_t i) {
@@ -131,7 +160,7 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
         t->stack_profile.mappings.n, mapping_row, t);
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(
-        db, "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, NULL, ?6)",
+        db, "INSERT INTO __intrinsic_stack_profile_frame VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         t->stack_profile.frames.n, frame_row, t);
   if (rc == SQLITE_OK)
     rc = trak__sql_fill_rows(
@@ -157,5 +186,13 @@ int trak__sql_stack_profile_fill(sqlite3 *db, const trak_tables *t) {
                              "INSERT INTO __intrinsic_profiler_session VALUES (?1, 'linux.perf', "
                              "?2, NULL)",
                              t->stack_profile.perf_session_units.n, profiler_session_row, t);
+  if (rc == SQLITE_OK)
+    rc = trak__sql_fill_rows(
+        db, "INSERT INTO __intrinsic_heap_profile_allocation VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        t->stack_profile.heap_allocs.n, heap_alloc_row, t);
+  if (rc == SQLITE_OK)
+    rc = trak__sql_fill_rows(db,
+                             "INSERT INTO __intrinsic_heap_profile VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                             t->stack_profile.heap_profiles.n, heap_profile_row, t);
   return rc;
 }

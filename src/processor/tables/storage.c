@@ -367,6 +367,8 @@ void trak__tables_free(trak_tables *t) {
   trak_vec_free(t->stack_profile.te_callstacks);
   trak_vec_free(t->stack_profile.cpu_samples);
   trak_vec_free(t->stack_profile.perf_samples);
+  trak_vec_free(t->stack_profile.heap_allocs);
+  trak_vec_free(t->stack_profile.heap_profiles);
   trak_vec_free(t->stack_profile.perf_session_units);
   trak__map_free(&t->ts_wide.index);
   trak_vec_free(t->ts_wide.dur);

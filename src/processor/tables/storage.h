@@ -196,6 +196,7 @@ typedef struct trak_sp_frame {
   uint32_t symbol_set_id; /* TRAK_NULL_U32: NULL */
   uint32_t type;          /* string id, 0: NULL */
   int64_t rel_pc;
+  uint32_t deobfuscated_name; /* string id, 0: NULL (proto/deobfuscation.c) */
 } trak_sp_frame;
 typedef struct trak_sp_callsite {
   uint32_t depth, parent_id, frame_id; /* parent_id TRAK_NULL_U32: NULL */
@@ -215,6 +216,14 @@ typedef struct trak_sp_perf_sample { /* perf_sample (proto/perf_samples.c) */
   uint32_t cpu_mode, unwind_error;  /* string ids; unwind_error 0: NULL */
   uint32_t session;                 /* perf_session id */
 } trak_sp_perf_sample;
+typedef struct trak_sp_heap_alloc { /* heap_profile_allocation (proto/heap_profile.c) */
+  int64_t ts, count, size;
+  uint32_t upid, heap_name, callsite_id;
+} trak_sp_heap_alloc;
+typedef struct trak_sp_heap_profile { /* heap_profile: one dump of one heap of a process */
+  int64_t ts, ts_end;
+  uint32_t upid, heap_name; /* heap_name 0: NULL */
+} trak_sp_heap_profile;
 typedef struct trak_te_callstack {
   uint32_t slice_id, track_id, callsite_id, end_callsite_id; /* TRAK_NULL_U32: NULL */
   double weight;
@@ -254,6 +263,8 @@ typedef struct trak_tables {
     TRAK_VEC(trak_te_callstack) te_callstacks;
     TRAK_VEC(trak_sp_cpu_sample) cpu_samples;
     TRAK_VEC(trak_sp_perf_sample) perf_samples; /* in time order */
+    TRAK_VEC(trak_sp_heap_alloc) heap_allocs;     /* in packet order */
+    TRAK_VEC(trak_sp_heap_profile) heap_profiles;
     /* perf_session rows (ids 0 .. n - 1): the unit of the session's timebase, TRAK_PERF_UNIT_* */
     TRAK_VEC(uint8_t) perf_session_units;
   } stack_profile;

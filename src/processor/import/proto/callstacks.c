@@ -201,31 +201,39 @@ static uint32_t intern(trak_importer *imp, const char *s, size_t len) {
   return trak__strpool_intern(&imp->tables->strings, s, len);
 }
 
-/* A mapping's name from its path components: each after a '/', a leading "//" made "/". */
-static uint32_t mapping_name(trak_importer *imp, trak_sequence *seq, const mapping_def *m) {
-  trak_callstacks *cs = imp->callstacks;
+uint32_t trak__callstack_path(trak_importer *imp, const uint64_t *ids, size_t n_ids) {
   trak_strpool *sp = &imp->tables->strings;
   char buf[4096];
   size_t n = 0;
-  for (uint32_t i = 0; i < m->n_paths; i++) {
-    uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_MAPPING_PATH], cs->ids.v[m->paths + i]);
-    if (!id) { /* Perfetto stops at a missing component, counting it */
-      trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "mapping path iid %llu is not interned",
-                   (unsigned long long)cs->ids.v[m->paths + i]);
-      break;
-    }
-    size_t len = sp->len.v[*id];
+  for (size_t i = 0; i < n_ids; i++) {
+    size_t len = sp->len.v[ids[i]];
     if (n + 1 + len > sizeof buf) break;
     buf[n++] = '/';
-    memcpy(buf + n, sp->str.v[*id], len);
+    memcpy(buf + n, sp->str.v[ids[i]], len);
     n += len;
   }
   size_t skip = n >= 2 && buf[0] == '/' && buf[1] == '/';
   return intern(imp, buf + skip, n - skip);
 }
 
-/* A build id as Perfetto shows it: hex, unless it is a 33-character module id. */
-static uint32_t build_id_hex(trak_importer *imp, uint32_t raw) {
+/* A mapping's name from its path components (Perfetto stops at a missing one, counting it). */
+static uint32_t mapping_name(trak_importer *imp, trak_sequence *seq, const mapping_def *m) {
+  trak_callstacks *cs = imp->callstacks;
+  uint64_t ids[2048]; /* more would not fit trak__callstack_path's 4 KiB */
+  size_t n = 0;
+  for (; n < m->n_paths && n < sizeof ids / sizeof *ids; n++) {
+    uint32_t *id = trak__map_get(&seq->interned[TRAK_INTERN_MAPPING_PATH], cs->ids.v[m->paths + n]);
+    if (!id) {
+      trak__report(imp, TRAK_STAT_INTERNED_ERRORS, "mapping path iid %llu is not interned",
+                   (unsigned long long)cs->ids.v[m->paths + n]);
+      break;
+    }
+    ids[n] = *id;
+  }
+  return trak__callstack_path(imp, ids, n);
+}
+
+uint32_t trak__callstack_build_id(trak_importer *imp, uint32_t raw) {
   trak_strpool *sp = &imp->tables->strings;
   size_t len = sp->len.v[raw];
   if (len == 33) return raw;
@@ -238,6 +246,8 @@ static uint32_t build_id_hex(trak_importer *imp, uint32_t raw) {
   }
   return intern(imp, buf, n);
 }
+
+static uint32_t mapping_index(trak_callstacks *cs, const mapping_key *k);
 
 /* The index in `mappings` of interned mapping `iid`, or TRAK_NULL_U32 (reported). */
 static uint32_t resolve_mapping(trak_importer *imp, trak_sequence *seq, uint32_t upid,
@@ -253,22 +263,27 @@ static uint32_t resolve_mapping(trak_importer *imp, trak_sequence *seq, uint32_t
   if (m.build_id) {
     uint32_t raw = lookup(imp, seq, TRAK_INTERN_BUILD_ID, m.build_id);
     if (raw == TRAK_NULL_U32) return raw;
-    if (imp->tables->strings.len.v[raw]) k.m.build_id = build_id_hex(imp, raw);
+    if (imp->tables->strings.len.v[raw]) k.m.build_id = trak__callstack_build_id(imp, raw);
   }
   k.m.exact_offset = (int64_t)m.exact_offset, k.m.start_offset = (int64_t)m.start_offset;
   k.m.start = (int64_t)m.start, k.m.end = (int64_t)m.end, k.m.load_bias = (int64_t)m.load_bias;
   k.m.name = mapping_name(imp, seq, &m);
   if (m.end > m.start && upid != TRAK_NULL_U32) /* the process's own mapping */
     k.seq = seq->id, k.upid = upid, k.iid = iid;
-  for (uint64_t h = hash_bytes(&k, sizeof k);; h++) {
+  return mapping_index(cs, &k);
+}
+
+/* The index in `mappings` of the mapping `k` (added if new). */
+static uint32_t mapping_index(trak_callstacks *cs, const mapping_key *k) {
+  for (uint64_t h = hash_bytes(k, sizeof *k);; h++) {
     int added;
     uint32_t *slot = trak__map_put(&cs->mapping_index, h, (uint32_t)cs->mappings.n, &added);
     if (added) {
-      trak_vec_push(cs->mappings, k);
+      trak_vec_push(cs->mappings, *k);
       trak_vec_push(cs->mapping_rows, TRAK_NULL_U32);
       return *slot;
     }
-    if (!memcmp(&cs->mappings.v[*slot], &k, sizeof k)) return *slot;
+    if (!memcmp(&cs->mappings.v[*slot], k, sizeof *k)) return *slot;
   }
 }
 
@@ -415,7 +430,7 @@ static uint32_t frame_row(trak_importer *imp, const frame_ref *r) {
     if (!added && memcmp(&cs->frame_keys.v[*slot], &k, sizeof k)) continue;
     id = *slot;
     if (!added) break;
-    trak_sp_frame fr = {r->name, k.mapping_row, TRAK_NULL_U32, 0, k.rel_pc};
+    trak_sp_frame fr = {r->name, k.mapping_row, TRAK_NULL_U32, 0, k.rel_pc, 0};
     if (r->dummy || r->source || r->line >= 0) {
       fr.symbol_set_id = (uint32_t)t->stack_profile.symbols.n;
       trak_sp_symbol sym = {r->name, r->source, r->line};
@@ -443,6 +458,29 @@ static uint32_t callsite_row(trak_importer *imp, uint32_t parent, uint32_t frame
     }
     if (!memcmp(&t->stack_profile.callsites.v[*slot], &c, sizeof c)) return *slot;
   }
+}
+
+uint32_t trak__callstack_mapping(trak_importer *imp, const trak_sp_mapping *m) {
+  trak_callstacks *cs = state(imp);
+  mapping_key k;
+  memset(&k, 0, sizeof k);
+  k.m = *m;
+  k.upid = TRAK_NULL_U32;
+  frame_ref r = {0, 0, 0, DUMMY_NONE, mapping_index(cs, &k), -1, 0};
+  mapping_row(imp, &r);
+  return r.mapping;
+}
+
+uint32_t trak__callstack_frame(trak_importer *imp, uint32_t mapping, uint32_t name,
+                               int64_t rel_pc) {
+  frame_ref r = {name, 0, 0, DUMMY_NONE, mapping, -1, rel_pc};
+  return frame_row(imp, &r);
+}
+
+uint32_t trak__callstack_site(trak_importer *imp, uint32_t parent, uint32_t frame,
+                              uint32_t depth) {
+  state(imp);
+  return callsite_row(imp, parent, frame, depth);
 }
 
 uint32_t trak__callstack_callsite(trak_importer *imp, uint32_t index) {

@@ -421,6 +421,7 @@ void trak__proto_finish(trak_importer *imp) {
   m->finished = 1;
   trak__stack_samples_finish(imp);
   trak__perf_samples_finish(imp);
+  trak__deobfuscation_finish(imp); /* every frame is made now */
   if (m->late.n) qsort(m->late.v, m->late.n, sizeof *m->late.v, late_cmp);
   for (size_t i = 0; i < m->late.n; i++) {
     trak_late_packet *lp = &m->late.v[i];

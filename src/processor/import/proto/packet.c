@@ -415,5 +415,7 @@ void trak__proto_free(trak_importer *imp) {
   trak__packet_state_free(imp);
   trak__stack_samples_free(imp);
   trak__callstacks_free(imp);
+  trak__heap_profiles_free(imp);
+  trak__deobfuscation_free(imp);
   trak__ftrace_generic_free(imp);
 }

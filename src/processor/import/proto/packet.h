@@ -99,6 +99,8 @@ void trak__packet_missing_sequence_id(trak_importer *imp);
    META_WORD(w, TRAK_PB_TracePacket_generic_kernel_process_tree) |                                 \
    META_WORD(w, TRAK_PB_TracePacket_battery) |                                                     \
    META_WORD(w, TRAK_PB_TracePacket_streaming_profile_packet) |                                    \
+   META_WORD(w, TRAK_PB_TracePacket_profile_packet) |                                              \
+   META_WORD(w, TRAK_PB_TracePacket_deobfuscation_mapping) |                                       \
    META_WORD(w, TRAK_PB_TracePacket_perf_sample) | META_WORD(w, TRAK_PB_TracePacket_power_rails) | \
    META_WORD(w, TRAK_PB_TracePacket_android_energy_estimation_breakdown) |                         \
    META_WORD(w, TRAK_PB_TracePacket_entity_state_residency) |                                      \

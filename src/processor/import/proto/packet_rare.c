@@ -40,6 +40,12 @@ void trak__rare_packet(trak_importer *imp, const trak_packet_ctx *ctx, uint32_t 
   case TRAK_PB_TracePacket_process_tree:
     trak__process_tree(imp, ctx, data, len);
     return;
+  case TRAK_PB_TracePacket_profile_packet:
+    trak__profile_packet(imp, ctx, data, len);
+    return;
+  case TRAK_PB_TracePacket_deobfuscation_mapping:
+    trak__deobfuscation_packet(imp, data, len);
+    return;
   case TRAK_PB_TracePacket_streaming_profile_packet:
     trak__streaming_profile_packet(imp, ctx->seq, data, len);
     return;

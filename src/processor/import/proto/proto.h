@@ -122,6 +122,35 @@ int trak__pb_push_varints(const trak_pb_field *f, trak_u64_vec *out);
 ** (*unresolved 0). `unresolved` may be NULL. */
 uint32_t trak__callstack_sample(trak_importer *imp, trak_sequence *seq, uint32_t upid,
                                 uint64_t iid, int *unresolved);
+/* The stack profile rows heap profiles make as they are read (callstacks.c keeps the keys):
+** _mapping interns mapping `m` (equal fields: one row) and returns its index for _frame, its
+** row made now; _frame the frame row of (mapping, function `name`, rel_pc), made now if new;
+** _site the callsite row of (parent, frame, depth) (parent TRAK_NULL_U32: a root);
+** _build_id the string a raw build id shows as (hex, a 33-character module id as it is). */
+uint32_t trak__callstack_mapping(trak_importer *imp, const trak_sp_mapping *m);
+uint32_t trak__callstack_frame(trak_importer *imp, uint32_t mapping, uint32_t name,
+                               int64_t rel_pc);
+uint32_t trak__callstack_site(trak_importer *imp, uint32_t parent, uint32_t frame,
+                              uint32_t depth);
+uint32_t trak__callstack_build_id(trak_importer *imp, uint32_t raw);
+/* A mapping's name from the string ids of its path components: each after a '/', a leading
+** "//" made "/" (what fits 4 KiB). */
+uint32_t trak__callstack_path(trak_importer *imp, const uint64_t *ids, size_t n);
+/* ProfilePacket (heap_profile.c): heapprofd's dumps, read in packet order: the packet's strings,
+** mappings, frames and callstacks become stack profile rows at once, each dump a heap_profile
+** row and its samples heap_profile_allocation rows (the change since the process's previous
+** dump: allocations positive, frees negative), as Perfetto makes them. _free frees the state.
+** Can't fail; problems are counted. */
+void trak__profile_packet(trak_importer *imp, const trak_packet_ctx *ctx, const uint8_t *data,
+                          size_t len) __attribute__((cold));
+void trak__heap_profiles_free(trak_importer *imp);
+/* DeobfuscationMapping (deobfuscation.c): _packet keeps a copy; _finish (after every frame is
+** made) gives the Java frames of the profiles their deobfuscated_name, as Perfetto does once
+** the trace is read; _free frees the copies. Can't fail; problems are counted. */
+void trak__deobfuscation_packet(trak_importer *imp, const uint8_t *data, size_t len)
+    __attribute__((cold));
+void trak__deobfuscation_finish(trak_importer *imp);
+void trak__deobfuscation_free(trak_importer *imp);
 /* StreamingProfilePacket (stack_samples.c): its samples timed from the sequence's TrackEvent
 ** time base (which they move) and their callstacks resolved; the rows come from
 ** trak__stack_samples_finish (after the parse phase), which frees them; _free frees them

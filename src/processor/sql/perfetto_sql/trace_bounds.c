@@ -16,7 +16,7 @@
 typedef struct {
   const trak_tables *t;
   uint32_t ftrace_event, sched_slice, thread_state, counter, slice, state;
-  size_t cpu_samples, perf_samples;
+  size_t cpu_samples, perf_samples, heap_allocs;
   int made;
   int64_t start, end;
 } bounds_memo;
@@ -90,8 +90,8 @@ static void widen_spans(const int64_t *ts, const int64_t *dur, size_t n, int64_t
 
 /* The first and last instants of the trace's data, as Perfetto takes them: the timestamps of
 ** kernel events, sched slices, thread states, counters, slices, states (with the ends of those
-** with durations) and CPU profile samples; the end is never below 0, and a trace of one instant
-** lasts 1 ns. (0, 0) without data. */
+** with durations), CPU profile samples and heap profile allocations; the end is never below
+** 0, and a trace of one instant lasts 1 ns. (0, 0) without data. */
 static void bounds_make(bounds_memo *m) {
   const trak_tables *t = m->t;
   int64_t lo = INT64_MAX, hi = 0;
@@ -118,6 +118,8 @@ static void bounds_make(bounds_memo *m) {
     widen_instants(&s[0].ts, 1, &lo, &hi);
     widen_instants(&s[m->perf_samples - 1].ts, 1, &lo, &hi);
   }
+  for (size_t i = 0; i < m->heap_allocs; i++) /* in packet order */
+    widen_instants(&t->stack_profile.heap_allocs.v[i].ts, 1, &lo, &hi);
   m->made = 1;
   if (lo == INT64_MAX) {
     m->start = m->end = 0;
@@ -148,6 +150,7 @@ int trak__psql_trace_bounds_register(trak_processor *p) {
   m->state = t->state.n;
   m->cpu_samples = t->stack_profile.cpu_samples.n;
   m->perf_samples = t->stack_profile.perf_samples.n;
+  m->heap_allocs = t->stack_profile.heap_allocs.n;
   int rc = sqlite3_create_function_v2(p->db, "__intrinsic_trace_bound", 1,
                                       SQLITE_UTF8 | SQLITE_DETERMINISTIC, m, fn_trace_bound, NULL,
                                       NULL, free);

@@ -3,8 +3,8 @@
 --     libwebviewchromium, the linker) with a build id of 40 hex digits or more, the module id
 --     Breakpad symbol files are named by; NULL otherwise.
 --   _stacks_symbolization_candidates: upid, module, build_id, rel_pc, breakpad_module_id: each
---     unsymbolized frame (no symbol set) on the CPU profiles' callstacks whose mapping has a
---     build id. trak imports no heap profiles, so only the CPU profiles' frames are listed.
+--     unsymbolized frame (no symbol set) on the CPU profiles' and the heap profiles'
+--     callstacks whose mapping has a build id.
 
 INCLUDE PERFETTO MODULE stacks.cpu_profiling;
 
@@ -35,6 +35,8 @@ CREATE PERFETTO TABLE _stacks_symbolization_candidates(
 WITH RECURSIVE
   sampled AS (
     SELECT DISTINCT upid, callsite_id FROM cpu_profiling_samples JOIN thread USING (utid)
+    UNION
+    SELECT DISTINCT upid, callsite_id FROM heap_profile_allocation
   ),
   -- every callsite on a sampled stack: the sampled one and its ancestors
   on_stack(upid, callsite_id) AS (
