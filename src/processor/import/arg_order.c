@@ -158,8 +158,6 @@ static void place_column(relayout *r, uint32_t *col, size_t n) {
   }
 }
 
-
-
 /* ---- slices still on a stack when the import ends ------------------------------------- */
 
 /* Perfetto commits their sets when its slice tracker's map of stacks (a FlatHashMap keyed by
@@ -274,7 +272,9 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
 
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
   trak_tables *t = imp->tables;
-  size_t cap = t->args.cap ? t->args.cap : 1;
+  /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
+  ** the args of a large JSON file for far more rows than it makes): no more memory is touched */
+  size_t cap = t->args.n ? t->args.n : 1;
   relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
                 alloc(cap, sizeof(uint32_t)), 0};
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
@@ -358,7 +358,8 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   t->args.cap = cap;
   free(r.src);
   free(stacks.slot);
-  trak__slot_map_free(&imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
+  trak__slot_map_free(
+      &imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
   trak_vec_free(imp->args.order_ord);
