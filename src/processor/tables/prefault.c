@@ -155,8 +155,8 @@ void trak__ahead_job_free(trak_ahead_job *j) {
 
 /* ---- the args columns' page-ahead ---------------------------------------------------- */
 
-#define ARGS_LEAD (1u << 16)  /* args rows made present past the writer's (2 MiB of the columns) */
-#define ARGS_PIECE (1u << 14) /* args rows made present by one idle call at most */
+#define ARGS_LEAD (1u << 15)  /* args rows made present past the writer's (1 MiB of the columns) */
+#define ARGS_PIECE (1u << 13) /* args rows made present by one idle call at most */
 
 int trak__args_ahead_start(trak_tables *t, size_t rows) {
   if (t->args.ahead || trak__args_reserve(t, rows)) return -1;
