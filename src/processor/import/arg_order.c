@@ -276,8 +276,9 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   ** before the relayout's (the import's peak is here) */
   trak__slot_map_free(&imp->args.shared);
   /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
-  ** the args of a large JSON file for far more rows than it makes): no more memory is touched */
-  size_t cap = t->args.n ? t->args.n : 1;
+  ** the args of a large JSON file for far more rows than it makes): no more memory is touched; 64
+  ** at least, the first capacity of a table, so that a row added later grows them */
+  size_t cap = t->args.n > 64 ? t->args.n : 64;
   relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
                 alloc(cap, sizeof(uint32_t)), 0};
   memset(r.remap, 0xff, (t->args.n ? t->args.n : 1) * sizeof *r.remap);
