@@ -4,7 +4,9 @@
 ** thread beside the one writing them, so that the kernel's zeroing of fresh pages, a sixth of a
 ** 50 M-event import's time, runs on the other core. The columns' bytes are only ever written by
 ** the writer's thread. Better still, trak__ahead_recycle moves memory another user gave up onto
-** the columns' next pages (mremap): the kernel zeroes nothing for them.
+** the columns' next pages (mremap): the kernel zeroes nothing for them. A trak_ahead_job wraps
+** trak__ahead_to for a thread that only idles beside the writer (the JSON import's decoding
+** thread ahead of the args rows, reserved for the file by trak__args_ahead_start).
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE, mremap */
 #include <pthread.h>

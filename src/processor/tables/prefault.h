@@ -9,7 +9,10 @@
 **   - ahead of the parse phase's slice rows (import/event_merge.c), when the slice table is
 **     reserved for 512 Ki rows or more, by whichever of the parse's merge thread and the
 **     importer's thread (the writer itself) would wait on their ring, one at a time.
-** Neither runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
+**   - ahead of the args rows of a JSON file of 16 MiB or more, its args table reserved for the
+**     file's size, by the decoding thread after each batch it reads (read/pipeline.c, a
+**     trak_ahead_job the importer's thread tells its row count).
+** None runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
 ** what the writer alone makes; only when the kernel zeroes their pages changes.
 */
 #ifndef TRAK_PROCESSOR_TABLES_PREFAULT_H

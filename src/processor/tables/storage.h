@@ -284,7 +284,8 @@ typedef struct trak_tables {
 
 /* Per table (storage.c): trak__<table>_resize grows every stored column to hold `want` rows
 ** (never shrinks; `small` withdraws the huge-page hint, for tables sized once for the whole
-** trace: see storage.c's advise_small);
+** trace: see storage.c's advise_small; a page-ahead the table names in `ahead` is stopped first,
+** tables/prefault.h);
 ** trak__<table>_optional adds the table's O columns, every row `init`. Neither can fail (OOM
 ** aborts). trak__<table>_push appends a row holding every column's `init` and returns its id;
 ** the caller then sets what the row is about. */
