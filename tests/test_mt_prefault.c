@@ -3,11 +3,13 @@
 ** the importer's thread on a large import: while a writer fills columns row by row, another
 ** thread makes their pages present no further than it is asked, and every value the writer wrote
 ** is what it reads back. A test_mt_* test: under ThreadSanitizer it also checks that the other
-** thread touches no byte.
+** thread touches no byte. The JSON import's args page-ahead (a trak_ahead_job over the args
+** table reserved ahead) stops before a resize past the reserve can move the columns.
 */
 #define _DEFAULT_SOURCE /* mincore */
 #include <pthread.h>
 #include <setjmp.h>
+#include <stdatomic.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -220,6 +222,82 @@ static void test_recycle_moves_spares_onto_columns(void **state) {
   free(a), free(f), free(late);
 }
 
+/* The JSON import's args page-ahead: the other thread runs its idle calls until told to stop. */
+typedef struct idler {
+  trak_ahead_job *job;
+  atomic_int stop;
+  atomic_int did; /* idle calls that made pages present */
+} idler;
+
+static void *idler_main(void *arg) {
+  idler *d = arg;
+  while (!atomic_load(&d->stop)) {
+    if (trak__ahead_job_idle(d->job)) atomic_fetch_add(&d->did, 1);
+    nanosleep(&(struct timespec){0, 50 * 1000}, NULL);
+  }
+  return NULL;
+}
+
+/* Args rows added while the other thread runs the job ahead of them, past the rows reserved: the
+** resize there stops the job before the columns move (no idle call does anything after it), and
+** every value reads back as written. */
+static void test_args_job_stops_before_a_resize(void **state) {
+  (void)state;
+  const size_t reserved = ROWS / 4, rows = ROWS / 2;
+  trak_tables t;
+  trak__tables_init(&t);
+  assert_int_equal(trak__args_ahead_start(&t, reserved), 0);
+  assert_int_equal(t.args.cap, reserved);
+  assert_int_equal(trak__args_ahead_start(&t, reserved), -1); /* one job at a time */
+  idler d = {.job = t.args.ahead};
+  pthread_t th;
+  assert_int_equal(pthread_create(&th, NULL, idler_main, &d), 0);
+  for (size_t r = 0; r < rows; r++) {
+    uint32_t row = trak__arg_add(&t, (uint32_t)r, (uint32_t)(r ^ 0x5a5a), (uint32_t)(r * 3),
+                                 (trak_arg_type)(r % 8));
+    t.args.int_value[row] = (int64_t)(r * 7919);
+    if (r % 1024 == 1023) trak__ahead_job_tell(t.args.ahead, t.args.n);
+    if (r == reserved + 1) { /* the push at `reserved` resized: the job is off for good */
+      assert_true(t.args.cap > reserved);
+      assert_int_equal(trak__ahead_job_idle(t.args.ahead), 0);
+    }
+  }
+  atomic_store(&d.stop, 1);
+  pthread_join(th, NULL);
+  assert_int_equal(trak__ahead_job_idle(t.args.ahead), 0);
+  size_t bad = 0;
+  for (size_t r = 0; r < rows; r++)
+    bad += t.args.arg_set_id[r] != (uint32_t)r || t.args.flat_key[r] != (uint32_t)(r ^ 0x5a5a) ||
+           t.args.key[r] != (uint32_t)(r * 3) || t.args.value_type[r] != r % 8 ||
+           t.args.int_value[r] != (int64_t)(r * 7919);
+  assert_int_equal(bad, 0);
+  trak__args_ahead_end(&t);
+  assert_null(t.args.ahead);
+  trak__tables_free(&t);
+}
+
+/* Reserving keeps the rows there are and never shrinks the table. */
+static void test_args_reserve_keeps_rows(void **state) {
+  (void)state;
+  trak_tables t;
+  trak__tables_init(&t);
+  for (uint32_t r = 0; r < 100; r++) {
+    uint32_t row = trak__arg_add(&t, r, r + 1, r + 2, TRAK_ARG_REAL);
+    t.args.real_value[row] = r / 4.0;
+  }
+  assert_int_equal(trak__args_reserve(&t, ROWS), 0);
+  assert_int_equal(t.args.cap, ROWS);
+  assert_int_equal(trak__args_reserve(&t, 16), 0);
+  assert_int_equal(t.args.cap, ROWS);
+  size_t bad = 0;
+  for (uint32_t r = 0; r < 100; r++)
+    bad += t.args.arg_set_id[r] != r || t.args.flat_key[r] != r + 1 || t.args.key[r] != r + 2 ||
+           t.args.value_type[r] != TRAK_ARG_REAL || t.args.real_value[r] != r / 4.0;
+  assert_int_equal(bad, 0);
+  assert_int_equal(t.args.n, 100);
+  trak__tables_free(&t);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_values_written_stay),
@@ -227,6 +305,8 @@ int main(void) {
       cmocka_unit_test(test_ahead_to_steps),
       cmocka_unit_test(test_columns_past_the_most),
       cmocka_unit_test(test_recycle_moves_spares_onto_columns),
+      cmocka_unit_test(test_args_job_stops_before_a_resize),
+      cmocka_unit_test(test_args_reserve_keeps_rows),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -324,7 +324,13 @@ static void place_flushed(relayout *r, stack_map *mp, const uint64_t *log, size_
 
 void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32_t n_early) {
   trak_tables *t = imp->tables;
-  size_t cap = t->args.cap ? t->args.cap : 1;
+  /* the share map's ids are the old ones, and nothing shares sets from here on: its memory goes
+  ** before the relayout's (the import's peak is here) */
+  trak__slot_map_free(&imp->args.shared);
+  /* the new columns hold the rows, not the rows reserved (tables/prefault.h's page-ahead reserves
+  ** the args of a large JSON file for far more rows than it makes): no more memory is touched; 64
+  ** at least, the first capacity of a table, so that a row added later grows them */
+  size_t cap = t->args.n > 64 ? t->args.n : 64;
   relayout r = {t, alloc(t->args.n, sizeof(uint32_t)), alloc(cap, sizeof(uint32_t)),
                 alloc(cap, sizeof(uint32_t)), 0};
   void *spare = alloc(cap, 8);
@@ -418,8 +424,6 @@ void trak__arg_order_apply(trak_importer *imp, const uint32_t *track_row, uint32
   t->args.cap = cap;
   free(r.src);
   free(stacks.slot);
-  trak__slot_map_free(
-      &imp->args.shared); /* its ids are the old ones; nothing shares sets after this */
   trak_vec_free(imp->args.order);
   trak_vec_free(imp->args.order_ts);
   trak_vec_free(imp->args.order_ord);

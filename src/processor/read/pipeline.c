@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "processor/read/pipeline.h"
+#include "processor/tables/prefault.h"
 #include "processor/util/block_pool.h"
 
 #ifndef SLOTS
@@ -27,6 +28,14 @@
 #define READ_CHUNK (1u << 20) /* the reads of processor.c's feed_file, as one thread makes them */
 #define POOL 4 /* record blocks the decoding thread keeps faulted in for the importer's thread */
 #define POOL_BLOCK (TRAK_EV_BLOCK_BYTES + 16u) /* sequence.c's largest blocks, 2 MiB */
+/* a JSON file read of this many bytes or more has its args columns reserved for one row per
+** ARGS_BYTES of it and made present ahead of the importer's thread by the decoding thread */
+#ifndef ARGS_AHEAD_FROM
+#define ARGS_AHEAD_FROM (16u << 20)
+#endif
+#ifndef ARGS_BYTES
+#define ARGS_BYTES 16
+#endif
 
 enum { SLOT_FREE, SLOT_FILLED, SLOT_DECODED };
 
@@ -56,10 +65,13 @@ struct trak_pipeline {
   size_t got, used;
   uint64_t fed, bytes_in, bytes_plain;
   int src_done;
-  /* binary traces: record blocks (small pages) made present by the decoding thread after
-  ** each batch, taken by sequence.c on the importer's thread (imp->blocks); none until the
-  ** importer's thread has taken one: small traces never use such blocks. NULL: none. */
+  /* record blocks (small pages) made present by the decoding thread after each batch, taken
+  ** by sequence.c on the importer's thread (imp->blocks); none until the importer's thread
+  ** has taken one: small traces never use such blocks. NULL: none. */
   trak_block_pool *pool;
+  /* JSON files read: the args columns' page-ahead (the tables' t->args.ahead), told the rows
+  ** after each batch applied, run by the decoding thread after each batch. NULL: none. */
+  trak_ahead_job *args_ahead;
 };
 
 /* Fills batch `b` with the next piece of pl->src as trak__pipeline_feed would have cut the
@@ -150,6 +162,7 @@ static void *decode_main(void *arg) {
     pthread_mutex_unlock(&pl->mu);
     i = (i + 1) % SLOTS;
     if (pl->pool) trak__block_pool_fill(pl->pool);
+    if (pl->args_ahead) trak__ahead_job_idle(pl->args_ahead);
   }
 }
 
@@ -163,8 +176,7 @@ trak_pipeline *trak__pipeline_start(trak_processor *p, int kind) {
     pl->fr.inf = &p->inf;
     pl->fr.plain = p->imp->bytes_plain;
   }
-  if (kind == TRAK_PIPE_BINARY || kind == TRAK_PIPE_GZIP)
-    p->imp->blocks = pl->pool = trak__block_pool_new(POOL_BLOCK, POOL, 1);
+  p->imp->blocks = pl->pool = trak__block_pool_new(POOL_BLOCK, POOL, 1);
   pl->fr.carry = p->pending; /* the framing so far moves to the decoding thread */
   pl->fr.offset = p->plain_offset;
   pl->fr.skip_left = p->skip_left;
@@ -234,7 +246,11 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     pl->buf = malloc(READ_CHUNK);
     if (!pl->buf) abort();
   }
+  trak_tables *t = p->imp->tables;
+  int args_ahead = pl->kind == TRAK_PIPE_JSON && total >= ARGS_AHEAD_FROM &&
+                   !trak__args_ahead_start(t, (size_t)(total / ARGS_BYTES));
   pthread_mutex_lock(&pl->mu);
+  if (args_ahead) pl->args_ahead = t->args.ahead;
   pl->fed = p->fed, pl->bytes_in = p->imp->bytes_in, pl->bytes_plain = p->imp->bytes_plain;
   pl->src = f; /* the decoding thread fills the FREE slots from slot pl->fill on */
   pl->map = m;
@@ -250,6 +266,7 @@ void trak__pipeline_read(trak_pipeline *pl, FILE *f, trak_file_map *m, uint64_t 
     pthread_mutex_unlock(&pl->mu);
     if (done) break;
     trak__stream_apply_batch(p, &pl->slot[i]);
+    if (pl->args_ahead) trak__ahead_job_tell(pl->args_ahead, t->args.n);
     uint64_t in = pl->slot[i].bytes_in;
     const uint8_t *at = pl->slot[i].data; /* in the map, or a copy fed before the reading */
     if (m && at >= m->data && at < m->data + m->size)
@@ -287,6 +304,7 @@ static void stop(trak_pipeline *pl) {
 
 static void release(trak_pipeline *pl) {
   pl->p->imp->blocks = NULL;
+  if (pl->args_ahead) trak__args_ahead_end(pl->p->imp->tables);
   trak__block_pool_free(pl->pool);
   for (size_t i = 0; i < SLOTS; i++) {
     free(pl->slot[i].bytes);

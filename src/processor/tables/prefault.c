@@ -4,10 +4,15 @@
 ** thread beside the one writing them, so that the kernel's zeroing of fresh pages, a sixth of a
 ** 50 M-event import's time, runs on the other core. The columns' bytes are only ever written by
 ** the writer's thread. Better still, trak__ahead_recycle moves memory another user gave up onto
-** the columns' next pages (mremap): the kernel zeroes nothing for them.
+** the columns' next pages (mremap): the kernel zeroes nothing for them. A trak_ahead_job wraps
+** trak__ahead_to for a thread that only idles beside the writer (the JSON import's decoding
+** thread ahead of the args rows, reserved for the file by trak__args_ahead_start).
 */
 #define _GNU_SOURCE /* MADV_POPULATE_WRITE, mremap */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -93,4 +98,77 @@ size_t trak__ahead_recycle(trak_ahead *a, size_t from, size_t upto, trak_spares 
     }
   }
   return moved;
+}
+
+/* ---- a page-ahead beside the writer ---------------------------------------------------- */
+
+struct trak_ahead_job {
+  pthread_mutex_t mu; /* held by the thread making pages present, or stopping the job */
+  trak_ahead ahead;   /* under mu */
+  size_t made;        /* rows made present (under mu) */
+  int on;             /* under mu */
+  size_t lead, piece, step;
+  _Atomic size_t rows; /* the writer's rows, as last told */
+};
+
+trak_ahead_job *trak__ahead_job_new(const trak_col_mem *cols, size_t n, size_t rows, size_t lead,
+                                    size_t piece) {
+  trak_ahead_job *j = calloc(1, sizeof *j);
+  if (!j) return NULL;
+  pthread_mutex_init(&j->mu, NULL);
+  trak__ahead_init(&j->ahead, cols, n, rows);
+  j->on = 1;
+  j->lead = lead, j->piece = piece;
+  j->step = 4 * j->ahead.page; /* madvise calls of 16 KiB or more */
+  return j;
+}
+
+void trak__ahead_job_tell(trak_ahead_job *j, size_t rows) {
+  atomic_store_explicit(&j->rows, rows, memory_order_relaxed);
+}
+
+int trak__ahead_job_idle(trak_ahead_job *j) {
+  if (pthread_mutex_trylock(&j->mu)) return 0;
+  size_t want = atomic_load_explicit(&j->rows, memory_order_relaxed) + j->lead;
+  int did = 0;
+  if (j->on && j->made < want && j->made < j->ahead.rows) {
+    size_t upto = j->made + j->piece < want ? j->made + j->piece : want;
+    if (trak__ahead_to(&j->ahead, upto, j->step))
+      j->on = 0;
+    else
+      j->made = upto, did = 1;
+  }
+  pthread_mutex_unlock(&j->mu);
+  return did;
+}
+
+void trak__ahead_job_stop(trak_ahead_job *j) {
+  if (!j) return;
+  pthread_mutex_lock(&j->mu);
+  j->on = 0;
+  pthread_mutex_unlock(&j->mu);
+}
+
+void trak__ahead_job_free(trak_ahead_job *j) {
+  if (!j) return;
+  pthread_mutex_destroy(&j->mu);
+  free(j);
+}
+
+/* ---- the args columns' page-ahead ---------------------------------------------------- */
+
+#define ARGS_LEAD (1u << 15)  /* args rows made present past the writer's (1 MiB of the columns) */
+#define ARGS_PIECE (1u << 13) /* args rows made present by one idle call at most */
+
+int trak__args_ahead_start(trak_tables *t, size_t rows) {
+  if (t->args.ahead || trak__args_reserve(t, rows)) return -1;
+  trak_col_mem cols[TRAK_PREFAULT_MAX_COLUMNS];
+  size_t n = trak__args_col_mem(t, cols, TRAK_PREFAULT_MAX_COLUMNS);
+  t->args.ahead = trak__ahead_job_new(cols, n, t->args.cap, ARGS_LEAD, ARGS_PIECE);
+  return t->args.ahead ? 0 : -1;
+}
+
+void trak__args_ahead_end(trak_tables *t) {
+  trak__ahead_job_free(t->args.ahead);
+  t->args.ahead = NULL;
 }

@@ -9,7 +9,10 @@
 **   - ahead of the parse phase's slice rows (import/event_merge.c), when the slice table is
 **     reserved for 512 Ki rows or more, by whichever of the parse's merge thread and the
 **     importer's thread (the writer itself) would wait on their ring, one at a time.
-** Neither runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
+**   - ahead of the args rows of a JSON file of 16 MiB or more, its args table reserved for the
+**     file's size, by the decoding thread after each batch it reads (read/pipeline.c, a
+**     trak_ahead_job the importer's thread tells its row count).
+** None runs with one import thread (TRAK_IMPORT_THREADS=1). The tables are byte for byte
 ** what the writer alone makes; only when the kernel zeroes their pages changes.
 */
 #ifndef TRAK_PROCESSOR_TABLES_PREFAULT_H
@@ -72,5 +75,34 @@ void trak__spares_free(trak_spares *sp);
 ** column is left alone). The pages moved count as made present. Returns how many blocks were
 ** moved; on the kernel's refusal, moves no more (the blocks stay in sp). */
 size_t trak__ahead_recycle(trak_ahead *a, size_t from, size_t upto, trak_spares *sp);
+
+/* A page-ahead run by a thread that idles beside the writer (the JSON import's decoding thread,
+** ahead of the args rows its importer's thread adds): the writer tells its rows after each batch,
+** the other thread makes the columns present up to `lead` rows past them, `piece` rows a call at
+** most. The writer's table names the job (trak_tables' `ahead`) so that a resize past the rows
+** reserved stops it before any column moves. */
+typedef struct trak_ahead_job trak_ahead_job;
+/* A job over the first `n` of `cols` (as trak__ahead_init), arrays of `rows` rows that stay
+** where they are until trak__ahead_job_stop returns. Returns NULL when out of memory. */
+trak_ahead_job *trak__ahead_job_new(const trak_col_mem *cols, size_t n, size_t rows, size_t lead,
+                                    size_t piece);
+/* The writer's thread: it has written `rows` rows. Can't fail. */
+void trak__ahead_job_tell(trak_ahead_job *j, size_t rows);
+/* The other thread, when it has time: makes up to `piece` more rows present, up to `lead` past
+** the rows last told, unless a stop or another call is under way. Returns 1 when it did. */
+int trak__ahead_job_idle(trak_ahead_job *j);
+/* Any thread: once it returns, the job makes nothing present any more (a call under way has
+** ended). NULL accepted. */
+void trak__ahead_job_stop(trak_ahead_job *j);
+/* Stops and frees j (NULL accepted). */
+void trak__ahead_job_free(trak_ahead_job *j);
+
+/* Reserves the args table for `rows` rows (trak__args_reserve) and names a job over its columns
+** in t->args.ahead, for the writer's thread to tell (t->args.n) and another to run: a resize
+** past the rows reserved stops it. Returns 0, or -1 when a job is there already or memory is
+** short (none then). */
+int trak__args_ahead_start(trak_tables *t, size_t rows);
+/* Frees t->args.ahead (the thread running it has stopped) and clears it. */
+void trak__args_ahead_end(trak_tables *t);
 
 #endif /* TRAK_PROCESSOR_TABLES_PREFAULT_H */

@@ -4,6 +4,7 @@
 ** columnar tables.
 */
 #include "processor/tables/storage.h"
+#include "processor/tables/prefault.h"
 #include "util/utf8.h"
 
 #include <stdint.h>
@@ -82,8 +83,8 @@ void trak__map_free(trak_map *m) {
 static trak_slot *slots_alloc(size_t cap) {
   size_t bytes = cap * sizeof(trak_slot);
   if (bytes < SLOT_HUGE) return calloc(cap, sizeof(trak_slot));
-  uint8_t *p = mmap(NULL, bytes + SLOT_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-                    -1, 0);
+  uint8_t *p =
+      mmap(NULL, bytes + SLOT_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
   uintptr_t start = ((uintptr_t)p + SLOT_HUGE - 1) & ~(uintptr_t)(SLOT_HUGE - 1);
   size_t head = start - (uintptr_t)p, tail = SLOT_HUGE - head;
@@ -96,8 +97,10 @@ static trak_slot *slots_alloc(size_t cap) {
 static void slots_free(trak_slot *slots, size_t cap) {
   if (!slots) return;
   size_t bytes = cap * sizeof(trak_slot);
-  if (bytes < SLOT_HUGE) free(slots);
-  else munmap(slots, bytes);
+  if (bytes < SLOT_HUGE)
+    free(slots);
+  else
+    munmap(slots, bytes);
 }
 
 static void slot_map_rehash(trak_slot_map *m, size_t cap) {
@@ -341,6 +344,7 @@ static void *col_resize(void *p, size_t cap, size_t size, int small) {
     size_t old = t->T.cap;                                                                         \
     if (want <= old) return;                                                                       \
     (void)old;                                                                                     \
+    trak__ahead_job_stop(t->T.ahead); /* the columns may move */                                   \
     TRAK_COLUMNS_##T(RESIZE, T) t->T.cap = want;                                                   \
   }                                                                                                \
   void trak__##T##_optional(trak_tables *t) {                                                      \
@@ -383,6 +387,29 @@ void trak__tables_free(trak_tables *t) {
 
 void trak__tables_thread_time(trak_tables *t) {
   trak__slice_optional(t);
+}
+
+/* Grows one column array to `bytes` without aborting: NULL when out of memory (*p unchanged). */
+static int col_reserve(void **p, size_t bytes) {
+  void *q = realloc(*p, bytes);
+  if (!q) return -1;
+  advise_small(q, bytes);
+  *p = q;
+  return 0;
+}
+
+/* Only tables of S, H and V columns are reserved: an O column's values past the rows are set. */
+#define RESERVE_S(T, type, field, init)                                                            \
+  if (col_reserve((void **)&t->T.field, rows * sizeof *t->T.field)) return -1;
+#define RESERVE_H RESERVE_S
+#define RESERVE_V(T, type, field, init)
+#define RESERVE(T, store, type, field, sql, sorted, init) RESERVE_##store(T, type, field, init)
+
+int trak__args_reserve(trak_tables *t, size_t rows) {
+  if (rows <= t->args.cap) return 0;
+  trak__ahead_job_stop(t->args.ahead); /* the columns may move */
+  TRAK_COLUMNS_args(RESERVE, args) t->args.cap = rows;
+  return 0;
 }
 
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {

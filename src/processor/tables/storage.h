@@ -212,9 +212,9 @@ typedef struct trak_sp_cpu_sample { /* cpu_profile_stack_sample */
 } trak_sp_cpu_sample;
 typedef struct trak_sp_perf_sample { /* perf_sample (proto/perf_samples.c) */
   int64_t ts;
-  uint32_t utid, cpu, callsite_id;  /* cpu, callsite_id TRAK_NULL_U32: NULL */
-  uint32_t cpu_mode, unwind_error;  /* string ids; unwind_error 0: NULL */
-  uint32_t session;                 /* perf_session id */
+  uint32_t utid, cpu, callsite_id; /* cpu, callsite_id TRAK_NULL_U32: NULL */
+  uint32_t cpu_mode, unwind_error; /* string ids; unwind_error 0: NULL */
+  uint32_t session;                /* perf_session id */
 } trak_sp_perf_sample;
 typedef struct trak_sp_heap_alloc { /* heap_profile_allocation (proto/heap_profile.c) */
   int64_t ts, count, size;
@@ -242,13 +242,19 @@ typedef struct trak_te_callstack {
 #define TRAK_TABLE_STRUCT(T, sql)                                                                  \
   struct {                                                                                         \
     size_t n, cap;                                                                                 \
+    struct trak_ahead_job *ahead; /* a page-ahead over the columns, stopped before they move */    \
     TRAK_COLUMNS_##T(TRAK_MEMBER, T)                                                               \
   } T;
 
 /* The unit a perf session's timebase counts in (Perfetto's timebase_unit), none when the
 ** defaults name no counter or tracepoint. */
-enum { TRAK_PERF_UNIT_NONE, TRAK_PERF_UNIT_NS, TRAK_PERF_UNIT_CYCLES, TRAK_PERF_UNIT_INSTRUCTIONS,
-       TRAK_PERF_UNIT_COUNT };
+enum {
+  TRAK_PERF_UNIT_NONE,
+  TRAK_PERF_UNIT_NS,
+  TRAK_PERF_UNIT_CYCLES,
+  TRAK_PERF_UNIT_INSTRUCTIONS,
+  TRAK_PERF_UNIT_COUNT
+};
 
 typedef struct trak_tables {
   trak_strpool strings;
@@ -289,7 +295,8 @@ typedef struct trak_tables {
 
 /* Per table (storage.c): trak__<table>_resize grows every stored column to hold `want` rows
 ** (never shrinks; `small` withdraws the huge-page hint, for tables sized once for the whole
-** trace: see storage.c's advise_small);
+** trace: see storage.c's advise_small; a page-ahead the table names in `ahead` is stopped first,
+** tables/prefault.h);
 ** trak__<table>_optional adds the table's O columns, every row `init`. Neither can fail (OOM
 ** aborts). trak__<table>_push appends a row holding every column's `init` and returns its id;
 ** the caller then sets what the row is about. */
@@ -340,6 +347,11 @@ extern const char *const trak__arg_type_names[];
 void trak__tables_init(trak_tables *t);
 void trak__tables_free(trak_tables *t);
 
+/* Grows the args table's columns to `rows` rows (small pages) unless they hold as many already,
+** so that a page-ahead over them (tables/prefault.h) can run until the rows reach `rows`: their
+** pages are only made present as they are written or made present. Returns 0, or -1 when out of
+** memory (the table is as it was, some columns larger: still valid). */
+int trak__args_reserve(trak_tables *t, size_t rows);
 /* Sizes the slice and counter tables for their final row counts, so that filling them does
 ** not copy them as they grow, their columns of small pages. Can't fail (OOM aborts). */
 void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);

@@ -26,6 +26,8 @@ static void take(trak_phase_clock *c) {
   c->proc_cpu = tv_sec(self.ru_utime) + tv_sec(self.ru_stime);
   c->proc_sys = tv_sec(self.ru_stime);
   c->faults = self.ru_minflt + self.ru_majflt;
+  c->thread_sys = tv_sec(thread.ru_stime);
+  c->thread_faults = thread.ru_minflt + thread.ru_majflt;
   long pages = 0, resident = 0;
   FILE *f = fopen("/proc/self/statm", "r");
   if (f) {
@@ -33,6 +35,15 @@ static void take(trak_phase_clock *c) {
     fclose(f);
   }
   c->rss_mb = (double)resident * (double)sysconf(_SC_PAGESIZE) / 1e6;
+  c->peak_mb = 0;
+  f = fopen("/proc/self/status", "r");
+  if (f) {
+    char line[128];
+    long kb;
+    while (fgets(line, sizeof line, f))
+      if (sscanf(line, "VmHWM: %ld kB", &kb) == 1) c->peak_mb = (double)kb * 1024 / 1e6;
+    fclose(f);
+  }
 }
 
 void trak__phase_clock_start(trak_phase_clock *c) {
@@ -48,7 +59,9 @@ void trak__phase_clock_mark(trak_phase_clock *c, const char *name) {
   double own = c->thread_cpu - was.thread_cpu, all = c->proc_cpu - was.proc_cpu;
   fprintf(stderr,
           "trak import profile: %-14s %8.1f ms wall %8.1f ms this thread %8.1f ms others "
-          "%8.1f ms sys %8ld faults %7.1f MB resident\n",
+          "%8.1f ms sys %8ld faults %7.1f MB resident (peak %.1f; this thread: %.1f ms sys, %ld "
+          "faults)\n",
           name, (c->wall - was.wall) * 1e3, own * 1e3, (all - own) * 1e3,
-          (c->proc_sys - was.proc_sys) * 1e3, c->faults - was.faults, c->rss_mb);
+          (c->proc_sys - was.proc_sys) * 1e3, c->faults - was.faults, c->rss_mb, c->peak_mb,
+          (c->thread_sys - was.thread_sys) * 1e3, c->thread_faults - was.thread_faults);
 }
