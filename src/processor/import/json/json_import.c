@@ -22,8 +22,10 @@
 #define TRAK_JSON_PAUSE 2 /* step: stopped at a resumable position (c.p) */
 
 trak_json_import *trak__json_import_new(trak_importer *imp) {
-  trak_json_import *j = calloc(1, sizeof *j);
+  /* Aligned as its members are, so that the reader's and the importer's lines are apart. */
+  trak_json_import *j = aligned_alloc(_Alignof(trak_json_import), sizeof *j);
   if (!j) abort();
+  memset(j, 0, sizeof *j);
   j->imp = imp;
   imp->json = 1;
   imp->tables->thread.name[0] = 0; /* the idle thread is unnamed in a JSON trace's tables */

@@ -58,10 +58,13 @@ typedef struct trak_json_meta {
   int64_t sort_index;
 } trak_json_meta;
 
+/* With two threads the reader's fields and the fields the importer's thread writes for each
+** event are kept on cache lines apart (the _Alignas(64)): a line that one thread writes and
+** the other reads for every event would move between cores each time. */
 struct trak_json_import {
   trak_importer *imp;
-  trak_sequence *seq; /* of the event being read: its thread's */
-  enum state state;
+  trak_sequence *seq;            /* of the event being read: its thread's */
+  _Alignas(64) enum state state; /* the reader's, from here to apply_index */
   int array_format;
   char *buf; /* unconsumed input: what an event cut by a chunk's end left */
   size_t n, cap;
@@ -80,11 +83,13 @@ struct trak_json_import {
   uint64_t lines;       /* newlines before base[0] */
   uint64_t line_offset; /* trace offset where the line holding base[0] starts */
   uint64_t event_index; /* the reader's: events read so far */
-  uint64_t apply_index; /* the event being applied (json_events.c): event_index when it was read */
   trak_json_ops *ops;   /* two threads: the reader's side effects kept here, in file order, for
                          ** trak__json_import_apply; NULL: done at once */
-  int pid0_seen;        /* an event had pid 0 (made a process apart from the idle row) */
-  trak_map threads;     /* (uint32 pid << 32 | uint32 tid) -> utid */
+  /* The event being applied (json_events.c): event_index when it was read. The importer's,
+  ** from here to key_pred. */
+  _Alignas(64) uint64_t apply_index;
+  int pid0_seen;    /* an event had pid 0 (made a process apart from the idle row) */
+  trak_map threads; /* (uint32 pid << 32 | uint32 tid) -> utid */
   uint64_t last_thread_key;
   uint32_t last_track; /* thread track of last_thread_key, TRAK_NULL_U32 at first */
   uint64_t last_key;   /* one-entry cache of the thread lookup */
@@ -99,11 +104,11 @@ struct trak_json_import {
   /* The reader's key prediction (json_import.c, event_read): for each phase (ph's first byte
   ** & 31; 0 before ph is read) and each field just read (JSON_KEY_START: none yet,
   ** JSON_KEY_OTHER: an unknown key), the key that followed it last time, with its comma. */
-  trak_json_key_pred key_pred[32][JSON_KEY_ROWS];
+  _Alignas(64) trak_json_key_pred key_pred[32][JSON_KEY_ROWS];
   trak_json_shape shape[32]; /* each phase's keys after "ph" (its row's chain) */
   uint32_t shape_stale;      /* bit ph: shape[ph] is to be built again from its row */
-  TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
-  TRAK_VEC(trak_json_meta) meta;         /* sort indexes, made into args at the end */
+  _Alignas(64) TRAK_VEC(trak_sequence *) thread_seqs; /* utid -> the sequence of its events */
+  TRAK_VEC(trak_json_meta) meta;                      /* sort indexes, made into args at the end */
   char str[STR_MAX];
   trak_arg_key arg_key;  /* the key of the arg being flattened (json_args.h) */
   trak_json_cache cache; /* names, categories, arg keys */
@@ -115,8 +120,10 @@ struct trak_json_import {
   TRAK_VEC(uint32_t) utid_args; /* utid -> the arg set of its counter values + 1, 0: not made */
   /* Event args read into leaves (json_leaves.h). The reader's: the dictionary's table, where
   ** leaves go (`lv`: the ops' leaves, or `own` when events are applied at once), how many of
-  ** them belong to events handed over. Both threads read the dictionary's entries. */
-  int leaves_on; /* 0 with TRAK_JSON_KEY_MEMO=0: every args object read from its text */
+  ** them belong to events handed over. Both threads read the dictionary's entries. The reader's
+  ** from here to dict_ids. leaves_on is 0 with TRAK_JSON_KEY_MEMO=0: every args object is read
+  ** from its text. */
+  _Alignas(64) int leaves_on;
   trak_json_dict dict;
   trak_json_leaves lv;
   struct {
@@ -126,7 +133,7 @@ struct trak_json_import {
   size_t leaves_kept;
   /* The applier's: string ids of the dictionary's keys (0: not interned yet), the leaves of the
   ** events being applied. */
-  uint32_t *dict_ids;
+  _Alignas(64) uint32_t *dict_ids;
   const trak_json_leaf *apply_leaves;
   /* The applier's, with two threads (`hold`, set by trak__json_import_apply): the arg sets that
   ** events' leaves made, not shared yet (a ring of JSON_HOLD from `held_at`, oldest first), so
