@@ -148,7 +148,9 @@ struct trak_json_import {
 };
 
 /* The fields of one event that the importer reads (s == NULL: absent); those most events have
-** first, so an event's op touches few cache lines. */
+** first. With two threads the reader reads it straight into its op's slot: handing over only
+** the fields present, packed, cost more than the slot's lines crossing cores (docs/
+** performance.md, "The JSON op handed over compact"). */
 typedef struct jevent {
   trak_json_value ph, name, cat, ts, pid, tid, args, dur, s, bind_id, flow_in, flow_out, tts, tdur,
       id, id2, scope, bp;
