@@ -60,6 +60,10 @@ unsigned trak_cli_processor_flags(void);
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out);
 int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn diag,
                              void *user, trak_processor **out);
+/* Ends the use of a trace opened above by a command that returns to main right after: without
+** a sanitizer the process's exit gives its memory back at once (2 M events: 6 ms of unmapping
+** saved), with one it is freed so that leak checks hold. Takes `p` (may be NULL). */
+void trak_cli_close_trace(trak_processor *p);
 /* The same rule for commands that read a trace's bytes without importing it (dump, convert):
 ** `len` bytes of binary trace loaded from `path`. Returns 0, or 1 after printing the error. */
 int trak_cli_check_trace_bytes(const char *cmd, const char *path, const uint8_t *bin, size_t len);

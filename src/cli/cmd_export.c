@@ -29,6 +29,6 @@ int trak_cli_export(int argc, char **argv) {
   if (trak_cli_open_trace("export", paths[0], &p)) return 1;
   trak_error err = {0};
   int rc = trak_processor_export(p, paths[1], &err);
-  trak_processor_free(p);
+  trak_cli_close_trace(p);
   return rc ? trak_cli_fail("export", &err) : 0;
 }

@@ -51,7 +51,7 @@ int trak_cli_metrics(int argc, char **argv) {
     trak_query_free(q);
   }
   if (o.format == TRAK_CLI_JSON && !rc) fputs("}\n", stdout);
-  trak_processor_free(p);
+  trak_cli_close_trace(p);
   trak_cli_analysis_free(&o);
   fflush(stdout);
   return rc ? trak_cli_fail("metrics", &err) : 0;

@@ -81,7 +81,7 @@ int trak_cli_query(int argc, char **argv) {
   int rc = trak_cli_metric_args_run(&metrics, p, &err);
   if (!rc) rc = trak_cli_run_sql(&out, p, sql, &err);
   free(sql);
-  trak_processor_free(p);
+  trak_cli_close_trace(p);
   fflush(stdout);
   return rc ? trak_cli_fail("query", &err) : 0;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "util/sanitized.h"
 #include "trak/pb.h"
 #include "trak/protos.h"
 
@@ -165,6 +166,14 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
 
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
   return trak_cli_open_trace_diag(cmd, path, NULL, NULL, out);
+}
+
+void trak_cli_close_trace(trak_processor *p) {
+#ifdef TRAK_SANITIZED_HEAP
+  trak_processor_free(p);
+#else
+  (void)p;
+#endif
 }
 
 /* A sink that counts the Trace.packet fields it passes on (field 1, length-delimited: tag 0x0a). */

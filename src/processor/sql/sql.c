@@ -9,13 +9,7 @@
 #ifdef __GLIBC__
 #include <malloc.h>
 #endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define TRAK_SANITIZED_HEAP 1 /* GCC's sanitizers own the heap */
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define TRAK_SANITIZED_HEAP 1 /* Clang's */
-#endif
-#endif
+#include "util/sanitized.h"
 
 #include "processor/processor_internal.h"
 #include "processor/sql/fill_rows.h"
