@@ -1,7 +1,7 @@
 /*
 ** Tests of the public processor API (include/trak/processor.h): feeding bytes in any split,
 ** gzip and zlib compressed_packets, truncated and corrupt input, typed rows and column names,
-** errors as values, stats, and export to a SQLite file.
+** errors as values, stats, export to a SQLite file, and keeping the heap (TRAK_PROCESSOR_KEEP_HEAP).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -91,6 +91,24 @@ static void test_chunk_splits_give_same_tables(void **state) {
     assert_int_equal(query_int(p, "SELECT SUM(ts) FROM slice"), 10 * (49 * 50 / 2));
     assert_int_equal(trak_processor_event_count(p), 100);
     assert_int_equal(trak_processor_stat_value(p, "trace_truncated"), 0);
+    trak_processor_free(p);
+  }
+  trak_pb_buf_free(&b);
+}
+
+/* TRAK_PROCESSOR_KEEP_HEAP changes only what finishing gives back to the system, not the tables. */
+static void test_keep_heap_gives_same_tables(void **state) {
+  trak_pb_buf b;
+  build_trace(&b, 5000);
+  for (unsigned flags = 0; flags <= TRAK_PROCESSOR_KEEP_HEAP; flags += TRAK_PROCESSOR_KEEP_HEAP) {
+    trak_processor_options opts = {NULL, NULL, NULL, flags};
+    trak_processor *p;
+    trak_error err = {0};
+    assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
+    assert_int_equal(trak_processor_feed(p, b.start, trak_pb_buf_len(&b), &err), 0);
+    assert_int_equal(trak_processor_finish(p, &err), 0);
+    assert_int_equal(query_int(p, "SELECT COUNT(*) FROM slice WHERE dur = 5"), 5000);
+    assert_int_equal(query_int(p, "SELECT SUM(ts) FROM slice"), 10 * (4999 * 5000 / 2));
     trak_processor_free(p);
   }
   trak_pb_buf_free(&b);
@@ -367,6 +385,7 @@ static void test_interrupt(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_chunk_splits_give_same_tables),
+      cmocka_unit_test(test_keep_heap_gives_same_tables),
       cmocka_unit_test(test_gzip_in_chunks),
       cmocka_unit_test(test_compressed_packets),
       cmocka_unit_test(test_truncated_trace_keeps_valid_packets),

@@ -50,6 +50,10 @@ typedef void (*trak_processor_progress_fn)(void *user, uint64_t done, uint64_t t
 #define TRAK_PROCESSOR_CROP_TRACK_EVENTS 1u
 /* trak_processor_options.flags: trak_processor_finish ends with trak_processor_restrict_sql. */
 #define TRAK_PROCESSOR_RESTRICT_SQL 2u
+/* trak_processor_options.flags: the caller exits soon after its queries, so finishing keeps the
+** heap the import freed instead of giving it back to the system (malloc_trim: 4 ms at 2 M JSON
+** events, and 33 MB less resident memory while the trace is queried). */
+#define TRAK_PROCESSOR_KEEP_HEAP 4u
 
 typedef struct trak_processor_options {
   trak_processor_diag_fn diag;         /* NULL: problems are only counted */

@@ -58,6 +58,9 @@ unsigned trak_cli_processor_flags(void);
 ** `diag` (may be NULL) receives every problem; when given, the caller reports them and no
 ** warning lines are printed. Returns 0, or 1 after printing the error (*out is then NULL). */
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out);
+/* The same for a command that exits after its queries (query, export): the import's
+** freed heap is kept (TRAK_PROCESSOR_KEEP_HEAP); end with trak_cli_close_trace. */
+int trak_cli_open_trace_brief(const char *cmd, const char *path, trak_processor **out);
 int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn diag,
                              void *user, trak_processor **out);
 /* Ends the use of a trace opened above by a command that returns to main right after: without

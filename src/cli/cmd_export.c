@@ -26,7 +26,7 @@ int trak_cli_export(int argc, char **argv) {
     return 2;
   }
   trak_processor *p;
-  if (trak_cli_open_trace("export", paths[0], &p)) return 1;
+  if (trak_cli_open_trace_brief("export", paths[0], &p)) return 1;
   trak_error err = {0};
   int rc = trak_processor_export(p, paths[1], &err);
   trak_cli_close_trace(p);

@@ -74,7 +74,7 @@ int trak_cli_query(int argc, char **argv) {
   char *sql = sql_file ? read_text(sql_file, &err) : strdup(sql_arg);
   if (!sql) return trak_cli_fail("query", &err);
   trak_processor *p;
-  if (trak_cli_open_trace("query", trace, &p)) {
+  if (trak_cli_open_trace_brief("query", trace, &p)) {
     free(sql);
     return 1;
   }

@@ -130,15 +130,16 @@ static void warn_empty(const char *cmd, const char *path) {
             cmd, path);
 }
 
-int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn user_diag,
-                             void *user, trak_processor **out) {
+/* trak_cli_open_trace_diag with `flags` added to the global options' */
+static int open_trace(const char *cmd, const char *path, trak_processor_diag_fn user_diag,
+                      void *user, unsigned flags, trak_processor **out) {
   open_ctx c = {.cmd = cmd,
                 .path = path,
                 .tty = isatty(2),
                 .start = now_seconds(),
                 .diag = user_diag,
                 .user = user};
-  trak_processor_options opts = {diag, progress, &c, trak_cli_processor_flags()};
+  trak_processor_options opts = {diag, progress, &c, trak_cli_processor_flags() | flags};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
   if (rc) {
@@ -164,8 +165,17 @@ int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_d
   return 0;
 }
 
+int trak_cli_open_trace_diag(const char *cmd, const char *path, trak_processor_diag_fn user_diag,
+                             void *user, trak_processor **out) {
+  return open_trace(cmd, path, user_diag, user, 0, out);
+}
+
 int trak_cli_open_trace(const char *cmd, const char *path, trak_processor **out) {
-  return trak_cli_open_trace_diag(cmd, path, NULL, NULL, out);
+  return open_trace(cmd, path, NULL, NULL, 0, out);
+}
+
+int trak_cli_open_trace_brief(const char *cmd, const char *path, trak_processor **out) {
+  return open_trace(cmd, path, NULL, NULL, TRAK_PROCESSOR_KEEP_HEAP, out);
 }
 
 void trak_cli_close_trace(trak_processor *p) {

@@ -245,7 +245,7 @@ int trak__sql_init(trak_processor *p, trak_error *err) {
   /* Not under a sanitizer: its allocator replaces glibc's, whose untouched arena malloc_trim
   ** then walks (and crashes on, with threads: test_mt_processors under ASan). */
 #ifndef TRAK_SANITIZED_HEAP
-  malloc_trim(0);
+  if (!(p->opts.flags & TRAK_PROCESSOR_KEEP_HEAP)) malloc_trim(0);
 #endif
 #endif
   /* NOMUTEX: a processor is used by one thread at a time (processor.h), so every sqlite3_*
