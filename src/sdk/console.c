@@ -177,14 +177,14 @@ static void add_str(line *l, const char *s) {
 }
 
 static void add_u64_width(line *l, uint64_t v, int width) {
-  char tmp[24];
-  int n = 0;
+  char tmp[24]; /* written from its end: 20 digits at most, then the padding */
+  char *end = tmp + sizeof tmp, *p = end;
   do
-    tmp[sizeof tmp - 1 - n++] = (char)('0' + v % 10);
+    *--p = (char)('0' + v % 10);
   while ((v /= 10) != 0);
-  while (n < width && n < (int)sizeof tmp)
-    tmp[sizeof tmp - 1 - n++] = ' ';
-  add_mem(l, tmp + sizeof tmp - n, (size_t)n);
+  while (p > tmp && end - p < width)
+    *--p = ' ';
+  add_mem(l, p, (size_t)(end - p));
 }
 static void add_i64(line *l, int64_t v) {
   if (v < 0) add_mem(l, "-", 1);
