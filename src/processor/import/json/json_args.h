@@ -167,11 +167,14 @@ size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *ke
 /* Adds the rows of `n` leaves (json_leaves.h) of an event's args, whose text starts at `text`, to
 ** the set a->set, in order: the key of dictionary entry k is `ids[k]`, interned from `entry` at its
 ** first row (0 until then), before the row's string value, as trak__json_args_flatten_event
-** interns them. a->k and a->node are not read. Can't fail. */
+** interns them. a->k and a->node are not read. Returns 1 when no key came twice, with *hash the
+** set's content hash as trak__args_share_prepare would give it (the rows then need no
+** preparing but the prefetch); 0 when one did (the set must go through
+** trak__args_share_prepare). Can't fail. */
 struct trak_json_dict_entry;
 struct trak_json_leaf;
-void trak__json_leaves_rows(const trak_json_args *a, const struct trak_json_dict_entry *entry,
-                            uint32_t *ids, const struct trak_json_leaf *l, size_t n,
-                            const char *text);
+int trak__json_leaves_rows(const trak_json_args *a, const struct trak_json_dict_entry *entry,
+                           uint32_t *ids, const struct trak_json_leaf *l, size_t n,
+                           const char *text, uint64_t *hash);
 
 #endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H */
