@@ -23,7 +23,7 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
   trak_strpool *sp = &imp->tables->strings;
   size_t ok = trak__utf8_valid_prefix(s, len);
   *clean = ok == len;
-  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern(sp, s, len);
+  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern_bytes(sp, s, len); /* checked */
   char *fixed = malloc(3 * len);
   if (!fixed) abort();
   size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
@@ -38,12 +38,22 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
 
 uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
                                 const uint64_t *w, const char *s, size_t len) {
+  /* the other slot of its pair, which takes a string when its own slot is taken and it is empty
+  ** (a third of the arg values of 1,400 distinct ones took turns in their slots) */
+  __typeof__(&cache->slot[0]) c = &cache->slot[slot], other = &cache->slot[slot ^ 1];
+  size_t words = (len + 7) / 8, i = 0;
+  if (other->len == len) {
+    while (i < words && other->w[i] == w[i])
+      i++;
+    if (i == words) return other->id;
+  }
   int clean;
   uint32_t id = trak__json_pool(imp, s, len, &clean);
   if (TRAK_UNLIKELY(!clean)) return id;
-  cache->slot[slot].id = id;
-  cache->slot[slot].len = (uint32_t)len;
-  memcpy(cache->slot[slot].w, w, (len + 7) / 8 * 8);
+  if (c->len && !other->len) c = other;
+  c->id = id;
+  c->len = (uint32_t)len;
+  memcpy(c->w, w, words * 8);
   return id;
 }
 
