@@ -405,18 +405,19 @@ static void test_shared_sets_alike(void **state) {
 ** (the string cache's slot pairs): event i is a slice named "k<i % 7>" at 10 i us. */
 static void write_keyed_trace(const char *path, unsigned events) {
   static const char *const args[] = {
-      "{\"a\":1,\"b\":\"s\"}",         /* leaves */
-      "{\"a\" :1,\"b\":\"s\"}",        /* the same set from the text */
-      "{\"x.y\":1,\"x\":{\"y\":2}}",   /* one key twice: the later value, in the first place */
-      "{\"x\":{\"y\":2}}",               /* the same set */
-      "{\"a\":1,\"a\":\"s\"}",         /* one name twice */
-      "{\"a\" :\"s\"}",                  /* the same set from the text */
+      "{\"a\":1,\"b\":\"s\"}",       /* leaves */
+      "{\"a\" :1,\"b\":\"s\"}",      /* the same set from the text */
+      "{\"x.y\":1,\"x\":{\"y\":2}}", /* one key twice: the later value, in the first place */
+      "{\"x\":{\"y\":2}}",           /* the same set */
+      "{\"a\":1,\"a\":\"s\"}",       /* one name twice */
+      "{\"a\" :\"s\"}",              /* the same set from the text */
   };
   FILE *f = fopen(path, "w");
   assert_non_null(f);
   fputs("{\"traceEvents\":[\n", f);
   for (unsigned i = 0; i < events; i++) {
-    fprintf(f, "%s{\"ph\":\"X\",\"dur\":1,\"name\":\"k%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":",
+    fprintf(f,
+            "%s{\"ph\":\"X\",\"dur\":1,\"name\":\"k%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":",
             i ? ",\n" : "", i % 7, 10 * i, 1 + i % 2);
     if (i % 7 < 6)
       fputs(args[i % 7], f);
@@ -428,19 +429,11 @@ static void write_keyed_trace(const char *path, unsigned events) {
   assert_int_equal(fclose(f), 0);
 }
 
-/* The first column of the first row of `sql` over the trace at `path`, read on two threads. */
+/* tu_query_int over the trace at `path` read on two threads. */
 static int64_t query_int(const char *path, const char *sql) {
   setenv("TRAK_IMPORT_THREADS", "2", 1);
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
+  int64_t v = tu_query_int(path, sql);
   unsetenv("TRAK_IMPORT_THREADS");
-  trak_query *q;
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
-  assert_int_equal(trak_query_next(q, &err), 1);
-  int64_t v = trak_query_int(q, 0);
-  trak_query_free(q);
-  trak_processor_free(p);
   return v;
 }
 
@@ -454,9 +447,10 @@ static void test_repeated_keys_and_paths_share(void **state) {
   static const char *const pairs[] = {"'k0','k1'", "'k2','k3'", "'k4','k5'"};
   char sql[256];
   for (int k = 0; k < 3; k++) {
-    snprintf(sql, sizeof sql,
-             "select count(distinct arg_set_id) * 10 + count(*) / 1000 from slice where name in (%s)",
-             pairs[k]);
+    snprintf(
+        sql, sizeof sql,
+        "select count(distinct arg_set_id) * 10 + count(*) / 1000 from slice where name in (%s)",
+        pairs[k]);
     assert_int_equal(query_int(trace, sql), 10 + 6);
   }
   /* one row, the later value */

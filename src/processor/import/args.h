@@ -143,8 +143,9 @@ uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t ut
 
 /* The content hash trak__args_share gives a set of `n` rows (the count after repeated keys were
 ** dropped): h = n, then h = trak__arg_hash_row(h, ...) for each row in order, over the columns
-** a share compares but flat_key (a row's flat key follows from its key). Two mixes a row: a
-** row's value columns other than its type's hold 0, so the values share one word. Can't fail. */
+** a share compares but flat_key (a row's flat key follows from its key). Two mixes a row, the
+** value columns folded into one word (a row holds its value in one of them; the hash only finds
+** candidates, the share compares the rows). Can't fail. */
 static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t type, int64_t i,
                                           double r, uint32_t s) {
   uint64_t real;
@@ -155,7 +156,8 @@ static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t typ
 /* Starts loading the share map's slot for a set of hash `h` (a set is nearly always new, and
 ** the map outgrows the caches), as trak__args_share_prepare does. Can't fail. */
 static inline void trak__args_share_prefetch(const trak_args *a, uint64_t h) {
-  if (a->shared.cap) __builtin_prefetch(&a->shared.slots[trak__map_hash(h) & (a->shared.cap - 1)], 1);
+  const trak_slot_map *m = &a->shared;
+  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
 }
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
