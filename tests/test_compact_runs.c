@@ -214,19 +214,6 @@ static void distinct_event(trak_pb_buf *b, int64_t *ts, uint32_t v, int waking) 
   trak_pb_end_nested(b, ev);
 }
 
-static int64_t query_int(const char *path, const char *sql) {
-  trak_processor *p;
-  trak_error err = {0};
-  assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
-  trak_query *q;
-  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
-  assert_int_equal(trak_query_next(q, &err), 1);
-  int64_t v = trak_query_int(q, 0);
-  trak_query_free(q);
-  trak_processor_free(p);
-  return v;
-}
-
 /* A bundle being written: its packet's and its own nested messages. */
 typedef struct bundle {
   trak_pb_nested pkt, bun;
@@ -268,8 +255,8 @@ static void test_many_distinct_sched_values(void **state) {
   trak_pb_buf_free(&b);
   same_tables(path);
   /* thousands of distinct sets, most rows a set seen before */
-  int64_t sets = query_int(path, "SELECT count(DISTINCT arg_set_id) FROM ftrace_event"),
-          rows = query_int(path, "SELECT count(*) FROM ftrace_event");
+  int64_t sets = tu_query_int(path, "SELECT count(DISTINCT arg_set_id) FROM ftrace_event"),
+          rows = tu_query_int(path, "SELECT count(*) FROM ftrace_event");
   assert_true(sets > 12000 && sets <= 16000);
   assert_int_equal(rows, 40000);
   unlink(path);
@@ -341,13 +328,13 @@ static void test_records_past_the_narrow_bounds(void **state) {
   tu_write_temp(path, b.start, trak_pb_buf_len(&b));
   trak_pb_buf_free(&b);
   same_tables(path);
-  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE cpu = 256") > 0);
-  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = 255") > 0);
-  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = 254") > 0);
-  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = -2") > 0);
-  assert_true(query_int(path, "SELECT count(*) FROM sched WHERE priority = -1") > 0);
-  assert_true(query_int(path, "SELECT count(*) FROM thread WHERE tid > 2147483632") == 8);
-  assert_int_equal(query_int(path, "SELECT count(*) FROM ftrace_event"), 60 * 80);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM sched WHERE cpu = 256") > 0);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM sched WHERE priority = 255") > 0);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM sched WHERE priority = 254") > 0);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM sched WHERE priority = -2") > 0);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM sched WHERE priority = -1") > 0);
+  assert_true(tu_query_int(path, "SELECT count(*) FROM thread WHERE tid > 2147483632") == 8);
+  assert_int_equal(tu_query_int(path, "SELECT count(*) FROM ftrace_event"), 60 * 80);
   unlink(path);
 }
 

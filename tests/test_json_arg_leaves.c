@@ -10,7 +10,8 @@
 ** import to the same tables and import log with the leaves, without them (the plain
 ** flattening, TRAK_JSON_KEY_MEMO=0), on two threads and fed 1 to 23 bytes at a time; and a
 ** trace whose arg sets mostly repeat, whose sharing the importer's thread holds back, the same
-** on one thread and two.
+** on one thread and two; sets with a key twice and sets read from the text share one id with
+** their equals from the leaves, and string values come back through the string cache.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -398,6 +399,77 @@ static void test_shared_sets_alike(void **state) {
   assert_imports_alike(write_shared_trace, 20000, 500000);
 }
 
+/* Sets the leaves make (keys known to repeat by their string ids: one name twice, a dotted name
+** and a nested one that spell one key) and the same sets read from the text (a space before ':'
+** sends the object to the tokenizer), with string values cycling through 3,000 distinct ones
+** (the string cache's slot pairs): event i is a slice named "k<i % 7>" at 10 i us. */
+static void write_keyed_trace(const char *path, unsigned events) {
+  static const char *const args[] = {
+      "{\"a\":1,\"b\":\"s\"}",       /* leaves */
+      "{\"a\" :1,\"b\":\"s\"}",      /* the same set from the text */
+      "{\"x.y\":1,\"x\":{\"y\":2}}", /* one key twice: the later value, in the first place */
+      "{\"x\":{\"y\":2}}",           /* the same set */
+      "{\"a\":1,\"a\":\"s\"}",       /* one name twice */
+      "{\"a\" :\"s\"}",              /* the same set from the text */
+  };
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs("{\"traceEvents\":[\n", f);
+  for (unsigned i = 0; i < events; i++) {
+    fprintf(f,
+            "%s{\"ph\":\"X\",\"dur\":1,\"name\":\"k%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":",
+            i ? ",\n" : "", i % 7, 10 * i, 1 + i % 2);
+    if (i % 7 < 6)
+      fputs(args[i % 7], f);
+    else
+      fprintf(f, "{\"v\":\"w%u\",\"n\":%u}", (i / 7) % 3000, i % 3);
+    fputc('}', f);
+  }
+  fputs("\n]}\n", f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* tu_query_int over the trace at `path` read on two threads. */
+static int64_t query_int(const char *path, const char *sql) {
+  setenv("TRAK_IMPORT_THREADS", "2", 1);
+  int64_t v = tu_query_int(path, sql);
+  unsetenv("TRAK_IMPORT_THREADS");
+  return v;
+}
+
+static void test_repeated_keys_and_paths_share(void **state) {
+  (void)state;
+  assert_imports_alike(write_keyed_trace, 21000, 500000);
+  char trace[] = "/tmp/trak_leaves_keyed_XXXXXX";
+  tu_temp_file(trace);
+  write_keyed_trace(trace, 21000);
+  /* a set from leaves and its equal from the text (or with a key dropped) share one id */
+  static const char *const pairs[] = {"'k0','k1'", "'k2','k3'", "'k4','k5'"};
+  char sql[256];
+  for (int k = 0; k < 3; k++) {
+    snprintf(
+        sql, sizeof sql,
+        "select count(distinct arg_set_id) * 10 + count(*) / 1000 from slice where name in (%s)",
+        pairs[k]);
+    assert_int_equal(query_int(trace, sql), 10 + 6);
+  }
+  /* one row, the later value */
+  assert_int_equal(query_int(trace, "select count(*) * 10 + sum(int_value) from args where "
+                                    "arg_set_id = (select arg_set_id from slice where name = 'k2' "
+                                    "limit 1)"),
+                   1 * 10 + 2);
+  assert_int_equal(query_int(trace, "select count(*) * 10 + sum(string_value = 's') from args "
+                                    "where arg_set_id = (select arg_set_id from slice where name "
+                                    "= 'k4' limit 1)"),
+                   1 * 10 + 1);
+  /* each string value read back as written, through the cache's slot pairs */
+  assert_int_equal(query_int(trace, "select count(*) from slice join args using (arg_set_id) "
+                                    "where slice.name = 'k6' and key = 'args.v' and string_value "
+                                    "= 'w' || ((ts / 70000) % 3000)"),
+                   3000);
+  unlink(trace);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_leaves_of_one_object),
@@ -407,6 +479,7 @@ int main(void) {
       cmocka_unit_test(test_full_dictionary),
       cmocka_unit_test(test_traces_import_alike),
       cmocka_unit_test(test_shared_sets_alike),
+      cmocka_unit_test(test_repeated_keys_and_paths_share),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

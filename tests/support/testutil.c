@@ -87,6 +87,19 @@ int tu_import_export(const char *path, const char *db) {
   return rc;
 }
 
+int64_t tu_query_int(const char *path, const char *sql) {
+  trak_processor *p;
+  trak_error err = {0};
+  assert_int_equal(trak_processor_open_file(path, NULL, &p, &err), 0);
+  trak_query *q;
+  assert_int_equal(trak_query_open(p, sql, &q, NULL, &err), 0);
+  assert_int_equal(trak_query_next(q, &err), 1);
+  int64_t v = trak_query_int(q, 0);
+  trak_query_free(q);
+  trak_processor_free(p);
+  return v;
+}
+
 void tu_assert_same_file(const char *a, const char *b, const char *what) {
   size_t na, nb;
   char *da = tu_read_file(a, &na), *db = tu_read_file(b, &nb);

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "processor/import/hash.h"
 #include "processor/import/importer.h"
 #include "util/limits.h"
 
@@ -17,14 +16,6 @@ void trak__arg_key_too_long(trak_importer *imp, const trak_arg_key *k, const cha
   trak__report(imp, TRAK_STAT_KEY_TOO_LONG,
                "%s key '%.40s...' is %zu bytes, over the %d-byte limit; its value was dropped",
                what, k->key, k->key_len + k->cut, TRAK_LIMIT_KEY_BYTES); /* a cut key holds 1023 */
-}
-
-static uint64_t row_hash(const trak_tables *t, uint32_t row) {
-  uint64_t real;
-  memcpy(&real, &t->args.real_value[row], 8);
-  uint64_t h = trak__mix(t->args.key[row], t->args.value_type[row]);
-  return trak__mix(trak__mix(trak__mix(h, (uint64_t)t->args.int_value[row]), real),
-                   t->args.string_value[row]);
 }
 
 static int rows_equal(const trak_tables *t, uint32_t a, uint32_t b) {
@@ -111,12 +102,11 @@ uint32_t trak__args_share_prepare(trak_importer *imp, uint32_t set, uint64_t *ha
     t->args.n = set + n;
   }
   uint64_t h = n;
-  for (uint32_t i = 0; i < n; i++)
-    h = trak__mix(h, row_hash(t, set + i));
+  for (uint32_t r = set; r < set + n; r++)
+    h = trak__arg_hash_row(h, t->args.key[r], t->args.value_type[r], t->args.int_value[r],
+                           t->args.real_value[r], t->args.string_value[r]);
   *hash = h;
-  /* the probe's slot: a set is nearly always new, and the map outgrows the caches */
-  const trak_slot_map *m = &imp->args.shared;
-  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
+  trak__args_share_prefetch(&imp->args, h);
   return n;
 }
 

@@ -11,6 +11,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include "processor/import/hash.h"
 #include "processor/import/sequence.h"
 #include "processor/tables/storage.h"
 #include "trak/pb.h"
@@ -139,6 +140,25 @@ typedef struct trak_args {
 ** shared as trak__args_share does (implemented in proto/typed_args.c; tracks.c adds it to
 ** records whose scope was not known when they were read). */
 uint32_t trak__te_args_passthrough(trak_importer *imp, uint32_t set, uint32_t utid);
+
+/* The content hash trak__args_share gives a set of `n` rows (the count after repeated keys were
+** dropped): h = n, then h = trak__arg_hash_row(h, ...) for each row in order, over the columns
+** a share compares but flat_key (a row's flat key follows from its key). Two mixes a row, the
+** value columns folded into one word (a row holds its value in one of them; the hash only finds
+** candidates, the share compares the rows). Can't fail. */
+static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t type, int64_t i,
+                                          double r, uint32_t s) {
+  uint64_t real;
+  memcpy(&real, &r, 8);
+  h = trak__mix(h, (uint64_t)type << 32 | key);
+  return trak__mix(h, (uint64_t)i ^ (real ^ s) * 0x9e3779b97f4a7c15ULL);
+}
+/* Starts loading the share map's slot for a set of hash `h` (a set is nearly always new, and
+** the map outgrows the caches), as trak__args_share_prepare does. Can't fail. */
+static inline void trak__args_share_prefetch(const trak_args *a, uint64_t h) {
+  const trak_slot_map *m = &a->shared;
+  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
+}
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier
 ** one, dropping its rows; returns the id to use (TRAK_NULL_U32 for an empty set). */

@@ -23,7 +23,7 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
   trak_strpool *sp = &imp->tables->strings;
   size_t ok = trak__utf8_valid_prefix(s, len);
   *clean = ok == len;
-  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern(sp, s, len);
+  if (TRAK_LIKELY(ok == len)) return trak__strpool_intern_bytes(sp, s, len); /* checked */
   char *fixed = malloc(3 * len);
   if (!fixed) abort();
   size_t bad, n = trak__utf8_repair(s, len, fixed, &bad);
@@ -38,12 +38,22 @@ uint32_t trak__json_pool(trak_importer *imp, const char *s, size_t len, int *cle
 
 uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
                                 const uint64_t *w, const char *s, size_t len) {
+  /* the other slot of its pair, which takes a string when its own slot is taken and it is empty
+  ** (a third of the arg values of 1,000 distinct ones took turns in their slots) */
+  __typeof__(&cache->slot[0]) c = &cache->slot[slot], other = &cache->slot[slot ^ 1];
+  size_t words = (len + 7) / 8, i = 0;
+  if (other->len == len) {
+    while (i < words && other->w[i] == w[i])
+      i++;
+    if (i == words) return other->id;
+  }
   int clean;
   uint32_t id = trak__json_pool(imp, s, len, &clean);
   if (TRAK_UNLIKELY(!clean)) return id;
-  cache->slot[slot].id = id;
-  cache->slot[slot].len = (uint32_t)len;
-  memcpy(cache->slot[slot].w, w, (len + 7) / 8 * 8);
+  if (c->len && !other->len) c = other;
+  c->id = id;
+  c->len = (uint32_t)len;
+  memcpy(c->w, w, words * 8);
   return id;
 }
 
@@ -292,24 +302,49 @@ size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *ke
 
 /* ---- event args from leaves --------------------------------------------------------------- */
 
-void trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *entry,
-                            uint32_t *ids, const trak_json_leaf *l, size_t n, const char *text) {
+int trak__json_leaves_rows(const trak_json_args *a, const trak_json_dict_entry *entry,
+                           uint32_t *ids, const trak_json_leaf *l, size_t n, const char *text,
+                           uint64_t *hash) {
   trak_tables *t = a->imp->tables;
+  uint64_t h = n, seen = 0; /* seen: a bit per key id's low 6 bits, for repeated keys */
+  int alone = 1;
   for (const trak_json_leaf *end = l + n; l < end; l++) {
     uint32_t key = ids[l->key];
     if (TRAK_UNLIKELY(!key)) { /* interned at its first row, as add_row interns a node's key */
       const trak_json_dict_entry *e = &entry[l->key];
       key = ids[l->key] = trak__json_intern(a->imp, a->cache, e->key, e->key_len);
     }
-    uint32_t row = trak__arg_add(t, a->set, key, key, (trak_arg_type)l->type);
+    uint64_t bit = 1ULL << (key & 63);
+    if (TRAK_UNLIKELY(seen & bit)) /* maybe a key again (names with dots, or repeated) */
+      for (uint32_t r = a->set; r < t->args.n; r++)
+        alone &= t->args.key[r] != key;
+    seen |= bit;
+    int64_t iv = 0;
+    double rv = 0;
+    uint32_t sv = 0;
     if (l->type == TRAK_ARG_STRING) {
       trak_json_value v = {.s = text + l->v.off, .len = l->len, .kind = TRAK_JSON_STRING,
                            .escaped = l->escaped};
-      t->args.string_value[row] = intern_string(a, &v);
+      sv = intern_string(a, &v);
     } else if (l->type == TRAK_ARG_REAL) {
-      t->args.real_value[row] = l->v.r;
+      rv = l->v.r;
     } else {
-      t->args.int_value[row] = l->v.i;
+      iv = l->v.i;
     }
+    /* trak__args_push's row without its defaults: every column is written here (the byte
+    ** column last, as a byte store may alias the column pointers) */
+    size_t row = t->args.n;
+    if (TRAK_UNLIKELY(row == t->args.cap)) trak__args_resize(t, row ? row + row / 2 : 64, 0);
+    t->args.n = row + 1;
+    t->args.arg_set_id[row] = a->set;
+    t->args.flat_key[row] = key;
+    t->args.key[row] = key;
+    t->args.int_value[row] = iv;
+    t->args.real_value[row] = rv;
+    t->args.string_value[row] = sv;
+    t->args.value_type[row] = l->type;
+    h = trak__arg_hash_row(h, key, l->type, iv, rv, sv);
   }
+  *hash = h;
+  return alone;
 }

@@ -19,7 +19,7 @@
 #define TRAK_JSON_CACHED_MAX 32 /* longest string the cache holds */
 
 /* Strings met again and again (names, categories, arg keys, short string values) and their
-** string ids. A slot keeps the string's words (trak__json_load_words: zero-padded), so a hit
+** string ids, two ways a slot pair (trak__json_intern_miss). A slot keeps the string's words (trak__json_load_words: zero-padded), so a hit
 ** compares words with no load of the pooled copy. */
 typedef struct trak_json_cache {
   struct {
@@ -64,8 +64,10 @@ static inline void trak__json_load_words(uint64_t *w, const char *s, size_t len)
   w[0] = last;
 }
 
-/* trak__json_intern's miss: pools the string and, if it was clean, puts it in `slot` of the
-** cache (w: its words as trak__json_load_words made them). Returns the string id. Can't fail. */
+/* trak__json_intern's miss of `slot`: the string is looked up in the other slot of its pair
+** (slot ^ 1), else pooled and, if it was clean, put in `slot`, or in the other if that is empty
+** and `slot` is not (w: its words as trak__json_load_words made them). Returns the string id.
+** Can't fail. */
 uint32_t trak__json_intern_miss(trak_importer *imp, trak_json_cache *cache, uint32_t slot,
                                 const uint64_t *w, const char *s, size_t len);
 
@@ -167,11 +169,14 @@ size_t trak__json_args_flatten_event(const trak_json_args *a, trak_json_keys *ke
 /* Adds the rows of `n` leaves (json_leaves.h) of an event's args, whose text starts at `text`, to
 ** the set a->set, in order: the key of dictionary entry k is `ids[k]`, interned from `entry` at its
 ** first row (0 until then), before the row's string value, as trak__json_args_flatten_event
-** interns them. a->k and a->node are not read. Can't fail. */
+** interns them. a->k and a->node are not read. Returns 1 when no key came twice, with *hash the
+** set's content hash as trak__args_share_prepare would give it (the rows then need no
+** preparing but the prefetch); 0 when one did (the set must go through
+** trak__args_share_prepare). Can't fail. */
 struct trak_json_dict_entry;
 struct trak_json_leaf;
-void trak__json_leaves_rows(const trak_json_args *a, const struct trak_json_dict_entry *entry,
-                            uint32_t *ids, const struct trak_json_leaf *l, size_t n,
-                            const char *text);
+int trak__json_leaves_rows(const trak_json_args *a, const struct trak_json_dict_entry *entry,
+                           uint32_t *ids, const struct trak_json_leaf *l, size_t n,
+                           const char *text, uint64_t *hash);
 
 #endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_ARGS_H */

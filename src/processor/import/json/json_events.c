@@ -262,12 +262,15 @@ static uint32_t args_rows(trak_json_import *j, const jevent *e) {
   trak_json_cur c = {e->args.s, e->args.s + e->args.len, 1, NULL, NULL};
   trak_json_args a = {j->imp, &j->cache, set, k, NULL};
   if (TRAK_LIKELY(e->leaf_n != UINT32_MAX)) { /* read into leaves on the decoding thread */
-    trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids, j->apply_leaves + e->leaf_at, e->leaf_n,
-                           e->args.s);
+    uint64_t h;
+    uint32_t n = e->leaf_n;
+    if (TRAK_LIKELY(trak__json_leaves_rows(&a, j->dict.entry, j->dict_ids,
+                                           j->apply_leaves + e->leaf_at, n, e->args.s, &h)))
+      trak__args_share_prefetch(&j->imp->args, h); /* prepared as the rows were written */
+    else
+      n = trak__args_share_prepare(j->imp, set, &h);
+    if (!n) return TRAK_NULL_U32;
     if (j->hold) { /* shared JSON_HOLD sets later, the map's slot loaded by then */
-      uint64_t h;
-      uint32_t n = trak__args_share_prepare(j->imp, set, &h);
-      if (!n) return TRAK_NULL_U32;
       if (j->held_n == JSON_HOLD) {
         size_t before = j->imp->tables->args.n;
         release_one(j);
@@ -277,7 +280,8 @@ static uint32_t args_rows(trak_json_import *j, const jevent *e) {
       held->set = set, held->n = n, held->hash = h, held->at = NULL;
       return ARGS_HELD;
     }
-    return trak__args_share(j->imp, set);
+    int stable;
+    return trak__args_share_finish(j->imp, set, n, h, &stable);
   }
   release(j); /* the held sets' rows come first, and they are shared first */
   set = (uint32_t)j->imp->tables->args.n;
