@@ -643,7 +643,8 @@ static void diag_call(trak_importer *imp, diag_report *r, uint64_t packet, trak_
 void trak__diag(trak_importer *imp, uint64_t packet, trak_severity severity, const char *stat,
                 const char *msg) {
   if (!imp->opts.diag) return;
-  diag_report r = {.text = msg};
+  diag_report r; /* (msg left unset: no 512 bytes zeroed a report) */
+  r.text = msg;
   diag_call(imp, &r, packet, severity, stat);
 }
 
@@ -652,7 +653,9 @@ static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, con
   imp->stats[stat]++;
   imp->n_reports++;
   if (!imp->opts.diag) return;
-  diag_report r = {.fmt = fmt};
+  diag_report r;
+  r.text = NULL;
+  r.fmt = fmt;
   va_copy(r.ap, ap);
   diag_call(imp, &r, packet, trak__stat_defs[stat].severity, trak__stat_defs[stat].name);
   va_end(r.ap);
