@@ -1,7 +1,8 @@
 /*
 ** Tests of the public processor API (include/trak/processor.h): feeding bytes in any split,
 ** gzip and zlib compressed_packets, truncated and corrupt input, typed rows and column names,
-** errors as values, stats, export to a SQLite file, and keeping the heap (TRAK_PROCESSOR_KEEP_HEAP).
+** errors as values, stats, diag messages made only when read, export to a SQLite file, and
+** keeping the heap (TRAK_PROCESSOR_KEEP_HEAP).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -201,6 +202,52 @@ static void test_truncated_trace_keeps_valid_packets(void **state) {
   trak_pb_buf_free(&b);
 }
 
+/* Every report's message, joined; with TRAK_PROCESSOR_DIAG_LAZY asked for (twice) or not. */
+typedef struct diag_texts {
+  int lazy, count;
+  char all[4096];
+} diag_texts;
+
+static void on_diag_text(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
+                         const char *stat, const char *message) {
+  diag_texts *d = user;
+  d->count++;
+  if (d->lazy) {
+    assert_null(message);
+    if (!strcmp(stat, "trace_truncated")) return; /* not read: never made */
+    message = trak_processor_diag_message();
+    assert_ptr_equal(trak_processor_diag_message(), message); /* made once */
+  } else if (!strcmp(stat, "trace_truncated")) {
+    return;
+  }
+  assert_non_null(message);
+  size_t n = strlen(d->all);
+  snprintf(d->all + n, sizeof d->all - n, "%s: %s\n", stat, message);
+}
+
+static void test_lazy_diag_messages(void **state) {
+  trak_pb_buf b;
+  build_trace(&b, 10);
+  size_t len = trak_pb_buf_len(&b) - 3; /* cut inside the last packet: a slice never ends */
+  diag_texts d[2] = {{.lazy = 0}, {.lazy = 1}};
+  for (int i = 0; i < 2; i++) {
+    trak_processor_options opts = {on_diag_text, NULL, &d[i],
+                                   d[i].lazy ? TRAK_PROCESSOR_DIAG_LAZY : 0};
+    trak_processor *p;
+    trak_error err = {0};
+    assert_int_equal(trak_processor_new(&opts, &p, &err), 0);
+    assert_int_equal(trak_processor_feed(p, b.start, len, &err), 0);
+    assert_int_equal(trak_processor_finish(p, &err), 0);
+    trak_processor_free(p);
+  }
+  assert_true(d[0].count >= 2);
+  assert_int_equal(d[1].count, d[0].count);
+  assert_non_null(strstr(d[0].all, "slice_unterminated: "));
+  assert_string_equal(d[1].all, d[0].all);
+  assert_null(trak_processor_diag_message()); /* outside a callback */
+  trak_pb_buf_free(&b);
+}
+
 static void test_corrupt_bytes_stop_with_offset(void **state) {
   trak_pb_buf b;
   build_trace(&b, 4);
@@ -389,6 +436,7 @@ int main(void) {
       cmocka_unit_test(test_gzip_in_chunks),
       cmocka_unit_test(test_compressed_packets),
       cmocka_unit_test(test_truncated_trace_keeps_valid_packets),
+      cmocka_unit_test(test_lazy_diag_messages),
       cmocka_unit_test(test_corrupt_bytes_stop_with_offset),
       cmocka_unit_test(test_typed_rows_and_names),
       cmocka_unit_test(test_interrupt),

@@ -50,10 +50,14 @@ typedef void (*trak_processor_progress_fn)(void *user, uint64_t done, uint64_t t
 #define TRAK_PROCESSOR_CROP_TRACK_EVENTS 1u
 /* trak_processor_options.flags: trak_processor_finish ends with trak_processor_restrict_sql. */
 #define TRAK_PROCESSOR_RESTRICT_SQL 2u
+/* trak_processor_options.flags: the diag callback's `message` is NULL; the callback that wants
+** it calls trak_processor_diag_message(). A callback that keeps only some stats then spares the
+** formatting of the others (thousands of reports on a big JSON trace with misplaced ends). */
+#define TRAK_PROCESSOR_DIAG_LAZY 4u
 /* trak_processor_options.flags: the caller exits soon after its queries, so finishing keeps the
 ** heap the import freed instead of giving it back to the system (malloc_trim: 4 ms at 2 M JSON
 ** events, and 33 MB less resident memory while the trace is queried). */
-#define TRAK_PROCESSOR_KEEP_HEAP 4u
+#define TRAK_PROCESSOR_KEEP_HEAP 8u
 
 typedef struct trak_processor_options {
   trak_processor_diag_fn diag;         /* NULL: problems are only counted */
@@ -61,6 +65,11 @@ typedef struct trak_processor_options {
   void *user;                          /* passed to both callbacks */
   unsigned flags;                      /* TRAK_PROCESSOR_* bits; 0: none */
 } trak_processor_options;
+
+/* The message of the problem being passed to a diag callback on this thread (with
+** TRAK_PROCESSOR_DIAG_LAZY), the same text the callback would be given without that flag; NULL
+** outside a diag callback. Valid until the callback returns. */
+TRAK_API const char *trak_processor_diag_message(void);
 
 /* Creates an empty processor ready to be fed. `options` may be NULL. Returns 0 or TRAK_ENOMEM. */
 TRAK_API int trak_processor_new(const trak_processor_options *options, trak_processor **out,

@@ -83,13 +83,17 @@ static int damages_input(const char *stat) {
   return 0;
 }
 
+/* (With TRAK_PROCESSOR_DIAG_LAZY `message` is NULL: it is made only for the problems kept.) */
 static void diag(void *user, uint64_t packet, uint64_t offset, trak_severity severity,
                  const char *stat, const char *message) {
   open_ctx *c = user;
-  if (c->diag) c->diag(c->user, packet, offset, severity, stat, message);
+  if (c->diag)
+    c->diag(c->user, packet, offset, severity, stat,
+            message ? message : trak_processor_diag_message());
   /* A text field trak's schema lacks is printed too, as a warning: the rest imports. */
   int damaged = damages_input(stat);
   if (!damaged && strcmp(stat, "text_unknown_field")) return;
+  if (!message) message = trak_processor_diag_message();
   if (damaged) trak_cli_input_damaged = 1;
   /* Malformed bytes before anything was read make it "not a trace"; a limit does not, nor a
   ** JSON event that is well-formed JSON with a bad value (a bad "ts": the file is JSON). */
@@ -139,7 +143,8 @@ static int open_trace(const char *cmd, const char *path, trak_processor_diag_fn 
                 .start = now_seconds(),
                 .diag = user_diag,
                 .user = user};
-  trak_processor_options opts = {diag, progress, &c, trak_cli_processor_flags() | flags};
+  trak_processor_options opts = {diag, progress, &c,
+                                 trak_cli_processor_flags() | TRAK_PROCESSOR_DIAG_LAZY | flags};
   trak_error err = {0};
   int rc = trak_processor_open_file(path, &opts, out, &err);
   if (rc) {

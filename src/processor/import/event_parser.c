@@ -192,9 +192,10 @@ __attribute__((noinline)) static void state_value(trak_importer *imp, const trak
     info->state_row = row + 1;
 }
 
-/* (Inlined into the merge loop: it runs once per record.) */
-__attribute__((always_inline)) static inline void parse_one(trak_importer *imp, const trak_ev *ev,
-                                                            const trak_sequence *seq) {
+/* (Inlined into the merge loop: it runs once per record. `json` is imp->json, a constant there,
+** so that each format's loop has only its own branches.) */
+__attribute__((always_inline)) static inline void
+parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const int json) {
   trak_tables *t = imp->tables;
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT, track = ev->track & TRAK_EV_TRACK_MASK;
   trak_track_info *info = &imp->tracks.info.v[track];
@@ -210,7 +211,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     info = &imp->tracks.info.v[track];
   }
   /* Perfetto makes an event's extra counter tracks before the track of the event itself. */
-  if (TRAK_UNLIKELY(ev->aux) && !imp->json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
+  if (TRAK_UNLIKELY(ev->aux) && !json && type <= TRAK_EV_EXTRA_ONLY && imp->aux.v[ev->aux + 2])
     extra_counters_first_use(imp, ev, imp->aux.v + ev->aux, seq);
   /* the event that makes the track a row (not a counter value on a track that is no counter
   ** track: dropped, as Perfetto's tokenizer drops it) */
@@ -221,18 +222,19 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     info->first_name = type == TRAK_EV_COUNTER ? 0 : ev->u.s.name;
     info->first_seq_flagged = seq->first_packet_flag;
   }
-  if (imp->json) {
+  if (json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
-    ** ended stays the enclosing one until the next slice event); slices prepare it. */
+    ** ended stays the enclosing one until the next slice event); slices prepare it. (A stack
+    ** without closed slices needs no walk: trak__stack_prepare would return 1 at once.) */
     if (type == TRAK_EV_END) {
       trak_overlap unused;
-      trak__stack_prepare(imp, track, ev, -1, &unused);
+      if (info->closed_on_stack) trak__stack_prepare(imp, track, ev, -1, &unused);
     } else if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
       int64_t dur = type == TRAK_EV_BEGIN     ? -1
                     : type == TRAK_EV_INSTANT ? 0
                                               : (int64_t)imp->aux.v[ev->aux];
       trak_overlap overlap;
-      if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
+      if (info->closed_on_stack && !trak__stack_prepare(imp, track, ev, dur, &overlap)) {
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.info.v[track];
@@ -265,7 +267,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
       if (c[1] >> 63 && t->slice.thread_ts) /* JSON tts / tdur follow */
         t->slice.thread_ts[id] = (int64_t)c[2], t->slice.thread_dur[id] = (int64_t)c[3];
       aux = (uint32_t)c[1];
-      if (!imp->json && parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
+      if (!json && parent != TRAK_NULL_U32 && t->slice.dur[parent] >= 0 &&
           trak__wadd(ev->ts, t->slice.dur[id]) >
               trak__wadd(t->slice.ts[parent], t->slice.dur[parent]))
         trak__report_at(imp, TRAK_STAT_NON_NESTING, ev->pkt,
@@ -279,7 +281,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     /* flow ends waiting for this slice first, as Perfetto's slice tracker calls back at its
     ** start, then the event's own flows */
     if (TRAK_UNLIKELY(info->pending_flow)) trak__flows_pending(imp, track, id);
-    if (aux && imp->json)
+    if (aux && json)
       trak__json_flow_v2(imp, imp->aux.v + aux, id, ev->pkt);
     else if (aux)
       slice_aux(imp, imp->aux.v + aux, id, ev->pkt);
@@ -295,7 +297,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
     return;
   }
   case TRAK_EV_END:
-    slice = imp->json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track, seq);
+    slice = json ? trak__stack_end(imp, track, ev) : slice_end(imp, ev, track, seq);
     break;
   case TRAK_EV_COUNTER:
     counter_value(imp, ev, track, ev->u.value, ev->arg_set_id);
@@ -308,7 +310,7 @@ __attribute__((always_inline)) static inline void parse_one(trak_importer *imp, 
   }
   if (!ev->aux || !imp->aux.v[ev->aux + 2]) return;
   const uint64_t *aux = imp->aux.v + ev->aux;
-  if (TRAK_UNLIKELY(imp->json)) {
+  if (json) {
     if (aux[2] & TRAK_AUX_JSON_THREAD_TIME)
       json_thread_time(t, type, slice, aux + 3 + aux[0] + aux[1]);
   } else {
@@ -338,13 +340,9 @@ static void report_unterminated(trak_importer *imp) {
   }
 }
 
-void trak__events_parse(trak_importer *imp) {
-  trak__tracks_check_hierarchy(imp);
-  trak__ev_merge_prepare(imp);
-  const uint64_t *n = imp->n_of_type;
-  trak__tables_reserve(imp->tables, n[TRAK_EV_BEGIN] + n[TRAK_EV_INSTANT] + n[TRAK_EV_COMPLETE],
-                       n[TRAK_EV_COUNTER] + imp->n_counter_records);
-  trak_ev_merge *m = trak__ev_merge_open(imp);
+/* Parses every record of merge `m` in its order (`json`: imp->json, a constant in each copy). */
+__attribute__((always_inline)) static inline void parse_all(trak_importer *imp, trak_ev_merge *m,
+                                                            const int json) {
   const trak_ev_rec *recs;
   size_t n_recs;
   while ((n_recs = trak__ev_merge_next(m, imp->tables->slice.n, &recs)))
@@ -357,8 +355,21 @@ void trak__events_parse(trak_importer *imp) {
                                             ? pkt - a->ord_pkt_base
                                             : UINT32_MAX);
       }
-      parse_one(imp, &recs[i].ev, recs[i].seq);
+      parse_one(imp, &recs[i].ev, recs[i].seq, json);
     }
+}
+
+void trak__events_parse(trak_importer *imp) {
+  trak__tracks_check_hierarchy(imp);
+  trak__ev_merge_prepare(imp);
+  const uint64_t *n = imp->n_of_type;
+  trak__tables_reserve(imp->tables, n[TRAK_EV_BEGIN] + n[TRAK_EV_INSTANT] + n[TRAK_EV_COMPLETE],
+                       n[TRAK_EV_COUNTER] + imp->n_counter_records);
+  trak_ev_merge *m = trak__ev_merge_open(imp);
+  if (imp->json)
+    parse_all(imp, m, 1);
+  else
+    parse_all(imp, m, 0);
   trak__ev_merge_close(m);
   trak__arg_order_at(&imp->args, INT64_MAX); /* Perfetto's last sets: made when its import ends */
   trak__arg_order_ord(&imp->args, UINT32_MAX);

@@ -605,15 +605,60 @@ const trak_stat_def trak__stat_defs[TRAK_STAT_COUNT] = {
                                0},
 };
 
+/* The problem being passed to the diag callback on this thread: its message is formatted when
+** first asked for (trak_processor_diag_message). */
+typedef struct diag_report {
+  const char *text; /* the message; NULL until made from `fmt` and `ap` */
+  const char *fmt;
+  va_list ap;
+  char msg[512];
+} diag_report;
+static _Thread_local diag_report *diag_current;
+
+const char *trak_processor_diag_message(void) {
+  diag_report *r = diag_current;
+  if (!r) return NULL;
+  if (!r->text) {
+    va_list aq;
+    va_copy(aq, r->ap);
+    vsnprintf(r->msg, sizeof r->msg, r->fmt, aq);
+    va_end(aq);
+    r->text = r->msg;
+  }
+  return r->text;
+}
+
+/* Calls the diag callback with `r`'s message: made now, or by the callback if it asks for it
+** (TRAK_PROCESSOR_DIAG_LAZY). */
+static void diag_call(trak_importer *imp, diag_report *r, uint64_t packet, trak_severity severity,
+                      const char *stat) {
+  diag_report *outer = diag_current; /* (a callback that feeds another processor) */
+  diag_current = r;
+  const char *msg =
+      imp->opts.flags & TRAK_PROCESSOR_DIAG_LAZY ? NULL : trak_processor_diag_message();
+  imp->opts.diag(imp->opts.user, packet, imp->packet_offset, severity, stat, msg);
+  diag_current = outer;
+}
+
+void trak__diag(trak_importer *imp, uint64_t packet, trak_severity severity, const char *stat,
+                const char *msg) {
+  if (!imp->opts.diag) return;
+  diag_report r; /* (msg left unset: no 512 bytes zeroed a report) */
+  r.text = msg;
+  diag_call(imp, &r, packet, severity, stat);
+}
+
 static void report_v(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt,
                      va_list ap) {
   imp->stats[stat]++;
   imp->n_reports++;
   if (!imp->opts.diag) return;
-  char msg[512];
-  vsnprintf(msg, sizeof msg, fmt, ap);
-  imp->opts.diag(imp->opts.user, packet, imp->packet_offset, trak__stat_defs[stat].severity,
-                 trak__stat_defs[stat].name, msg);
+  diag_report r;
+  r.text = NULL;
+  r.fmt = fmt;
+  va_copy(r.ap, ap);
+  diag_call(imp, &r, packet, trak__stat_defs[stat].severity, trak__stat_defs[stat].name);
+  va_end(r.ap);
 }
 
 void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...) {

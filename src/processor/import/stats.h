@@ -179,6 +179,11 @@ void trak__report(trak_importer *imp, trak_stat_id stat, const char *fmt, ...)
 void trak__report_at(trak_importer *imp, trak_stat_id stat, uint64_t packet, const char *fmt, ...)
     __attribute__((format(printf, 4, 5), cold));
 
+/* Passes a problem that counts in no stat row (its message `msg` made already) to the diag
+** callback, if there is one, as trak__report does; `stat` names what it is about. */
+void trak__diag(trak_importer *imp, uint64_t packet, trak_severity severity, const char *stat,
+                const char *msg);
+
 /* 1 if trak's schema has no field `number` in message `name` ("TracePacket", "TrackEvent"):
 ** the field is one a protobuf reader skips as unknown (proto_unknown_field). The message is
 ** looked up once per process. Called only for fields the importer does not read. */

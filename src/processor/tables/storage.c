@@ -419,19 +419,6 @@ void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters) {
 
 /* ---- appenders: the row's defaults come from trak__<table>_push ------------------------ */
 
-uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
-                         uint32_t depth, uint32_t parent, uint32_t arg_set_id) {
-  uint32_t i = trak__slice_push(t);
-  t->slice.ts[i] = ts;
-  t->slice.track_id[i] = track;
-  t->slice.name[i] = name;
-  t->slice.category[i] = cat;
-  t->slice.depth[i] = depth;
-  t->slice.parent_id[i] = parent;
-  t->slice.arg_set_id[i] = arg_set_id;
-  return i;
-}
-
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind) {
   uint32_t i = trak__track_push(t);
   t->track.kind[i] = (uint8_t)kind;

@@ -321,12 +321,18 @@ TRAK_TABLES(TRAK_ROW_DECLS)
 #define TRAK_INIT_V(T, field, init)
 #define TRAK_INIT_C(T, field, init)
 #define TRAK_INIT(T, store, type, field, sql, sorted, init) TRAK_INIT_##store(T, field, init)
+/* trak__<table>_push_unset adds a row whose S and H columns the caller sets, every one of them;
+** trak__<table>_push one with their defaults. */
 #define TRAK_ROW_PUSH(T, sql)                                                                      \
-  static inline uint32_t trak__##T##_push(trak_tables *t) {                                        \
-    uint32_t i = (uint32_t)t->T.n; /* the caller indexes with the same value: dead stores go */    \
+  static inline uint32_t trak__##T##_push_unset(trak_tables *t) {                                  \
+    uint32_t i = (uint32_t)t->T.n;                                                                 \
     if (__builtin_expect(i == t->T.cap, 0))                                                        \
       trak__##T##_resize(t, t->T.cap ? t->T.cap + t->T.cap / 2 : 64, 0);                           \
     t->T.n = (size_t)i + 1;                                                                        \
+    return i;                                                                                      \
+  }                                                                                                \
+  static inline uint32_t trak__##T##_push(trak_tables *t) {                                        \
+    uint32_t i = trak__##T##_push_unset(t); /* the caller indexes with it: dead stores go */       \
     TRAK_COLUMNS_##T(TRAK_INIT, T) return i;                                                       \
   }
 TRAK_TABLES(TRAK_ROW_PUSH)
@@ -358,9 +364,33 @@ void trak__tables_reserve(trak_tables *t, size_t slices, size_t counters);
 /* Adds the slice table's thread_ts / thread_dur / thread_instruction_* columns (all NULL). */
 void trak__tables_thread_time(trak_tables *t);
 
-/* Appenders: each returns the new row's id and can't fail (OOM aborts). */
-uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat, uint32_t name,
-                         uint32_t depth, uint32_t parent, uint32_t arg_set_id);
+/* Appenders: each returns the new row's id and can't fail (OOM aborts). The slice's is inline:
+** the parse phase adds a slice for about every other record (event_parser.c). */
+/* Counts a table's S and H columns (those trak__<table>_push sets). */
+#define TRAK_SET_BY_PUSH_S 1
+#define TRAK_SET_BY_PUSH_H 1
+#define TRAK_SET_BY_PUSH_O 0
+#define TRAK_SET_BY_PUSH_A 0
+#define TRAK_SET_BY_PUSH_V 0
+#define TRAK_SET_BY_PUSH_C 0
+#define TRAK_COUNT_S(T, store, type, field, sql, sorted, init) +TRAK_SET_BY_PUSH_##store
+static inline uint32_t trak__slice_add(trak_tables *t, int64_t ts, uint32_t track, uint32_t cat,
+                                       uint32_t name, uint32_t depth, uint32_t parent,
+                                       uint32_t arg_set_id) {
+  /* Each column stored once (the columns may alias: the compiler keeps a default's store that
+  ** a later store overwrites); every column trak__slice_push sets is here, dur's default too. */
+  _Static_assert(0 TRAK_COLUMNS_slice(TRAK_COUNT_S, slice) == 8, "a slice column lacks its value");
+  uint32_t i = trak__slice_push_unset(t);
+  t->slice.ts[i] = ts;
+  t->slice.dur[i] = -1;
+  t->slice.track_id[i] = track;
+  t->slice.name[i] = name;
+  t->slice.category[i] = cat;
+  t->slice.depth[i] = depth;
+  t->slice.parent_id[i] = parent;
+  t->slice.arg_set_id[i] = arg_set_id;
+  return i;
+}
 uint32_t trak__track_add(trak_tables *t, trak_track_kind kind);
 uint32_t trak__thread_add(trak_tables *t, int64_t tid);
 uint32_t trak__process_add(trak_tables *t, int64_t pid);

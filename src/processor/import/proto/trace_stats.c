@@ -223,7 +223,7 @@ __attribute__((noinline, cold)) static void report_loss(trak_importer *imp,
   if (idx >= 0) snprintf(where, sizeof where, " in buffer %lld", (long long)idx);
   snprintf(msg, sizeof msg, "%s: %s = %lld%s: %s", from, def->name, (long long)value, where,
            def->description);
-  imp->opts.diag(imp->opts.user, imp->packet_index, imp->packet_offset, severity, def->name, msg);
+  trak__diag(imp, imp->packet_index, severity, def->name, msg);
 }
 
 /* Sets figure `def` of buffer `idx` (a later value replaces an earlier one). Buffer indexes
