@@ -236,8 +236,9 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
 
 /* A slice, instant or flow record of the event (x: its ts, name and category; an X event's
 ** dur). */
-static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
-                 uint32_t aux) {
+static inline __attribute__((always_inline)) void push(trak_json_import *j, const jctx *x,
+                                                       uint32_t type, uint32_t track, uint32_t args,
+                                                       uint32_t aux) {
   /* trak__ev_tie_key: an X's dur is its aux entry's first word */
   int64_t key = type == TRAK_EV_COMPLETE ? INT64_MAX - x->dur
                 : type == TRAK_EV_END && j->imp->tracks.info.v[track].is_legacy_thread
