@@ -13,9 +13,21 @@
 
 /* Perfetto commits a slice's args when it leaves the stack (arg_order.c). */
 static void stack_pop(trak_importer *imp, trak_track_info *info) {
-  size_t depth = --info->open_depth;
-  if (info->open_only > depth) info->open_only = (uint32_t)depth;
-  trak__arg_order_slice(imp, (uint32_t)info->open[depth]);
+  trak__arg_order_slice(imp, (uint32_t)info->open[--info->open_depth]);
+}
+
+/* How many of the stack's bottom slices are known to be open B slices (tracks.h: open_only).
+** A stack is only popped and pushed at its top, and a slice id is pushed once: the slices
+** under the open_only-th are those that were there when it was set as long as it is still
+** on the stack. Pops cost nothing so. */
+static size_t open_prefix(const trak_track_info *info) {
+  size_t k = info->open_only;
+  if (!k || (k <= info->open_depth && info->open[k - 1] == info->open_only_top)) return k;
+  return 0;
+}
+static void open_prefix_set(trak_track_info *info, size_t k) {
+  info->open_only = k;
+  info->open_only_top = k ? info->open[k - 1] : 0;
 }
 
 /* The end of open slice `s` (INT64_MAX while it is open). */
@@ -31,7 +43,7 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
   int under_open = 0; /* a slice still open (dur -1) lies above the one looked at */
   /* The slices under open_only are open: walking them would only set under_open, which
   ** matters to none of them. `kept`: the lowest slice with a duration the walk leaves. */
-  size_t kept = SIZE_MAX, low = info->open_only;
+  size_t kept = SIZE_MAX, low = open_prefix(info);
   for (size_t i = info->open_depth; i-- > low;) {
     uint32_t s = (uint32_t)info->open[i];
     int64_t sdur = t->slice.dur[s];
@@ -82,7 +94,7 @@ int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int6
   /* Those kept that a later cut popped are past the depth now; what is under the lowest one
   ** left is open. */
   if (kept > info->open_depth) kept = info->open_depth;
-  info->open_only = (uint32_t)kept;
+  open_prefix_set(info, kept);
   info->closed_on_stack = kept < info->open_depth;
   return 1;
 }
@@ -105,7 +117,8 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
       stack_pop(imp, info);
     else { /* ended below the top: it stays, with its duration */
       info->closed_on_stack = 1;
-      if (info->open_only > i) info->open_only = (uint32_t)i;
+      size_t k = open_prefix(info);
+      open_prefix_set(info, k < i ? k : i);
     }
     return s;
   }
