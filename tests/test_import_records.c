@@ -133,15 +133,16 @@ static void test_common_form_limits(void **state) {
   assert_true(bytes <= 8 * 10000 + 32); /* the first record is not common: its ts delta */
 }
 
-/* Records written in place (sequence_put.h) read back as trak__sequence_push's do: in either
-** form, with the generic packing's fallbacks (timestamp deltas of 2^32 or more, packet deltas
-** of 256 or more, a full block) and held arg set ids written afterwards; the counts and the
-** order flag are the same. */
+/* Records written in place (sequence_put.h) are the bytes trak__sequence_push (or
+** trak__sequence_push_held) writes: in either form, through the generic packing's fallbacks
+** (timestamp deltas of 2^32 or more, packet deltas of 256 or more, a full block), with held arg
+** set ids written afterwards; they read back as pushed, and the counts and the order flag are
+** the same. */
 static void test_put_records(void **state) {
   fixture *f = *state;
   enum { N = 100000 };
   trak_ev *evs = test_malloc(N * sizeof *evs);
-  uint8_t **held = test_malloc(N * sizeof *held);
+  uint8_t **held = test_malloc(N * sizeof *held), **held2 = test_malloc(N * sizeof *held2);
   uint64_t s = 0x9E3779B97F4A7C15ull, ts = 5;
   uint32_t pkt = 0, track = 3;
   trak_sequence *put = trak__sequence_get(&f->imp, 1);
@@ -174,16 +175,29 @@ static void test_put_records(void **state) {
   memcpy(counts, f->imp.n_of_type, sizeof counts);
   trak_sequence *push = trak__sequence_get(&f->imp, 2);
   for (size_t i = 0; i < N; i++)
-    trak__sequence_push(&f->imp, push, &evs[i]);
+    if (held[i])
+      held2[i] = trak__sequence_push_held(&f->imp, push, &evs[i]);
+    else
+      trak__sequence_push(&f->imp, push, &evs[i]);
   for (int t = 0; t < 8; t++)
     assert_int_equal(f->imp.n_of_type[t], 2 * counts[t]);
   assert_int_equal(put->unsorted, push->unsorted);
   for (size_t i = 0; i < N; i++)
-    if (held[i]) trak__sequence_held_args(held[i], evs[i].arg_set_id);
+    if (held[i]) {
+      trak__sequence_held_args(held[i], evs[i].arg_set_id);
+      trak__sequence_held_args(held2[i], evs[i].arg_set_id);
+    }
+  const trak_ev_block *a = put->head, *b = push->head;
+  for (; a && b; a = a->next, b = b->next) {
+    assert_int_equal(a->used, b->used);
+    assert_memory_equal(a->data, b->data, a->used);
+  }
+  assert_true(!a && !b);
   trak__sequence_unpack(put);
   assert_int_equal(put->n_events, N);
   for (size_t i = 0; i < N; i++)
     assert_ev_equal(&put->all[i], &evs[i]);
+  test_free(held2);
   test_free(held);
   test_free(evs);
 }

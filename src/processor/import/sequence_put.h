@@ -1,11 +1,9 @@
 /*
 ** The inline record writer, for an importer that pushes a record per event from fields it holds
-** in registers (json_events.c): the packed record of sequence.h written in place, in the common
-** form when it fits, else in the second form with size codes fixed by what the fields are
-** (a 4-byte timestamp delta, a 1-byte packet delta, the track in 4 bytes when it changes, name
-** and category in 2 bytes each or a counter value in 8, the arg set id and aux in 4 bytes when
-** present), so that no field's size is measured. Anything else (a delta too large, a block
-** full) takes trak__sequence_push's generic packing. The records read back alike either way.
+** in registers (json_events.c): the packed record of sequence.h written in place, the very bytes
+** trak__sequence_push writes, without its trak_ev in memory, its call and its second form's
+** field-by-field packing (codes and lengths found at once, each field stored whole). A delta
+** past what one word holds or a full block takes trak__sequence_push's own path.
 */
 #ifndef TRAK_PROCESSOR_IMPORT_SEQUENCE_PUT_H
 #define TRAK_PROCESSOR_IMPORT_SEQUENCE_PUT_H
@@ -42,33 +40,37 @@ trak__sequence_put(trak_importer *imp, trak_sequence *seq, int64_t ts, uint32_t 
   }
   uint8_t *p = b->data + b->used, *q, *at = NULL;
   int same = track == seq->pack_track, has_args = held || args != TRAK_NULL_U32;
-  int small = !(u & 0xFFFF0000FFFF0000ull); /* name and category (or value halves) < 2^16 */
-  if (same && small && !(d >> 20) && !has_args && !aux) { /* the common form */
+  /* the common form: name and category (or a value's halves) under 2^16 */
+  if (same && !(u & 0xFFFF0000FFFF0000ull) && !(d >> 20) && !has_args && !aux) {
     uint64_t w = type | TRAK_EV_PACKED_COMMON | d << 4 | (uint64_t)pd << 24 |
                  (u & 0xFFFF) << 32 | (u >> 32) << 48;
     memcpy(p, &w, 8);
     q = p + 8;
   } else {
-    /* The second form: 3 header bytes (timestamp code 2, packet code 1; track code 0 or 3;
-    ** name and category codes 2 or 3; arg set code 0 or 3; aux present), the timestamp's 4
-    ** bytes and the packet's byte in one word; each later field stored whole (the block's
-    ** slack allows it), the cursor moved past it when it is there. */
-    uint64_t h1 = (same ? 0 : 3) | (small ? 2 << 2 | 2 << 4 : 3 << 2 | 3 << 4) |
-                  (has_args ? 3 << 6 : 0);
-    uint64_t w = type | 2 << 4 | 1 << 6 | h1 << 8 | (uint64_t)(aux != 0) << 16 | d << 24 |
-                 (uint64_t)pd << 56;
+    /* The second form (sequence.h), as trak__sequence_push writes it: the timestamp's delta
+    ** (under 2^32 here) and the packet's (under 2^8) in one word, the bytes past a delta's
+    ** length being 0; each later field stored whole (the block's slack allows it), the cursor
+    ** moved past its length. A held arg set id takes 4 bytes. */
+    uint32_t ct = (d > 0xFF) + (d > 0xFFFF), cp = pd != 0;
+    uint32_t tf = same ? 0 : track + 1, name = (uint32_t)u, cat = (uint32_t)(u >> 32);
+    uint32_t af = held ? UINT32_MAX : args + 1;
+    uint32_t c1 = (tf != 0) + (tf > 0xFF) + (tf > 0xFFFF);
+    uint32_t c2 = (name != 0) + (name > 0xFF) + (name > 0xFFFF);
+    uint32_t c3 = (cat != 0) + (cat > 0xFF) + (cat > 0xFFFF);
+    uint32_t c4 = (af != 0) + (af > 0xFF) + (af > 0xFFFF);
+    uint64_t w = type | ct << 4 | cp << 6 | (uint64_t)(c1 | c2 << 2 | c3 << 4 | c4 << 6) << 8 |
+                 (uint64_t)(aux != 0) << 16 | d << 24 | (uint64_t)pd << (24 + (8 << ct));
     memcpy(p, &w, 8);
-    q = p + 8;
-    uint32_t tf = track + 1;
+    q = p + 3 + (1u << ct) + cp;
     memcpy(q, &tf, 4);
-    q += same ? 0 : 4;
-    uint64_t uw = small ? (uint32_t)u | (uint32_t)(u >> 16) : u;
-    memcpy(q, &uw, 8);
-    q += small ? 4 : 8;
+    q += (1u << c1) >> 1;
+    memcpy(q, &name, 4);
+    q += (1u << c2) >> 1;
+    memcpy(q, &cat, 4);
+    q += (1u << c3) >> 1;
     at = q;
-    uint32_t af = args + 1;
     memcpy(q, &af, 4);
-    q += has_args ? 4 : 0;
+    q += (1u << c4) >> 1;
     memcpy(q, &aux, 4);
     q += aux ? 4 : 0;
   }
