@@ -51,26 +51,30 @@ trak__sequence_put(trak_importer *imp, trak_sequence *seq, int64_t ts, uint32_t 
     ** (under 2^32 here) and the packet's (under 2^8) in one word, the bytes past a delta's
     ** length being 0; each later field stored whole (the block's slack allows it), the cursor
     ** moved past its length. A held arg set id takes 4 bytes. */
+    /* a 4-byte field's size code and length by its bit length */
+    static const uint8_t code[33] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                     3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3, 3};
+    static const uint8_t len[33] = {0, 1, 1, 1, 1, 1, 1, 1, 1, 2, 2, 2, 2, 2, 2, 2, 2,
+                                    4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4, 4};
     uint32_t ct = (d > 0xFF) + (d > 0xFFFF), cp = pd != 0;
     uint32_t tf = same ? 0 : track + 1, name = (uint32_t)u, cat = (uint32_t)(u >> 32);
     uint32_t af = held ? UINT32_MAX : args + 1;
-    uint32_t c1 = (tf != 0) + (tf > 0xFF) + (tf > 0xFFFF);
-    uint32_t c2 = (name != 0) + (name > 0xFF) + (name > 0xFFFF);
-    uint32_t c3 = (cat != 0) + (cat > 0xFF) + (cat > 0xFFFF);
-    uint32_t c4 = (af != 0) + (af > 0xFF) + (af > 0xFFFF);
+    uint32_t b1 = tf ? 32 - __builtin_clz(tf) : 0, b2 = name ? 32 - __builtin_clz(name) : 0;
+    uint32_t b3 = cat ? 32 - __builtin_clz(cat) : 0, b4 = af ? 32 - __builtin_clz(af) : 0;
+    uint32_t c1 = code[b1], c2 = code[b2], c3 = code[b3], c4 = code[b4];
     uint64_t w = type | ct << 4 | cp << 6 | (uint64_t)(c1 | c2 << 2 | c3 << 4 | c4 << 6) << 8 |
                  (uint64_t)(aux != 0) << 16 | d << 24 | (uint64_t)pd << (24 + (8 << ct));
     memcpy(p, &w, 8);
     q = p + 3 + (1u << ct) + cp;
     memcpy(q, &tf, 4);
-    q += (1u << c1) >> 1;
+    q += len[b1];
     memcpy(q, &name, 4);
-    q += (1u << c2) >> 1;
+    q += len[b2];
     memcpy(q, &cat, 4);
-    q += (1u << c3) >> 1;
+    q += len[b3];
     at = q;
     memcpy(q, &af, 4);
-    q += (1u << c4) >> 1;
+    q += len[b4];
     memcpy(q, &aux, 4);
     q += aux ? 4 : 0;
   }
