@@ -1,7 +1,8 @@
 /*
 ** Unit tests of the importer's event records (src/processor/import/sequence.c): records packed
 ** against the sequence's previous one read back exactly (every field at every width, the common
-** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop), and the memo
+** 8-byte form's limits, out-of-order and wrapping deltas, the ftrace crop's drop; records
+** written in place by sequence_put.h, held arg set ids among them), and the memo
 ** of debug annotations' arg sets (proto/debug_annotations.c), which must not outlive what an
 ** interned name meant.
 */
@@ -15,6 +16,7 @@
 #include <cmocka.h>
 
 #include "import_fixture.h"
+#include "processor/import/sequence_put.h"
 #include "sqlcheck.h"
 
 /* A bare importer of a large trace: its memory bound never drops a record. */
@@ -131,6 +133,75 @@ static void test_common_form_limits(void **state) {
   assert_true(bytes <= 8 * 10000 + 32); /* the first record is not common: its ts delta */
 }
 
+/* Records written in place (sequence_put.h) are the bytes trak__sequence_push (or
+** trak__sequence_push_held) writes: in either form, through the generic packing's fallbacks
+** (timestamp deltas of 2^32 or more, packet deltas of 256 or more, a full block), with held arg
+** set ids written afterwards; they read back as pushed, and the counts and the order flag are
+** the same. */
+static void test_put_records(void **state) {
+  fixture *f = *state;
+  enum { N = 100000 };
+  trak_ev *evs = test_malloc(N * sizeof *evs);
+  uint8_t **held = test_malloc(N * sizeof *held), **held2 = test_malloc(N * sizeof *held2);
+  uint64_t s = 0x9E3779B97F4A7C15ull, ts = 5;
+  uint32_t pkt = 0, track = 3;
+  trak_sequence *put = trak__sequence_get(&f->imp, 1);
+  for (size_t i = 0; i < N; i++) {
+    uint64_t r = rnd(&s);
+    ts += r % 16 == 0 ? rnd(&s) : r % 4 == 0 ? (uint64_t)any32(&s) - any32(&s) : r >> 44;
+    pkt += r % 32 == 0 ? any32(&s) : (uint32_t)(r >> 56);
+    if (r % 8 == 0) track = any32(&s) & TRAK_EV_TRACK_MASK;
+    evs[i].ts = (int64_t)ts;
+    evs[i].pkt = pkt;
+    evs[i].track = (uint32_t)(1 + (r >> 8) % 7) << TRAK_EV_TYPE_SHIFT | track;
+    evs[i].u.s.name = r % 9 == 0 ? any32(&s) : any32(&s) & 0xFFFF;
+    evs[i].u.s.cat = r % 9 == 1 ? any32(&s) : any32(&s) & 0xFFFF;
+    if (r % 13 == 0) evs[i].u.value = (double)(int64_t)rnd(&s) / 3.0;
+    evs[i].arg_set_id = r % 3 == 0 ? TRAK_NULL_U32 : any32(&s);
+    if (evs[i].arg_set_id == TRAK_NULL_U32 - 1) evs[i].arg_set_id = 0;
+    evs[i].aux = r % 2 ? 0 : any32(&s);
+    int hold = (r >> 20) % 5 == 0 && evs[i].arg_set_id != TRAK_NULL_U32;
+    uint32_t type = evs[i].track >> TRAK_EV_TYPE_SHIFT;
+    uint64_t u;
+    memcpy(&u, &evs[i].u, 8);
+    held[i] = trak__sequence_put(&f->imp, put, evs[i].ts, type, track, pkt, u,
+                                 hold ? TRAK_NULL_U32 - 1 : evs[i].arg_set_id, evs[i].aux, hold);
+    if (hold)
+      assert_non_null(held[i]);
+    else
+      held[i] = NULL;
+  }
+  uint64_t counts[8];
+  memcpy(counts, f->imp.n_of_type, sizeof counts);
+  trak_sequence *push = trak__sequence_get(&f->imp, 2);
+  for (size_t i = 0; i < N; i++)
+    if (held[i])
+      held2[i] = trak__sequence_push_held(&f->imp, push, &evs[i]);
+    else
+      trak__sequence_push(&f->imp, push, &evs[i]);
+  for (int t = 0; t < 8; t++)
+    assert_int_equal(f->imp.n_of_type[t], 2 * counts[t]);
+  assert_int_equal(put->unsorted, push->unsorted);
+  for (size_t i = 0; i < N; i++)
+    if (held[i]) {
+      trak__sequence_held_args(held[i], evs[i].arg_set_id);
+      trak__sequence_held_args(held2[i], evs[i].arg_set_id);
+    }
+  const trak_ev_block *a = put->head, *b = push->head;
+  for (; a && b; a = a->next, b = b->next) {
+    assert_int_equal(a->used, b->used);
+    assert_memory_equal(a->data, b->data, a->used);
+  }
+  assert_true(!a && !b);
+  trak__sequence_unpack(put);
+  assert_int_equal(put->n_events, N);
+  for (size_t i = 0; i < N; i++)
+    assert_ev_equal(&put->all[i], &evs[i]);
+  test_free(held2);
+  test_free(held);
+  test_free(evs);
+}
+
 /* The ftrace crop drops the records it saw before the soft limit, not those pushed after it. */
 static void test_crop_drop(void **state) {
   fixture *f = *state;
@@ -195,6 +266,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(test_random_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_common_form_limits, setup, teardown),
+      cmocka_unit_test_setup_teardown(test_put_records, setup, teardown),
       cmocka_unit_test_setup_teardown(test_crop_drop, setup, teardown),
       cmocka_unit_test(test_memo_follows_interning),
       cmocka_unit_test(test_memo_reports_again),

@@ -2,7 +2,8 @@
 ** Unit tests of src/processor/import/slice_stack.c, the stack discipline of slices, one rule per
 ** test on a few JSON events: nesting, an end matched by name below the top (the slices above
 ** are cut: misplaced_end_event), instants at one timestamp stacking, a partly overlapping
-** complete event moved to an overflow lane, and an end with nothing to end.
+** complete event moved to an overflow lane, an end with nothing to end, and the walk's skip of
+** a stack's open bottom slices once the stack moved under them.
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,9 @@
   "{\"ph\":\"" ph "\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts "}"
 #define INSTANT(name, tid, ts)                                                                     \
   "{\"ph\":\"i\",\"s\":\"t\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts "}"
+#define XEV(name, tid, ts, dur)                                                                    \
+  "{\"ph\":\"X\",\"name\":\"" name "\",\"pid\":1,\"tid\":" #tid ",\"ts\":" #ts                     \
+  ",\"dur\":" #dur "}"
 #define SLICES                                                                                     \
   "SELECT s.name, s.ts, s.dur, s.depth, ifnull(p.name, 'NULL'), t.type FROM slice s "              \
   "LEFT JOIN slice p ON p.id = s.parent_id JOIN track t ON t.id = s.track_id ORDER BY s.id"
@@ -79,11 +83,34 @@ static void test_unmatched_end(void **state) {
         "a|50000|-1|0|NULL|thread_execution", "slice_unterminated|1");
 }
 
+/* A walk that pops a complete slice finds the open slices under it (r, d2 begin there) and
+** later walks skip them; once they are ended and a complete slice is pushed where they were (z
+** where p was, y2 below where c2 was), the next walk must see it end (s and e2 nest in a, a2). */
+static void test_open_prefix_moves(void **state) {
+  (void)state;
+  const char *ev = EV("B", "a", 1, 0) "," EV("B", "p", 1, 10) "," XEV("q", 1, 20, 1) ","
+      EV("B", "r", 1, 30) "," EV("E", "", 1, 40) "," EV("E", "", 1, 50) ","
+      XEV("z", 1, 60, 1) "," EV("B", "s", 1, 70) "," EV("E", "", 1, 80) "," EV("E", "", 1, 90)
+      "," EV("B", "a2", 2, 0) "," EV("B", "b2", 2, 1) "," EV("B", "c2", 2, 2) ","
+      XEV("x2", 2, 3, 1) "," EV("B", "d2", 2, 5) "," EV("E", "", 2, 6) "," EV("E", "", 2, 7)
+      "," EV("E", "", 2, 8) "," XEV("y2", 2, 9, 1) "," EV("B", "e2", 2, 11) ","
+      EV("E", "", 2, 12) "," EV("E", "", 2, 13);
+  check(ev,
+        "a|0|90000|0|NULL|thread_execution\na2|0|13000|0|NULL|thread_execution\n"
+        "b2|1000|7000|1|a2|thread_execution\nc2|2000|5000|2|b2|thread_execution\n"
+        "x2|3000|1000|3|c2|thread_execution\nd2|5000|1000|3|c2|thread_execution\n"
+        "y2|9000|1000|1|a2|thread_execution\np|10000|40000|1|a|thread_execution\n"
+        "e2|11000|1000|1|a2|thread_execution\nq|20000|1000|2|p|thread_execution\n"
+        "r|30000|10000|2|p|thread_execution\nz|60000|1000|1|a|thread_execution\n"
+        "s|70000|10000|1|a|thread_execution",
+        "");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_nesting),        cmocka_unit_test(test_end_below_top),
       cmocka_unit_test(test_instants_stack), cmocka_unit_test(test_overlap_spills),
-      cmocka_unit_test(test_unmatched_end),
+      cmocka_unit_test(test_unmatched_end),  cmocka_unit_test(test_open_prefix_moves),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -28,6 +28,7 @@ static uint32_t lane_track(trak_importer *imp, uint32_t cookie, uint32_t root_na
     copy.lane = lane;
     copy.compressed = 0;
     copy.open = NULL, copy.open_depth = copy.open_cap = 0, copy.closed_on_stack = 0;
+    copy.open_only = 0;
     copy.pending_flow = 0, copy.state_row = 0;
     copy.first_ts = INT64_MAX, copy.first_order = 0, copy.first_name = 0;
     imp->tracks.info.v[track] = copy;

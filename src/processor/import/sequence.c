@@ -10,6 +10,7 @@
 #include <sys/mman.h>
 
 #include "processor/import/importer.h"
+#include "processor/import/sequence_put.h"
 #include "processor/util/block_pool.h"
 #include "util/limits.h"
 
@@ -293,6 +294,13 @@ uint8_t *trak__sequence_push_held(trak_importer *imp, trak_sequence *seq, const 
   if (seq->n_events == n) return NULL; /* dropped */
   trak_ev_block *b = seq->tail;
   return b->data + b->used - 4 - (ev->aux ? 4 : 0); /* aux, if any, ends the record */
+}
+
+uint8_t *trak__sequence_put_any(trak_importer *imp, trak_sequence *seq, const trak_ev *ev,
+                                int held) {
+  if (held) return trak__sequence_push_held(imp, seq, ev);
+  push_any(imp, seq, ev);
+  return NULL;
 }
 
 void trak__sequence_held_args(uint8_t *at, uint32_t arg_set_id) {

@@ -16,34 +16,49 @@ static void stack_pop(trak_importer *imp, trak_track_info *info) {
   trak__arg_order_slice(imp, (uint32_t)info->open[--info->open_depth]);
 }
 
+/* How many of the stack's bottom slices are known to be open B slices (tracks.h: open_only).
+** A stack is only popped and pushed at its top, and a slice id is pushed once: the slices
+** under the open_only-th are those that were there when it was set as long as it is still
+** on the stack. Pops cost nothing so. */
+static size_t open_prefix(const trak_track_info *info) {
+  size_t k = info->open_only;
+  if (!k || (k <= info->open_depth && info->open[k - 1] == info->open_only_top)) return k;
+  return 0;
+}
+static void open_prefix_set(trak_track_info *info, size_t k) {
+  info->open_only = k;
+  info->open_only_top = k ? info->open[k - 1] : 0;
+}
+
 /* The end of open slice `s` (INT64_MAX while it is open). */
 static int64_t slice_end_ts(const trak_tables *t, uint32_t s) {
   return t->slice.dur[s] < 0 ? INT64_MAX : trak__wadd(t->slice.ts[s], t->slice.dur[s]);
 }
 
-int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
-                        trak_overlap *overlap) {
+int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                     trak_overlap *overlap) {
   trak_tables *t = imp->tables;
   trak_track_info *info = &imp->tracks.info.v[track];
   int64_t ts = ev->ts;
-  /* A stack of open B slices only (the common case of protobuf traces): none of them ends or
-  ** overlaps here, so the walk below would change nothing. */
-  if (!info->closed_on_stack) return 1;
   int under_open = 0; /* a slice still open (dur -1) lies above the one looked at */
-  int closed_seen = 0;
-  for (size_t i = info->open_depth; i-- > 0;) {
+  /* The slices under open_only are open: walking them would only set under_open, which
+  ** matters to none of them. `kept`: the lowest slice with a duration the walk leaves. */
+  size_t kept = SIZE_MAX, low = open_prefix(info);
+  for (size_t i = info->open_depth; i-- > low;) {
     uint32_t s = (uint32_t)info->open[i];
     int64_t sdur = t->slice.dur[s];
     if (sdur < 0) {
       under_open = 1;
       continue;
     }
-    closed_seen = 1;
     int64_t end = slice_end_ts(t, s);
     if (under_open) {
       /* A complete slice ended under a slice still open above it: the open ones are cut at
       ** its end (Perfetto's misplaced_end_event) and leave the stack with it. */
-      if (ts <= end) continue;
+      if (ts <= end) {
+        kept = i;
+        continue;
+      }
       const char *open = trak__str(&t->strings, t->slice.name[(uint32_t)info->open[i + 1]]);
       trak__report_at(imp, TRAK_STAT_MISPLACED_END, ev->pkt,
                       "slice \"%s\" is still open at %lld, after the complete slice it began "
@@ -61,9 +76,11 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
     /* Closed on the left, open on the right: a slice ending at ts leaves the stack, except
     ** that instants at the same timestamp stack on each other. */
     if (end < ts || (end == ts && !(sdur == 0 && dur == 0))) {
-      stack_pop(imp, info);
+      stack_pop(imp, info); /* the top, which is this slice unless one kept lies above */
+      if (i < info->open_depth) kept = i;
       continue;
     }
+    kept = i;
     if (dur < 0) continue;
     if (ts < end && trak__wadd(ts, dur) > end) {
       overlap->start = ts;
@@ -74,8 +91,11 @@ int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, i
       return 0;
     }
   }
-  /* Conservative: slices popped on this walk still count, the next walk clears the flag. */
-  info->closed_on_stack = (uint8_t)closed_seen;
+  /* Those kept that a later cut popped are past the depth now; what is under the lowest one
+  ** left is open. */
+  if (kept > info->open_depth) kept = info->open_depth;
+  open_prefix_set(info, kept);
+  info->closed_on_stack = kept < info->open_depth;
   return 1;
 }
 
@@ -95,8 +115,11 @@ uint32_t trak__stack_end(trak_importer *imp, uint32_t track, const trak_ev *ev) 
       t->slice.arg_set_id[s] = trak__args_merge(imp, t->slice.arg_set_id[s], ev->arg_set_id);
     if (i == info->open_depth - 1)
       stack_pop(imp, info);
-    else
-      info->closed_on_stack = 1; /* ended below the top: it stays, with its duration */
+    else { /* ended below the top: it stays, with its duration */
+      info->closed_on_stack = 1;
+      size_t k = open_prefix(info);
+      open_prefix_set(info, k < i ? k : i);
+    }
     return s;
   }
   return TRAK_NULL_U32;

@@ -35,12 +35,10 @@ typedef struct trak_overlap {
   uint32_t name;      /* the open slice's name, its ts and dur */
   int64_t ts, dur;
 } trak_overlap;
-/* Before a slice of duration `dur` (-1: a begin, still open) starts on `track` at ev->ts:
-** pops the slices that ended (an instant stays under an instant at its timestamp) and cuts
-** slices still open above a complete one that ended (misplaced_end_event). Returns 0, with
-** *overlap filled, if the new slice would partly overlap an open complete slice. */
-int trak__stack_prepare(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
-                        trak_overlap *overlap);
+/* trak__stack_prepare (importer.h) of a track whose stack may hold a slice with a duration:
+** its walk. */
+int trak__stack_walk(trak_importer *imp, uint32_t track, const trak_ev *ev, int64_t dur,
+                     trak_overlap *overlap);
 /* After trak__stack_prepare (dur -1): ends the innermost open slice of `track` whose name and
 ** category match the end record's (absent ones match any), merging the end's args; returns it,
 ** or TRAK_NULL_U32 (an end with nothing to end; Perfetto does not count it). The slice leaves

@@ -72,6 +72,11 @@ typedef struct trak_track_info {
   size_t open_depth;       /* parse phase: number of open slices */
   size_t open_cap;
   uint64_t *open;        /* parse phase: stack of open slices, begin packet << 32 | slice id */
+  /* Parse phase: while the stack holds open_only slices or more, the open_only-th of them still
+  ** open_only_top, its first open_only slices are open B slices (no duration), which
+  ** trak__stack_prepare's walk need not visit (slice_stack.c; 0: nothing known). */
+  size_t open_only;
+  uint64_t open_only_top;
   uint64_t pending_flow; /* parse phase: flow ends waiting for the next slice here (count) */
 } trak_track_info;
 

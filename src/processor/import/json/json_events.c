@@ -12,6 +12,7 @@
 #include "processor/import/ftrace/ftrace.h"
 #include "processor/import/hash.h"
 #include "processor/import/json/json_import.h"
+#include "processor/import/sequence_put.h"
 #include "util/utf8.h"
 
 /* ---- values ---------------------------------------------------------------------------- */
@@ -100,25 +101,23 @@ __attribute__((cold, noinline)) static void bad_token(trak_json_import *j, const
 
 /* ---- threads, tracks, records ---------------------------------------------------------- */
 
-/* Adds a record to a thread's sequence, noting a same-timestamp record that Perfetto's sorter
-** would put before the previous one (the parse phase then sorts the sequence). */
-static inline void seq_tie(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
-  int64_t key = trak__ev_tie_key(j->imp, ev);
-  if (TRAK_UNLIKELY(ev->ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
-  seq->last_tie_key = key;
-}
-static inline void seq_push(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
-  seq_tie(j, seq, ev);
-  trak__sequence_push(j->imp, seq, ev);
-}
-/* seq_push of a record whose arg set id is written later (trak__sequence_push_held). */
-static uint8_t *seq_push_held(trak_json_import *j, trak_sequence *seq, const trak_ev *ev) {
-  seq_tie(j, seq, ev);
-  return trak__sequence_push_held(j->imp, seq, ev);
-}
-
 /* event_args' arg set while it waits in j->held: its record's id is set when it is shared. */
 #define ARGS_HELD (TRAK_NULL_U32 - 1)
+
+/* Adds a record to the event's thread's sequence (sequence_put.h), noting a same-timestamp
+** record that Perfetto's sorter would put before the previous one (the parse phase then sorts
+** the sequence): `key` is the record's trak__ev_tie_key. Returns where the arg set id of a
+** record pushed with ARGS_HELD goes (NULL: dropped). */
+static inline __attribute__((always_inline)) uint8_t *record(trak_json_import *j, int64_t ts,
+                                                             uint32_t type, uint32_t track,
+                                                             uint64_t u, uint32_t args,
+                                                             uint32_t aux, int64_t key) {
+  trak_sequence *seq = j->seq;
+  if (TRAK_UNLIKELY(ts == seq->last_ts && key < seq->last_tie_key)) seq->tie_unsorted = 1;
+  seq->last_tie_key = key;
+  return trak__sequence_put(j->imp, seq, ts, type, track, (uint32_t)j->apply_index, u, args,
+                            aux, args == ARGS_HELD);
+}
 
 /* Shares the oldest held set and sets its record's arg set id. */
 static void release_one(trak_json_import *j) {
@@ -235,20 +234,19 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
   return j->last_track = trak__legacy_thread_track(j->imp, x->utid);
 }
 
-static void push(trak_json_import *j, const jctx *x, uint32_t type, uint32_t track, uint32_t args,
-                 uint32_t aux) {
-  trak_ev ev;
-  ev.ts = x->ts;
-  ev.track = type << TRAK_EV_TYPE_SHIFT | track;
-  ev.pkt = (uint32_t)j->apply_index;
-  ev.u.s.name = x->name;
-  ev.u.s.cat = x->cat;
-  ev.arg_set_id = args;
-  ev.aux = aux;
+/* A slice, instant or flow record of the event (x: its ts, name and category; an X event's
+** dur). */
+static inline __attribute__((always_inline)) void push(trak_json_import *j, const jctx *x,
+                                                       uint32_t type, uint32_t track, uint32_t args,
+                                                       uint32_t aux) {
+  /* trak__ev_tie_key: an X's dur is its aux entry's first word */
+  int64_t key = type == TRAK_EV_COMPLETE ? INT64_MAX - x->dur
+                : type == TRAK_EV_END && j->imp->tracks.info.v[track].is_legacy_thread
+                    ? INT64_MIN
+                    : INT64_MAX;
+  uint8_t *at = record(j, x->ts, type, track, (uint64_t)x->cat << 32 | x->name, args, aux, key);
   if (args == ARGS_HELD) /* the last set held: its id is written into the record when shared */
-    j->held[(j->held_at + j->held_n - 1) % JSON_HOLD].at = seq_push_held(j, j->seq, &ev);
-  else
-    seq_push(j, j->seq, &ev);
+    j->held[(j->held_at + j->held_n - 1) % JSON_HOLD].at = at;
 }
 
 /* ---- args ------------------------------------------------------------------------------ */
@@ -514,14 +512,9 @@ static void counters(trak_json_import *j, const jevent *e, jctx *x) {
       continue;
     }
     uint32_t track = counter_track(j, e, x, &key, prefix, &n);
-    trak_ev ev;
-    ev.ts = x->ts;
-    ev.track = (uint32_t)TRAK_EV_COUNTER << TRAK_EV_TYPE_SHIFT | track;
-    ev.pkt = (uint32_t)j->apply_index;
-    ev.u.value = v;
-    ev.arg_set_id = counter_args(j, x->utid);
-    ev.aux = 0;
-    seq_push(j, j->seq, &ev);
+    uint64_t bits;
+    memcpy(&bits, &v, 8);
+    record(j, x->ts, TRAK_EV_COUNTER, track, bits, counter_args(j, x->utid), 0, INT64_MAX);
   }
 }
 
