@@ -116,7 +116,7 @@ uint32_t trak__args_share_prepare(trak_importer *imp, uint32_t set, uint64_t *ha
   *hash = h;
   /* the probe's slot: a set is nearly always new, and the map outgrows the caches */
   const trak_slot_map *m = &imp->args.shared;
-  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
+  if (m->cap) __builtin_prefetch(trak__slot_map_home(m, h), 1);
   return n;
 }
 
