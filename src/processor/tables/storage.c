@@ -83,8 +83,8 @@ void trak__map_free(trak_map *m) {
 #ifndef SLOT_MAPPED
 #define SLOT_MAPPED ((size_t)64 << 10)
 #endif
-/* Slot bits the hash bits a slot keeps place by (the slot's 32): past them a growth hashes the
-** keys again (a test build may set it to 0 to take that path always). */
+/* Up to 2^SLOT_KEPT_BITS slots a growth places each slot by the 32 hash bits it keeps; past
+** that it hashes the key again (a test build may set 0 to take that path always). */
 #ifndef SLOT_KEPT_BITS
 #define SLOT_KEPT_BITS 32
 #endif
