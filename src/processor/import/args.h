@@ -157,7 +157,7 @@ static inline uint64_t trak__arg_hash_row(uint64_t h, uint32_t key, uint32_t typ
 ** the map outgrows the caches), as trak__args_share_prepare does. Can't fail. */
 static inline void trak__args_share_prefetch(const trak_args *a, uint64_t h) {
   const trak_slot_map *m = &a->shared;
-  if (m->cap) __builtin_prefetch(&m->slots[trak__map_hash(h) & (m->cap - 1)], 1);
+  if (m->cap) __builtin_prefetch(trak__slot_map_home(m, h), 1);
 }
 
 /* Shares the arg set just built at `set` (the last rows of args) with an identical earlier

@@ -3,6 +3,7 @@
 ** map (and its variant with slots side by side), the string pool, and the row appenders of the
 ** columnar tables.
 */
+#define _GNU_SOURCE /* mremap */
 #include "processor/tables/storage.h"
 #include "processor/tables/prefault.h"
 #include "util/utf8.h"
@@ -75,17 +76,31 @@ void trak__map_free(trak_map *m) {
 
 /* ---- u64 map, slots side by side ------------------------------------------------------ */
 
+#ifndef SLOT_HUGE /* a test build may set it and SLOT_MAPPED lower, to take every path soon */
 #define SLOT_HUGE ((size_t)2 << 20)
+#endif
 
-/* Zeroed room for `cap` slots. From 2 MiB on, whole 2 MiB pages aligned to them with the
+#ifndef SLOT_MAPPED
+#define SLOT_MAPPED ((size_t)64 << 10)
+#endif
+/* Up to 2^SLOT_KEPT_BITS slots a growth places each slot by the 32 hash bits it keeps; past
+** that it hashes the key again (a test build may set 0 to take that path always). */
+#ifndef SLOT_KEPT_BITS
+#define SLOT_KEPT_BITS 32
+#endif
+
+/* Zeroed room for `cap` slots: calloc'd under 64 KiB, mapped from then on (zero already: calloc
+** would clear memory malloc had used); from 2 MiB on, whole 2 MiB pages aligned to them with the
 ** huge-page hint: the slots are probed at random, and with 4 KiB pages nearly every probe of a
 ** map larger than the caches missed the TLB as well. */
 static trak_slot *slots_alloc(size_t cap) {
   size_t bytes = cap * sizeof(trak_slot);
-  if (bytes < SLOT_HUGE) return calloc(cap, sizeof(trak_slot));
+  if (bytes < SLOT_MAPPED) return calloc(cap, sizeof(trak_slot));
+  size_t align = bytes < SLOT_HUGE ? 0 : SLOT_HUGE;
   uint8_t *p =
-      mmap(NULL, bytes + SLOT_HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+      mmap(NULL, bytes + align, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p == MAP_FAILED) return NULL;
+  if (!align) return (trak_slot *)p;
   uintptr_t start = ((uintptr_t)p + SLOT_HUGE - 1) & ~(uintptr_t)(SLOT_HUGE - 1);
   size_t head = start - (uintptr_t)p, tail = SLOT_HUGE - head;
   if (head) munmap(p, head);
@@ -97,47 +112,83 @@ static trak_slot *slots_alloc(size_t cap) {
 static void slots_free(trak_slot *slots, size_t cap) {
   if (!slots) return;
   size_t bytes = cap * sizeof(trak_slot);
-  if (bytes < SLOT_HUGE)
+  if (bytes < SLOT_MAPPED)
     free(slots);
   else
     munmap(slots, bytes);
 }
 
-static void slot_map_rehash(trak_slot_map *m, size_t cap) {
-  trak_slot_map bigger = {slots_alloc(cap), cap, 0};
-  if (!bigger.slots) out_of_memory();
+/* Moves `p` (`from` bytes; NULL when 0) to room for `to` bytes, its bytes kept: mapped memory,
+** grown with mremap, which copies no byte (a realloc copied them). NULL when out of memory (`p`
+** is then still there). */
+static void *entries_grow(void *p, size_t from, size_t to) {
+  void *q = from ? mremap(p, from, to, MREMAP_MAYMOVE)
+                 : mmap(NULL, to, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  return q == MAP_FAILED ? NULL : q;
+}
+
+static void entries_free(void *p, size_t bytes) {
+  if (p) munmap(p, bytes);
+}
+
+/* Entries the map holds room for with `cap` slots (3/4 of them: it grows past that). */
+static size_t entries_room(size_t cap) {
+  return cap / 4 * 3;
+}
+
+/* Doubles m's slots (16 at first) and the room of its entries. The old slots are read in order
+** and each goes to twice its home or one past it: the new slots are written nearly in order,
+** from the hash bits kept (a key is hashed again only past 2^32 slots). */
+static void slot_map_grow(trak_slot_map *m) {
+  size_t cap = m->cap ? m->cap * 2 : 16, room = entries_room(m->cap), more = entries_room(cap);
+  unsigned bits = m->cap ? m->bits + 1 : 4;
+  trak_slot *slots = slots_alloc(cap);
+  uint64_t *keys = entries_grow(m->keys, room * sizeof *keys, more * sizeof *keys);
+  if (keys) m->keys = keys;
+  uint32_t *vals = keys ? entries_grow(m->vals, room * sizeof *vals, more * sizeof *vals) : NULL;
+  if (!slots || !vals) out_of_memory();
+  m->vals = vals;
   size_t mask = cap - 1;
   for (size_t i = 0; i < m->cap; i++) {
-    const trak_slot *s = &m->slots[i];
-    if (!s->used) continue;
-    size_t j = trak__map_hash(s->key) & mask; /* keys are distinct: no compare */
-    while (bigger.slots[j].used)
+    const trak_slot s = m->slots[i];
+    if (!s.entry) continue;
+    size_t j = bits <= SLOT_KEPT_BITS
+                   ? s.hash >> (32 - bits)
+                   : (size_t)(trak__slot_hash(m->keys[s.entry - 1]) >> (64 - bits));
+    while (slots[j].entry) /* keys are distinct: no compare */
       j = (j + 1) & mask;
-    bigger.slots[j] = *s;
+    slots[j] = s;
   }
-  bigger.n = m->n;
   slots_free(m->slots, m->cap);
-  *m = bigger;
+  m->slots = slots, m->cap = cap, m->bits = bits;
 }
 
 uint32_t *trak__slot_map_put(trak_slot_map *m, uint64_t key, uint32_t init, int *added) {
-  if ((m->n + 1) * 4 > m->cap * 3) slot_map_rehash(m, m->cap ? m->cap * 2 : 16);
-  size_t mask = m->cap - 1;
-  size_t i = trak__map_hash(key) & mask;
-  for (; m->slots[i].used; i = (i + 1) & mask) {
-    if (m->slots[i].key == key) {
+  if ((m->n + 1) * 4 > m->cap * 3) slot_map_grow(m);
+  const uint64_t h = trak__slot_hash(key);
+  const uint32_t hash = (uint32_t)(h >> 32);
+  const size_t mask = m->cap - 1;
+  size_t i = (size_t)(h >> (64 - m->bits));
+  for (; m->slots[i].entry; i = (i + 1) & mask) {
+    const trak_slot s = m->slots[i];
+    if (s.hash == hash && m->keys[s.entry - 1] == key) {
       *added = 0;
-      return &m->slots[i].val;
+      return &m->vals[s.entry - 1];
     }
   }
-  m->slots[i] = (trak_slot){key, init, 1};
-  m->n++;
+  size_t e = m->n++;
+  if (e >= UINT32_MAX) out_of_memory(); /* entry + 1 is 32 bits */
+  m->keys[e] = key;
+  m->vals[e] = init;
+  m->slots[i] = (trak_slot){hash, (uint32_t)(e + 1)};
   *added = 1;
-  return &m->slots[i].val;
+  return &m->vals[e];
 }
 
 void trak__slot_map_free(trak_slot_map *m) {
   slots_free(m->slots, m->cap);
+  entries_free(m->keys, entries_room(m->cap) * sizeof *m->keys);
+  entries_free(m->vals, entries_room(m->cap) * sizeof *m->vals);
   memset(m, 0, sizeof *m);
 }
 

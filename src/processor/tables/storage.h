@@ -66,23 +66,43 @@ void trak__map_free(trak_map *m);
 /* ---- u64 -> u32 hash map, each slot's key, value and used flag side by side ------------ */
 
 /* The same map as trak_map for a map of many random inserts that outgrows the caches (the
-** arg-set share map, about 0.2 inserts a JSON event). Its slots are one array, 16 bytes a slot
-** against trak_map's 13 in three arrays, held from 2 MiB on in whole 2 MiB pages with the
-** huge-page hint: a probe at random then misses the cache but not the TLB as well (on the 2
-** M-event JSON trace, perf's samples in the map fell by a third; the single array alone, on
-** small pages, gave nothing). */
+** arg-set share map, about 0.2 inserts a JSON event). What is probed at random is one array of
+** 8-byte slots (trak_map's are 13 bytes in three arrays): a slot holds the top 32 bits of the
+** key's hash, whose top bits are its home slot, and the entry it points to; the entries (keys
+** and values) are two arrays in insertion order, read at random only when a slot's hash bits
+** match. The slots are held from 2 MiB on in whole 2 MiB pages with the huge-page hint: a probe
+** at random then misses the cache but not the TLB as well (on the 2 M-event JSON trace, perf's
+** samples in the map fell by a third; the single array alone, on small pages, gave nothing).
+** Growing reads the slots in order and writes the new ones in order (a home doubles), and no
+** key is hashed again. Halving the slots (they were 16 bytes, the key beside the value) halves
+** the pages zeroed for them and the memory probed: at 50 M JSON events the map was 256 MiB of
+** huge pages and a third of the importer's thread's growth in cost per event. */
 typedef struct trak_slot {
-  uint64_t key;
-  uint32_t val;
-  uint32_t used;
+  uint32_t hash;  /* the top 32 bits of the key's trak__slot_hash */
+  uint32_t entry; /* index + 1 of its key and value in `keys` and `vals`; 0: an empty slot */
 } trak_slot;
 typedef struct trak_slot_map {
   trak_slot *slots;
-  size_t cap; /* power of two, or 0 */
-  size_t n;
+  size_t cap;     /* slots: a power of two, or 0 */
+  unsigned bits;  /* log2(cap) */
+  size_t n;       /* entries */
+  uint64_t *keys; /* entry -> key, in insertion order (room for 3/4 of cap) */
+  uint32_t *vals; /* entry -> value */
 } trak_slot_map;
 
-/* Returns a pointer to the value for `key`, inserting `init` if absent (*added set to 1). */
+/* The 64-bit finaliser of trak__map_hash, kept 64 bits wide on every target. */
+static inline uint64_t trak__slot_hash(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdULL;
+  k ^= k >> 33;
+  return k;
+}
+/* The home slot of `key` in a map with slots (m->cap), for a caller to prefetch before the put. */
+static inline const trak_slot *trak__slot_map_home(const trak_slot_map *m, uint64_t key) {
+  return &m->slots[trak__slot_hash(key) >> (64 - m->bits)];
+}
+/* Returns a pointer to the value for `key`, inserting `init` if absent (*added set to 1); the
+** pointer holds until the next put. */
 uint32_t *trak__slot_map_put(trak_slot_map *m, uint64_t key, uint32_t init, int *added);
 void trak__slot_map_free(trak_slot_map *m);
 
