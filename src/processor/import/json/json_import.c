@@ -42,7 +42,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   j->lv = (trak_json_leaves){&j->own.v, &j->own.n, &j->own.cap};
   for (size_t ph = 0; ph < 32; ph++)
     for (size_t f = 0; f < JSON_KEY_ROWS; f++)
-      j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+      j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER, 0};
   j->shape_stale = ~0u;
   return j;
 }
@@ -153,6 +153,19 @@ static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, un
 ** and ':' in one word compare. */
 static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   int rc;
+  trak_json_key_pred *row;
+  unsigned prev;
+  trak_json_value *slot;
+  const char *at = c->p;
+  /* `{"ph":"X"`, the common start, in one word compare: as the steps below read it */
+  if (TRAK_LIKELY(c->end - at >= 16 && (trak__json_word_at(at) << 8) == trak__json_word_at("\0{\"ph\":\"") &&
+                  at[8] == '"' && at[7] != '"' && at[7] != '\\')) {
+    e->saw_field = 1;
+    e->ph.kind = TRAK_JSON_STRING, e->ph.escaped = 0, e->ph.s = at + 7, e->ph.len = 1;
+    c->p = at + 9;
+    prev = 0; /* the "ph" field */
+    goto phase_read;
+  }
   if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
     c->p++;
   else if ((rc = trak__json_expect(c, '{', "expected an event object")))
@@ -164,10 +177,9 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     return TRAK_JSON_OK;
   }
   e->saw_field = 1; /* a member follows (or an error) */
-  trak_json_key_pred *row = j->key_pred[0];
-  unsigned prev = JSON_KEY_START;
+  row = j->key_pred[0];
+  prev = JSON_KEY_START;
   const trak_json_key_pred *k = &row[prev];
-  trak_json_value *slot;
   if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
     slot = (trak_json_value *)(void *)((char *)e + k->off);
     c->p += k->len;
@@ -198,41 +210,27 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       } else if ((rc = trak__json_value_fast(c, &e->ph, 1))) {
         return rc;
       }
+    phase_read:;
       unsigned ph = (unsigned char)e->ph.s[0] & 31;
-      row = j->key_pred[ph];
       if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) trak__json_shape_build(j, ph);
       /* The phase's keys in their usual order and spelling, with their strings and numbers of
       ** the usual form, read in one loop; at the first other key the loop below goes on from
       ** there, at any other value it reads that value. */
       const trak_json_shape *sh = &j->shape[ph];
-      const char *p = c->p, *end = c->end;
-      for (unsigned i = 0; i < sh->n; i++) {
-        const trak_json_key_pred *sk = &sh->keys[i];
-        if (end - p < 32 || ((trak__json_word_at(p) ^ sk->word) & sk->mask)) break;
-        p += sk->len;
-        prev = sk->field;
-        slot = (trak_json_value *)(void *)((char *)e + sk->off);
-        const char *q;
-        if (*p == '"') {
-          q = trak__json_plain_run(p + 1, end);
-          if (TRAK_LIKELY(q < end && *q == '"')) {
-            slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
-            slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));
-            p = q + 1;
-            continue;
-          }
-        } else if (TRAK_JSON_NUMBER_BLOCK && (q = trak__json_number_span(p, slot))) {
-          p = q;
-          continue;
-        }
-        c->p = p;
-        goto value;
-      }
-      c->p = p;
-      if (TRAK_LIKELY(p < end && *p == '}')) {
+      unsigned read;
+      const char *p = trak__json_shape_read(&j->shape[ph], e, c->p, c->end, &read);
+      if (TRAK_LIKELY(!(read & 1) && p < c->end && *p == '}')) {
         c->p = p + 1;
         return TRAK_JSON_OK;
       }
+      c->p = p;
+      row = j->key_pred[ph];
+      if (read & 1) { /* the key of keys[read / 2] is read: its value is not of the usual form */
+        prev = sh->keys[read / 2].key.field;
+        slot = (trak_json_value *)(void *)((char *)e + sh->keys[read / 2].key.off);
+        goto value;
+      }
+      if (read) prev = sh->keys[read / 2 - 1].key.field;
       goto next;
     }
     if (!slot) slot = &other;
@@ -482,9 +480,18 @@ static int step(trak_json_import *j, trak_json_cur *c) {
       event_emit(j, e, start, c->p);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
-      const char *q = c->p;       /* "," then "{" or a newline and "{": the common spellings */
-      if (TRAK_LIKELY(c->end - q >= 3 && q[0] == ',' &&
-                      (q[1] == '{' || (q[1] == '\n' && q[2] == '{')))) {
+      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+      if (TRAK_LIKELY(c->end - q >= 8)) {
+        uint64_t w = trak__json_word_at(q);
+        if (TRAK_LIKELY((w & 0xffffff) == (trak__json_word_at(",\n{\0\0\0\0\0") & 0xffffff))) {
+          c->p = q + 2;
+          continue;
+        }
+        if ((w & 0xffff) == (trak__json_word_at(",{\0\0\0\0\0\0") & 0xffff)) {
+          c->p = q + 1;
+          continue;
+        }
+      } else if (c->end - q >= 3 && q[0] == ',' && (q[1] == '{' || (q[1] == '\n' && q[2] == '{'))) {
         c->p = q + 1 + (q[1] == '\n');
         continue;
       }
