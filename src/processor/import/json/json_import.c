@@ -216,21 +216,22 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       /* The phase's keys in their usual order and spelling, with their strings and numbers of
       ** the usual form, read in one loop; at the first other key the loop below goes on from
       ** there, at any other value it reads that value. */
-      const trak_json_shape *sh = &j->shape[ph];
-      unsigned read;
-      const char *p = trak__json_shape_read(&j->shape[ph], e, c->p, c->end, &read);
-      if (TRAK_LIKELY(!(read & 1) && p < c->end && *p == '}')) {
+      trak_json_shape *sh = &j->shape[ph];
+      trak_json_shape_key *sk;
+      int keyed;
+      const char *p = trak__json_shape_read(sh, e, c->p, c->end, &sk, &keyed);
+      if (TRAK_LIKELY(!keyed && p < c->end && *p == '}')) {
         c->p = p + 1;
         return TRAK_JSON_OK;
       }
       c->p = p;
       row = j->key_pred[ph];
-      if (read & 1) { /* the key of keys[read / 2] is read: its value is not of the usual form */
-        prev = sh->keys[read / 2].key.field;
-        slot = (trak_json_value *)(void *)((char *)e + sh->keys[read / 2].key.off);
+      if (keyed) { /* the key of sk is read: its value is not of the usual form */
+        prev = sk->key.field;
+        slot = (trak_json_value *)(void *)((char *)e + sk->key.off);
         goto value;
       }
-      if (read) prev = sh->keys[read / 2 - 1].key.field;
+      if (sk != sh->keys) prev = sk[-1].key.field;
       goto next;
     }
     if (!slot) slot = &other;
@@ -290,11 +291,12 @@ __attribute__((cold, noinline)) static char *own_event(jevent *e, const char *st
   return copy;
 }
 
-/* An event read from [start, end): applied at once, or kept as an op (two threads: `e` is then
-** the event of op_next's slot). */
-static inline void event_emit(trak_json_import *j, jevent *e, const char *start, const char *end) {
-  uint64_t offset = j->buf_offset + (uint64_t)(start - j->base);
-  if (TRAK_LIKELY(!j->ops)) {
+/* An event read from [start, end) (at trace offset `offset`): applied at once, or kept as an op
+** (two threads: `e` is then the event of op_next's slot, `ops` is j->ops and `in_buf` says the
+** bytes are j->buf's). */
+static inline void event_emit(trak_json_import *j, trak_json_ops *ops, int in_buf, jevent *e,
+                              const char *start, const char *end, uint64_t offset) {
+  if (TRAK_LIKELY(!ops)) {
     j->imp->packet_index = j->apply_index = j->event_index;
     j->imp->packet_offset = offset;
     j->apply_leaves = j->own.v;
@@ -303,10 +305,11 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
     return;
   }
   j->leaves_kept = *j->lv.n;
-  trak_json_op *op = &j->ops->v[j->ops->n++]; /* op_next's slot, which `e` is */
+  trak_json_op *op = (trak_json_op *)(void *)((char *)e - offsetof(trak_json_op, e)); /* op_next's */
+  ops->n++;
   op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
   op->index = j->event_index, op->offset = offset;
-  if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
+  if (in_buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
 /* ---- the outer structure --------------------------------------------------------------- */
@@ -460,11 +463,15 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENT;
     return TRAK_JSON_OK;
-  case ST_EVENT:
+  case ST_EVENT: {
     /* Events one after another without going back through the state machine; an event cut
-    ** by the buffer's end is read again from its start with more bytes. */
+    ** by the buffer's end is read again from its start with more bytes. What stays the same
+    ** for the step is read once (stores through the event's bytes would make them reloaded). */
+    trak_json_ops *const ops = j->ops;
+    const int in_buf = j->base == j->buf;
+    const uint64_t offset0 = j->buf_offset - (uint64_t)(uintptr_t)j->base; /* + an address */
     for (int n = 0;; n++) {
-      jevent local, *e = j->ops ? &op_next(j)->e : &local;
+      jevent local, *e = ops ? &op_next(j)->e : &local;
       jevent_clear(e);
       *j->lv.n = j->leaves_kept; /* an event read before and not handed over left its leaves */
       e->leaf_at = (uint32_t)j->leaves_kept;
@@ -477,7 +484,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
-      event_emit(j, e, start, c->p);
+      event_emit(j, ops, in_buf, e, start, c->p, offset0 + (uint64_t)(uintptr_t)start);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
       const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
@@ -506,6 +513,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENTS_NEXT;
     return TRAK_JSON_OK;
+  }
   case ST_EVENTS_NEXT:
     ch = trak__json_peek(c);
     if (ch < 0) return TRAK_JSON_MORE;

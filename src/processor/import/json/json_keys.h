@@ -112,7 +112,8 @@ __attribute__((noinline)) void trak__json_key_learn(trak_json_import *j, trak_js
 __attribute__((noinline)) void trak__json_shape_build(trak_json_import *j, unsigned ph);
 
 /* Whether the bytes at p (at least 17 of them) are shape key k's member as kept, followed by ','
-** or '}' (a number's value then ends at the same byte). */
+** or '}' or one of the few other bytes that share their bits: none is a digit, '.', 'e' or 'E',
+** so a number's value ends at the same byte. */
 static inline int trak__json_kept_at(const trak_json_shape_key *k, const char *p) {
 #if defined(__SSE2__)
   __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
@@ -121,7 +122,7 @@ static inline int trak__json_kept_at(const trak_json_shape_key *k, const char *p
 #else
   if ((k->need >> 16) || memcmp(p, k->text, k->len)) return 0;
 #endif
-  return p[k->len] == ',' || p[k->len] == '}';
+  return ((unsigned char)p[k->len] | 0x51) == 0x7d; /* ',' or '}' (or '-', '<', '=', 'l', 'm', '|') */
 }
 
 /* Keeps the member read plainly from `at` to `end` (its value in `slot`, 32 bytes or more from
@@ -141,12 +142,11 @@ static inline void trak__json_keep(trak_json_shape_key *k, const char *at, const
 ** e while their keys are the shape's keys[0], keys[1], ... in turn and their values strings
 ** without escapes or numbers of the usual form (trak__json_number_span), with 32 bytes or more
 ** left at each key; a kept member (trak_json_shape_key) is taken as it was. Returns where it
-** stopped, with *read 2i when keys[0..i) were read whole (keys[i] differs, or the shape or the
-** bytes ended), 2i + 1 when keys[i]'s key was read but not its value, which is at the returned
-** position. */
+** stopped, at *stop, the key of sh->keys not read whole (or sh->keys + sh->n), with *keyed 1 when
+** its key was read but not its value, which is at the returned position. */
 static inline __attribute__((always_inline)) const char *
 trak__json_shape_read(trak_json_shape *sh, jevent *e, const char *p, const char *end,
-                      unsigned *read) {
+                      trak_json_shape_key **stop, int *keyed) {
   trak_json_shape_key *sk = sh->keys, *last = sk + sh->n;
   for (; sk < last; sk++) {
     if (end - p < 32) break;
@@ -174,10 +174,10 @@ trak__json_shape_read(trak_json_shape *sh, jevent *e, const char *p, const char 
       if (sk->key.memo) trak__json_keep(sk, at, p, slot);
       continue;
     }
-    *read = 2 * (unsigned)(sk - sh->keys) + 1;
+    *stop = sk, *keyed = 1;
     return p;
   }
-  *read = 2 * (unsigned)(sk - sh->keys);
+  *stop = sk, *keyed = 0;
   return p;
 }
 
