@@ -210,32 +210,39 @@ static void write_ids_trace(out *o, unsigned events) {
   put(o, "%s-}\n]\n", ids[tid]);
 }
 
-/* A trace's tables (exported to `a`) and those of its spelling with " :" (to `b`), both read at
-** once and in pieces of 24 to 4096 bytes (`c`). */
+/* Imports `plain` at once, each of the n traces `others` at once and `plain` fed 1 to 23 and 24 to
+** 4096 bytes at a time: each export must be the first's (`what`: what the others are); the first
+** must hold more than `min` bytes. */
+static void assert_import_alike(const out *plain, const out *const *others,
+                                const char *const *what, size_t n, size_t min) {
+  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX";
+  tu_temp_file(a);
+  tu_temp_file(b);
+  import_export(plain, 0, a);
+  for (size_t i = 0; i < n; i++) {
+    import_export(others[i], 0, b);
+    tu_assert_same_file(a, b, what[i]);
+  }
+  import_export(plain, -1, b);
+  tu_assert_same_file(a, b, "the plain trace at once against fed 1 to 23 bytes at a time");
+  import_export(plain, -2, b);
+  tu_assert_same_file(a, b, "the plain trace at once against fed 24 to 4096 bytes at a time");
+  size_t len;
+  free(tu_read_file(a, &len));
+  assert_true(len > min); /* the events were imported */
+  unlink(a);
+  unlink(b);
+}
+
 static void test_kept_members_import_alike(void **state) {
   (void)state;
   out plain = {0}, spaced = {0};
   spaced.spaced = 1;
   write_ids_trace(&plain, 20000);
   write_ids_trace(&spaced, 20000);
-  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX",
-       c[] = "/tmp/trak_keyspell_c_XXXXXX";
-  tu_temp_file(a);
-  tu_temp_file(b);
-  tu_temp_file(c);
-  import_export(&plain, 0, a);
-  import_export(&spaced, 0, b);
-  tu_assert_same_file(a, b, "kept pid and tid members against keys spelled with a space before ':'");
-  import_export(&plain, -2, c);
-  tu_assert_same_file(a, c, "kept members at once against fed 24 to 4096 bytes at a time");
-  import_export(&plain, -1, c);
-  tu_assert_same_file(a, c, "kept members at once against fed 1 to 23 bytes at a time");
-  size_t n;
-  free(tu_read_file(a, &n));
-  assert_true(n > 50000); /* the events were imported */
-  unlink(a);
-  unlink(b);
-  unlink(c);
+  const out *others[] = {&spaced};
+  const char *what[] = {"kept pid and tid members against keys spelled with a space before ':'"};
+  assert_import_alike(&plain, others, what, 1, 50000);
   free(plain.s);
   free(spaced.s);
 }
@@ -249,26 +256,10 @@ static void test_key_spellings_import_alike(void **state) {
   write_trace(&spaced, 20000);
   write_trace(&valued, 20000);
   assert_true(plain.n != spaced.n && valued.n == spaced.n);
-  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX",
-       c[] = "/tmp/trak_keyspell_c_XXXXXX";
-  tu_temp_file(a);
-  tu_temp_file(b);
-  tu_temp_file(c);
-  import_export(&plain, 0, a);
-  import_export(&spaced, 0, b);
-  tu_assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
-  import_export(&plain, -1, c);
-  tu_assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
-  import_export(&valued, 0, b);
-  tu_assert_same_file(a, b, "plain keys against keys spelled with a space after ':'");
-  import_export(&plain, -2, c);
-  tu_assert_same_file(a, c, "the plain trace at once against fed 24 to 4096 bytes at a time");
-  size_t n;
-  free(tu_read_file(a, &n));
-  assert_true(n > 100000); /* the events were imported */
-  unlink(a);
-  unlink(b);
-  unlink(c);
+  const out *others[] = {&spaced, &valued};
+  const char *what[] = {"plain keys against keys spelled with a space before ':'",
+                        "plain keys against keys spelled with a space after ':'"};
+  assert_import_alike(&plain, others, what, 2, 100000);
   free(plain.s);
   free(spaced.s);
   free(valued.s);
