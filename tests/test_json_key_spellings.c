@@ -8,6 +8,11 @@
 ** each), or fed 1 to 23 bytes at a time (keys met with fewer than 16 bytes left take the
 ** tokenizer too) or 24 to 4096 (the phase's loop stops near each piece's end). A key sent to
 ** the wrong field, or a decoy taken for a key, changes the tables.
+** The phase's loop keeps each phase's last pid and tid members and takes their values again when
+** their bytes repeat (json_keys.h, trak_json_shape_key): a second trace repeats and varies their
+** spellings (lengths with shared prefixes, fractions, exponents, signs, strings, escapes, the
+** byte after the member: ',', '}', a space, and in the last event '-'), and must import as its
+** spelling with a space before each ':' does (where nothing is kept), at once and in pieces.
 */
 #include <stdarg.h>
 #include <stdint.h>
@@ -155,6 +160,93 @@ static void import_export(const out *o, int chunk, const char *db) {
   trak_processor_free(p);
 }
 
+/* Writes events whose pid and tid members run in repeats of spellings picked from a list. */
+static void write_ids_trace(out *o, unsigned events) {
+  rng = 0x2545f4914f6cdd1dULL;
+  static const char *const ids[] = {"102",    "1023",   "10",      "1",       "102.5",  "-102",
+                                    "102e1",  "1.0",    "\"102\"", "\"10\\u0032\"", "12345678",
+                                    "123456789", "0",   "007",     "102 ",    "\"\"", "99999999999999999999"};
+  static const char *const ends[] = {"}", "}", " }", ",\"args\":{}}", ",\"s\":\"t\"}"};
+  static const char *const phases[] = {"B", "E", "X", "i"};
+  const size_t nids = sizeof ids / sizeof *ids;
+  unsigned pid = 0, tid = 0;
+  uint64_t ts = 1000;
+  put(o, "[\n");
+  for (unsigned i = 0; i < events; i++) {
+    uint64_t r = next_rand();
+    if (r % 8 == 0) pid = (unsigned)((r >> 8) % nids); /* runs of one spelling, then another */
+    if ((r >> 3) % 6 == 0) tid = (unsigned)((r >> 16) % nids);
+    const char *ph = phases[(r >> 24) % 4];
+    ts += 1 + (r >> 28) % 5;
+    if (i) put(o, ",\n");
+    key(o, 1, "ph");
+    put(o, "\"%s\"", ph);
+    key(o, 0, "name");
+    put(o, "\"n%u\"", (unsigned)(r >> 32) % 3);
+    key(o, 0, "ts");
+    put(o, "%llu", (unsigned long long)ts);
+    if (!strcmp(ph, "X")) {
+      key(o, 0, "dur");
+      put(o, "1");
+    }
+    key(o, 0, "pid");
+    put(o, "%s", ids[pid]);
+    key(o, 0, "tid");
+    put(o, "%s", ids[tid]);
+    put(o, "%s", ends[(r >> 44) % 5]);
+  }
+  /* The last event repeats the one before's members but for a byte after its tid that ends the
+  ** number as ',' would, and the trace there (a syntax error). */
+  put(o, ",\n");
+  key(o, 1, "ph");
+  put(o, "\"i\"");
+  key(o, 0, "name");
+  put(o, "\"n0\"");
+  key(o, 0, "ts");
+  put(o, "%llu", (unsigned long long)ts);
+  key(o, 0, "pid");
+  put(o, "%s", ids[pid]);
+  key(o, 0, "tid");
+  put(o, "%s-}\n]\n", ids[tid]);
+}
+
+/* Imports `plain` at once, each of the n traces `others` at once and `plain` fed 1 to 23 and 24 to
+** 4096 bytes at a time: each export must be the first's (`what`: what the others are); the first
+** must hold more than `min` bytes. */
+static void assert_import_alike(const out *plain, const out *const *others,
+                                const char *const *what, size_t n, size_t min) {
+  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX";
+  tu_temp_file(a);
+  tu_temp_file(b);
+  import_export(plain, 0, a);
+  for (size_t i = 0; i < n; i++) {
+    import_export(others[i], 0, b);
+    tu_assert_same_file(a, b, what[i]);
+  }
+  import_export(plain, -1, b);
+  tu_assert_same_file(a, b, "the plain trace at once against fed 1 to 23 bytes at a time");
+  import_export(plain, -2, b);
+  tu_assert_same_file(a, b, "the plain trace at once against fed 24 to 4096 bytes at a time");
+  size_t len;
+  free(tu_read_file(a, &len));
+  assert_true(len > min); /* the events were imported */
+  unlink(a);
+  unlink(b);
+}
+
+static void test_kept_members_import_alike(void **state) {
+  (void)state;
+  out plain = {0}, spaced = {0};
+  spaced.spaced = 1;
+  write_ids_trace(&plain, 20000);
+  write_ids_trace(&spaced, 20000);
+  const out *others[] = {&spaced};
+  const char *what[] = {"kept pid and tid members against keys spelled with a space before ':'"};
+  assert_import_alike(&plain, others, what, 1, 50000);
+  free(plain.s);
+  free(spaced.s);
+}
+
 static void test_key_spellings_import_alike(void **state) {
   (void)state;
   out plain = {0}, spaced = {0}, valued = {0};
@@ -164,26 +256,10 @@ static void test_key_spellings_import_alike(void **state) {
   write_trace(&spaced, 20000);
   write_trace(&valued, 20000);
   assert_true(plain.n != spaced.n && valued.n == spaced.n);
-  char a[] = "/tmp/trak_keyspell_a_XXXXXX", b[] = "/tmp/trak_keyspell_b_XXXXXX",
-       c[] = "/tmp/trak_keyspell_c_XXXXXX";
-  tu_temp_file(a);
-  tu_temp_file(b);
-  tu_temp_file(c);
-  import_export(&plain, 0, a);
-  import_export(&spaced, 0, b);
-  tu_assert_same_file(a, b, "plain keys against keys spelled with a space before ':'");
-  import_export(&plain, -1, c);
-  tu_assert_same_file(a, c, "the plain trace at once against fed 1 to 23 bytes at a time");
-  import_export(&valued, 0, b);
-  tu_assert_same_file(a, b, "plain keys against keys spelled with a space after ':'");
-  import_export(&plain, -2, c);
-  tu_assert_same_file(a, c, "the plain trace at once against fed 24 to 4096 bytes at a time");
-  size_t n;
-  free(tu_read_file(a, &n));
-  assert_true(n > 100000); /* the events were imported */
-  unlink(a);
-  unlink(b);
-  unlink(c);
+  const out *others[] = {&spaced, &valued};
+  const char *what[] = {"plain keys against keys spelled with a space before ':'",
+                        "plain keys against keys spelled with a space after ':'"};
+  assert_import_alike(&plain, others, what, 2, 100000);
   free(plain.s);
   free(spaced.s);
   free(valued.s);
@@ -192,6 +268,7 @@ static void test_key_spellings_import_alike(void **state) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_key_spellings_import_alike),
+      cmocka_unit_test(test_kept_members_import_alike),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

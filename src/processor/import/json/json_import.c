@@ -42,7 +42,7 @@ trak_json_import *trak__json_import_new(trak_importer *imp) {
   j->lv = (trak_json_leaves){&j->own.v, &j->own.n, &j->own.cap};
   for (size_t ph = 0; ph < 32; ph++)
     for (size_t f = 0; f < JSON_KEY_ROWS; f++)
-      j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+      j->key_pred[ph][f] = (trak_json_key_pred){0, ~0ULL, 0, 0, JSON_KEY_OTHER, 0};
   j->shape_stale = ~0u;
   return j;
 }
@@ -153,6 +153,19 @@ static inline int args_read(trak_json_import *j, trak_json_cur *c, jevent *e, un
 ** and ':' in one word compare. */
 static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
   int rc;
+  trak_json_key_pred *row;
+  unsigned prev;
+  trak_json_value *slot;
+  const char *at = c->p;
+  /* `{"ph":"X"`, the common start, in one word compare: as the steps below read it */
+  if (TRAK_LIKELY(c->end - at >= 16 && (trak__json_word_at(at) << 8) == trak__json_word_at("\0{\"ph\":\"") &&
+                  at[8] == '"' && at[7] != '"' && at[7] != '\\')) {
+    e->saw_field = 1;
+    e->ph.kind = TRAK_JSON_STRING, e->ph.escaped = 0, e->ph.s = at + 7, e->ph.len = 1;
+    c->p = at + 9;
+    prev = 0; /* the "ph" field */
+    goto phase_read;
+  }
   if (TRAK_LIKELY(c->p < c->end && *c->p == '{'))
     c->p++;
   else if ((rc = trak__json_expect(c, '{', "expected an event object")))
@@ -164,10 +177,9 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
     return TRAK_JSON_OK;
   }
   e->saw_field = 1; /* a member follows (or an error) */
-  trak_json_key_pred *row = j->key_pred[0];
-  unsigned prev = JSON_KEY_START;
+  row = j->key_pred[0];
+  prev = JSON_KEY_START;
   const trak_json_key_pred *k = &row[prev];
-  trak_json_value *slot;
   if (TRAK_LIKELY(c->end - c->p >= 16) && ((trak__json_word_at(c->p) ^ k->word) & k->mask) == 0) {
     slot = (trak_json_value *)(void *)((char *)e + k->off);
     c->p += k->len;
@@ -198,41 +210,28 @@ static int event_read(trak_json_import *j, trak_json_cur *c, jevent *e) {
       } else if ((rc = trak__json_value_fast(c, &e->ph, 1))) {
         return rc;
       }
+    phase_read:;
       unsigned ph = (unsigned char)e->ph.s[0] & 31;
-      row = j->key_pred[ph];
       if (TRAK_UNLIKELY(j->shape_stale >> ph & 1)) trak__json_shape_build(j, ph);
       /* The phase's keys in their usual order and spelling, with their strings and numbers of
       ** the usual form, read in one loop; at the first other key the loop below goes on from
       ** there, at any other value it reads that value. */
-      const trak_json_shape *sh = &j->shape[ph];
-      const char *p = c->p, *end = c->end;
-      for (unsigned i = 0; i < sh->n; i++) {
-        const trak_json_key_pred *sk = &sh->keys[i];
-        if (end - p < 32 || ((trak__json_word_at(p) ^ sk->word) & sk->mask)) break;
-        p += sk->len;
-        prev = sk->field;
-        slot = (trak_json_value *)(void *)((char *)e + sk->off);
-        const char *q;
-        if (*p == '"') {
-          q = trak__json_plain_run(p + 1, end);
-          if (TRAK_LIKELY(q < end && *q == '"')) {
-            slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
-            slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));
-            p = q + 1;
-            continue;
-          }
-        } else if (TRAK_JSON_NUMBER_BLOCK && (q = trak__json_number_span(p, slot))) {
-          p = q;
-          continue;
-        }
-        c->p = p;
-        goto value;
-      }
-      c->p = p;
-      if (TRAK_LIKELY(p < end && *p == '}')) {
+      trak_json_shape *sh = &j->shape[ph];
+      trak_json_shape_key *sk;
+      int keyed;
+      const char *p = trak__json_shape_read(sh, e, c->p, c->end, &sk, &keyed);
+      if (TRAK_LIKELY(!keyed && p < c->end && *p == '}')) {
         c->p = p + 1;
         return TRAK_JSON_OK;
       }
+      c->p = p;
+      row = j->key_pred[ph];
+      if (keyed) { /* the key of sk is read: its value is not of the usual form */
+        prev = sk->key.field;
+        slot = (trak_json_value *)(void *)((char *)e + sk->key.off);
+        goto value;
+      }
+      if (sk != sh->keys) prev = sk[-1].key.field;
       goto next;
     }
     if (!slot) slot = &other;
@@ -292,11 +291,12 @@ __attribute__((cold, noinline)) static char *own_event(jevent *e, const char *st
   return copy;
 }
 
-/* An event read from [start, end): applied at once, or kept as an op (two threads: `e` is then
-** the event of op_next's slot). */
-static inline void event_emit(trak_json_import *j, jevent *e, const char *start, const char *end) {
-  uint64_t offset = j->buf_offset + (uint64_t)(start - j->base);
-  if (TRAK_LIKELY(!j->ops)) {
+/* An event read from [start, end) (at trace offset `offset`): applied at once, or kept as an op
+** (two threads: `e` is then the event of op_next's slot, `ops` is j->ops and `in_buf` says the
+** bytes are j->buf's). */
+static inline void event_emit(trak_json_import *j, trak_json_ops *ops, int in_buf, jevent *e,
+                              const char *start, const char *end, uint64_t offset) {
+  if (TRAK_LIKELY(!ops)) {
     j->imp->packet_index = j->apply_index = j->event_index;
     j->imp->packet_offset = offset;
     j->apply_leaves = j->own.v;
@@ -305,10 +305,11 @@ static inline void event_emit(trak_json_import *j, jevent *e, const char *start,
     return;
   }
   j->leaves_kept = *j->lv.n;
-  trak_json_op *op = &j->ops->v[j->ops->n++]; /* op_next's slot, which `e` is */
+  trak_json_op *op = (trak_json_op *)(void *)((char *)e - offsetof(trak_json_op, e)); /* op_next's */
+  ops->n++;
   op->kind = JSON_OP_EVENT, op->at = 0, op->owned = NULL;
   op->index = j->event_index, op->offset = offset;
-  if (j->base == j->buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
+  if (in_buf) op->owned = own_event(&op->e, start, (size_t)(end - start));
 }
 
 /* ---- the outer structure --------------------------------------------------------------- */
@@ -462,11 +463,15 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENT;
     return TRAK_JSON_OK;
-  case ST_EVENT:
+  case ST_EVENT: {
     /* Events one after another without going back through the state machine; an event cut
-    ** by the buffer's end is read again from its start with more bytes. */
+    ** by the buffer's end is read again from its start with more bytes. What stays the same
+    ** for the step is read once (stores through the event's bytes would make them reloaded). */
+    trak_json_ops *const ops = j->ops;
+    const int in_buf = j->base == j->buf;
+    const uint64_t offset0 = j->buf_offset - (uint64_t)(uintptr_t)j->base; /* + an address */
     for (int n = 0;; n++) {
-      jevent local, *e = j->ops ? &op_next(j)->e : &local;
+      jevent local, *e = ops ? &op_next(j)->e : &local;
       jevent_clear(e);
       *j->lv.n = j->leaves_kept; /* an event read before and not handed over left its leaves */
       e->leaf_at = (uint32_t)j->leaves_kept;
@@ -479,12 +484,21 @@ static int step(trak_json_import *j, trak_json_cur *c) {
         if (rc == TRAK_JSON_TOO_DEEP) c->p = start;
         return rc;
       }
-      event_emit(j, e, start, c->p);
+      event_emit(j, ops, in_buf, e, start, c->p, offset0 + (uint64_t)(uintptr_t)start);
       j->event_index++;
       if (c->p >= j->stop) break; /* the buffered bytes are read: the rest is read in place */
-      const char *q = c->p;       /* "," then "{" or a newline and "{": the common spellings */
-      if (TRAK_LIKELY(c->end - q >= 3 && q[0] == ',' &&
-                      (q[1] == '{' || (q[1] == '\n' && q[2] == '{')))) {
+      const char *q = c->p; /* "," then "{" or a newline and "{": the common spellings */
+      if (TRAK_LIKELY(c->end - q >= 8)) {
+        uint64_t w = trak__json_word_at(q);
+        if (TRAK_LIKELY((w & 0xffffff) == (trak__json_word_at(",\n{\0\0\0\0\0") & 0xffffff))) {
+          c->p = q + 2;
+          continue;
+        }
+        if ((w & 0xffff) == (trak__json_word_at(",{\0\0\0\0\0\0") & 0xffff)) {
+          c->p = q + 1;
+          continue;
+        }
+      } else if (c->end - q >= 3 && q[0] == ',' && (q[1] == '{' || (q[1] == '\n' && q[2] == '{'))) {
         c->p = q + 1 + (q[1] == '\n');
         continue;
       }
@@ -499,6 +513,7 @@ static int step(trak_json_import *j, trak_json_cur *c) {
     }
     j->state = ST_EVENTS_NEXT;
     return TRAK_JSON_OK;
+  }
   case ST_EVENTS_NEXT:
     ch = trak__json_peek(c);
     if (ch < 0) return TRAK_JSON_MORE;

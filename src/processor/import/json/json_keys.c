@@ -70,7 +70,7 @@ static const struct {
 void trak__json_key_learn(trak_json_import *j, trak_json_key_pred *row, unsigned prev,
                           const jevent *e, const trak_json_value *slot) {
   j->shape_stale |= 1u << (unsigned)((row - j->key_pred[0]) / JSON_KEY_ROWS);
-  trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER};
+  trak_json_key_pred k = {0, ~0ULL, 0, 0, JSON_KEY_OTHER, 0};
   size_t off = slot ? (size_t)((const char *)slot - (const char *)e) : 0;
   for (unsigned f = 0; slot && f < JSON_KEY_FIELDS; f++) {
     if (key_fields[f].off != off) continue;
@@ -103,7 +103,9 @@ void trak__json_shape_build(trak_json_import *j, unsigned ph) {
   while (sh->n < JSON_KEY_FIELDS) {
     const trak_json_key_pred *k = &row[f];
     if (!k->len || k->field >= JSON_KEY_FIELDS || (seen >> k->field & 1)) break;
-    sh->keys[sh->n++] = *k;
+    trak_json_shape_key *sk = &sh->keys[sh->n++];
+    *sk = (trak_json_shape_key){.key = *k, .need = 1u << 16}; /* nothing kept */
+    sk->key.memo = k->field == 4 || k->field == 5; /* pid, tid */
     seen |= 1u << k->field;
     f = k->field;
   }

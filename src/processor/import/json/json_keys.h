@@ -111,4 +111,74 @@ __attribute__((noinline)) void trak__json_key_learn(trak_json_import *j, trak_js
 ** field on, up to a key not predicted (too long, or none learnt) or a field met before. */
 __attribute__((noinline)) void trak__json_shape_build(trak_json_import *j, unsigned ph);
 
+/* Whether the bytes at p (at least 17 of them) are shape key k's member as kept, followed by ','
+** or '}' or one of the few other bytes that share their bits: none is a digit, '.', 'e' or 'E',
+** so a number's value ends at the same byte. */
+static inline int trak__json_kept_at(const trak_json_shape_key *k, const char *p) {
+#if defined(__SSE2__)
+  __m128i x = _mm_loadu_si128((const __m128i *)(const void *)p);
+  __m128i t = _mm_loadu_si128((const __m128i *)(const void *)k->text);
+  if (((unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(x, t)) & k->need) != k->need) return 0;
+#else
+  if ((k->need >> 16) || memcmp(p, k->text, k->len)) return 0;
+#endif
+  return ((unsigned char)p[k->len] | 0x51) == 0x7d; /* ',' or '}' (or '-', '<', '=', 'l', 'm', '|') */
+}
+
+/* Keeps the member read plainly from `at` to `end` (its value in `slot`, 32 bytes or more from
+** `at` in the buffer) in shape key k, when it has at most 16 bytes. */
+static inline void trak__json_keep(trak_json_shape_key *k, const char *at, const char *end,
+                                   const trak_json_value *slot) {
+  size_t n = (size_t)(end - at);
+  if (n > 16) return;
+  memcpy(k->text, at, 16);
+  k->need = (uint32_t)((1ull << n) - 1);
+  k->len = (uint8_t)n;
+  k->at = (uint8_t)(slot->s - at);
+  k->val = *slot;
+}
+
+/* Reads the members of shape sh at p (past the "ph" member's value; end: the buffer's end) into
+** e while their keys are the shape's keys[0], keys[1], ... in turn and their values strings
+** without escapes or numbers of the usual form (trak__json_number_span), with 32 bytes or more
+** left at each key; a kept member (trak_json_shape_key) is taken as it was. Returns where it
+** stopped, at *stop, the key of sh->keys not read whole (or sh->keys + sh->n), with *keyed 1 when
+** its key was read but not its value, which is at the returned position. */
+static inline __attribute__((always_inline)) const char *
+trak__json_shape_read(trak_json_shape *sh, jevent *e, const char *p, const char *end,
+                      trak_json_shape_key **stop, int *keyed) {
+  trak_json_shape_key *sk = sh->keys, *last = sk + sh->n;
+  for (; sk < last; sk++) {
+    if (end - p < 32) break;
+    trak_json_value *slot = (trak_json_value *)(void *)((char *)e + sk->key.off);
+    if (sk->key.memo && trak__json_kept_at(sk, p)) {
+      *slot = sk->val;
+      slot->s = p + sk->at;
+      p += sk->len;
+      continue;
+    }
+    if ((trak__json_word_at(p) ^ sk->key.word) & sk->key.mask) break;
+    const char *at = p, *q;
+    p += sk->key.len;
+    if (*p == '"') {
+      q = trak__json_plain_run(p + 1, end);
+      if (TRAK_LIKELY(q < end && *q == '"')) {
+        slot->kind = TRAK_JSON_STRING, slot->escaped = 0;
+        slot->s = p + 1, slot->len = (uint32_t)(q - (p + 1));
+        p = q + 1;
+        if (sk->key.memo) trak__json_keep(sk, at, p, slot);
+        continue;
+      }
+    } else if (TRAK_JSON_NUMBER_BLOCK && (q = trak__json_number_span(p, slot))) {
+      p = q;
+      if (sk->key.memo) trak__json_keep(sk, at, p, slot);
+      continue;
+    }
+    *stop = sk, *keyed = 1;
+    return p;
+  }
+  *stop = sk, *keyed = 0;
+  return p;
+}
+
 #endif /* TRAK_PROCESSOR_IMPORT_JSON_JSON_KEYS_H */

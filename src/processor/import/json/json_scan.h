@@ -145,7 +145,8 @@ static inline int trak__json_digits(const char **pp, const char *end) {
 ** or bad one), which the byte-wise path then reads. */
 static inline __attribute__((always_inline)) const char *trak__json_number_span(const char *p,
                                                                               trak_json_value *v) {
-  const char *q = p + (*p == '-');
+  const char *q = p;
+  if (TRAK_UNLIKELY(*q == '-')) q++;
   __m128i d = _mm_sub_epi8(_mm_loadu_si128((const __m128i *)(const void *)q), _mm_set1_epi8('0'));
   /* bit i: q[i] is a digit (its byte less '0' is at most 9, unsigned) */
   unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(9)), d));
