@@ -224,17 +224,16 @@ parse_one(trak_importer *imp, const trak_ev *ev, const trak_sequence *seq, const
   }
   if (json) {
     /* Perfetto's slice tracker: flow steps read the stack as it is (a complete slice that has
-    ** ended stays the enclosing one until the next slice event); slices prepare it. (A stack
-    ** without closed slices needs no walk: trak__stack_prepare would return 1 at once.) */
+    ** ended stays the enclosing one until the next slice event); slices prepare it. */
     if (type == TRAK_EV_END) {
       trak_overlap unused;
-      if (info->closed_on_stack) trak__stack_prepare(imp, track, ev, -1, &unused);
+      trak__stack_prepare(imp, track, ev, -1, &unused);
     } else if (type == TRAK_EV_BEGIN || type == TRAK_EV_INSTANT || type == TRAK_EV_COMPLETE) {
       int64_t dur = type == TRAK_EV_BEGIN     ? -1
                     : type == TRAK_EV_INSTANT ? 0
                                               : (int64_t)imp->aux.v[ev->aux];
       trak_overlap overlap;
-      if (info->closed_on_stack && !trak__stack_prepare(imp, track, ev, dur, &overlap)) {
+      if (!trak__stack_prepare(imp, track, ev, dur, &overlap)) {
         track = trak__spill_track(imp, track, ev, dur, &overlap);
         t = imp->tables;
         info = &imp->tracks.info.v[track];

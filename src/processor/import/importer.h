@@ -237,13 +237,19 @@ static inline size_t trak__dec_each(trak_importer *imp, const uint8_t *data, siz
 /* The order of JSON records with the same timestamp once the trace has an X event (as
 ** Perfetto's sorter orders them): thread slice ends (E) first, then complete slices by
 ** duration, longest first, then everything else; file order within a key. */
+/* The key of a record of `type` on `track`, `dur` being a complete slice's duration. */
+static inline int64_t trak__tie_key(const trak_importer *imp, uint32_t type, uint32_t track,
+                                    int64_t dur) {
+  /* E ends a thread slice; an async e (on its own track) sorts with everything else */
+  if (type == TRAK_EV_END && imp->tracks.info.v[track].is_legacy_thread) return INT64_MIN;
+  if (type == TRAK_EV_COMPLETE) return INT64_MAX - dur;
+  return INT64_MAX;
+}
+/* trak__tie_key of record `ev` (an X's duration is its aux entry's first word). */
 static inline int64_t trak__ev_tie_key(const trak_importer *imp, const trak_ev *ev) {
   uint32_t type = ev->track >> TRAK_EV_TYPE_SHIFT;
-  /* E ends a thread slice; an async e (on its own track) sorts with everything else */
-  if (type == TRAK_EV_END && imp->tracks.info.v[ev->track & TRAK_EV_TRACK_MASK].is_legacy_thread)
-    return INT64_MIN;
-  if (type == TRAK_EV_COMPLETE) return INT64_MAX - (int64_t)imp->aux.v[ev->aux];
-  return INT64_MAX;
+  return trak__tie_key(imp, type, ev->track & TRAK_EV_TRACK_MASK,
+                       type == TRAK_EV_COMPLETE ? (int64_t)imp->aux.v[ev->aux] : 0);
 }
 
 /* JSON traces: event `index` at `ts` names thread `utid` (threads.c keeps the earliest). */

@@ -98,7 +98,7 @@ typedef struct trak_ev {
 **   The third byte: 1 when aux follows in 4 bytes (0: aux is 0).
 ** At most TRAK_EV_PACKED_MAX bytes; every field is read and written with one 4- or 8-byte
 ** access, so a block keeps TRAK_EV_BLOCK_SLACK bytes free after its records. sequence_put.h
-** writes the same bytes inline (JSON's records). */
+** (trak__sequence_put) writes them. */
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "packed event records assume a little-endian machine"
 #endif

@@ -18,6 +18,20 @@
 uint8_t *trak__sequence_put_any(trak_importer *imp, trak_sequence *seq, const trak_ev *ev,
                                 int held);
 
+/* What follows the packing of a record of `type` on `track`: the sequence's deltas, order and
+** counts. */
+static inline void trak__sequence_pushed(trak_importer *imp, trak_sequence *seq, int64_t ts,
+                                         uint32_t pkt, uint32_t type, uint32_t track) {
+  seq->pack_ts = ts;
+  seq->pack_pkt = pkt;
+  seq->pack_track = track;
+  if (TRAK_UNLIKELY(ts < seq->last_ts)) seq->unsorted = 1;
+  seq->last_ts = ts;
+  seq->n_events++;
+  imp->n_events++;
+  imp->n_of_type[type]++;
+}
+
 /* trak__sequence_push of the record {ts, type << TRAK_EV_TYPE_SHIFT | track, pkt, u (name |
 ** category << 32, or a counter value's bits), args, aux}; with `held`, trak__sequence_push_held
 ** of it (args is not read), returning where its arg set id goes. Never aborts. */
@@ -79,14 +93,7 @@ trak__sequence_put(trak_importer *imp, trak_sequence *seq, int64_t ts, uint32_t 
     q += aux ? 4 : 0;
   }
   b->used += (uint32_t)(q - p);
-  seq->pack_ts = ts;
-  seq->pack_pkt = pkt;
-  seq->pack_track = track;
-  if (TRAK_UNLIKELY(ts < seq->last_ts)) seq->unsorted = 1;
-  seq->last_ts = ts;
-  seq->n_events++;
-  imp->n_events++;
-  imp->n_of_type[type]++;
+  trak__sequence_pushed(imp, seq, ts, pkt, type, track);
   return at;
 }
 

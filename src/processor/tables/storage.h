@@ -40,12 +40,17 @@ typedef struct trak_map {
   size_t n;
 } trak_map;
 
-/* The slot hash of a key (a 64-bit finaliser: keys are often small consecutive integers). */
-static inline size_t trak__map_hash(uint64_t k) {
+/* The hash of a key, 64 bits wide on every target (a 64-bit finaliser: keys are often small
+** consecutive integers). trak_slot_map takes its top bits. */
+static inline uint64_t trak__slot_hash(uint64_t k) {
   k ^= k >> 33;
   k *= 0xff51afd7ed558ccdULL;
   k ^= k >> 33;
-  return (size_t)k;
+  return k;
+}
+/* The slot hash of a key in a trak_map (its low bits are taken). */
+static inline size_t trak__map_hash(uint64_t k) {
+  return (size_t)trak__slot_hash(k);
 }
 
 /* Returns a pointer to the value for `key`, or NULL. Inline: interned ids, tracks and
@@ -90,13 +95,6 @@ typedef struct trak_slot_map {
   uint32_t *vals; /* entry -> value */
 } trak_slot_map;
 
-/* The 64-bit finaliser of trak__map_hash, kept 64 bits wide on every target. */
-static inline uint64_t trak__slot_hash(uint64_t k) {
-  k ^= k >> 33;
-  k *= 0xff51afd7ed558ccdULL;
-  k ^= k >> 33;
-  return k;
-}
 /* The home slot of `key` in a map with slots (m->cap), for a caller to prefetch before the put. */
 static inline const trak_slot *trak__slot_map_home(const trak_slot_map *m, uint64_t key) {
   return &m->slots[trak__slot_hash(key) >> (64 - m->bits)];

@@ -239,12 +239,9 @@ static uint32_t thread_track(trak_json_import *j, const jctx *x) {
 static inline __attribute__((always_inline)) void push(trak_json_import *j, const jctx *x,
                                                        uint32_t type, uint32_t track, uint32_t args,
                                                        uint32_t aux) {
-  /* trak__ev_tie_key: an X's dur is its aux entry's first word */
-  int64_t key = type == TRAK_EV_COMPLETE ? INT64_MAX - x->dur
-                : type == TRAK_EV_END && j->imp->tracks.info.v[track].is_legacy_thread
-                    ? INT64_MIN
-                    : INT64_MAX;
-  uint8_t *at = record(j, x->ts, type, track, (uint64_t)x->cat << 32 | x->name, args, aux, key);
+  /* the tie key from the event: an X's dur is also its aux entry's first word */
+  uint8_t *at = record(j, x->ts, type, track, (uint64_t)x->cat << 32 | x->name, args, aux,
+                       trak__tie_key(j->imp, type, track, x->dur));
   if (args == ARGS_HELD) /* the last set held: its id is written into the record when shared */
     j->held[(j->held_at + j->held_n - 1) % JSON_HOLD].at = at;
 }
