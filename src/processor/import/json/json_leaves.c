@@ -16,12 +16,19 @@
 void trak__json_dict_init(trak_json_dict *d) {
   memset(d, 0, sizeof *d);
   d->entry = calloc(TRAK_JSON_DICT_MAX + 1, sizeof *d->entry);
-  if (!d->entry) abort();
+  d->shape = malloc(TRAK_JSON_DICT_STARTS * sizeof *d->shape);
+  if (!d->entry || !d->shape) abort();
+  for (size_t i = 0; i < TRAK_JSON_DICT_STARTS; i++)
+    d->shape[i].n = UINT32_MAX;
+  const char *env = getenv("TRAK_JSON_SHAPES");
+  d->shapes_off = env && !strcmp(env, "0");
 }
 
 void trak__json_dict_free(trak_json_dict *d) {
   free(d->entry);
+  free(d->shape);
   d->entry = NULL;
+  d->shape = NULL;
 }
 
 /* Whether entry `e` is member `name` (its words `w`) of key `parent`. */
@@ -110,6 +117,12 @@ typedef struct walk {
   trak_json_leaf *v;
   size_t n, cap;
   const char *base;
+  /* the values read member by member, in order (for keep_shape): their spans from base and
+  ** keys; rec_n counts past TRAK_JSON_SHAPE_VALUES, rec holds the first ones */
+  uint32_t rec_n;
+  struct {
+    uint32_t start, end, key;
+  } rec[TRAK_JSON_SHAPE_VALUES];
 } walk;
 
 /* The next leaf's slot. */
@@ -148,10 +161,67 @@ static inline const char *string_end(const char *p, const char *end, uint8_t *es
   }
 }
 
+/* The value at p (after whitespace) under key `k` when it is a string, a number, true, false or
+** null: its leaf (none for null) appended. Returns the end of the value, or NULL for another
+** value (objects: the caller's; arrays) or one not valid or cut by the buffer's end. */
+static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_json_cur *c, const char *p, uint32_t k) {
+  const char *end = c->end, *q;
+  trak_json_leaf *l;
+  if (*p == '"') {
+    uint8_t escaped;
+    if (!(q = string_end(p + 1, end, &escaped))) return NULL;
+    l = leaf_next(w);
+    l->type = TRAK_ARG_STRING;
+    l->escaped = escaped;
+    l->len = (uint32_t)(q - (p + 1));
+    l->v.off = (uint64_t)(p + 1 - w->base);
+    p = q + 1;
+  } else if (*p == '-' || (unsigned)(*p - '0') < 10) {
+    trak_json_value v;
+    if (TRAK_JSON_NUMBER_BLOCK && end - p >= 17 && (q = trak__json_number_span(p, &v))) {
+      /* the common number: its row as trak__json_number_arg makes it (at most 8 integer
+      ** digits, no exponent: an integer is an INT, a fraction a REAL) */
+      p = q;
+      l = leaf_next(w);
+      if (!v.is_float) {
+        l->type = TRAK_ARG_INT;
+        l->v.i = v.s[0] == '-' ? -(int64_t)v.ival : (int64_t)v.ival;
+      } else {
+        l->type = TRAK_ARG_REAL;
+        l->v.r = trak__json_real_of(&v);
+      }
+    } else {
+      c->p = p;
+      if (trak__json_number_at(c, &v)) return NULL;
+      p = c->p;
+      int64_t i = 0;
+      double r = 0;
+      l = leaf_next(w);
+      l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
+      if (l->type == TRAK_ARG_INT)
+        l->v.i = i;
+      else
+        l->v.r = r;
+    }
+  } else {
+    if (end - p < 5) return NULL; /* a literal, and the byte after it */
+    uint32_t x = word4(p);
+    if (x == word4("null")) return p + 4; /* no row, as in Perfetto */
+    if (x != word4("true") && (x != word4("fals") || p[4] != 'e'))
+      return NULL; /* objects, arrays, and what is not valid */
+    p += x == word4("true") ? 4 : 5;
+    l = leaf_next(w);
+    l->type = TRAK_ARG_BOOL;
+    l->v.i = x == word4("true");
+  }
+  l->key = (uint16_t)k;
+  return p;
+}
+
 /* The members of the object at c->p (its '{') under key `parent`, at nesting `depth`, into
-** leaves (read with a cursor of its own, c->p set only around the calls that take it). Returns
-** 0 with c->p past the object, or -1 at anything trak__json_leaves_read leaves to the
-** tokenizer. */
+** leaves (read with a cursor of its own, c->p set only around the calls that take it), each
+** value's span and key recorded in w->rec. Returns 0 with c->p past the object, or -1 at
+** anything trak__json_leaves_read leaves to the tokenizer. */
 static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
   const char *p = skip_space(c->p + 1, c->end), *end = c->end;
   if (p < end && *p == '}') {
@@ -160,7 +230,6 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
   }
   trak_json_dict *d = w->d;
   for (;;) {
-    trak_json_value v;
     /* the key that followed the last one, spelled as usual: matched in place */
     uint32_t k = d->next[d->last];
     const trak_json_dict_entry *e = &d->entry[k];
@@ -180,64 +249,19 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
     }
     p = skip_space(p, end);
     if (p >= end) return -1;
-    trak_json_leaf *l;
-    const char *q;
-    if (*p == '"') {
-      uint8_t escaped;
-      if (!(q = string_end(p + 1, end, &escaped))) return -1;
-      l = leaf_next(w);
-      l->type = TRAK_ARG_STRING;
-      l->escaped = escaped;
-      l->len = (uint32_t)(q - (p + 1));
-      l->v.off = (uint64_t)(p + 1 - w->base);
-      p = q + 1;
-    } else if (*p == '-' || (unsigned)(*p - '0') < 10) {
-      if (TRAK_JSON_NUMBER_BLOCK && end - p >= 17 && (q = trak__json_number_span(p, &v))) {
-        /* the common number: its row as trak__json_number_arg makes it (at most 8 integer
-        ** digits, no exponent: an integer is an INT, a fraction a REAL) */
-        p = q;
-        l = leaf_next(w);
-        if (!v.is_float) {
-          l->type = TRAK_ARG_INT;
-          l->v.i = v.s[0] == '-' ? -(int64_t)v.ival : (int64_t)v.ival;
-        } else {
-          l->type = TRAK_ARG_REAL;
-          l->v.r = trak__json_real_of(&v);
-        }
-      } else {
-        c->p = p;
-        if (trak__json_number_at(c, &v)) return -1;
-        p = c->p;
-        int64_t i = 0;
-        double r = 0;
-        l = leaf_next(w);
-        l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
-        if (l->type == TRAK_ARG_INT)
-          l->v.i = i;
-        else
-          l->v.r = r;
-      }
-    } else if (*p == '{') {
+    if (*p == '{') {
       c->p = p;
       if (depth + 1 >= TRAK_JSON_DICT_DEPTH || object(w, c, k, depth + 1)) return -1;
       p = c->p;
-      l = NULL;
     } else {
-      if (end - p < 5) return -1; /* a literal, and the byte after it */
-      uint32_t x = word4(p);
-      if (x == word4("null")) {
-        p += 4;
-        l = NULL; /* no row, as in Perfetto */
-      } else if (x == word4("true") || (x == word4("fals") && p[4] == 'e')) {
-        p += x == word4("true") ? 4 : 5;
-        l = leaf_next(w);
-        l->type = TRAK_ARG_BOOL;
-        l->v.i = x == word4("true");
-      } else {
-        return -1; /* arrays, and what is not valid */
-      }
+      const char *q = scalar(w, c, p, k);
+      if (!q) return -1;
+      if (TRAK_LIKELY(w->rec_n < TRAK_JSON_SHAPE_VALUES))
+        w->rec[w->rec_n].start = (uint32_t)(p - w->base), w->rec[w->rec_n].end = (uint32_t)(q - w->base),
+        w->rec[w->rec_n].key = k;
+      w->rec_n++;
+      p = q;
     }
-    if (l) l->key = (uint16_t)k;
     p = skip_space(p, end);
     if (TRAK_LIKELY(p < end && *p == ',')) {
       p = skip_space(p + 1, end);
@@ -249,11 +273,76 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
   }
 }
 
+/* Keeps the object just read member by member (len bytes at w->base, its values in w->rec) as
+** shape `s`, when it is short enough and has few enough values; else keeps nothing. */
+static void keep_shape(trak_json_args_shape *s, const walk *w, size_t len, uint32_t last) {
+  if (len > TRAK_JSON_SHAPE_TEXT || w->rec_n > TRAK_JSON_SHAPE_VALUES) {
+    s->n = UINT32_MAX;
+    return;
+  }
+  memcpy(s->text, w->base, len);
+  memset(s->text + len, 0, 16);
+  uint32_t at = 0;
+  for (uint32_t i = 0; i <= w->rec_n; i++) {
+    trak_json_args_step *t = &s->step[i];
+    uint32_t to = i < w->rec_n ? w->rec[i].start : (uint32_t)len;
+    t->at = (uint16_t)at, t->len = (uint16_t)(to - at);
+    t->key = i < w->rec_n ? w->rec[i].key : 0;
+    t->w[0] = word8(s->text + at), t->w[1] = word8(s->text + at + 8);
+    for (int h = 0; h < 2; h++) {
+      size_t b = t->len > 8 * h ? t->len - 8 * h : 0; /* bytes of the text in word h */
+      t->m[h] = b >= 8 ? ~0ULL : (1ULL << (8 * b)) - 1;
+    }
+    if (i < w->rec_n) at = w->rec[i].end;
+  }
+  s->n = w->rec_n;
+  s->last = last;
+}
+
+/* Whether the text at p (before `end`) starts with step t's text of shape s. */
+static inline int step_is(const trak_json_args_shape *s, const trak_json_args_step *t, const char *p,
+                          const char *end) {
+  if (TRAK_LIKELY(end - p >= 16)) {
+    if (((word8(p) ^ t->w[0]) & t->m[0]) | ((word8(p + 8) ^ t->w[1]) & t->m[1])) return 0;
+    return TRAK_LIKELY(t->len <= 16) ||
+           (end - p >= t->len && !memcmp(p + 16, s->text + t->at + 16, t->len - 16u));
+  }
+  return end - p >= t->len && !memcmp(p, s->text + t->at, t->len); /* near the buffer's end */
+}
+
+/* The object at c->p read as shape s: its text before each value matched, each value read as
+** object() reads it. Returns 0 with c->p past the object, or -1 at the first difference (the
+** leaves then to be dropped by the caller). */
+static int shape_read(walk *w, trak_json_cur *c, const trak_json_args_shape *s) {
+  const char *p = c->p;
+  const trak_json_args_step *t = s->step;
+  for (uint32_t i = 0; i < s->n; i++, t++) {
+    if (!step_is(s, t, p, c->end)) return -1;
+    if (!(p = scalar(w, c, p + t->len, t->key))) return -1;
+  }
+  if (!step_is(s, t, p, c->end)) return -1;
+  c->p = p + t->len;
+  return 0;
+}
+
 int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
                            trak_json_value *v) {
   const char *start = c->p;
-  walk w = {d, *out->v, *out->n, *out->cap, start};
-  int rc = object(&w, c, 0, 0);
+  walk w; /* w.rec is written before it is read */
+  w.d = d, w.v = *out->v, w.n = *out->n, w.cap = *out->cap, w.base = start, w.rec_n = 0;
+  uint32_t ctx = d->last > TRAK_JSON_DICT_MAX ? d->last - (TRAK_JSON_DICT_MAX + 1) : 0;
+  trak_json_args_shape *s = &d->shape[ctx];
+  const char *err_at = c->err_at, *err_msg = c->err_msg;
+  int rc;
+  if (s->n != UINT32_MAX && !d->shapes_off && !shape_read(&w, c, s)) {
+    d->last = s->last;
+    rc = 0;
+  } else {
+    /* a shape read that failed may have made leaves or set an error: both dropped */
+    c->p = start, w.n = *out->n, c->err_at = err_at, c->err_msg = err_msg;
+    rc = object(&w, c, 0, 0);
+    if (!rc && !d->shapes_off) keep_shape(s, &w, (size_t)(c->p - start), d->last);
+  }
   *out->v = w.v, *out->cap = w.cap; /* it may have grown */
   if (rc) {
     c->p = start;

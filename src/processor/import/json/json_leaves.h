@@ -30,10 +30,35 @@ typedef struct trak_json_dict_entry {
   char key[TRAK_JSON_DICT_KEY];
 } trak_json_dict_entry;
 
+#define TRAK_JSON_SHAPE_TEXT 512  /* an args object longer than this is not kept (below) */
+#define TRAK_JSON_SHAPE_VALUES 32 /* nor one with more values than this */
+
+/* The text a kept args object has before one of its values (or after its last: its tail):
+** `len` bytes at `at` of the kept text, the first 16 of them (zero-padded) as words `w` with
+** the masks `m` of the bytes they hold; the value is key `key`'s. */
+typedef struct trak_json_args_step {
+  uint64_t w[2], m[2];
+  uint16_t at, len;
+  uint32_t key;
+} trak_json_args_step;
+
+/* The args object read last in one start context (the caller's: its phase), kept as text
+** between its values (strings, numbers, true, false, null): members' names, ':', commas,
+** whitespace and nested objects' braces. A later object whose text is the same outside its
+** values has the same keys (the values' keys in `step`) and is read value by value. */
+typedef struct trak_json_args_shape {
+  uint32_t n;    /* values; UINT32_MAX: nothing kept */
+  uint32_t last; /* the key looked up last in the object: the dictionary's `last` after it */
+  trak_json_args_step step[TRAK_JSON_SHAPE_VALUES + 1]; /* n before values, then the tail */
+  char text[TRAK_JSON_SHAPE_TEXT + 16];                   /* zero-padded for word loads */
+} trak_json_args_shape;
+
 /* The key dictionary: entries 1..n in `entry` (allocated once, never moved), found by an open
 ** addressing table of entry numbers (the decoding thread's). */
 typedef struct trak_json_dict {
   trak_json_dict_entry *entry; /* TRAK_JSON_DICT_MAX + 1 of them; entry 0 unused */
+  trak_json_args_shape *shape;      /* TRAK_JSON_DICT_STARTS of them: each context's kept object */
+  int shapes_off;              /* tests: read every object member by member (TRAK_JSON_SHAPES=0) */
   uint32_t n;
   uint32_t last;                         /* the key looked up last, or a start (below) */
   uint16_t slot[2 * TRAK_JSON_DICT_MAX]; /* entry numbers; 0: empty */
@@ -64,7 +89,8 @@ typedef struct trak_json_leaves {
   size_t *n, *cap;
 } trak_json_leaves;
 
-/* Allocates the dictionary's entries. Can't fail (aborts on out of memory). */
+/* Allocates the dictionary's entries and kept shapes (none kept; all off when the environment
+** has TRAK_JSON_SHAPES=0). Can't fail (aborts on out of memory). */
 void trak__json_dict_init(trak_json_dict *d);
 void trak__json_dict_free(trak_json_dict *d);
 
@@ -77,7 +103,9 @@ void trak__json_dict_free(trak_json_dict *d);
 ** another shape or not valid, with c->p and the leaves as they were (the caller then reads it
 ** with the tokenizer, which says what is wrong). Can't fail otherwise. Its first key is predicted
 ** from d->last, which the caller may set to TRAK_JSON_DICT_MAX + 1 + a context (below
-** TRAK_JSON_DICT_STARTS): the first key read last time in that context. */
+** TRAK_JSON_DICT_STARTS): the first key read last time in that context. The object read last in
+** the context (context 0 when d->last is a key) is kept (trak_json_args_shape): an object whose text
+** matches it outside its values is read value by value, with the same leaves. */
 int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
                            trak_json_value *v);
 
