@@ -11,7 +11,10 @@
 ** flattening, TRAK_JSON_KEY_MEMO=0), on two threads and fed 1 to 23 bytes at a time; and a
 ** trace whose arg sets mostly repeat, whose sharing the importer's thread holds back, the same
 ** on one thread and two; sets with a key twice and sets read from the text share one id with
-** their equals from the leaves, and string values come back through the string cache.
+** their equals from the leaves, and string values come back through the string cache. Args
+** objects read as the kept shape of the last one (same text outside the values) give the leaves
+** the member-by-member walk gives, whole or cut at any byte, and traces of many shapes import
+** alike with the kept shapes and without (TRAK_JSON_SHAPES=0).
 */
 #include <setjmp.h>
 #include <stdarg.h>
@@ -470,6 +473,168 @@ static void test_repeated_keys_and_paths_share(void **state) {
   unlink(trace);
 }
 
+/* Args objects of many shapes, each after the last (each twice, the list twice over): ones that
+** match the kept object outside their values (other values, types, spellings), and ones that
+** differ from it at a key, by a key more or less, in whitespace, nesting, escapes in keys, long
+** names, or that are not valid (the last SHAPES_INVALID). */
+static const char *const shape_texts[] = {
+    "{\"size\":1,\"url\":\"a\",\"info\":{\"ok\":true}}",
+    "{\"size\":22,\"url\":\"bb\\\"c\",\"info\":{\"ok\":false}}",
+    "{\"size\":\"s\",\"url\":3.25,\"info\":{\"ok\":null}}",
+    "{\"size\":-7e2,\"url\":12345678901234567890,\"info\":{\"ok\":\"\\u00e9\"}}",
+    "{\"size\":1,\"url\":\"a\",\"info\":{\"ok\":{\"no\":1}}}",
+    "{\"size\":1,\"url\":\"a\",\"info\":{\"ok\":[1]}}",
+    "{\"size\":1,\"uri\":\"a\",\"info\":{\"ok\":true}}",
+    "{\"size\":1,\"uri\":\"a\",\"info\":{\"ok\":true},\"x\":2}",
+    "{\"size\":1,\"uri\":\"a\"}",
+    "{\"size\":1, \"uri\":\"a\"}",
+    "{\"size\":1,\"uri\":\"a\" }",
+    "{ \"size\":1,\"uri\":\"a\"}",
+    "{\"size\" :1,\"uri\":\"a\"}",
+    "{\"s\\u0069ze\":1,\"uri\":\"a\"}",
+    "{\"size\":1,\"size\":2}",
+    "{\"size\":1,\"size\":{\"size\":-0.0e5}}",
+    "{\"size\":1,\"size\":{\"size\":1E400}}",
+    "{}",
+    "{ }",
+    "{\"a\":{}}",
+    "{\"a\":{},\"b\":1}",
+    "{\"a\":{\"b\":{}},\"c\":1}",
+    "{\"a\":\"\\ud800\"}",
+    "{\"abcdefghijklmnopqrstuvwxyz0123\":1,\"abcdefghijklmnopqrstuvwxyz0124\":\"x\"}",
+    "{\"abcdefghijklmnopqrstuvwxyz0123\":22,\"abcdefghijklmnopqrstuvwxyz0124\":\"yy\"}",
+    "{\"abcdefghijklmnopqrstuvwxyz0123\":22,\"abcdefghijklmnopqrstuvwxyz0125\":\"yy\"}",
+    "{\"p\":{\"q\":{\"r\":{\"s\":1}}},\"t\":\"u\"}",
+    "{\"p\":{\"q\":{\"r\":{\"s\":\"1\"}}},\"t\":2}",
+    "{\"p\":{\"q\":{\"r\":{\"z\":\"1\"}}},\"t\":2}",
+    /* not valid (the last SHAPES_INVALID): left out of traces */
+    "{\"a\":tru}",
+    "{\"a\":true,}",
+    "{\"a\":truex}",
+    "{\"a\":1.}",
+    "{\"a\":1}x",
+};
+#define SHAPES_INVALID 5
+
+/* Asserts that walker a's leaves from `from_a` on are walker b's from `from_b` on (keys by
+** name: the dictionaries number them apart). */
+static void assert_same_leaves(const walker *a, size_t from_a, const walker *b, size_t from_b) {
+  assert_int_equal(a->n - from_a, b->n - from_b);
+  for (size_t i = 0; i < a->n - from_a; i++) {
+    const trak_json_leaf *x = &a->v[from_a + i], *y = &b->v[from_b + i];
+    const trak_json_dict_entry *ex = &a->d.entry[x->key], *ey = &b->d.entry[y->key];
+    assert_int_equal(ex->key_len, ey->key_len);
+    assert_memory_equal(ex->key, ey->key, ex->key_len);
+    assert_int_equal(x->type, y->type);
+    if (x->type == TRAK_ARG_STRING) {
+      assert_int_equal(x->escaped, y->escaped);
+      assert_int_equal(x->len, y->len);
+      assert_int_equal(x->v.off, y->v.off);
+    } else {
+      assert_memory_equal(&x->v, &y->v, sizeof x->v);
+    }
+  }
+}
+
+/* Each text walked whole and cut at each of its bytes, with the kept shapes (a) and member by
+** member only (b): the same answers, bytes stepped over and leaves. */
+static void test_args_shapes_walk_alike(void **state) {
+  (void)state;
+  walker a = {0}, b = {0};
+  trak__json_dict_init(&a.d);
+  trak__json_dict_init(&b.d);
+  b.d.shapes_off = 1;
+  size_t texts = sizeof shape_texts / sizeof *shape_texts;
+  for (size_t i = 0; i < 4 * texts; i++) {
+    char text[256];
+    snprintf(text, sizeof text, "%s", shape_texts[(i / 2) % texts]);
+    size_t n = strlen(text);
+    for (size_t cut = (i % 2 ? 1 : n); cut <= n; cut++) {
+      char t = text[cut];
+      text[cut] = 0;
+      for (int final = 0; final < 2; final++) {
+        size_t na = a.n, nb = b.n, used_a, used_b;
+        a.d.last = b.d.last = TRAK_JSON_DICT_MAX + 1 + 3;
+        int ok_a = walk_text(&a, text, final, &used_a), ok_b = walk_text(&b, text, final, &used_b);
+        assert_int_equal(ok_a, ok_b);
+        assert_int_equal(used_a, used_b);
+        assert_same_leaves(&a, na, &b, nb);
+      }
+      text[cut] = t;
+    }
+  }
+  trak__json_dict_free(&a.d);
+  trak__json_dict_free(&b.d);
+  free(a.v), free(b.v), free(a.text), free(b.text);
+}
+
+/* Writes `text` with each '#' replaced by v, v + 1, ... */
+static void put_shape(FILE *f, const char *text, unsigned v) {
+  for (; *text; text++)
+    if (*text == '#')
+      fprintf(f, "%u", v++);
+    else
+      fputc(*text, f);
+}
+
+/* A trace of slices, instants and complete events whose args come in runs of one shape (same
+** keys, other values), the shape changing now and then (shape_texts' and these with numbers). */
+static void write_shapes_trace(const char *path, unsigned events) {
+  static const char *const numbered[] = {
+      "{\"size\":#,\"url\":\"https://example.com/#\",\"info\":{\"ok\":true}}",
+      "{\"size\":#,\"url\":\"https://example.com/#\",\"info\":{\"ok\":false}}",
+      "{\"size\":#.#,\"url\":\"\\\"#\\\"\",\"info\":{\"ok\":#}}",
+      "{\"size\":\"#\",\"url\":#,\"info\":{\"ok\":null},\"more\":#}",
+      "{\"size\":-#e#,\"url\":\"#\"}",
+      "{\"rss\":#}",
+      "{\"rss\":#,\"rss\":\"#\"}",
+      "{\n  \"rss\": #,\n  \"vm\": {\"a\": #}\n}",
+  };
+  size_t texts = sizeof shape_texts / sizeof *shape_texts - SHAPES_INVALID, shapes = texts + 8;
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  uint64_t r = 0x51afd7ed558ccdULL;
+  unsigned shape = 0;
+  fputs("{\"traceEvents\":[\n", f);
+  for (unsigned i = 0; i < events; i++) {
+    tu_xorshift(&r);
+    static const char *const kinds[] = {"\"ph\":\"X\",\"dur\":3", "\"ph\":\"i\",\"s\":\"t\"",
+                                        "\"ph\":\"B\"", "\"ph\":\"E\""};
+    if (r % 16 == 0) shape = (unsigned)(r >> 8) % shapes;
+    fprintf(f, "%s{%s,\"name\":\"s%u\",\"ts\":%u,\"pid\":1,\"tid\":%u,\"args\":", i ? ",\n" : "",
+            kinds[i % 4], shape, 10 * i, 1 + (i / 4) % 2);
+    unsigned v = (unsigned)(r >> 20) % (i % 3 ? 100 : 1000000);
+    if (shape < 8)
+      put_shape(f, numbered[shape], v);
+    else
+      fputs(shape_texts[shape - 8], f);
+    fputc('}', f);
+  }
+  fputs("\n]}\n", f);
+  assert_int_equal(fclose(f), 0);
+}
+
+/* Traces of args in many shapes import alike with the kept shapes, without them
+** (TRAK_JSON_SHAPES=0), without leaves, on one thread and two, at once and in pieces. */
+static void test_args_shapes_import_alike(void **state) {
+  (void)state;
+  assert_imports_alike(write_shapes_trace, 24000, 500000);
+  char trace[] = "/tmp/trak_shapes_trace_XXXXXX", a[] = "/tmp/trak_shapes_a_XXXXXX",
+       b[] = "/tmp/trak_shapes_b_XXXXXX";
+  tu_temp_file(trace);
+  tu_temp_file(a);
+  tu_temp_file(b);
+  write_shapes_trace(trace, 24000);
+  export_with(trace, NULL, "2", 1, a);
+  setenv("TRAK_JSON_SHAPES", "0", 1);
+  export_with(trace, NULL, "2", 1, b);
+  unsetenv("TRAK_JSON_SHAPES");
+  tu_assert_same_file(a, b, "kept shapes against member by member");
+  unlink(a);
+  unlink(b);
+  unlink(trace);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_leaves_of_one_object),
@@ -480,6 +645,8 @@ int main(void) {
       cmocka_unit_test(test_traces_import_alike),
       cmocka_unit_test(test_shared_sets_alike),
       cmocka_unit_test(test_repeated_keys_and_paths_share),
+      cmocka_unit_test(test_args_shapes_walk_alike),
+      cmocka_unit_test(test_args_shapes_import_alike),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
