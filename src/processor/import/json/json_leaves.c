@@ -191,13 +191,14 @@ static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_js
         l->v.r = trak__json_real_of(&v);
       }
     } else {
+      trak_json_value u; /* apart from v, which then stays in registers */
       c->p = p;
-      if (trak__json_number_at(c, &v)) return NULL;
+      if (trak__json_number_at(c, &u)) return NULL;
       p = c->p;
       int64_t i = 0;
       double r = 0;
       l = leaf_next(w);
-      l->type = (uint8_t)trak__json_number_arg(&v, &i, &r);
+      l->type = (uint8_t)trak__json_number_arg(&u, &i, &r);
       if (l->type == TRAK_ARG_INT)
         l->v.i = i;
       else
