@@ -110,26 +110,34 @@ static inline int quoted_at(const trak_json_dict_entry *e, const char *p) {
   return i == n || !((word8(p + i) ^ e->quoted[i / 8]) & ((1ULL << (8 * (n - i))) - 1));
 }
 
-/* The walk of one args object: the dictionary, the leaves (a copy of the vector's fields, put
-** back at the end) and the object's first byte, which string offsets count from. */
-typedef struct walk {
-  trak_json_dict *d;
+/* Leaves being made: the vector's fields (put back at the end) and the args object's first byte,
+** which string offsets count from. */
+typedef struct leafvec {
   trak_json_leaf *v;
   size_t n, cap;
   const char *base;
-  /* the values read member by member, in order (for keep_shape): their spans from base and
+} leafvec;
+
+/* Room in lv for `need` leaves (through copies of its fields, so that lv itself may stay in
+** registers). */
+static inline void leaves_room(leafvec *lv, size_t need) {
+  void *v = lv->v;
+  size_t cap = lv->cap;
+  trak__grow(&v, &cap, need, sizeof *lv->v);
+  lv->v = v, lv->cap = cap;
+}
+
+/* The walk of one args object: the dictionary and the leaves. */
+typedef struct walk {
+  trak_json_dict *d;
+  leafvec lv;
+  /* the values read member by member, in order (for keep_shape): their spans from lv.base and
   ** keys; rec_n counts past TRAK_JSON_SHAPE_VALUES, rec holds the first ones */
   uint32_t rec_n;
   struct {
     uint32_t start, end, key;
   } rec[TRAK_JSON_SHAPE_VALUES];
 } walk;
-
-/* The next leaf's slot. */
-static inline trak_json_leaf *leaf_next(walk *w) {
-  if (TRAK_UNLIKELY(w->n == w->cap)) trak__grow((void **)&w->v, &w->cap, w->n + 1, sizeof *w->v);
-  return &w->v[w->n++];
-}
 
 /* The 4 bytes at p as a word. */
 static inline uint32_t word4(const char *p) {
@@ -162,19 +170,22 @@ static inline const char *string_end(const char *p, const char *end, uint8_t *es
 }
 
 /* The value at p (after whitespace) under key `k` when it is a string, a number, true, false or
-** null: its leaf (none for null) appended. Returns the end of the value, or NULL for another
-** value (objects: the caller's; arrays) or one not valid or cut by the buffer's end. */
-static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_json_cur *c, const char *p, uint32_t k) {
+** null: its leaf (none for null) appended to lv (`room`: the caller made room for it). Returns
+** the end of the value, or NULL for another value (objects: the caller's; arrays) or one not
+** valid or cut by the buffer's end. */
+static inline __attribute__((always_inline)) const char *scalar(leafvec *lv, trak_json_cur *c,
+                                                                const char *p, uint32_t k,
+                                                                int room) {
   const char *end = c->end, *q;
-  trak_json_leaf *l;
+  if (!room && TRAK_UNLIKELY(lv->n == lv->cap)) leaves_room(lv, lv->n + 1);
+  trak_json_leaf *l = &lv->v[lv->n];
   if (*p == '"') {
     uint8_t escaped;
     if (!(q = string_end(p + 1, end, &escaped))) return NULL;
-    l = leaf_next(w);
     l->type = TRAK_ARG_STRING;
     l->escaped = escaped;
     l->len = (uint32_t)(q - (p + 1));
-    l->v.off = (uint64_t)(p + 1 - w->base);
+    l->v.off = (uint64_t)(p + 1 - lv->base);
     p = q + 1;
   } else if (*p == '-' || (unsigned)(*p - '0') < 10) {
     trak_json_value v;
@@ -182,7 +193,6 @@ static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_js
       /* the common number: its row as trak__json_number_arg makes it (at most 8 integer
       ** digits, no exponent: an integer is an INT, a fraction a REAL) */
       p = q;
-      l = leaf_next(w);
       if (!v.is_float) {
         l->type = TRAK_ARG_INT;
         l->v.i = v.s[0] == '-' ? -(int64_t)v.ival : (int64_t)v.ival;
@@ -197,7 +207,6 @@ static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_js
       p = c->p;
       int64_t i = 0;
       double r = 0;
-      l = leaf_next(w);
       l->type = (uint8_t)trak__json_number_arg(&u, &i, &r);
       if (l->type == TRAK_ARG_INT)
         l->v.i = i;
@@ -211,11 +220,11 @@ static inline __attribute__((always_inline)) const char *scalar(walk *w, trak_js
     if (x != word4("true") && (x != word4("fals") || p[4] != 'e'))
       return NULL; /* objects, arrays, and what is not valid */
     p += x == word4("true") ? 4 : 5;
-    l = leaf_next(w);
     l->type = TRAK_ARG_BOOL;
     l->v.i = x == word4("true");
   }
   l->key = (uint16_t)k;
+  lv->n++;
   return p;
 }
 
@@ -255,10 +264,10 @@ static int object(walk *w, trak_json_cur *c, uint32_t parent, int depth) {
       if (depth + 1 >= TRAK_JSON_DICT_DEPTH || object(w, c, k, depth + 1)) return -1;
       p = c->p;
     } else {
-      const char *q = scalar(w, c, p, k);
+      const char *q = scalar(&w->lv, c, p, k, 0);
       if (!q) return -1;
       if (TRAK_LIKELY(w->rec_n < TRAK_JSON_SHAPE_VALUES))
-        w->rec[w->rec_n].start = (uint32_t)(p - w->base), w->rec[w->rec_n].end = (uint32_t)(q - w->base),
+        w->rec[w->rec_n].start = (uint32_t)(p - w->lv.base), w->rec[w->rec_n].end = (uint32_t)(q - w->lv.base),
         w->rec[w->rec_n].key = k;
       w->rec_n++;
       p = q;
@@ -281,7 +290,7 @@ static void keep_shape(trak_json_args_shape *s, const walk *w, size_t len, uint3
     s->n = UINT32_MAX;
     return;
   }
-  memcpy(s->text, w->base, len);
+  memcpy(s->text, w->lv.base, len);
   memset(s->text + len, 0, 16);
   uint32_t at = 0;
   for (uint32_t i = 0; i <= w->rec_n; i++) {
@@ -311,45 +320,49 @@ static inline int step_is(const trak_json_args_shape *s, const trak_json_args_st
   return end - p >= t->len && !memcmp(p, s->text + t->at, t->len); /* near the buffer's end */
 }
 
-/* The object at c->p read as shape s: its text before each value matched, each value read as
-** object() reads it. Returns 0 with c->p past the object, or -1 at the first difference (the
-** leaves then to be dropped by the caller). */
-static int shape_read(walk *w, trak_json_cur *c, const trak_json_args_shape *s) {
-  const char *p = c->p;
-  const trak_json_args_step *t = s->step;
-  for (uint32_t i = 0; i < s->n; i++, t++) {
-    if (!step_is(s, t, p, c->end)) return -1;
-    if (!(p = scalar(w, c, p + t->len, t->key))) return -1;
-  }
-  if (!step_is(s, t, p, c->end)) return -1;
-  c->p = p + t->len;
-  return 0;
+/* The object at c->p read as shape s into out: its text before each value matched, each value
+** read as object() reads it. Returns 0 with c->p past the object, or -1 at the first difference
+** (the leaves then to be dropped by the caller). */
+static inline int shape_read(leafvec *out, trak_json_cur *c, const trak_json_args_shape *s) {
+  leafvec lv = *out;
+  if (TRAK_UNLIKELY(lv.cap - lv.n < s->n)) leaves_room(&lv, lv.n + s->n); /* one per value */
+  const char *p = c->p, *end = c->end;
+  const trak_json_args_step *t = s->step, *last = s->step + s->n;
+  int rc = -1;
+  for (; t < last; t++)
+    if (!step_is(s, t, p, end) || !(p = scalar(&lv, c, p + t->len, t->key, 1))) goto out;
+  if (step_is(s, t, p, end)) c->p = p + t->len, rc = 0;
+out:
+  *out = lv;
+  return rc;
 }
 
 int trak__json_leaves_read(trak_json_dict *d, trak_json_leaves *out, trak_json_cur *c,
                            trak_json_value *v) {
   const char *start = c->p;
-  walk w; /* w.rec is written before it is read */
-  w.d = d, w.v = *out->v, w.n = *out->n, w.cap = *out->cap, w.base = start, w.rec_n = 0;
+  leafvec lv = {*out->v, *out->n, *out->cap, start};
   uint32_t ctx = d->last > TRAK_JSON_DICT_MAX ? d->last - (TRAK_JSON_DICT_MAX + 1) : 0;
   trak_json_args_shape *s = &d->shape[ctx];
   const char *err_at = c->err_at, *err_msg = c->err_msg;
   int rc;
-  if (s->n != UINT32_MAX && !d->shapes_off && !shape_read(&w, c, s)) {
+  if (s->n != UINT32_MAX && !shape_read(&lv, c, s)) { /* none kept when shapes_off */
     d->last = s->last;
     rc = 0;
   } else {
     /* a shape read that failed may have made leaves or set an error: both dropped */
-    c->p = start, w.n = *out->n, c->err_at = err_at, c->err_msg = err_msg;
+    walk w; /* w.rec is written before it is read */
+    w.d = d, w.lv = lv, w.lv.n = *out->n, w.rec_n = 0;
+    c->p = start, c->err_at = err_at, c->err_msg = err_msg;
     rc = object(&w, c, 0, 0);
     if (!rc && !d->shapes_off) keep_shape(s, &w, (size_t)(c->p - start), d->last);
+    lv = w.lv;
   }
-  *out->v = w.v, *out->cap = w.cap; /* it may have grown */
+  *out->v = lv.v, *out->cap = lv.cap; /* it may have grown */
   if (rc) {
     c->p = start;
     return 0;
   }
-  *out->n = w.n;
+  *out->n = lv.n;
   v->kind = TRAK_JSON_OBJECT;
   v->s = start;
   v->len = (uint32_t)(c->p - start);
